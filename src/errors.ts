@@ -1,0 +1,111 @@
+/**
+ * weft's one error class and its closed union of codes.
+ *
+ * HTTP status and retryability are looked up from the code, never parsed from message text
+ * (DESIGN.md "Errors"). Every error body on the wire is `{ error: { code, message, details? } }`.
+ * @module
+ */
+
+/** Every error code weft raises, with its HTTP status and whether a retry may succeed. */
+export const ERROR_CODES = {
+  unknown_tool: { status: 404, retryable: false },
+  invalid_tool_input: { status: 400, retryable: false },
+  invalid_tool_output: { status: 500, retryable: false },
+  tool_not_callable: { status: 400, retryable: false },
+  invalid_continuation_token: { status: 400, retryable: false },
+  session_not_found: { status: 404, retryable: false },
+  session_busy: { status: 409, retryable: true },
+  workspace_unavailable: { status: 500, retryable: true },
+  invalid_config: { status: 500, retryable: false },
+  capability_missing: { status: 500, retryable: false },
+  tool_not_allowed: { status: 403, retryable: false },
+  thread_not_found: { status: 404, retryable: false },
+  call_not_found: { status: 404, retryable: false },
+  agent_not_found: { status: 404, retryable: false },
+  env_not_found: { status: 404, retryable: false },
+  invalid_request: { status: 400, retryable: false },
+  invalid_json: { status: 400, retryable: false },
+  not_found: { status: 404, retryable: false },
+  payload_too_large: { status: 413, retryable: false },
+  internal_error: { status: 500, retryable: true },
+} as const satisfies Record<string, { status: number; retryable: boolean }>;
+
+/** The closed union of weft error codes. */
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** The JSON body of every weft error response. */
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; details?: Record<string, unknown> };
+}
+
+/**
+ * An error with a code from {@link ERROR_CODES}; `status` and `retryable` derive from the code.
+ *
+ * @example
+ * throw new WeftError("invalid_tool_input", "age: expected number, received string", { path: ["age"] })
+ */
+export class WeftError extends Error {
+  override readonly name = "WeftError";
+  readonly code: ErrorCode;
+  readonly details?: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    if (details !== undefined) this.details = details;
+  }
+
+  /** HTTP status for this error's code. */
+  get status(): number {
+    return ERROR_CODES[this.code].status;
+  }
+
+  /** Whether repeating the same request may succeed. */
+  get retryable(): boolean {
+    return ERROR_CODES[this.code].retryable;
+  }
+
+  /** The wire body `{ error: { code, message, details? } }`. */
+  toBody(): ErrorBody {
+    const error: ErrorBody["error"] = { code: this.code, message: this.message };
+    if (this.details !== undefined) error.details = this.details;
+    return { error };
+  }
+}
+
+/** True for a {@link WeftError}, including one that crossed an RPC boundary as a plain Error. */
+export function isWeftError(value: unknown): value is WeftError {
+  return value instanceof WeftError;
+}
+
+/**
+ * Turns any thrown value into a non-empty message (DESIGN.md promise 9): never `""`, `{}` or
+ * `[object Object]`.
+ */
+export function errorMessage(thrown: unknown): string {
+  if (thrown instanceof Error) {
+    if (thrown.message) return thrown.message;
+    return thrown.name && thrown.name !== "Error" ? thrown.name : "Error thrown with an empty message";
+  }
+  if (typeof thrown === "string") return thrown.length > 0 ? thrown : "Empty string thrown";
+  if (thrown === undefined) return "undefined thrown";
+  if (thrown === null) return "null thrown";
+  if (typeof thrown === "object") {
+    const message = (thrown as { message?: unknown }).message;
+    if (typeof message === "string" && message.length > 0) return message;
+    try {
+      const json = JSON.stringify(thrown);
+      if (json && json !== "{}") return `Non-error value thrown: ${json}`;
+    } catch {
+      // Circular or BigInt-bearing values fall through to the constructor name.
+    }
+    const ctor = (thrown as object).constructor?.name;
+    return `Non-error value thrown: ${ctor && ctor !== "Object" ? ctor : "object"}`;
+  }
+  return `Non-error value thrown: ${String(thrown)}`;
+}
+
+/** The stack of a thrown Error, when it has one. */
+export function errorStack(thrown: unknown): string | undefined {
+  return thrown instanceof Error && typeof thrown.stack === "string" ? thrown.stack : undefined;
+}

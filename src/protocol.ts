@@ -1,0 +1,145 @@
+/**
+ * Wire and storage shapes shared by every layer: messages, tool results, call records and events.
+ * Field names follow seed-003 (`ToolResult`, `ToolAttachment`, `Message`) and DESIGN.md (frames).
+ * @module
+ */
+
+/** A file returned by a tool (seed-003 `ToolAttachment`); `data` is base64. */
+export interface ToolAttachment {
+  name: string;
+  mimeType: string;
+  data: string;
+  width?: number;
+  height?: number;
+}
+
+/** A stored attachment, referenced instead of inlined. */
+export interface AttachmentRef {
+  name: string;
+  mimeType: string;
+  /** Path in the thread's file system, fetched over `GET /threads/:id/files/:path`. */
+  path: string;
+  /** Size in bytes of the decoded data. */
+  size: number;
+}
+
+/** What a tool returns (seed-003 `ToolResult`). */
+export interface ToolResult {
+  status: "success" | "error";
+  result?: string;
+  error?: string;
+  stack?: string;
+  attachments?: Array<ToolAttachment | AttachmentRef>;
+}
+
+/** One tool call requested by a model step, with its raw argument text kept. */
+export interface ToolCallRequest {
+  id: string;
+  name: string;
+  /** Arguments as the model sent them: JSON text, possibly malformed. */
+  arguments: string;
+}
+
+/** Message roles stored in a thread. */
+export type MessageRole = "user" | "assistant" | "system" | "tool";
+
+/** A stored message. `id` is the thread-local sequence number (1, 2, ...). */
+export interface Message {
+  id: number;
+  role: MessageRole;
+  content: string;
+  /** Assistant messages: the calls the model asked for. */
+  toolCalls?: ToolCallRequest[];
+  /** Tool messages: the call this result answers. */
+  toolCallId?: string;
+  /** Tool messages: the tool's name. */
+  name?: string;
+  silent: boolean;
+  metadata?: Record<string, unknown>;
+  /** Creation time, milliseconds since the Unix epoch. */
+  createdAt: number;
+}
+
+/** Where a call came from. Every source goes through the same dispatch pipeline. */
+export type CallSource = "model" | "direct" | "queue" | "invoke";
+
+/** Final and intermediate states of a call record. */
+export type CallStatus = "queued" | "started" | "succeeded" | "failed" | "denied" | "aborted";
+
+/** A call as `GET /threads/:id/calls` lists it. */
+export interface CallRecord {
+  callId: string;
+  toolName: string;
+  source: CallSource;
+  status: CallStatus;
+  /** Raw argument text as received. */
+  argsText: string;
+  /** Parsed and validated input, once it validated. */
+  input?: unknown;
+  result?: ToolResult;
+  attempts: number;
+  effectKey: string;
+  turnId?: string;
+  /** Milliseconds since the epoch. */
+  createdAt: number;
+  finishedAt?: number;
+  durationMs?: number;
+}
+
+/** Payloads of the built-in event types, keyed by `type` (snake_case, DESIGN.md). */
+export interface EventPayloads {
+  thread_created: { threadId: string; agentId: string };
+  message_created: { message: Message };
+  turn_started: { turnId: string };
+  model_step: { turnId: string; step: number; text: string; toolCalls: ToolCallRequest[] };
+  tool_call_started: {
+    callId: string;
+    toolName: string;
+    source: CallSource;
+    input: unknown;
+    /** Value of the tool's `progressArgument`, when it declares one. */
+    progress?: string;
+  };
+  tool_call_finished: {
+    callId: string;
+    toolName: string;
+    source: CallSource;
+    status: CallStatus;
+    isError: boolean;
+    result?: string;
+    error?: string;
+    durationMs: number;
+    attempts: number;
+  };
+  turn_finished: { turnId: string; status: "completed" | "stopped" | "failed"; steps: number; error?: string };
+}
+
+/** A built-in event type. */
+export type BuiltinEventType = keyof EventPayloads;
+
+/** A frame of a built-in event: `seq` is gap-free per thread and starts at 1; `at` is ISO-8601. */
+export type BuiltinEventFrame = {
+  [K in BuiltinEventType]: { seq: number; type: K; data: EventPayloads[K]; at: string };
+}[BuiltinEventType];
+
+/** A frame sent by a tool's `state.emit(event, data)`; `type` is the tool's event name. */
+export interface CustomEventFrame {
+  seq: number;
+  type: string;
+  data: unknown;
+  at: string;
+}
+
+/** One frame on the WebSocket, `{ seq, type, data, at }`. */
+export type EventFrame = BuiltinEventFrame | CustomEventFrame;
+
+/** The built-in event type names; `state.emit` may not use these. */
+export const BUILTIN_EVENT_TYPES: ReadonlySet<string> = new Set<BuiltinEventType>([
+  "thread_created",
+  "message_created",
+  "turn_started",
+  "model_step",
+  "tool_call_started",
+  "tool_call_finished",
+  "turn_finished",
+]);

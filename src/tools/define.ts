@@ -1,0 +1,84 @@
+/**
+ * `defineTool` (seed-003) and the definition checks shared by the build step and first use.
+ * @module
+ */
+import { WeftError } from "../errors.js";
+import type {
+  AnyToolDefinition,
+  DefineToolOptions,
+  JsonSchemaObject,
+  ToolArgs,
+  ToolDefinition,
+  ToolTenvs,
+} from "./types.js";
+import type { ThreadState } from "./thread-state.js";
+
+/** Tool names the model sees (DESIGN.md, seed-002 `Name`). */
+export const TOOL_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
+
+/**
+ * Declares a tool. Returns a plain object and registers nothing; the generated registry does
+ * that from the file name (seed-003 "File Structure").
+ *
+ * @example
+ * export default defineTool({
+ *   description: "Look up an order by ID",
+ *   args: z.object({ orderId: z.string() }),
+ *   execute: async (state, args) => ({ status: "success", result: `Order ${args.orderId} found` }),
+ * });
+ */
+export function defineTool<
+  State = ThreadState,
+  Args extends ToolArgs | JsonSchemaObject | null = null,
+  Tenvs extends ToolTenvs | null = null,
+  const Uses extends readonly string[] = readonly string[],
+>(options: DefineToolOptions<State, Args, Tenvs, Uses>): ToolDefinition<State, Args, Tenvs, Uses> {
+  return { ...options, kind: "tool" };
+}
+
+const EFFECTS = new Set(["read", "write", "idempotent", "reconcilable"]);
+
+/**
+ * Checks a definition's shape and the seed-002 pairing rules. Argument schemas are checked when
+ * they are compiled (`compileTool`).
+ * @throws WeftError `invalid_config` naming the tool and the rule broken.
+ */
+export function checkToolDefinition(name: string, def: unknown): asserts def is AnyToolDefinition {
+  const fail = (rule: string): never => {
+    throw new WeftError("invalid_config", `tool "${name}": ${rule}`, { tool: name });
+  };
+  if (!TOOL_NAME_PATTERN.test(name)) fail(`name must match ${TOOL_NAME_PATTERN.source}`);
+  if (typeof def !== "object" || def === null) fail("the default export must be defineTool({...})");
+  const d = def as Record<string, unknown>;
+  if (d.kind !== "tool") fail("the default export must be the value returned by defineTool({...})");
+  if (typeof d.description !== "string" || d.description.trim() === "") fail("description must be a non-empty string");
+  if (typeof d.execute !== "function") fail("execute must be a function");
+  if (d.effect !== undefined && typeof d.effect !== "function" && !EFFECTS.has(d.effect as string)) {
+    fail(`effect must be one of read, write, idempotent, reconcilable or a predicate; got ${JSON.stringify(d.effect)}`);
+  }
+  // seed-002: dedupWindowMs exactly when idempotent, reconcile exactly when reconcilable.
+  if (d.effect === "idempotent") {
+    if (!Number.isInteger(d.dedupWindowMs) || (d.dedupWindowMs as number) <= 0) {
+      fail("effect idempotent requires dedupWindowMs, a positive integer of milliseconds");
+    }
+  } else if (d.dedupWindowMs !== undefined && typeof d.effect !== "function") {
+    fail("dedupWindowMs is only allowed with effect idempotent");
+  }
+  if (d.effect === "reconcilable") {
+    const r = d.reconcile as { lookup?: unknown; finality?: unknown } | undefined;
+    if (!r || typeof r.lookup !== "function" || (r.finality !== "final" && r.finality !== "nonfinal")) {
+      fail('effect reconcilable requires reconcile: { lookup, finality: "final" | "nonfinal" }');
+    }
+  } else if (d.reconcile !== undefined && typeof d.effect !== "function") {
+    fail("reconcile is only allowed with effect reconcilable");
+  }
+  if (d.executionMode !== undefined && d.executionMode !== "local" && d.executionMode !== "provider") {
+    fail('executionMode must be "local" or "provider"');
+  }
+  if (d.uses !== undefined && (!Array.isArray(d.uses) || d.uses.some((u) => typeof u !== "string"))) {
+    fail("uses must be an array of tool names");
+  }
+  if (d.maxAttempts !== undefined && (!Number.isInteger(d.maxAttempts) || (d.maxAttempts as number) < 1)) {
+    fail("maxAttempts must be a positive integer");
+  }
+}

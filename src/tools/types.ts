@@ -1,0 +1,128 @@
+/**
+ * Authoring types for tools (seed-003 `defineTool`) with the semantic options of seed-000/002.
+ * @module
+ */
+import type { z } from "zod";
+import type { ToolResult } from "../protocol.js";
+import type { ThreadState } from "./thread-state.js";
+
+/** A Zod 4 object schema for a tool's arguments (seed-003 `ToolArgs`). */
+export type ToolArgs = z.ZodObject<z.ZodRawShape>;
+
+/** A plain JSON Schema object describing a tool's arguments; validated with JSON Schema semantics. */
+export interface JsonSchemaObject {
+  type: "object";
+  properties?: Record<string, unknown>;
+  required?: readonly string[];
+  [keyword: string]: unknown;
+}
+
+/** Either form of an argument or output schema. */
+export type SchemaInput = ToolArgs | z.ZodType | JsonSchemaObject;
+
+/** Thread environment variables a tool needs (seed-003 `variables`). */
+export interface VariableDefinition {
+  name: string;
+  type?: "text" | "secret";
+  required?: boolean;
+  description?: string;
+}
+
+/** Typed thread environment shape (seed-003 `ToolTenvs`): a Zod object over env names. */
+export type ToolTenvs = z.ZodObject<z.ZodRawShape>;
+
+/**
+ * How a call touches the world (seed-000, seed-002). Undeclared means `write`, unguarded.
+ * - `read`: no effect outside; retried on transient failure; re-run after a crash.
+ * - `idempotent`: repeating the same effect key has no further effect inside `dedupWindowMs`.
+ * - `reconcilable`: after a crash, `reconcile.lookup(effectKey)` says whether it took effect.
+ * - `write`: runs at most once per call id; an uncertain outcome is parked for a person.
+ */
+export type Effect = "read" | "write" | "idempotent" | "reconcilable";
+
+/** Answer of `reconcile.lookup` (seed-002 `LookupResult`). */
+export type LookupResult =
+  | { status: "found"; value: string | ToolResult }
+  | { status: "not_found" }
+  | { status: "unknown" };
+
+/** What `execute` learns about the call it is running, beyond state and args. */
+export interface ToolCallContext {
+  /** The call id; stable across retries and restarts. */
+  readonly callId: string;
+  /** `<branchId>:<callId>` (seed-002); send it to providers that deduplicate. */
+  readonly effectKey: string;
+  readonly toolName: string;
+  /** 1 for the first attempt. */
+  readonly attempt: number;
+  /** Aborted when the thread is stopped. */
+  readonly signal: AbortSignal;
+  /** Identity of whoever approved this call; undefined when no approval was needed. */
+  readonly approvedBy?: string;
+}
+
+/** Arguments as `execute` receives them: the schema's parsed output, defaults applied. */
+export type InferArgs<Args> = Args extends z.ZodType
+  ? z.output<Args>
+  : Args extends JsonSchemaObject
+    ? Record<string, unknown>
+    : undefined;
+
+/** The tool body (seed-003 `Tool`). Any thrown value becomes an error result. */
+export type ToolExecute<State, Args> = Args extends null
+  ? (state: State, args: undefined, call: ToolCallContext) => Promise<ToolResult>
+  : (state: State, args: InferArgs<Args>, call: ToolCallContext) => Promise<ToolResult>;
+
+/** Options of `defineTool` (seed-003 parameters plus seed-000/002 semantics). */
+export interface DefineToolOptions<
+  State = ThreadState,
+  Args extends ToolArgs | JsonSchemaObject | null = null,
+  Tenvs extends ToolTenvs | null = null,
+  Uses extends readonly string[] = readonly string[],
+> {
+  /** Shown to the model; say what the tool does and when to use it. */
+  description: string;
+  /** Zod 4 object schema or plain JSON Schema object; omit for a tool without arguments. */
+  args?: Args;
+  execute: ToolExecute<State, Args>;
+  variables?: VariableDefinition[];
+  /** Typed thread environment (seed-003 `Tenvs`); documentation only at run time. */
+  tenvs?: Tenvs;
+  /** Tools this tool may `queueTool`/`invokeTool`; enforced at run time. */
+  uses?: Uses;
+  /** A string argument echoed in the `tool_call_started` event. */
+  progressArgument?: string;
+  annotations?: Record<string, unknown>;
+  executionMode?: "local" | "provider";
+  executionProvider?: string;
+  /** Effect class or a predicate over the parsed input; undeclared means `write`. */
+  effect?: Effect | ((input: InferArgs<Args>) => Effect);
+  /** Result returned instead of running a write in a dry-run thread. */
+  dryRunResult?: (input: InferArgs<Args>) => string | ToolResult | Promise<string | ToolResult>;
+  /** Input names carrying time bounds, checked against a thread's `asOf`. */
+  timeArgs?: readonly string[];
+  /** Whether a person must approve the call before it runs. */
+  needsApproval?: boolean | ((input: InferArgs<Args>, state: State) => boolean | Promise<boolean>);
+  /** Schema a successful `result` (parsed as JSON when it parses) must satisfy. */
+  outputSchema?: SchemaInput;
+  /** Provider deduplication window in milliseconds; required exactly when `effect` is idempotent. */
+  dedupWindowMs?: number;
+  /** Required exactly when `effect` is reconcilable. */
+  reconcile?: { lookup: (effectKey: string, state: State) => Promise<LookupResult>; finality: "final" | "nonfinal" };
+  /** A successful result ends the turn with no further model call. */
+  endsTurn?: boolean;
+  /** Attempts for transient failures of read/idempotent calls; default 3. */
+  maxAttempts?: number;
+}
+
+/** What `defineTool` returns: the options, marked, with no side effects (STYLE.md example 5). */
+export type ToolDefinition<
+  State = ThreadState,
+  Args extends ToolArgs | JsonSchemaObject | null = null,
+  Tenvs extends ToolTenvs | null = null,
+  Uses extends readonly string[] = readonly string[],
+> = DefineToolOptions<State, Args, Tenvs, Uses> & { readonly kind: "tool" };
+
+/** A tool definition with its type parameters erased, as the registry holds it. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyToolDefinition = ToolDefinition<any, any, any, any>;
