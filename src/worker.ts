@@ -1,5 +1,13 @@
-import { DurableObject } from "cloudflare:workers";
-export class Thread extends DurableObject {
-  async hello() { return "hi"; }
-}
-export default { fetch() { return new Response("ok"); } };
+/**
+ * The Worker entry for `wrangler dev` and deploys: weft over the registry generated from agents/.
+ * @module
+ */
+import { registry } from "./generated/registry.js";
+import { createWeft } from "./runtime.js";
+
+const weft = createWeft(registry);
+
+/** The Thread Durable Object class (binding `THREAD` in wrangler.toml). */
+export const Thread = weft.Thread;
+
+export default weft.worker;

@@ -1,0 +1,44 @@
+/**
+ * The Worker's Hono app: routes to Thread Durable Objects and maps every error to
+ * `{ error: { code, message, details? } }` with the status its code implies.
+ * @module
+ */
+import { Hono } from "hono";
+import { WeftError } from "../errors.js";
+import type { Registry } from "../run/agent.js";
+import type { WeftEnv } from "../thread/durable.js";
+import { threadRoutes } from "./threads.js";
+import { toolRoutes } from "./tools.js";
+
+/** Builds the app for a registry. */
+export function createApp(registry: Registry): Hono<{ Bindings: WeftEnv }> {
+  const app = new Hono<{ Bindings: WeftEnv }>();
+
+  app.get("/", (c) =>
+    c.json({
+      name: "weft",
+      agents: Object.keys(registry.agents),
+      tools: Object.keys(registry.tools).sort(),
+      routes: [
+        "GET /v1/tools",
+        "POST /v1/tools/:name",
+        "POST /threads",
+        "GET /threads/:id",
+        "GET|POST /threads/:id/messages",
+        "GET /threads/:id/calls",
+        "POST /threads/:id/stop",
+        "GET /threads/:id/ws?since=<seq>",
+      ],
+    }),
+  );
+  app.route("/threads", threadRoutes());
+  app.route("/v1/tools", toolRoutes(registry));
+
+  app.notFound((c) => c.json(new WeftError("not_found", `no route ${c.req.method} ${c.req.path}`).toBody(), 404));
+  app.onError((err, c) => {
+    if (err instanceof WeftError) return c.json(err.toBody(), err.status as 400);
+    console.error("weft: unhandled error", err);
+    return c.json(new WeftError("internal_error", "internal error").toBody(), 500);
+  });
+  return app;
+}

@@ -1,0 +1,37 @@
+/**
+ * Request-body parsing: malformed JSON is `invalid_json`, a shape mismatch is `invalid_request`
+ * naming the path; neither is ever a 500.
+ * @module
+ */
+import type { Context } from "hono";
+import type { z } from "zod";
+import { WeftError } from "../errors.js";
+import { describeIssues } from "../tools/schema.js";
+
+/** Bytes a request body may have. */
+export const MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Reads and validates a JSON body; an empty body counts as `{}`.
+ * @throws WeftError `invalid_json`, `invalid_request` (with `details.path`), `payload_too_large`.
+ */
+export async function readBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.output<S>> {
+  const text = await c.req.text();
+  if (text.length > MAX_BODY_BYTES) {
+    throw new WeftError("payload_too_large", `request body is over ${MAX_BODY_BYTES} bytes`);
+  }
+  let value: unknown = {};
+  if (text.trim() !== "") {
+    try {
+      value = JSON.parse(text);
+    } catch (e) {
+      throw new WeftError("invalid_json", `request body is not valid JSON: ${(e as Error).message}`);
+    }
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const issues = describeIssues(parsed.error.issues);
+    throw new WeftError("invalid_request", issues.map((i) => i.message).join("; "), { path: issues[0]!.path, issues });
+  }
+  return parsed.data;
+}

@@ -1,0 +1,76 @@
+/**
+ * `GET /v1/tools` and `POST /v1/tools/:name`, the direct-call contract of seed-000.
+ * @module
+ */
+import { Hono } from "hono";
+import * as z from "zod";
+import { WeftError } from "../errors.js";
+import type { Registry } from "../run/agent.js";
+import type { WeftEnv } from "../thread/durable.js";
+import { ToolCatalog, configHash } from "../tools/catalog.js";
+import { readBody } from "./body.js";
+import { type ThreadStub, threadStub, unwrap } from "./stubs.js";
+
+/** Body of `POST /v1/tools/:name`: `sessionId` and `continuationToken` are mutually exclusive. */
+export const DirectCallBody = z.object({
+  input: z.unknown().optional(),
+  sessionId: z.string().min(1).optional(),
+  continuationToken: z.string().optional(),
+});
+
+const TOKEN = /^[^:]+:.+$/;
+
+/** The `/v1/tools` routes over the registry's tools. */
+export function toolRoutes(registry: Registry): Hono<{ Bindings: WeftEnv }> {
+  const app = new Hono<{ Bindings: WeftEnv }>();
+  const catalog = new ToolCatalog(registry.tools);
+  let listing: Promise<{ tools: ReturnType<ToolCatalog["list"]>; configHash: string }> | null = null;
+
+  app.get("/", async (c) => {
+    listing ??= (async () => {
+      const tools = catalog.list();
+      return { tools, configHash: await configHash(tools) };
+    })();
+    return c.json(await listing);
+  });
+
+  app.post("/:name", async (c) => {
+    const name = c.req.param("name");
+    const body = await readBody(c, DirectCallBody);
+    if (body.sessionId !== undefined && body.continuationToken !== undefined) {
+      throw new WeftError("invalid_continuation_token", "give sessionId or continuationToken, not both", { path: ["continuationToken"] });
+    }
+    if (body.continuationToken !== undefined && !TOKEN.test(body.continuationToken)) {
+      throw new WeftError("invalid_continuation_token", "continuationToken: expected <channelId>:<key>", { path: ["continuationToken"] });
+    }
+    const call = { toolName: name, input: body.input ?? {} };
+    if (body.sessionId !== undefined) {
+      const stub = threadStub(c.env, body.sessionId, "session_not_found");
+      const found = await stub.info();
+      if (!found.ok) throw new WeftError("session_not_found", `no session ${JSON.stringify(body.sessionId)}`, { path: ["sessionId"] });
+      return c.json(unwrap(await stub.callTool(call)));
+    }
+    if (body.continuationToken !== undefined) {
+      const stub = c.env.THREAD.get(c.env.THREAD.idFromName(`ct:${body.continuationToken}`)) as unknown as ThreadStub;
+      if ((await stub.info()).ok) return c.json(unwrap(await stub.callTool(call)));
+    }
+    // No session: an ephemeral thread that is removed when the call returns (seed-000).
+    catalog.get(name); // 404 unknown_tool before any thread is made
+    const ns = c.env.THREAD;
+    const id = ns.newUniqueId();
+    const stub = ns.get(id) as unknown as ThreadStub;
+    unwrap(
+      await stub.create(
+        { ephemeral: true, ...(body.continuationToken ? { arguments: { continuationToken: body.continuationToken } } : {}) },
+        id.toString(),
+      ),
+    );
+    try {
+      return c.json({ ...unwrap(await stub.callTool(call)), scratchWorkspace: true });
+    } finally {
+      await stub.destroy();
+    }
+  });
+
+  return app;
+}

@@ -1,0 +1,65 @@
+/**
+ * The scripted model: plays a list of steps (text, tool calls, parallel calls, malformed JSON,
+ * unknown names) so turns run with no model API. The thread keeps the steps durably, so a
+ * resumed turn continues where it stopped.
+ * @module
+ */
+import { WeftError } from "../errors.js";
+import type { ToolCallRequest } from "../protocol.js";
+import type { Model, ModelResponse, ScriptStep } from "./model.js";
+
+/** A step with every call's id and argument text fixed, as stored. */
+export interface StoredStep {
+  text: string;
+  toolCalls: ToolCallRequest[];
+}
+
+/**
+ * Fixes ids (`call_<random>`) and argument text (objects become JSON) when steps are stored, so a
+ * replay after a restart sends the very same calls.
+ * @throws WeftError `invalid_request` naming the step and field for a malformed step.
+ */
+export function normalizeScript(steps: unknown, path: (string | number)[] = ["script"]): StoredStep[] {
+  if (!Array.isArray(steps)) throw new WeftError("invalid_request", `${path.join(".")}: expected an array of steps`, { path });
+  return steps.map((raw, i) => {
+    const at = [...path, i];
+    if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
+      throw new WeftError("invalid_request", `${at.join(".")}: expected { text?, toolCalls? }`, { path: at });
+    }
+    const step = raw as ScriptStep;
+    if (step.text !== undefined && typeof step.text !== "string") {
+      throw new WeftError("invalid_request", `${at.join(".")}.text: expected a string`, { path: [...at, "text"] });
+    }
+    if (step.toolCalls !== undefined && !Array.isArray(step.toolCalls)) {
+      throw new WeftError("invalid_request", `${at.join(".")}.toolCalls: expected an array`, { path: [...at, "toolCalls"] });
+    }
+    const toolCalls = (step.toolCalls ?? []).map((call, j) => {
+      const callPath = [...at, "toolCalls", j];
+      if (!call || typeof call !== "object" || typeof call.name !== "string" || call.name === "") {
+        throw new WeftError("invalid_request", `${callPath.join(".")}.name: expected a tool name`, { path: [...callPath, "name"] });
+      }
+      if (call.id !== undefined && (typeof call.id !== "string" || call.id === "")) {
+        throw new WeftError("invalid_request", `${callPath.join(".")}.id: expected a non-empty string`, { path: [...callPath, "id"] });
+      }
+      const args = call.arguments;
+      return {
+        id: call.id ?? `call_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`,
+        name: call.name,
+        arguments: typeof args === "string" ? args : JSON.stringify(args ?? {}),
+      };
+    });
+    return { text: step.text ?? "", toolCalls };
+  });
+}
+
+/** Creates the scripted model over a source of stored steps; an exhausted script ends the turn. */
+export function createScriptedModel(next: () => StoredStep | undefined): Model {
+  return {
+    id: "scripted",
+    async step(): Promise<ModelResponse> {
+      const step = next();
+      if (!step) return { text: "", toolCalls: [], finish: "end" };
+      return { text: step.text, toolCalls: step.toolCalls, finish: step.toolCalls.length > 0 ? "tool_calls" : "stop" };
+    },
+  };
+}

@@ -1,0 +1,16 @@
+/**
+ * Message shapes the turn loop appends.
+ * @module
+ */
+import type { MessageRole, ToolCallRequest } from "../protocol.js";
+
+/** A message the turn appends to the thread's history. */
+export interface NewTurnMessage {
+  role: MessageRole;
+  content: string;
+  toolCalls?: ToolCallRequest[];
+  toolCallId?: string;
+  name?: string;
+  silent?: boolean;
+  metadata?: Record<string, unknown>;
+}

@@ -1,0 +1,67 @@
+/**
+ * Direct tool calls (seed-000 "Call a tool without a model turn") against a thread: the same
+ * pipeline as model calls, with the busy-session rule.
+ * @module
+ */
+import { WeftError } from "../errors.js";
+import { validate } from "../tools/schema.js";
+import type { ThreadEngine } from "./engine.js";
+
+/** Input of a direct call. */
+export interface DirectCallInput {
+  toolName: string;
+  input: unknown;
+  /** Caller-chosen id; default `tool_<name>_<random>`. */
+  callId?: string;
+}
+
+/** seed-000's direct-call outcome `{ ok, toolName, callId, isError, result, durationMs }`. */
+export interface DirectCallOutcome {
+  /** False exactly when `isError` is true. */
+  ok: boolean;
+  toolName: string;
+  callId: string;
+  isError: boolean;
+  /** The tool's result text on success, its error message otherwise. */
+  result: string | null;
+  durationMs: number;
+  attempts: number;
+}
+
+/**
+ * Runs a direct call. A busy thread runs reads alongside the turn and refuses the rest.
+ * @throws WeftError `unknown_tool` (404), `invalid_tool_input` (400), `session_busy` (409).
+ */
+export async function directCall(engine: ThreadEngine, call: DirectCallInput): Promise<DirectCallOutcome> {
+  const tool = engine.catalog.get(call.toolName);
+  const input = call.input ?? {};
+  // Validation happens again inside dispatch; doing it here first lets HTTP answer 400 and decide busy-ness.
+  let parsed: unknown;
+  if (tool.args) {
+    const checked = validate(tool.args, input);
+    if (!checked.ok) {
+      throw new WeftError("invalid_tool_input", checked.issues.map((i) => i.message).join("; "), {
+        path: checked.issues[0]!.path,
+        issues: checked.issues,
+      });
+    }
+    parsed = checked.data;
+  }
+  if (engine.busy && tool.effectOf(parsed) !== "read") {
+    throw new WeftError("session_busy", `a turn is running; "${tool.name}" is not a read, so it waits until the turn finishes`, {
+      toolName: tool.name,
+    });
+  }
+  const callId = call.callId ?? `tool_${tool.name}_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  const { outcome } = await engine.dispatchWithQueue({ callId, toolName: tool.name, args: { value: input }, source: "direct" });
+  if (outcome.errorCode) throw new WeftError(outcome.errorCode, outcome.result.error ?? "refused", outcome.errorDetails);
+  return {
+    ok: !outcome.isError,
+    toolName: tool.name,
+    callId,
+    isError: outcome.isError,
+    result: outcome.isError ? (outcome.result.error ?? null) : (outcome.result.result ?? null),
+    durationMs: outcome.durationMs,
+    attempts: outcome.attempts,
+  };
+}

@@ -1,0 +1,223 @@
+/**
+ * The Thread Durable Object: one per conversation thread, on SQLite storage. It only delegates:
+ * storage to `ThreadStore`, behaviour to `ThreadEngine`, sockets to the Hibernation API.
+ * @module
+ */
+import { DurableObject } from "cloudflare:workers";
+import { WeftError } from "../errors.js";
+import type { CallRecord, EventFrame, Message } from "../protocol.js";
+import { normalizeScript } from "../models/scripted.js";
+import { DEFAULT_AGENT_ID, type Registry, findAgent } from "../run/agent.js";
+import type { ToolListing } from "../tools/catalog.js";
+import type { GetMessagesOptions, MessagesResult } from "../tools/thread-state.js";
+import { directCall, type DirectCallInput, type DirectCallOutcome } from "./direct.js";
+import { ThreadEngine } from "./engine.js";
+import { type RpcResult, rpc } from "./rpc.js";
+import { isInitialized, migrate } from "./store/migrations.js";
+import { ThreadStore } from "./store/index.js";
+import type { ThreadMeta } from "./store/meta.js";
+import { replayAndAccept } from "./sockets.js";
+import type { TurnRecord } from "./store/turns.js";
+
+/** Options of `POST /threads`. */
+export interface CreateThreadInput {
+  agent?: string;
+  arguments?: Record<string, unknown>;
+  userId?: string | null;
+  script?: unknown;
+  env?: Record<string, { value: string; type?: "text" | "secret" } | string>;
+  dryRun?: boolean;
+  asOf?: string;
+  ephemeral?: boolean;
+}
+
+/** What `GET /threads/:id` returns. */
+export interface ThreadInfo extends ThreadMeta {
+  status: "idle" | "running";
+  messageCount: number;
+  lastSeq: number;
+  lastTurn?: TurnRecord;
+}
+
+/** The bindings weft expects on the Worker: `THREAD`, plus any vars and secrets. */
+export interface WeftEnv {
+  THREAD: DurableObjectNamespace;
+  [name: string]: unknown;
+}
+
+/** Builds the Durable Object class for a registry (the class must be a module export). */
+export function createThreadClass(registry: Registry) {
+  return class Thread extends DurableObject<WeftEnv> {
+    private readonly store: ThreadStore;
+    private engine: ThreadEngine | null = null;
+
+    constructor(ctx: DurableObjectState, env: WeftEnv) {
+      super(ctx, env);
+      this.store = new ThreadStore(ctx.storage);
+      ctx.blockConcurrencyWhile(async () => {
+        if (!isInitialized(ctx.storage.sql)) return;
+        migrate(ctx.storage);
+        const meta = this.store.meta.read();
+        if (meta) this.engine = this.newEngine(meta);
+      });
+    }
+
+    private newEngine(meta: ThreadMeta): ThreadEngine {
+      return new ThreadEngine(
+        {
+          store: this.store,
+          registry,
+          workerEnv: this.env,
+          broadcast: (frame: EventFrame) => this.broadcast(frame),
+          wakeSoon: () => void this.ctx.storage.setAlarm(Date.now() + 50),
+        },
+        meta,
+      );
+    }
+
+    private requireEngine(): ThreadEngine {
+      if (!this.engine) throw new WeftError("thread_not_found", "no such thread");
+      return this.engine;
+    }
+
+    private broadcast(frame: EventFrame): void {
+      const text = JSON.stringify(frame);
+      for (const ws of this.ctx.getWebSockets()) {
+        try {
+          ws.send(text);
+        } catch {
+          // A socket that closed mid-send is dropped by the runtime; its client replays on reconnect.
+        }
+      }
+    }
+
+    async create(input: CreateThreadInput, threadId: string): Promise<RpcResult<ThreadMeta>> {
+      return rpc(() => {
+        if (this.engine) throw new WeftError("invalid_request", "thread already exists");
+        const agentId = input.agent ?? DEFAULT_AGENT_ID;
+        if (!findAgent(registry, agentId)) {
+          throw new WeftError("agent_not_found", `no agent "${agentId}"; agents: ${Object.keys(registry.agents).join(", ") || "(none)"}`, {
+            path: ["agent"],
+          });
+        }
+        const script = normalizeScript(input.script ?? [], ["script"]);
+        const agentScript = normalizeScript(findAgent(registry, agentId)!.script ?? [], ["agent", "script"]);
+        const meta: ThreadMeta = {
+          threadId,
+          agentId,
+          userId: input.userId ?? null,
+          createdAt: Date.now(),
+          arguments: input.arguments ?? {},
+          dryRun: input.dryRun === true,
+          ephemeral: input.ephemeral === true,
+          ...(input.asOf ? { asOf: input.asOf } : {}),
+        };
+        migrate(this.ctx.storage);
+        const engine = this.newEngine(meta);
+        this.store.atomically(() => {
+          this.store.meta.write(meta);
+          this.store.turns.addScript([...agentScript, ...script]);
+          for (const [name, v] of Object.entries(input.env ?? {})) {
+            if (typeof v === "string") this.store.env.set(name, v);
+            else this.store.env.set(name, v.value, v.type);
+          }
+        });
+        this.engine = engine;
+        engine.emit("thread_created", { threadId, agentId });
+        return meta;
+      });
+    }
+
+    async info(): Promise<RpcResult<ThreadInfo>> {
+      return rpc(() => {
+        const engine = this.requireEngine();
+        const lastTurn = this.store.turns.latest();
+        return {
+          ...engine.meta,
+          status: engine.busy ? "running" : "idle",
+          messageCount: this.store.messages.count(),
+          lastSeq: this.store.events.lastSeq(),
+          ...(lastTurn ? { lastTurn } : {}),
+        };
+      });
+    }
+
+    async getMessages(options: GetMessagesOptions): Promise<RpcResult<MessagesResult>> {
+      return rpc(() => {
+        this.requireEngine();
+        return this.store.messages.list(options);
+      });
+    }
+
+    async postMessage(input: { content: string; role?: "user" | "system"; script?: unknown }): Promise<RpcResult<{ queued: boolean; message?: Message }>> {
+      return rpc(() => {
+        const engine = this.requireEngine();
+        const script = input.script === undefined ? undefined : normalizeScript(input.script, ["script"]);
+        return engine.postMessage({ content: input.content, ...(input.role ? { role: input.role } : {}), ...(script ? { script } : {}) });
+      });
+    }
+
+    async listCalls(): Promise<RpcResult<{ calls: CallRecord[] }>> {
+      return rpc(() => {
+        this.requireEngine();
+        return { calls: this.store.calls.list() };
+      });
+    }
+
+    async listTools(): Promise<RpcResult<ToolListing[]>> {
+      return rpc(() => this.requireEngine().catalog.list());
+    }
+
+    async callTool(input: DirectCallInput): Promise<RpcResult<DirectCallOutcome>> {
+      return rpc(() => directCall(this.requireEngine(), input));
+    }
+
+    async stop(): Promise<RpcResult<{ stopped: boolean }>> {
+      return rpc(() => ({ stopped: this.requireEngine().stop() }));
+    }
+
+    /** Resolves once no turn runs; for tests and graceful shutdown. */
+    async waitIdle(): Promise<RpcResult<null>> {
+      return rpc(async () => {
+        await this.engine?.idle();
+        return null;
+      });
+    }
+
+    /** Removes every row: the end of an ephemeral thread. */
+    async destroy(): Promise<RpcResult<null>> {
+      return rpc(async () => {
+        await this.engine?.idle();
+        this.engine = null;
+        await this.ctx.storage.deleteAlarm();
+        await this.ctx.storage.deleteAll();
+        return null;
+      });
+    }
+
+    override async alarm(): Promise<void> {
+      await this.engine?.resume();
+    }
+
+    override async fetch(request: Request): Promise<Response> {
+      const url = new URL(request.url);
+      if (url.pathname.endsWith("/ws")) {
+        if (!this.engine) return Response.json(new WeftError("thread_not_found", "no such thread").toBody(), { status: 404 });
+        return replayAndAccept(this.ctx, this.store, request);
+      }
+      return Response.json(new WeftError("not_found", `no route ${url.pathname}`).toBody(), { status: 404 });
+    }
+
+    override async webSocketMessage(): Promise<void> {
+      // Subscribers only listen; keep-alive "ping" is answered by the runtime's auto-response.
+    }
+
+    override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
+      try {
+        ws.close(code === 1005 || code === 1006 ? 1000 : code, "closing");
+      } catch {
+        // Already closed.
+      }
+    }
+  };
+}

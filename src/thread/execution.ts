@@ -1,0 +1,48 @@
+/**
+ * The `ExecutionState` of a running turn (seed-003), exposed to tools as `state.execution`.
+ * @module
+ */
+import type { Message } from "../protocol.js";
+import type { ExecutionState } from "../tools/thread-state.js";
+
+/** Creates the execution state for one turn; `setSteps` is the loop's handle on the counters. */
+export function createExecution(
+  flowId: string,
+  abort: AbortController,
+  history: () => Message[],
+): { state: ExecutionState; setSteps(steps: number): void } {
+  let steps = 0;
+  let stopped = false;
+  const state: ExecutionState = {
+    flowId,
+    currentSide: "a",
+    get stepCount() {
+      return steps;
+    },
+    get sideAStepCount() {
+      return steps;
+    },
+    sideBStepCount: 0,
+    get stopped() {
+      return stopped || abort.signal.aborted;
+    },
+    get messageHistory() {
+      return history();
+    },
+    forceTurn() {
+      // Side b arrives with dual-sided agents; a one-sided turn has only side a.
+    },
+    stop() {
+      stopped = true;
+      abort.abort(new Error("stopped by a tool"));
+    },
+    abortSignal: abort.signal,
+    promptPath: [],
+  };
+  return {
+    state,
+    setSteps(n: number) {
+      steps = n;
+    },
+  };
+}

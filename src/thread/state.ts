@@ -1,0 +1,155 @@
+/**
+ * The `ThreadState` implementation handed to tools, bound to one call so `uses` can be enforced
+ * and queued calls know their parent.
+ * @module
+ */
+import { WeftError } from "../errors.js";
+import type { Message, ToolResult } from "../protocol.js";
+import type { AgentDefinition, Registry } from "../run/agent.js";
+import type { CompiledTool, ToolCatalog } from "../tools/catalog.js";
+import type {
+  CodeExecution,
+  CodeExecutionOptions,
+  ExecutionState,
+  GetMessagesOptions,
+  InjectMessageInput,
+  MessagesResult,
+  ThreadState,
+} from "../tools/thread-state.js";
+import type { ThreadMeta } from "./store/meta.js";
+import type { ThreadStore } from "./store/index.js";
+
+/** What a `ThreadState` needs from its thread. */
+export interface StateHost {
+  readonly meta: ThreadMeta;
+  readonly store: ThreadStore;
+  readonly registry: Registry;
+  readonly agent: AgentDefinition;
+  readonly catalog: ToolCatalog;
+  /** The Worker's vars and secrets (runtime-instance environment, last in seed-003's order). */
+  readonly workerEnv: Readonly<Record<string, unknown>>;
+  /** The running execution, or null at rest. */
+  execution(): ExecutionState | null;
+  /** Appends a message and emits `message_created`. */
+  appendMessage(message: { role: Message["role"]; content: string; silent?: boolean; metadata?: Record<string, unknown> }): Message;
+  /** Durably queues a call after the current one. */
+  queueCall(parentCallId: string | undefined, toolName: string, args: Record<string, unknown>, turnId?: string): void;
+  /** Dispatches a call now and returns its result. */
+  invokeCall(parentCallId: string | undefined, toolName: string, args: Record<string, unknown>, turnId?: string): Promise<ToolResult>;
+  /** Emits a tool's custom event. */
+  emitCustom(event: string, data: unknown): void;
+}
+
+/** The call a state is bound to; absent for state used outside a tool. */
+export interface BoundCall {
+  callId: string;
+  tool: CompiledTool;
+  turnId?: string;
+}
+
+/**
+ * Checks `uses` (seed-003): a tool that declares `uses` may only queue or invoke those names. A
+ * tool that declares none is unrestricted, as in seed-003's own examples.
+ * @throws WeftError `tool_not_allowed` or `unknown_tool`.
+ */
+export function checkUses(catalog: ToolCatalog, caller: CompiledTool | undefined, target: string, verb: string): void {
+  const uses = caller?.def.uses as readonly string[] | undefined;
+  if (caller && uses && !uses.includes(target)) {
+    throw new WeftError(
+      "tool_not_allowed",
+      `tool "${caller.name}" may not ${verb} "${target}": it is not in the tool's uses [${uses.join(", ")}]`,
+      { tool: caller.name, target },
+    );
+  }
+  if (!catalog.has(target)) catalog.get(target); // throws unknown_tool listing the names
+}
+
+/** Builds the `ThreadState` for one call (or none). */
+export function createThreadState(host: StateHost, call?: BoundCall): ThreadState {
+  const { meta, store } = host;
+  return {
+    threadId: meta.threadId,
+    agentId: meta.agentId,
+    userId: meta.userId,
+    createdAt: meta.createdAt,
+    arguments: meta.arguments,
+    context: {},
+    get execution() {
+      return host.execution();
+    },
+    set execution(_value) {
+      // Read-only in practice; seed-003 types it as a plain property.
+    },
+
+    async getMessages(options?: GetMessagesOptions): Promise<MessagesResult> {
+      return store.messages.list(options);
+    },
+    async injectMessage(input: InjectMessageInput): Promise<Message> {
+      if (!input || !["user", "assistant", "system"].includes(input.role) || typeof input.content !== "string") {
+        throw new WeftError("invalid_request", 'injectMessage: expected { role: "user" | "assistant" | "system", content: string }');
+      }
+      return host.appendMessage({
+        role: input.role,
+        content: input.content,
+        ...(input.silent !== undefined ? { silent: input.silent } : {}),
+        ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
+      });
+    },
+    async loadAgent<T>(name: string): Promise<T> {
+      const agent = host.registry.agents[name];
+      if (!agent) throw new WeftError("agent_not_found", `no agent "${name}"; agents: ${Object.keys(host.registry.agents).join(", ")}`);
+      return agent as T;
+    },
+
+    queueTool(toolName: string, args: Record<string, unknown>): void {
+      checkUses(host.catalog, call?.tool, toolName, "queue");
+      host.queueCall(call?.callId, toolName, args, call?.turnId);
+    },
+    async invokeTool(toolName: string, args: Record<string, unknown>): Promise<ToolResult> {
+      checkUses(host.catalog, call?.tool, toolName, "invoke");
+      return host.invokeCall(call?.callId, toolName, args, call?.turnId);
+    },
+    emit(event: string, data: unknown): void {
+      host.emitCustom(event, data);
+    },
+
+    async getValue<T>(key: string): Promise<T | null> {
+      return store.kv.get<T>(key);
+    },
+    async setValue(key: string, value: unknown): Promise<void> {
+      store.kv.set(key, value);
+    },
+
+    async env(name: string): Promise<string> {
+      const resolved = resolveEnv(host, name);
+      if (!resolved) throw new WeftError("env_not_found", `environment value "${name}" is not set for this thread`, { name });
+      return resolved.value;
+    },
+    async envType(name: string): Promise<"text" | "secret"> {
+      return resolveEnv(host, name)?.type ?? "secret";
+    },
+    async setEnv(name: string, value: string, options?: { type?: "text" | "secret" }): Promise<void> {
+      if (typeof name !== "string" || name === "" || typeof value !== "string") {
+        throw new WeftError("invalid_request", "setEnv: expected a non-empty name and a string value");
+      }
+      store.env.set(name, value, options?.type);
+    },
+
+    runCode(_source: string, _options?: CodeExecutionOptions): CodeExecution {
+      throw new WeftError("capability_missing", "runCode needs the sandbox (a Worker Loader binding), which this deployment lacks");
+    },
+  };
+}
+
+/** seed-003 order: thread value, agent default, then the runtime instance (Worker vars/secrets). */
+export function resolveEnv(host: StateHost, name: string): { value: string; type: "text" | "secret" } | undefined {
+  const own = host.store.env.get(name);
+  if (own) return own;
+  const fromAgent = host.agent.env?.[name];
+  if (fromAgent !== undefined) {
+    return typeof fromAgent === "string" ? { value: fromAgent, type: "secret" } : { value: fromAgent.value, type: fromAgent.type ?? "secret" };
+  }
+  const fromWorker = host.workerEnv[name];
+  if (typeof fromWorker === "string") return { value: fromWorker, type: "secret" };
+  return undefined;
+}

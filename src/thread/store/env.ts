@@ -1,0 +1,27 @@
+/**
+ * Thread-scoped environment values (seed-003 `setEnv`); new keys default to `secret`.
+ * @module
+ */
+
+/** Display class of an env value: `text` may be shown, `secret` is redacted. */
+export type EnvType = "text" | "secret";
+
+/** Thread env rows. */
+export class EnvStore {
+  constructor(private readonly sql: SqlStorage) {}
+
+  get(name: string): { value: string; type: EnvType } | undefined {
+    return this.sql.exec<{ value: string; type: EnvType }>("SELECT value, type FROM env WHERE name = ?", name).toArray()[0];
+  }
+
+  /** Writes a value; an omitted type keeps the existing one, or `secret` for a new key (seed-003). */
+  set(name: string, value: string, type?: EnvType): void {
+    const kept = type ?? this.get(name)?.type ?? "secret";
+    this.sql.exec("INSERT OR REPLACE INTO env (name, value, type) VALUES (?, ?, ?)", name, value, kept);
+  }
+
+  /** Every secret value, for redaction. */
+  secrets(): string[] {
+    return this.sql.exec<{ value: string }>("SELECT value FROM env WHERE type = 'secret'").toArray().map((r) => r.value);
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * All of a thread's tables behind one object, created over the Durable Object's SQLite storage.
+ * @module
+ */
+import { CallStore } from "./calls.js";
+import { EnvStore } from "./env.js";
+import { EventLog } from "./events.js";
+import { KvStore } from "./kv.js";
+import { MessageStore } from "./messages.js";
+import { MetaStore } from "./meta.js";
+import { TurnStore } from "./turns.js";
+
+/** The thread's storage, one store per table group. */
+export class ThreadStore {
+  readonly meta: MetaStore;
+  readonly messages: MessageStore;
+  readonly kv: KvStore;
+  readonly env: EnvStore;
+  readonly events: EventLog;
+  readonly calls: CallStore;
+  readonly turns: TurnStore;
+
+  constructor(readonly storage: DurableObjectStorage) {
+    const sql = storage.sql;
+    this.meta = new MetaStore(sql);
+    this.messages = new MessageStore(sql, this.meta);
+    this.kv = new KvStore(storage);
+    this.env = new EnvStore(sql);
+    this.events = new EventLog(sql);
+    this.calls = new CallStore(sql);
+    this.turns = new TurnStore(sql);
+  }
+
+  /** Runs `fn` as one SQLite transaction: all of its writes land, or none. */
+  atomically<T>(fn: () => T): T {
+    return this.storage.transactionSync(fn);
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * Versioned SQLite migrations for a thread's database. Each entry runs once, in order, inside a
+ * transaction; the applied version is kept in `weft_schema`.
+ * @module
+ */
+
+/** Ordered migrations; append only, never edit a released entry. */
+export const MIGRATIONS: readonly string[] = [
+  // v1: the foundation tables.
+  `
+  CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+  CREATE TABLE messages (
+    id INTEGER PRIMARY KEY,
+    role TEXT NOT NULL,
+    content TEXT NOT NULL,
+    tool_calls TEXT,
+    tool_call_id TEXT,
+    name TEXT,
+    silent INTEGER NOT NULL DEFAULT 0,
+    metadata TEXT,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX messages_by_visibility ON messages (silent, id);
+  CREATE TABLE inbox (id INTEGER PRIMARY KEY, role TEXT NOT NULL, content TEXT NOT NULL, metadata TEXT, created_at INTEGER NOT NULL);
+  CREATE TABLE kv (key TEXT NOT NULL, chunk INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (key, chunk));
+  CREATE TABLE env (name TEXT PRIMARY KEY, value TEXT NOT NULL, type TEXT NOT NULL);
+  CREATE TABLE events (seq INTEGER PRIMARY KEY, type TEXT NOT NULL, data TEXT NOT NULL, at INTEGER NOT NULL);
+  CREATE TABLE calls (
+    call_id TEXT PRIMARY KEY,
+    ord INTEGER NOT NULL,
+    tool_name TEXT NOT NULL,
+    source TEXT NOT NULL,
+    status TEXT NOT NULL,
+    args_text TEXT NOT NULL,
+    input TEXT,
+    result TEXT,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    effect_key TEXT NOT NULL,
+    turn_id TEXT,
+    parent_call_id TEXT,
+    created_at INTEGER NOT NULL,
+    started_at INTEGER,
+    finished_at INTEGER,
+    duration_ms INTEGER
+  );
+  CREATE INDEX calls_by_status ON calls (status, ord);
+  CREATE TABLE turns (
+    turn_id TEXT PRIMARY KEY,
+    ord INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    steps INTEGER NOT NULL DEFAULT 0,
+    started_at INTEGER NOT NULL,
+    finished_at INTEGER,
+    error TEXT
+  );
+  CREATE TABLE script (id INTEGER PRIMARY KEY, step TEXT NOT NULL, consumed INTEGER NOT NULL DEFAULT 0);
+  `,
+];
+
+/** True when the thread's tables exist; an id that was never created has none. */
+export function isInitialized(sql: SqlStorage): boolean {
+  return sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'weft_schema'").toArray().length > 0;
+}
+
+/**
+ * Applies every migration newer than the stored version.
+ * @returns the schema version now in force.
+ */
+export function migrate(storage: DurableObjectStorage): number {
+  const sql = storage.sql;
+  sql.exec("CREATE TABLE IF NOT EXISTS weft_schema (version INTEGER NOT NULL)");
+  const row = sql.exec<{ version: number }>("SELECT version FROM weft_schema").toArray()[0];
+  let version = row?.version ?? 0;
+  if (!row) sql.exec("INSERT INTO weft_schema (version) VALUES (0)");
+  while (version < MIGRATIONS.length) {
+    const next = version + 1;
+    storage.transactionSync(() => {
+      sql.exec(MIGRATIONS[next - 1]!);
+      sql.exec("UPDATE weft_schema SET version = ?", next);
+    });
+    version = next;
+  }
+  return version;
+}

@@ -1,0 +1,107 @@
+/**
+ * Turns, the pending inbox and the scripted model's steps. A turn's final status is stored so a
+ * client that connects later sees how it ended.
+ * @module
+ */
+import type { StoredStep } from "../../models/scripted.js";
+
+/** Final and running states of a turn. */
+export type TurnStatus = "running" | "completed" | "stopped" | "failed";
+
+/** A stored turn. Times are epoch milliseconds. */
+export interface TurnRecord {
+  turnId: string;
+  status: TurnStatus;
+  steps: number;
+  startedAt: number;
+  finishedAt?: number;
+  error?: string;
+}
+
+/** A message waiting for the next turn. */
+export interface PendingMessage {
+  id: number;
+  role: "user" | "system";
+  content: string;
+  metadata?: Record<string, unknown>;
+}
+
+/** Turn rows, inbox rows and script rows. */
+export class TurnStore {
+  constructor(private readonly sql: SqlStorage) {}
+
+  begin(turnId: string, now = Date.now()): void {
+    this.sql.exec(
+      "INSERT INTO turns (turn_id, ord, status, started_at) VALUES (?, (SELECT COALESCE(MAX(ord), 0) + 1 FROM turns), 'running', ?)",
+      turnId,
+      now,
+    );
+  }
+
+  step(turnId: string, steps: number): void {
+    this.sql.exec("UPDATE turns SET steps = ? WHERE turn_id = ?", steps, turnId);
+  }
+
+  end(turnId: string, status: Exclude<TurnStatus, "running">, error?: string, now = Date.now()): void {
+    this.sql.exec("UPDATE turns SET status = ?, finished_at = ?, error = ? WHERE turn_id = ?", status, now, error ?? null, turnId);
+  }
+
+  /** The newest turn, if any. */
+  latest(): TurnRecord | undefined {
+    const row = this.sql
+      .exec<{ turn_id: string; status: string; steps: number; started_at: number; finished_at: number | null; error: string | null }>(
+        "SELECT * FROM turns ORDER BY ord DESC LIMIT 1",
+      )
+      .toArray()[0];
+    if (!row) return undefined;
+    const turn: TurnRecord = { turnId: row.turn_id, status: row.status as TurnStatus, steps: row.steps, startedAt: row.started_at };
+    if (row.finished_at !== null) turn.finishedAt = row.finished_at;
+    if (row.error !== null) turn.error = row.error;
+    return turn;
+  }
+
+  /** Queues a message for the next turn. */
+  enqueue(message: Omit<PendingMessage, "id">, now = Date.now()): number {
+    return this.sql
+      .exec<{ id: number }>(
+        "INSERT INTO inbox (role, content, metadata, created_at) VALUES (?, ?, ?, ?) RETURNING id",
+        message.role,
+        message.content,
+        message.metadata ? JSON.stringify(message.metadata) : null,
+        now,
+      )
+      .one().id;
+  }
+
+  /** Removes and returns every pending message, oldest first. */
+  takeInbox(): PendingMessage[] {
+    const rows = this.sql
+      .exec<{ id: number; role: string; content: string; metadata: string | null }>("DELETE FROM inbox RETURNING *")
+      .toArray()
+      .sort((a, b) => a.id - b.id);
+    return rows.map((r) => {
+      const m: PendingMessage = { id: r.id, role: r.role as PendingMessage["role"], content: r.content };
+      if (r.metadata !== null) m.metadata = JSON.parse(r.metadata) as Record<string, unknown>;
+      return m;
+    });
+  }
+
+  inboxSize(): number {
+    return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM inbox").one().n;
+  }
+
+  /** Appends scripted-model steps. */
+  addScript(steps: readonly StoredStep[]): void {
+    for (const step of steps) this.sql.exec("INSERT INTO script (step) VALUES (?)", JSON.stringify(step));
+  }
+
+  /** Takes the next unplayed step, marking it played in the same write. */
+  nextScriptStep(): StoredStep | undefined {
+    const row = this.sql
+      .exec<{ step: string }>(
+        "UPDATE script SET consumed = 1 WHERE id = (SELECT MIN(id) FROM script WHERE consumed = 0) RETURNING step",
+      )
+      .toArray()[0];
+    return row ? (JSON.parse(row.step) as StoredStep) : undefined;
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * A thread's tools, compiled once: parsed-input schema, model-facing JSON Schema, output schema and
+ * effect. The listing of `GET /v1/tools` and its `configHash` come from here.
+ * @module
+ */
+import type { z } from "zod";
+import { WeftError } from "../errors.js";
+import { checkToolDefinition } from "./define.js";
+import { toModelJsonSchema, toZodSchema } from "./schema.js";
+import type { AnyToolDefinition, Effect } from "./types.js";
+
+const NO_ARGS: Record<string, unknown> = { type: "object", properties: {}, additionalProperties: false };
+
+/** A checked tool, ready for dispatch. */
+export interface CompiledTool {
+  readonly name: string;
+  readonly def: AnyToolDefinition;
+  /** Null for a tool without `args`: its input must be an empty object. */
+  readonly args: z.ZodType | null;
+  readonly inputSchema: Record<string, unknown>;
+  readonly output: z.ZodType | null;
+  readonly outputSchema: Record<string, unknown> | null;
+  /** The effect for a parsed input; undeclared means `write` (seed-000). */
+  effectOf(input: unknown): Effect;
+  /** The declared effect as listed: a class, `predicate`, or `write` when undeclared. */
+  readonly declaredEffect: Effect | "predicate";
+}
+
+/** One entry of `GET /v1/tools`. */
+export interface ToolListing {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema: Record<string, unknown> | null;
+  effect: Effect | "predicate";
+  endsTurn: boolean;
+  needsApproval: boolean | "predicate";
+}
+
+/**
+ * Checks and compiles one definition.
+ * @throws WeftError `invalid_config` naming the tool and the rule (seed-002 pairing rules included).
+ */
+export function compileTool(name: string, def: unknown): CompiledTool {
+  checkToolDefinition(name, def);
+  const args = def.args === undefined || def.args === null ? null : toZodSchema(name, "args", def.args);
+  const output = def.outputSchema === undefined ? null : toZodSchema(name, "outputSchema", def.outputSchema);
+  const inputSchema = args ? toModelJsonSchema(args) : NO_ARGS;
+  if (def.timeArgs) {
+    const properties = (inputSchema.properties ?? {}) as Record<string, unknown>;
+    const missing = def.timeArgs.filter((n: string) => !(n in properties));
+    if (missing.length > 0) {
+      throw new WeftError("invalid_config", `tool "${name}": timeArgs names missing from the schema: ${missing.join(", ")}`, {
+        tool: name,
+      });
+    }
+  }
+  const effect = def.effect;
+  return {
+    name,
+    def,
+    args,
+    inputSchema,
+    output,
+    outputSchema: output ? toModelJsonSchema(output) : null,
+    declaredEffect: typeof effect === "function" ? "predicate" : (effect ?? "write"),
+    effectOf(input: unknown): Effect {
+      if (typeof effect !== "function") return effect ?? "write";
+      const decided = effect(input);
+      if (decided !== "read" && decided !== "write" && decided !== "idempotent" && decided !== "reconcilable") {
+        throw new WeftError("invalid_config", `tool "${name}": effect predicate returned ${JSON.stringify(decided)}`, { tool: name });
+      }
+      return decided;
+    },
+  };
+}
+
+/** A set of tools offered together; compiles lazily and caches. */
+export class ToolCatalog {
+  private readonly compiled = new Map<string, CompiledTool>();
+
+  constructor(private readonly definitions: Readonly<Record<string, AnyToolDefinition>>) {}
+
+  /** Sorted tool names. */
+  names(): string[] {
+    return Object.keys(this.definitions).sort();
+  }
+
+  has(name: string): boolean {
+    return Object.hasOwn(this.definitions, name);
+  }
+
+  /**
+   * The compiled tool.
+   * @throws WeftError `unknown_tool` listing the valid names; `invalid_config` for a bad definition.
+   */
+  get(name: string): CompiledTool {
+    const cached = this.compiled.get(name);
+    if (cached) return cached;
+    if (!this.has(name)) {
+      const names = this.names();
+      throw new WeftError("unknown_tool", `unknown tool "${name}"; available tools: ${names.join(", ") || "(none)"}`, {
+        toolName: name,
+        available: names,
+      });
+    }
+    const tool = compileTool(name, this.definitions[name]);
+    this.compiled.set(name, tool);
+    return tool;
+  }
+
+  /** Every tool as `GET /v1/tools` lists it, sorted by name. */
+  list(): ToolListing[] {
+    return this.names().map((name) => {
+      const tool = this.get(name);
+      const approval = tool.def.needsApproval;
+      return {
+        name,
+        description: tool.def.description,
+        inputSchema: tool.inputSchema,
+        outputSchema: tool.outputSchema,
+        effect: tool.declaredEffect,
+        endsTurn: tool.def.endsTurn === true,
+        needsApproval: typeof approval === "function" ? "predicate" : approval === true,
+      };
+    });
+  }
+}
+
+/** SHA-256 (hex) over the canonical JSON of a listing: changes whenever any tool's contract does. */
+export async function configHash(listing: readonly ToolListing[]): Promise<string> {
+  const bytes = new TextEncoder().encode(canonicalJson(listing));
+  const digest = await crypto.subtle.digest("SHA-256", bytes);
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** JSON with object keys sorted at every level, so equal values hash equally. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}

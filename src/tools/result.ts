@@ -1,0 +1,54 @@
+/**
+ * Normalising what `execute` returns or throws into one `ToolResult` (DESIGN.md promise 9).
+ * @module
+ */
+import { errorMessage, errorStack } from "../errors.js";
+import type { ToolResult } from "../protocol.js";
+
+/** An error result from any thrown value: the message is never empty; the stack is kept. */
+export function resultFromThrown(thrown: unknown): ToolResult {
+  const result: ToolResult = { status: "error", error: errorMessage(thrown) };
+  const stack = errorStack(thrown);
+  if (stack) result.stack = stack;
+  return result;
+}
+
+/**
+ * Accepts a `ToolResult`, or a bare string as a success, and repairs what a model can't use:
+ * a non-string `result` is serialised, an error without a message gets one.
+ */
+export function normalizeResult(value: unknown): ToolResult {
+  if (typeof value === "string") return { status: "success", result: value };
+  if (value === null || typeof value !== "object" || !("status" in value)) {
+    const shown = value === undefined ? "undefined" : safeJson(value);
+    return { status: "error", error: `tool returned ${shown}; expected a ToolResult { status: "success" | "error", result?, error? }` };
+  }
+  const raw = value as Record<string, unknown>;
+  if (raw.status !== "success" && raw.status !== "error") {
+    return { status: "error", error: `tool returned status ${safeJson(raw.status)}; expected "success" or "error"` };
+  }
+  const out: ToolResult = { status: raw.status };
+  if (raw.result !== undefined) out.result = typeof raw.result === "string" ? raw.result : safeJson(raw.result);
+  if (raw.status === "error") {
+    out.error = typeof raw.error === "string" && raw.error.length > 0 ? raw.error : raw.error === undefined ? "tool reported an error without a message" : errorMessage(raw.error);
+  } else if (raw.error !== undefined) {
+    out.error = String(raw.error);
+  }
+  if (typeof raw.stack === "string") out.stack = raw.stack;
+  if (Array.isArray(raw.attachments)) out.attachments = raw.attachments as ToolResult["attachments"];
+  return out;
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** The text a model sees for a result: the result on success, the error otherwise. */
+export function resultText(result: ToolResult): string {
+  if (result.status === "success") return result.result ?? "";
+  return result.error ?? "error";
+}
