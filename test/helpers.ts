@@ -1,0 +1,100 @@
+/**
+ * Helpers for tests that run inside workerd: HTTP against the test worker, thread stubs, and a
+ * WebSocket subscriber that collects frames.
+ * @module
+ */
+import { env, exports } from "cloudflare:workers";
+import type { EventFrame } from "../src/protocol.js";
+import type { ThreadStub } from "../src/http/stubs.js";
+
+const BASE = "http://weft.test";
+
+/** Sends a request to the test worker. */
+export function request(path: string, init?: RequestInit): Promise<Response> {
+  return exports.default.fetch(new Request(`${BASE}${path}`, init));
+}
+
+/** Sends JSON and parses the JSON answer. */
+export async function json<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  const res = await request(path, {
+    method,
+    headers: { "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
+  });
+  return { status: res.status, body: (await res.json()) as T };
+}
+
+/** Creates a thread and returns its id. */
+export async function createThread(body: Record<string, unknown> = {}): Promise<string> {
+  const res = await json<{ threadId: string }>("POST", "/threads", body);
+  if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.threadId;
+}
+
+/** The Durable Object stub of a thread. */
+export function stubOf(threadId: string): ThreadStub {
+  const ns = (env as unknown as { THREAD: DurableObjectNamespace }).THREAD;
+  return ns.get(ns.idFromString(threadId)) as unknown as ThreadStub;
+}
+
+/** Posts a user message with a script and waits until the thread is idle. */
+export async function runTurn(threadId: string, content: string, script: unknown[]): Promise<void> {
+  const res = await json("POST", `/threads/${threadId}/messages`, { content, script });
+  if (res.status !== 202) throw new Error(`post failed: ${res.status} ${JSON.stringify(res.body)}`);
+  await stubOf(threadId).waitIdle();
+}
+
+/** Every event of a thread so far, read through a real WebSocket replay. */
+export async function eventsOf(threadId: string, since = 0): Promise<EventFrame[]> {
+  const sub = await subscribe(threadId, since);
+  const info = await json<{ lastSeq: number }>("GET", `/threads/${threadId}`);
+  await sub.until((frames) => (frames.at(-1)?.seq ?? since) >= info.body.lastSeq);
+  sub.close();
+  return sub.frames;
+}
+
+/** A WebSocket subscription that collects frames in arrival order. */
+export interface Subscription {
+  frames: EventFrame[];
+  until(done: (frames: EventFrame[]) => boolean, timeoutMs?: number): Promise<void>;
+  close(): void;
+}
+
+/** Opens `GET /threads/:id/ws?since=` and collects frames. */
+export async function subscribe(threadId: string, since?: number): Promise<Subscription> {
+  const res = await request(`/threads/${threadId}/ws${since === undefined ? "" : `?since=${since}`}`, {
+    headers: { Upgrade: "websocket" },
+  });
+  const ws = res.webSocket;
+  if (!ws) throw new Error(`no websocket: ${res.status} ${await res.text()}`);
+  ws.accept();
+  const frames: EventFrame[] = [];
+  const waiters = new Set<() => void>();
+  ws.addEventListener("message", (e) => {
+    frames.push(JSON.parse(e.data as string) as EventFrame);
+    for (const w of waiters) w();
+  });
+  return {
+    frames,
+    until(done, timeoutMs = 5000) {
+      return new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (done(frames)) {
+            waiters.delete(check);
+            clearTimeout(timer);
+            resolve();
+          }
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`timed out; got ${frames.length} frames: ${frames.map((f) => f.type).join(",")}`));
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      });
+    },
+    close() {
+      ws.close(1000, "done");
+    },
+  };
+}

@@ -1,0 +1,108 @@
+import { describe, expect, it } from "vitest";
+import { createThread, eventsOf, json, runTurn, stubOf } from "./helpers.js";
+
+type Call = { callId: string; toolName: string; status: string; result: { status: string; result?: string; error?: string } };
+
+async function calls(threadId: string): Promise<Call[]> {
+  return (await json<{ calls: Call[] }>("GET", `/threads/${threadId}/calls`)).body.calls;
+}
+
+describe("model turns through the dispatch pipeline", () => {
+  it("turns malformed JSON arguments into an error result and goes on with the turn", async () => {
+    const id = await createThread();
+    await runTurn(id, "hi", [
+      { toolCalls: [{ id: "c1", name: "person", arguments: '{"name" "x"}' }] },
+      { toolCalls: [{ id: "c2", name: "person", arguments: { name: "Ada", age: 36 } }] },
+      { text: "done" },
+    ]);
+    const [bad, good] = await calls(id);
+    expect(bad!.status).toBe("failed");
+    expect(bad!.result.error).toMatch(/^invalid_tool_input: arguments are not valid JSON/);
+    expect(bad!.result.error).toContain('{"name" "x"}');
+    expect(good!.status).toBe("succeeded");
+    expect(JSON.parse(good!.result.result!)).toEqual({ name: "Ada", age: 36 });
+    const messages = (await json("GET", `/threads/${id}/messages?limit=50`)).body.messages;
+    expect(messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "tool", "assistant", "tool", "assistant"]);
+    expect(messages.at(-1).content).toBe("done");
+  });
+
+  it("names the failing path when a value has the wrong type, and never runs execute", async () => {
+    const id = await createThread();
+    await runTurn(id, "hi", [{ toolCalls: [{ id: "c1", name: "person", arguments: { name: "x", age: "3" } }] }]);
+    const [call] = await calls(id);
+    expect(call!.result.error).toBe("invalid_tool_input: age: expected number, received string");
+    const events = await eventsOf(id);
+    expect(events.filter((e) => e.type === "tool_call_started")).toHaveLength(0);
+    expect(events.filter((e) => e.type === "tool_call_finished")).toHaveLength(1);
+  });
+
+  it("answers an unknown tool name with an error that lists the valid names", async () => {
+    const id = await createThread();
+    await runTurn(id, "hi", [
+      { toolCalls: [{ id: "c1", name: "no_such_tool", arguments: {} }] },
+      { toolCalls: [{ id: "c2", name: "person", arguments: { name: "a", age: 1 } }] },
+    ]);
+    const [unknown, next] = await calls(id);
+    expect(unknown!.result.error).toMatch(/^unknown_tool: unknown tool "no_such_tool"; available tools: .*person/);
+    expect(next!.status).toBe("succeeded");
+  });
+
+  it.each([
+    ["error", "card declined"],
+    ["string", "x"],
+    ["object", '{"code":7}'],
+    ["undefined", "undefined"],
+  ])("turns a thrown %s into a non-empty message", async (kind, fragment) => {
+    const id = await createThread();
+    await runTurn(id, "hi", [{ toolCalls: [{ id: "c1", name: "throws_error", arguments: { kind } }] }, { text: "still here" }]);
+    const [call] = await calls(id);
+    expect(call!.status).toBe("failed");
+    expect(call!.result.error!.length).toBeGreaterThan(0);
+    expect(call!.result.error).toContain(fragment);
+    expect(call!.result.error).not.toMatch(/\[object Object\]|^\{\}$/);
+    const info = (await json("GET", `/threads/${id}`)).body;
+    expect(info.lastTurn.status).toBe("completed");
+  });
+
+  it("runs several calls of one step in order and records each result once", async () => {
+    const id = await createThread();
+    await runTurn(id, "hi", [
+      {
+        toolCalls: [
+          { id: "p1", name: "record_call", arguments: { n: 1 } },
+          { id: "p2", name: "record_call", arguments: { n: 2 } },
+        ],
+      },
+    ]);
+    const events = await eventsOf(id);
+    const order = events.filter((e) => e.type.startsWith("tool_call")).map((e) => `${e.type}:${(e.data as { callId: string }).callId}`);
+    expect(order).toEqual(["tool_call_started:p1", "tool_call_finished:p1", "tool_call_started:p2", "tool_call_finished:p2"]);
+    const seqs = events.map((e) => e.seq);
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+  });
+
+  it("queues a message posted while a turn runs for the next turn", async () => {
+    const id = await createThread();
+    const first = await json("POST", `/threads/${id}/messages`, {
+      content: "one",
+      script: [{ toolCalls: [{ id: "s1", name: "slow_read", arguments: { ms: 200 } }] }, { text: "first done" }],
+    });
+    expect(first.body.queued).toBe(false);
+    const second = await json("POST", `/threads/${id}/messages`, {
+      content: "two",
+      script: [{ text: "second done" }],
+    });
+    expect(second.body.queued).toBe(true);
+    await stubOf(id).waitIdle();
+    const messages = (await json("GET", `/threads/${id}/messages?limit=50`)).body.messages;
+    expect(messages.map((m: { role: string; content: string }) => `${m.role}:${m.content}`)).toEqual([
+      "user:one",
+      "assistant:",
+      "tool:waited 200ms",
+      "assistant:first done",
+      "user:two",
+      "assistant:second done",
+    ]);
+    expect((await calls(id)).length).toBe(1);
+  });
+});
