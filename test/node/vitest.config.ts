@@ -1,0 +1,10 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+// Node-side suites (build scripts, the bfcl harness): plain Node, no workerd.
+export default defineConfig({
+  root: fileURLToPath(new URL("../..", import.meta.url)),
+  resolve: { alias: { "@standardagents/spec": fileURLToPath(new URL("../../src/index.ts", import.meta.url)) } },
+  // These suites spawn processes (the build script, wrangler dev); give them time.
+  test: { include: ["test/node/**/*.test.ts"], environment: "node", testTimeout: 60_000, hookTimeout: 120_000 },
+});
