@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest";
+import { createThread, json, request, runTurn, stubOf, subscribe } from "./helpers.js";
+
+describe("WebSocket events", () => {
+  it("sends every frame as { seq, type, data, at } with gap-free seq", async () => {
+    const id = await createThread();
+    const sub = await subscribe(id);
+    await runTurn(id, "hi", [{ toolCalls: [{ name: "get_current_time", arguments: {} }] }, { text: "bye" }]);
+    await sub.until((f) => f.some((e) => e.type === "turn_finished"));
+    sub.close();
+    expect(sub.frames.map((f) => f.seq)).toEqual(sub.frames.map((_, i) => i + 1));
+    for (const f of sub.frames) {
+      expect(Object.keys(f).sort()).toEqual(["at", "data", "seq", "type"]);
+      expect(new Date(f.at).toISOString()).toBe(f.at);
+    }
+    expect(sub.frames.map((f) => f.type)).toEqual([
+      "thread_created",
+      "message_created",
+      "turn_started",
+      "model_step",
+      "message_created",
+      "tool_call_started",
+      "tool_call_finished",
+      "message_created",
+      "model_step",
+      "message_created",
+      "turn_finished",
+    ]);
+  });
+
+  it("a client that drops and reconnects with since misses nothing and sees nothing twice", async () => {
+    const id = await createThread();
+    const first = await subscribe(id, 0);
+    await runTurn(id, "one", [{ toolCalls: [{ name: "get_current_time", arguments: {} }] }, { text: "a" }]);
+    await first.until((f) => f.some((e) => e.type === "turn_finished"));
+    const seen = first.frames.slice(0, 6); // drop part-way, as if the network went
+    first.close();
+    // Events keep coming while the client is away.
+    await runTurn(id, "two", [{ text: "b" }]);
+    const last = seen.at(-1)!.seq;
+    const again = await subscribe(id, last);
+    await runTurn(id, "three", [{ text: "c" }]);
+    const total = (await json("GET", `/threads/${id}`)).body.lastSeq as number;
+    await again.until((f) => (f.at(-1)?.seq ?? 0) >= total);
+    again.close();
+    const all = [...seen, ...again.frames].map((f) => f.seq);
+    expect(all).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+  });
+
+  it("replays nothing past the end and refuses a bad since with 400", async () => {
+    const id = await createThread();
+    const bad = await request(`/threads/${id}/ws?since=-1`, { headers: { Upgrade: "websocket" } });
+    expect(bad.status).toBe(400);
+    expect((await bad.json<any>()).error).toMatchObject({ code: "invalid_request", details: { path: ["since"] } });
+    const noUpgrade = await request(`/threads/${id}/ws`);
+    expect(noUpgrade.status).toBe(426);
+    const sub = await subscribe(id, 999);
+    await runTurn(id, "x", [{ text: "y" }]);
+    await sub.until((f) => f.some((e) => e.type === "turn_finished"));
+    sub.close();
+    expect(sub.frames[0]!.seq).toBeGreaterThan(1); // live frames only: nothing from before
+    await stubOf(id).waitIdle();
+  });
+
+  it("delivers a tool's custom events and refuses built-in names", async () => {
+    const id = await createThread();
+    const outcome = await (await import("cloudflare:test")).runInDurableObject(stubOf(id), (instance: any) => {
+      instance.engine.emitCustom("progress", { current: 5, total: 10 });
+      try {
+        instance.engine.emitCustom("turn_finished", {});
+        return "accepted";
+      } catch (e) {
+        return (e as any).code;
+      }
+    });
+    expect(outcome).toBe("invalid_request");
+    const sub = await subscribe(id, 0);
+    await sub.until((f) => f.some((e) => e.type === "progress"));
+    sub.close();
+    expect(sub.frames.find((f) => f.type === "progress")!.data).toEqual({ current: 5, total: 10 });
+  });
+});

@@ -1,0 +1,104 @@
+import { runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import type { ThreadState } from "../src/tools/thread-state.js";
+import { createThread, stubOf } from "./helpers.js";
+
+/** Runs `fn` with a ThreadState of a fresh thread, inside its Durable Object. */
+async function withState<T>(body: Record<string, unknown>, fn: (state: ThreadState, instance: any) => Promise<T>): Promise<T> {
+  const id = await createThread(body);
+  return runInDurableObject(stubOf(id), async (instance: any) => {
+    const { createThreadState } = await import("../src/thread/state.js");
+    return fn(createThreadState(instance.engine), instance);
+  });
+}
+
+describe("ThreadState", () => {
+  it("exposes identity, arguments and a null execution at rest", async () => {
+    const out = await withState({ arguments: { orderId: "o-1" }, userId: "u-7" }, async (state) => ({
+      threadId: state.threadId,
+      agentId: state.agentId,
+      userId: state.userId,
+      args: state.arguments,
+      execution: state.execution,
+      createdAt: typeof state.createdAt,
+    }));
+    expect(out).toMatchObject({ agentId: "default", userId: "u-7", args: { orderId: "o-1" }, execution: null, createdAt: "number" });
+    expect(out.threadId).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("pages messages with limit, offset, order and includeSilent", async () => {
+    const out = await withState({}, async (state) => {
+      for (let i = 1; i <= 5; i++) await state.injectMessage({ role: "user", content: `m${i}` });
+      await state.injectMessage({ role: "system", content: "hidden", silent: true, metadata: { k: 1 } });
+      const asc = await state.getMessages({ limit: 2, offset: 1 });
+      const desc = await state.getMessages({ limit: 3, order: "desc" });
+      const silent = await state.getMessages({ limit: 10, order: "desc", includeSilent: true });
+      return { asc, desc, silent };
+    });
+    expect(out.asc.messages.map((m) => m.content)).toEqual(["m2", "m3"]);
+    expect(out.asc).toMatchObject({ total: 5, hasMore: true });
+    expect(out.desc.messages.map((m) => m.content)).toEqual(["m5", "m4", "m3"]);
+    expect(out.silent.total).toBe(6);
+    expect(out.silent.hasMore).toBe(false);
+    expect(out.silent.messages[0]).toMatchObject({ content: "hidden", silent: true, metadata: { k: 1 } });
+  });
+
+  it("refuses a bad page with a code and the offending option", async () => {
+    const code = await withState({}, async (state) => {
+      try {
+        await state.getMessages({ limit: -1 });
+        return "accepted";
+      } catch (e) {
+        return `${(e as any).code} ${JSON.stringify((e as any).details)}`;
+      }
+    });
+    expect(code).toBe('invalid_request {"path":["limit"]}');
+  });
+
+  it("stores JSON values one row per key, chunking a value over the 2 MB row limit", async () => {
+    const big = "é".repeat(3 * 1024 * 1024); // 3 Mi characters, 6 MB of UTF-8
+    const out = await withState({}, async (state, instance) => {
+      await state.setValue("small", { a: [1, 2] });
+      await state.setValue("big", { big });
+      const back = await state.getValue<{ big: string }>("big");
+      const chunks = instance.ctx.storage.sql.exec("SELECT COUNT(*) AS n FROM kv WHERE key = 'big'").one().n;
+      await state.setValue("big", "now small");
+      const after = instance.ctx.storage.sql.exec("SELECT COUNT(*) AS n FROM kv WHERE key = 'big'").one().n;
+      return { small: await state.getValue("small"), same: back?.big === big, chunks, after, missing: await state.getValue("nope") };
+    });
+    expect(out).toEqual({ small: { a: [1, 2] }, same: true, chunks: 7, after: 1, missing: null });
+  });
+
+  it("resolves env from the thread, then the agent, then the Worker; secret by default", async () => {
+    const out = await withState({ env: { PLAIN: { value: "p", type: "text" }, HIDDEN: "s" } }, async (state) => {
+      const before = [await state.env("PLAIN"), await state.envType("PLAIN"), await state.env("HIDDEN"), await state.envType("HIDDEN")];
+      const worker = [await state.env("WEFT_EXAMPLE_GREETING"), await state.envType("WEFT_EXAMPLE_GREETING")];
+      await state.setEnv("PLAIN", "p2");
+      await state.setEnv("NEW", "n");
+      const after = [await state.env("PLAIN"), await state.envType("PLAIN"), await state.envType("NEW")];
+      let missing = "";
+      try {
+        await state.env("ABSENT");
+      } catch (e) {
+        missing = (e as any).code;
+      }
+      return { before, worker, after, missing };
+    });
+    expect(out).toEqual({
+      before: ["p", "text", "s", "secret"],
+      worker: ["hello from weft", "secret"],
+      after: ["p2", "text", "secret"],
+      missing: "env_not_found",
+    });
+  });
+
+  it("injectMessage persists the message and emits message_created", async () => {
+    const out = await withState({}, async (state, instance) => {
+      const message = await state.injectMessage({ role: "system", content: "ctx" });
+      const events = instance.store.events.since(0).map((e: { type: string }) => e.type);
+      return { message, events };
+    });
+    expect(out.message).toMatchObject({ id: 1, role: "system", content: "ctx", silent: false });
+    expect(out.events).toEqual(["thread_created", "message_created"]);
+  });
+});
