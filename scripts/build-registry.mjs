@@ -1,0 +1,126 @@
+#!/usr/bin/env node
+// @ts-check
+/**
+ * Generates weft's registries from the authoring folders; Workers have no file system at run
+ * time, so every entry point (`npm run build`, run by start, test, deploy, bfcl, bench) runs this
+ * first.
+ *
+ *   node scripts/build-registry.mjs
+ *     src/generated/registry.ts  from agents/
+ *     test/generated/registry.ts from agents/ and test/fixtures/
+ *   node scripts/build-registry.mjs --agents <dir> [--agents <dir> ...] --out <file>
+ *     one registry from the given folders (later folders may not redefine earlier names)
+ *
+ * Exit 0 prints a one-line summary. Exit 1 prints one `file: rule` line per problem and writes
+ * nothing. Exit 2 is a usage error.
+ * @module
+ */
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { evaluateEntries } from "./registry/evaluate.mjs";
+import { renderRegistry, writeIfChanged } from "./registry/render.mjs";
+import { byCodeUnit, displayPath, mergeScans, scanAuthoringDir } from "./registry/scan.mjs";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/**
+ * @typedef {{ dirs: string[], out: string, label: string | null }} Job
+ *   `dirs` and `out` are absolute; `label` names the job in the summary (null: print the folders).
+ */
+
+const USAGE = "usage: node scripts/build-registry.mjs [--agents <dir> ...] [--out <file>]";
+
+/**
+ * @param {string[]} argv
+ * @returns {Job[]}
+ */
+function parseArgs(argv) {
+  if (argv.length === 0) {
+    return [
+      { dirs: [path.join(ROOT, "agents")], out: path.join(ROOT, "src/generated/registry.ts"), label: "" },
+      {
+        dirs: [path.join(ROOT, "agents"), path.join(ROOT, "test/fixtures")],
+        out: path.join(ROOT, "test/generated/registry.ts"),
+        label: "for tests",
+      },
+    ];
+  }
+  /** @type {string[]} */
+  const dirs = [];
+  let out = "";
+  for (let i = 0; i < argv.length; i += 2) {
+    const [flag, value] = [argv[i], argv[i + 1]];
+    if (value === undefined || value.startsWith("--")) usageError(`${flag} needs a value`);
+    else if (flag === "--agents") dirs.push(path.resolve(value));
+    else if (flag === "--out") out = path.resolve(value);
+    else usageError(`unknown option ${flag}`);
+  }
+  if (dirs.length === 0 || out === "") usageError("--agents and --out go together");
+  return [{ dirs, out, label: null }];
+}
+
+/** @param {string} why @returns {never} */
+function usageError(why) {
+  console.error(`registry: ${why}\n${USAGE}`);
+  process.exit(2);
+}
+
+/** @param {number} n @param {string} noun */
+const count = (n, noun) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+
+async function main() {
+  const jobs = parseArgs(process.argv.slice(2));
+  const defaults = jobs[0]?.label !== null;
+  const dirs = [...new Set(jobs.flatMap((j) => j.dirs))];
+  if (!defaults) {
+    for (const dir of dirs) {
+      const info = await stat(dir).catch(() => null);
+      if (!info?.isDirectory()) usageError(`${displayPath(ROOT, dir)} is not a folder`);
+    }
+  }
+  const scans = new Map(await Promise.all(dirs.map(async (d) => /** @type {const} */ ([d, await scanAuthoringDir(ROOT, d)]))));
+  const problems = [...scans.values()].flatMap((s) => s.problems);
+  const merged = jobs.map((job) => mergeScans(job.dirs.map((d) => /** @type {import("./registry/scan.mjs").ScanResult} */ (scans.get(d)))));
+  problems.push(...merged.flatMap((m) => m.problems));
+
+  // Each file is evaluated once, even when it belongs to both registries.
+  const files = new Map([...scans.values()].flatMap((s) => s.entries).map((e) => [e.file, e]));
+  const entries = [...files.values()].sort((a, b) => byCodeUnit(a.file, b.file));
+  const evaluation = await evaluateEntries(ROOT, entries);
+  problems.push(...evaluation.problems);
+
+  for (const [i, m] of merged.entries()) {
+    const known = new Set(m.tools.map((t) => t.name));
+    const where = jobs[i]?.dirs.map((d) => `${displayPath(ROOT, d)}/tools/`).join(" or ");
+    for (const agent of m.agents) {
+      for (const tool of evaluation.agentTools.get(agent.file) ?? []) {
+        if (!known.has(tool)) {
+          problems.push({ file: agent.display, message: `agent "${agent.name}": tools lists "${tool}", which is not a tool in ${where}` });
+        }
+      }
+    }
+  }
+
+  for (const warning of new Set([...scans.values()].flatMap((s) => s.warnings))) console.error(`registry: warning: ${warning}`);
+  if (problems.length > 0) {
+    const lines = [...new Set(problems.map((p) => `${p.file}: ${p.message}`))].sort(byCodeUnit);
+    for (const line of lines) console.error(line);
+    console.error(`registry: ${count(lines.length, "problem")}; nothing written`);
+    process.exitCode = 1;
+    return;
+  }
+
+  const summary = [];
+  for (const [i, job] of jobs.entries()) {
+    const contents = /** @type {(typeof merged)[number]} */ (merged[i]);
+    const sources = job.dirs.map((d) => `${displayPath(ROOT, d)}/`);
+    await writeIfChanged(job.out, renderRegistry(ROOT, job.out, sources, contents));
+    const counts = `${count(contents.tools.length, "tool")}, ${count(contents.agents.length, "agent")}`;
+    if (job.label === null) summary.push(`${counts} from ${sources.join(" and ")} -> ${displayPath(ROOT, job.out)}`);
+    else summary.push(job.label === "" ? `${counts} from ${sources.join(" and ")}` : `${counts} ${job.label}`);
+  }
+  console.log(`registry: ${summary.join("; ")}`);
+}
+
+await main();

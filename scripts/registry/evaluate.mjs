@@ -1,0 +1,181 @@
+// @ts-check
+/**
+ * Deep checks: bundle every authoring module with esbuild, import the bundles in Node and run
+ * weft's own definition checks on what they export, so a bad definition fails the build instead
+ * of the first thread that uses it.
+ * @module
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import * as esbuild from "esbuild";
+import { FACTORY, displayPath } from "./scan.mjs";
+
+/** weft modules the checks run, bundled with the authoring files so they share one zod. */
+const CHECK_MODULES = { weft_define: "src/tools/define.ts", weft_schema: "src/tools/schema.ts", weft_errors: "src/errors.ts" };
+
+/**
+ * `cloudflare:workers` only exists inside workerd; tools may import it for use inside `execute`,
+ * so the build evaluates them against inert stand-ins. Other `cloudflare:*` modules stay
+ * unresolved and fail the import with Node's own message.
+ * @type {esbuild.Plugin}
+ */
+const stubCloudflareWorkers = {
+  name: "weft-stub-cloudflare-workers",
+  setup(build) {
+    build.onResolve({ filter: /^cloudflare:workers$/ }, (args) => ({ path: args.path, namespace: "weft-stub" }));
+    build.onLoad({ filter: /.*/, namespace: "weft-stub" }, () => ({
+      loader: "js",
+      contents: [
+        "export const env = {};",
+        "export const waitUntil = () => {};",
+        "export class DurableObject {}",
+        "export class WorkerEntrypoint {}",
+        "export class WorkflowEntrypoint {}",
+        "export class RpcTarget {}",
+      ].join("\n"),
+    }));
+  },
+};
+
+/**
+ * @typedef {import("./scan.mjs").Entry} Entry
+ * @typedef {import("./scan.mjs").Problem} Problem
+ * @typedef {{ problems: Problem[], agentTools: Map<string, readonly string[] | undefined> }} Evaluation
+ *   `agentTools` maps an agent file to its `tools` list, for the caller's cross-reference check.
+ */
+
+/** @param {unknown} error */
+const messageOf = (error) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * Bundles and evaluates `entries`, returning every rule broken. Never throws for a bad authoring
+ * file; throws only when esbuild or the file system fail for reasons unrelated to them.
+ * @param {string} root repository root (esbuild's working directory; holds src/)
+ * @param {Entry[]} entries files that passed the layout rules
+ * @returns {Promise<Evaluation>}
+ */
+export async function evaluateEntries(root, entries) {
+  /** @type {Evaluation} */
+  const out = { problems: [], agentTools: new Map() };
+  if (entries.length === 0) return out;
+  const tmp = await mkdtemp(path.join(os.tmpdir(), "weft-registry-"));
+  try {
+    const built = await bundle(root, tmp, entries);
+    if (built.length > 0) {
+      out.problems.push(...built);
+      return out;
+    }
+    const load = (/** @type {string} */ name) => import(pathToFileURL(path.join(tmp, `${name}.mjs`)).href);
+    const checks = { ...(await load("weft_define")), ...(await load("weft_schema")), ...(await load("weft_errors")) };
+    for (const [i, entry] of entries.entries()) {
+      const problem = (/** @type {string} */ message) => out.problems.push({ file: entry.display, message });
+      /** @type {Record<string, unknown>} */
+      let mod;
+      try {
+        mod = await load(`m${i}`);
+      } catch (error) {
+        problem(`importing the module threw: ${messageOf(error)}`);
+        continue;
+      }
+      if (!("default" in mod)) {
+        problem(`a${entry.kind === "agent" ? "n" : ""} ${entry.kind} file needs a default export: export default ${FACTORY[entry.kind]}({...})`);
+        continue;
+      }
+      if (entry.kind === "tool") checkTool(checks, entry, mod, problem);
+      else checkAgent(entry, mod, problem, out.agentTools);
+    }
+    return out;
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+/**
+ * One esbuild run over all entries plus the check modules; code splitting keeps zod and weft
+ * single instances. Build errors come back as problems located at `file:line:column`.
+ * @param {string} root
+ * @param {string} outdir
+ * @param {Entry[]} entries
+ * @returns {Promise<Problem[]>}
+ */
+async function bundle(root, outdir, entries) {
+  const entryPoints = [
+    ...entries.map((e, i) => ({ in: e.file, out: `m${i}` })),
+    ...Object.entries(CHECK_MODULES).map(([out, file]) => ({ in: path.join(root, file), out })),
+  ];
+  try {
+    await esbuild.build({
+      absWorkingDir: root,
+      entryPoints,
+      outdir,
+      outExtension: { ".js": ".mjs" },
+      bundle: true,
+      splitting: true,
+      format: "esm",
+      platform: "node",
+      target: "node20",
+      alias: { "@standardagents/spec": path.join(root, "src/index.ts") },
+      plugins: [stubCloudflareWorkers],
+      external: ["cloudflare:*"],
+      logLevel: "silent",
+    });
+    return [];
+  } catch (error) {
+    const errors = /** @type {{ errors?: esbuild.Message[] }} */ (error).errors;
+    if (!Array.isArray(errors) || errors.length === 0) throw error;
+    return errors.map((m) => ({
+      file: m.location ? `${displayPath(root, path.resolve(root, m.location.file))}:${m.location.line}:${m.location.column + 1}` : "esbuild",
+      message: m.text,
+    }));
+  }
+}
+
+/**
+ * Runs weft's definition checks on a tool module (src/tools/define.ts, src/tools/schema.ts):
+ * shape, seed-002 effect pairings, schema compilation (Zod 3 and non-object args refused), and
+ * one tool per file.
+ * @param {Record<string, any>} checks exports of the bundled weft check modules
+ * @param {Entry} entry
+ * @param {Record<string, unknown>} mod
+ * @param {(message: string) => void} problem
+ */
+function checkTool(checks, entry, mod, problem) {
+  const def = /** @type {Record<string, unknown>} */ (mod.default);
+  try {
+    checks.checkToolDefinition(entry.name, def);
+    if (def.args !== undefined) checks.toModelJsonSchema(checks.toZodSchema(entry.name, "args", def.args));
+    if (def.outputSchema !== undefined) checks.toZodSchema(entry.name, "outputSchema", def.outputSchema);
+  } catch (error) {
+    problem(checks.isWeftError(error) ? messageOf(error) : `checking the definition threw: ${messageOf(error)}`);
+    return;
+  }
+  for (const [key, value] of Object.entries(mod)) {
+    if (key === "default" || value === def) continue;
+    if (typeof value === "object" && value !== null && /** @type {{ kind?: unknown }} */ (value).kind === "tool") {
+      problem(`one tool per file: export "${key}" is a second tool; move it to a file of its own in tools/`);
+    }
+  }
+}
+
+/**
+ * Checks an agent module's default export came from `defineAgent` and that `tools` is a list of
+ * names; records the list for the caller.
+ * @param {Entry} entry
+ * @param {Record<string, unknown>} mod
+ * @param {(message: string) => void} problem
+ * @param {Map<string, readonly string[] | undefined>} agentTools
+ */
+function checkAgent(entry, mod, problem, agentTools) {
+  const def = /** @type {{ kind?: unknown, tools?: unknown } | null} */ (mod.default);
+  if (typeof def !== "object" || def === null || def.kind !== "agent") {
+    problem(`agent "${entry.name}": the default export must be the value returned by defineAgent({...})`);
+    return;
+  }
+  if (def.tools !== undefined && (!Array.isArray(def.tools) || def.tools.some((t) => typeof t !== "string"))) {
+    problem(`agent "${entry.name}": tools must be an array of tool names`);
+    return;
+  }
+  agentTools.set(entry.file, /** @type {readonly string[] | undefined} */ (def.tools));
+}
