@@ -1,0 +1,2 @@
+// Shaped like agent options but not returned by defineAgent.
+export default { system: "I am not an agent definition" };

@@ -1,0 +1,191 @@
+/**
+ * scripts/build-registry.mjs as a process: good folders generate a deterministic registry; each
+ * broken rule exits 1 with a `file: rule` line and writes nothing.
+ */
+import { execFile } from "node:child_process";
+import { mkdtemp, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const CASES = "test/node/build-fixtures";
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the build script from the repository root with the Node running the tests. */
+function build(...args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ["scripts/build-registry.mjs", ...args], { cwd: ROOT }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+let tmp: string;
+beforeAll(async () => {
+  tmp = await mkdtemp(path.join(os.tmpdir(), "weft-build-test-"));
+});
+afterAll(async () => {
+  await rm(tmp, { recursive: true, force: true });
+});
+
+const exists = (file: string) => stat(file).then(() => true, () => false);
+
+describe("a broken authoring folder fails the build", () => {
+  const nameRule = "a tool file name must match ^[a-z][a-z0-9_]{0,63}$ (it becomes the tool name)";
+  const cases: Array<{ rule: string; dirs: string[]; line: string }> = [
+    { rule: "bad file name", dirs: ["bad-name"], line: `${CASES}/bad-name/tools/Bad-Name.ts: ${nameRule}` },
+    {
+      rule: "nested folder",
+      dirs: ["nested"],
+      line: `${CASES}/nested/tools/billing/: tools/ must not contain folders; put each tool directly in tools/ as <name>.ts`,
+    },
+    {
+      rule: "missing default export",
+      dirs: ["no-default"],
+      line: `${CASES}/no-default/tools/no_default.ts: a tool file needs a default export: export default defineTool({...})`,
+    },
+    {
+      rule: "default export not from defineTool",
+      dirs: ["not-define-tool"],
+      line: `${CASES}/not-define-tool/tools/plain_object.ts: tool "plain_object": the default export must be the value returned by defineTool({...})`,
+    },
+    {
+      rule: "Zod 3 schema",
+      dirs: ["zod3"],
+      line: `${CASES}/zod3/tools/zod3_args.ts: tool "zod3_args": args is a Zod 3 schema; weft needs Zod 4 (import { z } from "zod" with zod@^4)`,
+    },
+    {
+      rule: "idempotent without dedupWindowMs",
+      dirs: ["idempotent-no-window"],
+      line: `${CASES}/idempotent-no-window/tools/charge_card.ts: tool "charge_card": effect idempotent requires dedupWindowMs, a positive integer of milliseconds`,
+    },
+    {
+      rule: "JSON Schema args that are not an object",
+      dirs: ["json-non-object"],
+      line: `${CASES}/json-non-object/tools/list_args.ts: tool "list_args": a JSON Schema args must have "type": "object"`,
+    },
+    {
+      rule: "a second tool in one file",
+      dirs: ["second-tool"],
+      line: `${CASES}/second-tool/tools/two_tools.ts: one tool per file: export "hidden" is a second tool; move it to a file of its own in tools/`,
+    },
+    {
+      rule: "agent default export not from defineAgent",
+      dirs: ["bad-agent"],
+      line: `${CASES}/bad-agent/agents/not_agent.ts: agent "not_agent": the default export must be the value returned by defineAgent({...})`,
+    },
+  ];
+
+  for (const c of cases) {
+    it(c.rule, async () => {
+      const out = path.join(tmp, `${c.dirs.join("+")}.ts`);
+      const run = await build(...c.dirs.flatMap((d) => ["--agents", `${CASES}/${d}`]), "--out", out);
+      expect(run.code).toBe(1);
+      expect(run.stderr.trimEnd().split("\n")).toEqual([c.line, "registry: 1 problem; nothing written"]);
+      expect(run.stdout).toBe("");
+      expect(await exists(out)).toBe(false);
+    });
+  }
+
+  it("duplicate names across folders: a fixture shadowing an example tool", async () => {
+    const out = path.join(tmp, "duplicate.ts");
+    const run = await build("--agents", "agents", "--agents", `${CASES}/duplicate`, "--out", out);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      `${CASES}/duplicate/tools/get_current_time.ts: duplicate tool name "get_current_time" (already defined by agents/tools/get_current_time.ts)\n`,
+    );
+    expect(await exists(out)).toBe(false);
+  });
+
+  it("an agent naming a tool that does not exist", async () => {
+    const run = await build("--agents", "agents", "--agents", `${CASES}/unknown-agent-tool`, "--out", path.join(tmp, "typo.ts"));
+    expect(run.code).toBe(1);
+    expect(run.stderr.trimEnd().split("\n")).toEqual([
+      `${CASES}/unknown-agent-tool/agents/typo.ts: agent "typo": tools lists "get_curent_time", which is not a tool in agents/tools/ or ${CASES}/unknown-agent-tool/tools/`,
+      "registry: 1 problem; nothing written",
+    ]);
+  });
+
+  it("every problem of every folder at once, sorted", async () => {
+    const run = await build("--agents", `${CASES}/zod3`, "--agents", `${CASES}/bad-name`, "--out", path.join(tmp, "all.ts"));
+    expect(run.code).toBe(1);
+    const lines = run.stderr.trimEnd().split("\n");
+    expect(lines.map((l) => l.slice(0, l.indexOf(":")))).toEqual([
+      `${CASES}/bad-name/tools/Bad-Name.ts`,
+      `${CASES}/zod3/tools/zod3_args.ts`,
+      "registry",
+    ]);
+  });
+
+  it("a syntax error and a module that throws on import, located by file", async () => {
+    const dir = path.join(tmp, "broken");
+    await mkdir(path.join(dir, "tools"), { recursive: true });
+    await writeFile(path.join(dir, "tools", "broken.ts"), 'export default {\n  description: "x",;\n};\n');
+    const syntax = await build("--agents", dir, "--out", path.join(tmp, "broken.ts"));
+    expect(syntax.code).toBe(1);
+    expect(syntax.stderr).toMatch(new RegExp(`^${escape(dir)}/tools/broken\\.ts:2:\\d+: `, "m"));
+
+    await writeFile(path.join(dir, "tools", "broken.ts"), 'throw new Error("boom at import");\n');
+    const thrown = await build("--agents", dir, "--out", path.join(tmp, "broken.ts"));
+    expect(thrown.code).toBe(1);
+    expect(thrown.stderr).toContain(`${dir}/tools/broken.ts: importing the module threw: boom at import\n`);
+  });
+
+  it("usage errors exit 2", async () => {
+    expect((await build("--agents", "agents")).code).toBe(2);
+    expect((await build("--agents", `${CASES}/missing`, "--out", path.join(tmp, "x.ts"))).code).toBe(2);
+    expect((await build("--bogus", "x")).code).toBe(2);
+  });
+});
+
+describe("a good build", () => {
+  it("writes sorted, deterministic registries and rewrites nothing when unchanged", async () => {
+    const one = path.join(tmp, "one", "registry.ts");
+    const two = path.join(tmp, "two", "registry.ts");
+    const args = ["--agents", "agents", "--agents", "test/fixtures"];
+    const first = await build(...args, "--out", one);
+    expect(first.stderr).toBe("");
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/^registry: \d+ tools, \d+ agents from agents\/ and test\/fixtures\/ -> .+registry\.ts\n$/);
+    expect((await build(...args, "--out", two)).code).toBe(0);
+    const text = await readFile(one, "utf8");
+    expect(await readFile(two, "utf8")).toBe(text);
+
+    expect(text.split("\n")[0]).toBe(
+      "// GENERATED by scripts/build-registry.mjs from agents/ and test/fixtures/ — do not edit.",
+    );
+    const keys = [...text.matchAll(/^ {4}(\w+): tool_\1,$/gm)].map((m) => m[1]);
+    expect(keys).toContain("get_current_time");
+    expect(keys).toContain("lookup_customer");
+    expect(keys).toEqual([...keys].sort());
+    expect(text).toMatch(/import tool_lookup_customer from "\.\.\/\.\.\/.*test\/fixtures\/tools\/lookup_customer\.js";/);
+
+    const before = (await stat(one)).mtimeMs;
+    await new Promise((r) => setTimeout(r, 20));
+    expect((await build(...args, "--out", one)).code).toBe(0);
+    expect((await stat(one)).mtimeMs).toBe(before);
+  });
+
+  it("with no flags builds the app and the test registries", async () => {
+    const run = await build();
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^registry: \d+ tools?, \d+ agents? from agents\/; \d+ tools, \d+ agents for tests\n$/);
+    const app = await readFile(path.join(ROOT, "src/generated/registry.ts"), "utf8");
+    expect(app).toContain('import type { Registry } from "../run/agent.js";');
+    expect(app).not.toContain("fixtures");
+    const tests = await readFile(path.join(ROOT, "test/generated/registry.ts"), "utf8");
+    expect(tests).toContain('import tool_throws_error from "../fixtures/tools/throws_error.js";');
+  });
+});
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
