@@ -1,3 +1,4 @@
+import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createThread, json, request, runTurn, stubOf, subscribe } from "./helpers.js";
 
@@ -64,7 +65,7 @@ describe("WebSocket events", () => {
 
   it("delivers a tool's custom events and refuses built-in names", async () => {
     const id = await createThread();
-    const outcome = await (await import("cloudflare:test")).runInDurableObject(stubOf(id), (instance: any) => {
+    const outcome = await runInDurableObject(stubOf(id) as unknown as DurableObjectStub, (instance: any): string => {
       instance.engine.emitCustom("progress", { current: 5, total: 10 });
       try {
         instance.engine.emitCustom("turn_finished", {});

@@ -11,7 +11,8 @@ const BASE = "http://weft.test";
 
 /** Sends a request to the test worker. */
 export function request(path: string, init?: RequestInit): Promise<Response> {
-  return exports.default.fetch(new Request(`${BASE}${path}`, init));
+  // `exports` is typed from generated wrangler types, which this project does not generate.
+  return (exports as unknown as { default: Fetcher }).default.fetch(new Request(`${BASE}${path}`, init));
 }
 
 /** Sends JSON and parses the JSON answer. */
