@@ -65,7 +65,7 @@ describe("WebSocket events", () => {
 
   it("delivers a tool's custom events and refuses built-in names", async () => {
     const id = await createThread();
-    const outcome = await runInDurableObject(stubOf(id) as unknown as DurableObjectStub, (instance: any): string => {
+    const outcome: string = await runInDurableObject(stubOf(id), async (instance: any) => {
       instance.engine.emitCustom("progress", { current: 5, total: 10 });
       try {
         instance.engine.emitCustom("turn_finished", {});
