@@ -1,0 +1,150 @@
+/**
+ * Starts `wrangler dev` (the project's own wrangler, on the Node running this script) on free
+ * loopback ports, waits until it serves HTTP, and stops it with its whole process group.
+ * Shared by the bfcl harness and the e2e suite.
+ * @module
+ */
+import { spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { mkdtempSync, openSync, closeSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The repository root (two levels above this file). */
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+
+/**
+ * Asks the OS for a free TCP port on 127.0.0.1. The port is released before returning, so a race
+ * with another process is possible but unlikely; callers retry on a failed start.
+ * @returns {Promise<number>}
+ */
+export function freePort() {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address ? resolvePort(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+/**
+ * @typedef {object} DevServer
+ * @property {string} url base URL, `http://127.0.0.1:<port>`
+ * @property {number} port
+ * @property {string} logFile wrangler's combined stdout/stderr
+ * @property {() => string} logTail the last lines of the log, for error messages
+ * @property {() => Promise<void>} stop terminates the process group (SIGTERM, then SIGKILL
+ *   after 5 s) and removes the temporary Durable Object state (the log and a `persistTo` folder
+ *   stay); safe to call twice
+ */
+
+/**
+ * Starts `wrangler dev --config <config>` and resolves once `GET readyPath` answers (any status).
+ * State persists to a fresh temporary folder, so every start sees empty Durable Objects, unless
+ * `persistTo` names a folder: then state is read from and left in it, so a later start on the
+ * same folder sees the same Durable Objects (a restart).
+ * @param {{ config: string, cwd?: string, readyPath?: string, timeoutMs?: number,
+ *   logFile?: string, env?: Record<string, string>, extraArgs?: string[], persistTo?: string }} options
+ *   `config` is relative to `cwd` (default: the repository root); `timeoutMs` defaults to 90 000
+ * @returns {Promise<DevServer>}
+ * @throws Error with the log tail when wrangler exits early or does not serve in time
+ */
+export async function startDevServer(options) {
+  const cwd = options.cwd ?? REPO_ROOT;
+  const timeoutMs = options.timeoutMs ?? 90_000;
+  const stateDir = mkdtempSync(join(tmpdir(), "weft-dev-"));
+  const persistDir = options.persistTo ?? join(stateDir, "state");
+  const logFile = options.logFile ?? join(stateDir, "wrangler.log");
+  const port = await freePort();
+  let inspectorPort = await freePort();
+  while (inspectorPort === port) inspectorPort = await freePort();
+  const wrangler = join(cwd, "node_modules", "wrangler", "bin", "wrangler.js");
+  const args = [
+    wrangler, "dev",
+    "--config", options.config,
+    "--ip", "127.0.0.1",
+    "--port", String(port),
+    "--inspector-port", String(inspectorPort),
+    "--persist-to", persistDir,
+    "--show-interactive-dev-session=false",
+    "--log-level", "log",
+    ...(options.extraArgs ?? []),
+  ];
+  const fd = openSync(logFile, "a");
+  // Own process group (detached), so stop() can end wrangler and workerd together.
+  const child = spawn(process.execPath, args, {
+    cwd,
+    detached: true,
+    stdio: ["ignore", fd, fd],
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", FORCE_COLOR: "0", WRANGLER_LOG_PATH: stateDir, ...options.env },
+  });
+  closeSync(fd);
+  let exited = /** @type {null | string} */ (null);
+  const exit = new Promise((done) => child.once("exit", (code, signal) => done((exited = `exited (${signal ?? code})`))));
+  const url = `http://127.0.0.1:${port}`;
+  const logTail = () => tail(logFile, 40);
+
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    process.off("exit", killSync);
+    if (exited === null) {
+      signalGroup(child.pid, "SIGTERM");
+      const timer = setTimeout(() => signalGroup(child.pid, "SIGKILL"), 5_000);
+      await exit;
+      clearTimeout(timer);
+    }
+    signalGroup(child.pid, "SIGKILL"); // stragglers (workerd) left in the group
+    // logs stay for debugging; a caller's persistTo folder stays for the next start
+    if (options.persistTo === undefined) rmSync(persistDir, { recursive: true, force: true, maxRetries: 3 });
+  };
+  // Last resort if the parent exits without calling stop(): never leave workerd running.
+  const killSync = () => signalGroup(child.pid, "SIGKILL");
+  process.on("exit", killSync);
+
+  const deadline = Date.now() + timeoutMs;
+  while (true) {
+    if (exited !== null) {
+      await stop();
+      throw new Error(`wrangler dev ${exited} before serving ${url}\n${logTail()}`);
+    }
+    try {
+      const res = await fetch(url + (options.readyPath ?? "/"), { signal: AbortSignal.timeout(2_000) });
+      await res.arrayBuffer();
+      break;
+    } catch {
+      // not serving yet
+    }
+    if (Date.now() > deadline) {
+      const log = logTail();
+      await stop();
+      throw new Error(`wrangler dev did not serve ${url} within ${timeoutMs} ms\n${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return { url, port, logFile, logTail, stop };
+}
+
+/** Sends a signal to a whole process group; ignores a group that is already gone. */
+function signalGroup(pid, signal) {
+  if (!pid) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+/** The last `n` lines of a file, or "" when it cannot be read. */
+function tail(file, n) {
+  try {
+    return readFileSync(file, "utf8").split("\n").slice(-n).join("\n");
+  } catch {
+    return "";
+  }
+}
