@@ -114,8 +114,9 @@ export function formatPath(segments) {
 }
 
 /**
- * Parses the paths out of a weft refusal: the text after `invalid_tool_input:` holds lines
- * `<path>: <message>`. Returns `null` when the text is not an `invalid_tool_input` refusal.
+ * Parses the paths out of a weft refusal: the text after `invalid_tool_input:` holds one
+ * `<path>: <message>` issue per line or joined by `; ` (weft joins them on one line).
+ * Returns `null` when the text is not an `invalid_tool_input` refusal.
  * @param {unknown} error the `error` text of a `tool_call_finished` event
  * @returns {string[][] | null} one segment list per line that names a path
  */
@@ -124,7 +125,8 @@ export function refusalPaths(error) {
   const m = /^invalid_tool_input:\s*/.exec(error);
   if (!m) return null;
   const paths = [];
-  for (const raw of error.slice(m[0].length).split("\n")) {
+  // Split at newlines, and at "; " only where the next issue's "<path>: " follows.
+  for (const raw of error.slice(m[0].length).split(/\n|;\s+(?=[^\s;:]+: )/)) {
     const line = raw.trim().replace(/^[-*•]\s*/, "");
     const colon = line.indexOf(": ");
     if (colon <= 0) continue;

@@ -1,0 +1,111 @@
+/**
+ * `npm run bfcl -- [folder] [--url <base>] [--concurrency <n>] [--timeout-ms <n>] [--verbose]`
+ *
+ * Plays every case of a BFCL folder (default `../shared/data/bfcl` from the repo root) through a
+ * live weft (`wrangler dev --config test/wrangler.toml`, or `--url` of one already running) and
+ * prints one line per category and a last `bfcl:` line. Any disagreement with the reference
+ * validator is printed with the case id and reason, and the exit status is 1.
+ * @module
+ */
+import { resolve } from "node:path";
+import { loadFolder } from "./bfcl/data.mjs";
+import { createClient } from "./bfcl/client.mjs";
+import { createReference } from "./bfcl/reference.mjs";
+import { AGENT, addTally, emptyTally, formatTally, runCase, tallyComplete } from "./bfcl/harness.mjs";
+import { REPO_ROOT, startDevServer } from "./lib/dev-server.mjs";
+
+function parseArgs(argv) {
+  const opts = { folder: resolve(REPO_ROOT, "../shared/data/bfcl"), url: null, concurrency: 6, timeoutMs: 30_000, verbose: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const value = () => {
+      if (i + 1 >= argv.length) throw new Error(`${a} needs a value`);
+      return argv[++i];
+    };
+    if (a === "--url") opts.url = value();
+    else if (a === "--concurrency") opts.concurrency = Math.max(1, Number.parseInt(value(), 10) || 1);
+    else if (a === "--timeout-ms") opts.timeoutMs = Number.parseInt(value(), 10) || opts.timeoutMs;
+    else if (a === "--verbose") opts.verbose = true;
+    else if (a.startsWith("--")) throw new Error(`unknown option ${a}`);
+    else opts.folder = resolve(process.cwd(), a);
+  }
+  return opts;
+}
+
+/** Runs `work` over `items` with at most `limit` in flight. */
+async function pool(items, limit, work) {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      await work(items[i], i);
+    }
+  });
+  await Promise.all(lanes);
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  const began = Date.now();
+  const categories = await loadFolder(opts.folder);
+  const total = categories.reduce((n, c) => n + c.cases.length, 0);
+  console.error(`bfcl: ${total} cases in ${categories.length} categories from ${opts.folder}`);
+
+  const server = opts.url ? null : await startDevServer({ config: "test/wrangler.toml" });
+  const stopServer = async () => server && (await server.stop());
+  for (const signal of ["SIGINT", "SIGTERM"]) {
+    process.once(signal, () => void stopServer().finally(() => process.exit(130)));
+  }
+  try {
+    const url = opts.url ?? server.url;
+    const about = await fetch(url + "/").then((r) => r.json()).catch(() => ({}));
+    if (!Array.isArray(about.agents) || !about.agents.includes(AGENT)) {
+      throw new Error(`${url} does not register the "${AGENT}" fixture agent (agents: ${JSON.stringify(about.agents)})`);
+    }
+    console.error(`bfcl: weft at ${url}${server ? ` (log: ${server.logFile})` : ""}; concurrency ${opts.concurrency}`);
+    const client = createClient(url);
+    const reference = createReference();
+    const tallies = new Map(categories.map((c) => [c.name, emptyTally()]));
+    const failures = categories.flatMap((c) => c.problems.map((p) => `${c.name}: data: ${p}`));
+    for (const f of failures) console.error(`FAIL ${f}`);
+    const notes = [];
+    const work = categories.flatMap((c) => c.cases.map((kase) => ({ category: c, kase })));
+    let done = 0;
+    const ticker = setInterval(() => console.error(`bfcl: ${done}/${work.length} cases`), 15_000);
+    await pool(work, opts.concurrency, async ({ category, kase }) => {
+      const r = await runCase(client, kase, category.irrelevance, reference, { turnTimeoutMs: opts.timeoutMs });
+      addTally(tallies.get(category.name), r.tally);
+      for (const f of r.failures) {
+        failures.push(`${category.name}: ${f}`);
+        console.error(`FAIL ${category.name}: ${f}`);
+      }
+      notes.push(...r.notes);
+      done++;
+    });
+    clearInterval(ticker);
+
+    if (notes.length > 0) {
+      console.error(`bfcl: note: ${notes.length} non-conforming defaults dropped from schemas (both sides see the same schema)`);
+      if (opts.verbose) for (const n of notes) console.error(`  ${n}`);
+    }
+    const overall = emptyTally();
+    for (const c of categories) {
+      const t = tallies.get(c.name);
+      addTally(overall, t);
+      console.log(formatTally(c.name, t));
+    }
+    console.log(formatTally("bfcl", overall));
+    console.error(`bfcl: ${failures.length} disagreement(s); ${((Date.now() - began) / 1000).toFixed(1)} s`);
+    return failures.length === 0 && tallyComplete(overall) ? 0 : 1;
+  } finally {
+    await stopServer();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(`bfcl: ${err instanceof Error ? err.message : err}`);
+    process.exit(2);
+  },
+);

@@ -1,0 +1,193 @@
+/**
+ * Runs BFCL cases through a live weft: plans each case (converted tools, the calls the scripted
+ * model makes, the reference's verdict on each), plays it on a fresh thread of the `bfcl` fixture
+ * agent while watching the thread's WebSocket, and tallies agreement per category.
+ * @module
+ */
+import { convertFunctions } from "./convert.mjs";
+import { expectedCall } from "./answers.mjs";
+import { invalidVariants } from "./variants.mjs";
+import { checkStream, locateTurn, checkCall, checkIrrelevance } from "./check.mjs";
+
+/** The fixture agent the test worker registers for this harness. */
+export const AGENT = "bfcl";
+
+/**
+ * @typedef {import("./check.mjs").CallSpec} CallSpec
+ * @typedef {{ tools: any[], toOriginal: Map<string, string>, turns: CallSpec[][], notes: string[] }} CasePlan
+ * @typedef {{ valid: number[], breaking: number[], variants: number[], irrelevance: number[] }} Tally
+ *   each entry is `[agreed, total]`
+ */
+
+/** A tally with every count at 0/0. @returns {Tally} */
+export function emptyTally() {
+  return { valid: [0, 0], breaking: [0, 0], variants: [0, 0], irrelevance: [0, 0] };
+}
+
+/** Adds `b` into `a`. */
+export function addTally(a, b) {
+  for (const k of Object.keys(a)) for (const i of [0, 1]) a[k][i] += b[k][i];
+  return a;
+}
+
+/** True when every count is complete (agreed === total). */
+export function tallyComplete(t) {
+  return Object.values(t).every(([ok, total]) => ok === total);
+}
+
+/** The summary line: `<label>: A/B valid calls executed exactly, C/D ..., I/J irrelevance clean`. */
+export function formatTally(label, t) {
+  const f = ([ok, total]) => `${ok}/${total}`;
+  return (
+    `${label}: ${f(t.valid)} valid calls executed exactly, ${f(t.breaking)} schema-breaking calls refused, ` +
+    `${f(t.variants)} invalid variants refused, ${f(t.irrelevance)} irrelevance clean`
+  );
+}
+
+/**
+ * Plans one answerable case. Turn 1 plays the ground truth (all calls in one model step);
+ * turn 2 replays every call the reference accepts with one argument made invalid.
+ * @param {import("./data.mjs").BfclCase} kase
+ * @param {ReturnType<import("./reference.mjs").createReference>} reference
+ * @returns {CasePlan}
+ * @throws ConversionError or Error when the case cannot be planned (reported as a failure)
+ */
+export function planCase(kase, reference) {
+  const { tools, toTool, toOriginal } = convertFunctions(kase.functions);
+  const notes = [];
+  const checks = new Map();
+  for (const tool of tools) {
+    const { schema, dropped } = reference.dropNonConformingDefaults(tool.parameters);
+    tool.parameters = schema;
+    for (const d of dropped) notes.push(`${toOriginal.get(tool.name)}: dropped non-conforming default ${d}`);
+    checks.set(tool.name, reference.compile(schema));
+  }
+  const first = [];
+  const second = [];
+  (kase.groundTruth ?? []).forEach((entry, i) => {
+    const { name, args } = expectedCall(entry);
+    const toolName = toTool.get(name);
+    if (!toolName) throw new Error(`ground truth calls ${name}, which the case does not offer`);
+    const check = checks.get(toolName);
+    const verdict = check(args);
+    const base = { id: `call_${i + 1}`, toolName, originalName: name, args };
+    if (!verdict.ok) {
+      first.push({ ...base, kind: "breaking", referencePaths: verdict.paths });
+      return;
+    }
+    first.push({ ...base, kind: "valid", expected: verdict.value });
+    const schema = tools.find((t) => t.name === toolName).parameters;
+    for (const v of invalidVariants(schema, args, check)) {
+      second.push({ ...base, id: `bad_${i + 1}_${v.kind}`, args: v.args, kind: "variant", argument: v.argument, variant: v.kind });
+    }
+  });
+  return { tools, toOriginal, turns: second.length > 0 ? [first, second] : [first], notes };
+}
+
+/**
+ * Plays one case on a fresh thread and judges every call.
+ * @param {ReturnType<import("./client.mjs").createClient>} client
+ * @param {import("./data.mjs").BfclCase} kase
+ * @param {CasePlan | null} plan null for irrelevance cases (tools only)
+ * @param {any[]} tools converted tools to offer
+ * @param {{ turnTimeoutMs: number }} opts
+ * @returns {Promise<Array<{ bucket: keyof Tally, reason: string | null, label: string }>>}
+ */
+export async function playCase(client, kase, plan, tools, opts) {
+  const { threadId } = await client.createThread({
+    agent: AGENT,
+    arguments: { functions: tools.map(({ name, description, parameters }) => ({ name, description, parameters })) },
+  });
+  if (typeof threadId !== "string") throw new Error(`POST /threads returned no threadId`);
+  const events = await client.openEvents(threadId, 0);
+  try {
+    const turns = plan ? plan.turns : [[]];
+    for (let n = 0; n < turns.length; n++) {
+      const calls = turns[n];
+      // One model step with every call (parallel calls), then the model's closing text.
+      const script = !plan
+        ? [{ text: "None of the tools offered fits this question, so I answer it in text." }]
+        : calls.length === 0
+          ? [{ text: "Done." }]
+          : [{ toolCalls: calls.map((c) => ({ id: c.id, name: c.toolName, arguments: JSON.stringify(c.args) })) }, { text: "Done." }];
+      const content = n === 0 ? kase.content : "Please make the same calls again.";
+      const started = events.frames.length;
+      await client.postMessage(threadId, { content, script });
+      await events.waitFor((f) => f.type === "turn_finished", opts.turnTimeoutMs, started);
+    }
+    const { calls: records } = await client.listCalls(threadId);
+    const frames = events.frames;
+    const streamProblem = events.problems[0] ?? checkStream(frames);
+    if (!plan) {
+      const turn = locateTurn(frames, 0);
+      const reason = streamProblem ?? (typeof turn === "string" ? turn : checkIrrelevance(turn, frames, records ?? []));
+      return [{ bucket: "irrelevance", reason, label: "" }];
+    }
+    const results = [];
+    turns.forEach((calls, n) => {
+      const turn = locateTurn(frames, n);
+      const turnProblem = typeof turn === "string" ? turn : turn.finish.data?.status !== "completed" ? `turn ${turn.finish.data?.status}: ${turn.finish.data?.error ?? ""}` : null;
+      calls.forEach((spec, i) => {
+        const reason = streamProblem ?? turnProblem ?? checkCall(spec, i, /** @type {any} */ (turn), frames, records ?? [], plan.toOriginal);
+        results.push({ bucket: bucketOf(spec), reason, label: labelOf(spec) });
+      });
+    });
+    return results;
+  } finally {
+    events.close();
+  }
+}
+
+/** @param {CallSpec} spec @returns {keyof Tally} */
+export function bucketOf(spec) {
+  return spec.kind === "valid" ? "valid" : spec.kind === "breaking" ? "breaking" : "variants";
+}
+
+/** How a call is named in failure lines: `call_2 uber.ride` or `bad_1_wrong_type uber.ride(loc)`. */
+function labelOf(spec) {
+  return spec.kind === "variant" ? `${spec.id} ${spec.originalName}(${spec.argument})` : `${spec.id} ${spec.originalName}`;
+}
+
+/**
+ * Runs one case end to end and returns its tally and failure lines; never throws.
+ * @param {ReturnType<import("./client.mjs").createClient>} client
+ * @param {import("./data.mjs").BfclCase} kase
+ * @param {boolean} irrelevance
+ * @param {ReturnType<import("./reference.mjs").createReference>} reference
+ * @param {{ turnTimeoutMs: number }} opts
+ * @returns {Promise<{ tally: Tally, failures: string[], notes: string[] }>}
+ */
+export async function runCase(client, kase, irrelevance, reference, opts) {
+  const tally = emptyTally();
+  const failures = [];
+  let plan = null;
+  let tools;
+  try {
+    if (irrelevance) tools = convertFunctions(kase.functions).tools;
+    else ({ tools } = plan = planCase(kase, reference));
+  } catch (err) {
+    // Unplannable: every call it holds counts as a failed valid call, so the run cannot pass.
+    const n = irrelevance ? 1 : Math.max(1, kase.groundTruth?.length ?? 1);
+    tally[irrelevance ? "irrelevance" : "valid"][1] += n;
+    return { tally, failures: [`${kase.id}: cannot plan: ${message(err)}`], notes: [] };
+  }
+  let results;
+  try {
+    results = await playCase(client, kase, plan, tools, opts);
+  } catch (err) {
+    const specs = plan ? plan.turns.flat() : null;
+    results = specs
+      ? specs.map((s) => ({ bucket: bucketOf(s), reason: `thread run failed: ${message(err)}`, label: labelOf(s) }))
+      : [{ bucket: "irrelevance", reason: `thread run failed: ${message(err)}`, label: "" }];
+  }
+  for (const r of results) {
+    tally[r.bucket][1] += 1;
+    if (r.reason === null) tally[r.bucket][0] += 1;
+    else failures.push(`${kase.id}${r.label ? ` ${r.label}` : ""}: ${r.reason}`);
+  }
+  return { tally, failures, notes: plan ? plan.notes.map((n) => `${kase.id}: ${n}`) : [] };
+}
+
+function message(err) {
+  return err instanceof Error ? err.message : String(err);
+}
