@@ -2,9 +2,8 @@
  * `npm run bench`: getMessages cost against history size, measured inside workerd on the real
  * SQLite storage. Prints numbers; asserts nothing about time (shared machines are noisy).
  */
-import { runInDurableObject } from "cloudflare:test";
 import { it } from "vitest";
-import { createThread, stubOf } from "../test/helpers.js";
+import { createThread, inThread } from "../test/helpers.js";
 
 const SIZES = [100, 100_000];
 /** workerd's clock ticks in whole milliseconds, so calls are timed in batches. */
@@ -14,7 +13,7 @@ const PER_BATCH = 400;
 /** Fills a thread with `n` messages (every tenth silent) and times `getMessages(limit=20)` pages. */
 async function measure(n: number): Promise<{ medianMs: number; p95Ms: number; fillMs: number }> {
   const id = await createThread();
-  return runInDurableObject(stubOf(id), async (instance: any) => {
+  return inThread(id, async (instance: any) => {
     const store = instance.store;
     const fillStart = performance.now();
     store.atomically(() => {

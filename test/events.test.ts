@@ -1,6 +1,5 @@
-import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { createThread, json, request, runTurn, stubOf, subscribe } from "./helpers.js";
+import { createThread, inThread, json, request, runTurn, stubOf, subscribe } from "./helpers.js";
 
 describe("WebSocket events", () => {
   it("sends every frame as { seq, type, data, at } with gap-free seq", async () => {
@@ -65,13 +64,13 @@ describe("WebSocket events", () => {
 
   it("delivers a tool's custom events and refuses built-in names", async () => {
     const id = await createThread();
-    const outcome: string = await runInDurableObject(stubOf(id), async (instance: any) => {
+    const outcome = await inThread(id, (instance): string => {
       instance.engine.emitCustom("progress", { current: 5, total: 10 });
       try {
         instance.engine.emitCustom("turn_finished", {});
         return "accepted";
       } catch (e) {
-        return (e as any).code;
+        return String((e as { code?: unknown }).code);
       }
     });
     expect(outcome).toBe("invalid_request");

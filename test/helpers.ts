@@ -3,6 +3,7 @@
  * WebSocket subscriber that collects frames.
  * @module
  */
+import { runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import type { EventFrame } from "../src/protocol.js";
 import type { ThreadStub } from "../src/http/stubs.js";
@@ -32,10 +33,15 @@ export async function createThread(body: Record<string, unknown> = {}): Promise<
   return res.body.threadId;
 }
 
-/** The Durable Object stub of a thread. */
+/** The Durable Object stub of a thread, typed with its RPC methods. */
 export function stubOf(threadId: string): ThreadStub {
+  return rawStub(threadId) as unknown as ThreadStub;
+}
+
+/** The untyped stub, for `runInDurableObject` and `evictDurableObject`. */
+export function rawStub(threadId: string): DurableObjectStub {
   const ns = (env as unknown as { THREAD: DurableObjectNamespace }).THREAD;
-  return ns.get(ns.idFromString(threadId)) as unknown as ThreadStub;
+  return ns.get(ns.idFromString(threadId));
 }
 
 /** Posts a user message with a script and waits until the thread is idle. */
@@ -98,4 +104,13 @@ export async function subscribe(threadId: string, since?: number): Promise<Subsc
       ws.close(1000, "done");
     },
   };
+}
+
+/**
+ * Runs `fn` inside the thread's Durable Object with the instance untyped (its private fields are
+ * what tests inspect). Wrapping `runInDurableObject` also spares tsc its deep RPC type inference.
+ */
+export function inThread<T>(threadId: string, fn: (instance: any) => T | Promise<T>): Promise<T> {
+  const run = runInDurableObject as unknown as (stub: DurableObjectStub, cb: (instance: any) => T | Promise<T>) => Promise<T>;
+  return run(rawStub(threadId), fn);
 }

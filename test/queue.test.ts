@@ -1,6 +1,6 @@
-import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { createThread, eventsOf, json, runTurn, stubOf } from "./helpers.js";
+import { createThread, eventsOf, inThread, json, rawStub, runTurn } from "./helpers.js";
 
 type Call = { callId: string; toolName: string; source: string; status: string; result?: { status: string; result?: string; error?: string } };
 
@@ -38,30 +38,28 @@ describe("queueTool", () => {
 
   it("keeps a queued call across an eviction and runs it when the alarm wakes the thread", async () => {
     const id = await createThread({ agent: "faults" });
-    const stub = stubOf(id);
     // Queue from inside the object, then evict before anything drains the queue.
-    await runInDurableObject(stub, async (instance: any) => {
+    await inThread(id, async (instance: any) => {
       const engine = instance.engine;
       engine.queueCall(undefined, "record_call", { survived: true });
     });
-    await evictDurableObject(stub);
+    await evictDurableObject(rawStub(id));
     // Nothing but the alarm drains the queue; requests like this one only read.
     expect((await calls(id)).map((c) => c.status)).toEqual(["queued"]);
     let [call] = await calls(id);
     for (let i = 0; i < 50 && call!.status === "queued"; i++) {
-      await runDurableObjectAlarm(stub);
+      await runDurableObjectAlarm(rawStub(id));
       [call] = await calls(id);
     }
     expect(call!.status).toBe("succeeded");
     expect(JSON.parse(call!.result!.result!)).toEqual({ survived: true });
-    const runs = await runInDurableObject(stub, (instance: any) => instance.store.kv.get(`count:${call!.callId}`));
+    const runs = await inThread(id, (instance: any) => instance.store.kv.get(`count:${call!.callId}`));
     expect(runs).toBe(1);
   });
 
   it("refuses to queue or invoke a tool missing from the caller's uses", async () => {
     const id = await createThread({ agent: "faults" });
-    const stub = stubOf(id);
-    const refused = await runInDurableObject(stub, async (instance: any) => {
+    const refused = await inThread(id, async (instance: any) => {
       const { createThreadState } = await import("../src/thread/state.js");
       const state = createThreadState(instance.engine, { callId: "parent", tool: instance.engine.catalog.get("queue_two") });
       const errors: string[] = [];

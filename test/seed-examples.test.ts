@@ -2,9 +2,8 @@
  * seed-003's "Complete Examples", copied unchanged into test/fixtures/tools/, run through real
  * thread turns with the scripted model.
  */
-import { runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createThread, json, runTurn, stubOf } from "./helpers.js";
+import { createThread, inThread, json, runTurn } from "./helpers.js";
 
 type Call = { toolName: string; source: string; status: string; result: { status: string; result?: string; error?: string } };
 
@@ -46,7 +45,7 @@ describe("seed-003 complete examples", () => {
       "process_order:model:succeeded",
       "send_notification:queue:succeeded",
     ]);
-    const note = await runInDurableObject(stubOf(id), (i: any) => i.store.kv.get("notification:cust_42"));
+    const note = await inThread(id, (i: any) => i.store.kv.get("notification:cust_42"));
     // The seed builds the past tense as `${action}ed`, so "ship" reads "shiped"; the example runs unchanged.
     expect(note).toBe("Order 42 has been shiped");
   });
@@ -56,7 +55,7 @@ describe("seed-003 complete examples", () => {
       { name: "update_context", arguments: { contextType: "preferences", dataJson: '{"lang":"pt"}' } },
     ]);
     expect(calls[0]!.result.result).toBe("Context updated: preferences");
-    const stored = await runInDurableObject(stubOf(id), (i: any) => i.store.kv.get("context:preferences"));
+    const stored = await inThread(id, (i: any) => i.store.kv.get("context:preferences"));
     expect(stored).toEqual({ lang: "pt" });
     const messages = (await json("GET", `/threads/${id}/messages?limit=50`)).body.messages;
     expect(messages.some((m: { role: string; content: string }) => m.role === "system" && m.content === 'Updated preferences: {"lang":"pt"}')).toBe(

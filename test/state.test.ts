@@ -1,12 +1,11 @@
-import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { ThreadState } from "../src/tools/thread-state.js";
-import { createThread, stubOf } from "./helpers.js";
+import { createThread, inThread } from "./helpers.js";
 
 /** Runs `fn` with a ThreadState of a fresh thread, inside its Durable Object. */
 async function withState<T>(body: Record<string, unknown>, fn: (state: ThreadState, instance: any) => Promise<T>): Promise<T> {
   const id = await createThread(body);
-  return runInDurableObject(stubOf(id), async (instance: any) => {
+  return inThread(id, async (instance: any) => {
     const { createThreadState } = await import("../src/thread/state.js");
     return fn(createThreadState(instance.engine), instance);
   });

@@ -4,13 +4,28 @@
  * @module
  */
 import { WeftError } from "../errors.js";
+import type { CallRecord, Message } from "../protocol.js";
+import type { ToolListing } from "../tools/catalog.js";
+import type { GetMessagesOptions, MessagesResult } from "../tools/thread-state.js";
+import type { DirectCallInput, DirectCallOutcome } from "../thread/direct.js";
+import type { CreateThreadInput, ThreadInfo, WeftEnv } from "../thread/durable.js";
 import type { RpcResult } from "../thread/rpc.js";
-import type { WeftEnv, createThreadClass } from "../thread/durable.js";
+import type { ThreadMeta } from "../thread/store/meta.js";
 
-/** The RPC surface of a Thread stub. */
-export type ThreadStub = DurableObjectStub & Omit<InstanceType<ReturnType<typeof createThreadClass>>, "fetch" | "alarm" | "webSocketMessage" | "webSocketClose"> & {
+/** The RPC surface of a Thread stub, spelled out (deriving it from the class is too deep for tsc). */
+export interface ThreadStub {
   fetch(request: Request): Promise<Response>;
-};
+  create(input: CreateThreadInput, threadId: string): Promise<RpcResult<ThreadMeta>>;
+  info(): Promise<RpcResult<ThreadInfo>>;
+  getMessages(options: GetMessagesOptions): Promise<RpcResult<MessagesResult>>;
+  postMessage(input: { content: string; role?: "user" | "system"; script?: unknown }): Promise<RpcResult<{ queued: boolean; message?: Message }>>;
+  listCalls(): Promise<RpcResult<{ calls: CallRecord[] }>>;
+  listTools(): Promise<RpcResult<ToolListing[]>>;
+  callTool(input: DirectCallInput): Promise<RpcResult<DirectCallOutcome>>;
+  stop(): Promise<RpcResult<{ stopped: boolean }>>;
+  waitIdle(): Promise<RpcResult<null>>;
+  destroy(): Promise<RpcResult<null>>;
+}
 
 /**
  * The stub for a thread id (64 hex characters, as `POST /threads` returns).
