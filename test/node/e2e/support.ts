@@ -1,0 +1,155 @@
+/**
+ * Helpers for the end-to-end suite: a real `wrangler dev` of the main `wrangler.toml` (the example
+ * agent exactly as `npm start` serves it), JSON over Node's global `fetch`, and a thread's event
+ * stream over Node's global `WebSocket`.
+ * @module
+ */
+import { startDevServer, type DevServer } from "../../../scripts/lib/dev-server.mjs";
+
+export type { DevServer };
+
+/** One event frame as the WebSocket sends it. */
+export interface Frame {
+  seq: number;
+  type: string;
+  data: any;
+  at: string;
+}
+
+/** The tools the example agent in `agents/tools/` defines. */
+export const EXAMPLE_TOOLS = ["add_note", "get_current_time", "list_notes", "roll_dice"];
+
+/**
+ * Starts `wrangler dev --config wrangler.toml` on free ports. With `persistTo`, state lives in
+ * that folder and survives a stop, so a second start on it is a restart.
+ */
+export function startWeft(persistTo?: string): Promise<DevServer> {
+  return startDevServer({ config: "wrangler.toml", readyPath: "/v1/tools", ...(persistTo ? { persistTo } : {}) });
+}
+
+/** A JSON answer: status and parsed body. */
+export interface JsonResponse {
+  status: number;
+  contentType: string | null;
+  body: any;
+}
+
+/** Sends a request (an object body is sent as JSON, a string as is) and parses the JSON answer. */
+export async function call(base: string, method: string, path: string, body?: unknown): Promise<JsonResponse> {
+  const res = await fetch(base + path, {
+    method,
+    ...(body === undefined
+      ? {}
+      : { headers: { "content-type": "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new Error(`${method} ${path} -> ${res.status}: body is not JSON: ${text.slice(0, 300)}`);
+  }
+  return { status: res.status, contentType: res.headers.get("content-type"), body: parsed };
+}
+
+/** Creates a thread (`POST /threads`) and returns its id. */
+export async function createThread(base: string, body: Record<string, unknown> = {}): Promise<string> {
+  const res = await call(base, "POST", "/threads", body);
+  if (res.status !== 201) throw new Error(`POST /threads -> ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body.threadId as string;
+}
+
+/** Polls `GET /threads/:id` until no turn runs; returns the final info. */
+export async function waitIdle(base: string, threadId: string, timeoutMs = 15_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const info = await call(base, "GET", `/threads/${threadId}`);
+    if (info.status === 200 && info.body.status === "idle") return info.body;
+    if (Date.now() > deadline) throw new Error(`thread ${threadId} still busy after ${timeoutMs} ms: ${JSON.stringify(info.body)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** A subscription to `GET /threads/:id/ws?since=`, collecting frames in arrival order. */
+export interface Subscription {
+  readonly socket: WebSocket;
+  readonly frames: Frame[];
+  /** Resolves once `done(frames)` holds; rejects after `timeoutMs` or when the socket closes first. */
+  until(done: (frames: Frame[]) => boolean, timeoutMs?: number): Promise<void>;
+  /** Stops collecting at once (frames still in flight are ignored) and closes the socket. */
+  close(): void;
+}
+
+/** Opens a thread's WebSocket with Node's global `WebSocket` and resolves once it is open. */
+export async function subscribe(base: string, threadId: string, since?: number): Promise<Subscription> {
+  const url = `${base.replace(/^http/, "ws")}/threads/${threadId}/ws${since === undefined ? "" : `?since=${since}`}`;
+  const socket = new WebSocket(url);
+  const frames: Frame[] = [];
+  const waiters = new Set<() => void>();
+  let collecting = true;
+  let closed = false;
+  const notify = () => waiters.forEach((w) => w());
+  socket.addEventListener("message", (e) => {
+    if (!collecting) return;
+    frames.push(JSON.parse(String(e.data)) as Frame);
+    notify();
+  });
+  socket.addEventListener("close", () => {
+    closed = true;
+    notify();
+  });
+  await new Promise<void>((resolve, reject) => {
+    socket.addEventListener("open", () => resolve(), { once: true });
+    socket.addEventListener("error", () => reject(new Error(`WebSocket ${url} failed to open`)), { once: true });
+  });
+  return {
+    socket,
+    frames,
+    until(done, timeoutMs = 15_000) {
+      return new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (done(frames)) finish();
+          else if (closed) finish(new Error(`socket closed after ${frames.length} frames`));
+        };
+        const timer = setTimeout(() => finish(new Error(`timed out after ${frames.length} frames (last seq ${frames.at(-1)?.seq})`)), timeoutMs);
+        const finish = (error?: Error) => {
+          clearTimeout(timer);
+          waiters.delete(check);
+          if (error) reject(error);
+          else resolve();
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+    close() {
+      collecting = false;
+      socket.close();
+    },
+  };
+}
+
+/** Seqs 1..n. */
+export function range1(n: number): number[] {
+  return Array.from({ length: n }, (_, i) => i + 1);
+}
+
+/**
+ * A script of `steps` model steps, each calling get_current_time, roll_dice and list_notes in
+ * parallel, then a closing text step: many frames for reconnect tests.
+ */
+export function busyScript(steps: number, tag: string): unknown[] {
+  const script: unknown[] = [];
+  for (let i = 1; i <= steps; i++) {
+    script.push({
+      text: `step ${i}`,
+      toolCalls: [
+        { id: `${tag}_time_${i}`, name: "get_current_time", arguments: {} },
+        { id: `${tag}_dice_${i}`, name: "roll_dice", arguments: { sides: 6, count: 2 } },
+        { id: `${tag}_notes_${i}`, name: "list_notes", arguments: {} },
+      ],
+    });
+  }
+  script.push({ text: "all done" });
+  return script;
+}
