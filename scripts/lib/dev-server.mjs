@@ -6,9 +6,9 @@
  */
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
-import { mkdtempSync, openSync, closeSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve, dirname } from "node:path";
+import { join, resolve, dirname, relative, isAbsolute, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The repository root (two levels above this file). */
@@ -38,8 +38,8 @@ export function freePort() {
  * @property {string} logFile wrangler's combined stdout/stderr
  * @property {() => string} logTail the last lines of the log, for error messages
  * @property {() => Promise<void>} stop terminates the process group (SIGTERM, then SIGKILL
- *   after 5 s) and removes the temporary Durable Object state (the log and a `persistTo` folder
- *   stay); safe to call twice
+ *   after 5 s) and removes the snapshot and the temporary Durable Object state (the log and a
+ *   `persistTo` folder stay); safe to call twice
  */
 
 /**
@@ -47,8 +47,14 @@ export function freePort() {
  * State persists to a fresh temporary folder, so every start sees empty Durable Objects, unless
  * `persistTo` names a folder: then state is read from and left in it, so a later start on the
  * same folder sees the same Durable Objects (a restart).
+ *
+ * By default wrangler runs on a snapshot: a copy of `cwd` (without node_modules, .git, .wrangler,
+ * dist; node_modules is linked) taken at start. wrangler dev always watches its sources and
+ * reloads on a change, which drops every WebSocket; a snapshot keeps a long run immune to edits
+ * made meanwhile. `snapshot: false` serves `cwd` itself (live reload).
  * @param {{ config: string, cwd?: string, readyPath?: string, timeoutMs?: number,
- *   logFile?: string, env?: Record<string, string>, extraArgs?: string[], persistTo?: string }} options
+ *   logFile?: string, env?: Record<string, string>, extraArgs?: string[], persistTo?: string,
+ *   snapshot?: boolean }} options
  *   `config` is relative to `cwd` (default: the repository root); `timeoutMs` defaults to 90 000
  * @returns {Promise<DevServer>}
  * @throws Error with the log tail when wrangler exits early or does not serve in time
@@ -57,7 +63,9 @@ export async function startDevServer(options) {
   const cwd = options.cwd ?? REPO_ROOT;
   const timeoutMs = options.timeoutMs ?? 90_000;
   const stateDir = mkdtempSync(join(tmpdir(), "weft-dev-"));
-  const persistDir = options.persistTo ?? join(stateDir, "state");
+  const persistDir = options.persistTo !== undefined ? resolve(cwd, options.persistTo) : join(stateDir, "state");
+  const root = options.snapshot === false ? cwd : takeSnapshot(cwd, join(stateDir, "snapshot"));
+  const config = isAbsolute(options.config) && isInside(cwd, options.config) ? join(root, relative(cwd, options.config)) : options.config;
   const logFile = options.logFile ?? join(stateDir, "wrangler.log");
   const port = await freePort();
   let inspectorPort = await freePort();
@@ -65,7 +73,7 @@ export async function startDevServer(options) {
   const wrangler = join(cwd, "node_modules", "wrangler", "bin", "wrangler.js");
   const args = [
     wrangler, "dev",
-    "--config", options.config,
+    "--config", config,
     "--ip", "127.0.0.1",
     "--port", String(port),
     "--inspector-port", String(inspectorPort),
@@ -77,7 +85,7 @@ export async function startDevServer(options) {
   const fd = openSync(logFile, "a");
   // Own process group (detached), so stop() can end wrangler and workerd together.
   const child = spawn(process.execPath, args, {
-    cwd,
+    cwd: root,
     detached: true,
     stdio: ["ignore", fd, fd],
     env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", FORCE_COLOR: "0", WRANGLER_LOG_PATH: stateDir, ...options.env },
@@ -102,6 +110,7 @@ export async function startDevServer(options) {
     signalGroup(child.pid, "SIGKILL"); // stragglers (workerd) left in the group
     // logs stay for debugging; a caller's persistTo folder stays for the next start
     if (options.persistTo === undefined) rmSync(persistDir, { recursive: true, force: true, maxRetries: 3 });
+    if (root !== cwd) rmSync(root, { recursive: true, force: true, maxRetries: 3 });
   };
   // Last resort if the parent exits without calling stop(): never leave workerd running.
   const killSync = () => signalGroup(child.pid, "SIGKILL");
@@ -128,6 +137,28 @@ export async function startDevServer(options) {
     await new Promise((r) => setTimeout(r, 250));
   }
   return { url, port, logFile, logTail, stop };
+}
+
+// Top-level entries never copied into a snapshot (node_modules is linked instead).
+const NOT_COPIED = new Set(["node_modules", ".git", ".wrangler", "dist"]);
+
+/** Copies `from` to `to` for wrangler to build from, linking node_modules. @returns `to` */
+function takeSnapshot(from, to) {
+  cpSync(from, to, {
+    recursive: true,
+    filter: (src) => {
+      const rel = relative(from, src);
+      return rel === "" || (!NOT_COPIED.has(rel.split(sep)[0]) && !rel.split(sep).includes(".wrangler"));
+    },
+  });
+  symlinkSync(join(from, "node_modules"), join(to, "node_modules"), "dir");
+  return to;
+}
+
+/** True when `path` is `dir` or inside it. */
+function isInside(dir, path) {
+  const rel = relative(dir, path);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
 
 /** Sends a signal to a whole process group; ignores a group that is already gone. */
