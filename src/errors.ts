@@ -21,6 +21,8 @@ export const ERROR_CODES = {
   tool_not_allowed: { status: 403, retryable: false },
   thread_not_found: { status: 404, retryable: false },
   call_not_found: { status: 404, retryable: false },
+  call_not_waiting: { status: 409, retryable: false },
+  approval_mismatch: { status: 409, retryable: false },
   agent_not_found: { status: 404, retryable: false },
   env_not_found: { status: 404, retryable: false },
   invalid_request: { status: 400, retryable: false },

@@ -63,8 +63,11 @@ export interface Message {
 /** Where a call came from. Every source goes through the same dispatch pipeline. */
 export type CallSource = "model" | "direct" | "queue" | "invoke";
 
-/** Final and intermediate states of a call record. */
-export type CallStatus = "queued" | "started" | "succeeded" | "failed" | "denied" | "aborted";
+/**
+ * States of a call record. Final: `succeeded`, `failed`, `denied`, `aborted`. Waiting for a
+ * person: `awaiting_approval`, `parked`. In flight: `queued`, `started` (the journal entry).
+ */
+export type CallStatus = "queued" | "started" | "awaiting_approval" | "parked" | "succeeded" | "failed" | "denied" | "aborted";
 
 /** A call as `GET /threads/:id/calls` lists it. */
 export interface CallRecord {
@@ -82,15 +85,30 @@ export interface CallRecord {
   turnId?: string;
   /** Milliseconds since the epoch. */
   createdAt: number;
+  /** When the journal row was last marked started, epoch milliseconds. */
+  startedAt?: number;
   finishedAt?: number;
   durationMs?: number;
+  /** A dry-run thread answered the call without running it. */
+  stubbed?: boolean;
+  /** Who approved it, for `needsApproval` tools. */
+  approvedBy?: string;
+  /** Why it is parked, or was before it was settled. */
+  parkReason?: string;
+  /** SHA-256 of the canonical input, the approval is bound to it. */
+  argsHash?: string;
+  /** Code of a refusal before execute (`unknown_tool`, `invalid_tool_input`). */
+  errorCode?: string;
+  /** Path of the full result in the thread's files, when the stored result was capped. */
+  fullResultPath?: string;
 }
 
 /** Payloads of the built-in event types, keyed by `type` (snake_case, DESIGN.md). */
 export interface EventPayloads {
   thread_created: { threadId: string; agentId: string };
   message_created: { message: Message };
-  turn_started: { turnId: string };
+  /** `resumed` when a turn cut by a restart, or one that waited for a person, goes on. */
+  turn_started: { turnId: string; resumed?: boolean };
   model_step: { turnId: string; step: number; text: string; toolCalls: ToolCallRequest[] };
   tool_call_started: {
     callId: string;
@@ -110,7 +128,14 @@ export interface EventPayloads {
     error?: string;
     durationMs: number;
     attempts: number;
+    /** True when a dry-run thread answered without running the tool. */
+    stubbed?: boolean;
+    /** Path of the full result when `result` was capped for the model. */
+    fullResultPath?: string;
   };
+  tool_call_approval_requested: { callId: string; toolName: string; input: unknown; argsHash: string };
+  tool_call_parked: { callId: string; toolName: string; reason: string };
+  turn_waiting: { turnId: string; callIds: string[] };
   turn_finished: { turnId: string; status: "completed" | "stopped" | "failed"; steps: number; error?: string };
 }
 
@@ -141,5 +166,8 @@ export const BUILTIN_EVENT_TYPES: ReadonlySet<string> = new Set<BuiltinEventType
   "model_step",
   "tool_call_started",
   "tool_call_finished",
+  "tool_call_approval_requested",
+  "tool_call_parked",
+  "turn_waiting",
   "turn_finished",
 ]);

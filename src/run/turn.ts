@@ -1,11 +1,12 @@
 /**
  * The model turn loop: ask the model for a step, dispatch the step's calls in order, append the
  * results, repeat until a step has no calls, the script ends, an `endsTurn` tool succeeds, the
- * thread is stopped, or `maxSteps` is reached.
+ * thread is stopped, or `maxSteps` is reached. A step whose calls wait for a person pauses the
+ * turn; resuming finishes that step first (its finished calls are not run again).
  * @module
  */
 import { errorMessage } from "../errors.js";
-import type { EventPayloads, Message } from "../protocol.js";
+import type { EventPayloads, Message, ToolCallRequest } from "../protocol.js";
 import type { Model, ModelTool } from "../models/model.js";
 import type { CallOutcome, CallRequest } from "../tools/dispatch.js";
 import { resultText } from "../tools/result.js";
@@ -22,37 +23,49 @@ export interface TurnHost {
   readonly system?: string;
   readonly maxSteps: number;
   readonly signal: AbortSignal;
+  /** Steps already taken by this turn (non-zero when it resumes). */
+  readonly stepsSoFar: number;
   tools(): ModelTool[];
   history(): Message[];
-  append(message: NewTurnMessage): Message;
+  /** Appends messages in one transaction; `pending` sets (calls) or clears (null) the open step. */
+  commit(messages: NewTurnMessage[], pending: ToolCallRequest[] | null): void;
+  /** The open step's calls, when a step was interrupted or is waiting. */
+  pendingStep(): ToolCallRequest[] | null;
   /** Dispatches one call, then any calls it queued; returns them in run order. */
   dispatch(request: CallRequest): Promise<{ outcome: CallOutcome; queued: CallOutcome[] }>;
   emit<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): void;
-  /** Called after each step with the step count, for `ExecutionState` and the turn record. */
+  /** Called after each model step with the step count. */
   onStep(steps: number): void;
 }
 
-/** How a turn ended. */
+/** How a turn ended, or that it waits for a person. */
 export interface TurnEnd {
-  status: "completed" | "stopped" | "failed";
+  status: "completed" | "stopped" | "failed" | "waiting";
   steps: number;
   error?: string;
+  /** Calls the turn waits on, when `waiting`. */
+  waitingOn?: string[];
 }
 
 /**
- * Runs one turn to its end. Never throws: a model failure ends the turn `failed` with a message,
+ * Runs (or resumes) one turn. Never throws: a model failure ends the turn `failed` with a message,
  * and every call already dispatched keeps its recorded result.
  */
 export async function runTurn(host: TurnHost): Promise<TurnEnd> {
-  let steps = 0;
+  let steps = host.stepsSoFar;
   try {
+    const open = host.pendingStep();
+    if (open) {
+      const settled = await settleStep(host, open);
+      if (settled.waitingOn) return { status: "waiting", steps, waitingOn: settled.waitingOn };
+      if (settled.endTurn) return { status: "completed", steps };
+    }
     while (steps < host.maxSteps) {
       if (host.signal.aborted) return { status: "stopped", steps };
-      steps += 1;
       const response = await host.model.step({
         threadId: host.threadId,
         turnId: host.turnId,
-        step: steps,
+        step: steps + 1,
         ...(host.system !== undefined ? { system: host.system } : {}),
         get messages() {
           return host.history();
@@ -60,35 +73,20 @@ export async function runTurn(host: TurnHost): Promise<TurnEnd> {
         tools: host.tools(),
         signal: host.signal,
       });
+      if (response.finish === "end" && response.toolCalls.length === 0 && response.text === "") break;
+      steps += 1;
       host.onStep(steps);
-      if (response.finish === "end" && response.toolCalls.length === 0 && response.text === "") {
-        steps -= 1;
-        host.onStep(steps);
-        break;
-      }
       host.emit("model_step", { turnId: host.turnId, step: steps, text: response.text, toolCalls: response.toolCalls });
       const assistant: NewTurnMessage = { role: "assistant", content: response.text };
-      if (response.toolCalls.length > 0) assistant.toolCalls = response.toolCalls;
-      host.append(assistant);
-      if (response.toolCalls.length === 0) break;
-
-      let endTurn = false;
-      const queuedOutcomes: CallOutcome[] = [];
-      for (const call of response.toolCalls) {
-        // Every requested call gets a result message, even after a stop, so history stays valid.
-        const { outcome, queued } = await host.dispatch({
-          callId: call.id,
-          toolName: call.name,
-          args: { text: call.arguments },
-          source: "model",
-          turnId: host.turnId,
-        });
-        host.append({ role: "tool", content: resultText(outcome.result), toolCallId: call.id, name: call.name });
-        queuedOutcomes.push(...queued);
-        if (outcome.endsTurn) endTurn = true;
+      if (response.toolCalls.length === 0) {
+        host.commit([assistant], null);
+        break;
       }
-      for (const q of queuedOutcomes) appendQueued(host, q);
-      if (endTurn) break;
+      assistant.toolCalls = response.toolCalls;
+      host.commit([assistant], response.toolCalls);
+      const settled = await settleStep(host, response.toolCalls);
+      if (settled.waitingOn) return { status: "waiting", steps, waitingOn: settled.waitingOn };
+      if (settled.endTurn) break;
     }
     return { status: host.signal.aborted ? "stopped" : "completed", steps };
   } catch (e) {
@@ -96,13 +94,34 @@ export async function runTurn(host: TurnHost): Promise<TurnEnd> {
   }
 }
 
-/** A queued call's result joins the history as its own assistant call and tool result. */
-function appendQueued(host: TurnHost, outcome: CallOutcome): void {
-  host.append({
-    role: "assistant",
-    content: "",
-    toolCalls: [{ id: outcome.callId, name: outcome.toolName, arguments: outcome.argsText }],
-    metadata: { queued: true },
-  });
-  host.append({ role: "tool", content: resultText(outcome.result), toolCallId: outcome.callId, name: outcome.toolName });
+/**
+ * Dispatches a step's calls in order. When all are final, their results join the history in
+ * call order (one transaction, with the step closed); otherwise the turn waits.
+ */
+async function settleStep(host: TurnHost, calls: ToolCallRequest[]): Promise<{ waitingOn?: string[]; endTurn?: boolean }> {
+  const outcomes: CallOutcome[] = [];
+  const queued: CallOutcome[] = [];
+  for (const call of calls) {
+    const done = await host.dispatch({ callId: call.id, toolName: call.name, args: { text: call.arguments }, source: "model", turnId: host.turnId });
+    outcomes.push(done.outcome);
+    queued.push(...done.queued);
+  }
+  const waiting = outcomes.filter((o) => !o.final).map((o) => o.callId);
+  if (waiting.length > 0) {
+    host.emit("turn_waiting", { turnId: host.turnId, callIds: waiting });
+    return { waitingOn: waiting };
+  }
+  const messages: NewTurnMessage[] = outcomes.map((o, i) => ({
+    role: "tool",
+    content: resultText(o.result),
+    toolCallId: calls[i]!.id,
+    name: calls[i]!.name,
+  }));
+  // A queued call's result joins the history as its own call and result, after the step's results.
+  for (const q of queued.filter((o) => o.final)) {
+    messages.push({ role: "assistant", content: "", toolCalls: [{ id: q.callId, name: q.toolName, arguments: q.argsText }], metadata: { queued: true } });
+    messages.push({ role: "tool", content: resultText(q.result), toolCallId: q.callId, name: q.toolName });
+  }
+  host.commit(messages, null);
+  return { endTurn: outcomes.some((o) => o.endsTurn) };
 }

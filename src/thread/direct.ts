@@ -6,6 +6,7 @@
 import { WeftError } from "../errors.js";
 import { validate } from "../tools/schema.js";
 import type { ThreadEngine } from "./engine.js";
+import type { TurnRunner } from "./runner.js";
 
 /** Input of a direct call. */
 export interface DirectCallInput {
@@ -32,7 +33,7 @@ export interface DirectCallOutcome {
  * Runs a direct call. A busy thread runs reads alongside the turn and refuses the rest.
  * @throws WeftError `unknown_tool` (404), `invalid_tool_input` (400), `session_busy` (409).
  */
-export async function directCall(engine: ThreadEngine, call: DirectCallInput): Promise<DirectCallOutcome> {
+export async function directCall(engine: ThreadEngine, runner: TurnRunner, call: DirectCallInput): Promise<DirectCallOutcome> {
   const tool = engine.catalog.get(call.toolName);
   const input = call.input ?? {};
   // Validation happens again inside dispatch; doing it here first lets HTTP answer 400 and decide busy-ness.
@@ -47,14 +48,17 @@ export async function directCall(engine: ThreadEngine, call: DirectCallInput): P
     }
     parsed = checked.data;
   }
-  if (engine.busy && tool.effectOf(parsed) !== "read") {
+  if (runner.busy && tool.effectOf(parsed) !== "read") {
     throw new WeftError("session_busy", `a turn is running; "${tool.name}" is not a read, so it waits until the turn finishes`, {
       toolName: tool.name,
     });
   }
   const callId = call.callId ?? `tool_${tool.name}_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
   const { outcome } = await engine.dispatchWithQueue({ callId, toolName: tool.name, args: { value: input }, source: "direct" });
-  if (outcome.errorCode) throw new WeftError(outcome.errorCode, outcome.result.error ?? "refused", outcome.errorDetails);
+  if (outcome.errorCode) {
+    const message = (outcome.result.error ?? "refused").replace(`${outcome.errorCode}: `, "");
+    throw new WeftError(outcome.errorCode, message, outcome.errorDetails);
+  }
   return {
     ok: !outcome.isError,
     toolName: tool.name,

@@ -12,6 +12,10 @@ import type { ToolListing } from "../tools/catalog.js";
 import type { GetMessagesOptions, MessagesResult } from "../tools/thread-state.js";
 import { directCall, type DirectCallInput, type DirectCallOutcome } from "./direct.js";
 import { ThreadEngine } from "./engine.js";
+import { TurnRunner, WATCHDOG_MS } from "./runner.js";
+import type { Settlement } from "../tools/decide.js";
+import type { CallOutcome } from "../tools/dispatch.js";
+import { checkTimeArgNames } from "../tools/time-args.js";
 import { type RpcResult, rpc } from "./rpc.js";
 import { isInitialized, migrate } from "./store/migrations.js";
 import { ThreadStore } from "./store/index.js";
@@ -33,7 +37,8 @@ export interface CreateThreadInput {
 
 /** What `GET /threads/:id` returns. */
 export interface ThreadInfo extends ThreadMeta {
-  status: "idle" | "running";
+  /** `waiting`: a turn waits for a person (an approval or a parked call). */
+  status: "idle" | "running" | "waiting";
   messageCount: number;
   lastSeq: number;
   lastTurn?: TurnRecord;
@@ -50,6 +55,7 @@ export function createThreadClass(registry: Registry) {
   return class Thread extends DurableObject<WeftEnv> {
     private readonly store: ThreadStore;
     private engine: ThreadEngine | null = null;
+    private runner: TurnRunner | null = null;
 
     constructor(ctx: DurableObjectState, env: WeftEnv) {
       super(ctx, env);
@@ -58,8 +64,21 @@ export function createThreadClass(registry: Registry) {
         if (!isInitialized(ctx.storage.sql)) return;
         migrate(ctx.storage);
         const meta = this.store.meta.read();
-        if (meta) this.engine = this.newEngine(meta);
+        if (!meta) return;
+        this.attach(this.newEngine(meta));
+        // Work a crash left behind is finished by the alarm, even if no client ever calls again.
+        if (this.hasUnfinishedWork() && (await ctx.storage.getAlarm()) === null) await ctx.storage.setAlarm(Date.now() + 10);
       });
+    }
+
+    private attach(engine: ThreadEngine): void {
+      this.engine = engine;
+      this.runner = new TurnRunner(engine, (delayMs) => void this.ctx.storage.setAlarm(Date.now() + delayMs));
+    }
+
+    private hasUnfinishedWork(): boolean {
+      const turn = this.store.turns.latest();
+      return turn?.status === "running" || this.store.calls.unfinished().length > 0 || this.store.calls.queued().length > 0 || this.store.turns.inboxSize() > 0;
     }
 
     private newEngine(meta: ThreadMeta): ThreadEngine {
@@ -78,6 +97,11 @@ export function createThreadClass(registry: Registry) {
     private requireEngine(): ThreadEngine {
       if (!this.engine) throw new WeftError("thread_not_found", "no such thread");
       return this.engine;
+    }
+
+    private requireRunner(): TurnRunner {
+      this.requireEngine();
+      return this.runner!;
     }
 
     private broadcast(frame: EventFrame): void {
@@ -114,6 +138,8 @@ export function createThreadClass(registry: Registry) {
         };
         migrate(this.ctx.storage);
         const engine = this.newEngine(meta);
+        // seed-000: a thread with asOf refuses to start when a timeArgs name is not in its tool's schema.
+        if (meta.asOf) for (const name of engine.catalog.names()) checkTimeArgNames(engine.catalog.get(name));
         this.store.atomically(() => {
           this.store.meta.write(meta);
           this.store.turns.addScript([...agentScript, ...script]);
@@ -122,7 +148,7 @@ export function createThreadClass(registry: Registry) {
             else this.store.env.set(name, v.value, v.type);
           }
         });
-        this.engine = engine;
+        this.attach(engine);
         engine.emit("thread_created", { threadId, agentId });
         return meta;
       });
@@ -134,7 +160,7 @@ export function createThreadClass(registry: Registry) {
         const lastTurn = this.store.turns.latest();
         return {
           ...engine.meta,
-          status: engine.busy ? "running" : "idle",
+          status: this.runner!.active ? "running" : lastTurn?.status === "waiting" ? "waiting" : "idle",
           messageCount: this.store.messages.count(),
           lastSeq: this.store.events.lastSeq(),
           ...(lastTurn ? { lastTurn } : {}),
@@ -151,16 +177,47 @@ export function createThreadClass(registry: Registry) {
 
     async postMessage(input: { content: string; role?: "user" | "system"; script?: unknown }): Promise<RpcResult<{ queued: boolean; message?: Message }>> {
       return rpc(() => {
-        const engine = this.requireEngine();
+        const runner = this.requireRunner();
         const script = input.script === undefined ? undefined : normalizeScript(input.script, ["script"]);
-        return engine.postMessage({ content: input.content, ...(input.role ? { role: input.role } : {}), ...(script ? { script } : {}) });
+        return runner.postMessage({ content: input.content, ...(input.role ? { role: input.role } : {}), ...(script ? { script } : {}) });
       });
     }
 
-    async listCalls(): Promise<RpcResult<{ calls: CallRecord[] }>> {
+    async listCalls(options: { status?: CallRecord["status"]; limit?: number; offset?: number } = {}): Promise<RpcResult<{ calls: CallRecord[] }>> {
       return rpc(() => {
         this.requireEngine();
-        return { calls: this.store.calls.list() };
+        return { calls: this.store.calls.list(options.limit ?? 1000, options.offset ?? 0, options.status) };
+      });
+    }
+
+    async getCall(callId: string): Promise<RpcResult<CallRecord>> {
+      return rpc(() => {
+        this.requireEngine();
+        const call = this.store.calls.get(callId);
+        if (!call) throw new WeftError("call_not_found", `no call ${JSON.stringify(callId)} in this thread`, { callId });
+        return call;
+      });
+    }
+
+    async approve(callId: string, approvedBy: string, argsHash?: string): Promise<RpcResult<CallOutcome>> {
+      return rpc(() => this.requireRunner().approve(callId, approvedBy, argsHash));
+    }
+
+    async deny(callId: string, deniedBy: string, reason?: string): Promise<RpcResult<CallOutcome>> {
+      return rpc(() => this.requireRunner().deny(callId, deniedBy, reason));
+    }
+
+    async settle(callId: string, settlement: Settlement): Promise<RpcResult<CallOutcome>> {
+      return rpc(() => this.requireRunner().settle(callId, settlement));
+    }
+
+    /** A file of the thread: a capped result's full text, or an attachment (base64 for binary). */
+    async getFile(path: string): Promise<RpcResult<{ mimeType: string; size: number; data: string }>> {
+      return rpc(() => {
+        this.requireEngine();
+        const info = this.store.files.info(path);
+        if (!info) throw new WeftError("not_found", `no file ${JSON.stringify(path)} in this thread`, { path: ["path"] });
+        return { mimeType: info.mimeType, size: info.size, data: this.store.files.read(path)! };
       });
     }
 
@@ -169,17 +226,17 @@ export function createThreadClass(registry: Registry) {
     }
 
     async callTool(input: DirectCallInput): Promise<RpcResult<DirectCallOutcome>> {
-      return rpc(() => directCall(this.requireEngine(), input));
+      return rpc(() => directCall(this.requireEngine(), this.runner!, input));
     }
 
     async stop(): Promise<RpcResult<{ stopped: boolean }>> {
-      return rpc(() => ({ stopped: this.requireEngine().stop() }));
+      return rpc(() => ({ stopped: this.requireRunner().stop() }));
     }
 
     /** Resolves once no turn runs; for tests and graceful shutdown. */
     async waitIdle(): Promise<RpcResult<null>> {
       return rpc(async () => {
-        await this.engine?.idle();
+        await this.runner?.idle();
         return null;
       });
     }
@@ -187,16 +244,23 @@ export function createThreadClass(registry: Registry) {
     /** Removes every row: the end of an ephemeral thread. */
     async destroy(): Promise<RpcResult<null>> {
       return rpc(async () => {
-        await this.engine?.idle();
+        await this.runner?.idle();
         this.engine = null;
+        this.runner = null;
         await this.ctx.storage.deleteAlarm();
         await this.ctx.storage.deleteAll();
         return null;
       });
     }
 
+    /** The watchdog: resumes a turn cut by a restart, recovers calls, drains the queue. */
     override async alarm(): Promise<void> {
-      await this.engine?.resume();
+      if (!this.runner) return;
+      if (this.runner.active) {
+        this.ctx.storage.setAlarm(Date.now() + WATCHDOG_MS);
+        return;
+      }
+      await this.runner.resume();
     }
 
     override async fetch(request: Request): Promise<Response> {

@@ -1,20 +1,20 @@
 /**
- * A thread's behaviour, kept out of the Durable Object class so that class only delegates: create,
- * post messages, run turns, dispatch calls and drain the durable queue, emit events.
+ * A thread's behaviour, kept out of the Durable Object class so that class only delegates:
+ * events, the dispatch host, the durable queue, and the `ThreadState` host. Turns are run by
+ * `TurnRunner` (runner.ts).
  * @module
  */
 import { WeftError } from "../errors.js";
-import type { CallSource, EventFrame, EventPayloads, Message, ToolResult } from "../protocol.js";
+import type { EventFrame, EventPayloads, Message, ToolResult } from "../protocol.js";
 import { BUILTIN_EVENT_TYPES } from "../protocol.js";
-import { createScriptedModel } from "../models/scripted.js";
-import type { StoredStep } from "../models/scripted.js";
 import { type AgentDefinition, type Registry, findAgent } from "../run/agent.js";
 import type { NewTurnMessage } from "../run/messages.js";
-import { DEFAULT_MAX_STEPS, runTurn } from "../run/turn.js";
 import { ToolCatalog } from "../tools/catalog.js";
-import { type CallOutcome, type CallRequest, dispatch } from "../tools/dispatch.js";
+import { type CallOutcome, type CallRequest, type DispatchHost, dispatch } from "../tools/dispatch.js";
+import type { CrashPoint } from "../tools/host.js";
+import { DEFAULT_RESULT_CAP_BYTES } from "../tools/size.js";
 import type { ExecutionState } from "../tools/thread-state.js";
-import { createExecution } from "./execution.js";
+import type { Effect } from "../tools/types.js";
 import { type BoundCall, type StateHost, createThreadState } from "./state.js";
 import type { ThreadStore } from "./store/index.js";
 import type { ThreadMeta } from "./store/meta.js";
@@ -30,14 +30,22 @@ export interface EngineHost {
   wakeSoon(): void;
 }
 
+/** Test seam of the crash matrix: called at each crash point of the pipeline. */
+export type CrashHook = (point: CrashPoint, call: { callId: string; toolName: string; effect: Effect }) => void | Promise<void>;
+
+const newId = (prefix: string) => `${prefix}_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+
 /** A thread's running behaviour over its store. */
 export class ThreadEngine implements StateHost {
   readonly agent: AgentDefinition;
   readonly catalog: ToolCatalog;
-  private runner: Promise<void> | null = null;
+  /** Aborted by `stop`; replaced when a new turn starts. */
+  abort = new AbortController();
+  /** The execution state of the running turn, or null. */
+  current: ExecutionState | null = null;
+  /** Set by crash-matrix tests only. */
+  crashHook: CrashHook | null = null;
   private drainLock: Promise<unknown> = Promise.resolve();
-  private abort = new AbortController();
-  private current: ExecutionState | null = null;
 
   constructor(
     private readonly host: EngineHost,
@@ -59,11 +67,6 @@ export class ThreadEngine implements StateHost {
     return this.host.workerEnv;
   }
 
-  /** True while a turn runs. */
-  get busy(): boolean {
-    return this.runner !== null;
-  }
-
   execution(): ExecutionState | null {
     return this.current;
   }
@@ -81,13 +84,22 @@ export class ThreadEngine implements StateHost {
   }
 
   appendMessage(message: NewTurnMessage): Message {
-    const stored = this.store.atomically(() => this.store.messages.append(message));
-    this.emit("message_created", { message: stored });
+    return this.appendMessages([message])[0]!;
+  }
+
+  /** Appends messages in one transaction (with `also` inside it), then emits `message_created`. */
+  appendMessages(messages: NewTurnMessage[], also?: () => void): Message[] {
+    const stored = this.store.atomically(() => {
+      const out = messages.map((m) => this.store.messages.append(m));
+      also?.();
+      return out;
+    });
+    for (const message of stored) this.emit("message_created", { message });
     return stored;
   }
 
   queueCall(parentCallId: string | undefined, toolName: string, args: Record<string, unknown>, turnId?: string): void {
-    const callId = `call_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+    const callId = newId("call");
     this.store.calls.insert({
       callId,
       toolName,
@@ -102,9 +114,8 @@ export class ThreadEngine implements StateHost {
   }
 
   async invokeCall(parentCallId: string | undefined, toolName: string, args: Record<string, unknown>, turnId?: string): Promise<ToolResult> {
-    const callId = `call_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
     const outcome = await this.dispatchOne({
-      callId,
+      callId: newId("call"),
       toolName,
       args: { value: args },
       source: "invoke",
@@ -114,19 +125,31 @@ export class ThreadEngine implements StateHost {
     return outcome.result;
   }
 
+  /** The pipeline's view of this thread, bound to the current stop signal. */
+  dispatchHost(): DispatchHost {
+    const cap = Number(this.workerEnv.WEFT_RESULT_CAP_BYTES);
+    return {
+      branchId: this.meta.threadId,
+      catalog: this.catalog,
+      journal: this.store.calls,
+      emit: (type, data) => this.emit(type, data),
+      stateFor: (call: BoundCall) => createThreadState(this, call),
+      signal: this.abort.signal,
+      dryRun: this.meta.dryRun,
+      ...(this.meta.asOf ? { asOf: this.meta.asOf } : {}),
+      resultCapBytes: Number.isInteger(cap) && cap > 0 ? cap : DEFAULT_RESULT_CAP_BYTES,
+      files: {
+        writeFile: (path, data, mimeType, size) => void this.store.files.write(path, data, mimeType, size),
+        fileUrl: (path) => `/threads/${this.meta.threadId}/files/${path}`,
+      },
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      ...(this.crashHook ? { checkpoint: this.crashHook } : {}),
+    };
+  }
+
   /** Runs one call through the pipeline, without draining the queue. */
   dispatchOne(request: CallRequest): Promise<CallOutcome> {
-    return dispatch(
-      {
-        branchId: this.meta.threadId,
-        catalog: this.catalog,
-        journal: this.store.calls,
-        emit: (type, data) => this.emit(type, data),
-        stateFor: (call: BoundCall) => createThreadState(this, call),
-        signal: this.abort.signal,
-      },
-      request,
-    );
+    return dispatch(this.dispatchHost(), request);
   }
 
   /** Runs one call, then every call it (or anything before it) queued, in queue order. */
@@ -148,7 +171,7 @@ export class ThreadEngine implements StateHost {
             callId: next.callId,
             toolName: next.toolName,
             args: { text: next.argsText },
-            source: "queue" satisfies CallSource,
+            source: "queue",
             ...(next.turnId ? { turnId: next.turnId } : {}),
           }),
         );
@@ -159,95 +182,18 @@ export class ThreadEngine implements StateHost {
     return run;
   }
 
-  /**
-   * Accepts a user message. With no turn running it joins the history now and a turn starts;
-   * otherwise it waits in the inbox for the next turn (no orphan rows, no duplicate calls).
-   */
-  postMessage(input: { content: string; role?: "user" | "system"; metadata?: Record<string, unknown>; script?: StoredStep[] }):
-    { queued: boolean; message?: Message } {
-    this.store.atomically(() => {
-      if (input.script && input.script.length > 0) this.store.turns.addScript(input.script);
-      this.store.turns.enqueue({ role: input.role ?? "user", content: input.content, ...(input.metadata ? { metadata: input.metadata } : {}) });
-    });
-    if (this.runner) return { queued: true };
-    const [message] = this.admitInbox();
-    this.runner = this.runLoop().finally(() => {
-      this.runner = null;
-    });
-    return message ? { queued: false, message } : { queued: false };
-  }
-
-  /** Resumes durable work after a restart: queued calls and waiting messages. */
-  async resume(): Promise<void> {
-    const stale = this.store.turns.latest();
-    if (stale?.status === "running" && !this.runner) {
-      this.store.turns.end(stale.turnId, "failed", "interrupted by a restart");
-      this.emit("turn_finished", { turnId: stale.turnId, status: "failed", steps: stale.steps, error: "interrupted by a restart" });
+  /** Re-runs, reconciles or parks every call a restart interrupted (outside any open step). */
+  async recoverCalls(): Promise<CallOutcome[]> {
+    const done: CallOutcome[] = [];
+    for (const record of this.store.calls.unfinished()) {
+      done.push(await this.dispatchOne({ callId: record.callId, toolName: record.toolName, args: { text: record.argsText }, source: record.source }));
     }
-    await this.drainQueue();
-    if (!this.runner && this.store.turns.inboxSize() > 0) {
-      this.admitInbox();
-      this.runner = this.runLoop().finally(() => {
-        this.runner = null;
-      });
-    }
-    await this.idle();
+    return done;
   }
 
-  /** Resolves when no turn is running. */
-  async idle(): Promise<void> {
-    while (this.runner) await this.runner;
-  }
-
-  /** Stops the running turn: the abort signal fires and no further model step starts. */
-  stop(): boolean {
-    if (!this.runner) return false;
-    this.abort.abort(new WeftError("session_busy", "thread stopped"));
-    return true;
-  }
-
-  private admitInbox(): Message[] {
-    const pending = this.store.turns.takeInbox();
-    return pending.map((p) =>
-      this.appendMessage({ role: p.role, content: p.content, ...(p.metadata ? { metadata: p.metadata } : {}) }),
-    );
-  }
-
-  private async runLoop(): Promise<void> {
-    for (;;) {
-      await this.runOneTurn();
-      if (this.store.turns.inboxSize() === 0) return;
-      this.admitInbox();
-    }
-  }
-
-  private async runOneTurn(): Promise<void> {
-    const turnId = `turn_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
-    this.abort = new AbortController();
-    this.store.turns.begin(turnId);
-    this.emit("turn_started", { turnId });
-    const execution = createExecution(turnId, this.abort, () => this.store.messages.all());
-    this.current = execution.state;
-    const end = await runTurn({
-      threadId: this.meta.threadId,
-      turnId,
-      model: createScriptedModel(() => this.store.turns.nextScriptStep()),
-      ...(this.agent.system !== undefined ? { system: this.agent.system } : {}),
-      maxSteps: this.agent.maxSteps ?? DEFAULT_MAX_STEPS,
-      signal: this.abort.signal,
-      tools: () => this.catalog.list().map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
-      history: () => this.store.messages.all(),
-      append: (message) => this.appendMessage(message),
-      dispatch: (request) => this.dispatchWithQueue(request),
-      emit: (type, data) => this.emit(type, data),
-      onStep: (steps) => {
-        execution.setSteps(steps);
-        this.store.turns.step(turnId, steps);
-      },
-    });
-    this.current = null;
-    this.store.turns.end(turnId, end.status, end.error);
-    this.emit("turn_finished", { turnId, status: end.status, steps: end.steps, ...(end.error ? { error: end.error } : {}) });
+  /** Creates a new id for a call or turn. */
+  newId(prefix: string): string {
+    return newId(prefix);
   }
 }
 

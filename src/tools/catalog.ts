@@ -46,15 +46,6 @@ export function compileTool(name: string, def: unknown): CompiledTool {
   const args = def.args === undefined || def.args === null ? null : toZodSchema(name, "args", def.args);
   const output = def.outputSchema === undefined ? null : toZodSchema(name, "outputSchema", def.outputSchema);
   const inputSchema = args ? toModelJsonSchema(args) : NO_ARGS;
-  if (def.timeArgs) {
-    const properties = (inputSchema.properties ?? {}) as Record<string, unknown>;
-    const missing = def.timeArgs.filter((n: string) => !(n in properties));
-    if (missing.length > 0) {
-      throw new WeftError("invalid_config", `tool "${name}": timeArgs names missing from the schema: ${missing.join(", ")}`, {
-        tool: name,
-      });
-    }
-  }
   const effect = def.effect;
   return {
     name,

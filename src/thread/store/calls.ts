@@ -8,6 +8,8 @@ import type { CallRecord, CallSource, CallStatus, ToolResult } from "../../proto
 /** Statuses after which a call never changes again. */
 export const FINAL_STATUSES: ReadonlySet<CallStatus> = new Set(["succeeded", "failed", "denied", "aborted"]);
 
+const FINAL_SQL = "('succeeded', 'failed', 'denied', 'aborted')";
+
 interface CallRow extends Record<string, SqlStorageValue> {
   call_id: string;
   ord: number;
@@ -22,12 +24,22 @@ interface CallRow extends Record<string, SqlStorageValue> {
   turn_id: string | null;
   parent_call_id: string | null;
   created_at: number;
+  started_at: number | null;
   finished_at: number | null;
   duration_ms: number | null;
+  stubbed: number;
+  approved_by: string | null;
+  park_reason: string | null;
+  args_hash: string | null;
+  error_code: string | null;
+  full_result_path: string | null;
 }
 
-function toRecord(row: CallRow): CallRecord & { parentCallId?: string } {
-  const record: CallRecord & { parentCallId?: string } = {
+/** A stored call, with the parent that queued or invoked it. */
+export type StoredCall = CallRecord & { parentCallId?: string };
+
+function toRecord(row: CallRow): StoredCall {
+  const record: StoredCall = {
     callId: row.call_id,
     toolName: row.tool_name,
     source: row.source as CallSource,
@@ -41,8 +53,15 @@ function toRecord(row: CallRow): CallRecord & { parentCallId?: string } {
   if (row.result !== null) record.result = JSON.parse(row.result) as ToolResult;
   if (row.turn_id !== null) record.turnId = row.turn_id;
   if (row.parent_call_id !== null) record.parentCallId = row.parent_call_id;
+  if (row.started_at !== null) record.startedAt = row.started_at;
   if (row.finished_at !== null) record.finishedAt = row.finished_at;
   if (row.duration_ms !== null) record.durationMs = row.duration_ms;
+  if (row.stubbed === 1) record.stubbed = true;
+  if (row.approved_by !== null) record.approvedBy = row.approved_by;
+  if (row.park_reason !== null) record.parkReason = row.park_reason;
+  if (row.args_hash !== null) record.argsHash = row.args_hash;
+  if (row.error_code !== null) record.errorCode = row.error_code;
+  if (row.full_result_path !== null) record.fullResultPath = row.full_result_path;
   return record;
 }
 
@@ -59,11 +78,20 @@ export interface NewCall {
   parentCallId?: string;
 }
 
+/** What a final result records besides its status and result. */
+export interface FinishDetails {
+  attempts: number;
+  durationMs: number;
+  stubbed?: boolean;
+  errorCode?: string;
+  fullResultPath?: string;
+}
+
 /** Reads and writes call rows. */
 export class CallStore {
   constructor(private readonly sql: SqlStorage) {}
 
-  get(callId: string): (CallRecord & { parentCallId?: string }) | undefined {
+  get(callId: string): StoredCall | undefined {
     const row = this.sql.exec<CallRow>("SELECT * FROM calls WHERE call_id = ?", callId).toArray()[0];
     return row ? toRecord(row) : undefined;
   }
@@ -88,41 +116,77 @@ export class CallStore {
     );
   }
 
-  /** Marks a queued row started (the journal entry before `execute`). */
+  /** The journal entry before an attempt of `execute`: status started, attempts + 1. */
   start(callId: string, input: unknown, now = Date.now()): void {
     this.sql.exec(
-      "UPDATE calls SET status = 'started', input = ?, attempts = attempts + 1, started_at = ? WHERE call_id = ? AND status IN ('queued', 'started')",
+      `UPDATE calls SET status = 'started', input = ?, attempts = attempts + 1, started_at = ?
+       WHERE call_id = ? AND status NOT IN ${FINAL_SQL}`,
       JSON.stringify(input ?? null),
       now,
       callId,
     );
   }
 
+  /** One more attempt of a started call (a retry). */
+  attempt(callId: string): void {
+    this.sql.exec(`UPDATE calls SET attempts = attempts + 1 WHERE call_id = ? AND status = 'started'`, callId);
+  }
+
+  /** Holds a validated call for a person's approval, bound to its argument hash. */
+  awaitApproval(callId: string, input: unknown, argsHash: string): void {
+    this.sql.exec(
+      `UPDATE calls SET status = 'awaiting_approval', input = ?, args_hash = ? WHERE call_id = ? AND status NOT IN ${FINAL_SQL}`,
+      JSON.stringify(input ?? null),
+      argsHash,
+      callId,
+    );
+  }
+
+  setApprovedBy(callId: string, who: string): void {
+    this.sql.exec("UPDATE calls SET approved_by = ? WHERE call_id = ?", who, callId);
+  }
+
+  /** Parks a call whose outcome is uncertain; a person settles it. */
+  park(callId: string, reason: string): void {
+    this.sql.exec(`UPDATE calls SET status = 'parked', park_reason = ? WHERE call_id = ? AND status NOT IN ${FINAL_SQL}`, reason, callId);
+  }
+
   /**
    * Records the final result once.
    * @returns false when the row already had a final result (nothing written).
    */
-  finish(callId: string, status: CallStatus, result: ToolResult, attempts: number, durationMs: number, now = Date.now()): boolean {
+  finish(callId: string, status: CallStatus, result: ToolResult, details: FinishDetails, now = Date.now()): boolean {
     const cursor = this.sql.exec(
-      `UPDATE calls SET status = ?, result = ?, attempts = ?, duration_ms = ?, finished_at = ?
-       WHERE call_id = ? AND status NOT IN ('succeeded', 'failed', 'denied', 'aborted')`,
+      `UPDATE calls SET status = ?, result = ?, attempts = ?, duration_ms = ?, finished_at = ?, stubbed = ?, error_code = ?, full_result_path = ?
+       WHERE call_id = ? AND status NOT IN ${FINAL_SQL}`,
       status,
       JSON.stringify(result),
-      attempts,
-      durationMs,
+      details.attempts,
+      details.durationMs,
       now,
+      details.stubbed ? 1 : 0,
+      details.errorCode ?? null,
+      details.fullResultPath ?? null,
       callId,
     );
     return cursor.rowsWritten > 0;
   }
 
   /** Queued calls in queue order. */
-  queued(): CallRecord[] {
+  queued(): StoredCall[] {
     return this.sql.exec<CallRow>("SELECT * FROM calls WHERE status = 'queued' ORDER BY ord").toArray().map(toRecord);
   }
 
-  /** Calls in creation order, newest last. */
-  list(limit = 1000, offset = 0): CallRecord[] {
-    return this.sql.exec<CallRow>("SELECT * FROM calls ORDER BY ord LIMIT ? OFFSET ?", limit, offset).toArray().map(toRecord);
+  /** Calls whose journal says started but that have no result: interrupted by a restart. */
+  unfinished(): StoredCall[] {
+    return this.sql.exec<CallRow>("SELECT * FROM calls WHERE status = 'started' ORDER BY ord").toArray().map(toRecord);
+  }
+
+  /** Calls in creation order, at most `limit` from `offset`, optionally of one status. */
+  list(limit = 1000, offset = 0, status?: CallStatus): StoredCall[] {
+    const rows = status
+      ? this.sql.exec<CallRow>("SELECT * FROM calls WHERE status = ? ORDER BY ord LIMIT ? OFFSET ?", status, limit, offset)
+      : this.sql.exec<CallRow>("SELECT * FROM calls ORDER BY ord LIMIT ? OFFSET ?", limit, offset);
+    return rows.toArray().map(toRecord);
   }
 }

@@ -5,6 +5,7 @@
 import { CallStore } from "./calls.js";
 import { EnvStore } from "./env.js";
 import { EventLog } from "./events.js";
+import { FileStore } from "./files.js";
 import { KvStore } from "./kv.js";
 import { MessageStore } from "./messages.js";
 import { MetaStore } from "./meta.js";
@@ -19,6 +20,7 @@ export class ThreadStore {
   readonly events: EventLog;
   readonly calls: CallStore;
   readonly turns: TurnStore;
+  readonly files: FileStore;
 
   constructor(readonly storage: DurableObjectStorage) {
     const sql = storage.sql;
@@ -29,6 +31,7 @@ export class ThreadStore {
     this.events = new EventLog(sql);
     this.calls = new CallStore(sql);
     this.turns = new TurnStore(sql);
+    this.files = new FileStore(storage);
   }
 
   /** Runs `fn` as one SQLite transaction: all of its writes land, or none. */

@@ -55,6 +55,18 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE TABLE script (id INTEGER PRIMARY KEY, step TEXT NOT NULL, consumed INTEGER NOT NULL DEFAULT 0);
   `,
+  // v2: tool-call guarantees (approval, parking, dry-run marks), resumable turns, thread files.
+  `
+  ALTER TABLE calls ADD COLUMN stubbed INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE calls ADD COLUMN approved_by TEXT;
+  ALTER TABLE calls ADD COLUMN park_reason TEXT;
+  ALTER TABLE calls ADD COLUMN args_hash TEXT;
+  ALTER TABLE calls ADD COLUMN error_code TEXT;
+  ALTER TABLE calls ADD COLUMN full_result_path TEXT;
+  ALTER TABLE turns ADD COLUMN pending_step TEXT;
+  CREATE TABLE files (path TEXT PRIMARY KEY, mime_type TEXT NOT NULL, size INTEGER NOT NULL, chunks INTEGER NOT NULL, created_at INTEGER NOT NULL);
+  CREATE TABLE file_chunks (path TEXT NOT NULL, chunk INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (path, chunk));
+  `,
 ];
 
 /** True when the thread's tables exist; an id that was never created has none. */

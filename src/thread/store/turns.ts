@@ -6,7 +6,7 @@
 import type { StoredStep } from "../../models/scripted.js";
 
 /** Final and running states of a turn. */
-export type TurnStatus = "running" | "completed" | "stopped" | "failed";
+export type TurnStatus = "running" | "waiting" | "completed" | "stopped" | "failed";
 
 /** A stored turn. Times are epoch milliseconds. */
 export interface TurnRecord {
@@ -38,11 +38,26 @@ export class TurnStore {
     );
   }
 
+  /** Marks a turn waiting for a person (approval or a parked call) or running again. */
+  setStatus(turnId: string, status: "running" | "waiting"): void {
+    this.sql.exec("UPDATE turns SET status = ? WHERE turn_id = ?", status, turnId);
+  }
+
+  /** The calls of the step being dispatched; kept until their results join the history. */
+  setPendingStep(turnId: string, calls: readonly unknown[] | null): void {
+    this.sql.exec("UPDATE turns SET pending_step = ? WHERE turn_id = ?", calls ? JSON.stringify(calls) : null, turnId);
+  }
+
+  pendingStep<T>(turnId: string): T[] | null {
+    const row = this.sql.exec<{ pending_step: string | null }>("SELECT pending_step FROM turns WHERE turn_id = ?", turnId).toArray()[0];
+    return row?.pending_step ? (JSON.parse(row.pending_step) as T[]) : null;
+  }
+
   step(turnId: string, steps: number): void {
     this.sql.exec("UPDATE turns SET steps = ? WHERE turn_id = ?", steps, turnId);
   }
 
-  end(turnId: string, status: Exclude<TurnStatus, "running">, error?: string, now = Date.now()): void {
+  end(turnId: string, status: Exclude<TurnStatus, "running" | "waiting">, error?: string, now = Date.now()): void {
     this.sql.exec("UPDATE turns SET status = ?, finished_at = ?, error = ? WHERE turn_id = ?", status, now, error ?? null, turnId);
   }
 

@@ -1,0 +1,181 @@
+/**
+ * Turns over time: the inbox, starting and resuming turns, waiting for people, stops, and the
+ * watchdog alarm that resumes a turn cut by a restart with no client request needed.
+ * @module
+ */
+import type { Message } from "../protocol.js";
+import { createScriptedModel } from "../models/scripted.js";
+import type { StoredStep } from "../models/scripted.js";
+import { DEFAULT_MAX_STEPS, type TurnEnd, runTurn } from "../run/turn.js";
+import type { CallOutcome } from "../tools/dispatch.js";
+import { type Settlement, approveCall, denyCall, settleCall } from "../tools/decide.js";
+import type { ToolCallRequest } from "../protocol.js";
+import type { ThreadEngine } from "./engine.js";
+import { createExecution } from "./execution.js";
+import type { TurnRecord } from "./store/turns.js";
+
+/** How long the watchdog alarm waits before checking on a turn, in milliseconds. */
+export const WATCHDOG_MS = 2000;
+
+/** Runs a thread's turns. */
+export class TurnRunner {
+  private running: Promise<void> | null = null;
+
+  constructor(
+    private readonly engine: ThreadEngine,
+    private readonly armAlarm: (delayMs: number) => void,
+  ) {}
+
+  /** True while a turn runs in this instance. */
+  get active(): boolean {
+    return this.running !== null;
+  }
+
+  /** True while a turn runs or waits for a person: new messages queue, writes get session_busy. */
+  get busy(): boolean {
+    return this.running !== null || this.engine.store.turns.latest()?.status === "waiting";
+  }
+
+  /**
+   * Accepts a message. When the thread is free it joins the history now and a turn starts;
+   * otherwise it waits in the inbox for the next turn (no orphan rows, no duplicate calls).
+   */
+  postMessage(input: { content: string; role?: "user" | "system"; script?: StoredStep[] }): { queued: boolean; message?: Message } {
+    const { store } = this.engine;
+    store.atomically(() => {
+      if (input.script && input.script.length > 0) store.turns.addScript(input.script);
+      store.turns.enqueue({ role: input.role ?? "user", content: input.content });
+    });
+    if (this.busy) return { queued: true };
+    const [message] = this.admitInbox();
+    this.start();
+    return message ? { queued: false, message } : { queued: false };
+  }
+
+  /**
+   * Finishes durable work after a restart or a person's decision: resumes a cut or waiting turn,
+   * recovers interrupted calls, drains the queue, starts a turn for waiting messages.
+   */
+  async resume(): Promise<void> {
+    if (this.running) {
+      this.armAlarm(WATCHDOG_MS);
+      return this.idle();
+    }
+    const latest = this.engine.store.turns.latest();
+    if (latest && (latest.status === "running" || latest.status === "waiting")) {
+      this.start(latest);
+    } else {
+      await this.engine.recoverCalls();
+      await this.engine.drainQueue();
+      if (this.engine.store.turns.inboxSize() > 0) {
+        this.admitInbox();
+        this.start();
+      }
+    }
+    await this.idle();
+  }
+
+  /** Resolves when no turn is running in this instance. */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  /** Stops the running turn: its signal fires and no further model step starts. */
+  stop(): boolean {
+    if (!this.running) return false;
+    this.engine.abort.abort(new Error("thread stopped"));
+    return true;
+  }
+
+  /** Approves a waiting call (it runs once), then lets its turn go on. */
+  async approve(callId: string, approvedBy: string, argsHash?: string): Promise<CallOutcome> {
+    this.freshSignal();
+    const outcome = await approveCall(this.engine.dispatchHost(), callId, approvedBy, argsHash);
+    void this.resume();
+    return outcome;
+  }
+
+  /** Denies a waiting call; the model sees the denial when its turn goes on. */
+  deny(callId: string, deniedBy: string, reason?: string): CallOutcome {
+    const outcome = denyCall(this.engine.dispatchHost(), callId, deniedBy, reason);
+    void this.resume();
+    return outcome;
+  }
+
+  /** Settles a parked call, then lets its turn go on. */
+  async settle(callId: string, settlement: Settlement): Promise<CallOutcome> {
+    this.freshSignal();
+    const outcome = await settleCall(this.engine.dispatchHost(), callId, settlement);
+    void this.resume();
+    return outcome;
+  }
+
+  /** A decision outside a turn must not inherit the signal of a turn that was stopped. */
+  private freshSignal(): void {
+    if (!this.running && this.engine.abort.signal.aborted) this.engine.abort = new AbortController();
+  }
+
+  private admitInbox(): Message[] {
+    const pending = this.engine.store.turns.takeInbox();
+    return this.engine.appendMessages(pending.map((p) => ({ role: p.role, content: p.content, ...(p.metadata ? { metadata: p.metadata } : {}) })));
+  }
+
+  private start(resume?: TurnRecord): void {
+    this.running = this.loop(resume).finally(() => {
+      this.running = null;
+    });
+  }
+
+  private async loop(resume?: TurnRecord): Promise<void> {
+    for (let next = resume; ; next = undefined) {
+      const end = await this.runOne(next);
+      if (end.status === "waiting") return;
+      await this.engine.recoverCalls();
+      await this.engine.drainQueue();
+      if (this.engine.store.turns.inboxSize() === 0) return;
+      this.admitInbox();
+    }
+  }
+
+  private async runOne(resume?: TurnRecord): Promise<TurnEnd> {
+    const { engine } = this;
+    const { store } = engine;
+    const turnId = resume?.turnId ?? engine.newId("turn");
+    engine.abort = new AbortController();
+    if (resume) store.turns.setStatus(turnId, "running");
+    else store.turns.begin(turnId);
+    engine.emit("turn_started", { turnId, ...(resume ? { resumed: true } : {}) });
+    this.armAlarm(WATCHDOG_MS);
+    const execution = createExecution(turnId, engine.abort, () => store.messages.all());
+    execution.setSteps(resume?.steps ?? 0);
+    engine.current = execution.state;
+    const end = await runTurn({
+      threadId: engine.meta.threadId,
+      turnId,
+      model: createScriptedModel(() => store.turns.nextScriptStep()),
+      ...(engine.agent.system !== undefined ? { system: engine.agent.system } : {}),
+      maxSteps: engine.agent.maxSteps ?? DEFAULT_MAX_STEPS,
+      signal: engine.abort.signal,
+      stepsSoFar: resume?.steps ?? 0,
+      tools: () => engine.catalog.list().map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+      history: () => store.messages.all(),
+      commit: (messages, pending) => void engine.appendMessages(messages, () => store.turns.setPendingStep(turnId, pending)),
+      pendingStep: () => store.turns.pendingStep<ToolCallRequest>(turnId),
+      dispatch: (request) => engine.dispatchWithQueue(request),
+      emit: (type, data) => engine.emit(type, data),
+      onStep: (steps) => {
+        execution.setSteps(steps);
+        store.turns.step(turnId, steps);
+      },
+    });
+    engine.current = null;
+    engine.abort = new AbortController();
+    if (end.status === "waiting") {
+      store.turns.setStatus(turnId, "waiting");
+      return end;
+    }
+    store.turns.end(turnId, end.status, end.error);
+    engine.emit("turn_finished", { turnId, status: end.status, steps: end.steps, ...(end.error ? { error: end.error } : {}) });
+    return end;
+  }
+}

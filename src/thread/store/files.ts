@@ -1,0 +1,68 @@
+/**
+ * The thread's file system: full tool results that were capped for the model, and attachments.
+ * Contents are chunked like kv values, so no write ever fails on SQLite's 2 MB row limit.
+ * @module
+ */
+import { CHUNK_CHARS } from "./kv.js";
+
+/** A stored file's metadata; `size` is in bytes of its UTF-8 (text) or decoded (base64) form. */
+export interface FileInfo {
+  path: string;
+  mimeType: string;
+  size: number;
+  createdAt: number;
+}
+
+/** Chunked text files keyed by path. Binary data is kept base64-encoded. */
+export class FileStore {
+  constructor(private readonly storage: DurableObjectStorage) {}
+
+  /** Writes (or replaces) a file atomically. */
+  write(path: string, data: string, mimeType: string, size: number, now = Date.now()): FileInfo {
+    const sql = this.storage.sql;
+    const chunks = Math.max(1, Math.ceil(data.length / CHUNK_CHARS));
+    this.storage.transactionSync(() => {
+      sql.exec("DELETE FROM file_chunks WHERE path = ?", path);
+      for (let i = 0; i < chunks; i++) {
+        sql.exec("INSERT INTO file_chunks (path, chunk, data) VALUES (?, ?, ?)", path, i, data.slice(i * CHUNK_CHARS, (i + 1) * CHUNK_CHARS));
+      }
+      sql.exec(
+        "INSERT OR REPLACE INTO files (path, mime_type, size, chunks, created_at) VALUES (?, ?, ?, ?, ?)",
+        path,
+        mimeType,
+        size,
+        chunks,
+        now,
+      );
+    });
+    return { path, mimeType, size, createdAt: now };
+  }
+
+  info(path: string): FileInfo | undefined {
+    const row = this.storage.sql
+      .exec<{ path: string; mime_type: string; size: number; created_at: number }>("SELECT * FROM files WHERE path = ?", path)
+      .toArray()[0];
+    return row ? { path: row.path, mimeType: row.mime_type, size: row.size, createdAt: row.created_at } : undefined;
+  }
+
+  /** The stored text (base64 for binary files), or undefined. */
+  read(path: string): string | undefined {
+    if (!this.info(path)) return undefined;
+    return this.storage.sql
+      .exec<{ data: string }>("SELECT data FROM file_chunks WHERE path = ? ORDER BY chunk", path)
+      .toArray()
+      .map((r) => r.data)
+      .join("");
+  }
+
+  list(prefix = ""): FileInfo[] {
+    return this.storage.sql
+      .exec<{ path: string; mime_type: string; size: number; created_at: number }>(
+        "SELECT * FROM files WHERE substr(path, 1, ?) = ? ORDER BY path",
+        prefix.length,
+        prefix,
+      )
+      .toArray()
+      .map((row) => ({ path: row.path, mimeType: row.mime_type, size: row.size, createdAt: row.created_at }));
+  }
+}

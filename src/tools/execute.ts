@@ -1,0 +1,244 @@
+/**
+ * Running a validated call: journal, attempts with retries, abort handling, output check, size
+ * cap, record, emit. The only place a tool's `execute` is called (DESIGN.md).
+ * @module
+ */
+import type { CallRecord, CallStatus, EventPayloads, ToolResult } from "../protocol.js";
+import type { CompiledTool } from "./catalog.js";
+import { type CallOutcome, type CallRequest, type DispatchHost, effectKeyOf } from "./host.js";
+import { normalizeResult, resultFromThrown } from "./result.js";
+import { DEFAULT_MAX_ATTEMPTS, backoffMs, isTransient } from "./retry.js";
+import { validate } from "./schema.js";
+import { capResult } from "./size.js";
+import type { ThreadState } from "./thread-state.js";
+import type { Effect, LookupResult, ToolCallContext } from "./types.js";
+
+/** A call ready to run: its tool, parsed input and effect, and the row it may already have. */
+export interface ReadyCall {
+  request: CallRequest;
+  tool: CompiledTool;
+  input: unknown;
+  effect: Effect;
+  existing?: CallRecord;
+  approvedBy?: string;
+  startedAt: number;
+}
+
+type Execute = (state: ThreadState, args: unknown, call: ToolCallContext) => Promise<unknown>;
+
+/** Retries apply to reads and idempotent calls only (seed-000); writes run once. */
+function retryable(effect: Effect): boolean {
+  return effect === "read" || effect === "idempotent";
+}
+
+/** Journals, runs and records one call; returns its final outcome (or parked, after a stop). */
+export async function runCall(host: DispatchHost, call: ReadyCall): Promise<CallOutcome> {
+  const { request, tool, input, effect } = call;
+  const effectKey = effectKeyOf(host.branchId, request.callId);
+  const mark = { callId: request.callId, toolName: tool.name, effect };
+  if (host.signal.aborted) return finishCall(host, call, { status: "error", error: "aborted: the thread was stopped before this call ran" }, "aborted", 0);
+
+  await host.checkpoint?.("before_journal", mark);
+  // The journal row is durable before execute runs, so a restart finds the call (DESIGN.md 3).
+  if (call.existing) host.journal.start(request.callId, input);
+  else host.journal.insert({ ...rowOf(request, effectKey), status: "started", input });
+  let attempts = (call.existing?.attempts ?? 0) + 1;
+  await host.checkpoint?.("after_journal", mark);
+  const started: EventPayloads["tool_call_started"] = { callId: request.callId, toolName: tool.name, source: request.source, input: input ?? {} };
+  const progressArg = tool.def.progressArgument;
+  if (progressArg && input && typeof (input as Record<string, unknown>)[progressArg] === "string") {
+    started.progress = (input as Record<string, string>)[progressArg];
+  }
+  host.emit("tool_call_started", started);
+
+  const state = host.stateFor({ callId: request.callId, tool, ...(request.turnId ? { turnId: request.turnId } : {}) });
+  const maxAttempts = retryable(effect) ? (tool.def.maxAttempts ?? DEFAULT_MAX_ATTEMPTS) : 1;
+  let result: ToolResult;
+  for (;;) {
+    const context: ToolCallContext = {
+      callId: request.callId,
+      effectKey,
+      toolName: tool.name,
+      attempt: attempts,
+      signal: host.signal,
+      ...(call.approvedBy ? { approvedBy: call.approvedBy } : {}),
+    };
+    const ran = await untilAborted((tool.def.execute as Execute)(state, input, context), host.signal);
+    if (ran.aborted) return afterAbort(host, call, state, attempts);
+    if (ran.ok) {
+      result = normalizeResult(ran.value);
+      break;
+    }
+    if (attempts < maxAttempts && isTransient(ran.error) && !host.signal.aborted) {
+      // The sleep holds no lock: other requests to the thread run meanwhile.
+      await host.sleep(backoffMs(attempts));
+      host.journal.attempt(request.callId);
+      attempts += 1;
+      continue;
+    }
+    result = resultFromThrown(ran.error);
+    break;
+  }
+  await host.checkpoint?.("after_effect", mark);
+  result = checkOutput(tool, result);
+  return finishCall(host, call, result, result.status === "success" ? "succeeded" : "failed", attempts);
+}
+
+/** Waits for `work`, or for the signal, whichever comes first. */
+async function untilAborted<T>(
+  work: Promise<T>,
+  signal: AbortSignal,
+): Promise<{ ok: true; value: T; aborted?: false } | { ok: false; error: unknown; aborted?: false } | { aborted: true }> {
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<{ aborted: true }>((resolve) => {
+    onAbort = () => resolve({ aborted: true });
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([
+      work.then(
+        (value) => ({ ok: true as const, value }),
+        (error: unknown) => ({ ok: false as const, error }),
+      ),
+      aborted,
+    ]);
+  } finally {
+    if (onAbort) signal.removeEventListener("abort", onAbort);
+  }
+}
+
+/**
+ * A stop while `execute` runs never records success (issue: aborts). A read is recorded aborted; a
+ * reconcilable call asks `lookup`; anything else may have taken effect, so it is parked.
+ */
+async function afterAbort(host: DispatchHost, call: ReadyCall, state: ThreadState, attempts: number): Promise<CallOutcome> {
+  const reason = "the thread was stopped while the call ran; its outcome is unknown";
+  if (call.effect === "read") return finishCall(host, call, { status: "error", error: `aborted: ${reason}` }, "aborted", attempts);
+  if (call.effect === "reconcilable") {
+    const answer = await lookup(call.tool, effectKeyOf(host.branchId, call.request.callId), state);
+    if (answer.status === "found") return finishCall(host, call, foundResult(answer.value), "succeeded", attempts);
+    if (answer.status === "not_found" && call.tool.def.reconcile?.finality === "final") {
+      return finishCall(host, call, { status: "error", error: "aborted: the thread was stopped; lookup confirms nothing happened" }, "aborted", attempts);
+    }
+  }
+  return parkCall(host, call.request, call.tool, reason, attempts);
+}
+
+/** Asks a reconcilable tool whether its effect happened; a throwing lookup answers `unknown`. */
+export async function lookup(tool: CompiledTool, effectKey: string, state: ThreadState): Promise<LookupResult> {
+  try {
+    const answer = await tool.def.reconcile!.lookup(effectKey, state);
+    if (answer && (answer.status === "found" || answer.status === "not_found" || answer.status === "unknown")) return answer;
+    return { status: "unknown" };
+  } catch {
+    return { status: "unknown" };
+  }
+}
+
+/** The recorded result of a `found` lookup. */
+export function foundResult(value: string | ToolResult): ToolResult {
+  return typeof value === "string" ? { status: "success", result: value } : normalizeResult(value);
+}
+
+/** Parks a call for a person to settle, and says so. */
+export function parkCall(host: DispatchHost, request: CallRequest, tool: CompiledTool, reason: string, attempts: number): CallOutcome {
+  host.journal.park(request.callId, reason);
+  host.emit("tool_call_parked", { callId: request.callId, toolName: tool.name, reason });
+  return {
+    callId: request.callId,
+    toolName: tool.name,
+    argsText: argsTextOf(request),
+    status: "parked",
+    final: false,
+    result: { status: "error", error: `parked: ${reason}` },
+    isError: true,
+    durationMs: 0,
+    attempts,
+    endsTurn: false,
+  };
+}
+
+/** Caps, records and emits a final result. */
+export function finishCall(
+  host: DispatchHost,
+  call: Pick<ReadyCall, "request" | "tool" | "startedAt">,
+  result: ToolResult,
+  status: CallStatus,
+  attempts: number,
+  extra: { stubbed?: boolean } = {},
+): CallOutcome {
+  const { request, tool } = call;
+  const capped = capResult(result, request.callId, host.resultCapBytes, host.files);
+  const durationMs = Date.now() - call.startedAt;
+  host.journal.finish(request.callId, status, capped.result, {
+    attempts,
+    durationMs,
+    ...(extra.stubbed ? { stubbed: true } : {}),
+    ...(capped.fullResultPath ? { fullResultPath: capped.fullResultPath } : {}),
+  });
+  const finished: EventPayloads["tool_call_finished"] = {
+    callId: request.callId,
+    toolName: tool.name,
+    source: request.source,
+    status,
+    isError: capped.result.status === "error",
+    durationMs,
+    attempts,
+  };
+  if (capped.result.result !== undefined) finished.result = capped.result.result;
+  if (capped.result.error !== undefined) finished.error = capped.result.error;
+  if (extra.stubbed) finished.stubbed = true;
+  if (capped.fullResultPath) finished.fullResultPath = capped.fullResultPath;
+  host.emit("tool_call_finished", finished);
+  return {
+    callId: request.callId,
+    toolName: tool.name,
+    argsText: argsTextOf(request),
+    status,
+    final: true,
+    result: capped.result,
+    isError: capped.result.status === "error",
+    durationMs,
+    attempts,
+    endsTurn: tool.def.endsTurn === true && capped.result.status === "success",
+    ...(extra.stubbed ? { stubbed: true } : {}),
+  };
+}
+
+/** seed-002: a success whose value fails `outputSchema` is an error result; the effect still happened. */
+function checkOutput(tool: CompiledTool, result: ToolResult): ToolResult {
+  if (!tool.output || result.status !== "success") return result;
+  let value: unknown = result.result;
+  if (typeof value === "string") {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      // A plain string result is checked as a string.
+    }
+  }
+  const checked = validate(tool.output, value);
+  if (checked.ok) return result;
+  return {
+    status: "error",
+    error: `invalid_tool_output: the tool ran and its effect happened, but its result does not match outputSchema: ${checked.issues
+      .map((i) => i.message)
+      .join("; ")}`,
+  };
+}
+
+export function argsTextOf(request: CallRequest): string {
+  return "text" in request.args ? request.args.text : JSON.stringify(request.args.value ?? {});
+}
+
+export function rowOf(request: CallRequest, effectKey: string) {
+  return {
+    callId: request.callId,
+    toolName: request.toolName,
+    source: request.source,
+    argsText: argsTextOf(request),
+    effectKey,
+    ...(request.turnId ? { turnId: request.turnId } : {}),
+    ...(request.parentCallId ? { parentCallId: request.parentCallId } : {}),
+  };
+}

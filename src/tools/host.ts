@@ -1,0 +1,76 @@
+/**
+ * What the dispatch pipeline needs from the thread around it, and what a call ends with.
+ * @module
+ */
+import type { WeftError } from "../errors.js";
+import type { CallSource, CallStatus, EventPayloads, ToolResult } from "../protocol.js";
+import type { CompiledTool, ToolCatalog } from "./catalog.js";
+import type { CallJournal } from "./journal.js";
+import type { FileSink } from "./size.js";
+import type { ThreadState } from "./thread-state.js";
+import type { Effect } from "./types.js";
+
+/** Points where the crash matrix injects a restart ("inside execute" is the tool's own). */
+export type CrashPoint = "before_journal" | "after_journal" | "after_effect";
+
+/** The thread as the pipeline sees it. */
+export interface DispatchHost {
+  /** `<branchId>` of effect keys; a thread is its own branch unless forked (seed-002). */
+  readonly branchId: string;
+  readonly catalog: ToolCatalog;
+  readonly journal: CallJournal;
+  /** Stores and broadcasts an event. */
+  emit<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): void;
+  /** The `ThreadState` handed to `execute`, bound to this call (for `uses`, queue parent). */
+  stateFor(call: { callId: string; tool: CompiledTool; turnId?: string }): ThreadState;
+  /** Aborted when the thread is stopped. */
+  readonly signal: AbortSignal;
+  /** Dry-run thread: only reads execute. */
+  readonly dryRun: boolean;
+  /** ISO-8601 instant the thread is frozen at, for `timeArgs`. */
+  readonly asOf?: string;
+  /** Bytes of result text the model sees. */
+  readonly resultCapBytes: number;
+  readonly files: FileSink;
+  /** Waits between retry attempts; never inside a held lock. */
+  sleep(ms: number): Promise<void>;
+  /** Test seam: called at each crash point; the crash matrix aborts the object here. */
+  checkpoint?(point: CrashPoint, call: { callId: string; toolName: string; effect: Effect }): void | Promise<void>;
+}
+
+/** One call to dispatch. `args` is raw model text or an already-structured value. */
+export interface CallRequest {
+  callId: string;
+  toolName: string;
+  args: { text: string } | { value: unknown };
+  source: CallSource;
+  turnId?: string;
+  parentCallId?: string;
+}
+
+/** How a call stands after dispatch: final, or waiting for a person. */
+export interface CallOutcome {
+  callId: string;
+  toolName: string;
+  /** Arguments as received, for history entries of queued calls. */
+  argsText: string;
+  status: CallStatus;
+  /** False while the call awaits approval or is parked. */
+  final: boolean;
+  result: ToolResult;
+  isError: boolean;
+  /** Code of a refusal before execute (`unknown_tool`, `invalid_tool_input`). */
+  errorCode?: WeftError["code"];
+  /** Details of the refusal, such as the failing `path`. */
+  errorDetails?: Record<string, unknown>;
+  durationMs: number;
+  attempts: number;
+  /** A successful call of an `endsTurn` tool. */
+  endsTurn: boolean;
+  stubbed?: boolean;
+}
+
+/** `effectKey = <branchId>:<callId>` (seed-002), stable across retries and restarts. */
+export function effectKeyOf(branchId: string, callId: string): string {
+  return `${branchId}:${callId}`;
+}

@@ -1,0 +1,71 @@
+/**
+ * Result size: what the model sees is capped (with a notice saying where the rest is); the full
+ * payload and any attachments go to the thread's files, so nothing fails to persist on size.
+ * @module
+ */
+import type { AttachmentRef, ToolAttachment, ToolResult } from "../protocol.js";
+
+/** Bytes of result text the model sees by default. */
+export const DEFAULT_RESULT_CAP_BYTES = 32 * 1024;
+
+/** Where capped results and attachments are written. */
+export interface FileSink {
+  /** Stores `data` (text, or base64 for binary) at `path`; `size` is in bytes. */
+  writeFile(path: string, data: string, mimeType: string, size: number): void;
+  /** The URL path a client fetches a stored file from. */
+  fileUrl(path: string): string;
+}
+
+const encoder = new TextEncoder();
+
+/** UTF-8 length of a string in bytes. */
+export function byteLength(text: string): number {
+  return encoder.encode(text).byteLength;
+}
+
+/** The longest prefix of `text` that fits in `maxBytes` of UTF-8, cut on a character boundary. */
+export function truncateUtf8(text: string, maxBytes: number): string {
+  const bytes = encoder.encode(text);
+  if (bytes.byteLength <= maxBytes) return text;
+  let end = maxBytes;
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--; // don't split a multi-byte character
+  return new TextDecoder().decode(bytes.subarray(0, end));
+}
+
+function isInline(a: ToolAttachment | AttachmentRef): a is ToolAttachment {
+  return typeof (a as ToolAttachment).data === "string";
+}
+
+/**
+ * Stores attachments and an over-cap result text as files and returns the result to record and
+ * show the model, plus the full result's path when it was capped.
+ */
+export function capResult(
+  result: ToolResult,
+  callId: string,
+  capBytes: number,
+  sink: FileSink,
+): { result: ToolResult; fullResultPath?: string } {
+  const out: ToolResult = { ...result };
+  if (result.attachments) {
+    out.attachments = result.attachments.map((a, i) => {
+      if (!isInline(a)) return a;
+      const safe = (a.name || `attachment-${i}`).replace(/[^A-Za-z0-9._-]/g, "_");
+      const path = `calls/${callId}/attachments/${i}-${safe}`;
+      const size = Math.floor((a.data.length * 3) / 4) - (a.data.endsWith("==") ? 2 : a.data.endsWith("=") ? 1 : 0);
+      sink.writeFile(path, a.data, a.mimeType, size);
+      const ref: AttachmentRef = { name: a.name, mimeType: a.mimeType, path, size };
+      return ref;
+    });
+  }
+  const field = result.status === "success" ? "result" : "error";
+  const text = result[field];
+  if (text === undefined) return { result: out };
+  const size = byteLength(text);
+  if (size <= capBytes) return { result: out };
+  const path = `calls/${callId}/${field}.txt`;
+  sink.writeFile(path, text, "text/plain; charset=utf-8", size);
+  const notice = `\n[weft: ${field} truncated to ${capBytes} of ${size} bytes; the full text is at GET ${sink.fileUrl(path)}]`;
+  out[field] = truncateUtf8(text, capBytes) + notice;
+  return { result: out, fullResultPath: path };
+}

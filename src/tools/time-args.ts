@@ -1,0 +1,53 @@
+/**
+ * `timeArgs` under a thread created with `asOf` (seed-000): each named argument must be an
+ * absolute ISO-8601 instant with an offset, not later than `asOf`.
+ * @module
+ */
+import { WeftError } from "../errors.js";
+import type { CompiledTool } from "./catalog.js";
+
+/** `2024-05-01T12:00:00Z` or with `+02:00`; date and time both required. */
+const ABSOLUTE_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i;
+
+/**
+ * Checks a validated input against `asOf`.
+ * @throws WeftError `invalid_tool_input` naming the argument and telling the model how to retry.
+ */
+export function checkTimeArgs(tool: CompiledTool, input: unknown, asOf: string): void {
+  const names = tool.def.timeArgs as readonly string[] | undefined;
+  if (!names || names.length === 0) return;
+  const limit = Date.parse(asOf);
+  const values = (input ?? {}) as Record<string, unknown>;
+  for (const name of names) {
+    const value = values[name];
+    const retry = `retry with absolute ISO-8601 instants that include an offset (for example 2024-01-31T00:00:00Z) and are not later than ${asOf}`;
+    if (value === undefined || value === null || value === "") {
+      throw new WeftError("invalid_tool_input", `${name}: required in a thread frozen at ${asOf}; ${retry}`, { path: [name] });
+    }
+    if (typeof value !== "string" || !ABSOLUTE_INSTANT.test(value) || Number.isNaN(Date.parse(value))) {
+      throw new WeftError("invalid_tool_input", `${name}: ${JSON.stringify(value)} is not an absolute instant with an offset; ${retry}`, {
+        path: [name],
+      });
+    }
+    if (Date.parse(value) > limit) {
+      throw new WeftError("invalid_tool_input", `${name}: ${value} is later than the thread's asOf ${asOf}; ${retry}`, { path: [name] });
+    }
+  }
+}
+
+/**
+ * A thread with `asOf` refuses to start when a tool names a time argument its schema lacks
+ * (a misspelled name would silently check nothing).
+ * @throws WeftError `invalid_config` naming the tool and the names.
+ */
+export function checkTimeArgNames(tool: CompiledTool): void {
+  const names = (tool.def.timeArgs ?? []) as readonly string[];
+  const properties = (tool.inputSchema.properties ?? {}) as Record<string, unknown>;
+  const missing = names.filter((n) => !Object.hasOwn(properties, n));
+  if (missing.length > 0) {
+    throw new WeftError("invalid_config", `tool "${tool.name}": timeArgs names missing from the schema: ${missing.join(", ")}`, {
+      tool: tool.name,
+      missing,
+    });
+  }
+}
