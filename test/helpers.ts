@@ -114,3 +114,36 @@ export function inThread<T>(threadId: string, fn: (instance: any) => T | Promise
   const run = runInDurableObject as unknown as (stub: DurableObjectStub, cb: (instance: any) => T | Promise<T>) => Promise<T>;
   return run(rawStub(threadId), fn);
 }
+
+/** A call as `GET /threads/:id/calls` lists it. */
+export type ListedCall = {
+  callId: string;
+  toolName: string;
+  source: string;
+  status: string;
+  attempts: number;
+  input?: unknown;
+  stubbed?: boolean;
+  approvedBy?: string;
+  parkReason?: string;
+  argsHash?: string;
+  fullResultPath?: string;
+  result?: { status: string; result?: string; error?: string; attachments?: unknown[] };
+};
+
+/** Every call of a thread, in creation order. */
+export async function callsOf(threadId: string): Promise<ListedCall[]> {
+  return (await json<{ calls: ListedCall[] }>("GET", `/threads/${threadId}/calls`)).body.calls;
+}
+
+/** The messages of a thread, oldest first, silent included. */
+export async function messagesOf(threadId: string): Promise<Array<{ role: string; content: string; toolCallId?: string; name?: string }>> {
+  return (await json("GET", `/threads/${threadId}/messages?limit=1000&includeSilent=true`)).body.messages;
+}
+
+/** How often the outside ledger saw an effect key run, and how many effects it applied. */
+export async function ledgerOf(effectKey: string): Promise<{ runs: number; applied: number }> {
+  const ns = (env as unknown as { LEDGER: DurableObjectNamespace }).LEDGER;
+  const stub = ns.get(ns.idFromName("ledger")) as unknown as { read(key: string): Promise<{ runs: number; applied: number }> };
+  return stub.read(effectKey);
+}

@@ -11,3 +11,5 @@ const weft = createWeft(registry);
 export const Thread = weft.Thread;
 
 export default weft.worker;
+
+export { Ledger } from "./ledger.js";

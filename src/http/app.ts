@@ -7,6 +7,7 @@ import { Hono } from "hono";
 import { WeftError } from "../errors.js";
 import type { Registry } from "../run/agent.js";
 import type { WeftEnv } from "../thread/durable.js";
+import { callRoutes } from "./calls.js";
 import { threadRoutes } from "./threads.js";
 import { toolRoutes } from "./tools.js";
 
@@ -25,13 +26,19 @@ export function createApp(registry: Registry): Hono<{ Bindings: WeftEnv }> {
         "POST /threads",
         "GET /threads/:id",
         "GET|POST /threads/:id/messages",
-        "GET /threads/:id/calls",
+        "GET /threads/:id/calls?status=",
+        "GET /threads/:id/calls/:callId",
+        "POST /threads/:id/calls/:callId/approve",
+        "POST /threads/:id/calls/:callId/deny",
+        "POST /threads/:id/calls/:callId/settle",
+        "GET /threads/:id/files/:path",
         "POST /threads/:id/stop",
         "GET /threads/:id/ws?since=<seq>",
       ],
     }),
   );
   app.route("/threads", threadRoutes());
+  app.route("/threads", callRoutes());
   app.route("/v1/tools", toolRoutes(registry));
 
   app.notFound((c) => c.json(new WeftError("not_found", `no route ${c.req.method} ${c.req.path}`).toBody(), 404));

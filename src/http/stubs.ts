@@ -6,6 +6,8 @@
 import { WeftError } from "../errors.js";
 import type { CallRecord, Message } from "../protocol.js";
 import type { ToolListing } from "../tools/catalog.js";
+import type { Settlement } from "../tools/decide.js";
+import type { CallOutcome } from "../tools/host.js";
 import type { GetMessagesOptions, MessagesResult } from "../tools/thread-state.js";
 import type { DirectCallInput, DirectCallOutcome } from "../thread/direct.js";
 import type { CreateThreadInput, ThreadInfo, WeftEnv } from "../thread/durable.js";
@@ -19,7 +21,12 @@ export interface ThreadStub {
   info(): Promise<RpcResult<ThreadInfo>>;
   getMessages(options: GetMessagesOptions): Promise<RpcResult<MessagesResult>>;
   postMessage(input: { content: string; role?: "user" | "system"; script?: unknown }): Promise<RpcResult<{ queued: boolean; message?: Message }>>;
-  listCalls(): Promise<RpcResult<{ calls: CallRecord[] }>>;
+  listCalls(options?: { status?: CallRecord["status"]; limit?: number; offset?: number }): Promise<RpcResult<{ calls: CallRecord[] }>>;
+  getCall(callId: string): Promise<RpcResult<CallRecord>>;
+  approve(callId: string, approvedBy: string, argsHash?: string): Promise<RpcResult<CallOutcome>>;
+  deny(callId: string, deniedBy: string, reason?: string): Promise<RpcResult<CallOutcome>>;
+  settle(callId: string, settlement: Settlement): Promise<RpcResult<CallOutcome>>;
+  getFile(path: string): Promise<RpcResult<{ mimeType: string; size: number; data: string }>>;
   listTools(): Promise<RpcResult<ToolListing[]>>;
   callTool(input: DirectCallInput): Promise<RpcResult<DirectCallOutcome>>;
   stop(): Promise<RpcResult<{ stopped: boolean }>>;

@@ -74,8 +74,6 @@ export function threadRoutes(): Hono<{ Bindings: WeftEnv }> {
     return c.json(unwrap(await stub.postMessage(body)), 202);
   });
 
-  app.get("/:id/calls", async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).listCalls())));
-
   app.post("/:id/stop", async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).stop())));
 
   app.get("/:id/ws", async (c) => {

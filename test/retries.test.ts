@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { callsOf, createThread, eventsOf, json, runTurn } from "./helpers.js";
+
+describe("retries of transient failures (seed-000)", () => {
+  it("runs a read again after transient failures before the model sees anything", async () => {
+    const id = await createThread({ agent: "guarantees" });
+    await runTurn(id, "go", [{ toolCalls: [{ id: "r1", name: "flaky", arguments: { failures: 2 } }] }]);
+    const [call] = await callsOf(id);
+    expect(call).toMatchObject({ status: "succeeded", attempts: 3, result: { result: "ok after 3 attempts" } });
+    const finished = (await eventsOf(id)).filter((e) => e.type === "tool_call_finished");
+    expect(finished).toHaveLength(1);
+    expect(finished[0]!.data).toMatchObject({ attempts: 3, isError: false });
+  });
+
+  it("retries a network failure of fetch, and gives up after 3 attempts with the last message unchanged", async () => {
+    const id = await createThread({ agent: "guarantees" });
+    await runTurn(id, "go", [
+      { toolCalls: [{ id: "n1", name: "flaky", arguments: { failures: 1, how: "network" } }] },
+      { toolCalls: [{ id: "n2", name: "flaky", arguments: { failures: 5 } }] },
+    ]);
+    const [network, exhausted] = await callsOf(id);
+    expect(network).toMatchObject({ status: "succeeded", attempts: 2 });
+    expect(exhausted).toMatchObject({ status: "failed", attempts: 3, result: { error: "service unavailable (attempt 3)" } });
+  });
+
+  it("runs a write once, even when it fails transiently", async () => {
+    const id = await createThread({ agent: "guarantees" });
+    await runTurn(id, "go", [{ toolCalls: [{ id: "w1", name: "flaky", arguments: { failures: 1, asWrite: true } }] }]);
+    const [call] = await callsOf(id);
+    expect(call).toMatchObject({ status: "failed", attempts: 1, result: { error: "service unavailable (attempt 1)" } });
+  });
+
+  it("does not retry a permanent failure of a read", async () => {
+    const id = await createThread({ agent: "guarantees" });
+    await runTurn(id, "go", [{ toolCalls: [{ id: "p1", name: "flaky", arguments: { failures: 1, how: "permanent" } }] }]);
+    expect((await callsOf(id))[0]).toMatchObject({ status: "failed", attempts: 1, result: { error: "permanent failure 1" } });
+  });
+
+  it("retries direct calls by the same rule", async () => {
+    const { body } = await json("POST", "/v1/tools/flaky", { input: { failures: 2 } });
+    expect(body).toMatchObject({ ok: true, attempts: 3, result: "ok after 3 attempts" });
+  });
+});
