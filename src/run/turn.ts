@@ -107,7 +107,9 @@ async function settleStep(host: TurnHost, calls: ToolCallRequest[]): Promise<{ w
     queued.push(...done.queued);
   }
   const waiting = outcomes.filter((o) => !o.final).map((o) => o.callId);
-  if (waiting.length > 0) {
+  // A stopped turn does not wait: its step closes with the calls' current standing (a parked
+  // call still waits for a person, but no turn resumes on it).
+  if (waiting.length > 0 && !host.signal.aborted) {
     host.emit("turn_waiting", { turnId: host.turnId, callIds: waiting });
     return { waitingOn: waiting };
   }

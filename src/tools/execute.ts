@@ -36,7 +36,10 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
   const { request, tool, input, effect } = call;
   const effectKey = effectKeyOf(host.branchId, request.callId);
   const mark = { callId: request.callId, toolName: tool.name, effect };
-  if (host.signal.aborted) return finishCall(host, call, { status: "error", error: "aborted: the thread was stopped before this call ran" }, "aborted", 0);
+  if (host.signal.aborted) {
+    if (!call.existing) host.journal.insert({ ...rowOf(request, effectKey), status: "queued", input });
+    return finishCall(host, call, { status: "error", error: "aborted: the thread was stopped before this call ran" }, "aborted", call.existing?.attempts ?? 0);
+  }
 
   await host.checkpoint?.("before_journal", mark);
   // The journal row is durable before execute runs, so a restart finds the call (DESIGN.md 3).
