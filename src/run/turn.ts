@@ -27,8 +27,11 @@ export interface TurnHost {
   readonly stepsSoFar: number;
   tools(): ModelTool[];
   history(): Message[];
-  /** Appends messages in one transaction; `pending` sets (calls) or clears (null) the open step. */
-  commit(messages: NewTurnMessage[], pending: ToolCallRequest[] | null): void;
+  /**
+   * Appends messages in one transaction; `pending` sets (calls) or clears (null) the open step.
+   * Resolves once that is durable, so a step's calls never run before the step is recorded.
+   */
+  commit(messages: NewTurnMessage[], pending: ToolCallRequest[] | null): Promise<void>;
   /** The open step's calls, when a step was interrupted or is waiting. */
   pendingStep(): ToolCallRequest[] | null;
   /** Dispatches one call, then any calls it queued; returns them in run order. */
@@ -79,11 +82,11 @@ export async function runTurn(host: TurnHost): Promise<TurnEnd> {
       host.emit("model_step", { turnId: host.turnId, step: steps, text: response.text, toolCalls: response.toolCalls });
       const assistant: NewTurnMessage = { role: "assistant", content: response.text };
       if (response.toolCalls.length === 0) {
-        host.commit([assistant], null);
+        await host.commit([assistant], null);
         break;
       }
       assistant.toolCalls = response.toolCalls;
-      host.commit([assistant], response.toolCalls);
+      await host.commit([assistant], response.toolCalls);
       const settled = await settleStep(host, response.toolCalls);
       if (settled.waitingOn) return { status: "waiting", steps, waitingOn: settled.waitingOn };
       if (settled.endTurn) break;
@@ -124,6 +127,6 @@ async function settleStep(host: TurnHost, calls: ToolCallRequest[]): Promise<{ w
     messages.push({ role: "assistant", content: "", toolCalls: [{ id: q.callId, name: q.toolName, arguments: q.argsText }], metadata: { queued: true } });
     messages.push({ role: "tool", content: resultText(q.result), toolCallId: q.callId, name: q.toolName });
   }
-  host.commit(messages, null);
+  await host.commit(messages, null);
   return { endTurn: outcomes.some((o) => o.endsTurn) };
 }

@@ -89,6 +89,7 @@ export function createThreadClass(registry: Registry) {
           workerEnv: this.env,
           broadcast: (frame: EventFrame) => this.broadcast(frame),
           wakeSoon: () => void this.ctx.storage.setAlarm(Date.now() + 50),
+          flush: () => this.ctx.storage.sync(),
         },
         meta,
       );

@@ -28,6 +28,8 @@ export interface EngineHost {
   broadcast(frame: EventFrame): void;
   /** Makes sure the thread wakes by itself (an alarm) to finish durable work. */
   wakeSoon(): void;
+  /** Resolves when all writes so far are durable (`storage.sync()`). */
+  flush(): Promise<void>;
 }
 
 /** Test seam of the crash matrix: called at each crash point of the pipeline. */
@@ -142,6 +144,7 @@ export class ThreadEngine implements StateHost {
         writeFile: (path, data, mimeType, size) => void this.store.files.write(path, data, mimeType, size),
         fileUrl: (path) => `/threads/${this.meta.threadId}/files/${path}`,
       },
+      flush: () => this.host.flush(),
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
       ...(this.crashHook ? { checkpoint: this.crashHook } : {}),
     };
@@ -189,6 +192,11 @@ export class ThreadEngine implements StateHost {
       done.push(await this.dispatchOne({ callId: record.callId, toolName: record.toolName, args: { text: record.argsText }, source: record.source }));
     }
     return done;
+  }
+
+  /** Resolves once every write so far is durable. */
+  flush(): Promise<void> {
+    return this.host.flush();
   }
 
   /** Creates a new id for a call or turn. */

@@ -121,9 +121,13 @@ export class TurnRunner {
   }
 
   private start(resume?: TurnRecord): void {
-    this.running = this.loop(resume).finally(() => {
-      this.running = null;
-    });
+    // The turn starts once what the request wrote is durable, and apart from the request.
+    this.running = this.engine
+      .flush()
+      .then(() => this.loop(resume))
+      .finally(() => {
+        this.running = null;
+      });
   }
 
   private async loop(resume?: TurnRecord): Promise<void> {
@@ -159,7 +163,10 @@ export class TurnRunner {
       stepsSoFar: resume?.steps ?? 0,
       tools: () => engine.catalog.list().map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
       history: () => store.messages.all(),
-      commit: (messages, pending) => void engine.appendMessages(messages, () => store.turns.setPendingStep(turnId, pending)),
+      commit: async (messages, pending) => {
+        engine.appendMessages(messages, () => store.turns.setPendingStep(turnId, pending));
+        await engine.flush();
+      },
       pendingStep: () => store.turns.pendingStep<ToolCallRequest>(turnId),
       dispatch: (request) => engine.dispatchWithQueue(request),
       emit: (type, data) => engine.emit(type, data),

@@ -46,6 +46,7 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
   if (call.existing) host.journal.start(request.callId, input);
   else host.journal.insert({ ...rowOf(request, effectKey), status: "started", input });
   let attempts = (call.existing?.attempts ?? 0) + 1;
+  await host.flush();
   await host.checkpoint?.("after_journal", mark);
   const started: EventPayloads["tool_call_started"] = { callId: request.callId, toolName: tool.name, source: request.source, input: input ?? {} };
   const progressArg = tool.def.progressArgument;

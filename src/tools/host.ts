@@ -32,6 +32,8 @@ export interface DispatchHost {
   /** Bytes of result text the model sees. */
   readonly resultCapBytes: number;
   readonly files: FileSink;
+  /** Resolves once every write so far is durable: the journal row lands before `execute` runs. */
+  flush(): Promise<void>;
   /** Waits between retry attempts; never inside a held lock. */
   sleep(ms: number): Promise<void>;
   /** Test seam: called at each crash point; the crash matrix aborts the object here. */
