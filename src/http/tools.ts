@@ -10,6 +10,7 @@ import type { WeftEnv } from "../thread/durable.js";
 import { ToolCatalog, configHash } from "../tools/catalog.js";
 import { readBody } from "./body.js";
 import { type ThreadStub, threadStub, unwrap } from "./stubs.js";
+import type { DirectCallOutcome } from "../thread/direct.js";
 
 /** Body of `POST /v1/tools/:name`: `sessionId` and `continuationToken` are mutually exclusive. */
 export const DirectCallBody = z.object({
@@ -35,6 +36,8 @@ export function toolRoutes(registry: Registry): Hono<{ Bindings: WeftEnv }> {
   });
 
   app.post("/:name", async (c) => {
+    // 200 for a result; 202 when the call waits for a person (approval or a parked outcome).
+    const answer = (outcome: DirectCallOutcome) => c.json(outcome, outcome.status === "awaiting_approval" || outcome.status === "parked" ? 202 : 200);
     const name = c.req.param("name");
     const body = await readBody(c, DirectCallBody);
     if (body.sessionId !== undefined && body.continuationToken !== undefined) {
@@ -48,11 +51,11 @@ export function toolRoutes(registry: Registry): Hono<{ Bindings: WeftEnv }> {
       const stub = threadStub(c.env, body.sessionId, "session_not_found");
       const found = await stub.info();
       if (!found.ok) throw new WeftError("session_not_found", `no session ${JSON.stringify(body.sessionId)}`, { path: ["sessionId"] });
-      return c.json(unwrap(await stub.callTool(call)));
+      return answer(unwrap(await stub.callTool(call)));
     }
     if (body.continuationToken !== undefined) {
       const stub = c.env.THREAD.get(c.env.THREAD.idFromName(`ct:${body.continuationToken}`)) as unknown as ThreadStub;
-      if ((await stub.info()).ok) return c.json(unwrap(await stub.callTool(call)));
+      if ((await stub.info()).ok) return answer(unwrap(await stub.callTool(call)));
     }
     // No session: an ephemeral thread that is removed when the call returns (seed-000).
     catalog.get(name); // 404 unknown_tool before any thread is made
@@ -65,10 +68,14 @@ export function toolRoutes(registry: Registry): Hono<{ Bindings: WeftEnv }> {
         id.toString(),
       ),
     );
+    let keep = false;
     try {
-      return c.json({ ...unwrap(await stub.callTool(call)), scratchWorkspace: true });
+      const outcome = unwrap(await stub.callTool(call));
+      // A call that waits for a person keeps its scratch thread, or nobody could approve it.
+      keep = outcome.status === "awaiting_approval" || outcome.status === "parked";
+      return c.json({ ...outcome, scratchWorkspace: true, ...(keep ? { sessionId: id.toString() } : {}) }, keep ? 202 : 200);
     } finally {
-      await stub.destroy();
+      if (!keep) await stub.destroy();
     }
   });
 

@@ -27,6 +27,8 @@ export interface DirectCallOutcome {
   result: string | null;
   durationMs: number;
   attempts: number;
+  /** The call's status; `awaiting_approval` or `parked` means it waits for a person. */
+  status: string;
 }
 
 /**
@@ -67,5 +69,6 @@ export async function directCall(engine: ThreadEngine, runner: TurnRunner, call:
     result: outcome.isError ? (outcome.result.error ?? null) : (outcome.result.result ?? null),
     durationMs: outcome.durationMs,
     attempts: outcome.attempts,
+    status: outcome.status,
   };
 }
