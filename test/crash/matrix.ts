@@ -62,6 +62,8 @@ export interface CellResult {
   /** Final results recorded for the call id (must be exactly 1), and tool messages for it. */
   results: number;
   toolMessages: number;
+  /** How the turn cut by the crash ended after resuming by itself. */
+  turn: string;
   ok: boolean;
   detail: string;
 }
@@ -127,8 +129,11 @@ export async function runCell(cls: EffectClass, point: Point): Promise<CellResul
           : "unexpected";
   const writeTwice = cls !== "read" && applied > 1;
   const final = record && ["succeeded", "failed", "denied", "aborted"].includes(record.status);
+  const info = (await json("GET", `/threads/${id}`)).body;
+  const lastText = (await messagesOf(id)).at(-1);
+  const turn = `${info.lastTurn?.status ?? "none"}${lastText?.content === "done" ? ", said done" : ""}`;
   const exp = expected(cls, point);
-  const ok = observed === exp && !writeTwice && results === 1 && toolMessages === 1 && final === true;
+  const ok = observed === exp && !writeTwice && results === 1 && toolMessages === 1 && final === true && turn === "completed, said done";
   return {
     cls,
     point,
@@ -139,8 +144,9 @@ export async function runCell(cls: EffectClass, point: Point): Promise<CellResul
     writeTwice,
     results,
     toolMessages,
+    turn,
     ok,
-    detail: `status ${record?.status ?? "none"}, ${runs} run(s), ${applied} applied, ${results} result(s), ${toolMessages} tool message(s)`,
+    detail: `status ${record?.status ?? "none"}, ${runs} run(s), ${applied} applied, ${results} result(s), ${toolMessages} tool message(s), turn ${turn}`,
   };
 }
 
