@@ -174,3 +174,14 @@ describe("schema refusals and JSON Schema args", () => {
     expect(result).toEqual({ ok: false, issues: [{ path: ["age"], message: "age: expected number, received string" }] });
   });
 });
+
+describe("JSON Schema defaults", () => {
+  it("refuses a default its own schema refuses, naming where it is", () => {
+    const bad = { type: "object", properties: { years: { type: "integer", default: "5 years" } } } as const;
+    expect(() => toZodSchema("loan", "args", bad)).toThrow(/tool "loan": args properties\.years\.default is "5 years", which its own schema refuses/);
+    const nested = { type: "object", properties: { opts: { type: "object", properties: { on: { type: "boolean", default: "false" } } } } } as const;
+    expect(() => toZodSchema("t", "args", nested)).toThrow(/properties\.opts\.properties\.on\.default/);
+    const good = { type: "object", properties: { years: { type: "integer", default: 5 } } } as const;
+    expect(toZodSchema("loan", "args", good).parse({})).toEqual({ years: 5 });
+  });
+});

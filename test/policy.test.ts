@@ -143,3 +143,17 @@ describe("stopping a thread while a call runs", () => {
     expect((await ledgerOf(`${id}:w`)).runs).toBe(1);
   });
 });
+
+describe("definitions checked at first use", () => {
+  it("a dynamically defined tool that breaks a rule is refused with invalid_config, and the turn goes on", async () => {
+    const functions = [
+      { name: "broken_args", description: "args are not an object", parameters: { type: "string" } },
+      { name: "fine", description: "ok", parameters: { type: "object", properties: { a: { type: "integer" } } } },
+    ];
+    const id = await createThread({ agent: "bfcl", arguments: { functions } });
+    await runTurn(id, "go", [{ toolCalls: [{ id: "b", name: "broken_args", arguments: {} }, { id: "f", name: "fine", arguments: { a: 1 } }] }]);
+    const [broken, fine] = await callsOf(id);
+    expect(broken!.result!.error).toBe('invalid_config: tool "broken_args": a JSON Schema args must have "type": "object"');
+    expect(fine!.status).toBe("succeeded");
+  });
+});

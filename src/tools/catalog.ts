@@ -100,10 +100,18 @@ export class ToolCatalog {
     return tool;
   }
 
-  /** Every tool as `GET /v1/tools` lists it, sorted by name. */
+  /**
+   * Every usable tool as `GET /v1/tools` lists it, sorted by name. A dynamically defined tool
+   * that breaks a rule is left out here and refused with `invalid_config` when called.
+   */
   list(): ToolListing[] {
-    return this.names().map((name) => {
-      const tool = this.get(name);
+    return this.names().flatMap((name) => {
+      let tool: CompiledTool;
+      try {
+        tool = this.get(name);
+      } catch {
+        return [];
+      }
       const approval = tool.def.needsApproval;
       return {
         name,
@@ -113,7 +121,7 @@ export class ToolCatalog {
         effect: tool.declaredEffect,
         endsTurn: tool.def.endsTurn === true,
         needsApproval: typeof approval === "function" ? "predicate" : approval === true,
-      };
+      } satisfies ToolListing;
     });
   }
 }

@@ -48,13 +48,49 @@ export function toZodSchema(tool: string, field: "args" | "outputSchema", schema
     throw new WeftError("invalid_config", `tool "${tool}": a JSON Schema args must have "type": "object"`, { tool, field });
   }
   try {
-    return z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+    const converted = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+    checkDefaults(tool, field, schema as Record<string, unknown>, []);
+    return converted;
   } catch (cause) {
+    if (cause instanceof WeftError) throw cause;
     const why = cause instanceof Error ? cause.message : String(cause);
     throw new WeftError("invalid_config", `tool "${tool}": ${field} is not a usable JSON Schema: ${why}`, { tool, field }, {
       cause,
     });
   }
+}
+
+type JsonNode = Record<string, unknown>;
+
+/**
+ * A `default` that fails its own schema would hand `execute` an input the schema refuses (Zod
+ * applies defaults without validating them), breaking "nothing executes before it validates".
+ * @throws WeftError `invalid_config` naming the keyword path of the bad default.
+ */
+function checkDefaults(tool: string, field: string, node: JsonNode, path: (string | number)[]): void {
+  if ("default" in node) {
+    const { default: value, ...rest } = node;
+    const parsed = z.fromJSONSchema(rest as Parameters<typeof z.fromJSONSchema>[0]).safeParse(value);
+    if (!parsed.success) {
+      const why = describeIssues(parsed.error.issues)[0]!.message.replace(/^input: /, "");
+      const where = [...path, "default"].join(".");
+      throw new WeftError("invalid_config", `tool "${tool}": ${field} ${where} is ${JSON.stringify(value)}, which its own schema refuses (${why})`, {
+        tool,
+        path: [...path, "default"],
+      });
+    }
+  }
+  const visit = (child: unknown, at: (string | number)[]) => {
+    if (child && typeof child === "object" && !Array.isArray(child)) checkDefaults(tool, field, child as JsonNode, at);
+  };
+  for (const [name, child] of Object.entries((node.properties ?? {}) as JsonNode)) visit(child, [...path, "properties", name]);
+  if (Array.isArray(node.items)) node.items.forEach((c, i) => visit(c, [...path, "items", i]));
+  else visit(node.items, [...path, "items"]);
+  for (const key of ["anyOf", "oneOf", "allOf", "prefixItems"]) {
+    const list = node[key];
+    if (Array.isArray(list)) list.forEach((c, i) => visit(c, [...path, key, i]));
+  }
+  visit(node.additionalProperties, [...path, "additionalProperties"]);
 }
 
 /** The JSON Schema the model sees: `z.toJSONSchema(schema, { io: "input" })` without `$schema`. */
