@@ -80,8 +80,12 @@ export interface Subscription {
   close(): void;
 }
 
-/** Opens a thread's WebSocket with Node's global `WebSocket` and resolves once it is open. */
-export async function subscribe(base: string, threadId: string, since?: number): Promise<Subscription> {
+/**
+ * Opens a thread's WebSocket with Node's global `WebSocket` and resolves once it is open.
+ * `dropAfter: n` closes the socket from inside the handler of the n-th frame, so exactly n frames
+ * are kept even when many arrive in one burst (a client that drops mid-stream).
+ */
+export async function subscribe(base: string, threadId: string, since?: number, options: { dropAfter?: number } = {}): Promise<Subscription> {
   const url = `${base.replace(/^http/, "ws")}/threads/${threadId}/ws${since === undefined ? "" : `?since=${since}`}`;
   const socket = new WebSocket(url);
   const frames: Frame[] = [];
@@ -92,6 +96,10 @@ export async function subscribe(base: string, threadId: string, since?: number):
   socket.addEventListener("message", (e) => {
     if (!collecting) return;
     frames.push(JSON.parse(String(e.data)) as Frame);
+    if (frames.length === options.dropAfter) {
+      collecting = false;
+      socket.close();
+    }
     notify();
   });
   socket.addEventListener("close", () => {
