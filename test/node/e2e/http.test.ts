@@ -40,7 +40,7 @@ describe("POST /v1/tools/:name", () => {
   it("runs a tool directly and answers { ok, toolName, callId, isError, result, durationMs }", async () => {
     const res = await call(base, "POST", "/v1/tools/roll_dice", { input: { sides: 20, count: 3 } });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ ok: true, toolName: "roll_dice", isError: false, attempts: 1 });
+    expect(res.body).toMatchObject({ ok: true, toolName: "roll_dice", isError: false, attempts: 1, status: "succeeded" });
     expect(res.body.callId).toMatch(/^tool_roll_dice_/);
     expect(res.body.durationMs).toBeGreaterThanOrEqual(0);
     const { rolls, total } = JSON.parse(res.body.result);

@@ -87,7 +87,7 @@ const CHECKS: Array<{ name: string; check: (out: string, ctx: Record<string, any
     name: "call roll_dice directly",
     check: (out) => {
       const body = json(out);
-      expect(body).toMatchObject({ ok: true, toolName: "roll_dice", isError: false, scratchWorkspace: true });
+      expect(body).toMatchObject({ ok: true, toolName: "roll_dice", isError: false, status: "succeeded", scratchWorkspace: true });
       const { rolls, total } = JSON.parse(body.result);
       expect(rolls).toHaveLength(2);
       expect(total).toBe(rolls[0] + rolls[1]);
