@@ -31,4 +31,5 @@ export type {
 export type { Message, ToolAttachment, AttachmentRef, ToolResult, EventFrame } from "./protocol.js";
 export type { ScriptStep } from "./models/model.js";
 export { WeftError } from "./errors.js";
+export { TransientError, throwIfTransient, isTransient, isTransientStatus } from "./tools/retry.js";
 export type { ErrorCode } from "./errors.js";

@@ -41,3 +41,23 @@ describe("retries of transient failures (seed-000)", () => {
     expect(body).toMatchObject({ ok: true, attempts: 3, result: "ok after 3 attempts" });
   });
 });
+
+describe("throwIfTransient", () => {
+  it("turns 408, 429 and 5xx into TransientError and passes other responses through", async () => {
+    const { throwIfTransient, isTransient, TransientError } = await import("../src/index.js");
+    for (const status of [408, 429, 500, 503, 599]) {
+      let thrown: unknown;
+      try {
+        throwIfTransient(new Response(null, { status }));
+      } catch (e) {
+        thrown = e;
+      }
+      expect(thrown).toBeInstanceOf(TransientError);
+      expect(isTransient(thrown)).toBe(true);
+      expect((thrown as InstanceType<typeof TransientError>).status).toBe(status);
+    }
+    for (const status of [200, 400, 404, 409]) expect(throwIfTransient(new Response(null, { status })).status).toBe(status);
+    expect(isTransient(new Error("boom"))).toBe(false);
+    expect(isTransient(new TypeError("Network connection lost."))).toBe(true);
+  });
+});
