@@ -42,6 +42,7 @@ export function renderRegistry(root, outFile, sources, contents) {
     ...contents.tools.map((e) => `import tool_${e.name} from "${specifier(dir, e.file)}";`),
     ...contents.agents.map((e) => `import agent_${e.name} from "${specifier(dir, e.file)}";`),
     "",
+    "/** Every tool and agent the build found, keyed by file name. */",
     "export const registry: Registry = {",
     `  tools: {${block(contents.tools.map((e) => `${e.name}: tool_${e.name}`))}},`,
     `  agents: {${block(contents.agents.map((e) => `${e.name}: agent_${e.name}`))}},`,

@@ -231,10 +231,12 @@ function checkOutput(tool: CompiledTool, result: ToolResult): ToolResult {
   };
 }
 
+/** The call's arguments as text: the model's raw text, or the JSON of a structured value. */
 export function argsTextOf(request: CallRequest): string {
   return "text" in request.args ? request.args.text : JSON.stringify(request.args.value ?? {});
 }
 
+/** The journal columns a request fills, without its status. */
 export function rowOf(request: CallRequest, effectKey: string) {
   return {
     callId: request.callId,

@@ -123,6 +123,6 @@ export type ToolDefinition<
   Uses extends readonly string[] = readonly string[],
 > = DefineToolOptions<State, Args, Tenvs, Uses> & { readonly kind: "tool" };
 
-/** A tool definition with its type parameters erased, as the registry holds it. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
+/** A tool definition with its type parameters erased, as the registry holds it. */
 export type AnyToolDefinition = ToolDefinition<any, any, any, any>;

@@ -4,6 +4,7 @@
  * @module
  */
 import type { CallRecord, CallSource, CallStatus, ToolResult } from "../../protocol.js";
+import type { JournalEntry } from "../../tools/journal.js";
 
 /** Statuses after which a call never changes again. */
 export const FINAL_STATUSES: ReadonlySet<CallStatus> = new Set(["succeeded", "failed", "denied", "aborted"]);
@@ -65,18 +66,8 @@ function toRecord(row: CallRow): StoredCall {
   return record;
 }
 
-/** A new call row. */
-export interface NewCall {
-  callId: string;
-  toolName: string;
-  source: CallSource;
-  status: "queued" | "started";
-  argsText: string;
-  input?: unknown;
-  effectKey: string;
-  turnId?: string;
-  parentCallId?: string;
-}
+/** A new call row (the journal entry of the dispatch pipeline). */
+export type NewCall = JournalEntry;
 
 /** What a final result records besides its status and result. */
 export interface FinishDetails {

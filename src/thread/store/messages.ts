@@ -5,6 +5,7 @@
  */
 import { WeftError } from "../../errors.js";
 import type { Message, MessageRole, ToolCallRequest } from "../../protocol.js";
+import type { NewTurnMessage } from "../../run/messages.js";
 import type { GetMessagesOptions, MessagesResult } from "../../tools/thread-state.js";
 import type { MetaStore } from "./meta.js";
 
@@ -12,15 +13,7 @@ import type { MetaStore } from "./meta.js";
 export const MAX_PAGE = 1000;
 
 /** A message before it is stored. */
-export interface NewMessage {
-  role: MessageRole;
-  content: string;
-  toolCalls?: ToolCallRequest[];
-  toolCallId?: string;
-  name?: string;
-  silent?: boolean;
-  metadata?: Record<string, unknown>;
-}
+export type NewMessage = NewTurnMessage;
 
 interface MessageRow extends Record<string, SqlStorageValue> {
   id: number;
