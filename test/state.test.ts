@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ThreadState } from "../src/tools/thread-state.js";
-import { createThread, inThread } from "./helpers.js";
+import { callsOf, createThread, inThread, json, runTurn } from "./helpers.js";
 
 /** Runs `fn` with a ThreadState of a fresh thread, inside its Durable Object. */
 async function withState<T>(body: Record<string, unknown>, fn: (state: ThreadState, instance: any) => Promise<T>): Promise<T> {
@@ -99,5 +99,22 @@ describe("ThreadState", () => {
     });
     expect(out.message).toMatchObject({ id: 1, role: "system", content: "ctx", silent: false });
     expect(out.events).toEqual(["thread_created", "message_created"]);
+  });
+});
+
+describe("ThreadState.context and execution", () => {
+  it("shares context between the calls of one turn, and starts empty in the next turn and at rest", async () => {
+    const id = await createThread({ agent: "guarantees" });
+    await runTurn(id, "one", [{ toolCalls: [{ id: "a", name: "remember", arguments: { word: "x" } }] }, { toolCalls: [{ id: "b", name: "remember", arguments: { word: "y" } }] }]);
+    await runTurn(id, "two", [{ toolCalls: [{ id: "c", name: "remember", arguments: { word: "z" } }] }]);
+    const direct = await json("POST", "/v1/tools/remember", { input: { word: "w" }, sessionId: id });
+    const results = (await callsOf(id)).map((c) => JSON.parse(c.result!.result!));
+    expect(results).toEqual([
+      { before: null, inExecution: true },
+      { before: "x", inExecution: true },
+      { before: null, inExecution: true },
+      { before: null, inExecution: false },
+    ]);
+    expect(direct.status).toBe(200);
   });
 });

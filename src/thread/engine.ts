@@ -45,6 +45,8 @@ export class ThreadEngine implements StateHost {
   abort = new AbortController();
   /** The execution state of the running turn, or null. */
   current: ExecutionState | null = null;
+  /** Scratch shared by the calls of the running turn (seed-003 `context`); null at rest. */
+  context: Record<string, unknown> | null = null;
   /** Set by crash-matrix tests only. */
   crashHook: CrashHook | null = null;
   private drainLock: Promise<unknown> = Promise.resolve();
@@ -71,6 +73,10 @@ export class ThreadEngine implements StateHost {
 
   execution(): ExecutionState | null {
     return this.current;
+  }
+
+  executionContext(): Record<string, unknown> | null {
+    return this.context;
   }
 
   /** Stores and broadcasts one event. */

@@ -153,6 +153,7 @@ export class TurnRunner {
     const execution = createExecution(turnId, engine.abort, () => store.messages.all());
     execution.setSteps(resume?.steps ?? 0);
     engine.current = execution.state;
+    engine.context = {};
     const end = await runTurn({
       threadId: engine.meta.threadId,
       turnId,
@@ -176,6 +177,7 @@ export class TurnRunner {
       },
     });
     engine.current = null;
+    engine.context = null;
     engine.abort = new AbortController();
     if (end.status === "waiting") {
       store.turns.setStatus(turnId, "waiting");

@@ -30,6 +30,8 @@ export interface StateHost {
   readonly workerEnv: Readonly<Record<string, unknown>>;
   /** The running execution, or null at rest. */
   execution(): ExecutionState | null;
+  /** Scratch data shared by the calls of the running execution; null at rest. */
+  executionContext(): Record<string, unknown> | null;
   /** Appends a message and emits `message_created`. */
   appendMessage(message: { role: Message["role"]; content: string; silent?: boolean; metadata?: Record<string, unknown> }): Message;
   /** Durably queues a call after the current one. */
@@ -67,13 +69,20 @@ export function checkUses(catalog: ToolCatalog, caller: CompiledTool | undefined
 /** Builds the `ThreadState` for one call (or none). */
 export function createThreadState(host: StateHost, call?: BoundCall): ThreadState {
   const { meta, store } = host;
+  const ownContext: Record<string, unknown> = {};
   return {
     threadId: meta.threadId,
     agentId: meta.agentId,
     userId: meta.userId,
     createdAt: meta.createdAt,
     arguments: meta.arguments,
-    context: {},
+    // seed-003: context lives for the current execution only; at rest each call gets its own.
+    get context() {
+      return host.executionContext() ?? ownContext;
+    },
+    set context(_value) {
+      // Mutate the object instead; replacing it would not reach the other calls of the turn.
+    },
     get execution() {
       return host.execution();
     },
