@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { callsOf, createThread, eventsOf, json, runTurn } from "./helpers.js";
+import { callsOf, createThread, eventsOf, json, runTurn, stubOf } from "./helpers.js";
 
 describe("retries of transient failures (seed-000)", () => {
   it("runs a read again after transient failures before the model sees anything", async () => {
@@ -59,5 +59,18 @@ describe("throwIfTransient", () => {
     for (const status of [200, 400, 404, 409]) expect(throwIfTransient(new Response(null, { status })).status).toBe(status);
     expect(isTransient(new Error("boom"))).toBe(false);
     expect(isTransient(new TypeError("Network connection lost."))).toBe(true);
+  });
+});
+
+describe("retry backoff holds no lock", () => {
+  it("lets other work of the thread run while a read waits to retry", async () => {
+    const id = await createThread({ agent: "guarantees" });
+    await json("POST", `/threads/${id}/messages`, { content: "go", script: [{ toolCalls: [{ id: "slow", name: "flaky", arguments: { failures: 2 } }] }] });
+    const direct = await json("POST", "/v1/tools/remember", { input: { word: "meanwhile" }, sessionId: id });
+    expect(direct.status).toBe(200);
+    // The direct read finished while the retrying call was still between attempts.
+    expect((await json("GET", `/threads/${id}`)).body.status).toBe("running");
+    await stubOf(id).waitIdle();
+    expect((await callsOf(id)).find((c) => c.callId === "slow")).toMatchObject({ status: "succeeded", attempts: 3 });
   });
 });
