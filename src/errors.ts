@@ -20,6 +20,7 @@ export const ERROR_CODES = {
   capability_missing: { status: 500, retryable: false },
   tool_not_allowed: { status: 403, retryable: false },
   thread_not_found: { status: 404, retryable: false },
+  thread_exists: { status: 409, retryable: false },
   call_not_found: { status: 404, retryable: false },
   call_not_waiting: { status: 409, retryable: false },
   approval_mismatch: { status: 409, retryable: false },

@@ -47,18 +47,20 @@ describe("WebSocket events", () => {
     expect(all).toEqual(Array.from({ length: total }, (_, i) => i + 1));
   });
 
-  it("replays nothing past the end and refuses a bad since with 400", async () => {
+  it("replays from the newest seq as live-only, and refuses a since it cannot honour with 400", async () => {
     const id = await createThread();
-    const bad = await request(`/threads/${id}/ws?since=-1`, { headers: { Upgrade: "websocket" } });
-    expect(bad.status).toBe(400);
-    expect((await bad.json<any>()).error).toMatchObject({ code: "invalid_request", details: { path: ["since"] } });
+    for (const since of ["-1", "1e2", "0x3", "%203", "2"]) {
+      const bad = await request(`/threads/${id}/ws?since=${since}`, { headers: { Upgrade: "websocket" } });
+      expect([since, bad.status]).toEqual([since, 400]); // "2" is past the newest seq (1)
+      expect((await bad.json<any>()).error).toMatchObject({ code: "invalid_request", details: { path: ["since"] } });
+    }
     const noUpgrade = await request(`/threads/${id}/ws`);
     expect(noUpgrade.status).toBe(426);
-    const sub = await subscribe(id, 999);
+    const sub = await subscribe(id, 1);
     await runTurn(id, "x", [{ text: "y" }]);
     await sub.until((f) => f.some((e) => e.type === "turn_finished"));
     sub.close();
-    expect(sub.frames[0]!.seq).toBeGreaterThan(1); // live frames only: nothing from before
+    expect(sub.frames[0]!.seq).toBe(2); // live frames only: nothing at or before the cursor
     await stubOf(id).waitIdle();
   });
 

@@ -139,3 +139,42 @@ describe("thread routes", () => {
     expect(noContent.body.error.details.path).toEqual(["content"]);
   });
 });
+
+describe("edges a client can hit", () => {
+  it("refuses prototype names as agents, and a second thread for one continuation token with 409", async () => {
+    for (const agent of ["__proto__", "constructor", "toString"]) {
+      const res = await json("POST", "/threads", { agent });
+      expect([agent, res.status, res.body.error?.code]).toEqual([agent, 404, "agent_not_found"]);
+    }
+    const token = `web:${crypto.randomUUID()}`;
+    const first = await json("POST", "/threads", { continuationToken: token });
+    const again = await json("POST", "/threads", { continuationToken: token });
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatchObject({ code: "thread_exists", details: { threadId: first.body.threadId, path: ["continuationToken"] } });
+  });
+
+  it("answers 413 for content over a message's limit however it is encoded, never 500", async () => {
+    const id = await createThread();
+    const wide = await json("POST", `/threads/${id}/messages`, { content: "é".repeat(600_000) }); // 1.2 MB of UTF-8
+    expect(wide.status).toBe(413);
+    expect(wide.body.error).toMatchObject({ code: "payload_too_large", details: { path: ["content"] } });
+    const huge = await json("POST", `/threads/${id}/messages`, { content: "é".repeat(5_000_000) }); // 10 MB body
+    expect(huge.status).toBe(413);
+    expect((await json("GET", `/threads/${id}`)).body.messageCount).toBe(0);
+  });
+
+  it("gives a direct call the full result even when a model would see it capped", async () => {
+    const res = await json("POST", "/v1/tools/big_result", { input: { bytes: 50_000 } });
+    expect(res.status).toBe(200);
+    expect(res.body.result.length).toBe(50_000);
+  });
+
+  it("refuses a result that cannot be serialised instead of recording [object Object]", async () => {
+    const { normalizeResult } = await import("../src/tools/result.js");
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    const out = normalizeResult({ status: "success", result: circular });
+    expect(out.status).toBe("error");
+    expect(out.error).toMatch(/cannot be serialised as JSON/);
+  });
+});

@@ -141,6 +141,10 @@ describe("stopping a thread while a call runs", () => {
     const settled = await json("POST", `/threads/${id}/calls/w/settle`, { outcome: "failed", error: "cancelled by ops" });
     expect(settled.body.status).toBe("failed");
     expect((await ledgerOf(`${id}:w`)).runs).toBe(1);
+    // The stopped turn will not resume, so the model learns the settlement from a system message.
+    await stubOf(id).waitIdle();
+    const last = (await messagesOf(id)).at(-1)!;
+    expect(last).toMatchObject({ role: "system", content: "A person settled call w (effect_write) after its turn ended: failed: cancelled by ops" });
   });
 });
 
@@ -155,5 +159,18 @@ describe("definitions checked at first use", () => {
     const [broken, fine] = await callsOf(id);
     expect(broken!.result!.error).toBe('invalid_config: tool "broken_args": a JSON Schema args must have "type": "object"');
     expect(fine!.status).toBe("succeeded");
+  });
+});
+
+describe("odd call ids and results", () => {
+  it("keeps a capped result fetchable even when the call id holds slashes and dots", async () => {
+    const id = await createThread({ agent: "guarantees" });
+    await runTurn(id, "go", [{ toolCalls: [{ id: "../../a/b", name: "big_result", arguments: { bytes: 10_000 } }] }]);
+    const [call] = await callsOf(id);
+    const notice = call!.result!.result!.match(/GET (\S+)\]$/)![1]!;
+    expect(notice).not.toContain("../");
+    const res = await request(notice);
+    expect(res.status).toBe(200);
+    expect((await res.text()).length).toBe(10_000);
   });
 });

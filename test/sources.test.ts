@@ -22,7 +22,7 @@ describe("direct calls follow the guarantees", () => {
     const id = await createThread({ agent: "guarantees" });
     const res = await json("POST", "/v1/tools/needs_ok", { input: { amount: 1000 }, sessionId: id });
     expect(res.status).toBe(202);
-    expect(res.body).toMatchObject({ status: "awaiting_approval", isError: true });
+    expect(res.body).toMatchObject({ status: "awaiting_approval", ok: false, isError: false, result: null });
     const approved = await json("POST", `/threads/${id}/calls/${res.body.callId}/approve`, { approvedBy: "ops" });
     expect(approved.body.status).toBe("succeeded");
     expect((await ledgerOf(`${id}:${res.body.callId}`)).runs).toBe(1);

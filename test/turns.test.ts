@@ -106,3 +106,29 @@ describe("model turns through the dispatch pipeline", () => {
     expect((await calls(id)).length).toBe(1);
   });
 });
+
+describe("call ids from the model", () => {
+  it("never lets a reused id inherit another call's result, across turns or within a step", async () => {
+    const id = await createThread({ agent: "faults" });
+    await runTurn(id, "one", [{ toolCalls: [{ id: "call_1", name: "record_call", arguments: { n: 1 } }] }]);
+    await runTurn(id, "two", [
+      { toolCalls: [{ id: "call_1", name: "record_call", arguments: { n: 2 } }, { id: "call_1", name: "record_call", arguments: { n: 3 } }] },
+    ]);
+    const all = await calls(id);
+    expect(all.map((c) => `${c.callId}=${c.result.result}`)).toEqual(['call_1={"n":1}', 'call_1_2={"n":2}', 'call_1_3={"n":3}']);
+    const tools = (await json("GET", `/threads/${id}/messages?limit=50`)).body.messages.filter((m: { role: string }) => m.role === "tool");
+    expect(tools.map((m: { toolCallId: string; content: string }) => `${m.toolCallId}=${m.content}`)).toEqual([
+      'call_1={"n":1}',
+      'call_1_2={"n":2}',
+      'call_1_3={"n":3}',
+    ]);
+  });
+
+  it("says why a turn ended at maxSteps", async () => {
+    const id = await createThread({ agent: "faults" });
+    const steps = Array.from({ length: 30 }, (_, i) => ({ toolCalls: [{ id: `s${i}`, name: "person", arguments: { name: "a", age: i } }] }));
+    await runTurn(id, "loop", steps);
+    const turn = (await json("GET", `/threads/${id}`)).body.lastTurn;
+    expect(turn).toMatchObject({ status: "stopped", steps: 25, error: "reached the agent's maxSteps (25) model steps" });
+  });
+});

@@ -5,7 +5,7 @@
  */
 import { Hono } from "hono";
 import { WeftError } from "../errors.js";
-import type { Registry } from "../run/agent.js";
+import { type Registry, agentIds } from "../run/agent.js";
 import type { WeftEnv } from "../thread/durable.js";
 import { callRoutes } from "./calls.js";
 import { threadRoutes } from "./threads.js";
@@ -18,7 +18,7 @@ export function createApp(registry: Registry): Hono<{ Bindings: WeftEnv }> {
   app.get("/", (c) =>
     c.json({
       name: "weft",
-      agents: Object.keys(registry.agents),
+      agents: agentIds(registry),
       tools: Object.keys(registry.tools).sort(),
       routes: [
         "GET /v1/tools",

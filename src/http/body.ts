@@ -16,9 +16,14 @@ export const MAX_BODY_BYTES = 8 * 1024 * 1024;
  * @throws WeftError `invalid_json`, `invalid_request` (with `details.path`), `payload_too_large`.
  */
 export async function readBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.output<S>> {
+  const declared = Number(c.req.header("content-length"));
+  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) {
+    throw new WeftError("payload_too_large", `request body is ${declared} bytes, over the ${MAX_BODY_BYTES}-byte limit`);
+  }
   const text = await c.req.text();
-  if (text.length > MAX_BODY_BYTES) {
-    throw new WeftError("payload_too_large", `request body is over ${MAX_BODY_BYTES} bytes`);
+  const bytes = new TextEncoder().encode(text).byteLength;
+  if (bytes > MAX_BODY_BYTES) {
+    throw new WeftError("payload_too_large", `request body is ${bytes} bytes, over the ${MAX_BODY_BYTES}-byte limit`);
   }
   let value: unknown = {};
   if (text.trim() !== "") {

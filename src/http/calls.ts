@@ -64,8 +64,9 @@ export function callRoutes(): Hono<{ Bindings: WeftEnv }> {
   });
 
   app.get("/:id/files/*", async (c) => {
-    const prefix = `/threads/${c.req.param("id")}/files/`;
-    const path = decodeURIComponent(c.req.path.slice(prefix.length));
+    // The raw URL, decoded once: stored paths hold percent-encoded call ids.
+    const raw = new URL(c.req.url).pathname;
+    const path = decodeURIComponent(raw.slice(raw.indexOf("/files/") + "/files/".length));
     const file = unwrap(await threadStub(c.env, c.req.param("id")).getFile(path));
     const text = file.mimeType.startsWith("text/") || file.mimeType.includes("json");
     const body = text ? file.data : Uint8Array.from(atob(file.data), (ch) => ch.charCodeAt(0));

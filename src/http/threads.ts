@@ -32,7 +32,7 @@ export const PostMessageBody = z.object({
 
 const intParam = (name: string, raw: string | undefined): number | undefined => {
   if (raw === undefined || raw === "") return undefined;
-  const n = Number(raw);
+  const n = /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isSafeInteger(n)) throw new WeftError("invalid_request", `${name}: expected an integer, got ${JSON.stringify(raw)}`, { path: [name] });
   return n;
 };

@@ -8,6 +8,9 @@ import { WeftError } from "../errors.js";
 import type { ToolCallRequest } from "../protocol.js";
 import type { Model, ModelResponse, ScriptStep } from "./model.js";
 
+/** Largest stored step in UTF-8 bytes. */
+export const MAX_STEP_BYTES = 1024 * 1024;
+
 /** A step with every call's id and argument text fixed, as stored. */
 export interface StoredStep {
   text: string;
@@ -48,7 +51,13 @@ export function normalizeScript(steps: unknown, path: (string | number)[] = ["sc
         arguments: typeof args === "string" ? args : JSON.stringify(args ?? {}),
       };
     });
-    return { text: step.text ?? "", toolCalls };
+    const stored = { text: step.text ?? "", toolCalls };
+    // Each step is one SQLite row; keep it far from the 2 MB row limit.
+    const bytes = new TextEncoder().encode(JSON.stringify(stored)).byteLength;
+    if (bytes > MAX_STEP_BYTES) {
+      throw new WeftError("payload_too_large", `${at.join(".")}: ${bytes} bytes, over the ${MAX_STEP_BYTES}-byte limit of a step`, { path: at });
+    }
+    return stored;
   });
 }
 

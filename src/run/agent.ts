@@ -51,5 +51,13 @@ export const DEFAULT_AGENT_ID = "default";
 
 /** Resolves an agent by id; `default` falls back to an agent offering every tool. */
 export function findAgent(registry: Registry, agentId: string): AgentDefinition | undefined {
-  return registry.agents[agentId] ?? (agentId === DEFAULT_AGENT_ID ? { kind: "agent" } : undefined);
+  // Own properties only: "__proto__" or "constructor" must not name an agent.
+  if (Object.hasOwn(registry.agents, agentId)) return registry.agents[agentId];
+  return agentId === DEFAULT_AGENT_ID ? { kind: "agent" } : undefined;
+}
+
+/** Every agent id a thread may name: the registry's, plus `default` unless the registry defines it. */
+export function agentIds(registry: Registry): string[] {
+  const ids = Object.keys(registry.agents);
+  return ids.includes(DEFAULT_AGENT_ID) ? ids.sort() : [DEFAULT_AGENT_ID, ...ids.sort()];
 }

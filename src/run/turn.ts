@@ -39,6 +39,11 @@ export interface TurnHost {
   emit<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): void;
   /** Called after each model step with the step count. */
   onStep(steps: number): void;
+  /**
+   * The step's calls with ids unique in the thread: a model may reuse an id (`call_0` every
+   * turn, or twice in one step); a reused id gets a suffix, so it never inherits another result.
+   */
+  uniqueIds(calls: ToolCallRequest[]): ToolCallRequest[];
 }
 
 /** How a turn ended, or that it waits for a person. */
@@ -79,19 +84,23 @@ export async function runTurn(host: TurnHost): Promise<TurnEnd> {
       if (response.finish === "end" && response.toolCalls.length === 0 && response.text === "") break;
       steps += 1;
       host.onStep(steps);
-      host.emit("model_step", { turnId: host.turnId, step: steps, text: response.text, toolCalls: response.toolCalls });
+      const calls = host.uniqueIds(response.toolCalls);
+      host.emit("model_step", { turnId: host.turnId, step: steps, text: response.text, toolCalls: calls });
       const assistant: NewTurnMessage = { role: "assistant", content: response.text };
-      if (response.toolCalls.length === 0) {
+      if (calls.length === 0) {
         await host.commit([assistant], null);
-        break;
+        return { status: host.signal.aborted ? "stopped" : "completed", steps };
       }
-      assistant.toolCalls = response.toolCalls;
-      await host.commit([assistant], response.toolCalls);
-      const settled = await settleStep(host, response.toolCalls);
+      assistant.toolCalls = calls;
+      await host.commit([assistant], calls);
+      const settled = await settleStep(host, calls);
       if (settled.waitingOn) return { status: "waiting", steps, waitingOn: settled.waitingOn };
-      if (settled.endTurn) break;
+      if (settled.endTurn) return { status: "completed", steps };
     }
-    return { status: host.signal.aborted ? "stopped" : "completed", steps };
+    if (host.signal.aborted) return { status: "stopped", steps };
+    // The model still had calls in flight: say why the turn ended rather than call it complete.
+    if (steps >= host.maxSteps) return { status: "stopped", steps, error: `reached the agent's maxSteps (${host.maxSteps}) model steps` };
+    return { status: "completed", steps };
   } catch (e) {
     return { status: "failed", steps, error: errorMessage(e) };
   }

@@ -61,12 +61,19 @@ export async function directCall(engine: ThreadEngine, runner: TurnRunner, call:
     const message = (outcome.result.error ?? "refused").replace(`${outcome.errorCode}: `, "");
     throw new WeftError(outcome.errorCode, message, outcome.errorDetails);
   }
+  if (!outcome.final) {
+    // Waiting for a person is neither a success nor an error yet.
+    return { ok: false, toolName: tool.name, callId, isError: false, result: null, durationMs: outcome.durationMs, attempts: outcome.attempts, status: outcome.status };
+  }
+  // No model reads a direct call's answer, so it carries the full text even when the record was capped.
+  const record = engine.store.calls.get(callId);
+  const full = record?.fullResultPath ? engine.store.files.read(record.fullResultPath) : undefined;
   return {
     ok: !outcome.isError,
     toolName: tool.name,
     callId,
     isError: outcome.isError,
-    result: outcome.isError ? (outcome.result.error ?? null) : (outcome.result.result ?? null),
+    result: full ?? (outcome.isError ? (outcome.result.error ?? null) : (outcome.result.result ?? null)),
     durationMs: outcome.durationMs,
     attempts: outcome.attempts,
     status: outcome.status,

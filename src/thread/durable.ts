@@ -7,7 +7,7 @@ import { DurableObject } from "cloudflare:workers";
 import { WeftError } from "../errors.js";
 import type { CallRecord, EventFrame, Message } from "../protocol.js";
 import { normalizeScript } from "../models/scripted.js";
-import { DEFAULT_AGENT_ID, type Registry, findAgent } from "../run/agent.js";
+import { DEFAULT_AGENT_ID, type Registry, agentIds, findAgent } from "../run/agent.js";
 import type { ToolListing } from "../tools/catalog.js";
 import type { GetMessagesOptions, MessagesResult } from "../tools/thread-state.js";
 import { directCall, type DirectCallInput, type DirectCallOutcome } from "./direct.js";
@@ -118,10 +118,15 @@ export function createThreadClass(registry: Registry) {
 
     async create(input: CreateThreadInput, threadId: string): Promise<RpcResult<ThreadMeta>> {
       return rpc(() => {
-        if (this.engine) throw new WeftError("invalid_request", "thread already exists");
+        if (this.engine) {
+          throw new WeftError("thread_exists", "a thread with this continuationToken exists already", {
+            threadId: this.engine.meta.threadId,
+            path: ["continuationToken"],
+          });
+        }
         const agentId = input.agent ?? DEFAULT_AGENT_ID;
         if (!findAgent(registry, agentId)) {
-          throw new WeftError("agent_not_found", `no agent "${agentId}"; agents: ${Object.keys(registry.agents).join(", ") || "(none)"}`, {
+          throw new WeftError("agent_not_found", `no agent "${agentId}"; agents: ${agentIds(registry).join(", ")}`, {
             path: ["agent"],
           });
         }

@@ -17,6 +17,7 @@ import type { ExecutionState } from "../tools/thread-state.js";
 import type { Effect } from "../tools/types.js";
 import { type BoundCall, type StateHost, createThreadState } from "./state.js";
 import type { ThreadStore } from "./store/index.js";
+import { MAX_CONTENT_BYTES } from "./store/messages.js";
 import type { ThreadMeta } from "./store/meta.js";
 
 /** How the engine reaches the Durable Object around it. */
@@ -145,10 +146,11 @@ export class ThreadEngine implements StateHost {
       signal: this.abort.signal,
       dryRun: this.meta.dryRun,
       ...(this.meta.asOf ? { asOf: this.meta.asOf } : {}),
-      resultCapBytes: Number.isInteger(cap) && cap > 0 ? cap : DEFAULT_RESULT_CAP_BYTES,
+      // Capped results become message rows, so the cap never exceeds a message's limit.
+      resultCapBytes: Number.isInteger(cap) && cap > 0 ? Math.min(cap, MAX_CONTENT_BYTES / 2) : DEFAULT_RESULT_CAP_BYTES,
       files: {
         writeFile: (path, data, mimeType, size) => void this.store.files.write(path, data, mimeType, size),
-        fileUrl: (path) => `/threads/${this.meta.threadId}/files/${path}`,
+        fileUrl: (path) => `/threads/${this.meta.threadId}/files/${encodeURI(path)}`,
       },
       flush: () => this.host.flush(),
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),

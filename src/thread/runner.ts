@@ -8,11 +8,27 @@ import { createScriptedModel } from "../models/scripted.js";
 import type { StoredStep } from "../models/scripted.js";
 import { DEFAULT_MAX_STEPS, type TurnEnd, runTurn } from "../run/turn.js";
 import type { CallOutcome } from "../tools/dispatch.js";
+import { resultText } from "../tools/result.js";
 import { type Settlement, approveCall, denyCall, settleCall } from "../tools/decide.js";
 import type { ToolCallRequest } from "../protocol.js";
 import type { ThreadEngine } from "./engine.js";
 import { createExecution } from "./execution.js";
 import type { TurnRecord } from "./store/turns.js";
+import { checkContentSize } from "./store/messages.js";
+
+/**
+ * Makes a step's call ids unique in the thread: an id already taken (by an earlier call or an
+ * earlier call of the same step) becomes `<id>_2`, `<id>_3`, ...
+ */
+export function uniqueCallIds(calls: ToolCallRequest[], taken: (id: string) => boolean): ToolCallRequest[] {
+  const seen = new Set<string>();
+  return calls.map((call) => {
+    let id = call.id;
+    for (let n = 2; seen.has(id) || taken(id); n++) id = `${call.id}_${n}`;
+    seen.add(id);
+    return id === call.id ? call : { ...call, id };
+  });
+}
 
 /** How long the watchdog alarm waits before checking on a turn, in milliseconds. */
 export const WATCHDOG_MS = 2000;
@@ -42,6 +58,7 @@ export class TurnRunner {
    */
   postMessage(input: { content: string; role?: "user" | "system"; script?: StoredStep[] }): { queued: boolean; message?: Message } {
     const { store } = this.engine;
+    checkContentSize(input.content, ["content"]);
     store.atomically(() => {
       if (input.script && input.script.length > 0) store.turns.addScript(input.script);
       store.turns.enqueue({ role: input.role ?? "user", content: input.content });
@@ -90,22 +107,34 @@ export class TurnRunner {
   /** Approves a waiting call (it runs once), then lets its turn go on. */
   async approve(callId: string, approvedBy: string, argsHash?: string): Promise<CallOutcome> {
     this.freshSignal();
-    const outcome = await approveCall(this.engine.dispatchHost(), callId, approvedBy, argsHash);
-    void this.resume();
-    return outcome;
+    return this.afterDecision(await approveCall(this.engine.dispatchHost(), callId, approvedBy, argsHash));
   }
 
   /** Denies a waiting call; the model sees the denial when its turn goes on. */
   deny(callId: string, deniedBy: string, reason?: string): CallOutcome {
-    const outcome = denyCall(this.engine.dispatchHost(), callId, deniedBy, reason);
-    void this.resume();
-    return outcome;
+    return this.afterDecision(denyCall(this.engine.dispatchHost(), callId, deniedBy, reason));
   }
 
   /** Settles a parked call, then lets its turn go on. */
   async settle(callId: string, settlement: Settlement): Promise<CallOutcome> {
     this.freshSignal();
-    const outcome = await settleCall(this.engine.dispatchHost(), callId, settlement);
+    return this.afterDecision(await settleCall(this.engine.dispatchHost(), callId, settlement));
+  }
+
+  /**
+   * A waiting turn resumes and hands the model the result. When the call's turn already ended
+   * (it was stopped), the model would never see it, so a system message carries it instead.
+   */
+  private afterDecision(outcome: CallOutcome): CallOutcome {
+    const { store } = this.engine;
+    const record = store.calls.get(outcome.callId);
+    const turnStatus = record?.turnId ? store.turns.statusOf(record.turnId) : undefined;
+    if (outcome.final && record?.source === "model" && turnStatus && turnStatus !== "waiting" && turnStatus !== "running") {
+      const content = `A person settled call ${outcome.callId} (${outcome.toolName}) after its turn ended: ${outcome.status}: ${resultText(outcome.result)}`;
+      // Into the history for the next turn; while another turn runs, through the inbox instead.
+      if (this.busy) store.turns.enqueue({ role: "system", content });
+      else this.engine.appendMessage({ role: "system", content });
+    }
     void this.resume();
     return outcome;
   }
@@ -171,6 +200,7 @@ export class TurnRunner {
       pendingStep: () => store.turns.pendingStep<ToolCallRequest>(turnId),
       dispatch: (request) => engine.dispatchWithQueue(request),
       emit: (type, data) => engine.emit(type, data),
+      uniqueIds: (calls) => uniqueCallIds(calls, (id) => store.calls.get(id) !== undefined),
       onStep: (steps) => {
         execution.setSteps(steps);
         store.turns.step(turnId, steps);

@@ -22,10 +22,11 @@ export function replayAndAccept(ctx: DurableObjectState, store: ThreadStore, req
     });
   }
   const raw = new URL(request.url).searchParams.get("since");
-  const since = raw === null || raw === "" ? 0 : Number(raw);
-  if (!Number.isSafeInteger(since) || since < 0) {
+  const since = raw === null || raw === "" ? 0 : /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN;
+  const last = store.events.lastSeq();
+  if (!Number.isSafeInteger(since) || since > last) {
     return Response.json(
-      new WeftError("invalid_request", `since: expected a non-negative integer seq, got ${JSON.stringify(raw)}`, { path: ["since"] }).toBody(),
+      new WeftError("invalid_request", `since: expected a seq from 0 to ${last} (the newest), got ${JSON.stringify(raw)}`, { path: ["since"] }).toBody(),
       { status: 400 },
     );
   }

@@ -18,6 +18,7 @@ import type {
 } from "../tools/thread-state.js";
 import type { ThreadMeta } from "./store/meta.js";
 import type { ThreadStore } from "./store/index.js";
+import { checkContentSize } from "./store/messages.js";
 
 /** What a `ThreadState` needs from its thread. */
 export interface StateHost {
@@ -97,6 +98,7 @@ export function createThreadState(host: StateHost, call?: BoundCall): ThreadStat
       if (!input || !["user", "assistant", "system"].includes(input.role) || typeof input.content !== "string") {
         throw new WeftError("invalid_request", 'injectMessage: expected { role: "user" | "assistant" | "system", content: string }');
       }
+      checkContentSize(input.content, ["content"]);
       return host.appendMessage({
         role: input.role,
         content: input.content,
@@ -105,7 +107,7 @@ export function createThreadState(host: StateHost, call?: BoundCall): ThreadStat
       });
     },
     async loadAgent<T>(name: string): Promise<T> {
-      const agent = host.registry.agents[name];
+      const agent = Object.hasOwn(host.registry.agents, name) ? host.registry.agents[name] : undefined;
       if (!agent) throw new WeftError("agent_not_found", `no agent "${name}"; agents: ${Object.keys(host.registry.agents).join(", ")}`);
       return agent as T;
     },

@@ -28,7 +28,13 @@ export function normalizeResult(value: unknown): ToolResult {
     return { status: "error", error: `tool returned status ${safeJson(raw.status)}; expected "success" or "error"` };
   }
   const out: ToolResult = { status: raw.status };
-  if (raw.result !== undefined) out.result = typeof raw.result === "string" ? raw.result : safeJson(raw.result);
+  if (raw.result !== undefined && typeof raw.result !== "string") {
+    try {
+      out.result = JSON.stringify(raw.result) ?? String(raw.result);
+    } catch (e) {
+      return { status: "error", error: `tool returned a result that cannot be serialised as JSON (${errorMessage(e)}); return a string` };
+    }
+  } else if (raw.result !== undefined) out.result = raw.result;
   if (raw.status === "error") {
     out.error = typeof raw.error === "string" && raw.error.length > 0 ? raw.error : raw.error === undefined ? "tool reported an error without a message" : errorMessage(raw.error);
   } else if (raw.error !== undefined) {
@@ -42,8 +48,8 @@ export function normalizeResult(value: unknown): ToolResult {
 function safeJson(value: unknown): string {
   try {
     return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
+  } catch (e) {
+    return `<unserialisable ${typeof value}: ${errorMessage(e)}>`;
   }
 }
 

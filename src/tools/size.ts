@@ -51,7 +51,7 @@ export function capResult(
     out.attachments = result.attachments.map((a, i) => {
       if (!isInline(a)) return a;
       const safe = (a.name || `attachment-${i}`).replace(/[^A-Za-z0-9._-]/g, "_");
-      const path = `calls/${callId}/attachments/${i}-${safe}`;
+      const path = `calls/${encodeURIComponent(callId)}/attachments/${i}-${safe}`;
       const size = Math.floor((a.data.length * 3) / 4) - (a.data.endsWith("==") ? 2 : a.data.endsWith("=") ? 1 : 0);
       sink.writeFile(path, a.data, a.mimeType, size);
       const ref: AttachmentRef = { name: a.name, mimeType: a.mimeType, path, size };
@@ -63,7 +63,7 @@ export function capResult(
   if (text === undefined) return { result: out };
   const size = byteLength(text);
   if (size <= capBytes) return { result: out };
-  const path = `calls/${callId}/${field}.txt`;
+  const path = `calls/${encodeURIComponent(callId)}/${field}.txt`;
   sink.writeFile(path, text, "text/plain; charset=utf-8", size);
   const notice = `\n[weft: ${field} truncated to ${capBytes} of ${size} bytes; the full text is at GET ${sink.fileUrl(path)}]`;
   out[field] = truncateUtf8(text, capBytes) + notice;

@@ -12,6 +12,22 @@ import type { MetaStore } from "./meta.js";
 /** Largest page `getMessages` returns. */
 export const MAX_PAGE = 1000;
 
+/** Largest message content in UTF-8 bytes; SQLite rows stop at 2 MB, so content stays well under. */
+export const MAX_CONTENT_BYTES = 1024 * 1024;
+
+/**
+ * Checks content a client or tool supplies.
+ * @throws WeftError `payload_too_large` naming `path` when over {@link MAX_CONTENT_BYTES}.
+ */
+export function checkContentSize(content: string, path: (string | number)[]): void {
+  // Cheap bound first: a string of n UTF-16 units has at most 3n UTF-8 bytes.
+  if (content.length * 3 <= MAX_CONTENT_BYTES) return;
+  const bytes = new TextEncoder().encode(content).byteLength;
+  if (bytes > MAX_CONTENT_BYTES) {
+    throw new WeftError("payload_too_large", `${path.join(".")}: ${bytes} bytes, over the ${MAX_CONTENT_BYTES}-byte limit of a message`, { path });
+  }
+}
+
 /** A message before it is stored. */
 export type NewMessage = NewTurnMessage;
 

@@ -61,6 +61,11 @@ export class TurnStore {
     this.sql.exec("UPDATE turns SET status = ?, finished_at = ?, error = ? WHERE turn_id = ?", status, now, error ?? null, turnId);
   }
 
+  /** A turn's status, or undefined for an unknown id. */
+  statusOf(turnId: string): TurnStatus | undefined {
+    return this.sql.exec<{ status: string }>("SELECT status FROM turns WHERE turn_id = ?", turnId).toArray()[0]?.status as TurnStatus | undefined;
+  }
+
   /** The newest turn, if any. */
   latest(): TurnRecord | undefined {
     const row = this.sql
