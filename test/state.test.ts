@@ -118,3 +118,23 @@ describe("ThreadState.context and execution", () => {
     expect(direct.status).toBe(200);
   });
 });
+
+describe("ThreadState.execution during a turn", () => {
+  it("exposes the flow, step counts and live history, and stop() ends the turn before another model step", async () => {
+    const id = await createThread({ agent: "guarantees" });
+    await runTurn(id, "go", [
+      { toolCalls: [{ id: "a", name: "inspect_execution", arguments: {} }] },
+      { toolCalls: [{ id: "b", name: "inspect_execution", arguments: { stop: true } }] },
+      { text: "never said" },
+    ]);
+    const [first, second] = (await callsOf(id)).map((c) => JSON.parse(c.result!.result!));
+    expect(first).toMatchObject({ currentSide: "a", stepCount: 1, sideAStepCount: 1, sideBStepCount: 0, stopped: false, history: ["user", "assistant"] });
+    expect(first.flowId).toMatch(/^turn_/);
+    expect(second).toMatchObject({ flowId: first.flowId, stepCount: 2, stopped: true, aborted: false });
+    expect(second.history).toEqual(["user", "assistant", "tool", "assistant"]);
+    const info = (await json("GET", `/threads/${id}`)).body;
+    expect(info.lastTurn).toMatchObject({ status: "stopped", steps: 2 });
+    const direct = await json("POST", "/v1/tools/inspect_execution", { input: {}, sessionId: id });
+    expect(direct.body.result).toBe("null");
+  });
+});

@@ -37,6 +37,8 @@ export interface TurnHost {
   /** Dispatches one call, then any calls it queued; returns them in run order. */
   dispatch(request: CallRequest): Promise<{ outcome: CallOutcome; queued: CallOutcome[] }>;
   emit<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): void;
+  /** True once a tool called `state.execution.stop()`: no further model step starts. */
+  stopRequested(): boolean;
   /** Called after each model step with the step count. */
   onStep(steps: number): void;
   /**
@@ -69,7 +71,7 @@ export async function runTurn(host: TurnHost): Promise<TurnEnd> {
       if (settled.endTurn) return { status: "completed", steps };
     }
     while (steps < host.maxSteps) {
-      if (host.signal.aborted) return { status: "stopped", steps };
+      if (host.signal.aborted || host.stopRequested()) return { status: "stopped", steps };
       const response = await host.model.step({
         threadId: host.threadId,
         turnId: host.turnId,
@@ -97,7 +99,7 @@ export async function runTurn(host: TurnHost): Promise<TurnEnd> {
       if (settled.waitingOn) return { status: "waiting", steps, waitingOn: settled.waitingOn };
       if (settled.endTurn) return { status: "completed", steps };
     }
-    if (host.signal.aborted) return { status: "stopped", steps };
+    if (host.signal.aborted || host.stopRequested()) return { status: "stopped", steps };
     // The model still had calls in flight: say why the turn ended rather than call it complete.
     if (steps >= host.maxSteps) return { status: "stopped", steps, error: `reached the agent's maxSteps (${host.maxSteps}) model steps` };
     return { status: "completed", steps };

@@ -10,7 +10,7 @@ export function createExecution(
   flowId: string,
   abort: AbortController,
   history: () => Message[],
-): { state: ExecutionState; setSteps(steps: number): void } {
+): { state: ExecutionState; setSteps(steps: number): void; stopRequested(): boolean } {
   let steps = 0;
   let stopped = false;
   const state: ExecutionState = {
@@ -33,8 +33,8 @@ export function createExecution(
       // Side b arrives with dual-sided agents; a one-sided turn has only side a.
     },
     stop() {
+      // The calling tool finishes normally; the turn ends before its next model step.
       stopped = true;
-      abort.abort(new Error("stopped by a tool"));
     },
     abortSignal: abort.signal,
     promptPath: [],
@@ -44,5 +44,6 @@ export function createExecution(
     setSteps(n: number) {
       steps = n;
     },
+    stopRequested: () => stopped,
   };
 }

@@ -200,6 +200,7 @@ export class TurnRunner {
       pendingStep: () => store.turns.pendingStep<ToolCallRequest>(turnId),
       dispatch: (request) => engine.dispatchWithQueue(request),
       emit: (type, data) => engine.emit(type, data),
+      stopRequested: () => execution.stopRequested(),
       uniqueIds: (calls) => uniqueCallIds(calls, (id) => store.calls.get(id) !== undefined),
       onStep: (steps) => {
         execution.setSteps(steps);
