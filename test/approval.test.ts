@@ -1,4 +1,4 @@
-import { evictDurableObject } from "cloudflare:test";
+import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { callsOf, createThread, eventsOf, inThread, json, ledgerOf, messagesOf, rawStub, stubOf } from "./helpers.js";
 
@@ -91,5 +91,17 @@ describe("needsApproval", () => {
     await stubOf(id).waitIdle();
     const roles = (await messagesOf(id)).map((m) => `${m.role}:${m.content}`);
     expect(roles.slice(-3)).toEqual(["assistant:all done", "user:hello?", "assistant:later"]);
+  });
+});
+
+describe("a waiting turn and the watchdog alarm", () => {
+  it("stays quietly waiting when the alarm fires before anyone decides", async () => {
+    const id = await startWaiting();
+    const before = (await eventsOf(id)).length;
+    await runDurableObjectAlarm(rawStub(id));
+    await stubOf(id).waitIdle();
+    const events = await eventsOf(id);
+    expect(events.length).toBe(before);
+    expect((await json("GET", `/threads/${id}`)).body.status).toBe("waiting");
   });
 });

@@ -79,7 +79,9 @@ export class TurnRunner {
       return this.idle();
     }
     const latest = this.engine.store.turns.latest();
-    if (latest && (latest.status === "running" || latest.status === "waiting")) {
+    if (latest?.status === "waiting" && this.stillWaiting(latest.turnId)) {
+      // Nothing to do until a person decides; the decision calls resume again.
+    } else if (latest && (latest.status === "running" || latest.status === "waiting")) {
       this.start(latest);
     } else {
       await this.engine.recoverCalls();
@@ -137,6 +139,15 @@ export class TurnRunner {
     }
     void this.resume();
     return outcome;
+  }
+
+  /** Whether a call of the turn's open step still waits for approval or settlement. */
+  private stillWaiting(turnId: string): boolean {
+    const { store } = this.engine;
+    return (store.turns.pendingStep<ToolCallRequest>(turnId) ?? []).some((call) => {
+      const status = store.calls.get(call.id)?.status;
+      return status === "awaiting_approval" || status === "parked";
+    });
   }
 
   /** A decision outside a turn must not inherit the signal of a turn that was stopped. */
