@@ -4,8 +4,11 @@
  * @module
  */
 export { defineTool, TOOL_NAME_PATTERN } from "./tools/define.js";
+/** Declares an agent (agents/agents/<name>.ts). */
 export { defineAgent } from "./run/agent.js";
+/** Agent definitions and the generated registry's shape (src/run/agent.ts). */
 export type { AgentDefinition, DefineAgentOptions, EnvDefault, Registry } from "./run/agent.js";
+/** Tool authoring types: options, schemas, effects, the call context (src/tools/types.ts). */
 export type {
   AnyToolDefinition,
   DefineToolOptions,
@@ -19,6 +22,7 @@ export type {
   ToolTenvs,
   VariableDefinition,
 } from "./tools/types.js";
+/** The `ThreadState` contract tools receive (seed-003; src/tools/thread-state.ts). */
 export type {
   CodeExecution,
   CodeExecutionOptions,
@@ -28,8 +32,13 @@ export type {
   MessagesResult,
   ThreadState,
 } from "./tools/thread-state.js";
+/** Messages, tool results and WebSocket frames (src/protocol.ts). */
 export type { Message, ToolAttachment, AttachmentRef, ToolResult, EventFrame } from "./protocol.js";
+/** A step the scripted model plays (src/models/model.ts). */
 export type { ScriptStep } from "./models/model.js";
+/** weft's one error class; status and retryability come from its code. */
 export { WeftError } from "./errors.js";
+/** Transient failures that read and idempotent calls retry on (seed-000). */
 export { TransientError, throwIfTransient, isTransient, isTransientStatus } from "./tools/retry.js";
+/** The closed union of error codes (src/errors.ts). */
 export type { ErrorCode } from "./errors.js";

@@ -18,6 +18,7 @@ import { validate } from "./schema.js";
 import { checkTimeArgs } from "./time-args.js";
 import type { Effect } from "./types.js";
 
+/** The pipeline's host, request and outcome shapes (src/tools/host.ts). */
 export type { CallOutcome, CallRequest, DispatchHost } from "./host.js";
 export { effectKeyOf } from "./host.js";
 
