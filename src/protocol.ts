@@ -67,7 +67,18 @@ export type CallSource = "model" | "direct" | "queue" | "invoke";
  * States of a call record. Final: `succeeded`, `failed`, `denied`, `aborted`. Waiting for a
  * person: `awaiting_approval`, `parked`. In flight: `queued`, `started` (the journal entry).
  */
-export type CallStatus = "queued" | "started" | "awaiting_approval" | "parked" | "succeeded" | "failed" | "denied" | "aborted";
+export type CallStatus = (typeof CALL_STATUSES)[number];
+
+/** Every call status, in lifecycle order. */
+export const CALL_STATUSES = ["queued", "started", "awaiting_approval", "parked", "succeeded", "failed", "denied", "aborted"] as const;
+
+/** Statuses after which a call never changes again (DESIGN.md promise 1). */
+export const FINAL_CALL_STATUSES: readonly CallStatus[] = ["succeeded", "failed", "denied", "aborted"];
+
+/** True for a status after which a call never changes again. */
+export function isFinalStatus(status: CallStatus): boolean {
+  return FINAL_CALL_STATUSES.includes(status);
+}
 
 /** A call as `GET /threads/:id/calls` lists it. */
 export interface CallRecord {

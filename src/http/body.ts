@@ -5,6 +5,7 @@
  */
 import type { Context } from "hono";
 import type { z } from "zod";
+import { byteLength, fitsBytes } from "../bytes.js";
 import { WeftError } from "../errors.js";
 import { describeIssues } from "../tools/schema.js";
 
@@ -21,8 +22,8 @@ export async function readBody<S extends z.ZodType>(c: Context, schema: S): Prom
     throw new WeftError("payload_too_large", `request body is ${declared} bytes, over the ${MAX_BODY_BYTES}-byte limit`);
   }
   const text = await c.req.text();
-  const bytes = new TextEncoder().encode(text).byteLength;
-  if (bytes > MAX_BODY_BYTES) {
+  if (!fitsBytes(text, MAX_BODY_BYTES)) {
+    const bytes = byteLength(text);
     throw new WeftError("payload_too_large", `request body is ${bytes} bytes, over the ${MAX_BODY_BYTES}-byte limit`);
   }
   let value: unknown = {};

@@ -6,12 +6,11 @@
 import { Hono } from "hono";
 import * as z from "zod";
 import { WeftError } from "../errors.js";
-import type { CallStatus } from "../protocol.js";
+import { CALL_STATUSES, type CallStatus } from "../protocol.js";
 import type { WeftEnv } from "../thread/durable.js";
 import { readBody } from "./body.js";
 import { threadStub, unwrap } from "./stubs.js";
 
-const STATUSES = ["queued", "started", "awaiting_approval", "parked", "succeeded", "failed", "denied", "aborted"] as const;
 
 /** Body of `POST .../approve`; the identity defaults to the `x-weft-user` header. */
 export const ApproveBody = z.object({ approvedBy: z.string().min(1).optional(), argsHash: z.string().optional() });
@@ -37,8 +36,8 @@ export function callRoutes(): Hono<{ Bindings: WeftEnv }> {
 
   app.get("/:id/calls", async (c) => {
     const status = c.req.query("status");
-    if (status !== undefined && !(STATUSES as readonly string[]).includes(status)) {
-      throw new WeftError("invalid_request", `status: expected one of ${STATUSES.join(", ")}`, { path: ["status"] });
+    if (status !== undefined && !(CALL_STATUSES as readonly string[]).includes(status)) {
+      throw new WeftError("invalid_request", `status: expected one of ${CALL_STATUSES.join(", ")}`, { path: ["status"] });
     }
     const stub = threadStub(c.env, c.req.param("id"));
     return c.json(unwrap(await stub.listCalls(status ? { status: status as CallStatus } : {})));

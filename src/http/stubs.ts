@@ -5,7 +5,6 @@
  */
 import { WeftError } from "../errors.js";
 import type { CallRecord, Message } from "../protocol.js";
-import type { ToolListing } from "../tools/catalog.js";
 import type { Settlement } from "../tools/decide.js";
 import type { CallOutcome } from "../tools/host.js";
 import type { GetMessagesOptions, MessagesResult } from "../tools/thread-state.js";
@@ -27,7 +26,6 @@ export interface ThreadStub {
   deny(callId: string, deniedBy: string, reason?: string): Promise<RpcResult<CallOutcome>>;
   settle(callId: string, settlement: Settlement): Promise<RpcResult<CallOutcome>>;
   getFile(path: string): Promise<RpcResult<{ mimeType: string; size: number; data: string }>>;
-  listTools(): Promise<RpcResult<ToolListing[]>>;
   callTool(input: DirectCallInput): Promise<RpcResult<DirectCallOutcome>>;
   stop(): Promise<RpcResult<{ stopped: boolean }>>;
   waitIdle(): Promise<RpcResult<null>>;

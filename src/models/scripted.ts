@@ -4,6 +4,7 @@
  * resumed turn continues where it stopped.
  * @module
  */
+import { byteLength, fitsBytes } from "../bytes.js";
 import { WeftError } from "../errors.js";
 import type { ToolCallRequest } from "../protocol.js";
 import type { Model, ModelResponse, ScriptStep } from "./model.js";
@@ -53,8 +54,9 @@ export function normalizeScript(steps: unknown, path: (string | number)[] = ["sc
     });
     const stored = { text: step.text ?? "", toolCalls };
     // Each step is one SQLite row; keep it far from the 2 MB row limit.
-    const bytes = new TextEncoder().encode(JSON.stringify(stored)).byteLength;
-    if (bytes > MAX_STEP_BYTES) {
+    const json = JSON.stringify(stored);
+    if (!fitsBytes(json, MAX_STEP_BYTES)) {
+      const bytes = byteLength(json);
       throw new WeftError("payload_too_large", `${at.join(".")}: ${bytes} bytes, over the ${MAX_STEP_BYTES}-byte limit of a step`, { path: at });
     }
     return stored;

@@ -4,7 +4,7 @@
  * @module
  */
 import { WeftError } from "../errors.js";
-import { validate } from "../tools/schema.js";
+import { validateInput } from "../tools/dispatch.js";
 import type { ThreadEngine } from "./engine.js";
 import type { TurnRunner } from "./runner.js";
 
@@ -38,19 +38,10 @@ export interface DirectCallOutcome {
 export async function directCall(engine: ThreadEngine, runner: TurnRunner, call: DirectCallInput): Promise<DirectCallOutcome> {
   const tool = engine.catalog.get(call.toolName);
   const input = call.input ?? {};
-  // Validation happens again inside dispatch; doing it here first lets HTTP answer 400 and decide busy-ness.
-  let parsed: unknown;
-  if (tool.args) {
-    const checked = validate(tool.args, input);
-    if (!checked.ok) {
-      throw new WeftError("invalid_tool_input", checked.issues.map((i) => i.message).join("; "), {
-        path: checked.issues[0]!.path,
-        issues: checked.issues,
-      });
-    }
-    parsed = checked.data;
-  }
-  if (runner.busy && tool.effectOf(parsed) !== "read") {
+  // The pipeline validates again; checking first lets HTTP answer 400 and judge busy-ness by effect.
+  const checked = validateInput(tool, input);
+  if (!checked.ok) throw checked.error;
+  if (runner.busy && tool.effectOf(checked.input) !== "read") {
     throw new WeftError("session_busy", `a turn is running; "${tool.name}" is not a read, so it waits until the turn finishes`, {
       toolName: tool.name,
     });

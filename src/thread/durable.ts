@@ -8,7 +8,6 @@ import { WeftError } from "../errors.js";
 import type { CallRecord, EventFrame, Message } from "../protocol.js";
 import { normalizeScript } from "../models/scripted.js";
 import { DEFAULT_AGENT_ID, type Registry, agentIds, findAgent } from "../run/agent.js";
-import type { ToolListing } from "../tools/catalog.js";
 import type { GetMessagesOptions, MessagesResult } from "../tools/thread-state.js";
 import { directCall, type DirectCallInput, type DirectCallOutcome } from "./direct.js";
 import { ThreadEngine } from "./engine.js";
@@ -225,10 +224,6 @@ export function createThreadClass(registry: Registry) {
         if (!info) throw new WeftError("not_found", `no file ${JSON.stringify(path)} in this thread`, { path: ["path"] });
         return { mimeType: info.mimeType, size: info.size, data: this.store.files.read(path)! };
       });
-    }
-
-    async listTools(): Promise<RpcResult<ToolListing[]>> {
-      return rpc(() => this.requireEngine().catalog.list());
     }
 
     async callTool(input: DirectCallInput): Promise<RpcResult<DirectCallOutcome>> {

@@ -7,10 +7,10 @@
  * @module
  */
 import { WeftError, errorMessage } from "../errors.js";
-import type { CallRecord, ToolResult } from "../protocol.js";
+import { type CallRecord, type ToolResult, isFinalStatus } from "../protocol.js";
 import { canonicalJson } from "./catalog.js";
 import type { CompiledTool } from "./catalog.js";
-import { argsTextOf, finishCall, rowOf, runCall } from "./execute.js";
+import { finishCall, rowOf, runCall } from "./execute.js";
 import { type CallOutcome, type CallRequest, type DispatchHost, effectKeyOf } from "./host.js";
 import { recoverCall } from "./recover.js";
 import { normalizeResult } from "./result.js";
@@ -22,7 +22,6 @@ import type { Effect } from "./types.js";
 export type { CallOutcome, CallRequest, DispatchHost } from "./host.js";
 export { effectKeyOf } from "./host.js";
 
-const FINAL = new Set(["succeeded", "failed", "denied", "aborted"]);
 
 /** Parses raw argument text; empty text means no arguments. */
 function parseArgs(args: CallRequest["args"]): { ok: true; value: unknown } | { ok: false; message: string } {
@@ -66,13 +65,14 @@ export async function argsHashOf(input: unknown): Promise<string> {
 
 /** The outcome a stored call stands at. */
 export function outcomeOf(host: DispatchHost, record: CallRecord): CallOutcome {
-  const final = FINAL.has(record.status);
+  const final = isFinalStatus(record.status);
   const result: ToolResult =
     record.result ??
     (record.status === "awaiting_approval"
       ? { status: "error", error: "awaiting approval" }
       : { status: "error", error: `parked: ${record.parkReason ?? "waiting for a person"}` });
-  const endsTurn = host.catalog.has(record.toolName) && host.catalog.get(record.toolName).def.endsTurn === true;
+  // Only a successful call can end a turn; its tool compiled when it ran (unless a deploy removed it).
+  const endsTurn = final && result.status === "success" && host.catalog.has(record.toolName) && host.catalog.get(record.toolName).def.endsTurn === true;
   return {
     callId: record.callId,
     toolName: record.toolName,
@@ -83,7 +83,7 @@ export function outcomeOf(host: DispatchHost, record: CallRecord): CallOutcome {
     isError: result.status === "error",
     durationMs: record.durationMs ?? 0,
     attempts: record.attempts,
-    endsTurn: final && endsTurn && result.status === "success",
+    endsTurn,
     ...(record.errorCode ? { errorCode: record.errorCode as WeftError["code"] } : {}),
     ...(record.stubbed ? { stubbed: true } : {}),
   };
@@ -101,35 +101,14 @@ export async function dispatch(host: DispatchHost, request: CallRequest): Promis
     return existing.status === "started" ? recoverCall(host, existing) : outcomeOf(host, existing);
   }
   const effectKey = effectKeyOf(host.branchId, request.callId);
+  // A refusal before execute: recorded and emitted like any result, with no started event.
   const refuse = (error: WeftError): CallOutcome => {
-    const result: ToolResult = { status: "error", error: `${error.code}: ${error.message}` };
     if (!existing) host.journal.insert({ ...rowOf(request, effectKey), status: "queued" });
-    const durationMs = Date.now() - startedAt;
-    host.journal.finish(request.callId, "failed", result, { attempts: 0, durationMs, errorCode: error.code });
-    host.emit("tool_call_finished", {
-      callId: request.callId,
-      toolName: request.toolName,
-      source: request.source,
-      status: "failed",
-      isError: true,
-      error: result.error!,
-      durationMs,
-      attempts: 0,
-    });
-    return {
-      callId: request.callId,
-      toolName: request.toolName,
-      argsText: argsTextOf(request),
-      status: "failed",
-      final: true,
-      result,
-      isError: true,
+    const result: ToolResult = { status: "error", error: `${error.code}: ${error.message}` };
+    return finishCall(host, { request, startedAt }, result, "failed", 0, {
       errorCode: error.code,
       ...(error.details ? { errorDetails: error.details } : {}),
-      durationMs,
-      attempts: 0,
-      endsTurn: false,
-    };
+    });
   };
 
   let tool: CompiledTool;

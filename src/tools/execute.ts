@@ -3,6 +3,7 @@
  * cap, record, emit. The only place a tool's `execute` is called (DESIGN.md).
  * @module
  */
+import type { WeftError } from "../errors.js";
 import type { CallRecord, CallStatus, EventPayloads, ToolResult } from "../protocol.js";
 import type { CompiledTool } from "./catalog.js";
 import { type CallOutcome, type CallRequest, type DispatchHost, effectKeyOf } from "./host.js";
@@ -126,7 +127,7 @@ async function afterAbort(host: DispatchHost, call: ReadyCall, state: ThreadStat
       return finishCall(host, call, { status: "error", error: "aborted: the thread was stopped; lookup confirms nothing happened" }, "aborted", attempts);
     }
   }
-  return parkCall(host, call.request, call.tool, reason, attempts);
+  return parkCall(host, call.request, reason, attempts);
 }
 
 /** Asks a reconcilable tool whether its effect happened; a throwing lookup answers `unknown`. */
@@ -146,12 +147,12 @@ export function foundResult(value: string | ToolResult): ToolResult {
 }
 
 /** Parks a call for a person to settle, and says so. */
-export function parkCall(host: DispatchHost, request: CallRequest, tool: CompiledTool, reason: string, attempts: number): CallOutcome {
+export function parkCall(host: DispatchHost, request: CallRequest, reason: string, attempts: number): CallOutcome {
   host.journal.park(request.callId, reason);
-  host.emit("tool_call_parked", { callId: request.callId, toolName: tool.name, reason });
+  host.emit("tool_call_parked", { callId: request.callId, toolName: request.toolName, reason });
   return {
     callId: request.callId,
-    toolName: tool.name,
+    toolName: request.toolName,
     argsText: argsTextOf(request),
     status: "parked",
     final: false,
@@ -163,14 +164,24 @@ export function parkCall(host: DispatchHost, request: CallRequest, tool: Compile
   };
 }
 
-/** Caps, records and emits a final result. */
+/** What a final result records besides itself: a stub mark, or the refusal that ended it. */
+export interface FinishExtra {
+  stubbed?: boolean;
+  errorCode?: WeftError["code"];
+  errorDetails?: Record<string, unknown>;
+}
+
+/**
+ * Caps, records and emits a final result. `tool` is absent for a call refused before its tool
+ * resolved (an unknown name), which can neither end a turn nor have been stubbed.
+ */
 export function finishCall(
   host: DispatchHost,
-  call: Pick<ReadyCall, "request" | "tool" | "startedAt">,
+  call: { request: CallRequest; tool?: CompiledTool; startedAt: number },
   result: ToolResult,
   status: CallStatus,
   attempts: number,
-  extra: { stubbed?: boolean } = {},
+  extra: FinishExtra = {},
 ): CallOutcome {
   const { request, tool } = call;
   const capped = capResult(result, request.callId, host.resultCapBytes, host.files);
@@ -179,11 +190,12 @@ export function finishCall(
     attempts,
     durationMs,
     ...(extra.stubbed ? { stubbed: true } : {}),
+    ...(extra.errorCode ? { errorCode: extra.errorCode } : {}),
     ...(capped.fullResultPath ? { fullResultPath: capped.fullResultPath } : {}),
   });
   const finished: EventPayloads["tool_call_finished"] = {
     callId: request.callId,
-    toolName: tool.name,
+    toolName: request.toolName,
     source: request.source,
     status,
     isError: capped.result.status === "error",
@@ -197,7 +209,7 @@ export function finishCall(
   host.emit("tool_call_finished", finished);
   return {
     callId: request.callId,
-    toolName: tool.name,
+    toolName: request.toolName,
     argsText: argsTextOf(request),
     status,
     final: true,
@@ -205,8 +217,10 @@ export function finishCall(
     isError: capped.result.status === "error",
     durationMs,
     attempts,
-    endsTurn: tool.def.endsTurn === true && capped.result.status === "success",
+    endsTurn: tool?.def.endsTurn === true && capped.result.status === "success",
     ...(extra.stubbed ? { stubbed: true } : {}),
+    ...(extra.errorCode ? { errorCode: extra.errorCode } : {}),
+    ...(extra.errorDetails ? { errorDetails: extra.errorDetails } : {}),
   };
 }
 

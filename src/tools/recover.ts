@@ -32,8 +32,7 @@ export async function recoverCall(host: DispatchHost, record: CallRecord, now = 
   try {
     tool = host.catalog.get(record.toolName);
   } catch {
-    const missing = { name: record.toolName, def: { endsTurn: false } } as unknown as CompiledTool;
-    return parkCall(host, request, missing, "interrupted by a restart, and the tool no longer exists", record.attempts);
+    return parkCall(host, request, "interrupted by a restart, and the tool no longer exists", record.attempts);
   }
   const input = record.input;
   const ready = { request, tool, input, existing: record, startedAt: now, ...(record.approvedBy ? { approvedBy: record.approvedBy } : {}) };
@@ -50,7 +49,7 @@ export async function recoverCall(host: DispatchHost, record: CallRecord, now = 
       const window = tool.def.dedupWindowMs ?? 0;
       const since = record.startedAt ?? record.createdAt;
       if (now - since <= window) return runCall(host, { ...ready, effect });
-      return parkCall(host, request, tool, `interrupted by a restart ${now - since} ms after it started, past its ${window} ms dedup window`, record.attempts);
+      return parkCall(host, request, `interrupted by a restart ${now - since} ms after it started, past its ${window} ms dedup window`, record.attempts);
     }
     case "reconcilable": {
       const state = host.stateFor({ callId: record.callId, tool, ...(record.turnId ? { turnId: record.turnId } : {}) });
@@ -58,9 +57,9 @@ export async function recoverCall(host: DispatchHost, record: CallRecord, now = 
       if (answer.status === "found") return finishCall(host, ready, foundResult(answer.value), "succeeded", record.attempts);
       if (answer.status === "not_found" && tool.def.reconcile?.finality === "final") return runCall(host, { ...ready, effect });
       const why = answer.status === "not_found" ? "lookup found nothing, but its not_found is not final" : "lookup could not tell";
-      return parkCall(host, request, tool, `interrupted by a restart; ${why}`, record.attempts);
+      return parkCall(host, request, `interrupted by a restart; ${why}`, record.attempts);
     }
     default:
-      return parkCall(host, request, tool, "interrupted by a restart; a write never runs twice, so a person must settle it", record.attempts);
+      return parkCall(host, request, "interrupted by a restart; a write never runs twice, so a person must settle it", record.attempts);
   }
 }

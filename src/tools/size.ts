@@ -3,6 +3,7 @@
  * payload and any attachments go to the thread's files, so nothing fails to persist on size.
  * @module
  */
+import { byteLength, fitsBytes } from "../bytes.js";
 import type { AttachmentRef, ToolAttachment, ToolResult } from "../protocol.js";
 
 /** Bytes of result text the model sees by default. */
@@ -17,11 +18,6 @@ export interface FileSink {
 }
 
 const encoder = new TextEncoder();
-
-/** UTF-8 length of a string in bytes. */
-export function byteLength(text: string): number {
-  return encoder.encode(text).byteLength;
-}
 
 /** The longest prefix of `text` that fits in `maxBytes` of UTF-8, cut on a character boundary. */
 export function truncateUtf8(text: string, maxBytes: number): string {
@@ -61,8 +57,8 @@ export function capResult(
   const field = result.status === "success" ? "result" : "error";
   const text = result[field];
   if (text === undefined) return { result: out };
+  if (fitsBytes(text, capBytes)) return { result: out };
   const size = byteLength(text);
-  if (size <= capBytes) return { result: out };
   const path = `calls/${encodeURIComponent(callId)}/${field}.txt`;
   sink.writeFile(path, text, "text/plain; charset=utf-8", size);
   const notice = `\n[weft: ${field} truncated to ${capBytes} of ${size} bytes; the full text is at GET ${sink.fileUrl(path)}]`;

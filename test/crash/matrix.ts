@@ -5,6 +5,7 @@
  * @module
  */
 import { runDurableObjectAlarm } from "cloudflare:test";
+import { type CallStatus, isFinalStatus } from "../../src/protocol.js";
 import { callsOf, createThread, eventsOf, inThread, json, ledgerOf, messagesOf, rawStub, stubOf } from "../helpers.js";
 
 /** Effect classes, by fixture tool. */
@@ -128,7 +129,7 @@ export async function runCell(cls: EffectClass, point: Point): Promise<CellResul
           ? "re-run"
           : "unexpected";
   const writeTwice = cls !== "read" && applied > 1;
-  const final = record && ["succeeded", "failed", "denied", "aborted"].includes(record.status);
+  const final = record !== undefined && isFinalStatus(record.status as CallStatus);
   const info = (await json("GET", `/threads/${id}`)).body;
   const lastText = (await messagesOf(id)).at(-1);
   const turn = `${info.lastTurn?.status ?? "none"}${lastText?.content === "done" ? ", said done" : ""}`;

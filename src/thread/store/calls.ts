@@ -3,13 +3,11 @@
  * final result. A row with a final status is never rewritten, so a call id has exactly one result.
  * @module
  */
-import type { CallRecord, CallSource, CallStatus, ToolResult } from "../../protocol.js";
+import { type CallRecord, type CallSource, type CallStatus, FINAL_CALL_STATUSES, type ToolResult } from "../../protocol.js";
 import type { JournalEntry } from "../../tools/journal.js";
 
-/** Statuses after which a call never changes again. */
-export const FINAL_STATUSES: ReadonlySet<CallStatus> = new Set(["succeeded", "failed", "denied", "aborted"]);
-
-const FINAL_SQL = "('succeeded', 'failed', 'denied', 'aborted')";
+/** `(…)` list of the final statuses, for `NOT IN`: a final row is never rewritten. */
+const FINAL_SQL = `(${FINAL_CALL_STATUSES.map((s) => `'${s}'`).join(", ")})`;
 
 interface CallRow extends Record<string, SqlStorageValue> {
   call_id: string;

@@ -19,9 +19,4 @@ export class EnvStore {
     const kept = type ?? this.get(name)?.type ?? "secret";
     this.sql.exec("INSERT OR REPLACE INTO env (name, value, type) VALUES (?, ?, ?)", name, value, kept);
   }
-
-  /** Every secret value, for redaction. */
-  secrets(): string[] {
-    return this.sql.exec<{ value: string }>("SELECT value FROM env WHERE type = 'secret'").toArray().map((r) => r.value);
-  }
 }

@@ -54,15 +54,4 @@ export class FileStore {
       .map((r) => r.data)
       .join("");
   }
-
-  list(prefix = ""): FileInfo[] {
-    return this.storage.sql
-      .exec<{ path: string; mime_type: string; size: number; created_at: number }>(
-        "SELECT * FROM files WHERE substr(path, 1, ?) = ? ORDER BY path",
-        prefix.length,
-        prefix,
-      )
-      .toArray()
-      .map((row) => ({ path: row.path, mimeType: row.mime_type, size: row.size, createdAt: row.created_at }));
-  }
 }

@@ -42,8 +42,4 @@ export class KvStore {
       }
     });
   }
-
-  delete(key: string): void {
-    this.storage.sql.exec("DELETE FROM kv WHERE key = ?", key);
-  }
 }

@@ -3,6 +3,7 @@
  * O(offset + limit) whatever the history's length, and totals come from counters, not COUNT(*).
  * @module
  */
+import { byteLength, fitsBytes } from "../../bytes.js";
 import { WeftError } from "../../errors.js";
 import type { Message, MessageRole, ToolCallRequest } from "../../protocol.js";
 import type { NewTurnMessage } from "../../run/messages.js";
@@ -20,12 +21,9 @@ export const MAX_CONTENT_BYTES = 1024 * 1024;
  * @throws WeftError `payload_too_large` naming `path` when over {@link MAX_CONTENT_BYTES}.
  */
 export function checkContentSize(content: string, path: (string | number)[]): void {
-  // Cheap bound first: a string of n UTF-16 units has at most 3n UTF-8 bytes.
-  if (content.length * 3 <= MAX_CONTENT_BYTES) return;
-  const bytes = new TextEncoder().encode(content).byteLength;
-  if (bytes > MAX_CONTENT_BYTES) {
-    throw new WeftError("payload_too_large", `${path.join(".")}: ${bytes} bytes, over the ${MAX_CONTENT_BYTES}-byte limit of a message`, { path });
-  }
+  if (fitsBytes(content, MAX_CONTENT_BYTES)) return;
+  const bytes = byteLength(content);
+  throw new WeftError("payload_too_large", `${path.join(".")}: ${bytes} bytes, over the ${MAX_CONTENT_BYTES}-byte limit of a message`, { path });
 }
 
 /** A message before it is stored. */

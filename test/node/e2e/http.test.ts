@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXAMPLE_TOOLS, busyScript, call, createThread, range1, startWeft, subscribe, waitIdle, type DevServer } from "./support.js";
+import { ONE_TOOL_TURN_TYPES } from "../../frames.js";
 
 let weft: DevServer;
 let base: string;
@@ -132,19 +133,7 @@ describe("a thread over HTTP and WebSocket", () => {
       expect(Object.keys(f).sort()).toEqual(["at", "data", "seq", "type"]);
       expect(new Date(f.at).toISOString()).toBe(f.at);
     }
-    expect(frames.map((f) => f.type)).toEqual([
-      "thread_created",
-      "message_created",
-      "turn_started",
-      "model_step",
-      "message_created",
-      "tool_call_started",
-      "tool_call_finished",
-      "message_created",
-      "model_step",
-      "message_created",
-      "turn_finished",
-    ]);
+    expect(frames.map((f) => f.type)).toEqual([...ONE_TOOL_TURN_TYPES]);
     const byType = (t: string) => frames.filter((f) => f.type === t);
     expect(byType("thread_created")[0]!.data).toEqual({ threadId: id, agentId: "default" });
     expect(byType("tool_call_started")[0]!.data).toEqual({ callId: "call_roll", toolName: "roll_dice", source: "model", input: { sides: 20, count: 1 } });

@@ -11,6 +11,7 @@ import { REPO_ROOT } from "../../../scripts/lib/dev-server.mjs";
 import { ERROR_CODES } from "../../../src/errors.js";
 import { BUILTIN_EVENT_TYPES } from "../../../src/protocol.js";
 import { EXAMPLE_TOOLS, call, range1, startWeft, type DevServer, type Frame } from "./support.js";
+import { ONE_TOOL_TURN_TYPES } from "../../frames.js";
 
 const README = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
 
@@ -123,19 +124,7 @@ const CHECKS: Array<{ name: string; check: (out: string, ctx: Record<string, any
     check: (out, ctx) => {
       const fs = frames(out);
       expect(fs.map((f) => f.seq)).toEqual(range1(11));
-      expect(fs.map((f) => f.type)).toEqual([
-        "thread_created",
-        "message_created",
-        "turn_started",
-        "model_step",
-        "message_created",
-        "tool_call_started",
-        "tool_call_finished",
-        "message_created",
-        "model_step",
-        "message_created",
-        "turn_finished",
-      ]);
+      expect(fs.map((f) => f.type)).toEqual([...ONE_TOOL_TURN_TYPES]);
       for (const f of fs) expect(Object.keys(f).sort()).toEqual(["at", "data", "seq", "type"]);
       expect(fs[0]!.data).toEqual({ threadId: ctx.thread, agentId: "default" });
       expect(fs[5]!.data).toEqual({ callId: "call_1", toolName: "roll_dice", source: "model", input: { sides: 6, count: 2 } });
