@@ -26,6 +26,9 @@ export type {
 export type {
   CodeExecution,
   CodeExecutionOptions,
+  CodeExecutionResult,
+  CodeHostFunction,
+  CodeImport,
   ExecutionState,
   GetMessagesOptions,
   InjectMessageInput,

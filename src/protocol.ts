@@ -148,6 +148,18 @@ export interface EventPayloads {
   tool_call_parked: { callId: string; toolName: string; reason: string };
   turn_waiting: { turnId: string; callIds: string[] };
   turn_finished: { turnId: string; status: "completed" | "stopped" | "failed"; steps: number; error?: string };
+  /** Console output of `runCode` with `report: true`; `executionId` names the run. */
+  code_log: { executionId: string; callId?: string; level: string; text: string };
+  /** A `reportProgress(data)` call of code run with `report: true`. */
+  code_progress: { executionId: string; callId?: string; data: unknown };
+  /** The end of a `runCode` run with `report: true`. */
+  code_finished: {
+    executionId: string;
+    callId?: string;
+    status: "success" | "error" | "timeout" | "memory" | "cancelled";
+    durationMs: number;
+    error?: string;
+  };
 }
 
 /** A built-in event type. */
@@ -181,4 +193,7 @@ export const BUILTIN_EVENT_TYPES: ReadonlySet<string> = new Set<BuiltinEventType
   "tool_call_parked",
   "turn_waiting",
   "turn_finished",
+  "code_log",
+  "code_progress",
+  "code_finished",
 ]);

@@ -4,8 +4,9 @@
  * @module
  */
 import { WeftError } from "../errors.js";
-import type { Message, ToolResult } from "../protocol.js";
+import type { EventPayloads, Message, ToolResult } from "../protocol.js";
 import type { AgentDefinition, Registry } from "../run/agent.js";
+import { startCodeExecution } from "../sandbox/run-code.js";
 import type { CompiledTool, ToolCatalog } from "../tools/catalog.js";
 import type {
   CodeExecution,
@@ -41,6 +42,8 @@ export interface StateHost {
   invokeCall(parentCallId: string | undefined, toolName: string, args: Record<string, unknown>, turnId?: string): Promise<ToolResult>;
   /** Emits a tool's custom event. */
   emitCustom(event: string, data: unknown): void;
+  /** Emits a built-in event (`runCode` reports through it). */
+  emit<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): void;
 }
 
 /** The call a state is bound to; absent for state used outside a tool. */
@@ -146,8 +149,17 @@ export function createThreadState(host: StateHost, call?: BoundCall): ThreadStat
       store.env.set(name, value, options?.type);
     },
 
-    runCode(_source: string, _options?: CodeExecutionOptions): CodeExecution {
-      throw new WeftError("capability_missing", "runCode needs the sandbox (a Worker Loader binding), which this deployment lacks");
+    runCode(source: string, options?: CodeExecutionOptions): CodeExecution {
+      const signal = host.execution()?.abortSignal;
+      return startCodeExecution(source, options, {
+        scope: meta.threadId,
+        ...(call ? { callId: call.callId } : {}),
+        workerEnv: host.workerEnv,
+        ...(signal ? { signal } : {}),
+        checkTool: (toolName) => checkUses(host.catalog, call?.tool, toolName, "invoke"),
+        invokeTool: (toolName, args) => host.invokeCall(call?.callId, toolName, args, call?.turnId),
+        emit: (type, data) => host.emit(type, data),
+      });
     },
   };
 }
