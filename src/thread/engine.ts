@@ -13,6 +13,7 @@ import { ToolCatalog } from "../tools/catalog.js";
 import { type CallOutcome, type CallRequest, type DispatchHost, dispatch } from "../tools/dispatch.js";
 import type { CrashPoint } from "../tools/host.js";
 import { DEFAULT_RESULT_CAP_BYTES } from "../tools/size.js";
+import { limitOf } from "../limits.js";
 import type { ExecutionState } from "../tools/thread-state.js";
 import type { Effect } from "../tools/types.js";
 import { type BoundCall, type StateHost, createThreadState } from "./state.js";
@@ -25,6 +26,10 @@ export interface EngineHost {
   readonly store: ThreadStore;
   readonly registry: Registry;
   readonly workerEnv: Readonly<Record<string, unknown>>;
+  /** A value of the owner's account env (the user-account level of env resolution). */
+  userEnv(name: string): { value: string; type: "text" | "secret" } | undefined;
+  /** The value with every secret of the thread replaced (applied to all that is stored or sent). */
+  redact<T>(value: T): T;
   /** Sends a frame to every connected WebSocket. */
   broadcast(frame: EventFrame): void;
   /** Makes sure the thread wakes by itself (an alarm) to finish durable work. */
@@ -71,6 +76,9 @@ export class ThreadEngine implements StateHost {
   get workerEnv(): Readonly<Record<string, unknown>> {
     return this.host.workerEnv;
   }
+  userEnv(name: string): { value: string; type: "text" | "secret" } | undefined {
+    return this.host.userEnv(name);
+  }
 
   execution(): ExecutionState | null {
     return this.current;
@@ -82,14 +90,14 @@ export class ThreadEngine implements StateHost {
 
   /** Stores and broadcasts one event. */
   emit<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): void {
-    this.host.broadcast(this.store.events.append(type, data));
+    this.host.broadcast(this.store.events.append(type, this.host.redact(data)));
   }
 
   emitCustom(event: string, data: unknown): void {
     if (typeof event !== "string" || !/^[a-z][a-z0-9_.:-]{0,63}$/i.test(event) || BUILTIN_EVENT_TYPES.has(event)) {
       throw new WeftError("invalid_request", `emit: "${String(event)}" is not a usable event name (built-in names are reserved)`);
     }
-    this.host.broadcast(this.store.events.append(event, data));
+    this.host.broadcast(this.store.events.append(event, this.host.redact(data)));
   }
 
   appendMessage(message: NewTurnMessage): Message {
@@ -99,7 +107,8 @@ export class ThreadEngine implements StateHost {
   /** Appends messages in one transaction (with `also` inside it), then emits `message_created`. */
   appendMessages(messages: NewTurnMessage[], also?: () => void): Message[] {
     const stored = this.store.atomically(() => {
-      const out = messages.map((m) => this.store.messages.append(m));
+      // Stored messages are what the model and every reader see: no secret gets in.
+      const out = messages.map((m) => this.store.messages.append(this.host.redact(m)));
       also?.();
       return out;
     });
@@ -151,6 +160,7 @@ export class ThreadEngine implements StateHost {
       files: {
         writeFile: (path, data, mimeType, size) => void this.store.files.write(path, data, mimeType, size),
         fileUrl: (path) => `/threads/${this.meta.threadId}/files/${encodeURI(path)}`,
+        maxAttachments: limitOf(this.workerEnv, "attachmentsPerCall"),
       },
       flush: () => this.host.flush(),
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),

@@ -19,6 +19,7 @@ import type {
 import type { ThreadMeta } from "./store/meta.js";
 import type { ThreadStore } from "./store/index.js";
 import { checkContentSize } from "./store/messages.js";
+import { publicVars } from "./redact.js";
 
 /** What a `ThreadState` needs from its thread. */
 export interface StateHost {
@@ -29,6 +30,8 @@ export interface StateHost {
   readonly catalog: ToolCatalog;
   /** The Worker's vars and secrets (runtime-instance environment, last in seed-003's order). */
   readonly workerEnv: Readonly<Record<string, unknown>>;
+  /** A value of the owner's account env, between the agent's defaults and the Worker's. */
+  userEnv(name: string): { value: string; type: "text" | "secret" } | undefined;
   /** The running execution, or null at rest. */
   execution(): ExecutionState | null;
   /** Scratch data shared by the calls of the running execution; null at rest. */
@@ -152,7 +155,11 @@ export function createThreadState(host: StateHost, call?: BoundCall): ThreadStat
   };
 }
 
-/** seed-003 order: thread value, agent default, then the runtime instance (Worker vars/secrets). */
+/**
+ * Env resolution, first found wins: the thread's own value, the agent's default, the owner's
+ * user account, then the runtime instance (Worker vars and secrets; `text` only for the names in
+ * `WEFT_PUBLIC_VARS`).
+ */
 export function resolveEnv(host: StateHost, name: string): { value: string; type: "text" | "secret" } | undefined {
   const own = host.store.env.get(name);
   if (own) return own;
@@ -160,7 +167,9 @@ export function resolveEnv(host: StateHost, name: string): { value: string; type
   if (fromAgent !== undefined) {
     return typeof fromAgent === "string" ? { value: fromAgent, type: "secret" } : { value: fromAgent.value, type: fromAgent.type ?? "secret" };
   }
+  const fromAccount = host.userEnv(name);
+  if (fromAccount) return fromAccount;
   const fromWorker = host.workerEnv[name];
-  if (typeof fromWorker === "string") return { value: fromWorker, type: "secret" };
+  if (typeof fromWorker === "string") return { value: fromWorker, type: publicVars(host.workerEnv).has(name) ? "text" : "secret" };
   return undefined;
 }
