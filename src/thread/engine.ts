@@ -7,7 +7,8 @@
 import { WeftError } from "../errors.js";
 import type { EventFrame, EventPayloads, Message, ToolResult } from "../protocol.js";
 import { BUILTIN_EVENT_TYPES } from "../protocol.js";
-import { type AgentDefinition, type Registry, findAgent } from "../run/agent.js";
+import { type AgentDefinition, type EnvDefault, type Registry, type ResolvedSide, findAgent, findPrompt, sidesOf } from "../run/agent.js";
+import { systemText } from "../run/prompt.js";
 import type { NewTurnMessage } from "../run/messages.js";
 import { ToolCatalog } from "../tools/catalog.js";
 import { type CallOutcome, type CallRequest, type DispatchHost, dispatch } from "../tools/dispatch.js";
@@ -15,6 +16,7 @@ import type { CrashPoint } from "../tools/host.js";
 import { DEFAULT_RESULT_CAP_BYTES } from "../tools/size.js";
 import type { ExecutionState } from "../tools/thread-state.js";
 import type { Effect } from "../tools/types.js";
+import { NO_USER_ENV, type UserEnvSource } from "./env.js";
 import { type BoundCall, type StateHost, createThreadState } from "./state.js";
 import type { ThreadStore } from "./store/index.js";
 import { MAX_CONTENT_BYTES } from "./store/messages.js";
@@ -25,6 +27,11 @@ export interface EngineHost {
   readonly store: ThreadStore;
   readonly registry: Registry;
   readonly workerEnv: Readonly<Record<string, unknown>>;
+  /**
+   * The user-account level of env resolution. Until user accounts exist this is `NO_USER_ENV`;
+   * a deployment with accounts passes a source reading the thread user's stored values.
+   */
+  readonly userEnv?: UserEnvSource;
   /** Sends a frame to every connected WebSocket. */
   broadcast(frame: EventFrame): void;
   /** Makes sure the thread wakes by itself (an alarm) to finish durable work. */
@@ -41,6 +48,8 @@ const newId = (prefix: string) => `${prefix}_${crypto.randomUUID().replaceAll("-
 /** A thread's running behaviour over its store. */
 export class ThreadEngine implements StateHost {
   readonly agent: AgentDefinition;
+  /** The agent's sides, side a first (one entry for a one-sided agent). */
+  readonly sides: ResolvedSide[];
   readonly catalog: ToolCatalog;
   /** Aborted by `stop`; replaced when a new turn starts. */
   abort = new AbortController();
@@ -59,7 +68,8 @@ export class ThreadEngine implements StateHost {
     const agent = findAgent(host.registry, meta.agentId);
     if (!agent) throw new WeftError("agent_not_found", `no agent "${meta.agentId}"`);
     this.agent = agent;
-    this.catalog = new ToolCatalog(toolsOf(host.registry, agent, meta.arguments));
+    this.sides = sidesOf(host.registry, agent);
+    this.catalog = new ToolCatalog(toolsOf(host.registry, agent, this.sides[0]!, meta.arguments));
   }
 
   get store(): ThreadStore {
@@ -70,6 +80,20 @@ export class ThreadEngine implements StateHost {
   }
   get workerEnv(): Readonly<Record<string, unknown>> {
     return this.host.workerEnv;
+  }
+  get userEnv(): UserEnvSource {
+    return this.host.userEnv ?? NO_USER_ENV;
+  }
+
+  /** Env defaults of the running prompt (the last of `promptPath`), else of side a's prompt file. */
+  promptEnv(): Readonly<Record<string, EnvDefault>> | undefined {
+    const name = this.execution()?.promptPath.at(-1) ?? this.sides[0]!.promptName;
+    return name === undefined ? undefined : findPrompt(this.registry, name)?.env;
+  }
+
+  /** Side a's system prompt for this thread's `arguments`. */
+  system(): string | undefined {
+    return systemText(this.sides[0]!.system, this.meta.arguments);
   }
 
   execution(): ExecutionState | null {
@@ -213,10 +237,10 @@ export class ThreadEngine implements StateHost {
   }
 }
 
-/** The agent's tools: the registry's (all, or the names it lists) plus any built from arguments. */
-function toolsOf(registry: Registry, agent: AgentDefinition, args: Record<string, unknown>) {
-  const base = agent.tools
-    ? Object.fromEntries(agent.tools.filter((n) => registry.tools[n]).map((n) => [n, registry.tools[n]!]))
+/** Side a's tools: the registry's (all, or the names it lists) plus any built from arguments. */
+function toolsOf(registry: Registry, agent: AgentDefinition, side: ResolvedSide, args: Record<string, unknown>) {
+  const base = side.tools
+    ? Object.fromEntries(side.tools.filter((n) => registry.tools[n]).map((n) => [n, registry.tools[n]!]))
     : { ...registry.tools };
   return agent.toolsFromArguments ? { ...base, ...agent.toolsFromArguments(args) } : base;
 }

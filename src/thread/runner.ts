@@ -198,7 +198,7 @@ export class TurnRunner {
       threadId: engine.meta.threadId,
       turnId,
       model: createScriptedModel(() => store.turns.nextScriptStep()),
-      ...(engine.agent.system !== undefined ? { system: engine.agent.system } : {}),
+      ...(engine.system() !== undefined ? { system: engine.system()! } : {}),
       maxSteps: engine.agent.maxSteps ?? DEFAULT_MAX_STEPS,
       signal: engine.abort.signal,
       stepsSoFar: resume?.steps ?? 0,
