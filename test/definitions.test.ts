@@ -83,7 +83,7 @@ describe("definitions", () => {
     const id = await createThread({ agent: "env_levels", arguments: { who: "Ada" } });
     const out = await inThread(id, async (instance: any) => {
       const { createThreadState } = await import("../src/thread/state.js");
-      const state = createThreadState(instance.engine);
+      const state = createThreadState(instance.engine, undefined, null);
       const agent = await state.loadAgent<{ kind: string; sideA: string }>(state.agentId);
       let missing = "";
       await state.loadAgent("nope").catch((e: { code: string }) => (missing = e.code));

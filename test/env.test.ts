@@ -23,7 +23,7 @@ describe("env resolution", () => {
     const id = await createThread({ agent: "env_levels", userId: "u-1", env: { LEVEL_THREAD: { value: "thread", type: "text" } } });
     const out = await inThread(id, async (instance: any) => {
       const { createThreadState, envSources } = await import("../src/thread/state.js");
-      const state = createThreadState(instance.engine);
+      const state = createThreadState(instance.engine, undefined, null);
       const viaState: Record<string, [string, string]> = {};
       for (const name of ["LEVEL_THREAD", "LEVEL_AGENT", "LEVEL_PROMPT", "LEVEL_WORKER"]) {
         viaState[name] = [await state.env(name), await state.envType(name)];
@@ -55,7 +55,7 @@ describe("env resolution", () => {
     const id = await createThread({ agent: "env_levels" });
     const out = await inThread(id, async (instance: any) => {
       const { createThreadState } = await import("../src/thread/state.js");
-      const state = createThreadState(instance.engine);
+      const state = createThreadState(instance.engine, undefined, null);
       await state.setEnv("LEVEL_AGENT", "mine");
       return { thread: [await state.env("LEVEL_THREAD"), await state.envType("LEVEL_THREAD")], agent: [await state.env("LEVEL_AGENT"), await state.envType("LEVEL_AGENT")] };
     });
