@@ -18,9 +18,11 @@ import type { Settlement } from "../tools/decide.js";
 import { checkTimeArgNames } from "../tools/time-args.js";
 import type { Caller, CreateThreadInput, ThreadApi, ThreadInfo } from "./api.js";
 import { CALLER_HEADER } from "./api.js";
-import { SCRATCH_TTL_MS, ThreadSecrets, UserEnv, callerFromHeader, checkAccess, ownerAccount } from "./guard.js";
+import { SCRATCH_TTL_MS, ThreadSecrets, UserEnv, callerFromHeader, checkAccess } from "./guard.js";
 import { redactLogs } from "./redact.js";
 import { type RpcResult, rpc } from "./rpc.js";
+import { envSources } from "./state.js";
+import { checkRequiredVariables, reachableTools } from "./variables.js";
 import { isInitialized, migrate } from "./store/migrations.js";
 import { ThreadStore } from "./store/index.js";
 import type { ThreadMeta } from "./store/meta.js";
@@ -48,8 +50,10 @@ export function createThreadClass(registry: Registry) {
     constructor(ctx: DurableObjectState, env: WeftEnv) {
       super(ctx, env);
       this.store = new ThreadStore(ctx.storage);
-      this.userEnv = new UserEnv(() => ownerAccount(this.env, this.engine?.meta));
-      this.secrets = new ThreadSecrets(this.store, env, this.userEnv, () => this.engine?.agent);
+      this.userEnv = new UserEnv(() => this.env.ACCOUNT, () => this.engine?.meta.userId);
+      this.secrets = new ThreadSecrets(this.store, env, this.userEnv, () =>
+        this.engine ? [this.engine.agent.env, ...Object.values(registry.prompts ?? {}).map((p) => p.env)] : null,
+      );
       redactLogs(() => this.secrets.last());
       ctx.blockConcurrencyWhile(async () => {
         if (!isInitialized(ctx.storage.sql)) return;
@@ -79,7 +83,7 @@ export function createThreadClass(registry: Registry) {
           store: this.store,
           registry,
           workerEnv: this.env,
-          userEnv: (name) => this.userEnv.get(name),
+          userEnv: this.userEnv,
           redact: (value) => this.secrets.redactor().value(value),
           broadcast: (frame: EventFrame) => this.broadcast(frame),
           wakeSoon: () => void this.ctx.storage.setAlarm(Date.now() + 50),
@@ -148,6 +152,12 @@ export function createThreadClass(registry: Registry) {
         const engine = this.newEngine(meta);
         // A thread with asOf refuses to start when a timeArgs name is not in its tool's schema.
         if (meta.asOf) for (const name of engine.catalog.names()) checkTimeArgNames(engine.catalog.get(name));
+        const threadEnv = new Map(Object.entries(input.env ?? {}).map(([k, v]) => [k, typeof v === "string" ? { value: v, type: "secret" as const } : { value: v.value, type: v.type ?? ("secret" as const) }]));
+        await checkRequiredVariables(reachableTools(registry, engine.sides, engine.catalog), {
+          ...envSources(engine),
+          thread: (name) => threadEnv.get(name),
+        });
+        if (this.engine) throw new WeftError("thread_exists", "a thread with this continuationToken exists already", { path: ["continuationToken"] });
         this.store.atomically(() => {
           this.store.meta.write(meta);
           this.store.turns.addScript([...agentScript, ...script]);

@@ -5,13 +5,13 @@
  * @module
  */
 import { WeftError } from "../errors.js";
-import type { AgentDefinition } from "../run/agent.js";
+import type { EnvDefault } from "../run/prompt.js";
 import type { Caller } from "./api.js";
-import { type AccountApi, accountOf } from "./account.js";
+import { accountOf } from "./account.js";
+import { type EnvEntry, type UserEnvSource, fromDefault } from "./env.js";
 import { Redactor, type Secret, secretsOf, workerSecrets } from "./redact.js";
 import type { EnvType } from "./store/env.js";
 import type { ThreadStore } from "./store/index.js";
-import type { ThreadMeta } from "./store/meta.js";
 
 /** How long a direct call's scratch thread may live before its alarm removes it (ms). */
 export const SCRATCH_TTL_MS = 10 * 60 * 1000;
@@ -37,34 +37,44 @@ export function callerFromHeader(raw: string | null): Caller | null {
   }
 }
 
-/** The owner's account env, cached by the thread and refreshed when it wakes for work. */
-export class UserEnv {
+/**
+ * The user-account level of env resolution, read from the owner's UserAccount. Lookups read the
+ * account live; the last values read are kept so the redactor knows the owner's secrets without
+ * an RPC on every outgoing payload.
+ */
+export class UserEnv implements UserEnvSource {
   private values: Record<string, { value: string; type: EnvType }> = {};
   version = 0;
 
-  constructor(private readonly account: () => AccountApi | null) {}
+  constructor(
+    private readonly ns: () => DurableObjectNamespace | undefined,
+    private readonly owner: () => string | null | undefined,
+  ) {}
 
-  get(name: string): { value: string; type: EnvType } | undefined {
-    return Object.hasOwn(this.values, name) ? this.values[name] : undefined;
+  async get(userId: string, name: string): Promise<EnvEntry | undefined> {
+    const ns = this.ns();
+    if (!ns) return undefined;
+    const values = await accountOf(ns, userId).envValues();
+    if (userId === this.owner()) this.keep(values);
+    return Object.hasOwn(values, name) ? values[name] : undefined;
   }
 
   entries(): Array<[string, { value: string; type: EnvType }]> {
     return Object.entries(this.values);
   }
 
-  /** Reloads from the account; a thread without an owner (or account binding) has none. */
+  /** Reloads the owner's values (for redaction); a thread without an owner or binding has none. */
   async refresh(): Promise<void> {
-    const account = this.account();
-    if (!account) return;
-    this.values = await account.envValues();
+    const ns = this.ns();
+    const owner = this.owner();
+    if (!ns || !owner) return;
+    this.keep(await accountOf(ns, owner).envValues());
+  }
+
+  private keep(values: Record<string, { value: string; type: EnvType }>): void {
+    this.values = values;
     this.version++;
   }
-}
-
-/** The account stub of a thread's owner, when the Worker has the `ACCOUNT` binding. */
-export function ownerAccount(env: Record<string, unknown>, meta: ThreadMeta | undefined): AccountApi | null {
-  const ns = env.ACCOUNT as DurableObjectNamespace | undefined;
-  return ns && meta?.userId ? accountOf(ns, meta.userId) : null;
 }
 
 /**
@@ -78,7 +88,8 @@ export class ThreadSecrets {
     private readonly store: ThreadStore,
     private readonly workerEnv: Record<string, unknown>,
     private readonly userEnv: UserEnv,
-    private readonly agent: () => AgentDefinition | undefined,
+    /** Env defaults of the agent and the prompts it may run; null before the thread exists. */
+    private readonly defaults: () => Array<Readonly<Record<string, EnvDefault>> | undefined> | null,
   ) {}
 
   /** The redactor last built, without touching storage (for logs, which any request may write). */
@@ -88,13 +99,16 @@ export class ThreadSecrets {
 
   redactor(): Redactor {
     // Before the thread exists there is no env table (nor agent) yet.
-    const own = this.agent() ? this.store.env.all() : [];
-    const key = `${this.userEnv.version}|${this.agent() ? "a" : ""}|${own.map(([n, v]) => `${n}=${v.type}:${v.value.length}:${v.value}`).join("\u0000")}`;
+    const defaults = this.defaults();
+    const own = defaults ? this.store.env.all() : [];
+    const key = `${this.userEnv.version}|${defaults ? "a" : ""}|${own.map(([n, v]) => `${n}=${v.type}:${v.value.length}:${v.value}`).join("\u0000")}`;
     if (this.cached && key === this.key) return this.cached;
     const fromAgent: Secret[] = [];
-    for (const [name, v] of Object.entries(this.agent()?.env ?? {})) {
-      const entry = typeof v === "string" ? { value: v, type: "secret" } : { value: v.value, type: v.type ?? "secret" };
-      if (entry.type === "secret") fromAgent.push({ name, value: entry.value });
+    for (const level of defaults ?? []) {
+      for (const [name, v] of Object.entries(level ?? {})) {
+        const entry = fromDefault(v)!;
+        if (entry.type === "secret") fromAgent.push({ name, value: entry.value });
+      }
     }
     this.cached = new Redactor([...secretsOf(own), ...fromAgent, ...secretsOf(this.userEnv.entries()), ...workerSecrets(this.workerEnv)]);
     this.key = key;
