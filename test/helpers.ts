@@ -17,12 +17,12 @@ export const API_KEYS = { tester: "test-key-tester", alice: "test-key-alice", bo
 export type TestUser = keyof typeof API_KEYS;
 
 /**
- * Sends a request to the test worker as `as` (default "tester", by API key); a request that sets
- * its own Authorization header keeps it.
+ * Sends a request to the test worker as `as` (default "tester", by API key; null: no credentials);
+ * a request that sets its own Authorization header keeps it.
  */
-export function request(path: string, init?: RequestInit, as: TestUser = "tester"): Promise<Response> {
+export function request(path: string, init?: RequestInit, as: TestUser | null = "tester"): Promise<Response> {
   const req = new Request(`${BASE}${path}`, init);
-  if (!req.headers.has("authorization")) req.headers.set("authorization", `Bearer ${API_KEYS[as]}`);
+  if (as !== null && !req.headers.has("authorization")) req.headers.set("authorization", `Bearer ${API_KEYS[as]}`);
   // `exports` is typed from generated wrangler types, which this project does not generate.
   return (exports as unknown as { default: Fetcher }).default.fetch(req);
 }

@@ -30,7 +30,8 @@ export function createDispatchHost(engine: ThreadEngine, execution: CallExecutio
     // Capped results become message rows, so the cap never exceeds a message's limit.
     resultCapBytes: Number.isInteger(cap) && cap > 0 ? Math.min(cap, MAX_CONTENT_BYTES / 2) : DEFAULT_RESULT_CAP_BYTES,
     files: {
-      writeFile: (path, data, mimeType, size) => void store.files.write(path, data, mimeType, size),
+      // A path made from a tool's attachment name is redacted like everything else a client sees.
+      writeFile: (path, data, mimeType, size) => void store.files.write(engine.redact(path), data, mimeType, size),
       fileUrl: (path) => `/threads/${meta.threadId}/files/${encodeURI(path)}`,
       maxAttachments: limitOf(engine.workerEnv, "attachmentsPerCall"),
     },

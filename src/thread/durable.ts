@@ -38,6 +38,21 @@ export interface WeftEnv {
   [name: string]: unknown;
 }
 
+/**
+ * A file's content for RPC. Attachments are stored base64; a text attachment is decoded so the
+ * answer's redaction pass can read it. Binary content goes out as base64, unscanned.
+ */
+function fileContent(path: string, mimeType: string, stored: string): { data: string; encoding: "utf-8" | "base64" } {
+  const text = mimeType.startsWith("text/") || mimeType.includes("json");
+  if (!path.includes("/attachments/")) return { data: stored, encoding: text ? "utf-8" : "base64" };
+  if (!text) return { data: stored, encoding: "base64" };
+  try {
+    return { data: new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(atob(stored), (ch) => ch.charCodeAt(0))), encoding: "utf-8" };
+  } catch {
+    return { data: stored, encoding: "base64" };
+  }
+}
+
 /** Builds the Durable Object class for a registry (the class must be a module export). */
 export function createThreadClass(registry: Registry) {
   return class Thread extends DurableObject<WeftEnv> implements ThreadApi {
@@ -238,8 +253,7 @@ export function createThreadClass(registry: Registry) {
         this.guard(caller, "read");
         const info = this.store.files.info(path);
         if (!info) throw new WeftError("not_found", `no file ${JSON.stringify(path)} in this thread`, { path: ["path"] });
-        const text = info.mimeType.startsWith("text/") || info.mimeType.includes("json");
-        return { ...info, data: this.store.files.read(path)!, encoding: text ? ("utf-8" as const) : ("base64" as const) };
+        return { ...info, ...fileContent(path, info.mimeType, this.store.files.read(path)!) };
       });
     }
 

@@ -91,6 +91,11 @@ export class ThreadEngine implements StateHost {
     return systemText(this.sides[0]!.system, this.meta.arguments);
   }
 
+  /** The value with every secret of the thread replaced. */
+  redact<T>(value: T): T {
+    return this.host.redact(value);
+  }
+
   /** Stores and broadcasts one event. */
   emit<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): void {
     this.host.broadcast(this.store.events.append(type, this.host.redact(data)));
