@@ -13,7 +13,7 @@ import * as esbuild from "esbuild";
 import { FACTORY, displayPath } from "./scan.mjs";
 
 /** weft modules the checks run, bundled with the authoring files so they share one zod. */
-const CHECK_MODULES = { weft_define: "src/tools/define.ts", weft_schema: "src/tools/schema.ts", weft_errors: "src/errors.ts" };
+const CHECK_MODULES = { weft_catalog: "src/tools/catalog.ts", weft_errors: "src/errors.ts" };
 
 /**
  * `cloudflare:workers` only exists inside workerd; tools may import it for use inside `execute`,
@@ -42,8 +42,9 @@ const stubCloudflareWorkers = {
 /**
  * @typedef {import("./scan.mjs").Entry} Entry
  * @typedef {import("./scan.mjs").Problem} Problem
- * @typedef {{ problems: Problem[], agentTools: Map<string, readonly string[] | undefined> }} Evaluation
- *   `agentTools` maps an agent file to its `tools` list, for the caller's cross-reference check.
+ * @typedef {{ problems: Problem[], warnings: string[], agentTools: Map<string, readonly string[] | undefined> }} Evaluation
+ *   `agentTools` maps an agent file to its `tools` list, for the caller's cross-reference check;
+ *   `warnings` are definition problems that do not refuse a tool (a `default` its schema refuses).
  */
 
 /** @param {unknown} error */
@@ -58,7 +59,7 @@ const messageOf = (error) => (error instanceof Error ? error.message : String(er
  */
 export async function evaluateEntries(root, entries) {
   /** @type {Evaluation} */
-  const out = { problems: [], agentTools: new Map() };
+  const out = { problems: [], warnings: [], agentTools: new Map() };
   if (entries.length === 0) return out;
   const tmp = await mkdtemp(path.join(os.tmpdir(), "weft-registry-"));
   try {
@@ -68,7 +69,7 @@ export async function evaluateEntries(root, entries) {
       return out;
     }
     const load = (/** @type {string} */ name) => import(pathToFileURL(path.join(tmp, `${name}.mjs`)).href);
-    const checks = { ...(await load("weft_define")), ...(await load("weft_schema")), ...(await load("weft_errors")) };
+    const checks = { ...(await load("weft_catalog")), ...(await load("weft_errors")) };
     for (const [i, entry] of entries.entries()) {
       const problem = (/** @type {string} */ message) => out.problems.push({ file: entry.display, message });
       /** @type {Record<string, unknown>} */
@@ -83,7 +84,7 @@ export async function evaluateEntries(root, entries) {
         problem(`a${entry.kind === "agent" ? "n" : ""} ${entry.kind} file needs a default export: export default ${FACTORY[entry.kind]}({...})`);
         continue;
       }
-      if (entry.kind === "tool") checkTool(checks, entry, mod, problem);
+      if (entry.kind === "tool") checkTool(checks, entry, mod, problem, (w) => out.warnings.push(`${entry.display}: ${w}`));
       else checkAgent(entry, mod, problem, out.agentTools);
     }
     return out;
@@ -133,20 +134,19 @@ async function bundle(root, outdir, entries) {
 }
 
 /**
- * Runs weft's definition checks on a tool module (src/tools/define.ts, src/tools/schema.ts):
- * shape, seed-002 effect pairings, schema compilation (Zod 3 and non-object args refused), and
- * one tool per file.
+ * Runs weft's definition checks on a tool module: `compileTool` (src/tools/catalog.ts), the same
+ * compilation a thread does (shape, effect pairings, schemas), and one tool per file.
  * @param {Record<string, any>} checks exports of the bundled weft check modules
  * @param {Entry} entry
  * @param {Record<string, unknown>} mod
  * @param {(message: string) => void} problem
+ * @param {(message: string) => void} warn
  */
-function checkTool(checks, entry, mod, problem) {
+function checkTool(checks, entry, mod, problem, warn) {
   const def = /** @type {Record<string, unknown>} */ (mod.default);
   try {
-    checks.checkToolDefinition(entry.name, def);
-    if (def.args !== undefined) checks.toModelJsonSchema(checks.toZodSchema(entry.name, "args", def.args));
-    if (def.outputSchema !== undefined) checks.toZodSchema(entry.name, "outputSchema", def.outputSchema);
+    const tool = checks.compileTool(entry.name, def);
+    for (const warning of tool.warnings) warn(warning);
   } catch (error) {
     problem(checks.isWeftError(error) ? messageOf(error) : `checking the definition threw: ${messageOf(error)}`);
     return;
