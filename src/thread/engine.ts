@@ -1,6 +1,7 @@
 /**
  * A thread's behaviour, kept out of the Durable Object class so that class only delegates:
- * events, the dispatch host, the durable queue, and the `ThreadState` host. Turns are run by
+ * events, dispatch, the durable queue, and the `ThreadState` host. It holds nothing about a
+ * running execution: every dispatch names the execution it belongs to. Turns are run by
  * `TurnRunner` (runner.ts).
  * @module
  */
@@ -10,14 +11,12 @@ import { BUILTIN_EVENT_TYPES } from "../protocol.js";
 import { type AgentDefinition, type Registry, findAgent } from "../run/agent.js";
 import type { NewTurnMessage } from "../run/messages.js";
 import { ToolCatalog } from "../tools/catalog.js";
-import { type CallOutcome, type CallRequest, type DispatchHost, dispatch } from "../tools/dispatch.js";
-import type { CrashPoint } from "../tools/host.js";
-import { DEFAULT_RESULT_CAP_BYTES } from "../tools/size.js";
-import type { ExecutionState } from "../tools/thread-state.js";
+import { type CallOutcome, type CallRequest, dispatch } from "../tools/dispatch.js";
+import type { CallExecution, CrashPoint } from "../tools/host.js";
 import type { Effect } from "../tools/types.js";
-import { type BoundCall, type StateHost, createThreadState } from "./state.js";
+import { createDispatchHost } from "./dispatch-host.js";
+import type { StateHost } from "./state.js";
 import type { ThreadStore } from "./store/index.js";
-import { MAX_CONTENT_BYTES } from "./store/messages.js";
 import type { ThreadMeta } from "./store/meta.js";
 
 /** How the engine reaches the Durable Object around it. */
@@ -42,12 +41,6 @@ const newId = (prefix: string) => `${prefix}_${crypto.randomUUID().replaceAll("-
 export class ThreadEngine implements StateHost {
   readonly agent: AgentDefinition;
   readonly catalog: ToolCatalog;
-  /** Aborted by `stop`; replaced when a new turn starts. */
-  abort = new AbortController();
-  /** The execution state of the running turn, or null. */
-  current: ExecutionState | null = null;
-  /** Scratch shared by the calls of the running turn (seed-003 `context`); null at rest. */
-  context: Record<string, unknown> | null = null;
   /** Set by crash-matrix tests only. */
   crashHook: CrashHook | null = null;
   private drainLock: Promise<unknown> = Promise.resolve();
@@ -70,14 +63,6 @@ export class ThreadEngine implements StateHost {
   }
   get workerEnv(): Readonly<Record<string, unknown>> {
     return this.host.workerEnv;
-  }
-
-  execution(): ExecutionState | null {
-    return this.current;
-  }
-
-  executionContext(): Record<string, unknown> | null {
-    return this.context;
   }
 
   /** Stores and broadcasts one event. */
@@ -122,8 +107,14 @@ export class ThreadEngine implements StateHost {
     this.host.wakeSoon();
   }
 
-  async invokeCall(parentCallId: string | undefined, toolName: string, args: Record<string, unknown>, turnId?: string): Promise<ToolResult> {
-    const outcome = await this.dispatchOne({
+  async invokeCall(
+    parentCallId: string | undefined,
+    toolName: string,
+    args: Record<string, unknown>,
+    execution: CallExecution | null,
+    turnId?: string,
+  ): Promise<ToolResult> {
+    const outcome = await this.dispatchOne(execution, {
       callId: newId("call"),
       toolName,
       args: { value: args },
@@ -134,51 +125,28 @@ export class ThreadEngine implements StateHost {
     return outcome.result;
   }
 
-  /** The pipeline's view of this thread, bound to the current stop signal. */
-  dispatchHost(): DispatchHost {
-    const cap = Number(this.workerEnv.WEFT_RESULT_CAP_BYTES);
-    return {
-      branchId: this.meta.threadId,
-      catalog: this.catalog,
-      journal: this.store.calls,
-      emit: (type, data) => this.emit(type, data),
-      stateFor: (call: BoundCall) => createThreadState(this, call),
-      signal: this.abort.signal,
-      dryRun: this.meta.dryRun,
-      ...(this.meta.asOf ? { asOf: this.meta.asOf } : {}),
-      // Capped results become message rows, so the cap never exceeds a message's limit.
-      resultCapBytes: Number.isInteger(cap) && cap > 0 ? Math.min(cap, MAX_CONTENT_BYTES / 2) : DEFAULT_RESULT_CAP_BYTES,
-      files: {
-        writeFile: (path, data, mimeType, size) => void this.store.files.write(path, data, mimeType, size),
-        fileUrl: (path) => `/threads/${this.meta.threadId}/files/${encodeURI(path)}`,
-      },
-      flush: () => this.host.flush(),
-      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-      ...(this.crashHook ? { checkpoint: this.crashHook } : {}),
-    };
+  /** Runs one call of `execution` (null: outside any run) through the pipeline, without draining the queue. */
+  dispatchOne(execution: CallExecution | null, request: CallRequest): Promise<CallOutcome> {
+    return dispatch(createDispatchHost(this, execution), request);
   }
 
-  /** Runs one call through the pipeline, without draining the queue. */
-  dispatchOne(request: CallRequest): Promise<CallOutcome> {
-    return dispatch(this.dispatchHost(), request);
-  }
-
-  /** Runs one call, then every call it (or anything before it) queued, in queue order. */
-  async dispatchWithQueue(request: CallRequest): Promise<{ outcome: CallOutcome; queued: CallOutcome[] }> {
-    const outcome = await this.dispatchOne(request);
-    return { outcome, queued: await this.drainQueue() };
+  /** Runs one call, then every call it (or anything before it) queued, in queue order, under the same execution. */
+  async dispatchWithQueue(execution: CallExecution | null, request: CallRequest): Promise<{ outcome: CallOutcome; queued: CallOutcome[] }> {
+    const outcome = await this.dispatchOne(execution, request);
+    return { outcome, queued: await this.drainQueue(execution) };
   }
 
   /**
-   * Runs queued calls one at a time in queue order; one that fails never blocks the next.
-   * Serialised, so two drains never pick the same row.
+   * Runs queued calls one at a time in queue order; one that fails never blocks the next. They run
+   * under the execution that drains them (a turn's, or none at rest). Serialised, so two drains
+   * never pick the same row.
    */
-  drainQueue(): Promise<CallOutcome[]> {
+  drainQueue(execution: CallExecution | null): Promise<CallOutcome[]> {
     const run = this.drainLock.then(async () => {
       const done: CallOutcome[] = [];
       for (let next = this.store.calls.queued()[0]; next; next = this.store.calls.queued()[0]) {
         done.push(
-          await this.dispatchOne({
+          await this.dispatchOne(execution, {
             callId: next.callId,
             toolName: next.toolName,
             args: { text: next.argsText },
@@ -193,11 +161,11 @@ export class ThreadEngine implements StateHost {
     return run;
   }
 
-  /** Re-runs, reconciles or parks every call a restart interrupted (outside any open step). */
+  /** Re-runs, reconciles or parks every call a restart interrupted (outside any open step), at rest. */
   async recoverCalls(): Promise<CallOutcome[]> {
     const done: CallOutcome[] = [];
     for (const record of this.store.calls.unfinished()) {
-      done.push(await this.dispatchOne({ callId: record.callId, toolName: record.toolName, args: { text: record.argsText }, source: record.source }));
+      done.push(await this.dispatchOne(null, { callId: record.callId, toolName: record.toolName, args: { text: record.argsText }, source: record.source }));
     }
     return done;
   }

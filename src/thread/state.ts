@@ -7,10 +7,10 @@ import { WeftError } from "../errors.js";
 import type { Message, ToolResult } from "../protocol.js";
 import type { AgentDefinition, Registry } from "../run/agent.js";
 import type { CompiledTool, ToolCatalog } from "../tools/catalog.js";
+import type { CallExecution } from "../tools/host.js";
 import type {
   CodeExecution,
   CodeExecutionOptions,
-  ExecutionState,
   GetMessagesOptions,
   InjectMessageInput,
   MessagesResult,
@@ -29,16 +29,18 @@ export interface StateHost {
   readonly catalog: ToolCatalog;
   /** The Worker's vars and secrets (runtime-instance environment, last in seed-003's order). */
   readonly workerEnv: Readonly<Record<string, unknown>>;
-  /** The running execution, or null at rest. */
-  execution(): ExecutionState | null;
-  /** Scratch data shared by the calls of the running execution; null at rest. */
-  executionContext(): Record<string, unknown> | null;
   /** Appends a message and emits `message_created`. */
   appendMessage(message: { role: Message["role"]; content: string; silent?: boolean; metadata?: Record<string, unknown> }): Message;
   /** Durably queues a call after the current one. */
   queueCall(parentCallId: string | undefined, toolName: string, args: Record<string, unknown>, turnId?: string): void;
-  /** Dispatches a call now and returns its result. */
-  invokeCall(parentCallId: string | undefined, toolName: string, args: Record<string, unknown>, turnId?: string): Promise<ToolResult>;
+  /** Dispatches a call now, under the caller's execution, and returns its result. */
+  invokeCall(
+    parentCallId: string | undefined,
+    toolName: string,
+    args: Record<string, unknown>,
+    execution: CallExecution | null,
+    turnId?: string,
+  ): Promise<ToolResult>;
   /** Emits a tool's custom event. */
   emitCustom(event: string, data: unknown): void;
 }
@@ -67,10 +69,13 @@ export function checkUses(catalog: ToolCatalog, caller: CompiledTool | undefined
   if (!catalog.has(target)) catalog.get(target); // throws unknown_tool listing the names
 }
 
-/** Builds the `ThreadState` for one call (or none). */
-export function createThreadState(host: StateHost, call?: BoundCall): ThreadState {
+/**
+ * Builds the `ThreadState` for one call (or none) under `execution`, the run the call belongs to.
+ * Outside any run, `execution` is null and the state gets a `context` of its own.
+ */
+export function createThreadState(host: StateHost, call: BoundCall | undefined, execution: CallExecution | null): ThreadState {
   const { meta, store } = host;
-  const ownContext: Record<string, unknown> = {};
+  const context = execution?.context ?? {};
   return {
     threadId: meta.threadId,
     agentId: meta.agentId,
@@ -79,13 +84,13 @@ export function createThreadState(host: StateHost, call?: BoundCall): ThreadStat
     arguments: meta.arguments,
     // seed-003: context lives for the current execution only; at rest each call gets its own.
     get context() {
-      return host.executionContext() ?? ownContext;
+      return context;
     },
     set context(_value) {
       // Mutate the object instead; replacing it would not reach the other calls of the turn.
     },
     get execution() {
-      return host.execution();
+      return execution?.state ?? null;
     },
     set execution(_value) {
       // Read-only in practice; seed-003 types it as a plain property.
@@ -118,7 +123,7 @@ export function createThreadState(host: StateHost, call?: BoundCall): ThreadStat
     },
     async invokeTool(toolName: string, args: Record<string, unknown>): Promise<ToolResult> {
       checkUses(host.catalog, call?.tool, toolName, "invoke");
-      return host.invokeCall(call?.callId, toolName, args, call?.turnId);
+      return host.invokeCall(call?.callId, toolName, args, execution, call?.turnId);
     },
     emit(event: string, data: unknown): void {
       host.emitCustom(event, data);
