@@ -1,3 +1,4 @@
+/// <reference types="vite/client" />
 /**
  * The official JSON Schema Test Suite (draft 2020-12, ../shared/data/json-schema-test-suite) through
  * the path a tool's JSON Schema takes, inside workerd. `npm run jsts` prints the same counts.
