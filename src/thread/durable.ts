@@ -47,7 +47,7 @@ function fileContent(path: string, mimeType: string, stored: string): { data: st
   if (!path.includes("/attachments/")) return { data: stored, encoding: text ? "utf-8" : "base64" };
   if (!text) return { data: stored, encoding: "base64" };
   try {
-    return { data: new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(atob(stored), (ch) => ch.charCodeAt(0))), encoding: "utf-8" };
+    return { data: new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(atob(stored), (ch) => ch.charCodeAt(0))), encoding: "utf-8" };
   } catch {
     return { data: stored, encoding: "base64" };
   }
