@@ -153,6 +153,18 @@ const CHECKS: Array<{ name: string; check: (out: string, ctx: Record<string, any
       expect(frames(out)).toEqual(ctx.frames.slice(8));
     },
   },
+  {
+    name: "compute with code over the tools",
+    check: (out) => {
+      const body = json(out);
+      expect(body).toMatchObject({ ok: true, toolName: "compute", isError: false, status: "succeeded" });
+      const { value, logs } = json(body.result);
+      expect(value.totals).toHaveLength(3);
+      for (const t of value.totals) expect(t).toBeGreaterThanOrEqual(2);
+      expect(value.best).toBe(Math.max(...value.totals));
+      expect(logs).toEqual(["rolled 3 times"]);
+    },
+  },
 ];
 
 describe("README.md", () => {

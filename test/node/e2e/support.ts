@@ -17,7 +17,7 @@ export interface Frame {
 }
 
 /** The tools the example agent in `agents/tools/` defines. */
-export const EXAMPLE_TOOLS = ["add_note", "get_current_time", "list_notes", "roll_dice"];
+export const EXAMPLE_TOOLS = ["add_note", "compute", "get_current_time", "list_notes", "roll_dice"];
 
 /**
  * Starts `wrangler dev --config wrangler.toml` on free ports. With `persistTo`, state lives in
