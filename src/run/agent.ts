@@ -2,6 +2,7 @@
  * `defineAgent`: what a thread runs, its tools, environment defaults and default script.
  * @module
  */
+import type { LanguageModel } from "ai";
 import type { ScriptStep } from "../models/model.js";
 import type { AnyToolDefinition } from "../tools/types.js";
 
@@ -22,6 +23,12 @@ export interface DefineAgentOptions {
   toolsFromArguments?: (args: Record<string, unknown>) => Record<string, AnyToolDefinition>;
   /** Environment defaults, resolved after the thread's own values (seed-003 order). */
   env?: Record<string, EnvDefault>;
+  /**
+   * The model turns talk to: `"<provider>:<model id>"` (providers: openai, anthropic,
+   * openai-compatible, workers-ai) or an AI SDK `LanguageModel`. Absent: the `WEFT_MODEL` env
+   * value, else the scripted model.
+   */
+  model?: string | Exclude<LanguageModel, string>;
   /** Steps the scripted model plays in a new thread before any posted script. */
   script?: ScriptStep[];
   /** Upper bound on model steps per turn; default 25. */

@@ -11,6 +11,7 @@ import { DEFAULT_AGENT_ID, type Registry, agentIds, findAgent } from "../run/age
 import type { GetMessagesOptions, MessagesResult } from "../tools/thread-state.js";
 import { directCall, type DirectCallInput, type DirectCallOutcome } from "./direct.js";
 import { ThreadEngine } from "./engine.js";
+import { checkModel } from "./model-choice.js";
 import { TurnRunner, WATCHDOG_MS } from "./runner.js";
 import type { Settlement } from "../tools/decide.js";
 import type { CallOutcome } from "../tools/dispatch.js";
@@ -147,11 +148,13 @@ export function createThreadClass(registry: Registry) {
         if (meta.asOf) for (const name of engine.catalog.names()) checkTimeArgNames(engine.catalog.get(name));
         this.store.atomically(() => {
           this.store.meta.write(meta);
-          this.store.turns.addScript([...agentScript, ...script]);
+          this.store.script.add([...agentScript, ...script]);
           for (const [name, v] of Object.entries(input.env ?? {})) {
             if (typeof v === "string") this.store.env.set(name, v);
             else this.store.env.set(name, v.value, v.type);
           }
+          // Inside the transaction: a bad model spec leaves no thread behind.
+          checkModel(engine);
         });
         this.attach(engine);
         engine.emit("thread_created", { threadId, agentId });
