@@ -11,12 +11,14 @@ import { DEFAULT_AGENT_ID, type Registry, agentIds, findAgent } from "../run/age
 import type { GetMessagesOptions, MessagesResult } from "../tools/thread-state.js";
 import { directCall, type DirectCallInput, type DirectCallOutcome } from "./direct.js";
 import { ThreadEngine } from "./engine.js";
-import { checkModel } from "./model-choice.js";
+import { checkModel, checkScriptable } from "./model-choice.js";
 import { TurnRunner, WATCHDOG_MS } from "./runner.js";
 import type { Settlement } from "../tools/decide.js";
 import type { CallOutcome } from "../tools/dispatch.js";
 import { checkTimeArgNames } from "../tools/time-args.js";
 import { type RpcResult, rpc } from "./rpc.js";
+import { envSources } from "./state.js";
+import { checkRequiredVariables, reachableTools } from "./variables.js";
 import { isInitialized, migrate } from "./store/migrations.js";
 import { ThreadStore } from "./store/index.js";
 import type { ThreadMeta } from "./store/meta.js";
@@ -117,7 +119,7 @@ export function createThreadClass(registry: Registry) {
     }
 
     async create(input: CreateThreadInput, threadId: string): Promise<RpcResult<ThreadMeta>> {
-      return rpc(() => {
+      return rpc(async () => {
         if (this.engine) {
           throw new WeftError("thread_exists", "a thread with this continuationToken exists already", {
             threadId: this.engine.meta.threadId,
@@ -146,6 +148,13 @@ export function createThreadClass(registry: Registry) {
         const engine = this.newEngine(meta);
         // seed-000: a thread with asOf refuses to start when a timeArgs name is not in its tool's schema.
         if (meta.asOf) for (const name of engine.catalog.names()) checkTimeArgNames(engine.catalog.get(name));
+        const threadEnv = new Map(Object.entries(input.env ?? {}).map(([k, v]) => [k, typeof v === "string" ? { value: v, type: "secret" as const } : { value: v.value, type: v.type ?? ("secret" as const) }]));
+        await checkRequiredVariables(reachableTools(registry, engine.sides, engine.catalog), {
+          ...envSources(engine),
+          thread: (name) => threadEnv.get(name),
+        });
+        await checkModel(engine, (name) => threadEnv.get(name));
+        if (this.engine) throw new WeftError("thread_exists", "a thread with this continuationToken exists already", { path: ["continuationToken"] });
         this.store.atomically(() => {
           this.store.meta.write(meta);
           this.store.script.add([...agentScript, ...script]);
@@ -153,8 +162,6 @@ export function createThreadClass(registry: Registry) {
             if (typeof v === "string") this.store.env.set(name, v);
             else this.store.env.set(name, v.value, v.type);
           }
-          // Inside the transaction: a bad model spec leaves no thread behind.
-          checkModel(engine);
         });
         this.attach(engine);
         engine.emit("thread_created", { threadId, agentId });
@@ -184,9 +191,10 @@ export function createThreadClass(registry: Registry) {
     }
 
     async postMessage(input: { content: string; role?: "user" | "system"; script?: unknown }): Promise<RpcResult<{ queued: boolean; message?: Message }>> {
-      return rpc(() => {
+      return rpc(async () => {
         const runner = this.requireRunner();
         const script = input.script === undefined ? undefined : normalizeScript(input.script, ["script"]);
+        if (script && script.length > 0) await checkScriptable(this.engine!);
         return runner.postMessage({ content: input.content, ...(input.role ? { role: input.role } : {}), ...(script ? { script } : {}) });
       });
     }

@@ -8,12 +8,14 @@
 import { WeftError } from "../errors.js";
 import type { EventFrame, EventPayloads, Message, ToolResult } from "../protocol.js";
 import { BUILTIN_EVENT_TYPES } from "../protocol.js";
-import { type AgentDefinition, type Registry, findAgent } from "../run/agent.js";
+import { type AgentDefinition, type EnvDefault, type Registry, type ResolvedSide, findAgent, findPrompt, sidesOf } from "../run/agent.js";
+import { systemText } from "../run/prompt.js";
 import type { NewTurnMessage } from "../run/messages.js";
 import { ToolCatalog } from "../tools/catalog.js";
 import { type CallOutcome, type CallRequest, dispatch } from "../tools/dispatch.js";
 import type { CallExecution, CrashPoint } from "../tools/host.js";
 import type { Effect } from "../tools/types.js";
+import { NO_USER_ENV, type UserEnvSource } from "./env.js";
 import { createDispatchHost } from "./dispatch-host.js";
 import type { StateHost } from "./state.js";
 import type { ThreadStore } from "./store/index.js";
@@ -24,6 +26,11 @@ export interface EngineHost {
   readonly store: ThreadStore;
   readonly registry: Registry;
   readonly workerEnv: Readonly<Record<string, unknown>>;
+  /**
+   * The user-account level of env resolution. Until user accounts exist this is `NO_USER_ENV`;
+   * a deployment with accounts passes a source reading the thread user's stored values.
+   */
+  readonly userEnv?: UserEnvSource;
   /** Sends a frame to every connected WebSocket. */
   broadcast(frame: EventFrame): void;
   /** Makes sure the thread wakes by itself (an alarm) to finish durable work. */
@@ -40,6 +47,8 @@ const newId = (prefix: string) => `${prefix}_${crypto.randomUUID().replaceAll("-
 /** A thread's running behaviour over its store. */
 export class ThreadEngine implements StateHost {
   readonly agent: AgentDefinition;
+  /** The agent's sides, side a first (one entry for a one-sided agent). */
+  readonly sides: ResolvedSide[];
   readonly catalog: ToolCatalog;
   /** Set by crash-matrix tests only. */
   crashHook: CrashHook | null = null;
@@ -52,7 +61,8 @@ export class ThreadEngine implements StateHost {
     const agent = findAgent(host.registry, meta.agentId);
     if (!agent) throw new WeftError("agent_not_found", `no agent "${meta.agentId}"`);
     this.agent = agent;
-    this.catalog = new ToolCatalog(toolsOf(host.registry, agent, meta.arguments));
+    this.sides = sidesOf(host.registry, agent);
+    this.catalog = new ToolCatalog(toolsOf(host.registry, agent, this.sides[0]!, meta.arguments));
   }
 
   get store(): ThreadStore {
@@ -63,6 +73,20 @@ export class ThreadEngine implements StateHost {
   }
   get workerEnv(): Readonly<Record<string, unknown>> {
     return this.host.workerEnv;
+  }
+  get userEnv(): UserEnvSource {
+    return this.host.userEnv ?? NO_USER_ENV;
+  }
+
+  /** Env defaults of the running prompt (the last of `promptPath`), else of side a's prompt file. */
+  promptEnv(promptPath?: readonly string[]): Readonly<Record<string, EnvDefault>> | undefined {
+    const name = promptPath?.at(-1) ?? this.sides[0]!.promptName;
+    return name === undefined ? undefined : findPrompt(this.registry, name)?.env;
+  }
+
+  /** Side a's system prompt for this thread's `arguments`. */
+  system(): string | undefined {
+    return systemText(this.sides[0]!.system, this.meta.arguments);
   }
 
   /** Stores and broadcasts one event. */
@@ -181,10 +205,10 @@ export class ThreadEngine implements StateHost {
   }
 }
 
-/** The agent's tools: the registry's (all, or the names it lists) plus any built from arguments. */
-function toolsOf(registry: Registry, agent: AgentDefinition, args: Record<string, unknown>) {
-  const base = agent.tools
-    ? Object.fromEntries(agent.tools.filter((n) => registry.tools[n]).map((n) => [n, registry.tools[n]!]))
+/** Side a's tools: the registry's (all, or the names it lists) plus any built from arguments. */
+function toolsOf(registry: Registry, agent: AgentDefinition, side: ResolvedSide, args: Record<string, unknown>) {
+  const base = side.tools
+    ? Object.fromEntries(side.tools.filter((n) => registry.tools[n]).map((n) => [n, registry.tools[n]!]))
     : { ...registry.tools };
   return agent.toolsFromArguments ? { ...base, ...agent.toolsFromArguments(args) } : base;
 }

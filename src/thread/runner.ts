@@ -4,7 +4,7 @@
  * @module
  */
 import type { Message, ToolCallRequest } from "../protocol.js";
-import { WeftError, errorMessage } from "../errors.js";
+import { errorMessage } from "../errors.js";
 import type { StoredStep } from "../models/scripted.js";
 import { Execution } from "../run/execution.js";
 import { type TurnEnd, runTurn } from "../run/turn.js";
@@ -15,7 +15,7 @@ import { createDispatchHost } from "./dispatch-host.js";
 import type { ThreadEngine } from "./engine.js";
 import type { TurnRecord } from "./store/turns.js";
 import { checkContentSize } from "./store/messages.js";
-import { modelFor, modelSpecOf } from "./model-choice.js";
+import { modelFor } from "./model-choice.js";
 import { createTurnHost } from "./turn-host.js";
 
 export { uniqueCallIds } from "./turn-host.js";
@@ -51,10 +51,6 @@ export class TurnRunner {
   postMessage(input: { content: string; role?: "user" | "system"; script?: StoredStep[] }): { queued: boolean; message?: Message } {
     const { store } = this.engine;
     checkContentSize(input.content, ["content"]);
-    const model = input.script && input.script.length > 0 ? modelSpecOf(this.engine) : null;
-    if (model) {
-      throw new WeftError("invalid_request", `script: this thread's model comes from ${model.where}; scripts play only on the scripted model`, { path: ["script"] });
-    }
     store.atomically(() => {
       if (input.script && input.script.length > 0) store.script.add(input.script);
       store.turns.enqueue({ role: input.role ?? "user", content: input.content });
@@ -185,7 +181,7 @@ export class TurnRunner {
     try {
       const execution = Execution.forTurn({
         flowId: turnId,
-        model: modelFor(engine),
+        model: await modelFor(engine),
         history: () => store.messages.all(),
         steps: { total: steps, a: steps, b: 0 },
       });

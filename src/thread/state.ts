@@ -5,7 +5,7 @@
  */
 import { WeftError } from "../errors.js";
 import type { Message, ToolResult } from "../protocol.js";
-import type { AgentDefinition, Registry } from "../run/agent.js";
+import type { AgentDefinition, EnvDefault, Registry } from "../run/agent.js";
 import type { CompiledTool, ToolCatalog } from "../tools/catalog.js";
 import type { CallExecution } from "../tools/host.js";
 import type {
@@ -16,6 +16,7 @@ import type {
   MessagesResult,
   ThreadState,
 } from "../tools/thread-state.js";
+import { type EnvSources, type ResolvedEnv, type UserEnvSource, resolveEnv } from "./env.js";
 import type { ThreadMeta } from "./store/meta.js";
 import type { ThreadStore } from "./store/index.js";
 import { checkContentSize } from "./store/messages.js";
@@ -27,8 +28,15 @@ export interface StateHost {
   readonly registry: Registry;
   readonly agent: AgentDefinition;
   readonly catalog: ToolCatalog;
-  /** The Worker's vars and secrets (runtime-instance environment, last in seed-003's order). */
+  /** The Worker's vars and secrets (the last level of env resolution). */
   readonly workerEnv: Readonly<Record<string, unknown>>;
+  /** The user-account level of env resolution. */
+  readonly userEnv: UserEnvSource;
+  /**
+   * Env defaults of the prompt in force: the last of `promptPath` (the running prompt), else
+   * side a's prompt file; undefined for an inline side.
+   */
+  promptEnv(promptPath?: readonly string[]): Readonly<Record<string, EnvDefault>> | undefined;
   /** Appends a message and emits `message_created`. */
   appendMessage(message: { role: Message["role"]; content: string; silent?: boolean; metadata?: Record<string, unknown> }): Message;
   /** Durably queues a call after the current one. */
@@ -137,12 +145,12 @@ export function createThreadState(host: StateHost, call: BoundCall | undefined, 
     },
 
     async env(name: string): Promise<string> {
-      const resolved = resolveEnv(host, name);
+      const resolved = await resolveThreadEnv(host, name, execution);
       if (!resolved) throw new WeftError("env_not_found", `environment value "${name}" is not set for this thread`, { name });
       return resolved.value;
     },
     async envType(name: string): Promise<"text" | "secret"> {
-      return resolveEnv(host, name)?.type ?? "secret";
+      return (await resolveThreadEnv(host, name, execution))?.type ?? "secret";
     },
     async setEnv(name: string, value: string, options?: { type?: "text" | "secret" }): Promise<void> {
       if (typeof name !== "string" || name === "" || typeof value !== "string") {
@@ -157,15 +165,22 @@ export function createThreadState(host: StateHost, call: BoundCall | undefined, 
   };
 }
 
-/** seed-003 order: thread value, agent default, then the runtime instance (Worker vars/secrets). */
-export function resolveEnv(host: StateHost, name: string): { value: string; type: "text" | "secret" } | undefined {
-  const own = host.store.env.get(name);
-  if (own) return own;
-  const fromAgent = host.agent.env?.[name];
-  if (fromAgent !== undefined) {
-    return typeof fromAgent === "string" ? { value: fromAgent, type: "secret" } : { value: fromAgent.value, type: fromAgent.type ?? "secret" };
-  }
-  const fromWorker = host.workerEnv[name];
-  if (typeof fromWorker === "string") return { value: fromWorker, type: "secret" };
-  return undefined;
+/**
+ * The env sources of a thread: its own values, its agent's and prompt's defaults, its user, its
+ * Worker. The prompt level is the prompt `execution` runs (side a's prompt at rest).
+ */
+export function envSources(host: StateHost, execution: CallExecution | null = null): EnvSources {
+  return {
+    thread: (name) => host.store.env.get(name),
+    agent: host.agent.env,
+    prompt: host.promptEnv(execution?.state.promptPath),
+    userId: host.meta.userId,
+    user: host.userEnv,
+    worker: host.workerEnv,
+  };
+}
+
+/** Resolves `name` for a thread through every level (src/thread/env.ts `ENV_LEVELS`). */
+export function resolveThreadEnv(host: StateHost, name: string, execution: CallExecution | null = null): Promise<ResolvedEnv | undefined> {
+  return resolveEnv(envSources(host, execution), name);
 }

@@ -25,7 +25,7 @@ export function createTurnHost(engine: ThreadEngine, turnId: string): TurnHost {
   const { store, agent } = engine;
   return {
     threadId: engine.meta.threadId,
-    ...(agent.system !== undefined ? { system: agent.system } : {}),
+    ...(engine.system() !== undefined ? { system: engine.system()! } : {}),
     maxSteps: agent.maxSteps ?? DEFAULT_MAX_STEPS,
     tools: () => engine.catalog.list().map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
     history: () => store.messages.all(),
