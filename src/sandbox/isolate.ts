@@ -34,10 +34,32 @@ class SessionGateway extends RpcTarget {
   call(module: string, name: string, argsText: string): Promise<string> {
     return this.session.call(String(module), String(name), String(argsText));
   }
+  fetch(url: string, initText: string): Promise<string> {
+    return this.session.fetch(String(url), String(initText));
+  }
 }
 
 /** The reply of the harness's `run`. */
-type HarnessReply = { ok: true; text: string } | { ok: false; name: string; message: string; stack: string };
+type HarnessReply = ({ ok: true; text: string } | { ok: false; name: string; message: string; stack: string }) & {
+  /** Console lines, when the run had no host stub to stream them to. */
+  logs: Array<[level: string, text: string]>;
+};
+
+/** Isolate names by identity text: hashing once per distinct code keeps a warm run cheap. */
+const keys = new Map<string, string>();
+const MAX_KEYS = 500;
+
+function isolateKey(identity: unknown): string | Promise<string> {
+  const text = JSON.stringify(identity);
+  return keys.get(text) ?? newKey(text, identity);
+}
+
+async function newKey(text: string, identity: unknown): Promise<string> {
+  const key = `weft-sandbox-${await argsHashOf(identity)}`;
+  if (keys.size >= MAX_KEYS) keys.delete(keys.keys().next().value!);
+  keys.set(text, key);
+  return key;
+}
 
 /** Runs code in Worker Loader isolates; CPU and memory limits hold in production only. */
 export class IsolateExecutor implements SandboxExecutor {
@@ -52,8 +74,10 @@ export class IsolateExecutor implements SandboxExecutor {
       const globalsText = encodeValue(request.globals, "globals");
       const argsText = encodeValue(request.execute.args, "args");
       const importNames = Object.fromEntries(Object.entries(request.imports).map(([specifier, table]) => [specifier, Object.keys(table)]));
-      const identity = { scope: request.scope, filename: request.filename, source: request.source, modules: request.modules, importNames, globalsText };
-      const key = `weft-sandbox-${await argsHashOf(identity)}`;
+      const fetchGranted = request.fetchAllow.length > 0;
+      const identity = { scope: request.scope, filename: request.filename, source: request.source, modules: request.modules, importNames, globalsText, fetchGranted };
+      const cached = isolateKey(identity);
+      const key = typeof cached === "string" ? cached : await cached;
       const worker = this.loader.get(key, () => ({
         compatibilityDate: ISOLATE_COMPATIBILITY_DATE,
         compatibilityFlags: ["nodejs_als"],
@@ -64,19 +88,23 @@ export class IsolateExecutor implements SandboxExecutor {
             ...request.modules,
             ...Object.fromEntries(Object.entries(importNames).map(([specifier, names]) => [specifier, importModuleSource(specifier, names)])),
             [request.filename]: request.source,
-            [HARNESS]: isolateHarnessSource(request.filename, globalsText),
+            [HARNESS]: isolateHarnessSource(request.filename, globalsText, fetchGranted),
           }).map(([name, js]) => [name, { js }]),
         ),
         env: {},
         // null blocks fetch() and connect(); leaving it out would inherit this Worker's network.
+        // A granted fetch goes through the host's gateway instead (RunSession.fetch).
         globalOutbound: null,
       }));
       const limits = { cpuMs: Math.min(ISOLATE_CPU_MS, request.timeoutMs), subRequests: ISOLATE_SUBREQUESTS };
       const entry = worker.getEntrypoint("Sandbox", { limits }) as unknown as {
-        run(fn: string, argsText: string, maxLogBytes: number, host: SessionGateway): Promise<HarnessReply>;
+        run(fn: string, argsText: string, maxLogBytes: number, host: SessionGateway | undefined): Promise<HarnessReply>;
       };
-      const reply = entry.run(request.execute.fn, argsText, request.maxLogBytes, new SessionGateway(session)).then(
+      // A stub only when the code has something to reach: imports, a granted fetch, or streaming.
+      const needsHost = (Object.keys(importNames).length > 0 || fetchGranted || request.onLog !== undefined || request.onProgress !== undefined);
+      const reply = entry.run(request.execute.fn, argsText, request.maxLogBytes, needsHost ? new SessionGateway(session) : undefined).then(
         (r) => {
+          for (const [level, text] of r.logs) session.log(level, text);
           if (r.ok) session.succeed(r.text);
           else session.end("error", r.stack ? `${r.name}: ${r.message}\n${r.stack.split("\n").slice(1).join("\n")}`.trimEnd() : `${r.name}: ${r.message}`);
         },

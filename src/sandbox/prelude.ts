@@ -17,7 +17,8 @@ const format = (args) => args.map((a) => {
 
 /**
  * The VM side of a run (QuickJS): expects `globalThis.__weftHost` with `log(level, text)`,
- * `progress(text)`, `call(module, name, argsText)` and `sleep(ms)`, and replaces it by
+ * `progress(text)`, `call(module, name, argsText)`, `sleep(ms)` and, when an origin is granted,
+ * `fetch(url, initText)` (a small Response-like result), and replaces it by
  * `globalThis.__weft` (`setGlobals`, `call`, `start`).
  */
 export const QUICKJS_PRELUDE = String.raw`(() => {
@@ -39,6 +40,16 @@ globalThis.setTimeout = (fn, ms, ...args) => {
 };
 globalThis.clearTimeout = (id) => { timers.delete(id); };
 const call = (module, name, args) => host.call(module, name, encode(args, name + " arguments")).then(decode);
+if (host.fetch) {
+  globalThis.fetch = async (url, init = {}) => {
+    const r = decode(await host.fetch(String(url), encode({ method: init.method, headers: init.headers, body: init.body }, "fetch init")));
+    return {
+      ok: r.status >= 200 && r.status < 300, status: r.status, statusText: r.statusText, url: String(url),
+      headers: { get: (name) => r.headers[String(name).toLowerCase()] ?? null, entries: () => Object.entries(r.headers) },
+      text: async () => r.body, json: async () => JSON.parse(r.body),
+    };
+  };
+}
 Object.defineProperty(globalThis, "__weft", { value: Object.freeze({
   call,
   setGlobals(text) { const values = decode(text); for (const key of Object.keys(values)) globalThis[key] = values[key]; },
@@ -59,19 +70,20 @@ export function importModuleSource(specifier: string, names: readonly string[]):
 }
 
 /**
- * The isolate harness (Worker Loader): a `WorkerEntrypoint` whose `run` sets console and
+ * The isolate harness (Worker Loader): a `WorkerEntrypoint` whose `run` sends console output and
  * `reportProgress` to the run's host stub (kept per run with AsyncLocalStorage, so concurrent runs
- * of one warm isolate stay apart), imports the entry module, calls the export and returns its
- * value encoded, or the error it threw.
+ * of one warm isolate stay apart), or buffers console lines into the reply when the run was handed
+ * no stub; imports the entry module, calls the export and returns its value encoded, or the error
+ * it threw.
  */
-export function isolateHarnessSource(entry: string, globalsText: string): string {
+export function isolateHarnessSource(entry: string, globalsText: string, fetchGranted: boolean): string {
   return String.raw`import { WorkerEntrypoint } from "cloudflare:workers";
 import { AsyncLocalStorage } from "node:async_hooks";
 ${VM_CODEC_SOURCE}
 ${FORMAT_SOURCE}
 const current = new AsyncLocalStorage();
 const runOf = () => { const run = current.getStore(); if (!run) throw new Error("this sandbox call has ended"); return run; };
-const hostOf = () => runOf().host;
+const hostOf = () => { const host = runOf().host; if (!host) throw new Error("this sandbox was granted no host capability"); return host; };
 const ignore = () => {};
 const out = {};
 // Output past the cap is dropped here too, so a logging loop does not flood the host with calls.
@@ -80,20 +92,34 @@ for (const level of ["log", "info", "warn", "error", "debug"]) out[level] = (...
   if (run.logBytes > run.maxLogBytes) return;
   const text = format(args);
   run.logBytes += text.length;
-  run.pending.push(Promise.resolve(run.host.log(level, text)).catch(ignore));
+  // Without a host stub (nothing to stream), lines travel back with the reply.
+  if (run.host) run.pending.push(Promise.resolve(run.host.log(level, text)).catch(ignore));
+  else run.logs.push([level, text]);
 };
 Object.defineProperty(globalThis, "console", { value: out, writable: true, configurable: true });
-globalThis.reportProgress = (data) => { const run = runOf(); run.pending.push(Promise.resolve(run.host.progress(encode(data, "progress"))).catch(ignore)); };
+globalThis.reportProgress = (data) => { const run = runOf(); const text = encode(data, "progress"); if (run.host) run.pending.push(Promise.resolve(run.host.progress(text)).catch(ignore)); };
 Object.defineProperty(globalThis, "__weft", { value: Object.freeze({
   call: (module, name, args) => hostOf().call(module, name, encode(args, name + " arguments")).then(decode),
 }) });
 { const values = decode(${JSON.stringify(globalsText)}); for (const key of Object.keys(values)) globalThis[key] = values[key]; }
+${
+  fetchGranted
+    ? `// globalOutbound is null: fetch goes through the host's gateway, which checks the granted origins.
+globalThis.fetch = async (input, init = {}) => {
+  const request = new Request(input, init);
+  const body = request.body ? await request.text() : undefined;
+  const r = decode(await hostOf().fetch(request.url, encode({ method: request.method, headers: Object.fromEntries(request.headers), body }, "fetch init")));
+  return new Response(r.status === 204 || r.status === 304 ? null : r.body, { status: r.status, statusText: r.statusText, headers: r.headers });
+};`
+    : ""
+}
+let entryModule;
 export class Sandbox extends WorkerEntrypoint {
   async run(fn, argsText, maxLogBytes, host) {
-    const run = { host, maxLogBytes, logBytes: 0, pending: [] };
+    const run = { host, maxLogBytes, logBytes: 0, pending: [], logs: [] };
     const reply = await current.run(run, async () => {
       try {
-        const ns = await import(${JSON.stringify(`./${entry}`)});
+        const ns = await (entryModule ??= import(${JSON.stringify(`./${entry}`)}));
         const target = ns[fn];
         if (typeof target !== "function") throw new TypeError("the code has no exported function " + JSON.stringify(fn) + "; its exports: " + (Object.keys(ns).join(", ") || "none"));
         return { ok: true, text: encode(await target(...decode(argsText)), "result") };
@@ -103,7 +129,8 @@ export class Sandbox extends WorkerEntrypoint {
       }
     });
     // Calls on one stub arrive in order: once these settle, the host has every line before the reply.
-    await Promise.allSettled(run.pending);
+    if (run.pending.length > 0) await Promise.allSettled(run.pending);
+    reply.logs = run.logs;
     return reply;
   }
 }

@@ -32,6 +32,14 @@ function loadEngine(): Promise<QuickJSWASMModule> {
 }
 
 /**
+ * Drops the shared QuickJS instance so the next run compiles a fresh one: what a cold start costs
+ * (`npm run bench` measures it).
+ */
+export function discardQuickJsEngine(): void {
+  engine = null;
+}
+
+/**
  * Interrupt checks per millisecond of deadline that end a run even when the clock does not move:
  * the Workers runtime may hold `Date.now()` still during synchronous work. QuickJS checks about
  * once per 10 000 bytecodes, about one check a millisecond here; ten a millisecond is a generous
@@ -61,7 +69,7 @@ export class QuickJsExecutor implements SandboxExecutor {
       await execute(session, await loadEngine());
     } catch (error) {
       // A failure inside the WebAssembly instance may leave it inconsistent: start a new one.
-      engine = null;
+      discardQuickJsEngine();
       session.end("error", `InternalError: the QuickJS engine failed (${describeError(error)}); the next run starts a fresh one`);
     }
     return session.ended;
@@ -197,7 +205,7 @@ function finishWithError(session: RunSession, context: QuickJSContext, errorHand
   }
 }
 
-/** `globalThis.__weftHost`: log, progress, call and sleep, each backed by the session. */
+/** `globalThis.__weftHost`: log, progress, call, sleep and a granted fetch, each backed by the session. */
 function installHost(context: QuickJSContext, session: RunSession, deferreds: Set<QuickJSDeferredPromise>): void {
   const host = context.newObject();
   const asyncOp = (op: () => Promise<string | undefined>) => {
@@ -238,6 +246,12 @@ function installHost(context: QuickJSContext, session: RunSession, deferreds: Se
       return asyncOp(() => session.sleep(delay).then(() => undefined));
     }),
   };
+  if (session.request.fetchAllow.length > 0) {
+    fns.fetch = context.newFunction("fetch", (url, init) => {
+      const [u, i] = [context.getString(url), context.getString(init)];
+      return asyncOp(() => session.fetch(u, i));
+    });
+  }
   for (const [name, fn] of Object.entries(fns)) {
     context.setProp(host, name, fn);
     fn.dispose();

@@ -33,7 +33,7 @@ export interface CodeHost {
   emit<K extends "code_log" | "code_progress" | "code_finished">(type: K, data: EventPayloads[K]): void;
 }
 
-const OPTION_NAMES = new Set(["execute", "imports", "globals", "modules", "language", "memoryLimitBytes", "filename", "report", "timeoutMs", "sandbox"]);
+const OPTION_NAMES = new Set(["execute", "imports", "globals", "modules", "language", "memoryLimitBytes", "filename", "report", "timeoutMs", "sandbox", "fetch"]);
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 const PATH = /^[\w-]+(\.[\w-]+)*(\/[\w-]+(\.[\w-]+)*)*$/;
 
@@ -150,7 +150,7 @@ function prepare(id: string, source: unknown, options: CodeExecutionOptions, hos
       memoryLimitBytes: Math.min(memory ?? MEMORY_CEILING_BYTES, MEMORY_CEILING_BYTES),
       maxLogBytes: MAX_LOG_BYTES,
       maxResultBytes: MAX_VALUE_BYTES,
-      fetchAllow: [],
+      fetchAllow: fetchAllowOf(options.fetch),
       scope: host.scope,
       signal,
       ...(options.report === true
@@ -200,4 +200,23 @@ async function callTool(host: CodeHost, name: string, input: unknown): Promise<u
   } catch {
     return text;
   }
+}
+
+/** Origins `fetch` may reach: `{ allow: ["https://api.example.com"] }`; each must be a bare origin. */
+function fetchAllowOf(grant: CodeExecutionOptions["fetch"]): string[] {
+  if (grant === undefined) return [];
+  const allow = plainObject(grant, "fetch").allow;
+  if (!Array.isArray(allow)) throw invalid("fetch.allow", "expected a list of origins such as https://api.example.com");
+  return allow.map((origin, i) => {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(String(origin));
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== String(origin).replace(/\/$/, "")) {
+      throw invalid(`fetch.allow.${i}`, `expected an http(s) origin such as https://api.example.com, got ${JSON.stringify(origin)}`);
+    }
+    return parsed.origin;
+  });
 }

@@ -104,6 +104,38 @@ export class RunSession {
     return encodeValue(value, `${name}() result`);
   }
 
+  /**
+   * The outbound gateway: performs `fetch` for the sandbox when the request's origin was granted
+   * (`fetchAllow`), refusing every other origin. Redirects are returned, not followed, so a
+   * granted origin cannot bounce the request elsewhere. Resolves with an encoded
+   * `{ status, statusText, headers, body }`; a body over the value cap is refused.
+   */
+  async fetch(url: string, initText: string): Promise<string> {
+    this.refuseIfClosed();
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      throw new TypeError(`fetch: ${JSON.stringify(url)} is not an absolute URL`);
+    }
+    if (!this.request.fetchAllow.includes(target.origin)) {
+      const granted = this.request.fetchAllow.length ? `granted: ${this.request.fetchAllow.join(", ")}` : "no origin is granted";
+      throw new Error(`fetch to ${target.origin} is not permitted (${granted})`);
+    }
+    const init = decodeValue(initText) as { method?: string; headers?: Record<string, string>; body?: string };
+    const response = await fetch(target, {
+      method: init.method ?? "GET",
+      headers: init.headers ?? {},
+      ...(init.body !== undefined ? { body: init.body } : {}),
+      redirect: "manual",
+      signal: this.request.signal,
+    });
+    const body = await response.text();
+    if (byteLength(body) > this.request.maxResultBytes) throw new RangeError(`fetch: the response body is over the ${this.request.maxResultBytes}-byte cap`);
+    this.refuseIfClosed();
+    return encodeValue({ status: response.status, statusText: response.statusText, headers: Object.fromEntries(response.headers), body }, "response");
+  }
+
   /** Resolves after `ms` (a sandbox timer), or never once the run has ended. */
   sleep(ms: number): Promise<void> {
     this.refuseIfClosed();

@@ -80,6 +80,11 @@ export interface CodeExecutionOptions {
   report?: boolean;
   /** Wall-clock deadline in milliseconds; default 5000, at most 60000. */
   timeoutMs?: number;
+  /**
+   * Origins the code may `fetch` (`{ allow: ["https://api.example.com"] }`), through a host-side
+   * gateway that refuses every other origin and follows no redirect. Absent: no network at all.
+   */
+  fetch?: { allow: string[] };
   /** Where the code runs: `quickjs` (default) or `isolate` (Worker Loader; needs a `LOADER` binding). */
   sandbox?: "quickjs" | "isolate";
 }

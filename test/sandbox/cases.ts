@@ -232,6 +232,20 @@ export const conformanceCases: SandboxCase[] = [
     },
   },
   {
+    name: "fetch goes only to granted origins, through the host's gateway",
+    async run({ run }) {
+      const src = `export default async (url) => { try { const r = await fetch(url); return "status " + r.status } catch (e) { return "refused: " + e.message } }`;
+      const grant = { allow: ["http://127.0.0.1:9"] };
+      const other = await run(src, { fetch: grant, execute: { fn: "default", args: ["http://127.0.0.1:8787/threads"] } });
+      expect(valueOf(other)).toBe("refused: fetch to http://127.0.0.1:8787 is not permitted (granted: http://127.0.0.1:9)");
+      // The granted origin is really attempted (nothing listens on port 9, so the network refuses).
+      const granted = String(valueOf(await run(src, { fetch: grant, execute: { fn: "default", args: ["http://127.0.0.1:9/x"] } })));
+      expect(granted).not.toMatch(/not permitted/);
+      const bad = await run(src, { fetch: { allow: ["https://example.com/path"] } });
+      expect(bad.error).toMatch(/^invalid_request: fetch\.allow\.0: expected an http\(s\) origin/);
+    },
+  },
+  {
     name: "turns a tool's error into a rejection the code can catch",
     async run({ run }) {
       const out = await run("import { record_call } from 'tools';\nexport default async () => { try { await record_call('not an object'); return 'no' } catch (e) { return String(e.message) } }", {

@@ -1,14 +1,14 @@
 /**
  * Hostile code: each case must be refused or contained. Cases that local workerd cannot stop for
- * an executor (it enforces no CPU or memory limit on loaded isolates) say so in `productionOnly`.
+ * an executor (the local runtime enforces no CPU or memory limit on loaded isolates) say so in `productionOnly`.
  * @module
  */
 import { expect } from "vitest";
 import type { SandboxCase } from "./cases.js";
 import { valueOf } from "./cases.js";
 
-const LOCAL_NO_CPU_LIMIT = "local workerd enforces no CPU limit on Worker Loader isolates: the loop would hang the runtime; Cloudflare stops it at limits.cpuMs";
-const LOCAL_NO_MEMORY_LIMIT = "local workerd enforces no memory limit on Worker Loader isolates: the allocation would abort the process; Cloudflare stops it at 128 MB";
+const LOCAL_NO_CPU_LIMIT = "the local runtime (wrangler dev, tests) enforces no CPU limit on Worker Loader isolates: the loop would hang it; Cloudflare stops it at limits.cpuMs";
+const LOCAL_NO_MEMORY_LIMIT = "the local runtime (wrangler dev, tests) enforces no memory limit on Worker Loader isolates: the allocation would abort it; Cloudflare stops it at 128 MB";
 
 export const hostileCases: SandboxCase[] = [
   {
