@@ -62,6 +62,7 @@ export function threadRoutes(): Hono<{ Bindings: WeftEnv }> {
     const options = {
       ...(intParam("limit", q.limit) !== undefined ? { limit: intParam("limit", q.limit)! } : {}),
       ...(intParam("offset", q.offset) !== undefined ? { offset: intParam("offset", q.offset)! } : {}),
+      ...(intParam("maxDepth", q.maxDepth) !== undefined ? { maxDepth: intParam("maxDepth", q.maxDepth)! } : {}),
       ...(order ? { order: order as "asc" | "desc" } : {}),
       includeSilent: q.includeSilent === "true" || q.includeSilent === "1",
     };

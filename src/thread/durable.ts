@@ -15,6 +15,7 @@ import { TurnRunner, WATCHDOG_MS } from "./runner.js";
 import type { Settlement } from "../tools/decide.js";
 import type { CallOutcome } from "../tools/dispatch.js";
 import { checkTimeArgNames } from "../tools/time-args.js";
+import type { ChildAnswer } from "./agent-tool.js";
 import { type RpcResult, rpc } from "./rpc.js";
 import { envSources } from "./state.js";
 import { checkRequiredVariables, reachableTools } from "./variables.js";
@@ -34,6 +35,10 @@ export interface CreateThreadInput {
   dryRun?: boolean;
   asOf?: string;
   ephemeral?: boolean;
+  /** Internal (child threads): the first message, queued in the transaction that creates the thread. */
+  opening?: string;
+  /** Internal (child threads): the thread and call that created this one. */
+  parent?: { threadId: string; callId: string };
 }
 
 /** What `GET /threads/:id` returns. */
@@ -142,6 +147,7 @@ export function createThreadClass(registry: Registry) {
           dryRun: input.dryRun === true,
           ephemeral: input.ephemeral === true,
           ...(input.asOf ? { asOf: input.asOf } : {}),
+          ...(input.parent ? { parent: input.parent } : {}),
         };
         migrate(this.ctx.storage);
         const engine = this.newEngine(meta);
@@ -160,9 +166,11 @@ export function createThreadClass(registry: Registry) {
             if (typeof v === "string") this.store.env.set(name, v);
             else this.store.env.set(name, v.value, v.type);
           }
+          if (input.opening !== undefined) this.store.turns.enqueue({ role: "user", content: input.opening });
         });
         this.attach(engine);
         engine.emit("thread_created", { threadId, agentId });
+        if (input.opening !== undefined) void this.runner!.resume();
         return meta;
       });
     }
@@ -240,6 +248,21 @@ export function createThreadClass(registry: Registry) {
 
     async stop(): Promise<RpcResult<{ stopped: boolean }>> {
       return rpc(() => ({ stopped: this.requireRunner().stop() }));
+    }
+
+    /**
+     * How this thread's work stands, for the parent of a child thread: with `wait`, once its
+     * queued and cut work is done (or waits for a person).
+     */
+    async childAnswer(wait: boolean): Promise<RpcResult<ChildAnswer>> {
+      return rpc(async () => {
+        const runner = this.requireRunner();
+        if (wait) await runner.resume();
+        const turn = this.store.turns.latest();
+        const busy = runner.active || this.store.turns.inboxSize() > 0;
+        const status: ChildAnswer["status"] = busy ? "running" : (turn?.status ?? "idle");
+        return { status, answer: this.store.messages.lastAnswer(), ...(turn?.error ? { error: turn.error } : {}) };
+      });
     }
 
     /** Resolves once no turn runs; for tests and graceful shutdown. */

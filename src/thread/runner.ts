@@ -4,7 +4,6 @@
  * @module
  */
 import type { Message, ToolCallRequest } from "../protocol.js";
-import { createScriptedModel } from "../models/scripted.js";
 import type { StoredStep } from "../models/scripted.js";
 import { Execution } from "../run/execution.js";
 import { type TurnEnd, runTurn } from "../run/turn.js";
@@ -178,14 +177,14 @@ export class TurnRunner {
     const steps = resume?.steps ?? 0;
     const execution = Execution.forTurn({
       flowId: turnId,
-      model: createScriptedModel(() => store.turns.nextScriptStep()),
+      model: engine.model(),
       history: () => store.messages.all(),
       steps: { total: steps, a: steps, b: 0 },
     });
     this.execution = execution;
     let end: TurnEnd;
     try {
-      end = await runTurn(createTurnHost(engine, turnId), execution);
+      end = await runTurn(createTurnHost(engine, execution), execution);
     } finally {
       this.execution = null;
     }
@@ -194,7 +193,13 @@ export class TurnRunner {
       return end;
     }
     store.turns.end(turnId, end.status, end.error);
-    engine.emit("turn_finished", { turnId, status: end.status, steps: end.steps, ...(end.error ? { error: end.error } : {}) });
+    engine.emit("turn_finished", {
+      turnId,
+      status: end.status,
+      steps: end.steps,
+      ...(end.error ? { error: end.error } : {}),
+      ...(end.stoppedBy ? { stoppedBy: end.stoppedBy } : {}),
+    });
     return end;
   }
 }
