@@ -44,8 +44,9 @@ export function sideForStep(execution: Execution, sides: readonly SideRules[]): 
     execution.currentSide = next;
     return null;
   }
-  const max = rulesOf(sides, execution.currentSide)?.maxSteps;
-  return `side ${execution.currentSide} reached its maxSteps (${max}) model steps`;
+  const max = (side: Side) => rulesOf(sides, side)?.maxSteps;
+  if (!rulesOf(sides, next)) return `side ${execution.currentSide} reached its maxSteps (${max(execution.currentSide)}) model steps`;
+  return `both sides reached their maxSteps (a ${max("a") ?? "unbounded"}, b ${max("b") ?? "unbounded"} model steps)`;
 }
 
 /**
