@@ -67,7 +67,11 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TABLE files (path TEXT PRIMARY KEY, mime_type TEXT NOT NULL, size INTEGER NOT NULL, chunks INTEGER NOT NULL, created_at INTEGER NOT NULL);
   CREATE TABLE file_chunks (path TEXT NOT NULL, chunk INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (path, chunk));
   `,
-  // v3: nested prompt runs store their messages with their depth; two-sided agents mark the side.
+  // v3: structured details of a refusal (`issues` with value paths), kept with the call.
+  `
+  ALTER TABLE calls ADD COLUMN error_details TEXT;
+  `,
+  // v4: nested prompt runs store their messages with their depth; two-sided agents mark the side.
   `
   ALTER TABLE messages ADD COLUMN depth INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE messages ADD COLUMN side TEXT;
