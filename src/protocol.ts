@@ -38,6 +38,8 @@ export interface ToolCallRequest {
   name: string;
   /** Arguments as the model sent them: JSON text, possibly malformed. */
   arguments: string;
+  /** The model's stream ended before these arguments were complete: the call never runs. */
+  cutOff?: boolean;
 }
 
 /** Message roles stored in a thread. */
@@ -108,6 +110,8 @@ export interface CallRecord {
   stubbed?: boolean;
   /** Who approved it, for `needsApproval` tools. */
   approvedBy?: string;
+  /** The verified user who denied or settled it (a person's verdict), when one did. */
+  decidedBy?: string;
   /** Why it is parked, or was before it was settled. */
   parkReason?: string;
   /** SHA-256 of the canonical input, the approval is bound to it. */

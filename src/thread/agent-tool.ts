@@ -14,7 +14,7 @@ import type { ToolResult } from "../protocol.js";
 import type { AgentDefinition } from "../run/agent.js";
 import type { LookupResult, ToolCallContext, AnyToolDefinition } from "../tools/types.js";
 import type { ThreadState } from "../tools/thread-state.js";
-import type { CreateThreadInput } from "./durable.js";
+import type { Caller, CreateThreadInput } from "./api.js";
 import type { ThreadEngine } from "./engine.js";
 import { DEFAULT_CALL_ARGS, openingMessage } from "./prompt-tool.js";
 import type { RpcResult } from "./rpc.js";
@@ -30,8 +30,13 @@ export interface ChildAnswer {
 
 /** The part of a Thread stub the parent uses. */
 interface ChildStub {
-  create(input: CreateThreadInput, threadId: string): Promise<RpcResult<ThreadMeta>>;
-  childAnswer(wait: boolean): Promise<RpcResult<ChildAnswer>>;
+  create(caller: Caller, input: CreateThreadInput, threadId: string): Promise<RpcResult<ThreadMeta>>;
+  childAnswer(caller: Caller, wait: boolean): Promise<RpcResult<ChildAnswer>>;
+}
+
+/** The parent acts on its child as the parent's owner, who thereby owns the child too. */
+function ownerOf(engine: ThreadEngine): Caller {
+  return { userId: engine.meta.userId ?? "", name: `thread ${engine.meta.threadId}`, roles: [], admin: false };
 }
 
 /** Attempts at reaching a child whose object restarts under the parent's wait. */
@@ -56,7 +61,7 @@ export function agentTool(engine: ThreadEngine, name: string, agent: AgentDefini
       // Found: the child finished. Otherwise running the call again only waits on the same child.
       finality: "final",
       lookup: async (effectKey: string): Promise<LookupResult> => {
-        const done = unwrap(await childOf(engine, effectKey).stub.childAnswer(false).catch(() => null));
+        const done = unwrap(await childOf(engine, effectKey).stub.childAnswer(ownerOf(engine), false).catch(() => null));
         if (!done || done.status === "running" || done.status === "idle" || done.status === "waiting") return { status: "not_found" };
         return { status: "found", value: resultOf(name, done) };
       },
@@ -69,10 +74,10 @@ async function runChild(engine: ThreadEngine, name: string, args: Record<string,
   const { id, stub } = childOf(engine, context.effectKey);
   const childThreadId = id.toString();
   const created = await stub.create(
+    ownerOf(engine),
     {
       agent: name,
       arguments: args,
-      userId: engine.meta.userId,
       dryRun: engine.meta.dryRun,
       ...(engine.meta.asOf ? { asOf: engine.meta.asOf } : {}),
       opening: openingMessage(args),
@@ -88,7 +93,7 @@ async function runChild(engine: ThreadEngine, name: string, args: Record<string,
   let lastError = "";
   for (let attempt = 1; attempt <= CHILD_ATTEMPTS && !done; attempt++) {
     try {
-      done = unwrap(await stub.childAnswer(true));
+      done = unwrap(await stub.childAnswer(ownerOf(engine), true));
     } catch (e) {
       // The child's object restarted under the wait; its watchdog resumes it, so wait again.
       lastError = errorMessage(e);

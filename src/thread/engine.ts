@@ -10,8 +10,6 @@ import type { EventFrame, EventPayloads, Message, ToolResult } from "../protocol
 import { BUILTIN_EVENT_TYPES } from "../protocol.js";
 import { type AgentDefinition, type EnvDefault, type Registry, type ResolvedSide, findAgent, findPrompt, sidesOf } from "../run/agent.js";
 import { systemText } from "../run/prompt.js";
-import type { Model } from "../models/model.js";
-import { createScriptedModel } from "../models/scripted.js";
 import type { NewTurnMessage } from "../run/messages.js";
 import { ToolCatalog } from "../tools/catalog.js";
 import { type CallOutcome, type CallRequest, dispatch } from "../tools/dispatch.js";
@@ -36,6 +34,8 @@ export interface EngineHost {
    * a deployment with accounts passes a source reading the thread user's stored values.
    */
   readonly userEnv?: UserEnvSource;
+  /** The value with every secret of the thread replaced (applied to all that is stored or sent). */
+  redact<T>(value: T): T;
   /** Sends a frame to every connected WebSocket. */
   broadcast(frame: EventFrame): void;
   /** Makes sure the thread wakes by itself (an alarm) to finish durable work. */
@@ -84,11 +84,6 @@ export class ThreadEngine implements StateHost {
     return this.host.userEnv ?? NO_USER_ENV;
   }
 
-  /** The thread's model: the scripted model over the thread's stored script. */
-  model(): Model {
-    return createScriptedModel(() => this.store.turns.nextScriptStep());
-  }
-
   /** Side a's tools: what direct calls and `GET /v1/tools` see. */
   get catalog(): ToolCatalog {
     return this.callables.catalogFor(null);
@@ -120,16 +115,21 @@ export class ThreadEngine implements StateHost {
     return createMessages(this, execution, messages, also);
   }
 
+  /** The value with every secret of the thread replaced. */
+  redact<T>(value: T): T {
+    return this.host.redact(value);
+  }
+
   /** Stores and broadcasts one event. */
   emit<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): void {
-    this.host.broadcast(this.store.events.append(type, data));
+    this.host.broadcast(this.store.events.append(type, this.host.redact(data)));
   }
 
   emitCustom(event: string, data: unknown): void {
     if (typeof event !== "string" || !/^[a-z][a-z0-9_.:-]{0,63}$/i.test(event) || BUILTIN_EVENT_TYPES.has(event)) {
       throw new WeftError("invalid_request", `emit: "${String(event)}" is not a usable event name (built-in names are reserved)`);
     }
-    this.host.broadcast(this.store.events.append(event, data));
+    this.host.broadcast(this.store.events.append(event, this.host.redact(data)));
   }
 
   appendMessage(message: NewTurnMessage): Message {
@@ -139,7 +139,8 @@ export class ThreadEngine implements StateHost {
   /** Appends messages in one transaction (with `also` inside it), then emits `message_created`. */
   appendMessages(messages: NewTurnMessage[], also?: () => void): Message[] {
     const stored = this.store.atomically(() => {
-      const out = messages.map((m) => this.store.messages.append(m));
+      // Stored messages are what the model and every reader see: no secret gets in.
+      const out = messages.map((m) => this.store.messages.append(this.host.redact(m)));
       also?.();
       return out;
     });

@@ -15,6 +15,7 @@ import type { AnyToolDefinition } from "../tools/types.js";
 import type { ThreadState } from "../tools/thread-state.js";
 import type { ThreadEngine } from "./engine.js";
 import { filterMessages } from "./hooks.js";
+import { modelFor } from "./model-choice.js";
 import { MAX_DEPTH } from "./store/messages.js";
 import { modelTools, uniqueCallIds } from "./turn-host.js";
 
@@ -46,14 +47,16 @@ async function runPrompt(engine: ThreadEngine, name: string, prompt: PromptDefin
   // call) it nests in an execution of its own, so its messages still sit below the conversation.
   const parent =
     Execution.of(state.execution) ??
-    Execution.forTurn({ flowId: engine.newId("flow"), model: engine.model(), history: () => engine.store.messages.all() });
+    Execution.forTurn({ flowId: engine.newId("flow"), model: await modelFor(engine), history: () => engine.store.messages.all() });
   if (parent.depth + 1 > MAX_DEPTH) {
     throw new WeftError("invalid_request", `prompt "${name}" would nest ${parent.depth + 1} levels deep; prompts nest at most ${MAX_DEPTH} levels`);
   }
   const { store } = engine;
   let firstId = Number.MAX_SAFE_INTEGER;
   const history = (): Message[] => store.messages.atDepth(parent.depth + 1, firstId);
-  const child = Execution.nested(parent, { flowId: engine.newId("flow"), model: parent.model, history, promptName: name });
+  // The prompt's own model when it names one; otherwise the model of the run that called it.
+  const model = prompt.model !== undefined ? await modelFor(engine, { side: "a", promptName: name, model: prompt.model, endsTurn: true }) : parent.model;
+  const child = Execution.nested(parent, { flowId: engine.newId("flow"), model, history, promptName: name });
   const [opening] = await engine.createMessages(child, [{ role: "user", content: openingMessage(args), depth: child.depth }]);
   firstId = opening!.id;
 

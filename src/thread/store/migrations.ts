@@ -71,7 +71,11 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE calls ADD COLUMN error_details TEXT;
   `,
-  // v4: nested prompt runs store their messages with their depth; two-sided agents mark the side.
+  // v4: who denied or settled a call (the verified principal).
+  `
+  ALTER TABLE calls ADD COLUMN decided_by TEXT;
+  `,
+  // v5: nested prompt runs store their messages with their depth; two-sided agents mark the side.
   `
   ALTER TABLE messages ADD COLUMN depth INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE messages ADD COLUMN side TEXT;
