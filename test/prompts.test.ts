@@ -38,9 +38,10 @@ describe("a prompt called as a tool", () => {
     expect(d1.history).toEqual(["user", "assistant"]);
     // The turn's history never holds the nested messages.
     expect(t2.history).toEqual(["user", "assistant", "tool", "assistant", "tool", "assistant"]);
-    // Env: inside summarize its defaults answer; in the turn the Worker's value does.
+    // Env: inside summarize its text default answers; in the turn the Worker's secret does, and
+    // a secret never leaves the thread unredacted.
     expect(calls.n2!.result!.result).toBe("summarize|text");
-    expect(calls.t1!.result!.result).toBe("worker|secret");
+    expect(calls.t1!.result!.result).toBe("[redacted:LEVEL_PROMPT]|secret");
 
     const all = (await json("GET", `/threads/${id}/messages?limit=1000`)).body;
     const top = (await json("GET", `/threads/${id}/messages?limit=1000&maxDepth=0`)).body;
