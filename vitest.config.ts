@@ -4,7 +4,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   plugins: [cloudflareTest({ wrangler: { configPath: "./test/wrangler.toml" } })],
-  // seed-003's examples import from @standardagents/spec; weft's public entry answers for it.
+  // The Standard Agents tools API's examples import from @standardagents/spec; weft's public entry answers for it.
   resolve: { alias: { "@standardagents/spec": fileURLToPath(new URL("./src/index.ts", import.meta.url)) } },
   test: { include: ["test/**/*.test.ts", "agents/**/*.test.ts"], exclude: ["test/node/**", "node_modules/**"] },
 });

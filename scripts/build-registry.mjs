@@ -128,7 +128,7 @@ async function main() {
       const [src, dest] = [job.dirs[0], job.copy];
       await mirror(src, dest);
       const moved = (/** @type {import("./registry/scan.mjs").Entry} */ e) => ({ ...e, file: inCopy(src, dest, e.file) });
-      imported = { tools: contents.tools.map(moved), agents: contents.agents.map(moved) };
+      imported = { ...contents, tools: contents.tools.map(moved), agents: contents.agents.map(moved) };
     }
     await writeIfChanged(job.out, renderRegistry(ROOT, job.out, sources, imported));
     const counts = `${count(contents.tools.length, "tool")}, ${count(contents.agents.length, "agent")}`;

@@ -1,6 +1,6 @@
 /**
  * The authoring surface as the generated test registry sees it, inside workerd: every definition
- * is well formed, seed-003's examples produce the model-facing schemas they should, the
+ * is well formed, the Standard Agents tools API's examples produce the model-facing schemas they should, the
  * `@standardagents/spec` alias is weft's entry, and schema refusals are clear.
  */
 import { defineAgent as specDefineAgent, defineTool as specDefineTool } from "@standardagents/spec";
@@ -77,7 +77,7 @@ describe("the test registry", () => {
   });
 });
 
-describe("seed-003 complete examples: model-facing schemas", () => {
+describe("the Standard Agents tools API's complete examples: model-facing schemas", () => {
   it("database query: two optional fields, email with its format", () => {
     const schema = inputSchema("lookup_customer");
     expect(schema).toMatchObject({

@@ -15,7 +15,7 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-describe("seed-003 complete examples", () => {
+describe("the Standard Agents tools API's complete examples", () => {
   it("database query finds customers by id or email and reports the rest", async () => {
     const { state } = fakeState({ DATABASE_URL: "postgres://db.example/customers" });
     const byId = await run("lookup_customer", state, { customerId: "c_100" });

@@ -134,7 +134,7 @@ async function bundle(root, outdir, entries) {
 
 /**
  * Runs weft's definition checks on a tool module (src/tools/define.ts, src/tools/schema.ts):
- * shape, seed-002 effect pairings, schema compilation (Zod 3 and non-object args refused), and
+ * shape, the effect pairings of weft's effect table, schema compilation (Zod 3 and non-object args refused), and
  * one tool per file.
  * @param {Record<string, any>} checks exports of the bundled weft check modules
  * @param {Entry} entry

@@ -1,5 +1,5 @@
 /**
- * `GET /v1/tools` and `POST /v1/tools/:name`, the direct-call contract of seed-000.
+ * `GET /v1/tools` and `POST /v1/tools/:name`, the direct-call contract of the Agent SDK tools reference.
  * @module
  */
 import { Hono } from "hono";
@@ -12,12 +12,24 @@ import { readBody } from "./body.js";
 import { type ThreadStub, threadStub, unwrap } from "./stubs.js";
 import type { DirectCallOutcome } from "../thread/direct.js";
 
-/** Body of `POST /v1/tools/:name`: `sessionId` and `continuationToken` are mutually exclusive. */
-export const DirectCallBody = z.object({
+const DIRECT_CALL_FIELDS = {
   input: z.unknown().optional(),
   sessionId: z.string().min(1).optional(),
   continuationToken: z.string().optional(),
-});
+};
+
+/**
+ * Body of `POST /v1/tools/:name`: `sessionId` and `continuationToken` are mutually exclusive.
+ * Any other top-level key is refused by name: it is almost always a tool argument that belongs
+ * inside `input`.
+ */
+export const DirectCallBody = z
+  .looseObject(DIRECT_CALL_FIELDS)
+  .superRefine((body, ctx) => {
+    for (const key of Object.keys(body)) {
+      if (!Object.hasOwn(DIRECT_CALL_FIELDS, key)) ctx.addIssue({ code: "custom", path: [key], message: 'unknown field; did you mean {"input": {...}}?' });
+    }
+  });
 
 const TOKEN = /^[^:]+:.+$/;
 
@@ -57,7 +69,7 @@ export function toolRoutes(registry: Registry): Hono<{ Bindings: WeftEnv }> {
       const stub = c.env.THREAD.get(c.env.THREAD.idFromName(`ct:${body.continuationToken}`)) as unknown as ThreadStub;
       if ((await stub.info()).ok) return answer(unwrap(await stub.callTool(call)));
     }
-    // No session: an ephemeral thread that is removed when the call returns (seed-000).
+    // No session: an ephemeral thread that is removed when the call returns (the Agent SDK tools reference).
     catalog.get(name); // 404 unknown_tool before any thread is made
     const ns = c.env.THREAD;
     const id = ns.newUniqueId();

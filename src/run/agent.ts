@@ -5,7 +5,7 @@
 import type { ScriptStep } from "../models/model.js";
 import type { AnyToolDefinition } from "../tools/types.js";
 
-/** An environment default given by an agent; plain strings are `secret` (seed-003 default). */
+/** An environment default given by an agent; plain strings are `secret` (the Standard Agents tools API's default). */
 export type EnvDefault = string | { value: string; type?: "text" | "secret" };
 
 /** Options of {@link defineAgent}. */
@@ -20,7 +20,7 @@ export interface DefineAgentOptions {
    * dynamically defined tool). Used by fixture agents whose tools are data, such as BFCL cases.
    */
   toolsFromArguments?: (args: Record<string, unknown>) => Record<string, AnyToolDefinition>;
-  /** Environment defaults, resolved after the thread's own values (seed-003 order). */
+  /** Environment defaults, resolved after the thread's own values (the Standard Agents tools API's order). */
   env?: Record<string, EnvDefault>;
   /** Steps the scripted model plays in a new thread before any posted script. */
   script?: ScriptStep[];

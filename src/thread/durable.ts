@@ -143,7 +143,7 @@ export function createThreadClass(registry: Registry) {
         };
         migrate(this.ctx.storage);
         const engine = this.newEngine(meta);
-        // seed-000: a thread with asOf refuses to start when a timeArgs name is not in its tool's schema.
+        // The Agent SDK tools reference: a thread with asOf refuses to start when a timeArgs name is not in its tool's schema.
         if (meta.asOf) for (const name of engine.catalog.names()) checkTimeArgNames(engine.catalog.get(name));
         this.store.atomically(() => {
           this.store.meta.write(meta);

@@ -46,7 +46,7 @@ export class ThreadEngine implements StateHost {
   abort = new AbortController();
   /** The execution state of the running turn, or null. */
   current: ExecutionState | null = null;
-  /** Scratch shared by the calls of the running turn (seed-003 `context`); null at rest. */
+  /** Scratch shared by the calls of the running turn (the Standard Agents tools API's `context`); null at rest. */
   context: Record<string, unknown> | null = null;
   /** Set by crash-matrix tests only. */
   crashHook: CrashHook | null = null;

@@ -1,5 +1,5 @@
 /**
- * The `ExecutionState` of a running turn (seed-003), exposed to tools as `state.execution`.
+ * The `ExecutionState` of a running turn (the Standard Agents tools API), exposed to tools as `state.execution`.
  * @module
  */
 import type { Message } from "../protocol.js";

@@ -27,7 +27,7 @@ export interface StateHost {
   readonly registry: Registry;
   readonly agent: AgentDefinition;
   readonly catalog: ToolCatalog;
-  /** The Worker's vars and secrets (runtime-instance environment, last in seed-003's order). */
+  /** The Worker's vars and secrets (runtime-instance environment, last in the Standard Agents tools API's order). */
   readonly workerEnv: Readonly<Record<string, unknown>>;
   /** The running execution, or null at rest. */
   execution(): ExecutionState | null;
@@ -51,8 +51,8 @@ export interface BoundCall {
 }
 
 /**
- * Checks `uses` (seed-003): a tool that declares `uses` may only queue or invoke those names. A
- * tool that declares none is unrestricted, as in seed-003's own examples.
+ * Checks `uses` (the Standard Agents tools API): a tool that declares `uses` may only queue or invoke those names. A
+ * tool that declares none is unrestricted, as in the Standard Agents tools API's own examples.
  * @throws WeftError `tool_not_allowed` or `unknown_tool`.
  */
 export function checkUses(catalog: ToolCatalog, caller: CompiledTool | undefined, target: string, verb: string): void {
@@ -77,7 +77,7 @@ export function createThreadState(host: StateHost, call?: BoundCall): ThreadStat
     userId: meta.userId,
     createdAt: meta.createdAt,
     arguments: meta.arguments,
-    // seed-003: context lives for the current execution only; at rest each call gets its own.
+    // The Standard Agents tools API: context lives for the current execution only; at rest each call gets its own.
     get context() {
       return host.executionContext() ?? ownContext;
     },
@@ -88,7 +88,7 @@ export function createThreadState(host: StateHost, call?: BoundCall): ThreadStat
       return host.execution();
     },
     set execution(_value) {
-      // Read-only in practice; seed-003 types it as a plain property.
+      // Read-only in practice; the Standard Agents tools API types it as a plain property.
     },
 
     async getMessages(options?: GetMessagesOptions): Promise<MessagesResult> {
@@ -152,7 +152,7 @@ export function createThreadState(host: StateHost, call?: BoundCall): ThreadStat
   };
 }
 
-/** seed-003 order: thread value, agent default, then the runtime instance (Worker vars/secrets). */
+/** The Standard Agents tools API order: thread value, agent default, then the runtime instance (Worker vars/secrets). */
 export function resolveEnv(host: StateHost, name: string): { value: string; type: "text" | "secret" } | undefined {
   const own = host.store.env.get(name);
   if (own) return own;

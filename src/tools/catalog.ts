@@ -20,7 +20,7 @@ export interface CompiledTool {
   readonly inputSchema: Record<string, unknown>;
   readonly output: z.ZodType | null;
   readonly outputSchema: Record<string, unknown> | null;
-  /** The effect for a parsed input; undeclared means `write` (seed-000). */
+  /** The effect for a parsed input; undeclared means `write` (the Agent SDK tools reference). */
   effectOf(input: unknown): Effect;
   /** The declared effect as listed: a class, `predicate`, or `write` when undeclared. */
   readonly declaredEffect: Effect | "predicate";
@@ -39,7 +39,7 @@ export interface ToolListing {
 
 /**
  * Checks and compiles one definition.
- * @throws WeftError `invalid_config` naming the tool and the rule (seed-002 pairing rules included).
+ * @throws WeftError `invalid_config` naming the tool and the rule (pairing rules of weft's effect table included).
  */
 export function compileTool(name: string, def: unknown): CompiledTool {
   checkToolDefinition(name, def);

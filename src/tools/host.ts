@@ -15,7 +15,7 @@ export type CrashPoint = "before_journal" | "after_journal" | "after_effect";
 
 /** The thread as the pipeline sees it. */
 export interface DispatchHost {
-  /** `<branchId>` of effect keys; a thread is its own branch unless forked (seed-002). */
+  /** `<branchId>` of effect keys; a thread is its own branch unless forked. */
   readonly branchId: string;
   readonly catalog: ToolCatalog;
   readonly journal: CallJournal;
@@ -72,7 +72,7 @@ export interface CallOutcome {
   stubbed?: boolean;
 }
 
-/** `effectKey = <branchId>:<callId>` (seed-002), stable across retries and restarts. */
+/** `effectKey = <branchId>:<callId>` (weft's effect table), stable across retries and restarts. */
 export function effectKeyOf(branchId: string, callId: string): string {
   return `${branchId}:${callId}`;
 }
