@@ -96,18 +96,18 @@ async function main() {
   problems.push(...evaluation.problems);
 
   for (const [i, m] of merged.entries()) {
-    const known = new Set(m.tools.map((t) => t.name));
-    const where = jobs[i]?.dirs.map((d) => `${displayPath(ROOT, d)}/tools/`).join(" or ");
-    for (const agent of m.agents) {
-      for (const tool of evaluation.agentTools.get(agent.file) ?? []) {
-        if (!known.has(tool)) {
-          problems.push({ file: agent.display, message: `agent "${agent.name}": tools lists "${tool}", which is not a tool in ${where}` });
-        }
-      }
+    if (!evaluation.checkReferences) break;
+    const where = jobs[i]?.dirs.map((d) => `${displayPath(ROOT, d)}/tools/`).join(" or ") ?? "";
+    const defsOf = (/** @type {import("./registry/scan.mjs").Entry[]} */ list) =>
+      Object.fromEntries(list.filter((e) => evaluation.defs.has(e.file)).map((e) => [e.name, evaluation.defs.get(e.file)]));
+    const display = new Map([...m.prompts, ...m.agents].map((e) => [`${e.kind}:${e.name}`, e.display]));
+    const found = evaluation.checkReferences({ tools: m.tools.map((t) => t.name), prompts: defsOf(m.prompts), agents: defsOf(m.agents), toolsWhere: where });
+    for (const p of /** @type {{ kind: string, name: string, message: string }[]} */ (found)) {
+      problems.push({ file: display.get(`${p.kind}:${p.name}`) ?? p.name, message: p.message });
     }
   }
 
-  for (const warning of new Set([...scans.values()].flatMap((s) => s.warnings))) console.error(`registry: warning: ${warning}`);
+  for (const warning of new Set([...[...scans.values()].flatMap((s) => s.warnings), ...evaluation.warnings])) console.error(`registry: warning: ${warning}`);
   if (problems.length > 0) {
     const lines = [...new Set(problems.map((p) => `${p.file}: ${p.message}`))].sort(byCodeUnit);
     for (const line of lines) console.error(line);
@@ -128,10 +128,15 @@ async function main() {
       const [src, dest] = [job.dirs[0], job.copy];
       await mirror(src, dest);
       const moved = (/** @type {import("./registry/scan.mjs").Entry} */ e) => ({ ...e, file: inCopy(src, dest, e.file) });
-      imported = { ...contents, tools: contents.tools.map(moved), agents: contents.agents.map(moved) };
+      imported = { ...contents, tools: contents.tools.map(moved), agents: contents.agents.map(moved), prompts: contents.prompts.map(moved), hooks: contents.hooks.map(moved) };
     }
     await writeIfChanged(job.out, renderRegistry(ROOT, job.out, sources, imported));
-    const counts = `${count(contents.tools.length, "tool")}, ${count(contents.agents.length, "agent")}`;
+    const counts = [
+      count(contents.tools.length, "tool"),
+      count(contents.agents.length, "agent"),
+      ...(contents.prompts.length > 0 ? [count(contents.prompts.length, "prompt")] : []),
+      ...(contents.hooks.length > 0 ? [count(contents.hooks.length, "hook")] : []),
+    ].join(", ");
     if (job.label === null) summary.push(`${counts} from ${sources.join(" and ")} -> ${displayPath(ROOT, job.out)}`);
     else if (job.label === "") summary.push(`${counts} from ${sources.join(" and ")}`);
   }

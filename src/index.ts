@@ -4,10 +4,18 @@
  * @module
  */
 export { defineTool, TOOL_NAME_PATTERN } from "./tools/define.js";
-/** Declares an agent (agents/agents/<name>.ts). */
+/** Declares an agent (agents/agents/<name>.ts): one or two sides, stop conditions, env defaults. */
 export { defineAgent } from "./run/agent.js";
 /** Agent definitions and the generated registry's shape (src/run/agent.ts). */
-export type { AgentDefinition, DefineAgentOptions, EnvDefault, Registry } from "./run/agent.js";
+export type { AgentDefinition, AgentSide, DefineAgentOptions, EnvDefault, Registry } from "./run/agent.js";
+/** Declares a prompt (agents/prompts/<name>.ts), callable as a tool through its `toolDescription`. */
+export { definePrompt } from "./run/prompt.js";
+/** Prompt definitions (src/run/prompt.ts). */
+export type { DefinePromptOptions, PromptDefinition, SystemPrompt } from "./run/prompt.js";
+/** Declares a lifecycle hook (agents/hooks/<hook_name>.ts); `HOOK_NAMES` lists the hooks. */
+export { defineHook, HOOK_NAMES } from "./run/hooks.js";
+/** Hook definitions and what each hook receives (src/run/hooks.ts). */
+export type { HookDefinition, HookName, HookSignatures } from "./run/hooks.js";
 /** Tool authoring types: options, schemas, effects, the call context (src/tools/types.ts). */
 export type {
   AnyToolDefinition,

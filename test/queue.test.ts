@@ -61,7 +61,7 @@ describe("queueTool", () => {
     const id = await createThread({ agent: "faults" });
     const refused = await inThread(id, async (instance: any) => {
       const { createThreadState } = await import("../src/thread/state.js");
-      const state = createThreadState(instance.engine, { callId: "parent", tool: instance.engine.catalog.get("queue_two") });
+      const state = createThreadState(instance.engine, { callId: "parent", tool: instance.engine.catalog.get("queue_two") }, null);
       const errors: string[] = [];
       try {
         state.queueTool("person", { name: "a", age: 1 });

@@ -4,7 +4,7 @@
  * @module
  */
 import type { InjectMessageInput, Message, Registry, ThreadState, ToolCallContext, ToolResult } from "../src/index.js";
-import { toZodSchema, validate } from "../src/tools/schema.js";
+import { compileSchema } from "../src/tools/schema.js";
 
 /** An in-memory ThreadState with the parts these tools use; the rest throws. */
 export function fakeState(env: Record<string, string> = {}) {
@@ -44,7 +44,7 @@ export async function runTool(
   if (!def) throw new Error(`no tool ${name}`);
   let input: unknown = undefined;
   if (def.args !== undefined) {
-    const parsed = validate(toZodSchema(name, "args", def.args), args);
+    const parsed = compileSchema(name, "args", def.args).validate(args);
     if (!parsed.ok) throw new Error(parsed.issues.map((i) => i.message).join("; "));
     input = parsed.data;
   }

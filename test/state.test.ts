@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { ThreadState } from "../src/tools/thread-state.js";
-import { callsOf, createThread, inThread, json, runTurn } from "./helpers.js";
+import { callsOf, createThread, inThread, json, runTurn, stubOf } from "./helpers.js";
 
 /** Runs `fn` with a ThreadState of a fresh thread, inside its Durable Object. */
 async function withState<T>(body: Record<string, unknown>, fn: (state: ThreadState, instance: any) => Promise<T>): Promise<T> {
   const id = await createThread(body);
   return inThread(id, async (instance: any) => {
     const { createThreadState } = await import("../src/thread/state.js");
-    return fn(createThreadState(instance.engine), instance);
+    return fn(createThreadState(instance.engine, undefined, null), instance);
   });
 }
 
@@ -136,5 +136,55 @@ describe("ThreadState.execution during a turn", () => {
     expect(info.lastTurn).toMatchObject({ status: "stopped", steps: 2 });
     const direct = await json("POST", "/v1/tools/inspect_execution", { input: {}, sessionId: id });
     expect(direct.body.result).toBe("null");
+  });
+});
+
+describe("Execution as a value", () => {
+  it("a direct call, a queued call at rest and an invoked call see their own execution while a turn runs", async () => {
+    const id = await createThread({ agent: "guarantees" });
+    const posted = await json("POST", `/threads/${id}/messages`, {
+      content: "go",
+      script: [
+        { toolCalls: [{ id: "t1", name: "remember", arguments: { word: "turn" } }, { id: "t2", name: "slow_read", arguments: { ms: 1500 } }] },
+        { toolCalls: [{ id: "t3", name: "delegate", arguments: { mode: "invoke", tool: "remember", args: { word: "invoked" } } }] },
+        { toolCalls: [{ id: "t4", name: "inspect_execution", arguments: {} }] },
+      ],
+    });
+    expect(posted.status).toBe(202);
+    // Wait until the turn is inside slow_read, then call in from outside it.
+    for (let i = 0; i < 100 && !(await callsOf(id)).some((c) => c.callId === "t2"); i++) await new Promise((r) => setTimeout(r, 20));
+    expect((await json("GET", `/threads/${id}`)).body.status).toBe("running");
+    const direct = await json("POST", "/v1/tools/remember", { input: { word: "direct" }, sessionId: id });
+    const inspect = await json("POST", "/v1/tools/inspect_execution", { input: {}, sessionId: id });
+    const queuing = await json("POST", "/v1/tools/delegate", { input: { mode: "queue", tool: "remember", args: { word: "queued" } }, sessionId: id });
+    expect((await json("GET", `/threads/${id}`)).body.status).toBe("running");
+    await stubOf(id).waitIdle();
+
+    expect(JSON.parse(direct.body.result)).toEqual({ before: null, inExecution: false });
+    expect(inspect.body.result).toBe("null");
+    expect(queuing.body.result).toBe("queued remember");
+    const calls = await callsOf(id);
+    const resultOf = (pred: (c: (typeof calls)[number]) => boolean) => JSON.parse(calls.find(pred)!.result!.result!);
+    // The queued call ran at rest (drained by the direct call), with a fresh context.
+    expect(resultOf((c) => c.source === "queue")).toEqual({ before: null, inExecution: false });
+    // The turn's context saw none of the outside writes; an invoked call shares its caller's run.
+    expect(resultOf((c) => c.source === "invoke")).toEqual({ before: "turn", inExecution: true });
+    const inTurn = resultOf((c) => c.callId === "t4");
+    expect(inTurn).toMatchObject({ stepCount: 3, stopped: false, aborted: false });
+    expect(inTurn.flowId).toMatch(/^turn_/);
+  });
+
+  it("stopping a turn does not abort a direct read that runs beside it", async () => {
+    const id = await createThread({ agent: "guarantees" });
+    await json("POST", `/threads/${id}/messages`, { content: "go", script: [{ toolCalls: [{ id: "s1", name: "slow_read", arguments: { ms: 5000 } }] }] });
+    for (let i = 0; i < 100 && !(await callsOf(id)).some((c) => c.callId === "s1"); i++) await new Promise((r) => setTimeout(r, 20));
+    const direct = json("POST", "/v1/tools/slow_read", { input: { ms: 400 }, sessionId: id });
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await json("POST", `/threads/${id}/stop`)).status).toBe(200);
+    const answered = await direct;
+    expect(answered.body).toMatchObject({ ok: true, result: "waited 400ms" });
+    await stubOf(id).waitIdle();
+    const turnCall = (await callsOf(id)).find((c) => c.callId === "s1")!;
+    expect(turnCall.status).toBe("aborted");
   });
 });

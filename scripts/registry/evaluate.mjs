@@ -13,7 +13,14 @@ import * as esbuild from "esbuild";
 import { FACTORY, displayPath } from "./scan.mjs";
 
 /** weft modules the checks run, bundled with the authoring files so they share one zod. */
-const CHECK_MODULES = { weft_define: "src/tools/define.ts", weft_schema: "src/tools/schema.ts", weft_errors: "src/errors.ts" };
+const CHECK_MODULES = {
+  weft_catalog: "src/tools/catalog.ts",
+  weft_errors: "src/errors.ts",
+  weft_prompt: "src/run/prompt.ts",
+  weft_agent: "src/run/agent.ts",
+  weft_hooks: "src/run/hooks.ts",
+  weft_references: "src/run/references.ts",
+};
 
 /**
  * `cloudflare:workers` only exists inside workerd; tools may import it for use inside `execute`,
@@ -42,8 +49,10 @@ const stubCloudflareWorkers = {
 /**
  * @typedef {import("./scan.mjs").Entry} Entry
  * @typedef {import("./scan.mjs").Problem} Problem
- * @typedef {{ problems: Problem[], agentTools: Map<string, readonly string[] | undefined> }} Evaluation
- *   `agentTools` maps an agent file to its `tools` list, for the caller's cross-reference check.
+ * @typedef {{ problems: Problem[], warnings: string[], defs: Map<string, unknown>, checkReferences: Function | null }} Evaluation
+ *   `warnings` are definition problems that do not refuse a tool (a `default` its own schema refuses).
+ *   `defs` maps each file that passed its own checks to its default export, for the caller's
+ *   cross-reference check (`checkReferences` of src/run/references.ts; null when nothing was built).
  */
 
 /** @param {unknown} error */
@@ -58,7 +67,7 @@ const messageOf = (error) => (error instanceof Error ? error.message : String(er
  */
 export async function evaluateEntries(root, entries) {
   /** @type {Evaluation} */
-  const out = { problems: [], agentTools: new Map() };
+  const out = { problems: [], warnings: [], defs: new Map(), checkReferences: null };
   if (entries.length === 0) return out;
   const tmp = await mkdtemp(path.join(os.tmpdir(), "weft-registry-"));
   try {
@@ -68,7 +77,10 @@ export async function evaluateEntries(root, entries) {
       return out;
     }
     const load = (/** @type {string} */ name) => import(pathToFileURL(path.join(tmp, `${name}.mjs`)).href);
-    const checks = { ...(await load("weft_define")), ...(await load("weft_schema")), ...(await load("weft_errors")) };
+    /** @type {Record<string, any>} */
+    const checks = {};
+    for (const name of Object.keys(CHECK_MODULES)) Object.assign(checks, await load(name));
+    out.checkReferences = checks.checkReferences;
     for (const [i, entry] of entries.entries()) {
       const problem = (/** @type {string} */ message) => out.problems.push({ file: entry.display, message });
       /** @type {Record<string, unknown>} */
@@ -80,11 +92,14 @@ export async function evaluateEntries(root, entries) {
         continue;
       }
       if (!("default" in mod)) {
-        problem(`a${entry.kind === "agent" ? "n" : ""} ${entry.kind} file needs a default export: export default ${FACTORY[entry.kind]}({...})`);
+        const call = entry.kind === "hook" ? `("${entry.name}", ...)` : "({...})";
+        problem(`a${entry.kind === "agent" ? "n" : ""} ${entry.kind} file needs a default export: export default ${FACTORY[entry.kind]}${call}`);
         continue;
       }
-      if (entry.kind === "tool") checkTool(checks, entry, mod, problem);
-      else checkAgent(entry, mod, problem, out.agentTools);
+      const warn = (/** @type {string} */ message) => out.warnings.push(`${entry.display}: ${message}`);
+      if (entry.kind === "tool" ? checkTool(checks, entry, mod, problem, warn) : checkDefinition(checks, entry, mod, problem)) {
+        out.defs.set(entry.file, mod.default);
+      }
     }
     return out;
   } finally {
@@ -133,49 +148,51 @@ async function bundle(root, outdir, entries) {
 }
 
 /**
- * Runs weft's definition checks on a tool module (src/tools/define.ts, src/tools/schema.ts):
- * shape, the effect pairings of weft's effect table, schema compilation (Zod 3 and non-object args refused), and
- * one tool per file.
+ * Runs weft's definition checks on a tool module: `compileTool` (src/tools/catalog.ts), the same
+ * compilation a thread does (shape, effect pairings, schemas), and one tool per file.
  * @param {Record<string, any>} checks exports of the bundled weft check modules
  * @param {Entry} entry
  * @param {Record<string, unknown>} mod
  * @param {(message: string) => void} problem
+ * @param {(message: string) => void} warn
+ * @returns {boolean} whether the tool passed
  */
-function checkTool(checks, entry, mod, problem) {
+function checkTool(checks, entry, mod, problem, warn) {
   const def = /** @type {Record<string, unknown>} */ (mod.default);
   try {
-    checks.checkToolDefinition(entry.name, def);
-    if (def.args !== undefined) checks.toModelJsonSchema(checks.toZodSchema(entry.name, "args", def.args));
-    if (def.outputSchema !== undefined) checks.toZodSchema(entry.name, "outputSchema", def.outputSchema);
+    for (const warning of checks.compileTool(entry.name, def).warnings) warn(warning);
   } catch (error) {
     problem(checks.isWeftError(error) ? messageOf(error) : `checking the definition threw: ${messageOf(error)}`);
-    return;
+    return false;
   }
+  let ok = true;
   for (const [key, value] of Object.entries(mod)) {
     if (key === "default" || value === def) continue;
     if (typeof value === "object" && value !== null && /** @type {{ kind?: unknown }} */ (value).kind === "tool") {
       problem(`one tool per file: export "${key}" is a second tool; move it to a file of its own in tools/`);
+      ok = false;
     }
   }
+  return ok;
 }
 
+/** The definition check of each non-tool kind (src/run/agent.ts, prompt.ts, hooks.ts). */
+const DEFINITION_CHECKS = { agent: "checkAgentDefinition", prompt: "checkPromptDefinition", hook: "checkHookDefinition" };
+
 /**
- * Checks an agent module's default export came from `defineAgent` and that `tools` is a list of
- * names; records the list for the caller.
+ * Runs weft's own check of an agent, prompt or hook module's default export.
+ * @param {Record<string, any>} checks exports of the bundled weft check modules
  * @param {Entry} entry
  * @param {Record<string, unknown>} mod
  * @param {(message: string) => void} problem
- * @param {Map<string, readonly string[] | undefined>} agentTools
+ * @returns {boolean} whether the definition passed
  */
-function checkAgent(entry, mod, problem, agentTools) {
-  const def = /** @type {{ kind?: unknown, tools?: unknown } | null} */ (mod.default);
-  if (typeof def !== "object" || def === null || def.kind !== "agent") {
-    problem(`agent "${entry.name}": the default export must be the value returned by defineAgent({...})`);
-    return;
+function checkDefinition(checks, entry, mod, problem) {
+  try {
+    checks[DEFINITION_CHECKS[/** @type {"agent" | "prompt" | "hook"} */ (entry.kind)]](entry.name, mod.default);
+    return true;
+  } catch (error) {
+    problem(checks.isWeftError(error) ? messageOf(error) : `checking the definition threw: ${messageOf(error)}`);
+    return false;
   }
-  if (def.tools !== undefined && (!Array.isArray(def.tools) || def.tools.some((t) => typeof t !== "string"))) {
-    problem(`agent "${entry.name}": tools must be an array of tool names`);
-    return;
-  }
-  agentTools.set(entry.file, /** @type {readonly string[] | undefined} */ (def.tools));
 }

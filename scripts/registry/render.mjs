@@ -9,7 +9,7 @@ import path from "node:path";
 
 /**
  * @typedef {import("./scan.mjs").Entry} Entry
- * @typedef {{ tools: Entry[], agents: Entry[] }} Contents  entries sorted by name
+ * @typedef {import("./scan.mjs").Contents} Contents
  */
 
 /** Where the `Registry` type lives, relative to the repository root. */
@@ -41,11 +41,15 @@ export function renderRegistry(root, outFile, sources, contents) {
     `import type { Registry } from "${specifier(dir, path.join(root, REGISTRY_TYPE_MODULE))}";`,
     ...contents.tools.map((e) => `import tool_${e.name} from "${specifier(dir, e.file)}";`),
     ...contents.agents.map((e) => `import agent_${e.name} from "${specifier(dir, e.file)}";`),
+    ...contents.prompts.map((e) => `import prompt_${e.name} from "${specifier(dir, e.file)}";`),
+    ...contents.hooks.map((e) => `import hook_${e.name} from "${specifier(dir, e.file)}";`),
     "",
-    "/** Every tool and agent the build found, keyed by file name. */",
+    "/** Every tool, agent, prompt and hook the build found, keyed by file name. */",
     "export const registry: Registry = {",
     `  tools: {${block(contents.tools.map((e) => `${e.name}: tool_${e.name}`))}},`,
     `  agents: {${block(contents.agents.map((e) => `${e.name}: agent_${e.name}`))}},`,
+    `  prompts: {${block(contents.prompts.map((e) => `${e.name}: prompt_${e.name}`))}},`,
+    `  hooks: {${block(contents.hooks.map((e) => `${e.name}: hook_${e.name}`))}},`,
     "};",
     "",
   ];

@@ -13,11 +13,8 @@ export const NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 /** Extensions of authoring modules; anything else in tools/ or agents/ is a mistake. */
 export const MODULE_EXTENSIONS = [".ts", ".mts", ".js", ".mjs"];
 
-/** Sub-folders DESIGN.md names that this build does not compile yet; files there are reported. */
-const NOT_BUILT_YET = ["prompts", "hooks"];
-
 /**
- * @typedef {"tool" | "agent"} EntryKind
+ * @typedef {"tool" | "agent" | "prompt" | "hook"} EntryKind
  * @typedef {{ kind: EntryKind, name: string, file: string, display: string }} Entry
  *   One authoring module: `file` is absolute, `display` is what messages print.
  * @typedef {{ file: string, message: string }} Problem  A rule broken by `file` (display path).
@@ -28,6 +25,8 @@ const NOT_BUILT_YET = ["prompts", "hooks"];
 const FOLDERS = /** @type {const} */ ([
   { folder: "tools", kind: "tool", noun: "a tool", becomes: "the tool name" },
   { folder: "agents", kind: "agent", noun: "an agent", becomes: "the agent id" },
+  { folder: "prompts", kind: "prompt", noun: "a prompt", becomes: "the prompt name" },
+  { folder: "hooks", kind: "hook", noun: "a hook", becomes: "the hook name" },
 ]);
 
 /**
@@ -62,8 +61,8 @@ async function list(dir) {
 const isIgnored = (/** @type {string} */ name) => name.startsWith(".") || name.endsWith(".md");
 
 /**
- * Scans one authoring folder (`agents/` or `test/fixtures/`) for `tools/<name>.ts` and
- * `agents/<name>.ts`. Rules (the Standard Agents tools API, "File Structure", DESIGN.md): one module per file, the file
+ * Scans one authoring folder (`agents/` or `test/fixtures/`) for `tools/<name>.ts`,
+ * `agents/<name>.ts`, `prompts/<name>.ts` and `hooks/<hook_name>.ts`. Rules (the Standard Agents tools API, "File Structure", DESIGN.md): one module per file, the file
  * name is the name and matches {@link NAME_PATTERN}, no nested folders. Duplicates are checked by
  * the caller, across folders.
  * @param {string} root repository root, for display paths
@@ -105,12 +104,6 @@ export async function scanAuthoringDir(root, dir) {
       result.entries.push({ kind: spec.kind, name, file: abs, display });
     }
   }
-  for (const folder of NOT_BUILT_YET) {
-    const files = (await list(path.join(dir, folder))).filter((i) => !isIgnored(i.name));
-    if (files.length > 0) {
-      result.warnings.push(`${displayPath(root, path.join(dir, folder))}/: not built yet; its ${files.length} file(s) are ignored`);
-    }
-  }
   return result;
 }
 
@@ -118,7 +111,7 @@ export async function scanAuthoringDir(root, dir) {
  * Merges scans of several folders into one registry's entries. A name defined twice (a fixture
  * shadowing an example tool, or `x.ts` beside `x.js`) is a problem on the later file.
  * @param {ScanResult[]} scans in precedence order
- * @returns {{ tools: Entry[], agents: Entry[], problems: Problem[] }}
+ * @returns {Contents & { problems: Problem[] }}
  */
 export function mergeScans(scans) {
   /** @type {Map<string, Entry>} */
@@ -140,8 +133,14 @@ export function mergeScans(scans) {
     }
   }
   const all = [...seen.values()].sort((a, b) => byCodeUnit(a.name, b.name));
-  return { tools: all.filter((e) => e.kind === "tool"), agents: all.filter((e) => e.kind === "agent"), problems };
+  const of = (/** @type {EntryKind} */ kind) => all.filter((e) => e.kind === kind);
+  return { tools: of("tool"), agents: of("agent"), prompts: of("prompt"), hooks: of("hook"), problems };
 }
 
+/**
+ * @typedef {{ tools: Entry[], agents: Entry[], prompts: Entry[], hooks: Entry[] }} Contents
+ *   One registry's entries of each kind, sorted by name.
+ */
+
 /** The factory each kind's default export must come from, for messages. */
-export const FACTORY = { tool: "defineTool", agent: "defineAgent" };
+export const FACTORY = { tool: "defineTool", agent: "defineAgent", prompt: "definePrompt", hook: "defineHook" };

@@ -1,31 +1,73 @@
 /**
- * `defineAgent`: what a thread runs, its tools, environment defaults and default script.
+ * `defineAgent`: what a thread runs. One side (side a), or two sides that take turns (a support
+ * agent and a simulated customer), each running a prompt; stop conditions; environment defaults;
+ * and, with `exposeAsTool`, a tool that runs the agent in a child thread.
  * @module
  */
 import type { ScriptStep } from "../models/model.js";
-import type { AnyToolDefinition } from "../tools/types.js";
+import type { AnyToolDefinition, JsonSchemaObject, ToolArgs } from "../tools/types.js";
+import type { HookDefinition } from "./hooks.js";
+import {
+  type EnvDefault,
+  MODEL_NAME_PATTERN,
+  type PromptDefinition,
+  type SystemPrompt,
+  checkEnvDefaults,
+  checkNameList,
+  checkSteps,
+  configFailure,
+} from "./prompt.js";
 
-/** An environment default given by an agent; plain strings are `secret` (the Standard Agents tools API's default). */
-export type EnvDefault = string | { value: string; type?: "text" | "secret" };
+export type { EnvDefault } from "./prompt.js";
+
+/** A side of an agent: the prompt it runs and when it stops. */
+export interface AgentSide {
+  /** The prompt this side runs: the file name of `agents/prompts/<name>.ts`. */
+  prompt: string;
+  /** Upper bound on this side's model steps in one execution. */
+  maxSteps?: number;
+  /** A tool of this side's prompt whose successful call stops the execution (`stoppedBy` is this side). */
+  stopTool?: string;
+  /**
+   * A text answer of this side (a step with no tool calls) ends the execution. Default: true for
+   * side a of a one-sided agent; false with two sides, where a text answer hands the turn over.
+   */
+  endsTurn?: boolean;
+}
 
 /** Options of {@link defineAgent}. */
 export interface DefineAgentOptions {
   description?: string;
-  /** System prompt sent with every model request. */
-  system?: string;
-  /** Names of registered tools this agent offers; default every tool in `agents/tools/`. */
+  /** Side a: a prompt name, or the side with its stop conditions. Absent: the inline fields below. */
+  sideA?: string | AgentSide;
+  /** Side b: when present, the sides alternate, each seeing the other's answers as user messages. */
+  sideB?: string | AgentSide;
+  /** Inline side a, for a one-sided agent without a prompt file: its system prompt. */
+  system?: SystemPrompt;
+  /** Inline side a: names it offers; default every tool in `agents/tools/`. */
   tools?: readonly string[];
+  /** Inline side a: model as `"<provider>:<model id>"`. */
+  model?: string;
   /**
    * Extra tools built from the thread's creation `arguments` (checked on first use, like any
    * dynamically defined tool). Used by fixture agents whose tools are data, such as BFCL cases.
    */
   toolsFromArguments?: (args: Record<string, unknown>) => Record<string, AnyToolDefinition>;
-  /** Environment defaults, resolved after the thread's own values (the Standard Agents tools API's order). */
+  /** Environment defaults, resolved after the thread's own values and before the prompt's. */
   env?: Record<string, EnvDefault>;
-  /** Steps the scripted model plays in a new thread before any posted script. */
+  /** Steps the scripted model plays in a new thread before any posted script (both sides read it in turn). */
   script?: ScriptStep[];
-  /** Upper bound on model steps per turn; default 25. */
+  /** Upper bound on model steps per execution, both sides together; default 25. */
   maxSteps?: number;
+  /** Offer this agent as a tool named after its file; a call runs it in a child thread. */
+  exposeAsTool?: boolean;
+  /** Required with `exposeAsTool`: what the agent does, as the calling model reads it. */
+  toolDescription?: string;
+  /**
+   * Input of the agent when called as a tool; it becomes the child thread's `arguments`.
+   * Absent: one required string, `input`, also posted as the child's first message.
+   */
+  args?: ToolArgs | JsonSchemaObject;
 }
 
 /** What {@link defineAgent} returns: a plain object. */
@@ -34,7 +76,7 @@ export type AgentDefinition = DefineAgentOptions & { readonly kind: "agent" };
 /**
  * Declares an agent. No side effects; the generated registry registers it under its file name.
  * @example
- * export default defineAgent({ system: "You help with orders.", tools: ["lookup_order"] });
+ * export default defineAgent({ sideA: "support", sideB: { prompt: "customer", stopTool: "resolve" }, maxSteps: 12 });
  */
 export function defineAgent(options: DefineAgentOptions): AgentDefinition {
   return { ...options, kind: "agent" };
@@ -44,6 +86,8 @@ export function defineAgent(options: DefineAgentOptions): AgentDefinition {
 export interface Registry {
   tools: Record<string, AnyToolDefinition>;
   agents: Record<string, AgentDefinition>;
+  prompts?: Record<string, PromptDefinition>;
+  hooks?: Record<string, HookDefinition>;
 }
 
 /** The agent a thread gets when it names none. */
@@ -56,8 +100,106 @@ export function findAgent(registry: Registry, agentId: string): AgentDefinition 
   return agentId === DEFAULT_AGENT_ID ? { kind: "agent" } : undefined;
 }
 
+/** A prompt by name, own properties only. */
+export function findPrompt(registry: Registry, name: string): PromptDefinition | undefined {
+  const prompts = registry.prompts ?? {};
+  return Object.hasOwn(prompts, name) ? prompts[name] : undefined;
+}
+
 /** Every agent id a thread may name: the registry's, plus `default` unless the registry defines it. */
 export function agentIds(registry: Registry): string[] {
   const ids = Object.keys(registry.agents);
   return ids.includes(DEFAULT_AGENT_ID) ? ids.sort() : [DEFAULT_AGENT_ID, ...ids.sort()];
+}
+
+/** One side as an execution runs it: the prompt's fields merged with the side's stop conditions. */
+export interface ResolvedSide {
+  side: "a" | "b";
+  /** The prompt file's name; absent for an agent's inline side a. */
+  promptName?: string;
+  system?: SystemPrompt;
+  tools?: readonly string[];
+  model?: string;
+  env?: Record<string, EnvDefault>;
+  maxSteps?: number;
+  stopTool?: string;
+  endsTurn: boolean;
+}
+
+/**
+ * The sides of an agent, side a first. An agent without `sideA` runs its inline fields as side a.
+ * @throws Error when a side names a prompt the registry lacks (the build refuses such agents).
+ */
+export function sidesOf(registry: Registry, agent: AgentDefinition): ResolvedSide[] {
+  const twoSided = agent.sideB !== undefined;
+  const resolve = (side: "a" | "b", raw: string | AgentSide | undefined): ResolvedSide => {
+    if (raw === undefined) {
+      return { side, ...pick(agent), endsTurn: true };
+    }
+    const spec: AgentSide = typeof raw === "string" ? { prompt: raw } : raw;
+    const prompt = findPrompt(registry, spec.prompt);
+    if (!prompt) throw new Error(`agent side ${side}: no prompt "${spec.prompt}"`);
+    return {
+      side,
+      promptName: spec.prompt,
+      ...pick(prompt),
+      ...(spec.maxSteps !== undefined ? { maxSteps: spec.maxSteps } : {}),
+      ...(spec.stopTool !== undefined ? { stopTool: spec.stopTool } : {}),
+      endsTurn: spec.endsTurn ?? !twoSided,
+    };
+  };
+  const a = resolve("a", agent.sideA);
+  return twoSided ? [a, resolve("b", agent.sideB)] : [a];
+}
+
+/** The prompt-like fields of an agent (inline side a) or a prompt. */
+function pick(def: AgentDefinition | PromptDefinition): Omit<ResolvedSide, "side" | "endsTurn" | "promptName" | "stopTool"> {
+  return {
+    ...(def.system !== undefined ? { system: def.system } : {}),
+    ...(def.tools !== undefined ? { tools: def.tools } : {}),
+    ...(def.model !== undefined ? { model: def.model } : {}),
+    ...(def.env !== undefined ? { env: def.env } : {}),
+    ...(def.kind === "prompt" && def.maxSteps !== undefined ? { maxSteps: def.maxSteps } : {}),
+  };
+}
+
+/**
+ * Checks an agent definition's own shape; references to prompts and tools are checked against
+ * the whole registry by `checkReferences`.
+ * @throws WeftError `invalid_config` naming the agent and the rule broken.
+ */
+export function checkAgentDefinition(name: string, def: unknown): asserts def is AgentDefinition {
+  const fail = configFailure(`agent "${name}"`);
+  if (typeof def !== "object" || def === null || (def as { kind?: unknown }).kind !== "agent") {
+    fail("the default export must be the value returned by defineAgent({...})");
+  }
+  const d = def as Record<string, unknown>;
+  checkNameList(fail, "tools", d.tools);
+  checkEnvDefaults(fail, d.env);
+  checkSteps(fail, "maxSteps", d.maxSteps);
+  if (d.system !== undefined && typeof d.system !== "string" && typeof d.system !== "function") {
+    fail("system must be a string or a function of the thread's arguments");
+  }
+  if (d.model !== undefined && (typeof d.model !== "string" || !MODEL_NAME_PATTERN.test(d.model))) {
+    fail(`model must be "<provider>:<model id>", got ${JSON.stringify(d.model)}`);
+  }
+  for (const key of ["sideA", "sideB"] as const) {
+    const side = d[key];
+    if (side === undefined || typeof side === "string") continue;
+    if (typeof side !== "object" || side === null || typeof (side as AgentSide).prompt !== "string") {
+      fail(`${key} must be a prompt name or { prompt, maxSteps?, stopTool?, endsTurn? }`);
+    }
+    const s = side as AgentSide;
+    checkSteps(fail, `${key}.maxSteps`, s.maxSteps);
+    if (s.stopTool !== undefined && typeof s.stopTool !== "string") fail(`${key}.stopTool must be a tool name`);
+    if (s.endsTurn !== undefined && typeof s.endsTurn !== "boolean") fail(`${key}.endsTurn must be a boolean`);
+  }
+  if (d.sideB !== undefined && d.sideA === undefined) fail("sideB needs sideA: name side a's prompt too");
+  if (d.sideA !== undefined && (d.system !== undefined || d.tools !== undefined || d.model !== undefined)) {
+    fail("system, tools and model belong to side a's prompt when sideA is given; move them into the prompt");
+  }
+  if (d.exposeAsTool !== undefined && typeof d.exposeAsTool !== "boolean") fail("exposeAsTool must be a boolean");
+  if (d.exposeAsTool === true && (typeof d.toolDescription !== "string" || d.toolDescription.trim() === "")) {
+    fail("exposeAsTool needs toolDescription: a non-empty string that tells a model when to call this agent");
+  }
 }

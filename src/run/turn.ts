@@ -7,24 +7,20 @@
  */
 import { errorMessage } from "../errors.js";
 import type { EventPayloads, Message, ToolCallRequest } from "../protocol.js";
-import type { Model, ModelTool } from "../models/model.js";
+import type { ModelTool } from "../models/model.js";
 import type { CallOutcome, CallRequest } from "../tools/dispatch.js";
 import { resultText } from "../tools/result.js";
+import type { Execution, StepCounts } from "./execution.js";
 import type { NewTurnMessage } from "./messages.js";
 
 /** Default bound on model steps in one turn. */
 export const DEFAULT_MAX_STEPS = 25;
 
-/** What the thread provides to a turn. */
+/** What the thread provides to a turn; everything about the run itself is on its `Execution`. */
 export interface TurnHost {
   readonly threadId: string;
-  readonly turnId: string;
-  readonly model: Model;
   readonly system?: string;
   readonly maxSteps: number;
-  readonly signal: AbortSignal;
-  /** Steps already taken by this turn (non-zero when it resumes). */
-  readonly stepsSoFar: number;
   tools(): ModelTool[];
   history(): Message[];
   /**
@@ -34,13 +30,11 @@ export interface TurnHost {
   commit(messages: NewTurnMessage[], pending: ToolCallRequest[] | null): Promise<void>;
   /** The open step's calls, when a step was interrupted or is waiting. */
   pendingStep(): ToolCallRequest[] | null;
-  /** Dispatches one call, then any calls it queued; returns them in run order. */
-  dispatch(request: CallRequest): Promise<{ outcome: CallOutcome; queued: CallOutcome[] }>;
+  /** Dispatches one call of `execution`, then any calls it queued; returns them in run order. */
+  dispatch(execution: Execution, request: CallRequest): Promise<{ outcome: CallOutcome; queued: CallOutcome[] }>;
   emit<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): void;
-  /** True once a tool called `state.execution.stop()`: no further model step starts. */
-  stopRequested(): boolean;
-  /** Called after each model step with the step count. */
-  onStep(steps: number): void;
+  /** Called after each model step with the execution's step counts, to persist them. */
+  onStep(steps: StepCounts): void;
   /**
    * The step's calls with ids unique in the thread: a model may reuse an id (`call_0` every
    * turn, or twice in one step); a reused id gets a suffix, so it never inherits another result.
@@ -61,45 +55,47 @@ export interface TurnEnd {
  * Runs (or resumes) one turn. Never throws: a model failure ends the turn `failed` with a message,
  * and every call already dispatched keeps its recorded result.
  */
-export async function runTurn(host: TurnHost): Promise<TurnEnd> {
-  let steps = host.stepsSoFar;
+export async function runTurn(host: TurnHost, execution: Execution): Promise<TurnEnd> {
+  const turnId = execution.flowId;
+  const signal = execution.signal;
+  let steps = execution.steps.total;
   try {
     const open = host.pendingStep();
     if (open) {
-      const settled = await settleStep(host, open);
+      const settled = await settleStep(host, execution, open);
       if (settled.waitingOn) return { status: "waiting", steps, waitingOn: settled.waitingOn };
       if (settled.endTurn) return { status: "completed", steps };
     }
     while (steps < host.maxSteps) {
-      if (host.signal.aborted || host.stopRequested()) return { status: "stopped", steps };
-      const response = await host.model.step({
+      if (execution.stopped) return { status: "stopped", steps };
+      const response = await execution.model.step({
         threadId: host.threadId,
-        turnId: host.turnId,
+        turnId,
         step: steps + 1,
         ...(host.system !== undefined ? { system: host.system } : {}),
         get messages() {
           return host.history();
         },
         tools: host.tools(),
-        signal: host.signal,
+        signal,
       });
       if (response.finish === "end" && response.toolCalls.length === 0 && response.text === "") break;
-      steps += 1;
-      host.onStep(steps);
+      steps = execution.countStep();
+      host.onStep(execution.steps);
       const calls = host.uniqueIds(response.toolCalls);
-      host.emit("model_step", { turnId: host.turnId, step: steps, text: response.text, toolCalls: calls });
+      host.emit("model_step", { turnId, step: steps, text: response.text, toolCalls: calls });
       const assistant: NewTurnMessage = { role: "assistant", content: response.text };
       if (calls.length === 0) {
         await host.commit([assistant], null);
-        return { status: host.signal.aborted ? "stopped" : "completed", steps };
+        return { status: signal.aborted ? "stopped" : "completed", steps };
       }
       assistant.toolCalls = calls;
       await host.commit([assistant], calls);
-      const settled = await settleStep(host, calls);
+      const settled = await settleStep(host, execution, calls);
       if (settled.waitingOn) return { status: "waiting", steps, waitingOn: settled.waitingOn };
       if (settled.endTurn) return { status: "completed", steps };
     }
-    if (host.signal.aborted || host.stopRequested()) return { status: "stopped", steps };
+    if (execution.stopped) return { status: "stopped", steps };
     // The model still had calls in flight: say why the turn ended rather than call it complete.
     if (steps >= host.maxSteps) return { status: "stopped", steps, error: `reached the agent's maxSteps (${host.maxSteps}) model steps` };
     return { status: "completed", steps };
@@ -112,19 +108,20 @@ export async function runTurn(host: TurnHost): Promise<TurnEnd> {
  * Dispatches a step's calls in order. When all are final, their results join the history in
  * call order (one transaction, with the step closed); otherwise the turn waits.
  */
-async function settleStep(host: TurnHost, calls: ToolCallRequest[]): Promise<{ waitingOn?: string[]; endTurn?: boolean }> {
+async function settleStep(host: TurnHost, execution: Execution, calls: ToolCallRequest[]): Promise<{ waitingOn?: string[]; endTurn?: boolean }> {
+  const turnId = execution.flowId;
   const outcomes: CallOutcome[] = [];
   const queued: CallOutcome[] = [];
   for (const call of calls) {
-    const done = await host.dispatch({ callId: call.id, toolName: call.name, args: { text: call.arguments }, source: "model", turnId: host.turnId });
+    const done = await host.dispatch(execution, { callId: call.id, toolName: call.name, args: { text: call.arguments }, source: "model", turnId });
     outcomes.push(done.outcome);
     queued.push(...done.queued);
   }
   const waiting = outcomes.filter((o) => !o.final).map((o) => o.callId);
   // A stopped turn does not wait: its step closes with the calls' current standing (a parked
   // call still waits for a person, but no turn resumes on it).
-  if (waiting.length > 0 && !host.signal.aborted) {
-    host.emit("turn_waiting", { turnId: host.turnId, callIds: waiting });
+  if (waiting.length > 0 && !execution.signal.aborted) {
+    host.emit("turn_waiting", { turnId, callIds: waiting });
     return { waitingOn: waiting };
   }
   const messages: NewTurnMessage[] = outcomes.map((o, i) => ({

@@ -16,6 +16,8 @@ import type { Settlement } from "../tools/decide.js";
 import type { CallOutcome } from "../tools/dispatch.js";
 import { checkTimeArgNames } from "../tools/time-args.js";
 import { type RpcResult, rpc } from "./rpc.js";
+import { envSources } from "./state.js";
+import { checkRequiredVariables, reachableTools } from "./variables.js";
 import { isInitialized, migrate } from "./store/migrations.js";
 import { ThreadStore } from "./store/index.js";
 import type { ThreadMeta } from "./store/meta.js";
@@ -116,7 +118,7 @@ export function createThreadClass(registry: Registry) {
     }
 
     async create(input: CreateThreadInput, threadId: string): Promise<RpcResult<ThreadMeta>> {
-      return rpc(() => {
+      return rpc(async () => {
         if (this.engine) {
           throw new WeftError("thread_exists", "a thread with this continuationToken exists already", {
             threadId: this.engine.meta.threadId,
@@ -145,6 +147,12 @@ export function createThreadClass(registry: Registry) {
         const engine = this.newEngine(meta);
         // The Agent SDK tools reference: a thread with asOf refuses to start when a timeArgs name is not in its tool's schema.
         if (meta.asOf) for (const name of engine.catalog.names()) checkTimeArgNames(engine.catalog.get(name));
+        const threadEnv = new Map(Object.entries(input.env ?? {}).map(([k, v]) => [k, typeof v === "string" ? { value: v, type: "secret" as const } : { value: v.value, type: v.type ?? ("secret" as const) }]));
+        await checkRequiredVariables(reachableTools(registry, engine.sides, engine.catalog), {
+          ...envSources(engine),
+          thread: (name) => threadEnv.get(name),
+        });
+        if (this.engine) throw new WeftError("thread_exists", "a thread with this continuationToken exists already", { path: ["continuationToken"] });
         this.store.atomically(() => {
           this.store.meta.write(meta);
           this.store.turns.addScript([...agentScript, ...script]);

@@ -1,23 +1,24 @@
 /**
  * A thread's behaviour, kept out of the Durable Object class so that class only delegates:
- * events, the dispatch host, the durable queue, and the `ThreadState` host. Turns are run by
+ * events, dispatch, the durable queue, and the `ThreadState` host. It holds nothing about a
+ * running execution: every dispatch names the execution it belongs to. Turns are run by
  * `TurnRunner` (runner.ts).
  * @module
  */
 import { WeftError } from "../errors.js";
 import type { EventFrame, EventPayloads, Message, ToolResult } from "../protocol.js";
 import { BUILTIN_EVENT_TYPES } from "../protocol.js";
-import { type AgentDefinition, type Registry, findAgent } from "../run/agent.js";
+import { type AgentDefinition, type EnvDefault, type Registry, type ResolvedSide, findAgent, findPrompt, sidesOf } from "../run/agent.js";
+import { systemText } from "../run/prompt.js";
 import type { NewTurnMessage } from "../run/messages.js";
 import { ToolCatalog } from "../tools/catalog.js";
-import { type CallOutcome, type CallRequest, type DispatchHost, dispatch } from "../tools/dispatch.js";
-import type { CrashPoint } from "../tools/host.js";
-import { DEFAULT_RESULT_CAP_BYTES } from "../tools/size.js";
-import type { ExecutionState } from "../tools/thread-state.js";
+import { type CallOutcome, type CallRequest, dispatch } from "../tools/dispatch.js";
+import type { CallExecution, CrashPoint } from "../tools/host.js";
 import type { Effect } from "../tools/types.js";
-import { type BoundCall, type StateHost, createThreadState } from "./state.js";
+import { NO_USER_ENV, type UserEnvSource } from "./env.js";
+import { createDispatchHost } from "./dispatch-host.js";
+import type { StateHost } from "./state.js";
 import type { ThreadStore } from "./store/index.js";
-import { MAX_CONTENT_BYTES } from "./store/messages.js";
 import type { ThreadMeta } from "./store/meta.js";
 
 /** How the engine reaches the Durable Object around it. */
@@ -25,6 +26,11 @@ export interface EngineHost {
   readonly store: ThreadStore;
   readonly registry: Registry;
   readonly workerEnv: Readonly<Record<string, unknown>>;
+  /**
+   * The user-account level of env resolution. Until user accounts exist this is `NO_USER_ENV`;
+   * a deployment with accounts passes a source reading the thread user's stored values.
+   */
+  readonly userEnv?: UserEnvSource;
   /** Sends a frame to every connected WebSocket. */
   broadcast(frame: EventFrame): void;
   /** Makes sure the thread wakes by itself (an alarm) to finish durable work. */
@@ -41,13 +47,9 @@ const newId = (prefix: string) => `${prefix}_${crypto.randomUUID().replaceAll("-
 /** A thread's running behaviour over its store. */
 export class ThreadEngine implements StateHost {
   readonly agent: AgentDefinition;
+  /** The agent's sides, side a first (one entry for a one-sided agent). */
+  readonly sides: ResolvedSide[];
   readonly catalog: ToolCatalog;
-  /** Aborted by `stop`; replaced when a new turn starts. */
-  abort = new AbortController();
-  /** The execution state of the running turn, or null. */
-  current: ExecutionState | null = null;
-  /** Scratch shared by the calls of the running turn (the Standard Agents tools API's `context`); null at rest. */
-  context: Record<string, unknown> | null = null;
   /** Set by crash-matrix tests only. */
   crashHook: CrashHook | null = null;
   private drainLock: Promise<unknown> = Promise.resolve();
@@ -59,7 +61,8 @@ export class ThreadEngine implements StateHost {
     const agent = findAgent(host.registry, meta.agentId);
     if (!agent) throw new WeftError("agent_not_found", `no agent "${meta.agentId}"`);
     this.agent = agent;
-    this.catalog = new ToolCatalog(toolsOf(host.registry, agent, meta.arguments));
+    this.sides = sidesOf(host.registry, agent);
+    this.catalog = new ToolCatalog(toolsOf(host.registry, agent, this.sides[0]!, meta.arguments));
   }
 
   get store(): ThreadStore {
@@ -71,13 +74,19 @@ export class ThreadEngine implements StateHost {
   get workerEnv(): Readonly<Record<string, unknown>> {
     return this.host.workerEnv;
   }
-
-  execution(): ExecutionState | null {
-    return this.current;
+  get userEnv(): UserEnvSource {
+    return this.host.userEnv ?? NO_USER_ENV;
   }
 
-  executionContext(): Record<string, unknown> | null {
-    return this.context;
+  /** Env defaults of the running prompt (the last of `promptPath`), else of side a's prompt file. */
+  promptEnv(promptPath?: readonly string[]): Readonly<Record<string, EnvDefault>> | undefined {
+    const name = promptPath?.at(-1) ?? this.sides[0]!.promptName;
+    return name === undefined ? undefined : findPrompt(this.registry, name)?.env;
+  }
+
+  /** Side a's system prompt for this thread's `arguments`. */
+  system(): string | undefined {
+    return systemText(this.sides[0]!.system, this.meta.arguments);
   }
 
   /** Stores and broadcasts one event. */
@@ -122,8 +131,14 @@ export class ThreadEngine implements StateHost {
     this.host.wakeSoon();
   }
 
-  async invokeCall(parentCallId: string | undefined, toolName: string, args: Record<string, unknown>, turnId?: string): Promise<ToolResult> {
-    const outcome = await this.dispatchOne({
+  async invokeCall(
+    parentCallId: string | undefined,
+    toolName: string,
+    args: Record<string, unknown>,
+    execution: CallExecution | null,
+    turnId?: string,
+  ): Promise<ToolResult> {
+    const outcome = await this.dispatchOne(execution, {
       callId: newId("call"),
       toolName,
       args: { value: args },
@@ -134,51 +149,28 @@ export class ThreadEngine implements StateHost {
     return outcome.result;
   }
 
-  /** The pipeline's view of this thread, bound to the current stop signal. */
-  dispatchHost(): DispatchHost {
-    const cap = Number(this.workerEnv.WEFT_RESULT_CAP_BYTES);
-    return {
-      branchId: this.meta.threadId,
-      catalog: this.catalog,
-      journal: this.store.calls,
-      emit: (type, data) => this.emit(type, data),
-      stateFor: (call: BoundCall) => createThreadState(this, call),
-      signal: this.abort.signal,
-      dryRun: this.meta.dryRun,
-      ...(this.meta.asOf ? { asOf: this.meta.asOf } : {}),
-      // Capped results become message rows, so the cap never exceeds a message's limit.
-      resultCapBytes: Number.isInteger(cap) && cap > 0 ? Math.min(cap, MAX_CONTENT_BYTES / 2) : DEFAULT_RESULT_CAP_BYTES,
-      files: {
-        writeFile: (path, data, mimeType, size) => void this.store.files.write(path, data, mimeType, size),
-        fileUrl: (path) => `/threads/${this.meta.threadId}/files/${encodeURI(path)}`,
-      },
-      flush: () => this.host.flush(),
-      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-      ...(this.crashHook ? { checkpoint: this.crashHook } : {}),
-    };
+  /** Runs one call of `execution` (null: outside any run) through the pipeline, without draining the queue. */
+  dispatchOne(execution: CallExecution | null, request: CallRequest): Promise<CallOutcome> {
+    return dispatch(createDispatchHost(this, execution), request);
   }
 
-  /** Runs one call through the pipeline, without draining the queue. */
-  dispatchOne(request: CallRequest): Promise<CallOutcome> {
-    return dispatch(this.dispatchHost(), request);
-  }
-
-  /** Runs one call, then every call it (or anything before it) queued, in queue order. */
-  async dispatchWithQueue(request: CallRequest): Promise<{ outcome: CallOutcome; queued: CallOutcome[] }> {
-    const outcome = await this.dispatchOne(request);
-    return { outcome, queued: await this.drainQueue() };
+  /** Runs one call, then every call it (or anything before it) queued, in queue order, under the same execution. */
+  async dispatchWithQueue(execution: CallExecution | null, request: CallRequest): Promise<{ outcome: CallOutcome; queued: CallOutcome[] }> {
+    const outcome = await this.dispatchOne(execution, request);
+    return { outcome, queued: await this.drainQueue(execution) };
   }
 
   /**
-   * Runs queued calls one at a time in queue order; one that fails never blocks the next.
-   * Serialised, so two drains never pick the same row.
+   * Runs queued calls one at a time in queue order; one that fails never blocks the next. They run
+   * under the execution that drains them (a turn's, or none at rest). Serialised, so two drains
+   * never pick the same row.
    */
-  drainQueue(): Promise<CallOutcome[]> {
+  drainQueue(execution: CallExecution | null): Promise<CallOutcome[]> {
     const run = this.drainLock.then(async () => {
       const done: CallOutcome[] = [];
       for (let next = this.store.calls.queued()[0]; next; next = this.store.calls.queued()[0]) {
         done.push(
-          await this.dispatchOne({
+          await this.dispatchOne(execution, {
             callId: next.callId,
             toolName: next.toolName,
             args: { text: next.argsText },
@@ -193,11 +185,11 @@ export class ThreadEngine implements StateHost {
     return run;
   }
 
-  /** Re-runs, reconciles or parks every call a restart interrupted (outside any open step). */
+  /** Re-runs, reconciles or parks every call a restart interrupted (outside any open step), at rest. */
   async recoverCalls(): Promise<CallOutcome[]> {
     const done: CallOutcome[] = [];
     for (const record of this.store.calls.unfinished()) {
-      done.push(await this.dispatchOne({ callId: record.callId, toolName: record.toolName, args: { text: record.argsText }, source: record.source }));
+      done.push(await this.dispatchOne(null, { callId: record.callId, toolName: record.toolName, args: { text: record.argsText }, source: record.source }));
     }
     return done;
   }
@@ -213,10 +205,10 @@ export class ThreadEngine implements StateHost {
   }
 }
 
-/** The agent's tools: the registry's (all, or the names it lists) plus any built from arguments. */
-function toolsOf(registry: Registry, agent: AgentDefinition, args: Record<string, unknown>) {
-  const base = agent.tools
-    ? Object.fromEntries(agent.tools.filter((n) => registry.tools[n]).map((n) => [n, registry.tools[n]!]))
+/** Side a's tools: the registry's (all, or the names it lists) plus any built from arguments. */
+function toolsOf(registry: Registry, agent: AgentDefinition, side: ResolvedSide, args: Record<string, unknown>) {
+  const base = side.tools
+    ? Object.fromEntries(side.tools.filter((n) => registry.tools[n]).map((n) => [n, registry.tools[n]!]))
     : { ...registry.tools };
   return agent.toolsFromArguments ? { ...base, ...agent.toolsFromArguments(args) } : base;
 }

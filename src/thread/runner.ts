@@ -3,32 +3,21 @@
  * watchdog alarm that resumes a turn cut by a restart with no client request needed.
  * @module
  */
-import type { Message } from "../protocol.js";
+import type { Message, ToolCallRequest } from "../protocol.js";
 import { createScriptedModel } from "../models/scripted.js";
 import type { StoredStep } from "../models/scripted.js";
-import { DEFAULT_MAX_STEPS, type TurnEnd, runTurn } from "../run/turn.js";
+import { Execution } from "../run/execution.js";
+import { type TurnEnd, runTurn } from "../run/turn.js";
 import type { CallOutcome } from "../tools/dispatch.js";
 import { resultText } from "../tools/result.js";
 import { type Settlement, approveCall, denyCall, settleCall } from "../tools/decide.js";
-import type { ToolCallRequest } from "../protocol.js";
+import { createDispatchHost } from "./dispatch-host.js";
 import type { ThreadEngine } from "./engine.js";
-import { createExecution } from "./execution.js";
 import type { TurnRecord } from "./store/turns.js";
 import { checkContentSize } from "./store/messages.js";
+import { createTurnHost } from "./turn-host.js";
 
-/**
- * Makes a step's call ids unique in the thread: an id already taken (by an earlier call or an
- * earlier call of the same step) becomes `<id>_2`, `<id>_3`, ...
- */
-export function uniqueCallIds(calls: ToolCallRequest[], taken: (id: string) => boolean): ToolCallRequest[] {
-  const seen = new Set<string>();
-  return calls.map((call) => {
-    let id = call.id;
-    for (let n = 2; seen.has(id) || taken(id); n++) id = `${call.id}_${n}`;
-    seen.add(id);
-    return id === call.id ? call : { ...call, id };
-  });
-}
+export { uniqueCallIds } from "./turn-host.js";
 
 /** How long the watchdog alarm waits before checking on a turn, in milliseconds. */
 export const WATCHDOG_MS = 2000;
@@ -36,6 +25,8 @@ export const WATCHDOG_MS = 2000;
 /** Runs a thread's turns. */
 export class TurnRunner {
   private running: Promise<void> | null = null;
+  /** The execution of the turn running now, so `stop` can reach it; null between turns. */
+  private execution: Execution | null = null;
 
   constructor(
     private readonly engine: ThreadEngine,
@@ -85,7 +76,7 @@ export class TurnRunner {
       this.start(latest);
     } else {
       await this.engine.recoverCalls();
-      await this.engine.drainQueue();
+      await this.engine.drainQueue(null);
       if (this.engine.store.turns.inboxSize() > 0) {
         this.admitInbox();
         this.start();
@@ -102,25 +93,25 @@ export class TurnRunner {
   /** Stops the running turn: its signal fires and no further model step starts. */
   stop(): boolean {
     if (!this.running) return false;
-    this.engine.abort.abort(new Error("thread stopped"));
+    this.execution?.abort(new Error("thread stopped"));
     return true;
   }
 
+  // A person's decision runs outside any execution: the waiting turn resumes after it.
+
   /** Approves a waiting call (it runs once), then lets its turn go on. */
   async approve(callId: string, approvedBy: string, argsHash?: string): Promise<CallOutcome> {
-    this.freshSignal();
-    return this.afterDecision(await approveCall(this.engine.dispatchHost(), callId, approvedBy, argsHash));
+    return this.afterDecision(await approveCall(createDispatchHost(this.engine, null), callId, approvedBy, argsHash));
   }
 
   /** Denies a waiting call; the model sees the denial when its turn goes on. */
   deny(callId: string, deniedBy: string, reason?: string): CallOutcome {
-    return this.afterDecision(denyCall(this.engine.dispatchHost(), callId, deniedBy, reason));
+    return this.afterDecision(denyCall(createDispatchHost(this.engine, null), callId, deniedBy, reason));
   }
 
   /** Settles a parked call, then lets its turn go on. */
   async settle(callId: string, settlement: Settlement): Promise<CallOutcome> {
-    this.freshSignal();
-    return this.afterDecision(await settleCall(this.engine.dispatchHost(), callId, settlement));
+    return this.afterDecision(await settleCall(createDispatchHost(this.engine, null), callId, settlement));
   }
 
   /**
@@ -150,11 +141,6 @@ export class TurnRunner {
     });
   }
 
-  /** A decision outside a turn must not inherit the signal of a turn that was stopped. */
-  private freshSignal(): void {
-    if (!this.running && this.engine.abort.signal.aborted) this.engine.abort = new AbortController();
-  }
-
   private admitInbox(): Message[] {
     const pending = this.engine.store.turns.takeInbox();
     return this.engine.appendMessages(pending.map((p) => ({ role: p.role, content: p.content, ...(p.metadata ? { metadata: p.metadata } : {}) })));
@@ -175,7 +161,7 @@ export class TurnRunner {
       const end = await this.runOne(next);
       if (end.status === "waiting") return;
       await this.engine.recoverCalls();
-      await this.engine.drainQueue();
+      await this.engine.drainQueue(null);
       if (this.engine.store.turns.inboxSize() === 0) return;
       this.admitInbox();
     }
@@ -185,42 +171,24 @@ export class TurnRunner {
     const { engine } = this;
     const { store } = engine;
     const turnId = resume?.turnId ?? engine.newId("turn");
-    engine.abort = new AbortController();
     if (resume) store.turns.setStatus(turnId, "running");
     else store.turns.begin(turnId);
     engine.emit("turn_started", { turnId, ...(resume ? { resumed: true } : {}) });
     this.armAlarm(WATCHDOG_MS);
-    const execution = createExecution(turnId, engine.abort, () => store.messages.all());
-    execution.setSteps(resume?.steps ?? 0);
-    engine.current = execution.state;
-    engine.context = {};
-    const end = await runTurn({
-      threadId: engine.meta.threadId,
-      turnId,
+    const steps = resume?.steps ?? 0;
+    const execution = Execution.forTurn({
+      flowId: turnId,
       model: createScriptedModel(() => store.turns.nextScriptStep()),
-      ...(engine.agent.system !== undefined ? { system: engine.agent.system } : {}),
-      maxSteps: engine.agent.maxSteps ?? DEFAULT_MAX_STEPS,
-      signal: engine.abort.signal,
-      stepsSoFar: resume?.steps ?? 0,
-      tools: () => engine.catalog.list().map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
       history: () => store.messages.all(),
-      commit: async (messages, pending) => {
-        engine.appendMessages(messages, () => store.turns.setPendingStep(turnId, pending));
-        await engine.flush();
-      },
-      pendingStep: () => store.turns.pendingStep<ToolCallRequest>(turnId),
-      dispatch: (request) => engine.dispatchWithQueue(request),
-      emit: (type, data) => engine.emit(type, data),
-      stopRequested: () => execution.stopRequested(),
-      uniqueIds: (calls) => uniqueCallIds(calls, (id) => store.calls.get(id) !== undefined),
-      onStep: (steps) => {
-        execution.setSteps(steps);
-        store.turns.step(turnId, steps);
-      },
+      steps: { total: steps, a: steps, b: 0 },
     });
-    engine.current = null;
-    engine.context = null;
-    engine.abort = new AbortController();
+    this.execution = execution;
+    let end: TurnEnd;
+    try {
+      end = await runTurn(createTurnHost(engine, turnId), execution);
+    } finally {
+      this.execution = null;
+    }
     if (end.status === "waiting") {
       store.turns.setStatus(turnId, "waiting");
       return end;

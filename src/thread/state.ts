@@ -5,17 +5,18 @@
  */
 import { WeftError } from "../errors.js";
 import type { Message, ToolResult } from "../protocol.js";
-import type { AgentDefinition, Registry } from "../run/agent.js";
+import type { AgentDefinition, EnvDefault, Registry } from "../run/agent.js";
 import type { CompiledTool, ToolCatalog } from "../tools/catalog.js";
+import type { CallExecution } from "../tools/host.js";
 import type {
   CodeExecution,
   CodeExecutionOptions,
-  ExecutionState,
   GetMessagesOptions,
   InjectMessageInput,
   MessagesResult,
   ThreadState,
 } from "../tools/thread-state.js";
+import { type EnvSources, type ResolvedEnv, type UserEnvSource, resolveEnv } from "./env.js";
 import type { ThreadMeta } from "./store/meta.js";
 import type { ThreadStore } from "./store/index.js";
 import { checkContentSize } from "./store/messages.js";
@@ -27,18 +28,27 @@ export interface StateHost {
   readonly registry: Registry;
   readonly agent: AgentDefinition;
   readonly catalog: ToolCatalog;
-  /** The Worker's vars and secrets (runtime-instance environment, last in the Standard Agents tools API's order). */
+  /** The Worker's vars and secrets (the last level of env resolution). */
   readonly workerEnv: Readonly<Record<string, unknown>>;
-  /** The running execution, or null at rest. */
-  execution(): ExecutionState | null;
-  /** Scratch data shared by the calls of the running execution; null at rest. */
-  executionContext(): Record<string, unknown> | null;
+  /** The user-account level of env resolution. */
+  readonly userEnv: UserEnvSource;
+  /**
+   * Env defaults of the prompt in force: the last of `promptPath` (the running prompt), else
+   * side a's prompt file; undefined for an inline side.
+   */
+  promptEnv(promptPath?: readonly string[]): Readonly<Record<string, EnvDefault>> | undefined;
   /** Appends a message and emits `message_created`. */
   appendMessage(message: { role: Message["role"]; content: string; silent?: boolean; metadata?: Record<string, unknown> }): Message;
   /** Durably queues a call after the current one. */
   queueCall(parentCallId: string | undefined, toolName: string, args: Record<string, unknown>, turnId?: string): void;
-  /** Dispatches a call now and returns its result. */
-  invokeCall(parentCallId: string | undefined, toolName: string, args: Record<string, unknown>, turnId?: string): Promise<ToolResult>;
+  /** Dispatches a call now, under the caller's execution, and returns its result. */
+  invokeCall(
+    parentCallId: string | undefined,
+    toolName: string,
+    args: Record<string, unknown>,
+    execution: CallExecution | null,
+    turnId?: string,
+  ): Promise<ToolResult>;
   /** Emits a tool's custom event. */
   emitCustom(event: string, data: unknown): void;
 }
@@ -67,10 +77,13 @@ export function checkUses(catalog: ToolCatalog, caller: CompiledTool | undefined
   if (!catalog.has(target)) catalog.get(target); // throws unknown_tool listing the names
 }
 
-/** Builds the `ThreadState` for one call (or none). */
-export function createThreadState(host: StateHost, call?: BoundCall): ThreadState {
+/**
+ * Builds the `ThreadState` for one call (or none) under `execution`, the run the call belongs to.
+ * Outside any run, `execution` is null and the state gets a `context` of its own.
+ */
+export function createThreadState(host: StateHost, call: BoundCall | undefined, execution: CallExecution | null): ThreadState {
   const { meta, store } = host;
-  const ownContext: Record<string, unknown> = {};
+  const context = execution?.context ?? {};
   return {
     threadId: meta.threadId,
     agentId: meta.agentId,
@@ -79,13 +92,13 @@ export function createThreadState(host: StateHost, call?: BoundCall): ThreadStat
     arguments: meta.arguments,
     // The Standard Agents tools API: context lives for the current execution only; at rest each call gets its own.
     get context() {
-      return host.executionContext() ?? ownContext;
+      return context;
     },
     set context(_value) {
       // Mutate the object instead; replacing it would not reach the other calls of the turn.
     },
     get execution() {
-      return host.execution();
+      return execution?.state ?? null;
     },
     set execution(_value) {
       // Read-only in practice; the Standard Agents tools API types it as a plain property.
@@ -118,7 +131,7 @@ export function createThreadState(host: StateHost, call?: BoundCall): ThreadStat
     },
     async invokeTool(toolName: string, args: Record<string, unknown>): Promise<ToolResult> {
       checkUses(host.catalog, call?.tool, toolName, "invoke");
-      return host.invokeCall(call?.callId, toolName, args, call?.turnId);
+      return host.invokeCall(call?.callId, toolName, args, execution, call?.turnId);
     },
     emit(event: string, data: unknown): void {
       host.emitCustom(event, data);
@@ -132,12 +145,12 @@ export function createThreadState(host: StateHost, call?: BoundCall): ThreadStat
     },
 
     async env(name: string): Promise<string> {
-      const resolved = resolveEnv(host, name);
+      const resolved = await resolveThreadEnv(host, name, execution);
       if (!resolved) throw new WeftError("env_not_found", `environment value "${name}" is not set for this thread`, { name });
       return resolved.value;
     },
     async envType(name: string): Promise<"text" | "secret"> {
-      return resolveEnv(host, name)?.type ?? "secret";
+      return (await resolveThreadEnv(host, name, execution))?.type ?? "secret";
     },
     async setEnv(name: string, value: string, options?: { type?: "text" | "secret" }): Promise<void> {
       if (typeof name !== "string" || name === "" || typeof value !== "string") {
@@ -152,15 +165,22 @@ export function createThreadState(host: StateHost, call?: BoundCall): ThreadStat
   };
 }
 
-/** The Standard Agents tools API order: thread value, agent default, then the runtime instance (Worker vars/secrets). */
-export function resolveEnv(host: StateHost, name: string): { value: string; type: "text" | "secret" } | undefined {
-  const own = host.store.env.get(name);
-  if (own) return own;
-  const fromAgent = host.agent.env?.[name];
-  if (fromAgent !== undefined) {
-    return typeof fromAgent === "string" ? { value: fromAgent, type: "secret" } : { value: fromAgent.value, type: fromAgent.type ?? "secret" };
-  }
-  const fromWorker = host.workerEnv[name];
-  if (typeof fromWorker === "string") return { value: fromWorker, type: "secret" };
-  return undefined;
+/**
+ * The env sources of a thread: its own values, its agent's and prompt's defaults, its user, its
+ * Worker. The prompt level is the prompt `execution` runs (side a's prompt at rest).
+ */
+export function envSources(host: StateHost, execution: CallExecution | null = null): EnvSources {
+  return {
+    thread: (name) => host.store.env.get(name),
+    agent: host.agent.env,
+    prompt: host.promptEnv(execution?.state.promptPath),
+    userId: host.meta.userId,
+    user: host.userEnv,
+    worker: host.workerEnv,
+  };
+}
+
+/** Resolves `name` for a thread through every level (src/thread/env.ts `ENV_LEVELS`). */
+export function resolveThreadEnv(host: StateHost, name: string, execution: CallExecution | null = null): Promise<ResolvedEnv | undefined> {
+  return resolveEnv(envSources(host, execution), name);
 }

@@ -9,7 +9,6 @@ import type { CompiledTool } from "./catalog.js";
 import { type CallOutcome, type CallRequest, type DispatchHost, effectKeyOf } from "./host.js";
 import { normalizeResult, resultFromThrown } from "./result.js";
 import { DEFAULT_MAX_ATTEMPTS, backoffMs, isTransient } from "./retry.js";
-import { validate } from "./schema.js";
 import { capResult } from "./size.js";
 import type { ThreadState } from "./thread-state.js";
 import type { Effect, LookupResult, ToolCallContext } from "./types.js";
@@ -85,8 +84,8 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
     break;
   }
   await host.checkpoint?.("after_effect", mark);
-  result = checkOutput(tool, result);
-  return finishCall(host, call, result, result.status === "success" ? "succeeded" : "failed", attempts);
+  const checked = checkOutput(tool, result);
+  return finishCall(host, call, checked.result, checked.result.status === "success" ? "succeeded" : "failed", attempts, checked.extra);
 }
 
 /** Waits for `work`, or for the signal, whichever comes first. */
@@ -191,6 +190,7 @@ export function finishCall(
     durationMs,
     ...(extra.stubbed ? { stubbed: true } : {}),
     ...(extra.errorCode ? { errorCode: extra.errorCode } : {}),
+    ...(extra.errorDetails ? { errorDetails: extra.errorDetails } : {}),
     ...(capped.fullResultPath ? { fullResultPath: capped.fullResultPath } : {}),
   });
   const finished: EventPayloads["tool_call_finished"] = {
@@ -205,6 +205,8 @@ export function finishCall(
   if (capped.result.result !== undefined) finished.result = capped.result.result;
   if (capped.result.error !== undefined) finished.error = capped.result.error;
   if (extra.stubbed) finished.stubbed = true;
+  if (extra.errorCode) finished.errorCode = extra.errorCode;
+  if (extra.errorDetails) finished.errorDetails = extra.errorDetails;
   if (capped.fullResultPath) finished.fullResultPath = capped.fullResultPath;
   host.emit("tool_call_finished", finished);
   return {
@@ -225,8 +227,8 @@ export function finishCall(
 }
 
 /** weft's effect table: a success whose value fails `outputSchema` is an error result; the effect still happened. */
-function checkOutput(tool: CompiledTool, result: ToolResult): ToolResult {
-  if (!tool.output || result.status !== "success") return result;
+function checkOutput(tool: CompiledTool, result: ToolResult): { result: ToolResult; extra?: FinishExtra } {
+  if (!tool.output || result.status !== "success") return { result };
   let value: unknown = result.result;
   if (typeof value === "string") {
     try {
@@ -235,13 +237,16 @@ function checkOutput(tool: CompiledTool, result: ToolResult): ToolResult {
       // A plain string result is checked as a string.
     }
   }
-  const checked = validate(tool.output, value);
-  if (checked.ok) return result;
+  const checked = tool.output.validate(value);
+  if (checked.ok) return { result };
   return {
-    status: "error",
-    error: `invalid_tool_output: the tool ran and its effect happened, but its result does not match outputSchema: ${checked.issues
-      .map((i) => i.message)
-      .join("; ")}`,
+    result: {
+      status: "error",
+      error: `invalid_tool_output: the tool ran and its effect happened, but its result does not match outputSchema: ${checked.issues
+        .map((i) => i.message)
+        .join("; ")}`,
+    },
+    extra: { errorCode: "invalid_tool_output", errorDetails: { path: checked.issues[0]!.path, issues: checked.issues } },
   };
 }
 

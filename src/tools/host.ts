@@ -7,13 +7,27 @@ import type { CallSource, CallStatus, EventPayloads, ToolResult } from "../proto
 import type { CompiledTool, ToolCatalog } from "./catalog.js";
 import type { CallJournal } from "./journal.js";
 import type { FileSink } from "./size.js";
-import type { ThreadState } from "./thread-state.js";
+import type { ExecutionState, ThreadState } from "./thread-state.js";
 import type { Effect } from "./types.js";
 
 /** Points where the crash matrix injects a restart ("inside execute" is the tool's own). */
 export type CrashPoint = "before_journal" | "after_journal" | "after_effect";
 
-/** The thread as the pipeline sees it. */
+/**
+ * The run a call belongs to, as the pipeline needs it; `src/run/execution.ts` builds the full value.
+ * A call made outside any run (direct, queued at rest, approved by a person) has none.
+ */
+export interface CallExecution {
+  readonly flowId: string;
+  /** Fires when the run is stopped. */
+  readonly signal: AbortSignal;
+  /** Handed to tools as `state.execution`. */
+  readonly state: ExecutionState;
+  /** Handed to tools as `state.context`: shared by every call of the run. */
+  readonly context: Record<string, unknown>;
+}
+
+/** The thread as the pipeline sees it, bound to the execution its calls run under. */
 export interface DispatchHost {
   /** `<branchId>` of effect keys; a thread is its own branch unless forked. */
   readonly branchId: string;
@@ -21,9 +35,11 @@ export interface DispatchHost {
   readonly journal: CallJournal;
   /** Stores and broadcasts an event. */
   emit<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): void;
-  /** The `ThreadState` handed to `execute`, bound to this call (for `uses`, queue parent). */
+  /** The run these calls belong to, or null outside any run. */
+  readonly execution: CallExecution | null;
+  /** The `ThreadState` handed to `execute`, bound to this call (for `uses`, queue parent) and run. */
   stateFor(call: { callId: string; tool: CompiledTool; turnId?: string }): ThreadState;
-  /** Aborted when the thread is stopped. */
+  /** The execution's signal; outside any run, one that never fires. */
   readonly signal: AbortSignal;
   /** Dry-run thread: only reads execute. */
   readonly dryRun: boolean;

@@ -82,6 +82,16 @@ describe("a broken authoring folder fails the build", () => {
       dirs: ["bad-agent"],
       line: `${CASES}/bad-agent/agents/not_agent.ts: agent "not_agent": the default export must be the value returned by defineAgent({...})`,
     },
+    {
+      rule: "prompt without toolDescription",
+      dirs: ["bad-prompt"],
+      line: `${CASES}/bad-prompt/prompts/no_description.ts: prompt "no_description": toolDescription is required: a non-empty string that tells a model when to call this prompt`,
+    },
+    {
+      rule: "hook file not named after a hook",
+      dirs: ["bad-hook"],
+      line: `${CASES}/bad-hook/hooks/on_tool_start.ts: hook "on_tool_start": a hook file must be named after a hook: before_create_message, after_create_message, filter_messages, tool_call_started, tool_call_finished`,
+    },
   ];
 
   for (const c of cases) {
@@ -109,8 +119,18 @@ describe("a broken authoring folder fails the build", () => {
     const run = await build("--agents", "agents", "--agents", `${CASES}/unknown-agent-tool`, "--out", path.join(tmp, "typo.ts"));
     expect(run.code).toBe(1);
     expect(run.stderr.trimEnd().split("\n")).toEqual([
-      `${CASES}/unknown-agent-tool/agents/typo.ts: agent "typo": tools lists "get_curent_time", which is not a tool in agents/tools/ or ${CASES}/unknown-agent-tool/tools/`,
+      `${CASES}/unknown-agent-tool/agents/typo.ts: agent "typo": tools lists "get_curent_time", which is not a tool in agents/tools/ or ${CASES}/unknown-agent-tool/tools/, a prompt, or an agent exposed as a tool`,
       "registry: 1 problem; nothing written",
+    ]);
+  });
+
+  it("an agent side naming a missing prompt, and a stop tool its prompt does not offer", async () => {
+    const run = await build("--agents", "agents", "--agents", `${CASES}/bad-side`, "--out", path.join(tmp, "sides.ts"));
+    expect(run.code).toBe(1);
+    expect(run.stderr.trimEnd().split("\n")).toEqual([
+      `${CASES}/bad-side/agents/two_sides.ts: agent "two_sides": sideA.stopTool "roll_dice" is not offered by prompt "helper"`,
+      `${CASES}/bad-side/agents/two_sides.ts: agent "two_sides": sideB names prompt "customr", which is not in prompts/`,
+      "registry: 2 problems; nothing written",
     ]);
   });
 
@@ -154,7 +174,7 @@ describe("a good build", () => {
     const first = await build(...args, "--out", one);
     expect(first.stderr).toBe("");
     expect(first.code).toBe(0);
-    expect(first.stdout).toMatch(/^registry: \d+ tools, \d+ agents from agents\/ and test\/fixtures\/ -> .+registry\.ts\n$/);
+    expect(first.stdout).toMatch(/^registry: \d+ tools, \d+ agents(, \d+ prompts?)?(, \d+ hooks?)? from agents\/ and test\/fixtures\/ -> .+registry\.ts\n$/);
     expect((await build(...args, "--out", two)).code).toBe(0);
     const text = await readFile(one, "utf8");
     expect(await readFile(two, "utf8")).toBe(text);
@@ -174,10 +194,19 @@ describe("a good build", () => {
     expect((await stat(one)).mtimeMs).toBe(before);
   });
 
+  it("warns about a default its own schema refuses, naming the tool and path, and still builds", async () => {
+    const run = await build("--agents", `${CASES}/bad-default`, "--out", path.join(tmp, "bad-default", "registry.ts"));
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe(
+      `registry: warning: ${CASES}/bad-default/tools/loan_quote.ts: tool "loan_quote": args properties/years/default is "5 years", which its own schema refuses (expected integer, received string); it is not applied\n`,
+    );
+  });
+
   it("with no flags builds the app registry from a copy of agents/, and --tests the fixtures' quietly", async () => {
     const run = await build();
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^registry: \d+ tools?, \d+ agents? from agents\/\n$/);
+    const counts = "\\d+ tools?, \\d+ agents?(, \\d+ prompts?)?(, \\d+ hooks?)?";
+    expect(run.stdout).toMatch(new RegExp(`^registry: ${counts} from agents/\n$`));
     const app = await readFile(path.join(ROOT, "src/generated/registry.ts"), "utf8");
     expect(app).toContain('import type { Registry } from "../run/agent.js";');
     expect(app).toContain('import tool_roll_dice from "./agents/tools/roll_dice.js";');

@@ -32,6 +32,7 @@ interface CallRow extends Record<string, SqlStorageValue> {
   args_hash: string | null;
   error_code: string | null;
   full_result_path: string | null;
+  error_details: string | null;
 }
 
 /** A stored call, with the parent that queued or invoked it. */
@@ -60,6 +61,7 @@ function toRecord(row: CallRow): StoredCall {
   if (row.park_reason !== null) record.parkReason = row.park_reason;
   if (row.args_hash !== null) record.argsHash = row.args_hash;
   if (row.error_code !== null) record.errorCode = row.error_code;
+  if (row.error_details !== null) record.errorDetails = JSON.parse(row.error_details) as Record<string, unknown>;
   if (row.full_result_path !== null) record.fullResultPath = row.full_result_path;
   return record;
 }
@@ -73,6 +75,7 @@ export interface FinishDetails {
   durationMs: number;
   stubbed?: boolean;
   errorCode?: string;
+  errorDetails?: Record<string, unknown>;
   fullResultPath?: string;
 }
 
@@ -146,7 +149,7 @@ export class CallStore {
    */
   finish(callId: string, status: CallStatus, result: ToolResult, details: FinishDetails, now = Date.now()): boolean {
     const cursor = this.sql.exec(
-      `UPDATE calls SET status = ?, result = ?, attempts = ?, duration_ms = ?, finished_at = ?, stubbed = ?, error_code = ?, full_result_path = ?
+      `UPDATE calls SET status = ?, result = ?, attempts = ?, duration_ms = ?, finished_at = ?, stubbed = ?, error_code = ?, full_result_path = ?, error_details = ?
        WHERE call_id = ? AND status NOT IN ${FINAL_SQL}`,
       status,
       JSON.stringify(result),
@@ -156,6 +159,7 @@ export class CallStore {
       details.stubbed ? 1 : 0,
       details.errorCode ?? null,
       details.fullResultPath ?? null,
+      details.errorDetails ? JSON.stringify(details.errorDetails) : null,
       callId,
     );
     return cursor.rowsWritten > 0;

@@ -67,6 +67,10 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TABLE files (path TEXT PRIMARY KEY, mime_type TEXT NOT NULL, size INTEGER NOT NULL, chunks INTEGER NOT NULL, created_at INTEGER NOT NULL);
   CREATE TABLE file_chunks (path TEXT NOT NULL, chunk INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (path, chunk));
   `,
+  // v3: structured details of a refusal (`issues` with value paths), kept with the call.
+  `
+  ALTER TABLE calls ADD COLUMN error_details TEXT;
+  `,
 ];
 
 /** True when the thread's tables exist; an id that was never created has none. */

@@ -1,0 +1,76 @@
+/**
+ * Cross-file rules of an authoring folder: names that agents and prompts refer to must exist,
+ * and the tools, prompts and exposed agents a model can call share one namespace. The build runs
+ * these on the evaluated modules; nothing here touches a file.
+ * @module
+ */
+import type { AgentDefinition } from "./agent.js";
+import type { PromptDefinition } from "./prompt.js";
+
+/** The definitions a registry will hold, by name. */
+export interface ReferenceInput {
+  tools: readonly string[];
+  prompts: Readonly<Record<string, PromptDefinition>>;
+  agents: Readonly<Record<string, AgentDefinition>>;
+  /** How to name the tools folder(s) in messages, for example `agents/tools/`. */
+  toolsWhere: string;
+}
+
+/** A rule broken by the definition `kind` `name`. */
+export interface ReferenceProblem {
+  kind: "prompt" | "agent";
+  name: string;
+  message: string;
+}
+
+/**
+ * Every name a model can call: tools, prompts (through `toolDescription`) and agents with
+ * `exposeAsTool`.
+ */
+export function callableNames(input: Pick<ReferenceInput, "tools" | "prompts" | "agents">): Set<string> {
+  const exposed = Object.entries(input.agents).filter(([, a]) => a.exposeAsTool === true).map(([n]) => n);
+  return new Set([...input.tools, ...Object.keys(input.prompts), ...exposed]);
+}
+
+/** Checks every reference; returns the problems, sorted by kind and name. */
+export function checkReferences(input: ReferenceInput): ReferenceProblem[] {
+  const problems: ReferenceProblem[] = [];
+  const tools = new Set(input.tools);
+  const callable = callableNames(input);
+  const unknown = (kind: ReferenceProblem["kind"], name: string, field: string, target: string) =>
+    problems.push({
+      kind,
+      name,
+      message: `${kind} "${name}": ${field} lists "${target}", which is not a tool in ${input.toolsWhere}, a prompt, or an agent exposed as a tool`,
+    });
+
+  for (const [name, prompt] of Object.entries(input.prompts)) {
+    if (tools.has(name)) problems.push({ kind: "prompt", name, message: `prompt "${name}": a tool has the same name; callable names must be unique` });
+    for (const t of prompt.tools ?? []) {
+      if (t === name) problems.push({ kind: "prompt", name, message: `prompt "${name}": tools lists the prompt itself` });
+      else if (!callable.has(t)) unknown("prompt", name, "tools", t);
+    }
+  }
+  for (const [name, agent] of Object.entries(input.agents)) {
+    if (agent.exposeAsTool === true && (tools.has(name) || Object.hasOwn(input.prompts, name))) {
+      problems.push({ kind: "agent", name, message: `agent "${name}": exposeAsTool, but a tool or prompt has the same name; callable names must be unique` });
+    }
+    for (const t of agent.tools ?? []) if (!callable.has(t)) unknown("agent", name, "tools", t);
+    for (const key of ["sideA", "sideB"] as const) {
+      const raw = agent[key];
+      if (raw === undefined) continue;
+      const side = typeof raw === "string" ? { prompt: raw } : raw;
+      const prompt = Object.hasOwn(input.prompts, side.prompt) ? input.prompts[side.prompt] : undefined;
+      if (!prompt) {
+        problems.push({ kind: "agent", name, message: `agent "${name}": ${key} names prompt "${side.prompt}", which is not in prompts/` });
+        continue;
+      }
+      const stopTool = typeof raw === "string" ? undefined : raw.stopTool;
+      const offered = prompt.tools ? new Set(prompt.tools) : tools;
+      if (stopTool !== undefined && !offered.has(stopTool)) {
+        problems.push({ kind: "agent", name, message: `agent "${name}": ${key}.stopTool "${stopTool}" is not offered by prompt "${side.prompt}"` });
+      }
+    }
+  }
+  return problems.sort((a, b) => (a.kind + a.name < b.kind + b.name ? -1 : a.kind + a.name > b.kind + b.name ? 1 : 0));
+}

@@ -1,0 +1,88 @@
+/**
+ * Environment resolution: `state.env(name)` asks five levels in order and the first that holds the
+ * name answers, with its value and its display type (`text` may be shown, `secret` is redacted).
+ *
+ *   thread -> agent defaults -> prompt defaults -> user account -> the Worker's vars and secrets
+ *
+ * `ENV_LEVELS` is the one list of that order; resolution, required-variable checks and tests
+ * read it.
+ * @module
+ */
+import type { EnvDefault } from "../run/prompt.js";
+
+/** A level of env resolution, in the order they are asked. */
+export type EnvLevel = (typeof ENV_LEVELS)[number];
+
+/** Resolution order: the first level holding a name answers. */
+export const ENV_LEVELS = ["thread", "agent", "prompt", "user", "worker"] as const;
+
+/** A resolved value with its display type and the level that answered. */
+export interface EnvEntry {
+  value: string;
+  type: "text" | "secret";
+}
+
+/** What resolution found, and where. */
+export interface ResolvedEnv extends EnvEntry {
+  level: EnvLevel;
+}
+
+/**
+ * The user-account level: env values kept for the thread's user across threads.
+ * Contract: resolves to the entry or undefined; never throws for a missing user or name.
+ */
+export interface UserEnvSource {
+  get(userId: string, name: string): Promise<EnvEntry | undefined>;
+}
+
+/**
+ * The user-account level of a deployment without user accounts: holds nothing. A deployment
+ * with accounts passes its own {@link UserEnvSource} to the thread instead.
+ */
+export const NO_USER_ENV: UserEnvSource = { get: async () => undefined };
+
+/** Where each level reads from, for one thread (and, for `prompt`, the prompt in force). */
+export interface EnvSources {
+  thread: (name: string) => EnvEntry | undefined;
+  agent?: Readonly<Record<string, EnvDefault>> | undefined;
+  prompt?: Readonly<Record<string, EnvDefault>> | undefined;
+  userId: string | null;
+  user: UserEnvSource;
+  worker: Readonly<Record<string, unknown>>;
+}
+
+/** A default from a definition; a plain string is `secret`. */
+export function fromDefault(raw: EnvDefault | undefined): EnvEntry | undefined {
+  if (raw === undefined) return undefined;
+  return typeof raw === "string" ? { value: raw, type: "secret" } : { value: raw.value, type: raw.type ?? "secret" };
+}
+
+const own = <T>(map: Readonly<Record<string, T>> | undefined, name: string): T | undefined =>
+  map && Object.hasOwn(map, name) ? map[name] : undefined;
+
+/** Reads one level. Worker vars and secrets cannot be told apart at run time, so both are `secret`. */
+async function readLevel(level: EnvLevel, sources: EnvSources, name: string): Promise<EnvEntry | undefined> {
+  switch (level) {
+    case "thread":
+      return sources.thread(name);
+    case "agent":
+      return fromDefault(own(sources.agent, name));
+    case "prompt":
+      return fromDefault(own(sources.prompt, name));
+    case "user":
+      return sources.userId === null ? undefined : sources.user.get(sources.userId, name);
+    case "worker": {
+      const value = own(sources.worker, name);
+      return typeof value === "string" ? { value, type: "secret" } : undefined;
+    }
+  }
+}
+
+/** Resolves `name` through {@link ENV_LEVELS}; undefined when no level holds it. */
+export async function resolveEnv(sources: EnvSources, name: string): Promise<ResolvedEnv | undefined> {
+  for (const level of ENV_LEVELS) {
+    const entry = await readLevel(level, sources, name);
+    if (entry) return { ...entry, level };
+  }
+  return undefined;
+}
