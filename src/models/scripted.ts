@@ -63,6 +63,14 @@ export function normalizeScript(steps: unknown, path: (string | number)[] = ["sc
   });
 }
 
+/**
+ * The system notice of a turn that had nothing to play: no model step at all, because no model
+ * is configured and the thread's script has no steps left. The one place this wording lives.
+ */
+export const NOTHING_TO_PLAY =
+  "Nothing to play: this thread has no model configured and no scripted steps left, so the turn ended without a reply. " +
+  'Post the message with a "script" of model steps (see the README tour), or configure a model provider (see docs/configuration.md).';
+
 /** Creates the scripted model over a source of stored steps; an exhausted script ends the turn. */
 export function createScriptedModel(next: () => StoredStep | undefined): Model {
   return {

@@ -7,7 +7,7 @@ import { DurableObject } from "cloudflare:workers";
 import { WeftError } from "../errors.js";
 import type { CallRecord, EventFrame, Message } from "../protocol.js";
 import { normalizeScript } from "../models/scripted.js";
-import { DEFAULT_AGENT_ID, type Registry, agentIds, findAgent } from "../run/agent.js";
+import { type Registry, agentIds, defaultAgentId, findAgent } from "../run/agent.js";
 import type { GetMessagesOptions, MessagesResult } from "../tools/thread-state.js";
 import { directCall, type DirectCallInput, type DirectCallOutcome } from "./direct.js";
 import { ThreadEngine } from "./engine.js";
@@ -125,7 +125,7 @@ export function createThreadClass(registry: Registry) {
             path: ["continuationToken"],
           });
         }
-        const agentId = input.agent ?? DEFAULT_AGENT_ID;
+        const agentId = input.agent ?? defaultAgentId(registry);
         if (!findAgent(registry, agentId)) {
           throw new WeftError("agent_not_found", `no agent "${agentId}"; agents: ${agentIds(registry).join(", ")}`, {
             path: ["agent"],

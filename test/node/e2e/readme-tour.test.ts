@@ -129,7 +129,7 @@ const CHECKS: Array<{ name: string; check: (out: string, ctx: Record<string, any
       expect(fs.map((f) => f.seq)).toEqual(range1(11));
       expect(fs.map((f) => f.type)).toEqual([...ONE_TOOL_TURN_TYPES]);
       for (const f of fs) expect(Object.keys(f).sort()).toEqual(["at", "data", "seq", "type"]);
-      expect(fs[0]!.data).toEqual({ threadId: ctx.thread, agentId: "default" });
+      expect(fs[0]!.data).toEqual({ threadId: ctx.thread, agentId: "example" });
       expect(fs[5]!.data).toEqual({ callId: "call_1", toolName: "roll_dice", source: "model", input: { sides: 6, count: 2 } });
       expect(fs[6]!.data).toMatchObject({ callId: "call_1", status: "succeeded", isError: false, attempts: 1 });
       expect(fs[10]!.data).toMatchObject({ status: "completed", steps: 2 });
