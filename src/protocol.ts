@@ -104,6 +104,8 @@ export interface CallRecord {
   stubbed?: boolean;
   /** Who approved it, for `needsApproval` tools. */
   approvedBy?: string;
+  /** The verified user who denied or settled it (a person's verdict), when one did. */
+  decidedBy?: string;
   /** Why it is parked, or was before it was settled. */
   parkReason?: string;
   /** SHA-256 of the canonical input, the approval is bound to it. */
