@@ -8,10 +8,12 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createWeft } from "../src/runtime.js";
 import { registry } from "../src/generated/registry.js";
+import { API_KEYS } from "./helpers.js";
 
 const weft = createWeft(registry);
 const listing = (async () => {
-  const res = await weft.worker.fetch(new Request("http://weft.test/v1/tools"), env as never);
+  const req = new Request("http://weft.test/v1/tools", { headers: { authorization: `Bearer ${API_KEYS.tester}` } });
+  const res = await weft.worker.fetch(req, env as never);
   return (await res.json()) as { tools: Array<{ name: string; description: string; inputSchema: any }> };
 })();
 
