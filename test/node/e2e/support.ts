@@ -25,7 +25,10 @@ export const EXAMPLE_TOOLS = ["add_note", "get_current_time", "list_notes", "rol
  * lives in that folder and survives a stop, so a second start on it is a restart.
  */
 export function startWeft(persistTo?: string, config = "test/wrangler.toml"): Promise<DevServer> {
-  return startDevServer({ config, readyPath: "/v1/tools", ...(persistTo ? { persistTo } : {}) });
+  // The fixtures' config carries test credentials for the in-workerd auth suites; blanking them
+  // here leaves development mode (as `npm start` runs), so these clients need no token.
+  const devMode = config === "test/wrangler.toml" ? ["--var", "WEFT_API_KEYS:", "--var", "WEFT_JWT_SECRET:"] : [];
+  return startDevServer({ config, readyPath: "/v1/tools", extraArgs: devMode, ...(persistTo ? { persistTo } : {}) });
 }
 
 /** A JSON answer: status and parsed body. */
