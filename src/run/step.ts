@@ -81,11 +81,14 @@ export async function readStep(stream: AsyncIterable<ModelStreamPart>, observer?
         break;
     }
   }
+  // A stream that ended without its finish signal may have cut any call short: none of them runs.
+  const interrupted = finish === null || finish.finishReason === "interrupted" || finish.finishReason === "error";
+  const cutOff = [...(interrupted ? toolCalls.map((c) => ({ id: c.id, name: c.name, partial: c.arguments })) : []), ...open.values()];
   return {
     text,
-    toolCalls,
+    toolCalls: interrupted ? [] : toolCalls,
     providerCalls,
-    cutOff: [...open.values()],
+    cutOff,
     finishReason: finish?.finishReason ?? "interrupted",
     ...(finish?.rawFinishReason ? { rawFinishReason: finish.rawFinishReason } : {}),
     usage: finish?.usage ?? {},

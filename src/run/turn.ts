@@ -8,10 +8,12 @@
 import { errorMessage } from "../errors.js";
 import type { EventPayloads, Message, ToolCallRequest } from "../protocol.js";
 import type { ModelTool } from "../models/model.js";
+import { fromStrictArguments } from "../models/strict.js";
 import type { CallOutcome, CallRequest } from "../tools/dispatch.js";
 import { resultText } from "../tools/result.js";
 import type { Execution, StepCounts } from "./execution.js";
-import { readStep } from "./step.js";
+import { type StepResult, readStep } from "./step.js";
+import { StreamEvents } from "./stream-events.js";
 import type { NewTurnMessage } from "./messages.js";
 
 /** Default bound on model steps in one turn. */
@@ -23,6 +25,8 @@ export interface TurnHost {
   readonly system?: string;
   readonly maxSteps: number;
   tools(): ModelTool[];
+  /** The `progressArgument` a tool declares, if any. */
+  progressArgumentOf(toolName: string): string | undefined;
   history(): Message[];
   /**
    * Appends messages in one transaction; `pending` sets (calls) or clears (null) the open step.
@@ -69,23 +73,14 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
     }
     while (steps < host.maxSteps) {
       if (execution.stopped) return { status: "stopped", steps };
-      const response = await readStep(
-        execution.model.stream({
-          threadId: host.threadId,
-          turnId,
-          step: steps + 1,
-          ...(host.system !== undefined ? { system: host.system } : {}),
-          messages: host.history(),
-          tools: host.tools(),
-          signal,
-        }),
-      );
+      const { response, announced } = await requestStep(host, execution, steps + 1);
       if (response.finishReason === "end" && response.toolCalls.length === 0 && response.text === "") break;
       steps = execution.countStep();
       host.onStep(execution.steps);
       // A call cut off mid-stream joins the step (so the model sees why it did not run), marked so it never runs.
       const cut = response.cutOff.map((c): ToolCallRequest => ({ id: c.id, name: c.name, arguments: c.partial, cutOff: true }));
-      const calls = host.uniqueIds([...response.toolCalls, ...cut]);
+      const made = [...response.toolCalls, ...cut];
+      const calls = host.uniqueIds(made).map((c, i) => (announced.has(made[i]!.id) ? { ...c, announced: true } : c));
       host.emit("model_step", { turnId, step: steps, text: response.text, toolCalls: calls });
       const assistant: NewTurnMessage = { role: "assistant", content: response.text };
       if (calls.length === 0) {
@@ -108,6 +103,36 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
 }
 
 /**
+ * Asks the model for one step, streaming its live events; returns the step and the calls that
+ * were announced (`tool_call_started`) while their arguments streamed.
+ */
+async function requestStep(host: TurnHost, execution: Execution, step: number): Promise<{ response: StepResult; announced: Set<string> }> {
+  const turnId = execution.flowId;
+  const events = new StreamEvents(
+    {
+      emit: (type, data) => host.emit(type, data),
+      progressArgumentOf: (name) => host.progressArgumentOf(name),
+      announce: (call) => host.emit("tool_call_started", { ...call, callId: host.uniqueIds([{ id: call.callId, name: call.toolName, arguments: "" }])[0]!.id }),
+    },
+    turnId,
+    step,
+  );
+  const response = await readStep(
+    execution.model.stream({
+      threadId: host.threadId,
+      turnId,
+      step,
+      ...(host.system !== undefined ? { system: host.system } : {}),
+      messages: host.history(),
+      tools: host.tools(),
+      signal: execution.signal,
+    }),
+    events,
+  );
+  return { response, announced: events.announced };
+}
+
+/**
  * Dispatches a step's calls in order. When all are final, their results join the history in
  * call order (one transaction, with the step closed); otherwise the turn waits.
  */
@@ -115,14 +140,18 @@ async function settleStep(host: TurnHost, execution: Execution, calls: ToolCallR
   const turnId = execution.flowId;
   const outcomes: CallOutcome[] = [];
   const queued: CallOutcome[] = [];
+  const schemas = execution.model.strictTools ? new Map(host.tools().map((t) => [t.name, t.inputSchema])) : null;
   for (const call of calls) {
+    // A strict schema made optional keys nullable: a null the model sent for one means "absent".
+    const schema = schemas?.get(call.name);
     const done = await host.dispatch(execution, {
       callId: call.id,
       toolName: call.name,
-      args: { text: call.arguments },
+      args: { text: schema ? fromStrictArguments(schema, call.arguments) : call.arguments },
       source: "model",
       turnId,
       ...(call.cutOff ? { cutOff: true } : {}),
+      ...(call.announced ? { announced: true } : {}),
     });
     outcomes.push(done.outcome);
     queued.push(...done.queued);

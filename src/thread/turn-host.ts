@@ -28,6 +28,7 @@ export function createTurnHost(engine: ThreadEngine, turnId: string): TurnHost {
     ...(engine.system() !== undefined ? { system: engine.system()! } : {}),
     maxSteps: agent.maxSteps ?? DEFAULT_MAX_STEPS,
     tools: () => engine.catalog.list().map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+    progressArgumentOf: (name) => (engine.catalog.has(name) ? engine.catalog.get(name).def.progressArgument : undefined),
     history: () => store.messages.all(),
     async commit(messages, pending) {
       engine.appendMessages(messages, () => store.turns.setPendingStep(turnId, pending));

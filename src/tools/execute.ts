@@ -53,7 +53,7 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
   if (progressArg && input && typeof (input as Record<string, unknown>)[progressArg] === "string") {
     started.progress = (input as Record<string, string>)[progressArg];
   }
-  host.emit("tool_call_started", started);
+  if (!request.announced) host.emit("tool_call_started", started);
 
   const state = host.stateFor({ callId: request.callId, tool, ...(request.turnId ? { turnId: request.turnId } : {}) });
   const maxAttempts = retryable(effect) ? (tool.def.maxAttempts ?? DEFAULT_MAX_ATTEMPTS) : 1;
