@@ -198,3 +198,17 @@ describe("a thread over HTTP and WebSocket", () => {
     expect(bogus.body.error.code).toBe("thread_not_found");
   });
 });
+
+describe("development mode (npm start: wrangler dev, no credentials)", () => {
+  it("says so loudly at start and on every response, and acts as the dev user", async () => {
+    const { readFileSync } = await import("node:fs");
+    expect(readFileSync(weft.logFile, "utf8")).toContain("weft: DEVELOPMENT MODE");
+    for (const path of ["/v1/tools", "/threads/not-a-thread", "/nowhere"]) {
+      const res = await fetch(base + path);
+      expect([path, res.headers.get("x-weft-dev-mode")?.startsWith("on: no authentication")]).toEqual([path, true]);
+    }
+    expect((await call(base, "GET", "/account")).body).toMatchObject({ userId: "dev", admin: true });
+    const plain = await fetch(`${base}/threads`, { method: "POST", headers: { "content-type": "text/plain" }, body: "{}" });
+    expect(plain.status).toBe(415);
+  });
+});
