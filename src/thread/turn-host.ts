@@ -28,7 +28,7 @@ export function createTurnHost(engine: ThreadEngine, turnId: string): TurnHost {
     ...(engine.system() !== undefined ? { system: engine.system()! } : {}),
     maxSteps: agent.maxSteps ?? DEFAULT_MAX_STEPS,
     tools: () => engine.catalog.list().map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
-    progressArgumentOf: (name) => (engine.catalog.has(name) ? engine.catalog.get(name).def.progressArgument : undefined),
+    progressArgumentOf: (name) => progressArgumentOf(engine, name),
     history: () => store.messages.all(),
     async commit(messages, pending) {
       engine.appendMessages(messages, () => store.turns.setPendingStep(turnId, pending));
@@ -40,4 +40,13 @@ export function createTurnHost(engine: ThreadEngine, turnId: string): TurnHost {
     uniqueIds: (calls) => uniqueCallIds(calls, (id) => store.calls.get(id) !== undefined),
     onStep: (steps) => store.turns.step(turnId, steps.total),
   };
+}
+
+/** A tool's `progressArgument`; none for an unknown or broken tool (dispatch refuses those). */
+function progressArgumentOf(engine: ThreadEngine, name: string): string | undefined {
+  try {
+    return engine.catalog.has(name) ? engine.catalog.get(name).def.progressArgument : undefined;
+  } catch {
+    return undefined;
+  }
 }
