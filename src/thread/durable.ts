@@ -9,7 +9,7 @@ import { DurableObject } from "cloudflare:workers";
 import { WeftError } from "../errors.js";
 import type { CallRecord, EventFrame } from "../protocol.js";
 import { normalizeScript } from "../models/scripted.js";
-import { DEFAULT_AGENT_ID, type Registry, agentIds, findAgent } from "../run/agent.js";
+import { type Registry, agentIds, defaultAgentId, findAgent } from "../run/agent.js";
 import type { GetMessagesOptions } from "../tools/thread-state.js";
 import { directCall, type DirectCallInput } from "./direct.js";
 import { ThreadEngine } from "./engine.js";
@@ -148,7 +148,7 @@ export function createThreadClass(registry: Registry) {
           checkAccess(this.engine.meta.userId, caller, "write");
           throw new WeftError("thread_exists", "a thread with this continuationToken exists already", { threadId: this.engine.meta.threadId, path: ["continuationToken"] });
         }
-        const agentId = input.agent ?? DEFAULT_AGENT_ID;
+        const agentId = input.agent ?? defaultAgentId(registry);
         if (!findAgent(registry, agentId)) {
           throw new WeftError("agent_not_found", `no agent "${agentId}"; agents: ${agentIds(registry).join(", ")}`, { path: ["agent"] });
         }
