@@ -35,7 +35,7 @@ export interface StepResult {
 
 /** Observes a step while it streams (streamed events, progress arguments). */
 export interface StepObserver {
-  part(part: ModelStreamPart): void;
+  part(part: ModelStreamPart): void | Promise<void>;
 }
 
 /**
@@ -51,7 +51,7 @@ export async function readStep(stream: AsyncIterable<ModelStreamPart>, observer?
   const executedByProvider = new Map<string, ToolCallRequest>();
   let finish: { finishReason: FinishReason; rawFinishReason?: string; usage: Usage } | null = null;
   for await (const part of stream) {
-    observer?.part(part);
+    await observer?.part(part);
     switch (part.type) {
       case "text-delta":
         text += part.delta;

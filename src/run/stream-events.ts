@@ -21,8 +21,8 @@ export interface StreamEventsHost {
   emit<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): void;
   /** The `progressArgument` of a tool, if it declares one. */
   progressArgumentOf(toolName: string): string | undefined;
-  /** Announces a call early (its progress argument finished streaming); returns false to skip. */
-  announce(call: EventPayloads["tool_call_started"]): void;
+  /** Announces a call early (its progress argument finished streaming): event and hook. */
+  announce(call: EventPayloads["tool_call_started"]): Promise<void>;
   now?(): number;
 }
 
@@ -54,7 +54,7 @@ export class StreamEvents implements StepObserver {
     this.lastFlush = this.started;
   }
 
-  part(part: ModelStreamPart): void {
+  async part(part: ModelStreamPart): Promise<void> {
     switch (part.type) {
       case "text-delta":
         this.text += part.delta;
@@ -74,7 +74,7 @@ export class StreamEvents implements StepObserver {
         if (!call) break;
         call.pending += part.delta;
         const done = call.args.push(part.delta);
-        if (call.progressArg && !call.announced && done.some((m) => m.key === call.progressArg)) this.announceCall(call);
+        if (call.progressArg && !call.announced && done.some((m) => m.key === call.progressArg)) await this.announceCall(call);
         break;
       }
       default:
@@ -83,12 +83,12 @@ export class StreamEvents implements StepObserver {
     if (this.due()) this.flush();
   }
 
-  private announceCall(call: OpenCall): void {
+  private announceCall(call: OpenCall): Promise<void> {
     call.announced = true;
     this.announced.add(call.id);
     const input = call.args.preview() ?? {};
     const progress = input[call.progressArg!];
-    this.host.announce({
+    return this.host.announce({
       callId: call.id,
       toolName: call.toolName,
       source: "model",

@@ -16,6 +16,7 @@ import type { Execution, StepCounts } from "./execution.js";
 import { type StepResult, readStep } from "./step.js";
 import { StreamEvents } from "./stream-events.js";
 import type { NewTurnMessage } from "./messages.js";
+import { ONE_SIDE, type SideRules, checkStopTool, handOver, sideForStep } from "./sides.js";
 
 /** Default bound on model steps in one turn. */
 export const DEFAULT_MAX_STEPS = 25;
@@ -25,10 +26,22 @@ export interface TurnHost {
   readonly threadId: string;
   readonly system?: string;
   readonly maxSteps: number;
+  /** The sides taking turns and their stop rules; default one side a whose text answer ends the turn. */
+  readonly sides?: readonly SideRules[];
   tools(): ModelTool[];
   /** The `progressArgument` a tool declares, if any. */
   progressArgumentOf(toolName: string): string | undefined;
+  /**
+   * Announces a call whose `progressArgument` finished streaming: its `tool_call_started` event
+   * and hook, before the call is validated or run.
+   */
+  announce(started: EventPayloads["tool_call_started"]): Promise<void>;
   history(): Message[];
+  /**
+   * The messages one model request sends, from one snapshot of `history()` (the history hook's
+   * seam); absent: the snapshot as is.
+   */
+  prepareMessages?(snapshot: Message[]): Promise<Message[]>;
   /**
    * Appends messages in one transaction; `pending` sets (calls) or clears (null) the open step.
    * Resolves once that is durable, so a step's calls never run before the step is recorded.
@@ -55,7 +68,12 @@ export interface TurnEnd {
   error?: string;
   /** Calls the turn waits on, when `waiting`. */
   waitingOn?: string[];
+  /** The side whose stop tool, `stop()` or final answer ended a two-sided turn. */
+  stoppedBy?: "a" | "b";
 }
+
+/** `stoppedBy` of an execution that has one, spread into a {@link TurnEnd}. */
+const by = (execution: Execution): { stoppedBy?: "a" | "b" } => (execution.stoppedBy ? { stoppedBy: execution.stoppedBy } : {});
 
 /**
  * Runs (or resumes) one turn. Never throws: a model failure ends the turn `failed` with a message,
@@ -72,9 +90,15 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
       if (settled.waitingOn) return { status: "waiting", steps, waitingOn: settled.waitingOn };
       if (settled.endTurn) return { status: "completed", steps };
     }
+    const sides = host.sides ?? ONE_SIDE;
     while (steps < host.maxSteps) {
-      if (execution.stopped) return { status: "stopped", steps };
-      const { response, announced } = await requestStep(host, execution, steps + 1);
+      if (execution.stopped) return { status: "stopped", steps, ...by(execution) };
+      const sideEnd = sideForStep(execution, sides);
+      if (sideEnd) return { status: "stopped", steps, error: sideEnd };
+      // One snapshot per request: what is injected while it is prepared enters the next request.
+      const snapshot = host.history();
+      const messages = host.prepareMessages ? await host.prepareMessages(snapshot) : snapshot;
+      const { response, announced } = await requestStep(host, execution, steps + 1, messages);
       if (response.finishReason === "end" && response.toolCalls.length === 0 && response.text === "") {
         // A turn that played nothing at all says so, instead of ending silently with steps: 0.
         if (steps === 0) await host.commit([{ role: "system", content: NOTHING_TO_PLAY }], null);
@@ -90,7 +114,8 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
       const assistant: NewTurnMessage = { role: "assistant", content: response.text };
       if (calls.length === 0) {
         await host.commit([assistant], null);
-        return { status: signal.aborted ? "stopped" : "completed", steps };
+        if (!signal.aborted && handOver(execution, sides)) continue;
+        return { status: signal.aborted ? "stopped" : "completed", steps, ...by(execution) };
       }
       assistant.toolCalls = calls;
       await host.commit([assistant], calls);
@@ -98,7 +123,7 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
       if (settled.waitingOn) return { status: "waiting", steps, waitingOn: settled.waitingOn };
       if (settled.endTurn) return { status: "completed", steps };
     }
-    if (execution.stopped) return { status: "stopped", steps };
+    if (execution.stopped) return { status: "stopped", steps, ...by(execution) };
     // The model still had calls in flight: say why the turn ended rather than call it complete.
     if (steps >= host.maxSteps) return { status: "stopped", steps, error: `reached the agent's maxSteps (${host.maxSteps}) model steps` };
     return { status: "completed", steps };
@@ -111,13 +136,18 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
  * Asks the model for one step, streaming its live events; returns the step and the calls that
  * were announced (`tool_call_started`) while their arguments streamed.
  */
-async function requestStep(host: TurnHost, execution: Execution, step: number): Promise<{ response: StepResult; announced: Set<string> }> {
+async function requestStep(
+  host: TurnHost,
+  execution: Execution,
+  step: number,
+  messages: Message[],
+): Promise<{ response: StepResult; announced: Set<string> }> {
   const turnId = execution.flowId;
   const events = new StreamEvents(
     {
       emit: (type, data) => host.emit(type, data),
       progressArgumentOf: (name) => host.progressArgumentOf(name),
-      announce: (call) => host.emit("tool_call_started", { ...call, callId: host.uniqueIds([{ id: call.callId, name: call.toolName, arguments: "" }])[0]!.id }),
+      announce: (call) => host.announce({ ...call, callId: host.uniqueIds([{ id: call.callId, name: call.toolName, arguments: "" }])[0]!.id }),
     },
     turnId,
     step,
@@ -128,7 +158,7 @@ async function requestStep(host: TurnHost, execution: Execution, step: number): 
       turnId,
       step,
       ...(host.system !== undefined ? { system: host.system } : {}),
-      messages: host.history(),
+      messages,
       tools: host.tools(),
       signal: execution.signal,
     }),
@@ -161,6 +191,7 @@ async function settleStep(host: TurnHost, execution: Execution, calls: ToolCallR
     outcomes.push(done.outcome);
     queued.push(...done.queued);
   }
+  checkStopTool(execution, host.sides ?? ONE_SIDE, outcomes);
   const waiting = outcomes.filter((o) => !o.final).map((o) => o.callId);
   // A stopped turn does not wait: its step closes with the calls' current standing (a parked
   // call still waits for a person, but no turn resumes on it).
