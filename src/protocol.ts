@@ -1,10 +1,10 @@
 /**
  * Wire and storage shapes shared by every layer: messages, tool results, call records and events.
- * Field names follow seed-003 (`ToolResult`, `ToolAttachment`, `Message`) and DESIGN.md (frames).
+ * Field names follow the Standard Agents tools API (`ToolResult`, `ToolAttachment`, `Message`) and DESIGN.md (frames).
  * @module
  */
 
-/** A file returned by a tool (seed-003 `ToolAttachment`); `data` is base64. */
+/** A file returned by a tool (the Standard Agents tools API's `ToolAttachment`); `data` is base64. */
 export interface ToolAttachment {
   name: string;
   mimeType: string;
@@ -23,7 +23,7 @@ export interface AttachmentRef {
   size: number;
 }
 
-/** What a tool returns (seed-003 `ToolResult`). */
+/** What a tool returns (the Standard Agents tools API's `ToolResult`). */
 export interface ToolResult {
   status: "success" | "error";
   result?: string;

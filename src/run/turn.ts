@@ -8,6 +8,7 @@
 import { errorMessage } from "../errors.js";
 import type { EventPayloads, Message, ToolCallRequest } from "../protocol.js";
 import type { ModelTool } from "../models/model.js";
+import { NOTHING_TO_PLAY } from "../models/scripted.js";
 import type { CallOutcome, CallRequest } from "../tools/dispatch.js";
 import { resultText } from "../tools/result.js";
 import type { Execution, StepCounts } from "./execution.js";
@@ -80,7 +81,11 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
           signal,
         }),
       );
-      if (response.finishReason === "end" && response.toolCalls.length === 0 && response.text === "") break;
+      if (response.finishReason === "end" && response.toolCalls.length === 0 && response.text === "") {
+        // A turn that played nothing at all says so, instead of ending silently with steps: 0.
+        if (steps === 0) await host.commit([{ role: "system", content: NOTHING_TO_PLAY }], null);
+        break;
+      }
       steps = execution.countStep();
       host.onStep(execution.steps);
       // A call cut off mid-stream joins the step (so the model sees why it did not run), marked so it never runs.

@@ -6,7 +6,7 @@
  */
 import { WeftError } from "../errors.js";
 import { normalizeScript } from "../models/scripted.js";
-import { DEFAULT_AGENT_ID, type Registry, agentIds, findAgent } from "../run/agent.js";
+import { type Registry, agentIds, defaultAgentId, findAgent } from "../run/agent.js";
 import type { Caller, CreateThreadInput } from "./api.js";
 import type { EnvEntry } from "./env.js";
 import type { ThreadMeta } from "./store/meta.js";
@@ -23,7 +23,7 @@ export interface PreparedThread {
  * @throws WeftError `agent_not_found` (path `agent`), `invalid_request` for a bad script step.
  */
 export function prepareThread(registry: Registry, caller: Caller, input: CreateThreadInput, threadId: string): PreparedThread {
-  const agentId = input.agent ?? DEFAULT_AGENT_ID;
+  const agentId = input.agent ?? defaultAgentId(registry);
   const agent = findAgent(registry, agentId);
   if (!agent) throw new WeftError("agent_not_found", `no agent "${agentId}"; agents: ${agentIds(registry).join(", ")}`, { path: ["agent"] });
   const script = normalizeScript(input.script ?? [], ["script"]);

@@ -142,7 +142,7 @@ export async function dispatch(host: DispatchHost, request: CallRequest): Promis
     return outcomeOf(host, host.journal.get(request.callId)!);
   }
   if (host.dryRun && effect !== "read") {
-    // seed-000: a dry-run thread answers writes and idempotent calls without running them.
+    // The Agent SDK tools reference: a dry-run thread answers writes and idempotent calls without running them.
     let stub: ToolResult = { status: "success", result: "Operation acknowledged." };
     if (tool.def.dryRunResult) {
       try {

@@ -26,7 +26,7 @@ export interface ReadyCall {
 
 type Execute = (state: ThreadState, args: unknown, call: ToolCallContext) => Promise<unknown>;
 
-/** Retries apply to reads and idempotent calls only (seed-000); writes run once. */
+/** Retries apply to reads and idempotent calls only (the Agent SDK tools reference); writes run once. */
 function retryable(effect: Effect): boolean {
   return effect === "read" || effect === "idempotent";
 }
@@ -226,7 +226,7 @@ export function finishCall(
   };
 }
 
-/** seed-002: a success whose value fails `outputSchema` is an error result; the effect still happened. */
+/** weft's effect table: a success whose value fails `outputSchema` is an error result; the effect still happened. */
 function checkOutput(tool: CompiledTool, result: ToolResult): { result: ToolResult; extra?: FinishExtra } {
   if (!tool.output || result.status !== "success") return { result };
   let value: unknown = result.result;

@@ -29,7 +29,7 @@ export interface CallExecution {
 
 /** The thread as the pipeline sees it, bound to the execution its calls run under. */
 export interface DispatchHost {
-  /** `<branchId>` of effect keys; a thread is its own branch unless forked (seed-002). */
+  /** `<branchId>` of effect keys; a thread is its own branch unless forked. */
   readonly branchId: string;
   readonly catalog: ToolCatalog;
   readonly journal: CallJournal;
@@ -90,7 +90,7 @@ export interface CallOutcome {
   stubbed?: boolean;
 }
 
-/** `effectKey = <branchId>:<callId>` (seed-002), stable across retries and restarts. */
+/** `effectKey = <branchId>:<callId>` (weft's effect table), stable across retries and restarts. */
 export function effectKeyOf(branchId: string, callId: string): string {
   return `${branchId}:${callId}`;
 }
