@@ -27,6 +27,7 @@ export const ERROR_CODES = {
   agent_not_found: { status: 404, retryable: false },
   env_not_found: { status: 404, retryable: false },
   missing_variables: { status: 400, retryable: false },
+  hook_failed: { status: 500, retryable: false },
   invalid_request: { status: 400, retryable: false },
   invalid_json: { status: 400, retryable: false },
   not_found: { status: 404, retryable: false },

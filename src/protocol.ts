@@ -58,6 +58,10 @@ export interface Message {
   name?: string;
   silent: boolean;
   metadata?: Record<string, unknown>;
+  /** Nesting depth when above 0: written inside a prompt called as a tool (1 for a call from the turn). */
+  depth?: number;
+  /** The side that wrote it, in a two-sided agent's conversation. */
+  side?: "a" | "b";
   /** Creation time, milliseconds since the Unix epoch. */
   createdAt: number;
 }
@@ -157,7 +161,18 @@ export interface EventPayloads {
   tool_call_approval_requested: { callId: string; toolName: string; input: unknown; argsHash: string };
   tool_call_parked: { callId: string; toolName: string; reason: string };
   turn_waiting: { turnId: string; callIds: string[] };
-  turn_finished: { turnId: string; status: "completed" | "stopped" | "failed"; steps: number; error?: string };
+  /** An agent called as a tool started (or resumed) its work in a child thread. */
+  subagent_started: { callId: string; agentId: string; childThreadId: string };
+  /** The child thread of an agent called as a tool answered; `status` is its turn's. */
+  subagent_finished: { callId: string; agentId: string; childThreadId: string; status: string };
+  turn_finished: {
+    turnId: string;
+    status: "completed" | "stopped" | "failed";
+    steps: number;
+    error?: string;
+    /** In a two-sided agent, the side whose stop tool, `stop()` or final answer ended the turn. */
+    stoppedBy?: "a" | "b";
+  };
 }
 
 /** A built-in event type. */
@@ -191,4 +206,6 @@ export const BUILTIN_EVENT_TYPES: ReadonlySet<string> = new Set<BuiltinEventType
   "tool_call_parked",
   "turn_waiting",
   "turn_finished",
+  "subagent_started",
+  "subagent_finished",
 ]);

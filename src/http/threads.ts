@@ -45,6 +45,7 @@ export function threadRoutes() {
       ...(q.limit !== undefined ? { limit: q.limit } : {}),
       ...(q.offset !== undefined ? { offset: q.offset } : {}),
       ...(q.order ? { order: q.order } : {}),
+      ...(q.maxDepth !== undefined ? { maxDepth: q.maxDepth } : {}),
       includeSilent: q.includeSilent === "true" || q.includeSilent === "1",
     };
     return c.json(unwrap(await threadStub(c.env, c.req.param("id")).getMessages(c.var.caller, options)));

@@ -14,6 +14,7 @@ import { resultText } from "../tools/result.js";
 import type { Execution, StepCounts } from "./execution.js";
 import { readStep } from "./step.js";
 import type { NewTurnMessage } from "./messages.js";
+import { ONE_SIDE, type SideRules, checkStopTool, handOver, sideForStep } from "./sides.js";
 
 /** Default bound on model steps in one turn. */
 export const DEFAULT_MAX_STEPS = 25;
@@ -23,8 +24,15 @@ export interface TurnHost {
   readonly threadId: string;
   readonly system?: string;
   readonly maxSteps: number;
+  /** The sides taking turns and their stop rules; default one side a whose text answer ends the turn. */
+  readonly sides?: readonly SideRules[];
   tools(): ModelTool[];
   history(): Message[];
+  /**
+   * The messages one model request sends, from one snapshot of `history()` (the history hook's
+   * seam); absent: the snapshot as is.
+   */
+  prepareMessages?(snapshot: Message[]): Promise<Message[]>;
   /**
    * Appends messages in one transaction; `pending` sets (calls) or clears (null) the open step.
    * Resolves once that is durable, so a step's calls never run before the step is recorded.
@@ -51,7 +59,12 @@ export interface TurnEnd {
   error?: string;
   /** Calls the turn waits on, when `waiting`. */
   waitingOn?: string[];
+  /** The side whose stop tool, `stop()` or final answer ended a two-sided turn. */
+  stoppedBy?: "a" | "b";
 }
+
+/** `stoppedBy` of an execution that has one, spread into a {@link TurnEnd}. */
+const by = (execution: Execution): { stoppedBy?: "a" | "b" } => (execution.stoppedBy ? { stoppedBy: execution.stoppedBy } : {});
 
 /**
  * Runs (or resumes) one turn. Never throws: a model failure ends the turn `failed` with a message,
@@ -68,15 +81,21 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
       if (settled.waitingOn) return { status: "waiting", steps, waitingOn: settled.waitingOn };
       if (settled.endTurn) return { status: "completed", steps };
     }
+    const sides = host.sides ?? ONE_SIDE;
     while (steps < host.maxSteps) {
-      if (execution.stopped) return { status: "stopped", steps };
+      if (execution.stopped) return { status: "stopped", steps, ...by(execution) };
+      const sideEnd = sideForStep(execution, sides);
+      if (sideEnd) return { status: "stopped", steps, error: sideEnd };
+      // One snapshot per request: what is injected while it is prepared enters the next request.
+      const snapshot = host.history();
+      const messages = host.prepareMessages ? await host.prepareMessages(snapshot) : snapshot;
       const response = await readStep(
         execution.model.stream({
           threadId: host.threadId,
           turnId,
           step: steps + 1,
           ...(host.system !== undefined ? { system: host.system } : {}),
-          messages: host.history(),
+          messages,
           tools: host.tools(),
           signal,
         }),
@@ -95,7 +114,8 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
       const assistant: NewTurnMessage = { role: "assistant", content: response.text };
       if (calls.length === 0) {
         await host.commit([assistant], null);
-        return { status: signal.aborted ? "stopped" : "completed", steps };
+        if (!signal.aborted && handOver(execution, sides)) continue;
+        return { status: signal.aborted ? "stopped" : "completed", steps, ...by(execution) };
       }
       assistant.toolCalls = calls;
       await host.commit([assistant], calls);
@@ -103,7 +123,7 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
       if (settled.waitingOn) return { status: "waiting", steps, waitingOn: settled.waitingOn };
       if (settled.endTurn) return { status: "completed", steps };
     }
-    if (execution.stopped) return { status: "stopped", steps };
+    if (execution.stopped) return { status: "stopped", steps, ...by(execution) };
     // The model still had calls in flight: say why the turn ended rather than call it complete.
     if (steps >= host.maxSteps) return { status: "stopped", steps, error: `reached the agent's maxSteps (${host.maxSteps}) model steps` };
     return { status: "completed", steps };
@@ -132,6 +152,7 @@ async function settleStep(host: TurnHost, execution: Execution, calls: ToolCallR
     outcomes.push(done.outcome);
     queued.push(...done.queued);
   }
+  checkStopTool(execution, host.sides ?? ONE_SIDE, outcomes);
   const waiting = outcomes.filter((o) => !o.final).map((o) => o.callId);
   // A stopped turn does not wait: its step closes with the calls' current standing (a parked
   // call still waits for a person, but no turn resumes on it).

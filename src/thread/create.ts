@@ -37,6 +37,7 @@ export function prepareThread(registry: Registry, caller: Caller, input: CreateT
     dryRun: input.dryRun === true,
     ephemeral: input.ephemeral === true,
     ...(input.asOf ? { asOf: input.asOf } : {}),
+    ...(input.parent ? { parent: input.parent } : {}),
   };
   // A value given as a plain string is a secret (a new env key defaults to secret).
   const env = new Map<string, EnvEntry>(

@@ -18,6 +18,7 @@ import { checkModel, checkScriptable } from "./model-choice.js";
 import { TurnRunner, WATCHDOG_MS } from "./runner.js";
 import type { Settlement } from "../tools/decide.js";
 import { checkTimeArgNames } from "../tools/time-args.js";
+import type { ChildAnswer } from "./agent-tool.js";
 import type { Caller, CreateThreadInput, ThreadApi, ThreadInfo } from "./api.js";
 import { CALLER_HEADER } from "./api.js";
 import { SCRATCH_TTL_MS, ThreadSecrets, UserEnv, callerFromHeader, checkAccess, thrownError } from "./guard.js";
@@ -149,12 +150,14 @@ export function createThreadClass(registry: Registry) {
           this.store.meta.write(meta);
           this.store.script.add(script);
           for (const [name, v] of threadEnv) this.store.env.set(name, v.value, v.type);
+          if (input.opening !== undefined) this.store.turns.enqueue({ role: "user", content: input.opening });
         });
         this.attach(engine);
         await this.userEnv.refresh();
         // A scratch thread removes itself even if the Worker dies before it calls destroy().
         if (meta.ephemeral) await this.ctx.storage.setAlarm(meta.createdAt + SCRATCH_TTL_MS);
         engine.emit("thread_created", { threadId, agentId: meta.agentId });
+        if (input.opening !== undefined) void this.runner!.resume();
         return meta;
       });
     }
@@ -252,6 +255,22 @@ export function createThreadClass(registry: Registry) {
 
     async stop(caller: Caller) {
       return this.answer(() => (this.guard(caller, "write"), { stopped: this.runner!.stop() }));
+    }
+
+    /**
+     * How this thread's work stands, for the parent of a child thread (the caller is the parent's
+     * owner): with `wait`, once its queued and cut work is done (or waits for a person).
+     */
+    async childAnswer(caller: Caller, wait: boolean): Promise<RpcResult<ChildAnswer>> {
+      return this.answer(async () => {
+        this.guard(caller, "read");
+        const runner = this.runner!;
+        if (wait) await runner.resume();
+        const turn = this.store.turns.latest();
+        const busy = runner.active || this.store.turns.inboxSize() > 0;
+        const status: ChildAnswer["status"] = busy ? "running" : (turn?.status ?? "idle");
+        return { status, answer: this.store.messages.lastAnswer(), ...(turn?.error ? { error: turn.error } : {}) };
+      });
     }
 
     async waitIdle(): Promise<RpcResult<null>> {
