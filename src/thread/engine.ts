@@ -15,6 +15,7 @@ import { ToolCatalog } from "../tools/catalog.js";
 import { type CallOutcome, type CallRequest, dispatch } from "../tools/dispatch.js";
 import type { CallExecution, CrashPoint } from "../tools/host.js";
 import type { Effect } from "../tools/types.js";
+import { logFailedCall } from "./call-log.js";
 import { NO_USER_ENV, type UserEnvSource } from "./env.js";
 import { createDispatchHost } from "./dispatch-host.js";
 import type { StateHost } from "./state.js";
@@ -99,6 +100,10 @@ export class ThreadEngine implements StateHost {
   /** Stores and broadcasts one event. */
   emit<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): void {
     this.host.broadcast(this.store.events.append(type, this.host.redact(data)));
+    if (type === "tool_call_finished") {
+      const finished = data as EventPayloads["tool_call_finished"];
+      logFailedCall(this.workerEnv, finished, () => this.store.calls.get(finished.callId)?.result?.stack, (text) => this.host.redact(text));
+    }
   }
 
   emitCustom(event: string, data: unknown): void {
