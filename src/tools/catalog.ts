@@ -84,6 +84,11 @@ export class ToolCatalog {
     return Object.hasOwn(this.definitions, name);
   }
 
+  /** The definition behind `name`, unchecked; call only for a name {@link has} confirmed. */
+  definition(name: string): AnyToolDefinition {
+    return this.definitions[name]!;
+  }
+
   /**
    * The compiled tool.
    * @throws WeftError `unknown_tool` listing the valid names; `invalid_config` for a bad definition.
