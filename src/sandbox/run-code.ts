@@ -5,6 +5,7 @@
  * @module
  */
 import { byteLength } from "../bytes.js";
+import { settingOf } from "../config.js";
 import { WeftError } from "../errors.js";
 import type { EventPayloads, ToolResult } from "../protocol.js";
 import type { CodeExecution, CodeExecutionOptions, CodeExecutionResult } from "../tools/thread-state.js";
@@ -42,7 +43,7 @@ const isolates = new WeakMap<WorkerLoader, IsolateExecutor>();
 
 /** The executor a run uses: the option, else the Worker var `WEFT_SANDBOX`, else `quickjs`. */
 export function pickExecutor(choice: unknown, workerEnv: Readonly<Record<string, unknown>>): SandboxExecutor {
-  const name = choice ?? workerEnv.WEFT_SANDBOX ?? "quickjs";
+  const name = choice ?? settingOf(workerEnv, "WEFT_SANDBOX");
   if (name === "quickjs") return quickjs;
   if (name !== "isolate") throw new WeftError("invalid_request", `sandbox: expected "quickjs" or "isolate", got ${JSON.stringify(name)}`, { path: ["sandbox"] });
   const loader = workerEnv.LOADER as WorkerLoader | undefined;
