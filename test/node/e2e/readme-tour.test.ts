@@ -190,7 +190,7 @@ const CHECKS: Array<{ name: string; check: (out: string, ctx: Record<string, any
       expect(child).toMatch(/^[0-9a-f]{64}$/);
       expect(events[0]!.data).toEqual({ callId: "desk_2", agentId: "shipping_expert", childThreadId: child });
       expect(events[1]!.data).toEqual({ callId: "desk_2", agentId: "shipping_expert", childThreadId: child, status: "completed" });
-      expect(events[2]!.data).toMatchObject({ status: "stopped", steps: 8, stoppedBy: "b" });
+      expect(events[2]!.data).toMatchObject({ status: "stopped", steps: 7, stoppedBy: "b" });
       const thread = json(lines[5]!);
       expect(thread).toMatchObject({ agentId: "shipping_expert", arguments: { input: "Where is order A-1001?" }, parent: { callId: "desk_2" }, lastTurn: "completed" });
       expect(thread.parent.threadId).toMatch(/^[0-9a-f]{64}$/);
