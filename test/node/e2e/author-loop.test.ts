@@ -6,11 +6,11 @@
  * mapped to the tool's own file.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT, freePort } from "../../../scripts/lib/dev-server.mjs";
-import { EXAMPLE_TOOLS, copyProject, writeIn } from "./support.js";
+import { copyProject, writeIn } from "./support.js";
 
 /** The README's word_count.ts, exactly as the README shows it. */
 const WORD_COUNT = /```ts file=agents\/tools\/word_count\.ts\n([\s\S]*?)```/.exec(readFileSync(join(REPO_ROOT, "README.md"), "utf8"))![1]!;
@@ -81,7 +81,7 @@ afterAll(() => {
 
 describe("npm start", () => {
   it("builds the registry at start and prints no Request.cf stack trace", () => {
-    expect(output).toMatch(/registry: \d+ tools?, \d+ agents? from agents\//);
+    expect(output).toMatch(/registry: \d+ tools?, \d+ agents?(, \d+ prompts?)?(, \d+ hooks?)? from agents\//);
     expect(output).not.toContain("Unable to fetch the `Request.cf` object");
   });
 
@@ -104,7 +104,8 @@ describe("npm start", () => {
     expect(output).toContain("registry: 1 problem; nothing written; still serving the last good registry");
     expect((await post("word_count", { text: "still here" })).body).toMatchObject({ ok: true, result: "2" });
     // While one file is broken nothing else is built either; fixing it builds again.
-    const built = `registry: ${EXAMPLE_TOOLS.length + 1} tools`; // the example's tools and word_count
+    // The example's tools plus word_count.
+    const built = `registry: ${readdirSync(join(REPO_ROOT, "agents/tools")).filter((f) => f.endsWith(".ts")).length + 1} tools`;
     const builds = output.split(built).length;
     writeIn(project, "agents/tools/word_count.ts", WORD_COUNT);
     await until("the rebuild after the fix", () => (output.split(built).length > builds ? true : undefined));
