@@ -15,6 +15,17 @@ import { toolRoutes } from "./tools.js";
 export function createApp(registry: Registry): Hono<{ Bindings: WeftEnv }> {
   const app = new Hono<{ Bindings: WeftEnv }>();
 
+  // A path with malformed percent-encoding (`%ZZ`, or bytes that are not UTF-8) names nothing.
+  app.use("*", async function wellFormedPath(c, next) {
+    const raw = new URL(c.req.url).pathname;
+    try {
+      decodeURIComponent(raw);
+    } catch {
+      throw new WeftError("invalid_request", `path ${JSON.stringify(raw.slice(0, 200))} has malformed percent-encoding`, { path: ["path"] });
+    }
+    return next();
+  });
+
   app.get("/", (c) =>
     c.json({
       name: "weft",

@@ -7,13 +7,15 @@ import type { Context } from "hono";
 import type { z } from "zod";
 import { byteLength, fitsBytes } from "../bytes.js";
 import { WeftError } from "../errors.js";
+import { checkJsonShape, maxJsonDepth } from "../json-shape.js";
 import { describeIssues } from "../tools/schema.js";
 
 /** Bytes a request body may have. */
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 /**
- * Reads and validates a JSON body; an empty body counts as `{}`.
+ * Reads and validates a JSON body; an empty body counts as `{}`. Nesting past the depth limit and
+ * lone surrogates are refused (see `checkJsonShape`).
  * @throws WeftError `invalid_json`, `invalid_request` (with `details.path`), `payload_too_large`.
  */
 export async function readBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.output<S>> {
@@ -34,6 +36,8 @@ export async function readBody<S extends z.ZodType>(c: Context, schema: S): Prom
       throw new WeftError("invalid_json", `request body is not valid JSON: ${(e as Error).message}`);
     }
   }
+  // Before anything crosses to a Durable Object: too deep a value overflows the RPC's stack.
+  checkJsonShape(value, maxJsonDepth(c.env));
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     const issues = describeIssues(parsed.error.issues);

@@ -1,0 +1,66 @@
+/**
+ * Checks on a parsed JSON value before it goes anywhere: nesting depth (a deep value overflows the
+ * stack when the Worker hands it to a Durable Object) and well-formed Unicode (a lone surrogate
+ * would be stored as replacement characters, altering what the client sent).
+ * @module
+ */
+import { WeftError } from "./errors.js";
+
+/** Default bound on nesting depth of a request body, in levels (`WEFT_MAX_JSON_DEPTH`). */
+export const DEFAULT_MAX_JSON_DEPTH = 64;
+
+/** The depth limit in force: `WEFT_MAX_JSON_DEPTH` when it is a positive integer, else 64. */
+export function maxJsonDepth(env: Readonly<Record<string, unknown>> | undefined): number {
+  const raw = Number(env?.WEFT_MAX_JSON_DEPTH);
+  return Number.isSafeInteger(raw) && raw > 0 ? raw : DEFAULT_MAX_JSON_DEPTH;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Index of the first lone surrogate in `text`, or -1 when it is well-formed UTF-16. */
+export function loneSurrogateAt(text: string): number {
+  const match = LONE_SURROGATE.exec(text);
+  return match ? match.index : -1;
+}
+
+/**
+ * Walks a parsed JSON value without recursion (so a 20,000-level value cannot overflow the stack).
+ * @throws WeftError `invalid_request` naming the path and the limit when nesting exceeds
+ * `maxDepth` levels, or naming the path of a string or key holding a lone surrogate.
+ */
+export function checkJsonShape(value: unknown, maxDepth: number, root: (string | number)[] = []): void {
+  const stack: Array<{ value: unknown; path: (string | number)[] }> = [{ value, path: root }];
+  while (stack.length > 0) {
+    const { value: node, path } = stack.pop()!;
+    if (typeof node === "string") {
+      checkText(node, path);
+      continue;
+    }
+    if (node === null || typeof node !== "object") continue;
+    const depth = path.length - root.length + 1;
+    if (depth > maxDepth) {
+      const shown = path.slice(0, 8).join(".") + (path.length > 8 ? "..." : "");
+      throw new WeftError("invalid_request", `${shown || "body"}: nested more than ${maxDepth} levels deep; the limit is ${maxDepth} levels (WEFT_MAX_JSON_DEPTH)`, {
+        path: path.slice(0, maxDepth + 1),
+        limit: maxDepth,
+      });
+    }
+    if (Array.isArray(node)) {
+      for (let i = node.length - 1; i >= 0; i--) stack.push({ value: node[i], path: [...path, i] });
+    } else {
+      for (const [key, child] of Object.entries(node)) {
+        checkText(key, [...path, key]);
+        stack.push({ value: child, path: [...path, key] });
+      }
+    }
+  }
+}
+
+function checkText(text: string, path: (string | number)[]): void {
+  const at = loneSurrogateAt(text);
+  if (at < 0) return;
+  const where = path.length === 0 ? "body" : path.join(".");
+  throw new WeftError("invalid_request", `${where}: text is not well-formed Unicode (a lone surrogate at index ${at}); send valid UTF-16 pairs`, {
+    path,
+  });
+}
