@@ -64,3 +64,18 @@ function checkText(text: string, path: (string | number)[]): void {
     path,
   });
 }
+
+/**
+ * A value as it goes on the wire: what `JSON.stringify` makes of it, read back (a `Date` becomes
+ * its ISO-8601 text, a `bigint` its decimal text, `undefined` fields drop out). Approvals bind to
+ * this form, and call records store it.
+ */
+export function wireValue(value: unknown): unknown {
+  const text = wireJson(value);
+  return text === undefined ? undefined : (JSON.parse(text) as unknown);
+}
+
+/** `JSON.stringify` that writes a `bigint` as its decimal text instead of throwing. */
+export function wireJson(value: unknown): string | undefined {
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? v.toString() : v));
+}

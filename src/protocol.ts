@@ -112,6 +112,10 @@ export interface CallRecord {
   errorCode?: string;
   /** Path of the full result in the thread's files, when the stored result was capped. */
   fullResultPath?: string;
+  /** `unknown`: a write failed after it began; its effect may or may not have happened. */
+  outcome?: "unknown";
+  /** Runs of this call that a restart of the thread cut short. */
+  restarts?: number;
 }
 
 /** Payloads of the built-in event types, keyed by `type` (snake_case, DESIGN.md). */
@@ -143,6 +147,8 @@ export interface EventPayloads {
     stubbed?: boolean;
     /** Path of the full result when `result` was capped for the model. */
     fullResultPath?: string;
+    /** `unknown`: a write failed after it began; its effect may or may not have happened. */
+    outcome?: "unknown";
   };
   tool_call_approval_requested: { callId: string; toolName: string; input: unknown; argsHash: string };
   tool_call_parked: { callId: string; toolName: string; reason: string };

@@ -128,6 +128,8 @@ export type ListedCall = {
   parkReason?: string;
   argsHash?: string;
   fullResultPath?: string;
+  outcome?: string;
+  restarts?: number;
   result?: { status: string; result?: string; error?: string; attachments?: unknown[] };
 };
 

@@ -160,7 +160,7 @@ function checkTool(checks, entry, mod, problem) {
   const def = /** @type {Record<string, unknown>} */ (mod.default);
   try {
     checks.checkToolDefinition(entry.name, def);
-    if (def.args !== undefined) checks.toModelJsonSchema(checks.toZodSchema(entry.name, "args", def.args));
+    if (def.args !== undefined) checks.toModelJsonSchema(checks.toZodSchema(entry.name, "args", def.args), entry.name, "args");
     if (def.outputSchema !== undefined) checks.toZodSchema(entry.name, "outputSchema", def.outputSchema);
   } catch (error) {
     problem(checks.isWeftError(error) ? messageOf(error) : `checking the definition threw: ${messageOf(error)}`);

@@ -82,7 +82,7 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
       if (response.finish === "end" && response.toolCalls.length === 0 && response.text === "") break;
       steps = execution.countStep();
       host.onStep(execution.steps);
-      const calls = host.uniqueIds(response.toolCalls);
+      const calls = host.uniqueIds(wellFormedCalls(response.toolCalls, turnId, steps));
       host.emit("model_step", { turnId, step: steps, text: response.text, toolCalls: calls });
       const assistant: NewTurnMessage = { role: "assistant", content: response.text };
       if (calls.length === 0) {
@@ -105,6 +105,29 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
 }
 
 /**
+ * A model step's calls as the history stores them, whatever an adapter produced: `arguments` is
+ * text (absent means no arguments; a structured value becomes its JSON), `id` and `name` strings.
+ */
+export function wellFormedCalls(calls: readonly unknown[] | undefined, turnId: string, step: number): ToolCallRequest[] {
+  return (calls ?? []).map((raw, i) => {
+    const call = (raw ?? {}) as Partial<Record<keyof ToolCallRequest, unknown>>;
+    const args = call.arguments;
+    let text: string;
+    if (typeof args === "string") text = args;
+    else if (args === undefined || args === null) text = "";
+    else {
+      try {
+        text = JSON.stringify(args) ?? "";
+      } catch {
+        text = String(args);
+      }
+    }
+    const id = typeof call.id === "string" && call.id !== "" ? call.id : `call_${turnId}_${step}_${i}`;
+    return { id, name: typeof call.name === "string" ? call.name : String(call.name ?? ""), arguments: text };
+  });
+}
+
+/**
  * Dispatches a step's calls in order. When all are final, their results join the history in
  * call order (one transaction, with the step closed); otherwise the turn waits.
  */
@@ -116,6 +139,10 @@ async function settleStep(host: TurnHost, execution: Execution, calls: ToolCallR
     const done = await host.dispatch(execution, { callId: call.id, toolName: call.name, args: { text: call.arguments }, source: "model", turnId });
     outcomes.push(done.outcome);
     queued.push(...done.queued);
+  }
+  // A call that waited may have been decided while its siblings ran: read where each stands now.
+  for (const [i, o] of outcomes.entries()) {
+    if (!o.final) outcomes[i] = (await host.dispatch(execution, { callId: o.callId, toolName: o.toolName, args: { text: o.argsText }, source: "model", turnId })).outcome;
   }
   const waiting = outcomes.filter((o) => !o.final).map((o) => o.callId);
   // A stopped turn does not wait: its step closes with the calls' current standing (a parked

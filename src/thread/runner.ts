@@ -11,6 +11,7 @@ import { type TurnEnd, runTurn } from "../run/turn.js";
 import type { CallOutcome } from "../tools/dispatch.js";
 import { resultText } from "../tools/result.js";
 import { type Settlement, approveCall, denyCall, settleCall } from "../tools/decide.js";
+import { closeOpenStep } from "./close-step.js";
 import { createDispatchHost } from "./dispatch-host.js";
 import type { ThreadEngine } from "./engine.js";
 import type { TurnRecord } from "./store/turns.js";
@@ -66,8 +67,10 @@ export class TurnRunner {
    */
   async resume(): Promise<void> {
     if (this.running) {
+      // Whatever brought us here (a decision) may be what the running turn waits for: look again.
       this.armAlarm(WATCHDOG_MS);
-      return this.idle();
+      await this.idle();
+      return this.resume();
     }
     const latest = this.engine.store.turns.latest();
     if (latest?.status === "waiting" && this.stillWaiting(latest.turnId)) {
@@ -192,6 +195,13 @@ export class TurnRunner {
     if (end.status === "waiting") {
       store.turns.setStatus(turnId, "waiting");
       return end;
+    }
+    if (end.status === "failed") {
+      try {
+        closeOpenStep(engine, turnId, end.error ?? "unknown error");
+      } catch (e) {
+        console.error("weft: could not close the failed turn's open step", e);
+      }
     }
     store.turns.end(turnId, end.status, end.error);
     engine.emit("turn_finished", { turnId, status: end.status, steps: end.steps, ...(end.error ? { error: end.error } : {}) });

@@ -45,7 +45,7 @@ export function compileTool(name: string, def: unknown): CompiledTool {
   checkToolDefinition(name, def);
   const args = def.args === undefined || def.args === null ? null : toZodSchema(name, "args", def.args);
   const output = def.outputSchema === undefined ? null : toZodSchema(name, "outputSchema", def.outputSchema);
-  const inputSchema = args ? toModelJsonSchema(args) : NO_ARGS;
+  const inputSchema = args ? toModelJsonSchema(args, name, "args") : NO_ARGS;
   const effect = def.effect;
   return {
     name,
@@ -53,7 +53,7 @@ export function compileTool(name: string, def: unknown): CompiledTool {
     args,
     inputSchema,
     output,
-    outputSchema: output ? toModelJsonSchema(output) : null,
+    outputSchema: output ? toModelJsonSchema(output, name, "outputSchema") : null,
     declaredEffect: typeof effect === "function" ? "predicate" : (effect ?? "write"),
     effectOf(input: unknown): Effect {
       if (typeof effect !== "function") return effect ?? "write";

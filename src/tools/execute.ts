@@ -3,7 +3,7 @@
  * cap, record, emit. The only place a tool's `execute` is called (DESIGN.md).
  * @module
  */
-import type { WeftError } from "../errors.js";
+import { WeftError, errorMessage } from "../errors.js";
 import type { CallRecord, CallStatus, EventPayloads, ToolResult } from "../protocol.js";
 import type { CompiledTool } from "./catalog.js";
 import { type CallOutcome, type CallRequest, type DispatchHost, effectKeyOf } from "./host.js";
@@ -68,7 +68,9 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
       signal: host.signal,
       ...(call.approvedBy ? { approvedBy: call.approvedBy } : {}),
     };
-    const ran = await untilAborted((tool.def.execute as Execute)(state, input, context), host.signal);
+    // An async wrapper, so an `execute` that throws before returning a promise is a result too.
+    const work = (async () => (tool.def.execute as Execute)(state, input, context))();
+    const ran = await untilAborted(work, host.signal);
     if (ran.aborted) return afterAbort(host, call, state, attempts);
     if (ran.ok) {
       result = normalizeResult(ran.value);
@@ -82,11 +84,26 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
       continue;
     }
     result = resultFromThrown(ran.error);
+    if (!retryable(effect) && !isRefusal(ran.error)) {
+      // The throw may have come after the request went out: say so, or a repeat repeats the effect.
+      result.error = `${result.error}. ${UNKNOWN_OUTCOME}`;
+      await host.checkpoint?.("after_effect", mark);
+      return finishCall(host, call, result, "failed", attempts, { outcome: "unknown" });
+    }
     break;
   }
   await host.checkpoint?.("after_effect", mark);
   result = checkOutput(tool, result);
   return finishCall(host, call, result, result.status === "success" ? "succeeded" : "failed", attempts);
+}
+
+/** What the model is told when a write threw: its outcome is not known. */
+export const UNKNOWN_OUTCOME =
+  "The outcome is unknown: the call failed after it began, so its effect may have happened; repeating the call may repeat the effect";
+
+/** A thrown input refusal: the tool said no before doing anything. */
+function isRefusal(thrown: unknown): boolean {
+  return thrown instanceof WeftError ? thrown.code === "invalid_tool_input" : (thrown as { code?: unknown } | null)?.code === "invalid_tool_input";
 }
 
 /** Waits for `work`, or for the signal, whichever comes first. */
@@ -167,6 +184,8 @@ export function parkCall(host: DispatchHost, request: CallRequest, reason: strin
 /** What a final result records besides itself: a stub mark, or the refusal that ended it. */
 export interface FinishExtra {
   stubbed?: boolean;
+  /** `unknown`: a write failed after it began, so its effect may or may not have happened. */
+  outcome?: "unknown";
   errorCode?: WeftError["code"];
   errorDetails?: Record<string, unknown>;
 }
@@ -184,15 +203,27 @@ export function finishCall(
   extra: FinishExtra = {},
 ): CallOutcome {
   const { request, tool } = call;
-  const capped = capResult(result, request.callId, host.resultCapBytes, host.files);
   const durationMs = Date.now() - call.startedAt;
-  host.journal.finish(request.callId, status, capped.result, {
-    attempts,
-    durationMs,
-    ...(extra.stubbed ? { stubbed: true } : {}),
-    ...(extra.errorCode ? { errorCode: extra.errorCode } : {}),
-    ...(capped.fullResultPath ? { fullResultPath: capped.fullResultPath } : {}),
-  });
+  let capped: ReturnType<typeof capResult>;
+  try {
+    capped = capResult(result, request.callId, host.resultCapBytes, host.files);
+    host.journal.finish(request.callId, status, capped.result, {
+      attempts,
+      durationMs,
+      ...(extra.stubbed ? { stubbed: true } : {}),
+      ...(extra.errorCode ? { errorCode: extra.errorCode } : {}),
+      ...(extra.outcome ? { outcome: extra.outcome } : {}),
+      ...(capped.fullResultPath ? { fullResultPath: capped.fullResultPath } : {}),
+    });
+  } catch (e) {
+    // The result could not be stored: the call still ends, with an error naming what failed.
+    const ran = attempts > 0 && status !== "aborted" ? "; the tool ran, so its effect happened" : "";
+    const failure: ToolResult = { status: "error", error: `weft could not store this call's result (${errorMessage(e).slice(0, 300)})${ran}` };
+    capped = { result: failure };
+    status = "failed";
+    extra = {};
+    host.journal.finish(request.callId, status, failure, { attempts, durationMs });
+  }
   const finished: EventPayloads["tool_call_finished"] = {
     callId: request.callId,
     toolName: request.toolName,
@@ -205,6 +236,7 @@ export function finishCall(
   if (capped.result.result !== undefined) finished.result = capped.result.result;
   if (capped.result.error !== undefined) finished.error = capped.result.error;
   if (extra.stubbed) finished.stubbed = true;
+  if (extra.outcome) finished.outcome = extra.outcome;
   if (capped.fullResultPath) finished.fullResultPath = capped.fullResultPath;
   host.emit("tool_call_finished", finished);
   return {
@@ -226,6 +258,14 @@ export function finishCall(
 
 /** seed-002: a success whose value fails `outputSchema` is an error result; the effect still happened. */
 function checkOutput(tool: CompiledTool, result: ToolResult): ToolResult {
+  try {
+    return checkOutputOrThrow(tool, result);
+  } catch (e) {
+    return { status: "error", error: `invalid_tool_output: the tool ran and its effect happened, but checking its result against outputSchema failed: ${errorMessage(e)}` };
+  }
+}
+
+function checkOutputOrThrow(tool: CompiledTool, result: ToolResult): ToolResult {
   if (!tool.output || result.status !== "success") return result;
   let value: unknown = result.result;
   if (typeof value === "string") {

@@ -32,6 +32,6 @@ export interface CallJournal {
     callId: string,
     status: CallStatus,
     result: ToolResult,
-    details: { attempts: number; durationMs: number; stubbed?: boolean; errorCode?: string; fullResultPath?: string },
+    details: { attempts: number; durationMs: number; stubbed?: boolean; errorCode?: string; fullResultPath?: string; outcome?: "unknown" },
   ): boolean;
 }

@@ -5,6 +5,7 @@
  */
 import type { CallRecord } from "../protocol.js";
 import type { CompiledTool } from "./catalog.js";
+import { liveInput } from "./dispatch.js";
 import { foundResult, finishCall, lookup, parkCall, runCall } from "./execute.js";
 import { type CallOutcome, type CallRequest, type DispatchHost, effectKeyOf } from "./host.js";
 
@@ -34,7 +35,7 @@ export async function recoverCall(host: DispatchHost, record: CallRecord, now = 
   } catch {
     return parkCall(host, request, "interrupted by a restart, and the tool no longer exists", record.attempts);
   }
-  const input = record.input;
+  const input = await liveInput(tool, record);
   const ready = { request, tool, input, existing: record, startedAt: now, ...(record.approvedBy ? { approvedBy: record.approvedBy } : {}) };
   let effect;
   try {

@@ -5,6 +5,7 @@
  */
 import * as z from "zod";
 import { WeftError } from "../errors.js";
+import { zodJsonSchema } from "./json-form.js";
 import type { SchemaInput } from "./types.js";
 
 // Workers refuse `new Function`; Zod's JIT would probe for it on every first parse.
@@ -93,11 +94,12 @@ function checkDefaults(tool: string, field: string, node: JsonNode, path: (strin
   visit(node.additionalProperties, [...path, "additionalProperties"]);
 }
 
-/** The JSON Schema the model sees: `z.toJSONSchema(schema, { io: "input" })` without `$schema`. */
-export function toModelJsonSchema(schema: z.ZodType): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
-  delete json.$schema;
-  return json;
+/**
+ * The JSON Schema the model sees: `z.toJSONSchema(schema, { io: "input" })` without `$schema`.
+ * @throws WeftError `invalid_config` for a type with no JSON form (see `zodJsonSchema`).
+ */
+export function toModelJsonSchema(schema: z.ZodType, tool = "(unnamed)", field: "args" | "outputSchema" = "args"): Record<string, unknown> {
+  return zodJsonSchema(tool, field, schema);
 }
 
 /** One validation failure: the offending path and a message that starts with it. */

@@ -4,6 +4,7 @@
  * @module
  */
 import { type CallRecord, type CallSource, type CallStatus, FINAL_CALL_STATUSES, type ToolResult } from "../../protocol.js";
+import { wireJson } from "../../json-shape.js";
 import type { JournalEntry } from "../../tools/journal.js";
 
 /** `(…)` list of the final statuses, for `NOT IN`: a final row is never rewritten. */
@@ -32,6 +33,8 @@ interface CallRow extends Record<string, SqlStorageValue> {
   args_hash: string | null;
   error_code: string | null;
   full_result_path: string | null;
+  outcome: string | null;
+  restarts: number;
 }
 
 /** A stored call, with the parent that queued or invoked it. */
@@ -61,6 +64,8 @@ function toRecord(row: CallRow): StoredCall {
   if (row.args_hash !== null) record.argsHash = row.args_hash;
   if (row.error_code !== null) record.errorCode = row.error_code;
   if (row.full_result_path !== null) record.fullResultPath = row.full_result_path;
+  if (row.outcome === "unknown") record.outcome = "unknown";
+  if (row.restarts > 0) record.restarts = row.restarts;
   return record;
 }
 
@@ -74,6 +79,7 @@ export interface FinishDetails {
   stubbed?: boolean;
   errorCode?: string;
   fullResultPath?: string;
+  outcome?: "unknown";
 }
 
 /** Reads and writes call rows. */
@@ -95,7 +101,7 @@ export class CallStore {
       call.source,
       call.status,
       call.argsText,
-      call.input === undefined ? null : JSON.stringify(call.input),
+      call.input === undefined ? null : (wireJson(call.input) ?? null),
       call.status === "started" ? 1 : 0,
       call.effectKey,
       call.turnId ?? null,
@@ -110,7 +116,7 @@ export class CallStore {
     this.sql.exec(
       `UPDATE calls SET status = 'started', input = ?, attempts = attempts + 1, started_at = ?
        WHERE call_id = ? AND status NOT IN ${FINAL_SQL}`,
-      JSON.stringify(input ?? null),
+      wireJson(input ?? null) ?? "null",
       now,
       callId,
     );
@@ -125,7 +131,7 @@ export class CallStore {
   awaitApproval(callId: string, input: unknown, argsHash: string): void {
     this.sql.exec(
       `UPDATE calls SET status = 'awaiting_approval', input = ?, args_hash = ? WHERE call_id = ? AND status NOT IN ${FINAL_SQL}`,
-      JSON.stringify(input ?? null),
+      wireJson(input ?? null) ?? "null",
       argsHash,
       callId,
     );
@@ -146,7 +152,7 @@ export class CallStore {
    */
   finish(callId: string, status: CallStatus, result: ToolResult, details: FinishDetails, now = Date.now()): boolean {
     const cursor = this.sql.exec(
-      `UPDATE calls SET status = ?, result = ?, attempts = ?, duration_ms = ?, finished_at = ?, stubbed = ?, error_code = ?, full_result_path = ?
+      `UPDATE calls SET status = ?, result = ?, attempts = ?, duration_ms = ?, finished_at = ?, stubbed = ?, error_code = ?, full_result_path = ?, outcome = ?
        WHERE call_id = ? AND status NOT IN ${FINAL_SQL}`,
       status,
       JSON.stringify(result),
@@ -156,6 +162,7 @@ export class CallStore {
       details.stubbed ? 1 : 0,
       details.errorCode ?? null,
       details.fullResultPath ?? null,
+      details.outcome ?? null,
       callId,
     );
     return cursor.rowsWritten > 0;
