@@ -102,7 +102,7 @@ async function main() {
     }
   }
 
-  for (const warning of new Set([...scans.values()].flatMap((s) => s.warnings))) console.error(`registry: warning: ${warning}`);
+  for (const warning of new Set([...[...scans.values()].flatMap((s) => s.warnings), ...evaluation.warnings])) console.error(`registry: warning: ${warning}`);
   if (problems.length > 0) {
     const lines = [...new Set(problems.map((p) => `${p.file}: ${p.message}`))].sort(byCodeUnit);
     for (const line of lines) console.error(line);

@@ -6,15 +6,6 @@
  */
 import { WeftError } from "./errors.js";
 
-/** Default bound on nesting depth of a request body, in levels (`WEFT_MAX_JSON_DEPTH`). */
-export const DEFAULT_MAX_JSON_DEPTH = 64;
-
-/** The depth limit in force: `WEFT_MAX_JSON_DEPTH` when it is a positive integer, else 64. */
-export function maxJsonDepth(env: Readonly<Record<string, unknown>> | undefined): number {
-  const raw = Number(env?.WEFT_MAX_JSON_DEPTH);
-  return Number.isSafeInteger(raw) && raw > 0 ? raw : DEFAULT_MAX_JSON_DEPTH;
-}
-
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Index of the first lone surrogate in `text`, or -1 when it is well-formed UTF-16. */

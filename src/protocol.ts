@@ -104,12 +104,16 @@ export interface CallRecord {
   stubbed?: boolean;
   /** Who approved it, for `needsApproval` tools. */
   approvedBy?: string;
+  /** The verified user who denied or settled it (a person's verdict), when one did. */
+  decidedBy?: string;
   /** Why it is parked, or was before it was settled. */
   parkReason?: string;
   /** SHA-256 of the canonical input, the approval is bound to it. */
   argsHash?: string;
-  /** Code of a refusal before execute (`unknown_tool`, `invalid_tool_input`). */
+  /** Code of a refusal (`unknown_tool`, `invalid_tool_input`, `invalid_tool_output`). */
   errorCode?: string;
+  /** Structured details of that refusal; `issues` lists `{ path, message, keyword }` with `path` an array of keys and indexes. */
+  errorDetails?: Record<string, unknown>;
   /** Path of the full result in the thread's files, when the stored result was capped. */
   fullResultPath?: string;
   /** `unknown`: a write failed after it began; its effect may or may not have happened. */
@@ -144,6 +148,10 @@ export interface EventPayloads {
     durationMs: number;
     attempts: number;
     /** True when a dry-run thread answered without running the tool. */
+    /** Code of a refusal, as on the call record. */
+    errorCode?: string;
+    /** Structured details of a refusal (`issues` with array paths), as on the call record. */
+    errorDetails?: Record<string, unknown>;
     stubbed?: boolean;
     /** Path of the full result when `result` was capped for the model. */
     fullResultPath?: string;

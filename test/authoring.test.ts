@@ -9,7 +9,7 @@ import * as z from "zod";
 import { z as z3 } from "zod/v3";
 import { defineAgent, defineTool, WeftError } from "../src/index.js";
 import { checkToolDefinition, TOOL_NAME_PATTERN } from "../src/tools/define.js";
-import { toModelJsonSchema, toZodSchema, validate } from "../src/tools/schema.js";
+import { compileSchema } from "../src/tools/schema.js";
 import type { AnyToolDefinition, ToolArgs } from "../src/tools/types.js";
 import lookupCustomer from "./fixtures/tools/lookup_customer.js";
 import { registry } from "./generated/registry.js";
@@ -66,9 +66,9 @@ describe("the test registry", () => {
     for (const [name, def] of Object.entries(registry.tools)) {
       expect(name).toMatch(TOOL_NAME_PATTERN);
       expect(() => checkToolDefinition(name, def)).not.toThrow();
-      if (def.args !== undefined) expect(toModelJsonSchema(toZodSchema(name, "args", def.args))).toMatchObject({ type: "object" });
+      if (def.args !== undefined) expect(compileSchema(name, "args", def.args).jsonSchema).toMatchObject({ type: "object" });
       const output = def.outputSchema;
-      if (output !== undefined) expect(() => toZodSchema(name, "outputSchema", output)).not.toThrow();
+      if (output !== undefined) expect(() => compileSchema(name, "outputSchema", output)).not.toThrow();
     }
   });
 
@@ -100,7 +100,7 @@ describe("seed-003 complete examples: model-facing schemas", () => {
       city: { type: "string", description: "City name" },
       units: { type: "string", enum: ["metric", "imperial"], default: "metric" },
     });
-    expect(validate(toZodSchema("get_weather", "args", tool("get_weather").args), { city: "Oslo" })).toEqual({
+    expect(compileSchema("get_weather", "args", tool("get_weather").args).validate({ city: "Oslo" })).toEqual({
       ok: true,
       data: { city: "Oslo", units: "metric" },
     });
@@ -144,44 +144,46 @@ describe("defineTool and defineAgent", () => {
 
 describe("schema refusals and JSON Schema args", () => {
   it("refuses a Zod 3 schema with invalid_config and says why", () => {
-    const error = thrown(() => toZodSchema("legacy", "args", z3.object({ name: z3.string() }) as never));
+    const error = thrown(() => compileSchema("legacy", "args", z3.object({ name: z3.string() }) as never));
     expect(error).toBeInstanceOf(WeftError);
     expect(error).toMatchObject({ code: "invalid_config", message: expect.stringContaining("is a Zod 3 schema; weft needs Zod 4") });
   });
 
   it("refuses args that are not an object schema", () => {
-    expect(thrown(() => toZodSchema("flat", "args", z.string()))).toMatchObject({ code: "invalid_config" });
-    expect(thrown(() => toZodSchema("list", "args", { type: "array" } as never))).toMatchObject({ code: "invalid_config" });
+    expect(thrown(() => compileSchema("flat", "args", z.string()))).toMatchObject({ code: "invalid_config" });
+    expect(thrown(() => compileSchema("list", "args", { type: "array" } as never))).toMatchObject({ code: "invalid_config" });
   });
 
   it("validates JSON Schema args: defaults applied, allowed extra keys kept, bad values named", () => {
-    const schema = toZodSchema("echo_json_schema", "args", tool("echo_json_schema").args);
-    expect(validate(schema, { city: "Oslo", note: "extra" })).toEqual({
+    const schema = compileSchema("echo_json_schema", "args", tool("echo_json_schema").args);
+    expect(schema.validate({ city: "Oslo", note: "extra" })).toEqual({
       ok: true,
       data: { city: "Oslo", days: 3, note: "extra" },
     });
-    const tooLong = validate(schema, { city: "Oslo", days: 30 });
+    const tooLong = schema.validate({ city: "Oslo", days: 30 });
     expect(tooLong.ok).toBe(false);
     if (!tooLong.ok) expect(tooLong.issues.map((i) => i.path)).toEqual([["days"]]);
-    const missing = validate(schema, {});
+    const missing = schema.validate({});
     expect(missing.ok).toBe(false);
     if (!missing.ok) expect(missing.issues[0]?.message).toMatch(/^city: /);
-    expect(toModelJsonSchema(schema)).toMatchObject({ properties: { days: { type: "integer", default: 3 } }, required: ["city"] });
+    expect(schema.jsonSchema).toMatchObject({ properties: { days: { type: "integer", default: 3 } }, required: ["city"] });
   });
 
   it("names the failing path of Zod args", () => {
-    const result = validate(toZodSchema("person", "args", tool("person").args), { name: "Ada", age: "x" });
-    expect(result).toEqual({ ok: false, issues: [{ path: ["age"], message: "age: expected number, received string" }] });
+    const result = compileSchema("person", "args", tool("person").args).validate({ name: "Ada", age: "x" });
+    expect(result).toEqual({ ok: false, issues: [{ path: ["age"], message: "age: expected number, received string", keyword: "invalid_type" }] });
   });
 });
 
 describe("JSON Schema defaults", () => {
-  it("refuses a default its own schema refuses, naming where it is", () => {
+  it("does not apply a default its own schema refuses, and warns naming the tool and where it is", () => {
     const bad = { type: "object", properties: { years: { type: "integer", default: "5 years" } } } as const;
-    expect(() => toZodSchema("loan", "args", bad)).toThrow(/tool "loan": args properties\.years\.default is "5 years", which its own schema refuses/);
+    const loan = compileSchema("loan", "args", bad);
+    expect(loan.warnings).toEqual([expect.stringMatching(/^tool "loan": args properties\/years\/default is "5 years", which its own schema refuses .*it is not applied$/)]);
+    expect(loan.validate({})).toEqual({ ok: true, data: {} });
     const nested = { type: "object", properties: { opts: { type: "object", properties: { on: { type: "boolean", default: "false" } } } } } as const;
-    expect(() => toZodSchema("t", "args", nested)).toThrow(/properties\.opts\.properties\.on\.default/);
+    expect(compileSchema("t", "args", nested).warnings[0]).toMatch(/properties\/opts\/properties\/on\/default/);
     const good = { type: "object", properties: { years: { type: "integer", default: 5 } } } as const;
-    expect(toZodSchema("loan", "args", good).parse({})).toEqual({ years: 5 });
+    expect(compileSchema("loan", "args", good).validate({})).toEqual({ ok: true, data: { years: 5 } });
   });
 });

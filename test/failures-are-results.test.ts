@@ -126,11 +126,11 @@ describe("approval cannot be bypassed", () => {
     const id = await createThread({ agent: "robustness", dryRun: true });
     await runTurn(id, "go", [{ toolCalls: [{ id: "pay", name: "needs_ok", arguments: { amount: 500 } }] }, { text: "done" }]);
     expect((await callsOf(id))[0]!.status).toBe("awaiting_approval");
-    const approved = await json("POST", `/threads/${id}/calls/pay/approve`, { approvedBy: "alice" });
+    const approved = await json("POST", `/threads/${id}/calls/pay/approve`, {});
     expect(approved.body).toMatchObject({ status: "succeeded", stubbed: true, result: { result: "Operation acknowledged." } });
     await stubOf(id).waitIdle();
     expect((await ledgerOf(`${id}:pay`)).runs).toBe(0);
-    expect((await callsOf(id))[0]).toMatchObject({ stubbed: true, approvedBy: "alice" });
+    expect((await callsOf(id))[0]).toMatchObject({ stubbed: true, approvedBy: "tester" });
   });
 
   it("9. approving a call while its sibling still runs lets the turn go on at once, with no stale turn_waiting", async () => {

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { InjectMessageInput, Message, ThreadState, ToolCallContext, ToolResult } from "../src/index.js";
-import { toZodSchema, validate } from "../src/tools/schema.js";
+import { compileSchema } from "../src/tools/schema.js";
 import { registry } from "./generated/registry.js";
 
 /** An in-memory ThreadState with the parts these tools use; the rest throws. */
@@ -45,7 +45,7 @@ async function run(
   if (!def) throw new Error(`no tool ${name}`);
   let input: unknown = undefined;
   if (def.args !== undefined) {
-    const parsed = validate(toZodSchema(name, "args", def.args), args);
+    const parsed = compileSchema(name, "args", def.args).validate(args);
     if (!parsed.ok) throw new Error(parsed.issues.map((i) => i.message).join("; "));
     input = parsed.data;
   }

@@ -115,6 +115,7 @@ describe("thread routes", () => {
   it("answers client mistakes with 4xx and a code, never 500", async () => {
     const cases: Array<[string, string, string | undefined, number, string]> = [
       ["POST", "/threads", "{not json", 400, "invalid_json"],
+      ["POST", "/threads", "text:{}", 415, "unsupported_media_type"],
       ["POST", "/threads", JSON.stringify({ agent: 5 }), 400, "invalid_request"],
       ["POST", "/threads", JSON.stringify({ agent: "ghost" }), 404, "agent_not_found"],
       ["POST", "/threads", JSON.stringify({ asOf: "yesterday" }), 400, "invalid_request"],
@@ -123,7 +124,9 @@ describe("thread routes", () => {
       ["GET", "/nowhere", undefined, 404, "not_found"],
     ];
     for (const [method, path, body, status, code] of cases) {
-      const res = await request(path, { method, ...(body ? { body } : {}) });
+      const plain = body?.startsWith("text:");
+      const headers = { "content-type": plain ? "text/plain" : "application/json" };
+      const res = await request(path, { method, ...(body ? { body: plain ? body.slice(5) : body, headers } : {}) });
       expect([path, res.status]).toEqual([path, status]);
       expect((await res.json<any>()).error.code).toBe(code);
     }

@@ -84,6 +84,6 @@ describe("queueTool and invokeTool follow the guarantees", () => {
     expect(queued).toMatchObject({ source: "queue", status: "awaiting_approval" });
     await json("POST", `/threads/${id}/calls/${queued.callId}/approve`, { approvedBy: "lead" });
     await stubOf(id).waitIdle();
-    expect((await callsOf(id)).find((c) => c.callId === queued.callId)).toMatchObject({ status: "succeeded", approvedBy: "lead" });
+    expect((await callsOf(id)).find((c) => c.callId === queued.callId)).toMatchObject({ status: "succeeded", approvedBy: "tester" });
   });
 });

@@ -36,6 +36,20 @@ describe("model turns through the dispatch pipeline", () => {
     expect(events.filter((e) => e.type === "tool_call_finished")).toHaveLength(1);
   });
 
+  it("carries structured issues (array paths) on the call record and the tool_call_finished event", async () => {
+    const id = await createThread();
+    await runTurn(id, "hi", [{ toolCalls: [{ id: "c1", name: "echo_json_schema", arguments: { city: "", days: 1.5 } }] }, { text: "ok" }]);
+    const [call] = (await json<{ calls: Array<Call & { errorCode?: string; errorDetails?: { issues: unknown[] } }> }>("GET", `/threads/${id}/calls`)).body.calls;
+    const issues = [
+      { path: ["city"], keyword: "minLength", message: expect.stringMatching(/^city: /) },
+      { path: ["days"], keyword: "type", message: "days: expected integer, received number" },
+    ];
+    expect(call).toMatchObject({ status: "failed", errorCode: "invalid_tool_input", errorDetails: { issues: expect.arrayContaining(issues) } });
+    expect(call!.errorDetails!.issues).toHaveLength(2);
+    const finished = (await eventsOf(id)).find((e) => e.type === "tool_call_finished");
+    expect(finished!.data).toMatchObject({ errorCode: "invalid_tool_input", errorDetails: { issues: expect.arrayContaining(issues) } });
+  });
+
   it("answers an unknown tool name with an error that lists the valid names", async () => {
     const id = await createThread();
     await runTurn(id, "hi", [

@@ -10,6 +10,9 @@ const weft = createWeft(registry);
 /** The Thread Durable Object class under test. */
 export const Thread = weft.Thread;
 
+/** The per-user account Durable Object. */
+export const UserAccount = weft.UserAccount;
+
 export default weft.worker;
 
 export { Ledger } from "./ledger.js";

@@ -73,6 +73,8 @@ export async function startDevServer(options) {
   const wrangler = join(cwd, "node_modules", "wrangler", "bin", "wrangler.js");
   const args = [
     wrangler, "dev",
+    // Development mode, as `npm start` runs it (only on loopback, only while no auth is configured).
+    "--var", "WEFT_DEV_MODE:on",
     "--config", config,
     "--ip", "127.0.0.1",
     "--port", String(port),

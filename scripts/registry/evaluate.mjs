@@ -14,8 +14,7 @@ import { FACTORY, displayPath } from "./scan.mjs";
 
 /** weft modules the checks run, bundled with the authoring files so they share one zod. */
 const CHECK_MODULES = {
-  weft_define: "src/tools/define.ts",
-  weft_schema: "src/tools/schema.ts",
+  weft_catalog: "src/tools/catalog.ts",
   weft_errors: "src/errors.ts",
   weft_prompt: "src/run/prompt.ts",
   weft_agent: "src/run/agent.ts",
@@ -50,7 +49,8 @@ const stubCloudflareWorkers = {
 /**
  * @typedef {import("./scan.mjs").Entry} Entry
  * @typedef {import("./scan.mjs").Problem} Problem
- * @typedef {{ problems: Problem[], defs: Map<string, unknown>, checkReferences: Function | null }} Evaluation
+ * @typedef {{ problems: Problem[], warnings: string[], defs: Map<string, unknown>, checkReferences: Function | null }} Evaluation
+ *   `warnings` are definition problems that do not refuse a tool (a `default` its own schema refuses).
  *   `defs` maps each file that passed its own checks to its default export, for the caller's
  *   cross-reference check (`checkReferences` of src/run/references.ts; null when nothing was built).
  */
@@ -67,7 +67,7 @@ const messageOf = (error) => (error instanceof Error ? error.message : String(er
  */
 export async function evaluateEntries(root, entries) {
   /** @type {Evaluation} */
-  const out = { problems: [], defs: new Map(), checkReferences: null };
+  const out = { problems: [], warnings: [], defs: new Map(), checkReferences: null };
   if (entries.length === 0) return out;
   const tmp = await mkdtemp(path.join(os.tmpdir(), "weft-registry-"));
   try {
@@ -96,7 +96,8 @@ export async function evaluateEntries(root, entries) {
         problem(`a${entry.kind === "agent" ? "n" : ""} ${entry.kind} file needs a default export: export default ${FACTORY[entry.kind]}${call}`);
         continue;
       }
-      if (entry.kind === "tool" ? checkTool(checks, entry, mod, problem) : checkDefinition(checks, entry, mod, problem)) {
+      const warn = (/** @type {string} */ message) => out.warnings.push(`${entry.display}: ${message}`);
+      if (entry.kind === "tool" ? checkTool(checks, entry, mod, problem, warn) : checkDefinition(checks, entry, mod, problem)) {
         out.defs.set(entry.file, mod.default);
       }
     }
@@ -147,21 +148,19 @@ async function bundle(root, outdir, entries) {
 }
 
 /**
- * Runs weft's definition checks on a tool module (src/tools/define.ts, src/tools/schema.ts):
- * shape, seed-002 effect pairings, schema compilation (Zod 3 and non-object args refused), and
- * one tool per file.
+ * Runs weft's definition checks on a tool module: `compileTool` (src/tools/catalog.ts), the same
+ * compilation a thread does (shape, effect pairings, schemas), and one tool per file.
  * @param {Record<string, any>} checks exports of the bundled weft check modules
  * @param {Entry} entry
  * @param {Record<string, unknown>} mod
  * @param {(message: string) => void} problem
+ * @param {(message: string) => void} warn
  * @returns {boolean} whether the tool passed
  */
-function checkTool(checks, entry, mod, problem) {
+function checkTool(checks, entry, mod, problem, warn) {
   const def = /** @type {Record<string, unknown>} */ (mod.default);
   try {
-    checks.checkToolDefinition(entry.name, def);
-    if (def.args !== undefined) checks.toModelJsonSchema(checks.toZodSchema(entry.name, "args", def.args), entry.name, "args");
-    if (def.outputSchema !== undefined) checks.toZodSchema(entry.name, "outputSchema", def.outputSchema);
+    for (const warning of checks.compileTool(entry.name, def).warnings) warn(warning);
   } catch (error) {
     problem(checks.isWeftError(error) ? messageOf(error) : `checking the definition threw: ${messageOf(error)}`);
     return false;

@@ -48,7 +48,8 @@ export async function directCall(engine: ThreadEngine, runner: TurnRunner, call:
   }
   const callId = call.callId ?? `tool_${tool.name}_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
   const { outcome } = await engine.dispatchWithQueue(null, { callId, toolName: tool.name, args: { value: input }, source: "direct" });
-  if (outcome.errorCode) {
+  // A refusal before execute (no attempt) is the caller's error; an output that fails its schema is a result.
+  if (outcome.errorCode && outcome.attempts === 0) {
     const message = (outcome.result.error ?? "refused").replace(`${outcome.errorCode}: `, "");
     throw new WeftError(outcome.errorCode, message, outcome.errorDetails);
   }

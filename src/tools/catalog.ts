@@ -3,10 +3,9 @@
  * effect. The listing of `GET /v1/tools` and its `configHash` come from here.
  * @module
  */
-import type { z } from "zod";
 import { WeftError } from "../errors.js";
 import { checkToolDefinition } from "./define.js";
-import { toModelJsonSchema, toZodSchema } from "./schema.js";
+import { type CompiledSchema, compileSchema } from "./schema.js";
 import type { AnyToolDefinition, Effect } from "./types.js";
 
 const NO_ARGS: Record<string, unknown> = { type: "object", properties: {}, additionalProperties: false };
@@ -16,10 +15,12 @@ export interface CompiledTool {
   readonly name: string;
   readonly def: AnyToolDefinition;
   /** Null for a tool without `args`: its input must be an empty object. */
-  readonly args: z.ZodType | null;
+  readonly args: CompiledSchema | null;
   readonly inputSchema: Record<string, unknown>;
-  readonly output: z.ZodType | null;
+  readonly output: CompiledSchema | null;
   readonly outputSchema: Record<string, unknown> | null;
+  /** Definition problems that do not refuse the tool (defaults that fail their own schema). */
+  readonly warnings: readonly string[];
   /** The effect for a parsed input; undeclared means `write` (seed-000). */
   effectOf(input: unknown): Effect;
   /** The declared effect as listed: a class, `predicate`, or `write` when undeclared. */
@@ -43,9 +44,10 @@ export interface ToolListing {
  */
 export function compileTool(name: string, def: unknown): CompiledTool {
   checkToolDefinition(name, def);
-  const args = def.args === undefined || def.args === null ? null : toZodSchema(name, "args", def.args);
-  const output = def.outputSchema === undefined ? null : toZodSchema(name, "outputSchema", def.outputSchema);
-  const inputSchema = args ? toModelJsonSchema(args, name, "args") : NO_ARGS;
+  const options = def.formatAssertion === true ? { assertFormat: true } : {};
+  const args = def.args === undefined || def.args === null ? null : compileSchema(name, "args", def.args, options);
+  const output = def.outputSchema === undefined ? null : compileSchema(name, "outputSchema", def.outputSchema, options);
+  const inputSchema = args ? args.jsonSchema : NO_ARGS;
   const effect = def.effect;
   return {
     name,
@@ -53,7 +55,8 @@ export function compileTool(name: string, def: unknown): CompiledTool {
     args,
     inputSchema,
     output,
-    outputSchema: output ? toModelJsonSchema(output, name, "outputSchema") : null,
+    outputSchema: output ? output.jsonSchema : null,
+    warnings: [...(args?.warnings ?? []), ...(output?.warnings ?? [])],
     declaredEffect: typeof effect === "function" ? "predicate" : (effect ?? "write"),
     effectOf(input: unknown): Effect {
       if (typeof effect !== "function") return effect ?? "write";

@@ -15,7 +15,6 @@ import { type ReadyCall, finishCall, rowOf, runCall } from "./execute.js";
 import { type CallOutcome, type CallRequest, type DispatchHost, effectKeyOf } from "./host.js";
 import { recoverCall } from "./recover.js";
 import { normalizeResult } from "./result.js";
-import { validate } from "./schema.js";
 import { checkTimeArgs } from "./time-args.js";
 import type { Effect } from "./types.js";
 
@@ -47,7 +46,7 @@ export function validateInput(tool: CompiledTool, value: unknown): { ok: true; i
     const message = extra ? `${extra}: this tool takes no arguments` : "input: this tool takes no arguments";
     return { ok: false, error: new WeftError("invalid_tool_input", message, { path: extra ? [extra] : [] }) };
   }
-  const checked = validate(tool.args, value);
+  const checked = tool.args.validate(value);
   if (checked.ok) return { ok: true, input: checked.data };
   return {
     ok: false,

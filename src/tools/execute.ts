@@ -9,7 +9,6 @@ import type { CompiledTool } from "./catalog.js";
 import { type CallOutcome, type CallRequest, type DispatchHost, effectKeyOf } from "./host.js";
 import { normalizeResult, resultFromThrown } from "./result.js";
 import { DEFAULT_MAX_ATTEMPTS, backoffMs, isTransient } from "./retry.js";
-import { validate } from "./schema.js";
 import { capResult } from "./size.js";
 import type { ThreadState } from "./thread-state.js";
 import type { Effect, LookupResult, ToolCallContext } from "./types.js";
@@ -93,8 +92,8 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
     break;
   }
   await host.checkpoint?.("after_effect", mark);
-  result = checkOutput(tool, result);
-  return finishCall(host, call, result, result.status === "success" ? "succeeded" : "failed", attempts);
+  const checked = checkOutput(tool, result);
+  return finishCall(host, call, checked.result, checked.result.status === "success" ? "succeeded" : "failed", attempts, checked.extra);
 }
 
 /** What the model is told when a write threw: its outcome is not known. */
@@ -212,6 +211,7 @@ export function finishCall(
       durationMs,
       ...(extra.stubbed ? { stubbed: true } : {}),
       ...(extra.errorCode ? { errorCode: extra.errorCode } : {}),
+      ...(extra.errorDetails ? { errorDetails: extra.errorDetails } : {}),
       ...(extra.outcome ? { outcome: extra.outcome } : {}),
       ...(capped.fullResultPath ? { fullResultPath: capped.fullResultPath } : {}),
     });
@@ -236,6 +236,8 @@ export function finishCall(
   if (capped.result.result !== undefined) finished.result = capped.result.result;
   if (capped.result.error !== undefined) finished.error = capped.result.error;
   if (extra.stubbed) finished.stubbed = true;
+  if (extra.errorCode) finished.errorCode = extra.errorCode;
+  if (extra.errorDetails) finished.errorDetails = extra.errorDetails;
   if (extra.outcome) finished.outcome = extra.outcome;
   if (capped.fullResultPath) finished.fullResultPath = capped.fullResultPath;
   host.emit("tool_call_finished", finished);
@@ -257,16 +259,16 @@ export function finishCall(
 }
 
 /** seed-002: a success whose value fails `outputSchema` is an error result; the effect still happened. */
-function checkOutput(tool: CompiledTool, result: ToolResult): ToolResult {
+function checkOutput(tool: CompiledTool, result: ToolResult): { result: ToolResult; extra?: FinishExtra } {
   try {
     return checkOutputOrThrow(tool, result);
   } catch (e) {
-    return { status: "error", error: `invalid_tool_output: the tool ran and its effect happened, but checking its result against outputSchema failed: ${errorMessage(e)}` };
+    return { result: { status: "error", error: `invalid_tool_output: the tool ran and its effect happened, but checking its result against outputSchema failed: ${errorMessage(e)}` } };
   }
 }
 
-function checkOutputOrThrow(tool: CompiledTool, result: ToolResult): ToolResult {
-  if (!tool.output || result.status !== "success") return result;
+function checkOutputOrThrow(tool: CompiledTool, result: ToolResult): { result: ToolResult; extra?: FinishExtra } {
+  if (!tool.output || result.status !== "success") return { result };
   let value: unknown = result.result;
   if (typeof value === "string") {
     try {
@@ -275,13 +277,16 @@ function checkOutputOrThrow(tool: CompiledTool, result: ToolResult): ToolResult 
       // A plain string result is checked as a string.
     }
   }
-  const checked = validate(tool.output, value);
-  if (checked.ok) return result;
+  const checked = tool.output.validate(value);
+  if (checked.ok) return { result };
   return {
-    status: "error",
-    error: `invalid_tool_output: the tool ran and its effect happened, but its result does not match outputSchema: ${checked.issues
-      .map((i) => i.message)
-      .join("; ")}`,
+    result: {
+      status: "error",
+      error: `invalid_tool_output: the tool ran and its effect happened, but its result does not match outputSchema: ${checked.issues
+        .map((i) => i.message)
+        .join("; ")}`,
+    },
+    extra: { errorCode: "invalid_tool_output", errorDetails: { path: checked.issues[0]!.path, issues: checked.issues } },
   };
 }
 

@@ -1,12 +1,17 @@
 /**
- * Argument and output schemas: Zod 4 or plain JSON Schema in, one Zod schema out, with the
- * model-facing JSON Schema and path-naming error messages. Never uses eval (Workers forbid it).
+ * Argument and output schemas: Zod 4 (validated by Zod) or JSON Schema (validated as JSON Schema
+ * by `@cfworker/json-schema`), behind one interface with the model-facing JSON Schema and
+ * path-naming issues. Never uses eval (Workers forbid it).
  * @module
  */
 import * as z from "zod";
 import { WeftError } from "../errors.js";
 import { zodJsonSchema } from "./json-form.js";
+import { type SchemaIssue, SchemaRefusal, compileJsonSchema, formatPath, pointerOf } from "./json-schema/compile.js";
 import type { SchemaInput } from "./types.js";
+
+export { formatPath } from "./json-schema/compile.js";
+export type { SchemaIssue } from "./json-schema/compile.js";
 
 // Workers refuse `new Function`; Zod's JIT would probe for it on every first parse.
 z.config({ jitless: true });
@@ -21,11 +26,30 @@ export function isZodSchema(value: unknown): value is z.ZodType {
   return typeof value === "object" && value !== null && "_zod" in value;
 }
 
+/** A tool's compiled argument or output schema. */
+export interface CompiledSchema {
+  /** Which validator answers: Zod for Zod schemas, JSON Schema for JSON Schema. */
+  readonly kind: "zod" | "json-schema";
+  /** The JSON Schema the model (and `GET /v1/tools`) sees. */
+  readonly jsonSchema: Record<string, unknown>;
+  /** Definition problems that do not refuse the tool (a `default` its own schema refuses). */
+  readonly warnings: readonly string[];
+  /** The parsed value (defaults applied) or the issues, each naming its path. */
+  validate(value: unknown): { ok: true; data: unknown } | { ok: false; issues: SchemaIssue[] };
+}
+
 /**
- * Turns a tool's `args` (or `outputSchema`) into one Zod schema.
- * @throws WeftError `invalid_config` for Zod 3 schemas, non-object roots and unsupported JSON Schema.
+ * Compiles a tool's `args` (or `outputSchema`).
+ * @param options.assertFormat check `format` (JSON Schema 2019-09 and 2020-12 treat it as an annotation otherwise).
+ * @throws WeftError `invalid_config` for Zod 3 schemas, non-object `args`, and JSON Schema weft
+ *   cannot validate (details name the `keyword` and its `path`).
  */
-export function toZodSchema(tool: string, field: "args" | "outputSchema", schema: SchemaInput): z.ZodType {
+export function compileSchema(
+  tool: string,
+  field: "args" | "outputSchema",
+  schema: SchemaInput,
+  options: { assertFormat?: boolean } = {},
+): CompiledSchema {
   if (isZod3Schema(schema)) {
     throw new WeftError(
       "invalid_config",
@@ -37,106 +61,57 @@ export function toZodSchema(tool: string, field: "args" | "outputSchema", schema
     if (field === "args" && schema._zod.def.type !== "object") {
       throw new WeftError("invalid_config", `tool "${tool}": args must be a z.object(...) schema`, { tool, field });
     }
-    return schema;
+    const json = zodJsonSchema(tool, field, schema);
+    return {
+      kind: "zod",
+      jsonSchema: json,
+      warnings: [],
+      validate(value) {
+        const parsed = schema.safeParse(value);
+        return parsed.success ? { ok: true, data: parsed.data } : { ok: false, issues: describeIssues(parsed.error.issues) };
+      },
+    };
   }
-  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
-    throw new WeftError("invalid_config", `tool "${tool}": ${field} must be a Zod 4 schema or a JSON Schema object`, {
-      tool,
-      field,
-    });
+  const isBoolean = typeof schema === "boolean" && field === "outputSchema";
+  if (!isBoolean && (typeof schema !== "object" || schema === null || Array.isArray(schema))) {
+    throw new WeftError("invalid_config", `tool "${tool}": ${field} must be a Zod 4 schema or a JSON Schema object`, { tool, field });
   }
   if (field === "args" && (schema as { type?: unknown }).type !== "object") {
     throw new WeftError("invalid_config", `tool "${tool}": a JSON Schema args must have "type": "object"`, { tool, field });
   }
+  let json: Record<string, unknown> | boolean;
   try {
-    const converted = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
-    checkDefaults(tool, field, schema as Record<string, unknown>, []);
-    return converted;
+    json = JSON.parse(JSON.stringify(schema)) as Record<string, unknown> | boolean;
   } catch (cause) {
-    if (cause instanceof WeftError) throw cause;
-    const why = cause instanceof Error ? cause.message : String(cause);
-    throw new WeftError("invalid_config", `tool "${tool}": ${field} is not a usable JSON Schema: ${why}`, { tool, field }, {
-      cause,
-    });
+    throw new WeftError("invalid_config", `tool "${tool}": ${field} is not JSON (${String(cause)})`, { tool, field }, { cause });
+  }
+  try {
+    const compiled = compileJsonSchema(json, options);
+    // The default draft needs no declaration; any other stays declared for the reader.
+    const shown = typeof json === "boolean" ? (json ? {} : { not: {} }) : structuredClone(json);
+    if (compiled.draft === "2020-12") delete shown.$schema;
+    return {
+      kind: "json-schema",
+      jsonSchema: shown,
+      warnings: compiled.warnings.map((w) => `tool "${tool}": ${field} ${w}`),
+      validate: (value) => compiled.validate(value),
+    };
+  } catch (cause) {
+    if (!(cause instanceof SchemaRefusal)) throw cause;
+    throw new WeftError(
+      "invalid_config",
+      `tool "${tool}": ${field} at ${pointerOf(cause.path)}: ${cause.message}`,
+      { tool, field, keyword: cause.keyword, path: cause.path, reason: cause.reason, ...(cause.remote ? { remote: cause.remote } : {}) },
+      { cause },
+    );
   }
 }
 
-type JsonNode = Record<string, unknown>;
-
-/**
- * A `default` that fails its own schema would hand `execute` an input the schema refuses (Zod
- * applies defaults without validating them), breaking "nothing executes before it validates".
- * @throws WeftError `invalid_config` naming the keyword path of the bad default.
- */
-function checkDefaults(tool: string, field: string, node: JsonNode, path: (string | number)[]): void {
-  if ("default" in node) {
-    const { default: value, ...rest } = node;
-    const parsed = z.fromJSONSchema(rest as Parameters<typeof z.fromJSONSchema>[0]).safeParse(value);
-    if (!parsed.success) {
-      const why = describeIssues(parsed.error.issues)[0]!.message.replace(/^input: /, "");
-      const where = [...path, "default"].join(".");
-      throw new WeftError("invalid_config", `tool "${tool}": ${field} ${where} is ${JSON.stringify(value)}, which its own schema refuses (${why})`, {
-        tool,
-        path: [...path, "default"],
-      });
-    }
-  }
-  const visit = (child: unknown, at: (string | number)[]) => {
-    if (child && typeof child === "object" && !Array.isArray(child)) checkDefaults(tool, field, child as JsonNode, at);
-  };
-  for (const [name, child] of Object.entries((node.properties ?? {}) as JsonNode)) visit(child, [...path, "properties", name]);
-  if (Array.isArray(node.items)) node.items.forEach((c, i) => visit(c, [...path, "items", i]));
-  else visit(node.items, [...path, "items"]);
-  for (const key of ["anyOf", "oneOf", "allOf", "prefixItems"]) {
-    const list = node[key];
-    if (Array.isArray(list)) list.forEach((c, i) => visit(c, [...path, key, i]));
-  }
-  visit(node.additionalProperties, [...path, "additionalProperties"]);
-}
-
-/**
- * The JSON Schema the model sees: `z.toJSONSchema(schema, { io: "input" })` without `$schema`.
- * @throws WeftError `invalid_config` for a type with no JSON form (see `zodJsonSchema`).
- */
-export function toModelJsonSchema(schema: z.ZodType, tool = "(unnamed)", field: "args" | "outputSchema" = "args"): Record<string, unknown> {
-  return zodJsonSchema(tool, field, schema);
-}
-
-/** One validation failure: the offending path and a message that starts with it. */
-export interface SchemaIssue {
-  path: (string | number)[];
-  message: string;
-}
-
-/** Renders a path as `items[0].name`; the root is `input`. */
-export function formatPath(path: readonly PropertyKey[]): string {
-  if (path.length === 0) return "input";
-  let out = "";
-  for (const key of path) {
-    if (typeof key === "number") out += `[${key}]`;
-    else out += out === "" ? String(key) : `.${String(key)}`;
-  }
-  return out === "" ? "input" : out;
-}
-
-/** Converts Zod issues into `path: message` lines (`age: expected number, received string`). */
+/** Converts Zod issues into `path: message` issues (`age: expected number, received string`). */
 export function describeIssues(issues: readonly z.core.$ZodIssue[]): SchemaIssue[] {
   return issues.map((issue) => {
     const path = issue.path.map((p) => (typeof p === "symbol" ? String(p) : p));
     const text = issue.message.replace(/^Invalid input: /, "");
-    return { path, message: `${formatPath(path)}: ${text}` };
+    return { path, message: `${formatPath(path)}: ${text}`, keyword: issue.code };
   });
-}
-
-/**
- * Validates `value` against `schema`.
- * @returns the parsed output (defaults applied) or the issues, each naming its path.
- */
-export function validate(
-  schema: z.ZodType,
-  value: unknown,
-): { ok: true; data: unknown } | { ok: false; issues: SchemaIssue[] } {
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return { ok: true, data: parsed.data };
-  return { ok: false, issues: describeIssues(parsed.error.issues) };
 }

@@ -105,6 +105,11 @@ export interface DefineToolOptions<
   needsApproval?: boolean | ((input: InferArgs<Args>, state: State) => boolean | Promise<boolean>);
   /** Schema a successful `result` (parsed as JSON when it parses) must satisfy. */
   outputSchema?: SchemaInput;
+  /**
+   * Check JSON Schema `format` (`email`, `date-time`, ...) in `args` and `outputSchema`. Off by
+   * default: JSON Schema 2019-09 and 2020-12 make `format` an annotation unless asked to assert it.
+   */
+  formatAssertion?: boolean;
   /** Provider deduplication window in milliseconds; required exactly when `effect` is idempotent. */
   dedupWindowMs?: number;
   /** Required exactly when `effect` is reconcilable. */

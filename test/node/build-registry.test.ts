@@ -194,6 +194,14 @@ describe("a good build", () => {
     expect((await stat(one)).mtimeMs).toBe(before);
   });
 
+  it("warns about a default its own schema refuses, naming the tool and path, and still builds", async () => {
+    const run = await build("--agents", `${CASES}/bad-default`, "--out", path.join(tmp, "bad-default", "registry.ts"));
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe(
+      `registry: warning: ${CASES}/bad-default/tools/loan_quote.ts: tool "loan_quote": args properties/years/default is "5 years", which its own schema refuses (expected integer, received string); it is not applied\n`,
+    );
+  });
+
   it("with no flags builds the app and the test registries", async () => {
     const run = await build();
     expect(run.code).toBe(0);

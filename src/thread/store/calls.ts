@@ -29,10 +29,12 @@ interface CallRow extends Record<string, SqlStorageValue> {
   duration_ms: number | null;
   stubbed: number;
   approved_by: string | null;
+  decided_by: string | null;
   park_reason: string | null;
   args_hash: string | null;
   error_code: string | null;
   full_result_path: string | null;
+  error_details: string | null;
   outcome: string | null;
   restarts: number;
 }
@@ -60,9 +62,11 @@ function toRecord(row: CallRow): StoredCall {
   if (row.duration_ms !== null) record.durationMs = row.duration_ms;
   if (row.stubbed === 1) record.stubbed = true;
   if (row.approved_by !== null) record.approvedBy = row.approved_by;
+  if (row.decided_by) record.decidedBy = row.decided_by;
   if (row.park_reason !== null) record.parkReason = row.park_reason;
   if (row.args_hash !== null) record.argsHash = row.args_hash;
   if (row.error_code !== null) record.errorCode = row.error_code;
+  if (row.error_details !== null) record.errorDetails = JSON.parse(row.error_details) as Record<string, unknown>;
   if (row.full_result_path !== null) record.fullResultPath = row.full_result_path;
   if (row.outcome === "unknown") record.outcome = "unknown";
   if (row.restarts > 0) record.restarts = row.restarts;
@@ -78,6 +82,7 @@ export interface FinishDetails {
   durationMs: number;
   stubbed?: boolean;
   errorCode?: string;
+  errorDetails?: Record<string, unknown>;
   fullResultPath?: string;
   outcome?: "unknown";
 }
@@ -141,6 +146,10 @@ export class CallStore {
     this.sql.exec("UPDATE calls SET approved_by = ? WHERE call_id = ?", who, callId);
   }
 
+  setDecidedBy(callId: string, who: string): void {
+    this.sql.exec("UPDATE calls SET decided_by = ? WHERE call_id = ?", who, callId);
+  }
+
   /** Parks a call whose outcome is uncertain; a person settles it. */
   park(callId: string, reason: string): void {
     this.sql.exec(`UPDATE calls SET status = 'parked', park_reason = ? WHERE call_id = ? AND status NOT IN ${FINAL_SQL}`, reason, callId);
@@ -152,7 +161,7 @@ export class CallStore {
    */
   finish(callId: string, status: CallStatus, result: ToolResult, details: FinishDetails, now = Date.now()): boolean {
     const cursor = this.sql.exec(
-      `UPDATE calls SET status = ?, result = ?, attempts = ?, duration_ms = ?, finished_at = ?, stubbed = ?, error_code = ?, full_result_path = ?, outcome = ?
+      `UPDATE calls SET status = ?, result = ?, attempts = ?, duration_ms = ?, finished_at = ?, stubbed = ?, error_code = ?, full_result_path = ?, error_details = ?, outcome = ?
        WHERE call_id = ? AND status NOT IN ${FINAL_SQL}`,
       status,
       JSON.stringify(result),
@@ -162,6 +171,7 @@ export class CallStore {
       details.stubbed ? 1 : 0,
       details.errorCode ?? null,
       details.fullResultPath ?? null,
+      details.errorDetails ? JSON.stringify(details.errorDetails) : null,
       details.outcome ?? null,
       callId,
     );

@@ -14,6 +14,11 @@ export class EnvStore {
     return this.sql.exec<{ value: string; type: EnvType }>("SELECT value, type FROM env WHERE name = ?", name).toArray()[0];
   }
 
+  /** Every row, for redaction. */
+  all(): Array<[string, { value: string; type: EnvType }]> {
+    return this.sql.exec<{ name: string; value: string; type: EnvType }>("SELECT name, value, type FROM env").toArray().map((r) => [r.name, { value: r.value, type: r.type }]);
+  }
+
   /** Writes a value; an omitted type keeps the existing one, or `secret` for a new key (seed-003). */
   set(name: string, value: string, type?: EnvType): void {
     const kept = type ?? this.get(name)?.type ?? "secret";

@@ -67,7 +67,15 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TABLE files (path TEXT PRIMARY KEY, mime_type TEXT NOT NULL, size INTEGER NOT NULL, chunks INTEGER NOT NULL, created_at INTEGER NOT NULL);
   CREATE TABLE file_chunks (path TEXT NOT NULL, chunk INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (path, chunk));
   `,
-  // v3: uncertain outcomes, and runs of a call that ended in a restart (crash loops end).
+  // v3: structured details of a refusal (`issues` with value paths), kept with the call.
+  `
+  ALTER TABLE calls ADD COLUMN error_details TEXT;
+  `,
+  // v4: who denied or settled a call (the verified principal).
+  `
+  ALTER TABLE calls ADD COLUMN decided_by TEXT;
+  `,
+  // v5: uncertain outcomes, and runs of a call that ended in a restart (crash loops end).
   `
   ALTER TABLE calls ADD COLUMN outcome TEXT;
   ALTER TABLE calls ADD COLUMN restarts INTEGER NOT NULL DEFAULT 0;

@@ -1,0 +1,205 @@
+/**
+ * A JSON Schema, compiled once at definition and validated with `@cfworker/json-schema` (made for
+ * Workers: no `eval`, no `new Function`). Draft from `$schema`, default 2020-12.
+ * @module
+ */
+import { type OutputUnit, type Schema as CfSchema, dereference, validate as cfValidate } from "@cfworker/json-schema";
+import { type Draft, type SchemaPath, SchemaRefusal, linkSchema, pointerOf } from "./link.js";
+
+export { SchemaRefusal, pointerOf } from "./link.js";
+export type { Draft, SchemaPath } from "./link.js";
+
+/** `$schema` URIs of the drafts weft validates (with and without the trailing `#`). */
+const DRAFTS: Record<string, Draft> = {
+  "http://json-schema.org/draft-04/schema": "4",
+  "http://json-schema.org/draft-07/schema": "7",
+  "https://json-schema.org/draft/2019-09/schema": "2019-09",
+  "https://json-schema.org/draft/2020-12/schema": "2020-12",
+};
+
+/** Values nested deeper than this are refused before validation (validation recurses per level). */
+export const MAX_VALUE_DEPTH = 256;
+
+/** One validation failure: where in the value (`path`, keys and indexes) and why. */
+export interface SchemaIssue {
+  path: (string | number)[];
+  message: string;
+  /** The JSON Schema keyword (or Zod issue code) that failed. */
+  keyword?: string;
+}
+
+/** A compiled JSON Schema. */
+export interface CompiledJsonSchema {
+  readonly draft: Draft;
+  /** Checks `value`; on success returns a copy with valid `default`s filled in. */
+  validate(value: unknown): { ok: true; data: unknown } | { ok: false; issues: SchemaIssue[] };
+  /** Defaults that fail their own subschema and are therefore not applied. */
+  readonly warnings: string[];
+}
+
+/**
+ * Compiles a JSON Schema document.
+ * @param options.assertFormat when true, `format` is checked; otherwise (2019-09/2020-12 rules) it is an annotation.
+ * @throws SchemaRefusal naming the keyword for an unknown `$schema`, a remote `$ref`, an unsupported keyword or a `$ref` loop.
+ */
+export function compileJsonSchema(schema: Record<string, unknown> | boolean, options: { assertFormat?: boolean } = {}): CompiledJsonSchema {
+  const declared = typeof schema === "object" ? schema.$schema : undefined;
+  let draft: Draft = "2020-12";
+  if (declared !== undefined) {
+    const known = typeof declared === "string" ? DRAFTS[declared.replace(/#$/, "")] : undefined;
+    if (!known) throw new SchemaRefusal("$schema", `$schema ${JSON.stringify(declared)} is not a draft weft validates (draft-04, draft-07, 2019-09, 2020-12); a custom metaschema would have to be fetched`, ["$schema"], "remote metaschema, not fetched");
+    draft = known;
+  }
+  const assertFormat = options.assertFormat ?? (draft === "4" || draft === "7");
+  const linked = linkSchema(schema, draft, { assertFormat });
+  const root = linked.root as CfSchema;
+  const lookup = dereference(root);
+  const run = (value: unknown) => cfValidate(value, root, draft, lookup, false);
+
+  const warnings: string[] = [];
+  const valid = new WeakSet<object>();
+  for (const { node, path } of linked.defaults) {
+    const { default: value, ...rest } = node;
+    const checked = cfValidate(value, rest as CfSchema, draft, lookup, false);
+    if (checked.valid) valid.add(node);
+    else {
+      delete node.default;
+      const why = (issuesOf(checked.errors, value)[0]?.message ?? "invalid").replace(/^input: /, "");
+      warnings.push(`${pointerOf([...path, "default"]).slice(2)} is ${JSON.stringify(value)}, which its own schema refuses (${why}); it is not applied`);
+    }
+  }
+  const table = (root.$defs ?? {}) as Record<string, CfSchema | boolean>;
+
+  return {
+    draft,
+    warnings,
+    validate(value) {
+      const deep = depthExceeds(value, MAX_VALUE_DEPTH);
+      if (deep) return { ok: false, issues: [{ path: deep, message: `${formatPath(deep)}: nested deeper than ${MAX_VALUE_DEPTH} levels`, keyword: "depth" }] };
+      try {
+        const first = run(value);
+        if (!first.valid) return { ok: false, issues: issuesOf(first.errors, value) };
+        const data = structuredClone(value);
+        if (!applyDefaults(data, root, table, valid)) return { ok: true, data };
+        const second = run(data);
+        if (second.valid) return { ok: true, data };
+        return { ok: false, issues: issuesOf(second.errors, data).map((i) => ({ ...i, message: `${i.message} (after applying defaults)` })) };
+      } catch (e) {
+        if (e instanceof RangeError) return { ok: false, issues: [{ path: [], message: "input: too deeply nested to validate", keyword: "depth" }] };
+        throw e;
+      }
+    },
+  };
+}
+
+/** The path of the first value nested deeper than `limit`, found without recursion. */
+function depthExceeds(value: unknown, limit: number): (string | number)[] | null {
+  const stack: { value: unknown; path: (string | number)[] }[] = [{ value, path: [] }];
+  while (stack.length > 0) {
+    const { value: v, path } = stack.pop()!;
+    if (typeof v !== "object" || v === null) continue;
+    if (path.length >= limit) return path;
+    if (Array.isArray(v)) v.forEach((child, i) => stack.push({ value: child, path: [...path, i] }));
+    else for (const [key, child] of Object.entries(v)) stack.push({ value: child, path: [...path, key] });
+  }
+  return null;
+}
+
+/** Fills in missing properties from valid defaults, following `$ref` and `allOf`; true when any was added. */
+function applyDefaults(value: unknown, schema: CfSchema | boolean, table: Record<string, CfSchema | boolean>, valid: WeakSet<object>, depth = 0): boolean {
+  if (typeof schema !== "object" || value === null || typeof value !== "object" || depth > MAX_VALUE_DEPTH) return false;
+  let added = false;
+  const target = (s: unknown): CfSchema | boolean => {
+    let current = s as CfSchema | boolean;
+    for (let hops = 0; typeof current === "object" && typeof current.$ref === "string" && hops < 64; hops++) {
+      const next = table[current.$ref.slice(8)];
+      if (next === undefined || (typeof current === "object" && "default" in current)) break;
+      current = next;
+    }
+    return current;
+  };
+  if (typeof schema.$ref === "string") added = applyDefaults(value, target(schema), table, valid, depth + 1) || added;
+  for (const part of schema.allOf ?? []) added = applyDefaults(value, part, table, valid, depth + 1) || added;
+  if (Array.isArray(value)) {
+    const prefix = (schema.prefixItems ?? []) as (CfSchema | boolean)[];
+    value.forEach((item, i) => {
+      const s = i < prefix.length ? prefix[i] : schema.items;
+      if (s !== undefined && !Array.isArray(s)) added = applyDefaults(item, s, table, valid, depth + 1) || added;
+    });
+    return added;
+  }
+  const object = value as Record<string, unknown>;
+  for (const [name, sub] of Object.entries(schema.properties ?? {})) {
+    if (Object.hasOwn(object, name)) {
+      added = applyDefaults(object[name], sub, table, valid, depth + 1) || added;
+      continue;
+    }
+    const resolved = typeof sub === "object" && "default" in sub ? sub : target(sub);
+    if (typeof resolved === "object" && "default" in resolved && valid.has(resolved)) {
+      object[name] = structuredClone(resolved.default);
+      added = true;
+    }
+  }
+  return added;
+}
+
+/** Renders a value path as `items[0].name`; the root is `input`. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const key of path) {
+    if (typeof key === "number") out += `[${key}]`;
+    else out += out === "" ? String(key) : `.${String(key)}`;
+  }
+  return out === "" ? "input" : out;
+}
+
+/** Wrapper keywords whose failure is explained by their subschemas' own errors. */
+const WRAPPERS = new Set(["$ref", "allOf", "properties", "patternProperties", "additionalProperties", "items", "prefixItems", "additionalItems", "unevaluatedProperties", "unevaluatedItems", "dependentSchemas", "dependencies", "if", "propertyNames", "contains"]);
+/** Keywords whose subschemas are alternatives: their own failure is the explanation. */
+const ALTERNATIVES = new Set(["anyOf", "oneOf", "not", "contains"]);
+
+/** Turns validator output into issues: the innermost failures, each with its value path. */
+function issuesOf(errors: readonly OutputUnit[], value: unknown): SchemaIssue[] {
+  const kept = errors.filter((e) => {
+    const under = (other: OutputUnit) => other !== e && other.keywordLocation.startsWith(`${e.keywordLocation}/`);
+    const insideAlternative = errors.some((o) => ALTERNATIVES.has(o.keyword) && e !== o && e.keywordLocation.startsWith(`${o.keywordLocation}/`));
+    if (insideAlternative) return false;
+    return !(WRAPPERS.has(e.keyword) && errors.some(under));
+  });
+  const issues = (kept.length > 0 ? kept : errors).map((e) => {
+    const path = pathOf(e.instanceLocation, value);
+    const missing = e.keyword === "required" ? /property "(.*)"/.exec(e.error)?.[1] : undefined;
+    if (missing !== undefined) path.push(missing);
+    return { path, message: `${formatPath(path)}: ${describe(e)}`, keyword: e.keyword };
+  });
+  const seen = new Set<string>();
+  return issues.filter((i) => (seen.has(i.message) ? false : (seen.add(i.message), true)));
+}
+
+/** `#/a/0/b` -> `["a", 0, "b"]`, indexes as numbers where the value holds an array. */
+function pathOf(location: string, value: unknown): (string | number)[] {
+  const tokens = location.replace(/^#\/?/, "");
+  if (tokens === "") return [];
+  const path: (string | number)[] = [];
+  let current = value;
+  for (const raw of tokens.split("/")) {
+    const token = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
+    if (Array.isArray(current)) {
+      path.push(Number(token));
+      current = current[Number(token)];
+    } else {
+      path.push(token);
+      current = current !== null && typeof current === "object" ? (current as Record<string, unknown>)[token] : undefined;
+    }
+  }
+  return path;
+}
+
+function describe(error: OutputUnit): string {
+  const m = /Instance type "(\w+)" is invalid\. Expected "(.+)"\./.exec(error.error);
+  if (m) return `expected ${m[2]!.split('", "').join(" or ")}, received ${m[1]}`;
+  if (error.keyword === "false") return "not allowed here";
+  const required = /Instance does not have required property "(.*)"\./.exec(error.error);
+  if (required) return `missing required property "${required[1]}"`;
+  return error.error.replace(/^Instance /, "value ").replace(/\.$/, "");
+}

@@ -1,0 +1,114 @@
+/**
+ * JSON Schema args and outputs are validated as JSON Schema (`@cfworker/json-schema` behind weft's
+ * linker), inside workerd: the small schemas a new user tried, deep and cyclic input, refusals
+ * that name the keyword, defaults, formats, and the issues a refusal carries.
+ */
+import { describe, expect, it } from "vitest";
+import { WeftError } from "../src/errors.js";
+import { compileSchema } from "../src/tools/schema.js";
+
+const json = (schema: Record<string, unknown>) => compileSchema("t", "outputSchema", schema as never);
+const ok = (schema: Record<string, unknown>, value: unknown) => json(schema).validate(value).ok;
+const refusal = (schema: Record<string, unknown>): WeftError => {
+  try {
+    json(schema);
+  } catch (e) {
+    if (e instanceof WeftError) return e;
+    throw e;
+  }
+  throw new Error("expected a refusal");
+};
+const nest = (depth: number): unknown => {
+  let value: unknown = {};
+  for (let i = 0; i < depth; i++) value = { child: value };
+  return value;
+};
+
+describe("the small schemas from the report", () => {
+  it("keywords on a node without type still apply", () => {
+    expect(ok({ type: "object", properties: { v: { maxLength: 2 } } }, { v: "foo" })).toBe(false);
+    expect(ok({ type: "object", properties: { v: { maxLength: 2 } } }, { v: "fo" })).toBe(true);
+    expect(ok({ properties: { a: { required: ["x"] } } }, { a: {} })).toBe(false);
+    expect(ok({ items: { pattern: "^a" }, minItems: 1 }, ["b"])).toBe(false);
+    expect(ok({ items: { pattern: "^a" }, minItems: 1 }, [])).toBe(false);
+  });
+
+  it("const and enum compare structurally", () => {
+    expect(ok({ const: { a: 1 } }, { a: 1 })).toBe(true);
+    expect(ok({ const: { a: 1 } }, { a: 2 })).toBe(false);
+    expect(ok({ enum: [[1, 2]] }, [1, 2])).toBe(true);
+    expect(ok({ enum: [[1, 2]] }, [2, 1])).toBe(false);
+  });
+
+  it("array bounds hold without items, required holds without properties", () => {
+    expect(ok({ type: "array", minItems: 2 }, [])).toBe(false);
+    expect(ok({ type: "object", required: ["x"] }, {})).toBe(false);
+    expect(ok({ type: "object", required: ["x"] }, { x: null })).toBe(true);
+  });
+
+  it("patterns are Unicode-aware", () => {
+    expect(ok({ type: "string", pattern: "^\\p{L}+$" }, "é")).toBe(true);
+    expect(ok({ type: "string", pattern: "^\\p{L}+$" }, "1")).toBe(false);
+  });
+
+  it("optional properties named like Object.prototype members do not make {} fail", () => {
+    const schema = { type: "object", properties: { constructor: { type: "string" }, toString: { type: "number" } } };
+    expect(ok(schema, {})).toBe(true);
+    expect(ok(schema, { constructor: 1 })).toBe(false);
+  });
+});
+
+describe("deep and cyclic schemas never overflow the stack", () => {
+  const tree = { type: "object", properties: { child: { $ref: "#" } } };
+
+  it("a value nested 2,000 levels answers invalid with the path, not a RangeError", () => {
+    const result = json(tree).validate(nest(2000));
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.issues[0]).toMatchObject({ keyword: "depth", message: expect.stringMatching(/nested deeper than 256 levels/) });
+      expect(result.issues[0]!.path.slice(0, 3)).toEqual(["child", "child", "child"]);
+    }
+    expect(json(tree).validate(nest(100)).ok).toBe(true);
+  });
+
+  it("a $ref that only points at itself is refused at definition, naming $ref", () => {
+    expect(refusal({ $ref: "#" })).toMatchObject({ code: "invalid_config", details: { keyword: "$ref" } });
+    expect(refusal({ $defs: { a: { $ref: "#/$defs/b" }, b: { anyOf: [{ $ref: "#/$defs/a" }] } }, $ref: "#/$defs/a" }).message).toMatch(/leads back to itself/);
+  });
+
+  it("a remote $ref and an unsupported keyword are refused with the keyword named", () => {
+    expect(refusal({ $ref: "https://example.com/schema.json" })).toMatchObject({ details: { keyword: "$ref", remote: "https://example.com/schema.json" } });
+    expect(refusal({ $schema: "https://json-schema.org/draft/2019-09/schema", $recursiveRef: "#" })).toMatchObject({ details: { keyword: "$recursiveRef" } });
+    expect(refusal({ $schema: "https://example.com/my-metaschema" })).toMatchObject({ details: { keyword: "$schema" } });
+  });
+});
+
+describe("drafts, formats, defaults and what the model sees", () => {
+  it("takes the draft from $schema, 2020-12 by default", () => {
+    expect(ok({ $schema: "http://json-schema.org/draft-07/schema#", items: [{ type: "string" }], additionalItems: false }, ["a", "b"])).toBe(false);
+    expect(ok({ prefixItems: [{ type: "string" }], items: false }, ["a", "b"])).toBe(false);
+  });
+
+  it("treats format as an annotation in 2020-12 unless the tool opts in", () => {
+    expect(ok({ type: "string", format: "email" }, "not an email")).toBe(true);
+    expect(compileSchema("t", "outputSchema", { type: "string", format: "email" } as never, { assertFormat: true }).validate("not an email").ok).toBe(false);
+  });
+
+  it("applies valid defaults and keeps them off values the caller gave", () => {
+    const schema = compileSchema("t", "args", { type: "object", properties: { n: { type: "integer", default: 3 }, o: { type: "object", properties: { x: { default: "d" } } } } });
+    expect(schema.validate({ o: {} })).toEqual({ ok: true, data: { n: 3, o: { x: "d" } } });
+    expect(schema.validate({ n: 1 })).toEqual({ ok: true, data: { n: 1 } });
+  });
+
+  it("shows the model the author's schema, keywords and all", () => {
+    const author = { type: "object", properties: { v: { maxLength: 2, pattern: "^a" }, c: { const: { a: 1 } } }, required: ["v"], $defs: { x: { type: "string" } } };
+    expect(compileSchema("t", "args", author as never).jsonSchema).toEqual(author);
+  });
+
+  it("reports issues with array paths into the value", () => {
+    const schema = { type: "object", properties: { items: { type: "array", items: { type: "object", properties: { n: { type: "integer" } } } } }, additionalProperties: false };
+    const result = json(schema).validate({ items: [{ n: 1 }, { n: 1.5 }], extra: true });
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.issues.map((i) => i.path)).toEqual(expect.arrayContaining([["items", 1, "n"], ["extra"]]));
+  });
+});
