@@ -38,6 +38,12 @@ function workerRedactor(env: AuthedEnv["Bindings"]): Redactor {
   return r;
 }
 
+/** True for the error a stub call gets when its Durable Object reset mid-request (a restart, a deploy). */
+function threadReset(err: unknown): boolean {
+  const e = err as { durableObjectReset?: unknown; retryable?: unknown; remote?: unknown } | null;
+  return e !== null && typeof e === "object" && (e.durableObjectReset === true || (e.retryable === true && e.remote !== true));
+}
+
 /** Builds the app for a registry. */
 export function createApp(registry: Registry): Hono<AuthedEnv> {
   const app = new Hono<AuthedEnv>();
@@ -85,7 +91,12 @@ export function createApp(registry: Registry): Hono<AuthedEnv> {
         ? err
         : err instanceof HTTPException && err.status === 400
           ? new WeftError("invalid_json", `request body is not valid JSON: ${err.message}`)
-          : null;
+          : threadReset(err)
+            ? new WeftError(
+                "thread_restarted",
+                "the thread restarted while it handled this request; what it did so far is durable and finishes by itself; read the thread or retry (with the same Idempotency-Key)",
+              )
+            : null;
     if (!error) {
       console.error("weft: unhandled error", workerRedactor(c.env).value(err));
       return c.json(new WeftError("internal_error", "internal error").toBody(), 500);

@@ -12,7 +12,8 @@ import { type AgentDefinition, type EnvDefault, type Registry, type ResolvedSide
 import { systemText } from "../run/prompt.js";
 import type { NewTurnMessage } from "../run/messages.js";
 import { ToolCatalog } from "../tools/catalog.js";
-import { type CallOutcome, type CallRequest, dispatch } from "../tools/dispatch.js";
+import { approveCall } from "../tools/decide.js";
+import { type CallOutcome, type CallRequest, dispatch, outcomeOf } from "../tools/dispatch.js";
 import type { CallExecution, CrashPoint } from "../tools/host.js";
 import type { Effect } from "../tools/types.js";
 import { NO_USER_ENV, type UserEnvSource } from "./env.js";
@@ -55,6 +56,8 @@ export class ThreadEngine implements StateHost {
   /** Set by crash-matrix tests only. */
   crashHook: CrashHook | null = null;
   private drainLock: Promise<unknown> = Promise.resolve();
+  /** Per call id: the tail of the work holding it (dispatch, recovery, a person's decision). */
+  private readonly callLocks = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly host: EngineHost,
@@ -159,7 +162,23 @@ export class ThreadEngine implements StateHost {
 
   /** Runs one call of `execution` (null: outside any run) through the pipeline, without draining the queue. */
   dispatchOne(execution: CallExecution | null, request: CallRequest): Promise<CallOutcome> {
-    return dispatch(createDispatchHost(this, execution), request);
+    return this.withCall(request.callId, () => dispatch(createDispatchHost(this, execution), request));
+  }
+
+  /**
+   * Runs `work` holding call `callId`: work on one call id never overlaps, so however many
+   * requests, alarms and recoveries arrive together, a call runs (or is recovered) once and the
+   * later ones find its result.
+   */
+  withCall<T>(callId: string, work: () => Promise<T>): Promise<T> {
+    const before = this.callLocks.get(callId) ?? Promise.resolve();
+    const run = before.then(work);
+    const tail = run.catch(() => undefined);
+    this.callLocks.set(callId, tail);
+    void tail.then(() => {
+      if (this.callLocks.get(callId) === tail) this.callLocks.delete(callId);
+    });
+    return run;
   }
 
   /** Runs one call, then every call it (or anything before it) queued, in queue order, under the same execution. */
@@ -196,6 +215,10 @@ export class ThreadEngine implements StateHost {
   /** Re-runs, reconciles or parks every call a restart interrupted (outside any open step), at rest. */
   async recoverCalls(): Promise<CallOutcome[]> {
     const done: CallOutcome[] = [];
+    // An approval that was durable when the thread restarted, before its call began: run it now.
+    for (const record of this.store.calls.list(1000, 0, "awaiting_approval").filter((c) => c.approvedBy !== undefined)) {
+      done.push(await this.withCall(record.callId, () => approveAgain(createDispatchHost(this, null), record.callId, record.approvedBy!)));
+    }
     for (const record of this.store.calls.unfinished()) {
       done.push(await this.dispatchOne(null, { callId: record.callId, toolName: record.toolName, args: { text: record.argsText }, source: record.source }));
     }
@@ -211,6 +234,13 @@ export class ThreadEngine implements StateHost {
   newId(prefix: string): string {
     return newId(prefix);
   }
+}
+
+/** Runs a call approved before a restart, unless it was decided meanwhile. */
+async function approveAgain(host: ReturnType<typeof createDispatchHost>, callId: string, approvedBy: string): Promise<CallOutcome> {
+  const record = host.journal.get(callId)!;
+  if (record.status !== "awaiting_approval") return outcomeOf(host, record);
+  return approveCall(host, callId, approvedBy);
 }
 
 /** Side a's tools: the registry's (all, or the names it lists) plus any built from arguments. */

@@ -30,6 +30,8 @@ export interface CallJournal {
   /** Records who denied or settled a call. */
   setDecidedBy(callId: string, who: string): void;
   park(callId: string, reason: string): void;
+  /** Counts one more run of a started call cut short by a restart; returns the new count. */
+  restarted(callId: string): number;
   finish(
     callId: string,
     status: CallStatus,

@@ -150,6 +150,11 @@ export class CallStore {
     this.sql.exec("UPDATE calls SET decided_by = ? WHERE call_id = ?", who, callId);
   }
 
+  /** Counts one more run of a started call cut short by a restart; returns the new count. */
+  restarted(callId: string): number {
+    return this.sql.exec<{ restarts: number }>(`UPDATE calls SET restarts = restarts + 1 WHERE call_id = ? RETURNING restarts`, callId).one().restarts;
+  }
+
   /** Parks a call whose outcome is uncertain; a person settles it. */
   park(callId: string, reason: string): void {
     this.sql.exec(`UPDATE calls SET status = 'parked', park_reason = ? WHERE call_id = ? AND status NOT IN ${FINAL_SQL}`, reason, callId);
