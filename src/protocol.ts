@@ -38,6 +38,8 @@ export interface ToolCallRequest {
   name: string;
   /** Arguments as the model sent them: JSON text, possibly malformed. */
   arguments: string;
+  /** The model's stream ended before these arguments were complete: the call never runs. */
+  cutOff?: boolean;
 }
 
 /** Message roles stored in a thread. */

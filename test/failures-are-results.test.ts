@@ -59,12 +59,18 @@ describe("every failure of author code is a result, and the step's other calls g
       const engine = instance.engine;
       const turnId = "turn_noargs";
       engine.store.turns.begin(turnId);
+      // An adapter whose tool-call part lacks its input text altogether.
       const model = {
         id: "adapter",
-        step: async ({ step }: { step: number }) =>
-          step === 1
-            ? { text: "", toolCalls: [{ id: "na", name: "effect_read" } as never], finish: "tool_calls" as const }
-            : { text: "done", toolCalls: [], finish: "stop" as const },
+        async *stream({ messages }: { messages: readonly unknown[] }) {
+          if (messages.length === 0) {
+            yield { type: "tool-call", id: "na", toolName: "effect_read" } as never;
+            yield { type: "finish" as const, finishReason: "tool-calls" as const, usage: {} };
+          } else {
+            yield { type: "text-delta" as const, delta: "done" };
+            yield { type: "finish" as const, finishReason: "stop" as const, usage: {} };
+          }
+        },
       };
       return runTurnLoop(createTurnHost(engine, turnId), Execution.forTurn({ flowId: turnId, model, history: () => engine.store.messages.all() }));
     });

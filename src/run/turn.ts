@@ -11,6 +11,7 @@ import type { ModelTool } from "../models/model.js";
 import type { CallOutcome, CallRequest } from "../tools/dispatch.js";
 import { resultText } from "../tools/result.js";
 import type { Execution, StepCounts } from "./execution.js";
+import { readStep } from "./step.js";
 import type { NewTurnMessage } from "./messages.js";
 
 /** Default bound on model steps in one turn. */
@@ -68,21 +69,23 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
     }
     while (steps < host.maxSteps) {
       if (execution.stopped) return { status: "stopped", steps };
-      const response = await execution.model.step({
-        threadId: host.threadId,
-        turnId,
-        step: steps + 1,
-        ...(host.system !== undefined ? { system: host.system } : {}),
-        get messages() {
-          return host.history();
-        },
-        tools: host.tools(),
-        signal,
-      });
-      if (response.finish === "end" && response.toolCalls.length === 0 && response.text === "") break;
+      const response = await readStep(
+        execution.model.stream({
+          threadId: host.threadId,
+          turnId,
+          step: steps + 1,
+          ...(host.system !== undefined ? { system: host.system } : {}),
+          messages: host.history(),
+          tools: host.tools(),
+          signal,
+        }),
+      );
+      if (response.finishReason === "end" && response.toolCalls.length === 0 && response.text === "") break;
       steps = execution.countStep();
       host.onStep(execution.steps);
-      const calls = host.uniqueIds(wellFormedCalls(response.toolCalls, turnId, steps));
+      // A call cut off mid-stream joins the step (so the model sees why it did not run), marked so it never runs.
+      const cut = response.cutOff.map((c): ToolCallRequest => ({ id: c.id, name: c.name, arguments: c.partial, cutOff: true }));
+      const calls = host.uniqueIds(wellFormedCalls([...response.toolCalls, ...cut], turnId, steps));
       host.emit("model_step", { turnId, step: steps, text: response.text, toolCalls: calls });
       const assistant: NewTurnMessage = { role: "assistant", content: response.text };
       if (calls.length === 0) {
@@ -123,7 +126,7 @@ export function wellFormedCalls(calls: readonly unknown[] | undefined, turnId: s
       }
     }
     const id = typeof call.id === "string" && call.id !== "" ? call.id : `call_${turnId}_${step}_${i}`;
-    return { id, name: typeof call.name === "string" ? call.name : String(call.name ?? ""), arguments: text };
+    return { ...(call as ToolCallRequest), id, name: typeof call.name === "string" ? call.name : String(call.name ?? ""), arguments: text };
   });
 }
 
@@ -136,7 +139,14 @@ async function settleStep(host: TurnHost, execution: Execution, calls: ToolCallR
   const outcomes: CallOutcome[] = [];
   const queued: CallOutcome[] = [];
   for (const call of calls) {
-    const done = await host.dispatch(execution, { callId: call.id, toolName: call.name, args: { text: call.arguments }, source: "model", turnId });
+    const done = await host.dispatch(execution, {
+      callId: call.id,
+      toolName: call.name,
+      args: { text: call.arguments },
+      source: "model",
+      turnId,
+      ...(call.cutOff ? { cutOff: true } : {}),
+    });
     outcomes.push(done.outcome);
     queued.push(...done.queued);
   }

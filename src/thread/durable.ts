@@ -13,6 +13,7 @@ import { DEFAULT_AGENT_ID, type Registry, agentIds, findAgent } from "../run/age
 import type { GetMessagesOptions } from "../tools/thread-state.js";
 import { directCall, type DirectCallInput } from "./direct.js";
 import { ThreadEngine } from "./engine.js";
+import { checkModel, checkScriptable } from "./model-choice.js";
 import { TurnRunner, WATCHDOG_MS } from "./runner.js";
 import type { Settlement } from "../tools/decide.js";
 import { checkTimeArgNames } from "../tools/time-args.js";
@@ -172,10 +173,11 @@ export function createThreadClass(registry: Registry) {
           ...envSources(engine),
           thread: (name) => threadEnv.get(name),
         });
+        await checkModel(engine, (name) => threadEnv.get(name));
         if (this.engine) throw new WeftError("thread_exists", "a thread with this continuationToken exists already", { path: ["continuationToken"] });
         this.store.atomically(() => {
           this.store.meta.write(meta);
-          this.store.turns.addScript([...agentScript, ...script]);
+          this.store.script.add([...agentScript, ...script]);
           for (const [name, v] of Object.entries(input.env ?? {})) {
             if (typeof v === "string") this.store.env.set(name, v);
             else this.store.env.set(name, v.value, v.type);
@@ -210,8 +212,9 @@ export function createThreadClass(registry: Registry) {
     }
 
     async postMessage(caller: Caller, input: { content: string; role?: "user" | "system"; script?: unknown }) {
-      return this.work(caller, (_engine, runner) => {
+      return this.work(caller, async (engine, runner) => {
         const script = input.script === undefined ? undefined : normalizeScript(input.script, ["script"]);
+        if (script && script.length > 0) await checkScriptable(engine);
         return runner.postMessage({ content: input.content, ...(input.role ? { role: input.role } : {}), ...(script ? { script } : {}) });
       });
     }

@@ -64,6 +64,8 @@ export interface CallRequest {
   source: CallSource;
   turnId?: string;
   parentCallId?: string;
+  /** The model's stream ended inside this call's arguments: it is refused, never run. */
+  cutOff?: boolean;
 }
 
 /** How a call stands after dispatch: final, or waiting for a person. */
