@@ -178,7 +178,13 @@ export function redactLogs(source: () => Redactor): () => void {
       console[level] = (...args: unknown[]) => {
         let out = args;
         for (const get of logSources) {
-          const r = get();
+          let r: Redactor;
+          try {
+            r = get();
+          } catch {
+            // A source whose object is gone (a restart) or out of reach from this context.
+            continue;
+          }
           out = out.map((a) => r.value(a));
         }
         for (const tap of logTaps) tap(level, out);
