@@ -14,7 +14,7 @@ export default defineConfig({
       miniflare: { outboundService: (request: Request) => fakeProvider.handle(request) },
     }),
   ],
-  // seed-003's examples import from @standardagents/spec; weft's public entry answers for it.
+  // The Standard Agents tools API's examples import from @standardagents/spec; weft's public entry answers for it.
   resolve: { alias: { "@standardagents/spec": fileURLToPath(new URL("./src/index.ts", import.meta.url)) } },
-  test: { include: ["test/**/*.test.ts"], exclude: ["test/node/**", "node_modules/**"] },
+  test: { include: ["test/**/*.test.ts", "agents/**/*.test.ts"], exclude: ["test/node/**", "node_modules/**"] },
 });

@@ -1,10 +1,10 @@
 /**
  * Wire and storage shapes shared by every layer: messages, tool results, call records and events.
- * Field names follow seed-003 (`ToolResult`, `ToolAttachment`, `Message`) and DESIGN.md (frames).
+ * Field names follow the Standard Agents tools API (`ToolResult`, `ToolAttachment`, `Message`) and DESIGN.md (frames).
  * @module
  */
 
-/** A file returned by a tool (seed-003 `ToolAttachment`); `data` is base64. */
+/** A file returned by a tool (the Standard Agents tools API's `ToolAttachment`); `data` is base64. */
 export interface ToolAttachment {
   name: string;
   mimeType: string;
@@ -23,7 +23,7 @@ export interface AttachmentRef {
   size: number;
 }
 
-/** What a tool returns (seed-003 `ToolResult`). */
+/** What a tool returns (the Standard Agents tools API's `ToolResult`). */
 export interface ToolResult {
   status: "success" | "error";
   result?: string;
@@ -58,6 +58,10 @@ export interface Message {
   name?: string;
   silent: boolean;
   metadata?: Record<string, unknown>;
+  /** Nesting depth when above 0: written inside a prompt called as a tool (1 for a call from the turn). */
+  depth?: number;
+  /** The side that wrote it, in a two-sided agent's conversation. */
+  side?: "a" | "b";
   /** Creation time, milliseconds since the Unix epoch. */
   createdAt: number;
 }
@@ -163,7 +167,18 @@ export interface EventPayloads {
   tool_call_approval_requested: { callId: string; toolName: string; input: unknown; argsHash: string };
   tool_call_parked: { callId: string; toolName: string; reason: string };
   turn_waiting: { turnId: string; callIds: string[] };
-  turn_finished: { turnId: string; status: "completed" | "stopped" | "failed"; steps: number; error?: string };
+  /** An agent called as a tool started (or resumed) its work in a child thread. */
+  subagent_started: { callId: string; agentId: string; childThreadId: string };
+  /** The child thread of an agent called as a tool answered; `status` is its turn's. */
+  subagent_finished: { callId: string; agentId: string; childThreadId: string; status: string };
+  turn_finished: {
+    turnId: string;
+    status: "completed" | "stopped" | "failed";
+    steps: number;
+    error?: string;
+    /** In a two-sided agent, the side whose stop tool, `stop()` or final answer ended the turn. */
+    stoppedBy?: "a" | "b";
+  };
 }
 
 /** A built-in event type. */
@@ -197,4 +212,6 @@ export const BUILTIN_EVENT_TYPES: ReadonlySet<string> = new Set<BuiltinEventType
   "tool_call_parked",
   "turn_waiting",
   "turn_finished",
+  "subagent_started",
+  "subagent_finished",
 ]);

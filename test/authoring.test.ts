@@ -1,9 +1,10 @@
 /**
  * The authoring surface as the generated test registry sees it, inside workerd: every definition
- * is well formed, seed-003's examples produce the model-facing schemas they should, the
+ * is well formed, the Standard Agents tools API's examples produce the model-facing schemas they should, the
  * `@standardagents/spec` alias is weft's entry, and schema refusals are clear.
  */
 import { defineAgent as specDefineAgent, defineTool as specDefineTool } from "@standardagents/spec";
+import { callableNames } from "../src/run/references.js";
 import { describe, expect, it, vi } from "vitest";
 import * as z from "zod";
 import { z as z3 } from "zod/v3";
@@ -34,31 +35,28 @@ function thrown(fn: () => unknown): unknown {
 }
 
 describe("the test registry", () => {
-  it("holds the example agent and every fixture, under their file names, sorted", () => {
+  it("holds every fixture under its file name, sorted, and nothing from agents/", () => {
     const tools = Object.keys(registry.tools);
     const agents = Object.keys(registry.agents);
     expect(tools).toEqual([...tools].sort());
     expect(agents).toEqual([...agents].sort());
     // Other suites add fixtures of their own, so these are a floor, not the whole list.
     expect(tools).toEqual(expect.arrayContaining([
-      "add_note",
       "echo_json_schema",
-      "get_current_time",
       "get_server_time",
       "get_weather",
-      "list_notes",
       "lookup_customer",
       "person",
       "process_order",
       "queue_two",
       "record_call",
-      "roll_dice",
       "send_notification",
       "slow_read",
       "throws_error",
       "update_context",
     ]));
-    expect(agents).toEqual(expect.arrayContaining(["example", "faults", "seed_examples"]));
+    expect(agents).toEqual(expect.arrayContaining(["faults", "seed_examples"]));
+    expect(agents).not.toContain("example");
     expect(registry.tools.lookup_customer).toBe(lookupCustomer);
   });
 
@@ -72,15 +70,16 @@ describe("the test registry", () => {
     }
   });
 
-  it("has agents whose tools are all registered", () => {
+  it("has agents whose tools are all callable: a tool, a prompt, or an agent exposed as a tool", () => {
+    const callable = callableNames({ tools: Object.keys(registry.tools), prompts: registry.prompts ?? {}, agents: registry.agents });
     for (const agent of Object.values(registry.agents)) {
       expect(agent.kind).toBe("agent");
-      for (const name of agent.tools ?? []) expect(registry.tools).toHaveProperty(name);
+      for (const name of agent.tools ?? []) expect(callable.has(name)).toBe(true);
     }
   });
 });
 
-describe("seed-003 complete examples: model-facing schemas", () => {
+describe("the Standard Agents tools API's complete examples: model-facing schemas", () => {
   it("database query: two optional fields, email with its format", () => {
     const schema = inputSchema("lookup_customer");
     expect(schema).toMatchObject({

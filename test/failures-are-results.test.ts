@@ -35,7 +35,7 @@ describe("every failure of author code is a result, and the step's other calls g
     const direct = await json("POST", "/v1/tools/approval_throws", { input: {}, sessionId: id });
     expect(direct.status).toBe(200);
     expect(direct.body).toMatchObject({ ok: false, isError: true, status: "failed" });
-    expect(direct.body.result).toContain("needsApproval failed: boom");
+    expect(direct.body.error).toContain("needsApproval failed: boom");
   });
 
   it("2. an attachment without mimeType is an error result naming it, for a turn and a direct call", async () => {
@@ -50,7 +50,7 @@ describe("every failure of author code is a result, and the step's other calls g
     expect(direct.body).toMatchObject({ ok: false, isError: true });
     const sync = await json("POST", "/v1/tools/throws_sync", { input: {}, sessionId: id });
     expect(sync.status).toBe(200);
-    expect(sync.body).toMatchObject({ status: "failed", result: "sync boom" });
+    expect(sync.body).toMatchObject({ status: "failed", error: "sync boom" });
   });
 
   it("3. a model step whose call has no arguments field runs the call with no arguments", async () => {
@@ -72,7 +72,8 @@ describe("every failure of author code is a result, and the step's other calls g
           }
         },
       };
-      return runTurnLoop(createTurnHost(engine, turnId), Execution.forTurn({ flowId: turnId, model, history: () => engine.store.messages.all() }));
+      const execution = Execution.forTurn({ flowId: turnId, model, history: () => engine.store.messages.all() });
+      return runTurnLoop(createTurnHost(engine, execution), execution);
     });
     expect(end.status).toBe("completed");
     expect((await callsOf(id))[0]).toMatchObject({ callId: "na", status: "succeeded", argsText: "" });
@@ -92,7 +93,8 @@ describe("every failure of author code is a result, and the step's other calls g
         { id: "o1", name: "effect_read", arguments: "{}" },
         { id: "o2", name: "effect_read", arguments: "{}" },
       ];
-      await createTurnHost(engine, turnId).commit([{ role: "assistant", content: "", toolCalls: step }], step);
+      const model = { id: "none", stream: () => (async function* () {})() };
+      await createTurnHost(engine, Execution.forTurn({ flowId: turnId, model, history: () => [] })).commit([{ role: "assistant", content: "", toolCalls: step }], step);
       const dispatch = engine.dispatchWithQueue;
       let n = 0;
       engine.dispatchWithQueue = async (...args: unknown[]) => {

@@ -31,7 +31,7 @@ it(`fuzz: ${REQUESTS} requests over every route and ${INTERLEAVINGS} interleavin
   const crashed: string[] = [];
   for (const id of routes.threads) {
     const info = await json("GET", `/threads/${id}`);
-    if (info.status !== 200) crashed.push(`${id}: ${info.status}`);
+    if (info.status !== 200 && !(info.status === 404 && routes.deleted.has(id))) crashed.push(`${id}: ${info.status}`);
   }
 
   const verdicts: Verdict[] = [];

@@ -46,11 +46,21 @@ export const SettleBody = z.discriminatedUnion("outcome", [
   z.object({ outcome: z.literal("retry") }),
 ]);
 
-/** Body of `POST /v1/tools/:name`: `sessionId` and `continuationToken` are mutually exclusive. */
-export const DirectCallBody = z.object({
+const DIRECT_CALL_FIELDS = {
   input: z.unknown().optional(),
   sessionId: z.string().min(1).optional(),
   continuationToken: z.string().optional(),
+};
+
+/**
+ * Body of `POST /v1/tools/:name`: `sessionId` and `continuationToken` are mutually exclusive.
+ * Any other top-level key is refused by name: it is almost always a tool argument that belongs
+ * inside `input`.
+ */
+export const DirectCallBody = z.looseObject(DIRECT_CALL_FIELDS).superRefine((body, ctx) => {
+  for (const key of Object.keys(body)) {
+    if (!Object.hasOwn(DIRECT_CALL_FIELDS, key)) ctx.addIssue({ code: "custom", path: [key], message: 'unknown field; did you mean {"input": {...}}?' });
+  }
 });
 
 /** Body of `PUT /account/env/:name`; a value is a secret unless `type` says `text`. */
@@ -60,6 +70,7 @@ export const AccountEnvBody = z.object({ value: z.string(), type: z.enum(["text"
 export const MessagesQuery = z.object({
   limit: Int("limit"),
   offset: Int("offset"),
+  maxDepth: Int("maxDepth"),
   order: z.enum(["asc", "desc"]).optional(),
   includeSilent: z.enum(["true", "false", "1", "0"]).optional(),
 });

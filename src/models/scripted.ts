@@ -8,6 +8,7 @@ import { byteLength, fitsBytes } from "../bytes.js";
 import { WeftError } from "../errors.js";
 import type { ToolCallRequest } from "../protocol.js";
 import type { Model, ModelStreamPart, ScriptStep } from "./model.js";
+import { MODEL_ENV } from "./registry.js";
 
 /** Largest stored step in UTF-8 bytes. */
 export const MAX_STEP_BYTES = 1024 * 1024;
@@ -62,6 +63,15 @@ export function normalizeScript(steps: unknown, path: (string | number)[] = ["sc
     return stored;
   });
 }
+
+/**
+ * The system notice of a turn that had nothing to play: no model step at all, because no model
+ * is configured and the thread's script has no steps left. The one place this wording lives.
+ */
+export const NOTHING_TO_PLAY =
+  "Nothing to play: this thread has no model configured and no scripted steps left, so the turn ended without a reply. " +
+  `Set ${MODEL_ENV} to "<provider>:<model id>" (for example "openai:gpt-4o-mini", with OPENAI_API_KEY in .dev.vars) ` +
+  'or name a model in the agent, or post the message with a "script" of model steps. See docs/configuration.md.';
 
 /** Where the scripted model takes its steps from: the thread's `script` table. */
 export interface ScriptSource {

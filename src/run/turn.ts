@@ -8,11 +8,13 @@
 import { errorMessage } from "../errors.js";
 import type { EventPayloads, Message, ToolCallRequest } from "../protocol.js";
 import type { ModelTool } from "../models/model.js";
+import { NOTHING_TO_PLAY } from "../models/scripted.js";
 import type { CallOutcome, CallRequest } from "../tools/dispatch.js";
 import { resultText } from "../tools/result.js";
 import type { Execution, StepCounts } from "./execution.js";
 import { readStep } from "./step.js";
 import type { NewTurnMessage } from "./messages.js";
+import { ONE_SIDE, type SideRules, checkStopTool, handOver, sideForStep } from "./sides.js";
 
 /** Default bound on model steps in one turn. */
 export const DEFAULT_MAX_STEPS = 25;
@@ -22,8 +24,15 @@ export interface TurnHost {
   readonly threadId: string;
   readonly system?: string;
   readonly maxSteps: number;
+  /** The sides taking turns and their stop rules; default one side a whose text answer ends the turn. */
+  readonly sides?: readonly SideRules[];
   tools(): ModelTool[];
   history(): Message[];
+  /**
+   * The messages one model request sends, from one snapshot of `history()` (the history hook's
+   * seam); absent: the snapshot as is.
+   */
+  prepareMessages?(snapshot: Message[]): Promise<Message[]>;
   /**
    * Appends messages in one transaction; `pending` sets (calls) or clears (null) the open step.
    * Resolves once that is durable, so a step's calls never run before the step is recorded.
@@ -50,7 +59,12 @@ export interface TurnEnd {
   error?: string;
   /** Calls the turn waits on, when `waiting`. */
   waitingOn?: string[];
+  /** The side whose stop tool, `stop()` or final answer ended a two-sided turn. */
+  stoppedBy?: "a" | "b";
 }
+
+/** `stoppedBy` of an execution that has one, spread into a {@link TurnEnd}. */
+const by = (execution: Execution): { stoppedBy?: "a" | "b" } => (execution.stoppedBy ? { stoppedBy: execution.stoppedBy } : {});
 
 /**
  * Runs (or resumes) one turn. Never throws: a model failure ends the turn `failed` with a message,
@@ -67,20 +81,30 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
       if (settled.waitingOn) return { status: "waiting", steps, waitingOn: settled.waitingOn };
       if (settled.endTurn) return { status: "completed", steps };
     }
+    const sides = host.sides ?? ONE_SIDE;
     while (steps < host.maxSteps) {
-      if (execution.stopped) return { status: "stopped", steps };
+      if (execution.stopped) return { status: "stopped", steps, ...by(execution) };
+      const sideEnd = sideForStep(execution, sides);
+      if (sideEnd) return { status: "stopped", steps, error: sideEnd };
+      // One snapshot per request: what is injected while it is prepared enters the next request.
+      const snapshot = host.history();
+      const messages = host.prepareMessages ? await host.prepareMessages(snapshot) : snapshot;
       const response = await readStep(
         execution.model.stream({
           threadId: host.threadId,
           turnId,
           step: steps + 1,
           ...(host.system !== undefined ? { system: host.system } : {}),
-          messages: host.history(),
+          messages,
           tools: host.tools(),
           signal,
         }),
       );
-      if (response.finishReason === "end" && response.toolCalls.length === 0 && response.text === "") break;
+      if (response.finishReason === "end" && response.toolCalls.length === 0 && response.text === "") {
+        // A turn that played nothing at all says so, instead of ending silently with steps: 0.
+        if (steps === 0) await host.commit([{ role: "system", content: NOTHING_TO_PLAY }], null);
+        break;
+      }
       steps = execution.countStep();
       host.onStep(execution.steps);
       // A call cut off mid-stream joins the step (so the model sees why it did not run), marked so it never runs.
@@ -90,7 +114,8 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
       const assistant: NewTurnMessage = { role: "assistant", content: response.text };
       if (calls.length === 0) {
         await host.commit([assistant], null);
-        return { status: signal.aborted ? "stopped" : "completed", steps };
+        if (!signal.aborted && handOver(execution, sides)) continue;
+        return { status: signal.aborted ? "stopped" : "completed", steps, ...by(execution) };
       }
       assistant.toolCalls = calls;
       await host.commit([assistant], calls);
@@ -98,7 +123,7 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
       if (settled.waitingOn) return { status: "waiting", steps, waitingOn: settled.waitingOn };
       if (settled.endTurn) return { status: "completed", steps };
     }
-    if (execution.stopped) return { status: "stopped", steps };
+    if (execution.stopped) return { status: "stopped", steps, ...by(execution) };
     // The model still had calls in flight: say why the turn ended rather than call it complete.
     if (steps >= host.maxSteps) return { status: "stopped", steps, error: `reached the agent's maxSteps (${host.maxSteps}) model steps` };
     return { status: "completed", steps };
@@ -154,6 +179,7 @@ async function settleStep(host: TurnHost, execution: Execution, calls: ToolCallR
   for (const [i, o] of outcomes.entries()) {
     if (!o.final) outcomes[i] = (await host.dispatch(execution, { callId: o.callId, toolName: o.toolName, args: { text: o.argsText }, source: "model", turnId })).outcome;
   }
+  checkStopTool(execution, host.sides ?? ONE_SIDE, outcomes);
   const waiting = outcomes.filter((o) => !o.final).map((o) => o.callId);
   // A stopped turn does not wait: its step closes with the calls' current standing (a parked
   // call still waits for a person, but no turn resumes on it).

@@ -22,14 +22,11 @@ export const MIN_SECRET_CHARS = 6;
  */
 export class Redactor {
   readonly secrets: readonly Secret[];
-  /** Length of the longest secret; a stream holds back one less than this. */
-  readonly longest: number;
 
   constructor(secrets: Iterable<Secret>) {
     const seen = new Map<string, Secret>();
     for (const s of secrets) if (s.value.length >= MIN_SECRET_CHARS && !seen.has(s.value)) seen.set(s.value, s);
     this.secrets = [...seen.values()].sort((a, b) => b.value.length - a.value.length);
-    this.longest = this.secrets[0]?.value.length ?? 0;
   }
 
   /** The text with every secret replaced. */
@@ -79,8 +76,8 @@ export class Redactor {
 
 /**
  * Redacts a text that arrives in pieces (stream deltas): a secret split across pieces is still
- * hidden. It holds back the last `longest - 1` characters until the next piece or `end()`, and
- * never releases a prefix that a secret could still complete.
+ * hidden. It holds back only a tail that a later piece could complete into a secret, until the
+ * next piece or `end()`; what it releases equals redacting the whole text at once.
  */
 export class StreamRedactor {
   private pending = "";
@@ -90,10 +87,17 @@ export class StreamRedactor {
   /** Adds a piece; returns the text that is now safe to send (maybe ""). */
   push(piece: string): string {
     this.pending += piece;
-    const hold = this.redactor.longest - 1;
-    if (hold <= 0) return this.take(this.pending.length);
-    // Anything from `cut` on could be the start of a secret that the next piece completes. A
-    // secret starting before `cut` is complete already; if it straddles `cut`, hold it back whole.
+    // Hold back the longest tail that is the start of some secret: the next piece may complete
+    // it. A secret starting before `cut` is complete already; if it straddles `cut`, hold it whole.
+    let hold = 0;
+    for (const { value } of this.redactor.secrets) {
+      for (let k = Math.min(value.length - 1, this.pending.length); k > hold; k--) {
+        if (this.pending.endsWith(value.slice(0, k))) {
+          hold = k;
+          break;
+        }
+      }
+    }
     let cut = Math.max(0, this.pending.length - hold);
     for (let moved = true; moved; ) {
       moved = false;
@@ -152,7 +156,13 @@ export function publicVars(env: Readonly<Record<string, unknown>>): Set<string> 
   return new Set(String(env.WEFT_PUBLIC_VARS ?? "").split(",").map((s) => s.trim()).filter(Boolean));
 }
 
-const logSources = new Set<() => Redactor>();
+/** Something that knows a redactor without I/O (a thread's secrets); held weakly. */
+export interface RedactorSource {
+  last(): Redactor;
+}
+
+// Weak, so an evicted Durable Object is not kept alive by the console patch.
+const logSources = new Set<WeakRef<RedactorSource>>();
 const logTaps = new Set<(level: string, args: unknown[]) => void>();
 let consolePatched = false;
 
@@ -169,18 +179,23 @@ export function tapLogs(listener: (level: string, args: unknown[]) => void): () 
  * Routes `console.*` output of this isolate through every registered redactor, so a tool that logs
  * a secret writes the marker instead. Registering twice is harmless; the patch is installed once.
  */
-export function redactLogs(source: () => Redactor): () => void {
-  logSources.add(source);
+export function redactLogs(source: RedactorSource): void {
+  logSources.add(new WeakRef(source));
   if (!consolePatched) {
     consolePatched = true;
     for (const level of ["log", "info", "warn", "error", "debug"] as const) {
       const original = console[level].bind(console);
       console[level] = (...args: unknown[]) => {
         let out = args;
-        for (const get of logSources) {
+        for (const ref of logSources) {
+          const source = ref.deref();
+          if (!source) {
+            logSources.delete(ref);
+            continue;
+          }
           let r: Redactor;
           try {
-            r = get();
+            r = source.last();
           } catch {
             // A source whose object is gone (a restart) or out of reach from this context.
             continue;
@@ -192,5 +207,4 @@ export function redactLogs(source: () => Redactor): () => void {
       };
     }
   }
-  return () => logSources.delete(source);
 }

@@ -8,9 +8,12 @@ import type { Message, ToolResult } from "../protocol.js";
 import type { AgentDefinition, EnvDefault, Registry } from "../run/agent.js";
 import type { CompiledTool, ToolCatalog } from "../tools/catalog.js";
 import type { CallExecution } from "../tools/host.js";
+import { Execution } from "../run/execution.js";
+import type { NewTurnMessage } from "../run/messages.js";
 import type {
   CodeExecution,
   CodeExecutionOptions,
+  ExecutionState,
   GetMessagesOptions,
   InjectMessageInput,
   MessagesResult,
@@ -36,7 +39,11 @@ export interface StateHost {
    * Env defaults of the prompt in force: the last of `promptPath` (the running prompt), else
    * side a's prompt file; undefined for an inline side.
    */
-  promptEnv(promptPath?: readonly string[]): Readonly<Record<string, EnvDefault>> | undefined;
+  promptEnv(execution?: ExecutionState): Readonly<Record<string, EnvDefault>> | undefined;
+  /** The tools offered where `execution` runs; `uses` and queued names are checked against it. */
+  catalogFor(execution: CallExecution | null): ToolCatalog;
+  /** Stores messages through the create-message hooks; resolves once they are stored. */
+  createMessages(execution: CallExecution | null, messages: NewTurnMessage[]): Promise<Message[]>;
   /** Appends a message and emits `message_created`. */
   appendMessage(message: { role: Message["role"]; content: string; silent?: boolean; metadata?: Record<string, unknown> }): Message;
   /** Durably queues a call after the current one. */
@@ -61,8 +68,8 @@ export interface BoundCall {
 }
 
 /**
- * Checks `uses` (seed-003): a tool that declares `uses` may only queue or invoke those names. A
- * tool that declares none is unrestricted, as in seed-003's own examples.
+ * Checks `uses` (the Standard Agents tools API): a tool that declares `uses` may only queue or invoke those names. A
+ * tool that declares none is unrestricted, as in the Standard Agents tools API's own examples.
  * @throws WeftError `tool_not_allowed` or `unknown_tool`.
  */
 export function checkUses(catalog: ToolCatalog, caller: CompiledTool | undefined, target: string, verb: string): void {
@@ -90,7 +97,7 @@ export function createThreadState(host: StateHost, call: BoundCall | undefined, 
     userId: meta.userId,
     createdAt: meta.createdAt,
     arguments: meta.arguments,
-    // seed-003: context lives for the current execution only; at rest each call gets its own.
+    // The Standard Agents tools API: context lives for the current execution only; at rest each call gets its own.
     get context() {
       return context;
     },
@@ -101,7 +108,7 @@ export function createThreadState(host: StateHost, call: BoundCall | undefined, 
       return execution?.state ?? null;
     },
     set execution(_value) {
-      // Read-only in practice; seed-003 types it as a plain property.
+      // Read-only in practice; the Standard Agents tools API types it as a plain property.
     },
 
     async getMessages(options?: GetMessagesOptions): Promise<MessagesResult> {
@@ -112,12 +119,18 @@ export function createThreadState(host: StateHost, call: BoundCall | undefined, 
         throw new WeftError("invalid_request", 'injectMessage: expected { role: "user" | "assistant" | "system", content: string }');
       }
       checkContentSize(input.content, ["content"]);
-      return host.appendMessage({
-        role: input.role,
-        content: input.content,
-        ...(input.silent !== undefined ? { silent: input.silent } : {}),
-        ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
-      });
+      // Inside a nested prompt run the message joins that run's conversation, at its depth.
+      const depth = Execution.of(execution?.state ?? null)?.depth ?? 0;
+      const [stored] = await host.createMessages(execution, [
+        {
+          role: input.role,
+          content: input.content,
+          ...(input.silent !== undefined ? { silent: input.silent } : {}),
+          ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
+          ...(depth > 0 ? { depth } : {}),
+        },
+      ]);
+      return stored!;
     },
     async loadAgent<T>(name: string): Promise<T> {
       const agent = Object.hasOwn(host.registry.agents, name) ? host.registry.agents[name] : undefined;
@@ -126,11 +139,11 @@ export function createThreadState(host: StateHost, call: BoundCall | undefined, 
     },
 
     queueTool(toolName: string, args: Record<string, unknown>): void {
-      checkUses(host.catalog, call?.tool, toolName, "queue");
+      checkUses(host.catalogFor(execution), call?.tool, toolName, "queue");
       host.queueCall(call?.callId, toolName, args, call?.turnId);
     },
     async invokeTool(toolName: string, args: Record<string, unknown>): Promise<ToolResult> {
-      checkUses(host.catalog, call?.tool, toolName, "invoke");
+      checkUses(host.catalogFor(execution), call?.tool, toolName, "invoke");
       return host.invokeCall(call?.callId, toolName, args, execution, call?.turnId);
     },
     emit(event: string, data: unknown): void {
@@ -173,7 +186,7 @@ export function envSources(host: StateHost, execution: CallExecution | null = nu
   return {
     thread: (name) => host.store.env.get(name),
     agent: host.agent.env,
-    prompt: host.promptEnv(execution?.state.promptPath),
+    prompt: host.promptEnv(execution?.state),
     userId: host.meta.userId,
     user: host.userEnv,
     worker: host.workerEnv,

@@ -4,7 +4,12 @@
  */
 import type { ToolCallRequest } from "../protocol.js";
 import { DEFAULT_MAX_STEPS, type TurnHost } from "../run/turn.js";
+import type { ModelTool } from "../models/model.js";
+import type { Execution } from "../run/execution.js";
+import { historyFor } from "../run/sides.js";
+import type { ToolCatalog } from "../tools/catalog.js";
 import type { ThreadEngine } from "./engine.js";
+import { filterMessages } from "./hooks.js";
 
 /**
  * Makes a step's call ids unique in the thread: an id already taken (by an earlier call or an
@@ -20,17 +25,33 @@ export function uniqueCallIds(calls: ToolCallRequest[], taken: (id: string) => b
   });
 }
 
-/** Creates the host for turn `turnId` of `engine`'s thread. */
-export function createTurnHost(engine: ThreadEngine, turnId: string): TurnHost {
+/** Every tool of a catalog as the model is told about it. */
+export function modelTools(catalog: ToolCatalog): ModelTool[] {
+  return catalog.list().map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+}
+
+/**
+ * Creates the host for the turn `execution` runs in `engine`'s thread. System prompt, tools and
+ * the view of the history follow the execution's current side; with two sides every message the
+ * turn writes is marked with its side.
+ */
+export function createTurnHost(engine: ThreadEngine, execution: Execution): TurnHost {
   const { store, agent } = engine;
+  const turnId = execution.flowId;
+  const twoSided = engine.sides.length > 1;
   return {
     threadId: engine.meta.threadId,
-    ...(engine.system() !== undefined ? { system: engine.system()! } : {}),
+    get system() {
+      return engine.system(execution.currentSide);
+    },
     maxSteps: agent.maxSteps ?? DEFAULT_MAX_STEPS,
-    tools: () => engine.catalog.list().map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
-    history: () => store.messages.all(),
+    sides: engine.sides,
+    tools: () => modelTools(engine.catalogFor(execution)),
+    history: () => historyFor(execution.currentSide, twoSided, store.messages.all()),
+    prepareMessages: (snapshot) => filterMessages(engine, execution, snapshot),
     async commit(messages, pending) {
-      engine.appendMessages(messages, () => store.turns.setPendingStep(turnId, pending));
+      const marked = twoSided ? messages.map((m) => ({ ...m, side: execution.currentSide })) : messages;
+      await engine.createMessages(execution, marked, () => store.turns.setPendingStep(turnId, pending));
       await engine.flush();
     },
     pendingStep: () => store.turns.pendingStep<ToolCallRequest>(turnId),

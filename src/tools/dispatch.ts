@@ -186,7 +186,7 @@ export async function dispatch(host: DispatchHost, request: CallRequest): Promis
 }
 
 /**
- * seed-000: a dry-run thread answers writes and idempotent calls with `dryRunResult(input)` or
+ * The tools reference: a dry-run thread answers writes and idempotent calls with `dryRunResult(input)` or
  * "Operation acknowledged." instead of running them; approved calls included.
  */
 export async function stubCall(host: DispatchHost, call: ReadyCall): Promise<CallOutcome> {

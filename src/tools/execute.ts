@@ -26,7 +26,7 @@ export interface ReadyCall {
 
 type Execute = (state: ThreadState, args: unknown, call: ToolCallContext) => Promise<unknown>;
 
-/** Retries apply to reads and idempotent calls only (seed-000); writes run once. */
+/** Retries apply to reads and idempotent calls only (the Agent SDK tools reference); writes run once. */
 function retryable(effect: Effect): boolean {
   return effect === "read" || effect === "idempotent";
 }
@@ -54,6 +54,14 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
     started.progress = (input as Record<string, string>)[progressArg];
   }
   host.emit("tool_call_started", started);
+  if (host.beforeExecute) {
+    try {
+      await host.beforeExecute(started);
+    } catch (e) {
+      finishCall(host, call, { status: "error", error: errorMessage(e) }, "failed", attempts);
+      throw e;
+    }
+  }
 
   const state = host.stateFor({ callId: request.callId, tool, ...(request.turnId ? { turnId: request.turnId } : {}) });
   const maxAttempts = retryable(effect) ? (tool.def.maxAttempts ?? DEFAULT_MAX_ATTEMPTS) : 1;
@@ -258,7 +266,7 @@ export function finishCall(
   };
 }
 
-/** seed-002: a success whose value fails `outputSchema` is an error result; the effect still happened. */
+/** weft's effect table: a success whose value fails `outputSchema` is an error result; the effect still happened. */
 function checkOutput(tool: CompiledTool, result: ToolResult): { result: ToolResult; extra?: FinishExtra } {
   try {
     return checkOutputOrThrow(tool, result);

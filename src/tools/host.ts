@@ -29,7 +29,7 @@ export interface CallExecution {
 
 /** The thread as the pipeline sees it, bound to the execution its calls run under. */
 export interface DispatchHost {
-  /** `<branchId>` of effect keys; a thread is its own branch unless forked (seed-002). */
+  /** `<branchId>` of effect keys; a thread is its own branch unless forked. */
   readonly branchId: string;
   readonly catalog: ToolCatalog;
   readonly journal: CallJournal;
@@ -52,6 +52,11 @@ export interface DispatchHost {
   flush(): Promise<void>;
   /** Waits between retry attempts; never inside a held lock. */
   sleep(ms: number): Promise<void>;
+  /**
+   * Runs the thread's `tool_call_started` hook once the call is journaled, before `execute`. When
+   * it throws, the call is recorded failed (it never runs) and the error goes on to the caller.
+   */
+  beforeExecute?(started: EventPayloads["tool_call_started"]): Promise<void>;
   /** Test seam: called at each crash point; the crash matrix aborts the object here. */
   checkpoint?(point: CrashPoint, call: { callId: string; toolName: string; effect: Effect }): void | Promise<void>;
 }
@@ -90,7 +95,7 @@ export interface CallOutcome {
   stubbed?: boolean;
 }
 
-/** `effectKey = <branchId>:<callId>` (seed-002), stable across retries and restarts. */
+/** `effectKey = <branchId>:<callId>` (weft's effect table), stable across retries and restarts. */
 export function effectKeyOf(branchId: string, callId: string): string {
   return `${branchId}:${callId}`;
 }

@@ -29,7 +29,7 @@ export type Point = (typeof POINTS)[number];
 export type Expected = "ran once" | "re-run" | "reconciled" | "parked";
 
 /**
- * The table of expected outcomes (seed-002, DESIGN.md promise 3). Before the journal row exists
+ * The table of expected outcomes (weft's effect table, DESIGN.md promise 3). Before the journal row exists
  * nothing ran, so every class simply runs. After it, recovery decides by effect class; whether
  * the effect happened (inside execute, after it) only changes what `lookup` finds.
  */

@@ -22,6 +22,8 @@ export interface RouteFuzzReport {
   uncoded: string[];
   /** Thread ids it created, for the crashed-thread check. */
   threads: string[];
+  /** Thread ids a request deleted (they answer 404 afterwards, rightly). */
+  deleted: Set<string>;
 }
 
 const METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"];
@@ -97,7 +99,7 @@ export async function fuzzRoutes(count: number, seed: number, seedThreads: strin
   const tools = Object.keys(registry.tools);
   const agents = Object.keys((registry as unknown as { agents: Record<string, unknown> }).agents ?? {});
   const threads: string[] = [...seedThreads];
-  const report: RouteFuzzReport = { requests: 0, routes: list.length, serverErrors: [], uncoded: [], threads };
+  const report: RouteFuzzReport = { requests: 0, routes: list.length, serverErrors: [], uncoded: [], threads, deleted: new Set() };
   const samples = fc.sample(requestArb(list, seedThreads, tools, agents.length > 0 ? agents : ["default"]), { numRuns: count, seed });
   for (const r of samples) {
     const [routeMethod, pattern] = r.route.split(" ") as [string, string];
@@ -143,6 +145,7 @@ export async function fuzzRoutes(count: number, seed: number, seedThreads: strin
       }
       if (typeof code !== "string" || code === "") report.uncoded.push(shown);
     }
+    if (method === "DELETE" && pattern === "/threads/:id" && res.status < 300) report.deleted.add(r.id);
     if (method === "POST" && pattern === "/threads" && res.status === 201) threads.push((JSON.parse(text) as { threadId: string }).threadId);
     if (res.status === 101) (res as unknown as { webSocket?: WebSocket }).webSocket?.accept?.();
   }

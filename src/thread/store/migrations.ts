@@ -75,7 +75,13 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE calls ADD COLUMN decided_by TEXT;
   `,
-  // v5: uncertain outcomes, and runs of a call that ended in a restart (crash loops end).
+  // v5: nested prompt runs store their messages with their depth; two-sided agents mark the side.
+  `
+  ALTER TABLE messages ADD COLUMN depth INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE messages ADD COLUMN side TEXT;
+  CREATE INDEX messages_by_depth ON messages (depth, id);
+  `,
+  // v6: uncertain outcomes, and runs of a call that ended in a restart (crash loops end).
   `
   ALTER TABLE calls ADD COLUMN outcome TEXT;
   ALTER TABLE calls ADD COLUMN restarts INTEGER NOT NULL DEFAULT 0;
