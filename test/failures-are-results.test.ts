@@ -203,3 +203,15 @@ describe("uncertain outcomes say so", () => {
     expect(tool.content).toContain("may have happened");
   });
 });
+
+describe("no call hangs a turn", () => {
+  it("a call past its deadline fails (a read after its retries, a write with an unknown outcome) and the turn goes on", async () => {
+    const id = await createThread({ agent: "robustness" });
+    await runTurn(id, "go", [{ toolCalls: [{ id: "r", name: "deadline_read", arguments: {} }, { id: "w", name: "deadline_write", arguments: {} }] }, { text: "done" }]);
+    const [r, w] = await callsOf(id);
+    expect(r).toMatchObject({ status: "failed", attempts: 2, result: { error: "timed out: execute did not finish within 30 ms (timeoutMs)" } });
+    expect(w).toMatchObject({ status: "failed", attempts: 1, outcome: "unknown" });
+    expect(w!.result!.error).toMatch(/^timed out: execute did not finish within 30 ms \(timeoutMs\)\. The outcome is unknown/);
+    expect((await messagesOf(id)).at(-1)!.content).toBe("done");
+  });
+});

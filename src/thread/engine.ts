@@ -5,6 +5,7 @@
  * `TurnRunner` (runner.ts).
  * @module
  */
+import { byteLength, fitsBytes } from "../bytes.js";
 import { WeftError, isWeftError } from "../errors.js";
 import type { EventFrame, EventPayloads, Message, ToolResult } from "../protocol.js";
 import { BUILTIN_EVENT_TYPES } from "../protocol.js";
@@ -44,6 +45,9 @@ export interface EngineHost {
   /** Resolves when all writes so far are durable (`storage.sync()`). */
   flush(): Promise<void>;
 }
+
+/** Bytes of JSON one custom event may carry (`state.emit`); a row must stay under 2 MB. */
+export const MAX_EVENT_BYTES = 1024 * 1024;
 
 /** Test seam of the crash matrix: called at each crash point of the pipeline. */
 export type CrashHook = (point: CrashPoint, call: { callId: string; toolName: string; effect: Effect }) => void | Promise<void>;
@@ -132,7 +136,15 @@ export class ThreadEngine implements StateHost {
     if (typeof event !== "string" || !/^[a-z][a-z0-9_.:-]{0,63}$/i.test(event) || BUILTIN_EVENT_TYPES.has(event)) {
       throw new WeftError("invalid_request", `emit: "${String(event)}" is not a usable event name (built-in names are reserved)`);
     }
-    this.host.broadcast(this.store.events.append(event, this.host.redact(data)));
+    const clean = this.host.redact(data);
+    const text = JSON.stringify(clean ?? null) ?? "null";
+    // One event is one row: over the limit it would not store on Cloudflare (2 MB a row).
+    if (!fitsBytes(text, MAX_EVENT_BYTES)) {
+      throw new WeftError("payload_too_large", `emit: event "${event}" is ${byteLength(text)} bytes, over the ${MAX_EVENT_BYTES}-byte event limit; store large data with state files or a kv value and emit a reference`, {
+        limit: MAX_EVENT_BYTES,
+      });
+    }
+    this.host.broadcast(this.store.events.append(event, clean));
   }
 
   appendMessage(message: NewTurnMessage): Message {

@@ -8,7 +8,7 @@ import type { CallRecord, CallStatus, EventPayloads, ToolResult } from "../proto
 import type { CompiledTool } from "./catalog.js";
 import { type CallOutcome, type CallRequest, type DispatchHost, effectKeyOf } from "./host.js";
 import { normalizeResult, resultFromThrown } from "./result.js";
-import { DEFAULT_MAX_ATTEMPTS, backoffMs, isTransient } from "./retry.js";
+import { DEFAULT_MAX_ATTEMPTS, TransientError, backoffMs, isTransient } from "./retry.js";
 import { capResult } from "./size.js";
 import type { ThreadState } from "./thread-state.js";
 import type { Effect, LookupResult, ToolCallContext } from "./types.js";
@@ -67,18 +67,28 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
   const maxAttempts = retryable(effect) ? (tool.def.maxAttempts ?? DEFAULT_MAX_ATTEMPTS) : 1;
   let result: ToolResult;
   for (;;) {
+    // Each attempt has a deadline; its signal fires on a stop or when the deadline passes.
+    const timeoutMs = tool.def.timeoutMs ?? host.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+    const attempt = new AbortController();
+    const onStop = () => attempt.abort(host.signal.reason);
+    if (host.signal.aborted) onStop();
+    else host.signal.addEventListener("abort", onStop, { once: true });
+    const timer = setTimeout(() => attempt.abort(new TransientError(`timed out: execute did not finish within ${timeoutMs} ms (timeoutMs)`)), timeoutMs);
     const context: ToolCallContext = {
       callId: request.callId,
       effectKey,
       toolName: tool.name,
       attempt: attempts,
-      signal: host.signal,
+      signal: attempt.signal,
       ...(call.approvedBy ? { approvedBy: call.approvedBy } : {}),
     };
     // An async wrapper, so an `execute` that throws before returning a promise is a result too.
     const work = (async () => (tool.def.execute as Execute)(state, input, context))();
-    const ran = await untilAborted(work, host.signal);
-    if (ran.aborted) return afterAbort(host, call, state, attempts);
+    let ran = await untilAborted(work, attempt.signal);
+    clearTimeout(timer);
+    host.signal.removeEventListener("abort", onStop);
+    if (ran.aborted && host.signal.aborted) return afterAbort(host, call, state, attempts);
+    if (ran.aborted) ran = { ok: false, error: attempt.signal.reason };
     if (ran.ok) {
       result = normalizeResult(ran.value);
       break;
@@ -103,6 +113,9 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
   const checked = checkOutput(tool, result);
   return finishCall(host, call, checked.result, checked.result.status === "success" ? "succeeded" : "failed", attempts, checked.extra);
 }
+
+/** Deadline of one attempt of `execute` when neither the tool nor `WEFT_CALL_TIMEOUT_MS` sets one. */
+export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 
 /** What the model is told when a write threw: its outcome is not known. */
 export const UNKNOWN_OUTCOME =

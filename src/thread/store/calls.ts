@@ -39,6 +39,18 @@ interface CallRow extends Record<string, SqlStorageValue> {
   restarts: number;
 }
 
+/**
+ * Stored in `input` when the validated input's JSON is the argument text itself, so a large
+ * argument is stored once (a row must stay within SQLite's 2 MB on Cloudflare).
+ */
+const SAME_AS_ARGS = "=";
+
+/** The `input` column for a call with argument text `argsText`. */
+function inputColumn(input: unknown, argsText: string | undefined): string {
+  const text = wireJson(input ?? null) ?? "null";
+  return argsText !== undefined && text === argsText ? SAME_AS_ARGS : text;
+}
+
 /** A stored call, with the parent that queued or invoked it. */
 export type StoredCall = CallRecord & { parentCallId?: string };
 
@@ -53,7 +65,7 @@ function toRecord(row: CallRow): StoredCall {
     effectKey: row.effect_key,
     createdAt: row.created_at,
   };
-  if (row.input !== null) record.input = JSON.parse(row.input) as unknown;
+  if (row.input !== null) record.input = JSON.parse(row.input === SAME_AS_ARGS ? row.args_text : row.input) as unknown;
   if (row.result !== null) record.result = JSON.parse(row.result) as ToolResult;
   if (row.turn_id !== null) record.turnId = row.turn_id;
   if (row.parent_call_id !== null) record.parentCallId = row.parent_call_id;
@@ -106,7 +118,7 @@ export class CallStore {
       call.source,
       call.status,
       call.argsText,
-      call.input === undefined ? null : (wireJson(call.input) ?? null),
+      call.input === undefined ? null : inputColumn(call.input, call.argsText),
       call.status === "started" ? 1 : 0,
       call.effectKey,
       call.turnId ?? null,
@@ -119,9 +131,9 @@ export class CallStore {
   /** The journal entry before an attempt of `execute`: status started, attempts + 1. */
   start(callId: string, input: unknown, now = Date.now()): void {
     this.sql.exec(
-      `UPDATE calls SET status = 'started', input = ?, attempts = attempts + 1, started_at = ?
+      `UPDATE calls SET status = 'started', input = CASE WHEN args_text = ?1 THEN '${SAME_AS_ARGS}' ELSE ?1 END, attempts = attempts + 1, started_at = ?
        WHERE call_id = ? AND status NOT IN ${FINAL_SQL}`,
-      wireJson(input ?? null) ?? "null",
+      inputColumn(input, undefined),
       now,
       callId,
     );
@@ -135,8 +147,8 @@ export class CallStore {
   /** Holds a validated call for a person's approval, bound to its argument hash. */
   awaitApproval(callId: string, input: unknown, argsHash: string): void {
     this.sql.exec(
-      `UPDATE calls SET status = 'awaiting_approval', input = ?, args_hash = ? WHERE call_id = ? AND status NOT IN ${FINAL_SQL}`,
-      wireJson(input ?? null) ?? "null",
+      `UPDATE calls SET status = 'awaiting_approval', input = CASE WHEN args_text = ?1 THEN '${SAME_AS_ARGS}' ELSE ?1 END, args_hash = ? WHERE call_id = ? AND status NOT IN ${FINAL_SQL}`,
+      inputColumn(input, undefined),
       argsHash,
       callId,
     );
