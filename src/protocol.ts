@@ -40,6 +40,8 @@ export interface ToolCallRequest {
   arguments: string;
   /** The model's stream ended before these arguments were complete: the call never runs. */
   cutOff?: boolean;
+  /** Its `tool_call_started` event went out while the arguments streamed (`progressArgument`). */
+  announced?: boolean;
 }
 
 /** Message roles stored in a thread. */
@@ -135,6 +137,17 @@ export interface EventPayloads {
   /** `resumed` when a turn cut by a restart, or one that waited for a person, goes on. */
   turn_started: { turnId: string; resumed?: boolean };
   model_step: { turnId: string; step: number; text: string; toolCalls: ToolCallRequest[] };
+  /**
+   * Text of a model step while it streams, coalesced; the deltas of a step concatenate to a
+   * prefix of its `model_step` text (a step that arrives at once sends none).
+   */
+  text_delta: { turnId: string; step: number; delta: string };
+  /**
+   * Argument text of a call while it streams, coalesced; deltas concatenate to a prefix of the
+   * call's final `arguments`. `preview` is the object parsed so far (finished members, and a
+   * string member still streaming, cut back to whole characters).
+   */
+  tool_call_delta: { turnId: string; step: number; callId: string; toolName: string; delta: string; preview?: Record<string, unknown> };
   tool_call_started: {
     callId: string;
     toolName: string;
@@ -206,6 +219,8 @@ export const BUILTIN_EVENT_TYPES: ReadonlySet<string> = new Set<BuiltinEventType
   "message_created",
   "turn_started",
   "model_step",
+  "text_delta",
+  "tool_call_delta",
   "tool_call_started",
   "tool_call_finished",
   "tool_call_approval_requested",

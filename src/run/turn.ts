@@ -9,10 +9,12 @@ import { errorMessage } from "../errors.js";
 import type { EventPayloads, Message, ToolCallRequest } from "../protocol.js";
 import type { ModelTool } from "../models/model.js";
 import { NOTHING_TO_PLAY } from "../models/scripted.js";
+import { fromStrictArguments } from "../models/strict.js";
 import type { CallOutcome, CallRequest } from "../tools/dispatch.js";
 import { resultText } from "../tools/result.js";
 import type { Execution, StepCounts } from "./execution.js";
-import { readStep } from "./step.js";
+import { type StepResult, readStep } from "./step.js";
+import { StreamEvents } from "./stream-events.js";
 import type { NewTurnMessage } from "./messages.js";
 import { ONE_SIDE, type SideRules, checkStopTool, handOver, sideForStep } from "./sides.js";
 
@@ -27,6 +29,13 @@ export interface TurnHost {
   /** The sides taking turns and their stop rules; default one side a whose text answer ends the turn. */
   readonly sides?: readonly SideRules[];
   tools(): ModelTool[];
+  /** The `progressArgument` a tool declares, if any. */
+  progressArgumentOf(toolName: string): string | undefined;
+  /**
+   * Announces a call whose `progressArgument` finished streaming: its `tool_call_started` event
+   * and hook, before the call is validated or run.
+   */
+  announce(started: EventPayloads["tool_call_started"]): Promise<void>;
   history(): Message[];
   /**
    * The messages one model request sends, from one snapshot of `history()` (the history hook's
@@ -89,17 +98,7 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
       // One snapshot per request: what is injected while it is prepared enters the next request.
       const snapshot = host.history();
       const messages = host.prepareMessages ? await host.prepareMessages(snapshot) : snapshot;
-      const response = await readStep(
-        execution.model.stream({
-          threadId: host.threadId,
-          turnId,
-          step: steps + 1,
-          ...(host.system !== undefined ? { system: host.system } : {}),
-          messages,
-          tools: host.tools(),
-          signal,
-        }),
-      );
+      const { response, announced } = await requestStep(host, execution, steps + 1, messages);
       if (response.finishReason === "end" && response.toolCalls.length === 0 && response.text === "") {
         // A turn that played nothing at all says so, instead of ending silently with steps: 0.
         if (steps === 0) await host.commit([{ role: "system", content: NOTHING_TO_PLAY }], null);
@@ -109,7 +108,8 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
       host.onStep(execution.steps);
       // A call cut off mid-stream joins the step (so the model sees why it did not run), marked so it never runs.
       const cut = response.cutOff.map((c): ToolCallRequest => ({ id: c.id, name: c.name, arguments: c.partial, cutOff: true }));
-      const calls = host.uniqueIds(wellFormedCalls([...response.toolCalls, ...cut], turnId, steps));
+      const made = wellFormedCalls([...response.toolCalls, ...cut], turnId, steps);
+      const calls = host.uniqueIds(made).map((c, i) => (announced.has(made[i]!.id) ? { ...c, announced: true } : c));
       host.emit("model_step", { turnId, step: steps, text: response.text, toolCalls: calls });
       const assistant: NewTurnMessage = { role: "assistant", content: response.text };
       if (calls.length === 0) {
@@ -156,6 +156,41 @@ export function wellFormedCalls(calls: readonly unknown[] | undefined, turnId: s
 }
 
 /**
+ * Asks the model for one step, streaming its live events; returns the step and the calls that
+ * were announced (`tool_call_started`) while their arguments streamed.
+ */
+async function requestStep(
+  host: TurnHost,
+  execution: Execution,
+  step: number,
+  messages: Message[],
+): Promise<{ response: StepResult; announced: Set<string> }> {
+  const turnId = execution.flowId;
+  const events = new StreamEvents(
+    {
+      emit: (type, data) => host.emit(type, data),
+      progressArgumentOf: (name) => host.progressArgumentOf(name),
+      announce: (call) => host.announce({ ...call, callId: host.uniqueIds([{ id: call.callId, name: call.toolName, arguments: "" }])[0]!.id }),
+    },
+    turnId,
+    step,
+  );
+  const response = await readStep(
+    execution.model.stream({
+      threadId: host.threadId,
+      turnId,
+      step,
+      ...(host.system !== undefined ? { system: host.system } : {}),
+      messages,
+      tools: host.tools(),
+      signal: execution.signal,
+    }),
+    events,
+  );
+  return { response, announced: events.announced };
+}
+
+/**
  * Dispatches a step's calls in order. When all are final, their results join the history in
  * call order (one transaction, with the step closed); otherwise the turn waits.
  */
@@ -163,14 +198,18 @@ async function settleStep(host: TurnHost, execution: Execution, calls: ToolCallR
   const turnId = execution.flowId;
   const outcomes: CallOutcome[] = [];
   const queued: CallOutcome[] = [];
+  const schemas = execution.model.strictTools ? new Map(host.tools().map((t) => [t.name, t.inputSchema])) : null;
   for (const call of calls) {
+    // A strict schema made optional keys nullable: a null the model sent for one means "absent".
+    const schema = schemas?.get(call.name);
     const done = await host.dispatch(execution, {
       callId: call.id,
       toolName: call.name,
-      args: { text: call.arguments },
+      args: { text: schema ? fromStrictArguments(schema, call.arguments) : call.arguments },
       source: "model",
       turnId,
       ...(call.cutOff ? { cutOff: true } : {}),
+      ...(call.announced ? { announced: true } : {}),
     });
     outcomes.push(done.outcome);
     queued.push(...done.queued);

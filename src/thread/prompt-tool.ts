@@ -17,7 +17,7 @@ import type { ThreadEngine } from "./engine.js";
 import { filterMessages } from "./hooks.js";
 import { modelFor } from "./model-choice.js";
 import { MAX_DEPTH } from "./store/messages.js";
-import { modelTools, uniqueCallIds } from "./turn-host.js";
+import { announcing, modelTools, uniqueCallIds } from "./turn-host.js";
 
 /** Input of a prompt or agent called as a tool that declares no `args`. */
 export const DEFAULT_CALL_ARGS = z.object({ input: z.string().describe("What to ask, in plain language") });
@@ -65,6 +65,7 @@ async function runPrompt(engine: ThreadEngine, name: string, prompt: PromptDefin
     ...(prompt.system !== undefined ? { system: systemText(prompt.system, engine.meta.arguments)! } : {}),
     maxSteps: prompt.maxSteps ?? DEFAULT_MAX_STEPS,
     tools: () => modelTools(engine.catalogFor(child)),
+    ...announcing(engine, child),
     history,
     prepareMessages: (snapshot) => filterMessages(engine, child, snapshot),
     async commit(messages) {

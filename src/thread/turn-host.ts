@@ -9,7 +9,7 @@ import type { Execution } from "../run/execution.js";
 import { historyFor } from "../run/sides.js";
 import type { ToolCatalog } from "../tools/catalog.js";
 import type { ThreadEngine } from "./engine.js";
-import { filterMessages } from "./hooks.js";
+import { filterMessages, toolHook } from "./hooks.js";
 
 /**
  * Makes a step's call ids unique in the thread: an id already taken (by an earlier call or an
@@ -47,6 +47,7 @@ export function createTurnHost(engine: ThreadEngine, execution: Execution): Turn
     maxSteps: agent.maxSteps ?? DEFAULT_MAX_STEPS,
     sides: engine.sides,
     tools: () => modelTools(engine.catalogFor(execution)),
+    ...announcing(engine, execution),
     history: () => historyFor(execution.currentSide, twoSided, store.messages.all()),
     prepareMessages: (snapshot) => filterMessages(engine, execution, snapshot),
     async commit(messages, pending) {
@@ -60,4 +61,24 @@ export function createTurnHost(engine: ThreadEngine, execution: Execution): Turn
     uniqueIds: (calls) => uniqueCallIds(calls, (id) => store.calls.get(id) !== undefined),
     onStep: (steps) => store.turns.step(turnId, steps.total),
   };
+}
+
+/** How a turn (or a nested prompt's loop) announces calls while their arguments stream. */
+export function announcing(engine: ThreadEngine, execution: Execution): Pick<TurnHost, "progressArgumentOf" | "announce"> {
+  return {
+    progressArgumentOf: (name) => progressArgumentOf(engine, name),
+    async announce(started) {
+      engine.emit("tool_call_started", started);
+      if (engine.hasToolHooks()) await toolHook(engine, execution, "tool_call_started", started);
+    },
+  };
+}
+
+/** A tool's `progressArgument`; none for an unknown or broken tool (dispatch refuses those). */
+function progressArgumentOf(engine: ThreadEngine, name: string): string | undefined {
+  try {
+    return engine.catalog.has(name) ? engine.catalog.get(name).def.progressArgument : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -53,13 +53,16 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
   if (progressArg && input && typeof (input as Record<string, unknown>)[progressArg] === "string") {
     started.progress = (input as Record<string, string>)[progressArg];
   }
-  host.emit("tool_call_started", started);
-  if (host.beforeExecute) {
-    try {
-      await host.beforeExecute(started);
-    } catch (e) {
-      finishCall(host, call, { status: "error", error: errorMessage(e) }, "failed", attempts);
-      throw e;
+  // A call announced while its arguments streamed had its event and hook then.
+  if (!request.announced) {
+    host.emit("tool_call_started", started);
+    if (host.beforeExecute) {
+      try {
+        await host.beforeExecute(started);
+      } catch (e) {
+        finishCall(host, call, { status: "error", error: errorMessage(e) }, "failed", attempts);
+        throw e;
+      }
     }
   }
 

@@ -73,6 +73,8 @@ export interface CallRequest {
   parentCallId?: string;
   /** The model's stream ended inside this call's arguments: it is refused, never run. */
   cutOff?: boolean;
+  /** Its `tool_call_started` went out while its arguments streamed; it is not sent again. */
+  announced?: boolean;
 }
 
 /** How a call stands after dispatch: final, or waiting for a person. */
