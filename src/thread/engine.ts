@@ -275,11 +275,20 @@ export class ThreadEngine implements StateHost {
     return run;
   }
 
+  /** Whether a restart left calls to recover: started without a result, or approved but not begun. */
+  hasRecoverableCalls(): boolean {
+    return this.store.calls.unfinished().length > 0 || this.approvedWaiting().length > 0;
+  }
+
+  private approvedWaiting() {
+    return this.store.calls.list(1000, 0, "awaiting_approval").filter((c) => c.approvedBy !== undefined);
+  }
+
   /** Re-runs, reconciles or parks every call a restart interrupted (outside any open step), at rest. */
   async recoverCalls(): Promise<CallOutcome[]> {
     const done: CallOutcome[] = [];
     // An approval that was durable when the thread restarted, before its call began: run it now.
-    for (const record of this.store.calls.list(1000, 0, "awaiting_approval").filter((c) => c.approvedBy !== undefined)) {
+    for (const record of this.approvedWaiting()) {
       done.push(await this.withCall(record.callId, () => approveAgain(createDispatchHost(this, null), record.callId, record.approvedBy!)));
     }
     for (const record of this.store.calls.unfinished()) {

@@ -81,9 +81,12 @@ export class TurnRunner {
       await this.idle();
       return this.resume();
     }
-    // Interrupted calls (and approvals given just before a restart) first, each once.
-    await this.engine.recoverCalls();
-    if (this.running) return this.resume();
+    // Interrupted calls (and approvals given just before a restart) first, each once. Without
+    // any, a turn resumes in this same step, so whoever asked sees it running at once.
+    if (this.engine.hasRecoverableCalls()) {
+      await this.engine.recoverCalls();
+      if (this.running) return this.resume();
+    }
     const latest = this.engine.store.turns.latest();
     if (latest?.status === "waiting" && this.stillWaiting(latest.turnId)) {
       // Nothing to do until a person decides; the decision calls resume again.
