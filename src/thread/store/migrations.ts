@@ -81,7 +81,11 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE messages ADD COLUMN side TEXT;
   CREATE INDEX messages_by_depth ON messages (depth, id);
   `,
-  // v6: uncertain outcomes, and runs of a call that ended in a restart (crash loops end).
+  // v6: each model step's model, finish reason, token usage and attempts, per turn.
+  `
+  ALTER TABLE turns ADD COLUMN model_steps TEXT;
+  `,
+  // v7: uncertain outcomes, and runs of a call that ended in a restart (crash loops end).
   `
   ALTER TABLE calls ADD COLUMN outcome TEXT;
   ALTER TABLE calls ADD COLUMN restarts INTEGER NOT NULL DEFAULT 0;
