@@ -57,7 +57,8 @@ async function main() {
   const total = categories.reduce((n, c) => n + c.cases.length, 0);
   console.error(`bfcl: ${total} cases in ${categories.length} categories from ${opts.folder}`);
 
-  const server = opts.url ? null : await startDevServer({ config: "test/wrangler.toml" });
+  // One thread per case, all as the test user: lift the per-user thread limit for this run.
+  const server = opts.url ? null : await startDevServer({ config: "test/wrangler.toml", extraArgs: ["--var", "WEFT_MAX_THREADS_PER_USER:1000000"] });
   const stopServer = async () => server && (await server.stop());
   for (const signal of ["SIGINT", "SIGTERM"]) {
     process.once(signal, () => void stopServer().finally(() => process.exit(130)));
