@@ -5,6 +5,7 @@
  * @module
  */
 import { LIMITS } from "./limits.js";
+import { DEFAULT_CALL_TIMEOUT_MS } from "./tools/execute.js";
 import { DEFAULT_RESULT_CAP_BYTES } from "./tools/size.js";
 
 /** One setting: its variable, its default as the docs show it, and what it does. */
@@ -25,6 +26,11 @@ const OTHER_SETTINGS: readonly Setting[] = [
     name: "WEFT_RESULT_CAP_BYTES",
     default: String(DEFAULT_RESULT_CAP_BYTES),
     what: "The most bytes of one tool result the model sees; a longer result is cut, with a notice naming the thread file that keeps the full text. At most half of a message's limit.",
+  },
+  {
+    name: "WEFT_CALL_TIMEOUT_MS",
+    default: String(DEFAULT_CALL_TIMEOUT_MS),
+    what: "Deadline of one attempt of a tool's `execute`, in milliseconds, for tools without `timeoutMs`. Past it a read or idempotent attempt counts as a transient failure; any other call ends with an error saying its outcome is unknown.",
   },
   {
     name: "WEFT_LOG_FAILED_CALLS",

@@ -124,6 +124,10 @@ export interface CallRecord {
   errorDetails?: Record<string, unknown>;
   /** Path of the full result in the thread's files, when the stored result was capped. */
   fullResultPath?: string;
+  /** `unknown`: a write failed after it began; its effect may or may not have happened. */
+  outcome?: "unknown";
+  /** Runs of this call that a restart of the thread cut short. */
+  restarts?: number;
 }
 
 /** Tokens a model step used, as the provider reports them; absent counts are unknown. */
@@ -195,6 +199,8 @@ export interface EventPayloads {
     stubbed?: boolean;
     /** Path of the full result when `result` was capped for the model. */
     fullResultPath?: string;
+    /** `unknown`: a write failed after it began; its effect may or may not have happened. */
+    outcome?: "unknown";
   };
   tool_call_approval_requested: { callId: string; toolName: string; input: unknown; argsHash: string };
   tool_call_parked: { callId: string; toolName: string; reason: string };

@@ -142,6 +142,8 @@ export type ListedCall = {
   parkReason?: string;
   argsHash?: string;
   fullResultPath?: string;
+  outcome?: string;
+  restarts?: number;
   result?: { status: string; result?: string; error?: string; attachments?: unknown[] };
 };
 

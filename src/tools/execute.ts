@@ -3,12 +3,12 @@
  * cap, record, emit. The only place a tool's `execute` is called (DESIGN.md).
  * @module
  */
-import { type WeftError, errorMessage } from "../errors.js";
+import { WeftError, errorMessage } from "../errors.js";
 import type { CallRecord, CallStatus, EventPayloads, ToolResult } from "../protocol.js";
 import type { CompiledTool } from "./catalog.js";
 import { type CallOutcome, type CallRequest, type DispatchHost, effectKeyOf } from "./host.js";
 import { normalizeResult, resultFromThrown } from "./result.js";
-import { DEFAULT_MAX_ATTEMPTS, backoffMs, isTransient } from "./retry.js";
+import { DEFAULT_MAX_ATTEMPTS, TransientError, backoffMs, isTransient } from "./retry.js";
 import { capResult } from "./size.js";
 import type { ThreadState } from "./thread-state.js";
 import type { Effect, LookupResult, ToolCallContext } from "./types.js";
@@ -70,16 +70,28 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
   const maxAttempts = retryable(effect) ? (tool.def.maxAttempts ?? DEFAULT_MAX_ATTEMPTS) : 1;
   let result: ToolResult;
   for (;;) {
+    // Each attempt has a deadline; its signal fires on a stop or when the deadline passes.
+    const timeoutMs = tool.def.timeoutMs ?? host.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+    const attempt = new AbortController();
+    const onStop = () => attempt.abort(host.signal.reason);
+    if (host.signal.aborted) onStop();
+    else host.signal.addEventListener("abort", onStop, { once: true });
+    const timer = setTimeout(() => attempt.abort(new TransientError(`timed out: execute did not finish within ${timeoutMs} ms (timeoutMs)`)), timeoutMs);
     const context: ToolCallContext = {
       callId: request.callId,
       effectKey,
       toolName: tool.name,
       attempt: attempts,
-      signal: host.signal,
+      signal: attempt.signal,
       ...(call.approvedBy ? { approvedBy: call.approvedBy } : {}),
     };
-    const ran = await untilAborted((tool.def.execute as Execute)(state, input, context), host.signal);
-    if (ran.aborted) return afterAbort(host, call, state, attempts);
+    // An async wrapper, so an `execute` that throws before returning a promise is a result too.
+    const work = (async () => (tool.def.execute as Execute)(state, input, context))();
+    let ran = await untilAborted(work, attempt.signal);
+    clearTimeout(timer);
+    host.signal.removeEventListener("abort", onStop);
+    if (ran.aborted && host.signal.aborted) return afterAbort(host, call, state, attempts);
+    if (ran.aborted) ran = { ok: false, error: attempt.signal.reason };
     if (ran.ok) {
       result = normalizeResult(ran.value);
       break;
@@ -92,11 +104,29 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
       continue;
     }
     result = resultFromThrown(ran.error);
+    if (!retryable(effect) && !isRefusal(ran.error)) {
+      // The throw may have come after the request went out: say so, or a repeat repeats the effect.
+      result.error = `${result.error}. ${UNKNOWN_OUTCOME}`;
+      await host.checkpoint?.("after_effect", mark);
+      return finishCall(host, call, result, "failed", attempts, { outcome: "unknown" });
+    }
     break;
   }
   await host.checkpoint?.("after_effect", mark);
   const checked = checkOutput(tool, result);
   return finishCall(host, call, checked.result, checked.result.status === "success" ? "succeeded" : "failed", attempts, checked.extra);
+}
+
+/** Deadline of one attempt of `execute` when neither the tool nor `WEFT_CALL_TIMEOUT_MS` sets one. */
+export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+
+/** What the model is told when a write threw: its outcome is not known. */
+export const UNKNOWN_OUTCOME =
+  "The outcome is unknown: the call failed after it began, so its effect may have happened; repeating the call may repeat the effect";
+
+/** A thrown input refusal: the tool said no before doing anything. */
+function isRefusal(thrown: unknown): boolean {
+  return thrown instanceof WeftError ? thrown.code === "invalid_tool_input" : (thrown as { code?: unknown } | null)?.code === "invalid_tool_input";
 }
 
 /** Waits for `work`, or for the signal, whichever comes first. */
@@ -177,6 +207,8 @@ export function parkCall(host: DispatchHost, request: CallRequest, reason: strin
 /** What a final result records besides itself: a stub mark, or the refusal that ended it. */
 export interface FinishExtra {
   stubbed?: boolean;
+  /** `unknown`: a write failed after it began, so its effect may or may not have happened. */
+  outcome?: "unknown";
   errorCode?: WeftError["code"];
   errorDetails?: Record<string, unknown>;
 }
@@ -194,16 +226,28 @@ export function finishCall(
   extra: FinishExtra = {},
 ): CallOutcome {
   const { request, tool } = call;
-  const capped = capResult(result, request.callId, host.resultCapBytes, host.files);
   const durationMs = Date.now() - call.startedAt;
-  host.journal.finish(request.callId, status, capped.result, {
-    attempts,
-    durationMs,
-    ...(extra.stubbed ? { stubbed: true } : {}),
-    ...(extra.errorCode ? { errorCode: extra.errorCode } : {}),
-    ...(extra.errorDetails ? { errorDetails: extra.errorDetails } : {}),
-    ...(capped.fullResultPath ? { fullResultPath: capped.fullResultPath } : {}),
-  });
+  let capped: ReturnType<typeof capResult>;
+  try {
+    capped = capResult(result, request.callId, host.resultCapBytes, host.files);
+    host.journal.finish(request.callId, status, capped.result, {
+      attempts,
+      durationMs,
+      ...(extra.stubbed ? { stubbed: true } : {}),
+      ...(extra.errorCode ? { errorCode: extra.errorCode } : {}),
+      ...(extra.errorDetails ? { errorDetails: extra.errorDetails } : {}),
+      ...(extra.outcome ? { outcome: extra.outcome } : {}),
+      ...(capped.fullResultPath ? { fullResultPath: capped.fullResultPath } : {}),
+    });
+  } catch (e) {
+    // The result could not be stored: the call still ends, with an error naming what failed.
+    const ran = attempts > 0 && status !== "aborted" ? "; the tool ran, so its effect happened" : "";
+    const failure: ToolResult = { status: "error", error: `weft could not store this call's result (${errorMessage(e).slice(0, 300)})${ran}` };
+    capped = { result: failure };
+    status = "failed";
+    extra = {};
+    host.journal.finish(request.callId, status, failure, { attempts, durationMs });
+  }
   const finished: EventPayloads["tool_call_finished"] = {
     callId: request.callId,
     toolName: request.toolName,
@@ -218,6 +262,7 @@ export function finishCall(
   if (extra.stubbed) finished.stubbed = true;
   if (extra.errorCode) finished.errorCode = extra.errorCode;
   if (extra.errorDetails) finished.errorDetails = extra.errorDetails;
+  if (extra.outcome) finished.outcome = extra.outcome;
   if (capped.fullResultPath) finished.fullResultPath = capped.fullResultPath;
   host.emit("tool_call_finished", finished);
   return {
@@ -239,6 +284,14 @@ export function finishCall(
 
 /** weft's effect table: a success whose value fails `outputSchema` is an error result; the effect still happened. */
 function checkOutput(tool: CompiledTool, result: ToolResult): { result: ToolResult; extra?: FinishExtra } {
+  try {
+    return checkOutputOrThrow(tool, result);
+  } catch (e) {
+    return { result: { status: "error", error: `invalid_tool_output: the tool ran and its effect happened, but checking its result against outputSchema failed: ${errorMessage(e)}` } };
+  }
+}
+
+function checkOutputOrThrow(tool: CompiledTool, result: ToolResult): { result: ToolResult; extra?: FinishExtra } {
   if (!tool.output || result.status !== "success") return { result };
   let value: unknown = result.result;
   if (typeof value === "string") {
