@@ -165,5 +165,7 @@ export async function runInterleaving(ops: Array<[Op, boolean]>): Promise<Verdic
     const final = ["succeeded", "failed", "denied", "aborted"].includes(call.status);
     if (!final || finished !== 1) verdict.notOneResult.push(`${id}: ${call.callId} (${call.toolName}) is ${call.status} with ${finished} results`);
   }
+  // Free the user's thread slot (the per-user limit would stop a long run).
+  await json("DELETE", `/threads/${id}`);
   return verdict;
 }
