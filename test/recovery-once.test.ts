@@ -1,5 +1,6 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { crashAt } from "./crash/matrix.js";
 import { callsOf, createThread, eventsOf, inThread, json, ledgerOf, messagesOf, rawStub, stubOf } from "./helpers.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -12,18 +13,6 @@ async function until(check: () => Promise<boolean>, what: string) {
   throw new Error(`timed out waiting for ${what}`);
 }
 
-/** Crashes the thread (a real ctx.abort) when call `callId` reaches `point`. */
-async function crashAt(id: string, callId: string, point: string) {
-  await inThread(id, (instance) => {
-    let fired = false;
-    instance.engine.crashHook = (at: string, call: { callId: string }) => {
-      if (!fired && at === point && call.callId === callId) {
-        fired = true;
-        instance.ctx.abort(`injected crash at ${point}`);
-      }
-    };
-  });
-}
 
 function validHistory(messages: Array<{ role: string; toolCallId?: string; toolCalls?: Array<{ id: string }> }>): boolean {
   const asked = messages.flatMap((m) => m.toolCalls?.map((c) => c.id) ?? []).sort();

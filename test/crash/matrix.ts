@@ -71,21 +71,26 @@ export interface CellResult {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Arms a real `ctx.abort()` of thread `id` for the first time call `callId` reaches `point`. */
+export async function crashAt(id: string, callId: string, point: string): Promise<void> {
+  await inThread(id, (instance) => {
+    let fired = false;
+    instance.engine.crashHook = (at: string, call: { callId: string }) => {
+      if (!fired && at === point && call.callId === callId) {
+        fired = true;
+        instance.ctx.abort(`injected crash at ${point}`);
+      }
+    };
+  });
+}
+
 /** Runs one cell end to end and judges it. */
 export async function runCell(cls: EffectClass, point: Point): Promise<CellResult> {
   const tool = CLASSES[cls];
   const id = await createThread({ agent: "guarantees" });
   const callId = "c";
   if (point !== "inside_execute") {
-    await inThread(id, (instance) => {
-      let fired = false;
-      instance.engine.crashHook = (at: string, call: { callId: string }) => {
-        if (!fired && at === point && call.callId === callId) {
-          fired = true;
-          instance.ctx.abort(`injected crash at ${point}`);
-        }
-      };
-    });
+    await crashAt(id, callId, point);
   }
   await json("POST", `/threads/${id}/messages`, {
     content: "go",
