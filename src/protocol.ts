@@ -150,6 +150,8 @@ export interface ModelStepRecord {
   attempts: number;
   /** The failures that were retried, with how long weft waited, in order. */
   retries?: string[];
+  /** The side that took the step, in a two-sided agent's turn. */
+  side?: "a" | "b";
 }
 
 /** Payloads of the built-in event types, keyed by `type` (snake_case, DESIGN.md). */

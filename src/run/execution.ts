@@ -26,7 +26,10 @@ export interface StepCounts {
 export interface ExecutionInit {
   /** Unique id of the run (a turn's id for a turn). */
   flowId: string;
+  /** The model of side a (and of a one-sided run). */
   model: Model;
+  /** Side b's own model in a two-sided run; absent: side b uses `model` too. */
+  sideBModel?: Model;
   /** The live persisted history this execution sees (`messageHistory`). */
   history: () => Message[];
   /** Side that takes the first step; default `a`. */
@@ -44,7 +47,6 @@ export interface ChildInit extends ExecutionInit {
 /** The state of one run, passed down explicitly (see the module doc). */
 export class Execution implements CallExecution {
   readonly flowId: string;
-  readonly model: Model;
   /** The execution this one is nested in, or null for a turn. */
   readonly parent: Execution | null;
   /** 0 for a turn; parent depth + 1 for a nested prompt or agent call. */
@@ -59,12 +61,13 @@ export class Execution implements CallExecution {
   currentSide: Side;
   private readonly controller = new AbortController();
   private readonly counts: StepCounts;
+  private readonly models: Readonly<Record<Side, Model>>;
   private stopRequest: { by: Side } | null = null;
   private forced: Side | null = null;
 
   private constructor(init: ExecutionInit, parent: Execution | null, promptName?: string) {
     this.flowId = init.flowId;
-    this.model = init.model;
+    this.models = { a: init.model, b: init.sideBModel ?? init.model };
     this.parent = parent;
     this.depth = parent ? parent.depth + 1 : 0;
     this.promptPath = parent && promptName ? [...parent.promptPath, promptName] : [];
@@ -96,6 +99,11 @@ export class Execution implements CallExecution {
   /** Starts an execution nested in `parent` (a prompt or agent called as a tool). */
   static nested(parent: Execution, init: ChildInit): Execution {
     return new Execution(init, parent, init.promptName);
+  }
+
+  /** The model of the side taking the current step: each side of a two-sided agent talks to its own. */
+  get model(): Model {
+    return this.models[this.currentSide];
   }
 
   /** Fires when the thread is stopped (or the parent execution is); never reset. */

@@ -6,7 +6,7 @@
  */
 import type { Message } from "../protocol.js";
 import type { CallOutcome } from "../tools/dispatch.js";
-import type { Execution, Side } from "./execution.js";
+import type { Execution, Side, StepCounts } from "./execution.js";
 
 /** What the loop needs to know about one side. */
 export interface SideRules {
@@ -85,4 +85,25 @@ export function historyFor(side: Side, twoSided: boolean, messages: readonly Mes
     }
   }
   return out;
+}
+
+/**
+ * Where a turn that resumes (after a restart or a person's decision) stands: its step counts,
+ * overall (`total`, as stored) and per side (from the records of the steps it took), and the side that takes the next
+ * step. That is the side of the last step, or the other side when the last step was a text answer
+ * of a side that hands the turn over (`lastMessage` is the newest top-level message).
+ */
+export function resumePoint(
+  sides: readonly SideRules[],
+  total: number,
+  records: ReadonlyArray<{ side?: Side }>,
+  lastMessage: Pick<Message, "role" | "toolCalls" | "side"> | undefined,
+): { steps: StepCounts; side: Side } {
+  const b = records.filter((r) => r.side === "b").length;
+  const steps = { total, a: total - b, b };
+  const last = records.at(-1)?.side ?? "a";
+  if (sides.length < 2) return { steps, side: "a" };
+  const handedOver =
+    lastMessage?.role === "assistant" && (lastMessage.toolCalls ?? []).length === 0 && lastMessage.side === last && rulesOf(sides, last)?.endsTurn === false;
+  return { steps, side: handedOver ? other(last) : last };
 }

@@ -115,6 +115,7 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
         usage: response.usage,
         attempts,
         ...(retries.length > 0 ? { retries } : {}),
+        ...(sides.length > 1 ? { side: execution.currentSide } : {}),
       };
       const turnUsage = host.onStep(execution.steps, record) ?? response.usage;
       // A call cut off mid-stream joins the step (so the model sees why it did not run), marked so it never runs.

@@ -1,6 +1,7 @@
 /**
- * Which model a thread's turns talk to: the side's `model` (its prompt file's, or the agent's
- * inline one), else the `WEFT_MODEL` env value, else the scripted model playing the thread's script.
+ * Which model a thread's turns talk to, per side (each side of a two-sided agent has its own):
+ * the side's `model` (its prompt file's, or the agent's inline one), else the `WEFT_MODEL` env
+ * value, else the scripted model playing the thread's script.
  * @module
  */
 import { WeftError } from "../errors.js";
@@ -58,13 +59,16 @@ async function modelEnvOf(engine: ThreadEngine, sources: EnvSources): Promise<Mo
  * a definition or the Worker's vars is the deployment's (`invalid_config`), naming the file.
  */
 export async function checkModel(engine: ThreadEngine, threadEnv: (name: string) => EnvEntry | undefined): Promise<void> {
-  const choice = await modelChoiceOf(engine, { ...envSources(engine), thread: threadEnv });
-  if (!choice) return;
-  try {
-    parseModelSpec(choice.spec, choice.where);
-  } catch (e) {
-    if (choice.level === "thread" && e instanceof WeftError) throw new WeftError("invalid_request", e.message, { path: ["env", MODEL_ENV] });
-    throw e;
+  // Each side talks to its own model: a typo in side b's prompt fails here too.
+  for (const side of engine.sides) {
+    const choice = await modelChoiceOf(engine, { ...envSources(engine), thread: threadEnv }, side);
+    if (!choice) continue;
+    try {
+      parseModelSpec(choice.spec, choice.where);
+    } catch (e) {
+      if (choice.level === "thread" && e instanceof WeftError) throw new WeftError("invalid_request", e.message, { path: ["env", MODEL_ENV] });
+      throw e;
+    }
   }
 }
 
@@ -73,6 +77,8 @@ export async function checkModel(engine: ThreadEngine, threadEnv: (name: string)
  * @throws WeftError `invalid_request` at path `script`.
  */
 export async function checkScriptable(engine: ThreadEngine): Promise<void> {
-  const choice = await modelChoiceOf(engine, envSources(engine));
+  const choices = await Promise.all(engine.sides.map((side) => modelChoiceOf(engine, envSources(engine), side)));
+  // A side on the scripted model plays the script (with two sides, either may be).
+  const choice = choices.some((c) => c === null) ? null : choices[0];
   if (choice) throw new WeftError("invalid_request", `script: this thread's model comes from ${choice.where}; scripts play only on the scripted model`, { path: ["script"] });
 }

@@ -7,6 +7,7 @@ import type { Message, ToolCallRequest } from "../protocol.js";
 import { errorMessage } from "../errors.js";
 import type { StoredStep } from "../models/scripted.js";
 import { Execution } from "../run/execution.js";
+import { resumePoint } from "../run/sides.js";
 import { type TurnEnd, runTurn } from "../run/turn.js";
 import type { CallOutcome } from "../tools/dispatch.js";
 import { resultText } from "../tools/result.js";
@@ -118,20 +119,28 @@ export class TurnRunner {
 
   /** Approves a waiting call (it runs once), then lets its turn go on. */
   async approve(callId: string, approvedBy: string, argsHash?: string): Promise<CallOutcome> {
-    const host = createDispatchHost(this.engine, null);
+    const host = this.decisionHost();
     return this.afterDecision(await this.engine.withCall(callId, () => approveCall(host, callId, approvedBy, argsHash)));
   }
 
   /** Denies a waiting call; the model sees the denial when its turn goes on. */
   async deny(callId: string, deniedBy: string, reason?: string): Promise<CallOutcome> {
-    const host = createDispatchHost(this.engine, null);
+    const host = this.decisionHost();
     return this.afterDecision(await this.engine.withCall(callId, async () => denyCall(host, callId, deniedBy, reason)));
   }
 
   /** Settles a parked call, then lets its turn go on. */
   async settle(callId: string, settlement: Settlement): Promise<CallOutcome> {
-    const host = createDispatchHost(this.engine, null);
+    const host = this.decisionHost();
     return this.afterDecision(await this.engine.withCall(callId, () => settleCall(host, callId, settlement)));
+  }
+
+  /**
+   * The pipeline's host for a person's decision: outside any run, and knowing every name of the
+   * thread, since the call may wait on side b or inside a prompt, not only on side a.
+   */
+  private decisionHost() {
+    return createDispatchHost(this.engine, null, this.engine.callables.everything());
   }
 
   /**
@@ -198,11 +207,16 @@ export class TurnRunner {
     const steps = resume?.steps ?? 0;
     let end: TurnEnd;
     try {
+      const twoSided = engine.sides.length > 1;
+      const at = resume
+        ? resumePoint(engine.sides, steps, resume.modelSteps ?? [], store.messages.list({ order: "desc", limit: 1, maxDepth: 0, includeSilent: true }).messages[0])
+        : null;
       const execution = Execution.forTurn({
         flowId: turnId,
-        model: await modelFor(engine),
+        model: await modelFor(engine, engine.side("a")),
+        ...(twoSided ? { sideBModel: await modelFor(engine, engine.side("b")) } : {}),
         history: () => store.messages.all(),
-        steps: { total: steps, a: steps, b: 0 },
+        ...(at ? { steps: at.steps, side: at.side } : {}),
       });
       this.execution = execution;
       end = await runTurn(createTurnHost(engine, execution), execution);
