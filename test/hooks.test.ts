@@ -5,7 +5,7 @@
  * an error naming it, leaving no half-written message.
  */
 import { describe, expect, it } from "vitest";
-import { callsOf, createThread, inThread, json, runTurn } from "./helpers.js";
+import { callsOf, createThread, inThread, json, runTurn, stubOf } from "./helpers.js";
 
 const kv = (id: string, key: string) =>
   inThread(id, async (instance: any) => {
@@ -23,9 +23,43 @@ describe("hooks", () => {
     const id = await createThread({ agent: "hooked" });
     await runTurn(id, "hello", [{ toolCalls: [{ id: "i1", name: "remember", arguments: { word: "w" } }] }, { text: "done with secret-word" }]);
     expect(await messagesOf(id)).toEqual(["user:hello", "assistant:", "tool:" + JSON.stringify({ before: null, inExecution: true }), "assistant:done with [redacted]"]);
-    expect(await kv(id, "created")).toEqual(["assistant:", "tool:" + JSON.stringify({ before: null, inExecution: true }), "assistant:done with [redacted]"]);
+    expect(await kv(id, "created")).toEqual(["user:hello", "assistant:", "tool:" + JSON.stringify({ before: null, inExecution: true }), "assistant:done with [redacted]"]);
     expect(await kv(id, "started")).toEqual(["remember"]);
     expect(await kv(id, "finished")).toEqual(["remember:succeeded"]);
+  });
+
+  it("a posted message runs the create-message hooks, at once on a free thread and on admission when it queued", async () => {
+    const id = await createThread({ agent: "hooked" });
+    const posted = await json("POST", `/threads/${id}/messages`, {
+      content: "my secret-word",
+      script: [{ toolCalls: [{ id: "w1", name: "needs_ok", arguments: { amount: 500 } }] }, { text: "ok" }],
+    });
+    expect(posted.status).toBe(202);
+    expect(posted.body.message).toMatchObject({ role: "user", content: "my [redacted]" });
+    // The turn waits for a person: a message posted now queues, and its hooks run when it joins.
+    await stubOf(id).waitIdle();
+    const queued = await json("POST", `/threads/${id}/messages`, { content: "second secret-word", script: [{ text: "fine" }] });
+    expect(queued.body).toEqual({ queued: true });
+    expect(await kv(id, "created")).toEqual(["user:my [redacted]", "assistant:"]);
+    await json("POST", `/threads/${id}/calls/w1/deny`, {});
+    await stubOf(id).waitIdle();
+    const created = (await kv(id, "created")) as string[];
+    expect(created).toContain("user:second [redacted]");
+    expect(await messagesOf(id)).toContain("user:second [redacted]");
+  });
+
+  it("a message a before_create_message hook refuses is not stored: the post answers hook_failed and a failed turn names the hook", async () => {
+    const id = await createThread({ agent: "hooked" });
+    const posted = await json("POST", `/threads/${id}/messages`, { content: "the forbidden-word", script: [{ text: "never" }] });
+    expect(posted.status).toBe(500);
+    expect(posted.body.error).toMatchObject({ code: "hook_failed", message: 'hook "before_create_message" threw: the forbidden word may not be stored' });
+    expect(await messagesOf(id)).toEqual([]);
+    const info = (await json("GET", `/threads/${id}`)).body;
+    expect(info.lastTurn).toMatchObject({ status: "failed", error: 'hook "before_create_message" threw: the forbidden word may not be stored' });
+    // The thread stays usable: the next message joins and its turn runs.
+    await runTurn(id, "hello again", []);
+    expect((await messagesOf(id))[0]).toBe("user:hello again");
+    expect(await kv(id, "created")).toEqual(["user:hello again", "assistant:never"]);
   });
 
   it("injectMessage runs the create-message hooks and joins the live history", async () => {

@@ -194,7 +194,7 @@ export function createThreadClass(registry: Registry) {
       return this.work(caller, async (engine, runner) => {
         const script = input.script === undefined ? undefined : normalizeScript(input.script, ["script"]);
         if (script && script.length > 0) await checkScriptable(engine);
-        return runner.postMessage({ content: input.content, ...(input.role ? { role: input.role } : {}), ...(script ? { script } : {}) });
+        return await runner.postMessage({ content: input.content, ...(input.role ? { role: input.role } : {}), ...(script ? { script } : {}) });
       });
     }
 

@@ -51,10 +51,13 @@ export class TurnRunner {
   }
 
   /**
-   * Accepts a message. When the thread is free it joins the history now and a turn starts;
-   * otherwise it waits in the inbox for the next turn (no orphan rows, no duplicate calls).
+   * Accepts a message. When the thread is free it joins the history now, through the
+   * create-message hooks like any message, and a turn starts; otherwise it waits in the inbox and
+   * joins (through the same hooks) when the next turn starts. No orphan rows, no duplicate calls.
+   * @throws WeftError `hook_failed` when a create-message hook refused the message of a free
+   * thread (nothing is stored, and the failed turn says why).
    */
-  postMessage(input: { content: string; role?: "user" | "system"; script?: StoredStep[] }): { queued: boolean; message?: Message } {
+  async postMessage(input: { content: string; role?: "user" | "system"; script?: StoredStep[] }): Promise<{ queued: boolean; message?: Message }> {
     const { store } = this.engine;
     checkContentSize(input.content, ["content"]);
     store.atomically(() => {
@@ -66,8 +69,7 @@ export class TurnRunner {
       if (!this.running) void this.resume();
       return { queued: true };
     }
-    const [message] = this.admitInbox();
-    this.start();
+    const [message] = await this.startWithInbox();
     return message ? { queued: false, message } : { queued: false };
   }
 
@@ -95,10 +97,8 @@ export class TurnRunner {
       this.start(latest);
     } else {
       await this.engine.drainQueue(null);
-      if (!this.running && this.engine.store.turns.inboxSize() > 0) {
-        this.admitInbox();
-        this.start();
-      }
+      // A hook's refusal is recorded as a failed turn; nobody here waits for the answer.
+      if (!this.running && this.engine.store.turns.inboxSize() > 0) this.startWithInbox().catch(() => undefined);
     }
     await this.idle();
   }
@@ -170,9 +170,50 @@ export class TurnRunner {
     });
   }
 
-  private admitInbox(): Message[] {
-    const pending = this.engine.store.turns.takeInbox();
-    return this.engine.appendMessages(pending.map((p) => ({ role: p.role, content: p.content, ...(p.metadata ? { metadata: p.metadata } : {}) })));
+  /**
+   * Moves the inbox into the history through the create-message hooks (outside any execution):
+   * the messages land and leave the inbox in one transaction. When a hook throws, nothing of
+   * them is stored, they leave the inbox (refused), and a failed turn names the hook.
+   */
+  private async admitInbox(): Promise<Message[]> {
+    const { engine } = this;
+    const { store } = engine;
+    const pending = store.turns.inbox();
+    const ids = pending.map((p) => p.id);
+    try {
+      return await engine.createMessages(
+        null,
+        pending.map((p) => ({ role: p.role, content: p.content, ...(p.metadata ? { metadata: p.metadata } : {}) })),
+        () => store.turns.dropInbox(ids),
+      );
+    } catch (e) {
+      store.turns.dropInbox(ids);
+      const turnId = engine.newId("turn");
+      const error = errorMessage(e);
+      store.turns.begin(turnId);
+      engine.emit("turn_started", { turnId });
+      store.turns.end(turnId, "failed", error);
+      engine.emit("turn_finished", { turnId, status: "failed", steps: 0, error });
+      throw e;
+    }
+  }
+
+  /**
+   * Starts a turn for the inbox's messages; resolves with them once they are stored. The thread
+   * is busy from the first moment, so a message posted meanwhile queues behind them.
+   */
+  private startWithInbox(): Promise<Message[]> {
+    const admitted = this.admitInbox();
+    this.running = admitted
+      .then(() => this.engine.flush())
+      .then(
+        () => this.loop(),
+        () => undefined,
+      )
+      .finally(() => {
+        this.running = null;
+      });
+    return admitted;
   }
 
   private start(resume?: TurnRecord): void {
@@ -191,8 +232,10 @@ export class TurnRunner {
       if (end.status === "waiting") return;
       await this.engine.recoverCalls();
       await this.engine.drainQueue(null);
-      if (this.engine.store.turns.inboxSize() === 0) return;
-      this.admitInbox();
+      // A message a hook refused has its failed turn recorded; whatever came after it still runs.
+      let admitted = false;
+      while (!admitted && this.engine.store.turns.inboxSize() > 0) admitted = await this.admitInbox().then(() => true, () => false);
+      if (!admitted) return;
     }
   }
 

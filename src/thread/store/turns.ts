@@ -124,17 +124,21 @@ export class TurnStore {
       .one().id;
   }
 
-  /** Removes and returns every pending message, oldest first. */
-  takeInbox(): PendingMessage[] {
-    const rows = this.sql
-      .exec<{ id: number; role: string; content: string; metadata: string | null }>("DELETE FROM inbox RETURNING *")
+  /** Every pending message, oldest first, left in the inbox. */
+  inbox(): PendingMessage[] {
+    return this.sql
+      .exec<{ id: number; role: string; content: string; metadata: string | null }>("SELECT id, role, content, metadata FROM inbox ORDER BY id")
       .toArray()
-      .sort((a, b) => a.id - b.id);
-    return rows.map((r) => {
-      const m: PendingMessage = { id: r.id, role: r.role as PendingMessage["role"], content: r.content };
-      if (r.metadata !== null) m.metadata = JSON.parse(r.metadata) as Record<string, unknown>;
-      return m;
-    });
+      .map((r) => {
+        const m: PendingMessage = { id: r.id, role: r.role as PendingMessage["role"], content: r.content };
+        if (r.metadata !== null) m.metadata = JSON.parse(r.metadata) as Record<string, unknown>;
+        return m;
+      });
+  }
+
+  /** Removes pending messages by id (they joined the history, or a hook refused them). */
+  dropInbox(ids: readonly number[]): void {
+    for (const id of ids) this.sql.exec("DELETE FROM inbox WHERE id = ?", id);
   }
 
   inboxSize(): number {
