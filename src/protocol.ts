@@ -42,6 +42,18 @@ export interface ToolCallRequest {
   cutOff?: boolean;
   /** Its `tool_call_started` event went out while the arguments streamed (`progressArgument`). */
   announced?: boolean;
+  /**
+   * The provider ran this call itself (a tool with `executionMode: "provider"`, such as web
+   * search): weft never dispatches it, and replays it to the provider with its result.
+   */
+  providerExecuted?: boolean;
+  /**
+   * For a provider-executed call: what the provider's run returned, as the provider sent it, and
+   * which provider ran it (`openai`, `anthropic`): only that provider gets it back as its own call.
+   */
+  providerResult?: { value: unknown; isError?: boolean; provider: string };
+  /** Provider metadata of the call (for example OpenAI's item id), sent back with it in later requests. */
+  providerMetadata?: Record<string, Record<string, unknown>>;
 }
 
 /** Message roles stored in a thread. */
@@ -203,6 +215,8 @@ export interface EventPayloads {
     fullResultPath?: string;
     /** `unknown`: a write failed after it began; its effect may or may not have happened. */
     outcome?: "unknown";
+    /** The provider ran the call itself (`executionMode: "provider"`); `result` is its answer as JSON. */
+    providerExecuted?: boolean;
   };
   tool_call_approval_requested: { callId: string; toolName: string; input: unknown; argsHash: string };
   tool_call_parked: { callId: string; toolName: string; reason: string };

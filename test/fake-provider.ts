@@ -11,6 +11,8 @@ export const FAKE_BASE = "http://fake-provider.test/v1";
 export interface FakeStep {
   text?: string;
   toolCalls?: Array<{ id: string; name: string; arguments: string }>;
+  /** Web searches the provider runs itself, before the text (Responses and Anthropic only). */
+  providerCalls?: Array<{ id: string; query: string; urls: string[] }>;
   usage?: { input?: number; output?: number; cached?: number };
   chunk?: number;
   trailingEmptyArgs?: boolean;

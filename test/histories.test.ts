@@ -1,7 +1,7 @@
 /**
  * Property test: whatever happened in a thread (parallel calls, reused and odd ids, missing,
  * duplicate and late results, messages injected between a call and its result, queued calls,
- * denials, parks, stops), every request weft builds is accepted by the validator of each wire
+ * denials, parks, stops, searches a provider ran itself), every request weft builds is accepted by the validator of each wire
  * format, which the fake provider servers run on every request they get.
  */
 import fc from "fast-check";
@@ -32,6 +32,8 @@ const op = fc.oneof(
     calls: fc.array(fc.record({ id: callId, args: fc.constantFrom('{"a":1}', "{not json", "", '"str"'), result: resultKind }), { minLength: 1, maxLength: 3 }),
     between: fc.array(injected, { maxLength: 2 }),
   }),
+  // Web searches a provider ran itself (this request's provider or another), maybe beside local calls.
+  fc.record({ kind: fc.constant("searched" as const), content: text, by: fc.constantFrom("openai", "anthropic"), searches: fc.integer({ min: 1, max: 2 }), local: fc.boolean() }),
   fc.record({ kind: fc.constant("queued" as const), id: callId }),
   fc.record({ kind: fc.constant("orphan" as const), id: callId }),
 );
@@ -47,6 +49,16 @@ function historyOf(ops: Op[]): Message[] {
       push({ role: "assistant", content: "", toolCalls: [{ id: o.id, name: "t", arguments: "{}" }], metadata: { queued: true } });
       push({ role: "tool", content: "queued result", toolCallId: o.id, name: "t" });
     } else if (o.kind === "orphan") push({ role: "tool", content: "from a call outside the window", toolCallId: o.id, name: "t" });
+    else if (o.kind === "searched") {
+      const searches = Array.from({ length: o.searches }, (_, i) => {
+        const id = `srv_${out.length}_${i}`;
+        const value = [{ url: "https://example.com", title: "Example", pageAge: null, encryptedContent: "enc", type: "web_search_result" }];
+        return { id, name: "web_search", arguments: '{"query":"q"}', providerExecuted: true, providerResult: { value, provider: o.by } };
+      });
+      const local = o.local ? [{ id: `loc_${out.length}`, name: "t", arguments: "{}" }] : [];
+      push({ role: "assistant", content: o.content, toolCalls: [...searches, ...local] });
+      for (const c of local) push({ role: "tool", content: "ok", toolCallId: c.id, name: "t" });
+    }
     else {
       push({ role: "assistant", content: o.content, toolCalls: o.calls.map((c) => ({ id: c.id, name: "t", arguments: c.args })) });
       for (const m of o.between) push(m);

@@ -15,8 +15,10 @@
  *
  * A step: `{ text?, toolCalls?: [{ id, name, arguments }], usage?: { input, output, cached },
  * chunk?: <characters per argument delta>, trailingEmptyArgs?: true, cutAfterEvents?: <n>,
- * delayMs?: <pause after each event>,
- * error?: { status, message, retryAfter? } }`. `arguments` is sent byte for byte.
+ * delayMs?: <pause after each event>, providerCalls?: [{ id, query, urls }],
+ * error?: { status, message, retryAfter? } }`. `arguments` is sent byte for byte. `providerCalls`
+ * are web searches the provider runs itself, before the text (Responses `web_search_call`,
+ * Anthropic `server_tool_use` + `web_search_tool_result`; Chat Completions has none).
  * @module
  */
 import http from "node:http";
@@ -24,7 +26,8 @@ import { validateAnthropic, validateChatCompletions, validateResponses } from ".
 
 /**
  * @typedef {{ id: string, name: string, arguments: string }} FakeCall
- * @typedef {{ text?: string, toolCalls?: FakeCall[], usage?: { input?: number, output?: number, cached?: number },
+ * @typedef {{ id: string, query: string, urls: string[] }} FakeSearch
+ * @typedef {{ text?: string, toolCalls?: FakeCall[], providerCalls?: FakeSearch[], usage?: { input?: number, output?: number, cached?: number },
  *   chunk?: number, trailingEmptyArgs?: boolean, cutAfterEvents?: number, delayMs?: number,
  *   error?: { status: number, message: string, retryAfter?: string } }} FakeStep
  */
@@ -132,6 +135,13 @@ function responsesEvents(step, body) {
   let index = 0;
   /** @type {unknown[]} */
   const output = [];
+  for (const search of step.providerCalls ?? []) {
+    out.push(sse({ type: "response.output_item.added", output_index: index, item: { type: "web_search_call", id: search.id, status: "in_progress" } }, "response.output_item.added"));
+    const done = { type: "web_search_call", id: search.id, status: "completed", action: { type: "search", query: search.query, sources: search.urls.map((url) => ({ type: "url", url })) } };
+    out.push(sse({ type: "response.output_item.done", output_index: index, item: done }, "response.output_item.done"));
+    output.push(done);
+    index += 1;
+  }
   if (step.text) {
     const item = { type: "message", id: "msg_fake", role: "assistant", status: "in_progress", content: [] };
     out.push(sse({ type: "response.output_item.added", output_index: index, item }, "response.output_item.added"));
@@ -174,6 +184,16 @@ function anthropicEvents(step, body) {
     ),
   ];
   let index = 0;
+  for (const search of step.providerCalls ?? []) {
+    out.push(sse({ type: "content_block_start", index, content_block: { type: "server_tool_use", id: search.id, name: "web_search", input: {} } }, "content_block_start"));
+    out.push(sse({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: JSON.stringify({ query: search.query }) } }, "content_block_delta"));
+    out.push(sse({ type: "content_block_stop", index }, "content_block_stop"));
+    index += 1;
+    const content = search.urls.map((url) => ({ type: "web_search_result", url, title: `Page at ${url}`, encrypted_content: `enc:${url}`, page_age: null }));
+    out.push(sse({ type: "content_block_start", index, content_block: { type: "web_search_tool_result", tool_use_id: search.id, content } }, "content_block_start"));
+    out.push(sse({ type: "content_block_stop", index }, "content_block_stop"));
+    index += 1;
+  }
   if (step.text) {
     out.push(sse({ type: "content_block_start", index, content_block: { type: "text", text: "" } }, "content_block_start"));
     for (const piece of pieces(step.text, step.chunk)) out.push(sse({ type: "content_block_delta", index, delta: { type: "text_delta", text: piece } }, "content_block_delta"));

@@ -76,6 +76,9 @@ export function validateResponses(body) {
       if (!calls.has(item.call_id)) problems.push(`input[${i}]: output for ${item.call_id}, which no earlier call made`);
       if (answered.has(item.call_id)) problems.push(`input[${i}]: second output for ${item.call_id}`);
       answered.add(item.call_id);
+    } else if (item.type === "item_reference") {
+      // A provider-executed item (a web search) replayed by id: the provider answered it itself.
+      if (typeof item.id !== "string" || item.id === "") problems.push(`input[${i}]: item_reference without an id`);
     } else if (item.role === "user") {
       for (const [id, at] of calls) if (!answered.has(id)) problems.push(`input[${i}]: user message while call ${id} (input[${at}]) is unanswered`);
     }
@@ -121,6 +124,12 @@ export function validateAnthropic(body) {
         seen.add(id);
       }
       for (const b of blocks) if (b.type === "tool_use" && (b.input === null || typeof b.input !== "object" || Array.isArray(b.input))) problems.push(`messages[${i}]: tool_use ${b.id} input is not an object`);
+      // A server tool (web search) is answered by the provider's own result block, in the same message.
+      blocks.forEach((b, at) => {
+        if (b.type !== "server_tool_use") return;
+        if (!blocks.slice(at + 1).some((r) => r.type === "web_search_tool_result" && r.tool_use_id === b.id)) problems.push(`messages[${i}]: server_tool_use ${b.id} has no result block after it`);
+      });
+      for (const r of blocks) if (r.type === "web_search_tool_result" && !blocks.some((b) => b.type === "server_tool_use" && b.id === r.tool_use_id)) problems.push(`messages[${i}]: web_search_tool_result for ${r.tool_use_id}, which this message did not call`);
     } else problems.push(`messages[${i}]: role ${m.role} is not user or assistant`);
   });
   if (pending.length > 0) problems.push(`end: calls ${pending.join(", ")} are unanswered`);

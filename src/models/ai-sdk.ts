@@ -4,12 +4,12 @@
  * text, does its own retries and sees every stream part.
  * @module
  */
-import { APICallError, type LanguageModelV4, type LanguageModelV4CallOptions, type LanguageModelV4Prompt, type LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import { APICallError, type JSONValue, type SharedV4ProviderOptions, type LanguageModelV4, type LanguageModelV4CallOptions, type LanguageModelV4Prompt, type LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import type { LanguageModel } from "ai";
 import { resolveLanguageModel } from "ai/internal";
 import { WeftError, errorMessage } from "../errors.js";
 import { type HistoryEntry, type Wire, providerHistory } from "./history.js";
-import { type FinishReason, type Model, ModelError, type ModelRequest, type ModelStreamPart, type ModelTool } from "./model.js";
+import { type FinishReason, type Model, ModelError, type ModelRequest, type ModelStreamPart, type ModelTool, type ProviderMetadata } from "./model.js";
 import { strictSchema } from "./strict.js";
 
 /** Options of {@link fromLanguageModel}. */
@@ -45,7 +45,7 @@ export function fromLanguageModel(model: LanguageModel, options: LanguageModelOp
     wire,
     ...(options.strictTools ? { strictTools: true } : {}),
     ...(options.contextTokens ? { contextTokens: options.contextTokens } : {}),
-    stream: (request) => streamStep(lm, callOptions(request, wire, options), request.signal),
+    stream: (request) => streamStep(lm, callOptions(request, wire, options, lm.provider), request.signal),
   };
 }
 
@@ -85,10 +85,18 @@ async function* streamStep(lm: LanguageModelV4, options: LanguageModelV4CallOpti
             toolName: part.toolName,
             input: part.input,
             ...(part.providerExecuted ? { providerExecuted: true } : {}),
+            ...(part.providerMetadata ? { providerMetadata: part.providerMetadata as ProviderMetadata } : {}),
           };
           break;
         case "tool-result":
-          yield { type: "tool-result", id: part.toolCallId, toolName: part.toolName, result: part.result, ...(part.isError ? { isError: true } : {}) };
+          yield {
+            type: "tool-result",
+            id: part.toolCallId,
+            toolName: part.toolName,
+            result: part.result,
+            ...(part.isError ? { isError: true } : {}),
+            ...(part.providerMetadata ? { providerMetadata: part.providerMetadata as ProviderMetadata } : {}),
+          };
           break;
         case "error":
           // An error before any output is the provider's answer; after output, the stream was cut.
@@ -161,35 +169,62 @@ function providerMessage(body: string | undefined): string | undefined {
   return undefined;
 }
 
-function callOptions(request: ModelRequest, wire: Wire, options: LanguageModelOptions): LanguageModelV4CallOptions {
-  const tools = request.tools.map((tool) => toolOf(tool, options));
+function callOptions(request: ModelRequest, wire: Wire, options: LanguageModelOptions, provider: string): LanguageModelV4CallOptions {
+  const tools = request.tools.flatMap((tool) => toolOf(tool, options, provider));
   return {
-    prompt: promptOf(request, wire),
+    prompt: promptOf(request, wire, provider),
     ...(tools.length > 0 ? { tools, toolChoice: { type: "auto" as const } } : {}),
     abortSignal: request.signal,
   };
 }
 
-function toolOf(tool: ModelTool, options: LanguageModelOptions): NonNullable<LanguageModelV4CallOptions["tools"]>[number] {
-  const provided = tool.executionMode === "provider" ? options.providerTools?.[tool.name] : undefined;
-  if (provided) return { type: "provider", id: provided.id, name: tool.name, args: provided.args ?? {} };
+/**
+ * A tool as the provider is told about it. A provider-executed tool goes as the provider-defined
+ * tool it names, and only to a model of that provider (`openai.responses` runs `openai.*` tools);
+ * any other model is not offered it, since weft never runs it itself.
+ */
+function toolOf(tool: ModelTool, options: LanguageModelOptions, provider: string): Array<NonNullable<LanguageModelV4CallOptions["tools"]>[number]> {
+  if (tool.executionMode === "provider") {
+    const provided = options.providerTools?.[tool.name] ?? tool.providerTool;
+    if (!provided || provided.id.split(".")[0] !== provider.split(".")[0]) return [];
+    return [{ type: "provider", id: provided.id, name: tool.name, args: provided.args ?? {} }];
+  }
   const inputSchema = options.strictTools ? strictSchema(tool.inputSchema).schema : tool.inputSchema;
-  return {
-    type: "function",
-    name: tool.name,
-    description: tool.description,
-    inputSchema: inputSchema as never,
-    ...(options.strictTools ? { strict: true } : {}),
-  };
+  return [
+    {
+      type: "function",
+      name: tool.name,
+      description: tool.description,
+      inputSchema: inputSchema as never,
+      ...(options.strictTools ? { strict: true } : {}),
+    },
+  ];
 }
 
-/** The provider prompt for a request: system text, then the history under the wire's rules. */
-export function promptOf(request: Pick<ModelRequest, "system" | "messages">, wire: Wire): LanguageModelV4Prompt {
+/**
+ * The provider prompt for a request: system text, then the history under the wire's rules. What
+ * another provider ran itself (`provider`, the AI SDK's, such as `openai.responses`) cannot go back
+ * as a call this provider made: its result joins the assistant's text instead.
+ */
+export function promptOf(request: Pick<ModelRequest, "system" | "messages">, wire: Wire, provider = ""): LanguageModelV4Prompt {
   const prompt: LanguageModelV4Prompt = [];
   if (request.system) prompt.push({ role: "system", content: request.system });
-  for (const entry of providerHistory(request.messages, wire)) prompt.push(messageOf(entry));
+  const own = provider.split(".")[0];
+  for (const entry of providerHistory(request.messages, wire)) prompt.push(messageOf(entry.role === "assistant" ? ownProviderCalls(entry, own) : entry));
   return prompt;
 }
+
+/** An assistant entry with the provider calls of other providers turned into text. */
+function ownProviderCalls(entry: Extract<HistoryEntry, { role: "assistant" }>, provider: string | undefined): HistoryEntry {
+  const calls = entry.providerCalls ?? [];
+  const foreign = calls.filter((c) => c.result.provider !== provider);
+  if (foreign.length === 0) return entry;
+  const notes = foreign.map((c) => `[${c.call.name} ran by ${c.result.provider}${c.result.isError ? " (failed)" : ""}: ${JSON.stringify(c.result.value)}]`);
+  return { ...entry, text: [...notes, entry.text].filter((t) => t !== "").join("\n"), providerCalls: calls.filter((c) => c.result.provider === provider) };
+}
+
+/** A part of an assistant message in a provider prompt. */
+type AssistantPart = Extract<LanguageModelV4Prompt[number], { role: "assistant" }>["content"][number];
 
 function messageOf(entry: HistoryEntry): LanguageModelV4Prompt[number] {
   switch (entry.role) {
@@ -201,6 +236,17 @@ function messageOf(entry: HistoryEntry): LanguageModelV4Prompt[number] {
       return {
         role: "assistant",
         content: [
+          // What the provider ran itself goes back as it came: its call, then its result.
+          ...(entry.providerCalls ?? []).flatMap(({ call, result }): AssistantPart[] => [
+            { type: "tool-call", toolCallId: call.id, toolName: call.name, input: argumentsObject(call.arguments), providerExecuted: true, ...optionsOf(call.providerMetadata) },
+            {
+              type: "tool-result",
+              toolCallId: call.id,
+              toolName: call.name,
+              output: result.isError ? { type: "error-json", value: (result.value ?? null) as JSONValue } : { type: "json", value: (result.value ?? null) as JSONValue },
+              ...optionsOf(call.providerMetadata),
+            },
+          ]),
           ...(entry.text !== "" ? [{ type: "text" as const, text: entry.text }] : []),
           ...entry.calls.map((c) => ({ type: "tool-call" as const, toolCallId: c.id, toolName: c.name, input: argumentsObject(c.arguments) })),
         ],
@@ -211,6 +257,12 @@ function messageOf(entry: HistoryEntry): LanguageModelV4Prompt[number] {
         content: entry.results.map((r) => ({ type: "tool-result" as const, toolCallId: r.callId, toolName: r.name, output: { type: "text" as const, value: r.text } })),
       };
   }
+}
+
+/** Provider metadata received with a part, sent back as that part's provider options. */
+function optionsOf(metadata: ProviderMetadata | undefined): { providerOptions?: SharedV4ProviderOptions } {
+  // It came from the provider as JSON and was stored as JSON.
+  return metadata ? { providerOptions: metadata as SharedV4ProviderOptions } : {};
 }
 
 /** A call's arguments as the object providers require; text that is not a JSON object sends `{}`. */

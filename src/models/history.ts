@@ -9,7 +9,9 @@
  *   same id is dropped);
  * - a result whose call is not in the history becomes plain text, never an unanswered tool result;
  * - call ids a provider would refuse (longer than 40 characters or outside `[A-Za-z0-9_-]`) are
- *   rewritten, identically on the call and its result.
+ *   rewritten, identically on the call and its result;
+ * - a call the provider ran itself (`providerExecuted`) stays in its assistant message with the
+ *   result the provider gave, under the provider's own id, and is never answered by weft.
  * Anthropic additionally gets system text only at the start (later system messages become user
  * text) and no empty assistant messages.
  * @module
@@ -23,7 +25,13 @@ export type Wire = "openai" | "anthropic" | "generic";
 export type HistoryEntry =
   | { role: "system"; text: string }
   | { role: "user"; text: string }
-  | { role: "assistant"; text: string; calls: ToolCallRequest[] }
+  | {
+      role: "assistant";
+      text: string;
+      calls: ToolCallRequest[];
+      /** Calls the provider ran itself, with their results: they need no tool result from weft. */
+      providerCalls?: Array<{ call: ToolCallRequest; result: NonNullable<ToolCallRequest["providerResult"]> }>;
+    }
   | { role: "tool"; results: Array<{ callId: string; name: string; text: string }> };
 
 const SAFE_ID = /^[A-Za-z0-9_-]{1,40}$/;
@@ -41,12 +49,13 @@ export function providerHistory(messages: readonly Message[], wire: Wire): Histo
   const out: HistoryEntry[] = [];
   for (const m of messages) {
     if (m.role === "assistant") {
-      const calls = (m.toolCalls ?? []).map((c) => {
+      const providerCalls = (m.toolCalls ?? []).flatMap((c) => (c.providerExecuted && c.providerResult ? [{ call: c, result: c.providerResult }] : []));
+      const calls = (m.toolCalls ?? []).filter((c) => !c.providerExecuted).map((c) => {
         const result = results.get(c.id)?.find((r) => !used.has(r));
         if (result) used.add(result);
         return { call: { id: ids(c.id), name: c.name, arguments: c.arguments }, text: result ? result.content : MISSING_RESULT };
       });
-      out.push({ role: "assistant", text: m.content, calls: calls.map((c) => c.call) });
+      out.push({ role: "assistant", text: m.content, calls: calls.map((c) => c.call), ...(providerCalls.length > 0 ? { providerCalls } : {}) });
       if (calls.length > 0) out.push({ role: "tool", results: calls.map((c) => ({ callId: c.call.id, name: c.call.name, text: c.text })) });
     } else if (m.role === "tool") {
       // Answered right after its call; otherwise a result whose call is not in this history.
@@ -56,7 +65,12 @@ export function providerHistory(messages: readonly Message[], wire: Wire): Histo
       out.push({ role: m.role, text: m.content });
     }
   }
-  return wire === "anthropic" ? forAnthropic(out) : out.filter((e) => !(e.role === "assistant" && e.text === "" && e.calls.length === 0));
+  return wire === "anthropic" ? forAnthropic(out) : out.filter((e) => !isEmptyAssistant(e));
+}
+
+/** An assistant entry with nothing to send: no text, no calls, nothing the provider ran. */
+function isEmptyAssistant(e: HistoryEntry): boolean {
+  return e.role === "assistant" && e.text === "" && e.calls.length === 0 && (e.providerCalls ?? []).length === 0;
 }
 
 /** Opens an Anthropic conversation that would otherwise start with the assistant. */
@@ -74,7 +88,7 @@ function forAnthropic(entries: HistoryEntry[]): HistoryEntry[] {
       out.push(started ? { role: "user", text: `[system] ${e.text}` } : e);
       continue;
     }
-    if (e.role === "assistant" && e.text === "" && e.calls.length === 0) continue;
+    if (isEmptyAssistant(e)) continue;
     if (!started && e.role !== "user") out.push({ role: "user", text: CONVERSATION_START });
     started = true;
     out.push(e.role === "user" && e.text === "" ? { role: "user", text: "(empty message)" } : e);

@@ -15,6 +15,11 @@ export interface ModelTool {
   inputSchema: Record<string, unknown>;
   /** `provider`: the provider runs the tool itself (a provider-defined tool such as web search). */
   executionMode?: "local" | "provider";
+  /**
+   * For `executionMode: "provider"`: the provider-defined tool, as `"<provider>.<tool id>"` (for
+   * example `openai.web_search`), and its settings. A model of another provider is not offered it.
+   */
+  providerTool?: { id: `${string}.${string}`; args?: Record<string, unknown> };
 }
 
 /** One model request: the history window and the tools on offer. Never mutated by a model. */
@@ -35,6 +40,9 @@ export interface ModelRequest {
  */
 export type FinishReason = "stop" | "length" | "content-filter" | "tool-calls" | "error" | "interrupted" | "other" | "end";
 
+/** Provider-specific data of a stream part, keyed by provider (the AI SDK's `providerMetadata`). */
+export type ProviderMetadata = Record<string, Record<string, unknown>>;
+
 /** Tokens a step used, as the provider reports them; absent counts are unknown. */
 export type Usage = TokenUsage;
 
@@ -47,9 +55,9 @@ export type ModelStreamPart =
   | { type: "text-delta"; delta: string }
   | { type: "tool-input-start"; id: string; toolName: string }
   | { type: "tool-input-delta"; id: string; delta: string }
-  | { type: "tool-call"; id: string; toolName: string; input: string; providerExecuted?: boolean }
+  | { type: "tool-call"; id: string; toolName: string; input: string; providerExecuted?: boolean; providerMetadata?: ProviderMetadata }
   /** The result of a call the provider executed itself (`executionMode: "provider"`). */
-  | { type: "tool-result"; id: string; toolName: string; result: unknown; isError?: boolean }
+  | { type: "tool-result"; id: string; toolName: string; result: unknown; isError?: boolean; providerMetadata?: ProviderMetadata }
   | { type: "finish"; finishReason: FinishReason; rawFinishReason?: string; usage: Usage };
 
 /**

@@ -66,8 +66,9 @@ export async function readStep(stream: AsyncIterable<ModelStreamPart>, observer?
       }
       case "tool-call": {
         open.delete(part.id);
-        const call = { id: part.id, name: part.toolName, arguments: part.input };
-        if (part.providerExecuted) executedByProvider.set(part.id, call);
+        const call: ToolCallRequest = { id: part.id, name: part.toolName, arguments: part.input };
+        // Only what the provider ran keeps its metadata: it is replayed to that provider as it came.
+        if (part.providerExecuted) executedByProvider.set(part.id, { ...call, ...(part.providerMetadata ? { providerMetadata: part.providerMetadata } : {}) });
         else toolCalls.push(call);
         break;
       }

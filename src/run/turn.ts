@@ -13,7 +13,7 @@ import { fromStrictArguments } from "../models/strict.js";
 import type { CallOutcome, CallRequest } from "../tools/dispatch.js";
 import { resultText } from "../tools/result.js";
 import type { Execution, StepCounts } from "./execution.js";
-import { type StepResult, readStep } from "./step.js";
+import { type ProviderCall, type StepResult, readStep } from "./step.js";
 import { StreamEvents } from "./stream-events.js";
 import type { NewTurnMessage } from "./messages.js";
 import { ONE_SIDE, type SideRules, checkStopTool, handOver, sideForStep } from "./sides.js";
@@ -47,6 +47,11 @@ export interface TurnHost {
    * Resolves once that is durable, so a step's calls never run before the step is recorded.
    */
   commit(messages: NewTurnMessage[], pending: ToolCallRequest[] | null): Promise<void>;
+  /**
+   * Records the calls the provider ran itself during a step (call records and
+   * `tool_call_finished`, like any call), once the step that made them is stored.
+   */
+  recordProviderCalls?(execution: Execution, calls: ToolCallRequest[]): Promise<void>;
   /** The open step's calls, when a step was interrupted or is waiting. */
   pendingStep(): ToolCallRequest[] | null;
   /** Dispatches one call of `execution`, then any calls it queued; returns them in run order. */
@@ -122,15 +127,19 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
       const cut = response.cutOff.map((c): ToolCallRequest => ({ id: c.id, name: c.name, arguments: c.partial, cutOff: true }));
       const made = wellFormedCalls([...response.toolCalls, ...cut], turnId, steps);
       const calls = host.uniqueIds(made).map((c, i) => (announced.has(made[i]!.id) ? { ...c, announced: true } : c));
-      host.emit("model_step", { turnId, text: response.text, toolCalls: calls, ...record, turnUsage });
-      const assistant: NewTurnMessage = { role: "assistant", content: response.text };
+      // What the provider ran itself is stored with the step, under the provider's ids, and never dispatched.
+      const provided = response.providerCalls.map((c) => providerExecuted(c, execution.model.id));
+      host.emit("model_step", { turnId, text: response.text, toolCalls: [...provided, ...calls], ...record, turnUsage });
+      const assistant: NewTurnMessage = { role: "assistant", content: response.text, ...(provided.length > 0 ? { toolCalls: provided } : {}) };
       if (calls.length === 0) {
         await host.commit([assistant], null);
+        await host.recordProviderCalls?.(execution, provided);
         if (!signal.aborted && handOver(execution, sides)) continue;
         return { status: signal.aborted ? "stopped" : "completed", steps, ...by(execution) };
       }
-      assistant.toolCalls = calls;
+      assistant.toolCalls = [...provided, ...calls];
       await host.commit([assistant], calls);
+      await host.recordProviderCalls?.(execution, provided);
       const settled = await settleStep(host, execution, calls);
       if (settled.waitingOn) return { status: "waiting", steps, waitingOn: settled.waitingOn };
       if (settled.endTurn) return { status: "completed", steps };
@@ -142,6 +151,17 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
   } catch (e) {
     return { status: "failed", steps, error: errorMessage(e) };
   }
+}
+
+/** A call the provider of model `modelId` ran, as the history stores it: marked, with the provider's result. */
+function providerExecuted(call: ProviderCall, modelId: string): ToolCallRequest {
+  const { result, isError, ...rest } = call;
+  return { ...rest, providerExecuted: true, providerResult: { value: result ?? null, ...(isError ? { isError: true } : {}), provider: providerOf(modelId) } };
+}
+
+/** The provider of a model id (`openai` of `openai:gpt-4.1` or `openai.responses:gpt-4.1`). */
+export function providerOf(modelId: string): string {
+  return modelId.split(":")[0]!.split(".")[0]!;
 }
 
 /**

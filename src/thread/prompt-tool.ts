@@ -15,6 +15,7 @@ import type { AnyToolDefinition } from "../tools/types.js";
 import type { ThreadState } from "../tools/thread-state.js";
 import type { ThreadEngine } from "./engine.js";
 import { filterMessages } from "./hooks.js";
+import { recordProviderCalls } from "./provider-calls.js";
 import { modelFor } from "./model-choice.js";
 import { MAX_DEPTH } from "./store/messages.js";
 import { announcing, modelTools, uniqueCallIds } from "./turn-host.js";
@@ -76,6 +77,7 @@ async function runPrompt(engine: ThreadEngine, name: string, prompt: PromptDefin
       await engine.flush();
     },
     // A nested step is not resumed after a restart: the prompt call itself is recovered (parked).
+    recordProviderCalls: (execution, calls) => recordProviderCalls(engine, execution, execution.flowId, calls),
     pendingStep: () => null,
     dispatch: (execution, request) => engine.dispatchWithQueue(execution, request),
     emit: (type, data) => engine.emit(type, data),

@@ -10,6 +10,7 @@ import { historyFor } from "../run/sides.js";
 import type { ToolCatalog } from "../tools/catalog.js";
 import type { ThreadEngine } from "./engine.js";
 import { filterMessages, toolHook } from "./hooks.js";
+import { recordProviderCalls } from "./provider-calls.js";
 
 /**
  * Makes a step's call ids unique in the thread: an id already taken (by an earlier call or an
@@ -25,9 +26,26 @@ export function uniqueCallIds(calls: ToolCallRequest[], taken: (id: string) => b
   });
 }
 
-/** Every tool of a catalog as the model is told about it. */
+/**
+ * Every tool of a catalog as the model is told about it; a tool with `executionMode: "provider"`
+ * carries the provider-defined tool it stands for (see {@link providerToolId}).
+ */
 export function modelTools(catalog: ToolCatalog): ModelTool[] {
-  return catalog.list().map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+  return catalog.list().map((t) => {
+    const def = catalog.definition(t.name);
+    const id = def.executionMode === "provider" ? providerToolId(t.name, def.executionProvider) : undefined;
+    return { name: t.name, description: t.description, inputSchema: t.inputSchema, ...(id ? { executionMode: "provider" as const, providerTool: { id } } : {}) };
+  });
+}
+
+/**
+ * The provider-defined tool a provider-executed tool stands for: `executionProvider` names the
+ * provider (`"openai"`: the tool `openai.<tool name>`) or the tool itself
+ * (`"anthropic.web_search_20250305"`).
+ */
+export function providerToolId(toolName: string, executionProvider: string | undefined): `${string}.${string}` | undefined {
+  if (!executionProvider) return undefined;
+  return (executionProvider.includes(".") ? executionProvider : `${executionProvider}.${toolName}`) as `${string}.${string}`;
 }
 
 /**
@@ -55,6 +73,7 @@ export function createTurnHost(engine: ThreadEngine, execution: Execution): Turn
       await engine.createMessages(execution, marked, () => store.turns.setPendingStep(turnId, pending));
       await engine.flush();
     },
+    recordProviderCalls: (execution, calls) => recordProviderCalls(engine, execution, turnId, calls),
     pendingStep: () => store.turns.pendingStep<ToolCallRequest>(turnId),
     dispatch: (execution, request) => engine.dispatchWithQueue(execution, request),
     emit: (type, data) => engine.emit(type, data),

@@ -75,6 +75,9 @@ export function checkToolDefinition(name: string, def: unknown): asserts def is 
   if (d.executionMode !== undefined && d.executionMode !== "local" && d.executionMode !== "provider") {
     fail('executionMode must be "local" or "provider"');
   }
+  if (d.executionMode === "provider" && (typeof d.executionProvider !== "string" || !/^[a-z][a-z0-9-]*(\.[A-Za-z0-9_.-]+)?$/.test(d.executionProvider))) {
+    fail('executionMode "provider" needs executionProvider: the provider ("openai") or its tool ("anthropic.web_search_20250305")');
+  }
   if (d.uses !== undefined && (!Array.isArray(d.uses) || d.uses.some((u) => typeof u !== "string"))) {
     fail("uses must be an array of tool names");
   }

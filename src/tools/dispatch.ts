@@ -135,6 +135,10 @@ export async function dispatch(host: DispatchHost, request: CallRequest): Promis
   } catch (e) {
     return refuse(e instanceof WeftError ? e : new WeftError("invalid_config", errorMessage(e)));
   }
+  // The provider runs these itself; a plain call to one (a model that could not) is never run here.
+  if (tool.def.executionMode === "provider") {
+    return refuse(new WeftError("invalid_tool_input", `tool "${tool.name}" is executed by the provider (${String(tool.def.executionProvider)}), never by weft; this model cannot run it`, { path: [] }));
+  }
   // Partial text may happen to parse; a call whose arguments were cut off still never runs.
   if (request.cutOff) {
     return refuse(new WeftError("invalid_tool_input", "the arguments were cut off: the model's stream ended before this call was complete", { path: [] }));

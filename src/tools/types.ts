@@ -93,7 +93,17 @@ export interface DefineToolOptions<
   /** A string argument echoed in the `tool_call_started` event. */
   progressArgument?: string;
   annotations?: Record<string, unknown>;
+  /**
+   * `provider`: the model's provider runs the tool itself (a provider-defined tool such as web
+   * search). weft hands it to models of that provider, records each call and its result like any
+   * other call, replays both in later requests, and never runs `execute`; a plain call to it (from
+   * a model that cannot run it) gets an error result. Default `local`.
+   */
   executionMode?: "local" | "provider";
+  /**
+   * Required with `executionMode: "provider"`: the provider (`"openai"`, meaning the provider tool
+   * `openai.<tool name>`), or the provider tool's full id (`"anthropic.web_search_20250305"`).
+   */
   executionProvider?: string;
   /** Effect class or a predicate over the parsed input; undeclared means `write`. */
   effect?: Effect | ((input: InferArgs<Args>) => Effect);
