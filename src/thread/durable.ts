@@ -3,6 +3,7 @@
  * storage to `ThreadStore`, behaviour to `ThreadEngine`, sockets to the Hibernation API.
  * @module
  */
+import { type UnavailableTool, offeredTools, unavailableTools } from "../tools/catalog.js";
 import { DurableObject } from "cloudflare:workers";
 import { WeftError } from "../errors.js";
 import type { CallRecord, EventFrame, Message } from "../protocol.js";
@@ -43,6 +44,10 @@ export interface ThreadInfo extends ThreadMeta {
   messageCount: number;
   lastSeq: number;
   lastTurn?: TurnRecord;
+  /** What the model is offered: each usable tool's name, description and input JSON Schema. */
+  tools: { name: string; description: string; inputSchema: Record<string, unknown> }[];
+  /** Tools the agent defines that cannot be offered, with why; never left out silently. */
+  unavailableTools: UnavailableTool[];
 }
 
 /** The bindings weft expects on the Worker: `THREAD`, plus any vars and secrets. */
@@ -163,6 +168,8 @@ export function createThreadClass(registry: Registry) {
         });
         this.attach(engine);
         engine.emit("thread_created", { threadId, agentId });
+        const unavailable = unavailableTools(engine.catalog);
+        if (unavailable.length > 0) engine.emit("tools_unavailable", { tools: unavailable });
         return meta;
       });
     }
@@ -177,6 +184,8 @@ export function createThreadClass(registry: Registry) {
           messageCount: this.store.messages.count(),
           lastSeq: this.store.events.lastSeq(),
           ...(lastTurn ? { lastTurn } : {}),
+          tools: offeredTools(engine.catalog),
+          unavailableTools: unavailableTools(engine.catalog),
         };
       });
     }

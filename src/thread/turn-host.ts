@@ -2,6 +2,7 @@
  * The thread as the turn loop sees it: history, tools, durable commits and dispatch.
  * @module
  */
+import { offeredTools } from "../tools/catalog.js";
 import type { ToolCallRequest } from "../protocol.js";
 import { DEFAULT_MAX_STEPS, type TurnHost } from "../run/turn.js";
 import type { ThreadEngine } from "./engine.js";
@@ -27,7 +28,7 @@ export function createTurnHost(engine: ThreadEngine, turnId: string): TurnHost {
     threadId: engine.meta.threadId,
     ...(engine.system() !== undefined ? { system: engine.system()! } : {}),
     maxSteps: agent.maxSteps ?? DEFAULT_MAX_STEPS,
-    tools: () => engine.catalog.list().map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+    tools: () => offeredTools(engine.catalog),
     history: () => store.messages.all(),
     async commit(messages, pending) {
       engine.appendMessages(messages, () => store.turns.setPendingStep(turnId, pending));
