@@ -22,7 +22,7 @@ it("lists a dynamic tool that fails to compile as unavailable, with the keyword,
   expect(unavailable?.data).toEqual({ tools: [{ name: "remote_tool", reason: expect.stringMatching(/^invalid_config: .*\$ref "https:\/\/example\.com\/x\.json" refers to a remote document/) }] });
   const info = (await json("GET", `/threads/${id}`)).body;
   expect(info.tools).toEqual([{ name: "good_tool", description: "fine", inputSchema: good }]);
-  expect(info.unavailableTools).toEqual(unavailable?.data.tools);
+  expect(info.unavailableTools).toEqual((unavailable?.data as { tools: unknown[] }).tools);
 });
 
 it("emits no tools_unavailable event when every tool compiles", async () => {
