@@ -6,7 +6,8 @@
 import { WeftError } from "../errors.js";
 import type { ToolResult } from "../protocol.js";
 import { argsHashOf, outcomeOf } from "./dispatch.js";
-import { finishCall, runCall } from "./execute.js";
+import { runCall } from "./execute.js";
+import { finishCall } from "./record.js";
 import type { CallOutcome, DispatchHost } from "./host.js";
 import { requestOf } from "./recover.js";
 

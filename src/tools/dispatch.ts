@@ -10,8 +10,10 @@ import { WeftError, errorMessage } from "../errors.js";
 import { type CallRecord, type ToolResult, isFinalStatus } from "../protocol.js";
 import { canonicalJson } from "./catalog.js";
 import type { CompiledTool } from "./catalog.js";
-import { finishCall, rowOf, runCall } from "./execute.js";
+import { runCall } from "./execute.js";
+import { finishCall, rowOf } from "./record.js";
 import { type CallOutcome, type CallRequest, type DispatchHost, effectKeyOf } from "./host.js";
+import { policyFor } from "./policy.js";
 import { recoverCall } from "./recover.js";
 import { normalizeResult } from "./result.js";
 import { checkTimeArgs } from "./time-args.js";
@@ -137,7 +139,7 @@ export async function dispatch(host: DispatchHost, request: CallRequest): Promis
     host.emit("tool_call_approval_requested", { callId: request.callId, toolName: tool.name, input: input ?? {}, argsHash });
     return outcomeOf(host, host.journal.get(request.callId)!);
   }
-  if (host.dryRun && effect !== "read") {
+  if (host.dryRun && policyFor(effect, "dry_run") === "stub") {
     // seed-000: a dry-run thread answers writes and idempotent calls without running them.
     let stub: ToolResult = { status: "success", result: "Operation acknowledged." };
     if (tool.def.dryRunResult) {

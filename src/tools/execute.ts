@@ -3,13 +3,13 @@
  * cap, record, emit. The only place a tool's `execute` is called (DESIGN.md).
  * @module
  */
-import type { WeftError } from "../errors.js";
-import type { CallRecord, CallStatus, EventPayloads, ToolResult } from "../protocol.js";
+import type { CallRecord, EventPayloads, ToolResult } from "../protocol.js";
 import type { CompiledTool } from "./catalog.js";
 import { type CallOutcome, type CallRequest, type DispatchHost, effectKeyOf } from "./host.js";
 import { normalizeResult, resultFromThrown } from "./result.js";
+import { policyFor } from "./policy.js";
 import { DEFAULT_MAX_ATTEMPTS, backoffMs, isTransient } from "./retry.js";
-import { capResult } from "./size.js";
+import { type FinishExtra, finishCall, parkCall, rowOf } from "./record.js";
 import type { ThreadState } from "./thread-state.js";
 import type { Effect, LookupResult, ToolCallContext } from "./types.js";
 
@@ -26,10 +26,6 @@ export interface ReadyCall {
 
 type Execute = (state: ThreadState, args: unknown, call: ToolCallContext) => Promise<unknown>;
 
-/** Retries apply to reads and idempotent calls only (seed-000); writes run once. */
-function retryable(effect: Effect): boolean {
-  return effect === "read" || effect === "idempotent";
-}
 
 /** Journals, runs and records one call; returns its final outcome (or parked, after a stop). */
 export async function runCall(host: DispatchHost, call: ReadyCall): Promise<CallOutcome> {
@@ -56,7 +52,7 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
   host.emit("tool_call_started", started);
 
   const state = host.stateFor({ callId: request.callId, tool, ...(request.turnId ? { turnId: request.turnId } : {}) });
-  const maxAttempts = retryable(effect) ? (tool.def.maxAttempts ?? DEFAULT_MAX_ATTEMPTS) : 1;
+  const maxAttempts = policyFor(effect, "transient_failure") === "retry" ? (tool.def.maxAttempts ?? DEFAULT_MAX_ATTEMPTS) : 1;
   let result: ToolResult;
   for (;;) {
     const context: ToolCallContext = {
@@ -118,15 +114,31 @@ async function untilAborted<T>(
  */
 async function afterAbort(host: DispatchHost, call: ReadyCall, state: ThreadState, attempts: number): Promise<CallOutcome> {
   const reason = "the thread was stopped while the call ran; its outcome is unknown";
-  if (call.effect === "read") return finishCall(host, call, { status: "error", error: `aborted: ${reason}` }, "aborted", attempts);
-  if (call.effect === "reconcilable") {
-    const answer = await lookup(call.tool, effectKeyOf(host.branchId, call.request.callId), state);
-    if (answer.status === "found") return finishCall(host, call, foundResult(answer.value), "succeeded", attempts);
-    if (answer.status === "not_found" && call.tool.def.reconcile?.finality === "final") {
+  const action = policyFor(call.effect, "stop_while_running");
+  if (action === "abort") return finishCall(host, call, { status: "error", error: `aborted: ${reason}` }, "aborted", attempts);
+  if (action === "lookup_or_abort") {
+    const answer = await reconcileCall(call.tool, effectKeyOf(host.branchId, call.request.callId), state);
+    if (answer.decision === "found") return finishCall(host, call, answer.result, "succeeded", attempts);
+    if (answer.decision === "nothing_happened") {
       return finishCall(host, call, { status: "error", error: "aborted: the thread was stopped; lookup confirms nothing happened" }, "aborted", attempts);
     }
   }
   return parkCall(host, call.request, reason, attempts);
+}
+
+/**
+ * Asks a reconcilable tool whether its effect happened and reads the answer by the tool's
+ * finality: found, certainly nothing (`not_found` + `final`), or unknown (with why).
+ */
+export async function reconcileCall(
+  tool: CompiledTool,
+  effectKey: string,
+  state: ThreadState,
+): Promise<{ decision: "found"; result: ToolResult } | { decision: "nothing_happened" } | { decision: "unknown"; why: string }> {
+  const answer = await lookup(tool, effectKey, state);
+  if (answer.status === "found") return { decision: "found", result: foundResult(answer.value) };
+  if (answer.status === "not_found" && tool.def.reconcile?.finality === "final") return { decision: "nothing_happened" };
+  return { decision: "unknown", why: answer.status === "not_found" ? "lookup found nothing, but its not_found is not final" : "lookup could not tell" };
 }
 
 /** Asks a reconcilable tool whether its effect happened; a throwing lookup answers `unknown`. */
@@ -143,87 +155,6 @@ export async function lookup(tool: CompiledTool, effectKey: string, state: Threa
 /** The recorded result of a `found` lookup. */
 export function foundResult(value: string | ToolResult): ToolResult {
   return typeof value === "string" ? { status: "success", result: value } : normalizeResult(value);
-}
-
-/** Parks a call for a person to settle, and says so. */
-export function parkCall(host: DispatchHost, request: CallRequest, reason: string, attempts: number): CallOutcome {
-  host.journal.park(request.callId, reason);
-  host.emit("tool_call_parked", { callId: request.callId, toolName: request.toolName, reason });
-  return {
-    callId: request.callId,
-    toolName: request.toolName,
-    argsText: argsTextOf(request),
-    status: "parked",
-    final: false,
-    result: { status: "error", error: `parked: ${reason}` },
-    isError: true,
-    durationMs: 0,
-    attempts,
-    endsTurn: false,
-  };
-}
-
-/** What a final result records besides itself: a stub mark, or the refusal that ended it. */
-export interface FinishExtra {
-  stubbed?: boolean;
-  errorCode?: WeftError["code"];
-  errorDetails?: Record<string, unknown>;
-}
-
-/**
- * Caps, records and emits a final result. `tool` is absent for a call refused before its tool
- * resolved (an unknown name), which can neither end a turn nor have been stubbed.
- */
-export function finishCall(
-  host: DispatchHost,
-  call: { request: CallRequest; tool?: CompiledTool; startedAt: number },
-  result: ToolResult,
-  status: CallStatus,
-  attempts: number,
-  extra: FinishExtra = {},
-): CallOutcome {
-  const { request, tool } = call;
-  const capped = capResult(result, request.callId, host.resultCapBytes, host.files);
-  const durationMs = Date.now() - call.startedAt;
-  host.journal.finish(request.callId, status, capped.result, {
-    attempts,
-    durationMs,
-    ...(extra.stubbed ? { stubbed: true } : {}),
-    ...(extra.errorCode ? { errorCode: extra.errorCode } : {}),
-    ...(extra.errorDetails ? { errorDetails: extra.errorDetails } : {}),
-    ...(capped.fullResultPath ? { fullResultPath: capped.fullResultPath } : {}),
-  });
-  const finished: EventPayloads["tool_call_finished"] = {
-    callId: request.callId,
-    toolName: request.toolName,
-    source: request.source,
-    status,
-    isError: capped.result.status === "error",
-    durationMs,
-    attempts,
-  };
-  if (capped.result.result !== undefined) finished.result = capped.result.result;
-  if (capped.result.error !== undefined) finished.error = capped.result.error;
-  if (extra.stubbed) finished.stubbed = true;
-  if (extra.errorCode) finished.errorCode = extra.errorCode;
-  if (extra.errorDetails) finished.errorDetails = extra.errorDetails;
-  if (capped.fullResultPath) finished.fullResultPath = capped.fullResultPath;
-  host.emit("tool_call_finished", finished);
-  return {
-    callId: request.callId,
-    toolName: request.toolName,
-    argsText: argsTextOf(request),
-    status,
-    final: true,
-    result: capped.result,
-    isError: capped.result.status === "error",
-    durationMs,
-    attempts,
-    endsTurn: tool?.def.endsTurn === true && capped.result.status === "success",
-    ...(extra.stubbed ? { stubbed: true } : {}),
-    ...(extra.errorCode ? { errorCode: extra.errorCode } : {}),
-    ...(extra.errorDetails ? { errorDetails: extra.errorDetails } : {}),
-  };
 }
 
 /** seed-002: a success whose value fails `outputSchema` is an error result; the effect still happened. */
@@ -250,20 +181,3 @@ function checkOutput(tool: CompiledTool, result: ToolResult): { result: ToolResu
   };
 }
 
-/** The call's arguments as text: the model's raw text, or the JSON of a structured value. */
-export function argsTextOf(request: CallRequest): string {
-  return "text" in request.args ? request.args.text : JSON.stringify(request.args.value ?? {});
-}
-
-/** The journal columns a request fills, without its status. */
-export function rowOf(request: CallRequest, effectKey: string) {
-  return {
-    callId: request.callId,
-    toolName: request.toolName,
-    source: request.source,
-    argsText: argsTextOf(request),
-    effectKey,
-    ...(request.turnId ? { turnId: request.turnId } : {}),
-    ...(request.parentCallId ? { parentCallId: request.parentCallId } : {}),
-  };
-}
