@@ -87,7 +87,7 @@ async function main() {
     // Counted, never silent: what the run reads in its own way. Schemas reach weft as published.
     const unknownTypes = notes.filter((n) => n.includes("unknown type")).length;
     const badDefaults = notes.filter((n) => n.includes("default kept as published")).length;
-    console.log(`bfcl: note: ${unknownTypes} unknown type names read as no constraint; ${badDefaults} defaults that fail their own schema kept as published and not applied (weft warns, the reference agrees)`);
+    console.log(`bfcl: note: ${unknownTypes} unknown type names read as no constraint; ${badDefaults} defaults that fail their own schema kept as published; neither weft nor the reference applies them`);
     if (opts.verbose) for (const n of notes) console.error(`  ${n}`);
     const overall = emptyTally();
     for (const c of categories) {

@@ -141,9 +141,9 @@ export async function messagesOf(threadId: string): Promise<Array<{ role: string
   return (await json("GET", `/threads/${threadId}/messages?limit=1000&includeSilent=true`)).body.messages;
 }
 
-/** How often the outside ledger saw an effect key run, and how many effects it applied. */
-export async function ledgerOf(effectKey: string): Promise<{ runs: number; applied: number }> {
+/** How often the outside ledger saw an effect key execute (raw count, no deduplication). */
+export async function ledgerOf(effectKey: string): Promise<{ runs: number }> {
   const ns = (env as unknown as { LEDGER: DurableObjectNamespace }).LEDGER;
-  const stub = ns.get(ns.idFromName("ledger")) as unknown as { read(key: string): Promise<{ runs: number; applied: number }> };
+  const stub = ns.get(ns.idFromName("ledger")) as unknown as { read(key: string): Promise<{ runs: number }> };
   return stub.read(effectKey);
 }

@@ -1,14 +1,36 @@
 /**
- * The test worker: weft over the registry generated from agents/ plus test/fixtures/.
+ * The test worker: weft over the registry generated from agents/ plus test/fixtures/. Its Thread
+ * crashes itself where a crash plan (test/crash/plan.ts) says, and notes each alarm it finished.
  * @module
  */
 import { createWeft } from "../src/runtime.js";
+import type { CrashHook } from "../src/thread/engine.js";
+import { noteAlarmDone, registerAborter, takeCrash } from "./crash/plan.js";
 import { registry } from "./generated/registry.js";
 
 const weft = createWeft(registry);
 
 /** The Thread Durable Object class under test. */
-export const Thread = weft.Thread;
+export class Thread extends weft.Thread {
+  protected override crashHook(): CrashHook {
+    const ctx = this.ctx;
+    const threadId = () => (this as unknown as { engine: { meta: { threadId: string } } | null }).engine?.meta.threadId ?? "";
+    return (point, call) => {
+      const id = threadId();
+      registerAborter(id, (reason) => ctx.abort(reason));
+      if (!takeCrash(id, point, call.callId)) return;
+      // After the result is recorded the crash must find it durable; everywhere else it cuts at once.
+      if (point === "after_result") return ctx.storage.sync().then(() => ctx.abort(`injected crash at ${point}`));
+      ctx.abort(`injected crash at ${point}`);
+    };
+  }
+
+  override async alarm(): Promise<void> {
+    await super.alarm();
+    const engine = (this as unknown as { engine: { meta: { threadId: string } } | null }).engine;
+    if (engine) noteAlarmDone(engine.meta.threadId);
+  }
+}
 
 export default weft.worker;
 

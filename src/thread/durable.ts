@@ -11,7 +11,7 @@ import { normalizeScript } from "../models/scripted.js";
 import { DEFAULT_AGENT_ID, type Registry, agentIds, findAgent } from "../run/agent.js";
 import type { GetMessagesOptions, MessagesResult } from "../tools/thread-state.js";
 import { directCall, type DirectCallInput, type DirectCallOutcome } from "./direct.js";
-import { ThreadEngine } from "./engine.js";
+import { type CrashHook, ThreadEngine } from "./engine.js";
 import { TurnRunner, WATCHDOG_MS } from "./runner.js";
 import type { Settlement } from "../tools/decide.js";
 import type { CallOutcome } from "../tools/dispatch.js";
@@ -79,7 +79,24 @@ export function createThreadClass(registry: Registry) {
 
     private attach(engine: ThreadEngine): void {
       this.engine = engine;
-      this.runner = new TurnRunner(engine, (delayMs) => void this.ctx.storage.setAlarm(Date.now() + delayMs));
+      engine.crashHook = this.crashHook();
+      this.runner = new TurnRunner(engine, (delayMs) => void this.ctx.storage.setAlarm(Date.now() + delayMs), this.watchdogMs());
+    }
+
+    /** `WEFT_WATCHDOG_MS` (a positive integer of milliseconds), else {@link WATCHDOG_MS}. */
+    private watchdogMs(): number {
+      const configured = Number(this.env.WEFT_WATCHDOG_MS);
+      return Number.isInteger(configured) && configured > 0 ? configured : WATCHDOG_MS;
+    }
+
+    /** Makes sure an alarm will fire: work a crash cuts is then finished with no client request. */
+    private async armWatchdog(): Promise<void> {
+      if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + this.watchdogMs());
+    }
+
+    /** Test seam of the crash matrix: a subclass returns a hook called at each crash point. */
+    protected crashHook(): CrashHook | null {
+      return null;
     }
 
     private hasUnfinishedWork(): boolean {
@@ -244,7 +261,12 @@ export function createThreadClass(registry: Registry) {
     }
 
     async callTool(input: DirectCallInput): Promise<RpcResult<DirectCallOutcome>> {
-      return rpc(() => directCall(this.requireEngine(), this.runner!, input));
+      return rpc(async () => {
+        const engine = this.requireEngine();
+        // A direct call runs outside any turn; the watchdog finishes it if a crash cuts it.
+        await this.armWatchdog();
+        return directCall(engine, this.runner!, input);
+      });
     }
 
     async stop(): Promise<RpcResult<{ stopped: boolean }>> {
@@ -274,11 +296,11 @@ export function createThreadClass(registry: Registry) {
     /** The watchdog: resumes a turn cut by a restart, recovers calls, drains the queue. */
     override async alarm(): Promise<void> {
       if (!this.runner) return;
-      if (this.runner.active) {
-        this.ctx.storage.setAlarm(Date.now() + WATCHDOG_MS);
-        return;
-      }
+      // Armed first: if recovery itself is cut by a crash, the next alarm tries again.
+      await this.ctx.storage.setAlarm(Date.now() + this.watchdogMs());
+      if (this.runner.active) return;
       await this.runner.resume();
+      if (!this.runner.active && !this.hasUnfinishedWork()) await this.ctx.storage.deleteAlarm();
     }
 
     override async fetch(request: Request): Promise<Response> {

@@ -31,6 +31,8 @@ export class TurnRunner {
   constructor(
     private readonly engine: ThreadEngine,
     private readonly armAlarm: (delayMs: number) => void,
+    /** How long the watchdog alarm waits; `WEFT_WATCHDOG_MS` overrides {@link WATCHDOG_MS}. */
+    private readonly watchdogMs: number = WATCHDOG_MS,
   ) {}
 
   /** True while a turn runs in this instance. */
@@ -66,7 +68,7 @@ export class TurnRunner {
    */
   async resume(): Promise<void> {
     if (this.running) {
-      this.armAlarm(WATCHDOG_MS);
+      this.armAlarm(this.watchdogMs);
       return this.idle();
     }
     const latest = this.engine.store.turns.latest();
@@ -174,7 +176,7 @@ export class TurnRunner {
     if (resume) store.turns.setStatus(turnId, "running");
     else store.turns.begin(turnId);
     engine.emit("turn_started", { turnId, ...(resume ? { resumed: true } : {}) });
-    this.armAlarm(WATCHDOG_MS);
+    this.armAlarm(this.watchdogMs);
     const steps = resume?.steps ?? 0;
     const execution = Execution.forTurn({
       flowId: turnId,

@@ -51,10 +51,12 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
   }
   host.emit("tool_call_started", started);
 
-  const state = host.stateFor({ callId: request.callId, tool, ...(request.turnId ? { turnId: request.turnId } : {}) });
+  const bound = { callId: request.callId, tool, ...(request.turnId ? { turnId: request.turnId } : {}) };
   const maxAttempts = policyFor(effect, "transient_failure") === "retry" ? (tool.def.maxAttempts ?? DEFAULT_MAX_ATTEMPTS) : 1;
   let result: ToolResult;
   for (;;) {
+    // A fresh state per attempt: queued and invoked children are numbered per run of execute.
+    const state = host.stateFor(bound);
     const context: ToolCallContext = {
       callId: request.callId,
       effectKey,
@@ -81,7 +83,9 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
   }
   await host.checkpoint?.("after_effect", mark);
   const checked = checkOutput(tool, result);
-  return finishCall(host, call, checked.result, checked.result.status === "success" ? "succeeded" : "failed", attempts, checked.extra);
+  const outcome = finishCall(host, call, checked.result, checked.result.status === "success" ? "succeeded" : "failed", attempts, checked.extra);
+  await host.checkpoint?.("after_result", mark);
+  return outcome;
 }
 
 /** Waits for `work`, or for the signal, whichever comes first. */

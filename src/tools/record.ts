@@ -8,6 +8,7 @@ import type { WeftError } from "../errors.js";
 import type { CallStatus, EventPayloads, ToolResult } from "../protocol.js";
 import type { CompiledTool } from "./catalog.js";
 import type { CallOutcome, CallRequest, DispatchHost } from "./host.js";
+import type { Effect } from "./types.js";
 import { capResult } from "./size.js";
 
 /** Parks a call for a person to settle, and says so. */
@@ -59,6 +60,8 @@ export function finishCall(
     ...(extra.errorDetails ? { errorDetails: extra.errorDetails } : {}),
     ...(capped.fullResultPath ? { fullResultPath: capped.fullResultPath } : {}),
   });
+  // Synchronous on purpose: a crash here loses the row above, which is not yet durable.
+  void host.checkpoint?.("while_recording", { callId: request.callId, toolName: request.toolName, ...("effect" in call ? { effect: call.effect as Effect } : {}) });
   const finished: EventPayloads["tool_call_finished"] = {
     callId: request.callId,
     toolName: request.toolName,

@@ -27,6 +27,7 @@ export function requestOf(record: CallRecord): CallRequest {
  */
 export async function recoverCall(host: DispatchHost, record: CallRecord, now = Date.now()): Promise<CallOutcome> {
   const request = requestOf(record);
+  await host.checkpoint?.("recovering", { callId: record.callId, toolName: record.toolName });
   let tool: CompiledTool;
   try {
     tool = host.catalog.get(record.toolName);
