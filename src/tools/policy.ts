@@ -1,6 +1,6 @@
 /**
  * The effect policy: one table of what happens to a call, by its effect class and the situation
- * it is in (seed-000, seed-002). Retry, abort handling, restart recovery and dry-run threads all
+ * it is in. Retry, abort handling, restart recovery and dry-run threads all
  * read their decision from {@link EFFECT_POLICY}; the README's table is rendered from it and a
  * test keeps the two equal.
  * @module

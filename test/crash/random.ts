@@ -59,23 +59,24 @@ async function playThread(random: () => number, label: string): Promise<{ crashe
 
   const problems: string[] = [];
   const deadline = Date.now() + 20_000;
-  // Wait, without resuming anything, until crashes stop firing and an alarm ran after the last one.
+  // Wait, resuming nothing, until crashes stop firing and an alarm ran after the last one. Whenever
+  // a call waits for a person, the person settles it (by the fixed rule) and the wait goes on.
   for (let seen = -1; ; ) {
     await sleep(30);
     const now = firedCrashes(threadId).length;
-    if (now === seen && alarmSinceLastCrash(threadId) && (await waitAtRest(threadId, 0)) === null) break;
+    const quiet = now === seen && alarmSinceLastCrash(threadId);
     seen = now;
+    if (quiet) {
+      const rest = await waitAtRest(threadId, 0);
+      if ((await settleParked(threadId)) === 0 && rest === null) break;
+    }
     if (Date.now() > deadline) {
-      problems.push(`${label}: not at rest after 20 s (plan ${JSON.stringify(plan)}, fired ${firedCrashes(threadId).join(", ")})`);
+      problems.push(`${label}: not at rest after 20 s (plan ${JSON.stringify(plan)}, fired ${firedCrashes(threadId).join(", ")}): ${await waitAtRest(threadId, 0)}`);
       break;
     }
   }
   const crashes = firedCrashes(threadId).length;
   planCrashes(threadId, []); // what did not fire stays unfired
-  if ((await settleParked(threadId)) > 0) {
-    const rest = await waitAtRest(threadId);
-    if (rest) problems.push(`${label}: ${rest}`);
-  }
   let writesTwice = 0;
   for (const c of calls) {
     const { runs } = await ledgerOf(`${threadId}:${c.target}`);
