@@ -1,10 +1,20 @@
 import { fileURLToPath } from "node:url";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { createFakeProvider } from "./scripts/lib/fake-provider.mjs";
+
+// Every outbound fetch of the test worker reaches a fake model provider (OpenAI Chat
+// Completions, Responses, Anthropic Messages); tests script it through POST /__fake/script.
+const fakeProvider = createFakeProvider();
 
 export default defineConfig({
-  plugins: [cloudflareTest({ wrangler: { configPath: "./test/wrangler.toml" } })],
-  // seed-003's examples import from @standardagents/spec; weft's public entry answers for it.
+  plugins: [
+    cloudflareTest({
+      wrangler: { configPath: "./test/wrangler.toml" },
+      miniflare: { outboundService: (request: Request) => fakeProvider.handle(request) },
+    }),
+  ],
+  // The Standard Agents tools API's examples import from @standardagents/spec; weft's public entry answers for it.
   resolve: { alias: { "@standardagents/spec": fileURLToPath(new URL("./src/index.ts", import.meta.url)) } },
-  test: { include: ["test/**/*.test.ts"], exclude: ["test/node/**", "node_modules/**"] },
+  test: { include: ["test/**/*.test.ts", "agents/**/*.test.ts"], exclude: ["test/node/**", "node_modules/**"] },
 });

@@ -2,17 +2,19 @@
 // @ts-check
 /**
  * Generates weft's registries from the authoring folders; Workers have no file system at run
- * time, so every entry point (`npm run build`, run by start, test, deploy, bfcl, bench) runs this
- * first.
+ * time, so the registry is generated before every bundle: wrangler's `[build]` runs this (on
+ * `wrangler dev` start, on every change under agents/, and on `wrangler deploy`), and so does
+ * `npm run build`.
  *
  *   node scripts/build-registry.mjs
- *     src/generated/registry.ts  from agents/
- *     test/generated/registry.ts from agents/ and test/fixtures/
+ *     src/generated/registry.ts  from agents/ (the user's project)
+ *   node scripts/build-registry.mjs --tests
+ *     test/generated/registry.ts from test/fixtures/ (weft's own suites); prints only problems
  *   node scripts/build-registry.mjs --agents <dir> [--agents <dir> ...] --out <file>
  *     one registry from the given folders (later folders may not redefine earlier names)
  *
  * Exit 0 prints a one-line summary. Exit 1 prints one `file: rule` line per problem and writes
- * nothing. Exit 2 is a usage error.
+ * nothing (the last good registry stays). Exit 2 is a usage error.
  * @module
  */
 import { stat } from "node:fs/promises";
@@ -20,16 +22,19 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { evaluateEntries } from "./registry/evaluate.mjs";
 import { renderRegistry, writeIfChanged } from "./registry/render.mjs";
+import { inCopy, mirror } from "./registry/snapshot.mjs";
 import { byCodeUnit, displayPath, mergeScans, scanAuthoringDir } from "./registry/scan.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 /**
- * @typedef {{ dirs: string[], out: string, label: string | null }} Job
- *   `dirs` and `out` are absolute; `label` names the job in the summary (null: print the folders).
+ * @typedef {{ dirs: string[], out: string, label: string | null, copy?: string }} Job
+ *   `dirs` and `out` are absolute; `label` names the job in the summary (null: print the folders
+ *   and the output; "quiet": print nothing on success). With `copy`, the registry imports a copy
+ *   of its one folder made there (see registry/snapshot.mjs) instead of the folder itself.
  */
 
-const USAGE = "usage: node scripts/build-registry.mjs [--agents <dir> ...] [--out <file>]";
+const USAGE = "usage: node scripts/build-registry.mjs [--tests | --agents <dir> ... --out <file>]";
 
 /**
  * @param {string[]} argv
@@ -37,14 +42,11 @@ const USAGE = "usage: node scripts/build-registry.mjs [--agents <dir> ...] [--ou
  */
 function parseArgs(argv) {
   if (argv.length === 0) {
-    return [
-      { dirs: [path.join(ROOT, "agents")], out: path.join(ROOT, "src/generated/registry.ts"), label: "" },
-      {
-        dirs: [path.join(ROOT, "agents"), path.join(ROOT, "test/fixtures")],
-        out: path.join(ROOT, "test/generated/registry.ts"),
-        label: "for tests",
-      },
-    ];
+    const out = path.join(ROOT, "src/generated/registry.ts");
+    return [{ dirs: [path.join(ROOT, "agents")], out, label: "", copy: path.join(path.dirname(out), "agents") }];
+  }
+  if (argv.length === 1 && argv[0] === "--tests") {
+    return [{ dirs: [path.join(ROOT, "test/fixtures")], out: path.join(ROOT, "test/generated/registry.ts"), label: "quiet" }];
   }
   /** @type {string[]} */
   const dirs = [];
@@ -65,6 +67,9 @@ function usageError(why) {
   console.error(`registry: ${why}\n${USAGE}`);
   process.exit(2);
 }
+
+/** @param {string | undefined} file */
+const exists = async (file) => file !== undefined && (await stat(file).catch(() => null)) !== null;
 
 /** @param {number} n @param {string} noun */
 const count = (n, noun) => `${n} ${noun}${n === 1 ? "" : "s"}`;
@@ -106,8 +111,11 @@ async function main() {
   if (problems.length > 0) {
     const lines = [...new Set(problems.map((p) => `${p.file}: ${p.message}`))].sort(byCodeUnit);
     for (const line of lines) console.error(line);
-    console.error(`registry: ${count(lines.length, "problem")}; nothing written`);
-    process.exitCode = 1;
+    // Under `wrangler dev` a failed build would stop the server; the last good registry keeps
+    // serving instead, and the next save builds again.
+    const keep = process.env.WRANGLER_COMMAND === "dev" && defaults && (await exists(jobs[0]?.out));
+    console.error(`registry: ${count(lines.length, "problem")}; nothing written${keep ? "; still serving the last good registry" : ""}`);
+    process.exitCode = keep ? 0 : 1;
     return;
   }
 
@@ -115,7 +123,14 @@ async function main() {
   for (const [i, job] of jobs.entries()) {
     const contents = /** @type {(typeof merged)[number]} */ (merged[i]);
     const sources = job.dirs.map((d) => `${displayPath(ROOT, d)}/`);
-    await writeIfChanged(job.out, renderRegistry(ROOT, job.out, sources, contents));
+    let imported = contents;
+    if (job.copy !== undefined && job.dirs[0] !== undefined) {
+      const [src, dest] = [job.dirs[0], job.copy];
+      await mirror(src, dest);
+      const moved = (/** @type {import("./registry/scan.mjs").Entry} */ e) => ({ ...e, file: inCopy(src, dest, e.file) });
+      imported = { ...contents, tools: contents.tools.map(moved), agents: contents.agents.map(moved), prompts: contents.prompts.map(moved), hooks: contents.hooks.map(moved) };
+    }
+    await writeIfChanged(job.out, renderRegistry(ROOT, job.out, sources, imported));
     const counts = [
       count(contents.tools.length, "tool"),
       count(contents.agents.length, "agent"),
@@ -123,9 +138,9 @@ async function main() {
       ...(contents.hooks.length > 0 ? [count(contents.hooks.length, "hook")] : []),
     ].join(", ");
     if (job.label === null) summary.push(`${counts} from ${sources.join(" and ")} -> ${displayPath(ROOT, job.out)}`);
-    else summary.push(job.label === "" ? `${counts} from ${sources.join(" and ")}` : `${counts} ${job.label}`);
+    else if (job.label === "") summary.push(`${counts} from ${sources.join(" and ")}`);
   }
-  console.log(`registry: ${summary.join("; ")}`);
+  if (summary.length > 0) console.log(`registry: ${summary.join("; ")}`);
 }
 
 await main();

@@ -31,6 +31,11 @@ export const ERROR_CODES = {
   invalid_json: { status: 400, retryable: false },
   not_found: { status: 404, retryable: false },
   payload_too_large: { status: 413, retryable: false },
+  unsupported_media_type: { status: 415, retryable: false },
+  too_many_threads: { status: 429, retryable: false },
+  rate_limited: { status: 429, retryable: true },
+  unauthenticated: { status: 401, retryable: false },
+  auth_not_configured: { status: 503, retryable: false },
   internal_error: { status: 500, retryable: true },
 } as const satisfies Record<string, { status: number; retryable: boolean }>;
 

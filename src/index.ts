@@ -1,6 +1,6 @@
 /**
  * weft's public API: the `define*` functions agent authors import, and the types they see.
- * `@standardagents/spec` is an alias of this module, so seed-003's examples run unchanged.
+ * `@standardagents/spec` is an alias of this module, so the Standard Agents tools API's examples run unchanged.
  * @module
  */
 export { defineTool, TOOL_NAME_PATTERN } from "./tools/define.js";
@@ -30,7 +30,7 @@ export type {
   ToolTenvs,
   VariableDefinition,
 } from "./tools/types.js";
-/** The `ThreadState` contract tools receive (seed-003; src/tools/thread-state.ts). */
+/** The `ThreadState` contract tools receive (the Standard Agents tools API; src/tools/thread-state.ts). */
 export type {
   CodeExecution,
   CodeExecutionOptions,
@@ -46,7 +46,7 @@ export type { Message, ToolAttachment, AttachmentRef, ToolResult, EventFrame } f
 export type { ScriptStep } from "./models/model.js";
 /** weft's one error class; status and retryability come from its code. */
 export { WeftError } from "./errors.js";
-/** Transient failures that read and idempotent calls retry on (seed-000). */
+/** Transient failures that read and idempotent calls retry on (the Agent SDK tools reference). */
 export { TransientError, throwIfTransient, isTransient, isTransientStatus } from "./tools/retry.js";
 /** The closed union of error codes (src/errors.ts). */
 export type { ErrorCode } from "./errors.js";

@@ -1,10 +1,10 @@
 /**
  * Wire and storage shapes shared by every layer: messages, tool results, call records and events.
- * Field names follow seed-003 (`ToolResult`, `ToolAttachment`, `Message`) and DESIGN.md (frames).
+ * Field names follow the Standard Agents tools API (`ToolResult`, `ToolAttachment`, `Message`) and DESIGN.md (frames).
  * @module
  */
 
-/** A file returned by a tool (seed-003 `ToolAttachment`); `data` is base64. */
+/** A file returned by a tool (the Standard Agents tools API's `ToolAttachment`); `data` is base64. */
 export interface ToolAttachment {
   name: string;
   mimeType: string;
@@ -23,7 +23,7 @@ export interface AttachmentRef {
   size: number;
 }
 
-/** What a tool returns (seed-003 `ToolResult`). */
+/** What a tool returns (the Standard Agents tools API's `ToolResult`). */
 export interface ToolResult {
   status: "success" | "error";
   result?: string;
@@ -38,6 +38,8 @@ export interface ToolCallRequest {
   name: string;
   /** Arguments as the model sent them: JSON text, possibly malformed. */
   arguments: string;
+  /** The model's stream ended before these arguments were complete: the call never runs. */
+  cutOff?: boolean;
 }
 
 /** Message roles stored in a thread. */
@@ -104,6 +106,8 @@ export interface CallRecord {
   stubbed?: boolean;
   /** Who approved it, for `needsApproval` tools. */
   approvedBy?: string;
+  /** The verified user who denied or settled it (a person's verdict), when one did. */
+  decidedBy?: string;
   /** Why it is parked, or was before it was settled. */
   parkReason?: string;
   /** SHA-256 of the canonical input, the approval is bound to it. */

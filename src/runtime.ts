@@ -1,23 +1,43 @@
 /**
- * `createWeft(registry)`: the Worker handler and the Thread Durable Object class for a registry.
- * A deployment's entry file re-exports both (the class must be a module export).
+ * `createWeft(registry)`: the Worker handler and the Durable Object classes for a registry.
+ * A deployment's entry file re-exports them (the classes must be module exports).
  * @module
  */
+import { env } from "cloudflare:workers";
+import { authConfigured } from "./http/auth.js";
 import { createApp } from "./http/app.js";
 import type { Registry } from "./run/agent.js";
+import { UserAccount } from "./thread/account.js";
 import { type WeftEnv, createThreadClass } from "./thread/durable.js";
+
+/** Says at start, loudly, when this Worker runs without authentication. */
+function announceAuth(vars: WeftEnv | undefined): void {
+  if (!vars || authConfigured(vars)) return;
+  if (vars.WEFT_DEV_MODE === "on") {
+    console.warn(
+      "\n*** weft: DEVELOPMENT MODE: no authentication is configured. Requests to localhost act as the\n" +
+        '*** development user "dev" (admin); every response carries x-weft-dev-mode. A deployed weft\n' +
+        "*** without auth refuses every request. See README \"Authentication\".\n",
+    );
+  } else if (vars.WEFT_AUTH === "none") {
+    console.warn('weft: WEFT_AUTH = "none": every request is accepted as "anonymous", on purpose.');
+  }
+}
 
 /**
  * Builds weft for the tools and agents of a generated registry.
  * @example
  * const weft = createWeft(registry);
  * export const Thread = weft.Thread;
+ * export const UserAccount = weft.UserAccount;
  * export default weft.worker;
  */
 export function createWeft(registry: Registry) {
   const app = createApp(registry);
+  announceAuth(env as WeftEnv | undefined);
   return {
     Thread: createThreadClass(registry),
+    UserAccount,
     worker: { fetch: app.fetch } satisfies ExportedHandler<WeftEnv>,
   };
 }

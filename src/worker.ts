@@ -10,4 +10,7 @@ const weft = createWeft(registry);
 /** The Thread Durable Object class (binding `THREAD` in wrangler.toml). */
 export const Thread = weft.Thread;
 
+/** The UserAccount Durable Object class (binding `ACCOUNT`): per-user env values and thread index. */
+export const UserAccount = weft.UserAccount;
+
 export default weft.worker;

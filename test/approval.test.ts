@@ -29,14 +29,15 @@ describe("needsApproval", () => {
     expect((await messagesOf(id)).map((m) => m.role)).toEqual(["user", "assistant"]); // no results yet
 
     await evictDurableObject(rawStub(id));
+    // A body field naming someone else is ignored: the verified caller is who approved.
     const approved = await json("POST", `/threads/${id}/calls/pay/approve`, { approvedBy: "alice" });
     expect(approved.status).toBe(200);
     expect(approved.body).toMatchObject({ callId: "pay", status: "succeeded" });
-    expect(JSON.parse(approved.body.result.result)).toMatchObject({ approvedBy: "alice" });
+    expect(JSON.parse(approved.body.result.result)).toMatchObject({ approvedBy: "tester" });
     await stubOf(id).waitIdle();
 
     const after = await callsOf(id);
-    expect(after.find((c) => c.callId === "pay")).toMatchObject({ status: "succeeded", approvedBy: "alice", attempts: 1 });
+    expect(after.find((c) => c.callId === "pay")).toMatchObject({ status: "succeeded", approvedBy: "tester", attempts: 1 });
     expect((await ledgerOf(`${id}:pay`)).runs).toBe(1);
     // The automatic call kept its result and did not run again.
     expect(await inThread(id, (i) => i.store.kv.get("count:auto"))).toBe(1);
@@ -53,10 +54,11 @@ describe("needsApproval", () => {
   it("a denial becomes a result the model sees, and execute never runs", async () => {
     const id = await startWaiting();
     const denied = await json("POST", `/threads/${id}/calls/pay/deny`, { reason: "too much" }, );
-    expect(denied.body).toMatchObject({ status: "denied", result: { status: "error", error: "denied by anonymous: too much" } });
+    expect(denied.body).toMatchObject({ status: "denied", result: { status: "error", error: "denied by tester: too much" } });
     await stubOf(id).waitIdle();
     const tool = (await messagesOf(id)).find((m) => m.toolCallId === "pay");
-    expect(tool!.content).toBe("denied by anonymous: too much");
+    expect(tool!.content).toBe("denied by tester: too much");
+    expect((await callsOf(id)).find((c) => c.callId === "pay")).toMatchObject({ status: "denied", decidedBy: "tester" });
     expect((await ledgerOf(`${id}:pay`)).runs).toBe(0);
     const events = await eventsOf(id);
     expect(events.map((e) => e.type)).toContain("tool_call_approval_requested");

@@ -9,7 +9,7 @@ import { createThread, inThread, json } from "./helpers.js";
 
 /** A user-account level holding `values`, standing in for the accounts a deployment adds. */
 const userLevel = (values: Record<string, EnvEntry>) => ({
-  get: async (userId: string, name: string) => (userId === "u-1" && Object.hasOwn(values, name) ? values[name] : undefined),
+  get: async (userId: string, name: string) => (userId === "tester" && Object.hasOwn(values, name) ? values[name] : undefined),
 });
 
 describe("env resolution", () => {
@@ -20,7 +20,7 @@ describe("env resolution", () => {
   it("each level wins over every later one, and envType follows the level that answered", async () => {
     // The Worker (test/wrangler.toml) holds every LEVEL_* name; the agent and its side a prompt
     // hold some (test/fixtures/agents/env_levels.ts, prompts/env_levels.ts); the thread holds one.
-    const id = await createThread({ agent: "env_levels", userId: "u-1", env: { LEVEL_THREAD: { value: "thread", type: "text" } } });
+    const id = await createThread({ agent: "env_levels", env: { LEVEL_THREAD: { value: "thread", type: "text" } } });
     const out = await inThread(id, async (instance: any) => {
       const { createThreadState, envSources } = await import("../src/thread/state.js");
       const state = createThreadState(instance.engine, undefined, null);

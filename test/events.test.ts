@@ -6,7 +6,7 @@ describe("WebSocket events", () => {
   it("sends every frame as { seq, type, data, at } with gap-free seq", async () => {
     const id = await createThread();
     const sub = await subscribe(id);
-    await runTurn(id, "hi", [{ toolCalls: [{ name: "get_current_time", arguments: {} }] }, { text: "bye" }]);
+    await runTurn(id, "hi", [{ toolCalls: [{ name: "get_server_time", arguments: {} }] }, { text: "bye" }]);
     await sub.until((f) => f.some((e) => e.type === "turn_finished"));
     sub.close();
     expect(sub.frames.map((f) => f.seq)).toEqual(sub.frames.map((_, i) => i + 1));
@@ -20,7 +20,7 @@ describe("WebSocket events", () => {
   it("a client that drops and reconnects with since misses nothing and sees nothing twice", async () => {
     const id = await createThread();
     const first = await subscribe(id, 0);
-    await runTurn(id, "one", [{ toolCalls: [{ name: "get_current_time", arguments: {} }] }, { text: "a" }]);
+    await runTurn(id, "one", [{ toolCalls: [{ name: "get_server_time", arguments: {} }] }, { text: "a" }]);
     await first.until((f) => f.some((e) => e.type === "turn_finished"));
     const seen = first.frames.slice(0, 6); // drop part-way, as if the network went
     first.close();

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createScriptedModel } from "../src/models/scripted.js";
 import { Execution } from "../src/run/execution.js";
 
-const model = createScriptedModel(() => undefined);
+const model = createScriptedModel({ next: () => undefined });
 
 describe("Execution", () => {
   it("counts steps per side, records who stopped, and hands a forced side out once", () => {

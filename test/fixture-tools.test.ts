@@ -1,63 +1,21 @@
 /**
- * The fixture and example tools do what their files say, run directly against an in-memory
+ * The fixture tools do what their files say, run directly against an in-memory
  * ThreadState (args parsed as dispatch parses them). End-to-end runs through threads live with
  * the runtime's own suites.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { InjectMessageInput, Message, ThreadState, ToolCallContext, ToolResult } from "../src/index.js";
-import { compileSchema } from "../src/tools/schema.js";
+import type { ThreadState, ToolCallContext, ToolResult } from "../src/index.js";
 import { registry } from "./generated/registry.js";
+import { fakeState, runTool } from "./run-tool.js";
 
-/** An in-memory ThreadState with the parts these tools use; the rest throws. */
-function fakeState(env: Record<string, string> = {}) {
-  const kv = new Map<string, unknown>();
-  const queued: Array<[string, Record<string, unknown>]> = [];
-  const injected: InjectMessageInput[] = [];
-  const partial: Partial<ThreadState> = {
-    threadId: "thread_1",
-    getValue: async <T>(key: string) => (kv.has(key) ? (structuredClone(kv.get(key)) as T) : null),
-    setValue: async (key: string, value: unknown) => void kv.set(key, structuredClone(value)),
-    queueTool: (name: string, args: Record<string, unknown>) => void queued.push([name, args]),
-    injectMessage: async (message: InjectMessageInput) => {
-      injected.push(message);
-      return { id: injected.length, role: message.role, content: message.content } as Message;
-    },
-    env: async (name: string) => {
-      const value = env[name];
-      if (value === undefined) throw new Error(`env ${name} is not set`);
-      return value;
-    },
-  };
-  const state = new Proxy(partial, {
-    get: (target, key) => (key in target ? target[key as keyof ThreadState] : () => { throw new Error(`fake state has no ${String(key)}`); }),
-  }) as ThreadState;
-  return { state, kv, queued, injected };
-}
-
-/** Parses `args` with the tool's schema and runs `execute`, as the dispatch pipeline would. */
-async function run(
-  name: string,
-  state: ThreadState,
-  args: Record<string, unknown> = {},
-  call: Partial<ToolCallContext> = {},
-): Promise<ToolResult> {
-  const def = registry.tools[name];
-  if (!def) throw new Error(`no tool ${name}`);
-  let input: unknown = undefined;
-  if (def.args !== undefined) {
-    const parsed = compileSchema(name, "args", def.args).validate(args);
-    if (!parsed.ok) throw new Error(parsed.issues.map((i) => i.message).join("; "));
-    input = parsed.data;
-  }
-  const context: ToolCallContext = { callId: "call_1", effectKey: "main:call_1", toolName: name, attempt: 1, signal: new AbortController().signal, ...call };
-  return (def.execute as (s: ThreadState, a: unknown, c: ToolCallContext) => Promise<ToolResult>)(state, input, context);
-}
+const run = (name: string, state: ThreadState, args?: Record<string, unknown>, call?: Partial<ToolCallContext>): Promise<ToolResult> =>
+  runTool(registry, name, state, args, call);
 
 afterEach(() => {
   vi.restoreAllMocks();
 });
 
-describe("seed-003 complete examples", () => {
+describe("the Standard Agents tools API's complete examples", () => {
   it("database query finds customers by id or email and reports the rest", async () => {
     const { state } = fakeState({ DATABASE_URL: "postgres://db.example/customers" });
     const byId = await run("lookup_customer", state, { customerId: "c_100" });
@@ -142,40 +100,5 @@ describe("purpose-named fixtures", () => {
     const pending = run("slow_read", state, { ms: 60_000 }, { signal: abort.signal });
     abort.abort();
     await expect(pending).rejects.toThrow("aborted while waiting 60000ms");
-  });
-});
-
-describe("the example agent's tools", () => {
-  it("add_note keeps both notes of two calls in one step, and list_notes filters them", async () => {
-    const { state } = fakeState();
-    await Promise.all([
-      run("add_note", state, { title: "Milk", body: "two litres" }, { callId: "n1" }),
-      run("add_note", state, { title: "Call Bob", body: "about the milk" }, { callId: "n2" }),
-    ]);
-    const titles = async () => (JSON.parse((await run("list_notes", state)).result ?? "") as Array<{ title: string }>).map((n) => n.title).sort();
-    expect(await titles()).toEqual(["Call Bob", "Milk"]);
-    // A second run of the same call id adds nothing.
-    expect((await run("add_note", state, { title: "Milk", body: "two litres" }, { callId: "n1" })).result).toContain("has 2 note(s)");
-    expect(await titles()).toEqual(["Call Bob", "Milk"]);
-    const bob = JSON.parse((await run("list_notes", state, { query: "BOB" })).result ?? "") as Array<{ title: string }>;
-    expect(bob.map((n) => n.title)).toEqual(["Call Bob"]);
-    expect((await run("list_notes", state, { query: "eggs" })).result).toBe('No notes contain "eggs".');
-  });
-
-  it("roll_dice stays within its bounds and totals its rolls", async () => {
-    const { state } = fakeState();
-    for (let i = 0; i < 20; i++) {
-      const { rolls, total } = JSON.parse((await run("roll_dice", state, { sides: 3, count: 10 })).result ?? "") as { rolls: number[]; total: number };
-      expect(rolls).toHaveLength(10);
-      for (const r of rolls) expect(r >= 1 && r <= 3 && Number.isInteger(r)).toBe(true);
-      expect(total).toBe(rolls.reduce((a, b) => a + b, 0));
-    }
-    expect(JSON.parse((await run("roll_dice", state)).result ?? "").rolls).toHaveLength(1);
-    await expect(run("roll_dice", state, { sides: 1 })).rejects.toThrow(/^sides: /);
-  });
-
-  it("get_current_time reports the UTC instant and weekday", async () => {
-    const result = (await run("get_current_time", fakeState().state)).result ?? "";
-    expect(result).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z \((Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), UTC\)$/);
   });
 });

@@ -6,23 +6,37 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import type { EventFrame } from "../src/protocol.js";
-import type { ThreadStub } from "../src/http/stubs.js";
+import type { ThreadApi } from "../src/thread/api.js";
 
 const BASE = "http://weft.test";
 
-/** Sends a request to the test worker. */
-export function request(path: string, init?: RequestInit): Promise<Response> {
+/** Test users and their API keys (test/wrangler.toml holds the hashes); `root` is an admin. */
+export const API_KEYS = { tester: "test-key-tester", alice: "test-key-alice", bob: "test-key-bob", root: "test-key-admin" } as const;
+
+/** A test user. */
+export type TestUser = keyof typeof API_KEYS;
+
+/**
+ * Sends a request to the test worker as `as` (default "tester", by API key; null: no credentials);
+ * a request that sets its own Authorization header keeps it.
+ */
+export function request(path: string, init?: RequestInit, as: TestUser | null = "tester"): Promise<Response> {
+  const req = new Request(`${BASE}${path}`, init);
+  if (as !== null && !req.headers.has("authorization")) req.headers.set("authorization", `Bearer ${API_KEYS[as]}`);
   // `exports` is typed from generated wrangler types, which this project does not generate.
-  return (exports as unknown as { default: Fetcher }).default.fetch(new Request(`${BASE}${path}`, init));
+  return (exports as unknown as { default: Fetcher }).default.fetch(req);
 }
 
-/** Sends JSON and parses the JSON answer. */
-export async function json<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-  const res = await request(path, {
-    method,
-    headers: { "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
-  });
+/** Sends JSON (when there is a body) and parses the JSON answer. */
+export async function json<T = any>(method: string, path: string, body?: unknown, as: TestUser = "tester"): Promise<{ status: number; body: T }> {
+  const res = await request(
+    path,
+    {
+      method,
+      ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) }),
+    },
+    as,
+  );
   return { status: res.status, body: (await res.json()) as T };
 }
 
@@ -34,8 +48,8 @@ export async function createThread(body: Record<string, unknown> = {}): Promise<
 }
 
 /** The Durable Object stub of a thread, typed with its RPC methods. */
-export function stubOf(threadId: string): ThreadStub {
-  return rawStub(threadId) as unknown as ThreadStub;
+export function stubOf(threadId: string): ThreadApi {
+  return rawStub(threadId) as unknown as ThreadApi;
 }
 
 /** The untyped stub, for `runInDurableObject` and `evictDurableObject`. */

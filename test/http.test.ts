@@ -19,7 +19,7 @@ describe("GET /v1/tools", () => {
 });
 
 describe("POST /v1/tools/:name", () => {
-  it("runs a tool on an ephemeral thread and answers seed-000's envelope", async () => {
+  it("runs a tool on an ephemeral thread and answers the Agent SDK tools reference's envelope", async () => {
     const { status, body } = await json("POST", "/v1/tools/person", { input: { name: "Ada", age: 36 } });
     expect(status).toBe(200);
     expect(body).toMatchObject({ ok: true, toolName: "person", isError: false, result: '{"name":"Ada","age":36}', scratchWorkspace: true });
@@ -43,8 +43,18 @@ describe("POST /v1/tools/:name", () => {
   it("reports a throwing tool as isError with its message", async () => {
     const { status, body } = await json("POST", "/v1/tools/throws_error", { input: { kind: "object" } });
     expect(status).toBe(200);
-    expect(body).toMatchObject({ ok: false, isError: true });
-    expect(body.result).toContain('{"code":7}');
+    expect(body).toMatchObject({ ok: false, isError: true, result: null });
+    expect(body.error).toContain('{"code":7}');
+  });
+
+  it("names an unknown top-level key instead of ignoring it (arguments go in input)", async () => {
+    const { status, body } = await json("POST", "/v1/tools/person", { name: "Ada", age: 36 });
+    expect(status).toBe(400);
+    expect(body.error).toMatchObject({
+      code: "invalid_request",
+      message: 'name: unknown field; did you mean {"input": {...}}?; age: unknown field; did you mean {"input": {...}}?',
+      details: { path: ["name"] },
+    });
   });
 
   it("binds to a session, and rejects a bad or doubled identifier", async () => {
@@ -115,6 +125,7 @@ describe("thread routes", () => {
   it("answers client mistakes with 4xx and a code, never 500", async () => {
     const cases: Array<[string, string, string | undefined, number, string]> = [
       ["POST", "/threads", "{not json", 400, "invalid_json"],
+      ["POST", "/threads", "text:{}", 415, "unsupported_media_type"],
       ["POST", "/threads", JSON.stringify({ agent: 5 }), 400, "invalid_request"],
       ["POST", "/threads", JSON.stringify({ agent: "ghost" }), 404, "agent_not_found"],
       ["POST", "/threads", JSON.stringify({ asOf: "yesterday" }), 400, "invalid_request"],
@@ -123,7 +134,9 @@ describe("thread routes", () => {
       ["GET", "/nowhere", undefined, 404, "not_found"],
     ];
     for (const [method, path, body, status, code] of cases) {
-      const res = await request(path, { method, ...(body ? { body } : {}) });
+      const plain = body?.startsWith("text:");
+      const headers = { "content-type": plain ? "text/plain" : "application/json" };
+      const res = await request(path, { method, ...(body ? { body: plain ? body.slice(5) : body, headers } : {}) });
       expect([path, res.status]).toEqual([path, status]);
       expect((await res.json<any>()).error.code).toBe(code);
     }

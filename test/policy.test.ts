@@ -26,11 +26,11 @@ describe("dry-run threads", () => {
 
   it("answers with dryRunResult when the tool has one", async () => {
     const id = await createThread({ dryRun: true });
-    await runTurn(id, "go", [{ toolCalls: [{ id: "a", name: "add_note", arguments: { title: "t", body: "b" } }] }]);
+    await runTurn(id, "go", [{ toolCalls: [{ id: "a", name: "save_draft", arguments: { title: "t", body: "b" } }] }]);
     const [call] = await callsOf(id);
     expect(call!.stubbed).toBe(true);
     expect(call!.result!.status).toBe("success");
-    expect(call!.result!.result).not.toBe("Operation acknowledged.");
+    expect(call!.result!.result).toBe('Would save the draft "t".');
   });
 });
 

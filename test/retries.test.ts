@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { callsOf, createThread, eventsOf, json, runTurn, stubOf } from "./helpers.js";
 
-describe("retries of transient failures (seed-000)", () => {
+describe("retries of transient failures (the Agent SDK tools reference)", () => {
   it("runs a read again after transient failures before the model sees anything", async () => {
     const id = await createThread({ agent: "guarantees" });
     await runTurn(id, "go", [{ toolCalls: [{ id: "r1", name: "flaky", arguments: { failures: 2 } }] }]);

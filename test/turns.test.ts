@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createThread, eventsOf, json, runTurn, stubOf } from "./helpers.js";
+import { NOTHING_TO_PLAY } from "../src/models/scripted.js";
+import { createThread, eventsOf, json, messagesOf, runTurn, stubOf } from "./helpers.js";
 
 type Call = { callId: string; toolName: string; status: string; result: { status: string; result?: string; error?: string } };
 
@@ -144,5 +145,25 @@ describe("call ids from the model", () => {
     await runTurn(id, "loop", steps);
     const turn = (await json("GET", `/threads/${id}`)).body.lastTurn;
     expect(turn).toMatchObject({ status: "stopped", steps: 25, error: "reached the agent's maxSteps (25) model steps" });
+  });
+});
+
+describe("a turn with nothing to play", () => {
+  it("ends with a system notice saying so and how to configure a model, not silently", async () => {
+    const id = await createThread();
+    await runTurn(id, "hi", []);
+    const messages = await messagesOf(id);
+    expect(messages.map((m) => m.role)).toEqual(["user", "system"]);
+    expect(messages[1]!.content).toBe(NOTHING_TO_PLAY);
+    expect(NOTHING_TO_PLAY).toMatch(/no model configured/);
+    expect(NOTHING_TO_PLAY).toMatch(/docs\/configuration\.md/);
+    const finished = (await eventsOf(id)).filter((e) => e.type === "turn_finished");
+    expect(finished.map((e) => e.data)).toMatchObject([{ status: "completed", steps: 0 }]);
+  });
+
+  it("stays quiet when the script ran out after steps were played", async () => {
+    const id = await createThread();
+    await runTurn(id, "hi", [{ toolCalls: [{ name: "person", arguments: { name: "a", age: 1 } }] }]);
+    expect((await messagesOf(id)).map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
   });
 });

@@ -32,6 +32,9 @@ export class Thread extends weft.Thread {
   }
 }
 
+/** The per-user account Durable Object. */
+export const UserAccount = weft.UserAccount;
+
 export default weft.worker;
 
 export { Ledger } from "./ledger.js";

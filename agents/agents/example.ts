@@ -1,9 +1,8 @@
 import { defineAgent } from "@standardagents/spec";
 
 /**
- * The agent `npm start` serves: tells the time, rolls dice and keeps notes for the conversation.
- * Without a model provider configured, the scripted model plays `script` so a new thread shows
- * tool calls end to end.
+ * The example agent, and the one a thread gets when it names none (it is the only agent here).
+ * It lists no `tools`, so it offers every tool in agents/tools/, including the ones you add.
  */
 export default defineAgent({
   description: "A small assistant that tells the time, rolls dice and keeps notes for the conversation.",
@@ -13,12 +12,4 @@ export default defineAgent({
     "Call roll_dice for dice rolls and random picks.",
     "Call add_note when the user asks you to remember something, and list_notes to read notes back.",
   ].join("\n"),
-  tools: ["add_note", "get_current_time", "list_notes", "roll_dice"],
-  script: [
-    {
-      text: "Let me check the time and roll two dice.",
-      toolCalls: [{ name: "get_current_time" }, { name: "roll_dice", arguments: { sides: 6, count: 2 } }],
-    },
-    { text: "Done: the tool results above show the time and the roll. Ask me to note something and I will keep it here." },
-  ],
 });

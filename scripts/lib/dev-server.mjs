@@ -73,6 +73,8 @@ export async function startDevServer(options) {
   const wrangler = join(cwd, "node_modules", "wrangler", "bin", "wrangler.js");
   const args = [
     wrangler, "dev",
+    // Development mode, as `npm start` runs it (only on loopback, only while no auth is configured).
+    "--var", "WEFT_DEV_MODE:on",
     "--config", config,
     "--ip", "127.0.0.1",
     "--port", String(port),
@@ -88,7 +90,7 @@ export async function startDevServer(options) {
     cwd: root,
     detached: true,
     stdio: ["ignore", fd, fd],
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", FORCE_COLOR: "0", WRANGLER_LOG_PATH: stateDir, ...options.env },
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", NO_COLOR: "1", FORCE_COLOR: "0", WRANGLER_LOG_PATH: stateDir, ...options.env },
   });
   closeSync(fd);
   let exited = /** @type {null | string} */ (null);

@@ -62,7 +62,7 @@ const isIgnored = (/** @type {string} */ name) => name.startsWith(".") || name.e
 
 /**
  * Scans one authoring folder (`agents/` or `test/fixtures/`) for `tools/<name>.ts`,
- * `agents/<name>.ts`, `prompts/<name>.ts` and `hooks/<hook_name>.ts`. Rules (seed-003 "File Structure", DESIGN.md): one module per file, the file
+ * `agents/<name>.ts`, `prompts/<name>.ts` and `hooks/<hook_name>.ts`. Rules (the Standard Agents tools API, "File Structure", DESIGN.md): one module per file, the file
  * name is the name and matches {@link NAME_PATTERN}, no nested folders. Duplicates are checked by
  * the caller, across folders.
  * @param {string} root repository root, for display paths

@@ -1,51 +1,86 @@
 /**
- * The Worker's Hono app: routes to Thread Durable Objects and maps every error to
- * `{ error: { code, message, details? } }` with the status its code implies.
+ * The Worker's Hono app: CORS (off unless configured), authentication, body checks, the routes,
+ * and one error mapping to `{ error: { code, message, details? } }` with the status its code
+ * implies. Every JSON answer is cleaned of the Worker's secrets on the way out (threads clean
+ * their own answers of theirs).
  * @module
  */
 import { Hono } from "hono";
+import { cors } from "hono/cors";
+import { HTTPException } from "hono/http-exception";
 import { WeftError } from "../errors.js";
 import { type Registry, agentIds } from "../run/agent.js";
-import type { WeftEnv } from "../thread/durable.js";
+import { Redactor, workerSecrets } from "../thread/redact.js";
+import { accountRoutes } from "./account.js";
+import { type AuthedEnv, authenticate } from "./auth.js";
 import { callRoutes } from "./calls.js";
+import { fileRoutes } from "./files.js";
 import { threadRoutes } from "./threads.js";
 import { toolRoutes } from "./tools.js";
+import { requestBodies } from "./validate.js";
+
+/** Every route of an app as `METHOD /path`, read from the router (middleware left out). */
+export function routeList(app: Hono<any>): string[] {
+  const seen = new Set<string>();
+  for (const r of app.routes) if (r.method !== "ALL") seen.add(`${r.method} ${r.path}`);
+  return [...seen];
+}
+
+/** Origins allowed by `WEFT_CORS_ORIGINS` (comma-separated); empty means CORS is off. */
+function corsOrigins(env: AuthedEnv["Bindings"]): string[] {
+  return String(env.WEFT_CORS_ORIGINS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+}
+
+const redactors = new WeakMap<object, Redactor>();
+function workerRedactor(env: AuthedEnv["Bindings"]): Redactor {
+  let r = redactors.get(env);
+  if (!r) redactors.set(env, (r = new Redactor(workerSecrets(env))));
+  return r;
+}
 
 /** Builds the app for a registry. */
-export function createApp(registry: Registry): Hono<{ Bindings: WeftEnv }> {
-  const app = new Hono<{ Bindings: WeftEnv }>();
+export function createApp(registry: Registry): Hono<AuthedEnv> {
+  const app = new Hono<AuthedEnv>();
+
+  app.use("*", async function redactWorkerSecrets(c, next) {
+    await next();
+    const r = workerRedactor(c.env);
+    if (r.secrets.length === 0 || !c.res.headers.get("content-type")?.includes("json") || c.res.status === 101) return;
+    const text = await c.res.clone().text();
+    const clean = r.json(text);
+    if (clean !== text) c.res = new Response(clean, { status: c.res.status, headers: c.res.headers });
+  });
+  app.use("*", async function corsIfConfigured(c, next) {
+    const origins = corsOrigins(c.env);
+    if (origins.length === 0) return next();
+    return cors({ origin: origins, allowHeaders: ["authorization", "content-type"], allowMethods: ["GET", "POST", "PUT", "DELETE"], maxAge: 600 })(c, next);
+  });
+  app.use("*", authenticate());
+  app.use("*", requestBodies());
 
   app.get("/", (c) =>
-    c.json({
-      name: "weft",
-      agents: agentIds(registry),
-      tools: Object.keys(registry.tools).sort(),
-      routes: [
-        "GET /v1/tools",
-        "POST /v1/tools/:name",
-        "POST /threads",
-        "GET /threads/:id",
-        "GET|POST /threads/:id/messages",
-        "GET /threads/:id/calls?status=",
-        "GET /threads/:id/calls/:callId",
-        "POST /threads/:id/calls/:callId/approve",
-        "POST /threads/:id/calls/:callId/deny",
-        "POST /threads/:id/calls/:callId/settle",
-        "GET /threads/:id/files/:path",
-        "POST /threads/:id/stop",
-        "GET /threads/:id/ws?since=<seq>",
-      ],
-    }),
+    c.json({ name: "weft", agents: agentIds(registry), tools: Object.keys(registry.tools).sort(), routes: routeList(app), caller: c.var.caller.userId }),
   );
   app.route("/threads", threadRoutes());
   app.route("/threads", callRoutes());
+  app.route("/threads", fileRoutes());
+  app.route("/account", accountRoutes());
   app.route("/v1/tools", toolRoutes(registry));
 
   app.notFound((c) => c.json(new WeftError("not_found", `no route ${c.req.method} ${c.req.path}`).toBody(), 404));
   app.onError((err, c) => {
-    if (err instanceof WeftError) return c.json(err.toBody(), err.status as 400);
-    console.error("weft: unhandled error", err);
-    return c.json(new WeftError("internal_error", "internal error").toBody(), 500);
+    const error =
+      err instanceof WeftError
+        ? err
+        : err instanceof HTTPException && err.status === 400
+          ? new WeftError("invalid_json", `request body is not valid JSON: ${err.message}`)
+          : null;
+    if (!error) {
+      console.error("weft: unhandled error", workerRedactor(c.env).value(err));
+      return c.json(new WeftError("internal_error", "internal error").toBody(), 500);
+    }
+    if (error.code === "unauthenticated") c.header("www-authenticate", `Bearer error="invalid_token", error_description=${JSON.stringify(error.message)}`);
+    return c.json(error.toBody(), error.status as 400);
   });
   return app;
 }

@@ -1,84 +1,75 @@
 /**
- * Thread routes: create, read, messages, calls, stop, and the WebSocket subscription.
+ * Thread routes: list, create, read, messages, stop, and the WebSocket subscription. The owner of
+ * a new thread is the verified caller; every other route answers only its owner (reads: admins too).
  * @module
  */
 import { Hono } from "hono";
-import * as z from "zod";
+import { fitsBytes, byteLength } from "../bytes.js";
 import { WeftError } from "../errors.js";
-import type { WeftEnv } from "../thread/durable.js";
-import { readBody } from "./body.js";
-import { type ThreadStub, threadStub, unwrap } from "./stubs.js";
-
-const EnvValue = z.union([z.string(), z.object({ value: z.string(), type: z.enum(["text", "secret"]).optional() })]);
-
-/** Body of `POST /threads`. */
-export const CreateThreadBody = z.object({
-  agent: z.string().min(1).optional(),
-  arguments: z.record(z.string(), z.unknown()).optional(),
-  userId: z.string().nullable().optional(),
-  script: z.array(z.unknown()).optional(),
-  env: z.record(z.string(), EnvValue).optional(),
-  dryRun: z.boolean().optional(),
-  asOf: z.iso.datetime({ offset: true }).optional(),
-  continuationToken: z.string().regex(/^[^:]+:.+$/, "expected <channelId>:<key>").optional(),
-});
-
-/** Body of `POST /threads/:id/messages`. */
-export const PostMessageBody = z.object({
-  content: z.string(),
-  role: z.enum(["user", "system"]).optional(),
-  script: z.array(z.unknown()).optional(),
-});
-
-const intParam = (name: string, raw: string | undefined): number | undefined => {
-  if (raw === undefined || raw === "") return undefined;
-  const n = /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isSafeInteger(n)) throw new WeftError("invalid_request", `${name}: expected an integer, got ${JSON.stringify(raw)}`, { path: [name] });
-  return n;
-};
+import { limitOf } from "../limits.js";
+import { CALLER_HEADER } from "../thread/api.js";
+import type { AuthedEnv } from "./auth.js";
+import { CreateThreadBody, MessagesQuery, PostMessageBody, ThreadsQuery } from "./schemas.js";
+import { accountStub, newThread, threadStub, tokenThread, unwrap } from "./stubs.js";
+import { jsonBody, query } from "./validate.js";
 
 /** The `/threads` routes. */
-export function threadRoutes(): Hono<{ Bindings: WeftEnv }> {
-  const app = new Hono<{ Bindings: WeftEnv }>();
+export function threadRoutes() {
+  const app = new Hono<AuthedEnv>();
 
-  app.post("/", async (c) => {
-    const body = await readBody(c, CreateThreadBody);
-    const ns = c.env.THREAD;
-    const id = body.continuationToken ? ns.idFromName(`ct:${body.continuationToken}`) : ns.newUniqueId();
-    const stub = ns.get(id) as unknown as ThreadStub;
-    const { continuationToken: _token, ...input } = body;
-    const meta = unwrap(await stub.create(input, id.toString()));
-    return c.json(meta, 201);
+  app.get("/", query(ThreadsQuery), async (c) => {
+    const q = c.req.valid("query");
+    const account = accountStub(c.env, c.var.caller);
+    if (!account) throw new WeftError("invalid_config", "listing threads needs the ACCOUNT Durable Object binding");
+    return c.json(unwrap(await account.listThreads({ limit: Math.min(q.limit ?? 50, 200), ...(q.cursor ? { cursor: q.cursor } : {}) })));
   });
 
-  app.get("/:id", async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).info())));
+  app.post("/", jsonBody(CreateThreadBody), async (c) => {
+    const { continuationToken, ...input } = c.req.valid("json");
+    const caller = c.var.caller;
+    const { id, stub } = continuationToken ? tokenThread(c.env, caller, continuationToken) : newThread(c.env);
+    const threadId = id.toString();
+    const account = accountStub(c.env, caller);
+    // The index entry first, so the per-user limit holds even for concurrent creates.
+    if (account) unwrap(await account.addThread({ threadId, agentId: input.agent ?? "default", createdAt: Date.now() }, limitOf(c.env, "threadsPerUser")));
+    const created = await stub.create(caller, input, threadId);
+    if (!created.ok && created.error.code !== "thread_exists") await account?.removeThread(threadId);
+    return c.json(unwrap(created), 201);
+  });
 
-  app.get("/:id/messages", async (c) => {
-    const q = c.req.query();
-    const order = q.order;
-    if (order !== undefined && order !== "asc" && order !== "desc") {
-      throw new WeftError("invalid_request", `order: expected "asc" or "desc", got ${JSON.stringify(order)}`, { path: ["order"] });
-    }
+  app.get("/:id", async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).info(c.var.caller))));
+
+  app.get("/:id/messages", query(MessagesQuery), async (c) => {
+    const q = c.req.valid("query");
     const options = {
-      ...(intParam("limit", q.limit) !== undefined ? { limit: intParam("limit", q.limit)! } : {}),
-      ...(intParam("offset", q.offset) !== undefined ? { offset: intParam("offset", q.offset)! } : {}),
-      ...(order ? { order: order as "asc" | "desc" } : {}),
+      ...(q.limit !== undefined ? { limit: q.limit } : {}),
+      ...(q.offset !== undefined ? { offset: q.offset } : {}),
+      ...(q.order ? { order: q.order } : {}),
       includeSilent: q.includeSilent === "true" || q.includeSilent === "1",
     };
-    return c.json(unwrap(await threadStub(c.env, c.req.param("id")).getMessages(options)));
+    return c.json(unwrap(await threadStub(c.env, c.req.param("id")).getMessages(c.var.caller, options)));
   });
 
-  app.post("/:id/messages", async (c) => {
-    const body = await readBody(c, PostMessageBody);
-    const stub = threadStub(c.env, c.req.param("id"));
-    return c.json(unwrap(await stub.postMessage(body)), 202);
+  app.post("/:id/messages", jsonBody(PostMessageBody), async (c) => {
+    const body = c.req.valid("json");
+    const max = limitOf(c.env, "messageBytes");
+    if (!fitsBytes(body.content, max)) {
+      throw new WeftError("payload_too_large", `content: ${byteLength(body.content)} bytes, over the ${max}-byte limit of a message (WEFT_MAX_MESSAGE_BYTES)`, {
+        path: ["content"],
+        limit: max,
+      });
+    }
+    return c.json(unwrap(await threadStub(c.env, c.req.param("id")).postMessage(c.var.caller, body)), 202);
   });
 
-  app.post("/:id/stop", async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).stop())));
+  app.post("/:id/stop", async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).stop(c.var.caller))));
 
   app.get("/:id/ws", async (c) => {
     const stub = threadStub(c.env, c.req.param("id"));
-    return stub.fetch(c.req.raw);
+    // The thread checks the caller before it accepts: a refused upgrade is a plain 401/404.
+    const request = new Request(c.req.raw);
+    request.headers.set(CALLER_HEADER, JSON.stringify(c.var.caller));
+    return stub.fetch(request);
   });
 
   return app;

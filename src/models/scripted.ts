@@ -7,7 +7,8 @@
 import { byteLength, fitsBytes } from "../bytes.js";
 import { WeftError } from "../errors.js";
 import type { ToolCallRequest } from "../protocol.js";
-import type { Model, ModelResponse, ScriptStep } from "./model.js";
+import type { Model, ModelStreamPart, ScriptStep } from "./model.js";
+import { MODEL_ENV } from "./registry.js";
 
 /** Largest stored step in UTF-8 bytes. */
 export const MAX_STEP_BYTES = 1024 * 1024;
@@ -63,14 +64,43 @@ export function normalizeScript(steps: unknown, path: (string | number)[] = ["sc
   });
 }
 
-/** Creates the scripted model over a source of stored steps; an exhausted script ends the turn. */
-export function createScriptedModel(next: () => StoredStep | undefined): Model {
+/**
+ * The system notice of a turn that had nothing to play: no model step at all, because no model
+ * is configured and the thread's script has no steps left. The one place this wording lives.
+ */
+export const NOTHING_TO_PLAY =
+  "Nothing to play: this thread has no model configured and no scripted steps left, so the turn ended without a reply. " +
+  `Set ${MODEL_ENV} to "<provider>:<model id>" (for example "openai:gpt-4o-mini", with OPENAI_API_KEY in .dev.vars) ` +
+  'or name a model in the agent, or post the message with a "script" of model steps. See docs/configuration.md.';
+
+/** Where the scripted model takes its steps from: the thread's `script` table. */
+export interface ScriptSource {
+  /** Takes the next unplayed step (marking it played), or undefined when the script ran out. */
+  next(): StoredStep | undefined;
+}
+
+/**
+ * Creates the scripted model over a source of stored steps. It streams each step the way a
+ * provider would (text, then each call's arguments, then `finish`); an exhausted script finishes
+ * with reason `end` and nothing else, which ends the turn.
+ */
+export function createScriptedModel(source: ScriptSource): Model {
   return {
     id: "scripted",
-    async step(): Promise<ModelResponse> {
-      const step = next();
-      if (!step) return { text: "", toolCalls: [], finish: "end" };
-      return { text: step.text, toolCalls: step.toolCalls, finish: step.toolCalls.length > 0 ? "tool_calls" : "stop" };
+    wire: "generic",
+    async *stream(): AsyncGenerator<ModelStreamPart> {
+      const step = source.next();
+      if (!step) {
+        yield { type: "finish", finishReason: "end", usage: {} };
+        return;
+      }
+      if (step.text !== "") yield { type: "text-delta", delta: step.text };
+      for (const call of step.toolCalls) {
+        yield { type: "tool-input-start", id: call.id, toolName: call.name };
+        if (call.arguments !== "") yield { type: "tool-input-delta", id: call.id, delta: call.arguments };
+        yield { type: "tool-call", id: call.id, toolName: call.name, input: call.arguments };
+      }
+      yield { type: "finish", finishReason: step.toolCalls.length > 0 ? "tool-calls" : "stop", usage: {} };
     },
   };
 }

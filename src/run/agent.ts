@@ -93,6 +93,15 @@ export interface Registry {
 /** The agent a thread gets when it names none. */
 export const DEFAULT_AGENT_ID = "default";
 
+/**
+ * The agent a thread gets when it names none: the project's only agent when `agents/agents/`
+ * holds exactly one, otherwise `default` (every tool in `agents/tools/`, no system prompt).
+ */
+export function defaultAgentId(registry: Registry): string {
+  const ids = Object.keys(registry.agents);
+  return ids.length === 1 ? ids[0]! : DEFAULT_AGENT_ID;
+}
+
 /** Resolves an agent by id; `default` falls back to an agent offering every tool. */
 export function findAgent(registry: Registry, agentId: string): AgentDefinition | undefined {
   // Own properties only: "__proto__" or "constructor" must not name an agent.

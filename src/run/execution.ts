@@ -51,9 +51,9 @@ export class Execution implements CallExecution {
   readonly depth: number;
   /** Names of the prompts on the way down from the turn to this execution. */
   readonly promptPath: readonly string[];
-  /** Scratch shared by the calls of this run (seed-003 `context`); a child shares its parent's. */
+  /** Scratch shared by the calls of this run (the Standard Agents tools API's `context`); a child shares its parent's. */
   readonly context: Record<string, unknown>;
-  /** The seed-003 `ExecutionState` view handed to tools as `state.execution`. */
+  /** The the Standard Agents tools API's `ExecutionState` view handed to tools as `state.execution`. */
   readonly state: ExecutionState;
   /** The side taking the current step. */
   currentSide: Side;

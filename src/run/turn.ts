@@ -8,9 +8,11 @@
 import { errorMessage } from "../errors.js";
 import type { EventPayloads, Message, ToolCallRequest } from "../protocol.js";
 import type { ModelTool } from "../models/model.js";
+import { NOTHING_TO_PLAY } from "../models/scripted.js";
 import type { CallOutcome, CallRequest } from "../tools/dispatch.js";
 import { resultText } from "../tools/result.js";
 import type { Execution, StepCounts } from "./execution.js";
+import { readStep } from "./step.js";
 import type { NewTurnMessage } from "./messages.js";
 
 /** Default bound on model steps in one turn. */
@@ -68,21 +70,27 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
     }
     while (steps < host.maxSteps) {
       if (execution.stopped) return { status: "stopped", steps };
-      const response = await execution.model.step({
-        threadId: host.threadId,
-        turnId,
-        step: steps + 1,
-        ...(host.system !== undefined ? { system: host.system } : {}),
-        get messages() {
-          return host.history();
-        },
-        tools: host.tools(),
-        signal,
-      });
-      if (response.finish === "end" && response.toolCalls.length === 0 && response.text === "") break;
+      const response = await readStep(
+        execution.model.stream({
+          threadId: host.threadId,
+          turnId,
+          step: steps + 1,
+          ...(host.system !== undefined ? { system: host.system } : {}),
+          messages: host.history(),
+          tools: host.tools(),
+          signal,
+        }),
+      );
+      if (response.finishReason === "end" && response.toolCalls.length === 0 && response.text === "") {
+        // A turn that played nothing at all says so, instead of ending silently with steps: 0.
+        if (steps === 0) await host.commit([{ role: "system", content: NOTHING_TO_PLAY }], null);
+        break;
+      }
       steps = execution.countStep();
       host.onStep(execution.steps);
-      const calls = host.uniqueIds(response.toolCalls);
+      // A call cut off mid-stream joins the step (so the model sees why it did not run), marked so it never runs.
+      const cut = response.cutOff.map((c): ToolCallRequest => ({ id: c.id, name: c.name, arguments: c.partial, cutOff: true }));
+      const calls = host.uniqueIds([...response.toolCalls, ...cut]);
       host.emit("model_step", { turnId, step: steps, text: response.text, toolCalls: calls });
       const assistant: NewTurnMessage = { role: "assistant", content: response.text };
       if (calls.length === 0) {
@@ -113,7 +121,14 @@ async function settleStep(host: TurnHost, execution: Execution, calls: ToolCallR
   const outcomes: CallOutcome[] = [];
   const queued: CallOutcome[] = [];
   for (const call of calls) {
-    const done = await host.dispatch(execution, { callId: call.id, toolName: call.name, args: { text: call.arguments }, source: "model", turnId });
+    const done = await host.dispatch(execution, {
+      callId: call.id,
+      toolName: call.name,
+      args: { text: call.arguments },
+      source: "model",
+      turnId,
+      ...(call.cutOff ? { cutOff: true } : {}),
+    });
     outcomes.push(done.outcome);
     queued.push(...done.queued);
   }

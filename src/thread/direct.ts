@@ -1,5 +1,5 @@
 /**
- * Direct tool calls (seed-000 "Call a tool without a model turn") against a thread: the same
+ * Direct tool calls (the Agent SDK tools reference, "Call a tool without a model turn") against a thread: the same
  * pipeline as model calls, with the busy-session rule.
  * @module
  */
@@ -16,15 +16,17 @@ export interface DirectCallInput {
   callId?: string;
 }
 
-/** seed-000's direct-call outcome `{ ok, toolName, callId, isError, result, durationMs }`. */
+/** The Agent SDK tools reference's direct-call outcome `{ ok, toolName, callId, isError, result, durationMs }`. */
 export interface DirectCallOutcome {
   /** False exactly when `isError` is true. */
   ok: boolean;
   toolName: string;
   callId: string;
   isError: boolean;
-  /** The tool's result text on success, its error message otherwise. */
+  /** The tool's result text (in full, even when the record was capped); null when it has none. */
   result: string | null;
+  /** The error message when `isError`, the same text `tool_call_finished` carries in `error`. */
+  error?: string;
   durationMs: number;
   attempts: number;
   /** The call's status; `awaiting_approval` or `parked` means it waits for a person. */
@@ -65,7 +67,8 @@ export async function directCall(engine: ThreadEngine, runner: TurnRunner, call:
     toolName: tool.name,
     callId,
     isError: outcome.isError,
-    result: full ?? (outcome.isError ? (outcome.result.error ?? null) : (outcome.result.result ?? null)),
+    result: full ?? outcome.result.result ?? null,
+    ...(outcome.isError ? { error: outcome.result.error ?? "error" } : {}),
     durationMs: outcome.durationMs,
     attempts: outcome.attempts,
     status: outcome.status,

@@ -5,6 +5,7 @@
 import type { DispatchHost } from "../tools/dispatch.js";
 import type { CallExecution } from "../tools/host.js";
 import { DEFAULT_RESULT_CAP_BYTES } from "../tools/size.js";
+import { limitOf } from "../limits.js";
 import type { ThreadEngine } from "./engine.js";
 import { createThreadState } from "./state.js";
 import { MAX_CONTENT_BYTES } from "./store/messages.js";
@@ -29,8 +30,10 @@ export function createDispatchHost(engine: ThreadEngine, execution: CallExecutio
     // Capped results become message rows, so the cap never exceeds a message's limit.
     resultCapBytes: Number.isInteger(cap) && cap > 0 ? Math.min(cap, MAX_CONTENT_BYTES / 2) : DEFAULT_RESULT_CAP_BYTES,
     files: {
-      writeFile: (path, data, mimeType, size) => void store.files.write(path, data, mimeType, size),
+      // A path made from a tool's attachment name is redacted like everything else a client sees.
+      writeFile: (path, data, mimeType, size) => void store.files.write(engine.redact(path), data, mimeType, size),
       fileUrl: (path) => `/threads/${meta.threadId}/files/${encodeURI(path)}`,
+      maxAttachments: limitOf(engine.workerEnv, "attachmentsPerCall"),
     },
     flush: () => engine.flush(),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),

@@ -1,77 +1,84 @@
 /**
  * The Thread Durable Object: one per conversation thread, on SQLite storage. It only delegates:
- * storage to `ThreadStore`, behaviour to `ThreadEngine`, sockets to the Hibernation API.
+ * storage to `ThreadStore`, behaviour to `ThreadEngine`, sockets to the Hibernation API. It
+ * implements `ThreadApi`, the one RPC surface the Worker uses; every answer is checked against the
+ * caller (guard.ts) and cleaned of secrets (redact.ts) before it leaves.
  * @module
  */
-import { type UnavailableTool, offeredTools, unavailableTools } from "../tools/catalog.js";
 import { DurableObject } from "cloudflare:workers";
 import { WeftError } from "../errors.js";
-import type { CallRecord, EventFrame, Message } from "../protocol.js";
+import type { CallRecord, EventFrame } from "../protocol.js";
 import { normalizeScript } from "../models/scripted.js";
-import { DEFAULT_AGENT_ID, type Registry, agentIds, findAgent } from "../run/agent.js";
-import type { GetMessagesOptions, MessagesResult } from "../tools/thread-state.js";
-import { directCall, type DirectCallInput, type DirectCallOutcome } from "./direct.js";
+import { type Registry, agentIds, defaultAgentId, findAgent } from "../run/agent.js";
+import type { GetMessagesOptions } from "../tools/thread-state.js";
+import { directCall, type DirectCallInput } from "./direct.js";
 import { type CrashHook, ThreadEngine } from "./engine.js";
+import { checkModel, checkScriptable } from "./model-choice.js";
 import { TurnRunner, WATCHDOG_MS } from "./runner.js";
 import type { Settlement } from "../tools/decide.js";
-import type { CallOutcome } from "../tools/dispatch.js";
 import { checkTimeArgNames } from "../tools/time-args.js";
+import { offeredTools, unavailableTools } from "../tools/catalog.js";
+import type { Caller, CreateThreadInput, ThreadApi, ThreadInfo } from "./api.js";
+import { CALLER_HEADER } from "./api.js";
+import { SCRATCH_TTL_MS, ThreadSecrets, UserEnv, callerFromHeader, checkAccess } from "./guard.js";
+import { redactLogs } from "./redact.js";
 import { type RpcResult, rpc } from "./rpc.js";
 import { envSources } from "./state.js";
 import { checkRequiredVariables, reachableTools } from "./variables.js";
 import { isInitialized, migrate } from "./store/migrations.js";
 import { ThreadStore } from "./store/index.js";
 import type { ThreadMeta } from "./store/meta.js";
-import { replayAndAccept } from "./sockets.js";
-import type { TurnRecord } from "./store/turns.js";
+import { onSocketMessage, replayAndAccept } from "./sockets.js";
 
-/** Options of `POST /threads`. */
-export interface CreateThreadInput {
-  agent?: string;
-  arguments?: Record<string, unknown>;
-  userId?: string | null;
-  script?: unknown;
-  env?: Record<string, { value: string; type?: "text" | "secret" } | string>;
-  dryRun?: boolean;
-  asOf?: string;
-  ephemeral?: boolean;
-}
+export type { CreateThreadInput, ThreadInfo } from "./api.js";
 
-/** What `GET /threads/:id` returns. */
-export interface ThreadInfo extends ThreadMeta {
-  /** `waiting`: a turn waits for a person (an approval or a parked call). */
-  status: "idle" | "running" | "waiting";
-  messageCount: number;
-  lastSeq: number;
-  lastTurn?: TurnRecord;
-  /** What the model is offered: each usable tool's name, description and input JSON Schema. */
-  tools: { name: string; description: string; inputSchema: Record<string, unknown> }[];
-  /** Tools the agent defines that cannot be offered, with why; never left out silently. */
-  unavailableTools: UnavailableTool[];
-}
-
-/** The bindings weft expects on the Worker: `THREAD`, plus any vars and secrets. */
+/** The bindings weft expects on the Worker: `THREAD`, `ACCOUNT`, plus any vars and secrets. */
 export interface WeftEnv {
   THREAD: DurableObjectNamespace;
+  /** The UserAccount namespace; without it there are no per-user env values or thread lists. */
+  ACCOUNT?: DurableObjectNamespace;
   [name: string]: unknown;
+}
+
+/**
+ * A file's content for RPC. Attachments are stored base64; a text attachment is decoded so the
+ * answer's redaction pass can read it. Binary content goes out as base64, unscanned.
+ */
+function fileContent(path: string, mimeType: string, stored: string): { data: string; encoding: "utf-8" | "base64" } {
+  const text = mimeType.startsWith("text/") || mimeType.includes("json");
+  if (!path.includes("/attachments/")) return { data: stored, encoding: text ? "utf-8" : "base64" };
+  if (!text) return { data: stored, encoding: "base64" };
+  try {
+    return { data: new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(atob(stored), (ch) => ch.charCodeAt(0))), encoding: "utf-8" };
+  } catch {
+    return { data: stored, encoding: "base64" };
+  }
 }
 
 /** Builds the Durable Object class for a registry (the class must be a module export). */
 export function createThreadClass(registry: Registry) {
-  return class Thread extends DurableObject<WeftEnv> {
+  return class Thread extends DurableObject<WeftEnv> implements ThreadApi {
     private readonly store: ThreadStore;
     private engine: ThreadEngine | null = null;
     private runner: TurnRunner | null = null;
+    private readonly userEnv: UserEnv;
+    private readonly secrets: ThreadSecrets;
 
     constructor(ctx: DurableObjectState, env: WeftEnv) {
       super(ctx, env);
       this.store = new ThreadStore(ctx.storage);
+      this.userEnv = new UserEnv(() => this.env.ACCOUNT, () => this.engine?.meta.userId);
+      this.secrets = new ThreadSecrets(this.store, env, this.userEnv, () =>
+        this.engine ? [this.engine.agent.env, ...Object.values(registry.prompts ?? {}).map((p) => p.env)] : null,
+      );
+      redactLogs(() => this.secrets.last());
       ctx.blockConcurrencyWhile(async () => {
         if (!isInitialized(ctx.storage.sql)) return;
         migrate(ctx.storage);
         const meta = this.store.meta.read();
         if (!meta) return;
         this.attach(this.newEngine(meta));
+        await this.userEnv.refresh();
         // Work a crash left behind is finished by the alarm, even if no client ever calls again.
         if (this.hasUnfinishedWork() && (await ctx.storage.getAlarm()) === null) await ctx.storage.setAlarm(Date.now() + 10);
       });
@@ -91,7 +98,9 @@ export function createThreadClass(registry: Registry) {
 
     /** Makes sure an alarm will fire: work a crash cuts is then finished with no client request. */
     private async armWatchdog(): Promise<void> {
-      if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + this.watchdogMs());
+      const at = await this.ctx.storage.getAlarm();
+      const soon = Date.now() + this.watchdogMs();
+      if (at === null || at > soon) await this.ctx.storage.setAlarm(soon);
     }
 
     /** Test seam of the crash matrix: a subclass returns a hook called at each crash point. */
@@ -110,6 +119,8 @@ export function createThreadClass(registry: Registry) {
           store: this.store,
           registry,
           workerEnv: this.env,
+          userEnv: this.userEnv,
+          redact: (value) => this.secrets.redactor().value(value),
           broadcast: (frame: EventFrame) => this.broadcast(frame),
           wakeSoon: () => void this.ctx.storage.setAlarm(Date.now() + 50),
           flush: () => this.ctx.storage.sync(),
@@ -118,14 +129,25 @@ export function createThreadClass(registry: Registry) {
       );
     }
 
-    private requireEngine(): ThreadEngine {
+    /** The engine, when `caller` may reach this thread for `access`. */
+    private guard(caller: Caller, access: "read" | "write"): ThreadEngine {
       if (!this.engine) throw new WeftError("thread_not_found", "no such thread");
+      checkAccess(this.engine.meta.userId, caller, access);
       return this.engine;
     }
 
-    private requireRunner(): TurnRunner {
-      this.requireEngine();
-      return this.runner!;
+    /** Runs an RPC method; its answer (value or error) leaves without any secret. */
+    private async answer<T>(fn: () => T | Promise<T>): Promise<RpcResult<T>> {
+      return this.secrets.redactor().value(await rpc(fn));
+    }
+
+    /** Like `answer`, for work that may read the owner's env: reloads it first. */
+    private async work<T>(caller: Caller, fn: (engine: ThreadEngine, runner: TurnRunner) => T | Promise<T>): Promise<RpcResult<T>> {
+      return this.answer(async () => {
+        const engine = this.guard(caller, "write");
+        await this.userEnv.refresh();
+        return fn(engine, this.runner!);
+      });
     }
 
     private broadcast(frame: EventFrame): void {
@@ -139,26 +161,23 @@ export function createThreadClass(registry: Registry) {
       }
     }
 
-    async create(input: CreateThreadInput, threadId: string): Promise<RpcResult<ThreadMeta>> {
-      return rpc(async () => {
+    async create(caller: Caller, input: CreateThreadInput, threadId: string): Promise<RpcResult<ThreadMeta>> {
+      return this.answer(async () => {
         if (this.engine) {
-          throw new WeftError("thread_exists", "a thread with this continuationToken exists already", {
-            threadId: this.engine.meta.threadId,
-            path: ["continuationToken"],
-          });
+          // Only the owner learns that its continuation token names a thread already.
+          checkAccess(this.engine.meta.userId, caller, "write");
+          throw new WeftError("thread_exists", "a thread with this continuationToken exists already", { threadId: this.engine.meta.threadId, path: ["continuationToken"] });
         }
-        const agentId = input.agent ?? DEFAULT_AGENT_ID;
+        const agentId = input.agent ?? defaultAgentId(registry);
         if (!findAgent(registry, agentId)) {
-          throw new WeftError("agent_not_found", `no agent "${agentId}"; agents: ${agentIds(registry).join(", ")}`, {
-            path: ["agent"],
-          });
+          throw new WeftError("agent_not_found", `no agent "${agentId}"; agents: ${agentIds(registry).join(", ")}`, { path: ["agent"] });
         }
         const script = normalizeScript(input.script ?? [], ["script"]);
         const agentScript = normalizeScript(findAgent(registry, agentId)!.script ?? [], ["agent", "script"]);
         const meta: ThreadMeta = {
           threadId,
           agentId,
-          userId: input.userId ?? null,
+          userId: caller.userId,
           createdAt: Date.now(),
           arguments: input.arguments ?? {},
           dryRun: input.dryRun === true,
@@ -167,23 +186,27 @@ export function createThreadClass(registry: Registry) {
         };
         migrate(this.ctx.storage);
         const engine = this.newEngine(meta);
-        // seed-000: a thread with asOf refuses to start when a timeArgs name is not in its tool's schema.
+        // A thread with asOf refuses to start when a timeArgs name is not in its tool's schema.
         if (meta.asOf) for (const name of engine.catalog.names()) checkTimeArgNames(engine.catalog.get(name));
         const threadEnv = new Map(Object.entries(input.env ?? {}).map(([k, v]) => [k, typeof v === "string" ? { value: v, type: "secret" as const } : { value: v.value, type: v.type ?? ("secret" as const) }]));
         await checkRequiredVariables(reachableTools(registry, engine.sides, engine.catalog), {
           ...envSources(engine),
           thread: (name) => threadEnv.get(name),
         });
+        await checkModel(engine, (name) => threadEnv.get(name));
         if (this.engine) throw new WeftError("thread_exists", "a thread with this continuationToken exists already", { path: ["continuationToken"] });
         this.store.atomically(() => {
           this.store.meta.write(meta);
-          this.store.turns.addScript([...agentScript, ...script]);
+          this.store.script.add([...agentScript, ...script]);
           for (const [name, v] of Object.entries(input.env ?? {})) {
             if (typeof v === "string") this.store.env.set(name, v);
             else this.store.env.set(name, v.value, v.type);
           }
         });
         this.attach(engine);
+        await this.userEnv.refresh();
+        // A scratch thread removes itself even if the Worker dies before it calls destroy().
+        if (meta.ephemeral) await this.ctx.storage.setAlarm(meta.createdAt + SCRATCH_TTL_MS);
         engine.emit("thread_created", { threadId, agentId });
         const unavailable = unavailableTools(engine.catalog);
         if (unavailable.length > 0) engine.emit("tools_unavailable", { tools: unavailable });
@@ -191,9 +214,9 @@ export function createThreadClass(registry: Registry) {
       });
     }
 
-    async info(): Promise<RpcResult<ThreadInfo>> {
-      return rpc(() => {
-        const engine = this.requireEngine();
+    async info(caller: Caller): Promise<RpcResult<ThreadInfo>> {
+      return this.answer(() => {
+        const engine = this.guard(caller, "read");
         const lastTurn = this.store.turns.latest();
         return {
           ...engine.meta,
@@ -207,73 +230,91 @@ export function createThreadClass(registry: Registry) {
       });
     }
 
-    async getMessages(options: GetMessagesOptions): Promise<RpcResult<MessagesResult>> {
-      return rpc(() => {
-        this.requireEngine();
-        return this.store.messages.list(options);
-      });
+    async getMessages(caller: Caller, options: GetMessagesOptions) {
+      return this.answer(() => (this.guard(caller, "read"), this.store.messages.list(options)));
     }
 
-    async postMessage(input: { content: string; role?: "user" | "system"; script?: unknown }): Promise<RpcResult<{ queued: boolean; message?: Message }>> {
-      return rpc(() => {
-        const runner = this.requireRunner();
+    async postMessage(caller: Caller, input: { content: string; role?: "user" | "system"; script?: unknown }) {
+      return this.work(caller, async (engine, runner) => {
         const script = input.script === undefined ? undefined : normalizeScript(input.script, ["script"]);
+        if (script && script.length > 0) await checkScriptable(engine);
         return runner.postMessage({ content: input.content, ...(input.role ? { role: input.role } : {}), ...(script ? { script } : {}) });
       });
     }
 
-    async listCalls(options: { status?: CallRecord["status"]; limit?: number; offset?: number } = {}): Promise<RpcResult<{ calls: CallRecord[] }>> {
-      return rpc(() => {
-        this.requireEngine();
+    async listCalls(caller: Caller, options: { status?: CallRecord["status"]; limit?: number; offset?: number } = {}) {
+      return this.answer(() => {
+        this.guard(caller, "read");
         return { calls: this.store.calls.list(options.limit ?? 1000, options.offset ?? 0, options.status) };
       });
     }
 
-    async getCall(callId: string): Promise<RpcResult<CallRecord>> {
-      return rpc(() => {
-        this.requireEngine();
+    async getCall(caller: Caller, callId: string) {
+      return this.answer(() => {
+        this.guard(caller, "read");
         const call = this.store.calls.get(callId);
         if (!call) throw new WeftError("call_not_found", `no call ${JSON.stringify(callId)} in this thread`, { callId });
         return call;
       });
     }
 
-    async approve(callId: string, approvedBy: string, argsHash?: string): Promise<RpcResult<CallOutcome>> {
-      return rpc(() => this.requireRunner().approve(callId, approvedBy, argsHash));
+    async approve(caller: Caller, callId: string, argsHash?: string) {
+      return this.work(caller, (_e, runner) => runner.approve(callId, caller.userId, argsHash));
     }
 
-    async deny(callId: string, deniedBy: string, reason?: string): Promise<RpcResult<CallOutcome>> {
-      return rpc(() => this.requireRunner().deny(callId, deniedBy, reason));
+    async deny(caller: Caller, callId: string, reason?: string) {
+      return this.work(caller, (_e, runner) => runner.deny(callId, caller.userId, reason));
     }
 
-    async settle(callId: string, settlement: Settlement): Promise<RpcResult<CallOutcome>> {
-      return rpc(() => this.requireRunner().settle(callId, settlement));
+    async settle(caller: Caller, callId: string, settlement: Settlement) {
+      return this.work(caller, (_e, runner) => runner.settle(callId, { ...settlement, settledBy: caller.userId }));
+    }
+
+    async listFiles(caller: Caller) {
+      return this.answer(() => (this.guard(caller, "read"), { files: this.store.files.list() }));
     }
 
     /** A file of the thread: a capped result's full text, or an attachment (base64 for binary). */
-    async getFile(path: string): Promise<RpcResult<{ mimeType: string; size: number; data: string }>> {
-      return rpc(() => {
-        this.requireEngine();
+    async getFile(caller: Caller, path: string) {
+      return this.answer(() => {
+        this.guard(caller, "read");
         const info = this.store.files.info(path);
         if (!info) throw new WeftError("not_found", `no file ${JSON.stringify(path)} in this thread`, { path: ["path"] });
-        return { mimeType: info.mimeType, size: info.size, data: this.store.files.read(path)! };
+        return { ...info, ...fileContent(path, info.mimeType, this.store.files.read(path)!) };
       });
     }
 
-    async callTool(input: DirectCallInput): Promise<RpcResult<DirectCallOutcome>> {
-      return rpc(async () => {
-        const engine = this.requireEngine();
+    async deleteFile(caller: Caller, path: string) {
+      return this.answer(() => {
+        this.guard(caller, "write");
+        if (!this.store.files.delete(path)) throw new WeftError("not_found", `no file ${JSON.stringify(path)} in this thread`, { path: ["path"] });
+        return { deleted: true };
+      });
+    }
+
+    async callTool(caller: Caller, input: DirectCallInput) {
+      return this.work(caller, async (engine, runner) => {
         // A direct call runs outside any turn; the watchdog finishes it if a crash cuts it.
         await this.armWatchdog();
-        return directCall(engine, this.runner!, input);
+        return directCall(engine, runner, input);
       });
     }
 
-    async stop(): Promise<RpcResult<{ stopped: boolean }>> {
-      return rpc(() => ({ stopped: this.requireRunner().stop() }));
+    async keep(caller: Caller): Promise<RpcResult<null>> {
+      return this.answer(() => {
+        const engine = this.guard(caller, "write");
+        if (engine.meta.ephemeral) {
+          engine.meta.ephemeral = false;
+          this.store.meta.write(engine.meta);
+        }
+        return null;
+      });
     }
 
-    /** Resolves once no turn runs; for tests and graceful shutdown. */
+    async stop(caller: Caller) {
+      return this.answer(() => (this.guard(caller, "write"), { stopped: this.runner!.stop() }));
+    }
+
     async waitIdle(): Promise<RpcResult<null>> {
       return rpc(async () => {
         await this.runner?.idle();
@@ -281,39 +322,60 @@ export function createThreadClass(registry: Registry) {
       });
     }
 
-    /** Removes every row: the end of an ephemeral thread. */
-    async destroy(): Promise<RpcResult<null>> {
-      return rpc(async () => {
-        await this.runner?.idle();
-        this.engine = null;
-        this.runner = null;
-        await this.ctx.storage.deleteAlarm();
-        await this.ctx.storage.deleteAll();
+    async destroy(caller: Caller): Promise<RpcResult<null>> {
+      return this.answer(async () => {
+        this.guard(caller, "write");
+        await this.removeAll();
         return null;
       });
     }
 
-    /** The watchdog: resumes a turn cut by a restart, recovers calls, drains the queue. */
+    private async removeAll(): Promise<void> {
+      await this.runner?.idle();
+      this.engine = null;
+      this.runner = null;
+      await this.ctx.storage.deleteAlarm();
+      await this.ctx.storage.deleteAll();
+    }
+
+    /** The watchdog: resumes a turn cut by a restart, recovers calls, drains the queue; ends scratch threads. */
     override async alarm(): Promise<void> {
       if (!this.runner) return;
-      // Armed first: if recovery itself is cut by a crash, the next alarm tries again.
+      if (this.runner.active) {
+        this.ctx.storage.setAlarm(Date.now() + this.watchdogMs());
+        return;
+      }
+      const meta = this.engine!.meta;
+      if (meta.ephemeral && Date.now() >= meta.createdAt + SCRATCH_TTL_MS && !this.runner.busy) {
+        await this.removeAll();
+        return;
+      }
+      // Armed before recovering: if recovery itself is cut by a crash, the next alarm tries again.
       await this.ctx.storage.setAlarm(Date.now() + this.watchdogMs());
-      if (this.runner.active) return;
+      await this.userEnv.refresh();
       await this.runner.resume();
-      if (!this.runner.active && !this.hasUnfinishedWork()) await this.ctx.storage.deleteAlarm();
+      if (!this.runner.active && !this.hasUnfinishedWork()) {
+        if (meta.ephemeral) await this.ctx.storage.setAlarm(meta.createdAt + SCRATCH_TTL_MS);
+        else await this.ctx.storage.deleteAlarm();
+      }
     }
 
     override async fetch(request: Request): Promise<Response> {
       const url = new URL(request.url);
-      if (url.pathname.endsWith("/ws")) {
-        if (!this.engine) return Response.json(new WeftError("thread_not_found", "no such thread").toBody(), { status: 404 });
-        return replayAndAccept(this.ctx, this.store, request);
+      if (!url.pathname.endsWith("/ws")) return Response.json(new WeftError("not_found", `no route ${url.pathname}`).toBody(), { status: 404 });
+      const caller = callerFromHeader(request.headers.get(CALLER_HEADER));
+      try {
+        if (!caller) throw new WeftError("unauthenticated", "no verified caller");
+        this.guard(caller, "read");
+      } catch (e) {
+        const error = e as WeftError;
+        return Response.json(error.toBody(), { status: error.status });
       }
-      return Response.json(new WeftError("not_found", `no route ${url.pathname}`).toBody(), { status: 404 });
+      return replayAndAccept(this.ctx, this.store, request);
     }
 
-    override async webSocketMessage(): Promise<void> {
-      // Subscribers only listen; keep-alive "ping" is answered by the runtime's auto-response.
+    override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
+      onSocketMessage(ws, message, this.env);
     }
 
     override async webSocketClose(ws: WebSocket, code: number): Promise<void> {

@@ -31,6 +31,8 @@ export interface EngineHost {
    * a deployment with accounts passes a source reading the thread user's stored values.
    */
   readonly userEnv?: UserEnvSource;
+  /** The value with every secret of the thread replaced (applied to all that is stored or sent). */
+  redact<T>(value: T): T;
   /** Sends a frame to every connected WebSocket. */
   broadcast(frame: EventFrame): void;
   /** Makes sure the thread wakes by itself (an alarm) to finish durable work. */
@@ -89,16 +91,21 @@ export class ThreadEngine implements StateHost {
     return systemText(this.sides[0]!.system, this.meta.arguments);
   }
 
+  /** The value with every secret of the thread replaced. */
+  redact<T>(value: T): T {
+    return this.host.redact(value);
+  }
+
   /** Stores and broadcasts one event. */
   emit<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): void {
-    this.host.broadcast(this.store.events.append(type, data));
+    this.host.broadcast(this.store.events.append(type, this.host.redact(data)));
   }
 
   emitCustom(event: string, data: unknown): void {
     if (typeof event !== "string" || !/^[a-z][a-z0-9_.:-]{0,63}$/i.test(event) || BUILTIN_EVENT_TYPES.has(event)) {
       throw new WeftError("invalid_request", `emit: "${String(event)}" is not a usable event name (built-in names are reserved)`);
     }
-    this.host.broadcast(this.store.events.append(event, data));
+    this.host.broadcast(this.store.events.append(event, this.host.redact(data)));
   }
 
   appendMessage(message: NewTurnMessage): Message {
@@ -108,7 +115,8 @@ export class ThreadEngine implements StateHost {
   /** Appends messages in one transaction (with `also` inside it), then emits `message_created`. */
   appendMessages(messages: NewTurnMessage[], also?: () => void): Message[] {
     const stored = this.store.atomically(() => {
-      const out = messages.map((m) => this.store.messages.append(m));
+      // Stored messages are what the model and every reader see: no secret gets in.
+      const out = messages.map((m) => this.store.messages.append(this.host.redact(m)));
       also?.();
       return out;
     });

@@ -9,6 +9,7 @@
  * @module
  */
 import type { EnvDefault } from "../run/prompt.js";
+import { publicVars } from "./redact.js";
 
 /** A level of env resolution, in the order they are asked. */
 export type EnvLevel = (typeof ENV_LEVELS)[number];
@@ -60,7 +61,10 @@ export function fromDefault(raw: EnvDefault | undefined): EnvEntry | undefined {
 const own = <T>(map: Readonly<Record<string, T>> | undefined, name: string): T | undefined =>
   map && Object.hasOwn(map, name) ? map[name] : undefined;
 
-/** Reads one level. Worker vars and secrets cannot be told apart at run time, so both are `secret`. */
+/**
+ * Reads one level. Worker vars and secrets cannot be told apart at run time, so both are
+ * `secret` unless `WEFT_PUBLIC_VARS` names the var.
+ */
 async function readLevel(level: EnvLevel, sources: EnvSources, name: string): Promise<EnvEntry | undefined> {
   switch (level) {
     case "thread":
@@ -73,7 +77,7 @@ async function readLevel(level: EnvLevel, sources: EnvSources, name: string): Pr
       return sources.userId === null ? undefined : sources.user.get(sources.userId, name);
     case "worker": {
       const value = own(sources.worker, name);
-      return typeof value === "string" ? { value, type: "secret" } : undefined;
+      return typeof value === "string" ? { value, type: publicVars(sources.worker).has(name) ? "text" : "secret" } : undefined;
     }
   }
 }

@@ -4,7 +4,7 @@
  * @module
  */
 import type { Message, ToolCallRequest } from "../protocol.js";
-import { createScriptedModel } from "../models/scripted.js";
+import { errorMessage } from "../errors.js";
 import type { StoredStep } from "../models/scripted.js";
 import { Execution } from "../run/execution.js";
 import { type TurnEnd, runTurn } from "../run/turn.js";
@@ -15,6 +15,7 @@ import { createDispatchHost } from "./dispatch-host.js";
 import type { ThreadEngine } from "./engine.js";
 import type { TurnRecord } from "./store/turns.js";
 import { checkContentSize } from "./store/messages.js";
+import { modelFor } from "./model-choice.js";
 import { createTurnHost } from "./turn-host.js";
 
 export { uniqueCallIds } from "./turn-host.js";
@@ -53,7 +54,7 @@ export class TurnRunner {
     const { store } = this.engine;
     checkContentSize(input.content, ["content"]);
     store.atomically(() => {
-      if (input.script && input.script.length > 0) store.turns.addScript(input.script);
+      if (input.script && input.script.length > 0) store.script.add(input.script);
       store.turns.enqueue({ role: input.role ?? "user", content: input.content });
     });
     if (this.busy) return { queued: true };
@@ -178,16 +179,19 @@ export class TurnRunner {
     engine.emit("turn_started", { turnId, ...(resume ? { resumed: true } : {}) });
     this.armAlarm(this.watchdogMs);
     const steps = resume?.steps ?? 0;
-    const execution = Execution.forTurn({
-      flowId: turnId,
-      model: createScriptedModel(() => store.turns.nextScriptStep()),
-      history: () => store.messages.all(),
-      steps: { total: steps, a: steps, b: 0 },
-    });
-    this.execution = execution;
     let end: TurnEnd;
     try {
+      const execution = Execution.forTurn({
+        flowId: turnId,
+        model: await modelFor(engine),
+        history: () => store.messages.all(),
+        steps: { total: steps, a: steps, b: 0 },
+      });
+      this.execution = execution;
       end = await runTurn(createTurnHost(engine, turnId), execution);
+    } catch (e) {
+      // The model could not be made (a bad spec, a missing binding): the turn fails and says why.
+      end = { status: "failed", steps, error: errorMessage(e) };
     } finally {
       this.execution = null;
     }

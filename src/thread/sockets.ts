@@ -4,7 +4,9 @@
  * cursor exactly once, then the live ones.
  * @module
  */
+import { byteLength } from "../bytes.js";
 import { WeftError } from "../errors.js";
+import { limitOf } from "../limits.js";
 import type { ThreadStore } from "./store/index.js";
 
 /** Frames sent per replay batch; large backlogs go out in several batches, in order. */
@@ -41,4 +43,31 @@ export function replayAndAccept(ctx: DurableObjectState, store: ThreadStore, req
     cursor = frames[frames.length - 1]!.seq;
   }
   return new Response(null, { status: 101, webSocket: client });
+}
+
+/**
+ * Polices what a subscriber sends (subscribers only listen; "ping" is answered by the runtime
+ * without reaching here). A frame over `WEFT_MAX_WS_FRAME_BYTES` closes the socket with 1009; more
+ * than `WEFT_MAX_WS_MESSAGES_PER_SECOND` messages in one second close it with 1008 (policy
+ * violation). Only that connection ends: the thread and its other sockets go on.
+ */
+export function onSocketMessage(ws: WebSocket, message: string | ArrayBuffer, env: Readonly<Record<string, unknown>>): void {
+  const size = typeof message === "string" ? byteLength(message) : message.byteLength;
+  const maxBytes = limitOf(env, "wsFrameBytes");
+  if (size > maxBytes) return closeQuietly(ws, 1009, `frame of ${size} bytes is over the ${maxBytes}-byte limit`);
+  const perSecond = limitOf(env, "wsMessagesPerSecond");
+  const now = Date.now();
+  // Counted on the connection itself, so the count survives hibernation.
+  const seen = (ws.deserializeAttachment() as { windowStart: number; count: number } | null) ?? { windowStart: now, count: 0 };
+  const window = now - seen.windowStart >= 1000 ? { windowStart: now, count: 1 } : { windowStart: seen.windowStart, count: seen.count + 1 };
+  ws.serializeAttachment(window);
+  if (window.count > perSecond) closeQuietly(ws, 1008, `over the limit of ${perSecond} messages per second`);
+}
+
+function closeQuietly(ws: WebSocket, code: number, reason: string): void {
+  try {
+    ws.close(code, reason);
+  } catch {
+    // Already closing.
+  }
 }

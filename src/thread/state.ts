@@ -62,8 +62,8 @@ export interface BoundCall {
 }
 
 /**
- * Checks `uses` (seed-003): a tool that declares `uses` may only queue or invoke those names. A
- * tool that declares none is unrestricted, as in seed-003's own examples.
+ * Checks `uses` (the Standard Agents tools API): a tool that declares `uses` may only queue or invoke those names. A
+ * tool that declares none is unrestricted, as in the Standard Agents tools API's own examples.
  * @throws WeftError `tool_not_allowed` or `unknown_tool`.
  */
 export function checkUses(catalog: ToolCatalog, caller: CompiledTool | undefined, target: string, verb: string): void {
@@ -96,7 +96,7 @@ export function createThreadState(host: StateHost, call: BoundCall | undefined, 
     userId: meta.userId,
     createdAt: meta.createdAt,
     arguments: meta.arguments,
-    // seed-003: context lives for the current execution only; at rest each call gets its own.
+    // The Standard Agents tools API: context lives for the current execution only; at rest each call gets its own.
     get context() {
       return context;
     },
@@ -107,7 +107,7 @@ export function createThreadState(host: StateHost, call: BoundCall | undefined, 
       return execution?.state ?? null;
     },
     set execution(_value) {
-      // Read-only in practice; seed-003 types it as a plain property.
+      // Read-only in practice; the Standard Agents tools API types it as a plain property.
     },
 
     async getMessages(options?: GetMessagesOptions): Promise<MessagesResult> {

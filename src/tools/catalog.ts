@@ -21,7 +21,7 @@ export interface CompiledTool {
   readonly outputSchema: Record<string, unknown> | null;
   /** Definition problems that do not refuse the tool (defaults that fail their own schema). */
   readonly warnings: readonly string[];
-  /** The effect for a parsed input; undeclared means `write` (seed-000). */
+  /** The effect for a parsed input; undeclared means `write` (the Agent SDK tools reference). */
   effectOf(input: unknown): Effect;
   /** The declared effect as listed: a class, `predicate`, or `write` when undeclared. */
   readonly declaredEffect: Effect | "predicate";
@@ -40,7 +40,7 @@ export interface ToolListing {
 
 /**
  * Checks and compiles one definition.
- * @throws WeftError `invalid_config` naming the tool and the rule (seed-002 pairing rules included).
+ * @throws WeftError `invalid_config` naming the tool and the rule (pairing rules of weft's effect table included).
  */
 export function compileTool(name: string, def: unknown): CompiledTool {
   checkToolDefinition(name, def);

@@ -11,8 +11,8 @@ import { finishCall } from "./record.js";
 import type { CallOutcome, DispatchHost } from "./host.js";
 import { requestOf } from "./recover.js";
 
-/** How a person settles a parked call. */
-export type Settlement = { outcome: "succeeded"; result: string } | { outcome: "failed"; error: string } | { outcome: "retry" };
+/** How a person settles a parked call; `settledBy` is the verified user who did. */
+export type Settlement = ({ outcome: "succeeded"; result: string } | { outcome: "failed"; error: string } | { outcome: "retry" }) & { settledBy?: string };
 
 function waitingCall(host: DispatchHost, callId: string, status: "awaiting_approval" | "parked") {
   const record = host.journal.get(callId);
@@ -47,6 +47,7 @@ export async function approveCall(host: DispatchHost, callId: string, approvedBy
 /** Denies a call: the model sees a denial result; `execute` never runs. */
 export function denyCall(host: DispatchHost, callId: string, deniedBy: string, reason?: string): CallOutcome {
   const { record, tool } = waitingCall(host, callId, "awaiting_approval");
+  host.journal.setDecidedBy(callId, deniedBy);
   const result: ToolResult = { status: "error", error: `denied by ${deniedBy}${reason ? `: ${reason}` : ""}` };
   return finishCall(host, { request: requestOf(record), tool, startedAt: Date.now() }, result, "denied", 0);
 }
@@ -54,6 +55,7 @@ export function denyCall(host: DispatchHost, callId: string, deniedBy: string, r
 /** Settles a parked call with a person's verdict, or runs it again on `retry`. */
 export async function settleCall(host: DispatchHost, callId: string, settlement: Settlement): Promise<CallOutcome> {
   const { record, tool } = waitingCall(host, callId, "parked");
+  if (settlement.settledBy !== undefined) host.journal.setDecidedBy(callId, settlement.settledBy);
   const call = { request: requestOf(record), tool, startedAt: Date.now() };
   if (settlement.outcome === "succeeded") return finishCall(host, call, { status: "success", result: settlement.result }, "succeeded", record.attempts);
   if (settlement.outcome === "failed") return finishCall(host, call, { status: "error", error: settlement.error }, "failed", record.attempts);

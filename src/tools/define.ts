@@ -1,5 +1,5 @@
 /**
- * `defineTool` (seed-003) and the definition checks shared by the build step and first use.
+ * `defineTool` (the Standard Agents tools API) and the definition checks shared by the build step and first use.
  * @module
  */
 import { WeftError } from "../errors.js";
@@ -13,12 +13,12 @@ import type {
 } from "./types.js";
 import type { ThreadState } from "./thread-state.js";
 
-/** Tool names the model sees (DESIGN.md, seed-002 `Name`). */
+/** Tool names the model sees (DESIGN.md, the Standard Agents tools API's name rule). */
 export const TOOL_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 
 /**
  * Declares a tool. Returns a plain object and registers nothing; the generated registry does
- * that from the file name (seed-003 "File Structure").
+ * that from the file name (the Standard Agents tools API, "File Structure").
  *
  * @example
  * export default defineTool({
@@ -39,7 +39,7 @@ export function defineTool<
 const EFFECTS = new Set(["read", "write", "idempotent", "reconcilable"]);
 
 /**
- * Checks a definition's shape and the seed-002 pairing rules. Argument schemas are checked when
+ * Checks a definition's shape and the pairing rules of weft's effect table. Argument schemas are checked when
  * they are compiled (`compileTool`).
  * @throws WeftError `invalid_config` naming the tool and the rule broken.
  */
@@ -56,7 +56,7 @@ export function checkToolDefinition(name: string, def: unknown): asserts def is 
   if (d.effect !== undefined && typeof d.effect !== "function" && !EFFECTS.has(d.effect as string)) {
     fail(`effect must be one of read, write, idempotent, reconcilable or a predicate; got ${JSON.stringify(d.effect)}`);
   }
-  // seed-002: dedupWindowMs exactly when idempotent, reconcile exactly when reconcilable.
+  // weft's effect table: dedupWindowMs exactly when idempotent, reconcile exactly when reconcilable.
   if (d.effect === "idempotent") {
     if (!Number.isInteger(d.dedupWindowMs) || (d.dedupWindowMs as number) <= 0) {
       fail("effect idempotent requires dedupWindowMs, a positive integer of milliseconds");

@@ -118,6 +118,10 @@ export async function dispatch(host: DispatchHost, request: CallRequest): Promis
   } catch (e) {
     return refuse(e instanceof WeftError ? e : new WeftError("invalid_config", errorMessage(e)));
   }
+  // Partial text may happen to parse; a call whose arguments were cut off still never runs.
+  if (request.cutOff) {
+    return refuse(new WeftError("invalid_tool_input", "the arguments were cut off: the model's stream ended before this call was complete", { path: [] }));
+  }
   const parsed = parseArgs(request.args);
   if (!parsed.ok) return refuse(new WeftError("invalid_tool_input", parsed.message, { path: [] }));
   const checked = validateInput(tool, parsed.value);
@@ -140,7 +144,7 @@ export async function dispatch(host: DispatchHost, request: CallRequest): Promis
     return outcomeOf(host, host.journal.get(request.callId)!);
   }
   if (host.dryRun && policyFor(effect, "dry_run") === "stub") {
-    // seed-000: a dry-run thread answers writes and idempotent calls without running them.
+    // The effect policy: a dry-run thread answers writes and idempotent calls without running them.
     let stub: ToolResult = { status: "success", result: "Operation acknowledged." };
     if (tool.def.dryRunResult) {
       try {

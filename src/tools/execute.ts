@@ -161,7 +161,7 @@ export function foundResult(value: string | ToolResult): ToolResult {
   return typeof value === "string" ? { status: "success", result: value } : normalizeResult(value);
 }
 
-/** seed-002: a success whose value fails `outputSchema` is an error result; the effect still happened. */
+/** A success whose value fails `outputSchema` is an error result; the effect still happened. */
 function checkOutput(tool: CompiledTool, result: ToolResult): { result: ToolResult; extra?: FinishExtra } {
   if (!tool.output || result.status !== "success") return { result };
   let value: unknown = result.result;

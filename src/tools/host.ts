@@ -34,7 +34,7 @@ export interface CallExecution {
 
 /** The thread as the pipeline sees it, bound to the execution its calls run under. */
 export interface DispatchHost {
-  /** `<branchId>` of effect keys; a thread is its own branch unless forked (seed-002). */
+  /** `<branchId>` of effect keys; a thread is its own branch unless forked. */
   readonly branchId: string;
   readonly catalog: ToolCatalog;
   readonly journal: CallJournal;
@@ -69,6 +69,8 @@ export interface CallRequest {
   source: CallSource;
   turnId?: string;
   parentCallId?: string;
+  /** The model's stream ended inside this call's arguments: it is refused, never run. */
+  cutOff?: boolean;
 }
 
 /** How a call stands after dispatch: final, or waiting for a person. */
@@ -93,7 +95,7 @@ export interface CallOutcome {
   stubbed?: boolean;
 }
 
-/** `effectKey = <branchId>:<callId>` (seed-002), stable across retries and restarts. */
+/** `effectKey = <branchId>:<callId>` (weft's effect table), stable across retries and restarts. */
 export function effectKeyOf(branchId: string, callId: string): string {
   return `${branchId}:${callId}`;
 }

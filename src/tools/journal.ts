@@ -27,6 +27,8 @@ export interface CallJournal {
   attempt(callId: string): void;
   awaitApproval(callId: string, input: unknown, argsHash: string): void;
   setApprovedBy(callId: string, who: string): void;
+  /** Records who denied or settled a call. */
+  setDecidedBy(callId: string, who: string): void;
   park(callId: string, reason: string): void;
   finish(
     callId: string,

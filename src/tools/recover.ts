@@ -1,5 +1,5 @@
 /**
- * Restart recovery (seed-002, DESIGN.md promise 3): a call whose journal says started but that has
+ * Restart recovery (weft's effect table, DESIGN.md promise 3): a call whose journal says started but that has
  * no result is re-run, reconciled, or parked by its effect class. A write is never run again.
  * @module
  */

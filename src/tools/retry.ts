@@ -1,5 +1,5 @@
 /**
- * Transient failures and the retry policy of read and idempotent calls (seed-000: default 3
+ * Transient failures and the retry policy of read and idempotent calls (the Agent SDK tools reference: default 3
  * attempts; the final error is the last attempt's message, unchanged).
  * @module
  */

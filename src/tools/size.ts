@@ -15,6 +15,8 @@ export interface FileSink {
   writeFile(path: string, data: string, mimeType: string, size: number): void;
   /** The URL path a client fetches a stored file from. */
   fileUrl(path: string): string;
+  /** Attachments one result may store (`WEFT_MAX_ATTACHMENTS_PER_CALL`); more store none. */
+  readonly maxAttachments?: number;
 }
 
 const encoder = new TextEncoder();
@@ -43,6 +45,14 @@ export function capResult(
   sink: FileSink,
 ): { result: ToolResult; fullResultPath?: string } {
   const out: ToolResult = { ...result };
+  const max = sink.maxAttachments ?? Number.POSITIVE_INFINITY;
+  if (result.attachments && result.attachments.length > max) {
+    // All or nothing: a result over the limit stores no attachment, and says why.
+    const field = result.status === "success" ? "result" : "error";
+    delete out.attachments;
+    out[field] = `${result[field] ?? ""}\n[weft: the tool returned ${result.attachments.length} attachments; the limit is ${max} per call (WEFT_MAX_ATTACHMENTS_PER_CALL), so none were stored]`;
+    return capResult(out, callId, capBytes, sink);
+  }
   if (result.attachments) {
     out.attachments = result.attachments.map((a, i) => {
       if (!isInline(a)) return a;

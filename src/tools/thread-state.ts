@@ -1,5 +1,5 @@
 /**
- * The `ThreadState` contract handed to every tool (seed-003 "ThreadState"). The thread layer
+ * The `ThreadState` contract handed to every tool (the Standard Agents tools API, "ThreadState"). The thread layer
  * implements it; tools and the dispatch pipeline see only this interface.
  * @module
  */
@@ -15,7 +15,7 @@ export interface GetMessagesOptions {
   order?: "asc" | "desc";
   /** Include messages injected with `silent: true`; default false. */
   includeSilent?: boolean;
-  /** Accepted for seed-003 compatibility; weft has no nested sub-prompt messages yet. */
+  /** Accepted for compatibility with the Standard Agents tools API; weft has no nested sub-prompt messages yet. */
   maxDepth?: number;
 }
 
@@ -34,7 +34,7 @@ export interface InjectMessageInput {
   metadata?: Record<string, unknown>;
 }
 
-/** State of the running execution (seed-003 `ExecutionState`); `null` on `state.execution` at rest. */
+/** State of the running execution (the Standard Agents tools API's `ExecutionState`); `null` on `state.execution` at rest. */
 export interface ExecutionState {
   readonly flowId: string;
   readonly currentSide: "a" | "b";
@@ -50,7 +50,7 @@ export interface ExecutionState {
   readonly promptPath: string[];
 }
 
-/** Options of `runCode` (seed-003 `CodeExecutionOptions`). */
+/** Options of `runCode` (the Standard Agents tools API's `CodeExecutionOptions`). */
 export interface CodeExecutionOptions {
   execute?: { fn: string; args: unknown[] };
   imports?: Record<string, string>;
@@ -67,7 +67,7 @@ export interface CodeExecution {
   readonly result: Promise<{ ok: boolean; value?: unknown; error?: string; logs: string[] }>;
 }
 
-/** The per-thread API a tool receives as `state` (seed-003). */
+/** The per-thread API a tool receives as `state` (the Standard Agents tools API). */
 export interface ThreadState {
   readonly threadId: string;
   readonly agentId: string;

@@ -1,5 +1,5 @@
 /**
- * `timeArgs` under a thread created with `asOf` (seed-000): each named argument must be an
+ * `timeArgs` under a thread created with `asOf` (the Agent SDK tools reference): each named argument must be an
  * absolute ISO-8601 instant with an offset, not later than `asOf`.
  * @module
  */

@@ -1,12 +1,12 @@
 /**
- * Authoring types for tools (seed-003 `defineTool`) with the semantic options of seed-000/002.
+ * Authoring types for tools (the Standard Agents tools API's `defineTool`) with the semantic options of the Agent SDK tools reference and weft's effect table.
  * @module
  */
 import type { z } from "zod";
 import type { ToolResult } from "../protocol.js";
 import type { ThreadState } from "./thread-state.js";
 
-/** A Zod 4 object schema for a tool's arguments (seed-003 `ToolArgs`). */
+/** A Zod 4 object schema for a tool's arguments (the Standard Agents tools API's `ToolArgs`). */
 export type ToolArgs = z.ZodObject<z.ZodRawShape>;
 
 /** A plain JSON Schema object describing a tool's arguments; validated with JSON Schema semantics. */
@@ -20,7 +20,7 @@ export interface JsonSchemaObject {
 /** Either form of an argument or output schema. */
 export type SchemaInput = ToolArgs | z.ZodType | JsonSchemaObject;
 
-/** Thread environment variables a tool needs (seed-003 `variables`). */
+/** Thread environment variables a tool needs (the Standard Agents tools API's `variables`). */
 export interface VariableDefinition {
   name: string;
   type?: "text" | "secret";
@@ -28,11 +28,11 @@ export interface VariableDefinition {
   description?: string;
 }
 
-/** Typed thread environment shape (seed-003 `ToolTenvs`): a Zod object over env names. */
+/** Typed thread environment shape (the Standard Agents tools API's `ToolTenvs`): a Zod object over env names. */
 export type ToolTenvs = z.ZodObject<z.ZodRawShape>;
 
 /**
- * How a call touches the world (seed-000, seed-002). Undeclared means `write`, unguarded.
+ * How a call touches the world (the Agent SDK tools reference; weft's effect table). Undeclared means `write`, unguarded.
  * - `read`: no effect outside; retried on transient failure; re-run after a crash.
  * - `idempotent`: repeating the same effect key has no further effect inside `dedupWindowMs`.
  * - `reconcilable`: after a crash, `reconcile.lookup(effectKey)` says whether it took effect.
@@ -40,7 +40,7 @@ export type ToolTenvs = z.ZodObject<z.ZodRawShape>;
  */
 export type Effect = "read" | "write" | "idempotent" | "reconcilable";
 
-/** Answer of `reconcile.lookup` (seed-002 `LookupResult`). */
+/** Answer of `reconcile.lookup` (weft's effect table, `LookupResult`). */
 export type LookupResult =
   | { status: "found"; value: string | ToolResult }
   | { status: "not_found" }
@@ -50,7 +50,7 @@ export type LookupResult =
 export interface ToolCallContext {
   /** The call id; stable across retries and restarts. */
   readonly callId: string;
-  /** `<branchId>:<callId>` (seed-002); send it to providers that deduplicate. */
+  /** `<branchId>:<callId>` (weft's effect table); send it to providers that deduplicate. */
   readonly effectKey: string;
   readonly toolName: string;
   /** 1 for the first attempt. */
@@ -68,12 +68,12 @@ export type InferArgs<Args> = Args extends z.ZodType
     ? Record<string, unknown>
     : undefined;
 
-/** The tool body (seed-003 `Tool`). Any thrown value becomes an error result. */
+/** The tool body (the Standard Agents tools API's `Tool`). Any thrown value becomes an error result. */
 export type ToolExecute<State, Args> = Args extends null
   ? (state: State, args: undefined, call: ToolCallContext) => Promise<ToolResult>
   : (state: State, args: InferArgs<Args>, call: ToolCallContext) => Promise<ToolResult>;
 
-/** Options of `defineTool` (seed-003 parameters plus seed-000/002 semantics). */
+/** Options of `defineTool` (the Standard Agents tools API parameters plus the Agent SDK tools reference and weft's effect table semantics). */
 export interface DefineToolOptions<
   State = ThreadState,
   Args extends ToolArgs | JsonSchemaObject | null = null,
@@ -86,7 +86,7 @@ export interface DefineToolOptions<
   args?: Args;
   execute: ToolExecute<State, Args>;
   variables?: VariableDefinition[];
-  /** Typed thread environment (seed-003 `Tenvs`); documentation only at run time. */
+  /** Typed thread environment (the Standard Agents tools API's `Tenvs`); documentation only at run time. */
   tenvs?: Tenvs;
   /** Tools this tool may `queueTool`/`invokeTool`; enforced at run time. */
   uses?: Uses;

@@ -145,7 +145,9 @@ async function start(threadId: string, cls: EffectClass, source: Source): Promis
   const tool = CLASSES[cls];
   if (source === "direct") {
     // The RPC dies with the object; the alarm finishes the call.
-    await stubOf(threadId).callTool({ toolName: tool, input: {}, callId: "c" }).catch(() => undefined);
+    // As the thread's owner (the test worker's "tester" key), straight to the object with a known call id.
+    const owner = { userId: "tester", name: "tester", roles: [], admin: false };
+    await stubOf(threadId).callTool(owner, { toolName: tool, input: {}, callId: "c" }).catch(() => undefined);
     return { target: "c", visible: null };
   }
   const call =

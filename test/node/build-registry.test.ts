@@ -3,7 +3,7 @@
  * broken rule exits 1 with a `file: rule` line and writes nothing.
  */
 import { execFile } from "node:child_process";
-import { mkdtemp, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, mkdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -202,16 +202,70 @@ describe("a good build", () => {
     );
   });
 
-  it("with no flags builds the app and the test registries", async () => {
+  it("with no flags builds the app registry from a copy of agents/, and --tests the fixtures' quietly", async () => {
     const run = await build();
     expect(run.code).toBe(0);
     const counts = "\\d+ tools?, \\d+ agents?(, \\d+ prompts?)?(, \\d+ hooks?)?";
-    expect(run.stdout).toMatch(new RegExp(`^registry: ${counts} from agents/; ${counts} for tests\n$`));
+    expect(run.stdout).toMatch(new RegExp(`^registry: ${counts} from agents/\n$`));
     const app = await readFile(path.join(ROOT, "src/generated/registry.ts"), "utf8");
     expect(app).toContain('import type { Registry } from "../run/agent.js";');
+    expect(app).toContain('import tool_roll_dice from "./agents/tools/roll_dice.js";');
     expect(app).not.toContain("fixtures");
-    const tests = await readFile(path.join(ROOT, "test/generated/registry.ts"), "utf8");
-    expect(tests).toContain('import tool_throws_error from "../fixtures/tools/throws_error.js";');
+    const copy = await readFile(path.join(ROOT, "src/generated/agents/tools/roll_dice.ts"), "utf8");
+    expect(copy).toBe(await readFile(path.join(ROOT, "agents/tools/roll_dice.ts"), "utf8"));
+    const tests = await build("--tests");
+    expect(tests).toEqual({ code: 0, stdout: "", stderr: "" });
+    const registry = await readFile(path.join(ROOT, "test/generated/registry.ts"), "utf8");
+    expect(registry).toContain('import tool_throws_error from "../fixtures/tools/throws_error.js";');
+    expect(registry).not.toContain("agents/tools");
+  });
+});
+
+describe("under wrangler dev (WRANGLER_COMMAND=dev)", () => {
+  /** A project of its own: the build script, node_modules linked, and an agents/ folder. */
+  async function project(): Promise<string> {
+    const dir = await mkdtemp(path.join(tmp, "project-"));
+    await cp(path.join(ROOT, "scripts"), path.join(dir, "scripts"), { recursive: true });
+    await cp(path.join(ROOT, "src"), path.join(dir, "src"), { recursive: true, filter: (f) => !f.includes("generated") });
+    await symlink(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"));
+    await cp(path.join(ROOT, "agents/tools/roll_dice.ts"), path.join(dir, "agents/tools/roll_dice.ts"));
+    return dir;
+  }
+  const buildIn = (dir: string, env: Record<string, string>) =>
+    new Promise<Run>((resolve) => {
+      execFile(process.execPath, ["scripts/build-registry.mjs"], { cwd: dir, env: { ...process.env, ...env } }, (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr });
+      });
+    });
+
+  it("a broken save prints its file: rule line and keeps serving the last good copy; deploy refuses it", async () => {
+    const dir = await project();
+    expect((await buildIn(dir, { WRANGLER_COMMAND: "dev" })).code).toBe(0);
+    const good = await readFile(path.join(dir, "src/generated/agents/tools/roll_dice.ts"), "utf8");
+    const file = path.join(dir, "agents/tools/roll_dice.ts");
+    await writeFile(file, good.replace(/description:\s*"[^"]*"/, 'description: ""'));
+
+    const dev = await buildIn(dir, { WRANGLER_COMMAND: "dev" });
+    expect(dev.code).toBe(0);
+    expect(dev.stderr.trimEnd().split("\n")).toEqual([
+      'agents/tools/roll_dice.ts: tool "roll_dice": description must be a non-empty string',
+      "registry: 1 problem; nothing written; still serving the last good registry",
+    ]);
+    expect(await readFile(path.join(dir, "src/generated/agents/tools/roll_dice.ts"), "utf8")).toBe(good);
+
+    const deploy = await buildIn(dir, { WRANGLER_COMMAND: "deploy" });
+    expect(deploy.code).toBe(1);
+    expect(deploy.stderr).toContain("registry: 1 problem; nothing written\n");
+  });
+
+  it("a removed tool leaves the copy and the registry", async () => {
+    const dir = await project();
+    await cp(path.join(ROOT, "agents/tools/get_current_time.ts"), path.join(dir, "agents/tools/get_current_time.ts"));
+    expect((await buildIn(dir, { WRANGLER_COMMAND: "dev" })).stdout).toBe("registry: 2 tools, 0 agents from agents/\n");
+    await rm(path.join(dir, "agents/tools/get_current_time.ts"));
+    expect((await buildIn(dir, { WRANGLER_COMMAND: "dev" })).stdout).toBe("registry: 1 tool, 0 agents from agents/\n");
+    expect(await exists(path.join(dir, "src/generated/agents/tools/get_current_time.ts"))).toBe(false);
+    expect(await readFile(path.join(dir, "src/generated/registry.ts"), "utf8")).not.toContain("get_current_time");
   });
 });
 

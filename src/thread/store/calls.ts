@@ -28,6 +28,7 @@ interface CallRow extends Record<string, SqlStorageValue> {
   duration_ms: number | null;
   stubbed: number;
   approved_by: string | null;
+  decided_by: string | null;
   park_reason: string | null;
   args_hash: string | null;
   error_code: string | null;
@@ -58,6 +59,7 @@ function toRecord(row: CallRow): StoredCall {
   if (row.duration_ms !== null) record.durationMs = row.duration_ms;
   if (row.stubbed === 1) record.stubbed = true;
   if (row.approved_by !== null) record.approvedBy = row.approved_by;
+  if (row.decided_by) record.decidedBy = row.decided_by;
   if (row.park_reason !== null) record.parkReason = row.park_reason;
   if (row.args_hash !== null) record.argsHash = row.args_hash;
   if (row.error_code !== null) record.errorCode = row.error_code;
@@ -136,6 +138,10 @@ export class CallStore {
 
   setApprovedBy(callId: string, who: string): void {
     this.sql.exec("UPDATE calls SET approved_by = ? WHERE call_id = ?", who, callId);
+  }
+
+  setDecidedBy(callId: string, who: string): void {
+    this.sql.exec("UPDATE calls SET decided_by = ? WHERE call_id = ?", who, callId);
   }
 
   /** Parks a call whose outcome is uncertain; a person settles it. */

@@ -1,5 +1,5 @@
 /**
- * Thread-scoped environment values (seed-003 `setEnv`); new keys default to `secret`.
+ * Thread-scoped environment values (the Standard Agents tools API's `setEnv`); new keys default to `secret`.
  * @module
  */
 
@@ -14,7 +14,12 @@ export class EnvStore {
     return this.sql.exec<{ value: string; type: EnvType }>("SELECT value, type FROM env WHERE name = ?", name).toArray()[0];
   }
 
-  /** Writes a value; an omitted type keeps the existing one, or `secret` for a new key (seed-003). */
+  /** Every row, for redaction. */
+  all(): Array<[string, { value: string; type: EnvType }]> {
+    return this.sql.exec<{ name: string; value: string; type: EnvType }>("SELECT name, value, type FROM env").toArray().map((r) => [r.name, { value: r.value, type: r.type }]);
+  }
+
+  /** Writes a value; an omitted type keeps the existing one, or `secret` for a new key (the Standard Agents tools API). */
   set(name: string, value: string, type?: EnvType): void {
     const kept = type ?? this.get(name)?.type ?? "secret";
     this.sql.exec("INSERT OR REPLACE INTO env (name, value, type) VALUES (?, ?, ?)", name, value, kept);

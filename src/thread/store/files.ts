@@ -54,4 +54,22 @@ export class FileStore {
       .map((r) => r.data)
       .join("");
   }
+
+  /** Every file's metadata, by path. */
+  list(): FileInfo[] {
+    return this.storage.sql
+      .exec<{ path: string; mime_type: string; size: number; created_at: number }>("SELECT path, mime_type, size, created_at FROM files ORDER BY path")
+      .toArray()
+      .map((row) => ({ path: row.path, mimeType: row.mime_type, size: row.size, createdAt: row.created_at }));
+  }
+
+  /** Removes a file and its chunks; false when there was none. */
+  delete(path: string): boolean {
+    if (!this.info(path)) return false;
+    this.storage.transactionSync(() => {
+      this.storage.sql.exec("DELETE FROM file_chunks WHERE path = ?", path);
+      this.storage.sql.exec("DELETE FROM files WHERE path = ?", path);
+    });
+    return true;
+  }
 }

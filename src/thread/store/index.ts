@@ -9,6 +9,7 @@ import { FileStore } from "./files.js";
 import { KvStore } from "./kv.js";
 import { MessageStore } from "./messages.js";
 import { MetaStore } from "./meta.js";
+import { ScriptStore } from "./script.js";
 import { TurnStore } from "./turns.js";
 
 /** The thread's storage, one store per table group. */
@@ -20,6 +21,7 @@ export class ThreadStore {
   readonly events: EventLog;
   readonly calls: CallStore;
   readonly turns: TurnStore;
+  readonly script: ScriptStore;
   readonly files: FileStore;
 
   constructor(readonly storage: DurableObjectStorage) {
@@ -31,6 +33,7 @@ export class ThreadStore {
     this.events = new EventLog(sql);
     this.calls = new CallStore(sql);
     this.turns = new TurnStore(sql);
+    this.script = new ScriptStore(sql);
     this.files = new FileStore(storage);
   }
 

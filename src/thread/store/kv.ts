@@ -1,5 +1,5 @@
 /**
- * The thread's durable key-value store (seed-003 `getValue`/`setValue`). One logical row per key;
+ * The thread's durable key-value store (the Standard Agents tools API's `getValue`/`setValue`). One logical row per key;
  * a value is JSON text split into chunks so no row nears SQLite's 2 MB limit (no SQLITE_TOOBIG).
  * @module
  */

@@ -86,7 +86,7 @@ export class MessageStore {
   }
 
   /**
-   * One page of messages (seed-003 `getMessages`).
+   * One page of messages (the Standard Agents tools API's `getMessages`).
    * @throws WeftError `invalid_request` for a negative or non-integer limit/offset or a bad order.
    */
   list(options: GetMessagesOptions = {}): MessagesResult {

@@ -71,6 +71,10 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE calls ADD COLUMN error_details TEXT;
   `,
+  // v4: who denied or settled a call (the verified principal).
+  `
+  ALTER TABLE calls ADD COLUMN decided_by TEXT;
+  `,
 ];
 
 /** True when the thread's tables exist; an id that was never created has none. */

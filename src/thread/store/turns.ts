@@ -1,9 +1,8 @@
 /**
- * Turns, the pending inbox and the scripted model's steps. A turn's final status is stored so a
- * client that connects later sees how it ended.
+ * Turns and the pending inbox. A turn's final status is stored so a client that connects later
+ * sees how it ended.
  * @module
  */
-import type { StoredStep } from "../../models/scripted.js";
 
 /** Final and running states of a turn. */
 export type TurnStatus = "running" | "waiting" | "completed" | "stopped" | "failed";
@@ -26,7 +25,7 @@ export interface PendingMessage {
   metadata?: Record<string, unknown>;
 }
 
-/** Turn rows, inbox rows and script rows. */
+/** Turn rows and inbox rows. */
 export class TurnStore {
   constructor(private readonly sql: SqlStorage) {}
 
@@ -108,20 +107,5 @@ export class TurnStore {
 
   inboxSize(): number {
     return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM inbox").one().n;
-  }
-
-  /** Appends scripted-model steps. */
-  addScript(steps: readonly StoredStep[]): void {
-    for (const step of steps) this.sql.exec("INSERT INTO script (step) VALUES (?)", JSON.stringify(step));
-  }
-
-  /** Takes the next unplayed step, marking it played in the same write. */
-  nextScriptStep(): StoredStep | undefined {
-    const row = this.sql
-      .exec<{ step: string }>(
-        "UPDATE script SET consumed = 1 WHERE id = (SELECT MIN(id) FROM script WHERE consumed = 0) RETURNING step",
-      )
-      .toArray()[0];
-    return row ? (JSON.parse(row.step) as StoredStep) : undefined;
   }
 }

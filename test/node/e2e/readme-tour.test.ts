@@ -4,7 +4,7 @@
  * step's output is checked. The README's route and event tables are checked against the code.
  */
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../../scripts/lib/dev-server.mjs";
@@ -80,7 +80,10 @@ const CHECKS: Array<{ name: string; check: (out: string, ctx: Record<string, any
     name: "list the tools",
     check: (out) => {
       const body = json(out);
-      expect(body.tools.map((t: any) => t.name)).toEqual(EXAMPLE_TOOLS);
+      // Every tool in agents/tools/: the example's four, and any you add.
+      const files = readdirSync(join(REPO_ROOT, "agents/tools")).filter((f) => f.endsWith(".ts")).map((f) => f.slice(0, -3));
+      expect(body.tools.map((t: any) => t.name)).toEqual(files.sort());
+      expect(files).toEqual(expect.arrayContaining(EXAMPLE_TOOLS));
       expect(body.configHash).toMatch(/^[0-9a-f]{64}$/);
     },
   },
@@ -126,7 +129,7 @@ const CHECKS: Array<{ name: string; check: (out: string, ctx: Record<string, any
       expect(fs.map((f) => f.seq)).toEqual(range1(11));
       expect(fs.map((f) => f.type)).toEqual([...ONE_TOOL_TURN_TYPES]);
       for (const f of fs) expect(Object.keys(f).sort()).toEqual(["at", "data", "seq", "type"]);
-      expect(fs[0]!.data).toEqual({ threadId: ctx.thread, agentId: "default" });
+      expect(fs[0]!.data).toEqual({ threadId: ctx.thread, agentId: "example" });
       expect(fs[5]!.data).toEqual({ callId: "call_1", toolName: "roll_dice", source: "model", input: { sides: 6, count: 2 } });
       expect(fs[6]!.data).toMatchObject({ callId: "call_1", status: "succeeded", isError: false, attempts: 1 });
       expect(fs[10]!.data).toMatchObject({ status: "completed", steps: 2 });
@@ -173,7 +176,7 @@ describe("README.md", () => {
       return methods.split("|").map((m) => `${m} ${path.replace(/\?.*$/, "")}`);
     });
     const documented = tableRows(README, "HTTP surface").map(([method, path]) => `${unquote(method!)} ${unquote(path!).replace(/\?.*$/, "")}`);
-    expect(documented.filter((r) => r !== "GET /").sort()).toEqual(served.sort());
+    expect(documented.sort()).toEqual(served.sort());
   });
 
   it("lists exactly the built-in event types, and only error codes that exist", () => {
@@ -187,7 +190,7 @@ describe("README.md", () => {
 
 let shared: DevServer | undefined;
 async function startWeftOnce(): Promise<DevServer> {
-  shared ??= await startWeft();
+  shared ??= await startWeft(undefined, "wrangler.toml");
   return shared;
 }
 afterAll(async () => {

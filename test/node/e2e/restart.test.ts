@@ -29,7 +29,7 @@ it("keeps the thread, its messages and its events across a restart", async () =>
   const id = await createThread(weft.url, { userId: "user-42" });
   const posted = await call(weft.url, "POST", `/threads/${id}/messages`, {
     content: "Remember the door code.",
-    script: [{ text: "Saving it.", toolCalls: [{ id: "call_save", name: "add_note", arguments: { title: "door", body: "4711" } }] }, { text: "Saved." }],
+    script: [{ text: "Saving it.", toolCalls: [{ id: "call_save", name: "save_draft", arguments: { title: "door", body: "4711" } }] }, { text: "Saved." }],
   });
   expect(posted.status).toBe(202);
   const before = await waitIdle(weft.url, id);
@@ -38,7 +38,7 @@ it("keeps the thread, its messages and its events across a restart", async () =>
   const callsBefore = (await call(weft.url, "GET", `/threads/${id}/calls`)).body;
   expect(messagesBefore.total).toBe(4);
   expect(framesBefore.map((f) => f.seq)).toEqual(range1(before.lastSeq));
-  expect(callsBefore.calls).toMatchObject([{ callId: "call_save", toolName: "add_note", status: "succeeded", attempts: 1 }]);
+  expect(callsBefore.calls).toMatchObject([{ callId: "call_save", toolName: "save_draft", status: "succeeded", attempts: 1 }]);
 
   await weft.stop();
   weft = await startWeft(stateDir);
@@ -54,7 +54,7 @@ it("keeps the thread, its messages and its events across a restart", async () =>
   const sub = await subscribe(weft.url, id, before.lastSeq);
   const next = await call(weft.url, "POST", `/threads/${id}/messages`, {
     content: "What was the code?",
-    script: [{ text: "Looking.", toolCalls: [{ id: "call_list", name: "list_notes", arguments: {} }] }, { text: "It is 4711." }],
+    script: [{ text: "Looking.", toolCalls: [{ id: "call_list", name: "list_drafts", arguments: {} }] }, { text: "It is 4711." }],
   });
   expect(next.body).toMatchObject({ queued: false, message: { id: 5 } });
   await sub.until((f) => f.some((e) => e.type === "turn_finished"));
@@ -62,7 +62,7 @@ it("keeps the thread, its messages and its events across a restart", async () =>
   expect(sub.frames[0]!.seq).toBe(before.lastSeq + 1);
   expect(sub.frames.map((f) => f.seq)).toEqual(range1(sub.frames.length).map((n) => n + before.lastSeq));
   const listed = sub.frames.find((f) => f.type === "tool_call_finished")!.data;
-  expect(JSON.parse(listed.result)).toEqual([{ title: "door", body: "4711", createdAt: expect.any(String) }]);
+  expect(JSON.parse(listed.result)).toEqual([{ title: "door", body: "4711" }]);
   const calls = (await call(weft.url, "GET", `/threads/${id}/calls`)).body.calls;
-  expect(calls.filter((c: any) => c.toolName === "add_note")).toHaveLength(1);
+  expect(calls.filter((c: any) => c.toolName === "save_draft")).toHaveLength(1);
 });

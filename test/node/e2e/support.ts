@@ -1,7 +1,7 @@
 /**
- * Helpers for the end-to-end suite: a real `wrangler dev` of the main `wrangler.toml` (the example
- * agent exactly as `npm start` serves it), JSON over Node's global `fetch`, and a thread's event
- * stream over Node's global `WebSocket`.
+ * Helpers for the end-to-end suite: a real `wrangler dev` of weft over its test fixtures
+ * (`test/wrangler.toml`; the README tour alone serves the example agent), JSON over Node's global
+ * `fetch`, and a thread's event stream over Node's global `WebSocket`.
  * @module
  */
 import { startDevServer, type DevServer } from "../../../scripts/lib/dev-server.mjs";
@@ -16,15 +16,19 @@ export interface Frame {
   at: string;
 }
 
-/** The tools the example agent in `agents/tools/` defines. */
+/** The tools the example agent in `agents/tools/` defines (the README tour's agent). */
 export const EXAMPLE_TOOLS = ["add_note", "get_current_time", "list_notes", "roll_dice"];
 
 /**
- * Starts `wrangler dev --config wrangler.toml` on free ports. With `persistTo`, state lives in
- * that folder and survives a stop, so a second start on it is a restart.
+ * Starts `wrangler dev` on free ports: weft over test/fixtures/ (`test/wrangler.toml`), or with
+ * `config: "wrangler.toml"` the project exactly as `npm start` serves it. With `persistTo`, state
+ * lives in that folder and survives a stop, so a second start on it is a restart.
  */
-export function startWeft(persistTo?: string): Promise<DevServer> {
-  return startDevServer({ config: "wrangler.toml", readyPath: "/v1/tools", ...(persistTo ? { persistTo } : {}) });
+export function startWeft(persistTo?: string, config = "test/wrangler.toml"): Promise<DevServer> {
+  // The fixtures' config carries test credentials for the in-workerd auth suites; blanking them
+  // here leaves development mode (as `npm start` runs), so these clients need no token.
+  const devMode = config === "test/wrangler.toml" ? ["--var", "WEFT_API_KEYS:", "--var", "WEFT_JWT_SECRET:"] : [];
+  return startDevServer({ config, readyPath: "/v1/tools", extraArgs: devMode, ...(persistTo ? { persistTo } : {}) });
 }
 
 /** A JSON answer: status and parsed body. */
@@ -143,7 +147,7 @@ export function range1(n: number): number[] {
 }
 
 /**
- * A script of `steps` model steps, each calling get_current_time, roll_dice and list_notes in
+ * A script of `steps` model steps, each calling get_server_time, sum_range and list_drafts in
  * parallel, then a closing text step: many frames for reconnect tests.
  */
 export function busyScript(steps: number, tag: string): unknown[] {
@@ -152,9 +156,9 @@ export function busyScript(steps: number, tag: string): unknown[] {
     script.push({
       text: `step ${i}`,
       toolCalls: [
-        { id: `${tag}_time_${i}`, name: "get_current_time", arguments: {} },
-        { id: `${tag}_dice_${i}`, name: "roll_dice", arguments: { sides: 6, count: 2 } },
-        { id: `${tag}_notes_${i}`, name: "list_notes", arguments: {} },
+        { id: `${tag}_time_${i}`, name: "get_server_time", arguments: {} },
+        { id: `${tag}_sum_${i}`, name: "sum_range", arguments: { from: 1, to: 2 } },
+        { id: `${tag}_drafts_${i}`, name: "list_drafts", arguments: {} },
       ],
     });
   }

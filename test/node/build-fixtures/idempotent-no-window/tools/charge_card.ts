@@ -1,6 +1,6 @@
 import { defineTool } from "@standardagents/spec";
 
-// seed-002: effect idempotent requires dedupWindowMs; this one omits it.
+// weft's effect table: effect idempotent requires dedupWindowMs; this one omits it.
 export default defineTool({
   description: "Charge a card, declared idempotent without a dedup window",
   effect: "idempotent",

@@ -1,0 +1,209 @@
+// @ts-check
+/**
+ * A fake model provider speaking three real wire formats with streaming, for tests and the
+ * `bfcl --via` harness. It plays scripted steps, queued per API key (the bearer token, or
+ * Anthropic's `x-api-key`), so each thread can own a key and its own script:
+ *
+ *   POST /v1/chat/completions  OpenAI Chat Completions (SSE chunks with tool-call argument deltas)
+ *   POST /v1/responses         OpenAI Responses API (SSE events)
+ *   POST /v1/messages          Anthropic Messages (SSE, `input_json_delta`)
+ *   POST /__fake/script        `{ key, steps }` queues steps (used from inside workerd)
+ *   GET  /__fake/requests?key= the request bodies a key sent, oldest first
+ *
+ * A step: `{ text?, toolCalls?: [{ id, name, arguments }], usage?: { input, output, cached },
+ * chunk?: <characters per argument delta>, trailingEmptyArgs?: true, cutAfterEvents?: <n>,
+ * error?: { status, message, retryAfter? } }`. `arguments` is sent byte for byte.
+ * @module
+ */
+import http from "node:http";
+
+/**
+ * @typedef {{ id: string, name: string, arguments: string }} FakeCall
+ * @typedef {{ text?: string, toolCalls?: FakeCall[], usage?: { input?: number, output?: number, cached?: number },
+ *   chunk?: number, trailingEmptyArgs?: boolean, cutAfterEvents?: number,
+ *   error?: { status: number, message: string, retryAfter?: string } }} FakeStep
+ */
+
+/** Creates a fake provider; `handle` answers a WHATWG Request. */
+export function createFakeProvider() {
+  /** @type {Map<string, FakeStep[]>} */
+  const queues = new Map();
+  /** @type {Array<{ key: string, path: string, body: any }>} */
+  const requests = [];
+
+  /** Queues steps for an API key. @param {string} key @param {FakeStep[]} steps */
+  function script(key, steps) {
+    queues.set(key, [...(queues.get(key) ?? []), ...steps]);
+  }
+
+  /** @param {Request} request @returns {Promise<Response>} */
+  async function handle(request) {
+    const url = new URL(request.url);
+    if (url.pathname === "/__fake/script" && request.method === "POST") {
+      const { key, steps } = await request.json();
+      script(key, steps);
+      return Response.json({ queued: steps.length });
+    }
+    if (url.pathname === "/__fake/requests") {
+      const key = url.searchParams.get("key");
+      return Response.json(requests.filter((r) => r.key === key).map((r) => ({ path: r.path, body: r.body })));
+    }
+    const key = (request.headers.get("authorization") ?? "").replace(/^Bearer /, "") || request.headers.get("x-api-key") || "";
+    const body = request.method === "POST" ? await request.json().catch(() => null) : null;
+    const format = url.pathname.endsWith("/chat/completions") ? "chat" : url.pathname.endsWith("/responses") ? "responses" : url.pathname.endsWith("/messages") ? "anthropic" : null;
+    if (!format) return Response.json({ error: { message: `fake provider: no route ${url.pathname}` } }, { status: 404 });
+    requests.push({ key, path: url.pathname, body });
+    const step = queues.get(key)?.shift();
+    if (!step) return Response.json({ error: { message: `fake provider: no scripted step left for key ${JSON.stringify(key)}` } }, { status: 400 });
+    if (step.error) {
+      const headers = step.error.retryAfter !== undefined ? { "retry-after": step.error.retryAfter } : undefined;
+      return Response.json({ error: { message: step.error.message, type: "fake_error" } }, { status: step.error.status, headers });
+    }
+    const events = format === "chat" ? chatEvents(step, body) : format === "responses" ? responsesEvents(step, body) : anthropicEvents(step, body);
+    const cut = step.cutAfterEvents !== undefined ? events.slice(0, step.cutAfterEvents) : events;
+    const text = cut.join("");
+    return new Response(text, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
+  }
+
+  return { handle, script, requests };
+}
+
+/**
+ * Splits text into pieces of `size` characters (at least 1 piece, even for "").
+ * @param {string} text @param {number | undefined} size @returns {string[]}
+ */
+function pieces(text, size) {
+  if (!size || size <= 0 || text.length <= size) return [text];
+  const out = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
+
+/** @param {unknown} data @param {string} [event] */
+const sse = (data, event) => `${event ? `event: ${event}\n` : ""}data: ${JSON.stringify(data)}\n\n`;
+
+/** OpenAI Chat Completions chunks. @param {FakeStep} step @param {any} body */
+function chatEvents(step, body) {
+  const base = { id: "chatcmpl-fake", object: "chat.completion.chunk", created: 1_700_000_000, model: body?.model ?? "fake" };
+  /** @param {unknown} delta @param {string | null} [finish] */
+  const chunk = (delta, finish = null) => sse({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] });
+  const out = [chunk({ role: "assistant", content: "" })];
+  for (const piece of step.text ? pieces(step.text, step.chunk) : []) out.push(chunk({ content: piece }));
+  (step.toolCalls ?? []).forEach((call, index) => {
+    const parts = pieces(call.arguments, step.chunk);
+    out.push(chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: parts[0] } }] }));
+    for (const piece of parts.slice(1)) out.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+    if (step.trailingEmptyArgs) out.push(chunk({ tool_calls: [{ index, function: { arguments: "" } }] }));
+  });
+  out.push(chunk({}, (step.toolCalls ?? []).length > 0 ? "tool_calls" : "stop"));
+  const u = step.usage ?? {};
+  out.push(sse({ ...base, choices: [], usage: { prompt_tokens: u.input ?? 10, completion_tokens: u.output ?? 5, total_tokens: (u.input ?? 10) + (u.output ?? 5), prompt_tokens_details: { cached_tokens: u.cached ?? 0 } } }));
+  out.push("data: [DONE]\n\n");
+  return out;
+}
+
+/** OpenAI Responses API events. @param {FakeStep} step @param {any} body */
+function responsesEvents(step, body) {
+  const response = { id: "resp_fake", object: "response", created_at: 1_700_000_000, model: body?.model ?? "fake", status: "in_progress", output: [] };
+  const out = [sse({ type: "response.created", sequence_number: 0, response }, "response.created")];
+  let index = 0;
+  /** @type {unknown[]} */
+  const output = [];
+  if (step.text) {
+    const item = { type: "message", id: "msg_fake", role: "assistant", status: "in_progress", content: [] };
+    out.push(sse({ type: "response.output_item.added", output_index: index, item }, "response.output_item.added"));
+    for (const piece of pieces(step.text, step.chunk)) {
+      out.push(sse({ type: "response.output_text.delta", item_id: item.id, output_index: index, content_index: 0, delta: piece, logprobs: [] }, "response.output_text.delta"));
+    }
+    const done = { ...item, status: "completed", content: [{ type: "output_text", text: step.text, annotations: [] }] };
+    out.push(sse({ type: "response.output_item.done", output_index: index, item: done }, "response.output_item.done"));
+    output.push(done);
+    index += 1;
+  }
+  for (const call of step.toolCalls ?? []) {
+    const item = { type: "function_call", id: `fc_${call.id}`, call_id: call.id, name: call.name, arguments: "", status: "in_progress" };
+    out.push(sse({ type: "response.output_item.added", output_index: index, item }, "response.output_item.added"));
+    for (const piece of pieces(call.arguments, step.chunk)) {
+      out.push(sse({ type: "response.function_call_arguments.delta", item_id: item.id, output_index: index, delta: piece }, "response.function_call_arguments.delta"));
+    }
+    out.push(sse({ type: "response.function_call_arguments.done", item_id: item.id, output_index: index, arguments: call.arguments }, "response.function_call_arguments.done"));
+    const done = { ...item, arguments: call.arguments, status: "completed" };
+    out.push(sse({ type: "response.output_item.done", output_index: index, item: done }, "response.output_item.done"));
+    output.push(done);
+    index += 1;
+  }
+  const u = step.usage ?? {};
+  const usage = { input_tokens: u.input ?? 10, input_tokens_details: { cached_tokens: u.cached ?? 0 }, output_tokens: u.output ?? 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: (u.input ?? 10) + (u.output ?? 5) };
+  out.push(sse({ type: "response.completed", response: { ...response, status: "completed", output, usage, incomplete_details: null } }, "response.completed"));
+  return out;
+}
+
+/** Anthropic Messages events. @param {FakeStep} step @param {any} body */
+function anthropicEvents(step, body) {
+  const u = step.usage ?? {};
+  const out = [
+    sse(
+      {
+        type: "message_start",
+        message: { id: "msg_fake", type: "message", role: "assistant", content: [], model: body?.model ?? "fake", stop_reason: null, stop_sequence: null, usage: { input_tokens: u.input ?? 10, output_tokens: 1, cache_read_input_tokens: u.cached ?? 0, cache_creation_input_tokens: 0 } },
+      },
+      "message_start",
+    ),
+  ];
+  let index = 0;
+  if (step.text) {
+    out.push(sse({ type: "content_block_start", index, content_block: { type: "text", text: "" } }, "content_block_start"));
+    for (const piece of pieces(step.text, step.chunk)) out.push(sse({ type: "content_block_delta", index, delta: { type: "text_delta", text: piece } }, "content_block_delta"));
+    out.push(sse({ type: "content_block_stop", index }, "content_block_stop"));
+    index += 1;
+  }
+  for (const call of step.toolCalls ?? []) {
+    out.push(sse({ type: "content_block_start", index, content_block: { type: "tool_use", id: call.id, name: call.name, input: {} } }, "content_block_start"));
+    for (const piece of pieces(call.arguments, step.chunk)) {
+      out.push(sse({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: piece } }, "content_block_delta"));
+    }
+    out.push(sse({ type: "content_block_stop", index }, "content_block_stop"));
+    index += 1;
+  }
+  const stop = (step.toolCalls ?? []).length > 0 ? "tool_use" : "end_turn";
+  out.push(sse({ type: "message_delta", delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: u.output ?? 5 } }, "message_delta"));
+  out.push(sse({ type: "message_stop" }, "message_stop"));
+  return out;
+}
+
+/**
+ * Serves a fake provider over Node HTTP on 127.0.0.1.
+ * @param {ReturnType<typeof createFakeProvider>} fake
+ * @returns {Promise<{ url: string, close(): Promise<void> }>}
+ */
+export async function serveFakeProvider(fake, port = 0) {
+  const server = http.createServer(async (req, res) => {
+    try {
+      const chunks = [];
+      for await (const c of req) chunks.push(c);
+      const body = Buffer.concat(chunks);
+      const request = new Request(`http://127.0.0.1${req.url}`, {
+        method: req.method,
+        headers: /** @type {any} */ (req.headers),
+        ...(body.length > 0 ? { body } : {}),
+      });
+      const response = await fake.handle(request);
+      /** @type {Record<string, string>} */
+      const headers = {};
+      response.headers.forEach((value, name) => {
+        headers[name] = value;
+      });
+      res.writeHead(response.status, headers);
+      res.end(Buffer.from(await response.arrayBuffer()));
+    } catch (e) {
+      res.writeHead(500, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: String(e) } }));
+    }
+  });
+  await new Promise((resolve) => server.listen(port, "127.0.0.1", () => resolve(undefined)));
+  const address = /** @type {import("node:net").AddressInfo} */ (server.address());
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve(undefined))),
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * The caller's own account: env values at the user-account level of env resolution (between an
+ * agent's defaults and the Worker's vars). Secret values are never shown back.
+ * @module
+ */
+import { Hono } from "hono";
+import { WeftError } from "../errors.js";
+import type { AuthedEnv } from "./auth.js";
+import { AccountEnvBody } from "./schemas.js";
+import { accountStub, unwrap } from "./stubs.js";
+import { jsonBody } from "./validate.js";
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+
+/** The `/account` routes. */
+export function accountRoutes() {
+  const app = new Hono<AuthedEnv>();
+
+  const account = (c: { env: AuthedEnv["Bindings"]; var: AuthedEnv["Variables"] }) => {
+    const stub = accountStub(c.env, c.var.caller);
+    if (!stub) throw new WeftError("invalid_config", "user accounts need the ACCOUNT Durable Object binding");
+    return stub;
+  };
+  const envName = (raw: string) => {
+    if (!NAME.test(raw)) throw new WeftError("invalid_request", `name: expected ${NAME.source}`, { path: ["name"] });
+    return raw;
+  };
+
+  app.get("/", (c) => c.json({ userId: c.var.caller.userId, name: c.var.caller.name, roles: c.var.caller.roles, admin: c.var.caller.admin }));
+
+  app.get("/env", async (c) => {
+    const values = await account(c).envValues();
+    const env = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, v.type === "text" ? v : { type: v.type }]));
+    return c.json({ env });
+  });
+
+  app.put("/env/:name", jsonBody(AccountEnvBody), async (c) => {
+    const name = envName(c.req.param("name"));
+    const body = c.req.valid("json");
+    unwrap(await account(c).setEnv(name, body.value, body.type ?? "secret"));
+    return c.json({ name, type: body.type ?? "secret" });
+  });
+
+  app.delete("/env/:name", async (c) => c.json(unwrap(await account(c).deleteEnv(envName(c.req.param("name"))))));
+
+  return app;
+}

@@ -1,0 +1,174 @@
+/**
+ * Authentication as Hono middleware: every request gets a verified `Caller` or a 401. Bearer
+ * tokens are JWTs (HS256 with `WEFT_JWT_SECRET`, or RS256/ES256 against `WEFT_JWKS_URL` /
+ * `WEFT_JWKS`; `exp`, `nbf`, `iss`, `aud` checked with a small clock skew, via `jose`) or static
+ * API keys (`WEFT_API_KEYS`: SHA-256 hashes of the keys, compared in constant time).
+ *
+ * Without any of those, weft refuses every request (503 `auth_not_configured`) unless
+ * `WEFT_AUTH = "none"` says so on purpose, or it runs in development mode: `WEFT_DEV_MODE=on`
+ * (only `npm start` passes it, as `wrangler dev --var`, so no config file can ship it) and the
+ * request arrives on a loopback host (a deployed Worker is never reached as localhost).
+ * @module
+ */
+import type { MiddlewareHandler } from "hono";
+import { type JWTPayload, createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, jwtVerify } from "jose";
+import { WeftError } from "../errors.js";
+import type { Caller, Principal } from "../thread/api.js";
+import type { WeftEnv } from "../thread/durable.js";
+
+/** Hono env of routes behind {@link authenticate}. */
+export type AuthedEnv = { Bindings: WeftEnv; Variables: { caller: Caller } };
+
+/** Header on every response of a development-mode Worker. */
+export const DEV_MODE_HEADER = "x-weft-dev-mode";
+
+/** Seconds of clock skew allowed on `exp` and `nbf`. */
+export const CLOCK_SKEW_S = 30;
+
+/** Who every request is in development mode: an admin, so nothing is hidden while developing. */
+export const DEV_PRINCIPAL: Principal = { userId: "dev", name: "development user", roles: ["admin"] };
+/** Who every request is under `WEFT_AUTH = "none"`. */
+export const ANONYMOUS: Principal = { userId: "anonymous", name: "anonymous", roles: [] };
+
+/** How this Worker authenticates: verify tokens, no auth on purpose, development, or refuse. */
+export type AuthMode = "verify" | "none" | "dev" | "refuse";
+
+/** True when any way to verify a token is configured. */
+export function authConfigured(env: WeftEnv): boolean {
+  return [env.WEFT_JWT_SECRET, env.WEFT_JWKS_URL, env.WEFT_JWKS, env.WEFT_API_KEYS].some((v) => typeof v === "string" && v !== "");
+}
+
+const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|[a-z0-9-]+\.localhost)$/i;
+
+/** The mode for a request to `url`. */
+export function authMode(env: WeftEnv, url: URL): AuthMode {
+  if (authConfigured(env)) return "verify";
+  if (env.WEFT_AUTH === "none") return "none";
+  if (env.WEFT_DEV_MODE === "on" && LOOPBACK.test(url.hostname)) return "dev";
+  return "refuse";
+}
+
+/** The caller a principal acts as; `admin` from the role named by `WEFT_ADMIN_ROLE` (default "admin"). */
+export function callerOf(env: WeftEnv, p: Principal): Caller {
+  const adminRole = typeof env.WEFT_ADMIN_ROLE === "string" && env.WEFT_ADMIN_ROLE ? env.WEFT_ADMIN_ROLE : "admin";
+  return { userId: p.userId, name: p.name, roles: p.roles, admin: p.roles.includes(adminRole) };
+}
+
+const remoteSets = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
+
+function unauthenticated(message: string): WeftError {
+  return new WeftError("unauthenticated", message);
+}
+
+function principalOfClaims(claims: JWTPayload): Principal {
+  if (typeof claims.sub !== "string" || claims.sub === "") throw unauthenticated("token has no sub claim (the user id)");
+  const roles = Array.isArray(claims.roles) ? claims.roles.filter((r): r is string => typeof r === "string") : [];
+  return { userId: claims.sub, name: typeof claims.name === "string" ? claims.name : claims.sub, roles };
+}
+
+/**
+ * Verifies a JWT against the configured key and claims.
+ * @throws WeftError `unauthenticated` naming what failed (expired, audience, signature, ...).
+ */
+export async function verifyJwt(env: WeftEnv, token: string): Promise<Principal> {
+  const options = {
+    clockTolerance: CLOCK_SKEW_S,
+    requiredClaims: ["exp"],
+    ...(typeof env.WEFT_JWT_ISSUER === "string" && env.WEFT_JWT_ISSUER ? { issuer: env.WEFT_JWT_ISSUER } : {}),
+    ...(typeof env.WEFT_JWT_AUDIENCE === "string" && env.WEFT_JWT_AUDIENCE ? { audience: env.WEFT_JWT_AUDIENCE } : {}),
+  };
+  try {
+    let header: { alg?: string } = {};
+    try {
+      header = JSON.parse(atob(token.split(".")[0]!.replace(/-/g, "+").replace(/_/g, "/")));
+    } catch {
+      throw unauthenticated("token is not a JWT");
+    }
+    if (header.alg === "HS256" && typeof env.WEFT_JWT_SECRET === "string" && env.WEFT_JWT_SECRET) {
+      const key = new TextEncoder().encode(env.WEFT_JWT_SECRET);
+      return principalOfClaims((await jwtVerify(token, key, { ...options, algorithms: ["HS256"] })).payload);
+    }
+    const algorithms = ["RS256", "ES256"];
+    if (typeof env.WEFT_JWKS === "string" && env.WEFT_JWKS) {
+      const set = createLocalJWKSet(JSON.parse(env.WEFT_JWKS));
+      return principalOfClaims((await jwtVerify(token, set, { ...options, algorithms })).payload);
+    }
+    if (typeof env.WEFT_JWKS_URL === "string" && env.WEFT_JWKS_URL) {
+      let set = remoteSets.get(env.WEFT_JWKS_URL);
+      if (!set) remoteSets.set(env.WEFT_JWKS_URL, (set = createRemoteJWKSet(new URL(env.WEFT_JWKS_URL))));
+      return principalOfClaims((await jwtVerify(token, set, { ...options, algorithms })).payload);
+    }
+    throw unauthenticated(`no key is configured for ${JSON.stringify(header.alg)} tokens`);
+  } catch (e) {
+    if (e instanceof WeftError) throw e;
+    if (e instanceof joseErrors.JWTExpired) throw unauthenticated("token expired");
+    if (e instanceof joseErrors.JWTClaimValidationFailed) throw unauthenticated(`token claim ${JSON.stringify(e.claim)} is not acceptable: ${e.reason}`);
+    if (e instanceof joseErrors.JOSEError) throw unauthenticated(`token refused: ${e.code}`);
+    throw unauthenticated("token could not be verified");
+  }
+}
+
+const hex = (bytes: ArrayBuffer) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
+
+/** SHA-256 of an API key, hex: what `WEFT_API_KEYS` stores instead of the key. */
+export async function hashApiKey(key: string): Promise<string> {
+  return hex(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)));
+}
+
+/**
+ * Finds the principal of an API key. `WEFT_API_KEYS` is JSON: `{ "<sha256 hex>": { userId, name?,
+ * roles? } }`. Every stored hash is compared, in constant time, whatever matches.
+ * @throws WeftError `unauthenticated` for an unknown key.
+ */
+export async function verifyApiKey(env: WeftEnv, key: string): Promise<Principal> {
+  let table: Record<string, { userId: string; name?: string; roles?: string[] }> = {};
+  try {
+    table = typeof env.WEFT_API_KEYS === "string" && env.WEFT_API_KEYS ? JSON.parse(env.WEFT_API_KEYS) : {};
+  } catch {
+    throw new WeftError("invalid_config", "WEFT_API_KEYS is not valid JSON");
+  }
+  const given = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)));
+  let found: Principal | null = null;
+  for (const [hash, who] of Object.entries(table)) {
+    const stored = new Uint8Array((hash.match(/[0-9a-f]{2}/gi) ?? []).map((h) => parseInt(h, 16)));
+    if (stored.byteLength === given.byteLength && crypto.subtle.timingSafeEqual(stored, given) && found === null) {
+      found = { userId: who.userId, name: who.name ?? who.userId, roles: who.roles ?? [] };
+    }
+  }
+  if (!found) throw unauthenticated("unknown API key");
+  return found;
+}
+
+function bearerOf(req: Request, url: URL): string | null {
+  const header = req.headers.get("authorization");
+  const m = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
+  if (m) return m[1]!;
+  // Browsers cannot set headers on a WebSocket: upgrades may carry the token as ?access_token=.
+  if (req.headers.get("upgrade")?.toLowerCase() === "websocket") return url.searchParams.get("access_token");
+  return null;
+}
+
+/** The middleware: sets `c.var.caller` or answers 401/503; marks development-mode responses. */
+export function authenticate(): MiddlewareHandler<AuthedEnv> {
+  return async function authenticateRequest(c, next) {
+    const url = new URL(c.req.url);
+    const mode = authMode(c.env, url);
+    if (mode === "dev") c.header(DEV_MODE_HEADER, `on: no authentication, every request acts as "${DEV_PRINCIPAL.userId}" (admin); local development only`);
+    if (mode === "refuse") {
+      throw new WeftError(
+        "auth_not_configured",
+        'no authentication is configured: set WEFT_JWT_SECRET, WEFT_JWKS_URL or WEFT_API_KEYS (wrangler secret put), or WEFT_AUTH = "none" to run open on purpose',
+      );
+    }
+    let principal: Principal;
+    if (mode === "dev") principal = DEV_PRINCIPAL;
+    else if (mode === "none") principal = ANONYMOUS;
+    else {
+      const token = bearerOf(c.req.raw, url);
+      if (!token) throw unauthenticated("missing bearer token (Authorization: Bearer <token>)");
+      principal = token.split(".").length === 3 ? await verifyJwt(c.env, token) : await verifyApiKey(c.env, token);
+    }
+    c.set("caller", callerOf(c.env, principal));
+    await next();
+  };
+}

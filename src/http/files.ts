@@ -1,0 +1,46 @@
+/**
+ * A thread's files (full results that were capped for the model, and attachments): list, fetch
+ * with their content type and a `Content-Disposition`, delete. Owner only (admins may read).
+ * @module
+ */
+import { Hono } from "hono";
+import type { AuthedEnv } from "./auth.js";
+import { threadStub, unwrap } from "./stubs.js";
+
+/** The path after `/files/`, decoded once (stored paths hold percent-encoded call ids). */
+function filePath(url: string): string {
+  const raw = new URL(url).pathname;
+  return decodeURIComponent(raw.slice(raw.indexOf("/files/") + "/files/".length));
+}
+
+/** `filename*` per RFC 6266 / RFC 5987, so any name survives. */
+function disposition(path: string, mimeType: string): string {
+  const name = path.slice(path.lastIndexOf("/") + 1) || "file";
+  const inline = mimeType.startsWith("text/") || mimeType.startsWith("image/") || mimeType.includes("json");
+  return `${inline ? "inline" : "attachment"}; filename*=UTF-8''${encodeURIComponent(name)}`;
+}
+
+/** The `/threads/:id/files` routes. */
+export function fileRoutes() {
+  const app = new Hono<AuthedEnv>();
+
+  app.get("/:id/files", async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).listFiles(c.var.caller))));
+
+  app.get("/:id/files/*", async (c) => {
+    const path = filePath(c.req.url);
+    const file = unwrap(await threadStub(c.env, c.req.param("id")).getFile(c.var.caller, path));
+    const body = file.encoding === "utf-8" ? new TextEncoder().encode(file.data) : Uint8Array.from(atob(file.data), (ch) => ch.charCodeAt(0));
+    return new Response(body, {
+      headers: {
+        "content-type": file.mimeType,
+        "content-length": String(body.byteLength),
+        "content-disposition": disposition(path, file.mimeType),
+        "x-content-type-options": "nosniff",
+      },
+    });
+  });
+
+  app.delete("/:id/files/*", async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).deleteFile(c.var.caller, filePath(c.req.url)))));
+
+  return app;
+}

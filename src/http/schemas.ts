@@ -1,0 +1,81 @@
+/**
+ * Every route's request schema, in one place: bodies and query strings, as zod schemas that the
+ * validator middleware (validate.ts) applies. A mismatch is `invalid_request` naming the path.
+ * @module
+ */
+import * as z from "zod";
+import { CALL_STATUSES } from "../protocol.js";
+
+const EnvValue = z.union([z.string(), z.object({ value: z.string(), type: z.enum(["text", "secret"]).optional() })]);
+const Token = z.string().regex(/^[^:]+:.+$/, "expected <channelId>:<key>");
+const Int = (name: string) =>
+  z
+    .string()
+    .regex(/^\d{1,15}$/, `${name}: expected an integer`)
+    .transform(Number)
+    .optional();
+
+/** Body of `POST /threads`. The owner is the verified caller; a `userId` field is ignored. */
+export const CreateThreadBody = z.object({
+  agent: z.string().min(1).optional(),
+  arguments: z.record(z.string(), z.unknown()).optional(),
+  script: z.array(z.unknown()).optional(),
+  env: z.record(z.string(), EnvValue).optional(),
+  dryRun: z.boolean().optional(),
+  asOf: z.iso.datetime({ offset: true }).optional(),
+  continuationToken: Token.optional(),
+});
+
+/** Body of `POST /threads/:id/messages`. */
+export const PostMessageBody = z.object({
+  content: z.string(),
+  role: z.enum(["user", "system"]).optional(),
+  script: z.array(z.unknown()).optional(),
+});
+
+/** Body of `POST .../approve`; who approves is the verified caller, never a field. */
+export const ApproveBody = z.object({ argsHash: z.string().optional() });
+
+/** Body of `POST .../deny`. */
+export const DenyBody = z.object({ reason: z.string().optional() });
+
+/** Body of `POST .../settle`. */
+export const SettleBody = z.discriminatedUnion("outcome", [
+  z.object({ outcome: z.literal("succeeded"), result: z.string() }),
+  z.object({ outcome: z.literal("failed"), error: z.string().min(1) }),
+  z.object({ outcome: z.literal("retry") }),
+]);
+
+const DIRECT_CALL_FIELDS = {
+  input: z.unknown().optional(),
+  sessionId: z.string().min(1).optional(),
+  continuationToken: z.string().optional(),
+};
+
+/**
+ * Body of `POST /v1/tools/:name`: `sessionId` and `continuationToken` are mutually exclusive.
+ * Any other top-level key is refused by name: it is almost always a tool argument that belongs
+ * inside `input`.
+ */
+export const DirectCallBody = z.looseObject(DIRECT_CALL_FIELDS).superRefine((body, ctx) => {
+  for (const key of Object.keys(body)) {
+    if (!Object.hasOwn(DIRECT_CALL_FIELDS, key)) ctx.addIssue({ code: "custom", path: [key], message: 'unknown field; did you mean {"input": {...}}?' });
+  }
+});
+
+/** Body of `PUT /account/env/:name`; a value is a secret unless `type` says `text`. */
+export const AccountEnvBody = z.object({ value: z.string(), type: z.enum(["text", "secret"]).optional() });
+
+/** Query of `GET /threads/:id/messages`. */
+export const MessagesQuery = z.object({
+  limit: Int("limit"),
+  offset: Int("offset"),
+  order: z.enum(["asc", "desc"]).optional(),
+  includeSilent: z.enum(["true", "false", "1", "0"]).optional(),
+});
+
+/** Query of `GET /threads/:id/calls`. */
+export const CallsQuery = z.object({ status: z.enum(CALL_STATUSES).optional() });
+
+/** Query of `GET /threads`: newest first, `cursor` from the previous page's `nextCursor`. */
+export const ThreadsQuery = z.object({ limit: Int("limit"), cursor: z.string().min(1).optional() });

@@ -1,0 +1,61 @@
+/**
+ * Request checks as Hono middleware: bodies must be JSON (415 otherwise) and within the body
+ * limit (413), then the route's zod schema validates body or query (`invalid_request` naming the
+ * path). Nothing reaches a thread before these pass, so a refused request changes nothing.
+ * @module
+ */
+import type { MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { validator } from "hono/validator";
+import type { z } from "zod";
+import { WeftError } from "../errors.js";
+import { limitOf } from "../limits.js";
+import { describeIssues } from "../tools/schema.js";
+import type { AuthedEnv } from "./auth.js";
+
+const JSON_TYPE = /^application\/([\w.-]+\+)?json$/i;
+
+function hasBody(req: Request): boolean {
+  const length = req.headers.get("content-length");
+  return length !== null ? length !== "0" : req.body !== null;
+}
+
+/**
+ * Refuses a request body that is not `application/json` (415) or is over `WEFT_MAX_BODY_BYTES`
+ * (413). A cross-site form or `text/plain` post therefore never reaches a route.
+ */
+export function requestBodies(): MiddlewareHandler<AuthedEnv> {
+  return async function checkBody(c, next) {
+    if (!hasBody(c.req.raw)) return next();
+    const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim();
+    if (!JSON_TYPE.test(type)) {
+      throw new WeftError("unsupported_media_type", `request bodies must be application/json, not ${JSON.stringify(type || "(none)")}`, {
+        path: ["content-type"],
+      });
+    }
+    const maxSize = limitOf(c.env, "bodyBytes");
+    return bodyLimit({
+      maxSize,
+      onError: () => {
+        throw new WeftError("payload_too_large", `request body is over the ${maxSize}-byte limit (WEFT_MAX_BODY_BYTES)`, { limit: maxSize });
+      },
+    })(c, next);
+  };
+}
+
+function parse<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issues = describeIssues(parsed.error.issues);
+  throw new WeftError("invalid_request", issues.map((i) => i.message).join("; "), { path: issues[0]!.path, issues, in: where });
+}
+
+/** Validates the JSON body with `schema`; an absent body counts as `{}`. */
+export function jsonBody<S extends z.ZodType>(schema: S) {
+  return validator("json", (value, c) => parse(schema, hasBody(c.req.raw) ? value : {}, "body"));
+}
+
+/** Validates the query string with `schema` (each parameter once, as a string). */
+export function query<S extends z.ZodType>(schema: S) {
+  return validator("query", (value) => parse(schema, value, "query"));
+}

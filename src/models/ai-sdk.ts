@@ -1,0 +1,224 @@
+/**
+ * The AI SDK adapter: a weft `Model` over any AI SDK `LanguageModel` (any provider package, spec
+ * v2, v3 or v4). It calls the provider's `doStream` once per step, so weft keeps the raw argument
+ * text, does its own retries and sees every stream part.
+ * @module
+ */
+import { APICallError, type LanguageModelV4, type LanguageModelV4CallOptions, type LanguageModelV4Prompt, type LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import type { LanguageModel } from "ai";
+import { resolveLanguageModel } from "ai/internal";
+import { WeftError, errorMessage } from "../errors.js";
+import { type HistoryEntry, type Wire, providerHistory } from "./history.js";
+import { type FinishReason, type Model, ModelError, type ModelRequest, type ModelStreamPart, type ModelTool } from "./model.js";
+import { strictSchema } from "./strict.js";
+
+/** Options of {@link fromLanguageModel}. */
+export interface LanguageModelOptions {
+  /** Defaults to `<provider>:<model id>` as the model reports them. */
+  id?: string;
+  /** Which provider's history rules requests follow; default `generic`. */
+  wire?: Wire;
+  /** Send strict function schemas (OpenAI `strict: true`). */
+  strictTools?: boolean;
+  /** Context window in tokens. */
+  contextTokens?: number;
+  /** Provider-defined tools by weft tool name, for tools with `executionMode: "provider"`. */
+  providerTools?: Record<string, { id: `${string}.${string}`; args?: Record<string, unknown> }>;
+}
+
+/**
+ * Wraps an AI SDK language model as a weft `Model`.
+ * @throws WeftError `invalid_config` for a model given as a bare string (weft resolves
+ * `"<provider>:<model id>"` through its own registry) or of an unsupported spec version.
+ */
+export function fromLanguageModel(model: LanguageModel, options: LanguageModelOptions = {}): Model {
+  if (typeof model === "string") throw new WeftError("invalid_config", `model "${model}": pass a LanguageModel object, or name it as "<provider>:<model id>"`);
+  let lm: LanguageModelV4;
+  try {
+    lm = resolveLanguageModel(model);
+  } catch (e) {
+    throw new WeftError("invalid_config", `model: ${errorMessage(e)}`);
+  }
+  const wire = options.wire ?? "generic";
+  return {
+    id: options.id ?? `${lm.provider}:${lm.modelId}`,
+    wire,
+    ...(options.strictTools ? { strictTools: true } : {}),
+    ...(options.contextTokens ? { contextTokens: options.contextTokens } : {}),
+    stream: (request) => streamStep(lm, callOptions(request, wire, options), request.signal),
+  };
+}
+
+async function* streamStep(lm: LanguageModelV4, options: LanguageModelV4CallOptions, signal: AbortSignal): AsyncGenerator<ModelStreamPart> {
+  let stream: ReadableStream<LanguageModelV4StreamPart>;
+  try {
+    ({ stream } = await lm.doStream(options));
+  } catch (e) {
+    throw toModelError(e, signal);
+  }
+  const reader = stream.getReader();
+  let failure: unknown = null;
+  try {
+    for (;;) {
+      let next: ReadableStreamReadResult<LanguageModelV4StreamPart>;
+      try {
+        next = await reader.read();
+      } catch (e) {
+        throw toModelError(e, signal);
+      }
+      if (next.done) break;
+      const part = next.value;
+      switch (part.type) {
+        case "text-delta":
+          if (part.delta !== "") yield { type: "text-delta", delta: part.delta };
+          break;
+        case "tool-input-start":
+          yield { type: "tool-input-start", id: part.id, toolName: part.toolName };
+          break;
+        case "tool-input-delta":
+          if (part.delta !== "") yield { type: "tool-input-delta", id: part.id, delta: part.delta };
+          break;
+        case "tool-call":
+          yield {
+            type: "tool-call",
+            id: part.toolCallId,
+            toolName: part.toolName,
+            input: part.input,
+            ...(part.providerExecuted ? { providerExecuted: true } : {}),
+          };
+          break;
+        case "tool-result":
+          yield { type: "tool-result", id: part.toolCallId, toolName: part.toolName, result: part.result, ...(part.isError ? { isError: true } : {}) };
+          break;
+        case "error":
+          // An error before any output is the provider's answer; after output, the stream was cut.
+          if (part.error instanceof APICallError) throw toModelError(part.error, signal);
+          failure = part.error;
+          break;
+        case "finish": {
+          const usage = part.usage;
+          yield {
+            type: "finish",
+            finishReason: failure !== null ? "interrupted" : (part.finishReason.unified as FinishReason),
+            ...(part.finishReason.raw ? { rawFinishReason: part.finishReason.raw } : {}),
+            usage: {
+              ...(usage.inputTokens.total !== undefined ? { inputTokens: usage.inputTokens.total } : {}),
+              ...(usage.outputTokens.total !== undefined ? { outputTokens: usage.outputTokens.total } : {}),
+              ...(usage.inputTokens.cacheRead !== undefined ? { cachedInputTokens: usage.inputTokens.cacheRead } : {}),
+            },
+          };
+          return;
+        }
+        default:
+          break;
+      }
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+/** Maps a provider failure to a `ModelError`; 408, 409, 429, 5xx and network failures retry. */
+export function toModelError(e: unknown, signal?: AbortSignal): Error {
+  if (signal?.aborted) return e instanceof Error ? e : new Error(String(e));
+  if (e instanceof ModelError) return e;
+  if (APICallError.isInstance(e)) {
+    const status = e.statusCode;
+    const retryable = status === undefined ? true : status === 408 || status === 409 || status === 429 || status >= 500;
+    const retryAfterMs = retryAfterOf(e.responseHeaders);
+    const detail = providerMessage(e.responseBody) ?? e.message;
+    return new ModelError(`${status ? `provider answered ${status}: ` : ""}${detail}`, retryable, status, retryAfterMs);
+  }
+  // fetch throws TypeError on a network failure.
+  return new ModelError(errorMessage(e), e instanceof TypeError);
+}
+
+/** `Retry-After` (seconds or an HTTP date) or `retry-after-ms`, in milliseconds. */
+function retryAfterOf(headers: Record<string, string> | undefined): number | undefined {
+  if (!headers) return undefined;
+  const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+  const ms = Number(lower["retry-after-ms"]);
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const raw = lower["retry-after"];
+  if (raw === undefined) return undefined;
+  const seconds = Number(raw);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(raw);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/** The provider's own error message from a JSON error body, when it has one. */
+function providerMessage(body: string | undefined): string | undefined {
+  if (!body) return undefined;
+  try {
+    const parsed = JSON.parse(body) as { error?: { message?: unknown } | string; message?: unknown };
+    if (typeof parsed.error === "string") return parsed.error;
+    if (typeof parsed.error?.message === "string") return parsed.error.message;
+    if (typeof parsed.message === "string") return parsed.message;
+  } catch {
+    // Not JSON: the SDK's message says enough.
+  }
+  return undefined;
+}
+
+function callOptions(request: ModelRequest, wire: Wire, options: LanguageModelOptions): LanguageModelV4CallOptions {
+  const tools = request.tools.map((tool) => toolOf(tool, options));
+  return {
+    prompt: promptOf(request, wire),
+    ...(tools.length > 0 ? { tools, toolChoice: { type: "auto" as const } } : {}),
+    abortSignal: request.signal,
+  };
+}
+
+function toolOf(tool: ModelTool, options: LanguageModelOptions): NonNullable<LanguageModelV4CallOptions["tools"]>[number] {
+  const provided = tool.executionMode === "provider" ? options.providerTools?.[tool.name] : undefined;
+  if (provided) return { type: "provider", id: provided.id, name: tool.name, args: provided.args ?? {} };
+  const inputSchema = options.strictTools ? strictSchema(tool.inputSchema).schema : tool.inputSchema;
+  return {
+    type: "function",
+    name: tool.name,
+    description: tool.description,
+    inputSchema: inputSchema as never,
+    ...(options.strictTools ? { strict: true } : {}),
+  };
+}
+
+/** The provider prompt for a request: system text, then the history under the wire's rules. */
+export function promptOf(request: Pick<ModelRequest, "system" | "messages">, wire: Wire): LanguageModelV4Prompt {
+  const prompt: LanguageModelV4Prompt = [];
+  if (request.system) prompt.push({ role: "system", content: request.system });
+  for (const entry of providerHistory(request.messages, wire)) prompt.push(messageOf(entry));
+  return prompt;
+}
+
+function messageOf(entry: HistoryEntry): LanguageModelV4Prompt[number] {
+  switch (entry.role) {
+    case "system":
+      return { role: "system", content: entry.text };
+    case "user":
+      return { role: "user", content: [{ type: "text", text: entry.text }] };
+    case "assistant":
+      return {
+        role: "assistant",
+        content: [
+          ...(entry.text !== "" ? [{ type: "text" as const, text: entry.text }] : []),
+          ...entry.calls.map((c) => ({ type: "tool-call" as const, toolCallId: c.id, toolName: c.name, input: argumentsObject(c.arguments) })),
+        ],
+      };
+    case "tool":
+      return {
+        role: "tool",
+        content: entry.results.map((r) => ({ type: "tool-result" as const, toolCallId: r.callId, toolName: r.name, output: { type: "text" as const, value: r.text } })),
+      };
+  }
+}
+
+/** A call's arguments as the object providers require; text that is not a JSON object sends `{}`. */
+function argumentsObject(text: string): Record<string, unknown> {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}

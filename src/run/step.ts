@@ -1,0 +1,93 @@
+/**
+ * Reads one streamed model step into what the turn loop acts on: the text, the calls that
+ * completed, the calls whose stream was cut off, the finish reason and usage.
+ * @module
+ */
+import type { ToolCallRequest } from "../protocol.js";
+import type { FinishReason, ModelStreamPart, Usage } from "../models/model.js";
+
+/** A call whose arguments stopped streaming before the call completed; it never runs. */
+export interface CutOffCall {
+  id: string;
+  name: string;
+  /** The argument text received before the stream ended. */
+  partial: string;
+}
+
+/** A call the provider ran itself, with its result. */
+export interface ProviderCall extends ToolCallRequest {
+  result: unknown;
+  isError: boolean;
+}
+
+/** One model step as read from its stream. */
+export interface StepResult {
+  text: string;
+  /** Completed calls for weft to dispatch, in the order the model made them. */
+  toolCalls: ToolCallRequest[];
+  /** Calls the provider executed, with their results. */
+  providerCalls: ProviderCall[];
+  cutOff: CutOffCall[];
+  finishReason: FinishReason;
+  rawFinishReason?: string;
+  usage: Usage;
+}
+
+/** Observes a step while it streams (streamed events, progress arguments). */
+export interface StepObserver {
+  part(part: ModelStreamPart): void;
+}
+
+/**
+ * Consumes a model stream. A stream that ends with no `finish` part finishes as `interrupted`;
+ * any call that started but never completed is reported in `cutOff`, never in `toolCalls`.
+ * @throws whatever the stream throws (a provider error, an abort).
+ */
+export async function readStep(stream: AsyncIterable<ModelStreamPart>, observer?: StepObserver): Promise<StepResult> {
+  let text = "";
+  const open = new Map<string, CutOffCall>();
+  const toolCalls: ToolCallRequest[] = [];
+  const providerCalls: ProviderCall[] = [];
+  const executedByProvider = new Map<string, ToolCallRequest>();
+  let finish: { finishReason: FinishReason; rawFinishReason?: string; usage: Usage } | null = null;
+  for await (const part of stream) {
+    observer?.part(part);
+    switch (part.type) {
+      case "text-delta":
+        text += part.delta;
+        break;
+      case "tool-input-start":
+        open.set(part.id, { id: part.id, name: part.toolName, partial: "" });
+        break;
+      case "tool-input-delta": {
+        const call = open.get(part.id);
+        if (call) call.partial += part.delta;
+        break;
+      }
+      case "tool-call": {
+        open.delete(part.id);
+        const call = { id: part.id, name: part.toolName, arguments: part.input };
+        if (part.providerExecuted) executedByProvider.set(part.id, call);
+        else toolCalls.push(call);
+        break;
+      }
+      case "tool-result": {
+        const call = executedByProvider.get(part.id) ?? { id: part.id, name: part.toolName, arguments: "{}" };
+        providerCalls.push({ ...call, result: part.result, isError: part.isError === true });
+        break;
+      }
+      case "finish":
+        finish = { finishReason: part.finishReason, usage: part.usage, ...(part.rawFinishReason ? { rawFinishReason: part.rawFinishReason } : {}) };
+        break;
+    }
+  }
+  return {
+    text,
+    toolCalls,
+    providerCalls,
+    cutOff: [...open.values()],
+    finishReason: finish?.finishReason ?? "interrupted",
+    ...(finish?.rawFinishReason ? { rawFinishReason: finish.rawFinishReason } : {}),
+    usage: finish?.usage ?? {},
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * The UserAccount Durable Object: one per user (named by the user id). It keeps the user's env
+ * values (the user-account level of env resolution, between the agent's defaults and the
+ * Worker's vars and secrets) and an index of the user's threads, so listing them wakes no thread.
+ * @module
+ */
+import { DurableObject } from "cloudflare:workers";
+import { WeftError } from "../errors.js";
+import { type RpcResult, rpc } from "./rpc.js";
+import type { EnvType } from "./store/env.js";
+
+/** One thread in a user's index. `createdAt` is epoch milliseconds. */
+export interface ThreadEntry {
+  threadId: string;
+  agentId: string;
+  createdAt: number;
+}
+
+/** A page of `GET /threads`: newest first; `nextCursor` is null on the last page. */
+export interface ThreadPage {
+  threads: ThreadEntry[];
+  nextCursor: string | null;
+}
+
+/** The UserAccount's RPC methods (the class implements this interface). */
+export interface AccountApi {
+  /**
+   * Adds a thread to the index unless the user holds `max` threads already.
+   * @throws WeftError `too_many_threads` (429) at the limit; nothing is written then.
+   */
+  addThread(entry: ThreadEntry, max: number): Promise<RpcResult<null>>;
+  removeThread(threadId: string): Promise<RpcResult<null>>;
+  /** @throws WeftError `invalid_request` for a cursor this index did not issue. */
+  listThreads(options: { limit: number; cursor?: string }): Promise<RpcResult<ThreadPage>>;
+  /** Every env value with its type (for resolution and redaction inside the user's threads). */
+  envValues(): Promise<Record<string, { value: string; type: EnvType }>>;
+  setEnv(name: string, value: string, type: EnvType): Promise<RpcResult<null>>;
+  deleteEnv(name: string): Promise<RpcResult<{ deleted: boolean }>>;
+}
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS account_env (name TEXT PRIMARY KEY, value TEXT NOT NULL, type TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS account_threads (thread_id TEXT PRIMARY KEY, agent_id TEXT NOT NULL, created_at INTEGER NOT NULL);
+  CREATE INDEX IF NOT EXISTS account_threads_newest ON account_threads (created_at DESC, thread_id DESC);
+`;
+
+const encodeCursor = (e: { createdAt: number; threadId: string }) => btoa(`${e.createdAt}:${e.threadId}`);
+
+function decodeCursor(cursor: string): { createdAt: number; threadId: string } {
+  let text = "";
+  try {
+    text = atob(cursor);
+  } catch {
+    // Falls through to the error below.
+  }
+  const m = /^(\d{1,15}):([0-9a-f]{64})$/.exec(text);
+  if (!m) throw new WeftError("invalid_request", "cursor: not a cursor from a previous page", { path: ["cursor"] });
+  return { createdAt: Number(m[1]), threadId: m[2]! };
+}
+
+/** The UserAccount Durable Object class (binding `ACCOUNT`). */
+export class UserAccount extends DurableObject implements AccountApi {
+  private readonly sql: SqlStorage;
+
+  constructor(ctx: DurableObjectState, env: unknown) {
+    super(ctx, env as never);
+    this.sql = ctx.storage.sql;
+    this.sql.exec(SCHEMA);
+  }
+
+  async addThread(entry: ThreadEntry, max: number): Promise<RpcResult<null>> {
+    return rpc(() => {
+      const count = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM account_threads").one().n;
+      if (count >= max) {
+        throw new WeftError("too_many_threads", `this user has ${count} threads; the limit is ${max} threads per user (WEFT_MAX_THREADS_PER_USER)`, {
+          limit: max,
+        });
+      }
+      this.sql.exec("INSERT OR REPLACE INTO account_threads (thread_id, agent_id, created_at) VALUES (?, ?, ?)", entry.threadId, entry.agentId, entry.createdAt);
+      return null;
+    });
+  }
+
+  async removeThread(threadId: string): Promise<RpcResult<null>> {
+    return rpc(() => {
+      this.sql.exec("DELETE FROM account_threads WHERE thread_id = ?", threadId);
+      return null;
+    });
+  }
+
+  async listThreads(options: { limit: number; cursor?: string }): Promise<RpcResult<ThreadPage>> {
+    return rpc(() => {
+      const after = options.cursor ? decodeCursor(options.cursor) : { createdAt: Number.MAX_SAFE_INTEGER, threadId: "g" };
+      const rows = this.sql
+        .exec<{ thread_id: string; agent_id: string; created_at: number }>(
+          `SELECT * FROM account_threads WHERE created_at < ? OR (created_at = ? AND thread_id < ?)
+           ORDER BY created_at DESC, thread_id DESC LIMIT ?`,
+          after.createdAt,
+          after.createdAt,
+          after.threadId,
+          options.limit + 1,
+        )
+        .toArray();
+      const threads = rows.slice(0, options.limit).map((r) => ({ threadId: r.thread_id, agentId: r.agent_id, createdAt: r.created_at }));
+      return { threads, nextCursor: rows.length > options.limit ? encodeCursor(threads.at(-1)!) : null };
+    });
+  }
+
+  async envValues(): Promise<Record<string, { value: string; type: EnvType }>> {
+    const rows = this.sql.exec<{ name: string; value: string; type: EnvType }>("SELECT * FROM account_env").toArray();
+    return Object.fromEntries(rows.map((r) => [r.name, { value: r.value, type: r.type }]));
+  }
+
+  async setEnv(name: string, value: string, type: EnvType): Promise<RpcResult<null>> {
+    return rpc(() => {
+      this.sql.exec("INSERT OR REPLACE INTO account_env (name, value, type) VALUES (?, ?, ?)", name, value, type);
+      return null;
+    });
+  }
+
+  async deleteEnv(name: string): Promise<RpcResult<{ deleted: boolean }>> {
+    return rpc(() => {
+      const had = this.sql.exec("SELECT 1 FROM account_env WHERE name = ?", name).toArray().length > 0;
+      this.sql.exec("DELETE FROM account_env WHERE name = ?", name);
+      return { deleted: had };
+    });
+  }
+}
+
+/** The account stub of a user. */
+export function accountOf(ns: DurableObjectNamespace, userId: string): AccountApi {
+  return ns.get(ns.idFromName(userId)) as unknown as AccountApi;
+}

@@ -1,0 +1,93 @@
+/**
+ * The one typed RPC surface through which the Worker reaches a thread. The Thread Durable Object
+ * class `implements` it, so the compiler keeps the two in step (no hand-kept copy).
+ * @module
+ */
+import type { CallRecord, Message } from "../protocol.js";
+import type { UnavailableTool } from "../tools/catalog.js";
+import type { Settlement } from "../tools/decide.js";
+import type { CallOutcome } from "../tools/host.js";
+import type { GetMessagesOptions, MessagesResult } from "../tools/thread-state.js";
+import type { DirectCallInput, DirectCallOutcome } from "./direct.js";
+import type { RpcResult } from "./rpc.js";
+import type { FileInfo } from "./store/files.js";
+import type { ThreadMeta } from "./store/meta.js";
+import type { TurnRecord } from "./store/turns.js";
+
+/** A verified identity: who sent a request, as the auth middleware established it. */
+export interface Principal {
+  /** Stable id (a JWT's `sub`, or the user an API key was issued to). */
+  userId: string;
+  /** Display name. */
+  name: string;
+  roles: string[];
+}
+
+/** The principal acting on a thread; `admin` is true when it holds the configured admin role. */
+export interface Caller extends Principal {
+  admin: boolean;
+}
+
+/** Options of `POST /threads`. */
+export interface CreateThreadInput {
+  agent?: string;
+  arguments?: Record<string, unknown>;
+  script?: unknown;
+  env?: Record<string, { value: string; type?: "text" | "secret" } | string>;
+  dryRun?: boolean;
+  asOf?: string;
+  /** A direct call's scratch thread: removed by an alarm unless a call in it waits for a person. */
+  ephemeral?: boolean;
+}
+
+/** What `GET /threads/:id` returns. */
+export interface ThreadInfo extends ThreadMeta {
+  /** `waiting`: a turn waits for a person (an approval or a parked call). */
+  status: "idle" | "running" | "waiting";
+  messageCount: number;
+  lastSeq: number;
+  lastTurn?: TurnRecord;
+  /** What the model is offered: each usable tool's name, description and input JSON Schema. */
+  tools: { name: string; description: string; inputSchema: Record<string, unknown> }[];
+  /** Tools the agent defines that cannot be offered, with why; never left out silently. */
+  unavailableTools: UnavailableTool[];
+}
+
+/** A file's content as RPC carries it: text as is, binary base64-encoded. */
+export interface FileContent extends FileInfo {
+  data: string;
+  encoding: "utf-8" | "base64";
+}
+
+/**
+ * The Thread's RPC methods. Every method but `waitIdle` takes the caller first: the thread
+ * answers `thread_not_found` to anyone but its owner (and, for reads, an admin), so a thread's
+ * existence never leaks. Results are redacted of every secret before they leave the thread.
+ */
+export interface ThreadApi {
+  create(caller: Caller, input: CreateThreadInput, threadId: string): Promise<RpcResult<ThreadMeta>>;
+  info(caller: Caller): Promise<RpcResult<ThreadInfo>>;
+  getMessages(caller: Caller, options: GetMessagesOptions): Promise<RpcResult<MessagesResult>>;
+  postMessage(caller: Caller, input: { content: string; role?: "user" | "system"; script?: unknown }): Promise<RpcResult<{ queued: boolean; message?: Message }>>;
+  listCalls(caller: Caller, options?: { status?: CallRecord["status"]; limit?: number; offset?: number }): Promise<RpcResult<{ calls: CallRecord[] }>>;
+  getCall(caller: Caller, callId: string): Promise<RpcResult<CallRecord>>;
+  approve(caller: Caller, callId: string, argsHash?: string): Promise<RpcResult<CallOutcome>>;
+  deny(caller: Caller, callId: string, reason?: string): Promise<RpcResult<CallOutcome>>;
+  settle(caller: Caller, callId: string, settlement: Settlement): Promise<RpcResult<CallOutcome>>;
+  listFiles(caller: Caller): Promise<RpcResult<{ files: FileInfo[] }>>;
+  getFile(caller: Caller, path: string): Promise<RpcResult<FileContent>>;
+  deleteFile(caller: Caller, path: string): Promise<RpcResult<{ deleted: boolean }>>;
+  callTool(caller: Caller, input: DirectCallInput): Promise<RpcResult<DirectCallOutcome>>;
+  /** Keeps a scratch thread whose call waits for a person: it becomes an ordinary session. */
+  keep(caller: Caller): Promise<RpcResult<null>>;
+  stop(caller: Caller): Promise<RpcResult<{ stopped: boolean }>>;
+  /** Resolves once no turn runs; for tests and graceful shutdown (reveals nothing). */
+  waitIdle(): Promise<RpcResult<null>>;
+  /** Removes every row of the thread (scratch threads, after their call). */
+  destroy(caller: Caller): Promise<RpcResult<null>>;
+  /** WebSocket upgrades; the Worker puts the verified caller in the `x-weft-caller` header. */
+  fetch(request: Request): Promise<Response>;
+}
+
+/** Internal header carrying the verified caller from the Worker to the thread (never the client's). */
+export const CALLER_HEADER = "x-weft-caller";

@@ -1,0 +1,117 @@
+/**
+ * What a thread guards on its way out: who may reach it (the owner; an admin may read), and which
+ * secrets every outgoing payload is cleaned of. The env levels a thread's secrets come from are
+ * the thread's own values, the agent's defaults, the owner's account, and the Worker's secrets.
+ * @module
+ */
+import { WeftError } from "../errors.js";
+import type { EnvDefault } from "../run/prompt.js";
+import type { Caller } from "./api.js";
+import { accountOf } from "./account.js";
+import { type EnvEntry, type UserEnvSource, fromDefault } from "./env.js";
+import { Redactor, type Secret, secretsOf, workerSecrets } from "./redact.js";
+import type { EnvType } from "./store/env.js";
+import type { ThreadStore } from "./store/index.js";
+
+/** How long a direct call's scratch thread may live before its alarm removes it (ms). */
+export const SCRATCH_TTL_MS = 10 * 60 * 1000;
+
+/**
+ * Whether `caller` may reach a thread owned by `owner` for `access`.
+ * @throws WeftError `thread_not_found` otherwise: existence does not leak (never 403).
+ */
+export function checkAccess(owner: string | null, caller: Caller, access: "read" | "write"): void {
+  if (owner !== null && owner === caller.userId) return;
+  if (access === "read" && caller.admin) return;
+  throw new WeftError("thread_not_found", "no such thread");
+}
+
+/** Parses the `x-weft-caller` header the Worker sets; null when it is missing or malformed. */
+export function callerFromHeader(raw: string | null): Caller | null {
+  if (!raw) return null;
+  try {
+    const c = JSON.parse(raw) as Caller;
+    return typeof c.userId === "string" && Array.isArray(c.roles) ? c : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The user-account level of env resolution, read from the owner's UserAccount. Lookups read the
+ * account live; the last values read are kept so the redactor knows the owner's secrets without
+ * an RPC on every outgoing payload.
+ */
+export class UserEnv implements UserEnvSource {
+  private values: Record<string, { value: string; type: EnvType }> = {};
+  version = 0;
+
+  constructor(
+    private readonly ns: () => DurableObjectNamespace | undefined,
+    private readonly owner: () => string | null | undefined,
+  ) {}
+
+  async get(userId: string, name: string): Promise<EnvEntry | undefined> {
+    const ns = this.ns();
+    if (!ns) return undefined;
+    const values = await accountOf(ns, userId).envValues();
+    if (userId === this.owner()) this.keep(values);
+    return Object.hasOwn(values, name) ? values[name] : undefined;
+  }
+
+  entries(): Array<[string, { value: string; type: EnvType }]> {
+    return Object.entries(this.values);
+  }
+
+  /** Reloads the owner's values (for redaction); a thread without an owner or binding has none. */
+  async refresh(): Promise<void> {
+    const ns = this.ns();
+    const owner = this.owner();
+    if (!ns || !owner) return;
+    this.keep(await accountOf(ns, owner).envValues());
+  }
+
+  private keep(values: Record<string, { value: string; type: EnvType }>): void {
+    this.values = values;
+    this.version++;
+  }
+}
+
+/**
+ * The redactor for a thread's secrets at every level, rebuilt only when one of them changed.
+ */
+export class ThreadSecrets {
+  private cached: Redactor | null = null;
+  private key = "";
+
+  constructor(
+    private readonly store: ThreadStore,
+    private readonly workerEnv: Record<string, unknown>,
+    private readonly userEnv: UserEnv,
+    /** Env defaults of the agent and the prompts it may run; null before the thread exists. */
+    private readonly defaults: () => Array<Readonly<Record<string, EnvDefault>> | undefined> | null,
+  ) {}
+
+  /** The redactor last built, without touching storage (for logs, which any request may write). */
+  last(): Redactor {
+    return this.cached ?? this.redactor();
+  }
+
+  redactor(): Redactor {
+    // Before the thread exists there is no env table (nor agent) yet.
+    const defaults = this.defaults();
+    const own = defaults ? this.store.env.all() : [];
+    const key = `${this.userEnv.version}|${defaults ? "a" : ""}|${own.map(([n, v]) => `${n}=${v.type}:${v.value.length}:${v.value}`).join("\u0000")}`;
+    if (this.cached && key === this.key) return this.cached;
+    const fromAgent: Secret[] = [];
+    for (const level of defaults ?? []) {
+      for (const [name, v] of Object.entries(level ?? {})) {
+        const entry = fromDefault(v)!;
+        if (entry.type === "secret") fromAgent.push({ name, value: entry.value });
+      }
+    }
+    this.cached = new Redactor([...secretsOf(own), ...fromAgent, ...secretsOf(this.userEnv.entries()), ...workerSecrets(this.workerEnv)]);
+    this.key = key;
+    return this.cached;
+  }
+}

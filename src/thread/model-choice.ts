@@ -1,0 +1,78 @@
+/**
+ * Which model a thread's turns talk to: the side's `model` (its prompt file's, or the agent's
+ * inline one), else the `WEFT_MODEL` env value, else the scripted model playing the thread's script.
+ * @module
+ */
+import { WeftError } from "../errors.js";
+import type { Model } from "../models/model.js";
+import { MODEL_ENV, type ModelEnv, parseModelSpec, resolveModel } from "../models/registry.js";
+import { createScriptedModel } from "../models/scripted.js";
+import type { ResolvedSide } from "../run/agent.js";
+import type { ThreadEngine } from "./engine.js";
+import { type EnvEntry, type EnvSources, type ResolvedEnv, resolveEnv } from "./env.js";
+import { envSources } from "./state.js";
+
+/** A model named by a definition or by env, with where it was named (for error messages). */
+export interface ModelChoice {
+  spec: string;
+  /** The file (`agents/prompts/x.ts`, `agents/agents/y.ts`) or `env WEFT_MODEL`. */
+  where: string;
+  /** The env level that answered, when the spec came from env. */
+  level?: ResolvedEnv["level"];
+}
+
+/** The model spec a side uses, or null for the scripted model. */
+export async function modelChoiceOf(engine: ThreadEngine, sources: EnvSources, side: ResolvedSide = engine.sides[0]!): Promise<ModelChoice | null> {
+  if (side.model !== undefined) {
+    return { spec: side.model, where: side.promptName !== undefined ? `agents/prompts/${side.promptName}.ts` : `agents/agents/${engine.meta.agentId}.ts` };
+  }
+  const fromEnv = await resolveEnv(sources, MODEL_ENV);
+  return fromEnv ? { spec: fromEnv.value, where: `env ${MODEL_ENV}`, level: fromEnv.level } : null;
+}
+
+/**
+ * Creates the model for a thread's next turn.
+ * @throws WeftError `invalid_config` naming the file or env value of an unusable spec.
+ */
+export async function modelFor(engine: ThreadEngine, side?: ResolvedSide): Promise<Model> {
+  const sources = envSources(engine);
+  const choice = await modelChoiceOf(engine, sources, side);
+  if (!choice) return createScriptedModel(engine.store.script);
+  return resolveModel(choice.spec, await modelEnvOf(engine, sources), choice.where);
+}
+
+/** The registry's view of a thread's environment; values are resolved up front. */
+async function modelEnvOf(engine: ThreadEngine, sources: EnvSources): Promise<ModelEnv> {
+  const names = ["OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_COMPATIBLE_API_KEY", "OPENAI_COMPATIBLE_BASE_URL"];
+  const resolved = new Map(await Promise.all(names.map(async (n) => [n, await resolveEnv(sources, n)] as const)));
+  return {
+    value: (name) => resolved.get(name)?.value,
+    fromThread: (name) => resolved.get(name)?.level === "thread",
+    binding: (name) => engine.workerEnv[name],
+  };
+}
+
+/**
+ * Checks a new thread's model spec, so a typo fails `POST /threads` rather than the first turn.
+ * A spec the client sent in the thread's env is the client's mistake (`invalid_request`); one in
+ * a definition or the Worker's vars is the deployment's (`invalid_config`), naming the file.
+ */
+export async function checkModel(engine: ThreadEngine, threadEnv: (name: string) => EnvEntry | undefined): Promise<void> {
+  const choice = await modelChoiceOf(engine, { ...envSources(engine), thread: threadEnv });
+  if (!choice) return;
+  try {
+    parseModelSpec(choice.spec, choice.where);
+  } catch (e) {
+    if (choice.level === "thread" && e instanceof WeftError) throw new WeftError("invalid_request", e.message, { path: ["env", MODEL_ENV] });
+    throw e;
+  }
+}
+
+/**
+ * Refuses a posted script on a thread whose model is not the scripted one: it would never play.
+ * @throws WeftError `invalid_request` at path `script`.
+ */
+export async function checkScriptable(engine: ThreadEngine): Promise<void> {
+  const choice = await modelChoiceOf(engine, envSources(engine));
+  if (choice) throw new WeftError("invalid_request", `script: this thread's model comes from ${choice.where}; scripts play only on the scripted model`, { path: ["script"] });
+}

@@ -1,0 +1,51 @@
+/**
+ * Drives the fake model provider that answers every outbound fetch of the test worker
+ * (scripts/lib/fake-provider.mjs, wired in vitest.config.ts).
+ * @module
+ */
+
+/** Base URL tests give a thread for its provider; any host reaches the fake. */
+export const FAKE_BASE = "http://fake-provider.test/v1";
+
+/** A step the fake streams (see scripts/lib/fake-provider.mjs). */
+export interface FakeStep {
+  text?: string;
+  toolCalls?: Array<{ id: string; name: string; arguments: string }>;
+  usage?: { input?: number; output?: number; cached?: number };
+  chunk?: number;
+  trailingEmptyArgs?: boolean;
+  cutAfterEvents?: number;
+  error?: { status: number; message: string; retryAfter?: string };
+}
+
+/** Queues steps for an API key. */
+export async function scriptFake(key: string, steps: FakeStep[]): Promise<void> {
+  const res = await fetch("http://fake-provider.test/__fake/script", { method: "POST", body: JSON.stringify({ key, steps }) });
+  if (!res.ok) throw new Error(`fake script failed: ${res.status}`);
+}
+
+/** The request bodies the fake received for a key. */
+export async function fakeRequests(key: string): Promise<Array<{ path: string; body: any }>> {
+  return (await fetch(`http://fake-provider.test/__fake/requests?key=${encodeURIComponent(key)}`)).json();
+}
+
+/** A unique key per test, so scripts never cross. */
+export function fakeKey(label: string): string {
+  return `${label}-${crypto.randomUUID().slice(0, 8)}`;
+}
+
+/** Thread env pointing `provider` at the fake with `key`. */
+export function fakeEnv(spec: string, key: string): Record<string, { value: string; type: "text" | "secret" }> {
+  const provider = spec.split(":")[0]!;
+  const names: Record<string, [string, string]> = {
+    openai: ["OPENAI_API_KEY", "OPENAI_BASE_URL"],
+    anthropic: ["ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"],
+    "openai-compatible": ["OPENAI_COMPATIBLE_API_KEY", "OPENAI_COMPATIBLE_BASE_URL"],
+  };
+  const [keyEnv, urlEnv] = names[provider]!;
+  return {
+    WEFT_MODEL: { value: spec, type: "text" },
+    [keyEnv]: { value: key, type: "secret" },
+    [urlEnv]: { value: FAKE_BASE, type: "text" },
+  };
+}

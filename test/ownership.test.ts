@@ -1,0 +1,99 @@
+import { env } from "cloudflare:workers";
+import { runDurableObjectAlarm } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { createApp } from "../src/http/app.js";
+import { SCRATCH_TTL_MS } from "../src/thread/guard.js";
+import { registry } from "./generated/registry.js";
+import { createThread, inThread, json, rawStub, request, stubOf } from "./helpers.js";
+
+describe("ownership", () => {
+  it("another user gets 404 thread_not_found on every route; an admin may read but not act", async () => {
+    const id = await createThread({ userId: "bob" }); // a userId field is ignored: tester owns it
+    expect((await json("GET", `/threads/${id}`)).body.userId).toBe("tester");
+    for (const [method, path, body] of [
+      ["GET", `/threads/${id}`],
+      ["GET", `/threads/${id}/messages`],
+      ["POST", `/threads/${id}/messages`, { content: "hi" }],
+      ["GET", `/threads/${id}/files`],
+      ["POST", `/threads/${id}/stop`],
+    ] as Array<[string, string, unknown?]>) {
+      const other = await json(method, path, body, "alice");
+      expect([method, path, other.status, other.body.error?.code]).toEqual([method, path, 404, "thread_not_found"]);
+    }
+    expect((await json("GET", `/threads/${id}/messages`, undefined, "root")).status).toBe(200);
+    expect((await json("POST", `/threads/${id}/messages`, { content: "hi" }, "root")).status).toBe(404);
+  });
+
+  it("refuses another user's WebSocket upgrade with a plain 404, before any socket is accepted", async () => {
+    const id = await createThread();
+    const res = await request(`/threads/${id}/ws`, { headers: { Upgrade: "websocket" } }, "alice");
+    expect(res.status).toBe(404);
+    expect(res.webSocket).toBeNull();
+    expect((await res.json<any>()).error.code).toBe("thread_not_found");
+    const none = await request(`/threads/${id}/ws`, { headers: { Upgrade: "websocket" } }, null);
+    expect(none.status).toBe(401);
+    const viaQuery = await request(`/threads/${id}/ws?access_token=test-key-tester`, { headers: { Upgrade: "websocket" } }, null);
+    expect(viaQuery.status).toBe(101);
+    viaQuery.webSocket!.accept();
+    viaQuery.webSocket!.close();
+  });
+
+  it("scopes continuation tokens and sessions to their principal", async () => {
+    const token = `chat:${crypto.randomUUID()}`;
+    const mine = await json("POST", "/threads", { continuationToken: token }, "alice");
+    const theirs = await json("POST", "/threads", { continuationToken: token }, "bob");
+    expect([mine.status, theirs.status]).toEqual([201, 201]);
+    expect(mine.body.threadId).not.toBe(theirs.body.threadId);
+    const again = await json("POST", "/threads", { continuationToken: token }, "alice");
+    expect(again.status).toBe(409);
+    const session = await json("POST", "/v1/tools/get_weather", { input: { city: "Oslo" }, sessionId: mine.body.threadId }, "bob");
+    expect([session.status, session.body.error.code]).toEqual([404, "session_not_found"]);
+  });
+
+  it("lists the caller's threads newest first, with a cursor, and no one else's", async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      ids.push((await json("POST", "/threads", {}, "bob")).body.threadId);
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    const first = await json("GET", "/threads?limit=3", undefined, "bob");
+    expect(first.body.threads.map((t: any) => t.threadId)).toEqual(ids.slice(-3).reverse());
+    const second = await json("GET", `/threads?limit=3&cursor=${encodeURIComponent(first.body.nextCursor)}`, undefined, "bob");
+    const rest = second.body.threads.map((t: any) => t.threadId);
+    expect(rest.slice(0, 2)).toEqual(ids.slice(0, 2).reverse());
+    const alice = await json("GET", "/threads?limit=200", undefined, "alice");
+    for (const id of ids) expect(alice.body.threads.map((t: any) => t.threadId)).not.toContain(id);
+    const bad = await json("GET", "/threads?cursor=nonsense", undefined, "bob");
+    expect([bad.status, bad.body.error.details.path]).toEqual([400, ["cursor"]]);
+  });
+
+  it("refuses a thread over the per-user limit with 429 and writes nothing", async () => {
+    const app = createApp(registry);
+    const vars = { ...(env as object), WEFT_MAX_THREADS_PER_USER: "2" } as never;
+    const create = () =>
+      Promise.resolve(app.fetch(new Request("http://weft.test/threads", { method: "POST", headers: { authorization: "Bearer test-key-bob", "content-type": "application/json" }, body: "{}" }), vars));
+    let res = await create();
+    while (res.status === 201) res = await create();
+    const body = await res.json<any>();
+    expect([res.status, body.error.code]).toEqual([429, "too_many_threads"]);
+    expect(body.error.message).toMatch(/the limit is 2 threads per user/);
+  });
+});
+
+describe("scratch threads of direct calls", () => {
+  it("are removed by their own alarm when the Worker dies before removing them", async () => {
+    const ns = (env as unknown as { THREAD: DurableObjectNamespace }).THREAD;
+    const id = ns.newUniqueId();
+    const caller = { userId: "tester", name: "tester", roles: [], admin: false };
+    const stub = ns.get(id) as unknown as import("../src/thread/api.js").ThreadApi;
+    expect((await stub.create(caller, { ephemeral: true }, id.toString())).ok).toBe(true);
+    // The Worker "dies" here: nobody calls destroy(). Time passes past the scratch TTL.
+    await inThread(id.toString(), (instance) => {
+      instance.engine.meta.createdAt -= SCRATCH_TTL_MS + 1;
+      instance.store.meta.write(instance.engine.meta);
+    });
+    expect(await runDurableObjectAlarm(rawStub(id.toString()))).toBe(true);
+    expect((await stubOf(id.toString()).info(caller)).ok).toBe(false);
+    expect(await inThread(id.toString(), (instance) => instance.ctx.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table'").toArray().length)).toBe(0);
+  });
+});
