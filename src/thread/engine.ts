@@ -55,6 +55,8 @@ export class ThreadEngine implements StateHost {
   /** Set by crash-matrix tests only. */
   crashHook: CrashHook | null = null;
   private drainLock: Promise<unknown> = Promise.resolve();
+  /** Calls being dispatched in this instance, by id: recovery leaves them alone. */
+  private readonly inFlight = new Map<string, number>();
 
   constructor(
     private readonly host: EngineHost,
@@ -160,8 +162,15 @@ export class ThreadEngine implements StateHost {
   }
 
   /** Runs one call of `execution` (null: outside any run) through the pipeline, without draining the queue. */
-  dispatchOne(execution: CallExecution | null, request: CallRequest): Promise<CallOutcome> {
-    return dispatch(createDispatchHost(this, execution), request);
+  async dispatchOne(execution: CallExecution | null, request: CallRequest): Promise<CallOutcome> {
+    this.inFlight.set(request.callId, (this.inFlight.get(request.callId) ?? 0) + 1);
+    try {
+      return await dispatch(createDispatchHost(this, execution), request);
+    } finally {
+      const left = (this.inFlight.get(request.callId) ?? 1) - 1;
+      if (left > 0) this.inFlight.set(request.callId, left);
+      else this.inFlight.delete(request.callId);
+    }
   }
 
   /** Runs one call, then every call it (or anything before it) queued, in queue order, under the same execution. */
@@ -200,6 +209,8 @@ export class ThreadEngine implements StateHost {
   async recoverCalls(): Promise<CallOutcome[]> {
     const done: CallOutcome[] = [];
     for (const record of this.store.calls.unfinished()) {
+      // Running in this instance (a direct call, a read beside a turn) is not interrupted.
+      if (this.inFlight.has(record.callId)) continue;
       done.push(await this.dispatchOne(null, { callId: record.callId, toolName: record.toolName, args: { text: record.argsText }, source: record.source }));
     }
     return done;

@@ -6,7 +6,7 @@
  */
 import { callsOf, createThread, json, ledgerOf, messagesOf } from "../helpers.js";
 import { CLASSES, type EffectClass, MAY_REPEAT, callsWithoutOneResult, settleParked, waitAtRest } from "./matrix.js";
-import { type PlannedCrash, alarmSinceLastCrash, firedCrashes, planCrashes } from "./plan.js";
+import { type PlannedCrash, firedCrashes, planCrashes } from "./plan.js";
 
 const RANDOM_POINTS = ["before_journal", "after_journal", "inside_execute", "after_effect", "while_recording", "after_result", "recovering", "queue_drain"];
 const CALLERS = ["model", "queue", "invoke"] as const;
@@ -59,16 +59,18 @@ async function playThread(random: () => number, label: string): Promise<{ crashe
 
   const problems: string[] = [];
   const deadline = Date.now() + 20_000;
-  // Wait, resuming nothing, until crashes stop firing and an alarm ran after the last one. Whenever
-  // a call waits for a person, the person settles it (by the fixed rule) and the wait goes on.
+  // Wait, resuming nothing, until crashes stop firing and nothing is left to finish (no turn
+  // running, no call started or queued): only the thread's alarm can get it there. Whenever a call
+  // waits for a person, the person settles it (by the fixed rule; a settle cut by a crash is tried
+  // again) and the wait goes on.
   for (let seen = -1; ; ) {
     await sleep(30);
     const now = firedCrashes(threadId).length;
-    const quiet = now === seen && alarmSinceLastCrash(threadId);
+    const quiet = now === seen;
     seen = now;
-    if (quiet) {
-      const rest = await waitAtRest(threadId, 0);
-      if ((await settleParked(threadId)) === 0 && rest === null) break;
+    if (quiet && (await waitAtRest(threadId, 0)) === null) {
+      const settled = await settleParked(threadId).catch(() => -1);
+      if (settled === 0) break;
     }
     if (Date.now() > deadline) {
       problems.push(`${label}: not at rest after 20 s (plan ${JSON.stringify(plan)}, fired ${firedCrashes(threadId).join(", ")}): ${await waitAtRest(threadId, 0)}`);
