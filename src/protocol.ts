@@ -40,6 +40,8 @@ export interface ToolCallRequest {
   arguments: string;
   /** The model's stream ended before these arguments were complete: the call never runs. */
   cutOff?: boolean;
+  /** Its `tool_call_started` event went out while the arguments streamed (`progressArgument`). */
+  announced?: boolean;
 }
 
 /** Message roles stored in a thread. */
@@ -58,6 +60,10 @@ export interface Message {
   name?: string;
   silent: boolean;
   metadata?: Record<string, unknown>;
+  /** Nesting depth when above 0: written inside a prompt called as a tool (1 for a call from the turn). */
+  depth?: number;
+  /** The side that wrote it, in a two-sided agent's conversation. */
+  side?: "a" | "b";
   /** Creation time, milliseconds since the Unix epoch. */
   createdAt: number;
 }
@@ -129,6 +135,17 @@ export interface EventPayloads {
   /** `resumed` when a turn cut by a restart, or one that waited for a person, goes on. */
   turn_started: { turnId: string; resumed?: boolean };
   model_step: { turnId: string; step: number; text: string; toolCalls: ToolCallRequest[] };
+  /**
+   * Text of a model step while it streams, coalesced; the deltas of a step concatenate to a
+   * prefix of its `model_step` text (a step that arrives at once sends none).
+   */
+  text_delta: { turnId: string; step: number; delta: string };
+  /**
+   * Argument text of a call while it streams, coalesced; deltas concatenate to a prefix of the
+   * call's final `arguments`. `preview` is the object parsed so far (finished members, and a
+   * string member still streaming, cut back to whole characters).
+   */
+  tool_call_delta: { turnId: string; step: number; callId: string; toolName: string; delta: string; preview?: Record<string, unknown> };
   tool_call_started: {
     callId: string;
     toolName: string;
@@ -159,7 +176,18 @@ export interface EventPayloads {
   tool_call_approval_requested: { callId: string; toolName: string; input: unknown; argsHash: string };
   tool_call_parked: { callId: string; toolName: string; reason: string };
   turn_waiting: { turnId: string; callIds: string[] };
-  turn_finished: { turnId: string; status: "completed" | "stopped" | "failed"; steps: number; error?: string };
+  /** An agent called as a tool started (or resumed) its work in a child thread. */
+  subagent_started: { callId: string; agentId: string; childThreadId: string };
+  /** The child thread of an agent called as a tool answered; `status` is its turn's. */
+  subagent_finished: { callId: string; agentId: string; childThreadId: string; status: string };
+  turn_finished: {
+    turnId: string;
+    status: "completed" | "stopped" | "failed";
+    steps: number;
+    error?: string;
+    /** In a two-sided agent, the side whose stop tool, `stop()` or final answer ended the turn. */
+    stoppedBy?: "a" | "b";
+  };
 }
 
 /** A built-in event type. */
@@ -188,10 +216,14 @@ export const BUILTIN_EVENT_TYPES: ReadonlySet<string> = new Set<BuiltinEventType
   "message_created",
   "turn_started",
   "model_step",
+  "text_delta",
+  "tool_call_delta",
   "tool_call_started",
   "tool_call_finished",
   "tool_call_approval_requested",
   "tool_call_parked",
   "turn_waiting",
   "turn_finished",
+  "subagent_started",
+  "subagent_finished",
 ]);

@@ -4,6 +4,7 @@
  * `@standardagents/spec` alias is weft's entry, and schema refusals are clear.
  */
 import { defineAgent as specDefineAgent, defineTool as specDefineTool } from "@standardagents/spec";
+import { callableNames } from "../src/run/references.js";
 import { describe, expect, it, vi } from "vitest";
 import * as z from "zod";
 import { z as z3 } from "zod/v3";
@@ -69,10 +70,11 @@ describe("the test registry", () => {
     }
   });
 
-  it("has agents whose tools are all registered", () => {
+  it("has agents whose tools are all callable: a tool, a prompt, or an agent exposed as a tool", () => {
+    const callable = callableNames({ tools: Object.keys(registry.tools), prompts: registry.prompts ?? {}, agents: registry.agents });
     for (const agent of Object.values(registry.agents)) {
       expect(agent.kind).toBe("agent");
-      for (const name of agent.tools ?? []) expect(registry.tools).toHaveProperty(name);
+      for (const name of agent.tools ?? []) expect(callable.has(name)).toBe(true);
     }
   });
 });

@@ -40,14 +40,14 @@ describe("env resolution", () => {
       LEVEL_THREAD: ["thread", "text"],
       LEVEL_AGENT: ["agent", "text"],
       LEVEL_PROMPT: ["prompt", "text"],
-      LEVEL_WORKER: ["worker", "secret"],
+      LEVEL_WORKER: ["worker-value-of-worker", "secret"],
     });
     expect(out.levels).toEqual({
       LEVEL_THREAD: { value: "thread", type: "text", level: "thread" },
       LEVEL_AGENT: { value: "agent", type: "text", level: "agent" },
       LEVEL_PROMPT: { value: "prompt", type: "text", level: "prompt" },
       LEVEL_USER: { value: "user", type: "text", level: "user" },
-      LEVEL_WORKER: { value: "worker", type: "secret", level: "worker" },
+      LEVEL_WORKER: { value: "worker-value-of-worker", type: "secret", level: "worker" },
     });
   });
 
@@ -61,7 +61,7 @@ describe("env resolution", () => {
     });
     // The agent's LEVEL_THREAD is a plain string: secret. setEnv on a name the thread did not hold
     // creates a secret thread value that now wins over the agent's text default.
-    expect(out).toEqual({ thread: ["agent", "secret"], agent: ["mine", "secret"] });
+    expect(out).toEqual({ thread: ["agent-value-of-thread", "secret"], agent: ["mine", "secret"] });
   });
 });
 

@@ -15,6 +15,7 @@ export interface FakeStep {
   chunk?: number;
   trailingEmptyArgs?: boolean;
   cutAfterEvents?: number;
+  delayMs?: number;
   error?: { status: number; message: string; retryAfter?: string };
 }
 

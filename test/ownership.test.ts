@@ -69,14 +69,23 @@ describe("ownership", () => {
 
   it("refuses a thread over the per-user limit with 429 and writes nothing", async () => {
     const app = createApp(registry);
-    const vars = { ...(env as object), WEFT_MAX_THREADS_PER_USER: "2" } as never;
+    const have = (await json("GET", "/threads?limit=200", undefined, "bob")).body.threads.length as number;
+    const vars = { ...(env as object), WEFT_MAX_THREADS_PER_USER: String(have + 2) } as never;
     const create = () =>
       Promise.resolve(app.fetch(new Request("http://weft.test/threads", { method: "POST", headers: { authorization: "Bearer test-key-bob", "content-type": "application/json" }, body: "{}" }), vars));
-    let res = await create();
-    while (res.status === 201) res = await create();
+    expect([(await create()).status, (await create()).status]).toEqual([201, 201]);
+    const res = await create();
     const body = await res.json<any>();
     expect([res.status, body.error.code]).toEqual([429, "too_many_threads"]);
-    expect(body.error.message).toMatch(/the limit is 2 threads per user/);
+    expect(body.error.message).toMatch(new RegExp(`the limit is ${have + 2} threads per user`));
+    expect((await json("GET", "/threads?limit=200", undefined, "bob")).body.threads).toHaveLength(have + 2);
+    // Deleting one makes room again.
+    const bobs = await json("GET", "/threads?limit=200", undefined, "bob");
+    const victim = bobs.body.threads[0].threadId;
+    expect((await json("DELETE", `/threads/${victim}`, undefined, "alice")).status).toBe(404);
+    expect((await json("DELETE", `/threads/${victim}`, undefined, "bob")).body).toEqual({ deleted: true });
+    expect((await json("GET", `/threads/${victim}`, undefined, "bob")).status).toBe(404);
+    expect((await create()).status).toBe(201);
   });
 });
 

@@ -12,6 +12,7 @@
  *
  * A step: `{ text?, toolCalls?: [{ id, name, arguments }], usage?: { input, output, cached },
  * chunk?: <characters per argument delta>, trailingEmptyArgs?: true, cutAfterEvents?: <n>,
+ * delayMs?: <pause after each event>,
  * error?: { status, message, retryAfter? } }`. `arguments` is sent byte for byte.
  * @module
  */
@@ -20,7 +21,7 @@ import http from "node:http";
 /**
  * @typedef {{ id: string, name: string, arguments: string }} FakeCall
  * @typedef {{ text?: string, toolCalls?: FakeCall[], usage?: { input?: number, output?: number, cached?: number },
- *   chunk?: number, trailingEmptyArgs?: boolean, cutAfterEvents?: number,
+ *   chunk?: number, trailingEmptyArgs?: boolean, cutAfterEvents?: number, delayMs?: number,
  *   error?: { status: number, message: string, retryAfter?: string } }} FakeStep
  */
 
@@ -61,8 +62,21 @@ export function createFakeProvider() {
     }
     const events = format === "chat" ? chatEvents(step, body) : format === "responses" ? responsesEvents(step, body) : anthropicEvents(step, body);
     const cut = step.cutAfterEvents !== undefined ? events.slice(0, step.cutAfterEvents) : events;
-    const text = cut.join("");
-    return new Response(text, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
+    const headers = { "content-type": "text/event-stream", "cache-control": "no-cache" };
+    if (!step.delayMs) return new Response(cut.join(""), { headers });
+    // A slow stream: one event every `delayMs`, so coalescing and early announcements can be seen.
+    const encoder = new TextEncoder();
+    const delay = step.delayMs;
+    const stream = new ReadableStream({
+      async start(controller) {
+        for (const event of cut) {
+          controller.enqueue(encoder.encode(event));
+          await new Promise((resolve) => setTimeout(resolve, delay));
+        }
+        controller.close();
+      },
+    });
+    return new Response(stream, { headers });
   }
 
   return { handle, script, requests };

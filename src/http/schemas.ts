@@ -70,6 +70,7 @@ export const AccountEnvBody = z.object({ value: z.string(), type: z.enum(["text"
 export const MessagesQuery = z.object({
   limit: Int("limit"),
   offset: Int("offset"),
+  maxDepth: Int("maxDepth"),
   order: z.enum(["asc", "desc"]).optional(),
   includeSilent: z.enum(["true", "false", "1", "0"]).optional(),
 });

@@ -45,6 +45,7 @@ export function threadRoutes() {
       ...(q.limit !== undefined ? { limit: q.limit } : {}),
       ...(q.offset !== undefined ? { offset: q.offset } : {}),
       ...(q.order ? { order: q.order } : {}),
+      ...(q.maxDepth !== undefined ? { maxDepth: q.maxDepth } : {}),
       includeSilent: q.includeSilent === "true" || q.includeSilent === "1",
     };
     return c.json(unwrap(await threadStub(c.env, c.req.param("id")).getMessages(c.var.caller, options)));
@@ -60,6 +61,14 @@ export function threadRoutes() {
       });
     }
     return c.json(unwrap(await threadStub(c.env, c.req.param("id")).postMessage(c.var.caller, body)), 202);
+  });
+
+  // Removes the thread and its index entry, so it stops counting against the per-user limit.
+  app.delete("/:id", async (c) => {
+    const threadId = c.req.param("id");
+    unwrap(await threadStub(c.env, threadId).destroy(c.var.caller));
+    await accountStub(c.env, c.var.caller)?.removeThread(threadId);
+    return c.json({ deleted: true });
   });
 
   app.post("/:id/stop", async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).stop(c.var.caller))));

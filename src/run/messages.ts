@@ -13,4 +13,8 @@ export interface NewTurnMessage {
   name?: string;
   silent?: boolean;
   metadata?: Record<string, unknown>;
+  /** Nesting depth: 0 for the thread's own conversation, 1+ inside prompts called as tools. */
+  depth?: number;
+  /** The side that wrote it, in a two-sided agent's conversation. */
+  side?: "a" | "b";
 }

@@ -35,7 +35,7 @@ export interface StepResult {
 
 /** Observes a step while it streams (streamed events, progress arguments). */
 export interface StepObserver {
-  part(part: ModelStreamPart): void;
+  part(part: ModelStreamPart): void | Promise<void>;
 }
 
 /**
@@ -51,7 +51,7 @@ export async function readStep(stream: AsyncIterable<ModelStreamPart>, observer?
   const executedByProvider = new Map<string, ToolCallRequest>();
   let finish: { finishReason: FinishReason; rawFinishReason?: string; usage: Usage } | null = null;
   for await (const part of stream) {
-    observer?.part(part);
+    await observer?.part(part);
     switch (part.type) {
       case "text-delta":
         text += part.delta;
@@ -81,11 +81,14 @@ export async function readStep(stream: AsyncIterable<ModelStreamPart>, observer?
         break;
     }
   }
+  // A stream that ended without its finish signal may have cut any call short: none of them runs.
+  const interrupted = finish === null || finish.finishReason === "interrupted" || finish.finishReason === "error";
+  const cutOff = [...(interrupted ? toolCalls.map((c) => ({ id: c.id, name: c.name, partial: c.arguments })) : []), ...open.values()];
   return {
     text,
-    toolCalls,
+    toolCalls: interrupted ? [] : toolCalls,
     providerCalls,
-    cutOff: [...open.values()],
+    cutOff,
     finishReason: finish?.finishReason ?? "interrupted",
     ...(finish?.rawFinishReason ? { rawFinishReason: finish.rawFinishReason } : {}),
     usage: finish?.usage ?? {},

@@ -9,11 +9,14 @@ import { errorMessage } from "../errors.js";
 import type { EventPayloads, Message, ToolCallRequest } from "../protocol.js";
 import type { ModelTool } from "../models/model.js";
 import { NOTHING_TO_PLAY } from "../models/scripted.js";
+import { fromStrictArguments } from "../models/strict.js";
 import type { CallOutcome, CallRequest } from "../tools/dispatch.js";
 import { resultText } from "../tools/result.js";
 import type { Execution, StepCounts } from "./execution.js";
-import { readStep } from "./step.js";
+import { type StepResult, readStep } from "./step.js";
+import { StreamEvents } from "./stream-events.js";
 import type { NewTurnMessage } from "./messages.js";
+import { ONE_SIDE, type SideRules, checkStopTool, handOver, sideForStep } from "./sides.js";
 
 /** Default bound on model steps in one turn. */
 export const DEFAULT_MAX_STEPS = 25;
@@ -23,8 +26,22 @@ export interface TurnHost {
   readonly threadId: string;
   readonly system?: string;
   readonly maxSteps: number;
+  /** The sides taking turns and their stop rules; default one side a whose text answer ends the turn. */
+  readonly sides?: readonly SideRules[];
   tools(): ModelTool[];
+  /** The `progressArgument` a tool declares, if any. */
+  progressArgumentOf(toolName: string): string | undefined;
+  /**
+   * Announces a call whose `progressArgument` finished streaming: its `tool_call_started` event
+   * and hook, before the call is validated or run.
+   */
+  announce(started: EventPayloads["tool_call_started"]): Promise<void>;
   history(): Message[];
+  /**
+   * The messages one model request sends, from one snapshot of `history()` (the history hook's
+   * seam); absent: the snapshot as is.
+   */
+  prepareMessages?(snapshot: Message[]): Promise<Message[]>;
   /**
    * Appends messages in one transaction; `pending` sets (calls) or clears (null) the open step.
    * Resolves once that is durable, so a step's calls never run before the step is recorded.
@@ -51,7 +68,12 @@ export interface TurnEnd {
   error?: string;
   /** Calls the turn waits on, when `waiting`. */
   waitingOn?: string[];
+  /** The side whose stop tool, `stop()` or final answer ended a two-sided turn. */
+  stoppedBy?: "a" | "b";
 }
+
+/** `stoppedBy` of an execution that has one, spread into a {@link TurnEnd}. */
+const by = (execution: Execution): { stoppedBy?: "a" | "b" } => (execution.stoppedBy ? { stoppedBy: execution.stoppedBy } : {});
 
 /**
  * Runs (or resumes) one turn. Never throws: a model failure ends the turn `failed` with a message,
@@ -68,19 +90,15 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
       if (settled.waitingOn) return { status: "waiting", steps, waitingOn: settled.waitingOn };
       if (settled.endTurn) return { status: "completed", steps };
     }
+    const sides = host.sides ?? ONE_SIDE;
     while (steps < host.maxSteps) {
-      if (execution.stopped) return { status: "stopped", steps };
-      const response = await readStep(
-        execution.model.stream({
-          threadId: host.threadId,
-          turnId,
-          step: steps + 1,
-          ...(host.system !== undefined ? { system: host.system } : {}),
-          messages: host.history(),
-          tools: host.tools(),
-          signal,
-        }),
-      );
+      if (execution.stopped) return { status: "stopped", steps, ...by(execution) };
+      const sideEnd = sideForStep(execution, sides);
+      if (sideEnd) return { status: "stopped", steps, error: sideEnd };
+      // One snapshot per request: what is injected while it is prepared enters the next request.
+      const snapshot = host.history();
+      const messages = host.prepareMessages ? await host.prepareMessages(snapshot) : snapshot;
+      const { response, announced } = await requestStep(host, execution, steps + 1, messages);
       if (response.finishReason === "end" && response.toolCalls.length === 0 && response.text === "") {
         // A turn that played nothing at all says so, instead of ending silently with steps: 0.
         if (steps === 0) await host.commit([{ role: "system", content: NOTHING_TO_PLAY }], null);
@@ -90,12 +108,14 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
       host.onStep(execution.steps);
       // A call cut off mid-stream joins the step (so the model sees why it did not run), marked so it never runs.
       const cut = response.cutOff.map((c): ToolCallRequest => ({ id: c.id, name: c.name, arguments: c.partial, cutOff: true }));
-      const calls = host.uniqueIds([...response.toolCalls, ...cut]);
+      const made = [...response.toolCalls, ...cut];
+      const calls = host.uniqueIds(made).map((c, i) => (announced.has(made[i]!.id) ? { ...c, announced: true } : c));
       host.emit("model_step", { turnId, step: steps, text: response.text, toolCalls: calls });
       const assistant: NewTurnMessage = { role: "assistant", content: response.text };
       if (calls.length === 0) {
         await host.commit([assistant], null);
-        return { status: signal.aborted ? "stopped" : "completed", steps };
+        if (!signal.aborted && handOver(execution, sides)) continue;
+        return { status: signal.aborted ? "stopped" : "completed", steps, ...by(execution) };
       }
       assistant.toolCalls = calls;
       await host.commit([assistant], calls);
@@ -103,13 +123,48 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
       if (settled.waitingOn) return { status: "waiting", steps, waitingOn: settled.waitingOn };
       if (settled.endTurn) return { status: "completed", steps };
     }
-    if (execution.stopped) return { status: "stopped", steps };
+    if (execution.stopped) return { status: "stopped", steps, ...by(execution) };
     // The model still had calls in flight: say why the turn ended rather than call it complete.
     if (steps >= host.maxSteps) return { status: "stopped", steps, error: `reached the agent's maxSteps (${host.maxSteps}) model steps` };
     return { status: "completed", steps };
   } catch (e) {
     return { status: "failed", steps, error: errorMessage(e) };
   }
+}
+
+/**
+ * Asks the model for one step, streaming its live events; returns the step and the calls that
+ * were announced (`tool_call_started`) while their arguments streamed.
+ */
+async function requestStep(
+  host: TurnHost,
+  execution: Execution,
+  step: number,
+  messages: Message[],
+): Promise<{ response: StepResult; announced: Set<string> }> {
+  const turnId = execution.flowId;
+  const events = new StreamEvents(
+    {
+      emit: (type, data) => host.emit(type, data),
+      progressArgumentOf: (name) => host.progressArgumentOf(name),
+      announce: (call) => host.announce({ ...call, callId: host.uniqueIds([{ id: call.callId, name: call.toolName, arguments: "" }])[0]!.id }),
+    },
+    turnId,
+    step,
+  );
+  const response = await readStep(
+    execution.model.stream({
+      threadId: host.threadId,
+      turnId,
+      step,
+      ...(host.system !== undefined ? { system: host.system } : {}),
+      messages,
+      tools: host.tools(),
+      signal: execution.signal,
+    }),
+    events,
+  );
+  return { response, announced: events.announced };
 }
 
 /**
@@ -120,18 +175,23 @@ async function settleStep(host: TurnHost, execution: Execution, calls: ToolCallR
   const turnId = execution.flowId;
   const outcomes: CallOutcome[] = [];
   const queued: CallOutcome[] = [];
+  const schemas = execution.model.strictTools ? new Map(host.tools().map((t) => [t.name, t.inputSchema])) : null;
   for (const call of calls) {
+    // A strict schema made optional keys nullable: a null the model sent for one means "absent".
+    const schema = schemas?.get(call.name);
     const done = await host.dispatch(execution, {
       callId: call.id,
       toolName: call.name,
-      args: { text: call.arguments },
+      args: { text: schema ? fromStrictArguments(schema, call.arguments) : call.arguments },
       source: "model",
       turnId,
       ...(call.cutOff ? { cutOff: true } : {}),
+      ...(call.announced ? { announced: true } : {}),
     });
     outcomes.push(done.outcome);
     queued.push(...done.queued);
   }
+  checkStopTool(execution, host.sides ?? ONE_SIDE, outcomes);
   const waiting = outcomes.filter((o) => !o.final).map((o) => o.callId);
   // A stopped turn does not wait: its step closes with the calls' current standing (a parked
   // call still waits for a person, but no turn resumes on it).

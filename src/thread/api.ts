@@ -38,6 +38,10 @@ export interface CreateThreadInput {
   asOf?: string;
   /** A direct call's scratch thread: removed by an alarm unless a call in it waits for a person. */
   ephemeral?: boolean;
+  /** Internal (child threads): the first message, queued in the transaction that creates the thread. */
+  opening?: string;
+  /** Internal (child threads): the thread and call that created this one. */
+  parent?: { threadId: string; callId: string };
 }
 
 /** What `GET /threads/:id` returns. */

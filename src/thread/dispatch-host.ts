@@ -2,11 +2,14 @@
  * The dispatch pipeline's view of a thread, bound to one execution (or to none, at rest).
  * @module
  */
+import type { EventPayloads } from "../protocol.js";
+import type { ToolCatalog } from "../tools/catalog.js";
 import type { DispatchHost } from "../tools/dispatch.js";
 import type { CallExecution } from "../tools/host.js";
 import { DEFAULT_RESULT_CAP_BYTES } from "../tools/size.js";
 import { limitOf } from "../limits.js";
 import type { ThreadEngine } from "./engine.js";
+import { toolHook } from "./hooks.js";
 import { createThreadState } from "./state.js";
 import { MAX_CONTENT_BYTES } from "./store/messages.js";
 
@@ -14,15 +17,24 @@ import { MAX_CONTENT_BYTES } from "./store/messages.js";
  * Creates the host the pipeline runs `execution`'s calls with. Its signal is the execution's;
  * outside any run it is a signal that never fires, so stopping a turn never reaches a direct call.
  */
-export function createDispatchHost(engine: ThreadEngine, execution: CallExecution | null): DispatchHost {
+export function createDispatchHost(
+  engine: ThreadEngine,
+  execution: CallExecution | null,
+  catalog: ToolCatalog = engine.catalogFor(execution),
+  onFinished?: (data: EventPayloads["tool_call_finished"]) => void,
+): DispatchHost {
   const { meta, store } = engine;
   const cap = Number(engine.workerEnv.WEFT_RESULT_CAP_BYTES);
   return {
     branchId: meta.threadId,
-    catalog: engine.catalog,
+    catalog,
     journal: store.calls,
     execution,
-    emit: (type, data) => engine.emit(type, data),
+    emit: (type, data) => {
+      engine.emit(type, data);
+      if (type === "tool_call_finished") onFinished?.(data as EventPayloads["tool_call_finished"]);
+    },
+    ...(engine.hasToolHooks() ? { beforeExecute: (started) => toolHook(engine, execution, "tool_call_started", started) } : {}),
     stateFor: (call) => createThreadState(engine, call, execution),
     signal: execution?.signal ?? new AbortController().signal,
     dryRun: meta.dryRun,

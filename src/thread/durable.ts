@@ -9,7 +9,8 @@ import { DurableObject } from "cloudflare:workers";
 import { WeftError } from "../errors.js";
 import type { CallRecord, EventFrame } from "../protocol.js";
 import { normalizeScript } from "../models/scripted.js";
-import { type Registry, agentIds, defaultAgentId, findAgent } from "../run/agent.js";
+import type { Registry } from "../run/agent.js";
+import { prepareThread } from "./create.js";
 import type { GetMessagesOptions } from "../tools/thread-state.js";
 import { directCall, type DirectCallInput } from "./direct.js";
 import { type CrashHook, ThreadEngine } from "./engine.js";
@@ -17,10 +18,12 @@ import { checkModel, checkScriptable } from "./model-choice.js";
 import { TurnRunner, WATCHDOG_MS } from "./runner.js";
 import type { Settlement } from "../tools/decide.js";
 import { checkTimeArgNames } from "../tools/time-args.js";
-import { offeredTools, unavailableTools } from "../tools/catalog.js";
+import { unavailableTools } from "../tools/catalog.js";
+import { modelTools } from "./turn-host.js";
+import type { ChildAnswer } from "./agent-tool.js";
 import type { Caller, CreateThreadInput, ThreadApi, ThreadInfo } from "./api.js";
 import { CALLER_HEADER } from "./api.js";
-import { SCRATCH_TTL_MS, ThreadSecrets, UserEnv, callerFromHeader, checkAccess } from "./guard.js";
+import { SCRATCH_TTL_MS, ThreadSecrets, UserEnv, callerFromHeader, checkAccess, thrownError } from "./guard.js";
 import { redactLogs } from "./redact.js";
 import { type RpcResult, rpc } from "./rpc.js";
 import { envSources } from "./state.js";
@@ -40,21 +43,6 @@ export interface WeftEnv {
   [name: string]: unknown;
 }
 
-/**
- * A file's content for RPC. Attachments are stored base64; a text attachment is decoded so the
- * answer's redaction pass can read it. Binary content goes out as base64, unscanned.
- */
-function fileContent(path: string, mimeType: string, stored: string): { data: string; encoding: "utf-8" | "base64" } {
-  const text = mimeType.startsWith("text/") || mimeType.includes("json");
-  if (!path.includes("/attachments/")) return { data: stored, encoding: text ? "utf-8" : "base64" };
-  if (!text) return { data: stored, encoding: "base64" };
-  try {
-    return { data: new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(atob(stored), (ch) => ch.charCodeAt(0))), encoding: "utf-8" };
-  } catch {
-    return { data: stored, encoding: "base64" };
-  }
-}
-
 /** Builds the Durable Object class for a registry (the class must be a module export). */
 export function createThreadClass(registry: Registry) {
   return class Thread extends DurableObject<WeftEnv> implements ThreadApi {
@@ -71,7 +59,7 @@ export function createThreadClass(registry: Registry) {
       this.secrets = new ThreadSecrets(this.store, env, this.userEnv, () =>
         this.engine ? [this.engine.agent.env, ...Object.values(registry.prompts ?? {}).map((p) => p.env)] : null,
       );
-      redactLogs(() => this.secrets.last());
+      redactLogs(this.secrets);
       ctx.blockConcurrencyWhile(async () => {
         if (!isInitialized(ctx.storage.sql)) return;
         migrate(ctx.storage);
@@ -168,27 +156,11 @@ export function createThreadClass(registry: Registry) {
           checkAccess(this.engine.meta.userId, caller, "write");
           throw new WeftError("thread_exists", "a thread with this continuationToken exists already", { threadId: this.engine.meta.threadId, path: ["continuationToken"] });
         }
-        const agentId = input.agent ?? defaultAgentId(registry);
-        if (!findAgent(registry, agentId)) {
-          throw new WeftError("agent_not_found", `no agent "${agentId}"; agents: ${agentIds(registry).join(", ")}`, { path: ["agent"] });
-        }
-        const script = normalizeScript(input.script ?? [], ["script"]);
-        const agentScript = normalizeScript(findAgent(registry, agentId)!.script ?? [], ["agent", "script"]);
-        const meta: ThreadMeta = {
-          threadId,
-          agentId,
-          userId: caller.userId,
-          createdAt: Date.now(),
-          arguments: input.arguments ?? {},
-          dryRun: input.dryRun === true,
-          ephemeral: input.ephemeral === true,
-          ...(input.asOf ? { asOf: input.asOf } : {}),
-        };
+        const { meta, script, env: threadEnv } = prepareThread(registry, caller, input, threadId);
         migrate(this.ctx.storage);
         const engine = this.newEngine(meta);
         // A thread with asOf refuses to start when a timeArgs name is not in its tool's schema.
         if (meta.asOf) for (const name of engine.catalog.names()) checkTimeArgNames(engine.catalog.get(name));
-        const threadEnv = new Map(Object.entries(input.env ?? {}).map(([k, v]) => [k, typeof v === "string" ? { value: v, type: "secret" as const } : { value: v.value, type: v.type ?? ("secret" as const) }]));
         await checkRequiredVariables(reachableTools(registry, engine.sides, engine.catalog), {
           ...envSources(engine),
           thread: (name) => threadEnv.get(name),
@@ -197,19 +169,18 @@ export function createThreadClass(registry: Registry) {
         if (this.engine) throw new WeftError("thread_exists", "a thread with this continuationToken exists already", { path: ["continuationToken"] });
         this.store.atomically(() => {
           this.store.meta.write(meta);
-          this.store.script.add([...agentScript, ...script]);
-          for (const [name, v] of Object.entries(input.env ?? {})) {
-            if (typeof v === "string") this.store.env.set(name, v);
-            else this.store.env.set(name, v.value, v.type);
-          }
+          this.store.script.add(script);
+          for (const [name, v] of threadEnv) this.store.env.set(name, v.value, v.type);
+          if (input.opening !== undefined) this.store.turns.enqueue({ role: "user", content: input.opening });
         });
         this.attach(engine);
         await this.userEnv.refresh();
         // A scratch thread removes itself even if the Worker dies before it calls destroy().
         if (meta.ephemeral) await this.ctx.storage.setAlarm(meta.createdAt + SCRATCH_TTL_MS);
-        engine.emit("thread_created", { threadId, agentId });
+        engine.emit("thread_created", { threadId, agentId: meta.agentId });
         const unavailable = unavailableTools(engine.catalog);
         if (unavailable.length > 0) engine.emit("tools_unavailable", { tools: unavailable });
+        if (input.opening !== undefined) void this.runner!.resume();
         return meta;
       });
     }
@@ -224,7 +195,7 @@ export function createThreadClass(registry: Registry) {
           messageCount: this.store.messages.count(),
           lastSeq: this.store.events.lastSeq(),
           ...(lastTurn ? { lastTurn } : {}),
-          tools: offeredTools(engine.catalog),
+          tools: modelTools(engine.catalog),
           unavailableTools: unavailableTools(engine.catalog),
         };
       });
@@ -278,9 +249,9 @@ export function createThreadClass(registry: Registry) {
     async getFile(caller: Caller, path: string) {
       return this.answer(() => {
         this.guard(caller, "read");
-        const info = this.store.files.info(path);
-        if (!info) throw new WeftError("not_found", `no file ${JSON.stringify(path)} in this thread`, { path: ["path"] });
-        return { ...info, ...fileContent(path, info.mimeType, this.store.files.read(path)!) };
+        const file = this.store.files.content(path);
+        if (!file) throw new WeftError("not_found", `no file ${JSON.stringify(path)} in this thread`, { path: ["path"] });
+        return file;
       });
     }
 
@@ -313,6 +284,22 @@ export function createThreadClass(registry: Registry) {
 
     async stop(caller: Caller) {
       return this.answer(() => (this.guard(caller, "write"), { stopped: this.runner!.stop() }));
+    }
+
+    /**
+     * How this thread's work stands, for the parent of a child thread (the caller is the parent's
+     * owner): with `wait`, once its queued and cut work is done (or waits for a person).
+     */
+    async childAnswer(caller: Caller, wait: boolean): Promise<RpcResult<ChildAnswer>> {
+      return this.answer(async () => {
+        this.guard(caller, "read");
+        const runner = this.runner!;
+        if (wait) await runner.resume();
+        const turn = this.store.turns.latest();
+        const busy = runner.active || this.store.turns.inboxSize() > 0;
+        const status: ChildAnswer["status"] = busy ? "running" : (turn?.status ?? "idle");
+        return { status, answer: this.store.messages.lastAnswer(), ...(turn?.error ? { error: turn.error } : {}) };
+      });
     }
 
     async waitIdle(): Promise<RpcResult<null>> {
@@ -363,14 +350,12 @@ export function createThreadClass(registry: Registry) {
     override async fetch(request: Request): Promise<Response> {
       const url = new URL(request.url);
       if (!url.pathname.endsWith("/ws")) return Response.json(new WeftError("not_found", `no route ${url.pathname}`).toBody(), { status: 404 });
+      // Checked before accepting: a refused upgrade is a plain 401/404, never a socket that closes.
       const caller = callerFromHeader(request.headers.get(CALLER_HEADER));
-      try {
-        if (!caller) throw new WeftError("unauthenticated", "no verified caller");
-        this.guard(caller, "read");
-      } catch (e) {
-        const error = e as WeftError;
-        return Response.json(error.toBody(), { status: error.status });
-      }
+      const refused = !caller
+        ? new WeftError("unauthenticated", "no verified caller")
+        : thrownError(() => this.guard(caller, "read"));
+      if (refused) return Response.json(refused.toBody(), { status: refused.status });
       return replayAndAccept(this.ctx, this.store, request);
     }
 

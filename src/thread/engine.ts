@@ -5,7 +5,7 @@
  * `TurnRunner` (runner.ts).
  * @module
  */
-import { WeftError } from "../errors.js";
+import { WeftError, isWeftError } from "../errors.js";
 import type { EventFrame, EventPayloads, Message, ToolResult } from "../protocol.js";
 import { BUILTIN_EVENT_TYPES } from "../protocol.js";
 import { type AgentDefinition, type EnvDefault, type Registry, type ResolvedSide, findAgent, findPrompt, sidesOf } from "../run/agent.js";
@@ -15,8 +15,11 @@ import { ToolCatalog } from "../tools/catalog.js";
 import { type CallOutcome, type CallRequest, dispatch } from "../tools/dispatch.js";
 import type { CallExecution, CrashPoint } from "../tools/host.js";
 import type { Effect } from "../tools/types.js";
+import type { ExecutionState } from "../tools/thread-state.js";
+import { Callables } from "./callables.js";
 import { NO_USER_ENV, type UserEnvSource } from "./env.js";
 import { createDispatchHost } from "./dispatch-host.js";
+import { createMessages, hasHook, toolHook } from "./hooks.js";
 import type { StateHost } from "./state.js";
 import type { ThreadStore } from "./store/index.js";
 import type { ThreadMeta } from "./store/meta.js";
@@ -51,7 +54,8 @@ export class ThreadEngine implements StateHost {
   readonly agent: AgentDefinition;
   /** The agent's sides, side a first (one entry for a one-sided agent). */
   readonly sides: ResolvedSide[];
-  readonly catalog: ToolCatalog;
+  /** What a model may call in each place of the thread (sides, prompts). */
+  readonly callables: Callables;
   /** Set by crash-matrix tests only. */
   crashHook: CrashHook | null = null;
   private drainLock: Promise<unknown> = Promise.resolve();
@@ -66,7 +70,7 @@ export class ThreadEngine implements StateHost {
     if (!agent) throw new WeftError("agent_not_found", `no agent "${meta.agentId}"`);
     this.agent = agent;
     this.sides = sidesOf(host.registry, agent);
-    this.catalog = new ToolCatalog(toolsOf(host.registry, agent, this.sides[0]!, meta.arguments));
+    this.callables = new Callables(this);
   }
 
   get store(): ThreadStore {
@@ -82,15 +86,35 @@ export class ThreadEngine implements StateHost {
     return this.host.userEnv ?? NO_USER_ENV;
   }
 
-  /** Env defaults of the running prompt (the last of `promptPath`), else of side a's prompt file. */
-  promptEnv(promptPath?: readonly string[]): Readonly<Record<string, EnvDefault>> | undefined {
-    const name = promptPath?.at(-1) ?? this.sides[0]!.promptName;
+  /** Side a's tools: what direct calls and `GET /v1/tools` see. */
+  get catalog(): ToolCatalog {
+    return this.callables.catalogFor(null);
+  }
+
+  /** The tools offered where `execution` runs (its prompt, else its side; side a at rest). */
+  catalogFor(execution: CallExecution | null): ToolCatalog {
+    return this.callables.catalogFor(execution);
+  }
+
+  /** The side `side` of this thread's agent (side a when the agent has one side). */
+  side(side: "a" | "b" = "a"): ResolvedSide {
+    return this.sides.find((s) => s.side === side) ?? this.sides[0]!;
+  }
+
+  /** Env defaults of the running prompt (the last of `promptPath`), else of the current side's prompt file. */
+  promptEnv(execution?: ExecutionState): Readonly<Record<string, EnvDefault>> | undefined {
+    const name = execution?.promptPath.at(-1) ?? this.side(execution?.currentSide).promptName;
     return name === undefined ? undefined : findPrompt(this.registry, name)?.env;
   }
 
-  /** Side a's system prompt for this thread's `arguments`. */
-  system(): string | undefined {
-    return systemText(this.sides[0]!.system, this.meta.arguments);
+  /** A side's system prompt for this thread's `arguments`. */
+  system(side: "a" | "b" = "a"): string | undefined {
+    return systemText(this.side(side).system, this.meta.arguments);
+  }
+
+  /** Stores messages through the create-message hooks (see thread/hooks.ts `createMessages`). */
+  createMessages(execution: CallExecution | null, messages: NewTurnMessage[], also?: () => void): Promise<Message[]> {
+    return createMessages(this, execution, messages, also);
   }
 
   /** The value with every secret of the thread replaced. */
@@ -161,16 +185,34 @@ export class ThreadEngine implements StateHost {
     return outcome.result;
   }
 
-  /** Runs one call of `execution` (null: outside any run) through the pipeline, without draining the queue. */
-  async dispatchOne(execution: CallExecution | null, request: CallRequest): Promise<CallOutcome> {
+  /**
+   * Runs one call of `execution` (null: outside any run) through the pipeline, without draining
+   * the queue, then the `tool_call_finished` hook of each call it finished. Inside a run a hook
+   * that throws fails the run; at rest there is no run to fail, so the error is logged and the
+   * call's recorded result stands. While it runs, the call is in flight here: recovery leaves it alone.
+   */
+  async dispatchOne(execution: CallExecution | null, request: CallRequest, catalog?: ToolCatalog): Promise<CallOutcome> {
+    const finished: EventPayloads["tool_call_finished"][] = [];
+    const host = createDispatchHost(this, execution, catalog, (data) => finished.push(data));
     this.inFlight.set(request.callId, (this.inFlight.get(request.callId) ?? 0) + 1);
     try {
-      return await dispatch(createDispatchHost(this, execution), request);
+      const outcome = await dispatch(host, request);
+      for (const data of finished) await toolHook(this, execution, "tool_call_finished", data);
+      return outcome;
+    } catch (e) {
+      if (execution !== null || !isWeftError(e) || e.code !== "hook_failed") throw e;
+      console.error(`weft: ${e.message} (call ${request.callId}, outside any turn)`);
+      return dispatch(host, request);
     } finally {
       const left = (this.inFlight.get(request.callId) ?? 1) - 1;
       if (left > 0) this.inFlight.set(request.callId, left);
       else this.inFlight.delete(request.callId);
     }
+  }
+
+  /** Whether the thread has any tool-call hook (the dispatch host skips the work otherwise). */
+  hasToolHooks(): boolean {
+    return hasHook(this, "tool_call_started");
   }
 
   /** Runs one call, then every call it (or anything before it) queued, in queue order, under the same execution. */
@@ -211,7 +253,9 @@ export class ThreadEngine implements StateHost {
     for (const record of this.store.calls.unfinished()) {
       // Running in this instance (a direct call, a read beside a turn) is not interrupted.
       if (this.inFlight.has(record.callId)) continue;
-      done.push(await this.dispatchOne(null, { callId: record.callId, toolName: record.toolName, args: { text: record.argsText }, source: record.source }));
+      const request = { callId: record.callId, toolName: record.toolName, args: { text: record.argsText }, source: record.source };
+      // A call may have run inside a prompt or on side b: recovery looks its name up everywhere.
+      done.push(await this.dispatchOne(null, request, this.callables.everything()));
     }
     return done;
   }
@@ -225,12 +269,4 @@ export class ThreadEngine implements StateHost {
   newId(prefix: string): string {
     return newId(prefix);
   }
-}
-
-/** Side a's tools: the registry's (all, or the names it lists) plus any built from arguments. */
-function toolsOf(registry: Registry, agent: AgentDefinition, side: ResolvedSide, args: Record<string, unknown>) {
-  const base = side.tools
-    ? Object.fromEntries(side.tools.filter((n) => registry.tools[n]).map((n) => [n, registry.tools[n]!]))
-    : { ...registry.tools };
-  return agent.toolsFromArguments ? { ...base, ...agent.toolsFromArguments(args) } : base;
 }

@@ -26,6 +26,17 @@ export function checkAccess(owner: string | null, caller: Caller, access: "read"
   throw new WeftError("thread_not_found", "no such thread");
 }
 
+/** The WeftError `fn` throws, or null; any other throw passes through. */
+export function thrownError(fn: () => unknown): WeftError | null {
+  try {
+    fn();
+    return null;
+  } catch (e) {
+    if (e instanceof WeftError) return e;
+    throw e;
+  }
+}
+
 /** Parses the `x-weft-caller` header the Worker sets; null when it is missing or malformed. */
 export function callerFromHeader(raw: string | null): Caller | null {
   if (!raw) return null;

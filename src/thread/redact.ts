@@ -156,7 +156,13 @@ export function publicVars(env: Readonly<Record<string, unknown>>): Set<string> 
   return new Set(String(env.WEFT_PUBLIC_VARS ?? "").split(",").map((s) => s.trim()).filter(Boolean));
 }
 
-const logSources = new Set<() => Redactor>();
+/** Something that knows a redactor without I/O (a thread's secrets); held weakly. */
+export interface RedactorSource {
+  last(): Redactor;
+}
+
+// Weak, so an evicted Durable Object is not kept alive by the console patch.
+const logSources = new Set<WeakRef<RedactorSource>>();
 const logTaps = new Set<(level: string, args: unknown[]) => void>();
 let consolePatched = false;
 
@@ -173,22 +179,22 @@ export function tapLogs(listener: (level: string, args: unknown[]) => void): () 
  * Routes `console.*` output of this isolate through every registered redactor, so a tool that logs
  * a secret writes the marker instead. Registering twice is harmless; the patch is installed once.
  */
-export function redactLogs(source: () => Redactor): () => void {
-  logSources.add(source);
+export function redactLogs(source: RedactorSource): void {
+  logSources.add(new WeakRef(source));
   if (!consolePatched) {
     consolePatched = true;
     for (const level of ["log", "info", "warn", "error", "debug"] as const) {
       const original = console[level].bind(console);
       console[level] = (...args: unknown[]) => {
         let out = args;
-        for (const get of logSources) {
-          const r = get();
-          out = out.map((a) => r.value(a));
+        for (const ref of logSources) {
+          const source = ref.deref();
+          if (!source) logSources.delete(ref);
+          else out = out.map((a) => source.last().value(a));
         }
         for (const tap of logTaps) tap(level, out);
         original(...out);
       };
     }
   }
-  return () => logSources.delete(source);
 }

@@ -188,7 +188,7 @@ export class TurnRunner {
         steps: { total: steps, a: steps, b: 0 },
       });
       this.execution = execution;
-      end = await runTurn(createTurnHost(engine, turnId), execution);
+      end = await runTurn(createTurnHost(engine, execution), execution);
     } catch (e) {
       // The model could not be made (a bad spec, a missing binding): the turn fails and says why.
       end = { status: "failed", steps, error: errorMessage(e) };
@@ -200,7 +200,13 @@ export class TurnRunner {
       return end;
     }
     store.turns.end(turnId, end.status, end.error);
-    engine.emit("turn_finished", { turnId, status: end.status, steps: end.steps, ...(end.error ? { error: end.error } : {}) });
+    engine.emit("turn_finished", {
+      turnId,
+      status: end.status,
+      steps: end.steps,
+      ...(end.error ? { error: end.error } : {}),
+      ...(end.stoppedBy ? { stoppedBy: end.stoppedBy } : {}),
+    });
     return end;
   }
 }

@@ -8,9 +8,12 @@ import type { Message, ToolResult } from "../protocol.js";
 import type { AgentDefinition, EnvDefault, Registry } from "../run/agent.js";
 import type { CompiledTool, ToolCatalog } from "../tools/catalog.js";
 import type { CallExecution } from "../tools/host.js";
+import { Execution } from "../run/execution.js";
+import type { NewTurnMessage } from "../run/messages.js";
 import type {
   CodeExecution,
   CodeExecutionOptions,
+  ExecutionState,
   GetMessagesOptions,
   InjectMessageInput,
   MessagesResult,
@@ -36,7 +39,11 @@ export interface StateHost {
    * Env defaults of the prompt in force: the last of `promptPath` (the running prompt), else
    * side a's prompt file; undefined for an inline side.
    */
-  promptEnv(promptPath?: readonly string[]): Readonly<Record<string, EnvDefault>> | undefined;
+  promptEnv(execution?: ExecutionState): Readonly<Record<string, EnvDefault>> | undefined;
+  /** The tools offered where `execution` runs; `uses` and queued names are checked against it. */
+  catalogFor(execution: CallExecution | null): ToolCatalog;
+  /** Stores messages through the create-message hooks; resolves once they are stored. */
+  createMessages(execution: CallExecution | null, messages: NewTurnMessage[]): Promise<Message[]>;
   /** Appends a message and emits `message_created`. */
   appendMessage(message: { role: Message["role"]; content: string; silent?: boolean; metadata?: Record<string, unknown> }): Message;
   /** Durably queues a call after the current one; `callId` (when given) is kept if already queued. */
@@ -118,12 +125,18 @@ export function createThreadState(host: StateHost, call: BoundCall | undefined, 
         throw new WeftError("invalid_request", 'injectMessage: expected { role: "user" | "assistant" | "system", content: string }');
       }
       checkContentSize(input.content, ["content"]);
-      return host.appendMessage({
-        role: input.role,
-        content: input.content,
-        ...(input.silent !== undefined ? { silent: input.silent } : {}),
-        ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
-      });
+      // Inside a nested prompt run the message joins that run's conversation, at its depth.
+      const depth = Execution.of(execution?.state ?? null)?.depth ?? 0;
+      const [stored] = await host.createMessages(execution, [
+        {
+          role: input.role,
+          content: input.content,
+          ...(input.silent !== undefined ? { silent: input.silent } : {}),
+          ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
+          ...(depth > 0 ? { depth } : {}),
+        },
+      ]);
+      return stored!;
     },
     async loadAgent<T>(name: string): Promise<T> {
       const agent = Object.hasOwn(host.registry.agents, name) ? host.registry.agents[name] : undefined;
@@ -132,11 +145,11 @@ export function createThreadState(host: StateHost, call: BoundCall | undefined, 
     },
 
     queueTool(toolName: string, args: Record<string, unknown>): void {
-      checkUses(host.catalog, call?.tool, toolName, "queue");
+      checkUses(host.catalogFor(execution), call?.tool, toolName, "queue");
       host.queueCall(call?.callId, toolName, args, call?.turnId, childId("queue"));
     },
     async invokeTool(toolName: string, args: Record<string, unknown>): Promise<ToolResult> {
-      checkUses(host.catalog, call?.tool, toolName, "invoke");
+      checkUses(host.catalogFor(execution), call?.tool, toolName, "invoke");
       return host.invokeCall(call?.callId, toolName, args, execution, call?.turnId, childId("invoke"));
     },
     emit(event: string, data: unknown): void {
@@ -179,7 +192,7 @@ export function envSources(host: StateHost, execution: CallExecution | null = nu
   return {
     thread: (name) => host.store.env.get(name),
     agent: host.agent.env,
-    prompt: host.promptEnv(execution?.state.promptPath),
+    prompt: host.promptEnv(execution?.state),
     userId: host.meta.userId,
     user: host.userEnv,
     worker: host.workerEnv,

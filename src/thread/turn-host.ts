@@ -2,10 +2,14 @@
  * The thread as the turn loop sees it: history, tools, durable commits and dispatch.
  * @module
  */
-import { offeredTools } from "../tools/catalog.js";
 import type { ToolCallRequest } from "../protocol.js";
 import { DEFAULT_MAX_STEPS, type TurnHost } from "../run/turn.js";
+import type { ModelTool } from "../models/model.js";
+import type { Execution } from "../run/execution.js";
+import { historyFor } from "../run/sides.js";
+import type { ToolCatalog } from "../tools/catalog.js";
 import type { ThreadEngine } from "./engine.js";
+import { filterMessages, toolHook } from "./hooks.js";
 
 /**
  * Makes a step's call ids unique in the thread: an id already taken (by an earlier call or an
@@ -21,17 +25,34 @@ export function uniqueCallIds(calls: ToolCallRequest[], taken: (id: string) => b
   });
 }
 
-/** Creates the host for turn `turnId` of `engine`'s thread. */
-export function createTurnHost(engine: ThreadEngine, turnId: string): TurnHost {
+/** Every tool of a catalog as the model is told about it. */
+export function modelTools(catalog: ToolCatalog): ModelTool[] {
+  return catalog.list().map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+}
+
+/**
+ * Creates the host for the turn `execution` runs in `engine`'s thread. System prompt, tools and
+ * the view of the history follow the execution's current side; with two sides every message the
+ * turn writes is marked with its side.
+ */
+export function createTurnHost(engine: ThreadEngine, execution: Execution): TurnHost {
   const { store, agent } = engine;
+  const turnId = execution.flowId;
+  const twoSided = engine.sides.length > 1;
   return {
     threadId: engine.meta.threadId,
-    ...(engine.system() !== undefined ? { system: engine.system()! } : {}),
+    get system() {
+      return engine.system(execution.currentSide);
+    },
     maxSteps: agent.maxSteps ?? DEFAULT_MAX_STEPS,
-    tools: () => offeredTools(engine.catalog),
-    history: () => store.messages.all(),
+    sides: engine.sides,
+    tools: () => modelTools(engine.catalogFor(execution)),
+    ...announcing(engine, execution),
+    history: () => historyFor(execution.currentSide, twoSided, store.messages.all()),
+    prepareMessages: (snapshot) => filterMessages(engine, execution, snapshot),
     async commit(messages, pending) {
-      engine.appendMessages(messages, () => store.turns.setPendingStep(turnId, pending));
+      const marked = twoSided ? messages.map((m) => ({ ...m, side: execution.currentSide })) : messages;
+      await engine.createMessages(execution, marked, () => store.turns.setPendingStep(turnId, pending));
       await engine.flush();
     },
     pendingStep: () => store.turns.pendingStep<ToolCallRequest>(turnId),
@@ -40,4 +61,24 @@ export function createTurnHost(engine: ThreadEngine, turnId: string): TurnHost {
     uniqueIds: (calls) => uniqueCallIds(calls, (id) => store.calls.get(id) !== undefined),
     onStep: (steps) => store.turns.step(turnId, steps.total),
   };
+}
+
+/** How a turn (or a nested prompt's loop) announces calls while their arguments stream. */
+export function announcing(engine: ThreadEngine, execution: Execution): Pick<TurnHost, "progressArgumentOf" | "announce"> {
+  return {
+    progressArgumentOf: (name) => progressArgumentOf(engine, name),
+    async announce(started) {
+      engine.emit("tool_call_started", started);
+      if (engine.hasToolHooks()) await toolHook(engine, execution, "tool_call_started", started);
+    },
+  };
+}
+
+/** A tool's `progressArgument`; none for an unknown or broken tool (dispatch refuses those). */
+function progressArgumentOf(engine: ThreadEngine, name: string): string | undefined {
+  try {
+    return engine.catalog.has(name) ? engine.catalog.get(name).def.progressArgument : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -84,6 +84,11 @@ export class ToolCatalog {
     return Object.hasOwn(this.definitions, name);
   }
 
+  /** The definition behind `name`, unchecked; call only for a name {@link has} confirmed. */
+  definition(name: string): AnyToolDefinition {
+    return this.definitions[name]!;
+  }
+
   /**
    * The compiled tool.
    * @throws WeftError `unknown_tool` listing the valid names; `invalid_config` for a bad definition.
@@ -134,11 +139,6 @@ export class ToolCatalog {
 export interface UnavailableTool {
   name: string;
   reason: string;
-}
-
-/** What the model is offered: name, description and input JSON Schema of each usable tool. */
-export function offeredTools(catalog: ToolCatalog): { name: string; description: string; inputSchema: Record<string, unknown> }[] {
-  return catalog.list().map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
 }
 
 /** The tools of `catalog` that fail to compile, sorted by name (never silently dropped). */

@@ -3,6 +3,7 @@
  * cap, record, emit. The only place a tool's `execute` is called (DESIGN.md).
  * @module
  */
+import { errorMessage } from "../errors.js";
 import type { CallRecord, EventPayloads, ToolResult } from "../protocol.js";
 import type { CompiledTool } from "./catalog.js";
 import { type CallOutcome, type CallRequest, type DispatchHost, effectKeyOf } from "./host.js";
@@ -49,7 +50,18 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
   if (progressArg && input && typeof (input as Record<string, unknown>)[progressArg] === "string") {
     started.progress = (input as Record<string, string>)[progressArg];
   }
-  host.emit("tool_call_started", started);
+  // A call announced while its arguments streamed had its event and hook then.
+  if (!request.announced) {
+    host.emit("tool_call_started", started);
+    if (host.beforeExecute) {
+      try {
+        await host.beforeExecute(started);
+      } catch (e) {
+        finishCall(host, call, { status: "error", error: errorMessage(e) }, "failed", attempts);
+        throw e;
+      }
+    }
+  }
 
   const bound = { callId: request.callId, tool, ...(request.turnId ? { turnId: request.turnId } : {}) };
   const maxAttempts = policyFor(effect, "transient_failure") === "retry" ? (tool.def.maxAttempts ?? DEFAULT_MAX_ATTEMPTS) : 1;

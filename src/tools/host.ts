@@ -57,6 +57,11 @@ export interface DispatchHost {
   flush(): Promise<void>;
   /** Waits between retry attempts; never inside a held lock. */
   sleep(ms: number): Promise<void>;
+  /**
+   * Runs the thread's `tool_call_started` hook once the call is journaled, before `execute`. When
+   * it throws, the call is recorded failed (it never runs) and the error goes on to the caller.
+   */
+  beforeExecute?(started: EventPayloads["tool_call_started"]): Promise<void>;
   /** Test seam: called at each crash point; the crash matrix aborts the object here. */
   checkpoint?(point: CrashPoint, call: { callId: string; toolName: string; effect?: Effect }): void | Promise<void>;
 }
@@ -71,6 +76,8 @@ export interface CallRequest {
   parentCallId?: string;
   /** The model's stream ended inside this call's arguments: it is refused, never run. */
   cutOff?: boolean;
+  /** Its `tool_call_started` went out while its arguments streamed; it is not sent again. */
+  announced?: boolean;
 }
 
 /** How a call stands after dispatch: final, or waiting for a person. */

@@ -15,7 +15,10 @@ export interface GetMessagesOptions {
   order?: "asc" | "desc";
   /** Include messages injected with `silent: true`; default false. */
   includeSilent?: boolean;
-  /** Accepted for compatibility with the Standard Agents tools API; weft has no nested sub-prompt messages yet. */
+  /**
+   * Only messages nested at most this deep: 0 is the thread's own conversation, 1 adds the
+   * messages of prompts it called as tools, and so on. Default: every depth.
+   */
   maxDepth?: number;
 }
 

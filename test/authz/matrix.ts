@@ -150,6 +150,7 @@ export async function runMatrix(options: { short?: boolean } = {}): Promise<Matr
 
 /** Reads first, then writes, deletes last: the owner's own writes must not hide later checks. */
 function rank(route: string): number {
+  if (route === "DELETE /threads/:id") return 4;
   if (route.startsWith("GET")) return 0;
   if (route.startsWith("DELETE")) return 3;
   if (route.includes("/stop")) return 2;

@@ -55,6 +55,27 @@ export class FileStore {
       .join("");
   }
 
+  /**
+   * A file with its content: text as is; attachments are stored base64, and a text attachment is
+   * decoded (so redaction can read it); binary content stays base64.
+   */
+  content(path: string): (FileInfo & { data: string; encoding: "utf-8" | "base64" }) | undefined {
+    const info = this.info(path);
+    if (!info) return undefined;
+    const stored = this.read(path)!;
+    const text = info.mimeType.startsWith("text/") || info.mimeType.includes("json");
+    if (!path.includes("/attachments/")) return { ...info, data: stored, encoding: text ? "utf-8" : "base64" };
+    if (text) {
+      try {
+        const bytes = Uint8Array.from(atob(stored), (ch) => ch.charCodeAt(0));
+        return { ...info, data: new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes), encoding: "utf-8" };
+      } catch {
+        // Not UTF-8 after all: sent as stored.
+      }
+    }
+    return { ...info, data: stored, encoding: "base64" };
+  }
+
   /** Every file's metadata, by path. */
   list(): FileInfo[] {
     return this.storage.sql

@@ -38,8 +38,13 @@ interface MessageRow extends Record<string, SqlStorageValue> {
   name: string | null;
   silent: number;
   metadata: string | null;
+  depth: number;
+  side: string | null;
   created_at: number;
 }
+
+/** Deepest nesting of prompt calls; a deeper call is refused, so depth counters stay bounded. */
+export const MAX_DEPTH = 8;
 
 function toMessage(row: MessageRow): Message {
   const message: Message = {
@@ -53,6 +58,8 @@ function toMessage(row: MessageRow): Message {
   if (row.tool_call_id !== null) message.toolCallId = row.tool_call_id;
   if (row.name !== null) message.name = row.name;
   if (row.metadata !== null) message.metadata = JSON.parse(row.metadata) as Record<string, unknown>;
+  if (row.depth > 0) message.depth = row.depth;
+  if (row.side === "a" || row.side === "b") message.side = row.side;
   return message;
 }
 
@@ -66,10 +73,11 @@ export class MessageStore {
   /** Stores a message and bumps the counters; call inside a transaction with related writes. */
   append(input: NewMessage, now = Date.now()): Message {
     const silent = input.silent === true;
+    const depth = input.depth ?? 0;
     const row = this.sql
       .exec<MessageRow>(
-        `INSERT INTO messages (role, content, tool_calls, tool_call_id, name, silent, metadata, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+        `INSERT INTO messages (role, content, tool_calls, tool_call_id, name, silent, metadata, depth, side, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
         input.role,
         input.content,
         input.toolCalls ? JSON.stringify(input.toolCalls) : null,
@@ -77,11 +85,18 @@ export class MessageStore {
         input.name ?? null,
         silent ? 1 : 0,
         input.metadata ? JSON.stringify(input.metadata) : null,
+        depth,
+        input.side ?? null,
         now,
       )
       .one();
     this.meta.bump("messages", 1);
     if (!silent) this.meta.bump("visible_messages", 1);
+    // Per-depth counts of nested messages, so a `maxDepth` total is a few counter reads.
+    if (depth > 0) {
+      this.meta.bump(`messages@${depth}`, 1);
+      if (!silent) this.meta.bump(`visible_messages@${depth}`, 1);
+    }
     return toMessage(row);
   }
 
@@ -104,19 +119,44 @@ export class MessageStore {
     if (order !== "asc" && order !== "desc") {
       throw new WeftError("invalid_request", `order: expected "asc" or "desc", got ${String(order)}`, { path: ["order"] });
     }
+    const maxDepth = options.maxDepth;
+    if (maxDepth !== undefined && (!Number.isInteger(maxDepth) || maxDepth < 0)) {
+      throw new WeftError("invalid_request", `maxDepth: expected a non-negative integer, got ${maxDepth}`, { path: ["maxDepth"] });
+    }
     const includeSilent = options.includeSilent === true;
-    const total = this.meta.counter(includeSilent ? "messages" : "visible_messages");
+    const counter = includeSilent ? "messages" : "visible_messages";
+    let total = this.meta.counter(counter);
+    if (maxDepth !== undefined) for (let d = maxDepth + 1; d <= MAX_DEPTH; d++) total -= this.meta.counter(`${counter}@${d}`);
     const direction = order === "asc" ? "ASC" : "DESC";
-    const where = includeSilent ? "" : "WHERE silent = 0";
+    const filters = [...(includeSilent ? [] : ["silent = 0"]), ...(maxDepth !== undefined ? [`depth <= ${maxDepth}`] : [])];
+    const where = filters.length > 0 ? `WHERE ${filters.join(" AND ")}` : "";
     const rows = this.sql
       .exec<MessageRow>(`SELECT * FROM messages ${where} ORDER BY id ${direction} LIMIT ? OFFSET ?`, limit, offset)
       .toArray();
     return { messages: rows.map(toMessage), total, hasMore: offset + rows.length < total };
   }
 
-  /** Every message in order, for model requests. */
+  /**
+   * Every message of the thread's own conversation (depth 0) in order, for model requests; the
+   * messages of nested prompt runs stay out of the caller's history.
+   */
   all(): Message[] {
-    return this.sql.exec<MessageRow>("SELECT * FROM messages ORDER BY id ASC").toArray().map(toMessage);
+    return this.sql.exec<MessageRow>("SELECT * FROM messages WHERE depth = 0 ORDER BY id ASC").toArray().map(toMessage);
+  }
+
+  /** Messages at exactly `depth` from id `fromId` on: the conversation of the nested run that opened there. */
+  atDepth(depth: number, fromId: number): Message[] {
+    return this.sql.exec<MessageRow>("SELECT * FROM messages WHERE depth = ? AND id >= ? ORDER BY id ASC", depth, fromId).toArray().map(toMessage);
+  }
+
+  /** The latest non-empty answer of the thread's own conversation (side a's, with two sides). */
+  lastAnswer(): string {
+    const row = this.sql
+      .exec<{ content: string }>(
+        "SELECT content FROM messages WHERE depth = 0 AND role = 'assistant' AND content != '' AND (side IS NULL OR side = 'a') ORDER BY id DESC LIMIT 1",
+      )
+      .toArray()[0];
+    return row?.content ?? "";
   }
 
   count(): number {

@@ -13,6 +13,8 @@ export interface ThreadMeta {
   dryRun: boolean;
   asOf?: string;
   ephemeral: boolean;
+  /** For the child thread of an agent called as a tool: the calling thread and call. */
+  parent?: { threadId: string; callId: string };
 }
 
 /** Reads and writes the single thread record. */

@@ -75,6 +75,12 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE calls ADD COLUMN decided_by TEXT;
   `,
+  // v5: nested prompt runs store their messages with their depth; two-sided agents mark the side.
+  `
+  ALTER TABLE messages ADD COLUMN depth INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE messages ADD COLUMN side TEXT;
+  CREATE INDEX messages_by_depth ON messages (depth, id);
+  `,
 ];
 
 /** True when the thread's tables exist; an id that was never created has none. */

@@ -1,0 +1,136 @@
+/**
+ * Live events of a streaming model step. Text and argument deltas are coalesced: nothing is sent
+ * until the step has streamed for `flushMs` or buffered `flushBytes`, then one event per flush, so
+ * a fast stream never writes a row per token and a step that arrives at once (the scripted model)
+ * adds no delta events at all; what is left when the step ends is in its `model_step` event.
+ * Arguments are parsed as they stream; a tool's `progressArgument` announces the call
+ * (`tool_call_started`, carrying that argument) as soon as the argument has finished streaming.
+ * @module
+ */
+import type { EventPayloads } from "../protocol.js";
+import type { ModelStreamPart } from "../models/model.js";
+import { JsonArgumentStream } from "./partial-json.js";
+import type { StepObserver } from "./step.js";
+
+/** Default coalescing: at most one delta event per call (or for text) every 100 ms or 1 KiB. */
+export const STREAM_FLUSH_MS = 100;
+export const STREAM_FLUSH_BYTES = 1024;
+
+/** What the step's events go to. */
+export interface StreamEventsHost {
+  emit<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): void;
+  /** The `progressArgument` of a tool, if it declares one. */
+  progressArgumentOf(toolName: string): string | undefined;
+  /** Announces a call early (its progress argument finished streaming): event and hook. */
+  announce(call: EventPayloads["tool_call_started"]): Promise<void>;
+  now?(): number;
+}
+
+interface OpenCall {
+  id: string;
+  toolName: string;
+  args: JsonArgumentStream;
+  pending: string;
+  progressArg: string | undefined;
+  announced: boolean;
+}
+
+/** Observes one step's stream and emits its coalesced events. */
+export class StreamEvents implements StepObserver {
+  private readonly calls = new Map<string, OpenCall>();
+  private text = "";
+  private readonly started: number;
+  private lastFlush: number;
+  /** Ids of calls announced while they streamed (their dispatch must not announce them again). */
+  readonly announced = new Set<string>();
+
+  constructor(
+    private readonly host: StreamEventsHost,
+    private readonly turnId: string,
+    private readonly step: number,
+    private readonly limits = { flushMs: STREAM_FLUSH_MS, flushBytes: STREAM_FLUSH_BYTES },
+  ) {
+    this.started = this.now();
+    this.lastFlush = this.started;
+  }
+
+  async part(part: ModelStreamPart): Promise<void> {
+    switch (part.type) {
+      case "text-delta":
+        this.text += part.delta;
+        break;
+      case "tool-input-start":
+        this.calls.set(part.id, {
+          id: part.id,
+          toolName: part.toolName,
+          args: new JsonArgumentStream(),
+          pending: "",
+          progressArg: this.host.progressArgumentOf(part.toolName),
+          announced: false,
+        });
+        break;
+      case "tool-input-delta": {
+        const call = this.calls.get(part.id);
+        if (!call) break;
+        call.pending += part.delta;
+        const done = call.args.push(part.delta);
+        if (call.progressArg && !call.announced && done.some((m) => m.key === call.progressArg)) await this.announceCall(call);
+        break;
+      }
+      default:
+        return;
+    }
+    if (this.due()) this.flush();
+  }
+
+  private announceCall(call: OpenCall): Promise<void> {
+    call.announced = true;
+    this.announced.add(call.id);
+    const input = call.args.preview() ?? {};
+    const progress = input[call.progressArg!];
+    return this.host.announce({
+      callId: call.id,
+      toolName: call.toolName,
+      source: "model",
+      input,
+      ...(typeof progress === "string" ? { progress } : {}),
+    });
+  }
+
+  private now(): number {
+    return this.host.now?.() ?? Date.now();
+  }
+
+  private due(): boolean {
+    const buffered = this.text.length + [...this.calls.values()].reduce((n, c) => n + c.pending.length, 0);
+    return buffered >= this.limits.flushBytes || this.now() - this.lastFlush >= this.limits.flushMs;
+  }
+
+  /** Sends what is buffered, keeping back a trailing half of a surrogate pair. */
+  private flush(): void {
+    this.lastFlush = this.now();
+    const [text, keepText] = wholeCharacters(this.text);
+    if (text !== "") this.host.emit("text_delta", { turnId: this.turnId, step: this.step, delta: text });
+    this.text = keepText;
+    for (const call of this.calls.values()) {
+      const [delta, keep] = wholeCharacters(call.pending);
+      call.pending = keep;
+      if (delta === "") continue;
+      const preview = call.args.preview();
+      this.host.emit("tool_call_delta", {
+        turnId: this.turnId,
+        step: this.step,
+        callId: call.id,
+        toolName: call.toolName,
+        delta,
+        ...(preview !== undefined ? { preview } : {}),
+      });
+    }
+  }
+}
+
+/** Splits off a trailing high surrogate, which must travel with its low half. */
+function wholeCharacters(text: string): [string, string] {
+  const last = text.charCodeAt(text.length - 1);
+  return last >= 0xd800 && last <= 0xdbff ? [text.slice(0, -1), text.slice(-1)] : [text, ""];
+}

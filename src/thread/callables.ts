@@ -1,0 +1,73 @@
+/**
+ * What a model may call in each place of a thread: side a's names, side b's, or a running
+ * prompt's. A name is a tool of `agents/tools/`, a prompt (run as a nested loop), or an agent with
+ * `exposeAsTool` (run in a child thread). One catalog per place, built on first use.
+ * @module
+ */
+import { findPrompt } from "../run/agent.js";
+import { ToolCatalog } from "../tools/catalog.js";
+import type { CallExecution } from "../tools/host.js";
+import type { AnyToolDefinition } from "../tools/types.js";
+import { agentTool } from "./agent-tool.js";
+import type { ThreadEngine } from "./engine.js";
+import { promptTool } from "./prompt-tool.js";
+
+/** The catalogs of one thread. */
+export class Callables {
+  private readonly catalogs = new Map<string, ToolCatalog>();
+
+  constructor(private readonly engine: ThreadEngine) {}
+
+  /**
+   * The catalog of the place `execution` runs in: its prompt (the last of `promptPath`), else its
+   * current side. Outside any run: side a's, which direct calls and `GET /v1/tools` use.
+   */
+  catalogFor(execution: CallExecution | null): ToolCatalog {
+    const prompt = execution?.state.promptPath.at(-1);
+    if (prompt !== undefined) return this.cached(`prompt:${prompt}`, () => this.definitions(findPrompt(this.engine.registry, prompt)?.tools));
+    const side = this.engine.sides.find((s) => s.side === (execution?.state.currentSide ?? "a")) ?? this.engine.sides[0]!;
+    return this.cached(`side:${side.side}`, () => {
+      const { agent, meta } = this.engine;
+      const own = this.definitions(side.tools);
+      // Tools built from the thread's arguments belong to side a.
+      return side.side === "a" && agent.toolsFromArguments ? { ...own, ...agent.toolsFromArguments(meta.arguments) } : own;
+    });
+  }
+
+  /**
+   * Every name any place of the thread offers. A call interrupted by a restart is recovered at
+   * rest, with no execution to say where it ran, so recovery looks names up here.
+   */
+  everything(): ToolCatalog {
+    return this.cached("all", () => {
+      const sideA = this.catalogFor(null);
+      const all: Record<string, AnyToolDefinition> = Object.fromEntries(sideA.names().map((n) => [n, sideA.definition(n)]));
+      for (const side of this.engine.sides) Object.assign(all, this.definitions(side.tools));
+      for (const [name, prompt] of Object.entries(this.engine.registry.prompts ?? {})) {
+        Object.assign(all, this.definitions(prompt.tools), { [name]: promptTool(this.engine, name, prompt) });
+      }
+      return all;
+    });
+  }
+
+  private cached(key: string, build: () => Record<string, AnyToolDefinition>): ToolCatalog {
+    let catalog = this.catalogs.get(key);
+    if (!catalog) {
+      catalog = new ToolCatalog(build());
+      this.catalogs.set(key, catalog);
+    }
+    return catalog;
+  }
+
+  /** Definitions for a list of names; no list means every tool in `agents/tools/`. */
+  private definitions(names: readonly string[] | undefined): Record<string, AnyToolDefinition> {
+    const { registry } = this.engine;
+    const out: Record<string, AnyToolDefinition> = {};
+    for (const name of names ?? Object.keys(registry.tools)) {
+      if (Object.hasOwn(registry.tools, name)) out[name] = registry.tools[name]!;
+      else if (findPrompt(registry, name)) out[name] = promptTool(this.engine, name, findPrompt(registry, name)!);
+      else if (Object.hasOwn(registry.agents, name) && registry.agents[name]!.exposeAsTool) out[name] = agentTool(this.engine, name, registry.agents[name]!);
+    }
+    return out;
+  }
+}

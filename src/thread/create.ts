@@ -1,0 +1,47 @@
+/**
+ * What `POST /threads` asks for, checked and turned into the thread's record before anything is
+ * stored: the agent exists, the scripts parse, the env values have their types. The owner is the
+ * verified caller.
+ * @module
+ */
+import { WeftError } from "../errors.js";
+import { normalizeScript } from "../models/scripted.js";
+import { type Registry, agentIds, defaultAgentId, findAgent } from "../run/agent.js";
+import type { Caller, CreateThreadInput } from "./api.js";
+import type { EnvEntry } from "./env.js";
+import type { ThreadMeta } from "./store/meta.js";
+
+/** A checked creation request: the record, the script steps to queue, the thread's env. */
+export interface PreparedThread {
+  meta: ThreadMeta;
+  script: ReturnType<typeof normalizeScript>;
+  env: Map<string, EnvEntry>;
+}
+
+/**
+ * Checks a creation request.
+ * @throws WeftError `agent_not_found` (path `agent`), `invalid_request` for a bad script step.
+ */
+export function prepareThread(registry: Registry, caller: Caller, input: CreateThreadInput, threadId: string): PreparedThread {
+  const agentId = input.agent ?? defaultAgentId(registry);
+  const agent = findAgent(registry, agentId);
+  if (!agent) throw new WeftError("agent_not_found", `no agent "${agentId}"; agents: ${agentIds(registry).join(", ")}`, { path: ["agent"] });
+  const script = normalizeScript(input.script ?? [], ["script"]);
+  const agentScript = normalizeScript(agent.script ?? [], ["agent", "script"]);
+  const meta: ThreadMeta = {
+    threadId,
+    agentId,
+    userId: caller.userId,
+    createdAt: Date.now(),
+    arguments: input.arguments ?? {},
+    dryRun: input.dryRun === true,
+    ephemeral: input.ephemeral === true,
+    ...(input.asOf ? { asOf: input.asOf } : {}),
+    ...(input.parent ? { parent: input.parent } : {}),
+  };
+  // A value given as a plain string is a secret (a new env key defaults to secret).
+  const env = new Map<string, EnvEntry>(
+    Object.entries(input.env ?? {}).map(([k, v]) => [k, typeof v === "string" ? { value: v, type: "secret" } : { value: v.value, type: v.type ?? "secret" }]),
+  );
+  return { meta, script: [...agentScript, ...script], env };
+}
