@@ -55,6 +55,8 @@ export function createThreadClass(registry: Registry) {
     constructor(ctx: DurableObjectState, env: WeftEnv) {
       super(ctx, env);
       this.store = new ThreadStore(ctx.storage);
+      // A value a tool sets is a secret from that moment, in logs too.
+      this.store.env.onChange = () => void this.secrets.redactor();
       this.userEnv = new UserEnv(() => this.env.ACCOUNT, () => this.engine?.meta.userId);
       this.secrets = new ThreadSecrets(this.store, env, this.userEnv, () =>
         this.engine ? [this.engine.agent.env, ...Object.values(registry.prompts ?? {}).map((p) => p.env)] : null,
@@ -66,10 +68,16 @@ export function createThreadClass(registry: Registry) {
         const meta = this.store.meta.read();
         if (!meta) return;
         this.attach(this.newEngine(meta));
-        await this.userEnv.refresh();
+        await this.refreshSecrets();
         // Work a crash left behind is finished by the alarm, even if no client ever calls again.
         if (this.hasUnfinishedWork() && (await ctx.storage.getAlarm()) === null) await ctx.storage.setAlarm(Date.now() + 10);
       });
+    }
+
+    /** Reloads the owner's env and rebuilds the redactor, so even console output is covered. */
+    private async refreshSecrets(): Promise<void> {
+      await this.userEnv.refresh();
+      this.secrets.redactor();
     }
 
     private attach(engine: ThreadEngine): void {
@@ -133,7 +141,7 @@ export function createThreadClass(registry: Registry) {
     private async work<T>(caller: Caller, fn: (engine: ThreadEngine, runner: TurnRunner) => T | Promise<T>): Promise<RpcResult<T>> {
       return this.answer(async () => {
         const engine = this.guard(caller, "write");
-        await this.userEnv.refresh();
+        await this.refreshSecrets();
         return fn(engine, this.runner!);
       });
     }
@@ -174,7 +182,7 @@ export function createThreadClass(registry: Registry) {
           if (input.opening !== undefined) this.store.turns.enqueue({ role: "user", content: input.opening });
         });
         this.attach(engine);
-        await this.userEnv.refresh();
+        await this.refreshSecrets();
         // A scratch thread removes itself even if the Worker dies before it calls destroy().
         if (meta.ephemeral) await this.ctx.storage.setAlarm(meta.createdAt + SCRATCH_TTL_MS);
         engine.emit("thread_created", { threadId, agentId: meta.agentId });
@@ -339,7 +347,7 @@ export function createThreadClass(registry: Registry) {
       }
       // Armed before recovering: if recovery itself is cut by a crash, the next alarm tries again.
       await this.ctx.storage.setAlarm(Date.now() + this.watchdogMs());
-      await this.userEnv.refresh();
+      await this.refreshSecrets();
       await this.runner.resume();
       if (!this.runner.active && !this.hasUnfinishedWork()) {
         if (meta.ephemeral) await this.ctx.storage.setAlarm(meta.createdAt + SCRATCH_TTL_MS);

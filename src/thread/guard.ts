@@ -88,6 +88,8 @@ export class UserEnv implements UserEnvSource {
   }
 }
 
+const NO_SECRETS = new Redactor([]);
+
 /**
  * The redactor for a thread's secrets at every level, rebuilt only when one of them changed.
  */
@@ -103,9 +105,13 @@ export class ThreadSecrets {
     private readonly defaults: () => Array<Readonly<Record<string, EnvDefault>> | undefined> | null,
   ) {}
 
-  /** The redactor last built, without touching storage (for logs, which any request may write). */
+  /**
+   * The redactor last built, without touching storage: console output may be written while
+   * another object's request runs, where this thread's storage must not be read. The thread
+   * rebuilds it whenever a level changes (see `redactor()` callers in durable.ts).
+   */
   last(): Redactor {
-    return this.cached ?? this.redactor();
+    return this.cached ?? NO_SECRETS;
   }
 
   redactor(): Redactor {

@@ -18,6 +18,8 @@ export const CANARIES = {
   CANARY_PROMPT: "canary-prompt-7d1e5b22c0",
   CANARY_USER: "canary-user-e04b7d3a96",
   CANARY_WORKER: "canary-worker-9b2d6e7a15",
+  /** Set by the tool itself during the turn (`state.setEnv`). */
+  CANARY_SET: "canary-set-61f0e2d8b7",
 };
 
 type Who = "owner" | "other" | "admin" | "none" | "expired" | "wrong_audience";

@@ -8,6 +8,9 @@ export type EnvType = "text" | "secret";
 
 /** Thread env rows. */
 export class EnvStore {
+  /** Called after every write (the thread rebuilds its redactor). */
+  onChange: (() => void) | null = null;
+
   constructor(private readonly sql: SqlStorage) {}
 
   get(name: string): { value: string; type: EnvType } | undefined {
@@ -23,5 +26,6 @@ export class EnvStore {
   set(name: string, value: string, type?: EnvType): void {
     const kept = type ?? this.get(name)?.type ?? "secret";
     this.sql.exec("INSERT OR REPLACE INTO env (name, value, type) VALUES (?, ?, ?)", name, value, kept);
+    this.onChange?.();
   }
 }
