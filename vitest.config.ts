@@ -1,11 +1,15 @@
 import { fileURLToPath } from "node:url";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { hideInjectedCrashes } from "./scripts/lib/expected-noise.mjs";
 import { createFakeProvider } from "./scripts/lib/fake-provider.mjs";
 
 // Every outbound fetch of the test worker reaches a fake model provider (OpenAI Chat
 // Completions, Responses, Anthropic Messages); tests script it through POST /__fake/script.
 const fakeProvider = createFakeProvider();
+
+// The crash tests abort threads on purpose; workerd's line for each is expected noise.
+hideInjectedCrashes();
 
 export default defineConfig({
   plugins: [

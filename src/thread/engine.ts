@@ -17,6 +17,7 @@ import type { CallExecution, CrashPoint } from "../tools/host.js";
 import type { Effect } from "../tools/types.js";
 import type { ExecutionState } from "../tools/thread-state.js";
 import { Callables } from "./callables.js";
+import { logFailedCall } from "./call-log.js";
 import { NO_USER_ENV, type UserEnvSource } from "./env.js";
 import { createDispatchHost } from "./dispatch-host.js";
 import { createMessages, hasHook, toolHook } from "./hooks.js";
@@ -125,6 +126,10 @@ export class ThreadEngine implements StateHost {
   /** Stores and broadcasts one event. */
   emit<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): void {
     this.host.broadcast(this.store.events.append(type, this.host.redact(data)));
+    if (type === "tool_call_finished") {
+      const finished = data as EventPayloads["tool_call_finished"];
+      logFailedCall(this.workerEnv, finished, () => this.store.calls.get(finished.callId)?.result?.stack, (text) => this.host.redact(text));
+    }
   }
 
   emitCustom(event: string, data: unknown): void {

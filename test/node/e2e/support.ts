@@ -4,7 +4,10 @@
  * `fetch`, and a thread's event stream over Node's global `WebSocket`.
  * @module
  */
-import { startDevServer, type DevServer } from "../../../scripts/lib/dev-server.mjs";
+import { cpSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, sep } from "node:path";
+import { REPO_ROOT, startDevServer, type DevServer } from "../../../scripts/lib/dev-server.mjs";
 
 export type { DevServer };
 
@@ -164,4 +167,30 @@ export function busyScript(steps: number, tag: string): unknown[] {
   }
   script.push({ text: "all done" });
   return script;
+}
+
+/**
+ * A copy of the project as a fresh clone would have it (no node_modules, .git, .wrangler or
+ * generated files; node_modules linked), with `files` (path relative to the project -> text)
+ * written into it. Returns the copy's folder; the caller removes it.
+ */
+export function copyProject(files: Record<string, string> = {}): string {
+  const project = mkdtempSync(join(tmpdir(), "weft-project-"));
+  const skipped = new Set(["node_modules", ".git", ".wrangler", "dist"]);
+  cpSync(REPO_ROOT, project, {
+    recursive: true,
+    filter: (src) => {
+      const parts = relative(REPO_ROOT, src).split(sep);
+      return !skipped.has(parts[0]!) && !parts.includes("generated") && !parts.includes(".wrangler");
+    },
+  });
+  symlinkSync(join(REPO_ROOT, "node_modules"), join(project, "node_modules"), "dir");
+  for (const [path, text] of Object.entries(files)) writeIn(project, path, text);
+  return project;
+}
+
+/** Writes a file inside `project`, making its folder. */
+export function writeIn(project: string, path: string, text: string): void {
+  mkdirSync(dirname(join(project, path)), { recursive: true });
+  writeFileSync(join(project, path), text);
 }

@@ -1,0 +1,44 @@
+#!/usr/bin/env node
+// @ts-check
+/**
+ * `npm start`: `wrangler dev` in weft's development mode, with two things made readable.
+ *
+ * - Stack frames in the output point into wrangler's bundle; each is mapped back to its source
+ *   file and line (scripts/lib/stack-map.mjs), so a failed tool call's stack ends at your code.
+ * - Offline, wrangler cannot fetch the `Request.cf` object and prints a stack trace at every start
+ *   and reload; weft does not read `request.cf`, so this says so once and turns that fetch off.
+ *
+ * Everything else is wrangler's output unchanged. Arguments are passed on to `wrangler dev`.
+ * @module
+ */
+import { spawn } from "node:child_process";
+import { lookup } from "node:dns/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { relay } from "./lib/stack-map.mjs";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+const env = { ...process.env };
+if (env.CLOUDFLARE_CF_FETCH_ENABLED === undefined) {
+  const online = await Promise.race([
+    lookup("workers.cloudflare.com").then(() => true, () => false),
+    new Promise((resolve) => setTimeout(() => resolve(false), 1500)),
+  ]);
+  if (!online) {
+    env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
+    console.log("weft: offline, so wrangler's Request.cf is its placeholder (expected: weft does not read request.cf)");
+  }
+}
+if (process.stdout.isTTY && env.FORCE_COLOR === undefined) env.FORCE_COLOR = "1";
+
+const wrangler = path.join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
+const child = spawn(process.execPath, [wrangler, "dev", "--var", "WEFT_DEV_MODE:on", ...process.argv.slice(2)], {
+  cwd: ROOT,
+  env,
+  stdio: ["inherit", "pipe", "pipe"],
+});
+relay(ROOT, /** @type {NodeJS.ReadableStream} */ (child.stdout), process.stdout);
+relay(ROOT, /** @type {NodeJS.ReadableStream} */ (child.stderr), process.stderr);
+for (const signal of /** @type {const} */ (["SIGINT", "SIGTERM"])) process.on(signal, () => child.kill(signal));
+child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

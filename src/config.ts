@@ -1,0 +1,62 @@
+/**
+ * Every `WEFT_*` Worker variable weft reads, with its default: the one list. The request limits
+ * come from their own table (src/limits.ts); the rest are here. docs/configuration.md is checked
+ * against this list, and a test fails when src/ reads a `WEFT_*` name that is not in it.
+ * @module
+ */
+import { LIMITS } from "./limits.js";
+import { DEFAULT_RESULT_CAP_BYTES } from "./tools/size.js";
+
+/** One setting: its variable, its default as the docs show it, and what it does. */
+export interface Setting {
+  name: `WEFT_${string}`;
+  default: string;
+  what: string;
+}
+
+/** Settings outside the limits table, in the order the docs list them. */
+const OTHER_SETTINGS: readonly Setting[] = [
+  {
+    name: "WEFT_MODEL",
+    default: "(unset)",
+    what: 'The model of a thread whose agent and prompt name none, as `"<provider>:<model id>"` (for example `"openai:gpt-4o-mini"`, with `OPENAI_API_KEY` set). Unset: the scripted model, which plays the steps posted as `script`.',
+  },
+  {
+    name: "WEFT_RESULT_CAP_BYTES",
+    default: String(DEFAULT_RESULT_CAP_BYTES),
+    what: "The most bytes of one tool result the model sees; a longer result is cut, with a notice naming the thread file that keeps the full text. At most half of a message's limit.",
+  },
+  {
+    name: "WEFT_LOG_FAILED_CALLS",
+    default: "on",
+    what: "`on`: every failed tool call prints one line to the Worker's console (`npm start`, `npx wrangler tail`): tool, call id and message, then the stack. `off`: nothing is printed.",
+  },
+  { name: "WEFT_AUTH", default: "(unset)", what: '`"none"` runs without authentication on purpose; unset, a deployment without credentials answers 503 `auth_not_configured`.' },
+  { name: "WEFT_DEV_MODE", default: "(unset)", what: "`on` (set by `npm start`): requests from loopback addresses act as a local developer when no credentials are configured." },
+  { name: "WEFT_JWT_SECRET", default: "(unset)", what: "Secret for HS256 JWTs. Set it with `wrangler secret put`." },
+  { name: "WEFT_JWKS_URL", default: "(unset)", what: "URL of a JWKS for RS256/ES256 JWTs (fetched and cached)." },
+  { name: "WEFT_JWKS", default: "(unset)", what: "A JWKS as JSON, instead of `WEFT_JWKS_URL`." },
+  { name: "WEFT_JWT_ISSUER", default: "(unset)", what: "When set, a JWT's `iss` must equal it." },
+  { name: "WEFT_JWT_AUDIENCE", default: "(unset)", what: "When set, a JWT's `aud` must include it." },
+  { name: "WEFT_API_KEYS", default: "(unset)", what: 'JSON object mapping the SHA-256 (hex) of each API key to `{ "userId", "roles"? }`. Set it with `wrangler secret put`.' },
+  { name: "WEFT_ADMIN_ROLE", default: "admin", what: "The role that may read every thread." },
+  { name: "WEFT_CORS_ORIGINS", default: "(unset)", what: "Comma-separated origins allowed by CORS; unset, CORS is off." },
+  { name: "WEFT_PUBLIC_VARS", default: "(unset)", what: "Comma-separated Worker variables tools may see as `text` (the rest are `secret`)." },
+];
+
+/** Every setting: the limits (from src/limits.ts), then the others. */
+export const SETTINGS: readonly Setting[] = [
+  ...Object.values(LIMITS).map((l) => ({
+    name: l.env,
+    default: String(l.default),
+    what: `${l.what[0]!.toUpperCase()}${l.what.slice(1)}: at most this many ${l.unit} (what happens beyond it: the README's limits table).`,
+  })),
+  ...OTHER_SETTINGS,
+];
+
+/** A setting's value: the Worker variable when it is a non-empty string, else the default. */
+export function settingOf(env: Readonly<Record<string, unknown>>, name: Setting["name"]): string {
+  const raw = env[name];
+  if (typeof raw === "string" && raw !== "") return raw;
+  return SETTINGS.find((s) => s.name === name)?.default ?? "";
+}

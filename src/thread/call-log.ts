@@ -1,0 +1,35 @@
+/**
+ * The console line of a failed tool call, so a failure shows where `npm start` (or
+ * `npx wrangler tail`) prints its output instead of only in the call record:
+ *
+ *   weft: tool thrower call tool_thrower_1a2b3c failed: boom
+ *       at execute (agents/tools/thrower.ts:7:11)
+ *
+ * One line with the tool, the call id and the message, then the stack frames when the tool threw.
+ * `WEFT_LOG_FAILED_CALLS = "off"` turns it off. Redacted like every other way out of a thread.
+ * @module
+ */
+import { settingOf } from "../config.js";
+import type { EventPayloads } from "../protocol.js";
+
+/** The `at` lines of a stack; frames in the copy of agents/ the bundle imports are shown as agents/. */
+function framesOf(stack: string | undefined): string {
+  if (!stack) return "";
+  return stack
+    .split("\n")
+    .filter((line) => /^\s+at /.test(line))
+    .map((line) => line.replace(/[^\s(]*src\/generated\/agents\//g, "agents/"))
+    .join("\n");
+}
+
+/** Prints the line for `finished` when it is an error and logging is on. */
+export function logFailedCall(
+  env: Readonly<Record<string, unknown>>,
+  finished: EventPayloads["tool_call_finished"],
+  stack: () => string | undefined,
+  redact: (text: string) => string,
+): void {
+  if (!finished.isError || settingOf(env, "WEFT_LOG_FAILED_CALLS") === "off") return;
+  const frames = framesOf(stack());
+  console.error(redact(`weft: tool ${finished.toolName} call ${finished.callId} failed: ${finished.error ?? "error"}${frames ? `\n${frames}` : ""}`));
+}

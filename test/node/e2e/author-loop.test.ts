@@ -1,0 +1,127 @@
+/**
+ * The author's loop on a fresh copy of the project, through `npm start` (scripts/start.mjs) as a
+ * user runs it: a tool saved while it runs answers within seconds, a broken save prints its
+ * `file: rule` line in the same console while the last good version keeps serving, and a tool
+ * that throws prints one line naming the tool, the call id and the message, with its stack
+ * mapped to the tool's own file.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPO_ROOT, freePort } from "../../../scripts/lib/dev-server.mjs";
+import { copyProject, writeIn } from "./support.js";
+
+/** The README's word_count.ts, exactly as the README shows it. */
+const WORD_COUNT = /```ts file=agents\/tools\/word_count\.ts\n([\s\S]*?)```/.exec(readFileSync(join(REPO_ROOT, "README.md"), "utf8"))![1]!;
+
+const THROWER = [
+  'import { defineTool } from "@standardagents/spec";',
+  "",
+  "export default defineTool({",
+  '  description: "Always fails.",',
+  '  effect: "read",',
+  "  execute: async () => {",
+  '    throw new Error("boom");',
+  "  },",
+  "});",
+  "",
+].join("\n");
+
+let project: string;
+let child: ChildProcess;
+let output = "";
+let base: string;
+
+async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms\noutput:\n${output.slice(-4000)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function post(tool: string, input: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${base}/v1/tools/${tool}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input }) });
+  return { status: res.status, body: await res.json() };
+}
+
+beforeAll(async () => {
+  project = copyProject();
+  const [port, inspector] = [await freePort(), await freePort()];
+  base = `http://127.0.0.1:${port}`;
+  child = spawn(
+    process.execPath,
+    ["scripts/start.mjs", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--persist-to", join(project, ".state"), "--show-interactive-dev-session=false"],
+    { cwd: project, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1", WRANGLER_SEND_METRICS: "false" } },
+  );
+  child.stdout!.on("data", (d) => (output += d));
+  child.stderr!.on("data", (d) => (output += d));
+  await until("npm start serves", async () => {
+    try {
+      return (await fetch(`${base}/v1/tools`)).ok || undefined;
+    } catch {
+      return undefined;
+    }
+  }, 90_000);
+}, 120_000);
+
+afterAll(() => {
+  if (child?.pid) {
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+  if (project) rmSync(project, { recursive: true, force: true, maxRetries: 3 });
+});
+
+describe("npm start", () => {
+  it("builds the registry at start and prints no Request.cf stack trace", () => {
+    expect(output).toMatch(/registry: \d+ tools?, \d+ agents? from agents\//);
+    expect(output).not.toContain("Unable to fetch the `Request.cf` object");
+  });
+
+  it("serves a tool saved while it runs within a few seconds", async () => {
+    const saved = Date.now();
+    writeIn(project, "agents/tools/word_count.ts", WORD_COUNT);
+    const res = await until("word_count answers", async () => {
+      const r = await post("word_count", { text: "one two three" });
+      return r.status === 200 ? r : undefined;
+    });
+    expect(res.body).toMatchObject({ ok: true, result: "3" });
+    console.log(`author loop: word_count answered ${((Date.now() - saved) / 1000).toFixed(1)} s after it was saved`);
+  });
+
+  it("prints a broken save's file: rule line and keeps serving the last good version", async () => {
+    writeIn(project, "agents/tools/word_count.ts", WORD_COUNT.replace('description: "Count the words in a text."', 'description: ""'));
+    await until("the file: rule line", () =>
+      output.includes('agents/tools/word_count.ts: tool "word_count": description must be a non-empty string') ? true : undefined,
+    );
+    expect(output).toContain("registry: 1 problem; nothing written; still serving the last good registry");
+    expect((await post("word_count", { text: "still here" })).body).toMatchObject({ ok: true, result: "2" });
+    // While one file is broken nothing else is built either; fixing it builds again.
+    const builds = output.split("registry: 5 tools").length;
+    writeIn(project, "agents/tools/word_count.ts", WORD_COUNT);
+    await until("the rebuild after the fix", () => (output.split("registry: 5 tools").length > builds ? true : undefined));
+  });
+
+  it("prints one line for a failed call, with its stack mapped to the tool's file", async () => {
+    writeIn(project, "agents/tools/thrower.ts", THROWER);
+    const res = await until("thrower answers", async () => {
+      const r = await post("thrower", {});
+      return r.status === 200 ? r : undefined;
+    });
+    expect(res.body).toMatchObject({ ok: false, isError: true, error: "boom", result: null });
+    const line = `weft: tool thrower call ${res.body.callId} failed: boom`;
+    await until("the failure line", () => (output.includes(line) ? true : undefined));
+    const plain = output.replace(/\x1b\[[0-9;]*m/g, "");
+    const after = plain.slice(plain.indexOf(line)).split("\n").slice(0, 8).join("\n");
+    expect(after).toMatch(/^weft: tool thrower call \S+ failed: boom\n\s+at .*\(?agents\/tools\/thrower\.ts:7:\d+\)?\n/);
+    // weft's own frames are left out: the stack ends at the tool.
+    expect(after.split("\n").slice(1, 3).join("\n")).not.toMatch(/\bsrc\//);
+  });
+});

@@ -1,0 +1,55 @@
+/**
+ * A failed tool call reads well in the dev console: one line naming the tool, the call id and the
+ * message (src/thread/call-log.ts), and stack frames mapped from wrangler's bundle back to the
+ * tool's own file under agents/ (scripts/lib/stack-map.mjs).
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { build } from "esbuild";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
+import { mapLine } from "../../scripts/lib/stack-map.mjs";
+import { logFailedCall } from "../../src/thread/call-log.js";
+
+const root = mkdtempSync(path.join(tmpdir(), "weft-stack-map-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterEach(() => vi.restoreAllMocks());
+
+const TOOL = ["// a tool", "export default {", "  async execute() {", "    const n = 1;", "    if (n) {", "      throw new Error(\"boom\");", "    }", "  },", "};", ""].join("\n");
+
+describe("stack frames from wrangler's bundle", () => {
+  it("map to the line and column in agents/, through the bundle's source map", async () => {
+    mkdirSync(path.join(root, "src/generated/agents/tools"), { recursive: true });
+    writeFileSync(path.join(root, "src/generated/agents/tools/thrower.ts"), TOOL);
+    const bundle = path.join(root, ".wrangler/tmp/dev-abc/worker.js");
+    await build({ entryPoints: [path.join(root, "src/generated/agents/tools/thrower.ts")], bundle: true, format: "esm", sourcemap: true, outfile: bundle, logLevel: "error" });
+    const lines = readFileSync(bundle, "utf8").split("\n");
+    const line = lines.findIndex((l) => l.includes('throw new Error("boom")'));
+    const column = lines[line]!.indexOf("throw");
+    const frame = `    at Object.execute (file://${bundle}:${line + 1}:${column + 1})`;
+    expect(mapLine(root, frame)).toBe("    at Object.execute (agents/tools/thrower.ts:6:7)");
+    expect(mapLine(root, "    at fetch (node:internal/deps:1:2)")).toBe("    at fetch (node:internal/deps:1:2)");
+  });
+});
+
+describe("the console line of a failed call", () => {
+  const finished = { callId: "tool_thrower_1", toolName: "thrower", source: "direct", status: "failed", isError: true, error: "boom", durationMs: 1, attempts: 1 } as const;
+  const stack = "Error: boom\n    at Object.execute (file:///p/src/generated/agents/tools/thrower.ts:6:13)\n    at runCall (file:///p/.wrangler/tmp/dev-1/worker.js:9:9)";
+
+  it("names the tool, the call id and the message, then the frames", () => {
+    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+    logFailedCall({}, finished as never, () => stack, (t) => t);
+    expect(error.mock.calls).toEqual([
+      ["weft: tool thrower call tool_thrower_1 failed: boom\n    at Object.execute (agents/tools/thrower.ts:6:13)\n    at runCall (file:///p/.wrangler/tmp/dev-1/worker.js:9:9)"],
+    ]);
+  });
+
+  it("prints nothing for a success, or with WEFT_LOG_FAILED_CALLS off; redacts what it prints", () => {
+    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+    logFailedCall({}, { ...finished, isError: false } as never, () => stack, (t) => t);
+    logFailedCall({ WEFT_LOG_FAILED_CALLS: "off" }, finished as never, () => stack, (t) => t);
+    expect(error).not.toHaveBeenCalled();
+    logFailedCall({}, { ...finished, error: "key sk-123 refused" } as never, () => undefined, (t) => t.replace("sk-123", "[redacted]"));
+    expect(error.mock.calls).toEqual([["weft: tool thrower call tool_thrower_1 failed: key [redacted] refused"]]);
+  });
+});
