@@ -15,7 +15,8 @@ import type { GetMessagesOptions } from "../tools/thread-state.js";
 import { directCall, type DirectCallInput } from "./direct.js";
 import { type CrashHook, ThreadEngine } from "./engine.js";
 import { checkModel, checkScriptable } from "./model-choice.js";
-import { TurnRunner, WATCHDOG_MS } from "./runner.js";
+import { TurnRunner } from "./runner.js";
+import { WATCHDOG_MS, settingOf } from "../config.js";
 import type { Settlement } from "../tools/decide.js";
 import { checkTimeArgNames } from "../tools/time-args.js";
 import { unavailableTools } from "../tools/catalog.js";
@@ -88,7 +89,7 @@ export function createThreadClass(registry: Registry) {
 
     /** `WEFT_WATCHDOG_MS` (a positive integer of milliseconds), else {@link WATCHDOG_MS}. */
     private watchdogMs(): number {
-      const configured = Number(this.env.WEFT_WATCHDOG_MS);
+      const configured = Number(settingOf(this.env, "WEFT_WATCHDOG_MS"));
       return Number.isInteger(configured) && configured > 0 ? configured : WATCHDOG_MS;
     }
 

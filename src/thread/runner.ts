@@ -3,6 +3,7 @@
  * watchdog alarm that resumes a turn cut by a restart with no client request needed.
  * @module
  */
+import { WATCHDOG_MS } from "../config.js";
 import type { Message, ToolCallRequest } from "../protocol.js";
 import { errorMessage } from "../errors.js";
 import type { StoredStep } from "../models/scripted.js";
@@ -20,8 +21,7 @@ import { createTurnHost } from "./turn-host.js";
 
 export { uniqueCallIds } from "./turn-host.js";
 
-/** How long the watchdog alarm waits before checking on a turn, in milliseconds. */
-export const WATCHDOG_MS = 2000;
+
 
 /** Runs a thread's turns. */
 export class TurnRunner {
