@@ -10,6 +10,9 @@
  *   POST /__fake/script        `{ key, steps }` queues steps (used from inside workerd)
  *   GET  /__fake/requests?key= the request bodies a key sent, oldest first
  *
+ * Every request's history is checked by the wire format's validator (wire-validators.mjs); an
+ * invalid one is answered 400, as the real provider would.
+ *
  * A step: `{ text?, toolCalls?: [{ id, name, arguments }], usage?: { input, output, cached },
  * chunk?: <characters per argument delta>, trailingEmptyArgs?: true, cutAfterEvents?: <n>,
  * delayMs?: <pause after each event>,
@@ -17,6 +20,7 @@
  * @module
  */
 import http from "node:http";
+import { validateAnthropic, validateChatCompletions, validateResponses } from "./wire-validators.mjs";
 
 /**
  * @typedef {{ id: string, name: string, arguments: string }} FakeCall
@@ -54,6 +58,11 @@ export function createFakeProvider() {
     const format = url.pathname.endsWith("/chat/completions") ? "chat" : url.pathname.endsWith("/responses") ? "responses" : url.pathname.endsWith("/messages") ? "anthropic" : null;
     if (!format) return Response.json({ error: { message: `fake provider: no route ${url.pathname}` } }, { status: 404 });
     requests.push({ key, path: url.pathname, body });
+    // Like the real APIs, refuse a history that breaks the wire format's tool-call rules.
+    const problems = (format === "chat" ? validateChatCompletions : format === "responses" ? validateResponses : validateAnthropic)(body);
+    if (problems.length > 0) {
+      return Response.json({ error: { message: `invalid request history: ${problems.join("; ")}`, type: "invalid_request_error" } }, { status: 400 });
+    }
     const step = queues.get(key)?.shift();
     if (!step) return Response.json({ error: { message: `fake provider: no scripted step left for key ${JSON.stringify(key)}` } }, { status: 400 });
     if (step.error) {

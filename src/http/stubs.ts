@@ -27,7 +27,8 @@ export function threadStub(env: WeftEnv, threadId: string, code: "thread_not_fou
 
 /** The thread a continuation token names for this caller: the same token from two users names two threads. */
 export function tokenThread(env: WeftEnv, caller: Caller, token: string): { id: DurableObjectId; stub: ThreadApi } {
-  const id = env.THREAD.idFromName(`ct:${caller.userId}:${token}`);
+  // JSON keeps the pair unambiguous: user "a:b" with token "c" is not user "a" with token "b:c".
+  const id = env.THREAD.idFromName(`ct:${JSON.stringify([caller.userId, token])}`);
   return { id, stub: env.THREAD.get(id) as unknown as ThreadApi };
 }
 

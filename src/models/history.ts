@@ -33,27 +33,24 @@ export const MISSING_RESULT = "error: no result was recorded for this call";
 
 /** Builds a provider history from stored messages (oldest first). */
 export function providerHistory(messages: readonly Message[], wire: Wire): HistoryEntry[] {
-  const results = new Map<string, Message>();
-  for (const m of messages) if (m.role === "tool" && m.toolCallId !== undefined && !results.has(m.toolCallId)) results.set(m.toolCallId, m);
+  // Results by call id, in order: the n-th call made with an id takes the n-th result for it.
+  const results = new Map<string, Message[]>();
+  for (const m of messages) if (m.role === "tool" && m.toolCallId !== undefined) results.set(m.toolCallId, [...(results.get(m.toolCallId) ?? []), m]);
+  const used = new Set<Message>();
   const ids = idMapper(messages.flatMap((m) => (m.toolCalls ?? []).map((c) => c.id)));
-  const answered = new Set<string>();
   const out: HistoryEntry[] = [];
   for (const m of messages) {
     if (m.role === "assistant") {
-      const calls = (m.toolCalls ?? []).filter((c) => !answered.has(c.id));
-      out.push({ role: "assistant", text: m.content, calls: calls.map((c) => ({ id: ids(c.id), name: c.name, arguments: c.arguments })) });
-      if (calls.length === 0) continue;
-      out.push({
-        role: "tool",
-        results: calls.map((c) => {
-          answered.add(c.id);
-          const result = results.get(c.id);
-          return { callId: ids(c.id), name: c.name, text: result ? result.content : MISSING_RESULT };
-        }),
+      const calls = (m.toolCalls ?? []).map((c) => {
+        const result = results.get(c.id)?.find((r) => !used.has(r));
+        if (result) used.add(result);
+        return { call: { id: ids(c.id), name: c.name, arguments: c.arguments }, text: result ? result.content : MISSING_RESULT };
       });
+      out.push({ role: "assistant", text: m.content, calls: calls.map((c) => c.call) });
+      if (calls.length > 0) out.push({ role: "tool", results: calls.map((c) => ({ callId: c.call.id, name: c.call.name, text: c.text })) });
     } else if (m.role === "tool") {
-      // Already answered right after its call (or a second result for one call).
-      if (m.toolCallId !== undefined && answered.has(m.toolCallId)) continue;
+      // Answered right after its call; otherwise a result whose call is not in this history.
+      if (used.has(m)) continue;
       out.push({ role: "user", text: `[result of an earlier call${m.name ? ` to ${m.name}` : ""}]: ${m.content}` });
     } else {
       out.push({ role: m.role, text: m.content });
@@ -62,7 +59,13 @@ export function providerHistory(messages: readonly Message[], wire: Wire): Histo
   return wire === "anthropic" ? forAnthropic(out) : out.filter((e) => !(e.role === "assistant" && e.text === "" && e.calls.length === 0));
 }
 
-/** Anthropic: system text only before the first other message; no empty assistant turns. */
+/** Opens an Anthropic conversation that would otherwise start with the assistant. */
+export const CONVERSATION_START = "(conversation start)";
+
+/**
+ * Anthropic: system text only before the first other message; the first other message is a
+ * user message; no empty assistant turns and no empty user text.
+ */
 function forAnthropic(entries: HistoryEntry[]): HistoryEntry[] {
   const out: HistoryEntry[] = [];
   let started = false;
@@ -72,26 +75,31 @@ function forAnthropic(entries: HistoryEntry[]): HistoryEntry[] {
       continue;
     }
     if (e.role === "assistant" && e.text === "" && e.calls.length === 0) continue;
+    if (!started && e.role !== "user") out.push({ role: "user", text: CONVERSATION_START });
     started = true;
-    out.push(e);
+    out.push(e.role === "user" && e.text === "" ? { role: "user", text: "(empty message)" } : e);
   }
   return out;
 }
 
-/** Maps ids a provider would refuse to safe ones, the same way every time within one history. */
+/**
+ * Gives each call an id the provider accepts and no other call of the history has: an id that is
+ * safe and not yet given is kept; an unsafe or repeated one gets a fresh id derived from it. The
+ * call and its result are rewritten together, since both take the id the call was given.
+ */
 function idMapper(existing: readonly string[]): (id: string) => string {
-  const map = new Map<string, string>();
-  const used = new Set(existing);
+  const taken = new Set(existing);
+  const given = new Set<string>();
   return (id) => {
-    if (SAFE_ID.test(id)) return id;
-    let safe = map.get(id);
-    if (safe) return safe;
+    if (SAFE_ID.test(id) && !given.has(id)) {
+      given.add(id);
+      return id;
+    }
     const base = `call_${fnv1a(id)}`;
-    safe = base;
-    for (let n = 2; used.has(safe); n++) safe = `${base}_${n}`;
-    map.set(id, safe);
-    used.add(safe);
-    return safe;
+    let fresh = base;
+    for (let n = 2; taken.has(fresh) || given.has(fresh); n++) fresh = `${base}_${n}`;
+    given.add(fresh);
+    return fresh;
   };
 }
 
