@@ -156,6 +156,46 @@ const CHECKS: Array<{ name: string; check: (out: string, ctx: Record<string, any
       expect(frames(out)).toEqual(ctx.frames.slice(8));
     },
   },
+  {
+    name: "the support desk: two sides, a tool, an agent and a prompt called as tools",
+    check: (out) => {
+      const reply = "Your blue kettle is on its way with Parcelo and should arrive on 2 December.";
+      expect(out.trimEnd().split("\n")).toEqual([
+        "- user: (Ada opens the chat)",
+        "a assistant: Hello, this is support. How can I help?",
+        "b assistant: Hi, my order A-1001 has not arrived yet.",
+        "a assistant: lookup_order",
+        'a tool: {"orderId":"A-1001","item":"blue kettle","status":"shipped","expectedDelivery":"2026-12-02","carrier":"Parcelo"}',
+        "a assistant: shipping_expert",
+        "a tool: A-1001 left the Parcelo depot and is due on 2026-12-02.",
+        "a assistant: draft_reply",
+        `a tool: ${reply}`,
+        `a assistant: ${reply}`,
+        "b assistant: Great, thank you!",
+        "b tool: Chat ended: solved.",
+      ]);
+    },
+  },
+  {
+    name: "the nested prompt's messages, the sub-agent's events and its child thread",
+    check: (out) => {
+      const lines = out.trimEnd().split("\n");
+      expect(lines.slice(0, 2)).toEqual([
+        "depth 1 user: A-1001, a blue kettle, left the Parcelo depot; due 2026-12-02.",
+        "depth 1 assistant: Your blue kettle is on its way with Parcelo and should arrive on 2 December.",
+      ]);
+      const events = lines.slice(2, 5).map((l) => ({ type: l.slice(0, l.indexOf(" ")), data: json(l.slice(l.indexOf(" ") + 1)) }));
+      expect(events.map((e) => e.type)).toEqual(["subagent_started", "subagent_finished", "turn_finished"]);
+      const child = events[0]!.data.childThreadId;
+      expect(child).toMatch(/^[0-9a-f]{64}$/);
+      expect(events[0]!.data).toEqual({ callId: "desk_2", agentId: "shipping_expert", childThreadId: child });
+      expect(events[1]!.data).toEqual({ callId: "desk_2", agentId: "shipping_expert", childThreadId: child, status: "completed" });
+      expect(events[2]!.data).toMatchObject({ status: "stopped", steps: 7, stoppedBy: "b" });
+      const thread = json(lines[5]!);
+      expect(thread).toMatchObject({ agentId: "shipping_expert", arguments: { input: "Where is order A-1001?" }, parent: { callId: "desk_2" }, lastTurn: "completed" });
+      expect(thread.parent.threadId).toMatch(/^[0-9a-f]{64}$/);
+    },
+  },
 ];
 
 describe("README.md", () => {
