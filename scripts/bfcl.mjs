@@ -1,5 +1,8 @@
 /**
- * `npm run bfcl -- [folder] [--url <base>] [--concurrency <n>] [--timeout-ms <n>] [--verbose]`
+ * `npm run bfcl -- [folder] [--url <base>] [--via openai|anthropic] [--concurrency <n>] [--timeout-ms <n>] [--verbose]`
+ *
+ * `--via <provider>` plays each case's model steps from a fake provider server streaming them in
+ * that provider's wire format, through weft's AI SDK adapter, instead of the scripted model.
  *
  * Plays every case of a BFCL folder (default `../shared/data/bfcl` from the repo root) through a
  * live weft (`wrangler dev --config test/wrangler.toml`, or `--url` of one already running) and
@@ -12,10 +15,11 @@ import { loadFolder } from "./bfcl/data.mjs";
 import { createClient } from "./bfcl/client.mjs";
 import { createReference } from "./bfcl/reference.mjs";
 import { AGENT, addTally, emptyTally, formatTally, runCase, tallyComplete } from "./bfcl/harness.mjs";
+import { viaProvider } from "./bfcl/via.mjs";
 import { REPO_ROOT, startDevServer } from "./lib/dev-server.mjs";
 
 function parseArgs(argv) {
-  const opts = { folder: resolve(REPO_ROOT, "../shared/data/bfcl"), url: null, concurrency: 6, timeoutMs: 30_000, verbose: false };
+  const opts = { folder: resolve(REPO_ROOT, "../shared/data/bfcl"), url: null, via: null, concurrency: 6, timeoutMs: 30_000, verbose: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -23,6 +27,7 @@ function parseArgs(argv) {
       return argv[++i];
     };
     if (a === "--url") opts.url = value();
+    else if (a === "--via") opts.via = value();
     else if (a === "--concurrency") opts.concurrency = Math.max(1, Number.parseInt(value(), 10) || 1);
     else if (a === "--timeout-ms") opts.timeoutMs = Number.parseInt(value(), 10) || opts.timeoutMs;
     else if (a === "--verbose") opts.verbose = true;
@@ -56,6 +61,8 @@ async function main() {
   for (const signal of ["SIGINT", "SIGTERM"]) {
     process.once(signal, () => void stopServer().finally(() => process.exit(130)));
   }
+  /** @type {Awaited<ReturnType<typeof viaProvider>> | null} */
+  let via = null;
   try {
     const url = opts.url ?? server.url;
     const about = await fetch(url + "/").then((r) => r.json()).catch(() => ({}));
@@ -63,7 +70,10 @@ async function main() {
       throw new Error(`${url} does not register the "${AGENT}" fixture agent (agents: ${JSON.stringify(about.agents)})`);
     }
     console.error(`bfcl: weft at ${url}${server ? ` (log: ${server.logFile})` : ""}; concurrency ${opts.concurrency}`);
-    const client = createClient(url);
+    const direct = createClient(url);
+    via = opts.via ? await viaProvider(direct, opts.via) : null;
+    if (via) console.error(`bfcl: model steps streamed by a fake ${opts.via} server at ${via.url}`);
+    const client = via ? via.client : direct;
     const reference = createReference();
     const tallies = new Map(categories.map((c) => [c.name, emptyTally()]));
     const failures = categories.flatMap((c) => c.problems.map((p) => `${c.name}: data: ${p}`));
@@ -99,6 +109,7 @@ async function main() {
     console.error(`bfcl: ${failures.length} disagreement(s); ${((Date.now() - began) / 1000).toFixed(1)} s`);
     return failures.length === 0 && tallyComplete(overall) ? 0 : 1;
   } finally {
+    await via?.close();
     await stopServer();
   }
 }

@@ -126,6 +126,28 @@ export interface CallRecord {
   fullResultPath?: string;
 }
 
+/** Tokens a model step used, as the provider reports them; absent counts are unknown. */
+export interface TokenUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+  /** Input tokens served from the provider's prompt cache. */
+  cachedInputTokens?: number;
+}
+
+/** What one model step cost and how it ended. */
+export interface ModelStepRecord {
+  step: number;
+  /** `"<provider>:<model id>"` or `scripted`. */
+  model: string;
+  /** The AI SDK's unified finish reason (`stop`, `tool-calls`, `length`, ...). */
+  finishReason: string;
+  usage: TokenUsage;
+  /** Requests made for this step: 1, or more when transient provider failures were retried. */
+  attempts: number;
+  /** The failures that were retried, with how long weft waited, in order. */
+  retries?: string[];
+}
+
 /** Payloads of the built-in event types, keyed by `type` (snake_case, DESIGN.md). */
 export interface EventPayloads {
   thread_created: { threadId: string; agentId: string };
@@ -134,7 +156,10 @@ export interface EventPayloads {
   message_created: { message: Message };
   /** `resumed` when a turn cut by a restart, or one that waited for a person, goes on. */
   turn_started: { turnId: string; resumed?: boolean };
-  model_step: { turnId: string; step: number; text: string; toolCalls: ToolCallRequest[] };
+  model_step: { turnId: string; step: number; text: string; toolCalls: ToolCallRequest[] } & Omit<ModelStepRecord, "step"> & {
+      /** Token usage of the turn so far, this step included. */
+      turnUsage: TokenUsage;
+    };
   /**
    * Text of a model step while it streams, coalesced; the deltas of a step concatenate to a
    * prefix of its `model_step` text (a step that arrives at once sends none).

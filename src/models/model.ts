@@ -5,7 +5,7 @@
  * against both.
  * @module
  */
-import type { Message } from "../protocol.js";
+import type { Message, TokenUsage } from "../protocol.js";
 
 /** A tool as the model is told about it. */
 export interface ModelTool {
@@ -36,12 +36,7 @@ export interface ModelRequest {
 export type FinishReason = "stop" | "length" | "content-filter" | "tool-calls" | "error" | "interrupted" | "other" | "end";
 
 /** Tokens a step used, as the provider reports them; absent counts are unknown. */
-export interface Usage {
-  inputTokens?: number;
-  outputTokens?: number;
-  /** Input tokens served from the provider's prompt cache. */
-  cachedInputTokens?: number;
-}
+export type Usage = TokenUsage;
 
 /**
  * One part of a streamed model step. Argument deltas concatenate to the call's argument text; a

@@ -6,8 +6,8 @@
  * @module
  */
 import { errorMessage } from "../errors.js";
-import type { EventPayloads, Message, ToolCallRequest } from "../protocol.js";
-import type { ModelTool } from "../models/model.js";
+import type { EventPayloads, Message, ModelStepRecord, TokenUsage, ToolCallRequest } from "../protocol.js";
+import { ModelError, type ModelTool } from "../models/model.js";
 import { NOTHING_TO_PLAY } from "../models/scripted.js";
 import { fromStrictArguments } from "../models/strict.js";
 import type { CallOutcome, CallRequest } from "../tools/dispatch.js";
@@ -52,8 +52,11 @@ export interface TurnHost {
   /** Dispatches one call of `execution`, then any calls it queued; returns them in run order. */
   dispatch(execution: Execution, request: CallRequest): Promise<{ outcome: CallOutcome; queued: CallOutcome[] }>;
   emit<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): void;
-  /** Called after each model step with the execution's step counts, to persist them. */
-  onStep(steps: StepCounts): void;
+  /**
+   * Called after each model step with the execution's step counts and the step's record, to
+   * persist them; returns the turn's token usage so far (absent where it is not kept).
+   */
+  onStep(steps: StepCounts, record: ModelStepRecord): TokenUsage | void;
   /**
    * The step's calls with ids unique in the thread: a model may reuse an id (`call_0` every
    * turn, or twice in one step); a reused id gets a suffix, so it never inherits another result.
@@ -98,19 +101,27 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
       // One snapshot per request: what is injected while it is prepared enters the next request.
       const snapshot = host.history();
       const messages = host.prepareMessages ? await host.prepareMessages(snapshot) : snapshot;
-      const { response, announced } = await requestStep(host, execution, steps + 1, messages);
+      const { response, announced, attempts, retries } = await requestStep(host, execution, steps + 1, messages);
       if (response.finishReason === "end" && response.toolCalls.length === 0 && response.text === "") {
         // A turn that played nothing at all says so, instead of ending silently with steps: 0.
         if (steps === 0) await host.commit([{ role: "system", content: NOTHING_TO_PLAY }], null);
         break;
       }
       steps = execution.countStep();
-      host.onStep(execution.steps);
+      const record: ModelStepRecord = {
+        step: steps,
+        model: execution.model.id,
+        finishReason: response.finishReason,
+        usage: response.usage,
+        attempts,
+        ...(retries.length > 0 ? { retries } : {}),
+      };
+      const turnUsage = host.onStep(execution.steps, record) ?? response.usage;
       // A call cut off mid-stream joins the step (so the model sees why it did not run), marked so it never runs.
       const cut = response.cutOff.map((c): ToolCallRequest => ({ id: c.id, name: c.name, arguments: c.partial, cutOff: true }));
       const made = [...response.toolCalls, ...cut];
       const calls = host.uniqueIds(made).map((c, i) => (announced.has(made[i]!.id) ? { ...c, announced: true } : c));
-      host.emit("model_step", { turnId, step: steps, text: response.text, toolCalls: calls });
+      host.emit("model_step", { turnId, text: response.text, toolCalls: calls, ...record, turnUsage });
       const assistant: NewTurnMessage = { role: "assistant", content: response.text };
       if (calls.length === 0) {
         await host.commit([assistant], null);
@@ -141,30 +152,72 @@ async function requestStep(
   execution: Execution,
   step: number,
   messages: Message[],
-): Promise<{ response: StepResult; announced: Set<string> }> {
+): Promise<{ response: StepResult; announced: Set<string>; attempts: number; retries: string[] }> {
   const turnId = execution.flowId;
-  const events = new StreamEvents(
-    {
-      emit: (type, data) => host.emit(type, data),
-      progressArgumentOf: (name) => host.progressArgumentOf(name),
-      announce: (call) => host.announce({ ...call, callId: host.uniqueIds([{ id: call.callId, name: call.toolName, arguments: "" }])[0]!.id }),
-    },
-    turnId,
-    step,
-  );
-  const response = await readStep(
-    execution.model.stream({
-      threadId: host.threadId,
+  const retries: string[] = [];
+  for (let attempt = 1; ; attempt++) {
+    const events = new StreamEvents(
+      {
+        emit: (type, data) => host.emit(type, data),
+        progressArgumentOf: (name) => host.progressArgumentOf(name),
+        announce: (call) => host.announce({ ...call, callId: host.uniqueIds([{ id: call.callId, name: call.toolName, arguments: "" }])[0]!.id }),
+      },
       turnId,
       step,
-      ...(host.system !== undefined ? { system: host.system } : {}),
-      messages,
-      tools: host.tools(),
-      signal: execution.signal,
-    }),
-    events,
-  );
-  return { response, announced: events.announced };
+    );
+    let streamed = false;
+    try {
+      const response = await readStep(
+        execution.model.stream({
+          threadId: host.threadId,
+          turnId,
+          step,
+          ...(host.system !== undefined ? { system: host.system } : {}),
+          messages,
+          tools: host.tools(),
+          signal: execution.signal,
+        }),
+        {
+          part: (part) => {
+            streamed = true;
+            return events.part(part);
+          },
+        },
+      );
+      return { response, announced: events.announced, attempts: attempt, retries };
+    } catch (e) {
+      // Retried only before anything streamed, so no event or announcement is ever sent twice.
+      const retryable = e instanceof ModelError && e.retryable && !streamed && !execution.signal.aborted;
+      if (!retryable || attempt >= MAX_MODEL_ATTEMPTS) {
+        const tried = attempt > 1 ? ` after ${attempt} attempts` : "";
+        throw new Error(`model ${execution.model.id} failed${tried}: ${errorMessage(e)}`);
+      }
+      const waitMs = modelBackoffMs(attempt, e.retryAfterMs);
+      retries.push(`${e.message} (retried after ${waitMs} ms)`);
+      await sleep(waitMs, execution.signal);
+    }
+  }
+}
+
+/** Requests per model step: the first and up to two retries of a transient provider failure. */
+export const MAX_MODEL_ATTEMPTS = 3;
+/** The longest weft waits before retrying a model request, whatever `Retry-After` says. */
+export const MAX_MODEL_RETRY_WAIT_MS = 30_000;
+
+/** The wait before retry `attempt` + 1: the provider's `Retry-After` when given, else 500 ms doubling. */
+export function modelBackoffMs(attempt: number, retryAfterMs?: number): number {
+  if (retryAfterMs !== undefined) return Math.min(Math.max(0, retryAfterMs), MAX_MODEL_RETRY_WAIT_MS);
+  return Math.min(500 * 2 ** (attempt - 1), MAX_MODEL_RETRY_WAIT_MS);
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve();
+    }, { once: true });
+  });
 }
 
 /**

@@ -59,7 +59,10 @@ export function createTurnHost(engine: ThreadEngine, execution: Execution): Turn
     dispatch: (execution, request) => engine.dispatchWithQueue(execution, request),
     emit: (type, data) => engine.emit(type, data),
     uniqueIds: (calls) => uniqueCallIds(calls, (id) => store.calls.get(id) !== undefined),
-    onStep: (steps) => store.turns.step(turnId, steps.total),
+    onStep: (steps, record) => {
+      store.turns.step(turnId, steps.total);
+      return store.turns.recordModelStep(turnId, record);
+    },
   };
 }
 

@@ -81,6 +81,10 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE messages ADD COLUMN side TEXT;
   CREATE INDEX messages_by_depth ON messages (depth, id);
   `,
+  // v6: each model step's model, finish reason, token usage and attempts, per turn.
+  `
+  ALTER TABLE turns ADD COLUMN model_steps TEXT;
+  `,
 ];
 
 /** True when the thread's tables exist; an id that was never created has none. */

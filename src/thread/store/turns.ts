@@ -4,6 +4,8 @@
  * @module
  */
 
+import type { ModelStepRecord, TokenUsage } from "../../protocol.js";
+
 /** Final and running states of a turn. */
 export type TurnStatus = "running" | "waiting" | "completed" | "stopped" | "failed";
 
@@ -15,6 +17,19 @@ export interface TurnRecord {
   startedAt: number;
   finishedAt?: number;
   error?: string;
+  /** Each model step's model, finish reason, usage and attempts. */
+  modelSteps?: ModelStepRecord[];
+  /** Token usage of the whole turn (the sum over its model steps). */
+  usage?: TokenUsage;
+}
+
+/** Adds token counts; a count neither side knows stays absent. */
+export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
+  const out: TokenUsage = {};
+  for (const k of ["inputTokens", "outputTokens", "cachedInputTokens"] as const) {
+    if (a[k] !== undefined || b[k] !== undefined) out[k] = (a[k] ?? 0) + (b[k] ?? 0);
+  }
+  return out;
 }
 
 /** A message waiting for the next turn. */
@@ -52,6 +67,19 @@ export class TurnStore {
     return row?.pending_step ? (JSON.parse(row.pending_step) as T[]) : null;
   }
 
+  /** Appends a model step's record to its turn; returns the turn's usage so far. */
+  recordModelStep(turnId: string, record: ModelStepRecord): TokenUsage {
+    const steps = this.modelSteps(turnId);
+    steps.push(record);
+    this.sql.exec("UPDATE turns SET model_steps = ? WHERE turn_id = ?", JSON.stringify(steps), turnId);
+    return steps.reduce((sum, s) => addUsage(sum, s.usage), {} as TokenUsage);
+  }
+
+  private modelSteps(turnId: string): ModelStepRecord[] {
+    const row = this.sql.exec<{ model_steps: string | null }>("SELECT model_steps FROM turns WHERE turn_id = ?", turnId).toArray()[0];
+    return row?.model_steps ? (JSON.parse(row.model_steps) as ModelStepRecord[]) : [];
+  }
+
   step(turnId: string, steps: number): void {
     this.sql.exec("UPDATE turns SET steps = ? WHERE turn_id = ?", steps, turnId);
   }
@@ -68,7 +96,7 @@ export class TurnStore {
   /** The newest turn, if any. */
   latest(): TurnRecord | undefined {
     const row = this.sql
-      .exec<{ turn_id: string; status: string; steps: number; started_at: number; finished_at: number | null; error: string | null }>(
+      .exec<{ turn_id: string; status: string; steps: number; started_at: number; finished_at: number | null; error: string | null; model_steps: string | null }>(
         "SELECT * FROM turns ORDER BY ord DESC LIMIT 1",
       )
       .toArray()[0];
@@ -76,6 +104,10 @@ export class TurnStore {
     const turn: TurnRecord = { turnId: row.turn_id, status: row.status as TurnStatus, steps: row.steps, startedAt: row.started_at };
     if (row.finished_at !== null) turn.finishedAt = row.finished_at;
     if (row.error !== null) turn.error = row.error;
+    if (row.model_steps) {
+      turn.modelSteps = JSON.parse(row.model_steps) as ModelStepRecord[];
+      turn.usage = turn.modelSteps.reduce((sum, s) => addUsage(sum, s.usage), {} as TokenUsage);
+    }
     return turn;
   }
 
