@@ -48,7 +48,7 @@ export interface ErrorBody {
 }
 
 /**
- * An error with a code from {@link ERROR_CODES}; `status` and `retryable` derive from the code.
+ * An error with a code from `ERROR_CODES` (src/errors.ts); `status` and `retryable` derive from the code.
  *
  * @example
  * throw new WeftError("invalid_tool_input", "age: expected number, received string", { path: ["age"] })

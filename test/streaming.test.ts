@@ -121,3 +121,25 @@ describe("strict schemas", () => {
     expect(tool.parameters.properties.limit.description).toContain("default: 10");
   });
 });
+
+describe("secrets in streamed steps", () => {
+  it("never send a secret the model streams, even split across deltas; deltas stay a prefix of the step's text", async () => {
+    const secret = "sk-stream-4b7f2a9e61d0";
+    const text = `Here it is: ${secret} and again ${secret}, done.`;
+    const key = fakeKey("stream-secret");
+    // Each chunk arrives after the coalescing window, so each is its own delta: the secret is split.
+    await scriptFake(key, [{ text, chunk: 4, delayMs: 110 }]);
+    const id = await createThread({ agent: "streaming", env: { ...fakeEnv("openai:gpt-4.1-mini", key), LEAKY: { value: secret, type: "secret" } } });
+    expect((await json("POST", `/threads/${id}/messages`, { content: "go" })).status).toBe(202);
+    await stubOf(id).waitIdle();
+    const frames = await eventsOf(id);
+    const deltas = of(frames, "text_delta");
+    expect(deltas.length).toBeGreaterThan(1);
+    for (const f of frames) expect(JSON.stringify(f)).not.toContain(secret);
+    const joined = deltas.map((d) => d.data.delta).join("");
+    expect(joined).not.toContain(secret);
+    const step = of(frames, "model_step")[0]!;
+    expect(step.data.text).toBe("Here it is: [redacted:LEAKY] and again [redacted:LEAKY], done.");
+    expect(step.data.text.startsWith(joined)).toBe(true);
+  });
+});

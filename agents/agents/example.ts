@@ -1,8 +1,8 @@
 import { defineAgent } from "@standardagents/spec";
 
 /**
- * The example agent, and the one a thread gets when it names none (it is the only agent here).
- * It lists no `tools`, so it offers every tool in agents/tools/, including the ones you add.
+ * The example agent the README tour creates (`{"agent": "example"}`). It lists no `tools`, so it
+ * offers every tool in agents/tools/, including the ones you add.
  */
 export default defineAgent({
   description: "A small assistant that tells the time, rolls dice and keeps notes for the conversation.",

@@ -118,6 +118,7 @@ export function createThreadClass(registry: Registry) {
           workerEnv: this.env,
           userEnv: this.userEnv,
           redact: (value) => this.secrets.redactor().value(value),
+          redactEvent: (type, data) => this.secrets.event(type, data),
           broadcast: (frame: EventFrame) => this.broadcast(frame),
           wakeSoon: () => void this.ctx.storage.setAlarm(Date.now() + 50),
           flush: () => this.ctx.storage.sync(),

@@ -37,6 +37,11 @@ export interface EngineHost {
   readonly userEnv?: UserEnvSource;
   /** The value with every secret of the thread replaced (applied to all that is stored or sent). */
   redact<T>(value: T): T;
+  /**
+   * An event's payload as it may be stored and sent, or null when nothing may be sent yet (a
+   * stream delta that could be the start of a secret is held back until the next one).
+   */
+  redactEvent<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): EventPayloads[K] | null;
   /** Sends a frame to every connected WebSocket. */
   broadcast(frame: EventFrame): void;
   /** Makes sure the thread wakes by itself (an alarm) to finish durable work. */
@@ -125,7 +130,8 @@ export class ThreadEngine implements StateHost {
 
   /** Stores and broadcasts one event. */
   emit<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): void {
-    this.host.broadcast(this.store.events.append(type, this.host.redact(data)));
+    const clean = this.host.redactEvent(type, data);
+    if (clean !== null) this.host.broadcast(this.store.events.append(type, clean));
     if (type === "tool_call_finished") {
       const finished = data as EventPayloads["tool_call_finished"];
       logFailedCall(this.workerEnv, finished, () => this.store.calls.get(finished.callId)?.result?.stack, (text) => this.host.redact(text));

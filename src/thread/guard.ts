@@ -9,7 +9,8 @@ import type { EnvDefault } from "../run/prompt.js";
 import type { Caller } from "./api.js";
 import { accountOf } from "./account.js";
 import { type EnvEntry, type UserEnvSource, fromDefault } from "./env.js";
-import { Redactor, type Secret, secretsOf, workerSecrets } from "./redact.js";
+import type { EventPayloads } from "../protocol.js";
+import { Redactor, type Secret, type StreamRedactor, secretsOf, workerSecrets } from "./redact.js";
 import type { EnvType } from "./store/env.js";
 import type { ThreadStore } from "./store/index.js";
 
@@ -104,6 +105,33 @@ export class ThreadSecrets {
     /** Env defaults of the agent and the prompts it may run; null before the thread exists. */
     private readonly defaults: () => Array<Readonly<Record<string, EnvDefault>> | undefined> | null,
   ) {}
+
+  private readonly streams = new Map<string, StreamRedactor>();
+
+  /**
+   * An event payload with every secret replaced. Stream deltas (`text_delta`, `tool_call_delta`)
+   * go through one {@link StreamRedactor} per streamed text, so a secret split across deltas is
+   * still hidden; null when a delta must wait for the next. `model_step` (which carries the whole
+   * text) or `turn_finished` ends the step's streams.
+   */
+  event<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): EventPayloads[K] | null {
+    const r = this.redactor();
+    if (type === "text_delta" || type === "tool_call_delta") {
+      const d = data as { turnId: string; step: number; delta: string; callId?: string };
+      const key = `${d.turnId}:${d.step}:${d.callId ?? ""}`;
+      let stream = this.streams.get(key);
+      if (!stream) this.streams.set(key, (stream = r.stream()));
+      const delta = stream.push(d.delta);
+      return delta === "" ? null : r.value({ ...data, delta });
+    }
+    // A step's streams end with its model_step (which carries the whole text), or with its turn.
+    if (type === "model_step" || type === "turn_finished") {
+      const d = data as { turnId: string; step?: number };
+      const prefix = type === "model_step" ? `${d.turnId}:${d.step}:` : `${d.turnId}:`;
+      for (const key of this.streams.keys()) if (key.startsWith(prefix)) this.streams.delete(key);
+    }
+    return r.value(data);
+  }
 
   /**
    * The redactor last built, without touching storage: console output may be written while

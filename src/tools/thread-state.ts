@@ -70,19 +70,31 @@ export interface CodeExecution {
   readonly result: Promise<{ ok: boolean; value?: unknown; error?: string; logs: string[] }>;
 }
 
-/** The per-thread API a tool receives as `state` (the Standard Agents tools API). */
+/**
+ * The per-thread API a tool receives as `state` (the Standard Agents tools API). docs/thread-state.md
+ * has an example for every member.
+ */
 export interface ThreadState {
+  /** The thread's id, 64 hex characters. */
   readonly threadId: string;
+  /** The agent the thread runs (the file name under `agents/agents/`, or `default`). */
   readonly agentId: string;
+  /** The `userId` the thread belongs to, or null. */
   readonly userId: string | null;
-  /** Milliseconds since the epoch. */
+  /** When the thread was created, in milliseconds since the epoch. */
   readonly createdAt: number;
+  /** The `arguments` object given when the thread was created; `{}` when none was. */
   readonly arguments: Record<string, unknown>;
+  /** The running execution (a turn, or a nested prompt or agent); null when the call runs at rest, such as a direct call. */
   execution: ExecutionState | null;
+  /** Scratch values shared by the calls of one execution; a fresh object for each call at rest. */
   context: Record<string, unknown>;
 
+  /** One page of the thread's history: `limit` (default 100), `offset`, `order`, `includeSilent`. */
   getMessages(options?: GetMessagesOptions): Promise<MessagesResult>;
+  /** Appends a `user`, `assistant` or `system` message and resolves to the stored message. */
   injectMessage(message: InjectMessageInput): Promise<Message>;
+  /** An agent's definition by file name. @throws WeftError `agent_not_found` */
   loadAgent<T = unknown>(name: string): Promise<T>;
 
   /** Queue a call to run after the current tool, durably; `uses` is enforced. */
@@ -92,12 +104,18 @@ export interface ThreadState {
   /** Send `{ type: event, data }` to subscribers; built-in event names are refused. */
   emit(event: string, data: unknown): void;
 
+  /** A JSON value stored with the thread, or null when the key was never set. */
   getValue<T = unknown>(key: string): Promise<T | null>;
+  /** Stores a JSON value with the thread, durably. */
   setValue(key: string, value: unknown): Promise<void>;
 
+  /** Resolves an environment value: thread, agent, prompt, user account, then Worker. @throws WeftError `env_not_found` */
   env(propertyName: string): Promise<string>;
+  /** Whether a resolved environment value is `text` (may be shown) or `secret` (redacted). @throws WeftError `env_not_found` */
   envType(propertyName: string): Promise<"text" | "secret">;
+  /** Stores an environment value on the thread; a new name is `secret` unless `type` says `text`. */
   setEnv(propertyName: string, value: string, options?: { type?: "text" | "secret" }): Promise<void>;
 
+  /** Runs JavaScript in a sandbox; `result` resolves to `{ ok, value?, error?, logs }`. @throws WeftError `capability_missing` without a sandbox */
   runCode(source: string, options?: CodeExecutionOptions): CodeExecution;
 }

@@ -1,0 +1,20 @@
+/**
+ * The API reference builds from the TSDoc of weft's public entry (`npm run docs:api`, TypeDoc)
+ * without a single warning: no broken `{@link}`, nothing referenced that is not exported.
+ */
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { expect, it } from "vitest";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+it("TypeDoc documents src/index.ts with no warnings", async () => {
+  const typedoc = path.join(ROOT, "node_modules", "typedoc", "bin", "typedoc");
+  const run = await new Promise<{ code: number; out: string }>((resolve) =>
+    execFile(process.execPath, [typedoc, "--emit", "none", "--treatWarningsAsErrors"], { cwd: ROOT, env: { ...process.env, NO_COLOR: "1" } }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number(error.code ?? 1) : 0, out: `${stdout}${stderr}` }),
+    ),
+  );
+  expect(run.code, run.out).toBe(0);
+}, 180_000);
