@@ -20,5 +20,5 @@ export default defineConfig({
   ],
   // The Standard Agents tools API's examples import from @standardagents/spec; weft's public entry answers for it.
   resolve: { alias: { "@standardagents/spec": fileURLToPath(new URL("./src/index.ts", import.meta.url)) } },
-  test: { include: ["test/**/*.test.ts", "agents/**/*.test.ts"], exclude: ["test/node/**", "node_modules/**"] },
+  test: { include: ["test/**/*.test.ts", "agents/**/*.test.ts"], exclude: ["test/node/**", "node_modules/**"], setupFiles: ["test/setup.ts"] },
 });

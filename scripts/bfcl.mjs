@@ -1,5 +1,5 @@
 /**
- * `npm run bfcl -- [folder] [--url <base>] [--via openai|anthropic] [--concurrency <n>] [--timeout-ms <n>] [--verbose]`
+ * `npm run bfcl -- [folder] [--url <base> [--token <bearer>]] [--via openai|anthropic] [--concurrency <n>] [--timeout-ms <n>] [--verbose]`
  *
  * `--via <provider>` plays each case's model steps from a fake provider server streaming them in
  * that provider's wire format, through weft's AI SDK adapter, instead of the scripted model.
@@ -19,7 +19,7 @@ import { viaProvider } from "./bfcl/via.mjs";
 import { REPO_ROOT, startDevServer } from "./lib/dev-server.mjs";
 
 function parseArgs(argv) {
-  const opts = { folder: resolve(REPO_ROOT, "../shared/data/bfcl"), url: null, via: null, concurrency: 6, timeoutMs: 30_000, verbose: false };
+  const opts = { folder: resolve(REPO_ROOT, "../shared/data/bfcl"), url: null, token: null, via: null, concurrency: 6, timeoutMs: 30_000, verbose: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -28,6 +28,7 @@ function parseArgs(argv) {
     };
     if (a === "--url") opts.url = value();
     else if (a === "--via") opts.via = value();
+    else if (a === "--token") opts.token = value();
     else if (a === "--concurrency") opts.concurrency = Math.max(1, Number.parseInt(value(), 10) || 1);
     else if (a === "--timeout-ms") opts.timeoutMs = Number.parseInt(value(), 10) || opts.timeoutMs;
     else if (a === "--verbose") opts.verbose = true;
@@ -56,7 +57,8 @@ async function main() {
   const total = categories.reduce((n, c) => n + c.cases.length, 0);
   console.error(`bfcl: ${total} cases in ${categories.length} categories from ${opts.folder}`);
 
-  const server = opts.url ? null : await startDevServer({ config: "test/wrangler.toml" });
+  // One thread per case, all as the test user: lift the per-user thread limit for this run.
+  const server = opts.url ? null : await startDevServer({ config: "test/wrangler.toml", extraArgs: ["--var", "WEFT_MAX_THREADS_PER_USER:1000000"] });
   const stopServer = async () => server && (await server.stop());
   for (const signal of ["SIGINT", "SIGTERM"]) {
     process.once(signal, () => void stopServer().finally(() => process.exit(130)));
@@ -65,12 +67,14 @@ async function main() {
   let via = null;
   try {
     const url = opts.url ?? server.url;
-    const about = await fetch(url + "/").then((r) => r.json()).catch(() => ({}));
+    // The test worker requires authentication; its tester key comes from test/helpers.ts (API_KEYS).
+    const token = opts.token ?? (server ? "test-key-tester" : null);
+    const about = await fetch(url + "/", { headers: token ? { authorization: `Bearer ${token}` } : {} }).then((r) => r.json()).catch(() => ({}));
     if (!Array.isArray(about.agents) || !about.agents.includes(AGENT)) {
       throw new Error(`${url} does not register the "${AGENT}" fixture agent (agents: ${JSON.stringify(about.agents)})`);
     }
     console.error(`bfcl: weft at ${url}${server ? ` (log: ${server.logFile})` : ""}; concurrency ${opts.concurrency}`);
-    const direct = createClient(url);
+    const direct = createClient(url, token);
     via = opts.via ? await viaProvider(direct, opts.via) : null;
     if (via) console.error(`bfcl: model steps streamed by a fake ${opts.via} server at ${via.url}`);
     const client = via ? via.client : direct;

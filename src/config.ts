@@ -5,6 +5,7 @@
  * @module
  */
 import { LIMITS } from "./limits.js";
+import { DEFAULT_CALL_TIMEOUT_MS } from "./tools/execute.js";
 import { DEFAULT_RESULT_CAP_BYTES } from "./tools/size.js";
 
 /** How long the watchdog alarm waits before checking on a turn, in milliseconds (`WEFT_WATCHDOG_MS`). */
@@ -35,9 +36,19 @@ const OTHER_SETTINGS: readonly Setting[] = [
     what: "Milliseconds after a turn or a direct call starts (and after each recovery) at which the thread's alarm checks on it: work a crash cut is finished then, with no client request.",
   },
   {
+    name: "WEFT_CALL_TIMEOUT_MS",
+    default: String(DEFAULT_CALL_TIMEOUT_MS),
+    what: "Deadline of one attempt of a tool's `execute`, in milliseconds, for tools without `timeoutMs`. Past it a read or idempotent attempt counts as a transient failure; any other call ends with an error saying its outcome is unknown.",
+  },
+  {
     name: "WEFT_LOG_FAILED_CALLS",
     default: "on",
     what: "`on`: every failed tool call prints one line to the Worker's console (`npm start`, `npx wrangler tail`): tool, call id and message, then the stack. `off`: nothing is printed.",
+  },
+  {
+    name: "WEFT_SANDBOX",
+    default: "quickjs",
+    what: '`state.runCode`\'s executor when a call names none: `"quickjs"` (limits hold everywhere) or `"isolate"` (Worker Loader isolates; set it only where Cloudflare enforces their limits, not under `wrangler dev`).',
   },
   { name: "WEFT_AUTH", default: "(unset)", what: '`"none"` runs without authentication on purpose; unset, a deployment without credentials answers 503 `auth_not_configured`.' },
   { name: "WEFT_DEV_MODE", default: "(unset)", what: "`on` (set by `npm start`): requests from loopback addresses act as a local developer when no credentials are configured." },

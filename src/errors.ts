@@ -37,6 +37,7 @@ export const ERROR_CODES = {
   unauthenticated: { status: 401, retryable: false },
   auth_not_configured: { status: 503, retryable: false },
   internal_error: { status: 500, retryable: true },
+  thread_restarted: { status: 503, retryable: true },
 } as const satisfies Record<string, { status: number; retryable: boolean }>;
 
 /** The closed union of weft error codes. */

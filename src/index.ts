@@ -34,6 +34,9 @@ export type {
 export type {
   CodeExecution,
   CodeExecutionOptions,
+  CodeExecutionResult,
+  CodeHostFunction,
+  CodeImport,
   ExecutionState,
   GetMessagesOptions,
   InjectMessageInput,

@@ -9,6 +9,7 @@
 export const LIMITS = {
   bodyBytes: { env: "WEFT_MAX_BODY_BYTES", default: 8 * 1024 * 1024, unit: "bytes", what: "request body" },
   messageBytes: { env: "WEFT_MAX_MESSAGE_BYTES", default: 1024 * 1024, unit: "bytes", what: "message content" },
+  jsonDepth: { env: "WEFT_MAX_JSON_DEPTH", default: 64, unit: "levels", what: "nesting of a request body's JSON" },
   toolInputBytes: { env: "WEFT_MAX_TOOL_INPUT_BYTES", default: 1024 * 1024, unit: "bytes", what: "tool input" },
   wsFrameBytes: { env: "WEFT_MAX_WS_FRAME_BYTES", default: 64 * 1024, unit: "bytes", what: "WebSocket frame from a client" },
   wsMessagesPerSecond: { env: "WEFT_MAX_WS_MESSAGES_PER_SECOND", default: 20, unit: "messages per second", what: "WebSocket messages from one connection" },

@@ -124,6 +124,10 @@ export interface CallRecord {
   errorDetails?: Record<string, unknown>;
   /** Path of the full result in the thread's files, when the stored result was capped. */
   fullResultPath?: string;
+  /** `unknown`: a write failed after it began; its effect may or may not have happened. */
+  outcome?: "unknown";
+  /** Runs of this call that a restart of the thread cut short. */
+  restarts?: number;
 }
 
 /** Tokens a model step used, as the provider reports them; absent counts are unknown. */
@@ -197,6 +201,8 @@ export interface EventPayloads {
     stubbed?: boolean;
     /** Path of the full result when `result` was capped for the model. */
     fullResultPath?: string;
+    /** `unknown`: a write failed after it began; its effect may or may not have happened. */
+    outcome?: "unknown";
   };
   tool_call_approval_requested: { callId: string; toolName: string; input: unknown; argsHash: string };
   tool_call_parked: { callId: string; toolName: string; reason: string };
@@ -212,6 +218,18 @@ export interface EventPayloads {
     error?: string;
     /** In a two-sided agent, the side whose stop tool, `stop()` or final answer ended the turn. */
     stoppedBy?: "a" | "b";
+  };
+  /** Console output of `runCode` with `report: true`; `executionId` names the run. */
+  code_log: { executionId: string; callId?: string; level: string; text: string };
+  /** A `reportProgress(data)` call of code run with `report: true`. */
+  code_progress: { executionId: string; callId?: string; data: unknown };
+  /** The end of a `runCode` run with `report: true`. */
+  code_finished: {
+    executionId: string;
+    callId?: string;
+    status: "success" | "error" | "timeout" | "memory" | "cancelled";
+    durationMs: number;
+    error?: string;
   };
 }
 
@@ -249,6 +267,9 @@ export const BUILTIN_EVENT_TYPES: ReadonlySet<string> = new Set<BuiltinEventType
   "tool_call_parked",
   "turn_waiting",
   "turn_finished",
+  "code_log",
+  "code_progress",
+  "code_finished",
   "subagent_started",
   "subagent_finished",
 ]);

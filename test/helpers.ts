@@ -142,12 +142,16 @@ export type ListedCall = {
   parkReason?: string;
   argsHash?: string;
   fullResultPath?: string;
+  outcome?: string;
+  restarts?: number;
   result?: { status: string; result?: string; error?: string; attachments?: unknown[] };
 };
 
 /** Every call of a thread, in creation order. */
 export async function callsOf(threadId: string): Promise<ListedCall[]> {
-  return (await json<{ calls: ListedCall[] }>("GET", `/threads/${threadId}/calls`)).body.calls;
+  const answer = await json<{ calls: ListedCall[] }>("GET", `/threads/${threadId}/calls`);
+  if (answer.status !== 200) throw new Error(`GET /threads/${threadId}/calls answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+  return answer.body.calls;
 }
 
 /** The messages of a thread, oldest first, silent included. */

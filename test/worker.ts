@@ -7,11 +7,20 @@ import { createWeft } from "../src/runtime.js";
 import type { CrashHook } from "../src/thread/engine.js";
 import { noteAlarmDone, registerAborter, takeCrash } from "./crash/plan.js";
 import { registry } from "./generated/registry.js";
+import { enforceRowLimit } from "./row-limit.js";
 
 const weft = createWeft(registry);
 
-/** The Thread Durable Object class under test. */
+/**
+ * The Thread Durable Object class under test: Cloudflare's row limit enforced on its writes, and
+ * the crash plans of test/crash/plan.ts consulted at every crash point.
+ */
 export class Thread extends weft.Thread {
+  constructor(ctx: DurableObjectState, env: ConstructorParameters<typeof weft.Thread>[1]) {
+    enforceRowLimit(ctx.storage.sql, "Thread");
+    super(ctx, env);
+  }
+
   protected override crashHook(): CrashHook {
     const ctx = this.ctx;
     const threadId = () => (this as unknown as { engine: { meta: { threadId: string } } | null }).engine?.meta.threadId ?? "";

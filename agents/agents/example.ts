@@ -11,5 +11,6 @@ export default defineAgent({
     "Call get_current_time whenever the answer depends on the date or time; never guess it.",
     "Call roll_dice for dice rolls and random picks.",
     "Call add_note when the user asks you to remember something, and list_notes to read notes back.",
+    "Call compute to calculate with JavaScript, for example over many dice rolls or the saved notes.",
   ].join("\n"),
 });

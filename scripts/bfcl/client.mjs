@@ -12,14 +12,16 @@
  * Creates a client bound to one weft base URL.
  * @param {string} baseUrl e.g. `http://127.0.0.1:8787`
  */
-export function createClient(baseUrl) {
+export function createClient(baseUrl, token = null) {
   const base = baseUrl.replace(/\/+$/, "");
+  /** @type {Record<string, string>} */
+  const auth = token ? { authorization: `Bearer ${token}` } : {};
 
   /** Sends a JSON request; throws on a non-2xx status with the body text in the message. */
   async function request(method, path, body) {
     const res = await fetch(base + path, {
       method,
-      headers: body === undefined ? {} : { "content-type": "application/json" },
+      headers: body === undefined ? auth : { ...auth, "content-type": "application/json" },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
@@ -41,7 +43,8 @@ export function createClient(baseUrl) {
     /** `GET /threads/:id`: status, the tools the model is offered and the unavailable ones. */
     getThread: (threadId) => request("GET", `/threads/${encodeURIComponent(threadId)}`),
     /** Opens `GET /threads/:id/ws?since=<seq>` and resolves once the socket is open. */
-    openEvents: (threadId, since = 0) => openEvents(`${base.replace(/^http/, "ws")}/threads/${encodeURIComponent(threadId)}/ws?since=${since}`),
+    openEvents: (threadId, since = 0) =>
+      openEvents(`${base.replace(/^http/, "ws")}/threads/${encodeURIComponent(threadId)}/ws?since=${since}${token ? `&access_token=${encodeURIComponent(token)}` : ""}`),
   };
 }
 

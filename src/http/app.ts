@@ -38,6 +38,12 @@ function workerRedactor(env: AuthedEnv["Bindings"]): Redactor {
   return r;
 }
 
+/** True for the error a stub call gets when its Durable Object reset mid-request (a restart, a deploy). */
+function threadReset(err: unknown): boolean {
+  const e = err as { durableObjectReset?: unknown; retryable?: unknown; remote?: unknown } | null;
+  return e !== null && typeof e === "object" && (e.durableObjectReset === true || (e.retryable === true && e.remote !== true));
+}
+
 /** Builds the app for a registry. */
 export function createApp(registry: Registry): Hono<AuthedEnv> {
   const app = new Hono<AuthedEnv>();
@@ -55,8 +61,19 @@ export function createApp(registry: Registry): Hono<AuthedEnv> {
     if (origins.length === 0) return next();
     return cors({ origin: origins, allowHeaders: ["authorization", "content-type"], allowMethods: ["GET", "POST", "PUT", "DELETE"], maxAge: 600 })(c, next);
   });
+  // A path with malformed percent-encoding (`%ZZ`, or bytes that are not UTF-8) names nothing.
+  app.use("*", async function wellFormedPath(c, next) {
+    const raw = new URL(c.req.url).pathname;
+    try {
+      decodeURIComponent(raw);
+    } catch {
+      throw new WeftError("invalid_request", `path ${JSON.stringify(raw.slice(0, 200))} has malformed percent-encoding`, { path: ["path"] });
+    }
+    return next();
+  });
   app.use("*", authenticate());
   app.use("*", requestBodies());
+
 
   app.get("/", (c) =>
     c.json({ name: "weft", agents: agentIds(registry), tools: Object.keys(registry.tools).sort(), routes: routeList(app), caller: c.var.caller.userId }),
@@ -74,7 +91,12 @@ export function createApp(registry: Registry): Hono<AuthedEnv> {
         ? err
         : err instanceof HTTPException && err.status === 400
           ? new WeftError("invalid_json", `request body is not valid JSON: ${err.message}`)
-          : null;
+          : threadReset(err)
+            ? new WeftError(
+                "thread_restarted",
+                "the thread restarted while it handled this request; what it did so far is durable and finishes by itself; read the thread or retry (with the same Idempotency-Key)",
+              )
+            : null;
     if (!error) {
       console.error("weft: unhandled error", workerRedactor(c.env).value(err));
       return c.json(new WeftError("internal_error", "internal error").toBody(), 500);

@@ -9,6 +9,7 @@ import { bodyLimit } from "hono/body-limit";
 import { validator } from "hono/validator";
 import type { z } from "zod";
 import { WeftError } from "../errors.js";
+import { checkJsonShape } from "../json-shape.js";
 import { limitOf } from "../limits.js";
 import { describeIssues } from "../tools/schema.js";
 import type { AuthedEnv } from "./auth.js";
@@ -52,7 +53,12 @@ function parse<S extends z.ZodType>(schema: S, value: unknown, where: string): z
 
 /** Validates the JSON body with `schema`; an absent body counts as `{}`. */
 export function jsonBody<S extends z.ZodType>(schema: S) {
-  return validator("json", (value, c) => parse(schema, hasBody(c.req.raw) ? value : {}, "body"));
+  return validator("json", (value, c) => {
+    const body = hasBody(c.req.raw) ? value : {};
+    // Before anything crosses to a Durable Object: too deep a value overflows the RPC's stack.
+    checkJsonShape(body, limitOf(c.env, "jsonDepth"));
+    return parse(schema, body, "body");
+  });
 }
 
 /** Validates the query string with `schema` (each parameter once, as a string). */

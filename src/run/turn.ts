@@ -119,7 +119,7 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
       const turnUsage = host.onStep(execution.steps, record) ?? response.usage;
       // A call cut off mid-stream joins the step (so the model sees why it did not run), marked so it never runs.
       const cut = response.cutOff.map((c): ToolCallRequest => ({ id: c.id, name: c.name, arguments: c.partial, cutOff: true }));
-      const made = [...response.toolCalls, ...cut];
+      const made = wellFormedCalls([...response.toolCalls, ...cut], turnId, steps);
       const calls = host.uniqueIds(made).map((c, i) => (announced.has(made[i]!.id) ? { ...c, announced: true } : c));
       host.emit("model_step", { turnId, text: response.text, toolCalls: calls, ...record, turnUsage });
       const assistant: NewTurnMessage = { role: "assistant", content: response.text };
@@ -141,6 +141,29 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
   } catch (e) {
     return { status: "failed", steps, error: errorMessage(e) };
   }
+}
+
+/**
+ * A model step's calls as the history stores them, whatever an adapter produced: `arguments` is
+ * text (absent means no arguments; a structured value becomes its JSON), `id` and `name` strings.
+ */
+export function wellFormedCalls(calls: readonly unknown[] | undefined, turnId: string, step: number): ToolCallRequest[] {
+  return (calls ?? []).map((raw, i) => {
+    const call = (raw ?? {}) as Partial<Record<keyof ToolCallRequest, unknown>>;
+    const args = call.arguments;
+    let text: string;
+    if (typeof args === "string") text = args;
+    else if (args === undefined || args === null) text = "";
+    else {
+      try {
+        text = JSON.stringify(args) ?? "";
+      } catch {
+        text = String(args);
+      }
+    }
+    const id = typeof call.id === "string" && call.id !== "" ? call.id : `call_${turnId}_${step}_${i}`;
+    return { ...(call as ToolCallRequest), id, name: typeof call.name === "string" ? call.name : String(call.name ?? ""), arguments: text };
+  });
 }
 
 /**
@@ -243,6 +266,10 @@ async function settleStep(host: TurnHost, execution: Execution, calls: ToolCallR
     });
     outcomes.push(done.outcome);
     queued.push(...done.queued);
+  }
+  // A call that waited may have been decided while its siblings ran: read where each stands now.
+  for (const [i, o] of outcomes.entries()) {
+    if (!o.final) outcomes[i] = (await host.dispatch(execution, { callId: o.callId, toolName: o.toolName, args: { text: o.argsText }, source: "model", turnId })).outcome;
   }
   checkStopTool(execution, host.sides ?? ONE_SIDE, outcomes);
   const waiting = outcomes.filter((o) => !o.final).map((o) => o.callId);

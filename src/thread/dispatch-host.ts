@@ -49,6 +49,9 @@ export function createDispatchHost(
     },
     flush: () => engine.flush(),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    ...(Number.isInteger(Number(engine.workerEnv.WEFT_CALL_TIMEOUT_MS)) && Number(engine.workerEnv.WEFT_CALL_TIMEOUT_MS) > 0
+      ? { callTimeoutMs: Number(engine.workerEnv.WEFT_CALL_TIMEOUT_MS) }
+      : {}),
     ...(engine.crashHook ? { checkpoint: engine.crashHook } : {}),
   };
 }

@@ -201,7 +201,8 @@ export function createThreadClass(registry: Registry) {
         const lastTurn = this.store.turns.latest();
         return {
           ...engine.meta,
-          status: this.runner!.active ? "running" : lastTurn?.status === "waiting" ? "waiting" : "idle",
+          // A turn cut by a restart is still running: it resumes by itself before anything else.
+          status: this.runner!.active || lastTurn?.status === "running" ? "running" : lastTurn?.status === "waiting" ? "waiting" : "idle",
           messageCount: this.store.messages.count(),
           lastSeq: this.store.events.lastSeq(),
           ...(lastTurn ? { lastTurn } : {}),

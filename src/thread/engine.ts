@@ -5,6 +5,7 @@
  * `TurnRunner` (runner.ts).
  * @module
  */
+import { byteLength, fitsBytes } from "../bytes.js";
 import { WeftError, isWeftError } from "../errors.js";
 import type { EventFrame, EventPayloads, Message, ToolResult } from "../protocol.js";
 import { BUILTIN_EVENT_TYPES } from "../protocol.js";
@@ -12,7 +13,8 @@ import { type AgentDefinition, type EnvDefault, type Registry, type ResolvedSide
 import { systemText } from "../run/prompt.js";
 import type { NewTurnMessage } from "../run/messages.js";
 import { ToolCatalog } from "../tools/catalog.js";
-import { type CallOutcome, type CallRequest, dispatch } from "../tools/dispatch.js";
+import { approveCall } from "../tools/decide.js";
+import { type CallOutcome, type CallRequest, dispatch, outcomeOf } from "../tools/dispatch.js";
 import type { CallExecution, CrashPoint } from "../tools/host.js";
 import type { Effect } from "../tools/types.js";
 import type { ExecutionState } from "../tools/thread-state.js";
@@ -50,6 +52,9 @@ export interface EngineHost {
   flush(): Promise<void>;
 }
 
+/** Bytes of JSON one custom event may carry (`state.emit`); a row must stay under 2 MB. */
+export const MAX_EVENT_BYTES = 1024 * 1024;
+
 /** Test seam of the crash matrix: called at each crash point of the pipeline. */
 export type CrashHook = (point: CrashPoint, call: { callId: string; toolName: string; effect?: Effect }) => void | Promise<void>;
 
@@ -65,8 +70,8 @@ export class ThreadEngine implements StateHost {
   /** Set by crash-matrix tests only. */
   crashHook: CrashHook | null = null;
   private drainLock: Promise<unknown> = Promise.resolve();
-  /** Calls being dispatched in this instance, by id: recovery leaves them alone. */
-  private readonly inFlight = new Map<string, number>();
+  /** Per call id: the tail of the work holding it (dispatch, recovery, a person's decision). */
+  private readonly callLocks = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly host: EngineHost,
@@ -142,7 +147,15 @@ export class ThreadEngine implements StateHost {
     if (typeof event !== "string" || !/^[a-z][a-z0-9_.:-]{0,63}$/i.test(event) || BUILTIN_EVENT_TYPES.has(event)) {
       throw new WeftError("invalid_request", `emit: "${String(event)}" is not a usable event name (built-in names are reserved)`);
     }
-    this.host.broadcast(this.store.events.append(event, this.host.redact(data)));
+    const clean = this.host.redact(data);
+    const text = JSON.stringify(clean ?? null) ?? "null";
+    // One event is one row: over the limit it would not store on Cloudflare (2 MB a row).
+    if (!fitsBytes(text, MAX_EVENT_BYTES)) {
+      throw new WeftError("payload_too_large", `emit: event "${event}" is ${byteLength(text)} bytes, over the ${MAX_EVENT_BYTES}-byte event limit; store large data with state files or a kv value and emit a reference`, {
+        limit: MAX_EVENT_BYTES,
+      });
+    }
+    this.host.broadcast(this.store.events.append(event, clean));
   }
 
   appendMessage(message: NewTurnMessage): Message {
@@ -200,25 +213,38 @@ export class ThreadEngine implements StateHost {
    * Runs one call of `execution` (null: outside any run) through the pipeline, without draining
    * the queue, then the `tool_call_finished` hook of each call it finished. Inside a run a hook
    * that throws fails the run; at rest there is no run to fail, so the error is logged and the
-   * call's recorded result stands. While it runs, the call is in flight here: recovery leaves it alone.
+   * call's recorded result stands. Work on one call id never overlaps (see `withCall`).
    */
-  async dispatchOne(execution: CallExecution | null, request: CallRequest, catalog?: ToolCatalog): Promise<CallOutcome> {
-    const finished: EventPayloads["tool_call_finished"][] = [];
-    const host = createDispatchHost(this, execution, catalog, (data) => finished.push(data));
-    this.inFlight.set(request.callId, (this.inFlight.get(request.callId) ?? 0) + 1);
-    try {
-      const outcome = await dispatch(host, request);
-      for (const data of finished) await toolHook(this, execution, "tool_call_finished", data);
-      return outcome;
-    } catch (e) {
-      if (execution !== null || !isWeftError(e) || e.code !== "hook_failed") throw e;
-      console.error(`weft: ${e.message} (call ${request.callId}, outside any turn)`);
-      return dispatch(host, request);
-    } finally {
-      const left = (this.inFlight.get(request.callId) ?? 1) - 1;
-      if (left > 0) this.inFlight.set(request.callId, left);
-      else this.inFlight.delete(request.callId);
-    }
+  dispatchOne(execution: CallExecution | null, request: CallRequest, catalog?: ToolCatalog): Promise<CallOutcome> {
+    return this.withCall(request.callId, async () => {
+      const finished: EventPayloads["tool_call_finished"][] = [];
+      const host = createDispatchHost(this, execution, catalog, (data) => finished.push(data));
+      try {
+        const outcome = await dispatch(host, request);
+        for (const data of finished) await toolHook(this, execution, "tool_call_finished", data);
+        return outcome;
+      } catch (e) {
+        if (execution !== null || !isWeftError(e) || e.code !== "hook_failed") throw e;
+        console.error(`weft: ${e.message} (call ${request.callId}, outside any turn)`);
+        return dispatch(host, request);
+      }
+    });
+  }
+
+  /**
+   * Runs `work` holding call `callId`: work on one call id never overlaps, so however many
+   * requests, alarms and recoveries arrive together, a call runs (or is recovered) once and the
+   * later ones find its result.
+   */
+  withCall<T>(callId: string, work: () => Promise<T>): Promise<T> {
+    const before = this.callLocks.get(callId) ?? Promise.resolve();
+    const run = before.then(work);
+    const tail = run.catch(() => undefined);
+    this.callLocks.set(callId, tail);
+    void tail.then(() => {
+      if (this.callLocks.get(callId) === tail) this.callLocks.delete(callId);
+    });
+    return run;
   }
 
   /** Whether the thread has any tool-call hook (the dispatch host skips the work otherwise). */
@@ -258,12 +284,23 @@ export class ThreadEngine implements StateHost {
     return run;
   }
 
+  /** Whether a restart left calls to recover: started without a result, or approved but not begun. */
+  hasRecoverableCalls(): boolean {
+    return this.store.calls.unfinished().length > 0 || this.approvedWaiting().length > 0;
+  }
+
+  private approvedWaiting() {
+    return this.store.calls.list(1000, 0, "awaiting_approval").filter((c) => c.approvedBy !== undefined);
+  }
+
   /** Re-runs, reconciles or parks every call a restart interrupted (outside any open step), at rest. */
   async recoverCalls(): Promise<CallOutcome[]> {
     const done: CallOutcome[] = [];
+    // An approval that was durable when the thread restarted, before its call began: run it now.
+    for (const record of this.approvedWaiting()) {
+      done.push(await this.withCall(record.callId, () => approveAgain(createDispatchHost(this, null), record.callId, record.approvedBy!)));
+    }
     for (const record of this.store.calls.unfinished()) {
-      // Running in this instance (a direct call, a read beside a turn) is not interrupted.
-      if (this.inFlight.has(record.callId)) continue;
       const request = { callId: record.callId, toolName: record.toolName, args: { text: record.argsText }, source: record.source };
       // A call may have run inside a prompt or on side b: recovery looks its name up everywhere.
       done.push(await this.dispatchOne(null, request, this.callables.everything()));
@@ -280,4 +317,11 @@ export class ThreadEngine implements StateHost {
   newId(prefix: string): string {
     return newId(prefix);
   }
+}
+
+/** Runs a call approved before a restart, unless it was decided meanwhile. */
+async function approveAgain(host: ReturnType<typeof createDispatchHost>, callId: string, approvedBy: string): Promise<CallOutcome> {
+  const record = host.journal.get(callId)!;
+  if (record.status !== "awaiting_approval") return outcomeOf(host, record);
+  return approveCall(host, callId, approvedBy);
 }

@@ -189,8 +189,18 @@ export function redactLogs(source: RedactorSource): void {
         let out = args;
         for (const ref of logSources) {
           const source = ref.deref();
-          if (!source) logSources.delete(ref);
-          else out = out.map((a) => source.last().value(a));
+          if (!source) {
+            logSources.delete(ref);
+            continue;
+          }
+          let r: Redactor;
+          try {
+            r = source.last();
+          } catch {
+            // A source whose object is gone (a restart) or out of reach from this context.
+            continue;
+          }
+          out = out.map((a) => r.value(a));
         }
         for (const tap of logTaps) tap(level, out);
         original(...out);

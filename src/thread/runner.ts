@@ -12,6 +12,7 @@ import { type TurnEnd, runTurn } from "../run/turn.js";
 import type { CallOutcome } from "../tools/dispatch.js";
 import { resultText } from "../tools/result.js";
 import { type Settlement, approveCall, denyCall, settleCall } from "../tools/decide.js";
+import { closeOpenStep } from "./close-step.js";
 import { createDispatchHost } from "./dispatch-host.js";
 import type { ThreadEngine } from "./engine.js";
 import type { TurnRecord } from "./store/turns.js";
@@ -20,8 +21,6 @@ import { modelFor } from "./model-choice.js";
 import { createTurnHost } from "./turn-host.js";
 
 export { uniqueCallIds } from "./turn-host.js";
-
-
 
 /** Runs a thread's turns. */
 export class TurnRunner {
@@ -41,9 +40,13 @@ export class TurnRunner {
     return this.running !== null;
   }
 
-  /** True while a turn runs or waits for a person: new messages queue, writes get session_busy. */
+  /**
+   * True while a turn runs, waits for a person, or was cut by a restart and not yet resumed (its
+   * stored status is still running): new messages queue, writes get session_busy.
+   */
   get busy(): boolean {
-    return this.running !== null || this.engine.store.turns.latest()?.status === "waiting";
+    const status = this.engine.store.turns.latest()?.status;
+    return this.running !== null || status === "waiting" || status === "running";
   }
 
   /**
@@ -57,7 +60,11 @@ export class TurnRunner {
       if (input.script && input.script.length > 0) store.script.add(input.script);
       store.turns.enqueue({ role: input.role ?? "user", content: input.content });
     });
-    if (this.busy) return { queued: true };
+    if (this.busy) {
+      // A turn cut by a restart resumes now, not at the next watchdog; the message waits behind it.
+      if (!this.running) void this.resume();
+      return { queued: true };
+    }
     const [message] = this.admitInbox();
     this.start();
     return message ? { queued: false, message } : { queued: false };
@@ -69,8 +76,16 @@ export class TurnRunner {
    */
   async resume(): Promise<void> {
     if (this.running) {
+      // Whatever brought us here (a decision) may be what the running turn waits for: look again.
       this.armAlarm(this.watchdogMs);
-      return this.idle();
+      await this.idle();
+      return this.resume();
+    }
+    // Interrupted calls (and approvals given just before a restart) first, each once. Without
+    // any, a turn resumes in this same step, so whoever asked sees it running at once.
+    if (this.engine.hasRecoverableCalls()) {
+      await this.engine.recoverCalls();
+      if (this.running) return this.resume();
     }
     const latest = this.engine.store.turns.latest();
     if (latest?.status === "waiting" && this.stillWaiting(latest.turnId)) {
@@ -78,9 +93,8 @@ export class TurnRunner {
     } else if (latest && (latest.status === "running" || latest.status === "waiting")) {
       this.start(latest);
     } else {
-      await this.engine.recoverCalls();
       await this.engine.drainQueue(null);
-      if (this.engine.store.turns.inboxSize() > 0) {
+      if (!this.running && this.engine.store.turns.inboxSize() > 0) {
         this.admitInbox();
         this.start();
       }
@@ -104,17 +118,20 @@ export class TurnRunner {
 
   /** Approves a waiting call (it runs once), then lets its turn go on. */
   async approve(callId: string, approvedBy: string, argsHash?: string): Promise<CallOutcome> {
-    return this.afterDecision(await approveCall(createDispatchHost(this.engine, null), callId, approvedBy, argsHash));
+    const host = createDispatchHost(this.engine, null);
+    return this.afterDecision(await this.engine.withCall(callId, () => approveCall(host, callId, approvedBy, argsHash)));
   }
 
   /** Denies a waiting call; the model sees the denial when its turn goes on. */
-  deny(callId: string, deniedBy: string, reason?: string): CallOutcome {
-    return this.afterDecision(denyCall(createDispatchHost(this.engine, null), callId, deniedBy, reason));
+  async deny(callId: string, deniedBy: string, reason?: string): Promise<CallOutcome> {
+    const host = createDispatchHost(this.engine, null);
+    return this.afterDecision(await this.engine.withCall(callId, async () => denyCall(host, callId, deniedBy, reason)));
   }
 
   /** Settles a parked call, then lets its turn go on. */
   async settle(callId: string, settlement: Settlement): Promise<CallOutcome> {
-    return this.afterDecision(await settleCall(createDispatchHost(this.engine, null), callId, settlement));
+    const host = createDispatchHost(this.engine, null);
+    return this.afterDecision(await this.engine.withCall(callId, () => settleCall(host, callId, settlement)));
   }
 
   /**
@@ -198,6 +215,13 @@ export class TurnRunner {
     if (end.status === "waiting") {
       store.turns.setStatus(turnId, "waiting");
       return end;
+    }
+    if (end.status === "failed") {
+      try {
+        closeOpenStep(engine, turnId, end.error ?? "unknown error");
+      } catch (e) {
+        console.error("weft: could not close the failed turn's open step", e);
+      }
     }
     store.turns.end(turnId, end.status, end.error);
     engine.emit("turn_finished", {

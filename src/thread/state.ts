@@ -4,8 +4,9 @@
  * @module
  */
 import { WeftError } from "../errors.js";
-import type { Message, ToolResult } from "../protocol.js";
+import type { EventPayloads, Message, ToolResult } from "../protocol.js";
 import type { AgentDefinition, EnvDefault, Registry } from "../run/agent.js";
+import { startCodeExecution } from "../sandbox/run-code.js";
 import type { CompiledTool, ToolCatalog } from "../tools/catalog.js";
 import type { CallExecution } from "../tools/host.js";
 import { Execution } from "../run/execution.js";
@@ -59,6 +60,8 @@ export interface StateHost {
   ): Promise<ToolResult>;
   /** Emits a tool's custom event. */
   emitCustom(event: string, data: unknown): void;
+  /** Emits a built-in event (`runCode` reports through it). */
+  emit<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): void;
 }
 
 /** The call a state is bound to; absent for state used outside a tool. */
@@ -178,8 +181,17 @@ export function createThreadState(host: StateHost, call: BoundCall | undefined, 
       store.env.set(name, value, options?.type);
     },
 
-    runCode(_source: string, _options?: CodeExecutionOptions): CodeExecution {
-      throw new WeftError("capability_missing", "runCode needs the sandbox (a Worker Loader binding), which this deployment lacks");
+    runCode(source: string, options?: CodeExecutionOptions): CodeExecution {
+      return startCodeExecution(source, options, {
+        scope: meta.threadId,
+        ...(call ? { callId: call.callId } : {}),
+        workerEnv: host.workerEnv,
+        // A stopped run cancels its code.
+        ...(execution ? { signal: execution.signal } : {}),
+        checkTool: (toolName) => checkUses(host.catalog, call?.tool, toolName, "invoke"),
+        invokeTool: (toolName, args) => host.invokeCall(call?.callId, toolName, args, execution, call?.turnId),
+        emit: (type, data) => host.emit(type, data),
+      });
     },
   };
 }

@@ -3,13 +3,14 @@
  * is parked. Each ends in exactly one final result (DESIGN.md promises 1 and 4).
  * @module
  */
-import { WeftError } from "../errors.js";
+import { WeftError, errorMessage } from "../errors.js";
 import type { ToolResult } from "../protocol.js";
-import { argsHashOf, outcomeOf } from "./dispatch.js";
+import { argsHashOf, liveInput, outcomeOf, stubCall, stubbedHere } from "./dispatch.js";
 import { runCall } from "./execute.js";
 import { finishCall } from "./record.js";
 import type { CallOutcome, DispatchHost } from "./host.js";
 import { requestOf } from "./recover.js";
+import type { Effect } from "./types.js";
 
 /** How a person settles a parked call; `settledBy` is the verified user who did. */
 export type Settlement = ({ outcome: "succeeded"; result: string } | { outcome: "failed"; error: string } | { outcome: "retry" }) & { settledBy?: string };
@@ -40,8 +41,19 @@ export async function approveCall(host: DispatchHost, callId: string, approvedBy
     throw new WeftError("approval_mismatch", "the call's stored arguments changed since approval was requested", { callId });
   }
   host.journal.setApprovedBy(callId, approvedBy);
-  const effect = tool.effectOf(record.input);
-  return runCall(host, { request: requestOf(record), tool, input: record.input, effect, existing: record, approvedBy, startedAt: Date.now() });
+  // The approval is durable before anything runs or the request answers.
+  await host.flush();
+  const input = await liveInput(tool, record);
+  const ready = { request: requestOf(record), tool, input, existing: record, approvedBy, startedAt: Date.now() };
+  let effect: Effect;
+  try {
+    effect = tool.effectOf(input);
+  } catch (e) {
+    return finishCall(host, ready, { status: "error", error: `tool "${tool.name}": its effect predicate failed: ${errorMessage(e)}; the call did not run` }, "failed", 0);
+  }
+  // An approval obeys the thread's other rules: on a dry-run thread the call is stubbed.
+  if (stubbedHere(host, effect)) return stubCall(host, { ...ready, effect });
+  return runCall(host, { ...ready, effect });
 }
 
 /** Denies a call: the model sees a denial result; `execute` never runs. */
@@ -59,7 +71,13 @@ export async function settleCall(host: DispatchHost, callId: string, settlement:
   const call = { request: requestOf(record), tool, startedAt: Date.now() };
   if (settlement.outcome === "succeeded") return finishCall(host, call, { status: "success", result: settlement.result }, "succeeded", record.attempts);
   if (settlement.outcome === "failed") return finishCall(host, call, { status: "error", error: settlement.error }, "failed", record.attempts);
-  const effect = tool.effectOf(record.input);
-  const outcome = await runCall(host, { ...call, input: record.input, effect, existing: record, ...(record.approvedBy ? { approvedBy: record.approvedBy } : {}) });
+  const input = await liveInput(tool, record);
+  let effect: Effect;
+  try {
+    effect = tool.effectOf(input);
+  } catch {
+    effect = "write";
+  }
+  const outcome = await runCall(host, { ...call, input, effect, existing: record, ...(record.approvedBy ? { approvedBy: record.approvedBy } : {}) });
   return outcome.final ? outcome : outcomeOf(host, host.journal.get(callId)!);
 }

@@ -81,4 +81,7 @@ export function checkToolDefinition(name: string, def: unknown): asserts def is 
   if (d.maxAttempts !== undefined && (!Number.isInteger(d.maxAttempts) || (d.maxAttempts as number) < 1)) {
     fail("maxAttempts must be a positive integer");
   }
+  if (d.timeoutMs !== undefined && (!Number.isInteger(d.timeoutMs) || (d.timeoutMs as number) < 1)) {
+    fail("timeoutMs must be a positive integer (milliseconds)");
+  }
 }

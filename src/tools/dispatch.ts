@@ -8,9 +8,10 @@
  */
 import { WeftError, errorMessage } from "../errors.js";
 import { type CallRecord, type ToolResult, isFinalStatus } from "../protocol.js";
+import { wireValue } from "../json-shape.js";
 import { canonicalJson } from "./catalog.js";
 import type { CompiledTool } from "./catalog.js";
-import { runCall } from "./execute.js";
+import { type ReadyCall, runCall } from "./execute.js";
 import { finishCall, rowOf } from "./record.js";
 import { type CallOutcome, type CallRequest, type DispatchHost, effectKeyOf } from "./host.js";
 import { policyFor } from "./policy.js";
@@ -58,10 +59,28 @@ export function validateInput(tool: CompiledTool, value: unknown): { ok: true; i
   };
 }
 
-/** SHA-256 (hex) of the canonical JSON of an input: what an approval is bound to. */
+/**
+ * SHA-256 (hex) of the canonical JSON of an input as it goes on the wire (dates as ISO-8601 text):
+ * what an approval is bound to. Distinct inputs have distinct canonical JSON, so distinct hashes.
+ */
 export async function argsHashOf(input: unknown): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(canonicalJson(input ?? {})));
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(canonicalJson(wireValue(input) ?? {})));
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * The input a stored call runs with: its arguments validated again, so a `Date` (or any parsed
+ * value) is what `execute` gets, not its stored JSON text. A call bound to an argsHash runs only
+ * with an input of that hash; the stored wire form is the last resort.
+ */
+export async function liveInput(tool: CompiledTool, record: CallRecord): Promise<unknown> {
+  const parsed = parseArgs({ text: record.argsText });
+  for (const sent of parsed.ok ? [parsed.value, record.input] : [record.input]) {
+    const checked = validateInput(tool, sent);
+    if (!checked.ok) continue;
+    if (record.argsHash === undefined || (await argsHashOf(checked.input)) === record.argsHash) return checked.input;
+  }
+  return record.input;
 }
 
 /** The outcome a stored call stands at. */
@@ -127,42 +146,77 @@ export async function dispatch(host: DispatchHost, request: CallRequest): Promis
   const checked = validateInput(tool, parsed.value);
   if (!checked.ok) return refuse(checked.error);
   const input = checked.input;
+  if (host.asOf) {
+    try {
+      checkTimeArgs(tool, parsed.value, input, host.asOf);
+    } catch (e) {
+      return refuse(e instanceof WeftError ? e : new WeftError("invalid_tool_input", errorMessage(e)));
+    }
+  }
+  // Author code below (effect predicate, needsApproval) may throw or return garbage: either way
+  // the call ends with an error result naming what failed, and it never runs.
+  const failed = (what: string, e: unknown): CallOutcome => {
+    if (!existing) host.journal.insert({ ...rowOf(request, effectKey), status: "queued", input });
+    return finishCall(host, { request, tool, startedAt }, { status: "error", error: `${what} failed: ${errorMessage(e)}; the call did not run` }, "failed", 0);
+  };
   let effect: Effect;
   try {
-    if (host.asOf) checkTimeArgs(tool, input, host.asOf);
     effect = tool.effectOf(input);
   } catch (e) {
-    return refuse(e instanceof WeftError ? e : new WeftError("invalid_config", errorMessage(e)));
+    return failed(`tool "${tool.name}": its effect predicate`, e);
   }
   const ready = { request, tool, input, effect, startedAt, ...(existing ? { existing } : {}) };
 
-  if (await needsApproval(host, tool, input, request)) {
+  let approval: boolean;
+  try {
+    approval = await needsApproval(host, tool, input, request);
+  } catch (e) {
+    return failed(`tool "${tool.name}": needsApproval`, e);
+  }
+  if (approval) {
     const argsHash = await argsHashOf(input);
     if (!existing) host.journal.insert({ ...rowOf(request, effectKey), status: "queued" });
     host.journal.awaitApproval(request.callId, input, argsHash);
-    host.emit("tool_call_approval_requested", { callId: request.callId, toolName: tool.name, input: input ?? {}, argsHash });
+    host.emit("tool_call_approval_requested", { callId: request.callId, toolName: tool.name, input: wireValue(input) ?? {}, argsHash });
     return outcomeOf(host, host.journal.get(request.callId)!);
   }
-  if (host.dryRun && policyFor(effect, "dry_run") === "stub") {
-    // The effect policy: a dry-run thread answers writes and idempotent calls without running them.
-    let stub: ToolResult = { status: "success", result: "Operation acknowledged." };
-    if (tool.def.dryRunResult) {
-      try {
-        stub = normalizeResult(await tool.def.dryRunResult(input));
-      } catch (e) {
-        stub = { status: "error", error: `dryRunResult failed: ${errorMessage(e)}` };
-      }
-    }
+  if (stubbedHere(host, effect)) {
     if (!existing) host.journal.insert({ ...rowOf(request, effectKey), status: "queued", input });
-    return finishCall(host, ready, stub, stub.status === "success" ? "succeeded" : "failed", 0, { stubbed: true });
+    return stubCall(host, ready);
   }
   return runCall(host, ready);
 }
 
+/** Whether the effect policy answers this call with a stub: a dry-run thread's writes and idempotent calls. */
+export function stubbedHere(host: DispatchHost, effect: Effect): boolean {
+  return host.dryRun && policyFor(effect, "dry_run") === "stub";
+}
+
+/**
+ * The tools reference: a dry-run thread answers writes and idempotent calls with `dryRunResult(input)` or
+ * "Operation acknowledged." instead of running them; approved calls included.
+ */
+export async function stubCall(host: DispatchHost, call: ReadyCall): Promise<CallOutcome> {
+  let stub: ToolResult = { status: "success", result: "Operation acknowledged." };
+  if (call.tool.def.dryRunResult) {
+    try {
+      stub = normalizeResult(await call.tool.def.dryRunResult(call.input));
+    } catch (e) {
+      stub = { status: "error", error: `dryRunResult failed: ${errorMessage(e)}` };
+    }
+  }
+  return finishCall(host, call, stub, stub.status === "success" ? "succeeded" : "failed", 0, { stubbed: true });
+}
+
+/**
+ * Whether a call waits for a person. Approval cannot be bypassed: anything but exactly `false`
+ * (from the flag or the predicate) means it does.
+ * @throws whatever the predicate throws; the caller ends the call with an error result.
+ */
 async function needsApproval(host: DispatchHost, tool: CompiledTool, input: unknown, request: CallRequest): Promise<boolean> {
   const rule = tool.def.needsApproval;
   if (rule === undefined || rule === false) return false;
-  if (rule === true) return true;
+  if (typeof rule !== "function") return true;
   const state = host.stateFor({ callId: request.callId, tool, ...(request.turnId ? { turnId: request.turnId } : {}) });
-  return (await rule(input, state)) === true;
+  return (await rule(input, state)) !== false;
 }

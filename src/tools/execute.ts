@@ -3,14 +3,14 @@
  * cap, record, emit. The only place a tool's `execute` is called (DESIGN.md).
  * @module
  */
-import { errorMessage } from "../errors.js";
+import { WeftError, errorMessage } from "../errors.js";
 import type { CallRecord, EventPayloads, ToolResult } from "../protocol.js";
 import type { CompiledTool } from "./catalog.js";
 import { type CallOutcome, type CallRequest, type DispatchHost, effectKeyOf } from "./host.js";
-import { normalizeResult, resultFromThrown } from "./result.js";
 import { policyFor } from "./policy.js";
-import { DEFAULT_MAX_ATTEMPTS, backoffMs, isTransient } from "./retry.js";
 import { type FinishExtra, finishCall, parkCall, rowOf } from "./record.js";
+import { normalizeResult, resultFromThrown } from "./result.js";
+import { DEFAULT_MAX_ATTEMPTS, TransientError, backoffMs, isTransient } from "./retry.js";
 import type { ThreadState } from "./thread-state.js";
 import type { Effect, LookupResult, ToolCallContext } from "./types.js";
 
@@ -27,6 +27,10 @@ export interface ReadyCall {
 
 type Execute = (state: ThreadState, args: unknown, call: ToolCallContext) => Promise<unknown>;
 
+/** Retries follow the effect policy: reads and idempotent calls only; writes run once. */
+function retryable(effect: Effect): boolean {
+  return policyFor(effect, "transient_failure") === "retry";
+}
 
 /** Journals, runs and records one call; returns its final outcome (or parked, after a stop). */
 export async function runCall(host: DispatchHost, call: ReadyCall): Promise<CallOutcome> {
@@ -64,21 +68,33 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
   }
 
   const bound = { callId: request.callId, tool, ...(request.turnId ? { turnId: request.turnId } : {}) };
-  const maxAttempts = policyFor(effect, "transient_failure") === "retry" ? (tool.def.maxAttempts ?? DEFAULT_MAX_ATTEMPTS) : 1;
+  const maxAttempts = retryable(effect) ? (tool.def.maxAttempts ?? DEFAULT_MAX_ATTEMPTS) : 1;
   let result: ToolResult;
   for (;;) {
     // A fresh state per attempt: queued and invoked children are numbered per run of execute.
     const state = host.stateFor(bound);
+    // Each attempt has a deadline; its signal fires on a stop or when the deadline passes.
+    const timeoutMs = tool.def.timeoutMs ?? host.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+    const attempt = new AbortController();
+    const onStop = () => attempt.abort(host.signal.reason);
+    if (host.signal.aborted) onStop();
+    else host.signal.addEventListener("abort", onStop, { once: true });
+    const timer = setTimeout(() => attempt.abort(new TransientError(`timed out: execute did not finish within ${timeoutMs} ms (timeoutMs)`)), timeoutMs);
     const context: ToolCallContext = {
       callId: request.callId,
       effectKey,
       toolName: tool.name,
       attempt: attempts,
-      signal: host.signal,
+      signal: attempt.signal,
       ...(call.approvedBy ? { approvedBy: call.approvedBy } : {}),
     };
-    const ran = await untilAborted((tool.def.execute as Execute)(state, input, context), host.signal);
-    if (ran.aborted) return afterAbort(host, call, state, attempts);
+    // An async wrapper, so an `execute` that throws before returning a promise is a result too.
+    const work = (async () => (tool.def.execute as Execute)(state, input, context))();
+    let ran = await untilAborted(work, attempt.signal);
+    clearTimeout(timer);
+    host.signal.removeEventListener("abort", onStop);
+    if (ran.aborted && host.signal.aborted) return afterAbort(host, call, state, attempts);
+    if (ran.aborted) ran = { ok: false, error: attempt.signal.reason };
     if (ran.ok) {
       result = normalizeResult(ran.value);
       break;
@@ -91,6 +107,14 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
       continue;
     }
     result = resultFromThrown(ran.error);
+    if (!retryable(effect) && !isRefusal(ran.error)) {
+      // The throw may have come after the request went out: say so, or a repeat repeats the effect.
+      result.error = `${result.error}. ${UNKNOWN_OUTCOME}`;
+      await host.checkpoint?.("after_effect", mark);
+      const unknown = finishCall(host, call, result, "failed", attempts, { outcome: "unknown" });
+      await host.checkpoint?.("after_result", mark);
+      return unknown;
+    }
     break;
   }
   await host.checkpoint?.("after_effect", mark);
@@ -98,6 +122,18 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
   const outcome = finishCall(host, call, checked.result, checked.result.status === "success" ? "succeeded" : "failed", attempts, checked.extra);
   await host.checkpoint?.("after_result", mark);
   return outcome;
+}
+
+/** Deadline of one attempt of `execute` when neither the tool nor `WEFT_CALL_TIMEOUT_MS` sets one. */
+export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+
+/** What the model is told when a write threw: its outcome is not known. */
+export const UNKNOWN_OUTCOME =
+  "The outcome is unknown: the call failed after it began, so its effect may have happened; repeating the call may repeat the effect";
+
+/** A thrown input refusal: the tool said no before doing anything. */
+function isRefusal(thrown: unknown): boolean {
+  return thrown instanceof WeftError ? thrown.code === "invalid_tool_input" : (thrown as { code?: unknown } | null)?.code === "invalid_tool_input";
 }
 
 /** Waits for `work`, or for the signal, whichever comes first. */
@@ -125,8 +161,8 @@ async function untilAborted<T>(
 }
 
 /**
- * A stop while `execute` runs never records success (issue: aborts). A read is recorded aborted; a
- * reconcilable call asks `lookup`; anything else may have taken effect, so it is parked.
+ * A stop while `execute` runs never records success (issue: aborts): the effect policy's
+ * "stopped while running" column decides between aborted, a lookup, and parked.
  */
 async function afterAbort(host: DispatchHost, call: ReadyCall, state: ThreadState, attempts: number): Promise<CallOutcome> {
   const reason = "the thread was stopped while the call ran; its outcome is unknown";
@@ -175,6 +211,14 @@ export function foundResult(value: string | ToolResult): ToolResult {
 
 /** A success whose value fails `outputSchema` is an error result; the effect still happened. */
 function checkOutput(tool: CompiledTool, result: ToolResult): { result: ToolResult; extra?: FinishExtra } {
+  try {
+    return checkOutputOrThrow(tool, result);
+  } catch (e) {
+    return { result: { status: "error", error: `invalid_tool_output: the tool ran and its effect happened, but checking its result against outputSchema failed: ${errorMessage(e)}` } };
+  }
+}
+
+function checkOutputOrThrow(tool: CompiledTool, result: ToolResult): { result: ToolResult; extra?: FinishExtra } {
   if (!tool.output || result.status !== "success") return { result };
   let value: unknown = result.result;
   if (typeof value === "string") {
@@ -196,4 +240,3 @@ function checkOutput(tool: CompiledTool, result: ToolResult): { result: ToolResu
     extra: { errorCode: "invalid_tool_output", errorDetails: { path: checked.issues[0]!.path, issues: checked.issues } },
   };
 }
-

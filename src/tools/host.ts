@@ -57,6 +57,8 @@ export interface DispatchHost {
   flush(): Promise<void>;
   /** Waits between retry attempts; never inside a held lock. */
   sleep(ms: number): Promise<void>;
+  /** Deadline of one attempt of `execute` for tools without `timeoutMs` (`WEFT_CALL_TIMEOUT_MS`). */
+  readonly callTimeoutMs?: number;
   /**
    * Runs the thread's `tool_call_started` hook once the call is journaled, before `execute`. When
    * it throws, the call is recorded failed (it never runs) and the error goes on to the caller.

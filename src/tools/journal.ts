@@ -30,10 +30,12 @@ export interface CallJournal {
   /** Records who denied or settled a call. */
   setDecidedBy(callId: string, who: string): void;
   park(callId: string, reason: string): void;
+  /** Counts one more run of a started call cut short by a restart; returns the new count. */
+  restarted(callId: string): number;
   finish(
     callId: string,
     status: CallStatus,
     result: ToolResult,
-    details: { attempts: number; durationMs: number; stubbed?: boolean; errorCode?: string; fullResultPath?: string },
+    details: { attempts: number; durationMs: number; stubbed?: boolean; errorCode?: string; fullResultPath?: string; outcome?: "unknown" },
   ): boolean;
 }

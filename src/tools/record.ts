@@ -4,7 +4,7 @@
  * reconcile, approval, settlement) records through here.
  * @module
  */
-import type { WeftError } from "../errors.js";
+import { type WeftError, errorMessage } from "../errors.js";
 import type { CallStatus, EventPayloads, ToolResult } from "../protocol.js";
 import type { CompiledTool } from "./catalog.js";
 import type { CallOutcome, CallRequest, DispatchHost } from "./host.js";
@@ -29,10 +29,11 @@ export function parkCall(host: DispatchHost, request: CallRequest, reason: strin
   };
 }
 
-
 /** What a final result records besides itself: a stub mark, or the refusal that ended it. */
 export interface FinishExtra {
   stubbed?: boolean;
+  /** `unknown`: a write failed after it began, so its effect may or may not have happened. */
+  outcome?: "unknown";
   errorCode?: WeftError["code"];
   errorDetails?: Record<string, unknown>;
 }
@@ -50,16 +51,28 @@ export function finishCall(
   extra: FinishExtra = {},
 ): CallOutcome {
   const { request, tool } = call;
-  const capped = capResult(result, request.callId, host.resultCapBytes, host.files);
   const durationMs = Date.now() - call.startedAt;
-  host.journal.finish(request.callId, status, capped.result, {
-    attempts,
-    durationMs,
-    ...(extra.stubbed ? { stubbed: true } : {}),
-    ...(extra.errorCode ? { errorCode: extra.errorCode } : {}),
-    ...(extra.errorDetails ? { errorDetails: extra.errorDetails } : {}),
-    ...(capped.fullResultPath ? { fullResultPath: capped.fullResultPath } : {}),
-  });
+  let capped: ReturnType<typeof capResult>;
+  try {
+    capped = capResult(result, request.callId, host.resultCapBytes, host.files);
+    host.journal.finish(request.callId, status, capped.result, {
+      attempts,
+      durationMs,
+      ...(extra.stubbed ? { stubbed: true } : {}),
+      ...(extra.errorCode ? { errorCode: extra.errorCode } : {}),
+      ...(extra.errorDetails ? { errorDetails: extra.errorDetails } : {}),
+      ...(extra.outcome ? { outcome: extra.outcome } : {}),
+      ...(capped.fullResultPath ? { fullResultPath: capped.fullResultPath } : {}),
+    });
+  } catch (e) {
+    // The result could not be stored: the call still ends, with an error naming what failed.
+    const ran = attempts > 0 && status !== "aborted" ? "; the tool ran, so its effect happened" : "";
+    const failure: ToolResult = { status: "error", error: `weft could not store this call's result (${errorMessage(e).slice(0, 300)})${ran}` };
+    capped = { result: failure };
+    status = "failed";
+    extra = {};
+    host.journal.finish(request.callId, status, failure, { attempts, durationMs });
+  }
   // Synchronous on purpose: a crash here loses the row above, which is not yet durable.
   void host.checkpoint?.("while_recording", { callId: request.callId, toolName: request.toolName, ...("effect" in call ? { effect: call.effect as Effect } : {}) });
   const finished: EventPayloads["tool_call_finished"] = {
@@ -76,6 +89,7 @@ export function finishCall(
   if (extra.stubbed) finished.stubbed = true;
   if (extra.errorCode) finished.errorCode = extra.errorCode;
   if (extra.errorDetails) finished.errorDetails = extra.errorDetails;
+  if (extra.outcome) finished.outcome = extra.outcome;
   if (capped.fullResultPath) finished.fullResultPath = capped.fullResultPath;
   host.emit("tool_call_finished", finished);
   return {
@@ -94,7 +108,6 @@ export function finishCall(
     ...(extra.errorDetails ? { errorDetails: extra.errorDetails } : {}),
   };
 }
-
 
 /** The call's arguments as text: the model's raw text, or the JSON of a structured value. */
 export function argsTextOf(request: CallRequest): string {

@@ -5,10 +5,14 @@
  */
 import type { CallRecord } from "../protocol.js";
 import type { CompiledTool } from "./catalog.js";
+import { liveInput } from "./dispatch.js";
 import { reconcileCall, runCall } from "./execute.js";
 import { finishCall, parkCall } from "./record.js";
 import { type CallOutcome, type CallRequest, type DispatchHost, effectKeyOf } from "./host.js";
 import { policyFor } from "./policy.js";
+
+/** Runs of one call a restart may cut short before the call ends `aborted` (crash loops end). */
+export const MAX_RESTARTS = 3;
 
 /** The request a stored call was made with. */
 export function requestOf(record: CallRecord): CallRequest {
@@ -28,13 +32,19 @@ export function requestOf(record: CallRecord): CallRequest {
 export async function recoverCall(host: DispatchHost, record: CallRecord, now = Date.now()): Promise<CallOutcome> {
   const request = requestOf(record);
   await host.checkpoint?.("recovering", { callId: record.callId, toolName: record.toolName });
+  // A call whose runs keep ending in a restart (it crashes its thread) is not run forever.
+  const restarts = host.journal.restarted(record.callId);
+  if (restarts >= MAX_RESTARTS) {
+    const error = `aborted: the thread restarted during each of ${restarts} runs of this call, so it will not run again; its effect may have happened`;
+    return finishCall(host, { request, startedAt: now }, { status: "error", error }, "aborted", record.attempts, { outcome: "unknown" });
+  }
   let tool: CompiledTool;
   try {
     tool = host.catalog.get(record.toolName);
   } catch {
     return parkCall(host, request, "interrupted by a restart, and the tool no longer exists", record.attempts);
   }
-  const input = record.input;
+  const input = await liveInput(tool, record);
   const ready = { request, tool, input, existing: record, startedAt: now, ...(record.approvedBy ? { approvedBy: record.approvedBy } : {}) };
   let effect;
   try {

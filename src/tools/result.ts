@@ -41,8 +41,29 @@ export function normalizeResult(value: unknown): ToolResult {
     out.error = String(raw.error);
   }
   if (typeof raw.stack === "string") out.stack = raw.stack;
-  if (Array.isArray(raw.attachments)) out.attachments = raw.attachments as ToolResult["attachments"];
+  if (raw.attachments !== undefined) {
+    const bad = attachmentProblem(raw.attachments);
+    if (bad) return { status: "error", error: `tool returned ${bad}; an attachment is { name: string, mimeType: string, data: base64 string }` };
+    out.attachments = raw.attachments as ToolResult["attachments"];
+  }
   return out;
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** What is wrong with a result's `attachments`, or null when each is a usable inline file. */
+function attachmentProblem(list: unknown): string | null {
+  if (!Array.isArray(list)) return `attachments that are not an array (${safeJson(list).slice(0, 100)})`;
+  for (const [i, a] of list.entries()) {
+    if (a === null || typeof a !== "object") return `attachments[${i}] that is not an object`;
+    const item = a as Record<string, unknown>;
+    for (const field of ["name", "mimeType"]) {
+      if (typeof item[field] !== "string" || item[field] === "") return `attachments[${i}] without ${field}`;
+    }
+    if (typeof item.data !== "string") return `attachments[${i}] without data`;
+    if ((item.data as string).length % 4 !== 0 || !BASE64.test(item.data as string)) return `attachments[${i}] whose data is not base64`;
+  }
+  return null;
 }
 
 function safeJson(value: unknown): string {

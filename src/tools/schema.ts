@@ -6,6 +6,7 @@
  */
 import * as z from "zod";
 import { WeftError } from "../errors.js";
+import { zodJsonSchema } from "./json-form.js";
 import { type SchemaIssue, SchemaRefusal, compileJsonSchema, formatPath, pointerOf } from "./json-schema/compile.js";
 import type { SchemaInput } from "./types.js";
 
@@ -60,8 +61,7 @@ export function compileSchema(
     if (field === "args" && schema._zod.def.type !== "object") {
       throw new WeftError("invalid_config", `tool "${tool}": args must be a z.object(...) schema`, { tool, field });
     }
-    const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
-    delete json.$schema;
+    const json = zodJsonSchema(tool, field, schema);
     return {
       kind: "zod",
       jsonSchema: json,

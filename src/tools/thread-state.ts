@@ -53,21 +53,67 @@ export interface ExecutionState {
   readonly promptPath: string[];
 }
 
-/** Options of `runCode` (the Standard Agents tools API's `CodeExecutionOptions`). */
+/** A host function sandboxed code may import; arguments and result are structured-clone values. */
+export type CodeHostFunction = (...args: any[]) => unknown;
+
+/**
+ * One importable module of `runCode`: a list of the thread's tool names (each becomes an async
+ * function taking the tool's input, run through the dispatch pipeline under the calling tool's
+ * `uses`), or a table of host functions by export name.
+ */
+export type CodeImport = readonly string[] | Readonly<Record<string, CodeHostFunction>>;
+
+/** Options of `runCode` (the Standard Agents tools API's `CodeExecutionOptions`); every field is optional. */
 export interface CodeExecutionOptions {
-  execute?: { fn: string; args: unknown[] };
-  imports?: Record<string, string>;
+  /** The export to call and its arguments; default `{ fn: "default", args: [] }`. */
+  execute?: { fn: string; args?: unknown[] };
+  /** Host modules by import specifier, e.g. `{ tools: ["add_note", "list_notes"] }`. */
+  imports?: Record<string, CodeImport>;
+  /** Values set on the sandbox's `globalThis` (structured-clone values). */
   globals?: Record<string, unknown>;
+  /** Other ES modules by relative path, e.g. `{ "./math.js": "export const add = (a, b) => a + b" }`. */
   modules?: Record<string, string>;
+  /** `typescript` strips types first; default `javascript`. */
   language?: "javascript" | "typescript";
+  /** Memory limit in bytes; clamped to the 128 MB ceiling, and the effective limit is reported. */
   memoryLimitBytes?: number;
+  /** The entry module's file name in stack traces; default `code.js` (`code.ts` for TypeScript). */
   filename?: string;
+  /** Stream console output and `reportProgress(data)` calls as thread events. */
   report?: boolean;
+  /** Wall-clock deadline in milliseconds; default 5000, at most 60000. */
+  timeoutMs?: number;
+  /**
+   * Origins the code may `fetch` (`{ allow: ["https://api.example.com"] }`), through a host-side
+   * gateway that refuses every other origin and follows no redirect. Absent: no network at all.
+   */
+  fetch?: { allow: string[] };
+  /** Where the code runs: `quickjs` (default) or `isolate` (Worker Loader; needs a `LOADER` binding). */
+  sandbox?: "quickjs" | "isolate";
 }
 
-/** A started sandboxed execution. */
-export interface CodeExecution {
-  readonly result: Promise<{ ok: boolean; value?: unknown; error?: string; logs: string[] }>;
+/** How a `runCode` run ended; `durationMs` is wall-clock, `memoryLimitBytes` the limit in force. */
+export interface CodeExecutionResult {
+  status: "success" | "error" | "timeout" | "memory" | "cancelled";
+  /** The called export's resolved value, on `success`. */
+  value?: unknown;
+  /** `Name: message` (and a stack when there is one) on any other status. */
+  error?: string;
+  /** Console output in call order; levels other than `log` are prefixed `[level]`. */
+  logs: string[];
+  durationMs: number;
+  memoryLimitBytes: number;
+  /** The executor that ran the code. */
+  executor: "quickjs" | "isolate";
+}
+
+/** A started sandboxed run: await it (or `result`) for the outcome; `cancel()` ends it early. */
+export interface CodeExecution extends PromiseLike<CodeExecutionResult> {
+  /** Names the run in `code_*` events. */
+  readonly id: string;
+  readonly result: Promise<CodeExecutionResult>;
+  /** Ends the run with `cancelled` (no effect once it has ended). */
+  cancel(): void;
 }
 
 /**

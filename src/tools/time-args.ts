@@ -4,22 +4,25 @@
  * @module
  */
 import { WeftError } from "../errors.js";
+import { wireValue } from "../json-shape.js";
 import type { CompiledTool } from "./catalog.js";
 
 /** `2024-05-01T12:00:00Z` or with `+02:00`; date and time both required. */
 const ABSOLUTE_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i;
 
 /**
- * Checks a validated input against `asOf`.
+ * Checks a call's time arguments against `asOf`: each as sent when it was text, else the wire
+ * form of its validated value (a `z.coerce.date()` field's `Date` is its ISO-8601 text).
  * @throws WeftError `invalid_tool_input` naming the argument and telling the model how to retry.
  */
-export function checkTimeArgs(tool: CompiledTool, input: unknown, asOf: string): void {
+export function checkTimeArgs(tool: CompiledTool, sent: unknown, input: unknown, asOf: string): void {
   const names = tool.def.timeArgs as readonly string[] | undefined;
   if (!names || names.length === 0) return;
   const limit = Date.parse(asOf);
-  const values = (input ?? {}) as Record<string, unknown>;
+  const raw = (sent ?? {}) as Record<string, unknown>;
+  const wire = (wireValue(input) ?? {}) as Record<string, unknown>;
   for (const name of names) {
-    const value = values[name];
+    const value = typeof raw[name] === "string" ? raw[name] : wire[name];
     const retry = `retry with absolute ISO-8601 instants that include an offset (for example 2024-01-31T00:00:00Z) and are not later than ${asOf}`;
     if (value === undefined || value === null || value === "") {
       throw new WeftError("invalid_tool_input", `${name}: required in a thread frozen at ${asOf}; ${retry}`, { path: [name] });

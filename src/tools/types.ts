@@ -118,6 +118,12 @@ export interface DefineToolOptions<
   endsTurn?: boolean;
   /** Attempts for transient failures of read/idempotent calls; default 3. */
   maxAttempts?: number;
+  /**
+   * Deadline of one attempt of `execute`, in milliseconds; default 60 000 (`WEFT_CALL_TIMEOUT_MS`).
+   * Past it a read or idempotent attempt counts as a transient failure (retried); any other call
+   * ends with an error saying its outcome is unknown. The call's `signal` fires either way.
+   */
+  timeoutMs?: number;
 }
 
 /** What `defineTool` returns: the options, marked, with no side effects (STYLE.md example 5). */

@@ -93,6 +93,11 @@ export interface CellResult {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Plans one real `ctx.abort()` of thread `threadId` for the first time call `callId` reaches `point`. */
+export async function crashAt(threadId: string, callId: string, point: string): Promise<void> {
+  planCrashes(threadId, [{ point, callId }]);
+}
+
 /** Waits until every planned crash fired and an alarm ran since the last (no request meanwhile). */
 export async function waitForAlarm(threadId: string, timeoutMs = 15_000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
@@ -107,11 +112,20 @@ export async function waitForAlarm(threadId: string, timeoutMs = 15_000): Promis
 export async function waitAtRest(threadId: string, timeoutMs = 15_000): Promise<string | null> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const info = (await json("GET", `/threads/${threadId}`)).body;
-    const calls = await callsOf(threadId);
-    const busy = info.status === "running" || info.lastTurn?.status === "running" || calls.some((c) => c.status === "started" || c.status === "queued");
+    // A read the thread could not answer (it restarted under it) means it is not at rest yet.
+    const info = await json("GET", `/threads/${threadId}`);
+    const calls = await callsOf(threadId).catch((e: unknown) => String(e));
+    const busy =
+      info.status !== 200 ||
+      typeof calls === "string" ||
+      info.body.status === "running" ||
+      info.body.lastTurn?.status === "running" ||
+      calls.some((c) => c.status === "started" || c.status === "queued");
     if (!busy) return null;
-    if (Date.now() > deadline) return `not at rest after ${timeoutMs} ms: ${info.status}, calls ${calls.map((c) => `${c.callId}:${c.status}`).join(" ")}`;
+    if (Date.now() > deadline) {
+      const what = typeof calls === "string" ? calls : `calls ${calls.map((c) => `${c.callId}:${c.status}`).join(" ")}`;
+      return `not at rest after ${timeoutMs} ms: ${info.status === 200 ? info.body.status : `GET answered ${info.status}`}, ${what}`;
+    }
     await sleep(20);
   }
 }

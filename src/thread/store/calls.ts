@@ -4,6 +4,7 @@
  * @module
  */
 import { type CallRecord, type CallSource, type CallStatus, FINAL_CALL_STATUSES, type ToolResult } from "../../protocol.js";
+import { wireJson } from "../../json-shape.js";
 import type { JournalEntry } from "../../tools/journal.js";
 
 /** `(…)` list of the final statuses, for `NOT IN`: a final row is never rewritten. */
@@ -34,6 +35,20 @@ interface CallRow extends Record<string, SqlStorageValue> {
   error_code: string | null;
   full_result_path: string | null;
   error_details: string | null;
+  outcome: string | null;
+  restarts: number;
+}
+
+/**
+ * Stored in `input` when the validated input's JSON is the argument text itself, so a large
+ * argument is stored once (a row must stay within SQLite's 2 MB on Cloudflare).
+ */
+const SAME_AS_ARGS = "=";
+
+/** The `input` column for a call with argument text `argsText`. */
+function inputColumn(input: unknown, argsText: string | undefined): string {
+  const text = wireJson(input ?? null) ?? "null";
+  return argsText !== undefined && text === argsText ? SAME_AS_ARGS : text;
 }
 
 /** A stored call, with the parent that queued or invoked it. */
@@ -50,7 +65,7 @@ function toRecord(row: CallRow): StoredCall {
     effectKey: row.effect_key,
     createdAt: row.created_at,
   };
-  if (row.input !== null) record.input = JSON.parse(row.input) as unknown;
+  if (row.input !== null) record.input = JSON.parse(row.input === SAME_AS_ARGS ? row.args_text : row.input) as unknown;
   if (row.result !== null) record.result = JSON.parse(row.result) as ToolResult;
   if (row.turn_id !== null) record.turnId = row.turn_id;
   if (row.parent_call_id !== null) record.parentCallId = row.parent_call_id;
@@ -65,6 +80,8 @@ function toRecord(row: CallRow): StoredCall {
   if (row.error_code !== null) record.errorCode = row.error_code;
   if (row.error_details !== null) record.errorDetails = JSON.parse(row.error_details) as Record<string, unknown>;
   if (row.full_result_path !== null) record.fullResultPath = row.full_result_path;
+  if (row.outcome === "unknown") record.outcome = "unknown";
+  if (row.restarts > 0) record.restarts = row.restarts;
   return record;
 }
 
@@ -79,6 +96,7 @@ export interface FinishDetails {
   errorCode?: string;
   errorDetails?: Record<string, unknown>;
   fullResultPath?: string;
+  outcome?: "unknown";
 }
 
 /** Reads and writes call rows. */
@@ -100,7 +118,7 @@ export class CallStore {
       call.source,
       call.status,
       call.argsText,
-      call.input === undefined ? null : JSON.stringify(call.input),
+      call.input === undefined ? null : inputColumn(call.input, call.argsText),
       call.status === "started" ? 1 : 0,
       call.effectKey,
       call.turnId ?? null,
@@ -113,9 +131,9 @@ export class CallStore {
   /** The journal entry before an attempt of `execute`: status started, attempts + 1. */
   start(callId: string, input: unknown, now = Date.now()): void {
     this.sql.exec(
-      `UPDATE calls SET status = 'started', input = ?, attempts = attempts + 1, started_at = ?
+      `UPDATE calls SET status = 'started', input = CASE WHEN args_text = ?1 THEN '${SAME_AS_ARGS}' ELSE ?1 END, attempts = attempts + 1, started_at = ?
        WHERE call_id = ? AND status NOT IN ${FINAL_SQL}`,
-      JSON.stringify(input ?? null),
+      inputColumn(input, undefined),
       now,
       callId,
     );
@@ -129,8 +147,8 @@ export class CallStore {
   /** Holds a validated call for a person's approval, bound to its argument hash. */
   awaitApproval(callId: string, input: unknown, argsHash: string): void {
     this.sql.exec(
-      `UPDATE calls SET status = 'awaiting_approval', input = ?, args_hash = ? WHERE call_id = ? AND status NOT IN ${FINAL_SQL}`,
-      JSON.stringify(input ?? null),
+      `UPDATE calls SET status = 'awaiting_approval', input = CASE WHEN args_text = ?1 THEN '${SAME_AS_ARGS}' ELSE ?1 END, args_hash = ? WHERE call_id = ? AND status NOT IN ${FINAL_SQL}`,
+      inputColumn(input, undefined),
       argsHash,
       callId,
     );
@@ -144,6 +162,11 @@ export class CallStore {
     this.sql.exec("UPDATE calls SET decided_by = ? WHERE call_id = ?", who, callId);
   }
 
+  /** Counts one more run of a started call cut short by a restart; returns the new count. */
+  restarted(callId: string): number {
+    return this.sql.exec<{ restarts: number }>(`UPDATE calls SET restarts = restarts + 1 WHERE call_id = ? RETURNING restarts`, callId).one().restarts;
+  }
+
   /** Parks a call whose outcome is uncertain; a person settles it. */
   park(callId: string, reason: string): void {
     this.sql.exec(`UPDATE calls SET status = 'parked', park_reason = ? WHERE call_id = ? AND status NOT IN ${FINAL_SQL}`, reason, callId);
@@ -155,7 +178,7 @@ export class CallStore {
    */
   finish(callId: string, status: CallStatus, result: ToolResult, details: FinishDetails, now = Date.now()): boolean {
     const cursor = this.sql.exec(
-      `UPDATE calls SET status = ?, result = ?, attempts = ?, duration_ms = ?, finished_at = ?, stubbed = ?, error_code = ?, full_result_path = ?, error_details = ?
+      `UPDATE calls SET status = ?, result = ?, attempts = ?, duration_ms = ?, finished_at = ?, stubbed = ?, error_code = ?, full_result_path = ?, error_details = ?, outcome = ?
        WHERE call_id = ? AND status NOT IN ${FINAL_SQL}`,
       status,
       JSON.stringify(result),
@@ -166,6 +189,7 @@ export class CallStore {
       details.errorCode ?? null,
       details.fullResultPath ?? null,
       details.errorDetails ? JSON.stringify(details.errorDetails) : null,
+      details.outcome ?? null,
       callId,
     );
     return cursor.rowsWritten > 0;

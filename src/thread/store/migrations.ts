@@ -85,6 +85,11 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE turns ADD COLUMN model_steps TEXT;
   `,
+  // v7: uncertain outcomes, and runs of a call that ended in a restart (crash loops end).
+  `
+  ALTER TABLE calls ADD COLUMN outcome TEXT;
+  ALTER TABLE calls ADD COLUMN restarts INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
 
 /** True when the thread's tables exist; an id that was never created has none. */

@@ -5,12 +5,12 @@
  * a real `wrangler dev` serves the copy and every `bash run` block must exit 0, printing JSON that
  * matches the `json output` block after it, where there is one.
  */
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { readFileSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT, startDevServer, type DevServer } from "../../../scripts/lib/dev-server.mjs";
-import { copyProject } from "./support.js";
+import { copyProject, runBash } from "./support.js";
 
 interface Block {
   page: string;
@@ -46,21 +46,6 @@ function exec(cmd: string, args: string[], cwd: string): Promise<{ code: number;
   });
 }
 
-function bash(script: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("bash", ["-c", `set -e -o pipefail\n${script}`], { cwd: project, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 beforeAll(() => {
   project = copyProject(Object.fromEntries(FILES.map((f) => [f.path, f.body])));
@@ -103,7 +88,7 @@ describe("runnable blocks of the docs", () => {
 
     RUNS.forEach((block, i) => {
       it(`${block.page} block ${i + 1}`, async () => {
-        const result = await bash(block.body, { WEFT_URL: weft!.url });
+        const result = await runBash(block.body, project, { WEFT_URL: weft!.url });
         const context = `${block.page}:\n${block.body}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
         expect(result.code, context).toBe(0);
         if (block.next?.info === "json output") {

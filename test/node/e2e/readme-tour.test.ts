@@ -3,14 +3,13 @@
  * process against a fresh `wrangler dev` of the main config (WEFT_URL points at it), and each
  * step's output is checked. The README's route and event tables are checked against the code.
  */
-import { spawn } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../../scripts/lib/dev-server.mjs";
 import { ERROR_CODES } from "../../../src/errors.js";
 import { BUILTIN_EVENT_TYPES } from "../../../src/protocol.js";
-import { EXAMPLE_TOOLS, call, range1, startWeft, type DevServer, type Frame } from "./support.js";
+import { EXAMPLE_TOOLS, call, range1, runBash, startWeft, type DevServer, type Frame } from "./support.js";
 import { ONE_TOOL_TURN_TYPES } from "../../frames.js";
 
 const README = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
@@ -44,28 +43,17 @@ interface StepOutput {
 }
 
 /** Runs every block in one bash process, marking where each block's output starts. */
-function runTour(blocks: string[], env: Record<string, string>): Promise<{ steps: StepOutput[]; stderr: string; code: number | null }> {
+async function runTour(blocks: string[], env: Record<string, string>): Promise<{ steps: StepOutput[]; stderr: string; code: number | null }> {
   const marker = (i: number) => `@@weft-tour-step-${i}@@`;
-  const script = ["set -e -o pipefail", ...blocks.flatMap((block, i) => [`printf '\\n${marker(i)}\\n'`, block])].join("\n");
-  return new Promise((resolve, reject) => {
-    const child = spawn("bash", ["-c", script], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      const steps = blocks.map((_, i) => {
-        const from = stdout.indexOf(`${marker(i)}\n`);
-        if (from < 0) return { stdout: "" };
-        const to = i + 1 < blocks.length ? stdout.indexOf(`\n${marker(i + 1)}`) : stdout.length;
-        return { stdout: stdout.slice(from + marker(i).length + 1, to < 0 ? stdout.length : to).trim() };
-      });
-      resolve({ steps, stderr, code });
-    });
+  const script = blocks.flatMap((block, i) => [`printf '\\n${marker(i)}\\n'`, block]).join("\n");
+  const { stdout, stderr, code } = await runBash(script, REPO_ROOT, env);
+  const steps = blocks.map((_, i) => {
+    const from = stdout.indexOf(`${marker(i)}\n`);
+    if (from < 0) return { stdout: "" };
+    const to = i + 1 < blocks.length ? stdout.indexOf(`\n${marker(i + 1)}`) : stdout.length;
+    return { stdout: stdout.slice(from + marker(i).length + 1, to < 0 ? stdout.length : to).trim() };
   });
+  return { steps, stderr, code };
 }
 
 const json = (text: string) => JSON.parse(text) as any;
@@ -194,6 +182,18 @@ const CHECKS: Array<{ name: string; check: (out: string, ctx: Record<string, any
       const thread = json(lines[5]!);
       expect(thread).toMatchObject({ agentId: "shipping_expert", arguments: { input: "Where is order A-1001?" }, parent: { callId: "desk_2" }, lastTurn: "completed" });
       expect(thread.parent.threadId).toMatch(/^[0-9a-f]{64}$/);
+    },
+  },
+  {
+    name: "compute with code over the tools",
+    check: (out) => {
+      const body = json(out);
+      expect(body).toMatchObject({ ok: true, toolName: "compute", isError: false, status: "succeeded" });
+      const { value, logs } = json(body.result);
+      expect(value.totals).toHaveLength(3);
+      for (const t of value.totals) expect(t).toBeGreaterThanOrEqual(2);
+      expect(value.best).toBe(Math.max(...value.totals));
+      expect(logs).toEqual(["rolled 3 times"]);
     },
   },
 ];

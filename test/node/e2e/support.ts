@@ -4,6 +4,7 @@
  * `fetch`, and a thread's event stream over Node's global `WebSocket`.
  * @module
  */
+import { spawn } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, sep } from "node:path";
@@ -20,7 +21,7 @@ export interface Frame {
 }
 
 /** The tools the example agent in `agents/tools/` defines (the README tour's agent). */
-export const EXAMPLE_TOOLS = ["add_note", "get_current_time", "list_notes", "roll_dice"];
+export const EXAMPLE_TOOLS = ["add_note", "compute", "get_current_time", "list_notes", "roll_dice"];
 
 /**
  * Starts `wrangler dev` on free ports: weft over test/fixtures/ (`test/wrangler.toml`), or with
@@ -193,4 +194,31 @@ export function copyProject(files: Record<string, string> = {}): string {
 export function writeIn(project: string, path: string, text: string): void {
   mkdirSync(dirname(join(project, path)), { recursive: true });
   writeFileSync(join(project, path), text);
+}
+
+/** What a bash run printed and how it ended (`code` null when it was killed). */
+export interface BashRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `script` in one `bash -c` under `set -e -o pipefail`, in `cwd` with `env` over the
+ * process's own; killed after 60 s so a hung block fails its test instead of the whole run.
+ */
+export function runBash(script: string, cwd: string, env: Record<string, string>): Promise<BashRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("bash", ["-c", `set -e -o pipefail\n${script}`], { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
 }

@@ -1,0 +1,72 @@
+/**
+ * Checks on a parsed JSON value before it goes anywhere: nesting depth (a deep value overflows the
+ * stack when the Worker hands it to a Durable Object) and well-formed Unicode (a lone surrogate
+ * would be stored as replacement characters, altering what the client sent).
+ * @module
+ */
+import { WeftError } from "./errors.js";
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Index of the first lone surrogate in `text`, or -1 when it is well-formed UTF-16. */
+export function loneSurrogateAt(text: string): number {
+  const match = LONE_SURROGATE.exec(text);
+  return match ? match.index : -1;
+}
+
+/**
+ * Walks a parsed JSON value without recursion (so a 20,000-level value cannot overflow the stack).
+ * @throws WeftError `invalid_request` naming the path and the limit when nesting exceeds
+ * `maxDepth` levels, or naming the path of a string or key holding a lone surrogate.
+ */
+export function checkJsonShape(value: unknown, maxDepth: number, root: (string | number)[] = []): void {
+  const stack: Array<{ value: unknown; path: (string | number)[] }> = [{ value, path: root }];
+  while (stack.length > 0) {
+    const { value: node, path } = stack.pop()!;
+    if (typeof node === "string") {
+      checkText(node, path);
+      continue;
+    }
+    if (node === null || typeof node !== "object") continue;
+    const depth = path.length - root.length + 1;
+    if (depth > maxDepth) {
+      const shown = path.slice(0, 8).join(".") + (path.length > 8 ? "..." : "");
+      throw new WeftError("invalid_request", `${shown || "body"}: nested more than ${maxDepth} levels deep; the limit is ${maxDepth} levels (WEFT_MAX_JSON_DEPTH)`, {
+        path: path.slice(0, maxDepth + 1),
+        limit: maxDepth,
+      });
+    }
+    if (Array.isArray(node)) {
+      for (let i = node.length - 1; i >= 0; i--) stack.push({ value: node[i], path: [...path, i] });
+    } else {
+      for (const [key, child] of Object.entries(node)) {
+        checkText(key, [...path, key]);
+        stack.push({ value: child, path: [...path, key] });
+      }
+    }
+  }
+}
+
+function checkText(text: string, path: (string | number)[]): void {
+  const at = loneSurrogateAt(text);
+  if (at < 0) return;
+  const where = path.length === 0 ? "body" : path.join(".");
+  throw new WeftError("invalid_request", `${where}: text is not well-formed Unicode (a lone surrogate at index ${at}); send valid UTF-16 pairs`, {
+    path,
+  });
+}
+
+/**
+ * A value as it goes on the wire: what `JSON.stringify` makes of it, read back (a `Date` becomes
+ * its ISO-8601 text, a `bigint` its decimal text, `undefined` fields drop out). Approvals bind to
+ * this form, and call records store it.
+ */
+export function wireValue(value: unknown): unknown {
+  const text = wireJson(value);
+  return text === undefined ? undefined : (JSON.parse(text) as unknown);
+}
+
+/** `JSON.stringify` that writes a `bigint` as its decimal text instead of throwing. */
+export function wireJson(value: unknown): string | undefined {
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? v.toString() : v));
+}

@@ -1,0 +1,164 @@
+/**
+ * How values cross the sandbox boundary: structured-clone values as tagged JSON text.
+ *
+ * Supported: `undefined`, `null`, booleans, numbers (NaN, ±Infinity, -0 kept), strings, bigints,
+ * arrays, plain objects, `Date`, `Map`, `Set`, `RegExp`, `Uint8Array`. Anything else (functions,
+ * symbols, class instances, cycles) is refused with the path of the offending value. Special values
+ * become `{"$weft": tag, "v": ...}`; a plain object that has a `$weft` key is wrapped the same way,
+ * so decoding is unambiguous. The host side is below in TypeScript; `VM_CODEC_SOURCE` is the same
+ * format for code running inside QuickJS, and the conformance suite round-trips every kind through
+ * both.
+ * @module
+ */
+
+/** A value that cannot cross the boundary; `path` is where in the value it sits. */
+export class CloneError extends TypeError {
+  override readonly name = "DataCloneError";
+  constructor(
+    readonly path: string,
+    what: string,
+  ) {
+    super(`${path}: ${what} is not a structured-clone value weft passes (use JSON values, Date, Map, Set, RegExp, Uint8Array or bigint)`);
+  }
+}
+
+const TAG = "$weft";
+
+/** Encodes a host value; throws `CloneError` naming the path of an unsupported value. */
+export function encodeValue(value: unknown, root = "value"): string {
+  const seen = new Set<object>();
+  const walk = (v: unknown, path: string): unknown => {
+    switch (typeof v) {
+      case "undefined":
+        return { [TAG]: "undefined" };
+      case "boolean":
+      case "string":
+        return v;
+      case "number":
+        if (Number.isNaN(v)) return { [TAG]: "number", v: "NaN" };
+        if (!Number.isFinite(v)) return { [TAG]: "number", v: v > 0 ? "Infinity" : "-Infinity" };
+        if (Object.is(v, -0)) return { [TAG]: "number", v: "-0" };
+        return v;
+      case "bigint":
+        return { [TAG]: "bigint", v: v.toString() };
+      case "function":
+        throw new CloneError(path, "a function");
+      case "symbol":
+        throw new CloneError(path, "a symbol");
+    }
+    if (v === null) return null;
+    const obj = v as object;
+    if (seen.has(obj)) throw new CloneError(path, "a cyclic reference");
+    seen.add(obj);
+    try {
+      if (Array.isArray(obj)) return Array.from(obj, (item, i) => walk(item, `${path}[${i}]`));
+      if (obj instanceof Date) return { [TAG]: "date", v: obj.getTime() };
+      if (obj instanceof Map) return { [TAG]: "map", v: Array.from(obj, ([k, val], i) => [walk(k, `${path}.<key ${i}>`), walk(val, `${path}.<value ${i}>`)]) };
+      if (obj instanceof Set) return { [TAG]: "set", v: Array.from(obj, (item, i) => walk(item, `${path}.<item ${i}>`)) };
+      if (obj instanceof RegExp) return { [TAG]: "regexp", v: [obj.source, obj.flags] };
+      if (obj instanceof Uint8Array) return { [TAG]: "bytes", v: Array.from(obj) };
+      const proto = Object.getPrototypeOf(obj);
+      if (proto !== Object.prototype && proto !== null) {
+        throw new CloneError(path, `a ${proto?.constructor?.name ?? "class"} instance`);
+      }
+      const out: Record<string, unknown> = {};
+      for (const key of Object.keys(obj)) {
+        Object.defineProperty(out, key, { value: walk((obj as Record<string, unknown>)[key], `${path}.${key}`), enumerable: true, writable: true, configurable: true });
+      }
+      return TAG in out ? { [TAG]: "object", v: out } : out;
+    } finally {
+      seen.delete(obj);
+    }
+  };
+  return JSON.stringify(walk(value, root));
+}
+
+/** Decodes text made by either side's encoder. */
+export function decodeValue(text: string): unknown {
+  return JSON.parse(text, (_key, v) => {
+    if (v === null || typeof v !== "object" || Array.isArray(v) || typeof v[TAG] !== "string") return v;
+    switch (v[TAG]) {
+      case "undefined":
+        return undefined;
+      case "number":
+        return v.v === "-0" ? -0 : Number(v.v);
+      case "bigint":
+        return BigInt(v.v);
+      case "date":
+        return new Date(v.v);
+      case "map":
+        return new Map(v.v);
+      case "set":
+        return new Set(v.v);
+      case "regexp":
+        return new RegExp(v.v[0], v.v[1]);
+      case "bytes":
+        return Uint8Array.from(v.v);
+      case "object":
+        return v.v;
+    }
+    return v;
+  });
+}
+
+/**
+ * The same codec for code inside QuickJS: defines `encode(value, root)` and `decode(text)` in the
+ * enclosing scope. Kept as text because it runs in another engine; format as above.
+ */
+export const VM_CODEC_SOURCE = String.raw`
+const TAG = "$weft";
+const cloneError = (path, what) => new TypeError(path + ": " + what + " is not a structured-clone value weft passes (use JSON values, Date, Map, Set, RegExp, Uint8Array or bigint)");
+function encode(value, root) {
+  const seen = new Set();
+  const walk = (v, path) => {
+    switch (typeof v) {
+      case "undefined": return { [TAG]: "undefined" };
+      case "boolean": case "string": return v;
+      case "number":
+        if (Number.isNaN(v)) return { [TAG]: "number", v: "NaN" };
+        if (!Number.isFinite(v)) return { [TAG]: "number", v: v > 0 ? "Infinity" : "-Infinity" };
+        if (Object.is(v, -0)) return { [TAG]: "number", v: "-0" };
+        return v;
+      case "bigint": return { [TAG]: "bigint", v: v.toString() };
+      case "function": throw cloneError(path, "a function");
+      case "symbol": throw cloneError(path, "a symbol");
+    }
+    if (v === null) return null;
+    if (seen.has(v)) throw cloneError(path, "a cyclic reference");
+    seen.add(v);
+    try {
+      if (Array.isArray(v)) return Array.from(v, (item, i) => walk(item, path + "[" + i + "]"));
+      if (v instanceof Date) return { [TAG]: "date", v: v.getTime() };
+      if (v instanceof Map) return { [TAG]: "map", v: Array.from(v, ([k, val], i) => [walk(k, path + ".<key " + i + ">"), walk(val, path + ".<value " + i + ">")]) };
+      if (v instanceof Set) return { [TAG]: "set", v: Array.from(v, (item, i) => walk(item, path + ".<item " + i + ">")) };
+      if (v instanceof RegExp) return { [TAG]: "regexp", v: [v.source, v.flags] };
+      if (v instanceof Uint8Array) return { [TAG]: "bytes", v: Array.from(v) };
+      const proto = Object.getPrototypeOf(v);
+      if (proto !== Object.prototype && proto !== null) throw cloneError(path, "a " + ((proto && proto.constructor && proto.constructor.name) || "class") + " instance");
+      const out = {};
+      for (const key of Object.keys(v)) Object.defineProperty(out, key, { value: walk(v[key], path + "." + key), enumerable: true, writable: true, configurable: true });
+      return TAG in out ? { [TAG]: "object", v: out } : out;
+    } finally {
+      seen.delete(v);
+    }
+  };
+  return JSON.stringify(walk(value, root));
+}
+function decode(text) {
+  return JSON.parse(text, (_key, v) => {
+    if (v === null || typeof v !== "object" || Array.isArray(v) || typeof v[TAG] !== "string") return v;
+    switch (v[TAG]) {
+      case "undefined": return undefined;
+      case "number": return v.v === "-0" ? -0 : Number(v.v);
+      case "bigint": return BigInt(v.v);
+      case "date": return new Date(v.v);
+      case "map": return new Map(v.v);
+      case "set": return new Set(v.v);
+      case "regexp": return new RegExp(v.v[0], v.v[1]);
+      case "bytes": return Uint8Array.from(v.v);
+      case "object": return v.v;
+    }
+    return v;
+  });
+}
+`;

@@ -1,0 +1,31 @@
+/**
+ * The sandbox's limits, one table for both executors.
+ * @module
+ */
+
+/** Memory ceiling of a sandbox: 128 MB, the memory of one Cloudflare Workers isolate. */
+export const MEMORY_CEILING_BYTES = 128 * 1024 * 1024;
+
+/** Default wall-clock deadline of a run, in milliseconds. */
+export const DEFAULT_TIMEOUT_MS = 5_000;
+
+/** Longest deadline a caller may ask for, in milliseconds (a run holds its tool call open). */
+export const MAX_TIMEOUT_MS = 60_000;
+
+/** CPU budget passed to the Workers runtime for an isolate run (enforced in production only). */
+export const ISOLATE_CPU_MS = 5_000;
+
+/** Subrequests an isolate run may make (enforced in production only). */
+export const ISOLATE_SUBREQUESTS = 50;
+
+/** Cap of a run's console output, in UTF-8 bytes; past it the run ends with `error`. */
+export const MAX_LOG_BYTES = 256 * 1024;
+
+/** Cap of a run's encoded result, and of its encoded arguments and globals, in UTF-8 bytes. */
+export const MAX_VALUE_BYTES = 1024 * 1024;
+
+/** QuickJS stack size; deeper recursion ends with a `RangeError`-like stack overflow. */
+export const QUICKJS_STACK_BYTES = 512 * 1024;
+
+/** Compatibility date of the isolates the Worker Loader starts. */
+export const ISOLATE_COMPATIBILITY_DATE = "2026-11-02";

@@ -1,0 +1,139 @@
+/**
+ * Code both executors run inside the sandbox before the caller's code: console capture,
+ * `reportProgress`, timers (QuickJS), import modules that forward to the host, and `start`, which
+ * calls the chosen export and encodes its value.
+ * @module
+ */
+import { VM_CODEC_SOURCE } from "./codec.js";
+
+/** Formats console arguments the way a terminal would, without host objects. */
+const FORMAT_SOURCE = String.raw`
+const format = (args) => args.map((a) => {
+  if (typeof a === "string") return a;
+  if (a instanceof Error) return a.stack && !String(a.stack).startsWith(a.name) ? a.name + ": " + a.message + "\n" + a.stack : String(a.stack || a);
+  try { const text = JSON.stringify(a, (_k, v) => (typeof v === "bigint" ? v + "n" : v)); return text === undefined ? String(a) : text; } catch { return String(a); }
+}).join(" ");
+`;
+
+/**
+ * The VM side of a run (QuickJS): expects `globalThis.__weftHost` with `log(level, text)`,
+ * `progress(text)`, `call(module, name, argsText)`, `sleep(ms)` and, when an origin is granted,
+ * `fetch(url, initText)` (a small Response-like result), and replaces it by
+ * `globalThis.__weft` (`setGlobals`, `call`, `start`).
+ */
+export const QUICKJS_PRELUDE = String.raw`(() => {
+const host = globalThis.__weftHost;
+delete globalThis.__weftHost;
+${VM_CODEC_SOURCE}
+${FORMAT_SOURCE}
+const out = {};
+for (const level of ["log", "info", "warn", "error", "debug"]) out[level] = (...args) => { host.log(level, format(args)); };
+globalThis.console = out;
+globalThis.reportProgress = (data) => { host.progress(encode(data, "progress")); };
+let nextTimer = 1;
+const timers = new Set();
+globalThis.setTimeout = (fn, ms, ...args) => {
+  const id = nextTimer++;
+  timers.add(id);
+  host.sleep(Number(ms) || 0).then(() => { if (timers.delete(id)) fn(...args); });
+  return id;
+};
+globalThis.clearTimeout = (id) => { timers.delete(id); };
+const call = (module, name, args) => host.call(module, name, encode(args, name + " arguments")).then(decode);
+if (host.fetch) {
+  globalThis.fetch = async (url, init = {}) => {
+    const r = decode(await host.fetch(String(url), encode({ method: init.method, headers: init.headers, body: init.body }, "fetch init")));
+    return {
+      ok: r.status >= 200 && r.status < 300, status: r.status, statusText: r.statusText, url: String(url),
+      headers: { get: (name) => r.headers[String(name).toLowerCase()] ?? null, entries: () => Object.entries(r.headers) },
+      text: async () => r.body, json: async () => JSON.parse(r.body),
+    };
+  };
+}
+Object.defineProperty(globalThis, "__weft", { value: Object.freeze({
+  call,
+  setGlobals(text) { const values = decode(text); for (const key of Object.keys(values)) globalThis[key] = values[key]; },
+  async start(namespace, fn, argsText) {
+    const ns = await namespace;
+    const target = ns[fn];
+    if (typeof target !== "function") throw new TypeError("the code has no exported function " + JSON.stringify(fn) + "; its exports: " + (Object.keys(ns).join(", ") || "none"));
+    return encode(await target(...decode(argsText)), "result");
+  },
+}) });
+})();`;
+
+/** Source of an import module: each name forwards to the host through `__weft.call`. */
+export function importModuleSource(specifier: string, names: readonly string[]): string {
+  // `export { f0 as name }` accepts reserved words (a tool may be called `delete`).
+  const lines = names.map((name, i) => `const f${i} = (...args) => globalThis.__weft.call(${JSON.stringify(specifier)}, ${JSON.stringify(name)}, args);\nexport { f${i} as ${name} };`);
+  return lines.join("\n");
+}
+
+/**
+ * The isolate harness (Worker Loader): a `WorkerEntrypoint` whose `run` sends console output and
+ * `reportProgress` to the run's host stub (kept per run with AsyncLocalStorage, so concurrent runs
+ * of one warm isolate stay apart), or buffers console lines into the reply when the run was handed
+ * no stub; imports the entry module, calls the export and returns its value encoded, or the error
+ * it threw.
+ */
+export function isolateHarnessSource(entry: string, globalsText: string, fetchGranted: boolean): string {
+  return String.raw`import { WorkerEntrypoint } from "cloudflare:workers";
+import { AsyncLocalStorage } from "node:async_hooks";
+${VM_CODEC_SOURCE}
+${FORMAT_SOURCE}
+const current = new AsyncLocalStorage();
+const runOf = () => { const run = current.getStore(); if (!run) throw new Error("this sandbox call has ended"); return run; };
+const hostOf = () => { const host = runOf().host; if (!host) throw new Error("this sandbox was granted no host capability"); return host; };
+const ignore = () => {};
+const out = {};
+// Output past the cap is dropped here too, so a logging loop does not flood the host with calls.
+for (const level of ["log", "info", "warn", "error", "debug"]) out[level] = (...args) => {
+  const run = runOf();
+  if (run.logBytes > run.maxLogBytes) return;
+  const text = format(args);
+  run.logBytes += text.length;
+  // Without a host stub (nothing to stream), lines travel back with the reply.
+  if (run.host) run.pending.push(Promise.resolve(run.host.log(level, text)).catch(ignore));
+  else run.logs.push([level, text]);
+};
+Object.defineProperty(globalThis, "console", { value: out, writable: true, configurable: true });
+globalThis.reportProgress = (data) => { const run = runOf(); const text = encode(data, "progress"); if (run.host) run.pending.push(Promise.resolve(run.host.progress(text)).catch(ignore)); };
+Object.defineProperty(globalThis, "__weft", { value: Object.freeze({
+  call: (module, name, args) => hostOf().call(module, name, encode(args, name + " arguments")).then(decode),
+}) });
+{ const values = decode(${JSON.stringify(globalsText)}); for (const key of Object.keys(values)) globalThis[key] = values[key]; }
+${
+  fetchGranted
+    ? `// globalOutbound is null: fetch goes through the host's gateway, which checks the granted origins.
+globalThis.fetch = async (input, init = {}) => {
+  const request = new Request(input, init);
+  const body = request.body ? await request.text() : undefined;
+  const r = decode(await hostOf().fetch(request.url, encode({ method: request.method, headers: Object.fromEntries(request.headers), body }, "fetch init")));
+  return new Response(r.status === 204 || r.status === 304 ? null : r.body, { status: r.status, statusText: r.statusText, headers: r.headers });
+};`
+    : ""
+}
+let entryModule;
+export class Sandbox extends WorkerEntrypoint {
+  async run(fn, argsText, maxLogBytes, host) {
+    const run = { host, maxLogBytes, logBytes: 0, pending: [], logs: [] };
+    const reply = await current.run(run, async () => {
+      try {
+        const ns = await (entryModule ??= import(${JSON.stringify(`./${entry}`)}));
+        const target = ns[fn];
+        if (typeof target !== "function") throw new TypeError("the code has no exported function " + JSON.stringify(fn) + "; its exports: " + (Object.keys(ns).join(", ") || "none"));
+        return { ok: true, text: encode(await target(...decode(argsText)), "result") };
+      } catch (e) {
+        const error = e instanceof Error ? e : new Error(format([e]));
+        return { ok: false, name: error.name, message: String(error.message), stack: String(error.stack ?? "") };
+      }
+    });
+    // Calls on one stub arrive in order: once these settle, the host has every line before the reply.
+    if (run.pending.length > 0) await Promise.allSettled(run.pending);
+    reply.logs = run.logs;
+    return reply;
+  }
+}
+export default { fetch() { return new Response("weft sandbox", { status: 404 }); } };
+`;
+}

@@ -1,0 +1,261 @@
+/**
+ * The QuickJS executor: each run gets a fresh QuickJS runtime and context inside one WebAssembly
+ * instance of QuickJS. The interrupt handler enforces the deadline, the runtime enforces the
+ * memory limit and stack size, so limits hold in every runtime, local workerd included.
+ * @module
+ */
+// By file path: wrangler's bundler loads an import ending in `.wasm` as a compiled module (its
+// CompiledWasm rule); the package's `./wasm` export name does not end in `.wasm`.
+import wasmModule from "../../node_modules/@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm";
+import variant from "@jitl/quickjs-wasmfile-release-sync";
+import {
+  type QuickJSContext,
+  type QuickJSDeferredPromise,
+  type QuickJSHandle,
+  type QuickJSRuntime,
+  type QuickJSWASMModule,
+  newQuickJSWASMModuleFromVariant,
+  newVariant,
+} from "quickjs-emscripten-core";
+import { encodeValue } from "./codec.js";
+import type { CodeOutcome, SandboxExecutor, SandboxRequest } from "./executor.js";
+import { QUICKJS_STACK_BYTES } from "./limits.js";
+import { QUICKJS_PRELUDE, importModuleSource } from "./prelude.js";
+import { RunSession, describeError } from "./session.js";
+
+let engine: Promise<QuickJSWASMModule> | null = null;
+
+/** The shared QuickJS instance, compiled from the bundled `.wasm` on first use. */
+function loadEngine(): Promise<QuickJSWASMModule> {
+  engine ??= newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmModule }));
+  return engine;
+}
+
+/**
+ * Drops the shared QuickJS instance so the next run compiles a fresh one: what a cold start costs
+ * (`npm run bench` measures it).
+ */
+export function discardQuickJsEngine(): void {
+  engine = null;
+}
+
+/**
+ * Interrupt checks per millisecond of deadline that end a run even when the clock does not move:
+ * the Workers runtime may hold `Date.now()` still during synchronous work. QuickJS checks about
+ * once per 10 000 bytecodes, about one check a millisecond here; ten a millisecond is a generous
+ * bound that still stops an endless loop.
+ */
+const INTERRUPTS_PER_MS = 10;
+
+/** Resolves a module specifier against the importing module's path; host imports stay as named. */
+export function resolveModule(base: string, specifier: string, hostModules: ReadonlySet<string>): string {
+  if (hostModules.has(specifier) || !specifier.startsWith(".")) return specifier;
+  const parts = base.split("/").slice(0, -1);
+  for (const part of specifier.split("/")) {
+    if (part === "..") parts.pop();
+    else if (part !== ".") parts.push(part);
+  }
+  return parts.join("/");
+}
+
+/** Runs code in QuickJS compiled to WebAssembly; limits hold everywhere. */
+export class QuickJsExecutor implements SandboxExecutor {
+  readonly name = "quickjs";
+  readonly enforcesLowerMemoryLimit = true;
+
+  async run(request: SandboxRequest): Promise<CodeOutcome> {
+    const session = new RunSession(request, this.name, request.memoryLimitBytes);
+    try {
+      await execute(session, await loadEngine());
+    } catch (error) {
+      // A failure inside the WebAssembly instance may leave it inconsistent: start a new one.
+      discardQuickJsEngine();
+      session.end("error", `InternalError: the QuickJS engine failed (${describeError(error)}); the next run starts a fresh one`);
+    }
+    return session.ended;
+  }
+}
+
+async function execute(session: RunSession, qjs: QuickJSWASMModule): Promise<void> {
+  if (session.closed) return;
+  const request = session.request;
+  const runtime = qjs.newRuntime();
+  runtime.setMemoryLimit(request.memoryLimitBytes);
+  runtime.setMaxStackSize(QUICKJS_STACK_BYTES);
+  let interrupts = 0;
+  const interruptBudget = request.timeoutMs * INTERRUPTS_PER_MS;
+  runtime.setInterruptHandler(() => session.closed || Date.now() > session.deadline || ++interrupts > interruptBudget);
+  const hostModules = new Set(Object.keys(request.imports));
+  const sources: Record<string, string> = { ...request.modules, [request.filename]: request.source };
+  for (const [specifier, table] of Object.entries(request.imports)) sources[specifier] = importModuleSource(specifier, Object.keys(table));
+  runtime.setModuleLoader(
+    (name) => (Object.hasOwn(sources, name) ? sources[name]! : { error: new Error(`Cannot find module ${JSON.stringify(name)}`) }),
+    (base, specifier) => resolveModule(base, specifier, hostModules),
+  );
+  const context = runtime.newContext();
+  const deferreds = new Set<QuickJSDeferredPromise>();
+  let poisoned = false;
+  try {
+    installHost(context, session, deferreds);
+    evalOrThrow(context, QUICKJS_PRELUDE, "weft:prelude");
+    const globalsText = encodeValue(request.globals, "globals");
+    const argsText = encodeValue(request.execute.args, "args");
+    const weft = context.getProp(context.global, "__weft");
+    try {
+      const globals = context.newString(globalsText);
+      const set = context.callMethod(weft, "setGlobals", [globals]);
+      globals.dispose();
+      set.unwrap().dispose();
+      const namespace = context.evalCode(request.source, request.filename, { type: "module" });
+      if (namespace.error) {
+        finishWithError(session, context, namespace.error);
+        return;
+      }
+      const fn = context.newString(request.execute.fn);
+      const args = context.newString(argsText);
+      const call = context.callMethod(weft, "start", [namespace.value, fn, args]);
+      for (const h of [namespace.value, fn, args]) h.dispose();
+      if (call.error) {
+        finishWithError(session, context, call.error);
+        return;
+      }
+      await settle(session, runtime, context, call.value, () => deferreds.size);
+      call.value.dispose();
+    } finally {
+      weft.dispose();
+    }
+  } catch (error) {
+    if (error instanceof RangeError || error instanceof WebAssembly.RuntimeError) poisoned = true;
+    if (!poisoned) session.end("error", describeError(error));
+    else throw error;
+  } finally {
+    if (!poisoned) {
+      for (const d of deferreds) d.dispose();
+      context.dispose();
+      runtime.dispose();
+    }
+  }
+}
+
+/** Waits for the promise of `start`, running QuickJS jobs each time a host operation settles. */
+async function settle(session: RunSession, runtime: QuickJSRuntime, context: QuickJSContext, promise: QuickJSHandle, pendingHostOps: () => number): Promise<void> {
+  for (;;) {
+    const jobs = runtime.executePendingJobs();
+    if (jobs.error) {
+      finishWithError(session, context, jobs.error);
+      return;
+    }
+    if (session.closed) return;
+    const state = context.getPromiseState(promise);
+    if (state.type === "fulfilled") {
+      const text = context.getString(state.value);
+      state.value.dispose();
+      session.succeed(text);
+      return;
+    }
+    if (state.type === "rejected") {
+      finishWithError(session, context, state.error);
+      return;
+    }
+    if (pendingHostOps() === 0) {
+      session.end("timeout", `the promise of ${session.request.execute.fn}() never settles: nothing is left that could settle it`);
+      return;
+    }
+    await Promise.race([session.ended, hostTick.next(session)]);
+    if (session.closed) return;
+  }
+}
+
+/** Lets `settle` sleep until some host operation of a session settles. */
+const hostTick = {
+  waiters: new WeakMap<RunSession, () => void>(),
+  next(session: RunSession): Promise<void> {
+    return new Promise((resolve) => this.waiters.set(session, resolve));
+  },
+  wake(session: RunSession): void {
+    const resolve = this.waiters.get(session);
+    this.waiters.delete(session);
+    resolve?.();
+  },
+};
+
+function evalOrThrow(context: QuickJSContext, source: string, filename: string): void {
+  context.evalCode(source, filename, { type: "global" }).unwrap().dispose();
+}
+
+/** Maps an exception from the VM to a status: interrupted, out of memory, or an error. */
+function finishWithError(session: RunSession, context: QuickJSContext, errorHandle: QuickJSHandle): void {
+  let dumped: unknown;
+  try {
+    dumped = context.dump(errorHandle);
+  } catch {
+    dumped = { name: "InternalError", message: "out of memory" };
+  } finally {
+    errorHandle.dispose();
+  }
+  const err = (dumped && typeof dumped === "object" ? dumped : { name: "Error", message: String(dumped) }) as { name?: string; message?: string; stack?: string };
+  const line = `${err.name ?? "Error"}: ${err.message ?? ""}`;
+  if (err.name === "InternalError" && err.message === "interrupted") {
+    if (session.closed) return;
+    session.end("timeout", `the run passed its ${session.request.timeoutMs} ms deadline`);
+  } else if (err.name === "InternalError" && err.message === "out of memory") {
+    session.end("memory", `RangeError: the run needed more than its ${session.request.memoryLimitBytes}-byte memory limit`);
+  } else {
+    session.end("error", err.stack ? `${line}\n${err.stack.trimEnd()}` : line);
+  }
+}
+
+/** `globalThis.__weftHost`: log, progress, call, sleep and a granted fetch, each backed by the session. */
+function installHost(context: QuickJSContext, session: RunSession, deferreds: Set<QuickJSDeferredPromise>): void {
+  const host = context.newObject();
+  const asyncOp = (op: () => Promise<string | undefined>) => {
+    const deferred = context.newPromise();
+    deferreds.add(deferred);
+    op().then(
+      (text) => {
+        if (!deferred.alive || !context.alive) return;
+        const value = text === undefined ? context.undefined : context.newString(text);
+        deferred.resolve(value);
+        if (text !== undefined) value.dispose();
+      },
+      (error) => {
+        if (!deferred.alive || !context.alive) return;
+        const value = context.newError({ name: "Error", message: error instanceof Error ? error.message : String(error) });
+        deferred.reject(value);
+        value.dispose();
+      },
+    ).finally(() => {
+      deferreds.delete(deferred);
+      hostTick.wake(session);
+    });
+    return deferred.handle;
+  };
+  const fns: Record<string, QuickJSHandle> = {
+    log: context.newFunction("log", (level, text) => {
+      session.log(context.getString(level), context.getString(text));
+    }),
+    progress: context.newFunction("progress", (text) => {
+      session.progress(context.getString(text));
+    }),
+    call: context.newFunction("call", (module, name, args) => {
+      const [m, n, a] = [context.getString(module), context.getString(name), context.getString(args)];
+      return asyncOp(() => session.call(m, n, a));
+    }),
+    sleep: context.newFunction("sleep", (ms) => {
+      const delay = context.getNumber(ms);
+      return asyncOp(() => session.sleep(delay).then(() => undefined));
+    }),
+  };
+  if (session.request.fetchAllow.length > 0) {
+    fns.fetch = context.newFunction("fetch", (url, init) => {
+      const [u, i] = [context.getString(url), context.getString(init)];
+      return asyncOp(() => session.fetch(u, i));
+    });
+  }
+  for (const [name, fn] of Object.entries(fns)) {
+    context.setProp(host, name, fn);
+    fn.dispose();
+  }
+  context.setProp(context.global, "__weftHost", host);
+  host.dispose();
+}

@@ -1,0 +1,150 @@
+/**
+ * The host side of one run, shared by both executors: console output and its cap, progress,
+ * calls to host imports, timers, the deadline and cancellation. The first ending wins; after it
+ * every capability the sandbox was handed refuses, so nothing it kept outlives the call.
+ * @module
+ */
+import { byteLength } from "../bytes.js";
+import { decodeValue, encodeValue } from "./codec.js";
+import type { CodeOutcome, CodeStatus, ExecutorName, SandboxRequest } from "./executor.js";
+
+/** A `Name: message` line for any thrown value. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  return String(error);
+}
+
+/** One run's host state; executors call `log`, `progress`, `call` and `sleep` for the sandbox. */
+export class RunSession {
+  readonly logs: string[] = [];
+  /** Resolves with the outcome of the first ending (deadline, cancel, log cap or the executor). */
+  readonly ended: Promise<CodeOutcome>;
+  readonly deadline: number;
+  private logBytes = 0;
+  private outcome: CodeOutcome | null = null;
+  private resolveEnded!: (outcome: CodeOutcome) => void;
+  private readonly started = performance.now();
+  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  private readonly onAbort = () => this.end("cancelled", "the run was cancelled");
+
+  constructor(
+    readonly request: SandboxRequest,
+    readonly executor: ExecutorName,
+    readonly memoryLimitBytes: number,
+  ) {
+    this.ended = new Promise((resolve) => (this.resolveEnded = resolve));
+    this.deadline = Date.now() + request.timeoutMs;
+    this.timers.add(setTimeout(() => this.end("timeout", `the run passed its ${request.timeoutMs} ms deadline`), request.timeoutMs));
+    if (request.signal.aborted) this.onAbort();
+    else request.signal.addEventListener("abort", this.onAbort, { once: true });
+  }
+
+  /** True once an outcome is decided; the sandbox's capabilities refuse from then on. */
+  get closed(): boolean {
+    return this.outcome !== null;
+  }
+
+  /** Decides the outcome (first call wins) and releases timers and listeners. */
+  end(status: CodeStatus, error?: string, value?: unknown): CodeOutcome {
+    if (this.outcome) return this.outcome;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    this.request.signal.removeEventListener("abort", this.onAbort);
+    this.outcome = {
+      status,
+      ...(status === "success" ? { value } : { error: error ?? status }),
+      logs: this.logs,
+      durationMs: Math.round((performance.now() - this.started) * 1000) / 1000,
+      memoryLimitBytes: this.memoryLimitBytes,
+      executor: this.executor,
+    };
+    this.resolveEnded(this.outcome);
+    return this.outcome;
+  }
+
+  /** Ends with `success` when the encoded result fits the cap, else `error`. */
+  succeed(resultText: string): CodeOutcome {
+    const size = byteLength(resultText);
+    if (size > this.request.maxResultBytes) {
+      return this.end("error", `RangeError: the result is ${size} bytes encoded, over the ${this.request.maxResultBytes}-byte cap; return less (or store it with an import)`);
+    }
+    return this.end("success", undefined, decodeValue(resultText));
+  }
+
+  private refuseIfClosed(): void {
+    if (this.outcome) throw new Error("this sandbox call has ended");
+  }
+
+  log(level: string, text: string): void {
+    if (this.outcome) return;
+    const line = level === "log" ? String(text) : `[${level}] ${String(text)}`;
+    this.logBytes += byteLength(line);
+    if (this.logBytes > this.request.maxLogBytes) {
+      this.end("error", `RangeError: console output passed the ${this.request.maxLogBytes}-byte cap`);
+      return;
+    }
+    this.logs.push(line);
+    this.request.onLog?.(level, String(text));
+  }
+
+  progress(text: string): void {
+    this.refuseIfClosed();
+    this.request.onProgress?.(decodeValue(text));
+  }
+
+  /** Calls host import `module`.`name` with encoded arguments; resolves with the encoded result. */
+  async call(module: string, name: string, argsText: string): Promise<string> {
+    this.refuseIfClosed();
+    const table = Object.hasOwn(this.request.imports, module) ? this.request.imports[module] : undefined;
+    const fn = table && Object.hasOwn(table, name) ? table[name] : undefined;
+    if (!fn) throw new Error(`the import ${JSON.stringify(module)} has no function ${JSON.stringify(name)}`);
+    const args = decodeValue(argsText) as unknown[];
+    const value = await fn(...args);
+    this.refuseIfClosed();
+    return encodeValue(value, `${name}() result`);
+  }
+
+  /**
+   * The outbound gateway: performs `fetch` for the sandbox when the request's origin was granted
+   * (`fetchAllow`), refusing every other origin. Redirects are returned, not followed, so a
+   * granted origin cannot bounce the request elsewhere. Resolves with an encoded
+   * `{ status, statusText, headers, body }`; a body over the value cap is refused.
+   */
+  async fetch(url: string, initText: string): Promise<string> {
+    this.refuseIfClosed();
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      throw new TypeError(`fetch: ${JSON.stringify(url)} is not an absolute URL`);
+    }
+    if (!this.request.fetchAllow.includes(target.origin)) {
+      const granted = this.request.fetchAllow.length ? `granted: ${this.request.fetchAllow.join(", ")}` : "no origin is granted";
+      throw new Error(`fetch to ${target.origin} is not permitted (${granted})`);
+    }
+    const init = decodeValue(initText) as { method?: string; headers?: Record<string, string>; body?: string };
+    const response = await fetch(target, {
+      method: init.method ?? "GET",
+      headers: init.headers ?? {},
+      ...(init.body !== undefined ? { body: init.body } : {}),
+      redirect: "manual",
+      signal: this.request.signal,
+    });
+    const body = await response.text();
+    if (byteLength(body) > this.request.maxResultBytes) throw new RangeError(`fetch: the response body is over the ${this.request.maxResultBytes}-byte cap`);
+    this.refuseIfClosed();
+    return encodeValue({ status: response.status, statusText: response.statusText, headers: Object.fromEntries(response.headers), body }, "response");
+  }
+
+  /** Resolves after `ms` (a sandbox timer), or never once the run has ended. */
+  sleep(ms: number): Promise<void> {
+    this.refuseIfClosed();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        resolve();
+      }, Math.max(0, Math.min(ms, this.request.timeoutMs)));
+      this.timers.add(timer);
+    });
+  }
+}

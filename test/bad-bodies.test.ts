@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { createThread, json, messagesOf, request } from "./helpers.js";
+
+/** `{"a":{"a":...}}` nested `levels` deep, as text (JSON.stringify of it would overflow here too). */
+function deep(levels: number): string {
+  return '{"a":'.repeat(levels) + "1" + "}".repeat(levels);
+}
+
+describe("bodies that cannot cross to a Durable Object get 400, never 500", () => {
+  it("refuses 20,000 levels of nesting in a direct call's input, naming the limit", async () => {
+    const res = await json("POST", "/v1/tools/echo_json_schema", `{"input":${deep(20_000)}}`);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("invalid_request");
+    expect(res.body.error.message).toContain("the limit is 64 levels (WEFT_MAX_JSON_DEPTH)");
+    expect(res.body.error.details).toMatchObject({ limit: 64 });
+    expect(res.body.error.details.path.slice(0, 3)).toEqual(["input", "a", "a"]);
+  });
+
+  it("refuses deep thread arguments and deep script-step arguments", async () => {
+    const created = await json("POST", "/threads", `{"arguments":${deep(20_000)}}`);
+    expect(created.status).toBe(400);
+    expect(created.body.error.code).toBe("invalid_request");
+    const id = await createThread();
+    const step = `{"content":"hi","script":[{"toolCalls":[{"id":"c","name":"remember","arguments":${deep(20_000)}}]}]}`;
+    const posted = await json("POST", `/threads/${id}/messages`, step);
+    expect(posted.status).toBe(400);
+    expect(posted.body.error.message).toMatch(/nested more than 64 levels/);
+    expect(await messagesOf(id)).toEqual([]);
+  });
+
+  it("accepts a value exactly at the limit", async () => {
+    const at = await json("POST", "/threads", `{"arguments":${deep(63)}}`);
+    expect(at.status).toBe(201);
+    const over = await json("POST", "/threads", `{"arguments":${deep(64)}}`);
+    expect(over.status).toBe(400);
+  });
+
+  it("answers malformed percent-encoding in a path with 400", async () => {
+    const id = await createThread();
+    for (const path of [`/threads/${id}/files/%ZZ`, `/threads/${id}/calls/%E0%A4%A`, "/threads/%ZZ", `/threads/${id}/files/%ED%A0%80`]) {
+      const res = await request(path);
+      expect(res.status, path).toBe(400);
+      expect(((await res.json()) as any).error.code).toBe("invalid_request");
+    }
+  });
+
+  it("refuses a lone surrogate in message content instead of storing replacement characters", async () => {
+    const id = await createThread();
+    const res = await json("POST", `/threads/${id}/messages`, { content: "a \ud800 b" });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: "invalid_request", details: { path: ["content"] } });
+    expect(res.body.error.message).toContain("lone surrogate at index 2");
+    expect(await messagesOf(id)).toEqual([]);
+    // A well-formed pair is text like any other.
+    const ok = await json("POST", `/threads/${id}/messages`, { content: "a \ud83d\ude00 b", script: [{ text: "ok" }] });
+    expect(ok.status).toBe(202);
+  });
+
+  it("refuses a lone surrogate in an object key", async () => {
+    const res = await json("POST", "/threads", `{"arguments":{"\\udc00x":1}}`);
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.path).toEqual(["arguments", "\udc00x"]);
+  });
+});

@@ -1,0 +1,136 @@
+import { runDurableObjectAlarm } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { crashAt } from "./crash/matrix.js";
+import { callsOf, createThread, eventsOf, inThread, json, ledgerOf, messagesOf, rawStub, stubOf } from "./helpers.js";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(check: () => Promise<boolean>, what: string) {
+  for (let i = 0; i < 400; i++) {
+    if (await check()) return;
+    await sleep(10);
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+
+function validHistory(messages: Array<{ role: string; toolCallId?: string; toolCalls?: Array<{ id: string }> }>): boolean {
+  const asked = messages.flatMap((m) => m.toolCalls?.map((c) => c.id) ?? []).sort();
+  const answered = messages.filter((m) => m.role === "tool").map((m) => m.toolCallId).sort();
+  return JSON.stringify(asked) === JSON.stringify(answered);
+}
+
+describe("recovery runs once", () => {
+  const cells = [
+    ["effect_read", "after_journal", 1],
+    ["effect_read", "after_effect", 2],
+    ["effect_reconcile_final", "after_journal", 1],
+    ["effect_reconcile_final", "after_effect", 1],
+  ] as const;
+  it.each(cells)("4. %s cut at %s, then many requests at once: each interrupted call is recovered once", async (tool, point, runs) => {
+    const id = await createThread({ agent: "guarantees" });
+    await crashAt(id, "r", point);
+    await json("POST", `/threads/${id}/messages`, {
+      content: "go",
+      script: [
+        {
+          toolCalls: [
+            { id: "p1", name: "needs_ok", arguments: { amount: 500 } },
+            { id: "p2", name: "needs_ok", arguments: { amount: 600 } },
+            { id: "r", name: tool, arguments: {} },
+          ],
+        },
+        { text: "done" },
+      ],
+    });
+    await sleep(30);
+    // Every kind of request at the same moment, on the thread the crash left behind.
+    const answers = await Promise.all([
+      json("POST", `/threads/${id}/calls/p1/approve`, {}),
+      json("POST", `/threads/${id}/calls/p2/deny`, { reason: "no" }),
+      json("POST", `/threads/${id}/calls/p1/approve`, {}),
+      json("GET", `/threads/${id}`),
+      json("GET", `/threads/${id}/calls`),
+      json("POST", `/threads/${id}/messages`, { content: "and then?", script: [{ text: "later" }] }),
+      runDurableObjectAlarm(rawStub(id)).then(() => ({ status: 200, body: null })),
+      json("POST", `/threads/${id}/calls/p2/deny`, {}),
+    ]);
+    expect(answers.every((a) => a.status < 500)).toBe(true);
+    await until(async () => {
+      await stubOf(id).waitIdle();
+      return (await messagesOf(id)).at(-1)?.content === "later";
+    }, "both turns to finish");
+    const calls = await callsOf(id);
+    expect(calls.map((c) => `${c.callId}:${c.status}`)).toEqual(["p1:succeeded", "p2:denied", "r:succeeded"]);
+    expect((await ledgerOf(`${id}:r`)).runs).toBe(runs);
+    expect((await ledgerOf(`${id}:p1`)).runs).toBe(1);
+    const events = await eventsOf(id);
+    const of = (type: string, callId: string) => events.filter((e) => e.type === type && (e.data as { callId: string }).callId === callId).length;
+    for (const callId of ["p1", "p2", "r"]) expect(of("tool_call_finished", callId), callId).toBe(1);
+    expect(of("tool_call_started", "r")).toBeLessThanOrEqual(runs);
+    expect(validHistory(await messagesOf(id))).toBe(true);
+  });
+});
+
+describe("a crash loop ends", () => {
+  it("13. a read whose every run restarts its thread ends aborted after 3 runs, and the turn goes on", async () => {
+    const id = await createThread({ agent: "robustness" });
+    await json("POST", `/threads/${id}/messages`, { content: "go", script: [{ toolCalls: [{ id: "loop", name: "crash_loop_read", arguments: {} }] }, { text: "done" }] });
+    for (let run = 1; run <= 3; run++) {
+      await until(async () => (await ledgerOf(`${id}:loop`)).runs >= run, `run ${run}`);
+      await inThread(id, (instance) => instance.ctx.abort(`crash during run ${run}`)).catch(() => undefined);
+      // The alarm resumes the thread; it is not awaited, since a re-run hangs until the next crash.
+      void runDurableObjectAlarm(rawStub(id)).catch(() => undefined);
+    }
+    await until(async () => (await callsOf(id))[0]?.status === "aborted", "the call to end");
+    await stubOf(id).waitIdle();
+    const [call] = await callsOf(id);
+    expect(call).toMatchObject({ status: "aborted", restarts: 3, outcome: "unknown" });
+    expect(call!.result!.error).toMatch(/^aborted: the thread restarted during each of 3 runs of this call/);
+    expect((await ledgerOf(`${id}:loop`)).runs).toBe(3);
+    await until(async () => (await messagesOf(id)).at(-1)?.content === "done", "the turn to finish");
+    expect((await json("GET", `/threads/${id}`)).body).toMatchObject({ status: "idle", lastTurn: { status: "completed" } });
+  });
+});
+
+describe("a turn cut by a restart keeps the thread busy until it resumes", () => {
+  it("14. a message posted after a crash queues behind the resumption, which happens at once", async () => {
+    const id = await createThread({ agent: "guarantees" });
+    await json("POST", `/threads/${id}/messages`, { content: "first", script: [{ toolCalls: [{ id: "h", name: "effect_read", arguments: { hang: true } }] }, { text: "done" }] });
+    await until(async () => (await ledgerOf(`${id}:h`)).runs === 1, "the first run");
+    await inThread(id, (instance) => instance.ctx.abort("crash inside execute")).catch(() => undefined);
+    expect((await json("GET", `/threads/${id}`)).body.status).toBe("running");
+    const posted = await json("POST", `/threads/${id}/messages`, { content: "second", script: [{ text: "later" }] });
+    expect(posted.body.queued).toBe(true);
+    await stubOf(id).waitIdle();
+    const messages = await messagesOf(id);
+    expect(messages.map((m) => `${m.role}:${m.content.slice(0, 12)}`)).toEqual([
+      "user:first",
+      "assistant:",
+      "tool:" + messages[2]!.content.slice(0, 12),
+      "assistant:done",
+      "user:second",
+      "assistant:later",
+    ]);
+    expect(messages[2]!.toolCallId).toBe("h");
+    expect(validHistory(messages)).toBe(true);
+    expect((await callsOf(id))[0]).toMatchObject({ status: "succeeded", restarts: 1 });
+  });
+});
+
+describe("an approval survives a crash right after it", () => {
+  it("15. the approved call runs once when the thread comes back, and its turn goes on", async () => {
+    const id = await createThread({ agent: "guarantees" });
+    await json("POST", `/threads/${id}/messages`, { content: "pay", script: [{ toolCalls: [{ id: "pay", name: "needs_ok", arguments: { amount: 500 } }] }, { text: "done" }] });
+    await stubOf(id).waitIdle();
+    await crashAt(id, "pay", "before_journal");
+    const approved = await json("POST", `/threads/${id}/calls/pay/approve`, {});
+    expect(approved.status).toBe(503);
+    expect(approved.body.error.code).toBe("thread_restarted");
+    await until(async () => (await callsOf(id))[0]?.status === "succeeded", "the approved call to run");
+    await stubOf(id).waitIdle();
+    expect((await callsOf(id))[0]).toMatchObject({ status: "succeeded", approvedBy: "tester" });
+    expect((await ledgerOf(`${id}:pay`)).runs).toBe(1);
+    await until(async () => (await messagesOf(id)).at(-1)?.content === "done", "the turn to finish");
+  });
+});

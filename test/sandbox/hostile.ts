@@ -1,0 +1,158 @@
+/**
+ * Hostile code: each case must be refused or contained. Cases that local workerd cannot stop for
+ * an executor (the local runtime enforces no CPU or memory limit on loaded isolates) say so in `productionOnly`.
+ * @module
+ */
+import { expect } from "vitest";
+import type { SandboxCase } from "./cases.js";
+import { valueOf } from "./cases.js";
+
+const LOCAL_NO_CPU_LIMIT = "the local runtime (wrangler dev, tests) enforces no CPU limit on Worker Loader isolates: the loop would hang it; Cloudflare stops it at limits.cpuMs";
+const LOCAL_NO_MEMORY_LIMIT = "the local runtime (wrangler dev, tests) enforces no memory limit on Worker Loader isolates: the allocation would abort it; Cloudflare stops it at 128 MB";
+
+export const hostileCases: SandboxCase[] = [
+  {
+    name: "infinite loop ends with timeout within the deadline",
+    productionOnly: { isolate: LOCAL_NO_CPU_LIMIT },
+    async run({ run }) {
+      const out = await run("export default () => { for (;;) {} }", { timeoutMs: 500 });
+      expect(out.status).toBe("timeout");
+      expect(out.durationMs).toBeLessThan(500 + 1000);
+    },
+  },
+  {
+    name: "memory bomb ends with memory",
+    productionOnly: { isolate: LOCAL_NO_MEMORY_LIMIT },
+    async run({ run }) {
+      const burst = await run("export default () => 'x'.repeat(2 ** 20).repeat(200).length");
+      expect(burst.status).toBe("memory");
+      const growing = await run("export default () => { const keep = []; for (;;) keep.push(new Array(1e5).fill(keep.length)) }", { memoryLimitBytes: 24 * 1024 * 1024 });
+      expect(growing.status).toBe("memory");
+      expect(growing.error).toMatch(/25165824-byte memory limit/);
+    },
+  },
+  {
+    name: "fetch to loopback is refused",
+    async run({ run }) {
+      const out = await run("export default async () => { const r = await fetch('http://127.0.0.1:8787/threads'); return r.status }");
+      expect(out.status).toBe("error");
+      expect(out.error).toMatch(/'?fetch'? is not defined|not permitted to access the internet/);
+    },
+  },
+  {
+    name: "env and secrets are out of reach",
+    async run({ run, state }) {
+      await state.setEnv("SANDBOX_SECRET", "s3cret-value-7", { type: "secret" });
+      const src = `export default function () {
+        const found = [];
+        try { found.push(JSON.stringify(this?.env ?? null)) } catch (e) { found.push(String(e)) }
+        try { found.push(JSON.stringify(globalThis.process?.env ?? null)) } catch (e) { found.push(String(e)) }
+        try { found.push(JSON.stringify(globalThis.env ?? null)) } catch (e) { found.push(String(e)) }
+        found.push(Object.getOwnPropertyNames(globalThis).join(","));
+        return found.join("\\n");
+      }`;
+      const out = await run(src);
+      const text = JSON.stringify(out);
+      expect(text).not.toContain("s3cret-value-7");
+      expect(text).not.toContain("hello from weft"); // a Worker var of the test config
+      expect(text).not.toMatch(/THREAD|LOADER|LEDGER/);
+    },
+  },
+  {
+    name: "globalThis and prototype tampering stays inside the sandbox",
+    async run({ run }) {
+      const out = await run(`export default () => {
+        Object.prototype.polluted = "yes";
+        Array.prototype.map = () => "hijacked";
+        globalThis.JSON = { stringify: () => "hijacked", parse: () => "hijacked" };
+        Object.defineProperty(Object.prototype, "then", { value: (r) => r("hijacked"), configurable: true });
+        return "tampered";
+      }`);
+      // The host's prototypes and globals are untouched, whatever the sandbox returned.
+      expect(({} as any).polluted).toBeUndefined();
+      expect(({} as any).then).toBeUndefined();
+      expect([1, 2].map((x) => x * 2)).toEqual([2, 4]);
+      expect(JSON.stringify({ a: 1 })).toBe('{"a":1}');
+      expect(["success", "error"]).toContain(out.status);
+      const proto = await run('export default () => JSON.parse(\'{"__proto__": {"polluted": true}, "ok": 1}\')');
+      const value = valueOf(proto) as Record<string, unknown>;
+      expect(({} as any).polluted).toBeUndefined();
+      expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+      // A later run starts clean.
+      expect(valueOf(await run("export default () => [({}).polluted, [1].map((x) => x + 1)]"))).toEqual([undefined, [2]]);
+    },
+  },
+  {
+    name: "constructor.constructor reaches nothing of the host",
+    async run({ run }) {
+      const out = await run(`export default () => {
+        try {
+          const g = (() => {}).constructor.constructor("return globalThis")();
+          return [typeof g.process, typeof g.fetch, typeof g.caches, typeof g.Deno, typeof g.__weftHost, typeof g.require].join(",");
+        } catch (e) { return "refused: " + e.message }
+      }`);
+      const value = String(valueOf(out));
+      expect(value === "undefined,undefined,undefined,undefined,undefined,undefined" || value.startsWith("refused: Code generation from strings disallowed")).toBe(true);
+    },
+  },
+  {
+    name: "a tool outside the calling tool's uses is refused",
+    async run({ run, instance }) {
+      const out = await run("import { throws_error } from 'tools';\nexport default () => throws_error({})", { imports: { tools: ["throws_error"] } });
+      expect(out.status).toBe("error");
+      expect(out.error).toMatch(/^tool_not_allowed: tool "run_code" may not invoke "throws_error"/);
+      const sneaky = await run("import { record_call } from 'tools';\nexport default () => globalThis.__weft.call('tools', 'throws_error', [{}])", { imports: { tools: ["record_call"] } });
+      expect(sneaky.status).toBe("error");
+      expect(sneaky.error).toMatch(/has no function "throws_error"/);
+      const ran = (instance.store.calls.list(1000, 0) as Array<{ toolName: string }>).filter((c) => c.toolName === "throws_error");
+      expect(ran).toEqual([]);
+    },
+  },
+  {
+    name: "deep recursion ends with an error",
+    async run({ run }) {
+      const out = await run("const f = (n) => f(n + 1) + 1;\nexport default () => f(0)");
+      expect(out.status).toBe("error");
+      expect(out.error).toMatch(/stack overflow|Maximum call stack size exceeded/);
+    },
+  },
+  {
+    name: "huge console output ends with an error at the log cap",
+    async run({ run }) {
+      const out = await run("export default () => { const line = 'y'.repeat(10000); for (let i = 0; i < 100000; i++) console.log(line); return 'done' }", { timeoutMs: 20_000 });
+      expect(out.status).toBe("error");
+      expect(out.error).toMatch(/console output passed the \d+-byte cap/);
+      expect(out.logs.join("").length).toBeLessThanOrEqual(256 * 1024);
+    },
+  },
+  {
+    name: "a result over the size cap ends with an error",
+    async run({ run }) {
+      const out = await run("export default () => 'z'.repeat(2 * 1024 * 1024)");
+      expect(out.status).toBe("error");
+      expect(out.error).toMatch(/over the 1048576-byte cap/);
+    },
+  },
+  {
+    name: "a never-settling promise ends with timeout",
+    async run({ run }) {
+      const out = await run("export default () => new Promise(() => {})", { timeoutMs: 300 });
+      expect(out.status).toBe("timeout");
+      expect(out.durationMs).toBeLessThan(300 + 1000);
+    },
+  },
+  {
+    name: "a capability kept past the call refuses",
+    async run({ run }) {
+      let calls = 0;
+      const imports = { host: { ping: async () => ++calls } };
+      const out = await run(
+        "import { ping } from 'host';\nexport default async () => { await ping(); setTimeout(() => ping().catch(() => {}), 30); globalThis.kept = ping; return 'returned' }",
+        { imports },
+      );
+      expect(valueOf(out)).toBe("returned");
+      await new Promise((r) => setTimeout(r, 120));
+      expect(calls).toBe(1);
+    },
+  },
+];
