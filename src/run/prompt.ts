@@ -60,6 +60,9 @@ export function definePrompt(options: DefinePromptOptions): PromptDefinition {
   return { ...options, kind: "prompt" };
 }
 
+/** Metadata key tagging each message of a prompt call's nested run with the call's id. */
+export const PROMPT_CALL_KEY = "promptCall";
+
 /** Text of a system prompt for a thread's `arguments`. */
 export function systemText(system: SystemPrompt | undefined, args: Readonly<Record<string, unknown>>): string | undefined {
   return typeof system === "function" ? system(args) : system;

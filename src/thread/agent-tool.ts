@@ -7,16 +7,22 @@
  * takes its answer, or `execute` waits on the same child again. A crash of either side never
  * starts a second child; the child's opening message is queued in the same transaction that
  * creates it, and the child's own watchdog finishes its turn.
+ *
+ * A child that waits for a person (an approval in its thread) makes the parent's call wait too:
+ * the call suspends (it is parked, and the parent's turn waits), the child tells its parent when
+ * its turn ends, and the parent's call then runs again, taking the child's answer.
  * @module
  */
 import { WeftError, errorMessage } from "../errors.js";
 import type { ToolResult } from "../protocol.js";
 import type { AgentDefinition } from "../run/agent.js";
+import { effectKeyOf } from "../tools/host.js";
+import { CallSuspended, markResumable } from "../tools/suspend.js";
 import type { LookupResult, ToolCallContext, AnyToolDefinition } from "../tools/types.js";
 import type { ThreadState } from "../tools/thread-state.js";
 import type { Caller, CreateThreadInput } from "./api.js";
 import type { ThreadEngine } from "./engine.js";
-import { DEFAULT_CALL_ARGS, openingMessage } from "./prompt-tool.js";
+import { DEFAULT_CALL_ARGS, NESTED_RUN_TIMEOUT_MS, openingMessage } from "./prompt-tool.js";
 import type { RpcResult } from "./rpc.js";
 import type { ThreadMeta } from "./store/meta.js";
 
@@ -52,7 +58,7 @@ function childOf(engine: ThreadEngine, effectKey: string): { id: DurableObjectId
 
 /** The tool definition of agent `name`. */
 export function agentTool(engine: ThreadEngine, name: string, agent: AgentDefinition): AnyToolDefinition {
-  return {
+  const def = {
     kind: "tool",
     description: agent.toolDescription ?? agent.description ?? `Runs the ${name} agent`,
     args: (agent.args ?? DEFAULT_CALL_ARGS) as AnyToolDefinition["args"],
@@ -66,8 +72,16 @@ export function agentTool(engine: ThreadEngine, name: string, agent: AgentDefini
         return { status: "found", value: resultOf(name, done) };
       },
     },
+    timeoutMs: NESTED_RUN_TIMEOUT_MS,
     execute: (_state: ThreadState, args: Record<string, unknown>, context: ToolCallContext) => runChild(engine, name, args, context),
   } as AnyToolDefinition;
+  return markResumable(def, {
+    // While the child waits for a person (or cannot be asked), so does the call.
+    stillWaiting: async (callId) => {
+      const done = await childOf(engine, effectKeyOf(engine.meta.threadId, callId)).stub.childAnswer(ownerOf(engine), false).catch(() => null);
+      return !done || !done.ok || done.value.status === "waiting";
+    },
+  });
 }
 
 async function runChild(engine: ThreadEngine, name: string, args: Record<string, unknown>, context: ToolCallContext): Promise<ToolResult> {
@@ -101,14 +115,31 @@ async function runChild(engine: ThreadEngine, name: string, args: Record<string,
     }
   }
   if (!done) done = { status: "failed", answer: "", error: `the child thread did not answer: ${lastError}` };
+  if (done.status === "waiting") throw new CallSuspended(`agent "${name}" waits for a person in its child thread ${childThreadId}`, [childThreadId]);
   engine.emit("subagent_finished", { callId: context.callId, agentId: name, childThreadId, status: done.status });
   return resultOf(name, done);
+}
+
+/**
+ * Tells the parent of a child thread that the child's turn ended, so a parent call waiting on it
+ * goes on. The parent acts as its owner on the child; the child answers in kind. Best effort: a
+ * parent that cannot be reached looks again when anything else wakes it.
+ */
+export async function tellParent(engine: ThreadEngine): Promise<void> {
+  const parent = engine.meta.parent;
+  const ns = engine.workerEnv.THREAD as DurableObjectNamespace | undefined;
+  if (!parent || !ns) return;
+  const stub = ns.get(ns.idFromString(parent.threadId)) as unknown as { childChanged(caller: Caller): Promise<RpcResult<null>> };
+  try {
+    await stub.childChanged(ownerOf(engine));
+  } catch (e) {
+    console.error(`weft: could not tell parent thread ${parent.threadId} that child ${engine.meta.threadId} moved on: ${errorMessage(e)}`);
+  }
 }
 
 /** The tool result a child's answer becomes. */
 function resultOf(name: string, done: ChildAnswer): ToolResult {
   if (done.status === "completed" || (done.status === "stopped" && !done.error)) return { status: "success", result: done.answer };
-  if (done.status === "waiting") return { status: "error", error: `agent "${name}" waits for a person in its child thread` };
   return { status: "error", error: `agent "${name}" ${done.status}: ${done.error ?? "no answer"}` };
 }
 

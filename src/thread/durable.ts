@@ -313,6 +313,18 @@ export function createThreadClass(registry: Registry) {
       });
     }
 
+    /**
+     * A child thread's turn ended: a call of this thread waiting on it may go on (the caller is
+     * this thread's owner, as the child acts). Answers at once; the resume runs apart.
+     */
+    async childChanged(caller: Caller): Promise<RpcResult<null>> {
+      return this.answer(() => {
+        this.guard(caller, "write");
+        void this.runner!.resume();
+        return null;
+      });
+    }
+
     async waitIdle(): Promise<RpcResult<null>> {
       return rpc(async () => {
         await this.runner?.idle();

@@ -8,6 +8,7 @@ import { WeftError, errorMessage } from "../errors.js";
 import type { EventPayloads, Message } from "../protocol.js";
 import type { HookDefinition, HookName, HookSignatures } from "../run/hooks.js";
 import type { NewTurnMessage } from "../run/messages.js";
+import { PROMPT_CALL_KEY } from "../run/prompt.js";
 import type { CallExecution } from "../tools/host.js";
 import type { ThreadEngine } from "./engine.js";
 import { createThreadState } from "./state.js";
@@ -58,7 +59,7 @@ export async function createMessages(engine: ThreadEngine, execution: CallExecut
       });
     } else {
       // Where the message sits (its call, depth and side) is the runtime's, not the hook's.
-      prepared.push({ ...replaced, ...pick(message) });
+      prepared.push({ ...replaced, ...pick(message, replaced) });
     }
   }
   const stored = engine.appendMessages(prepared, also);
@@ -66,9 +67,11 @@ export async function createMessages(engine: ThreadEngine, execution: CallExecut
   return stored;
 }
 
-/** The fields that place a message in the conversation. */
-function pick(m: NewTurnMessage): Partial<NewTurnMessage> {
+/** The fields that place a message in the conversation (its nested run's tag among them). */
+function pick(m: NewTurnMessage, replaced: NewTurnMessage): Partial<NewTurnMessage> {
+  const run = m.metadata?.[PROMPT_CALL_KEY];
   return {
+    ...(run !== undefined ? { metadata: { ...replaced.metadata, [PROMPT_CALL_KEY]: run } } : {}),
     ...(m.toolCalls ? { toolCalls: m.toolCalls } : {}),
     ...(m.toolCallId ? { toolCallId: m.toolCallId } : {}),
     ...(m.name ? { name: m.name } : {}),

@@ -1,17 +1,24 @@
 /**
  * A prompt called as a tool: the call runs the prompt as a nested loop inside the calling
  * execution, one level deeper. Its messages are stored with that depth (so the caller's history
- * never sees them and `getMessages({ maxDepth })` can leave them out), `promptPath` gains the
- * prompt's name, and the tool result is the nested loop's final text.
+ * never sees them and `getMessages({ maxDepth })` can leave them out) and tagged with the call's
+ * id (`metadata.promptCall`), `promptPath` gains the prompt's name, and the tool result is the
+ * nested loop's final text.
+ *
+ * The nested loop is stored as it goes, so a call can stop and go on where it stood: when a call
+ * inside it waits for a person, the prompt call waits too (it suspends, and the turn waits), and
+ * when a restart cuts it, recovery resumes it. Either way nothing inside runs twice: each nested
+ * call keeps its own journal entry, and the steps already stored are not requested again.
  * @module
  */
 import * as z from "zod";
 import { WeftError } from "../errors.js";
-import type { Message, ToolResult } from "../protocol.js";
+import type { Message, ToolCallRequest, ToolResult } from "../protocol.js";
 import { Execution } from "../run/execution.js";
-import { type PromptDefinition, systemText } from "../run/prompt.js";
+import { PROMPT_CALL_KEY, type PromptDefinition, systemText } from "../run/prompt.js";
 import { DEFAULT_MAX_STEPS, type TurnHost, runTurn } from "../run/turn.js";
-import type { AnyToolDefinition } from "../tools/types.js";
+import { CallSuspended, markResumable, resumableOf } from "../tools/suspend.js";
+import type { AnyToolDefinition, LookupResult, ToolCallContext } from "../tools/types.js";
 import type { ThreadState } from "../tools/thread-state.js";
 import type { ThreadEngine } from "./engine.js";
 import { filterMessages } from "./hooks.js";
@@ -29,37 +36,110 @@ export function openingMessage(args: Record<string, unknown>): string {
   return keys.length === 1 && typeof args.input === "string" ? args.input : JSON.stringify(args);
 }
 
+/** Deadline of one run of a nested loop: it holds model steps, not one request (`timeoutMs`). */
+export const NESTED_RUN_TIMEOUT_MS = 15 * 60_000;
+
 /**
- * The tool definition of prompt `name`. Effect: undeclared (a write), because the nested loop may
- * run writes; a restart that cuts it parks the call for a person instead of running it again.
+ * The tool definition of prompt `name`. Effect: `reconcilable`. The call's own work is its nested
+ * loop, whose steps and calls are stored as they happen; `lookup` finds the loop's final answer
+ * when it finished, and otherwise running the call again resumes the loop where it stood. So a
+ * restart that cuts the call resumes it, as the effect table does for reconcilable calls, and no
+ * write inside it runs twice (each has its own journal entry and effect).
  */
 export function promptTool(engine: ThreadEngine, name: string, prompt: PromptDefinition): AnyToolDefinition {
-  return {
+  const def = {
     kind: "tool",
     description: prompt.toolDescription,
     args: (prompt.args ?? DEFAULT_CALL_ARGS) as AnyToolDefinition["args"],
-    execute: (state: ThreadState, args: Record<string, unknown>) => runPrompt(engine, name, prompt, state, args),
+    effect: "reconcilable",
+    reconcile: {
+      finality: "final",
+      lookup: async (effectKey: string): Promise<LookupResult> => {
+        const answer = finalAnswer(runAt(engine, callIdOf(engine, effectKey)));
+        return answer === undefined ? { status: "not_found" } : { status: "found", value: answer };
+      },
+    },
+    timeoutMs: NESTED_RUN_TIMEOUT_MS,
+    execute: (state: ThreadState, args: Record<string, unknown>, context: ToolCallContext) => runPrompt(engine, name, prompt, state, args, context),
   } as AnyToolDefinition;
+  return markResumable(def, { stillWaiting: async (callId) => nestedCallsWait(engine, callId) });
 }
 
-/** Runs the nested loop of one prompt call; its final text is the tool result. */
-async function runPrompt(engine: ThreadEngine, name: string, prompt: PromptDefinition, state: ThreadState, args: Record<string, unknown>): Promise<ToolResult> {
+/** The call id inside an effect key (`<branchId>:<callId>`; a thread is its own branch). */
+function callIdOf(engine: ThreadEngine, effectKey: string): string {
+  return effectKey.slice(engine.meta.threadId.length + 1);
+}
+
+/** The messages of call `callId`'s nested run at `depth` (or at any depth), oldest first; none before it starts. */
+function runAt(engine: ThreadEngine, callId: string, depth?: number): Message[] {
+  for (let d = depth ?? 1; d <= (depth ?? MAX_DEPTH); d++) {
+    const found = engine.store.messages.atDepth(d, 0).filter((m) => m.metadata?.[PROMPT_CALL_KEY] === callId);
+    if (found.length > 0) return found;
+  }
+  return [];
+}
+
+/** The final text of a finished nested run: its last message is an answer with no calls. */
+function finalAnswer(run: readonly Message[]): string | undefined {
+  const last = run.at(-1);
+  return last && last.role === "assistant" && !openCalls(last) && last.metadata?.queued === undefined && run.length > 1 ? last.content : undefined;
+}
+
+/** The calls of a step still waiting for their results, when `last` is the step's message. */
+function openCalls(last: Message | undefined): ToolCallRequest[] | null {
+  if (!last || last.role !== "assistant" || last.metadata?.queued !== undefined) return null;
+  const calls = (last.toolCalls ?? []).filter((c) => !c.providerExecuted);
+  return calls.length > 0 ? calls : null;
+}
+
+/** True while a call of the nested run (or of a run nested in it) waits for a person. */
+async function nestedCallsWait(engine: ThreadEngine, callId: string): Promise<boolean> {
+  const open = openCalls(runAt(engine, callId).at(-1)) ?? [];
+  for (const call of open) {
+    const status = engine.store.calls.get(call.id)?.status;
+    if (status === "awaiting_approval") return true;
+    if (status === "parked") {
+      const tool = engine.callables.everything();
+      const nested = tool.has(call.name) ? resumableOf(tool.get(call.name).def) : undefined;
+      if (!nested || (await nested.stillWaiting(call.id))) return true;
+    }
+  }
+  return false;
+}
+
+/** Runs (or resumes) the nested loop of one prompt call; its final text is the tool result. */
+async function runPrompt(
+  engine: ThreadEngine,
+  name: string,
+  prompt: PromptDefinition,
+  state: ThreadState,
+  args: Record<string, unknown>,
+  context: ToolCallContext,
+): Promise<ToolResult> {
   // Called from a turn (or a prompt) the call nests in that execution; called at rest (a direct
-  // call) it nests in an execution of its own, so its messages still sit below the conversation.
+  // call, or recovery) it nests in an execution of its own, so its messages still sit below the conversation.
   const parent =
     Execution.of(state.execution) ??
     Execution.forTurn({ flowId: engine.newId("flow"), model: await modelFor(engine), history: () => engine.store.messages.all() });
-  if (parent.depth + 1 > MAX_DEPTH) {
-    throw new WeftError("invalid_request", `prompt "${name}" would nest ${parent.depth + 1} levels deep; prompts nest at most ${MAX_DEPTH} levels`);
+  const depth = parent.depth + 1;
+  if (depth > MAX_DEPTH) {
+    throw new WeftError("invalid_request", `prompt "${name}" would nest ${depth} levels deep; prompts nest at most ${MAX_DEPTH} levels`);
   }
-  const { store } = engine;
-  let firstId = Number.MAX_SAFE_INTEGER;
-  const history = (): Message[] => store.messages.atDepth(parent.depth + 1, firstId);
+  const tag = { [PROMPT_CALL_KEY]: context.callId };
+  const earlier = runAt(engine, context.callId, depth);
+  let firstId = earlier[0]?.id;
+  const history = (): Message[] =>
+    firstId === undefined ? [] : engine.store.messages.atDepth(depth, firstId).filter((m) => m.metadata?.[PROMPT_CALL_KEY] === context.callId);
   // The prompt's own model when it names one; otherwise the model of the run that called it.
   const model = prompt.model !== undefined ? await modelFor(engine, { side: "a", promptName: name, model: prompt.model, endsTurn: true }) : parent.model;
-  const child = Execution.nested(parent, { flowId: engine.newId("flow"), model, history, promptName: name });
-  const [opening] = await engine.createMessages(child, [{ role: "user", content: openingMessage(args), depth: child.depth }]);
-  firstId = opening!.id;
+  // A resumed run goes on counting the steps it took.
+  const steps = earlier.filter((m) => m.role === "assistant" && m.metadata?.queued === undefined).length;
+  const child = Execution.nested(parent, { flowId: `prompt_${context.callId}`, model, history, promptName: name, steps: { total: steps, a: steps, b: 0 } });
+  context.signal.addEventListener("abort", () => child.abort(context.signal.reason), { once: true });
+  if (firstId === undefined) {
+    const [opening] = await engine.createMessages(child, [{ role: "user", content: openingMessage(args), depth, metadata: tag }]);
+    firstId = opening!.id;
+  }
 
   const host: TurnHost = {
     threadId: engine.meta.threadId,
@@ -72,24 +152,25 @@ async function runPrompt(engine: ThreadEngine, name: string, prompt: PromptDefin
     async commit(messages) {
       await engine.createMessages(
         child,
-        messages.map((m) => ({ ...m, depth: child.depth })),
+        messages.map((m) => ({ ...m, depth, metadata: { ...m.metadata, ...tag } })),
       );
       await engine.flush();
     },
-    // A nested step is not resumed after a restart: the prompt call itself is recovered (parked).
     recordProviderCalls: (execution, calls) => recordProviderCalls(engine, execution, execution.flowId, calls),
-    pendingStep: () => null,
-    dispatch: (execution, request) => engine.dispatchWithQueue(execution, request),
+    // The open step is the last stored step whose calls have no results yet.
+    pendingStep: () => openCalls(history().at(-1)),
+    dispatch: (execution, request) => engine.dispatchWithQueue(execution, { ...request, parentCallId: context.callId }),
     emit: (type, data) => engine.emit(type, data),
-    uniqueIds: (calls) => uniqueCallIds(calls, (id) => store.calls.get(id) !== undefined),
+    uniqueIds: (calls) => uniqueCallIds(calls, (id) => engine.store.calls.get(id) !== undefined),
     onStep: () => {},
   };
   const end = await runTurn(host, child);
-  const answer = [...history()].reverse().find((m) => m.role === "assistant" && m.content !== "")?.content ?? "";
   if (end.status === "failed") return { status: "error", error: `prompt "${name}" failed: ${end.error ?? "unknown error"}` };
   if (end.status === "waiting") {
-    return { status: "error", error: `prompt "${name}" stopped: a call inside it waits for a person (${(end.waitingOn ?? []).join(", ")}), which nested prompts cannot do` };
+    const on = end.waitingOn ?? [];
+    throw new CallSuspended(`prompt "${name}" waits for a person: ${on.map((id) => `call ${id}`).join(", ")} inside it`, on);
   }
   if (end.status === "stopped" && end.error) return { status: "error", error: `prompt "${name}" stopped: ${end.error}` };
+  const answer = [...history()].reverse().find((m) => m.role === "assistant" && m.content !== "")?.content ?? "";
   return { status: "success", result: answer };
 }

@@ -13,6 +13,8 @@ import { type TurnEnd, runTurn } from "../run/turn.js";
 import type { CallOutcome } from "../tools/dispatch.js";
 import { resultText } from "../tools/result.js";
 import { type Settlement, approveCall, denyCall, settleCall } from "../tools/decide.js";
+import { resumableOf } from "../tools/suspend.js";
+import { tellParent } from "./agent-tool.js";
 import { closeOpenStep } from "./close-step.js";
 import { createDispatchHost } from "./dispatch-host.js";
 import type { ThreadEngine } from "./engine.js";
@@ -91,7 +93,7 @@ export class TurnRunner {
       if (this.running) return this.resume();
     }
     const latest = this.engine.store.turns.latest();
-    if (latest?.status === "waiting" && this.stillWaiting(latest.turnId)) {
+    if (latest?.status === "waiting" && (await this.stillWaiting(latest.turnId))) {
       // Nothing to do until a person decides; the decision calls resume again.
     } else if (latest && (latest.status === "running" || latest.status === "waiting")) {
       this.start(latest);
@@ -161,13 +163,22 @@ export class TurnRunner {
     return outcome;
   }
 
-  /** Whether a call of the turn's open step still waits for approval or settlement. */
-  private stillWaiting(turnId: string): boolean {
+  /**
+   * Whether a call of the turn's open step still waits for approval or settlement. A call
+   * suspended on work inside it (a prompt or sub-agent called as a tool) waits as long as
+   * something inside it does.
+   */
+  private async stillWaiting(turnId: string): Promise<boolean> {
     const { store } = this.engine;
-    return (store.turns.pendingStep<ToolCallRequest>(turnId) ?? []).some((call) => {
-      const status = store.calls.get(call.id)?.status;
-      return status === "awaiting_approval" || status === "parked";
-    });
+    for (const call of store.turns.pendingStep<ToolCallRequest>(turnId) ?? []) {
+      const record = store.calls.get(call.id);
+      if (record?.status === "awaiting_approval") return true;
+      if (record?.status !== "parked") continue;
+      const catalog = this.engine.callables.everything();
+      const resumable = catalog.has(record.toolName) ? resumableOf(catalog.get(record.toolName).def) : undefined;
+      if (!resumable || (await resumable.stillWaiting(record.callId))) return true;
+    }
+    return false;
   }
 
   /**
@@ -288,6 +299,8 @@ export class TurnRunner {
       ...(end.error ? { error: end.error } : {}),
       ...(end.stoppedBy ? { stoppedBy: end.stoppedBy } : {}),
     });
+    // A parent call may wait on this child thread; not awaited, since the parent may be waiting on us.
+    if (engine.meta.parent) void tellParent(engine);
     return end;
   }
 }

@@ -15,7 +15,8 @@ import { type ReadyCall, runCall } from "./execute.js";
 import { finishCall, rowOf } from "./record.js";
 import { type CallOutcome, type CallRequest, type DispatchHost, effectKeyOf } from "./host.js";
 import { policyFor } from "./policy.js";
-import { recoverCall } from "./recover.js";
+import { recoverCall, requestOf } from "./recover.js";
+import { resumableOf } from "./suspend.js";
 import { normalizeResult } from "./result.js";
 import { checkTimeArgs } from "./time-args.js";
 import type { Effect } from "./types.js";
@@ -110,6 +111,20 @@ export function outcomeOf(host: DispatchHost, record: CallRecord): CallOutcome {
 }
 
 /**
+ * A parked call of a tool whose calls suspend (a prompt or agent called as a tool) runs again
+ * once nothing inside it waits for a person: its `execute` resumes the nested work where it
+ * stood. Any other parked call stays as it is until a person settles it.
+ */
+async function resumeSuspended(host: DispatchHost, record: CallRecord): Promise<CallOutcome> {
+  const tool = host.catalog.has(record.toolName) ? host.catalog.get(record.toolName) : undefined;
+  const resumable = tool ? resumableOf(tool.def) : undefined;
+  if (!tool || !resumable || (await resumable.stillWaiting(record.callId))) return outcomeOf(host, record);
+  const input = await liveInput(tool, record);
+  const effect = tool.effectOf(input);
+  return runCall(host, { request: requestOf(record), tool, input, effect, existing: record, startedAt: Date.now(), ...(record.approvedBy ? { approvedBy: record.approvedBy } : {}) });
+}
+
+/**
  * Runs one call through the pipeline and records exactly one final result for its id. A call id
  * that already has a result returns it and runs nothing; one interrupted by a restart goes through
  * recovery. Never throws for a tool's failure or a bad input: those are error results.
@@ -118,7 +133,8 @@ export async function dispatch(host: DispatchHost, request: CallRequest): Promis
   const startedAt = Date.now();
   const existing = host.journal.get(request.callId);
   if (existing && existing.status !== "queued") {
-    return existing.status === "started" ? recoverCall(host, existing) : outcomeOf(host, existing);
+    if (existing.status === "started") return recoverCall(host, existing);
+    return existing.status === "parked" ? resumeSuspended(host, existing) : outcomeOf(host, existing);
   }
   const effectKey = effectKeyOf(host.branchId, request.callId);
   // A refusal before execute: recorded and emitted like any result, with no started event.

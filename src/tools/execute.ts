@@ -11,6 +11,7 @@ import { policyFor } from "./policy.js";
 import { type FinishExtra, finishCall, parkCall, rowOf } from "./record.js";
 import { normalizeResult, resultFromThrown } from "./result.js";
 import { DEFAULT_MAX_ATTEMPTS, TransientError, backoffMs, isTransient } from "./retry.js";
+import { CallSuspended } from "./suspend.js";
 import type { ThreadState } from "./thread-state.js";
 import type { Effect, LookupResult, ToolCallContext } from "./types.js";
 
@@ -99,6 +100,8 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
       result = normalizeResult(ran.value);
       break;
     }
+    // The nested work waits for a person: the call waits too, and resumes once nothing inside does.
+    if (ran.error instanceof CallSuspended) return parkCall(host, request, ran.error.message, attempts);
     if (attempts < maxAttempts && isTransient(ran.error) && !host.signal.aborted) {
       // The sleep holds no lock: other requests to the thread run meanwhile.
       await host.sleep(backoffMs(attempts));

@@ -1,0 +1,39 @@
+/**
+ * Calls that wait inside: a runtime tool (a prompt or an agent called as a tool) whose nested
+ * work waits for a person ends its `execute` with {@link CallSuspended}. The pipeline parks the
+ * call instead of recording a result; the turn that made it waits like it waits for an approval.
+ * Once nothing inside waits any more, dispatching the call again runs `execute` again, which
+ * resumes the nested work where it stood (it is stored, so nothing in it runs twice).
+ * @module
+ */
+
+/** Thrown by `execute` when the call's nested work waits for a person. */
+export class CallSuspended extends Error {
+  constructor(
+    message: string,
+    /** What the call waits on: nested call ids, or a child thread. */
+    readonly waitingOn: readonly string[],
+  ) {
+    super(message);
+    this.name = "CallSuspended";
+  }
+}
+
+/** How a tool whose calls may suspend tells whether a suspended call still waits. */
+export interface Resumable {
+  /** True while something inside call `callId` still waits for a person. */
+  stillWaiting(callId: string): Promise<boolean>;
+}
+
+const RESUMABLE = new WeakMap<object, Resumable>();
+
+/** Marks a tool definition as one whose parked calls resume by themselves. */
+export function markResumable<T extends object>(def: T, resumable: Resumable): T {
+  RESUMABLE.set(def, resumable);
+  return def;
+}
+
+/** The resume rule of a tool definition; undefined for tools whose parked calls wait for a person. */
+export function resumableOf(def: object): Resumable | undefined {
+  return RESUMABLE.get(def);
+}
