@@ -9,7 +9,7 @@ import { evictDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { planCrashes } from "./crash/plan.js";
 import { waitAtRest, waitForAlarm } from "./crash/matrix.js";
-import { callsOf, createThread, eventsOf, json, ledgerOf, rawStub, stubOf } from "./helpers.js";
+import { callsOf, createThread, eventsOf, json, ledgerOf, rawStub, runTurn, stubOf } from "./helpers.js";
 
 const call = (id: string, name: string, args: Record<string, unknown> = {}) => ({ toolCalls: [{ id, name, arguments: args }] });
 
@@ -63,6 +63,22 @@ describe("a call inside a prompt called as a tool waits for approval", () => {
     expect(calls.p1).toMatchObject({ status: "succeeded", result: { result: "could not pay" } });
     expect((await ledgerOf(`${id}:n_pay`)).runs).toBe(0);
     expect(await nestedOf(id)).toContain("1:tool:denied by tester: too much");
+  });
+
+
+  it("called directly at rest, the prompt call waits too, and finishes at rest once the person decided", async () => {
+    const id = await createThread({ agent: "payer" });
+    // The first turn plays one step; the rest of the script is what the direct call's nested loop plays.
+    await runTurn(id, "hello", [{ text: "hi" }, call("d_pay", "needs_ok", { amount: 500 }), { text: "paid directly" }]);
+    const direct = await json("POST", "/v1/tools/payout", { input: { input: "pay 500" }, sessionId: id });
+    expect(direct.body).toMatchObject({ ok: false, status: "parked" });
+    const callId = direct.body.callId as string;
+    expect((await callsOf(id)).find((c) => c.callId === callId)).toMatchObject({ source: "direct", status: "parked" });
+    expect((await json("POST", `/threads/${id}/calls/d_pay/approve`, {})).status).toBe(200);
+    await stubOf(id).waitIdle();
+    const done = (await callsOf(id)).find((c) => c.callId === callId);
+    expect(done).toMatchObject({ status: "succeeded", result: { status: "success", result: "paid directly" } });
+    expect((await ledgerOf(`${id}:d_pay`)).runs).toBe(1);
   });
 });
 

@@ -13,6 +13,7 @@ import { type TurnEnd, runTurn } from "../run/turn.js";
 import type { CallOutcome } from "../tools/dispatch.js";
 import { resultText } from "../tools/result.js";
 import { type Settlement, approveCall, denyCall, settleCall } from "../tools/decide.js";
+import { requestOf } from "../tools/recover.js";
 import { resumableOf } from "../tools/suspend.js";
 import { tellParent } from "./agent-tool.js";
 import { closeOpenStep } from "./close-step.js";
@@ -98,11 +99,23 @@ export class TurnRunner {
     } else if (latest && (latest.status === "running" || latest.status === "waiting")) {
       this.start(latest);
     } else {
+      await this.resumeDirectCalls();
       await this.engine.drainQueue(null);
       // A hook's refusal is recorded as a failed turn; nobody here waits for the answer.
       if (!this.running && this.engine.store.turns.inboxSize() > 0) this.startWithInbox().catch(() => undefined);
     }
     await this.idle();
+  }
+
+  /**
+   * Direct calls suspended on work inside them (a prompt call whose nested call waited for a
+   * person) go on at rest once nothing inside waits; calls of a turn go on with their turn.
+   */
+  private async resumeDirectCalls(): Promise<void> {
+    const { engine } = this;
+    for (const record of engine.store.calls.list(1000, 0, "parked")) {
+      if (record.source === "direct") await engine.dispatchOne(null, requestOf(record), engine.callables.everything());
+    }
   }
 
   /** Resolves when no turn is running in this instance. */
