@@ -15,6 +15,7 @@ import { accountRoutes } from "./account.js";
 import { type AuthedEnv, authenticate } from "./auth.js";
 import { callRoutes } from "./calls.js";
 import { fileRoutes } from "./files.js";
+import { mcpRoutes } from "./mcp.js";
 import { threadRoutes } from "./threads.js";
 import { toolRoutes } from "./tools.js";
 import { requestBodies } from "./validate.js";
@@ -83,6 +84,7 @@ export function createApp(registry: Registry): Hono<AuthedEnv> {
   app.route("/threads", fileRoutes());
   app.route("/account", accountRoutes());
   app.route("/v1/tools", toolRoutes(registry));
+  app.route("/mcp", mcpRoutes(registry));
 
   app.notFound((c) => c.json(new WeftError("not_found", `no route ${c.req.method} ${c.req.path}`).toBody(), 404));
   app.onError((err, c) => {
