@@ -14,6 +14,7 @@ import { Redactor, workerSecrets } from "../thread/redact.js";
 import { accountRoutes } from "./account.js";
 import { type AuthedEnv, authenticate } from "./auth.js";
 import { callRoutes } from "./calls.js";
+import { chatRoutes } from "./chat.js";
 import { fileRoutes } from "./files.js";
 import { mcpRoutes } from "./mcp.js";
 import { threadRoutes } from "./threads.js";
@@ -82,6 +83,7 @@ export function createApp(registry: Registry): Hono<AuthedEnv> {
   app.route("/threads", threadRoutes());
   app.route("/threads", callRoutes());
   app.route("/threads", fileRoutes());
+  app.route("/threads", chatRoutes());
   app.route("/account", accountRoutes());
   app.route("/v1/tools", toolRoutes(registry));
   app.route("/mcp", mcpRoutes(registry));
