@@ -9,6 +9,7 @@ import { Hono } from "hono";
 import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
 import { WeftError } from "../errors.js";
+import { playgroundResponse, wantsHtml } from "../playground/page.js";
 import { type Registry, agentIds } from "../run/agent.js";
 import { Redactor, workerSecrets } from "../thread/redact.js";
 import { accountRoutes } from "./account.js";
@@ -73,6 +74,8 @@ export function createApp(registry: Registry): Hono<AuthedEnv> {
     }
     return next();
   });
+  // The playground page holds no data: a browser gets it before authentication (then signs in on it).
+  app.get("/", (c, next) => (wantsHtml(c.req.header("accept")) ? playgroundResponse() : next()));
   app.use("*", authenticate());
   app.use("*", requestBodies());
 
