@@ -25,6 +25,19 @@ describe("POST /mcp", () => {
     expect(((await res.json()) as any).error.code).toBe("unauthenticated");
   });
 
+  it("refuses at the HTTP level with weft's error body: bad JSON, a missing Accept, a GET", async () => {
+    const malformed = await request("/mcp", { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{" });
+    expect(malformed.status).toBe(400);
+    expect(((await malformed.json()) as any).error).toMatchObject({ code: "invalid_json", details: { jsonRpcCode: -32700 } });
+    const noAccept = await request("/mcp", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) });
+    expect(noAccept.status).toBe(406);
+    expect(((await noAccept.json()) as any).error.code).toBe("not_acceptable");
+    const get = await request("/mcp", { headers: { accept: "text/event-stream" } });
+    expect(get.status).toBe(405);
+    expect(get.headers.get("allow")).toBe("POST");
+    expect(((await get.json()) as any).error.code).toBe("method_not_allowed");
+  });
+
   it("runs calls as the verified caller: another user's session is not found, the owner's works", async () => {
     const sessionId = await createThread(); // owned by "tester"
     const bob = await clientAs("bob");

@@ -9,7 +9,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { type CallToolResult, CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool, type ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
-import { WeftError } from "../errors.js";
+import { type ErrorCode as ErrorCodeName, WeftError } from "../errors.js";
 import type { ToolListing } from "../tools/catalog.js";
 import type { Effect } from "../tools/types.js";
 
@@ -116,22 +116,49 @@ export function createMcpServer(backend: McpBackend, version: string): Server {
   return server;
 }
 
+/** weft's code for each HTTP status the transport refuses with (the JSON-RPC code goes in `details`). */
+const REFUSALS: Readonly<Record<number, ErrorCodeName>> = {
+  400: "invalid_request",
+  404: "not_found",
+  405: "method_not_allowed",
+  406: "not_acceptable",
+  413: "payload_too_large",
+  415: "unsupported_media_type",
+};
+
 /**
  * Answers one Streamable HTTP request (stateless: no `Mcp-Session-Id`, JSON answers).
  * Only `POST` carries requests; `GET` (a server-initiated stream) and `DELETE` (ending a
- * session) mean nothing without sessions, so they are `405` with an `Allow` header.
+ * session) mean nothing without sessions, so they are `405` with an `Allow` header. Like every
+ * weft refusal, an HTTP-level one (`4xx`) has the body `{ error: { code, message, details? } }`;
+ * JSON-RPC errors inside a `200` answer keep the protocol's own shape.
  */
 export async function handleMcpRequest(request: Request, backend: McpBackend, version: string): Promise<Response> {
   if (request.method !== "POST") {
-    return Response.json({ jsonrpc: "2.0", error: { code: ErrorCode.ConnectionClosed, message: "this MCP server is stateless: send requests with POST" }, id: null }, { status: 405, headers: { allow: "POST" } });
+    const refusal = new WeftError("method_not_allowed", `${request.method} /mcp: this MCP server is stateless, so it takes requests by POST only`);
+    return Response.json(refusal.toBody(), { status: refusal.status, headers: { allow: "POST" } });
   }
   const server = createMcpServer(backend, version);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
+  let res: Response;
   try {
-    return await transport.handleRequest(request);
+    res = await transport.handleRequest(request);
   } finally {
     // With JSON answers the response is complete here; closing frees the server's handlers.
     void server.close();
   }
+  if (res.status < 400) return res;
+  const text = await res.text();
+  let rpc: { code?: unknown; message?: unknown } | undefined;
+  try {
+    rpc = (JSON.parse(text) as { error?: { code?: unknown; message?: unknown } }).error;
+  } catch {
+    rpc = undefined;
+  }
+  const code = rpc?.code === ErrorCode.ParseError ? "invalid_json" : (REFUSALS[res.status] ?? "internal_error");
+  const refusal = new WeftError(code, typeof rpc?.message === "string" ? rpc.message : text.slice(0, 500) || `HTTP ${res.status}`, {
+    ...(typeof rpc?.code === "number" ? { jsonRpcCode: rpc.code } : {}),
+  });
+  return Response.json(refusal.toBody(), { status: refusal.status });
 }

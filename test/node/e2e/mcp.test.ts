@@ -112,6 +112,7 @@ describe("MCP tools/call", () => {
       const res = await fetch(`${weft.url}/mcp`, { method, headers: { accept: "text/event-stream" } });
       expect(res.status).toBe(405);
       expect(res.headers.get("allow")).toBe("POST");
+      expect(((await res.json()) as any).error.code).toBe("method_not_allowed");
     }
   });
 });

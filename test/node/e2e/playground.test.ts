@@ -8,6 +8,7 @@ import { mkdirSync } from "node:fs";
 import { type Browser, type Page, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findChromium } from "./chromium.js";
+import { startDevServer } from "../../../scripts/lib/dev-server.mjs";
 import { startWeft, type DevServer } from "./support.js";
 
 const found = findChromium();
@@ -121,5 +122,33 @@ describe.skipIf(!found.path)("playground page", () => {
     await page.screenshot({ path: `${SHOTS}/playground-keyboard-done.png`, fullPage: true });
     expect((page as any).errors).toEqual([]);
     await page.close();
+  });
+});
+
+describe.skipIf(!found.path)("playground page with authentication on", () => {
+  it("asks for a token, then works as that user over HTTP and the WebSocket", async () => {
+    // The fixtures' config with its test API keys kept: tokens are required, even on localhost.
+    const secured = await startDevServer({ config: "test/wrangler.toml", readyPath: "/" });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      await page.goto(`${secured.url}/`);
+      await expect.poll(() => page.textContent("#who")).toContain("a token is needed");
+      await page.fill("#token", "test-key-alice");
+      await page.click("text=Use token");
+      await expect.poll(() => page.textContent("#who")).toBe("signed in as alice");
+      await page.selectOption("#agent", "default");
+      await page.click("text=New thread");
+      await expect.poll(() => page.textContent("#thread-id")).toMatch(/^[0-9a-f]{64}$/);
+      await page.fill("#content", "Add 1 to 3");
+      await page.fill("#script", JSON.stringify([{ toolCalls: [{ id: "sum", name: "sum_range", arguments: {} }] }, { text: "Six." }]));
+      await page.click("button:text-is('Send')");
+      // Events arrive over the WebSocket, which carries the token as ?access_token=.
+      await expect.poll(() => statusOf(page, "sum")).toBe("succeeded");
+      await page.waitForSelector(".event[data-type=turn_finished]");
+      await page.screenshot({ path: `${SHOTS}/playground-token.png`, fullPage: true });
+      await page.close();
+    } finally {
+      await secured.stop();
+    }
   });
 });
