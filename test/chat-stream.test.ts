@@ -12,6 +12,7 @@ import {
   type UIMessageChunk,
   lastAssistantMessageIsCompleteWithApprovalResponses,
   readUIMessageStream,
+  validateUIMessages,
 } from "ai";
 import { describe, expect, it } from "vitest";
 import { UiChunkTranslator } from "../src/chat/ui-stream.js";
@@ -21,7 +22,7 @@ import { callsOf, createThread, json, request } from "./helpers.js";
 class PlainState implements ChatState<UIMessage> {
   status: ChatStatus = "ready";
   error: Error | undefined = undefined;
-  messages: UIMessage[] = [];
+  constructor(public messages: UIMessage[] = []) {}
   pushMessage = (m: UIMessage) => void this.messages.push(m);
   popMessage = () => void this.messages.pop();
   replaceMessage = (i: number, m: UIMessage) => void (this.messages[i] = m);
@@ -29,9 +30,9 @@ class PlainState implements ChatState<UIMessage> {
 }
 
 class TestChat extends AbstractChat<UIMessage> {
-  constructor(threadId: string, user: "tester" | "bob" = "tester") {
+  constructor(threadId: string, user: "tester" | "bob" = "tester", messages: UIMessage[] = []) {
     super({
-      state: new PlainState(),
+      state: new PlainState(messages),
       transport: new DefaultChatTransport({ api: `http://weft.test/threads/${threadId}/chat`, fetch: (url, init) => request(new URL(String(url)).pathname, init, user) }),
       sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
     });
@@ -48,6 +49,10 @@ async function settled(chat: TestChat): Promise<void> {
 }
 
 const toolParts = (m: UIMessage | undefined) => (m?.parts ?? []).filter((p) => p.type.startsWith("tool-")) as any[];
+/** What a person sees of a conversation: roles, and each part's type, state and content. */
+const shown = (messages: UIMessage[]) =>
+  messages.map((m) => [m.role, m.parts.map((p: any) => [p.type, p.state ?? null, p.text ?? p.output ?? p.errorText ?? p.input ?? null])]);
+const reload = async (id: string): Promise<UIMessage[]> => validateUIMessages({ messages: (await json("GET", `/threads/${id}/chat`)).body.messages });
 const textOf = (m: UIMessage | undefined) => (m?.parts ?? []).flatMap((p: any) => (p.type === "text" ? [p.text] : [])).join("");
 
 describe("POST /threads/:id/chat with the AI SDK chat client", () => {
@@ -90,6 +95,26 @@ describe("POST /threads/:id/chat with the AI SDK chat client", () => {
     expect(textOf(chat.messages[1])).toBe("Paid.");
     const calls = await callsOf(id);
     expect(calls.filter((c) => c.toolName === "needs_ok").map((c) => [c.status, c.approvedBy])).toEqual([["succeeded", "tester"]]);
+    // A reload (GET /threads/:id/chat) shows what the stream showed.
+    expect(shown(await reload(id))).toEqual(shown(chat.messages));
+  });
+
+  it("continues from a reloaded conversation: approving a call shown by GET /threads/:id/chat", async () => {
+    const id = await createThread();
+    const first = new TestChat(id);
+    await first.sendMessage({ text: "Pay 700" }, { body: { script: [{ text: "Paying.", toolCalls: [{ id: "pay", name: "needs_ok", arguments: { amount: 700 } }] }, { text: "Paid." }] } });
+    await settled(first);
+    const reloaded = await reload(id);
+    expect(shown(reloaded)).toEqual(shown(first.messages));
+    const chat = new TestChat(id, "tester", reloaded);
+    const [waiting] = toolParts(chat.messages[1]);
+    expect(waiting.state).toBe("approval-requested");
+    await chat.addToolApprovalResponse({ id: waiting.approval.id, approved: true });
+    await settled(chat);
+    expect(chat.error).toBeUndefined();
+    expect(chat.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(textOf(chat.messages[1])).toBe("Paying.Paid.");
+    expect(shown(await reload(id))).toEqual(shown(chat.messages));
   });
 
   it("shows a denial as output-denied, and the model goes on", async () => {

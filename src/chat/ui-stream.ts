@@ -21,7 +21,7 @@ export function parseApprovalId(approvalId: string): { callId: string; argsHash:
 }
 
 /** A tool result as UI output: the JSON it holds, or the text itself. */
-function outputOf(result: string | undefined): unknown {
+export function outputOf(result: string | undefined): unknown {
   if (result === undefined) return null;
   try {
     return JSON.parse(result);

@@ -10,6 +10,7 @@
 import { createUIMessageStream, createUIMessageStreamResponse } from "ai";
 import { Hono } from "hono";
 import { z } from "zod";
+import { toUIMessages } from "../chat/ui-messages.js";
 import { parseApprovalId, UiChunkTranslator } from "../chat/ui-stream.js";
 import { WeftError } from "../errors.js";
 import type { EventFrame } from "../protocol.js";
@@ -17,6 +18,9 @@ import { CALLER_HEADER, type Caller, type ThreadApi } from "../thread/api.js";
 import type { AuthedEnv } from "./auth.js";
 import { threadStub, unwrap } from "./stubs.js";
 import { jsonBody } from "./validate.js";
+
+/** How many stored messages `GET /threads/:id/chat` turns into UI messages (the newest). */
+export const CHAT_HISTORY_LIMIT = 1000;
 
 const Part = z.looseObject({ type: z.string() });
 /** What `useChat` sends (`DefaultChatTransport`): `{ id, messages, trigger, messageId }` plus any `body` extras. */
@@ -93,6 +97,15 @@ async function eventFeed(stub: ThreadApi, caller: Caller, threadId: string, sinc
 /** The `/threads/:id/chat` route. */
 export function chatRoutes() {
   const app = new Hono<AuthedEnv>();
+
+  // The conversation so far as UI messages (useChat's `messages`), newest `CHAT_HISTORY_LIMIT` stored messages.
+  app.get("/:id/chat", async (c) => {
+    const stub = threadStub(c.env, c.req.param("id"));
+    const page = unwrap(await stub.getMessages(c.var.caller, { limit: CHAT_HISTORY_LIMIT, order: "desc", maxDepth: 0 }));
+    const { calls } = unwrap(await stub.listCalls(c.var.caller));
+    return c.json({ messages: toUIMessages(page.messages.reverse(), calls), hasMore: page.hasMore });
+  });
+
   app.post("/:id/chat", jsonBody(ChatBody), async (c) => {
     const threadId = c.req.param("id");
     const caller = c.var.caller;

@@ -12,7 +12,7 @@ import { startDevServer } from "../../../scripts/lib/dev-server.mjs";
 import { startWeft, type DevServer } from "./support.js";
 
 const found = findChromium();
-if (!found.path) console.log(`playground browser test skipped: ${found.reason}`);
+if ("reason" in found) console.log(`playground browser test skipped: ${found.reason}`);
 
 const SHOTS = "test-results";
 const SCRIPT = JSON.stringify([{ text: "Paying.", toolCalls: [{ id: "pay", name: "needs_ok", arguments: { amount: 500 } }] }, { text: "Paid." }]);
