@@ -90,6 +90,28 @@ describe.skipIf(!found.path)("playground page", () => {
     await page.close();
   });
 
+  it("stops a turn and settles the call it parked", async () => {
+    const page = await openPage();
+    await page.selectOption("#agent", "guarantees");
+    await page.click("text=New thread");
+    await expect.poll(() => page.textContent("#thread-id")).toMatch(/^[0-9a-f]{64}$/);
+    await page.fill("#content", "Write something slow");
+    await page.fill("#script", JSON.stringify([{ toolCalls: [{ id: "w", name: "effect_write", arguments: { hang: true } }] }]));
+    await page.click("button:text-is('Send')");
+    await expect.poll(() => statusOf(page, "w")).toBe("running");
+    await page.click("text=Stop turn");
+    await expect.poll(() => statusOf(page, "w")).toBe("parked");
+    expect(await page.textContent('[data-call="w"]')).toContain("stopped");
+    await page.selectOption('[data-call="w"] select', "failed");
+    await page.fill('[data-call="w"] input[type=text]', "cancelled in the playground");
+    await page.click("text=Settle effect_write");
+    await expect.poll(() => statusOf(page, "w")).toBe("failed");
+    expect(await page.textContent('[data-call="w"]')).toContain("cancelled in the playground");
+    await page.screenshot({ path: `${SHOTS}/playground-settled.png`, fullPage: true });
+    expect((page as any).errors).toEqual([]);
+    await page.close();
+  });
+
   it("works with the keyboard alone", async () => {
     const page = await openPage();
     await tabTo(page, "Agent");
