@@ -168,8 +168,10 @@ describe("UiChunkTranslator", () => {
   it("turns streamed deltas into text and tool-input parts the SDK's parser assembles", async () => {
     const t = new UiChunkTranslator();
     const frames: Array<[string, unknown]> = [
-      ["turn_started", { turnId: "old" }],
-      ["turn_finished", { turnId: "older", status: "completed", steps: 1 }], // a turn this stream did not see start
+      // A turn that was running when the stream began (the message queued behind it): not shown.
+      ["tool_call_finished", { callId: "o1", toolName: "sum_range", source: "model", status: "succeeded", isError: false, result: "{}", durationMs: 1, attempts: 1 }],
+      ["tool_call_approval_requested", { callId: "o2", toolName: "needs_ok", input: {}, argsHash: "ab".repeat(32) }],
+      ["turn_finished", { turnId: "older", status: "completed", steps: 1 }],
       ["turn_started", { turnId: "t" }],
       ["text_delta", { turnId: "t", step: 1, delta: "Hel" }],
       ["text_delta", { turnId: "t", step: 1, delta: "lo" }],

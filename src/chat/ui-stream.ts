@@ -44,7 +44,15 @@ export class UiChunkTranslator {
   private step: string | null = null;
   private text: { id: string; sent: string } | null = null;
   private readonly inputStarted = new Set<string>();
-  private readonly known = new Set<string>();
+  private readonly known: Set<string>;
+
+  /**
+   * @param decided ids of calls the client already shows (the ones a request decides): their
+   *   results belong in this stream though their model step came before it.
+   */
+  constructor(decided: readonly string[] = []) {
+    this.known = new Set(decided);
+  }
 
   /** The opening chunk. */
   start(): UIMessageChunk[] {
@@ -109,18 +117,21 @@ export class UiChunkTranslator {
       }
       case "tool_call_approval_requested": {
         const d = frame.data as Payload<"tool_call_approval_requested">;
+        if (!this.shows(d.callId)) break;
         this.announce(d.callId, d.toolName, d.input, out);
         out.push({ type: "tool-approval-request", approvalId: approvalIdOf(d.callId, d.argsHash), toolCallId: d.callId });
         break;
       }
       case "tool_call_parked": {
         const d = frame.data as Payload<"tool_call_parked">;
+        if (!this.shows(d.callId)) break;
         out.push({ type: "data-weft-parked", id: d.callId, data: { callId: d.callId, toolName: d.toolName, reason: d.reason } });
         break;
       }
       case "tool_call_finished": {
         const d = frame.data as Payload<"tool_call_finished">;
         if (d.source !== "model") this.announce(d.callId, d.toolName, undefined, out);
+        else if (!this.known.has(d.callId)) break; // a call of a turn this stream did not see start
         if (d.status === "denied") out.push({ type: "tool-output-denied", toolCallId: d.callId });
         else if (d.isError) out.push({ type: "tool-output-error", toolCallId: d.callId, errorText: d.error ?? d.result ?? "error" });
         else out.push({ type: "tool-output-available", toolCallId: d.callId, output: outputOf(d.result) });
@@ -146,6 +157,11 @@ export class UiChunkTranslator {
     const out: UIMessageChunk[] = [];
     if (!this.done) this.finish(out, "tool-calls");
     return out;
+  }
+
+  /** A model's call shows when its step was in this stream (or the client has it); others always. */
+  private shows(callId: string): boolean {
+    return this.known.has(callId) || this.turns.size > 0;
   }
 
   private announce(callId: string, toolName: string, input: unknown, out: UIMessageChunk[]): void {

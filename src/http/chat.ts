@@ -133,7 +133,7 @@ export function chatRoutes() {
       feed.close();
       throw err;
     }
-    const translator = new UiChunkTranslator();
+    const translator = new UiChunkTranslator("decisions" in action ? action.decisions.map((d) => d.callId) : []);
     // After a decision the turn goes on in the assistant message that asked: the stream names its
     // id (only the id is read from the client's copy), so the client continues that message.
     const asked = body.messages.at(-1)!;
