@@ -148,29 +148,32 @@ describe.skipIf(!found.path)("playground page", () => {
 });
 
 describe.skipIf(!found.path)("playground page with authentication on", () => {
+  let secured: DevServer;
+  // The fixtures' config with its test API keys kept: tokens are required, even on localhost.
+  beforeAll(async () => {
+    secured = await startDevServer({ config: "test/wrangler.toml", readyPath: "/" });
+  }, 120_000);
+  afterAll(async () => {
+    await secured?.stop();
+  });
+
   it("asks for a token, then works as that user over HTTP and the WebSocket", async () => {
-    // The fixtures' config with its test API keys kept: tokens are required, even on localhost.
-    const secured = await startDevServer({ config: "test/wrangler.toml", readyPath: "/" });
-    try {
-      const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-      await page.goto(`${secured.url}/`);
-      await expect.poll(() => page.textContent("#who")).toContain("a token is needed");
-      await page.fill("#token", "test-key-alice");
-      await page.click("text=Use token");
-      await expect.poll(() => page.textContent("#who")).toBe("signed in as alice");
-      await page.selectOption("#agent", "default");
-      await page.click("text=New thread");
-      await expect.poll(() => page.textContent("#thread-id")).toMatch(/^[0-9a-f]{64}$/);
-      await page.fill("#content", "Add 1 to 3");
-      await page.fill("#script", JSON.stringify([{ toolCalls: [{ id: "sum", name: "sum_range", arguments: {} }] }, { text: "Six." }]));
-      await page.click("button:text-is('Send')");
-      // Events arrive over the WebSocket, which carries the token as ?access_token=.
-      await expect.poll(() => statusOf(page, "sum")).toBe("succeeded");
-      await page.waitForSelector(".event[data-type=turn_finished]");
-      await page.screenshot({ path: `${SHOTS}/playground-token.png`, fullPage: true });
-      await page.close();
-    } finally {
-      await secured.stop();
-    }
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(`${secured.url}/`);
+    await expect.poll(() => page.textContent("#who")).toContain("a token is needed");
+    await page.fill("#token", "test-key-alice");
+    await page.click("text=Use token");
+    await expect.poll(() => page.textContent("#who")).toBe("signed in as alice");
+    await page.selectOption("#agent", "default");
+    await page.click("text=New thread");
+    await expect.poll(() => page.textContent("#thread-id")).toMatch(/^[0-9a-f]{64}$/);
+    await page.fill("#content", "Add 1 to 3");
+    await page.fill("#script", JSON.stringify([{ toolCalls: [{ id: "sum", name: "sum_range", arguments: {} }] }, { text: "Six." }]));
+    await page.click("button:text-is('Send')");
+    // Events arrive over the WebSocket, which carries the token as ?access_token=.
+    await expect.poll(() => statusOf(page, "sum")).toBe("succeeded");
+    await page.waitForSelector(".event[data-type=turn_finished]");
+    await page.screenshot({ path: `${SHOTS}/playground-token.png`, fullPage: true });
+    await page.close();
   });
 });
