@@ -55,7 +55,7 @@ export function createThreadClass(registry: Registry) {
       this.store = new ThreadStore(ctx.storage);
       // A value a tool sets is a secret from that moment, in logs too.
       this.store.env.onChange = () => void this.secrets.redactor();
-      this.userEnv = new UserEnv(() => this.env.ACCOUNT, () => this.engine?.meta.userId);
+      this.userEnv = new UserEnv(() => this.env.ACCOUNT, () => this.engine?.meta.userId, () => ctx.id.toString());
       this.secrets = new ThreadSecrets(this.store, env, this.userEnv, () =>
         this.engine ? [this.engine.agent.env, ...Object.values(registry.prompts ?? {}).map((p) => p.env)] : null,
       );
@@ -252,6 +252,11 @@ export function createThreadClass(registry: Registry) {
       return this.work(caller, (engine, runner) => directCall(engine, runner, input));
     }
 
+    async accountEnvChanged(): Promise<{ live: boolean }> {
+      this.userEnv.invalidate();
+      return { live: this.engine !== null };
+    }
+
     async keep(caller: Caller): Promise<RpcResult<null>> {
       return this.answer(() => {
         const engine = this.guard(caller, "write");
@@ -302,6 +307,7 @@ export function createThreadClass(registry: Registry) {
       await this.runner?.idle();
       this.engine = null;
       this.runner = null;
+      this.store.env.version++;
       await this.ctx.storage.deleteAlarm();
       await this.ctx.storage.deleteAll();
     }

@@ -23,7 +23,7 @@ export default {
     const url = new URL(request.url);
     const evict = /^\/__bench\/evict\/([0-9a-f]{64})$/.exec(url.pathname);
     if (evict) {
-      const stub = env.THREAD.get(env.THREAD.idFromString(evict[1]!)) as unknown as Thread;
+      const stub = env.THREAD.get(env.THREAD.idFromString(evict[1]!)) as unknown as { benchEvict(): Promise<void> };
       await stub.benchEvict().catch(() => {});
       return Response.json({ evicted: true });
     }
