@@ -14,6 +14,8 @@ import { prepareThread } from "./create.js";
 import type { GetMessagesOptions } from "../tools/thread-state.js";
 import { directCall, type DirectCallInput } from "./direct.js";
 import { ThreadEngine } from "./engine.js";
+import { Fanout } from "./fanout.js";
+import { GroupCommit } from "./group-commit.js";
 import { checkModel, checkScriptable } from "./model-choice.js";
 import { TurnRunner, WATCHDOG_MS } from "./runner.js";
 import type { Settlement } from "../tools/decide.js";
@@ -49,10 +51,14 @@ export function createThreadClass(registry: Registry) {
     private runner: TurnRunner | null = null;
     private readonly userEnv: UserEnv;
     private readonly secrets: ThreadSecrets;
+    private readonly commits: GroupCommit;
+    private readonly fanout: Fanout;
 
     constructor(ctx: DurableObjectState, env: WeftEnv) {
       super(ctx, env);
       this.store = new ThreadStore(ctx.storage);
+      this.commits = new GroupCommit(() => ctx.storage.sync());
+      this.fanout = new Fanout(() => ctx.getWebSockets());
       // A value a tool sets is a secret from that moment, in logs too.
       this.store.env.onChange = () => void this.secrets.redactor();
       this.userEnv = new UserEnv(() => this.env.ACCOUNT, () => this.engine?.meta.userId, () => ctx.id.toString());
@@ -99,7 +105,7 @@ export function createThreadClass(registry: Registry) {
           redactEvent: (type, data) => this.secrets.event(type, data),
           broadcast: (frame: EventFrame) => this.broadcast(frame),
           wakeSoon: () => void this.ctx.storage.setAlarm(Date.now() + 50),
-          flush: () => this.ctx.storage.sync(),
+          flush: () => this.commits.flush(),
         },
         meta,
       );
@@ -127,14 +133,7 @@ export function createThreadClass(registry: Registry) {
     }
 
     private broadcast(frame: EventFrame): void {
-      const text = JSON.stringify(frame);
-      for (const ws of this.ctx.getWebSockets()) {
-        try {
-          ws.send(text);
-        } catch {
-          // A socket that closed mid-send is dropped by the runtime; its client replays on reconnect.
-        }
-      }
+      this.fanout.send(frame);
     }
 
     async create(caller: Caller, input: CreateThreadInput, threadId: string): Promise<RpcResult<ThreadMeta>> {
@@ -338,6 +337,7 @@ export function createThreadClass(registry: Registry) {
         ? new WeftError("unauthenticated", "no verified caller")
         : thrownError(() => this.guard(caller, "read"));
       if (refused) return Response.json(refused.toBody(), { status: refused.status });
+      this.fanout.flush();
       return replayAndAccept(this.ctx, this.store, request);
     }
 
