@@ -17,7 +17,7 @@ import type { Message, ToolCallRequest, ToolResult } from "../protocol.js";
 import { Execution } from "../run/execution.js";
 import { PROMPT_CALL_KEY, type PromptDefinition, systemText } from "../run/prompt.js";
 import { DEFAULT_MAX_STEPS, type TurnHost, runTurn } from "../run/turn.js";
-import { CallSuspended, markResumable, resumableOf } from "../tools/suspend.js";
+import { CallSuspended, markResumable, waitsForPerson } from "../tools/suspend.js";
 import type { AnyToolDefinition, LookupResult, ToolCallContext } from "../tools/types.js";
 import type { ThreadState } from "../tools/thread-state.js";
 import type { ThreadEngine } from "./engine.js";
@@ -94,15 +94,9 @@ function openCalls(last: Message | undefined): ToolCallRequest[] | null {
 
 /** True while a call of the nested run (or of a run nested in it) waits for a person. */
 async function nestedCallsWait(engine: ThreadEngine, callId: string): Promise<boolean> {
-  const open = openCalls(runAt(engine, callId).at(-1)) ?? [];
-  for (const call of open) {
-    const status = engine.store.calls.get(call.id)?.status;
-    if (status === "awaiting_approval") return true;
-    if (status === "parked") {
-      const tool = engine.callables.everything();
-      const nested = tool.has(call.name) ? resumableOf(tool.get(call.name).def) : undefined;
-      if (!nested || (await nested.stillWaiting(call.id))) return true;
-    }
+  for (const call of openCalls(runAt(engine, callId).at(-1)) ?? []) {
+    const record = engine.store.calls.get(call.id);
+    if (record && (await waitsForPerson(record, engine.callables.everything()))) return true;
   }
   return false;
 }

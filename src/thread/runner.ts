@@ -14,7 +14,7 @@ import type { CallOutcome } from "../tools/dispatch.js";
 import { resultText } from "../tools/result.js";
 import { type Settlement, approveCall, denyCall, settleCall } from "../tools/decide.js";
 import { requestOf } from "../tools/recover.js";
-import { resumableOf } from "../tools/suspend.js";
+import { waitsForPerson } from "../tools/suspend.js";
 import { tellParent } from "./agent-tool.js";
 import { closeOpenStep } from "./close-step.js";
 import { createDispatchHost } from "./dispatch-host.js";
@@ -185,11 +185,7 @@ export class TurnRunner {
     const { store } = this.engine;
     for (const call of store.turns.pendingStep<ToolCallRequest>(turnId) ?? []) {
       const record = store.calls.get(call.id);
-      if (record?.status === "awaiting_approval") return true;
-      if (record?.status !== "parked") continue;
-      const catalog = this.engine.callables.everything();
-      const resumable = catalog.has(record.toolName) ? resumableOf(catalog.get(record.toolName).def) : undefined;
-      if (!resumable || (await resumable.stillWaiting(record.callId))) return true;
+      if (record && (await waitsForPerson(record, this.engine.callables.everything()))) return true;
     }
     return false;
   }

@@ -16,7 +16,7 @@ import { finishCall, rowOf } from "./record.js";
 import { type CallOutcome, type CallRequest, type DispatchHost, effectKeyOf } from "./host.js";
 import { policyFor } from "./policy.js";
 import { recoverCall, requestOf } from "./recover.js";
-import { resumableOf } from "./suspend.js";
+import { waitsForPerson } from "./suspend.js";
 import { normalizeResult } from "./result.js";
 import { checkTimeArgs } from "./time-args.js";
 import type { Effect } from "./types.js";
@@ -116,9 +116,8 @@ export function outcomeOf(host: DispatchHost, record: CallRecord): CallOutcome {
  * stood. Any other parked call stays as it is until a person settles it.
  */
 async function resumeSuspended(host: DispatchHost, record: CallRecord): Promise<CallOutcome> {
-  const tool = host.catalog.has(record.toolName) ? host.catalog.get(record.toolName) : undefined;
-  const resumable = tool ? resumableOf(tool.def) : undefined;
-  if (!tool || !resumable || (await resumable.stillWaiting(record.callId))) return outcomeOf(host, record);
+  if (await waitsForPerson(record, host.catalog)) return outcomeOf(host, record);
+  const tool = host.catalog.get(record.toolName);
   const input = await liveInput(tool, record);
   const effect = tool.effectOf(input);
   return runCall(host, { request: requestOf(record), tool, input, effect, existing: record, startedAt: Date.now(), ...(record.approvedBy ? { approvedBy: record.approvedBy } : {}) });

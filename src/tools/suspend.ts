@@ -6,6 +6,8 @@
  * resumes the nested work where it stood (it is stored, so nothing in it runs twice).
  * @module
  */
+import type { CallRecord } from "../protocol.js";
+import type { ToolCatalog } from "./catalog.js";
 
 /** Thrown by `execute` when the call's nested work waits for a person. */
 export class CallSuspended extends Error {
@@ -36,4 +38,16 @@ export function markResumable<T extends object>(def: T, resumable: Resumable): T
 /** The resume rule of a tool definition; undefined for tools whose parked calls wait for a person. */
 export function resumableOf(def: object): Resumable | undefined {
   return RESUMABLE.get(def);
+}
+
+/**
+ * Whether a stored call waits for a person: it awaits approval, it is parked for a person to
+ * settle, or it is suspended while something inside it waits. A suspended call whose inside no
+ * longer waits does not: dispatching it again resumes it.
+ */
+export async function waitsForPerson(record: Pick<CallRecord, "callId" | "toolName" | "status">, catalog: ToolCatalog): Promise<boolean> {
+  if (record.status === "awaiting_approval") return true;
+  if (record.status !== "parked") return false;
+  const resumable = catalog.has(record.toolName) ? resumableOf(catalog.get(record.toolName).def) : undefined;
+  return !resumable || (await resumable.stillWaiting(record.callId));
 }
