@@ -36,7 +36,11 @@ export interface TurnHost {
    * and hook, before the call is validated or run.
    */
   announce(started: EventPayloads["tool_call_started"]): Promise<void>;
-  history(): Message[];
+  /**
+   * The history of the next request: a window within the model's token budget, read with keyset
+   * queries (a summary of older messages at its head once they were compacted).
+   */
+  history(): Message[] | Promise<Message[]>;
   /**
    * The messages one model request sends, from one snapshot of `history()` (the history hook's
    * seam); absent: the snapshot as is.
@@ -99,7 +103,7 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
       const sideEnd = sideForStep(execution, sides);
       if (sideEnd) return { status: "stopped", steps, error: sideEnd };
       // One snapshot per request: what is injected while it is prepared enters the next request.
-      const snapshot = host.history();
+      const snapshot = await host.history();
       const messages = host.prepareMessages ? await host.prepareMessages(snapshot) : snapshot;
       const { response, announced, attempts, retries } = await requestStep(host, execution, steps + 1, messages);
       if (response.finishReason === "end" && response.toolCalls.length === 0 && response.text === "") {

@@ -41,6 +41,14 @@ export async function modelFor(engine: ThreadEngine, side?: ResolvedSide): Promi
   return resolveModel(choice.spec, await modelEnvOf(engine, sources), choice.where);
 }
 
+/**
+ * Resolves a model spec named in a definition (a fallback, a summary model) against the thread's env.
+ * @throws WeftError `invalid_config` naming `where` for an unusable spec.
+ */
+export async function resolveModelSpec(engine: ThreadEngine, spec: string, where: string): Promise<Model> {
+  return resolveModel(spec, await modelEnvOf(engine, envSources(engine)), where);
+}
+
 /** The registry's view of a thread's environment; values are resolved up front. */
 async function modelEnvOf(engine: ThreadEngine, sources: EnvSources): Promise<ModelEnv> {
   const names = ["OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_COMPATIBLE_API_KEY", "OPENAI_COMPATIBLE_BASE_URL"];

@@ -90,6 +90,17 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE calls ADD COLUMN outcome TEXT;
   ALTER TABLE calls ADD COLUMN restarts INTEGER NOT NULL DEFAULT 0;
   `,
+  // v8: compaction summaries of the conversation's older messages (bounded history windows).
+  `
+  CREATE TABLE history_summaries (
+    through_id INTEGER PRIMARY KEY,
+    content TEXT NOT NULL,
+    tokens INTEGER NOT NULL,
+    messages INTEGER NOT NULL,
+    model TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  `,
 ];
 
 /** True when the thread's tables exist; an id that was never created has none. */
