@@ -16,7 +16,7 @@ import type { ThreadState } from "../tools/thread-state.js";
 import type { ThreadEngine } from "./engine.js";
 import { filterMessages } from "./hooks.js";
 import { conversationWindow, nestedWindow } from "./history.js";
-import { modelFor } from "./model-choice.js";
+import { fallbacksFor, modelFor } from "./model-choice.js";
 import { MAX_DEPTH } from "./store/messages.js";
 import { announcing, modelTools, uniqueCallIds } from "./turn-host.js";
 
@@ -57,10 +57,13 @@ async function runPrompt(engine: ThreadEngine, name: string, prompt: PromptDefin
   const { store } = engine;
   let opening: Message | undefined;
   // The prompt's own model when it names one; otherwise the model of the run that called it.
-  const model = prompt.model !== undefined ? await modelFor(engine, { side: "a", promptName: name, model: prompt.model, endsTurn: true }) : parent.model;
+  const own = { side: "a" as const, promptName: name, ...(prompt.model !== undefined ? { model: prompt.model } : {}), ...(prompt.fallbackModels ? { fallbackModels: prompt.fallbackModels } : {}), endsTurn: true };
+  const model = prompt.model !== undefined ? await modelFor(engine, own) : parent.model;
+  // The prompt's own fallbacks; a prompt that runs on its caller's model keeps the caller's.
+  const fallbacks = prompt.fallbackModels !== undefined ? await fallbacksFor(engine, own) : prompt.model !== undefined ? [] : parent.fallbacks;
   const depth = parent.depth + 1;
   const history = (): Message[] => nestedWindow(engine, depth, opening, model);
-  const child = Execution.nested(parent, { flowId: engine.newId("flow"), model, history, promptName: name });
+  const child = Execution.nested(parent, { flowId: engine.newId("flow"), model, fallbacks, history, promptName: name });
   [opening] = await engine.createMessages(child, [{ role: "user", content: openingMessage(args), depth: child.depth }]);
 
   const host: TurnHost = {

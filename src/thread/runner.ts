@@ -17,7 +17,7 @@ import type { ThreadEngine } from "./engine.js";
 import type { TurnRecord } from "./store/turns.js";
 import { checkContentSize } from "./store/messages.js";
 import { conversationWindow } from "./history.js";
-import { modelFor } from "./model-choice.js";
+import { fallbacksFor, modelFor } from "./model-choice.js";
 import { createTurnHost } from "./turn-host.js";
 
 export { uniqueCallIds } from "./turn-host.js";
@@ -203,6 +203,7 @@ export class TurnRunner {
       const execution = Execution.forTurn({
         flowId: turnId,
         model,
+        fallbacks: await fallbacksFor(engine),
         history: () => conversationWindow(engine, model),
         steps: { total: steps, a: steps, b: 0 },
       });
