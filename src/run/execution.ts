@@ -28,8 +28,10 @@ export interface ExecutionInit {
   flowId: string;
   /** The model of side a (and of a one-sided run). */
   model: Model;
-  /** Side b's own model in a two-sided run; absent: side b uses `model` too. */
-  sideBModel?: Model;
+  /** Models tried in order when a step of `model` fails with a provider error after its retries. */
+  fallbacks?: readonly Model[];
+  /** Side b's own model (and its fallbacks) in a two-sided run; absent: side b uses side a's. */
+  sideB?: { model: Model; fallbacks?: readonly Model[] };
   /** The live persisted history this execution sees (`messageHistory`). */
   history: () => Message[];
   /** Side that takes the first step; default `a`. */
@@ -61,13 +63,14 @@ export class Execution implements CallExecution {
   currentSide: Side;
   private readonly controller = new AbortController();
   private readonly counts: StepCounts;
-  private readonly models: Readonly<Record<Side, Model>>;
+  private readonly models: Readonly<Record<Side, { model: Model; fallbacks: readonly Model[] }>>;
   private stopRequest: { by: Side } | null = null;
   private forced: Side | null = null;
 
   private constructor(init: ExecutionInit, parent: Execution | null, promptName?: string) {
     this.flowId = init.flowId;
-    this.models = { a: init.model, b: init.sideBModel ?? init.model };
+    const sideA = { model: init.model, fallbacks: init.fallbacks ?? [] };
+    this.models = { a: sideA, b: init.sideB ? { model: init.sideB.model, fallbacks: init.sideB.fallbacks ?? [] } : sideA };
     this.parent = parent;
     this.depth = parent ? parent.depth + 1 : 0;
     this.promptPath = parent && promptName ? [...parent.promptPath, promptName] : [];
@@ -103,7 +106,12 @@ export class Execution implements CallExecution {
 
   /** The model of the side taking the current step: each side of a two-sided agent talks to its own. */
   get model(): Model {
-    return this.models[this.currentSide];
+    return this.models[this.currentSide].model;
+  }
+
+  /** Models tried in order when a step of `model` fails with a provider error after its retries (the current side's). */
+  get fallbacks(): readonly Model[] {
+    return this.models[this.currentSide].fallbacks;
   }
 
   /** Fires when the thread is stopped (or the parent execution is); never reset. */

@@ -22,8 +22,9 @@ import type { AnyToolDefinition, LookupResult, ToolCallContext } from "../tools/
 import type { ThreadState } from "../tools/thread-state.js";
 import type { ThreadEngine } from "./engine.js";
 import { filterMessages } from "./hooks.js";
+import { conversationWindow, nestedWindow } from "./history.js";
+import { fallbacksFor, modelFor } from "./model-choice.js";
 import { recordProviderCalls } from "./provider-calls.js";
-import { modelFor } from "./model-choice.js";
 import { MAX_DEPTH } from "./store/messages.js";
 import { announcing, modelTools, uniqueCallIds } from "./turn-host.js";
 
@@ -72,8 +73,15 @@ function callIdOf(engine: ThreadEngine, effectKey: string): string {
 
 /** The messages of call `callId`'s nested run at `depth` (or at any depth), oldest first; none before it starts. */
 function runAt(engine: ThreadEngine, callId: string, depth?: number): Message[] {
+  const page = 500;
   for (let d = depth ?? 1; d <= (depth ?? MAX_DEPTH); d++) {
-    const found = engine.store.messages.atDepth(d, 0).filter((m) => m.metadata?.[PROMPT_CALL_KEY] === callId);
+    const found: Message[] = [];
+    for (let after = 0; ; ) {
+      const rows = engine.store.messages.oldestFirst(d, after, Number.MAX_SAFE_INTEGER, page);
+      found.push(...rows.filter((m) => m.metadata?.[PROMPT_CALL_KEY] === callId));
+      if (rows.length < page) break;
+      after = rows.at(-1)!.id;
+    }
     if (found.length > 0) return found;
   }
   return [];
@@ -112,28 +120,30 @@ async function runPrompt(
 ): Promise<ToolResult> {
   // Called from a turn (or a prompt) the call nests in that execution; called at rest (a direct
   // call, or recovery) it nests in an execution of its own, so its messages still sit below the conversation.
-  const parent =
-    Execution.of(state.execution) ??
-    Execution.forTurn({ flowId: engine.newId("flow"), model: await modelFor(engine), history: () => engine.store.messages.all() });
+  let parent = Execution.of(state.execution);
+  if (!parent) {
+    const model = await modelFor(engine);
+    parent = Execution.forTurn({ flowId: engine.newId("flow"), model, history: () => conversationWindow(engine, model) });
+  }
   const depth = parent.depth + 1;
   if (depth > MAX_DEPTH) {
     throw new WeftError("invalid_request", `prompt "${name}" would nest ${depth} levels deep; prompts nest at most ${MAX_DEPTH} levels`);
   }
   const tag = { [PROMPT_CALL_KEY]: context.callId };
   const earlier = runAt(engine, context.callId, depth);
-  let firstId = earlier[0]?.id;
-  const history = (): Message[] =>
-    firstId === undefined ? [] : engine.store.messages.atDepth(depth, firstId).filter((m) => m.metadata?.[PROMPT_CALL_KEY] === context.callId);
+  let opening: Message | undefined = earlier[0];
+  // The run's window, read from its opening message on; sibling runs at this depth stay out.
+  const history = (): Message[] => nestedWindow(engine, depth, opening, model).filter((m) => m.metadata?.[PROMPT_CALL_KEY] === context.callId);
   // The prompt's own model when it names one; otherwise the model of the run that called it.
-  const model = prompt.model !== undefined ? await modelFor(engine, { side: "a", promptName: name, model: prompt.model, endsTurn: true }) : parent.model;
+  const own = { side: "a" as const, promptName: name, ...(prompt.model !== undefined ? { model: prompt.model } : {}), ...(prompt.fallbackModels ? { fallbackModels: prompt.fallbackModels } : {}), endsTurn: true };
+  const model = prompt.model !== undefined ? await modelFor(engine, own) : parent.model;
+  // The prompt's own fallbacks; a prompt that runs on its caller's model keeps the caller's.
+  const fallbacks = prompt.fallbackModels !== undefined ? await fallbacksFor(engine, own) : prompt.model !== undefined ? [] : parent.fallbacks;
   // A resumed run goes on counting the steps it took.
   const steps = earlier.filter((m) => m.role === "assistant" && m.metadata?.queued === undefined).length;
-  const child = Execution.nested(parent, { flowId: `prompt_${context.callId}`, model, history, promptName: name, steps: { total: steps, a: steps, b: 0 } });
+  const child = Execution.nested(parent, { flowId: `prompt_${context.callId}`, model, fallbacks, history, promptName: name, steps: { total: steps, a: steps, b: 0 } });
   context.signal.addEventListener("abort", () => child.abort(context.signal.reason), { once: true });
-  if (firstId === undefined) {
-    const [opening] = await engine.createMessages(child, [{ role: "user", content: openingMessage(args), depth, metadata: tag }]);
-    firstId = opening!.id;
-  }
+  if (!opening) [opening] = await engine.createMessages(child, [{ role: "user", content: openingMessage(args), depth, metadata: tag }]);
 
   const host: TurnHost = {
     threadId: engine.meta.threadId,

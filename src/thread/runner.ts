@@ -21,7 +21,8 @@ import { createDispatchHost } from "./dispatch-host.js";
 import type { ThreadEngine } from "./engine.js";
 import type { TurnRecord } from "./store/turns.js";
 import { checkContentSize } from "./store/messages.js";
-import { modelFor } from "./model-choice.js";
+import { conversationWindow } from "./history.js";
+import { fallbacksFor, modelFor } from "./model-choice.js";
 import { createTurnHost } from "./turn-host.js";
 
 export { uniqueCallIds } from "./turn-host.js";
@@ -274,11 +275,13 @@ export class TurnRunner {
       const at = resume
         ? resumePoint(engine.sides, steps, resume.modelSteps ?? [], store.messages.list({ order: "desc", limit: 1, maxDepth: 0, includeSilent: true }).messages[0])
         : null;
+      const model = await modelFor(engine, engine.side("a"));
       const execution = Execution.forTurn({
         flowId: turnId,
-        model: await modelFor(engine, engine.side("a")),
-        ...(twoSided ? { sideBModel: await modelFor(engine, engine.side("b")) } : {}),
-        history: () => store.messages.all(),
+        model,
+        fallbacks: await fallbacksFor(engine, engine.side("a")),
+        ...(twoSided ? { sideB: { model: await modelFor(engine, engine.side("b")), fallbacks: await fallbacksFor(engine, engine.side("b")) } } : {}),
+        history: () => conversationWindow(engine, model),
         ...(at ? { steps: at.steps, side: at.side } : {}),
       });
       this.execution = execution;
