@@ -22,6 +22,7 @@ import { type SubscribeOptions, type Subscription, subscribe } from "./subscribe
 
 export type { EventFrame, BuiltinEventFrame, EventPayloads, Message, CallRecord } from "../protocol.js";
 export type { ThreadInfo } from "../thread/api.js";
+export type { ToolListing } from "../tools/catalog.js";
 export { WeftClientError, type ConnectionOptions } from "./request.ts";
 export type { SubscribeOptions, Subscription } from "./subscribe.ts";
 
