@@ -15,6 +15,7 @@ import { accountRoutes } from "./account.js";
 import { type AuthedEnv, authenticate } from "./auth.js";
 import { callRoutes } from "./calls.js";
 import { fileRoutes } from "./files.js";
+import { describe, openApiDocument } from "./openapi.js";
 import { threadRoutes } from "./threads.js";
 import { toolRoutes } from "./tools.js";
 import { requestBodies } from "./validate.js";
@@ -75,7 +76,7 @@ export function createApp(registry: Registry): Hono<AuthedEnv> {
   app.use("*", requestBodies());
 
 
-  app.get("/", (c) =>
+  app.get("/", describe("Name the agents, tools and routes"), (c) =>
     c.json({ name: "weft", agents: agentIds(registry), tools: Object.keys(registry.tools).sort(), routes: routeList(app), caller: c.var.caller.userId }),
   );
   app.route("/threads", threadRoutes());
@@ -83,6 +84,8 @@ export function createApp(registry: Registry): Hono<AuthedEnv> {
   app.route("/threads", fileRoutes());
   app.route("/account", accountRoutes());
   app.route("/v1/tools", toolRoutes(registry));
+  let described: Promise<Record<string, unknown>> | null = null;
+  app.get("/openapi.json", describe("This API's OpenAPI 3.1 description, generated from the router"), async (c) => c.json(await (described ??= openApiDocument(app))));
 
   app.notFound((c) => c.json(new WeftError("not_found", `no route ${c.req.method} ${c.req.path}`).toBody(), 404));
   app.onError((err, c) => {

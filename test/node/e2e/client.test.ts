@@ -1,8 +1,9 @@
 /**
  * The typed client (`weft/client`) as an app would use it, in Node against `wrangler dev` with
  * authentication on (API keys): every HTTP method, and `subscribe` across many server-side drops
- * of its socket while a turn streams events.
+ * of its socket while a turn streams events. Also `GET /openapi.json` through an OpenAPI validator.
  */
+import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { WeftClient, WeftClientError, type EventFrame } from "weft/client";
 import { startDevServer, type DevServer } from "../../../scripts/lib/dev-server.mjs";
@@ -160,4 +161,15 @@ it("a refused upgrade is an error that stops the retries: bad token, unknown thr
     ["thread_not_found", 404],
     ["thread_not_found", 404],
   ]);
+});
+
+it("GET /openapi.json is a valid OpenAPI 3.1 document", async () => {
+  const res = await fetch(`${weft.url}/openapi.json`, { headers: { authorization: `Bearer ${API_KEYS.tester}` } });
+  expect(res.status).toBe(200);
+  const document = await res.json();
+  const validator = new Validator();
+  const result = await validator.validate(document);
+  expect(result.errors ?? []).toEqual([]);
+  expect(result.valid).toBe(true);
+  expect(validator.version).toBe("3.1");
 });
