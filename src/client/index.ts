@@ -5,7 +5,7 @@
  *
  * @example
  * import { WeftClient } from "weft/client";
- * const weft = new WeftClient({ url: "http://localhost:8787", token: process.env.WEFT_TOKEN });
+ * const weft = new WeftClient({ url: "http://localhost:8787", token: apiKey });
  * const { threadId } = await weft.createThread({ agent: "example" });
  * const sub = weft.subscribe(threadId, { onEvent: (frame) => console.log(frame.seq, frame.type) });
  * await weft.postMessage(threadId, { content: "Roll two dice." });
