@@ -9,12 +9,15 @@ import { Hono } from "hono";
 import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
 import { WeftError } from "../errors.js";
+import { playgroundResponse, wantsHtml } from "../playground/page.js";
 import { type Registry, agentIds } from "../run/agent.js";
 import { Redactor, workerSecrets } from "../thread/redact.js";
 import { accountRoutes } from "./account.js";
 import { type AuthedEnv, authenticate } from "./auth.js";
 import { callRoutes } from "./calls.js";
+import { chatRoutes } from "./chat.js";
 import { fileRoutes } from "./files.js";
+import { mcpRoutes } from "./mcp.js";
 import { describe, openApiDocument } from "./openapi.js";
 import { threadRoutes } from "./threads.js";
 import { toolRoutes } from "./tools.js";
@@ -72,18 +75,22 @@ export function createApp(registry: Registry): Hono<AuthedEnv> {
     }
     return next();
   });
+  // The playground page holds no data: a browser gets it before authentication (then signs in on it).
+  app.get("/", (c, next) => (wantsHtml(c.req.header("accept")) ? playgroundResponse() : next()));
   app.use("*", authenticate());
   app.use("*", requestBodies());
 
 
-  app.get("/", describe("Name the agents, tools and routes"), (c) =>
+  app.get("/", describe("Name the agents, tools and routes; a browser (Accept: text/html) gets the playground page", { 200: "JSON, or the playground's HTML" }), (c) =>
     c.json({ name: "weft", agents: agentIds(registry), tools: Object.keys(registry.tools).sort(), routes: routeList(app), caller: c.var.caller.userId }),
   );
   app.route("/threads", threadRoutes());
   app.route("/threads", callRoutes());
   app.route("/threads", fileRoutes());
+  app.route("/threads", chatRoutes());
   app.route("/account", accountRoutes());
   app.route("/v1/tools", toolRoutes(registry));
+  app.route("/mcp", mcpRoutes(registry));
   let described: Promise<Record<string, unknown>> | null = null;
   app.get("/openapi.json", describe("This API's OpenAPI 3.1 description, generated from the router"), async (c) => c.json(await (described ??= openApiDocument(app))));
 

@@ -166,7 +166,7 @@ it("a refused upgrade is an error that stops the retries: bad token, unknown thr
 it("GET /openapi.json is a valid OpenAPI 3.1 document", async () => {
   const res = await fetch(`${weft.url}/openapi.json`, { headers: { authorization: `Bearer ${API_KEYS.tester}` } });
   expect(res.status).toBe(200);
-  const document = await res.json();
+  const document = (await res.json()) as Record<string, unknown>;
   const validator = new Validator();
   const result = await validator.validate(document);
   expect(result.errors ?? []).toEqual([]);
