@@ -127,7 +127,9 @@ for (const [m, { label }] of Object.entries(METRICS)) {
 // The flatness check: a long-lived thread's write calls/s in the first and the last round.
 const last = ROUNDS - 1;
 const flat = NAMES.map((n) => `${n} ${fmt(results[n].write_cps_one[0])} -> ${fmt(results[n].write_cps_one[last])} (${(results[n].write_cps_one[last] / results[n].write_cps_one[0]).toFixed(2)})`);
-lines.push(`write tool calls/s, one thread, round 1 -> round ${ROUNDS}: ${flat.join(" · ")}`);
+// The machine's own drift moves every target alike; weft's change over bare's removes it.
+const drift = (n) => results[n].write_cps_one[last] / results[n].write_cps_one[0];
+lines.push(`write tool calls/s, one thread, round 1 -> round ${ROUNDS}: ${flat.join(" · ")} · weft's change over bare's ${(drift("weft") / drift("bare")).toFixed(2)}`);
 for (const line of lines) console.log(line);
 
 const machine = { workerd: WORKERD, cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? "unknown", memoryGiB: +(os.totalmem() / 2 ** 30).toFixed(1), loadavg: os.loadavg(), node: process.version, platform: `${os.platform()} ${os.release()}` };
