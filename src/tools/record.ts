@@ -61,6 +61,7 @@ export function outcomeOf(host: DispatchHost, record: CallRecord): CallOutcome {
     endsTurn,
     ...(record.errorCode ? { errorCode: record.errorCode as WeftError["code"] } : {}),
     ...(record.stubbed ? { stubbed: true } : {}),
+    ...(record.fullResultPath ? { fullResultPath: record.fullResultPath } : {}),
   };
 }
 
@@ -139,6 +140,7 @@ export function finishCall(
     ...(extra.stubbed ? { stubbed: true } : {}),
     ...(extra.errorCode ? { errorCode: extra.errorCode } : {}),
     ...(extra.errorDetails ? { errorDetails: extra.errorDetails } : {}),
+    ...(capped.fullResultPath ? { fullResultPath: capped.fullResultPath } : {}),
   };
 }
 
