@@ -1,10 +1,12 @@
 /**
  * Call routes of a thread: list, read, approve, deny, settle. Who approves, denies or settles is
  * the verified caller (recorded as `approvedBy` / `decidedBy`), never a body field or header.
+ * Decisions accept `Idempotency-Key`.
  * @module
  */
 import { Hono } from "hono";
 import type { AuthedEnv } from "./auth.js";
+import { idempotencyOf } from "./idempotency.js";
 import { ApproveBody, CallsQuery, DenyBody, SettleBody } from "./schemas.js";
 import { threadStub, unwrap } from "./stubs.js";
 import { jsonBody, query } from "./validate.js";
@@ -22,17 +24,20 @@ export function callRoutes() {
 
   app.post("/:id/calls/:callId/approve", jsonBody(ApproveBody), async (c) => {
     const body = c.req.valid("json");
-    return c.json(unwrap(await threadStub(c.env, c.req.param("id")).approve(c.var.caller, c.req.param("callId"), body.argsHash)));
+    const idem = await idempotencyOf(c, body);
+    return c.json(unwrap(await threadStub(c.env, c.req.param("id")).approve(c.var.caller, c.req.param("callId"), body.argsHash, idem)));
   });
 
   app.post("/:id/calls/:callId/deny", jsonBody(DenyBody), async (c) => {
     const body = c.req.valid("json");
-    return c.json(unwrap(await threadStub(c.env, c.req.param("id")).deny(c.var.caller, c.req.param("callId"), body.reason)));
+    const idem = await idempotencyOf(c, body);
+    return c.json(unwrap(await threadStub(c.env, c.req.param("id")).deny(c.var.caller, c.req.param("callId"), body.reason, idem)));
   });
 
   app.post("/:id/calls/:callId/settle", jsonBody(SettleBody), async (c) => {
     const body = c.req.valid("json");
-    return c.json(unwrap(await threadStub(c.env, c.req.param("id")).settle(c.var.caller, c.req.param("callId"), body)));
+    const idem = await idempotencyOf(c, body);
+    return c.json(unwrap(await threadStub(c.env, c.req.param("id")).settle(c.var.caller, c.req.param("callId"), body, idem)));
   });
 
   return app;

@@ -11,8 +11,9 @@ import type { Registry } from "../run/agent.js";
 import type { DirectCallOutcome } from "../thread/direct.js";
 import { ToolCatalog, configHash } from "../tools/catalog.js";
 import type { AuthedEnv } from "./auth.js";
+import { idempotencyOf } from "./idempotency.js";
 import { DirectCallBody } from "./schemas.js";
-import { accountStub, newThread, threadStub, tokenThread, unwrap } from "./stubs.js";
+import { accountStub, keyedThread, newThread, threadStub, tokenThread, unwrap } from "./stubs.js";
 import { jsonBody } from "./validate.js";
 
 const TOKEN = /^[^:]+:.+$/;
@@ -48,9 +49,10 @@ export function toolRoutes(registry: Registry) {
     const size = body.input === undefined ? 0 : byteLength(JSON.stringify(body.input));
     if (size > max) throw new WeftError("payload_too_large", `input: ${size} bytes, over the ${max}-byte limit of a tool input (WEFT_MAX_TOOL_INPUT_BYTES)`, { path: ["input"], limit: max });
     const call = { toolName: name, input: body.input ?? {} };
+    const idem = await idempotencyOf(c, body);
     if (body.sessionId !== undefined) {
       const stub = threadStub(c.env, body.sessionId, "session_not_found");
-      const result = await stub.callTool(caller, call);
+      const result = await stub.callTool(caller, call, idem);
       // Another user's session, like a missing one, is not found.
       if (!result.ok && result.error.code === "thread_not_found") {
         throw new WeftError("session_not_found", `no session ${JSON.stringify(body.sessionId)}`, { path: ["sessionId"] });
@@ -59,18 +61,21 @@ export function toolRoutes(registry: Registry) {
     }
     if (body.continuationToken !== undefined) {
       const { stub } = tokenThread(c.env, caller, body.continuationToken);
-      const result = await stub.callTool(caller, call);
+      const result = await stub.callTool(caller, call, idem);
       if (result.ok || result.error.code !== "thread_not_found") return answer(unwrap(result));
     }
     // No session: a scratch thread, removed when the call returns, or by its own alarm if the
     // Worker dies first.
     catalog.get(name); // 404 unknown_tool before any thread is made
-    const { id, stub } = newThread(c.env);
+    // With a key the key names the scratch thread, which keeps the answer until its own alarm
+    // removes it (SCRATCH_TTL_MS): a retry in that window replays instead of calling again.
+    const { id, stub } = idem ? keyedThread(c.env, caller, "call", idem.key) : newThread(c.env);
     const threadId = id.toString();
-    unwrap(await stub.create(caller, { ephemeral: true, ...(body.continuationToken ? { arguments: { continuationToken: body.continuationToken } } : {}) }, threadId));
+    const created = await stub.create(caller, { ephemeral: true, ...(body.continuationToken ? { arguments: { continuationToken: body.continuationToken } } : {}) }, threadId);
+    if (!idem || created.ok || created.error.code !== "thread_exists") unwrap(created);
     let keep = false;
     try {
-      const outcome = unwrap(await stub.callTool(caller, call));
+      const outcome = unwrap(await stub.callTool(caller, call, idem));
       // A call that waits for a person keeps its scratch thread, or nobody could approve it.
       keep = waits(outcome);
       if (keep) {
@@ -79,7 +84,7 @@ export function toolRoutes(registry: Registry) {
       }
       return c.json({ ...outcome, scratchWorkspace: true, ...(keep ? { sessionId: threadId } : {}) }, keep ? 202 : 200);
     } finally {
-      if (!keep) await stub.destroy(caller);
+      if (!keep && !idem) await stub.destroy(caller);
     }
   });
 

@@ -25,7 +25,8 @@ export interface ThreadPage {
 /** The UserAccount's RPC methods (the class implements this interface). */
 export interface AccountApi {
   /**
-   * Adds a thread to the index unless the user holds `max` threads already.
+   * Adds a thread to the index unless the user holds `max` threads already; a thread listed
+   * already is left as it is.
    * @throws WeftError `too_many_threads` (429) at the limit; nothing is written then.
    */
   addThread(entry: ThreadEntry, max: number): Promise<RpcResult<null>>;
@@ -70,6 +71,8 @@ export class UserAccount extends DurableObject implements AccountApi {
 
   async addThread(entry: ThreadEntry, max: number): Promise<RpcResult<null>> {
     return rpc(() => {
+      // A retried create (same Idempotency-Key) finds its thread listed already: nothing to add.
+      if (this.sql.exec("SELECT 1 FROM account_threads WHERE thread_id = ?", entry.threadId).toArray().length > 0) return null;
       const count = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM account_threads").one().n;
       if (count >= max) {
         throw new WeftError("too_many_threads", `this user has ${count} threads; the limit is ${max} threads per user (WEFT_MAX_THREADS_PER_USER)`, {

@@ -6,6 +6,7 @@ import { CallStore } from "./calls.js";
 import { EnvStore } from "./env.js";
 import { EventLog } from "./events.js";
 import { FileStore } from "./files.js";
+import { IdempotencyStore } from "./idempotency.js";
 import { KvStore } from "./kv.js";
 import { MessageStore } from "./messages.js";
 import { MetaStore } from "./meta.js";
@@ -23,6 +24,7 @@ export class ThreadStore {
   readonly turns: TurnStore;
   readonly script: ScriptStore;
   readonly files: FileStore;
+  readonly idempotency: IdempotencyStore;
 
   constructor(readonly storage: DurableObjectStorage) {
     const sql = storage.sql;
@@ -35,6 +37,7 @@ export class ThreadStore {
     this.turns = new TurnStore(sql);
     this.script = new ScriptStore(sql);
     this.files = new FileStore(storage);
+    this.idempotency = new IdempotencyStore(storage);
   }
 
   /** Runs `fn` as one SQLite transaction: all of its writes land, or none. */

@@ -90,6 +90,19 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE calls ADD COLUMN outcome TEXT;
   ALTER TABLE calls ADD COLUMN restarts INTEGER NOT NULL DEFAULT 0;
   `,
+  // v8: answers kept per Idempotency-Key, so a retried request replays its first answer.
+  `
+  CREATE TABLE idempotency (
+    scoped_key TEXT PRIMARY KEY,
+    fingerprint TEXT NOT NULL,
+    instance TEXT NOT NULL,
+    done INTEGER NOT NULL DEFAULT 0,
+    chunks INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX idempotency_by_age ON idempotency (created_at);
+  CREATE TABLE idempotency_chunks (scoped_key TEXT NOT NULL, chunk INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (scoped_key, chunk));
+  `,
 ];
 
 /** True when the thread's tables exist; an id that was never created has none. */
