@@ -262,6 +262,7 @@ async function settleStep(host: TurnHost, execution: Execution, calls: ToolCallR
       source: "model",
       turnId,
       ...(call.cutOff ? { cutOff: true } : {}),
+      ...(call.oversized !== undefined ? { oversized: call.oversized } : {}),
       ...(call.announced ? { announced: true } : {}),
     });
     outcomes.push(done.outcome);

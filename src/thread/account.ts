@@ -6,6 +6,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { WeftError } from "../errors.js";
+import { checkStoredBytes } from "../limits.js";
 import { type RpcResult, rpc } from "./rpc.js";
 import type { EnvType } from "./store/env.js";
 
@@ -116,6 +117,7 @@ export class UserAccount extends DurableObject implements AccountApi {
 
   async setEnv(name: string, value: string, type: EnvType): Promise<RpcResult<null>> {
     return rpc(() => {
+      checkStoredBytes(value, ["value"]);
       this.sql.exec("INSERT OR REPLACE INTO account_env (name, value, type) VALUES (?, ?, ?)", name, value, type);
       return null;
     });
