@@ -3,6 +3,7 @@
  * @module
  */
 import { createWeft } from "../src/runtime.js";
+import type { WeftEnv } from "../src/thread/durable.js";
 import { registry } from "./generated/registry.js";
 import { enforceRowLimit } from "./row-limit.js";
 
@@ -14,11 +15,39 @@ export class Thread extends weft.Thread {
     enforceRowLimit(ctx.storage.sql, "Thread");
     super(ctx, env);
   }
+
+  /** Test seam (the fuzz against `wrangler dev`): restarts this Durable Object, as a crash would. */
+  async testCrash(): Promise<void> {
+    this.ctx.abort("fuzz crash");
+  }
+
+  /** Test seam: fires the watchdog alarm now. */
+  async testAlarm(): Promise<void> {
+    await this.alarm();
+  }
 }
 
 /** The per-user account Durable Object. */
 export const UserAccount = weft.UserAccount;
 
-export default weft.worker;
+/** `POST /__test/threads/<id>/<crash|alarm|idle>`: what tests outside workerd cannot reach otherwise. */
+const TEST_ROUTE = /^\/__test\/threads\/([0-9a-f]{64})\/(crash|alarm|idle)$/;
+
+export default {
+  async fetch(request, env, ctx) {
+    const seam = request.method === "POST" ? TEST_ROUTE.exec(new URL(request.url).pathname) : null;
+    if (!seam) return weft.worker.fetch(request, env, ctx);
+    const stub = env.THREAD.get(env.THREAD.idFromString(seam[1]!)) as unknown as Thread;
+    try {
+      if (seam[2] === "crash") await stub.testCrash();
+      else if (seam[2] === "alarm") await stub.testAlarm();
+      else await stub.waitIdle();
+    } catch (e) {
+      // A crash resets the object under the very call that asked for it.
+      if (seam[2] !== "crash") return Response.json({ error: String(e) }, { status: 500 });
+    }
+    return Response.json({ done: seam[2] });
+  },
+} satisfies ExportedHandler<WeftEnv>;
 
 export { Ledger } from "./ledger.js";
