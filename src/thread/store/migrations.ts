@@ -90,7 +90,8 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE calls ADD COLUMN outcome TEXT;
   ALTER TABLE calls ADD COLUMN restarts INTEGER NOT NULL DEFAULT 0;
   `,
-  // v8: answers kept per Idempotency-Key, so a retried request replays its first answer.
+  // v8: answers kept per Idempotency-Key, so a retried request replays its first answer; the
+  // calls a call queued, found by their parent.
   `
   CREATE TABLE idempotency (
     scoped_key TEXT PRIMARY KEY,
@@ -102,6 +103,8 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX idempotency_by_age ON idempotency (created_at);
   CREATE TABLE idempotency_chunks (scoped_key TEXT NOT NULL, chunk INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (scoped_key, chunk));
+  CREATE INDEX calls_by_parent ON calls (parent_call_id, ord);
+  CREATE INDEX calls_by_turn ON calls (turn_id, status);
   `,
 ];
 
