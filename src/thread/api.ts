@@ -4,6 +4,7 @@
  * @module
  */
 import type { CallRecord, Message } from "../protocol.js";
+import type { UnavailableTool } from "../tools/catalog.js";
 import type { Settlement } from "../tools/decide.js";
 import type { CallOutcome } from "../tools/host.js";
 import type { GetMessagesOptions, MessagesResult } from "../tools/thread-state.js";
@@ -51,6 +52,10 @@ export interface ThreadInfo extends ThreadMeta {
   messageCount: number;
   lastSeq: number;
   lastTurn?: TurnRecord;
+  /** What the model is offered: each usable tool's name, description and input JSON Schema. */
+  tools: { name: string; description: string; inputSchema: Record<string, unknown> }[];
+  /** Tools the agent defines that cannot be offered, with why; never left out silently. */
+  unavailableTools: UnavailableTool[];
 }
 
 /** A file's content as RPC carries it: text as is, binary base64-encoded. */

@@ -13,11 +13,14 @@ import type { Registry } from "../run/agent.js";
 import { prepareThread } from "./create.js";
 import type { GetMessagesOptions } from "../tools/thread-state.js";
 import { directCall, type DirectCallInput } from "./direct.js";
-import { ThreadEngine } from "./engine.js";
+import { type CrashHook, ThreadEngine } from "./engine.js";
 import { checkModel, checkScriptable } from "./model-choice.js";
-import { TurnRunner, WATCHDOG_MS } from "./runner.js";
+import { TurnRunner } from "./runner.js";
+import { WATCHDOG_MS, settingOf } from "../config.js";
 import type { Settlement } from "../tools/decide.js";
 import { checkTimeArgNames } from "../tools/time-args.js";
+import { unavailableTools } from "../tools/catalog.js";
+import { modelTools } from "./turn-host.js";
 import type { ChildAnswer } from "./agent-tool.js";
 import type { Caller, CreateThreadInput, ThreadApi, ThreadInfo } from "./api.js";
 import { CALLER_HEADER } from "./api.js";
@@ -81,7 +84,26 @@ export function createThreadClass(registry: Registry) {
 
     private attach(engine: ThreadEngine): void {
       this.engine = engine;
-      this.runner = new TurnRunner(engine, (delayMs) => void this.ctx.storage.setAlarm(Date.now() + delayMs));
+      engine.crashHook = this.crashHook();
+      this.runner = new TurnRunner(engine, (delayMs) => void this.ctx.storage.setAlarm(Date.now() + delayMs), this.watchdogMs());
+    }
+
+    /** `WEFT_WATCHDOG_MS` (a positive integer of milliseconds), else {@link WATCHDOG_MS}. */
+    private watchdogMs(): number {
+      const configured = Number(settingOf(this.env, "WEFT_WATCHDOG_MS"));
+      return Number.isInteger(configured) && configured > 0 ? configured : WATCHDOG_MS;
+    }
+
+    /** Makes sure an alarm will fire: work a crash cuts is then finished with no client request. */
+    private async armWatchdog(): Promise<void> {
+      const at = await this.ctx.storage.getAlarm();
+      const soon = Date.now() + this.watchdogMs();
+      if (at === null || at > soon) await this.ctx.storage.setAlarm(soon);
+    }
+
+    /** Test seam of the crash matrix: a subclass returns a hook called at each crash point. */
+    protected crashHook(): CrashHook | null {
+      return null;
     }
 
     private hasUnfinishedWork(): boolean {
@@ -196,6 +218,8 @@ export function createThreadClass(registry: Registry) {
         // A scratch thread removes itself even if the Worker dies before it calls destroy().
         if (meta.ephemeral) await this.ctx.storage.setAlarm(meta.createdAt + SCRATCH_TTL_MS);
         engine.emit("thread_created", { threadId, agentId: meta.agentId });
+        const unavailable = unavailableTools(engine.catalog);
+        if (unavailable.length > 0) engine.emit("tools_unavailable", { tools: unavailable });
         if (input.opening !== undefined) void this.runner!.resume();
         return meta;
       });
@@ -212,6 +236,8 @@ export function createThreadClass(registry: Registry) {
           messageCount: this.store.messages.count(),
           lastSeq: this.store.events.lastSeq(),
           ...(lastTurn ? { lastTurn } : {}),
+          tools: modelTools(engine.catalog),
+          unavailableTools: unavailableTools(engine.catalog),
         };
       });
     }
@@ -279,7 +305,13 @@ export function createThreadClass(registry: Registry) {
     }
 
     async callTool(caller: Caller, input: DirectCallInput, idem?: IdempotencyClaim) {
-      return this.once(caller, idem, () => this.work(caller, (engine, runner) => directCall(engine, runner, input)));
+      return this.once(caller, idem, () =>
+        this.work(caller, async (engine, runner) => {
+          // A direct call runs outside any turn; the watchdog finishes it if a crash cuts it.
+          await this.armWatchdog();
+          return directCall(engine, runner, input);
+        }),
+      );
     }
 
     async keep(caller: Caller): Promise<RpcResult<null>> {
@@ -340,7 +372,7 @@ export function createThreadClass(registry: Registry) {
     override async alarm(): Promise<void> {
       if (!this.runner) return;
       if (this.runner.active) {
-        this.ctx.storage.setAlarm(Date.now() + WATCHDOG_MS);
+        this.ctx.storage.setAlarm(Date.now() + this.watchdogMs());
         return;
       }
       const meta = this.engine!.meta;
@@ -348,9 +380,14 @@ export function createThreadClass(registry: Registry) {
         await this.removeAll();
         return;
       }
+      // Armed before recovering: if recovery itself is cut by a crash, the next alarm tries again.
+      await this.ctx.storage.setAlarm(Date.now() + this.watchdogMs());
       await this.refreshSecrets();
       await this.runner.resume();
-      if (meta.ephemeral && (await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(meta.createdAt + SCRATCH_TTL_MS);
+      if (!this.runner.active && !this.hasUnfinishedWork()) {
+        if (meta.ephemeral) await this.ctx.storage.setAlarm(meta.createdAt + SCRATCH_TTL_MS);
+        else await this.ctx.storage.deleteAlarm();
+      }
     }
 
     override async fetch(request: Request): Promise<Response> {

@@ -56,7 +56,7 @@ export interface EngineHost {
 export const MAX_EVENT_BYTES = 1024 * 1024;
 
 /** Test seam of the crash matrix: called at each crash point of the pipeline. */
-export type CrashHook = (point: CrashPoint, call: { callId: string; toolName: string; effect: Effect }) => void | Promise<void>;
+export type CrashHook = (point: CrashPoint, call: { callId: string; toolName: string; effect?: Effect }) => void | Promise<void>;
 
 const newId = (prefix: string) => `${prefix}_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
 
@@ -323,6 +323,7 @@ export class ThreadEngine implements StateHost {
     const run = this.drainLock.then(async () => {
       const done: CallOutcome[] = [];
       for (let next = this.store.calls.queued()[0]; next; next = this.store.calls.queued()[0]) {
+        await this.crashHook?.("queue_drain", { callId: next.callId, toolName: next.toolName });
         done.push(
           await this.dispatchOne(execution, {
             callId: next.callId,
