@@ -85,6 +85,11 @@ export interface ThreadApi {
   getFile(caller: Caller, path: string): Promise<RpcResult<FileContent>>;
   deleteFile(caller: Caller, path: string): Promise<RpcResult<{ deleted: boolean }>>;
   callTool(caller: Caller, input: DirectCallInput, idem?: IdempotencyClaim): Promise<RpcResult<DirectCallOutcome>>;
+  /**
+   * Called by the owner's UserAccount when its env values changed (the thread keeps them between
+   * requests); `live` is false when no thread exists here any more.
+   */
+  accountEnvChanged(): Promise<{ live: boolean }>;
   /** Keeps a scratch thread whose call waits for a person: it becomes an ordinary session. */
   keep(caller: Caller): Promise<RpcResult<null>>;
   stop(caller: Caller): Promise<RpcResult<{ stopped: boolean }>>;

@@ -14,6 +14,8 @@ import { prepareThread } from "./create.js";
 import type { GetMessagesOptions } from "../tools/thread-state.js";
 import { directCall, type DirectCallInput } from "./direct.js";
 import { type CrashHook, ThreadEngine } from "./engine.js";
+import { Fanout } from "./fanout.js";
+import { GroupCommit } from "./group-commit.js";
 import { checkModel, checkScriptable } from "./model-choice.js";
 import { TurnRunner } from "./runner.js";
 import { WATCHDOG_MS, settingOf } from "../config.js";
@@ -53,13 +55,17 @@ export function createThreadClass(registry: Registry) {
     private runner: TurnRunner | null = null;
     private readonly userEnv: UserEnv;
     private readonly secrets: ThreadSecrets;
+    private readonly commits: GroupCommit;
+    private readonly fanout: Fanout;
 
     constructor(ctx: DurableObjectState, env: WeftEnv) {
       super(ctx, env);
       this.store = new ThreadStore(ctx.storage);
+      this.commits = new GroupCommit(() => ctx.storage.sync());
+      this.fanout = new Fanout(() => ctx.getWebSockets());
       // A value a tool sets is a secret from that moment, in logs too.
       this.store.env.onChange = () => void this.secrets.redactor();
-      this.userEnv = new UserEnv(() => this.env.ACCOUNT, () => this.engine?.meta.userId);
+      this.userEnv = new UserEnv(() => this.env.ACCOUNT, () => this.engine?.meta.userId, () => ctx.id.toString());
       this.secrets = new ThreadSecrets(this.store, env, this.userEnv, () =>
         this.engine ? [this.engine.agent.env, ...Object.values(registry.prompts ?? {}).map((p) => p.env)] : null,
       );
@@ -122,7 +128,7 @@ export function createThreadClass(registry: Registry) {
           redactEvent: (type, data) => this.secrets.event(type, data),
           broadcast: (frame: EventFrame) => this.broadcast(frame),
           wakeSoon: () => void this.ctx.storage.setAlarm(Date.now() + 50),
-          flush: () => this.ctx.storage.sync(),
+          flush: () => this.commits.flush(),
         },
         meta,
       );
@@ -170,14 +176,7 @@ export function createThreadClass(registry: Registry) {
     }
 
     private broadcast(frame: EventFrame): void {
-      const text = JSON.stringify(frame);
-      for (const ws of this.ctx.getWebSockets()) {
-        try {
-          ws.send(text);
-        } catch {
-          // A socket that closed mid-send is dropped by the runtime; its client replays on reconnect.
-        }
-      }
+      this.fanout.send(frame);
     }
 
     async create(caller: Caller, input: CreateThreadInput, threadId: string, idem?: IdempotencyClaim): Promise<RpcResult<ThreadMeta>> {
@@ -314,6 +313,11 @@ export function createThreadClass(registry: Registry) {
       );
     }
 
+    async accountEnvChanged(): Promise<{ live: boolean }> {
+      this.userEnv.invalidate();
+      return { live: this.engine !== null };
+    }
+
     async keep(caller: Caller): Promise<RpcResult<null>> {
       return this.answer(() => {
         const engine = this.guard(caller, "write");
@@ -364,6 +368,7 @@ export function createThreadClass(registry: Registry) {
       await this.runner?.idle();
       this.engine = null;
       this.runner = null;
+      this.store.env.version++;
       await this.ctx.storage.deleteAlarm();
       await this.ctx.storage.deleteAll();
     }
@@ -399,6 +404,7 @@ export function createThreadClass(registry: Registry) {
         ? new WeftError("unauthenticated", "no verified caller")
         : thrownError(() => this.guard(caller, "read"));
       if (refused) return Response.json(refused.toBody(), { status: refused.status });
+      this.fanout.flush();
       return replayAndAccept(this.ctx, this.store, request);
     }
 

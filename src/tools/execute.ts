@@ -43,11 +43,13 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
   }
 
   await host.checkpoint?.("before_journal", mark);
-  // The journal row is durable before execute runs, so a restart finds the call (DESIGN.md 3).
+  // The journal row of anything but a read is durable before execute runs, so a restart finds the call (DESIGN.md 3).
   if (call.existing) host.journal.start(request.callId, input);
   else host.journal.insert({ ...rowOf(request, effectKey), status: "started", input });
   let attempts = (call.existing?.attempts ?? 0) + 1;
-  await host.flush();
+  // A read waits for no flush: run again after a restart, it does no harm (DESIGN.md 3). Its row
+  // commits with the result, like every other write of the request.
+  if (effect !== "read") await host.flush();
   await host.checkpoint?.("after_journal", mark);
   const started: EventPayloads["tool_call_started"] = { callId: request.callId, toolName: tool.name, source: request.source, input: input ?? {} };
   const progressArg = tool.def.progressArgument;

@@ -11,6 +11,8 @@ export type EnvType = "text" | "secret";
 export class EnvStore {
   /** Called after every write (the thread rebuilds its redactor). */
   onChange: (() => void) | null = null;
+  /** Bumped by every write of this object, so a reader can tell without a query that nothing changed. */
+  version = 0;
 
   constructor(private readonly sql: SqlStorage) {}
 
@@ -31,6 +33,7 @@ export class EnvStore {
     checkStoredBytes(value, ["env", name]);
     const kept = type ?? this.get(name)?.type ?? "secret";
     this.sql.exec("INSERT OR REPLACE INTO env (name, value, type) VALUES (?, ?, ?)", name, value, kept);
+    this.version++;
     this.onChange?.();
   }
 }
