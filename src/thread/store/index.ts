@@ -11,6 +11,7 @@ import { KvStore } from "./kv.js";
 import { MessageStore } from "./messages.js";
 import { MetaStore } from "./meta.js";
 import { ScriptStore } from "./script.js";
+import { SummaryStore } from "./summaries.js";
 import { TurnStore } from "./turns.js";
 
 /** The thread's storage, one store per table group. */
@@ -24,6 +25,7 @@ export class ThreadStore {
   readonly turns: TurnStore;
   readonly script: ScriptStore;
   readonly files: FileStore;
+  readonly summaries: SummaryStore;
   readonly idempotency: IdempotencyStore;
 
   constructor(readonly storage: DurableObjectStorage) {
@@ -37,6 +39,7 @@ export class ThreadStore {
     this.turns = new TurnStore(sql);
     this.script = new ScriptStore(sql);
     this.files = new FileStore(storage);
+    this.summaries = new SummaryStore(sql);
     this.idempotency = new IdempotencyStore(storage);
   }
 

@@ -97,7 +97,18 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX turns_by_ord ON turns (ord);
   CREATE INDEX script_unplayed ON script (consumed, id);
   `,
-  // v9: answers kept per Idempotency-Key, so a retried request replays its first answer; the
+  // v9: compaction summaries of the conversation's older messages (bounded history windows).
+  `
+  CREATE TABLE history_summaries (
+    through_id INTEGER PRIMARY KEY,
+    content TEXT NOT NULL,
+    tokens INTEGER NOT NULL,
+    messages INTEGER NOT NULL,
+    model TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  `,
+  // v10: answers kept per Idempotency-Key, so a retried request replays its first answer; the
   // calls a call queued, found by their parent.
   `
   CREATE TABLE idempotency (
