@@ -22,6 +22,11 @@ export class Thread extends weft.Thread {
     super(ctx, env);
   }
 
+  /** Test only: a real restart (`ctx.abort()`): every socket drops at once, a running turn is cut. */
+  restartForTest(): void {
+    this.ctx.abort("injected crash: the test restarts the thread");
+  }
+
   protected override crashHook(): CrashHook {
     const ctx = this.ctx;
     const threadId = () => (this as unknown as { engine: { meta: { threadId: string } } | null }).engine?.meta.threadId ?? "";
@@ -55,23 +60,27 @@ export class Thread extends weft.Thread {
 /** The per-user account Durable Object. */
 export const UserAccount = weft.UserAccount;
 
-/** `POST /__test/threads/<id>/<crash|alarm|idle>`: what tests outside workerd cannot reach otherwise. */
-const TEST_ROUTE = /^\/__test\/threads\/([0-9a-f]{64})\/(crash|alarm|idle)$/;
+/**
+ * weft's Worker, plus test-only routes outside weft's app, for tests outside workerd:
+ * `POST /__test/threads/:id/restart` (or `crash`) aborts that thread's Durable Object, `alarm`
+ * fires its watchdog now, `idle` waits until no turn runs.
+ */
+const TEST_ROUTE = /^\/__test\/threads\/([0-9a-f]{64})\/(restart|crash|alarm|idle)$/;
 
 export default {
-  async fetch(request, env, ctx) {
+  async fetch(request: Request, env: WeftEnv, ctx: ExecutionContext): Promise<Response> {
     const seam = request.method === "POST" ? TEST_ROUTE.exec(new URL(request.url).pathname) : null;
     if (!seam) return weft.worker.fetch(request, env, ctx);
     const stub = env.THREAD.get(env.THREAD.idFromString(seam[1]!)) as unknown as Thread;
     try {
-      if (seam[2] === "crash") await stub.testCrash();
+      if (seam[2] === "restart" || seam[2] === "crash") await stub.testCrash();
       else if (seam[2] === "alarm") await stub.testAlarm();
       else await stub.waitIdle();
     } catch (e) {
-      // A crash resets the object under the very call that asked for it.
-      if (seam[2] !== "crash") return Response.json({ error: String(e) }, { status: 500 });
+      // The abort breaks this very call; that is the point.
+      if (seam[2] !== "crash" && seam[2] !== "restart") return Response.json({ error: String(e) }, { status: 500 });
     }
-    return Response.json({ done: seam[2] });
+    return Response.json(seam[2] === "restart" ? { restarted: true } : { done: seam[2] });
   },
 } satisfies ExportedHandler<WeftEnv>;
 
