@@ -1,17 +1,25 @@
 /**
- * `npm run crash-matrix`: runs every cell of the crash matrix (test/crash/matrix.ts) inside
- * workerd, prints the matrix and the closing line, and fails when any cell is off.
+ * `npm run crash-matrix`: every cell of the crash matrix (test/crash/matrix.ts), then 1000 crashes
+ * at random points over random mixes of effect classes (test/crash/random.ts, seeded), inside
+ * workerd. Prints the tables, every cell or thread that is off, and the closing line.
  */
 import { expect, it } from "vitest";
-import { CLASSES, type CellResult, type EffectClass, POINTS, render, runCell, summary } from "../test/crash/matrix.js";
+import { type CellResult, cells, render, runCell, summary } from "../test/crash/matrix.js";
+import { randomSummary, runRandom } from "../test/crash/random.js";
+
+const SEED = Number(process.env.CRASH_SEED ?? 20261130);
 
 it("crash matrix", async () => {
-  const cells: CellResult[] = [];
-  for (const cls of Object.keys(CLASSES) as EffectClass[]) {
-    for (const point of POINTS) cells.push(await runCell(cls, point));
-  }
-  console.log(`\n${render(cells)}\n`);
-  for (const c of cells.filter((x) => !x.ok)) console.log(`off: ${c.cls} @ ${c.point}: expected ${c.expected}; ${c.detail}`);
-  console.log(summary(cells));
-  expect(cells.filter((c) => !c.ok)).toEqual([]);
+  const results: CellResult[] = [];
+  for (const { cls, point, source } of cells()) results.push(await runCell(cls, point, source));
+  console.log(`\n${render(results)}`);
+  for (const c of results.filter((x) => !x.ok)) console.log(`off: ${c.source} ${c.cls} @ ${c.point}: expected ${c.expected}; ${c.detail}`);
+  const random = await runRandom({ seed: SEED, targetCrashes: 1000, concurrency: 8, budgetMs: 420_000 });
+  for (const p of random.problems) console.log(`off: ${p}`);
+  if (random.outOfTime) console.log(`random: time budget spent after ${random.threads} threads`);
+  console.log(`random: seed ${SEED}, ${random.threads} threads`);
+  console.log(`${summary(results)}; ${randomSummary(random)}`);
+  expect(results.filter((c) => !c.ok)).toEqual([]);
+  expect(random.problems).toEqual([]);
+  expect(random.crashes).toBeGreaterThanOrEqual(1000);
 });

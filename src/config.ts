@@ -8,6 +8,9 @@ import { LIMITS } from "./limits.js";
 import { DEFAULT_CALL_TIMEOUT_MS } from "./tools/execute.js";
 import { DEFAULT_RESULT_CAP_BYTES } from "./tools/size.js";
 
+/** How long the watchdog alarm waits before checking on a turn, in milliseconds (`WEFT_WATCHDOG_MS`). */
+export const WATCHDOG_MS = 2000;
+
 /** One setting: its variable, its default as the docs show it, and what it does. */
 export interface Setting {
   name: `WEFT_${string}`;
@@ -26,6 +29,11 @@ const OTHER_SETTINGS: readonly Setting[] = [
     name: "WEFT_RESULT_CAP_BYTES",
     default: String(DEFAULT_RESULT_CAP_BYTES),
     what: "The most bytes of one tool result the model sees; a longer result is cut, with a notice naming the thread file that keeps the full text. At most half of a message's limit.",
+  },
+  {
+    name: "WEFT_WATCHDOG_MS",
+    default: String(WATCHDOG_MS),
+    what: "Milliseconds after a turn or a direct call starts (and after each recovery) at which the thread's alarm checks on it: work a crash cut is finished then, with no client request.",
   },
   {
     name: "WEFT_CALL_TIMEOUT_MS",

@@ -33,6 +33,8 @@ export const ERROR_CODES = {
   not_found: { status: 404, retryable: false },
   payload_too_large: { status: 413, retryable: false },
   unsupported_media_type: { status: 415, retryable: false },
+  method_not_allowed: { status: 405, retryable: false },
+  not_acceptable: { status: 406, retryable: false },
   too_many_threads: { status: 429, retryable: false },
   unauthenticated: { status: 401, retryable: false },
   auth_not_configured: { status: 503, retryable: false },

@@ -155,6 +155,8 @@ export interface ModelStepRecord {
 /** Payloads of the built-in event types, keyed by `type` (snake_case, DESIGN.md). */
 export interface EventPayloads {
   thread_created: { threadId: string; agentId: string };
+  /** Tools the thread's agent defines but cannot offer (a dynamic definition that fails to compile), with why. */
+  tools_unavailable: { tools: { name: string; reason: string }[] };
   message_created: { message: Message };
   /** `resumed` when a turn cut by a restart, or one that waited for a person, goes on. */
   turn_started: { turnId: string; resumed?: boolean };
@@ -253,6 +255,7 @@ export type EventFrame = BuiltinEventFrame | CustomEventFrame;
 /** The built-in event type names; `state.emit` may not use these. */
 export const BUILTIN_EVENT_TYPES: ReadonlySet<string> = new Set<BuiltinEventType>([
   "thread_created",
+  "tools_unavailable",
   "message_created",
   "turn_started",
   "model_step",

@@ -88,3 +88,20 @@ describe("required variables", () => {
     expect(ok.status).toBe(201);
   });
 });
+
+describe("user-account values kept by a thread", () => {
+  it("a change to the owner's account reaches a thread that read the old values, from the moment it is acknowledged", async () => {
+    const name = `KEPT_${crypto.randomUUID().replaceAll("-", "").slice(0, 8).toUpperCase()}`;
+    const readEnv = async (sessionId: string) => (await json("POST", "/v1/tools/read_env", { sessionId, input: { name } })).body;
+    expect((await json("PUT", `/account/env/${name}`, { value: "first-value-1", type: "text" })).status).toBe(200);
+    const id = await createThread();
+    expect((await readEnv(id)).result).toBe("first-value-1|text");
+    // The very next call of the same thread resolves the new value and type.
+    expect((await json("PUT", `/account/env/${name}`, { value: "second-value-2", type: "secret" })).status).toBe(200);
+    expect((await readEnv(id)).result).toBe("second-value-2|secret");
+    expect((await json("DELETE", `/account/env/${name}`)).status).toBe(200);
+    const third = await readEnv(id);
+    expect(third.isError).toBe(true);
+    expect(third.error).toContain(`environment value "${name}" is not set`);
+  });
+});

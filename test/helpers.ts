@@ -149,7 +149,9 @@ export type ListedCall = {
 
 /** Every call of a thread, in creation order. */
 export async function callsOf(threadId: string): Promise<ListedCall[]> {
-  return (await json<{ calls: ListedCall[] }>("GET", `/threads/${threadId}/calls`)).body.calls;
+  const answer = await json<{ calls: ListedCall[] }>("GET", `/threads/${threadId}/calls`);
+  if (answer.status !== 200) throw new Error(`GET /threads/${threadId}/calls answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+  return answer.body.calls;
 }
 
 /** The messages of a thread, oldest first, silent included. */
@@ -157,9 +159,9 @@ export async function messagesOf(threadId: string): Promise<Array<{ role: string
   return (await json("GET", `/threads/${threadId}/messages?limit=1000&includeSilent=true`)).body.messages;
 }
 
-/** How often the outside ledger saw an effect key run, and how many effects it applied. */
-export async function ledgerOf(effectKey: string): Promise<{ runs: number; applied: number }> {
+/** How often the outside ledger saw an effect key execute (raw count, no deduplication). */
+export async function ledgerOf(effectKey: string): Promise<{ runs: number }> {
   const ns = (env as unknown as { LEDGER: DurableObjectNamespace }).LEDGER;
-  const stub = ns.get(ns.idFromName("ledger")) as unknown as { read(key: string): Promise<{ runs: number; applied: number }> };
+  const stub = ns.get(ns.idFromName("ledger")) as unknown as { read(key: string): Promise<{ runs: number }> };
   return stub.read(effectKey);
 }

@@ -1,18 +1,43 @@
 /**
- * The test worker: weft over the registry generated from agents/ plus test/fixtures/.
+ * The test worker: weft over the registry generated from agents/ plus test/fixtures/. Its Thread
+ * crashes itself where a crash plan (test/crash/plan.ts) says, and notes each alarm it finished.
  * @module
  */
 import { createWeft } from "../src/runtime.js";
+import type { CrashHook } from "../src/thread/engine.js";
+import { noteAlarmDone, registerAborter, takeCrash } from "./crash/plan.js";
 import { registry } from "./generated/registry.js";
 import { enforceRowLimit } from "./row-limit.js";
 
 const weft = createWeft(registry);
 
-/** The Thread Durable Object class under test, with Cloudflare's row limit enforced on its writes. */
+/**
+ * The Thread Durable Object class under test: Cloudflare's row limit enforced on its writes, and
+ * the crash plans of test/crash/plan.ts consulted at every crash point.
+ */
 export class Thread extends weft.Thread {
   constructor(ctx: DurableObjectState, env: ConstructorParameters<typeof weft.Thread>[1]) {
     enforceRowLimit(ctx.storage.sql, "Thread");
     super(ctx, env);
+  }
+
+  protected override crashHook(): CrashHook {
+    const ctx = this.ctx;
+    const threadId = () => (this as unknown as { engine: { meta: { threadId: string } } | null }).engine?.meta.threadId ?? "";
+    return (point, call) => {
+      const id = threadId();
+      registerAborter(id, (reason) => ctx.abort(reason));
+      if (!takeCrash(id, point, call.callId)) return;
+      // After the result is recorded the crash must find it durable; everywhere else it cuts at once.
+      if (point === "after_result") return ctx.storage.sync().then(() => ctx.abort(`injected crash at ${point}`));
+      ctx.abort(`injected crash at ${point}`);
+    };
+  }
+
+  override async alarm(): Promise<void> {
+    await super.alarm();
+    const engine = (this as unknown as { engine: { meta: { threadId: string } } | null }).engine;
+    if (engine) noteAlarmDone(engine.meta.threadId);
   }
 }
 

@@ -4,14 +4,14 @@
  * @module
  */
 import { isDeepStrictEqual } from "node:util";
-import { pathsRelated, refusalPaths, formatPath } from "./reference.mjs";
+import { pathsRelated, formatPath } from "./reference.mjs";
 
 /**
  * @typedef {import("./client.mjs").Frame} Frame
  * @typedef {{ id: string, toolName: string, originalName: string, args: Record<string, unknown> } & (
  *   { kind: "valid", expected: unknown }
  *   | { kind: "breaking", referencePaths: string[][] }
- *   | { kind: "variant", argument: string, variant: string })} CallSpec
+ *   | { kind: "variant", argument: string, path: (string | number)[], variant: string })} CallSpec
  * @typedef {{ turnId: string, start: Frame, finish: Frame, toolCalls: Array<{ id: string, name: string }>,
  *   firstStepSeq: number }} Turn
  */
@@ -98,15 +98,43 @@ export function checkCall(spec, index, turn, frames, records, toOriginal) {
   if (!fin.data.isError || fin.data.status === "succeeded") return `accepted a call the reference refuses (${refusedBecause(spec)})`;
   // Validation precedes execution: a refused call was never attempted.
   if (fin.data.attempts !== 0 || record.attempts !== 0) return `refused call shows attempts ${fin.data.attempts}/${record.attempts} (expected 0)`;
-  const named = refusalPaths(fin.data.error);
-  if (named === null) return `refused without invalid_tool_input: ${show(fin.data.error)}`;
+  if (fin.data.errorCode !== "invalid_tool_input") return `refused without invalid_tool_input: ${show(fin.data.errorCode)} ${show(fin.data.error)}`;
   if (record.status === "succeeded" || record.result?.status !== "error") return `call record says ${record.status}/${record.result?.status}`;
+  // Paths come from the structured issues the event and the record carry, never from the prose.
+  const named = issuePaths(fin.data.errorDetails);
+  if (named === null) return `tool_call_finished carries no errorDetails.issues with array paths: ${show(fin.data.errorDetails)}`;
+  if (!isDeepStrictEqual(issuePaths(record.errorDetails), named)) return `call record issues ${show(record.errorDetails)} differ from the event's`;
   if (spec.kind === "breaking") {
     const agrees = named.some((p) => spec.referencePaths.some((q) => pathsRelated(p, q)));
     if (!agrees) return `refusal names ${show(named.map(formatPath))}, the reference faults ${show(spec.referencePaths.map(formatPath))}`;
-  } else if (!named.some((p) => p[0] === spec.argument)) {
-    return `${spec.variant} variant: refusal names ${show(named.map(formatPath))}, not ${spec.argument}`;
+  } else if (!named.some((p) => pathsRelated(p, spec.path))) {
+    return `${spec.variant} variant: refusal names ${show(named.map(formatPath))}, not ${formatPath(spec.path.map(String))}`;
   }
+  return null;
+}
+
+/** The `path` of every issue in `details.issues`, or null when they are missing or not arrays. */
+export function issuePaths(details) {
+  const issues = details?.issues;
+  if (!Array.isArray(issues) || issues.length === 0) return null;
+  if (!issues.every((i) => Array.isArray(i?.path) && i.path.every((s) => typeof s === "string" || typeof s === "number"))) return null;
+  return issues.map((i) => i.path);
+}
+
+/**
+ * Judges whether an offered tool reached the model: `GET /threads/:id` lists it among `tools`
+ * with the description and input schema sent, and not among `unavailableTools`.
+ * @param {{ name: string, description: string, parameters: unknown }} tool as offered
+ * @param {any} info the thread
+ * @returns {string | null}
+ */
+export function checkAdvertised(tool, info) {
+  const unavailable = (info?.unavailableTools ?? []).find((t) => t.name === tool.name);
+  if (unavailable) return `offered tool listed unavailable: ${unavailable.reason}`;
+  const shown = (info?.tools ?? []).find((t) => t.name === tool.name);
+  if (!shown) return `offered tool missing from the model's tool list (and not listed unavailable)`;
+  if (shown.description !== (tool.description || tool.name)) return `description shown ${show(shown.description)}, offered ${show(tool.description)}`;
+  if (!isDeepStrictEqual(shown.inputSchema, tool.parameters)) return `input schema shown ${show(shown.inputSchema)} differs from the one offered ${show(tool.parameters)}`;
   return null;
 }
 

@@ -40,6 +40,8 @@ export function createClient(baseUrl, token = null) {
     postMessage: (threadId, body) => request("POST", `/threads/${encodeURIComponent(threadId)}/messages`, body),
     /** `GET /threads/:id/calls`. @returns {Promise<{ calls: any[] }>} */
     listCalls: (threadId) => request("GET", `/threads/${encodeURIComponent(threadId)}/calls`),
+    /** `GET /threads/:id`: status, the tools the model is offered and the unavailable ones. */
+    getThread: (threadId) => request("GET", `/threads/${encodeURIComponent(threadId)}`),
     /** Opens `GET /threads/:id/ws?since=<seq>` and resolves once the socket is open. */
     openEvents: (threadId, since = 0) =>
       openEvents(`${base.replace(/^http/, "ws")}/threads/${encodeURIComponent(threadId)}/ws?since=${since}${token ? `&access_token=${encodeURIComponent(token)}` : ""}`),

@@ -1,22 +1,13 @@
 /**
  * BFCL function definitions -> weft tools: tool names that obey weft's rule (and a table back to
- * the original names), and BFCL's Python-flavoured schemas -> standard JSON Schema (draft 2020-12).
+ * the original names), and BFCL's type names (`dict`, `float`, `tuple`, `any`, Java and JavaScript
+ * spellings) -> JSON Schema types. Nothing else in a schema is changed.
  * Pure functions, no I/O; used only by the bfcl harness and its tests.
  * @module
  */
 
 /** weft's tool-name rule (DESIGN.md, "Authoring surface"). */
 export const TOOL_NAME_RULE = /^[a-z][a-z0-9_]{0,63}$/;
-
-/** Thrown when a schema uses something the converter cannot map faithfully; names the path. */
-export class ConversionError extends Error {
-  /** @param {string} path where in the schema, e.g. `parameters.properties.age` @param {string} message */
-  constructor(path, message) {
-    super(`${path}: ${message}`);
-    this.name = "ConversionError";
-    this.path = path;
-  }
-}
 
 /**
  * Maps one function name onto the tool-name rule: camelCase splits at the case change, every run
@@ -66,132 +57,101 @@ export function mapToolNames(names) {
   return { toTool, toOriginal };
 }
 
-// BFCL / Python / Java spellings -> JSON Schema types; `null` here means "no type restriction".
+// BFCL type names -> JSON Schema types; `null` means "no type restriction". Python (simple,
+// multiple, parallel, live), Java and JavaScript spellings as BFCL v4's single-turn categories use them.
 const TYPE_NAMES = new Map(
   Object.entries({
-    dict: "object", object: "object", map: "object", hashmap: "object",
+    dict: "object", object: "object", map: "object", hashmap: "object", hashtable: "object",
     float: "number", double: "number", number: "number",
-    integer: "integer", int: "integer", long: "integer", short: "integer", byte: "integer",
+    integer: "integer", int: "integer", long: "integer", short: "integer", byte: "integer", bigint: "integer",
     string: "string", str: "string", char: "string",
     boolean: "boolean", bool: "boolean",
-    array: "array", list: "array", tuple: "array", arraylist: "array",
+    array: "array", list: "array", tuple: "array", arraylist: "array", set: "array", queue: "array", stack: "array",
     null: "null", none: "null", nonetype: "null",
     any: null,
   }),
 );
 
 /**
- * Maps one BFCL type name (any capitalisation) to a JSON Schema type, or `null` for `any`.
+ * Maps one BFCL type name (any capitalisation) to a JSON Schema type; `null` for `any` and for a
+ * name it does not know (no constraint), which `onUnknown` hears about so the run can count it.
  * @param {unknown} name @param {string} path
- * @throws ConversionError for names it does not know (rather than guessing a meaning)
+ * @param {(note: string) => void} onUnknown
  */
-export function mapTypeName(name, path) {
-  if (typeof name !== "string") throw new ConversionError(path, `type must be a string, got ${JSON.stringify(name)}`);
-  const mapped = TYPE_NAMES.get(name.toLowerCase());
-  if (mapped === undefined) throw new ConversionError(path, `unknown type "${name}"`);
-  return mapped;
-}
-
-/** True when a BFCL `optional` flag says the property may be left out (`true` or `"true"`). */
-function isOptionalFlag(value) {
-  return value === true || (typeof value === "string" && value.trim().toLowerCase() === "true");
+export function mapTypeName(name, path, onUnknown) {
+  const mapped = typeof name === "string" ? TYPE_NAMES.get(name.toLowerCase()) : undefined;
+  if (mapped !== undefined) return mapped;
+  onUnknown(`${path}: unknown type ${JSON.stringify(name)} read as no constraint`);
+  return null;
 }
 
 const SCHEMA_MAPS = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
 const SCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"];
-const SCHEMA_SINGLES = ["additionalProperties", "not", "contains", "propertyNames", "if", "then", "else"];
+const SCHEMA_SINGLES = ["items", "additionalProperties", "not", "contains", "propertyNames", "if", "then", "else"];
 
 /**
- * Converts one BFCL schema node (and everything under it) to standard JSON Schema. Keeps every
- * standard keyword (`default`, `enum`, `required`, `description`, bounds, `format`); rewrites
- * `type`; turns tuple-form `items: [...]` into `prefixItems`; folds `optional` flags and
- * draft-3 boolean `required` into the parent's `required` list and drops them.
+ * Converts one BFCL schema node (and everything under it) to JSON Schema by translating type
+ * names only: every other keyword stays exactly as published (`default`s that fail their own
+ * schema, `optional` flags, `required` lists, descriptions, formats), so weft and the reference
+ * judge the function as BFCL ships it.
  * @param {unknown} node a BFCL schema node
- * @param {string} [path] for error messages
- * @returns {Record<string, unknown>} a fresh object; the input is not modified
- * @throws ConversionError on unknown type names or non-object schema nodes
+ * @param {string} path for notes
+ * @param {(note: string) => void} onUnknown hears each unknown type name
+ * @returns {unknown} a fresh value; the input is not modified
  */
-export function convertSchema(node, path = "parameters") {
-  if (typeof node === "boolean") return /** @type {any} */ (node);
-  if (typeof node !== "object" || node === null || Array.isArray(node)) {
-    throw new ConversionError(path, `a schema must be an object, got ${JSON.stringify(node)}`);
-  }
+export function convertSchema(node, path = "parameters", onUnknown = () => {}) {
+  if (!isPlainObject(node)) return structuredClone(node);
   /** @type {Record<string, unknown>} */
   const out = {};
   for (const [key, value] of Object.entries(node)) {
-    if (key === "optional") continue; // folded into the parent's `required` below
-    if (key === "required" && !Array.isArray(value)) continue; // draft-3 flag, folded likewise
-    if (key === "type") {
-      const types = (Array.isArray(value) ? value : [value]).map((t) => mapTypeName(t, `${path}.type`));
-      if (types.includes(null)) continue; // `any`: no restriction at all
+    if (key === "type" && (typeof value === "string" || Array.isArray(value))) {
+      const types = (Array.isArray(value) ? value : [value]).map((t) => mapTypeName(t, `${path}.type`, onUnknown));
+      if (types.includes(null)) continue; // `any` or unknown: no restriction at all
       const unique = [...new Set(types)];
       out.type = unique.length === 1 ? unique[0] : unique;
-    } else if (key === "items") {
-      if (Array.isArray(value)) out.prefixItems = value.map((s, i) => convertSchema(s, `${path}.items[${i}]`));
-      else out.items = convertSchema(value, `${path}.items`);
     } else if (SCHEMA_MAPS.includes(key) && isPlainObject(value)) {
-      out[key] = Object.fromEntries(
-        Object.entries(value).map(([name, s]) => [name, convertSchema(s, `${path}.${key}.${name}`)]),
-      );
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, s]) => [name, convertSchema(s, `${path}.${key}.${name}`, onUnknown)]));
     } else if (SCHEMA_LISTS.includes(key) && Array.isArray(value)) {
-      out[key] = value.map((s, i) => convertSchema(s, `${path}.${key}[${i}]`));
-    } else if (SCHEMA_SINGLES.includes(key) && (isPlainObject(value) || typeof value === "boolean")) {
-      out[key] = convertSchema(value, `${path}.${key}`);
+      out[key] = value.map((s, i) => convertSchema(s, `${path}.${key}[${i}]`, onUnknown));
+    } else if (SCHEMA_SINGLES.includes(key)) {
+      // Tuple-form `items: [...]` (older drafts) keeps its form; its members' type names convert.
+      out[key] = Array.isArray(value) ? value.map((s, i) => convertSchema(s, `${path}.${key}[${i}]`, onUnknown)) : convertSchema(value, `${path}.${key}`, onUnknown);
     } else {
       out[key] = structuredClone(value);
     }
   }
-  if (isPlainObject(node.properties)) out.required = foldRequired(node);
-  if (Array.isArray(out.required) && out.required.length === 0) delete out.required;
   return out;
 }
 
-/** The `required` list of an object node after applying its properties' flags. */
-function foldRequired(node) {
-  const required = new Set(Array.isArray(node.required) ? node.required.filter((r) => typeof r === "string") : []);
-  for (const [name, prop] of Object.entries(node.properties)) {
-    if (!isPlainObject(prop)) continue;
-    if (prop.required === true) required.add(name);
-    if (isOptionalFlag(prop.optional)) required.delete(name);
-  }
-  return [...required];
-}
-
 /**
- * Converts a function's `parameters` to a tool's args schema: always an object at the root
- * (weft requires `"type": "object"`), even when BFCL leaves the type out.
+ * Converts a function's `parameters` to a tool's args schema. BFCL roots are `"type": "dict"`;
+ * weft requires an object root, so a root that is not one is reported (the function is offered
+ * as published and weft lists it as unavailable).
  * @param {unknown} parameters
- * @returns {Record<string, unknown>}
- * @throws ConversionError when the root is not an object schema
+ * @param {(note: string) => void} onUnknown
  */
-export function convertParameters(parameters) {
-  const schema = convertSchema(parameters ?? { type: "dict", properties: {} });
-  if (schema.type === undefined) schema.type = "object";
-  if (schema.type !== "object") throw new ConversionError("parameters", `root type must be dict/object, got ${JSON.stringify(schema.type)}`);
-  return schema;
+export function convertParameters(parameters, onUnknown = () => {}) {
+  return /** @type {Record<string, unknown>} */ (convertSchema(parameters ?? { type: "dict", properties: {} }, "parameters", onUnknown));
 }
 
 /**
- * Converts all functions of one case to weft tool definitions, with the name tables.
+ * Converts all functions of one case to weft tool definitions, with the name tables and a note
+ * per unknown type name.
  * @param {ReadonlyArray<{ name: string, description?: string, parameters?: unknown }>} functions
  * @returns {{ tools: Array<{ name: string, description: string, parameters: Record<string, unknown> }>,
- *   toTool: Map<string, string>, toOriginal: Map<string, string> }}
- * @throws ConversionError naming the function and path
+ *   toTool: Map<string, string>, toOriginal: Map<string, string>, notes: string[] }}
  */
 export function convertFunctions(functions) {
   const { toTool, toOriginal } = mapToolNames(functions.map((f) => f.name));
   const tools = [];
+  const notes = [];
   for (const fn of functions) {
     const name = toTool.get(fn.name);
     if (tools.some((t) => t.name === name)) continue; // duplicate definition: first wins
-    try {
-      tools.push({ name, description: String(fn.description ?? ""), parameters: convertParameters(fn.parameters) });
-    } catch (err) {
-      if (err instanceof ConversionError) throw new ConversionError(`${fn.name}.${err.path}`, err.message.slice(err.path.length + 2));
-      throw err;
-    }
+    const parameters = convertParameters(fn.parameters, (note) => notes.push(`${fn.name}.${note}`));
+    tools.push({ name, description: String(fn.description ?? ""), parameters });
   }
-  return { tools, toTool, toOriginal };
+  return { tools, toTool, toOriginal, notes };
 }
 
 /** @param {unknown} v @returns {v is Record<string, any>} */

@@ -7,7 +7,7 @@
 import { convertFunctions } from "./convert.mjs";
 import { expectedCall } from "./answers.mjs";
 import { invalidVariants } from "./variants.mjs";
-import { checkStream, locateTurn, checkCall, checkIrrelevance } from "./check.mjs";
+import { checkAdvertised, checkStream, locateTurn, checkCall, checkIrrelevance } from "./check.mjs";
 
 /** The fixture agent the test worker registers for this harness. */
 export const AGENT = "bfcl";
@@ -15,13 +15,14 @@ export const AGENT = "bfcl";
 /**
  * @typedef {import("./check.mjs").CallSpec} CallSpec
  * @typedef {{ tools: any[], toOriginal: Map<string, string>, turns: CallSpec[][], notes: string[] }} CasePlan
- * @typedef {{ valid: number[], breaking: number[], variants: number[], irrelevance: number[] }} Tally
- *   each entry is `[agreed, total]`
+ *   `notes` count what the run reads in its own way: unknown type names, defaults not applied
+ * @typedef {{ valid: number[], breaking: number[], variants: number[], advertised: number[] }} Tally
+ *   each entry is `[agreed, total]`; `advertised` counts offered tools the model was shown as sent
  */
 
 /** A tally with every count at 0/0. @returns {Tally} */
 export function emptyTally() {
-  return { valid: [0, 0], breaking: [0, 0], variants: [0, 0], irrelevance: [0, 0] };
+  return { valid: [0, 0], breaking: [0, 0], variants: [0, 0], advertised: [0, 0] };
 }
 
 /** Adds `b` into `a`. */
@@ -35,14 +36,35 @@ export function tallyComplete(t) {
   return Object.values(t).every(([ok, total]) => ok === total);
 }
 
-/** The summary line: `<label>: A/B valid calls executed exactly, C/D ..., I/J irrelevance clean`. */
+/** The summary line: `<label>: A/B valid calls executed exactly, C/D ..., O/P offered tools advertised`. */
 export function formatTally(label, t) {
   const f = ([ok, total]) => `${ok}/${total}`;
   return (
     `${label}: ${f(t.valid)} valid calls executed exactly, ${f(t.breaking)} schema-breaking calls refused, ` +
-    `${f(t.variants)} invalid variants refused, ${f(t.irrelevance)} irrelevance clean`
+    `${f(t.variants)} invalid variants refused, ${f(t.advertised)} offered tools advertised`
   );
 }
+
+/**
+ * How the harness's calls reach weft's model: the scripted model, told the exact calls to make.
+ * The seam for other transports (a provider API in front of the same turns): each turn's
+ * `POST /threads/:id/messages` body comes from here.
+ */
+export const scriptedTransport = {
+  /**
+   * @param {{ content: string }} kase @param {number} n turn index
+   * @param {CallSpec[] | null} calls the turn's calls; null for an irrelevance case
+   */
+  turnBody(kase, n, calls) {
+    const content = n === 0 ? kase.content : "Please make the same calls again.";
+    const script = calls === null
+      ? [{ text: "None of the tools offered fits this question, so I answer it in text." }]
+      : calls.length === 0
+        ? [{ text: "Done." }]
+        : [{ toolCalls: calls.map((c) => ({ id: c.id, name: c.toolName, arguments: JSON.stringify(c.args) })) }, { text: "Done." }];
+    return { content, script };
+  },
+};
 
 /**
  * Plans one answerable case. Turn 1 plays the ground truth (all calls in one model step);
@@ -53,14 +75,12 @@ export function formatTally(label, t) {
  * @throws ConversionError or Error when the case cannot be planned (reported as a failure)
  */
 export function planCase(kase, reference) {
-  const { tools, toTool, toOriginal } = convertFunctions(kase.functions);
-  const notes = [];
+  const { tools, toTool, toOriginal, notes } = convertFunctions(kase.functions);
   const checks = new Map();
   for (const tool of tools) {
-    const { schema, dropped } = reference.dropNonConformingDefaults(tool.parameters);
-    tool.parameters = schema;
-    for (const d of dropped) notes.push(`${toOriginal.get(tool.name)}: dropped non-conforming default ${d}`);
-    checks.set(tool.name, reference.compile(schema));
+    const { check, badDefaults } = reference.compile(tool.parameters);
+    for (const d of badDefaults) notes.push(`${toOriginal.get(tool.name)}: default kept as published, which its own schema refuses (so not applied): ${d}`);
+    checks.set(tool.name, check);
   }
   const first = [];
   const second = [];
@@ -78,7 +98,7 @@ export function planCase(kase, reference) {
     first.push({ ...base, kind: "valid", expected: verdict.value });
     const schema = tools.find((t) => t.name === toolName).parameters;
     for (const v of invalidVariants(schema, args, check)) {
-      second.push({ ...base, id: `bad_${i + 1}_${v.kind}`, args: v.args, kind: "variant", argument: v.argument, variant: v.kind });
+      second.push({ ...base, id: `bad_${i + 1}_${v.kind}`, args: v.args, kind: "variant", argument: v.argument, path: v.path, variant: v.kind });
     }
   });
   return { tools, toOriginal, turns: second.length > 0 ? [first, second] : [first], notes };
@@ -90,8 +110,8 @@ export function planCase(kase, reference) {
  * @param {import("./data.mjs").BfclCase} kase
  * @param {CasePlan | null} plan null for irrelevance cases (tools only)
  * @param {any[]} tools converted tools to offer
- * @param {{ turnTimeoutMs: number }} opts
- * @returns {Promise<Array<{ bucket: keyof Tally, reason: string | null, label: string }>>}
+ * @param {{ turnTimeoutMs: number, transport?: typeof scriptedTransport }} opts
+ * @returns {Promise<Array<{ bucket: keyof Tally | null, reason: string | null, label: string }>>}
  */
 export async function playCase(client, kase, plan, tools, opts) {
   const { threadId } = await client.createThread({
@@ -100,19 +120,14 @@ export async function playCase(client, kase, plan, tools, opts) {
   });
   if (typeof threadId !== "string") throw new Error(`POST /threads returned no threadId`);
   const events = await client.openEvents(threadId, 0);
+  const transport = opts.transport ?? scriptedTransport;
   try {
-    const turns = plan ? plan.turns : [[]];
+    const info = await client.getThread(threadId);
+    const results = tools.map((tool) => ({ bucket: /** @type {keyof Tally} */ ("advertised"), reason: checkAdvertised(tool, info), label: tool.name }));
+    const turns = plan ? plan.turns : [null];
     for (let n = 0; n < turns.length; n++) {
-      const calls = turns[n];
-      // One model step with every call (parallel calls), then the model's closing text.
-      const script = !plan
-        ? [{ text: "None of the tools offered fits this question, so I answer it in text." }]
-        : calls.length === 0
-          ? [{ text: "Done." }]
-          : [{ toolCalls: calls.map((c) => ({ id: c.id, name: c.toolName, arguments: JSON.stringify(c.args) })) }, { text: "Done." }];
-      const content = n === 0 ? kase.content : "Please make the same calls again.";
       const started = events.frames.length;
-      await client.postMessage(threadId, { content, script });
+      await client.postMessage(threadId, transport.turnBody(kase, n, turns[n]));
       await events.waitFor((f) => f.type === "turn_finished", opts.turnTimeoutMs, started);
     }
     const { calls: records } = await client.listCalls(threadId);
@@ -121,9 +136,9 @@ export async function playCase(client, kase, plan, tools, opts) {
     if (!plan) {
       const turn = locateTurn(frames, 0);
       const reason = streamProblem ?? (typeof turn === "string" ? turn : checkIrrelevance(turn, frames, records ?? []));
-      return [{ bucket: "irrelevance", reason, label: "" }];
+      // No bucket of its own: a tool running in an irrelevance case is a failure line.
+      return reason ? [...results, { bucket: null, reason, label: "turn" }] : results;
     }
-    const results = [];
     turns.forEach((calls, n) => {
       const turn = locateTurn(frames, n);
       const turnProblem = typeof turn === "string" ? turn : turn.finish.data?.status !== "completed" ? `turn ${turn.finish.data?.status}: ${turn.finish.data?.error ?? ""}` : null;
@@ -162,13 +177,14 @@ export async function runCase(client, kase, irrelevance, reference, opts) {
   const failures = [];
   let plan = null;
   let tools;
+  let notes;
   try {
-    if (irrelevance) tools = convertFunctions(kase.functions).tools;
-    else ({ tools } = plan = planCase(kase, reference));
+    if (irrelevance) ({ tools, notes } = convertFunctions(kase.functions));
+    else ({ tools, notes } = plan = planCase(kase, reference));
   } catch (err) {
     // Unplannable: every call it holds counts as a failed valid call, so the run cannot pass.
-    const n = irrelevance ? 1 : Math.max(1, kase.groundTruth?.length ?? 1);
-    tally[irrelevance ? "irrelevance" : "valid"][1] += n;
+    const n = irrelevance ? kase.functions.length : Math.max(1, kase.groundTruth?.length ?? 1);
+    tally[irrelevance ? "advertised" : "valid"][1] += n;
     return { tally, failures: [`${kase.id}: cannot plan: ${message(err)}`], notes: [] };
   }
   let results;
@@ -176,16 +192,18 @@ export async function runCase(client, kase, irrelevance, reference, opts) {
     results = await playCase(client, kase, plan, tools, opts);
   } catch (err) {
     const specs = plan ? plan.turns.flat() : null;
-    results = specs
-      ? specs.map((s) => ({ bucket: bucketOf(s), reason: `thread run failed: ${message(err)}`, label: labelOf(s) }))
-      : [{ bucket: "irrelevance", reason: `thread run failed: ${message(err)}`, label: "" }];
+    const reason = `thread run failed: ${message(err)}`;
+    results = [
+      ...tools.map((t) => ({ bucket: /** @type {keyof Tally} */ ("advertised"), reason, label: t.name })),
+      ...(specs ?? []).map((s) => ({ bucket: bucketOf(s), reason, label: labelOf(s) })),
+    ];
   }
   for (const r of results) {
-    tally[r.bucket][1] += 1;
-    if (r.reason === null) tally[r.bucket][0] += 1;
-    else failures.push(`${kase.id}${r.label ? ` ${r.label}` : ""}: ${r.reason}`);
+    if (r.bucket) tally[r.bucket][1] += 1;
+    if (r.reason === null && r.bucket) tally[r.bucket][0] += 1;
+    else if (r.reason !== null) failures.push(`${kase.id}${r.label ? ` ${r.label}` : ""}: ${r.reason}`);
   }
-  return { tally, failures, notes: plan ? plan.notes.map((n) => `${kase.id}: ${n}`) : [] };
+  return { tally, failures, notes: notes.map((n) => `${kase.id}: ${n}`) };
 }
 
 function message(err) {

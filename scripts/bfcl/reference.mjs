@@ -1,8 +1,8 @@
 /**
  * The reference validator weft's decisions are judged against: Ajv, JSON Schema draft 2020-12,
- * `useDefaults: true`, `strict: false`, all errors. Node side only; weft never loads it.
+ * `strict: false`, all errors, on the schema exactly as the harness hands it to weft. Node side only; weft never loads it.
  * Also derives what the harness needs from it: the arguments a valid call must execute with
- * (defaults applied) and the paths a refusal must name.
+ * (valid defaults applied) and the paths a refusal must name.
  * @module
  */
 import Ajv2020Module from "ajv/dist/2020.js";
@@ -19,43 +19,40 @@ const Ajv2020 = /** @type {any} */ (Ajv2020Module).default ?? Ajv2020Module;
 
 /**
  * Creates one reference validator. Formats are annotations only, as in draft 2020-12's default
- * vocabulary (Ajv ships no format checks without ajv-formats either; `validateFormats: false`
- * just silences its warnings).
+ * vocabulary (`validateFormats: false`, the same default weft has).
  */
 export function createReference() {
-  const ajv = new Ajv2020({ useDefaults: true, strict: false, allErrors: true, validateFormats: false });
   const plain = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+  const withDefaults = new Ajv2020({ useDefaults: true, strict: false, allErrors: true, validateFormats: false });
 
   /**
-   * Compiles a schema once; the returned check never mutates its argument.
+   * Compiles a schema once, exactly as given; the returned check never mutates its argument. The
+   * verdict is Ajv's on that schema. The value a valid call must execute with is the input with
+   * every `default` inserted that passes its own subschema: JSON Schema makes `default` an
+   * annotation, so one its schema refuses is not applied (Ajv's `useDefaults` would insert it,
+   * so that second validator sees the schema without those defaults; only the value is taken from it).
    * @param {Record<string, unknown>} schema
-   * @returns {(args: unknown) => Verdict}
+   * @returns {{ check: (args: unknown) => Verdict, badDefaults: string[] }}
    */
   function compile(schema) {
-    const validate = ajv.compile(structuredClone(schema));
-    return function check(args) {
+    const validate = plain.compile(structuredClone(schema));
+    const { schema: conforming, dropped } = withoutBadDefaults(schema);
+    const fill = withDefaults.compile(conforming);
+    function check(args) {
       const value = structuredClone(args);
-      if (validate(value)) return { ok: true, value };
+      if (validate(value)) {
+        const filled = structuredClone(args);
+        fill(filled);
+        return { ok: true, value: filled };
+      }
       const errors = validate.errors ?? [];
-      return {
-        ok: false,
-        paths: errors.map(errorPath),
-        messages: errors.map((e) => `${formatPath(errorPath(e))}: ${e.message}`),
-      };
-    };
+      return { ok: false, paths: errors.map(errorPath), messages: errors.map((e) => `${formatPath(errorPath(e))}: ${e.message}`) };
+    }
+    return { check, badDefaults: dropped };
   }
 
-  /**
-   * Removes every `default` that fails its own subschema (BFCL has `"default": null` on strings
-   * and `"default": "5 years"` on integers). JSON Schema treats `default` as an annotation, so
-   * such a call is valid without the argument; but Ajv's `useDefaults` would insert and then
-   * reject the value, and a runtime could insert it unchecked. Dropping it gives both sides one
-   * meaning: no default.
-   * @param {Record<string, unknown>} schema
-   * @returns {{ schema: Record<string, unknown>, dropped: string[] }} a fresh schema and the
-   *   schema paths of the dropped defaults
-   */
-  function dropNonConformingDefaults(schema) {
+  /** A copy of `schema` without the defaults that fail their own subschema, and where they were. */
+  function withoutBadDefaults(schema) {
     const copy = structuredClone(schema);
     /** @type {string[]} */
     const dropped = [];
@@ -64,13 +61,13 @@ export function createReference() {
       const { default: value, ...rest } = node;
       if (!plain.validate(rest, value)) {
         delete node.default;
-        dropped.push(`${where}: ${JSON.stringify(value)}`);
+        dropped.push(`${where}/default: ${JSON.stringify(value)}`);
       }
     });
     return { schema: copy, dropped };
   }
 
-  return { compile, dropNonConformingDefaults };
+  return { compile };
 }
 
 /** Calls `visit` on every subschema object, parents first. */
@@ -114,42 +111,12 @@ export function formatPath(segments) {
 }
 
 /**
- * Parses the paths out of a weft refusal: the text after `invalid_tool_input:` holds one
- * `<path>: <message>` issue per line or joined by `; ` (weft joins them on one line).
- * Returns `null` when the text is not an `invalid_tool_input` refusal.
- * @param {unknown} error the `error` text of a `tool_call_finished` event
- * @returns {string[][] | null} one segment list per line that names a path
- */
-export function refusalPaths(error) {
-  if (typeof error !== "string") return null;
-  const m = /^invalid_tool_input:\s*/.exec(error);
-  if (!m) return null;
-  const paths = [];
-  // Split at newlines, and at "; " only where the next issue's "<path>: " follows.
-  for (const raw of error.slice(m[0].length).split(/\n|;\s+(?=[^\s;:]+: )/)) {
-    const line = raw.trim().replace(/^[-*•]\s*/, "");
-    const colon = line.indexOf(": ");
-    if (colon <= 0) continue;
-    paths.push(parsePath(line.slice(0, colon)));
-  }
-  return paths;
-}
-
-/** `items[0].name` -> `["items", "0", "name"]`; `input` -> `[]`. */
-export function parsePath(text) {
-  if (text === "input") return [];
-  const segments = [];
-  for (const m of text.matchAll(/\[(\d+)\]|([^.[\]]+)/g)) segments.push(m[1] ?? m[2]);
-  return segments;
-}
-
-/**
  * True when one path is the other or an ancestor of it (refusals may name a parent or a leaf).
  * The root only matches the root: naming `input` says nothing about where the fault is.
  */
 export function pathsRelated(a, b) {
   if (a.length === 0 || b.length === 0) return a.length === b.length;
   const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
+  for (let i = 0; i < n; i++) if (String(a[i]) !== String(b[i])) return false;
   return true;
 }

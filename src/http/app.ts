@@ -9,12 +9,15 @@ import { Hono } from "hono";
 import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
 import { WeftError } from "../errors.js";
+import { playgroundResponse, wantsHtml } from "../playground/page.js";
 import { type Registry, agentIds } from "../run/agent.js";
 import { Redactor, workerSecrets } from "../thread/redact.js";
 import { accountRoutes } from "./account.js";
 import { type AuthedEnv, authenticate } from "./auth.js";
 import { callRoutes } from "./calls.js";
+import { chatRoutes } from "./chat.js";
 import { fileRoutes } from "./files.js";
+import { mcpRoutes } from "./mcp.js";
 import { threadRoutes } from "./threads.js";
 import { toolRoutes } from "./tools.js";
 import { requestBodies } from "./validate.js";
@@ -71,6 +74,8 @@ export function createApp(registry: Registry): Hono<AuthedEnv> {
     }
     return next();
   });
+  // The playground page holds no data: a browser gets it before authentication (then signs in on it).
+  app.get("/", (c, next) => (wantsHtml(c.req.header("accept")) ? playgroundResponse() : next()));
   app.use("*", authenticate());
   app.use("*", requestBodies());
 
@@ -81,8 +86,10 @@ export function createApp(registry: Registry): Hono<AuthedEnv> {
   app.route("/threads", threadRoutes());
   app.route("/threads", callRoutes());
   app.route("/threads", fileRoutes());
+  app.route("/threads", chatRoutes());
   app.route("/account", accountRoutes());
   app.route("/v1/tools", toolRoutes(registry));
+  app.route("/mcp", mcpRoutes(registry));
 
   app.notFound((c) => c.json(new WeftError("not_found", `no route ${c.req.method} ${c.req.path}`).toBody(), 404));
   app.onError((err, c) => {

@@ -7,6 +7,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { WeftError } from "../errors.js";
 import { type RpcResult, rpc } from "./rpc.js";
+import type { ThreadApi } from "./api.js";
 import type { EnvType } from "./store/env.js";
 
 /** One thread in a user's index. `createdAt` is epoch milliseconds. */
@@ -32,8 +33,12 @@ export interface AccountApi {
   removeThread(threadId: string): Promise<RpcResult<null>>;
   /** @throws WeftError `invalid_request` for a cursor this index did not issue. */
   listThreads(options: { limit: number; cursor?: string }): Promise<RpcResult<ThreadPage>>;
-  /** Every env value with its type (for resolution and redaction inside the user's threads). */
-  envValues(): Promise<Record<string, { value: string; type: EnvType }>>;
+  /**
+   * Every env value with its type (for resolution and redaction inside the user's threads). A
+   * `reader` thread is told of every later change (`accountEnvChanged`), so it may keep the values
+   * instead of asking again on every request.
+   */
+  envValues(reader?: string): Promise<Record<string, { value: string; type: EnvType }>>;
   setEnv(name: string, value: string, type: EnvType): Promise<RpcResult<null>>;
   deleteEnv(name: string): Promise<RpcResult<{ deleted: boolean }>>;
 }
@@ -42,7 +47,11 @@ const SCHEMA = `
   CREATE TABLE IF NOT EXISTS account_env (name TEXT PRIMARY KEY, value TEXT NOT NULL, type TEXT NOT NULL);
   CREATE TABLE IF NOT EXISTS account_threads (thread_id TEXT PRIMARY KEY, agent_id TEXT NOT NULL, created_at INTEGER NOT NULL);
   CREATE INDEX IF NOT EXISTS account_threads_newest ON account_threads (created_at DESC, thread_id DESC);
+  CREATE TABLE IF NOT EXISTS account_env_readers (thread_id TEXT PRIMARY KEY);
 `;
+
+/** What the account needs of a thread that keeps its env values: the change notice. */
+type EnvReader = Pick<ThreadApi, "accountEnvChanged">;
 
 const encodeCursor = (e: { createdAt: number; threadId: string }) => btoa(`${e.createdAt}:${e.threadId}`);
 
@@ -59,11 +68,11 @@ function decodeCursor(cursor: string): { createdAt: number; threadId: string } {
 }
 
 /** The UserAccount Durable Object class (binding `ACCOUNT`). */
-export class UserAccount extends DurableObject implements AccountApi {
+export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace }> implements AccountApi {
   private readonly sql: SqlStorage;
 
   constructor(ctx: DurableObjectState, env: unknown) {
-    super(ctx, env as never);
+    super(ctx, env as { THREAD?: DurableObjectNamespace });
     this.sql = ctx.storage.sql;
     this.sql.exec(SCHEMA);
   }
@@ -106,22 +115,42 @@ export class UserAccount extends DurableObject implements AccountApi {
     });
   }
 
-  async envValues(): Promise<Record<string, { value: string; type: EnvType }>> {
+  async envValues(reader?: string): Promise<Record<string, { value: string; type: EnvType }>> {
+    if (reader !== undefined && this.env.THREAD) this.sql.exec("INSERT OR IGNORE INTO account_env_readers (thread_id) VALUES (?)", reader);
     const rows = this.sql.exec<{ name: string; value: string; type: EnvType }>("SELECT * FROM account_env").toArray();
     return Object.fromEntries(rows.map((r) => [r.name, { value: r.value, type: r.type }]));
   }
 
   async setEnv(name: string, value: string, type: EnvType): Promise<RpcResult<null>> {
-    return rpc(() => {
+    return rpc(async () => {
       this.sql.exec("INSERT OR REPLACE INTO account_env (name, value, type) VALUES (?, ?, ?)", name, value, type);
+      await this.tellReaders();
       return null;
     });
   }
 
+  /**
+   * Tells every thread that keeps this user's env values that they changed, before the change is
+   * acknowledged: a secret is redacted everywhere from the moment its write returns. A thread
+   * that no longer exists is dropped from the readers.
+   */
+  private async tellReaders(): Promise<void> {
+    const ns = this.env.THREAD;
+    if (!ns) return;
+    const readers = this.sql.exec<{ thread_id: string }>("SELECT thread_id FROM account_env_readers").toArray();
+    await Promise.all(
+      readers.map(async ({ thread_id }) => {
+        const answer = await (ns.get(ns.idFromString(thread_id)) as unknown as EnvReader).accountEnvChanged().catch(() => ({ live: true }));
+        if (!answer.live) this.sql.exec("DELETE FROM account_env_readers WHERE thread_id = ?", thread_id);
+      }),
+    );
+  }
+
   async deleteEnv(name: string): Promise<RpcResult<{ deleted: boolean }>> {
-    return rpc(() => {
+    return rpc(async () => {
       const had = this.sql.exec("SELECT 1 FROM account_env WHERE name = ?", name).toArray().length > 0;
       this.sql.exec("DELETE FROM account_env WHERE name = ?", name);
+      if (had) await this.tellReaders();
       return { deleted: had };
     });
   }

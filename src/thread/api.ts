@@ -4,6 +4,7 @@
  * @module
  */
 import type { CallRecord, Message } from "../protocol.js";
+import type { UnavailableTool } from "../tools/catalog.js";
 import type { Settlement } from "../tools/decide.js";
 import type { CallOutcome } from "../tools/host.js";
 import type { GetMessagesOptions, MessagesResult } from "../tools/thread-state.js";
@@ -50,6 +51,10 @@ export interface ThreadInfo extends ThreadMeta {
   messageCount: number;
   lastSeq: number;
   lastTurn?: TurnRecord;
+  /** What the model is offered: each usable tool's name, description and input JSON Schema. */
+  tools: { name: string; description: string; inputSchema: Record<string, unknown> }[];
+  /** Tools the agent defines that cannot be offered, with why; never left out silently. */
+  unavailableTools: UnavailableTool[];
 }
 
 /** A file's content as RPC carries it: text as is, binary base64-encoded. */
@@ -77,6 +82,11 @@ export interface ThreadApi {
   getFile(caller: Caller, path: string): Promise<RpcResult<FileContent>>;
   deleteFile(caller: Caller, path: string): Promise<RpcResult<{ deleted: boolean }>>;
   callTool(caller: Caller, input: DirectCallInput): Promise<RpcResult<DirectCallOutcome>>;
+  /**
+   * Called by the owner's UserAccount when its env values changed (the thread keeps them between
+   * requests); `live` is false when no thread exists here any more.
+   */
+  accountEnvChanged(): Promise<{ live: boolean }>;
   /** Keeps a scratch thread whose call waits for a person: it becomes an ordinary session. */
   keep(caller: Caller): Promise<RpcResult<null>>;
   stop(caller: Caller): Promise<RpcResult<{ stopped: boolean }>>;

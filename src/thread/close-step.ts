@@ -6,7 +6,7 @@
  */
 import type { ToolCallRequest } from "../protocol.js";
 import { isFinalStatus } from "../protocol.js";
-import { finishCall, rowOf } from "../tools/execute.js";
+import { finishCall, rowOf } from "../tools/record.js";
 import { effectKeyOf } from "../tools/host.js";
 import { resultText } from "../tools/result.js";
 import { createDispatchHost } from "./dispatch-host.js";

@@ -13,11 +13,16 @@ import type { Registry } from "../run/agent.js";
 import { prepareThread } from "./create.js";
 import type { GetMessagesOptions } from "../tools/thread-state.js";
 import { directCall, type DirectCallInput } from "./direct.js";
-import { ThreadEngine } from "./engine.js";
+import { type CrashHook, ThreadEngine } from "./engine.js";
+import { Fanout } from "./fanout.js";
+import { GroupCommit } from "./group-commit.js";
 import { checkModel, checkScriptable } from "./model-choice.js";
-import { TurnRunner, WATCHDOG_MS } from "./runner.js";
+import { TurnRunner } from "./runner.js";
+import { WATCHDOG_MS, settingOf } from "../config.js";
 import type { Settlement } from "../tools/decide.js";
 import { checkTimeArgNames } from "../tools/time-args.js";
+import { unavailableTools } from "../tools/catalog.js";
+import { modelTools } from "./turn-host.js";
 import type { ChildAnswer } from "./agent-tool.js";
 import type { Caller, CreateThreadInput, ThreadApi, ThreadInfo } from "./api.js";
 import { CALLER_HEADER } from "./api.js";
@@ -49,13 +54,17 @@ export function createThreadClass(registry: Registry) {
     private runner: TurnRunner | null = null;
     private readonly userEnv: UserEnv;
     private readonly secrets: ThreadSecrets;
+    private readonly commits: GroupCommit;
+    private readonly fanout: Fanout;
 
     constructor(ctx: DurableObjectState, env: WeftEnv) {
       super(ctx, env);
       this.store = new ThreadStore(ctx.storage);
+      this.commits = new GroupCommit(() => ctx.storage.sync());
+      this.fanout = new Fanout(() => ctx.getWebSockets());
       // A value a tool sets is a secret from that moment, in logs too.
       this.store.env.onChange = () => void this.secrets.redactor();
-      this.userEnv = new UserEnv(() => this.env.ACCOUNT, () => this.engine?.meta.userId);
+      this.userEnv = new UserEnv(() => this.env.ACCOUNT, () => this.engine?.meta.userId, () => ctx.id.toString());
       this.secrets = new ThreadSecrets(this.store, env, this.userEnv, () =>
         this.engine ? [this.engine.agent.env, ...Object.values(registry.prompts ?? {}).map((p) => p.env)] : null,
       );
@@ -80,7 +89,26 @@ export function createThreadClass(registry: Registry) {
 
     private attach(engine: ThreadEngine): void {
       this.engine = engine;
-      this.runner = new TurnRunner(engine, (delayMs) => void this.ctx.storage.setAlarm(Date.now() + delayMs));
+      engine.crashHook = this.crashHook();
+      this.runner = new TurnRunner(engine, (delayMs) => void this.ctx.storage.setAlarm(Date.now() + delayMs), this.watchdogMs());
+    }
+
+    /** `WEFT_WATCHDOG_MS` (a positive integer of milliseconds), else {@link WATCHDOG_MS}. */
+    private watchdogMs(): number {
+      const configured = Number(settingOf(this.env, "WEFT_WATCHDOG_MS"));
+      return Number.isInteger(configured) && configured > 0 ? configured : WATCHDOG_MS;
+    }
+
+    /** Makes sure an alarm will fire: work a crash cuts is then finished with no client request. */
+    private async armWatchdog(): Promise<void> {
+      const at = await this.ctx.storage.getAlarm();
+      const soon = Date.now() + this.watchdogMs();
+      if (at === null || at > soon) await this.ctx.storage.setAlarm(soon);
+    }
+
+    /** Test seam of the crash matrix: a subclass returns a hook called at each crash point. */
+    protected crashHook(): CrashHook | null {
+      return null;
     }
 
     private hasUnfinishedWork(): boolean {
@@ -99,7 +127,7 @@ export function createThreadClass(registry: Registry) {
           redactEvent: (type, data) => this.secrets.event(type, data),
           broadcast: (frame: EventFrame) => this.broadcast(frame),
           wakeSoon: () => void this.ctx.storage.setAlarm(Date.now() + 50),
-          flush: () => this.ctx.storage.sync(),
+          flush: () => this.commits.flush(),
         },
         meta,
       );
@@ -127,14 +155,7 @@ export function createThreadClass(registry: Registry) {
     }
 
     private broadcast(frame: EventFrame): void {
-      const text = JSON.stringify(frame);
-      for (const ws of this.ctx.getWebSockets()) {
-        try {
-          ws.send(text);
-        } catch {
-          // A socket that closed mid-send is dropped by the runtime; its client replays on reconnect.
-        }
-      }
+      this.fanout.send(frame);
     }
 
     async create(caller: Caller, input: CreateThreadInput, threadId: string): Promise<RpcResult<ThreadMeta>> {
@@ -166,6 +187,8 @@ export function createThreadClass(registry: Registry) {
         // A scratch thread removes itself even if the Worker dies before it calls destroy().
         if (meta.ephemeral) await this.ctx.storage.setAlarm(meta.createdAt + SCRATCH_TTL_MS);
         engine.emit("thread_created", { threadId, agentId: meta.agentId });
+        const unavailable = unavailableTools(engine.catalog);
+        if (unavailable.length > 0) engine.emit("tools_unavailable", { tools: unavailable });
         if (input.opening !== undefined) void this.runner!.resume();
         return meta;
       });
@@ -182,6 +205,8 @@ export function createThreadClass(registry: Registry) {
           messageCount: this.store.messages.count(),
           lastSeq: this.store.events.lastSeq(),
           ...(lastTurn ? { lastTurn } : {}),
+          tools: modelTools(engine.catalog),
+          unavailableTools: unavailableTools(engine.catalog),
         };
       });
     }
@@ -249,7 +274,16 @@ export function createThreadClass(registry: Registry) {
     }
 
     async callTool(caller: Caller, input: DirectCallInput) {
-      return this.work(caller, (engine, runner) => directCall(engine, runner, input));
+      return this.work(caller, async (engine, runner) => {
+        // A direct call runs outside any turn; the watchdog finishes it if a crash cuts it.
+        await this.armWatchdog();
+        return directCall(engine, runner, input);
+      });
+    }
+
+    async accountEnvChanged(): Promise<{ live: boolean }> {
+      this.userEnv.invalidate();
+      return { live: this.engine !== null };
     }
 
     async keep(caller: Caller): Promise<RpcResult<null>> {
@@ -302,6 +336,7 @@ export function createThreadClass(registry: Registry) {
       await this.runner?.idle();
       this.engine = null;
       this.runner = null;
+      this.store.env.version++;
       await this.ctx.storage.deleteAlarm();
       await this.ctx.storage.deleteAll();
     }
@@ -310,7 +345,7 @@ export function createThreadClass(registry: Registry) {
     override async alarm(): Promise<void> {
       if (!this.runner) return;
       if (this.runner.active) {
-        this.ctx.storage.setAlarm(Date.now() + WATCHDOG_MS);
+        this.ctx.storage.setAlarm(Date.now() + this.watchdogMs());
         return;
       }
       const meta = this.engine!.meta;
@@ -318,9 +353,14 @@ export function createThreadClass(registry: Registry) {
         await this.removeAll();
         return;
       }
+      // Armed before recovering: if recovery itself is cut by a crash, the next alarm tries again.
+      await this.ctx.storage.setAlarm(Date.now() + this.watchdogMs());
       await this.refreshSecrets();
       await this.runner.resume();
-      if (meta.ephemeral && (await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(meta.createdAt + SCRATCH_TTL_MS);
+      if (!this.runner.active && !this.hasUnfinishedWork()) {
+        if (meta.ephemeral) await this.ctx.storage.setAlarm(meta.createdAt + SCRATCH_TTL_MS);
+        else await this.ctx.storage.deleteAlarm();
+      }
     }
 
     override async fetch(request: Request): Promise<Response> {
@@ -332,6 +372,7 @@ export function createThreadClass(registry: Registry) {
         ? new WeftError("unauthenticated", "no verified caller")
         : thrownError(() => this.guard(caller, "read"));
       if (refused) return Response.json(refused.toBody(), { status: refused.status });
+      this.fanout.flush();
       return replayAndAccept(this.ctx, this.store, request);
     }
 

@@ -56,7 +56,7 @@ export interface EngineHost {
 export const MAX_EVENT_BYTES = 1024 * 1024;
 
 /** Test seam of the crash matrix: called at each crash point of the pipeline. */
-export type CrashHook = (point: CrashPoint, call: { callId: string; toolName: string; effect: Effect }) => void | Promise<void>;
+export type CrashHook = (point: CrashPoint, call: { callId: string; toolName: string; effect?: Effect }) => void | Promise<void>;
 
 const newId = (prefix: string) => `${prefix}_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
 
@@ -174,8 +174,9 @@ export class ThreadEngine implements StateHost {
     return stored;
   }
 
-  queueCall(parentCallId: string | undefined, toolName: string, args: Record<string, unknown>, turnId?: string): void {
-    const callId = newId("call");
+  queueCall(parentCallId: string | undefined, toolName: string, args: Record<string, unknown>, turnId?: string, id?: string): void {
+    const callId = id ?? newId("call");
+    if (this.store.calls.get(callId)) return; // queued by an earlier run of the same parent
     this.store.calls.insert({
       callId,
       toolName,
@@ -195,9 +196,10 @@ export class ThreadEngine implements StateHost {
     args: Record<string, unknown>,
     execution: CallExecution | null,
     turnId?: string,
+    id?: string,
   ): Promise<ToolResult> {
     const outcome = await this.dispatchOne(execution, {
-      callId: newId("call"),
+      callId: id ?? newId("call"),
       toolName,
       args: { value: args },
       source: "invoke",
@@ -265,6 +267,7 @@ export class ThreadEngine implements StateHost {
     const run = this.drainLock.then(async () => {
       const done: CallOutcome[] = [];
       for (let next = this.store.calls.queued()[0]; next; next = this.store.calls.queued()[0]) {
+        await this.crashHook?.("queue_drain", { callId: next.callId, toolName: next.toolName });
         done.push(
           await this.dispatchOne(execution, {
             callId: next.callId,

@@ -50,24 +50,37 @@ export function callerFromHeader(raw: string | null): Caller | null {
 }
 
 /**
- * The user-account level of env resolution, read from the owner's UserAccount. Lookups read the
- * account live; the last values read are kept so the redactor knows the owner's secrets without
- * an RPC on every outgoing payload.
+ * The user-account level of env resolution, read from the owner's UserAccount. The owner's values
+ * are kept: the account tells this thread of every change (`accountEnvChanged`, registered with
+ * the read), so a request costs no round trip to the account unless they changed. Another user's
+ * values are read live.
  */
 export class UserEnv implements UserEnvSource {
   private values: Record<string, { value: string; type: EnvType }> = {};
+  /** Bumped whenever the kept values are replaced (the redactor rebuilds then). */
   version = 0;
+  /** Change notices received, and the count the kept values are current for (-1: never read). */
+  private notices = 0;
+  private currentFor = -1;
+  private keptOwner: string | null = null;
 
   constructor(
     private readonly ns: () => DurableObjectNamespace | undefined,
     private readonly owner: () => string | null | undefined,
+    /** This thread's id, registered with the account as a reader of its values. */
+    private readonly self: () => string,
   ) {}
 
   async get(userId: string, name: string): Promise<EnvEntry | undefined> {
     const ns = this.ns();
     if (!ns) return undefined;
-    const values = await accountOf(ns, userId).envValues();
-    if (userId === this.owner()) this.keep(values);
+    let values: Record<string, { value: string; type: EnvType }>;
+    if (userId === this.owner()) {
+      await this.refresh();
+      values = this.values;
+    } else {
+      values = await accountOf(ns, userId).envValues();
+    }
     return Object.hasOwn(values, name) ? values[name] : undefined;
   }
 
@@ -75,17 +88,24 @@ export class UserEnv implements UserEnvSource {
     return Object.entries(this.values);
   }
 
-  /** Reloads the owner's values (for redaction); a thread without an owner or binding has none. */
+  /** Reloads the owner's values unless the kept ones are current; a thread without an owner or binding has none. */
   async refresh(): Promise<void> {
     const ns = this.ns();
     const owner = this.owner();
     if (!ns || !owner) return;
-    this.keep(await accountOf(ns, owner).envValues());
+    if (this.currentFor === this.notices && this.keptOwner === owner) return;
+    const asOf = this.notices;
+    const values = await accountOf(ns, owner).envValues(this.self());
+    this.values = values;
+    this.keptOwner = owner;
+    this.version++;
+    // A notice that arrived while asking leaves the values stale: the next request asks again.
+    this.currentFor = asOf;
   }
 
-  private keep(values: Record<string, { value: string; type: EnvType }>): void {
-    this.values = values;
-    this.version++;
+  /** The account's values changed: the next request reads them again. */
+  invalidate(): void {
+    this.notices++;
   }
 }
 
@@ -145,9 +165,11 @@ export class ThreadSecrets {
   redactor(): Redactor {
     // Before the thread exists there is no env table (nor agent) yet.
     const defaults = this.defaults();
-    const own = defaults ? this.store.env.all() : [];
-    const key = `${this.userEnv.version}|${defaults ? "a" : ""}|${own.map(([n, v]) => `${n}=${v.type}:${v.value.length}:${v.value}`).join("\u0000")}`;
+    // The thread's own rows change only through EnvStore.set, which bumps its version: no query
+    // on the hot path when nothing changed.
+    const key = `${this.userEnv.version}|${defaults ? "a" : ""}|${this.store.env.version}`;
     if (this.cached && key === this.key) return this.cached;
+    const own = defaults ? this.store.env.all() : [];
     const fromAgent: Secret[] = [];
     for (const level of defaults ?? []) {
       for (const [name, v] of Object.entries(level ?? {})) {

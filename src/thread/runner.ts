@@ -3,6 +3,7 @@
  * watchdog alarm that resumes a turn cut by a restart with no client request needed.
  * @module
  */
+import { WATCHDOG_MS } from "../config.js";
 import type { Message, ToolCallRequest } from "../protocol.js";
 import { errorMessage } from "../errors.js";
 import type { StoredStep } from "../models/scripted.js";
@@ -21,9 +22,6 @@ import { createTurnHost } from "./turn-host.js";
 
 export { uniqueCallIds } from "./turn-host.js";
 
-/** How long the watchdog alarm waits before checking on a turn, in milliseconds. */
-export const WATCHDOG_MS = 2000;
-
 /** Runs a thread's turns. */
 export class TurnRunner {
   private running: Promise<void> | null = null;
@@ -33,6 +31,8 @@ export class TurnRunner {
   constructor(
     private readonly engine: ThreadEngine,
     private readonly armAlarm: (delayMs: number) => void,
+    /** How long the watchdog alarm waits; `WEFT_WATCHDOG_MS` overrides {@link WATCHDOG_MS}. */
+    private readonly watchdogMs: number = WATCHDOG_MS,
   ) {}
 
   /** True while a turn runs in this instance. */
@@ -77,7 +77,7 @@ export class TurnRunner {
   async resume(): Promise<void> {
     if (this.running) {
       // Whatever brought us here (a decision) may be what the running turn waits for: look again.
-      this.armAlarm(WATCHDOG_MS);
+      this.armAlarm(this.watchdogMs);
       await this.idle();
       return this.resume();
     }
@@ -194,7 +194,7 @@ export class TurnRunner {
     if (resume) store.turns.setStatus(turnId, "running");
     else store.turns.begin(turnId);
     engine.emit("turn_started", { turnId, ...(resume ? { resumed: true } : {}) });
-    this.armAlarm(WATCHDOG_MS);
+    this.armAlarm(this.watchdogMs);
     const steps = resume?.steps ?? 0;
     let end: TurnEnd;
     try {

@@ -47,8 +47,8 @@ export interface StateHost {
   createMessages(execution: CallExecution | null, messages: NewTurnMessage[]): Promise<Message[]>;
   /** Appends a message and emits `message_created`. */
   appendMessage(message: { role: Message["role"]; content: string; silent?: boolean; metadata?: Record<string, unknown> }): Message;
-  /** Durably queues a call after the current one. */
-  queueCall(parentCallId: string | undefined, toolName: string, args: Record<string, unknown>, turnId?: string): void;
+  /** Durably queues a call after the current one; `callId` (when given) is kept if already queued. */
+  queueCall(parentCallId: string | undefined, toolName: string, args: Record<string, unknown>, turnId?: string, callId?: string): void;
   /** Dispatches a call now, under the caller's execution, and returns its result. */
   invokeCall(
     parentCallId: string | undefined,
@@ -56,6 +56,7 @@ export interface StateHost {
     args: Record<string, unknown>,
     execution: CallExecution | null,
     turnId?: string,
+    callId?: string,
   ): Promise<ToolResult>;
   /** Emits a tool's custom event. */
   emitCustom(event: string, data: unknown): void;
@@ -94,6 +95,11 @@ export function checkUses(catalog: ToolCatalog, caller: CompiledTool | undefined
 export function createThreadState(host: StateHost, call: BoundCall | undefined, execution: CallExecution | null): ThreadState {
   const { meta, store } = host;
   const context = execution?.context ?? {};
+  // A call's children get ids from its own id and their order, so a parent run again (a retry, or
+  // recovery after a restart) reaches the same child calls: their recorded results, never a second
+  // execution of a write. Each run of `execute` gets a fresh state, so the order restarts at 1.
+  let children = 0;
+  const childId = (kind: "queue" | "invoke") => (call ? `${call.callId}.${kind}${++children}` : undefined);
   return {
     threadId: meta.threadId,
     agentId: meta.agentId,
@@ -143,11 +149,11 @@ export function createThreadState(host: StateHost, call: BoundCall | undefined, 
 
     queueTool(toolName: string, args: Record<string, unknown>): void {
       checkUses(host.catalogFor(execution), call?.tool, toolName, "queue");
-      host.queueCall(call?.callId, toolName, args, call?.turnId);
+      host.queueCall(call?.callId, toolName, args, call?.turnId, childId("queue"));
     },
     async invokeTool(toolName: string, args: Record<string, unknown>): Promise<ToolResult> {
       checkUses(host.catalogFor(execution), call?.tool, toolName, "invoke");
-      return host.invokeCall(call?.callId, toolName, args, execution, call?.turnId);
+      return host.invokeCall(call?.callId, toolName, args, execution, call?.turnId, childId("invoke"));
     },
     emit(event: string, data: unknown): void {
       host.emitCustom(event, data);

@@ -110,7 +110,8 @@ export class ToolCatalog {
 
   /**
    * Every usable tool as `GET /v1/tools` lists it, sorted by name. A dynamically defined tool
-   * that breaks a rule is left out here and refused with `invalid_config` when called.
+   * that breaks a rule is left out here, named by {@link unavailable}, and refused with
+   * `invalid_config` when called.
    */
   list(): ToolListing[] {
     return this.names().flatMap((name) => {
@@ -132,6 +133,25 @@ export class ToolCatalog {
       } satisfies ToolListing;
     });
   }
+}
+
+/** A tool the catalog holds but cannot offer, with why (`invalid_config: ...`). */
+export interface UnavailableTool {
+  name: string;
+  reason: string;
+}
+
+/** The tools of `catalog` that fail to compile, sorted by name (never silently dropped). */
+export function unavailableTools(catalog: ToolCatalog): UnavailableTool[] {
+  return catalog.names().flatMap((name) => {
+    try {
+      catalog.get(name);
+      return [];
+    } catch (e) {
+      const reason = e instanceof WeftError ? `${e.code}: ${e.message}` : String(e);
+      return [{ name, reason }];
+    }
+  });
 }
 
 /** SHA-256 (hex) over the canonical JSON of a listing: changes whenever any tool's contract does. */

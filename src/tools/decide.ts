@@ -5,8 +5,9 @@
  */
 import { WeftError, errorMessage } from "../errors.js";
 import type { ToolResult } from "../protocol.js";
-import { argsHashOf, liveInput, outcomeOf, stubCall } from "./dispatch.js";
-import { finishCall, runCall } from "./execute.js";
+import { argsHashOf, liveInput, outcomeOf, stubCall, stubbedHere } from "./dispatch.js";
+import { runCall } from "./execute.js";
+import { finishCall } from "./record.js";
 import type { CallOutcome, DispatchHost } from "./host.js";
 import { requestOf } from "./recover.js";
 import type { Effect } from "./types.js";
@@ -51,7 +52,7 @@ export async function approveCall(host: DispatchHost, callId: string, approvedBy
     return finishCall(host, ready, { status: "error", error: `tool "${tool.name}": its effect predicate failed: ${errorMessage(e)}; the call did not run` }, "failed", 0);
   }
   // An approval obeys the thread's other rules: on a dry-run thread the call is stubbed.
-  if (host.dryRun && effect !== "read") return stubCall(host, { ...ready, effect });
+  if (stubbedHere(host, effect)) return stubCall(host, { ...ready, effect });
   return runCall(host, { ...ready, effect });
 }
 

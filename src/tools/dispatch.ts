@@ -11,8 +11,10 @@ import { type CallRecord, type ToolResult, isFinalStatus } from "../protocol.js"
 import { wireValue } from "../json-shape.js";
 import { canonicalJson } from "./catalog.js";
 import type { CompiledTool } from "./catalog.js";
-import { type ReadyCall, finishCall, rowOf, runCall } from "./execute.js";
+import { type ReadyCall, runCall } from "./execute.js";
+import { finishCall, rowOf } from "./record.js";
 import { type CallOutcome, type CallRequest, type DispatchHost, effectKeyOf } from "./host.js";
+import { policyFor } from "./policy.js";
 import { recoverCall } from "./recover.js";
 import { normalizeResult } from "./result.js";
 import { checkTimeArgs } from "./time-args.js";
@@ -178,11 +180,16 @@ export async function dispatch(host: DispatchHost, request: CallRequest): Promis
     host.emit("tool_call_approval_requested", { callId: request.callId, toolName: tool.name, input: wireValue(input) ?? {}, argsHash });
     return outcomeOf(host, host.journal.get(request.callId)!);
   }
-  if (host.dryRun && effect !== "read") {
+  if (stubbedHere(host, effect)) {
     if (!existing) host.journal.insert({ ...rowOf(request, effectKey), status: "queued", input });
     return stubCall(host, ready);
   }
   return runCall(host, ready);
+}
+
+/** Whether the effect policy answers this call with a stub: a dry-run thread's writes and idempotent calls. */
+export function stubbedHere(host: DispatchHost, effect: Effect): boolean {
+  return host.dryRun && policyFor(effect, "dry_run") === "stub";
 }
 
 /**

@@ -4,12 +4,13 @@
  * @module
  */
 import { WeftError, errorMessage } from "../errors.js";
-import type { CallRecord, CallStatus, EventPayloads, ToolResult } from "../protocol.js";
+import type { CallRecord, EventPayloads, ToolResult } from "../protocol.js";
 import type { CompiledTool } from "./catalog.js";
 import { type CallOutcome, type CallRequest, type DispatchHost, effectKeyOf } from "./host.js";
+import { policyFor } from "./policy.js";
+import { type FinishExtra, finishCall, parkCall, rowOf } from "./record.js";
 import { normalizeResult, resultFromThrown } from "./result.js";
 import { DEFAULT_MAX_ATTEMPTS, TransientError, backoffMs, isTransient } from "./retry.js";
-import { capResult } from "./size.js";
 import type { ThreadState } from "./thread-state.js";
 import type { Effect, LookupResult, ToolCallContext } from "./types.js";
 
@@ -26,9 +27,9 @@ export interface ReadyCall {
 
 type Execute = (state: ThreadState, args: unknown, call: ToolCallContext) => Promise<unknown>;
 
-/** Retries apply to reads and idempotent calls only (the Agent SDK tools reference); writes run once. */
+/** Retries follow the effect policy: reads and idempotent calls only; writes run once. */
 function retryable(effect: Effect): boolean {
-  return effect === "read" || effect === "idempotent";
+  return policyFor(effect, "transient_failure") === "retry";
 }
 
 /** Journals, runs and records one call; returns its final outcome (or parked, after a stop). */
@@ -42,11 +43,13 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
   }
 
   await host.checkpoint?.("before_journal", mark);
-  // The journal row is durable before execute runs, so a restart finds the call (DESIGN.md 3).
+  // The journal row of anything but a read is durable before execute runs, so a restart finds the call (DESIGN.md 3).
   if (call.existing) host.journal.start(request.callId, input);
   else host.journal.insert({ ...rowOf(request, effectKey), status: "started", input });
   let attempts = (call.existing?.attempts ?? 0) + 1;
-  await host.flush();
+  // A read waits for no flush: run again after a restart, it does no harm (DESIGN.md 3). Its row
+  // commits with the result, like every other write of the request.
+  if (effect !== "read") await host.flush();
   await host.checkpoint?.("after_journal", mark);
   const started: EventPayloads["tool_call_started"] = { callId: request.callId, toolName: tool.name, source: request.source, input: input ?? {} };
   const progressArg = tool.def.progressArgument;
@@ -66,10 +69,12 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
     }
   }
 
-  const state = host.stateFor({ callId: request.callId, tool, ...(request.turnId ? { turnId: request.turnId } : {}) });
+  const bound = { callId: request.callId, tool, ...(request.turnId ? { turnId: request.turnId } : {}) };
   const maxAttempts = retryable(effect) ? (tool.def.maxAttempts ?? DEFAULT_MAX_ATTEMPTS) : 1;
   let result: ToolResult;
   for (;;) {
+    // A fresh state per attempt: queued and invoked children are numbered per run of execute.
+    const state = host.stateFor(bound);
     // Each attempt has a deadline; its signal fires on a stop or when the deadline passes.
     const timeoutMs = tool.def.timeoutMs ?? host.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     const attempt = new AbortController();
@@ -108,13 +113,17 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
       // The throw may have come after the request went out: say so, or a repeat repeats the effect.
       result.error = `${result.error}. ${UNKNOWN_OUTCOME}`;
       await host.checkpoint?.("after_effect", mark);
-      return finishCall(host, call, result, "failed", attempts, { outcome: "unknown" });
+      const unknown = finishCall(host, call, result, "failed", attempts, { outcome: "unknown" });
+      await host.checkpoint?.("after_result", mark);
+      return unknown;
     }
     break;
   }
   await host.checkpoint?.("after_effect", mark);
   const checked = checkOutput(tool, result);
-  return finishCall(host, call, checked.result, checked.result.status === "success" ? "succeeded" : "failed", attempts, checked.extra);
+  const outcome = finishCall(host, call, checked.result, checked.result.status === "success" ? "succeeded" : "failed", attempts, checked.extra);
+  await host.checkpoint?.("after_result", mark);
+  return outcome;
 }
 
 /** Deadline of one attempt of `execute` when neither the tool nor `WEFT_CALL_TIMEOUT_MS` sets one. */
@@ -154,20 +163,36 @@ async function untilAborted<T>(
 }
 
 /**
- * A stop while `execute` runs never records success (issue: aborts). A read is recorded aborted; a
- * reconcilable call asks `lookup`; anything else may have taken effect, so it is parked.
+ * A stop while `execute` runs never records success (issue: aborts): the effect policy's
+ * "stopped while running" column decides between aborted, a lookup, and parked.
  */
 async function afterAbort(host: DispatchHost, call: ReadyCall, state: ThreadState, attempts: number): Promise<CallOutcome> {
   const reason = "the thread was stopped while the call ran; its outcome is unknown";
-  if (call.effect === "read") return finishCall(host, call, { status: "error", error: `aborted: ${reason}` }, "aborted", attempts);
-  if (call.effect === "reconcilable") {
-    const answer = await lookup(call.tool, effectKeyOf(host.branchId, call.request.callId), state);
-    if (answer.status === "found") return finishCall(host, call, foundResult(answer.value), "succeeded", attempts);
-    if (answer.status === "not_found" && call.tool.def.reconcile?.finality === "final") {
+  const action = policyFor(call.effect, "stop_while_running");
+  if (action === "abort") return finishCall(host, call, { status: "error", error: `aborted: ${reason}` }, "aborted", attempts);
+  if (action === "lookup_or_abort") {
+    const answer = await reconcileCall(call.tool, effectKeyOf(host.branchId, call.request.callId), state);
+    if (answer.decision === "found") return finishCall(host, call, answer.result, "succeeded", attempts);
+    if (answer.decision === "nothing_happened") {
       return finishCall(host, call, { status: "error", error: "aborted: the thread was stopped; lookup confirms nothing happened" }, "aborted", attempts);
     }
   }
   return parkCall(host, call.request, reason, attempts);
+}
+
+/**
+ * Asks a reconcilable tool whether its effect happened and reads the answer by the tool's
+ * finality: found, certainly nothing (`not_found` + `final`), or unknown (with why).
+ */
+export async function reconcileCall(
+  tool: CompiledTool,
+  effectKey: string,
+  state: ThreadState,
+): Promise<{ decision: "found"; result: ToolResult } | { decision: "nothing_happened" } | { decision: "unknown"; why: string }> {
+  const answer = await lookup(tool, effectKey, state);
+  if (answer.status === "found") return { decision: "found", result: foundResult(answer.value) };
+  if (answer.status === "not_found" && tool.def.reconcile?.finality === "final") return { decision: "nothing_happened" };
+  return { decision: "unknown", why: answer.status === "not_found" ? "lookup found nothing, but its not_found is not final" : "lookup could not tell" };
 }
 
 /** Asks a reconcilable tool whether its effect happened; a throwing lookup answers `unknown`. */
@@ -186,103 +211,7 @@ export function foundResult(value: string | ToolResult): ToolResult {
   return typeof value === "string" ? { status: "success", result: value } : normalizeResult(value);
 }
 
-/** Parks a call for a person to settle, and says so. */
-export function parkCall(host: DispatchHost, request: CallRequest, reason: string, attempts: number): CallOutcome {
-  host.journal.park(request.callId, reason);
-  host.emit("tool_call_parked", { callId: request.callId, toolName: request.toolName, reason });
-  return {
-    callId: request.callId,
-    toolName: request.toolName,
-    argsText: argsTextOf(request),
-    status: "parked",
-    final: false,
-    result: { status: "error", error: `parked: ${reason}` },
-    isError: true,
-    durationMs: 0,
-    attempts,
-    endsTurn: false,
-  };
-}
-
-/** What a final result records besides itself: a stub mark, or the refusal that ended it. */
-export interface FinishExtra {
-  stubbed?: boolean;
-  /** `unknown`: a write failed after it began, so its effect may or may not have happened. */
-  outcome?: "unknown";
-  errorCode?: WeftError["code"];
-  errorDetails?: Record<string, unknown>;
-}
-
-/**
- * Caps, records and emits a final result. `tool` is absent for a call refused before its tool
- * resolved (an unknown name), which can neither end a turn nor have been stubbed.
- */
-export function finishCall(
-  host: DispatchHost,
-  call: { request: CallRequest; tool?: CompiledTool; startedAt: number },
-  result: ToolResult,
-  status: CallStatus,
-  attempts: number,
-  extra: FinishExtra = {},
-): CallOutcome {
-  const { request, tool } = call;
-  const durationMs = Date.now() - call.startedAt;
-  let capped: ReturnType<typeof capResult>;
-  try {
-    capped = capResult(result, request.callId, host.resultCapBytes, host.files);
-    host.journal.finish(request.callId, status, capped.result, {
-      attempts,
-      durationMs,
-      ...(extra.stubbed ? { stubbed: true } : {}),
-      ...(extra.errorCode ? { errorCode: extra.errorCode } : {}),
-      ...(extra.errorDetails ? { errorDetails: extra.errorDetails } : {}),
-      ...(extra.outcome ? { outcome: extra.outcome } : {}),
-      ...(capped.fullResultPath ? { fullResultPath: capped.fullResultPath } : {}),
-    });
-  } catch (e) {
-    // The result could not be stored: the call still ends, with an error naming what failed.
-    const ran = attempts > 0 && status !== "aborted" ? "; the tool ran, so its effect happened" : "";
-    const failure: ToolResult = { status: "error", error: `weft could not store this call's result (${errorMessage(e).slice(0, 300)})${ran}` };
-    capped = { result: failure };
-    status = "failed";
-    extra = {};
-    host.journal.finish(request.callId, status, failure, { attempts, durationMs });
-  }
-  const finished: EventPayloads["tool_call_finished"] = {
-    callId: request.callId,
-    toolName: request.toolName,
-    source: request.source,
-    status,
-    isError: capped.result.status === "error",
-    durationMs,
-    attempts,
-  };
-  if (capped.result.result !== undefined) finished.result = capped.result.result;
-  if (capped.result.error !== undefined) finished.error = capped.result.error;
-  if (extra.stubbed) finished.stubbed = true;
-  if (extra.errorCode) finished.errorCode = extra.errorCode;
-  if (extra.errorDetails) finished.errorDetails = extra.errorDetails;
-  if (extra.outcome) finished.outcome = extra.outcome;
-  if (capped.fullResultPath) finished.fullResultPath = capped.fullResultPath;
-  host.emit("tool_call_finished", finished);
-  return {
-    callId: request.callId,
-    toolName: request.toolName,
-    argsText: argsTextOf(request),
-    status,
-    final: true,
-    result: capped.result,
-    isError: capped.result.status === "error",
-    durationMs,
-    attempts,
-    endsTurn: tool?.def.endsTurn === true && capped.result.status === "success",
-    ...(extra.stubbed ? { stubbed: true } : {}),
-    ...(extra.errorCode ? { errorCode: extra.errorCode } : {}),
-    ...(extra.errorDetails ? { errorDetails: extra.errorDetails } : {}),
-  };
-}
-
-/** weft's effect table: a success whose value fails `outputSchema` is an error result; the effect still happened. */
+/** A success whose value fails `outputSchema` is an error result; the effect still happened. */
 function checkOutput(tool: CompiledTool, result: ToolResult): { result: ToolResult; extra?: FinishExtra } {
   try {
     return checkOutputOrThrow(tool, result);
@@ -311,23 +240,5 @@ function checkOutputOrThrow(tool: CompiledTool, result: ToolResult): { result: T
         .join("; ")}`,
     },
     extra: { errorCode: "invalid_tool_output", errorDetails: { path: checked.issues[0]!.path, issues: checked.issues } },
-  };
-}
-
-/** The call's arguments as text: the model's raw text, or the JSON of a structured value. */
-export function argsTextOf(request: CallRequest): string {
-  return "text" in request.args ? request.args.text : JSON.stringify(request.args.value ?? {});
-}
-
-/** The journal columns a request fills, without its status. */
-export function rowOf(request: CallRequest, effectKey: string) {
-  return {
-    callId: request.callId,
-    toolName: request.toolName,
-    source: request.source,
-    argsText: argsTextOf(request),
-    effectKey,
-    ...(request.turnId ? { turnId: request.turnId } : {}),
-    ...(request.parentCallId ? { parentCallId: request.parentCallId } : {}),
   };
 }

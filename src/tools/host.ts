@@ -10,8 +10,13 @@ import type { FileSink } from "./size.js";
 import type { ExecutionState, ThreadState } from "./thread-state.js";
 import type { Effect } from "./types.js";
 
-/** Points where the crash matrix injects a restart ("inside execute" is the tool's own). */
-export type CrashPoint = "before_journal" | "after_journal" | "after_effect";
+/**
+ * Points where the crash matrix injects a restart ("inside execute" is the tool's own):
+ * before and after the journal row, after the effect, while the result is recorded (before it is
+ * durable; the hook must act synchronously there), after the result is recorded (before the turn
+ * adds its tool message), at the start of restart recovery, and before each queued call drains.
+ */
+export type CrashPoint = "before_journal" | "after_journal" | "after_effect" | "while_recording" | "after_result" | "recovering" | "queue_drain";
 
 /**
  * The run a call belongs to, as the pipeline needs it; `src/run/execution.ts` builds the full value.
@@ -60,7 +65,7 @@ export interface DispatchHost {
    */
   beforeExecute?(started: EventPayloads["tool_call_started"]): Promise<void>;
   /** Test seam: called at each crash point; the crash matrix aborts the object here. */
-  checkpoint?(point: CrashPoint, call: { callId: string; toolName: string; effect: Effect }): void | Promise<void>;
+  checkpoint?(point: CrashPoint, call: { callId: string; toolName: string; effect?: Effect }): void | Promise<void>;
 }
 
 /** One call to dispatch. `args` is raw model text or an already-structured value. */

@@ -6,8 +6,10 @@
 import type { CallRecord } from "../protocol.js";
 import type { CompiledTool } from "./catalog.js";
 import { liveInput } from "./dispatch.js";
-import { foundResult, finishCall, lookup, parkCall, runCall } from "./execute.js";
+import { reconcileCall, runCall } from "./execute.js";
+import { finishCall, parkCall } from "./record.js";
 import { type CallOutcome, type CallRequest, type DispatchHost, effectKeyOf } from "./host.js";
+import { policyFor } from "./policy.js";
 
 /** Runs of one call a restart may cut short before the call ends `aborted` (crash loops end). */
 export const MAX_RESTARTS = 3;
@@ -24,14 +26,12 @@ export function requestOf(record: CallRecord): CallRequest {
 }
 
 /**
- * Decides what happens to an interrupted call:
- * - read: run again;
- * - idempotent: run again with the same effect key while inside `dedupWindowMs`, else park;
- * - reconcilable: `lookup(effectKey)`; found -> recorded; not_found + final -> run again; else park;
- * - write (and undeclared): park for a person.
+ * Decides what happens to an interrupted call by the effect policy's `restart_after_journal`
+ * column (src/tools/policy.ts): run again, run again inside the dedup window, reconcile, or park.
  */
 export async function recoverCall(host: DispatchHost, record: CallRecord, now = Date.now()): Promise<CallOutcome> {
   const request = requestOf(record);
+  await host.checkpoint?.("recovering", { callId: record.callId, toolName: record.toolName });
   // A call whose runs keep ending in a restart (it crashes its thread) is not run forever.
   const restarts = host.journal.restarted(record.callId);
   if (restarts >= MAX_RESTARTS) {
@@ -52,22 +52,21 @@ export async function recoverCall(host: DispatchHost, record: CallRecord, now = 
   } catch {
     effect = "write" as const;
   }
-  switch (effect) {
-    case "read":
+  switch (policyFor(effect, "restart_after_journal")) {
+    case "rerun":
       return runCall(host, { ...ready, effect });
-    case "idempotent": {
+    case "rerun_in_window": {
       const window = tool.def.dedupWindowMs ?? 0;
       const since = record.startedAt ?? record.createdAt;
       if (now - since <= window) return runCall(host, { ...ready, effect });
       return parkCall(host, request, `interrupted by a restart ${now - since} ms after it started, past its ${window} ms dedup window`, record.attempts);
     }
-    case "reconcilable": {
+    case "lookup_or_rerun": {
       const state = host.stateFor({ callId: record.callId, tool, ...(record.turnId ? { turnId: record.turnId } : {}) });
-      const answer = await lookup(tool, effectKeyOf(host.branchId, record.callId), state);
-      if (answer.status === "found") return finishCall(host, ready, foundResult(answer.value), "succeeded", record.attempts);
-      if (answer.status === "not_found" && tool.def.reconcile?.finality === "final") return runCall(host, { ...ready, effect });
-      const why = answer.status === "not_found" ? "lookup found nothing, but its not_found is not final" : "lookup could not tell";
-      return parkCall(host, request, `interrupted by a restart; ${why}`, record.attempts);
+      const answer = await reconcileCall(tool, effectKeyOf(host.branchId, record.callId), state);
+      if (answer.decision === "found") return finishCall(host, ready, answer.result, "succeeded", record.attempts);
+      if (answer.decision === "nothing_happened") return runCall(host, { ...ready, effect });
+      return parkCall(host, request, `interrupted by a restart; ${answer.why}`, record.attempts);
     }
     default:
       return parkCall(host, request, "interrupted by a restart; a write never runs twice, so a person must settle it", record.attempts);

@@ -164,6 +164,8 @@ function bodyFor(route: string, threadId: string): unknown {
   const bodies: Record<string, unknown> = {
     "POST /threads": { agent: "canary" },
     "POST /threads/:id/messages": { content: "hello", script: [{ text: "hi" }] },
+    "POST /threads/:id/chat": { messages: [{ role: "user", parts: [{ type: "text", text: "hello" }] }], script: [{ text: "hi" }] },
+    "POST /mcp": { jsonrpc: "2.0", id: 1, method: "tools/list" },
     "POST /threads/:id/calls/:callId/approve": {},
     "POST /threads/:id/calls/:callId/deny": { reason: "no" },
     "POST /threads/:id/calls/:callId/settle": { outcome: "retry" },

@@ -1,12 +1,13 @@
 /**
- * The crash matrix: every effect class through every crash point, with a real `ctx.abort()` of
- * the thread's Durable Object, then the alarm that resumes it with no client request. Shared by
- * the test suite (test/crash-matrix.test.ts) and `npm run crash-matrix` (bench/crash-matrix.bench.ts).
+ * The crash matrix: every effect class, called by the model, from the queue, by invokeTool and
+ * directly, crashed (a real `ctx.abort()` of the thread's Durable Object) at every point of a call.
+ * The thread then resumes by its own alarm; the test only waits. Executions are counted raw on an
+ * outside ledger, so "re-run" means the ledger saw two. Shared by test/crash-matrix.test.ts and
+ * `npm run crash-matrix` (bench/crash-matrix.bench.ts), with the random run in ./random.ts.
  * @module
  */
-import { runDurableObjectAlarm } from "cloudflare:test";
-import { type CallStatus, isFinalStatus } from "../../src/protocol.js";
-import { callsOf, createThread, eventsOf, inThread, json, ledgerOf, messagesOf, rawStub, stubOf } from "../helpers.js";
+import { callsOf, createThread, eventsOf, json, ledgerOf, messagesOf, stubOf } from "../helpers.js";
+import { type PlannedCrash, firedCrashes, planCrashes, recoveredByAlarm } from "./plan.js";
 
 /** Effect classes, by fixture tool. */
 export const CLASSES = {
@@ -19,33 +20,60 @@ export const CLASSES = {
   "reconcilable nonfinal": "effect_reconcile_nonfinal",
 } as const;
 
-/** Crash points along one call. */
-export const POINTS = ["before_journal", "after_journal", "inside_execute", "after_effect"] as const;
+/** Crash points along one call; `second_crash` crashes after the effect and again as recovery starts. */
+export const POINTS = ["before_journal", "after_journal", "inside_execute", "after_effect", "while_recording", "after_result", "second_crash", "queue_drain"] as const;
+
+/** Who makes the call. */
+export const SOURCES = ["model", "queue", "invoke", "direct"] as const;
 
 export type EffectClass = keyof typeof CLASSES;
 export type Point = (typeof POINTS)[number];
-
-/** What recovery must do in a cell. */
-export type Expected = "ran once" | "re-run" | "reconciled" | "parked";
+export type Source = (typeof SOURCES)[number];
 
 /**
- * The table of expected outcomes (weft's effect table, DESIGN.md promise 3). Before the journal row exists
- * nothing ran, so every class simply runs. After it, recovery decides by effect class; whether
- * the effect happened (inside execute, after it) only changes what `lookup` finds.
+ * What recovery must do, judged by counts: executions on the ledger, a park, a reconcile.
+ * `never ran`: a direct call cut before its journal row was durable has no call at all; its caller got the error.
  */
-export function expected(cls: EffectClass, point: Point): Expected {
-  if (point === "before_journal") return "ran once";
+export type Expected = "ran once" | "re-run" | "reconciled" | "parked" | "never ran";
+
+/** Classes whose effect may happen twice for one call id (reads; idempotent inside its window). */
+export const MAY_REPEAT: ReadonlySet<EffectClass> = new Set(["read", "idempotent (in window)"]);
+
+/** The cells: every class x point for model calls; queue_drain only for queued calls; every point but queue_drain for the rest. */
+export function cells(): { cls: EffectClass; point: Point; source: Source }[] {
+  const out: { cls: EffectClass; point: Point; source: Source }[] = [];
+  for (const source of SOURCES) {
+    for (const point of POINTS) {
+      if (point === "queue_drain" && source !== "queue") continue;
+      for (const cls of Object.keys(CLASSES) as EffectClass[]) out.push({ cls, point, source });
+    }
+  }
+  return out;
+}
+
+/**
+ * The specification each cell is held to (DESIGN.md promise 3), written independently of
+ * the product's policy table. Before the journal row, or once the result is durable, nothing is
+ * left to recover. After the row, the class decides; whether the effect happened only changes what
+ * `lookup` finds and how many executions the ledger sees.
+ */
+export function expected(cls: EffectClass, point: Point, source: Source): { outcome: Expected; runs: number } {
+  if (point === "before_journal" && source === "direct") return { outcome: "never ran", runs: 0 };
+  // A read's row is not flushed before it runs (running it again is harmless): cut right after the
+  // row, before any I/O committed it, a direct read left nothing behind, as if cut before the row.
+  if (point === "after_journal" && source === "direct" && cls === "read") return { outcome: "never ran", runs: 0 };
+  if (point === "before_journal" || point === "after_result" || point === "queue_drain") return { outcome: "ran once", runs: 1 };
   const happened = point !== "after_journal";
   switch (cls) {
     case "read":
     case "idempotent (in window)":
-      return "re-run";
+      return happened ? { outcome: "re-run", runs: 2 } : { outcome: "ran once", runs: 1 };
     case "reconcilable final":
-      return happened ? "reconciled" : "re-run";
+      return happened ? { outcome: "reconciled", runs: 1 } : { outcome: "ran once", runs: 1 };
     case "reconcilable nonfinal":
-      return happened ? "reconciled" : "parked";
+      return happened ? { outcome: "reconciled", runs: 1 } : { outcome: "parked", runs: 0 };
     default:
-      return "parked";
+      return { outcome: "parked", runs: happened ? 1 : 0 };
   }
 }
 
@@ -53,129 +81,173 @@ export function expected(cls: EffectClass, point: Point): Expected {
 export interface CellResult {
   cls: EffectClass;
   point: Point;
+  source: Source;
   expected: Expected;
-  observed: Expected | "unexpected";
-  /** Executions the outside ledger saw, and effects it applied (deduplicated). */
+  observed: string;
+  /** Executions of the crashed call the ledger saw (raw). */
   runs: number;
-  applied: number;
-  /** A non-read effect applied more than once. */
+  /** A class that must not repeat executed twice or more. */
   writeTwice: boolean;
-  /** Final results recorded for the call id (must be exactly 1), and tool messages for it. */
-  results: number;
-  toolMessages: number;
-  /** How the turn cut by the crash ended after resuming by itself. */
-  turn: string;
+  /** Calls of the thread without exactly one final result. */
+  callsWithoutOneResult: number;
   ok: boolean;
   detail: string;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Arms a real `ctx.abort()` of thread `id` for the first time call `callId` reaches `point`. */
-export async function crashAt(id: string, callId: string, point: string): Promise<void> {
-  await inThread(id, (instance) => {
-    let fired = false;
-    instance.engine.crashHook = (at: string, call: { callId: string }) => {
-      if (!fired && at === point && call.callId === callId) {
-        fired = true;
-        instance.ctx.abort(`injected crash at ${point}`);
-      }
-    };
+/** Plans one real `ctx.abort()` of thread `threadId` for the first time call `callId` reaches `point`. */
+export async function crashAt(threadId: string, callId: string, point: string): Promise<void> {
+  planCrashes(threadId, [{ point, callId }]);
+}
+
+/** Waits until every planned crash fired and an alarm ran since the last (no request meanwhile). */
+export async function waitForAlarm(threadId: string, timeoutMs = 15_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!recoveredByAlarm(threadId)) {
+    if (Date.now() > deadline) return false;
+    await sleep(10);
+  }
+  return true;
+}
+
+/** Waits until the thread is at rest: no turn running, no call started without a result. */
+export async function waitAtRest(threadId: string, timeoutMs = 15_000): Promise<string | null> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    // A read the thread could not answer (it restarted under it) means it is not at rest yet.
+    const info = await json("GET", `/threads/${threadId}`);
+    const calls = await callsOf(threadId).catch((e: unknown) => String(e));
+    const busy =
+      info.status !== 200 ||
+      typeof calls === "string" ||
+      info.body.status === "running" ||
+      info.body.lastTurn?.status === "running" ||
+      calls.some((c) => c.status === "started" || c.status === "queued");
+    if (!busy) return null;
+    if (Date.now() > deadline) {
+      const what = typeof calls === "string" ? calls : `calls ${calls.map((c) => `${c.callId}:${c.status}`).join(" ")}`;
+      return `not at rest after ${timeoutMs} ms: ${info.status === 200 ? info.body.status : `GET answered ${info.status}`}, ${what}`;
+    }
+    await sleep(20);
+  }
+}
+
+/**
+ * Settles every parked call by a fixed rule that never reads the ledger: the person records it
+ * failed ("outcome unknown, not retried"), which never runs the effect again.
+ */
+export async function settleParked(threadId: string): Promise<number> {
+  let settled = 0;
+  for (const call of await callsOf(threadId)) {
+    if (call.status !== "parked") continue;
+    await json("POST", `/threads/${threadId}/calls/${call.callId}/settle`, { outcome: "failed", error: "settled by a person: outcome unknown, not retried" });
+    settled++;
+  }
+  return settled;
+}
+
+/** Calls of a thread without exactly one `tool_call_finished` and a final status. */
+export async function callsWithoutOneResult(threadId: string): Promise<string[]> {
+  const events = await eventsOf(threadId);
+  const finals = new Set(["succeeded", "failed", "denied", "aborted"]);
+  return (await callsOf(threadId)).flatMap((c) => {
+    const results = events.filter((e) => e.type === "tool_call_finished" && (e.data as { callId: string }).callId === c.callId).length;
+    return results === 1 && finals.has(c.status) ? [] : [`${c.callId}: ${results} results, ${c.status}`];
   });
+}
+
+/** Starts the call of a cell; `target` is the id of the call that crashes. */
+async function start(threadId: string, cls: EffectClass, source: Source): Promise<{ target: string; visible: string | null }> {
+  const tool = CLASSES[cls];
+  if (source === "direct") {
+    // The RPC dies with the object; the alarm finishes the call.
+    // As the thread's owner (the test worker's "tester" key), straight to the object with a known call id.
+    const owner = { userId: "tester", name: "tester", roles: [], admin: false };
+    await stubOf(threadId).callTool(owner, { toolName: tool, input: {}, callId: "c" }).catch(() => undefined);
+    return { target: "c", visible: null };
+  }
+  const call =
+    source === "model"
+      ? { id: "c", name: tool, arguments: {} }
+      : { id: "d", name: "delegate", arguments: { mode: source, tool, args: {} } };
+  await json("POST", `/threads/${threadId}/messages`, { content: "go", script: [{ toolCalls: [call] }, { text: "done" }] }).catch(() => undefined);
+  return { target: source === "model" ? "c" : `d.${source}1`, visible: call.id };
 }
 
 /** Runs one cell end to end and judges it. */
-export async function runCell(cls: EffectClass, point: Point): Promise<CellResult> {
-  const tool = CLASSES[cls];
-  const id = await createThread({ agent: "guarantees" });
-  const callId = "c";
-  if (point !== "inside_execute") {
-    await crashAt(id, callId, point);
-  }
-  await json("POST", `/threads/${id}/messages`, {
-    content: "go",
-    script: [{ toolCalls: [{ id: callId, name: tool, arguments: { hang: point === "inside_execute" } }] }, { text: "done" }],
-  });
-  if (point === "inside_execute") {
-    // The effect is on the ledger and execute hangs: crash the object right there.
-    for (let i = 0; i < 200 && (await ledgerOf(`${id}:${callId}`)).runs === 0; i++) await sleep(5);
-    await inThread(id, (instance) => instance.ctx.abort("injected crash inside execute")).catch(() => undefined);
-  }
-  await sleep(20);
-  // No client request resumes the thread: the alarm does (run now rather than waited for).
-  for (let i = 0; i < 20; i++) {
-    const info = (await json("GET", `/threads/${id}`)).body;
-    if (info.status !== "running" && info.lastTurn?.status !== "running") break;
-    await runDurableObjectAlarm(rawStub(id));
-    await stubOf(id).waitIdle();
-  }
-  let record = (await callsOf(id)).find((c) => c.callId === callId);
-  const wasParked = record?.status === "parked";
-  const afterRecovery = await ledgerOf(`${id}:${callId}`);
-  if (wasParked) {
-    // A person settles it, checking the provider first: nothing happened -> retry; else record it.
-    const settlement = afterRecovery.applied === 0 ? { outcome: "retry" } : { outcome: "succeeded", result: "confirmed with the provider" };
-    await json("POST", `/threads/${id}/calls/${callId}/settle`, settlement);
-    await stubOf(id).waitIdle();
-    record = (await callsOf(id)).find((c) => c.callId === callId);
-  }
-  const { runs, applied } = await ledgerOf(`${id}:${callId}`);
-  const events = await eventsOf(id);
-  const results = events.filter((e) => e.type === "tool_call_finished" && (e.data as { callId: string }).callId === callId).length;
-  const toolMessages = (await messagesOf(id)).filter((m) => m.toolCallId === callId).length;
+export async function runCell(cls: EffectClass, point: Point, source: Source): Promise<CellResult> {
+  const threadId = await createThread({ agent: "guarantees" });
+  const target = source === "model" || source === "direct" ? "c" : `d.${source}1`;
+  const plan: PlannedCrash[] = point === "second_crash" ? [{ point: "after_effect", callId: target }, { point: "recovering", callId: target }] : [{ point, callId: target }];
+  planCrashes(threadId, plan);
+  const { visible } = await start(threadId, cls, source);
+  const problems: string[] = [];
+  const want = expected(cls, point, source);
+  // A direct call cut before its row left nothing to finish (its caller got the error): no alarm needed.
+  if (want.outcome !== "never ran" && !(await waitForAlarm(threadId))) problems.push(`no alarm recovered the thread (fired: ${firedCrashes(threadId).join(", ") || "none"})`);
+  let rest = await waitAtRest(threadId);
+  const parkedEvents = (await eventsOf(threadId)).filter((e) => e.type === "tool_call_parked" && (e.data as { callId: string }).callId === target).length;
+  if ((await settleParked(threadId)) > 0) rest = await waitAtRest(threadId);
+  if (rest) problems.push(rest);
+  const { runs } = await ledgerOf(`${threadId}:${target}`);
+  const record = (await callsOf(threadId)).find((c) => c.callId === target);
   const reconciled = record?.result?.result?.includes('"reconciled":true') === true;
-  const observed: CellResult["observed"] = wasParked
-    ? "parked"
-    : reconciled
-      ? "reconciled"
-      : point === "before_journal" && afterRecovery.runs === 1
-        ? "ran once"
-        : record?.status === "succeeded"
-          ? "re-run"
-          : "unexpected";
-  const writeTwice = cls !== "read" && applied > 1;
-  const final = record !== undefined && isFinalStatus(record.status as CallStatus);
-  const info = (await json("GET", `/threads/${id}`)).body;
-  const lastText = (await messagesOf(id)).at(-1);
-  const turn = `${info.lastTurn?.status ?? "none"}${lastText?.content === "done" ? ", said done" : ""}`;
-  const exp = expected(cls, point);
-  const ok = observed === exp && !writeTwice && results === 1 && toolMessages === 1 && final === true && turn === "completed, said done";
+  const observed =
+    parkedEvents > 0 ? "parked" : reconciled ? "reconciled" : runs === 2 ? "re-run" : runs === 1 ? "ran once" : runs === 0 && !record ? "never ran" : `${runs} runs`;
+  const writeTwice = !MAY_REPEAT.has(cls) && runs >= 2;
+  const notOne = await callsWithoutOneResult(threadId);
+  if (visible) {
+    const toolMessages = (await messagesOf(threadId)).filter((m) => m.toolCallId === visible).length;
+    if (toolMessages !== 1) problems.push(`${toolMessages} tool messages for ${visible}`);
+    const info = (await json("GET", `/threads/${threadId}`)).body;
+    if (info.lastTurn?.status !== "completed") problems.push(`turn ${info.lastTurn?.status ?? "none"}`);
+  }
+  if (observed !== want.outcome || runs !== want.runs) problems.push(`expected ${want.outcome} with ${want.runs} run(s)`);
+  problems.push(...notOne);
   return {
     cls,
     point,
-    expected: exp,
+    source,
+    expected: want.outcome,
     observed,
     runs,
-    applied,
     writeTwice,
-    results,
-    toolMessages,
-    turn,
-    ok,
-    detail: `status ${record?.status ?? "none"}, ${runs} run(s), ${applied} applied, ${results} result(s), ${toolMessages} tool message(s), turn ${turn}`,
+    callsWithoutOneResult: notOne.length,
+    ok: problems.length === 0 && !writeTwice,
+    detail: `${observed}, ${runs} run(s), status ${record?.status ?? "none"}${problems.length ? `; ${problems.join("; ")}` : ""}`,
   };
 }
 
-/** Renders the matrix as text, one row per effect class. */
-export function render(cells: CellResult[]): string {
+/** Renders one table per source, a row per effect class. */
+export function render(results: CellResult[]): string {
   const width = 26;
-  const head = ["effect class".padEnd(width), ...POINTS.map((p) => p.padEnd(18))].join(" | ");
-  const rows = (Object.keys(CLASSES) as EffectClass[]).map((cls) =>
-    [
-      cls.padEnd(width),
-      ...POINTS.map((p) => {
-        const c = cells.find((x) => x.cls === cls && x.point === p);
-        return (c ? `${c.ok ? "ok" : "FAIL"} ${c.observed}` : "-").padEnd(18);
-      }),
-    ].join(" | "),
-  );
-  return [head, "-".repeat(head.length), ...rows].join("\n");
+  const out: string[] = [];
+  for (const source of SOURCES) {
+    const points = POINTS.filter((p) => results.some((c) => c.source === source && c.point === p));
+    if (points.length === 0) continue;
+    const head = [`${source} calls`.padEnd(width), ...points.map((p) => p.padEnd(16))].join(" | ");
+    out.push(head, "-".repeat(head.length));
+    for (const cls of Object.keys(CLASSES) as EffectClass[]) {
+      out.push(
+        [
+          cls.padEnd(width),
+          ...points.map((p) => {
+            const c = results.find((x) => x.cls === cls && x.point === p && x.source === source);
+            return (c ? `${c.ok ? "ok" : "FAIL"} ${c.observed}` : "-").padEnd(16);
+          }),
+        ].join(" | "),
+      );
+    }
+    out.push("");
+  }
+  return out.join("\n");
 }
 
-/** The closing line `npm run crash-matrix` promises. */
-export function summary(cells: CellResult[]): string {
-  const good = cells.filter((c) => c.ok).length;
-  const twice = cells.filter((c) => c.writeTwice).length;
-  const notOne = cells.filter((c) => c.results !== 1).length;
-  return `crash-matrix: ${good}/${cells.length} cells as specified, ${twice} writes run twice, ${notOne} calls without exactly one result`;
+/** The first half of the closing line. */
+export function summary(results: CellResult[]): string {
+  const good = results.filter((c) => c.ok).length;
+  const twice = results.filter((c) => c.writeTwice).length;
+  const notOne = results.reduce((n, c) => n + c.callsWithoutOneResult, 0);
+  return `crash-matrix: ${good}/${results.length} cells as specified, ${twice} writes run twice, ${notOne} calls without exactly one result`;
 }

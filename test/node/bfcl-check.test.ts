@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkCall, checkIrrelevance, checkStream, locateTurn } from "../../scripts/bfcl/check.mjs";
+import { checkAdvertised, checkCall, checkIrrelevance, checkStream, locateTurn } from "../../scripts/bfcl/check.mjs";
 
 // Frames shaped like a real weft turn (recorded from `wrangler dev`), so the checks can be
 // shown to fail on each kind of disagreement, not only to pass.
@@ -28,11 +28,23 @@ const toOriginal = new Map([["f_x", "f.x"]]);
 const expected = { age: 3, s: "dd" };
 const ok = { status: "succeeded", isError: false, attempts: 1, result: JSON.stringify(expected), input: expected };
 const okRecord = { callId: "c1", status: "succeeded", attempts: 1, input: expected, result: { status: "success", result: JSON.stringify(expected) } };
-const refused = { status: "failed", isError: true, attempts: 0, error: "invalid_tool_input: age: expected number, received string; s: expected string, received number" };
-const refusedRecord = { callId: "c1", status: "failed", attempts: 0, result: { status: "error", error: refused.error } };
+// The prose names paths no check may read: only errorDetails.issues count.
+const issues = [
+  { path: ["age"], message: "age: expected number, received string", keyword: "type" },
+  { path: ["s"], message: "s: expected string, received number", keyword: "type" },
+];
+const refused = {
+  status: "failed",
+  isError: true,
+  attempts: 0,
+  error: "invalid_tool_input: decoy: prose is not read",
+  errorCode: "invalid_tool_input",
+  errorDetails: { path: ["age"], issues },
+};
+const refusedRecord = { callId: "c1", status: "failed", attempts: 0, result: { status: "error", error: refused.error }, errorCode: "invalid_tool_input", errorDetails: refused.errorDetails };
 const valid = { id: "c1", toolName: "f_x", originalName: "f.x", args: { age: 3 }, kind: "valid" as const, expected };
 const breaking = { id: "c1", toolName: "f_x", originalName: "f.x", args: {}, kind: "breaking" as const, referencePaths: [["age"]] };
-const variant = { id: "c1", toolName: "f_x", originalName: "f.x", args: {}, kind: "variant" as const, argument: "s", variant: "wrong_type" };
+const variant = { id: "c1", toolName: "f_x", originalName: "f.x", args: {}, kind: "variant" as const, argument: "s", path: ["s"], variant: "wrong_type" };
 
 function judge(spec: any, frames: F[], records: any[]) {
   const turn = locateTurn(frames, 0);
@@ -63,14 +75,32 @@ describe("bfcl checks", () => {
     expect(judge(breaking, frames, [refusedRecord])).toBeNull();
     expect(judge(variant, frames, [refusedRecord])).toBeNull();
     expect(judge({ ...breaking, referencePaths: [["other"]] }, frames, [refusedRecord])).toMatch(/the reference faults/);
-    expect(judge({ ...variant, argument: "other" }, frames, [refusedRecord])).toMatch(/not other/);
+    expect(judge({ ...variant, argument: "other", path: ["other"] }, frames, [refusedRecord])).toMatch(/not other/);
+    expect(judge({ ...breaking, referencePaths: [["decoy"]] }, frames, [refusedRecord])).toMatch(/the reference faults/);
+  });
+
+  it("read refusal paths only from structured issues, the same on the event and the record", () => {
+    const prose = { ...refused, errorDetails: undefined };
+    expect(judge(breaking, turnFrames([{ id: "c1", finish: prose }]), [refusedRecord])).toMatch(/no errorDetails\.issues/);
+    const stringPaths = { ...refused, errorDetails: { issues: [{ path: "age", message: "m" }] } };
+    expect(judge(breaking, turnFrames([{ id: "c1", finish: stringPaths }]), [refusedRecord])).toMatch(/no errorDetails\.issues/);
+    const otherRecord = { ...refusedRecord, errorDetails: { issues: [issues[1]] } };
+    expect(judge(breaking, turnFrames([{ id: "c1", finish: refused }]), [otherRecord])).toMatch(/differ from the event's/);
+  });
+
+  it("judge an offered tool advertised only when the model's list shows it as offered", () => {
+    const tool = { name: "f_x", description: "d", parameters: { type: "object", properties: { a: { type: "integer", default: "x" } } } };
+    expect(checkAdvertised(tool, { tools: [{ name: "f_x", description: "d", inputSchema: tool.parameters }], unavailableTools: [] })).toBeNull();
+    expect(checkAdvertised(tool, { tools: [], unavailableTools: [{ name: "f_x", reason: "invalid_config: x" }] })).toMatch(/unavailable: invalid_config/);
+    expect(checkAdvertised(tool, { tools: [], unavailableTools: [] })).toMatch(/missing/);
+    expect(checkAdvertised(tool, { tools: [{ name: "f_x", description: "d", inputSchema: { type: "object" } }], unavailableTools: [] })).toMatch(/differs/);
   });
 
   it("fail when a refused call started, ran, or was refused for another reason", () => {
     expect(judge(breaking, turnFrames([{ id: "c1", started: 1, finish: refused }]), [refusedRecord])).toMatch(/tool_call_started appeared/);
     expect(judge(breaking, turnFrames([{ id: "c1", finish: { ...refused, attempts: 1 } }]), [refusedRecord])).toMatch(/attempts/);
     expect(judge(breaking, turnFrames([{ id: "c1", started: 1, finish: ok }]), [okRecord])).toMatch(/tool_call_started appeared/);
-    expect(judge(breaking, turnFrames([{ id: "c1", finish: { ...refused, error: "boom" } }]), [refusedRecord])).toMatch(/without invalid_tool_input/);
+    expect(judge(breaking, turnFrames([{ id: "c1", finish: { ...refused, errorCode: "invalid_config" } }]), [refusedRecord])).toMatch(/without invalid_tool_input/);
   });
 
   it("fail on a gap in seq and on a call finished outside its turn", () => {

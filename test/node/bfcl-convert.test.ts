@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import {
-  ConversionError,
   TOOL_NAME_RULE,
   convertFunctions,
   convertParameters,
@@ -8,7 +7,7 @@ import {
   toToolName,
 } from "../../scripts/bfcl/convert.mjs";
 import { expectedArguments, expectedCall } from "../../scripts/bfcl/answers.mjs";
-import { createReference, parsePath, pathsRelated, refusalPaths } from "../../scripts/bfcl/reference.mjs";
+import { createReference, pathsRelated } from "../../scripts/bfcl/reference.mjs";
 import { invalidVariants } from "../../scripts/bfcl/variants.mjs";
 import { planCase, formatTally, emptyTally } from "../../scripts/bfcl/harness.mjs";
 
@@ -99,30 +98,33 @@ describe("schema conversion", () => {
     });
   });
 
-  it("folds optional flags (boolean or string) into required and drops them", () => {
-    const schema = convertParameters({
+  it("keeps everything but type names exactly as published: optional flags, required lists, bad defaults", () => {
+    const raw = {
       type: "dict",
-      properties: { a: { type: "integer", optional: true }, b: { type: "integer", optional: "true" }, c: { type: "integer", optional: "false" }, d: { type: "integer", required: true } },
-      required: ["a", "b", "c"],
+      properties: { a: { type: "integer", optional: true, default: "5 years" }, b: { type: "string", default: null }, p: { type: "tuple", items: [{ type: "float" }] } },
+      required: ["a", "b"],
+    };
+    expect(convertParameters(raw)).toEqual({
+      type: "object",
+      properties: { a: { type: "integer", optional: true, default: "5 years" }, b: { type: "string", default: null }, p: { type: "array", items: [{ type: "number" }] } },
+      required: ["a", "b"],
     });
-    expect(schema.required).toEqual(["c", "d"]);
-    expect(JSON.stringify(schema)).not.toContain("optional");
   });
 
-  it("turns tuple-form items into prefixItems", () => {
-    const schema = convertParameters({ type: "dict", properties: { p: { type: "tuple", items: [{ type: "float" }, { type: "str" }] } } });
-    expect(schema.properties).toEqual({ p: { type: "array", prefixItems: [{ type: "number" }, { type: "string" }] } });
+  it("converts the Java and JavaScript type names of BFCL's single-turn categories", () => {
+    const names = ["byte", "short", "long", "char", "double", "Array", "ArrayList", "Set", "HashMap", "Hashtable", "Queue", "Stack", "Bigint", "Boolean", "String", "any"];
+    const notes: string[] = [];
+    const schema = convertParameters({ type: "dict", properties: Object.fromEntries(names.map((n) => [n, { type: n }])) }, (n: string) => notes.push(n));
+    expect(notes).toEqual([]);
+    expect(Object.values(schema.properties as object).map((p: any) => p.type)).toEqual([
+      "integer", "integer", "integer", "string", "number", "array", "array", "array", "object", "object", "array", "array", "integer", "boolean", "string", undefined,
+    ]);
   });
 
-  it("gives the root an object type and refuses a non-object root", () => {
-    expect(convertParameters({ properties: {} }).type).toBe("object");
-    expect(() => convertParameters({ type: "string" })).toThrow(ConversionError);
-  });
-
-  it("refuses unknown type names, naming the function and path", () => {
-    expect(() => convertFunctions([{ name: "f", parameters: { type: "dict", properties: { x: { type: "complex" } } } }])).toThrow(
-      /f\.parameters\.properties\.x\.type: unknown type "complex"/,
-    );
+  it("reads an unknown type name as no constraint and reports it", () => {
+    const { tools, notes } = convertFunctions([{ name: "f", parameters: { type: "dict", properties: { x: { type: "complex", description: "d" } } } }]);
+    expect(tools[0]!.parameters.properties).toEqual({ x: { description: "d" } });
+    expect(notes).toEqual(['f.parameters.properties.x.type: unknown type "complex" read as no constraint']);
   });
 
   it("does not modify its input", () => {
@@ -165,12 +167,12 @@ describe("reference validator", () => {
   const reference = createReference();
 
   it("applies defaults and keeps keys the schema allows", () => {
-    const check = reference.compile({ type: "object", properties: { a: { type: "integer", default: 3 }, o: { type: "object" } } });
+    const { check } = reference.compile({ type: "object", properties: { a: { type: "integer", default: 3 }, o: { type: "object" } } });
     expect(check({ o: { any: 1 }, extra: "kept" })).toEqual({ ok: true, value: { a: 3, o: { any: 1 }, extra: "kept" } });
   });
 
   it("names the failing paths, missing keys included", () => {
-    const check = reference.compile({
+    const { check } = reference.compile({
       type: "object",
       properties: { age: { type: "number" }, rows: { type: "array", items: { type: "object", properties: { n: { type: "string" } }, required: ["n"] } } },
       required: ["age"],
@@ -180,21 +182,19 @@ describe("reference validator", () => {
     if (!verdict.ok) expect(verdict.paths).toEqual(expect.arrayContaining([["age"], ["rows", "1", "n"]]));
   });
 
-  it("drops defaults that fail their own schema, and only those", () => {
-    const { schema, dropped } = reference.dropNonConformingDefaults({
+  it("judges the schema as published: a default its own schema refuses is not applied, and does not make the call invalid", () => {
+    const { check, badDefaults } = reference.compile({
       type: "object",
       properties: { s: { type: "string", default: null }, n: { type: "integer", default: "5 years" }, ok: { type: "string", default: "x" } },
     });
-    expect(schema.properties).toEqual({ s: { type: "string" }, n: { type: "integer" }, ok: { type: "string", default: "x" } });
-    expect(dropped).toHaveLength(2);
+    expect(badDefaults).toHaveLength(2);
+    expect(check({})).toEqual({ ok: true, value: { ok: "x" } });
+    expect(check({ n: "5 years" }).ok).toBe(false);
   });
 
-  it("parses weft refusals into paths", () => {
-    expect(refusalPaths("invalid_tool_input: age: expected number, received string")).toEqual([["age"]]);
-    expect(refusalPaths("invalid_tool_input:\nrows[1].n: expected string\nage: required")).toEqual([["rows", "1", "n"], ["age"]]);
-    expect(refusalPaths("boom")).toBeNull();
-    expect(parsePath("input")).toEqual([]);
+  it("relates paths by prefix, numbers and strings alike", () => {
     expect(pathsRelated(["a"], ["a", "b"])).toBe(true);
+    expect(pathsRelated(["rows", 1], ["rows", "1", "n"])).toBe(true);
     expect(pathsRelated([], ["a"])).toBe(false);
     expect(pathsRelated(["a"], ["b"])).toBe(false);
   });
@@ -204,24 +204,46 @@ describe("invalid variants", () => {
   const reference = createReference();
   const schema = {
     type: "object",
-    properties: { name: { type: "string" }, count: { type: "integer", default: 1 }, tags: { type: "array", items: { type: "string" } }, any: {} },
+    properties: {
+      name: { type: "string" },
+      count: { type: "integer", default: 1 },
+      mode: { type: "string", enum: ["fast", "slow"] },
+      tags: { type: "array", items: { type: "string" } },
+      opts: { type: "object", properties: { depth: { type: "integer" } }, additionalProperties: false },
+      any: {},
+    },
     required: ["name", "tags"],
   };
-  const check = reference.compile(schema);
+  const { check } = reference.compile(schema);
 
-  it("makes a wrong-type variant and a missing-required variant, both refused by the reference", () => {
-    const variants = invalidVariants(schema, { any: 1, name: "x", tags: ["a"] }, check);
-    expect(variants.map((v) => [v.kind, v.argument])).toEqual([
-      ["wrong_type", "name"],
-      ["missing_required", "name"],
+  it("plants one fault of each kind the schema allows, each refused by the reference at its path", () => {
+    const variants = invalidVariants(schema, { any: 1, name: "x", count: 2, mode: "fast", tags: ["a"], opts: { depth: 1 } }, check);
+    expect(variants.map((v) => [v.kind, v.path])).toEqual([
+      ["wrong_type", ["name"]],
+      ["missing_required", ["name"]],
+      ["enum_violation", ["mode"]],
+      ["fraction_for_integer", ["count"]],
+      ["nested_wrong_type", ["opts", "depth"]],
+      ["wrong_array_item", ["tags", 0]],
+      ["extra_property", ["opts", "weft_extra"]],
+      ["null_for_non_nullable", ["name"]],
     ]);
-    for (const v of variants) expect(check(v.args).ok).toBe(false);
-    expect(variants[0]!.args.name).not.toBeTypeOf("string");
+    for (const v of variants) {
+      const verdict = check(v.args);
+      expect(verdict.ok).toBe(false);
+      if (!verdict.ok) expect(verdict.paths.some((p) => pathsRelated(p, v.path))).toBe(true);
+    }
+    expect(variants.find((v) => v.kind === "fraction_for_integer")!.args.count).toBe(2.5);
+  });
+
+  it("makes no variant the reference would accept", () => {
+    const loose = { type: "object", properties: { a: { type: ["string", "null"] }, b: {} }, required: [] };
+    expect(invalidVariants(loose, { a: "x", b: 1 }, reference.compile(loose).check).map((v) => v.kind)).toEqual(["wrong_type"]);
   });
 
   it("does not remove a required argument that has a default", () => {
     const s = { type: "object", properties: { a: { type: "string", default: "d" } }, required: ["a"] };
-    expect(invalidVariants(s, { a: "x" }, reference.compile(s)).map((v) => v.kind)).toEqual(["wrong_type"]);
+    expect(invalidVariants(s, { a: "x" }, reference.compile(s).check).map((v) => v.kind)).toEqual(["wrong_type", "null_for_non_nullable"]);
   });
 });
 
@@ -239,11 +261,12 @@ describe("case planning", () => {
       reference,
     );
     expect(plan.tools[0]!.name).toBe("uber_ride");
-    expect(plan.notes).toHaveLength(1); // the "two" default on an integer
+    expect(plan.notes).toHaveLength(1); // the "two" default on an integer, kept but not applied
+    expect(plan.tools[0]!.parameters.properties).toMatchObject({ n: { type: "integer", default: "two" } });
     const [first, second] = plan.turns;
     expect(first!.map((c) => c.kind)).toEqual(["valid", "breaking"]);
     expect(first![0]).toMatchObject({ toolName: "uber_ride", originalName: "uber.ride", expected: { loc: "here" } });
-    expect(second!.map((c) => c.kind)).toEqual(["variant", "variant"]);
+    expect(second!.map((c) => (c.kind === "variant" ? c.variant : c.kind))).toEqual(["wrong_type", "missing_required", "null_for_non_nullable"]);
   });
 
   it("refuses to plan a call to a function the case does not offer", () => {
@@ -254,7 +277,7 @@ describe("case planning", () => {
     const t = emptyTally();
     t.valid = [2, 3];
     expect(formatTally("bfcl", t)).toBe(
-      "bfcl: 2/3 valid calls executed exactly, 0/0 schema-breaking calls refused, 0/0 invalid variants refused, 0/0 irrelevance clean",
+      "bfcl: 2/3 valid calls executed exactly, 0/0 schema-breaking calls refused, 0/0 invalid variants refused, 0/0 offered tools advertised",
     );
   });
 });

@@ -112,7 +112,7 @@ export class CallStore {
   insert(call: NewCall, now = Date.now()): void {
     this.sql.exec(
       `INSERT INTO calls (call_id, ord, tool_name, source, status, args_text, input, attempts, effect_key, turn_id, parent_call_id, created_at, started_at)
-       VALUES (?, (SELECT COALESCE(MAX(ord), 0) + 1 FROM calls), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, COALESCE((SELECT ord FROM calls ORDER BY ord DESC LIMIT 1), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       call.callId,
       call.toolName,
       call.source,

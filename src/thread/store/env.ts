@@ -10,6 +10,8 @@ export type EnvType = "text" | "secret";
 export class EnvStore {
   /** Called after every write (the thread rebuilds its redactor). */
   onChange: (() => void) | null = null;
+  /** Bumped by every write of this object, so a reader can tell without a query that nothing changed. */
+  version = 0;
 
   constructor(private readonly sql: SqlStorage) {}
 
@@ -26,6 +28,7 @@ export class EnvStore {
   set(name: string, value: string, type?: EnvType): void {
     const kept = type ?? this.get(name)?.type ?? "secret";
     this.sql.exec("INSERT OR REPLACE INTO env (name, value, type) VALUES (?, ?, ?)", name, value, kept);
+    this.version++;
     this.onChange?.();
   }
 }

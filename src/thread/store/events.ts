@@ -31,6 +31,6 @@ export class EventLog {
 
   /** The newest seq, 0 when empty. */
   lastSeq(): number {
-    return this.sql.exec<{ seq: number | null }>("SELECT MAX(seq) AS seq FROM events").one().seq ?? 0;
+    return this.sql.exec<{ seq: number }>("SELECT seq FROM events ORDER BY seq DESC LIMIT 1").toArray()[0]?.seq ?? 0;
   }
 }

@@ -90,6 +90,13 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE calls ADD COLUMN outcome TEXT;
   ALTER TABLE calls ADD COLUMN restarts INTEGER NOT NULL DEFAULT 0;
   `,
+  // v8: every per-call and per-turn lookup an index seek, whatever the thread's age: the next
+  // call and turn number, the newest turn, the next unplayed script step.
+  `
+  CREATE INDEX calls_by_ord ON calls (ord);
+  CREATE INDEX turns_by_ord ON turns (ord);
+  CREATE INDEX script_unplayed ON script (consumed, id);
+  `,
 ];
 
 /** True when the thread's tables exist; an id that was never created has none. */

@@ -16,7 +16,7 @@ export class ScriptStore implements ScriptSource {
   /** Takes the next unplayed step, marking it played in the same write. */
   next(): StoredStep | undefined {
     const row = this.sql
-      .exec<{ step: string }>("UPDATE script SET consumed = 1 WHERE id = (SELECT MIN(id) FROM script WHERE consumed = 0) RETURNING step")
+      .exec<{ step: string }>("UPDATE script SET consumed = 1 WHERE id = (SELECT id FROM script WHERE consumed = 0 ORDER BY id LIMIT 1) RETURNING step")
       .toArray()[0];
     return row ? (JSON.parse(row.step) as StoredStep) : undefined;
   }

@@ -46,7 +46,7 @@ export class TurnStore {
 
   begin(turnId: string, now = Date.now()): void {
     this.sql.exec(
-      "INSERT INTO turns (turn_id, ord, status, started_at) VALUES (?, (SELECT COALESCE(MAX(ord), 0) + 1 FROM turns), 'running', ?)",
+      "INSERT INTO turns (turn_id, ord, status, started_at) VALUES (?, COALESCE((SELECT ord FROM turns ORDER BY ord DESC LIMIT 1), 0) + 1, 'running', ?)",
       turnId,
       now,
     );

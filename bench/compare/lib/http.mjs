@@ -1,0 +1,60 @@
+// @ts-check
+/**
+ * The harness's HTTP client: node:http over keep-alive sockets (one pool per target, at most 16
+ * sockets), so client overhead is small and the same for every target.
+ * @module
+ */
+import http from "node:http";
+
+const agents = new Map();
+
+function agentFor(base) {
+  let agent = agents.get(base);
+  if (!agent) {
+    agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+    agents.set(base, agent);
+  }
+  return agent;
+}
+
+/**
+ * Sends a JSON request and resolves to the parsed JSON answer.
+ * @throws Error with the status and body when the answer is not 2xx.
+ */
+export function request(base, method, pathname, body) {
+  const url = new URL(pathname, base);
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      {
+        method,
+        agent: agentFor(base),
+        headers: payload === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(payload) },
+      },
+      (res) => {
+        const chunks = [];
+        res.on("data", (c) => chunks.push(c));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          if ((res.statusCode ?? 0) >= 300) return reject(new Error(`${method} ${pathname}: ${res.statusCode} ${text.slice(0, 300)}`));
+          try {
+            resolve(text ? JSON.parse(text) : null);
+          } catch {
+            reject(new Error(`${method} ${pathname}: not JSON: ${text.slice(0, 200)}`));
+          }
+        });
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    if (payload !== undefined) req.write(payload);
+    req.end();
+  });
+}
+
+/** Closes every pooled socket (end of run). */
+export function closeAll() {
+  for (const agent of agents.values()) agent.destroy();
+  agents.clear();
+}

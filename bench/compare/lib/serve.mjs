@@ -1,0 +1,126 @@
+// @ts-check
+/**
+ * Builds each bench/compare target with `wrangler deploy --dry-run` and serves it with the workerd
+ * binary that wrangler ships, from a generated capnp config (no `wrangler dev` proxy in between).
+ * Durable Object storage is SQLite on local disk in a fresh temporary folder.
+ * @module
+ */
+import { spawn, execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+/** The workerd binary of the `workerd` package that the project's wrangler depends on. */
+export function workerdBinary(root) {
+  const fromWrangler = createRequire(path.join(root, "node_modules/wrangler/package.json"));
+  return path.join(path.dirname(fromWrangler.resolve("workerd/package.json")), "bin", "workerd");
+}
+
+/** Bundles a target: `wrangler deploy --dry-run --outdir`, returning the folder and the main module's name. */
+export function bundle(root, target, outdir) {
+  const wrangler = path.join(root, "node_modules/wrangler/bin/wrangler.js");
+  const config = path.join(root, "bench/compare/wrangler", `${target}.toml`);
+  execFileSync(process.execPath, [wrangler, "deploy", "--dry-run", "--outdir", outdir, "--config", config], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  const files = readdirSync(outdir).filter((f) => !f.endsWith(".map") && f !== "README.md");
+  return { outdir, main: `${target}.js`, files };
+}
+
+/**
+ * @typedef {{ name: string, durableObjects: Array<{ binding: string, className: string }>, vars?: Record<string, string> }} TargetSpec
+ */
+
+/** The capnp config serving one bundle on 127.0.0.1:port. */
+export function capnpConfig(spec, built, port, diskDir) {
+  const modules = [built.main, ...built.files.filter((f) => f !== built.main)].map((f) => {
+    if (f.endsWith(".wasm")) return `(name = "${f}", wasm = embed "${f}")`;
+    if (f.endsWith(".js") || f.endsWith(".mjs")) return `(name = "${f}", esModule = embed "${f}")`;
+    return `(name = "${f}", data = embed "${f}")`;
+  });
+  const bindings = [
+    ...spec.durableObjects.map((d) => `(name = "${d.binding}", durableObjectNamespace = "${d.className}")`),
+    ...Object.entries(spec.vars ?? {}).map(([k, v]) => `(name = "${k}", text = ${JSON.stringify(v)})`),
+  ];
+  const namespaces = spec.durableObjects.map((d) => `(className = "${d.className}", uniqueKey = "bench-${spec.name}-${d.className}", enableSql = true)`);
+  return `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [(name = "main", worker = .worker), (name = "disk", disk = (path = ${JSON.stringify(diskDir)}, writable = true))],
+  sockets = [(name = "http", address = "127.0.0.1:${port}", http = (), service = "main")],
+);
+const worker :Workerd.Worker = (
+  modules = [${modules.join(", ")}],
+  compatibilityDate = "2026-11-02",
+  compatibilityFlags = ["nodejs_compat"],
+  bindings = [${bindings.join(", ")}],
+  durableObjectNamespaces = [${namespaces.join(", ")}],
+  durableObjectStorage = (localDisk = "disk"),
+);
+`;
+}
+
+/**
+ * Builds and starts every target; resolves once each answers on its port.
+ * @param {string} root
+ * @param {Array<TargetSpec & { port: number, inspectorPort?: number }>} specs
+ */
+export async function startAll(root, specs) {
+  const work = mkdtempSync(path.join(tmpdir(), "weft-bench-compare-"));
+  const binary = workerdBinary(root);
+  const servers = [];
+  for (const spec of specs) {
+    const outdir = path.join(work, spec.name);
+    const built = bundle(root, spec.name, outdir);
+    const disk = path.join(work, `${spec.name}-disk`);
+    mkdirSync(disk);
+    writeFileSync(path.join(outdir, "config.capnp"), capnpConfig(spec, built, spec.port, disk));
+    const args = ["serve", path.join(outdir, "config.capnp")];
+    if (spec.inspectorPort) args.push(`--inspector-addr=127.0.0.1:${spec.inspectorPort}`);
+    const child = spawn(binary, args, { stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d) => {
+      stderr = (stderr + d).slice(-4000);
+    });
+    servers.push({ spec, child, stderr: () => stderr, base: `http://127.0.0.1:${spec.port}` });
+  }
+  const stop = () => servers.forEach((s) => s.child.exitCode === null && s.child.kill("SIGTERM"));
+  try {
+    for (const s of servers) await waitUp(s);
+  } catch (e) {
+    stop();
+    throw e;
+  }
+  return { servers, work, stop };
+}
+
+async function waitUp(server) {
+  for (let i = 0; i < 200; i++) {
+    if (server.child.exitCode !== null) throw new Error(`workerd for ${server.spec.name} exited: ${server.stderr()}`);
+    try {
+      await fetch(`${server.base}/__up`);
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw new Error(`workerd for ${server.spec.name} did not answer in 20 s: ${server.stderr()}`);
+}
+
+/** A loopback TCP port free right now. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const address = srv.address();
+      srv.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+/** Resident memory of a process in KiB (Linux /proc). */
+export function rssKiB(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const m = /VmRSS:\s+(\d+)\s+kB/.exec(status);
+  return m ? Number(m[1]) : NaN;
+}

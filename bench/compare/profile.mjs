@@ -1,0 +1,102 @@
+#!/usr/bin/env node
+// @ts-check
+/**
+ * `npm run bench:profile`: a V8 CPU profile of one bench/compare target under load, taken through
+ * workerd's `--inspector-addr` (the Chrome DevTools Protocol's Profiler domain). Prints the
+ * functions with the most self time and writes the .cpuprofile (open it in Chrome DevTools) under
+ * bench/results/.
+ *
+ *   npm run bench:profile -- [--target weft|bare|sdk] [--tool bench_write|bench_read] [--threads 1|100] [--seconds 5]
+ * @module
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { closeAll } from "./lib/http.mjs";
+import { throughput } from "./lib/measure.mjs";
+import { freePort, startAll } from "./lib/serve.mjs";
+import { targets } from "./lib/targets.mjs";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const args = process.argv.slice(2);
+const opt = (name, fallback) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : fallback);
+const target = opt("target", "weft");
+const tool = opt("tool", "bench_write");
+const threadCount = Number(opt("threads", "1"));
+const seconds = Number(opt("seconds", "5"));
+const TOP = 25;
+
+const t = targets[target];
+if (!t) throw new Error(`--target: one of ${Object.keys(targets).join(", ")}`);
+const inspectorPort = await freePort();
+const { servers, stop } = await startAll(ROOT, [{ ...t.spec, port: await freePort(), inspectorPort }]);
+const base = servers[0].base;
+try {
+  const threads = [];
+  for (let i = 0; i < threadCount; i++) threads.push(await t.newThread(base));
+  await throughput(t, base, tool, threads, 1000); // warm up
+  const list = /** @type {Array<{ webSocketDebuggerUrl: string }>} */ (await (await fetch(`http://127.0.0.1:${inspectorPort}/json/list`)).json());
+  const cdp = await devtools(list[0].webSocketDebuggerUrl);
+  await cdp.send("Profiler.enable");
+  await cdp.send("Profiler.setSamplingInterval", { interval: 100 });
+  await cdp.send("Profiler.start");
+  const cps = await throughput(t, base, tool, threads, seconds * 1000);
+  const { profile } = await cdp.send("Profiler.stop");
+  cdp.close();
+  mkdirSync(path.join(ROOT, "bench/results"), { recursive: true });
+  const file = path.join(ROOT, "bench/results", `profile-${target}-${tool}-${threadCount}t.cpuprofile`);
+  writeFileSync(file, JSON.stringify(profile));
+  console.log(`${target} ${tool}, ${threadCount} thread(s), 16 clients: ${cps.toFixed(0)} calls/s while profiling; wrote ${path.relative(ROOT, file)}`);
+  for (const line of summarize(profile)) console.log(line);
+} finally {
+  closeAll();
+  stop();
+}
+
+/** A minimal Chrome DevTools Protocol client over a WebSocket. */
+function devtools(url) {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url);
+    let id = 0;
+    const waiting = new Map();
+    ws.onmessage = (e) => {
+      const msg = JSON.parse(String(e.data));
+      const w = waiting.get(msg.id);
+      if (!w) return;
+      waiting.delete(msg.id);
+      if (msg.error) w.reject(new Error(JSON.stringify(msg.error)));
+      else w.resolve(msg.result);
+    };
+    ws.onerror = () => reject(new Error(`inspector ${url} failed`));
+    ws.onopen = () =>
+      resolve({
+        send: (method, params = {}) =>
+          new Promise((res, rej) => {
+            waiting.set(++id, { resolve: res, reject: rej });
+            ws.send(JSON.stringify({ id, method, params }));
+          }),
+        close: () => ws.close(),
+      });
+  });
+}
+
+/** Lines: the share of samples per category, then the functions with the most self time. */
+function summarize(profile) {
+  const total = profile.samples.length;
+  const self = new Map();
+  const counts = new Map();
+  for (const s of profile.samples) counts.set(s, (counts.get(s) ?? 0) + 1);
+  for (const node of profile.nodes) {
+    const hits = counts.get(node.id) ?? 0;
+    if (hits === 0) continue;
+    const f = node.callFrame;
+    const where = f.url ? `${f.url.split("/").pop()}:${f.lineNumber + 1}` : "";
+    const key = `${f.functionName || "(anonymous)"} ${where}`.trim();
+    self.set(key, (self.get(key) ?? 0) + hits);
+  }
+  const idle = (self.get("(idle)") ?? 0) + (self.get("(program)") ?? 0);
+  const lines = [`samples: ${total} (${((idle / total) * 100).toFixed(0)}% idle or outside JavaScript: "(idle)" + "(program)")`];
+  const top = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, TOP);
+  for (const [key, hits] of top) lines.push(`${((hits / total) * 100).toFixed(1).padStart(5)}%  ${key}`);
+  return lines;
+}

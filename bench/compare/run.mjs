@@ -1,0 +1,136 @@
+#!/usr/bin/env node
+// @ts-check
+/**
+ * `npm run bench:compare`: weft beside a bare Worker + Durable Object and the Agents SDK, each
+ * served by the workerd binary wrangler ships (bench/compare/lib/serve.mjs), on loopback only.
+ * Every round runs every measurement on the three targets back to back (their order rotating), so
+ * drift on a shared machine hits all of them alike; each printed figure is the median over rounds. Writes bench/results/compare-<time>.json.
+ *
+ *   npm run bench:compare [-- --rounds N] [-- --inspect]   (--inspect: weft's workerd gets --inspector-addr=127.0.0.1:9229 and waits for Enter before round 1)
+ * @module
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { closeAll } from "./lib/http.mjs";
+import { coldStart, fanOut, idleMemory, median, sequential, throughput, turns } from "./lib/measure.mjs";
+import { freePort, startAll, workerdBinary } from "./lib/serve.mjs";
+import { targets } from "./lib/targets.mjs";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const args = process.argv.slice(2);
+const ROUNDS = Number(args[args.indexOf("--rounds") + 1]) > 0 && args.includes("--rounds") ? Number(args[args.indexOf("--rounds") + 1]) : 3;
+const INSPECT = args.includes("--inspect");
+const NAMES = /** @type {const} */ (["bare", "sdk", "weft"]);
+const SEQ_CALLS = 200;
+const LOAD_MS = 2000;
+
+/** Metric id -> label and which way is better. */
+const METRICS = {
+  read_p50_one: { label: "read tool p50, one thread, sequential (ms)", better: "lower" },
+  read_p50_100: { label: "read tool p50, 100 threads, sequential (ms)", better: "lower" },
+  read_p95_100: { label: "read tool p95, 100 threads, sequential (ms)", better: "lower" },
+  read_cps_one: { label: "read tool calls/s, one thread, 16 clients", better: "higher" },
+  read_cps_100: { label: "read tool calls/s, 100 threads, 16 clients", better: "higher" },
+  write_p50_one: { label: "write tool p50, one thread, sequential (ms)", better: "lower" },
+  write_p50_100: { label: "write tool p50, 100 threads, sequential (ms)", better: "lower" },
+  write_p95_100: { label: "write tool p95, 100 threads, sequential (ms)", better: "lower" },
+  write_cps_one: { label: "write tool calls/s, one thread, 16 clients", better: "higher" },
+  write_cps_100: { label: "write tool calls/s, 100 threads, 16 clients", better: "higher" },
+  turn_ms: { label: "scripted turn with 3 tool calls (ms)", better: "lower" },
+  cold_ms: { label: "cold start after eviction, first call (ms)", better: "lower" },
+  idle_kib: { label: "idle thread memory (KiB per thread)", better: "lower" },
+  fanout_eps: { label: "fan-out to 100 sockets, events/s", better: "higher" },
+  fanout_first_ms: { label: "fan-out to 100 sockets, first event (ms)", better: "lower" },
+};
+
+const started = performance.now();
+const ports = { bare: await freePort(), sdk: await freePort(), weft: await freePort() };
+const { servers, stop, work } = await startAll(
+  ROOT,
+  NAMES.map((n) => ({ ...targets[n].spec, port: ports[n], ...(INSPECT && n === "weft" ? { inspectorPort: 9229 } : {}) })),
+);
+process.on("exit", stop);
+const server = Object.fromEntries(servers.map((s) => [s.spec.name, s]));
+console.log(`bench:compare: ${NAMES.join(", ")} on ${path.basename(workerdBinary(ROOT))} ${execFileSync(workerdBinary(ROOT), ["--version"], { encoding: "utf8" }).trim()}, ${ROUNDS} rounds, storage in ${work}`);
+
+// Per target: one long-lived thread (it collects calls over the rounds: the flatness check) and 100 threads.
+const fixtures = {};
+for (const n of NAMES) {
+  const base = server[n].base;
+  const one = [await targets[n].newThread(base)];
+  const hundred = [];
+  for (let i = 0; i < 100; i++) hundred.push(await targets[n].newThread(base));
+  fixtures[n] = { one, hundred };
+}
+if (INSPECT) {
+  console.log("weft's workerd listens for the inspector on 127.0.0.1:9229; start a CPU profile, then press Enter");
+  await new Promise((r) => process.stdin.once("data", r));
+}
+
+/** results[target][metric] = one value per round */
+const results = Object.fromEntries(NAMES.map((n) => [n, Object.fromEntries(Object.keys(METRICS).map((m) => [m, []]))]));
+
+/** The measurements, in run order; each runs on every target back to back, so drift hits all alike. */
+const STEPS = [
+  ...["read", "write"].flatMap((tool) => [
+    async (n, t, base, f, r) => {
+      const s = await sequential(t, base, `bench_${tool}`, f.one, SEQ_CALLS);
+      r[`${tool}_p50_one`].push(s.p50);
+    },
+    async (n, t, base, f, r) => {
+      const s = await sequential(t, base, `bench_${tool}`, f.hundred, SEQ_CALLS);
+      r[`${tool}_p50_100`].push(s.p50);
+      r[`${tool}_p95_100`].push(s.p95);
+    },
+    async (n, t, base, f, r) => r[`${tool}_cps_one`].push(await throughput(t, base, `bench_${tool}`, f.one, LOAD_MS)),
+    async (n, t, base, f, r) => r[`${tool}_cps_100`].push(await throughput(t, base, `bench_${tool}`, f.hundred, LOAD_MS)),
+  ]),
+  async (n, t, base, f, r) => r.turn_ms.push(await turns(t, base, 20)),
+  async (n, t, base, f, r) => r.cold_ms.push(await coldStart(t, base, 5)),
+  async (n, t, base, f, r) => r.idle_kib.push(await idleMemory(t, base, server[n].child.pid, 50)),
+  async (n, t, base, f, r) => {
+    const out = await fanOut(t, base, 100, 200, 3);
+    r.fanout_eps.push(out.eventsPerSecond);
+    r.fanout_first_ms.push(out.firstEventMs);
+  },
+];
+
+try {
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [i, step] of STEPS.entries()) {
+      // The order of targets rotates with every step and round.
+      for (const k of NAMES.keys()) {
+        const n = NAMES[(k + i + round) % NAMES.length];
+        await step(n, targets[n], server[n].base, fixtures[n], results[n]);
+      }
+    }
+    const cps = NAMES.map((n) => `${n} ${results[n].write_cps_one[round].toFixed(0)}`).join(" · ");
+    console.log(`round ${round + 1}/${ROUNDS} done in ${((performance.now() - started) / 1000).toFixed(0)} s; write calls/s one thread: ${cps}`);
+  }
+} finally {
+  closeAll();
+  stop();
+}
+
+const fmt = (v) => (!Number.isFinite(v) ? "n/a" : Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2));
+const medians = Object.fromEntries(NAMES.map((n) => [n, Object.fromEntries(Object.keys(METRICS).map((m) => [m, median(results[n][m])]))]));
+const lines = [];
+for (const [m, { label }] of Object.entries(METRICS)) {
+  const v = (n) => medians[n][m];
+  lines.push(`${label}: bare ${fmt(v("bare"))} · sdk ${fmt(v("sdk"))} · weft ${fmt(v("weft"))} · weft/bare ${(v("weft") / v("bare")).toFixed(2)} · weft/sdk ${(v("weft") / v("sdk")).toFixed(2)}`);
+}
+// The flatness check: a long-lived thread's write calls/s in the first and the last round.
+const last = ROUNDS - 1;
+const flat = NAMES.map((n) => `${n} ${fmt(results[n].write_cps_one[0])} -> ${fmt(results[n].write_cps_one[last])} (${(results[n].write_cps_one[last] / results[n].write_cps_one[0]).toFixed(2)})`);
+lines.push(`write tool calls/s, one thread, round 1 -> round ${ROUNDS}: ${flat.join(" · ")}`);
+for (const line of lines) console.log(line);
+
+const machine = { cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? "unknown", memoryGiB: +(os.totalmem() / 2 ** 30).toFixed(1), loadavg: os.loadavg(), node: process.version, platform: `${os.platform()} ${os.release()}` };
+const seconds = (performance.now() - started) / 1000;
+mkdirSync(path.join(ROOT, "bench/results"), { recursive: true });
+const file = path.join(ROOT, "bench/results", `compare-${new Date().toISOString().replaceAll(":", "-").slice(0, 19)}.json`);
+writeFileSync(file, JSON.stringify({ rounds: ROUNDS, seconds, machine, metrics: METRICS, medians, perRound: results, lines }, null, 2) + "\n");
+console.log(`bench:compare: ${seconds.toFixed(0)} s on ${machine.cpus} x ${machine.cpu}; wrote ${path.relative(ROOT, file)}`);

@@ -1,0 +1,204 @@
+/**
+ * A thread's events as the AI SDK's UI message stream (`UIMessageChunk`s), so a `useChat` app can
+ * render a weft turn: text as it streams, each tool call with its input and output, approvals as
+ * the SDK's tool-approval parts, denials as `output-denied`. Weft decides every state shown here;
+ * nothing is taken from the client's copy of the conversation.
+ * @module
+ */
+import type { UIMessageChunk } from "ai";
+import type { EventFrame, EventPayloads } from "../protocol.js";
+
+/** The `approvalId` of a call waiting for approval: its call id and the hash of its arguments. */
+export function approvalIdOf(callId: string, argsHash: string): string {
+  return `${callId}:${argsHash}`;
+}
+
+/** The call id and argument hash in an `approvalId`, or null when weft did not make it. */
+export function parseApprovalId(approvalId: string): { callId: string; argsHash: string } | null {
+  const at = approvalId.lastIndexOf(":");
+  if (at <= 0 || !/^[0-9a-f]{16,128}$/.test(approvalId.slice(at + 1))) return null;
+  return { callId: approvalId.slice(0, at), argsHash: approvalId.slice(at + 1) };
+}
+
+/** A tool result as UI output: the JSON it holds, or the text itself. */
+export function outputOf(result: string | undefined): unknown {
+  if (result === undefined) return null;
+  try {
+    return JSON.parse(result);
+  } catch {
+    return result;
+  }
+}
+
+type Payload<K extends keyof EventPayloads> = EventPayloads[K];
+
+/**
+ * Turns event frames into UI message chunks, one frame at a time. The stream covers turns that
+ * start (or resume) after it began, and ends at the first turn that finishes, or when the
+ * thread waits for a person (`done` turns true after the closing `finish`).
+ */
+export class UiChunkTranslator {
+  /** True once the closing `finish` chunk was produced. */
+  done = false;
+  private readonly turns = new Set<string>();
+  private step: string | null = null;
+  private text: { id: string; sent: string } | null = null;
+  private readonly inputStarted = new Set<string>();
+  private readonly known: Set<string>;
+
+  /**
+   * @param decided ids of calls the client already shows (the ones a request decides): their
+   *   results belong in this stream though their model step came before it.
+   */
+  constructor(decided: readonly string[] = []) {
+    this.known = new Set(decided);
+  }
+
+  /** The opening chunk. */
+  start(): UIMessageChunk[] {
+    return [{ type: "start" }];
+  }
+
+  /** The chunks for one frame (none for frames the UI does not show). */
+  push(frame: EventFrame): UIMessageChunk[] {
+    if (this.done) return [];
+    const out: UIMessageChunk[] = [];
+    switch (frame.type) {
+      case "turn_started":
+        this.turns.add((frame.data as Payload<"turn_started">).turnId);
+        break;
+      case "text_delta": {
+        const d = frame.data as Payload<"text_delta">;
+        if (!this.turns.has(d.turnId)) break;
+        this.enterStep(d.turnId, d.step, out);
+        this.openText(d.turnId, d.step, out);
+        this.text!.sent += d.delta;
+        out.push({ type: "text-delta", id: this.text!.id, delta: d.delta });
+        break;
+      }
+      case "tool_call_delta": {
+        const d = frame.data as Payload<"tool_call_delta">;
+        if (!this.turns.has(d.turnId)) break;
+        this.enterStep(d.turnId, d.step, out);
+        if (!this.inputStarted.has(d.callId)) {
+          this.inputStarted.add(d.callId);
+          out.push({ type: "tool-input-start", toolCallId: d.callId, toolName: d.toolName });
+        }
+        out.push({ type: "tool-input-delta", toolCallId: d.callId, inputTextDelta: d.delta });
+        break;
+      }
+      case "model_step": {
+        const d = frame.data as Payload<"model_step">;
+        if (!this.turns.has(d.turnId)) break;
+        this.enterStep(d.turnId, d.step, out);
+        // Deltas are a prefix of the step's text: send what they did not carry.
+        const rest = this.text && d.text.startsWith(this.text.sent) ? d.text.slice(this.text.sent.length) : this.text ? "" : d.text;
+        if (rest !== "") {
+          this.openText(d.turnId, d.step, out);
+          out.push({ type: "text-delta", id: this.text!.id, delta: rest });
+        }
+        this.closeText(out);
+        for (const call of d.toolCalls) {
+          if (call.cutOff) continue;
+          this.known.add(call.id);
+          try {
+            out.push({ type: "tool-input-available", toolCallId: call.id, toolName: call.name, input: JSON.parse(call.arguments) });
+          } catch {
+            out.push({ type: "tool-input-error", toolCallId: call.id, toolName: call.name, input: call.arguments, errorText: "arguments are not valid JSON" });
+          }
+        }
+        break;
+      }
+      case "tool_call_started": {
+        const d = frame.data as Payload<"tool_call_started">;
+        // A model's call was announced by its step; a call a tool made (queue, invoke) appears here first.
+        if (d.source !== "model") this.announce(d.callId, d.toolName, d.input, out);
+        break;
+      }
+      case "tool_call_approval_requested": {
+        const d = frame.data as Payload<"tool_call_approval_requested">;
+        if (!this.shows(d.callId)) break;
+        this.announce(d.callId, d.toolName, d.input, out);
+        out.push({ type: "tool-approval-request", approvalId: approvalIdOf(d.callId, d.argsHash), toolCallId: d.callId });
+        break;
+      }
+      case "tool_call_parked": {
+        const d = frame.data as Payload<"tool_call_parked">;
+        if (!this.shows(d.callId)) break;
+        out.push({ type: "data-weft-parked", id: d.callId, data: { callId: d.callId, toolName: d.toolName, reason: d.reason } });
+        break;
+      }
+      case "tool_call_finished": {
+        const d = frame.data as Payload<"tool_call_finished">;
+        if (d.source !== "model") this.announce(d.callId, d.toolName, undefined, out);
+        else if (!this.known.has(d.callId)) break; // a call of a turn this stream did not see start
+        if (d.status === "denied") out.push({ type: "tool-output-denied", toolCallId: d.callId });
+        else if (d.isError) out.push({ type: "tool-output-error", toolCallId: d.callId, errorText: d.error ?? d.result ?? "error" });
+        else out.push({ type: "tool-output-available", toolCallId: d.callId, output: outputOf(d.result) });
+        break;
+      }
+      case "turn_waiting":
+        // Nothing more comes until a person decides: the client shows the approval parts.
+        this.finish(out, "tool-calls");
+        break;
+      case "turn_finished": {
+        const d = frame.data as Payload<"turn_finished">;
+        if (!this.turns.has(d.turnId)) break;
+        if (d.status === "failed") out.push({ type: "error", errorText: d.error ?? "the turn failed" });
+        this.finish(out, d.status === "completed" ? "stop" : d.status === "failed" ? "error" : "other");
+        break;
+      }
+    }
+    return out;
+  }
+
+  /** Closes the stream early (the thread was already waiting, so no turn will run). */
+  finishNow(): UIMessageChunk[] {
+    const out: UIMessageChunk[] = [];
+    if (!this.done) this.finish(out, "tool-calls");
+    return out;
+  }
+
+  /** A model's call shows when its step was in this stream (or the client has it); others always. */
+  private shows(callId: string): boolean {
+    return this.known.has(callId) || this.turns.size > 0;
+  }
+
+  private announce(callId: string, toolName: string, input: unknown, out: UIMessageChunk[]): void {
+    if (this.known.has(callId)) return;
+    this.known.add(callId);
+    out.push({ type: "tool-input-available", toolCallId: callId, toolName, input });
+  }
+
+  private enterStep(turnId: string, step: number, out: UIMessageChunk[]): void {
+    const key = `${turnId}:${step}`;
+    if (this.step === key) return;
+    this.closeStep(out);
+    this.step = key;
+    out.push({ type: "start-step" });
+  }
+
+  private openText(turnId: string, step: number, out: UIMessageChunk[]): void {
+    if (this.text) return;
+    this.text = { id: `text_${turnId}_${step}`, sent: "" };
+    out.push({ type: "text-start", id: this.text.id });
+  }
+
+  private closeText(out: UIMessageChunk[]): void {
+    if (!this.text) return;
+    out.push({ type: "text-end", id: this.text.id });
+    this.text = null;
+  }
+
+  private closeStep(out: UIMessageChunk[]): void {
+    this.closeText(out);
+    if (this.step !== null) out.push({ type: "finish-step" });
+    this.step = null;
+  }
+
+  private finish(out: UIMessageChunk[], finishReason: "stop" | "error" | "other" | "tool-calls"): void {
+    this.closeStep(out);
+    out.push({ type: "finish", finishReason });
+    this.done = true;
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * `POST /threads/:id/chat`: a turn of the thread streamed in the AI SDK's UI message stream
+ * protocol, so `useChat` (with `DefaultChatTransport` pointed here) can use a weft thread as its
+ * backend. From the request body only two things count: the text of a new last user message, or
+ * the approval decisions on the last assistant message. Both go through weft (post a message;
+ * approve or deny, recorded as the verified caller); the rest of the client's history is ignored,
+ * since the thread holds the conversation.
+ * @module
+ */
+import { createUIMessageStream, createUIMessageStreamResponse } from "ai";
+import { Hono } from "hono";
+import { z } from "zod";
+import { toUIMessages } from "../chat/ui-messages.js";
+import { parseApprovalId, UiChunkTranslator } from "../chat/ui-stream.js";
+import { WeftError } from "../errors.js";
+import type { EventFrame } from "../protocol.js";
+import { CALLER_HEADER, type Caller, type ThreadApi } from "../thread/api.js";
+import type { AuthedEnv } from "./auth.js";
+import { threadStub, unwrap } from "./stubs.js";
+import { jsonBody } from "./validate.js";
+
+/** How many stored messages `GET /threads/:id/chat` turns into UI messages (the newest). */
+export const CHAT_HISTORY_LIMIT = 1000;
+
+const Part = z.looseObject({ type: z.string() });
+/** What `useChat` sends (`DefaultChatTransport`): `{ id, messages, trigger, messageId }` plus any `body` extras. */
+export const ChatBody = z.looseObject({
+  messages: z.array(z.looseObject({ id: z.string().optional(), role: z.enum(["user", "assistant", "system"]), parts: z.array(Part) })).min(1),
+  trigger: z.enum(["submit-message", "regenerate-message"]).optional(),
+  /** A scripted model's steps for the turn (as `POST /threads/:id/messages` takes them). */
+  script: z.array(z.unknown()).optional(),
+});
+type ChatBody = z.output<typeof ChatBody>;
+
+/** One approval decision read from the client's last assistant message. */
+interface Decision {
+  callId: string;
+  argsHash: string;
+  approved: boolean;
+  reason?: string;
+}
+
+/** The action a chat request asks for; throws `invalid_request` naming the path when it asks for none. */
+function actionOf(body: ChatBody): { content: string } | { decisions: Decision[] } {
+  if (body.trigger === "regenerate-message") {
+    throw new WeftError("invalid_request", "trigger: regenerating a message is not supported; a weft thread keeps its history", { path: ["trigger"] });
+  }
+  const i = body.messages.length - 1;
+  const last = body.messages[i]!;
+  if (last.role === "user") {
+    const content = last.parts.flatMap((p) => (p.type === "text" && typeof p.text === "string" ? [p.text] : [])).join("\n");
+    if (content === "") throw new WeftError("invalid_request", `messages.${i}.parts: expected a text part`, { path: ["messages", i, "parts"] });
+    return { content };
+  }
+  const decisions: Decision[] = [];
+  last.parts.forEach((p, j) => {
+    const approval = p.approval as { id?: unknown; approved?: unknown; reason?: unknown } | undefined;
+    if (p.state !== "approval-responded" || !approval) return;
+    const path = ["messages", i, "parts", j, "approval", "id"];
+    const ids = typeof approval.id === "string" ? parseApprovalId(approval.id) : null;
+    if (!ids) throw new WeftError("invalid_request", `${path.join(".")}: not an approval weft asked for`, { path });
+    decisions.push({ ...ids, approved: approval.approved === true, ...(typeof approval.reason === "string" ? { reason: approval.reason } : {}) });
+  });
+  if (decisions.length === 0) {
+    throw new WeftError("invalid_request", `messages.${i}: expected a user message, or an assistant message with approval responses`, { path: ["messages", i] });
+  }
+  return { decisions };
+}
+
+/** Frames of the thread after `since`, read from its WebSocket (the same feed clients get). */
+async function eventFeed(stub: ThreadApi, caller: Caller, threadId: string, since: number) {
+  const res = await stub.fetch(new Request(`https://thread/threads/${threadId}/ws?since=${since}`, { headers: { upgrade: "websocket", [CALLER_HEADER]: JSON.stringify(caller) } }));
+  const socket = res.webSocket;
+  if (!socket) throw new WeftError("internal_error", `the thread refused its event feed (${res.status})`);
+  socket.accept();
+  const queue: EventFrame[] = [];
+  let wake: (() => void) | null = null;
+  let closed = false;
+  socket.addEventListener("message", (e) => {
+    queue.push(JSON.parse(String(e.data)) as EventFrame);
+    wake?.();
+  });
+  socket.addEventListener("close", () => {
+    closed = true;
+    wake?.();
+  });
+  return {
+    async next(): Promise<EventFrame | null> {
+      while (queue.length === 0 && !closed) await new Promise<void>((r) => (wake = r));
+      wake = null;
+      return queue.shift() ?? null;
+    },
+    close: () => socket.close(1000, "done"),
+  };
+}
+
+/** The `/threads/:id/chat` route. */
+export function chatRoutes() {
+  const app = new Hono<AuthedEnv>();
+
+  // The conversation so far as UI messages (useChat's `messages`), newest `CHAT_HISTORY_LIMIT` stored messages.
+  app.get("/:id/chat", async (c) => {
+    const stub = threadStub(c.env, c.req.param("id"));
+    const page = unwrap(await stub.getMessages(c.var.caller, { limit: CHAT_HISTORY_LIMIT, order: "desc", maxDepth: 0 }));
+    const { calls } = unwrap(await stub.listCalls(c.var.caller));
+    return c.json({ messages: toUIMessages(page.messages.reverse(), calls), hasMore: page.hasMore });
+  });
+
+  app.post("/:id/chat", jsonBody(ChatBody), async (c) => {
+    const threadId = c.req.param("id");
+    const caller = c.var.caller;
+    const stub = threadStub(c.env, threadId);
+    const body = c.req.valid("json");
+    const action = actionOf(body);
+    const info = unwrap(await stub.info(caller));
+    // Subscribed before acting, from the last frame before it: nothing of this turn is missed.
+    const feed = await eventFeed(stub, caller, threadId, info.lastSeq);
+    let idle = false;
+    try {
+      if ("content" in action) {
+        const posted = unwrap(await stub.postMessage(caller, { content: action.content, ...(body.script ? { script: body.script } : {}) }));
+        // Queued behind a turn that waits for a person: no turn starts until someone decides.
+        idle = posted.queued && info.status === "waiting";
+      } else {
+        for (const d of action.decisions) {
+          const decided = d.approved ? await stub.approve(caller, d.callId, d.argsHash) : await stub.deny(caller, d.callId, d.reason);
+          // Already decided (a resent history): weft's decision stands, and the stream shows it.
+          if (!decided.ok && decided.error.code === "call_not_waiting") continue;
+          unwrap(decided);
+        }
+      }
+    } catch (err) {
+      feed.close();
+      throw err;
+    }
+    const translator = new UiChunkTranslator("decisions" in action ? action.decisions.map((d) => d.callId) : []);
+    // After a decision the turn goes on in the assistant message that asked: the stream names its
+    // id (only the id is read from the client's copy), so the client continues that message.
+    const asked = body.messages.at(-1)!;
+    const stream = createUIMessageStream({
+      ...("decisions" in action && asked.id ? { originalMessages: [{ id: asked.id, role: "assistant" as const, parts: [] }] } : {}),
+      async execute({ writer }) {
+        try {
+          for (const chunk of translator.start()) writer.write(chunk);
+          if (idle) for (const chunk of translator.finishNow()) writer.write(chunk);
+          while (!translator.done) {
+            const frame = await feed.next();
+            if (!frame) break;
+            for (const chunk of translator.push(frame)) writer.write(chunk);
+          }
+        } finally {
+          feed.close();
+        }
+      },
+      onError: (e) => (e instanceof Error ? e.message : "stream failed"),
+    });
+    return createUIMessageStreamResponse({ stream });
+  });
+  return app;
+}

@@ -1,0 +1,80 @@
+/**
+ * One direct tool call as the Worker runs it, for every surface that offers one
+ * (`POST /v1/tools/:name`, the MCP server's `tools/call`): session or continuation-token checks,
+ * the tool-input size limit, then the call in the named thread or in a scratch thread.
+ * @module
+ */
+import { byteLength } from "../bytes.js";
+import { WeftError } from "../errors.js";
+import { limitOf } from "../limits.js";
+import type { Caller } from "../thread/api.js";
+import type { DirectCallOutcome } from "../thread/direct.js";
+import type { WeftEnv } from "../thread/durable.js";
+import type { ToolCatalog } from "../tools/catalog.js";
+import { accountStub, newThread, threadStub, tokenThread, unwrap } from "./stubs.js";
+
+const TOKEN = /^[^:]+:.+$/;
+
+/** True while the call waits for a person (an approval, or a parked outcome to settle). */
+export const waitsForPerson = (o: DirectCallOutcome) => o.status === "awaiting_approval" || o.status === "parked";
+
+/** What a direct call names: the input, and at most one of a session id or a continuation token. */
+export interface DirectCallRequest {
+  input?: unknown;
+  sessionId?: string;
+  continuationToken?: string;
+}
+
+/** A direct call's answer: the outcome, and for a scratch thread `scratchWorkspace` (and `sessionId` while it waits). */
+export type DirectCallAnswer = DirectCallOutcome & { scratchWorkspace?: true; sessionId?: string };
+
+/**
+ * Runs tool `name` for `caller` through the thread's dispatch pipeline.
+ * @throws WeftError `unknown_tool`, `invalid_tool_input` (naming the path), `payload_too_large`
+ *   (over `WEFT_MAX_TOOL_INPUT_BYTES`), `session_not_found`, `session_busy`, `invalid_continuation_token`.
+ */
+export async function runDirectCall(env: WeftEnv, caller: Caller, catalog: ToolCatalog, name: string, body: DirectCallRequest): Promise<DirectCallAnswer> {
+  if (body.sessionId !== undefined && body.continuationToken !== undefined) {
+    throw new WeftError("invalid_continuation_token", "give sessionId or continuationToken, not both", { path: ["continuationToken"] });
+  }
+  if (body.continuationToken !== undefined && !TOKEN.test(body.continuationToken)) {
+    throw new WeftError("invalid_continuation_token", "continuationToken: expected <channelId>:<key>", { path: ["continuationToken"] });
+  }
+  const max = limitOf(env, "toolInputBytes");
+  const size = body.input === undefined ? 0 : byteLength(JSON.stringify(body.input));
+  if (size > max) throw new WeftError("payload_too_large", `input: ${size} bytes, over the ${max}-byte limit of a tool input (WEFT_MAX_TOOL_INPUT_BYTES)`, { path: ["input"], limit: max });
+  const call = { toolName: name, input: body.input ?? {} };
+  if (body.sessionId !== undefined) {
+    const stub = threadStub(env, body.sessionId, "session_not_found");
+    const result = await stub.callTool(caller, call);
+    // Another user's session, like a missing one, is not found.
+    if (!result.ok && result.error.code === "thread_not_found") {
+      throw new WeftError("session_not_found", `no session ${JSON.stringify(body.sessionId)}`, { path: ["sessionId"] });
+    }
+    return unwrap(result);
+  }
+  if (body.continuationToken !== undefined) {
+    const { stub } = tokenThread(env, caller, body.continuationToken);
+    const result = await stub.callTool(caller, call);
+    if (result.ok || result.error.code !== "thread_not_found") return unwrap(result);
+  }
+  // No session: a scratch thread, removed when the call returns, or by its own alarm if the
+  // Worker dies first.
+  catalog.get(name); // unknown_tool before any thread is made
+  const { id, stub } = newThread(env);
+  const threadId = id.toString();
+  unwrap(await stub.create(caller, { ephemeral: true, ...(body.continuationToken ? { arguments: { continuationToken: body.continuationToken } } : {}) }, threadId));
+  let keep = false;
+  try {
+    const outcome = unwrap(await stub.callTool(caller, call));
+    // A call that waits for a person keeps its scratch thread, or nobody could approve it.
+    keep = waitsForPerson(outcome);
+    if (keep) {
+      unwrap(await stub.keep(caller));
+      await accountStub(env, caller)?.addThread({ threadId, agentId: "default", createdAt: Date.now() }, Number.MAX_SAFE_INTEGER);
+    }
+    return { ...outcome, scratchWorkspace: true, ...(keep ? { sessionId: threadId } : {}) };
+  } finally {
+    if (!keep) await stub.destroy(caller);
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * weft's tools as an MCP server (Model Context Protocol, via `@modelcontextprotocol/sdk`):
+ * `tools/list` advertises every tool with its input and output JSON Schemas and annotations
+ * derived from its effect; `tools/call` hands the call to the caller-supplied function, which
+ * runs it through the dispatch pipeline exactly like `POST /v1/tools/:name`.
+ * @module
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { type CallToolResult, CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool, type ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
+import { type ErrorCode as ErrorCodeName, WeftError } from "../errors.js";
+import type { ToolListing } from "../tools/catalog.js";
+import type { Effect } from "../tools/types.js";
+
+/**
+ * MCP tool annotations for each declared effect. A predicate decides per input, so it claims
+ * nothing and MCP's defaults (may write, may destroy) apply.
+ */
+export const EFFECT_ANNOTATIONS: Readonly<Record<Effect | "predicate", ToolAnnotations>> = {
+  read: { readOnlyHint: true },
+  idempotent: { readOnlyHint: false, idempotentHint: true },
+  reconcilable: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+  write: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+  predicate: {},
+};
+
+/** `_meta` keys of a `tools/call` request that name the weft session (thread) to run in. */
+export const SESSION_META = { sessionId: "weft/sessionId", continuationToken: "weft/continuationToken" } as const;
+
+/** A direct call's answer as the MCP server needs it (a subset of `POST /v1/tools/:name`'s body). */
+export interface McpCallAnswer {
+  isError: boolean;
+  result: string | null;
+  error?: string;
+  status: string;
+  callId: string;
+  sessionId?: string;
+}
+
+/** What the server runs: the listing, and one direct call (throwing WeftErrors as `POST /v1/tools/:name` does). */
+export interface McpBackend {
+  tools(): readonly ToolListing[];
+  call(name: string, input: unknown, session: { sessionId?: string; continuationToken?: string }): Promise<McpCallAnswer>;
+}
+
+/** An output schema MCP can carry: MCP requires `type: "object"` at its root. */
+function objectSchema(schema: Record<string, unknown> | null): Tool["outputSchema"] | undefined {
+  return schema && schema.type === "object" ? (schema as Tool["outputSchema"]) : undefined;
+}
+
+/** One `tools/list` entry. */
+export function mcpTool(t: ToolListing): Tool {
+  const outputSchema = objectSchema(t.outputSchema);
+  return {
+    name: t.name,
+    description: t.description,
+    inputSchema: t.inputSchema as Tool["inputSchema"],
+    ...(outputSchema ? { outputSchema } : {}),
+    annotations: EFFECT_ANNOTATIONS[t.effect],
+    _meta: { "weft/effect": t.effect, "weft/needsApproval": t.needsApproval, "weft/endsTurn": t.endsTurn },
+  };
+}
+
+const text = (s: string) => [{ type: "text" as const, text: s }];
+
+/** A call's answer as a `tools/call` result; `structuredContent` when the tool has an object output schema. */
+export function mcpResult(answer: McpCallAnswer, tool: ToolListing): CallToolResult {
+  const meta = { "weft/callId": answer.callId, "weft/status": answer.status, ...(answer.sessionId ? { [SESSION_META.sessionId]: answer.sessionId } : {}) };
+  if (answer.status === "awaiting_approval" || answer.status === "parked") {
+    // Not a result yet: a person has to act in weft first; the model learns that, and where.
+    const where = answer.sessionId ? ` in session ${answer.sessionId}` : "";
+    const act = answer.status === "awaiting_approval" ? "approve or deny it" : "settle it";
+    return { isError: true, content: text(`${tool.name} is waiting for a person (${answer.status}): call ${answer.callId}${where}; ${act} through weft, then read the call for its result`), _meta: meta };
+  }
+  if (answer.isError) return { isError: true, content: text(answer.error ?? answer.result ?? "error"), _meta: meta };
+  const body = answer.result ?? "";
+  if (objectSchema(tool.outputSchema)) {
+    // The pipeline checked the output against the schema, so it is JSON of an object.
+    return { content: text(body), structuredContent: JSON.parse(body) as Record<string, unknown>, _meta: meta };
+  }
+  return { content: text(body), _meta: meta };
+}
+
+/** A refusal before the tool ran, as the `isError` result MCP asks for (the model can correct its input). */
+function refusal(err: WeftError): CallToolResult {
+  const issues = (err.details as { issues?: unknown } | undefined)?.issues;
+  return { isError: true, content: text(`${err.code}: ${err.message}`), _meta: { "weft/errorCode": err.code, ...(issues ? { "weft/issues": issues } : {}) } };
+}
+
+/** An MCP server over `backend` (one per request: the transport is stateless). */
+export function createMcpServer(backend: McpBackend, version: string): Server {
+  const server = new Server(
+    { name: "weft", version },
+    { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: backend.tools().map(mcpTool) }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const { name, arguments: input, _meta } = request.params;
+    const tool = backend.tools().find((t) => t.name === name);
+    // An unknown tool is a protocol error (MCP's tools spec), not a result the model reads.
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}"; available tools: ${backend.tools().map((t) => t.name).join(", ")}`);
+    const session = {
+      ...(typeof _meta?.[SESSION_META.sessionId] === "string" ? { sessionId: _meta[SESSION_META.sessionId] as string } : {}),
+      ...(typeof _meta?.[SESSION_META.continuationToken] === "string" ? { continuationToken: _meta[SESSION_META.continuationToken] as string } : {}),
+    };
+    try {
+      return mcpResult(await backend.call(name, input ?? {}, session), tool);
+    } catch (err) {
+      if (!(err instanceof WeftError)) throw err;
+      if (err.code === "unknown_tool") throw new McpError(ErrorCode.InvalidParams, err.message);
+      if (err.status >= 500) throw new McpError(ErrorCode.InternalError, err.message);
+      return refusal(err);
+    }
+  });
+  return server;
+}
+
+/** weft's code for each HTTP status the transport refuses with (the JSON-RPC code goes in `details`). */
+const REFUSALS: Readonly<Record<number, ErrorCodeName>> = {
+  400: "invalid_request",
+  404: "not_found",
+  405: "method_not_allowed",
+  406: "not_acceptable",
+  413: "payload_too_large",
+  415: "unsupported_media_type",
+};
+
+/**
+ * Answers one Streamable HTTP request (stateless: no `Mcp-Session-Id`, JSON answers).
+ * Only `POST` carries requests; `GET` (a server-initiated stream) and `DELETE` (ending a
+ * session) mean nothing without sessions, so they are `405` with an `Allow` header. Like every
+ * weft refusal, an HTTP-level one (`4xx`) has the body `{ error: { code, message, details? } }`;
+ * JSON-RPC errors inside a `200` answer keep the protocol's own shape.
+ */
+export async function handleMcpRequest(request: Request, backend: McpBackend, version: string): Promise<Response> {
+  if (request.method !== "POST") {
+    const refusal = new WeftError("method_not_allowed", `${request.method} /mcp: this MCP server is stateless, so it takes requests by POST only`);
+    return Response.json(refusal.toBody(), { status: refusal.status, headers: { allow: "POST" } });
+  }
+  const server = createMcpServer(backend, version);
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  let res: Response;
+  try {
+    res = await transport.handleRequest(request);
+  } finally {
+    // With JSON answers the response is complete here; closing frees the server's handlers.
+    void server.close();
+  }
+  if (res.status < 400) return res;
+  const text = await res.text();
+  let rpc: { code?: unknown; message?: unknown } | undefined;
+  try {
+    rpc = (JSON.parse(text) as { error?: { code?: unknown; message?: unknown } }).error;
+  } catch {
+    rpc = undefined;
+  }
+  const code = rpc?.code === ErrorCode.ParseError ? "invalid_json" : (REFUSALS[res.status] ?? "internal_error");
+  const refusal = new WeftError(code, typeof rpc?.message === "string" ? rpc.message : text.slice(0, 500) || `HTTP ${res.status}`, {
+    ...(typeof rpc?.code === "number" ? { jsonRpcCode: rpc.code } : {}),
+  });
+  return Response.json(refusal.toBody(), { status: refusal.status });
+}

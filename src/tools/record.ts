@@ -1,0 +1,128 @@
+/**
+ * The one module that writes a call's outcome: a final result (capped, recorded once, emitted as
+ * `tool_call_finished`) or a park for a person. Every path (run, refusal, dry-run stub, recovery,
+ * reconcile, approval, settlement) records through here.
+ * @module
+ */
+import { type WeftError, errorMessage } from "../errors.js";
+import type { CallStatus, EventPayloads, ToolResult } from "../protocol.js";
+import type { CompiledTool } from "./catalog.js";
+import type { CallOutcome, CallRequest, DispatchHost } from "./host.js";
+import type { Effect } from "./types.js";
+import { capResult } from "./size.js";
+
+/** Parks a call for a person to settle, and says so. */
+export function parkCall(host: DispatchHost, request: CallRequest, reason: string, attempts: number): CallOutcome {
+  host.journal.park(request.callId, reason);
+  host.emit("tool_call_parked", { callId: request.callId, toolName: request.toolName, reason });
+  return {
+    callId: request.callId,
+    toolName: request.toolName,
+    argsText: argsTextOf(request),
+    status: "parked",
+    final: false,
+    result: { status: "error", error: `parked: ${reason}` },
+    isError: true,
+    durationMs: 0,
+    attempts,
+    endsTurn: false,
+  };
+}
+
+/** What a final result records besides itself: a stub mark, or the refusal that ended it. */
+export interface FinishExtra {
+  stubbed?: boolean;
+  /** `unknown`: a write failed after it began, so its effect may or may not have happened. */
+  outcome?: "unknown";
+  errorCode?: WeftError["code"];
+  errorDetails?: Record<string, unknown>;
+}
+
+/**
+ * Caps, records and emits a final result. `tool` is absent for a call refused before its tool
+ * resolved (an unknown name), which can neither end a turn nor have been stubbed.
+ */
+export function finishCall(
+  host: DispatchHost,
+  call: { request: CallRequest; tool?: CompiledTool; startedAt: number },
+  result: ToolResult,
+  status: CallStatus,
+  attempts: number,
+  extra: FinishExtra = {},
+): CallOutcome {
+  const { request, tool } = call;
+  const durationMs = Date.now() - call.startedAt;
+  let capped: ReturnType<typeof capResult>;
+  try {
+    capped = capResult(result, request.callId, host.resultCapBytes, host.files);
+    host.journal.finish(request.callId, status, capped.result, {
+      attempts,
+      durationMs,
+      ...(extra.stubbed ? { stubbed: true } : {}),
+      ...(extra.errorCode ? { errorCode: extra.errorCode } : {}),
+      ...(extra.errorDetails ? { errorDetails: extra.errorDetails } : {}),
+      ...(extra.outcome ? { outcome: extra.outcome } : {}),
+      ...(capped.fullResultPath ? { fullResultPath: capped.fullResultPath } : {}),
+    });
+  } catch (e) {
+    // The result could not be stored: the call still ends, with an error naming what failed.
+    const ran = attempts > 0 && status !== "aborted" ? "; the tool ran, so its effect happened" : "";
+    const failure: ToolResult = { status: "error", error: `weft could not store this call's result (${errorMessage(e).slice(0, 300)})${ran}` };
+    capped = { result: failure };
+    status = "failed";
+    extra = {};
+    host.journal.finish(request.callId, status, failure, { attempts, durationMs });
+  }
+  // Synchronous on purpose: a crash here loses the row above, which is not yet durable.
+  void host.checkpoint?.("while_recording", { callId: request.callId, toolName: request.toolName, ...("effect" in call ? { effect: call.effect as Effect } : {}) });
+  const finished: EventPayloads["tool_call_finished"] = {
+    callId: request.callId,
+    toolName: request.toolName,
+    source: request.source,
+    status,
+    isError: capped.result.status === "error",
+    durationMs,
+    attempts,
+  };
+  if (capped.result.result !== undefined) finished.result = capped.result.result;
+  if (capped.result.error !== undefined) finished.error = capped.result.error;
+  if (extra.stubbed) finished.stubbed = true;
+  if (extra.errorCode) finished.errorCode = extra.errorCode;
+  if (extra.errorDetails) finished.errorDetails = extra.errorDetails;
+  if (extra.outcome) finished.outcome = extra.outcome;
+  if (capped.fullResultPath) finished.fullResultPath = capped.fullResultPath;
+  host.emit("tool_call_finished", finished);
+  return {
+    callId: request.callId,
+    toolName: request.toolName,
+    argsText: argsTextOf(request),
+    status,
+    final: true,
+    result: capped.result,
+    isError: capped.result.status === "error",
+    durationMs,
+    attempts,
+    endsTurn: tool?.def.endsTurn === true && capped.result.status === "success",
+    ...(extra.stubbed ? { stubbed: true } : {}),
+    ...(extra.errorCode ? { errorCode: extra.errorCode } : {}),
+    ...(extra.errorDetails ? { errorDetails: extra.errorDetails } : {}),
+  };
+}
+
+/** The call's arguments as text: the model's raw text, or the JSON of a structured value. */
+export function argsTextOf(request: CallRequest): string {
+  return "text" in request.args ? request.args.text : JSON.stringify(request.args.value ?? {});
+}
+
+/** The journal columns a request fills, without its status. */
+export function rowOf(request: CallRequest, effectKey: string) {
+  return {
+    callId: request.callId,
+    toolName: request.toolName,
+    source: request.source,
+    argsText: argsTextOf(request),
+    effectKey,
+    ...(request.turnId ? { turnId: request.turnId } : {}),
+    ...(request.parentCallId ? { parentCallId: request.parentCallId } : {}),
+  };
+}

@@ -1,0 +1,179 @@
+/**
+ * The playground page in headless Chromium (playwright-core), against a real `wrangler dev`:
+ * create a thread, send a message, watch the events arrive, approve the call that waits, and call
+ * a tool from its generated form; once with the mouse and once with the keyboard alone.
+ * Screenshots go to test-results/.
+ */
+import { mkdirSync } from "node:fs";
+import { type Browser, type Page, chromium } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findChromium } from "./chromium.js";
+import { startDevServer } from "../../../scripts/lib/dev-server.mjs";
+import { startWeft, type DevServer } from "./support.js";
+
+const found = findChromium();
+if ("reason" in found) console.log(`playground browser test skipped: ${found.reason}`);
+
+const SHOTS = "test-results";
+const SCRIPT = JSON.stringify([{ text: "Paying.", toolCalls: [{ id: "pay", name: "needs_ok", arguments: { amount: 500 } }] }, { text: "Paid." }]);
+
+let weft: DevServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!found.path) return;
+  mkdirSync(SHOTS, { recursive: true });
+  weft = await startWeft();
+  browser = await chromium.launch({ executablePath: found.path, headless: true, args: ["--no-sandbox"] });
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await weft?.stop();
+});
+
+/** Presses Tab until the focused element's accessible name starts with `name`. */
+async function tabTo(page: Page, name: string): Promise<void> {
+  for (let i = 0; i < 120; i++) {
+    await page.keyboard.press("Tab");
+    const focused = await page.evaluate(() => {
+      const a = document.activeElement as HTMLElement & { labels?: NodeListOf<HTMLLabelElement> };
+      return (a.getAttribute("aria-label") || a.labels?.[0]?.textContent || a.textContent || "").trim();
+    });
+    if (focused.startsWith(name)) return;
+  }
+  throw new Error(`no focusable element named "${name}" reached with Tab`);
+}
+
+async function openPage(): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const errors: string[] = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+  (page as any).errors = errors;
+  await page.goto(`${weft.url}/`);
+  await expect.poll(() => page.textContent("#who")).toContain("development mode");
+  await page.waitForSelector("#tool option[value=sum_range]", { state: "attached" });
+  return page;
+}
+
+const statusOf = (page: Page, callId: string) => page.getAttribute(`[data-call="${callId}"]`, "data-status").catch(() => null);
+
+describe.skipIf(!found.path)("playground page", () => {
+  it("works with the mouse: new thread, message, live events, approve, tool form", async () => {
+    const page = await openPage();
+    await page.selectOption("#agent", "default");
+    await page.click("text=New thread");
+    await expect.poll(() => page.textContent("#thread-id")).toMatch(/^[0-9a-f]{64}$/);
+    await page.fill("#content", "Pay 500 please");
+    await page.fill("#script", SCRIPT);
+    await page.click("button:text-is('Send')");
+    await page.waitForSelector(".event[data-type=turn_waiting]");
+    expect(await statusOf(page, "pay")).toBe("awaiting_approval");
+    expect(await page.textContent('[data-call="pay"] pre')).toContain('"amount": 500');
+    expect(await page.locator(".event[data-type=message_created]").count()).toBeGreaterThanOrEqual(1);
+    await page.screenshot({ path: `${SHOTS}/playground-mouse-waiting.png`, fullPage: true });
+
+    await page.click("text=Approve needs_ok");
+    await expect.poll(() => statusOf(page, "pay")).toBe("succeeded");
+    expect(await page.textContent('[data-call="pay"]')).toMatch(/\d+ ms/);
+    expect(await page.textContent('[data-call="pay"]')).toContain('"approvedBy":"dev"');
+    await page.waitForSelector(".event[data-type=turn_finished]");
+    await expect.poll(() => page.locator(".msg[data-role=assistant]").allTextContents()).toContain("assistantPaid.");
+
+    await page.selectOption("#tool", "sum_range");
+    await page.fill("#arg-from", "2");
+    await page.fill("#arg-to", "4");
+    await page.click("text=Call tool");
+    await expect.poll(() => page.textContent("#tool-result")).toContain('\\"total\\":9');
+    await page.screenshot({ path: `${SHOTS}/playground-mouse-done.png`, fullPage: true });
+    expect((page as any).errors).toEqual([]);
+    await page.close();
+  });
+
+  it("stops a turn and settles the call it parked", async () => {
+    const page = await openPage();
+    await page.selectOption("#agent", "guarantees");
+    await page.click("text=New thread");
+    await expect.poll(() => page.textContent("#thread-id")).toMatch(/^[0-9a-f]{64}$/);
+    await page.fill("#content", "Write something slow");
+    await page.fill("#script", JSON.stringify([{ toolCalls: [{ id: "w", name: "effect_write", arguments: { hang: true } }] }]));
+    await page.click("button:text-is('Send')");
+    await expect.poll(() => statusOf(page, "w")).toBe("running");
+    await page.click("text=Stop turn");
+    await expect.poll(() => statusOf(page, "w")).toBe("parked");
+    expect(await page.textContent('[data-call="w"]')).toContain("stopped");
+    await page.selectOption('[data-call="w"] select', "failed");
+    await page.fill('[data-call="w"] input[type=text]', "cancelled in the playground");
+    await page.click("text=Settle effect_write");
+    await expect.poll(() => statusOf(page, "w")).toBe("failed");
+    expect(await page.textContent('[data-call="w"]')).toContain("cancelled in the playground");
+    await page.screenshot({ path: `${SHOTS}/playground-settled.png`, fullPage: true });
+    expect((page as any).errors).toEqual([]);
+    await page.close();
+  });
+
+  it("works with the keyboard alone", async () => {
+    const page = await openPage();
+    await tabTo(page, "Agent");
+    await page.keyboard.type("default");
+    await tabTo(page, "New thread");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.textContent("#thread-id")).toMatch(/^[0-9a-f]{64}$/);
+    // Creating a thread moves focus to the message box.
+    await page.keyboard.type("Pay 500 with the keyboard");
+    await page.keyboard.press("Tab");
+    await page.keyboard.insertText(SCRIPT);
+    await tabTo(page, "Send");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => statusOf(page, "pay")).toBe("awaiting_approval");
+    await page.screenshot({ path: `${SHOTS}/playground-keyboard-waiting.png`, fullPage: true });
+    await tabTo(page, "Approve needs_ok");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => statusOf(page, "pay")).toBe("succeeded");
+    await expect.poll(() => page.locator(".msg[data-role=assistant]").allTextContents()).toContain("assistantPaid.");
+
+    await tabTo(page, "Tool");
+    await page.keyboard.type("sum_range");
+    await tabTo(page, "from");
+    await page.keyboard.type("2");
+    await tabTo(page, "to");
+    await page.keyboard.type("4");
+    await tabTo(page, "Call tool");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.textContent("#tool-result")).toContain('\\"total\\":9');
+    await page.screenshot({ path: `${SHOTS}/playground-keyboard-done.png`, fullPage: true });
+    expect((page as any).errors).toEqual([]);
+    await page.close();
+  });
+});
+
+describe.skipIf(!found.path)("playground page with authentication on", () => {
+  let secured: DevServer;
+  // The fixtures' config with its test API keys kept: tokens are required, even on localhost.
+  beforeAll(async () => {
+    secured = await startDevServer({ config: "test/wrangler.toml", readyPath: "/" });
+  }, 120_000);
+  afterAll(async () => {
+    await secured?.stop();
+  });
+
+  it("asks for a token, then works as that user over HTTP and the WebSocket", async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(`${secured.url}/`);
+    await expect.poll(() => page.textContent("#who")).toContain("a token is needed");
+    await page.fill("#token", "test-key-alice");
+    await page.click("text=Use token");
+    await expect.poll(() => page.textContent("#who")).toBe("signed in as alice");
+    await page.selectOption("#agent", "default");
+    await page.click("text=New thread");
+    await expect.poll(() => page.textContent("#thread-id")).toMatch(/^[0-9a-f]{64}$/);
+    await page.fill("#content", "Add 1 to 3");
+    await page.fill("#script", JSON.stringify([{ toolCalls: [{ id: "sum", name: "sum_range", arguments: {} }] }, { text: "Six." }]));
+    await page.click("button:text-is('Send')");
+    // Events arrive over the WebSocket, which carries the token as ?access_token=.
+    await expect.poll(() => statusOf(page, "sum")).toBe("succeeded");
+    await page.waitForSelector(".event[data-type=turn_finished]");
+    await page.screenshot({ path: `${SHOTS}/playground-token.png`, fullPage: true });
+    await page.close();
+  });
+});
