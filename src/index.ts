@@ -8,6 +8,8 @@ export { defineTool, TOOL_NAME_PATTERN } from "./tools/define.js";
 export { defineAgent } from "./run/agent.js";
 /** Agent definitions and the generated registry's shape (src/run/agent.ts). */
 export type { AgentDefinition, AgentSide, DefineAgentOptions, EnvDefault, Registry } from "./run/agent.js";
+/** How an agent bounds the history of its model requests. */
+export type { HistoryOptions } from "./run/compaction.js";
 /** Declares a prompt (agents/prompts/<name>.ts), callable as a tool through its `toolDescription`. */
 export { definePrompt } from "./run/prompt.js";
 /** Prompt definitions (src/run/prompt.ts). */

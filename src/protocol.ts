@@ -207,6 +207,11 @@ export interface EventPayloads {
   tool_call_approval_requested: { callId: string; toolName: string; input: unknown; argsHash: string };
   tool_call_parked: { callId: string; toolName: string; reason: string };
   turn_waiting: { turnId: string; callIds: string[] };
+  /**
+   * Older messages left the history window and were summarized: the summary covers every message
+   * of the conversation up to `throughId` and heads later requests.
+   */
+  history_compacted: { turnId: string; throughId: number; messages: number; tokens: number; model: string };
   /** An agent called as a tool started (or resumed) its work in a child thread. */
   subagent_started: { callId: string; agentId: string; childThreadId: string };
   /** The child thread of an agent called as a tool answered; `status` is its turn's. */
@@ -266,6 +271,7 @@ export const BUILTIN_EVENT_TYPES: ReadonlySet<string> = new Set<BuiltinEventType
   "tool_call_approval_requested",
   "tool_call_parked",
   "turn_waiting",
+  "history_compacted",
   "turn_finished",
   "code_log",
   "code_progress",

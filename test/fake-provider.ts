@@ -16,6 +16,8 @@ export interface FakeStep {
   trailingEmptyArgs?: boolean;
   cutAfterEvents?: number;
   delayMs?: number;
+  /** Answer with a closed connection (a network failure) instead of a response. */
+  network?: "close";
   error?: { status: number; message: string; retryAfter?: string };
 }
 

@@ -57,3 +57,14 @@ describe("usage and finish reasons", () => {
     expect(info.lastTurn.modelSteps).toHaveLength(2);
   });
 });
+
+describe("network failures", () => {
+  it("a request whose connection closes without an answer is retried like a 5xx", async () => {
+    const { info, modelSteps, requests } = await turnVia("openai-compatible:x", [{ network: "close" }, { text: "through" }]);
+    expect(info.lastTurn.status).toBe("completed");
+    expect(requests).toHaveLength(2);
+    expect(modelSteps[0]).toMatchObject({ attempts: 2 });
+    expect(modelSteps[0].retries).toHaveLength(1);
+    expect(modelSteps[0].retries[0]).toMatch(/retried after \d+ ms/);
+  });
+});

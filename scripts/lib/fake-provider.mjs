@@ -15,8 +15,10 @@
  *
  * A step: `{ text?, toolCalls?: [{ id, name, arguments }], usage?: { input, output, cached },
  * chunk?: <characters per argument delta>, trailingEmptyArgs?: true, cutAfterEvents?: <n>,
- * delayMs?: <pause after each event>,
- * error?: { status, message, retryAfter? } }`. `arguments` is sent byte for byte.
+ * delayMs?: <pause after each event>, network?: "close",
+ * error?: { status, message, retryAfter? } }`. `arguments` is sent byte for byte. `network: "close"`
+ * answers nothing: over Node HTTP the connection is closed without a response; inside workerd the
+ * outbound fetch fails as a network error.
  * @module
  */
 import http from "node:http";
@@ -25,9 +27,16 @@ import { validateAnthropic, validateChatCompletions, validateResponses } from ".
 /**
  * @typedef {{ id: string, name: string, arguments: string }} FakeCall
  * @typedef {{ text?: string, toolCalls?: FakeCall[], usage?: { input?: number, output?: number, cached?: number },
- *   chunk?: number, trailingEmptyArgs?: boolean, cutAfterEvents?: number, delayMs?: number,
+ *   chunk?: number, trailingEmptyArgs?: boolean, cutAfterEvents?: number, delayMs?: number, network?: "close",
  *   error?: { status: number, message: string, retryAfter?: string } }} FakeStep
  */
+
+/** Thrown by `handle` for a step that answers with a closed connection instead of a response. */
+export class NetworkClose extends Error {
+  constructor() {
+    super("fake provider: connection closed without a response");
+  }
+}
 
 /** Creates a fake provider; `handle` answers a WHATWG Request. */
 export function createFakeProvider() {
@@ -65,6 +74,7 @@ export function createFakeProvider() {
     }
     const step = queues.get(key)?.shift();
     if (!step) return Response.json({ error: { message: `fake provider: no scripted step left for key ${JSON.stringify(key)}` } }, { status: 400 });
+    if (step.network === "close") throw new NetworkClose();
     if (step.error) {
       const headers = step.error.retryAfter !== undefined ? { "retry-after": step.error.retryAfter } : undefined;
       return Response.json({ error: { message: step.error.message, type: "fake_error" } }, { status: step.error.status, headers });
@@ -219,6 +229,10 @@ export async function serveFakeProvider(fake, port = 0) {
       res.writeHead(response.status, headers);
       res.end(Buffer.from(await response.arrayBuffer()));
     } catch (e) {
+      if (e instanceof NetworkClose) {
+        req.socket.destroy();
+        return;
+      }
       res.writeHead(500, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { message: String(e) } }));
     }

@@ -71,6 +71,8 @@ export const MessagesQuery = z.object({
   limit: Int("limit"),
   offset: Int("offset"),
   maxDepth: Int("maxDepth"),
+  before: Int("before"),
+  after: Int("after"),
   order: z.enum(["asc", "desc"]).optional(),
   includeSilent: z.enum(["true", "false", "1", "0"]).optional(),
 });

@@ -46,6 +46,8 @@ export function threadRoutes() {
       ...(q.offset !== undefined ? { offset: q.offset } : {}),
       ...(q.order ? { order: q.order } : {}),
       ...(q.maxDepth !== undefined ? { maxDepth: q.maxDepth } : {}),
+      ...(q.before !== undefined ? { before: q.before } : {}),
+      ...(q.after !== undefined ? { after: q.after } : {}),
       includeSilent: q.includeSilent === "true" || q.includeSilent === "1",
     };
     return c.json(unwrap(await threadStub(c.env, c.req.param("id")).getMessages(c.var.caller, options)));

@@ -129,9 +129,14 @@ export function toModelError(e: unknown, signal?: AbortSignal): Error {
     const detail = providerMessage(e.responseBody) ?? e.message;
     return new ModelError(`${status ? `provider answered ${status}: ` : ""}${detail}`, retryable, status, retryAfterMs);
   }
-  // fetch throws TypeError on a network failure.
-  return new ModelError(errorMessage(e), e instanceof TypeError);
+  // A request that never got an answer: Node's fetch throws TypeError ("fetch failed"), workerd's an
+  // Error ("Network connection lost", "connection refused"); the provider packages pass it through.
+  const message = errorMessage(e);
+  return new ModelError(message, e instanceof TypeError || NETWORK_FAILURE.test(message));
 }
+
+/** Messages of a request that failed in the network, not at the provider. */
+const NETWORK_FAILURE = /network|connection|socket|ECONN|ETIMEDOUT|EPIPE|fetch failed|refused|reset|timed out/i;
 
 /** `Retry-After` (seconds or an HTTP date) or `retry-after-ms`, in milliseconds. */
 function retryAfterOf(headers: Record<string, string> | undefined): number | undefined {

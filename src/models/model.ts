@@ -6,6 +6,7 @@
  * @module
  */
 import type { Message, TokenUsage } from "../protocol.js";
+import type { SummaryInput } from "./summary.js";
 
 /** A tool as the model is told about it. */
 export interface ModelTool {
@@ -69,6 +70,11 @@ export interface Model {
   /** Context window in tokens, when known; history windows default from it. */
   readonly contextTokens?: number;
   stream(request: ModelRequest): AsyncIterable<ModelStreamPart>;
+  /**
+   * Summarizes older messages without a model request (the scripted model's extractive
+   * summary); absent: compaction asks `stream` with the summarizing instructions.
+   */
+  summarize?(input: SummaryInput): Promise<string>;
 }
 
 /**

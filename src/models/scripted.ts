@@ -9,6 +9,13 @@ import { WeftError } from "../errors.js";
 import type { ToolCallRequest } from "../protocol.js";
 import type { Model, ModelStreamPart, ScriptStep } from "./model.js";
 import { MODEL_ENV } from "./registry.js";
+import { extractiveSummary } from "./summary.js";
+
+/**
+ * Context window the scripted model declares, in tokens, so history windows and compaction work
+ * the same way they do with a provider (a window defaults to half of it).
+ */
+export const SCRIPTED_CONTEXT_TOKENS = 8192;
 
 /** Largest stored step in UTF-8 bytes. */
 export const MAX_STEP_BYTES = 1024 * 1024;
@@ -88,6 +95,8 @@ export function createScriptedModel(source: ScriptSource): Model {
   return {
     id: "scripted",
     wire: "generic",
+    contextTokens: SCRIPTED_CONTEXT_TOKENS,
+    summarize: async (input) => extractiveSummary(input),
     async *stream(): AsyncGenerator<ModelStreamPart> {
       const step = source.next();
       if (!step) {

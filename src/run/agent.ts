@@ -6,6 +6,7 @@
  */
 import type { ScriptStep } from "../models/model.js";
 import type { AnyToolDefinition, JsonSchemaObject, ToolArgs } from "../tools/types.js";
+import { type HistoryOptions, checkHistoryOptions } from "./compaction.js";
 import type { HookDefinition } from "./hooks.js";
 import {
   type EnvDefault,
@@ -13,6 +14,7 @@ import {
   type PromptDefinition,
   type SystemPrompt,
   checkEnvDefaults,
+  checkModelList,
   checkNameList,
   checkSteps,
   configFailure,
@@ -48,6 +50,17 @@ export interface DefineAgentOptions {
   tools?: readonly string[];
   /** Inline side a: model as `"<provider>:<model id>"`. */
   model?: string;
+  /**
+   * Inline side a: models tried in order, each as `"<provider>:<model id>"`, when a model step
+   * fails with a provider error after its retries (a 429 or 5xx that persists, a network failure,
+   * or an error answer).
+   */
+  fallbackModels?: readonly string[];
+  /**
+   * How the history each model request sends is bounded: a token window (default half the model's
+   * context) with older messages summarized once into a stored summary at its head.
+   */
+  history?: HistoryOptions;
   /**
    * Extra tools built from the thread's creation `arguments` (checked on first use, like any
    * dynamically defined tool). Used by fixture agents whose tools are data, such as BFCL cases.
@@ -129,6 +142,7 @@ export interface ResolvedSide {
   system?: SystemPrompt;
   tools?: readonly string[];
   model?: string;
+  fallbackModels?: readonly string[];
   env?: Record<string, EnvDefault>;
   maxSteps?: number;
   stopTool?: string;
@@ -167,6 +181,7 @@ function pick(def: AgentDefinition | PromptDefinition): Omit<ResolvedSide, "side
     ...(def.system !== undefined ? { system: def.system } : {}),
     ...(def.tools !== undefined ? { tools: def.tools } : {}),
     ...(def.model !== undefined ? { model: def.model } : {}),
+    ...(def.fallbackModels !== undefined ? { fallbackModels: def.fallbackModels } : {}),
     ...(def.env !== undefined ? { env: def.env } : {}),
     ...(def.kind === "prompt" && def.maxSteps !== undefined ? { maxSteps: def.maxSteps } : {}),
   };
@@ -192,6 +207,8 @@ export function checkAgentDefinition(name: string, def: unknown): asserts def is
   if (d.model !== undefined && (typeof d.model !== "string" || !MODEL_NAME_PATTERN.test(d.model))) {
     fail(`model must be "<provider>:<model id>", got ${JSON.stringify(d.model)}`);
   }
+  checkModelList(fail, "fallbackModels", d.fallbackModels);
+  checkHistoryOptions(fail, d.history, MODEL_NAME_PATTERN);
   for (const key of ["sideA", "sideB"] as const) {
     const side = d[key];
     if (side === undefined || typeof side === "string") continue;
@@ -204,8 +221,8 @@ export function checkAgentDefinition(name: string, def: unknown): asserts def is
     if (s.endsTurn !== undefined && typeof s.endsTurn !== "boolean") fail(`${key}.endsTurn must be a boolean`);
   }
   if (d.sideB !== undefined && d.sideA === undefined) fail("sideB needs sideA: name side a's prompt too");
-  if (d.sideA !== undefined && (d.system !== undefined || d.tools !== undefined || d.model !== undefined)) {
-    fail("system, tools and model belong to side a's prompt when sideA is given; move them into the prompt");
+  if (d.sideA !== undefined && (d.system !== undefined || d.tools !== undefined || d.model !== undefined || d.fallbackModels !== undefined)) {
+    fail("system, tools, model and fallbackModels belong to side a's prompt when sideA is given; move them into the prompt");
   }
   if (d.exposeAsTool !== undefined && typeof d.exposeAsTool !== "boolean") fail("exposeAsTool must be a boolean");
   if (d.exposeAsTool === true && (typeof d.toolDescription !== "string" || d.toolDescription.trim() === "")) {

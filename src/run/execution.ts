@@ -27,6 +27,8 @@ export interface ExecutionInit {
   /** Unique id of the run (a turn's id for a turn). */
   flowId: string;
   model: Model;
+  /** Models tried in order when a step of `model` fails with a provider error after its retries. */
+  fallbacks?: readonly Model[];
   /** The live persisted history this execution sees (`messageHistory`). */
   history: () => Message[];
   /** Side that takes the first step; default `a`. */
@@ -45,6 +47,8 @@ export interface ChildInit extends ExecutionInit {
 export class Execution implements CallExecution {
   readonly flowId: string;
   readonly model: Model;
+  /** Models tried in order when a step of `model` fails with a provider error after its retries. */
+  readonly fallbacks: readonly Model[];
   /** The execution this one is nested in, or null for a turn. */
   readonly parent: Execution | null;
   /** 0 for a turn; parent depth + 1 for a nested prompt or agent call. */
@@ -65,6 +69,7 @@ export class Execution implements CallExecution {
   private constructor(init: ExecutionInit, parent: Execution | null, promptName?: string) {
     this.flowId = init.flowId;
     this.model = init.model;
+    this.fallbacks = init.fallbacks ?? [];
     this.parent = parent;
     this.depth = parent ? parent.depth + 1 : 0;
     this.promptPath = parent && promptName ? [...parent.promptPath, promptName] : [];

@@ -27,6 +27,11 @@ export interface DefinePromptOptions {
   /** Model as `"<provider>:<model id>"`; absent means the thread's model (scripted unless configured). */
   model?: string;
   /**
+   * Models tried in order, each as `"<provider>:<model id>"`, when a model step fails with a
+   * provider error after its retries (a 429 or 5xx that persists, a network failure, an error answer).
+   */
+  fallbackModels?: readonly string[];
+  /**
    * Names this prompt offers the model: tools in `agents/tools/`, other prompts, or agents with
    * `exposeAsTool`. Absent: every tool in `agents/tools/`.
    */
@@ -90,6 +95,15 @@ export function checkEnvDefaults(fail: (rule: string) => never, env: unknown): v
   }
 }
 
+/** Checks a list of model specs (`fallbackModels`); which providers exist is the registry's rule. */
+export function checkModelList(fail: (rule: string) => never, field: string, list: unknown): void {
+  if (list === undefined) return;
+  if (!Array.isArray(list)) fail(`${field} must be an array of "<provider>:<model id>"`);
+  (list as unknown[]).forEach((spec, i) => {
+    if (typeof spec !== "string" || !MODEL_NAME_PATTERN.test(spec)) fail(`${field}[${i}] must be "<provider>:<model id>", got ${JSON.stringify(spec)}`);
+  });
+}
+
 /** Checks a list of callable names (`tools`). */
 export function checkNameList(fail: (rule: string) => never, field: string, list: unknown): void {
   if (list !== undefined && (!Array.isArray(list) || list.some((t) => typeof t !== "string"))) fail(`${field} must be an array of names`);
@@ -119,6 +133,7 @@ export function checkPromptDefinition(name: string, def: unknown): asserts def i
   if (d.model !== undefined && (typeof d.model !== "string" || !MODEL_NAME_PATTERN.test(d.model))) {
     fail(`model must be "<provider>:<model id>", got ${JSON.stringify(d.model)}`);
   }
+  checkModelList(fail, "fallbackModels", d.fallbackModels);
   checkNameList(fail, "tools", d.tools);
   checkEnvDefaults(fail, d.env);
   checkSteps(fail, "maxSteps", d.maxSteps);

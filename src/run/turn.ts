@@ -7,7 +7,7 @@
  */
 import { errorMessage } from "../errors.js";
 import type { EventPayloads, Message, ModelStepRecord, TokenUsage, ToolCallRequest } from "../protocol.js";
-import { ModelError, type ModelTool } from "../models/model.js";
+import { type Model, ModelError, type ModelTool } from "../models/model.js";
 import { NOTHING_TO_PLAY } from "../models/scripted.js";
 import { fromStrictArguments } from "../models/strict.js";
 import type { CallOutcome, CallRequest } from "../tools/dispatch.js";
@@ -36,7 +36,11 @@ export interface TurnHost {
    * and hook, before the call is validated or run.
    */
   announce(started: EventPayloads["tool_call_started"]): Promise<void>;
-  history(): Message[];
+  /**
+   * The history of the next request: a window within the model's token budget, read with keyset
+   * queries (a summary of older messages at its head once they were compacted).
+   */
+  history(): Message[] | Promise<Message[]>;
   /**
    * The messages one model request sends, from one snapshot of `history()` (the history hook's
    * seam); absent: the snapshot as is.
@@ -99,9 +103,9 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
       const sideEnd = sideForStep(execution, sides);
       if (sideEnd) return { status: "stopped", steps, error: sideEnd };
       // One snapshot per request: what is injected while it is prepared enters the next request.
-      const snapshot = host.history();
+      const snapshot = await host.history();
       const messages = host.prepareMessages ? await host.prepareMessages(snapshot) : snapshot;
-      const { response, announced, attempts, retries } = await requestStep(host, execution, steps + 1, messages);
+      const { response, model, announced, attempts, retries } = await requestStep(host, execution, steps + 1, messages);
       if (response.finishReason === "end" && response.toolCalls.length === 0 && response.text === "") {
         // A turn that played nothing at all says so, instead of ending silently with steps: 0.
         if (steps === 0) await host.commit([{ role: "system", content: NOTHING_TO_PLAY }], null);
@@ -110,7 +114,7 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
       steps = execution.countStep();
       const record: ModelStepRecord = {
         step: steps,
-        model: execution.model.id,
+        model: model.id,
         finishReason: response.finishReason,
         usage: response.usage,
         attempts,
@@ -130,7 +134,7 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
       }
       assistant.toolCalls = calls;
       await host.commit([assistant], calls);
-      const settled = await settleStep(host, execution, calls);
+      const settled = await settleStep(host, execution, calls, model);
       if (settled.waitingOn) return { status: "waiting", steps, waitingOn: settled.waitingOn };
       if (settled.endTurn) return { status: "completed", steps };
     }
@@ -167,17 +171,58 @@ export function wellFormedCalls(calls: readonly unknown[] | undefined, turnId: s
 }
 
 /**
- * Asks the model for one step, streaming its live events; returns the step and the calls that
- * were announced (`tool_call_started`) while their arguments streamed.
+ * Asks the model for one step, streaming its live events; returns the step, the model that
+ * answered and the calls that were announced (`tool_call_started`) while their arguments streamed.
+ * A provider failure is retried (429, 5xx, network); one that persists, or any other provider
+ * error, moves on to the execution's fallback models in order.
  */
 async function requestStep(
   host: TurnHost,
   execution: Execution,
   step: number,
   messages: Message[],
-): Promise<{ response: StepResult; announced: Set<string>; attempts: number; retries: string[] }> {
-  const turnId = execution.flowId;
+): Promise<{ response: StepResult; model: Model; announced: Set<string>; attempts: number; retries: string[] }> {
   const retries: string[] = [];
+  const failures: string[] = [];
+  const models = [execution.model, ...execution.fallbacks];
+  let attempts = 0;
+  for (const [i, model] of models.entries()) {
+    try {
+      const answered = await requestFrom(host, execution, model, step, messages, retries);
+      return { ...answered, model, attempts: attempts + answered.attempts, retries };
+    } catch (e) {
+      if (!(e instanceof StepFailure)) throw e;
+      attempts += e.attempts;
+      failures.push(e.message);
+      const next = models[i + 1];
+      if (!e.fallback || !next) break;
+      retries.push(`${e.message}; falling back to ${next.id}`);
+    }
+  }
+  throw new Error(failures.join("; then "));
+}
+
+/** A model's step that failed for good; `fallback` when a fallback model may answer instead. */
+class StepFailure extends Error {
+  constructor(
+    message: string,
+    readonly attempts: number,
+    readonly fallback: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/** One model's attempts at a step. @throws StepFailure */
+async function requestFrom(
+  host: TurnHost,
+  execution: Execution,
+  model: Model,
+  step: number,
+  messages: Message[],
+  retries: string[],
+): Promise<{ response: StepResult; announced: Set<string>; attempts: number }> {
+  const turnId = execution.flowId;
   for (let attempt = 1; ; attempt++) {
     const events = new StreamEvents(
       {
@@ -191,7 +236,7 @@ async function requestStep(
     let streamed = false;
     try {
       const response = await readStep(
-        execution.model.stream({
+        model.stream({
           threadId: host.threadId,
           turnId,
           step,
@@ -207,13 +252,13 @@ async function requestStep(
           },
         },
       );
-      return { response, announced: events.announced, attempts: attempt, retries };
+      return { response, announced: events.announced, attempts: attempt };
     } catch (e) {
-      // Retried only before anything streamed, so no event or announcement is ever sent twice.
-      const retryable = e instanceof ModelError && e.retryable && !streamed && !execution.signal.aborted;
-      if (!retryable || attempt >= MAX_MODEL_ATTEMPTS) {
+      // Retried (or handed to a fallback) only before anything streamed, so no event or announcement is ever sent twice.
+      const provider = e instanceof ModelError && !streamed && !execution.signal.aborted;
+      if (!provider || !e.retryable || attempt >= MAX_MODEL_ATTEMPTS) {
         const tried = attempt > 1 ? ` after ${attempt} attempts` : "";
-        throw new Error(`model ${execution.model.id} failed${tried}: ${errorMessage(e)}`);
+        throw new StepFailure(`model ${model.id} failed${tried}: ${errorMessage(e)}`, attempt, provider);
       }
       const waitMs = modelBackoffMs(attempt, e.retryAfterMs);
       retries.push(`${e.message} (retried after ${waitMs} ms)`);
@@ -247,11 +292,16 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * Dispatches a step's calls in order. When all are final, their results join the history in
  * call order (one transaction, with the step closed); otherwise the turn waits.
  */
-async function settleStep(host: TurnHost, execution: Execution, calls: ToolCallRequest[]): Promise<{ waitingOn?: string[]; endTurn?: boolean }> {
+async function settleStep(
+  host: TurnHost,
+  execution: Execution,
+  calls: ToolCallRequest[],
+  model: Model = execution.model,
+): Promise<{ waitingOn?: string[]; endTurn?: boolean }> {
   const turnId = execution.flowId;
   const outcomes: CallOutcome[] = [];
   const queued: CallOutcome[] = [];
-  const schemas = execution.model.strictTools ? new Map(host.tools().map((t) => [t.name, t.inputSchema])) : null;
+  const schemas = model.strictTools ? new Map(host.tools().map((t) => [t.name, t.inputSchema])) : null;
   for (const call of calls) {
     // A strict schema made optional keys nullable: a null the model sent for one means "absent".
     const schema = schemas?.get(call.name);

@@ -23,9 +23,7 @@ export interface ModelChoice {
 
 /** The model spec a side uses, or null for the scripted model. */
 export async function modelChoiceOf(engine: ThreadEngine, sources: EnvSources, side: ResolvedSide = engine.sides[0]!): Promise<ModelChoice | null> {
-  if (side.model !== undefined) {
-    return { spec: side.model, where: side.promptName !== undefined ? `agents/prompts/${side.promptName}.ts` : `agents/agents/${engine.meta.agentId}.ts` };
-  }
+  if (side.model !== undefined) return { spec: side.model, where: whereOf(engine, side) };
   const fromEnv = await resolveEnv(sources, MODEL_ENV);
   return fromEnv ? { spec: fromEnv.value, where: `env ${MODEL_ENV}`, level: fromEnv.level } : null;
 }
@@ -39,6 +37,30 @@ export async function modelFor(engine: ThreadEngine, side?: ResolvedSide): Promi
   const choice = await modelChoiceOf(engine, sources, side);
   if (!choice) return createScriptedModel(engine.store.script);
   return resolveModel(choice.spec, await modelEnvOf(engine, sources), choice.where);
+}
+
+/** Where a side's definition lives, for error messages. */
+function whereOf(engine: ThreadEngine, side: ResolvedSide): string {
+  return side.promptName !== undefined ? `agents/prompts/${side.promptName}.ts` : `agents/agents/${engine.meta.agentId}.ts`;
+}
+
+/**
+ * The fallback models of a side (its prompt's `fallbackModels`, or the agent's inline ones), in order.
+ * @throws WeftError `invalid_config` naming the file and entry of an unusable spec.
+ */
+export async function fallbacksFor(engine: ThreadEngine, side: ResolvedSide = engine.sides[0]!): Promise<Model[]> {
+  const specs = side.fallbackModels ?? [];
+  if (specs.length === 0) return [];
+  const env = await modelEnvOf(engine, envSources(engine));
+  return specs.map((spec, i) => resolveModel(spec, env, `${whereOf(engine, side)} (fallbackModels[${i}])`));
+}
+
+/**
+ * Resolves a model spec named in a definition (a fallback, a summary model) against the thread's env.
+ * @throws WeftError `invalid_config` naming `where` for an unusable spec.
+ */
+export async function resolveModelSpec(engine: ThreadEngine, spec: string, where: string): Promise<Model> {
+  return resolveModel(spec, await modelEnvOf(engine, envSources(engine)), where);
 }
 
 /** The registry's view of a thread's environment; values are resolved up front. */
@@ -58,6 +80,10 @@ async function modelEnvOf(engine: ThreadEngine, sources: EnvSources): Promise<Mo
  * a definition or the Worker's vars is the deployment's (`invalid_config`), naming the file.
  */
 export async function checkModel(engine: ThreadEngine, threadEnv: (name: string) => EnvEntry | undefined): Promise<void> {
+  // Fallbacks and the summary model are named in definitions only: the deployment's mistake.
+  for (const side of engine.sides) (side.fallbackModels ?? []).forEach((spec, i) => parseModelSpec(spec, `${whereOf(engine, side)} (fallbackModels[${i}])`));
+  const summaryModel = engine.agent.history?.summaryModel;
+  if (summaryModel !== undefined) parseModelSpec(summaryModel, `agents/agents/${engine.meta.agentId}.ts (history.summaryModel)`);
   const choice = await modelChoiceOf(engine, { ...envSources(engine), thread: threadEnv });
   if (!choice) return;
   try {

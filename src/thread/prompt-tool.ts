@@ -15,7 +15,8 @@ import type { AnyToolDefinition } from "../tools/types.js";
 import type { ThreadState } from "../tools/thread-state.js";
 import type { ThreadEngine } from "./engine.js";
 import { filterMessages } from "./hooks.js";
-import { modelFor } from "./model-choice.js";
+import { conversationWindow, nestedWindow } from "./history.js";
+import { fallbacksFor, modelFor } from "./model-choice.js";
 import { MAX_DEPTH } from "./store/messages.js";
 import { announcing, modelTools, uniqueCallIds } from "./turn-host.js";
 
@@ -45,20 +46,25 @@ export function promptTool(engine: ThreadEngine, name: string, prompt: PromptDef
 async function runPrompt(engine: ThreadEngine, name: string, prompt: PromptDefinition, state: ThreadState, args: Record<string, unknown>): Promise<ToolResult> {
   // Called from a turn (or a prompt) the call nests in that execution; called at rest (a direct
   // call) it nests in an execution of its own, so its messages still sit below the conversation.
-  const parent =
-    Execution.of(state.execution) ??
-    Execution.forTurn({ flowId: engine.newId("flow"), model: await modelFor(engine), history: () => engine.store.messages.all() });
+  let parent = Execution.of(state.execution);
+  if (!parent) {
+    const model = await modelFor(engine);
+    parent = Execution.forTurn({ flowId: engine.newId("flow"), model, history: () => conversationWindow(engine, model) });
+  }
   if (parent.depth + 1 > MAX_DEPTH) {
     throw new WeftError("invalid_request", `prompt "${name}" would nest ${parent.depth + 1} levels deep; prompts nest at most ${MAX_DEPTH} levels`);
   }
   const { store } = engine;
-  let firstId = Number.MAX_SAFE_INTEGER;
-  const history = (): Message[] => store.messages.atDepth(parent.depth + 1, firstId);
+  let opening: Message | undefined;
   // The prompt's own model when it names one; otherwise the model of the run that called it.
-  const model = prompt.model !== undefined ? await modelFor(engine, { side: "a", promptName: name, model: prompt.model, endsTurn: true }) : parent.model;
-  const child = Execution.nested(parent, { flowId: engine.newId("flow"), model, history, promptName: name });
-  const [opening] = await engine.createMessages(child, [{ role: "user", content: openingMessage(args), depth: child.depth }]);
-  firstId = opening!.id;
+  const own = { side: "a" as const, promptName: name, ...(prompt.model !== undefined ? { model: prompt.model } : {}), ...(prompt.fallbackModels ? { fallbackModels: prompt.fallbackModels } : {}), endsTurn: true };
+  const model = prompt.model !== undefined ? await modelFor(engine, own) : parent.model;
+  // The prompt's own fallbacks; a prompt that runs on its caller's model keeps the caller's.
+  const fallbacks = prompt.fallbackModels !== undefined ? await fallbacksFor(engine, own) : prompt.model !== undefined ? [] : parent.fallbacks;
+  const depth = parent.depth + 1;
+  const history = (): Message[] => nestedWindow(engine, depth, opening, model);
+  const child = Execution.nested(parent, { flowId: engine.newId("flow"), model, fallbacks, history, promptName: name });
+  [opening] = await engine.createMessages(child, [{ role: "user", content: openingMessage(args), depth: child.depth }]);
 
   const host: TurnHost = {
     threadId: engine.meta.threadId,

@@ -17,7 +17,8 @@ import { createDispatchHost } from "./dispatch-host.js";
 import type { ThreadEngine } from "./engine.js";
 import type { TurnRecord } from "./store/turns.js";
 import { checkContentSize } from "./store/messages.js";
-import { modelFor } from "./model-choice.js";
+import { conversationWindow } from "./history.js";
+import { fallbacksFor, modelFor } from "./model-choice.js";
 import { createTurnHost } from "./turn-host.js";
 
 export { uniqueCallIds } from "./turn-host.js";
@@ -198,10 +199,12 @@ export class TurnRunner {
     const steps = resume?.steps ?? 0;
     let end: TurnEnd;
     try {
+      const model = await modelFor(engine);
       const execution = Execution.forTurn({
         flowId: turnId,
-        model: await modelFor(engine),
-        history: () => store.messages.all(),
+        model,
+        fallbacks: await fallbacksFor(engine),
+        history: () => conversationWindow(engine, model),
         steps: { total: steps, a: steps, b: 0 },
       });
       this.execution = execution;

@@ -9,6 +9,7 @@ import type { Execution } from "../run/execution.js";
 import { historyFor } from "../run/sides.js";
 import type { ToolCatalog } from "../tools/catalog.js";
 import type { ThreadEngine } from "./engine.js";
+import { requestHistory } from "./history.js";
 import { filterMessages, toolHook } from "./hooks.js";
 
 /**
@@ -48,7 +49,7 @@ export function createTurnHost(engine: ThreadEngine, execution: Execution): Turn
     sides: engine.sides,
     tools: () => modelTools(engine.catalogFor(execution)),
     ...announcing(engine, execution),
-    history: () => historyFor(execution.currentSide, twoSided, store.messages.all()),
+    history: async () => historyFor(execution.currentSide, twoSided, await requestHistory(engine, execution)),
     prepareMessages: (snapshot) => filterMessages(engine, execution, snapshot),
     async commit(messages, pending) {
       const marked = twoSided ? messages.map((m) => ({ ...m, side: execution.currentSide })) : messages;

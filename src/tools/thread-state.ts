@@ -5,7 +5,10 @@
  */
 import type { Message, ToolResult } from "../protocol.js";
 
-/** Options of `getMessages`; cost grows with `limit + offset`, not with the thread's history. */
+/**
+ * Options of `getMessages`; cost grows with `limit + offset`, not with the thread's history, and a
+ * `before`/`after` cursor makes a deep page cost what the first one costs.
+ */
 export interface GetMessagesOptions {
   /** Maximum messages to return; default 100, at most 1000. */
   limit?: number;
@@ -20,6 +23,10 @@ export interface GetMessagesOptions {
    * messages of prompts it called as tools, and so on. Default: every depth.
    */
   maxDepth?: number;
+  /** Only messages with an id below this one (exclusive): page back from the oldest message seen, with `order: "desc"`. */
+  before?: number;
+  /** Only messages with an id above this one (exclusive): page forward from the newest message seen. */
+  after?: number;
 }
 
 /** Result of `getMessages`: a page, the total count under the same filter, and whether more follow. */

@@ -10,6 +10,7 @@ import { KvStore } from "./kv.js";
 import { MessageStore } from "./messages.js";
 import { MetaStore } from "./meta.js";
 import { ScriptStore } from "./script.js";
+import { SummaryStore } from "./summaries.js";
 import { TurnStore } from "./turns.js";
 
 /** The thread's storage, one store per table group. */
@@ -23,6 +24,7 @@ export class ThreadStore {
   readonly turns: TurnStore;
   readonly script: ScriptStore;
   readonly files: FileStore;
+  readonly summaries: SummaryStore;
 
   constructor(readonly storage: DurableObjectStorage) {
     const sql = storage.sql;
@@ -35,6 +37,7 @@ export class ThreadStore {
     this.turns = new TurnStore(sql);
     this.script = new ScriptStore(sql);
     this.files = new FileStore(storage);
+    this.summaries = new SummaryStore(sql);
   }
 
   /** Runs `fn` as one SQLite transaction: all of its writes land, or none. */

@@ -1,6 +1,8 @@
 /**
- * The thread's messages. `getMessages` walks an index from one end, so a page costs
- * O(offset + limit) whatever the history's length, and totals come from counters, not COUNT(*).
+ * The thread's messages. `getMessages` walks an index from one end (or from a `before`/`after`
+ * cursor), so a page costs O(offset + limit) whatever the history's length, and totals come from
+ * counters, not COUNT(*). Model requests read their window with keyset queries over
+ * `messages_by_depth (depth, id)`: newest first from a bound, never an OFFSET, never the whole table.
  * @module
  */
 import { byteLength, fitsBytes } from "../../bytes.js";
@@ -101,8 +103,12 @@ export class MessageStore {
   }
 
   /**
-   * One page of messages (the Standard Agents tools API's `getMessages`).
-   * @throws WeftError `invalid_request` for a negative or non-integer limit/offset or a bad order.
+   * One page of messages (the Standard Agents tools API's `getMessages`). `before`/`after` are
+   * message ids that bound the page (exclusive); `order` says which end it starts from, so
+   * `{ before: oldestSeen, order: "desc" }` pages back and `{ after: newestSeen }` pages forward,
+   * each page costing what the first one costs. `total` counts every message under the filters
+   * (the cursors aside); `hasMore` says whether more follow this page in its direction.
+   * @throws WeftError `invalid_request` for a negative or non-integer limit/offset/cursor or a bad order.
    */
   list(options: GetMessagesOptions = {}): MessagesResult {
     const limit = options.limit ?? 100;
@@ -113,40 +119,60 @@ export class MessageStore {
         path: ["limit"],
       });
     }
-    if (!Number.isInteger(offset) || offset < 0) {
-      throw new WeftError("invalid_request", `offset: expected a non-negative integer, got ${offset}`, { path: ["offset"] });
-    }
+    const nonNegative = (name: "offset" | "maxDepth" | "before" | "after", value: number | undefined) => {
+      if (value !== undefined && (!Number.isInteger(value) || value < 0)) {
+        throw new WeftError("invalid_request", `${name}: expected a non-negative integer, got ${value}`, { path: [name] });
+      }
+    };
+    nonNegative("offset", offset);
     if (order !== "asc" && order !== "desc") {
       throw new WeftError("invalid_request", `order: expected "asc" or "desc", got ${String(order)}`, { path: ["order"] });
     }
-    const maxDepth = options.maxDepth;
-    if (maxDepth !== undefined && (!Number.isInteger(maxDepth) || maxDepth < 0)) {
-      throw new WeftError("invalid_request", `maxDepth: expected a non-negative integer, got ${maxDepth}`, { path: ["maxDepth"] });
-    }
+    const { maxDepth, before, after } = options;
+    nonNegative("maxDepth", maxDepth);
+    nonNegative("before", before);
+    nonNegative("after", after);
     const includeSilent = options.includeSilent === true;
     const counter = includeSilent ? "messages" : "visible_messages";
     let total = this.meta.counter(counter);
     if (maxDepth !== undefined) for (let d = maxDepth + 1; d <= MAX_DEPTH; d++) total -= this.meta.counter(`${counter}@${d}`);
     const direction = order === "asc" ? "ASC" : "DESC";
-    const filters = [...(includeSilent ? [] : ["silent = 0"]), ...(maxDepth !== undefined ? [`depth <= ${maxDepth}`] : [])];
+    const filters = [
+      ...(includeSilent ? [] : ["silent = 0"]),
+      ...(maxDepth !== undefined ? [`depth <= ${maxDepth}`] : []),
+      ...(before !== undefined ? [`id < ${before}`] : []),
+      ...(after !== undefined ? [`id > ${after}`] : []),
+    ];
     const where = filters.length > 0 ? `WHERE ${filters.join(" AND ")}` : "";
+    const cursor = before !== undefined || after !== undefined;
+    // With a cursor the remaining count is unknown: one extra row says whether more follow.
     const rows = this.sql
-      .exec<MessageRow>(`SELECT * FROM messages ${where} ORDER BY id ${direction} LIMIT ? OFFSET ?`, limit, offset)
+      .exec<MessageRow>(`SELECT * FROM messages ${where} ORDER BY id ${direction} LIMIT ? OFFSET ?`, cursor ? limit + 1 : limit, offset)
       .toArray();
+    if (cursor) {
+      const hasMore = rows.length > limit;
+      return { messages: rows.slice(0, limit).map(toMessage), total, hasMore };
+    }
     return { messages: rows.map(toMessage), total, hasMore: offset + rows.length < total };
   }
 
   /**
-   * Every message of the thread's own conversation (depth 0) in order, for model requests; the
-   * messages of nested prompt runs stay out of the caller's history.
+   * Up to `limit` messages at exactly `depth` with `floor < id < before`, newest first: one
+   * keyset step of a history window (index `messages_by_depth`).
    */
-  all(): Message[] {
-    return this.sql.exec<MessageRow>("SELECT * FROM messages WHERE depth = 0 ORDER BY id ASC").toArray().map(toMessage);
+  newestFirst(depth: number, before: number, floor: number, limit: number): Message[] {
+    return this.sql
+      .exec<MessageRow>("SELECT * FROM messages WHERE depth = ? AND id < ? AND id > ? ORDER BY id DESC LIMIT ?", depth, before, floor, limit)
+      .toArray()
+      .map(toMessage);
   }
 
-  /** Messages at exactly `depth` from id `fromId` on: the conversation of the nested run that opened there. */
-  atDepth(depth: number, fromId: number): Message[] {
-    return this.sql.exec<MessageRow>("SELECT * FROM messages WHERE depth = ? AND id >= ? ORDER BY id ASC", depth, fromId).toArray().map(toMessage);
+  /** Up to `limit` messages at exactly `depth` with `after < id < before`, oldest first (compaction reads). */
+  oldestFirst(depth: number, after: number, before: number, limit: number): Message[] {
+    return this.sql
+      .exec<MessageRow>("SELECT * FROM messages WHERE depth = ? AND id > ? AND id < ? ORDER BY id ASC LIMIT ?", depth, after, before, limit)
+      .toArray()
+      .map(toMessage);
   }
 
   /** The latest non-empty answer of the thread's own conversation (side a's, with two sides). */

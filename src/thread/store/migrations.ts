@@ -97,6 +97,17 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX turns_by_ord ON turns (ord);
   CREATE INDEX script_unplayed ON script (consumed, id);
   `,
+  // v9: compaction summaries of the conversation's older messages (bounded history windows).
+  `
+  CREATE TABLE history_summaries (
+    through_id INTEGER PRIMARY KEY,
+    content TEXT NOT NULL,
+    tokens INTEGER NOT NULL,
+    messages INTEGER NOT NULL,
+    model TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  `,
 ];
 
 /** True when the thread's tables exist; an id that was never created has none. */

@@ -1,0 +1,74 @@
+/**
+ * The history windows of a thread's model requests (see run/window.ts and run/compaction.ts):
+ * the thread's own conversation with its compaction summary, and the conversation of a nested
+ * prompt run. Every read is a keyset query over the messages index.
+ * @module
+ */
+import type { Message } from "../protocol.js";
+import type { Model } from "../models/model.js";
+import { type CompactionHost, type HistoryPolicy, compactIfNeeded, windowTokens } from "../run/compaction.js";
+import type { Execution } from "../run/execution.js";
+import { NEWEST, historyWindow, selectWindow } from "../run/window.js";
+import type { ThreadEngine } from "./engine.js";
+import { resolveModelSpec } from "./model-choice.js";
+import type { ThreadStore } from "./store/index.js";
+
+/** Keyset reads of the conversation at `depth`, above message id `floor`. */
+export function conversation(store: ThreadStore, depth = 0, floor = 0): CompactionHost["source"] {
+  return {
+    newestFirst: (before, f, limit) => store.messages.newestFirst(depth, before, Math.max(f, floor), limit),
+    oldestFirst: (after, before, limit) => store.messages.oldestFirst(depth, Math.max(after, floor), before, limit),
+  };
+}
+
+/** The window policy of a thread's requests to `model`: the agent's `history` option over the model's defaults. */
+export function policyOf(engine: ThreadEngine, model: Model): HistoryPolicy {
+  const options = engine.agent.history;
+  return { maxTokens: windowTokens(model, options?.maxTokens), compaction: options?.compaction ?? "summarize" };
+}
+
+/** The thread's own conversation as a request to `model` sees it now: the summary, then the newest messages that fit. */
+export function conversationWindow(engine: ThreadEngine, model: Model): Message[] {
+  const policy = policyOf(engine, model);
+  const summary = policy.compaction === "summarize" ? engine.store.summaries.latest() : null;
+  return historyWindow(conversation(engine.store), policy.maxTokens, summary);
+}
+
+/**
+ * The history of a turn's next request: compacts first when messages left the window that no
+ * summary covers (announced as `history_compacted`), then reads the window.
+ * @throws Error when the summarizing model fails; the turn fails with that message.
+ */
+export async function requestHistory(engine: ThreadEngine, execution: Execution): Promise<Message[]> {
+  const policy = policyOf(engine, execution.model);
+  if (policy.compaction === "summarize") {
+    const spec = engine.agent.history?.summaryModel;
+    const summary = await compactIfNeeded(
+      {
+        source: conversation(engine.store),
+        latest: () => engine.store.summaries.latest(),
+        save: (s) => engine.store.summaries.save(s),
+        model: async () => (spec ? resolveModelSpec(engine, spec, `agents/agents/${engine.meta.agentId}.ts (history.summaryModel)`) : execution.model),
+        threadId: engine.meta.threadId,
+        turnId: execution.flowId,
+        signal: execution.signal,
+      },
+      policy.maxTokens,
+    );
+    if (summary) {
+      engine.emit("history_compacted", { turnId: execution.flowId, throughId: summary.throughId, messages: summary.messages, tokens: summary.tokens, model: summary.model });
+    }
+  }
+  return conversationWindow(engine, execution.model);
+}
+
+/**
+ * The conversation of a nested prompt run at `depth` that opened with `opening`: the newest
+ * messages that fit the model's window, with the opening message (the run's task) always first.
+ */
+export function nestedWindow(engine: ThreadEngine, depth: number, opening: Message | undefined, model: Model): Message[] {
+  if (!opening) return [];
+  const window = selectWindow(conversation(engine.store, depth, opening.id - 1), windowTokens(model));
+  if (window.startId === NEWEST || window.startId === opening.id) return window.messages;
+  return [opening, ...window.messages];
+}
