@@ -106,6 +106,7 @@ export function outcomeOf(host: DispatchHost, record: CallRecord): CallOutcome {
     endsTurn,
     ...(record.errorCode ? { errorCode: record.errorCode as WeftError["code"] } : {}),
     ...(record.stubbed ? { stubbed: true } : {}),
+    ...(record.fullResultPath ? { fullResultPath: record.fullResultPath } : {}),
   };
 }
 

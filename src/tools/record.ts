@@ -106,6 +106,7 @@ export function finishCall(
     ...(extra.stubbed ? { stubbed: true } : {}),
     ...(extra.errorCode ? { errorCode: extra.errorCode } : {}),
     ...(extra.errorDetails ? { errorDetails: extra.errorDetails } : {}),
+    ...(capped.fullResultPath ? { fullResultPath: capped.fullResultPath } : {}),
   };
 }
 
