@@ -165,6 +165,8 @@ export class TurnRunner {
    */
   private afterDecision(outcome: CallOutcome): CallOutcome {
     const { store } = this.engine;
+    // A parent waiting inside invokeTool for this call goes on with the decision.
+    this.engine.notifyDecided(outcome.callId);
     const record = store.calls.get(outcome.callId);
     const turnStatus = record?.turnId ? store.turns.statusOf(record.turnId) : undefined;
     if (outcome.final && record?.source === "model" && turnStatus && turnStatus !== "waiting" && turnStatus !== "running") {
@@ -187,6 +189,11 @@ export class TurnRunner {
     for (const call of store.turns.pendingStep<ToolCallRequest>(turnId) ?? []) {
       const record = store.calls.get(call.id);
       if (record && (await waitsForPerson(record, this.engine.callables.everything()))) return true;
+    }
+    // A call queued by one of the step's calls that waits keeps the turn waiting too.
+    if (!store.calls.turnWaits(turnId)) return false;
+    for (const record of [...store.calls.list(1000, 0, "awaiting_approval"), ...store.calls.list(1000, 0, "parked")]) {
+      if (record.turnId === turnId && (await waitsForPerson(record, this.engine.callables.everything()))) return true;
     }
     return false;
   }
