@@ -7,11 +7,11 @@ import { runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import type { EventFrame } from "../src/protocol.js";
 import type { ThreadApi } from "../src/thread/api.js";
+import { API_KEYS } from "./keys.js";
 
 const BASE = "http://weft.test";
 
-/** Test users and their API keys (test/wrangler.toml holds the hashes); `root` is an admin. */
-export const API_KEYS = { tester: "test-key-tester", alice: "test-key-alice", bob: "test-key-bob", root: "test-key-admin" } as const;
+export { API_KEYS };
 
 /** A test user. */
 export type TestUser = keyof typeof API_KEYS;

@@ -4,6 +4,7 @@
  * @module
  */
 import { createWeft } from "../src/runtime.js";
+import type { WeftEnv } from "../src/thread/durable.js";
 import type { CrashHook } from "../src/thread/engine.js";
 import { noteAlarmDone, registerAborter, takeCrash } from "./crash/plan.js";
 import { registry } from "./generated/registry.js";
@@ -19,6 +20,11 @@ export class Thread extends weft.Thread {
   constructor(ctx: DurableObjectState, env: ConstructorParameters<typeof weft.Thread>[1]) {
     enforceRowLimit(ctx.storage.sql, "Thread");
     super(ctx, env);
+  }
+
+  /** Test only: a real restart (`ctx.abort()`): every socket drops at once, a running turn is cut. */
+  restartForTest(): void {
+    this.ctx.abort("injected crash: the test restarts the thread");
   }
 
   protected override crashHook(): CrashHook {
@@ -44,6 +50,21 @@ export class Thread extends weft.Thread {
 /** The per-user account Durable Object. */
 export const UserAccount = weft.UserAccount;
 
-export default weft.worker;
+const RESTART = /^\/__test\/threads\/([0-9a-f]{64})\/restart$/;
+
+/**
+ * weft's Worker, plus one test-only route outside weft's app: `POST /__test/threads/:id/restart`
+ * aborts that thread's Durable Object (the e2e client tests reconnect across it).
+ */
+export default {
+  async fetch(request: Request, env: WeftEnv, ctx: ExecutionContext): Promise<Response> {
+    const restart = request.method === "POST" ? RESTART.exec(new URL(request.url).pathname) : null;
+    if (!restart) return weft.worker.fetch(request, env, ctx);
+    const stub = env.THREAD.get(env.THREAD.idFromString(restart[1]!)) as unknown as { restartForTest(): Promise<void> };
+    // The abort breaks this very call; that is the point.
+    await stub.restartForTest().catch(() => undefined);
+    return Response.json({ restarted: true });
+  },
+} satisfies ExportedHandler<WeftEnv>;
 
 export { Ledger } from "./ledger.js";

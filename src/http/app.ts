@@ -18,6 +18,7 @@ import { callRoutes } from "./calls.js";
 import { chatRoutes } from "./chat.js";
 import { fileRoutes } from "./files.js";
 import { mcpRoutes } from "./mcp.js";
+import { describe, openApiDocument } from "./openapi.js";
 import { threadRoutes } from "./threads.js";
 import { toolRoutes } from "./tools.js";
 import { requestBodies } from "./validate.js";
@@ -80,7 +81,7 @@ export function createApp(registry: Registry): Hono<AuthedEnv> {
   app.use("*", requestBodies());
 
 
-  app.get("/", (c) =>
+  app.get("/", describe("Name the agents, tools and routes; a browser (Accept: text/html) gets the playground page", { 200: "JSON, or the playground's HTML" }), (c) =>
     c.json({ name: "weft", agents: agentIds(registry), tools: Object.keys(registry.tools).sort(), routes: routeList(app), caller: c.var.caller.userId }),
   );
   app.route("/threads", threadRoutes());
@@ -90,6 +91,8 @@ export function createApp(registry: Registry): Hono<AuthedEnv> {
   app.route("/account", accountRoutes());
   app.route("/v1/tools", toolRoutes(registry));
   app.route("/mcp", mcpRoutes(registry));
+  let described: Promise<Record<string, unknown>> | null = null;
+  app.get("/openapi.json", describe("This API's OpenAPI 3.1 description, generated from the router"), async (c) => c.json(await (described ??= openApiDocument(app))));
 
   app.notFound((c) => c.json(new WeftError("not_found", `no route ${c.req.method} ${c.req.path}`).toBody(), 404));
   app.onError((err, c) => {

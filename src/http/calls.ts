@@ -5,6 +5,7 @@
  */
 import { Hono } from "hono";
 import type { AuthedEnv } from "./auth.js";
+import { describe } from "./openapi.js";
 import { ApproveBody, CallsQuery, DenyBody, SettleBody } from "./schemas.js";
 import { threadStub, unwrap } from "./stubs.js";
 import { jsonBody, query } from "./validate.js";
@@ -13,24 +14,24 @@ import { jsonBody, query } from "./validate.js";
 export function callRoutes() {
   const app = new Hono<AuthedEnv>();
 
-  app.get("/:id/calls", query(CallsQuery), async (c) => {
+  app.get("/:id/calls", describe("List the thread's call records (?status= filters)"), query(CallsQuery), async (c) => {
     const { status } = c.req.valid("query");
     return c.json(unwrap(await threadStub(c.env, c.req.param("id")).listCalls(c.var.caller, status ? { status } : {})));
   });
 
-  app.get("/:id/calls/:callId", async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).getCall(c.var.caller, c.req.param("callId")))));
+  app.get("/:id/calls/:callId", describe("Read one call record"), async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).getCall(c.var.caller, c.req.param("callId")))));
 
-  app.post("/:id/calls/:callId/approve", jsonBody(ApproveBody), async (c) => {
+  app.post("/:id/calls/:callId/approve", describe("Approve a call that waits for approval; it runs once"), jsonBody(ApproveBody), async (c) => {
     const body = c.req.valid("json");
     return c.json(unwrap(await threadStub(c.env, c.req.param("id")).approve(c.var.caller, c.req.param("callId"), body.argsHash)));
   });
 
-  app.post("/:id/calls/:callId/deny", jsonBody(DenyBody), async (c) => {
+  app.post("/:id/calls/:callId/deny", describe("Deny a call that waits for approval"), jsonBody(DenyBody), async (c) => {
     const body = c.req.valid("json");
     return c.json(unwrap(await threadStub(c.env, c.req.param("id")).deny(c.var.caller, c.req.param("callId"), body.reason)));
   });
 
-  app.post("/:id/calls/:callId/settle", jsonBody(SettleBody), async (c) => {
+  app.post("/:id/calls/:callId/settle", describe("Settle a parked call by hand"), jsonBody(SettleBody), async (c) => {
     const body = c.req.valid("json");
     return c.json(unwrap(await threadStub(c.env, c.req.param("id")).settle(c.var.caller, c.req.param("callId"), body)));
   });

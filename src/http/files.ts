@@ -5,6 +5,7 @@
  */
 import { Hono } from "hono";
 import type { AuthedEnv } from "./auth.js";
+import { describe } from "./openapi.js";
 import { threadStub, unwrap } from "./stubs.js";
 
 /** The path after `/files/`, decoded once (stored paths hold percent-encoded call ids). */
@@ -24,9 +25,9 @@ function disposition(path: string, mimeType: string): string {
 export function fileRoutes() {
   const app = new Hono<AuthedEnv>();
 
-  app.get("/:id/files", async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).listFiles(c.var.caller))));
+  app.get("/:id/files", describe("List the thread's files"), async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).listFiles(c.var.caller))));
 
-  app.get("/:id/files/*", async (c) => {
+  app.get("/:id/files/*", describe("Fetch one file, with its content type", { 200: "The file's bytes" }), async (c) => {
     const path = filePath(c.req.url);
     const file = unwrap(await threadStub(c.env, c.req.param("id")).getFile(c.var.caller, path));
     const body = file.encoding === "utf-8" ? new TextEncoder().encode(file.data) : Uint8Array.from(atob(file.data), (ch) => ch.charCodeAt(0));
@@ -40,7 +41,7 @@ export function fileRoutes() {
     });
   });
 
-  app.delete("/:id/files/*", async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).deleteFile(c.var.caller, filePath(c.req.url)))));
+  app.delete("/:id/files/*", describe("Delete one file"), async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).deleteFile(c.var.caller, filePath(c.req.url)))));
 
   return app;
 }

@@ -10,6 +10,7 @@ import type { Registry } from "../run/agent.js";
 import { ToolCatalog } from "../tools/catalog.js";
 import type { AuthedEnv } from "./auth.js";
 import { runDirectCall } from "./direct-call.js";
+import { describe } from "./openapi.js";
 
 /** Version the MCP server reports in `initialize` (the package's). */
 export const MCP_SERVER_VERSION = "0.1.0";
@@ -18,7 +19,7 @@ export const MCP_SERVER_VERSION = "0.1.0";
 export function mcpRoutes(registry: Registry) {
   const app = new Hono<AuthedEnv>();
   const catalog = new ToolCatalog(registry.tools);
-  app.on(["GET", "POST", "DELETE"], "/", (c) =>
+  app.on(["GET", "POST", "DELETE"], "/", describe("The MCP server (Streamable HTTP, stateless): JSON-RPC over POST; GET and DELETE answer 405"), (c) =>
     handleMcpRequest(
       c.req.raw,
       {

@@ -9,6 +9,7 @@ import { WeftError } from "../errors.js";
 import { limitOf } from "../limits.js";
 import { CALLER_HEADER } from "../thread/api.js";
 import type { AuthedEnv } from "./auth.js";
+import { describe } from "./openapi.js";
 import { CreateThreadBody, MessagesQuery, PostMessageBody, ThreadsQuery } from "./schemas.js";
 import { accountStub, newThread, threadStub, tokenThread, unwrap } from "./stubs.js";
 import { jsonBody, query } from "./validate.js";
@@ -17,14 +18,14 @@ import { jsonBody, query } from "./validate.js";
 export function threadRoutes() {
   const app = new Hono<AuthedEnv>();
 
-  app.get("/", query(ThreadsQuery), async (c) => {
+  app.get("/", describe("List your threads, newest first (cursor pages)"), query(ThreadsQuery), async (c) => {
     const q = c.req.valid("query");
     const account = accountStub(c.env, c.var.caller);
     if (!account) throw new WeftError("invalid_config", "listing threads needs the ACCOUNT Durable Object binding");
     return c.json(unwrap(await account.listThreads({ limit: Math.min(q.limit ?? 50, 200), ...(q.cursor ? { cursor: q.cursor } : {}) })));
   });
 
-  app.post("/", jsonBody(CreateThreadBody), async (c) => {
+  app.post("/", describe("Create a thread", { 201: "The thread's metadata, with threadId" }), jsonBody(CreateThreadBody), async (c) => {
     const { continuationToken, ...input } = c.req.valid("json");
     const caller = c.var.caller;
     const { id, stub } = continuationToken ? tokenThread(c.env, caller, continuationToken) : newThread(c.env);
@@ -37,9 +38,9 @@ export function threadRoutes() {
     return c.json(unwrap(created), 201);
   });
 
-  app.get("/:id", async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).info(c.var.caller))));
+  app.get("/:id", describe("Read a thread: status, messageCount, lastSeq, lastTurn"), async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).info(c.var.caller))));
 
-  app.get("/:id/messages", query(MessagesQuery), async (c) => {
+  app.get("/:id/messages", describe("Read a thread's messages, a page at a time"), query(MessagesQuery), async (c) => {
     const q = c.req.valid("query");
     const options = {
       ...(q.limit !== undefined ? { limit: q.limit } : {}),
@@ -53,7 +54,7 @@ export function threadRoutes() {
     return c.json(unwrap(await threadStub(c.env, c.req.param("id")).getMessages(c.var.caller, options)));
   });
 
-  app.post("/:id/messages", jsonBody(PostMessageBody), async (c) => {
+  app.post("/:id/messages", describe("Post a message; starts a turn or queues behind one", { 202: "{ queued, message? }" }), jsonBody(PostMessageBody), async (c) => {
     const body = c.req.valid("json");
     const max = limitOf(c.env, "messageBytes");
     if (!fitsBytes(body.content, max)) {
@@ -66,16 +67,16 @@ export function threadRoutes() {
   });
 
   // Removes the thread and its index entry, so it stops counting against the per-user limit.
-  app.delete("/:id", async (c) => {
+  app.delete("/:id", describe("Delete a thread and everything it holds"), async (c) => {
     const threadId = c.req.param("id");
     unwrap(await threadStub(c.env, threadId).destroy(c.var.caller));
     await accountStub(c.env, c.var.caller)?.removeThread(threadId);
     return c.json({ deleted: true });
   });
 
-  app.post("/:id/stop", async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).stop(c.var.caller))));
+  app.post("/:id/stop", describe("Stop the running turn"), async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).stop(c.var.caller))));
 
-  app.get("/:id/ws", async (c) => {
+  app.get("/:id/ws", describe("Subscribe to the thread's events: WebSocket upgrade, replaying frames after ?since=<seq>", { 101: "Switching Protocols: frames { seq, type, data, at }" }), async (c) => {
     const stub = threadStub(c.env, c.req.param("id"));
     // The thread checks the caller before it accepts: a refused upgrade is a plain 401/404.
     const request = new Request(c.req.raw);

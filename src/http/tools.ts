@@ -8,6 +8,7 @@ import type { Registry } from "../run/agent.js";
 import { ToolCatalog, configHash } from "../tools/catalog.js";
 import type { AuthedEnv } from "./auth.js";
 import { runDirectCall, waitsForPerson } from "./direct-call.js";
+import { describe } from "./openapi.js";
 import { DirectCallBody } from "./schemas.js";
 import { jsonBody } from "./validate.js";
 
@@ -17,7 +18,7 @@ export function toolRoutes(registry: Registry) {
   const catalog = new ToolCatalog(registry.tools);
   let listing: Promise<{ tools: ReturnType<ToolCatalog["list"]>; configHash: string }> | null = null;
 
-  app.get("/", async (c) => {
+  app.get("/", describe("List every tool with its input and output JSON Schema, effect, and a configHash"), async (c) => {
     listing ??= (async () => {
       const tools = catalog.list();
       return { tools, configHash: await configHash(tools) };
@@ -25,7 +26,7 @@ export function toolRoutes(registry: Registry) {
     return c.json(await listing);
   });
 
-  app.post("/:name", jsonBody(DirectCallBody), async (c) => {
+  app.post("/:name", describe("Call a tool directly, with no model turn", { 200: "The outcome { ok, toolName, callId, isError, result, durationMs, ... }", 202: "The call waits for a person (approval, or a parked outcome)" }), jsonBody(DirectCallBody), async (c) => {
     // 200 for a result; 202 when the call waits for a person (approval or a parked outcome).
     const answer = await runDirectCall(c.env, c.var.caller, catalog, c.req.param("name"), c.req.valid("json"));
     return c.json(answer, waitsForPerson(answer) ? 202 : 200);

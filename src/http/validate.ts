@@ -1,7 +1,8 @@
 /**
  * Request checks as Hono middleware: bodies must be JSON (415 otherwise) and within the body
  * limit (413), then the route's zod schema validates body or query (`invalid_request` naming the
- * path). Nothing reaches a thread before these pass, so a refused request changes nothing.
+ * path). Nothing reaches a thread before these pass, so a refused request changes nothing. The
+ * same schemas describe the bodies and query strings in `GET /openapi.json`.
  * @module
  */
 import type { MiddlewareHandler } from "hono";
@@ -13,6 +14,7 @@ import { checkJsonShape } from "../json-shape.js";
 import { limitOf } from "../limits.js";
 import { describeIssues } from "../tools/schema.js";
 import type { AuthedEnv } from "./auth.js";
+import { documented } from "./openapi.js";
 
 const JSON_TYPE = /^application\/([\w.-]+\+)?json$/i;
 
@@ -53,15 +55,19 @@ function parse<S extends z.ZodType>(schema: S, value: unknown, where: string): z
 
 /** Validates the JSON body with `schema`; an absent body counts as `{}`. */
 export function jsonBody<S extends z.ZodType>(schema: S) {
-  return validator("json", (value, c) => {
+  const check = validator("json", (value, c) => {
     const body = hasBody(c.req.raw) ? value : {};
     // Before anything crosses to a Durable Object: too deep a value overflows the RPC's stack.
     checkJsonShape(body, limitOf(c.env, "jsonDepth"));
     return parse(schema, body, "body");
   });
+  documented(check, "json", schema);
+  return check;
 }
 
 /** Validates the query string with `schema` (each parameter once, as a string). */
 export function query<S extends z.ZodType>(schema: S) {
-  return validator("query", (value) => parse(schema, value, "query"));
+  const check = validator("query", (value) => parse(schema, value, "query"));
+  documented(check, "query", schema);
+  return check;
 }

@@ -3,13 +3,12 @@
  * it talks to weft through a TCP proxy that the test cuts mid-stream. Each reconnect asks for
  * `?since=<last seq seen>`, and the frames it collects must be exactly 1..lastSeq.
  */
-import { createServer, connect, type Server, type Socket } from "node:net";
 import ReconnectingWebSocket from "partysocket/ws";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { busyScript, call, createThread, range1, startWeft, waitIdle, type DevServer, type Frame } from "./support.js";
+import { busyScript, call, createThread, range1, startProxy, startWeft, waitIdle, type DevServer, type Frame, type Proxy } from "./support.js";
 
 let weft: DevServer;
-let proxy: { url: string; cut(): number; close(): Promise<void> };
+let proxy: Proxy;
 
 beforeAll(async () => {
   weft = await startWeft();
@@ -19,41 +18,6 @@ afterAll(async () => {
   await proxy?.close();
   await weft?.stop();
 });
-
-/** A TCP proxy to 127.0.0.1:<port> whose `cut()` destroys every open connection, as a network drop would. */
-async function startProxy(port: number): Promise<{ url: string; cut(): number; close(): Promise<void> }> {
-  const pairs = new Set<[Socket, Socket]>();
-  const server: Server = createServer((client) => {
-    const upstream = connect(port, "127.0.0.1");
-    const pair: [Socket, Socket] = [client, upstream];
-    pairs.add(pair);
-    const end = () => {
-      pairs.delete(pair);
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on("error", end).on("close", end);
-    upstream.on("error", end).on("close", end);
-    client.pipe(upstream);
-    upstream.pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  if (!address || typeof address === "string") throw new Error("proxy has no port");
-  return {
-    url: `http://127.0.0.1:${address.port}`,
-    cut() {
-      const n = pairs.size;
-      for (const [a, b] of [...pairs]) a.destroy(), b.destroy();
-      return n;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const [a, b] of pairs) a.destroy(), b.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 it("partysocket resumes from its last seq after each drop: no gap, no duplicate", async () => {
   const id = await createThread(weft.url);

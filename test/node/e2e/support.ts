@@ -6,6 +6,7 @@
  */
 import { spawn } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer, connect, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, sep } from "node:path";
 import { REPO_ROOT, startDevServer, type DevServer } from "../../../scripts/lib/dev-server.mjs";
@@ -221,4 +222,46 @@ export function runBash(script: string, cwd: string, env: Record<string, string>
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** A TCP proxy in front of a server; `cut()` destroys every open connection and says how many. */
+export interface Proxy {
+  url: string;
+  cut(): number;
+  close(): Promise<void>;
+}
+
+/** A TCP proxy to 127.0.0.1:<port> whose `cut()` destroys every open connection, as a network drop would. */
+export async function startProxy(port: number): Promise<Proxy> {
+  const pairs = new Set<[Socket, Socket]>();
+  const server: Server = createServer((client) => {
+    const upstream = connect(port, "127.0.0.1");
+    const pair: [Socket, Socket] = [client, upstream];
+    pairs.add(pair);
+    const end = () => {
+      pairs.delete(pair);
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on("error", end).on("close", end);
+    upstream.on("error", end).on("close", end);
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  if (!address || typeof address === "string") throw new Error("proxy has no port");
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    cut() {
+      const n = pairs.size;
+      for (const [a, b] of [...pairs]) a.destroy(), b.destroy();
+      return n;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const [a, b] of pairs) a.destroy(), b.destroy();
+        server.close(() => resolve());
+      }),
+  };
 }

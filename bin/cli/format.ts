@@ -1,0 +1,62 @@
+/**
+ * Human-readable lines for the CLI: one line per event frame, per message, per tool.
+ * `--json` output never passes through here.
+ * @module
+ */
+import type { EventFrame, Message, ToolListing } from "weft/client";
+
+/** `text` on one line, cut to `max` characters with an ellipsis. */
+export function clip(text: string, max = 100): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+const json = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value) ?? "");
+
+/** One line for a frame, or null for frames that only feed the progress line (streaming deltas). */
+export function frameLine(frame: EventFrame): string | null {
+  const f = frame as { seq: number; type: string; data: any };
+  const d = f.data ?? {};
+  const head = `${String(f.seq).padStart(4)} `;
+  switch (f.type) {
+    case "text_delta":
+    case "tool_call_delta":
+      return null;
+    case "thread_created":
+      return `${head}thread created (agent ${d.agentId})`;
+    case "message_created":
+      return `${head}${messageLine(d.message)}`;
+    case "turn_started":
+      return `${head}turn ${d.resumed ? "resumed" : "started"}`;
+    case "model_step": {
+      const calls = (d.toolCalls ?? []).map((c: { name: string }) => c.name);
+      return `${head}model step ${d.step}${d.text ? `: ${clip(d.text, 80)}` : ""}${calls.length ? ` → ${calls.join(", ")}` : ""}`;
+    }
+    case "tool_call_started":
+      return `${head}→ ${d.toolName} ${clip(json(d.input), 80)}`;
+    case "tool_call_finished":
+      return `${head}← ${d.toolName} ${d.status} in ${d.durationMs} ms: ${clip(d.isError ? `${d.errorCode ? `${d.errorCode}: ` : ""}${d.error ?? ""}` : json(d.result ?? ""), 80)}`;
+    case "tool_call_approval_requested":
+      return `${head}? ${d.toolName} waits for approval (call ${d.callId})`;
+    case "tool_call_parked":
+      return `${head}! ${d.toolName} parked: ${clip(d.reason ?? "", 80)} (call ${d.callId})`;
+    case "turn_waiting":
+      return `${head}turn waits for a person: ${(d.callIds ?? []).join(", ")}`;
+    case "turn_finished":
+      return `${head}turn ${d.status} after ${d.steps} step${d.steps === 1 ? "" : "s"}${d.error ? `: ${clip(d.error, 80)}` : ""}`;
+    default:
+      return `${head}${f.type} ${clip(json(d), 80)}`;
+  }
+}
+
+/** `#id role: content` (an assistant message without text lists its calls). */
+export function messageLine(m: Message): string {
+  const body = m.content || (m.toolCalls ?? []).map((c) => `${c.name}(${clip(c.arguments, 40)})`).join(", ");
+  return `#${m.id} ${m.side ? `${m.side} ` : ""}${m.role}${m.name ? ` ${m.name}` : ""}: ${clip(body)}`;
+}
+
+/** Two lines per tool: name, effect and description; then its input schema. */
+export function toolLines(tool: ToolListing): string[] {
+  const flags = [tool.effect, tool.needsApproval ? "needs approval" : "", tool.endsTurn ? "ends turn" : ""].filter(Boolean).join(", ");
+  return [`${tool.name} (${flags}): ${clip(tool.description, 100)}`, `  input: ${JSON.stringify(tool.inputSchema)}`];
+}

@@ -1,0 +1,207 @@
+/**
+ * The `weft` command line, on commander. Every command talks to weft through the typed client
+ * (`weft/client`); `tool call` and `tools` start an ephemeral local runtime when no `--url` (or
+ * `WEFT_URL`) names a running one. `--json` prints machine-readable JSON; otherwise output is for
+ * people. Exit code 0 on success; 1 when a tool call ends `isError`, or weft refuses the request;
+ * 2 for a usage error.
+ * @module
+ */
+import { Command, InvalidArgumentError, Option } from "commander";
+import { WeftClient, WeftClientError } from "weft/client";
+import { messageLine, toolLines } from "./format.ts";
+import { withRuntime } from "./runtime.ts";
+import { tail } from "./tail.ts";
+
+interface Common {
+  url?: string;
+  auth?: string;
+  json?: boolean;
+  dir?: string;
+}
+
+/** Parses a JSON option value; a usage error names the option. */
+const jsonArg = (name: string) => (value: string) => {
+  try {
+    return JSON.parse(value) as unknown;
+  } catch (e) {
+    throw new InvalidArgumentError(`${name} is not valid JSON (${(e as Error).message})`);
+  }
+};
+const intArg = (value: string) => {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError("expected a whole number");
+  return Number(value);
+};
+
+/** The options every command shares. `ephemeral` commands document the local runtime. */
+function common(cmd: Command, ephemeral = false): Command {
+  return cmd
+    .addOption(
+      new Option("--url <url>", ephemeral ? "a running weft (default: start a local one for this project)" : "the weft to talk to").env("WEFT_URL"),
+    )
+    .addOption(new Option("--auth <token>", "bearer token: a JWT or an API key").env("WEFT_TOKEN"))
+    .option("--json", "print JSON", false);
+}
+
+const out = (value: unknown, json: boolean | undefined): void => void process.stdout.write(`${json ? JSON.stringify(value) : JSON.stringify(value, null, 2)}\n`);
+const say = (line: string): void => void process.stdout.write(`${line}\n`);
+
+/** Prints a refusal (stdout: the error body; stderr: one line for people) and sets exit code 1. */
+function refused(error: unknown, json: boolean | undefined): void {
+  process.exitCode = 1;
+  if (!(error instanceof WeftClientError)) {
+    process.stderr.write(`weft: ${error instanceof Error ? error.message : String(error)}\n`);
+    return;
+  }
+  const body = { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } };
+  out(body, json);
+  if (!json) {
+    const path = Array.isArray(error.details?.path) ? ` (at ${(error.details.path as unknown[]).join(".") || "the top level"})` : "";
+    process.stderr.write(`weft: ${error.code}: ${error.message}${path}\n`);
+  }
+}
+
+/** Runs `fn` with a client, turning every failure into output and an exit code. */
+async function run(opts: Common, fn: (client: WeftClient) => Promise<void>, ephemeral = false): Promise<void> {
+  try {
+    const url = opts.url ?? (ephemeral ? undefined : "http://localhost:8787");
+    await withRuntime({ ...(url ? { url } : {}), ...(opts.dir ? { dir: opts.dir } : {}) }, (base) =>
+      fn(new WeftClient({ url: base, ...(opts.auth ? { token: opts.auth } : {}) })),
+    );
+  } catch (e) {
+    refused(e, opts.json);
+  }
+}
+
+/** Builds the program (exported for tests that want to inspect it). */
+export function program(): Command {
+  const weft = new Command("weft").description("Talk to a weft thread runtime: tools, threads, events.").showHelpAfterError();
+  weft.configureOutput({ outputError: (text, write) => write(text) }).exitOverride((err) => {
+    process.exit(err.exitCode === 0 ? 0 : err.code === "commander.help" || err.code === "commander.version" ? 0 : 2);
+  });
+
+  const tool = weft.command("tool").description("call one tool directly");
+  common(tool.command("call").argument("<name>", "tool name"), true)
+    .description("call a tool with no model turn; prints the JSON outcome; exit code 1 when it ends isError")
+    .option("--input <json>", "the tool's input, a JSON object", jsonArg("--input"), {})
+    .option("--session <id>", "run in this session (thread id)")
+    .option("--token <channel:key>", "continuation token: bind the call to the session this token names")
+    .option("--dir <path>", "project folder for the local runtime (default: found from the working directory)")
+    .action(async (name: string, opts: Common & { input: unknown; session?: string; token?: string }) => {
+      if (opts.session !== undefined && opts.token !== undefined) weft.error("error: give --session or --token, not both", { exitCode: 2 });
+      await run(
+        opts,
+        async (client) => {
+          const outcome = await client.callTool(name, opts.input, {
+            ...(opts.session !== undefined ? { sessionId: opts.session } : {}),
+            ...(opts.token !== undefined ? { continuationToken: opts.token } : {}),
+          });
+          out(outcome, opts.json);
+          if (outcome.isError) process.exitCode = 1;
+        },
+        true,
+      );
+    });
+
+  common(weft.command("tools"), true)
+    .description("list the tools with their input schemas")
+    .option("--dir <path>", "project folder for the local runtime (default: found from the working directory)")
+    .action(async (opts: Common) => {
+      await run(
+        opts,
+        async (client) => {
+          const listing = await client.listTools();
+          if (opts.json) return out(listing, true);
+          for (const t of listing.tools) toolLines(t).forEach(say);
+          say(`configHash ${listing.configHash}`);
+        },
+        true,
+      );
+    });
+
+  const thread = weft.command("thread").description("create threads, post messages, follow events (default --url http://localhost:8787)");
+  common(thread.command("new"))
+    .description("create a thread; prints its id")
+    .option("--agent <name>", "the agent to run (default: the project's default)")
+    .option("--arguments <json>", "the thread's arguments, a JSON object", jsonArg("--arguments"))
+    .option("--dry-run", "run reads only; other calls are stubbed")
+    .action(async (opts: Common & { agent?: string; arguments?: Record<string, unknown>; dryRun?: boolean }) => {
+      await run(opts, async (client) => {
+        const created = await client.createThread({
+          ...(opts.agent ? { agent: opts.agent } : {}),
+          ...(opts.arguments ? { arguments: opts.arguments } : {}),
+          ...(opts.dryRun ? { dryRun: true } : {}),
+        });
+        if (opts.json) out(created, true);
+        else say(created.threadId);
+      });
+    });
+
+  common(thread.command("list"))
+    .description("your threads, newest first")
+    .option("--limit <n>", "at most this many", intArg)
+    .action(async (opts: Common & { limit?: number }) => {
+      await run(opts, async (client) => {
+        const page = await client.listThreads(opts.limit !== undefined ? { limit: opts.limit } : {});
+        if (opts.json) return out(page, true);
+        for (const t of page.threads) say(`${t.threadId} ${t.agentId} ${new Date(t.createdAt).toISOString()}`);
+      });
+    });
+
+  common(thread.command("send").argument("<threadId>").argument("<content>", "the message text"))
+    .description("post a message (starts a turn)")
+    .option("--script <json>", "scripted model steps to play (when no model is configured)", jsonArg("--script"))
+    .option("--follow", "then stream the turn's events until it ends")
+    .action(async (threadId: string, content: string, opts: Common & { script?: unknown[]; follow?: boolean }) => {
+      await run(opts, async (client) => {
+        const since = opts.follow ? (await client.getThread(threadId)).lastSeq : 0;
+        const posted = await client.postMessage(threadId, { content, ...(opts.script ? { script: opts.script } : {}) });
+        if (opts.json) out(posted, true);
+        else say(posted.queued ? "queued behind the running turn" : `message #${posted.message?.id} stored; turn started`);
+        if (opts.follow) {
+          const error = await tail(client, threadId, { since, json: !!opts.json, untilFinished: true });
+          if (error) throw error;
+        }
+      });
+    });
+
+  common(thread.command("tail").argument("<threadId>"))
+    .description("stream a thread's events live (reconnects by itself); Ctrl-C to stop")
+    .option("--since <seq>", "start after this seq (default 0: the whole history first)", intArg, 0)
+    .option("--until-finished", "stop when a turn finishes or waits for a person")
+    .action(async (threadId: string, opts: Common & { since: number; untilFinished?: boolean }) => {
+      await run(opts, async (client) => {
+        const error = await tail(client, threadId, { since: opts.since, json: !!opts.json, untilFinished: !!opts.untilFinished });
+        if (error) throw error;
+      });
+    });
+
+  common(thread.command("messages").argument("<threadId>"))
+    .description("read a thread's messages, a page at a time")
+    .option("--limit <n>", "page size (default 100)", intArg)
+    .option("--offset <n>", "skip this many", intArg)
+    .addOption(new Option("--order <order>", "oldest or newest first").choices(["asc", "desc"]))
+    .option("--all", "every message, page by page")
+    .action(async (threadId: string, opts: Common & { limit?: number; offset?: number; order?: "asc" | "desc"; all?: boolean }) => {
+      await run(opts, async (client) => {
+        if (opts.all) {
+          for await (const m of client.messages(threadId, opts.limit !== undefined ? { pageSize: opts.limit } : {})) say(opts.json ? JSON.stringify(m) : messageLine(m));
+          return;
+        }
+        const page = await client.getMessages(threadId, {
+          ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
+          ...(opts.offset !== undefined ? { offset: opts.offset } : {}),
+          ...(opts.order ? { order: opts.order } : {}),
+        });
+        if (opts.json) return out(page, true);
+        page.messages.forEach((m) => say(messageLine(m)));
+        if (page.hasMore) say(`(${page.total} in all; more with --offset ${(opts.offset ?? 0) + page.messages.length})`);
+      });
+    });
+
+  return weft;
+}
+
+/** Runs the CLI on `argv` (as `process.argv`). */
+export async function main(argv: string[]): Promise<void> {
+  await program().parseAsync(argv);
+}

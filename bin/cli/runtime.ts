@@ -1,0 +1,37 @@
+/**
+ * Where the CLI's requests go: a running weft (`--url`, or `WEFT_URL`), or an ephemeral local
+ * runtime: `wrangler dev` of the project on a free port, in development mode, with fresh state,
+ * stopped when the command ends (also on Ctrl-C).
+ * @module
+ */
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { startDevServer } from "../../scripts/lib/dev-server.mjs";
+
+/** The nearest folder at or above `from` with a `wrangler.toml`: the weft project to serve. */
+export function projectDir(from: string): string {
+  for (let dir = resolve(from); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, "wrangler.toml"))) return dir;
+    if (dirname(dir) === dir) throw new Error(`no wrangler.toml in ${resolve(from)} or above: run weft inside a weft project, or pass --url`);
+  }
+}
+
+/**
+ * Runs `fn` against `url`, or, without one, against a local runtime started for the project in
+ * `dir` (default: found from the working directory) and stopped afterwards.
+ */
+export async function withRuntime<T>(options: { url?: string; dir?: string; quiet?: boolean }, fn: (url: string) => Promise<T>): Promise<T> {
+  if (options.url) return fn(options.url);
+  const cwd = projectDir(options.dir ?? process.cwd());
+  if (!options.quiet) process.stderr.write(`weft: starting a local runtime (wrangler dev) for ${cwd} ...\n`);
+  if (!existsSync(join(cwd, "node_modules", "wrangler"))) throw new Error(`${cwd} has no node_modules/wrangler: run npm install there first`);
+  const server = await startDevServer({ config: "wrangler.toml", cwd, readyPath: "/v1/tools" });
+  const interrupted = () => void server.stop().then(() => process.exit(130));
+  process.once("SIGINT", interrupted).once("SIGTERM", interrupted);
+  try {
+    return await fn(server.url);
+  } finally {
+    process.off("SIGINT", interrupted).off("SIGTERM", interrupted);
+    await server.stop();
+  }
+}

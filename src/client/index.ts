@@ -1,0 +1,152 @@
+/**
+ * `weft/client`: a typed client for weft's HTTP and WebSocket API, for browsers, Node (22+) and
+ * Workers. Every method is one request; answers are typed from the same interfaces the server
+ * implements (`ThreadApi`, the event union `EventFrame`), so the two cannot drift apart.
+ *
+ * @example
+ * import { WeftClient } from "weft/client";
+ * const weft = new WeftClient({ url: "http://localhost:8787", token: apiKey });
+ * const { threadId } = await weft.createThread({ agent: "example" });
+ * const sub = weft.subscribe(threadId, { onEvent: (frame) => console.log(frame.seq, frame.type) });
+ * await weft.postMessage(threadId, { content: "Roll two dice." });
+ * @module
+ */
+import type { AccountApi } from "../thread/account.js";
+import type { CreateThreadInput, ThreadApi } from "../thread/api.js";
+import type { RpcResult } from "../thread/rpc.js";
+import type { ToolListing } from "../tools/catalog.js";
+import type { GetMessagesOptions } from "../tools/thread-state.js";
+import type { CallStatus, Message } from "../protocol.js";
+import { type ConnectionOptions, request } from "./request.ts";
+import { type SubscribeOptions, type Subscription, subscribe } from "./subscribe.ts";
+
+export type { EventFrame, BuiltinEventFrame, EventPayloads, Message, CallRecord } from "../protocol.js";
+export type { ThreadInfo } from "../thread/api.js";
+export type { ToolListing } from "../tools/catalog.js";
+export { WeftClientError, type ConnectionOptions } from "./request.ts";
+export type { SubscribeOptions, Subscription } from "./subscribe.ts";
+
+/** What a thread RPC method answers over HTTP: the value of its `RpcResult`. */
+type Answer<K extends keyof ThreadApi> = ThreadApi[K] extends (...args: any[]) => Promise<RpcResult<infer T>> ? T : never;
+type AccountAnswer<K extends keyof AccountApi> = AccountApi[K] extends (...args: any[]) => Promise<RpcResult<infer T>> ? T : never;
+
+/** Body of `POST /threads` (the owner is whoever the token names). */
+export type CreateThreadOptions = Omit<CreateThreadInput, "ephemeral" | "opening" | "parent"> & { continuationToken?: string };
+
+/** What `POST /v1/tools/:name` answers: the outcome, plus where it ran. */
+export type ToolCallOutcome = Answer<"callTool"> & {
+  /** True when the call ran in a scratch thread (no session given). */
+  scratchWorkspace?: boolean;
+  /** Set when a scratch call waits for a person: the thread to approve or settle it in. */
+  sessionId?: string;
+};
+
+/** How a person settles a parked call. */
+export type Settlement = { outcome: "succeeded"; result: string } | { outcome: "failed"; error: string } | { outcome: "retry" };
+
+/** A client for one weft Worker. Methods throw {@link WeftClientError} for every error answer. */
+export class WeftClient {
+  readonly #conn: ConnectionOptions;
+
+  constructor(options: ConnectionOptions) {
+    this.#conn = { ...options, url: options.url.replace(/\/+$/, "") };
+  }
+
+  #thread(threadId: string, rest = ""): string {
+    return `/threads/${encodeURIComponent(threadId)}${rest}`;
+  }
+
+  /** `POST /threads`: creates a thread; answers its metadata (`threadId`, `agentId`, ...). */
+  createThread(options: CreateThreadOptions = {}): Promise<Answer<"create">> {
+    return request(this.#conn, "POST", "/threads", { body: options });
+  }
+
+  /** `GET /threads`: the caller's threads, newest first; pass `nextCursor` back as `cursor` for the next page. */
+  listThreads(options: { limit?: number; cursor?: string } = {}): Promise<AccountAnswer<"listThreads">> {
+    return request(this.#conn, "GET", "/threads", { query: options });
+  }
+
+  /** `GET /threads/:id`: status (`idle`, `running`, `waiting`), `lastSeq`, message count, last turn. */
+  getThread(threadId: string): Promise<Answer<"info">> {
+    return request(this.#conn, "GET", this.#thread(threadId));
+  }
+
+  /** `DELETE /threads/:id`. */
+  deleteThread(threadId: string): Promise<{ deleted: boolean }> {
+    return request(this.#conn, "DELETE", this.#thread(threadId));
+  }
+
+  /** `POST /threads/:id/messages`: stores the message and starts a turn (`queued` when one runs already). */
+  postMessage(threadId: string, message: { content: string; role?: "user" | "system"; script?: unknown[] }): Promise<Answer<"postMessage">> {
+    return request(this.#conn, "POST", this.#thread(threadId, "/messages"), { body: message });
+  }
+
+  /** `GET /threads/:id/messages`: one page (`limit`, `offset`, `order`, `maxDepth`, `includeSilent`); `hasMore` says whether another follows. */
+  getMessages(threadId: string, options: GetMessagesOptions = {}): Promise<Answer<"getMessages">> {
+    return request(this.#conn, "GET", this.#thread(threadId, "/messages"), { query: { ...options } as Record<string, string | number | boolean | undefined> });
+  }
+
+  /** Every message of a thread, page by page (`pageSize` per request, default 100), oldest first. */
+  async *messages(threadId: string, options: Omit<GetMessagesOptions, "offset" | "limit" | "order"> & { pageSize?: number } = {}): AsyncGenerator<Message> {
+    const { pageSize = 100, ...rest } = options;
+    for (let offset = 0; ; ) {
+      const page = await this.getMessages(threadId, { ...rest, limit: pageSize, offset });
+      yield* page.messages;
+      offset += page.messages.length;
+      if (!page.hasMore || page.messages.length === 0) return;
+    }
+  }
+
+  /** `POST /threads/:id/stop`: stops the running turn. */
+  stop(threadId: string): Promise<unknown> {
+    return request(this.#conn, "POST", this.#thread(threadId, "/stop"));
+  }
+
+  /** `GET /v1/tools`: every tool with its input/output JSON Schema and effect, and a `configHash`. */
+  listTools(): Promise<{ tools: ToolListing[]; configHash: string }> {
+    return request(this.#conn, "GET", "/v1/tools");
+  }
+
+  /**
+   * `POST /v1/tools/:name`: calls a tool directly, validated like any call. A tool's own failure
+   * is an outcome with `isError: true`; a refused input throws (`invalid_tool_input`, naming the path).
+   */
+  callTool(name: string, input: unknown, options: { sessionId?: string; continuationToken?: string } = {}): Promise<ToolCallOutcome> {
+    return request(this.#conn, "POST", `/v1/tools/${encodeURIComponent(name)}`, { body: { input, ...options } });
+  }
+
+  /** `GET /threads/:id/calls`: the thread's call records, optionally only those in one status (`parked`, `awaiting_approval`, ...). */
+  listCalls(threadId: string, options: { status?: CallStatus } = {}): Promise<Answer<"listCalls">> {
+    return request(this.#conn, "GET", this.#thread(threadId, "/calls"), { query: options });
+  }
+
+  /** `GET /threads/:id/calls/:callId`. */
+  getCall(threadId: string, callId: string): Promise<Answer<"getCall">> {
+    return request(this.#conn, "GET", this.#thread(threadId, `/calls/${encodeURIComponent(callId)}`));
+  }
+
+  /** `POST .../approve`: runs a call waiting for approval, once; `argsHash` pins the arguments approved. */
+  approve(threadId: string, callId: string, options: { argsHash?: string } = {}): Promise<Answer<"approve">> {
+    return request(this.#conn, "POST", this.#thread(threadId, `/calls/${encodeURIComponent(callId)}/approve`), { body: options });
+  }
+
+  /** `POST .../deny`: the model gets a denial result (with `reason`). */
+  deny(threadId: string, callId: string, options: { reason?: string } = {}): Promise<Answer<"deny">> {
+    return request(this.#conn, "POST", this.#thread(threadId, `/calls/${encodeURIComponent(callId)}/deny`), { body: options });
+  }
+
+  /** `POST .../settle`: gives a parked call its outcome, or `retry` to run it again. */
+  settle(threadId: string, callId: string, settlement: Settlement): Promise<Answer<"settle">> {
+    return request(this.#conn, "POST", this.#thread(threadId, `/calls/${encodeURIComponent(callId)}/settle`), { body: settlement });
+  }
+
+  /**
+   * Subscribes to a thread's events, from `since` on (default 0: the whole history, then live).
+   * Reconnects by itself after any drop and resumes after the last `seq` delivered: no frame is
+   * missed or delivered twice. A refused upgrade (bad token, unknown thread) ends the
+   * subscription with that error (`onError`, `closed`) instead of retrying.
+   */
+  subscribe(threadId: string, options: SubscribeOptions): Subscription {
+    return subscribe(this.#conn, threadId, options);
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * A thread's event stream that survives dropped connections: partysocket reconnects, and every
+ * connection asks for `?since=<last seq delivered>`, so `onEvent` sees each frame exactly once
+ * and in `seq` order, however often the network or the server drops the socket.
+ * @module
+ */
+import ReconnectingWebSocket from "partysocket/ws";
+import type { EventFrame } from "../protocol.js";
+import { type ConnectionOptions, WeftClientError, request, urlOf } from "./request.ts";
+
+/** Options of {@link subscribe}. */
+export interface SubscribeOptions {
+  /** Deliver frames with `seq` above this; default 0 (the whole history, then live frames). */
+  since?: number;
+  /** Called once per frame, in `seq` order, never twice for one `seq` and never with a gap. */
+  onEvent(frame: EventFrame): void;
+  /** Called when the subscription ends for good: the upgrade was refused (bad token, unknown thread). */
+  onError?(error: WeftClientError): void;
+  /** Called on every (re)connection, with the `since` it asked for. */
+  onOpen?(info: { since: number; connection: number }): void;
+  /** partysocket's reconnection timing, in milliseconds (defaults: 100 ms growing to 5 s, 10 s connect timeout). */
+  reconnect?: { minReconnectionDelay?: number; maxReconnectionDelay?: number; connectionTimeout?: number; minUptime?: number };
+}
+
+/** A live subscription. */
+export interface Subscription {
+  /** The `seq` of the last frame delivered (the `since` of the next connection). */
+  readonly lastSeq: number;
+  /** How many connections opened so far (1 + the reconnects). */
+  readonly connections: number;
+  /** Stops delivering and closes the socket; no reconnect follows. */
+  close(): void;
+  /** Resolves when the subscription ends: `null` after `close()`, or the error that ended it. */
+  readonly closed: Promise<WeftClientError | null>;
+}
+
+/**
+ * Subscribes to `GET /threads/:id/ws`. A connection that fails before it opens is followed by
+ * `GET /threads/:id` with the same token: a 4xx answer there (401 `unauthenticated`, 404
+ * `thread_not_found`) means no retry can succeed, so the subscription ends with that error
+ * (`onError`, `closed`); anything else (the network, a restarting thread) is retried.
+ */
+export function subscribe(conn: ConnectionOptions, threadId: string, options: SubscribeOptions): Subscription {
+  let lastSeq = options.since ?? 0;
+  let connections = 0;
+  let attempts = 0;
+  let openedSinceAttempt = false;
+  let ended = false;
+  let finish: (error: WeftClientError | null) => void = () => {};
+  const closed = new Promise<WeftClientError | null>((resolve) => (finish = resolve));
+  const wsBase = conn.url.replace(/^http/i, "ws");
+  const path = `/threads/${encodeURIComponent(threadId)}/ws`;
+
+  const end = (error: WeftClientError | null) => {
+    if (ended) return;
+    ended = true;
+    socket.close();
+    if (error) options.onError?.(error);
+    finish(error);
+  };
+
+  // Asked before every connection; after an attempt that never opened it first asks whether the
+  // thread answers this caller at all, so a refused upgrade is reported instead of retried forever.
+  const nextUrl = async (): Promise<string> => {
+    if (attempts > 0 && !openedSinceAttempt) {
+      const refusal = await refused(conn, threadId);
+      if (refusal) end(refusal);
+    }
+    attempts++;
+    openedSinceAttempt = false;
+    return urlOf(wsBase, path, { since: lastSeq, access_token: conn.token });
+  };
+
+  const socket = new ReconnectingWebSocket(nextUrl, undefined, {
+    WebSocket: conn.WebSocket ?? globalThis.WebSocket,
+    minReconnectionDelay: 100,
+    maxReconnectionDelay: 5_000,
+    connectionTimeout: 10_000,
+    minUptime: 1_000,
+    ...options.reconnect,
+  });
+
+  socket.addEventListener("open", () => {
+    openedSinceAttempt = true;
+    connections++;
+    options.onOpen?.({ since: lastSeq, connection: connections });
+  });
+  socket.addEventListener("message", (event) => {
+    if (ended) return;
+    let frame: EventFrame;
+    try {
+      frame = JSON.parse(String(event.data)) as EventFrame;
+    } catch {
+      return; // not a frame of weft's
+    }
+    if (typeof frame?.seq !== "number" || frame.seq <= lastSeq) return; // already delivered
+    // A hole means a frame was lost in transit: ask again from the last one delivered.
+    if (frame.seq !== lastSeq + 1) return socket.reconnect();
+    lastSeq = frame.seq;
+    options.onEvent(frame);
+  });
+
+  return {
+    get lastSeq() {
+      return lastSeq;
+    },
+    get connections() {
+      return connections;
+    },
+    close: () => end(null),
+    closed,
+  };
+}
+
+/** The error that refuses this caller the thread, or null when the thread answers (or nothing answers). */
+async function refused(conn: ConnectionOptions, threadId: string): Promise<WeftClientError | null> {
+  try {
+    await request(conn, "GET", `/threads/${encodeURIComponent(threadId)}`);
+    return null;
+  } catch (e) {
+    const error = e as WeftClientError;
+    const permanent = (error.status >= 400 && error.status < 500) || error.code === "auth_not_configured";
+    return permanent ? error : null;
+  }
+}
