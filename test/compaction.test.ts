@@ -15,7 +15,7 @@ async function seed(id: string, n: number, size: number): Promise<void> {
           messages.append({ role: "tool", content: '{"name":"Ana","age":30}', toolCallId: "seed_call", name: "person" });
           continue;
         }
-        messages.append({ role: i % 2 ? "assistant" : "user", content: `chatter ${i} `.padEnd(size, ".") });
+        messages.append({ role: i % 2 ? "assistant" : "user", content: `chatter ${i} `.padEnd(size, "·") });
       }
     }),
   );

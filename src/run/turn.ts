@@ -51,11 +51,6 @@ export interface TurnHost {
    * Resolves once that is durable, so a step's calls never run before the step is recorded.
    */
   commit(messages: NewTurnMessage[], pending: ToolCallRequest[] | null): Promise<void>;
-  /**
-   * Records that model step `step` is about to be requested; returns how many times it has been,
-   * counting requests a restart cut off. Absent: steps are not resumed after a restart.
-   */
-  countRequest?(step: number): number;
   /** The open step's calls, when a step was interrupted or is waiting. */
   pendingStep(): ToolCallRequest[] | null;
   /** Dispatches one call of `execution`, then any calls it queued; returns them in run order. */
@@ -110,10 +105,6 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
       // One snapshot per request: what is injected while it is prepared enters the next request.
       const snapshot = await host.history();
       const messages = host.prepareMessages ? await host.prepareMessages(snapshot) : snapshot;
-      // A step cut by a restart is requested again once; cut again, the turn fails rather than loop.
-      if ((host.countRequest?.(steps + 1) ?? 1) > MAX_STEP_REQUESTS) {
-        return { status: "failed", steps, error: `model step ${steps + 1} was cut by a restart twice; it is not requested a third time` };
-      }
       const { response, model, announced, attempts, retries } = await requestStep(host, execution, steps + 1, messages);
       if (response.finishReason === "end" && response.toolCalls.length === 0 && response.text === "") {
         // A turn that played nothing at all says so, instead of ending silently with steps: 0.
@@ -275,9 +266,6 @@ async function requestFrom(
     }
   }
 }
-
-/** Requests of one model step across restarts: the first, and one more after a restart cut it. */
-export const MAX_STEP_REQUESTS = 2;
 
 /** Requests per model step: the first and up to two retries of a transient provider failure. */
 export const MAX_MODEL_ATTEMPTS = 3;

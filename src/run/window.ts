@@ -34,20 +34,13 @@ const MAX_REPAIR_ROWS = 1000;
 export const NEWEST = Number.MAX_SAFE_INTEGER;
 
 /**
- * Estimated tokens of a message: about four ASCII characters per token (the usual rule of thumb
- * for English text and JSON under BPE tokenizers) and one per other UTF-16 unit (CJK text, emoji
- * halves), plus a few tokens of per-message framing.
+ * Estimated tokens of a message: about four characters per token (the usual rule of thumb for
+ * English text and JSON under BPE tokenizers), plus a few tokens of per-message framing.
  */
 export function estimateTokens(message: Pick<Message, "content" | "toolCalls" | "name">): number {
-  let tokens = 4 + textTokens(message.content) + textTokens(message.name ?? "");
-  for (const call of message.toolCalls ?? []) tokens += textTokens(call.name) + textTokens(call.arguments) + textTokens(call.id) + 2;
-  return tokens;
-}
-
-function textTokens(text: string): number {
-  let ascii = 0;
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) < 128) ascii++;
-  return Math.ceil(ascii / 4) + (text.length - ascii);
+  let chars = message.content.length + (message.name?.length ?? 0);
+  for (const call of message.toolCalls ?? []) chars += call.name.length + call.arguments.length + call.id.length + 8;
+  return Math.ceil(chars / 4) + 4;
 }
 
 /** A selected window: its messages oldest first, their estimated tokens, and where it starts. */

@@ -57,7 +57,6 @@ export function createTurnHost(engine: ThreadEngine, execution: Execution): Turn
       await engine.flush();
     },
     pendingStep: () => store.turns.pendingStep<ToolCallRequest>(turnId),
-    countRequest: (step) => store.turns.countModelRequest(turnId, step),
     dispatch: (execution, request) => engine.dispatchWithQueue(execution, request),
     emit: (type, data) => engine.emit(type, data),
     uniqueIds: (calls) => uniqueCallIds(calls, (id) => store.calls.get(id) !== undefined),

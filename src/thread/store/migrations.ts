@@ -108,10 +108,6 @@ export const MIGRATIONS: readonly string[] = [
     created_at INTEGER NOT NULL
   );
   `,
-  // v10: which model step a turn last requested and how many times, so a step cut by restarts is not requested forever.
-  `
-  ALTER TABLE turns ADD COLUMN model_request TEXT;
-  `,
 ];
 
 /** True when the thread's tables exist; an id that was never created has none. */

@@ -67,18 +67,6 @@ export class TurnStore {
     return row?.pending_step ? (JSON.parse(row.pending_step) as T[]) : null;
   }
 
-  /**
-   * Counts a request of model step `step` of the turn: 1 the first time, more only when a restart
-   * cut an earlier request of the same step before its answer was stored.
-   */
-  countModelRequest(turnId: string, step: number): number {
-    const row = this.sql.exec<{ model_request: string | null }>("SELECT model_request FROM turns WHERE turn_id = ?", turnId).toArray()[0];
-    const last = row?.model_request ? (JSON.parse(row.model_request) as { step: number; count: number }) : null;
-    const count = last?.step === step ? last.count + 1 : 1;
-    this.sql.exec("UPDATE turns SET model_request = ? WHERE turn_id = ?", JSON.stringify({ step, count }), turnId);
-    return count;
-  }
-
   /** Appends a model step's record to its turn; returns the turn's usage so far. */
   recordModelStep(turnId: string, record: ModelStepRecord): TokenUsage {
     const steps = this.modelSteps(turnId);
