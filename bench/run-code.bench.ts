@@ -9,9 +9,12 @@ import { createThread, inThread } from "../test/helpers.js";
 import type { ExecutorName } from "../src/sandbox/executor.js";
 import type { ThreadState } from "../src/tools/thread-state.js";
 
-/** workerd's clock may tick in whole milliseconds, so warm calls are timed in batches. */
-const WARM_BATCHES = 15;
-const PER_BATCH = 40;
+/**
+ * workerd's clock may tick in whole milliseconds, so warm calls are timed in batches long enough
+ * (about 10 ms) that a tick is a small error, and many of them, interleaved, against machine load.
+ */
+const WARM_BATCHES = 25;
+const PER_BATCH = 100;
 const COLD_RUNS = 15;
 
 const BARE_SOURCE = 'import { WorkerEntrypoint } from "cloudflare:workers";\nexport class E extends WorkerEntrypoint { run(x) { return x + 1 } }\nexport default { fetch() { return new Response("") } }';

@@ -113,7 +113,10 @@ async function main() {
     }
     console.log(formatTally("bfcl", overall));
     console.error(`bfcl: ${failures.length} disagreement(s); ${((Date.now() - began) / 1000).toFixed(1)} s`);
-    return failures.length === 0 && tallyComplete(overall) ? 0 : 1;
+    // The variants must outnumber the valid calls three to one, or the refusal side is thin.
+    const enoughVariants = overall.variants[1] >= 3 * overall.valid[1];
+    if (!enoughVariants) console.error(`bfcl: only ${overall.variants[1]} invalid variants for ${overall.valid[1]} valid calls (want at least three times as many)`);
+    return failures.length === 0 && tallyComplete(overall) && enoughVariants ? 0 : 1;
   } finally {
     await via?.close();
     await stopServer();

@@ -9,5 +9,5 @@ it("survives 60 random crashes with no write run twice and one result per call",
   const result = await runRandom({ seed: 7, targetCrashes: 60, concurrency: 4, budgetMs: 90_000 });
   expect(result.problems).toEqual([]);
   expect(result.outOfTime).toBe(false);
-  expect(randomSummary(result)).toMatch(/^random: \d+ crashes, 0 writes run twice, 0 calls without exactly one result$/);
+  expect(randomSummary(result)).toBe("random: 60 crashes, 0 writes run twice, 0 calls without exactly one result");
 }, 120_000);

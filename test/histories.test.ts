@@ -9,7 +9,8 @@ import { describe, expect, it } from "vitest";
 import { readStep } from "../src/run/step.js";
 import { resolveModel } from "../src/models/registry.js";
 import type { Message } from "../src/protocol.js";
-import { FAKE_BASE, fakeKey, scriptFake } from "./fake-provider.js";
+import { FAKE_BASE, fakeEnv, fakeKey, fakeRequests, scriptFake } from "./fake-provider.js";
+import { callsOf, createThread, json, stubOf } from "./helpers.js";
 
 const WIRES: Array<[string, string, string]> = [
   ["openai-compatible:any", "OPENAI_COMPATIBLE_API_KEY", "OPENAI_COMPATIBLE_BASE_URL"],
@@ -82,8 +83,6 @@ describe.each(WIRES)("provider histories: %s", (spec, keyEnv, urlEnv) => {
 
 describe("a user message while a call waits for approval", () => {
   it("joins the history only after the call's answer, so no request has an unanswered call", async () => {
-    const { createThread, json, stubOf, callsOf } = await import("./helpers.js");
-    const { fakeEnv, fakeRequests } = await import("./fake-provider.js");
     const key = fakeKey("approval");
     await scriptFake(key, [
       { toolCalls: [{ id: "pay", name: "needs_ok", arguments: '{"amount":500}' }] },

@@ -9,7 +9,7 @@
  *   npm run bench:profile -- [--target weft|bare|sdk] [--tool bench_write|bench_read] [--threads 1|100] [--seconds 5]
  * @module
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { closeAll } from "./lib/http.mjs";
@@ -29,7 +29,7 @@ const TOP = 25;
 const t = targets[target];
 if (!t) throw new Error(`--target: one of ${Object.keys(targets).join(", ")}`);
 const inspectorPort = await freePort();
-const { servers, stop } = await startAll(ROOT, [{ ...t.spec, port: await freePort(), inspectorPort }]);
+const { servers, stop, work } = await startAll(ROOT, [{ ...t.spec, port: await freePort(), inspectorPort }]);
 const base = servers[0].base;
 try {
   const threads = [];
@@ -51,6 +51,7 @@ try {
 } finally {
   closeAll();
   stop();
+  rmSync(work, { recursive: true, force: true });
 }
 
 /** A minimal Chrome DevTools Protocol client over a WebSocket. */

@@ -10,7 +10,7 @@
  * @module
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -54,7 +54,8 @@ const { servers, stop, work } = await startAll(
 );
 process.on("exit", stop);
 const server = Object.fromEntries(servers.map((s) => [s.spec.name, s]));
-console.log(`bench:compare: ${NAMES.join(", ")} on ${path.basename(workerdBinary(ROOT))} ${execFileSync(workerdBinary(ROOT), ["--version"], { encoding: "utf8" }).trim()}, ${ROUNDS} rounds, storage in ${work}`);
+const WORKERD = execFileSync(workerdBinary(ROOT), ["--version"], { encoding: "utf8" }).trim();
+console.log(`bench:compare: ${NAMES.join(", ")} on ${WORKERD} (wrangler's binary), ${ROUNDS} rounds, storage in ${work}`);
 
 // Per target: one long-lived thread (it collects calls over the rounds: the flatness check) and 100 threads.
 const fixtures = {};
@@ -113,6 +114,7 @@ try {
 } finally {
   closeAll();
   stop();
+  rmSync(work, { recursive: true, force: true });
 }
 
 const fmt = (v) => (!Number.isFinite(v) ? "n/a" : Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2));
@@ -125,10 +127,12 @@ for (const [m, { label }] of Object.entries(METRICS)) {
 // The flatness check: a long-lived thread's write calls/s in the first and the last round.
 const last = ROUNDS - 1;
 const flat = NAMES.map((n) => `${n} ${fmt(results[n].write_cps_one[0])} -> ${fmt(results[n].write_cps_one[last])} (${(results[n].write_cps_one[last] / results[n].write_cps_one[0]).toFixed(2)})`);
-lines.push(`write tool calls/s, one thread, round 1 -> round ${ROUNDS}: ${flat.join(" · ")}`);
+// The machine's own drift moves every target alike; weft's change over bare's removes it.
+const drift = (n) => results[n].write_cps_one[last] / results[n].write_cps_one[0];
+lines.push(`write tool calls/s, one thread, round 1 -> round ${ROUNDS}: ${flat.join(" · ")} · weft's change over bare's ${(drift("weft") / drift("bare")).toFixed(2)}`);
 for (const line of lines) console.log(line);
 
-const machine = { cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? "unknown", memoryGiB: +(os.totalmem() / 2 ** 30).toFixed(1), loadavg: os.loadavg(), node: process.version, platform: `${os.platform()} ${os.release()}` };
+const machine = { workerd: WORKERD, cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? "unknown", memoryGiB: +(os.totalmem() / 2 ** 30).toFixed(1), loadavg: os.loadavg(), node: process.version, platform: `${os.platform()} ${os.release()}` };
 const seconds = (performance.now() - started) / 1000;
 mkdirSync(path.join(ROOT, "bench/results"), { recursive: true });
 const file = path.join(ROOT, "bench/results", `compare-${new Date().toISOString().replaceAll(":", "-").slice(0, 19)}.json`);

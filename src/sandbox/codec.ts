@@ -24,10 +24,23 @@ export class CloneError extends TypeError {
 
 const TAG = "$weft";
 
+/** Where in a value the walk is: an array index, an object key, or a Map/Set entry label. */
+type Step = number | string | { label: string };
+
 /** Encodes a host value; throws `CloneError` naming the path of an unsupported value. */
 export function encodeValue(value: unknown, root = "value"): string {
   const seen = new Set<object>();
-  const walk = (v: unknown, path: string): unknown => {
+  // The path is kept as steps and spelled out only for an error: most values never need it.
+  const steps: Step[] = [];
+  const refuse = (what: string) =>
+    new CloneError(root + steps.map((s) => (typeof s === "number" ? `[${s}]` : `.${typeof s === "string" ? s : s.label}`)).join(""), what);
+  const at = (step: Step, v: unknown): unknown => {
+    steps.push(step);
+    const out = walk(v);
+    steps.pop();
+    return out;
+  };
+  const walk = (v: unknown): unknown => {
     switch (typeof v) {
       case "undefined":
         return { [TAG]: "undefined" };
@@ -42,39 +55,43 @@ export function encodeValue(value: unknown, root = "value"): string {
       case "bigint":
         return { [TAG]: "bigint", v: v.toString() };
       case "function":
-        throw new CloneError(path, "a function");
+        throw refuse("a function");
       case "symbol":
-        throw new CloneError(path, "a symbol");
+        throw refuse("a symbol");
     }
     if (v === null) return null;
     const obj = v as object;
-    if (seen.has(obj)) throw new CloneError(path, "a cyclic reference");
+    if (seen.has(obj)) throw refuse("a cyclic reference");
     seen.add(obj);
     try {
-      if (Array.isArray(obj)) return Array.from(obj, (item, i) => walk(item, `${path}[${i}]`));
+      if (Array.isArray(obj)) {
+        const out = new Array<unknown>(obj.length);
+        for (let i = 0; i < obj.length; i++) out[i] = at(i, obj[i]);
+        return out;
+      }
       if (obj instanceof Date) return { [TAG]: "date", v: obj.getTime() };
-      if (obj instanceof Map) return { [TAG]: "map", v: Array.from(obj, ([k, val], i) => [walk(k, `${path}.<key ${i}>`), walk(val, `${path}.<value ${i}>`)]) };
-      if (obj instanceof Set) return { [TAG]: "set", v: Array.from(obj, (item, i) => walk(item, `${path}.<item ${i}>`)) };
+      if (obj instanceof Map) return { [TAG]: "map", v: Array.from(obj, ([k, val], i) => [at({ label: `<key ${i}>` }, k), at({ label: `<value ${i}>` }, val)]) };
+      if (obj instanceof Set) return { [TAG]: "set", v: Array.from(obj, (item, i) => at({ label: `<item ${i}>` }, item)) };
       if (obj instanceof RegExp) return { [TAG]: "regexp", v: [obj.source, obj.flags] };
       if (obj instanceof Uint8Array) return { [TAG]: "bytes", v: Array.from(obj) };
       const proto = Object.getPrototypeOf(obj);
-      if (proto !== Object.prototype && proto !== null) {
-        throw new CloneError(path, `a ${proto?.constructor?.name ?? "class"} instance`);
-      }
+      if (proto !== Object.prototype && proto !== null) throw refuse(`a ${proto?.constructor?.name ?? "class"} instance`);
       const out: Record<string, unknown> = {};
       for (const key of Object.keys(obj)) {
-        Object.defineProperty(out, key, { value: walk((obj as Record<string, unknown>)[key], `${path}.${key}`), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(out, key, { value: at(key, (obj as Record<string, unknown>)[key]), enumerable: true, writable: true, configurable: true });
       }
       return TAG in out ? { [TAG]: "object", v: out } : out;
     } finally {
       seen.delete(obj);
     }
   };
-  return JSON.stringify(walk(value, root));
+  return JSON.stringify(walk(value));
 }
 
 /** Decodes text made by either side's encoder. */
 export function decodeValue(text: string): unknown {
+  // Without the tag nothing needs reviving, and a reviver makes JSON.parse several times slower.
+  if (!text.includes(TAG)) return JSON.parse(text);
   return JSON.parse(text, (_key, v) => {
     if (v === null || typeof v !== "object" || Array.isArray(v) || typeof v[TAG] !== "string") return v;
     switch (v[TAG]) {
@@ -145,6 +162,7 @@ function encode(value, root) {
   return JSON.stringify(walk(value, root));
 }
 function decode(text) {
+  if (!text.includes(TAG)) return JSON.parse(text);
   return JSON.parse(text, (_key, v) => {
     if (v === null || typeof v !== "object" || Array.isArray(v) || typeof v[TAG] !== "string") return v;
     switch (v[TAG]) {

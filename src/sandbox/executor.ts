@@ -8,6 +8,7 @@
  */
 
 import type { CodeExecutionResult } from "../tools/thread-state.js";
+import type { Cancellation } from "./cancel.js";
 
 /** How a sandboxed run ended. */
 export type CodeStatus = CodeExecutionResult["status"];
@@ -50,8 +51,8 @@ export interface SandboxRequest {
   fetchAllow: readonly string[];
   /** Scope of reuse: warm state is never shared across scopes (weft passes the thread id). */
   scope: string;
-  /** Aborting ends the run with `cancelled`. */
-  signal: AbortSignal;
+  /** Cancelling ends the run with `cancelled`. */
+  cancellation: Cancellation;
   /** Each console call, as it happens. */
   onLog?(level: string, text: string): void;
   /** Each `reportProgress(data)` call of the code. */

@@ -39,26 +39,50 @@ class SessionGateway extends RpcTarget {
   }
 }
 
-/** The reply of the harness's `run`. */
-type HarnessReply = ({ ok: true; text: string } | { ok: false; name: string; message: string; stack: string }) & {
-  /** Console lines, when the run had no host stub to stream them to. */
-  logs: Array<[level: string, text: string]>;
+/** The reply of the harness's `run`: the encoded value alone, or an object when lines travel with it. */
+type HarnessReply =
+  | string
+  | (({ ok: true; text: string } | { ok: false; name: string; message: string; stack: string }) & {
+      /** Console lines, when the run had no host stub to stream them to. */
+      logs: Array<[level: string, text: string]>;
+    });
+
+/** The harness's `run`, as the host calls it. */
+type SandboxEntry = {
+  run(fn: string, argsText: string, maxLogBytes: number, host: SessionGateway | undefined): Promise<HarnessReply>;
 };
 
 /** Isolate names by identity text: hashing once per distinct code keeps a warm run cheap. */
 const keys = new Map<string, string>();
 const MAX_KEYS = 500;
 
-function isolateKey(identity: unknown): string | Promise<string> {
-  const text = JSON.stringify(identity);
-  return keys.get(text) ?? newKey(text, identity);
-}
-
 async function newKey(text: string, identity: unknown): Promise<string> {
   const key = `weft-sandbox-${await argsHashOf(identity)}`;
   if (keys.size >= MAX_KEYS) keys.delete(keys.keys().next().value!);
   keys.set(text, key);
   return key;
+}
+
+/**
+ * Entrypoint stubs of recently run isolates, by isolate name and CPU budget: keeping the stub
+ * saves a warm run the loader lookup. Few are kept, so held stubs never pin many isolates. A stub
+ * belongs to the I/O context that made it; for weft (scope = thread) that is the thread's Durable
+ * Object, one context for all its requests. A kept stub that refuses is replaced.
+ */
+const stubs = new Map<string, SandboxEntry>();
+const MAX_STUBS = 32;
+
+/** workerd's refusal of an I/O object used from another request's context. */
+const OTHER_CONTEXT = /on behalf of a different request|different I\/O context/i;
+
+/** What a run sends besides its request: the texts the isolate name and the harness are made of. */
+interface Prepared {
+  readonly request: SandboxRequest;
+  readonly session: RunSession;
+  readonly argsText: string;
+  readonly globalsText: string;
+  readonly importNames: Record<string, string[]>;
+  readonly fetchGranted: boolean;
 }
 
 /** Runs code in Worker Loader isolates; CPU and memory limits hold in production only. */
@@ -68,58 +92,88 @@ export class IsolateExecutor implements SandboxExecutor {
 
   constructor(private readonly loader: WorkerLoader) {}
 
-  async run(request: SandboxRequest): Promise<CodeOutcome> {
+  // Not async, and a warm run awaits nothing but the reply: each promise hop costs a warm run.
+  run(request: SandboxRequest): Promise<CodeOutcome> {
     const session = new RunSession(request, this.name, MEMORY_CEILING_BYTES);
     try {
       const globalsText = encodeValue(request.globals, "globals");
-      const argsText = encodeValue(request.execute.args, "args");
-      const importNames = Object.fromEntries(Object.entries(request.imports).map(([specifier, table]) => [specifier, Object.keys(table)]));
+      const importNames: Record<string, string[]> = {};
+      for (const specifier in request.imports) importNames[specifier] = Object.keys(request.imports[specifier]!);
       const fetchGranted = request.fetchAllow.length > 0;
+      const run: Prepared = { request, session, argsText: encodeValue(request.execute.args, "args"), globalsText, importNames, fetchGranted };
       const identity = { scope: request.scope, filename: request.filename, source: request.source, modules: request.modules, importNames, globalsText, fetchGranted };
-      const cached = isolateKey(identity);
-      const key = typeof cached === "string" ? cached : await cached;
-      const worker = this.loader.get(key, () => ({
-        compatibilityDate: ISOLATE_COMPATIBILITY_DATE,
-        compatibilityFlags: ["nodejs_als"],
-        mainModule: HARNESS,
-        // `{ js }` marks each as an ES module whatever its name ends with (code.ts, tools).
-        modules: Object.fromEntries(
-          Object.entries({
-            ...request.modules,
-            ...Object.fromEntries(Object.entries(importNames).map(([specifier, names]) => [specifier, importModuleSource(specifier, names)])),
-            [request.filename]: request.source,
-            [HARNESS]: isolateHarnessSource(request.filename, globalsText, fetchGranted),
-          }).map(([name, js]) => [name, { js }]),
-        ),
-        env: {},
-        // null blocks fetch() and connect(); leaving it out would inherit this Worker's network.
-        // A granted fetch goes through the host's gateway instead (RunSession.fetch).
-        globalOutbound: null,
-      }));
-      const limits = { cpuMs: Math.min(ISOLATE_CPU_MS, request.timeoutMs), subRequests: ISOLATE_SUBREQUESTS };
-      const entry = worker.getEntrypoint("Sandbox", { limits }) as unknown as {
-        run(fn: string, argsText: string, maxLogBytes: number, host: SessionGateway | undefined): Promise<HarnessReply>;
-      };
-      // A stub only when the code has something to reach: imports, a granted fetch, or streaming.
-      const needsHost = (Object.keys(importNames).length > 0 || fetchGranted || request.onLog !== undefined || request.onProgress !== undefined);
-      const reply = entry.run(request.execute.fn, argsText, request.maxLogBytes, needsHost ? new SessionGateway(session) : undefined).then(
-        (r) => {
-          for (const [level, text] of r.logs) session.log(level, text);
-          if (r.ok) session.succeed(r.text);
-          else session.end("error", r.stack ? `${r.name}: ${r.message}\n${r.stack.split("\n").slice(1).join("\n")}`.trimEnd() : `${r.name}: ${r.message}`);
-        },
-        // In production the runtime ends an isolate past its limits; its message names the limit.
-        (error: unknown) => {
-          const message = describeError(error);
-          const status = statusOfFailure(message);
-          session.end(status, /code had hung/.test(message) ? `the promise of ${request.execute.fn}() never settles: nothing is left that could settle it` : message);
-        },
-      );
-      await Promise.race([reply, session.ended]);
+      const text = JSON.stringify(identity);
+      const key = keys.get(text);
+      if (key !== undefined) this.send(run, key);
+      else newKey(text, identity).then((key) => this.send(run, key), (error: unknown) => session.end("error", describeError(error)));
     } catch (error) {
       session.end("error", describeError(error));
     }
+    // The reply, the deadline, a cancel or the log cap: whichever ends the session first.
     return session.ended;
+  }
+
+  /** Calls the harness of isolate `key` (a kept stub when there is one); the reply ends the session. */
+  private send(run: Prepared, key: string): void {
+    const { request, session } = run;
+    const cpuMs = Math.min(ISOLATE_CPU_MS, request.timeoutMs);
+    const stubKey = `${key}/${cpuMs}`;
+    // A stub only when the code has something to reach: imports, a granted fetch, or streaming.
+    const needsHost = run.fetchGranted || request.onLog !== undefined || request.onProgress !== undefined || Object.keys(run.importNames).length > 0;
+    const call = (entry: SandboxEntry) => entry.run(request.execute.fn, run.argsText, request.maxLogBytes, needsHost ? new SessionGateway(session) : undefined);
+    const onReply = (r: HarnessReply) => {
+      if (typeof r === "string") return void session.succeed(r);
+      for (const [level, text] of r.logs) session.log(level, text);
+      if (r.ok) session.succeed(r.text);
+      else session.end("error", r.stack ? `${r.name}: ${r.message}\n${r.stack.split("\n").slice(1).join("\n")}`.trimEnd() : `${r.name}: ${r.message}`);
+    };
+    // In production the runtime ends an isolate past its limits; its message names the limit.
+    const onFailure = (error: unknown) => {
+      const message = describeError(error);
+      session.end(statusOfFailure(message), /code had hung/.test(message) ? `the promise of ${request.execute.fn}() never settles: nothing is left that could settle it` : message);
+    };
+    const callFresh = () => {
+      try {
+        const entry = this.entryOf(key, cpuMs, run);
+        if (stubs.size >= MAX_STUBS) stubs.delete(stubs.keys().next().value!);
+        stubs.set(stubKey, entry);
+        call(entry).then(onReply, onFailure);
+      } catch (error) {
+        onFailure(error);
+      }
+    };
+    const kept = stubs.get(stubKey);
+    if (!kept) return callFresh();
+    // A kept stub made in another I/O context refuses before anything reaches the isolate.
+    const retry = (error: unknown) => (OTHER_CONTEXT.test(describeError(error)) ? callFresh() : onFailure(error));
+    try {
+      call(kept).then(onReply, retry);
+    } catch (error) {
+      retry(error);
+    }
+  }
+
+  /** Loads (or finds warm) the isolate named `key` and returns its entrypoint with `cpuMs`. */
+  private entryOf(key: string, cpuMs: number, { request, importNames, globalsText, fetchGranted }: Prepared): SandboxEntry {
+    const worker = this.loader.get(key, () => ({
+      compatibilityDate: ISOLATE_COMPATIBILITY_DATE,
+      compatibilityFlags: ["nodejs_als"],
+      mainModule: HARNESS,
+      // `{ js }` marks each as an ES module whatever its name ends with (code.ts, tools).
+      modules: Object.fromEntries(
+        Object.entries({
+          ...request.modules,
+          ...Object.fromEntries(Object.entries(importNames).map(([specifier, names]) => [specifier, importModuleSource(specifier, names)])),
+          [request.filename]: request.source,
+          [HARNESS]: isolateHarnessSource(request.filename, globalsText, fetchGranted),
+        }).map(([name, js]) => [name, { js }]),
+      ),
+      env: {},
+      // null blocks fetch() and connect(); leaving it out would inherit this Worker's network.
+      // A granted fetch goes through the host's gateway instead (RunSession.fetch).
+      globalOutbound: null,
+    }));
+    return worker.getEntrypoint("Sandbox", { limits: { cpuMs, subRequests: ISOLATE_SUBREQUESTS } }) as unknown as SandboxEntry;
   }
 }
 

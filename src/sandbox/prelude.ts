@@ -71,18 +71,23 @@ export function importModuleSource(specifier: string, names: readonly string[]):
 
 /**
  * The isolate harness (Worker Loader): a `WorkerEntrypoint` whose `run` sends console output and
- * `reportProgress` to the run's host stub (kept per run with AsyncLocalStorage, so concurrent runs
- * of one warm isolate stay apart), or buffers console lines into the reply when the run was handed
- * no stub; imports the entry module, calls the export and returns its value encoded, or the error
- * it threw.
+ * `reportProgress` to the run's host stub (kept per run, in AsyncLocalStorage when runs of one warm
+ * isolate overlap, so they stay apart), or buffers console lines into the reply when the run was handed
+ * no stub; imports the entry module, calls the export and returns its value encoded (the text
+ * alone when no console lines travel with it), or the error it threw.
  */
 export function isolateHarnessSource(entry: string, globalsText: string, fetchGranted: boolean): string {
   return String.raw`import { WorkerEntrypoint } from "cloudflare:workers";
 import { AsyncLocalStorage } from "node:async_hooks";
 ${VM_CODEC_SOURCE}
 ${FORMAT_SOURCE}
+// A run that starts while another is open is kept in AsyncLocalStorage; the one that starts alone
+// is "solo", outside any store, because entering a store costs more than the rest of a warm run.
+// Code of the solo run never sees a store, so its calls still find their own run.
 const current = new AsyncLocalStorage();
-const runOf = () => { const run = current.getStore(); if (!run) throw new Error("this sandbox call has ended"); return run; };
+let solo = null;
+let open = 0;
+const runOf = () => { const run = current.getStore() ?? solo; if (!run || run.ended) throw new Error("this sandbox call has ended"); return run; };
 const hostOf = () => { const host = runOf().host; if (!host) throw new Error("this sandbox was granted no host capability"); return host; };
 const ignore = () => {};
 const out = {};
@@ -116,20 +121,31 @@ globalThis.fetch = async (input, init = {}) => {
 let entryModule;
 export class Sandbox extends WorkerEntrypoint {
   async run(fn, argsText, maxLogBytes, host) {
-    const run = { host, maxLogBytes, logBytes: 0, pending: [], logs: [] };
-    const reply = await current.run(run, async () => {
+    const run = { host, maxLogBytes, logBytes: 0, pending: [], logs: [], ended: false };
+    const call = async () => {
       try {
         const ns = await (entryModule ??= import(${JSON.stringify(`./${entry}`)}));
         const target = ns[fn];
         if (typeof target !== "function") throw new TypeError("the code has no exported function " + JSON.stringify(fn) + "; its exports: " + (Object.keys(ns).join(", ") || "none"));
-        return { ok: true, text: encode(await target(...decode(argsText)), "result") };
+        // An own "then" keeps code that defines Object.prototype.then from hijacking the reply.
+        return { then: undefined, ok: true, text: encode(await target(...decode(argsText)), "result") };
       } catch (e) {
         const error = e instanceof Error ? e : new Error(format([e]));
-        return { ok: false, name: error.name, message: String(error.message), stack: String(error.stack ?? "") };
+        return { then: undefined, ok: false, name: error.name, message: String(error.message), stack: String(error.stack ?? "") };
       }
-    });
+    };
+    let reply;
+    if (open++ === 0) {
+      solo = run;
+      try { reply = await call(); } finally { open--; if (solo === run) solo = null; }
+    } else {
+      try { reply = await current.run(run, call); } finally { open--; }
+    }
     // Calls on one stub arrive in order: once these settle, the host has every line before the reply.
     if (run.pending.length > 0) await Promise.allSettled(run.pending);
+    run.ended = true;
+    // The common reply, a value and no buffered lines, is the encoded text alone: cheaper to send.
+    if (reply.ok && run.logs.length === 0) return reply.text;
     reply.logs = run.logs;
     return reply;
   }

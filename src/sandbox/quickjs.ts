@@ -84,7 +84,12 @@ async function execute(session: RunSession, qjs: QuickJSWASMModule): Promise<voi
   runtime.setMaxStackSize(QUICKJS_STACK_BYTES);
   let interrupts = 0;
   const interruptBudget = request.timeoutMs * INTERRUPTS_PER_MS;
-  runtime.setInterruptHandler(() => session.closed || Date.now() > session.deadline || ++interrupts > interruptBudget);
+  runtime.setInterruptHandler(() => {
+    if (!(session.closed || Date.now() > session.deadline || ++interrupts > interruptBudget)) return false;
+    // Stopped midway, the runtime may hold what nothing can free (see `unfreeable`).
+    unfreeable.add(runtime);
+    return true;
+  });
   const hostModules = new Set(Object.keys(request.imports));
   const sources: Record<string, string> = { ...request.modules, [request.filename]: request.source };
   for (const [specifier, table] of Object.entries(request.imports)) sources[specifier] = importModuleSource(specifier, Object.keys(table));
@@ -108,7 +113,7 @@ async function execute(session: RunSession, qjs: QuickJSWASMModule): Promise<voi
       set.unwrap().dispose();
       const namespace = context.evalCode(request.source, request.filename, { type: "module" });
       if (namespace.error) {
-        finishWithError(session, context, namespace.error);
+        finishWithError(session, runtime, context, namespace.error);
         return;
       }
       const fn = context.newString(request.execute.fn);
@@ -116,11 +121,14 @@ async function execute(session: RunSession, qjs: QuickJSWASMModule): Promise<voi
       const call = context.callMethod(weft, "start", [namespace.value, fn, args]);
       for (const h of [namespace.value, fn, args]) h.dispose();
       if (call.error) {
-        finishWithError(session, context, call.error);
+        finishWithError(session, runtime, context, call.error);
         return;
       }
-      await settle(session, runtime, context, call.value, () => deferreds.size);
-      call.value.dispose();
+      try {
+        await settle(session, runtime, context, call.value, () => deferreds.size);
+      } finally {
+        call.value.dispose();
+      }
     } finally {
       weft.dispose();
     }
@@ -129,7 +137,8 @@ async function execute(session: RunSession, qjs: QuickJSWASMModule): Promise<voi
     if (!poisoned) session.end("error", describeError(error));
     else throw error;
   } finally {
-    if (!poisoned) {
+    if (unfreeable.has(runtime)) discardQuickJsEngine();
+    else if (!poisoned) {
       for (const d of deferreds) d.dispose();
       context.dispose();
       runtime.dispose();
@@ -142,22 +151,28 @@ async function settle(session: RunSession, runtime: QuickJSRuntime, context: Qui
   for (;;) {
     const jobs = runtime.executePendingJobs();
     if (jobs.error) {
-      finishWithError(session, context, jobs.error);
+      finishWithError(session, runtime, context, jobs.error);
       return;
     }
     if (session.closed) return;
     const state = context.getPromiseState(promise);
     if (state.type === "fulfilled") {
-      const text = context.getString(state.value);
-      state.value.dispose();
+      let text: string;
+      try {
+        text = context.getString(state.value);
+      } finally {
+        state.value.dispose();
+      }
       session.succeed(text);
       return;
     }
     if (state.type === "rejected") {
-      finishWithError(session, context, state.error);
+      finishWithError(session, runtime, context, state.error);
       return;
     }
     if (pendingHostOps() === 0) {
+      // An interrupt inside a callback rejects only that callback's promise, not the run's.
+      if (unfreeable.has(runtime)) return void session.expire();
       session.end("timeout", `the promise of ${session.request.execute.fn}() never settles: nothing is left that could settle it`);
       return;
     }
@@ -183,8 +198,17 @@ function evalOrThrow(context: QuickJSContext, source: string, filename: string):
   context.evalCode(source, filename, { type: "global" }).unwrap().dispose();
 }
 
+/**
+ * Runtimes that must not be freed piecemeal. QuickJS can leak on the paths that stop a run midway:
+ * an allocation past the memory limit, or an interrupt that lands inside an allocation, can leave
+ * a half-built object nothing refers to, and freeing that runtime then aborts the whole engine on
+ * its leak check (`list_empty(&rt->gc_obj_list)`), even with every handle of ours disposed. Such a
+ * run drops the engine instead, its memory with it; the next run starts a fresh one.
+ */
+const unfreeable = new WeakSet<QuickJSRuntime>();
+
 /** Maps an exception from the VM to a status: interrupted, out of memory, or an error. */
-function finishWithError(session: RunSession, context: QuickJSContext, errorHandle: QuickJSHandle): void {
+function finishWithError(session: RunSession, runtime: QuickJSRuntime, context: QuickJSContext, errorHandle: QuickJSHandle): void {
   let dumped: unknown;
   try {
     dumped = context.dump(errorHandle);
@@ -197,8 +221,9 @@ function finishWithError(session: RunSession, context: QuickJSContext, errorHand
   const line = `${err.name ?? "Error"}: ${err.message ?? ""}`;
   if (err.name === "InternalError" && err.message === "interrupted") {
     if (session.closed) return;
-    session.end("timeout", `the run passed its ${session.request.timeoutMs} ms deadline`);
+    session.expire();
   } else if (err.name === "InternalError" && err.message === "out of memory") {
+    unfreeable.add(runtime);
     session.end("memory", `RangeError: the run needed more than its ${session.request.memoryLimitBytes}-byte memory limit`);
   } else {
     session.end("error", err.stack ? `${line}\n${err.stack.trimEnd()}` : line);

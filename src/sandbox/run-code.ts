@@ -9,6 +9,7 @@ import { settingOf } from "../config.js";
 import { WeftError } from "../errors.js";
 import type { EventPayloads, ToolResult } from "../protocol.js";
 import type { CodeExecution, CodeExecutionOptions, CodeExecutionResult } from "../tools/thread-state.js";
+import { Cancellation } from "./cancel.js";
 import type { ExecutorName, HostModule, SandboxExecutor, SandboxRequest } from "./executor.js";
 import { IsolateExecutor } from "./isolate.js";
 import { DEFAULT_TIMEOUT_MS, MAX_LOG_BYTES, MAX_TIMEOUT_MS, MAX_VALUE_BYTES, MEMORY_CEILING_BYTES } from "./limits.js";
@@ -55,40 +56,39 @@ export function pickExecutor(choice: unknown, workerEnv: Readonly<Record<string,
   return executor;
 }
 
-/** Starts a run; see `ThreadState.runCode`. */
+/**
+ * Starts a run; see `ThreadState.runCode`. The handle is the outcome's promise itself, with `id`,
+ * `result` and `cancel` on it: awaiting it costs no extra step.
+ */
 export function startCodeExecution(source: unknown, options: CodeExecutionOptions | undefined, host: CodeHost): CodeExecution {
   const id = `code_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
-  const controller = new AbortController();
-  const result = runToOutcome(id, source, options, host, controller.signal);
-  return {
-    id,
-    result,
-    cancel: () => controller.abort(),
-    then: (onFulfilled, onRejected) => result.then(onFulfilled, onRejected),
-  };
+  const cancellation = new Cancellation().follow(host.signal);
+  const result = runToOutcome(id, source, options, host, cancellation);
+  return Object.assign(result, { id, result, cancel: () => cancellation.cancel() });
 }
 
-async function runToOutcome(id: string, source: unknown, options: CodeExecutionOptions | undefined, host: CodeHost, cancel: AbortSignal): Promise<CodeExecutionResult> {
+function runToOutcome(id: string, source: unknown, options: CodeExecutionOptions | undefined, host: CodeHost, cancellation: Cancellation): Promise<CodeExecutionResult> {
   const started = performance.now();
-  let outcome: CodeExecutionResult;
+  let outcome: Promise<CodeExecutionResult>;
   try {
-    const { executor, request } = prepare(id, source, options ?? {}, host, cancel);
-    outcome = await executor.run(request);
+    const { executor, request } = prepare(id, source, options ?? {}, host, cancellation);
+    outcome = executor.run(request); // never throws; its session releases the cancellation
   } catch (error) {
-    const executor = (options?.sandbox === "isolate" ? "isolate" : "quickjs") satisfies ExecutorName;
-    outcome = {
+    cancellation.release();
+    outcome = Promise.resolve({
       status: "error",
       error: error instanceof WeftError ? `${error.code}: ${error.message}` : describeError(error),
       logs: [],
       durationMs: performance.now() - started,
       memoryLimitBytes: MEMORY_CEILING_BYTES,
-      executor,
-    };
+      executor: options?.sandbox === "isolate" ? "isolate" : "quickjs",
+    });
   }
-  if (options?.report === true) {
-    host.emit("code_finished", { executionId: id, ...(host.callId ? { callId: host.callId } : {}), status: outcome.status, durationMs: outcome.durationMs, ...(outcome.error ? { error: outcome.error } : {}) });
-  }
-  return outcome;
+  if (options?.report !== true) return outcome;
+  return outcome.then((done) => {
+    host.emit("code_finished", { executionId: id, ...(host.callId ? { callId: host.callId } : {}), status: done.status, durationMs: done.durationMs, ...(done.error ? { error: done.error } : {}) });
+    return done;
+  });
 }
 
 function invalid(path: string, message: string): WeftError {
@@ -102,7 +102,7 @@ function plainObject(value: unknown, path: string): Record<string, unknown> {
 }
 
 /** Checks options and builds the executor's request; throws `WeftError` naming the option. */
-function prepare(id: string, source: unknown, options: CodeExecutionOptions, host: CodeHost, cancel: AbortSignal): { executor: SandboxExecutor; request: SandboxRequest } {
+function prepare(id: string, source: unknown, options: CodeExecutionOptions, host: CodeHost, cancellation: Cancellation): { executor: SandboxExecutor; request: SandboxRequest } {
   if (typeof source !== "string") throw invalid("source", "expected a string of ES module code");
   for (const key of Object.keys(plainObject(options, "options"))) if (!OPTION_NAMES.has(key)) throw invalid(key, `unknown option; options are ${[...OPTION_NAMES].join(", ")}`);
   const executor = pickExecutor(options.sandbox, host.workerEnv);
@@ -113,14 +113,17 @@ function prepare(id: string, source: unknown, options: CodeExecutionOptions, hos
   const compile = (text: string, file: string) => (language === "typescript" ? stripTypes(text, file) : text);
 
   const modules: Record<string, string> = {};
-  let sourceBytes = byteLength(source);
+  const texts = [source];
   for (const [key, text] of Object.entries(plainObject(options.modules, "modules"))) {
     const path = key.startsWith("./") ? key.slice(2) : "";
     if (!PATH.test(path) || path === filename) throw invalid(`modules.${key}`, "expected a relative path such as ./math.js, other than the entry file");
     if (typeof text !== "string") throw invalid(`modules.${key}`, "expected module source text");
-    sourceBytes += byteLength(text);
+    texts.push(text);
     modules[path] = compile(text, path);
   }
+  // At most 3 UTF-8 bytes per UTF-16 unit: short code is not encoded just to be measured.
+  const units = texts.reduce((sum, text) => sum + text.length, 0);
+  const sourceBytes = units * 3 <= MAX_VALUE_BYTES ? units : texts.reduce((sum, text) => sum + byteLength(text), 0);
   if (sourceBytes > MAX_VALUE_BYTES) throw new WeftError("payload_too_large", `the code is ${sourceBytes} bytes, over the ${MAX_VALUE_BYTES}-byte cap`, { path: ["source"] });
 
   const execute = options.execute ?? { fn: "default", args: [] };
@@ -136,7 +139,6 @@ function prepare(id: string, source: unknown, options: CodeExecutionOptions, hos
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMEOUT_MS) throw invalid("timeoutMs", `expected milliseconds from 1 to ${MAX_TIMEOUT_MS}`);
 
-  const signal = host.signal ? AbortSignal.any([cancel, host.signal]) : cancel;
   const where = host.callId ? { callId: host.callId } : {};
   return {
     executor,
@@ -153,7 +155,7 @@ function prepare(id: string, source: unknown, options: CodeExecutionOptions, hos
       maxResultBytes: MAX_VALUE_BYTES,
       fetchAllow: fetchAllowOf(options.fetch),
       scope: host.scope,
-      signal,
+      cancellation,
       ...(options.report === true
         ? {
             onLog: (level: string, text: string) => host.emit("code_log", { executionId: id, ...where, level, text }),

@@ -4,7 +4,7 @@
  * every capability the sandbox was handed refuses, so nothing it kept outlives the call.
  * @module
  */
-import { byteLength } from "../bytes.js";
+import { byteLength, fitsBytes } from "../bytes.js";
 import { decodeValue, encodeValue } from "./codec.js";
 import type { CodeOutcome, CodeStatus, ExecutorName, SandboxRequest } from "./executor.js";
 
@@ -12,6 +12,58 @@ import type { CodeOutcome, CodeStatus, ExecutorName, SandboxRequest } from "./ex
 export function describeError(error: unknown): string {
   if (error instanceof Error) return `${error.name}: ${error.message}`;
   return String(error);
+}
+
+/**
+ * The deadlines of a scope's open runs behind one timer. Arming and clearing a timer for every run
+ * cost more than a warm isolate run itself, so the timer stays armed after a run ends and is
+ * re-armed only for an earlier deadline; when it fires it ends the runs past their deadline and
+ * arms itself for the next one, or retires when none is open. One per scope (a thread's Durable
+ * Object), because a timer belongs to the I/O context of the object that armed it.
+ */
+class DeadlineSweeper {
+  private readonly open = new Set<RunSession>();
+  private armedFor = Infinity;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(private readonly scope: string) {}
+
+  add(session: RunSession): void {
+    this.open.add(session);
+    if (session.deadline < this.armedFor) this.arm(session.deadline);
+  }
+
+  delete(session: RunSession): void {
+    this.open.delete(session);
+  }
+
+  private arm(at: number): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.armedFor = at;
+    this.timer = setTimeout(() => this.sweep(), Math.max(0, at - Date.now()));
+  }
+
+  private sweep(): void {
+    // The timer fired for `armedFor`; the clock may read a hair earlier.
+    const now = Math.max(Date.now(), this.armedFor);
+    this.timer = undefined;
+    this.armedFor = Infinity;
+    let next = Infinity;
+    for (const session of this.open) {
+      if (session.deadline <= now) session.expire();
+      else next = Math.min(next, session.deadline);
+    }
+    if (next < Infinity) this.arm(next);
+    else if (sweepers.get(this.scope) === this) sweepers.delete(this.scope);
+  }
+}
+
+const sweepers = new Map<string, DeadlineSweeper>();
+
+function sweeperOf(scope: string): DeadlineSweeper {
+  let sweeper = sweepers.get(scope);
+  if (!sweeper) sweepers.set(scope, (sweeper = new DeadlineSweeper(scope)));
+  return sweeper;
 }
 
 /** One run's host state; executors call `log`, `progress`, `call` and `sleep` for the sandbox. */
@@ -24,8 +76,9 @@ export class RunSession {
   private outcome: CodeOutcome | null = null;
   private resolveEnded!: (outcome: CodeOutcome) => void;
   private readonly started = performance.now();
+  /** Sandbox timers (QuickJS `setTimeout`); the deadline is the scope's sweeper's. */
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
-  private readonly onAbort = () => this.end("cancelled", "the run was cancelled");
+  private readonly sweeper: DeadlineSweeper;
 
   constructor(
     readonly request: SandboxRequest,
@@ -34,9 +87,9 @@ export class RunSession {
   ) {
     this.ended = new Promise((resolve) => (this.resolveEnded = resolve));
     this.deadline = Date.now() + request.timeoutMs;
-    this.timers.add(setTimeout(() => this.end("timeout", `the run passed its ${request.timeoutMs} ms deadline`), request.timeoutMs));
-    if (request.signal.aborted) this.onAbort();
-    else request.signal.addEventListener("abort", this.onAbort, { once: true });
+    this.sweeper = sweeperOf(request.scope);
+    this.sweeper.add(this);
+    request.cancellation.onCancel(() => this.end("cancelled", "the run was cancelled"));
   }
 
   /** True once an outcome is decided; the sandbox's capabilities refuse from then on. */
@@ -44,12 +97,20 @@ export class RunSession {
     return this.outcome !== null;
   }
 
+  /** Ends the run with `timeout`: its deadline passed. */
+  expire(): CodeOutcome {
+    return this.end("timeout", `the run passed its ${this.request.timeoutMs} ms deadline`);
+  }
+
   /** Decides the outcome (first call wins) and releases timers and listeners. */
   end(status: CodeStatus, error?: string, value?: unknown): CodeOutcome {
     if (this.outcome) return this.outcome;
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
-    this.request.signal.removeEventListener("abort", this.onAbort);
+    this.sweeper.delete(this);
+    if (this.timers.size > 0) {
+      for (const t of this.timers) clearTimeout(t);
+      this.timers.clear();
+    }
+    this.request.cancellation.release();
     this.outcome = {
       status,
       ...(status === "success" ? { value } : { error: error ?? status }),
@@ -64,11 +125,18 @@ export class RunSession {
 
   /** Ends with `success` when the encoded result fits the cap, else `error`. */
   succeed(resultText: string): CodeOutcome {
-    const size = byteLength(resultText);
-    if (size > this.request.maxResultBytes) {
+    if (!fitsBytes(resultText, this.request.maxResultBytes)) {
+      const size = byteLength(resultText);
       return this.end("error", `RangeError: the result is ${size} bytes encoded, over the ${this.request.maxResultBytes}-byte cap; return less (or store it with an import)`);
     }
-    return this.end("success", undefined, decodeValue(resultText));
+    let value: unknown;
+    try {
+      value = decodeValue(resultText);
+    } catch (error) {
+      // Only code that replaced its own JSON (or the codec) sends text that does not decode.
+      return this.end("error", `TypeError: the result arrived garbled (${describeError(error)}); did the code replace JSON?`);
+    }
+    return this.end("success", undefined, value);
   }
 
   private refuseIfClosed(): void {
@@ -128,7 +196,7 @@ export class RunSession {
       headers: init.headers ?? {},
       ...(init.body !== undefined ? { body: init.body } : {}),
       redirect: "manual",
-      signal: this.request.signal,
+      signal: this.request.cancellation.toSignal(),
     });
     const body = await response.text();
     if (byteLength(body) > this.request.maxResultBytes) throw new RangeError(`fetch: the response body is over the ${this.request.maxResultBytes}-byte cap`);

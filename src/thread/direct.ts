@@ -60,8 +60,7 @@ export async function directCall(engine: ThreadEngine, runner: TurnRunner, call:
     return { ok: false, toolName: tool.name, callId, isError: false, result: null, durationMs: outcome.durationMs, attempts: outcome.attempts, status: outcome.status };
   }
   // No model reads a direct call's answer, so it carries the full text even when the record was capped.
-  const record = engine.store.calls.get(callId);
-  const full = record?.fullResultPath ? engine.store.files.read(record.fullResultPath) : undefined;
+  const full = outcome.fullResultPath ? engine.store.files.read(outcome.fullResultPath) : undefined;
   return {
     ok: !outcome.isError,
     toolName: tool.name,

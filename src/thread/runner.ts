@@ -46,7 +46,7 @@ export class TurnRunner {
    * stored status is still running): new messages queue, writes get session_busy.
    */
   get busy(): boolean {
-    const status = this.engine.store.turns.latest()?.status;
+    const status = this.engine.store.turns.latestStatus();
     return this.running !== null || status === "waiting" || status === "running";
   }
 

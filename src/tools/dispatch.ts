@@ -12,7 +12,7 @@ import { wireValue } from "../json-shape.js";
 import { canonicalJson } from "./catalog.js";
 import type { CompiledTool } from "./catalog.js";
 import { type ReadyCall, runCall } from "./execute.js";
-import { finishCall, rowOf } from "./record.js";
+import { finishCall, outcomeOf, rowOf } from "./record.js";
 import { type CallOutcome, type CallRequest, type DispatchHost, effectKeyOf } from "./host.js";
 import { policyFor } from "./policy.js";
 import { recoverCall } from "./recover.js";
@@ -23,6 +23,7 @@ import type { Effect } from "./types.js";
 /** The pipeline's host, request and outcome shapes (src/tools/host.ts). */
 export type { CallOutcome, CallRequest, DispatchHost } from "./host.js";
 export { effectKeyOf } from "./host.js";
+export { outcomeOf } from "./record.js";
 
 
 /** Parses raw argument text; empty text means no arguments. */
@@ -81,32 +82,6 @@ export async function liveInput(tool: CompiledTool, record: CallRecord): Promise
     if (record.argsHash === undefined || (await argsHashOf(checked.input)) === record.argsHash) return checked.input;
   }
   return record.input;
-}
-
-/** The outcome a stored call stands at. */
-export function outcomeOf(host: DispatchHost, record: CallRecord): CallOutcome {
-  const final = isFinalStatus(record.status);
-  const result: ToolResult =
-    record.result ??
-    (record.status === "awaiting_approval"
-      ? { status: "error", error: "awaiting approval" }
-      : { status: "error", error: `parked: ${record.parkReason ?? "waiting for a person"}` });
-  // Only a successful call can end a turn; its tool compiled when it ran (unless a deploy removed it).
-  const endsTurn = final && result.status === "success" && host.catalog.has(record.toolName) && host.catalog.get(record.toolName).def.endsTurn === true;
-  return {
-    callId: record.callId,
-    toolName: record.toolName,
-    argsText: record.argsText,
-    status: record.status,
-    final,
-    result,
-    isError: result.status === "error",
-    durationMs: record.durationMs ?? 0,
-    attempts: record.attempts,
-    endsTurn,
-    ...(record.errorCode ? { errorCode: record.errorCode as WeftError["code"] } : {}),
-    ...(record.stubbed ? { stubbed: true } : {}),
-  };
 }
 
 /**

@@ -102,6 +102,8 @@ export interface CallOutcome {
   /** A successful call of an `endsTurn` tool. */
   endsTurn: boolean;
   stubbed?: boolean;
+  /** Thread file holding the full result when the recorded one was capped. */
+  fullResultPath?: string;
 }
 
 /** `effectKey = <branchId>:<callId>` (weft's effect table), stable across retries and restarts. */

@@ -5,7 +5,7 @@
  * @module
  */
 import { type WeftError, errorMessage } from "../errors.js";
-import type { CallStatus, EventPayloads, ToolResult } from "../protocol.js";
+import { type CallRecord, type CallStatus, type EventPayloads, type ToolResult, isFinalStatus } from "../protocol.js";
 import type { CompiledTool } from "./catalog.js";
 import type { CallOutcome, CallRequest, DispatchHost } from "./host.js";
 import type { Effect } from "./types.js";
@@ -38,8 +38,36 @@ export interface FinishExtra {
   errorDetails?: Record<string, unknown>;
 }
 
+/** The outcome a stored call stands at. */
+export function outcomeOf(host: DispatchHost, record: CallRecord): CallOutcome {
+  const final = isFinalStatus(record.status);
+  const result: ToolResult =
+    record.result ??
+    (record.status === "awaiting_approval"
+      ? { status: "error", error: "awaiting approval" }
+      : { status: "error", error: `parked: ${record.parkReason ?? "waiting for a person"}` });
+  // Only a successful call can end a turn; its tool compiled when it ran (unless a deploy removed it).
+  const endsTurn = final && result.status === "success" && host.catalog.has(record.toolName) && host.catalog.get(record.toolName).def.endsTurn === true;
+  return {
+    callId: record.callId,
+    toolName: record.toolName,
+    argsText: record.argsText,
+    status: record.status,
+    final,
+    result,
+    isError: result.status === "error",
+    durationMs: record.durationMs ?? 0,
+    attempts: record.attempts,
+    endsTurn,
+    ...(record.errorCode ? { errorCode: record.errorCode as WeftError["code"] } : {}),
+    ...(record.stubbed ? { stubbed: true } : {}),
+    ...(record.fullResultPath ? { fullResultPath: record.fullResultPath } : {}),
+  };
+}
+
 /**
- * Caps, records and emits a final result. `tool` is absent for a call refused before its tool
+ * Caps, records and emits a final result, once: when the call already has one (another path
+ * finished it first), nothing is written or emitted and the recorded outcome is returned. `tool` is absent for a call refused before its tool
  * resolved (an unknown name), which can neither end a turn nor have been stubbed.
  */
 export function finishCall(
@@ -53,9 +81,10 @@ export function finishCall(
   const { request, tool } = call;
   const durationMs = Date.now() - call.startedAt;
   let capped: ReturnType<typeof capResult>;
+  let first: boolean;
   try {
     capped = capResult(result, request.callId, host.resultCapBytes, host.files);
-    host.journal.finish(request.callId, status, capped.result, {
+    first = host.journal.finish(request.callId, status, capped.result, {
       attempts,
       durationMs,
       ...(extra.stubbed ? { stubbed: true } : {}),
@@ -71,7 +100,12 @@ export function finishCall(
     capped = { result: failure };
     status = "failed";
     extra = {};
-    host.journal.finish(request.callId, status, failure, { attempts, durationMs });
+    first = host.journal.finish(request.callId, status, failure, { attempts, durationMs });
+  }
+  if (!first) {
+    // Already final: the first result stands, and its event was the one emitted.
+    const recorded = host.journal.get(request.callId);
+    if (recorded) return outcomeOf(host, recorded);
   }
   // Synchronous on purpose: a crash here loses the row above, which is not yet durable.
   void host.checkpoint?.("while_recording", { callId: request.callId, toolName: request.toolName, ...("effect" in call ? { effect: call.effect as Effect } : {}) });
@@ -106,6 +140,7 @@ export function finishCall(
     ...(extra.stubbed ? { stubbed: true } : {}),
     ...(extra.errorCode ? { errorCode: extra.errorCode } : {}),
     ...(extra.errorDetails ? { errorDetails: extra.errorDetails } : {}),
+    ...(capped.fullResultPath ? { fullResultPath: capped.fullResultPath } : {}),
   };
 }
 

@@ -35,8 +35,12 @@ export interface RandomResult {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Plays one random thread; returns how many crashes fired and what went wrong. */
-async function playThread(random: () => number, label: string): Promise<{ crashes: number; writesTwice: number; notOne: number; problems: string[] }> {
+/** Plays one random thread with at most `maxCrashes` planned; returns how many fired and what went wrong. */
+async function playThread(
+  random: () => number,
+  label: string,
+  maxCrashes: number,
+): Promise<{ crashes: number; writesTwice: number; notOne: number; problems: string[] }> {
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
   const threadId = await createThread({ agent: "guarantees" });
   const classes = Object.keys(CLASSES) as EffectClass[];
@@ -49,7 +53,7 @@ async function playThread(random: () => number, label: string): Promise<{ crashe
       ? { cls, target: id, call: { id, name: tool, arguments: {} } }
       : { cls, target: `${id}.${caller}1`, call: { id, name: "delegate", arguments: { mode: caller, tool, args: {} } } };
   });
-  const plan: PlannedCrash[] = Array.from({ length: 1 + Math.floor(random() * 4) }, () => ({
+  const plan: PlannedCrash[] = Array.from({ length: Math.min(maxCrashes, 1 + Math.floor(random() * 4)) }, () => ({
     point: pick(RANDOM_POINTS),
     ...(random() < 0.7 ? { callId: pick(calls).target } : {}),
     skip: random() < 0.2 ? 1 : 0,
@@ -100,22 +104,33 @@ async function playThread(random: () => number, label: string): Promise<{ crashe
 }
 
 /**
- * Plays random threads, `concurrency` at a time, until `targetCrashes` crashes fired or the time
- * budget is spent.
+ * Plays random threads, `concurrency` at a time, until exactly `targetCrashes` crashes fired or the
+ * time budget is spent. Crashes a running thread planned are reserved, so the last threads plan no
+ * more than are missing; a planned crash that did not fire is handed back to the next thread.
  */
 export async function runRandom(options: { seed: number; targetCrashes: number; concurrency: number; budgetMs: number }): Promise<RandomResult> {
   const random = prng(options.seed);
   const out: RandomResult = { crashes: 0, threads: 0, writesTwice: 0, callsWithoutOneResult: 0, problems: [], outOfTime: false };
   const stopAt = Date.now() + options.budgetMs;
+  let reserved = 0;
   const lane = async () => {
     while (out.crashes < options.targetCrashes) {
       if (Date.now() > stopAt) {
         out.outOfTime = true;
         return;
       }
+      const room = Math.min(4, options.targetCrashes - out.crashes - reserved);
+      if (room <= 0) {
+        // The missing crashes are planned in threads still running: wait for what they fire.
+        await sleep(50);
+        continue;
+      }
+      reserved += room;
       const label = `seed ${options.seed} thread ${++out.threads}`;
       // Each thread draws from its own stream so lanes interleaving cannot change a thread's plan.
-      const r = await playThread(prng(Math.floor(random() * 2 ** 32)), label);
+      const r = await playThread(prng(Math.floor(random() * 2 ** 32)), label, room).finally(() => {
+        reserved -= room;
+      });
       out.crashes += r.crashes;
       out.writesTwice += r.writesTwice;
       out.callsWithoutOneResult += r.notOne;

@@ -3,21 +3,11 @@
  * (src/config.ts), and docs/configuration.md's table is generated from it (`npm run docs`).
  */
 import { execFile } from "node:child_process";
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { SETTINGS, settingOf } from "../../src/config.js";
-
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-
-function sources(dir: string): string[] {
-  return readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
-    const rel = `${dir}/${e.name}`;
-    if (e.isDirectory()) return rel === "src/generated" ? [] : sources(rel);
-    return e.name.endsWith(".ts") ? [rel] : [];
-  });
-}
+import { ROOT, sources } from "./sources.js";
 
 describe("configuration", () => {
   it("lists every WEFT_* variable src/ reads, once", () => {

@@ -36,6 +36,8 @@ export function capnpConfig(spec, built, port, diskDir) {
   const modules = [built.main, ...built.files.filter((f) => f !== built.main)].map((f) => {
     if (f.endsWith(".wasm")) return `(name = "${f}", wasm = embed "${f}")`;
     if (f.endsWith(".js") || f.endsWith(".mjs")) return `(name = "${f}", esModule = embed "${f}")`;
+    // wrangler's default module rules: text for .txt, .html and .sql; data (bytes) for the rest.
+    if (/\.(txt|html|sql)$/.test(f)) return `(name = "${f}", text = embed "${f}")`;
     return `(name = "${f}", data = embed "${f}")`;
   });
   const bindings = [

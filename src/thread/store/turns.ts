@@ -93,6 +93,11 @@ export class TurnStore {
     return this.sql.exec<{ status: string }>("SELECT status FROM turns WHERE turn_id = ?", turnId).toArray()[0]?.status as TurnStatus | undefined;
   }
 
+  /** The newest turn's status (one column of one row), if any. */
+  latestStatus(): TurnStatus | undefined {
+    return this.sql.exec<{ status: string }>("SELECT status FROM turns ORDER BY ord DESC LIMIT 1").toArray()[0]?.status as TurnStatus | undefined;
+  }
+
   /** The newest turn, if any. */
   latest(): TurnRecord | undefined {
     const row = this.sql
