@@ -17,3 +17,9 @@ export function byteLength(text: string): number {
 export function fitsBytes(text: string, maxBytes: number): boolean {
   return text.length * 3 <= maxBytes || byteLength(text) <= maxBytes;
 }
+
+/** SHA-256 of a string's UTF-8 bytes, as lowercase hex. */
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}

@@ -40,6 +40,8 @@ export const ERROR_CODES = {
   auth_not_configured: { status: 503, retryable: false },
   internal_error: { status: 500, retryable: true },
   thread_restarted: { status: 503, retryable: true },
+  idempotency_key_reused: { status: 422, retryable: false },
+  idempotency_key_in_use: { status: 409, retryable: true },
 } as const satisfies Record<string, { status: number; retryable: boolean }>;
 
 /** The closed union of weft error codes. */

@@ -4,24 +4,52 @@
  * the same rows.
  * @module
  */
+import { byteLength, fitsBytes } from "./bytes.js";
+import { WeftError } from "./errors.js";
 
 /** Every limit: its Worker var, default and unit. */
 export const LIMITS = {
   bodyBytes: { env: "WEFT_MAX_BODY_BYTES", default: 8 * 1024 * 1024, unit: "bytes", what: "request body" },
-  messageBytes: { env: "WEFT_MAX_MESSAGE_BYTES", default: 1024 * 1024, unit: "bytes", what: "message content" },
+  messageBytes: { env: "WEFT_MAX_MESSAGE_BYTES", default: 1024 * 1024, max: 1024 * 1024, unit: "bytes", what: "message content" },
   jsonDepth: { env: "WEFT_MAX_JSON_DEPTH", default: 64, unit: "levels", what: "nesting of a request body's JSON" },
-  toolInputBytes: { env: "WEFT_MAX_TOOL_INPUT_BYTES", default: 1024 * 1024, unit: "bytes", what: "tool input" },
+  toolInputBytes: { env: "WEFT_MAX_TOOL_INPUT_BYTES", default: 1024 * 1024, max: 1024 * 1024, unit: "bytes", what: "tool input" },
   wsFrameBytes: { env: "WEFT_MAX_WS_FRAME_BYTES", default: 64 * 1024, unit: "bytes", what: "WebSocket frame from a client" },
   wsMessagesPerSecond: { env: "WEFT_MAX_WS_MESSAGES_PER_SECOND", default: 20, unit: "messages per second", what: "WebSocket messages from one connection" },
   attachmentsPerCall: { env: "WEFT_MAX_ATTACHMENTS_PER_CALL", default: 16, unit: "attachments", what: "attachments of one tool result" },
   threadsPerUser: { env: "WEFT_MAX_THREADS_PER_USER", default: 1000, unit: "threads", what: "threads per user" },
 } as const;
 
+/**
+ * Bytes of JSON one model step may store: its text and every call's arguments together, as JSON
+ * text (escapes counted). A step becomes one message row and its events, and Cloudflare refuses a
+ * SQLite row over 2 MB, so the step keeps room for the rest of the row.
+ */
+export const MAX_STEP_BYTES = 1536 * 1024;
+
+/** Bytes of JSON a step's text may take of {@link MAX_STEP_BYTES}; the rest is left for calls. */
+export const MAX_STEP_TEXT_BYTES = 1024 * 1024;
+
+/** Bytes of one value weft stores whole in one row (an env value, a thread's arguments). */
+export const MAX_STORED_VALUE_BYTES = 1024 * 1024;
+
+/**
+ * Refuses a value too large to store whole in one row.
+ * @throws WeftError `payload_too_large` naming `path` and the limit when `text` is over `max` bytes.
+ */
+export function checkStoredBytes(text: string, path: (string | number)[], max = MAX_STORED_VALUE_BYTES): void {
+  if (fitsBytes(text, max)) return;
+  throw new WeftError("payload_too_large", `${path.join(".")}: ${byteLength(text)} bytes, over the ${max}-byte limit of one stored value`, { path, limit: max });
+}
+
 /** A limit's name. */
 export type LimitName = keyof typeof LIMITS;
 
-/** The limit in force: the var when it is a positive integer, else the default. */
+/**
+ * The limit in force: the var when it is a positive integer, else the default; never above the
+ * row's `max` (what one stored row can hold on Cloudflare).
+ */
 export function limitOf(env: Readonly<Record<string, unknown>>, name: LimitName): number {
+  const row: { default: number; max?: number } = LIMITS[name];
   const raw = Number(env[LIMITS[name].env]);
-  return Number.isSafeInteger(raw) && raw > 0 ? raw : LIMITS[name].default;
+  return Math.min(Number.isSafeInteger(raw) && raw > 0 ? raw : row.default, row.max ?? Number.MAX_SAFE_INTEGER);
 }

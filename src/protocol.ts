@@ -40,6 +40,8 @@ export interface ToolCallRequest {
   arguments: string;
   /** The model's stream ended before these arguments were complete: the call never runs. */
   cutOff?: boolean;
+  /** Bytes of arguments too large to store (`arguments` is then empty): the call never runs. */
+  oversized?: number;
   /** Its `tool_call_started` event went out while the arguments streamed (`progressArgument`). */
   announced?: boolean;
 }

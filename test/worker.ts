@@ -45,25 +45,42 @@ export class Thread extends weft.Thread {
     const engine = (this as unknown as { engine: { meta: { threadId: string } } | null }).engine;
     if (engine) noteAlarmDone(engine.meta.threadId);
   }
+
+  /** Test seam (the fuzz against `wrangler dev`): restarts this Durable Object, as a crash would. */
+  async testCrash(): Promise<void> {
+    this.ctx.abort("fuzz crash");
+  }
+
+  /** Test seam: fires the watchdog alarm now. */
+  async testAlarm(): Promise<void> {
+    await this.alarm();
+  }
 }
 
 /** The per-user account Durable Object. */
 export const UserAccount = weft.UserAccount;
 
-const RESTART = /^\/__test\/threads\/([0-9a-f]{64})\/restart$/;
-
 /**
- * weft's Worker, plus one test-only route outside weft's app: `POST /__test/threads/:id/restart`
- * aborts that thread's Durable Object (the e2e client tests reconnect across it).
+ * weft's Worker, plus test-only routes outside weft's app, for tests outside workerd:
+ * `POST /__test/threads/:id/restart` (or `crash`) aborts that thread's Durable Object, `alarm`
+ * fires its watchdog now, `idle` waits until no turn runs.
  */
+const TEST_ROUTE = /^\/__test\/threads\/([0-9a-f]{64})\/(restart|crash|alarm|idle)$/;
+
 export default {
   async fetch(request: Request, env: WeftEnv, ctx: ExecutionContext): Promise<Response> {
-    const restart = request.method === "POST" ? RESTART.exec(new URL(request.url).pathname) : null;
-    if (!restart) return weft.worker.fetch(request, env, ctx);
-    const stub = env.THREAD.get(env.THREAD.idFromString(restart[1]!)) as unknown as { restartForTest(): Promise<void> };
-    // The abort breaks this very call; that is the point.
-    await stub.restartForTest().catch(() => undefined);
-    return Response.json({ restarted: true });
+    const seam = request.method === "POST" ? TEST_ROUTE.exec(new URL(request.url).pathname) : null;
+    if (!seam) return weft.worker.fetch(request, env, ctx);
+    const stub = env.THREAD.get(env.THREAD.idFromString(seam[1]!)) as unknown as Thread;
+    try {
+      if (seam[2] === "restart" || seam[2] === "crash") await stub.testCrash();
+      else if (seam[2] === "alarm") await stub.testAlarm();
+      else await stub.waitIdle();
+    } catch (e) {
+      // The abort breaks this very call; that is the point.
+      if (seam[2] !== "crash" && seam[2] !== "restart") return Response.json({ error: String(e) }, { status: 500 });
+    }
+    return Response.json(seam[2] === "restart" ? { restarted: true } : { done: seam[2] });
   },
 } satisfies ExportedHandler<WeftEnv>;
 

@@ -20,6 +20,7 @@ const CHECK_MODULES = {
   weft_agent: "src/run/agent.ts",
   weft_hooks: "src/run/hooks.ts",
   weft_references: "src/run/references.ts",
+  weft_models: "src/models/spec.ts",
 };
 
 /**
@@ -190,6 +191,9 @@ const DEFINITION_CHECKS = { agent: "checkAgentDefinition", prompt: "checkPromptD
 function checkDefinition(checks, entry, mod, problem) {
   try {
     checks[DEFINITION_CHECKS[/** @type {"agent" | "prompt" | "hook"} */ (entry.kind)]](entry.name, mod.default);
+    // A misspelt model id would otherwise surface only when a thread is created for it.
+    const model = /** @type {{ model?: unknown }} */ (mod.default).model;
+    if (entry.kind !== "hook" && model !== undefined) checks.parseModelSpec(model, `${entry.kind} "${entry.name}"`);
     return true;
   } catch (error) {
     problem(checks.isWeftError(error) ? messageOf(error) : `checking the definition threw: ${messageOf(error)}`);

@@ -12,6 +12,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { type JWTPayload, createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, jwtVerify } from "jose";
+import { sha256Hex } from "../bytes.js";
 import { WeftError } from "../errors.js";
 import type { Caller, Principal } from "../thread/api.js";
 import type { WeftEnv } from "../thread/durable.js";
@@ -108,11 +109,9 @@ export async function verifyJwt(env: WeftEnv, token: string): Promise<Principal>
   }
 }
 
-const hex = (bytes: ArrayBuffer) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
-
 /** SHA-256 of an API key, hex: what `WEFT_API_KEYS` stores instead of the key. */
 export async function hashApiKey(key: string): Promise<string> {
-  return hex(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)));
+  return sha256Hex(key);
 }
 
 /**

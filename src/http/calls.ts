@@ -1,10 +1,12 @@
 /**
  * Call routes of a thread: list, read, approve, deny, settle. Who approves, denies or settles is
  * the verified caller (recorded as `approvedBy` / `decidedBy`), never a body field or header.
+ * Decisions accept `Idempotency-Key`.
  * @module
  */
 import { Hono } from "hono";
 import type { AuthedEnv } from "./auth.js";
+import { idempotencyOf } from "./idempotency.js";
 import { describe } from "./openapi.js";
 import { ApproveBody, CallsQuery, DenyBody, SettleBody } from "./schemas.js";
 import { threadStub, unwrap } from "./stubs.js";
@@ -23,17 +25,20 @@ export function callRoutes() {
 
   app.post("/:id/calls/:callId/approve", describe("Approve a call that waits for approval; it runs once"), jsonBody(ApproveBody), async (c) => {
     const body = c.req.valid("json");
-    return c.json(unwrap(await threadStub(c.env, c.req.param("id")).approve(c.var.caller, c.req.param("callId"), body.argsHash)));
+    const idem = await idempotencyOf(c, body);
+    return c.json(unwrap(await threadStub(c.env, c.req.param("id")).approve(c.var.caller, c.req.param("callId"), body.argsHash, idem)));
   });
 
   app.post("/:id/calls/:callId/deny", describe("Deny a call that waits for approval"), jsonBody(DenyBody), async (c) => {
     const body = c.req.valid("json");
-    return c.json(unwrap(await threadStub(c.env, c.req.param("id")).deny(c.var.caller, c.req.param("callId"), body.reason)));
+    const idem = await idempotencyOf(c, body);
+    return c.json(unwrap(await threadStub(c.env, c.req.param("id")).deny(c.var.caller, c.req.param("callId"), body.reason, idem)));
   });
 
   app.post("/:id/calls/:callId/settle", describe("Settle a parked call by hand"), jsonBody(SettleBody), async (c) => {
     const body = c.req.valid("json");
-    return c.json(unwrap(await threadStub(c.env, c.req.param("id")).settle(c.var.caller, c.req.param("callId"), body)));
+    const idem = await idempotencyOf(c, body);
+    return c.json(unwrap(await threadStub(c.env, c.req.param("id")).settle(c.var.caller, c.req.param("callId"), body, idem)));
   });
 
   return app;

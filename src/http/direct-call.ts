@@ -10,8 +10,9 @@ import { limitOf } from "../limits.js";
 import type { Caller } from "../thread/api.js";
 import type { DirectCallOutcome } from "../thread/direct.js";
 import type { WeftEnv } from "../thread/durable.js";
+import type { IdempotencyClaim } from "../thread/store/idempotency.js";
 import type { ToolCatalog } from "../tools/catalog.js";
-import { accountStub, newThread, threadStub, tokenThread, unwrap } from "./stubs.js";
+import { accountStub, keyedThread, newThread, threadStub, tokenThread, unwrap } from "./stubs.js";
 
 const TOKEN = /^[^:]+:.+$/;
 
@@ -29,11 +30,20 @@ export interface DirectCallRequest {
 export type DirectCallAnswer = DirectCallOutcome & { scratchWorkspace?: true; sessionId?: string };
 
 /**
- * Runs tool `name` for `caller` through the thread's dispatch pipeline.
+ * Runs tool `name` for `caller` through the thread's dispatch pipeline. With `idem` (the request's
+ * `Idempotency-Key`) a repeat gets the first answer: the session's thread keeps the key, and
+ * without a session the key names the scratch thread, which keeps it until its own alarm removes it.
  * @throws WeftError `unknown_tool`, `invalid_tool_input` (naming the path), `payload_too_large`
  *   (over `WEFT_MAX_TOOL_INPUT_BYTES`), `session_not_found`, `session_busy`, `invalid_continuation_token`.
  */
-export async function runDirectCall(env: WeftEnv, caller: Caller, catalog: ToolCatalog, name: string, body: DirectCallRequest): Promise<DirectCallAnswer> {
+export async function runDirectCall(
+  env: WeftEnv,
+  caller: Caller,
+  catalog: ToolCatalog,
+  name: string,
+  body: DirectCallRequest,
+  idem?: IdempotencyClaim,
+): Promise<DirectCallAnswer> {
   if (body.sessionId !== undefined && body.continuationToken !== undefined) {
     throw new WeftError("invalid_continuation_token", "give sessionId or continuationToken, not both", { path: ["continuationToken"] });
   }
@@ -46,7 +56,7 @@ export async function runDirectCall(env: WeftEnv, caller: Caller, catalog: ToolC
   const call = { toolName: name, input: body.input ?? {} };
   if (body.sessionId !== undefined) {
     const stub = threadStub(env, body.sessionId, "session_not_found");
-    const result = await stub.callTool(caller, call);
+    const result = await stub.callTool(caller, call, idem);
     // Another user's session, like a missing one, is not found.
     if (!result.ok && result.error.code === "thread_not_found") {
       throw new WeftError("session_not_found", `no session ${JSON.stringify(body.sessionId)}`, { path: ["sessionId"] });
@@ -55,18 +65,20 @@ export async function runDirectCall(env: WeftEnv, caller: Caller, catalog: ToolC
   }
   if (body.continuationToken !== undefined) {
     const { stub } = tokenThread(env, caller, body.continuationToken);
-    const result = await stub.callTool(caller, call);
+    const result = await stub.callTool(caller, call, idem);
     if (result.ok || result.error.code !== "thread_not_found") return unwrap(result);
   }
   // No session: a scratch thread, removed when the call returns, or by its own alarm if the
   // Worker dies first.
   catalog.get(name); // unknown_tool before any thread is made
-  const { id, stub } = newThread(env);
+  const { id, stub } = idem ? keyedThread(env, caller, "call", idem.key) : newThread(env);
   const threadId = id.toString();
-  unwrap(await stub.create(caller, { ephemeral: true, ...(body.continuationToken ? { arguments: { continuationToken: body.continuationToken } } : {}) }, threadId));
+  const created = await stub.create(caller, { ephemeral: true, ...(body.continuationToken ? { arguments: { continuationToken: body.continuationToken } } : {}) }, threadId);
+  // A repeat under the same key finds the scratch thread the first request made.
+  if (!idem || created.ok || created.error.code !== "thread_exists") unwrap(created);
   let keep = false;
   try {
-    const outcome = unwrap(await stub.callTool(caller, call));
+    const outcome = unwrap(await stub.callTool(caller, call, idem));
     // A call that waits for a person keeps its scratch thread, or nobody could approve it.
     keep = waitsForPerson(outcome);
     if (keep) {
@@ -75,6 +87,6 @@ export async function runDirectCall(env: WeftEnv, caller: Caller, catalog: ToolC
     }
     return { ...outcome, scratchWorkspace: true, ...(keep ? { sessionId: threadId } : {}) };
   } finally {
-    if (!keep) await stub.destroy(caller);
+    if (!keep && !idem) await stub.destroy(caller);
   }
 }

@@ -32,6 +32,15 @@ export function tokenThread(env: WeftEnv, caller: Caller, token: string): { id: 
   return { id, stub: env.THREAD.get(id) as unknown as ThreadApi };
 }
 
+/**
+ * The thread an `Idempotency-Key` names for this caller: a retried create (`kind` "thread") or a
+ * retried direct call without a session (`kind` "call") reaches the thread the first one made.
+ */
+export function keyedThread(env: WeftEnv, caller: Caller, kind: "thread" | "call", key: string): { id: DurableObjectId; stub: ThreadApi } {
+  const id = env.THREAD.idFromName(`idem:${JSON.stringify([kind, caller.userId, key])}`);
+  return { id, stub: env.THREAD.get(id) as unknown as ThreadApi };
+}
+
 /** A fresh thread id and its stub. */
 export function newThread(env: WeftEnv): { id: DurableObjectId; stub: ThreadApi } {
   const id = env.THREAD.newUniqueId();

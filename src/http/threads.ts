@@ -9,9 +9,10 @@ import { WeftError } from "../errors.js";
 import { limitOf } from "../limits.js";
 import { CALLER_HEADER } from "../thread/api.js";
 import type { AuthedEnv } from "./auth.js";
+import { idempotencyOf } from "./idempotency.js";
 import { describe } from "./openapi.js";
 import { CreateThreadBody, MessagesQuery, PostMessageBody, ThreadsQuery } from "./schemas.js";
-import { accountStub, newThread, threadStub, tokenThread, unwrap } from "./stubs.js";
+import { accountStub, keyedThread, newThread, threadStub, tokenThread, unwrap } from "./stubs.js";
 import { jsonBody, query } from "./validate.js";
 
 /** The `/threads` routes. */
@@ -26,14 +27,21 @@ export function threadRoutes() {
   });
 
   app.post("/", describe("Create a thread", { 201: "The thread's metadata, with threadId" }), jsonBody(CreateThreadBody), async (c) => {
-    const { continuationToken, ...input } = c.req.valid("json");
+    const body = c.req.valid("json");
+    const { continuationToken, ...input } = body;
     const caller = c.var.caller;
-    const { id, stub } = continuationToken ? tokenThread(c.env, caller, continuationToken) : newThread(c.env);
+    const idem = await idempotencyOf(c, body);
+    // With a key and no token, the key names the thread: a retry reaches the same one.
+    const { id, stub } = continuationToken
+      ? tokenThread(c.env, caller, continuationToken)
+      : idem
+        ? keyedThread(c.env, caller, "thread", idem.key)
+        : newThread(c.env);
     const threadId = id.toString();
     const account = accountStub(c.env, caller);
     // The index entry first, so the per-user limit holds even for concurrent creates.
     if (account) unwrap(await account.addThread({ threadId, agentId: input.agent ?? "default", createdAt: Date.now() }, limitOf(c.env, "threadsPerUser")));
-    const created = await stub.create(caller, input, threadId);
+    const created = await stub.create(caller, input, threadId, idem);
     if (!created.ok && created.error.code !== "thread_exists") await account?.removeThread(threadId);
     return c.json(unwrap(created), 201);
   });
@@ -63,7 +71,8 @@ export function threadRoutes() {
         limit: max,
       });
     }
-    return c.json(unwrap(await threadStub(c.env, c.req.param("id")).postMessage(c.var.caller, body)), 202);
+    const idem = await idempotencyOf(c, body);
+    return c.json(unwrap(await threadStub(c.env, c.req.param("id")).postMessage(c.var.caller, body, idem)), 202);
   });
 
   // Removes the thread and its index entry, so it stops counting against the per-user limit.

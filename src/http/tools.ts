@@ -8,6 +8,7 @@ import type { Registry } from "../run/agent.js";
 import { ToolCatalog, configHash } from "../tools/catalog.js";
 import type { AuthedEnv } from "./auth.js";
 import { runDirectCall, waitsForPerson } from "./direct-call.js";
+import { idempotencyOf } from "./idempotency.js";
 import { describe } from "./openapi.js";
 import { DirectCallBody } from "./schemas.js";
 import { jsonBody } from "./validate.js";
@@ -28,7 +29,8 @@ export function toolRoutes(registry: Registry) {
 
   app.post("/:name", describe("Call a tool directly, with no model turn", { 200: "The outcome { ok, toolName, callId, isError, result, durationMs, ... }", 202: "The call waits for a person (approval, or a parked outcome)" }), jsonBody(DirectCallBody), async (c) => {
     // 200 for a result; 202 when the call waits for a person (approval or a parked outcome).
-    const answer = await runDirectCall(c.env, c.var.caller, catalog, c.req.param("name"), c.req.valid("json"));
+    const body = c.req.valid("json");
+    const answer = await runDirectCall(c.env, c.var.caller, catalog, c.req.param("name"), body, await idempotencyOf(c, body));
     return c.json(answer, waitsForPerson(answer) ? 202 : 200);
   });
 

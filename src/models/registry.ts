@@ -12,8 +12,8 @@ import { createWorkersAI } from "workers-ai-provider";
 import { WeftError } from "../errors.js";
 import { fromLanguageModel } from "./ai-sdk.js";
 import type { Wire } from "./history.js";
-import { ANTHROPIC_MODEL_IDS, OPENAI_MODEL_IDS } from "./known-models.js";
 import type { Model } from "./model.js";
+import { type ProviderName, parseModelSpec } from "./spec.js";
 
 /** How the registry reads the thread's environment (thread, agent defaults, Worker vars and secrets). */
 export interface ModelEnv {
@@ -35,26 +35,22 @@ interface ProviderEntry {
   binding?: string;
   wire: Wire;
   strictTools?: boolean;
-  /** Model ids the provider package declares; absent: any id is accepted. */
-  knownIds?: readonly string[];
   create(settings: { apiKey?: string; baseURL?: string; binding?: unknown }, modelId: string): LanguageModelV4;
 }
 
-/** The providers weft knows, by the name used in `"<provider>:<model id>"`. */
-export const PROVIDERS: Readonly<Record<string, ProviderEntry>> = {
+/** How each provider of `PROVIDER_MODEL_IDS` (./spec.ts) is reached, by the name used in `"<provider>:<model id>"`. */
+export const PROVIDERS: Readonly<Record<ProviderName, ProviderEntry>> = {
   openai: {
     keyEnv: "OPENAI_API_KEY",
     baseUrlEnv: "OPENAI_BASE_URL",
     wire: "openai",
     strictTools: true,
-    knownIds: OPENAI_MODEL_IDS,
     create: ({ apiKey, baseURL }, id) => createOpenAI({ ...(apiKey ? { apiKey } : {}), ...(baseURL ? { baseURL } : {}) }).responses(id),
   },
   anthropic: {
     keyEnv: "ANTHROPIC_API_KEY",
     baseUrlEnv: "ANTHROPIC_BASE_URL",
     wire: "anthropic",
-    knownIds: ANTHROPIC_MODEL_IDS,
     create: ({ apiKey, baseURL }, id) => createAnthropic({ ...(apiKey ? { apiKey } : {}), ...(baseURL ? { baseURL } : {}) })(id),
   },
   "openai-compatible": {
@@ -76,38 +72,13 @@ export const PROVIDERS: Readonly<Record<string, ProviderEntry>> = {
 export const MODEL_ENV = "WEFT_MODEL";
 
 /**
- * Splits and checks `"<provider>:<model id>"`. `where` names the file or field for the message.
- * @throws WeftError `invalid_config` for a malformed spec, an unknown provider, or a model id the
- * provider's package does not declare.
- */
-export function parseModelSpec(spec: unknown, where: string): { provider: string; modelId: string } {
-  const match = typeof spec === "string" ? /^([a-z][a-z0-9-]*):(\S+)$/.exec(spec) : null;
-  if (!match) throw new WeftError("invalid_config", `${where}: model ${JSON.stringify(spec)} is not "<provider>:<model id>"`, { where });
-  const [, provider, modelId] = match as unknown as [string, string, string];
-  const entry = Object.hasOwn(PROVIDERS, provider) ? PROVIDERS[provider] : undefined;
-  if (!entry) {
-    throw new WeftError("invalid_config", `${where}: unknown model provider "${provider}"; providers: ${Object.keys(PROVIDERS).join(", ")}`, { where });
-  }
-  if (entry.knownIds && !entry.knownIds.includes(modelId)) {
-    const near = entry.knownIds
-      .map((id) => ({ id, d: editDistance(id, modelId) }))
-      .filter((c) => c.d <= 3)
-      .sort((a, b) => a.d - b.d)
-      .slice(0, 5)
-      .map((c) => c.id);
-    throw new WeftError("invalid_config", `${where}: unknown ${provider} model "${modelId}"${near.length ? `; did you mean ${near.join(", ")}?` : ""}`, { where });
-  }
-  return { provider, modelId };
-}
-
-/**
  * Resolves a model spec against a thread's environment.
  * @throws WeftError `invalid_config` when the spec is bad, a required base URL or binding is
  * missing, or a base URL set on the thread would receive a key the thread did not set.
  */
 export function resolveModel(spec: string, env: ModelEnv, where: string): Model {
   const { provider, modelId } = parseModelSpec(spec, where);
-  const entry = PROVIDERS[provider]!;
+  const entry = PROVIDERS[provider];
   const apiKey = entry.keyEnv ? env.value(entry.keyEnv) : undefined;
   const baseURL = entry.baseUrlEnv ? env.value(entry.baseUrlEnv) : undefined;
   if (entry.baseUrlRequired && !baseURL) throw new WeftError("invalid_config", `${where}: ${provider} needs the env value ${entry.baseUrlEnv}`, { where });
@@ -136,15 +107,4 @@ export function contextTokensOf(provider: string, modelId: string): number {
   if (/^gpt-5/.test(modelId)) return 400_000;
   if (/^o\d/.test(modelId)) return 200_000;
   return 128_000;
-}
-
-/** Levenshtein distance, for "did you mean" suggestions. */
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = row;
-  }
-  return prev[b.length]!;
 }

@@ -3,8 +3,10 @@
  * completed, the calls whose stream was cut off, the finish reason and usage.
  * @module
  */
+import { byteLength, fitsBytes } from "../bytes.js";
 import type { ToolCallRequest } from "../protocol.js";
 import type { FinishReason, ModelStreamPart, Usage } from "../models/model.js";
+import { MAX_STEP_BYTES, MAX_STEP_TEXT_BYTES } from "../limits.js";
 
 /** A call whose arguments stopped streaming before the call completed; it never runs. */
 export interface CutOffCall {
@@ -84,7 +86,7 @@ export async function readStep(stream: AsyncIterable<ModelStreamPart>, observer?
   // A stream that ended without its finish signal may have cut any call short: none of them runs.
   const interrupted = finish === null || finish.finishReason === "interrupted" || finish.finishReason === "error";
   const cutOff = [...(interrupted ? toolCalls.map((c) => ({ id: c.id, name: c.name, partial: c.arguments })) : []), ...open.values()];
-  return {
+  return fitStep({
     text,
     toolCalls: interrupted ? [] : toolCalls,
     providerCalls,
@@ -92,5 +94,35 @@ export async function readStep(stream: AsyncIterable<ModelStreamPart>, observer?
     finishReason: finish?.finishReason ?? "interrupted",
     ...(finish?.rawFinishReason ? { rawFinishReason: finish.rawFinishReason } : {}),
     usage: finish?.usage ?? {},
+  });
+}
+
+const jsonBytes = (text: string) => byteLength(JSON.stringify(text));
+
+/**
+ * Keeps a step storable: text over {@link MAX_STEP_TEXT_BYTES} is cut with a notice saying so,
+ * and a call whose arguments would take the step over {@link MAX_STEP_BYTES} keeps none of them
+ * and carries `oversized` (its argument bytes), so dispatch refuses it with `payload_too_large`.
+ */
+export function fitStep(step: StepResult): StepResult {
+  let text = step.text;
+  if (!fitsBytes(JSON.stringify(text), MAX_STEP_TEXT_BYTES)) {
+    const bytes = byteLength(text);
+    let keep = Math.floor(MAX_STEP_TEXT_BYTES / 6);
+    while (keep < text.length && jsonBytes(text.slice(0, keep * 2)) < MAX_STEP_TEXT_BYTES - 1024) keep *= 2;
+    text = `${text.slice(0, Math.min(keep, text.length))}\n[weft: the model's text was ${bytes} bytes; only the start is stored, as a message may hold at most ${MAX_STEP_TEXT_BYTES} bytes]`;
+  }
+  let budget = MAX_STEP_BYTES - jsonBytes(text);
+  const fit = (call: ToolCallRequest): ToolCallRequest => {
+    // An adapter may hand over structured arguments; they are stored as JSON text.
+    const raw: unknown = call.arguments;
+    const args = typeof raw === "string" ? raw : (JSON.stringify(raw) ?? "");
+    const bytes = jsonBytes(args);
+    if (bytes <= budget) {
+      budget -= bytes;
+      return call;
+    }
+    return { ...call, arguments: "", oversized: byteLength(args) };
   };
+  return { ...step, text, toolCalls: step.toolCalls.map(fit), cutOff: step.cutOff.map((c) => (fitsBytes(JSON.stringify(c.partial), budget) ? c : { ...c, partial: "" })) };
 }

@@ -110,23 +110,39 @@ export class StreamEvents implements StepObserver {
   private flush(): void {
     this.lastFlush = this.now();
     const [text, keepText] = wholeCharacters(this.text);
-    if (text !== "") this.host.emit("text_delta", { turnId: this.turnId, step: this.step, delta: text });
+    for (const delta of pieces(text)) this.host.emit("text_delta", { turnId: this.turnId, step: this.step, delta });
     this.text = keepText;
     for (const call of this.calls.values()) {
-      const [delta, keep] = wholeCharacters(call.pending);
+      const [all, keep] = wholeCharacters(call.pending);
       call.pending = keep;
-      if (delta === "") continue;
+      if (all === "") continue;
       const preview = call.args.preview();
-      this.host.emit("tool_call_delta", {
-        turnId: this.turnId,
-        step: this.step,
-        callId: call.id,
-        toolName: call.toolName,
-        delta,
-        ...(preview !== undefined ? { preview } : {}),
-      });
+      for (const delta of pieces(all)) {
+        this.host.emit("tool_call_delta", {
+          turnId: this.turnId,
+          step: this.step,
+          callId: call.id,
+          toolName: call.toolName,
+          delta,
+          ...(preview !== undefined ? { preview } : {}),
+        });
+      }
     }
   }
+}
+
+/** UTF-16 units of one delta event: at most 3 bytes each, so an event row stays far under 2 MB. */
+const MAX_DELTA_UNITS = 128 * 1024;
+
+/** Splits text into deltas of at most {@link MAX_DELTA_UNITS} units, never inside a surrogate pair. */
+function pieces(text: string): string[] {
+  const out: string[] = [];
+  for (let rest = text; rest !== ""; ) {
+    const [head] = rest.length > MAX_DELTA_UNITS ? wholeCharacters(rest.slice(0, MAX_DELTA_UNITS)) : [rest];
+    out.push(head);
+    rest = rest.slice(head.length);
+  }
+  return out;
 }
 
 /** Splits off a trailing high surrogate, which must travel with its low half. */

@@ -312,6 +312,7 @@ async function settleStep(
       source: "model",
       turnId,
       ...(call.cutOff ? { cutOff: true } : {}),
+      ...(call.oversized !== undefined ? { oversized: call.oversized } : {}),
       ...(call.announced ? { announced: true } : {}),
     });
     outcomes.push(done.outcome);
@@ -322,7 +323,8 @@ async function settleStep(
     if (!o.final) outcomes[i] = (await host.dispatch(execution, { callId: o.callId, toolName: o.toolName, args: { text: o.argsText }, source: "model", turnId })).outcome;
   }
   checkStopTool(execution, host.sides ?? ONE_SIDE, outcomes);
-  const waiting = outcomes.filter((o) => !o.final).map((o) => o.callId);
+  // A queued call waiting for a person keeps the turn waiting, so its decision reaches the model.
+  const waiting = [...outcomes, ...queued].filter((o) => !o.final).map((o) => o.callId);
   // A stopped turn does not wait: its step closes with the calls' current standing (a parked
   // call still waits for a person, but no turn resumes on it).
   if (waiting.length > 0 && !execution.signal.aborted) {

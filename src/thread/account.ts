@@ -6,6 +6,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { WeftError } from "../errors.js";
+import { checkStoredBytes } from "../limits.js";
 import { type RpcResult, rpc } from "./rpc.js";
 import type { ThreadApi } from "./api.js";
 import type { EnvType } from "./store/env.js";
@@ -26,7 +27,8 @@ export interface ThreadPage {
 /** The UserAccount's RPC methods (the class implements this interface). */
 export interface AccountApi {
   /**
-   * Adds a thread to the index unless the user holds `max` threads already.
+   * Adds a thread to the index unless the user holds `max` threads already; a thread listed
+   * already is left as it is.
    * @throws WeftError `too_many_threads` (429) at the limit; nothing is written then.
    */
   addThread(entry: ThreadEntry, max: number): Promise<RpcResult<null>>;
@@ -79,6 +81,8 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
 
   async addThread(entry: ThreadEntry, max: number): Promise<RpcResult<null>> {
     return rpc(() => {
+      // A retried create (same Idempotency-Key) finds its thread listed already: nothing to add.
+      if (this.sql.exec("SELECT 1 FROM account_threads WHERE thread_id = ?", entry.threadId).toArray().length > 0) return null;
       const count = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM account_threads").one().n;
       if (count >= max) {
         throw new WeftError("too_many_threads", `this user has ${count} threads; the limit is ${max} threads per user (WEFT_MAX_THREADS_PER_USER)`, {
@@ -123,6 +127,7 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
 
   async setEnv(name: string, value: string, type: EnvType): Promise<RpcResult<null>> {
     return rpc(async () => {
+      checkStoredBytes(value, ["value"]);
       this.sql.exec("INSERT OR REPLACE INTO account_env (name, value, type) VALUES (?, ?, ?)", name, value, type);
       await this.tellReaders();
       return null;

@@ -11,6 +11,7 @@ import type { GetMessagesOptions, MessagesResult } from "../tools/thread-state.j
 import type { DirectCallInput, DirectCallOutcome } from "./direct.js";
 import type { RpcResult } from "./rpc.js";
 import type { FileInfo } from "./store/files.js";
+import type { IdempotencyClaim } from "./store/idempotency.js";
 import type { ThreadMeta } from "./store/meta.js";
 import type { TurnRecord } from "./store/turns.js";
 
@@ -67,21 +68,23 @@ export interface FileContent extends FileInfo {
  * The Thread's RPC methods. Every method but `waitIdle` takes the caller first: the thread
  * answers `thread_not_found` to anyone but its owner (and, for reads, an admin), so a thread's
  * existence never leaks. Results are redacted of every secret before they leave the thread.
+ * Methods that act take an optional `IdempotencyClaim` last: a request repeated with its key gets
+ * the first answer and acts once.
  */
 export interface ThreadApi {
-  create(caller: Caller, input: CreateThreadInput, threadId: string): Promise<RpcResult<ThreadMeta>>;
+  create(caller: Caller, input: CreateThreadInput, threadId: string, idem?: IdempotencyClaim): Promise<RpcResult<ThreadMeta>>;
   info(caller: Caller): Promise<RpcResult<ThreadInfo>>;
   getMessages(caller: Caller, options: GetMessagesOptions): Promise<RpcResult<MessagesResult>>;
-  postMessage(caller: Caller, input: { content: string; role?: "user" | "system"; script?: unknown }): Promise<RpcResult<{ queued: boolean; message?: Message }>>;
+  postMessage(caller: Caller, input: { content: string; role?: "user" | "system"; script?: unknown }, idem?: IdempotencyClaim): Promise<RpcResult<{ queued: boolean; message?: Message }>>;
   listCalls(caller: Caller, options?: { status?: CallRecord["status"]; limit?: number; offset?: number }): Promise<RpcResult<{ calls: CallRecord[] }>>;
   getCall(caller: Caller, callId: string): Promise<RpcResult<CallRecord>>;
-  approve(caller: Caller, callId: string, argsHash?: string): Promise<RpcResult<CallOutcome>>;
-  deny(caller: Caller, callId: string, reason?: string): Promise<RpcResult<CallOutcome>>;
-  settle(caller: Caller, callId: string, settlement: Settlement): Promise<RpcResult<CallOutcome>>;
+  approve(caller: Caller, callId: string, argsHash?: string, idem?: IdempotencyClaim): Promise<RpcResult<CallOutcome>>;
+  deny(caller: Caller, callId: string, reason?: string, idem?: IdempotencyClaim): Promise<RpcResult<CallOutcome>>;
+  settle(caller: Caller, callId: string, settlement: Settlement, idem?: IdempotencyClaim): Promise<RpcResult<CallOutcome>>;
   listFiles(caller: Caller): Promise<RpcResult<{ files: FileInfo[] }>>;
   getFile(caller: Caller, path: string): Promise<RpcResult<FileContent>>;
   deleteFile(caller: Caller, path: string): Promise<RpcResult<{ deleted: boolean }>>;
-  callTool(caller: Caller, input: DirectCallInput): Promise<RpcResult<DirectCallOutcome>>;
+  callTool(caller: Caller, input: DirectCallInput, idem?: IdempotencyClaim): Promise<RpcResult<DirectCallOutcome>>;
   /**
    * Called by the owner's UserAccount when its env values changed (the thread keeps them between
    * requests); `live` is false when no thread exists here any more.

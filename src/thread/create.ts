@@ -5,6 +5,7 @@
  * @module
  */
 import { WeftError } from "../errors.js";
+import { checkStoredBytes } from "../limits.js";
 import { normalizeScript } from "../models/scripted.js";
 import { type Registry, agentIds, defaultAgentId, findAgent } from "../run/agent.js";
 import type { Caller, CreateThreadInput } from "./api.js";
@@ -20,12 +21,14 @@ export interface PreparedThread {
 
 /**
  * Checks a creation request.
- * @throws WeftError `agent_not_found` (path `agent`), `invalid_request` for a bad script step.
+ * @throws WeftError `agent_not_found` (path `agent`), `invalid_request` for a bad script step,
+ * `payload_too_large` for `arguments` too large to store.
  */
 export function prepareThread(registry: Registry, caller: Caller, input: CreateThreadInput, threadId: string): PreparedThread {
   const agentId = input.agent ?? defaultAgentId(registry);
   const agent = findAgent(registry, agentId);
   if (!agent) throw new WeftError("agent_not_found", `no agent "${agentId}"; agents: ${agentIds(registry).join(", ")}`, { path: ["agent"] });
+  checkStoredBytes(JSON.stringify(input.arguments ?? {}), ["arguments"]);
   const script = normalizeScript(input.script ?? [], ["script"]);
   const agentScript = normalizeScript(agent.script ?? [], ["agent", "script"]);
   const meta: ThreadMeta = {

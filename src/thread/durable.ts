@@ -6,7 +6,7 @@
  * @module
  */
 import { DurableObject } from "cloudflare:workers";
-import { WeftError } from "../errors.js";
+import { ERROR_CODES, WeftError } from "../errors.js";
 import type { CallRecord, EventFrame } from "../protocol.js";
 import { normalizeScript } from "../models/scripted.js";
 import type { Registry } from "../run/agent.js";
@@ -34,6 +34,7 @@ import { checkRequiredVariables, reachableTools } from "./variables.js";
 import { isInitialized, migrate } from "./store/migrations.js";
 import { ThreadStore } from "./store/index.js";
 import type { ThreadMeta } from "./store/meta.js";
+import type { IdempotencyClaim } from "./store/idempotency.js";
 import { onSocketMessage, replayAndAccept } from "./sockets.js";
 
 export type { CreateThreadInput, ThreadInfo } from "./api.js";
@@ -154,12 +155,41 @@ export function createThreadClass(registry: Registry) {
       });
     }
 
+    /**
+     * Runs `act` once per Idempotency-Key: a repeat gets the first answer. Answers and final
+     * errors are kept; a retryable error frees the key, so the retry acts.
+     */
+    private async once<T>(caller: Caller, idem: IdempotencyClaim | undefined, act: (cut: boolean) => Promise<RpcResult<T>>, creating = false): Promise<RpcResult<T>> {
+      // Without a thread there is nothing to keep a key in (only a create makes one).
+      if (!idem || (!this.engine && !creating)) return act(false);
+      const claimed = await this.answer(() => {
+        if (!this.engine) migrate(this.ctx.storage);
+        else checkAccess(this.engine.meta.userId, caller, "write");
+        return this.store.idempotency.claim<RpcResult<T>>(caller.userId, idem);
+      });
+      if (!claimed.ok) return claimed;
+      if (claimed.value.state === "answered") return claimed.value.answer;
+      const result = await act(claimed.value.cut);
+      if (result.ok || !ERROR_CODES[result.error.code].retryable) this.store.idempotency.answer(caller.userId, idem, result);
+      else this.store.idempotency.release(caller.userId, idem);
+      return result;
+    }
+
     private broadcast(frame: EventFrame): void {
       this.fanout.send(frame);
     }
 
-    async create(caller: Caller, input: CreateThreadInput, threadId: string): Promise<RpcResult<ThreadMeta>> {
+    async create(caller: Caller, input: CreateThreadInput, threadId: string, idem?: IdempotencyClaim): Promise<RpcResult<ThreadMeta>> {
+      const created = await this.once(caller, idem, (cut) => this.createOnce(caller, input, threadId, cut), true);
+      // A failed create leaves no thread behind, not even its key: the retry fails the same way.
+      if (idem && !created.ok && !this.engine) await this.ctx.storage.deleteAll();
+      return created;
+    }
+
+    private async createOnce(caller: Caller, input: CreateThreadInput, threadId: string, cut: boolean): Promise<RpcResult<ThreadMeta>> {
       return this.answer(async () => {
+        // An earlier create with this key made the thread and was cut before it answered.
+        if (cut && this.engine && this.engine.meta.userId === caller.userId) return this.engine.meta;
         if (this.engine) {
           // Only the owner learns that its continuation token names a thread already.
           checkAccess(this.engine.meta.userId, caller, "write");
@@ -215,12 +245,12 @@ export function createThreadClass(registry: Registry) {
       return this.answer(() => (this.guard(caller, "read"), this.store.messages.list(options)));
     }
 
-    async postMessage(caller: Caller, input: { content: string; role?: "user" | "system"; script?: unknown }) {
-      return this.work(caller, async (engine, runner) => {
+    async postMessage(caller: Caller, input: { content: string; role?: "user" | "system"; script?: unknown }, idem?: IdempotencyClaim) {
+      return this.once(caller, idem, () => this.work(caller, async (engine, runner) => {
         const script = input.script === undefined ? undefined : normalizeScript(input.script, ["script"]);
         if (script && script.length > 0) await checkScriptable(engine);
         return runner.postMessage({ content: input.content, ...(input.role ? { role: input.role } : {}), ...(script ? { script } : {}) });
-      });
+      }));
     }
 
     async listCalls(caller: Caller, options: { status?: CallRecord["status"]; limit?: number; offset?: number } = {}) {
@@ -239,16 +269,16 @@ export function createThreadClass(registry: Registry) {
       });
     }
 
-    async approve(caller: Caller, callId: string, argsHash?: string) {
-      return this.work(caller, (_e, runner) => runner.approve(callId, caller.userId, argsHash));
+    async approve(caller: Caller, callId: string, argsHash?: string, idem?: IdempotencyClaim) {
+      return this.once(caller, idem, () => this.work(caller, (_e, runner) => runner.approve(callId, caller.userId, argsHash)));
     }
 
-    async deny(caller: Caller, callId: string, reason?: string) {
-      return this.work(caller, (_e, runner) => runner.deny(callId, caller.userId, reason));
+    async deny(caller: Caller, callId: string, reason?: string, idem?: IdempotencyClaim) {
+      return this.once(caller, idem, () => this.work(caller, (_e, runner) => runner.deny(callId, caller.userId, reason)));
     }
 
-    async settle(caller: Caller, callId: string, settlement: Settlement) {
-      return this.work(caller, (_e, runner) => runner.settle(callId, { ...settlement, settledBy: caller.userId }));
+    async settle(caller: Caller, callId: string, settlement: Settlement, idem?: IdempotencyClaim) {
+      return this.once(caller, idem, () => this.work(caller, (_e, runner) => runner.settle(callId, { ...settlement, settledBy: caller.userId })));
     }
 
     async listFiles(caller: Caller) {
@@ -273,12 +303,14 @@ export function createThreadClass(registry: Registry) {
       });
     }
 
-    async callTool(caller: Caller, input: DirectCallInput) {
-      return this.work(caller, async (engine, runner) => {
-        // A direct call runs outside any turn; the watchdog finishes it if a crash cuts it.
-        await this.armWatchdog();
-        return directCall(engine, runner, input);
-      });
+    async callTool(caller: Caller, input: DirectCallInput, idem?: IdempotencyClaim) {
+      return this.once(caller, idem, () =>
+        this.work(caller, async (engine, runner) => {
+          // A direct call runs outside any turn; the watchdog finishes it if a crash cuts it.
+          await this.armWatchdog();
+          return directCall(engine, runner, input);
+        }),
+      );
     }
 
     async accountEnvChanged(): Promise<{ live: boolean }> {

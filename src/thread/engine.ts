@@ -72,6 +72,8 @@ export class ThreadEngine implements StateHost {
   private drainLock: Promise<unknown> = Promise.resolve();
   /** Per call id: the tail of the work holding it (dispatch, recovery, a person's decision). */
   private readonly callLocks = new Map<string, Promise<unknown>>();
+  /** Per call id: parents waiting in `invokeTool` for a person's decision on it. */
+  private readonly waiters = new Map<string, Set<() => void>>();
 
   constructor(
     private readonly host: EngineHost,
@@ -198,7 +200,7 @@ export class ThreadEngine implements StateHost {
     turnId?: string,
     id?: string,
   ): Promise<ToolResult> {
-    const outcome = await this.dispatchOne(execution, {
+    let outcome = await this.dispatchOne(execution, {
       callId: id ?? newId("call"),
       toolName,
       args: { value: args },
@@ -206,7 +208,53 @@ export class ThreadEngine implements StateHost {
       ...(turnId ? { turnId } : {}),
       ...(parentCallId ? { parentCallId } : {}),
     });
+    // A nested call that waits for a person holds its parent: invokeTool resolves with the
+    // decision. The call is durable; a restart meanwhile recovers the parent by its effect policy,
+    // and a parent run again reaches the same nested call by its derived id.
+    // Outside any run (a direct call) nobody could wait: the nested call keeps waiting on its own.
+    if (outcome.final) return outcome.result;
+    if (execution === null) {
+      return { status: "error", error: `call ${outcome.callId} (${toolName}) waits for a person (${outcome.status}); it runs once decided, and this call does not wait for it` };
+    }
+    if (turnId) this.emit("turn_waiting", { turnId, callIds: [outcome.callId] });
+    const signal = execution.signal;
+    const host = createDispatchHost(this, execution);
+    while (!outcome.final) {
+      if (signal.aborted) {
+        return { status: "error", error: `stopped while call ${outcome.callId} (${toolName}) waited for a person; it still waits, and its decision will not reach this call` };
+      }
+      // Listen first, then look: a decision made in between is never missed.
+      const { promise, cancel } = this.decided(outcome.callId, signal);
+      outcome = outcomeOf(host, this.store.calls.get(outcome.callId)!);
+      if (outcome.final) cancel();
+      else await promise;
+      outcome = outcomeOf(host, this.store.calls.get(outcome.callId)!);
+    }
     return outcome.result;
+  }
+
+  /** Resolves when a person decides `callId` (see {@link notifyDecided}), `signal` fires, or `cancel` is called. */
+  private decided(callId: string, signal: AbortSignal): { promise: Promise<void>; cancel: () => void } {
+    let cancel = () => {};
+    const promise = new Promise<void>((resolve) => {
+      const waiters = this.waiters.get(callId) ?? new Set<() => void>();
+      this.waiters.set(callId, waiters);
+      const done = () => {
+        waiters.delete(done);
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      waiters.add(done);
+      signal.addEventListener("abort", done, { once: true });
+      cancel = done;
+    });
+    return { promise, cancel };
+  }
+
+  /** Wakes whatever waits on `callId`'s decision (a parent inside `invokeTool`). */
+  notifyDecided(callId: string): void {
+    for (const wake of [...(this.waiters.get(callId) ?? [])]) wake();
+    this.waiters.delete(callId);
   }
 
   /**
@@ -252,10 +300,18 @@ export class ThreadEngine implements StateHost {
     return hasHook(this, "tool_call_started");
   }
 
-  /** Runs one call, then every call it (or anything before it) queued, in queue order, under the same execution. */
+  /**
+   * Runs one call, then every call it (or anything before it) queued, in queue order, under the
+   * same execution. `queued` also holds the calls this call queued in an earlier run (a resumed
+   * step), so one that waited for a person joins the history once decided.
+   */
   async dispatchWithQueue(execution: CallExecution | null, request: CallRequest): Promise<{ outcome: CallOutcome; queued: CallOutcome[] }> {
     const outcome = await this.dispatchOne(execution, request);
-    return { outcome, queued: await this.drainQueue(execution) };
+    const drained = await this.drainQueue(execution);
+    const seen = new Set(drained.map((o) => o.callId));
+    const host = createDispatchHost(this, execution);
+    const earlier = this.store.calls.queuedBy(request.callId).filter((c) => !seen.has(c.callId) && c.status !== "queued");
+    return { outcome, queued: [...drained, ...earlier.map((c) => outcomeOf(host, c))] };
   }
 
   /**
@@ -299,13 +355,23 @@ export class ThreadEngine implements StateHost {
     // An approval that was durable when the thread restarted, before its call began: run it now.
     for (const record of this.approvedWaiting()) {
       done.push(await this.withCall(record.callId, () => approveAgain(createDispatchHost(this, null), record.callId, record.approvedBy!)));
+      this.notifyDecided(record.callId);
     }
     for (const record of this.store.calls.unfinished()) {
+      // A call cut while it waited inside invokeTool is recovered by its turn, which resumes it
+      // under the turn's execution, where it can wait for the person again.
+      if (this.heldByPerson(record)) continue;
       const request = { callId: record.callId, toolName: record.toolName, args: { text: record.argsText }, source: record.source };
       // A call may have run inside a prompt or on side b: recovery looks its name up everywhere.
       done.push(await this.dispatchOne(null, request, this.callables.everything()));
     }
     return done;
+  }
+
+  /** Whether `record` is a call of a live turn whose nested (invoked) call waits for a person. */
+  private heldByPerson(record: { callId: string; turnId?: string }): boolean {
+    const turn = record.turnId ? this.store.turns.statusOf(record.turnId) : undefined;
+    return (turn === "running" || turn === "waiting") && this.store.calls.invokedWaiting(record.callId);
   }
 
   /** Resolves once every write so far is durable. */

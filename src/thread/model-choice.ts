@@ -5,7 +5,8 @@
  */
 import { WeftError } from "../errors.js";
 import type { Model } from "../models/model.js";
-import { MODEL_ENV, type ModelEnv, parseModelSpec, resolveModel } from "../models/registry.js";
+import { MODEL_ENV, type ModelEnv, resolveModel } from "../models/registry.js";
+import { parseModelSpec } from "../models/spec.js";
 import { createScriptedModel } from "../models/scripted.js";
 import type { ResolvedSide } from "../run/agent.js";
 import type { ThreadEngine } from "./engine.js";

@@ -141,6 +141,8 @@ export class TurnRunner {
    */
   private afterDecision(outcome: CallOutcome): CallOutcome {
     const { store } = this.engine;
+    // A parent waiting inside invokeTool for this call goes on with the decision.
+    this.engine.notifyDecided(outcome.callId);
     const record = store.calls.get(outcome.callId);
     const turnStatus = record?.turnId ? store.turns.statusOf(record.turnId) : undefined;
     if (outcome.final && record?.source === "model" && turnStatus && turnStatus !== "waiting" && turnStatus !== "running") {
@@ -156,10 +158,12 @@ export class TurnRunner {
   /** Whether a call of the turn's open step still waits for approval or settlement. */
   private stillWaiting(turnId: string): boolean {
     const { store } = this.engine;
-    return (store.turns.pendingStep<ToolCallRequest>(turnId) ?? []).some((call) => {
+    const pending = (store.turns.pendingStep<ToolCallRequest>(turnId) ?? []).some((call) => {
       const status = store.calls.get(call.id)?.status;
       return status === "awaiting_approval" || status === "parked";
     });
+    // A call queued by one of the step's calls that waits keeps the turn waiting too.
+    return pending || store.calls.turnWaits(turnId);
   }
 
   private admitInbox(): Message[] {

@@ -16,6 +16,7 @@ import { finishCall, outcomeOf, rowOf } from "./record.js";
 import { type CallOutcome, type CallRequest, type DispatchHost, effectKeyOf } from "./host.js";
 import { policyFor } from "./policy.js";
 import { recoverCall } from "./recover.js";
+import { MAX_STEP_BYTES } from "../limits.js";
 import { normalizeResult } from "./result.js";
 import { checkTimeArgs } from "./time-args.js";
 import type { Effect } from "./types.js";
@@ -115,6 +116,14 @@ export async function dispatch(host: DispatchHost, request: CallRequest): Promis
   // Partial text may happen to parse; a call whose arguments were cut off still never runs.
   if (request.cutOff) {
     return refuse(new WeftError("invalid_tool_input", "the arguments were cut off: the model's stream ended before this call was complete", { path: [] }));
+  }
+  if (request.oversized !== undefined) {
+    return refuse(
+      new WeftError("payload_too_large", `arguments: ${request.oversized} bytes, too large to store with the model's step (at most ${MAX_STEP_BYTES} bytes of text and arguments); the call did not run`, {
+        path: [],
+        limit: MAX_STEP_BYTES,
+      }),
+    );
   }
   const parsed = parseArgs(request.args);
   if (!parsed.ok) return refuse(new WeftError("invalid_tool_input", parsed.message, { path: [] }));

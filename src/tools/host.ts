@@ -78,6 +78,8 @@ export interface CallRequest {
   parentCallId?: string;
   /** The model's stream ended inside this call's arguments: it is refused, never run. */
   cutOff?: boolean;
+  /** Bytes of arguments too large to store (`args` is then empty): it is refused, never run. */
+  oversized?: number;
   /** Its `tool_call_started` went out while its arguments streamed; it is not sent again. */
   announced?: boolean;
 }

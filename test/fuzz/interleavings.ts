@@ -4,12 +4,15 @@
  * thread between steps. Afterwards every waiting call is decided, and the thread is judged:
  * every call id has exactly one result (one final status, one `tool_call_finished`, one tool
  * message in the history), the history is valid for providers (each tool call answered once,
- * right after its step), and replay from any cursor has no gap and no duplicate.
+ * right after its step, and accepted by each provider's wire validator), and replay from any
+ * cursor has no gap and no duplicate.
  * @module
  */
-import { runDurableObjectAlarm } from "cloudflare:test";
 import fc from "fast-check";
-import { callsOf, createThread, eventsOf, inThread, json, rawStub, stubOf } from "../helpers.js";
+import type { ModelTool } from "../../src/models/model.js";
+import type { Message } from "../../src/protocol.js";
+import { type FuzzTarget, sendJson } from "./target.js";
+import { wireProblems } from "./wire.js";
 
 type Op =
   | { kind: "post"; steps: Array<Array<{ name: string; arguments: unknown }>> }
@@ -50,14 +53,16 @@ export interface Verdict {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Ids of the thread's calls in `status`, and the HTTP status of the listing. */
-async function waiting(id: string, status: string): Promise<[string[], number]> {
-  const res = await json<{ calls?: Array<{ callId: string; status: string }> }>("GET", `/threads/${id}/calls`);
-  return [(res.body.calls ?? []).filter((c) => c.status === status).map((c) => c.callId), res.status];
-}
+type Call = { callId: string; toolName: string; status: string };
 
 /** Runs one op; answers the HTTP statuses it saw. */
-async function apply(id: string, op: Op, crashed: { yes: boolean }): Promise<number[]> {
+async function apply(target: FuzzTarget, id: string, op: Op, crashed: { yes: boolean }): Promise<number[]> {
+  const json = <T = any>(method: string, path: string, body?: unknown) => sendJson<T>(target, method, path, body);
+  /** Ids of the thread's calls in `status`, and the HTTP status of the listing. */
+  const waiting = async (status: string): Promise<[string[], number]> => {
+    const res = await json<{ calls?: Call[] }>("GET", `/threads/${id}/calls`);
+    return [(res.body.calls ?? []).filter((c) => c.status === status).map((c) => c.callId), res.status];
+  };
   switch (op.kind) {
     case "post": {
       const script = op.steps.map((calls) => ({ toolCalls: calls }));
@@ -65,12 +70,12 @@ async function apply(id: string, op: Op, crashed: { yes: boolean }): Promise<num
     }
     case "approve":
     case "deny": {
-      const [ids, listed] = await waiting(id, "awaiting_approval");
+      const [ids, listed] = await waiting("awaiting_approval");
       const callId = ids[op.pick % Math.max(1, ids.length)] ?? "none";
       return [listed, (await json("POST", `/threads/${id}/calls/${callId}/${op.kind}`, {})).status];
     }
     case "settle": {
-      const [ids, listed] = await waiting(id, "parked");
+      const [ids, listed] = await waiting("parked");
       const callId = ids[op.pick % Math.max(1, ids.length)] ?? "none";
       const body = [{ outcome: "retry" }, { outcome: "failed", error: "no" }, { outcome: "succeeded", result: "ok" }][op.pick % 3];
       return [listed, (await json("POST", `/threads/${id}/calls/${callId}/settle`, body)).status];
@@ -79,16 +84,16 @@ async function apply(id: string, op: Op, crashed: { yes: boolean }): Promise<num
       return [(await json("POST", `/threads/${id}/stop`, {})).status];
     case "crash":
       crashed.yes = true;
-      await inThread(id, (i) => i.ctx.abort("fuzz crash")).catch(() => undefined);
+      await target.crash(id);
       return [];
     case "alarm":
-      await runDurableObjectAlarm(rawStub(id)).catch(() => undefined);
+      await target.alarm(id);
       return [];
     case "reconnect": {
       const last = ((await json("GET", `/threads/${id}`)).body.lastSeq as number | undefined) ?? 0;
       const since = op.pick % (last + 1);
       // A crash drops every socket; the client reconnects from the same cursor.
-      const frames = await eventsOf(id, since).catch((e: Error) => (crashed.yes ? eventsOf(id, since) : Promise.reject(e)));
+      const frames = await target.events(id, since).catch((e: Error) => (crashed.yes ? target.events(id, since) : Promise.reject(e)));
       const seqs = frames.map((f) => f.seq);
       const want = Array.from({ length: seqs.length }, (_, i) => since + 1 + i);
       if (JSON.stringify(seqs) !== JSON.stringify(want)) throw new Error(`replay from ${since}: got ${seqs.join(",")}`);
@@ -99,26 +104,41 @@ async function apply(id: string, op: Op, crashed: { yes: boolean }): Promise<num
   }
 }
 
+/** The thread's call records. */
+async function callsOf(target: FuzzTarget, id: string): Promise<Call[]> {
+  return (await sendJson<{ calls?: Call[] }>(target, "GET", `/threads/${id}/calls`)).body.calls ?? [];
+}
+
 /** Decides every waiting call and lets the thread finish, with alarms as a restart would need. */
-async function settleAll(id: string): Promise<void> {
+async function settleAll(target: FuzzTarget, id: string): Promise<void> {
+  const json = (method: string, path: string, body?: unknown) => sendJson(target, method, path, body);
   for (let round = 0; round < 60; round++) {
-    await runDurableObjectAlarm(rawStub(id)).catch(() => undefined);
-    await stubOf(id).waitIdle();
-    const calls = await callsOf(id);
+    await target.alarm(id);
+    await target.waitIdle(id);
+    const calls = await callsOf(target, id);
     for (const c of calls.filter((c) => c.status === "awaiting_approval")) await json("POST", `/threads/${id}/calls/${c.callId}/approve`, {});
     for (const c of calls.filter((c) => c.status === "parked")) await json("POST", `/threads/${id}/calls/${c.callId}/settle`, { outcome: "failed", error: "settled by fuzz" });
-    await stubOf(id).waitIdle();
+    await target.waitIdle(id);
     const info = (await json("GET", `/threads/${id}`)).body;
-    const open = (await callsOf(id)).some((c) => ["queued", "started", "awaiting_approval", "parked"].includes(c.status));
+    const open = (await callsOf(target, id)).some((c) => ["queued", "started", "awaiting_approval", "parked"].includes(c.status));
     if (info.status === "idle" && !open) return;
     await sleep(5);
   }
 }
 
+/** The tools a thread of the fuzz's agent offers, as a model request carries them. */
+async function toolsOf(target: FuzzTarget): Promise<ModelTool[]> {
+  const listed = await sendJson<{ tools: Array<{ name: string; description: string; inputSchema: Record<string, unknown> }> }>(target, "GET", "/v1/tools");
+  return listed.body.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+}
+
 /** Runs one interleaving on a new thread and judges it. */
-export async function runInterleaving(ops: Array<[Op, boolean]>): Promise<Verdict> {
+export async function runInterleaving(target: FuzzTarget, ops: Array<[Op, boolean]>): Promise<Verdict> {
+  const json = <T = any>(method: string, path: string, body?: unknown) => sendJson<T>(target, method, path, body);
   const verdict: Verdict = { serverErrors: [], brokenHistory: [], notOneResult: [], crashedThread: [] };
-  const id = await createThread({ agent: "guarantees" });
+  const created = await json<{ threadId: string }>("POST", "/threads", { agent: "guarantees" });
+  if (created.status !== 201) throw new Error(`create failed: ${created.status} ${JSON.stringify(created.body)}`);
+  const id = created.body.threadId;
   const crashed = { yes: false };
   for (let i = 0; i < ops.length; ) {
     const batch = [ops[i]![0]];
@@ -127,7 +147,7 @@ export async function runInterleaving(ops: Array<[Op, boolean]>): Promise<Verdic
     const statuses = (
       await Promise.all(
         batch.map((op) =>
-          apply(id, op, crashed).catch((e: Error) => {
+          apply(target, id, op, crashed).catch((e: Error) => {
             if (e.message.startsWith("replay")) return Promise.reject(e);
             failures.push(`${op.kind}: ${e.message.slice(0, 200)}`);
             return [599];
@@ -139,18 +159,14 @@ export async function runInterleaving(ops: Array<[Op, boolean]>): Promise<Verdic
     // A request cut by an injected crash may answer 503 thread_restarted; anything else 5xx is a fault.
     for (const s of statuses) if (s >= 500 && !(s === 503 && crashed.yes)) verdict.serverErrors.push(`${batch.map((b) => b.kind).join("+")} -> ${s}`);
   }
-  await settleAll(id);
+  await settleAll(target, id);
   const info = await json("GET", `/threads/${id}`);
   if (info.status !== 200 || info.body.status !== "idle") verdict.crashedThread.push(`${id}: ${info.status} ${JSON.stringify(info.body).slice(0, 200)}`);
-  const calls = await callsOf(id);
-  const events = await eventsOf(id);
+  const calls = await callsOf(target, id);
+  const events = await target.events(id);
   const seqs = events.map((e) => e.seq);
   if (seqs.some((s, i) => s !== i + 1)) verdict.brokenHistory.push(`${id}: event seqs not 1..n`);
-  const messages = (await json("GET", `/threads/${id}/messages?limit=1000&includeSilent=true`)).body.messages as Array<{
-    role: string;
-    toolCallId?: string;
-    toolCalls?: Array<{ id: string }>;
-  }>;
+  const messages = (await json("GET", `/threads/${id}/messages?limit=1000&includeSilent=true`)).body.messages as Message[];
   // Valid for providers: every call of an assistant message is answered once, before the next
   // assistant or user message.
   for (let m = 0; m < messages.length; m++) {
@@ -160,6 +176,8 @@ export async function runInterleaving(ops: Array<[Op, boolean]>): Promise<Verdic
     for (let n = m + 1; n < messages.length && messages[n]!.role === "tool"; n++) answers.push(messages[n]!.toolCallId!);
     if (JSON.stringify([...answers].sort()) !== JSON.stringify([...asked].sort())) verdict.brokenHistory.push(`${id}: step at message ${m} asked ${asked} and got ${answers}`);
   }
+  // Valid for each provider's wire format, as its own request body would carry the history.
+  for (const problem of await wireProblems(messages, await toolsOf(target))) verdict.brokenHistory.push(`${id}: ${problem}`);
   for (const call of calls) {
     const finished = events.filter((e) => e.type === "tool_call_finished" && (e.data as { callId: string }).callId === call.callId).length;
     const final = ["succeeded", "failed", "denied", "aborted"].includes(call.status);

@@ -1,17 +1,17 @@
 /**
- * Route fuzzing: random and malformed requests against every route of the test worker (the list
- * comes from the router), judged by one rule: the answer is never a 5xx, and every refusal is
+ * Route fuzzing: random and malformed requests against every route of a running weft (the list
+ * comes from its router, read at `GET /`), judged by one rule: the answer is never a 5xx, and every refusal is
  * JSON `{ error: { code, message } }` with a code.
  * @module
  */
 import fc from "fast-check";
-import { createApp, routeList } from "../../src/http/app.js";
-import { request } from "../helpers.js";
-import { registry } from "../generated/registry.js";
+import { type FuzzTarget, sendJson } from "./target.js";
 
-/** Every route of the app as `METHOD /path`, read from the router. */
-export function routes(): string[] {
-  return routeList(createApp(registry));
+/** The routes, tools and agents a running weft names at `GET /` (its route list comes from the router). */
+export async function surfaceOf(target: FuzzTarget): Promise<{ routes: string[]; tools: string[]; agents: string[] }> {
+  const res = await sendJson<{ routes: string[]; tools: string[]; agents: string[] }>(target, "GET", "/");
+  if (res.status !== 200 || !Array.isArray(res.body.routes)) throw new Error(`GET / -> ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+  return res.body;
 }
 
 /** What the route fuzz found. */
@@ -94,10 +94,8 @@ const requestArb = (routeList: string[], ids: string[], tools: string[], agents:
  * Runs `count` random requests over every route.
  * @returns counts and every 5xx or uncoded refusal, as `METHOD path -> status body`.
  */
-export async function fuzzRoutes(count: number, seed: number, seedThreads: string[]): Promise<RouteFuzzReport> {
-  const list = routes();
-  const tools = Object.keys(registry.tools);
-  const agents = Object.keys((registry as unknown as { agents: Record<string, unknown> }).agents ?? {});
+export async function fuzzRoutes(target: FuzzTarget, count: number, seed: number, seedThreads: string[]): Promise<RouteFuzzReport> {
+  const { routes: list, tools, agents } = await surfaceOf(target);
   const threads: string[] = [...seedThreads];
   const report: RouteFuzzReport = { requests: 0, routes: list.length, serverErrors: [], uncoded: [], threads, deleted: new Set() };
   const samples = fc.sample(requestArb(list, seedThreads, tools, agents.length > 0 ? agents : ["default"]), { numRuns: count, seed });
@@ -126,7 +124,7 @@ export async function fuzzRoutes(count: number, seed: number, seedThreads: strin
     const hasBody = r.body !== undefined && method !== "GET" && method !== "HEAD";
     let res: Response;
     try {
-      res = await request(`${path}${query}`, { method, headers, ...(hasBody ? { body: r.body } : {}) }, r.auth === "tester" ? "tester" : null);
+      res = await target.request(`${path}${query}`, { method, headers, ...(hasBody ? { body: r.body } : {}) }, r.auth === "tester" ? "tester" : null);
     } catch (e) {
       // A URL the client cannot even form is not a request the Worker sees.
       if (e instanceof TypeError) continue;
@@ -147,7 +145,11 @@ export async function fuzzRoutes(count: number, seed: number, seedThreads: strin
     }
     if (method === "DELETE" && pattern === "/threads/:id" && res.status < 300) report.deleted.add(r.id);
     if (method === "POST" && pattern === "/threads" && res.status === 201) threads.push((JSON.parse(text) as { threadId: string }).threadId);
-    if (res.status === 101) (res as unknown as { webSocket?: WebSocket }).webSocket?.accept?.();
+    const socket = (res as unknown as { webSocket?: { accept(): void; close(code?: number, reason?: string): void } | null }).webSocket;
+    if (res.status === 101 && socket) {
+      socket.accept();
+      socket.close(1000, "fuzz");
+    }
   }
   return report;
 }

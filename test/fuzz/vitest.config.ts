@@ -1,15 +1,16 @@
 import { fileURLToPath } from "node:url";
-import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
-// `npm run fuzz`: the fuzz suite at full scale inside workerd (npm test runs its short version).
+// `npm run fuzz`: the full fuzz against a real `wrangler dev` (test/node/e2e/fuzz.test.ts); npm
+// test runs its short version, and the in-workerd one (test/fuzz.test.ts).
 export default defineConfig({
-  plugins: [cloudflareTest({ wrangler: { configPath: fileURLToPath(new URL("../wrangler.toml", import.meta.url)) } })],
+  root: fileURLToPath(new URL("../..", import.meta.url)),
   resolve: { alias: { "@standardagents/spec": fileURLToPath(new URL("../../src/index.ts", import.meta.url)) } },
   test: {
-    root: fileURLToPath(new URL("../..", import.meta.url)),
-    include: ["test/fuzz.test.ts"],
+    include: ["test/node/e2e/fuzz.test.ts"],
+    environment: "node",
     provide: { fuzzScale: "full" },
     testTimeout: 3_600_000,
+    hookTimeout: 120_000,
   },
 });

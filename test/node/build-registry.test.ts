@@ -88,6 +88,11 @@ describe("a broken authoring folder fails the build", () => {
       line: `${CASES}/bad-prompt/prompts/no_description.ts: prompt "no_description": toolDescription is required: a non-empty string that tells a model when to call this prompt`,
     },
     {
+      rule: "agent naming a model id its provider does not declare",
+      dirs: ["bad-model"],
+      line: `${CASES}/bad-model/agents/bad_model.ts: agent "bad_model": unknown openai model "gpt-4.1-mimi"; did you mean gpt-4.1-mini, gpt-5.4-mini, gpt-4o-mini?`,
+    },
+    {
       rule: "hook file not named after a hook",
       dirs: ["bad-hook"],
       line: `${CASES}/bad-hook/hooks/on_tool_start.ts: hook "on_tool_start": a hook file must be named after a hook: before_create_message, after_create_message, filter_messages, tool_call_started, tool_call_finished`,

@@ -200,6 +200,29 @@ export class CallStore {
     return this.sql.exec<CallRow>("SELECT * FROM calls WHERE status = 'queued' ORDER BY ord").toArray().map(toRecord);
   }
 
+  /** Calls a call queued (`queueTool`), then the calls those queued, each level in queue order. */
+  queuedBy(parentCallId: string): StoredCall[] {
+    const out: StoredCall[] = [];
+    for (let parents = [parentCallId]; parents.length > 0; ) {
+      const next = parents.flatMap((id) => this.sql.exec<CallRow>("SELECT * FROM calls WHERE parent_call_id = ? AND source = 'queue' ORDER BY ord", id).toArray().map(toRecord));
+      out.push(...next);
+      parents = next.map((c) => c.callId);
+    }
+    return out;
+  }
+
+  /** Whether a call `invokeTool`d by `parentCallId` waits for a person. */
+  invokedWaiting(parentCallId: string): boolean {
+    return (
+      this.sql.exec("SELECT 1 FROM calls WHERE parent_call_id = ? AND source = 'invoke' AND status IN ('awaiting_approval', 'parked') LIMIT 1", parentCallId).toArray().length > 0
+    );
+  }
+
+  /** Whether any call of the turn waits for a person (approval or a parked outcome). */
+  turnWaits(turnId: string): boolean {
+    return this.sql.exec("SELECT 1 FROM calls WHERE turn_id = ? AND status IN ('awaiting_approval', 'parked') LIMIT 1", turnId).toArray().length > 0;
+  }
+
   /** Calls whose journal says started but that have no result: interrupted by a restart. */
   unfinished(): StoredCall[] {
     return this.sql.exec<CallRow>("SELECT * FROM calls WHERE status = 'started' ORDER BY ord").toArray().map(toRecord);

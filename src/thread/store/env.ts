@@ -2,6 +2,7 @@
  * Thread-scoped environment values (the Standard Agents tools API's `setEnv`); new keys default to `secret`.
  * @module
  */
+import { checkStoredBytes } from "../../limits.js";
 
 /** Display class of an env value: `text` may be shown, `secret` is redacted. */
 export type EnvType = "text" | "secret";
@@ -24,8 +25,12 @@ export class EnvStore {
     return this.sql.exec<{ name: string; value: string; type: EnvType }>("SELECT name, value, type FROM env").toArray().map((r) => [r.name, { value: r.value, type: r.type }]);
   }
 
-  /** Writes a value; an omitted type keeps the existing one, or `secret` for a new key (the Standard Agents tools API). */
+  /**
+   * Writes a value; an omitted type keeps the existing one, or `secret` for a new key (the Standard Agents tools API).
+   * @throws WeftError `payload_too_large` for a value too large to store in one row.
+   */
   set(name: string, value: string, type?: EnvType): void {
+    checkStoredBytes(value, ["env", name]);
     const kept = type ?? this.get(name)?.type ?? "secret";
     this.sql.exec("INSERT OR REPLACE INTO env (name, value, type) VALUES (?, ?, ?)", name, value, kept);
     this.version++;

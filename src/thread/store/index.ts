@@ -6,6 +6,7 @@ import { CallStore } from "./calls.js";
 import { EnvStore } from "./env.js";
 import { EventLog } from "./events.js";
 import { FileStore } from "./files.js";
+import { IdempotencyStore } from "./idempotency.js";
 import { KvStore } from "./kv.js";
 import { MessageStore } from "./messages.js";
 import { MetaStore } from "./meta.js";
@@ -25,6 +26,7 @@ export class ThreadStore {
   readonly script: ScriptStore;
   readonly files: FileStore;
   readonly summaries: SummaryStore;
+  readonly idempotency: IdempotencyStore;
 
   constructor(readonly storage: DurableObjectStorage) {
     const sql = storage.sql;
@@ -38,6 +40,7 @@ export class ThreadStore {
     this.script = new ScriptStore(sql);
     this.files = new FileStore(storage);
     this.summaries = new SummaryStore(sql);
+    this.idempotency = new IdempotencyStore(storage);
   }
 
   /** Runs `fn` as one SQLite transaction: all of its writes land, or none. */

@@ -108,6 +108,22 @@ export const MIGRATIONS: readonly string[] = [
     created_at INTEGER NOT NULL
   );
   `,
+  // v10: answers kept per Idempotency-Key, so a retried request replays its first answer; the
+  // calls a call queued, found by their parent.
+  `
+  CREATE TABLE idempotency (
+    scoped_key TEXT PRIMARY KEY,
+    fingerprint TEXT NOT NULL,
+    instance TEXT NOT NULL,
+    done INTEGER NOT NULL DEFAULT 0,
+    chunks INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX idempotency_by_age ON idempotency (created_at);
+  CREATE TABLE idempotency_chunks (scoped_key TEXT NOT NULL, chunk INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (scoped_key, chunk));
+  CREATE INDEX calls_by_parent ON calls (parent_call_id, ord);
+  CREATE INDEX calls_by_turn ON calls (turn_id, status);
+  `,
 ];
 
 /** True when the thread's tables exist; an id that was never created has none. */

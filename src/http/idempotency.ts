@@ -1,0 +1,32 @@
+/**
+ * The `Idempotency-Key` request header (IETF draft "The Idempotency-Key HTTP Header Field"): the
+ * Worker checks it and fingerprints the request; the thread that acts keeps the key with its
+ * answer (src/thread/store/idempotency.ts), so a retry replays the first answer.
+ * @module
+ */
+import type { Context } from "hono";
+import { sha256Hex } from "../bytes.js";
+import { WeftError } from "../errors.js";
+import type { IdempotencyClaim } from "../thread/store/idempotency.js";
+import { canonicalJson } from "../tools/catalog.js";
+
+/** The header's name (HTTP header names are case-insensitive). */
+export const IDEMPOTENCY_HEADER = "Idempotency-Key";
+
+/** Visible ASCII, 1 to 255 characters: room for a UUID or any client's own scheme. */
+const KEY = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * The claim of a request that carries `Idempotency-Key`, or undefined without the header. The
+ * fingerprint covers the method, the path and the validated body in canonical JSON (key order
+ * does not matter), so the same key with another request is refused, not replayed.
+ * @throws WeftError `invalid_request` for a key that is empty, over 255 characters or not visible ASCII.
+ */
+export async function idempotencyOf(c: Context, body: unknown): Promise<IdempotencyClaim | undefined> {
+  const key = c.req.header(IDEMPOTENCY_HEADER);
+  if (key === undefined) return undefined;
+  if (!KEY.test(key)) {
+    throw new WeftError("invalid_request", `${IDEMPOTENCY_HEADER}: expected 1 to 255 visible ASCII characters`, { path: ["headers", "idempotency-key"] });
+  }
+  return { key, fingerprint: await sha256Hex(`${c.req.method} ${c.req.path}\n${canonicalJson(body ?? null)}`) };
+}

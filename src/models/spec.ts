@@ -1,0 +1,58 @@
+/**
+ * `"<provider>:<model id>"` parsing and checking, apart from the provider packages so the build
+ * (scripts/registry/evaluate.mjs) can refuse a misspelt id without loading any provider.
+ * @module
+ */
+import { WeftError } from "../errors.js";
+import { ANTHROPIC_MODEL_IDS, OPENAI_MODEL_IDS } from "./known-models.js";
+
+/**
+ * The providers weft knows, each with the model ids its package declares (null: any id is
+ * accepted). The model registry's provider table is keyed by exactly these names.
+ */
+export const PROVIDER_MODEL_IDS = {
+  openai: OPENAI_MODEL_IDS,
+  anthropic: ANTHROPIC_MODEL_IDS,
+  "openai-compatible": null,
+  "workers-ai": null,
+} as const satisfies Record<string, readonly string[] | null>;
+
+/** A provider name of {@link PROVIDER_MODEL_IDS}. */
+export type ProviderName = keyof typeof PROVIDER_MODEL_IDS;
+
+/**
+ * Splits and checks `"<provider>:<model id>"`. `where` names the file or field for the message.
+ * @throws WeftError `invalid_config` for a malformed spec, an unknown provider, or a model id the
+ * provider's package does not declare (with the nearest declared ids).
+ */
+export function parseModelSpec(spec: unknown, where: string): { provider: ProviderName; modelId: string } {
+  const match = typeof spec === "string" ? /^([a-z][a-z0-9-]*):(\S+)$/.exec(spec) : null;
+  if (!match) throw new WeftError("invalid_config", `${where}: model ${JSON.stringify(spec)} is not "<provider>:<model id>"`, { where });
+  const [, name, modelId] = match as unknown as [string, string, string];
+  if (!Object.hasOwn(PROVIDER_MODEL_IDS, name)) {
+    throw new WeftError("invalid_config", `${where}: unknown model provider "${name}"; providers: ${Object.keys(PROVIDER_MODEL_IDS).join(", ")}`, { where });
+  }
+  const provider = name as ProviderName;
+  const known: readonly string[] | null = PROVIDER_MODEL_IDS[provider];
+  if (known && !known.includes(modelId)) {
+    const near = known
+      .map((id) => ({ id, d: editDistance(id, modelId) }))
+      .filter((c) => c.d <= 3)
+      .sort((a, b) => a.d - b.d)
+      .slice(0, 5)
+      .map((c) => c.id);
+    throw new WeftError("invalid_config", `${where}: unknown ${provider} model "${modelId}"${near.length ? `; did you mean ${near.join(", ")}?` : ""}`, { where });
+  }
+  return { provider, modelId };
+}
+
+/** Levenshtein distance, for "did you mean" suggestions. */
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[b.length]!;
+}
