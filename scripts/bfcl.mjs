@@ -14,8 +14,8 @@ import { resolve } from "node:path";
 import { loadFolder } from "./bfcl/data.mjs";
 import { createClient } from "./bfcl/client.mjs";
 import { createReference } from "./bfcl/reference.mjs";
-import { AGENT, addTally, emptyTally, formatTally, runCase, tallyComplete } from "./bfcl/harness.mjs";
-import { viaProvider } from "./bfcl/via.mjs";
+import { AGENT, STRICT_NULL_NOTE, addTally, emptyTally, formatTally, runCase, tallyComplete } from "./bfcl/harness.mjs";
+import { VIA, viaProvider } from "./bfcl/via.mjs";
 import { REPO_ROOT, startDevServer } from "./lib/dev-server.mjs";
 
 function parseArgs(argv) {
@@ -87,7 +87,7 @@ async function main() {
     let done = 0;
     const ticker = setInterval(() => console.error(`bfcl: ${done}/${work.length} cases`), 15_000);
     await pool(work, opts.concurrency, async ({ category, kase }) => {
-      const r = await runCase(client, kase, category.irrelevance, reference, { turnTimeoutMs: opts.timeoutMs });
+      const r = await runCase(client, kase, category.irrelevance, reference, { turnTimeoutMs: opts.timeoutMs, strictNulls: opts.via ? VIA[opts.via]?.strict === true : false });
       addTally(tallies.get(category.name), r.tally);
       for (const f of r.failures) {
         failures.push(`${category.name}: ${f}`);
@@ -102,6 +102,8 @@ async function main() {
     const unknownTypes = notes.filter((n) => n.includes("unknown type")).length;
     const badDefaults = notes.filter((n) => n.includes("default kept as published")).length;
     console.log(`bfcl: note: ${unknownTypes} unknown type names read as no constraint; ${badDefaults} defaults that fail their own schema kept as published; neither weft nor the reference applies them`);
+    const strictNulls = notes.filter((n) => n.includes(STRICT_NULL_NOTE)).length;
+    if (strictNulls > 0) console.log(`bfcl: note: ${strictNulls} invalid variants (null for an optional key) played as valid calls: --via ${opts.via} sends strict function schemas, where optional keys are nullable and null means absent`);
     if (opts.verbose) for (const n of notes) console.error(`  ${n}`);
     const overall = emptyTally();
     for (const c of categories) {

@@ -66,15 +66,21 @@ export const scriptedTransport = {
   },
 };
 
+/** Note of a `null` for an optional key played as a valid call under strict function schemas. */
+export const STRICT_NULL_NOTE = "null for an optional key played as a valid call (strict schemas make it nullable; null means absent)";
+
 /**
  * Plans one answerable case. Turn 1 plays the ground truth (all calls in one model step);
  * turn 2 replays every call the reference accepts with one argument made invalid.
  * @param {import("./data.mjs").BfclCase} kase
  * @param {ReturnType<import("./reference.mjs").createReference>} reference
+ * @param {{ strictNulls?: boolean }} [options] `strictNulls`: the model is told strict function
+ *   schemas (OpenAI `strict: true`), where every optional key is nullable and weft reads its
+ *   `null` as absent; a `null` for an optional key is then a valid call, run without the key
  * @returns {CasePlan}
  * @throws ConversionError or Error when the case cannot be planned (reported as a failure)
  */
-export function planCase(kase, reference) {
+export function planCase(kase, reference, options = {}) {
   const { tools, toTool, toOriginal, notes } = convertFunctions(kase.functions);
   const checks = new Map();
   for (const tool of tools) {
@@ -97,7 +103,18 @@ export function planCase(kase, reference) {
     }
     first.push({ ...base, kind: "valid", expected: verdict.value });
     const schema = tools.find((t) => t.name === toolName).parameters;
+    const required = Array.isArray(schema.required) ? schema.required : [];
     for (const v of invalidVariants(schema, args, check)) {
+      if (options.strictNulls && v.kind === "null_for_non_nullable" && !required.includes(v.argument)) {
+        const absent = structuredClone(args);
+        delete absent[v.argument];
+        const asAbsent = check(absent);
+        if (asAbsent.ok) {
+          notes.push(`${name}(${v.argument}): ${STRICT_NULL_NOTE}`);
+          second.push({ ...base, id: `strict_${i + 1}_null_as_absent`, args: v.args, kind: "valid", expected: asAbsent.value });
+          continue;
+        }
+      }
       second.push({ ...base, id: `bad_${i + 1}_${v.kind}`, args: v.args, kind: "variant", argument: v.argument, path: v.path, variant: v.kind });
     }
   });
@@ -169,7 +186,7 @@ function labelOf(spec) {
  * @param {import("./data.mjs").BfclCase} kase
  * @param {boolean} irrelevance
  * @param {ReturnType<import("./reference.mjs").createReference>} reference
- * @param {{ turnTimeoutMs: number }} opts
+ * @param {{ turnTimeoutMs: number, strictNulls?: boolean }} opts
  * @returns {Promise<{ tally: Tally, failures: string[], notes: string[] }>}
  */
 export async function runCase(client, kase, irrelevance, reference, opts) {
@@ -180,7 +197,7 @@ export async function runCase(client, kase, irrelevance, reference, opts) {
   let notes;
   try {
     if (irrelevance) ({ tools, notes } = convertFunctions(kase.functions));
-    else ({ tools, notes } = plan = planCase(kase, reference));
+    else ({ tools, notes } = plan = planCase(kase, reference, { strictNulls: opts.strictNulls === true }));
   } catch (err) {
     // Unplannable: every call it holds counts as a failed valid call, so the run cannot pass.
     const n = irrelevance ? kase.functions.length : Math.max(1, kase.groundTruth?.length ?? 1);

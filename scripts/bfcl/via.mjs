@@ -12,7 +12,7 @@ import { createFakeProvider, serveFakeProvider } from "../lib/fake-provider.mjs"
 
 /** The providers `--via` can play, with the model and env names each uses. */
 export const VIA = {
-  openai: { spec: "openai:gpt-4.1-mini", keyEnv: "OPENAI_API_KEY", urlEnv: "OPENAI_BASE_URL" },
+  openai: { spec: "openai:gpt-4.1-mini", keyEnv: "OPENAI_API_KEY", urlEnv: "OPENAI_BASE_URL", strict: true },
   anthropic: { spec: "anthropic:claude-sonnet-4-5", keyEnv: "ANTHROPIC_API_KEY", urlEnv: "ANTHROPIC_BASE_URL" },
 };
 
