@@ -4,9 +4,11 @@
  * so the call list, the event stream and the `tool_call_finished` hook see them too.
  * @module
  */
-import type { CallStatus, ToolCallRequest, ToolResult } from "../protocol.js";
-import type { CallExecution } from "../tools/host.js";
+import type { CallStatus, EventPayloads, ToolCallRequest, ToolResult } from "../protocol.js";
+import type { CallExecution, CallRequest } from "../tools/host.js";
 import { effectKeyOf } from "../tools/host.js";
+import { finishCall } from "../tools/record.js";
+import { createDispatchHost } from "./dispatch-host.js";
 import type { ThreadEngine } from "./engine.js";
 import { toolHook } from "./hooks.js";
 
@@ -23,22 +25,12 @@ export async function recordProviderCalls(engine: ThreadEngine, execution: CallE
     const isError = call.providerResult?.isError === true;
     const result: ToolResult = isError ? { status: "error", error: text } : { status: "success", result: text };
     const status: CallStatus = isError ? "failed" : "succeeded";
-    store.atomically(() => {
-      store.calls.insert({ callId: call.id, toolName: call.name, source: "model", status: "queued", argsText: call.arguments, effectKey: effectKeyOf(engine.meta.threadId, call.id), turnId });
-      store.calls.finish(call.id, status, result, { attempts: 0, durationMs: 0 });
-    });
-    const finished = {
-      callId: call.id,
-      toolName: call.name,
-      source: "model" as const,
-      status,
-      isError,
-      ...(isError ? { error: text } : { result: text }),
-      durationMs: 0,
-      attempts: 0,
-      providerExecuted: true,
-    };
-    engine.emit("tool_call_finished", finished);
-    await toolHook(engine, execution, "tool_call_finished", finished);
+    const finished: EventPayloads["tool_call_finished"][] = [];
+    // Recorded through the one module that writes call results, like any call.
+    const host = createDispatchHost(engine, execution, engine.catalogFor(execution), (data) => finished.push(data));
+    const request: CallRequest = { callId: call.id, toolName: call.name, args: { text: call.arguments }, source: "model", turnId };
+    store.calls.insert({ callId: call.id, toolName: call.name, source: "model", status: "queued", argsText: call.arguments, effectKey: effectKeyOf(engine.meta.threadId, call.id), turnId });
+    finishCall(host, { request, startedAt: Date.now() }, result, status, 0, { providerExecuted: true });
+    for (const data of finished) await toolHook(engine, execution, "tool_call_finished", data);
   }
 }

@@ -36,6 +36,8 @@ export interface FinishExtra {
   outcome?: "unknown";
   errorCode?: WeftError["code"];
   errorDetails?: Record<string, unknown>;
+  /** The provider ran the call itself; this records the result it gave. */
+  providerExecuted?: boolean;
 }
 
 /** The outcome a stored call stands at. */
@@ -124,6 +126,7 @@ export function finishCall(
   if (extra.errorCode) finished.errorCode = extra.errorCode;
   if (extra.errorDetails) finished.errorDetails = extra.errorDetails;
   if (extra.outcome) finished.outcome = extra.outcome;
+  if (extra.providerExecuted) finished.providerExecuted = true;
   if (capped.fullResultPath) finished.fullResultPath = capped.fullResultPath;
   host.emit("tool_call_finished", finished);
   return {
