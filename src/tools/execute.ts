@@ -48,9 +48,9 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
   if (call.existing) host.journal.start(request.callId, input);
   else host.journal.insert({ ...rowOf(request, effectKey), status: "started", input });
   let attempts = (call.existing?.attempts ?? 0) + 1;
-  // A read waits for no flush: run again after a restart, it does no harm (DESIGN.md 3). Its row
-  // commits with the result, like every other write of the request.
-  if (effect !== "read") await host.flush();
+  // A call the policy simply re-runs after a restart (a read) waits for no flush; its row commits
+  // with the result, like every other write of the request (DESIGN.md 3).
+  if (policyFor(effect, "restart_after_journal") !== "rerun") await host.flush();
   await host.checkpoint?.("after_journal", mark);
   const started: EventPayloads["tool_call_started"] = { callId: request.callId, toolName: tool.name, source: request.source, input: input ?? {} };
   const progressArg = tool.def.progressArgument;
