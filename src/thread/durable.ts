@@ -143,7 +143,9 @@ export function createThreadClass(registry: Registry) {
 
     /** Runs an RPC method; its answer (value or error) leaves without any secret. */
     private async answer<T>(fn: () => T | Promise<T>): Promise<RpcResult<T>> {
-      return this.secrets.redactor().value(await rpc(fn));
+      const result = await rpc(fn);
+      // The redactor is taken after the work: it may have read new account values or set a secret.
+      return this.secrets.redactor().value(result);
     }
 
     /** Like `answer`, for work that may read the owner's env: reloads it first. */
