@@ -14,6 +14,7 @@ import { prepareThread } from "./create.js";
 import type { GetMessagesOptions } from "../tools/thread-state.js";
 import { directCall, type DirectCallInput } from "./direct.js";
 import { type CrashHook, ThreadEngine } from "./engine.js";
+import { ThreadAlarm } from "./alarm.js";
 import { Fanout } from "./fanout.js";
 import { GroupCommit } from "./group-commit.js";
 import { checkModel, checkScriptable } from "./model-choice.js";
@@ -57,17 +58,23 @@ export function createThreadClass(registry: Registry) {
     private readonly secrets: ThreadSecrets;
     private readonly commits: GroupCommit;
     private readonly fanout: Fanout;
+    private readonly alarmClock: ThreadAlarm;
 
     constructor(ctx: DurableObjectState, env: WeftEnv) {
       super(ctx, env);
       this.store = new ThreadStore(ctx.storage);
       this.commits = new GroupCommit(() => ctx.storage.sync());
       this.fanout = new Fanout(() => ctx.getWebSockets());
+      this.alarmClock = new ThreadAlarm(ctx.storage);
       // A value a tool sets is a secret from that moment, in logs too.
       this.store.env.onChange = () => void this.secrets.redactor();
       this.userEnv = new UserEnv(() => this.env.ACCOUNT, () => this.engine?.meta.userId, () => ctx.id.toString());
-      this.secrets = new ThreadSecrets(this.store, env, this.userEnv, () =>
-        this.engine ? [this.engine.agent.env, ...Object.values(registry.prompts ?? {}).map((p) => p.env)] : null,
+      this.secrets = new ThreadSecrets(
+        this.store,
+        env,
+        this.userEnv,
+        () => (this.engine ? [this.engine.agent.env, ...Object.values(registry.prompts ?? {}).map((p) => p.env)] : null),
+        () => this.engine !== null,
       );
       redactLogs(this.secrets);
       ctx.blockConcurrencyWhile(async () => {
@@ -78,7 +85,7 @@ export function createThreadClass(registry: Registry) {
         this.attach(this.newEngine(meta));
         await this.refreshSecrets();
         // Work a crash left behind is finished by the alarm, even if no client ever calls again.
-        if (this.hasUnfinishedWork() && (await ctx.storage.getAlarm()) === null) await ctx.storage.setAlarm(Date.now() + 10);
+        if (this.hasUnfinishedWork() && !(await this.alarmClock.isSet())) await this.alarmClock.set(Date.now() + 10);
       });
     }
 
@@ -91,7 +98,7 @@ export function createThreadClass(registry: Registry) {
     private attach(engine: ThreadEngine): void {
       this.engine = engine;
       engine.crashHook = this.crashHook();
-      this.runner = new TurnRunner(engine, (delayMs) => void this.ctx.storage.setAlarm(Date.now() + delayMs), this.watchdogMs());
+      this.runner = new TurnRunner(engine, (delayMs) => void this.alarmClock.set(Date.now() + delayMs), this.watchdogMs());
     }
 
     /** `WEFT_WATCHDOG_MS` (a positive integer of milliseconds), else {@link WATCHDOG_MS}. */
@@ -100,11 +107,12 @@ export function createThreadClass(registry: Registry) {
       return Number.isInteger(configured) && configured > 0 ? configured : WATCHDOG_MS;
     }
 
-    /** Makes sure an alarm will fire: work a crash cuts is then finished with no client request. */
-    private async armWatchdog(): Promise<void> {
-      const at = await this.ctx.storage.getAlarm();
-      const soon = Date.now() + this.watchdogMs();
-      if (at === null || at > soon) await this.ctx.storage.setAlarm(soon);
+    /**
+     * Makes sure an alarm will fire: work a crash cuts is then finished with no client request.
+     * The alarm's time is kept in memory, so this reads no storage once it is known.
+     */
+    private armWatchdog(): Promise<void> {
+      return this.alarmClock.ensureBy(Date.now() + this.watchdogMs());
     }
 
     /** Test seam of the crash matrix: a subclass returns a hook called at each crash point. */
@@ -127,7 +135,7 @@ export function createThreadClass(registry: Registry) {
           redact: (value) => this.secrets.redactor().value(value),
           redactEvent: (type, data) => this.secrets.event(type, data),
           broadcast: (frame: EventFrame) => this.broadcast(frame),
-          wakeSoon: () => void this.ctx.storage.setAlarm(Date.now() + 50),
+          wakeSoon: () => void this.alarmClock.set(Date.now() + 50),
           flush: () => this.commits.flush(),
         },
         meta,
@@ -182,7 +190,10 @@ export function createThreadClass(registry: Registry) {
     async create(caller: Caller, input: CreateThreadInput, threadId: string, idem?: IdempotencyClaim): Promise<RpcResult<ThreadMeta>> {
       const created = await this.once(caller, idem, (cut) => this.createOnce(caller, input, threadId, cut), true);
       // A failed create leaves no thread behind, not even its key: the retry fails the same way.
-      if (idem && !created.ok && !this.engine) await this.ctx.storage.deleteAll();
+      if (idem && !created.ok && !this.engine) {
+        await this.ctx.storage.deleteAll();
+        this.store.forget();
+      }
       return created;
     }
 
@@ -215,7 +226,7 @@ export function createThreadClass(registry: Registry) {
         this.attach(engine);
         await this.refreshSecrets();
         // A scratch thread removes itself even if the Worker dies before it calls destroy().
-        if (meta.ephemeral) await this.ctx.storage.setAlarm(meta.createdAt + SCRATCH_TTL_MS);
+        if (meta.ephemeral) await this.alarmClock.set(meta.createdAt + SCRATCH_TTL_MS);
         engine.emit("thread_created", { threadId, agentId: meta.agentId });
         const unavailable = unavailableTools(engine.catalog);
         if (unavailable.length > 0) engine.emit("tools_unavailable", { tools: unavailable });
@@ -381,15 +392,17 @@ export function createThreadClass(registry: Registry) {
       this.engine = null;
       this.runner = null;
       this.store.env.version++;
-      await this.ctx.storage.deleteAlarm();
+      await this.alarmClock.delete();
       await this.ctx.storage.deleteAll();
+      this.store.forget();
     }
 
     /** The watchdog: resumes a turn cut by a restart, recovers calls, drains the queue; ends scratch threads. */
     override async alarm(): Promise<void> {
+      this.alarmClock.fired();
       if (!this.runner) return;
       if (this.runner.active) {
-        this.ctx.storage.setAlarm(Date.now() + this.watchdogMs());
+        void this.alarmClock.set(Date.now() + this.watchdogMs());
         return;
       }
       const meta = this.engine!.meta;
@@ -398,12 +411,12 @@ export function createThreadClass(registry: Registry) {
         return;
       }
       // Armed before recovering: if recovery itself is cut by a crash, the next alarm tries again.
-      await this.ctx.storage.setAlarm(Date.now() + this.watchdogMs());
+      await this.alarmClock.set(Date.now() + this.watchdogMs());
       await this.refreshSecrets();
       await this.runner.resume();
       if (!this.runner.active && !this.hasUnfinishedWork()) {
-        if (meta.ephemeral) await this.ctx.storage.setAlarm(meta.createdAt + SCRATCH_TTL_MS);
-        else await this.ctx.storage.deleteAlarm();
+        if (meta.ephemeral) await this.alarmClock.set(meta.createdAt + SCRATCH_TTL_MS);
+        else await this.alarmClock.delete();
       }
     }
 
