@@ -139,7 +139,9 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
 
   /** Runs an RPC method; its answer (value or error) leaves without any secret. */
   protected async answer<T>(fn: () => T | Promise<T>): Promise<RpcResult<T>> {
-    return this.secrets.redactor().value(await rpc(fn));
+    const result = await rpc(fn);
+    // The redactor is taken after the work: it may have read new account values or set a secret.
+    return this.secrets.redactor().value(result);
   }
 
   /** Like `answer`, for work that may read the owner's env: reloads it first. */

@@ -30,7 +30,9 @@ import type { ThreadMeta } from "./store/meta.js";
 import { modelTools } from "./turn-host.js";
 import { checkRequiredVariables, reachableTools } from "./variables.js";
 
+/** The body of a thread create and what reading a thread answers, as the Durable Object's RPC methods take and give them. */
 export type { CreateThreadInput, ThreadInfo } from "./api.js";
+/** The bindings weft expects on the Worker (core.ts). */
 export type { WeftEnv } from "./core.js";
 
 /** Builds the Durable Object class for a registry (the class must be a module export). */
