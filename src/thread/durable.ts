@@ -70,7 +70,7 @@ export function createThreadClass(registry: Registry) {
         this.engine ? [this.engine.agent.env, ...Object.values(registry.prompts ?? {}).map((p) => p.env)] : null,
       );
       redactLogs(this.secrets);
-      ctx.blockConcurrencyWhile(async () => {
+      void ctx.blockConcurrencyWhile(async () => {
         if (!isInitialized(ctx.storage.sql)) return;
         migrate(ctx.storage);
         const meta = this.store.meta.read();
@@ -79,6 +79,11 @@ export function createThreadClass(registry: Registry) {
         await this.refreshSecrets();
         // Work a crash left behind is finished by the alarm, even if no client ever calls again.
         if (this.hasUnfinishedWork() && (await ctx.storage.getAlarm()) === null) await ctx.storage.setAlarm(Date.now() + 10);
+      }).then(() => {
+        // A turn the restart cut goes on now, whatever woke us. Left to the alarm alone it could
+        // wait for the runtime's retry backoff (2 s, 4 s, ... then dropped) when the restart also
+        // cut the alarm handler that was resuming it before that handler re-armed.
+        if (this.runner && this.store.turns.latestStatus() === "running") void this.runner.resume();
       });
     }
 
