@@ -83,7 +83,8 @@ export function createThreadClass(registry: Registry) {
         // A turn the restart cut goes on now, whatever woke us. Left to the alarm alone it could
         // wait for the runtime's retry backoff (2 s, 4 s, ... then dropped) when the restart also
         // cut the alarm handler that was resuming it before that handler re-armed.
-        if (this.runner && this.store.turns.latestStatus() === "running") void this.runner.resume();
+        // A failure here (this instance aborted again meanwhile) is left to the alarm armed above.
+        if (this.runner && this.store.turns.latestStatus() === "running") this.runner.resume().catch(() => undefined);
       });
     }
 
