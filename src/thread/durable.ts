@@ -37,6 +37,7 @@ import type { ThreadMeta } from "./store/meta.js";
 import type { IdempotencyClaim } from "./store/idempotency.js";
 import { onSocketMessage, replayAndAccept } from "./sockets.js";
 
+/** The body of a thread create and what reading a thread answers, as the Durable Object's RPC methods take and give them. */
 export type { CreateThreadInput, ThreadInfo } from "./api.js";
 
 /** The bindings weft expects on the Worker: `THREAD`, `ACCOUNT`, plus any vars and secrets. */
@@ -149,7 +150,9 @@ export function createThreadClass(registry: Registry) {
 
     /** Runs an RPC method; its answer (value or error) leaves without any secret. */
     private async answer<T>(fn: () => T | Promise<T>): Promise<RpcResult<T>> {
-      return this.secrets.redactor().value(await rpc(fn));
+      const result = await rpc(fn);
+      // The redactor is taken after the work: it may have read new account values or set a secret.
+      return this.secrets.redactor().value(result);
     }
 
     /** Like `answer`, for work that may read the owner's env: reloads it first. */
