@@ -14,6 +14,19 @@ async function until(check: () => Promise<boolean>, what: string) {
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/**
+ * Runs the thread's alarm handler now, answering like a request: 200, or 503 when an injected
+ * crash cut it (the Worker answers a request cut that way); any other failure stays a failure.
+ */
+function alarm(id: string): Promise<{ status: number; body: unknown }> {
+  return runDurableObjectAlarm(rawStub(id)).then(
+    () => ({ status: 200, body: null }),
+    (e: Error) => {
+      if (!/injected crash/.test(String(e))) throw e;
+      return { status: 503, body: String(e) };
+    },
+  );
+}
 
 function validHistory(messages: Array<{ role: string; toolCallId?: string; toolCalls?: Array<{ id: string }> }>): boolean {
   const asked = messages.flatMap((m) => m.toolCalls?.map((c) => c.id) ?? []).sort();
@@ -49,12 +62,13 @@ describe("recovery runs once: every effect class x crash point, with many reques
       json("GET", `/threads/${id}`),
       json("GET", `/threads/${id}/calls`),
       json("POST", `/threads/${id}/messages`, { content: "and then?", script: [{ text: "later" }] }),
-      runDurableObjectAlarm(rawStub(id)).then(() => ({ status: 200, body: null })),
-      runDurableObjectAlarm(rawStub(id)).then(() => ({ status: 200, body: null })),
+      alarm(id),
+      alarm(id),
       json("POST", "/v1/tools/effect_read", { input: {}, sessionId: id }),
       json("POST", `/threads/${id}/calls/p2/deny`, {}),
     ]).catch((e: Error) => [{ status: 599, body: e.message }]);
-    // A request the planned second crash cut answers 503 thread_restarted; nothing else may be 5xx.
+    // A request the planned second crash cut answers 503 thread_restarted (an alarm it cut, that
+    // crash's error); nothing else may be 5xx.
     for (const a of answers) if (a.status >= 500) expect(a.status === 503 && point === "second_crash", JSON.stringify(a)).toBe(true);
     // Whatever still waits is decided, as a person would: p1 approved, p2 denied, a parked call settled.
     for (let round = 0; round < 40; round++) {
@@ -81,6 +95,38 @@ describe("recovery runs once: every effect class x crash point, with many reques
     expect(events.filter((e) => e.type === "tool_call_started" && (e.data as { callId: string }).callId === "r").length).toBeLessThanOrEqual(Math.max(1, want.runs));
     expect(validHistory(await messagesOf(id))).toBe(true);
   }, 60_000);
+});
+
+describe("a turn resumes once however many resumptions arrive together", () => {
+  it("4. four resumptions at once of a turn whose approval outlived a crash: one resumed turn, one model step", async () => {
+    const id = await createThread({ agent: "guarantees" });
+    await json("POST", `/threads/${id}/messages`, { content: "pay", script: [{ toolCalls: [{ id: "pay", name: "needs_ok", arguments: { amount: 500 } }] }, { text: "done" }, { text: "spare" }] });
+    await stubOf(id).waitIdle();
+    await crashAt(id, "pay", "before_journal");
+    expect((await json("POST", `/threads/${id}/calls/pay/approve`, {})).status).toBe(503);
+    // The thread comes back with the approval durable and the call not begun. Requests, alarms and
+    // decisions all resume it: four in one tick, before the watchdog does. Looking whether the turn
+    // still waits may take a while (a sub-agent's thread is asked); here it takes 20 ms.
+    await inThread(id, async (instance) => {
+      const runner = instance.runner;
+      const look = runner.stillWaiting;
+      runner.stillWaiting = async (...args: unknown[]) => {
+        await sleep(20);
+        return look.apply(runner, args);
+      };
+      try {
+        await Promise.all([1, 2, 3, 4].map(() => runner.resume()));
+      } finally {
+        delete runner.stillWaiting;
+      }
+    });
+    expect(await waitAtRest(id)).toBeNull();
+    const events = await eventsOf(id);
+    const count = (type: string) => events.filter((e) => e.type === type).length;
+    expect([count("turn_started"), count("model_step"), count("turn_finished")]).toEqual([2, 2, 1]);
+    expect((await messagesOf(id)).map((m) => `${m.role}:${m.role === "tool" ? m.toolCallId : m.content}`)).toEqual(["user:pay", "assistant:", "tool:pay", "assistant:done"]);
+    expect((await ledgerOf(`${id}:pay`)).runs).toBe(1);
+  });
 });
 
 describe("a crash loop ends", () => {
