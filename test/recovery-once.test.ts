@@ -2,7 +2,7 @@ import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { CLASSES, type EffectClass, POINTS, callsWithoutOneResult, crashAt, expected, settleParked, waitAtRest } from "./crash/matrix.js";
 import { firedCrashes, planCrashes } from "./crash/plan.js";
-import { callsOf, createThread, eventsOf, inThread, json, ledgerOf, messagesOf, rawStub, stubOf } from "./helpers.js";
+import { callsOf, createThread, eventsOf, inThread, json, keyed, ledgerOf, messagesOf, rawStub, stubOf } from "./helpers.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -55,13 +55,14 @@ describe("recovery runs once: every effect class x crash point, with many reques
     await until(async () => firedCrashes(id).length > 0, "the crash");
     // Every kind of request at the same moment, on the thread the crash left behind (and, for
     // second_crash, cut again as recovery starts).
+    const later = () => keyed("POST", `/threads/${id}/messages`, `later-${id}`, { content: "and then?", script: [{ text: "later" }] });
     const answers = await Promise.all([
       json("POST", `/threads/${id}/calls/p1/approve`, {}),
       json("POST", `/threads/${id}/calls/p2/deny`, { reason: "no" }),
       json("POST", `/threads/${id}/calls/p1/approve`, {}),
       json("GET", `/threads/${id}`),
       json("GET", `/threads/${id}/calls`),
-      json("POST", `/threads/${id}/messages`, { content: "and then?", script: [{ text: "later" }] }),
+      later(),
       alarm(id),
       alarm(id),
       json("POST", "/v1/tools/effect_read", { input: {}, sessionId: id }),
@@ -70,6 +71,9 @@ describe("recovery runs once: every effect class x crash point, with many reques
     // A request the planned second crash cut answers 503 thread_restarted (an alarm it cut, that
     // crash's error); nothing else may be 5xx.
     for (const a of answers) if (a.status >= 500) expect(a.status === 503 && point === "second_crash", JSON.stringify(a)).toBe(true);
+    // A client told its post was cut retries it with the same key, as the 503 says to.
+    for (let retry = 0; retry < 20 && answers[5]!.status === 503; retry++) answers[5] = await later();
+    expect(answers[5]!.status).toBe(202);
     // Whatever still waits is decided, as a person would: p1 approved, p2 denied, a parked call settled.
     for (let round = 0; round < 40; round++) {
       expect(await waitAtRest(id)).toBeNull();
@@ -85,6 +89,7 @@ describe("recovery runs once: every effect class x crash point, with many reques
       await sleep(20);
     }
     expect((await messagesOf(id)).at(-1)?.content).toBe("later");
+    expect((await messagesOf(id)).filter((m) => m.content === "and then?")).toHaveLength(1);
     const want = expected(cls, point, "model");
     expect((await ledgerOf(`${id}:r`)).runs, `${want.outcome}`).toBe(want.runs);
     expect((await ledgerOf(`${id}:p1`)).runs).toBe(1);
