@@ -3,6 +3,7 @@
  * `@standardagents/spec` is an alias of this module, so the Standard Agents tools API's examples run unchanged.
  * @module
  */
+/** Declares a tool (agents/tools/<name>.ts); `TOOL_NAME_PATTERN` is the rule every tool name must match. */
 export { defineTool, TOOL_NAME_PATTERN } from "./tools/define.js";
 /** Declares an agent (agents/agents/<name>.ts): one or two sides, stop conditions, env defaults. */
 export { defineAgent } from "./run/agent.js";

@@ -13,4 +13,5 @@ export const Thread = weft.Thread;
 /** The UserAccount Durable Object class (binding `ACCOUNT`): per-user env values and thread index. */
 export const UserAccount = weft.UserAccount;
 
+/** The Worker's fetch handler: weft's Hono app (HTTP routes, WebSocket upgrades, MCP) behind authentication. */
 export default weft.worker;

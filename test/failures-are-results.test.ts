@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { Execution } from "../src/run/execution.js";
 import { runTurn as runTurnLoop } from "../src/run/turn.js";
+import type { ThreadEngine } from "../src/thread/engine.js";
+import { conversationWindow } from "../src/thread/history.js";
 import { createTurnHost } from "../src/thread/turn-host.js";
 import { callsOf, createThread, eventsOf, inThread, json, ledgerOf, messagesOf, runTurn, stubOf } from "./helpers.js";
 
@@ -56,7 +58,7 @@ describe("every failure of author code is a result, and the step's other calls g
   it("3. a model step whose call has no arguments field runs the call with no arguments", async () => {
     const id = await createThread({ agent: "robustness" });
     const end = await inThread(id, async (instance) => {
-      const engine = instance.engine;
+      const engine: ThreadEngine = instance.engine;
       const turnId = "turn_noargs";
       engine.store.turns.begin(turnId);
       // An adapter whose tool-call part lacks its input text altogether.
@@ -72,7 +74,7 @@ describe("every failure of author code is a result, and the step's other calls g
           }
         },
       };
-      const execution = Execution.forTurn({ flowId: turnId, model, history: () => engine.store.messages.all() });
+      const execution = Execution.forTurn({ flowId: turnId, model, history: () => conversationWindow(engine, model) });
       return runTurnLoop(createTurnHost(engine, execution), execution);
     });
     expect(end.status).toBe("completed");

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { Execution } from "../src/run/execution.js";
 import { runTurn as runTurnLoop } from "../src/run/turn.js";
+import type { ThreadEngine } from "../src/thread/engine.js";
+import { conversationWindow } from "../src/thread/history.js";
 import { createTurnHost } from "../src/thread/turn-host.js";
 import { callsOf, createThread, inThread, json, messagesOf, stubOf } from "./helpers.js";
 import { ROW_LIMIT_BYTES, oversizedWrites } from "./row-limit.js";
@@ -32,7 +34,7 @@ async function expectRowsFit(id: string, refusedBefore: number) {
 /** Runs one turn of a model that answers `first` and then "done". */
 async function turnOf(id: string, first: unknown[]) {
   return inThread(id, async (instance) => {
-    const engine = instance.engine;
+    const engine: ThreadEngine = instance.engine;
     const turnId = `turn_${crypto.randomUUID().slice(0, 8)}`;
     engine.store.turns.begin(turnId);
     const model = {
@@ -43,7 +45,7 @@ async function turnOf(id: string, first: unknown[]) {
         yield { type: "finish" as const, finishReason: (messages.length === 0 ? "tool-calls" : "stop") as "stop", usage: {} };
       },
     };
-    const execution = Execution.forTurn({ flowId: turnId, model, history: () => engine.store.messages.all() });
+    const execution = Execution.forTurn({ flowId: turnId, model, history: () => conversationWindow(engine, model) });
     return runTurnLoop(createTurnHost(engine, execution), execution);
   });
 }

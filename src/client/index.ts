@@ -20,10 +20,22 @@ import type { CallStatus, Message } from "../protocol.js";
 import { type ConnectionOptions, request } from "./request.ts";
 import { type SubscribeOptions, type Subscription, subscribe } from "./subscribe.ts";
 
+/**
+ * The wire shapes the client hands back: WebSocket event frames (`{ seq, type, data }`, `seq`
+ * counting from 1 per thread), stored messages and call records, as the server defines them.
+ */
 export type { EventFrame, BuiltinEventFrame, EventPayloads, Message, CallRecord } from "../protocol.js";
+/** What `getThread` answers: the thread's metadata, `status` (`idle`, `running`, `waiting`), `messageCount`, `lastSeq`, the last turn, and its offered and unavailable tools. */
 export type { ThreadInfo } from "../thread/api.js";
+/** One entry of `listTools`: a tool's name, description, input and output JSON Schemas, effect, `endsTurn` and `needsApproval`. */
 export type { ToolListing } from "../tools/catalog.js";
+/**
+ * Where and as whom the client connects (`url`, bearer `token`, optional `fetch` and `WebSocket`),
+ * and the error every method throws: weft's error `code`, HTTP `status` and `details` for a non-2xx
+ * answer; `network_error` (status 0) or `bad_response` when no weft answer arrived.
+ */
 export { WeftClientError, type ConnectionOptions } from "./request.ts";
+/** Options and handle of `subscribe`: the live event stream that resumes from the last `seq` it saw. */
 export type { SubscribeOptions, Subscription } from "./subscribe.ts";
 
 /** What a thread RPC method answers over HTTP: the value of its `RpcResult`. */

@@ -20,6 +20,7 @@ import {
   configFailure,
 } from "./prompt.js";
 
+/** An env default of an agent or prompt: a plain string (a secret) or `{ value, type }`. */
 export type { EnvDefault } from "./prompt.js";
 
 /** A side of an agent: the prompt it runs and when it stops. */

@@ -12,8 +12,9 @@ import type { ModelStreamPart } from "../models/model.js";
 import { JsonArgumentStream } from "./partial-json.js";
 import type { StepObserver } from "./step.js";
 
-/** Default coalescing: at most one delta event per call (or for text) every 100 ms or 1 KiB. */
+/** Default coalescing window in milliseconds: at most one delta event per call (or for text) every 100 ms, unless {@link STREAM_FLUSH_BYTES} fill first. */
 export const STREAM_FLUSH_MS = 100;
+/** Default coalescing size in bytes (1 KiB of buffered delta text): reaching it flushes a delta event before {@link STREAM_FLUSH_MS} has passed. */
 export const STREAM_FLUSH_BYTES = 1024;
 
 /** What the step's events go to. */

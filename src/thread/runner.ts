@@ -25,8 +25,6 @@ import { conversationWindow } from "./history.js";
 import { fallbacksFor, modelFor } from "./model-choice.js";
 import { createTurnHost } from "./turn-host.js";
 
-export { uniqueCallIds } from "./turn-host.js";
-
 /** Runs a thread's turns. */
 export class TurnRunner {
   private running: Promise<void> | null = null;

@@ -24,7 +24,7 @@ import type { Effect } from "./types.js";
 
 /** The pipeline's host, request and outcome shapes (src/tools/host.ts). */
 export type { CallOutcome, CallRequest, DispatchHost } from "./host.js";
-export { effectKeyOf } from "./host.js";
+/** The outcome a stored call stands at (src/tools/record.ts), for callers of the pipeline. */
 export { outcomeOf } from "./record.js";
 
 

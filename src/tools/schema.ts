@@ -10,9 +10,6 @@ import { zodJsonSchema } from "./json-form.js";
 import { type SchemaIssue, SchemaRefusal, compileJsonSchema, formatPath, pointerOf } from "./json-schema/compile.js";
 import type { SchemaInput } from "./types.js";
 
-export { formatPath } from "./json-schema/compile.js";
-export type { SchemaIssue } from "./json-schema/compile.js";
-
 // Workers refuse `new Function`; Zod's JIT would probe for it on every first parse.
 z.config({ jitless: true });
 

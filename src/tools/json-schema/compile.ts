@@ -6,8 +6,8 @@
 import { type OutputUnit, type Schema as CfSchema, dereference, validate as cfValidate } from "@cfworker/json-schema";
 import { type Draft, type SchemaPath, SchemaRefusal, linkSchema, pointerOf } from "./link.js";
 
+/** The refusal a schema weft cannot honour throws, and the JSON Pointer form of a schema path (src/tools/json-schema/link.ts). */
 export { SchemaRefusal, pointerOf } from "./link.js";
-export type { Draft, SchemaPath } from "./link.js";
 
 /** `$schema` URIs of the drafts weft validates (with and without the trailing `#`). */
 const DRAFTS: Record<string, Draft> = {
