@@ -9,7 +9,7 @@
  *   npm run bench:profile -- [--target weft|bare|sdk] [--tool bench_write|bench_read] [--threads 1|100] [--seconds 5]
  * @module
  */
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { closeAll } from "./lib/http.mjs";
@@ -48,6 +48,7 @@ try {
   writeFileSync(file, JSON.stringify(profile));
   console.log(`${target} ${tool}, ${threadCount} thread(s), 16 clients: ${cps.toFixed(0)} calls/s while profiling; wrote ${path.relative(ROOT, file)}`);
   for (const line of summarize(profile)) console.log(line);
+  for (const line of byModule(profile, readFileSync(path.join(work, target, `${target}.js`), "utf8"))) console.log(line);
 } finally {
   closeAll();
   stop();
@@ -99,5 +100,44 @@ function summarize(profile) {
   const lines = [`samples: ${total} (${((idle / total) * 100).toFixed(0)}% idle or outside JavaScript: "(idle)" + "(program)")`];
   const top = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, TOP);
   for (const [key, hits] of top) lines.push(`${((hits / total) * 100).toFixed(1).padStart(5)}%  ${key}`);
+  return lines;
+}
+
+/**
+ * Lines: the share of JavaScript samples (idle left out) per source module of the bundle, found
+ * by the `// path` comment esbuild writes where each module starts; builtins without a line
+ * (`exec`, `Response`, ...) are listed by name.
+ */
+function byModule(profile, bundle) {
+  const starts = [];
+  bundle.split("\n").forEach((text, i) => {
+    const m = /^\/\/ (\S+\.(?:ts|js|mjs|cjs))$/.exec(text);
+    if (m) starts.push({ line: i, name: m[1].replace(/^(\.\.\/)+/, "").replace(/^node_modules\/\.pnpm\/[^/]+\/node_modules\//, "node_modules/") });
+  });
+  const moduleOf = (line) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    let found = "(bundle prelude)";
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (starts[mid].line <= line) {
+        found = starts[mid].name;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return found;
+  };
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const counts = new Map();
+  let busy = 0;
+  for (const id of profile.samples) {
+    const f = byId.get(id).callFrame;
+    if (f.functionName === "(idle)" || f.functionName === "(program)") continue;
+    busy++;
+    const key = f.url && f.url.endsWith(".js") && f.lineNumber >= 0 ? moduleOf(f.lineNumber) : f.url ? `${f.url.split("/").pop()} (runtime JS)` : `${f.functionName} (native)`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  const lines = [`self time by source module (${busy} samples in JavaScript, builtins and GC):`];
+  for (const [key, n] of [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, 30)) lines.push(`${((n / busy) * 100).toFixed(1).padStart(5)}%  ${key}`);
   return lines;
 }

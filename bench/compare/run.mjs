@@ -26,6 +26,7 @@ const INSPECT = args.includes("--inspect");
 const NAMES = /** @type {const} */ (["bare", "sdk", "weft"]);
 const SEQ_CALLS = 200;
 const LOAD_MS = 2000;
+const WARMUP_MS = 3000;
 
 /** Metric id -> label and which way is better. */
 const METRICS = {
@@ -66,6 +67,17 @@ for (const n of NAMES) {
   for (let i = 0; i < 100; i++) hundred.push(await targets[n].newThread(base));
   fixtures[n] = { one, hundred };
 }
+// Warm-up, not recorded: every target's JIT, caches and SQLite pages reach their steady state
+// before round 1, so round 1 -> round N measures a thread growing, not a process warming.
+const warmStart = performance.now();
+for (const n of NAMES) {
+  for (const tool of ["bench_read", "bench_write"]) {
+    await throughput(targets[n], server[n].base, tool, fixtures[n].one, WARMUP_MS);
+    await throughput(targets[n], server[n].base, tool, fixtures[n].hundred, WARMUP_MS);
+  }
+  await turns(targets[n], server[n].base, 5);
+}
+console.log(`warm-up: ${((performance.now() - warmStart) / 1000).toFixed(0)} s (${WARMUP_MS / 1000} s of 16-client calls per tool and thread set, 8 turns, per target; not recorded)`);
 if (INSPECT) {
   console.log("weft's workerd listens for the inspector on 127.0.0.1:9229; start a CPU profile, then press Enter");
   await new Promise((r) => process.stdin.once("data", r));
@@ -124,7 +136,7 @@ for (const [m, { label }] of Object.entries(METRICS)) {
   const v = (n) => medians[n][m];
   lines.push(`${label}: bare ${fmt(v("bare"))} · sdk ${fmt(v("sdk"))} · weft ${fmt(v("weft"))} · weft/bare ${(v("weft") / v("bare")).toFixed(2)} · weft/sdk ${(v("weft") / v("sdk")).toFixed(2)}`);
 }
-// The flatness check: a long-lived thread's write calls/s in the first and the last round.
+// The flatness check: a long-lived thread's write calls/s in the first and the last round (after the warm-up).
 const last = ROUNDS - 1;
 const flat = NAMES.map((n) => `${n} ${fmt(results[n].write_cps_one[0])} -> ${fmt(results[n].write_cps_one[last])} (${(results[n].write_cps_one[last] / results[n].write_cps_one[0]).toFixed(2)})`);
 // The machine's own drift moves every target alike; weft's change over bare's removes it.

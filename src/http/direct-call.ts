@@ -12,12 +12,12 @@ import type { DirectCallOutcome } from "../thread/direct.js";
 import type { WeftEnv } from "../thread/durable.js";
 import type { IdempotencyClaim } from "../thread/store/idempotency.js";
 import type { ToolCatalog } from "../tools/catalog.js";
-import { accountStub, keyedThread, newThread, threadStub, tokenThread, unwrap } from "./stubs.js";
+import { keyedThread, newThread, threadStub, tokenThread, unwrap } from "./stubs.js";
 
 const TOKEN = /^[^:]+:.+$/;
 
-/** True while the call waits for a person (an approval, or a parked outcome to settle). */
-export const waitsForPerson = (o: DirectCallOutcome) => o.status === "awaiting_approval" || o.status === "parked";
+/** True while a direct call waits for a person (an approval, or a parked outcome to settle): the route answers 202. */
+export { outcomeWaitsForPerson } from "../thread/direct.js";
 
 /** What a direct call names: the input, and at most one of a session id or a continuation token. */
 export interface DirectCallRequest {
@@ -68,25 +68,12 @@ export async function runDirectCall(
     const result = await stub.callTool(caller, call, idem);
     if (result.ok || result.error.code !== "thread_not_found") return unwrap(result);
   }
-  // No session: a scratch thread, removed when the call returns, or by its own alarm if the
-  // Worker dies first.
+  // No session: a scratch thread, made, called and removed in one round trip (or removed by its
+  // own alarm if it dies first).
   catalog.get(name); // unknown_tool before any thread is made
   const { id, stub } = idem ? keyedThread(env, caller, "call", idem.key) : newThread(env);
   const threadId = id.toString();
-  const created = await stub.create(caller, { ephemeral: true, ...(body.continuationToken ? { arguments: { continuationToken: body.continuationToken } } : {}) }, threadId);
-  // A repeat under the same key finds the scratch thread the first request made.
-  if (!idem || created.ok || created.error.code !== "thread_exists") unwrap(created);
-  let keep = false;
-  try {
-    const outcome = unwrap(await stub.callTool(caller, call, idem));
-    // A call that waits for a person keeps its scratch thread, or nobody could approve it.
-    keep = waitsForPerson(outcome);
-    if (keep) {
-      unwrap(await stub.keep(caller));
-      await accountStub(env, caller)?.addThread({ threadId, agentId: "default", createdAt: Date.now() }, Number.MAX_SAFE_INTEGER);
-    }
-    return { ...outcome, scratchWorkspace: true, ...(keep ? { sessionId: threadId } : {}) };
-  } finally {
-    if (!keep && !idem) await stub.destroy(caller);
-  }
+  const input = body.continuationToken ? { arguments: { continuationToken: body.continuationToken } } : {};
+  const { kept, ...outcome } = unwrap(await stub.scratchCall(caller, input, threadId, call, idem));
+  return { ...outcome, scratchWorkspace: true, ...(kept ? { sessionId: threadId } : {}) };
 }

@@ -7,7 +7,7 @@ import { Hono } from "hono";
 import type { Registry } from "../run/agent.js";
 import { ToolCatalog, configHash } from "../tools/catalog.js";
 import type { AuthedEnv } from "./auth.js";
-import { runDirectCall, waitsForPerson } from "./direct-call.js";
+import { outcomeWaitsForPerson, runDirectCall } from "./direct-call.js";
 import { idempotencyOf } from "./idempotency.js";
 import { describe } from "./openapi.js";
 import { DirectCallBody } from "./schemas.js";
@@ -31,7 +31,7 @@ export function toolRoutes(registry: Registry) {
     // 200 for a result; 202 when the call waits for a person (approval or a parked outcome).
     const body = c.req.valid("json");
     const answer = await runDirectCall(c.env, c.var.caller, catalog, c.req.param("name"), body, await idempotencyOf(c, body));
-    return c.json(answer, waitsForPerson(answer) ? 202 : 200);
+    return c.json(answer, outcomeWaitsForPerson(answer) ? 202 : 200);
   });
 
   return app;

@@ -58,6 +58,9 @@ export interface ThreadInfo extends ThreadMeta {
   unavailableTools: UnavailableTool[];
 }
 
+/** A scratch call's outcome; `kept` when its thread stays (the call waits for a person). */
+export type ScratchCallOutcome = DirectCallOutcome & { kept: boolean };
+
 /** A file's content as RPC carries it: text as is, binary base64-encoded. */
 export interface FileContent extends FileInfo {
   data: string;
@@ -90,8 +93,13 @@ export interface ThreadApi {
    * requests); `live` is false when no thread exists here any more.
    */
   accountEnvChanged(): Promise<{ live: boolean }>;
-  /** Keeps a scratch thread whose call waits for a person: it becomes an ordinary session. */
-  keep(caller: Caller): Promise<RpcResult<null>>;
+  /**
+   * A direct call without a session, in one round trip: creates the scratch thread `threadId`
+   * (`input` gives its arguments), runs the call, and removes the thread, unless the call waits
+   * for a person (the thread is kept as an ordinary session: `kept`) or `idem` is given (the
+   * thread keeps the key until its alarm removes it).
+   */
+  scratchCall(caller: Caller, input: CreateThreadInput, threadId: string, call: DirectCallInput, idem?: IdempotencyClaim): Promise<RpcResult<ScratchCallOutcome>>;
   stop(caller: Caller): Promise<RpcResult<{ stopped: boolean }>>;
   /** Resolves once no turn runs; for tests and graceful shutdown (reveals nothing). */
   waitIdle(): Promise<RpcResult<null>>;

@@ -33,6 +33,9 @@ export interface DirectCallOutcome {
   status: string;
 }
 
+/** True while a direct call waits for a person (an approval, or a parked outcome to settle). */
+export const outcomeWaitsForPerson = (o: Pick<DirectCallOutcome, "status">) => o.status === "awaiting_approval" || o.status === "parked";
+
 /**
  * Runs a direct call. A busy thread runs reads alongside the turn and refuses the rest.
  * @throws WeftError `unknown_tool` (404), `invalid_tool_input` (400), `session_busy` (409).

@@ -1,197 +1,54 @@
 /**
  * The Thread Durable Object: one per conversation thread, on SQLite storage. It only delegates:
- * storage to `ThreadStore`, behaviour to `ThreadEngine`, sockets to the Hibernation API. It
- * implements `ThreadApi`, the one RPC surface the Worker uses; every answer is checked against the
- * caller (guard.ts) and cleaned of secrets (redact.ts) before it leaves.
+ * storage to `ThreadStore`, behaviour to `ThreadEngine`, its lifecycle (restore, watchdog alarm,
+ * WebSockets) to `ThreadObject` (core.ts). It implements `ThreadApi`, the one RPC surface the
+ * Worker uses; every answer is checked against the caller (guard.ts) and cleaned of secrets
+ * (redact.ts) before it leaves.
  * @module
  */
-import { DurableObject } from "cloudflare:workers";
-import { ERROR_CODES, WeftError } from "../errors.js";
-import type { CallRecord, EventFrame } from "../protocol.js";
+import { WeftError } from "../errors.js";
+import type { CallRecord } from "../protocol.js";
 import { normalizeScript } from "../models/scripted.js";
 import type { Registry } from "../run/agent.js";
-import { prepareThread } from "./create.js";
 import type { GetMessagesOptions } from "../tools/thread-state.js";
-import { directCall, type DirectCallInput } from "./direct.js";
-import { type CrashHook, ThreadEngine } from "./engine.js";
-import { Fanout } from "./fanout.js";
-import { GroupCommit } from "./group-commit.js";
-import { checkModel, checkScriptable } from "./model-choice.js";
-import { TurnRunner } from "./runner.js";
-import { WATCHDOG_MS, settingOf } from "../config.js";
 import type { Settlement } from "../tools/decide.js";
 import { checkTimeArgNames } from "../tools/time-args.js";
 import { unavailableTools } from "../tools/catalog.js";
-import { modelTools } from "./turn-host.js";
+import { accountOf } from "./account.js";
 import type { ChildAnswer } from "./agent-tool.js";
-import type { Caller, CreateThreadInput, ThreadApi, ThreadInfo } from "./api.js";
-import { CALLER_HEADER } from "./api.js";
-import { SCRATCH_TTL_MS, ThreadSecrets, UserEnv, callerFromHeader, checkAccess, thrownError } from "./guard.js";
-import { redactLogs } from "./redact.js";
+import type { Caller, CreateThreadInput, ScratchCallOutcome, ThreadApi, ThreadInfo } from "./api.js";
+import { ThreadObject, type WeftEnv } from "./core.js";
+import { prepareThread } from "./create.js";
+import { type DirectCallInput, directCall, outcomeWaitsForPerson } from "./direct.js";
+import { SCRATCH_TTL_MS, checkAccess } from "./guard.js";
+import { checkModel, checkScriptable } from "./model-choice.js";
 import { type RpcResult, rpc } from "./rpc.js";
 import { envSources } from "./state.js";
-import { checkRequiredVariables, reachableTools } from "./variables.js";
-import { isInitialized, migrate } from "./store/migrations.js";
-import { ThreadStore } from "./store/index.js";
-import type { ThreadMeta } from "./store/meta.js";
 import type { IdempotencyClaim } from "./store/idempotency.js";
-import { onSocketMessage, replayAndAccept } from "./sockets.js";
+import { migrate } from "./store/migrations.js";
+import type { ThreadMeta } from "./store/meta.js";
+import { modelTools } from "./turn-host.js";
+import { checkRequiredVariables, reachableTools } from "./variables.js";
 
 /** The body of a thread create and what reading a thread answers, as the Durable Object's RPC methods take and give them. */
 export type { CreateThreadInput, ThreadInfo } from "./api.js";
-
-/** The bindings weft expects on the Worker: `THREAD`, `ACCOUNT`, plus any vars and secrets. */
-export interface WeftEnv {
-  THREAD: DurableObjectNamespace;
-  /** The UserAccount namespace; without it there are no per-user env values or thread lists. */
-  ACCOUNT?: DurableObjectNamespace;
-  [name: string]: unknown;
-}
+/** The bindings weft expects on the Worker (core.ts). */
+export type { WeftEnv } from "./core.js";
 
 /** Builds the Durable Object class for a registry (the class must be a module export). */
 export function createThreadClass(registry: Registry) {
-  return class Thread extends DurableObject<WeftEnv> implements ThreadApi {
-    private readonly store: ThreadStore;
-    private engine: ThreadEngine | null = null;
-    private runner: TurnRunner | null = null;
-    private readonly userEnv: UserEnv;
-    private readonly secrets: ThreadSecrets;
-    private readonly commits: GroupCommit;
-    private readonly fanout: Fanout;
-
+  return class Thread extends ThreadObject implements ThreadApi {
     constructor(ctx: DurableObjectState, env: WeftEnv) {
-      super(ctx, env);
-      this.store = new ThreadStore(ctx.storage);
-      this.commits = new GroupCommit(() => ctx.storage.sync());
-      this.fanout = new Fanout(() => ctx.getWebSockets());
-      // A value a tool sets is a secret from that moment, in logs too.
-      this.store.env.onChange = () => void this.secrets.redactor();
-      this.userEnv = new UserEnv(() => this.env.ACCOUNT, () => this.engine?.meta.userId, () => ctx.id.toString());
-      this.secrets = new ThreadSecrets(this.store, env, this.userEnv, () =>
-        this.engine ? [this.engine.agent.env, ...Object.values(registry.prompts ?? {}).map((p) => p.env)] : null,
-      );
-      redactLogs(this.secrets);
-      void ctx.blockConcurrencyWhile(async () => {
-        if (!isInitialized(ctx.storage.sql)) return;
-        migrate(ctx.storage);
-        const meta = this.store.meta.read();
-        if (!meta) return;
-        this.attach(this.newEngine(meta));
-        await this.refreshSecrets();
-        // Work a crash left behind is finished by the alarm, even if no client ever calls again.
-        if (this.hasUnfinishedWork() && (await ctx.storage.getAlarm()) === null) await ctx.storage.setAlarm(Date.now() + 10);
-      }).then(() => {
-        // A turn the restart cut goes on now, whatever woke us. Left to the alarm alone it could
-        // wait for the runtime's retry backoff (2 s, 4 s, ... then dropped) when the restart also
-        // cut the alarm handler that was resuming it before that handler re-armed.
-        // A failure here (this instance aborted again meanwhile) is left to the alarm armed above.
-        if (this.runner && this.store.turns.latestStatus() === "running") this.runner.resume().catch(() => undefined);
-      });
-    }
-
-    /** Reloads the owner's env and rebuilds the redactor, so even console output is covered. */
-    private async refreshSecrets(): Promise<void> {
-      await this.userEnv.refresh();
-      this.secrets.redactor();
-    }
-
-    private attach(engine: ThreadEngine): void {
-      this.engine = engine;
-      engine.crashHook = this.crashHook();
-      this.runner = new TurnRunner(engine, (delayMs) => void this.ctx.storage.setAlarm(Date.now() + delayMs), this.watchdogMs());
-    }
-
-    /** `WEFT_WATCHDOG_MS` (a positive integer of milliseconds), else {@link WATCHDOG_MS}. */
-    private watchdogMs(): number {
-      const configured = Number(settingOf(this.env, "WEFT_WATCHDOG_MS"));
-      return Number.isInteger(configured) && configured > 0 ? configured : WATCHDOG_MS;
-    }
-
-    /** Makes sure an alarm will fire: work a crash cuts is then finished with no client request. */
-    private async armWatchdog(): Promise<void> {
-      const at = await this.ctx.storage.getAlarm();
-      const soon = Date.now() + this.watchdogMs();
-      if (at === null || at > soon) await this.ctx.storage.setAlarm(soon);
-    }
-
-    /** Test seam of the crash matrix: a subclass returns a hook called at each crash point. */
-    protected crashHook(): CrashHook | null {
-      return null;
-    }
-
-    private hasUnfinishedWork(): boolean {
-      const turn = this.store.turns.latest();
-      return turn?.status === "running" || this.store.calls.unfinished().length > 0 || this.store.calls.queued().length > 0 || this.store.turns.inboxSize() > 0;
-    }
-
-    private newEngine(meta: ThreadMeta): ThreadEngine {
-      return new ThreadEngine(
-        {
-          store: this.store,
-          registry,
-          workerEnv: this.env,
-          userEnv: this.userEnv,
-          redact: (value) => this.secrets.redactor().value(value),
-          redactEvent: (type, data) => this.secrets.event(type, data),
-          broadcast: (frame: EventFrame) => this.broadcast(frame),
-          wakeSoon: () => void this.ctx.storage.setAlarm(Date.now() + 50),
-          flush: () => this.commits.flush(),
-        },
-        meta,
-      );
-    }
-
-    /** The engine, when `caller` may reach this thread for `access`. */
-    private guard(caller: Caller, access: "read" | "write"): ThreadEngine {
-      if (!this.engine) throw new WeftError("thread_not_found", "no such thread");
-      checkAccess(this.engine.meta.userId, caller, access);
-      return this.engine;
-    }
-
-    /** Runs an RPC method; its answer (value or error) leaves without any secret. */
-    private async answer<T>(fn: () => T | Promise<T>): Promise<RpcResult<T>> {
-      const result = await rpc(fn);
-      // The redactor is taken after the work: it may have read new account values or set a secret.
-      return this.secrets.redactor().value(result);
-    }
-
-    /** Like `answer`, for work that may read the owner's env: reloads it first. */
-    private async work<T>(caller: Caller, fn: (engine: ThreadEngine, runner: TurnRunner) => T | Promise<T>): Promise<RpcResult<T>> {
-      return this.answer(async () => {
-        const engine = this.guard(caller, "write");
-        await this.refreshSecrets();
-        return fn(engine, this.runner!);
-      });
-    }
-
-    /**
-     * Runs `act` once per Idempotency-Key: a repeat gets the first answer. Answers and final
-     * errors are kept; a retryable error frees the key, so the retry acts.
-     */
-    private async once<T>(caller: Caller, idem: IdempotencyClaim | undefined, act: (cut: boolean) => Promise<RpcResult<T>>, creating = false): Promise<RpcResult<T>> {
-      // Without a thread there is nothing to keep a key in (only a create makes one).
-      if (!idem || (!this.engine && !creating)) return act(false);
-      const claimed = await this.answer(() => {
-        if (!this.engine) migrate(this.ctx.storage);
-        else checkAccess(this.engine.meta.userId, caller, "write");
-        return this.store.idempotency.claim<RpcResult<T>>(caller.userId, idem);
-      });
-      if (!claimed.ok) return claimed;
-      if (claimed.value.state === "answered") return claimed.value.answer;
-      const result = await act(claimed.value.cut);
-      if (result.ok || !ERROR_CODES[result.error.code].retryable) this.store.idempotency.answer(caller.userId, idem, result);
-      else this.store.idempotency.release(caller.userId, idem);
-      return result;
-    }
-
-    private broadcast(frame: EventFrame): void {
-      this.fanout.send(frame);
+      super(ctx, env, registry);
     }
 
     async create(caller: Caller, input: CreateThreadInput, threadId: string, idem?: IdempotencyClaim): Promise<RpcResult<ThreadMeta>> {
       const created = await this.once(caller, idem, (cut) => this.createOnce(caller, input, threadId, cut), true);
       // A failed create leaves no thread behind, not even its key: the retry fails the same way.
-      if (idem && !created.ok && !this.engine) await this.ctx.storage.deleteAll();
+      if (idem && !created.ok && !this.engine) {
+        await this.ctx.storage.deleteAll();
+        this.store.forget();
+      }
       return created;
     }
 
@@ -224,7 +81,7 @@ export function createThreadClass(registry: Registry) {
         this.attach(engine);
         await this.refreshSecrets();
         // A scratch thread removes itself even if the Worker dies before it calls destroy().
-        if (meta.ephemeral) await this.ctx.storage.setAlarm(meta.createdAt + SCRATCH_TTL_MS);
+        if (meta.ephemeral) await this.alarmClock.set(meta.createdAt + SCRATCH_TTL_MS);
         engine.emit("thread_created", { threadId, agentId: meta.agentId });
         const unavailable = unavailableTools(engine.catalog);
         if (unavailable.length > 0) engine.emit("tools_unavailable", { tools: unavailable });
@@ -327,17 +184,6 @@ export function createThreadClass(registry: Registry) {
       return { live: this.engine !== null };
     }
 
-    async keep(caller: Caller): Promise<RpcResult<null>> {
-      return this.answer(() => {
-        const engine = this.guard(caller, "write");
-        if (engine.meta.ephemeral) {
-          engine.meta.ephemeral = false;
-          this.store.meta.write(engine.meta);
-        }
-        return null;
-      });
-    }
-
     async stop(caller: Caller) {
       return this.answer(() => (this.guard(caller, "write"), { stopped: this.runner!.stop() }));
     }
@@ -385,60 +231,26 @@ export function createThreadClass(registry: Registry) {
       });
     }
 
-    private async removeAll(): Promise<void> {
-      await this.runner?.idle();
-      this.engine = null;
-      this.runner = null;
-      this.store.env.version++;
-      await this.ctx.storage.deleteAlarm();
-      await this.ctx.storage.deleteAll();
-    }
-
-    /** The watchdog: resumes a turn cut by a restart, recovers calls, drains the queue; ends scratch threads. */
-    override async alarm(): Promise<void> {
-      if (!this.runner) return;
-      if (this.runner.active) {
-        this.ctx.storage.setAlarm(Date.now() + this.watchdogMs());
-        return;
-      }
-      const meta = this.engine!.meta;
-      if (meta.ephemeral && Date.now() >= meta.createdAt + SCRATCH_TTL_MS && !this.runner.busy) {
-        await this.removeAll();
-        return;
-      }
-      // Armed before recovering: if recovery itself is cut by a crash, the next alarm tries again.
-      await this.ctx.storage.setAlarm(Date.now() + this.watchdogMs());
-      await this.refreshSecrets();
-      await this.runner.resume();
-      if (!this.runner.active && !this.hasUnfinishedWork()) {
-        if (meta.ephemeral) await this.ctx.storage.setAlarm(meta.createdAt + SCRATCH_TTL_MS);
-        else await this.ctx.storage.deleteAlarm();
-      }
-    }
-
-    override async fetch(request: Request): Promise<Response> {
-      const url = new URL(request.url);
-      if (!url.pathname.endsWith("/ws")) return Response.json(new WeftError("not_found", `no route ${url.pathname}`).toBody(), { status: 404 });
-      // Checked before accepting: a refused upgrade is a plain 401/404, never a socket that closes.
-      const caller = callerFromHeader(request.headers.get(CALLER_HEADER));
-      const refused = !caller
-        ? new WeftError("unauthenticated", "no verified caller")
-        : thrownError(() => this.guard(caller, "read"));
-      if (refused) return Response.json(refused.toBody(), { status: refused.status });
-      this.fanout.flush();
-      return replayAndAccept(this.ctx, this.store, request);
-    }
-
-    override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
-      onSocketMessage(ws, message, this.env);
-    }
-
-    override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
-      try {
-        ws.close(code === 1005 || code === 1006 ? 1000 : code, "closing");
-      } catch {
-        // Already closed.
-      }
+    /**
+     * A direct call without a session, in one round trip: makes a scratch thread here, runs the
+     * call, and removes the thread again, unless the call waits for a person (then the thread is
+     * kept and listed in the caller's account) or `idem` is given (the thread keeps the key until
+     * its own alarm removes it). A repeat under the same key finds this thread and its answer.
+     */
+    async scratchCall(caller: Caller, input: CreateThreadInput, threadId: string, call: DirectCallInput, idem?: IdempotencyClaim): Promise<RpcResult<ScratchCallOutcome>> {
+      const created = await this.create(caller, { ...input, ephemeral: true }, threadId);
+      if (!created.ok && !(idem && created.error.code === "thread_exists")) return created;
+      const result = await this.callTool(caller, call, idem);
+      // A call that waits for a person keeps its scratch thread, or nobody could approve it.
+      const kept = result.ok && outcomeWaitsForPerson(result.value);
+      if (kept) {
+        // It becomes an ordinary session, listed with the caller's threads.
+        const engine = this.guard(caller, "write");
+        engine.meta.ephemeral = false;
+        this.store.meta.write(engine.meta);
+        if (this.env.ACCOUNT) await accountOf(this.env.ACCOUNT, caller.userId).addThread({ threadId, agentId: engine.meta.agentId, createdAt: Date.now() }, Number.MAX_SAFE_INTEGER);
+      } else if (!idem && this.engine) await this.removeAll();
+      return result.ok ? { ok: true, value: { ...result.value, kept } } : result;
     }
   };
 }

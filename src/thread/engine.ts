@@ -309,8 +309,9 @@ export class ThreadEngine implements StateHost {
     const outcome = await this.dispatchOne(execution, request);
     const drained = await this.drainQueue(execution);
     const seen = new Set(drained.map((o) => o.callId));
-    const host = createDispatchHost(this, execution);
     const earlier = this.store.calls.queuedBy(request.callId).filter((c) => !seen.has(c.callId) && c.status !== "queued");
+    if (earlier.length === 0) return { outcome, queued: drained };
+    const host = createDispatchHost(this, execution);
     return { outcome, queued: [...drained, ...earlier.map((c) => outcomeOf(host, c))] };
   }
 

@@ -10,12 +10,21 @@ import type { EventFrame } from "../protocol.js";
 /** Queues frames and sends them to every socket once the current synchronous work is done. */
 export class Fanout {
   private queue: string[] = [];
+  /** The sockets of the burst being queued, read at its first frame; null between bursts. */
+  private targets: WebSocket[] | null = null;
 
   constructor(private readonly sockets: () => WebSocket[]) {}
 
-  /** Queues one frame; the first of a burst schedules the send. */
+  /**
+   * Queues one frame; the first of a burst reads the socket list and schedules the send. With no
+   * socket open the frame is not even serialized: a client that connects later replays the log.
+   */
   send(frame: EventFrame): void {
-    if (this.queue.push(JSON.stringify(frame)) === 1) queueMicrotask(() => this.flush());
+    if (this.targets === null) {
+      this.targets = this.sockets();
+      queueMicrotask(() => this.flush());
+    }
+    if (this.targets.length > 0) this.queue.push(JSON.stringify(frame));
   }
 
   /**
@@ -23,10 +32,12 @@ export class Fanout {
    * the stored log, so no queued frame may be left to reach it a second time.
    */
   flush(): void {
-    if (this.queue.length === 0) return;
+    const sockets = this.targets;
+    this.targets = null;
+    if (this.queue.length === 0 || sockets === null) return;
     const frames = this.queue;
     this.queue = [];
-    for (const ws of this.sockets()) {
+    for (const ws of sockets) {
       try {
         for (const text of frames) ws.send(text);
       } catch {

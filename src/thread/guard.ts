@@ -116,7 +116,10 @@ const NO_SECRETS = new Redactor([]);
  */
 export class ThreadSecrets {
   private cached: Redactor | null = null;
-  private key = "";
+  /** What the cached redactor was built for: the two env versions and whether the thread existed. */
+  private keyUser = -1;
+  private keyOwn = -1;
+  private keyReady = false;
 
   constructor(
     private readonly store: ThreadStore,
@@ -124,6 +127,8 @@ export class ThreadSecrets {
     private readonly userEnv: UserEnv,
     /** Env defaults of the agent and the prompts it may run; null before the thread exists. */
     private readonly defaults: () => Array<Readonly<Record<string, EnvDefault>> | undefined> | null,
+    /** Whether the thread exists (`defaults` would not answer null); cheap, asked on every use. */
+    private readonly ready: () => boolean,
   ) {}
 
   private readonly streams = new Map<string, StreamRedactor>();
@@ -163,12 +168,13 @@ export class ThreadSecrets {
   }
 
   redactor(): Redactor {
+    // The thread's own rows change only through EnvStore.set, which bumps its version: no query
+    // (and no allocation) on the hot path when nothing changed.
+    const userVersion = this.userEnv.version;
+    const ownVersion = this.store.env.version;
+    if (this.cached && userVersion === this.keyUser && ownVersion === this.keyOwn && this.ready() === this.keyReady) return this.cached;
     // Before the thread exists there is no env table (nor agent) yet.
     const defaults = this.defaults();
-    // The thread's own rows change only through EnvStore.set, which bumps its version: no query
-    // on the hot path when nothing changed.
-    const key = `${this.userEnv.version}|${defaults ? "a" : ""}|${this.store.env.version}`;
-    if (this.cached && key === this.key) return this.cached;
     const own = defaults ? this.store.env.all() : [];
     const fromAgent: Secret[] = [];
     for (const level of defaults ?? []) {
@@ -178,7 +184,9 @@ export class ThreadSecrets {
       }
     }
     this.cached = new Redactor([...secretsOf(own), ...fromAgent, ...secretsOf(this.userEnv.entries()), ...workerSecrets(this.workerEnv)]);
-    this.key = key;
+    this.keyUser = userVersion;
+    this.keyOwn = ownVersion;
+    this.keyReady = defaults !== null;
     return this.cached;
   }
 }

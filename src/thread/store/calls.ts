@@ -101,7 +101,21 @@ export interface FinishDetails {
 
 /** Reads and writes call rows. */
 export class CallStore {
+  /**
+   * False only when no row can be queued: the last look found none and no queued row was
+   * inserted since (only `insert` makes a queued row). Spares every call the queue query.
+   */
+  private maybeQueued = true;
+  /** Whether any call was queued by another (`queueTool`); undefined until first asked. */
+  private queueChildren: boolean | undefined = undefined;
+
   constructor(private readonly sql: SqlStorage) {}
+
+  /** Forgets what is kept in memory (a transaction that wrote it was rolled back). */
+  forget(): void {
+    this.maybeQueued = true;
+    this.queueChildren = undefined;
+  }
 
   get(callId: string): StoredCall | undefined {
     const row = this.sql.exec<CallRow>("SELECT * FROM calls WHERE call_id = ?", callId).toArray()[0];
@@ -110,6 +124,8 @@ export class CallStore {
 
   /** Inserts a row; `ord` orders the queue and listings. */
   insert(call: NewCall, now = Date.now()): void {
+    if (call.status === "queued") this.maybeQueued = true;
+    if (call.source === "queue" && call.parentCallId !== undefined) this.queueChildren = true;
     this.sql.exec(
       `INSERT INTO calls (call_id, ord, tool_name, source, status, args_text, input, attempts, effect_key, turn_id, parent_call_id, created_at, started_at)
        VALUES (?, COALESCE((SELECT ord FROM calls ORDER BY ord DESC LIMIT 1), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -197,11 +213,16 @@ export class CallStore {
 
   /** Queued calls in queue order. */
   queued(): StoredCall[] {
-    return this.sql.exec<CallRow>("SELECT * FROM calls WHERE status = 'queued' ORDER BY ord").toArray().map(toRecord);
+    if (!this.maybeQueued) return [];
+    const rows = this.sql.exec<CallRow>("SELECT * FROM calls WHERE status = 'queued' ORDER BY ord").toArray();
+    if (rows.length === 0) this.maybeQueued = false;
+    return rows.map(toRecord);
   }
 
   /** Calls a call queued (`queueTool`), then the calls those queued, each level in queue order. */
   queuedBy(parentCallId: string): StoredCall[] {
+    this.queueChildren ??= this.sql.exec("SELECT 1 FROM calls WHERE parent_call_id IS NOT NULL AND source = 'queue' LIMIT 1").toArray().length > 0;
+    if (!this.queueChildren) return [];
     const out: StoredCall[] = [];
     for (let parents = [parentCallId]; parents.length > 0; ) {
       const next = parents.flatMap((id) => this.sql.exec<CallRow>("SELECT * FROM calls WHERE parent_call_id = ? AND source = 'queue' ORDER BY ord", id).toArray().map(toRecord));

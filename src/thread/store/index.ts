@@ -45,6 +45,18 @@ export class ThreadStore {
 
   /** Runs `fn` as one SQLite transaction: all of its writes land, or none. */
   atomically<T>(fn: () => T): T {
-    return this.storage.transactionSync(fn);
+    try {
+      return this.storage.transactionSync(fn);
+    } catch (e) {
+      // Rolled back: what the stores keep in memory may describe rows that are gone.
+      this.forget();
+      throw e;
+    }
+  }
+
+  /** Drops what the stores keep in memory about their rows; call after rows change behind them (`deleteAll`). */
+  forget(): void {
+    this.calls.forget();
+    this.turns.forget();
   }
 }

@@ -44,9 +44,21 @@ export interface PendingMessage {
 
 /** Turn rows and inbox rows. */
 export class TurnStore {
+  /**
+   * The newest turn's status as last read or written here (null: no turn yet; undefined: not
+   * known), so the per-call busy check reads no row. Only this class writes `turns`.
+   */
+  private newest: TurnStatus | null | undefined = undefined;
+
   constructor(private readonly sql: SqlStorage) {}
 
+  /** Forgets what is kept in memory (a transaction that wrote it was rolled back). */
+  forget(): void {
+    this.newest = undefined;
+  }
+
   begin(turnId: string, now = Date.now()): void {
+    this.newest = undefined;
     this.sql.exec(
       "INSERT INTO turns (turn_id, ord, status, started_at) VALUES (?, COALESCE((SELECT ord FROM turns ORDER BY ord DESC LIMIT 1), 0) + 1, 'running', ?)",
       turnId,
@@ -56,6 +68,7 @@ export class TurnStore {
 
   /** Marks a turn waiting for a person (approval or a parked call) or running again. */
   setStatus(turnId: string, status: "running" | "waiting"): void {
+    this.newest = undefined;
     this.sql.exec("UPDATE turns SET status = ? WHERE turn_id = ?", status, turnId);
   }
 
@@ -110,6 +123,7 @@ export class TurnStore {
   }
 
   end(turnId: string, status: Exclude<TurnStatus, "running" | "waiting">, error?: string, errorCode?: TurnErrorCode): void {
+    this.newest = undefined;
     this.sql.exec(
       "UPDATE turns SET status = ?, finished_at = ?, error = ?, error_code = ? WHERE turn_id = ?",
       status,
@@ -127,7 +141,10 @@ export class TurnStore {
 
   /** The newest turn's status (one column of one row), if any. */
   latestStatus(): TurnStatus | undefined {
-    return this.sql.exec<{ status: string }>("SELECT status FROM turns ORDER BY ord DESC LIMIT 1").toArray()[0]?.status as TurnStatus | undefined;
+    if (this.newest === undefined) {
+      this.newest = (this.sql.exec<{ status: string }>("SELECT status FROM turns ORDER BY ord DESC LIMIT 1").toArray()[0]?.status as TurnStatus | undefined) ?? null;
+    }
+    return this.newest ?? undefined;
   }
 
   /** The newest turn, if any. */

@@ -1,0 +1,146 @@
+#!/usr/bin/env node
+// @ts-check
+/**
+ * A quick side-by-side for iterating on the hot path (not the report of record: that is
+ * `npm run bench:compare`): bare and weft (and with `--base DIR` weft as built from another
+ * checkout, such as `git archive main`, with node_modules linked) built and served once, then
+ * rotating rounds of sequential p50 and 16-client calls/s for the read and write tools on one
+ * thread, with workerd's CPU time per call (user + system, from /proc): steady on a loaded
+ * machine where latency is not.
+ *
+ *   node bench/compare/quick.mjs [--rounds 3] [--base DIR] [--timeline bench_read]
+ *
+ * `--timeline TOOL` also takes a CPU profile of weft during sequential calls and splits each
+ * call's wall time into JavaScript by where it ran and time with no JavaScript running.
+ * @module
+ */
+import { readFileSync, rmSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { closeAll } from "./lib/http.mjs";
+import { median, sequential, throughput } from "./lib/measure.mjs";
+import { freePort, startAll } from "./lib/serve.mjs";
+import { targets } from "./lib/targets.mjs";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const args = process.argv.slice(2);
+const opt = (name, fallback) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : fallback);
+const ROUNDS = Number(opt("rounds", "3"));
+const TIMELINE = opt("timeline", "");
+const BASE = opt("base", "");
+const NAMES = BASE ? ["bare", "base", "weft"] : ["bare", "weft"];
+targets.base = targets.weft;
+const inspectorPort = await freePort();
+const main = await startAll(
+  ROOT,
+  await Promise.all(["bare", "weft"].map(async (n) => ({ ...targets[n].spec, port: await freePort(), ...(n === "weft" && TIMELINE ? { inspectorPort } : {}) }))),
+);
+const other = BASE ? await startAll(BASE, [{ ...targets.weft.spec, port: await freePort() }]) : null;
+const servers = [...main.servers, ...(other ? other.servers.map((s) => ({ ...s, spec: { ...s.spec, name: "base" } })) : [])];
+const stop = () => (main.stop(), other?.stop());
+const work = main.work;
+const base = Object.fromEntries(servers.map((s) => [s.spec.name, s.base]));
+const one = {};
+for (const n of NAMES) one[n] = [await targets[n].newThread(base[n])];
+const res = {};
+const put = (n, m, v) => ((res[n] ??= {})[m] ??= []).push(v);
+try {
+  for (const n of NAMES) for (const tool of ["bench_read", "bench_write"]) await throughput(targets[n], base[n], tool, one[n], 1000);
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const tool of ["bench_read", "bench_write"]) {
+      for (let k = 0; k < NAMES.length; k++) {
+        const n = NAMES[(k + r) % NAMES.length];
+        put(n, `${tool} p50`, (await sequential(targets[n], base[n], tool, one[n], 200)).p50);
+        const pid = servers.find((x) => x.spec.name === n).child.pid;
+        const cpu0 = cpuMs(pid);
+        const cps = await throughput(targets[n], base[n], tool, one[n], 2000);
+        const cpu1 = cpuMs(pid);
+        put(n, `${tool} cps`, cps);
+        put(n, `${tool} workerd CPU us/call`, ((cpu1.total - cpu0.total) * 1000) / (cps * 2));
+        put(n, `${tool} workerd system CPU us/call`, ((cpu1.sys - cpu0.sys) * 1000) / (cps * 2));
+      }
+    }
+  }
+  for (const m of Object.keys(res.weft)) {
+    const b = median(res.bare[m]);
+    const line = NAMES.slice(1).map((n) => `${n} ${median(res[n][m]).toFixed(2)} (${(median(res[n][m]) / b).toFixed(2)}x)`).join(" · ");
+    console.log(`${m}: bare ${b.toFixed(2)} · ${line}  (weft rounds ${res.weft[m].map((v) => v.toFixed(2)).join(" ")})`);
+  }
+  if (TIMELINE) await timeline(TIMELINE);
+} finally {
+  closeAll();
+  stop();
+  rmSync(work, { recursive: true, force: true });
+}
+
+/** CPU time (user + system) a process has used, in ms (Linux /proc; 10 ms ticks). */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return { total: ((Number(fields[11]) + Number(fields[12])) * 1000) / 100, sys: (Number(fields[12]) * 1000) / 100 };
+}
+
+/** Profiles weft over sequential calls; prints ms per call by category. */
+async function timeline(tool) {
+  const list = /** @type {Array<{ webSocketDebuggerUrl: string }>} */ (await (await fetch(`http://127.0.0.1:${inspectorPort}/json/list`)).json());
+  const cdp = await devtools(list[0].webSocketDebuggerUrl);
+  await cdp.send("Profiler.enable");
+  await cdp.send("Profiler.setSamplingInterval", { interval: 50 });
+  await cdp.send("Profiler.start");
+  const calls = 400;
+  const t0 = performance.now();
+  const s = await sequential(targets.weft, base.weft, tool, one.weft, calls, 0);
+  const wall = performance.now() - t0;
+  const { profile } = await cdp.send("Profiler.stop");
+  cdp.close();
+  const parent = new Map();
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const category = new Map();
+  const classify = (id) => {
+    if (category.has(id)) return category.get(id);
+    const names = [];
+    for (let at = id; at !== undefined; at = parent.get(at)) names.push(byId.get(at).callFrame.functionName);
+    const own = names[0];
+    let c = "other JS";
+    if (own === "(idle)") c = "idle (no JS: I/O, storage, RPC transport)";
+    else if (own === "(program)") c = "(program) native outside JS";
+    else if (own === "(garbage collector)") c = "GC";
+    else if (names.includes("callTool")) c = "Durable Object JS (callTool)";
+    else if (names.includes("fetch") || names.includes("dispatch")) c = "Worker JS (fetch)";
+    category.set(id, c);
+    return c;
+  };
+  const ms = new Map();
+  for (let i = 0; i < profile.samples.length; i++) {
+    const c = classify(profile.samples[i]);
+    ms.set(c, (ms.get(c) ?? 0) + (profile.timeDeltas[i + 1] ?? 0) / 1000);
+  }
+  console.log(`timeline ${tool}: ${calls} sequential calls, p50 ${s.p50.toFixed(3)} ms, wall ${(wall / calls).toFixed(3)} ms per call`);
+  for (const [c, v] of [...ms.entries()].sort((a, b) => b[1] - a[1])) console.log(`  ${(v / calls).toFixed(3)} ms/call  ${c}`);
+}
+
+function devtools(url) {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url);
+    let id = 0;
+    const waiting = new Map();
+    ws.onmessage = (e) => {
+      const msg = JSON.parse(String(e.data));
+      const w = waiting.get(msg.id);
+      if (!w) return;
+      waiting.delete(msg.id);
+      if (msg.error) w.reject(new Error(JSON.stringify(msg.error)));
+      else w.resolve(msg.result);
+    };
+    ws.onerror = () => reject(new Error(`inspector ${url} failed`));
+    ws.onopen = () =>
+      resolve({
+        send: (method, params = {}) =>
+          new Promise((res, rej) => {
+            waiting.set(++id, { resolve: res, reject: rej });
+            ws.send(JSON.stringify({ id, method, params }));
+          }),
+        close: () => ws.close(),
+      });
+  });
+}

@@ -1,0 +1,48 @@
+/**
+ * The thread's one Durable Object alarm, with the time it is set for kept in memory: every call
+ * makes sure an alarm will fire (the watchdog that finishes work a crash cut), and with the time
+ * known that costs no storage read. Every set, delete and firing of the alarm goes through here,
+ * so the kept time is the stored one.
+ * @module
+ */
+
+/** The alarm of one Durable Object instance. */
+export class ThreadAlarm {
+  /** Epoch ms the alarm is set for; null when none; undefined until read (a new instance). */
+  private at: number | null | undefined = undefined;
+
+  constructor(private readonly storage: DurableObjectStorage) {}
+
+  /** Sets the alarm for `at` (epoch ms), replacing any other time. */
+  set(at: number): Promise<void> {
+    this.at = at;
+    return this.storage.setAlarm(at);
+  }
+
+  /** Removes the alarm. */
+  delete(): Promise<void> {
+    this.at = null;
+    return this.storage.deleteAlarm();
+  }
+
+  /**
+   * The runtime started `alarm()`: the alarm it fired is gone. (An alarm set in the moment between
+   * its firing and this call is forgotten here too; the next `ensureBy` then sets it again, which
+   * is one write too many, never a missing alarm.)
+   */
+  fired(): void {
+    this.at = null;
+  }
+
+  /** Whether an alarm is set; reads storage only the first time. */
+  async isSet(): Promise<boolean> {
+    if (this.at === undefined) this.at = await this.storage.getAlarm();
+    return this.at !== null;
+  }
+
+  /** Makes sure the alarm fires at `by` (epoch ms) at the latest; an earlier alarm stays. */
+  async ensureBy(by: number): Promise<void> {
+    if (this.at === undefined) this.at = await this.storage.getAlarm();
+    if (this.at === null || this.at > by) await this.set(by);
+  }
+}

@@ -1,0 +1,238 @@
+/**
+ * The Thread Durable Object's lifecycle, under its RPC surface (durable.ts): restoring the thread
+ * when the object starts, the watchdog alarm that finishes work a crash cut, removal, WebSockets,
+ * and the helpers every RPC answer goes through (access check, secrets, Idempotency-Key).
+ * @module
+ */
+import { DurableObject } from "cloudflare:workers";
+import { ERROR_CODES, WeftError } from "../errors.js";
+import type { EventFrame } from "../protocol.js";
+import type { Registry } from "../run/agent.js";
+import { WATCHDOG_MS, settingOf } from "../config.js";
+import { ThreadAlarm } from "./alarm.js";
+import type { Caller } from "./api.js";
+import { CALLER_HEADER } from "./api.js";
+import { type CrashHook, ThreadEngine } from "./engine.js";
+import { Fanout } from "./fanout.js";
+import { GroupCommit } from "./group-commit.js";
+import { SCRATCH_TTL_MS, ThreadSecrets, UserEnv, callerFromHeader, checkAccess, thrownError } from "./guard.js";
+import { redactLogs } from "./redact.js";
+import { type RpcResult, rpc } from "./rpc.js";
+import { TurnRunner } from "./runner.js";
+import { onSocketMessage, replayAndAccept } from "./sockets.js";
+import { isInitialized, migrate } from "./store/migrations.js";
+import { ThreadStore } from "./store/index.js";
+import type { ThreadMeta } from "./store/meta.js";
+import type { IdempotencyClaim } from "./store/idempotency.js";
+
+/** The bindings weft expects on the Worker: `THREAD`, `ACCOUNT`, plus any vars and secrets. */
+export interface WeftEnv {
+  THREAD: DurableObjectNamespace;
+  /** The UserAccount namespace; without it there are no per-user env values or thread lists. */
+  ACCOUNT?: DurableObjectNamespace;
+  [name: string]: unknown;
+}
+
+/** A thread's Durable Object without its RPC methods: storage, engine, alarm and sockets. */
+export abstract class ThreadObject extends DurableObject<WeftEnv> {
+  protected readonly store: ThreadStore;
+  protected engine: ThreadEngine | null = null;
+  protected runner: TurnRunner | null = null;
+  protected readonly userEnv: UserEnv;
+  protected readonly secrets: ThreadSecrets;
+  protected readonly alarmClock: ThreadAlarm;
+  private readonly commits: GroupCommit;
+  private readonly fanout: Fanout;
+
+  constructor(
+    ctx: DurableObjectState,
+    env: WeftEnv,
+    protected readonly registry: Registry,
+  ) {
+    super(ctx, env);
+    this.store = new ThreadStore(ctx.storage);
+    this.commits = new GroupCommit(() => ctx.storage.sync());
+    this.fanout = new Fanout(() => ctx.getWebSockets());
+    this.alarmClock = new ThreadAlarm(ctx.storage);
+    // A value a tool sets is a secret from that moment, in logs too.
+    this.store.env.onChange = () => void this.secrets.redactor();
+    this.userEnv = new UserEnv(() => this.env.ACCOUNT, () => this.engine?.meta.userId, () => ctx.id.toString());
+    this.secrets = new ThreadSecrets(
+      this.store,
+      env,
+      this.userEnv,
+      () => (this.engine ? [this.engine.agent.env, ...Object.values(registry.prompts ?? {}).map((p) => p.env)] : null),
+      () => this.engine !== null,
+    );
+    redactLogs(this.secrets);
+    void ctx.blockConcurrencyWhile(async () => {
+      if (!isInitialized(ctx.storage.sql)) return;
+      migrate(ctx.storage);
+      const meta = this.store.meta.read();
+      if (!meta) return;
+      this.attach(this.newEngine(meta));
+      await this.refreshSecrets();
+      // Work a crash left behind is finished by the alarm, even if no client ever calls again.
+      if (this.hasUnfinishedWork() && !(await this.alarmClock.isSet())) await this.alarmClock.set(Date.now() + 10);
+    }).then(() => {
+      // A turn the restart cut goes on now, whatever woke us. Left to the alarm alone it could
+      // wait for the runtime's retry backoff (2 s, 4 s, ... then dropped) when the restart also
+      // cut the alarm handler that was resuming it before that handler re-armed. A failure here
+      // (this instance aborted again meanwhile) is left to the alarm armed above.
+      if (this.runner && this.store.turns.latestStatus() === "running") this.runner.resume().catch(() => undefined);
+    });
+  }
+
+  /** Reloads the owner's env and rebuilds the redactor, so even console output is covered. */
+  protected async refreshSecrets(): Promise<void> {
+    await this.userEnv.refresh();
+    this.secrets.redactor();
+  }
+
+  protected attach(engine: ThreadEngine): void {
+    this.engine = engine;
+    engine.crashHook = this.crashHook();
+    this.runner = new TurnRunner(engine, (delayMs) => void this.alarmClock.set(Date.now() + delayMs), this.watchdogMs());
+  }
+
+  /** `WEFT_WATCHDOG_MS` (a positive integer of milliseconds), else {@link WATCHDOG_MS}. */
+  private watchdogMs(): number {
+    const configured = Number(settingOf(this.env, "WEFT_WATCHDOG_MS"));
+    return Number.isInteger(configured) && configured > 0 ? configured : WATCHDOG_MS;
+  }
+
+  /**
+   * Makes sure an alarm will fire: work a crash cuts is then finished with no client request.
+   * The alarm's time is kept in memory, so this reads no storage once it is known.
+   */
+  protected armWatchdog(): Promise<void> {
+    return this.alarmClock.ensureBy(Date.now() + this.watchdogMs());
+  }
+
+  /** Test seam of the crash matrix: a subclass returns a hook called at each crash point. */
+  protected crashHook(): CrashHook | null {
+    return null;
+  }
+
+  private hasUnfinishedWork(): boolean {
+    const turn = this.store.turns.latest();
+    return turn?.status === "running" || this.store.calls.unfinished().length > 0 || this.store.calls.queued().length > 0 || this.store.turns.inboxSize() > 0;
+  }
+
+  protected newEngine(meta: ThreadMeta): ThreadEngine {
+    return new ThreadEngine(
+      {
+        store: this.store,
+        registry: this.registry,
+        workerEnv: this.env,
+        userEnv: this.userEnv,
+        redact: (value) => this.secrets.redactor().value(value),
+        redactEvent: (type, data) => this.secrets.event(type, data),
+        broadcast: (frame: EventFrame) => this.fanout.send(frame),
+        wakeSoon: () => void this.alarmClock.set(Date.now() + 50),
+        flush: () => this.commits.flush(),
+      },
+      meta,
+    );
+  }
+
+  /** The engine, when `caller` may reach this thread for `access`. */
+  protected guard(caller: Caller, access: "read" | "write"): ThreadEngine {
+    if (!this.engine) throw new WeftError("thread_not_found", "no such thread");
+    checkAccess(this.engine.meta.userId, caller, access);
+    return this.engine;
+  }
+
+  /** Runs an RPC method; its answer (value or error) leaves without any secret. */
+  protected async answer<T>(fn: () => T | Promise<T>): Promise<RpcResult<T>> {
+    const result = await rpc(fn);
+    // The redactor is taken after the work: it may have read new account values or set a secret.
+    return this.secrets.redactor().value(result);
+  }
+
+  /** Like `answer`, for work that may read the owner's env: reloads it first. */
+  protected async work<T>(caller: Caller, fn: (engine: ThreadEngine, runner: TurnRunner) => T | Promise<T>): Promise<RpcResult<T>> {
+    return this.answer(async () => {
+      const engine = this.guard(caller, "write");
+      await this.refreshSecrets();
+      return fn(engine, this.runner!);
+    });
+  }
+
+  /**
+   * Runs `act` once per Idempotency-Key: a repeat gets the first answer. Answers and final
+   * errors are kept; a retryable error frees the key, so the retry acts.
+   */
+  protected async once<T>(caller: Caller, idem: IdempotencyClaim | undefined, act: (cut: boolean) => Promise<RpcResult<T>>, creating = false): Promise<RpcResult<T>> {
+    // Without a thread there is nothing to keep a key in (only a create makes one).
+    if (!idem || (!this.engine && !creating)) return act(false);
+    const claimed = await this.answer(() => {
+      if (!this.engine) migrate(this.ctx.storage);
+      else checkAccess(this.engine.meta.userId, caller, "write");
+      return this.store.idempotency.claim<RpcResult<T>>(caller.userId, idem);
+    });
+    if (!claimed.ok) return claimed;
+    if (claimed.value.state === "answered") return claimed.value.answer;
+    const result = await act(claimed.value.cut);
+    if (result.ok || !ERROR_CODES[result.error.code].retryable) this.store.idempotency.answer(caller.userId, idem, result);
+    else this.store.idempotency.release(caller.userId, idem);
+    return result;
+  }
+
+  /** Removes the whole thread: rows, files, alarm. */
+  protected async removeAll(): Promise<void> {
+    await this.runner?.idle();
+    this.engine = null;
+    this.runner = null;
+    this.store.env.version++;
+    await this.alarmClock.delete();
+    await this.ctx.storage.deleteAll();
+    this.store.forget();
+  }
+
+  /** The watchdog: resumes a turn cut by a restart, recovers calls, drains the queue; ends scratch threads. */
+  override async alarm(): Promise<void> {
+    this.alarmClock.fired();
+    if (!this.runner) return;
+    if (this.runner.active) {
+      void this.alarmClock.set(Date.now() + this.watchdogMs());
+      return;
+    }
+    const meta = this.engine!.meta;
+    if (meta.ephemeral && Date.now() >= meta.createdAt + SCRATCH_TTL_MS && !this.runner.busy) {
+      await this.removeAll();
+      return;
+    }
+    // Armed before recovering: if recovery itself is cut by a crash, the next alarm tries again.
+    await this.alarmClock.set(Date.now() + this.watchdogMs());
+    await this.refreshSecrets();
+    await this.runner.resume();
+    if (!this.runner.active && !this.hasUnfinishedWork()) {
+      if (meta.ephemeral) await this.alarmClock.set(meta.createdAt + SCRATCH_TTL_MS);
+      else await this.alarmClock.delete();
+    }
+  }
+
+  override async fetch(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    if (!url.pathname.endsWith("/ws")) return Response.json(new WeftError("not_found", `no route ${url.pathname}`).toBody(), { status: 404 });
+    // Checked before accepting: a refused upgrade is a plain 401/404, never a socket that closes.
+    const caller = callerFromHeader(request.headers.get(CALLER_HEADER));
+    const refused = !caller ? new WeftError("unauthenticated", "no verified caller") : thrownError(() => this.guard(caller, "read"));
+    if (refused) return Response.json(refused.toBody(), { status: refused.status });
+    this.fanout.flush();
+    return replayAndAccept(this.ctx, this.store, request);
+  }
+
+  override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    onSocketMessage(ws, message, this.env);
+  }
+
+  override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
+    try {
+      ws.close(code === 1005 || code === 1006 ? 1000 : code, "closing");
+    } catch {
+      // Already closed.
+    }
+  }
+}
