@@ -40,6 +40,12 @@ export async function json<T = any>(method: string, path: string, body?: unknown
   return { status: res.status, body: (await res.json()) as T };
 }
 
+/** Sends JSON with an `Idempotency-Key` and parses the answer. */
+export async function keyed<T = any>(method: string, path: string, key: string, body: unknown, as: TestUser = "tester"): Promise<{ status: number; body: T }> {
+  const res = await request(path, { method, headers: { "content-type": "application/json", "idempotency-key": key }, body: JSON.stringify(body) }, as);
+  return { status: res.status, body: (await res.json()) as T };
+}
+
 /** Creates a thread and returns its id. */
 export async function createThread(body: Record<string, unknown> = {}): Promise<string> {
   const res = await json<{ threadId: string }>("POST", "/threads", body);

@@ -1,13 +1,7 @@
 import { evictDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { IDEMPOTENCY_MAX_KEYS, IDEMPOTENCY_WINDOW_MS } from "../src/thread/store/idempotency.js";
-import { type TestUser, callsOf, createThread, inThread, json as send, ledgerOf, messagesOf, rawStub, request, stubOf } from "./helpers.js";
-
-/** Sends JSON with an `Idempotency-Key` and parses the answer. */
-async function keyed(method: string, path: string, key: string, body: unknown, as: TestUser = "tester") {
-  const res = await request(path, { method, headers: { "content-type": "application/json", "idempotency-key": key }, body: JSON.stringify(body) }, as);
-  return { status: res.status, body: (await res.json()) as any };
-}
+import { callsOf, createThread, inThread, json as send, keyed, ledgerOf, messagesOf, rawStub, stubOf } from "./helpers.js";
 
 const fresh = () => `key-${crypto.randomUUID()}`;
 

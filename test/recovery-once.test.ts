@@ -2,7 +2,7 @@ import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { CLASSES, type EffectClass, POINTS, callsWithoutOneResult, crashAt, expected, settleParked, waitAtRest } from "./crash/matrix.js";
 import { firedCrashes, planCrashes } from "./crash/plan.js";
-import { callsOf, createThread, eventsOf, inThread, json, ledgerOf, messagesOf, rawStub, stubOf } from "./helpers.js";
+import { callsOf, createThread, eventsOf, inThread, json, keyed, ledgerOf, messagesOf, rawStub, stubOf } from "./helpers.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -14,6 +14,19 @@ async function until(check: () => Promise<boolean>, what: string) {
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/**
+ * Runs the thread's alarm handler now, answering like a request: 200, or 503 when an injected
+ * crash cut it (the Worker answers a request cut that way); any other failure stays a failure.
+ */
+function alarm(id: string): Promise<{ status: number; body: unknown }> {
+  return runDurableObjectAlarm(rawStub(id)).then(
+    () => ({ status: 200, body: null }),
+    (e: Error) => {
+      if (!/injected crash/.test(String(e))) throw e;
+      return { status: 503, body: String(e) };
+    },
+  );
+}
 
 function validHistory(messages: Array<{ role: string; toolCallId?: string; toolCalls?: Array<{ id: string }> }>): boolean {
   const asked = messages.flatMap((m) => m.toolCalls?.map((c) => c.id) ?? []).sort();
@@ -42,20 +55,25 @@ describe("recovery runs once: every effect class x crash point, with many reques
     await until(async () => firedCrashes(id).length > 0, "the crash");
     // Every kind of request at the same moment, on the thread the crash left behind (and, for
     // second_crash, cut again as recovery starts).
+    const later = () => keyed("POST", `/threads/${id}/messages`, `later-${id}`, { content: "and then?", script: [{ text: "later" }] });
     const answers = await Promise.all([
       json("POST", `/threads/${id}/calls/p1/approve`, {}),
       json("POST", `/threads/${id}/calls/p2/deny`, { reason: "no" }),
       json("POST", `/threads/${id}/calls/p1/approve`, {}),
       json("GET", `/threads/${id}`),
       json("GET", `/threads/${id}/calls`),
-      json("POST", `/threads/${id}/messages`, { content: "and then?", script: [{ text: "later" }] }),
-      runDurableObjectAlarm(rawStub(id)).then(() => ({ status: 200, body: null })),
-      runDurableObjectAlarm(rawStub(id)).then(() => ({ status: 200, body: null })),
+      later(),
+      alarm(id),
+      alarm(id),
       json("POST", "/v1/tools/effect_read", { input: {}, sessionId: id }),
       json("POST", `/threads/${id}/calls/p2/deny`, {}),
     ]).catch((e: Error) => [{ status: 599, body: e.message }]);
-    // A request the planned second crash cut answers 503 thread_restarted; nothing else may be 5xx.
+    // A request the planned second crash cut answers 503 thread_restarted (an alarm it cut, that
+    // crash's error); nothing else may be 5xx.
     for (const a of answers) if (a.status >= 500) expect(a.status === 503 && point === "second_crash", JSON.stringify(a)).toBe(true);
+    // A client told its post was cut retries it with the same key, as the 503 says to.
+    for (let retry = 0; retry < 20 && answers[5]!.status === 503; retry++) answers[5] = await later();
+    expect(answers[5]!.status).toBe(202);
     // Whatever still waits is decided, as a person would: p1 approved, p2 denied, a parked call settled.
     for (let round = 0; round < 40; round++) {
       expect(await waitAtRest(id)).toBeNull();
@@ -71,6 +89,7 @@ describe("recovery runs once: every effect class x crash point, with many reques
       await sleep(20);
     }
     expect((await messagesOf(id)).at(-1)?.content).toBe("later");
+    expect((await messagesOf(id)).filter((m) => m.content === "and then?")).toHaveLength(1);
     const want = expected(cls, point, "model");
     expect((await ledgerOf(`${id}:r`)).runs, `${want.outcome}`).toBe(want.runs);
     expect((await ledgerOf(`${id}:p1`)).runs).toBe(1);
@@ -81,6 +100,38 @@ describe("recovery runs once: every effect class x crash point, with many reques
     expect(events.filter((e) => e.type === "tool_call_started" && (e.data as { callId: string }).callId === "r").length).toBeLessThanOrEqual(Math.max(1, want.runs));
     expect(validHistory(await messagesOf(id))).toBe(true);
   }, 60_000);
+});
+
+describe("a turn resumes once however many resumptions arrive together", () => {
+  it("4. four resumptions at once of a turn whose approval outlived a crash: one resumed turn, one model step", async () => {
+    const id = await createThread({ agent: "guarantees" });
+    await json("POST", `/threads/${id}/messages`, { content: "pay", script: [{ toolCalls: [{ id: "pay", name: "needs_ok", arguments: { amount: 500 } }] }, { text: "done" }, { text: "spare" }] });
+    await stubOf(id).waitIdle();
+    await crashAt(id, "pay", "before_journal");
+    expect((await json("POST", `/threads/${id}/calls/pay/approve`, {})).status).toBe(503);
+    // The thread comes back with the approval durable and the call not begun. Requests, alarms and
+    // decisions all resume it: four in one tick, before the watchdog does. Looking whether the turn
+    // still waits may take a while (a sub-agent's thread is asked); here it takes 20 ms.
+    await inThread(id, async (instance) => {
+      const runner = instance.runner;
+      const look = runner.stillWaiting;
+      runner.stillWaiting = async (...args: unknown[]) => {
+        await sleep(20);
+        return look.apply(runner, args);
+      };
+      try {
+        await Promise.all([1, 2, 3, 4].map(() => runner.resume()));
+      } finally {
+        delete runner.stillWaiting;
+      }
+    });
+    expect(await waitAtRest(id)).toBeNull();
+    const events = await eventsOf(id);
+    const count = (type: string) => events.filter((e) => e.type === type).length;
+    expect([count("turn_started"), count("model_step"), count("turn_finished")]).toEqual([2, 2, 1]);
+    expect((await messagesOf(id)).map((m) => `${m.role}:${m.role === "tool" ? m.toolCallId : m.content}`)).toEqual(["user:pay", "assistant:", "tool:pay", "assistant:done"]);
+    expect((await ledgerOf(`${id}:pay`)).runs).toBe(1);
+  });
 });
 
 describe("a crash loop ends", () => {
@@ -107,9 +158,12 @@ describe("a crash loop ends", () => {
 describe("a turn cut by a restart keeps the thread busy until it resumes", () => {
   it("14. a message posted after a crash queues behind the resumption, which happens at once", async () => {
     const id = await createThread({ agent: "guarantees" });
-    await json("POST", `/threads/${id}/messages`, { content: "first", script: [{ toolCalls: [{ id: "h", name: "effect_read", arguments: { hang: true } }] }, { text: "done" }] });
+    // The resumed turn takes a while (a 500 ms read in its second step), so the post below meets it still running.
+    const slow = { toolCalls: [{ id: "s", name: "slow_read", arguments: { ms: 500 } }] };
+    await json("POST", `/threads/${id}/messages`, { content: "first", script: [{ toolCalls: [{ id: "h", name: "effect_read", arguments: { hang: true } }] }, slow, { text: "done" }] });
     await until(async () => (await ledgerOf(`${id}:h`)).runs === 1, "the first run");
     await inThread(id, (instance) => instance.ctx.abort("crash inside execute")).catch(() => undefined);
+    // The first request after the restart wakes the thread, and the cut turn resumes at once.
     expect((await json("GET", `/threads/${id}`)).body.status).toBe("running");
     const posted = await json("POST", `/threads/${id}/messages`, { content: "second", script: [{ text: "later" }] });
     expect(posted.body.queued).toBe(true);
@@ -119,6 +173,8 @@ describe("a turn cut by a restart keeps the thread busy until it resumes", () =>
       "user:first",
       "assistant:",
       "tool:" + messages[2]!.content.slice(0, 12),
+      "assistant:",
+      "tool:waited 500ms",
       "assistant:done",
       "user:second",
       "assistant:later",

@@ -6,7 +6,7 @@
 import { createWeft } from "../src/runtime.js";
 import type { WeftEnv } from "../src/thread/durable.js";
 import type { CrashHook } from "../src/thread/engine.js";
-import { noteAlarmDone, registerAborter, takeCrash } from "./crash/plan.js";
+import { cut, noteAlarmDone, registerAborter, takeCrash } from "./crash/plan.js";
 import { registry } from "./generated/registry.js";
 import { enforceRowLimit } from "./row-limit.js";
 
@@ -32,11 +32,12 @@ export class Thread extends weft.Thread {
     const threadId = () => (this as unknown as { engine: { meta: { threadId: string } } | null }).engine?.meta.threadId ?? "";
     return (point, call) => {
       const id = threadId();
-      registerAborter(id, (reason) => ctx.abort(reason));
+      const abort = (reason: string) => ctx.abort(reason);
+      registerAborter(id, abort);
       if (!takeCrash(id, point, call.callId)) return;
       // After the result is recorded the crash must find it durable; everywhere else it cuts at once.
-      if (point === "after_result") return ctx.storage.sync().then(() => ctx.abort(`injected crash at ${point}`));
-      ctx.abort(`injected crash at ${point}`);
+      if (point === "after_result") return ctx.storage.sync().then(() => cut(id, point, call.callId, abort, `injected crash at ${point}`));
+      cut(id, point, call.callId, abort, `injected crash at ${point}`);
     };
   }
 

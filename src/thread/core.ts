@@ -65,7 +65,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
       () => this.engine !== null,
     );
     redactLogs(this.secrets);
-    ctx.blockConcurrencyWhile(async () => {
+    void ctx.blockConcurrencyWhile(async () => {
       if (!isInitialized(ctx.storage.sql)) return;
       migrate(ctx.storage);
       const meta = this.store.meta.read();
@@ -74,6 +74,12 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
       await this.refreshSecrets();
       // Work a crash left behind is finished by the alarm, even if no client ever calls again.
       if (this.hasUnfinishedWork() && !(await this.alarmClock.isSet())) await this.alarmClock.set(Date.now() + 10);
+    }).then(() => {
+      // A turn the restart cut goes on now, whatever woke us. Left to the alarm alone it could
+      // wait for the runtime's retry backoff (2 s, 4 s, ... then dropped) when the restart also
+      // cut the alarm handler that was resuming it before that handler re-armed. A failure here
+      // (this instance aborted again meanwhile) is left to the alarm armed above.
+      if (this.runner && this.store.turns.latestStatus() === "running") this.runner.resume().catch(() => undefined);
     });
   }
 

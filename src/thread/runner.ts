@@ -30,6 +30,8 @@ export class TurnRunner {
   private running: Promise<void> | null = null;
   /** The execution of the turn running now, so `stop` can reach it; null between turns. */
   private execution: Execution | null = null;
+  /** The tail of the resumptions deciding what to start: they take turns (see `resume`). */
+  private deciding: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly engine: ThreadEngine,
@@ -77,33 +79,48 @@ export class TurnRunner {
 
   /**
    * Finishes durable work after a restart or a person's decision: resumes a cut or waiting turn,
-   * recovers interrupted calls, drains the queue, starts a turn for waiting messages.
+   * recovers interrupted calls, drains the queue, starts a turn for waiting messages. However many
+   * requests, alarms and decisions call it together, one at a time decides what to start (see
+   * {@link resumeOnce}), so a turn is never run twice at once.
    */
   async resume(): Promise<void> {
-    if (this.running) {
-      // Whatever brought us here (a decision) may be what the running turn waits for: look again.
-      this.armAlarm(this.watchdogMs);
+    for (;;) {
+      // Whatever brought us here (a decision) may be what the running turn waits for: look again
+      // once it ends.
+      if (this.running) this.armAlarm(this.watchdogMs);
       await this.idle();
-      return this.resume();
-    }
-    // Interrupted calls (and approvals given just before a restart) first, each once. Without
-    // any, a turn resumes in this same step, so whoever asked sees it running at once.
-    if (this.engine.hasRecoverableCalls()) {
-      await this.engine.recoverCalls();
-      if (this.running) return this.resume();
-    }
-    const latest = this.engine.store.turns.latest();
-    if (latest?.status === "waiting" && (await this.stillWaiting(latest.turnId))) {
-      // Nothing to do until a person decides; the decision calls resume again.
-    } else if (latest && (latest.status === "running" || latest.status === "waiting")) {
-      this.start(latest);
-    } else {
-      await this.resumeDirectCalls();
-      await this.engine.drainQueue(null);
-      // A hook's refusal is recorded as a failed turn; nobody here waits for the answer.
-      if (!this.running && this.engine.store.turns.inboxSize() > 0) this.startWithInbox().catch(() => undefined);
+      const decided = this.deciding.then(() => this.resumeOnce());
+      this.deciding = decided.catch(() => undefined);
+      if (await decided) break;
     }
     await this.idle();
+  }
+
+  /**
+   * One look at what is left to do, holding `deciding`. Every await here lets other requests in,
+   * so what it starts is read again right before it starts it. Resolves false when it found a turn
+   * running (started meanwhile), for the caller to look again once that turn ends.
+   */
+  private async resumeOnce(): Promise<boolean> {
+    if (this.running) return false;
+    // Interrupted calls (and approvals given just before a restart) first, each once. Without
+    // any, a turn resumes in this same step, so whoever asked sees it running at once.
+    if (this.engine.hasRecoverableCalls()) await this.engine.recoverCalls();
+    if (this.running) return false;
+    const waiting = this.engine.store.turns.latest();
+    // Nothing to do until a person decides; the decision calls resume again.
+    if (waiting?.status === "waiting" && (await this.stillWaiting(waiting.turnId))) return true;
+    if (this.running) return false;
+    const latest = this.engine.store.turns.latest();
+    if (latest && (latest.status === "running" || latest.status === "waiting")) {
+      this.start(latest);
+      return true;
+    }
+    await this.resumeDirectCalls();
+    await this.engine.drainQueue(null);
+    // A hook's refusal is recorded as a failed turn; nobody here waits for the answer.
+    if (!this.running && this.engine.store.turns.inboxSize() > 0) this.startWithInbox().catch(() => undefined);
+    return true;
   }
 
   /**
@@ -287,7 +304,8 @@ export class TurnRunner {
         fallbacks: await fallbacksFor(engine, engine.side("a")),
         ...(twoSided ? { sideB: { model: await modelFor(engine, engine.side("b")), fallbacks: await fallbacksFor(engine, engine.side("b")) } } : {}),
         history: () => conversationWindow(engine, model),
-        ...(at ? { steps: at.steps, side: at.side } : {}),
+        ...(at ? { steps: at.steps, side: at.side, forced: store.turns.forcedSide(turnId) } : {}),
+        keepForced: (side) => store.turns.setForcedSide(turnId, side),
       });
       this.execution = execution;
       end = await runTurn(createTurnHost(engine, execution), execution);
@@ -308,12 +326,13 @@ export class TurnRunner {
         console.error("weft: could not close the failed turn's open step", e);
       }
     }
-    store.turns.end(turnId, end.status, end.error);
+    store.turns.end(turnId, end.status, end.error, end.errorCode);
     engine.emit("turn_finished", {
       turnId,
       status: end.status,
       steps: end.steps,
       ...(end.error ? { error: end.error } : {}),
+      ...(end.errorCode ? { errorCode: end.errorCode } : {}),
       ...(end.stoppedBy ? { stoppedBy: end.stoppedBy } : {}),
     });
     // A parent call may wait on this child thread; not awaited, since the parent may be waiting on us.

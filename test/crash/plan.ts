@@ -39,7 +39,7 @@ export function planCrashes(threadId: string, crashes: PlannedCrash[]): void {
   plans.set(threadId, crashes.map((c) => ({ ...c })));
 }
 
-/** The crashes that fired in a thread so far, as `point:callId`. */
+/** The crashes carried out in a thread so far (each one after its abort began), as `point:callId`. */
 export function firedCrashes(threadId: string): readonly string[] {
   return fired.get(threadId) ?? [];
 }
@@ -65,13 +65,22 @@ export function takeCrash(threadId: string, point: string, callId: string): bool
     return false;
   }
   list.splice(index, 1);
+  return true;
+}
+
+/**
+ * Carries out a crash `takeCrash` consumed: records it, then aborts at once (nothing runs in
+ * between), so a test that sees it in `firedCrashes` knows the old instance is gone.
+ */
+export function cut(threadId: string, point: string, callId: string, abort: (reason: string) => void, reason: string): void {
   alarmsAtCrash.set(threadId, alarms.get(threadId) ?? 0);
   fired.set(threadId, [...(fired.get(threadId) ?? []), `${point}:${callId}`]);
-  return true;
+  abort(reason);
 }
 
 /** Called by the effect fixtures after their effect: crashes the thread when planned. */
 export function crashInsideExecute(effectKey: string, callId: string): void {
   const threadId = effectKey.slice(0, effectKey.length - callId.length - 1);
-  if (takeCrash(threadId, "inside_execute", callId)) aborters.get(threadId)?.(`injected crash inside execute of ${callId}`);
+  const abort = aborters.get(threadId);
+  if (abort && takeCrash(threadId, "inside_execute", callId)) cut(threadId, "inside_execute", callId, abort, `injected crash inside execute of ${callId}`);
 }
