@@ -129,6 +129,19 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     if (this.env.ACCOUNT && meta.userId) await accountOf(this.env.ACCOUNT, meta.userId).addThread(entry, Number.MAX_SAFE_INTEGER);
   }
 
+  /**
+   * Whether `runner.resume()` has anything to do: unfinished work, a call to recover (or approved
+   * before a restart), a turn waiting for a person, or a parked direct call that may go on.
+   */
+  private hasWorkToResume(): boolean {
+    return (
+      this.hasUnfinishedWork() ||
+      this.engine!.hasRecoverableCalls() ||
+      this.store.turns.latestStatus() === "waiting" ||
+      this.store.calls.list(1000, 0, "parked").some((c) => c.source === "direct")
+    );
+  }
+
   private hasUnfinishedWork(): boolean {
     const turn = this.store.turns.latest();
     return turn?.status === "running" || this.store.calls.unfinished().length > 0 || this.store.calls.queued().length > 0 || this.store.turns.inboxSize() > 0;
@@ -216,6 +229,12 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     const meta = this.engine!.meta;
     if (meta.ephemeral && Date.now() >= meta.createdAt + SCRATCH_TTL_MS && !this.runner.busy && !this.hasUnfinishedWork() && !this.store.calls.waitForPerson()) {
       await this.removeAll();
+      return;
+    }
+    if (!this.hasWorkToResume()) {
+      // The usual case (the calls it watched over finished): the fired alarm is gone and no other
+      // is needed, so nothing is written; a scratch thread keeps the alarm that removes it.
+      if (meta.ephemeral) await this.alarmClock.set(meta.createdAt + SCRATCH_TTL_MS);
       return;
     }
     // Armed before recovering: if recovery itself is cut by a crash, the next alarm tries again.
