@@ -168,6 +168,14 @@ export interface ModelStepRecord {
   side?: "a" | "b";
 }
 
+/**
+ * Coded reasons a turn fails, beside its human-readable `error`:
+ * - `restart_loop`: restarts of the thread cut the same model step again and again (a cut step is
+ *   requested again once, never a third time), so the turn ends instead of asking the provider
+ *   forever. The thread takes new messages as usual.
+ */
+export type TurnErrorCode = "restart_loop";
+
 /** Payloads of the built-in event types, keyed by `type` (snake_case, DESIGN.md). */
 export interface EventPayloads {
   thread_created: { threadId: string; agentId: string };
@@ -239,6 +247,8 @@ export interface EventPayloads {
     status: "completed" | "stopped" | "failed";
     steps: number;
     error?: string;
+    /** Why a failed turn failed, when weft names the reason with a code ({@link TurnErrorCode}). */
+    errorCode?: TurnErrorCode;
     /** In a two-sided agent, the side whose stop tool, `stop()` or final answer ended the turn. */
     stoppedBy?: "a" | "b";
   };

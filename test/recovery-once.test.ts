@@ -158,9 +158,12 @@ describe("a crash loop ends", () => {
 describe("a turn cut by a restart keeps the thread busy until it resumes", () => {
   it("14. a message posted after a crash queues behind the resumption, which happens at once", async () => {
     const id = await createThread({ agent: "guarantees" });
-    await json("POST", `/threads/${id}/messages`, { content: "first", script: [{ toolCalls: [{ id: "h", name: "effect_read", arguments: { hang: true } }] }, { text: "done" }] });
+    // The resumed turn takes a while (a 500 ms read in its second step), so the post below meets it still running.
+    const slow = { toolCalls: [{ id: "s", name: "slow_read", arguments: { ms: 500 } }] };
+    await json("POST", `/threads/${id}/messages`, { content: "first", script: [{ toolCalls: [{ id: "h", name: "effect_read", arguments: { hang: true } }] }, slow, { text: "done" }] });
     await until(async () => (await ledgerOf(`${id}:h`)).runs === 1, "the first run");
     await inThread(id, (instance) => instance.ctx.abort("crash inside execute")).catch(() => undefined);
+    // The first request after the restart wakes the thread, and the cut turn resumes at once.
     expect((await json("GET", `/threads/${id}`)).body.status).toBe("running");
     const posted = await json("POST", `/threads/${id}/messages`, { content: "second", script: [{ text: "later" }] });
     expect(posted.body.queued).toBe(true);
@@ -170,6 +173,8 @@ describe("a turn cut by a restart keeps the thread busy until it resumes", () =>
       "user:first",
       "assistant:",
       "tool:" + messages[2]!.content.slice(0, 12),
+      "assistant:",
+      "tool:waited 500ms",
       "assistant:done",
       "user:second",
       "assistant:later",

@@ -6,32 +6,58 @@
 import * as z from "zod";
 import { CALL_STATUSES } from "../protocol.js";
 
-const EnvValue = z.union([z.string(), z.object({ value: z.string(), type: z.enum(["text", "secret"]).optional() })]);
+const EnvValue = z.union([z.string(), z.object({ value: z.string(), type: z.enum(["text", "secret"]).optional() })], {
+  error: 'expected a string, or { "value": string, "type"?: "text" | "secret" }',
+});
 const Token = z.string().regex(/^[^:]+:.+$/, "expected <channelId>:<key>");
-const Int = (name: string) =>
-  z
-    .string()
-    .regex(/^\d{1,15}$/, `${name}: expected an integer`)
-    .transform(Number)
-    .optional();
+// The validator puts the parameter's name before each message, so the messages here leave it out.
+const WholeNumber = z
+  .string()
+  .regex(/^\d{1,15}$/, "expected a whole number (0 or more)")
+  .transform(Number);
+const Int = WholeNumber.optional();
+
+/** Fields naming a person: accepted and dropped, since who acts is always the verified caller. */
+const PERSON_FIELDS = ["userId"];
+
+/**
+ * `z.object(fields)` that refuses any other top-level key by name with `message`, instead of
+ * dropping it: a misspelt field (`agnet`, `scirpt`) would otherwise pass and its default apply.
+ * The keys in `ignored` are accepted and dropped.
+ */
+function closedObject<T extends z.ZodRawShape>(fields: T, message: string, ignored: readonly string[] = PERSON_FIELDS) {
+  const known = new Set([...Object.keys(fields), ...ignored]);
+  return z.preprocess((value, ctx) => {
+    if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+      for (const key of Object.keys(value)) if (!known.has(key)) ctx.issues.push({ code: "custom", path: [key], message, input: value });
+    }
+    return value;
+  }, z.object(fields));
+}
 
 /** Body of `POST /threads`. The owner is the verified caller; a `userId` field is ignored. */
-export const CreateThreadBody = z.object({
-  agent: z.string().min(1).optional(),
-  arguments: z.record(z.string(), z.unknown()).optional(),
-  script: z.array(z.unknown()).optional(),
-  env: z.record(z.string(), EnvValue).optional(),
-  dryRun: z.boolean().optional(),
-  asOf: z.iso.datetime({ offset: true }).optional(),
-  continuationToken: Token.optional(),
-});
+export const CreateThreadBody = closedObject(
+  {
+    agent: z.string().min(1).optional(),
+    arguments: z.record(z.string(), z.unknown()).optional(),
+    script: z.array(z.unknown()).optional(),
+    env: z.record(z.string(), EnvValue).optional(),
+    dryRun: z.boolean().optional(),
+    asOf: z.iso.datetime({ offset: true }).optional(),
+    continuationToken: Token.optional(),
+  },
+  "unknown field; the fields are agent, arguments, script, env, dryRun, asOf and continuationToken",
+);
 
 /** Body of `POST /threads/:id/messages`. */
-export const PostMessageBody = z.object({
-  content: z.string(),
-  role: z.enum(["user", "system"]).optional(),
-  script: z.array(z.unknown()).optional(),
-});
+export const PostMessageBody = closedObject(
+  {
+    content: z.string(),
+    role: z.enum(["user", "system"]).optional(),
+    script: z.array(z.unknown()).optional(),
+  },
+  "unknown field; the fields are content, role and script",
+);
 
 /** Body of `POST .../approve`; who approves is the verified caller, never a field. */
 export const ApproveBody = z.object({ argsHash: z.string().optional() });
@@ -46,33 +72,31 @@ export const SettleBody = z.discriminatedUnion("outcome", [
   z.object({ outcome: z.literal("retry") }),
 ]);
 
-const DIRECT_CALL_FIELDS = {
-  input: z.unknown().optional(),
-  sessionId: z.string().min(1).optional(),
-  continuationToken: z.string().optional(),
-};
-
 /**
  * Body of `POST /v1/tools/:name`: `sessionId` and `continuationToken` are mutually exclusive.
  * Any other top-level key is refused by name: it is almost always a tool argument that belongs
  * inside `input`.
  */
-export const DirectCallBody = z.looseObject(DIRECT_CALL_FIELDS).superRefine((body, ctx) => {
-  for (const key of Object.keys(body)) {
-    if (!Object.hasOwn(DIRECT_CALL_FIELDS, key)) ctx.addIssue({ code: "custom", path: [key], message: 'unknown field; did you mean {"input": {...}}?' });
-  }
-});
+export const DirectCallBody = closedObject(
+  {
+    input: z.unknown().optional(),
+    sessionId: z.string().min(1).optional(),
+    continuationToken: z.string().optional(),
+  },
+  'unknown field; did you mean {"input": {...}}?',
+  [],
+);
 
 /** Body of `PUT /account/env/:name`; a value is a secret unless `type` says `text`. */
 export const AccountEnvBody = z.object({ value: z.string(), type: z.enum(["text", "secret"]).optional() });
 
 /** Query of `GET /threads/:id/messages`. */
 export const MessagesQuery = z.object({
-  limit: Int("limit"),
-  offset: Int("offset"),
-  maxDepth: Int("maxDepth"),
-  before: Int("before"),
-  after: Int("after"),
+  limit: Int,
+  offset: Int,
+  maxDepth: Int,
+  before: Int,
+  after: Int,
   order: z.enum(["asc", "desc"]).optional(),
   includeSilent: z.enum(["true", "false", "1", "0"]).optional(),
 });
@@ -81,4 +105,7 @@ export const MessagesQuery = z.object({
 export const CallsQuery = z.object({ status: z.enum(CALL_STATUSES).optional() });
 
 /** Query of `GET /threads`: newest first, `cursor` from the previous page's `nextCursor`. */
-export const ThreadsQuery = z.object({ limit: Int("limit"), cursor: z.string().min(1).optional() });
+export const ThreadsQuery = z.object({
+  limit: WholeNumber.refine((n) => n >= 1, "expected a page size of at least 1 (default 50, at most 200)").optional(),
+  cursor: z.string().min(1).optional(),
+});

@@ -38,6 +38,10 @@ export interface ExecutionInit {
   side?: Side;
   /** Counts carried over when a turn resumes after a restart or a person's decision. */
   steps?: StepCounts;
+  /** A side `forceTurn` asked for before the turn was cut or waited, not yet taken by a step. */
+  forced?: Side | null;
+  /** Keeps a side `forceTurn` asks for (durably), so a restart or a wait before the next step keeps it. */
+  keepForced?: (side: Side) => void;
 }
 
 /** A nested run: a prompt or agent called as a tool from inside `parent`. */
@@ -65,10 +69,13 @@ export class Execution implements CallExecution {
   private readonly counts: StepCounts;
   private readonly models: Readonly<Record<Side, { model: Model; fallbacks: readonly Model[] }>>;
   private stopRequest: { by: Side } | null = null;
-  private forced: Side | null = null;
+  private forced: Side | null;
+  private readonly keepForced: ((side: Side) => void) | undefined;
 
   private constructor(init: ExecutionInit, parent: Execution | null, promptName?: string) {
     this.flowId = init.flowId;
+    this.forced = init.forced ?? null;
+    this.keepForced = init.keepForced;
     const sideA = { model: init.model, fallbacks: init.fallbacks ?? [] };
     this.models = { a: sideA, b: init.sideB ? { model: init.sideB.model, fallbacks: init.sideB.fallbacks ?? [] } : sideA };
     this.parent = parent;
@@ -154,6 +161,7 @@ export class Execution implements CallExecution {
   /** Asks that `side` takes the next step (two-sided agents). */
   forceTurn(side: Side): void {
     this.forced = side;
+    this.keepForced?.(side);
   }
 
   /** The side forced for the next step, once; null when none was. */

@@ -6,7 +6,7 @@
  * @module
  */
 import { errorMessage } from "../errors.js";
-import type { EventPayloads, Message, ModelStepRecord, TokenUsage, ToolCallRequest } from "../protocol.js";
+import type { EventPayloads, Message, ModelStepRecord, TokenUsage, ToolCallRequest, TurnErrorCode } from "../protocol.js";
 import { type Model, ModelError, type ModelTool } from "../models/model.js";
 import { NOTHING_TO_PLAY } from "../models/scripted.js";
 import { fromStrictArguments } from "../models/strict.js";
@@ -56,6 +56,11 @@ export interface TurnHost {
    * `tool_call_finished`, like any call), once the step that made them is stored.
    */
   recordProviderCalls?(execution: Execution, calls: ToolCallRequest[]): Promise<void>;
+  /**
+   * Records, durably, that model step `step` is about to be requested; resolves with how many
+   * times it has been, counting requests a restart cut off. Absent: no count is kept.
+   */
+  countRequest?(step: number): Promise<number>;
   /** The open step's calls, when a step was interrupted or is waiting. */
   pendingStep(): ToolCallRequest[] | null;
   /** Dispatches one call of `execution`, then any calls it queued; returns them in run order. */
@@ -78,6 +83,8 @@ export interface TurnEnd {
   status: "completed" | "stopped" | "failed" | "waiting";
   steps: number;
   error?: string;
+  /** The coded reason of a `failed` end, when weft names one. */
+  errorCode?: TurnErrorCode;
   /** Calls the turn waits on, when `waiting`. */
   waitingOn?: string[];
   /** The side whose stop tool, `stop()` or final answer ended a two-sided turn. */
@@ -110,6 +117,12 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
       // One snapshot per request: what is injected while it is prepared enters the next request.
       const snapshot = await host.history();
       const messages = host.prepareMessages ? await host.prepareMessages(snapshot) : snapshot;
+      // A step cut by a restart is requested again once; cut again, the turn ends rather than loop.
+      const requests = (await host.countRequest?.(steps + 1)) ?? 1;
+      if (requests > MAX_STEP_REQUESTS) {
+        const error = `model step ${steps + 1} was cut by a restart ${requests - 1} times; it is not requested again`;
+        return { status: "failed", steps, error, errorCode: "restart_loop" };
+      }
       const { response, model, announced, attempts, retries } = await requestStep(host, execution, steps + 1, messages);
       if (response.finishReason === "end" && response.toolCalls.length === 0 && response.text === "") {
         // A turn that played nothing at all says so, instead of ending silently with steps: 0.
@@ -287,6 +300,9 @@ async function requestFrom(
     }
   }
 }
+
+/** Requests of one model step across restarts: the first, and one more after a restart cut it. */
+export const MAX_STEP_REQUESTS = 2;
 
 /** Requests per model step: the first and up to two retries of a transient provider failure. */
 export const MAX_MODEL_ATTEMPTS = 3;

@@ -65,7 +65,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
       () => this.engine !== null,
     );
     redactLogs(this.secrets);
-    ctx.blockConcurrencyWhile(async () => {
+    void ctx.blockConcurrencyWhile(async () => {
       if (!isInitialized(ctx.storage.sql)) return;
       migrate(ctx.storage);
       const meta = this.store.meta.read();
@@ -74,6 +74,12 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
       await this.refreshSecrets();
       // Work a crash left behind is finished by the alarm, even if no client ever calls again.
       if (this.hasUnfinishedWork() && !(await this.alarmClock.isSet())) await this.alarmClock.set(Date.now() + 10);
+    }).then(() => {
+      // A turn the restart cut goes on now, whatever woke us. Left to the alarm alone it could
+      // wait for the runtime's retry backoff (2 s, 4 s, ... then dropped) when the restart also
+      // cut the alarm handler that was resuming it before that handler re-armed. A failure here
+      // (this instance aborted again meanwhile) is left to the alarm armed above.
+      if (this.runner && this.store.turns.latestStatus() === "running") this.runner.resume().catch(() => undefined);
     });
   }
 
@@ -106,6 +112,19 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
   /** Test seam of the crash matrix: a subclass returns a hook called at each crash point. */
   protected crashHook(): CrashHook | null {
     return null;
+  }
+
+  /**
+   * Whether `runner.resume()` has anything to do: unfinished work, a call to recover (or approved
+   * before a restart), a turn waiting for a person, or a parked direct call that may go on.
+   */
+  private hasWorkToResume(): boolean {
+    return (
+      this.hasUnfinishedWork() ||
+      this.engine!.hasRecoverableCalls() ||
+      this.store.turns.latestStatus() === "waiting" ||
+      this.store.calls.list(1000, 0, "parked").some((c) => c.source === "direct")
+    );
   }
 
   private hasUnfinishedWork(): boolean {
@@ -195,6 +214,12 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     const meta = this.engine!.meta;
     if (meta.ephemeral && Date.now() >= meta.createdAt + SCRATCH_TTL_MS && !this.runner.busy) {
       await this.removeAll();
+      return;
+    }
+    if (!this.hasWorkToResume()) {
+      // The usual case (the calls it watched over finished): the fired alarm is gone and no other
+      // is needed, so nothing is written; a scratch thread keeps the alarm that removes it.
+      if (meta.ephemeral) await this.alarmClock.set(meta.createdAt + SCRATCH_TTL_MS);
       return;
     }
     // Armed before recovering: if recovery itself is cut by a crash, the next alarm tries again.

@@ -62,13 +62,22 @@ export async function requestHistory(engine: ThreadEngine, execution: Execution)
   return conversationWindow(engine, execution.model);
 }
 
+/** Keyset reads of the nested run of prompt call `callId` (index `messages_by_prompt_call`), above message id `floor`. */
+export function promptRun(store: ThreadStore, callId: string, floor = 0): CompactionHost["source"] {
+  return {
+    newestFirst: (before, f, limit) => store.messages.ofPromptCall(callId, Math.max(f, floor), before, limit, "desc"),
+    oldestFirst: (after, before, limit) => store.messages.ofPromptCall(callId, Math.max(after, floor), before, limit, "asc"),
+  };
+}
+
 /**
- * The conversation of a nested prompt run at `depth` that opened with `opening`: the newest
- * messages that fit the model's window, with the opening message (the run's task) always first.
+ * The conversation of the nested run of prompt call `callId` that opened with `opening`: the
+ * newest of its messages that fit the model's window, with the opening message (the run's task)
+ * always first. Sibling runs at the same depth are never read.
  */
-export function nestedWindow(engine: ThreadEngine, depth: number, opening: Message | undefined, model: Model): Message[] {
+export function nestedWindow(engine: ThreadEngine, callId: string, opening: Message | undefined, model: Model): Message[] {
   if (!opening) return [];
-  const window = selectWindow(conversation(engine.store, depth, opening.id - 1), windowTokens(model));
+  const window = selectWindow(promptRun(engine.store, callId, opening.id - 1), windowTokens(model));
   if (window.startId === NEWEST || window.startId === opening.id) return window.messages;
   return [opening, ...window.messages];
 }

@@ -56,7 +56,7 @@ export function promptTool(engine: ThreadEngine, name: string, prompt: PromptDef
     reconcile: {
       finality: "final",
       lookup: async (effectKey: string): Promise<LookupResult> => {
-        const answer = finalAnswer(runAt(engine, callIdOf(engine, effectKey)));
+        const answer = finalAnswer(runEnds(engine, callIdOf(engine, effectKey)));
         return answer === undefined ? { status: "not_found" } : { status: "found", value: answer };
       },
     },
@@ -71,26 +71,16 @@ function callIdOf(engine: ThreadEngine, effectKey: string): string {
   return effectKey.slice(engine.meta.threadId.length + 1);
 }
 
-/** The messages of call `callId`'s nested run at `depth` (or at any depth), oldest first; none before it starts. */
-function runAt(engine: ThreadEngine, callId: string, depth?: number): Message[] {
-  const page = 500;
-  for (let d = depth ?? 1; d <= (depth ?? MAX_DEPTH); d++) {
-    const found: Message[] = [];
-    for (let after = 0; ; ) {
-      const rows = engine.store.messages.oldestFirst(d, after, Number.MAX_SAFE_INTEGER, page);
-      found.push(...rows.filter((m) => m.metadata?.[PROMPT_CALL_KEY] === callId));
-      if (rows.length < page) break;
-      after = rows.at(-1)!.id;
-    }
-    if (found.length > 0) return found;
-  }
-  return [];
+/** The first (opening) and last stored messages of call `callId`'s nested run; none before it starts. */
+function runEnds(engine: ThreadEngine, callId: string): { first?: Message; last?: Message } {
+  const [first] = engine.store.messages.ofPromptCall(callId, 0, Number.MAX_SAFE_INTEGER, 1, "asc");
+  const [last] = engine.store.messages.ofPromptCall(callId, 0, Number.MAX_SAFE_INTEGER, 1, "desc");
+  return { ...(first ? { first } : {}), ...(last ? { last } : {}) };
 }
 
-/** The final text of a finished nested run: its last message is an answer with no calls. */
-function finalAnswer(run: readonly Message[]): string | undefined {
-  const last = run.at(-1);
-  return last && last.role === "assistant" && !openCalls(last) && last.metadata?.queued === undefined && run.length > 1 ? last.content : undefined;
+/** The final text of a finished nested run: its last message (not its opening) is an answer with no calls. */
+function finalAnswer({ first, last }: { first?: Message; last?: Message }): string | undefined {
+  return last && first && last.id !== first.id && last.role === "assistant" && !openCalls(last) && last.metadata?.queued === undefined ? last.content : undefined;
 }
 
 /** The calls of a step still waiting for their results, when `last` is the step's message. */
@@ -102,7 +92,7 @@ function openCalls(last: Message | undefined): ToolCallRequest[] | null {
 
 /** True while a call of the nested run (or of a run nested in it) waits for a person. */
 async function nestedCallsWait(engine: ThreadEngine, callId: string): Promise<boolean> {
-  for (const call of openCalls(runAt(engine, callId).at(-1)) ?? []) {
+  for (const call of openCalls(runEnds(engine, callId).last) ?? []) {
     const record = engine.store.calls.get(call.id);
     if (record && (await waitsForPerson(record, engine.callables.everything()))) return true;
   }
@@ -130,17 +120,16 @@ async function runPrompt(
     throw new WeftError("invalid_request", `prompt "${name}" would nest ${depth} levels deep; prompts nest at most ${MAX_DEPTH} levels`);
   }
   const tag = { [PROMPT_CALL_KEY]: context.callId };
-  const earlier = runAt(engine, context.callId, depth);
-  let opening: Message | undefined = earlier[0];
+  let opening: Message | undefined = runEnds(engine, context.callId).first;
   // The run's window, read from its opening message on; sibling runs at this depth stay out.
-  const history = (): Message[] => nestedWindow(engine, depth, opening, model).filter((m) => m.metadata?.[PROMPT_CALL_KEY] === context.callId);
+  const history = (): Message[] => nestedWindow(engine, context.callId, opening, model);
   // The prompt's own model when it names one; otherwise the model of the run that called it.
   const own = { side: "a" as const, promptName: name, ...(prompt.model !== undefined ? { model: prompt.model } : {}), ...(prompt.fallbackModels ? { fallbackModels: prompt.fallbackModels } : {}), endsTurn: true };
   const model = prompt.model !== undefined ? await modelFor(engine, own) : parent.model;
   // The prompt's own fallbacks; a prompt that runs on its caller's model keeps the caller's.
   const fallbacks = prompt.fallbackModels !== undefined ? await fallbacksFor(engine, own) : prompt.model !== undefined ? [] : parent.fallbacks;
   // A resumed run goes on counting the steps it took.
-  const steps = earlier.filter((m) => m.role === "assistant" && m.metadata?.queued === undefined).length;
+  const steps = opening ? engine.store.messages.promptCallSteps(context.callId) : 0;
   const child = Execution.nested(parent, { flowId: `prompt_${context.callId}`, model, fallbacks, history, promptName: name, steps: { total: steps, a: steps, b: 0 } });
   context.signal.addEventListener("abort", () => child.abort(context.signal.reason), { once: true });
   if (!opening) [opening] = await engine.createMessages(child, [{ role: "user", content: openingMessage(args), depth, metadata: tag }]);

@@ -304,7 +304,8 @@ export class TurnRunner {
         fallbacks: await fallbacksFor(engine, engine.side("a")),
         ...(twoSided ? { sideB: { model: await modelFor(engine, engine.side("b")), fallbacks: await fallbacksFor(engine, engine.side("b")) } } : {}),
         history: () => conversationWindow(engine, model),
-        ...(at ? { steps: at.steps, side: at.side } : {}),
+        ...(at ? { steps: at.steps, side: at.side, forced: store.turns.forcedSide(turnId) } : {}),
+        keepForced: (side) => store.turns.setForcedSide(turnId, side),
       });
       this.execution = execution;
       end = await runTurn(createTurnHost(engine, execution), execution);
@@ -325,12 +326,13 @@ export class TurnRunner {
         console.error("weft: could not close the failed turn's open step", e);
       }
     }
-    store.turns.end(turnId, end.status, end.error);
+    store.turns.end(turnId, end.status, end.error, end.errorCode);
     engine.emit("turn_finished", {
       turnId,
       status: end.status,
       steps: end.steps,
       ...(end.error ? { error: end.error } : {}),
+      ...(end.errorCode ? { errorCode: end.errorCode } : {}),
       ...(end.stoppedBy ? { stoppedBy: end.stoppedBy } : {}),
     });
     // A parent call may wait on this child thread; not awaited, since the parent may be waiting on us.

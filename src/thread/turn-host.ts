@@ -76,6 +76,12 @@ export function createTurnHost(engine: ThreadEngine, execution: Execution): Turn
     },
     recordProviderCalls: (execution, calls) => recordProviderCalls(engine, execution, turnId, calls),
     pendingStep: () => store.turns.pendingStep<ToolCallRequest>(turnId),
+    async countRequest(step) {
+      const count = store.turns.countModelRequest(turnId, step);
+      // Durable before the request leaves: a restart that cuts it must find it counted.
+      await engine.flush();
+      return count;
+    },
     dispatch: (execution, request) => engine.dispatchWithQueue(execution, request),
     emit: (type, data) => engine.emit(type, data),
     uniqueIds: (calls) => uniqueCallIds(calls, (id) => store.calls.get(id) !== undefined),

@@ -9,6 +9,7 @@ import { byteLength, fitsBytes } from "../../bytes.js";
 import { WeftError } from "../../errors.js";
 import type { Message, MessageRole, ToolCallRequest } from "../../protocol.js";
 import type { NewTurnMessage } from "../../run/messages.js";
+import { PROMPT_CALL_KEY } from "../../run/prompt.js";
 import type { GetMessagesOptions, MessagesResult } from "../../tools/thread-state.js";
 import type { MetaStore } from "./meta.js";
 
@@ -65,6 +66,12 @@ function toMessage(row: MessageRow): Message {
   return message;
 }
 
+/** The prompt call a nested message belongs to (`metadata.promptCall`), kept in its own indexed column. */
+function promptCallOf(input: NewMessage): string | null {
+  const callId = input.metadata?.[PROMPT_CALL_KEY];
+  return (input.depth ?? 0) > 0 && typeof callId === "string" ? callId : null;
+}
+
 /** Appends and pages through messages. */
 export class MessageStore {
   constructor(
@@ -78,8 +85,8 @@ export class MessageStore {
     const depth = input.depth ?? 0;
     const row = this.sql
       .exec<MessageRow>(
-        `INSERT INTO messages (role, content, tool_calls, tool_call_id, name, silent, metadata, depth, side, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+        `INSERT INTO messages (role, content, tool_calls, tool_call_id, name, silent, metadata, depth, side, prompt_call, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
         input.role,
         input.content,
         input.toolCalls ? JSON.stringify(input.toolCalls) : null,
@@ -89,6 +96,7 @@ export class MessageStore {
         input.metadata ? JSON.stringify(input.metadata) : null,
         depth,
         input.side ?? null,
+        promptCallOf(input),
         now,
       )
       .one();
@@ -173,6 +181,34 @@ export class MessageStore {
       .exec<MessageRow>("SELECT * FROM messages WHERE depth = ? AND id > ? AND id < ? ORDER BY id ASC LIMIT ?", depth, after, before, limit)
       .toArray()
       .map(toMessage);
+  }
+
+  /**
+   * Up to `limit` messages of the nested run of prompt call `callId` with `after < id < before`,
+   * oldest (`asc`) or newest (`desc`) first: an index seek (`messages_by_prompt_call`), whatever
+   * else sits at the run's depth.
+   */
+  ofPromptCall(callId: string, after: number, before: number, limit: number, order: "asc" | "desc"): Message[] {
+    return this.sql
+      .exec<MessageRow>(
+        `SELECT * FROM messages WHERE prompt_call = ? AND id > ? AND id < ? ORDER BY id ${order === "asc" ? "ASC" : "DESC"} LIMIT ?`,
+        callId,
+        after,
+        before,
+        limit,
+      )
+      .toArray()
+      .map(toMessage);
+  }
+
+  /** How many model steps the nested run of prompt call `callId` took (its assistant messages, queued calls aside). */
+  promptCallSteps(callId: string): number {
+    return this.sql
+      .exec<{ n: number }>(
+        "SELECT COUNT(*) AS n FROM messages WHERE prompt_call = ? AND role = 'assistant' AND (metadata IS NULL OR json_extract(metadata, '$.queued') IS NULL)",
+        callId,
+      )
+      .one().n;
   }
 
   /** The latest non-empty answer of the thread's own conversation (side a's, with two sides). */

@@ -124,6 +124,17 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX calls_by_parent ON calls (parent_call_id, ord);
   CREATE INDEX calls_by_turn ON calls (turn_id, status);
   `,
+  // v11: which model step a turn last requested and how often (a step cut by restarts again and
+  // again ends its turn), the coded reason a turn failed, a side forced for the next step; each
+  // nested prompt run's messages found by its call id (an index seek, not a scan of a depth).
+  `
+  ALTER TABLE turns ADD COLUMN model_request TEXT;
+  ALTER TABLE turns ADD COLUMN error_code TEXT;
+  ALTER TABLE turns ADD COLUMN forced_side TEXT;
+  ALTER TABLE messages ADD COLUMN prompt_call TEXT;
+  UPDATE messages SET prompt_call = json_extract(metadata, '$.promptCall') WHERE depth > 0 AND metadata IS NOT NULL;
+  CREATE INDEX messages_by_prompt_call ON messages (prompt_call, id) WHERE prompt_call IS NOT NULL;
+  `,
 ];
 
 /** True when the thread's tables exist; an id that was never created has none. */

@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { ModelStepRecord, TokenUsage } from "../../protocol.js";
+import type { ModelStepRecord, TokenUsage, TurnErrorCode } from "../../protocol.js";
 
 /** Final and running states of a turn. */
 export type TurnStatus = "running" | "waiting" | "completed" | "stopped" | "failed";
@@ -17,6 +17,8 @@ export interface TurnRecord {
   startedAt: number;
   finishedAt?: number;
   error?: string;
+  /** Why a failed turn failed, when weft names the reason with a code. */
+  errorCode?: TurnErrorCode;
   /** Each model step's model, finish reason, usage and attempts. */
   modelSteps?: ModelStepRecord[];
   /** Token usage of the whole turn (the sum over its model steps). */
@@ -80,11 +82,34 @@ export class TurnStore {
     return row?.pending_step ? (JSON.parse(row.pending_step) as T[]) : null;
   }
 
-  /** Appends a model step's record to its turn; returns the turn's usage so far. */
+  /**
+   * Counts a request of model step `step` of the turn: 1 the first time, more only when a restart
+   * cut an earlier request of the same step before its answer was stored.
+   */
+  countModelRequest(turnId: string, step: number): number {
+    const row = this.sql.exec<{ model_request: string | null }>("SELECT model_request FROM turns WHERE turn_id = ?", turnId).toArray()[0];
+    const last = row?.model_request ? (JSON.parse(row.model_request) as { step: number; count: number }) : null;
+    const count = last?.step === step ? last.count + 1 : 1;
+    this.sql.exec("UPDATE turns SET model_request = ? WHERE turn_id = ?", JSON.stringify({ step, count }), turnId);
+    return count;
+  }
+
+  /** The side a tool or hook forced for the turn's next model step, until that step is recorded. */
+  forcedSide(turnId: string): "a" | "b" | null {
+    const row = this.sql.exec<{ forced_side: string | null }>("SELECT forced_side FROM turns WHERE turn_id = ?", turnId).toArray()[0];
+    return row?.forced_side === "a" || row?.forced_side === "b" ? row.forced_side : null;
+  }
+
+  /** Keeps the side forced for the turn's next model step, so a restart or a wait does not lose it. */
+  setForcedSide(turnId: string, side: "a" | "b"): void {
+    this.sql.exec("UPDATE turns SET forced_side = ? WHERE turn_id = ?", side, turnId);
+  }
+
+  /** Appends a model step's record to its turn (the step took any forced side); returns the turn's usage so far. */
   recordModelStep(turnId: string, record: ModelStepRecord): TokenUsage {
     const steps = this.modelSteps(turnId);
     steps.push(record);
-    this.sql.exec("UPDATE turns SET model_steps = ? WHERE turn_id = ?", JSON.stringify(steps), turnId);
+    this.sql.exec("UPDATE turns SET model_steps = ?, forced_side = NULL WHERE turn_id = ?", JSON.stringify(steps), turnId);
     return steps.reduce((sum, s) => addUsage(sum, s.usage), {} as TokenUsage);
   }
 
@@ -97,9 +122,16 @@ export class TurnStore {
     this.sql.exec("UPDATE turns SET steps = ? WHERE turn_id = ?", steps, turnId);
   }
 
-  end(turnId: string, status: Exclude<TurnStatus, "running" | "waiting">, error?: string, now = Date.now()): void {
+  end(turnId: string, status: Exclude<TurnStatus, "running" | "waiting">, error?: string, errorCode?: TurnErrorCode): void {
     this.newest = undefined;
-    this.sql.exec("UPDATE turns SET status = ?, finished_at = ?, error = ? WHERE turn_id = ?", status, now, error ?? null, turnId);
+    this.sql.exec(
+      "UPDATE turns SET status = ?, finished_at = ?, error = ?, error_code = ? WHERE turn_id = ?",
+      status,
+      Date.now(),
+      error ?? null,
+      errorCode ?? null,
+      turnId,
+    );
   }
 
   /** A turn's status, or undefined for an unknown id. */
@@ -118,14 +150,24 @@ export class TurnStore {
   /** The newest turn, if any. */
   latest(): TurnRecord | undefined {
     const row = this.sql
-      .exec<{ turn_id: string; status: string; steps: number; started_at: number; finished_at: number | null; error: string | null; model_steps: string | null }>(
-        "SELECT * FROM turns ORDER BY ord DESC LIMIT 1",
+      .exec<{
+        turn_id: string;
+        status: string;
+        steps: number;
+        started_at: number;
+        finished_at: number | null;
+        error: string | null;
+        error_code: string | null;
+        model_steps: string | null;
+      }>(
+        "SELECT turn_id, status, steps, started_at, finished_at, error, error_code, model_steps FROM turns ORDER BY ord DESC LIMIT 1",
       )
       .toArray()[0];
     if (!row) return undefined;
     const turn: TurnRecord = { turnId: row.turn_id, status: row.status as TurnStatus, steps: row.steps, startedAt: row.started_at };
     if (row.finished_at !== null) turn.finishedAt = row.finished_at;
     if (row.error !== null) turn.error = row.error;
+    if (row.error_code !== null) turn.errorCode = row.error_code as TurnErrorCode;
     if (row.model_steps) {
       turn.modelSteps = JSON.parse(row.model_steps) as ModelStepRecord[];
       turn.usage = turn.modelSteps.reduce((sum, s) => addUsage(sum, s.usage), {} as TokenUsage);

@@ -137,13 +137,13 @@ it("subscribe survives restarts of the thread's Durable Object while a turn stre
     const res = await fetch(`${weft.url}/__test/threads/${threadId}/restart`, { method: "POST" });
     expect(await res.json()).toEqual({ restarted: true });
   };
-  const run = await streamWithDrops(client, restart, 3);
+  const run = await streamWithDrops(client, restart, 15);
   expect(run.closed).toBeNull();
   expect(run.frames.map((f) => f.seq)).toEqual(range1(run.info.lastSeq));
   expect(run.frames.at(-1)!.type).toBe("turn_finished");
   expect(run.info.lastTurn?.status).toBe("completed");
-  expect(run.drops).toBe(3);
-  expect(run.connections).toBe(4);
+  expect(run.drops).toBe(15);
+  expect(run.connections).toBe(16);
 });
 
 it("a refused upgrade is an error that stops the retries: bad token, unknown thread", async () => {
