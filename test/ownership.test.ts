@@ -135,4 +135,17 @@ describe("scratch threads of direct calls", () => {
     expect([settled.status, settled.body.status]).toEqual([200, "succeeded"]);
     expect((await ledgerOf(`${threadId}:w`)).runs).toBe(1);
   });
+
+  it("a deleted thread closes its open WebSockets, so a client is not left waiting on a thread that is gone", async () => {
+    const id = await createThread();
+    const res = await request(`/threads/${id}/ws`, { headers: { Upgrade: "websocket" } });
+    const ws = res.webSocket!;
+    ws.accept();
+    const closed = new Promise<[number, string]>((resolve) => ws.addEventListener("close", (e) => resolve([e.code, e.reason])));
+    expect((await json("DELETE", `/threads/${id}`)).body).toEqual({ deleted: true });
+    const timeout = new Promise<string>((resolve) => setTimeout(() => resolve("still open after 2 s"), 2000));
+    expect(await Promise.race([closed, timeout])).toEqual([1000, "thread deleted"]);
+    // A reconnect is refused with a plain 404, which ends a client's subscription.
+    expect((await request(`/threads/${id}/ws`, { headers: { Upgrade: "websocket" } })).status).toBe(404);
+  });
 });

@@ -20,7 +20,7 @@ import { SCRATCH_TTL_MS, ThreadSecrets, UserEnv, callerFromHeader, checkAccess, 
 import { redactLogs } from "./redact.js";
 import { type RpcResult, rpc } from "./rpc.js";
 import { TurnRunner } from "./runner.js";
-import { onSocketMessage, replayAndAccept } from "./sockets.js";
+import { closeAll, onSocketMessage, replayAndAccept } from "./sockets.js";
 import { isInitialized, migrate } from "./store/migrations.js";
 import { ThreadStore } from "./store/index.js";
 import type { ThreadMeta } from "./store/meta.js";
@@ -216,6 +216,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     await this.alarmClock.delete();
     await this.ctx.storage.deleteAll();
     this.store.forget();
+    closeAll(this.ctx, "thread deleted");
   }
 
   /** The watchdog: resumes a turn cut by a restart, recovers calls, drains the queue; ends scratch threads. */
