@@ -62,3 +62,32 @@ describe("bodies that cannot cross to a Durable Object get 400, never 500", () =
     expect(res.body.error.details.path).toEqual(["arguments", "\udc00x"]);
   });
 });
+
+describe("query strings and env values a new user gets wrong", () => {
+  it("answers GET /threads?limit=0 with 400 naming limit, not a 500", async () => {
+    const res = await json("GET", "/threads?limit=0");
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: "invalid_request", details: { path: ["limit"] } });
+    expect(res.body.error.message).toBe("limit: expected a page size of at least 1 (default 50, at most 200)");
+    expect((await json("GET", "/threads?limit=1")).status).toBe(200);
+  });
+
+  it("names a bad whole-number parameter once, and says what it takes", async () => {
+    const id = await createThread();
+    for (const [param, value] of [["limit", "abc"], ["offset", "-5"], ["maxDepth", "-1"], ["before", "1.5"]] as const) {
+      const res = await json("GET", `/threads/${id}/messages?${param}=${value}`);
+      expect(res.status, param).toBe(400);
+      expect(res.body.error.message, param).toBe(`${param}: expected a whole number (0 or more)`);
+      expect(res.body.error.details.path).toEqual([param]);
+    }
+  });
+
+  it("says what an env value may be", async () => {
+    for (const env of [{ A: 5 }, { A: { value: "x", type: "weird" } }]) {
+      const res = await json("POST", "/threads", { env });
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toBe('env.A: expected a string, or { "value": string, "type"?: "text" | "secret" }');
+      expect(res.body.error.details.path).toEqual(["env", "A"]);
+    }
+  });
+});

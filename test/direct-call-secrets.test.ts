@@ -5,6 +5,7 @@
  * hidden from the very call that first reads it.
  */
 import { describe, expect, it } from "vitest";
+import { tapLogs } from "../src/thread/redact.js";
 import { CANARIES } from "./authz/matrix.js";
 import { eventsOf, json, request } from "./helpers.js";
 
@@ -41,19 +42,29 @@ async function directCall(name: string, body: unknown, headers: Record<string, s
 }
 
 describe("a direct call redacts every secret level on every outgoing path", () => {
-  it("result, error and events of a session's calls, including an account secret changed since the thread last read it", async () => {
+  it("result, error, events and logs of a session's calls, including an account secret changed since the thread last read it", async () => {
     let user = userSecret();
     await setAccountSecret(user);
     const id = await canaryThread();
     const found: string[] = [];
     const answers: Array<{ status: number; text: string }> = [];
-    for (const mode of ["echo", "throw", "echo"] as const) {
-      // A new account secret before each call: the thread kept the old values until this call.
-      user = userSecret();
-      await setAccountSecret(user);
-      const answer = await directCall("leak_secrets", { input: { mode }, sessionId: id });
-      answers.push(answer);
-      found.push(...leaked(`${mode} answer`, answer.text, secretsWith(user)));
+    const logs: string[] = [];
+    const untap = tapLogs((_level, args) => logs.push(args.map((a) => (a instanceof Error ? `${a.message} ${a.stack}` : typeof a === "string" ? a : JSON.stringify(a))).join(" ")));
+    try {
+      for (const mode of ["echo", "throw", "echo"] as const) {
+        // A new account secret before each call: the thread kept the old values until this call.
+        user = userSecret();
+        await setAccountSecret(user);
+        const answer = await directCall("leak_secrets", { input: { mode }, sessionId: id });
+        answers.push(answer);
+        found.push(...leaked(`${mode} answer`, answer.text, secretsWith(user)));
+        const logged = logs.splice(0).join("\n");
+        // The tool logs what it read ("just set", and in echo mode "leaking" and an Error).
+        expect(logged).toContain(mode === "echo" ? "leaking [redacted:CANARY_THREAD]" : "just set [redacted:CANARY_SET]");
+        found.push(...leaked(`${mode} logs`, logged, secretsWith(user)));
+      }
+    } finally {
+      untap();
     }
     // The calls ran and read every level: the markers stand where the values were.
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);

@@ -6,14 +6,16 @@
 import * as z from "zod";
 import { CALL_STATUSES } from "../protocol.js";
 
-const EnvValue = z.union([z.string(), z.object({ value: z.string(), type: z.enum(["text", "secret"]).optional() })]);
+const EnvValue = z.union([z.string(), z.object({ value: z.string(), type: z.enum(["text", "secret"]).optional() })], {
+  error: 'expected a string, or { "value": string, "type"?: "text" | "secret" }',
+});
 const Token = z.string().regex(/^[^:]+:.+$/, "expected <channelId>:<key>");
-const Int = (name: string) =>
-  z
-    .string()
-    .regex(/^\d{1,15}$/, `${name}: expected an integer`)
-    .transform(Number)
-    .optional();
+// The validator puts the parameter's name before each message, so the messages here leave it out.
+const WholeNumber = z
+  .string()
+  .regex(/^\d{1,15}$/, "expected a whole number (0 or more)")
+  .transform(Number);
+const Int = WholeNumber.optional();
 
 /** Body of `POST /threads`. The owner is the verified caller; a `userId` field is ignored. */
 export const CreateThreadBody = z.object({
@@ -68,11 +70,11 @@ export const AccountEnvBody = z.object({ value: z.string(), type: z.enum(["text"
 
 /** Query of `GET /threads/:id/messages`. */
 export const MessagesQuery = z.object({
-  limit: Int("limit"),
-  offset: Int("offset"),
-  maxDepth: Int("maxDepth"),
-  before: Int("before"),
-  after: Int("after"),
+  limit: Int,
+  offset: Int,
+  maxDepth: Int,
+  before: Int,
+  after: Int,
   order: z.enum(["asc", "desc"]).optional(),
   includeSilent: z.enum(["true", "false", "1", "0"]).optional(),
 });
@@ -81,4 +83,7 @@ export const MessagesQuery = z.object({
 export const CallsQuery = z.object({ status: z.enum(CALL_STATUSES).optional() });
 
 /** Query of `GET /threads`: newest first, `cursor` from the previous page's `nextCursor`. */
-export const ThreadsQuery = z.object({ limit: Int("limit"), cursor: z.string().min(1).optional() });
+export const ThreadsQuery = z.object({
+  limit: WholeNumber.refine((n) => n >= 1, "expected a page size of at least 1 (default 50, at most 200)").optional(),
+  cursor: z.string().min(1).optional(),
+});

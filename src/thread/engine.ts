@@ -19,6 +19,7 @@ import type { CallExecution, CrashPoint } from "../tools/host.js";
 import type { Effect } from "../tools/types.js";
 import type { ExecutionState } from "../tools/thread-state.js";
 import { Callables } from "./callables.js";
+import { DecisionWaiters } from "./decisions.js";
 import { logFailedCall } from "./call-log.js";
 import { NO_USER_ENV, type UserEnvSource } from "./env.js";
 import { createDispatchHost } from "./dispatch-host.js";
@@ -72,8 +73,8 @@ export class ThreadEngine implements StateHost {
   private drainLock: Promise<unknown> = Promise.resolve();
   /** Per call id: the tail of the work holding it (dispatch, recovery, a person's decision). */
   private readonly callLocks = new Map<string, Promise<unknown>>();
-  /** Per call id: parents waiting in `invokeTool` for a person's decision on it. */
-  private readonly waiters = new Map<string, Set<() => void>>();
+  /** Parents waiting in `invokeTool` for a person's decision on a nested call. */
+  private readonly decisions = new DecisionWaiters();
 
   constructor(
     private readonly host: EngineHost,
@@ -200,7 +201,7 @@ export class ThreadEngine implements StateHost {
     turnId?: string,
     id?: string,
   ): Promise<ToolResult> {
-    let outcome = await this.dispatchOne(execution, {
+    const outcome = await this.dispatchOne(execution, {
       callId: id ?? newId("call"),
       toolName,
       args: { value: args },
@@ -217,44 +218,13 @@ export class ThreadEngine implements StateHost {
       return { status: "error", error: `call ${outcome.callId} (${toolName}) waits for a person (${outcome.status}); it runs once decided, and this call does not wait for it` };
     }
     if (turnId) this.emit("turn_waiting", { turnId, callIds: [outcome.callId] });
-    const signal = execution.signal;
     const host = createDispatchHost(this, execution);
-    while (!outcome.final) {
-      if (signal.aborted) {
-        return { status: "error", error: `stopped while call ${outcome.callId} (${toolName}) waited for a person; it still waits, and its decision will not reach this call` };
-      }
-      // Listen first, then look: a decision made in between is never missed.
-      const { promise, cancel } = this.decided(outcome.callId, signal);
-      outcome = outcomeOf(host, this.store.calls.get(outcome.callId)!);
-      if (outcome.final) cancel();
-      else await promise;
-      outcome = outcomeOf(host, this.store.calls.get(outcome.callId)!);
-    }
-    return outcome.result;
-  }
-
-  /** Resolves when a person decides `callId` (see {@link notifyDecided}), `signal` fires, or `cancel` is called. */
-  private decided(callId: string, signal: AbortSignal): { promise: Promise<void>; cancel: () => void } {
-    let cancel = () => {};
-    const promise = new Promise<void>((resolve) => {
-      const waiters = this.waiters.get(callId) ?? new Set<() => void>();
-      this.waiters.set(callId, waiters);
-      const done = () => {
-        waiters.delete(done);
-        signal.removeEventListener("abort", done);
-        resolve();
-      };
-      waiters.add(done);
-      signal.addEventListener("abort", done, { once: true });
-      cancel = done;
-    });
-    return { promise, cancel };
+    return this.decisions.until(outcome, toolName, execution.signal, (callId) => outcomeOf(host, this.store.calls.get(callId)!));
   }
 
   /** Wakes whatever waits on `callId`'s decision (a parent inside `invokeTool`). */
   notifyDecided(callId: string): void {
-    for (const wake of [...(this.waiters.get(callId) ?? [])]) wake();
-    this.waiters.delete(callId);
+    this.decisions.notify(callId);
   }
 
   /**
