@@ -90,4 +90,19 @@ describe("query strings and env values a new user gets wrong", () => {
       expect(res.body.error.details.path).toEqual(["env", "A"]);
     }
   });
+
+  it("refuses a misspelt field of POST /threads and of a message by name, instead of using the default", async () => {
+    const typo = await json("POST", "/threads", { agnet: "desk" });
+    expect(typo.status).toBe(400);
+    expect(typo.body.error).toMatchObject({ code: "invalid_request", details: { path: ["agnet"] } });
+    expect(typo.body.error.message).toBe("agnet: unknown field; the fields are agent, arguments, script, env, dryRun, asOf and continuationToken");
+    const id = await createThread();
+    const posted = await json("POST", `/threads/${id}/messages`, { content: "hi", scirpt: [{ text: "ok" }] });
+    expect(posted.status).toBe(400);
+    expect(posted.body.error.message).toBe("scirpt: unknown field; the fields are content, role and script");
+    expect(await messagesOf(id)).toEqual([]);
+    // A field naming a person is still accepted and ignored: the verified caller owns the thread.
+    const owned = await json("POST", "/threads", { userId: "bob" });
+    expect([owned.status, owned.body.userId]).toEqual([201, "tester"]);
+  });
 });

@@ -17,7 +17,7 @@
 import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { closeAll } from "./lib/http.mjs";
+import { closeAll, request } from "./lib/http.mjs";
 import { median, sequential, throughput } from "./lib/measure.mjs";
 import { freePort, startAll } from "./lib/serve.mjs";
 import { targets } from "./lib/targets.mjs";
@@ -30,6 +30,8 @@ const TIMELINE = opt("timeline", "");
 const BASE = opt("base", "");
 const NAMES = BASE ? ["bare", "base", "weft"] : ["bare", "weft"];
 targets.base = targets.weft;
+// --watchdog MS: weft's WEFT_WATCHDOG_MS, to see what the watchdog alarm costs.
+if (opt("watchdog", "")) targets.weft = { ...targets.weft, spec: { ...targets.weft.spec, vars: { ...targets.weft.spec.vars, WEFT_WATCHDOG_MS: opt("watchdog", "") } } };
 const inspectorPort = await freePort();
 const main = await startAll(
   ROOT,
@@ -41,26 +43,48 @@ const stop = () => (main.stop(), other?.stop());
 const work = main.work;
 const base = Object.fromEntries(servers.map((s) => [s.spec.name, s.base]));
 const one = {};
-for (const n of NAMES) one[n] = [await targets[n].newThread(base[n])];
+const hundred = {};
+for (const n of NAMES) {
+  one[n] = [await targets[n].newThread(base[n])];
+  hundred[n] = [];
+  for (let i = 0; i < 100; i++) hundred[n].push(await targets[n].newThread(base[n]));
+}
 const res = {};
 const put = (n, m, v) => ((res[n] ??= {})[m] ??= []).push(v);
 try {
-  for (const n of NAMES) for (const tool of ["bench_read", "bench_write"]) await throughput(targets[n], base[n], tool, one[n], 1000);
+  for (const n of NAMES) for (const tool of ["bench_read", "bench_write"]) for (const set of [one[n], hundred[n]]) await throughput(targets[n], base[n], tool, set, 2000);
   for (let r = 0; r < ROUNDS; r++) {
     for (const tool of ["bench_read", "bench_write"]) {
       for (let k = 0; k < NAMES.length; k++) {
         const n = NAMES[(k + r) % NAMES.length];
         put(n, `${tool} p50`, (await sequential(targets[n], base[n], tool, one[n], 200)).p50);
         const pid = servers.find((x) => x.spec.name === n).child.pid;
-        const cpu0 = cpuMs(pid);
-        const cps = await throughput(targets[n], base[n], tool, one[n], 2000);
-        const cpu1 = cpuMs(pid);
-        put(n, `${tool} cps`, cps);
-        put(n, `${tool} workerd CPU us/call`, ((cpu1.total - cpu0.total) * 1000) / (cps * 2));
-        put(n, `${tool} workerd system CPU us/call`, ((cpu1.sys - cpu0.sys) * 1000) / (cps * 2));
+        for (const [set, threads] of [["one thread", one[n]], ["100 threads", hundred[n]]]) {
+          const cpu0 = cpuMs(pid);
+          const cps = await throughput(targets[n], base[n], tool, threads, 2000);
+          const cpu1 = cpuMs(pid);
+          put(n, `${tool} cps ${set}`, cps);
+          put(n, `${tool} workerd CPU us/call ${set}`, ((cpu1.total - cpu0.total) * 1000) / (cps * 2));
+        }
       }
     }
   }
+  // Where a sequential call's milliseconds go: bare's round trip with and without its one row
+  // (the difference is the commit the response waits for: Durable Object output gate).
+  const lat = async (f) => {
+    const xs = [];
+    for (let i = 0; i < 200; i++) {
+      const t0 = performance.now();
+      await f(i);
+      xs.push(performance.now() - t0);
+    }
+    return median(xs);
+  };
+  for (let r = 0; r < ROUNDS; r++) {
+    put("bare", "round trip, no write p50", await lat(() => request(base.bare, "POST", `/threads/${one.bare[0]}/ping`)));
+    put("bare", "round trip, one row (one commit) p50", await lat((i) => targets.bare.tool(base.bare, one.bare[0], "bench_read", { n: i, text: "x" })));
+  }
+  for (const m of ["round trip, no write p50", "round trip, one row (one commit) p50"]) console.log(`bare ${m}: ${median(res.bare[m]).toFixed(3)} ms`);
   for (const m of Object.keys(res.weft)) {
     const b = median(res.bare[m]);
     const line = NAMES.slice(1).map((n) => `${n} ${median(res[n][m]).toFixed(2)} (${(median(res[n][m]) / b).toFixed(2)}x)`).join(" · ");

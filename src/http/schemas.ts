@@ -17,23 +17,47 @@ const WholeNumber = z
   .transform(Number);
 const Int = WholeNumber.optional();
 
+/** Fields naming a person: accepted and dropped, since who acts is always the verified caller. */
+const PERSON_FIELDS = ["userId"];
+
+/**
+ * `z.object(fields)` that refuses any other top-level key by name with `message`, instead of
+ * dropping it: a misspelt field (`agnet`, `scirpt`) would otherwise pass and its default apply.
+ * The keys in `ignored` are accepted and dropped.
+ */
+function closedObject<T extends z.ZodRawShape>(fields: T, message: string, ignored: readonly string[] = PERSON_FIELDS) {
+  const known = new Set([...Object.keys(fields), ...ignored]);
+  return z.preprocess((value, ctx) => {
+    if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+      for (const key of Object.keys(value)) if (!known.has(key)) ctx.issues.push({ code: "custom", path: [key], message, input: value });
+    }
+    return value;
+  }, z.object(fields));
+}
+
 /** Body of `POST /threads`. The owner is the verified caller; a `userId` field is ignored. */
-export const CreateThreadBody = z.object({
-  agent: z.string().min(1).optional(),
-  arguments: z.record(z.string(), z.unknown()).optional(),
-  script: z.array(z.unknown()).optional(),
-  env: z.record(z.string(), EnvValue).optional(),
-  dryRun: z.boolean().optional(),
-  asOf: z.iso.datetime({ offset: true }).optional(),
-  continuationToken: Token.optional(),
-});
+export const CreateThreadBody = closedObject(
+  {
+    agent: z.string().min(1).optional(),
+    arguments: z.record(z.string(), z.unknown()).optional(),
+    script: z.array(z.unknown()).optional(),
+    env: z.record(z.string(), EnvValue).optional(),
+    dryRun: z.boolean().optional(),
+    asOf: z.iso.datetime({ offset: true }).optional(),
+    continuationToken: Token.optional(),
+  },
+  "unknown field; the fields are agent, arguments, script, env, dryRun, asOf and continuationToken",
+);
 
 /** Body of `POST /threads/:id/messages`. */
-export const PostMessageBody = z.object({
-  content: z.string(),
-  role: z.enum(["user", "system"]).optional(),
-  script: z.array(z.unknown()).optional(),
-});
+export const PostMessageBody = closedObject(
+  {
+    content: z.string(),
+    role: z.enum(["user", "system"]).optional(),
+    script: z.array(z.unknown()).optional(),
+  },
+  "unknown field; the fields are content, role and script",
+);
 
 /** Body of `POST .../approve`; who approves is the verified caller, never a field. */
 export const ApproveBody = z.object({ argsHash: z.string().optional() });
@@ -48,22 +72,20 @@ export const SettleBody = z.discriminatedUnion("outcome", [
   z.object({ outcome: z.literal("retry") }),
 ]);
 
-const DIRECT_CALL_FIELDS = {
-  input: z.unknown().optional(),
-  sessionId: z.string().min(1).optional(),
-  continuationToken: z.string().optional(),
-};
-
 /**
  * Body of `POST /v1/tools/:name`: `sessionId` and `continuationToken` are mutually exclusive.
  * Any other top-level key is refused by name: it is almost always a tool argument that belongs
  * inside `input`.
  */
-export const DirectCallBody = z.looseObject(DIRECT_CALL_FIELDS).superRefine((body, ctx) => {
-  for (const key of Object.keys(body)) {
-    if (!Object.hasOwn(DIRECT_CALL_FIELDS, key)) ctx.addIssue({ code: "custom", path: [key], message: 'unknown field; did you mean {"input": {...}}?' });
-  }
-});
+export const DirectCallBody = closedObject(
+  {
+    input: z.unknown().optional(),
+    sessionId: z.string().min(1).optional(),
+    continuationToken: z.string().optional(),
+  },
+  'unknown field; did you mean {"input": {...}}?',
+  [],
+);
 
 /** Body of `PUT /account/env/:name`; a value is a secret unless `type` says `text`. */
 export const AccountEnvBody = z.object({ value: z.string(), type: z.enum(["text", "secret"]).optional() });

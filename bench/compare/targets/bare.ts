@@ -27,6 +27,11 @@ export class BareThread extends DurableObject<Env> {
     return { ok: true, toolName: name, callId: `call_${id}`, isError: false, result };
   }
 
+  /** The round trip alone: no row written, so no commit for the response to wait for. */
+  ping() {
+    return { ok: true };
+  }
+
   turn(content: string) {
     const sql = this.ctx.storage.sql;
     sql.exec("INSERT INTO calls (name, input, result) VALUES ('user', ?, NULL)", content);
@@ -67,6 +72,7 @@ export default {
     if (parts[0] === "threads" && parts[1]) {
       const stub = env.BARE.get(env.BARE.idFromName(parts[1]));
       if (parts[2] === "ws") return stub.fetch(request);
+      if (parts[2] === "ping") return Response.json(await stub.ping());
       if (parts[2] === "turn") return Response.json(await stub.turn(((await request.json()) as { content: string }).content));
       if (parts[2] === "burst") {
         const body = (await request.json()) as { count: number; text: string };
