@@ -171,3 +171,29 @@ export async function ledgerOf(effectKey: string): Promise<{ runs: number }> {
   const stub = ns.get(ns.idFromName("ledger")) as unknown as { read(key: string): Promise<{ runs: number }> };
   return stub.read(effectKey);
 }
+
+/** Waits until `check` answers true, looking every 10 ms, 400 times at most. @throws Error naming `what` when it never does. */
+export async function until(check: () => Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** Starts counting the rows every query of the thread reads (workerd's `cursor.rowsRead`); `read()` is the total since. */
+export async function countRows(threadId: string): Promise<{ read: () => Promise<number> }> {
+  const key = `__rowsRead:${threadId}`;
+  await runInDurableObject(rawStub(threadId), (_instance, state) => {
+    const sql = state.storage.sql as SqlStorage & { exec: SqlStorage["exec"] };
+    const cursors: SqlStorageCursor<Record<string, SqlStorageValue>>[] = [];
+    const exec = sql.exec.bind(sql);
+    sql.exec = ((query: string, ...bindings: unknown[]) => {
+      const cursor = exec(query, ...bindings);
+      cursors.push(cursor);
+      return cursor;
+    }) as SqlStorage["exec"];
+    (globalThis as Record<string, unknown>)[key] = () => cursors.reduce((n, c) => n + c.rowsRead, 0);
+  });
+  return { read: () => runInDurableObject(rawStub(threadId), () => ((globalThis as Record<string, unknown>)[key] as () => number)()) };
+}

@@ -4,17 +4,9 @@
  */
 import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { callsOf, createThread, eventsOf, inThread, json, ledgerOf, messagesOf, rawStub, stubOf } from "./helpers.js";
+import { callsOf, createThread, eventsOf, inThread, json, ledgerOf, messagesOf, rawStub, stubOf, until } from "./helpers.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(check: () => Promise<boolean>, what: string) {
-  for (let i = 0; i < 300; i++) {
-    if (await check()) return;
-    await sleep(10);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 const statusOf = async (id: string, callId: string) => (await callsOf(id)).find((c) => c.callId === callId)?.status;
 

@@ -7,7 +7,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { MIGRATIONS, migrate } from "../src/thread/store/migrations.js";
-import { callsOf, createThread, rawStub, runTurn } from "./helpers.js";
+import { callsOf, countRows, createThread, rawStub, runTurn } from "./helpers.js";
 
 const OTHER_RUNS = 400;
 const MESSAGES_PER_RUN = 10;
@@ -34,20 +34,9 @@ async function pastRuns(threadId: string, runs: number): Promise<void> {
 
 /** Rows SQLite reads (workerd's `cursor.rowsRead`) while `work` runs, over every query of the thread. */
 async function rowsReadDuring(threadId: string, work: () => Promise<void>): Promise<number> {
-  const key = `__promptRows:${threadId}`;
-  await runInDurableObject(rawStub(threadId), (_instance, state) => {
-    const sql = state.storage.sql as SqlStorage & { exec: SqlStorage["exec"] };
-    const cursors: SqlStorageCursor<Record<string, SqlStorageValue>>[] = [];
-    const exec = sql.exec.bind(sql);
-    sql.exec = ((query: string, ...bindings: unknown[]) => {
-      const cursor = exec(query, ...bindings);
-      cursors.push(cursor);
-      return cursor;
-    }) as SqlStorage["exec"];
-    (globalThis as Record<string, unknown>)[key] = () => cursors.reduce((n, c) => n + c.rowsRead, 0);
-  });
+  const counter = await countRows(threadId);
   await work();
-  return runInDurableObject(rawStub(threadId), () => ((globalThis as Record<string, unknown>)[key] as () => number)());
+  return counter.read();
 }
 
 /** A turn whose one step calls the summarize prompt, whose nested run answers at once. */

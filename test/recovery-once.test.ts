@@ -2,17 +2,9 @@ import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { CLASSES, type EffectClass, POINTS, callsWithoutOneResult, crashAt, expected, settleParked, waitAtRest } from "./crash/matrix.js";
 import { firedCrashes, planCrashes } from "./crash/plan.js";
-import { callsOf, createThread, eventsOf, inThread, json, keyed, ledgerOf, messagesOf, rawStub, stubOf } from "./helpers.js";
+import { callsOf, createThread, eventsOf, inThread, json, keyed, ledgerOf, messagesOf, rawStub, stubOf, until } from "./helpers.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(check: () => Promise<boolean>, what: string) {
-  for (let i = 0; i < 400; i++) {
-    if (await check()) return;
-    await sleep(10);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /**
  * Runs the thread's alarm handler now, answering like a request: 200, or 503 when an injected

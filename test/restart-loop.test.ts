@@ -5,17 +5,9 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { FAKE_BASE, fakeEnv, fakeKey, fakeRequests, scriptFake } from "./fake-provider.js";
-import { createThread, eventsOf, inThread, json, messagesOf, rawStub, stubOf } from "./helpers.js";
+import { createThread, eventsOf, inThread, json, messagesOf, rawStub, stubOf, until } from "./helpers.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(check: () => Promise<boolean>, what: string) {
-  for (let i = 0; i < 400; i++) {
-    if (await check()) return;
-    await sleep(10);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /** A slow stream: 100 pieces, 60 ms apart, so a restart lands in the middle of it even under load. */
 const slow = (text: string) => ({ text: text.repeat(400), chunk: 4, delayMs: 60 });

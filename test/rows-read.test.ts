@@ -4,7 +4,7 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { createThread, json, rawStub, runTurn } from "./helpers.js";
+import { countRows, createThread, json, rawStub, runTurn } from "./helpers.js";
 
 const PAST_TURNS = 10_000;
 
@@ -56,25 +56,6 @@ async function growHistory(threadId: string, copies: number): Promise<void> {
       });
     }
   });
-}
-
-/** Starts counting the rows every query of the thread reads; `read()` is the total since. */
-async function countRows(threadId: string): Promise<{ read: () => Promise<number> }> {
-  const key = "__rowsRead";
-  await runInDurableObject(rawStub(threadId), (_instance, state) => {
-    const sql = state.storage.sql as SqlStorage & { exec: SqlStorage["exec"] };
-    const cursors: SqlStorageCursor<Record<string, SqlStorageValue>>[] = [];
-    const exec = sql.exec.bind(sql);
-    sql.exec = ((query: string, ...bindings: unknown[]) => {
-      const cursor = exec(query, ...bindings);
-      cursors.push(cursor);
-      return cursor;
-    }) as SqlStorage["exec"];
-    (globalThis as Record<string, unknown>)[`${key}:${threadId}`] = () => cursors.reduce((n, c) => n + c.rowsRead, 0);
-  });
-  return {
-    read: () => runInDurableObject(rawStub(threadId), () => ((globalThis as Record<string, unknown>)[`${key}:${threadId}`] as () => number)()),
-  };
 }
 
 /** Rows read by one more turn, and by one `GET /threads/:id`, on a thread with `past` earlier turns. */
