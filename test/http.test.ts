@@ -98,6 +98,8 @@ describe("POST /v1/tools/:name", () => {
     const write = await json("POST", "/v1/tools/record_call", { input: {}, sessionId: id });
     expect(write.status).toBe(409);
     expect(write.body.error.code).toBe("session_busy");
+    // It is refused, not held: the message says so and when to retry.
+    expect(write.body.error.message).toBe('this thread\'s turn has not finished; "record_call" is not a read, so it is refused now: retry after the turn finishes');
     const read = await json("POST", "/v1/tools/person", { input: { name: "r", age: 1 }, sessionId: id });
     expect(read.status).toBe(200);
     await stubOf(id).waitIdle();

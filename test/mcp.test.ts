@@ -50,6 +50,11 @@ describe("POST /mcp", () => {
     const calls = (await json("GET", `/threads/${sessionId}/calls`)).body.calls as any[];
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({ toolName: "save_draft", status: "succeeded" });
+    // A session named with the wrong type is refused, not dropped for a scratch thread where the write would vanish.
+    const wrongType = await tester.callTool({ name: "save_draft", arguments: { title: "x", body: "y" }, _meta: { "weft/sessionId": 42 } });
+    expect(wrongType.isError).toBe(true);
+    expect((wrongType.content as any)[0].text).toBe("invalid_request: _meta.weft/sessionId: expected a string (a thread id)");
+    expect((await json("GET", `/threads/${sessionId}/calls`)).body.calls).toHaveLength(1);
     await bob.close();
     await tester.close();
   });

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../src/http/app.js";
 import { SCRATCH_TTL_MS } from "../src/thread/guard.js";
 import { registry } from "./generated/registry.js";
-import { createThread, inThread, json, rawStub, request, stubOf } from "./helpers.js";
+import { callsOf, createThread, inThread, json, ledgerOf, rawStub, request, stubOf } from "./helpers.js";
 
 describe("ownership", () => {
   it("another user gets 404 thread_not_found on every route; an admin may read but not act", async () => {
@@ -104,5 +104,48 @@ describe("scratch threads of direct calls", () => {
     expect(await runDurableObjectAlarm(rawStub(id.toString()))).toBe(true);
     expect((await stubOf(id.toString()).info(caller)).ok).toBe(false);
     expect(await inThread(id.toString(), (instance) => instance.ctx.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table'").toArray().length)).toBe(0);
+  });
+
+  it("keep and list a scratch thread whose direct write a restart parked, past the scratch TTL too", async () => {
+    const ns = (env as unknown as { THREAD: DurableObjectNamespace }).THREAD;
+    const id = ns.newUniqueId();
+    const threadId = id.toString();
+    const caller = { userId: "tester", name: "tester", roles: [], admin: false };
+    const stub = ns.get(id) as unknown as import("../src/thread/api.js").ThreadApi;
+    // A direct write without a session; its first run hangs after its effect, and the thread restarts there.
+    const pending = stub.scratchCall(caller, {}, threadId, { toolName: "effect_write", input: { hang: true }, callId: "w" }).catch(() => undefined);
+    for (let i = 0; i < 400 && (await ledgerOf(`${threadId}:w`)).runs === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect((await ledgerOf(`${threadId}:w`)).runs).toBe(1);
+    await inThread(threadId, (instance) => instance.ctx.abort("crash inside execute")).catch(() => undefined);
+    await pending;
+    // The client never got an answer; the thread's own alarm recovers the call: a write is parked, never run again.
+    await runDurableObjectAlarm(rawStub(threadId));
+    expect((await callsOf(threadId)).map((c) => [c.callId, c.status])).toEqual([["w", "parked"]]);
+    // A parked call waits for a person, who can only find it in their list of threads.
+    const listed = (await json("GET", "/threads?limit=200")).body.threads.map((t: any) => t.threadId);
+    expect(listed).toContain(threadId);
+    // Past the scratch TTL the alarm keeps it: removing it would lose the record of a write that may have happened.
+    await inThread(threadId, (instance) => {
+      instance.engine.meta.createdAt -= SCRATCH_TTL_MS + 1;
+      instance.store.meta.write(instance.engine.meta);
+    });
+    await runDurableObjectAlarm(rawStub(threadId));
+    expect((await json("GET", `/threads/${threadId}`)).body).toMatchObject({ ephemeral: false });
+    const settled = await json("POST", `/threads/${threadId}/calls/w/settle`, { outcome: "succeeded", result: "done by hand" });
+    expect([settled.status, settled.body.status]).toEqual([200, "succeeded"]);
+    expect((await ledgerOf(`${threadId}:w`)).runs).toBe(1);
+  });
+
+  it("a deleted thread closes its open WebSockets, so a client is not left waiting on a thread that is gone", async () => {
+    const id = await createThread();
+    const res = await request(`/threads/${id}/ws`, { headers: { Upgrade: "websocket" } });
+    const ws = res.webSocket!;
+    ws.accept();
+    const closed = new Promise<[number, string]>((resolve) => ws.addEventListener("close", (e) => resolve([e.code, e.reason])));
+    expect((await json("DELETE", `/threads/${id}`)).body).toEqual({ deleted: true });
+    const timeout = new Promise<string>((resolve) => setTimeout(() => resolve("still open after 2 s"), 2000));
+    expect(await Promise.race([closed, timeout])).toEqual([1000, "thread deleted"]);
+    // A reconnect is refused with a plain 404, which ends a client's subscription.
+    expect((await request(`/threads/${id}/ws`, { headers: { Upgrade: "websocket" } })).status).toBe(404);
   });
 });

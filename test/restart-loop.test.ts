@@ -4,7 +4,7 @@
  */
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { fakeEnv, fakeKey, fakeRequests, scriptFake } from "./fake-provider.js";
+import { FAKE_BASE, fakeEnv, fakeKey, fakeRequests, scriptFake } from "./fake-provider.js";
 import { createThread, eventsOf, inThread, json, messagesOf, rawStub, stubOf } from "./helpers.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -69,6 +69,32 @@ describe("a model step cut by restarts", () => {
     await stubOf(id).waitIdle();
     expect((await json("GET", `/threads/${id}`)).body.lastTurn).toMatchObject({ status: "completed" });
     expect((await messagesOf(id)).map((m) => m.content)).toEqual(["go", "again", "answer to the next message"]);
+  });
+});
+
+describe("a model step whose preparation restarts cut", () => {
+  it("counts a cut inside history compaction as a cut of the step: twice, and the turn ends restart_loop without a third summary request", async () => {
+    const main = fakeKey("main");
+    const summarizer = fakeKey("sum");
+    await scriptFake(summarizer, [slow("s"), slow("t"), ...Array.from({ length: 8 }, (_, i) => ({ text: `summary v${i + 1}` }))]);
+    await scriptFake(main, [{ text: "answer" }]);
+    const id = await createThread({
+      agent: "summarized",
+      env: { ...fakeEnv("openai-compatible:x", main), ANTHROPIC_API_KEY: { value: summarizer, type: "secret" }, ANTHROPIC_BASE_URL: { value: FAKE_BASE, type: "text" } },
+    });
+    // Older messages than the 2000-token window holds, so the first step compacts them first.
+    await inThread(id, (instance) =>
+      instance.store.atomically(() => {
+        for (let i = 0; i < 30; i++) instance.store.messages.append({ role: i % 2 ? "assistant" : "user", content: `chatter ${i} `.padEnd(400, ".") });
+      }),
+    );
+    await json("POST", `/threads/${id}/messages`, { content: "what next?" });
+    await restartAt(id, summarizer, 1);
+    await restartAt(id, summarizer, 2);
+    await settled(id);
+    expect(await fakeRequests(summarizer)).toHaveLength(2);
+    expect(await fakeRequests(main)).toHaveLength(0);
+    expect((await json("GET", `/threads/${id}`)).body.lastTurn).toMatchObject({ status: "failed", errorCode: "restart_loop" });
   });
 });
 

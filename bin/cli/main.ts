@@ -170,6 +170,9 @@ export function program(): Command {
     .option("--until-finished", "stop when a turn finishes or waits for a person")
     .action(async (threadId: string, opts: Common & { since: number; untilFinished?: boolean }) => {
       await run(opts, async (client) => {
+        // A wrong --url, a server that is down or an unknown thread fails here at once (exit 1);
+        // only drops after the first answer are retried, as the subscription does by itself.
+        await client.getThread(threadId);
         const error = await tail(client, threadId, { since: opts.since, json: !!opts.json, untilFinished: !!opts.untilFinished });
         if (error) throw error;
       });

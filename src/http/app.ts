@@ -104,7 +104,7 @@ export function createApp(registry: Registry): Hono<AuthedEnv> {
           : threadReset(err)
             ? new WeftError(
                 "thread_restarted",
-                "the thread restarted while it handled this request; what it did so far is durable and finishes by itself; read the thread or retry (with the same Idempotency-Key)",
+                "the thread restarted while it handled this request, which may not have taken effect (work that was durable finishes by itself); read the thread, or retry with the same Idempotency-Key, which never acts twice",
               )
             : null;
     if (!error) {

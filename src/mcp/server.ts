@@ -100,10 +100,14 @@ export function createMcpServer(backend: McpBackend, version: string): Server {
     const tool = backend.tools().find((t) => t.name === name);
     // An unknown tool is a protocol error (MCP's tools spec), not a result the model reads.
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}"; available tools: ${backend.tools().map((t) => t.name).join(", ")}`);
-    const session = {
-      ...(typeof _meta?.[SESSION_META.sessionId] === "string" ? { sessionId: _meta[SESSION_META.sessionId] as string } : {}),
-      ...(typeof _meta?.[SESSION_META.continuationToken] === "string" ? { continuationToken: _meta[SESSION_META.continuationToken] as string } : {}),
-    };
+    // A session named with the wrong type is refused: dropped, the call would run in a scratch thread instead.
+    const session: { sessionId?: string; continuationToken?: string } = {};
+    for (const [field, expected] of [["sessionId", "a thread id"], ["continuationToken", "<channelId>:<key>"]] as const) {
+      const value = _meta?.[SESSION_META[field]];
+      if (value === undefined) continue;
+      if (typeof value !== "string") return refusal(new WeftError("invalid_request", `_meta.${SESSION_META[field]}: expected a string (${expected})`, { path: ["_meta", SESSION_META[field]] }));
+      session[field] = value;
+    }
     try {
       return mcpResult(await backend.call(name, input ?? {}, session), tool);
     } catch (err) {

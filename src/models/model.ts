@@ -10,7 +10,9 @@ import type { SummaryInput } from "./summary.js";
 
 /** A tool as the model is told about it. */
 export interface ModelTool {
+  /** The tool's name, as the model calls it. */
   name: string;
+  /** The tool's description, shown to the model. */
   description: string;
   /** JSON Schema of the input (`z.toJSONSchema(args, { io: "input" })`). */
   inputSchema: Record<string, unknown>;
@@ -25,13 +27,19 @@ export interface ModelTool {
 
 /** One model request: the history window and the tools on offer. Never mutated by a model. */
 export interface ModelRequest {
+  /** The thread the request is for. */
   threadId: string;
+  /** The run the step belongs to (its `flowId`): the turn's id, or a nested prompt or agent run's own. */
   turnId: string;
   /** 1-based step number within the turn. */
   step: number;
+  /** The side's system prompt, with the thread's `arguments` filled in; absent when it has none. */
   system?: string;
+  /** The history window, oldest first, with the compaction summary at its head when there is one. */
   messages: readonly Message[];
+  /** The tools on offer at this step. */
   tools: readonly ModelTool[];
+  /** Fires when the thread is stopped; the model should end its stream. */
   signal: AbortSignal;
 }
 
@@ -77,6 +85,7 @@ export interface Model {
   readonly wire?: "openai" | "anthropic" | "generic";
   /** Context window in tokens, when known; history windows default from it. */
   readonly contextTokens?: number;
+  /** Runs one step: text deltas, tool calls, then one `finish` part; may throw {@link ModelError}. */
   stream(request: ModelRequest): AsyncIterable<ModelStreamPart>;
   /**
    * Summarizes older messages without a model request (the scripted model's extractive
@@ -106,6 +115,8 @@ export class ModelError extends Error {
  * test sends malformed JSON. A missing `id` becomes `call_<random>`.
  */
 export interface ScriptStep {
+  /** The step's answer text. */
   text?: string;
+  /** The tool calls the step asks for, in order. */
   toolCalls?: Array<{ id?: string; name: string; arguments?: string | Record<string, unknown> }>;
 }

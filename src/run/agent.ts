@@ -40,6 +40,7 @@ export interface AgentSide {
 
 /** Options of {@link defineAgent}. */
 export interface DefineAgentOptions {
+  /** What the agent is for; the tool description another agent sees when it may call this one (unless `toolDescription` is set). */
   description?: string;
   /** Side a: a prompt name, or the side with its stop conditions. Absent: the inline fields below. */
   sideA?: string | AgentSide;
@@ -98,9 +99,13 @@ export function defineAgent(options: DefineAgentOptions): AgentDefinition {
 
 /** Everything `agents/` defines, as the generated registry exports it. */
 export interface Registry {
+  /** Tools by name (the file name under `agents/tools/`). */
   tools: Record<string, AnyToolDefinition>;
+  /** Agents by id (the file name under `agents/agents/`). */
   agents: Record<string, AgentDefinition>;
+  /** Prompts by name (the file name under `agents/prompts/`). */
   prompts?: Record<string, PromptDefinition>;
+  /** Hooks by hook name (the file name under `agents/hooks/`). */
   hooks?: Record<string, HookDefinition>;
 }
 

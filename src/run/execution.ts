@@ -61,7 +61,7 @@ export class Execution implements CallExecution {
   readonly promptPath: readonly string[];
   /** Scratch shared by the calls of this run (the Standard Agents tools API's `context`); a child shares its parent's. */
   readonly context: Record<string, unknown>;
-  /** The the Standard Agents tools API's `ExecutionState` view handed to tools as `state.execution`. */
+  /** The Standard Agents tools API's `ExecutionState` view handed to tools as `state.execution`. */
   readonly state: ExecutionState;
   /** The side taking the current step. */
   currentSide: Side;

@@ -21,10 +21,15 @@ import type { NewTurnMessage } from "./messages.js";
  *   The stored history is never changed by this hook.
  */
 export interface HookSignatures {
+  /** Gets the `tool_call_started` event's payload. */
   tool_call_started: (state: ThreadState, call: EventPayloads["tool_call_started"]) => void | Promise<void>;
+  /** Gets the `tool_call_finished` event's payload; the result stands whatever the hook does. */
   tool_call_finished: (state: ThreadState, call: EventPayloads["tool_call_finished"]) => void | Promise<void>;
+  /** Returns a replacement of the same role, or nothing to store the message as it is. */
   before_create_message: (state: ThreadState, message: NewTurnMessage) => NewTurnMessage | void | Promise<NewTurnMessage | void>;
+  /** Gets the message as stored (with its `id`). */
   after_create_message: (state: ThreadState, message: Message) => void | Promise<void>;
+  /** Returns the messages to send to the model instead, or nothing to send them as they are. */
   filter_messages: (state: ThreadState, messages: Message[]) => Message[] | void | Promise<Message[] | void>;
 }
 
@@ -42,8 +47,11 @@ export const HOOK_NAMES: readonly HookName[] = [
 
 /** What {@link defineHook} returns: a plain object. */
 export interface HookDefinition<N extends HookName = HookName> {
+  /** Marks the value as a hook for the registry build. */
   readonly kind: "hook";
+  /** Which hook this is (also the file's name). */
   readonly hook: N;
+  /** The hook body; a throw becomes a `hook_failed` error naming the hook, which fails the turn it runs in. */
   readonly run: HookSignatures[N];
 }
 

@@ -57,8 +57,9 @@ export interface TurnHost {
    */
   recordProviderCalls?(execution: Execution, calls: ToolCallRequest[]): Promise<void>;
   /**
-   * Records, durably, that model step `step` is about to be requested; resolves with how many
-   * times it has been, counting requests a restart cut off. Absent: no count is kept.
+   * Records, durably, that model step `step` is about to be prepared (history, compaction, hooks)
+   * and requested; resolves with how many times it has been, counting tries a restart cut off.
+   * Absent: no count is kept.
    */
   countRequest?(step: number): Promise<number>;
   /** The open step's calls, when a step was interrupted or is waiting. */
@@ -114,15 +115,16 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
       if (execution.stopped) return { status: "stopped", steps, ...by(execution) };
       const sideEnd = sideForStep(execution, sides);
       if (sideEnd) return { status: "stopped", steps, error: sideEnd };
-      // One snapshot per request: what is injected while it is prepared enters the next request.
-      const snapshot = await host.history();
-      const messages = host.prepareMessages ? await host.prepareMessages(snapshot) : snapshot;
-      // A step cut by a restart is requested again once; cut again, the turn ends rather than loop.
+      // A step cut by a restart is tried again once; cut again, the turn ends rather than loop.
+      // Counted before its history is read: compaction and history hooks are part of the step.
       const requests = (await host.countRequest?.(steps + 1)) ?? 1;
       if (requests > MAX_STEP_REQUESTS) {
         const error = `model step ${steps + 1} was cut by a restart ${requests - 1} times; it is not requested again`;
         return { status: "failed", steps, error, errorCode: "restart_loop" };
       }
+      // One snapshot per request: what is injected while it is prepared enters the next request.
+      const snapshot = await host.history();
+      const messages = host.prepareMessages ? await host.prepareMessages(snapshot) : snapshot;
       const { response, model, announced, attempts, retries } = await requestStep(host, execution, steps + 1, messages);
       if (response.finishReason === "end" && response.toolCalls.length === 0 && response.text === "") {
         // A turn that played nothing at all says so, instead of ending silently with steps: 0.

@@ -8,6 +8,7 @@ import { DurableObject } from "cloudflare:workers";
 import { ERROR_CODES, WeftError } from "../errors.js";
 import type { EventFrame } from "../protocol.js";
 import type { Registry } from "../run/agent.js";
+import { accountOf } from "./account.js";
 import { WATCHDOG_MS, settingOf } from "../config.js";
 import { ThreadAlarm } from "./alarm.js";
 import type { Caller } from "./api.js";
@@ -19,7 +20,7 @@ import { SCRATCH_TTL_MS, ThreadSecrets, UserEnv, callerFromHeader, checkAccess, 
 import { redactLogs } from "./redact.js";
 import { type RpcResult, rpc } from "./rpc.js";
 import { TurnRunner } from "./runner.js";
-import { onSocketMessage, replayAndAccept } from "./sockets.js";
+import { closeAll, onSocketMessage, replayAndAccept } from "./sockets.js";
 import { isInitialized, migrate } from "./store/migrations.js";
 import { ThreadStore } from "./store/index.js";
 import type { ThreadMeta } from "./store/meta.js";
@@ -115,6 +116,20 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
   }
 
   /**
+   * Makes a direct call's scratch thread an ordinary session of its owner, listed in
+   * `GET /threads`, which its alarm no longer removes: a call in it waits for a person (an
+   * approval, or a write a restart parked), and only a listed thread can be found to decide it.
+   */
+  protected async keepAsSession(): Promise<void> {
+    const meta = this.engine!.meta;
+    if (!meta.ephemeral) return;
+    meta.ephemeral = false;
+    this.store.meta.write(meta);
+    const entry = { threadId: this.ctx.id.toString(), agentId: meta.agentId, createdAt: Date.now() };
+    if (this.env.ACCOUNT && meta.userId) await accountOf(this.env.ACCOUNT, meta.userId).addThread(entry, Number.MAX_SAFE_INTEGER);
+  }
+
+  /**
    * Whether `runner.resume()` has anything to do: unfinished work, a call to recover (or approved
    * before a restart), a turn waiting for a person, or a parked direct call that may go on.
    */
@@ -201,6 +216,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     await this.alarmClock.delete();
     await this.ctx.storage.deleteAll();
     this.store.forget();
+    closeAll(this.ctx, "thread deleted");
   }
 
   /** The watchdog: resumes a turn cut by a restart, recovers calls, drains the queue; ends scratch threads. */
@@ -212,7 +228,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
       return;
     }
     const meta = this.engine!.meta;
-    if (meta.ephemeral && Date.now() >= meta.createdAt + SCRATCH_TTL_MS && !this.runner.busy) {
+    if (meta.ephemeral && Date.now() >= meta.createdAt + SCRATCH_TTL_MS && !this.runner.busy && !this.hasUnfinishedWork() && !this.store.calls.waitForPerson()) {
       await this.removeAll();
       return;
     }
@@ -231,6 +247,8 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     await this.alarmClock.set(Date.now() + this.watchdogMs());
     await this.refreshSecrets();
     await this.runner.resume();
+    // A direct call that recovery parked waits for a person, whose client never got its answer.
+    if (meta.ephemeral && this.store.calls.waitForPerson()) await this.keepAsSession();
     if (!this.runner.active && !this.hasUnfinishedWork()) {
       if (meta.ephemeral) await this.alarmClock.set(meta.createdAt + SCRATCH_TTL_MS);
       else await this.alarmClock.delete();

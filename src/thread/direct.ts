@@ -47,7 +47,7 @@ export async function directCall(engine: ThreadEngine, runner: TurnRunner, call:
   const checked = validateInput(tool, input);
   if (!checked.ok) throw checked.error;
   if (runner.busy && tool.effectOf(checked.input) !== "read") {
-    throw new WeftError("session_busy", `a turn is running; "${tool.name}" is not a read, so it waits until the turn finishes`, {
+    throw new WeftError("session_busy", `this thread's turn has not finished; "${tool.name}" is not a read, so it is refused now: retry after the turn finishes`, {
       toolName: tool.name,
     });
   }

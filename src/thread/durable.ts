@@ -14,7 +14,6 @@ import type { GetMessagesOptions } from "../tools/thread-state.js";
 import type { Settlement } from "../tools/decide.js";
 import { checkTimeArgNames } from "../tools/time-args.js";
 import { unavailableTools } from "../tools/catalog.js";
-import { accountOf } from "./account.js";
 import type { ChildAnswer } from "./agent-tool.js";
 import type { Caller, CreateThreadInput, ScratchCallOutcome, ThreadApi, ThreadInfo } from "./api.js";
 import { ThreadObject, type WeftEnv } from "./core.js";
@@ -244,11 +243,8 @@ export function createThreadClass(registry: Registry) {
       // A call that waits for a person keeps its scratch thread, or nobody could approve it.
       const kept = result.ok && outcomeWaitsForPerson(result.value);
       if (kept) {
-        // It becomes an ordinary session, listed with the caller's threads.
-        const engine = this.guard(caller, "write");
-        engine.meta.ephemeral = false;
-        this.store.meta.write(engine.meta);
-        if (this.env.ACCOUNT) await accountOf(this.env.ACCOUNT, caller.userId).addThread({ threadId, agentId: engine.meta.agentId, createdAt: Date.now() }, Number.MAX_SAFE_INTEGER);
+        this.guard(caller, "write");
+        await this.keepAsSession();
       } else if (!idem && this.engine) await this.removeAll();
       return result.ok ? { ok: true, value: { ...result.value, kept } } : result;
     }

@@ -13,7 +13,6 @@ import { type AgentDefinition, type EnvDefault, type Registry, type ResolvedSide
 import { systemText } from "../run/prompt.js";
 import type { NewTurnMessage } from "../run/messages.js";
 import { ToolCatalog } from "../tools/catalog.js";
-import { approveCall } from "../tools/decide.js";
 import { type CallOutcome, type CallRequest, dispatch, outcomeOf } from "../tools/dispatch.js";
 import type { CallExecution, CrashPoint } from "../tools/host.js";
 import type { Effect } from "../tools/types.js";
@@ -24,6 +23,7 @@ import { logFailedCall } from "./call-log.js";
 import { NO_USER_ENV, type UserEnvSource } from "./env.js";
 import { createDispatchHost } from "./dispatch-host.js";
 import { createMessages, hasHook, toolHook } from "./hooks.js";
+import { hasRecoverableCalls, recoverCalls } from "./rest-recovery.js";
 import type { StateHost } from "./state.js";
 import type { ThreadStore } from "./store/index.js";
 import type { ThreadMeta } from "./store/meta.js";
@@ -311,38 +311,14 @@ export class ThreadEngine implements StateHost {
     return run;
   }
 
-  /** Whether a restart left calls to recover: started without a result, or approved but not begun. */
+  /** Whether a restart left calls to recover: started without a result, or approved but not begun (src/thread/rest-recovery.ts). */
   hasRecoverableCalls(): boolean {
-    return this.store.calls.unfinished().length > 0 || this.approvedWaiting().length > 0;
-  }
-
-  private approvedWaiting() {
-    return this.store.calls.list(1000, 0, "awaiting_approval").filter((c) => c.approvedBy !== undefined);
+    return hasRecoverableCalls(this);
   }
 
   /** Re-runs, reconciles or parks every call a restart interrupted (outside any open step), at rest. */
-  async recoverCalls(): Promise<CallOutcome[]> {
-    const done: CallOutcome[] = [];
-    // An approval that was durable when the thread restarted, before its call began: run it now.
-    for (const record of this.approvedWaiting()) {
-      done.push(await this.withCall(record.callId, () => approveAgain(createDispatchHost(this, null), record.callId, record.approvedBy!)));
-      this.notifyDecided(record.callId);
-    }
-    for (const record of this.store.calls.unfinished()) {
-      // A call cut while it waited inside invokeTool is recovered by its turn, which resumes it
-      // under the turn's execution, where it can wait for the person again.
-      if (this.heldByPerson(record)) continue;
-      const request = { callId: record.callId, toolName: record.toolName, args: { text: record.argsText }, source: record.source };
-      // A call may have run inside a prompt or on side b: recovery looks its name up everywhere.
-      done.push(await this.dispatchOne(null, request, this.callables.everything()));
-    }
-    return done;
-  }
-
-  /** Whether `record` is a call of a live turn whose nested (invoked) call waits for a person. */
-  private heldByPerson(record: { callId: string; turnId?: string }): boolean {
-    const turn = record.turnId ? this.store.turns.statusOf(record.turnId) : undefined;
-    return (turn === "running" || turn === "waiting") && this.store.calls.invokedWaiting(record.callId);
+  recoverCalls(): Promise<CallOutcome[]> {
+    return recoverCalls(this);
   }
 
   /** Resolves once every write so far is durable. */
@@ -354,11 +330,4 @@ export class ThreadEngine implements StateHost {
   newId(prefix: string): string {
     return newId(prefix);
   }
-}
-
-/** Runs a call approved before a restart, unless it was decided meanwhile. */
-async function approveAgain(host: ReturnType<typeof createDispatchHost>, callId: string, approvedBy: string): Promise<CallOutcome> {
-  const record = host.journal.get(callId)!;
-  if (record.status !== "awaiting_approval") return outcomeOf(host, record);
-  return approveCall(host, callId, approvedBy);
 }

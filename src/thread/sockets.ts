@@ -64,6 +64,11 @@ export function onSocketMessage(ws: WebSocket, message: string | ArrayBuffer, en
   if (window.count > perSecond) closeQuietly(ws, 1008, `over the limit of ${perSecond} messages per second`);
 }
 
+/** Closes every socket of a thread that was removed (1000, `reason`): a client's reconnect then gets a plain 404. */
+export function closeAll(ctx: DurableObjectState, reason: string): void {
+  for (const ws of ctx.getWebSockets()) closeQuietly(ws, 1000, reason);
+}
+
 function closeQuietly(ws: WebSocket, code: number, reason: string): void {
   try {
     ws.close(code, reason);

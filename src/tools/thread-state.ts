@@ -31,32 +31,51 @@ export interface GetMessagesOptions {
 
 /** Result of `getMessages`: a page, the total count under the same filter, and whether more follow. */
 export interface MessagesResult {
+  /** The page, in the requested `order`. */
   messages: Message[];
+  /** How many messages match the filters in all (not only this page). */
   total: number;
+  /** Whether more messages follow in the page's direction. */
   hasMore: boolean;
 }
 
 /** Input of `injectMessage`. */
 export interface InjectMessageInput {
+  /** Who the message is from; `tool` messages come only from tool results. */
   role: "user" | "assistant" | "system";
+  /** The message text; it is stored redacted of the thread's secrets. */
   content: string;
+  /** Stored but left out of `getMessages` and `GET /threads/:id/messages` unless `includeSilent` is set; default false. */
   silent?: boolean;
+  /** JSON metadata stored with the message. */
   metadata?: Record<string, unknown>;
 }
 
 /** State of the running execution (the Standard Agents tools API's `ExecutionState`); `null` on `state.execution` at rest. */
 export interface ExecutionState {
+  /** The run's id: the turn's id for a turn; a nested prompt or agent run has its own. */
   readonly flowId: string;
+  /** The side taking the current step (`a` unless the agent has two sides). */
   readonly currentSide: "a" | "b";
+  /** Model steps (request/response cycles) taken so far in this run, both sides together. */
   readonly stepCount: number;
+  /** Model steps side a has taken. */
   readonly sideAStepCount: number;
+  /** Model steps side b has taken (0 for a one-sided agent). */
   readonly sideBStepCount: number;
+  /** True once `stop()` was called or the thread was stopped: no further model step starts. */
   readonly stopped: boolean;
+  /** The side whose tool called `stop()`, if one did. */
   readonly stoppedBy?: "a" | "b";
+  /** The messages the run's next model request is built from: the token window of the history, with the compaction summary at its head. */
   readonly messageHistory: Message[];
+  /** Asks that `side` takes the next step (two-sided agents); kept across a restart or a wait. @throws TypeError for any side but `a` or `b` */
   forceTurn(side: "a" | "b"): void;
+  /** Ends the run before its next model step; the calling tool finishes normally. */
   stop(): void;
+  /** Fires when the thread is stopped (`POST /threads/:id/stop`) or the run it is nested in is. */
   readonly abortSignal: AbortSignal;
+  /** Names of the prompts from the turn down to this run; `[]` for the turn itself. */
   readonly promptPath: string[];
 }
 
@@ -101,6 +120,7 @@ export interface CodeExecutionOptions {
 
 /** How a `runCode` run ended; `durationMs` is wall-clock, `memoryLimitBytes` the limit in force. */
 export interface CodeExecutionResult {
+  /** `success`, or how it failed: the code threw (`error`), ran past `timeoutMs`, past its memory limit, or was cancelled. */
   status: "success" | "error" | "timeout" | "memory" | "cancelled";
   /** The called export's resolved value, on `success`. */
   value?: unknown;
@@ -108,7 +128,9 @@ export interface CodeExecutionResult {
   error?: string;
   /** Console output in call order; levels other than `log` are prefixed `[level]`. */
   logs: string[];
+  /** Wall-clock time of the run, in milliseconds. */
   durationMs: number;
+  /** The memory limit in force, in bytes (the requested one clamped to the ceiling). */
   memoryLimitBytes: number;
   /** The executor that ran the code. */
   executor: "quickjs" | "isolate";
@@ -118,6 +140,7 @@ export interface CodeExecutionResult {
 export interface CodeExecution extends PromiseLike<CodeExecutionResult> {
   /** Names the run in `code_*` events. */
   readonly id: string;
+  /** Resolves with the outcome; never rejects (a failure is a `status`). */
   readonly result: Promise<CodeExecutionResult>;
   /** Ends the run with `cancelled` (no effect once it has ended). */
   cancel(): void;
@@ -169,6 +192,12 @@ export interface ThreadState {
   /** Stores an environment value on the thread; a new name is `secret` unless `type` says `text`. */
   setEnv(propertyName: string, value: string, options?: { type?: "text" | "secret" }): Promise<void>;
 
-  /** Runs JavaScript in a sandbox; `result` resolves to `{ ok, value?, error?, logs }`. @throws WeftError `capability_missing` without a sandbox */
+  /**
+   * Runs an ES module in a sandbox (QuickJS by default, or a Worker Loader isolate) and returns a
+   * handle at once; it resolves to a {@link CodeExecutionResult} `{ status, value?, error?, logs,
+   * durationMs, memoryLimitBytes, executor }`. It never throws or rejects: a bad option (named in
+   * `error`), `sandbox: "isolate"` without a `LOADER` binding (`capability_missing: ...`), a throw,
+   * the deadline or the memory limit each end it with that `status`.
+   */
   runCode(source: string, options?: CodeExecutionOptions): CodeExecution;
 }

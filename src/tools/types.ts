@@ -11,9 +11,13 @@ export type ToolArgs = z.ZodObject<z.ZodRawShape>;
 
 /** A plain JSON Schema object describing a tool's arguments; validated with JSON Schema semantics. */
 export interface JsonSchemaObject {
+  /** Arguments are always one JSON object. */
   type: "object";
+  /** A JSON Schema per argument name. */
   properties?: Record<string, unknown>;
+  /** Argument names that must be present. */
   required?: readonly string[];
+  /** Any other JSON Schema keyword (drafts 4, 7, 2019-09 and 2020-12, chosen by `$schema`). */
   [keyword: string]: unknown;
 }
 
@@ -22,9 +26,16 @@ export type SchemaInput = ToolArgs | z.ZodType | JsonSchemaObject;
 
 /** Thread environment variables a tool needs (the Standard Agents tools API's `variables`). */
 export interface VariableDefinition {
+  /** The env name the tool reads with `state.env(name)`. */
   name: string;
+  /** Whether the value may be shown (`text`) or must be redacted (`secret`); informational: the level that answers decides `envType`. */
   type?: "text" | "secret";
+  /**
+   * When true, creating a thread whose agent can reach this tool fails with `400 missing_variables`
+   * (naming the variable and the tools that need it) unless the name resolves at some env level.
+   */
   required?: boolean;
+  /** What the value is, for whoever sets it up. */
   description?: string;
 }
 
@@ -52,6 +63,7 @@ export interface ToolCallContext {
   readonly callId: string;
   /** `<branchId>:<callId>` (weft's effect table); send it to providers that deduplicate. */
   readonly effectKey: string;
+  /** The tool's name as the call named it. */
   readonly toolName: string;
   /** 1 for the first attempt. */
   readonly attempt: number;
@@ -84,7 +96,9 @@ export interface DefineToolOptions<
   description: string;
   /** Zod 4 object schema or plain JSON Schema object; omit for a tool without arguments. */
   args?: Args;
+  /** The tool body: gets `state`, the parsed arguments and the call's context, returns a `ToolResult`; any thrown value becomes an error result. */
   execute: ToolExecute<State, Args>;
+  /** Env values the tool reads; `required` ones are checked when a thread is created. */
   variables?: VariableDefinition[];
   /** Typed thread environment (the Standard Agents tools API's `Tenvs`); documentation only at run time. */
   tenvs?: Tenvs;
@@ -92,6 +106,7 @@ export interface DefineToolOptions<
   uses?: Uses;
   /** A string argument echoed in the `tool_call_started` event. */
   progressArgument?: string;
+  /** Free-form annotations (the Standard Agents tools API); weft keeps them with the definition and reads none (MCP annotations come from `effect`). */
   annotations?: Record<string, unknown>;
   /**
    * `provider`: the model's provider runs the tool itself (a provider-defined tool such as web

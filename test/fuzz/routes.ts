@@ -20,6 +20,8 @@ export interface RouteFuzzReport {
   routes: number;
   serverErrors: string[];
   uncoded: string[];
+  /** Drawn requests never sent because the client cannot form their URL (`METHOD path`). */
+  unformed: string[];
   /** Thread ids it created, for the crashed-thread check. */
   threads: string[];
   /** Thread ids a request deleted (they answer 404 afterwards, rightly). */
@@ -97,7 +99,7 @@ const requestArb = (routeList: string[], ids: string[], tools: string[], agents:
 export async function fuzzRoutes(target: FuzzTarget, count: number, seed: number, seedThreads: string[]): Promise<RouteFuzzReport> {
   const { routes: list, tools, agents } = await surfaceOf(target);
   const threads: string[] = [...seedThreads];
-  const report: RouteFuzzReport = { requests: 0, routes: list.length, serverErrors: [], uncoded: [], threads, deleted: new Set() };
+  const report: RouteFuzzReport = { requests: 0, routes: list.length, serverErrors: [], uncoded: [], unformed: [], threads, deleted: new Set() };
   const samples = fc.sample(requestArb(list, seedThreads, tools, agents.length > 0 ? agents : ["default"]), { numRuns: count, seed });
   for (const r of samples) {
     const [routeMethod, pattern] = r.route.split(" ") as [string, string];
@@ -127,7 +129,10 @@ export async function fuzzRoutes(target: FuzzTarget, count: number, seed: number
       res = await target.request(`${path}${query}`, { method, headers, ...(hasBody ? { body: r.body } : {}) }, r.auth === "tester" ? "tester" : null);
     } catch (e) {
       // A URL the client cannot even form is not a request the Worker sees.
-      if (e instanceof TypeError) continue;
+      if (e instanceof TypeError) {
+        report.unformed.push(`${method} ${path}${query}`);
+        continue;
+      }
       throw e;
     }
     report.requests += 1;

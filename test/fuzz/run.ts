@@ -25,6 +25,8 @@ export interface FuzzReport {
   problems: string[];
   uncoded: string[];
   requests: number;
+  /** Drawn requests left out because the client cannot form their URL; `requests + unformed` is the plan's count. */
+  unformed: number;
   interleavings: number;
 }
 
@@ -50,6 +52,7 @@ export async function runFuzz(target: FuzzTarget, plan: FuzzPlan, log: (line: st
   log(`fuzz: seed ${plan.seed}`);
   const routes = await fuzzRoutes(target, plan.requests, plan.seed, [plain, waiting]);
   log(`fuzz: ${routes.requests} route requests done`);
+  if (routes.unformed.length > 0) log(`fuzz: ${routes.unformed.length} drawn requests left out: the client cannot form their URL (first: ${routes.unformed[0]!.slice(0, 120)})`);
 
   const crashed: string[] = [];
   for (const id of routes.threads) {
@@ -87,5 +90,5 @@ export async function runFuzz(target: FuzzTarget, plan: FuzzPlan, log: (line: st
   crashed.push(...all("crashedThread"));
   const line = `fuzz: ${routes.requests} requests over ${routes.routes} routes, ${serverErrors.length} server errors, ${crashed.length} crashed threads; ${verdicts.length} interleavings, ${all("brokenHistory").length} broken histories, ${all("notOneResult").length} calls without exactly one result`;
   const problems = [...serverErrors, ...crashed, ...all("brokenHistory"), ...all("notOneResult")];
-  return { line, problems, uncoded: routes.uncoded, requests: routes.requests, interleavings: verdicts.length };
+  return { line, problems, uncoded: routes.uncoded, requests: routes.requests, unformed: routes.unformed.length, interleavings: verdicts.length };
 }

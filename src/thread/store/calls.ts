@@ -239,6 +239,11 @@ export class CallStore {
     );
   }
 
+  /** Whether any call of the thread waits for a person (approval or a parked outcome). */
+  waitForPerson(): boolean {
+    return this.sql.exec("SELECT 1 FROM calls WHERE status IN ('awaiting_approval', 'parked') LIMIT 1").toArray().length > 0;
+  }
+
   /** Whether any call of the turn waits for a person (approval or a parked outcome). */
   turnWaits(turnId: string): boolean {
     return this.sql.exec("SELECT 1 FROM calls WHERE turn_id = ? AND status IN ('awaiting_approval', 'parked') LIMIT 1", turnId).toArray().length > 0;

@@ -55,6 +55,12 @@ it("tool call against --url: a tool's own failure exits 1; usage errors exit 2",
   expect(usage.stderr).toContain("--input is not valid JSON");
 });
 
+it("thread tail against a URL where nothing listens exits 1 with network_error instead of retrying silently", async () => {
+  const down = await weftCli(["thread", "tail", "0".repeat(64), "--url", "http://127.0.0.1:9", "--json"]);
+  expect(down.code).toBe(1);
+  expect(JSON.parse(down.stdout).error.code).toBe("network_error");
+}, 30_000);
+
 it("weft tools lists every tool with its input schema", async () => {
   const listed = await weftCli(["tools", "--url", weft.url, "--json"]);
   expect(listed.code, listed.stderr).toBe(0);

@@ -19,10 +19,11 @@ afterAll(() => server?.stop());
 it(`fuzz against wrangler dev: ${REQUESTS} requests over every route, ${INTERLEAVINGS} interleavings`, { timeout: full ? 3_600_000 : 300_000 }, async () => {
   const report = await runFuzz(devTarget(server.url), { requests: REQUESTS, interleavings: INTERLEAVINGS, seed, concurrency: full ? 4 : 2, hungMs: 60_000 });
   for (const problem of [...report.problems, ...report.uncoded.map((u) => `uncoded refusal: ${u}`)].slice(0, 20)) console.log(`  ${problem}`);
-  console.log(`(seed ${seed}; ${report.uncoded.length} refusals without a code)`);
+  console.log(`(seed ${seed}; ${report.uncoded.length} refusals without a code; ${report.unformed} drawn requests left out, their URL cannot be formed)`);
   console.log(report.line);
   expect(report.uncoded).toEqual([]);
   expect(report.problems).toEqual([]);
+  expect(report.requests + report.unformed).toBe(REQUESTS);
   expect(report.requests).toBeGreaterThanOrEqual(REQUESTS * 0.95);
   expect(report.interleavings).toBe(INTERLEAVINGS);
 });
