@@ -82,6 +82,13 @@ describe("query strings and env values a new user gets wrong", () => {
     }
   });
 
+  it("names a query parameter given twice", async () => {
+    const id = await createThread();
+    const res = await json("GET", `/threads/${id}/messages?limit=1&limit=2`);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: "invalid_request", message: "limit: given more than once; give it once", details: { path: ["limit"] } });
+  });
+
   it("says what an env value may be", async () => {
     for (const env of [{ A: 5 }, { A: { value: "x", type: "weird" } }]) {
       const res = await json("POST", "/threads", { env });

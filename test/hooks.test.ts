@@ -5,6 +5,7 @@
  * an error naming it, leaving no half-written message.
  */
 import { describe, expect, it } from "vitest";
+import { tapLogs } from "../src/thread/redact.js";
 import { callsOf, createThread, inThread, json, runTurn, stubOf } from "./helpers.js";
 
 const kv = (id: string, key: string) =>
@@ -100,6 +101,19 @@ describe("hooks", () => {
       else expect(stored).toEqual(["user:hello"]);
     });
   }
+
+  it("a failed turn is logged to the console, so the author sees it under npm start", async () => {
+    const lines: string[] = [];
+    const untap = tapLogs((level, args) => lines.push(`${level} ${args.map(String).join(" ")}`));
+    try {
+      const id = await createThread({ agent: "hooked", arguments: { throwIn: "filter_messages" } });
+      await runTurn(id, "hello", [{ text: "an answer" }]);
+      const turnId = (await json("GET", `/threads/${id}`)).body.lastTurn.turnId;
+      expect(lines).toContain(`error weft: turn ${turnId} of thread ${id} failed: hook "filter_messages" threw: filter_messages refused on purpose`);
+    } finally {
+      untap();
+    }
+  });
 
   it("a throwing tool_call_started records the call failed without running it, and fails the turn", async () => {
     const id = await createThread({ agent: "hooked", arguments: { throwIn: "tool_call_started" } });

@@ -67,7 +67,12 @@ export function jsonBody<S extends z.ZodType>(schema: S) {
 
 /** Validates the query string with `schema` (each parameter once, as a string). */
 export function query<S extends z.ZodType>(schema: S) {
-  const check = validator("query", (value) => parse(schema, value, "query"));
+  const check = validator("query", (value) => {
+    // Hono hands a repeated parameter over as a list; name it rather than "expected string, received array".
+    const repeated = Object.keys(value).find((name) => Array.isArray(value[name]));
+    if (repeated !== undefined) throw new WeftError("invalid_request", `${repeated}: given more than once; give it once`, { path: [repeated], in: "query" });
+    return parse(schema, value, "query");
+  });
   documented(check, "query", schema);
   return check;
 }

@@ -233,9 +233,14 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
       return;
     }
     if (!this.hasWorkToResume()) {
-      // The usual case (the calls it watched over finished): the fired alarm is gone and no other
-      // is needed, so nothing is written; a scratch thread keeps the alarm that removes it.
-      if (meta.ephemeral) await this.alarmClock.set(meta.createdAt + SCRATCH_TTL_MS);
+      // The usual case: the calls it watched over finished. A thread in use since the last alarm
+      // keeps one armed, so its next calls find it set and write none (the write happens here,
+      // outside any call); an idle thread writes nothing and stops, after at most one more alarm.
+      // A scratch thread keeps the alarm that removes it.
+      const wanted = this.alarmClock.wanted;
+      const watching = Date.now() + this.watchdogMs();
+      if (meta.ephemeral) await this.alarmClock.set(wanted ? Math.min(watching, meta.createdAt + SCRATCH_TTL_MS) : meta.createdAt + SCRATCH_TTL_MS);
+      else if (wanted) await this.alarmClock.set(watching);
       return;
     }
     // Armed before recovering: if recovery itself is cut by a crash, the next alarm tries again.

@@ -320,6 +320,8 @@ export class TurnRunner {
       return end;
     }
     if (end.status === "failed") {
+      // The author's console says so too: under `npm start` a failed turn is otherwise silent.
+      console.error(`weft: turn ${turnId} of thread ${engine.meta.threadId} failed: ${end.error ?? "unknown error"}`);
       try {
         closeOpenStep(engine, turnId, end.error ?? "unknown error");
       } catch (e) {
