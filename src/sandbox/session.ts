@@ -97,9 +97,9 @@ export class RunSession {
     return this.outcome !== null;
   }
 
-  /** Ends the run with `timeout`: its deadline passed. */
-  expire(): CodeOutcome {
-    return this.end("timeout", `the run passed its ${this.request.timeoutMs} ms deadline`);
+  /** Ends the run with `timeout`: its deadline passed; `how` says how that was measured, if not by the clock. */
+  expire(how?: string): CodeOutcome {
+    return this.end("timeout", `the run passed its ${this.request.timeoutMs} ms deadline${how ? ` (${how})` : ""}`);
   }
 
   /** Decides the outcome (first call wins) and releases timers and listeners. */

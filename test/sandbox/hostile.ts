@@ -21,6 +21,45 @@ export const hostileCases: SandboxCase[] = [
     },
   },
   {
+    name: "a CPU-bound run is not cut before its deadline",
+    productionOnly: { isolate: LOCAL_NO_CPU_LIMIT },
+    async run({ run }) {
+      // Timed from outside, after real I/O: the clock inside a synchronous run may stand still.
+      const started = Date.now();
+      const out = await run("export default () => { while (true) {} }", { timeoutMs: 500 });
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      const elapsedMs = Date.now() - started;
+      expect(out.status).toBe("timeout");
+      expect(out.error).toMatch(/passed its 500 ms deadline/);
+      expect(elapsedMs).toBeGreaterThanOrEqual(500);
+      expect(elapsedMs).toBeLessThan(500 + 10_000);
+    },
+  },
+  {
+    name: "with the clock standing still, a CPU-bound run is still not cut before its deadline",
+    productionOnly: { isolate: LOCAL_NO_CPU_LIMIT },
+    async run({ run }) {
+      // As on Cloudflare, where Date.now() does not move during synchronous work: only the
+      // executor's own count can end the loop, and it must not end it early.
+      const realNow = Date.now;
+      const frozen = realNow();
+      const started = performance.now();
+      Date.now = () => frozen;
+      let out;
+      try {
+        out = await run("export default () => { while (true) {} }", { timeoutMs: 300 });
+      } finally {
+        Date.now = realNow;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      const elapsedMs = performance.now() - started;
+      expect(out.status).toBe("timeout");
+      expect(out.error).toMatch(/passed its 300 ms deadline \(counted as 30000 QuickJS interrupt checks/);
+      expect(elapsedMs).toBeGreaterThanOrEqual(300);
+      expect(elapsedMs).toBeLessThan(60_000);
+    },
+  },
+  {
     name: "memory bomb ends with memory",
     productionOnly: { isolate: LOCAL_NO_MEMORY_LIMIT },
     async run({ run }) {
