@@ -4,6 +4,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { EFFECT_ANNOTATIONS } from "../src/mcp/server.js";
 import { type TestUser, createThread, json, request } from "./helpers.js";
@@ -36,6 +37,39 @@ describe("POST /mcp", () => {
     expect(get.status).toBe(405);
     expect(get.headers.get("allow")).toBe("POST");
     expect(((await get.json()) as any).error.code).toBe("method_not_allowed");
+  });
+
+  it("answers JSON that is not a JSON-RPC request, or an empty batch, as an invalid request naming the path", async () => {
+    for (const [body, message] of [
+      [{ foo: 1 }, 'jsonrpc: expected "2.0" (a JSON-RPC 2.0 message)'],
+      [[], "body: an empty batch is not a JSON-RPC request"],
+      [[{ jsonrpc: "2.0", id: 1, method: "tools/list" }, 7], "[1]: expected a JSON-RPC message (an object)"],
+      [{ jsonrpc: "2.0", id: 1 }, "method: expected a string (a JSON-RPC request or notification)"],
+    ] as const) {
+      const res = await rpc(body, "tester");
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as any).error).toMatchObject({ code: "invalid_request", message, details: { jsonRpcCode: -32600 } });
+    }
+  });
+
+  it("answers tools/call params of the wrong type as invalid params (-32602) naming the path", async () => {
+    const res = await rpc({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "save_draft", arguments: "abc" } }, "tester");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ jsonrpc: "2.0", id: 7, error: { code: -32602, message: "params.arguments: expected an object, received string" } });
+    const noName = await rpc({ jsonrpc: "2.0", id: 8, method: "tools/call", params: {} }, "tester");
+    expect(((await noName.json()) as any).error).toMatchObject({ code: -32602, message: expect.stringMatching(/^params\.name: /) });
+    // Any other unknown method is still "method not found".
+    const other = await rpc({ jsonrpc: "2.0", id: 9, method: "tools/frobnicate" }, "tester");
+    expect(((await other.json()) as any).error.code).toBe(-32601);
+  });
+
+  it("answers an unknown tool with invalid params whose message the client shows once", async () => {
+    const client = await clientAs("tester");
+    const err = await client.callTool({ name: "sum_rang", arguments: {} }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(McpError);
+    expect((err as McpError).code).toBe(ErrorCode.InvalidParams);
+    expect((err as McpError).message).toMatch(/^MCP error -32602: unknown tool "sum_rang"; available tools: .*sum_range/);
+    await client.close();
   });
 
   it("runs calls as the verified caller: another user's session is not found, the owner's works", async () => {

@@ -7,10 +7,12 @@
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { type CallToolResult, CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool, type ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolRequest, type CallToolResult, CallToolRequestSchema, ErrorCode, JSONRPCMessageSchema, ListToolsRequestSchema, type Tool, type ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
 import { type ErrorCode as ErrorCodeName, WeftError } from "../errors.js";
 import type { ToolListing } from "../tools/catalog.js";
+import { formatPath } from "../tools/json-schema/compile.js";
+import { describeIssues } from "../tools/schema.js";
 import type { Effect } from "../tools/types.js";
 
 /**
@@ -88,6 +90,26 @@ function refusal(err: WeftError): CallToolResult {
   return { isError: true, content: text(`${err.code}: ${err.message}`), _meta: { "weft/errorCode": err.code, ...(issues ? { "weft/issues": issues } : {}) } };
 }
 
+/**
+ * A JSON-RPC error the SDK answers as is. Not `McpError`: its message already starts with
+ * "MCP error <code>: ", and the SDK client prefixes that again on receipt.
+ */
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** `path: problem` for each issue (`params.arguments: expected an object`). */
+function issuesText(issues: Parameters<typeof describeIssues>[0]): string {
+  return describeIssues(issues)
+    .map((i) => i.message.replace(/expected record\b/, "expected an object"))
+    .join("; ");
+}
+
 /** An MCP server over `backend` (one per request: the transport is stateless). */
 export function createMcpServer(backend: McpBackend, version: string): Server {
   const server = new Server(
@@ -95,11 +117,10 @@ export function createMcpServer(backend: McpBackend, version: string): Server {
     { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: backend.tools().map(mcpTool) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const { name, arguments: input, _meta } = request.params;
+  const callTool = async ({ name, arguments: input, _meta }: CallToolRequest["params"]): Promise<CallToolResult> => {
     const tool = backend.tools().find((t) => t.name === name);
     // An unknown tool is a protocol error (MCP's tools spec), not a result the model reads.
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}"; available tools: ${backend.tools().map((t) => t.name).join(", ")}`);
+    if (!tool) throw new RpcError(ErrorCode.InvalidParams, `unknown tool "${name}"; available tools: ${backend.tools().map((t) => t.name).join(", ")}`);
     // A session named with the wrong type is refused: dropped, the call would run in a scratch thread instead.
     const session: { sessionId?: string; continuationToken?: string } = {};
     for (const [field, expected] of [["sessionId", "a thread id"], ["continuationToken", "<channelId>:<key>"]] as const) {
@@ -112,12 +133,47 @@ export function createMcpServer(backend: McpBackend, version: string): Server {
       return mcpResult(await backend.call(name, input ?? {}, session), tool);
     } catch (err) {
       if (!(err instanceof WeftError)) throw err;
-      if (err.code === "unknown_tool") throw new McpError(ErrorCode.InvalidParams, err.message);
-      if (err.status >= 500) throw new McpError(ErrorCode.InternalError, err.message);
+      if (err.code === "unknown_tool") throw new RpcError(ErrorCode.InvalidParams, err.message);
+      if (err.status >= 500) throw new RpcError(ErrorCode.InternalError, err.message);
       return refusal(err);
     }
-  });
+  };
+  // tools/call goes through the fallback, not setRequestHandler: the SDK's registered handler parses
+  // params with zod first and answers a client's mistake as an internal error with the raw issues.
+  server.fallbackRequestHandler = async (request) => {
+    if (request.method !== "tools/call") throw new RpcError(ErrorCode.MethodNotFound, `method not found: ${request.method}`);
+    const parsed = CallToolRequestSchema.safeParse(request);
+    if (!parsed.success) throw new RpcError(ErrorCode.InvalidParams, issuesText(parsed.error.issues));
+    return callTool(parsed.data.params);
+  };
   return server;
+}
+
+/** Why a parsed body is not a JSON-RPC 2.0 message or a non-empty batch of them (`undefined` when it is). */
+function notJsonRpc(body: unknown): { message: string; path: (string | number)[] } | undefined {
+  if (Array.isArray(body) && body.length === 0) return { message: "body: an empty batch is not a JSON-RPC request", path: [] };
+  const messages = Array.isArray(body) ? body : [body];
+  for (const [i, message] of messages.entries()) {
+    const parsed = JSONRPCMessageSchema.safeParse(message);
+    if (parsed.success) continue;
+    const at = Array.isArray(body) ? [i] : [];
+    const where = (key?: string) => (key === undefined ? (at.length ? formatPath(at) : "body") : formatPath([...at, key]));
+    const m = message as Record<string, unknown> | null;
+    if (typeof m !== "object" || m === null || Array.isArray(m)) return { message: `${where()}: expected a JSON-RPC message (an object)`, path: at };
+    if (m.jsonrpc !== "2.0") return { message: `${where("jsonrpc")}: expected "2.0" (a JSON-RPC 2.0 message)`, path: [...at, "jsonrpc"] };
+    if (!("method" in m) && !("result" in m) && !("error" in m)) return { message: `${where("method")}: expected a string (a JSON-RPC request or notification)`, path: [...at, "method"] };
+    return { message: issuesText(parsed.error.issues), path: at };
+  }
+  return undefined;
+}
+
+/** The body as JSON, or `undefined` when it does not parse (the transport answers that with a parse error). */
+async function jsonOf(request: Request): Promise<{ value: unknown } | undefined> {
+  try {
+    return { value: JSON.parse(await request.clone().text()) as unknown };
+  } catch {
+    return undefined;
+  }
 }
 
 /** weft's code for each HTTP status the transport refuses with (the JSON-RPC code goes in `details`). */
@@ -142,12 +198,19 @@ export async function handleMcpRequest(request: Request, backend: McpBackend, ve
     const refusal = new WeftError("method_not_allowed", `${request.method} /mcp: this MCP server is stateless, so it takes requests by POST only`);
     return Response.json(refusal.toBody(), { status: refusal.status, headers: { allow: "POST" } });
   }
+  // JSON that is not JSON-RPC: the SDK calls that a parse error (-32700) and lets an empty batch through.
+  const body = await jsonOf(request);
+  const wrong = body && notJsonRpc(body.value);
+  if (wrong) {
+    const refusal = new WeftError("invalid_request", wrong.message, { path: wrong.path, jsonRpcCode: ErrorCode.InvalidRequest });
+    return Response.json(refusal.toBody(), { status: refusal.status });
+  }
   const server = createMcpServer(backend, version);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   let res: Response;
   try {
-    res = await transport.handleRequest(request);
+    res = await transport.handleRequest(request, body ? { parsedBody: body.value } : {});
   } finally {
     // With JSON answers the response is complete here; closing frees the server's handlers.
     void server.close();

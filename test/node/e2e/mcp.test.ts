@@ -76,6 +76,23 @@ describe("MCP tools/call", () => {
     expect(err).toBeInstanceOf(McpError);
     expect(err.code).toBe(ErrorCode.InvalidParams);
     expect(err.message).toContain("sum_range");
+    // The prefix once: the client adds "MCP error <code>: " to the message the server sent.
+    expect(err.message).toMatch(/^MCP error -32602: unknown tool "sum_rang"/);
+  });
+
+  it("answers arguments that are not an object with invalid params naming the path", async () => {
+    const err = await client.callTool({ name: "sum_range", arguments: "abc" as never }).catch((e) => e);
+    expect(err).toBeInstanceOf(McpError);
+    expect(err.code).toBe(ErrorCode.InvalidParams);
+    expect(err.message).toBe("MCP error -32602: params.arguments: expected an object, received string");
+  });
+
+  it("answers JSON that is not JSON-RPC, and an empty batch, as an invalid request (-32600)", async () => {
+    for (const body of [{ foo: 1 }, []]) {
+      const res = await fetch(`${weft.url}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify(body) });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as any).error).toMatchObject({ code: "invalid_request", details: { jsonRpcCode: -32600 } });
+    }
   });
 
   it("runs in a weft session named in _meta, where the call is recorded like any direct call", async () => {
