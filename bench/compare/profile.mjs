@@ -12,6 +12,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { devtools } from "./lib/devtools.mjs";
 import { closeAll } from "./lib/http.mjs";
 import { throughput } from "./lib/measure.mjs";
 import { freePort, startAll } from "./lib/serve.mjs";
@@ -53,33 +54,6 @@ try {
   closeAll();
   stop();
   rmSync(work, { recursive: true, force: true });
-}
-
-/** A minimal Chrome DevTools Protocol client over a WebSocket. */
-function devtools(url) {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url);
-    let id = 0;
-    const waiting = new Map();
-    ws.onmessage = (e) => {
-      const msg = JSON.parse(String(e.data));
-      const w = waiting.get(msg.id);
-      if (!w) return;
-      waiting.delete(msg.id);
-      if (msg.error) w.reject(new Error(JSON.stringify(msg.error)));
-      else w.resolve(msg.result);
-    };
-    ws.onerror = () => reject(new Error(`inspector ${url} failed`));
-    ws.onopen = () =>
-      resolve({
-        send: (method, params = {}) =>
-          new Promise((res, rej) => {
-            waiting.set(++id, { resolve: res, reject: rej });
-            ws.send(JSON.stringify({ id, method, params }));
-          }),
-        close: () => ws.close(),
-      });
-  });
 }
 
 /** Lines: the share of samples per category, then the functions with the most self time. */

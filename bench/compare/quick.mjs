@@ -17,6 +17,7 @@
 import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { devtools } from "./lib/devtools.mjs";
 import { closeAll, request } from "./lib/http.mjs";
 import { median, sequential, throughput } from "./lib/measure.mjs";
 import { freePort, startAll } from "./lib/serve.mjs";
@@ -141,30 +142,4 @@ async function timeline(tool) {
   }
   console.log(`timeline ${tool}: ${calls} sequential calls, p50 ${s.p50.toFixed(3)} ms, wall ${(wall / calls).toFixed(3)} ms per call`);
   for (const [c, v] of [...ms.entries()].sort((a, b) => b[1] - a[1])) console.log(`  ${(v / calls).toFixed(3)} ms/call  ${c}`);
-}
-
-function devtools(url) {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url);
-    let id = 0;
-    const waiting = new Map();
-    ws.onmessage = (e) => {
-      const msg = JSON.parse(String(e.data));
-      const w = waiting.get(msg.id);
-      if (!w) return;
-      waiting.delete(msg.id);
-      if (msg.error) w.reject(new Error(JSON.stringify(msg.error)));
-      else w.resolve(msg.result);
-    };
-    ws.onerror = () => reject(new Error(`inspector ${url} failed`));
-    ws.onopen = () =>
-      resolve({
-        send: (method, params = {}) =>
-          new Promise((res, rej) => {
-            waiting.set(++id, { resolve: res, reject: rej });
-            ws.send(JSON.stringify({ id, method, params }));
-          }),
-        close: () => ws.close(),
-      });
-  });
 }

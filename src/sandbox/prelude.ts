@@ -119,8 +119,10 @@ globalThis.fetch = async (input, init = {}) => {
     : ""
 }
 let entryModule;
-// The loaded isolate's entrypoint: run(fn) calls the code's exported function fn and never throws;
-// a failure comes back in the reply ({ ok: false, name, message, stack }), with any buffered logs.
+/**
+ * The loaded isolate's entrypoint: run(fn) calls the code's exported function fn and never throws;
+ * a failure comes back in the reply ({ ok: false, name, message, stack }), with any buffered logs.
+ */
 export class Sandbox extends WorkerEntrypoint {
   async run(fn, argsText, maxLogBytes, host) {
     const run = { host, maxLogBytes, logBytes: 0, pending: [], logs: [], ended: false };
