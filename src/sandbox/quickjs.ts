@@ -96,7 +96,6 @@ async function execute(session: RunSession, qjs: QuickJSWASMModule): Promise<voi
   runtime.setInterruptHandler(() => {
     if (session.closed || Date.now() > session.deadline) return stop();
     if (++interrupts <= interruptBudget) return false;
-    countedOut.set(session, `counted as ${interruptBudget} QuickJS interrupt checks, ${INTERRUPTS_PER_MS} a millisecond: the clock stands still during synchronous work`);
     return stop();
   });
   const hostModules = new Set(Object.keys(request.imports));
@@ -181,7 +180,7 @@ async function settle(session: RunSession, runtime: QuickJSRuntime, context: Qui
     }
     if (pendingHostOps() === 0) {
       // An interrupt inside a callback rejects only that callback's promise, not the run's.
-      if (unfreeable.has(runtime)) return void session.expire(countedOut.get(session));
+      if (unfreeable.has(runtime)) return void expire(session);
       session.end("timeout", `the promise of ${session.request.execute.fn}() never settles: nothing is left that could settle it`);
       return;
     }
@@ -216,8 +215,14 @@ function evalOrThrow(context: QuickJSContext, source: string, filename: string):
  */
 const unfreeable = new WeakSet<QuickJSRuntime>();
 
-/** Runs the interrupt count ended (not the clock), with how the deadline was measured. */
-const countedOut = new WeakMap<RunSession, string>();
+/**
+ * Ends an interrupted run with `timeout`. A run interrupted while the clock still reads before its
+ * deadline was ended by the interrupt count, and the message says so.
+ */
+function expire(session: RunSession): void {
+  if (Date.now() > session.deadline) session.expire();
+  else session.expire(`counted as ${session.request.timeoutMs * INTERRUPTS_PER_MS} QuickJS interrupt checks, ${INTERRUPTS_PER_MS} a millisecond: the clock stands still during synchronous work`);
+}
 
 /** Maps an exception from the VM to a status: interrupted, out of memory, or an error. */
 function finishWithError(session: RunSession, runtime: QuickJSRuntime, context: QuickJSContext, errorHandle: QuickJSHandle): void {
@@ -233,7 +238,7 @@ function finishWithError(session: RunSession, runtime: QuickJSRuntime, context: 
   const line = `${err.name ?? "Error"}: ${err.message ?? ""}`;
   if (err.name === "InternalError" && err.message === "interrupted") {
     if (session.closed) return;
-    session.expire(countedOut.get(session));
+    expire(session);
   } else if (err.name === "InternalError" && err.message === "out of memory") {
     unfreeable.add(runtime);
     session.end("memory", `RangeError: the run needed more than its ${session.request.memoryLimitBytes}-byte memory limit`);
