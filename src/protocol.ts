@@ -97,6 +97,14 @@ export const CALL_STATUSES = ["queued", "started", "awaiting_approval", "parked"
 /** Statuses after which a call never changes again (DESIGN.md promise 1). */
 export const FINAL_CALL_STATUSES: readonly CallStatus[] = ["succeeded", "failed", "denied", "aborted"];
 
+/** Statuses of a call that waits for a person: an approval to give, or a parked outcome to settle. */
+export const PERSON_WAIT_STATUSES: readonly CallStatus[] = ["awaiting_approval", "parked"];
+
+/** True for a status of a call that waits for a person ({@link PERSON_WAIT_STATUSES}). */
+export function waitsForPersonStatus(status: string): boolean {
+  return (PERSON_WAIT_STATUSES as readonly string[]).includes(status);
+}
+
 /** True for a status after which a call never changes again. */
 export function isFinalStatus(status: CallStatus): boolean {
   return FINAL_CALL_STATUSES.includes(status);

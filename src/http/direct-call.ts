@@ -16,9 +16,6 @@ import { keyedThread, newThread, threadStub, tokenThread, unwrap } from "./stubs
 
 const TOKEN = /^[^:]+:.+$/;
 
-/** True while a direct call waits for a person (an approval, or a parked outcome to settle): the route answers 202. */
-export { outcomeWaitsForPerson } from "../thread/direct.js";
-
 /** What a direct call names: the input, and at most one of a session id or a continuation token. */
 export interface DirectCallRequest {
   input?: unknown;

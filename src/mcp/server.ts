@@ -10,6 +10,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { type CallToolRequest, type CallToolResult, CallToolRequestSchema, ErrorCode, JSONRPCMessageSchema, ListToolsRequestSchema, type Tool, type ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
 import { type ErrorCode as ErrorCodeName, WeftError } from "../errors.js";
+import { waitsForPersonStatus } from "../protocol.js";
 import type { ToolListing } from "../tools/catalog.js";
 import { formatPath } from "../tools/json-schema/compile.js";
 import { describeIssues } from "../tools/schema.js";
@@ -69,7 +70,7 @@ const text = (s: string) => [{ type: "text" as const, text: s }];
 /** A call's answer as a `tools/call` result; `structuredContent` when the tool has an object output schema. */
 export function mcpResult(answer: McpCallAnswer, tool: ToolListing): CallToolResult {
   const meta = { "weft/callId": answer.callId, "weft/status": answer.status, ...(answer.sessionId ? { [SESSION_META.sessionId]: answer.sessionId } : {}) };
-  if (answer.status === "awaiting_approval" || answer.status === "parked") {
+  if (waitsForPersonStatus(answer.status)) {
     // Not a result yet: a person has to act in weft first; the model learns that, and where.
     const where = answer.sessionId ? ` in session ${answer.sessionId}` : "";
     const act = answer.status === "awaiting_approval" ? "approve or deny it" : "settle it";

@@ -143,8 +143,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
   }
 
   private hasUnfinishedWork(): boolean {
-    const turn = this.store.turns.latest();
-    return turn?.status === "running" || this.store.calls.unfinished().length > 0 || this.store.calls.queued().length > 0 || this.store.turns.inboxSize() > 0;
+    return this.store.turns.latestStatus() === "running" || this.store.calls.unfinished().length > 0 || this.store.calls.queued().length > 0 || this.store.turns.inboxSize() > 0;
   }
 
   protected newEngine(meta: ThreadMeta): ThreadEngine {

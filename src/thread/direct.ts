@@ -4,6 +4,7 @@
  * @module
  */
 import { WeftError } from "../errors.js";
+import { waitsForPersonStatus } from "../protocol.js";
 import { validateInput } from "../tools/dispatch.js";
 import type { ThreadEngine } from "./engine.js";
 import type { TurnRunner } from "./runner.js";
@@ -34,7 +35,7 @@ export interface DirectCallOutcome {
 }
 
 /** True while a direct call waits for a person (an approval, or a parked outcome to settle). */
-export const outcomeWaitsForPerson = (o: Pick<DirectCallOutcome, "status">) => o.status === "awaiting_approval" || o.status === "parked";
+export const outcomeWaitsForPerson = (o: Pick<DirectCallOutcome, "status">) => waitsForPersonStatus(o.status);
 
 /**
  * Runs a direct call. A busy thread runs reads alongside the turn and refuses the rest.

@@ -3,12 +3,13 @@
  * final result. A row with a final status is never rewritten, so a call id has exactly one result.
  * @module
  */
-import { type CallRecord, type CallSource, type CallStatus, FINAL_CALL_STATUSES, type ToolResult } from "../../protocol.js";
+import { type CallRecord, type CallSource, type CallStatus, FINAL_CALL_STATUSES, PERSON_WAIT_STATUSES, type ToolResult } from "../../protocol.js";
 import { wireJson } from "../../json-shape.js";
 import type { JournalEntry } from "../../tools/journal.js";
 
 /** `(…)` list of the final statuses, for `NOT IN`: a final row is never rewritten. */
 const FINAL_SQL = `(${FINAL_CALL_STATUSES.map((s) => `'${s}'`).join(", ")})`;
+const PERSON_WAIT_SQL = `(${PERSON_WAIT_STATUSES.map((s) => `'${s}'`).join(", ")})`;
 
 interface CallRow extends Record<string, SqlStorageValue> {
   call_id: string;
@@ -235,18 +236,18 @@ export class CallStore {
   /** Whether a call `invokeTool`d by `parentCallId` waits for a person. */
   invokedWaiting(parentCallId: string): boolean {
     return (
-      this.sql.exec("SELECT 1 FROM calls WHERE parent_call_id = ? AND source = 'invoke' AND status IN ('awaiting_approval', 'parked') LIMIT 1", parentCallId).toArray().length > 0
+      this.sql.exec(`SELECT 1 FROM calls WHERE parent_call_id = ? AND source = 'invoke' AND status IN ${PERSON_WAIT_SQL} LIMIT 1`, parentCallId).toArray().length > 0
     );
   }
 
   /** Whether any call of the thread waits for a person (approval or a parked outcome). */
   waitForPerson(): boolean {
-    return this.sql.exec("SELECT 1 FROM calls WHERE status IN ('awaiting_approval', 'parked') LIMIT 1").toArray().length > 0;
+    return this.sql.exec(`SELECT 1 FROM calls WHERE status IN ${PERSON_WAIT_SQL} LIMIT 1`).toArray().length > 0;
   }
 
   /** Whether any call of the turn waits for a person (approval or a parked outcome). */
   turnWaits(turnId: string): boolean {
-    return this.sql.exec("SELECT 1 FROM calls WHERE turn_id = ? AND status IN ('awaiting_approval', 'parked') LIMIT 1", turnId).toArray().length > 0;
+    return this.sql.exec(`SELECT 1 FROM calls WHERE turn_id = ? AND status IN ${PERSON_WAIT_SQL} LIMIT 1`, turnId).toArray().length > 0;
   }
 
   /** Calls whose journal says started but that have no result: interrupted by a restart. */
