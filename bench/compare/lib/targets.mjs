@@ -98,7 +98,8 @@ export const targets = {
       await request(base, "POST", `/threads/${t}/messages`, { content: "hello", script: SCRIPT });
       await until(sub, () => sub.frames.slice(mark).some((f) => f?.type === "turn_finished"));
     },
-    wsUrl: (base, t) => `${ws(base)}/threads/${t}/ws`,
+    // As weft's own client (src/client/subscribe.ts) subscribes: a burst arrives as JSON arrays of frames.
+    wsUrl: (base, t) => `${ws(base)}/threads/${t}/ws?batch=1`,
     burst: (base, t, count, text) => request(base, "POST", "/v1/tools/bench_burst", { input: { count, text }, sessionId: t }),
     evict: (base, t) => request(base, "POST", `/__bench/evict/${t}`),
   },
