@@ -105,7 +105,8 @@ const STEPS = [
   ]),
   async (n, t, base, f, r) => r.turn_ms.push(await turns(t, base, 20)),
   async (n, t, base, f, r) => r.cold_ms.push(await coldStart(t, base, 5)),
-  async (n, t, base, f, r) => r.idle_kib.push(await idleMemory(t, base, server[n].child.pid, 50)),
+  // 200 threads: with 50, allocator and GC swings of a few MiB gave per-thread figures from -28 to 317 KiB.
+  async (n, t, base, f, r) => r.idle_kib.push(await idleMemory(t, base, server[n].child.pid, 200)),
   async (n, t, base, f, r) => {
     const out = await fanOut(t, base, 100, 200, 3);
     r.fanout_eps.push(out.eventsPerSecond);
@@ -137,7 +138,9 @@ const medians = Object.fromEntries(NAMES.map((n) => [n, Object.fromEntries(Objec
 const lines = [];
 for (const [m, { label }] of Object.entries(METRICS)) {
   const v = (n) => medians[n][m];
-  lines.push(`${label}: bare ${fmt(v("bare"))} · sdk ${fmt(v("sdk"))} · weft ${fmt(v("weft"))} · weft/bare ${(v("weft") / v("bare")).toFixed(2)} · weft/sdk ${(v("weft") / v("sdk")).toFixed(2)}`);
+  // Each round's own weft/bare too: how far one round's ratio strays from the median's.
+  const perRound = results.weft[m].map((w, i) => (w / results.bare[m][i]).toFixed(2)).join(" ");
+  lines.push(`${label}: bare ${fmt(v("bare"))} · sdk ${fmt(v("sdk"))} · weft ${fmt(v("weft"))} · weft/bare ${(v("weft") / v("bare")).toFixed(2)} · weft/sdk ${(v("weft") / v("sdk")).toFixed(2)} · weft/bare by round ${perRound}`);
 }
 // The flatness check: a long-lived thread's write calls/s in the first and the last round (after the warm-up).
 const last = ROUNDS - 1;
