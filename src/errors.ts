@@ -35,6 +35,7 @@ export const ERROR_CODES = {
   unsupported_media_type: { status: 415, retryable: false },
   method_not_allowed: { status: 405, retryable: false },
   not_acceptable: { status: 406, retryable: false },
+  upgrade_required: { status: 426, retryable: false },
   too_many_threads: { status: 429, retryable: false },
   unauthenticated: { status: 401, retryable: false },
   auth_not_configured: { status: 503, retryable: false },
