@@ -47,7 +47,10 @@ export interface CreateThreadInput {
 
 /** What `GET /threads/:id` returns. */
 export interface ThreadInfo extends ThreadMeta {
-  /** `waiting`: a turn waits for a person (an approval or a parked call). */
+  /**
+   * `running`: a turn runs; `waiting`: a turn or a call of the thread (a direct call too) waits for
+   * a person (an approval or a parked call); `idle`: nothing is unfinished.
+   */
   status: "idle" | "running" | "waiting";
   messageCount: number;
   lastSeq: number;
