@@ -5,6 +5,7 @@
  * Standard Agents tools API (`ToolResult`, `ToolAttachment`, `Message`).
  * @module
  */
+/** The events on the wire and the model-step records they carry (src/events.ts). */
 export * from "./events.js";
 
 /** A file returned by a tool (the Standard Agents tools API's `ToolAttachment`); `data` is base64. */
