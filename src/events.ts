@@ -40,12 +40,15 @@ export type TurnErrorCode = "restart_loop";
 
 /** Payloads of the built-in event types, keyed by `type` (snake_case, DESIGN.md). */
 export interface EventPayloads {
+  /** The thread was created, running the agent `agentId`; always the first frame (seq 1). */
   thread_created: { threadId: string; agentId: string };
   /** Tools the thread's agent defines but cannot offer (a dynamic definition that fails to compile), with why. */
   tools_unavailable: { tools: { name: string; reason: string }[] };
+  /** A message was stored: a user's, the model's, a tool result, or one a tool injected. */
   message_created: { message: Message };
   /** `resumed` when a turn cut by a restart, or one that waited for a person, goes on. */
   turn_started: { turnId: string; resumed?: boolean };
+  /** A model step ended: its text, the calls it asked for, its model, finish reason and token usage. */
   model_step: { turnId: string; step: number; text: string; toolCalls: ToolCallRequest[] } & Omit<ModelStepRecord, "step"> & {
       /** Token usage of the turn so far, this step included. */
       turnUsage: TokenUsage;
@@ -61,6 +64,7 @@ export interface EventPayloads {
    * string member still streaming, cut back to whole characters).
    */
   tool_call_delta: { turnId: string; step: number; callId: string; toolName: string; delta: string; preview?: Record<string, unknown> };
+  /** A call passed validation (and approval) and its tool starts; `input` is the parsed input, defaults applied. */
   tool_call_started: {
     callId: string;
     toolName: string;
@@ -69,6 +73,7 @@ export interface EventPayloads {
     /** Value of the tool's `progressArgument`, when it declares one. */
     progress?: string;
   };
+  /** A call got its final result (or a person's decision ended it); `status` is the call record's. */
   tool_call_finished: {
     callId: string;
     toolName: string;
@@ -79,11 +84,11 @@ export interface EventPayloads {
     error?: string;
     durationMs: number;
     attempts: number;
-    /** True when a dry-run thread answered without running the tool. */
     /** Code of a refusal, as on the call record. */
     errorCode?: string;
     /** Structured details of a refusal (`issues` with array paths), as on the call record. */
     errorDetails?: Record<string, unknown>;
+    /** True when a dry-run thread answered without running the tool. */
     stubbed?: boolean;
     /** Path of the full result when `result` was capped for the model. */
     fullResultPath?: string;
@@ -92,8 +97,11 @@ export interface EventPayloads {
     /** The provider ran the call itself (`executionMode: "provider"`); `result` is its answer as JSON. */
     providerExecuted?: boolean;
   };
+  /** A call of a `needsApproval` tool waits for a person; approving names `argsHash`, the hash of `input` it is bound to. */
   tool_call_approval_requested: { callId: string; toolName: string; input: unknown; argsHash: string };
+  /** A call whose outcome is uncertain (a write cut by a restart, say) waits for a person to settle it. */
   tool_call_parked: { callId: string; toolName: string; reason: string };
+  /** The turn stops until a person decides the calls `callIds`; it resumes by itself after. */
   turn_waiting: { turnId: string; callIds: string[] };
   /**
    * Older messages left the history window and were summarized: the summary covers every message
@@ -104,6 +112,7 @@ export interface EventPayloads {
   subagent_started: { callId: string; agentId: string; childThreadId: string };
   /** The child thread of an agent called as a tool answered; `status` is its turn's. */
   subagent_finished: { callId: string; agentId: string; childThreadId: string; status: string };
+  /** The turn ended: `completed`, `stopped` (by a person, a stop tool or `stop()`) or `failed` with its `error`. */
   turn_finished: {
     turnId: string;
     status: "completed" | "stopped" | "failed";

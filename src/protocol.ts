@@ -10,16 +10,23 @@ export * from "./events.js";
 
 /** A file returned by a tool (the Standard Agents tools API's `ToolAttachment`); `data` is base64. */
 export interface ToolAttachment {
+  /** File name, such as `generated.png`; the stored file is named after it. */
   name: string;
+  /** MIME type of the data, such as `image/png`. */
   mimeType: string;
+  /** The file's bytes, base64-encoded. */
   data: string;
+  /** Image width in pixels, when it is an image. */
   width?: number;
+  /** Image height in pixels, when it is an image. */
   height?: number;
 }
 
 /** A stored attachment, referenced instead of inlined. */
 export interface AttachmentRef {
+  /** File name the tool gave it. */
   name: string;
+  /** MIME type the tool gave it. */
   mimeType: string;
   /** Path in the thread's file system, fetched over `GET /threads/:id/files/:path`. */
   path: string;
@@ -29,10 +36,15 @@ export interface AttachmentRef {
 
 /** What a tool returns (the Standard Agents tools API's `ToolResult`). */
 export interface ToolResult {
+  /** Whether the tool did what was asked; an `error` result is what the model sees as a failed call. */
   status: "success" | "error";
+  /** A success's text for the model (JSON as a string, for structured values); capped for the model, kept whole in the thread's files. */
   result?: string;
+  /** An error's message for the model; never empty in a stored result. */
   error?: string;
+  /** Stack trace of a thrown error, kept in the call record (capped at 16 KiB), never shown to the model. */
   stack?: string;
+  /** Files the tool returns: inline (`data`) from `execute`, stored and referenced (`path`) once recorded. */
   attachments?: Array<ToolAttachment | AttachmentRef>;
 }
 
@@ -67,8 +79,11 @@ export type MessageRole = "user" | "assistant" | "system" | "tool";
 
 /** A stored message. `id` is the thread-local sequence number (1, 2, ...). */
 export interface Message {
+  /** Thread-local sequence number: 1, 2, ... in the order messages were stored. */
   id: number;
+  /** Who wrote it: `user`, `assistant` (the model), `system`, or `tool` (a call's result). */
   role: MessageRole;
+  /** The text; a tool message's is the result (or error) the model sees. */
   content: string;
   /** Assistant messages: the calls the model asked for. */
   toolCalls?: ToolCallRequest[];
@@ -76,7 +91,9 @@ export interface Message {
   toolCallId?: string;
   /** Tool messages: the tool's name. */
   name?: string;
+  /** Injected with `silent: true`: stored and sent to the model, but left out of message lists unless `includeSilent` asks. */
   silent: boolean;
+  /** Free-form data given with `injectMessage`; never sent to the model. */
   metadata?: Record<string, unknown>;
   /** Nesting depth when above 0: written inside a prompt called as a tool (1 for a call from the turn). */
   depth?: number;
@@ -116,23 +133,33 @@ export function isFinalStatus(status: CallStatus): boolean {
 
 /** A call as `GET /threads/:id/calls` lists it. */
 export interface CallRecord {
+  /** The call id: the model's, or one weft made (`tool_<name>_<hex>` for a direct call); unique in the thread. */
   callId: string;
+  /** The tool the call named. */
   toolName: string;
+  /** Who asked for it: the model, a direct call, `queueTool` or `invokeTool`. */
   source: CallSource;
+  /** Where it stands ({@link CallStatus}). */
   status: CallStatus;
   /** Raw argument text as received. */
   argsText: string;
   /** Parsed and validated input, once it validated. */
   input?: unknown;
+  /** The final result, once there is one; the full text when the model saw it capped is at {@link CallRecord.fullResultPath}. */
   result?: ToolResult;
+  /** Attempts at `execute`: more than 1 when a read or idempotent call was retried on a transient failure. */
   attempts: number;
+  /** `<branchId>:<callId>`, stable across retries and restarts: what `execute` and `reconcile.lookup` see to deduplicate. */
   effectKey: string;
+  /** The turn whose model step asked for it; absent for a call outside any turn (a direct call). */
   turnId?: string;
   /** Milliseconds since the epoch. */
   createdAt: number;
   /** When the journal row was last marked started, epoch milliseconds. */
   startedAt?: number;
+  /** When it got its final result, epoch milliseconds. */
   finishedAt?: number;
+  /** Milliseconds the call took to reach its result, in this run of the thread. */
   durationMs?: number;
   /** A dry-run thread answered the call without running it. */
   stubbed?: boolean;
