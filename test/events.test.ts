@@ -45,6 +45,7 @@ describe("WebSocket events", () => {
     }
     const noUpgrade = await request(`/threads/${id}/ws`);
     expect(noUpgrade.status).toBe(426);
+    expect((await noUpgrade.json<any>()).error).toEqual({ code: "upgrade_required", message: "expected a WebSocket upgrade (Upgrade: websocket)" });
     const sub = await subscribe(id, 1);
     await runTurn(id, "x", [{ text: "y" }]);
     await sub.until((f) => f.some((e) => e.type === "turn_finished"));

@@ -6,7 +6,7 @@
 import { Hono } from "hono";
 import { fitsBytes, byteLength } from "../bytes.js";
 import { WeftError } from "../errors.js";
-import { limitOf } from "../limits.js";
+import { limitOf, pageSize } from "../limits.js";
 import { CALLER_HEADER } from "../thread/api.js";
 import type { AuthedEnv } from "./auth.js";
 import { idempotencyOf } from "./idempotency.js";
@@ -23,7 +23,7 @@ export function threadRoutes() {
     const q = c.req.valid("query");
     const account = accountStub(c.env, c.var.caller);
     if (!account) throw new WeftError("invalid_config", "listing threads needs the ACCOUNT Durable Object binding");
-    return c.json(unwrap(await account.listThreads({ limit: Math.min(q.limit ?? 50, 200), ...(q.cursor ? { cursor: q.cursor } : {}) })));
+    return c.json(unwrap(await account.listThreads({ limit: pageSize("threads", q.limit), ...(q.cursor ? { cursor: q.cursor } : {}) })));
   });
 
   app.post("/", describe("Create a thread", { 201: "The thread's metadata, with threadId" }), jsonBody(CreateThreadBody), async (c) => {

@@ -15,13 +15,12 @@ const REPLAY_BATCH = 5000;
 /**
  * Upgrades to a hibernatable WebSocket and replays frames with `seq > since` (`?since=<seq>`,
  * default 0: everything).
- * @returns 101 with the socket, 426 without an upgrade header, 400 for a bad `since`.
+ * @returns 101 with the socket, 426 `upgrade_required` without an upgrade header, 400 `invalid_request` for a bad `since`.
  */
 export function replayAndAccept(ctx: DurableObjectState, store: ThreadStore, request: Request): Response {
   if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") {
-    return Response.json(new WeftError("invalid_request", "expected a WebSocket upgrade (Upgrade: websocket)").toBody(), {
-      status: 426,
-    });
+    const refused = new WeftError("upgrade_required", "expected a WebSocket upgrade (Upgrade: websocket)");
+    return Response.json(refused.toBody(), { status: refused.status });
   }
   const raw = new URL(request.url).searchParams.get("since");
   const since = raw === null || raw === "" ? 0 : /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN;
