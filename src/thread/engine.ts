@@ -255,8 +255,9 @@ export class ThreadEngine implements StateHost {
    * later ones find its result.
    */
   withCall<T>(callId: string, work: () => Promise<T>): Promise<T> {
-    const before = this.callLocks.get(callId) ?? Promise.resolve();
-    const run = before.then(work);
+    const before = this.callLocks.get(callId);
+    // Free (the usual case): the work starts now; it holds the id from its first await on.
+    const run = before ? before.then(work) : work();
     const tail = run.catch(() => undefined);
     this.callLocks.set(callId, tail);
     void tail.then(() => {
@@ -277,9 +278,12 @@ export class ThreadEngine implements StateHost {
    */
   async dispatchWithQueue(execution: CallExecution | null, request: CallRequest): Promise<{ outcome: CallOutcome; queued: CallOutcome[] }> {
     const outcome = await this.dispatchOne(execution, request);
-    const drained = await this.drainQueue(execution);
+    // Nothing queued (the usual case): no drain to wait for, no lock taken.
+    const drained = this.store.calls.mayHaveQueued() ? await this.drainQueue(execution) : [];
+    const children = this.store.calls.queuedBy(request.callId);
+    if (children.length === 0) return { outcome, queued: drained };
     const seen = new Set(drained.map((o) => o.callId));
-    const earlier = this.store.calls.queuedBy(request.callId).filter((c) => !seen.has(c.callId) && c.status !== "queued");
+    const earlier = children.filter((c) => !seen.has(c.callId) && c.status !== "queued");
     if (earlier.length === 0) return { outcome, queued: drained };
     const host = createDispatchHost(this, execution);
     return { outcome, queued: [...drained, ...earlier.map((c) => outcomeOf(host, c))] };

@@ -106,7 +106,7 @@ async function resumeSuspended(host: DispatchHost, record: CallRecord): Promise<
  */
 export async function dispatch(host: DispatchHost, request: CallRequest): Promise<CallOutcome> {
   const startedAt = Date.now();
-  const existing = host.journal.get(request.callId);
+  const existing = request.fresh ? undefined : host.journal.get(request.callId);
   if (existing && existing.status !== "queued") {
     if (existing.status === "started") return recoverCall(host, existing);
     return existing.status === "parked" ? resumeSuspended(host, existing) : outcomeOf(host, existing);
@@ -146,7 +146,7 @@ export async function dispatch(host: DispatchHost, request: CallRequest): Promis
   }
   const parsed = parseArgs(request.args);
   if (!parsed.ok) return refuse(new WeftError("invalid_tool_input", parsed.message, { path: [] }));
-  const checked = validateInput(tool, parsed.value);
+  const checked = request.validated && "value" in request.args ? { ok: true as const, input: request.validated.input } : validateInput(tool, parsed.value);
   if (!checked.ok) return refuse(checked.error);
   const input = checked.input;
   if (host.asOf) {
@@ -172,7 +172,8 @@ export async function dispatch(host: DispatchHost, request: CallRequest): Promis
 
   let approval: boolean;
   try {
-    approval = await needsApproval(host, tool, input, request);
+    const asked = needsApproval(host, tool, input, request);
+    approval = typeof asked === "boolean" ? asked : await asked;
   } catch (e) {
     return failed(`tool "${tool.name}": needsApproval`, e);
   }
@@ -216,10 +217,11 @@ export async function stubCall(host: DispatchHost, call: ReadyCall): Promise<Cal
  * (from the flag or the predicate) means it does.
  * @throws whatever the predicate throws; the caller ends the call with an error result.
  */
-async function needsApproval(host: DispatchHost, tool: CompiledTool, input: unknown, request: CallRequest): Promise<boolean> {
+function needsApproval(host: DispatchHost, tool: CompiledTool, input: unknown, request: CallRequest): boolean | Promise<boolean> {
   const rule = tool.def.needsApproval;
+  // Answered without a promise when there is no predicate to wait for.
   if (rule === undefined || rule === false) return false;
   if (typeof rule !== "function") return true;
   const state = host.stateFor({ callId: request.callId, tool, ...(request.turnId ? { turnId: request.turnId } : {}) });
-  return (await rule(input, state)) !== false;
+  return (async () => (await rule(input, state)) !== false)();
 }

@@ -1,0 +1,71 @@
+/**
+ * One attempt of a tool's `execute` under its deadline and the run's stop signal. An attempt
+ * costs one timer and one promise: the `AbortSignal` the tool sees (`context.signal`) is made only
+ * when the tool reads it, and fires on a stop or when the deadline passes.
+ * @module
+ */
+
+/** How an attempt ended: `execute`'s value or throw, or aborted first (a stop, or the deadline: `reason`). */
+export type AttemptEnd = { ok: true; value: unknown; aborted?: false } | { ok: false; error: unknown; aborted?: false } | { aborted: true; reason: unknown };
+
+/**
+ * One attempt. It listens to the run's stop signal as an `EventListener` object (`handleEvent`),
+ * so starting one makes no closures beyond the promise's.
+ */
+export class Attempt {
+  private controller: AbortController | undefined;
+  private why: { reason: unknown } | undefined;
+  private resolve: ((end: AttemptEnd) => void) | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  /** `stop`: the run's signal; null outside any run. */
+  constructor(private readonly stop: AbortSignal | null) {}
+
+  /** The attempt's signal for `context.signal`: aborted with the stop's reason, or the deadline's error. */
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.why) this.controller.abort(this.why.reason);
+    }
+    return this.controller.signal;
+  }
+
+  /**
+   * Runs `work` until it settles, the deadline passes (`deadlineError()` is the reason), or the
+   * stop fires, whichever comes first; a stop fired before it begins wins.
+   */
+  run(work: () => Promise<unknown>, timeoutMs: number, deadlineError: () => unknown): Promise<AttemptEnd> {
+    return new Promise<AttemptEnd>((resolve) => {
+      this.resolve = resolve;
+      this.timer = setTimeout(() => this.abort(deadlineError()), timeoutMs);
+      if (this.stop?.aborted) this.handleEvent();
+      else this.stop?.addEventListener("abort", this, { once: true });
+      // An async wrapper, so an `execute` that throws before returning a promise is a result too.
+      (async () => work())().then(
+        (value) => this.end({ ok: true, value }),
+        (error: unknown) => this.end({ ok: false, error }),
+      );
+    });
+  }
+
+  /** The run's stop fired. */
+  handleEvent(): void {
+    this.abort(this.stop!.reason);
+  }
+
+  private abort(reason: unknown): void {
+    if (!this.resolve) return;
+    this.why = { reason };
+    this.controller?.abort(reason);
+    this.end({ aborted: true, reason });
+  }
+
+  private end(how: AttemptEnd): void {
+    const resolve = this.resolve;
+    if (!resolve) return;
+    this.resolve = undefined;
+    clearTimeout(this.timer);
+    this.stop?.removeEventListener("abort", this);
+    resolve(how);
+  }
+}
