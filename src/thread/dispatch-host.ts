@@ -5,6 +5,7 @@
  * @module
  */
 import type { EventPayloads } from "../protocol.js";
+import type { Deadlines } from "../tools/attempt.js";
 import type { CompiledTool, ToolCatalog } from "../tools/catalog.js";
 import type { DispatchHost } from "../tools/dispatch.js";
 import type { CallExecution, CrashPoint } from "../tools/host.js";
@@ -58,6 +59,7 @@ class ThreadDispatchHost implements DispatchHost {
   readonly resultCapBytes: number;
   readonly files: FileSink;
   readonly callTimeoutMs?: number;
+  readonly deadlines: Deadlines;
   readonly beforeExecute?: (started: EventPayloads["tool_call_started"]) => Promise<void>;
   readonly checkpoint?: (point: CrashPoint, call: { callId: string; toolName: string; effect?: Effect }) => void | Promise<void>;
 
@@ -77,6 +79,7 @@ class ThreadDispatchHost implements DispatchHost {
     this.resultCapBytes = set.resultCapBytes;
     this.files = set.files;
     if (set.callTimeoutMs !== undefined) this.callTimeoutMs = set.callTimeoutMs;
+    this.deadlines = engine.deadlines;
     if (engine.hasToolHooks()) this.beforeExecute = (started) => toolHook(engine, execution, "tool_call_started", started);
     if (engine.crashHook) this.checkpoint = engine.crashHook;
   }

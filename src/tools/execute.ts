@@ -79,7 +79,7 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
     const state = host.stateFor(bound);
     // Each attempt has a deadline; its signal fires on a stop or when the deadline passes.
     const timeoutMs = tool.def.timeoutMs ?? host.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
-    const attempt = new Attempt(host.signal);
+    const attempt = new Attempt(host.signal, host.deadlines);
     const context: ToolCallContext = {
       callId: request.callId,
       effectKey,

@@ -4,6 +4,7 @@
  */
 import type { WeftError } from "../errors.js";
 import type { CallSource, CallStatus, EventPayloads, ToolResult } from "../protocol.js";
+import type { Deadlines } from "./attempt.js";
 import type { CompiledTool, ToolCatalog } from "./catalog.js";
 import type { CallJournal } from "./journal.js";
 import type { FileSink } from "./size.js";
@@ -59,6 +60,8 @@ export interface DispatchHost {
   sleep(ms: number): Promise<void>;
   /** Deadline of one attempt of `execute` for tools without `timeoutMs` (`WEFT_CALL_TIMEOUT_MS`). */
   readonly callTimeoutMs?: number;
+  /** Watches the deadlines of the thread's attempts of `execute` (one timer for all of them). */
+  readonly deadlines: Deadlines;
   /**
    * Runs the thread's `tool_call_started` hook once the call is journaled, before `execute`. When
    * it throws, the call is recorded failed (it never runs) and the error goes on to the caller.
