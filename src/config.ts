@@ -51,7 +51,7 @@ const OTHER_SETTINGS: readonly Setting[] = [
     what: '`state.runCode`\'s executor when a call names none: `"quickjs"` (limits hold everywhere) or `"isolate"` (Worker Loader isolates; set it only where Cloudflare enforces their limits, not under `wrangler dev`).',
   },
   { name: "WEFT_AUTH", default: "(unset)", what: '`"none"` runs without authentication on purpose; unset, a deployment without credentials answers 503 `auth_not_configured`.' },
-  { name: "WEFT_DEV_MODE", default: "(unset)", what: "`on` (set by `npm start`): requests from loopback addresses act as a local developer when no credentials are configured." },
+  { name: "WEFT_DEV_MODE", default: "(unset)", what: "`on` (set by `npm start`): requests from loopback addresses act as a local developer when no credentials are configured; a request that sends a token there is refused (401 `unauthenticated`), since nothing can verify it." },
   { name: "WEFT_JWT_SECRET", default: "(unset)", what: "Secret for HS256 JWTs. Set it with `wrangler secret put`." },
   { name: "WEFT_JWKS_URL", default: "(unset)", what: "URL of a JWKS for RS256/ES256 JWTs (fetched and cached)." },
   { name: "WEFT_JWKS", default: "(unset)", what: "A JWKS as JSON, instead of `WEFT_JWKS_URL`." },

@@ -35,6 +35,7 @@ export const ERROR_CODES = {
   unsupported_media_type: { status: 415, retryable: false },
   method_not_allowed: { status: 405, retryable: false },
   not_acceptable: { status: 406, retryable: false },
+  upgrade_required: { status: 426, retryable: false },
   too_many_threads: { status: 429, retryable: false },
   unauthenticated: { status: 401, retryable: false },
   auth_not_configured: { status: 503, retryable: false },
@@ -59,10 +60,19 @@ export interface ErrorBody {
  * throw new WeftError("invalid_tool_input", "age: expected number, received string", { path: ["age"] })
  */
 export class WeftError extends Error {
+  /** Always `WeftError`. */
   override readonly name = "WeftError";
+  /** What went wrong, from the closed union `ERROR_CODES`; the HTTP status and retryability follow from it. */
   readonly code: ErrorCode;
+  /** Structured details, such as the offending `path` (an array of keys and indexes) or the `limit` in force. */
   readonly details?: Record<string, unknown>;
 
+  /**
+   * @param code the error's code (`ERROR_CODES`)
+   * @param message what happened, for people; starts with the offending path when there is one
+   * @param details structured details sent in the error body's `details`
+   * @param options the error's `cause`
+   */
   constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;

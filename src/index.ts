@@ -46,7 +46,7 @@ export type {
   MessagesResult,
   ThreadState,
 } from "./tools/thread-state.js";
-/** Messages, tool results and WebSocket frames (src/protocol.ts). */
+/** Messages, tool results and WebSocket frames (src/protocol.ts, src/events.ts). */
 export type { Message, ToolAttachment, AttachmentRef, ToolResult, EventFrame } from "./protocol.js";
 /** A step the scripted model plays (src/models/model.ts). */
 export type { ScriptStep } from "./models/model.js";

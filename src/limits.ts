@@ -41,6 +41,41 @@ export function checkStoredBytes(text: string, path: (string | number)[], max = 
   throw new WeftError("payload_too_large", `${path.join(".")}: ${byteLength(text)} bytes, over the ${max}-byte limit of one stored value`, { path, limit: max });
 }
 
+/**
+ * Page sizes of weft's lists: each list's default and largest `limit` (`?limit=` of `GET /threads`
+ * and `GET /threads/:id/messages`, and `getMessages({ limit })`). One rule for all of them: a
+ * `limit` is a whole number from 1 to the list's largest; anything else is refused with
+ * `invalid_request`, never quietly shrunk to fit.
+ */
+export const PAGE_SIZES = {
+  threads: { default: 50, max: 200 },
+  messages: { default: 100, max: 1000 },
+} as const;
+
+/** A paged list's name. */
+export type PagedList = keyof typeof PAGE_SIZES;
+
+/** What a list's `limit` must be, as refusals say it (after `limit: `). */
+export function pageSizeRule(list: PagedList): string {
+  const { default: fallback, max } = PAGE_SIZES[list];
+  return `expected a page size from 1 to ${max} (default ${fallback})`;
+}
+
+/** Whether `limit` is a page size the list accepts ({@link PAGE_SIZES}). */
+export function isPageSize(list: PagedList, limit: number): boolean {
+  return Number.isInteger(limit) && limit >= 1 && limit <= PAGE_SIZES[list].max;
+}
+
+/**
+ * The page size in force: the list's default when `limit` is undefined.
+ * @throws WeftError `invalid_request` naming `limit` when it is not a whole number from 1 to the list's largest ({@link PAGE_SIZES}).
+ */
+export function pageSize(list: PagedList, limit: number | undefined): number {
+  if (limit === undefined) return PAGE_SIZES[list].default;
+  if (isPageSize(list, limit)) return limit;
+  throw new WeftError("invalid_request", `limit: ${pageSizeRule(list)}, got ${limit}`, { path: ["limit"] });
+}
+
 /** A limit's name. */
 export type LimitName = keyof typeof LIMITS;
 

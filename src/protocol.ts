@@ -1,21 +1,32 @@
 /**
- * Wire and storage shapes shared by every layer: messages, tool results, call records and events.
- * Field names follow the Standard Agents tools API (`ToolResult`, `ToolAttachment`, `Message`) and DESIGN.md (frames).
+ * Wire and storage shapes shared by every layer: messages, tool results and call records here,
+ * and the events on the WebSocket (with the model-step records they carry) in events.ts, exported
+ * from here too, so every layer imports its shapes from this one module. Field names follow the
+ * Standard Agents tools API (`ToolResult`, `ToolAttachment`, `Message`).
  * @module
  */
+/** The events on the wire and the model-step records they carry (src/events.ts). */
+export * from "./events.js";
 
 /** A file returned by a tool (the Standard Agents tools API's `ToolAttachment`); `data` is base64. */
 export interface ToolAttachment {
+  /** File name, such as `generated.png`; the stored file is named after it. */
   name: string;
+  /** MIME type of the data, such as `image/png`. */
   mimeType: string;
+  /** The file's bytes, base64-encoded. */
   data: string;
+  /** Image width in pixels, when it is an image. */
   width?: number;
+  /** Image height in pixels, when it is an image. */
   height?: number;
 }
 
 /** A stored attachment, referenced instead of inlined. */
 export interface AttachmentRef {
+  /** File name the tool gave it. */
   name: string;
+  /** MIME type the tool gave it. */
   mimeType: string;
   /** Path in the thread's file system, fetched over `GET /threads/:id/files/:path`. */
   path: string;
@@ -25,10 +36,15 @@ export interface AttachmentRef {
 
 /** What a tool returns (the Standard Agents tools API's `ToolResult`). */
 export interface ToolResult {
+  /** Whether the tool did what was asked; an `error` result is what the model sees as a failed call. */
   status: "success" | "error";
+  /** A success's text for the model (JSON as a string, for structured values); capped for the model, kept whole in the thread's files. */
   result?: string;
+  /** An error's message for the model; never empty in a stored result. */
   error?: string;
+  /** Stack trace of a thrown error, kept in the call record (capped at 16 KiB), never shown to the model. */
   stack?: string;
+  /** Files the tool returns: inline (`data`) from `execute`, stored and referenced (`path`) once recorded. */
   attachments?: Array<ToolAttachment | AttachmentRef>;
 }
 
@@ -63,8 +79,11 @@ export type MessageRole = "user" | "assistant" | "system" | "tool";
 
 /** A stored message. `id` is the thread-local sequence number (1, 2, ...). */
 export interface Message {
+  /** Thread-local sequence number: 1, 2, ... in the order messages were stored. */
   id: number;
+  /** Who wrote it: `user`, `assistant` (the model), `system`, or `tool` (a call's result). */
   role: MessageRole;
+  /** The text; a tool message's is the result (or error) the model sees. */
   content: string;
   /** Assistant messages: the calls the model asked for. */
   toolCalls?: ToolCallRequest[];
@@ -72,7 +91,9 @@ export interface Message {
   toolCallId?: string;
   /** Tool messages: the tool's name. */
   name?: string;
+  /** Injected with `silent: true`: stored and sent to the model, but left out of message lists unless `includeSilent` asks. */
   silent: boolean;
+  /** Free-form data given with `injectMessage`; never sent to the model. */
   metadata?: Record<string, unknown>;
   /** Nesting depth when above 0: written inside a prompt called as a tool (1 for a call from the turn). */
   depth?: number;
@@ -112,23 +133,33 @@ export function isFinalStatus(status: CallStatus): boolean {
 
 /** A call as `GET /threads/:id/calls` lists it. */
 export interface CallRecord {
+  /** The call id: the model's, or one weft made (`tool_<name>_<hex>` for a direct call); unique in the thread. */
   callId: string;
+  /** The tool the call named. */
   toolName: string;
+  /** Who asked for it: the model, a direct call, `queueTool` or `invokeTool`. */
   source: CallSource;
+  /** Where it stands ({@link CallStatus}). */
   status: CallStatus;
   /** Raw argument text as received. */
   argsText: string;
   /** Parsed and validated input, once it validated. */
   input?: unknown;
+  /** The final result, once there is one; the full text when the model saw it capped is at {@link CallRecord.fullResultPath}. */
   result?: ToolResult;
+  /** Attempts at `execute`: more than 1 when a read or idempotent call was retried on a transient failure. */
   attempts: number;
+  /** `<branchId>:<callId>`, stable across retries and restarts: what `execute` and `reconcile.lookup` see to deduplicate. */
   effectKey: string;
+  /** The turn whose model step asked for it; absent for a call outside any turn (a direct call). */
   turnId?: string;
   /** Milliseconds since the epoch. */
   createdAt: number;
   /** When the journal row was last marked started, epoch milliseconds. */
   startedAt?: number;
+  /** When it got its final result, epoch milliseconds. */
   finishedAt?: number;
+  /** Milliseconds the call took to reach its result, in this run of the thread. */
   durationMs?: number;
   /** A dry-run thread answered the call without running it. */
   stubbed?: boolean;
@@ -151,167 +182,3 @@ export interface CallRecord {
   /** Runs of this call that a restart of the thread cut short. */
   restarts?: number;
 }
-
-/** Tokens a model step used, as the provider reports them; absent counts are unknown. */
-export interface TokenUsage {
-  inputTokens?: number;
-  outputTokens?: number;
-  /** Input tokens served from the provider's prompt cache. */
-  cachedInputTokens?: number;
-}
-
-/** What one model step cost and how it ended. */
-export interface ModelStepRecord {
-  step: number;
-  /** `"<provider>:<model id>"` or `scripted`. */
-  model: string;
-  /** The AI SDK's unified finish reason (`stop`, `tool-calls`, `length`, ...). */
-  finishReason: string;
-  usage: TokenUsage;
-  /** Requests made for this step: 1, or more when transient provider failures were retried. */
-  attempts: number;
-  /** The failures that were retried, with how long weft waited, in order. */
-  retries?: string[];
-  /** The side that took the step, in a two-sided agent's turn. */
-  side?: "a" | "b";
-}
-
-/**
- * Coded reasons a turn fails, beside its human-readable `error`:
- * - `restart_loop`: restarts of the thread cut the same model step again and again (a cut step is
- *   requested again once, never a third time), so the turn ends instead of asking the provider
- *   forever. The thread takes new messages as usual.
- */
-export type TurnErrorCode = "restart_loop";
-
-/** Payloads of the built-in event types, keyed by `type` (snake_case, DESIGN.md). */
-export interface EventPayloads {
-  thread_created: { threadId: string; agentId: string };
-  /** Tools the thread's agent defines but cannot offer (a dynamic definition that fails to compile), with why. */
-  tools_unavailable: { tools: { name: string; reason: string }[] };
-  message_created: { message: Message };
-  /** `resumed` when a turn cut by a restart, or one that waited for a person, goes on. */
-  turn_started: { turnId: string; resumed?: boolean };
-  model_step: { turnId: string; step: number; text: string; toolCalls: ToolCallRequest[] } & Omit<ModelStepRecord, "step"> & {
-      /** Token usage of the turn so far, this step included. */
-      turnUsage: TokenUsage;
-    };
-  /**
-   * Text of a model step while it streams, coalesced; the deltas of a step concatenate to a
-   * prefix of its `model_step` text (a step that arrives at once sends none).
-   */
-  text_delta: { turnId: string; step: number; delta: string };
-  /**
-   * Argument text of a call while it streams, coalesced; deltas concatenate to a prefix of the
-   * call's final `arguments`. `preview` is the object parsed so far (finished members, and a
-   * string member still streaming, cut back to whole characters).
-   */
-  tool_call_delta: { turnId: string; step: number; callId: string; toolName: string; delta: string; preview?: Record<string, unknown> };
-  tool_call_started: {
-    callId: string;
-    toolName: string;
-    source: CallSource;
-    input: unknown;
-    /** Value of the tool's `progressArgument`, when it declares one. */
-    progress?: string;
-  };
-  tool_call_finished: {
-    callId: string;
-    toolName: string;
-    source: CallSource;
-    status: CallStatus;
-    isError: boolean;
-    result?: string;
-    error?: string;
-    durationMs: number;
-    attempts: number;
-    /** True when a dry-run thread answered without running the tool. */
-    /** Code of a refusal, as on the call record. */
-    errorCode?: string;
-    /** Structured details of a refusal (`issues` with array paths), as on the call record. */
-    errorDetails?: Record<string, unknown>;
-    stubbed?: boolean;
-    /** Path of the full result when `result` was capped for the model. */
-    fullResultPath?: string;
-    /** `unknown`: a write failed after it began; its effect may or may not have happened. */
-    outcome?: "unknown";
-    /** The provider ran the call itself (`executionMode: "provider"`); `result` is its answer as JSON. */
-    providerExecuted?: boolean;
-  };
-  tool_call_approval_requested: { callId: string; toolName: string; input: unknown; argsHash: string };
-  tool_call_parked: { callId: string; toolName: string; reason: string };
-  turn_waiting: { turnId: string; callIds: string[] };
-  /**
-   * Older messages left the history window and were summarized: the summary covers every message
-   * of the conversation up to `throughId` and heads later requests.
-   */
-  history_compacted: { turnId: string; throughId: number; messages: number; tokens: number; model: string };
-  /** An agent called as a tool started (or resumed) its work in a child thread. */
-  subagent_started: { callId: string; agentId: string; childThreadId: string };
-  /** The child thread of an agent called as a tool answered; `status` is its turn's. */
-  subagent_finished: { callId: string; agentId: string; childThreadId: string; status: string };
-  turn_finished: {
-    turnId: string;
-    status: "completed" | "stopped" | "failed";
-    steps: number;
-    error?: string;
-    /** Why a failed turn failed, when weft names the reason with a code ({@link TurnErrorCode}). */
-    errorCode?: TurnErrorCode;
-    /** In a two-sided agent, the side whose stop tool, `stop()` or final answer ended the turn. */
-    stoppedBy?: "a" | "b";
-  };
-  /** Console output of `runCode` with `report: true`; `executionId` names the run. */
-  code_log: { executionId: string; callId?: string; level: string; text: string };
-  /** A `reportProgress(data)` call of code run with `report: true`. */
-  code_progress: { executionId: string; callId?: string; data: unknown };
-  /** The end of a `runCode` run with `report: true`. */
-  code_finished: {
-    executionId: string;
-    callId?: string;
-    status: "success" | "error" | "timeout" | "memory" | "cancelled";
-    durationMs: number;
-    error?: string;
-  };
-}
-
-/** A built-in event type. */
-export type BuiltinEventType = keyof EventPayloads;
-
-/** A frame of a built-in event: `seq` is gap-free per thread and starts at 1; `at` is ISO-8601. */
-export type BuiltinEventFrame = {
-  [K in BuiltinEventType]: { seq: number; type: K; data: EventPayloads[K]; at: string };
-}[BuiltinEventType];
-
-/** A frame sent by a tool's `state.emit(event, data)`; `type` is the tool's event name. */
-export interface CustomEventFrame {
-  seq: number;
-  type: string;
-  data: unknown;
-  at: string;
-}
-
-/** One frame on the WebSocket, `{ seq, type, data, at }`. */
-export type EventFrame = BuiltinEventFrame | CustomEventFrame;
-
-/** The built-in event type names; `state.emit` may not use these. */
-export const BUILTIN_EVENT_TYPES: ReadonlySet<string> = new Set<BuiltinEventType>([
-  "thread_created",
-  "tools_unavailable",
-  "message_created",
-  "turn_started",
-  "model_step",
-  "text_delta",
-  "tool_call_delta",
-  "tool_call_started",
-  "tool_call_finished",
-  "tool_call_approval_requested",
-  "tool_call_parked",
-  "turn_waiting",
-  "history_compacted",
-  "turn_finished",
-  "code_log",
-  "code_progress",
-  "code_finished",
-  "subagent_started",
-  "subagent_finished",
-]);

@@ -96,6 +96,18 @@ describe("needsApproval", () => {
   });
 });
 
+describe("a thread whose only unfinished work waits for a person", () => {
+  it("says waiting, not idle, while a direct call in it awaits approval, and idle once it is decided", async () => {
+    const id = await createThread({ agent: "guarantees" });
+    const call = await json("POST", "/v1/tools/needs_ok", { input: { amount: 500 }, sessionId: id });
+    expect([call.status, call.body.status]).toEqual([202, "awaiting_approval"]);
+    const info = (await json("GET", `/threads/${id}`)).body;
+    expect([info.status, info.lastTurn]).toEqual(["waiting", undefined]); // no turn: the call alone waits
+    expect((await json("POST", `/threads/${id}/calls/${call.body.callId}/deny`, { reason: "no" })).status).toBe(200);
+    expect((await json("GET", `/threads/${id}`)).body.status).toBe("idle");
+  });
+});
+
 describe("a waiting turn and the watchdog alarm", () => {
   it("stays quietly waiting when the alarm fires before anyone decides", async () => {
     const id = await startWaiting();

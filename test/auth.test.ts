@@ -117,6 +117,26 @@ describe("without any credential configured", () => {
     expect(await (await send(vars, "http://localhost:8787/account")).json()).toMatchObject({ userId: "dev", admin: true });
   });
 
+  it("development mode refuses a token it cannot verify instead of taking it for the dev user; no token is still dev", async () => {
+    const vars = { ...NO_AUTH, WEFT_DEV_MODE: "on" };
+    const jwt = await hs256({ sub: "alice" });
+    for (const init of [
+      { headers: { authorization: "Bearer garbage" } },
+      { headers: { authorization: `Bearer ${jwt}` } },
+      { headers: { authorization: "Basic YWxpY2U6cHc=" } },
+    ]) {
+      const res = await send(vars, "http://localhost:8787/account", init);
+      expect([init.headers.authorization, res.status]).toEqual([init.headers.authorization, 401]);
+      expect((await res.json<any>()).error).toEqual({
+        code: "unauthenticated",
+        message: 'development mode verifies no token: send none to act as "dev", or configure WEFT_JWT_SECRET, WEFT_JWKS_URL or WEFT_API_KEYS to verify tokens',
+      });
+    }
+    const upgrade = await send(vars, "http://localhost:8787/threads/zzz/ws?access_token=garbage", { headers: { upgrade: "websocket" } });
+    expect(upgrade.status).toBe(401);
+    expect(await (await send(vars, "http://localhost:8787/account")).json()).toMatchObject({ userId: "dev" });
+  });
+
   it("configuring a credential turns development mode off", async () => {
     const res = await send({ ...bindings, WEFT_DEV_MODE: "on" }, "http://localhost:8787/account");
     expect(res.status).toBe(401);

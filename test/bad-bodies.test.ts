@@ -68,8 +68,27 @@ describe("query strings and env values a new user gets wrong", () => {
     const res = await json("GET", "/threads?limit=0");
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: "invalid_request", details: { path: ["limit"] } });
-    expect(res.body.error.message).toBe("limit: expected a page size of at least 1 (default 50, at most 200)");
+    expect(res.body.error.message).toBe("limit: expected a page size from 1 to 200 (default 50)");
     expect((await json("GET", "/threads?limit=1")).status).toBe(200);
+  });
+
+  it("refuses a page over a list's largest the same way on every list, instead of quietly shrinking it", async () => {
+    const id = await createThread();
+    for (const [path, max, fallback] of [
+      ["/threads", 200, 50],
+      [`/threads/${id}/messages`, 1000, 100],
+    ] as const) {
+      for (const limit of [0, max + 1, 500_000]) {
+        const res = await json("GET", `${path}?limit=${limit}`);
+        expect([path, limit, res.status]).toEqual([path, limit, 400]);
+        expect(res.body.error).toMatchObject({
+          code: "invalid_request",
+          message: `limit: expected a page size from 1 to ${max} (default ${fallback})`,
+          details: { path: ["limit"] },
+        });
+      }
+      expect((await json("GET", `${path}?limit=${max}`)).status).toBe(200);
+    }
   });
 
   it("names a bad whole-number parameter once, and says what it takes", async () => {

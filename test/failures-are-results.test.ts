@@ -3,6 +3,7 @@ import { Execution } from "../src/run/execution.js";
 import { runTurn as runTurnLoop } from "../src/run/turn.js";
 import type { ThreadEngine } from "../src/thread/engine.js";
 import { conversationWindow } from "../src/thread/history.js";
+import { runOneTurn } from "../src/thread/one-turn.js";
 import { createTurnHost } from "../src/thread/turn-host.js";
 import { callsOf, createThread, eventsOf, inThread, json, ledgerOf, messagesOf, runTurn, stubOf } from "./helpers.js";
 
@@ -104,7 +105,7 @@ describe("every failure of author code is a result, and the step's other calls g
         return dispatch.apply(engine, args);
       };
       try {
-        await instance.runner.runOne({ turnId, status: "running", steps: 1 });
+        await runOneTurn(engine, { armWatchdog: () => undefined, hold: () => undefined }, { turnId, status: "running", steps: 1, startedAt: Date.now() });
       } finally {
         engine.dispatchWithQueue = dispatch;
       }

@@ -47,6 +47,16 @@ describe("POST /v1/tools/:name", () => {
     expect(body.error).toContain('{"code":7}');
   });
 
+  it("refuses a bare string or a plain object from execute as an error result naming it (execute returns a ToolResult)", async () => {
+    const bare = await json("POST", "/v1/tools/returns_bare", { input: { kind: "string" } });
+    expect(bare.status).toBe(200);
+    expect(bare.body).toMatchObject({ ok: false, isError: true, result: null });
+    expect(bare.body.error).toBe('tool returned a bare string ("Order 42 found"); expected a ToolResult { status: "success" | "error", result?, error? }');
+    const plain = await json("POST", "/v1/tools/returns_bare", { input: { kind: "object" } });
+    expect(plain.body).toMatchObject({ ok: false, isError: true, result: null });
+    expect(plain.body.error).toBe('tool returned {"order":42}; expected a ToolResult { status: "success" | "error", result?, error? }');
+  });
+
   it("names an unknown top-level key instead of ignoring it (arguments go in input)", async () => {
     const { status, body } = await json("POST", "/v1/tools/person", { name: "Ada", age: 36 });
     expect(status).toBe(400);

@@ -55,6 +55,26 @@ describe("ThreadState", () => {
     expect(code).toBe('invalid_request {"path":["limit"]}');
   });
 
+  it("refuses a page size over the largest with the same rule and words as GET /threads/:id/messages", async () => {
+    const messages = await withState({}, async (state) => {
+      const out: string[] = [];
+      for (const limit of [0, 1001, 2.5]) {
+        try {
+          await state.getMessages({ limit });
+          out.push("accepted");
+        } catch (e) {
+          out.push(`${(e as any).code} ${(e as Error).message}`);
+        }
+      }
+      return out;
+    });
+    expect(messages).toEqual([
+      "invalid_request limit: expected a page size from 1 to 1000 (default 100), got 0",
+      "invalid_request limit: expected a page size from 1 to 1000 (default 100), got 1001",
+      "invalid_request limit: expected a page size from 1 to 1000 (default 100), got 2.5",
+    ]);
+  });
+
   it("stores JSON values one row per key, chunking a value over the 2 MB row limit", async () => {
     const big = "é".repeat(3 * 1024 * 1024); // 3 Mi characters, 6 MB of UTF-8
     const out = await withState({}, async (state, instance) => {

@@ -43,7 +43,10 @@ type Answer<K extends keyof ThreadApi> = ThreadApi[K] extends (...args: any[]) =
 type AccountAnswer<K extends keyof AccountApi> = AccountApi[K] extends (...args: any[]) => Promise<RpcResult<infer T>> ? T : never;
 
 /** Body of `POST /threads` (the owner is whoever the token names). */
-export type CreateThreadOptions = Omit<CreateThreadInput, "ephemeral" | "opening" | "parent"> & { continuationToken?: string };
+export type CreateThreadOptions = Omit<CreateThreadInput, "ephemeral" | "opening" | "parent"> & {
+  /** `<channelId>:<key>`: names the thread, so the same token from the same user reaches the same thread (409 `thread_exists` on a second create). */
+  continuationToken?: string;
+};
 
 /** What `POST /v1/tools/:name` answers: the outcome, plus where it ran. */
 export type ToolCallOutcome = Answer<"callTool"> & {
@@ -60,6 +63,7 @@ export type Settlement = { outcome: "succeeded"; result: string } | { outcome: "
 export class WeftClient {
   readonly #conn: ConnectionOptions;
 
+  /** @param options the Worker's `url` (a trailing slash is dropped), the bearer `token`, and optional `fetch` and `WebSocket` implementations */
   constructor(options: ConnectionOptions) {
     this.#conn = { ...options, url: options.url.replace(/\/+$/, "") };
   }

@@ -33,6 +33,12 @@ export class WeftClientError extends Error {
   /** The error body's `details` (for validation errors: `path` and `issues`). */
   readonly details: Record<string, unknown> | undefined;
 
+  /**
+   * @param code weft's error code, or `network_error` / `bad_response`
+   * @param message the error body's message, or what failed in transport
+   * @param status the HTTP status, 0 when no answer arrived
+   * @param details the error body's `details`
+   */
   constructor(code: WeftClientError["code"], message: string, status: number, details?: Record<string, unknown>) {
     super(message);
     this.name = "WeftClientError";

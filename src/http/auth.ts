@@ -7,7 +7,8 @@
  * Without any of those, weft refuses every request (503 `auth_not_configured`) unless
  * `WEFT_AUTH = "none"` says so on purpose, or it runs in development mode: `WEFT_DEV_MODE=on`
  * (only `npm start` passes it, as `wrangler dev --var`, so no config file can ship it) and the
- * request arrives on a loopback host (a deployed Worker is never reached as localhost).
+ * request arrives on a loopback host (a deployed Worker is never reached as localhost). There a
+ * request without a token acts as "dev", and one with a token is refused (nothing can verify it).
  * @module
  */
 import type { MiddlewareHandler } from "hono";
@@ -26,8 +27,17 @@ export const DEV_MODE_HEADER = "x-weft-dev-mode";
 /** Seconds of clock skew allowed on `exp` and `nbf`. */
 export const CLOCK_SKEW_S = 30;
 
-/** Who every request is in development mode: an admin, so nothing is hidden while developing. */
+/**
+ * Who every request without a credential is in development mode: an admin, so nothing is hidden
+ * while developing. A request that sends a token (or any `Authorization` header) is refused with
+ * 401 `unauthenticated` instead: nothing in development mode can verify it, and acting as "dev"
+ * would hide a client that meant to be someone else.
+ */
 export const DEV_PRINCIPAL: Principal = { userId: "dev", name: "development user", roles: ["admin"] };
+/** Why development mode refuses a request that carries a credential. */
+const DEV_CREDENTIAL_REFUSED =
+  'development mode verifies no token: send none to act as "dev", or configure WEFT_JWT_SECRET, WEFT_JWKS_URL or WEFT_API_KEYS to verify tokens';
+
 /** Who every request is under `WEFT_AUTH = "none"`. */
 export const ANONYMOUS: Principal = { userId: "anonymous", name: "anonymous", roles: [] };
 
@@ -152,7 +162,7 @@ export function authenticate(): MiddlewareHandler<AuthedEnv> {
   return async function authenticateRequest(c, next) {
     const url = new URL(c.req.url);
     const mode = authMode(c.env, url);
-    if (mode === "dev") c.header(DEV_MODE_HEADER, `on: no authentication, every request acts as "${DEV_PRINCIPAL.userId}" (admin); local development only`);
+    if (mode === "dev") c.header(DEV_MODE_HEADER, `on: no authentication, every request without a token acts as "${DEV_PRINCIPAL.userId}" (admin); local development only`);
     if (mode === "refuse") {
       throw new WeftError(
         "auth_not_configured",
@@ -160,8 +170,11 @@ export function authenticate(): MiddlewareHandler<AuthedEnv> {
       );
     }
     let principal: Principal;
-    if (mode === "dev") principal = DEV_PRINCIPAL;
-    else if (mode === "none") principal = ANONYMOUS;
+    if (mode === "dev") {
+      // Nothing here can verify a credential: one that was sent is refused, never taken for "dev".
+      if (c.req.raw.headers.has("authorization") || bearerOf(c.req.raw, url) !== null) throw unauthenticated(DEV_CREDENTIAL_REFUSED);
+      principal = DEV_PRINCIPAL;
+    } else if (mode === "none") principal = ANONYMOUS;
     else {
       const token = bearerOf(c.req.raw, url);
       if (!token) throw unauthenticated("missing bearer token (Authorization: Bearer <token>)");

@@ -13,6 +13,7 @@ import { z } from "zod";
 import { toUIMessages } from "../chat/ui-messages.js";
 import { parseApprovalId, UiChunkTranslator } from "../chat/ui-stream.js";
 import { WeftError } from "../errors.js";
+import { PAGE_SIZES } from "../limits.js";
 import type { EventFrame } from "../protocol.js";
 import { CALLER_HEADER, type Caller, type ThreadApi } from "../thread/api.js";
 import type { AuthedEnv } from "./auth.js";
@@ -20,8 +21,8 @@ import { describe } from "./openapi.js";
 import { threadStub, unwrap } from "./stubs.js";
 import { jsonBody } from "./validate.js";
 
-/** How many stored messages `GET /threads/:id/chat` turns into UI messages (the newest). */
-export const CHAT_HISTORY_LIMIT = 1000;
+/** How many stored messages `GET /threads/:id/chat` turns into UI messages (the newest): one full page. */
+export const CHAT_HISTORY_LIMIT = PAGE_SIZES.messages.max;
 
 const Part = z.looseObject({ type: z.string() });
 /** What `useChat` sends (`DefaultChatTransport`): `{ id, messages, trigger, messageId }` plus any `body` extras. */

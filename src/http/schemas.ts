@@ -4,6 +4,7 @@
  * @module
  */
 import * as z from "zod";
+import { type PagedList, isPageSize, pageSizeRule } from "../limits.js";
 import { CALL_STATUSES } from "../protocol.js";
 
 const EnvValue = z.union([z.string(), z.object({ value: z.string(), type: z.enum(["text", "secret"]).optional() })], {
@@ -90,9 +91,14 @@ export const DirectCallBody = closedObject(
 /** Body of `PUT /account/env/:name`; a value is a secret unless `type` says `text`. */
 export const AccountEnvBody = z.object({ value: z.string(), type: z.enum(["text", "secret"]).optional() });
 
+/** `?limit=` of a paged list: a whole number within the list's page sizes (src/limits.ts). */
+function pageLimit(list: PagedList) {
+  return WholeNumber.refine((n) => isPageSize(list, n), pageSizeRule(list)).optional();
+}
+
 /** Query of `GET /threads/:id/messages`. */
 export const MessagesQuery = z.object({
-  limit: Int,
+  limit: pageLimit("messages"),
   offset: Int,
   maxDepth: Int,
   before: Int,
@@ -106,6 +112,6 @@ export const CallsQuery = z.object({ status: z.enum(CALL_STATUSES).optional() })
 
 /** Query of `GET /threads`: newest first, `cursor` from the previous page's `nextCursor`. */
 export const ThreadsQuery = z.object({
-  limit: WholeNumber.refine((n) => n >= 1, "expected a page size of at least 1 (default 50, at most 200)").optional(),
+  limit: pageLimit("threads"),
   cursor: z.string().min(1).optional(),
 });

@@ -6,7 +6,7 @@
 import { Hono } from "hono";
 import { fitsBytes, byteLength } from "../bytes.js";
 import { WeftError } from "../errors.js";
-import { limitOf } from "../limits.js";
+import { limitOf, pageSize } from "../limits.js";
 import { CALLER_HEADER } from "../thread/api.js";
 import type { AuthedEnv } from "./auth.js";
 import { idempotencyOf } from "./idempotency.js";
@@ -23,7 +23,7 @@ export function threadRoutes() {
     const q = c.req.valid("query");
     const account = accountStub(c.env, c.var.caller);
     if (!account) throw new WeftError("invalid_config", "listing threads needs the ACCOUNT Durable Object binding");
-    return c.json(unwrap(await account.listThreads({ limit: Math.min(q.limit ?? 50, 200), ...(q.cursor ? { cursor: q.cursor } : {}) })));
+    return c.json(unwrap(await account.listThreads({ limit: pageSize("threads", q.limit), ...(q.cursor ? { cursor: q.cursor } : {}) })));
   });
 
   app.post("/", describe("Create a thread", { 201: "The thread's metadata, with threadId" }), jsonBody(CreateThreadBody), async (c) => {
@@ -85,7 +85,7 @@ export function threadRoutes() {
 
   app.post("/:id/stop", describe("Stop the running turn"), async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).stop(c.var.caller))));
 
-  app.get("/:id/ws", describe("Subscribe to the thread's events: WebSocket upgrade, replaying frames after ?since=<seq>", { 101: "Switching Protocols: frames { seq, type, data, at }" }), async (c) => {
+  app.get("/:id/ws", describe("Subscribe to the thread's events: WebSocket upgrade, replaying frames after ?since=<seq>; ?batch=1 sends JSON arrays of frames", { 101: "Switching Protocols: frames { seq, type, data, at }" }), async (c) => {
     const stub = threadStub(c.env, c.req.param("id"));
     // The thread checks the caller before it accepts: a refused upgrade is a plain 401/404.
     const request = new Request(c.req.raw);

@@ -86,7 +86,10 @@ export interface DefineAgentOptions {
 }
 
 /** What {@link defineAgent} returns: a plain object. */
-export type AgentDefinition = DefineAgentOptions & { readonly kind: "agent" };
+export type AgentDefinition = DefineAgentOptions & {
+  /** Set by `defineAgent`: what the registry checks a file under `agents/agents/` exports. */
+  readonly kind: "agent";
+};
 
 /**
  * Declares an agent. No side effects; the generated registry registers it under its file name.

@@ -50,7 +50,10 @@ export interface DefinePromptOptions {
 }
 
 /** What {@link definePrompt} returns: a plain object. */
-export type PromptDefinition = DefinePromptOptions & { readonly kind: "prompt" };
+export type PromptDefinition = DefinePromptOptions & {
+  /** Set by `definePrompt`: what the registry checks a file under `agents/prompts/` exports. */
+  readonly kind: "prompt";
+};
 
 /**
  * Declares a prompt. No side effects; the generated registry registers it under its file name.

@@ -31,11 +31,17 @@ export interface Caller extends Principal {
 
 /** Options of `POST /threads`. */
 export interface CreateThreadInput {
+  /** The agent to run (a file name under `agents/agents/`); default: the only agent, else `default` (every tool, no system prompt). */
   agent?: string;
+  /** The thread's creation arguments (`state.arguments`), read-only for its tools and prompts. */
   arguments?: Record<string, unknown>;
+  /** Steps for the scripted model to play, in order, one per model request. */
   script?: unknown;
+  /** Thread-level env values: a plain string is a `secret`; `{ value, type: "text" }` may be shown. */
   env?: Record<string, { value: string; type?: "text" | "secret" } | string>;
+  /** A dry-run thread runs reads and answers writes and idempotent calls with `dryRunResult` (or "Operation acknowledged.") without running them. */
   dryRun?: boolean;
+  /** ISO-8601 instant with an offset: the thread's frozen "now", which each tool's `timeArgs` may not pass. */
   asOf?: string;
   /** A direct call's scratch thread: removed by an alarm unless a call in it waits for a person. */
   ephemeral?: boolean;
@@ -47,10 +53,16 @@ export interface CreateThreadInput {
 
 /** What `GET /threads/:id` returns. */
 export interface ThreadInfo extends ThreadMeta {
-  /** `waiting`: a turn waits for a person (an approval or a parked call). */
+  /**
+   * `running`: a turn runs; `waiting`: a turn or a call of the thread (a direct call too) waits for
+   * a person (an approval or a parked call); `idle`: nothing is unfinished.
+   */
   status: "idle" | "running" | "waiting";
+  /** Messages stored in the thread, silent and nested ones included. */
   messageCount: number;
+  /** `seq` of the newest event frame (0 before any): a WebSocket from `?since=<lastSeq>` gets only what comes next. */
   lastSeq: number;
+  /** The newest turn's record (status, steps, model steps and token usage); absent before the first turn. */
   lastTurn?: TurnRecord;
   /** What the model is offered: each usable tool's name, description and input JSON Schema. */
   tools: { name: string; description: string; inputSchema: Record<string, unknown> }[];

@@ -96,7 +96,13 @@ export function createThreadClass(registry: Registry) {
         return {
           ...engine.meta,
           // A turn cut by a restart is still running: it resumes by itself before anything else.
-          status: this.runner!.active || lastTurn?.status === "running" ? "running" : lastTurn?.status === "waiting" ? "waiting" : "idle",
+          // A call outside any turn (a direct call) can wait for a person too.
+          status:
+            this.runner!.active || lastTurn?.status === "running"
+              ? "running"
+              : lastTurn?.status === "waiting" || this.store.calls.waitForPerson()
+                ? "waiting"
+                : "idle",
           messageCount: this.store.messages.count(),
           lastSeq: this.store.events.lastSeq(),
           ...(lastTurn ? { lastTurn } : {}),

@@ -1,29 +1,23 @@
 /**
- * Turns over time: the inbox, starting and resuming turns, waiting for people, stops, and the
- * watchdog alarm that resumes a turn cut by a restart with no client request needed.
+ * Turns over time: the inbox, starting and resuming turns, waiting for people and their
+ * decisions, stops, and the watchdog alarm that resumes a turn cut by a restart with no client
+ * request needed. One turn's own course (begin, run, end) is in one-turn.ts.
  * @module
  */
 import { WATCHDOG_MS } from "../config.js";
-import type { Message, ToolCallRequest } from "../protocol.js";
-import { errorMessage } from "../errors.js";
 import type { StoredStep } from "../models/scripted.js";
-import { Execution } from "../run/execution.js";
-import { resumePoint } from "../run/sides.js";
-import { type TurnEnd, runTurn } from "../run/turn.js";
-import type { CallOutcome } from "../tools/dispatch.js";
-import { resultText } from "../tools/result.js";
+import type { Message, ToolCallRequest } from "../protocol.js";
+import type { Execution } from "../run/execution.js";
 import { type Settlement, approveCall, denyCall, settleCall } from "../tools/decide.js";
+import type { CallOutcome } from "../tools/dispatch.js";
 import { requestOf } from "../tools/recover.js";
+import { resultText } from "../tools/result.js";
 import { waitsForPerson } from "../tools/suspend.js";
-import { tellParent } from "./agent-tool.js";
-import { closeOpenStep } from "./close-step.js";
 import { createDispatchHost } from "./dispatch-host.js";
 import type { ThreadEngine } from "./engine.js";
-import type { TurnRecord } from "./store/turns.js";
+import { type TurnSlot, admitInbox, runOneTurn } from "./one-turn.js";
 import { checkContentSize } from "./store/messages.js";
-import { conversationWindow } from "./history.js";
-import { fallbacksFor, modelFor } from "./model-choice.js";
-import { createTurnHost } from "./turn-host.js";
+import type { TurnRecord } from "./store/turns.js";
 
 /** Runs a thread's turns. */
 export class TurnRunner {
@@ -39,6 +33,14 @@ export class TurnRunner {
     /** How long the watchdog alarm waits; `WEFT_WATCHDOG_MS` overrides {@link WATCHDOG_MS}. */
     private readonly watchdogMs: number = WATCHDOG_MS,
   ) {}
+
+  /** What each turn gets from here: the watchdog, and where its execution is kept for `stop`. */
+  private readonly slot: TurnSlot = {
+    armWatchdog: () => this.armAlarm(this.watchdogMs),
+    hold: (execution) => {
+      this.execution = execution;
+    },
+  };
 
   /** True while a turn runs in this instance. */
   get active(): boolean {
@@ -214,39 +216,11 @@ export class TurnRunner {
   }
 
   /**
-   * Moves the inbox into the history through the create-message hooks (outside any execution):
-   * the messages land and leave the inbox in one transaction. When a hook throws, nothing of
-   * them is stored, they leave the inbox (refused), and a failed turn names the hook.
-   */
-  private async admitInbox(): Promise<Message[]> {
-    const { engine } = this;
-    const { store } = engine;
-    const pending = store.turns.inbox();
-    const ids = pending.map((p) => p.id);
-    try {
-      return await engine.createMessages(
-        null,
-        pending.map((p) => ({ role: p.role, content: p.content, ...(p.metadata ? { metadata: p.metadata } : {}) })),
-        () => store.turns.dropInbox(ids),
-      );
-    } catch (e) {
-      store.turns.dropInbox(ids);
-      const turnId = engine.newId("turn");
-      const error = errorMessage(e);
-      store.turns.begin(turnId);
-      engine.emit("turn_started", { turnId });
-      store.turns.end(turnId, "failed", error);
-      engine.emit("turn_finished", { turnId, status: "failed", steps: 0, error });
-      throw e;
-    }
-  }
-
-  /**
    * Starts a turn for the inbox's messages; resolves with them once they are stored. The thread
    * is busy from the first moment, so a message posted meanwhile queues behind them.
    */
   private startWithInbox(): Promise<Message[]> {
-    const admitted = this.admitInbox();
+    const admitted = admitInbox(this.engine);
     this.running = admitted
       .then(() => this.engine.flush())
       .then(
@@ -271,74 +245,14 @@ export class TurnRunner {
 
   private async loop(resume?: TurnRecord): Promise<void> {
     for (let next = resume; ; next = undefined) {
-      const end = await this.runOne(next);
+      const end = await runOneTurn(this.engine, this.slot, next);
       if (end.status === "waiting") return;
       await this.engine.recoverCalls();
       await this.engine.drainQueue(null);
       // A message a hook refused has its failed turn recorded; whatever came after it still runs.
       let admitted = false;
-      while (!admitted && this.engine.store.turns.inboxSize() > 0) admitted = await this.admitInbox().then(() => true, () => false);
+      while (!admitted && this.engine.store.turns.inboxSize() > 0) admitted = await admitInbox(this.engine).then(() => true, () => false);
       if (!admitted) return;
     }
-  }
-
-  private async runOne(resume?: TurnRecord): Promise<TurnEnd> {
-    const { engine } = this;
-    const { store } = engine;
-    const turnId = resume?.turnId ?? engine.newId("turn");
-    if (resume) store.turns.setStatus(turnId, "running");
-    else store.turns.begin(turnId);
-    engine.emit("turn_started", { turnId, ...(resume ? { resumed: true } : {}) });
-    this.armAlarm(this.watchdogMs);
-    const steps = resume?.steps ?? 0;
-    let end: TurnEnd;
-    try {
-      const twoSided = engine.sides.length > 1;
-      const at = resume
-        ? resumePoint(engine.sides, steps, resume.modelSteps ?? [], store.messages.list({ order: "desc", limit: 1, maxDepth: 0, includeSilent: true }).messages[0])
-        : null;
-      const model = await modelFor(engine, engine.side("a"));
-      const execution = Execution.forTurn({
-        flowId: turnId,
-        model,
-        fallbacks: await fallbacksFor(engine, engine.side("a")),
-        ...(twoSided ? { sideB: { model: await modelFor(engine, engine.side("b")), fallbacks: await fallbacksFor(engine, engine.side("b")) } } : {}),
-        history: () => conversationWindow(engine, model),
-        ...(at ? { steps: at.steps, side: at.side, forced: store.turns.forcedSide(turnId) } : {}),
-        keepForced: (side) => store.turns.setForcedSide(turnId, side),
-      });
-      this.execution = execution;
-      end = await runTurn(createTurnHost(engine, execution), execution);
-    } catch (e) {
-      // The model could not be made (a bad spec, a missing binding): the turn fails and says why.
-      end = { status: "failed", steps, error: errorMessage(e) };
-    } finally {
-      this.execution = null;
-    }
-    if (end.status === "waiting") {
-      store.turns.setStatus(turnId, "waiting");
-      return end;
-    }
-    if (end.status === "failed") {
-      // The author's console says so too: under `npm start` a failed turn is otherwise silent.
-      console.error(`weft: turn ${turnId} of thread ${engine.meta.threadId} failed: ${end.error ?? "unknown error"}`);
-      try {
-        closeOpenStep(engine, turnId, end.error ?? "unknown error");
-      } catch (e) {
-        console.error("weft: could not close the failed turn's open step", e);
-      }
-    }
-    store.turns.end(turnId, end.status, end.error, end.errorCode);
-    engine.emit("turn_finished", {
-      turnId,
-      status: end.status,
-      steps: end.steps,
-      ...(end.error ? { error: end.error } : {}),
-      ...(end.errorCode ? { errorCode: end.errorCode } : {}),
-      ...(end.stoppedBy ? { stoppedBy: end.stoppedBy } : {}),
-    });
-    // A parent call may wait on this child thread; not awaited, since the parent may be waiting on us.
-    if (engine.meta.parent) void tellParent(engine);
-    return end;
   }
 }

@@ -29,12 +29,19 @@ export interface CompiledTool {
 
 /** One entry of `GET /v1/tools`. */
 export interface ToolListing {
+  /** The tool's name: its file name under `agents/tools/`. */
   name: string;
+  /** What the model is told the tool does. */
   description: string;
+  /** JSON Schema of the input, as the model sees it. */
   inputSchema: Record<string, unknown>;
+  /** JSON Schema a success's result is checked against, or null when the tool declares none. */
   outputSchema: Record<string, unknown> | null;
+  /** The declared effect; `predicate` when it depends on the input, `write` when undeclared. */
   effect: Effect | "predicate";
+  /** Whether a success ends the turn with no further model call. */
   endsTurn: boolean;
+  /** Whether a call waits for a person's approval first; `predicate` when it depends on the input. */
   needsApproval: boolean | "predicate";
 }
 

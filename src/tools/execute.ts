@@ -9,7 +9,7 @@ import type { CompiledTool } from "./catalog.js";
 import { type CallOutcome, type CallRequest, type DispatchHost, effectKeyOf } from "./host.js";
 import { policyFor } from "./policy.js";
 import { type FinishExtra, finishCall, parkCall, rowOf } from "./record.js";
-import { normalizeResult, resultFromThrown } from "./result.js";
+import { executeResult, normalizeResult, resultFromThrown } from "./result.js";
 import { DEFAULT_MAX_ATTEMPTS, TransientError, backoffMs, isTransient } from "./retry.js";
 import { CallSuspended } from "./suspend.js";
 import { Attempt } from "./attempt.js";
@@ -94,7 +94,7 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
     if (ended.aborted && host.signal?.aborted) return afterAbort(host, call, state, attempts);
     const ran = ended.aborted ? { ok: false as const, error: ended.reason } : ended;
     if (ran.ok) {
-      result = normalizeResult(ran.value);
+      result = executeResult(ran.value);
       break;
     }
     // The nested work waits for a person: the call waits too, and resumes once nothing inside does.

@@ -17,15 +17,31 @@ export function resultFromThrown(thrown: unknown): ToolResult {
   return result;
 }
 
+/** What a refused return value of `execute` is told it should have been. */
+const EXPECTED_RESULT = 'expected a ToolResult { status: "success" | "error", result?, error? }';
+
 /**
- * Accepts a `ToolResult`, or a bare string as a success, and repairs what a model can't use:
+ * The result of what `execute` returned. `execute` returns a `ToolResult` (the Standard Agents
+ * tools API's `Tool`), so a bare string, which only untyped code can return, is an error result
+ * that quotes it (its first 200 characters), as a plain object without `status` is; otherwise
+ * as {@link normalizeResult}.
+ */
+export function executeResult(value: unknown): ToolResult {
+  if (typeof value !== "string") return normalizeResult(value);
+  const shown = value.length > 200 ? `${JSON.stringify(value.slice(0, 200))}...` : JSON.stringify(value);
+  return { status: "error", error: `tool returned a bare string (${shown}); ${EXPECTED_RESULT}` };
+}
+
+/**
+ * Accepts a `ToolResult`, or a bare string as a success (what `dryRunResult` and a reconcile
+ * lookup's `found` value may be), and repairs what a model can't use:
  * a non-string `result` is serialised, an error without a message gets one.
  */
 export function normalizeResult(value: unknown): ToolResult {
   if (typeof value === "string") return { status: "success", result: value };
   if (value === null || typeof value !== "object" || !("status" in value)) {
     const shown = value === undefined ? "undefined" : safeJson(value);
-    return { status: "error", error: `tool returned ${shown}; expected a ToolResult { status: "success" | "error", result?, error? }` };
+    return { status: "error", error: `tool returned ${shown}; ${EXPECTED_RESULT}` };
   }
   const raw = value as Record<string, unknown>;
   if (raw.status !== "success" && raw.status !== "error") {

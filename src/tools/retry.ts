@@ -12,10 +12,15 @@ export const DEFAULT_MAX_ATTEMPTS = 3;
  * Read and idempotent calls are retried on it; writes never are.
  */
 export class TransientError extends Error {
+  /** Always `TransientError`. */
   override readonly name = "TransientError";
   /** HTTP status behind the failure, when there was one. */
   readonly status?: number;
 
+  /**
+   * @param message what failed; the last attempt's message is the call's error when no retry succeeds
+   * @param options the HTTP `status` behind the failure and its `cause`
+   */
   constructor(message: string, options?: { status?: number; cause?: unknown }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     if (options?.status !== undefined) this.status = options.status;

@@ -10,7 +10,7 @@ import type { Message, ToolResult } from "../protocol.js";
  * `before`/`after` cursor makes a deep page cost what the first one costs.
  */
 export interface GetMessagesOptions {
-  /** Maximum messages to return; default 100, at most 1000. */
+  /** Maximum messages to return: a whole number from 1 to 1000, default 100 (`PAGE_SIZES` in src/limits.ts); another value is refused with `invalid_request`. */
   limit?: number;
   /** Messages to skip from the start of `order`. */
   offset?: number;

@@ -157,7 +157,10 @@ export type ToolDefinition<
   Args extends ToolArgs | JsonSchemaObject | null = null,
   Tenvs extends ToolTenvs | null = null,
   Uses extends readonly string[] = readonly string[],
-> = DefineToolOptions<State, Args, Tenvs, Uses> & { readonly kind: "tool" };
+> = DefineToolOptions<State, Args, Tenvs, Uses> & {
+  /** Set by `defineTool`: what the registry checks a file under `agents/tools/` exports. */
+  readonly kind: "tool";
+};
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 /** A tool definition with its type parameters erased, as the registry holds it. */

@@ -1,6 +1,7 @@
 /**
  * Every exported declaration in src/ carries TSDoc (a leading `/** ... *\/` comment), the rule of
- * STYLE.md's "every export has TSDoc"; and no TSDoc names the spec documents by their file numbers.
+ * STYLE.md's "every export has TSDoc", and so does every member of the types the two entry points
+ * export; no TSDoc names the spec documents by their file numbers.
  * Run this file to list the declarations that break either rule.
  */
 import { readFileSync } from "node:fs";
@@ -55,10 +56,60 @@ function exportsOf(file: string): Array<{ at: Found; docs: string[] }> {
 
 const ALL = sources("src").flatMap(exportsOf);
 
+/** The entry points users import: agent authors (`weft`, alias `@standardagents/spec`) and client users (`weft/client`). */
+const ENTRY_POINTS = ["src/index.ts", "src/client/index.ts"];
+
+/**
+ * The members (properties, methods, constructors, accessors) without TSDoc of every interface,
+ * class and object type alias the entry points export, as `file:line Type.member`. Private and
+ * protected members are left out, and so are the variants of a union (the alias says what they are).
+ */
+function undocumentedMembers(): Found[] {
+  const program = ts.createProgram(
+    ENTRY_POINTS.map((f) => path.join(ROOT, f)),
+    { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ES2022, moduleResolution: ts.ModuleResolutionKind.Bundler, allowImportingTsExtensions: true, noEmit: true, skipLibCheck: true, types: [] },
+  );
+  const checker = program.getTypeChecker();
+  const out = new Set<Found>();
+  for (const entry of ENTRY_POINTS) {
+    const module = checker.getSymbolAtLocation(program.getSourceFile(path.join(ROOT, entry))!)!;
+    for (const exported of checker.getExportsOfModule(module)) {
+      const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
+      for (const decl of symbol.declarations ?? []) {
+        const source = decl.getSourceFile();
+        const file = path.relative(ROOT, source.fileName);
+        if (!file.startsWith("src/")) continue;
+        const members: ts.Node[] = [];
+        if (ts.isInterfaceDeclaration(decl) || ts.isClassDeclaration(decl)) members.push(...decl.members);
+        else if (ts.isTypeAliasDeclaration(decl)) {
+          const literals = (t: ts.TypeNode): ts.TypeLiteralNode[] =>
+            ts.isTypeLiteralNode(t) ? [t] : ts.isIntersectionTypeNode(t) ? t.types.flatMap(literals) : ts.isParenthesizedTypeNode(t) ? literals(t.type) : [];
+          members.push(...literals(decl.type).flatMap((l) => [...l.members]));
+        }
+        for (const member of members) {
+          if (ts.isIndexSignatureDeclaration(member) || ts.isClassStaticBlockDeclaration(member)) continue;
+          const modifiers = ts.canHaveModifiers(member) ? (ts.getModifiers(member) ?? []) : [];
+          if (modifiers.some((m) => m.kind === ts.SyntaxKind.PrivateKeyword || m.kind === ts.SyntaxKind.ProtectedKeyword)) continue;
+          const name = (member as ts.NamedDeclaration).name;
+          if (name && ts.isPrivateIdentifier(name)) continue;
+          if (tsdocOf(member, source.text).length > 0) continue;
+          const line = source.getLineAndCharacterOfPosition(member.getStart()).line + 1;
+          out.add(`${file}:${line} ${symbol.name}.${name ? name.getText() : "constructor"}`);
+        }
+      }
+    }
+  }
+  return [...out];
+}
+
 describe("TSDoc of src/", () => {
   it("every exported declaration has a TSDoc comment", () => {
     expect(ALL.length).toBeGreaterThan(300);
     expect(ALL.filter((e) => e.docs.length === 0).map((e) => e.at)).toEqual([]);
+  });
+
+  it("every member of what an agent author or a client user imports has TSDoc (weft and weft/client)", () => {
+    expect(undocumentedMembers()).toEqual([]);
   });
 
   it("no TSDoc cites the spec documents by number (users know the rules by name)", () => {

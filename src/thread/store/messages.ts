@@ -7,14 +7,12 @@
  */
 import { byteLength, fitsBytes } from "../../bytes.js";
 import { WeftError } from "../../errors.js";
+import { pageSize } from "../../limits.js";
 import type { Message, MessageRole, ToolCallRequest } from "../../protocol.js";
 import type { NewTurnMessage } from "../../run/messages.js";
 import { PROMPT_CALL_KEY } from "../../run/prompt.js";
 import type { GetMessagesOptions, MessagesResult } from "../../tools/thread-state.js";
 import type { MetaStore } from "./meta.js";
-
-/** Largest page `getMessages` returns. */
-export const MAX_PAGE = 1000;
 
 /** Largest message content in UTF-8 bytes; SQLite rows stop at 2 MB, so content stays well under. */
 export const MAX_CONTENT_BYTES = 1024 * 1024;
@@ -116,17 +114,12 @@ export class MessageStore {
    * `{ before: oldestSeen, order: "desc" }` pages back and `{ after: newestSeen }` pages forward,
    * each page costing what the first one costs. `total` counts every message under the filters
    * (the cursors aside); `hasMore` says whether more follow this page in its direction.
-   * @throws WeftError `invalid_request` for a negative or non-integer limit/offset/cursor or a bad order.
+   * @throws WeftError `invalid_request` for a page size outside the list's rule (`PAGE_SIZES` in src/limits.ts), a negative or non-integer offset/cursor, or a bad order.
    */
   list(options: GetMessagesOptions = {}): MessagesResult {
-    const limit = options.limit ?? 100;
+    const limit = pageSize("messages", options.limit);
     const offset = options.offset ?? 0;
     const order = options.order ?? "asc";
-    if (!Number.isInteger(limit) || limit < 0 || limit > MAX_PAGE) {
-      throw new WeftError("invalid_request", `limit: expected an integer from 0 to ${MAX_PAGE}, got ${limit}`, {
-        path: ["limit"],
-      });
-    }
     const nonNegative = (name: "offset" | "maxDepth" | "before" | "after", value: number | undefined) => {
       if (value !== undefined && (!Number.isInteger(value) || value < 0)) {
         throw new WeftError("invalid_request", `${name}: expected a non-negative integer, got ${value}`, { path: [name] });

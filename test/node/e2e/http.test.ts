@@ -208,6 +208,8 @@ describe("development mode (npm start: wrangler dev, no credentials)", () => {
       expect([path, res.headers.get("x-weft-dev-mode")?.startsWith("on: no authentication")]).toEqual([path, true]);
     }
     expect((await call(base, "GET", "/account")).body).toMatchObject({ userId: "dev", admin: true });
+    const guessed = await fetch(`${base}/account`, { headers: { authorization: "Bearer not-a-key" } });
+    expect([guessed.status, ((await guessed.json()) as any).error.code]).toEqual([401, "unauthenticated"]);
     const plain = await fetch(`${base}/threads`, { method: "POST", headers: { "content-type": "text/plain" }, body: "{}" });
     expect(plain.status).toBe(415);
   });

@@ -1,0 +1,180 @@
+/**
+ * The events on the wire: one discriminated union of `{ seq, type, data, at }` frames with
+ * snake_case type names and typed payloads (DESIGN.md), and the model-step records they carry.
+ * `src/protocol.ts` exports all of it too.
+ * @module
+ */
+import type { CallSource, CallStatus, Message, ToolCallRequest } from "./protocol.js";
+
+/** Tokens a model step used, as the provider reports them; absent counts are unknown. */
+export interface TokenUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+  /** Input tokens served from the provider's prompt cache. */
+  cachedInputTokens?: number;
+}
+
+/** What one model step cost and how it ended. */
+export interface ModelStepRecord {
+  step: number;
+  /** `"<provider>:<model id>"` or `scripted`. */
+  model: string;
+  /** The AI SDK's unified finish reason (`stop`, `tool-calls`, `length`, ...). */
+  finishReason: string;
+  usage: TokenUsage;
+  /** Requests made for this step: 1, or more when transient provider failures were retried. */
+  attempts: number;
+  /** The failures that were retried, with how long weft waited, in order. */
+  retries?: string[];
+  /** The side that took the step, in a two-sided agent's turn. */
+  side?: "a" | "b";
+}
+
+/**
+ * Coded reasons a turn fails, beside its human-readable `error`:
+ * - `restart_loop`: restarts of the thread cut the same model step again and again (a cut step is
+ *   requested again once, never a third time), so the turn ends instead of asking the provider
+ *   forever. The thread takes new messages as usual.
+ */
+export type TurnErrorCode = "restart_loop";
+
+/** Payloads of the built-in event types, keyed by `type` (snake_case, DESIGN.md). */
+export interface EventPayloads {
+  /** The thread was created, running the agent `agentId`; always the first frame (seq 1). */
+  thread_created: { threadId: string; agentId: string };
+  /** Tools the thread's agent defines but cannot offer (a dynamic definition that fails to compile), with why. */
+  tools_unavailable: { tools: { name: string; reason: string }[] };
+  /** A message was stored: a user's, the model's, a tool result, or one a tool injected. */
+  message_created: { message: Message };
+  /** `resumed` when a turn cut by a restart, or one that waited for a person, goes on. */
+  turn_started: { turnId: string; resumed?: boolean };
+  /** A model step ended: its text, the calls it asked for, its model, finish reason and token usage. */
+  model_step: { turnId: string; step: number; text: string; toolCalls: ToolCallRequest[] } & Omit<ModelStepRecord, "step"> & {
+      /** Token usage of the turn so far, this step included. */
+      turnUsage: TokenUsage;
+    };
+  /**
+   * Text of a model step while it streams, coalesced; the deltas of a step concatenate to a
+   * prefix of its `model_step` text (a step that arrives at once sends none).
+   */
+  text_delta: { turnId: string; step: number; delta: string };
+  /**
+   * Argument text of a call while it streams, coalesced; deltas concatenate to a prefix of the
+   * call's final `arguments`. `preview` is the object parsed so far (finished members, and a
+   * string member still streaming, cut back to whole characters).
+   */
+  tool_call_delta: { turnId: string; step: number; callId: string; toolName: string; delta: string; preview?: Record<string, unknown> };
+  /** A call passed validation (and approval) and its tool starts; `input` is the parsed input, defaults applied. */
+  tool_call_started: {
+    callId: string;
+    toolName: string;
+    source: CallSource;
+    input: unknown;
+    /** Value of the tool's `progressArgument`, when it declares one. */
+    progress?: string;
+  };
+  /** A call got its final result (or a person's decision ended it); `status` is the call record's. */
+  tool_call_finished: {
+    callId: string;
+    toolName: string;
+    source: CallSource;
+    status: CallStatus;
+    isError: boolean;
+    result?: string;
+    error?: string;
+    durationMs: number;
+    attempts: number;
+    /** Code of a refusal, as on the call record. */
+    errorCode?: string;
+    /** Structured details of a refusal (`issues` with array paths), as on the call record. */
+    errorDetails?: Record<string, unknown>;
+    /** True when a dry-run thread answered without running the tool. */
+    stubbed?: boolean;
+    /** Path of the full result when `result` was capped for the model. */
+    fullResultPath?: string;
+    /** `unknown`: a write failed after it began; its effect may or may not have happened. */
+    outcome?: "unknown";
+    /** The provider ran the call itself (`executionMode: "provider"`); `result` is its answer as JSON. */
+    providerExecuted?: boolean;
+  };
+  /** A call of a `needsApproval` tool waits for a person; approving names `argsHash`, the hash of `input` it is bound to. */
+  tool_call_approval_requested: { callId: string; toolName: string; input: unknown; argsHash: string };
+  /** A call whose outcome is uncertain (a write cut by a restart, say) waits for a person to settle it. */
+  tool_call_parked: { callId: string; toolName: string; reason: string };
+  /** The turn stops until a person decides the calls `callIds`; it resumes by itself after. */
+  turn_waiting: { turnId: string; callIds: string[] };
+  /**
+   * Older messages left the history window and were summarized: the summary covers every message
+   * of the conversation up to `throughId` and heads later requests.
+   */
+  history_compacted: { turnId: string; throughId: number; messages: number; tokens: number; model: string };
+  /** An agent called as a tool started (or resumed) its work in a child thread. */
+  subagent_started: { callId: string; agentId: string; childThreadId: string };
+  /** The child thread of an agent called as a tool answered; `status` is its turn's. */
+  subagent_finished: { callId: string; agentId: string; childThreadId: string; status: string };
+  /** The turn ended: `completed`, `stopped` (by a person, a stop tool or `stop()`) or `failed` with its `error`. */
+  turn_finished: {
+    turnId: string;
+    status: "completed" | "stopped" | "failed";
+    steps: number;
+    error?: string;
+    /** Why a failed turn failed, when weft names the reason with a code ({@link TurnErrorCode}). */
+    errorCode?: TurnErrorCode;
+    /** In a two-sided agent, the side whose stop tool, `stop()` or final answer ended the turn. */
+    stoppedBy?: "a" | "b";
+  };
+  /** Console output of `runCode` with `report: true`; `executionId` names the run. */
+  code_log: { executionId: string; callId?: string; level: string; text: string };
+  /** A `reportProgress(data)` call of code run with `report: true`. */
+  code_progress: { executionId: string; callId?: string; data: unknown };
+  /** The end of a `runCode` run with `report: true`. */
+  code_finished: {
+    executionId: string;
+    callId?: string;
+    status: "success" | "error" | "timeout" | "memory" | "cancelled";
+    durationMs: number;
+    error?: string;
+  };
+}
+
+/** A built-in event type. */
+export type BuiltinEventType = keyof EventPayloads;
+
+/** A frame of a built-in event: `seq` is gap-free per thread and starts at 1; `at` is ISO-8601. */
+export type BuiltinEventFrame = {
+  [K in BuiltinEventType]: { seq: number; type: K; data: EventPayloads[K]; at: string };
+}[BuiltinEventType];
+
+/** A frame sent by a tool's `state.emit(event, data)`; `type` is the tool's event name. */
+export interface CustomEventFrame {
+  seq: number;
+  type: string;
+  data: unknown;
+  at: string;
+}
+
+/** One frame on the WebSocket, `{ seq, type, data, at }`. */
+export type EventFrame = BuiltinEventFrame | CustomEventFrame;
+
+/** The built-in event type names; `state.emit` may not use these. */
+export const BUILTIN_EVENT_TYPES: ReadonlySet<string> = new Set<BuiltinEventType>([
+  "thread_created",
+  "tools_unavailable",
+  "message_created",
+  "turn_started",
+  "model_step",
+  "text_delta",
+  "tool_call_delta",
+  "tool_call_started",
+  "tool_call_finished",
+  "tool_call_approval_requested",
+  "tool_call_parked",
+  "turn_waiting",
+  "history_compacted",
+  "turn_finished",
+  "code_log",
+  "code_progress",
+  "code_finished",
+  "subagent_started",
+  "subagent_finished",
+]);

@@ -1,0 +1,117 @@
+/**
+ * One turn from start to end, and the inbox's way into the history: what `TurnRunner` schedules.
+ * A turn is begun (or resumed) in the store, run by the model loop with an `Execution` of its own,
+ * and ended with its record and `turn_finished`; a turn that waits for a person is left waiting.
+ * @module
+ */
+import { errorMessage } from "../errors.js";
+import type { Message } from "../protocol.js";
+import { Execution } from "../run/execution.js";
+import { resumePoint } from "../run/sides.js";
+import { type TurnEnd, runTurn } from "../run/turn.js";
+import { tellParent } from "./agent-tool.js";
+import { closeOpenStep } from "./close-step.js";
+import type { ThreadEngine } from "./engine.js";
+import { conversationWindow } from "./history.js";
+import { fallbacksFor, modelFor } from "./model-choice.js";
+import type { TurnRecord } from "./store/turns.js";
+import { createTurnHost } from "./turn-host.js";
+
+/** What the scheduler lends one turn: the watchdog, and a place to hold the turn's execution so `stop` can reach it. */
+export interface TurnSlot {
+  /** Arms the watchdog alarm that resumes this turn if a restart cuts it. */
+  armWatchdog(): void;
+  /** The turn's execution once it exists, and null once the turn's run is over. */
+  hold(execution: Execution | null): void;
+}
+
+/**
+ * Runs one turn: a new one, or `resume` (cut by a restart, or back from a person's decision).
+ * Never throws: a model that cannot be made fails the turn, which says why.
+ */
+export async function runOneTurn(engine: ThreadEngine, slot: TurnSlot, resume?: TurnRecord): Promise<TurnEnd> {
+  const { store } = engine;
+  const turnId = resume?.turnId ?? engine.newId("turn");
+  if (resume) store.turns.setStatus(turnId, "running");
+  else store.turns.begin(turnId);
+  engine.emit("turn_started", { turnId, ...(resume ? { resumed: true } : {}) });
+  slot.armWatchdog();
+  const steps = resume?.steps ?? 0;
+  let end: TurnEnd;
+  try {
+    const twoSided = engine.sides.length > 1;
+    const at = resume
+      ? resumePoint(engine.sides, steps, resume.modelSteps ?? [], store.messages.list({ order: "desc", limit: 1, maxDepth: 0, includeSilent: true }).messages[0])
+      : null;
+    const model = await modelFor(engine, engine.side("a"));
+    const execution = Execution.forTurn({
+      flowId: turnId,
+      model,
+      fallbacks: await fallbacksFor(engine, engine.side("a")),
+      ...(twoSided ? { sideB: { model: await modelFor(engine, engine.side("b")), fallbacks: await fallbacksFor(engine, engine.side("b")) } } : {}),
+      history: () => conversationWindow(engine, model),
+      ...(at ? { steps: at.steps, side: at.side, forced: store.turns.forcedSide(turnId) } : {}),
+      keepForced: (side) => store.turns.setForcedSide(turnId, side),
+    });
+    slot.hold(execution);
+    end = await runTurn(createTurnHost(engine, execution), execution);
+  } catch (e) {
+    // The model could not be made (a bad spec, a missing binding): the turn fails and says why.
+    end = { status: "failed", steps, error: errorMessage(e) };
+  } finally {
+    slot.hold(null);
+  }
+  if (end.status === "waiting") {
+    store.turns.setStatus(turnId, "waiting");
+    return end;
+  }
+  if (end.status === "failed") {
+    // The author's console says so too: under `npm start` a failed turn is otherwise silent.
+    console.error(`weft: turn ${turnId} of thread ${engine.meta.threadId} failed: ${end.error ?? "unknown error"}`);
+    try {
+      closeOpenStep(engine, turnId, end.error ?? "unknown error");
+    } catch (e) {
+      console.error("weft: could not close the failed turn's open step", e);
+    }
+  }
+  store.turns.end(turnId, end.status, end.error, end.errorCode);
+  engine.emit("turn_finished", {
+    turnId,
+    status: end.status,
+    steps: end.steps,
+    ...(end.error ? { error: end.error } : {}),
+    ...(end.errorCode ? { errorCode: end.errorCode } : {}),
+    ...(end.stoppedBy ? { stoppedBy: end.stoppedBy } : {}),
+  });
+  // A parent call may wait on this child thread; not awaited, since the parent may be waiting on us.
+  if (engine.meta.parent) void tellParent(engine);
+  return end;
+}
+
+/**
+ * Moves the inbox into the history through the create-message hooks (outside any execution):
+ * the messages land and leave the inbox in one transaction.
+ * @throws the hook's error when a hook throws: then nothing of them is stored, they leave the
+ * inbox (refused), and a failed turn names the hook.
+ */
+export async function admitInbox(engine: ThreadEngine): Promise<Message[]> {
+  const { store } = engine;
+  const pending = store.turns.inbox();
+  const ids = pending.map((p) => p.id);
+  try {
+    return await engine.createMessages(
+      null,
+      pending.map((p) => ({ role: p.role, content: p.content, ...(p.metadata ? { metadata: p.metadata } : {}) })),
+      () => store.turns.dropInbox(ids),
+    );
+  } catch (e) {
+    store.turns.dropInbox(ids);
+    const turnId = engine.newId("turn");
+    const error = errorMessage(e);
+    store.turns.begin(turnId);
+    engine.emit("turn_started", { turnId });
+    store.turns.end(turnId, "failed", error);
+    engine.emit("turn_finished", { turnId, status: "failed", steps: 0, error });
+    throw e;
+  }
+}
