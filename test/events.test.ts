@@ -71,4 +71,36 @@ describe("WebSocket events", () => {
     sub.close();
     expect(sub.frames.find((f) => f.type === "progress")!.data).toEqual({ current: 5, total: 10 });
   });
+
+  it("with ?batch=1 a burst arrives as JSON arrays of frames: the same frames, seq order, no gap, replay too", async () => {
+    const id = await createThread();
+    const plain = await subscribe(id, 0);
+    const batched = await subscribe(id, 0, true);
+    // One synchronous burst of 300 custom events, each ~600 bytes: more than one batch message.
+    const emitted = await inThread(id, (instance): number => {
+      for (let i = 0; i < 300; i++) instance.engine.emitCustom("progress", { i, text: "x".repeat(600) });
+      return instance.store.events.lastSeq();
+    });
+    await plain.until((f) => (f.at(-1)?.seq ?? 0) >= emitted);
+    await batched.until((f) => (f.at(-1)?.seq ?? 0) >= emitted);
+    plain.close();
+    batched.close();
+    expect(batched.frames).toEqual(plain.frames);
+    expect(batched.frames.map((f) => f.seq)).toEqual(Array.from({ length: emitted }, (_, i) => i + 1));
+    expect(plain.messages).toBe(emitted);
+    expect(batched.arrays).toBe(batched.messages);
+    expect(batched.messages).toBeGreaterThan(1); // 300 x ~600 bytes is over one message's bound
+    expect(batched.messages).toBeLessThan(10);
+    // A batched reconnect replays from its cursor as arrays.
+    const again = await subscribe(id, 100, true);
+    await again.until((f) => (f.at(-1)?.seq ?? 0) >= emitted);
+    again.close();
+    expect(again.frames.map((f) => f.seq)).toEqual(Array.from({ length: emitted - 100 }, (_, i) => i + 101));
+    expect(again.arrays).toBe(again.messages);
+    for (const bad of ["2", "yes", "true"]) {
+      const res = await request(`/threads/${id}/ws?batch=${bad}`, { headers: { Upgrade: "websocket" } });
+      expect([bad, res.status]).toEqual([bad, 400]);
+      expect((await res.json<any>()).error).toMatchObject({ code: "invalid_request", details: { path: ["batch"] } });
+    }
+  });
 });

@@ -83,13 +83,18 @@ export async function eventsOf(threadId: string, since = 0): Promise<EventFrame[
 /** A WebSocket subscription that collects frames in arrival order. */
 export interface Subscription {
   frames: EventFrame[];
+  /** WebSocket messages received (with `batch`, one may carry many frames). */
+  messages: number;
+  /** How many of those messages were JSON arrays of frames. */
+  arrays: number;
   until(done: (frames: EventFrame[]) => boolean, timeoutMs?: number): Promise<void>;
   close(): void;
 }
 
-/** Opens `GET /threads/:id/ws?since=` and collects frames. */
-export async function subscribe(threadId: string, since?: number): Promise<Subscription> {
-  const res = await request(`/threads/${threadId}/ws${since === undefined ? "" : `?since=${since}`}`, {
+/** Opens `GET /threads/:id/ws?since=` (with `batch`, `&batch=1`: messages are arrays of frames) and collects frames. */
+export async function subscribe(threadId: string, since?: number, batch = false): Promise<Subscription> {
+  const query = [since === undefined ? "" : `since=${since}`, batch ? "batch=1" : ""].filter(Boolean).join("&");
+  const res = await request(`/threads/${threadId}/ws${query ? `?${query}` : ""}`, {
     headers: { Upgrade: "websocket" },
   });
   const ws = res.webSocket;
@@ -97,12 +102,22 @@ export async function subscribe(threadId: string, since?: number): Promise<Subsc
   ws.accept();
   const frames: EventFrame[] = [];
   const waiters = new Set<() => void>();
+  const sub = { messages: 0, arrays: 0 };
   ws.addEventListener("message", (e) => {
-    frames.push(JSON.parse(e.data as string) as EventFrame);
+    const message = JSON.parse(e.data as string) as EventFrame | EventFrame[];
+    sub.messages++;
+    if (Array.isArray(message)) sub.arrays++;
+    frames.push(...(Array.isArray(message) ? message : [message]));
     for (const w of waiters) w();
   });
   return {
     frames,
+    get messages() {
+      return sub.messages;
+    },
+    get arrays() {
+      return sub.arrays;
+    },
     until(done, timeoutMs = 5000) {
       return new Promise<void>((resolve, reject) => {
         const check = () => {

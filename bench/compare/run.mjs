@@ -85,6 +85,8 @@ if (INSPECT) {
 
 /** results[target][metric] = one value per round */
 const results = Object.fromEntries(NAMES.map((n) => [n, Object.fromEntries(Object.keys(METRICS).map((m) => [m, []]))]));
+/** The harness's own CPU during fan-out bursts (1 = one core), per target and round: a figure near 1 would measure the client. */
+const clientCpu = Object.fromEntries(NAMES.map((n) => [n, /** @type {number[]} */ ([])]));
 
 /** The measurements, in run order; each runs on every target back to back, so drift hits all alike. */
 const STEPS = [
@@ -103,11 +105,13 @@ const STEPS = [
   ]),
   async (n, t, base, f, r) => r.turn_ms.push(await turns(t, base, 20)),
   async (n, t, base, f, r) => r.cold_ms.push(await coldStart(t, base, 5)),
-  async (n, t, base, f, r) => r.idle_kib.push(await idleMemory(t, base, server[n].child.pid, 50)),
+  // 200 threads: with 50, allocator and GC swings of a few MiB gave per-thread figures from -28 to 317 KiB.
+  async (n, t, base, f, r) => r.idle_kib.push(await idleMemory(t, base, server[n].child.pid, 200)),
   async (n, t, base, f, r) => {
     const out = await fanOut(t, base, 100, 200, 3);
     r.fanout_eps.push(out.eventsPerSecond);
     r.fanout_first_ms.push(out.firstEventMs);
+    clientCpu[n].push(out.clientCpuShare);
   },
 ];
 
@@ -134,7 +138,9 @@ const medians = Object.fromEntries(NAMES.map((n) => [n, Object.fromEntries(Objec
 const lines = [];
 for (const [m, { label }] of Object.entries(METRICS)) {
   const v = (n) => medians[n][m];
-  lines.push(`${label}: bare ${fmt(v("bare"))} · sdk ${fmt(v("sdk"))} · weft ${fmt(v("weft"))} · weft/bare ${(v("weft") / v("bare")).toFixed(2)} · weft/sdk ${(v("weft") / v("sdk")).toFixed(2)}`);
+  // Each round's own weft/bare too: how far one round's ratio strays from the median's.
+  const perRound = results.weft[m].map((w, i) => (w / results.bare[m][i]).toFixed(2)).join(" ");
+  lines.push(`${label}: bare ${fmt(v("bare"))} · sdk ${fmt(v("sdk"))} · weft ${fmt(v("weft"))} · weft/bare ${(v("weft") / v("bare")).toFixed(2)} · weft/sdk ${(v("weft") / v("sdk")).toFixed(2)} · weft/bare by round ${perRound}`);
 }
 // The flatness check: a long-lived thread's write calls/s in the first and the last round (after the warm-up).
 const last = ROUNDS - 1;
@@ -142,11 +148,12 @@ const flat = NAMES.map((n) => `${n} ${fmt(results[n].write_cps_one[0])} -> ${fmt
 // The machine's own drift moves every target alike; weft's change over bare's removes it.
 const drift = (n) => results[n].write_cps_one[last] / results[n].write_cps_one[0];
 lines.push(`write tool calls/s, one thread, round 1 -> round ${ROUNDS}: ${flat.join(" · ")} · weft's change over bare's ${(drift("weft") / drift("bare")).toFixed(2)}`);
+lines.push(`fan-out client (this process) CPU during bursts, share of one core: ${NAMES.map((n) => `${n} ${median(clientCpu[n]).toFixed(2)}`).join(" · ")}`);
 for (const line of lines) console.log(line);
 
 const machine = { workerd: WORKERD, cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? "unknown", memoryGiB: +(os.totalmem() / 2 ** 30).toFixed(1), loadavg: os.loadavg(), node: process.version, platform: `${os.platform()} ${os.release()}` };
 const seconds = (performance.now() - started) / 1000;
 mkdirSync(path.join(ROOT, "bench/results"), { recursive: true });
 const file = path.join(ROOT, "bench/results", `compare-${new Date().toISOString().replaceAll(":", "-").slice(0, 19)}.json`);
-writeFileSync(file, JSON.stringify({ rounds: ROUNDS, seconds, machine, metrics: METRICS, medians, perRound: results, lines }, null, 2) + "\n");
+writeFileSync(file, JSON.stringify({ rounds: ROUNDS, seconds, machine, metrics: METRICS, medians, perRound: results, fanoutClientCpu: clientCpu, lines }, null, 2) + "\n");
 console.log(`bench:compare: ${seconds.toFixed(0)} s on ${machine.cpus} x ${machine.cpu}; wrote ${path.relative(ROOT, file)}`);

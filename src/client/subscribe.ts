@@ -68,7 +68,8 @@ export function subscribe(conn: ConnectionOptions, threadId: string, options: Su
     }
     attempts++;
     openedSinceAttempt = false;
-    return urlOf(wsBase, path, { since: lastSeq, access_token: conn.token });
+    // batch=1: a burst of events arrives as a few JSON arrays of frames instead of one message each.
+    return urlOf(wsBase, path, { since: lastSeq, batch: 1, access_token: conn.token });
   };
 
   const socket = new ReconnectingWebSocket(nextUrl, undefined, {
@@ -87,17 +88,20 @@ export function subscribe(conn: ConnectionOptions, threadId: string, options: Su
   });
   socket.addEventListener("message", (event) => {
     if (ended) return;
-    let frame: EventFrame;
+    let message: EventFrame | EventFrame[];
     try {
-      frame = JSON.parse(String(event.data)) as EventFrame;
+      message = JSON.parse(String(event.data)) as EventFrame | EventFrame[];
     } catch {
       return; // not a frame of weft's
     }
-    if (typeof frame?.seq !== "number" || frame.seq <= lastSeq) return; // already delivered
-    // A hole means a frame was lost in transit: ask again from the last one delivered.
-    if (frame.seq !== lastSeq + 1) return socket.reconnect();
-    lastSeq = frame.seq;
-    options.onEvent(frame);
+    for (const frame of Array.isArray(message) ? message : [message]) {
+      if (ended) return;
+      if (typeof frame?.seq !== "number" || frame.seq <= lastSeq) continue; // already delivered
+      // A hole means a frame was lost in transit: ask again from the last one delivered.
+      if (frame.seq !== lastSeq + 1) return socket.reconnect();
+      lastSeq = frame.seq;
+      options.onEvent(frame);
+    }
   });
 
   return {

@@ -85,7 +85,7 @@ export function threadRoutes() {
 
   app.post("/:id/stop", describe("Stop the running turn"), async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).stop(c.var.caller))));
 
-  app.get("/:id/ws", describe("Subscribe to the thread's events: WebSocket upgrade, replaying frames after ?since=<seq>", { 101: "Switching Protocols: frames { seq, type, data, at }" }), async (c) => {
+  app.get("/:id/ws", describe("Subscribe to the thread's events: WebSocket upgrade, replaying frames after ?since=<seq>; ?batch=1 sends JSON arrays of frames", { 101: "Switching Protocols: frames { seq, type, data, at }" }), async (c) => {
     const stub = threadStub(c.env, c.req.param("id"));
     // The thread checks the caller before it accepts: a refused upgrade is a plain 401/404.
     const request = new Request(c.req.raw);

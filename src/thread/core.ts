@@ -14,7 +14,7 @@ import { ThreadAlarm } from "./alarm.js";
 import type { Caller } from "./api.js";
 import { CALLER_HEADER } from "./api.js";
 import { type CrashHook, ThreadEngine } from "./engine.js";
-import { Fanout } from "./fanout.js";
+import { BATCH_TAG, Fanout } from "./fanout.js";
 import { GroupCommit } from "./group-commit.js";
 import { SCRATCH_TTL_MS, ThreadSecrets, UserEnv, callerFromHeader, checkAccess, thrownError } from "./guard.js";
 import { redactLogs } from "./redact.js";
@@ -53,7 +53,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     super(ctx, env);
     this.store = new ThreadStore(ctx.storage);
     this.commits = new GroupCommit(() => ctx.storage.sync());
-    this.fanout = new Fanout(() => ctx.getWebSockets());
+    this.fanout = new Fanout({ all: () => ctx.getWebSockets(), batched: () => ctx.getWebSockets(BATCH_TAG) });
     this.alarmClock = new ThreadAlarm(ctx.storage);
     // A value a tool sets is a secret from that moment, in logs too.
     this.store.env.onChange = () => void this.secrets.redactor();

@@ -1,11 +1,48 @@
 /**
  * Fan-out of event frames to a thread's WebSockets. Frames stored in one turn of the event loop
  * (a burst of `state.emit`, a tool call's events) are sent together at its end: the socket list
- * is read once per burst instead of once per frame. Each frame is still its own WebSocket
- * message, in seq order on every socket.
+ * is read once per burst instead of once per frame, and each frame is serialized once for every
+ * socket. A plain socket gets each frame as its own WebSocket message; a socket that asked for
+ * batches (`?batch=1`) gets the burst as JSON arrays of frames, in seq order either way.
  * @module
  */
 import type { EventFrame } from "../protocol.js";
+
+/** The tag of a socket that takes its frames as JSON arrays (`GET /threads/:id/ws?batch=1`). */
+export const BATCH_TAG = "batch";
+
+/**
+ * Upper bound, in bytes, of one batched message (a single larger frame still goes alone, as a
+ * one-element array): a burst of small frames becomes a few messages, never one without bound.
+ */
+export const BATCH_MAX_BYTES = 128 * 1024;
+
+/**
+ * Packs serialized frames, in order, into JSON-array messages of about {@link BATCH_MAX_BYTES}
+ * at most (measured as string length: a bound that keeps messages modest, not a protocol limit).
+ */
+export function packFrames(texts: readonly string[]): string[] {
+  const messages: string[] = [];
+  let part: string[] = [];
+  let size = 2;
+  for (const text of texts) {
+    if (part.length > 0 && size + 1 + text.length > BATCH_MAX_BYTES) {
+      messages.push(`[${part.join(",")}]`);
+      part = [];
+      size = 2;
+    }
+    part.push(text);
+    size += text.length + 1;
+  }
+  if (part.length > 0) messages.push(`[${part.join(",")}]`);
+  return messages;
+}
+
+/** The sockets of a thread: all of them, and those that take batches. */
+export interface SocketLists {
+  all(): WebSocket[];
+  batched(): WebSocket[];
+}
 
 /** Queues frames and sends them to every socket once the current synchronous work is done. */
 export class Fanout {
@@ -13,7 +50,7 @@ export class Fanout {
   /** The sockets of the burst being queued, read at its first frame; null between bursts. */
   private targets: WebSocket[] | null = null;
 
-  constructor(private readonly sockets: () => WebSocket[]) {}
+  constructor(private readonly sockets: SocketLists) {}
 
   /**
    * Queues one frame; the first of a burst reads the socket list and schedules the send. With no
@@ -21,7 +58,7 @@ export class Fanout {
    */
   send(frame: EventFrame): void {
     if (this.targets === null) {
-      this.targets = this.sockets();
+      this.targets = this.sockets.all();
       queueMicrotask(() => this.flush());
     }
     if (this.targets.length > 0) this.queue.push(JSON.stringify(frame));
@@ -37,9 +74,12 @@ export class Fanout {
     if (this.queue.length === 0 || sockets === null) return;
     const frames = this.queue;
     this.queue = [];
+    const batched = new Set(this.sockets.batched());
+    let packed: string[] | null = null;
     for (const ws of sockets) {
+      const messages = batched.has(ws) ? (packed ??= packFrames(frames)) : frames;
       try {
-        for (const text of frames) ws.send(text);
+        for (const text of messages) ws.send(text);
       } catch {
         // A socket that closed mid-send is dropped by the runtime; its client replays on reconnect.
       }

@@ -7,6 +7,7 @@
 import { byteLength } from "../bytes.js";
 import { WeftError } from "../errors.js";
 import { limitOf } from "../limits.js";
+import { BATCH_TAG, packFrames } from "./fanout.js";
 import type { ThreadStore } from "./store/index.js";
 
 /** Frames sent per replay batch; large backlogs go out in several batches, in order. */
@@ -14,15 +15,17 @@ const REPLAY_BATCH = 5000;
 
 /**
  * Upgrades to a hibernatable WebSocket and replays frames with `seq > since` (`?since=<seq>`,
- * default 0: everything).
- * @returns 101 with the socket, 426 `upgrade_required` without an upgrade header, 400 `invalid_request` for a bad `since`.
+ * default 0: everything). With `?batch=1` every message, replayed or live, is a JSON array of
+ * frames in seq order (a burst goes out as a few messages instead of one per frame).
+ * @returns 101 with the socket, 426 `upgrade_required` without an upgrade header, 400 `invalid_request` for a bad `since` or `batch`.
  */
 export function replayAndAccept(ctx: DurableObjectState, store: ThreadStore, request: Request): Response {
   if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") {
     const refused = new WeftError("upgrade_required", "expected a WebSocket upgrade (Upgrade: websocket)");
     return Response.json(refused.toBody(), { status: refused.status });
   }
-  const raw = new URL(request.url).searchParams.get("since");
+  const params = new URL(request.url).searchParams;
+  const raw = params.get("since");
   const since = raw === null || raw === "" ? 0 : /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN;
   const last = store.events.lastSeq();
   if (!Number.isSafeInteger(since) || since > last) {
@@ -31,13 +34,22 @@ export function replayAndAccept(ctx: DurableObjectState, store: ThreadStore, req
       { status: 400 },
     );
   }
+  const batch = params.get("batch");
+  if (batch !== null && batch !== "" && batch !== "0" && batch !== "1") {
+    return Response.json(new WeftError("invalid_request", `batch: expected 1 (frames as JSON arrays) or 0, got ${JSON.stringify(batch)}`, { path: ["batch"] }).toBody(), {
+      status: 400,
+    });
+  }
+  const batched = batch === "1";
   const pair = new WebSocketPair();
   const [client, server] = [pair[0], pair[1]];
-  ctx.acceptWebSocket(server);
+  // The tag outlives hibernation: every later burst reaches this socket as arrays too.
+  ctx.acceptWebSocket(server, batched ? [BATCH_TAG] : []);
   ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
   for (let cursor = since; ; ) {
     const frames = store.events.since(cursor, REPLAY_BATCH);
-    for (const frame of frames) server.send(JSON.stringify(frame));
+    const texts = frames.map((frame) => JSON.stringify(frame));
+    for (const message of batched ? packFrames(texts) : texts) server.send(message);
     if (frames.length < REPLAY_BATCH) break;
     cursor = frames[frames.length - 1]!.seq;
   }

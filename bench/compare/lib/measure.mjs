@@ -5,7 +5,7 @@
  * @module
  */
 import { rssKiB } from "./serve.mjs";
-import { subscribe, until } from "./targets.mjs";
+import { countingSocket } from "./ws-count.mjs";
 
 /** The q-quantile (0..1) of `values` (nearest rank). */
 export function quantile(values, q) {
@@ -86,45 +86,60 @@ export async function idleMemory(t, base, pid, count) {
 
 /**
  * Fan-out: `sockets` subscribers of one thread, then bursts of `count` events. Events/s counts
- * frames delivered (count x sockets) over the time from the burst request until the last socket
- * has its last event; first event is the median over sockets of the first burst frame's arrival.
+ * events delivered (count x sockets) over the time from the burst request until the last socket
+ * has its last event; first event is the median over sockets of the first burst event's arrival.
+ * The subscribers are byte-counting clients (ws-count.mjs), cheap enough per frame that the
+ * figure is the server's sending, not the client's receiving; `clientCpuShare` says how busy the
+ * client process was meanwhile (1 = one core), so a client-bound figure shows.
  */
 export async function fanOut(t, base, sockets, count, bursts) {
   const thread = await t.newThread(base);
   await t.tool(base, thread, "bench_read", input(0));
   const subs = [];
-  for (let i = 0; i < sockets; i++) subs.push(await subscribe(t.wsUrl(base, thread)));
+  for (let i = 0; i < sockets; i++) subs.push(await countingSocket(t.wsUrl(base, thread), BURST_MARKER));
   await new Promise((r) => setTimeout(r, 200));
   const rates = [];
   const firsts = [];
+  let cpu = 0;
+  let wall = 0;
   try {
     for (let b = 0; b < bursts; b++) {
-      const marks = subs.map((s) => s.frames.length);
+      const marks = subs.map((s) => s.events);
+      const cpu0 = process.cpuUsage();
       const start = performance.now();
       const sent = t.burst(base, thread, count, "x".repeat(64));
       const arrivals = await Promise.all(
-        subs.map((s, i) => {
-          // Counted as frames arrive (not by rescanning), so the client's cost per frame stays constant.
-          let seen = 0;
-          let first = NaN;
-          for (let j = marks[i]; j < s.frames.length; j++) if (t.isBurst(s.frames[j]) && ++seen === 1) first = s.times[j];
-          let next = s.frames.length;
-          return until(
-            s,
-            () => {
-              for (; next < s.frames.length; next++) if (t.isBurst(s.frames[next]) && ++seen === 1) first = s.times[next];
-              return seen >= count;
-            },
-            60_000,
-          ).then(() => ({ first: first - start, last: s.times[next - 1] - start }));
-        }),
+        subs.map(
+          (s, i) =>
+            new Promise((resolve, reject) => {
+              let first = NaN;
+              const timer = setTimeout(() => reject(new Error(`fan-out: socket ${i} got ${s.events - marks[i]} of ${count} events in 60 s`)), 60_000);
+              s.onRead = (at) => {
+                if (Number.isNaN(first) && s.events > marks[i]) first = at;
+                if (s.events - marks[i] < count) return;
+                s.onRead = null;
+                clearTimeout(timer);
+                resolve({ first: first - start, last: at - start });
+              };
+            }),
+        ),
       );
       await sent;
+      const used = process.cpuUsage(cpu0);
+      wall += performance.now() - start;
+      cpu += (used.user + used.system) / 1000;
+      // Every socket got each event once: none more (a duplicate would have counted as an event).
+      await new Promise((r) => setTimeout(r, 20));
+      const extra = subs.findIndex((s, i) => s.events - marks[i] !== count);
+      if (extra >= 0) throw new Error(`fan-out: socket ${extra} got ${subs[extra].events - marks[extra]} events of a burst of ${count}`);
       rates.push((count * sockets) / (Math.max(...arrivals.map((a) => a.last)) / 1000));
       firsts.push(median(arrivals.map((a) => a.first)));
     }
   } finally {
-    for (const s of subs) s.ws.close();
+    for (const s of subs) s.close();
   }
-  return { eventsPerSecond: median(rates), firstEventMs: median(firsts) };
+  return { eventsPerSecond: median(rates), firstEventMs: median(firsts), clientCpuShare: cpu / wall };
 }
+
+/** Each burst event of every target carries this once (its JSON frame's `type`). */
+const BURST_MARKER = '"type":"burst"';

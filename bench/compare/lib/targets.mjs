@@ -49,7 +49,6 @@ export function until(sub, pred, ms = 30_000) {
   });
 }
 
-const isBurst = (f) => f && typeof f === "object" && f.type === "burst";
 const ws = (base) => base.replace(/^http/, "ws");
 const SCRIPT = [
   { toolCalls: [0, 1, 2].map((n) => ({ name: "bench_read", arguments: { n, text: "turn" } })) },
@@ -66,7 +65,6 @@ export const targets = {
     wsUrl: (base, t) => `${ws(base)}/threads/${t}/ws`,
     burst: (base, t, count, text) => request(base, "POST", `/threads/${t}/burst`, { count, text }),
     evict: (base, t) => request(base, "POST", `/threads/${t}/evict`),
-    isBurst,
   },
   sdk: {
     spec: { name: "sdk", durableObjects: [{ binding: "BenchAgent", className: "BenchAgent" }] },
@@ -77,7 +75,6 @@ export const targets = {
     wsUrl: (base, t) => `${ws(base)}/agents/bench-agent/${t}`,
     burst: (base, t, count, text) => request(base, "POST", `/agents/bench-agent/${t}/burst`, { count, text }),
     evict: (base, t) => request(base, "POST", `/agents/bench-agent/${t}/evict`).catch(() => null),
-    isBurst,
   },
   weft: {
     spec: {
@@ -101,9 +98,9 @@ export const targets = {
       await request(base, "POST", `/threads/${t}/messages`, { content: "hello", script: SCRIPT });
       await until(sub, () => sub.frames.slice(mark).some((f) => f?.type === "turn_finished"));
     },
-    wsUrl: (base, t) => `${ws(base)}/threads/${t}/ws`,
+    // As weft's own client (src/client/subscribe.ts) subscribes: a burst arrives as JSON arrays of frames.
+    wsUrl: (base, t) => `${ws(base)}/threads/${t}/ws?batch=1`,
     burst: (base, t, count, text) => request(base, "POST", "/v1/tools/bench_burst", { input: { count, text }, sessionId: t }),
     evict: (base, t) => request(base, "POST", `/__bench/evict/${t}`),
-    isBurst,
   },
 };

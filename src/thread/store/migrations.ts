@@ -135,6 +135,15 @@ export const MIGRATIONS: readonly string[] = [
   UPDATE messages SET prompt_call = json_extract(metadata, '$.promptCall') WHERE depth > 0 AND metadata IS NOT NULL;
   CREATE INDEX messages_by_prompt_call ON messages (prompt_call, id) WHERE prompt_call IS NOT NULL;
   `,
+  // v12: a direct call has no turn and no parent, so it stays out of the indexes that find calls
+  // by them: its journal row and result then write two and one fewer pages per commit. (Queries
+  // by turn_id = ? or parent_call_id = ? / IS NOT NULL still seek these indexes.)
+  `
+  DROP INDEX calls_by_turn;
+  CREATE INDEX calls_by_turn ON calls (turn_id, status) WHERE turn_id IS NOT NULL;
+  DROP INDEX calls_by_parent;
+  CREATE INDEX calls_by_parent ON calls (parent_call_id, ord) WHERE parent_call_id IS NOT NULL;
+  `,
 ];
 
 /** True when the thread's tables exist; an id that was never created has none. */
