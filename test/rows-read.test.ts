@@ -32,7 +32,7 @@ const NAMED = new Set(["turn_id", "call_id"]);
  * tables is inserted again per copy, keys shifted, so the schema's every column is kept.
  */
 async function growHistory(threadId: string, copies: number): Promise<void> {
-  await runInDurableObject(rawStub(threadId), (_instance, state) => {
+  await runInDurableObject(rawStub(threadId), (instance, state) => {
     const sql = state.storage.sql;
     for (const table of HISTORY_TABLES) {
       const rows = sql.exec(`SELECT * FROM ${table}`).toArray();
@@ -55,6 +55,8 @@ async function growHistory(threadId: string, copies: number): Promise<void> {
         }
       });
     }
+    // The rows changed behind the stores: what they keep in memory (the newest seq and ord) is stale.
+    (instance as unknown as { store: { forget(): void } }).store.forget();
   });
 }
 

@@ -44,7 +44,7 @@ export const outcomeWaitsForPerson = (o: Pick<DirectCallOutcome, "status">) => w
 export async function directCall(engine: ThreadEngine, runner: TurnRunner, call: DirectCallInput): Promise<DirectCallOutcome> {
   const tool = engine.catalog.get(call.toolName);
   const input = call.input ?? {};
-  // The pipeline validates again; checking first lets HTTP answer 400 and judge busy-ness by effect.
+  // Checked before dispatch, so HTTP answers 400 and busy-ness is judged by effect; the pipeline takes the result.
   const checked = validateInput(tool, input);
   if (!checked.ok) throw checked.error;
   if (runner.busy && tool.effectOf(checked.input) !== "read") {
@@ -53,7 +53,14 @@ export async function directCall(engine: ThreadEngine, runner: TurnRunner, call:
     });
   }
   const callId = call.callId ?? `tool_${tool.name}_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
-  const { outcome } = await engine.dispatchWithQueue(null, { callId, toolName: tool.name, args: { value: input }, source: "direct" });
+  const { outcome } = await engine.dispatchWithQueue(null, {
+    callId,
+    toolName: tool.name,
+    args: { value: input },
+    source: "direct",
+    validated: { input: checked.input },
+    ...(call.callId === undefined ? { fresh: true } : {}),
+  });
   // A refusal before execute (no attempt) is the caller's error; an output that fails its schema is a result.
   if (outcome.errorCode && outcome.attempts === 0) {
     const message = (outcome.result.error ?? "refused").replace(`${outcome.errorCode}: `, "");

@@ -12,6 +12,7 @@ import { BUILTIN_EVENT_TYPES } from "../protocol.js";
 import { type AgentDefinition, type EnvDefault, type Registry, type ResolvedSide, findAgent, findPrompt, sidesOf } from "../run/agent.js";
 import { systemText } from "../run/prompt.js";
 import type { NewTurnMessage } from "../run/messages.js";
+import { Deadlines } from "../tools/attempt.js";
 import { ToolCatalog } from "../tools/catalog.js";
 import { type CallOutcome, type CallRequest, dispatch, outcomeOf } from "../tools/dispatch.js";
 import type { CallExecution, CrashPoint } from "../tools/host.js";
@@ -70,6 +71,8 @@ export class ThreadEngine implements StateHost {
   readonly callables: Callables;
   /** Set by crash-matrix tests only. */
   crashHook: CrashHook | null = null;
+  /** The deadlines of every attempt of `execute` running on this thread, on one timer. */
+  readonly deadlines = new Deadlines();
   private drainLock: Promise<unknown> = Promise.resolve();
   /** Per call id: the tail of the work holding it (dispatch, recovery, a person's decision). */
   private readonly callLocks = new Map<string, Promise<unknown>>();
@@ -244,7 +247,8 @@ export class ThreadEngine implements StateHost {
       } catch (e) {
         if (execution !== null || !isWeftError(e) || e.code !== "hook_failed") throw e;
         console.error(`weft: ${e.message} (call ${request.callId}, outside any turn)`);
-        return dispatch(host, request);
+        // The call has its row now (however fresh its id was): the pipeline finds its recorded result.
+        return dispatch(host, { ...request, fresh: false });
       }
     });
   }
@@ -255,8 +259,9 @@ export class ThreadEngine implements StateHost {
    * later ones find its result.
    */
   withCall<T>(callId: string, work: () => Promise<T>): Promise<T> {
-    const before = this.callLocks.get(callId) ?? Promise.resolve();
-    const run = before.then(work);
+    const before = this.callLocks.get(callId);
+    // Free (the usual case): the work starts now; it holds the id from its first await on.
+    const run = before ? before.then(work) : work();
     const tail = run.catch(() => undefined);
     this.callLocks.set(callId, tail);
     void tail.then(() => {
@@ -277,9 +282,12 @@ export class ThreadEngine implements StateHost {
    */
   async dispatchWithQueue(execution: CallExecution | null, request: CallRequest): Promise<{ outcome: CallOutcome; queued: CallOutcome[] }> {
     const outcome = await this.dispatchOne(execution, request);
-    const drained = await this.drainQueue(execution);
+    // Nothing queued (the usual case): no drain to wait for, no lock taken.
+    const drained = this.store.calls.mayHaveQueued() ? await this.drainQueue(execution) : [];
+    const children = this.store.calls.queuedBy(request.callId);
+    if (children.length === 0) return { outcome, queued: drained };
     const seen = new Set(drained.map((o) => o.callId));
-    const earlier = this.store.calls.queuedBy(request.callId).filter((c) => !seen.has(c.callId) && c.status !== "queued");
+    const earlier = children.filter((c) => !seen.has(c.callId) && c.status !== "queued");
     if (earlier.length === 0) return { outcome, queued: drained };
     const host = createDispatchHost(this, execution);
     return { outcome, queued: [...drained, ...earlier.map((c) => outcomeOf(host, c))] };

@@ -88,6 +88,11 @@ export function checkUses(catalog: ToolCatalog, caller: CompiledTool | undefined
   if (!catalog.has(target)) catalog.get(target); // throws unknown_tool listing the names
 }
 
+/** The id of the `n`th child call a call queues or invokes (none outside a call). */
+function childIdOf(call: BoundCall | undefined, kind: "queue" | "invoke", n: number): string | undefined {
+  return call ? `${call.callId}.${kind}${n}` : undefined;
+}
+
 /**
  * Builds the `ThreadState` for one call (or none) under `execution`, the run the call belongs to.
  * Outside any run, `execution` is null and the state gets a `context` of its own.
@@ -99,7 +104,6 @@ export function createThreadState(host: StateHost, call: BoundCall | undefined, 
   // recovery after a restart) reaches the same child calls: their recorded results, never a second
   // execution of a write. Each run of `execute` gets a fresh state, so the order restarts at 1.
   let children = 0;
-  const childId = (kind: "queue" | "invoke") => (call ? `${call.callId}.${kind}${++children}` : undefined);
   return {
     threadId: meta.threadId,
     agentId: meta.agentId,
@@ -149,11 +153,11 @@ export function createThreadState(host: StateHost, call: BoundCall | undefined, 
 
     queueTool(toolName: string, args: Record<string, unknown>): void {
       checkUses(host.catalogFor(execution), call?.tool, toolName, "queue");
-      host.queueCall(call?.callId, toolName, args, call?.turnId, childId("queue"));
+      host.queueCall(call?.callId, toolName, args, call?.turnId, childIdOf(call, "queue", ++children));
     },
     async invokeTool(toolName: string, args: Record<string, unknown>): Promise<ToolResult> {
       checkUses(host.catalogFor(execution), call?.tool, toolName, "invoke");
-      return host.invokeCall(call?.callId, toolName, args, execution, call?.turnId, childId("invoke"));
+      return host.invokeCall(call?.callId, toolName, args, execution, call?.turnId, childIdOf(call, "invoke", ++children));
     },
     emit(event: string, data: unknown): void {
       host.emitCustom(event, data);

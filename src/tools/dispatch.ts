@@ -99,6 +99,33 @@ async function resumeSuspended(host: DispatchHost, record: CallRecord): Promise<
   return runCall(host, { request: requestOf(record), tool, input, effect, existing: record, startedAt: Date.now(), ...(record.approvedBy ? { approvedBy: record.approvedBy } : {}) });
 }
 
+/** What a call ended before execute needs to be recorded: its request and any row it has. */
+interface Refusal {
+  host: DispatchHost;
+  request: CallRequest;
+  effectKey: string;
+  existing: CallRecord | undefined;
+  startedAt: number;
+}
+
+/** A refusal before execute: recorded and emitted like any result, with no started event. */
+function refuse(at: Refusal, error: WeftError): CallOutcome {
+  const { host, request } = at;
+  if (!at.existing) host.journal.insert({ ...rowOf(request, at.effectKey), status: "queued" });
+  const result: ToolResult = { status: "error", error: `${error.code}: ${error.message}` };
+  return finishCall(host, { request, startedAt: at.startedAt }, result, "failed", 0, {
+    errorCode: error.code,
+    ...(error.details ? { errorDetails: error.details } : {}),
+  });
+}
+
+/** Author code (effect predicate, needsApproval) threw: the call ends with an error result naming it, and never runs. */
+function failed(at: Refusal, tool: CompiledTool, input: unknown, what: string, e: unknown): CallOutcome {
+  const { host, request } = at;
+  if (!at.existing) host.journal.insert({ ...rowOf(request, at.effectKey), status: "queued", input });
+  return finishCall(host, { request, tool, startedAt: at.startedAt }, { status: "error", error: `${what} failed: ${errorMessage(e)}; the call did not run` }, "failed", 0);
+}
+
 /**
  * Runs one call through the pipeline and records exactly one final result for its id. A call id
  * that already has a result returns it and runs nothing; one interrupted by a restart goes through
@@ -106,38 +133,30 @@ async function resumeSuspended(host: DispatchHost, record: CallRecord): Promise<
  */
 export async function dispatch(host: DispatchHost, request: CallRequest): Promise<CallOutcome> {
   const startedAt = Date.now();
-  const existing = host.journal.get(request.callId);
+  const existing = request.fresh ? undefined : host.journal.get(request.callId);
   if (existing && existing.status !== "queued") {
     if (existing.status === "started") return recoverCall(host, existing);
     return existing.status === "parked" ? resumeSuspended(host, existing) : outcomeOf(host, existing);
   }
   const effectKey = effectKeyOf(host.branchId, request.callId);
-  // A refusal before execute: recorded and emitted like any result, with no started event.
-  const refuse = (error: WeftError): CallOutcome => {
-    if (!existing) host.journal.insert({ ...rowOf(request, effectKey), status: "queued" });
-    const result: ToolResult = { status: "error", error: `${error.code}: ${error.message}` };
-    return finishCall(host, { request, startedAt }, result, "failed", 0, {
-      errorCode: error.code,
-      ...(error.details ? { errorDetails: error.details } : {}),
-    });
-  };
-
+  const at: Refusal = { host, request, effectKey, existing, startedAt };
   let tool: CompiledTool;
   try {
     tool = host.catalog.get(request.toolName);
   } catch (e) {
-    return refuse(e instanceof WeftError ? e : new WeftError("invalid_config", errorMessage(e)));
+    return refuse(at, e instanceof WeftError ? e : new WeftError("invalid_config", errorMessage(e)));
   }
   // The provider runs these itself; a plain call to one (a model that could not) is never run here.
   if (tool.def.executionMode === "provider") {
-    return refuse(new WeftError("invalid_tool_input", `tool "${tool.name}" is executed by the provider (${String(tool.def.executionProvider)}), never by weft; this model cannot run it`, { path: [] }));
+    return refuse(at, new WeftError("invalid_tool_input", `tool "${tool.name}" is executed by the provider (${String(tool.def.executionProvider)}), never by weft; this model cannot run it`, { path: [] }));
   }
   // Partial text may happen to parse; a call whose arguments were cut off still never runs.
   if (request.cutOff) {
-    return refuse(new WeftError("invalid_tool_input", "the arguments were cut off: the model's stream ended before this call was complete", { path: [] }));
+    return refuse(at, new WeftError("invalid_tool_input", "the arguments were cut off: the model's stream ended before this call was complete", { path: [] }));
   }
   if (request.oversized !== undefined) {
     return refuse(
+      at,
       new WeftError("payload_too_large", `arguments: ${request.oversized} bytes, too large to store with the model's step (at most ${MAX_STEP_BYTES} bytes of text and arguments); the call did not run`, {
         path: [],
         limit: MAX_STEP_BYTES,
@@ -145,36 +164,33 @@ export async function dispatch(host: DispatchHost, request: CallRequest): Promis
     );
   }
   const parsed = parseArgs(request.args);
-  if (!parsed.ok) return refuse(new WeftError("invalid_tool_input", parsed.message, { path: [] }));
-  const checked = validateInput(tool, parsed.value);
-  if (!checked.ok) return refuse(checked.error);
+  if (!parsed.ok) return refuse(at, new WeftError("invalid_tool_input", parsed.message, { path: [] }));
+  const checked = request.validated && "value" in request.args ? { ok: true as const, input: request.validated.input } : validateInput(tool, parsed.value);
+  if (!checked.ok) return refuse(at, checked.error);
   const input = checked.input;
   if (host.asOf) {
     try {
       checkTimeArgs(tool, parsed.value, input, host.asOf);
     } catch (e) {
-      return refuse(e instanceof WeftError ? e : new WeftError("invalid_tool_input", errorMessage(e)));
+      return refuse(at, e instanceof WeftError ? e : new WeftError("invalid_tool_input", errorMessage(e)));
     }
   }
   // Author code below (effect predicate, needsApproval) may throw or return garbage: either way
   // the call ends with an error result naming what failed, and it never runs.
-  const failed = (what: string, e: unknown): CallOutcome => {
-    if (!existing) host.journal.insert({ ...rowOf(request, effectKey), status: "queued", input });
-    return finishCall(host, { request, tool, startedAt }, { status: "error", error: `${what} failed: ${errorMessage(e)}; the call did not run` }, "failed", 0);
-  };
   let effect: Effect;
   try {
     effect = tool.effectOf(input);
   } catch (e) {
-    return failed(`tool "${tool.name}": its effect predicate`, e);
+    return failed(at, tool, input, `tool "${tool.name}": its effect predicate`, e);
   }
   const ready = { request, tool, input, effect, startedAt, ...(existing ? { existing } : {}) };
 
   let approval: boolean;
   try {
-    approval = await needsApproval(host, tool, input, request);
+    const asked = needsApproval(host, tool, input, request);
+    approval = typeof asked === "boolean" ? asked : await asked;
   } catch (e) {
-    return failed(`tool "${tool.name}": needsApproval`, e);
+    return failed(at, tool, input, `tool "${tool.name}": needsApproval`, e);
   }
   if (approval) {
     const argsHash = await argsHashOf(input);
@@ -216,10 +232,11 @@ export async function stubCall(host: DispatchHost, call: ReadyCall): Promise<Cal
  * (from the flag or the predicate) means it does.
  * @throws whatever the predicate throws; the caller ends the call with an error result.
  */
-async function needsApproval(host: DispatchHost, tool: CompiledTool, input: unknown, request: CallRequest): Promise<boolean> {
+function needsApproval(host: DispatchHost, tool: CompiledTool, input: unknown, request: CallRequest): boolean | Promise<boolean> {
   const rule = tool.def.needsApproval;
+  // Answered without a promise when there is no predicate to wait for.
   if (rule === undefined || rule === false) return false;
   if (typeof rule !== "function") return true;
   const state = host.stateFor({ callId: request.callId, tool, ...(request.turnId ? { turnId: request.turnId } : {}) });
-  return (await rule(input, state)) !== false;
+  return (async () => (await rule(input, state)) !== false)();
 }

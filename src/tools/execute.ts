@@ -12,6 +12,7 @@ import { type FinishExtra, finishCall, parkCall, rowOf } from "./record.js";
 import { executeResult, normalizeResult, resultFromThrown } from "./result.js";
 import { DEFAULT_MAX_ATTEMPTS, TransientError, backoffMs, isTransient } from "./retry.js";
 import { CallSuspended } from "./suspend.js";
+import { Attempt } from "./attempt.js";
 import type { ThreadState } from "./thread-state.js";
 import type { Effect, LookupResult, ToolCallContext } from "./types.js";
 
@@ -38,12 +39,12 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
   const { request, tool, input, effect } = call;
   const effectKey = effectKeyOf(host.branchId, request.callId);
   const mark = { callId: request.callId, toolName: tool.name, effect };
-  if (host.signal.aborted) {
+  if (host.signal?.aborted) {
     if (!call.existing) host.journal.insert({ ...rowOf(request, effectKey), status: "queued", input });
     return finishCall(host, call, { status: "error", error: "aborted: the thread was stopped before this call ran" }, "aborted", call.existing?.attempts ?? 0);
   }
 
-  await host.checkpoint?.("before_journal", mark);
+  if (host.checkpoint) await host.checkpoint("before_journal", mark);
   // The journal row of anything but a read is durable before execute runs, so a restart finds the call (DESIGN.md 3).
   if (call.existing) host.journal.start(request.callId, input);
   else host.journal.insert({ ...rowOf(request, effectKey), status: "started", input });
@@ -51,7 +52,7 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
   // A call the policy simply re-runs after a restart (a read) waits for no flush; its row commits
   // with the result, like every other write of the request (DESIGN.md 3).
   if (policyFor(effect, "restart_after_journal") !== "rerun") await host.flush();
-  await host.checkpoint?.("after_journal", mark);
+  if (host.checkpoint) await host.checkpoint("after_journal", mark);
   const started: EventPayloads["tool_call_started"] = { callId: request.callId, toolName: tool.name, source: request.source, input: input ?? {} };
   const progressArg = tool.def.progressArgument;
   if (progressArg && input && typeof (input as Record<string, unknown>)[progressArg] === "string") {
@@ -78,33 +79,27 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
     const state = host.stateFor(bound);
     // Each attempt has a deadline; its signal fires on a stop or when the deadline passes.
     const timeoutMs = tool.def.timeoutMs ?? host.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
-    const attempt = new AbortController();
-    const onStop = () => attempt.abort(host.signal.reason);
-    if (host.signal.aborted) onStop();
-    else host.signal.addEventListener("abort", onStop, { once: true });
-    const timer = setTimeout(() => attempt.abort(new TransientError(`timed out: execute did not finish within ${timeoutMs} ms (timeoutMs)`)), timeoutMs);
+    const attempt = new Attempt(host.signal, host.deadlines);
     const context: ToolCallContext = {
       callId: request.callId,
       effectKey,
       toolName: tool.name,
       attempt: attempts,
-      signal: attempt.signal,
+      get signal() {
+        return attempt.signal;
+      },
       ...(call.approvedBy ? { approvedBy: call.approvedBy } : {}),
     };
-    // An async wrapper, so an `execute` that throws before returning a promise is a result too.
-    const work = (async () => (tool.def.execute as Execute)(state, input, context))();
-    let ran = await untilAborted(work, attempt.signal);
-    clearTimeout(timer);
-    host.signal.removeEventListener("abort", onStop);
-    if (ran.aborted && host.signal.aborted) return afterAbort(host, call, state, attempts);
-    if (ran.aborted) ran = { ok: false, error: attempt.signal.reason };
+    const ended = await attempt.run(() => (tool.def.execute as Execute)(state, input, context), timeoutMs, () => new TransientError(`timed out: execute did not finish within ${timeoutMs} ms (timeoutMs)`));
+    if (ended.aborted && host.signal?.aborted) return afterAbort(host, call, state, attempts);
+    const ran = ended.aborted ? { ok: false as const, error: ended.reason } : ended;
     if (ran.ok) {
       result = executeResult(ran.value);
       break;
     }
     // The nested work waits for a person: the call waits too, and resumes once nothing inside does.
     if (ran.error instanceof CallSuspended) return parkCall(host, request, ran.error.message, attempts);
-    if (attempts < maxAttempts && isTransient(ran.error) && !host.signal.aborted) {
+    if (attempts < maxAttempts && isTransient(ran.error) && !host.signal?.aborted) {
       // The sleep holds no lock: other requests to the thread run meanwhile.
       await host.sleep(backoffMs(attempts));
       host.journal.attempt(request.callId);
@@ -115,17 +110,17 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
     if (!retryable(effect) && !isRefusal(ran.error)) {
       // The throw may have come after the request went out: say so, or a repeat repeats the effect.
       result.error = `${result.error}. ${UNKNOWN_OUTCOME}`;
-      await host.checkpoint?.("after_effect", mark);
+      if (host.checkpoint) await host.checkpoint("after_effect", mark);
       const unknown = finishCall(host, call, result, "failed", attempts, { outcome: "unknown" });
-      await host.checkpoint?.("after_result", mark);
+      if (host.checkpoint) await host.checkpoint("after_result", mark);
       return unknown;
     }
     break;
   }
-  await host.checkpoint?.("after_effect", mark);
+  if (host.checkpoint) await host.checkpoint("after_effect", mark);
   const checked = checkOutput(tool, result);
   const outcome = finishCall(host, call, checked.result, checked.result.status === "success" ? "succeeded" : "failed", attempts, checked.extra);
-  await host.checkpoint?.("after_result", mark);
+  if (host.checkpoint) await host.checkpoint("after_result", mark);
   return outcome;
 }
 
@@ -139,30 +134,6 @@ export const UNKNOWN_OUTCOME =
 /** A thrown input refusal: the tool said no before doing anything. */
 function isRefusal(thrown: unknown): boolean {
   return thrown instanceof WeftError ? thrown.code === "invalid_tool_input" : (thrown as { code?: unknown } | null)?.code === "invalid_tool_input";
-}
-
-/** Waits for `work`, or for the signal, whichever comes first. */
-async function untilAborted<T>(
-  work: Promise<T>,
-  signal: AbortSignal,
-): Promise<{ ok: true; value: T; aborted?: false } | { ok: false; error: unknown; aborted?: false } | { aborted: true }> {
-  let onAbort: (() => void) | undefined;
-  const aborted = new Promise<{ aborted: true }>((resolve) => {
-    onAbort = () => resolve({ aborted: true });
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-  });
-  try {
-    return await Promise.race([
-      work.then(
-        (value) => ({ ok: true as const, value }),
-        (error: unknown) => ({ ok: false as const, error }),
-      ),
-      aborted,
-    ]);
-  } finally {
-    if (onAbort) signal.removeEventListener("abort", onAbort);
-  }
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import type { WeftError } from "../errors.js";
 import type { CallSource, CallStatus, EventPayloads, ToolResult } from "../protocol.js";
+import type { Deadlines } from "./attempt.js";
 import type { CompiledTool, ToolCatalog } from "./catalog.js";
 import type { CallJournal } from "./journal.js";
 import type { FileSink } from "./size.js";
@@ -44,8 +45,8 @@ export interface DispatchHost {
   readonly execution: CallExecution | null;
   /** The `ThreadState` handed to `execute`, bound to this call (for `uses`, queue parent) and run. */
   stateFor(call: { callId: string; tool: CompiledTool; turnId?: string }): ThreadState;
-  /** The execution's signal; outside any run, one that never fires. */
-  readonly signal: AbortSignal;
+  /** The execution's signal, fired when the run is stopped; null outside any run (nothing stops a call at rest). */
+  readonly signal: AbortSignal | null;
   /** Dry-run thread: only reads execute. */
   readonly dryRun: boolean;
   /** ISO-8601 instant the thread is frozen at, for `timeArgs`. */
@@ -59,6 +60,8 @@ export interface DispatchHost {
   sleep(ms: number): Promise<void>;
   /** Deadline of one attempt of `execute` for tools without `timeoutMs` (`WEFT_CALL_TIMEOUT_MS`). */
   readonly callTimeoutMs?: number;
+  /** Watches the deadlines of the thread's attempts of `execute` (one timer for all of them). */
+  readonly deadlines: Deadlines;
   /**
    * Runs the thread's `tool_call_started` hook once the call is journaled, before `execute`. When
    * it throws, the call is recorded failed (it never runs) and the error goes on to the caller.
@@ -82,6 +85,17 @@ export interface CallRequest {
   oversized?: number;
   /** Its `tool_call_started` went out while its arguments streamed; it is not sent again. */
   announced?: boolean;
+  /**
+   * The call id was minted for this request (never sent by a client or a model), so no row can
+   * hold it yet: the pipeline does not look for one.
+   */
+  fresh?: boolean;
+  /**
+   * What `validateInput` gave for `args.value` against this tool, when the caller checked it
+   * before dispatch (a direct call does, to answer 400 before anything is stored): the validate
+   * stage takes it instead of checking the same value again.
+   */
+  validated?: { input: unknown };
 }
 
 /** How a call stands after dispatch: final, or waiting for a person. */

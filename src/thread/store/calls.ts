@@ -109,6 +109,8 @@ export class CallStore {
   private maybeQueued = true;
   /** Whether any call was queued by another (`queueTool`); undefined until first asked. */
   private queueChildren: boolean | undefined = undefined;
+  /** The newest row's `ord`, read once: each insert takes the next without a query. */
+  private lastOrd: number | undefined = undefined;
 
   constructor(private readonly sql: SqlStorage) {}
 
@@ -116,6 +118,7 @@ export class CallStore {
   forget(): void {
     this.maybeQueued = true;
     this.queueChildren = undefined;
+    this.lastOrd = undefined;
   }
 
   get(callId: string): StoredCall | undefined {
@@ -127,10 +130,13 @@ export class CallStore {
   insert(call: NewCall, now = Date.now()): void {
     if (call.status === "queued") this.maybeQueued = true;
     if (call.source === "queue" && call.parentCallId !== undefined) this.queueChildren = true;
+    this.lastOrd ??= this.sql.exec<{ ord: number }>("SELECT ord FROM calls ORDER BY ord DESC LIMIT 1").toArray()[0]?.ord ?? 0;
+    const ord = this.lastOrd + 1;
     this.sql.exec(
       `INSERT INTO calls (call_id, ord, tool_name, source, status, args_text, input, attempts, effect_key, turn_id, parent_call_id, created_at, started_at)
-       VALUES (?, COALESCE((SELECT ord FROM calls ORDER BY ord DESC LIMIT 1), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       call.callId,
+      ord,
       call.toolName,
       call.source,
       call.status,
@@ -143,6 +149,8 @@ export class CallStore {
       now,
       call.status === "started" ? now : null,
     );
+    // Only once the row is in: an insert that failed (a duplicate id) takes no number.
+    this.lastOrd = ord;
   }
 
   /** The journal entry before an attempt of `execute`: status started, attempts + 1. */
@@ -210,6 +218,11 @@ export class CallStore {
       callId,
     );
     return cursor.rowsWritten > 0;
+  }
+
+  /** False when no row can be queued (see `queued`), so a drain has nothing to look for. */
+  mayHaveQueued(): boolean {
+    return this.maybeQueued;
   }
 
   /** Queued calls in queue order. */

@@ -57,6 +57,7 @@ export class ThreadStore {
   /** Drops what the stores keep in memory about their rows; call after rows change behind them (`deleteAll`). */
   forget(): void {
     this.calls.forget();
+    this.events.forget();
     this.turns.forget();
   }
 }
