@@ -20,6 +20,9 @@ export function loneSurrogateAt(text: string): number {
  * `maxDepth` levels, or naming the path of a string or key holding a lone surrogate.
  */
 export function checkJsonShape(value: unknown, maxDepth: number, root: (string | number)[] = []): void {
+  // The usual value passes the quick walk, which keeps no paths; only a refused one is walked
+  // again to name where it fails.
+  if (wellShaped(value, maxDepth)) return;
   const stack: Array<{ value: unknown; path: (string | number)[] }> = [{ value, path: root }];
   while (stack.length > 0) {
     const { value: node, path } = stack.pop()!;
@@ -45,6 +48,36 @@ export function checkJsonShape(value: unknown, maxDepth: number, root: (string |
       }
     }
   }
+}
+
+/** Whether `value` is within `maxDepth` levels and holds no lone surrogate; no paths, no recursion. */
+function wellShaped(value: unknown, maxDepth: number): boolean {
+  const values: unknown[] = [value];
+  const depths: number[] = [1];
+  while (values.length > 0) {
+    const node = values.pop();
+    const depth = depths.pop()!;
+    if (typeof node === "string") {
+      if (LONE_SURROGATE.test(node)) return false;
+      continue;
+    }
+    if (node === null || typeof node !== "object") continue;
+    if (depth > maxDepth) return false;
+    if (Array.isArray(node)) {
+      for (const child of node) {
+        values.push(child);
+        depths.push(depth + 1);
+      }
+    } else {
+      for (const key in node) {
+        if (!Object.hasOwn(node, key)) continue;
+        if (LONE_SURROGATE.test(key)) return false;
+        values.push((node as Record<string, unknown>)[key]);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return true;
 }
 
 function checkText(text: string, path: (string | number)[]): void {

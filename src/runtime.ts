@@ -15,9 +15,10 @@ function announceAuth(vars: WeftEnv | undefined): void {
   if (!vars || authConfigured(vars)) return;
   if (vars.WEFT_DEV_MODE === "on") {
     console.warn(
-      "\n*** weft: DEVELOPMENT MODE: no authentication is configured. Requests to localhost act as the\n" +
-        '*** development user "dev" (admin); every response carries x-weft-dev-mode. A deployed weft\n' +
-        "*** without auth refuses every request. See README \"Authentication\".\n",
+      "\n*** weft: DEVELOPMENT MODE: no authentication is configured. Requests to localhost without a\n" +
+        '*** token act as the development user "dev" (admin); one with a token is refused (nothing can\n' +
+        "*** verify it). Every response carries x-weft-dev-mode. A deployed weft without auth refuses\n" +
+        '*** every request. See README "Authentication".\n',
     );
   } else if (vars.WEFT_AUTH === "none") {
     console.warn('weft: WEFT_AUTH = "none": every request is accepted as "anonymous", on purpose.');

@@ -16,6 +16,21 @@ describe("Redactor", () => {
     expect(error.message).toBe("failed [redacted:SHORT]");
   });
 
+  it("copies only what holds a secret: a clean value comes back as the same object", () => {
+    const r = new Redactor([{ name: "S", value: "abc123" }]);
+    const clean = { ok: true, value: { list: ["a", { b: 1 }], text: "nothing here" } };
+    expect(r.value(clean)).toBe(clean);
+    const mixed = { keep: { deep: ["x"] }, leak: ["fine", "has abc123"], __proto__key: 1 };
+    const out = r.value(mixed);
+    expect(out).toEqual({ keep: { deep: ["x"] }, leak: ["fine", "has [redacted:S]"], __proto__key: 1 });
+    expect(out).not.toBe(mixed);
+    expect(out.keep).toBe(mixed.keep);
+    expect(mixed.leak[1]).toBe("has abc123");
+    const own = JSON.parse('{"__proto__": "abc123"}') as Record<string, unknown>;
+    expect(Object.keys(r.value(own))).toEqual(["__proto__"]);
+    expect(Object.getOwnPropertyDescriptor(r.value(own), "__proto__")?.value).toBe("[redacted:S]");
+  });
+
   it("redacts JSON text, including a secret that JSON escapes", () => {
     const r = new Redactor([{ name: "Q", value: 'pa"ss\\word' }]);
     expect(r.json(JSON.stringify({ v: 'x pa"ss\\word y' }))).toBe('{"v":"x [redacted:Q] y"}');

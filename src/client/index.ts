@@ -77,7 +77,11 @@ export class WeftClient {
     return request(this.#conn, "POST", "/threads", { body: options });
   }
 
-  /** `GET /threads`: the caller's threads, newest first; pass `nextCursor` back as `cursor` for the next page. */
+  /**
+   * `GET /threads`: the caller's threads, newest first; pass `nextCursor` back as `cursor` for the
+   * next page. `limit` is 1 to 200 (default 50).
+   * @throws WeftClientError `invalid_request` for a `limit` outside that range.
+   */
   listThreads(options: { limit?: number; cursor?: string } = {}): Promise<AccountAnswer<"listThreads">> {
     return request(this.#conn, "GET", "/threads", { query: options });
   }
@@ -97,12 +101,16 @@ export class WeftClient {
     return request(this.#conn, "POST", this.#thread(threadId, "/messages"), { body: message });
   }
 
-  /** `GET /threads/:id/messages`: one page (`limit`, `offset`, `order`, `maxDepth`, `includeSilent`); `hasMore` says whether another follows. */
+  /**
+   * `GET /threads/:id/messages`: one page (`limit` 1 to 1000, default 100; `offset`, `order`,
+   * `maxDepth`, `includeSilent`); `hasMore` says whether another follows.
+   * @throws WeftClientError `invalid_request` for a `limit` outside that range.
+   */
   getMessages(threadId: string, options: GetMessagesOptions = {}): Promise<Answer<"getMessages">> {
     return request(this.#conn, "GET", this.#thread(threadId, "/messages"), { query: { ...options } as Record<string, string | number | boolean | undefined> });
   }
 
-  /** Every message of a thread, page by page (`pageSize` per request, default 100), oldest first. */
+  /** Every message of a thread, page by page (`pageSize` per request: 1 to 1000, default 100), oldest first. */
   async *messages(threadId: string, options: Omit<GetMessagesOptions, "offset" | "limit" | "order"> & { pageSize?: number } = {}): AsyncGenerator<Message> {
     const { pageSize = 100, ...rest } = options;
     for (let offset = 0; ; ) {

@@ -5,10 +5,12 @@
  * their own answers of theirs).
  * @module
  */
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { WeftError } from "../errors.js";
+import { perEnv } from "../per-env.js";
 import { playgroundResponse, wantsHtml } from "../playground/page.js";
 import { type Registry, agentIds } from "../run/agent.js";
 import { Redactor, workerSecrets } from "../thread/redact.js";
@@ -30,16 +32,21 @@ export function routeList(app: Hono<any>): string[] {
   return [...seen];
 }
 
-/** Origins allowed by `WEFT_CORS_ORIGINS` (comma-separated); empty means CORS is off. */
-function corsOrigins(env: AuthedEnv["Bindings"]): string[] {
-  return String(env.WEFT_CORS_ORIGINS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
-}
+/** The CORS middleware for the origins in `WEFT_CORS_ORIGINS` (comma-separated); null (CORS off) when it names none. */
+const corsOf = perEnv((env: AuthedEnv["Bindings"]): MiddlewareHandler | null => {
+  const origins = String(env.WEFT_CORS_ORIGINS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  if (origins.length === 0) return null;
+  return cors({ origin: origins, allowHeaders: ["authorization", "content-type"], allowMethods: ["GET", "POST", "PUT", "DELETE"], maxAge: 600 });
+});
 
-const redactors = new WeakMap<object, Redactor>();
-function workerRedactor(env: AuthedEnv["Bindings"]): Redactor {
-  let r = redactors.get(env);
-  if (!r) redactors.set(env, (r = new Redactor(workerSecrets(env))));
-  return r;
+const workerRedactor = perEnv((env: AuthedEnv["Bindings"]) => new Redactor(workerSecrets(env)));
+
+/** The path of a request URL as sent (still percent-encoded), without parsing the whole URL. */
+function rawPath(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start === -1) return "/";
+  const query = url.indexOf("?", start);
+  return url.slice(start, query === -1 ? undefined : query);
 }
 
 /** True for the error a stub call gets when its Durable Object reset mid-request (a restart, a deploy). */
@@ -53,21 +60,33 @@ export function createApp(registry: Registry): Hono<AuthedEnv> {
   const app = new Hono<AuthedEnv>();
 
   app.use("*", async function redactWorkerSecrets(c, next) {
-    await next();
     const r = workerRedactor(c.env);
-    if (r.secrets.length === 0 || !c.res.headers.get("content-type")?.includes("json") || c.res.status === 101) return;
+    if (r.secrets.length === 0) return next();
+    // JSON the routes answer with c.json is cleaned as it is serialized; any other JSON body
+    // (one a library made) is read back and cleaned after.
+    const cleaned = new WeakSet<Response>();
+    c.json = ((object: unknown, arg?: ContentfulStatusCode, headers?: Record<string, string>) => {
+      // As c.json serializes: `undefined` makes an empty body.
+      const text = (JSON.stringify(object) as string | undefined) ?? "";
+      const res = c.body(r.json(text), arg, { "Content-Type": "application/json", ...headers });
+      cleaned.add(res);
+      return res;
+    }) as unknown as typeof c.json;
+    await next();
+    if (cleaned.has(c.res) || !c.res.headers.get("content-type")?.includes("json") || c.res.status === 101) return;
     const text = await c.res.clone().text();
     const clean = r.json(text);
     if (clean !== text) c.res = new Response(clean, { status: c.res.status, headers: c.res.headers });
   });
   app.use("*", async function corsIfConfigured(c, next) {
-    const origins = corsOrigins(c.env);
-    if (origins.length === 0) return next();
-    return cors({ origin: origins, allowHeaders: ["authorization", "content-type"], allowMethods: ["GET", "POST", "PUT", "DELETE"], maxAge: 600 })(c, next);
+    const cors = corsOf(c.env);
+    return cors ? cors(c, next) : next();
   });
   // A path with malformed percent-encoding (`%ZZ`, or bytes that are not UTF-8) names nothing.
   app.use("*", async function wellFormedPath(c, next) {
-    const raw = new URL(c.req.url).pathname;
+    // Without a `%` there is nothing to decode (nor to get wrong).
+    if (!c.req.url.includes("%")) return next();
+    const raw = rawPath(c.req.url);
     try {
       decodeURIComponent(raw);
     } catch {

@@ -15,6 +15,7 @@ import type { MiddlewareHandler } from "hono";
 import { type JWTPayload, createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, jwtVerify } from "jose";
 import { sha256Hex } from "../bytes.js";
 import { WeftError } from "../errors.js";
+import { perEnv } from "../per-env.js";
 import type { Caller, Principal } from "../thread/api.js";
 import type { WeftEnv } from "../thread/durable.js";
 
@@ -51,12 +52,18 @@ export function authConfigured(env: WeftEnv): boolean {
 
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|[a-z0-9-]+\.localhost)$/i;
 
-/** The mode for a request to `url`. */
-export function authMode(env: WeftEnv, url: URL): AuthMode {
+/** The mode the env allows, before the request's host is known: `dev` still needs a loopback host. */
+const envMode = perEnv((env: WeftEnv): AuthMode => {
   if (authConfigured(env)) return "verify";
   if (env.WEFT_AUTH === "none") return "none";
-  if (env.WEFT_DEV_MODE === "on" && LOOPBACK.test(url.hostname)) return "dev";
-  return "refuse";
+  return env.WEFT_DEV_MODE === "on" ? "dev" : "refuse";
+});
+
+/** The mode for a request to `url`. */
+export function authMode(env: WeftEnv, url: string): AuthMode {
+  const mode = envMode(env);
+  if (mode === "dev") return LOOPBACK.test(new URL(url).hostname) ? "dev" : "refuse";
+  return mode;
 }
 
 /** The caller a principal acts as; `admin` from the role named by `WEFT_ADMIN_ROLE` (default "admin"). */
@@ -66,6 +73,14 @@ export function callerOf(env: WeftEnv, p: Principal): Caller {
 }
 
 const remoteSets = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
+
+/** The HS256 key of `WEFT_JWT_SECRET`, imported once per env (jose would import it on every verify). */
+const hmacKey = perEnv((env: WeftEnv) =>
+  crypto.subtle.importKey("raw", new TextEncoder().encode(String(env.WEFT_JWT_SECRET)), { name: "HMAC", hash: "SHA-256" }, false, ["verify"]),
+);
+
+/** The key set of `WEFT_JWKS`, parsed once per env; it keeps each key it imported. */
+const localJwks = perEnv((env: WeftEnv) => createLocalJWKSet(JSON.parse(String(env.WEFT_JWKS))));
 
 function unauthenticated(message: string): WeftError {
   return new WeftError("unauthenticated", message);
@@ -96,13 +111,11 @@ export async function verifyJwt(env: WeftEnv, token: string): Promise<Principal>
       throw unauthenticated("token is not a JWT");
     }
     if (header.alg === "HS256" && typeof env.WEFT_JWT_SECRET === "string" && env.WEFT_JWT_SECRET) {
-      const key = new TextEncoder().encode(env.WEFT_JWT_SECRET);
-      return principalOfClaims((await jwtVerify(token, key, { ...options, algorithms: ["HS256"] })).payload);
+      return principalOfClaims((await jwtVerify(token, await hmacKey(env), { ...options, algorithms: ["HS256"] })).payload);
     }
     const algorithms = ["RS256", "ES256"];
     if (typeof env.WEFT_JWKS === "string" && env.WEFT_JWKS) {
-      const set = createLocalJWKSet(JSON.parse(env.WEFT_JWKS));
-      return principalOfClaims((await jwtVerify(token, set, { ...options, algorithms })).payload);
+      return principalOfClaims((await jwtVerify(token, localJwks(env), { ...options, algorithms })).payload);
     }
     if (typeof env.WEFT_JWKS_URL === "string" && env.WEFT_JWKS_URL) {
       let set = remoteSets.get(env.WEFT_JWKS_URL);
@@ -130,38 +143,44 @@ export async function hashApiKey(key: string): Promise<string> {
  * @throws WeftError `unauthenticated` for an unknown key.
  */
 export async function verifyApiKey(env: WeftEnv, key: string): Promise<Principal> {
-  let table: Record<string, { userId: string; name?: string; roles?: string[] }> = {};
-  try {
-    table = typeof env.WEFT_API_KEYS === "string" && env.WEFT_API_KEYS ? JSON.parse(env.WEFT_API_KEYS) : {};
-  } catch {
-    throw new WeftError("invalid_config", "WEFT_API_KEYS is not valid JSON");
-  }
+  const table = apiKeyTable(env);
+  if (!table) throw new WeftError("invalid_config", "WEFT_API_KEYS is not valid JSON");
   const given = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)));
   let found: Principal | null = null;
-  for (const [hash, who] of Object.entries(table)) {
-    const stored = new Uint8Array((hash.match(/[0-9a-f]{2}/gi) ?? []).map((h) => parseInt(h, 16)));
-    if (stored.byteLength === given.byteLength && crypto.subtle.timingSafeEqual(stored, given) && found === null) {
-      found = { userId: who.userId, name: who.name ?? who.userId, roles: who.roles ?? [] };
-    }
+  for (const { stored, who } of table) {
+    if (stored.byteLength === given.byteLength && crypto.subtle.timingSafeEqual(stored, given) && found === null) found = who;
   }
   if (!found) throw unauthenticated("unknown API key");
   return found;
 }
 
-function bearerOf(req: Request, url: URL): string | null {
+/** `WEFT_API_KEYS` parsed once per env: each stored hash as bytes with its principal; null when it is not JSON. */
+const apiKeyTable = perEnv((env: WeftEnv): Array<{ stored: Uint8Array; who: Principal }> | null => {
+  let table: Record<string, { userId: string; name?: string; roles?: string[] }>;
+  try {
+    table = typeof env.WEFT_API_KEYS === "string" && env.WEFT_API_KEYS ? JSON.parse(env.WEFT_API_KEYS) : {};
+  } catch {
+    return null;
+  }
+  return Object.entries(table).map(([hash, who]) => ({
+    stored: new Uint8Array((hash.match(/[0-9a-f]{2}/gi) ?? []).map((h) => parseInt(h, 16))),
+    who: { userId: who.userId, name: who.name ?? who.userId, roles: who.roles ?? [] },
+  }));
+});
+
+function bearerOf(req: Request): string | null {
   const header = req.headers.get("authorization");
   const m = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
   if (m) return m[1]!;
   // Browsers cannot set headers on a WebSocket: upgrades may carry the token as ?access_token=.
-  if (req.headers.get("upgrade")?.toLowerCase() === "websocket") return url.searchParams.get("access_token");
+  if (req.headers.get("upgrade")?.toLowerCase() === "websocket") return new URL(req.url).searchParams.get("access_token");
   return null;
 }
 
 /** The middleware: sets `c.var.caller` or answers 401/503; marks development-mode responses. */
 export function authenticate(): MiddlewareHandler<AuthedEnv> {
   return async function authenticateRequest(c, next) {
-    const url = new URL(c.req.url);
-    const mode = authMode(c.env, url);
+    const mode = authMode(c.env, c.req.url);
     if (mode === "dev") c.header(DEV_MODE_HEADER, `on: no authentication, every request without a token acts as "${DEV_PRINCIPAL.userId}" (admin); local development only`);
     if (mode === "refuse") {
       throw new WeftError(
@@ -172,11 +191,11 @@ export function authenticate(): MiddlewareHandler<AuthedEnv> {
     let principal: Principal;
     if (mode === "dev") {
       // Nothing here can verify a credential: one that was sent is refused, never taken for "dev".
-      if (c.req.raw.headers.has("authorization") || bearerOf(c.req.raw, url) !== null) throw unauthenticated(DEV_CREDENTIAL_REFUSED);
+      if (c.req.raw.headers.has("authorization") || bearerOf(c.req.raw) !== null) throw unauthenticated(DEV_CREDENTIAL_REFUSED);
       principal = DEV_PRINCIPAL;
     } else if (mode === "none") principal = ANONYMOUS;
     else {
-      const token = bearerOf(c.req.raw, url);
+      const token = bearerOf(c.req.raw);
       if (!token) throw unauthenticated("missing bearer token (Authorization: Bearer <token>)");
       principal = token.split(".").length === 3 ? await verifyJwt(c.env, token) : await verifyApiKey(c.env, token);
     }

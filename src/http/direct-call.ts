@@ -4,7 +4,7 @@
  * the tool-input size limit, then the call in the named thread or in a scratch thread.
  * @module
  */
-import { byteLength } from "../bytes.js";
+import { byteLength, fitsBytes } from "../bytes.js";
 import { WeftError } from "../errors.js";
 import { limitOf } from "../limits.js";
 import type { Caller } from "../thread/api.js";
@@ -48,8 +48,10 @@ export async function runDirectCall(
     throw new WeftError("invalid_continuation_token", "continuationToken: expected <channelId>:<key>", { path: ["continuationToken"] });
   }
   const max = limitOf(env, "toolInputBytes");
-  const size = body.input === undefined ? 0 : byteLength(JSON.stringify(body.input));
-  if (size > max) throw new WeftError("payload_too_large", `input: ${size} bytes, over the ${max}-byte limit of a tool input (WEFT_MAX_TOOL_INPUT_BYTES)`, { path: ["input"], limit: max });
+  const text = body.input === undefined ? "" : JSON.stringify(body.input);
+  if (!fitsBytes(text, max)) {
+    throw new WeftError("payload_too_large", `input: ${byteLength(text)} bytes, over the ${max}-byte limit of a tool input (WEFT_MAX_TOOL_INPUT_BYTES)`, { path: ["input"], limit: max });
+  }
   const call = { toolName: name, input: body.input ?? {} };
   if (body.sessionId !== undefined) {
     const stub = threadStub(env, body.sessionId, "session_not_found");

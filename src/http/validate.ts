@@ -12,6 +12,7 @@ import type { z } from "zod";
 import { WeftError } from "../errors.js";
 import { checkJsonShape } from "../json-shape.js";
 import { limitOf } from "../limits.js";
+import { perEnv } from "../per-env.js";
 import { describeIssues } from "../tools/schema.js";
 import type { AuthedEnv } from "./auth.js";
 import { documented } from "./openapi.js";
@@ -29,22 +30,34 @@ function hasBody(req: Request): boolean {
  */
 export function requestBodies(): MiddlewareHandler<AuthedEnv> {
   return async function checkBody(c, next) {
-    if (!hasBody(c.req.raw)) return next();
-    const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim();
+    const headers = c.req.raw.headers;
+    const length = headers.get("content-length");
+    if (length !== null ? length === "0" : c.req.raw.body === null) return next();
+    const type = (headers.get("content-type") ?? "").split(";")[0]!.trim();
     if (!JSON_TYPE.test(type)) {
       throw new WeftError("unsupported_media_type", `request bodies must be application/json, not ${JSON.stringify(type || "(none)")}`, {
         path: ["content-type"],
       });
     }
-    const maxSize = limitOf(c.env, "bodyBytes");
-    return bodyLimit({
-      maxSize,
-      onError: () => {
-        throw new WeftError("payload_too_large", `request body is over the ${maxSize}-byte limit (WEFT_MAX_BODY_BYTES)`, { limit: maxSize });
-      },
-    })(c, next);
+    const limit = bodyLimitOf(c.env);
+    // A declared length is the body's length (the runtime holds the stream to it): compared
+    // here, as bodyLimit would; a chunked body is counted by bodyLimit as it is read.
+    if (length !== null && !headers.has("transfer-encoding")) {
+      if (Number.parseInt(length, 10) > limit.maxSize) limit.refuse();
+      return next();
+    }
+    return limit.middleware(c, next);
   };
 }
+
+/** `WEFT_MAX_BODY_BYTES` and its bodyLimit middleware, made once per env. */
+const bodyLimitOf = perEnv((env: AuthedEnv["Bindings"]) => {
+  const maxSize = limitOf(env, "bodyBytes");
+  const refuse = (): never => {
+    throw new WeftError("payload_too_large", `request body is over the ${maxSize}-byte limit (WEFT_MAX_BODY_BYTES)`, { limit: maxSize });
+  };
+  return { maxSize, refuse, middleware: bodyLimit({ maxSize, onError: refuse }) };
+});
 
 function parse<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
   const parsed = schema.safeParse(value);

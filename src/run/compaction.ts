@@ -11,7 +11,7 @@ import type { Message } from "../protocol.js";
 import { type Model, ModelError } from "../models/model.js";
 import { SUMMARY_INSTRUCTIONS, type SummaryInput, summaryPrompt } from "../models/summary.js";
 import { readStep } from "./step.js";
-import { MAX_MODEL_ATTEMPTS, modelBackoffMs } from "./turn.js";
+import { MAX_MODEL_ATTEMPTS, modelBackoffMs } from "./model-request.js";
 import { type HistorySource, type HistorySummary, NEWEST, estimateTokens, selectWindow, summaryMessage } from "./window.js";
 
 /** How a history window is kept within its budget. */

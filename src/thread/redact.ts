@@ -46,7 +46,11 @@ export class Redactor {
     return out;
   }
 
-  /** A deep copy of a JSON-like value with every string (keys too) redacted; other values as is. */
+  /**
+   * A JSON-like value with every string (keys too) redacted. Only what holds a secret is copied:
+   * a value without any comes back as it is (the same object), so a clean answer costs a walk
+   * and no allocation.
+   */
   value<T>(value: T): T {
     if (this.secrets.length === 0) return value;
     return this.walk(value, 0) as T;
@@ -55,17 +59,37 @@ export class Redactor {
   private walk(value: unknown, depth: number): unknown {
     if (typeof value === "string") return this.text(value);
     if (value === null || typeof value !== "object" || depth > 64) return value;
-    if (Array.isArray(value)) return value.map((v) => this.walk(v, depth + 1));
+    if (Array.isArray(value)) {
+      let out: unknown[] | null = null;
+      for (let i = 0; i < value.length; i++) {
+        const v = this.walk(value[i], depth + 1);
+        if (out === null && v !== value[i]) out = value.slice(0, i);
+        out?.push(v);
+      }
+      return out ?? value;
+    }
     if (value instanceof Error) {
-      const copy = new Error(this.text(value.message));
+      const message = this.text(value.message);
+      const stack = value.stack === undefined ? undefined : this.text(value.stack);
+      if (message === value.message && stack === value.stack) return value;
+      const copy = new Error(message);
       copy.name = value.name;
-      if (value.stack) copy.stack = this.text(value.stack);
+      if (stack) copy.stack = stack;
       return copy;
     }
     if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return value;
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[this.text(k)] = this.walk(v, depth + 1);
-    return out;
+    const entries = Object.entries(value);
+    let changed = false;
+    for (const entry of entries) {
+      const k = this.text(entry[0]);
+      const v = this.walk(entry[1], depth + 1);
+      if (k !== entry[0] || v !== entry[1]) {
+        changed = true;
+        entry[0] = k;
+        entry[1] = v;
+      }
+    }
+    return changed ? Object.fromEntries(entries) : value;
   }
 
   /** A redactor for one stream of text pieces; see {@link StreamRedactor}. */
