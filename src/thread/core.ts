@@ -216,6 +216,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     await this.ctx.storage.deleteAll();
     this.store.forget();
     closeAll(this.ctx, "thread deleted");
+    this.fanout.socketsChanged();
   }
 
   /** The watchdog: resumes a turn cut by a restart, recovers calls, drains the queue; ends scratch threads. */
@@ -262,14 +263,21 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     const refused = !caller ? new WeftError("unauthenticated", "no verified caller") : thrownError(() => this.guard(caller, "read"));
     if (refused) return Response.json(refused.toBody(), { status: refused.status });
     this.fanout.flush();
-    return replayAndAccept(this.ctx, this.store, request);
+    const accepted = replayAndAccept(this.ctx, this.store, request);
+    this.fanout.socketsChanged();
+    return accepted;
   }
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
     onSocketMessage(ws, message, this.env);
   }
 
+  override async webSocketError(): Promise<void> {
+    this.fanout.socketsChanged();
+  }
+
   override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
+    this.fanout.socketsChanged();
     try {
       ws.close(code === 1005 || code === 1006 ? 1000 : code, "closing");
     } catch {

@@ -47,21 +47,31 @@ export interface SocketLists {
 /** Queues frames and sends them to every socket once the current synchronous work is done. */
 export class Fanout {
   private queue: string[] = [];
-  /** The sockets of the burst being queued, read at its first frame; null between bursts. */
+  /** The sockets of the burst being queued, taken at its first frame; null between bursts. */
   private targets: WebSocket[] | null = null;
+  /** The socket list as last read; null once a socket was accepted or closed since. */
+  private known: WebSocket[] | null = null;
 
   constructor(private readonly sockets: SocketLists) {}
 
+  /** A socket was accepted or closed: the next burst reads the list again. */
+  socketsChanged(): void {
+    this.known = null;
+  }
+
   /**
-   * Queues one frame; the first of a burst reads the socket list and schedules the send. With no
-   * socket open the frame is not even serialized: a client that connects later replays the log.
+   * Queues one frame; the first of a burst takes the socket list and schedules the send. With no
+   * socket open the frame is not even serialized, nor a send scheduled: a client that connects
+   * later replays the log. The list is read again only after a socket was accepted or closed.
    */
   send(frame: EventFrame): void {
     if (this.targets === null) {
-      this.targets = this.sockets.all();
+      const sockets = (this.known ??= this.sockets.all());
+      if (sockets.length === 0) return;
+      this.targets = sockets;
       queueMicrotask(() => this.flush());
     }
-    if (this.targets.length > 0) this.queue.push(JSON.stringify(frame));
+    this.queue.push(JSON.stringify(frame));
   }
 
   /**
