@@ -91,9 +91,18 @@ export const DirectCallBody = closedObject(
 /** Body of `PUT /account/env/:name`; a value is a secret unless `type` says `text`. */
 export const AccountEnvBody = z.object({ value: z.string(), type: z.enum(["text", "secret"]).optional() });
 
-/** `?limit=` of a paged list: a whole number within the list's page sizes (src/limits.ts). */
+/**
+ * `?limit=` of a paged list: a whole number within the list's page sizes (src/limits.ts). Every
+ * refusal, text that is no number included, states the range.
+ */
 function pageLimit(list: PagedList) {
-  return WholeNumber.refine((n) => isPageSize(list, n), pageSizeRule(list)).optional();
+  const rule = pageSizeRule(list);
+  return z
+    .string()
+    .regex(/^\d{1,15}$/, rule)
+    .transform(Number)
+    .refine((n) => isPageSize(list, n), rule)
+    .optional();
 }
 
 /** Query of `GET /threads/:id/messages`. */
