@@ -102,6 +102,14 @@ describe("query strings and env values a new user gets wrong", () => {
     }
   });
 
+  it("says what a cursor is when ?cursor= is empty, as when it is garbage", async () => {
+    for (const cursor of ["", "zzz"]) {
+      const res = await json("GET", `/threads?cursor=${cursor}`);
+      expect([cursor, res.status]).toEqual([cursor, 400]);
+      expect(res.body.error).toMatchObject({ code: "invalid_request", message: "cursor: not a cursor from a previous page", details: { path: ["cursor"] } });
+    }
+  });
+
   it("names a query parameter given twice", async () => {
     const id = await createThread();
     const res = await json("GET", `/threads/${id}/messages?limit=1&limit=2`);

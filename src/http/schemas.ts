@@ -6,6 +6,7 @@
 import * as z from "zod";
 import { type PagedList, isPageSize, pageSizeRule } from "../limits.js";
 import { CALL_STATUSES } from "../protocol.js";
+import { NOT_A_CURSOR } from "../thread/account.js";
 
 const EnvValue = z.union([z.string(), z.object({ value: z.string(), type: z.enum(["text", "secret"]).optional() })], {
   error: 'expected a string, or { "value": string, "type"?: "text" | "secret" }',
@@ -122,5 +123,5 @@ export const CallsQuery = z.object({ status: z.enum(CALL_STATUSES).optional() })
 /** Query of `GET /threads`: newest first, `cursor` from the previous page's `nextCursor`. */
 export const ThreadsQuery = z.object({
   limit: pageLimit("threads"),
-  cursor: z.string().min(1).optional(),
+  cursor: z.string().min(1, NOT_A_CURSOR).optional(),
 });
