@@ -161,3 +161,42 @@ describe("redaction copies only what holds a secret", () => {
     expect(r.value(plain)).toBe(plain);
   });
 });
+
+describe("the socket list kept between bursts", () => {
+  /** Waits until `sub` has every frame up to `last` and checks it got exactly (since, last]. */
+  async function expectExactLive(sub: Awaited<ReturnType<typeof subscribe>>, since: number, last: number, what: string): Promise<void> {
+    await sub.until((f) => (f.at(-1)?.seq ?? since) >= last);
+    expect([what, sub.frames.map((f) => f.seq)]).toEqual([what, oneToN(last).slice(since)]);
+  }
+
+  it("sockets opened, closed and opened again while calls run: each gets exactly its frames live, plain and batched", async () => {
+    const token = `web:${crypto.randomUUID()}`;
+    const id = (await json("POST", "/threads", { agent: "robustness", continuationToken: token })).body.threadId as string;
+    const lastSeq = async () => (await json<{ lastSeq: number }>("GET", `/threads/${id}`)).body.lastSeq;
+    const a = await subscribe(id, 0);
+    await write(id, "a1");
+    const bSince = await lastSeq();
+    const b = await subscribe(id, bSince, true);
+    await write(id, "b1");
+    a.close();
+    // Sockets opened while a burst of calls is in flight: the replay and the live frames meet without gap or repeat.
+    const burst = Promise.all(["c1", "c2", "c3", "c4", "c5", "c6"].map((label) => write(id, label)));
+    const c = await subscribe(id, 0);
+    const d = await subscribe(id, 0, true);
+    await burst;
+    await write(id, "c7");
+    const last = await lastSeq();
+    await expectExactLive(b, bSince, last, "b");
+    await expectExactLive(c, 0, last, "c");
+    await expectExactLive(d, 0, last, "d");
+    for (const sub of [b, c, d]) sub.close();
+    // Removed and made again under the same id: a new socket hears the new thread's frames live.
+    expect((await request(`/threads/${id}`, { method: "DELETE" })).status).toBeLessThan(300);
+    expect((await json("POST", "/threads", { agent: "robustness", continuationToken: token })).body.threadId).toBe(id);
+    const e = await subscribe(id, 0, true);
+    await write(id, "e1");
+    await write(id, "e2");
+    await expectExactLive(e, 0, await lastSeq(), "e");
+    e.close();
+  });
+});
