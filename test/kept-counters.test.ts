@@ -145,6 +145,14 @@ describe("attempts of execute share one deadline timer", () => {
       await evictDurableObject(rawStub(id));
     }
   });
+  it("leaves no timer behind: a second after the last attempt ends, an idle thread has none set", async () => {
+    const id = await createThread({ agent: "robustness" });
+    // The default deadline (far off): the shared timer is set at most a second ahead.
+    expect((await json("POST", "/v1/tools/slow_read", { input: { ms: 5 }, sessionId: id })).body).toMatchObject({ ok: true });
+    expect(await inThread(id, (i) => i.engine.deadlines.timer !== undefined)).toBe(true);
+    await new Promise((r) => setTimeout(r, 1300));
+    expect(await inThread(id, (i) => ({ timer: i.engine.deadlines.timer, pending: i.engine.deadlines.pending.size }))).toEqual({ timer: undefined, pending: 0 });
+  });
 });
 
 describe("redaction copies only what holds a secret", () => {
