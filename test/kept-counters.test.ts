@@ -2,7 +2,7 @@ import { evictDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { EventFrame } from "../src/protocol.js";
 import { Redactor } from "../src/thread/redact.js";
-import { callsOf, createThread, inThread, json, ledgerOf, rawStub, request, subscribe } from "./helpers.js";
+import { callsOf, createThread, inThread, json, ledgerOf, rawStub, request, subscribe, until } from "./helpers.js";
 
 // The thread keeps some of its rows' facts in memory (the newest event seq, the newest call ord,
 // whether a call can be queued, the attempts' deadlines) instead of asking SQLite on every call.
@@ -18,6 +18,16 @@ function storedNumbers(id: string): Promise<{ seqs: number[]; ords: number[]; ca
     ords: i.ctx.storage.sql.exec("SELECT ord FROM calls ORDER BY ord").toArray().map((r: { ord: number }) => r.ord),
     callIds: i.ctx.storage.sql.exec("SELECT call_id FROM calls ORDER BY ord").toArray().map((r: { call_id: string }) => r.call_id),
   }));
+}
+
+/** Every stored event's type and call id (for call events), oldest first. */
+function storedEvents(id: string): Promise<Array<{ type: string; callId?: string }>> {
+  return inThread(id, (i) =>
+    i.ctx.storage.sql
+      .exec("SELECT type, data FROM events ORDER BY seq")
+      .toArray()
+      .map((r: { type: string; data: string }) => ({ type: r.type, callId: (JSON.parse(r.data) as { callId?: string } | null)?.callId })),
+  );
 }
 
 const oneToN = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
@@ -125,6 +135,27 @@ describe("counters kept in memory stay true to the rows", () => {
     const last = await expectExactLog(id);
     // Each call: started + finished; each emit_blob one custom event more; thread_created first.
     expect(last).toBe(1 + 24 * 2 + 12);
+  });
+});
+
+describe("direct calls that queue, interleaving", () => {
+  it("five concurrent direct calls that each queue two calls: every queued call runs once with one result, none left queued", async () => {
+    const id = await createThread({ agent: "faults" });
+    const answers = await Promise.all(Array.from({ length: 5 }, () => json("POST", "/v1/tools/queue_two", { input: {}, sessionId: id })));
+    for (const a of answers) expect(a.body).toMatchObject({ ok: true, status: "succeeded" });
+    await until(async () => (await callsOf(id)).every((c) => c.status !== "queued" && c.status !== "started"), "the queue to drain");
+    const calls = await callsOf(id);
+    expect(calls).toHaveLength(15);
+    const byTool = (name: string) => calls.filter((c) => c.toolName === name);
+    expect(byTool("queue_two").map((c) => c.status)).toEqual(Array(5).fill("succeeded"));
+    expect(byTool("throws_error").map((c) => c.status)).toEqual(Array(5).fill("failed"));
+    expect(byTool("record_call").map((c) => c.status)).toEqual(Array(5).fill("succeeded"));
+    // record_call counts its own runs per call id: each ran exactly once.
+    const counts = await inThread(id, (i) => byTool("record_call").map((c) => i.store.kv.get(`count:${c.callId}`)));
+    expect(counts).toEqual(Array(5).fill(1));
+    const finished = (await storedEvents(id)).filter((e) => e.type === "tool_call_finished").map((e) => e.callId);
+    expect(finished.sort()).toEqual(calls.map((c) => c.callId).sort());
+    await expectExactLog(id);
   });
 });
 
