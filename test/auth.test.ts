@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { SignJWT, exportJWK, generateKeyPair } from "jose";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createApp } from "../src/http/app.js";
 import { hashApiKey } from "../src/http/auth.js";
 import { registry } from "./generated/registry.js";
@@ -54,6 +54,25 @@ describe("bearer JWTs (HS256)", () => {
       expect(me.header).toMatch(/^Bearer error="invalid_token"/);
     }
     expect((await whoAmI(cases[0]![1])).body.error.message).toBe("token expired");
+  });
+
+  it("take a verified token on trust for a while, never past its exp and the skew", async () => {
+    const start = Date.now();
+    const token = await hs256({ sub: "carol" }, { exp: Math.floor(start / 1000) + 10 });
+    try {
+      expect((await whoAmI(token)).status).toBe(200);
+      vi.setSystemTime(start + 20_000);
+      expect((await whoAmI(token)).status).toBe(200);
+      // exp + 30 s of skew has passed (well within the time a token is trusted): refused, as verifying it would be.
+      vi.setSystemTime(start + 45_000);
+      const me = await whoAmI(token);
+      expect([me.status, me.body.error.message]).toEqual([401, "token expired"]);
+    } finally {
+      vi.useRealTimers();
+    }
+    // A token that never verified is not kept: the same bad token is refused every time.
+    const bad = `${(await hs256({ sub: "carol" })).slice(0, -4)}AAAA`;
+    for (let i = 0; i < 2; i++) expect((await whoAmI(bad)).status).toBe(401);
   });
 
   it("allow a small clock skew on exp", async () => {

@@ -92,11 +92,41 @@ function principalOfClaims(claims: JWTPayload): Principal {
   return { userId: claims.sub, name: typeof claims.name === "string" ? claims.name : claims.sub, roles };
 }
 
+/** The longest a verified token is taken on trust before its signature and claims are checked again (ms). */
+const TRUSTED_TOKEN_MS = 60_000;
+/** At most this many verified tokens are kept per env; the oldest goes first. */
+const TRUSTED_TOKENS = 1000;
+
+/**
+ * Tokens verified lately, per env (so per key and issuer/audience settings), each with its
+ * principal and the time it stops being taken on trust: never past its `exp` plus the clock skew,
+ * where verifying would refuse it. A client sends the same token with every call; checking its
+ * signature again each time costs more CPU than the rest of a read call's Worker half.
+ */
+const trustedTokens = perEnv((_env: WeftEnv) => new Map<string, { principal: Principal; until: number }>());
+
 /**
  * Verifies a JWT against the configured key and claims.
  * @throws WeftError `unauthenticated` naming what failed (expired, audience, signature, ...).
  */
 export async function verifyJwt(env: WeftEnv, token: string): Promise<Principal> {
+  const trusted = trustedTokens(env);
+  const kept = trusted.get(token);
+  if (kept !== undefined) {
+    if (Date.now() < kept.until) return kept.principal;
+    trusted.delete(token);
+  }
+  const claims = await verifiedClaims(env, token);
+  const principal = principalOfClaims(claims);
+  // `exp` is required: verification refuses a token from (exp + skew) s on.
+  const until = Math.min(Date.now() + TRUSTED_TOKEN_MS, (claims.exp! + CLOCK_SKEW_S) * 1000);
+  if (trusted.size >= TRUSTED_TOKENS) trusted.delete(trusted.keys().next().value!);
+  trusted.set(token, { principal, until });
+  return principal;
+}
+
+/** The claims of a JWT whose signature and claims verify. */
+async function verifiedClaims(env: WeftEnv, token: string): Promise<JWTPayload> {
   const options = {
     clockTolerance: CLOCK_SKEW_S,
     requiredClaims: ["exp"],
@@ -111,16 +141,16 @@ export async function verifyJwt(env: WeftEnv, token: string): Promise<Principal>
       throw unauthenticated("token is not a JWT");
     }
     if (header.alg === "HS256" && typeof env.WEFT_JWT_SECRET === "string" && env.WEFT_JWT_SECRET) {
-      return principalOfClaims((await jwtVerify(token, await hmacKey(env), { ...options, algorithms: ["HS256"] })).payload);
+      return (await jwtVerify(token, await hmacKey(env), { ...options, algorithms: ["HS256"] })).payload;
     }
     const algorithms = ["RS256", "ES256"];
     if (typeof env.WEFT_JWKS === "string" && env.WEFT_JWKS) {
-      return principalOfClaims((await jwtVerify(token, localJwks(env), { ...options, algorithms })).payload);
+      return (await jwtVerify(token, localJwks(env), { ...options, algorithms })).payload;
     }
     if (typeof env.WEFT_JWKS_URL === "string" && env.WEFT_JWKS_URL) {
       let set = remoteSets.get(env.WEFT_JWKS_URL);
       if (!set) remoteSets.set(env.WEFT_JWKS_URL, (set = createRemoteJWKSet(new URL(env.WEFT_JWKS_URL))));
-      return principalOfClaims((await jwtVerify(token, set, { ...options, algorithms })).payload);
+      return (await jwtVerify(token, set, { ...options, algorithms })).payload;
     }
     throw unauthenticated(`no key is configured for ${JSON.stringify(header.alg)} tokens`);
   } catch (e) {

@@ -23,7 +23,7 @@ import { SCRATCH_TTL_MS, checkAccess } from "./guard.js";
 import { checkModel, checkScriptable } from "./model-choice.js";
 import { type RpcResult, rpc } from "./rpc.js";
 import { envSources } from "./state.js";
-import type { IdempotencyClaim } from "./store/idempotency.js";
+import { type IdempotencyClaim, keyedCallId } from "./store/idempotency.js";
 import { migrate } from "./store/migrations.js";
 import type { ThreadMeta } from "./store/meta.js";
 import { modelTools } from "./turn-host.js";
@@ -179,7 +179,10 @@ export function createThreadClass(registry: Registry) {
         this.work(caller, async (engine, runner) => {
           // A direct call runs outside any turn; the watchdog finishes it if a crash cuts it.
           await this.armWatchdog();
-          return directCall(engine, runner, input);
+          // Under an Idempotency-Key the id comes from the key: a retry that a restart made
+          // necessary reaches the first call, never a second run of the tool.
+          const call = idem && input.callId === undefined ? { ...input, callId: await keyedCallId(caller.userId, idem, input.toolName) } : input;
+          return directCall(engine, runner, call);
         }),
       );
     }

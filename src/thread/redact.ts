@@ -71,7 +71,9 @@ export class Redactor {
     if (value instanceof Error) {
       const message = this.text(value.message);
       const stack = value.stack === undefined ? undefined : this.text(value.stack);
-      if (message === value.message && stack === value.stack) return value;
+      // Only a bare error is kept as is: whatever else it carries (details, a cause) is dropped
+      // by the copy, as it always was, so no secret rides along unread.
+      if (message === value.message && stack === value.stack && value.cause === undefined && Object.keys(value).length === 0) return value;
       const copy = new Error(message);
       copy.name = value.name;
       if (stack) copy.stack = stack;

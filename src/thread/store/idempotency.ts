@@ -6,6 +6,7 @@
  * are kept per thread; answers are chunked so no row nears SQLite's 2 MB limit.
  * @module
  */
+import { sha256Hex } from "../../bytes.js";
 import { WeftError } from "../../errors.js";
 import { CHUNK_CHARS } from "./kv.js";
 
@@ -21,6 +22,15 @@ export interface IdempotencyClaim {
   key: string;
   /** SHA-256 hex of the method, path and canonical body: a different request under the same key differs here. */
   fingerprint: string;
+}
+
+/**
+ * The id of a direct call of `toolName` made under `claim` for user `scope`: every retry of the
+ * request gets the same id, so a retry after a restart cut the first one finds that call (its
+ * result, or its recovery by effect policy) instead of running the tool a second time.
+ */
+export async function keyedCallId(scope: string, claim: IdempotencyClaim, toolName: string): Promise<string> {
+  return `tool_${toolName}_${(await sha256Hex(`${scope}\n${claim.key}\n${claim.fingerprint}`)).slice(0, 24)}`;
 }
 
 /**
