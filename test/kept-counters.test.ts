@@ -2,7 +2,7 @@ import { evictDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { EventFrame } from "../src/protocol.js";
 import { Redactor } from "../src/thread/redact.js";
-import { callsOf, createThread, inThread, json, ledgerOf, rawStub, request, subscribe } from "./helpers.js";
+import { callsOf, createThread, inThread, json, ledgerOf, rawStub, request, subscribe, until } from "./helpers.js";
 
 // The thread keeps some of its rows' facts in memory (the newest event seq, the newest call ord,
 // whether a call can be queued, the attempts' deadlines) instead of asking SQLite on every call.
@@ -18,6 +18,16 @@ function storedNumbers(id: string): Promise<{ seqs: number[]; ords: number[]; ca
     ords: i.ctx.storage.sql.exec("SELECT ord FROM calls ORDER BY ord").toArray().map((r: { ord: number }) => r.ord),
     callIds: i.ctx.storage.sql.exec("SELECT call_id FROM calls ORDER BY ord").toArray().map((r: { call_id: string }) => r.call_id),
   }));
+}
+
+/** Every stored event's type and call id (for call events), oldest first. */
+function storedEvents(id: string): Promise<Array<{ type: string; callId?: string }>> {
+  return inThread(id, (i) =>
+    i.ctx.storage.sql
+      .exec("SELECT type, data FROM events ORDER BY seq")
+      .toArray()
+      .map((r: { type: string; data: string }) => ({ type: r.type, callId: (JSON.parse(r.data) as { callId?: string } | null)?.callId })),
+  );
 }
 
 const oneToN = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
@@ -128,6 +138,27 @@ describe("counters kept in memory stay true to the rows", () => {
   });
 });
 
+describe("direct calls that queue, interleaving", () => {
+  it("five concurrent direct calls that each queue two calls: every queued call runs once with one result, none left queued", async () => {
+    const id = await createThread({ agent: "faults" });
+    const answers = await Promise.all(Array.from({ length: 5 }, () => json("POST", "/v1/tools/queue_two", { input: {}, sessionId: id })));
+    for (const a of answers) expect(a.body).toMatchObject({ ok: true, status: "succeeded" });
+    await until(async () => (await callsOf(id)).every((c) => c.status !== "queued" && c.status !== "started"), "the queue to drain");
+    const calls = await callsOf(id);
+    expect(calls).toHaveLength(15);
+    const byTool = (name: string) => calls.filter((c) => c.toolName === name);
+    expect(byTool("queue_two").map((c) => c.status)).toEqual(Array(5).fill("succeeded"));
+    expect(byTool("throws_error").map((c) => c.status)).toEqual(Array(5).fill("failed"));
+    expect(byTool("record_call").map((c) => c.status)).toEqual(Array(5).fill("succeeded"));
+    // record_call counts its own runs per call id: each ran exactly once.
+    const counts = await inThread(id, (i) => byTool("record_call").map((c) => i.store.kv.get(`count:${c.callId}`)));
+    expect(counts).toEqual(Array(5).fill(1));
+    const finished = (await storedEvents(id)).filter((e) => e.type === "tool_call_finished").map((e) => e.callId);
+    expect(finished.sort()).toEqual(calls.map((c) => c.callId).sort());
+    await expectExactLog(id);
+  });
+});
+
 describe("attempts of execute share one deadline timer", () => {
   it("a short deadline fires on time while a longer one runs, the longer one not before its own, also after an eviction", async () => {
     const id = await createThread({ agent: "robustness" });
@@ -145,6 +176,14 @@ describe("attempts of execute share one deadline timer", () => {
       await evictDurableObject(rawStub(id));
     }
   });
+  it("leaves no timer behind: a second after the last attempt ends, an idle thread has none set", async () => {
+    const id = await createThread({ agent: "robustness" });
+    // The default deadline (far off): the shared timer is set at most a second ahead.
+    expect((await json("POST", "/v1/tools/slow_read", { input: { ms: 5 }, sessionId: id })).body).toMatchObject({ ok: true });
+    expect(await inThread(id, (i) => i.engine.deadlines.timer !== undefined)).toBe(true);
+    await new Promise((r) => setTimeout(r, 1300));
+    expect(await inThread(id, (i) => ({ timer: i.engine.deadlines.timer, pending: i.engine.deadlines.pending.size }))).toEqual({ timer: undefined, pending: 0 });
+  });
 });
 
 describe("redaction copies only what holds a secret", () => {
@@ -159,5 +198,44 @@ describe("redaction copies only what holds a secret", () => {
     expect(error.details.header).toBe("sk-live-123456");
     const plain = new Error("clean");
     expect(r.value(plain)).toBe(plain);
+  });
+});
+
+describe("the socket list kept between bursts", () => {
+  /** Waits until `sub` has every frame up to `last` and checks it got exactly (since, last]. */
+  async function expectExactLive(sub: Awaited<ReturnType<typeof subscribe>>, since: number, last: number, what: string): Promise<void> {
+    await sub.until((f) => (f.at(-1)?.seq ?? since) >= last);
+    expect([what, sub.frames.map((f) => f.seq)]).toEqual([what, oneToN(last).slice(since)]);
+  }
+
+  it("sockets opened, closed and opened again while calls run: each gets exactly its frames live, plain and batched", async () => {
+    const token = `web:${crypto.randomUUID()}`;
+    const id = (await json("POST", "/threads", { agent: "robustness", continuationToken: token })).body.threadId as string;
+    const lastSeq = async () => (await json<{ lastSeq: number }>("GET", `/threads/${id}`)).body.lastSeq;
+    const a = await subscribe(id, 0);
+    await write(id, "a1");
+    const bSince = await lastSeq();
+    const b = await subscribe(id, bSince, true);
+    await write(id, "b1");
+    a.close();
+    // Sockets opened while a burst of calls is in flight: the replay and the live frames meet without gap or repeat.
+    const burst = Promise.all(["c1", "c2", "c3", "c4", "c5", "c6"].map((label) => write(id, label)));
+    const c = await subscribe(id, 0);
+    const d = await subscribe(id, 0, true);
+    await burst;
+    await write(id, "c7");
+    const last = await lastSeq();
+    await expectExactLive(b, bSince, last, "b");
+    await expectExactLive(c, 0, last, "c");
+    await expectExactLive(d, 0, last, "d");
+    for (const sub of [b, c, d]) sub.close();
+    // Removed and made again under the same id: a new socket hears the new thread's frames live.
+    expect((await request(`/threads/${id}`, { method: "DELETE" })).status).toBeLessThan(300);
+    expect((await json("POST", "/threads", { agent: "robustness", continuationToken: token })).body.threadId).toBe(id);
+    const e = await subscribe(id, 0, true);
+    await write(id, "e1");
+    await write(id, "e2");
+    await expectExactLive(e, 0, await lastSeq(), "e");
+    e.close();
   });
 });
