@@ -102,6 +102,15 @@ describe("query strings and env values a new user gets wrong", () => {
     }
   });
 
+  it("names a WebSocket parameter given twice, as on every other route, instead of taking the first", async () => {
+    const id = await createThread();
+    for (const param of ["since", "batch"]) {
+      const res = await request(`/threads/${id}/ws?${param}=1&${param}=0`, { headers: { upgrade: "websocket" } });
+      expect([param, res.status]).toEqual([param, 400]);
+      expect(((await res.json()) as { error: unknown }).error).toMatchObject({ code: "invalid_request", message: `${param}: given more than once; give it once`, details: { path: [param] } });
+    }
+  });
+
   it("says what a cursor is when ?cursor= is empty, as when it is garbage", async () => {
     for (const cursor of ["", "zzz"]) {
       const res = await json("GET", `/threads?cursor=${cursor}`);

@@ -125,3 +125,13 @@ export const ThreadsQuery = z.object({
   limit: pageLimit("threads"),
   cursor: z.string().min(1, NOT_A_CURSOR).optional(),
 });
+
+/**
+ * Query of `GET /threads/:id/ws`, each parameter once. The thread checks the values (a `since`
+ * above its newest seq, a `batch` other than 0 or 1), since only it knows its newest seq.
+ */
+export const WsQuery = z.object({
+  since: z.string().optional(),
+  batch: z.string().optional(),
+  access_token: z.string().optional(),
+});

@@ -11,7 +11,7 @@ import { CALLER_HEADER } from "../thread/api.js";
 import type { AuthedEnv } from "./auth.js";
 import { idempotencyOf } from "./idempotency.js";
 import { describe } from "./openapi.js";
-import { CreateThreadBody, MessagesQuery, PostMessageBody, ThreadsQuery } from "./schemas.js";
+import { CreateThreadBody, MessagesQuery, PostMessageBody, ThreadsQuery, WsQuery } from "./schemas.js";
 import { accountStub, keyedThread, newThread, threadStub, tokenThread, unwrap } from "./stubs.js";
 import { jsonBody, query } from "./validate.js";
 
@@ -85,7 +85,7 @@ export function threadRoutes() {
 
   app.post("/:id/stop", describe("Stop the running turn"), async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).stop(c.var.caller))));
 
-  app.get("/:id/ws", describe("Subscribe to the thread's events: WebSocket upgrade, replaying frames after ?since=<seq>; ?batch=1 sends JSON arrays of frames", { 101: "Switching Protocols: frames { seq, type, data, at }" }), async (c) => {
+  app.get("/:id/ws", describe("Subscribe to the thread's events: WebSocket upgrade, replaying frames after ?since=<seq>; ?batch=1 sends JSON arrays of frames", { 101: "Switching Protocols: frames { seq, type, data, at }" }), query(WsQuery), async (c) => {
     const stub = threadStub(c.env, c.req.param("id"));
     // The thread checks the caller before it accepts: a refused upgrade is a plain 401/404.
     const request = new Request(c.req.raw);
