@@ -136,6 +136,19 @@ describe("without any credential configured", () => {
     expect(await (await send(vars, "http://localhost:8787/account")).json()).toMatchObject({ userId: "dev", admin: true });
   });
 
+  it("development mode marks the WebSocket route's answers too (the thread's own 426, 400 and 101)", async () => {
+    const vars = { ...NO_AUTH, WEFT_DEV_MODE: "on" };
+    const created = await send(vars, "http://localhost:8787/threads", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    const { threadId } = (await created.json()) as { threadId: string };
+    const ws = `http://localhost:8787/threads/${threadId}/ws`;
+    const upgrade = { headers: { upgrade: "websocket" } };
+    const answers = [await send(vars, ws), await send(vars, `${ws}?batch=2`, upgrade), await send(vars, ws, upgrade)];
+    expect(answers.map((res) => res.status)).toEqual([426, 400, 101]);
+    for (const res of answers) expect(res.headers.get("x-weft-dev-mode"), String(res.status)).toMatch(/^on: no authentication/);
+    answers[2]!.webSocket!.accept();
+    answers[2]!.webSocket!.close();
+  });
+
   it("development mode refuses a token it cannot verify instead of taking it for the dev user; no token is still dev", async () => {
     const vars = { ...NO_AUTH, WEFT_DEV_MODE: "on" };
     const jwt = await hs256({ sub: "alice" });

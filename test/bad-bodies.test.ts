@@ -78,7 +78,8 @@ describe("query strings and env values a new user gets wrong", () => {
       ["/threads", 200, 50],
       [`/threads/${id}/messages`, 1000, 100],
     ] as const) {
-      for (const limit of [0, max + 1, 500_000]) {
+      // Not a whole number at all says the same range: "0 or more" would send a user to try 0.
+      for (const limit of [0, max + 1, 500_000, "abc", "1.5", "-1", "1e2"]) {
         const res = await json("GET", `${path}?limit=${limit}`);
         expect([path, limit, res.status]).toEqual([path, limit, 400]);
         expect(res.body.error).toMatchObject({
@@ -93,11 +94,19 @@ describe("query strings and env values a new user gets wrong", () => {
 
   it("names a bad whole-number parameter once, and says what it takes", async () => {
     const id = await createThread();
-    for (const [param, value] of [["limit", "abc"], ["offset", "-5"], ["maxDepth", "-1"], ["before", "1.5"]] as const) {
+    for (const [param, value] of [["after", "abc"], ["offset", "-5"], ["maxDepth", "-1"], ["before", "1.5"]] as const) {
       const res = await json("GET", `/threads/${id}/messages?${param}=${value}`);
       expect(res.status, param).toBe(400);
       expect(res.body.error.message, param).toBe(`${param}: expected a whole number (0 or more)`);
       expect(res.body.error.details.path).toEqual([param]);
+    }
+  });
+
+  it("says what a cursor is when ?cursor= is empty, as when it is garbage", async () => {
+    for (const cursor of ["", "zzz"]) {
+      const res = await json("GET", `/threads?cursor=${cursor}`);
+      expect([cursor, res.status]).toEqual([cursor, 400]);
+      expect(res.body.error).toMatchObject({ code: "invalid_request", message: "cursor: not a cursor from a previous page", details: { path: ["cursor"] } });
     }
   });
 

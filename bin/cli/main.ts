@@ -60,13 +60,20 @@ function refused(error: unknown, json: boolean | undefined): void {
   }
 }
 
-/** Runs `fn` with a client, turning every failure into output and an exit code. */
-async function run(opts: Common, fn: (client: WeftClient) => Promise<void>, ephemeral = false): Promise<void> {
+/**
+ * Runs `fn` with a client, turning every failure into output and an exit code. A `WEFT_TOKEN` from
+ * the environment (meant for a deployed weft) is not sent to a local runtime this command started
+ * in development mode, which refuses every token; an explicit `--auth` is always sent.
+ */
+async function run(opts: Common, fn: (client: WeftClient) => Promise<void>, ephemeral = false, cmd?: Command): Promise<void> {
   try {
     const url = opts.url ?? (ephemeral ? undefined : "http://localhost:8787");
-    await withRuntime({ ...(url ? { url } : {}), ...(opts.dir ? { dir: opts.dir } : {}) }, (base) =>
-      fn(new WeftClient({ url: base, ...(opts.auth ? { token: opts.auth } : {}) })),
-    );
+    await withRuntime({ ...(url ? { url } : {}), ...(opts.dir ? { dir: opts.dir } : {}) }, (base, runtime) => {
+      const fromEnv = cmd?.getOptionValueSource("auth") === "env";
+      const token = runtime.devMode && fromEnv ? undefined : opts.auth;
+      if (opts.auth && !token) process.stderr.write('weft: the local runtime is in development mode: WEFT_TOKEN is not sent (requests act as "dev")\n');
+      return fn(new WeftClient({ url: base, ...(token ? { token } : {}) }));
+    });
   } catch (e) {
     refused(e, opts.json);
   }
@@ -86,7 +93,7 @@ export function program(): Command {
     .option("--session <id>", "run in this session (thread id)")
     .option("--token <channel:key>", "continuation token: bind the call to the session this token names")
     .option("--dir <path>", "project folder for the local runtime (default: found from the working directory)")
-    .action(async (name: string, opts: Common & { input: unknown; session?: string; token?: string }) => {
+    .action(async (name: string, opts: Common & { input: unknown; session?: string; token?: string }, cmd: Command) => {
       if (opts.session !== undefined && opts.token !== undefined) weft.error("error: give --session or --token, not both", { exitCode: 2 });
       await run(
         opts,
@@ -99,13 +106,14 @@ export function program(): Command {
           if (outcome.isError) process.exitCode = 1;
         },
         true,
+        cmd,
       );
     });
 
   common(weft.command("tools"), true)
     .description("list the tools with their input schemas")
     .option("--dir <path>", "project folder for the local runtime (default: found from the working directory)")
-    .action(async (opts: Common) => {
+    .action(async (opts: Common, cmd: Command) => {
       await run(
         opts,
         async (client) => {
@@ -115,6 +123,7 @@ export function program(): Command {
           say(`configHash ${listing.configHash}`);
         },
         true,
+        cmd,
       );
     });
 

@@ -16,12 +16,18 @@ export function projectDir(from: string): string {
   }
 }
 
+/** What `withRuntime` knows of the runtime it hands over. */
+export interface Runtime {
+  /** True for a local runtime this command started that serves in development mode (it refuses every token). */
+  devMode: boolean;
+}
+
 /**
  * Runs `fn` against `url`, or, without one, against a local runtime started for the project in
  * `dir` (default: found from the working directory) and stopped afterwards.
  */
-export async function withRuntime<T>(options: { url?: string; dir?: string; quiet?: boolean }, fn: (url: string) => Promise<T>): Promise<T> {
-  if (options.url) return fn(options.url);
+export async function withRuntime<T>(options: { url?: string; dir?: string; quiet?: boolean }, fn: (url: string, runtime: Runtime) => Promise<T>): Promise<T> {
+  if (options.url) return fn(options.url, { devMode: false });
   const cwd = projectDir(options.dir ?? process.cwd());
   if (!options.quiet) process.stderr.write(`weft: starting a local runtime (wrangler dev) for ${cwd} ...\n`);
   if (!existsSync(join(cwd, "node_modules", "wrangler"))) throw new Error(`${cwd} has no node_modules/wrangler: run npm install there first`);
@@ -29,7 +35,10 @@ export async function withRuntime<T>(options: { url?: string; dir?: string; quie
   const interrupted = () => void server.stop().then(() => process.exit(130));
   process.once("SIGINT", interrupted).once("SIGTERM", interrupted);
   try {
-    return await fn(server.url);
+    // Development mode unless the project configures a credential (in .dev.vars): then tokens count.
+    const probe = await fetch(`${server.url}/account`);
+    await probe.body?.cancel();
+    return await fn(server.url, { devMode: probe.headers.has("x-weft-dev-mode") });
   } finally {
     process.off("SIGINT", interrupted).off("SIGTERM", interrupted);
     await server.stop();

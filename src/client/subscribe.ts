@@ -69,7 +69,8 @@ export function subscribe(conn: ConnectionOptions, threadId: string, options: Su
     attempts++;
     openedSinceAttempt = false;
     // batch=1: a burst of events arrives as a few JSON arrays of frames instead of one message each.
-    return urlOf(wsBase, path, { since: lastSeq, batch: 1, access_token: conn.token });
+    // An empty token is no token, as over HTTP (request.ts): "" would be a token sent, and refused.
+    return urlOf(wsBase, path, { since: lastSeq, batch: 1, access_token: conn.token || undefined });
   };
 
   const socket = new ReconnectingWebSocket(nextUrl, undefined, {

@@ -207,11 +207,13 @@ function bearerOf(req: Request): string | null {
   return null;
 }
 
+const DEV_MODE_NOTICE = `on: no authentication, every request without a token acts as "${DEV_PRINCIPAL.userId}" (admin); local development only`;
+
 /** The middleware: sets `c.var.caller` or answers 401/503; marks development-mode responses. */
 export function authenticate(): MiddlewareHandler<AuthedEnv> {
   return async function authenticateRequest(c, next) {
     const mode = authMode(c.env, c.req.url);
-    if (mode === "dev") c.header(DEV_MODE_HEADER, `on: no authentication, every request without a token acts as "${DEV_PRINCIPAL.userId}" (admin); local development only`);
+    if (mode === "dev") c.header(DEV_MODE_HEADER, DEV_MODE_NOTICE);
     if (mode === "refuse") {
       throw new WeftError(
         "auth_not_configured",
@@ -231,5 +233,11 @@ export function authenticate(): MiddlewareHandler<AuthedEnv> {
     }
     c.set("caller", callerOf(c.env, principal));
     await next();
+    // A response made elsewhere (the thread's WebSocket answers: 101, 426, 400) skips c.header's.
+    if (mode === "dev" && !c.res.headers.has(DEV_MODE_HEADER)) {
+      const marked = new Response(c.res.body, c.res);
+      marked.headers.set(DEV_MODE_HEADER, DEV_MODE_NOTICE);
+      c.res = marked;
+    }
   };
 }

@@ -6,6 +6,7 @@
 import * as z from "zod";
 import { type PagedList, isPageSize, pageSizeRule } from "../limits.js";
 import { CALL_STATUSES } from "../protocol.js";
+import { NOT_A_CURSOR } from "../thread/account.js";
 
 const EnvValue = z.union([z.string(), z.object({ value: z.string(), type: z.enum(["text", "secret"]).optional() })], {
   error: 'expected a string, or { "value": string, "type"?: "text" | "secret" }',
@@ -91,9 +92,18 @@ export const DirectCallBody = closedObject(
 /** Body of `PUT /account/env/:name`; a value is a secret unless `type` says `text`. */
 export const AccountEnvBody = z.object({ value: z.string(), type: z.enum(["text", "secret"]).optional() });
 
-/** `?limit=` of a paged list: a whole number within the list's page sizes (src/limits.ts). */
+/**
+ * `?limit=` of a paged list: a whole number within the list's page sizes (src/limits.ts). Every
+ * refusal, text that is no number included, states the range.
+ */
 function pageLimit(list: PagedList) {
-  return WholeNumber.refine((n) => isPageSize(list, n), pageSizeRule(list)).optional();
+  const rule = pageSizeRule(list);
+  return z
+    .string()
+    .regex(/^\d{1,15}$/, rule)
+    .transform(Number)
+    .refine((n) => isPageSize(list, n), rule)
+    .optional();
 }
 
 /** Query of `GET /threads/:id/messages`. */
@@ -113,5 +123,5 @@ export const CallsQuery = z.object({ status: z.enum(CALL_STATUSES).optional() })
 /** Query of `GET /threads`: newest first, `cursor` from the previous page's `nextCursor`. */
 export const ThreadsQuery = z.object({
   limit: pageLimit("threads"),
-  cursor: z.string().min(1).optional(),
+  cursor: z.string().min(1, NOT_A_CURSOR).optional(),
 });

@@ -57,6 +57,9 @@ type EnvReader = Pick<ThreadApi, "accountEnvChanged">;
 
 const encodeCursor = (e: { createdAt: number; threadId: string }) => btoa(`${e.createdAt}:${e.threadId}`);
 
+/** What a `cursor` that no page handed out is told (after `cursor: `). */
+export const NOT_A_CURSOR = "not a cursor from a previous page";
+
 function decodeCursor(cursor: string): { createdAt: number; threadId: string } {
   let text = "";
   try {
@@ -65,7 +68,7 @@ function decodeCursor(cursor: string): { createdAt: number; threadId: string } {
     // Falls through to the error below.
   }
   const m = /^(\d{1,15}):([0-9a-f]{64})$/.exec(text);
-  if (!m) throw new WeftError("invalid_request", "cursor: not a cursor from a previous page", { path: ["cursor"] });
+  if (!m) throw new WeftError("invalid_request", `cursor: ${NOT_A_CURSOR}`, { path: ["cursor"] });
   return { createdAt: Number(m[1]), threadId: m[2]! };
 }
 

@@ -41,7 +41,14 @@ it("npx weft tool call, with no --url, runs the call in an ephemeral local runti
   expect(bad.code).toBe(1);
   expect(JSON.parse(bad.stdout)).toMatchObject({ error: { code: "invalid_tool_input", details: { path: ["count"] } } });
   expect(bad.stderr).toContain("weft: invalid_tool_input: count: expected number, received string (at count)");
-}, 180_000);
+
+  // A WEFT_TOKEN exported for a deployed weft is not sent to the development-mode runtime the
+  // command started itself (which refuses every token); the command still works, as "dev".
+  const withEnvToken = await runBash(`npx weft ${quoted(["tool", "call", "roll_dice", "--input", "{}"])}`, fresh, { PATH, WEFT_TOKEN: "meant-for-a-deployment" });
+  expect(withEnvToken.code, withEnvToken.stdout + withEnvToken.stderr).toBe(0);
+  expect(JSON.parse(withEnvToken.stdout)).toMatchObject({ ok: true, toolName: "roll_dice" });
+  expect(withEnvToken.stderr).toContain("WEFT_TOKEN is not sent");
+}, 240_000);
 
 it("tool call against --url: a tool's own failure exits 1; usage errors exit 2", async () => {
   const failed = await weftCli(["tool", "call", "throws_error", "--input", '{"kind":"error"}', "--url", weft.url, "--json"]);

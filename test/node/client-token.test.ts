@@ -1,0 +1,46 @@
+/**
+ * The typed client sends a token the same way on every path: an empty one is no token, over HTTP
+ * and on the WebSocket alike (a `?access_token=` of "" is a token sent, which development mode
+ * refuses, while the HTTP check behind a refused upgrade sent none and so saw no refusal).
+ */
+import { expect, it } from "vitest";
+import { WeftClient } from "weft/client";
+
+/** Records the URL of each socket the client opens, and closes it at once. */
+function recordingSocket(urls: string[]) {
+  return class extends EventTarget {
+    static readonly CONNECTING = 0;
+    static readonly OPEN = 1;
+    static readonly CLOSING = 2;
+    static readonly CLOSED = 3;
+    readyState = 0;
+    binaryType = "blob";
+    constructor(url: string) {
+      super();
+      urls.push(url);
+    }
+    send() {}
+    close() {
+      this.readyState = 3;
+    }
+  };
+}
+
+it.each([
+  ["no token", undefined, null],
+  ["an empty token", "", null],
+  ["a token", "k-1", "k-1"],
+])("subscribe with %s puts access_token on the socket URL only when there is one", async (_name, token, expected) => {
+  const urls: string[] = [];
+  const weft = new WeftClient({
+    url: "http://weft.test",
+    ...(token !== undefined ? { token } : {}),
+    WebSocket: recordingSocket(urls) as never,
+    fetch: (async () => Response.json({})) as typeof fetch,
+  });
+  const sub = weft.subscribe("t1", { onEvent: () => {} });
+  for (let i = 0; i < 50 && urls.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+  sub.close();
+  expect(urls.length).toBeGreaterThan(0);
+  expect(new URL(urls[0]!).searchParams.get("access_token")).toBe(expected);
+});
