@@ -117,6 +117,8 @@ describe("counters kept in memory stay true to the rows", () => {
     // thread_created, then the call's events, from seq 1: nothing of the removed thread's log.
     await expectExactLog(id);
     expect(after.seqs.length).toBeLessThan(before.seqs.length);
+    // The alarm time kept in memory was dropped with the thread: the new thread's call armed the watchdog.
+    expect(await inThread(id, (i) => i.ctx.storage.getAlarm())).not.toBeNull();
   });
 
   it("requests interleaving at their awaits: unique ords and seqs, every write ran once, replay exact", async () => {
