@@ -5,6 +5,7 @@
  * @module
  */
 import { byteLength, fitsBytes } from "../bytes.js";
+import { DeadlineWatch } from "../deadlines.js";
 import { decodeValue, encodeValue } from "./codec.js";
 import type { CodeOutcome, CodeStatus, ExecutorName, SandboxRequest } from "./executor.js";
 
@@ -14,55 +15,15 @@ export function describeError(error: unknown): string {
   return String(error);
 }
 
-/**
- * The deadlines of a scope's open runs behind one timer. Arming and clearing a timer for every run
- * cost more than a warm isolate run itself, so the timer stays armed after a run ends and is
- * re-armed only for an earlier deadline; when it fires it ends the runs past their deadline and
- * arms itself for the next one, or retires when none is open. One per scope (a thread's Durable
- * Object), because a timer belongs to the I/O context of the object that armed it.
- */
-class DeadlineSweeper {
-  private readonly open = new Set<RunSession>();
-  private armedFor = Infinity;
-  private timer: ReturnType<typeof setTimeout> | undefined;
+/** The deadlines of a scope's open runs (a thread's Durable Object), one watch per scope while any is open. */
+const sweepers = new Map<string, DeadlineWatch<RunSession>>();
 
-  constructor(private readonly scope: string) {}
-
-  add(session: RunSession): void {
-    this.open.add(session);
-    if (session.deadline < this.armedFor) this.arm(session.deadline);
-  }
-
-  delete(session: RunSession): void {
-    this.open.delete(session);
-  }
-
-  private arm(at: number): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.armedFor = at;
-    this.timer = setTimeout(() => this.sweep(), Math.max(0, at - Date.now()));
-  }
-
-  private sweep(): void {
-    // The timer fired for `armedFor`; the clock may read a hair earlier.
-    const now = Math.max(Date.now(), this.armedFor);
-    this.timer = undefined;
-    this.armedFor = Infinity;
-    let next = Infinity;
-    for (const session of this.open) {
-      if (session.deadline <= now) session.expire();
-      else next = Math.min(next, session.deadline);
-    }
-    if (next < Infinity) this.arm(next);
-    else if (sweepers.get(this.scope) === this) sweepers.delete(this.scope);
-  }
-}
-
-const sweepers = new Map<string, DeadlineSweeper>();
-
-function sweeperOf(scope: string): DeadlineSweeper {
+function sweeperOf(scope: string): DeadlineWatch<RunSession> {
   let sweeper = sweepers.get(scope);
-  if (!sweeper) sweepers.set(scope, (sweeper = new DeadlineSweeper(scope)));
+  if (!sweeper) {
+    const watch: DeadlineWatch<RunSession> = new DeadlineWatch({ onIdle: () => sweepers.get(scope) === watch && sweepers.delete(scope) });
+    sweepers.set(scope, (sweeper = watch));
+  }
   return sweeper;
 }
 
@@ -78,7 +39,7 @@ export class RunSession {
   private readonly started = performance.now();
   /** Sandbox timers (QuickJS `setTimeout`); the deadline is the scope's sweeper's. */
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
-  private readonly sweeper: DeadlineSweeper;
+  private readonly sweeper: DeadlineWatch<RunSession>;
 
   constructor(
     readonly request: SandboxRequest,

@@ -5,51 +5,18 @@
  * attempts share one timer ({@link Deadlines}).
  * @module
  */
+import { DeadlineWatch } from "../deadlines.js";
 
 /** How an attempt ended: `execute`'s value or throw, or aborted first (a stop, or the deadline: `reason`). */
 export type AttemptEnd = { ok: true; value: unknown; aborted?: false } | { ok: false; error: unknown; aborted?: false } | { aborted: true; reason: unknown };
 
-/** Longest a watch timer is set for: it fires at most this long after the last attempt ends, then stops. */
+/** Longest the deadline timer is set ahead: a thread with nothing running has none left within a second. */
 const WATCH_MS = 1000;
 
-/**
- * The deadlines of a thread's attempts in flight, watched by one timer instead of one per
- * attempt. The timer is set for the soonest deadline but never more than a second ahead, so
- * under load it is set about once a second, and a thread with nothing running has none left
- * within a second.
- */
-export class Deadlines {
-  private readonly pending = new Set<Attempt>();
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private timerAt = Number.POSITIVE_INFINITY;
-
-  add(attempt: Attempt): void {
-    this.pending.add(attempt);
-    if (attempt.deadline < this.timerAt) this.arm(attempt.deadline);
-  }
-
-  delete(attempt: Attempt): void {
-    this.pending.delete(attempt);
-  }
-
-  private arm(at: number): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    const now = Date.now();
-    this.timerAt = Math.min(at, now + WATCH_MS);
-    this.timer = setTimeout(() => this.fire(), Math.max(0, this.timerAt - now));
-  }
-
-  private fire(): void {
-    this.timer = undefined;
-    this.timerAt = Number.POSITIVE_INFINITY;
-    const now = Date.now();
-    let next = Number.POSITIVE_INFINITY;
-    // An attempt that expires leaves the set as it ends (deleting while iterating a Set is safe).
-    for (const attempt of this.pending) {
-      if (attempt.deadline <= now) attempt.expire();
-      else next = Math.min(next, attempt.deadline);
-    }
-    if (next !== Number.POSITIVE_INFINITY) this.arm(next);
+/** The deadlines of a thread's attempts in flight, on one timer (at most a second ahead). */
+export class Deadlines extends DeadlineWatch<Attempt> {
+  constructor() {
+    super({ maxAheadMs: WATCH_MS });
   }
 }
 

@@ -1,0 +1,67 @@
+/**
+ * Many deadlines behind one timer: arming and clearing a timer per deadline costs more than a
+ * warm sandbox run or a short tool call. Used for `runCode` runs and for attempts of `execute`.
+ * @module
+ */
+
+/** Something with a deadline (ms since the epoch) that is ended when it passes. */
+export interface Expiring {
+  readonly deadline: number;
+  expire(): void;
+}
+
+/** Options of a {@link DeadlineWatch}. */
+export interface DeadlineWatchOptions {
+  /**
+   * Longest the timer is set ahead (ms): under load it is re-set about this often, and once
+   * nothing is open it is gone within this long instead of lasting until the old deadline.
+   */
+  maxAheadMs?: number;
+  /** Called when the timer fires and nothing is open any more (the watch retires). */
+  onIdle?: () => void;
+}
+
+/**
+ * The deadlines of open items behind one timer. The timer is set for the soonest deadline (at
+ * most `maxAheadMs` ahead) and re-set only for an earlier one; when it fires it expires the items
+ * past their deadline and sets itself for the next. A timer belongs to the I/O context that set
+ * it, so keep one watch per Durable Object.
+ */
+export class DeadlineWatch<T extends Expiring> {
+  private readonly pending = new Set<T>();
+  private armedFor = Infinity;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(private readonly options: DeadlineWatchOptions = {}) {}
+
+  add(item: T): void {
+    this.pending.add(item);
+    if (item.deadline < this.armedFor) this.arm(item.deadline);
+  }
+
+  delete(item: T): void {
+    this.pending.delete(item);
+  }
+
+  private arm(at: number): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    const now = Date.now();
+    this.armedFor = Math.min(at, now + (this.options.maxAheadMs ?? Infinity));
+    this.timer = setTimeout(() => this.sweep(), Math.max(0, this.armedFor - now));
+  }
+
+  private sweep(): void {
+    // The timer fired for `armedFor`; the clock may read a hair earlier.
+    const now = Math.max(Date.now(), this.armedFor);
+    this.timer = undefined;
+    this.armedFor = Infinity;
+    let next = Infinity;
+    // An item that expires may leave the set meanwhile (deleting while iterating a Set is safe).
+    for (const item of this.pending) {
+      if (item.deadline <= now) item.expire();
+      else next = Math.min(next, item.deadline);
+    }
+    if (next < Infinity) this.arm(next);
+    else this.options.onIdle?.();
+  }
+}
