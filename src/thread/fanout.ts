@@ -44,13 +44,19 @@ export interface SocketLists {
   batched(): WebSocket[];
 }
 
+/** The socket lists read together, kept until a socket is accepted or closed. */
+interface KnownSockets {
+  all: WebSocket[];
+  batched: Set<WebSocket>;
+}
+
 /** Queues frames and sends them to every socket once the current synchronous work is done. */
 export class Fanout {
   private queue: string[] = [];
   /** The sockets of the burst being queued, taken at its first frame; null between bursts. */
-  private targets: WebSocket[] | null = null;
-  /** The socket list as last read; null once a socket was accepted or closed since. */
-  private known: WebSocket[] | null = null;
+  private targets: KnownSockets | null = null;
+  /** The socket lists as last read; null once a socket was accepted or closed since. */
+  private known: KnownSockets | null = null;
 
   constructor(private readonly sockets: SocketLists) {}
 
@@ -66,8 +72,8 @@ export class Fanout {
    */
   send(frame: EventFrame): void {
     if (this.targets === null) {
-      const sockets = (this.known ??= this.sockets.all());
-      if (sockets.length === 0) return;
+      const sockets = (this.known ??= { all: this.sockets.all(), batched: new Set(this.sockets.batched()) });
+      if (sockets.all.length === 0) return;
       this.targets = sockets;
       queueMicrotask(() => this.flush());
     }
@@ -84,10 +90,9 @@ export class Fanout {
     if (this.queue.length === 0 || sockets === null) return;
     const frames = this.queue;
     this.queue = [];
-    const batched = new Set(this.sockets.batched());
     let packed: string[] | null = null;
-    for (const ws of sockets) {
-      const messages = batched.has(ws) ? (packed ??= packFrames(frames)) : frames;
+    for (const ws of sockets.all) {
+      const messages = sockets.batched.has(ws) ? (packed ??= packFrames(frames)) : frames;
       try {
         for (const text of messages) ws.send(text);
       } catch {
