@@ -89,7 +89,7 @@ class ThreadDispatchHost implements DispatchHost {
     if (type === "tool_call_finished") this.onFinished?.(data as EventPayloads["tool_call_finished"]);
   }
 
-  startRead(entry: JournalEntry, started: EventPayloads["tool_call_started"]): void {
+  startRead(entry: JournalEntry, started: EventPayloads["tool_call_started"] | null): void {
     this.engine.startRead(entry, started);
   }
 

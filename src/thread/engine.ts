@@ -151,14 +151,14 @@ export class ThreadEngine implements StateHost {
   }
 
   /**
-   * Journals a fresh read and emits its `tool_call_started`, both held in memory for now: a read
+   * Journals a fresh read and emits its `tool_call_started` (null: announced already), both held in memory for now: a read
    * that answers within the current synchronous work stores its row with its result in one
    * statement and its two events in one (see `ThreadStore.settleSoon`).
    */
-  startRead(entry: JournalEntry, started: EventPayloads["tool_call_started"]): void {
+  startRead(entry: JournalEntry, started: EventPayloads["tool_call_started"] | null): void {
     this.store.calls.hold(entry);
-    const clean = this.host.redactEvent("tool_call_started", started);
-    if (clean !== null) this.store.events.hold("tool_call_started", clean, this.broadcast);
+    const clean = started && this.host.redactEvent("tool_call_started", started);
+    if (clean) this.store.events.hold("tool_call_started", clean, this.broadcast);
     this.store.settleSoon();
   }
 

@@ -51,12 +51,11 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
     started.progress = (input as Record<string, string>)[progressArg];
   }
   // A call the policy simply re-runs after a restart (a read) waits for no flush; its row commits
-  // with the result, like every other write of the request (DESIGN.md 3). A fresh one with no
-  // hook to run first (and not announced while its arguments streamed) may keep its row and event
-  // in memory until its result comes, so both are written once.
+  // with the result, like every other write of the request (DESIGN.md 3). A fresh one may even
+  // keep its row and event in memory until its result comes, so each is written once.
   const rerun = policyFor(effect, "restart_after_journal") === "rerun";
-  const held = rerun && !call.existing && !request.announced && !host.beforeExecute && host.startRead !== undefined;
-  if (held) host.startRead!({ ...rowOf(request, effectKey), status: "started", input }, started);
+  const held = rerun && !call.existing && host.startRead !== undefined;
+  if (held) host.startRead!({ ...rowOf(request, effectKey), status: "started", input }, request.announced ? null : started);
   // The journal row of anything but a read is durable before execute runs, so a restart finds the call (DESIGN.md 3).
   else if (call.existing) host.journal.start(request.callId, input);
   else host.journal.insert({ ...rowOf(request, effectKey), status: "started", input });
@@ -64,8 +63,8 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
   if (!rerun) await host.flush();
   if (host.checkpoint) await host.checkpoint("after_journal", mark);
   // A call announced while its arguments streamed had its event and hook then.
-  if (!held && !request.announced) {
-    host.emit("tool_call_started", started);
+  if (!request.announced) {
+    if (!held) host.emit("tool_call_started", started);
     if (host.beforeExecute) {
       try {
         await host.beforeExecute(started);
