@@ -7,6 +7,9 @@
  * apart from what grows with the process (heap, other threads, the machine).
  *
  *   node bench/compare/growth.mjs [--targets bare,weft] [--sizes 0,20000,50000,100000] [--tool bench_write] [--ms 2000]
+ *     [--rounds 3] [--clutter] [--hold S] [--base DIR]
+ *
+ * `--base DIR` adds target `base`: weft as built from another checkout (node_modules linked).
  * @module
  */
 import { readFileSync, readdirSync, rmSync, statSync } from "node:fs";
@@ -20,7 +23,9 @@ import { targets } from "./lib/targets.mjs";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const args = process.argv.slice(2);
 const opt = (name, fallback) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : fallback);
-const NAMES = opt("targets", "bare,weft").split(",");
+const BASE = opt("base", "");
+const NAMES = opt("targets", BASE ? "bare,base,weft" : "bare,weft").split(",");
+targets.base = targets.weft;
 const SIZES = opt("sizes", "0,20000,50000,100000").split(",").map(Number);
 const TOOL = opt("tool", "bench_write");
 const MS = Number(opt("ms", "2000"));
@@ -33,7 +38,11 @@ const CLUTTER = args.includes("--clutter");
 // with workerd's pid printed first (to attach strace or perf).
 const HOLD = Number(opt("hold", "0"));
 
-const { servers, stop, work } = await startAll(ROOT, await Promise.all(NAMES.map(async (n) => ({ ...targets[n].spec, port: await freePort() }))));
+const here = await startAll(ROOT, await Promise.all(NAMES.filter((n) => n !== "base").map(async (n) => ({ ...targets[n].spec, port: await freePort() }))));
+const other = BASE ? await startAll(BASE, [{ ...targets.weft.spec, port: await freePort() }]) : null;
+const servers = [...here.servers, ...(other ? other.servers.map((s) => ({ ...s, spec: { ...s.spec, name: "base" } })) : [])];
+const stop = () => (here.stop(), other?.stop());
+const diskOf = (n) => (n === "base" ? path.join(/** @type {any} */ (other).work, "weft-disk") : path.join(here.work, `${n}-disk`));
 const base = Object.fromEntries(servers.map((s) => [s.spec.name, s.base]));
 const pid = Object.fromEntries(servers.map((s) => [s.spec.name, s.child.pid]));
 const cpuMs = (p) => {
@@ -54,7 +63,7 @@ const disk = (n) => {
       }
     }
   };
-  walk(path.join(work, `${n}-disk`));
+  walk(diskOf(n));
   return Object.entries(out).map(([k, v]) => `${k} ${(v / 1e6).toFixed(1)} MB`).join(", ");
 };
 /** The process's I/O counters (Linux /proc/PID/io): syscalls and bytes read and written. */
@@ -121,5 +130,5 @@ try {
 } finally {
   closeAll();
   stop();
-  rmSync(work, { recursive: true, force: true });
+  for (const w of [here.work, other?.work]) if (w) rmSync(w, { recursive: true, force: true });
 }
