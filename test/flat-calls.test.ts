@@ -64,7 +64,9 @@ describe("direct calls on a grown thread", () => {
     expect(ids.model).toHaveLength(3);
     expect(ids.turns).toHaveLength(3);
     // Per prefix (`tool_<name>_`, `call_`, `turn_`): later ids sort after earlier ones.
-    const byPrefix = (list: string[]) => Object.values(Object.groupBy(list, (id) => id.slice(0, id.lastIndexOf("_"))));
-    for (const group of [...byPrefix(ids.direct), ids.model, ids.turns]) expect(group).toEqual([...group!].sort());
+    const prefixOf = (id: string) => id.slice(0, id.lastIndexOf("_"));
+    const direct = [...new Set(ids.direct.map(prefixOf))].map((p) => ids.direct.filter((id) => prefixOf(id) === p));
+    expect(direct).toHaveLength(2);
+    for (const group of [...direct, ids.model, ids.turns]) expect(group).toEqual([...group].sort());
   });
 });
