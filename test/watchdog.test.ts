@@ -48,9 +48,11 @@ describe("the watchdog alarm's rule", () => {
     // Never later than asked: a later alarm moves earlier.
     await alarm.ensureBy(1200, 750);
     expect([storage.at, storage.writes]).toEqual([1200, 3]);
-    // Fired: the next call arms again.
+    // Fired: the handler sees the thread was in use; the next call arms again.
+    expect(alarm.wanted).toBe(true);
     alarm.fired();
     storage.at = null;
+    expect(alarm.wanted).toBe(false);
     await alarm.ensureBy(5000);
     expect([storage.at, storage.writes]).toEqual([5000, 4]);
   });

@@ -248,10 +248,14 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
       return;
     }
     if (!this.hasWorkToResume()) {
-      // The usual case: the calls it watched over finished. Nothing is armed again here: calls
-      // arm the watchdog when they start (and a thread in steady use renews it before it fires),
-      // so an idle thread stops. A scratch thread keeps the alarm that removes it.
-      if (meta.ephemeral) await this.alarmClock.set(meta.createdAt + SCRATCH_TTL_MS);
+      // The usual case: the calls it watched over finished. A thread in steady use renews its
+      // alarm from its calls before it fires; one in use now and then (calls since the last
+      // alarm) gets it armed again here, outside any call, so its next calls find it set and
+      // write none. An idle thread writes nothing and stops, after at most one more alarm. A
+      // scratch thread keeps the alarm that removes it.
+      const watching = this.alarmClock.wanted ? Date.now() + this.watchdogMs() : Infinity;
+      if (meta.ephemeral) await this.alarmClock.set(Math.min(watching, meta.createdAt + SCRATCH_TTL_MS));
+      else if (watching < Infinity) await this.alarmClock.set(watching);
       return;
     }
     // Armed before recovering: if recovery itself is cut by a crash, the next alarm tries again.
