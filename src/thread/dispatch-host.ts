@@ -9,7 +9,7 @@ import type { Deadlines } from "../tools/attempt.js";
 import type { CompiledTool, ToolCatalog } from "../tools/catalog.js";
 import type { DispatchHost } from "../tools/dispatch.js";
 import type { CallExecution, CrashPoint } from "../tools/host.js";
-import type { CallJournal } from "../tools/journal.js";
+import type { CallJournal, JournalEntry } from "../tools/journal.js";
 import { DEFAULT_RESULT_CAP_BYTES, type FileSink } from "../tools/size.js";
 import type { ThreadState } from "../tools/thread-state.js";
 import type { Effect } from "../tools/types.js";
@@ -87,6 +87,10 @@ class ThreadDispatchHost implements DispatchHost {
   emit<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): void {
     this.engine.emit(type, data);
     if (type === "tool_call_finished") this.onFinished?.(data as EventPayloads["tool_call_finished"]);
+  }
+
+  startRead(entry: JournalEntry, started: EventPayloads["tool_call_started"] | null): void {
+    this.engine.startRead(entry, started);
   }
 
   stateFor(call: { callId: string; tool: CompiledTool; turnId?: string }): ThreadState {

@@ -7,6 +7,7 @@
  */
 import { byteLength, fitsBytes } from "../bytes.js";
 import { WeftError, isWeftError } from "../errors.js";
+import { orderedId } from "../ids.js";
 import type { EventFrame, EventPayloads, Message, ToolResult } from "../protocol.js";
 import { BUILTIN_EVENT_TYPES } from "../protocol.js";
 import { type AgentDefinition, type EnvDefault, type Registry, type ResolvedSide, findAgent, findPrompt, sidesOf } from "../run/agent.js";
@@ -16,6 +17,7 @@ import { Deadlines } from "../tools/attempt.js";
 import { ToolCatalog } from "../tools/catalog.js";
 import { type CallOutcome, type CallRequest, dispatch, outcomeOf } from "../tools/dispatch.js";
 import type { CallExecution, CrashPoint } from "../tools/host.js";
+import type { JournalEntry } from "../tools/journal.js";
 import type { Effect } from "../tools/types.js";
 import type { ExecutionState } from "../tools/thread-state.js";
 import { Callables } from "./callables.js";
@@ -60,7 +62,8 @@ export const MAX_EVENT_BYTES = 1024 * 1024;
 /** Test seam of the crash matrix: called at each crash point of the pipeline. */
 export type CrashHook = (point: CrashPoint, call: { callId: string; toolName: string; effect?: Effect }) => void | Promise<void>;
 
-const newId = (prefix: string) => `${prefix}_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+/** A call, turn or flow id: time-ordered (see `orderedId`), 16 random hex digits as before. */
+const newId = (prefix: string) => orderedId(prefix, 16);
 
 /** A thread's running behaviour over its store. */
 export class ThreadEngine implements StateHost {
@@ -148,6 +151,21 @@ export class ThreadEngine implements StateHost {
       logFailedCall(this.workerEnv, finished, () => this.store.calls.get(finished.callId)?.result?.stack, (text) => this.host.redact(text));
     }
   }
+
+  /**
+   * Journals a fresh read and emits its `tool_call_started` (null: announced already), both held in memory for now: a read
+   * that answers within the current synchronous work stores its row with its result in one
+   * statement and its two events in one (see `ThreadStore.settleSoon`).
+   */
+  startRead(entry: JournalEntry, started: EventPayloads["tool_call_started"] | null): void {
+    this.store.calls.hold(entry);
+    const clean = started && this.host.redactEvent("tool_call_started", started);
+    if (clean) this.store.events.hold("tool_call_started", clean, this.broadcast);
+    this.store.settleSoon();
+  }
+
+  /** Sends a stored frame to every socket. */
+  private readonly broadcast = (frame: EventFrame): void => this.host.broadcast(frame);
 
   emitCustom(event: string, data: unknown): void {
     if (typeof event !== "string" || !/^[a-z][a-z0-9_.:-]{0,63}$/i.test(event) || BUILTIN_EVENT_TYPES.has(event)) {

@@ -45,22 +45,26 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
   }
 
   if (host.checkpoint) await host.checkpoint("before_journal", mark);
-  // The journal row of anything but a read is durable before execute runs, so a restart finds the call (DESIGN.md 3).
-  if (call.existing) host.journal.start(request.callId, input);
-  else host.journal.insert({ ...rowOf(request, effectKey), status: "started", input });
-  let attempts = (call.existing?.attempts ?? 0) + 1;
-  // A call the policy simply re-runs after a restart (a read) waits for no flush; its row commits
-  // with the result, like every other write of the request (DESIGN.md 3).
-  if (policyFor(effect, "restart_after_journal") !== "rerun") await host.flush();
-  if (host.checkpoint) await host.checkpoint("after_journal", mark);
   const started: EventPayloads["tool_call_started"] = { callId: request.callId, toolName: tool.name, source: request.source, input: input ?? {} };
   const progressArg = tool.def.progressArgument;
   if (progressArg && input && typeof (input as Record<string, unknown>)[progressArg] === "string") {
     started.progress = (input as Record<string, string>)[progressArg];
   }
+  // A call the policy simply re-runs after a restart (a read) waits for no flush; its row commits
+  // with the result, like every other write of the request (DESIGN.md 3). A fresh one may even
+  // keep its row and event in memory until its result comes, so each is written once.
+  const rerun = policyFor(effect, "restart_after_journal") === "rerun";
+  const held = rerun && !call.existing && host.startRead !== undefined;
+  if (held) host.startRead!({ ...rowOf(request, effectKey), status: "started", input }, request.announced ? null : started);
+  // The journal row of anything but a read is durable before execute runs, so a restart finds the call (DESIGN.md 3).
+  else if (call.existing) host.journal.start(request.callId, input);
+  else host.journal.insert({ ...rowOf(request, effectKey), status: "started", input });
+  let attempts = (call.existing?.attempts ?? 0) + 1;
+  if (!rerun) await host.flush();
+  if (host.checkpoint) await host.checkpoint("after_journal", mark);
   // A call announced while its arguments streamed had its event and hook then.
   if (!request.announced) {
-    host.emit("tool_call_started", started);
+    if (!held) host.emit("tool_call_started", started);
     if (host.beforeExecute) {
       try {
         await host.beforeExecute(started);

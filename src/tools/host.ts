@@ -6,7 +6,7 @@ import type { WeftError } from "../errors.js";
 import type { CallSource, CallStatus, EventPayloads, ToolResult } from "../protocol.js";
 import type { Deadlines } from "./attempt.js";
 import type { CompiledTool, ToolCatalog } from "./catalog.js";
-import type { CallJournal } from "./journal.js";
+import type { CallJournal, JournalEntry } from "./journal.js";
 import type { FileSink } from "./size.js";
 import type { ExecutionState, ThreadState } from "./thread-state.js";
 import type { Effect } from "./types.js";
@@ -54,6 +54,15 @@ export interface DispatchHost {
   /** Bytes of result text the model sees. */
   readonly resultCapBytes: number;
   readonly files: FileSink;
+  /**
+   * Journals a fresh read and emits its `tool_call_started` (null: announced while its arguments
+   * streamed), like `journal.insert` then `emit`, but
+   * may keep both in memory while the current synchronous work goes on: a read that answers within
+   * it then stores its row with its result in one statement, and its two events in one. Whatever
+   * else reads or writes the calls or the events stores them first, and they are stored before the
+   * synchronous work ends in any case, so they commit as an insert made now would.
+   */
+  startRead?(entry: JournalEntry, started: EventPayloads["tool_call_started"] | null): void;
   /** Resolves once every write so far is durable: the journal row lands before `execute` runs. */
   flush(): Promise<void>;
   /** Waits between retry attempts; never inside a held lock. */

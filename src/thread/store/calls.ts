@@ -111,6 +111,8 @@ export class CallStore {
   private queueChildren: boolean | undefined = undefined;
   /** The newest row's `ord`, read once: each insert takes the next without a query. */
   private lastOrd: number | undefined = undefined;
+  /** A fresh `started` row kept in memory (see `hold`), with the time it started. */
+  private held: { call: NewCall; now: number } | null = null;
 
   constructor(private readonly sql: SqlStorage) {}
 
@@ -119,19 +121,32 @@ export class CallStore {
     this.maybeQueued = true;
     this.queueChildren = undefined;
     this.lastOrd = undefined;
+    this.held = null;
+  }
+
+  /** Every statement of the store runs here: a held row goes in first, so it is in place for whatever follows. */
+  private exec<T extends Record<string, SqlStorageValue>>(query: string, ...bindings: SqlStorageValue[]): SqlStorageCursor<T> {
+    if (this.held !== null) this.settle();
+    return this.sql.exec<T>(query, ...bindings);
   }
 
   get(callId: string): StoredCall | undefined {
-    const row = this.sql.exec<CallRow>("SELECT * FROM calls WHERE call_id = ?", callId).toArray()[0];
+    const row = this.exec<CallRow>("SELECT * FROM calls WHERE call_id = ?", callId).toArray()[0];
     return row ? toRecord(row) : undefined;
+  }
+
+  /** The next `ord`; the caller stores it in `lastOrd` once its row is in. */
+  private nextOrd(call: NewCall): number {
+    if (call.status === "queued") this.maybeQueued = true;
+    if (call.source === "queue" && call.parentCallId !== undefined) this.queueChildren = true;
+    this.lastOrd ??= this.exec<{ ord: number }>("SELECT ord FROM calls ORDER BY ord DESC LIMIT 1").toArray()[0]?.ord ?? 0;
+    return this.lastOrd + 1;
   }
 
   /** Inserts a row; `ord` orders the queue and listings. */
   insert(call: NewCall, now = Date.now()): void {
-    if (call.status === "queued") this.maybeQueued = true;
-    if (call.source === "queue" && call.parentCallId !== undefined) this.queueChildren = true;
-    this.lastOrd ??= this.sql.exec<{ ord: number }>("SELECT ord FROM calls ORDER BY ord DESC LIMIT 1").toArray()[0]?.ord ?? 0;
-    const ord = this.lastOrd + 1;
+    if (this.held !== null) this.settle();
+    const ord = this.nextOrd(call);
     this.sql.exec(
       `INSERT INTO calls (call_id, ord, tool_name, source, status, args_text, input, attempts, effect_key, turn_id, parent_call_id, created_at, started_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -153,9 +168,34 @@ export class CallStore {
     this.lastOrd = ord;
   }
 
+  /**
+   * Takes a fresh `started` row (a read: its row needs no flush before `execute`) without writing
+   * it yet: when `finish` comes first, the row goes in with its result as one statement instead of
+   * an insert and an update. Any other statement of this store inserts it first (`settle`), so
+   * readers, later rows and their `ord` find it as if inserted now; the owner settles it before the
+   * current synchronous work ends, so it commits with everything written meanwhile.
+   */
+  hold(call: NewCall, now = Date.now()): void {
+    if (this.held !== null) this.settle();
+    this.held = { call, now };
+  }
+
+  /** Whether a row is held (see `hold`). */
+  holding(): boolean {
+    return this.held !== null;
+  }
+
+  /** Inserts the held row, if any. */
+  settle(): void {
+    const held = this.held;
+    if (held === null) return;
+    this.held = null;
+    this.insert(held.call, held.now);
+  }
+
   /** The journal entry before an attempt of `execute`: status started, attempts + 1. */
   start(callId: string, input: unknown, now = Date.now()): void {
-    this.sql.exec(
+    this.exec(
       `UPDATE calls SET status = 'started', input = CASE WHEN args_text = ?1 THEN '${SAME_AS_ARGS}' ELSE ?1 END, attempts = attempts + 1, started_at = ?
        WHERE call_id = ? AND status NOT IN ${FINAL_SQL}`,
       inputColumn(input, undefined),
@@ -166,12 +206,12 @@ export class CallStore {
 
   /** One more attempt of a started call (a retry). */
   attempt(callId: string): void {
-    this.sql.exec(`UPDATE calls SET attempts = attempts + 1 WHERE call_id = ? AND status = 'started'`, callId);
+    this.exec(`UPDATE calls SET attempts = attempts + 1 WHERE call_id = ? AND status = 'started'`, callId);
   }
 
   /** Holds a validated call for a person's approval, bound to its argument hash. */
   awaitApproval(callId: string, input: unknown, argsHash: string): void {
-    this.sql.exec(
+    this.exec(
       `UPDATE calls SET status = 'awaiting_approval', input = CASE WHEN args_text = ?1 THEN '${SAME_AS_ARGS}' ELSE ?1 END, args_hash = ? WHERE call_id = ? AND status NOT IN ${FINAL_SQL}`,
       inputColumn(input, undefined),
       argsHash,
@@ -180,21 +220,21 @@ export class CallStore {
   }
 
   setApprovedBy(callId: string, who: string): void {
-    this.sql.exec("UPDATE calls SET approved_by = ? WHERE call_id = ?", who, callId);
+    this.exec("UPDATE calls SET approved_by = ? WHERE call_id = ?", who, callId);
   }
 
   setDecidedBy(callId: string, who: string): void {
-    this.sql.exec("UPDATE calls SET decided_by = ? WHERE call_id = ?", who, callId);
+    this.exec("UPDATE calls SET decided_by = ? WHERE call_id = ?", who, callId);
   }
 
   /** Counts one more run of a started call cut short by a restart; returns the new count. */
   restarted(callId: string): number {
-    return this.sql.exec<{ restarts: number }>(`UPDATE calls SET restarts = restarts + 1 WHERE call_id = ? RETURNING restarts`, callId).one().restarts;
+    return this.exec<{ restarts: number }>(`UPDATE calls SET restarts = restarts + 1 WHERE call_id = ? RETURNING restarts`, callId).one().restarts;
   }
 
   /** Parks a call whose outcome is uncertain; a person settles it. */
   park(callId: string, reason: string): void {
-    this.sql.exec(`UPDATE calls SET status = 'parked', park_reason = ? WHERE call_id = ? AND status NOT IN ${FINAL_SQL}`, reason, callId);
+    this.exec(`UPDATE calls SET status = 'parked', park_reason = ? WHERE call_id = ? AND status NOT IN ${FINAL_SQL}`, reason, callId);
   }
 
   /**
@@ -202,7 +242,11 @@ export class CallStore {
    * @returns false when the row already had a final result (nothing written).
    */
   finish(callId: string, status: CallStatus, result: ToolResult, details: FinishDetails, now = Date.now()): boolean {
-    const cursor = this.sql.exec(
+    if (this.held?.call.callId === callId) {
+      this.insertFinished(this.held, status, result, details, now);
+      return true;
+    }
+    const cursor = this.exec(
       `UPDATE calls SET status = ?, result = ?, attempts = ?, duration_ms = ?, finished_at = ?, stubbed = ?, error_code = ?, full_result_path = ?, error_details = ?, outcome = ?
        WHERE call_id = ? AND status NOT IN ${FINAL_SQL}`,
       status,
@@ -220,6 +264,50 @@ export class CallStore {
     return cursor.rowsWritten > 0;
   }
 
+  /** The held row, written with its final result in one statement. */
+  private insertFinished(held: { call: NewCall; now: number }, status: CallStatus, result: ToolResult, details: FinishDetails, now: number): void {
+    const { call } = held;
+    this.held = null;
+    const ord = this.nextOrd(call);
+    try {
+      this.insertFinishedRow(call, ord, held.now, status, result, details, now);
+    } catch (e) {
+      // The result could not be stored (finishCall records a failure instead): the started row goes in as it would have.
+      this.insert(call, held.now);
+      throw e;
+    }
+    this.lastOrd = ord;
+  }
+
+  private insertFinishedRow(call: NewCall, ord: number, startedAt: number, status: CallStatus, result: ToolResult, details: FinishDetails, now: number): void {
+    this.sql.exec(
+      `INSERT INTO calls (call_id, ord, tool_name, source, status, args_text, input, result, attempts, effect_key, turn_id, parent_call_id, created_at, started_at,
+         finished_at, duration_ms, stubbed, error_code, full_result_path, error_details, outcome)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      call.callId,
+      ord,
+      call.toolName,
+      call.source,
+      status,
+      call.argsText,
+      call.input === undefined ? null : inputColumn(call.input, call.argsText),
+      JSON.stringify(result),
+      details.attempts,
+      call.effectKey,
+      call.turnId ?? null,
+      call.parentCallId ?? null,
+      startedAt,
+      startedAt,
+      now,
+      details.durationMs,
+      details.stubbed ? 1 : 0,
+      details.errorCode ?? null,
+      details.fullResultPath ?? null,
+      details.errorDetails ? JSON.stringify(details.errorDetails) : null,
+      details.outcome ?? null,
+    );
+  }
+
   /** False when no row can be queued (see `queued`), so a drain has nothing to look for. */
   mayHaveQueued(): boolean {
     return this.maybeQueued;
@@ -228,18 +316,18 @@ export class CallStore {
   /** Queued calls in queue order. */
   queued(): StoredCall[] {
     if (!this.maybeQueued) return [];
-    const rows = this.sql.exec<CallRow>("SELECT * FROM calls WHERE status = 'queued' ORDER BY ord").toArray();
+    const rows = this.exec<CallRow>("SELECT * FROM calls WHERE status = 'queued' ORDER BY ord").toArray();
     if (rows.length === 0) this.maybeQueued = false;
     return rows.map(toRecord);
   }
 
   /** Calls a call queued (`queueTool`), then the calls those queued, each level in queue order. */
   queuedBy(parentCallId: string): StoredCall[] {
-    this.queueChildren ??= this.sql.exec("SELECT 1 FROM calls WHERE parent_call_id IS NOT NULL AND source = 'queue' LIMIT 1").toArray().length > 0;
+    this.queueChildren ??= this.exec("SELECT 1 FROM calls WHERE parent_call_id IS NOT NULL AND source = 'queue' LIMIT 1").toArray().length > 0;
     if (!this.queueChildren) return [];
     const out: StoredCall[] = [];
     for (let parents = [parentCallId]; parents.length > 0; ) {
-      const next = parents.flatMap((id) => this.sql.exec<CallRow>("SELECT * FROM calls WHERE parent_call_id = ? AND source = 'queue' ORDER BY ord", id).toArray().map(toRecord));
+      const next = parents.flatMap((id) => this.exec<CallRow>("SELECT * FROM calls WHERE parent_call_id = ? AND source = 'queue' ORDER BY ord", id).toArray().map(toRecord));
       out.push(...next);
       parents = next.map((c) => c.callId);
     }
@@ -249,30 +337,30 @@ export class CallStore {
   /** Whether a call `invokeTool`d by `parentCallId` waits for a person. */
   invokedWaiting(parentCallId: string): boolean {
     return (
-      this.sql.exec(`SELECT 1 FROM calls WHERE parent_call_id = ? AND source = 'invoke' AND status IN ${PERSON_WAIT_SQL} LIMIT 1`, parentCallId).toArray().length > 0
+      this.exec(`SELECT 1 FROM calls WHERE parent_call_id = ? AND source = 'invoke' AND status IN ${PERSON_WAIT_SQL} LIMIT 1`, parentCallId).toArray().length > 0
     );
   }
 
   /** Whether any call of the thread waits for a person (approval or a parked outcome). */
   waitForPerson(): boolean {
-    return this.sql.exec(`SELECT 1 FROM calls WHERE status IN ${PERSON_WAIT_SQL} LIMIT 1`).toArray().length > 0;
+    return this.exec(`SELECT 1 FROM calls WHERE status IN ${PERSON_WAIT_SQL} LIMIT 1`).toArray().length > 0;
   }
 
   /** Whether any call of the turn waits for a person (approval or a parked outcome). */
   turnWaits(turnId: string): boolean {
-    return this.sql.exec(`SELECT 1 FROM calls WHERE turn_id = ? AND status IN ${PERSON_WAIT_SQL} LIMIT 1`, turnId).toArray().length > 0;
+    return this.exec(`SELECT 1 FROM calls WHERE turn_id = ? AND status IN ${PERSON_WAIT_SQL} LIMIT 1`, turnId).toArray().length > 0;
   }
 
   /** Calls whose journal says started but that have no result: interrupted by a restart. */
   unfinished(): StoredCall[] {
-    return this.sql.exec<CallRow>("SELECT * FROM calls WHERE status = 'started' ORDER BY ord").toArray().map(toRecord);
+    return this.exec<CallRow>("SELECT * FROM calls WHERE status = 'started' ORDER BY ord").toArray().map(toRecord);
   }
 
   /** Calls in creation order, at most `limit` from `offset`, optionally of one status. */
   list(limit = 1000, offset = 0, status?: CallStatus): StoredCall[] {
     const rows = status
-      ? this.sql.exec<CallRow>("SELECT * FROM calls WHERE status = ? ORDER BY ord LIMIT ? OFFSET ?", status, limit, offset)
-      : this.sql.exec<CallRow>("SELECT * FROM calls ORDER BY ord LIMIT ? OFFSET ?", limit, offset);
+      ? this.exec<CallRow>("SELECT * FROM calls WHERE status = ? ORDER BY ord LIMIT ? OFFSET ?", status, limit, offset)
+      : this.exec<CallRow>("SELECT * FROM calls ORDER BY ord LIMIT ? OFFSET ?", limit, offset);
     return rows.toArray().map(toRecord);
   }
 }

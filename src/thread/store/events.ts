@@ -5,29 +5,86 @@
  */
 import type { EventFrame } from "../../protocol.js";
 
+/** An event kept in memory until it is stored (see `EventLog.hold`). */
+interface HeldEvent {
+  type: string;
+  data: unknown;
+  at: number;
+  /** Gets the frame once the event is stored (to send it). */
+  stored: (frame: EventFrame) => void;
+}
+
 /** Stored, seq-numbered events. */
 export class EventLog {
   /** The newest stored seq, read once: each append takes the next without asking SQLite for it. */
   private last: number | undefined = undefined;
+  private held: HeldEvent | null = null;
 
   constructor(private readonly sql: SqlStorage) {}
 
   /** Forgets the kept seq (a transaction that stored events was rolled back, or the rows were deleted). */
   forget(): void {
     this.last = undefined;
+    this.held = null;
   }
 
-  /** Stores one event and returns its frame. */
+  /** Stores one event and returns its frame. A held event is stored first, in the same statement. */
   append(type: string, data: unknown, now = Date.now()): EventFrame {
+    const held = this.held;
+    if (held !== null) return this.appendAfter(held, type, data, now);
     const seq = this.lastSeq() + 1;
     this.sql.exec("INSERT INTO events (seq, type, data, at) VALUES (?, ?, ?, ?)", seq, type, JSON.stringify(data ?? null), now);
     // Only once the row is in: an append that failed takes no seq.
     this.last = seq;
-    return { seq, type, data, at: new Date(now).toISOString() } as EventFrame;
+    return frameOf(seq, type, data, now);
+  }
+
+  /**
+   * Takes an event without storing it yet: it gets its seq when stored, by the next `append` (both
+   * rows in one statement), by any read of the log, or by `settle`, which the owner calls before
+   * the current synchronous work ends. Nothing is sent before it is stored (`stored` gets its frame).
+   */
+  hold(type: string, data: unknown, stored: (frame: EventFrame) => void, now = Date.now()): void {
+    if (this.held !== null) this.settle();
+    this.held = { type, data, at: now, stored };
+  }
+
+  /** Whether an event is held (see `hold`). */
+  holding(): boolean {
+    return this.held !== null;
+  }
+
+  /** Stores the held event, if any. */
+  settle(): void {
+    const held = this.held;
+    if (held === null) return;
+    this.held = null;
+    held.stored(this.append(held.type, held.data, held.at));
+  }
+
+  /** The held event and a new one, stored in one statement with consecutive seqs. */
+  private appendAfter(held: HeldEvent, type: string, data: unknown, now: number): EventFrame {
+    this.held = null;
+    const first = this.lastSeq() + 1;
+    this.sql.exec(
+      "INSERT INTO events (seq, type, data, at) VALUES (?, ?, ?, ?), (?, ?, ?, ?)",
+      first,
+      held.type,
+      JSON.stringify(held.data ?? null),
+      held.at,
+      first + 1,
+      type,
+      JSON.stringify(data ?? null),
+      now,
+    );
+    this.last = first + 1;
+    held.stored(frameOf(first, held.type, held.data, held.at));
+    return frameOf(first + 1, type, data, now);
   }
 
   /** Frames with `seq > since`, oldest first, at most `limit`. */
   since(since: number, limit = 10_000): EventFrame[] {
+    this.settle();
     return this.sql
       .exec<{ seq: number; type: string; data: string; at: number }>(
         "SELECT seq, type, data, at FROM events WHERE seq > ? ORDER BY seq LIMIT ?",
@@ -38,8 +95,13 @@ export class EventLog {
       .map((r) => ({ seq: r.seq, type: r.type, data: JSON.parse(r.data) as unknown, at: new Date(r.at).toISOString() }) as EventFrame);
   }
 
-  /** The newest seq, 0 when empty. */
+  /** The newest seq, 0 when empty (a held event is stored first). */
   lastSeq(): number {
+    if (this.held !== null) this.settle();
     return (this.last ??= this.sql.exec<{ seq: number }>("SELECT seq FROM events ORDER BY seq DESC LIMIT 1").toArray()[0]?.seq ?? 0);
   }
+}
+
+function frameOf(seq: number, type: string, data: unknown, now: number): EventFrame {
+  return { seq, type, data, at: new Date(now).toISOString() } as EventFrame;
 }

@@ -14,6 +14,13 @@ import { ScriptStore } from "./script.js";
 import { SummaryStore } from "./summaries.js";
 import { TurnStore } from "./turns.js";
 
+/**
+ * Microtask turns a held read's row and events wait for its result (see `ThreadStore.settleSoon`):
+ * enough for an `execute` that answers without I/O to settle through the attempt and be recorded.
+ */
+const SETTLE_TURNS = 12;
+const RESOLVED = Promise.resolve();
+
 /** The thread's storage, one store per table group. */
 export class ThreadStore {
   readonly meta: MetaStore;
@@ -45,6 +52,8 @@ export class ThreadStore {
 
   /** Runs `fn` as one SQLite transaction: all of its writes land, or none. */
   atomically<T>(fn: () => T): T {
+    // Held rows are not `fn`'s: a rollback of `fn` must not take them with it.
+    this.settle();
     try {
       return this.storage.transactionSync(fn);
     } catch (e) {
@@ -53,6 +62,36 @@ export class ThreadStore {
       throw e;
     }
   }
+
+  /** Writes the call row and the event that `CallStore.hold` and `EventLog.hold` keep, if any. */
+  settle(): void {
+    this.calls.settle();
+    this.events.settle();
+  }
+
+  /**
+   * Settles what is held once the current synchronous work has had {@link SETTLE_TURNS} more
+   * microtask turns without finishing the call: a read whose `execute` settles within them records
+   * its row and events in two statements; one that waits for I/O has them stored first. Either way
+   * they are written before the microtask queue drains, so they commit in the same implicit
+   * transaction as an insert made now (workerd commits only once JavaScript yields to I/O).
+   */
+  settleSoon(): void {
+    const idle = this.turnsLeft === 0;
+    this.turnsLeft = SETTLE_TURNS;
+    // A reaction on a settled promise: a microtask turn without leaving V8 (cheaper than queueMicrotask).
+    if (idle) void RESOLVED.then(this.tick);
+  }
+
+  private turnsLeft = 0;
+  private readonly tick = (): void => {
+    if (!this.calls.holding() && !this.events.holding()) {
+      this.turnsLeft = 0;
+      return;
+    }
+    if (--this.turnsLeft > 0) return void RESOLVED.then(this.tick);
+    this.settle();
+  };
 
   /** Drops what the stores keep in memory about their rows; call after rows change behind them (`deleteAll`). */
   forget(): void {
