@@ -196,8 +196,11 @@ export async function until(check: () => Promise<boolean>, what: string): Promis
   throw new Error(`timed out waiting for ${what}`);
 }
 
-/** Starts counting the rows every query of the thread reads (workerd's `cursor.rowsRead`); `read()` is the total since. */
-export async function countRows(threadId: string): Promise<{ read: () => Promise<number> }> {
+/**
+ * Starts counting the rows every query of the thread reads and writes (workerd's `cursor.rowsRead`
+ * and `cursor.rowsWritten`); `read()` and `written()` are the totals since.
+ */
+export async function countRows(threadId: string): Promise<{ read: () => Promise<number>; written: () => Promise<number> }> {
   const key = `__rowsRead:${threadId}`;
   await runInDurableObject(rawStub(threadId), (_instance, state) => {
     const sql = state.storage.sql as SqlStorage & { exec: SqlStorage["exec"] };
@@ -208,7 +211,50 @@ export async function countRows(threadId: string): Promise<{ read: () => Promise
       cursors.push(cursor);
       return cursor;
     }) as SqlStorage["exec"];
-    (globalThis as Record<string, unknown>)[key] = () => cursors.reduce((n, c) => n + c.rowsRead, 0);
+    (globalThis as Record<string, unknown>)[key] = (field: "rowsRead" | "rowsWritten") => cursors.reduce((n, c) => n + c[field], 0);
   });
-  return { read: () => runInDurableObject(rawStub(threadId), () => ((globalThis as Record<string, unknown>)[key] as () => number)()) };
+  const total = (field: "rowsRead" | "rowsWritten") =>
+    runInDurableObject(rawStub(threadId), () => ((globalThis as Record<string, unknown>)[key] as (f: typeof field) => number)(field));
+  return { read: () => total("rowsRead"), written: () => total("rowsWritten") };
+}
+
+/** Tables a turn or a call writes to; their rows are what piles up over a thread's life. */
+const HISTORY_TABLES = ["turns", "calls", "messages", "events", "script"];
+/** Integer keys that must stay unique (and ordered) in each copied row. */
+const ORDERED = new Set(["id", "seq", "ord"]);
+/** Text keys made unique per copy. */
+const NAMED = new Set(["turn_id", "call_id"]);
+
+/**
+ * Gives the thread `copies` more of the history it has (turns, calls, messages, events, script
+ * steps): every row of those tables is inserted again per copy, keys shifted, so the schema's
+ * every column is kept. A thread's age in seconds instead of hours.
+ */
+export async function growHistory(threadId: string, copies: number): Promise<void> {
+  await runInDurableObject(rawStub(threadId), (instance, state) => {
+    const sql = state.storage.sql;
+    for (const table of HISTORY_TABLES) {
+      const rows = sql.exec(`SELECT * FROM ${table}`).toArray();
+      if (rows.length === 0) continue;
+      const columns = Object.keys(rows[0]!);
+      const top: Record<string, number> = {};
+      for (const c of columns.filter((c) => ORDERED.has(c))) top[c] = sql.exec<{ m: number }>(`SELECT COALESCE(MAX(${c}), 0) AS m FROM ${table}`).one().m;
+      const insert = `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`;
+      state.storage.transactionSync(() => {
+        for (let k = 1; k <= copies; k++) {
+          for (const row of rows) {
+            const values = columns.map((c) => {
+              const v = row[c]!;
+              if (ORDERED.has(c)) return (v as number) + k * top[c]!;
+              if (NAMED.has(c)) return `${String(v)}_past${k}`;
+              return v;
+            });
+            sql.exec(insert, ...values);
+          }
+        }
+      });
+    }
+    // The rows changed behind the stores: what they keep in memory (the newest seq and ord) is stale.
+    (instance as unknown as { store: { forget(): void } }).store.forget();
+  });
 }

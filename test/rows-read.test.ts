@@ -2,9 +2,8 @@
  * Cost flat in thread size: the rows SQLite reads (workerd's `cursor.rowsRead`, summed over every
  * query the thread runs) for one turn and for `GET /threads/:id` do not grow with the thread's age.
  */
-import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { countRows, createThread, json, rawStub, runTurn } from "./helpers.js";
+import { countRows, createThread, growHistory, json, runTurn } from "./helpers.js";
 
 const PAST_TURNS = 10_000;
 
@@ -18,47 +17,6 @@ const SCRIPT = [
   },
   { text: "done" },
 ];
-
-/** Tables a turn writes to; their rows are what piles up over a thread's life. */
-const HISTORY_TABLES = ["turns", "calls", "messages", "events", "script"];
-
-/** Integer keys that must stay unique (and ordered) in each copied row. */
-const ORDERED = new Set(["id", "seq", "ord"]);
-/** Text keys made unique per copy. */
-const NAMED = new Set(["turn_id", "call_id"]);
-
-/**
- * Gives the thread `copies` more turns exactly like the ones it has: every row of the history
- * tables is inserted again per copy, keys shifted, so the schema's every column is kept.
- */
-async function growHistory(threadId: string, copies: number): Promise<void> {
-  await runInDurableObject(rawStub(threadId), (instance, state) => {
-    const sql = state.storage.sql;
-    for (const table of HISTORY_TABLES) {
-      const rows = sql.exec(`SELECT * FROM ${table}`).toArray();
-      if (rows.length === 0) continue;
-      const columns = Object.keys(rows[0]!);
-      const top: Record<string, number> = {};
-      for (const c of columns.filter((c) => ORDERED.has(c))) top[c] = sql.exec<{ m: number }>(`SELECT COALESCE(MAX(${c}), 0) AS m FROM ${table}`).one().m;
-      const insert = `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`;
-      state.storage.transactionSync(() => {
-        for (let k = 1; k <= copies; k++) {
-          for (const row of rows) {
-            const values = columns.map((c) => {
-              const v = row[c]!;
-              if (ORDERED.has(c)) return (v as number) + k * top[c]!;
-              if (NAMED.has(c)) return `${String(v)}_past${k}`;
-              return v;
-            });
-            sql.exec(insert, ...values);
-          }
-        }
-      });
-    }
-    // The rows changed behind the stores: what they keep in memory (the newest seq and ord) is stale.
-    (instance as unknown as { store: { forget(): void } }).store.forget();
-  });
-}
 
 /** Rows read by one more turn, and by one `GET /threads/:id`, on a thread with `past` earlier turns. */
 async function rowsOfOneTurn(past: number): Promise<{ turn: number; info: number }> {

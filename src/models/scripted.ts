@@ -6,6 +6,7 @@
  */
 import { byteLength, fitsBytes } from "../bytes.js";
 import { WeftError } from "../errors.js";
+import { orderedId } from "../ids.js";
 import type { ToolCallRequest } from "../protocol.js";
 import type { Model, ModelStreamPart, ScriptStep } from "./model.js";
 import { MODEL_ENV } from "./registry.js";
@@ -55,7 +56,7 @@ export function normalizeScript(steps: unknown, path: (string | number)[] = ["sc
       }
       const args = call.arguments;
       return {
-        id: call.id ?? `call_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`,
+        id: call.id ?? orderedId("call", 16),
         name: call.name,
         arguments: typeof args === "string" ? args : JSON.stringify(args ?? {}),
       };

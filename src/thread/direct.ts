@@ -4,6 +4,7 @@
  * @module
  */
 import { WeftError } from "../errors.js";
+import { orderedId } from "../ids.js";
 import { waitsForPersonStatus } from "../protocol.js";
 import { validateInput } from "../tools/dispatch.js";
 import type { ThreadEngine } from "./engine.js";
@@ -13,7 +14,7 @@ import type { TurnRunner } from "./runner.js";
 export interface DirectCallInput {
   toolName: string;
   input: unknown;
-  /** Caller-chosen id; default `tool_<name>_<random>`. */
+  /** Caller-chosen id; default `tool_<name>_<time><random>` (see `orderedId`). */
   callId?: string;
 }
 
@@ -52,7 +53,7 @@ export async function directCall(engine: ThreadEngine, runner: TurnRunner, call:
       toolName: tool.name,
     });
   }
-  const callId = call.callId ?? `tool_${tool.name}_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  const callId = call.callId ?? orderedId(`tool_${tool.name}`, 12);
   const { outcome } = await engine.dispatchWithQueue(null, {
     callId,
     toolName: tool.name,

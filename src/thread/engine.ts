@@ -7,6 +7,7 @@
  */
 import { byteLength, fitsBytes } from "../bytes.js";
 import { WeftError, isWeftError } from "../errors.js";
+import { orderedId } from "../ids.js";
 import type { EventFrame, EventPayloads, Message, ToolResult } from "../protocol.js";
 import { BUILTIN_EVENT_TYPES } from "../protocol.js";
 import { type AgentDefinition, type EnvDefault, type Registry, type ResolvedSide, findAgent, findPrompt, sidesOf } from "../run/agent.js";
@@ -61,7 +62,8 @@ export const MAX_EVENT_BYTES = 1024 * 1024;
 /** Test seam of the crash matrix: called at each crash point of the pipeline. */
 export type CrashHook = (point: CrashPoint, call: { callId: string; toolName: string; effect?: Effect }) => void | Promise<void>;
 
-const newId = (prefix: string) => `${prefix}_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+/** A call, turn or flow id: time-ordered (see `orderedId`), 16 random hex digits as before. */
+const newId = (prefix: string) => orderedId(prefix, 16);
 
 /** A thread's running behaviour over its store. */
 export class ThreadEngine implements StateHost {
