@@ -10,7 +10,6 @@
 export class ThreadAlarm {
   /** Epoch ms the alarm is set for; null when none; undefined until read (a new instance). */
   private at: number | null | undefined = undefined;
-  private asked = false;
 
   constructor(private readonly storage: DurableObjectStorage) {}
 
@@ -33,7 +32,6 @@ export class ThreadAlarm {
    */
   fired(): void {
     this.at = null;
-    this.asked = false;
   }
 
   /** Whether an alarm is set; reads storage only the first time. */
@@ -42,15 +40,13 @@ export class ThreadAlarm {
     return this.at !== null;
   }
 
-  /** Whether `ensureBy` was asked since the alarm last fired (the thread was in use). */
-  get wanted(): boolean {
-    return this.asked;
-  }
-
-  /** Makes sure the alarm fires at `by` (epoch ms) at the latest; an earlier alarm stays. */
-  async ensureBy(by: number): Promise<void> {
-    this.asked = true;
+  /**
+   * Makes sure the alarm fires at `by` (epoch ms) at the latest. An earlier alarm stays, unless
+   * moving it to `by` puts it at least `renewMs` later: then it is renewed ahead of time, so a
+   * thread in steady use keeps its alarm ahead of it and the alarm never fires for nothing.
+   */
+  async ensureBy(by: number, renewMs = Infinity): Promise<void> {
     if (this.at === undefined) this.at = await this.storage.getAlarm();
-    if (this.at === null || this.at > by) await this.set(by);
+    if (this.at === null || this.at > by || by - this.at >= renewMs) await this.set(by);
   }
 }

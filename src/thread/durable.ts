@@ -176,14 +176,15 @@ export function createThreadClass(registry: Registry) {
 
     async callTool(caller: Caller, input: DirectCallInput, idem?: IdempotencyClaim) {
       return this.once(caller, idem, () =>
-        this.work(caller, async (engine, runner) => {
-          // A direct call runs outside any turn; the watchdog finishes it if a crash cuts it.
-          await this.armWatchdog();
-          // Under an Idempotency-Key the id comes from the key: a retry that a restart made
-          // necessary reaches the first call, never a second run of the tool.
-          const call = idem && input.callId === undefined ? { ...input, callId: await keyedCallId(caller.userId, idem, input.toolName) } : input;
-          return directCall(engine, runner, call);
-        }),
+        // A direct call runs outside any turn; the watchdog finishes it if a crash cuts it.
+        this.work(caller, (engine, runner) =>
+          this.watched(async () => {
+            // Under an Idempotency-Key the id comes from the key: a retry that a restart made
+            // necessary reaches the first call, never a second run of the tool.
+            const call = idem && input.callId === undefined ? { ...input, callId: await keyedCallId(caller.userId, idem, input.toolName) } : input;
+            return directCall(engine, runner, call);
+          }),
+        ),
       );
     }
 

@@ -179,7 +179,7 @@ export class ThreadEngine implements StateHost {
         limit: MAX_EVENT_BYTES,
       });
     }
-    this.host.broadcast(this.store.events.append(event, clean));
+    this.host.broadcast(this.store.events.append(event, clean, Date.now(), text));
   }
 
   appendMessage(message: NewTurnMessage): Message {

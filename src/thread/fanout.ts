@@ -7,6 +7,7 @@
  * @module
  */
 import type { EventFrame } from "../protocol.js";
+import { frameText } from "./store/events.js";
 
 /** The tag of a socket that takes its frames as JSON arrays (`GET /threads/:id/ws?batch=1`). */
 export const BATCH_TAG = "batch";
@@ -77,7 +78,7 @@ export class Fanout {
       this.targets = sockets;
       queueMicrotask(() => this.flush());
     }
-    this.queue.push(JSON.stringify(frame));
+    this.queue.push(frameText(frame));
   }
 
   /**

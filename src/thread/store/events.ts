@@ -5,6 +5,18 @@
  */
 import type { EventFrame } from "../../protocol.js";
 
+/** Where a frame made here keeps its data's JSON text (a symbol: neither JSON nor structured clone carry it). */
+const DATA_TEXT = Symbol("dataText");
+
+/**
+ * A frame's JSON text, as `JSON.stringify(frame)` gives it; for a frame this log stored, built
+ * from the text it stored, so the data is serialized once for the row and every socket.
+ */
+export function frameText(frame: EventFrame): string {
+  const data = (frame as EventFrame & { [DATA_TEXT]?: string })[DATA_TEXT];
+  return data === undefined ? JSON.stringify(frame) : `{"seq":${frame.seq},"type":${JSON.stringify(frame.type)},"data":${data},"at":"${frame.at}"}`;
+}
+
 /** An event kept in memory until it is stored (see `EventLog.hold`). */
 interface HeldEvent {
   type: string;
@@ -28,15 +40,18 @@ export class EventLog {
     this.held = null;
   }
 
-  /** Stores one event and returns its frame. A held event is stored first, in the same statement. */
-  append(type: string, data: unknown, now = Date.now()): EventFrame {
+  /**
+   * Stores one event and returns its frame; `text` is `data`'s JSON when the caller has it already.
+   * A held event is stored first, in the same statement.
+   */
+  append(type: string, data: unknown, now = Date.now(), text = JSON.stringify(data ?? null)): EventFrame {
     const held = this.held;
-    if (held !== null) return this.appendAfter(held, type, data, now);
+    if (held !== null) return this.appendAfter(held, type, data, now, text);
     const seq = this.lastSeq() + 1;
-    this.sql.exec("INSERT INTO events (seq, type, data, at) VALUES (?, ?, ?, ?)", seq, type, JSON.stringify(data ?? null), now);
+    this.sql.exec("INSERT INTO events (seq, type, data, at) VALUES (?, ?, ?, ?)", seq, type, text, now);
     // Only once the row is in: an append that failed takes no seq.
     this.last = seq;
-    return frameOf(seq, type, data, now);
+    return frameOf(seq, type, data, now, text);
   }
 
   /**
@@ -63,23 +78,14 @@ export class EventLog {
   }
 
   /** The held event and a new one, stored in one statement with consecutive seqs. */
-  private appendAfter(held: HeldEvent, type: string, data: unknown, now: number): EventFrame {
+  private appendAfter(held: HeldEvent, type: string, data: unknown, now: number, text: string): EventFrame {
     this.held = null;
     const first = this.lastSeq() + 1;
-    this.sql.exec(
-      "INSERT INTO events (seq, type, data, at) VALUES (?, ?, ?, ?), (?, ?, ?, ?)",
-      first,
-      held.type,
-      JSON.stringify(held.data ?? null),
-      held.at,
-      first + 1,
-      type,
-      JSON.stringify(data ?? null),
-      now,
-    );
+    const heldText = JSON.stringify(held.data ?? null);
+    this.sql.exec("INSERT INTO events (seq, type, data, at) VALUES (?, ?, ?, ?), (?, ?, ?, ?)", first, held.type, heldText, held.at, first + 1, type, text, now);
     this.last = first + 1;
-    held.stored(frameOf(first, held.type, held.data, held.at));
-    return frameOf(first + 1, type, data, now);
+    held.stored(frameOf(first, held.type, held.data, held.at, heldText));
+    return frameOf(first + 1, type, data, now, text);
   }
 
   /** Frames with `seq > since`, oldest first, at most `limit`. */
@@ -102,6 +108,9 @@ export class EventLog {
   }
 }
 
-function frameOf(seq: number, type: string, data: unknown, now: number): EventFrame {
-  return { seq, type, data, at: new Date(now).toISOString() } as EventFrame;
+function frameOf(seq: number, type: string, data: unknown, now: number, text: string): EventFrame {
+  const frame = { seq, type, data, at: new Date(now).toISOString() } as EventFrame & { [DATA_TEXT]?: string };
+  // `JSON.stringify` leaves out a key whose value is undefined; such a frame is serialized as it is.
+  if (data !== undefined) frame[DATA_TEXT] = text;
+  return frame;
 }
