@@ -6,9 +6,11 @@
 import { env } from "cloudflare:workers";
 import { authConfigured } from "./http/auth.js";
 import { createApp } from "./http/app.js";
+import { directCallLane } from "./http/direct-lane.js";
 import type { Registry } from "./run/agent.js";
 import { UserAccount } from "./thread/account.js";
 import { type WeftEnv, createThreadClass } from "./thread/durable.js";
+import { ToolCatalog } from "./tools/catalog.js";
 
 /** Says at start, loudly, when this Worker runs without authentication. */
 function announceAuth(vars: WeftEnv | undefined): void {
@@ -34,11 +36,12 @@ function announceAuth(vars: WeftEnv | undefined): void {
  * export default weft.worker;
  */
 export function createWeft(registry: Registry) {
-  const app = createApp(registry);
+  const catalog = new ToolCatalog(registry.tools);
+  const app = createApp(registry, catalog);
   announceAuth(env as WeftEnv | undefined);
   return {
     Thread: createThreadClass(registry),
     UserAccount,
-    worker: { fetch: app.fetch } satisfies ExportedHandler<WeftEnv>,
+    worker: { fetch: directCallLane(app, catalog) } satisfies ExportedHandler<WeftEnv>,
   };
 }

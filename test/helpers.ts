@@ -18,10 +18,13 @@ export type TestUser = keyof typeof API_KEYS;
 
 /**
  * Sends a request to the test worker as `as` (default "tester", by API key; null: no credentials);
- * a request that sets its own Authorization header keeps it.
+ * a request that sets its own Authorization header keeps it. A string body is sent with its
+ * Content-Length, as HTTP clients send it.
  */
 export function request(path: string, init?: RequestInit, as: TestUser | null = "tester"): Promise<Response> {
   const req = new Request(`${BASE}${path}`, init);
+  // As an HTTP client sends a body it holds whole (a Request made in JavaScript has no Content-Length).
+  if (typeof init?.body === "string" && !req.headers.has("content-length")) req.headers.set("content-length", String(new TextEncoder().encode(init.body).byteLength));
   if (as !== null && !req.headers.has("authorization")) req.headers.set("authorization", `Bearer ${API_KEYS[as]}`);
   // `exports` is typed from generated wrangler types, which this project does not generate.
   return (exports as unknown as { default: Fetcher }).default.fetch(req);

@@ -7,14 +7,14 @@
  */
 import { Hono, type MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
-import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { WeftError } from "../errors.js";
 import { perEnv } from "../per-env.js";
 import { playgroundResponse, wantsHtml } from "../playground/page.js";
 import { type Registry, agentIds } from "../run/agent.js";
-import { Redactor, workerSecrets } from "../thread/redact.js";
+import { ToolCatalog } from "../tools/catalog.js";
 import { accountRoutes } from "./account.js";
+import { cleanJson, errorAnswer, workerRedactor } from "./answers.js";
 import { type AuthedEnv, authenticate } from "./auth.js";
 import { callRoutes } from "./calls.js";
 import { chatRoutes } from "./chat.js";
@@ -33,30 +33,22 @@ export function routeList(app: Hono<any>): string[] {
 }
 
 /** The CORS middleware for the origins in `WEFT_CORS_ORIGINS` (comma-separated); null (CORS off) when it names none. */
-const corsOf = perEnv((env: AuthedEnv["Bindings"]): MiddlewareHandler | null => {
+export const corsOf = perEnv((env: AuthedEnv["Bindings"]): MiddlewareHandler | null => {
   const origins = String(env.WEFT_CORS_ORIGINS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
   if (origins.length === 0) return null;
   return cors({ origin: origins, allowHeaders: ["authorization", "content-type"], allowMethods: ["GET", "POST", "PUT", "DELETE"], maxAge: 600 });
 });
 
-const workerRedactor = perEnv((env: AuthedEnv["Bindings"]) => new Redactor(workerSecrets(env)));
-
 /** The path of a request URL as sent (still percent-encoded), without parsing the whole URL. */
-function rawPath(url: string): string {
+export function rawPath(url: string): string {
   const start = url.indexOf("/", url.indexOf("//") + 2);
   if (start === -1) return "/";
   const query = url.indexOf("?", start);
   return url.slice(start, query === -1 ? undefined : query);
 }
 
-/** True for the error a stub call gets when its Durable Object reset mid-request (a restart, a deploy). */
-function threadReset(err: unknown): boolean {
-  const e = err as { durableObjectReset?: unknown; retryable?: unknown; remote?: unknown } | null;
-  return e !== null && typeof e === "object" && (e.durableObjectReset === true || (e.retryable === true && e.remote !== true));
-}
-
-/** Builds the app for a registry. */
-export function createApp(registry: Registry): Hono<AuthedEnv> {
+/** Builds the app for a registry; `catalog` (the registry's tools) may be shared with the direct-call lane. */
+export function createApp(registry: Registry, catalog = new ToolCatalog(registry.tools)): Hono<AuthedEnv> {
   const app = new Hono<AuthedEnv>();
 
   app.use("*", async function redactWorkerSecrets(c, next) {
@@ -66,9 +58,7 @@ export function createApp(registry: Registry): Hono<AuthedEnv> {
     // (one a library made) is read back and cleaned after.
     const cleaned = new WeakSet<Response>();
     c.json = ((object: unknown, arg?: ContentfulStatusCode, headers?: Record<string, string>) => {
-      // As c.json serializes: `undefined` makes an empty body.
-      const text = (JSON.stringify(object) as string | undefined) ?? "";
-      const res = c.body(r.json(text), arg, { "Content-Type": "application/json", ...headers });
+      const res = c.body(cleanJson(c.env, object), arg, { "Content-Type": "application/json", ...headers });
       cleaned.add(res);
       return res;
     }) as unknown as typeof c.json;
@@ -108,30 +98,15 @@ export function createApp(registry: Registry): Hono<AuthedEnv> {
   app.route("/threads", fileRoutes());
   app.route("/threads", chatRoutes());
   app.route("/account", accountRoutes());
-  app.route("/v1/tools", toolRoutes(registry));
+  app.route("/v1/tools", toolRoutes(catalog));
   app.route("/mcp", mcpRoutes(registry));
   let described: Promise<Record<string, unknown>> | null = null;
   app.get("/openapi.json", describe("This API's OpenAPI 3.1 description, generated from the router"), async (c) => c.json(await (described ??= openApiDocument(app))));
 
   app.notFound((c) => c.json(new WeftError("not_found", `no route ${c.req.method} ${c.req.path}`).toBody(), 404));
   app.onError((err, c) => {
-    const error =
-      err instanceof WeftError
-        ? err
-        : err instanceof HTTPException && err.status === 400
-          ? new WeftError("invalid_json", `request body is not valid JSON: ${err.message}`)
-          : threadReset(err)
-            ? new WeftError(
-                "thread_restarted",
-                "the thread restarted while it handled this request, which may not have taken effect (work that was durable finishes by itself); read the thread, or retry with the same Idempotency-Key, which never acts twice",
-              )
-            : null;
-    if (!error) {
-      console.error("weft: unhandled error", workerRedactor(c.env).value(err));
-      return c.json(new WeftError("internal_error", "internal error").toBody(), 500);
-    }
-    if (error.code === "unauthenticated") c.header("www-authenticate", `Bearer error="invalid_token", error_description=${JSON.stringify(error.message)}`);
-    return c.json(error.toBody(), error.status as 400);
+    const answer = errorAnswer(err, c.env);
+    return c.json(answer.body, answer.status as ContentfulStatusCode, answer.headers);
   });
   return app;
 }

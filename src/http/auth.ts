@@ -209,29 +209,37 @@ function bearerOf(req: Request): string | null {
 
 const DEV_MODE_NOTICE = `on: no authentication, every request without a token acts as "${DEV_PRINCIPAL.userId}" (admin); local development only`;
 
+/**
+ * The caller a request acts as under `mode` (its {@link authMode}).
+ * @throws WeftError `auth_not_configured` (mode "refuse"), `unauthenticated` (no, or a refused, credential).
+ */
+export async function requestCaller(env: WeftEnv, req: Request, mode: AuthMode): Promise<Caller> {
+  if (mode === "refuse") {
+    throw new WeftError(
+      "auth_not_configured",
+      'no authentication is configured: set WEFT_JWT_SECRET, WEFT_JWKS_URL or WEFT_API_KEYS (wrangler secret put), or WEFT_AUTH = "none" to run open on purpose',
+    );
+  }
+  let principal: Principal;
+  if (mode === "dev") {
+    // Nothing here can verify a credential: one that was sent is refused, never taken for "dev".
+    if (req.headers.has("authorization") || bearerOf(req) !== null) throw unauthenticated(DEV_CREDENTIAL_REFUSED);
+    principal = DEV_PRINCIPAL;
+  } else if (mode === "none") principal = ANONYMOUS;
+  else {
+    const token = bearerOf(req);
+    if (!token) throw unauthenticated("missing bearer token (Authorization: Bearer <token>)");
+    principal = token.split(".").length === 3 ? await verifyJwt(env, token) : await verifyApiKey(env, token);
+  }
+  return callerOf(env, principal);
+}
+
 /** The middleware: sets `c.var.caller` or answers 401/503; marks development-mode responses. */
 export function authenticate(): MiddlewareHandler<AuthedEnv> {
   return async function authenticateRequest(c, next) {
     const mode = authMode(c.env, c.req.url);
     if (mode === "dev") c.header(DEV_MODE_HEADER, DEV_MODE_NOTICE);
-    if (mode === "refuse") {
-      throw new WeftError(
-        "auth_not_configured",
-        'no authentication is configured: set WEFT_JWT_SECRET, WEFT_JWKS_URL or WEFT_API_KEYS (wrangler secret put), or WEFT_AUTH = "none" to run open on purpose',
-      );
-    }
-    let principal: Principal;
-    if (mode === "dev") {
-      // Nothing here can verify a credential: one that was sent is refused, never taken for "dev".
-      if (c.req.raw.headers.has("authorization") || bearerOf(c.req.raw) !== null) throw unauthenticated(DEV_CREDENTIAL_REFUSED);
-      principal = DEV_PRINCIPAL;
-    } else if (mode === "none") principal = ANONYMOUS;
-    else {
-      const token = bearerOf(c.req.raw);
-      if (!token) throw unauthenticated("missing bearer token (Authorization: Bearer <token>)");
-      principal = token.split(".").length === 3 ? await verifyJwt(c.env, token) : await verifyApiKey(c.env, token);
-    }
-    c.set("caller", callerOf(c.env, principal));
+    c.set("caller", await requestCaller(c.env, c.req.raw, mode));
     await next();
     // A response made elsewhere (the thread's WebSocket answers: 101, 426, 400) skips c.header's.
     if (mode === "dev" && !c.res.headers.has(DEV_MODE_HEADER)) {

@@ -8,7 +8,7 @@ import { byteLength, fitsBytes } from "../bytes.js";
 import { WeftError } from "../errors.js";
 import { limitOf } from "../limits.js";
 import type { Caller } from "../thread/api.js";
-import type { DirectCallOutcome } from "../thread/direct.js";
+import { type DirectCallOutcome, outcomeWaitsForPerson } from "../thread/direct.js";
 import type { WeftEnv } from "../thread/durable.js";
 import type { IdempotencyClaim } from "../thread/store/idempotency.js";
 import type { ToolCatalog } from "../tools/catalog.js";
@@ -75,4 +75,20 @@ export async function runDirectCall(
   const input = body.continuationToken ? { arguments: { continuationToken: body.continuationToken } } : {};
   const { kept, ...outcome } = unwrap(await stub.scratchCall(caller, input, threadId, call, idem));
   return { ...outcome, scratchWorkspace: true, ...(kept ? { sessionId: threadId } : {}) };
+}
+
+/**
+ * `POST /v1/tools/:name`'s answer to a validated body: {@link runDirectCall}'s outcome, with 200
+ * for a result and 202 while the call waits for a person (an approval, or a parked outcome).
+ */
+export async function answerDirectCall(
+  env: WeftEnv,
+  caller: Caller,
+  catalog: ToolCatalog,
+  name: string,
+  body: DirectCallRequest,
+  idem?: IdempotencyClaim,
+): Promise<{ answer: DirectCallAnswer; status: 200 | 202 }> {
+  const answer = await runDirectCall(env, caller, catalog, name, body, idem);
+  return { answer, status: outcomeWaitsForPerson(answer) ? 202 : 200 };
 }

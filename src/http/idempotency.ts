@@ -22,11 +22,20 @@ const KEY = /^[\x21-\x7e]{1,255}$/;
  * does not matter), so the same key with another request is refused, not replayed.
  * @throws WeftError `invalid_request` for a key that is empty, over 255 characters or not visible ASCII.
  */
-export async function idempotencyOf(c: Context, body: unknown): Promise<IdempotencyClaim | undefined> {
-  const key = c.req.header(IDEMPOTENCY_HEADER);
-  if (key === undefined) return undefined;
+export function idempotencyOf(c: Context, body: unknown): Promise<IdempotencyClaim | undefined> {
+  return idempotencyClaim(c.req.raw.headers, c.req.method, c.req.path, body);
+}
+
+/**
+ * {@link idempotencyOf} for a request outside Hono: its headers, method and path (as sent, with
+ * no percent-encoding to decode).
+ * @throws WeftError `invalid_request` for a malformed key.
+ */
+export async function idempotencyClaim(headers: Headers, method: string, path: string, body: unknown): Promise<IdempotencyClaim | undefined> {
+  const key = headers.get(IDEMPOTENCY_HEADER);
+  if (key === null) return undefined;
   if (!KEY.test(key)) {
     throw new WeftError("invalid_request", `${IDEMPOTENCY_HEADER}: expected 1 to 255 visible ASCII characters`, { path: ["headers", "idempotency-key"] });
   }
-  return { key, fingerprint: await sha256Hex(`${c.req.method} ${c.req.path}\n${canonicalJson(body ?? null)}`) };
+  return { key, fingerprint: await sha256Hex(`${method} ${path}\n${canonicalJson(body ?? null)}`) };
 }

@@ -4,20 +4,17 @@
  * @module
  */
 import { Hono } from "hono";
-import type { Registry } from "../run/agent.js";
-import { ToolCatalog, configHash } from "../tools/catalog.js";
+import { type ToolCatalog, configHash } from "../tools/catalog.js";
 import type { AuthedEnv } from "./auth.js";
-import { outcomeWaitsForPerson } from "../thread/direct.js";
-import { runDirectCall } from "./direct-call.js";
+import { answerDirectCall } from "./direct-call.js";
 import { idempotencyOf } from "./idempotency.js";
 import { describe } from "./openapi.js";
 import { DirectCallBody } from "./schemas.js";
 import { jsonBody } from "./validate.js";
 
 /** The `/v1/tools` routes over the registry's tools. */
-export function toolRoutes(registry: Registry) {
+export function toolRoutes(catalog: ToolCatalog) {
   const app = new Hono<AuthedEnv>();
-  const catalog = new ToolCatalog(registry.tools);
   let listing: Promise<{ tools: ReturnType<ToolCatalog["list"]>; configHash: string }> | null = null;
 
   app.get("/", describe("List every tool with its input and output JSON Schema, effect, and a configHash"), async (c) => {
@@ -29,10 +26,9 @@ export function toolRoutes(registry: Registry) {
   });
 
   app.post("/:name", describe("Call a tool directly, with no model turn", { 200: "The outcome { ok, toolName, callId, isError, result, durationMs, ... }", 202: "The call waits for a person (approval, or a parked outcome)" }), jsonBody(DirectCallBody), async (c) => {
-    // 200 for a result; 202 when the call waits for a person (approval or a parked outcome).
     const body = c.req.valid("json");
-    const answer = await runDirectCall(c.env, c.var.caller, catalog, c.req.param("name"), body, await idempotencyOf(c, body));
-    return c.json(answer, outcomeWaitsForPerson(answer) ? 202 : 200);
+    const { answer, status } = await answerDirectCall(c.env, c.get("caller"), catalog, c.req.param("name"), body, await idempotencyOf(c, body));
+    return c.json(answer, status);
   });
 
   return app;

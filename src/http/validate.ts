@@ -30,24 +30,31 @@ function hasBody(req: Request): boolean {
  */
 export function requestBodies(): MiddlewareHandler<AuthedEnv> {
   return async function checkBody(c, next) {
-    const headers = c.req.raw.headers;
-    const length = headers.get("content-length");
-    if (length !== null ? length === "0" : c.req.raw.body === null) return next();
-    const type = (headers.get("content-type") ?? "").split(";")[0]!.trim();
-    if (!JSON_TYPE.test(type)) {
-      throw new WeftError("unsupported_media_type", `request bodies must be application/json, not ${JSON.stringify(type || "(none)")}`, {
-        path: ["content-type"],
-      });
-    }
-    const limit = bodyLimitOf(c.env);
-    // A declared length is the body's length (the runtime holds the stream to it): compared
-    // here, as bodyLimit would; a chunked body is counted by bodyLimit as it is read.
-    if (length !== null && !headers.has("transfer-encoding")) {
-      if (Number.parseInt(length, 10) > limit.maxSize) limit.refuse();
-      return next();
-    }
-    return limit.middleware(c, next);
+    return checkBodyHeaders(c.req.raw, c.env) === "streamed" ? bodyLimitOf(c.env).middleware(c, next) : next();
   };
+}
+
+/**
+ * The checks of {@link requestBodies} that the headers decide: a body must be JSON (415), and a
+ * declared length within `WEFT_MAX_BODY_BYTES` (413). Says whether the request has no body, one
+ * of a declared length (the runtime holds the stream to it, so nothing is left to count), or a
+ * streamed (chunked) one that must be counted as it is read.
+ * @throws WeftError `unsupported_media_type`, `payload_too_large`.
+ */
+export function checkBodyHeaders(req: Request, env: AuthedEnv["Bindings"]): "none" | "declared" | "streamed" {
+  const headers = req.headers;
+  const length = headers.get("content-length");
+  if (length !== null ? length === "0" : req.body === null) return "none";
+  const type = (headers.get("content-type") ?? "").split(";")[0]!.trim();
+  if (!JSON_TYPE.test(type)) {
+    throw new WeftError("unsupported_media_type", `request bodies must be application/json, not ${JSON.stringify(type || "(none)")}`, {
+      path: ["content-type"],
+    });
+  }
+  if (length === null || headers.has("transfer-encoding")) return "streamed";
+  const limit = bodyLimitOf(env);
+  if (Number.parseInt(length, 10) > limit.maxSize) limit.refuse();
+  return "declared";
 }
 
 /** `WEFT_MAX_BODY_BYTES` and its bodyLimit middleware, made once per env. */
@@ -66,14 +73,20 @@ function parse<S extends z.ZodType>(schema: S, value: unknown, where: string): z
   throw new WeftError("invalid_request", issues.map((i) => i.message).join("; "), { path: issues[0]!.path, issues, in: where });
 }
 
+/**
+ * A parsed JSON body checked as {@link jsonBody} checks it: its shape (nesting within
+ * `WEFT_MAX_JSON_DEPTH`, no lone surrogate), then `schema`.
+ * @throws WeftError `invalid_request` naming the path.
+ */
+export function validBody<S extends z.ZodType>(schema: S, body: unknown, env: AuthedEnv["Bindings"]): z.output<S> {
+  // Before anything crosses to a Durable Object: too deep a value overflows the RPC's stack.
+  checkJsonShape(body, limitOf(env, "jsonDepth"));
+  return parse(schema, body, "body");
+}
+
 /** Validates the JSON body with `schema`; an absent body counts as `{}`. */
 export function jsonBody<S extends z.ZodType>(schema: S) {
-  const check = validator("json", (value, c) => {
-    const body = hasBody(c.req.raw) ? value : {};
-    // Before anything crosses to a Durable Object: too deep a value overflows the RPC's stack.
-    checkJsonShape(body, limitOf(c.env, "jsonDepth"));
-    return parse(schema, body, "body");
-  });
+  const check = validator("json", (value, c) => validBody(schema, hasBody(c.req.raw) ? value : {}, c.env));
   documented(check, "json", schema);
   return check;
 }

@@ -1,0 +1,90 @@
+/**
+ * The hot path of a direct tool call, `POST /v1/tools/:name` with a JSON body of declared length,
+ * answered without the router: the app's checks in the app's order (authentication, then the body's
+ * headers, then its JSON, then its schema), from the same functions its middleware calls, and the
+ * same answers and errors. A direct call is the request an agent makes most, and the router, its
+ * context and seven middleware layers cost about as much Worker CPU as the checks themselves.
+ *
+ * Every other request, and any the lane is not sure of (CORS or development mode configured, a
+ * percent-encoded path, a query string, an empty or chunked body, a body that is not JSON), goes
+ * to the app, whose answer is the reference: the lane's answers must equal it (test/direct-lane.test.ts).
+ * @module
+ */
+import type { Hono } from "hono";
+import type { WeftEnv } from "../thread/durable.js";
+import type { ToolCatalog } from "../tools/catalog.js";
+import { cleanJson, errorAnswer } from "./answers.js";
+import { corsOf, rawPath } from "./app.js";
+import { type AuthMode, type AuthedEnv, authMode, requestCaller } from "./auth.js";
+import { answerDirectCall } from "./direct-call.js";
+import { idempotencyClaim } from "./idempotency.js";
+import { DirectCallBody } from "./schemas.js";
+import { checkBodyHeaders, validBody } from "./validate.js";
+
+/** The route's path; a name is one path segment (the router's `:name`). */
+const ROUTE = /^\/v1\/tools\/([^/]+)$/;
+
+const utf8 = new TextDecoder();
+
+/** A request the lane answers: the tool's name, the path as sent, and the auth mode. */
+export interface LaneRequest {
+  name: string;
+  path: string;
+  mode: AuthMode;
+}
+
+/**
+ * The request as the lane would take it, or null when it goes to the app. Looks at the method,
+ * the URL and headers only (nothing is read or refused here).
+ */
+export function laneRequest(request: Request, env: WeftEnv): LaneRequest | null {
+  if (request.method !== "POST") return null;
+  const url = request.url;
+  // A `%` needs decoding (or refusing) as the app does it; a query is left to the app too.
+  if (url.includes("%") || url.includes("?")) return null;
+  const path = rawPath(url);
+  const match = ROUTE.exec(path);
+  if (!match) return null;
+  const length = request.headers.get("content-length");
+  if (length === null || length === "0" || request.headers.has("transfer-encoding")) return null;
+  if (corsOf(env) !== null) return null;
+  const mode = authMode(env, url);
+  // Development mode marks every answer with its header: the app's middleware does that.
+  if (mode === "dev") return null;
+  return { name: match[1]!, path, mode };
+}
+
+/** A JSON answer as the app's `c.json` makes it (cleaned of the Worker's secrets). */
+function jsonResponse(env: WeftEnv, value: unknown, status: number, headers?: Record<string, string>): Response {
+  return new Response(cleanJson(env, value), { status, headers: { "Content-Type": "application/json", ...headers } });
+}
+
+/**
+ * The Worker's `fetch`: direct calls through the lane, everything else through `app`.
+ * `catalog` is the one the app's tool routes use.
+ */
+export function directCallLane(app: Hono<AuthedEnv>, catalog: ToolCatalog): (request: Request, env: WeftEnv, ctx?: ExecutionContext) => Promise<Response> {
+  return async function fetch(request, env, ctx) {
+    const lane = laneRequest(request, env);
+    if (!lane) return app.fetch(request, env, ctx);
+    try {
+      const caller = await requestCaller(env, request, lane.mode);
+      checkBodyHeaders(request, env);
+      const bytes = await request.arrayBuffer();
+      let value: unknown;
+      try {
+        value = JSON.parse(utf8.decode(bytes));
+      } catch {
+        // Not JSON: the app refuses it in its words (the body is handed over unchanged).
+        return app.fetch(new Request(request.url, { method: "POST", headers: request.headers, body: bytes }), env, ctx);
+      }
+      const body = validBody(DirectCallBody, value, env);
+      const idem = await idempotencyClaim(request.headers, "POST", lane.path, body);
+      const { answer, status } = await answerDirectCall(env, caller, catalog, lane.name, body, idem);
+      return jsonResponse(env, answer, status);
+    } catch (err) {
+      const answer = errorAnswer(err, env);
+      return jsonResponse(env, answer.body, answer.status, answer.headers);
+    }
+  };
+}
