@@ -110,6 +110,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
    * or turn runs, a call that finds the alarm due within a quarter period moves it a full period
    * ahead: the write rides in the call's own commit, and a thread in steady use never has its
    * alarm fire (each firing costs the runtime's alarm store and the handler more than a move).
+   * Only an alarm a call armed moves; one due for work (or found after a restart) fires as set.
    * The alarm's time is kept in memory, so this reads no storage once it is known.
    */
   protected async watched<T>(run: () => Promise<T>): Promise<T> {
@@ -255,7 +256,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
       // scratch thread keeps the alarm that removes it.
       const watching = this.alarmClock.wanted ? Date.now() + this.watchdogMs() : Infinity;
       if (meta.ephemeral) await this.alarmClock.set(Math.min(watching, meta.createdAt + SCRATCH_TTL_MS));
-      else if (watching < Infinity) await this.alarmClock.set(watching);
+      else if (watching < Infinity) await this.alarmClock.rearm(watching);
       return;
     }
     // Armed before recovering: if recovery itself is cut by a crash, the next alarm tries again.
