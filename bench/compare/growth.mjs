@@ -7,7 +7,7 @@
  * apart from what grows with the process (heap, other threads, the machine).
  *
  *   node bench/compare/growth.mjs [--targets bare,weft] [--sizes 0,20000,50000,100000] [--tool bench_write] [--ms 2000]
- *     [--rounds 3] [--clutter] [--hold S] [--base DIR]
+ *     [--rounds 3] [--clutter] [--hold S] [--base DIR] [--profile S]
  *
  * `--base DIR` adds target `base`: weft as built from another checkout (node_modules linked).
  * @module
@@ -15,6 +15,7 @@
 import { readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { devtools } from "./lib/devtools.mjs";
 import { closeAll } from "./lib/http.mjs";
 import { coldStart, fanOut, idleMemory, median, throughput, turns } from "./lib/measure.mjs";
 import { freePort, startAll } from "./lib/serve.mjs";
@@ -37,8 +38,15 @@ const CLUTTER = args.includes("--clutter");
 // --hold S: at the end, S seconds of load on the big thread then S on a fresh one, per target,
 // with workerd's pid printed first (to attach strace or perf).
 const HOLD = Number(opt("hold", "0"));
+// --profile S: at the end, a V8 CPU profile of weft over S seconds on the big thread and on a
+// fresh one (workerd --inspector-addr): JavaScript ms per call and the top self-time functions.
+const PROFILE = Number(opt("profile", "0"));
 
-const here = await startAll(ROOT, await Promise.all(NAMES.filter((n) => n !== "base").map(async (n) => ({ ...targets[n].spec, port: await freePort() }))));
+const inspectorPort = await freePort();
+const here = await startAll(
+  ROOT,
+  await Promise.all(NAMES.filter((n) => n !== "base").map(async (n) => ({ ...targets[n].spec, port: await freePort(), ...(n === "weft" && PROFILE ? { inspectorPort } : {}) }))),
+);
 const other = BASE ? await startAll(BASE, [{ ...targets.weft.spec, port: await freePort() }]) : null;
 const servers = [...here.servers, ...(other ? other.servers.map((s) => ({ ...s, spec: { ...s.spec, name: "base" } })) : [])];
 const stop = () => (here.stop(), other?.stop());
@@ -127,8 +135,40 @@ try {
     }
     console.log(`hold: done ${new Date().toISOString()}`);
   }
+  if (PROFILE && NAMES.includes("weft")) {
+    const list = /** @type {Array<{ webSocketDebuggerUrl: string }>} */ (await (await fetch(`http://127.0.0.1:${inspectorPort}/json/list`)).json());
+    const cdp = await devtools(list[0].webSocketDebuggerUrl);
+    await cdp.send("Profiler.enable");
+    await cdp.send("Profiler.setSamplingInterval", { interval: 100 });
+    const fresh = await targets.weft.newThread(base.weft);
+    await throughput(targets.weft, base.weft, TOOL, [fresh], 500);
+    for (const [k, t] of [["big", big.weft], ["fresh", fresh]]) {
+      await cdp.send("Profiler.start");
+      const { calls, cpu } = await measure("weft", t, PROFILE * 1000);
+      const { profile } = await cdp.send("Profiler.stop");
+      console.log(`profile weft ${k} thread: ${cpu.toFixed(0)} us/call workerd CPU; ${jsLines(profile, calls).join("\n  ")}`);
+    }
+    cdp.close();
+  }
 } finally {
   closeAll();
   stop();
   for (const w of [here.work, other?.work]) if (w) rmSync(w, { recursive: true, force: true });
+}
+
+/** JavaScript (not idle) us per call and the top self-time functions, from a V8 CPU profile. */
+function jsLines(profile, calls) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map();
+  let js = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    const f = byId.get(profile.samples[i]).callFrame;
+    const us = profile.timeDeltas[i + 1] ?? 0;
+    if (f.functionName === "(idle)") continue;
+    js += us;
+    const key = `${f.functionName || "(anonymous)"}${f.url ? ` ${f.url.split("/").pop()}:${f.lineNumber + 1}` : ""}`;
+    self.set(key, (self.get(key) ?? 0) + us);
+  }
+  const top = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 12);
+  return [`${(js / calls).toFixed(0)} us/call not idle in the profile`, ...top.map(([k, us]) => `${(us / calls).toFixed(1).padStart(6)} us/call  ${k}`)];
 }
