@@ -133,7 +133,7 @@ export function isFinalStatus(status: CallStatus): boolean {
 
 /** A call as `GET /threads/:id/calls` lists it. */
 export interface CallRecord {
-  /** The call id: the model's, or one weft made (`tool_<name>_<hex>` for a direct call); unique in the thread. */
+  /** The call id: the model's, or one weft made (`tool_<name>_<time><random>` for a direct call, see `orderedId`); unique in the thread. */
   callId: string;
   /** The tool the call named. */
   toolName: string;

@@ -120,6 +120,40 @@ describe("a read's row and started event held until its result", () => {
   });
 });
 
+describe("held events", () => {
+  it("several held events go in with the next append in order, each sent once it is stored, and a failed statement keeps them held", async () => {
+    const id = await createThread({ agent: "robustness" });
+    const out = await inThread(id, (i) => {
+      const { events } = i.store;
+      const sent: string[] = [];
+      const before = events.lastSeq();
+      for (const n of [1, 2, 3]) events.hold("held", { n }, (f: EventFrame) => sent.push(`${f.seq}:${(f.data as { n: number }).n}`));
+      const sentBeforeAppend = sent.length;
+      const plain = events.append("plain", { n: 4 });
+      // A row SQLite refuses (data must not be NULL): nothing of the statement lands, the held event stays held.
+      events.hold("held", { n: 5 }, (f: EventFrame) => sent.push(`${f.seq}:${(f.data as { n: number }).n}`));
+      let refused = "";
+      try {
+        events.append("bad", undefined, Date.now(), null as unknown as string);
+      } catch (e) {
+        refused = (e as Error).message;
+      }
+      const heldAfterRefusal = events.holding();
+      const last = events.lastSeq();
+      const stored = events.since(before).map((f: EventFrame) => `${f.seq}:${f.type}`);
+      return { before, sentBeforeAppend, plainSeq: plain.seq, sent, refused: refused !== "", heldAfterRefusal, last, stored };
+    });
+    const b = out.before;
+    expect(out.sentBeforeAppend).toBe(0);
+    expect(out.plainSeq).toBe(b + 4);
+    expect(out.refused).toBe(true);
+    expect(out.heldAfterRefusal).toBe(true);
+    expect(out.sent).toEqual([`${b + 1}:1`, `${b + 2}:2`, `${b + 3}:3`, `${b + 5}:5`]);
+    expect(out.last).toBe(b + 5);
+    expect(out.stored).toEqual([`${b + 1}:held`, `${b + 2}:held`, `${b + 3}:held`, `${b + 4}:plain`, `${b + 5}:held`]);
+  });
+});
+
 describe("a stored frame's text for sockets", () => {
   it("is what JSON.stringify makes of the frame, built from the text the row stored", async () => {
     const id = await createThread({ agent: "robustness" });

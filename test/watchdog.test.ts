@@ -55,6 +55,24 @@ describe("the watchdog alarm's rule", () => {
     expect([storage.at, storage.writes]).toEqual([5000, 4]);
   });
 
+  it("never moves later an alarm found in storage or set for due work: only one it armed itself", async () => {
+    // Found in storage: set before this instance, maybe for work a crash cut.
+    const storage = fakeStorage(400);
+    const alarm = new ThreadAlarm(storage as unknown as DurableObjectStorage);
+    await alarm.ensureBy(2000, 750);
+    expect([storage.at, storage.writes]).toEqual([400, 0]);
+    // Set for due work (recovery, queued calls, a turn): kept however far a renewal would move it.
+    await alarm.set(500);
+    await alarm.ensureBy(2000, 750);
+    expect([storage.at, storage.writes]).toEqual([500, 1]);
+    // Fired; armed by a call, it is the watchdog's own and renews.
+    alarm.fired();
+    storage.at = null;
+    await alarm.ensureBy(1000, 750);
+    await alarm.ensureBy(1750, 750);
+    expect([storage.at, storage.writes]).toEqual([1750, 3]);
+  });
+
   it("reads the stored alarm once per instance", async () => {
     const storage = fakeStorage(400);
     let reads = 0;

@@ -10,12 +10,24 @@
 export class ThreadAlarm {
   /** Epoch ms the alarm is set for; null when none; undefined until read (a new instance). */
   private at: number | null | undefined = undefined;
+  /**
+   * Whether the alarm set now is the watchdog's own, armed by `ensureBy` in this instance, which a
+   * later call may move ahead. An alarm set for work that is due (`set`: recovery after a restart,
+   * queued calls, a turn, a scratch thread's end) or found in storage (set before a restart, maybe
+   * for the work it cut) is never moved later: moved ahead by every call, it might never fire.
+   */
+  private renewable = false;
 
   constructor(private readonly storage: DurableObjectStorage) {}
 
   /** Sets the alarm for `at` (epoch ms), replacing any other time. */
   set(at: number): Promise<void> {
+    return this.arm(at, false);
+  }
+
+  private arm(at: number, renewable: boolean): Promise<void> {
     this.at = at;
+    this.renewable = renewable;
     return this.storage.setAlarm(at);
   }
 
@@ -42,11 +54,12 @@ export class ThreadAlarm {
 
   /**
    * Makes sure the alarm fires at `by` (epoch ms) at the latest. An earlier alarm stays, unless
-   * moving it to `by` puts it at least `renewMs` later: then it is renewed ahead of time, so a
-   * thread in steady use keeps its alarm ahead of it and the alarm never fires for nothing.
+   * it is the watchdog's own (see `renewable`) and moving it to `by` puts it at least `renewMs`
+   * later: then it is renewed ahead of time, so a thread in steady use keeps its alarm ahead of it
+   * and the alarm never fires for nothing.
    */
   async ensureBy(by: number, renewMs = Infinity): Promise<void> {
     if (this.at === undefined) this.at = await this.storage.getAlarm();
-    if (this.at === null || this.at > by || by - this.at >= renewMs) await this.set(by);
+    if (this.at === null || this.at > by || (this.renewable && by - this.at >= renewMs)) await this.arm(by, true);
   }
 }

@@ -110,6 +110,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
    * or turn runs, a call that finds the alarm due within a quarter period moves it a full period
    * ahead: the write rides in the call's own commit, and a thread in steady use never has its
    * alarm fire (each firing costs the runtime's alarm store and the handler more than a move).
+   * Only an alarm a call armed moves; one due for work (or found after a restart) fires as set.
    * The alarm's time is kept in memory, so this reads no storage once it is known.
    */
   protected async watched<T>(run: () => Promise<T>): Promise<T> {

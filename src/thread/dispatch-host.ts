@@ -89,8 +89,8 @@ class ThreadDispatchHost implements DispatchHost {
     if (type === "tool_call_finished") this.onFinished?.(data as EventPayloads["tool_call_finished"]);
   }
 
-  startRead(entry: JournalEntry, started: EventPayloads["tool_call_started"] | null): void {
-    this.engine.startRead(entry, started);
+  holdStart(entry: JournalEntry | null, started: EventPayloads["tool_call_started"] | null): void {
+    this.engine.holdStart(entry, started);
   }
 
   stateFor(call: { callId: string; tool: CompiledTool; turnId?: string }): ThreadState {

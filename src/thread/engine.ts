@@ -153,12 +153,13 @@ export class ThreadEngine implements StateHost {
   }
 
   /**
-   * Journals a fresh read and emits its `tool_call_started` (null: announced already), both held in memory for now: a read
-   * that answers within the current synchronous work stores its row with its result in one
-   * statement and its two events in one (see `ThreadStore.settleSoon`).
+   * Journals a fresh read (`entry`; null: the row is written already) and emits a call's
+   * `tool_call_started` (null: announced already), both held in memory for now: a call that
+   * answers within the current synchronous work stores its row with its result in one statement
+   * and its two events in one (see `ThreadStore.settleSoon`).
    */
-  startRead(entry: JournalEntry, started: EventPayloads["tool_call_started"] | null): void {
-    this.store.calls.hold(entry);
+  holdStart(entry: JournalEntry | null, started: EventPayloads["tool_call_started"] | null): void {
+    if (entry) this.store.calls.hold(entry);
     const clean = started && this.host.redactEvent("tool_call_started", started);
     if (clean) this.store.events.hold("tool_call_started", clean, this.broadcast);
     this.store.settleSoon();

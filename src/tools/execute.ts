@@ -54,8 +54,8 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
   // with the result, like every other write of the request (DESIGN.md 3). A fresh one may even
   // keep its row and event in memory until its result comes, so each is written once.
   const rerun = policyFor(effect, "restart_after_journal") === "rerun";
-  const held = rerun && !call.existing && host.startRead !== undefined;
-  if (held) host.startRead!({ ...rowOf(request, effectKey), status: "started", input }, request.announced ? null : started);
+  const held = rerun && !call.existing && host.holdStart !== undefined;
+  if (held) host.holdStart!({ ...rowOf(request, effectKey), status: "started", input }, request.announced ? null : started);
   // The journal row of anything but a read is durable before execute runs, so a restart finds the call (DESIGN.md 3).
   else if (call.existing) host.journal.start(request.callId, input);
   else host.journal.insert({ ...rowOf(request, effectKey), status: "started", input });
@@ -64,7 +64,9 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
   if (host.checkpoint) await host.checkpoint("after_journal", mark);
   // A call announced while its arguments streamed had its event and hook then.
   if (!request.announced) {
-    if (!held) host.emit("tool_call_started", started);
+    // A held read's event is held with its row; any other call's may wait for its finished one too.
+    if (!held && host.holdStart) host.holdStart(null, started);
+    else if (!held) host.emit("tool_call_started", started);
     if (host.beforeExecute) {
       try {
         await host.beforeExecute(started);

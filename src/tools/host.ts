@@ -55,14 +55,15 @@ export interface DispatchHost {
   readonly resultCapBytes: number;
   readonly files: FileSink;
   /**
-   * Journals a fresh read and emits its `tool_call_started` (null: announced while its arguments
-   * streamed), like `journal.insert` then `emit`, but
-   * may keep both in memory while the current synchronous work goes on: a read that answers within
-   * it then stores its row with its result in one statement, and its two events in one. Whatever
-   * else reads or writes the calls or the events stores them first, and they are stored before the
-   * synchronous work ends in any case, so they commit as an insert made now would.
+   * Like `journal.insert(entry)` then `emit("tool_call_started", started)`, but may keep both in
+   * memory while the current synchronous work goes on: a call that answers within it then stores
+   * its row with its result in one statement, and its two events in one. `entry` is null when the
+   * row is written already (anything but a fresh read), `started` null when it was announced while
+   * its arguments streamed. Whatever else reads or writes the calls or the events stores them
+   * first, and they are stored before the synchronous work ends in any case, so they commit as an
+   * insert made now would.
    */
-  startRead?(entry: JournalEntry, started: EventPayloads["tool_call_started"] | null): void;
+  holdStart?(entry: JournalEntry | null, started: EventPayloads["tool_call_started"] | null): void;
   /** Resolves once every write so far is durable: the journal row lands before `execute` runs. */
   flush(): Promise<void>;
   /** Waits between retry attempts; never inside a held lock. */

@@ -26,66 +26,82 @@ interface HeldEvent {
   stored: (frame: EventFrame) => void;
 }
 
+/** Events held at most at once (see `EventLog.hold`); one more stores them first. */
+const MAX_HELD = 16;
+
+/** The `INSERT` of `n` event rows, made once for each `n`. */
+const inserts: string[] = [];
+const insertOf = (n: number) => (inserts[n] ??= `INSERT INTO events (seq, type, data, at) VALUES ${Array<string>(n).fill("(?, ?, ?, ?)").join(", ")}`);
+
 /** Stored, seq-numbered events. */
 export class EventLog {
   /** The newest stored seq, read once: each append takes the next without asking SQLite for it. */
   private last: number | undefined = undefined;
-  private held: HeldEvent | null = null;
+  /** Events taken by `hold`, oldest first, not stored yet. */
+  private held: HeldEvent[] = [];
 
   constructor(private readonly sql: SqlStorage) {}
 
   /** Forgets the kept seq (a transaction that stored events was rolled back, or the rows were deleted). */
   forget(): void {
     this.last = undefined;
-    this.held = null;
+    this.held = [];
   }
 
   /**
    * Stores one event and returns its frame; `text` is `data`'s JSON when the caller has it already.
-   * A held event is stored first, in the same statement.
+   * Held events are stored first, in the same statement.
    */
   append(type: string, data: unknown, now = Date.now(), text = JSON.stringify(data ?? null)): EventFrame {
-    const held = this.held;
-    if (held !== null) return this.appendAfter(held, type, data, now, text);
+    if (this.held.length > 0) return this.appendAfterHeld(type, data, now, text);
     const seq = this.lastSeq() + 1;
-    this.sql.exec("INSERT INTO events (seq, type, data, at) VALUES (?, ?, ?, ?)", seq, type, text, now);
+    this.sql.exec(insertOf(1), seq, type, text, now);
     // Only once the row is in: an append that failed takes no seq.
     this.last = seq;
     return frameOf(seq, type, data, now, text);
   }
 
   /**
-   * Takes an event without storing it yet: it gets its seq when stored, by the next `append` (both
-   * rows in one statement), by any read of the log, or by `settle`, which the owner calls before
+   * Takes an event without storing it yet: it gets its seq when stored, by the next `append` (in
+   * one statement with it), by any read of the log, or by `settle`, which the owner calls before
    * the current synchronous work ends. Nothing is sent before it is stored (`stored` gets its frame).
    */
   hold(type: string, data: unknown, stored: (frame: EventFrame) => void, now = Date.now()): void {
-    if (this.held !== null) this.settle();
-    this.held = { type, data, at: now, stored };
+    if (this.held.length >= MAX_HELD) this.settle();
+    this.held.push({ type, data, at: now, stored });
   }
 
   /** Whether an event is held (see `hold`). */
   holding(): boolean {
-    return this.held !== null;
+    return this.held.length > 0;
   }
 
-  /** Stores the held event, if any. */
+  /** Stores the held events, if any, in one statement. */
   settle(): void {
-    const held = this.held;
-    if (held === null) return;
-    this.held = null;
-    held.stored(this.append(held.type, held.data, held.at));
+    const newest = this.held.pop();
+    if (newest) newest.stored(this.append(newest.type, newest.data, newest.at));
   }
 
-  /** The held event and a new one, stored in one statement with consecutive seqs. */
-  private appendAfter(held: HeldEvent, type: string, data: unknown, now: number, text: string): EventFrame {
-    this.held = null;
+  /** The held events and a new one, stored in one statement with consecutive seqs. */
+  private appendAfterHeld(type: string, data: unknown, now: number, text: string): EventFrame {
+    const held = this.held;
+    this.held = [];
     const first = this.lastSeq() + 1;
-    const heldText = JSON.stringify(held.data ?? null);
-    this.sql.exec("INSERT INTO events (seq, type, data, at) VALUES (?, ?, ?, ?), (?, ?, ?, ?)", first, held.type, heldText, held.at, first + 1, type, text, now);
-    this.last = first + 1;
-    held.stored(frameOf(first, held.type, held.data, held.at, heldText));
-    return frameOf(first + 1, type, data, now, text);
+    const texts = held.map((h) => JSON.stringify(h.data ?? null));
+    const bindings: SqlStorageValue[] = [];
+    held.forEach((h, i) => bindings.push(first + i, h.type, texts[i]!, h.at));
+    const seq = first + held.length;
+    bindings.push(seq, type, text, now);
+    try {
+      this.sql.exec(insertOf(held.length + 1), ...bindings);
+    } catch (e) {
+      // Nothing was stored: the held events wait for the next chance, the new one fails alone.
+      this.held = held;
+      throw e;
+    }
+    this.last = seq;
+    held.forEach((h, i) => h.stored(frameOf(first + i, h.type, h.data, h.at, texts[i]!)));
+    return frameOf(seq, type, data, now, text);
   }
 
   /** Frames with `seq > since`, oldest first, at most `limit`. */
@@ -103,7 +119,7 @@ export class EventLog {
 
   /** The newest seq, 0 when empty (a held event is stored first). */
   lastSeq(): number {
-    if (this.held !== null) this.settle();
+    if (this.held.length > 0) this.settle();
     return (this.last ??= this.sql.exec<{ seq: number }>("SELECT seq FROM events ORDER BY seq DESC LIMIT 1").toArray()[0]?.seq ?? 0);
   }
 }
