@@ -17,19 +17,20 @@ const lane = createWeft(registry).worker.fetch;
 const app = createApp(registry);
 const weftEnv = env as unknown as WeftEnv;
 
-type Case = { path?: string; body?: string | Uint8Array; headers?: Record<string, string>; as?: keyof typeof API_KEYS | null; env?: Record<string, string> };
+type Case = { path?: string; body?: string | Uint8Array | (() => ReadableStream); headers?: Record<string, string>; as?: keyof typeof API_KEYS | null; env?: Record<string, string> };
 
 /**
  * A fresh request for a case: JSON, as "tester" by API key unless the case says otherwise, with
  * its Content-Length as an HTTP client sends it (a Request made in JavaScript has none).
  */
 function requestOf(c: Case): Request {
-  const body = c.body ?? "{}";
-  const length = typeof body === "string" ? new TextEncoder().encode(body).byteLength : body.byteLength;
+  const given = c.body ?? "{}";
+  const body = typeof given === "function" ? given() : given;
+  const length = typeof body === "string" ? new TextEncoder().encode(body).byteLength : body instanceof Uint8Array ? body.byteLength : 16;
   const headers: Record<string, string> = { "content-type": "application/json", "content-length": String(length), ...c.headers };
   const as = c.as === undefined ? "tester" : c.as;
   if (as !== null && headers.authorization === undefined) headers.authorization = `Bearer ${API_KEYS[as]}`;
-  return new Request(`http://weft.test${c.path ?? "/v1/tools/echo_json_schema"}`, { method: "POST", headers, body });
+  return new Request(`http://weft.test${c.path ?? "/v1/tools/echo_json_schema"}`, { method: "POST", headers, body, duplex: "half" } as RequestInit);
 }
 
 /** Status, headers and body of an answer; a fresh call's id and duration are replaced by placeholders. */
@@ -67,6 +68,9 @@ describe("POST /v1/tools/:name through the lane", () => {
       "an unknown body field": { body: call({ city: "Oslo", sessionId: session }) },
       "a body that is not JSON": { body: "{ not json" },
       "a body of invalid UTF-8": { body: new Uint8Array([0x7b, 0x22, 0x69, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]) },
+      "a body that fails as it is read": {
+        body: () => new ReadableStream({ start: (controller) => controller.error(new Error("client went away")) }),
+      },
       "a body that is null": { body: "null" },
       "a body that is an array": { body: "[1, 2]" },
       "a body nested too deep": { body: `${"[".repeat(70)}${"]".repeat(70)}` },
@@ -79,6 +83,7 @@ describe("POST /v1/tools/:name through the lane", () => {
       "a session id and a continuation token": { body: call({ input: {}, sessionId: session, continuationToken: "c:k" }) },
       "a malformed continuation token": { body: call({ input: {}, continuationToken: "nocolon" }) },
       "a malformed Idempotency-Key": { headers: { "idempotency-key": "" }, body: call({ input: { city: "Oslo" }, sessionId: session }) },
+      "no credentials and a text/plain body (authentication is checked first)": { as: null, headers: { "content-type": "text/plain" }, body: "{ not json" },
       "no credentials": { as: null, body: call({ input: { city: "Oslo" }, sessionId: session }) },
       "an unknown API key": { headers: { authorization: "Bearer nope" }, body: call({ input: { city: "Oslo" }, sessionId: session }) },
       "a token that does not verify": { headers: { authorization: "Bearer a.b.c" }, body: call({ input: { city: "Oslo" }, sessionId: session }) },

@@ -6,7 +6,8 @@
  * context and seven middleware layers cost about as much Worker CPU as the checks themselves.
  *
  * Every other request, and any the lane is not sure of (CORS or development mode configured, a
- * percent-encoded path, a query string, an empty or chunked body, a body that is not JSON), goes
+ * percent-encoded path, a query string, an empty or chunked body, a body that cannot be read or
+ * is not JSON), goes
  * to the app, whose answer is the reference: the lane's answers must equal it (test/direct-lane.test.ts).
  * @module
  */
@@ -70,7 +71,13 @@ export function directCallLane(app: Hono<AuthedEnv>, catalog: ToolCatalog): (req
     try {
       const caller = await requestCaller(env, request, lane.mode);
       checkBodyHeaders(request, env);
-      const bytes = await request.arrayBuffer();
+      let bytes: ArrayBuffer;
+      try {
+        bytes = await request.arrayBuffer();
+      } catch {
+        // A body that fails as it is read: the app's reading fails the same way, and it says so.
+        return app.fetch(request, env, ctx);
+      }
       let value: unknown;
       try {
         value = JSON.parse(utf8.decode(bytes));
