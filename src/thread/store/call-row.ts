@@ -6,6 +6,7 @@
 import type { CallRecord, CallSource, CallStatus, ToolResult } from "../../protocol.js";
 import { wireJson } from "../../json-shape.js";
 
+/** A row of the calls table, column for column (`SELECT *`). */
 export interface CallRow extends Record<string, SqlStorageValue> {
   call_id: string;
   ord: number;
@@ -50,6 +51,7 @@ export function inputColumn(input: unknown, argsText: string | undefined): strin
 /** A stored call, with the parent that queued or invoked it. */
 export type StoredCall = CallRecord & { parentCallId?: string };
 
+/** The call record a row stands for: nullable columns left out, JSON columns parsed, `input` read from the argument text when stored as the same. */
 export function toRecord(row: CallRow): StoredCall {
   const record: StoredCall = {
     callId: row.call_id,

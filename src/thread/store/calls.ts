@@ -7,6 +7,7 @@ import { type CallStatus, FINAL_CALL_STATUSES, PERSON_WAIT_STATUSES, type ToolRe
 import type { JournalEntry } from "../../tools/journal.js";
 import { type CallRow, SAME_AS_ARGS, type StoredCall, inputColumn, toRecord } from "./call-row.js";
 
+/** A stored call, with the parent that queued or invoked it (defined with the row it is read from). */
 export type { StoredCall } from "./call-row.js";
 
 /** `(…)` list of the final statuses, for `NOT IN`: a final row is never rewritten. */
