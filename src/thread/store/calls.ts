@@ -14,6 +14,25 @@ export type { StoredCall } from "./call-row.js";
 const FINAL_SQL = `(${FINAL_CALL_STATUSES.map((s) => `'${s}'`).join(", ")})`;
 const PERSON_WAIT_SQL = `(${PERSON_WAIT_STATUSES.map((s) => `'${s}'`).join(", ")})`;
 
+/** The columns a new row sets, in `rowValues`' order. */
+const ROW_COLUMNS = ["call_id", "ord", "tool_name", "source", "status", "args_text", "input", "attempts", "effect_key", "turn_id", "parent_call_id", "created_at", "started_at"];
+/** The columns a final result sets besides status and attempts, in `resultValues`' order. */
+const RESULT_COLUMNS = ["result", "duration_ms", "finished_at", "stubbed", "error_code", "full_result_path", "error_details", "outcome"];
+const marks = (n: number) => Array<string>(n).fill("?").join(", ");
+const INSERT_ROW = `INSERT INTO calls (${ROW_COLUMNS.join(", ")}) VALUES (${marks(ROW_COLUMNS.length)})`;
+const INSERT_FINISHED_ROW = `INSERT INTO calls (${[...ROW_COLUMNS, ...RESULT_COLUMNS].join(", ")}) VALUES (${marks(ROW_COLUMNS.length + RESULT_COLUMNS.length)})`;
+const FINISH_ROW = `UPDATE calls SET status = ?, attempts = ?, ${RESULT_COLUMNS.map((c) => `${c} = ?`).join(", ")} WHERE call_id = ? AND status NOT IN ${FINAL_SQL}`;
+
+function rowValues(call: NewCall, ord: number, createdAt: number, status: CallStatus, attempts: number, startedAt: number | null): SqlStorageValue[] {
+  const input = call.input === undefined ? null : inputColumn(call.input, call.argsText);
+  return [call.callId, ord, call.toolName, call.source, status, call.argsText, input, attempts, call.effectKey, call.turnId ?? null, call.parentCallId ?? null, createdAt, startedAt];
+}
+
+function resultValues(result: ToolResult, details: FinishDetails, now: number): SqlStorageValue[] {
+  const errorDetails = details.errorDetails ? JSON.stringify(details.errorDetails) : null;
+  return [JSON.stringify(result), details.durationMs, now, details.stubbed ? 1 : 0, details.errorCode ?? null, details.fullResultPath ?? null, errorDetails, details.outcome ?? null];
+}
+
 /** A new call row (the journal entry of the dispatch pipeline). */
 export type NewCall = JournalEntry;
 
@@ -75,23 +94,8 @@ export class CallStore {
   insert(call: NewCall, now = Date.now()): void {
     if (this.held !== null) this.settle();
     const ord = this.nextOrd(call);
-    this.sql.exec(
-      `INSERT INTO calls (call_id, ord, tool_name, source, status, args_text, input, attempts, effect_key, turn_id, parent_call_id, created_at, started_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      call.callId,
-      ord,
-      call.toolName,
-      call.source,
-      call.status,
-      call.argsText,
-      call.input === undefined ? null : inputColumn(call.input, call.argsText),
-      call.status === "started" ? 1 : 0,
-      call.effectKey,
-      call.turnId ?? null,
-      call.parentCallId ?? null,
-      now,
-      call.status === "started" ? now : null,
-    );
+    const started = call.status === "started";
+    this.sql.exec(INSERT_ROW, ...rowValues(call, ord, now, call.status, started ? 1 : 0, started ? now : null));
     // Only once the row is in: an insert that failed (a duplicate id) takes no number.
     this.lastOrd = ord;
   }
@@ -174,21 +178,7 @@ export class CallStore {
       this.insertFinished(this.held, status, result, details, now);
       return true;
     }
-    const cursor = this.exec(
-      `UPDATE calls SET status = ?, result = ?, attempts = ?, duration_ms = ?, finished_at = ?, stubbed = ?, error_code = ?, full_result_path = ?, error_details = ?, outcome = ?
-       WHERE call_id = ? AND status NOT IN ${FINAL_SQL}`,
-      status,
-      JSON.stringify(result),
-      details.attempts,
-      details.durationMs,
-      now,
-      details.stubbed ? 1 : 0,
-      details.errorCode ?? null,
-      details.fullResultPath ?? null,
-      details.errorDetails ? JSON.stringify(details.errorDetails) : null,
-      details.outcome ?? null,
-      callId,
-    );
+    const cursor = this.exec(FINISH_ROW, status, details.attempts, ...resultValues(result, details, now), callId);
     return cursor.rowsWritten > 0;
   }
 
@@ -208,32 +198,7 @@ export class CallStore {
   }
 
   private insertFinishedRow(call: NewCall, ord: number, startedAt: number, status: CallStatus, result: ToolResult, details: FinishDetails, now: number): void {
-    this.sql.exec(
-      `INSERT INTO calls (call_id, ord, tool_name, source, status, args_text, input, result, attempts, effect_key, turn_id, parent_call_id, created_at, started_at,
-         finished_at, duration_ms, stubbed, error_code, full_result_path, error_details, outcome)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      call.callId,
-      ord,
-      call.toolName,
-      call.source,
-      status,
-      call.argsText,
-      call.input === undefined ? null : inputColumn(call.input, call.argsText),
-      JSON.stringify(result),
-      details.attempts,
-      call.effectKey,
-      call.turnId ?? null,
-      call.parentCallId ?? null,
-      startedAt,
-      startedAt,
-      now,
-      details.durationMs,
-      details.stubbed ? 1 : 0,
-      details.errorCode ?? null,
-      details.fullResultPath ?? null,
-      details.errorDetails ? JSON.stringify(details.errorDetails) : null,
-      details.outcome ?? null,
-    );
+    this.sql.exec(INSERT_FINISHED_ROW, ...rowValues(call, ord, startedAt, status, details.attempts, startedAt), ...resultValues(result, details, now));
   }
 
   /** False when no row can be queued (see `queued`), so a drain has nothing to look for. */

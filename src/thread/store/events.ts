@@ -79,7 +79,16 @@ export class EventLog {
   /** Stores the held events, if any, in one statement. */
   settle(): void {
     const newest = this.held.pop();
-    if (newest) newest.stored(this.append(newest.type, newest.data, newest.at));
+    if (!newest) return;
+    let frame: EventFrame;
+    try {
+      frame = this.append(newest.type, newest.data, newest.at);
+    } catch (e) {
+      // Nothing was stored: the newest waits with the others for the next chance, as `append` keeps them.
+      this.held.push(newest);
+      throw e;
+    }
+    newest.stored(frame);
   }
 
   /** The held events and a new one, stored in one statement with consecutive seqs. */
