@@ -63,6 +63,16 @@ export class ThreadAlarm {
     return this.at !== null;
   }
 
+  /** Whether the alarm's time is known in memory, so `ensureBy` sets it without waiting for storage. */
+  get known(): boolean {
+    return this.at !== undefined;
+  }
+
+  /** Reads the stored alarm's time, once per instance. */
+  async load(): Promise<void> {
+    if (this.at === undefined) this.at = await this.storage.getAlarm();
+  }
+
   /** Whether `ensureBy` was asked since the alarm last fired (the thread was in use). */
   get wanted(): boolean {
     return this.asked;
@@ -76,6 +86,7 @@ export class ThreadAlarm {
    */
   async ensureBy(by: number, renewMs = Infinity): Promise<void> {
     this.asked = true;
+    // Known: the alarm is set before this returns its promise, in the caller's synchronous step.
     if (this.at === undefined) this.at = await this.storage.getAlarm();
     if (this.at === null || this.at > by || (this.renewable && by - this.at >= renewMs)) await this.arm(by, true);
   }
