@@ -17,7 +17,7 @@ import type { ToolCatalog } from "../tools/catalog.js";
 import { cleanJson, errorAnswer } from "./answers.js";
 import { corsOf, rawPath } from "./app.js";
 import { type AuthMode, type AuthedEnv, authMode, requestCaller } from "./auth.js";
-import { answerDirectCall } from "./direct-call.js";
+import { answerDirectCallJson } from "./direct-call.js";
 import { idempotencyClaim } from "./idempotency.js";
 import { DirectCallBody } from "./schemas.js";
 import { checkDeclaredBody, validBody } from "./validate.js";
@@ -92,8 +92,8 @@ export function directCallLane(app: Hono<AuthedEnv>, catalog: ToolCatalog): (req
       }
       const body = validBody(DirectCallBody, value, env);
       const idem = await idempotencyClaim(request.headers, "POST", lane.path, body);
-      const { answer, status } = await answerDirectCall(env, caller, catalog, lane.name, body, idem, bytes.byteLength);
-      return jsonResponse(env, answer, status);
+      const { json, status } = await answerDirectCallJson(env, caller, catalog, lane.name, body, idem, bytes.byteLength);
+      return new Response(json, { status, headers: JSON_HEADERS });
     } catch (err) {
       const answer = errorAnswer(err, env);
       return jsonResponse(env, answer.body, answer.status, answer.headers);
