@@ -86,10 +86,15 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     });
   }
 
-  /** Reloads the owner's env and rebuilds the redactor, so even console output is covered. */
-  protected async refreshSecrets(): Promise<void> {
-    await this.userEnv.refresh();
+  /**
+   * Reloads the owner's env and rebuilds the redactor, so even console output is covered. A
+   * promise only when the account has to be asked (the kept values are usually current).
+   */
+  protected refreshSecrets(): Promise<void> | undefined {
+    const reloading = this.userEnv.refresh();
+    if (reloading) return reloading.then(() => void this.secrets.redactor());
     this.secrets.redactor();
+    return undefined;
   }
 
   protected attach(engine: ThreadEngine): void {
@@ -98,11 +103,15 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     this.runner = new TurnRunner(engine, (delayMs) => void this.alarmClock.set(Date.now() + delayMs), this.watchdogMs());
   }
 
-  /** `WEFT_WATCHDOG_MS` (a positive integer of milliseconds), else {@link WATCHDOG_MS}. */
+  /** `WEFT_WATCHDOG_MS` (a positive integer of milliseconds), else {@link WATCHDOG_MS}; read once (the env is fixed for an instance). */
   private watchdogMs(): number {
-    const configured = Number(settingOf(this.env, "WEFT_WATCHDOG_MS"));
-    return Number.isInteger(configured) && configured > 0 ? configured : WATCHDOG_MS;
+    if (this.watchdogPeriod === undefined) {
+      const configured = Number(settingOf(this.env, "WEFT_WATCHDOG_MS"));
+      this.watchdogPeriod = Number.isInteger(configured) && configured > 0 ? configured : WATCHDOG_MS;
+    }
+    return this.watchdogPeriod;
   }
+  private watchdogPeriod: number | undefined = undefined;
 
   /**
    * Runs a direct call under the watchdog: an alarm fires at most `WEFT_WATCHDOG_MS` after the
@@ -119,7 +128,8 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     const alone = this.directCalls === 0 && !this.runner?.active;
     this.directCalls++;
     try {
-      await this.alarmClock.ensureBy(Date.now() + period, alone ? (period * 3) / 4 : Infinity);
+      const arming = this.alarmClock.ensureBy(Date.now() + period, alone ? (period * 3) / 4 : Infinity);
+      if (arming) await arming;
       return await run();
     } finally {
       this.directCalls--;
@@ -197,7 +207,8 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
   protected async work<T>(caller: Caller, fn: (engine: ThreadEngine, runner: TurnRunner) => T | Promise<T>): Promise<RpcResult<T>> {
     return this.answer(async () => {
       const engine = this.guard(caller, "write");
-      await this.refreshSecrets();
+      const reloading = this.refreshSecrets();
+      if (reloading) await reloading;
       return fn(engine, this.runner!);
     });
   }
