@@ -84,10 +84,16 @@ export class ThreadAlarm {
    * later: then it is renewed ahead of time, so a thread in steady use keeps its alarm ahead of it
    * and the alarm never fires for nothing.
    */
-  async ensureBy(by: number, renewMs = Infinity): Promise<void> {
+  ensureBy(by: number, renewMs = Infinity): Promise<void> | undefined {
     this.asked = true;
-    // Known: the alarm is set before this returns its promise, in the caller's synchronous step.
-    if (this.at === undefined) this.at = await this.storage.getAlarm();
-    if (this.at === null || this.at > by || (this.renewable && by - this.at >= renewMs)) await this.arm(by, true);
+    if (this.at === undefined) return this.readThenEnsure(by, renewMs);
+    // Answered without a promise when the alarm stands (the usual case: nothing to wait for).
+    if (this.at === null || this.at > by || (this.renewable && by - this.at >= renewMs)) return this.arm(by, true);
+    return undefined;
+  }
+
+  private async readThenEnsure(by: number, renewMs: number): Promise<void> {
+    this.at = await this.storage.getAlarm();
+    await this.ensureBy(by, renewMs);
   }
 }

@@ -87,10 +87,15 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     });
   }
 
-  /** Reloads the owner's env and rebuilds the redactor, so even console output is covered. */
-  protected async refreshSecrets(): Promise<void> {
-    await this.userEnv.refresh();
+  /**
+   * Reloads the owner's env and rebuilds the redactor, so even console output is covered. A
+   * promise only when the account has to be asked (the kept values are usually current).
+   */
+  protected refreshSecrets(): Promise<void> | undefined {
+    const reloading = this.userEnv.refresh();
+    if (reloading) return reloading.then(() => void this.secrets.redactor());
     this.secrets.redactor();
+    return undefined;
   }
 
   protected attach(engine: ThreadEngine): void {
@@ -99,11 +104,15 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     this.runner = new TurnRunner(engine, (delayMs) => void this.alarmClock.set(Date.now() + delayMs), this.watchdogMs());
   }
 
-  /** `WEFT_WATCHDOG_MS` (a positive integer of milliseconds), else {@link WATCHDOG_MS}. */
+  /** `WEFT_WATCHDOG_MS` (a positive integer of milliseconds), else {@link WATCHDOG_MS}; read once (the env is fixed for an instance). */
   private watchdogMs(): number {
-    const configured = Number(settingOf(this.env, "WEFT_WATCHDOG_MS"));
-    return Number.isInteger(configured) && configured > 0 ? configured : WATCHDOG_MS;
+    if (this.watchdogPeriod === undefined) {
+      const configured = Number(settingOf(this.env, "WEFT_WATCHDOG_MS"));
+      this.watchdogPeriod = Number.isInteger(configured) && configured > 0 ? configured : WATCHDOG_MS;
+    }
+    return this.watchdogPeriod;
   }
+  private watchdogPeriod: number | undefined = undefined;
 
   /**
    * Runs a direct call under the watchdog: once the call has a row in storage that is not final,
@@ -209,7 +218,8 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
   protected async work<T>(caller: Caller, fn: (engine: ThreadEngine, runner: TurnRunner) => T | Promise<T>): Promise<RpcResult<T>> {
     return this.answer(async () => {
       const engine = this.guard(caller, "write");
-      await this.refreshSecrets();
+      const reloading = this.refreshSecrets();
+      if (reloading) await reloading;
       return fn(engine, this.runner!);
     });
   }

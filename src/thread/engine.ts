@@ -146,7 +146,8 @@ export class ThreadEngine implements StateHost {
   emit<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): void {
     const clean = this.host.redactEvent(type, data);
     if (clean !== null) this.host.broadcast(this.store.events.append(type, clean));
-    if (type === "tool_call_finished") {
+    // Only a failed call is logged: a success makes no closures for it.
+    if (type === "tool_call_finished" && (data as EventPayloads["tool_call_finished"]).isError) {
       const finished = data as EventPayloads["tool_call_finished"];
       logFailedCall(this.workerEnv, finished, () => this.store.calls.get(finished.callId)?.result?.stack, (text) => this.host.redact(text));
     }
@@ -257,11 +258,12 @@ export class ThreadEngine implements StateHost {
    */
   dispatchOne(execution: CallExecution | null, request: CallRequest, catalog?: ToolCatalog): Promise<CallOutcome> {
     return this.withCall(request.callId, async () => {
-      const finished: EventPayloads["tool_call_finished"][] = [];
-      const host = createDispatchHost(this, execution, catalog, (data) => finished.push(data));
+      // Without a `tool_call_finished` hook there is nothing to collect (the usual case).
+      const finished: EventPayloads["tool_call_finished"][] | null = hasHook(this, "tool_call_finished") ? [] : null;
+      const host = createDispatchHost(this, execution, catalog, finished ? (data) => finished.push(data) : undefined);
       try {
         const outcome = await dispatch(host, request);
-        for (const data of finished) await toolHook(this, execution, "tool_call_finished", data);
+        if (finished) for (const data of finished) await toolHook(this, execution, "tool_call_finished", data);
         return outcome;
       } catch (e) {
         if (execution !== null || !isWeftError(e) || e.code !== "hook_failed") throw e;
@@ -279,13 +281,14 @@ export class ThreadEngine implements StateHost {
    */
   withCall<T>(callId: string, work: () => Promise<T>): Promise<T> {
     const before = this.callLocks.get(callId);
-    // Free (the usual case): the work starts now; it holds the id from its first await on.
-    const run = before ? before.then(work) : work();
-    const tail = run.catch(() => undefined);
-    this.callLocks.set(callId, tail);
-    void tail.then(() => {
-      if (this.callLocks.get(callId) === tail) this.callLocks.delete(callId);
-    });
+    // Free (the usual case): the work starts now; it holds the id from its first await on. The
+    // next holder waits for this work to settle either way (a failure frees the id too).
+    const run = before ? before.then(work, work) : work();
+    this.callLocks.set(callId, run);
+    const release = () => {
+      if (this.callLocks.get(callId) === run) this.callLocks.delete(callId);
+    };
+    run.then(release, release);
     return run;
   }
 

@@ -88,12 +88,19 @@ export class UserEnv implements UserEnvSource {
     return Object.entries(this.values);
   }
 
-  /** Reloads the owner's values unless the kept ones are current; a thread without an owner or binding has none. */
-  async refresh(): Promise<void> {
+  /**
+   * Reloads the owner's values unless the kept ones are current; a thread without an owner or
+   * binding has none. Answers undefined (no promise to wait for) when there is nothing to reload.
+   */
+  refresh(): Promise<void> | undefined {
     const ns = this.ns();
     const owner = this.owner();
-    if (!ns || !owner) return;
-    if (this.currentFor === this.notices && this.keptOwner === owner) return;
+    if (!ns || !owner) return undefined;
+    if (this.currentFor === this.notices && this.keptOwner === owner) return undefined;
+    return this.reload(ns, owner);
+  }
+
+  private async reload(ns: DurableObjectNamespace, owner: string): Promise<void> {
     const asOf = this.notices;
     const values = await accountOf(ns, owner).envValues(this.self());
     this.values = values;

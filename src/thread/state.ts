@@ -98,36 +98,53 @@ function childIdOf(call: BoundCall | undefined, kind: "queue" | "invoke", n: num
  * Outside any run, `execution` is null and the state gets a `context` of its own.
  */
 export function createThreadState(host: StateHost, call: BoundCall | undefined, execution: CallExecution | null): ThreadState {
-  const { meta, store } = host;
-  const context = execution?.context ?? {};
-  // A call's children get ids from its own id and their order, so a parent run again (a retry, or
-  // recovery after a restart) reaches the same child calls: their recorded results, never a second
-  // execution of a write. Each run of `execute` gets a fresh state, so the order restarts at 1.
-  let children = 0;
-  return {
-    threadId: meta.threadId,
-    agentId: meta.agentId,
-    userId: meta.userId,
-    createdAt: meta.createdAt,
-    arguments: meta.arguments,
-    // The Standard Agents tools API: context lives for the current execution only; at rest each call gets its own.
-    get context() {
-      return context;
-    },
-    set context(_value) {
-      // Mutate the object instead; replacing it would not reach the other calls of the turn.
-    },
-    get execution() {
-      return execution?.state ?? null;
-    },
-    set execution(_value) {
-      // Read-only in practice; the Standard Agents tools API types it as a plain property.
-    },
+  return new CallState(host, call, execution);
+}
 
-    async getMessages(options?: GetMessagesOptions): Promise<MessagesResult> {
-      return store.messages.list(options);
-    },
-    async injectMessage(input: InjectMessageInput): Promise<Message> {
+/**
+ * A tool's `state`. `context` and `execution` are accessors on the prototype: in an object
+ * literal, accessors give every state a hidden class of its own, which costs microseconds per call
+ * to build and makes each member read slow. The members are the object's own functions, so one
+ * taken off the object (`const { emit } = state`) still works.
+ */
+class CallState implements ThreadState {
+  readonly threadId: string;
+  readonly agentId: string;
+  readonly userId: string | null;
+  readonly createdAt: number;
+  readonly arguments: Record<string, unknown>;
+  readonly getMessages: ThreadState["getMessages"];
+  readonly injectMessage: ThreadState["injectMessage"];
+  readonly loadAgent: ThreadState["loadAgent"];
+  readonly queueTool: ThreadState["queueTool"];
+  readonly invokeTool: ThreadState["invokeTool"];
+  readonly emit: ThreadState["emit"];
+  readonly getValue: ThreadState["getValue"];
+  readonly setValue: ThreadState["setValue"];
+  readonly env: ThreadState["env"];
+  readonly envType: ThreadState["envType"];
+  readonly setEnv: ThreadState["setEnv"];
+  readonly runCode: ThreadState["runCode"];
+  readonly #context: Record<string, unknown>;
+  readonly #execution: CallExecution | null;
+
+  constructor(host: StateHost, call: BoundCall | undefined, execution: CallExecution | null) {
+    const { meta, store } = host;
+    // The Standard Agents tools API: context lives for the current execution only; at rest each call gets its own.
+    this.#context = execution?.context ?? {};
+    this.#execution = execution;
+    // A call's children get ids from its own id and their order, so a parent run again (a retry, or
+    // recovery after a restart) reaches the same child calls: their recorded results, never a second
+    // execution of a write. Each run of `execute` gets a fresh state, so the order restarts at 1.
+    let children = 0;
+    this.threadId = meta.threadId;
+    this.agentId = meta.agentId;
+    this.userId = meta.userId;
+    this.createdAt = meta.createdAt;
+    this.arguments = meta.arguments;
+
+    this.getMessages = async (options?: GetMessagesOptions): Promise<MessagesResult> => store.messages.list(options);
+    this.injectMessage = async (input: InjectMessageInput): Promise<Message> => {
       if (!input || !["user", "assistant", "system"].includes(input.role) || typeof input.content !== "string") {
         throw new WeftError("invalid_request", 'injectMessage: expected { role: "user" | "assistant" | "system", content: string }');
       }
@@ -144,49 +161,45 @@ export function createThreadState(host: StateHost, call: BoundCall | undefined, 
         },
       ]);
       return stored!;
-    },
-    async loadAgent<T>(name: string): Promise<T> {
+    };
+    this.loadAgent = async <T>(name: string): Promise<T> => {
       const agent = Object.hasOwn(host.registry.agents, name) ? host.registry.agents[name] : undefined;
       if (!agent) throw new WeftError("agent_not_found", `no agent "${name}"; agents: ${Object.keys(host.registry.agents).join(", ")}`);
       return agent as T;
-    },
+    };
 
-    queueTool(toolName: string, args: Record<string, unknown>): void {
+    this.queueTool = (toolName: string, args: Record<string, unknown>): void => {
       checkUses(host.catalogFor(execution), call?.tool, toolName, "queue");
       host.queueCall(call?.callId, toolName, args, call?.turnId, childIdOf(call, "queue", ++children));
-    },
-    async invokeTool(toolName: string, args: Record<string, unknown>): Promise<ToolResult> {
+    };
+    this.invokeTool = async (toolName: string, args: Record<string, unknown>): Promise<ToolResult> => {
       checkUses(host.catalogFor(execution), call?.tool, toolName, "invoke");
       return host.invokeCall(call?.callId, toolName, args, execution, call?.turnId, childIdOf(call, "invoke", ++children));
-    },
-    emit(event: string, data: unknown): void {
+    };
+    this.emit = (event: string, data: unknown): void => {
       host.emitCustom(event, data);
-    },
+    };
 
-    async getValue<T>(key: string): Promise<T | null> {
-      return store.kv.get<T>(key);
-    },
-    async setValue(key: string, value: unknown): Promise<void> {
+    this.getValue = async <T>(key: string): Promise<T | null> => store.kv.get<T>(key);
+    this.setValue = async (key: string, value: unknown): Promise<void> => {
       store.kv.set(key, value);
-    },
+    };
 
-    async env(name: string): Promise<string> {
+    this.env = async (name: string): Promise<string> => {
       const resolved = await resolveThreadEnv(host, name, execution);
       if (!resolved) throw new WeftError("env_not_found", `environment value "${name}" is not set for this thread`, { name });
       return resolved.value;
-    },
-    async envType(name: string): Promise<"text" | "secret"> {
-      return (await resolveThreadEnv(host, name, execution))?.type ?? "secret";
-    },
-    async setEnv(name: string, value: string, options?: { type?: "text" | "secret" }): Promise<void> {
+    };
+    this.envType = async (name: string): Promise<"text" | "secret"> => (await resolveThreadEnv(host, name, execution))?.type ?? "secret";
+    this.setEnv = async (name: string, value: string, options?: { type?: "text" | "secret" }): Promise<void> => {
       if (typeof name !== "string" || name === "" || typeof value !== "string") {
         throw new WeftError("invalid_request", "setEnv: expected a non-empty name and a string value");
       }
       store.env.set(name, value, options?.type);
-    },
+    };
 
-    runCode(source: string, options?: CodeExecutionOptions): CodeExecution {
-      return startCodeExecution(source, options, {
+    this.runCode = (source: string, options?: CodeExecutionOptions): CodeExecution =>
+      startCodeExecution(source, options, {
         scope: meta.threadId,
         ...(call ? { callId: call.callId } : {}),
         workerEnv: host.workerEnv,
@@ -196,8 +209,20 @@ export function createThreadState(host: StateHost, call: BoundCall | undefined, 
         invokeTool: (toolName, args) => host.invokeCall(call?.callId, toolName, args, execution, call?.turnId),
         emit: (type, data) => host.emit(type, data),
       });
-    },
-  };
+  }
+
+  get context(): Record<string, unknown> {
+    return this.#context;
+  }
+  set context(_value) {
+    // Mutate the object instead; replacing it would not reach the other calls of the turn.
+  }
+  get execution(): ExecutionState | null {
+    return this.#execution?.state ?? null;
+  }
+  set execution(_value) {
+    // Read-only in practice; the Standard Agents tools API types it as a plain property.
+  }
 }
 
 /**

@@ -86,16 +86,7 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
     // Each attempt has a deadline; its signal fires on a stop or when the deadline passes.
     const timeoutMs = tool.def.timeoutMs ?? host.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     const attempt = new Attempt(host.signal, host.deadlines);
-    const context: ToolCallContext = {
-      callId: request.callId,
-      effectKey,
-      toolName: tool.name,
-      attempt: attempts,
-      get signal() {
-        return attempt.signal;
-      },
-      ...(call.approvedBy ? { approvedBy: call.approvedBy } : {}),
-    };
+    const context = new CallContext(request.callId, effectKey, tool.name, attempts, attempt, call.approvedBy);
     const ended = await attempt.run(() => (tool.def.execute as Execute)(state, input, context), timeoutMs, () => new TransientError(`timed out: execute did not finish within ${timeoutMs} ms (timeoutMs)`));
     if (ended.aborted && host.signal?.aborted) return afterAbort(host, call, state, attempts);
     const ran = ended.aborted ? { ok: false as const, error: ended.reason } : ended;
@@ -128,6 +119,32 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
   const outcome = finishCall(host, call, checked.result, checked.result.status === "success" ? "succeeded" : "failed", attempts, checked.extra);
   if (host.checkpoint) await host.checkpoint("after_result", mark);
   return outcome;
+}
+
+/**
+ * The `ToolCallContext` of one attempt. `signal` is an accessor on the prototype, made only when
+ * read: in an object literal an accessor gives every context a hidden class of its own, slow to
+ * build and to read.
+ */
+class CallContext implements ToolCallContext {
+  declare readonly approvedBy?: string;
+  readonly #attempt: Attempt;
+
+  constructor(
+    readonly callId: string,
+    readonly effectKey: string,
+    readonly toolName: string,
+    readonly attempt: number,
+    run: Attempt,
+    approvedBy: string | undefined,
+  ) {
+    this.#attempt = run;
+    if (approvedBy) (this as { approvedBy?: string }).approvedBy = approvedBy;
+  }
+
+  get signal(): AbortSignal {
+    return this.#attempt.signal;
+  }
 }
 
 /** Deadline of one attempt of `execute` when neither the tool nor `WEFT_CALL_TIMEOUT_MS` sets one. */

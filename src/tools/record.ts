@@ -149,8 +149,17 @@ export function finishCall(
 
 /** The call's arguments as text: the model's raw text, or the JSON of a structured value. */
 export function argsTextOf(request: CallRequest): string {
-  return "text" in request.args ? request.args.text : JSON.stringify(request.args.value ?? {});
+  const args = request.args;
+  if ("text" in args) return args.text;
+  // A call asks twice (its journal row, then its outcome): the value is serialized once.
+  if (args !== lastArgs) {
+    lastText = JSON.stringify(args.value ?? {});
+    lastArgs = args;
+  }
+  return lastText;
 }
+let lastArgs: CallRequest["args"] | undefined;
+let lastText = "";
 
 /** The journal columns a request fills, without its status. */
 export function rowOf(request: CallRequest, effectKey: string) {

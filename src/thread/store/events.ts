@@ -96,9 +96,14 @@ export class EventLog {
     const held = this.held;
     this.held = [];
     const first = this.lastSeq() + 1;
-    const texts = held.map((h) => JSON.stringify(h.data ?? null));
+    const texts: string[] = [];
     const bindings: SqlStorageValue[] = [];
-    held.forEach((h, i) => bindings.push(first + i, h.type, texts[i]!, h.at));
+    for (let i = 0; i < held.length; i++) {
+      const h = held[i]!;
+      const heldText = JSON.stringify(h.data ?? null);
+      texts.push(heldText);
+      bindings.push(first + i, h.type, heldText, h.at);
+    }
     const seq = first + held.length;
     bindings.push(seq, type, text, now);
     try {
@@ -109,7 +114,10 @@ export class EventLog {
       throw e;
     }
     this.last = seq;
-    held.forEach((h, i) => h.stored(frameOf(first + i, h.type, h.data, h.at, texts[i]!)));
+    for (let i = 0; i < held.length; i++) {
+      const h = held[i]!;
+      h.stored(frameOf(first + i, h.type, h.data, h.at, texts[i]!));
+    }
     return frameOf(seq, type, data, now, text);
   }
 
@@ -133,8 +141,16 @@ export class EventLog {
   }
 }
 
+/** The last time `frameOf` formatted, and its ISO text: a call's events mostly share one millisecond. */
+let lastNow = Number.NaN;
+let lastAt = "";
+
 function frameOf(seq: number, type: string, data: unknown, now: number, text: string): EventFrame {
-  const frame = { seq, type, data, at: new Date(now).toISOString() } as EventFrame & { [DATA_TEXT]?: string };
+  if (now !== lastNow) {
+    lastAt = new Date(now).toISOString();
+    lastNow = now;
+  }
+  const frame = { seq, type, data, at: lastAt } as EventFrame & { [DATA_TEXT]?: string };
   // `JSON.stringify` leaves out a key whose value is undefined; such a frame is serialized as it is.
   if (data !== undefined) frame[DATA_TEXT] = text;
   return frame;
