@@ -8,7 +8,7 @@ import { byteLength, fitsBytes } from "../bytes.js";
 import { WeftError } from "../errors.js";
 import { limitOf } from "../limits.js";
 import type { Caller } from "../thread/api.js";
-import { type DirectCallInput, type DirectCallOutcome, outcomeWaitsForPerson } from "../thread/direct.js";
+import { type DirectCallInput, type DirectCallOutcome, outcomeWaitsForPerson, readOutcomeText } from "../thread/direct.js";
 import type { WeftEnv } from "../thread/durable.js";
 import type { RpcResult } from "../thread/rpc.js";
 import type { IdempotencyClaim } from "../thread/store/idempotency.js";
@@ -142,8 +142,9 @@ export async function answerDirectCallJson(
 ): Promise<{ json: string; status: 200 | 202 }> {
   checkDirectCall(env, body, bodyLength);
   if (body.sessionId !== undefined) {
-    const stub = threadStub(env, body.sessionId, "session_not_found");
-    const { json, waits } = inSession(await stub.callToolJson(caller, callOf(name, body), idem), body.sessionId);
+    const answer = await threadStub(env, body.sessionId, "session_not_found").callToolJson(caller, callOf(name, body), idem);
+    if (typeof answer !== "string") return inSession(answer, body.sessionId);
+    const { json, waits } = readOutcomeText(answer);
     return { json: cleanText(env, json), status: statusOf(waits) };
   }
   const answer = await runChecked(env, caller, catalog, name, body, idem);
