@@ -12,7 +12,8 @@
 export function perEnv<E extends object, T>(derive: (env: E) => T): (env: E) => T {
   const kept = new WeakMap<E, T>();
   return (env) => {
-    if (kept.has(env)) return kept.get(env)!;
+    const known = kept.get(env);
+    if (known !== undefined || kept.has(env)) return known as T;
     const value = derive(env);
     kept.set(env, value);
     return value;

@@ -96,6 +96,17 @@ describe("POST /v1/tools/:name through the lane", () => {
     }
   });
 
+  it("measures a tool input as it is re-serialized, which can be longer than the body it came in", async () => {
+    const session = await createThread();
+    // Each `1e20` (4 bytes) comes back as 21 digits: a 180-byte body holds a 250-byte input.
+    const body = `{"input":{"n":[${Array(10).fill("1e20").join(",")}]},"sessionId":"${session}"}`;
+    const c: Case = { body, env: { WEFT_MAX_TOOL_INPUT_BYTES: "200" } };
+    expect(new TextEncoder().encode(body).byteLength).toBeLessThan(200);
+    const { viaLane, viaApp } = await bothWays(c);
+    expect(viaLane).toEqual(viaApp);
+    expect([viaLane.status, (viaLane.body as { error: { code: string; details: unknown } }).error]).toMatchObject([413, { code: "payload_too_large", details: { path: ["input"] } }]);
+  });
+
   it("keeps an Idempotency-Key as the app does: a repeat through the app replays the lane's answer", async () => {
     const session = await createThread();
     const c: Case = { headers: { "idempotency-key": `lane-${crypto.randomUUID()}` }, body: JSON.stringify({ input: { city: "Oslo" }, sessionId: session }) };

@@ -15,7 +15,11 @@ export const workerRedactor = perEnv((env: WeftEnv) => new Redactor(workerSecret
 
 /** `value` as JSON text without any of the Worker's secrets; `undefined` makes an empty body, as `c.json` would. */
 export function cleanJson(env: WeftEnv, value: unknown): string {
-  const text = (JSON.stringify(value) as string | undefined) ?? "";
+  return cleanText(env, (JSON.stringify(value) as string | undefined) ?? "");
+}
+
+/** JSON text without any of the Worker's secrets (in their JSON-escaped form too). */
+export function cleanText(env: WeftEnv, text: string): string {
   const r = workerRedactor(env);
   return r.secrets.length === 0 ? text : r.json(text);
 }

@@ -8,13 +8,22 @@ import { byteLength, fitsBytes } from "../bytes.js";
 import { WeftError } from "../errors.js";
 import { limitOf } from "../limits.js";
 import type { Caller } from "../thread/api.js";
-import { type DirectCallOutcome, outcomeWaitsForPerson } from "../thread/direct.js";
+import { type DirectCallInput, type DirectCallOutcome, outcomeWaitsForPerson } from "../thread/direct.js";
 import type { WeftEnv } from "../thread/durable.js";
+import type { RpcResult } from "../thread/rpc.js";
 import type { IdempotencyClaim } from "../thread/store/idempotency.js";
 import type { ToolCatalog } from "../tools/catalog.js";
+import { cleanJson, cleanText } from "./answers.js";
 import { keyedThread, newThread, threadStub, tokenThread, unwrap } from "./stubs.js";
 
 const TOKEN = /^[^:]+:.+$/;
+
+/**
+ * No input re-serializes to more than this many times the bytes of the body it was parsed from:
+ * a number written `1e20` comes back as 21 digits, a byte that is not UTF-8 as a 3-byte U+FFFD,
+ * and everything else as long as it was written or shorter.
+ */
+const REWRITE_GROWTH = 6;
 
 /** What a direct call names: the input, and at most one of a session id or a continuation token. */
 export interface DirectCallRequest {
@@ -30,6 +39,8 @@ export type DirectCallAnswer = DirectCallOutcome & { scratchWorkspace?: true; se
  * Runs tool `name` for `caller` through the thread's dispatch pipeline. With `idem` (the request's
  * `Idempotency-Key`) a repeat gets the first answer: the session's thread keeps the key, and
  * without a session the key names the scratch thread, which keeps it until its own alarm removes it.
+ * `bodyBytes`, the size of the JSON body `body` was parsed from when known, spares serializing an
+ * input that small to measure it.
  * @throws WeftError `unknown_tool`, `invalid_tool_input` (naming the path), `payload_too_large`
  *   (over `WEFT_MAX_TOOL_INPUT_BYTES`), `session_not_found`, `session_busy`, `invalid_continuation_token`.
  */
@@ -40,7 +51,14 @@ export async function runDirectCall(
   name: string,
   body: DirectCallRequest,
   idem?: IdempotencyClaim,
+  bodyBytes?: number,
 ): Promise<DirectCallAnswer> {
+  checkDirectCall(env, body, bodyBytes);
+  return runChecked(env, caller, catalog, name, body, idem);
+}
+
+/** The checks of a direct call that need no thread: session or token, and the tool-input size limit. */
+function checkDirectCall(env: WeftEnv, body: DirectCallRequest, bodyBytes: number | undefined): void {
   if (body.sessionId !== undefined && body.continuationToken !== undefined) {
     throw new WeftError("invalid_continuation_token", "give sessionId or continuationToken, not both", { path: ["continuationToken"] });
   }
@@ -48,19 +66,30 @@ export async function runDirectCall(
     throw new WeftError("invalid_continuation_token", "continuationToken: expected <channelId>:<key>", { path: ["continuationToken"] });
   }
   const max = limitOf(env, "toolInputBytes");
+  if (bodyBytes !== undefined && bodyBytes * REWRITE_GROWTH <= max) return;
   const text = body.input === undefined ? "" : JSON.stringify(body.input);
   if (!fitsBytes(text, max)) {
     throw new WeftError("payload_too_large", `input: ${byteLength(text)} bytes, over the ${max}-byte limit of a tool input (WEFT_MAX_TOOL_INPUT_BYTES)`, { path: ["input"], limit: max });
   }
-  const call = { toolName: name, input: body.input ?? {} };
+}
+
+/** What the thread runs: the tool and its input (`{}` when none was given). */
+const callOf = (name: string, body: DirectCallRequest): DirectCallInput => ({ toolName: name, input: body.input ?? {} });
+
+/** A session's answer; its thread not found (or another user's) is `session_not_found`. */
+function inSession<T>(result: RpcResult<T>, sessionId: string): T {
+  // Another user's session, like a missing one, is not found.
+  if (!result.ok && result.error.code === "thread_not_found") {
+    throw new WeftError("session_not_found", `no session ${JSON.stringify(sessionId)}`, { path: ["sessionId"] });
+  }
+  return unwrap(result);
+}
+
+/** {@link runDirectCall} after {@link checkDirectCall}. */
+async function runChecked(env: WeftEnv, caller: Caller, catalog: ToolCatalog, name: string, body: DirectCallRequest, idem?: IdempotencyClaim): Promise<DirectCallAnswer> {
+  const call = callOf(name, body);
   if (body.sessionId !== undefined) {
-    const stub = threadStub(env, body.sessionId, "session_not_found");
-    const result = await stub.callTool(caller, call, idem);
-    // Another user's session, like a missing one, is not found.
-    if (!result.ok && result.error.code === "thread_not_found") {
-      throw new WeftError("session_not_found", `no session ${JSON.stringify(body.sessionId)}`, { path: ["sessionId"] });
-    }
-    return unwrap(result);
+    return inSession(await threadStub(env, body.sessionId, "session_not_found").callTool(caller, call, idem), body.sessionId);
   }
   if (body.continuationToken !== undefined) {
     const { stub } = tokenThread(env, caller, body.continuationToken);
@@ -77,6 +106,9 @@ export async function runDirectCall(
   return { ...outcome, scratchWorkspace: true, ...(kept ? { sessionId: threadId } : {}) };
 }
 
+/** A direct call's HTTP status: 202 while it waits for a person (an approval, or a parked outcome), else 200. */
+const statusOf = (waits: boolean): 200 | 202 => (waits ? 202 : 200);
+
 /**
  * `POST /v1/tools/:name`'s answer to a validated body: {@link runDirectCall}'s outcome, with 200
  * for a result and 202 while the call waits for a person (an approval, or a parked outcome).
@@ -90,5 +122,29 @@ export async function answerDirectCall(
   idem?: IdempotencyClaim,
 ): Promise<{ answer: DirectCallAnswer; status: 200 | 202 }> {
   const answer = await runDirectCall(env, caller, catalog, name, body, idem);
-  return { answer, status: outcomeWaitsForPerson(answer) ? 202 : 200 };
+  return { answer, status: statusOf(outcomeWaitsForPerson(answer)) };
+}
+
+/**
+ * {@link answerDirectCall} as the JSON text of the answer, cleaned of the Worker's secrets (what
+ * `c.json` would send). A session's thread sends its outcome as text (`callToolJson`), which goes
+ * on as it came: nothing is copied into objects or serialized again.
+ */
+export async function answerDirectCallJson(
+  env: WeftEnv,
+  caller: Caller,
+  catalog: ToolCatalog,
+  name: string,
+  body: DirectCallRequest,
+  idem?: IdempotencyClaim,
+  bodyBytes?: number,
+): Promise<{ json: string; status: 200 | 202 }> {
+  checkDirectCall(env, body, bodyBytes);
+  if (body.sessionId !== undefined) {
+    const stub = threadStub(env, body.sessionId, "session_not_found");
+    const { json, waits } = inSession(await stub.callToolJson(caller, callOf(name, body), idem), body.sessionId);
+    return { json: cleanText(env, json), status: statusOf(waits) };
+  }
+  const answer = await runChecked(env, caller, catalog, name, body, idem);
+  return { json: cleanJson(env, answer), status: statusOf(outcomeWaitsForPerson(answer)) };
 }

@@ -17,21 +17,23 @@ import type { ToolCatalog } from "../tools/catalog.js";
 import { cleanJson, errorAnswer } from "./answers.js";
 import { corsOf, rawPath } from "./app.js";
 import { type AuthMode, type AuthedEnv, authMode, requestCaller } from "./auth.js";
-import { answerDirectCall } from "./direct-call.js";
+import { answerDirectCallJson } from "./direct-call.js";
 import { idempotencyClaim } from "./idempotency.js";
 import { DirectCallBody } from "./schemas.js";
-import { checkBodyHeaders, validBody } from "./validate.js";
+import { checkDeclaredBody, validBody } from "./validate.js";
 
 /** The route's path; a name is one path segment (the router's `:name`). */
 const ROUTE = /^\/v1\/tools\/([^/]+)$/;
 
 const utf8 = new TextDecoder();
 
-/** A request the lane answers: the tool's name, the path as sent, and the auth mode. */
+/** A request the lane answers: the tool's name, the path as sent, the auth mode and the body's declared length. */
 export interface LaneRequest {
   name: string;
   path: string;
   mode: AuthMode;
+  /** `Content-Length` as sent (never "0"; the request has no `Transfer-Encoding`). */
+  length: string;
 }
 
 /**
@@ -52,12 +54,15 @@ export function laneRequest(request: Request, env: WeftEnv): LaneRequest | null 
   const mode = authMode(env, url);
   // Development mode marks every answer with its header: the app's middleware does that.
   if (mode === "dev") return null;
-  return { name: match[1]!, path, mode };
+  return { name: match[1]!, path, mode, length };
 }
+
+/** The headers of a JSON answer that needs no others (the runtime copies them into each response). */
+const JSON_HEADERS: Readonly<Record<string, string>> = { "Content-Type": "application/json" };
 
 /** A JSON answer as the app's `c.json` makes it (cleaned of the Worker's secrets). */
 function jsonResponse(env: WeftEnv, value: unknown, status: number, headers?: Record<string, string>): Response {
-  return new Response(cleanJson(env, value), { status, headers: { "Content-Type": "application/json", ...headers } });
+  return new Response(cleanJson(env, value), { status, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS });
 }
 
 /**
@@ -70,7 +75,7 @@ export function directCallLane(app: Hono<AuthedEnv>, catalog: ToolCatalog): (req
     if (!lane) return app.fetch(request, env, ctx);
     try {
       const caller = await requestCaller(env, request, lane.mode);
-      checkBodyHeaders(request, env);
+      checkDeclaredBody(request.headers, lane.length, env);
       let bytes: ArrayBuffer;
       try {
         bytes = await request.arrayBuffer();
@@ -87,8 +92,8 @@ export function directCallLane(app: Hono<AuthedEnv>, catalog: ToolCatalog): (req
       }
       const body = validBody(DirectCallBody, value, env);
       const idem = await idempotencyClaim(request.headers, "POST", lane.path, body);
-      const { answer, status } = await answerDirectCall(env, caller, catalog, lane.name, body, idem);
-      return jsonResponse(env, answer, status);
+      const { json, status } = await answerDirectCallJson(env, caller, catalog, lane.name, body, idem, bytes.byteLength);
+      return new Response(json, { status, headers: JSON_HEADERS });
     } catch (err) {
       const answer = errorAnswer(err, env);
       return jsonResponse(env, answer.body, answer.status, answer.headers);

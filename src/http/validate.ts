@@ -45,16 +45,33 @@ export function checkBodyHeaders(req: Request, env: AuthedEnv["Bindings"]): "non
   const headers = req.headers;
   const length = headers.get("content-length");
   if (length !== null ? length === "0" : req.body === null) return "none";
+  if (length !== null && !headers.has("transfer-encoding")) {
+    checkDeclaredBody(headers, length, env);
+    return "declared";
+  }
+  checkJsonType(headers);
+  return "streamed";
+}
+
+/**
+ * {@link checkBodyHeaders} for a body of declared `length` (its `Content-Length`, not "0", and
+ * no `Transfer-Encoding`): JSON (415), then within `WEFT_MAX_BODY_BYTES` (413).
+ * @throws WeftError `unsupported_media_type`, `payload_too_large`.
+ */
+export function checkDeclaredBody(headers: Headers, length: string, env: AuthedEnv["Bindings"]): void {
+  checkJsonType(headers);
+  const limit = bodyLimitOf(env);
+  if (Number.parseInt(length, 10) > limit.maxSize) limit.refuse();
+}
+
+/** @throws WeftError `unsupported_media_type` unless the body's `Content-Type` is JSON. */
+function checkJsonType(headers: Headers): void {
   const type = (headers.get("content-type") ?? "").split(";")[0]!.trim();
   if (!JSON_TYPE.test(type)) {
     throw new WeftError("unsupported_media_type", `request bodies must be application/json, not ${JSON.stringify(type || "(none)")}`, {
       path: ["content-type"],
     });
   }
-  if (length === null || headers.has("transfer-encoding")) return "streamed";
-  const limit = bodyLimitOf(env);
-  if (Number.parseInt(length, 10) > limit.maxSize) limit.refuse();
-  return "declared";
 }
 
 /** `WEFT_MAX_BODY_BYTES` and its bodyLimit middleware, made once per env. */

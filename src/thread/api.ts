@@ -8,7 +8,7 @@ import type { UnavailableTool } from "../tools/catalog.js";
 import type { Settlement } from "../tools/decide.js";
 import type { CallOutcome } from "../tools/host.js";
 import type { GetMessagesOptions, MessagesResult } from "../tools/thread-state.js";
-import type { DirectCallInput, DirectCallOutcome } from "./direct.js";
+import type { DirectCallInput, DirectCallJson, DirectCallOutcome } from "./direct.js";
 import type { RpcResult } from "./rpc.js";
 import type { FileInfo } from "./store/files.js";
 import type { IdempotencyClaim } from "./store/idempotency.js";
@@ -100,6 +100,8 @@ export interface ThreadApi {
   getFile(caller: Caller, path: string): Promise<RpcResult<FileContent>>;
   deleteFile(caller: Caller, path: string): Promise<RpcResult<{ deleted: boolean }>>;
   callTool(caller: Caller, input: DirectCallInput, idem?: IdempotencyClaim): Promise<RpcResult<DirectCallOutcome>>;
+  /** {@link callTool} with the outcome as JSON text: what the Worker answers with, passed on as it is. */
+  callToolJson(caller: Caller, input: DirectCallInput, idem?: IdempotencyClaim): Promise<RpcResult<DirectCallJson>>;
   /**
    * Called by the owner's UserAccount when its env values changed (the thread keeps them between
    * requests); `live` is false when no thread exists here any more.

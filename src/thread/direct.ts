@@ -39,6 +39,22 @@ export interface DirectCallOutcome {
 export const outcomeWaitsForPerson = (o: Pick<DirectCallOutcome, "status">) => waitsForPersonStatus(o.status);
 
 /**
+ * A direct call's outcome as JSON text, made where the outcome is: one string crosses to the
+ * Worker, which sends it on, instead of an object copied across and serialized again there.
+ */
+export interface DirectCallJson {
+  /** `JSON.stringify` of the {@link DirectCallOutcome}, already cleaned of the thread's secrets. */
+  json: string;
+  /** {@link outcomeWaitsForPerson} of the outcome. */
+  waits: boolean;
+}
+
+/** The JSON form of a direct call's (cleaned) outcome. */
+export function outcomeJson(outcome: DirectCallOutcome): DirectCallJson {
+  return { json: JSON.stringify(outcome), waits: outcomeWaitsForPerson(outcome) };
+}
+
+/**
  * Runs a direct call. A busy thread runs reads alongside the turn and refuses the rest.
  * @throws WeftError `unknown_tool` (404), `invalid_tool_input` (400), `session_busy` (409).
  */

@@ -3,15 +3,19 @@
  * final result. A row with a final status is never rewritten, so a call id has exactly one result.
  * @module
  */
-import { type CallStatus, FINAL_CALL_STATUSES, PERSON_WAIT_STATUSES, type ToolResult } from "../../protocol.js";
+import { type CallStatus, PERSON_WAIT_STATUSES, type ToolResult, isFinalStatus } from "../../protocol.js";
 import type { JournalEntry } from "../../tools/journal.js";
 import { type CallRow, SAME_AS_ARGS, type StoredCall, inputColumn, toRecord } from "./call-row.js";
 
 /** A stored call, with the parent that queued or invoked it (defined with the row it is read from). */
 export type { StoredCall } from "./call-row.js";
 
-/** `(…)` list of the final statuses, for `NOT IN`: a final row is never rewritten. */
-const FINAL_SQL = `(${FINAL_CALL_STATUSES.map((s) => `'${s}'`).join(", ")})`;
+/**
+ * A row without a final result: `finished_at` is set exactly when the final result is (by `finish`),
+ * so a final row is never rewritten. It is also the WHERE of the partial index `calls_unfinished`
+ * (status, then ord), which SQLite seeks only for a query that states this term word for word.
+ */
+const UNFINISHED = "finished_at IS NULL";
 const PERSON_WAIT_SQL = `(${PERSON_WAIT_STATUSES.map((s) => `'${s}'`).join(", ")})`;
 
 /** The columns a new row sets, in `rowValues`' order. */
@@ -21,7 +25,7 @@ const RESULT_COLUMNS = ["result", "duration_ms", "finished_at", "stubbed", "erro
 const marks = (n: number) => Array<string>(n).fill("?").join(", ");
 const INSERT_ROW = `INSERT INTO calls (${ROW_COLUMNS.join(", ")}) VALUES (${marks(ROW_COLUMNS.length)})`;
 const INSERT_FINISHED_ROW = `INSERT INTO calls (${[...ROW_COLUMNS, ...RESULT_COLUMNS].join(", ")}) VALUES (${marks(ROW_COLUMNS.length + RESULT_COLUMNS.length)})`;
-const FINISH_ROW = `UPDATE calls SET status = ?, attempts = ?, ${RESULT_COLUMNS.map((c) => `${c} = ?`).join(", ")} WHERE call_id = ? AND status NOT IN ${FINAL_SQL}`;
+const FINISH_ROW = `UPDATE calls SET status = ?, attempts = ?, ${RESULT_COLUMNS.map((c) => `${c} = ?`).join(", ")} WHERE call_id = ? AND ${UNFINISHED}`;
 
 function rowValues(call: NewCall, ord: number, createdAt: number, status: CallStatus, attempts: number, startedAt: number | null): SqlStorageValue[] {
   const input = call.input === undefined ? null : inputColumn(call.input, call.argsText);
@@ -61,6 +65,13 @@ export class CallStore {
   /** A fresh `started` row kept in memory (see `hold`), with the time it started. */
   private held: { call: NewCall; now: number } | null = null;
 
+  /**
+   * Called right after a direct call's row is inserted unfinished, in the same synchronous step, so
+   * what it writes (the watchdog alarm) commits with the row. A read that answers at once is
+   * inserted finished and never calls it: nothing of it is left for a watchdog to finish.
+   */
+  onDirectRow: (() => void) | null = null;
+
   constructor(private readonly sql: SqlStorage) {}
 
   /** Forgets what is kept in memory (a transaction that wrote it was rolled back). */
@@ -98,6 +109,7 @@ export class CallStore {
     this.sql.exec(INSERT_ROW, ...rowValues(call, ord, now, call.status, started ? 1 : 0, started ? now : null));
     // Only once the row is in: an insert that failed (a duplicate id) takes no number.
     this.lastOrd = ord;
+    if (call.source === "direct") this.onDirectRow?.();
   }
 
   /**
@@ -129,7 +141,7 @@ export class CallStore {
   start(callId: string, input: unknown, now = Date.now()): void {
     this.exec(
       `UPDATE calls SET status = 'started', input = CASE WHEN args_text = ?1 THEN '${SAME_AS_ARGS}' ELSE ?1 END, attempts = attempts + 1, started_at = ?
-       WHERE call_id = ? AND status NOT IN ${FINAL_SQL}`,
+       WHERE call_id = ? AND ${UNFINISHED}`,
       inputColumn(input, undefined),
       now,
       callId,
@@ -144,7 +156,7 @@ export class CallStore {
   /** Holds a validated call for a person's approval, bound to its argument hash. */
   awaitApproval(callId: string, input: unknown, argsHash: string): void {
     this.exec(
-      `UPDATE calls SET status = 'awaiting_approval', input = CASE WHEN args_text = ?1 THEN '${SAME_AS_ARGS}' ELSE ?1 END, args_hash = ? WHERE call_id = ? AND status NOT IN ${FINAL_SQL}`,
+      `UPDATE calls SET status = 'awaiting_approval', input = CASE WHEN args_text = ?1 THEN '${SAME_AS_ARGS}' ELSE ?1 END, args_hash = ? WHERE call_id = ? AND ${UNFINISHED}`,
       inputColumn(input, undefined),
       argsHash,
       callId,
@@ -166,7 +178,7 @@ export class CallStore {
 
   /** Parks a call whose outcome is uncertain; a person settles it. */
   park(callId: string, reason: string): void {
-    this.exec(`UPDATE calls SET status = 'parked', park_reason = ? WHERE call_id = ? AND status NOT IN ${FINAL_SQL}`, reason, callId);
+    this.exec(`UPDATE calls SET status = 'parked', park_reason = ? WHERE call_id = ? AND ${UNFINISHED}`, reason, callId);
   }
 
   /**
@@ -209,7 +221,7 @@ export class CallStore {
   /** Queued calls in queue order. */
   queued(): StoredCall[] {
     if (!this.maybeQueued) return [];
-    const rows = this.exec<CallRow>("SELECT * FROM calls WHERE status = 'queued' ORDER BY ord").toArray();
+    const rows = this.exec<CallRow>(`SELECT * FROM calls WHERE status = 'queued' AND ${UNFINISHED} ORDER BY ord`).toArray();
     if (rows.length === 0) this.maybeQueued = false;
     return rows.map(toRecord);
   }
@@ -236,7 +248,7 @@ export class CallStore {
 
   /** Whether any call of the thread waits for a person (approval or a parked outcome). */
   waitForPerson(): boolean {
-    return this.exec(`SELECT 1 FROM calls WHERE status IN ${PERSON_WAIT_SQL} LIMIT 1`).toArray().length > 0;
+    return this.exec(`SELECT 1 FROM calls WHERE status IN ${PERSON_WAIT_SQL} AND ${UNFINISHED} LIMIT 1`).toArray().length > 0;
   }
 
   /** Whether any call of the turn waits for a person (approval or a parked outcome). */
@@ -246,14 +258,20 @@ export class CallStore {
 
   /** Calls whose journal says started but that have no result: interrupted by a restart. */
   unfinished(): StoredCall[] {
-    return this.exec<CallRow>("SELECT * FROM calls WHERE status = 'started' ORDER BY ord").toArray().map(toRecord);
+    return this.exec<CallRow>(`SELECT * FROM calls WHERE status = 'started' AND ${UNFINISHED} ORDER BY ord`).toArray().map(toRecord);
   }
 
-  /** Calls in creation order, at most `limit` from `offset`, optionally of one status. */
+  /**
+   * Calls in creation order, at most `limit` from `offset`, optionally of one status. A status
+   * without a result is found through `calls_unfinished`; a final one walks the calls in order.
+   */
   list(limit = 1000, offset = 0, status?: CallStatus): StoredCall[] {
-    const rows = status
-      ? this.exec<CallRow>("SELECT * FROM calls WHERE status = ? ORDER BY ord LIMIT ? OFFSET ?", status, limit, offset)
-      : this.exec<CallRow>("SELECT * FROM calls ORDER BY ord LIMIT ? OFFSET ?", limit, offset);
+    const rows =
+      status === undefined
+        ? this.exec<CallRow>("SELECT * FROM calls ORDER BY ord LIMIT ? OFFSET ?", limit, offset)
+        : isFinalStatus(status)
+          ? this.exec<CallRow>("SELECT * FROM calls WHERE status = ? ORDER BY ord LIMIT ? OFFSET ?", status, limit, offset)
+          : this.exec<CallRow>(`SELECT * FROM calls WHERE status = ? AND ${UNFINISHED} ORDER BY ord LIMIT ? OFFSET ?`, status, limit, offset);
     return rows.toArray().map(toRecord);
   }
 }

@@ -144,6 +144,52 @@ export const MIGRATIONS: readonly string[] = [
   DROP INDEX calls_by_parent;
   CREATE INDEX calls_by_parent ON calls (parent_call_id, ord) WHERE parent_call_id IS NOT NULL;
   `,
+  // v13: fewer b-trees for each call row to enter. `ord` becomes the rowid (the table is rebuilt:
+  // its order is the table's own, so calls_by_ord goes), and only calls without a result are
+  // indexed by status (a read recorded with its result at once enters no status index). Rows keep
+  // their order; `ord` is renumbered 1..n in it. Every column and constraint is kept as it was.
+  `
+  CREATE TABLE calls_v13 (
+    ord INTEGER PRIMARY KEY,
+    call_id TEXT UNIQUE,
+    tool_name TEXT NOT NULL,
+    source TEXT NOT NULL,
+    status TEXT NOT NULL,
+    args_text TEXT NOT NULL,
+    input TEXT,
+    result TEXT,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    effect_key TEXT NOT NULL,
+    turn_id TEXT,
+    parent_call_id TEXT,
+    created_at INTEGER NOT NULL,
+    started_at INTEGER,
+    finished_at INTEGER,
+    duration_ms INTEGER,
+    stubbed INTEGER NOT NULL DEFAULT 0,
+    approved_by TEXT,
+    park_reason TEXT,
+    args_hash TEXT,
+    error_code TEXT,
+    full_result_path TEXT,
+    error_details TEXT,
+    decided_by TEXT,
+    outcome TEXT,
+    restarts INTEGER NOT NULL DEFAULT 0
+  );
+  INSERT INTO calls_v13 (ord, call_id, tool_name, source, status, args_text, input, result, attempts, effect_key, turn_id, parent_call_id,
+    created_at, started_at, finished_at, duration_ms, stubbed, approved_by, park_reason, args_hash, error_code, full_result_path, error_details,
+    decided_by, outcome, restarts)
+  SELECT ROW_NUMBER() OVER (ORDER BY ord, rowid), call_id, tool_name, source, status, args_text, input, result, attempts, effect_key, turn_id,
+    parent_call_id, created_at, started_at, finished_at, duration_ms, stubbed, approved_by, park_reason, args_hash, error_code,
+    full_result_path, error_details, decided_by, outcome, restarts
+  FROM calls;
+  DROP TABLE calls;
+  ALTER TABLE calls_v13 RENAME TO calls;
+  CREATE INDEX calls_unfinished ON calls (status) WHERE finished_at IS NULL;
+  CREATE INDEX calls_by_turn ON calls (turn_id, status) WHERE turn_id IS NOT NULL;
+  CREATE INDEX calls_by_parent ON calls (parent_call_id) WHERE parent_call_id IS NOT NULL;
+  `,
 ];
 
 /** True when the thread's tables exist; an id that was never created has none. */
