@@ -66,11 +66,13 @@ export class CallStore {
   private held: { call: NewCall; now: number } | null = null;
 
   /**
-   * Called right after a direct call's row is inserted unfinished, in the same synchronous step, so
-   * what it writes (the watchdog alarm) commits with the row. A read that answers at once is
-   * inserted finished and never calls it: nothing of it is left for a watchdog to finish.
+   * Called right after a row is stored unfinished, in the same synchronous step, so what it writes
+   * (the watchdog alarm) commits with the row: a direct call's new row, and the journal entry of a
+   * call that runs later (`start`: on a person's approval or retry, from the queue, in recovery).
+   * A read that answers at once is inserted finished and never calls it: nothing of it is left
+   * for a watchdog to finish.
    */
-  onDirectRow: (() => void) | null = null;
+  onUnfinishedRow: (() => void) | null = null;
 
   constructor(private readonly sql: SqlStorage) {}
 
@@ -109,7 +111,7 @@ export class CallStore {
     this.sql.exec(INSERT_ROW, ...rowValues(call, ord, now, call.status, started ? 1 : 0, started ? now : null));
     // Only once the row is in: an insert that failed (a duplicate id) takes no number.
     this.lastOrd = ord;
-    if (call.source === "direct") this.onDirectRow?.();
+    if (call.source === "direct") this.onUnfinishedRow?.();
   }
 
   /**
@@ -139,13 +141,15 @@ export class CallStore {
 
   /** The journal entry before an attempt of `execute`: status started, attempts + 1. */
   start(callId: string, input: unknown, now = Date.now()): void {
-    this.exec(
+    const started = this.exec(
       `UPDATE calls SET status = 'started', input = CASE WHEN args_text = ?1 THEN '${SAME_AS_ARGS}' ELSE ?1 END, attempts = attempts + 1, started_at = ?
        WHERE call_id = ? AND ${UNFINISHED}`,
       inputColumn(input, undefined),
       now,
       callId,
     );
+    // An approval can come long after the watchdog last fired: the run it starts is watched too.
+    if (started.rowsWritten > 0) this.onUnfinishedRow?.();
   }
 
   /** One more attempt of a started call (a retry). */
