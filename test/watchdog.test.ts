@@ -1,8 +1,10 @@
 /**
- * The watchdog alarm of direct calls: every call starts with an alarm due within one period
- * (`WEFT_WATCHDOG_MS`, 100 ms in the test worker) of its start, a thread in steady use renews
- * its alarm from its calls instead of letting it fire, and a write cut by a crash after such
- * renewals is still finished by the alarm alone, with no client request.
+ * The watchdog alarm of direct calls: a call whose row is stored unfinished (a write's journal
+ * row, a read waiting for I/O) has an alarm due within one period (`WEFT_WATCHDOG_MS`, 100 ms in
+ * the test worker) of its start, a read that answers at once arms none, a thread in steady use
+ * renews its alarm from its calls instead of letting it fire, and a write cut by a crash after
+ * such renewals is still finished by the alarm alone, with no client request. (A read cut while
+ * it waits for I/O is finished by the alarm alone too: the crash matrix's direct read cells.)
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -114,6 +116,21 @@ describe("the watchdog alarm of direct calls", () => {
     }
     // Over four periods the alarm moved ahead with the calls (renewed, or fired and armed again).
     expect(seen.at(-1)! - seen[0]!).toBeGreaterThanOrEqual(PERIOD);
+    expect(await callsWithoutOneResult(id)).toEqual([]);
+  });
+
+  it("a read that answers at once arms nothing; a write arms the alarm with its journal row", async () => {
+    const id = await createThread({ agent: "robustness" });
+    for (let i = 0; i < 5; i++) {
+      expect((await json("POST", "/v1/tools/emit_blob", { sessionId: id, input: { bytes: 3 } })).body).toMatchObject({ ok: true, status: "succeeded" });
+    }
+    // Each read's row went in once, finished: nothing was left for a watchdog to finish.
+    expect(await inThread(id, (t) => t.ctx.storage.getAlarm())).toBeNull();
+    const before = Date.now();
+    expect((await json("POST", "/v1/tools/effect_write", { sessionId: id, input: { label: "w" } })).status).toBe(200);
+    const at = (await inThread(id, (t) => t.ctx.storage.getAlarm())) as number | null;
+    expect(at).not.toBeNull();
+    expect(at!).toBeGreaterThan(before);
     expect(await callsWithoutOneResult(id)).toEqual([]);
   });
 

@@ -63,6 +63,16 @@ export class ThreadAlarm {
     return this.at !== null;
   }
 
+  /** Whether the alarm's time is known in memory, so `ensureBy` sets it without waiting for storage. */
+  get known(): boolean {
+    return this.at !== undefined;
+  }
+
+  /** Reads the stored alarm's time, once per instance. */
+  async load(): Promise<void> {
+    if (this.at === undefined) this.at = await this.storage.getAlarm();
+  }
+
   /** Whether `ensureBy` was asked since the alarm last fired (the thread was in use). */
   get wanted(): boolean {
     return this.asked;

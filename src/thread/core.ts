@@ -57,6 +57,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     this.commits = new GroupCommit(() => ctx.storage.sync());
     this.fanout = new Fanout({ all: () => ctx.getWebSockets(), batched: () => ctx.getWebSockets(BATCH_TAG) });
     this.alarmClock = new ThreadAlarm(ctx.storage);
+    this.store.calls.onDirectRow = () => this.watchRow();
     // A value a tool sets is a secret from that moment, in logs too.
     this.store.env.onChange = () => void this.secrets.redactor();
     this.userEnv = new UserEnv(() => this.env.ACCOUNT, () => this.engine?.meta.userId, () => ctx.id.toString());
@@ -114,26 +115,36 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
   private watchdogPeriod: number | undefined = undefined;
 
   /**
-   * Runs a direct call under the watchdog: an alarm fires at most `WEFT_WATCHDOG_MS` after the
-   * call starts, so a crash that cuts it is finished with no client request. When no other call
-   * or turn runs, a call that finds the alarm due within a quarter period moves it a full period
-   * ahead: the write rides in the call's own commit, and a thread in steady use never has its
-   * alarm fire (each firing costs the runtime's alarm store and the handler more than a move).
-   * Only an alarm a call armed moves; one due for work (or found after a restart) fires as set.
-   * The alarm's time is kept in memory, so this reads no storage once it is known.
+   * Runs a direct call under the watchdog: once the call has a row in storage that is not final,
+   * an alarm fires at most `WEFT_WATCHDOG_MS` later, so a crash that cuts it is finished with no
+   * client request. The alarm is armed in the same synchronous step as the row (`watchRow`), so
+   * both commit together: a write's alarm is durable with its journal row, before `execute`. A
+   * read that answers without waiting for I/O writes its row once, finished, and arms nothing:
+   * a crash before that row leaves nothing to finish (its caller gets the error).
+   * The alarm's time is kept in memory, read here once per instance, so arming reads no storage.
    */
   protected async watched<T>(run: () => Promise<T>): Promise<T> {
-    const period = this.watchdogMs();
-    // With another call running, moving the alarm later could take it past that call's watch.
-    const alone = this.directCalls === 0 && !this.runner?.active;
+    if (!this.alarmClock.known) await this.alarmClock.load();
     this.directCalls++;
     try {
-      const arming = this.alarmClock.ensureBy(Date.now() + period, alone ? (period * 3) / 4 : Infinity);
-      if (arming) await arming;
       return await run();
     } finally {
       this.directCalls--;
     }
+  }
+
+  /**
+   * A direct call's row went in unfinished: the watchdog is due within one period. When no other
+   * call or turn runs, an alarm found due within a quarter period is moved a full period ahead,
+   * in the call's own commit, so a thread in steady use never has its alarm fire (each firing
+   * costs the runtime's alarm store and the handler more than a move). With another call running,
+   * moving it later could take it past that call's watch. Only an alarm a call armed moves; one
+   * due for work (or found after a restart) fires as set.
+   */
+  private watchRow(): void {
+    const period = this.watchdogMs();
+    const alone = this.directCalls <= 1 && !this.runner?.active;
+    void this.alarmClock.ensureBy(Date.now() + period, alone ? (period * 3) / 4 : Infinity);
   }
 
   /** Test seam of the crash matrix: a subclass returns a hook called at each crash point. */

@@ -88,6 +88,13 @@ export class CallStore {
   /** A fresh `started` row kept in memory (see `hold`), with the time it started. */
   private held: { call: NewCall; now: number } | null = null;
 
+  /**
+   * Called right after a direct call's row is inserted unfinished, in the same synchronous step, so
+   * what it writes (the watchdog alarm) commits with the row. A read that answers at once is
+   * inserted finished and never calls it: nothing of it is left for a watchdog to finish.
+   */
+  onDirectRow: (() => void) | null = null;
+
   constructor(private readonly sql: SqlStorage) {}
 
   /** Forgets what is kept in memory (a transaction that wrote it was rolled back). */
@@ -125,6 +132,7 @@ export class CallStore {
     insertRow(this.sql, rowValues(call, ord, now, call.status, started ? 1 : 0, started ? now : null));
     // Only once the row is in: an insert that failed (a duplicate id) takes no number.
     this.lastOrd = ord;
+    if (call.source === "direct") this.onDirectRow?.();
   }
 
   /**
