@@ -18,10 +18,10 @@ import type { ChildAnswer } from "./agent-tool.js";
 import type { Caller, CreateThreadInput, ScratchCallOutcome, ThreadApi, ThreadInfo } from "./api.js";
 import { ThreadObject, type WeftEnv } from "./core.js";
 import { prepareThread } from "./create.js";
-import { type DirectCallInput, type DirectCallJson, directCall, outcomeJson, outcomeWaitsForPerson } from "./direct.js";
+import { type DirectCallInput, directCall, outcomeText, outcomeWaitsForPerson } from "./direct.js";
 import { SCRATCH_TTL_MS, checkAccess } from "./guard.js";
 import { checkModel, checkScriptable } from "./model-choice.js";
-import { type RpcResult, rpc } from "./rpc.js";
+import { type RpcFailure, type RpcResult, rpc } from "./rpc.js";
 import { envSources } from "./state.js";
 import { type IdempotencyClaim, keyedCallId } from "./store/idempotency.js";
 import { migrate } from "./store/migrations.js";
@@ -189,10 +189,10 @@ export function createThreadClass(registry: Registry) {
       );
     }
 
-    async callToolJson(caller: Caller, input: DirectCallInput, idem?: IdempotencyClaim): Promise<RpcResult<DirectCallJson>> {
+    async callToolJson(caller: Caller, input: DirectCallInput, idem?: IdempotencyClaim): Promise<string | RpcFailure> {
       // Serialized after `callTool` cleaned it of secrets; a repeat's kept answer is the outcome itself.
       const result = await this.callTool(caller, input, idem);
-      return result.ok ? { ok: true, value: outcomeJson(result.value) } : result;
+      return result.ok ? outcomeText(result.value) : result;
     }
 
     async accountEnvChanged(): Promise<{ live: boolean }> {

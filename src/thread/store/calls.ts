@@ -22,9 +22,32 @@ const PERSON_WAIT_SQL = `(${PERSON_WAIT_STATUSES.map((s) => `'${s}'`).join(", ")
 const ROW_COLUMNS = ["call_id", "ord", "tool_name", "source", "status", "args_text", "input", "attempts", "effect_key", "turn_id", "parent_call_id", "created_at", "started_at"];
 /** The columns a final result sets besides status and attempts, in `resultValues`' order. */
 const RESULT_COLUMNS = ["result", "duration_ms", "finished_at", "stubbed", "error_code", "full_result_path", "error_details", "outcome"];
-const marks = (n: number) => Array<string>(n).fill("?").join(", ");
-const INSERT_ROW = `INSERT INTO calls (${ROW_COLUMNS.join(", ")}) VALUES (${marks(ROW_COLUMNS.length)})`;
-const INSERT_FINISHED_ROW = `INSERT INTO calls (${[...ROW_COLUMNS, ...RESULT_COLUMNS].join(", ")}) VALUES (${marks(ROW_COLUMNS.length + RESULT_COLUMNS.length)})`;
+const INSERT_COLUMNS = [...ROW_COLUMNS, ...RESULT_COLUMNS];
+/** INSERTs of a row by which of `INSERT_COLUMNS` get a value (bit i for column i), made once each. */
+const inserts = new Map<number, string>();
+
+/**
+ * Inserts a row given its values in `INSERT_COLUMNS`' order (a new row: `rowValues`; one with its
+ * result: those and `resultValues`). Columns whose value is NULL are left out of the statement
+ * (their default is NULL), so a direct read binds 14 values instead of 21: fewer to convert.
+ */
+function insertRow(sql: SqlStorage, values: SqlStorageValue[]): void {
+  let mask = 0;
+  const given: SqlStorageValue[] = [];
+  for (let i = 0; i < values.length; i++) {
+    if (values[i] === null) continue;
+    mask |= 1 << i;
+    given.push(values[i]!);
+  }
+  let query = inserts.get(mask);
+  if (query === undefined) {
+    const columns = INSERT_COLUMNS.filter((_, i) => mask & (1 << i));
+    query = `INSERT INTO calls (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`;
+    inserts.set(mask, query);
+  }
+  sql.exec(query, ...given);
+}
+
 const FINISH_ROW = `UPDATE calls SET status = ?, attempts = ?, ${RESULT_COLUMNS.map((c) => `${c} = ?`).join(", ")} WHERE call_id = ? AND ${UNFINISHED}`;
 
 function rowValues(call: NewCall, ord: number, createdAt: number, status: CallStatus, attempts: number, startedAt: number | null): SqlStorageValue[] {
@@ -108,7 +131,7 @@ export class CallStore {
     if (this.held !== null) this.settle();
     const ord = this.nextOrd(call);
     const started = call.status === "started";
-    this.sql.exec(INSERT_ROW, ...rowValues(call, ord, now, call.status, started ? 1 : 0, started ? now : null));
+    insertRow(this.sql, rowValues(call, ord, now, call.status, started ? 1 : 0, started ? now : null));
     // Only once the row is in: an insert that failed (a duplicate id) takes no number.
     this.lastOrd = ord;
     if (call.source === "direct") this.onUnfinishedRow?.();
@@ -214,7 +237,7 @@ export class CallStore {
   }
 
   private insertFinishedRow(call: NewCall, ord: number, startedAt: number, status: CallStatus, result: ToolResult, details: FinishDetails, now: number): void {
-    this.sql.exec(INSERT_FINISHED_ROW, ...rowValues(call, ord, startedAt, status, details.attempts, startedAt), ...resultValues(result, details, now));
+    insertRow(this.sql, [...rowValues(call, ord, startedAt, status, details.attempts, startedAt), ...resultValues(result, details, now)]);
   }
 
   /** False when no row can be queued (see `queued`), so a drain has nothing to look for. */
