@@ -141,7 +141,8 @@ export function createThreadClass(registry: Registry) {
     }
 
     async approve(caller: Caller, callId: string, argsHash?: string, idem?: IdempotencyClaim) {
-      return this.once(caller, idem, () => this.work(caller, (_e, runner) => runner.approve(callId, caller.userId, argsHash)));
+      // The approved call runs now, maybe long after the watchdog last fired: it is watched like a direct call.
+      return this.once(caller, idem, () => this.work(caller, (_e, runner) => this.watched(() => runner.approve(callId, caller.userId, argsHash))));
     }
 
     async deny(caller: Caller, callId: string, reason?: string, idem?: IdempotencyClaim) {
@@ -149,7 +150,7 @@ export function createThreadClass(registry: Registry) {
     }
 
     async settle(caller: Caller, callId: string, settlement: Settlement, idem?: IdempotencyClaim) {
-      return this.once(caller, idem, () => this.work(caller, (_e, runner) => runner.settle(callId, { ...settlement, settledBy: caller.userId })));
+      return this.once(caller, idem, () => this.work(caller, (_e, runner) => this.watched(() => runner.settle(callId, { ...settlement, settledBy: caller.userId }))));
     }
 
     async listFiles(caller: Caller) {
