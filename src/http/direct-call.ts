@@ -40,8 +40,6 @@ export type DirectCallAnswer = DirectCallOutcome & { scratchWorkspace?: true; se
  * Runs tool `name` for `caller` through the thread's dispatch pipeline. With `idem` (the request's
  * `Idempotency-Key`) a repeat gets the first answer: the session's thread keeps the key, and
  * without a session the key names the scratch thread, which keeps it until its own alarm removes it.
- * `bodyLength`, the length of the JSON text `body` was parsed from when known (in characters or
- * in bytes), spares serializing an input that small to measure it.
  * @throws WeftError `unknown_tool`, `invalid_tool_input` (naming the path), `payload_too_large`
  *   (over `WEFT_MAX_TOOL_INPUT_BYTES`), `session_not_found`, `session_busy`, `invalid_continuation_token`.
  */
@@ -52,9 +50,8 @@ export async function runDirectCall(
   name: string,
   body: DirectCallRequest,
   idem?: IdempotencyClaim,
-  bodyLength?: number,
 ): Promise<DirectCallAnswer> {
-  checkDirectCall(env, body, bodyLength);
+  checkDirectCall(env, body, undefined);
   return runChecked(env, caller, catalog, name, body, idem);
 }
 
@@ -129,7 +126,9 @@ export async function answerDirectCall(
 /**
  * {@link answerDirectCall} as the JSON text of the answer, cleaned of the Worker's secrets (what
  * `c.json` would send). A session's thread sends its outcome as text (`callToolJson`), which goes
- * on as it came: nothing is copied into objects or serialized again.
+ * on as it came: nothing is copied into objects or serialized again. `bodyLength`, the length of
+ * the JSON text `body` was parsed from (in characters or in bytes), spares serializing an input
+ * that small to measure it.
  */
 export async function answerDirectCallJson(
   env: WeftEnv,
