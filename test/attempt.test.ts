@@ -22,6 +22,17 @@ describe("attempts of execute on one thread's deadline timer", () => {
     }
   });
 
+  it("an attempt whose execute answers without I/O sets no timer; one still running a few microtask turns later gets it, for its deadline", async () => {
+    const deadlines = new Deadlines();
+    const watch = deadlines as unknown as { timer: unknown; pending: Set<unknown> };
+    expect(await new Attempt(null, deadlines).run(async () => "done", 60_000, late(60_000))).toEqual({ ok: true, value: "done" });
+    expect({ timer: watch.timer, pending: watch.pending.size }).toEqual({ timer: undefined, pending: 0 });
+    const slow = new Attempt(null, deadlines).run(never, 30, late(30));
+    await new Promise((r) => setTimeout(r, 5));
+    expect(watch.timer).not.toBe(undefined);
+    expect(((await slow) as { reason: Error }).reason.message).toBe("late after 30 ms");
+  });
+
   it("an attempt that settles first keeps its value, and a later deadline of another still fires", async () => {
     const deadlines = new Deadlines();
     const quick = new Attempt(null, deadlines).run(async () => "done", 10, late(10));

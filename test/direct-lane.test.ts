@@ -68,6 +68,8 @@ describe("POST /v1/tools/:name through the lane", () => {
       "an unknown body field": { body: call({ city: "Oslo", sessionId: session }) },
       "a body that is not JSON": { body: "{ not json" },
       "a body of invalid UTF-8": { body: new Uint8Array([0x7b, 0x22, 0x69, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]) },
+      "a body of invalid UTF-8 that is not JSON": { body: new Uint8Array([0x7b, 0x22, 0x69, 0x22, 0x3a, 0x22, 0xff, 0xfe]) },
+      "a body after a byte-order mark": { body: `\uFEFF${call({ input: { city: "Oslo" }, sessionId: session })}` },
       "a body that fails as it is read": {
         body: () => new ReadableStream({ start: (controller) => controller.error(new Error("client went away")) }),
       },

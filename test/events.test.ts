@@ -1,4 +1,6 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { isoTime } from "../src/thread/store/events.js";
 import { createThread, inThread, json, request, runTurn, stubOf, subscribe } from "./helpers.js";
 import { ONE_TOOL_TURN_TYPES } from "./frames.js";
 
@@ -102,5 +104,19 @@ describe("WebSocket events", () => {
       expect([bad, res.status]).toEqual([bad, 400]);
       expect((await res.json<any>()).error).toMatchObject({ code: "invalid_request", details: { path: ["batch"] } });
     }
+  });
+});
+
+describe("event times", () => {
+  it("isoTime gives what toISOString gives, for any time and in any order (its per-second cache included)", () => {
+    const MAX = 8.64e15; // the largest time a Date holds
+    const same = (now: number) => expect(isoTime(now)).toBe(new Date(now).toISOString());
+    for (const now of [0, 1, 9, 10, 99, 100, 999, 1000, 1001, -1, -999, -1000, -1001, 1764520000123, 253402300799999, 253402300800000, MAX, -MAX, 1.5, -0.5]) same(now);
+    expect(() => isoTime(Number.NaN)).toThrow(RangeError);
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.integer({ min: -MAX, max: MAX }), fc.integer({ min: 1764520000000, max: 1764520003000 })), { minLength: 1, maxLength: 20 }), (times) => {
+        for (const now of times) same(now);
+      }),
+    );
   });
 });

@@ -8,7 +8,7 @@ import { byteLength, fitsBytes } from "../bytes.js";
 import { WeftError } from "../errors.js";
 import { limitOf } from "../limits.js";
 import type { Caller } from "../thread/api.js";
-import { type DirectCallInput, type DirectCallOutcome, outcomeWaitsForPerson } from "../thread/direct.js";
+import { type DirectCallInput, type DirectCallOutcome, outcomeWaitsForPerson, readOutcomeText } from "../thread/direct.js";
 import type { WeftEnv } from "../thread/durable.js";
 import type { RpcResult } from "../thread/rpc.js";
 import type { IdempotencyClaim } from "../thread/store/idempotency.js";
@@ -19,9 +19,10 @@ import { keyedThread, newThread, threadStub, tokenThread, unwrap } from "./stubs
 const TOKEN = /^[^:]+:.+$/;
 
 /**
- * No input re-serializes to more than this many times the bytes of the body it was parsed from:
- * a number written `1e20` comes back as 21 digits, a byte that is not UTF-8 as a 3-byte U+FFFD,
- * and everything else as long as it was written or shorter.
+ * No input re-serializes to more UTF-8 bytes than this many times the characters (UTF-16 code
+ * units) of the JSON text it was parsed from: a number written `1e20` comes back as 21 digits,
+ * one character as at most 3 bytes, and everything else no longer than it was written. (A UTF-8
+ * text has at least as many bytes as characters, so its byte length bounds it too.)
  */
 const REWRITE_GROWTH = 6;
 
@@ -39,8 +40,6 @@ export type DirectCallAnswer = DirectCallOutcome & { scratchWorkspace?: true; se
  * Runs tool `name` for `caller` through the thread's dispatch pipeline. With `idem` (the request's
  * `Idempotency-Key`) a repeat gets the first answer: the session's thread keeps the key, and
  * without a session the key names the scratch thread, which keeps it until its own alarm removes it.
- * `bodyBytes`, the size of the JSON body `body` was parsed from when known, spares serializing an
- * input that small to measure it.
  * @throws WeftError `unknown_tool`, `invalid_tool_input` (naming the path), `payload_too_large`
  *   (over `WEFT_MAX_TOOL_INPUT_BYTES`), `session_not_found`, `session_busy`, `invalid_continuation_token`.
  */
@@ -51,14 +50,13 @@ export async function runDirectCall(
   name: string,
   body: DirectCallRequest,
   idem?: IdempotencyClaim,
-  bodyBytes?: number,
 ): Promise<DirectCallAnswer> {
-  checkDirectCall(env, body, bodyBytes);
+  checkDirectCall(env, body, undefined);
   return runChecked(env, caller, catalog, name, body, idem);
 }
 
 /** The checks of a direct call that need no thread: session or token, and the tool-input size limit. */
-function checkDirectCall(env: WeftEnv, body: DirectCallRequest, bodyBytes: number | undefined): void {
+function checkDirectCall(env: WeftEnv, body: DirectCallRequest, bodyLength: number | undefined): void {
   if (body.sessionId !== undefined && body.continuationToken !== undefined) {
     throw new WeftError("invalid_continuation_token", "give sessionId or continuationToken, not both", { path: ["continuationToken"] });
   }
@@ -66,7 +64,7 @@ function checkDirectCall(env: WeftEnv, body: DirectCallRequest, bodyBytes: numbe
     throw new WeftError("invalid_continuation_token", "continuationToken: expected <channelId>:<key>", { path: ["continuationToken"] });
   }
   const max = limitOf(env, "toolInputBytes");
-  if (bodyBytes !== undefined && bodyBytes * REWRITE_GROWTH <= max) return;
+  if (bodyLength !== undefined && bodyLength * REWRITE_GROWTH <= max) return;
   const text = body.input === undefined ? "" : JSON.stringify(body.input);
   if (!fitsBytes(text, max)) {
     throw new WeftError("payload_too_large", `input: ${byteLength(text)} bytes, over the ${max}-byte limit of a tool input (WEFT_MAX_TOOL_INPUT_BYTES)`, { path: ["input"], limit: max });
@@ -128,7 +126,9 @@ export async function answerDirectCall(
 /**
  * {@link answerDirectCall} as the JSON text of the answer, cleaned of the Worker's secrets (what
  * `c.json` would send). A session's thread sends its outcome as text (`callToolJson`), which goes
- * on as it came: nothing is copied into objects or serialized again.
+ * on as it came: nothing is copied into objects or serialized again. `bodyLength`, the length of
+ * the JSON text `body` was parsed from (in characters or in bytes), spares serializing an input
+ * that small to measure it.
  */
 export async function answerDirectCallJson(
   env: WeftEnv,
@@ -137,12 +137,13 @@ export async function answerDirectCallJson(
   name: string,
   body: DirectCallRequest,
   idem?: IdempotencyClaim,
-  bodyBytes?: number,
+  bodyLength?: number,
 ): Promise<{ json: string; status: 200 | 202 }> {
-  checkDirectCall(env, body, bodyBytes);
+  checkDirectCall(env, body, bodyLength);
   if (body.sessionId !== undefined) {
-    const stub = threadStub(env, body.sessionId, "session_not_found");
-    const { json, waits } = inSession(await stub.callToolJson(caller, callOf(name, body), idem), body.sessionId);
+    const answer = await threadStub(env, body.sessionId, "session_not_found").callToolJson(caller, callOf(name, body), idem);
+    if (typeof answer !== "string") return inSession(answer, body.sessionId);
+    const { json, waits } = readOutcomeText(answer);
     return { json: cleanText(env, json), status: statusOf(waits) };
   }
   const answer = await runChecked(env, caller, catalog, name, body, idem);

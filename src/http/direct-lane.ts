@@ -25,8 +25,6 @@ import { checkDeclaredBody, validBody } from "./validate.js";
 /** The route's path; a name is one path segment (the router's `:name`). */
 const ROUTE = /^\/v1\/tools\/([^/]+)$/;
 
-const utf8 = new TextDecoder();
-
 /** A request the lane answers: the tool's name, the path as sent, the auth mode and the body's declared length. */
 export interface LaneRequest {
   name: string;
@@ -76,23 +74,24 @@ export function directCallLane(app: Hono<AuthedEnv>, catalog: ToolCatalog): (req
     try {
       const caller = await requestCaller(env, request, lane.mode);
       checkDeclaredBody(request.headers, lane.length, env);
-      let bytes: ArrayBuffer;
+      let text: string;
       try {
-        bytes = await request.arrayBuffer();
+        // Decoded as the app's reading decodes it (UTF-8, a bad byte as U+FFFD, a BOM dropped).
+        text = await request.text();
       } catch {
         // A body that fails as it is read: the app's reading fails the same way, and it says so.
         return app.fetch(request, env, ctx);
       }
       let value: unknown;
       try {
-        value = JSON.parse(utf8.decode(bytes));
+        value = JSON.parse(text);
       } catch {
-        // Not JSON: the app refuses it in its words (the body is handed over unchanged).
-        return app.fetch(new Request(request.url, { method: "POST", headers: request.headers, body: bytes }), env, ctx);
+        // Not JSON: the app refuses it in its words (the body is handed over as read).
+        return app.fetch(new Request(request.url, { method: "POST", headers: request.headers, body: text }), env, ctx);
       }
       const body = validBody(DirectCallBody, value, env);
       const idem = await idempotencyClaim(request.headers, "POST", lane.path, body);
-      const { json, status } = await answerDirectCallJson(env, caller, catalog, lane.name, body, idem, bytes.byteLength);
+      const { json, status } = await answerDirectCallJson(env, caller, catalog, lane.name, body, idem, text.length);
       return new Response(json, { status, headers: JSON_HEADERS });
     } catch (err) {
       const answer = errorAnswer(err, env);

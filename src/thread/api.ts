@@ -8,8 +8,8 @@ import type { UnavailableTool } from "../tools/catalog.js";
 import type { Settlement } from "../tools/decide.js";
 import type { CallOutcome } from "../tools/host.js";
 import type { GetMessagesOptions, MessagesResult } from "../tools/thread-state.js";
-import type { DirectCallInput, DirectCallJson, DirectCallOutcome } from "./direct.js";
-import type { RpcResult } from "./rpc.js";
+import type { DirectCallInput, DirectCallOutcome } from "./direct.js";
+import type { RpcFailure, RpcResult } from "./rpc.js";
 import type { FileInfo } from "./store/files.js";
 import type { IdempotencyClaim } from "./store/idempotency.js";
 import type { ThreadMeta } from "./store/meta.js";
@@ -100,8 +100,11 @@ export interface ThreadApi {
   getFile(caller: Caller, path: string): Promise<RpcResult<FileContent>>;
   deleteFile(caller: Caller, path: string): Promise<RpcResult<{ deleted: boolean }>>;
   callTool(caller: Caller, input: DirectCallInput, idem?: IdempotencyClaim): Promise<RpcResult<DirectCallOutcome>>;
-  /** {@link callTool} with the outcome as JSON text: what the Worker answers with, passed on as it is. */
-  callToolJson(caller: Caller, input: DirectCallInput, idem?: IdempotencyClaim): Promise<RpcResult<DirectCallJson>>;
+  /**
+   * {@link callTool} with its outcome as a string (`outcomeText` in direct.ts: the JSON text the
+   * Worker answers with, passed on as it is); a failure as in every `RpcResult`.
+   */
+  callToolJson(caller: Caller, input: DirectCallInput, idem?: IdempotencyClaim): Promise<string | RpcFailure>;
   /**
    * Called by the owner's UserAccount when its env values changed (the thread keeps them between
    * requests); `live` is false when no thread exists here any more.

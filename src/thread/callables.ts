@@ -23,6 +23,15 @@ export class Callables {
    * current side. Outside any run: side a's, which direct calls and `GET /v1/tools` use.
    */
   catalogFor(execution: CallExecution | null): ToolCatalog {
+    // At rest (every direct call asks, twice): side a's catalog, kept without building its key.
+    if (execution === null) return (this.atRest ??= this.catalogOfPlace(null));
+    return this.catalogOfPlace(execution);
+  }
+
+  /** `catalogFor(null)`, once made (catalogs are never rebuilt). */
+  private atRest: ToolCatalog | undefined = undefined;
+
+  private catalogOfPlace(execution: CallExecution | null): ToolCatalog {
     const prompt = execution?.state.promptPath.at(-1);
     if (prompt !== undefined) return this.cached(`prompt:${prompt}`, () => this.definitions(findPrompt(this.engine.registry, prompt)?.tools));
     const side = this.engine.sides.find((s) => s.side === (execution?.state.currentSide ?? "a")) ?? this.engine.sides[0]!;

@@ -44,7 +44,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
   protected readonly alarmClock: ThreadAlarm;
   private readonly commits: GroupCommit;
   private readonly fanout: Fanout;
-  /** Direct calls running in this instance now (see `watched`). */
+  /** Direct calls, and runs a person's decision started, running in this instance now (see `watched`). */
   private directCalls = 0;
 
   constructor(
@@ -57,7 +57,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     this.commits = new GroupCommit(() => ctx.storage.sync());
     this.fanout = new Fanout({ all: () => ctx.getWebSockets(), batched: () => ctx.getWebSockets(BATCH_TAG) });
     this.alarmClock = new ThreadAlarm(ctx.storage);
-    this.store.calls.onDirectRow = () => this.watchRow();
+    this.store.calls.onUnfinishedRow = () => this.watchRow();
     // A value a tool sets is a secret from that moment, in logs too.
     this.store.env.onChange = () => void this.secrets.redactor();
     this.userEnv = new UserEnv(() => this.env.ACCOUNT, () => this.engine?.meta.userId, () => ctx.id.toString());
@@ -115,13 +115,14 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
   private watchdogPeriod: number | undefined = undefined;
 
   /**
-   * Runs a direct call under the watchdog: once the call has a row in storage that is not final,
-   * an alarm fires at most `WEFT_WATCHDOG_MS` later, so a crash that cuts it is finished with no
-   * client request. The alarm is armed in the same synchronous step as the row (`watchRow`), so
-   * both commit together: a write's alarm is durable with its journal row, before `execute`. A
-   * read that answers without waiting for I/O writes its row once, finished, and arms nothing:
-   * a crash before that row leaves nothing to finish (its caller gets the error).
-   * The alarm's time is kept in memory, read here once per instance, so arming reads no storage.
+   * Runs a direct call, or a person's decision that may run a call (approve, settle to retry),
+   * under the watchdog: once the call has a row in storage that is not final, an alarm fires at
+   * most `WEFT_WATCHDOG_MS` later, so a crash that cuts it is finished with no client request.
+   * The alarm is armed in the same synchronous step as the row (`watchRow`), so both commit
+   * together: a write's alarm is durable with its journal row, before `execute`. A read that
+   * answers without waiting for I/O writes its row once, finished, and arms nothing: a crash
+   * before that row leaves nothing to finish (its caller gets the error). The alarm's time is
+   * kept in memory, read here once per instance, so arming reads no storage.
    */
   protected async watched<T>(run: () => Promise<T>): Promise<T> {
     if (!this.alarmClock.known) await this.alarmClock.load();
@@ -134,12 +135,12 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
   }
 
   /**
-   * A direct call's row went in unfinished: the watchdog is due within one period. When no other
-   * call or turn runs, an alarm found due within a quarter period is moved a full period ahead,
-   * in the call's own commit, so a thread in steady use never has its alarm fire (each firing
-   * costs the runtime's alarm store and the handler more than a move). With another call running,
-   * moving it later could take it past that call's watch. Only an alarm a call armed moves; one
-   * due for work (or found after a restart) fires as set.
+   * A call's row went in unfinished (`CallStore.onUnfinishedRow`): the watchdog is due within one
+   * period. When no other call or turn runs, an alarm found due within a quarter period is moved
+   * a full period ahead, in the call's own commit, so a thread in steady use never has its alarm
+   * fire (each firing costs the runtime's alarm store and the handler more than a move). With
+   * another call running, moving it later could take it past that call's watch. Only an alarm a
+   * call armed moves; one due for work (or found after a restart) fires as set.
    */
   private watchRow(): void {
     const period = this.watchdogMs();

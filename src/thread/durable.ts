@@ -18,10 +18,10 @@ import type { ChildAnswer } from "./agent-tool.js";
 import type { Caller, CreateThreadInput, ScratchCallOutcome, ThreadApi, ThreadInfo } from "./api.js";
 import { ThreadObject, type WeftEnv } from "./core.js";
 import { prepareThread } from "./create.js";
-import { type DirectCallInput, type DirectCallJson, directCall, outcomeJson, outcomeWaitsForPerson } from "./direct.js";
+import { type DirectCallInput, directCall, outcomeText, outcomeWaitsForPerson } from "./direct.js";
 import { SCRATCH_TTL_MS, checkAccess } from "./guard.js";
 import { checkModel, checkScriptable } from "./model-choice.js";
-import { type RpcResult, rpc } from "./rpc.js";
+import { type RpcFailure, type RpcResult, rpc } from "./rpc.js";
 import { envSources } from "./state.js";
 import { type IdempotencyClaim, keyedCallId } from "./store/idempotency.js";
 import { migrate } from "./store/migrations.js";
@@ -141,7 +141,8 @@ export function createThreadClass(registry: Registry) {
     }
 
     async approve(caller: Caller, callId: string, argsHash?: string, idem?: IdempotencyClaim) {
-      return this.once(caller, idem, () => this.work(caller, (_e, runner) => runner.approve(callId, caller.userId, argsHash)));
+      // The approved call runs now, maybe long after the watchdog last fired: it is watched like a direct call.
+      return this.once(caller, idem, () => this.work(caller, (_e, runner) => this.watched(() => runner.approve(callId, caller.userId, argsHash))));
     }
 
     async deny(caller: Caller, callId: string, reason?: string, idem?: IdempotencyClaim) {
@@ -149,7 +150,7 @@ export function createThreadClass(registry: Registry) {
     }
 
     async settle(caller: Caller, callId: string, settlement: Settlement, idem?: IdempotencyClaim) {
-      return this.once(caller, idem, () => this.work(caller, (_e, runner) => runner.settle(callId, { ...settlement, settledBy: caller.userId })));
+      return this.once(caller, idem, () => this.work(caller, (_e, runner) => this.watched(() => runner.settle(callId, { ...settlement, settledBy: caller.userId }))));
     }
 
     async listFiles(caller: Caller) {
@@ -188,10 +189,10 @@ export function createThreadClass(registry: Registry) {
       );
     }
 
-    async callToolJson(caller: Caller, input: DirectCallInput, idem?: IdempotencyClaim): Promise<RpcResult<DirectCallJson>> {
+    async callToolJson(caller: Caller, input: DirectCallInput, idem?: IdempotencyClaim): Promise<string | RpcFailure> {
       // Serialized after `callTool` cleaned it of secrets; a repeat's kept answer is the outcome itself.
       const result = await this.callTool(caller, input, idem);
-      return result.ok ? { ok: true, value: outcomeJson(result.value) } : result;
+      return result.ok ? outcomeText(result.value) : result;
     }
 
     async accountEnvChanged(): Promise<{ live: boolean }> {

@@ -285,11 +285,18 @@ export class ThreadEngine implements StateHost {
     // next holder waits for this work to settle either way (a failure frees the id too).
     const run = before ? before.then(work, work) : work();
     this.callLocks.set(callId, run);
-    const release = () => {
-      if (this.callLocks.get(callId) === run) this.callLocks.delete(callId);
-    };
-    run.then(release, release);
+    // Inline arrows: a named one (`const release = () => ...`) costs a defineProperty per call in
+    // a bundle that keeps names (wrangler's default).
+    run.then(
+      () => this.release(callId, run),
+      () => this.release(callId, run),
+    );
     return run;
+  }
+
+  /** Frees `callId` unless later work holds it now. */
+  private release(callId: string, run: Promise<unknown>): void {
+    if (this.callLocks.get(callId) === run) this.callLocks.delete(callId);
   }
 
   /** Whether the thread has any tool-call hook (the dispatch host skips the work otherwise). */

@@ -8,6 +8,9 @@ import { type ErrorBody, WeftError, errorMessage } from "../errors.js";
 /** `{ ok: true, value }` or `{ ok: false, error: { code, message, details? } }`. */
 export type RpcResult<T> = { ok: true; value: T } | { ok: false; error: ErrorBody["error"] };
 
+/** The failure of an {@link RpcResult}, for a method whose success is not wrapped. */
+export type RpcFailure = Extract<RpcResult<never>, { ok: false }>;
+
 /** Runs `fn`, turning a WeftError into `{ ok: false }`; any other throw becomes `internal_error`. */
 export async function rpc<T>(fn: () => T | Promise<T>): Promise<RpcResult<T>> {
   try {

@@ -13,10 +13,16 @@ export type AttemptEnd = { ok: true; value: unknown; aborted?: false } | { ok: f
 /** Longest the deadline timer is set ahead: a thread with nothing running has none left within a second. */
 const WATCH_MS = 1000;
 
+/**
+ * Microtask turns an attempt runs before the timer is set for its deadline: enough for an
+ * `execute` that answers without I/O to end first, so such a call sets no timer.
+ */
+const DEFER_TURNS = 8;
+
 /** The deadlines of a thread's attempts in flight, on one timer (at most a second ahead). */
 export class Deadlines extends DeadlineWatch<Attempt> {
   constructor() {
-    super({ maxAheadMs: WATCH_MS });
+    super({ maxAheadMs: WATCH_MS, deferTurns: DEFER_TURNS });
   }
 }
 
