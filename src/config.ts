@@ -8,7 +8,7 @@ import { LIMITS } from "./limits.js";
 import { DEFAULT_CALL_TIMEOUT_MS } from "./tools/execute.js";
 import { DEFAULT_RESULT_CAP_BYTES } from "./tools/size.js";
 
-/** How long the watchdog alarm waits at most before checking on a turn or a direct call, in milliseconds (`WEFT_WATCHDOG_MS`). */
+/** How long the watchdog alarm waits at most before checking on a turn or an unfinished call, in milliseconds (`WEFT_WATCHDOG_MS`). */
 export const WATCHDOG_MS = 2000;
 
 /** One setting: its variable, its default as the docs show it, and what it does. */
@@ -33,7 +33,7 @@ const OTHER_SETTINGS: readonly Setting[] = [
   {
     name: "WEFT_WATCHDOG_MS",
     default: String(WATCHDOG_MS),
-    what: "Milliseconds after a turn or a direct call starts (and after each recovery) by which the thread's alarm checks on it: work a crash cut is finished then, with no client request. A thread in steady use moves its alarm ahead from its calls, so it does not fire while nothing is cut.",
+    what: "Milliseconds after a turn starts, a call's row is stored unfinished (a direct write's journal row, a read still waiting for I/O, a write run on a person's approval or retry), and after each recovery, by which the thread's alarm checks on it: work a crash cut is finished then, with no client request. A read that answers at once leaves nothing to finish and sets no alarm. A thread in steady use moves its alarm ahead from its calls, so it does not fire while nothing is cut.",
   },
   {
     name: "WEFT_CALL_TIMEOUT_MS",
