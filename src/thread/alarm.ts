@@ -59,7 +59,7 @@ export class ThreadAlarm {
 
   /** Whether an alarm is set; reads storage only the first time. */
   async isSet(): Promise<boolean> {
-    if (this.at === undefined) this.at = await this.storage.getAlarm();
+    await this.load();
     return this.at !== null;
   }
 
@@ -93,7 +93,7 @@ export class ThreadAlarm {
   }
 
   private async readThenEnsure(by: number, renewMs: number): Promise<void> {
-    this.at = await this.storage.getAlarm();
+    await this.load();
     await this.ensureBy(by, renewMs);
   }
 }

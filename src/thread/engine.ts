@@ -146,10 +146,10 @@ export class ThreadEngine implements StateHost {
   emit<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): void {
     const clean = this.host.redactEvent(type, data);
     if (clean !== null) this.host.broadcast(this.store.events.append(type, clean));
-    // Only a failed call is logged: a success makes no closures for it.
-    if (type === "tool_call_finished" && (data as EventPayloads["tool_call_finished"]).isError) {
+    if (type === "tool_call_finished") {
       const finished = data as EventPayloads["tool_call_finished"];
-      logFailedCall(this.workerEnv, finished, () => this.store.calls.get(finished.callId)?.result?.stack, (text) => this.host.redact(text));
+      // Only a failed call is logged: a success makes no closures for it.
+      if (finished.isError) logFailedCall(this.workerEnv, finished, () => this.store.calls.get(finished.callId)?.result?.stack, (text) => this.host.redact(text));
     }
   }
 
