@@ -16,7 +16,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { closeAll } from "./lib/http.mjs";
 import { coldStart, fanOut, idleMemory, median, sequential, throughput, turns } from "./lib/measure.mjs";
-import { freePort, startAll, workerdBinary } from "./lib/serve.mjs";
+import { cpuMs, freePort, startAll, workerdBinary } from "./lib/serve.mjs";
 import { targets } from "./lib/targets.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -42,6 +42,10 @@ const METRICS = {
   write_p95_100: { label: "write tool p95, 100 threads, sequential (ms)", better: "lower" },
   write_cps_one: { label: "write tool calls/s, one thread, 16 clients", better: "higher" },
   write_cps_100: { label: "write tool calls/s, 100 threads, 16 clients", better: "higher" },
+  read_cpu_one: { label: "read tool workerd CPU per call, one thread, 16 clients (us)", better: "lower" },
+  read_cpu_100: { label: "read tool workerd CPU per call, 100 threads, 16 clients (us)", better: "lower" },
+  write_cpu_one: { label: "write tool workerd CPU per call, one thread, 16 clients (us)", better: "lower" },
+  write_cpu_100: { label: "write tool workerd CPU per call, 100 threads, 16 clients (us)", better: "lower" },
   turn_ms: { label: "scripted turn with 3 tool calls (ms)", better: "lower" },
   cold_ms: { label: "cold start after eviction, first call (ms)", better: "lower" },
   idle_kib: { label: "idle thread memory (KiB per thread)", better: "lower" },
@@ -90,6 +94,20 @@ const results = Object.fromEntries(NAMES.map((n) => [n, Object.fromEntries(Objec
 /** The harness's own CPU during fan-out bursts (1 = one core), per target and round: a figure near 1 would measure the client. */
 const clientCpu = Object.fromEntries(NAMES.map((n) => [n, /** @type {number[]} */ ([])]));
 
+/**
+ * 16-client calls/s, and the target's workerd CPU time (user + system, /proc) per call meanwhile:
+ * the cost of a call, which a loaded machine moves far less than it moves calls/s.
+ */
+async function load(n, t, base, tool, threads, cps, cpu) {
+  const pid = server[n].child.pid;
+  const cpu0 = cpuMs(pid);
+  const t0 = performance.now();
+  const rate = await throughput(t, base, tool, threads, LOAD_MS);
+  const calls = (rate * (performance.now() - t0)) / 1000;
+  cps.push(rate);
+  cpu.push(((cpuMs(pid) - cpu0) * 1000) / calls);
+}
+
 /** The measurements, in run order; each runs on every target back to back, so drift hits all alike. */
 const STEPS = [
   ...["read", "write"].flatMap((tool) => [
@@ -102,8 +120,8 @@ const STEPS = [
       r[`${tool}_p50_100`].push(s.p50);
       r[`${tool}_p95_100`].push(s.p95);
     },
-    async (n, t, base, f, r) => r[`${tool}_cps_one`].push(await throughput(t, base, `bench_${tool}`, f.one, LOAD_MS)),
-    async (n, t, base, f, r) => r[`${tool}_cps_100`].push(await throughput(t, base, `bench_${tool}`, f.hundred, LOAD_MS)),
+    async (n, t, base, f, r) => load(n, t, base, `bench_${tool}`, f.one, r[`${tool}_cps_one`], r[`${tool}_cpu_one`]),
+    async (n, t, base, f, r) => load(n, t, base, `bench_${tool}`, f.hundred, r[`${tool}_cps_100`], r[`${tool}_cpu_100`]),
   ]),
   async (n, t, base, f, r) => r.turn_ms.push(await turns(t, base, 20)),
   async (n, t, base, f, r) => r.cold_ms.push(await coldStart(t, base, 5)),
@@ -144,12 +162,15 @@ for (const [m, { label }] of Object.entries(METRICS)) {
   const perRound = results.weft[m].map((w, i) => (w / results.bare[m][i]).toFixed(2)).join(" ");
   lines.push(`${label}: bare ${fmt(v("bare"))} · sdk ${fmt(v("sdk"))} · weft ${fmt(v("weft"))} · weft/bare ${(v("weft") / v("bare")).toFixed(2)} · weft/sdk ${(v("weft") / v("sdk")).toFixed(2)} · weft/bare by round ${perRound}`);
 }
-// The flatness check: a long-lived thread's write calls/s in the first and the last round (after the warm-up).
-const last = ROUNDS - 1;
-const flat = NAMES.map((n) => `${n} ${fmt(results[n].write_cps_one[0])} -> ${fmt(results[n].write_cps_one[last])} (${(results[n].write_cps_one[last] / results[n].write_cps_one[0]).toFixed(2)})`);
-// The machine's own drift moves every target alike; weft's change over bare's removes it.
-const drift = (n) => results[n].write_cps_one[last] / results[n].write_cps_one[0];
-lines.push(`write tool calls/s, one thread, round 1 -> round ${ROUNDS}: ${flat.join(" · ")} · weft's change over bare's ${(drift("weft") / drift("bare")).toFixed(2)}`);
+// The flatness check: a long-lived thread's write calls/s (and CPU per call) in round 1, round 3
+// and the last round (after the warm-up).
+const at = [0, 2, ROUNDS - 1].filter((i, k, all) => i < ROUNDS && all.indexOf(i) === k);
+const path3 = (xs) => at.map((i) => fmt(xs[i])).join(" -> ");
+const change = (xs, i) => (xs[i] / xs[0]).toFixed(2);
+for (const [m, what] of [["write_cps_one", "calls/s"], ["write_cpu_one", "workerd CPU per call (us)"]]) {
+  const flat = NAMES.map((n) => `${n} ${path3(results[n][m])} (${at.slice(1).map((i) => change(results[n][m], i)).join(", ")})`);
+  lines.push(`write tool ${what}, one long-lived thread, round ${at.map((i) => i + 1).join(" -> round ")}: ${flat.join(" · ")}`);
+}
 lines.push(`fan-out client (this process) CPU during bursts, share of one core: ${NAMES.map((n) => `${n} ${median(clientCpu[n]).toFixed(2)}`).join(" · ")}`);
 for (const line of lines) console.log(line);
 
