@@ -26,19 +26,25 @@ const INSERT_COLUMNS = [...ROW_COLUMNS, ...RESULT_COLUMNS];
 /** INSERTs of a row by which of `INSERT_COLUMNS` get a value (bit i for column i), made once each. */
 const inserts = new Map<number, string>();
 
-/**
- * Inserts a row given its values in `INSERT_COLUMNS`' order (a new row: `rowValues`; one with its
- * result: those and `resultValues`). Columns whose value is NULL are left out of the statement
- * (their default: NULL, or 0 for `stubbed`), so a direct read binds 13 values instead of 21: fewer to convert.
- */
-function insertRow(sql: SqlStorage, values: SqlStorageValue[]): void {
+/** Appends the values that are not NULL to `given`; returns which they were (bit i for `values[i]`). */
+function pushGiven(values: SqlStorageValue[], given: SqlStorageValue[]): number {
   let mask = 0;
-  const given: SqlStorageValue[] = [];
   for (let i = 0; i < values.length; i++) {
     if (values[i] === null) continue;
     mask |= 1 << i;
     given.push(values[i]!);
   }
+  return mask;
+}
+
+/**
+ * Inserts a row given its values in `INSERT_COLUMNS`' order (a new row: `rowValues`; one with its
+ * result: those and `resultValues`). Columns whose value is NULL are left out of the statement
+ * (their default: NULL, or 0 for `stubbed`): a direct read binds 7 fewer values than the 21 columns, fewer to convert.
+ */
+function insertRow(sql: SqlStorage, values: SqlStorageValue[]): void {
+  const given: SqlStorageValue[] = [];
+  const mask = pushGiven(values, given);
   let query = inserts.get(mask);
   if (query === undefined) {
     const columns = INSERT_COLUMNS.filter((_, i) => mask & (1 << i));
@@ -54,16 +60,11 @@ const finishes = new Map<number, string>();
 /**
  * Records a final result on an unfinished row, given `resultValues`. A result column whose value
  * is NULL is left out: on a row without a result every one of them still holds its default (only
- * a final result sets them, once), so a write's result binds 6 values instead of 12.
+ * a final result sets them, once), so a write's result binds 6 values instead of 11.
  */
 function finishRow(sql: SqlStorage, callId: string, status: CallStatus, attempts: number, values: SqlStorageValue[]): SqlStorageCursor<Record<string, SqlStorageValue>> {
-  let mask = 0;
   const given: SqlStorageValue[] = [status, attempts];
-  for (let i = 0; i < values.length; i++) {
-    if (values[i] === null) continue;
-    mask |= 1 << i;
-    given.push(values[i]!);
-  }
+  const mask = pushGiven(values, given);
   let query = finishes.get(mask);
   if (query === undefined) {
     const columns = RESULT_COLUMNS.filter((_, i) => mask & (1 << i));
