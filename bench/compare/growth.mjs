@@ -18,7 +18,7 @@ import { fileURLToPath } from "node:url";
 import { devtools } from "./lib/devtools.mjs";
 import { closeAll } from "./lib/http.mjs";
 import { coldStart, fanOut, idleMemory, median, throughput, turns } from "./lib/measure.mjs";
-import { freePort, startAll } from "./lib/serve.mjs";
+import { cpuMs, freePort, startAll } from "./lib/serve.mjs";
 import { targets } from "./lib/targets.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -53,10 +53,6 @@ const stop = () => (here.stop(), other?.stop());
 const diskOf = (n) => (n === "base" ? path.join(/** @type {any} */ (other).work, "weft-disk") : path.join(here.work, `${n}-disk`));
 const base = Object.fromEntries(servers.map((s) => [s.spec.name, s.base]));
 const pid = Object.fromEntries(servers.map((s) => [s.spec.name, s.child.pid]));
-const cpuMs = (p) => {
-  const f = readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1].split(" ");
-  return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
-};
 /** Bytes of the target's storage folder, by file suffix (.sqlite, -wal, -shm). */
 const disk = (n) => {
   const out = {};

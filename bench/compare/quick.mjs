@@ -14,13 +14,13 @@
  * call's wall time into JavaScript by where it ran and time with no JavaScript running.
  * @module
  */
-import { readFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { devtools } from "./lib/devtools.mjs";
 import { closeAll, request } from "./lib/http.mjs";
 import { median, sequential, throughput } from "./lib/measure.mjs";
-import { freePort, startAll } from "./lib/serve.mjs";
+import { cpuMs, freePort, startAll } from "./lib/serve.mjs";
 import { targets } from "./lib/targets.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -67,7 +67,7 @@ try {
           const calls = (cps * (performance.now() - t0)) / 1000;
           const cpu1 = cpuMs(pid);
           put(n, `${tool} cps ${set}`, cps);
-          put(n, `${tool} workerd CPU us/call ${set}`, ((cpu1.total - cpu0.total) * 1000) / calls);
+          put(n, `${tool} workerd CPU us/call ${set}`, ((cpu1 - cpu0) * 1000) / calls);
         }
       }
     }
@@ -98,12 +98,6 @@ try {
   closeAll();
   stop();
   rmSync(work, { recursive: true, force: true });
-}
-
-/** CPU time (user + system) a process has used, in ms (Linux /proc; 10 ms ticks). */
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return { total: ((Number(fields[11]) + Number(fields[12])) * 1000) / 100, sys: (Number(fields[12]) * 1000) / 100 };
 }
 
 /** Profiles weft over sequential calls; prints ms per call by category. */

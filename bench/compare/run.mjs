@@ -16,7 +16,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { closeAll } from "./lib/http.mjs";
 import { coldStart, fanOut, idleMemory, median, sequential, throughput, turns } from "./lib/measure.mjs";
-import { freePort, startAll, workerdBinary } from "./lib/serve.mjs";
+import { cpuMs, freePort, startAll, workerdBinary } from "./lib/serve.mjs";
 import { targets } from "./lib/targets.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -29,6 +29,12 @@ const NAMES = /** @type {const} */ (["bare", "sdk", "weft"]);
 const SEQ_CALLS = 200;
 const LOAD_MS = 2000;
 const WARMUP_MS = 3000;
+// After a step that writes to many threads, every target idles this long before the next step:
+// weft's watchdog alarms (armed by a call's unfinished row, due WEFT_WATCHDOG_MS = 2 s later, and
+// once more 2 s after that on a thread used since) fire then, not inside the next step's
+// measurement, where they landed in some rounds and not others. Their CPU is counted as the
+// step's own: in its CPU per call (calls/s on 100 threads) or as background CPU per thread.
+const SETTLE_MS = 4500;
 
 /** Metric id -> label and which way is better. */
 const METRICS = {
@@ -42,6 +48,11 @@ const METRICS = {
   write_p95_100: { label: "write tool p95, 100 threads, sequential (ms)", better: "lower" },
   write_cps_one: { label: "write tool calls/s, one thread, 16 clients", better: "higher" },
   write_cps_100: { label: "write tool calls/s, 100 threads, 16 clients", better: "higher" },
+  read_cpu_one: { label: "read tool workerd CPU per call, one thread, 16 clients (us)", better: "lower" },
+  read_cpu_100: { label: "read tool workerd CPU per call, 100 threads, 16 clients (us)", better: "lower" },
+  write_cpu_one: { label: "write tool workerd CPU per call, one thread, 16 clients (us)", better: "lower" },
+  write_cpu_100: { label: "write tool workerd CPU per call, 100 threads, 16 clients, with the 4.5 s after (us)", better: "lower" },
+  write_bg_100: { label: "write tool background CPU in the 4.5 s after sequential calls on 100 threads (ms per thread)", better: "lower" },
   turn_ms: { label: "scripted turn with 3 tool calls (ms)", better: "lower" },
   cold_ms: { label: "cold start after eviction, first call (ms)", better: "lower" },
   idle_kib: { label: "idle thread memory (KiB per thread)", better: "lower" },
@@ -90,6 +101,29 @@ const results = Object.fromEntries(NAMES.map((n) => [n, Object.fromEntries(Objec
 /** The harness's own CPU during fan-out bursts (1 = one core), per target and round: a figure near 1 would measure the client. */
 const clientCpu = Object.fromEntries(NAMES.map((n) => [n, /** @type {number[]} */ ([])]));
 
+/**
+ * 16-client calls/s, and the target's workerd CPU time (user + system, /proc) per call meanwhile:
+ * the cost of a call, which a loaded machine moves far less than it moves calls/s.
+ */
+async function load(n, t, base, tool, threads, cps, cpu, settle = false) {
+  const pid = server[n].child.pid;
+  const cpu0 = cpuMs(pid);
+  const t0 = performance.now();
+  const rate = await throughput(t, base, tool, threads, LOAD_MS);
+  const calls = (rate * (performance.now() - t0)) / 1000;
+  if (settle) await sleep(SETTLE_MS);
+  cps.push(rate);
+  cpu.push(((cpuMs(pid) - cpu0) * 1000) / calls);
+}
+
+/** The target's CPU (ms) over `SETTLE_MS` of no requests. */
+async function background(n) {
+  const cpu0 = cpuMs(server[n].child.pid);
+  await sleep(SETTLE_MS);
+  return cpuMs(server[n].child.pid) - cpu0;
+}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
 /** The measurements, in run order; each runs on every target back to back, so drift hits all alike. */
 const STEPS = [
   ...["read", "write"].flatMap((tool) => [
@@ -101,14 +135,18 @@ const STEPS = [
       const s = await sequential(t, base, `bench_${tool}`, f.hundred, SEQ_CALLS);
       r[`${tool}_p50_100`].push(s.p50);
       r[`${tool}_p95_100`].push(s.p95);
+      if (tool === "write") r.write_bg_100.push((await background(n)) / f.hundred.length);
     },
-    async (n, t, base, f, r) => r[`${tool}_cps_one`].push(await throughput(t, base, `bench_${tool}`, f.one, LOAD_MS)),
-    async (n, t, base, f, r) => r[`${tool}_cps_100`].push(await throughput(t, base, `bench_${tool}`, f.hundred, LOAD_MS)),
+    async (n, t, base, f, r) => load(n, t, base, `bench_${tool}`, f.one, r[`${tool}_cps_one`], r[`${tool}_cpu_one`]),
+    async (n, t, base, f, r) => load(n, t, base, `bench_${tool}`, f.hundred, r[`${tool}_cps_100`], r[`${tool}_cpu_100`], tool === "write"),
   ]),
   async (n, t, base, f, r) => r.turn_ms.push(await turns(t, base, 20)),
   async (n, t, base, f, r) => r.cold_ms.push(await coldStart(t, base, 5)),
   // 200 threads: with 50, allocator and GC swings of a few MiB gave per-thread figures from -28 to 317 KiB.
-  async (n, t, base, f, r) => r.idle_kib.push(await idleMemory(t, base, server[n].child.pid, 200)),
+  async (n, t, base, f, r) => {
+    r.idle_kib.push(await idleMemory(t, base, server[n].child.pid, 200));
+    await sleep(SETTLE_MS);
+  },
   async (n, t, base, f, r) => {
     const out = await fanOut(t, base, 100, 200, 3);
     r.fanout_eps.push(out.eventsPerSecond);
@@ -135,21 +173,26 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 
+/** a / b to two decimals; "n/a" where b is 0 (a baseline with no background work). */
+const ratio = (a, b) => (b === 0 ? "n/a" : (a / b).toFixed(2));
 const fmt = (v) => (!Number.isFinite(v) ? "n/a" : Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2));
 const medians = Object.fromEntries(NAMES.map((n) => [n, Object.fromEntries(Object.keys(METRICS).map((m) => [m, median(results[n][m])]))]));
 const lines = [];
 for (const [m, { label }] of Object.entries(METRICS)) {
   const v = (n) => medians[n][m];
   // Each round's own weft/bare too: how far one round's ratio strays from the median's.
-  const perRound = results.weft[m].map((w, i) => (w / results.bare[m][i]).toFixed(2)).join(" ");
-  lines.push(`${label}: bare ${fmt(v("bare"))} · sdk ${fmt(v("sdk"))} · weft ${fmt(v("weft"))} · weft/bare ${(v("weft") / v("bare")).toFixed(2)} · weft/sdk ${(v("weft") / v("sdk")).toFixed(2)} · weft/bare by round ${perRound}`);
+  const perRound = results.weft[m].map((w, i) => ratio(w, results.bare[m][i])).join(" ");
+  lines.push(`${label}: bare ${fmt(v("bare"))} · sdk ${fmt(v("sdk"))} · weft ${fmt(v("weft"))} · weft/bare ${ratio(v("weft"), v("bare"))} · weft/sdk ${ratio(v("weft"), v("sdk"))} · weft/bare by round ${perRound}`);
 }
-// The flatness check: a long-lived thread's write calls/s in the first and the last round (after the warm-up).
-const last = ROUNDS - 1;
-const flat = NAMES.map((n) => `${n} ${fmt(results[n].write_cps_one[0])} -> ${fmt(results[n].write_cps_one[last])} (${(results[n].write_cps_one[last] / results[n].write_cps_one[0]).toFixed(2)})`);
-// The machine's own drift moves every target alike; weft's change over bare's removes it.
-const drift = (n) => results[n].write_cps_one[last] / results[n].write_cps_one[0];
-lines.push(`write tool calls/s, one thread, round 1 -> round ${ROUNDS}: ${flat.join(" · ")} · weft's change over bare's ${(drift("weft") / drift("bare")).toFixed(2)}`);
+// The flatness check: a long-lived thread's write calls/s (and CPU per call) in round 1, round 3
+// and the last round (after the warm-up).
+const at = [0, 2, ROUNDS - 1].filter((i, k, all) => i < ROUNDS && all.indexOf(i) === k);
+const path3 = (xs) => at.map((i) => fmt(xs[i])).join(" -> ");
+const change = (xs, i) => (xs[i] / xs[0]).toFixed(2);
+for (const [m, what] of [["write_cps_one", "calls/s"], ["write_cpu_one", "workerd CPU per call (us)"]]) {
+  const flat = NAMES.map((n) => `${n} ${path3(results[n][m])} (${at.slice(1).map((i) => change(results[n][m], i)).join(", ")})`);
+  lines.push(`write tool ${what}, one long-lived thread, round ${at.map((i) => i + 1).join(" -> round ")}: ${flat.join(" · ")}`);
+}
 lines.push(`fan-out client (this process) CPU during bursts, share of one core: ${NAMES.map((n) => `${n} ${median(clientCpu[n]).toFixed(2)}`).join(" · ")}`);
 for (const line of lines) console.log(line);
 

@@ -120,6 +120,12 @@ export function freePort() {
   });
 }
 
+/** CPU time (user + system) a process has used so far, in ms (Linux /proc; 10 ms ticks). */
+export function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
 /** Resident memory of a process in KiB (Linux /proc). */
 export function rssKiB(pid) {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");

@@ -26,19 +26,25 @@ const INSERT_COLUMNS = [...ROW_COLUMNS, ...RESULT_COLUMNS];
 /** INSERTs of a row by which of `INSERT_COLUMNS` get a value (bit i for column i), made once each. */
 const inserts = new Map<number, string>();
 
-/**
- * Inserts a row given its values in `INSERT_COLUMNS`' order (a new row: `rowValues`; one with its
- * result: those and `resultValues`). Columns whose value is NULL are left out of the statement
- * (their default is NULL), so a direct read binds 14 values instead of 21: fewer to convert.
- */
-function insertRow(sql: SqlStorage, values: SqlStorageValue[]): void {
+/** Appends the values that are not NULL to `given`; returns which they were (bit i for `values[i]`). */
+function pushGiven(values: SqlStorageValue[], given: SqlStorageValue[]): number {
   let mask = 0;
-  const given: SqlStorageValue[] = [];
   for (let i = 0; i < values.length; i++) {
     if (values[i] === null) continue;
     mask |= 1 << i;
     given.push(values[i]!);
   }
+  return mask;
+}
+
+/**
+ * Inserts a row given its values in `INSERT_COLUMNS`' order (a new row: `rowValues`; one with its
+ * result: those and `resultValues`). Columns whose value is NULL are left out of the statement
+ * (their default: NULL, or 0 for `stubbed`): a direct read binds 7 fewer values than the 21 columns, fewer to convert.
+ */
+function insertRow(sql: SqlStorage, values: SqlStorageValue[]): void {
+  const given: SqlStorageValue[] = [];
+  const mask = pushGiven(values, given);
   let query = inserts.get(mask);
   if (query === undefined) {
     const columns = INSERT_COLUMNS.filter((_, i) => mask & (1 << i));
@@ -48,7 +54,26 @@ function insertRow(sql: SqlStorage, values: SqlStorageValue[]): void {
   sql.exec(query, ...given);
 }
 
-const FINISH_ROW = `UPDATE calls SET status = ?, attempts = ?, ${RESULT_COLUMNS.map((c) => `${c} = ?`).join(", ")} WHERE call_id = ? AND ${UNFINISHED}`;
+/** UPDATEs recording a final result by which of `RESULT_COLUMNS` get a value (bit i for column i), made once each. */
+const finishes = new Map<number, string>();
+
+/**
+ * Records a final result on an unfinished row, given `resultValues`. A result column whose value
+ * is NULL is left out: on a row without a result every one of them still holds its default (only
+ * a final result sets them, once), so a write's result binds 6 values instead of 11.
+ */
+function finishRow(sql: SqlStorage, callId: string, status: CallStatus, attempts: number, values: SqlStorageValue[]): SqlStorageCursor<Record<string, SqlStorageValue>> {
+  const given: SqlStorageValue[] = [status, attempts];
+  const mask = pushGiven(values, given);
+  let query = finishes.get(mask);
+  if (query === undefined) {
+    const columns = RESULT_COLUMNS.filter((_, i) => mask & (1 << i));
+    query = `UPDATE calls SET status = ?, attempts = ?, ${columns.map((c) => `${c} = ?`).join(", ")} WHERE call_id = ? AND ${UNFINISHED}`;
+    finishes.set(mask, query);
+  }
+  given.push(callId);
+  return sql.exec(query, ...given);
+}
 
 function rowValues(call: NewCall, ord: number, createdAt: number, status: CallStatus, attempts: number, startedAt: number | null): SqlStorageValue[] {
   const input = call.input === undefined ? null : inputColumn(call.input, call.argsText);
@@ -57,7 +82,8 @@ function rowValues(call: NewCall, ord: number, createdAt: number, status: CallSt
 
 function resultValues(result: ToolResult, details: FinishDetails, now: number): SqlStorageValue[] {
   const errorDetails = details.errorDetails ? JSON.stringify(details.errorDetails) : null;
-  return [JSON.stringify(result), details.durationMs, now, details.stubbed ? 1 : 0, details.errorCode ?? null, details.fullResultPath ?? null, errorDetails, details.outcome ?? null];
+  // Not stubbed is the column's default (0), so NULL here: left out of the statement.
+  return [JSON.stringify(result), details.durationMs, now, details.stubbed ? 1 : null, details.errorCode ?? null, details.fullResultPath ?? null, errorDetails, details.outcome ?? null];
 }
 
 /** A new call row (the journal entry of the dispatch pipeline). */
@@ -217,8 +243,8 @@ export class CallStore {
       this.insertFinished(this.held, status, result, details, now);
       return true;
     }
-    const cursor = this.exec(FINISH_ROW, status, details.attempts, ...resultValues(result, details, now), callId);
-    return cursor.rowsWritten > 0;
+    if (this.held !== null) this.settle();
+    return finishRow(this.sql, callId, status, details.attempts, resultValues(result, details, now)).rowsWritten > 0;
   }
 
   /** The held row, written with its final result in one statement. */
