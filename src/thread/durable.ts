@@ -179,12 +179,13 @@ export function createThreadClass(registry: Registry) {
       return this.once(caller, idem, () =>
         // A direct call runs outside any turn; the watchdog finishes it if a crash cuts it.
         this.work(caller, (engine, runner) =>
-          this.watched(async () => {
+          this.watched(() =>
             // Under an Idempotency-Key the id comes from the key: a retry that a restart made
             // necessary reaches the first call, never a second run of the tool.
-            const call = idem && input.callId === undefined ? { ...input, callId: await keyedCallId(caller.userId, idem, input.toolName) } : input;
-            return directCall(engine, runner, call);
-          }),
+            idem && input.callId === undefined
+              ? keyedCallId(caller.userId, idem, input.toolName).then((callId) => directCall(engine, runner, { ...input, callId }))
+              : directCall(engine, runner, input),
+          ),
         ),
       );
     }

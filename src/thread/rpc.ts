@@ -16,8 +16,13 @@ export async function rpc<T>(fn: () => T | Promise<T>): Promise<RpcResult<T>> {
   try {
     return { ok: true, value: await fn() };
   } catch (e) {
-    if (e instanceof WeftError) return { ok: false, error: e.toBody().error };
-    console.error("weft: internal error", e);
-    return { ok: false, error: { code: "internal_error", message: errorMessage(e) } };
+    return rpcFailure(e);
   }
+}
+
+/** What {@link rpc} answers for a throw: a WeftError as `{ ok: false }`, anything else as `internal_error` (and logged). */
+export function rpcFailure(e: unknown): RpcFailure {
+  if (e instanceof WeftError) return { ok: false, error: e.toBody().error };
+  console.error("weft: internal error", e);
+  return { ok: false, error: { code: "internal_error", message: errorMessage(e) } };
 }
