@@ -76,6 +76,27 @@ export function compileTool(name: string, def: unknown): CompiledTool {
   };
 }
 
+/**
+ * Compiled tools by definition and name, shared by every catalog in the isolate: each thread's
+ * Durable Object would otherwise compile (and keep) its own copy of every tool it calls, where a
+ * definition compiles to the same tool wherever it is offered. Keyed weakly, so a definition made
+ * for one thread (a prompt or agent tool, `toolsFromArguments`) goes with it; a definition that
+ * fails to compile is not kept (each use throws again).
+ */
+const shared = new WeakMap<object, Map<string, CompiledTool>>();
+
+/** {@link compileTool}, once per definition and name in the isolate. */
+function compiledOnce(name: string, def: unknown): CompiledTool {
+  if (typeof def !== "object" || def === null) return compileTool(name, def);
+  let byName = shared.get(def);
+  const kept = byName?.get(name);
+  if (kept) return kept;
+  const tool = compileTool(name, def);
+  if (!byName) shared.set(def, (byName = new Map()));
+  byName.set(name, tool);
+  return tool;
+}
+
 /** A set of tools offered together; compiles lazily and caches. */
 export class ToolCatalog {
   private readonly compiled = new Map<string, CompiledTool>();
@@ -110,7 +131,7 @@ export class ToolCatalog {
         available: names,
       });
     }
-    const tool = compileTool(name, this.definitions[name]);
+    const tool = compiledOnce(name, this.definitions[name]);
     this.compiled.set(name, tool);
     return tool;
   }
