@@ -19,7 +19,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { devtools } from "./lib/devtools.mjs";
 import { closeAll, request } from "./lib/http.mjs";
-import { median, sequential, throughput } from "./lib/measure.mjs";
+import { median, sequential, throughput, warm } from "./lib/measure.mjs";
 import { cpuMs, freePort, startAll } from "./lib/serve.mjs";
 import { targets } from "./lib/targets.mjs";
 
@@ -61,6 +61,7 @@ try {
         put(n, `${tool} p50`, (await sequential(targets[n], base[n], tool, one[n], 200)).p50);
         const pid = servers.find((x) => x.spec.name === n).child.pid;
         for (const [set, threads] of [["one thread", one[n]], ["100 threads", hundred[n]]]) {
+          await warm(targets[n], base[n], tool, threads);
           const cpu0 = cpuMs(pid);
           const t0 = performance.now();
           const cps = await throughput(targets[n], base[n], tool, threads, 2000);

@@ -15,7 +15,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { closeAll } from "./lib/http.mjs";
-import { coldStart, fanOut, idleMemory, median, sequential, throughput, turns } from "./lib/measure.mjs";
+import { coldStart, fanOut, idleMemory, median, sequential, throughput, turns, warm } from "./lib/measure.mjs";
 import { cpuMs, freePort, startAll, workerdBinary } from "./lib/serve.mjs";
 import { targets } from "./lib/targets.mjs";
 
@@ -107,6 +107,7 @@ const clientCpu = Object.fromEntries(NAMES.map((n) => [n, /** @type {number[]} *
  */
 async function load(n, t, base, tool, threads, cps, cpu, settle = false) {
   const pid = server[n].child.pid;
+  await warm(t, base, tool, threads);
   const cpu0 = cpuMs(pid);
   const t0 = performance.now();
   const rate = await throughput(t, base, tool, threads, LOAD_MS);

@@ -18,8 +18,11 @@ export const median = (values) => quantile(values, 0.5);
 
 const input = (n) => ({ n, text: "benchmark payload" });
 
-/** Sequential calls cycling over `threads`; latencies in ms of the calls after `warmup`. */
-export async function sequential(t, base, name, threads, calls, warmup = 20) {
+/**
+ * Sequential calls cycling over `threads`; latencies in ms of the calls after `warmup` (by default
+ * 20, and at least one per thread: see {@link warm}).
+ */
+export async function sequential(t, base, name, threads, calls, warmup = Math.max(20, threads.length)) {
   const times = [];
   for (let i = 0; i < calls + warmup; i++) {
     const start = performance.now();
@@ -30,7 +33,8 @@ export async function sequential(t, base, name, threads, calls, warmup = 20) {
 }
 
 /**
- * Calls/s of 16 clients calling back to back for `ms`; client k starts at thread k. Divided by the
+ * Calls/s of 16 clients calling back to back for `ms`, on threads that are live (call {@link warm}
+ * first); client k starts at thread k. Divided by the
  * time until the last call in flight at the end returned (not by `ms`), so those calls count
  * without their time being left out (that favoured the slower target).
  */
@@ -47,6 +51,17 @@ export async function throughput(t, base, name, threads, ms, clients = 16) {
     }),
   );
   return done / ((performance.now() - start) / 1000);
+}
+
+/**
+ * One call on every thread, not timed. Local workerd evicts a Durable Object after about 10 s
+ * without requests (a first call after 15 s idle took 1.9-2.7 ms on bare, 3.4-4.2 on weft, against
+ * about 1 ms warm), where Cloudflare keeps it for a minute or more; a set of 100 threads last used
+ * a step ago would otherwise time a cold start on each thread's first call. Cold starts have a
+ * metric of their own.
+ */
+export async function warm(t, base, name, threads) {
+  for (const [i, thread] of threads.entries()) await t.tool(base, thread, name, input(i));
 }
 
 /** Median ms of `runs` scripted turns (3 tool calls each) on a fresh thread. */
