@@ -112,9 +112,9 @@ async function load(n, t, base, tool, threads, cps, cpu, settle = false) {
   const t0 = performance.now();
   const rate = await throughput(t, base, tool, threads, LOAD_MS);
   const calls = (rate * (performance.now() - t0)) / 1000;
-  if (settle) await sleep(SETTLE_MS);
+  const used = cpuMs(pid) - cpu0 + (settle ? await background(n) : 0);
   cps.push(rate);
-  cpu.push(((cpuMs(pid) - cpu0) * 1000) / calls);
+  cpu.push((used * 1000) / calls);
 }
 
 /** The target's CPU (ms) over `SETTLE_MS` of no requests. */
