@@ -202,11 +202,11 @@ export class CallStore {
 
   /** Inserts the deferred rows, then the held row, if any. */
   settle(): void {
-    if (this.deferred.length !== 0) this.settleDeferred();
+    // Taken first: a deferred row's insert may look up the newest ord, whose statement would settle the held row ahead of it.
     const held = this.held;
-    if (held === null) return;
     this.held = null;
-    this.put(held.call, held.now);
+    if (this.deferred.length !== 0) this.settleDeferred();
+    if (held !== null) this.put(held.call, held.now);
   }
 
   /**
@@ -289,9 +289,12 @@ export class CallStore {
    * @returns false when the row already had a final result (nothing written).
    */
   finish(callId: string, status: CallStatus, result: ToolResult, details: FinishDetails, now = Date.now()): boolean {
-    if (this.held?.call.callId === callId) {
+    const held = this.held;
+    if (held?.call.callId === callId) {
+      // Taken before the deferred rows go in: the first of them may look up the newest ord, which settles a held row.
+      this.held = null;
       if (this.deferred.length !== 0) this.settleDeferred();
-      this.insertFinished(this.held, status, result, details, now);
+      this.insertFinished(held, status, result, details, now);
       return true;
     }
     if (this.held !== null || this.deferred.length !== 0) this.settle();
