@@ -25,6 +25,7 @@ import { isInitialized, migrate } from "./store/migrations.js";
 import { ThreadStore } from "./store/index.js";
 import type { ThreadMeta } from "./store/meta.js";
 import type { IdempotencyClaim } from "./store/idempotency.js";
+import type { JournalEntry } from "../tools/journal.js";
 
 /** The bindings weft expects on the Worker: `THREAD`, `ACCOUNT`, plus any vars and secrets. */
 export interface WeftEnv {
@@ -54,7 +55,10 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
   ) {
     super(ctx, env);
     this.store = new ThreadStore(ctx.storage);
-    this.commits = new GroupCommit(() => ctx.storage.sync());
+    this.commits = new GroupCommit(
+      () => ctx.storage.sync(),
+      () => this.store.calls.settleDeferred(),
+    );
     this.fanout = new Fanout({ all: () => ctx.getWebSockets(), batched: () => ctx.getWebSockets(BATCH_TAG) });
     this.alarmClock = new ThreadAlarm(ctx.storage);
     this.store.calls.onUnfinishedRow = () => this.watchRow();
@@ -201,9 +205,28 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
         broadcast: (frame: EventFrame) => this.fanout.send(frame),
         wakeSoon: () => void this.alarmClock.set(Date.now() + 50),
         flush: () => this.commits.flush(),
+        journalDurably: (entry) => this.journalDurably(entry),
       },
       meta,
     );
+  }
+
+  /**
+   * Stores a journal row and resolves once it is durable. With no sync under way it is inserted now
+   * and a sync starts at once (a lone call waits for nothing more). While one runs, the call would
+   * wait for the next sync anyway: its row is deferred (`CallStore.defer`) and written right before
+   * that sync starts, in the event where the running one ended and the calls it covered write their
+   * results, so the rows of calls that arrived meanwhile and those results share one commit.
+   */
+  private journalDurably(entry: JournalEntry): Promise<void> {
+    if (!this.commits.syncing) {
+      this.store.calls.insert(entry);
+      return this.commits.flush();
+    }
+    const row = this.store.calls.defer(entry);
+    return this.commits.flush().then(() => {
+      if (row.failure !== undefined) throw row.failure;
+    });
   }
 
   /** The engine, when `caller` may reach this thread for `access`. */

@@ -101,6 +101,10 @@ class ThreadDispatchHost implements DispatchHost {
     return this.engine.flush();
   }
 
+  journalDurably(entry: JournalEntry): Promise<void> {
+    return this.engine.journalDurably(entry);
+  }
+
   sleep(ms: number): Promise<void> {
     return new Promise((resolve) => setTimeout(resolve, ms));
   }

@@ -54,6 +54,8 @@ export interface EngineHost {
   wakeSoon(): void;
   /** Resolves when all writes so far are durable (`storage.sync()`). */
   flush(): Promise<void>;
+  /** Stores a new journal row and resolves once it is durable (see `DispatchHost.journalDurably`). */
+  journalDurably(entry: JournalEntry): Promise<void>;
 }
 
 /** Bytes of JSON one custom event may carry (`state.emit`); a row must stay under 2 MB. */
@@ -361,6 +363,11 @@ export class ThreadEngine implements StateHost {
   /** Resolves once every write so far is durable. */
   flush(): Promise<void> {
     return this.host.flush();
+  }
+
+  /** Stores a new journal row and resolves once it is durable (see `DispatchHost.journalDurably`). */
+  journalDurably(entry: JournalEntry): Promise<void> {
+    return this.host.journalDurably(entry);
   }
 
   /** Creates a new id for a call or turn. */

@@ -55,12 +55,14 @@ export async function runCall(host: DispatchHost, call: ReadyCall): Promise<Call
   // keep its row and event in memory until its result comes, so each is written once.
   const rerun = policyFor(effect, "restart_after_journal") === "rerun";
   const held = rerun && !call.existing && host.holdStart !== undefined;
-  if (held) host.holdStart!({ ...rowOf(request, effectKey), status: "started", input }, request.announced ? null : started);
   // The journal row of anything but a read is durable before execute runs, so a restart finds the call (DESIGN.md 3).
+  let journaled: Promise<void> | undefined;
+  if (held) host.holdStart!({ ...rowOf(request, effectKey), status: "started", input }, request.announced ? null : started);
   else if (call.existing) host.journal.start(request.callId, input);
+  else if (!rerun && host.journalDurably) journaled = host.journalDurably({ ...rowOf(request, effectKey), status: "started", input });
   else host.journal.insert({ ...rowOf(request, effectKey), status: "started", input });
   let attempts = (call.existing?.attempts ?? 0) + 1;
-  if (!rerun) await host.flush();
+  if (!rerun) await (journaled ?? host.flush());
   if (host.checkpoint) await host.checkpoint("after_journal", mark);
   // A call announced while its arguments streamed had its event and hook then.
   if (!request.announced) {

@@ -66,6 +66,13 @@ export interface DispatchHost {
   holdStart?(entry: JournalEntry | null, started: EventPayloads["tool_call_started"] | null): void;
   /** Resolves once every write so far is durable: the journal row lands before `execute` runs. */
   flush(): Promise<void>;
+  /**
+   * `journal.insert(entry)` then `flush()`, in one: while a sync is under way the row may wait in
+   * memory and be written just before the next sync starts, which its call would wait for anyway,
+   * so the rows of calls that arrive during one commit share the next (group commit). Readers of
+   * the journal find the row meanwhile as if inserted. Throws or rejects with what the insert threw.
+   */
+  journalDurably?(entry: JournalEntry): Promise<void>;
   /** Waits between retry attempts; never inside a held lock. */
   sleep(ms: number): Promise<void>;
   /** Deadline of one attempt of `execute` for tools without `timeoutMs` (`WEFT_CALL_TIMEOUT_MS`). */

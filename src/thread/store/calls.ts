@@ -89,6 +89,14 @@ function resultValues(result: ToolResult, details: FinishDetails, now: number): 
 /** A new call row (the journal entry of the dispatch pipeline). */
 export type NewCall = JournalEntry;
 
+/** A journal row waiting in memory for the thread's next commit (see `CallStore.defer`). */
+export interface DeferredRow {
+  readonly call: NewCall;
+  readonly now: number;
+  /** Set when the row could not be stored (its call must not run): what the insert threw. */
+  failure?: unknown;
+}
+
 /** What a final result records besides its status and result. */
 export interface FinishDetails {
   attempts: number;
@@ -113,6 +121,10 @@ export class CallStore {
   private lastOrd: number | undefined = undefined;
   /** A fresh `started` row kept in memory (see `hold`), with the time it started. */
   private held: { call: NewCall; now: number } | null = null;
+  /** Journal rows waiting for the next commit (see `defer`), oldest first. */
+  private deferred: DeferredRow[] = [];
+  /** Rows taken by `defer` so far (how many calls shared a commit they did not start). */
+  deferrals = 0;
 
   /**
    * Called right after a row is stored unfinished, in the same synchronous step, so what it writes
@@ -127,6 +139,9 @@ export class CallStore {
 
   /** Forgets what is kept in memory (a transaction that wrote it was rolled back). */
   forget(): void {
+    // Their calls wait for a sync and must not run without their rows.
+    for (const row of this.deferred) row.failure ??= new Error("the thread's storage was reset before this call's journal row was stored");
+    this.deferred = [];
     this.maybeQueued = true;
     this.queueChildren = undefined;
     this.lastOrd = undefined;
@@ -135,7 +150,7 @@ export class CallStore {
 
   /** Every statement of the store runs here: a held row goes in first, so it is in place for whatever follows. */
   private exec<T extends Record<string, SqlStorageValue>>(query: string, ...bindings: SqlStorageValue[]): SqlStorageCursor<T> {
-    if (this.held !== null) this.settle();
+    if (this.held !== null || this.deferred.length !== 0) this.settle();
     return this.sql.exec<T>(query, ...bindings);
   }
 
@@ -154,7 +169,12 @@ export class CallStore {
 
   /** Inserts a row; `ord` orders the queue and listings. */
   insert(call: NewCall, now = Date.now()): void {
-    if (this.held !== null) this.settle();
+    if (this.held !== null || this.deferred.length !== 0) this.settle();
+    this.put(call, now);
+  }
+
+  /** `insert` without settling what is kept in memory. */
+  private put(call: NewCall, now: number): void {
     const ord = this.nextOrd(call);
     const started = call.status === "started";
     insertRow(this.sql, rowValues(call, ord, now, call.status, started ? 1 : 0, started ? now : null));
@@ -180,12 +200,42 @@ export class CallStore {
     return this.held !== null;
   }
 
-  /** Inserts the held row, if any. */
+  /** Inserts the deferred rows, then the held row, if any. */
   settle(): void {
+    if (this.deferred.length !== 0) this.settleDeferred();
     const held = this.held;
     if (held === null) return;
     this.held = null;
-    this.insert(held.call, held.now);
+    this.put(held.call, held.now);
+  }
+
+  /**
+   * Takes a journal row that must be durable before its call runs, while a sync is under way (see
+   * `GroupCommit`): its call waits for the next sync in any case, so the row waits in memory and
+   * `settleDeferred` writes it, with every other row taken meanwhile, right before that sync
+   * starts, where one commit covers them all instead of one commit each. Any statement of this
+   * store writes the deferred rows first, so readers, later rows and their `ord` find them as if
+   * inserted now. A row that fails to insert gets its `failure` instead: its call must not run.
+   */
+  defer(call: NewCall, now = Date.now()): DeferredRow {
+    const row: DeferredRow = { call, now };
+    this.deferred.push(row);
+    this.deferrals++;
+    return row;
+  }
+
+  /** Inserts the deferred rows, oldest first; never throws (a failed row records its `failure`). */
+  settleDeferred(): void {
+    const rows = this.deferred;
+    if (rows.length === 0) return;
+    this.deferred = [];
+    for (const row of rows) {
+      try {
+        this.put(row.call, row.now);
+      } catch (e) {
+        row.failure = e;
+      }
+    }
   }
 
   /** The journal entry before an attempt of `execute`: status started, attempts + 1. */
@@ -240,10 +290,11 @@ export class CallStore {
    */
   finish(callId: string, status: CallStatus, result: ToolResult, details: FinishDetails, now = Date.now()): boolean {
     if (this.held?.call.callId === callId) {
+      if (this.deferred.length !== 0) this.settleDeferred();
       this.insertFinished(this.held, status, result, details, now);
       return true;
     }
-    if (this.held !== null) this.settle();
+    if (this.held !== null || this.deferred.length !== 0) this.settle();
     return finishRow(this.sql, callId, status, details.attempts, resultValues(result, details, now)).rowsWritten > 0;
   }
 
