@@ -8,6 +8,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../src/http/app.js";
 import { laneRequest } from "../src/http/direct-lane.js";
+import { DirectCallBody, plainDirectCallBody } from "../src/http/schemas.js";
 import { createWeft } from "../src/runtime.js";
 import type { WeftEnv } from "../src/thread/durable.js";
 import { registry } from "./generated/registry.js";
@@ -80,6 +81,11 @@ describe("POST /v1/tools/:name through the lane", () => {
       "a text/plain body": { headers: { "content-type": "text/plain" }, body: call({ input: { city: "Oslo" } }) },
       "a body over the body limit": { body: call({ input: { city: "Oslo".repeat(40) } }), env: { WEFT_MAX_BODY_BYTES: "100" } },
       "an input over the tool-input limit": { body: call({ input: { city: "Oslo".repeat(40) }, sessionId: session }), env: { WEFT_MAX_TOOL_INPUT_BYTES: "50" } },
+      "an empty session id": { body: call({ input: { city: "Oslo" }, sessionId: "" }) },
+      "a session id that is a number": { body: call({ input: { city: "Oslo" }, sessionId: 7 }) },
+      "a continuation token that is null": { body: call({ input: {}, continuationToken: null }) },
+      "a __proto__ field": { body: `{"input": {"city": "Oslo"}, "__proto__": {"sessionId": "x"}}` },
+      "no input": { body: call({ sessionId: session }) },
       "a session id that names no thread": { body: call({ input: { city: "Oslo" }, sessionId: "zz" }) },
       "another user's session": { body: call({ input: { city: "Oslo" }, sessionId: others }) },
       "a session id and a continuation token": { body: call({ input: {}, sessionId: session, continuationToken: "c:k" }) },
@@ -150,5 +156,34 @@ describe("laneRequest", () => {
     for (const [name, [req, vars]] of Object.entries(left)) {
       expect(laneRequest(req, (vars ? { ...weftEnv, ...vars } : weftEnv) as WeftEnv), name).toBeNull();
     }
+  });
+});
+
+describe("plainDirectCallBody", () => {
+  it("gives DirectCallBody's output for the bodies it takes, and leaves every other body to it", () => {
+    const bodies: unknown[] = [
+      { input: { city: "Oslo" }, sessionId: "s" },
+      { input: null, continuationToken: "c:k" },
+      { sessionId: "s" },
+      {},
+      { input: [1, 2], sessionId: "s", continuationToken: "c:k" },
+      { input: {}, sessionId: "" },
+      { input: {}, sessionId: 7 },
+      { input: {}, continuationToken: null },
+      { input: {}, city: "Oslo" },
+      JSON.parse('{"input": {}, "__proto__": {"sessionId": "s"}}'),
+      null,
+      [],
+      "text",
+    ];
+    for (const body of bodies) {
+      const plain = plainDirectCallBody(body);
+      const parsed = DirectCallBody.safeParse(body);
+      if (plain === null) continue;
+      expect(parsed.success, JSON.stringify(body)).toBe(true);
+      expect(Object.entries(plain), JSON.stringify(body)).toEqual(Object.entries(parsed.data!));
+    }
+    // The usual body is taken without zod.
+    expect(plainDirectCallBody({ input: { city: "Oslo" }, sessionId: "s" })).toEqual({ input: { city: "Oslo" }, sessionId: "s" });
   });
 });

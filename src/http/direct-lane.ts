@@ -19,7 +19,7 @@ import { corsOf, rawPath } from "./app.js";
 import { type AuthMode, type AuthedEnv, authMode, requestCaller } from "./auth.js";
 import { answerDirectCallJson } from "./direct-call.js";
 import { idempotencyClaim } from "./idempotency.js";
-import { DirectCallBody } from "./schemas.js";
+import { DirectCallBody, plainDirectCallBody } from "./schemas.js";
 import { checkDeclaredBody, validBody } from "./validate.js";
 
 /** The route's path; a name is one path segment (the router's `:name`). */
@@ -89,7 +89,7 @@ export function directCallLane(app: Hono<AuthedEnv>, catalog: ToolCatalog): (req
         // Not JSON: the app refuses it in its words (the body is handed over as read).
         return app.fetch(new Request(request.url, { method: "POST", headers: request.headers, body: text }), env, ctx);
       }
-      const body = validBody(DirectCallBody, value, env);
+      const body = validBody(DirectCallBody, value, env, plainDirectCallBody);
       const idem = await idempotencyClaim(request.headers, "POST", lane.path, body);
       const { json, status } = await answerDirectCallJson(env, caller, catalog, lane.name, body, idem, text.length);
       return new Response(json, { status, headers: JSON_HEADERS });

@@ -18,11 +18,33 @@ import type { RpcResult } from "../thread/rpc.js";
 export function threadStub(env: WeftEnv, threadId: string, code: "thread_not_found" | "session_not_found" = "thread_not_found"): ThreadApi {
   let id: DurableObjectId;
   try {
-    id = env.THREAD.idFromString(threadId);
+    id = parsedId(env.THREAD, threadId);
   } catch {
     throw new WeftError(code, `no thread ${JSON.stringify(threadId)}`, { path: [code === "thread_not_found" ? "id" : "sessionId"] });
   }
   return env.THREAD.get(id) as unknown as ThreadApi;
+}
+
+/** Ids kept per namespace at most; past that the kept ones are dropped and parsing starts over. */
+const MAX_PARSED_IDS = 1024;
+const parsedIds = new WeakMap<DurableObjectNamespace, Map<string, DurableObjectId>>();
+
+/**
+ * `ns.idFromString(threadId)`, kept for the next request naming the same thread: parsing checks
+ * the id's signature, which cost about as much Worker CPU as the rest of a direct call's checks.
+ * An id is a plain value, not tied to the request that made it (a stub is; it is made per request).
+ * A string that is no id throws each time and is never kept.
+ */
+function parsedId(ns: DurableObjectNamespace, threadId: string): DurableObjectId {
+  let ids = parsedIds.get(ns);
+  if (ids === undefined) parsedIds.set(ns, (ids = new Map()));
+  let id = ids.get(threadId);
+  if (id === undefined) {
+    id = ns.idFromString(threadId);
+    if (ids.size >= MAX_PARSED_IDS) ids.clear();
+    ids.set(threadId, id);
+  }
+  return id;
 }
 
 /** The thread a continuation token names for this caller: the same token from two users names two threads. */

@@ -92,13 +92,14 @@ function parse<S extends z.ZodType>(schema: S, value: unknown, where: string): z
 
 /**
  * A parsed JSON body checked as {@link jsonBody} checks it: its shape (nesting within
- * `WEFT_MAX_JSON_DEPTH`, no lone surrogate), then `schema`.
+ * `WEFT_MAX_JSON_DEPTH`, no lone surrogate), then `schema`. `plain`, when given, answers for the
+ * bodies it is sure of with what `schema` would output, and null to leave a body to `schema`.
  * @throws WeftError `invalid_request` naming the path.
  */
-export function validBody<S extends z.ZodType>(schema: S, body: unknown, env: AuthedEnv["Bindings"]): z.output<S> {
+export function validBody<S extends z.ZodType>(schema: S, body: unknown, env: AuthedEnv["Bindings"], plain?: (body: unknown) => z.output<S> | null): z.output<S> {
   // Before anything crosses to a Durable Object: too deep a value overflows the RPC's stack.
   checkJsonShape(body, limitOf(env, "jsonDepth"));
-  return parse(schema, body, "body");
+  return plain?.(body) ?? parse(schema, body, "body");
 }
 
 /** Validates the JSON body with `schema`; an absent body counts as `{}`. */
