@@ -56,6 +56,8 @@ export class DeadlineWatch<T extends Expiring> {
   private turnsLeft = 0;
   /** A microtask turn of the deferred arming: at the last, the timer is set for the soonest item still open. */
   private readonly tick = (): void => {
+    // Everything it waited for ended (the usual read): no more turns; a later item starts its own.
+    if (this.pending.size === 0) return void (this.turnsLeft = 0);
     if (--this.turnsLeft > 0) return void RESOLVED.then(this.tick);
     let soonest = Infinity;
     for (const item of this.pending) soonest = Math.min(soonest, item.deadline);

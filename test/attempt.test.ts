@@ -33,6 +33,18 @@ describe("attempts of execute on one thread's deadline timer", () => {
     expect(((await slow) as { reason: Error }).reason.message).toBe("late after 30 ms");
   });
 
+  it("stops counting turns once no attempt is open, and a later attempt waits its own turns", async () => {
+    const deadlines = new Deadlines();
+    const watch = deadlines as unknown as { timer: unknown; turnsLeft: number };
+    await new Attempt(null, deadlines).run(async () => "done", 60_000, late(60_000));
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(watch.turnsLeft).toBe(0);
+    const slow = new Attempt(null, deadlines).run(never, 20, late(20));
+    expect(watch.turnsLeft).toBeGreaterThan(0);
+    expect(((await slow) as { reason: Error }).reason.message).toBe("late after 20 ms");
+  });
+
   it("an attempt that settles first keeps its value, and a later deadline of another still fires", async () => {
     const deadlines = new Deadlines();
     const quick = new Attempt(null, deadlines).run(async () => "done", 10, late(10));
