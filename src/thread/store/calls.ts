@@ -159,11 +159,11 @@ export class CallStore {
     return row ? toRecord(row) : undefined;
   }
 
-  /** The next `ord`; the caller stores it in `lastOrd` once its row is in. */
+  /** The next `ord`; the caller stores it in `lastOrd` once its row is in. Its lookup is the store's own, so it settles nothing. */
   private nextOrd(call: NewCall): number {
     if (call.status === "queued") this.maybeQueued = true;
     if (call.source === "queue" && call.parentCallId !== undefined) this.queueChildren = true;
-    this.lastOrd ??= this.exec<{ ord: number }>("SELECT ord FROM calls ORDER BY ord DESC LIMIT 1").toArray()[0]?.ord ?? 0;
+    this.lastOrd ??= this.sql.exec<{ ord: number }>("SELECT ord FROM calls ORDER BY ord DESC LIMIT 1").toArray()[0]?.ord ?? 0;
     return this.lastOrd + 1;
   }
 
@@ -202,7 +202,7 @@ export class CallStore {
 
   /** Inserts the deferred rows, then the held row, if any. */
   settle(): void {
-    // Taken first: a deferred row's insert may look up the newest ord, whose statement would settle the held row ahead of it.
+    // The deferred rows arrived before the held one: they take their ord first.
     const held = this.held;
     this.held = null;
     if (this.deferred.length !== 0) this.settleDeferred();
@@ -291,7 +291,7 @@ export class CallStore {
   finish(callId: string, status: CallStatus, result: ToolResult, details: FinishDetails, now = Date.now()): boolean {
     const held = this.held;
     if (held?.call.callId === callId) {
-      // Taken before the deferred rows go in: the first of them may look up the newest ord, which settles a held row.
+      // The deferred rows arrived before it: they go in first and take their ord first.
       this.held = null;
       if (this.deferred.length !== 0) this.settleDeferred();
       this.insertFinished(held, status, result, details, now);
