@@ -36,7 +36,8 @@ const RESOLVED = Promise.resolve();
  * it, so keep one watch per Durable Object.
  */
 export class DeadlineWatch<T extends Expiring> {
-  private readonly pending = new Set<T>();
+  /** The open items. */
+  protected readonly pending = new Set<T>();
   private armedFor = Infinity;
   private timer: ReturnType<typeof setTimeout> | undefined;
 

@@ -21,8 +21,22 @@ const DEFER_TURNS = 8;
 
 /** The deadlines of a thread's attempts in flight, on one timer (at most a second ahead). */
 export class Deadlines extends DeadlineWatch<Attempt> {
+  /** Set by {@link cut}: why every attempt ends, those running then and any asked to start later. */
+  cutBy: { reason: unknown } | null = null;
+
   constructor() {
     super({ maxAheadMs: WATCH_MS, deferTurns: DEFER_TURNS });
+  }
+
+  /**
+   * Ends every attempt running now with `reason`, as a passed deadline would, and every attempt
+   * asked to start from now on before its `execute` runs: the thread is being removed, and what
+   * still runs after its grace is cut (`ThreadObject.removeAll`). The watch of a removed thread's
+   * engine stays cut; its next lifetime has an engine, and a watch, of its own.
+   */
+  cut(reason: unknown): void {
+    this.cutBy = { reason };
+    for (const attempt of this.pending) attempt.cut(reason);
   }
 }
 
@@ -59,6 +73,8 @@ export class Attempt {
    */
   run(work: () => Promise<unknown>, timeoutMs: number, deadlineError: () => unknown): Promise<AttemptEnd> {
     return new Promise<AttemptEnd>((resolve) => {
+      // The thread is being removed and its calls were cut: this attempt never runs `execute`.
+      if (this.deadlines.cutBy !== null) return resolve({ aborted: true, reason: this.deadlines.cutBy.reason });
       this.resolve = resolve;
       this.deadlineError = deadlineError;
       this.deadline = Date.now() + timeoutMs;
@@ -81,6 +97,11 @@ export class Attempt {
   /** The deadline passed (called by {@link Deadlines}). */
   expire(): void {
     this.abort(this.deadlineError!());
+  }
+
+  /** The thread's removal cut it (called by {@link Deadlines.cut}): its signal fires with `reason`. */
+  cut(reason: unknown): void {
+    this.abort(reason);
   }
 
   private abort(reason: unknown): void {
