@@ -18,13 +18,21 @@ import type { ThreadStore } from "./store/index.js";
 export const SCRATCH_TTL_MS = 10 * 60 * 1000;
 
 /**
+ * What a request answers that finds no thread: none was made here, it is another user's, or it was
+ * deleted (or is being deleted) before the request began.
+ */
+export function noSuchThread(): WeftError {
+  return new WeftError("thread_not_found", "no such thread");
+}
+
+/**
  * Whether `caller` may reach a thread owned by `owner` for `access`.
  * @throws WeftError `thread_not_found` otherwise: existence does not leak (never 403).
  */
 export function checkAccess(owner: string | null, caller: Caller, access: "read" | "write"): void {
   if (owner !== null && owner === caller.userId) return;
   if (access === "read" && caller.admin) return;
-  throw new WeftError("thread_not_found", "no such thread");
+  throw noSuchThread();
 }
 
 /** The WeftError `fn` throws, or null; any other throw passes through. */

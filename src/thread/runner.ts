@@ -9,12 +9,13 @@ import type { StoredStep } from "../models/scripted.js";
 import type { Message, ToolCallRequest } from "../protocol.js";
 import type { Execution } from "../run/execution.js";
 import { type Settlement, approveCall, denyCall, settleCall } from "../tools/decide.js";
-import type { CallOutcome } from "../tools/dispatch.js";
+import type { CallOutcome, DispatchHost } from "../tools/dispatch.js";
 import { requestOf } from "../tools/recover.js";
 import { resultText } from "../tools/result.js";
 import { waitsForPerson } from "../tools/suspend.js";
 import { createDispatchHost } from "./dispatch-host.js";
 import type { ThreadEngine } from "./engine.js";
+import { noSuchThread } from "./guard.js";
 import { type TurnSlot, admitInbox, runOneTurn } from "./one-turn.js";
 import { checkContentSize } from "./store/messages.js";
 import type { TurnRecord } from "./store/turns.js";
@@ -26,6 +27,8 @@ export class TurnRunner {
   private execution: Execution | null = null;
   /** The tail of the resumptions deciding what to start: they take turns (see `resume`). */
   private deciding: Promise<unknown> = Promise.resolve();
+  /** Set by `close`: the thread is being removed, and nothing new starts. */
+  private closed = false;
 
   constructor(
     private readonly engine: ThreadEngine,
@@ -64,6 +67,7 @@ export class TurnRunner {
    * thread (nothing is stored, and the failed turn says why).
    */
   async postMessage(input: { content: string; role?: "user" | "system"; script?: StoredStep[] }): Promise<{ queued: boolean; message?: Message }> {
+    this.checkOpen();
     const { store } = this.engine;
     checkContentSize(input.content, ["content"]);
     store.atomically(() => {
@@ -87,6 +91,7 @@ export class TurnRunner {
    */
   async resume(): Promise<void> {
     for (;;) {
+      if (this.closed) return;
       // Whatever brought us here (a decision) may be what the running turn waits for: look again
       // once it ends.
       if (this.running) this.armAlarm(this.watchdogMs);
@@ -104,6 +109,7 @@ export class TurnRunner {
    * running (started meanwhile), for the caller to look again once that turn ends.
    */
   private async resumeOnce(): Promise<boolean> {
+    if (this.closed) return true;
     if (this.running) return false;
     // Interrupted calls (and approvals given just before a restart) first, each once. Without
     // any, a turn resumes in this same step, so whoever asked sees it running at once.
@@ -142,30 +148,63 @@ export class TurnRunner {
   }
 
   /** Stops the running turn: its signal fires and no further model step starts. */
-  stop(): boolean {
+  stop(reason = "thread stopped"): boolean {
     if (!this.running) return false;
-    this.execution?.abort(new Error("thread stopped"));
+    this.execution?.abort(new Error(reason));
     return true;
+  }
+
+  /**
+   * The thread is being removed: the running turn stops (as `stop`), and nothing new starts here
+   * from now on: no turn, resumption or person's decision (those throw `thread_not_found`).
+   */
+  close(): void {
+    this.closed = true;
+    this.stop("thread deleted");
+  }
+
+  /** Resolves once no turn runs and no resumption is deciding what to start (after `close`, for good). */
+  async settled(): Promise<void> {
+    for (;;) {
+      await this.deciding;
+      if (!this.running) return;
+      await this.idle();
+    }
+  }
+
+  /** @throws WeftError `thread_not_found` once the thread is being removed (`close`). */
+  private checkOpen(): void {
+    if (this.closed) throw noSuchThread();
   }
 
   // A person's decision runs outside any execution: the waiting turn resumes after it.
 
   /** Approves a waiting call (it runs once), then lets its turn go on. */
-  async approve(callId: string, approvedBy: string, argsHash?: string): Promise<CallOutcome> {
-    const host = this.decisionHost();
-    return this.afterDecision(await this.engine.withCall(callId, () => approveCall(host, callId, approvedBy, argsHash)));
+  approve(callId: string, approvedBy: string, argsHash?: string): Promise<CallOutcome> {
+    return this.decide(callId, (host) => approveCall(host, callId, approvedBy, argsHash));
   }
 
   /** Denies a waiting call; the model sees the denial when its turn goes on. */
-  async deny(callId: string, deniedBy: string, reason?: string): Promise<CallOutcome> {
-    const host = this.decisionHost();
-    return this.afterDecision(await this.engine.withCall(callId, async () => denyCall(host, callId, deniedBy, reason)));
+  deny(callId: string, deniedBy: string, reason?: string): Promise<CallOutcome> {
+    return this.decide(callId, (host) => denyCall(host, callId, deniedBy, reason));
   }
 
   /** Settles a parked call, then lets its turn go on. */
-  async settle(callId: string, settlement: Settlement): Promise<CallOutcome> {
+  settle(callId: string, settlement: Settlement): Promise<CallOutcome> {
+    return this.decide(callId, (host) => settleCall(host, callId, settlement));
+  }
+
+  /**
+   * Runs a person's decision holding the call's lock, then lets its turn go on. The decision may
+   * wait for the lock, so whether the thread is being removed is asked once it holds it.
+   */
+  private async decide(callId: string, decision: (host: DispatchHost) => CallOutcome | Promise<CallOutcome>): Promise<CallOutcome> {
     const host = this.decisionHost();
-    return this.afterDecision(await this.engine.withCall(callId, () => settleCall(host, callId, settlement)));
+    const outcome = await this.engine.withCall(callId, async () => {
+      this.checkOpen();
+      return decision(host);
+    });
+    return this.afterDecision(outcome);
   }
 
   /**
@@ -246,7 +285,7 @@ export class TurnRunner {
   private async loop(resume?: TurnRecord): Promise<void> {
     for (let next = resume; ; next = undefined) {
       const end = await runOneTurn(this.engine, this.slot, next);
-      if (end.status === "waiting") return;
+      if (end.status === "waiting" || this.closed) return;
       await this.engine.recoverCalls();
       await this.engine.drainQueue(null);
       // A message a hook refused has its failed turn recorded; whatever came after it still runs.
