@@ -11,6 +11,12 @@ import { DEFAULT_RESULT_CAP_BYTES } from "./tools/size.js";
 /** How long the watchdog alarm waits at most before checking on a turn or an unfinished call, in milliseconds (`WEFT_WATCHDOG_MS`). */
 export const WATCHDOG_MS = 2000;
 
+/**
+ * How long deleting a thread waits for the work running in it (direct calls, a person's decision,
+ * the stopped turn) before it cuts what still runs, in milliseconds (`WEFT_DELETE_GRACE_MS`).
+ */
+export const DELETE_GRACE_MS = 10_000;
+
 /** One setting: its variable, its default as the docs show it, and what it does. */
 export interface Setting {
   name: `WEFT_${string}`;
@@ -39,6 +45,11 @@ const OTHER_SETTINGS: readonly Setting[] = [
     name: "WEFT_CALL_TIMEOUT_MS",
     default: String(DEFAULT_CALL_TIMEOUT_MS),
     what: "Deadline of one attempt of a tool's `execute`, in milliseconds, for tools without `timeoutMs`. Past it a read or idempotent attempt counts as a transient failure; any other call ends with an error saying its outcome is unknown.",
+  },
+  {
+    name: "WEFT_DELETE_GRACE_MS",
+    default: String(DELETE_GRACE_MS),
+    what: "How long deleting a thread (`DELETE /threads/:id`) waits, in milliseconds, for the calls running in it to finish and answer as usual (a running turn is stopped at once, as `POST /threads/:id/stop` does). A call still running when it ends is cut short: its attempt's `signal` fires and its client gets 404 `thread_not_found` (`session_not_found` for a direct call by `sessionId`) with `details.deleted: true`, since its outcome is unknown.",
   },
   {
     name: "WEFT_LOG_FAILED_CALLS",

@@ -74,11 +74,15 @@ function checkDirectCall(env: WeftEnv, body: DirectCallRequest, bodyLength: numb
 /** What the thread runs: the tool and its input (`{}` when none was given). */
 const callOf = (name: string, body: DirectCallRequest): DirectCallInput => ({ toolName: name, input: body.input ?? {} });
 
-/** A session's answer; its thread not found (or another user's) is `session_not_found`. */
+/**
+ * A session's answer; its thread not found (or another user's) is `session_not_found`. A call its
+ * session's deletion cut short keeps the thread's words and `details.deleted`.
+ */
 function inSession<T>(result: RpcResult<T>, sessionId: string): T {
   // Another user's session, like a missing one, is not found.
   if (!result.ok && result.error.code === "thread_not_found") {
-    throw new WeftError("session_not_found", `no session ${JSON.stringify(sessionId)}`, { path: ["sessionId"] });
+    const deleted = result.error.details?.deleted === true;
+    throw new WeftError("session_not_found", deleted ? result.error.message : `no session ${JSON.stringify(sessionId)}`, { path: ["sessionId"], ...(deleted ? { deleted } : {}) });
   }
   return unwrap(result);
 }
@@ -92,7 +96,8 @@ async function runChecked(env: WeftEnv, caller: Caller, catalog: ToolCatalog, na
   if (body.continuationToken !== undefined) {
     const { stub } = tokenThread(env, caller, body.continuationToken);
     const result = await stub.callTool(caller, call, idem);
-    if (result.ok || result.error.code !== "thread_not_found") return unwrap(result);
+    // A call the token's thread began and its deletion cut short is never run again in a scratch thread.
+    if (result.ok || result.error.code !== "thread_not_found" || result.error.details?.deleted === true) return unwrap(result);
   }
   // No session: a scratch thread, made, called and removed in one round trip (or removed by its
   // own alarm if it dies first).

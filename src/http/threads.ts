@@ -75,11 +75,9 @@ export function threadRoutes() {
     return c.json(unwrap(await threadStub(c.env, c.req.param("id")).postMessage(c.var.caller, body, idem)), 202);
   });
 
-  // Removes the thread and its index entry, so it stops counting against the per-user limit.
+  // Removes the thread and (the thread does it, last) its index entry, so it stops counting against the per-user limit.
   app.delete("/:id", describe("Delete a thread and everything it holds"), async (c) => {
-    const threadId = c.req.param("id");
-    unwrap(await threadStub(c.env, threadId).destroy(c.var.caller));
-    await accountStub(c.env, c.var.caller)?.removeThread(threadId);
+    unwrap(await threadStub(c.env, c.req.param("id")).destroy(c.var.caller));
     return c.json({ deleted: true });
   });
 

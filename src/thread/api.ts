@@ -120,7 +120,11 @@ export interface ThreadApi {
   stop(caller: Caller): Promise<RpcResult<{ stopped: boolean }>>;
   /** Resolves once no turn runs; for tests and graceful shutdown (reveals nothing). */
   waitIdle(): Promise<RpcResult<null>>;
-  /** Removes every row of the thread (scratch threads, after their call). */
+  /**
+   * Removes every row of the thread (also a scratch thread's, after its call). Requests that come
+   * meanwhile find no thread; calls already running get `WEFT_DELETE_GRACE_MS` to answer, and
+   * any still running then answer `thread_not_found` with `details.deleted` (core.ts `removeAll`).
+   */
   destroy(caller: Caller): Promise<RpcResult<null>>;
   /** WebSocket upgrades; the Worker puts the verified caller in the `x-weft-caller` header. */
   fetch(request: Request): Promise<Response>;

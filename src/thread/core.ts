@@ -16,8 +16,9 @@ import { CALLER_HEADER } from "./api.js";
 import { type CrashHook, ThreadEngine } from "./engine.js";
 import { BATCH_TAG, Fanout } from "./fanout.js";
 import { GroupCommit } from "./group-commit.js";
-import { SCRATCH_TTL_MS, ThreadSecrets, UserEnv, callerFromHeader, checkAccess, thrownError } from "./guard.js";
+import { SCRATCH_TTL_MS, ThreadSecrets, UserEnv, callerFromHeader, checkAccess, noSuchThread, thrownError } from "./guard.js";
 import { redactLogs } from "./redact.js";
+import { InFlight, deleteGraceMs } from "./removal.js";
 import { type RpcResult, rpcFailure } from "./rpc.js";
 import { TurnRunner } from "./runner.js";
 import { closeAll, onSocketMessage, replayAndAccept } from "./sockets.js";
@@ -45,8 +46,8 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
   protected readonly alarmClock: ThreadAlarm;
   private readonly commits: GroupCommit;
   private readonly fanout: Fanout;
-  /** Direct calls, and runs a person's decision started, running in this instance now (see `watched`). */
-  private directCalls = 0;
+  /** Direct calls, and runs a person's decision started, running in this instance now (see `watched`); the removal under way. */
+  protected readonly inFlight = new InFlight();
 
   constructor(
     ctx: DurableObjectState,
@@ -130,17 +131,8 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
    */
   protected watched<T>(run: () => Promise<T>): Promise<T> {
     // Known after an instance's first call: no await (one async step fewer on every direct call).
-    return this.alarmClock.known ? this.counted(run) : this.alarmClock.load().then(() => this.counted(run));
-  }
-
-  /** Runs `run` counted in `directCalls` (see `watched`). */
-  private async counted<T>(run: () => Promise<T>): Promise<T> {
-    this.directCalls++;
-    try {
-      return await run();
-    } finally {
-      this.directCalls--;
-    }
+    // Counted in `inFlight`, which a removal waits for (see `removeAll`).
+    return this.alarmClock.known ? this.inFlight.run(run) : this.alarmClock.load().then(() => this.inFlight.run(run));
   }
 
   /**
@@ -153,7 +145,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
    */
   private watchRow(): void {
     const period = this.watchdogMs();
-    const alone = this.directCalls <= 1 && !this.runner?.active;
+    const alone = this.inFlight.count <= 1 && !this.runner?.active;
     void this.alarmClock.ensureBy(Date.now() + period, alone ? (period * 3) / 4 : Infinity);
   }
 
@@ -172,7 +164,12 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     if (!meta.ephemeral) return;
     meta.ephemeral = false;
     this.store.meta.write(meta);
-    const entry = { threadId: this.ctx.id.toString(), agentId: meta.agentId, createdAt: Date.now() };
+    await this.listInAccount(meta, Date.now());
+  }
+
+  /** Lists the thread in its owner's account (`GET /threads`), past the per-user limit (the Worker checked it). */
+  protected async listInAccount(meta: ThreadMeta, createdAt: number): Promise<void> {
+    const entry = { threadId: this.ctx.id.toString(), agentId: meta.agentId, createdAt };
     if (this.env.ACCOUNT && meta.userId) await accountOf(this.env.ACCOUNT, meta.userId).addThread(entry, Number.MAX_SAFE_INTEGER);
   }
 
@@ -231,7 +228,8 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
 
   /** The engine, when `caller` may reach this thread for `access`. */
   protected guard(caller: Caller, access: "read" | "write"): ThreadEngine {
-    if (!this.engine) throw new WeftError("thread_not_found", "no such thread");
+    // A thread being removed is gone for every request that comes meanwhile.
+    if (!this.engine || this.inFlight.removing !== null) throw noSuchThread();
     checkAccess(this.engine.meta.userId, caller, access);
     return this.engine;
   }
@@ -254,7 +252,8 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     return this.answer(() => {
       const engine = this.guard(caller, "write");
       const reloading = this.refreshSecrets();
-      return reloading ? reloading.then(() => fn(engine, this.runner!)) : fn(engine, this.runner!);
+      // After a reload the thread is asked for again: it may have been removed meanwhile.
+      return reloading ? reloading.then(() => fn(this.guard(caller, "write"), this.runner!)) : fn(engine, this.runner!);
     });
   }
 
@@ -264,7 +263,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
    */
   protected once<T>(caller: Caller, idem: IdempotencyClaim | undefined, act: (cut: boolean) => Promise<RpcResult<T>>, creating = false): Promise<RpcResult<T>> {
     // Without a thread there is nothing to keep a key in (only a create makes one).
-    if (!idem || (!this.engine && !creating)) return act(false);
+    if (!idem || ((!this.engine || this.inFlight.removing !== null) && !creating)) return act(false);
     return this.onceKeyed(caller, idem, act);
   }
 
@@ -278,14 +277,33 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     if (!claimed.ok) return claimed;
     if (claimed.value.state === "answered") return claimed.value.answer;
     const result = await act(claimed.value.cut);
+    // Deleted meanwhile: the key goes with the thread's rows.
+    if (this.inFlight.removing !== null) return result;
     if (result.ok || !ERROR_CODES[result.error.code].retryable) this.store.idempotency.answer(caller.userId, idem, result);
     else this.store.idempotency.release(caller.userId, idem);
     return result;
   }
 
-  /** Removes the whole thread: rows, files, alarm. */
-  protected async removeAll(): Promise<void> {
-    await this.runner?.idle();
+  /**
+   * Removes the whole thread: rows, files, alarm, sockets. From its first step every request
+   * that comes finds no thread (`thread_not_found`, as for one never made) and nothing new starts;
+   * a running turn stops (as `POST /threads/:id/stop`). The calls already running, direct ones and
+   * a person's decisions, get `WEFT_DELETE_GRACE_MS` to finish and answer as usual; whatever still
+   * runs then is cut (every attempt ends, see `Deadlines.cut`) and answers `thread_not_found` with
+   * `details.deleted`. Only then are the rows deleted, so no call writes into a removed thread and
+   * each still gets exactly one answer; last, the owner's account unlists it. A second removal
+   * meanwhile waits for the first.
+   */
+  protected removeAll(): Promise<void> {
+    return this.inFlight.remove(() => this.remove());
+  }
+
+  /** The steps of `removeAll`. */
+  private async remove(): Promise<void> {
+    const runner = this.runner;
+    const meta = this.engine?.meta;
+    runner?.close();
+    await this.inFlight.drain(async () => runner?.settled(), this.engine?.deadlines, deleteGraceMs(this.env));
     this.engine = null;
     this.runner = null;
     this.store.env.version++;
@@ -294,12 +312,14 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     this.store.forget();
     closeAll(this.ctx, "thread deleted");
     this.fanout.socketsChanged();
+    // Unlisted last, still inside the removal: a create of this id that waits for it lists the new thread after.
+    if (meta && !meta.ephemeral && this.env.ACCOUNT && meta.userId) await accountOf(this.env.ACCOUNT, meta.userId).removeThread(meta.threadId);
   }
 
   /** The watchdog: resumes a turn cut by a restart, recovers calls, drains the queue; ends scratch threads. */
   override async alarm(): Promise<void> {
     this.alarmClock.fired();
-    if (!this.runner) return;
+    if (!this.runner || this.inFlight.removing !== null) return;
     if (this.runner.active) {
       void this.alarmClock.set(Date.now() + this.watchdogMs());
       return;
@@ -320,13 +340,16 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
       else if (watching < Infinity) await this.alarmClock.rearm(watching);
       return;
     }
+    const runner = this.runner;
     // Armed before recovering: if recovery itself is cut by a crash, the next alarm tries again.
     await this.alarmClock.set(Date.now() + this.watchdogMs());
     await this.refreshSecrets();
-    await this.runner.resume();
+    await runner.resume();
+    // Removed meanwhile (the resumption did nothing more once it began): nothing is left to watch.
+    if (this.runner !== runner || this.inFlight.removing !== null) return;
     // A direct call that recovery parked waits for a person, whose client never got its answer.
     if (meta.ephemeral && this.store.calls.waitForPerson()) await this.keepAsSession();
-    if (!this.runner.active && !this.hasUnfinishedWork()) {
+    if (!runner.active && !this.hasUnfinishedWork()) {
       if (meta.ephemeral) await this.alarmClock.set(meta.createdAt + SCRATCH_TTL_MS);
       else await this.alarmClock.delete();
     }

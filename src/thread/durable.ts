@@ -21,7 +21,7 @@ import { prepareThread } from "./create.js";
 import { type DirectCallInput, directCall, outcomeText, outcomeWaitsForPerson } from "./direct.js";
 import { SCRATCH_TTL_MS, checkAccess } from "./guard.js";
 import { checkModel, checkScriptable } from "./model-choice.js";
-import { type RpcFailure, type RpcResult, rpc } from "./rpc.js";
+import { type RpcFailure, type RpcResult, rpc, rpcFailure } from "./rpc.js";
 import { envSources } from "./state.js";
 import { type IdempotencyClaim, keyedCallId } from "./store/idempotency.js";
 import { migrate } from "./store/migrations.js";
@@ -42,7 +42,13 @@ export function createThreadClass(registry: Registry) {
     }
 
     async create(caller: Caller, input: CreateThreadInput, threadId: string, idem?: IdempotencyClaim): Promise<RpcResult<ThreadMeta>> {
-      const created = await this.once(caller, idem, (cut) => this.createOnce(caller, input, threadId, cut), true);
+      // A create that comes while this thread is being deleted starts once the old rows are gone;
+      // that deletion unlisted the id after the Worker listed it for this create, so it is listed again.
+      const removing = this.inFlight.removing;
+      if (removing) await removing.catch(() => undefined);
+      // Counted like a call: a delete that comes before the create answered waits for it.
+      const created: RpcResult<ThreadMeta> = await this.inFlight.run(() => this.once(caller, idem, (cut) => this.createOnce(caller, input, threadId, cut), true)).catch(rpcFailure);
+      if (removing && created.ok && !created.value.ephemeral) await this.listInAccount(created.value, created.value.createdAt);
       // A failed create leaves no thread behind, not even its key: the retry fails the same way.
       if (idem && !created.ok && !this.engine) {
         await this.ctx.storage.deleteAll();
@@ -213,7 +219,11 @@ export function createThreadClass(registry: Registry) {
       return this.answer(async () => {
         this.guard(caller, "read");
         const runner = this.runner!;
-        if (wait) await runner.resume();
+        if (wait) {
+          await runner.resume();
+          // Deleted meanwhile: the rows below may be gone.
+          this.guard(caller, "read");
+        }
         const turn = this.store.turns.latest();
         const busy = runner.active || this.store.turns.inboxSize() > 0;
         const status: ChildAnswer["status"] = busy ? "running" : (turn?.status ?? "idle");
