@@ -48,12 +48,35 @@ try {
   const file = path.join(ROOT, "bench/results", `profile-${target}-${tool}-${threadCount}t.cpuprofile`);
   writeFileSync(file, JSON.stringify(profile));
   console.log(`${target} ${tool}, ${threadCount} thread(s), 16 clients: ${cps.toFixed(0)} calls/s while profiling; wrote ${path.relative(ROOT, file)}`);
+  for (const line of perCall(profile, cps * seconds)) console.log(line);
   for (const line of summarize(profile)) console.log(line);
   for (const line of byModule(profile, readFileSync(path.join(work, target, `${target}.js`), "utf8"))) console.log(line);
 } finally {
   closeAll();
   stop();
   rmSync(work, { recursive: true, force: true });
+}
+
+/**
+ * One line: the profile's wall time per call (µs) split into JavaScript (with builtins such as
+ * SQLite's `exec`, and GC), "(program)" (workerd's native work outside JavaScript, commits among
+ * it) and "(idle)", so two targets' profiles compare in µs rather than in shares.
+ */
+function perCall(profile, calls) {
+  const wall = profile.endTime - profile.startTime; // µs
+  const byId = new Map(profile.nodes.map((n) => [n.id, n.callFrame.functionName]));
+  const n = { js: 0, gc: 0, program: 0, idle: 0 };
+  for (const id of profile.samples) {
+    const name = byId.get(id);
+    if (name === "(idle)") n.idle++;
+    else if (name === "(program)") n.program++;
+    else {
+      n.js++;
+      if (name === "(garbage collector)") n.gc++;
+    }
+  }
+  const us = (k) => ((n[k] / profile.samples.length) * wall) / calls;
+  return [`per call (µs of the profile's wall time): ${us("js").toFixed(0)} in JavaScript, builtins and GC (GC ${us("gc").toFixed(0)}), ${us("program").toFixed(0)} in "(program)", ${us("idle").toFixed(0)} "(idle)"; ${calls.toFixed(0)} calls`];
 }
 
 /** Lines: the share of samples per category, then the functions with the most self time. */
