@@ -143,6 +143,29 @@ describe("DELETE /threads/:id while calls run", () => {
     expect(answers.filter((a) => a.callId.startsWith("a")).map((a) => typeof a.answer !== "string" && a.answer.ok)).toEqual(Array(12).fill(false));
   });
 
+  it("an approval running when the delete arrives finishes and answers; a decision that comes after finds no thread", async () => {
+    const id = await createThread({ agent: "deletable" });
+    const asked = await Promise.all([direct("slow_write", { ms: 300, ask: true }, id), direct("slow_write", { ask: true }, id)]);
+    expect(asked.map((a) => [a.status, a.body.status])).toEqual([
+      [202, "awaiting_approval"],
+      [202, "awaiting_approval"],
+    ]);
+    const [first, second] = asked.map((a) => a.body.callId as string);
+    const approving = json("POST", `/threads/${id}/calls/${first}/approve`, {});
+    await untilStarted(id, 1);
+    const deleting = json("DELETE", `/threads/${id}`);
+    await untilDeleting(id);
+    const late = await Promise.all([json("POST", `/threads/${id}/calls/${second}/approve`, {}), json("POST", `/threads/${id}/calls/${second}/deny`, {})]);
+    expect(late.map((a) => [a.status, a.body.error.code])).toEqual([
+      [404, "thread_not_found"],
+      [404, "thread_not_found"],
+    ]);
+    expect(await approving).toMatchObject({ status: 200, body: { callId: first, status: "succeeded", final: true } });
+    expect((await deleting).status).toBe(200);
+    expect((await ledgerOf(`${id}:${first}`)).runs).toBe(1);
+    expect((await ledgerOf(`${id}:${second}`)).runs).toBe(0);
+  });
+
   it("a running turn stops at once (its write running, the next call never run) and the rows go", async () => {
     const id = await createThread({ agent: "deletable" });
     const posted = await json("POST", `/threads/${id}/messages`, {
