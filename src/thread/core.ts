@@ -319,8 +319,10 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
   /** The watchdog: resumes a turn cut by a restart, recovers calls, drains the queue; ends scratch threads. */
   override async alarm(): Promise<void> {
     this.alarmClock.fired();
-    if (!this.runner || this.inFlight.removing !== null) return;
-    if (this.runner.active) {
+    if (!this.runner) return;
+    // A removal under way starts nothing, but its rows stay until it ends: a crash that cuts it
+    // leaves them, unfinished calls among them, for the alarm to finish.
+    if (this.runner.active || this.inFlight.removing !== null) {
       void this.alarmClock.set(Date.now() + this.watchdogMs());
       return;
     }

@@ -42,13 +42,15 @@ export function createThreadClass(registry: Registry) {
     }
 
     async create(caller: Caller, input: CreateThreadInput, threadId: string, idem?: IdempotencyClaim): Promise<RpcResult<ThreadMeta>> {
-      // A create that comes while this thread is being deleted starts once the old rows are gone;
-      // that deletion unlisted the id after the Worker listed it for this create, so it is listed again.
+      // A create that comes while this thread is being deleted starts once the old rows are gone.
       const removing = this.inFlight.removing;
       if (removing) await removing.catch(() => undefined);
       // Counted like a call: a delete that comes before the create answered waits for it.
       const created: RpcResult<ThreadMeta> = await this.inFlight.run(() => this.once(caller, idem, (cut) => this.createOnce(caller, input, threadId, cut), true)).catch(rpcFailure);
-      if (removing && created.ok && !created.value.ephemeral) await this.listInAccount(created.value, created.value.createdAt);
+      // A deletion here may have unlisted the id after the Worker listed it for this create (the
+      // Worker lists first, and its create may arrive during the deletion or after it), so it is
+      // listed again. Only an id deleted in this instance pays the extra request.
+      if (this.inFlight.removals > 0 && created.ok && !created.value.ephemeral) await this.listInAccount(created.value, created.value.createdAt);
       // A failed create leaves no thread behind, not even its key: the retry fails the same way.
       if (idem && !created.ok && !this.engine) {
         await this.ctx.storage.deleteAll();

@@ -56,6 +56,8 @@ export class InFlight {
   count = 0;
   /** The removal under way (`remove`), from its first step until it ends. */
   removing: Promise<void> | null = null;
+  /** Removals that ended in this instance (either way): each unlisted its thread from the owner's account. */
+  removals = 0;
   /** Called when `count` falls to 0 while a removal waits for it. */
   private drained: (() => void) | null = null;
   /** Removals that cut calls short: a call that sees it change while it ran was cut. */
@@ -88,6 +90,7 @@ export class InFlight {
       const removing = removal();
       this.removing = removing;
       const ended = () => {
+        this.removals++;
         if (this.removing === removing) this.removing = null;
       };
       removing.then(ended, ended);
