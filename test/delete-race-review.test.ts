@@ -55,6 +55,25 @@ describe("DELETE /threads/:id and what runs beside it", () => {
     expect(await listedTimes(id)).toBe(1);
   });
 
+  it("a crash right after the rows were deleted leaves no entry in GET /threads naming the thread that is gone", async () => {
+    const id = await createThread({ agent: "deletable" });
+    expect(await listedTimes(id)).toBe(1);
+    // The thread is cut (a real ctx.abort(), as the crash tests cut it) at the step after its rows go.
+    await inThread(id, (t) => {
+      const forget = t.store.forget.bind(t.store);
+      t.store.forget = () => {
+        t.ctx.abort("crash after the rows were deleted");
+        forget();
+      };
+    });
+    await json("DELETE", `/threads/${id}`);
+    expect((await json("GET", `/threads/${id}`)).body.error.code).toBe("thread_not_found");
+    // An entry left now would name no thread for good: a delete of it answers 404, and it counts
+    // against the per-user limit.
+    expect((await json("DELETE", `/threads/${id}`)).status).toBe(404);
+    expect(await listedTimes(id)).toBe(0);
+  });
+
   it("the watchdog alarm that fires while the delete waits leaves the alarm armed for the write still running", async () => {
     const id = await createThread({ agent: "deletable" });
     const held = direct("slow_write", { ms: 800 }, id);
