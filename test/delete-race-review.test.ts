@@ -66,7 +66,8 @@ describe("DELETE /threads/:id and what runs beside it", () => {
         forget();
       };
     });
-    await json("DELETE", `/threads/${id}`);
+    // The delete's client learns the thread restarted (retryable), not that it was deleted.
+    expect((await json("DELETE", `/threads/${id}`)).body.error.code).toBe("thread_restarted");
     expect((await json("GET", `/threads/${id}`)).body.error.code).toBe("thread_not_found");
     // An entry left now would name no thread for good: a delete of it answers 404, and it counts
     // against the per-user limit.

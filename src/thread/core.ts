@@ -290,8 +290,8 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
    * a running turn stops (as `POST /threads/:id/stop`). The calls already running, direct ones and
    * a person's decisions, get `WEFT_DELETE_GRACE_MS` to finish and answer as usual; whatever still
    * runs then is cut (every attempt ends, see `Deadlines.cut`) and answers `thread_not_found` with
-   * `details.deleted`. Only then are the rows deleted, so no call writes into a removed thread and
-   * each still gets exactly one answer; last, the owner's account unlists it. A second removal
+   * `details.deleted`. Only then does the owner's account unlist it and do the rows go, so no call
+   * writes into a removed thread and each still gets exactly one answer. A second removal
    * meanwhile waits for the first.
    */
   protected removeAll(): Promise<void> {
@@ -304,6 +304,15 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     const meta = this.engine?.meta;
     runner?.close();
     await this.inFlight.drain(async () => runner?.settled(), this.engine?.deadlines, deleteGraceMs(this.env));
+    // Unlisted inside the removal (a create of this id that waits for it lists the new thread
+    // after), before the rows go: a crash between the two leaves a thread that a retried delete
+    // finds and ends, never an entry naming no thread, which a delete (404) could not remove. A
+    // failure to unlist does not stop the deletion; the delete answers it at the end.
+    const unlisting = meta && !meta.ephemeral && this.env.ACCOUNT && meta.userId ? accountOf(this.env.ACCOUNT, meta.userId).removeThread(meta.threadId) : undefined;
+    const unlistFailure = await unlisting?.then(
+      () => null,
+      (e: unknown) => ({ e }),
+    );
     this.engine = null;
     this.runner = null;
     this.store.env.version++;
@@ -312,8 +321,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     this.store.forget();
     closeAll(this.ctx, "thread deleted");
     this.fanout.socketsChanged();
-    // Unlisted last, still inside the removal: a create of this id that waits for it lists the new thread after.
-    if (meta && !meta.ephemeral && this.env.ACCOUNT && meta.userId) await accountOf(this.env.ACCOUNT, meta.userId).removeThread(meta.threadId);
+    if (unlistFailure) throw unlistFailure.e;
   }
 
   /** The watchdog: resumes a turn cut by a restart, recovers calls, drains the queue; ends scratch threads. */
