@@ -75,7 +75,7 @@ export function threadRoutes() {
     return c.json(unwrap(await threadStub(c.env, c.req.param("id")).postMessage(c.var.caller, body, idem)), 202);
   });
 
-  // Removes the thread and (the thread does it, last) its index entry, so it stops counting against the per-user limit.
+  // Removes the thread and (the thread does it, before its rows go) its index entry, so it stops counting against the per-user limit.
   app.delete("/:id", describe("Delete a thread and everything it holds"), async (c) => {
     unwrap(await threadStub(c.env, c.req.param("id")).destroy(c.var.caller));
     return c.json({ deleted: true });
