@@ -7,23 +7,8 @@ import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { accountOf } from "../src/thread/account.js";
-import type { Caller } from "../src/thread/api.js";
-import { createThread, inThread, json, rawStub, stubOf, until } from "./helpers.js";
-
-const OWNER: Caller = { userId: "tester", name: "tester", roles: [], admin: false };
-
-function untilStarted(threadId: string, n: number): Promise<void> {
-  return until(async () => {
-    const listed = await stubOf(threadId).listCalls(OWNER, { status: "started" });
-    return listed.ok && listed.value.calls.length >= n;
-  }, `${n} started call(s)`);
-}
-
-function untilDeleting(threadId: string): Promise<void> {
-  return until(() => inThread(threadId, (t) => t.inFlight.removing !== null), "the delete to begin");
-}
-
-const direct = (tool: string, input: Record<string, unknown>, sessionId: string) => json("POST", `/v1/tools/${tool}`, { input, sessionId });
+import { createThread, inThread, json, rawStub, stubOf } from "./helpers.js";
+import { OWNER, direct, untilDeleting, untilStarted } from "./removal-helpers.js";
 
 /** How many times `GET /threads` lists `id`. */
 async function listedTimes(id: string): Promise<number> {

@@ -8,10 +8,8 @@
  */
 import { env } from "cloudflare:workers";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { Caller } from "../src/thread/api.js";
-import { callsOf, createThread, eventsOf, inThread, json, ledgerOf, messagesOf, stubOf, until } from "./helpers.js";
-
-const OWNER: Caller = { userId: "tester", name: "tester", roles: [], admin: false };
+import { callsOf, createThread, eventsOf, json, ledgerOf, messagesOf, stubOf } from "./helpers.js";
+import { OWNER, direct, untilDeleting, untilStarted } from "./removal-helpers.js";
 
 // Unhandled rejections in the thread's code (the same isolate as these tests) are collected and
 // must stay none.
@@ -25,23 +23,8 @@ afterEach(async () => {
   expect(unhandled.splice(0)).toEqual([]);
 });
 
-/** Waits until `n` calls of the thread are running (their row says started). */
-function untilStarted(threadId: string, n: number): Promise<void> {
-  return until(async () => {
-    const listed = await stubOf(threadId).listCalls(OWNER, { status: "started" });
-    return listed.ok && listed.value.calls.length >= n;
-  }, `${n} started call(s)`);
-}
-
-/** Waits until the thread's removal has begun (and is still under way). */
-function untilDeleting(threadId: string): Promise<void> {
-  return until(() => inThread(threadId, (t) => t.inFlight.removing !== null), "the delete to begin");
-}
-
 /** A valid thread id that names no thread. */
 const neverMade = () => (env as unknown as { THREAD: DurableObjectNamespace }).THREAD.newUniqueId().toString();
-
-const direct = (tool: string, input: Record<string, unknown>, sessionId: string) => json("POST", `/v1/tools/${tool}`, { input, sessionId });
 
 describe("DELETE /threads/:id while calls run", () => {
   it("a write running when the delete arrives finishes and answers as usual; the delete waits for it", async () => {

@@ -8,7 +8,7 @@ import { DurableObject } from "cloudflare:workers";
 import { ERROR_CODES, WeftError } from "../errors.js";
 import type { EventFrame } from "../protocol.js";
 import type { Registry } from "../run/agent.js";
-import { accountOf } from "./account.js";
+import { type AccountApi, accountOf } from "./account.js";
 import { WATCHDOG_MS, settingOf } from "../config.js";
 import { ThreadAlarm } from "./alarm.js";
 import type { Caller } from "./api.js";
@@ -170,7 +170,17 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
   /** Lists the thread in its owner's account (`GET /threads`), past the per-user limit (the Worker checked it). */
   protected async listInAccount(meta: ThreadMeta, createdAt: number): Promise<void> {
     const entry = { threadId: this.ctx.id.toString(), agentId: meta.agentId, createdAt };
-    if (this.env.ACCOUNT && meta.userId) await accountOf(this.env.ACCOUNT, meta.userId).addThread(entry, Number.MAX_SAFE_INTEGER);
+    await this.ownerAccount(meta)?.addThread(entry, Number.MAX_SAFE_INTEGER);
+  }
+
+  /** The account that lists this thread: none for a scratch thread, one without an owner, or without accounts. */
+  private ownerAccount(meta: ThreadMeta): AccountApi | null {
+    return !meta.ephemeral && this.env.ACCOUNT && meta.userId ? accountOf(this.env.ACCOUNT, meta.userId) : null;
+  }
+
+  /** Whether requests find no thread here: none was made, or it is being removed (`removeAll`). */
+  private get gone(): boolean {
+    return !this.engine || this.inFlight.removing !== null;
   }
 
   /**
@@ -229,9 +239,10 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
   /** The engine, when `caller` may reach this thread for `access`. */
   protected guard(caller: Caller, access: "read" | "write"): ThreadEngine {
     // A thread being removed is gone for every request that comes meanwhile.
-    if (!this.engine || this.inFlight.removing !== null) throw noSuchThread();
-    checkAccess(this.engine.meta.userId, caller, access);
-    return this.engine;
+    if (this.gone) throw noSuchThread();
+    const engine = this.engine!;
+    checkAccess(engine.meta.userId, caller, access);
+    return engine;
   }
 
   /** Runs an RPC method; its answer (value or error) leaves without any secret. */
@@ -263,7 +274,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
    */
   protected once<T>(caller: Caller, idem: IdempotencyClaim | undefined, act: (cut: boolean) => Promise<RpcResult<T>>, creating = false): Promise<RpcResult<T>> {
     // Without a thread there is nothing to keep a key in (only a create makes one).
-    if (!idem || ((!this.engine || this.inFlight.removing !== null) && !creating)) return act(false);
+    if (!idem || (this.gone && !creating)) return act(false);
     return this.onceKeyed(caller, idem, act);
   }
 
@@ -308,7 +319,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     // after), before the rows go: a crash between the two leaves a thread that a retried delete
     // finds and ends, never an entry naming no thread, which a delete (404) could not remove. A
     // failure to unlist does not stop the deletion; the delete answers it at the end.
-    const unlisting = meta && !meta.ephemeral && this.env.ACCOUNT && meta.userId ? accountOf(this.env.ACCOUNT, meta.userId).removeThread(meta.threadId) : undefined;
+    const unlisting = meta && this.ownerAccount(meta)?.removeThread(meta.threadId);
     const unlistFailure = await unlisting?.then(
       () => null,
       (e: unknown) => ({ e }),

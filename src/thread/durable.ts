@@ -50,7 +50,7 @@ export function createThreadClass(registry: Registry) {
       // A deletion here may have unlisted the id after the Worker listed it for this create (the
       // Worker lists first, and its create may arrive during the deletion or after it), so it is
       // listed again. Only an id deleted in this instance pays the extra request.
-      if (this.inFlight.removals > 0 && created.ok && !created.value.ephemeral) await this.listInAccount(created.value, created.value.createdAt);
+      if (this.inFlight.removals > 0 && created.ok) await this.listInAccount(created.value, created.value.createdAt);
       // A failed create leaves no thread behind, not even its key: the retry fails the same way.
       if (idem && !created.ok && !this.engine) {
         await this.ctx.storage.deleteAll();
