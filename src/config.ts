@@ -84,6 +84,15 @@ export const SETTINGS: readonly Setting[] = [
   ...OTHER_SETTINGS,
 ];
 
+/**
+ * A setting read as an integer of at least `min` (milliseconds, bytes, ...), or undefined when it is
+ * unset or not such an integer, for the caller's default to apply.
+ */
+export function integerSetting(env: Readonly<Record<string, unknown>>, name: Setting["name"], min: number): number | undefined {
+  const value = Number(env[name]);
+  return env[name] !== undefined && env[name] !== "" && Number.isInteger(value) && value >= min ? value : undefined;
+}
+
 /** A setting's value: the Worker variable when it is a non-empty string, else the default. */
 export function settingOf(env: Readonly<Record<string, unknown>>, name: Setting["name"]): string {
   const raw = env[name];

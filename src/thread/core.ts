@@ -9,7 +9,7 @@ import { ERROR_CODES, WeftError } from "../errors.js";
 import type { EventFrame } from "../protocol.js";
 import type { Registry } from "../run/agent.js";
 import { type AccountApi, accountOf } from "./account.js";
-import { WATCHDOG_MS, settingOf } from "../config.js";
+import { WATCHDOG_MS, integerSetting } from "../config.js";
 import { ThreadAlarm } from "./alarm.js";
 import type { Caller } from "./api.js";
 import { CALLER_HEADER } from "./api.js";
@@ -111,10 +111,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
 
   /** `WEFT_WATCHDOG_MS` (a positive integer of milliseconds), else {@link WATCHDOG_MS}; read once (the env is fixed for an instance). */
   private watchdogMs(): number {
-    if (this.watchdogPeriod === undefined) {
-      const configured = Number(settingOf(this.env, "WEFT_WATCHDOG_MS"));
-      this.watchdogPeriod = Number.isInteger(configured) && configured > 0 ? configured : WATCHDOG_MS;
-    }
+    this.watchdogPeriod ??= integerSetting(this.env, "WEFT_WATCHDOG_MS", 1) ?? WATCHDOG_MS;
     return this.watchdogPeriod;
   }
   private watchdogPeriod: number | undefined = undefined;

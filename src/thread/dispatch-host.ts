@@ -10,6 +10,7 @@ import type { CompiledTool, ToolCatalog } from "../tools/catalog.js";
 import type { DispatchHost } from "../tools/dispatch.js";
 import type { CallExecution, CrashPoint } from "../tools/host.js";
 import type { CallJournal, JournalEntry } from "../tools/journal.js";
+import { integerSetting } from "../config.js";
 import { DEFAULT_RESULT_CAP_BYTES, type FileSink } from "../tools/size.js";
 import type { ThreadState } from "../tools/thread-state.js";
 import type { Effect } from "../tools/types.js";
@@ -32,12 +33,11 @@ function settings(engine: ThreadEngine): HostSettings {
   let found = settingsOf.get(engine);
   if (found) return found;
   const { meta, store, workerEnv } = engine;
-  const cap = Number(workerEnv.WEFT_RESULT_CAP_BYTES);
-  const timeout = Number(workerEnv.WEFT_CALL_TIMEOUT_MS);
+  const cap = integerSetting(workerEnv, "WEFT_RESULT_CAP_BYTES", 1);
   found = {
     // Capped results become message rows, so the cap never exceeds a message's limit.
-    resultCapBytes: Number.isInteger(cap) && cap > 0 ? Math.min(cap, MAX_CONTENT_BYTES / 2) : DEFAULT_RESULT_CAP_BYTES,
-    callTimeoutMs: Number.isInteger(timeout) && timeout > 0 ? timeout : undefined,
+    resultCapBytes: cap !== undefined ? Math.min(cap, MAX_CONTENT_BYTES / 2) : DEFAULT_RESULT_CAP_BYTES,
+    callTimeoutMs: integerSetting(workerEnv, "WEFT_CALL_TIMEOUT_MS", 1),
     files: {
       // A path made from a tool's attachment name is redacted like everything else a client sees.
       writeFile: (path, data, mimeType, size) => void store.files.write(engine.redact(path), data, mimeType, size),

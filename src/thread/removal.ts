@@ -3,7 +3,7 @@
  * calls a removal waits for, how long it waits, and what a call it had to cut short answers.
  * @module
  */
-import { DELETE_GRACE_MS, settingOf } from "../config.js";
+import { DELETE_GRACE_MS, integerSetting } from "../config.js";
 import { WeftError } from "../errors.js";
 import type { Deadlines } from "../tools/attempt.js";
 import { noSuchThread } from "./guard.js";
@@ -17,8 +17,7 @@ export const CUT_SETTLE_MS = 1_000;
 
 /** `WEFT_DELETE_GRACE_MS` (a non-negative integer of milliseconds), else {@link DELETE_GRACE_MS}. */
 export function deleteGraceMs(env: Readonly<Record<string, unknown>>): number {
-  const configured = Number(settingOf(env, "WEFT_DELETE_GRACE_MS"));
-  return Number.isInteger(configured) && configured >= 0 ? configured : DELETE_GRACE_MS;
+  return integerSetting(env, "WEFT_DELETE_GRACE_MS", 0) ?? DELETE_GRACE_MS;
 }
 
 /**
