@@ -15,8 +15,8 @@ import { fileURLToPath } from "node:url";
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
 /**
- * Asks the OS for a free TCP port on 127.0.0.1. The port is released before returning, so a race
- * with another process is possible but unlikely; callers retry on a failed start.
+ * Asks the OS for a free TCP port on 127.0.0.1. The port is released before returning, so another
+ * process may take it first (test files start servers in parallel): `startDevServer` retries then.
  * @returns {Promise<number>}
  */
 export function freePort() {
@@ -43,7 +43,9 @@ export function freePort() {
  */
 
 /**
- * Starts `wrangler dev --config <config>` and resolves once `GET readyPath` answers (any status).
+ * Starts `wrangler dev --config <config>` and resolves once wrangler says it is ready on its port
+ * and `GET readyPath` answers (any status); a port taken meanwhile by another process is retried
+ * on new ports (three starts at most).
  * State persists to a fresh temporary folder, so every start sees empty Durable Objects, unless
  * `persistTo` names a folder: then state is read from and left in it, so a later start on the
  * same folder sees the same Durable Objects (a restart).
@@ -60,6 +62,21 @@ export function freePort() {
  * @throws Error with the log tail when wrangler exits early or does not serve in time
  */
 export async function startDevServer(options) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options);
+    } catch (e) {
+      // A port `freePort` gave was taken before wrangler bound it: try again on new ports.
+      if (!(e instanceof PortTaken) || attempt === 3) throw e;
+    }
+  }
+}
+
+/** wrangler dev exited because its port or inspector port was taken meanwhile. */
+class PortTaken extends Error {}
+
+/** One start of `startDevServer`, on ports fresh from `freePort`. */
+async function startOnce(options) {
   const cwd = options.cwd ?? REPO_ROOT;
   const timeoutMs = options.timeoutMs ?? 90_000;
   const stateDir = mkdtempSync(join(tmpdir(), "weft-dev-"));
@@ -121,15 +138,19 @@ export async function startDevServer(options) {
   const deadline = Date.now() + timeoutMs;
   while (true) {
     if (exited !== null) {
+      const log = logTail();
       await stop();
-      throw new Error(`wrangler dev ${exited} before serving ${url}\n${logTail()}`);
+      throw new (/Address already in use/.test(log) ? PortTaken : Error)(`wrangler dev ${exited} before serving ${url}\n${log}`);
     }
-    try {
-      const res = await fetch(url + (options.readyPath ?? "/"), { signal: AbortSignal.timeout(2_000) });
-      await res.arrayBuffer();
-      break;
-    } catch {
-      // not serving yet
+    // Only this wrangler's answer counts: another server that took the port first answers too.
+    if (tail(logFile, 200).includes(`Ready on ${url}`)) {
+      try {
+        const res = await fetch(url + (options.readyPath ?? "/"), { signal: AbortSignal.timeout(2_000) });
+        await res.arrayBuffer();
+        break;
+      } catch {
+        // not serving yet
+      }
     }
     if (Date.now() > deadline) {
       const log = logTail();
