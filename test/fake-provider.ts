@@ -54,3 +54,16 @@ export function fakeEnv(spec: string, key: string): Record<string, { value: stri
     [urlEnv]: { value: FAKE_BASE, type: "text" },
   };
 }
+
+/** A request the test worker sent out, as the fake received it. */
+export interface OutboundRequest {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Every outbound request (any host, any path) whose URL, headers or body contain `needle`. */
+export async function outboundContaining(needle: string): Promise<OutboundRequest[]> {
+  return (await fetch(`http://fake-provider.test/__fake/outbound?needle=${encodeURIComponent(needle)}`)).json();
+}

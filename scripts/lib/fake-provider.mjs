@@ -9,6 +9,8 @@
  *   POST /v1/messages          Anthropic Messages (SSE, `input_json_delta`)
  *   POST /__fake/script        `{ key, steps }` queues steps (used from inside workerd)
  *   GET  /__fake/requests?key= the request bodies a key sent, oldest first
+ *   GET  /__fake/outbound?needle= every other request (any path, any host) whose URL, headers or
+ *                              body contain `needle`: `{ url, method, headers, body }`, oldest first
  *
  * Every request's history is checked by the wire format's validator (wire-validators.mjs); an
  * invalid one is answered 400, as the real provider would.
@@ -47,6 +49,12 @@ export function createFakeProvider() {
   const queues = new Map();
   /** @type {Array<{ key: string, path: string, body: any }>} */
   const requests = [];
+  /**
+   * Every request that is not a `/__fake/` control request, whole, so a test can prove a value
+   * (a canary credential) reached no host at all. Kept as sent: URL, headers, body text.
+   * @type {Array<{ url: string, method: string, headers: Record<string, string>, body: string }>}
+   */
+  const outbound = [];
 
   /** Queues steps for an API key. @param {string} key @param {FakeStep[]} steps */
   function script(key, steps) {
@@ -65,8 +73,14 @@ export function createFakeProvider() {
       const key = url.searchParams.get("key");
       return Response.json(requests.filter((r) => r.key === key).map((r) => ({ path: r.path, body: r.body })));
     }
+    if (url.pathname === "/__fake/outbound") {
+      const needle = url.searchParams.get("needle") ?? "";
+      return Response.json(needle === "" ? [] : outbound.filter((r) => JSON.stringify(r).includes(needle)));
+    }
     const key = (request.headers.get("authorization") ?? "").replace(/^Bearer /, "") || request.headers.get("x-api-key") || "";
-    const body = request.method === "POST" ? await request.json().catch(() => null) : null;
+    const text = request.method === "GET" || request.method === "HEAD" ? "" : await request.text().catch(() => "");
+    outbound.push({ url: request.url, method: request.method, headers: Object.fromEntries(request.headers), body: text });
+    const body = request.method === "POST" ? parseOrNull(text) : null;
     const format = url.pathname.endsWith("/chat/completions") ? "chat" : url.pathname.endsWith("/responses") ? "responses" : url.pathname.endsWith("/messages") ? "anthropic" : null;
     if (!format) return Response.json({ error: { message: `fake provider: no route ${url.pathname}` } }, { status: 404 });
     requests.push({ key, path: url.pathname, body });
@@ -101,7 +115,16 @@ export function createFakeProvider() {
     return new Response(stream, { headers });
   }
 
-  return { handle, script, requests };
+  return { handle, script, requests, outbound };
+}
+
+/** @param {string} text @returns {any} the parsed JSON, or null when it is not JSON */
+function parseOrNull(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }
 
 /**
