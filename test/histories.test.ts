@@ -80,7 +80,7 @@ describe.each(WIRES)("provider histories: %s", (spec, keyEnv, urlEnv) => {
   it("every random thread history maps to a request the wire format's validator accepts", async () => {
     const key = fakeKey("history");
     const values: Record<string, string> = { [keyEnv]: key, [urlEnv]: FAKE_BASE };
-    const model = resolveModel(spec, { value: (n) => values[n], fromThread: () => true, binding: () => undefined }, "test");
+    const model = resolveModel(spec, { lookup: (n) => (values[n] ? { value: values[n], level: "thread" } : undefined), binding: () => undefined }, "test");
     await fc.assert(
       fc.asyncProperty(fc.array(op, { maxLength: 8 }), async (ops) => {
         await scriptFake(key, [{ text: "ok" }]);

@@ -22,7 +22,7 @@ const viaFake =
     const key = fakeKey("conformance");
     await scriptFake(key, steps);
     const values: Record<string, string> = { [keyEnv]: key, [urlEnv]: FAKE_BASE };
-    return resolveModel(spec, { value: (n) => values[n], fromThread: () => true, binding: () => undefined }, "test");
+    return resolveModel(spec, { lookup: (n) => (values[n] ? { value: values[n], level: "thread" } : undefined), binding: () => undefined }, "test");
   };
 
 const IMPLEMENTATIONS: Array<[string, Maker]> = [

@@ -61,7 +61,7 @@ describe("models over the AI SDK against fake provider servers", () => {
       agent: "faults",
       env: { WEFT_MODEL: "openai-compatible:x", OPENAI_COMPATIBLE_BASE_URL: "http://evil.test/v1" },
     });
-    // No key anywhere: allowed (nothing to leak); the Worker-key case is checked in the registry test.
+    // No key anywhere: allowed (nothing to leak); the Worker-key cases run in test/credentials.test.ts.
     expect(res.status).toBe(201);
   });
 
@@ -85,27 +85,34 @@ describe("scripts and real models", () => {
 });
 
 describe("model registry", () => {
-  const env = (values: Record<string, string>, threadSet: string[]) => ({
-    value: (n: string) => values[n],
-    fromThread: (n: string) => threadSet.includes(n),
+  /** A ModelEnv holding `values`, each set at the level `levels` names (default: the Worker's). */
+  const env = (values: Record<string, string>, levels: Record<string, string> = {}) => ({
+    lookup: (n: string) => (values[n] ? { value: values[n], level: levels[n] ?? "worker" } : undefined),
     binding: () => undefined,
   });
 
-  it("refuses to send a key the thread did not set to a base URL the thread set", async () => {
+  it("sends a key only to a base URL set at the key's own level", async () => {
     const { resolveModel } = await import("../src/models/registry.js");
     const values = { OPENAI_API_KEY: "worker-secret", OPENAI_BASE_URL: "http://elsewhere.test/v1" };
-    expect(() => resolveModel("openai:gpt-4.1-mini", env(values, ["OPENAI_BASE_URL"]), "env WEFT_MODEL")).toThrow(
-      /OPENAI_BASE_URL set on the thread needs OPENAI_API_KEY set on the thread too/,
-    );
-    expect(resolveModel("openai:gpt-4.1-mini", env(values, ["OPENAI_BASE_URL", "OPENAI_API_KEY"]), "x").id).toBe("openai:gpt-4.1-mini");
-    expect(resolveModel("openai:gpt-4.1-mini", env(values, []), "x").strictTools).toBe(true);
+    for (const level of ["thread", "agent", "prompt", "user"]) {
+      expect(() => resolveModel("openai:gpt-4.1-mini", env(values, { OPENAI_BASE_URL: level }), "env WEFT_MODEL")).toThrow(
+        `env WEFT_MODEL: OPENAI_BASE_URL comes from the ${level} level and OPENAI_API_KEY from the worker level; a key is only sent to a base URL set at its own level`,
+      );
+      // A user's key goes to no endpoint but one set beside it, the Worker's included.
+      expect(() => resolveModel("openai:gpt-4.1-mini", env(values, { OPENAI_API_KEY: level }), "x")).toThrow(/OPENAI_BASE_URL comes from the worker level and OPENAI_API_KEY from the/);
+      expect(resolveModel("openai:gpt-4.1-mini", env(values, { OPENAI_BASE_URL: level, OPENAI_API_KEY: level }), "x").id).toBe("openai:gpt-4.1-mini");
+    }
+    expect(resolveModel("openai:gpt-4.1-mini", env(values), "x").strictTools).toBe(true);
+    // No base URL anywhere: the key, from any level, goes to the provider's own endpoint; a base URL with no key anywhere gets none.
+    expect(resolveModel("anthropic:claude-sonnet-4-5", env({ ANTHROPIC_API_KEY: "k" }, { ANTHROPIC_API_KEY: "thread" }), "x").id).toBe("anthropic:claude-sonnet-4-5");
+    expect(resolveModel("anthropic:claude-sonnet-4-5", env({ ANTHROPIC_BASE_URL: "http://local.test" }, { ANTHROPIC_BASE_URL: "user" }), "x").id).toBe("anthropic:claude-sonnet-4-5");
   });
 
   it("needs a base URL for openai-compatible and the AI binding for workers-ai", async () => {
     const { resolveModel } = await import("../src/models/registry.js");
-    expect(() => resolveModel("openai-compatible:m", env({}, []), "agents/agents/a.ts")).toThrow(/agents\/agents\/a.ts: openai-compatible needs the env value OPENAI_COMPATIBLE_BASE_URL/);
-    expect(() => resolveModel("workers-ai:@cf/meta/llama-3.1-8b-instruct", env({}, []), "w")).toThrow(/needs the Worker binding AI/);
-    const withBinding = { value: () => undefined, fromThread: () => false, binding: () => ({ run: async () => ({}) }) };
+    expect(() => resolveModel("openai-compatible:m", env({}), "agents/agents/a.ts")).toThrow(/agents\/agents\/a.ts: openai-compatible needs the env value OPENAI_COMPATIBLE_BASE_URL/);
+    expect(() => resolveModel("workers-ai:@cf/meta/llama-3.1-8b-instruct", env({}), "w")).toThrow(/needs the Worker binding AI/);
+    const withBinding = { lookup: () => undefined, binding: () => ({ run: async () => ({}) }) };
     expect(resolveModel("workers-ai:@cf/meta/llama-3.1-8b-instruct", withBinding, "w").id).toBe("workers-ai:@cf/meta/llama-3.1-8b-instruct");
   });
 });

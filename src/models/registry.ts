@@ -15,14 +15,31 @@ import type { Wire } from "./history.js";
 import type { Model } from "./model.js";
 import { type ProviderName, parseModelSpec } from "./spec.js";
 
-/** How the registry reads the thread's environment (thread, agent defaults, Worker vars and secrets). */
+/** An env value with the level of env resolution that set it. */
+export interface LeveledValue {
+  value: string;
+  /** The level that answered, as `ENV_LEVELS` (src/thread/env.ts) names it: thread, agent, prompt, user, worker. */
+  level: string;
+}
+
+/**
+ * How the registry reads a thread's environment (thread, agent and prompt defaults, the user's
+ * account, the Worker's vars and secrets), each value with the level that set it, so the endpoint
+ * rule of {@link providerSettings} is one check.
+ */
 export interface ModelEnv {
-  /** The resolved value of an env name, or undefined. */
-  value(name: string): string | undefined;
-  /** Whether the value came from the thread's own env, which whoever created the thread chose. */
-  fromThread(name: string): boolean;
+  /** The first non-empty value of an env name through the levels, or undefined: an empty value is no value. */
+  lookup(name: string): LeveledValue | undefined;
   /** A Worker binding (the `AI` binding of Workers AI). */
   binding(name: string): unknown;
+}
+
+/** What a provider's AI SDK model is made with; every option explicit, so no package reads `process.env`. */
+interface ProviderSettings {
+  /** The key, or "" for none (no credential header is sent). */
+  apiKey: string;
+  baseURL: string;
+  binding?: unknown;
 }
 
 interface ProviderEntry {
@@ -30,36 +47,46 @@ interface ProviderEntry {
   keyEnv?: string;
   /** Env name of the base URL; lets `wrangler dev` point at a local server. */
   baseUrlEnv?: string;
-  baseUrlRequired?: boolean;
+  /** Where the provider is called when no level sets a base URL; none means the base URL is required. */
+  defaultBaseUrl?: string;
   /** Worker binding the provider runs over. */
   binding?: string;
   wire: Wire;
   strictTools?: boolean;
-  create(settings: { apiKey?: string; baseURL?: string; binding?: unknown }, modelId: string): LanguageModelV4;
+  create(settings: ProviderSettings, modelId: string): LanguageModelV4;
 }
+
+/**
+ * Headers that unset a package's credential header: the AI SDK drops a header whose value is
+ * undefined (provider-utils `normalizeHeaders`), so a keyless call sends none, not an empty one.
+ */
+const without = (header: string) => ({ [header]: undefined }) as unknown as Record<string, string>;
 
 /** How each provider of `PROVIDER_MODEL_IDS` (./spec.ts) is reached, by the name used in `"<provider>:<model id>"`. */
 export const PROVIDERS: Readonly<Record<ProviderName, ProviderEntry>> = {
   openai: {
     keyEnv: "OPENAI_API_KEY",
     baseUrlEnv: "OPENAI_BASE_URL",
+    defaultBaseUrl: "https://api.openai.com/v1",
     wire: "openai",
     strictTools: true,
-    create: ({ apiKey, baseURL }, id) => createOpenAI({ ...(apiKey ? { apiKey } : {}), ...(baseURL ? { baseURL } : {}) }).responses(id),
+    // apiKey and baseURL always given: otherwise the package reads OPENAI_API_KEY / OPENAI_BASE_URL from process.env.
+    create: ({ apiKey, baseURL }, id) => createOpenAI({ apiKey, baseURL, ...(apiKey ? {} : { headers: without("Authorization") }) }).responses(id),
   },
   anthropic: {
     keyEnv: "ANTHROPIC_API_KEY",
     baseUrlEnv: "ANTHROPIC_BASE_URL",
+    defaultBaseUrl: "https://api.anthropic.com/v1",
     wire: "anthropic",
-    create: ({ apiKey, baseURL }, id) => createAnthropic({ ...(apiKey ? { apiKey } : {}), ...(baseURL ? { baseURL } : {}) })(id),
+    // apiKey and baseURL always given: otherwise the package reads ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL from process.env.
+    create: ({ apiKey, baseURL }, id) => createAnthropic({ apiKey, baseURL, ...(apiKey ? {} : { headers: without("x-api-key") }) })(id),
   },
   "openai-compatible": {
     keyEnv: "OPENAI_COMPATIBLE_API_KEY",
     baseUrlEnv: "OPENAI_COMPATIBLE_BASE_URL",
-    baseUrlRequired: true,
     wire: "openai",
-    create: ({ apiKey, baseURL }, id) =>
-      createOpenAICompatible({ name: "openai-compatible", baseURL: baseURL!, includeUsage: true, ...(apiKey ? { apiKey } : {}) }).chatModel(id),
+    // This package reads no env; an empty key sends no Authorization header.
+    create: ({ apiKey, baseURL }, id) => createOpenAICompatible({ name: "openai-compatible", baseURL, includeUsage: true, apiKey }).chatModel(id),
   },
   "workers-ai": {
     binding: "AI",
@@ -74,30 +101,47 @@ export const MODEL_ENV = "WEFT_MODEL";
 /**
  * Resolves a model spec against a thread's environment.
  * @throws WeftError `invalid_config` when the spec is bad, a required base URL or binding is
- * missing, or a base URL set on the thread would receive a key the thread did not set.
+ * missing, or a key would go to a base URL set at another env level ({@link providerSettings}).
  */
 export function resolveModel(spec: string, env: ModelEnv, where: string): Model {
   const { provider, modelId } = parseModelSpec(spec, where);
   const entry = PROVIDERS[provider];
-  const apiKey = entry.keyEnv ? env.value(entry.keyEnv) : undefined;
-  const baseURL = entry.baseUrlEnv ? env.value(entry.baseUrlEnv) : undefined;
-  if (entry.baseUrlRequired && !baseURL) throw new WeftError("invalid_config", `${where}: ${provider} needs the env value ${entry.baseUrlEnv}`, { where });
-  // A thread may point a provider elsewhere only with its own key: never send the Worker's secret there.
-  if (entry.baseUrlEnv && entry.keyEnv && env.fromThread(entry.baseUrlEnv) && apiKey !== undefined && !env.fromThread(entry.keyEnv)) {
-    throw new WeftError("invalid_config", `${where}: ${entry.baseUrlEnv} set on the thread needs ${entry.keyEnv} set on the thread too`, { where });
-  }
-  let binding: unknown;
-  if (entry.binding) {
-    binding = env.binding(entry.binding);
-    if (!binding) throw new WeftError("invalid_config", `${where}: ${provider} needs the Worker binding ${entry.binding}`, { where });
-  }
-  const model = entry.create({ ...(apiKey ? { apiKey } : {}), ...(baseURL ? { baseURL } : {}), ...(binding ? { binding } : {}) }, modelId);
+  const model = entry.create(providerSettings(provider, entry, env, where), modelId);
   return fromLanguageModel(model, {
     id: `${provider}:${modelId}`,
     wire: entry.wire,
     ...(entry.strictTools ? { strictTools: true } : {}),
     contextTokens: contextTokensOf(provider, modelId),
   });
+}
+
+/**
+ * A provider's key, base URL and binding. The endpoint rule (DESIGN.md security rules): a key
+ * from one env level is only ever sent to a base URL set at that same level. So with a base URL
+ * set at some level, the key must come from that level or from none (a keyless call); with no
+ * base URL anywhere the key, from whichever level, goes to the provider's own endpoint. Empty
+ * values were already dropped by `env.lookup`, so an empty key is never a level's own key.
+ * @throws WeftError `invalid_config` naming both env names and their levels when they differ, or
+ * naming the base URL or binding a provider needs.
+ */
+function providerSettings(provider: ProviderName, entry: ProviderEntry, env: ModelEnv, where: string): ProviderSettings {
+  let binding: unknown;
+  if (entry.binding) {
+    binding = env.binding(entry.binding);
+    if (!binding) throw new WeftError("invalid_config", `${where}: ${provider} needs the Worker binding ${entry.binding}`, { where });
+  }
+  const key = entry.keyEnv ? env.lookup(entry.keyEnv) : undefined;
+  const base = entry.baseUrlEnv ? env.lookup(entry.baseUrlEnv) : undefined;
+  if (entry.baseUrlEnv && !base && !entry.defaultBaseUrl) throw new WeftError("invalid_config", `${where}: ${provider} needs the env value ${entry.baseUrlEnv}`, { where });
+  if (base && key && base.level !== key.level) {
+    throw new WeftError(
+      "invalid_config",
+      `${where}: ${entry.baseUrlEnv} comes from the ${base.level} level and ${entry.keyEnv} from the ${key.level} level; a key is only sent to a base URL set at its own level: ` +
+        `set ${entry.keyEnv} at the ${base.level} level too (any non-empty value for an endpoint that needs no key), or unset ${entry.baseUrlEnv} there`,
+      { where },
+    );
+  }
+  return { apiKey: key?.value ?? "", baseURL: base?.value ?? entry.defaultBaseUrl ?? "", ...(binding ? { binding } : {}) };
 }
 
 /** Context window by model family, in tokens; 128k when the family is not listed. */

@@ -82,11 +82,15 @@ async function readLevel(level: EnvLevel, sources: EnvSources, name: string): Pr
   }
 }
 
-/** Resolves `name` through {@link ENV_LEVELS}; undefined when no level holds it. */
-export async function resolveEnv(sources: EnvSources, name: string): Promise<ResolvedEnv | undefined> {
+/**
+ * Resolves `name` through {@link ENV_LEVELS}; undefined when no level holds it. With
+ * `nonEmpty`, a level holding "" counts as not holding the name and the next level is asked
+ * (how provider keys and base URLs resolve: an empty value is no value, DESIGN.md security rules).
+ */
+export async function resolveEnv(sources: EnvSources, name: string, options: { nonEmpty?: boolean } = {}): Promise<ResolvedEnv | undefined> {
   for (const level of ENV_LEVELS) {
     const entry = await readLevel(level, sources, name);
-    if (entry) return { ...entry, level };
+    if (entry && !(options.nonEmpty && entry.value === "")) return { ...entry, level };
   }
   return undefined;
 }

@@ -6,7 +6,7 @@
  */
 import { WeftError } from "../errors.js";
 import type { Model } from "../models/model.js";
-import { MODEL_ENV, type ModelEnv, resolveModel } from "../models/registry.js";
+import { MODEL_ENV, type ModelEnv, PROVIDERS, resolveModel } from "../models/registry.js";
 import { parseModelSpec } from "../models/spec.js";
 import { createScriptedModel } from "../models/scripted.js";
 import type { ResolvedSide } from "../run/agent.js";
@@ -65,13 +65,19 @@ export async function resolveModelSpec(engine: ThreadEngine, spec: string, where
   return resolveModel(spec, await modelEnvOf(engine, envSources(engine)), where);
 }
 
-/** The registry's view of a thread's environment; values are resolved up front. */
+/**
+ * The registry's view of a thread's environment: every provider's key and base URL resolved up
+ * front with the level that set it, an empty value counting as none (src/models/registry.ts
+ * applies the endpoint rule to the levels).
+ */
 async function modelEnvOf(engine: ThreadEngine, sources: EnvSources): Promise<ModelEnv> {
-  const names = ["OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_COMPATIBLE_API_KEY", "OPENAI_COMPATIBLE_BASE_URL"];
-  const resolved = new Map(await Promise.all(names.map(async (n) => [n, await resolveEnv(sources, n)] as const)));
+  const names = Object.values(PROVIDERS).flatMap((p) => [p.keyEnv, p.baseUrlEnv].filter((n): n is string => n !== undefined));
+  const resolved = new Map(await Promise.all(names.map(async (n) => [n, await resolveEnv(sources, n, { nonEmpty: true })] as const)));
   return {
-    value: (name) => resolved.get(name)?.value,
-    fromThread: (name) => resolved.get(name)?.level === "thread",
+    lookup: (name) => {
+      const found = resolved.get(name);
+      return found ? { value: found.value, level: found.level } : undefined;
+    },
     binding: (name) => engine.workerEnv[name],
   };
 }
