@@ -1,12 +1,14 @@
 /**
  * Credentials (DESIGN.md, Security rules): a key from one env level is only ever sent to an
  * endpoint set at that same level, an empty value is no value, and the provider packages never
- * read `process.env`. Each case runs a real turn against the fake provider, which keeps every
- * outgoing request whole, and looks for the Worker's canary in all of them.
+ * read `process.env`; runCode's `fetch` sends only what the code sent. Each case runs a real turn
+ * (or run) against the fake provider, which keeps every outgoing request whole, and looks for the
+ * Worker's canary in all of them.
  */
 import { describe, expect, it } from "vitest";
 import { asUser, runChoice, setWorkerValues, userToken } from "./authz/secrets-endpoints.js";
 import { outboundContaining, scriptFake } from "./fake-provider.js";
+import { createThread, inThread } from "./helpers.js";
 
 const unique = () => crypto.randomUUID().slice(0, 8);
 
@@ -111,4 +113,34 @@ describe("provider packages never read process.env", () => {
       undo();
     }
   });
+});
+
+describe("runCode's fetch carries only what the code sent", () => {
+  for (const sandbox of ["quickjs", "isolate"] as const) {
+    it(`${sandbox}: a granted origin receives the code's own headers and body, and no Worker credential`, async () => {
+      const run = unique();
+      const canary = `canary-worker-sandbox-${run}`;
+      const origin = `http://granted-${sandbox}-${run}.test`;
+      const undo = setWorkerValues({ OPENAI_API_KEY: canary, SANDBOX_PROBE_SECRET: canary }, { env: true, processEnv: true });
+      try {
+        const id = await createThread();
+        const value = await inThread(id, async (instance: any) => {
+          const { createThreadState } = await import("../src/thread/state.js");
+          const state = createThreadState(instance.engine, { callId: "call_fetch_probe", tool: instance.engine.catalog.get("run_code") }, null);
+          const src = `export default async (url) => { const r = await fetch(url, { method: "POST", headers: { "x-mine": "mine" }, body: "from the code" }); return r.status }`;
+          return (await state.runCode(src, { sandbox, fetch: { allow: [origin] }, execute: { fn: "default", args: [`${origin}/v1/anything`] } }).result).status;
+        });
+        expect(value).toBe("success");
+        const sent = await outboundContaining(`granted-${sandbox}-${run}.test`);
+        expect(sent).toHaveLength(1);
+        expect(sent[0]!.body).toBe("from the code");
+        expect(sent[0]!.headers["x-mine"]).toBe("mine");
+        // The code's header, and what the runtime adds to any request (cf-worker names the Worker's zone, no secret).
+        expect(Object.keys(sent[0]!.headers).sort()).toEqual(["cf-worker", "content-length", "content-type", "host", "x-mine"]);
+        expect(await outboundContaining(canary)).toEqual([]);
+      } finally {
+        undo();
+      }
+    });
+  }
 });
