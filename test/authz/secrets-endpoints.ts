@@ -121,32 +121,36 @@ function choiceLevels(p: (typeof ENDPOINT_PROVIDERS)[EndpointProvider], urlLevel
  */
 export async function probeEndpointChoices(): Promise<{ choices: number; sentElsewhere: string[] }> {
   const run = crypto.randomUUID().slice(0, 8);
-  const token = await userToken(`endpoint-prober-${run}`);
   const sentElsewhere: string[] = [];
   let choices = 0;
   for (const setup of SETUPS) {
-    for (const [provider, p] of Object.entries(ENDPOINT_PROVIDERS) as Array<[EndpointProvider, (typeof ENDPOINT_PROVIDERS)[EndpointProvider]]>) {
-      const canary = `canary-worker-${provider}-${setup}-${run}`;
-      const workerUrl = setup === "key-and-url" ? `http://worker-endpoint-${run}.test/v1` : undefined;
-      const values: Record<string, string> = { [p.keyEnv]: canary, ...(workerUrl ? { [p.urlEnv]: workerUrl } : {}) };
-      const undo = setWorkerValues(values, { env: setup !== "process-env-only", processEnv: true });
-      try {
-        for (const urlLevel of LEVELS) {
-          for (const keyCase of KEY_CASES) {
-            choices++;
-            const ownKey = `own-key-${provider}-${urlLevel}-${keyCase}-${run}`;
-            await scriptFake(ownKey, [{ text: "answered with the user's own key" }]);
-            await runChoice(token, choiceLevels(p, urlLevel, keyCase, `http://chosen-${urlLevel}-${keyCase}-${run}.test/v1`, ownKey));
+    // The providers use different env names, so they run side by side, each as its own user.
+    const providers = Object.entries(ENDPOINT_PROVIDERS) as Array<[EndpointProvider, (typeof ENDPOINT_PROVIDERS)[EndpointProvider]]>;
+    await Promise.all(
+      providers.map(async ([provider, p]) => {
+        const token = await userToken(`endpoint-prober-${provider}-${run}`);
+        const canary = `canary-worker-${provider}-${setup}-${run}`;
+        const workerUrl = setup === "key-and-url" ? `http://worker-endpoint-${run}.test/v1` : undefined;
+        const values: Record<string, string> = { [p.keyEnv]: canary, ...(workerUrl ? { [p.urlEnv]: workerUrl } : {}) };
+        const undo = setWorkerValues(values, { env: setup !== "process-env-only", processEnv: true });
+        try {
+          for (const urlLevel of LEVELS) {
+            for (const keyCase of KEY_CASES) {
+              choices++;
+              const ownKey = `own-key-${provider}-${urlLevel}-${keyCase}-${run}`;
+              await scriptFake(ownKey, [{ text: "answered with the user's own key" }]);
+              await runChoice(token, choiceLevels(p, urlLevel, keyCase, `http://chosen-${provider}-${urlLevel}-${keyCase}-${run}.test/v1`, ownKey));
+            }
           }
+        } finally {
+          undo();
         }
-      } finally {
-        undo();
-      }
-      const allowed = workerUrl ? new URL(workerUrl).origin : p.defaultOrigin;
-      for (const sent of await outboundContaining(canary)) {
-        if (new URL(sent.url).origin !== allowed) sentElsewhere.push(`${provider} (Worker ${setup}): its key went to ${sent.method} ${sent.url}`);
-      }
-    }
+        const allowed = workerUrl ? new URL(workerUrl).origin : p.defaultOrigin;
+        for (const sent of await outboundContaining(canary)) {
+          if (new URL(sent.url).origin !== allowed) sentElsewhere.push(`${provider} (Worker ${setup}): its key went to ${sent.method} ${sent.url}`);
+        }
+      }),
+    );
   }
   return { choices, sentElsewhere };
 }
