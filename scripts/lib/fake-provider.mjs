@@ -75,7 +75,8 @@ export function createFakeProvider() {
     }
     if (url.pathname === "/__fake/outbound") {
       const needle = url.searchParams.get("needle") ?? "";
-      return Response.json(needle === "" ? [] : outbound.filter((r) => JSON.stringify(r).includes(needle)));
+      const holds = (/** @type {typeof outbound[number]} */ r) => [r.url, r.body, ...Object.entries(r.headers).flat()].some((text) => text.includes(needle));
+      return Response.json(needle === "" ? [] : outbound.filter(holds));
     }
     const key = (request.headers.get("authorization") ?? "").replace(/^Bearer /, "") || request.headers.get("x-api-key") || "";
     const text = request.method === "GET" || request.method === "HEAD" ? "" : await request.text().catch(() => "");

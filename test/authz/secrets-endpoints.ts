@@ -115,7 +115,9 @@ function choiceLevels(p: (typeof ENDPOINT_PROVIDERS)[EndpointProvider], urlLevel
 /**
  * Tries every endpoint choice an ordinary user has (see the module comment) and reports each
  * outgoing request that carried a Worker canary key anywhere (URL, headers, body) to a host that
- * is not the Worker's own endpoint (its base URL when it sets one, else the provider's default).
+ * is not the Worker's own endpoint (its base URL when it sets one, else the provider's default),
+ * and each that carried another Worker secret (`CANARY_WORKER`, `WEFT_JWT_SECRET`,
+ * `WEFT_API_KEYS`) to any host the probe chose.
  * Each choice gets its own host, so a leak names the choice that made it.
  * @returns `choices`: the combinations tried; `sentElsewhere`: one line per leak (empty when none).
  */
@@ -151,6 +153,15 @@ export async function probeEndpointChoices(): Promise<{ choices: number; sentEls
         }
       }),
     );
+  }
+  // The Worker's other secrets go to no endpoint at all: none may show up at a host this probe chose.
+  const workerEnv = env as unknown as Record<string, unknown>;
+  for (const name of ["CANARY_WORKER", "WEFT_JWT_SECRET", "WEFT_API_KEYS"]) {
+    const value = workerEnv[name];
+    if (typeof value !== "string" || value === "") continue;
+    for (const sent of await outboundContaining(value)) {
+      if (sent.url.includes(`-${run}.test`)) sentElsewhere.push(`the Worker's ${name} went to ${sent.method} ${sent.url}`);
+    }
   }
   return { choices, sentElsewhere };
 }
