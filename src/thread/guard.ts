@@ -10,7 +10,8 @@ import type { Caller } from "./api.js";
 import { accountOf } from "./account.js";
 import { type EnvEntry, type UserEnvSource, fromDefault } from "./env.js";
 import type { EventPayloads } from "../protocol.js";
-import { Redactor, type Secret, type StreamRedactor, secretsOf, workerSecrets } from "./redact.js";
+import { Redactor, type Secret, secretsOf, workerSecrets } from "./redact.js";
+import { StreamRedactor } from "./redact-stream.js";
 import type { EnvType } from "./store/env.js";
 import type { ThreadStore } from "./store/index.js";
 
@@ -151,8 +152,9 @@ export class ThreadSecrets {
   /**
    * An event payload with every secret replaced. Stream deltas (`text_delta`, `tool_call_delta`)
    * go through one {@link StreamRedactor} per streamed text, so a secret split across deltas is
-   * still hidden; null when a delta must wait for the next. `model_step` (which carries the whole
-   * text) or `turn_finished` ends the step's streams.
+   * still hidden, and where a delta ends depends on the text alone (see redact-stream.ts); null
+   * when a delta has nothing to release yet. `model_step` (which carries the whole text) or
+   * `turn_finished` ends the step's streams.
    */
   event<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): EventPayloads[K] | null {
     const r = this.redactor();
@@ -160,9 +162,10 @@ export class ThreadSecrets {
       const d = data as { turnId: string; step: number; delta: string; callId?: string };
       const key = `${d.turnId}:${d.step}:${d.callId ?? ""}`;
       let stream = this.streams.get(key);
-      if (!stream) this.streams.set(key, (stream = r.stream()));
+      if (!stream) this.streams.set(key, (stream = new StreamRedactor(r)));
       const delta = stream.push(d.delta);
-      return delta === "" ? null : r.value({ ...data, delta });
+      // The delta is redacted already: redacting it again as a whole could disagree with the stream.
+      return delta === "" ? null : { ...r.value({ ...data, delta: "" }), delta };
     }
     // A step's streams end with its model_step (which carries the whole text), or with its turn.
     if (type === "model_step" || type === "turn_finished") {

@@ -168,6 +168,9 @@ export async function probeStreamedSecrets(): Promise<{ probes: number; differen
       probes += list.length;
       const pieces = list.flatMap((p) => p.pieces);
       const mine = await observe(pieces);
+      // A run whose pieces were not flushed one by one probes nothing: say so rather than pass.
+      const deltas = (mine as { frames: Array<{ type: string }> }).frames.filter((f) => f.type === "text_delta").length;
+      if (deltas < pieces.length - 1) differences.push(`${target.name} ${family}: only ${deltas} text deltas for ${pieces.length} streamed pieces`);
       // Split probes hold the whole secret: their control holds the whole twin; the others' control holds the look-alike.
       const control =
         family === "split"
