@@ -37,6 +37,22 @@ describe("Redactor", () => {
     expect(r.json(JSON.stringify({ v: 'x pa"ss\\word y' }))).toBe('{"v":"x [redacted] y"}');
   });
 
+  it("redacts a JSON text's decoded strings too, whatever escapes it uses, and keeps it JSON", () => {
+    const secret = 'pä"ss\\wörd/9';
+    const r = new Redactor([{ name: "Q", value: secret }]);
+    // Canonical escapes (weft's own JSON.stringify of a tool result) match the escaped form.
+    expect(r.text(JSON.stringify({ v: secret }))).toBe('{"v":"[redacted]"}');
+    // Other escapes (ASCII-only JSON, an escaped slash) are found by decoding.
+    const ascii = '{"v":"p\\u00e4\\"ss\\\\w\\u00f6rd\\/9","n":1}';
+    expect(JSON.parse(ascii).v).toBe(secret);
+    expect(JSON.parse(r.text(ascii))).toEqual({ v: "[redacted]", n: 1 });
+    // JSON inside a JSON string, escaped twice.
+    const twice = JSON.stringify({ inner: ascii });
+    expect(JSON.parse(JSON.parse(r.text(twice)).inner)).toEqual({ v: "[redacted]", n: 1 });
+    // Text without a secret comes back as it was, formatting kept.
+    expect(r.text('{ "a" : "\\u00e9" }')).toBe('{ "a" : "\\u00e9" }');
+  });
+
   it("leaves values shorter than 6 characters alone", () => {
     expect(new Redactor([{ name: "N", value: "4096" }]).text("cap 4096")).toBe("cap 4096");
   });
