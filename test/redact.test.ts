@@ -60,6 +60,8 @@ describe("Redactor", () => {
   it("counts every Worker string binding as a secret except weft's plain config and WEFT_PUBLIC_VARS", () => {
     const names = workerSecrets({ API_TOKEN: "tok-123456", GREETING: "hello there", WEFT_MAX_BODY_BYTES: "1000000", WEFT_JWT_SECRET: "jwt-secret-x", WEFT_PUBLIC_VARS: "GREETING", THREAD: {} }).map((s) => s.name);
     expect(names.sort()).toEqual(["API_TOKEN", "WEFT_JWT_SECRET"]);
+    // What thread code can read: weft's own credentials are not thread env.
+    expect(workerSecrets({ API_TOKEN: "tok-123456", WEFT_JWT_SECRET: "jwt-secret-x", WEFT_API_KEYS: "{}" }, { credentials: false }).map((s) => s.name)).toEqual(["API_TOKEN"]);
   });
 });
 

@@ -20,6 +20,14 @@ describe("weft's own credentials", () => {
     });
   }
 
+  it("a thread's redactor holds the secrets its code can read and not weft's credentials", async () => {
+    const id = await createThread({ agent: "canary" });
+    const names = await inThread(id, (instance) => (instance.secrets.redactor().secrets as Array<{ name: string }>).map((s) => s.name));
+    expect(names).toEqual(expect.arrayContaining(["CANARY_AGENT", "CANARY_PROMPT", "CANARY_WORKER"]));
+    expect(names).not.toContain("WEFT_JWT_SECRET");
+    expect(names).not.toContain("WEFT_API_KEYS");
+  });
+
   it("a thread's console output is still cleaned of them", async () => {
     const id = await createThread();
     const seen: unknown[][] = [];

@@ -10,7 +10,7 @@ import type { Caller } from "./api.js";
 import { accountOf } from "./account.js";
 import { type EnvEntry, type UserEnvSource, fromDefault } from "./env.js";
 import type { EventPayloads } from "../protocol.js";
-import { Redactor, type Secret, secretsOf, workerSecrets } from "./redact.js";
+import { Redactor, type Secret, WEFT_CREDENTIALS, secretsOf, workerSecrets } from "./redact.js";
 import { StreamRedactor } from "./redact-stream.js";
 import type { EnvType } from "./store/env.js";
 import type { ThreadStore } from "./store/index.js";
@@ -132,6 +132,8 @@ const NO_SECRETS = new Redactor([]);
  */
 export class ThreadSecrets {
   private cached: Redactor | null = null;
+  /** The same plus weft's own credentials, for console output (see {@link last}). */
+  private cachedLogs: Redactor | null = null;
   /** What the cached redactor was built for: the two env versions and whether the thread existed. */
   private keyUser = -1;
   private keyOwn = -1;
@@ -177,14 +179,21 @@ export class ThreadSecrets {
   }
 
   /**
-   * The redactor last built, without touching storage: console output may be written while
+   * The log redactor last built, without touching storage: console output may be written while
    * another object's request runs, where this thread's storage must not be read. The thread
-   * rebuilds it whenever a level changes (see `redactor()` callers in durable.ts).
+   * rebuilds it whenever a level changes (see `redactor()` callers in durable.ts). Logs are
+   * cleaned of weft's own credentials too, which thread output need not be (no thread code can
+   * read them).
    */
   last(): Redactor {
-    return this.cached ?? NO_SECRETS;
+    return this.cachedLogs ?? NO_SECRETS;
   }
 
+  /**
+   * The redactor of everything leaving the thread: the secrets its code can read (its own, its
+   * agent's and prompts' defaults, the owner's account, the Worker's), and no others, so it is
+   * no oracle for a secret thread code never receives.
+   */
   redactor(): Redactor {
     // The thread's own rows change only through EnvStore.set, which bumps its version: no query
     // (and no allocation) on the hot path when nothing changed.
@@ -201,7 +210,9 @@ export class ThreadSecrets {
         if (entry.type === "secret") fromAgent.push({ name, value: entry.value });
       }
     }
-    this.cached = new Redactor([...secretsOf(own), ...fromAgent, ...secretsOf(this.userEnv.entries()), ...workerSecrets(this.workerEnv)]);
+    const readable = [...secretsOf(own), ...fromAgent, ...secretsOf(this.userEnv.entries()), ...workerSecrets(this.workerEnv, { credentials: false })];
+    this.cached = new Redactor(readable);
+    this.cachedLogs = new Redactor([...readable, ...workerSecrets(this.workerEnv).filter((s) => WEFT_CREDENTIALS.has(s.name))]);
     this.keyUser = userVersion;
     this.keyOwn = ownVersion;
     this.keyReady = defaults !== null;

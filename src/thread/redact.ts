@@ -169,20 +169,26 @@ export function secretsOf(entries: Iterable<[string, { value: string; type: stri
   return out;
 }
 
-/** weft's own config vars that hold secrets; every other `WEFT_*` var is plain config. */
-const SECRET_CONFIG = new Set(["WEFT_JWT_SECRET", "WEFT_API_KEYS"]);
+/**
+ * weft's own credentials: the only `WEFT_*` vars that hold secrets. They are never thread env
+ * (`state.env` does not answer them at the Worker level), so thread code cannot read them and a
+ * thread's redactor does not hold them; the Worker's HTTP answers and every log are still
+ * cleaned of them.
+ */
+export const WEFT_CREDENTIALS: ReadonlySet<string> = new Set(["WEFT_JWT_SECRET", "WEFT_API_KEYS"]);
 
 /**
  * The Worker's secrets: every string binding except weft's plain config vars (`WEFT_*`) and the
  * names listed in `WEFT_PUBLIC_VARS` (comma-separated). Wrangler gives vars and secrets alike as
- * strings, so a var is treated as a secret unless declared public.
+ * strings, so a var is treated as a secret unless declared public. With `credentials: false`,
+ * only what thread code can read: weft's own credentials ({@link WEFT_CREDENTIALS}) left out.
  */
-export function workerSecrets(env: Readonly<Record<string, unknown>>): Secret[] {
+export function workerSecrets(env: Readonly<Record<string, unknown>>, options: { credentials?: boolean } = {}): Secret[] {
   const open = publicVars(env);
   const out: Secret[] = [];
   for (const [name, value] of Object.entries(env)) {
     if (typeof value !== "string" || open.has(name)) continue;
-    if (name.startsWith("WEFT_") && !SECRET_CONFIG.has(name)) continue;
+    if (name.startsWith("WEFT_") && !(WEFT_CREDENTIALS.has(name) && options.credentials !== false)) continue;
     out.push({ name, value });
   }
   return out;
