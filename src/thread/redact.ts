@@ -1,6 +1,14 @@
 /**
  * Redaction of secret values from everything that leaves a thread or the Worker: events, WebSocket
  * frames, stored messages (what the model sees), RPC and HTTP answers, error messages and logs.
+ *
+ * No side channel (DESIGN.md Security rules): what a reader sees depends on a secret only where a
+ * whole occurrence of it is in the text. The marker is one fixed string for every secret; a
+ * partial match costs the same search as a miss (one `indexOf` per form) and changes nothing in
+ * the output; streamed text is cut by a rule that looks at the text alone (redact-stream.ts).
+ * Which secrets a redactor holds: a thread's, exactly those its code can read (see
+ * `ThreadSecrets` in guard.ts); weft's own credentials are no thread env ({@link WEFT_CREDENTIALS})
+ * and are redacted from logs and the Worker's HTTP answers only.
  * @module
  */
 
