@@ -12,6 +12,7 @@ import { type EnvEntry, type UserEnvSource, fromDefault } from "./env.js";
 import type { EventPayloads } from "../protocol.js";
 import { Redactor, type Secret, WEFT_CREDENTIALS, secretsOf, workerSecrets } from "./redact.js";
 import { StreamRedactor } from "./redact-stream.js";
+import { JsonArgumentStream } from "../run/partial-json.js";
 import type { EnvType } from "./store/env.js";
 import type { ThreadStore } from "./store/index.js";
 
@@ -150,12 +151,15 @@ export class ThreadSecrets {
   ) {}
 
   private readonly streams = new Map<string, StreamRedactor>();
+  /** Per streamed call: its released (redacted) argument text, parsed, for `preview`. */
+  private readonly released = new Map<string, JsonArgumentStream>();
 
   /**
    * An event payload with every secret replaced. Stream deltas (`text_delta`, `tool_call_delta`)
    * go through one {@link StreamRedactor} per streamed text, so a secret split across deltas is
    * still hidden, and where a delta ends depends on the text alone (see redact-stream.ts); null
-   * when a delta has nothing to release yet. `model_step` (which carries the whole text) or
+   * when a delta has nothing to release yet. A call's `preview` is the released argument text
+   * parsed. `model_step` (which carries the whole text) or
    * `turn_finished` ends the step's streams.
    */
   event<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): EventPayloads[K] | null {
@@ -166,14 +170,25 @@ export class ThreadSecrets {
       let stream = this.streams.get(key);
       if (!stream) this.streams.set(key, (stream = new StreamRedactor(r)));
       const delta = stream.push(d.delta);
+      if (delta === "") return null;
       // The delta is redacted already: redacting it again as a whole could disagree with the stream.
-      return delta === "" ? null : { ...r.value({ ...data, delta: "" }), delta };
+      const clean = { ...r.value({ ...data, delta: "" }), delta };
+      if (type === "text_delta") return clean;
+      // A call's preview is parsed from what was released, never from text still held back (it
+      // would show the start of a secret before the stream knows it is one).
+      let args = this.released.get(key);
+      if (!args) this.released.set(key, (args = new JsonArgumentStream()));
+      args.push(delta);
+      const preview = args.preview();
+      const { preview: _raw, ...rest } = clean as EventPayloads["tool_call_delta"];
+      return (preview === undefined ? rest : { ...rest, preview: r.value(preview) }) as EventPayloads[K];
     }
     // A step's streams end with its model_step (which carries the whole text), or with its turn.
     if (type === "model_step" || type === "turn_finished") {
       const d = data as { turnId: string; step?: number };
       const prefix = type === "model_step" ? `${d.turnId}:${d.step}:` : `${d.turnId}:`;
       for (const key of this.streams.keys()) if (key.startsWith(prefix)) this.streams.delete(key);
+      for (const key of this.released.keys()) if (key.startsWith(prefix)) this.released.delete(key);
     }
     return r.value(data);
   }

@@ -13,7 +13,8 @@
  *   itself is inherent in redaction, but nothing else (where, how split, which secret) may show.
  *
  * Secrets probed: the Worker's `CANARY_WORKER` and the agent's `CANARY_AGENT` (set by the
- * developer, not by the observing user). What is compared: the WebSocket frames of the turn (types,
+ * developer, not by the observing user), each streamed as model text (`text_delta`) and as a tool
+ * call's argument text (`tool_call_delta`, with its parsed `preview`). What is compared: the WebSocket frames of the turn (types,
  * count, order, every field: delta boundaries and lengths, step text, markers) and the HTTP answers
  * `GET /threads/:id`, `/messages` and `/chat`, with ids and times normalised. Timing is not
  * compared: event times are whole milliseconds and the shared test machine's jitter is larger
@@ -86,10 +87,15 @@ const TARGETS = [
 ];
 const twinOf = (value: string) => `twin-${"7e3c91ab".repeat(8)}`.slice(0, value.length);
 
+const OPEN = '{"query":"';
+
 /** What an ordinary user sees of one turn: its frames over the WebSocket and three HTTP answers. */
-async function observe(pieces: string[]): Promise<unknown> {
+async function observe(pieces: string[], via: "text" | "args"): Promise<unknown> {
   const key = fakeKey("probe");
-  await scriptFake(key, [{ text: pieces.join(""), chunk: CHUNK }]);
+  // As argument text the probes stream as one string member: the object's opening takes the
+  // place of the first piece's first characters, so every piece still ends where it did.
+  const args = `${OPEN}${pieces.join("").slice(OPEN.length)}"}`;
+  await scriptFake(key, via === "text" ? [{ text: pieces.join(""), chunk: CHUNK }] : [{ toolCalls: [{ id: "probe", name: "no_such_tool", arguments: args }], chunk: CHUNK }, { text: "ok" }]);
   const twins = Object.fromEntries(TARGETS.map((t, i) => [`PROBE_TWIN_${i}`, { value: twinOf(t.value), type: "secret" as const }]));
   const id = await createThread({ agent: "canary", env: { ...fakeEnv("openai-compatible:x", key), ...twins } });
   const sub = await subscribe(id, 0);
@@ -164,19 +170,23 @@ export async function probeStreamedSecrets(): Promise<{ probes: number; differen
     const map = lookAlike(target.value);
     const real = families(target.value);
     const twinFamilies = families(twin);
-    for (const [family, list] of Object.entries(real)) {
-      probes += list.length;
-      const pieces = list.flatMap((p) => p.pieces);
-      const mine = await observe(pieces);
-      // A run whose pieces were not flushed one by one probes nothing: say so rather than pass.
-      const deltas = (mine as { frames: Array<{ type: string }> }).frames.filter((f) => f.type === "text_delta").length;
-      if (deltas < pieces.length - 1) differences.push(`${target.name} ${family}: only ${deltas} text deltas for ${pieces.length} streamed pieces`);
-      // Split probes hold the whole secret: their control holds the whole twin; the others' control holds the look-alike.
-      const control =
-        family === "split"
-          ? await observe(twinFamilies.split!.flatMap((p) => p.pieces))
-          : mapStrings(await observe(pieces.map((p) => mapTail(p, map.to))), map.back);
-      for (const d of diff(mine, control)) differences.push(`${target.name} ${family}: ${d}`);
+    // As model text (text_delta) and as a tool call's argument text (tool_call_delta).
+    for (const via of ["text", "args"] as const) {
+      for (const [family, list] of Object.entries(real)) {
+        probes += list.length;
+        const pieces = list.flatMap((p) => p.pieces);
+        const mine = await observe(pieces, via);
+        // A run whose pieces were not flushed one by one probes nothing: say so rather than pass.
+        const deltaType = via === "text" ? "text_delta" : "tool_call_delta";
+        const deltas = (mine as { frames: Array<{ type: string }> }).frames.filter((f) => f.type === deltaType).length;
+        if (deltas < pieces.length - 1) differences.push(`${target.name} ${via} ${family}: only ${deltas} ${deltaType} events for ${pieces.length} streamed pieces`);
+        // Split probes hold the whole secret: their control holds the whole twin; the others' control holds the look-alike.
+        const control =
+          family === "split"
+            ? await observe(twinFamilies.split!.flatMap((p) => p.pieces), via)
+            : mapStrings(await observe(pieces.map((p) => mapTail(p, map.to)), via), map.back);
+        for (const d of diff(mine, control)) differences.push(`${target.name} ${via} ${family}: ${d}`);
+      }
     }
   }
   return { probes, differences };
