@@ -89,7 +89,8 @@ export class Redactor {
    * the canonical one, which {@link plain} matches) is parsed, and its strings redacted.
    */
   private decoded(text: string, depth: number): string {
-    if (this.secrets.length === 0 || depth > 8 || !(text.includes("\\u") || text.includes("\\/"))) return text;
+    // One scan for the common case, a text without any backslash.
+    if (this.secrets.length === 0 || depth > 8 || !text.includes("\\") || !/\\[u/]/.test(text)) return text;
     const first = text.trimStart()[0];
     if (first !== "{" && first !== "[" && first !== '"') return text;
     let parsed: unknown;
