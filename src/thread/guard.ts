@@ -159,8 +159,7 @@ export class ThreadSecrets {
    * go through one {@link StreamRedactor} per streamed text, so a secret split across deltas is
    * still hidden, and where a delta ends depends on the text alone (see redact-stream.ts); null
    * when a delta has nothing to release yet. A call's `preview` is the released argument text
-   * parsed. `model_step` (which carries the whole text) or
-   * `turn_finished` ends the step's streams.
+   * parsed. `model_step` (which carries the whole text) or `turn_finished` ends the step's streams.
    */
   event<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): EventPayloads[K] | null {
     const r = this.redactor();
