@@ -60,8 +60,8 @@ export interface EventPayloads {
   text_delta: { turnId: string; step: number; delta: string };
   /**
    * Argument text of a call while it streams, coalesced; deltas concatenate to a prefix of the
-   * call's final `arguments`. `preview` is the object parsed so far (finished members, and a
-   * string member still streaming, cut back to whole characters).
+   * call's final `arguments`. `preview` is the object parsed from the deltas sent so far
+   * (finished members, and a string member still streaming, cut back to whole characters).
    */
   tool_call_delta: { turnId: string; step: number; callId: string; toolName: string; delta: string; preview?: Record<string, unknown> };
   /** A call passed validation (and approval) and its tool starts; `input` is the parsed input, defaults applied. */

@@ -41,7 +41,7 @@ describe("a prompt called as a tool", () => {
     // Env: inside summarize its text default answers; in the turn the Worker's secret does, and
     // a secret never leaves the thread unredacted.
     expect(calls.n2!.result!.result).toBe("summarize|text");
-    expect(calls.t1!.result!.result).toBe("[redacted:LEVEL_PROMPT]|secret");
+    expect(calls.t1!.result!.result).toBe("[redacted]|secret");
 
     const all = (await json("GET", `/threads/${id}/messages?limit=1000`)).body;
     const top = (await json("GET", `/threads/${id}/messages?limit=1000&maxDepth=0`)).body;

@@ -139,7 +139,25 @@ describe("secrets in streamed steps", () => {
     const joined = deltas.map((d) => d.data.delta).join("");
     expect(joined).not.toContain(secret);
     const step = of(frames, "model_step")[0]!;
-    expect(step.data.text).toBe("Here it is: [redacted:LEAKY] and again [redacted:LEAKY], done.");
+    expect(step.data.text).toBe("Here it is: [redacted] and again [redacted], done.");
     expect(step.data.text.startsWith(joined)).toBe(true);
+  });
+
+  it("an early announcement carries finished arguments only, never the start of a secret still streaming", async () => {
+    const secret = "sk-stream-4b7f2a9e61d0";
+    const args = `{"query":"weather","tag":"${secret}"}`;
+    const key = fakeKey("announce-secret");
+    // The first piece finishes `query` (the progress argument) and starts `tag` with "sk-s".
+    await scriptFake(key, [{ toolCalls: [{ id: "c1", name: "search_docs", arguments: args }], chunk: 30, delayMs: 15 }, { text: "ok" }]);
+    const id = await createThread({ agent: "streaming", env: { ...fakeEnv("openai-compatible:x", key), LEAKY: { value: secret, type: "secret" } } });
+    expect((await json("POST", `/threads/${id}/messages`, { content: "go" })).status).toBe(202);
+    await stubOf(id).waitIdle();
+    const frames = await eventsOf(id);
+    const started = of(frames, "tool_call_started");
+    expect(started).toHaveLength(1);
+    expect(started[0]!.data).toMatchObject({ progress: "weather" });
+    expect(started[0]!.data.input).toEqual({ query: "weather" });
+    // No frame shows the secret's start (the whole secret is redacted where it appears).
+    for (const f of frames) expect(JSON.stringify(f.data)).not.toContain(secret.slice(0, 6));
   });
 });

@@ -42,14 +42,15 @@ export class JsonArgumentStream {
   }
 
   /**
-   * The object so far: every finished member, plus the member still streaming when it is a string
-   * (cut back to whole characters). Undefined until the text starts an object.
+   * The object so far: every finished member, plus (unless `partial` is false) the member still
+   * streaming when it is a string (cut back to whole characters). Undefined until the text starts
+   * an object.
    */
-  preview(): Record<string, unknown> | undefined {
+  preview(partial = true): Record<string, unknown> | undefined {
     if (this.phase === "start" || this.phase === "invalid") return undefined;
     const out: Record<string, unknown> = {};
     for (const m of this.completed) out[m.key] = JSON.parse(m.raw);
-    if (this.phase === "value" && this.depth === 1 && this.inString && this.valueStart >= 0) {
+    if (partial && this.phase === "value" && this.depth === 1 && this.inString && this.valueStart >= 0) {
       const partial = safeStringPrefix(this.text.slice(this.valueStart + 1));
       if (partial !== undefined) out[this.key] = partial;
     }

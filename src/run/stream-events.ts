@@ -87,7 +87,9 @@ export class StreamEvents implements StepObserver {
   private announceCall(call: OpenCall): Promise<void> {
     call.announced = true;
     this.announced.add(call.id);
-    const input = call.args.preview() ?? {};
+    // Finished members only: a string still streaming may be the start of a secret that
+    // redaction, which sees whole values, cannot recognise yet.
+    const input = call.args.preview(false) ?? {};
     const progress = input[call.progressArg!];
     return this.host.announce({
       callId: call.id,
@@ -117,17 +119,8 @@ export class StreamEvents implements StepObserver {
       const [all, keep] = wholeCharacters(call.pending);
       call.pending = keep;
       if (all === "") continue;
-      const preview = call.args.preview();
-      for (const delta of pieces(all)) {
-        this.host.emit("tool_call_delta", {
-          turnId: this.turnId,
-          step: this.step,
-          callId: call.id,
-          toolName: call.toolName,
-          delta,
-          ...(preview !== undefined ? { preview } : {}),
-        });
-      }
+      // No preview here: the thread parses one from the argument text it releases (guard.ts).
+      for (const delta of pieces(all)) this.host.emit("tool_call_delta", { turnId: this.turnId, step: this.step, callId: call.id, toolName: call.toolName, delta });
     }
   }
 }

@@ -9,7 +9,7 @@
  * @module
  */
 import type { EnvDefault } from "../run/prompt.js";
-import { publicVars } from "./redact.js";
+import { WEFT_CREDENTIALS, publicVars } from "./redact.js";
 
 /** A level of env resolution, in the order they are asked. */
 export type EnvLevel = (typeof ENV_LEVELS)[number];
@@ -63,7 +63,7 @@ const own = <T>(map: Readonly<Record<string, T>> | undefined, name: string): T |
 
 /**
  * Reads one level. Worker vars and secrets cannot be told apart at run time, so both are
- * `secret` unless `WEFT_PUBLIC_VARS` names the var.
+ * `secret` unless `WEFT_PUBLIC_VARS` names the var; weft's own credentials are not answered.
  */
 async function readLevel(level: EnvLevel, sources: EnvSources, name: string): Promise<EnvEntry | undefined> {
   switch (level) {
@@ -76,6 +76,8 @@ async function readLevel(level: EnvLevel, sources: EnvSources, name: string): Pr
     case "user":
       return sources.userId === null ? undefined : sources.user.get(sources.userId, name);
     case "worker": {
+      // weft's own credentials are not thread env: no tool may read them.
+      if (WEFT_CREDENTIALS.has(name)) return undefined;
       const value = own(sources.worker, name);
       return typeof value === "string" ? { value, type: publicVars(sources.worker).has(name) ? "text" : "secret" } : undefined;
     }

@@ -10,7 +10,9 @@ import type { Caller } from "./api.js";
 import { accountOf } from "./account.js";
 import { type EnvEntry, type UserEnvSource, fromDefault } from "./env.js";
 import type { EventPayloads } from "../protocol.js";
-import { Redactor, type Secret, type StreamRedactor, secretsOf, workerSecrets } from "./redact.js";
+import { Redactor, type Secret, WEFT_CREDENTIALS, secretsOf, workerSecrets } from "./redact.js";
+import { StreamRedactor } from "./redact-stream.js";
+import { JsonArgumentStream } from "../run/partial-json.js";
 import type { EnvType } from "./store/env.js";
 import type { ThreadStore } from "./store/index.js";
 
@@ -131,6 +133,8 @@ const NO_SECRETS = new Redactor([]);
  */
 export class ThreadSecrets {
   private cached: Redactor | null = null;
+  /** The same plus weft's own credentials, for console output (see {@link last}). */
+  private cachedLogs: Redactor | null = null;
   /** What the cached redactor was built for: the two env versions and whether the thread existed. */
   private keyUser = -1;
   private keyOwn = -1;
@@ -147,12 +151,15 @@ export class ThreadSecrets {
   ) {}
 
   private readonly streams = new Map<string, StreamRedactor>();
+  /** Per streamed call: its released (redacted) argument text, parsed, for `preview`. */
+  private readonly released = new Map<string, JsonArgumentStream>();
 
   /**
    * An event payload with every secret replaced. Stream deltas (`text_delta`, `tool_call_delta`)
    * go through one {@link StreamRedactor} per streamed text, so a secret split across deltas is
-   * still hidden; null when a delta must wait for the next. `model_step` (which carries the whole
-   * text) or `turn_finished` ends the step's streams.
+   * still hidden, and where a delta ends depends on the text alone (see redact-stream.ts); null
+   * when a delta has nothing to release yet. A call's `preview` is the released argument text
+   * parsed. `model_step` (which carries the whole text) or `turn_finished` ends the step's streams.
    */
   event<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): EventPayloads[K] | null {
     const r = this.redactor();
@@ -160,28 +167,47 @@ export class ThreadSecrets {
       const d = data as { turnId: string; step: number; delta: string; callId?: string };
       const key = `${d.turnId}:${d.step}:${d.callId ?? ""}`;
       let stream = this.streams.get(key);
-      if (!stream) this.streams.set(key, (stream = r.stream()));
+      if (!stream) this.streams.set(key, (stream = new StreamRedactor(r)));
       const delta = stream.push(d.delta);
-      return delta === "" ? null : r.value({ ...data, delta });
+      if (delta === "") return null;
+      // The delta is redacted already: redacting it again as a whole could disagree with the stream.
+      const clean = { ...r.value({ ...data, delta: "" }), delta };
+      if (type === "text_delta") return clean;
+      // A call's preview is parsed from what was released, never from text still held back (it
+      // would show the start of a secret before the stream knows it is one).
+      let args = this.released.get(key);
+      if (!args) this.released.set(key, (args = new JsonArgumentStream()));
+      args.push(delta);
+      const preview = args.preview();
+      const { preview: _raw, ...rest } = clean as EventPayloads["tool_call_delta"];
+      return (preview === undefined ? rest : { ...rest, preview: r.value(preview) }) as EventPayloads[K];
     }
     // A step's streams end with its model_step (which carries the whole text), or with its turn.
     if (type === "model_step" || type === "turn_finished") {
       const d = data as { turnId: string; step?: number };
       const prefix = type === "model_step" ? `${d.turnId}:${d.step}:` : `${d.turnId}:`;
       for (const key of this.streams.keys()) if (key.startsWith(prefix)) this.streams.delete(key);
+      for (const key of this.released.keys()) if (key.startsWith(prefix)) this.released.delete(key);
     }
     return r.value(data);
   }
 
   /**
-   * The redactor last built, without touching storage: console output may be written while
+   * The log redactor last built, without touching storage: console output may be written while
    * another object's request runs, where this thread's storage must not be read. The thread
-   * rebuilds it whenever a level changes (see `redactor()` callers in durable.ts).
+   * rebuilds it whenever a level changes (see `redactor()` callers in durable.ts). Logs are
+   * cleaned of weft's own credentials too, which thread output need not be (no thread code can
+   * read them).
    */
   last(): Redactor {
-    return this.cached ?? NO_SECRETS;
+    return this.cachedLogs ?? NO_SECRETS;
   }
 
+  /**
+   * The redactor of everything leaving the thread: the secrets its code can read (its own, its
+   * agent's and prompts' defaults, the owner's account, the Worker's), and no others, so it is
+   * no oracle for a secret thread code never receives.
+   */
   redactor(): Redactor {
     // The thread's own rows change only through EnvStore.set, which bumps its version: no query
     // (and no allocation) on the hot path when nothing changed.
@@ -198,7 +224,9 @@ export class ThreadSecrets {
         if (entry.type === "secret") fromAgent.push({ name, value: entry.value });
       }
     }
-    this.cached = new Redactor([...secretsOf(own), ...fromAgent, ...secretsOf(this.userEnv.entries()), ...workerSecrets(this.workerEnv)]);
+    const readable = [...secretsOf(own), ...fromAgent, ...secretsOf(this.userEnv.entries()), ...workerSecrets(this.workerEnv, { credentials: false })];
+    this.cached = new Redactor(readable);
+    this.cachedLogs = new Redactor([...readable, ...workerSecrets(this.workerEnv).filter((s) => WEFT_CREDENTIALS.has(s.name))]);
     this.keyUser = userVersion;
     this.keyOwn = ownVersion;
     this.keyReady = defaults !== null;

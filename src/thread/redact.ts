@@ -1,10 +1,18 @@
 /**
  * Redaction of secret values from everything that leaves a thread or the Worker: events, WebSocket
  * frames, stored messages (what the model sees), RPC and HTTP answers, error messages and logs.
+ *
+ * No side channel (DESIGN.md Security rules): what a reader sees depends on a secret only where a
+ * whole occurrence of it is in the text. The marker is one fixed string for every secret; a
+ * partial match costs the same search as a miss (one `indexOf` per form) and changes nothing in
+ * the output; streamed text is cut by a rule that looks at the text alone (redact-stream.ts).
+ * Which secrets a redactor holds: a thread's, exactly those its code can read (see
+ * `ThreadSecrets` in guard.ts); weft's own credentials are no thread env ({@link WEFT_CREDENTIALS})
+ * and are redacted from logs and the Worker's HTTP answers only.
  * @module
  */
 
-/** A secret to hide: its env name (shown in the marker) and its value. */
+/** A secret to hide: its env name (for the configuration only: markers never show it) and its value. */
 export interface Secret {
   name: string;
   value: string;
@@ -16,34 +24,54 @@ export interface Secret {
  */
 export const MIN_SECRET_CHARS = 6;
 
+/** What replaces a secret, whichever it is: a name would tell which secret a text matched. */
+export const REDACTED = "[redacted]";
+
 /**
- * Replaces every occurrence of a secret value with `[redacted:NAME]`, longest value first (so a
- * secret that contains another is hidden whole).
+ * Replaces secret values with {@link REDACTED}. Every occurrence of every secret is found (in its
+ * raw form and in its JSON-escaped form), overlapping occurrences count as one stretch, and each
+ * stretch becomes one marker: no character of any secret is left beside a marker, and the output
+ * depends on a secret only where a whole occurrence of it is in the text (a full match shows, by
+ * design; a partial one never does).
  */
 export class Redactor {
   readonly secrets: readonly Secret[];
+  /** What {@link plain} (and a stream) looks for: each value, and its JSON-escaped form where that differs. */
+  readonly forms: readonly string[];
+  /** What {@link json} looks for: the escaped forms only (a raw quote would cut JSON structure). */
+  private readonly escaped: readonly string[];
+  /** The longest form, in UTF-16 units: streams hold back enough text to see one whole. */
+  readonly longest: number;
+  /** Whether some form holds whitespace: streams then never cut at whitespace. */
+  readonly spaced: boolean;
 
   constructor(secrets: Iterable<Secret>) {
     const seen = new Map<string, Secret>();
     for (const s of secrets) if (s.value.length >= MIN_SECRET_CHARS && !seen.has(s.value)) seen.set(s.value, s);
-    this.secrets = [...seen.values()].sort((a, b) => b.value.length - a.value.length);
+    this.secrets = [...seen.values()];
+    this.escaped = [...new Set(this.secrets.map((s) => JSON.stringify(s.value).slice(1, -1)))];
+    this.forms = [...new Set([...this.secrets.map((s) => s.value), ...this.escaped])];
+    this.longest = Math.max(0, ...this.forms.map((f) => f.length));
+    this.spaced = this.forms.some((f) => /\s/.test(f));
   }
 
-  /** The text with every secret replaced. */
+  /**
+   * The text with every stretch of secret text replaced by one marker; a text that is JSON as a
+   * whole is also redacted in its decoded strings (a reader that decodes it would otherwise see a
+   * secret written with escapes such as `\u00e9`), and re-serialized only if that found one.
+   */
   text(text: string): string {
-    let out = text;
-    for (const s of this.secrets) if (out.includes(s.value)) out = out.split(s.value).join(`[redacted:${s.name}]`);
-    return out;
+    return this.decoded(this.plain(text), 0);
   }
 
-  /** Serialized JSON with every secret replaced, in its JSON-escaped form too. */
+  /** Only the stretches of secret text, without decoding: what a stream's pieces add up to. */
+  plain(text: string): string {
+    return replaceRuns(text, runsOf(text, this.forms));
+  }
+
+  /** Serialized JSON with every secret replaced in its JSON-escaped form. */
   json(text: string): string {
-    let out = text;
-    for (const s of this.secrets) {
-      const escaped = JSON.stringify(s.value).slice(1, -1);
-      if (out.includes(escaped)) out = out.split(escaped).join(`[redacted:${s.name}]`);
-    }
-    return out;
+    return replaceRuns(text, runsOf(text, this.escaped));
   }
 
   /**
@@ -56,13 +84,32 @@ export class Redactor {
     return this.walk(value, 0) as T;
   }
 
-  private walk(value: unknown, depth: number): unknown {
-    if (typeof value === "string") return this.text(value);
+  /**
+   * A JSON document with escapes a secret could hide behind (`\u`, `\/`: every other escape is
+   * the canonical one, which {@link plain} matches) is parsed, and its strings redacted.
+   */
+  private decoded(text: string, depth: number): string {
+    // One scan for the common case, a text without any backslash.
+    if (this.secrets.length === 0 || depth > 8 || !text.includes("\\") || !/\\[u/]/.test(text)) return text;
+    const first = text.trimStart()[0];
+    if (first !== "{" && first !== "[" && first !== '"') return text;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return text;
+    }
+    const clean = this.walk(parsed, 0, depth + 1);
+    return clean === parsed ? text : JSON.stringify(clean);
+  }
+
+  private walk(value: unknown, depth: number, decodeDepth = 0): unknown {
+    if (typeof value === "string") return this.decoded(this.plain(value), decodeDepth);
     if (value === null || typeof value !== "object" || depth > 64) return value;
     if (Array.isArray(value)) {
       let out: unknown[] | null = null;
       for (let i = 0; i < value.length; i++) {
-        const v = this.walk(value[i], depth + 1);
+        const v = this.walk(value[i], depth + 1, decodeDepth);
         if (out === null && v !== value[i]) out = value.slice(0, i);
         out?.push(v);
       }
@@ -84,7 +131,7 @@ export class Redactor {
     let changed = false;
     for (const entry of entries) {
       const k = this.text(entry[0]);
-      const v = this.walk(entry[1], depth + 1);
+      const v = this.walk(entry[1], depth + 1, decodeDepth);
       if (k !== entry[0] || v !== entry[1]) {
         changed = true;
         entry[0] = k;
@@ -93,62 +140,35 @@ export class Redactor {
     }
     return changed ? Object.fromEntries(entries) : value;
   }
-
-  /** A redactor for one stream of text pieces; see {@link StreamRedactor}. */
-  stream(): StreamRedactor {
-    return new StreamRedactor(this);
-  }
 }
 
 /**
- * Redacts a text that arrives in pieces (stream deltas): a secret split across pieces is still
- * hidden. It holds back only a tail that a later piece could complete into a secret, until the
- * next piece or `end()`; what it releases equals redacting the whole text at once.
+ * The stretches `[start, end)` of `text` covered by an occurrence of any of `forms` (overlapping
+ * occurrences too), merged where they overlap, in order. Touching stretches stay apart.
  */
-export class StreamRedactor {
-  private pending = "";
-
-  constructor(private readonly redactor: Redactor) {}
-
-  /** Adds a piece; returns the text that is now safe to send (maybe ""). */
-  push(piece: string): string {
-    this.pending += piece;
-    // Hold back the longest tail that is the start of some secret: the next piece may complete
-    // it. A secret starting before `cut` is complete already; if it straddles `cut`, hold it whole.
-    let hold = 0;
-    for (const { value } of this.redactor.secrets) {
-      for (let k = Math.min(value.length - 1, this.pending.length); k > hold; k--) {
-        if (this.pending.endsWith(value.slice(0, k))) {
-          hold = k;
-          break;
-        }
-      }
-    }
-    let cut = Math.max(0, this.pending.length - hold);
-    for (let moved = true; moved; ) {
-      moved = false;
-      for (const s of this.redactor.secrets) {
-        const at = this.pending.indexOf(s.value, Math.max(0, cut - s.value.length + 1));
-        if (at !== -1 && at < cut) {
-          cut = at;
-          moved = true;
-        }
-      }
-    }
-    return this.take(cut);
+export function runsOf(text: string, forms: readonly string[]): Array<[number, number]> {
+  const spans: Array<[number, number]> = [];
+  for (const f of forms) for (let at = text.indexOf(f); at !== -1; at = text.indexOf(f, at + 1)) spans.push([at, at + f.length]);
+  if (spans.length < 2) return spans;
+  spans.sort((a, b) => a[0] - b[0]);
+  const out: Array<[number, number]> = [spans[0]!];
+  for (const [s, e] of spans.slice(1)) {
+    const last = out[out.length - 1]!;
+    if (s < last[1]) last[1] = Math.max(last[1], e);
+    else out.push([s, e]);
   }
+  return out;
+}
 
-  /** The rest, redacted; call once when the stream ends. */
-  end(): string {
-    return this.take(this.pending.length);
+function replaceRuns(text: string, runs: ReadonlyArray<[number, number]>): string {
+  if (runs.length === 0) return text;
+  let out = "";
+  let at = 0;
+  for (const [s, e] of runs) {
+    out += text.slice(at, s) + REDACTED;
+    at = e;
   }
-
-  private take(n: number): string {
-    // Redact the whole buffer first so a complete secret straddling `n` is replaced, not cut.
-    const head = this.pending.slice(0, n);
-    this.pending = this.pending.slice(n);
-    return this.redactor.text(head);
-  }
+  return out + text.slice(at);
 }
 
 /** A secret value in the given env map, as a list for {@link Redactor}. */
@@ -158,20 +178,26 @@ export function secretsOf(entries: Iterable<[string, { value: string; type: stri
   return out;
 }
 
-/** weft's own config vars that hold secrets; every other `WEFT_*` var is plain config. */
-const SECRET_CONFIG = new Set(["WEFT_JWT_SECRET", "WEFT_API_KEYS"]);
+/**
+ * weft's own credentials: the only `WEFT_*` vars that hold secrets. They are never thread env
+ * (`state.env` does not answer them at the Worker level), so thread code cannot read them and a
+ * thread's redactor does not hold them; the Worker's HTTP answers and every log are still
+ * cleaned of them.
+ */
+export const WEFT_CREDENTIALS: ReadonlySet<string> = new Set(["WEFT_JWT_SECRET", "WEFT_API_KEYS"]);
 
 /**
  * The Worker's secrets: every string binding except weft's plain config vars (`WEFT_*`) and the
  * names listed in `WEFT_PUBLIC_VARS` (comma-separated). Wrangler gives vars and secrets alike as
- * strings, so a var is treated as a secret unless declared public.
+ * strings, so a var is treated as a secret unless declared public. With `credentials: false`,
+ * only what thread code can read: weft's own credentials ({@link WEFT_CREDENTIALS}) left out.
  */
-export function workerSecrets(env: Readonly<Record<string, unknown>>): Secret[] {
+export function workerSecrets(env: Readonly<Record<string, unknown>>, options: { credentials?: boolean } = {}): Secret[] {
   const open = publicVars(env);
   const out: Secret[] = [];
   for (const [name, value] of Object.entries(env)) {
     if (typeof value !== "string" || open.has(name)) continue;
-    if (name.startsWith("WEFT_") && !SECRET_CONFIG.has(name)) continue;
+    if (name.startsWith("WEFT_") && !(WEFT_CREDENTIALS.has(name) && options.credentials !== false)) continue;
     out.push({ name, value });
   }
   return out;

@@ -1,0 +1,42 @@
+/**
+ * weft's own credentials (`WEFT_JWT_SECRET`, `WEFT_API_KEYS`) are not thread env: no tool may read
+ * them (a tool that echoes `state.env(name)` for a name a user gives, or transforms the value,
+ * would hand them out), so a thread's redactor need not hold them and can be no oracle for them.
+ * Logs are still cleaned of them.
+ */
+import { describe, expect, it } from "vitest";
+import { tapLogs } from "../src/thread/redact.js";
+import { createThread, inThread, json } from "./helpers.js";
+
+const JWT_SECRET = "weft-test-jwt-secret-not-for-production";
+
+describe("weft's own credentials", () => {
+  for (const name of ["WEFT_JWT_SECRET", "WEFT_API_KEYS"]) {
+    it(`${name} of the Worker is not readable through state.env`, async () => {
+      const id = await createThread();
+      const read = (await json("POST", "/v1/tools/read_env", { sessionId: id, input: { name } })).body;
+      expect(read.isError, JSON.stringify(read)).toBe(true);
+      expect(read.error).toContain(`environment value "${name}" is not set`);
+    });
+  }
+
+  it("a thread's redactor holds the secrets its code can read and not weft's credentials", async () => {
+    const id = await createThread({ agent: "canary" });
+    const names = await inThread(id, (instance) => (instance.secrets.redactor().secrets as Array<{ name: string }>).map((s) => s.name));
+    expect(names).toEqual(expect.arrayContaining(["CANARY_AGENT", "CANARY_PROMPT", "CANARY_WORKER"]));
+    expect(names).not.toContain("WEFT_JWT_SECRET");
+    expect(names).not.toContain("WEFT_API_KEYS");
+  });
+
+  it("a thread's console output is still cleaned of them", async () => {
+    const id = await createThread();
+    const seen: unknown[][] = [];
+    const stop = tapLogs((_level, args) => void seen.push(args));
+    try {
+      await inThread(id, () => console.log(`token ${JWT_SECRET} end`));
+    } finally {
+      stop();
+    }
+    expect(seen.flat()).toContain("token [redacted] end");
+  });
+});
