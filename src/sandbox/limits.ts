@@ -6,6 +6,14 @@
 /** Memory ceiling of a sandbox: 128 MB, the memory of one Cloudflare Workers isolate. */
 export const MEMORY_CEILING_BYTES = 128 * 1024 * 1024;
 
+/**
+ * The most the QuickJS executor's WebAssembly heap may reach, in bytes: 64 MiB. WebAssembly memory
+ * counts against the isolate's 128 MB with the Worker's own JavaScript heap, and never shrinks, so
+ * it needs a fixed maximum well below the ceiling; past it an allocation fails and the run ends
+ * with `memory`.
+ */
+export const QUICKJS_HEAP_BYTES = 64 * 1024 * 1024;
+
 /** Default wall-clock deadline of a run, in milliseconds. */
 export const DEFAULT_TIMEOUT_MS = 5_000;
 

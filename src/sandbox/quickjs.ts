@@ -25,9 +25,46 @@ import { RunSession, describeError } from "./session.js";
 
 let engine: Promise<QuickJSWASMModule> | null = null;
 
+/** The least memory the QuickJS module declares (16 MiB): its static data, stack and first heap. */
+const INITIAL_PAGES = 256;
+
+/** The most pages the emscripten build lets its memory reach on its own (2 GiB). */
+const EMSCRIPTEN_MAX_PAGES = 32_768;
+
+/**
+ * The WebAssembly heap of QuickJS as it was measured: `peakBytes` is the most any engine's memory
+ * reached since `resetPeak()` (`npm run sandbox` prints it per case). Memory never shrinks, so
+ * the peak is read when it grows.
+ */
+export const quickJsHeap = {
+  peakBytes: 0,
+  /** The memory of the engine in use, if one was made. */
+  current: null as WebAssembly.Memory | null,
+  resetPeak(): void {
+    this.peakBytes = engine && this.current ? this.current.buffer.byteLength : 0;
+  },
+  note(memory: WebAssembly.Memory): void {
+    this.peakBytes = Math.max(this.peakBytes, memory.buffer.byteLength);
+  },
+};
+
+/** The memory of a new engine, each growth measured. */
+function newHeap(): WebAssembly.Memory {
+  const memory = new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum: EMSCRIPTEN_MAX_PAGES });
+  const grow = memory.grow.bind(memory);
+  memory.grow = (delta: number) => {
+    const previous = grow(delta);
+    quickJsHeap.note(memory);
+    return previous;
+  };
+  quickJsHeap.current = memory;
+  quickJsHeap.note(memory);
+  return memory;
+}
+
 /** The shared QuickJS instance, compiled from the bundled `.wasm` on first use. */
 function loadEngine(): Promise<QuickJSWASMModule> {
-  engine ??= newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmModule }));
+  engine ??= newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmModule, wasmMemory: newHeap() }));
   return engine;
 }
 

@@ -4,6 +4,7 @@
  * @module
  */
 import { expect } from "vitest";
+import { MEMORY_CEILING_BYTES } from "../../src/sandbox/limits.js";
 import type { SandboxCase } from "./cases.js";
 import { valueOf } from "./cases.js";
 
@@ -68,6 +69,26 @@ export const hostileCases: SandboxCase[] = [
       const growing = await run("export default () => { const keep = []; for (;;) keep.push(new Array(1e5).fill(keep.length)) }", { memoryLimitBytes: 24 * 1024 * 1024 });
       expect(growing.status).toBe("memory");
       expect(growing.error).toMatch(/25165824-byte memory limit/);
+    },
+  },
+  {
+    name: "allocation bombs of every shape end with memory at every documented limit, and the next run works",
+    productionOnly: { isolate: LOCAL_NO_MEMORY_LIMIT },
+    async run({ run }) {
+      const bombs = {
+        arrays: "const keep = []; for (;;) keep.push(new Array(1e5).fill(keep.length))",
+        strings: "const keep = []; for (let i = 0; ; i++) keep.push(i + 'x'.repeat(1000))",
+        objects: "const keep = []; for (let i = 0; ; i++) keep.push({ a: i, b: [i, i], c: 'k' + i })",
+        buffers: "const keep = []; for (;;) keep.push(new Float64Array(1e5))",
+        map: "const m = new Map(); for (let i = 0; ; i++) m.set(i, { i })",
+      };
+      for (const limit of [undefined, MEMORY_CEILING_BYTES, 24 * 1024 * 1024]) {
+        for (const [shape, body] of Object.entries(bombs)) {
+          const out = await run(`export default () => { ${body} }`, { timeoutMs: 60_000, ...(limit ? { memoryLimitBytes: limit } : {}) });
+          expect(`${shape} at ${limit ?? "default"}: ${out.status}`).toBe(`${shape} at ${limit ?? "default"}: memory`);
+          expect(valueOf(await run("export default () => [1, 2, 3].map((x) => x * 2)"))).toEqual([2, 4, 6]);
+        }
+      }
     },
   },
   {
