@@ -6,7 +6,8 @@
 import { afterAll, describe, expect, it } from "vitest";
 import type { ExecutorName } from "../src/sandbox/executor.js";
 import { QUICKJS_HEAP_BYTES } from "../src/sandbox/limits.js";
-import { quickJsHeap } from "../src/sandbox/quickjs.js";
+import { quickJsHeap } from "../src/sandbox/heap.js";
+import { resetQuickJsHeapPeak } from "../src/sandbox/quickjs.js";
 import type { CodeExecutionOptions } from "../src/tools/thread-state.js";
 import { createThread, inThread, json } from "./helpers.js";
 import { type SandboxCase, conformanceCases } from "./sandbox/cases.js";
@@ -57,7 +58,7 @@ for (const sandbox of EXECUTORS) {
         }
         it(`${kind}: ${c.name}`, async () => {
           // The production memory figure: QuickJS's WebAssembly heap may never pass it.
-          quickJsHeap.resetPeak();
+          resetQuickJsHeapPeak();
           const result = await runCase(sandbox, c);
           const peak = quickJsHeap.peakBytes;
           if (sandbox === "quickjs") heapLines.push(`sandbox: quickjs ${c.name}: peak heap ${(peak / MB).toFixed(1)} MB`);

@@ -1,7 +1,8 @@
 /**
  * The QuickJS executor: each run gets a fresh QuickJS runtime and context inside one WebAssembly
- * instance of QuickJS. The interrupt handler enforces the deadline, the runtime enforces the
- * memory limit and stack size, so limits hold in every runtime, local workerd included.
+ * instance of QuickJS. The interrupt handler enforces the deadline, the runtime the stack size and
+ * the instance's heap (heap.ts) a fixed maximum of memory, so limits hold in every runtime, local
+ * workerd included.
  * @module
  */
 // By file path: wrangler's bundler loads an import ending in `.wasm` as a compiled module (its
@@ -19,53 +20,30 @@ import {
 } from "quickjs-emscripten-core";
 import { encodeValue } from "./codec.js";
 import type { CodeOutcome, SandboxExecutor, SandboxRequest } from "./executor.js";
-import { QUICKJS_STACK_BYTES } from "./limits.js";
+import { heapIsFull, newHeap, quickJsHeap } from "./heap.js";
+import { QUICKJS_HEAP_BYTES, QUICKJS_STACK_BYTES } from "./limits.js";
 import { QUICKJS_PRELUDE, importModuleSource } from "./prelude.js";
 import { RunSession, describeError } from "./session.js";
 
-let engine: Promise<QuickJSWASMModule> | null = null;
-
-/** The least memory the QuickJS module declares (16 MiB): its static data, stack and first heap. */
-const INITIAL_PAGES = 256;
-
-/** The most pages the emscripten build lets its memory reach on its own (2 GiB). */
-const EMSCRIPTEN_MAX_PAGES = 32_768;
-
-/**
- * The WebAssembly heap of QuickJS as it was measured: `peakBytes` is the most any engine's memory
- * reached since `resetPeak()` (`npm run sandbox` prints it per case). Memory never shrinks, so
- * the peak is read when it grows.
- */
-export const quickJsHeap = {
-  peakBytes: 0,
-  /** The memory of the engine in use, if one was made. */
-  current: null as WebAssembly.Memory | null,
-  resetPeak(): void {
-    this.peakBytes = engine && this.current ? this.current.buffer.byteLength : 0;
-  },
-  note(memory: WebAssembly.Memory): void {
-    this.peakBytes = Math.max(this.peakBytes, memory.buffer.byteLength);
-  },
-};
-
-/** The memory of a new engine, each growth measured. */
-function newHeap(): WebAssembly.Memory {
-  const memory = new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum: EMSCRIPTEN_MAX_PAGES });
-  const grow = memory.grow.bind(memory);
-  memory.grow = (delta: number) => {
-    const previous = grow(delta);
-    quickJsHeap.note(memory);
-    return previous;
-  };
-  quickJsHeap.current = memory;
-  quickJsHeap.note(memory);
-  return memory;
+/** The shared QuickJS instance and its heap. */
+interface Engine {
+  readonly module: Promise<QuickJSWASMModule>;
+  readonly heap: WebAssembly.Memory;
 }
 
-/** The shared QuickJS instance, compiled from the bundled `.wasm` on first use. */
-function loadEngine(): Promise<QuickJSWASMModule> {
-  engine ??= newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmModule, wasmMemory: newHeap() }));
+let engine: Engine | null = null;
+
+/** The shared QuickJS instance, compiled from the bundled `.wasm` on first use, on a bounded heap. */
+function loadEngine(): Engine {
+  if (engine) return engine;
+  const heap = newHeap();
+  engine = { heap, module: newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmModule, wasmMemory: heap })) };
   return engine;
+}
+
+/** `quickJsHeap.resetPeak` for the engine in use (none after a discard). */
+export function resetQuickJsHeapPeak(): void {
+  quickJsHeap.resetPeak(engine !== null);
 }
 
 /**
@@ -105,23 +83,26 @@ export class QuickJsExecutor implements SandboxExecutor {
   readonly enforcesLowerMemoryLimit = true;
 
   async run(request: SandboxRequest): Promise<CodeOutcome> {
-    const session = new RunSession(request, this.name, request.memoryLimitBytes);
+    const session = new RunSession(request, this.name, Math.min(request.memoryLimitBytes, QUICKJS_HEAP_BYTES));
+    const current = loadEngine();
     try {
-      await execute(session, await loadEngine());
+      await execute(session, await current.module, current.heap);
     } catch (error) {
       // A failure inside the WebAssembly instance may leave it inconsistent: start a new one.
-      discardQuickJsEngine();
-      session.end("error", `InternalError: the QuickJS engine failed (${describeError(error)}); the next run starts a fresh one`);
+      if (engine === current) discardQuickJsEngine();
+      if (heapIsFull(current.heap)) outOfMemory(session);
+      else session.end("error", `InternalError: the QuickJS engine failed (${describeError(error)}); the next run starts a fresh one`);
     }
     return session.ended;
   }
 }
 
-async function execute(session: RunSession, qjs: QuickJSWASMModule): Promise<void> {
+async function execute(session: RunSession, qjs: QuickJSWASMModule, heap: WebAssembly.Memory): Promise<void> {
   if (session.closed) return;
   const request = session.request;
   const runtime = qjs.newRuntime();
-  runtime.setMemoryLimit(request.memoryLimitBytes);
+  heapOf.set(runtime, heap);
+  runtime.setMemoryLimit(session.memoryLimitBytes);
   runtime.setMaxStackSize(QUICKJS_STACK_BYTES);
   let interrupts = 0;
   const interruptBudget = request.timeoutMs * INTERRUPTS_PER_MS;
@@ -182,6 +163,8 @@ async function execute(session: RunSession, qjs: QuickJSWASMModule): Promise<voi
     if (!poisoned) session.end("error", describeError(error));
     else throw error;
   } finally {
+    // A heap at its maximum held an allocation QuickJS may have half made: nothing is freed piecemeal.
+    if (heapIsFull(heap)) unfreeable.add(runtime);
     if (unfreeable.has(runtime)) discardQuickJsEngine();
     else if (!poisoned) {
       for (const d of deferreds) d.dispose();
@@ -252,6 +235,9 @@ function evalOrThrow(context: QuickJSContext, source: string, filename: string):
  */
 const unfreeable = new WeakSet<QuickJSRuntime>();
 
+/** The heap each runtime lives in. */
+const heapOf = new WeakMap<QuickJSRuntime, WebAssembly.Memory>();
+
 /**
  * Ends an interrupted run with `timeout`. A run interrupted while the clock still reads before its
  * deadline was ended by the interrupt count, and the message says so.
@@ -259,6 +245,11 @@ const unfreeable = new WeakSet<QuickJSRuntime>();
 function expire(session: RunSession): void {
   if (Date.now() > session.deadline) session.expire();
   else session.expire(`counted as ${session.request.timeoutMs * INTERRUPTS_PER_MS} QuickJS interrupt checks, ${INTERRUPTS_PER_MS} a millisecond: the clock stands still during synchronous work`);
+}
+
+/** Ends a run that asked for more memory than its limit, or than the heap's maximum. */
+function outOfMemory(session: RunSession): void {
+  session.end("memory", `RangeError: the run needed more than its ${session.memoryLimitBytes}-byte memory limit`);
 }
 
 /** Maps an exception from the VM to a status: interrupted, out of memory, or an error. */
@@ -276,9 +267,10 @@ function finishWithError(session: RunSession, runtime: QuickJSRuntime, context: 
   if (err.name === "InternalError" && err.message === "interrupted") {
     if (session.closed) return;
     expire(session);
-  } else if (err.name === "InternalError" && err.message === "out of memory") {
+  } else if ((err.name === "InternalError" && err.message === "out of memory") || heapIsFull(heapOf.get(runtime))) {
+    // At the heap's maximum QuickJS may have no memory left to build its error: it throws null.
     unfreeable.add(runtime);
-    session.end("memory", `RangeError: the run needed more than its ${session.request.memoryLimitBytes}-byte memory limit`);
+    outOfMemory(session);
   } else {
     session.end("error", err.stack ? `${line}\n${err.stack.trimEnd()}` : line);
   }

@@ -85,7 +85,7 @@ export const hostileCases: SandboxCase[] = [
       for (const limit of [undefined, MEMORY_CEILING_BYTES, 24 * 1024 * 1024]) {
         for (const [shape, body] of Object.entries(bombs)) {
           const out = await run(`export default () => { ${body} }`, { timeoutMs: 60_000, ...(limit ? { memoryLimitBytes: limit } : {}) });
-          expect(`${shape} at ${limit ?? "default"}: ${out.status}`).toBe(`${shape} at ${limit ?? "default"}: memory`);
+          expect(`${shape} at ${limit ?? "default"}: ${out.status}`, out.error).toBe(`${shape} at ${limit ?? "default"}: memory`);
           expect(valueOf(await run("export default () => [1, 2, 3].map((x) => x * 2)"))).toEqual([2, 4, 6]);
         }
       }
