@@ -20,6 +20,12 @@ export const DEFAULT_TIMEOUT_MS = 5_000;
 /** Longest deadline a caller may ask for, in milliseconds (a run holds its tool call open). */
 export const MAX_TIMEOUT_MS = 60_000;
 
+/**
+ * The most CPU one synchronous stretch of a QuickJS run may count where the clock stands still, in
+ * milliseconds: below the 30 s CPU limit of a Durable Object's request, whose thread runs it.
+ */
+export const QUICKJS_STRETCH_CPU_MS = 20_000;
+
 /** CPU budget passed to the Workers runtime for an isolate run (enforced in production only). */
 export const ISOLATE_CPU_MS = 5_000;
 

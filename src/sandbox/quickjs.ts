@@ -19,6 +19,7 @@ import {
   newVariant,
 } from "quickjs-emscripten-core";
 import { encodeValue } from "./codec.js";
+import { InterruptClock } from "./cpu-clock.js";
 import type { CodeOutcome, SandboxExecutor, SandboxRequest } from "./executor.js";
 import { heapIsFull, newHeap, quickJsHeap } from "./heap.js";
 import { QUICKJS_HEAP_BYTES, QUICKJS_STACK_BYTES } from "./limits.js";
@@ -53,18 +54,6 @@ export function resetQuickJsHeapPeak(): void {
 export function discardQuickJsEngine(): void {
   engine = null;
 }
-
-/**
- * Interrupt checks per millisecond of deadline that end a run when the clock does not move: the
- * Workers runtime holds `Date.now()` still during synchronous work, so inside one synchronous run
- * this count is the only clock. It must never end a run early, so it is set above the fastest rate
- * measured (`while (true) {}` in local workerd: about 45 checks a millisecond; `i++` in the loop
- * about 6, `Math` calls about 3, `JSON` round trips under 0.1), with room for a faster CPU. A
- * CPU-bound run stopped by this count therefore ends at its deadline or later, never before: a
- * tight loop at about twice the deadline, heavier code later. Where the clock does move (local
- * `wrangler dev`, tests, any run that awaits I/O), the clock ends the run at the deadline first.
- */
-const INTERRUPTS_PER_MS = 100;
 
 /** Resolves a module specifier against the importing module's path; host imports stay as named. */
 export function resolveModule(base: string, specifier: string, hostModules: ReadonlySet<string>): string {
@@ -104,17 +93,16 @@ async function execute(session: RunSession, qjs: QuickJSWASMModule, heap: WebAss
   heapOf.set(runtime, heap);
   runtime.setMemoryLimit(session.memoryLimitBytes);
   runtime.setMaxStackSize(QUICKJS_STACK_BYTES);
-  let interrupts = 0;
-  const interruptBudget = request.timeoutMs * INTERRUPTS_PER_MS;
+  const clock = new InterruptClock(session.deadline);
+  clocks.set(session, clock);
   const stop = () => {
     // Stopped midway, the runtime may hold what nothing can free (see `unfreeable`).
     unfreeable.add(runtime);
     return true;
   };
   runtime.setInterruptHandler(() => {
-    if (session.closed || Date.now() > session.deadline) return stop();
-    if (++interrupts <= interruptBudget) return false;
-    return stop();
+    if (session.closed || clock.expired()) return stop();
+    return false;
   });
   const hostModules = new Set(Object.keys(request.imports));
   const sources: Record<string, string> = { ...request.modules, [request.filename]: request.source };
@@ -235,6 +223,9 @@ function evalOrThrow(context: QuickJSContext, source: string, filename: string):
  */
 const unfreeable = new WeakSet<QuickJSRuntime>();
 
+/** The deadline clock of each run. */
+const clocks = new WeakMap<RunSession, InterruptClock>();
+
 /** The heap each runtime lives in. */
 const heapOf = new WeakMap<QuickJSRuntime, WebAssembly.Memory>();
 
@@ -243,8 +234,9 @@ const heapOf = new WeakMap<QuickJSRuntime, WebAssembly.Memory>();
  * deadline was ended by the interrupt count, and the message says so.
  */
 function expire(session: RunSession): void {
-  if (Date.now() > session.deadline) session.expire();
-  else session.expire(`counted as ${session.request.timeoutMs * INTERRUPTS_PER_MS} QuickJS interrupt checks, ${INTERRUPTS_PER_MS} a millisecond: the clock stands still during synchronous work`);
+  const clock = clocks.get(session);
+  if (clock?.counted) session.expire(clock.describe());
+  else session.expire();
 }
 
 /** Ends a run that asked for more memory than its limit, or than the heap's maximum. */
