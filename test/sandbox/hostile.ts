@@ -22,18 +22,19 @@ export const hostileCases: SandboxCase[] = [
     },
   },
   {
-    name: "a CPU-bound run is not cut before its deadline",
+    name: "a CPU-bound run ends at its deadline by the clock, or earlier only when counted",
     productionOnly: { isolate: LOCAL_NO_CPU_LIMIT },
     async run({ run }) {
-      // Timed from outside, after real I/O: the clock inside a synchronous run may stand still.
+      // Timed from outside, after real I/O: the clock inside a synchronous run may stand still
+      // (workerd holds it at times locally too), and then the count ends the run, possibly early.
       const started = Date.now();
       const out = await run("export default () => { while (true) {} }", { timeoutMs: 500 });
       await new Promise((resolve) => setTimeout(resolve, 1));
       const elapsedMs = Date.now() - started;
       expect(out.status).toBe("timeout");
       expect(out.error).toMatch(/passed its 500 ms deadline/);
-      expect(elapsedMs).toBeGreaterThanOrEqual(500);
-      expect(elapsedMs).toBeLessThan(500 + 10_000);
+      if (!/counted/.test(out.error ?? "")) expect(elapsedMs).toBeGreaterThanOrEqual(500);
+      expect(elapsedMs).toBeLessThan(500 + 1000);
     },
   },
   {
