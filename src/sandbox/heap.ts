@@ -2,9 +2,10 @@
  * The QuickJS executor's WebAssembly heap: a memory with a fixed maximum, made here and handed to
  * the emscripten module (which would otherwise make its own with a 2 GiB maximum).
  *
- * QuickJS's own memory limit does not bound this heap: that limit counts what QuickJS's allocator
- * reports, and the emscripten build's allocator reports almost nothing of an allocation's size (a
- * 24 MB limit let arrays grow the heap to 2 GiB), so the heap's maximum is the bound that holds.
+ * QuickJS's own memory limit does not bound this heap: measured, a 24 MB limit refused one large
+ * string but let arrays of numbers grow the heap to 2 GiB (likely because this build's allocator
+ * reports no usable size, so QuickJS counts a few bytes per allocation), so the heap's maximum is
+ * the bound that holds.
  * At the maximum the emscripten allocator returns no memory (it never aborts for that), QuickJS
  * throws `out of memory`, and the run ends with `memory`; a heap that reached its maximum is
  * dropped with its engine after the run, since QuickJS can leak on that path.
