@@ -58,8 +58,8 @@ const OTHER_SETTINGS: readonly Setting[] = [
   },
   {
     name: "WEFT_SANDBOX",
-    default: "quickjs",
-    what: '`state.runCode`\'s executor when a call names none: `"quickjs"` (limits hold everywhere) or `"isolate"` (Worker Loader isolates; set it only where Cloudflare enforces their limits, not under `wrangler dev`).',
+    default: "auto",
+    what: '`state.runCode`\'s executor when a call names none. `"auto"`: a Worker Loader isolate (`"isolate"`) where the runtime enforces its limits, measured once per Worker instance by a probe isolate (Cloudflare: CPU time capped, and the thread only awaits the reply, so `stop` is answered during a run), else `"quickjs"` (local `wrangler dev` and tests, or no `LOADER` binding). `"quickjs"` or `"isolate"` force one; force `"isolate"` only where Cloudflare enforces its limits.',
   },
   { name: "WEFT_AUTH", default: "(unset)", what: '`"none"` runs without authentication on purpose; unset, a deployment without credentials answers 503 `auth_not_configured`.' },
   { name: "WEFT_DEV_MODE", default: "(unset)", what: "`on` (set by `npm start`): requests from loopback addresses act as a local developer when no credentials are configured; a request that sends a token there is refused (401 `unauthenticated`), since nothing can verify it." },

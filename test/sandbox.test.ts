@@ -5,6 +5,9 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import type { ExecutorName } from "../src/sandbox/executor.js";
+import { QUICKJS_HEAP_BYTES } from "../src/sandbox/limits.js";
+import { quickJsHeap } from "../src/sandbox/heap.js";
+import { resetQuickJsHeapPeak } from "../src/sandbox/quickjs.js";
 import type { CodeExecutionOptions } from "../src/tools/thread-state.js";
 import { createThread, inThread, json } from "./helpers.js";
 import { type SandboxCase, conformanceCases } from "./sandbox/cases.js";
@@ -14,6 +17,10 @@ const EXECUTORS: ExecutorName[] = ["quickjs", "isolate"];
 
 type Tally = { pass: number; total: number; contained: number; hostile: number; answered: number; productionOnly: string[] };
 const tallies = new Map<ExecutorName, Tally>(EXECUTORS.map((e) => [e, { pass: 0, total: 0, contained: 0, hostile: 0, answered: 0, productionOnly: [] }]));
+
+/** `sandbox: quickjs <case>: peak heap <n> MB`, one per QuickJS case, printed at the end. */
+const heapLines: string[] = [];
+const MB = 1024 * 1024;
 
 let threadId: Promise<string> | null = null;
 const thread = () => (threadId ??= createThread());
@@ -50,7 +57,12 @@ for (const sandbox of EXECUTORS) {
           continue;
         }
         it(`${kind}: ${c.name}`, async () => {
+          // The production memory figure: QuickJS's WebAssembly heap may never pass it.
+          resetQuickJsHeapPeak();
           const result = await runCase(sandbox, c);
+          const peak = quickJsHeap.peakBytes;
+          if (sandbox === "quickjs") heapLines.push(`sandbox: quickjs ${c.name}: peak heap ${(peak / MB).toFixed(1)} MB`);
+          expect(peak, "QuickJS's WebAssembly heap grew past its production figure").toBeLessThanOrEqual(QUICKJS_HEAP_BYTES);
           if (kind === "conformance") tally.total++;
           else tally.hostile++;
           if (result.ok && kind === "conformance") tally.pass++;
@@ -65,7 +77,7 @@ for (const sandbox of EXECUTORS) {
 }
 
 afterAll(() => {
-  const lines: string[] = [];
+  const lines: string[] = [...heapLines];
   for (const [sandbox, t] of tallies) {
     const ran = t.total + t.hostile;
     if (ran === 0) continue;

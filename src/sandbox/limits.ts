@@ -6,11 +6,25 @@
 /** Memory ceiling of a sandbox: 128 MB, the memory of one Cloudflare Workers isolate. */
 export const MEMORY_CEILING_BYTES = 128 * 1024 * 1024;
 
+/**
+ * The most the QuickJS executor's WebAssembly heap may reach, in bytes: 64 MiB. WebAssembly memory
+ * counts against the isolate's 128 MB with the Worker's own JavaScript heap, and never shrinks, so
+ * it needs a fixed maximum well below the ceiling; past it an allocation fails and the run ends
+ * with `memory`.
+ */
+export const QUICKJS_HEAP_BYTES = 64 * 1024 * 1024;
+
 /** Default wall-clock deadline of a run, in milliseconds. */
 export const DEFAULT_TIMEOUT_MS = 5_000;
 
 /** Longest deadline a caller may ask for, in milliseconds (a run holds its tool call open). */
 export const MAX_TIMEOUT_MS = 60_000;
+
+/**
+ * The most CPU one synchronous stretch of a QuickJS run may count where the clock stands still, in
+ * milliseconds: below the 30 s CPU limit of a Durable Object's request, whose thread runs it.
+ */
+export const QUICKJS_STRETCH_CPU_MS = 20_000;
 
 /** CPU budget passed to the Workers runtime for an isolate run (enforced in production only). */
 export const ISOLATE_CPU_MS = 5_000;

@@ -1,7 +1,8 @@
 /**
  * The QuickJS executor: each run gets a fresh QuickJS runtime and context inside one WebAssembly
- * instance of QuickJS. The interrupt handler enforces the deadline, the runtime enforces the
- * memory limit and stack size, so limits hold in every runtime, local workerd included.
+ * instance of QuickJS. The interrupt handler enforces the deadline, the runtime the stack size and
+ * the instance's heap (heap.ts) a fixed maximum of memory, so limits hold in every runtime, local
+ * workerd included.
  * @module
  */
 // By file path: wrangler's bundler loads an import ending in `.wasm` as a compiled module (its
@@ -18,17 +19,32 @@ import {
   newVariant,
 } from "quickjs-emscripten-core";
 import { encodeValue } from "./codec.js";
+import { InterruptClock } from "./cpu-clock.js";
 import type { CodeOutcome, SandboxExecutor, SandboxRequest } from "./executor.js";
-import { QUICKJS_STACK_BYTES } from "./limits.js";
+import { heapIsFull, newHeap, quickJsHeap } from "./heap.js";
+import { QUICKJS_HEAP_BYTES, QUICKJS_STACK_BYTES } from "./limits.js";
 import { QUICKJS_PRELUDE, importModuleSource } from "./prelude.js";
 import { RunSession, describeError } from "./session.js";
 
-let engine: Promise<QuickJSWASMModule> | null = null;
+/** The shared QuickJS instance and its heap. */
+interface Engine {
+  readonly module: Promise<QuickJSWASMModule>;
+  readonly heap: WebAssembly.Memory;
+}
 
-/** The shared QuickJS instance, compiled from the bundled `.wasm` on first use. */
-function loadEngine(): Promise<QuickJSWASMModule> {
-  engine ??= newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmModule }));
+let engine: Engine | null = null;
+
+/** The shared QuickJS instance, compiled from the bundled `.wasm` on first use, on a bounded heap. */
+function loadEngine(): Engine {
+  if (engine) return engine;
+  const heap = newHeap();
+  engine = { heap, module: newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmModule, wasmMemory: heap })) };
   return engine;
+}
+
+/** `quickJsHeap.resetPeak` for the engine in use (none after a discard). */
+export function resetQuickJsHeapPeak(): void {
+  quickJsHeap.resetPeak(engine !== null);
 }
 
 /**
@@ -38,18 +54,6 @@ function loadEngine(): Promise<QuickJSWASMModule> {
 export function discardQuickJsEngine(): void {
   engine = null;
 }
-
-/**
- * Interrupt checks per millisecond of deadline that end a run when the clock does not move: the
- * Workers runtime holds `Date.now()` still during synchronous work, so inside one synchronous run
- * this count is the only clock. It must never end a run early, so it is set above the fastest rate
- * measured (`while (true) {}` in local workerd: about 45 checks a millisecond; `i++` in the loop
- * about 6, `Math` calls about 3, `JSON` round trips under 0.1), with room for a faster CPU. A
- * CPU-bound run stopped by this count therefore ends at its deadline or later, never before: a
- * tight loop at about twice the deadline, heavier code later. Where the clock does move (local
- * `wrangler dev`, tests, any run that awaits I/O), the clock ends the run at the deadline first.
- */
-const INTERRUPTS_PER_MS = 100;
 
 /** Resolves a module specifier against the importing module's path; host imports stay as named. */
 export function resolveModule(base: string, specifier: string, hostModules: ReadonlySet<string>): string {
@@ -68,35 +72,37 @@ export class QuickJsExecutor implements SandboxExecutor {
   readonly enforcesLowerMemoryLimit = true;
 
   async run(request: SandboxRequest): Promise<CodeOutcome> {
-    const session = new RunSession(request, this.name, request.memoryLimitBytes);
+    const session = new RunSession(request, this.name, Math.min(request.memoryLimitBytes, QUICKJS_HEAP_BYTES));
+    const current = loadEngine();
     try {
-      await execute(session, await loadEngine());
+      await execute(session, await current.module, current.heap);
     } catch (error) {
       // A failure inside the WebAssembly instance may leave it inconsistent: start a new one.
-      discardQuickJsEngine();
-      session.end("error", `InternalError: the QuickJS engine failed (${describeError(error)}); the next run starts a fresh one`);
+      if (engine === current) discardQuickJsEngine();
+      if (heapIsFull(current.heap)) outOfMemory(session);
+      else session.end("error", `InternalError: the QuickJS engine failed (${describeError(error)}); the next run starts a fresh one`);
     }
     return session.ended;
   }
 }
 
-async function execute(session: RunSession, qjs: QuickJSWASMModule): Promise<void> {
+async function execute(session: RunSession, qjs: QuickJSWASMModule, heap: WebAssembly.Memory): Promise<void> {
   if (session.closed) return;
   const request = session.request;
   const runtime = qjs.newRuntime();
-  runtime.setMemoryLimit(request.memoryLimitBytes);
+  heapOf.set(runtime, heap);
+  runtime.setMemoryLimit(session.memoryLimitBytes);
   runtime.setMaxStackSize(QUICKJS_STACK_BYTES);
-  let interrupts = 0;
-  const interruptBudget = request.timeoutMs * INTERRUPTS_PER_MS;
+  const clock = new InterruptClock(session.deadline);
+  clocks.set(session, clock);
   const stop = () => {
     // Stopped midway, the runtime may hold what nothing can free (see `unfreeable`).
     unfreeable.add(runtime);
     return true;
   };
   runtime.setInterruptHandler(() => {
-    if (session.closed || Date.now() > session.deadline) return stop();
-    if (++interrupts <= interruptBudget) return false;
-    return stop();
+    if (session.closed || clock.expired()) return stop();
+    return false;
   });
   const hostModules = new Set(Object.keys(request.imports));
   const sources: Record<string, string> = { ...request.modules, [request.filename]: request.source };
@@ -145,6 +151,8 @@ async function execute(session: RunSession, qjs: QuickJSWASMModule): Promise<voi
     if (!poisoned) session.end("error", describeError(error));
     else throw error;
   } finally {
+    // A heap at its maximum held an allocation QuickJS may have half made: nothing is freed piecemeal.
+    if (heapIsFull(heap)) unfreeable.add(runtime);
     if (unfreeable.has(runtime)) discardQuickJsEngine();
     else if (!poisoned) {
       for (const d of deferreds) d.dispose();
@@ -215,13 +223,25 @@ function evalOrThrow(context: QuickJSContext, source: string, filename: string):
  */
 const unfreeable = new WeakSet<QuickJSRuntime>();
 
+/** The deadline clock of each run. */
+const clocks = new WeakMap<RunSession, InterruptClock>();
+
+/** The heap each runtime lives in. */
+const heapOf = new WeakMap<QuickJSRuntime, WebAssembly.Memory>();
+
 /**
  * Ends an interrupted run with `timeout`. A run interrupted while the clock still reads before its
  * deadline was ended by the interrupt count, and the message says so.
  */
 function expire(session: RunSession): void {
-  if (Date.now() > session.deadline) session.expire();
-  else session.expire(`counted as ${session.request.timeoutMs * INTERRUPTS_PER_MS} QuickJS interrupt checks, ${INTERRUPTS_PER_MS} a millisecond: the clock stands still during synchronous work`);
+  const clock = clocks.get(session);
+  if (clock?.counted) session.expire(clock.describe());
+  else session.expire();
+}
+
+/** Ends a run that asked for more memory than its limit, or than the heap's maximum. */
+function outOfMemory(session: RunSession): void {
+  session.end("memory", `RangeError: the run needed more than its ${session.memoryLimitBytes}-byte memory limit`);
 }
 
 /** Maps an exception from the VM to a status: interrupted, out of memory, or an error. */
@@ -239,9 +259,10 @@ function finishWithError(session: RunSession, runtime: QuickJSRuntime, context: 
   if (err.name === "InternalError" && err.message === "interrupted") {
     if (session.closed) return;
     expire(session);
-  } else if (err.name === "InternalError" && err.message === "out of memory") {
+  } else if ((err.name === "InternalError" && err.message === "out of memory") || heapIsFull(heapOf.get(runtime))) {
+    // At the heap's maximum QuickJS may have no memory left to build its error: it throws null.
     unfreeable.add(runtime);
-    session.end("memory", `RangeError: the run needed more than its ${session.request.memoryLimitBytes}-byte memory limit`);
+    outOfMemory(session);
   } else {
     session.end("error", err.stack ? `${line}\n${err.stack.trimEnd()}` : line);
   }

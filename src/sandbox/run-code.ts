@@ -11,6 +11,7 @@ import type { EventPayloads, ToolResult } from "../protocol.js";
 import type { CodeExecution, CodeExecutionOptions, CodeExecutionResult } from "../tools/thread-state.js";
 import { Cancellation } from "./cancel.js";
 import type { ExecutorName, HostModule, SandboxExecutor, SandboxRequest } from "./executor.js";
+import { loaderEnforcesLimits } from "./auto.js";
 import { IsolateExecutor } from "./isolate.js";
 import { DEFAULT_TIMEOUT_MS, MAX_LOG_BYTES, MAX_TIMEOUT_MS, MAX_VALUE_BYTES, MEMORY_CEILING_BYTES } from "./limits.js";
 import { QuickJsExecutor } from "./quickjs.js";
@@ -42,15 +43,31 @@ const PATH = /^[\w-]+(\.[\w-]+)*(\/[\w-]+(\.[\w-]+)*)*$/;
 const quickjs = new QuickJsExecutor();
 const isolates = new WeakMap<WorkerLoader, IsolateExecutor>();
 
-/** The executor a run uses: the option, else the Worker var `WEFT_SANDBOX`, else `quickjs`. */
-export function pickExecutor(choice: unknown, workerEnv: Readonly<Record<string, unknown>>): SandboxExecutor {
+/**
+ * The executor a run uses: the option, else the Worker var `WEFT_SANDBOX`, else `"auto"`: the
+ * Worker Loader isolate where the runtime enforces its limits (measured once, auto.ts), QuickJS
+ * where it does not or there is no `LOADER` binding. `"auto"` resolves once the measure is known.
+ */
+export function pickExecutor(choice: unknown, workerEnv: Readonly<Record<string, unknown>>): SandboxExecutor | Promise<SandboxExecutor> {
   const name = choice ?? settingOf(workerEnv, "WEFT_SANDBOX");
   if (name === "quickjs") return quickjs;
-  if (name !== "isolate") throw new WeftError("invalid_request", `sandbox: expected "quickjs" or "isolate", got ${JSON.stringify(name)}`, { path: ["sandbox"] });
-  const loader = workerEnv.LOADER as WorkerLoader | undefined;
-  if (!loader || typeof loader.get !== "function") {
-    throw new WeftError("capability_missing", 'the "isolate" sandbox needs a Worker Loader binding named LOADER ([[worker_loaders]] in wrangler.toml)');
+  if (name === "auto" && choice === undefined) {
+    const loader = loaderOf(workerEnv);
+    if (!loader) return quickjs;
+    return loaderEnforcesLimits(loader).then((enforced) => (enforced ? isolateExecutor(loader) : quickjs));
   }
+  if (name !== "isolate") throw new WeftError("invalid_request", `sandbox: expected "quickjs" or "isolate", got ${JSON.stringify(name)}`, { path: ["sandbox"] });
+  const loader = loaderOf(workerEnv);
+  if (!loader) throw new WeftError("capability_missing", 'the "isolate" sandbox needs a Worker Loader binding named LOADER ([[worker_loaders]] in wrangler.toml)');
+  return isolateExecutor(loader);
+}
+
+function loaderOf(workerEnv: Readonly<Record<string, unknown>>): WorkerLoader | undefined {
+  const loader = workerEnv.LOADER as WorkerLoader | undefined;
+  return loader && typeof loader.get === "function" ? loader : undefined;
+}
+
+function isolateExecutor(loader: WorkerLoader): IsolateExecutor {
   let executor = isolates.get(loader);
   if (!executor) isolates.set(loader, (executor = new IsolateExecutor(loader)));
   return executor;
@@ -72,7 +89,8 @@ function runToOutcome(id: string, source: unknown, options: CodeExecutionOptions
   let outcome: Promise<CodeExecutionResult>;
   try {
     const { executor, request } = prepare(id, source, options ?? {}, host, cancellation);
-    outcome = executor.run(request); // never throws; its session releases the cancellation
+    // Never throws; its session releases the cancellation. The deadline starts with the run.
+    outcome = executor instanceof Promise ? executor.then((e) => e.run(request)) : executor.run(request);
   } catch (error) {
     cancellation.release();
     outcome = Promise.resolve({
@@ -102,7 +120,7 @@ function plainObject(value: unknown, path: string): Record<string, unknown> {
 }
 
 /** Checks options and builds the executor's request; throws `WeftError` naming the option. */
-function prepare(id: string, source: unknown, options: CodeExecutionOptions, host: CodeHost, cancellation: Cancellation): { executor: SandboxExecutor; request: SandboxRequest } {
+function prepare(id: string, source: unknown, options: CodeExecutionOptions, host: CodeHost, cancellation: Cancellation): { executor: SandboxExecutor | Promise<SandboxExecutor>; request: SandboxRequest } {
   if (typeof source !== "string") throw invalid("source", "expected a string of ES module code");
   for (const key of Object.keys(plainObject(options, "options"))) if (!OPTION_NAMES.has(key)) throw invalid(key, `unknown option; options are ${[...OPTION_NAMES].join(", ")}`);
   const executor = pickExecutor(options.sandbox, host.workerEnv);

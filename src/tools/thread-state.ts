@@ -114,7 +114,7 @@ export interface CodeExecutionOptions {
    * gateway that refuses every other origin and follows no redirect. Absent: no network at all.
    */
   fetch?: { allow: string[] };
-  /** Where the code runs: `quickjs` (default) or `isolate` (Worker Loader; needs a `LOADER` binding). */
+  /** Where the code runs: `quickjs` or `isolate` (Worker Loader; needs a `LOADER` binding); default `WEFT_SANDBOX` (`auto`: the isolate where Cloudflare enforces its limits). */
   sandbox?: "quickjs" | "isolate";
 }
 
