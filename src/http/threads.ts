@@ -7,6 +7,7 @@ import { Hono } from "hono";
 import { fitsBytes, byteLength } from "../bytes.js";
 import { WeftError } from "../errors.js";
 import { limitOf, pageSize } from "../limits.js";
+import { claimThread } from "../thread/account.js";
 import { CALLER_HEADER } from "../thread/api.js";
 import type { AuthedEnv } from "./auth.js";
 import { idempotencyOf } from "./idempotency.js";
@@ -40,7 +41,7 @@ export function threadRoutes() {
     const threadId = id.toString();
     const account = accountStub(c.env, caller);
     // The index entry first, so the per-user limit holds even for concurrent creates.
-    if (account) unwrap(await account.addThread({ threadId, agentId: input.agent ?? "default", createdAt: Date.now() }, limitOf(c.env, "threadsPerUser")));
+    if (account) unwrap(await claimThread(account, c.env, { threadId, agentId: input.agent ?? "default", createdAt: Date.now() }));
     const created = await stub.create(caller, input, threadId, idem);
     if (!created.ok && created.error.code !== "thread_exists") await account?.removeThread(threadId);
     return c.json(unwrap(created), 201);
