@@ -21,7 +21,7 @@ import { redactLogs } from "./redact.js";
 import { InFlight, deleteGraceMs } from "./removal.js";
 import { type RpcResult, rpcFailure } from "./rpc.js";
 import { TurnRunner } from "./runner.js";
-import { closeAll, onSocketMessage, replayAndAccept } from "./sockets.js";
+import { closeAll, closeExpired, onSocketMessage, replayAndAccept, socketExpiry } from "./sockets.js";
 import { isInitialized, migrate } from "./store/migrations.js";
 import { ThreadStore } from "./store/index.js";
 import type { ThreadMeta } from "./store/meta.js";
@@ -60,7 +60,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
       () => ctx.storage.sync(),
       () => this.store.calls.settleDeferred(),
     );
-    this.fanout = new Fanout({ all: () => ctx.getWebSockets(), batched: () => ctx.getWebSockets(BATCH_TAG) });
+    this.fanout = new Fanout({ all: () => ctx.getWebSockets(), batched: () => ctx.getWebSockets(BATCH_TAG), expiresAt: socketExpiry, expire: closeExpired });
     this.alarmClock = new ThreadAlarm(ctx.storage);
     this.store.calls.onUnfinishedRow = () => this.watchRow();
     // A value a tool sets is a secret from that moment, in logs too.
@@ -388,8 +388,10 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     const caller = callerFromHeader(request.headers.get(CALLER_HEADER));
     const refused = !caller ? new WeftError("unauthenticated", "no verified caller") : thrownError(() => this.guard(caller, "read"));
     if (refused) return Response.json(refused.toBody(), { status: refused.status });
+    // A token that expired since the Worker verified it (within its clock skew) opens nothing.
+    if (caller?.expiresAt !== undefined && Date.now() >= caller.expiresAt) return Response.json(new WeftError("unauthenticated", "token expired").toBody(), { status: 401 });
     this.fanout.flush();
-    const accepted = replayAndAccept(this.ctx, this.store, request);
+    const accepted = replayAndAccept(this.ctx, this.store, request, caller?.expiresAt);
     this.fanout.socketsChanged();
     return accepted;
   }
