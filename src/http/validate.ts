@@ -50,7 +50,7 @@ export function requestBodies(): MiddlewareHandler<AuthedEnv> {
   };
 }
 
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
 /**
  * A request body's text, decoded as UTF-8 strictly (a leading BOM dropped, as `Request.text()`
