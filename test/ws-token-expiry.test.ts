@@ -61,5 +61,14 @@ describe("a WebSocket opened with a JWT", () => {
     const id = await createThread();
     const res = await open(id, await tokenUntil(Math.floor(Date.now() / 1000) - 5));
     expect([res.status, res.body?.error?.code, res.body?.error?.message]).toEqual([401, "unauthenticated", "token expired"]);
+    // The chat route's own event feed is refused the same way, before the message is posted: a 401, not a 500.
+    const token = await tokenUntil(Math.floor(Date.now() / 1000) - 5);
+    const chat = await request(
+      `/threads/${id}/chat`,
+      { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: "hi" }] }] }) },
+      null,
+    );
+    expect([chat.status, (await chat.json<any>()).error.code]).toEqual([401, "unauthenticated"]);
+    expect(await inThread(id, (i) => i.ctx.storage.sql.exec("SELECT COUNT(*) AS n FROM inbox").one().n + i.ctx.storage.sql.exec("SELECT COUNT(*) AS n FROM messages").one().n)).toBe(0);
   });
 });
