@@ -18,6 +18,22 @@ export function fitsBytes(text: string, maxBytes: number): boolean {
   return text.length * 3 <= maxBytes || byteLength(text) <= maxBytes;
 }
 
+/**
+ * UTF-8 bytes of `text` as it is stored inside JSON text (an event's data, a row's JSON): its
+ * escapes counted (a control character takes 6 bytes, a quote or backslash 2), its quotes not.
+ */
+export function jsonTextBytes(text: string): number {
+  return byteLength(JSON.stringify(text)) - 2;
+}
+
+/**
+ * Whether `text` written inside JSON fits in `maxBytes` of UTF-8 ({@link jsonTextBytes}). Short
+ * strings answer without encoding: no UTF-16 unit takes more than 6 bytes escaped.
+ */
+export function fitsJsonBytes(text: string, maxBytes: number): boolean {
+  return text.length * 6 <= maxBytes || jsonTextBytes(text) <= maxBytes;
+}
+
 /** SHA-256 of a string's UTF-8 bytes, as lowercase hex. */
 export async function sha256Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));

@@ -10,9 +10,9 @@ import { WeftError } from "./errors.js";
 /** Every limit: its Worker var, default and unit. */
 export const LIMITS = {
   bodyBytes: { env: "WEFT_MAX_BODY_BYTES", default: 8 * 1024 * 1024, unit: "bytes", what: "request body" },
-  messageBytes: { env: "WEFT_MAX_MESSAGE_BYTES", default: 1024 * 1024, max: 1024 * 1024, unit: "bytes", what: "message content" },
+  messageBytes: { env: "WEFT_MAX_MESSAGE_BYTES", default: 1024 * 1024, max: 1024 * 1024, unit: "bytes", what: "message content as stored (its JSON text, escapes counted)" },
   jsonDepth: { env: "WEFT_MAX_JSON_DEPTH", default: 64, unit: "levels", what: "nesting of a request body's JSON" },
-  toolInputBytes: { env: "WEFT_MAX_TOOL_INPUT_BYTES", default: 1024 * 1024, max: 1024 * 1024, unit: "bytes", what: "tool input" },
+  toolInputBytes: { env: "WEFT_MAX_TOOL_INPUT_BYTES", default: 1024 * 1024, max: 1024 * 1024, unit: "bytes", what: "tool input as stored (its JSON text)" },
   wsFrameBytes: { env: "WEFT_MAX_WS_FRAME_BYTES", default: 64 * 1024, unit: "bytes", what: "WebSocket frame from a client" },
   wsMessagesPerSecond: { env: "WEFT_MAX_WS_MESSAGES_PER_SECOND", default: 20, unit: "messages per second", what: "WebSocket messages from one connection" },
   attachmentsPerCall: { env: "WEFT_MAX_ATTACHMENTS_PER_CALL", default: 16, unit: "attachments", what: "attachments of one tool result" },

@@ -56,6 +56,34 @@ describe("bodies that cannot cross to a Durable Object get 400, never 500", () =
     expect(ok.status).toBe(202);
   });
 
+  it("refuses bytes that are not UTF-8 with 400 naming the body and the byte, on every route that reads one, instead of storing U+FFFD", async () => {
+    const enc = new TextEncoder();
+    /** `before` + raw bytes + `after`, sent with or without a Content-Length (the direct-call lane takes only the first). */
+    const send = (path: string, before: string, bad: number[], after: string, declared: boolean) => {
+      const body = new Uint8Array([...enc.encode(before), ...bad, ...enc.encode(after)]);
+      const headers: Record<string, string> = { "content-type": "application/json", ...(declared ? { "content-length": String(body.byteLength) } : {}) };
+      return request(path, { method: "POST", headers, body: declared ? body : new Blob([body]).stream() });
+    };
+    const refusedAt = async (res: Response, offset: number) => {
+      const body = await res.json<any>();
+      expect([res.status, body.error.code, body.error.details]).toEqual([400, "invalid_request", { in: "body", offset }]);
+      expect(body.error.message).toBe(`body: not valid UTF-8 (byte ${offset} is not part of a UTF-8 character); send the body as UTF-8`);
+    };
+    const id = await createThread({ agent: "robustness" });
+    for (const declared of [true, false]) {
+      // A stray continuation byte, an overlong NUL, and a surrogate encoded in UTF-8 (CESU).
+      await refusedAt(await send(`/threads/${id}/messages`, '{"content":"a ', [0xff], ' b"}', declared), 14);
+      await refusedAt(await send(`/v1/tools/record_call`, `{"sessionId":"${id}","input":{"note":"`, [0xc0, 0x80], '"}}', declared), 97);
+      await refusedAt(await send("/threads", '{"arguments":{"k":"', [0xed, 0xa0, 0x80], '"}}', declared), 19);
+    }
+    expect(await messagesOf(id)).toEqual([]);
+    expect((await json("GET", `/threads/${id}/calls`)).body.calls).toEqual([]);
+    // Well-formed UTF-8 (and a leading BOM, dropped) is text like any other.
+    const fine = await send(`/v1/tools/record_call`, `\ufeff{"sessionId":"${id}","input":{"note":"h\u00e9 \ud83d\ude00"}}`, [], "", true);
+    expect(fine.status).toBe(200);
+    expect(JSON.parse((await fine.json<any>()).result)).toEqual({ note: "h\u00e9 \ud83d\ude00" });
+  });
+
   it("refuses a lone surrogate in an object key", async () => {
     const res = await json("POST", "/threads", `{"arguments":{"\\udc00x":1}}`);
     expect(res.status).toBe(400);

@@ -76,6 +76,17 @@ describe("deep and cyclic schemas never overflow the stack", () => {
     expect(refusal({ $defs: { a: { $ref: "#/$defs/b" }, b: { anyOf: [{ $ref: "#/$defs/a" }] } }, $ref: "#/$defs/a" }).message).toMatch(/leads back to itself/);
   });
 
+  it("a pattern (or patternProperties key) that is not a u-flag regular expression is refused at definition, naming the keyword and its path", () => {
+    const bad = refusal({ type: "object", properties: { code: { type: "string", pattern: "^A\\-[0-9]+$" } } });
+    expect(bad).toMatchObject({ code: "invalid_config", details: { keyword: "pattern", path: ["properties", "code", "pattern"] } });
+    expect(bad.message).toMatch(/^tool "t": outputSchema at #\/properties\/code\/pattern: pattern "\^A\\\\-\[0-9\]\+\$" is not a JavaScript regular expression with the u flag/);
+    expect(refusal({ type: "object", patternProperties: { "^x\\-": { type: "string" } } })).toMatchObject({ details: { keyword: "patternProperties", path: ["patternProperties", "^x\\-"] } });
+    expect(refusal({ $defs: { d: { pattern: "(" } }, items: { $ref: "#/$defs/d" } })).toMatchObject({ details: { keyword: "pattern", path: ["$defs", "d", "pattern"] } });
+    // A valid one compiles and validates as before.
+    expect(ok({ type: "string", pattern: "^\\p{L}+$" }, "héllo")).toBe(true);
+    expect(ok({ type: "string", pattern: "^\\p{L}+$" }, "h3llo")).toBe(false);
+  });
+
   it("a remote $ref and an unsupported keyword are refused with the keyword named", () => {
     expect(refusal({ $ref: "https://example.com/schema.json" })).toMatchObject({ details: { keyword: "$ref", remote: "https://example.com/schema.json" } });
     expect(refusal({ $schema: "https://json-schema.org/draft/2019-09/schema", $recursiveRef: "#" })).toMatchObject({ details: { keyword: "$recursiveRef" } });

@@ -18,6 +18,13 @@ export interface SubscribeOptions {
   onError?(error: WeftClientError): void;
   /** Called on every (re)connection, with the `since` it asked for. */
   onOpen?(info: { since: number; connection: number }): void;
+  /**
+   * A token for each connection, asked before every one (the first and each reconnect); default
+   * the client's `token`. A JWT's socket is closed by the server at the token's `exp` (1008,
+   * `token expired: ...`); with a getter that returns a fresh token the subscription reconnects
+   * and resumes where it was, while a fixed token that expired ends it with 401 `unauthenticated`.
+   */
+  token?: () => string | undefined | Promise<string | undefined>;
   /** partysocket's reconnection timing, in milliseconds (defaults: 100 ms growing to 5 s, 10 s connect timeout). */
   reconnect?: { minReconnectionDelay?: number; maxReconnectionDelay?: number; connectionTimeout?: number; minUptime?: number };
 }
@@ -62,15 +69,16 @@ export function subscribe(conn: ConnectionOptions, threadId: string, options: Su
   // Asked before every connection; after an attempt that never opened it first asks whether the
   // thread answers this caller at all, so a refused upgrade is reported instead of retried forever.
   const nextUrl = async (): Promise<string> => {
+    const token = options.token ? await options.token() : conn.token;
     if (attempts > 0 && !openedSinceAttempt) {
-      const refusal = await refused(conn, threadId);
+      const refusal = await refused({ ...conn, ...(token ? { token } : { token: undefined }) }, threadId);
       if (refusal) end(refusal);
     }
     attempts++;
     openedSinceAttempt = false;
     // batch=1: a burst of events arrives as a few JSON arrays of frames instead of one message each.
     // An empty token is no token, as over HTTP (request.ts): "" would be a token sent, and refused.
-    return urlOf(wsBase, path, { since: lastSeq, batch: 1, access_token: conn.token || undefined });
+    return urlOf(wsBase, path, { since: lastSeq, batch: 1, access_token: token || undefined });
   };
 
   const socket = new ReconnectingWebSocket(nextUrl, undefined, {

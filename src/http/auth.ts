@@ -69,7 +69,7 @@ export function authMode(env: WeftEnv, url: string): AuthMode {
 /** The caller a principal acts as; `admin` from the role named by `WEFT_ADMIN_ROLE` (default "admin"). */
 export function callerOf(env: WeftEnv, p: Principal): Caller {
   const adminRole = typeof env.WEFT_ADMIN_ROLE === "string" && env.WEFT_ADMIN_ROLE ? env.WEFT_ADMIN_ROLE : "admin";
-  return { userId: p.userId, name: p.name, roles: p.roles, admin: p.roles.includes(adminRole) };
+  return { userId: p.userId, name: p.name, roles: p.roles, admin: p.roles.includes(adminRole), ...(p.expiresAt !== undefined ? { expiresAt: p.expiresAt } : {}) };
 }
 
 const remoteSets = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
@@ -89,7 +89,8 @@ function unauthenticated(message: string): WeftError {
 function principalOfClaims(claims: JWTPayload): Principal {
   if (typeof claims.sub !== "string" || claims.sub === "") throw unauthenticated("token has no sub claim (the user id)");
   const roles = Array.isArray(claims.roles) ? claims.roles.filter((r): r is string => typeof r === "string") : [];
-  return { userId: claims.sub, name: typeof claims.name === "string" ? claims.name : claims.sub, roles };
+  // `exp` is required (verifiedClaims), so every JWT caller carries when its token expires.
+  return { userId: claims.sub, name: typeof claims.name === "string" ? claims.name : claims.sub, roles, expiresAt: claims.exp! * 1000 };
 }
 
 /** The longest a verified token is taken on trust before its signature and claims are checked again (ms). */

@@ -12,7 +12,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { toUIMessages } from "../chat/ui-messages.js";
 import { parseApprovalId, UiChunkTranslator } from "../chat/ui-stream.js";
-import { WeftError } from "../errors.js";
+import { type ErrorBody, WeftError } from "../errors.js";
 import { PAGE_SIZES } from "../limits.js";
 import type { EventFrame } from "../protocol.js";
 import { CALLER_HEADER, type Caller, type ThreadApi } from "../thread/api.js";
@@ -73,7 +73,12 @@ function actionOf(body: ChatBody): { content: string } | { decisions: Decision[]
 async function eventFeed(stub: ThreadApi, caller: Caller, threadId: string, since: number) {
   const res = await stub.fetch(new Request(`https://thread/threads/${threadId}/ws?since=${since}`, { headers: { upgrade: "websocket", [CALLER_HEADER]: JSON.stringify(caller) } }));
   const socket = res.webSocket;
-  if (!socket) throw new WeftError("internal_error", `the thread refused its event feed (${res.status})`);
+  if (!socket) {
+    // The thread's own refusal (a token that expired since the Worker verified it: 401) is the answer.
+    const refusal = (await res.json().catch(() => null)) as ErrorBody | null;
+    if (refusal?.error) throw new WeftError(refusal.error.code, refusal.error.message, refusal.error.details);
+    throw new WeftError("internal_error", `the thread refused its event feed (${res.status})`);
+  }
   socket.accept();
   const queue: EventFrame[] = [];
   let wake: (() => void) | null = null;

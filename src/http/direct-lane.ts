@@ -20,7 +20,7 @@ import { type AuthMode, type AuthedEnv, authMode, requestCaller } from "./auth.j
 import { answerDirectCallJson } from "./direct-call.js";
 import { idempotencyClaim } from "./idempotency.js";
 import { DirectCallBody, plainDirectCallBody } from "./schemas.js";
-import { checkDeclaredBody, validBody } from "./validate.js";
+import { checkDeclaredBody, decodeUtf8Body, validBody } from "./validate.js";
 
 /** The route's path; a name is one path segment (the router's `:name`). */
 const ROUTE = /^\/v1\/tools\/([^/]+)$/;
@@ -74,14 +74,15 @@ export function directCallLane(app: Hono<AuthedEnv>, catalog: ToolCatalog): (req
     try {
       const caller = await requestCaller(env, request, lane.mode);
       checkDeclaredBody(request.headers, lane.length, env);
-      let text: string;
+      let bytes: ArrayBuffer;
       try {
-        // Decoded as the app's reading decodes it (UTF-8, a bad byte as U+FFFD, a BOM dropped).
-        text = await request.text();
+        bytes = await request.arrayBuffer();
       } catch {
         // A body that fails as it is read: the app's reading fails the same way, and it says so.
         return app.fetch(request, env, ctx);
       }
+      // Decoded as the app decodes it: strict UTF-8 (refused otherwise, in the same words), a BOM dropped.
+      const text = decodeUtf8Body(bytes);
       let value: unknown;
       try {
         value = JSON.parse(text);

@@ -4,9 +4,10 @@
  * @module
  */
 import { Hono } from "hono";
-import { fitsBytes, byteLength } from "../bytes.js";
 import { WeftError } from "../errors.js";
 import { limitOf, pageSize } from "../limits.js";
+import { claimThread } from "../thread/account.js";
+import { checkContentSize } from "../thread/store/messages.js";
 import { CALLER_HEADER } from "../thread/api.js";
 import type { AuthedEnv } from "./auth.js";
 import { idempotencyOf } from "./idempotency.js";
@@ -40,7 +41,7 @@ export function threadRoutes() {
     const threadId = id.toString();
     const account = accountStub(c.env, caller);
     // The index entry first, so the per-user limit holds even for concurrent creates.
-    if (account) unwrap(await account.addThread({ threadId, agentId: input.agent ?? "default", createdAt: Date.now() }, limitOf(c.env, "threadsPerUser")));
+    if (account) unwrap(await claimThread(account, c.env, { threadId, agentId: input.agent ?? "default", createdAt: Date.now() }));
     const created = await stub.create(caller, input, threadId, idem);
     if (!created.ok && created.error.code !== "thread_exists") await account?.removeThread(threadId);
     return c.json(unwrap(created), 201);
@@ -64,13 +65,7 @@ export function threadRoutes() {
 
   app.post("/:id/messages", describe("Post a message; starts a turn or queues behind one", { 202: "{ queued, message? }" }), jsonBody(PostMessageBody), async (c) => {
     const body = c.req.valid("json");
-    const max = limitOf(c.env, "messageBytes");
-    if (!fitsBytes(body.content, max)) {
-      throw new WeftError("payload_too_large", `content: ${byteLength(body.content)} bytes, over the ${max}-byte limit of a message (WEFT_MAX_MESSAGE_BYTES)`, {
-        path: ["content"],
-        limit: max,
-      });
-    }
+    checkContentSize(body.content, ["content"], limitOf(c.env, "messageBytes"), "WEFT_MAX_MESSAGE_BYTES");
     const idem = await idempotencyOf(c, body);
     return c.json(unwrap(await threadStub(c.env, c.req.param("id")).postMessage(c.var.caller, body, idem)), 202);
   });

@@ -30,8 +30,56 @@ function hasBody(req: Request): boolean {
  */
 export function requestBodies(): MiddlewareHandler<AuthedEnv> {
   return async function checkBody(c, next) {
-    return checkBodyHeaders(c.req.raw, c.env) === "streamed" ? bodyLimitOf(c.env).middleware(c, next) : next();
+    const body = checkBodyHeaders(c.req.raw, c.env);
+    if (body === "none") return next();
+    // Read whole (within the limit) and checked as UTF-8 before any route sees it; the routes
+    // then read the same bytes again from a fresh request.
+    const utf8 = async () => {
+      let bytes: ArrayBuffer;
+      try {
+        bytes = await c.req.raw.arrayBuffer();
+      } catch {
+        // The client went away mid-body (or it was read already): nothing to parse.
+        throw new WeftError("invalid_json", "request body could not be read to its end");
+      }
+      decodeUtf8Body(bytes);
+      c.req.raw = new Request(c.req.raw, { body: bytes });
+      await next();
+    };
+    return body === "streamed" ? bodyLimitOf(c.env).middleware(c, utf8) : utf8();
   };
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
+/**
+ * A request body's text, decoded as UTF-8 strictly (a leading BOM dropped, as `Request.text()`
+ * drops it). Bytes that are not UTF-8 are refused rather than stored as U+FFFD, as a lone
+ * surrogate in the JSON text is refused (src/json-shape.ts).
+ * @throws WeftError `invalid_request` (400) naming the body and the offset of the first bad byte.
+ */
+export function decodeUtf8Body(bytes: ArrayBuffer | Uint8Array): string {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    const offset = firstBadUtf8Byte(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes));
+    throw new WeftError("invalid_request", `body: not valid UTF-8 (byte ${offset} is not part of a UTF-8 character); send the body as UTF-8`, { in: "body", offset });
+  }
+}
+
+/** Offset of the first byte that does not belong to a well-formed UTF-8 sequence (RFC 3629), or the length. */
+function firstBadUtf8Byte(b: Uint8Array): number {
+  for (let i = 0; i < b.length; ) {
+    const x = b[i]!;
+    const [n, lo, hi] = x < 0x80 ? [0, 0, 0] : x >= 0xc2 && x <= 0xdf ? [1, 0x80, 0xbf] : x === 0xe0 ? [2, 0xa0, 0xbf] : x === 0xed ? [2, 0x80, 0x9f] : x >= 0xe1 && x <= 0xef ? [2, 0x80, 0xbf] : x === 0xf0 ? [3, 0x90, 0xbf] : x >= 0xf1 && x <= 0xf3 ? [3, 0x80, 0xbf] : x === 0xf4 ? [3, 0x80, 0x8f] : [-1, 0, 0];
+    if (n < 0) return i;
+    for (let k = 1; k <= n; k++) {
+      const y = b[i + k];
+      if (y === undefined || y < (k === 1 ? lo : 0x80) || y > (k === 1 ? hi : 0xbf)) return i;
+    }
+    i += n + 1;
+  }
+  return b.length;
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { WeftError } from "../errors.js";
-import { checkStoredBytes } from "../limits.js";
+import { checkStoredBytes, limitOf } from "../limits.js";
 import { type RpcResult, rpc } from "./rpc.js";
 import type { ThreadApi } from "./api.js";
 import type { EnvType } from "./store/env.js";
@@ -167,4 +167,20 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
 /** The account stub of a user. */
 export function accountOf(ns: DurableObjectNamespace, userId: string): AccountApi {
   return ns.get(ns.idFromName(userId)) as unknown as AccountApi;
+}
+
+/**
+ * Counts a thread against its owner's per-user limit (`WEFT_MAX_THREADS_PER_USER`, read from
+ * `vars`) and lists it in `GET /threads`: the one check that every way a thread comes to exist or
+ * is kept goes through (a create, a direct call's scratch thread kept for a call that waits for a
+ * person, an agent's child thread). Listing a thread listed already changes nothing and is never
+ * refused, so a retried create or a recovered child passes.
+ *
+ * `mustKeep` lists it past the limit (still counted): for a thread that holds a write that began
+ * and waits for a person to settle it, which only a listed thread lets anyone find, and for
+ * relisting a thread whose create was counted before a deletion unlisted its id.
+ * @returns the account's answer: WeftError `too_many_threads` (429) at the limit, nothing written then.
+ */
+export function claimThread(account: AccountApi, vars: Readonly<Record<string, unknown>>, entry: ThreadEntry, mustKeep = false): Promise<RpcResult<null>> {
+  return account.addThread(entry, mustKeep ? Number.MAX_SAFE_INTEGER : limitOf(vars, "threadsPerUser"));
 }

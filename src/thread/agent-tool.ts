@@ -21,6 +21,7 @@ import { CallSuspended, markResumable } from "../tools/suspend.js";
 import type { LookupResult, ToolCallContext, AnyToolDefinition } from "../tools/types.js";
 import type { ThreadState } from "../tools/thread-state.js";
 import type { Caller, CreateThreadInput } from "./api.js";
+import { type AccountApi, accountOf, claimThread } from "./account.js";
 import type { ThreadEngine } from "./engine.js";
 import { DEFAULT_CALL_ARGS, NESTED_RUN_TIMEOUT_MS, openingMessage } from "./prompt-tool.js";
 import type { RpcResult } from "./rpc.js";
@@ -87,6 +88,9 @@ export function agentTool(engine: ThreadEngine, name: string, agent: AgentDefini
 async function runChild(engine: ThreadEngine, name: string, args: Record<string, unknown>, context: ToolCallContext): Promise<ToolResult> {
   const { id, stub } = childOf(engine, context.effectKey);
   const childThreadId = id.toString();
+  // The child is the owner's thread like any other: counted against the per-user limit first.
+  const listed = await listChild(engine, name, childThreadId);
+  if (!listed.ok) return { status: "error", error: `agent "${name}": the child thread could not be created: ${listed.error.code}: ${listed.error.message}` };
   const created = await stub.create(
     ownerOf(engine),
     {
@@ -100,6 +104,7 @@ async function runChild(engine: ThreadEngine, name: string, args: Record<string,
     childThreadId,
   );
   if (!created.ok && created.error.code !== "thread_exists") {
+    await unlistChild(engine, childThreadId);
     return { status: "error", error: `agent "${name}": the child thread could not be created: ${created.error.code}: ${created.error.message}` };
   }
   engine.emit("subagent_started", { callId: context.callId, agentId: name, childThreadId });
@@ -118,6 +123,24 @@ async function runChild(engine: ThreadEngine, name: string, args: Record<string,
   if (done.status === "waiting") throw new CallSuspended(`agent "${name}" waits for a person in its child thread ${childThreadId}`, [childThreadId]);
   engine.emit("subagent_finished", { callId: context.callId, agentId: name, childThreadId, status: done.status });
   return resultOf(name, done);
+}
+
+/** The owner's account, where a child thread is listed; none without an owner or accounts. */
+function accountOfOwner(engine: ThreadEngine): AccountApi | null {
+  const ns = engine.workerEnv.ACCOUNT as DurableObjectNamespace | undefined;
+  return ns && engine.meta.userId ? accountOf(ns, engine.meta.userId) : null;
+}
+
+/** Lists a child thread in its owner's account, counted against the per-user limit ({@link claimThread}). */
+async function listChild(engine: ThreadEngine, name: string, childThreadId: string): Promise<RpcResult<null>> {
+  const account = accountOfOwner(engine);
+  if (!account) return { ok: true, value: null };
+  return claimThread(account, engine.workerEnv, { threadId: childThreadId, agentId: name, createdAt: Date.now() });
+}
+
+/** Takes back the listing of a child thread whose create failed. */
+async function unlistChild(engine: ThreadEngine, childThreadId: string): Promise<void> {
+  await accountOfOwner(engine)?.removeThread(childThreadId);
 }
 
 /**

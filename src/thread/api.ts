@@ -22,6 +22,12 @@ export interface Principal {
   /** Display name. */
   name: string;
   roles: string[];
+  /**
+   * When the credential this principal was verified from stops being valid, in epoch
+   * milliseconds: a JWT's `exp`. Absent for API keys (they do not expire). A WebSocket opened with
+   * it is closed then (1008, `token expired`).
+   */
+  expiresAt?: number;
 }
 
 /** The principal acting on a thread; `admin` is true when it holds the configured admin role. */

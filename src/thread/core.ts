@@ -8,7 +8,7 @@ import { DurableObject } from "cloudflare:workers";
 import { ERROR_CODES, WeftError } from "../errors.js";
 import type { EventFrame } from "../protocol.js";
 import type { Registry } from "../run/agent.js";
-import { type AccountApi, accountOf } from "./account.js";
+import { type AccountApi, accountOf, claimThread } from "./account.js";
 import { WATCHDOG_MS, integerSetting } from "../config.js";
 import { ThreadAlarm } from "./alarm.js";
 import type { Caller } from "./api.js";
@@ -21,7 +21,7 @@ import { redactLogs } from "./redact.js";
 import { InFlight, deleteGraceMs } from "./removal.js";
 import { type RpcResult, rpcFailure } from "./rpc.js";
 import { TurnRunner } from "./runner.js";
-import { closeAll, onSocketMessage, replayAndAccept } from "./sockets.js";
+import { closeAll, closeExpired, onSocketMessage, replayAndAccept, socketExpiry } from "./sockets.js";
 import { isInitialized, migrate } from "./store/migrations.js";
 import { ThreadStore } from "./store/index.js";
 import type { ThreadMeta } from "./store/meta.js";
@@ -60,7 +60,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
       () => ctx.storage.sync(),
       () => this.store.calls.settleDeferred(),
     );
-    this.fanout = new Fanout({ all: () => ctx.getWebSockets(), batched: () => ctx.getWebSockets(BATCH_TAG) });
+    this.fanout = new Fanout({ all: () => ctx.getWebSockets(), batched: () => ctx.getWebSockets(BATCH_TAG), expiresAt: socketExpiry, expire: closeExpired });
     this.alarmClock = new ThreadAlarm(ctx.storage);
     this.store.calls.onUnfinishedRow = () => this.watchRow();
     // A value a tool sets is a secret from that moment, in logs too.
@@ -155,19 +155,27 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
    * Makes a direct call's scratch thread an ordinary session of its owner, listed in
    * `GET /threads`, which its alarm no longer removes: a call in it waits for a person (an
    * approval, or a write a restart parked), and only a listed thread can be found to decide it.
+   * It counts against the owner's per-user limit ({@link claimThread}); `mustKeep` (a write that
+   * began waits in it) lists it past the limit, as refusing would leave the write unsettleable.
+   * @returns the account's refusal (`too_many_threads`) when the limit holds; the thread stays scratch then.
    */
-  protected async keepAsSession(): Promise<void> {
+  protected async keepAsSession(mustKeep: boolean): Promise<RpcResult<null>> {
     const meta = this.engine!.meta;
-    if (!meta.ephemeral) return;
+    if (!meta.ephemeral) return { ok: true, value: null };
+    // Listed first: a refusal leaves the thread scratch, and a crash between the two leaves an
+    // entry the next keep (the alarm's) finds listed already.
+    const listed = await this.listInAccount({ ...meta, ephemeral: false }, Date.now(), mustKeep);
+    if (!listed.ok) return listed;
     meta.ephemeral = false;
     this.store.meta.write(meta);
-    await this.listInAccount(meta, Date.now());
+    return listed;
   }
 
-  /** Lists the thread in its owner's account (`GET /threads`), past the per-user limit (the Worker checked it). */
-  protected async listInAccount(meta: ThreadMeta, createdAt: number): Promise<void> {
-    const entry = { threadId: this.ctx.id.toString(), agentId: meta.agentId, createdAt };
-    await this.ownerAccount(meta)?.addThread(entry, Number.MAX_SAFE_INTEGER);
+  /** Lists the thread in its owner's account (`GET /threads`), counted against the per-user limit ({@link claimThread}). */
+  protected async listInAccount(meta: ThreadMeta, createdAt: number, mustKeep: boolean): Promise<RpcResult<null>> {
+    const account = this.ownerAccount(meta);
+    if (!account) return { ok: true, value: null };
+    return claimThread(account, this.env, { threadId: this.ctx.id.toString(), agentId: meta.agentId, createdAt }, mustKeep);
   }
 
   /** The account that lists this thread: none for a scratch thread, one without an owner, or without accounts. */
@@ -366,7 +374,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     // Removed meanwhile (the resumption did nothing more once it began): nothing is left to watch.
     if (this.runner !== runner || this.inFlight.removing !== null) return;
     // A direct call that recovery parked waits for a person, whose client never got its answer.
-    if (meta.ephemeral && this.store.calls.waitForPerson()) await this.keepAsSession();
+    if (meta.ephemeral && this.store.calls.waitForPerson()) await this.keepAsSession(true);
     if (!runner.active && !this.hasUnfinishedWork()) {
       if (meta.ephemeral) await this.alarmClock.set(meta.createdAt + SCRATCH_TTL_MS);
       else await this.alarmClock.delete();
@@ -380,8 +388,10 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     const caller = callerFromHeader(request.headers.get(CALLER_HEADER));
     const refused = !caller ? new WeftError("unauthenticated", "no verified caller") : thrownError(() => this.guard(caller, "read"));
     if (refused) return Response.json(refused.toBody(), { status: refused.status });
+    // A token that expired since the Worker verified it (within its clock skew) opens nothing.
+    if (caller?.expiresAt !== undefined && Date.now() >= caller.expiresAt) return Response.json(new WeftError("unauthenticated", "token expired").toBody(), { status: 401 });
     this.fanout.flush();
-    const accepted = replayAndAccept(this.ctx, this.store, request);
+    const accepted = replayAndAccept(this.ctx, this.store, request, caller?.expiresAt);
     this.fanout.socketsChanged();
     return accepted;
   }

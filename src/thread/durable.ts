@@ -50,7 +50,7 @@ export function createThreadClass(registry: Registry) {
       // A deletion here may have unlisted the id after the Worker listed it for this create (the
       // Worker lists first, and its create may arrive during the deletion or after it), so it is
       // listed again. Only an id deleted in this instance pays the extra request.
-      if (this.inFlight.removals > 0 && created.ok) await this.listInAccount(created.value, created.value.createdAt);
+      if (this.inFlight.removals > 0 && created.ok) await this.listInAccount(created.value, created.value.createdAt, true);
       // A failed create leaves no thread behind, not even its key: the retry fails the same way.
       if (idem && !created.ok && !this.engine) {
         await this.ctx.storage.deleteAll();
@@ -274,7 +274,13 @@ export function createThreadClass(registry: Registry) {
       const kept = result.ok && outcomeWaitsForPerson(result.value);
       if (kept) {
         this.guard(caller, "write");
-        await this.keepAsSession();
+        // Over the per-user limit, a call that only waits for its approval (nothing ran) is
+        // refused as a create is, with its scratch thread; one that began must stay findable.
+        const listed = await this.keepAsSession(!result.ok || result.value.status !== "awaiting_approval");
+        if (!listed.ok) {
+          await this.removeAll();
+          return listed;
+        }
       } else if (!idem && this.engine) await this.removeAll();
       return result.ok ? { ok: true, value: { ...result.value, kept } } : result;
     }

@@ -43,12 +43,18 @@ export function packFrames(texts: readonly string[]): string[] {
 export interface SocketLists {
   all(): WebSocket[];
   batched(): WebSocket[];
+  /** When the token a socket was opened with expires (epoch ms), or Infinity. */
+  expiresAt(ws: WebSocket): number;
+  /** Closes a socket whose token expired. */
+  expire(ws: WebSocket): void;
 }
 
 /** The socket lists read together, kept until a socket is accepted or closed. */
 interface KnownSockets {
   all: WebSocket[];
   batched: Set<WebSocket>;
+  /** The earliest token expiry among them (epoch ms), Infinity when none expires. */
+  earliest: number;
 }
 
 /** Queues frames and sends them to every socket once the current synchronous work is done. */
@@ -73,7 +79,7 @@ export class Fanout {
    */
   send(frame: EventFrame): void {
     if (this.targets === null) {
-      const sockets = (this.known ??= { all: this.sockets.all(), batched: new Set(this.sockets.batched()) });
+      const sockets = (this.known ??= this.read());
       if (sockets.all.length === 0) return;
       this.targets = sockets;
       queueMicrotask(() => this.flush());
@@ -81,14 +87,35 @@ export class Fanout {
     this.queue.push(frameText(frame));
   }
 
+  /** The socket lists with their earliest token expiry (read once per change, not per burst). */
+  private read(): KnownSockets {
+    const all = this.sockets.all();
+    return { all, batched: new Set(this.sockets.batched()), earliest: Math.min(...all.map((ws) => this.sockets.expiresAt(ws))) };
+  }
+
+  /** Closes the sockets whose token expired by `now`; the others go on. */
+  private dropExpired(sockets: KnownSockets, now: number): KnownSockets {
+    const live = sockets.all.filter((ws) => {
+      if (this.sockets.expiresAt(ws) > now) return true;
+      this.sockets.expire(ws);
+      return false;
+    });
+    const kept = { all: live, batched: new Set(live.filter((ws) => sockets.batched.has(ws))), earliest: Math.min(...live.map((ws) => this.sockets.expiresAt(ws))) };
+    if (this.known === sockets) this.known = kept;
+    return kept;
+  }
+
   /**
    * Sends every queued frame now. Called before a new socket is accepted too: its replay reads
    * the stored log, so no queued frame may be left to reach it a second time.
    */
   flush(): void {
-    const sockets = this.targets;
+    let sockets = this.targets;
     this.targets = null;
     if (this.queue.length === 0 || sockets === null) return;
+    // One comparison a burst: a socket whose token expired is closed before it gets another frame.
+    const now = Date.now();
+    if (now >= sockets.earliest) sockets = this.dropExpired(sockets, now);
     const frames = this.queue;
     this.queue = [];
     let packed: string[] | null = null;

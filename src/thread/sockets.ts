@@ -17,9 +17,11 @@ const REPLAY_BATCH = 5000;
  * Upgrades to a hibernatable WebSocket and replays frames with `seq > since` (`?since=<seq>`,
  * default 0: everything). With `?batch=1` every message, replayed or live, is a JSON array of
  * frames in seq order (a burst goes out as a few messages instead of one per frame).
+ * `expiresAt` (epoch ms, the caller's token's `exp`) is kept with the socket, hibernation
+ * included: the socket is closed then ({@link TOKEN_EXPIRED}).
  * @returns 101 with the socket, 426 `upgrade_required` without an upgrade header, 400 `invalid_request` for a bad `since` or `batch`.
  */
-export function replayAndAccept(ctx: DurableObjectState, store: ThreadStore, request: Request): Response {
+export function replayAndAccept(ctx: DurableObjectState, store: ThreadStore, request: Request, expiresAt?: number): Response {
   if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") {
     const refused = new WeftError("upgrade_required", "expected a WebSocket upgrade (Upgrade: websocket)");
     return Response.json(refused.toBody(), { status: refused.status });
@@ -45,6 +47,7 @@ export function replayAndAccept(ctx: DurableObjectState, store: ThreadStore, req
   const [client, server] = [pair[0], pair[1]];
   // The tag outlives hibernation: every later burst reaches this socket as arrays too.
   ctx.acceptWebSocket(server, batched ? [BATCH_TAG] : []);
+  if (expiresAt !== undefined) server.serializeAttachment({ expiresAt } satisfies SocketAttachment);
   ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
   for (let cursor = since; ; ) {
     const frames = store.events.since(cursor, REPLAY_BATCH);
@@ -69,10 +72,36 @@ export function onSocketMessage(ws: WebSocket, message: string | ArrayBuffer, en
   const perSecond = limitOf(env, "wsMessagesPerSecond");
   const now = Date.now();
   // Counted on the connection itself, so the count survives hibernation.
-  const seen = (ws.deserializeAttachment() as { windowStart: number; count: number } | null) ?? { windowStart: now, count: 0 };
-  const window = now - seen.windowStart >= 1000 ? { windowStart: now, count: 1 } : { windowStart: seen.windowStart, count: seen.count + 1 };
-  ws.serializeAttachment(window);
+  const seen = (ws.deserializeAttachment() as SocketAttachment | null) ?? {};
+  if (seen.expiresAt !== undefined && now >= seen.expiresAt) return closeQuietly(ws, TOKEN_EXPIRED.code, TOKEN_EXPIRED.reason);
+  const start = seen.windowStart ?? now;
+  const window = now - start >= 1000 ? { windowStart: now, count: 1 } : { windowStart: start, count: (seen.count ?? 0) + 1 };
+  ws.serializeAttachment({ ...seen, ...window } satisfies SocketAttachment);
   if (window.count > perSecond) closeQuietly(ws, 1008, `over the limit of ${perSecond} messages per second`);
+}
+
+/** What a socket keeps across hibernation: its token's expiry, and its message-rate window. */
+interface SocketAttachment {
+  /** Epoch ms when the token it was opened with expires; absent for credentials that do not. */
+  expiresAt?: number;
+  windowStart?: number;
+  count?: number;
+}
+
+/**
+ * How a socket whose token expired is closed: 1008 (policy violation) and a reason a client can
+ * read. A client reconnects with a fresh token (the client's `subscribe` asks its `token` getter).
+ */
+export const TOKEN_EXPIRED = { code: 1008, reason: "token expired: reconnect with a fresh token" } as const;
+
+/** When the token a socket was opened with expires (epoch ms), or Infinity. */
+export function socketExpiry(ws: WebSocket): number {
+  return (ws.deserializeAttachment() as SocketAttachment | null)?.expiresAt ?? Number.POSITIVE_INFINITY;
+}
+
+/** Closes a socket whose token expired ({@link TOKEN_EXPIRED}). */
+export function closeExpired(ws: WebSocket): void {
+  closeQuietly(ws, TOKEN_EXPIRED.code, TOKEN_EXPIRED.reason);
 }
 
 /** Closes every socket of a thread that was removed (1000, `reason`): a client's reconnect then gets a plain 404. */

@@ -73,6 +73,11 @@ describe("a broken authoring folder fails the build", () => {
       line: `${CASES}/json-non-object/tools/list_args.ts: tool "list_args": a JSON Schema args must have "type": "object"`,
     },
     {
+      rule: "a JSON Schema pattern that is not a u-flag regular expression",
+      dirs: ["bad-pattern"],
+      line: `${CASES}/bad-pattern/tools/order_code.ts: tool "order_code": args at #/properties/code/pattern: pattern "^A\\\\-[0-9]+$" is not a JavaScript regular expression with the u flag (Invalid regular expression: /^A\\-[0-9]+$/u: Invalid escape); every call would fail`,
+    },
+    {
       rule: "a second tool in one file",
       dirs: ["second-tool"],
       line: `${CASES}/second-tool/tools/two_tools.ts: one tool per file: export "hidden" is a second tool; move it to a file of its own in tools/`,

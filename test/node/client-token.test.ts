@@ -44,3 +44,14 @@ it.each([
   expect(urls.length).toBeGreaterThan(0);
   expect(new URL(urls[0]!).searchParams.get("access_token")).toBe(expected);
 });
+
+it("subscribe asks its token getter before every connection, so a reconnect after a token expired sends a fresh one", async () => {
+  const urls: string[] = [];
+  let issued = 0;
+  const weft = new WeftClient({ url: "http://weft.test", token: "stale", WebSocket: recordingSocket(urls) as never, fetch: (async () => Response.json({})) as typeof fetch });
+  const sub = weft.subscribe("t1", { onEvent: () => {}, token: () => `fresh-${++issued}`, reconnect: { minReconnectionDelay: 1, maxReconnectionDelay: 5, connectionTimeout: 20 } });
+  for (let i = 0; i < 200 && urls.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+  sub.close();
+  expect(urls.length).toBeGreaterThanOrEqual(2);
+  expect(urls.slice(0, 2).map((u) => new URL(u).searchParams.get("access_token"))).toEqual(["fresh-1", "fresh-2"]);
+});

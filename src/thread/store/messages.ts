@@ -5,7 +5,7 @@
  * `messages_by_depth (depth, id)`: newest first from a bound, never an OFFSET, never the whole table.
  * @module
  */
-import { byteLength, fitsBytes } from "../../bytes.js";
+import { fitsJsonBytes, jsonTextBytes } from "../../bytes.js";
 import { WeftError } from "../../errors.js";
 import { pageSize } from "../../limits.js";
 import type { Message, MessageRole, ToolCallRequest } from "../../protocol.js";
@@ -18,13 +18,17 @@ import type { MetaStore } from "./meta.js";
 export const MAX_CONTENT_BYTES = 1024 * 1024;
 
 /**
- * Checks content a client or tool supplies.
- * @throws WeftError `payload_too_large` naming `path` when over {@link MAX_CONTENT_BYTES}.
+ * Checks content a client or tool supplies, as it will be stored: inside JSON (the message's
+ * events), escapes counted, so no row it becomes is over Cloudflare's 2 MB.
+ * @throws WeftError `payload_too_large` naming `path` and the limit when over `max` (default {@link MAX_CONTENT_BYTES}).
  */
-export function checkContentSize(content: string, path: (string | number)[]): void {
-  if (fitsBytes(content, MAX_CONTENT_BYTES)) return;
-  const bytes = byteLength(content);
-  throw new WeftError("payload_too_large", `${path.join(".")}: ${bytes} bytes, over the ${MAX_CONTENT_BYTES}-byte limit of a message`, { path });
+export function checkContentSize(content: string, path: (string | number)[], max = MAX_CONTENT_BYTES, setting = ""): void {
+  if (fitsJsonBytes(content, max)) return;
+  const bytes = jsonTextBytes(content);
+  throw new WeftError("payload_too_large", `${path.join(".")}: ${bytes} bytes as stored (JSON), over the ${max}-byte limit of a message${setting ? ` (${setting})` : ""}`, {
+    path,
+    limit: max,
+  });
 }
 
 /** A message before it is stored. */

@@ -86,7 +86,9 @@ export function compileJsonSchema(schema: Record<string, unknown> | boolean, opt
         return { ok: false, issues: issuesOf(second.errors, data).map((i) => ({ ...i, message: `${i.message} (after applying defaults)` })) };
       } catch (e) {
         if (e instanceof RangeError) return { ok: false, issues: [{ path: [], message: "input: too deeply nested to validate", keyword: "depth" }] };
-        throw e;
+        // Definition refuses what it can foresee (a pattern that does not compile); anything
+        // else the validator throws is this call's error, never its model step's or its siblings'.
+        return { ok: false, issues: [{ path: [], message: `input: the schema could not be evaluated (${e instanceof Error ? e.message : String(e)})`, keyword: "schema" }] };
       }
     },
   };

@@ -231,6 +231,7 @@ export function linkSchema(root: Schema, draft: Draft, options: { assertFormat: 
       const map = schema[key];
       if (isNode(map)) out[key] = Object.fromEntries(Object.entries(map).map(([k, s]) => [k, isSchema(s) ? link(s, base, scope) : s]));
     }
+    checkPatterns(out, here.path);
     if (refs.length === 1) out.$ref = `#/$defs/${refs[0]}`;
     else if (refs.length === 2) out.allOf = [...((out.allOf as Schema[]) ?? []), ...refs.map((r) => ({ $ref: `#/$defs/${r}` }))];
     if ("default" in schema) defaults.push({ node: out, path: here.path });
@@ -246,6 +247,24 @@ export function linkSchema(root: Schema, draft: Draft, options: { assertFormat: 
   }
   checkLoops(table, index, memo);
   return { root: { $ref: `#/$defs/${rootKey}`, $defs: table }, defaults };
+}
+
+/**
+ * Refuses a `pattern` or `patternProperties` key that is not a JavaScript regular expression with
+ * the `u` flag, as the validator compiles them (JSON Schema patterns are ECMA-262 over Unicode
+ * text): left in, every call would fail when the validator compiles it.
+ */
+function checkPatterns(node: Node, path: SchemaPath): void {
+  const check = (pattern: unknown, keyword: string, at: SchemaPath) => {
+    try {
+      new RegExp(String(pattern), "u");
+    } catch (e) {
+      const why = e instanceof Error ? e.message : String(e);
+      throw new SchemaRefusal(keyword, `${keyword === "pattern" ? "pattern" : "patternProperties key"} ${JSON.stringify(pattern)} is not a JavaScript regular expression with the u flag (${why}); every call would fail`, at, "pattern not a u-flag regular expression");
+    }
+  };
+  if ("pattern" in node) check(node.pattern, "pattern", [...path, "pattern"]);
+  if (isNode(node.patternProperties)) for (const key of Object.keys(node.patternProperties)) check(key, "patternProperties", [...path, "patternProperties", key]);
 }
 
 /** Keywords that apply a subschema to the same value (no step into the value). */
