@@ -7,8 +7,16 @@
  * set small in test/wrangler.toml); a call cut by the output-token limit says so to the model.
  * @module
  */
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { createOpenAI } from "@ai-sdk/openai";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import type { LanguageModel } from "ai";
 import { describe, expect, it } from "vitest";
+import { createFakeProvider } from "../scripts/lib/fake-provider.mjs";
+import { fromLanguageModel } from "../src/models/ai-sdk.js";
+import { ModelError } from "../src/models/model.js";
 import type { EventFrame } from "../src/protocol.js";
+import { readStep } from "../src/run/step.js";
 import { type FakeStep, fakeEnv, fakeKey, fakeRequests, scriptFake } from "./fake-provider.js";
 import { callsOf, createThread, eventsOf, json, messagesOf, stubOf, subscribe } from "./helpers.js";
 
@@ -59,6 +67,15 @@ describe("a stream cut before its finish is retried", () => {
     });
   }
 
+  it("reset every time: the turn fails with stream_cut, saying the stream was cut", async () => {
+    const reset: FakeStep = { text: "partial output that never", chunk: 5, resetAfterEvents: 3 };
+    const { info, requests } = await turnVia("openai:gpt-4.1-mini", [reset, reset, reset, { text: "never" }]);
+    expect(requests).toHaveLength(3);
+    expect(info.lastTurn).toMatchObject({ status: "failed", errorCode: "stream_cut" });
+    expect(info.lastTurn.error).toMatch(/after 3 attempts: the model's stream was cut/);
+    expect(info.lastTurn.error).not.toMatch(/answered 200/);
+  });
+
   it("a call cut before its finish is not run, and the step is asked again", async () => {
     // Chat Completions: the arguments are complete JSON, but the stream stops before finish_reason.
     const { id, info, requests } = await turnVia("openai-compatible:x", [
@@ -82,17 +99,46 @@ describe("a stream cut before its finish is retried", () => {
   });
 
   it("a cut stream whose call was announced (its hook ran) is not asked again: the call fails as cut off", async () => {
-    const args = '{"query":"weather in Paris","limit":3}';
-    const { id, requests, info } = await turnVia("openai-compatible:x", [
+    // The query has streamed whole (and the call was announced) before the stream stops.
+    const args = '{"query":"Paris","limit":3}';
+    const { id, requests, info, frames } = await turnVia("openai-compatible:x", [
       { toolCalls: [{ id: "c1", name: "search_docs", arguments: args }], chunk: 4, delayMs: 15, cutAfterEvents: 7 },
       { text: "I see." },
     ]);
     expect(requests).toHaveLength(2);
+    expect(of(frames, "tool_call_started").map((f) => f.data.callId)).toEqual(["c1"]);
+    expect(of(frames, "model_step_discarded")).toHaveLength(0);
     const calls = await callsOf(id);
     expect(calls).toMatchObject([{ callId: "c1", status: "failed" }]);
     expect(calls[0]!.result!.error).toMatch(/arguments were cut off/);
     expect(info.lastTurn.status).toBe("completed");
   });
+});
+
+describe("a connection reset inside the provider package", () => {
+  // The fake answers in this isolate, so its body fails the way a reset socket's does: the
+  // provider package reads it as an error of a 200 answer ("Failed to process successful response").
+  const formats: Array<[string, (fetch: typeof globalThis.fetch) => LanguageModel]> = [
+    ["chat completions", (fetch) => createOpenAICompatible({ name: "c", baseURL: "http://fake.invalid/v1", apiKey: "k", fetch }).chatModel("m")],
+    ["openai responses", (fetch) => createOpenAI({ apiKey: "k", baseURL: "http://fake.invalid/v1", fetch }).responses("gpt-4.1-mini")],
+    ["anthropic", (fetch) => createAnthropic({ apiKey: "k", baseURL: "http://fake.invalid/v1", fetch })("claude-sonnet-4-5")],
+  ];
+  for (const [name, make] of formats) {
+    it(`${name}: a reset after partial output is a cut stream (stream_cut, retryable), never "provider answered 200"`, async () => {
+      const fake = createFakeProvider();
+      fake.script("k", [{ text: "partial output that never ends", chunk: 5, resetAfterEvents: 3 }]);
+      const fetch = ((input: RequestInfo | URL, init?: RequestInit) => fake.handle(new Request(input, init))) as typeof globalThis.fetch;
+      const model = fromLanguageModel(make(fetch));
+      const request = { threadId: "t", turnId: "turn", step: 1, messages: [{ id: 1, role: "user" as const, content: "go", createdAt: 0 }], tools: [], signal: new AbortController().signal };
+      const failure = await readStep(model.stream(request as never)).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(failure).toBeInstanceOf(ModelError);
+      expect(failure).toMatchObject({ retryable: true, code: "stream_cut" });
+      expect((failure as Error).message).not.toMatch(/answered 200/);
+    });
+  }
 });
 
 describe("what a WebSocket client sees of a discarded attempt", () => {

@@ -2,7 +2,10 @@
  * The thread as the turn loop sees it: history, tools, durable commits and dispatch.
  * @module
  */
+import { integerSetting } from "../config.js";
+import { perEnv } from "../per-env.js";
 import type { ToolCallRequest } from "../protocol.js";
+import { MODEL_IDLE_MS, MODEL_STEP_MS, type StepDeadlines } from "../run/step-deadline.js";
 import { DEFAULT_MAX_STEPS, type TurnHost } from "../run/turn.js";
 import type { ModelTool } from "../models/model.js";
 import type { Execution } from "../run/execution.js";
@@ -49,6 +52,14 @@ export function providerToolId(toolName: string, executionProvider: string | und
   return (executionProvider.includes(".") ? executionProvider : `${executionProvider}.${toolName}`) as `${string}.${string}`;
 }
 
+/** The model request deadlines a Worker's env sets (`WEFT_MODEL_IDLE_MS`, `WEFT_MODEL_STEP_MS`), else the defaults. */
+export const modelDeadlinesOf = perEnv(
+  (env: Readonly<Record<string, unknown>>): StepDeadlines => ({
+    idleMs: integerSetting(env, "WEFT_MODEL_IDLE_MS", 1) ?? MODEL_IDLE_MS,
+    stepMs: integerSetting(env, "WEFT_MODEL_STEP_MS", 1) ?? MODEL_STEP_MS,
+  }),
+);
+
 /**
  * Creates the host for the turn `execution` runs in `engine`'s thread. System prompt, tools and
  * the view of the history follow the execution's current side; with two sides every message the
@@ -66,6 +77,7 @@ export function createTurnHost(engine: ThreadEngine, execution: Execution): Turn
     maxSteps: agent.maxSteps ?? DEFAULT_MAX_STEPS,
     sides: engine.sides,
     tools: () => modelTools(engine.catalogFor(execution)),
+    modelDeadlines: modelDeadlinesOf(engine.workerEnv),
     ...announcing(engine, execution),
     history: async () => historyFor(execution.currentSide, twoSided, await requestHistory(engine, execution)),
     prepareMessages: (snapshot) => filterMessages(engine, execution, snapshot),
