@@ -131,32 +131,30 @@ function isFinishEvent(format, event) {
 function paced(events, step) {
   const encoder = new TextEncoder();
   const delay = step.delayMs ?? 0;
-  let gone = false;
   const pause = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  let i = 0;
+  /** @type {number | null} */
+  let stalledAt = null;
+  // Pulled one event at a time, so a reset comes after the client has read what came before it.
   return new ReadableStream({
-    async start(controller) {
-      for (const [i, event] of events.entries()) {
-        if (gone) return;
-        if (i === step.resetAfterEvents) return controller.error(Object.assign(new Error("fake provider: connection reset"), { code: "ECONNRESET" }));
-        if (step.stall && i === step.stall.afterEvents) {
-          // Keep-alives only: the connection stays open, and no event ever comes.
-          for (const started = Date.now(); !gone && Date.now() - started < MAX_STALL_MS; ) {
-            controller.enqueue(encoder.encode(": keep-alive\n\n"));
-            await pause(step.stall.keepAliveMs);
-          }
-          if (!gone) controller.close();
-          return;
-        }
-        controller.enqueue(encoder.encode(event));
-        if (delay > 0) await pause(delay);
+    async pull(controller) {
+      if (stalledAt !== null) {
+        // Keep-alives only: the connection stays open, and no event ever comes.
+        if (Date.now() - stalledAt >= MAX_STALL_MS) return controller.close();
+        await pause(step.stall?.keepAliveMs ?? 1000);
+        return controller.enqueue(encoder.encode(": keep-alive\n\n"));
       }
-      if (step.resetAfterEvents !== undefined && step.resetAfterEvents >= events.length) return controller.error(new Error("fake provider: connection reset"));
-      if (!gone) controller.close();
+      if (i === step.resetAfterEvents) return controller.error(Object.assign(new Error("fake provider: connection reset"), { code: "ECONNRESET" }));
+      if (step.stall && i === step.stall.afterEvents) {
+        stalledAt = Date.now();
+        return controller.enqueue(encoder.encode(": keep-alive\n\n"));
+      }
+      if (i >= events.length) return controller.close();
+      if (i > 0 && delay > 0) await pause(delay);
+      controller.enqueue(encoder.encode(events[i]));
+      i += 1;
     },
-    cancel() {
-      gone = true;
-    },
-  });
+  }, { highWaterMark: 0 });
 }
 
 /**
@@ -304,7 +302,17 @@ export async function serveFakeProvider(fake, port = 0) {
         headers[name] = value;
       });
       res.writeHead(response.status, headers);
-      res.end(Buffer.from(await response.arrayBuffer()));
+      if (!response.body) return void res.end();
+      // Streamed as it comes, so paced steps keep their timing; a body that fails resets the socket.
+      const reader = response.body.getReader();
+      res.on("close", () => void reader.cancel().catch(() => undefined));
+      try {
+        // Each write handed to the socket before the next read, so a reset comes after what was sent.
+        for (let next = await reader.read(); !next.done; next = await reader.read()) await new Promise((resolve) => res.write(next.value, resolve));
+        res.end();
+      } catch {
+        req.socket.destroy();
+      }
     } catch (e) {
       if (e instanceof NetworkClose) {
         req.socket.destroy();
