@@ -17,8 +17,8 @@ import { fromLanguageModel } from "../src/models/ai-sdk.js";
 import { ModelError } from "../src/models/model.js";
 import type { EventFrame } from "../src/protocol.js";
 import { readStep } from "../src/run/step.js";
-import { type FakeStep, fakeEnv, fakeKey, fakeRequests, scriptFake } from "./fake-provider.js";
-import { callsOf, createThread, eventsOf, json, messagesOf, stubOf, subscribe } from "./helpers.js";
+import { FAKE_BASE, type FakeStep, fakeEnv, fakeKey, fakeRequests, scriptFake } from "./fake-provider.js";
+import { callsOf, createThread, eventsOf, inThread, json, messagesOf, stubOf, subscribe } from "./helpers.js";
 
 const SPECS = ["openai-compatible:x", "openai:gpt-4.1-mini", "anthropic:claude-sonnet-4-5"];
 
@@ -198,6 +198,32 @@ describe("model step deadlines", () => {
     expect(info.lastTurn.status).toBe("completed");
     expect(steps[0]).toMatchObject({ text: "in time", attempts: 2 });
     expect(steps[0].retries[0]).toMatch(/WEFT_MODEL_STEP_MS/);
+  }, 20_000);
+});
+
+describe("the summarizing request of a step's compaction", () => {
+  it("meets the idle deadline too: a stalled summarizer is asked again and the step goes on", async () => {
+    const main = fakeKey("ends-main");
+    const summarizer = fakeKey("ends-sum");
+    await scriptFake(summarizer, [{ stall: { afterEvents: 1, keepAliveMs: 50 } }, ...Array.from({ length: 4 }, (_, i) => ({ text: `summary v${i + 1}` }))]);
+    await scriptFake(main, [{ text: "answer" }]);
+    const id = await createThread({
+      agent: "summarized",
+      env: { ...fakeEnv("openai-compatible:x", main), ANTHROPIC_API_KEY: { value: summarizer, type: "secret" }, ANTHROPIC_BASE_URL: { value: FAKE_BASE, type: "text" } },
+    });
+    // Older messages than the 2000-token window holds, so the first step compacts them first.
+    await inThread(id, (instance) =>
+      instance.store.atomically(() => {
+        for (let i = 0; i < 30; i++) instance.store.messages.append({ role: i % 2 ? "assistant" : "user", content: `chatter ${i} `.padEnd(400, ".") });
+      }),
+    );
+    await json("POST", `/threads/${id}/messages`, { content: "what next?" });
+    await stubOf(id).waitIdle();
+    // The stalled request, then the summarizing passes the chatter needs.
+    expect((await fakeRequests(summarizer)).length).toBeGreaterThanOrEqual(2);
+    expect((await json("GET", `/threads/${id}`)).body.lastTurn).toMatchObject({ status: "completed" });
+    expect(await assistantTexts(id)).toContain("answer");
+    expect(of(await eventsOf(id), "history_compacted")).toHaveLength(1);
   }, 20_000);
 });
 

@@ -26,7 +26,8 @@ import { conversationWindow, nestedWindow } from "./history.js";
 import { fallbacksFor, modelFor } from "./model-choice.js";
 import { recordProviderCalls } from "./provider-calls.js";
 import { MAX_DEPTH } from "./store/messages.js";
-import { announcing, modelDeadlinesOf, modelTools, uniqueCallIds } from "./turn-host.js";
+import { modelDeadlinesOf } from "./model-deadlines.js";
+import { announcing, modelTools, uniqueCallIds } from "./turn-host.js";
 
 /** Input of a prompt or agent called as a tool that declares no `args`. */
 export const DEFAULT_CALL_ARGS = z.object({ input: z.string().describe("What to ask, in plain language") });

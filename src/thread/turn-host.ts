@@ -2,10 +2,7 @@
  * The thread as the turn loop sees it: history, tools, durable commits and dispatch.
  * @module
  */
-import { integerSetting } from "../config.js";
-import { perEnv } from "../per-env.js";
 import type { ToolCallRequest } from "../protocol.js";
-import { MODEL_IDLE_MS, MODEL_STEP_MS, type StepDeadlines } from "../run/step-deadline.js";
 import { DEFAULT_MAX_STEPS, type TurnHost } from "../run/turn.js";
 import type { ModelTool } from "../models/model.js";
 import type { Execution } from "../run/execution.js";
@@ -14,6 +11,7 @@ import type { ToolCatalog } from "../tools/catalog.js";
 import type { ThreadEngine } from "./engine.js";
 import { requestHistory } from "./history.js";
 import { filterMessages, toolHook } from "./hooks.js";
+import { modelDeadlinesOf } from "./model-deadlines.js";
 import { recordProviderCalls } from "./provider-calls.js";
 
 /**
@@ -51,14 +49,6 @@ export function providerToolId(toolName: string, executionProvider: string | und
   if (!executionProvider) return undefined;
   return (executionProvider.includes(".") ? executionProvider : `${executionProvider}.${toolName}`) as `${string}.${string}`;
 }
-
-/** The model request deadlines a Worker's env sets (`WEFT_MODEL_IDLE_MS`, `WEFT_MODEL_STEP_MS`), else the defaults. */
-export const modelDeadlinesOf = perEnv(
-  (env: Readonly<Record<string, unknown>>): StepDeadlines => ({
-    idleMs: integerSetting(env, "WEFT_MODEL_IDLE_MS", 1) ?? MODEL_IDLE_MS,
-    stepMs: integerSetting(env, "WEFT_MODEL_STEP_MS", 1) ?? MODEL_STEP_MS,
-  }),
-);
 
 /**
  * Creates the host for the turn `execution` runs in `engine`'s thread. System prompt, tools and
