@@ -16,7 +16,9 @@ import { createFakeProvider } from "../scripts/lib/fake-provider.mjs";
 import { fromLanguageModel } from "../src/models/ai-sdk.js";
 import { ModelError } from "../src/models/model.js";
 import type { EventFrame } from "../src/protocol.js";
+import { createScriptedModel, normalizeScript } from "../src/models/scripted.js";
 import { readStep } from "../src/run/step.js";
+import { withDeadlines } from "../src/run/step-deadline.js";
 import { FAKE_BASE, type FakeStep, fakeEnv, fakeKey, fakeRequests, scriptFake } from "./fake-provider.js";
 import { callsOf, createThread, eventsOf, inThread, json, messagesOf, stubOf, subscribe } from "./helpers.js";
 
@@ -199,6 +201,47 @@ describe("model step deadlines", () => {
     expect(steps[0]).toMatchObject({ text: "in time", attempts: 2 });
     expect(steps[0].retries[0]).toMatch(/WEFT_MODEL_STEP_MS/);
   }, 20_000);
+});
+
+describe("withDeadlines", () => {
+  const request = (signal: AbortSignal) => ({ threadId: "t", turnId: "turn", step: 1, messages: [], tools: [], signal });
+
+  it("the scripted model plays its steps whole under the smallest deadlines", async () => {
+    const queue = normalizeScript([{ text: "one", toolCalls: [{ id: "c1", name: "person", arguments: { name: "A", age: 1 } }] }, { text: "two" }]);
+    const model = createScriptedModel({ next: () => queue.shift() });
+    const first = await readStep(withDeadlines((signal) => model.stream(request(signal)), new AbortController().signal, { idleMs: 1, stepMs: 1 }));
+    expect(first).toMatchObject({ text: "one", finishReason: "tool-calls", toolCalls: [{ id: "c1", arguments: '{"name":"A","age":1}' }] });
+    const second = await readStep(withDeadlines((signal) => model.stream(request(signal)), new AbortController().signal, { idleMs: 1, stepMs: 1 }));
+    expect(second).toMatchObject({ text: "two", finishReason: "stop" });
+  });
+
+  it("a model that never answers, and ignores its signal, is left behind at the idle deadline", async () => {
+    let aborted = false;
+    const silent = (signal: AbortSignal) =>
+      (async function* () {
+        signal.addEventListener("abort", () => (aborted = true));
+        await new Promise(() => undefined);
+        yield { type: "finish" as const, finishReason: "stop" as const, usage: {} };
+      })();
+    const failure = await readStep(withDeadlines(silent, new AbortController().signal, { idleMs: 30, stepMs: 10_000 })).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ retryable: true, code: "model_timeout" });
+    expect((failure as Error).message).toMatch(/no stream part for 30 ms.*WEFT_MODEL_IDLE_MS/);
+    expect(aborted).toBe(true);
+  });
+
+  it("a stop is a stop, not a deadline", async () => {
+    const stop = new AbortController();
+    const waits = (signal: AbortSignal) =>
+      (async function* () {
+        await new Promise((_, reject) => signal.addEventListener("abort", () => reject(new DOMException("stopped", "AbortError"))));
+        yield { type: "finish" as const, finishReason: "stop" as const, usage: {} };
+      })();
+    const pending = readStep(withDeadlines(waits, stop.signal, { idleMs: 10_000, stepMs: 10_000 })).catch((e: unknown) => e);
+    stop.abort();
+    const failure = await pending;
+    expect(failure).not.toBeInstanceOf(ModelError);
+    expect((failure as Error).name).toBe("AbortError");
+  });
 });
 
 describe("the summarizing request of a step's compaction", () => {
