@@ -91,6 +91,8 @@ export async function* withDeadlines(
     // Ends the model's stream (and its request) unless it ended by itself; not awaited after a
     // deadline, since a model that ignores its signal would hold this up.
     if (!finished) {
+      // The request is not wanted any more, whatever ended the reading.
+      if (!controller.signal.aborted) controller.abort(new Error("the model step ended before its stream did"));
       const closing = iterator.return?.();
       if (expired) void closing?.catch(() => undefined);
       else await closing;
