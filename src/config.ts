@@ -5,6 +5,7 @@
  * @module
  */
 import { LIMITS } from "./limits.js";
+import { MODEL_IDLE_MS, MODEL_STEP_MS } from "./run/step-deadline.js";
 import { DEFAULT_CALL_TIMEOUT_MS } from "./tools/execute.js";
 import { DEFAULT_RESULT_CAP_BYTES } from "./tools/size.js";
 
@@ -45,6 +46,16 @@ const OTHER_SETTINGS: readonly Setting[] = [
     name: "WEFT_CALL_TIMEOUT_MS",
     default: String(DEFAULT_CALL_TIMEOUT_MS),
     what: "Deadline of one attempt of a tool's `execute`, in milliseconds, for tools without `timeoutMs`. Past it a read or idempotent attempt counts as a transient failure; any other call ends with an error saying its outcome is unknown.",
+  },
+  {
+    name: "WEFT_MODEL_IDLE_MS",
+    default: String(MODEL_IDLE_MS),
+    what: "Idle deadline of one model request, in milliseconds: past it with no stream part (keep-alive comments are none), the request is aborted and counts as a transient failure, retried like a 5xx; when retries run out the turn fails with `errorCode: \"model_timeout\"`.",
+  },
+  {
+    name: "WEFT_MODEL_STEP_MS",
+    default: String(MODEL_STEP_MS),
+    what: "Overall deadline of one model request, in milliseconds, from the request to its finish; past it, the request is aborted and retried like the idle deadline's.",
   },
   {
     name: "WEFT_DELETE_GRACE_MS",

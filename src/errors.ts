@@ -43,6 +43,10 @@ export const ERROR_CODES = {
   thread_restarted: { status: 503, retryable: true },
   idempotency_key_reused: { status: 422, retryable: false },
   idempotency_key_in_use: { status: 409, retryable: true },
+  /** A model's stream ended before its finish (closed or reset connection, malformed chunk), after its retries. */
+  stream_cut: { status: 502, retryable: true },
+  /** A model step passed its idle or overall deadline (`WEFT_MODEL_IDLE_MS`, `WEFT_MODEL_STEP_MS`), after its retries. */
+  model_timeout: { status: 504, retryable: true },
 } as const satisfies Record<string, { status: number; retryable: boolean }>;
 
 /** The closed union of weft error codes. */

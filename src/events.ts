@@ -35,8 +35,12 @@ export interface ModelStepRecord {
  * - `restart_loop`: restarts of the thread cut the same model step again and again (a cut step is
  *   requested again once, never a third time), so the turn ends instead of asking the provider
  *   forever. The thread takes new messages as usual.
+ * - `stream_cut`: the model's stream ended before its finish (a closed or reset connection, a
+ *   malformed chunk) on every attempt the retry rules allow, with nothing of it acted on.
+ * - `model_timeout`: the model step passed its idle deadline (no stream part for
+ *   `WEFT_MODEL_IDLE_MS`) or its overall deadline (`WEFT_MODEL_STEP_MS`) on every attempt.
  */
-export type TurnErrorCode = "restart_loop";
+export type TurnErrorCode = "restart_loop" | "stream_cut" | "model_timeout";
 
 /** Payloads of the built-in event types, keyed by `type` (snake_case, DESIGN.md). */
 export interface EventPayloads {
@@ -54,8 +58,9 @@ export interface EventPayloads {
       turnUsage: TokenUsage;
     };
   /**
-   * Text of a model step while it streams, coalesced; the deltas of a step concatenate to a
-   * prefix of its `model_step` text (a step that arrives at once sends none).
+   * Text of a model step while it streams, coalesced; the deltas of a step (since its last
+   * `model_step_discarded`) concatenate to a prefix of its `model_step` text (a step that arrives
+   * at once sends none).
    */
   text_delta: { turnId: string; step: number; delta: string };
   /**
@@ -64,6 +69,12 @@ export interface EventPayloads {
    * (finished members, and a string member still streaming, cut back to whole characters).
    */
   tool_call_delta: { turnId: string; step: number; callId: string; toolName: string; delta: string; preview?: Record<string, unknown> };
+  /**
+   * The attempt `attempt` of model step `step` was cut (a reset connection, a stream without its
+   * finish, a deadline) and is asked again: every `text_delta` and `tool_call_delta` of that step
+   * sent so far is void. The retried attempt streams from the start; none of the cut one is stored.
+   */
+  model_step_discarded: { turnId: string; step: number; attempt: number; reason: string };
   /** A call passed validation (and approval) and its tool starts; `input` is the parsed input, defaults applied. */
   tool_call_started: {
     callId: string;
@@ -165,6 +176,7 @@ export const BUILTIN_EVENT_TYPES: ReadonlySet<string> = new Set<BuiltinEventType
   "model_step",
   "text_delta",
   "tool_call_delta",
+  "model_step_discarded",
   "tool_call_started",
   "tool_call_finished",
   "tool_call_approval_requested",

@@ -54,8 +54,11 @@ export interface ToolCallRequest {
   name: string;
   /** Arguments as the model sent them: JSON text, possibly malformed. */
   arguments: string;
-  /** The model's stream ended before these arguments were complete: the call never runs. */
-  cutOff?: boolean;
+  /**
+   * The model's stream ended before these arguments were complete: the call never runs.
+   * `length`: the model's output-token limit ended it.
+   */
+  cutOff?: boolean | "length";
   /** Bytes of arguments too large to store (`arguments` is then empty): the call never runs. */
   oversized?: number;
   /** Its `tool_call_started` event went out while the arguments streamed (`progressArgument`). */

@@ -200,4 +200,27 @@ describe("UiChunkTranslator", () => {
       ["text", "done", "Done."],
     ]);
   });
+  it("a discarded attempt ends its text part and is marked data-weft-discarded; the retried step's text arrives whole", async () => {
+    const t = new UiChunkTranslator();
+    const frames: Array<[string, unknown]> = [
+      ["turn_started", { turnId: "t" }],
+      ["text_delta", { turnId: "t", step: 1, delta: "Half an ans" }],
+      ["tool_call_delta", { turnId: "t", step: 1, callId: "c9", toolName: "sum_range", delta: '{"fr' }],
+      ["model_step_discarded", { turnId: "t", step: 1, attempt: 1, reason: "the model's stream was cut before its finish" }],
+      ["text_delta", { turnId: "t", step: 1, delta: "The whole" }],
+      ["model_step", { turnId: "t", step: 1, text: "The whole answer.", toolCalls: [] }],
+      ["turn_finished", { turnId: "t", status: "completed", steps: 1 }],
+    ];
+    const chunks = [...t.start(), ...frames.flatMap(([type, data], i) => t.push({ seq: i + 1, type, data, at: "" } as never))];
+    const stream = new ReadableStream<UIMessageChunk>({ start: (c) => (chunks.forEach((x) => c.enqueue(x)), c.close()) });
+    let last: UIMessage | undefined;
+    for await (const m of readUIMessageStream({ stream, terminateOnError: true })) last = m;
+    expect(last!.parts.map((p: any) => [p.type, p.state ?? null, p.text ?? p.errorText ?? p.data?.attempt ?? null])).toEqual([
+      ["step-start", null, null],
+      ["text", "done", "Half an ans"],
+      ["tool-sum_range", "output-error", "discarded: the model's stream was cut, and the step is asked again"],
+      ["data-weft-discarded", null, 1],
+      ["text", "done", "The whole answer."],
+    ]);
+  });
 });

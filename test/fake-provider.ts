@@ -21,6 +21,16 @@ export interface FakeStep {
   /** Answer with a closed connection (a network failure) instead of a response. */
   network?: "close";
   error?: { status: number; message: string; retryAfter?: string };
+  /** End as cut by the output-token limit (Chat `length`, Responses `max_output_tokens`, Anthropic `max_tokens`). */
+  finishReason?: "length";
+  /** Close the stream cleanly without the format's finish events. */
+  noFinish?: boolean;
+  /** Send a chunk that is not JSON after this many events. */
+  malformedAfterEvents?: number;
+  /** Fail the body (a connection reset) after this many events. */
+  resetAfterEvents?: number;
+  /** After `afterEvents` events send only SSE keep-alive comments, every `keepAliveMs`, until the client goes away. */
+  stall?: { afterEvents: number; keepAliveMs: number };
 }
 
 /** Queues steps for an API key. */

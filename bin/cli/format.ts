@@ -32,6 +32,8 @@ export function frameLine(frame: EventFrame): string | null {
       const calls = (d.toolCalls ?? []).map((c: { name: string }) => c.name);
       return `${head}model step ${d.step}${d.text ? `: ${clip(d.text, 80)}` : ""}${calls.length ? ` → ${calls.join(", ")}` : ""}`;
     }
+    case "model_step_discarded":
+      return `${head}model step ${d.step} attempt ${d.attempt} discarded (asked again): ${clip(d.reason ?? "", 80)}`;
     case "tool_call_started":
       return `${head}→ ${d.toolName} ${clip(json(d.input), 80)}`;
     case "tool_call_finished":

@@ -18,11 +18,21 @@
  * A step: `{ text?, toolCalls?: [{ id, name, arguments }], usage?: { input, output, cached },
  * chunk?: <characters per argument delta>, trailingEmptyArgs?: true, cutAfterEvents?: <n>,
  * delayMs?: <pause after each event>, network?: "close", providerCalls?: [{ id, query, urls }],
- * error?: { status, message, retryAfter? } }`. `arguments` is sent byte for byte. `network: "close"`
+ * error?: { status, message, retryAfter? }, finishReason?: "length", noFinish?: true,
+ * malformedAfterEvents?: <n>, resetAfterEvents?: <n>, stall?: { afterEvents, keepAliveMs } }`.
+ * `arguments` is sent byte for byte. `network: "close"`
  * answers nothing: over Node HTTP the connection is closed without a response; inside workerd the
  * outbound fetch fails as a network error. `providerCalls` are web searches the provider runs
  * itself, before the text (Responses `web_search_call`, Anthropic `server_tool_use` +
  * `web_search_tool_result`; Chat Completions has none).
+ *
+ * Streams that end badly, as real providers' sometimes do: `finishReason: "length"` ends the step
+ * as cut by the output-token limit (Chat `length`, Responses `incomplete` with
+ * `max_output_tokens`, Anthropic `max_tokens`); `noFinish` closes the stream cleanly without the
+ * format's finish events; `malformedAfterEvents` sends a chunk that is not JSON after that many
+ * events; `resetAfterEvents` fails the body (a connection reset) after that many events; `stall`
+ * sends, after `afterEvents` events, only SSE keep-alive comments every `keepAliveMs` until the
+ * client goes away (at most {@link MAX_STALL_MS}).
  * @module
  */
 import http from "node:http";
@@ -33,8 +43,12 @@ import { validateAnthropic, validateChatCompletions, validateResponses } from ".
  * @typedef {{ id: string, query: string, urls: string[] }} FakeSearch
  * @typedef {{ text?: string, toolCalls?: FakeCall[], providerCalls?: FakeSearch[], usage?: { input?: number, output?: number, cached?: number },
  *   chunk?: number, trailingEmptyArgs?: boolean, cutAfterEvents?: number, delayMs?: number, network?: "close",
- *   error?: { status: number, message: string, retryAfter?: string } }} FakeStep
+ *   error?: { status: number, message: string, retryAfter?: string }, finishReason?: "length", noFinish?: boolean,
+ *   malformedAfterEvents?: number, resetAfterEvents?: number, stall?: { afterEvents: number, keepAliveMs: number } }} FakeStep
  */
+
+/** Longest a stalled stream keeps sending keep-alives when the client never goes away. */
+export const MAX_STALL_MS = 30_000;
 
 /** Thrown by `handle` for a step that answers with a closed connection instead of a response. */
 export class NetworkClose extends Error {
@@ -97,23 +111,13 @@ export function createFakeProvider() {
       const headers = step.error.retryAfter !== undefined ? { "retry-after": step.error.retryAfter } : undefined;
       return Response.json({ error: { message: step.error.message, type: "fake_error" } }, { status: step.error.status, headers });
     }
-    const events = format === "chat" ? chatEvents(step, body) : format === "responses" ? responsesEvents(step, body) : anthropicEvents(step, body);
+    const all = format === "chat" ? chatEvents(step, body) : format === "responses" ? responsesEvents(step, body) : anthropicEvents(step, body);
+    const events = step.noFinish ? all.filter((e) => !isFinishEvent(format, e)) : all;
+    if (step.malformedAfterEvents !== undefined) events.splice(step.malformedAfterEvents, 0, MALFORMED_EVENT);
     const cut = step.cutAfterEvents !== undefined ? events.slice(0, step.cutAfterEvents) : events;
     const headers = { "content-type": "text/event-stream", "cache-control": "no-cache" };
-    if (!step.delayMs) return new Response(cut.join(""), { headers });
-    // A slow stream: one event every `delayMs`, so coalescing and early announcements can be seen.
-    const encoder = new TextEncoder();
-    const delay = step.delayMs;
-    const stream = new ReadableStream({
-      async start(controller) {
-        for (const event of cut) {
-          controller.enqueue(encoder.encode(event));
-          await new Promise((resolve) => setTimeout(resolve, delay));
-        }
-        controller.close();
-      },
-    });
-    return new Response(stream, { headers });
+    if (!step.delayMs && step.resetAfterEvents === undefined && !step.stall) return new Response(cut.join(""), { headers });
+    return new Response(paced(cut, step), { headers });
   }
 
   return { handle, script, requests, outbound };
@@ -126,6 +130,55 @@ function parseOrNull(text) {
   } catch {
     return null;
   }
+}
+
+/** A chunk that is not JSON, in every format's framing. */
+const MALFORMED_EVENT = 'data: {"choices":[{"delta":{"content":"unterminated\n\n';
+
+/**
+ * Whether an event is one of its format's finish events: Chat's `finish_reason` chunk, usage
+ * chunk and `[DONE]`; Responses' `response.completed`/`response.incomplete`; Anthropic's
+ * `message_delta` and `message_stop`.
+ * @param {"chat" | "responses" | "anthropic"} format @param {string} event
+ */
+function isFinishEvent(format, event) {
+  if (format === "chat") return event === "data: [DONE]\n\n" || /"finish_reason":"[a-z_]+"/.test(event) || /"choices":\[\],"usage"/.test(event);
+  if (format === "responses") return /^event: response\.(completed|incomplete)\n/.test(event);
+  return /^event: message_(delta|stop)\n/.test(event);
+}
+
+/**
+ * The body of a paced step: events one by one (`delayMs` apart), then a reset
+ * (`resetAfterEvents`) or keep-alive comments only (`stall`) where the step asks for them.
+ * @param {string[]} events @param {FakeStep} step @returns {ReadableStream<Uint8Array>}
+ */
+function paced(events, step) {
+  const encoder = new TextEncoder();
+  const delay = step.delayMs ?? 0;
+  const pause = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  let i = 0;
+  /** @type {number | null} */
+  let stalledAt = null;
+  // Pulled one event at a time, so a reset comes after the client has read what came before it.
+  return new ReadableStream({
+    async pull(controller) {
+      if (stalledAt !== null) {
+        // Keep-alives only: the connection stays open, and no event ever comes.
+        if (Date.now() - stalledAt >= MAX_STALL_MS) return controller.close();
+        await pause(step.stall?.keepAliveMs ?? 1000);
+        return controller.enqueue(encoder.encode(": keep-alive\n\n"));
+      }
+      if (i === step.resetAfterEvents) return controller.error(Object.assign(new Error("fake provider: connection reset"), { code: "ECONNRESET" }));
+      if (step.stall && i === step.stall.afterEvents) {
+        stalledAt = Date.now();
+        return controller.enqueue(encoder.encode(": keep-alive\n\n"));
+      }
+      if (i >= events.length) return controller.close();
+      if (i > 0 && delay > 0) await pause(delay);
+      controller.enqueue(encoder.encode(events[i]));
+      i += 1;
+    },
+  }, { highWaterMark: 0 });
 }
 
 /**
@@ -155,7 +208,7 @@ function chatEvents(step, body) {
     for (const piece of parts.slice(1)) out.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
     if (step.trailingEmptyArgs) out.push(chunk({ tool_calls: [{ index, function: { arguments: "" } }] }));
   });
-  out.push(chunk({}, (step.toolCalls ?? []).length > 0 ? "tool_calls" : "stop"));
+  out.push(chunk({}, step.finishReason === "length" ? "length" : (step.toolCalls ?? []).length > 0 ? "tool_calls" : "stop"));
   const u = step.usage ?? {};
   out.push(sse({ ...base, choices: [], usage: { prompt_tokens: u.input ?? 10, completion_tokens: u.output ?? 5, total_tokens: (u.input ?? 10) + (u.output ?? 5), prompt_tokens_details: { cached_tokens: u.cached ?? 0 } } }));
   out.push("data: [DONE]\n\n");
@@ -201,7 +254,9 @@ function responsesEvents(step, body) {
   }
   const u = step.usage ?? {};
   const usage = { input_tokens: u.input ?? 10, input_tokens_details: { cached_tokens: u.cached ?? 0 }, output_tokens: u.output ?? 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: (u.input ?? 10) + (u.output ?? 5) };
-  out.push(sse({ type: "response.completed", response: { ...response, status: "completed", output, usage, incomplete_details: null } }, "response.completed"));
+  if (step.finishReason === "length") {
+    out.push(sse({ type: "response.incomplete", response: { ...response, status: "incomplete", output, usage, incomplete_details: { reason: "max_output_tokens" } } }, "response.incomplete"));
+  } else out.push(sse({ type: "response.completed", response: { ...response, status: "completed", output, usage, incomplete_details: null } }, "response.completed"));
   return out;
 }
 
@@ -242,7 +297,7 @@ function anthropicEvents(step, body) {
     out.push(sse({ type: "content_block_stop", index }, "content_block_stop"));
     index += 1;
   }
-  const stop = (step.toolCalls ?? []).length > 0 ? "tool_use" : "end_turn";
+  const stop = step.finishReason === "length" ? "max_tokens" : (step.toolCalls ?? []).length > 0 ? "tool_use" : "end_turn";
   out.push(sse({ type: "message_delta", delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: u.output ?? 5 } }, "message_delta"));
   out.push(sse({ type: "message_stop" }, "message_stop"));
   return out;
@@ -271,7 +326,17 @@ export async function serveFakeProvider(fake, port = 0) {
         headers[name] = value;
       });
       res.writeHead(response.status, headers);
-      res.end(Buffer.from(await response.arrayBuffer()));
+      if (!response.body) return void res.end();
+      // Streamed as it comes, so paced steps keep their timing; a body that fails resets the socket.
+      const reader = response.body.getReader();
+      res.on("close", () => void reader.cancel().catch(() => undefined));
+      try {
+        // Each write handed to the socket before the next read, so a reset comes after what was sent.
+        for (let next = await reader.read(); !next.done; next = await reader.read()) await new Promise((resolve) => res.write(next.value, resolve));
+        res.end();
+      } catch {
+        req.socket.destroy();
+      }
     } catch (e) {
       if (e instanceof NetworkClose) {
         req.socket.destroy();

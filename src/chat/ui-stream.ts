@@ -44,6 +44,10 @@ export class UiChunkTranslator {
   private step: string | null = null;
   private text: { id: string; sent: string } | null = null;
   private readonly inputStarted = new Set<string>();
+  /** Calls of the current step whose input began streaming, by id, with their tool. */
+  private stepInputs = new Map<string, string>();
+  /** Attempts of the current step discarded so far: a new attempt's text gets a new part id. */
+  private discards = 0;
   private readonly known: Set<string>;
 
   /**
@@ -82,9 +86,24 @@ export class UiChunkTranslator {
         this.enterStep(d.turnId, d.step, out);
         if (!this.inputStarted.has(d.callId)) {
           this.inputStarted.add(d.callId);
+          this.stepInputs.set(d.callId, d.toolName);
           out.push({ type: "tool-input-start", toolCallId: d.callId, toolName: d.toolName });
         }
         out.push({ type: "tool-input-delta", toolCallId: d.callId, inputTextDelta: d.delta });
+        break;
+      }
+      case "model_step_discarded": {
+        // The attempt was cut and is asked again: what it streamed ends here, marked so a page can hide it.
+        const d = frame.data as Payload<"model_step_discarded">;
+        if (!this.turns.has(d.turnId) || this.step !== `${d.turnId}:${d.step}`) break;
+        this.closeText(out);
+        for (const [callId, toolName] of this.stepInputs) {
+          this.inputStarted.delete(callId);
+          out.push({ type: "tool-input-error", toolCallId: callId, toolName, input: undefined, errorText: "discarded: the model's stream was cut, and the step is asked again" });
+        }
+        this.stepInputs.clear();
+        this.discards += 1;
+        out.push({ type: "data-weft-discarded", data: { turnId: d.turnId, step: d.step, attempt: d.attempt, reason: d.reason } });
         break;
       }
       case "model_step": {
@@ -175,12 +194,14 @@ export class UiChunkTranslator {
     if (this.step === key) return;
     this.closeStep(out);
     this.step = key;
+    this.stepInputs.clear();
+    this.discards = 0;
     out.push({ type: "start-step" });
   }
 
   private openText(turnId: string, step: number, out: UIMessageChunk[]): void {
     if (this.text) return;
-    this.text = { id: `text_${turnId}_${step}`, sent: "" };
+    this.text = { id: `text_${turnId}_${step}${this.discards > 0 ? `_${this.discards + 1}` : ""}`, sent: "" };
     out.push({ type: "text-start", id: this.text.id });
   }
 

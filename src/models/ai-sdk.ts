@@ -64,7 +64,7 @@ async function* streamStep(lm: LanguageModelV4, options: LanguageModelV4CallOpti
       try {
         next = await reader.read();
       } catch (e) {
-        throw toModelError(e, signal);
+        throw toModelError(e, signal, true);
       }
       if (next.done) break;
       const part = next.value;
@@ -99,9 +99,10 @@ async function* streamStep(lm: LanguageModelV4, options: LanguageModelV4CallOpti
           };
           break;
         case "error":
-          // An error before any output is the provider's answer; after output, the stream was cut.
-          if (part.error instanceof APICallError) throw toModelError(part.error, signal);
-          failure = part.error;
+          // The provider's own error event (a broken body reads as one of the 200 answer: cut);
+          // anything else (a malformed chunk, a missing finish) cut the stream too.
+          if (part.error instanceof APICallError) throw toModelError(part.error, signal, true);
+          failure ??= part.error;
           break;
         case "finish": {
           const usage = part.usage;
@@ -109,6 +110,7 @@ async function* streamStep(lm: LanguageModelV4, options: LanguageModelV4CallOpti
             type: "finish",
             finishReason: failure !== null ? "interrupted" : (part.finishReason.unified as FinishReason),
             ...(part.finishReason.raw ? { rawFinishReason: part.finishReason.raw } : {}),
+            ...(failure !== null ? { error: errorMessage(failure) } : {}),
             usage: {
               ...(usage.inputTokens.total !== undefined ? { inputTokens: usage.inputTokens.total } : {}),
               ...(usage.outputTokens.total !== undefined ? { outputTokens: usage.outputTokens.total } : {}),
@@ -126,12 +128,21 @@ async function* streamStep(lm: LanguageModelV4, options: LanguageModelV4CallOpti
   }
 }
 
-/** Maps a provider failure to a `ModelError`; 408, 409, 429, 5xx and network failures retry. */
-export function toModelError(e: unknown, signal?: AbortSignal): Error {
+/**
+ * Maps a provider failure to a `ModelError`; 408, 409, 429, 5xx and network failures retry. A
+ * failure of an answer that began (a 2xx status: the provider packages report a broken body as an
+ * error of the 200 answer, some while `doStream` still reads its first events; or any failure
+ * while `streaming`) is a cut stream: retryable, code `stream_cut`.
+ */
+export function toModelError(e: unknown, signal?: AbortSignal, streaming = false): Error {
   if (signal?.aborted) return e instanceof Error ? e : new Error(String(e));
   if (e instanceof ModelError) return e;
+  const status = APICallError.isInstance(e) ? e.statusCode : undefined;
+  if ((status !== undefined && status >= 200 && status < 300) || (streaming && status === undefined)) {
+    const cause = APICallError.isInstance(e) && e.cause !== undefined ? errorMessage(e.cause) : errorMessage(e);
+    return new ModelError(`the model's stream was cut before its finish (${cause})`, true, undefined, undefined, "stream_cut");
+  }
   if (APICallError.isInstance(e)) {
-    const status = e.statusCode;
     const retryable = status === undefined ? true : status === 408 || status === 409 || status === 429 || status >= 500;
     const retryAfterMs = retryAfterOf(e.responseHeaders);
     const detail = providerMessage(e.responseBody) ?? e.message;

@@ -67,7 +67,14 @@ export type ModelStreamPart =
   | { type: "tool-call"; id: string; toolName: string; input: string; providerExecuted?: boolean; providerMetadata?: ProviderMetadata }
   /** The result of a call the provider executed itself (`executionMode: "provider"`). */
   | { type: "tool-result"; id: string; toolName: string; result: unknown; isError?: boolean; providerMetadata?: ProviderMetadata }
-  | { type: "finish"; finishReason: FinishReason; rawFinishReason?: string; usage: Usage };
+  | {
+      type: "finish";
+      finishReason: FinishReason;
+      rawFinishReason?: string;
+      usage: Usage;
+      /** For an `interrupted` finish: what cut the stream (a malformed chunk, a missing finish event). */
+      error?: string;
+    };
 
 /**
  * A language model as the turn loop sees it.
@@ -95,8 +102,16 @@ export interface Model {
 }
 
 /**
+ * Why a model step failed, when weft names it: `stream_cut`, the provider's stream ended before
+ * its finish (a closed or reset connection, a malformed chunk); `model_timeout`, the step passed
+ * its idle or overall deadline (`WEFT_MODEL_IDLE_MS`, `WEFT_MODEL_STEP_MS`).
+ */
+export type ModelFailureCode = "stream_cut" | "model_timeout";
+
+/**
  * A provider that answered with an error, or could not be reached. `retryable` is true for 429,
- * 5xx and network failures; `retryAfterMs` carries the provider's `Retry-After`.
+ * 5xx and network failures, a stream cut before its finish and a step past its deadline;
+ * `retryAfterMs` carries the provider's `Retry-After`; `code` names a cut stream or a deadline.
  */
 export class ModelError extends Error {
   constructor(
@@ -104,6 +119,7 @@ export class ModelError extends Error {
     readonly retryable: boolean,
     readonly status?: number,
     readonly retryAfterMs?: number,
+    readonly code?: ModelFailureCode,
   ) {
     super(message);
     this.name = "ModelError";

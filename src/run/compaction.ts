@@ -11,6 +11,7 @@ import type { Message } from "../protocol.js";
 import { type Model, ModelError } from "../models/model.js";
 import { SUMMARY_INSTRUCTIONS, type SummaryInput, summaryPrompt } from "../models/summary.js";
 import { readStep } from "./step.js";
+import { DEFAULT_STEP_DEADLINES, type StepDeadlines, withDeadlines } from "./step-deadline.js";
 import { MAX_MODEL_ATTEMPTS, modelBackoffMs } from "./model-request.js";
 import { type HistorySource, type HistorySummary, NEWEST, estimateTokens, selectWindow, summaryMessage } from "./window.js";
 
@@ -62,6 +63,8 @@ export interface CompactionHost {
   threadId: string;
   turnId: string;
   signal: AbortSignal;
+  /** Deadlines of each summarizing request; absent: the defaults. */
+  deadlines?: StepDeadlines;
 }
 
 /** Smallest window budget, in tokens. */
@@ -127,15 +130,20 @@ async function summarize(host: CompactionHost, model: Model, input: SummaryInput
   for (let attempt = 1; ; attempt++) {
     try {
       const step = await readStep(
-        model.stream({
-          threadId: host.threadId,
-          turnId: host.turnId,
-          step: 0,
-          system: SUMMARY_INSTRUCTIONS,
-          messages: [{ id: 0, role: "user", content: summaryPrompt(input), silent: false, createdAt: Date.now() }],
-          tools: [],
-          signal: host.signal,
-        }),
+        withDeadlines(
+          (signal) =>
+            model.stream({
+              threadId: host.threadId,
+              turnId: host.turnId,
+              step: 0,
+              system: SUMMARY_INSTRUCTIONS,
+              messages: [{ id: 0, role: "user", content: summaryPrompt(input), silent: false, createdAt: Date.now() }],
+              tools: [],
+              signal,
+            }),
+          host.signal,
+          host.deadlines ?? DEFAULT_STEP_DEADLINES,
+        ),
       );
       if (step.text.trim() === "") throw new Error("the summarizing model answered with no text");
       return clip(step.text.trim());

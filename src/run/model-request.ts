@@ -1,23 +1,29 @@
 /**
- * One model step requested: streamed with its live events, a transient provider failure retried
- * with backoff (the provider's `Retry-After` when it gives one), and a failure that persists
- * handed to the execution's fallback models in order. Nothing is retried once any part streamed,
- * so no event or announcement goes out twice.
+ * One model step requested: streamed with its live events under the step's deadlines, a transient
+ * provider failure retried with backoff (the provider's `Retry-After` when it gives one), and a
+ * failure that persists handed to the execution's fallback models in order. Transient: 408, 409,
+ * 429, 5xx, a network failure, a stream cut before its finish (closed or reset connection,
+ * malformed chunk) and a deadline that passed. An attempt is retried only while nothing of it was
+ * acted on (no call announced with its hook, no call the provider ran): its streamed deltas are
+ * then void, and `model_step_discarded` tells clients so before the next attempt streams.
  * @module
  */
-import { errorMessage } from "../errors.js";
+import { WeftError, errorMessage } from "../errors.js";
 import type { Message } from "../protocol.js";
-import { type Model, ModelError } from "../models/model.js";
+import { type Model, ModelError, type ModelFailureCode } from "../models/model.js";
 import type { Execution } from "./execution.js";
 import { type StepResult, readStep } from "./step.js";
+import { DEFAULT_STEP_DEADLINES, withDeadlines } from "./step-deadline.js";
 import { StreamEvents } from "./stream-events.js";
 import type { TurnHost } from "./turn.js";
 
 /**
  * Asks the model for one step, streaming its live events; returns the step, the model that
  * answered and the calls that were announced (`tool_call_started`) while their arguments streamed.
- * A provider failure is retried (429, 5xx, network); one that persists, or any other provider
+ * A transient failure is retried (see the module doc); one that persists, or any other provider
  * error, moves on to the execution's fallback models in order.
+ * @throws WeftError `stream_cut` or `model_timeout` when the last model's last failure was one;
+ * an Error naming every model's failure otherwise.
  */
 export async function requestStep(
   host: TurnHost,
@@ -29,20 +35,23 @@ export async function requestStep(
   const failures: string[] = [];
   const models = [execution.model, ...execution.fallbacks];
   let attempts = 0;
+  let code: ModelFailureCode | undefined;
   for (const [i, model] of models.entries()) {
     try {
-      const answered = await requestFrom(host, execution, model, step, messages, retries);
+      const answered = await requestFrom(host, execution, model, step, messages, retries, attempts);
       return { ...answered, model, attempts: attempts + answered.attempts, retries };
     } catch (e) {
       if (!(e instanceof StepFailure)) throw e;
       attempts += e.attempts;
       failures.push(e.message);
+      code = e.code;
       const next = models[i + 1];
       if (!e.fallback || !next) break;
       retries.push(`${e.message}; falling back to ${next.id}`);
     }
   }
-  throw new Error(failures.join("; then "));
+  const message = failures.join("; then ");
+  throw code ? new WeftError(code, message) : new Error(message);
 }
 
 /** A model's step that failed for good; `fallback` when a fallback model may answer instead. */
@@ -51,12 +60,19 @@ class StepFailure extends Error {
     message: string,
     readonly attempts: number,
     readonly fallback: boolean,
+    readonly code: ModelFailureCode | undefined,
   ) {
     super(message);
   }
 }
 
-/** One model's attempts at a step. @throws StepFailure */
+/** A step whose stream ended before its finish, as the failure it is. */
+function cutStream(response: StepResult): ModelError {
+  const why = response.error ? ` (${response.error})` : "";
+  return new ModelError(`the model's stream was cut before its finish${why}`, true, undefined, undefined, "stream_cut");
+}
+
+/** One model's attempts at a step; `before` attempts were made by earlier models. @throws StepFailure */
 async function requestFrom(
   host: TurnHost,
   execution: Execution,
@@ -64,8 +80,10 @@ async function requestFrom(
   step: number,
   messages: Message[],
   retries: string[],
+  before: number,
 ): Promise<{ response: StepResult; announced: Set<string>; attempts: number }> {
   const turnId = execution.flowId;
+  const deadlines = host.modelDeadlines ?? DEFAULT_STEP_DEADLINES;
   for (let attempt = 1; ; attempt++) {
     const events = new StreamEvents(
       {
@@ -76,32 +94,43 @@ async function requestFrom(
       turnId,
       step,
     );
-    let streamed = false;
+    // What the provider ran itself was acted on: asking again would run it again.
+    let providerRan = false;
     try {
-      const response = await readStep(
-        model.stream({
-          threadId: host.threadId,
-          turnId,
-          step,
-          ...(host.system !== undefined ? { system: host.system } : {}),
-          messages,
-          tools: host.tools(),
-          signal: execution.signal,
-        }),
-        {
-          part: (part) => {
-            streamed = true;
-            return events.part(part);
-          },
-        },
+      const stream = withDeadlines(
+        (signal) =>
+          model.stream({
+            threadId: host.threadId,
+            turnId,
+            step,
+            ...(host.system !== undefined ? { system: host.system } : {}),
+            messages,
+            tools: host.tools(),
+            signal,
+          }),
+        execution.signal,
+        deadlines,
       );
+      const response = await readStep(stream, {
+        part: (part) => {
+          if (part.type === "tool-result") providerRan = true;
+          return events.part(part);
+        },
+      });
+      const cut = response.finishReason === "interrupted" || response.finishReason === "error";
+      // A cut stream of which something was acted on is kept: its calls end as cut off.
+      if (cut && !execution.signal.aborted && events.announced.size === 0 && !providerRan) throw cutStream(response);
       return { response, announced: events.announced, attempts: attempt };
     } catch (e) {
-      // Retried (or handed to a fallback) only before anything streamed, so no event or announcement is ever sent twice.
-      const provider = e instanceof ModelError && !streamed && !execution.signal.aborted;
+      // Retried (or handed to a fallback) only while nothing of the attempt was acted on.
+      const actedOn = events.announced.size > 0 || providerRan;
+      const provider = e instanceof ModelError && !actedOn && !execution.signal.aborted;
+      const code = e instanceof ModelError ? e.code : undefined;
+      // Clients drop what they were shown of the attempt: the next one (or a fallback) streams from the start.
+      if (events.sent && !actedOn && !execution.signal.aborted) host.emit("model_step_discarded", { turnId, step, attempt: before + attempt, reason: errorMessage(e) });
       if (!provider || !e.retryable || attempt >= MAX_MODEL_ATTEMPTS) {
         const tried = attempt > 1 ? ` after ${attempt} attempts` : "";
-        throw new StepFailure(`model ${model.id} failed${tried}: ${errorMessage(e)}`, attempt, provider);
+        throw new StepFailure(`model ${model.id} failed${tried}: ${errorMessage(e)}`, attempt, provider, code);
       }
       const waitMs = modelBackoffMs(attempt, e.retryAfterMs);
       retries.push(`${e.message} (retried after ${waitMs} ms)`);

@@ -14,6 +14,8 @@ export interface CutOffCall {
   name: string;
   /** The argument text received before the stream ended. */
   partial: string;
+  /** `length`: the model's output-token limit ended the step inside these arguments. */
+  reason?: "length";
 }
 
 /** A call the provider ran itself, with its result. */
@@ -32,6 +34,8 @@ export interface StepResult {
   cutOff: CutOffCall[];
   finishReason: FinishReason;
   rawFinishReason?: string;
+  /** For an `interrupted` step: what cut its stream, when the model said. */
+  error?: string;
   usage: Usage;
 }
 
@@ -51,7 +55,7 @@ export async function readStep(stream: AsyncIterable<ModelStreamPart>, observer?
   const toolCalls: ToolCallRequest[] = [];
   const providerCalls: ProviderCall[] = [];
   const executedByProvider = new Map<string, ToolCallRequest>();
-  let finish: { finishReason: FinishReason; rawFinishReason?: string; usage: Usage } | null = null;
+  let finish: { finishReason: FinishReason; rawFinishReason?: string; error?: string; usage: Usage } | null = null;
   for await (const part of stream) {
     await observer?.part(part);
     switch (part.type) {
@@ -80,25 +84,44 @@ export async function readStep(stream: AsyncIterable<ModelStreamPart>, observer?
         break;
       }
       case "finish":
-        finish = { finishReason: part.finishReason, usage: part.usage, ...(part.rawFinishReason ? { rawFinishReason: part.rawFinishReason } : {}) };
+        finish = { finishReason: part.finishReason, usage: part.usage, ...(part.rawFinishReason ? { rawFinishReason: part.rawFinishReason } : {}), ...(part.error ? { error: part.error } : {}) };
         break;
     }
   }
   // A stream that ended without its finish signal may have cut any call short: none of them runs.
   const interrupted = finish === null || finish.finishReason === "interrupted" || finish.finishReason === "error";
-  const cutOff = [...(interrupted ? toolCalls.map((c) => ({ id: c.id, name: c.name, partial: c.arguments })) : []), ...open.values()];
+  // The output-token limit cut the step: a call whose arguments are not whole JSON was cut by it.
+  const byLimit = finish?.finishReason === "length";
+  const limited = byLimit ? toolCalls.filter((c) => !isJson(c.arguments)) : [];
+  const cutOff: CutOffCall[] = [
+    ...(interrupted ? toolCalls.map((c) => ({ id: c.id, name: c.name, partial: c.arguments })) : []),
+    ...limited.map((c) => ({ id: c.id, name: c.name, partial: c.arguments, reason: "length" as const })),
+    ...[...open.values()].map((c) => (byLimit ? { ...c, reason: "length" as const } : c)),
+  ];
   return fitStep({
     text,
-    toolCalls: interrupted ? [] : toolCalls,
+    toolCalls: interrupted ? [] : toolCalls.filter((c) => !limited.includes(c)),
     providerCalls,
     cutOff,
     finishReason: finish?.finishReason ?? "interrupted",
     ...(finish?.rawFinishReason ? { rawFinishReason: finish.rawFinishReason } : {}),
+    ...(finish?.error ? { error: finish.error } : finish === null ? { error: "the stream ended with no finish" } : {}),
     usage: finish?.usage ?? {},
   });
 }
 
 const jsonBytes = (text: string) => byteLength(JSON.stringify(text));
+
+/** Whether argument text is whole JSON (empty text means no arguments, which is whole too). */
+function isJson(text: unknown): boolean {
+  if (typeof text !== "string" || text.trim() === "") return true;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Keeps a step storable: text over {@link MAX_STEP_TEXT_BYTES} is cut with a notice saying so,

@@ -44,6 +44,8 @@ export class StreamEvents implements StepObserver {
   private lastFlush: number;
   /** Ids of calls announced while they streamed (their dispatch must not announce them again). */
   readonly announced = new Set<string>();
+  /** Whether any delta event went out: a retried attempt must then tell clients to drop them. */
+  sent = false;
 
   constructor(
     private readonly host: StreamEventsHost,
@@ -112,6 +114,7 @@ export class StreamEvents implements StepObserver {
   /** Sends what is buffered, keeping back a trailing half of a surrogate pair. */
   private flush(): void {
     this.lastFlush = this.now();
+    if (this.text !== "" || [...this.calls.values()].some((c) => c.pending !== "")) this.sent = true;
     const [text, keepText] = wholeCharacters(this.text);
     for (const delta of pieces(text)) this.host.emit("text_delta", { turnId: this.turnId, step: this.step, delta });
     this.text = keepText;

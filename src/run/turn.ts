@@ -6,7 +6,7 @@
  * model for a step (retries, fallbacks) is model-request.ts.
  * @module
  */
-import { errorMessage } from "../errors.js";
+import { errorMessage, isWeftError } from "../errors.js";
 import type { EventPayloads, Message, ModelStepRecord, TokenUsage, ToolCallRequest, TurnErrorCode } from "../protocol.js";
 import type { Model, ModelTool } from "../models/model.js";
 import { NOTHING_TO_PLAY } from "../models/scripted.js";
@@ -16,6 +16,7 @@ import { resultText } from "../tools/result.js";
 import type { Execution, StepCounts } from "./execution.js";
 import { requestStep } from "./model-request.js";
 import type { ProviderCall, StepResult } from "./step.js";
+import type { StepDeadlines } from "./step-deadline.js";
 import type { NewTurnMessage } from "./messages.js";
 import { ONE_SIDE, type SideRules, checkStopTool, handOver, sideForStep } from "./sides.js";
 
@@ -30,6 +31,8 @@ export interface TurnHost {
   /** The sides taking turns and their stop rules; default one side a whose text answer ends the turn. */
   readonly sides?: readonly SideRules[];
   tools(): ModelTool[];
+  /** Idle and overall deadlines of each model request; absent: the defaults (`WEFT_MODEL_IDLE_MS`, `WEFT_MODEL_STEP_MS`). */
+  readonly modelDeadlines?: StepDeadlines;
   /** The `progressArgument` a tool declares, if any. */
   progressArgumentOf(toolName: string): string | undefined;
   /**
@@ -144,7 +147,7 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
       };
       const turnUsage = host.onStep(execution.steps, record) ?? response.usage;
       // A call cut off mid-stream joins the step (so the model sees why it did not run), marked so it never runs.
-      const cut = response.cutOff.map((c): ToolCallRequest => ({ id: c.id, name: c.name, arguments: c.partial, cutOff: true }));
+      const cut = response.cutOff.map((c): ToolCallRequest => ({ id: c.id, name: c.name, arguments: c.partial, cutOff: c.reason ?? true }));
       const made = wellFormedCalls([...response.toolCalls, ...cut], turnId, steps);
       const calls = host.uniqueIds(made).map((c, i) => (announced.has(made[i]!.id) ? { ...c, announced: true } : c));
       // What the provider ran itself is stored with the step, under the provider's ids, and never dispatched.
@@ -154,6 +157,10 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
       if (calls.length === 0) {
         await host.commit([assistant], null);
         await host.recordProviderCalls?.(execution, provided);
+        // Cut after the provider ran a call (so not asked again): the answer is not whole, and says so.
+        if (!signal.aborted && (response.finishReason === "interrupted" || response.finishReason === "error")) {
+          return { status: "failed", steps, error: `model ${model.id}: the model's stream was cut before its finish, after the provider ran a call`, errorCode: "stream_cut" };
+        }
         if (!signal.aborted && handOver(execution, sides)) continue;
         return { status: signal.aborted ? "stopped" : "completed", steps, ...by(execution) };
       }
@@ -169,7 +176,9 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
     if (steps >= host.maxSteps) return { status: "stopped", steps, error: `reached the agent's maxSteps (${host.maxSteps}) model steps` };
     return { status: "completed", steps };
   } catch (e) {
-    return { status: "failed", steps, error: errorMessage(e) };
+    // A cut stream or a deadline that outlasted the retries is named with its code.
+    const code = isWeftError(e) && (e.code === "stream_cut" || e.code === "model_timeout") ? e.code : undefined;
+    return { status: "failed", steps, error: errorMessage(e), ...(code ? { errorCode: code } : {}) };
   }
 }
 
@@ -233,7 +242,7 @@ async function settleStep(
       args: { text: schema ? fromStrictArguments(schema, call.arguments) : call.arguments },
       source: "model",
       turnId,
-      ...(call.cutOff ? { cutOff: true } : {}),
+      ...(call.cutOff ? { cutOff: call.cutOff } : {}),
       ...(call.oversized !== undefined ? { oversized: call.oversized } : {}),
       ...(call.announced ? { announced: true } : {}),
     });

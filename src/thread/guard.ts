@@ -182,8 +182,9 @@ export class ThreadSecrets {
       const { preview: _raw, ...rest } = clean as EventPayloads["tool_call_delta"];
       return (preview === undefined ? rest : { ...rest, preview: r.value(preview) }) as EventPayloads[K];
     }
-    // A step's streams end with its model_step (which carries the whole text), or with its turn.
-    if (type === "model_step" || type === "turn_finished") {
+    // A step's streams end with its model_step (which carries the whole text), when a cut attempt
+    // is discarded (its held-back text must not open the next attempt's), or with its turn.
+    if (type === "model_step" || type === "model_step_discarded" || type === "turn_finished") {
       const d = data as { turnId: string; step?: number };
       const prefix = type === "model_step" ? `${d.turnId}:${d.step}:` : `${d.turnId}:`;
       for (const key of this.streams.keys()) if (key.startsWith(prefix)) this.streams.delete(key);

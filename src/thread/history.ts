@@ -11,6 +11,7 @@ import type { Execution } from "../run/execution.js";
 import { NEWEST, historyWindow, selectWindow } from "../run/window.js";
 import type { ThreadEngine } from "./engine.js";
 import { resolveModelSpec } from "./model-choice.js";
+import { modelDeadlinesOf } from "./model-deadlines.js";
 import type { ThreadStore } from "./store/index.js";
 
 /** Keyset reads of the conversation at `depth`, above message id `floor`. */
@@ -52,6 +53,7 @@ export async function requestHistory(engine: ThreadEngine, execution: Execution)
         threadId: engine.meta.threadId,
         turnId: execution.flowId,
         signal: execution.signal,
+        deadlines: modelDeadlinesOf(engine.workerEnv),
       },
       policy.maxTokens,
     );

@@ -26,6 +26,7 @@ import { conversationWindow, nestedWindow } from "./history.js";
 import { fallbacksFor, modelFor } from "./model-choice.js";
 import { recordProviderCalls } from "./provider-calls.js";
 import { MAX_DEPTH } from "./store/messages.js";
+import { modelDeadlinesOf } from "./model-deadlines.js";
 import { announcing, modelTools, uniqueCallIds } from "./turn-host.js";
 
 /** Input of a prompt or agent called as a tool that declares no `args`. */
@@ -139,6 +140,7 @@ async function runPrompt(
     ...(prompt.system !== undefined ? { system: systemText(prompt.system, engine.meta.arguments)! } : {}),
     maxSteps: prompt.maxSteps ?? DEFAULT_MAX_STEPS,
     tools: () => modelTools(engine.catalogFor(child)),
+    modelDeadlines: modelDeadlinesOf(engine.workerEnv),
     ...announcing(engine, child),
     history,
     prepareMessages: (snapshot) => filterMessages(engine, child, snapshot),

@@ -11,6 +11,7 @@ import type { ToolCatalog } from "../tools/catalog.js";
 import type { ThreadEngine } from "./engine.js";
 import { requestHistory } from "./history.js";
 import { filterMessages, toolHook } from "./hooks.js";
+import { modelDeadlinesOf } from "./model-deadlines.js";
 import { recordProviderCalls } from "./provider-calls.js";
 
 /**
@@ -66,6 +67,7 @@ export function createTurnHost(engine: ThreadEngine, execution: Execution): Turn
     maxSteps: agent.maxSteps ?? DEFAULT_MAX_STEPS,
     sides: engine.sides,
     tools: () => modelTools(engine.catalogFor(execution)),
+    modelDeadlines: modelDeadlinesOf(engine.workerEnv),
     ...announcing(engine, execution),
     history: async () => historyFor(execution.currentSide, twoSided, await requestHistory(engine, execution)),
     prepareMessages: (snapshot) => filterMessages(engine, execution, snapshot),

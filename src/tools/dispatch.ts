@@ -151,6 +151,11 @@ export async function dispatch(host: DispatchHost, request: CallRequest): Promis
     return refuse(at, new WeftError("invalid_tool_input", `tool "${tool.name}" is executed by the provider (${String(tool.def.executionProvider)}), never by weft; this model cannot run it`, { path: [] }));
   }
   // Partial text may happen to parse; a call whose arguments were cut off still never runs.
+  if (request.cutOff === "length") {
+    const raw = "text" in request.args ? request.args.text : "";
+    const message = `the arguments were cut off by your output-token limit (finish reason "length") before this call was complete; it did not run. Call it again with smaller arguments, or split the work into several smaller calls; raw text: ${raw.slice(0, 200)}`;
+    return refuse(at, new WeftError("invalid_tool_input", message, { path: [] }));
+  }
   if (request.cutOff) {
     return refuse(at, new WeftError("invalid_tool_input", "the arguments were cut off: the model's stream ended before this call was complete", { path: [] }));
   }

@@ -96,8 +96,8 @@ export interface CallRequest {
   source: CallSource;
   turnId?: string;
   parentCallId?: string;
-  /** The model's stream ended inside this call's arguments: it is refused, never run. */
-  cutOff?: boolean;
+  /** The model's stream ended inside this call's arguments (`length`: its output-token limit did): it is refused, never run. */
+  cutOff?: boolean | "length";
   /** Bytes of arguments too large to store (`args` is then empty): it is refused, never run. */
   oversized?: number;
   /** Its `tool_call_started` went out while its arguments streamed; it is not sent again. */

@@ -1,7 +1,8 @@
 /**
  * Model requests over a real network, against `wrangler dev` and a fake provider served over
- * Node HTTP: a connection the provider closes, a port that refuses, and a restart of the whole
- * server while a model step streams (requested again exactly once).
+ * Node HTTP: a connection the provider closes, one it resets after partial output, a port that
+ * refuses, and a restart of the whole server while a model step streams (requested again exactly
+ * once).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
@@ -62,6 +63,25 @@ it("a connection the provider closes without answering is a network failure, ret
   expect(requestsOf(key)).toHaveLength(3);
   const messages = (await call(weft!.url, "GET", `/threads/${id}/messages`)).body.messages;
   expect(messages.map((m: any) => m.content)).toEqual(["hello?", "reached you"]);
+});
+
+it("a connection reset after partial output is a cut stream: retried, and never read as 'provider answered 200'", async () => {
+  const key = "resets-mid-stream";
+  const reset = { text: "partial output that never ends", chunk: 5, delayMs: 20, resetAfterEvents: 4 };
+  fake.script(key, [reset, { text: "whole answer" }, reset, reset, reset]);
+  const id = await threadAt(`${provider.url}/v1`, key);
+  await call(weft!.url, "POST", `/threads/${id}/messages`, { content: "first" });
+  const info = await waitIdle(weft!.url, id, 30_000);
+  expect(info.lastTurn).toMatchObject({ status: "completed" });
+  expect(info.lastTurn.modelSteps[0]).toMatchObject({ attempts: 2 });
+  expect(info.lastTurn.modelSteps[0].retries[0]).toMatch(/stream was cut/);
+  // Reset on every attempt: the turn fails with stream_cut, nothing of the cut streams stored.
+  await call(weft!.url, "POST", `/threads/${id}/messages`, { content: "second" });
+  const failed = await waitIdle(weft!.url, id, 30_000);
+  expect(failed.lastTurn).toMatchObject({ status: "failed", errorCode: "stream_cut" });
+  expect(failed.lastTurn.error).not.toMatch(/answered 200/);
+  const messages = (await call(weft!.url, "GET", `/threads/${id}/messages`)).body.messages;
+  expect(messages.map((m: any) => m.content)).toEqual(["first", "whole answer", "second"]);
 });
 
 it("a provider port that refuses connections ends the turn failed after the bounded retries, with a valid history", async () => {
