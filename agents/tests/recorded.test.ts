@@ -19,3 +19,13 @@ it("the shipping expert looks the order up and answers from it, on a recorded Op
   expect(turn.calls.map((c) => [c.toolName, c.input, c.status])).toEqual([["lookup_order", { orderId: "A-1001" }, "succeeded"]]);
   expect(turn.text).toBe("Your blue kettle (A-1001) has shipped with Parcelo and should arrive on 2 December.");
 });
+
+it("a request that differs from the recording fails the post with the paths that differ", async () => {
+  const thread = await createTestThread({
+    agent: "shipping_expert",
+    model: recorded("agents/tests/recordings/shipping-lookup.json", { model: "openai:gpt-4.1-mini" }),
+  });
+  await expect(thread.post("Where is A-1001?")).rejects.toThrow(
+    'request 1 differs from the recording (record again with WEFT_RECORD=1 if the change is intended):\n  at $.body.input[1].content[0].text: recorded "Where is my order A-1001?", sent "Where is A-1001?"',
+  );
+});

@@ -68,7 +68,7 @@ async function modelEnv(model: ModelSource, env: Record<string, TestEnvValue>): 
   const { session } = await recorder<{ session: string }>("POST", "/sessions", { file: model.file, provider, secrets });
   return {
     session,
-    env: { ...env, ...spec, [names.key]: { value: "recorded", type: "secret" }, [names.baseUrl]: { value: `${RECORDER_HOST}/s/${session}`, type: "text" } },
+    env: { ...env, ...spec, [names.key]: { value: "weft-recorder-placeholder", type: "secret" }, [names.baseUrl]: { value: `${RECORDER_HOST}/s/${session}`, type: "text" } },
   };
 }
 

@@ -36,7 +36,7 @@ const send = (recorder: ReturnType<typeof createRecorder>, id: string, payload: 
   recorder.handle(
     new Request(`http://weft-recorder.test/s/${id}/responses`, {
       method: "POST",
-      headers: { authorization: "Bearer recorded", "content-type": "application/json" },
+      headers: { authorization: "Bearer weft-recorder-placeholder", "content-type": "application/json" },
       body: JSON.stringify(payload),
     }),
   );
