@@ -40,7 +40,7 @@ export interface TurnOutcome {
   calls: CallRecord[];
   /** Calls waiting for a person now: an approval to give (`awaiting_approval`) or an outcome to settle (`parked`). */
   waiting: CallRecord[];
-  /** The text of the last assistant message with text, or "" when there is none. */
+  /** The text of the last assistant message with text among {@link TurnOutcome.messages}, or "" when there is none. */
   text: string;
 }
 
@@ -132,7 +132,9 @@ export class TestThread {
 
   /** Every message, oldest first, silent and nested ones included. */
   async messages(): Promise<Message[]> {
-    return (await this.client.getMessages(this.id, { limit: 1000, includeSilent: true })).messages;
+    const all: Message[] = [];
+    for await (const m of this.client.messages(this.id, { includeSilent: true })) all.push(m);
+    return all;
   }
 
   /** Every call record, in creation order; with `toolName`, only that tool's. */
@@ -169,6 +171,7 @@ export class TestThread {
   /** Runs `action`, then waits until no turn runs and reports what changed. */
   async #settle(action: () => Promise<unknown>, timeoutMs = 20_000): Promise<TurnOutcome> {
     const before = await this.info();
+    const newest = (await this.client.getMessages(this.id, { limit: 1, order: "desc", includeSilent: true })).messages[0]?.id ?? 0;
     const callsBefore = new Map((await this.calls()).map((c) => [c.callId, JSON.stringify(c)]));
     await action();
     const deadline = Date.now() + timeoutMs;
@@ -180,11 +183,12 @@ export class TestThread {
       info = await this.info();
     }
     await this.#recorderErrors();
-    const all = await this.messages();
-    const messages = all.slice(before.messageCount);
-    const calls = (await this.calls()).filter((c) => callsBefore.get(c.callId) !== JSON.stringify(c));
-    const waiting = (await this.calls()).filter((c) => c.status === "awaiting_approval" || c.status === "parked");
-    const text = [...all].reverse().find((m) => m.role === "assistant" && m.content !== "")?.content ?? "";
+    const messages: Message[] = [];
+    for await (const m of this.client.messages(this.id, { includeSilent: true, after: newest })) messages.push(m);
+    const all = await this.calls();
+    const calls = all.filter((c) => callsBefore.get(c.callId) !== JSON.stringify(c));
+    const waiting = all.filter((c) => c.status === "awaiting_approval" || c.status === "parked");
+    const text = [...messages].reverse().find((m) => m.role === "assistant" && m.content !== "")?.content ?? "";
     return { status: info.status, turn: info.lastTurn, messages, calls, waiting, text };
   }
 
