@@ -97,6 +97,27 @@ describe("the recorder", () => {
     expect(await keyless.text()).toContain("WEFT_RECORD=1 needs OPENAI_API_KEY");
   });
 
+  it("records Anthropic with the real key in x-api-key, and writes neither key", async () => {
+    const anthropicKey = "sk-ant-real-key-41c9e0";
+    fake.script(anthropicKey, [{ text: "Hi from Claude." }]);
+    const recorder = createRecorder({ root, env: { WEFT_RECORD: "1", ANTHROPIC_API_KEY: anthropicKey, ANTHROPIC_BASE_URL: "http://fake.test/v1" }, fetch: upstream as typeof fetch });
+    const opened = await recorder.handle(new Request("http://weft-recorder.test/sessions", { method: "POST", body: JSON.stringify({ file: "claude.json", provider: "anthropic", secrets: [] }) }));
+    const { session: id } = (await opened.json()) as { session: string };
+    const res = await recorder.handle(
+      new Request(`http://weft-recorder.test/s/${id}/messages`, {
+        method: "POST",
+        headers: { "x-api-key": "weft-recorder-placeholder", "anthropic-version": "2023-06-01", "content-type": "application/json" },
+        body: JSON.stringify({ model: "claude-haiku-4-5", max_tokens: 100, stream: true, messages: [{ role: "user", content: "hi" }] }),
+      }),
+    );
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await res.text()).toContain("Hi from Claude.");
+    const written = readFileSync(join(root, "claude.json"), "utf8");
+    expect(written).not.toContain(anthropicKey);
+    expect(written).not.toContain("weft-recorder-placeholder");
+    expect(JSON.parse(written).exchanges[0].request.path).toBe("/messages");
+  });
+
   it("diffs JSON by path", () => {
     expect(jsonDiff({ a: [1, 2], b: "x" }, { a: [1, 3], c: true })).toEqual(["at $.a[1]: recorded 2, sent 3", 'at $.b: recorded "x", sent (absent)', "at $.c: recorded (absent), sent true"]);
   });
