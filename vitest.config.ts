@@ -20,5 +20,7 @@ export default defineConfig({
   ],
   // The Standard Agents tools API's examples import from @standardagents/spec; weft's public entry answers for it.
   resolve: { alias: { "@standardagents/spec": fileURLToPath(new URL("./src/index.ts", import.meta.url)) } },
-  test: { include: ["test/**/*.test.ts", "agents/**/*.test.ts"], exclude: ["test/node/**", "node_modules/**"], setupFiles: ["test/setup.ts"] },
+  // weft's own suites, over test/fixtures/; the author's tests and the smoke test of agents/ run
+  // under vitest.agents.config.ts (`npm run test:agents`).
+  test: { include: ["test/**/*.test.ts"], exclude: ["test/node/**", "node_modules/**", "test/agents.test.ts"], setupFiles: ["test/setup.ts"] },
 });

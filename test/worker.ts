@@ -1,5 +1,5 @@
 /**
- * The test worker: weft over the registry generated from agents/ plus test/fixtures/. Its Thread
+ * The test worker: weft over the registry generated from test/fixtures/ (never agents/). Its Thread
  * crashes itself where a crash plan (test/crash/plan.ts) says, and notes each alarm it finished.
  * @module
  */

@@ -51,7 +51,7 @@ export function freePort() {
  * same folder sees the same Durable Objects (a restart).
  *
  * By default wrangler runs on a snapshot: a copy of `cwd` (without node_modules, .git, .wrangler,
- * dist; node_modules is linked) taken at start. wrangler dev always watches its sources and
+ * dist and the local env files `.dev.vars` and `.env`; node_modules is linked) taken at start. wrangler dev always watches its sources and
  * reloads on a change, which drops every WebSocket; a snapshot keeps a long run immune to edits
  * made meanwhile. `snapshot: false` serves `cwd` itself (live reload).
  * @param {{ config: string, cwd?: string, readyPath?: string, timeoutMs?: number,
@@ -165,13 +165,25 @@ async function startOnce(options) {
 // Top-level entries never copied into a snapshot (node_modules is linked instead).
 const NOT_COPIED = new Set(["node_modules", ".git", ".wrangler", "dist"]);
 
+/**
+ * The author's local env files (`.dev.vars`, `.dev.vars.<env>`, `.env`, `.env.<env>`), which
+ * wrangler dev reads: a model or key set there would change what a run of weft's own checks sees
+ * (a posted script is refused once a model is configured). A fresh clone has none; a snapshot and
+ * a project copy leave them out, so a test gives its env explicitly (`--var`).
+ * @param {string} name a top-level file name
+ */
+export function isLocalEnvFile(name) {
+  return /^\.dev\.vars(\..+)?$|^\.env(\..+)?$/.test(name);
+}
+
 /** Copies `from` to `to` for wrangler to build from, linking node_modules. @returns `to` */
 function takeSnapshot(from, to) {
   cpSync(from, to, {
     recursive: true,
     filter: (src) => {
       const rel = relative(from, src);
-      return rel === "" || (!NOT_COPIED.has(rel.split(sep)[0]) && !rel.split(sep).includes(".wrangler"));
+      const top = rel.split(sep)[0];
+      return rel === "" || (!NOT_COPIED.has(top) && !(rel === top && isLocalEnvFile(top)) && !rel.split(sep).includes(".wrangler"));
     },
   });
   symlinkSync(join(from, "node_modules"), join(to, "node_modules"), "dir");

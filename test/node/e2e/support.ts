@@ -9,7 +9,7 @@ import { cpSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node
 import { createServer, connect, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, sep } from "node:path";
-import { REPO_ROOT, startDevServer, type DevServer } from "../../../scripts/lib/dev-server.mjs";
+import { REPO_ROOT, isLocalEnvFile, startDevServer, type DevServer } from "../../../scripts/lib/dev-server.mjs";
 
 export type { DevServer };
 
@@ -172,17 +172,18 @@ export function busyScript(steps: number, tag: string): unknown[] {
 }
 
 /**
- * A copy of the project as a fresh clone would have it (no node_modules, .git, .wrangler or
- * generated files; node_modules linked), with `files` (path relative to the project -> text)
- * written into it. Returns the copy's folder; the caller removes it.
+ * A copy of the project as a fresh clone would have it (no node_modules, .git, .wrangler,
+ * generated files or the author's `.dev.vars` and `.env`; node_modules linked), with `files` (path
+ * relative to the project -> text) written into it. Returns the copy's folder; the caller removes it.
  */
-export function copyProject(files: Record<string, string> = {}): string {
+export function copyProject(files: Record<string, string> = {}, from = REPO_ROOT): string {
   const project = mkdtempSync(join(tmpdir(), "weft-project-"));
   const skipped = new Set(["node_modules", ".git", ".wrangler", "dist"]);
-  cpSync(REPO_ROOT, project, {
+  cpSync(from, project, {
     recursive: true,
     filter: (src) => {
-      const parts = relative(REPO_ROOT, src).split(sep);
+      const parts = relative(from, src).split(sep);
+      if (parts.length === 1 && isLocalEnvFile(parts[0]!)) return false;
       return !skipped.has(parts[0]!) && !parts.includes("generated") && !parts.includes(".wrangler");
     },
   });

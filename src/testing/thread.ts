@@ -1,0 +1,201 @@
+/**
+ * A thread under test: made by {@link createTestThread}, driven through the Worker's own HTTP
+ * routes (the same ones a client uses), inside workerd.
+ * @module
+ */
+import { exports } from "cloudflare:workers";
+import { WeftClient } from "../client/index.js";
+import type { CallRecord, EventFrame, Message } from "../protocol.js";
+import type { ThreadInfo } from "../thread/api.js";
+import type { ScriptStep } from "../models/model.js";
+import { RECORDABLE_PROVIDERS, RECORDER_HOST, type ModelSource, type RecordableProvider } from "./models.js";
+
+/** Base URL the kit's requests carry; the test Worker sees them as local (`WEFT_AUTH = "none"` in vitest.agents.config.ts). */
+const BASE = "http://localhost";
+
+/** An env value as `POST /threads` takes it: a plain string is a `secret`. */
+export type TestEnvValue = string | { value: string; type?: "text" | "secret" };
+
+/** What {@link createTestThread} takes. */
+export interface TestThreadOptions {
+  /** The agent (a file name under `agents/agents/`); default as `POST /threads` picks it. */
+  agent?: string;
+  /** The thread's creation `arguments`. */
+  arguments?: Record<string, unknown>;
+  /** Where model answers come from; default {@link scripted} with no steps (post steps with each message). */
+  model?: ModelSource;
+  /** Thread-level env values (they beat the Worker's); a plain string is a secret. */
+  env?: Record<string, TestEnvValue>;
+}
+
+/** What one {@link TestThread.post}, approval or denial led to, once the thread stopped running. */
+export interface TurnOutcome {
+  /** `idle` when the turn ended; `waiting` when a call waits for a person (see {@link TurnOutcome.waiting}). */
+  status: ThreadInfo["status"];
+  /** The thread's newest turn record (`status`: completed, stopped, failed, ...; `steps`). */
+  turn: ThreadInfo["lastTurn"];
+  /** Messages stored since the action, oldest first (silent and nested ones included). */
+  messages: Message[];
+  /** Call records created or changed since the action, in creation order. */
+  calls: CallRecord[];
+  /** Calls waiting for a person now: an approval to give (`awaiting_approval`) or an outcome to settle (`parked`). */
+  waiting: CallRecord[];
+  /** The text of the last assistant message with text among {@link TurnOutcome.messages}, or "" when there is none. */
+  text: string;
+}
+
+/** The test Worker's fetch: the `main` of the vitest config's wrangler file. */
+function workerFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  return (exports as unknown as { default: Fetcher }).default.fetch(new Request(input, init));
+}
+
+/** Controls the recorder (scripts/lib/recorder.mjs) through the test Worker's outbound fetch. */
+async function recorder<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${RECORDER_HOST}${path}`, { method, ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }) });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`recorder: ${text}`);
+  return JSON.parse(text) as T;
+}
+
+/** The thread env a model source needs, and the recorder session when it is recorded. */
+async function modelEnv(model: ModelSource, env: Record<string, TestEnvValue>): Promise<{ env: Record<string, TestEnvValue>; session?: string }> {
+  if (model.kind === "scripted") return { env };
+  const spec = { WEFT_MODEL: { value: model.model, type: "text" as const } };
+  if (model.kind === "live") return { env: { ...spec, ...env } };
+  const provider = model.model.slice(0, model.model.indexOf(":")) as RecordableProvider;
+  const names = RECORDABLE_PROVIDERS[provider];
+  const secrets = Object.values(env).flatMap((v) => (typeof v === "string" ? [v] : v.type === "text" ? [] : [v.value]));
+  const { session } = await recorder<{ session: string }>("POST", "/sessions", { file: model.file, provider, secrets });
+  return {
+    session,
+    env: { ...env, ...spec, [names.key]: { value: "weft-recorder-placeholder", type: "secret" }, [names.baseUrl]: { value: `${RECORDER_HOST}/s/${session}`, type: "text" } },
+  };
+}
+
+/**
+ * Creates a thread for an agent of `agents/` in the test Worker, with its model answers from
+ * `options.model`.
+ * @throws Error naming the status and the Worker's error body when the thread is refused (an
+ *   unknown agent, a bad env value), or the recorder's message when a recording cannot be used
+ * @example
+ * const thread = await createTestThread({ agent: "example", model: scripted([{ text: "Hi!" }]) });
+ * expect((await thread.post("Hello")).text).toBe("Hi!");
+ */
+export async function createTestThread(options: TestThreadOptions = {}): Promise<TestThread> {
+  const client = new WeftClient({ url: BASE, fetch: workerFetch as typeof fetch });
+  const model = options.model ?? { kind: "scripted", steps: [] };
+  const { env, session } = await modelEnv(model, options.env ?? {});
+  const created = await client.createThread({
+    ...(options.agent !== undefined ? { agent: options.agent } : {}),
+    ...(options.arguments !== undefined ? { arguments: options.arguments } : {}),
+    ...(model.kind === "scripted" && model.steps.length > 0 ? { script: model.steps } : {}),
+    ...(Object.keys(env).length > 0 ? { env } : {}),
+  });
+  return new TestThread(client, created.threadId, session);
+}
+
+/** A thread in the test Worker; every method goes through the Worker's HTTP routes. */
+export class TestThread {
+  /** @internal made by {@link createTestThread} */
+  constructor(
+    /** The typed client the kit uses, for anything the helpers do not cover. */
+    readonly client: WeftClient,
+    /** The thread's id. */
+    readonly id: string,
+    private readonly session?: string,
+  ) {}
+
+  /**
+   * Posts a user message (with `script`: steps for the scripted model to play first) and waits
+   * until the thread stops running: its turn ended, or a call waits for a person.
+   * @throws Error when the post is refused, when a recorded provider saw a request that differs
+   *   from the recording (with the diff), or after `timeoutMs` (default 20 000) of running
+   */
+  async post(content: string, options: { script?: ScriptStep[]; timeoutMs?: number } = {}): Promise<TurnOutcome> {
+    return this.#settle(() => this.client.postMessage(this.id, { content, ...(options.script ? { script: options.script } : {}) }), options.timeoutMs);
+  }
+
+  /** Approves a call waiting for approval (by call id) and waits as {@link TestThread.post} does. */
+  async approve(callId: string, options: { timeoutMs?: number } = {}): Promise<TurnOutcome> {
+    return this.#settle(() => this.client.approve(this.id, callId), options.timeoutMs);
+  }
+
+  /** Denies a call waiting for approval; the model gets the denial (with `reason`). Waits as {@link TestThread.post} does. */
+  async deny(callId: string, reason?: string, options: { timeoutMs?: number } = {}): Promise<TurnOutcome> {
+    return this.#settle(() => this.client.deny(this.id, callId, reason === undefined ? {} : { reason }), options.timeoutMs);
+  }
+
+  /** `GET /threads/:id`: status, last turn, tools offered. */
+  info(): Promise<ThreadInfo> {
+    return this.client.getThread(this.id);
+  }
+
+  /** Every message, oldest first, silent and nested ones included. */
+  async messages(): Promise<Message[]> {
+    const all: Message[] = [];
+    for await (const m of this.client.messages(this.id, { includeSilent: true })) all.push(m);
+    return all;
+  }
+
+  /** Every call record, in creation order; with `toolName`, only that tool's. */
+  async calls(toolName?: string): Promise<CallRecord[]> {
+    const { calls } = await this.client.listCalls(this.id);
+    return toolName === undefined ? calls : calls.filter((c) => c.toolName === toolName);
+  }
+
+  /** Calls waiting for approval now. */
+  async pendingApprovals(): Promise<CallRecord[]> {
+    return (await this.client.listCalls(this.id, { status: "awaiting_approval" })).calls;
+  }
+
+  /** Every event frame so far (`thread_created` first), read through the thread's WebSocket replay. */
+  async events(): Promise<EventFrame[]> {
+    const { lastSeq } = await this.info();
+    const res = await workerFetch(`${BASE}/threads/${this.id}/ws?since=0`, { headers: { Upgrade: "websocket" } });
+    const ws = res.webSocket;
+    if (!ws) throw new Error(`events: the WebSocket was refused: ${res.status} ${await res.text()}`);
+    const frames: EventFrame[] = [];
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`events: ${frames.length} frames of ${lastSeq} after 10 s`)), 10_000);
+      ws.addEventListener("message", (e) => {
+        frames.push(JSON.parse(String(e.data)) as EventFrame);
+        if ((frames.at(-1)?.seq ?? 0) >= lastSeq) clearTimeout(timer), resolve();
+      });
+      ws.accept();
+      if (lastSeq === 0) clearTimeout(timer), resolve();
+    });
+    ws.close(1000, "done");
+    return frames.filter((f) => f.seq <= lastSeq);
+  }
+
+  /** Runs `action`, then waits until no turn runs and reports what changed. */
+  async #settle(action: () => Promise<unknown>, timeoutMs = 20_000): Promise<TurnOutcome> {
+    const before = await this.info();
+    const newest = (await this.client.getMessages(this.id, { limit: 1, order: "desc", includeSilent: true })).messages[0]?.id ?? 0;
+    const callsBefore = new Map((await this.calls()).map((c) => [c.callId, JSON.stringify(c)]));
+    await action();
+    const deadline = Date.now() + timeoutMs;
+    let info = await this.info();
+    // A turn may be starting: a post answers before its turn runs.
+    while (info.status === "running" || (info.messageCount === before.messageCount && info.lastSeq === before.lastSeq)) {
+      if (Date.now() > deadline) throw new Error(`thread ${this.id} still ${info.status} after ${timeoutMs} ms (last turn: ${JSON.stringify(info.lastTurn ?? null)})`);
+      await new Promise((r) => setTimeout(r, 10));
+      info = await this.info();
+    }
+    await this.#recorderErrors();
+    const messages: Message[] = [];
+    for await (const m of this.client.messages(this.id, { includeSilent: true, after: newest })) messages.push(m);
+    const all = await this.calls();
+    const calls = all.filter((c) => callsBefore.get(c.callId) !== JSON.stringify(c));
+    const waiting = all.filter((c) => c.status === "awaiting_approval" || c.status === "parked");
+    const text = [...messages].reverse().find((m) => m.role === "assistant" && m.content !== "")?.content ?? "";
+    return { status: info.status, turn: info.lastTurn, messages, calls, waiting, text };
+  }
+
+  /** Throws what the recorder found wrong (a request that differs from the recording). */
+  async #recorderErrors(): Promise<void> {
+    if (this.session === undefined) return;
+    const { errors } = await recorder<{ errors: string[] }>("GET", `/sessions/${this.session}`);
+    if (errors.length > 0) throw new Error(errors.join("\n\n"));
+  }
+}

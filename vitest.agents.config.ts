@@ -1,0 +1,36 @@
+import { fileURLToPath } from "node:url";
+import { cloudflareTest } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+import { createRecorder, testWranglerConfig } from "./scripts/lib/recorder.mjs";
+
+// Your own tests (`npm run test:agents`): agents/**/*.test.ts and the smoke test of agents/, inside
+// workerd, against the Worker `npm start` serves (wrangler.toml, the registry built from agents/).
+// weft/testing drives it; recorded(...) threads reach the recorder below, outside workerd.
+const root = fileURLToPath(new URL(".", import.meta.url));
+const recorder = createRecorder({ root });
+// wrangler.toml, read from a folder of its own: your .dev.vars (for npm start) is passed on
+// without WEFT_MODEL, so a model set there does not take over the scripted threads (a thread
+// names its model itself: recorded(...), live(...)).
+const { configPath, vars } = testWranglerConfig(root);
+
+export default defineConfig({
+  plugins: [
+    cloudflareTest({
+      wrangler: { configPath },
+      miniflare: {
+        // Tests reach the Worker without credentials.
+        bindings: { ...vars, WEFT_AUTH: "none" },
+        outboundService: (request: Request) => (new URL(request.url).host === "weft-recorder.test" ? recorder.handle(request) : fetch(request)),
+      },
+    }),
+  ],
+  resolve: {
+    alias: {
+      "@standardagents/spec": fileURLToPath(new URL("./src/index.ts", import.meta.url)),
+      "weft/testing": fileURLToPath(new URL("./src/testing/index.ts", import.meta.url)),
+    },
+  },
+  // One worker for every file: the Worker and its modules load once (the first request waits for
+  // that: seconds, more on a loaded machine), not once per file.
+  test: { include: ["agents/**/*.test.ts", "test/agents.test.ts"], testTimeout: 60_000, isolate: false, maxWorkers: 1 },
+});
