@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { tapLogs } from "../src/thread/redact.js";
-import { createThread, inThread, json } from "./helpers.js";
+import { createThread, inThread, json, stubOf } from "./helpers.js";
 
 const JWT_SECRET = "weft-test-jwt-secret-not-for-production";
 
@@ -26,6 +26,21 @@ describe("weft's own credentials", () => {
     expect(names).toEqual(expect.arrayContaining(["CANARY_AGENT", "CANARY_PROMPT", "CANARY_WORKER"]));
     expect(names).not.toContain("WEFT_JWT_SECRET");
     expect(names).not.toContain("WEFT_API_KEYS");
+  });
+
+  it("the Worker's answers are no oracle for them: a user's own text holding WEFT_JWT_SECRET comes back as written", async () => {
+    // A user who guesses the secret and stores the guesses where an answer echoes them would see
+    // which one the Worker redacts (about 25,000 40-character guesses in one 1 MiB env value).
+    const guesses = `weft-test-jwt-secret-for-production ${JWT_SECRET} changeme`;
+    expect((await json("PUT", "/account/env/CREDENTIAL_PROBE", { value: guesses, type: "text" })).status).toBe(200);
+    const listed = await json("GET", "/account/env");
+    expect(listed.body.env.CREDENTIAL_PROBE).toEqual({ value: guesses, type: "text" });
+    const id = await createThread();
+    expect((await json("POST", `/threads/${id}/messages`, { content: guesses, script: [{ text: "ok" }] })).status).toBe(202);
+    await stubOf(id).waitIdle();
+    const messages = await json("GET", `/threads/${id}/messages`);
+    expect(messages.body.messages[0]).toMatchObject({ role: "user", content: guesses });
+    await json("DELETE", "/account/env/CREDENTIAL_PROBE");
   });
 
   it("a thread's console output is still cleaned of them", async () => {

@@ -10,8 +10,16 @@ import { perEnv } from "../per-env.js";
 import type { WeftEnv } from "../thread/durable.js";
 import { Redactor, workerSecrets } from "../thread/redact.js";
 
-/** The redactor of the Worker's own secrets (its vars and secrets that look like keys), made once per env. */
-export const workerRedactor = perEnv((env: WeftEnv) => new Redactor(workerSecrets(env)));
+/**
+ * The redactor of the Worker's answers: its secrets that thread code can read, made once per env.
+ * weft's own credentials are left out, as a thread's redactor leaves them out: no code puts them
+ * in an answer, and redacting them would make every answer that echoes a user's text (an env
+ * value, a message) an oracle for guesses of them.
+ */
+export const workerRedactor = perEnv((env: WeftEnv) => new Redactor(workerSecrets(env, { credentials: false })));
+
+/** The redactor of the Worker's logs: every secret of the Worker, weft's credentials included. */
+export const workerLogRedactor = perEnv((env: WeftEnv) => new Redactor(workerSecrets(env)));
 
 /** `value` as JSON text without any of the Worker's secrets; `undefined` makes an empty body, as `c.json` would. */
 export function cleanJson(env: WeftEnv, value: unknown): string {
@@ -56,7 +64,7 @@ export function errorAnswer(err: unknown, env: WeftEnv): ErrorAnswer {
             )
           : null;
   if (!error) {
-    console.error("weft: unhandled error", workerRedactor(env).value(err));
+    console.error("weft: unhandled error", workerLogRedactor(env).value(err));
     return { status: 500, body: new WeftError("internal_error", "internal error").toBody(), headers: {} };
   }
   const headers: Record<string, string> =

@@ -13,9 +13,10 @@ import { z } from "zod";
 import { toUIMessages } from "../chat/ui-messages.js";
 import { parseApprovalId, UiChunkTranslator } from "../chat/ui-stream.js";
 import { type ErrorBody, WeftError } from "../errors.js";
-import { PAGE_SIZES } from "../limits.js";
+import { PAGE_SIZES, limitOf } from "../limits.js";
 import type { EventFrame } from "../protocol.js";
 import { CALLER_HEADER, type Caller, type ThreadApi } from "../thread/api.js";
+import { checkContentSize } from "../thread/store/messages.js";
 import type { AuthedEnv } from "./auth.js";
 import { describe } from "./openapi.js";
 import { threadStub, unwrap } from "./stubs.js";
@@ -119,6 +120,8 @@ export function chatRoutes() {
     const stub = threadStub(c.env, threadId);
     const body = c.req.valid("json");
     const action = actionOf(body);
+    // The deployment's message limit, as POST /threads/:id/messages applies it, before anything is written.
+    if ("content" in action) checkContentSize(action.content, ["messages", body.messages.length - 1, "parts"], limitOf(c.env, "messageBytes"), "WEFT_MAX_MESSAGE_BYTES");
     const info = unwrap(await stub.info(caller));
     // Subscribed before acting, from the last frame before it: nothing of this turn is missed.
     const feed = await eventFeed(stub, caller, threadId, info.lastSeq);

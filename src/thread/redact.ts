@@ -8,7 +8,7 @@
  * the output; streamed text is cut by a rule that looks at the text alone (redact-stream.ts).
  * Which secrets a redactor holds: a thread's, exactly those its code can read (see
  * `ThreadSecrets` in guard.ts); weft's own credentials are no thread env ({@link WEFT_CREDENTIALS})
- * and are redacted from logs and the Worker's HTTP answers only.
+ * and are redacted from logs only (an answer that held them would be an oracle for guesses).
  * @module
  */
 
@@ -181,8 +181,9 @@ export function secretsOf(entries: Iterable<[string, { value: string; type: stri
 /**
  * weft's own credentials: the only `WEFT_*` vars that hold secrets. They are never thread env
  * (`state.env` does not answer them at the Worker level), so thread code cannot read them and a
- * thread's redactor does not hold them; the Worker's HTTP answers and every log are still
- * cleaned of them.
+ * thread's redactor does not hold them, nor does the Worker's answers' (no code puts them in an
+ * answer, and redacting them there would make an answer echoing a user's text an oracle for
+ * them); every log is still cleaned of them.
  */
 export const WEFT_CREDENTIALS: ReadonlySet<string> = new Set(["WEFT_JWT_SECRET", "WEFT_API_KEYS"]);
 
