@@ -42,8 +42,8 @@ export function scripted(steps: ScriptStep[] = []): ModelSource {
  * `openai-compatible:<id>`), and every request it sends is answered from `file` (relative to the
  * project root, for example `agents/tests/recordings/desk.json`), in order, offline. A request
  * that differs from the recorded one fails the turn, and {@link TestThread.post} throws with a
- * diff of the two. Run the suite once with `WEFT_RECORD=1` and the provider's key in the shell's
- * env or `.dev.vars` to (re)write the file from the real provider; the key and every secret env
+ * diff of the two. Run the suite once in record mode (docs/testing.md names the switch) with the provider's key in
+ * the shell's env or `.dev.vars` to (re)write the file from the real provider; the key and every secret env
  * value of the thread are stripped before anything is written (docs/testing.md).
  * @throws Error when `model` names a provider that cannot be recorded
  */

@@ -9,7 +9,7 @@
  * @module
  */
 import type { EnvDefault } from "../run/prompt.js";
-import { WEFT_CREDENTIALS, publicVars } from "./redact.js";
+import { CREDENTIAL_VARS, publicVars } from "./redact.js";
 
 /** A level of env resolution, in the order they are asked. */
 export type EnvLevel = (typeof ENV_LEVELS)[number];
@@ -77,7 +77,7 @@ async function readLevel(level: EnvLevel, sources: EnvSources, name: string): Pr
       return sources.userId === null ? undefined : sources.user.get(sources.userId, name);
     case "worker": {
       // weft's own credentials are not thread env: no tool may read them.
-      if (WEFT_CREDENTIALS.has(name)) return undefined;
+      if (CREDENTIAL_VARS.has(name)) return undefined;
       const value = own(sources.worker, name);
       return typeof value === "string" ? { value, type: publicVars(sources.worker).has(name) ? "text" : "secret" } : undefined;
     }

@@ -10,7 +10,7 @@ import type { Caller } from "./api.js";
 import { accountOf } from "./account.js";
 import { type EnvEntry, type UserEnvSource, fromDefault } from "./env.js";
 import type { EventPayloads } from "../protocol.js";
-import { Redactor, type Secret, WEFT_CREDENTIALS, secretsOf, workerSecrets } from "./redact.js";
+import { Redactor, type Secret, CREDENTIAL_VARS, secretsOf, workerSecrets } from "./redact.js";
 import { StreamRedactor } from "./redact-stream.js";
 import { JsonArgumentStream } from "../run/partial-json.js";
 import type { EnvType } from "./store/env.js";
@@ -227,7 +227,7 @@ export class ThreadSecrets {
     }
     const readable = [...secretsOf(own), ...fromAgent, ...secretsOf(this.userEnv.entries()), ...workerSecrets(this.workerEnv, { credentials: false })];
     this.cached = new Redactor(readable);
-    this.cachedLogs = new Redactor([...readable, ...workerSecrets(this.workerEnv).filter((s) => WEFT_CREDENTIALS.has(s.name))]);
+    this.cachedLogs = new Redactor([...readable, ...workerSecrets(this.workerEnv).filter((s) => CREDENTIAL_VARS.has(s.name))]);
     this.keyUser = userVersion;
     this.keyOwn = ownVersion;
     this.keyReady = defaults !== null;

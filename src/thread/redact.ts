@@ -7,7 +7,7 @@
  * partial match costs the same search as a miss (one `indexOf` per form) and changes nothing in
  * the output; streamed text is cut by a rule that looks at the text alone (redact-stream.ts).
  * Which secrets a redactor holds: a thread's, exactly those its code can read (see
- * `ThreadSecrets` in guard.ts); weft's own credentials are no thread env ({@link WEFT_CREDENTIALS})
+ * `ThreadSecrets` in guard.ts); weft's own credentials are no thread env ({@link CREDENTIAL_VARS})
  * and are redacted from logs only (an answer that held them would be an oracle for guesses).
  * @module
  */
@@ -185,20 +185,20 @@ export function secretsOf(entries: Iterable<[string, { value: string; type: stri
  * answer, and redacting them there would make an answer echoing a user's text an oracle for
  * them); every log is still cleaned of them.
  */
-export const WEFT_CREDENTIALS: ReadonlySet<string> = new Set(["WEFT_JWT_SECRET", "WEFT_API_KEYS"]);
+export const CREDENTIAL_VARS: ReadonlySet<string> = new Set(["WEFT_JWT_SECRET", "WEFT_API_KEYS"]);
 
 /**
  * The Worker's secrets: every string binding except weft's plain config vars (`WEFT_*`) and the
  * names listed in `WEFT_PUBLIC_VARS` (comma-separated). Wrangler gives vars and secrets alike as
  * strings, so a var is treated as a secret unless declared public. With `credentials: false`,
- * only what thread code can read: weft's own credentials ({@link WEFT_CREDENTIALS}) left out.
+ * only what thread code can read: weft's own credentials ({@link CREDENTIAL_VARS}) left out.
  */
 export function workerSecrets(env: Readonly<Record<string, unknown>>, options: { credentials?: boolean } = {}): Secret[] {
   const open = publicVars(env);
   const out: Secret[] = [];
   for (const [name, value] of Object.entries(env)) {
     if (typeof value !== "string" || open.has(name)) continue;
-    if (name.startsWith("WEFT_") && !(WEFT_CREDENTIALS.has(name) && options.credentials !== false)) continue;
+    if (name.startsWith("WEFT_") && !(CREDENTIAL_VARS.has(name) && options.credentials !== false)) continue;
     out.push({ name, value });
   }
   return out;
