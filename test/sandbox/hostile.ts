@@ -102,6 +102,74 @@ export const hostileCases: SandboxCase[] = [
     },
   },
   {
+    name: "a run that fills the heap and holds it across an await fails no other run",
+    productionOnly: { isolate: LOCAL_NO_MEMORY_LIMIT },
+    async run({ start }) {
+      // Alice fills the heap, keeps it, and awaits; Bob's small run starts during her await.
+      let filled!: () => void;
+      const hasFilled = new Promise<void>((resolve) => (filled = resolve));
+      const alice = start(
+        `import { filled } from "host";
+        export default async () => {
+          const keep = [];
+          for (const size of [1e5, 1e4, 1e3]) {
+            try { for (;;) keep.push(new Array(size).fill(keep.length)) } catch {}
+          }
+          filled();
+          await new Promise((resolve) => setTimeout(resolve, 1500));
+          return keep.length;
+        }`,
+        { timeoutMs: 30_000, imports: { host: { filled: () => filled() } } },
+      );
+      let aliceEnded = false;
+      void alice.result.then(() => (aliceEnded = true));
+      await Promise.race([hasFilled, alice.result]);
+      expect(aliceEnded, "Alice's run still holds the heap when Bob's starts").toBe(false);
+      const bob = await start("export default () => [1, 2, 3].map((x) => x * 2)").result;
+      expect(`${bob.status}: ${bob.error ?? ""}`).toBe("success: ");
+      expect(valueOf(bob)).toEqual([2, 4, 6]);
+      expect(["success", "memory"]).toContain((await alice.result).status);
+      expect(valueOf(await start("export default () => typeof keep").result)).toBe("undefined");
+    },
+  },
+  {
+    name: "a run waiting for another run is cancelled promptly, and the one it waited for goes on",
+    async run({ start }) {
+      const holder = start("export default async () => { await new Promise((resolve) => setTimeout(resolve, 1500)); return 'held' }", { timeoutMs: 10_000 });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const waiting = start("export default async () => { await new Promise((resolve) => setTimeout(resolve, 1000)); return 'ran' }");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const cancelledAt = performance.now();
+      waiting.cancel();
+      const out = await waiting.result;
+      const tookMs = performance.now() - cancelledAt;
+      expect(out.status).toBe("cancelled");
+      expect(tookMs).toBeLessThan(100);
+      expect(valueOf(await holder.result)).toBe("held");
+    },
+  },
+  {
+    name: "a run's deadline counts from its start, never from a wait for another run",
+    async run({ start }) {
+      const holder = start("export default async () => { await new Promise((resolve) => setTimeout(resolve, 1200)); return 'held' }", { timeoutMs: 10_000 });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const waiting = await start("export default async () => { await new Promise((resolve) => setTimeout(resolve, 300)); return 'in time' }", { timeoutMs: 700 }).result;
+      expect(`${waiting.status}: ${waiting.error ?? ""}`).toBe("success: ");
+      expect(valueOf(waiting)).toBe("in time");
+      expect(valueOf(await holder.result)).toBe("held");
+    },
+  },
+  {
+    name: "a run started by a host call of another run (a tool that runs code) runs at once",
+    async run({ start }) {
+      const outer = await start(
+        "import { inner } from 'host';\nexport default async () => { await new Promise((resolve) => setTimeout(resolve, 10)); return (await inner()) + 1 }",
+        { timeoutMs: 3_000, imports: { host: { inner: async () => valueOf(await start("export default () => 41").result) } } },
+      ).result;
+      expect(valueOf(outer)).toBe(42);
+    },
+  },
+  {
     name: "fetch to loopback is refused",
     async run({ run }) {
       const out = await run("export default async () => { const r = await fetch('http://127.0.0.1:8787/threads'); return r.status }");
