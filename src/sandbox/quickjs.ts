@@ -22,9 +22,10 @@ import { encodeValue } from "./codec.js";
 import { InterruptClock } from "./cpu-clock.js";
 import type { CodeOutcome, SandboxExecutor, SandboxRequest } from "./executor.js";
 import { heapIsFull, newHeap, quickJsHeap } from "./heap.js";
-import { QUICKJS_HEAP_BYTES, QUICKJS_STACK_BYTES } from "./limits.js";
+import { MAX_TIMEOUT_MS, QUICKJS_HEAP_BYTES, QUICKJS_STACK_BYTES } from "./limits.js";
 import { QUICKJS_PRELUDE, importModuleSource } from "./prelude.js";
 import { RunSession, describeError } from "./session.js";
+import { EngineTurns } from "./turns.js";
 
 /** The shared QuickJS instance and its heap. */
 interface Engine {
@@ -72,19 +73,32 @@ export class QuickJsExecutor implements SandboxExecutor {
   readonly enforcesLowerMemoryLimit = true;
 
   async run(request: SandboxRequest): Promise<CodeOutcome> {
-    const session = new RunSession(request, this.name, Math.min(request.memoryLimitBytes, QUICKJS_HEAP_BYTES));
-    const current = loadEngine();
+    const session = new RunSession(request, this.name, Math.min(request.memoryLimitBytes, QUICKJS_HEAP_BYTES), MAX_TIMEOUT_MS);
+    // One run at a time on the engine (turns.ts): another run's memory never fails this one.
+    const turn = await turns.take(session);
+    if (!turn) return session.ended;
     try {
-      await execute(session, await current.module, current.heap);
-    } catch (error) {
-      // A failure inside the WebAssembly instance may leave it inconsistent: start a new one.
-      if (engine === current) discardQuickJsEngine();
-      if (heapIsFull(current.heap)) outOfMemory(session);
-      else session.end("error", `InternalError: the QuickJS engine failed (${describeError(error)}); the next run starts a fresh one`);
+      if (session.closed) return session.ended;
+      session.begin();
+      const current = loadEngine();
+      try {
+        await turns.within(turn, async () => execute(session, await current.module, current.heap));
+      } catch (error) {
+        // A failure inside the WebAssembly instance may leave it inconsistent: start a new one.
+        if (engine === current) discardQuickJsEngine();
+        if (heapIsFull(current.heap)) outOfMemory(session);
+        else session.end("error", `InternalError: the QuickJS engine failed (${describeError(error)}); the next run starts a fresh one`);
+      }
+      return session.ended;
+    } finally {
+      // After `execute`: the run's runtime is freed, or its engine dropped, before the next starts.
+      turn.release();
     }
-    return session.ended;
   }
 }
+
+/** The turns of this isolate's runs on the engine. */
+const turns = new EngineTurns();
 
 async function execute(session: RunSession, qjs: QuickJSWASMModule, heap: WebAssembly.Memory): Promise<void> {
   if (session.closed) return;

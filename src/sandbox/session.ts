@@ -32,7 +32,13 @@ export class RunSession {
   readonly logs: string[] = [];
   /** Resolves with the outcome of the first ending (deadline, cancel, log cap or the executor). */
   readonly ended: Promise<CodeOutcome>;
-  readonly deadline: number;
+  /** When the run expires (ms since the epoch); while it waits to start, when its wait does. */
+  get deadline(): number {
+    return this.expiresAt;
+  }
+  private expiresAt: number;
+  /** False while the run waits for its executor (QuickJS turns, turns.ts); its deadline starts with `begin`. */
+  private begun: boolean;
   private logBytes = 0;
   private outcome: CodeOutcome | null = null;
   private resolveEnded!: (outcome: CodeOutcome) => void;
@@ -45,9 +51,12 @@ export class RunSession {
     readonly request: SandboxRequest,
     readonly executor: ExecutorName,
     readonly memoryLimitBytes: number,
+    /** Longest wait before the run starts (ms); 0: it starts now. */
+    private readonly maxWaitMs = 0,
   ) {
     this.ended = new Promise((resolve) => (this.resolveEnded = resolve));
-    this.deadline = Date.now() + request.timeoutMs;
+    this.begun = maxWaitMs === 0;
+    this.expiresAt = Date.now() + (this.begun ? request.timeoutMs : maxWaitMs);
     this.sweeper = sweeperOf(request.scope);
     this.sweeper.add(this);
     request.cancellation.onCancel(() => this.end("cancelled", "the run was cancelled"));
@@ -58,8 +67,18 @@ export class RunSession {
     return this.outcome !== null;
   }
 
+  /** Starts the deadline of a run that waited: it counts from now. */
+  begin(): void {
+    if (this.begun || this.outcome) return;
+    this.begun = true;
+    this.sweeper.delete(this);
+    this.expiresAt = Date.now() + this.request.timeoutMs;
+    this.sweeper.add(this);
+  }
+
   /** Ends the run with `timeout`: its deadline passed; `how` says how that was measured, if not by the clock. */
   expire(how?: string): CodeOutcome {
+    if (!this.begun) return this.end("timeout", `the run waited ${this.maxWaitMs} ms for the ${this.executor} engine, busy with other runs of this isolate, and never started`);
     return this.end("timeout", `the run passed its ${this.request.timeoutMs} ms deadline${how ? ` (${how})` : ""}`);
   }
 

@@ -1,0 +1,95 @@
+/**
+ * Turns on the QuickJS engine: the runs of one isolate (every thread's Durable Object in it) share
+ * one WebAssembly instance of QuickJS, and they take turns on it, first come first served, so one
+ * run's memory can never fail another's.
+ *
+ * Why turns: the instance's heap has a fixed maximum (heap.ts) and QuickJS's own per-run memory
+ * limit does not hold in this build (it counts no usable size per allocation: measured, an 8 MiB
+ * limit let arrays of numbers take 240 MB), so two runs at once share one bound, and a run that
+ * fills the heap and awaits fails every run started meanwhile. A fresh instance per run would
+ * isolate them but costs 16 MiB at least and about 9 ms to start (against 1.5 ms for a runtime in
+ * the shared instance, measured on Node 22), and two 64 MiB heaps pass the isolate's 128 MB.
+ *
+ * Rules: a run waits until the runs ahead of it have ended and their runtimes are freed; its
+ * deadline counts from when it gets the engine; its wait is bounded (`MAX_TIMEOUT_MS`, the longest
+ * deadline of the run ahead) and a cancel ends it at once. A run started by a host call of the run
+ * that holds the engine (a tool that runs code, imported by code) is part of that run's work and
+ * runs at once on the same engine: waiting would deadlock until the holder's deadline.
+ * @module
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { RunSession } from "./session.js";
+
+/** The right to run on the engine; `release` once the run's runtime is freed. */
+export interface EngineTurn {
+  release(): void;
+}
+
+interface Waiter {
+  readonly session: RunSession;
+  readonly grant: (turn: EngineTurn) => void;
+}
+
+/** The turn a run's host calls happen under (so a nested run finds its holder). */
+const holding = new AsyncLocalStorage<EngineTurn>();
+
+/** The FIFO of runs waiting for the QuickJS engine, and the turn that holds it. */
+export class EngineTurns {
+  private holder: EngineTurn | null = null;
+  private readonly waiting: Waiter[] = [];
+
+  /** Runs waiting now (for tests and the README's figures). */
+  get waitingCount(): number {
+    return this.waiting.length;
+  }
+
+  /**
+   * Resolves with a turn once `session` may run, or with null when it ended while waiting
+   * (cancelled, or its wait passed its bound: `RunSession` ends it either way).
+   */
+  take(session: RunSession): Promise<EngineTurn | null> | EngineTurn {
+    const inherited = holding.getStore();
+    if (inherited && inherited === this.holder) return { release() {} };
+    // No holder means no one waits: `next` hands the engine on at each release.
+    if (!this.holder) return this.grantNew();
+    return new Promise((resolve) => {
+      const waiter: Waiter = { session, grant: resolve };
+      this.waiting.push(waiter);
+      void session.ended.then(() => {
+        const at = this.waiting.indexOf(waiter);
+        if (at < 0) return;
+        this.waiting.splice(at, 1);
+        resolve(null);
+      });
+    });
+  }
+
+  /** Runs `fn` as the work of `turn`: runs it starts through host calls share the turn. */
+  within<T>(turn: EngineTurn, fn: () => T): T {
+    return holding.run(turn, fn);
+  }
+
+  private grantNew(): EngineTurn {
+    let released = false;
+    const turn: EngineTurn = {
+      release: () => {
+        if (released) return;
+        released = true;
+        if (this.holder === turn) this.holder = null;
+        this.next();
+      },
+    };
+    this.holder = turn;
+    return turn;
+  }
+
+  /** Hands the engine to the first waiter whose run is still open. */
+  private next(): void {
+    while (!this.holder) {
+      const waiter = this.waiting.shift();
+      if (!waiter) return;
+      if (waiter.session.closed) continue;
+      waiter.grant(this.grantNew());
+    }
+  }
+}
