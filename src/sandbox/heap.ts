@@ -5,7 +5,7 @@
  * QuickJS's own memory limit does not bound this heap: measured, a 24 MB limit refused one large
  * string but let arrays of numbers grow the heap to 2 GiB (likely because this build's allocator
  * reports no usable size, so QuickJS counts a few bytes per allocation), so the heap's maximum is
- * the bound that holds.
+ * the bound that holds. It is one bound for every run in the instance: runs take turns (turns.ts).
  * At the maximum the emscripten allocator returns no memory (it never aborts for that), QuickJS
  * throws `out of memory`, and the run ends with `memory`; a heap that reached its maximum is
  * dropped with its engine after the run, since QuickJS can leak on that path.

@@ -1,8 +1,10 @@
 /**
  * The QuickJS executor: each run gets a fresh QuickJS runtime and context inside one WebAssembly
- * instance of QuickJS. The interrupt handler enforces the deadline, the runtime the stack size and
- * the instance's heap (heap.ts) a fixed maximum of memory, so limits hold in every runtime, local
- * workerd included.
+ * instance of QuickJS, shared by the isolate's runs, which take turns on it (turns.ts: one run at a
+ * time, so one run's memory never fails another's, and a run's runtime is freed or its engine
+ * dropped before the next starts). The interrupt handler enforces the deadline, the runtime the
+ * stack size and the instance's heap (heap.ts) a fixed maximum of memory, so limits hold in every
+ * runtime, local workerd included.
  * @module
  */
 // By file path: wrangler's bundler loads an import ending in `.wasm` as a compiled module (its

@@ -33,15 +33,13 @@ interface Waiter {
 /** The turn a run's host calls happen under (so a nested run finds its holder). */
 const holding = new AsyncLocalStorage<EngineTurn>();
 
+/** The holder's turn of each nested run's share: runs nested deeper share it too. */
+const rootOf = new WeakMap<EngineTurn, EngineTurn>();
+
 /** The FIFO of runs waiting for the QuickJS engine, and the turn that holds it. */
 export class EngineTurns {
   private holder: EngineTurn | null = null;
   private readonly waiting: Waiter[] = [];
-
-  /** Runs waiting now (for tests and the README's figures). */
-  get waitingCount(): number {
-    return this.waiting.length;
-  }
 
   /**
    * Resolves with a turn once `session` may run, or with null when it ended while waiting
@@ -49,7 +47,7 @@ export class EngineTurns {
    */
   take(session: RunSession): Promise<EngineTurn | null> | EngineTurn {
     const inherited = holding.getStore();
-    if (inherited && inherited === this.holder) return { release() {} };
+    if (inherited && inherited === this.holder) return this.share(inherited);
     // No holder means no one waits: `next` hands the engine on at each release.
     if (!this.holder) return this.grantNew();
     return new Promise((resolve) => {
@@ -66,21 +64,39 @@ export class EngineTurns {
 
   /** Runs `fn` as the work of `turn`: runs it starts through host calls share the turn. */
   within<T>(turn: EngineTurn, fn: () => T): T {
-    return holding.run(turn, fn);
+    return holding.run(rootOf.get(turn) ?? turn, fn);
   }
 
+  /** Runs on the holder's turn: its own run and the nested ones it started. */
+  private holds = 0;
+
   private grantNew(): EngineTurn {
-    let released = false;
-    const turn: EngineTurn = {
-      release: () => {
-        if (released) return;
-        released = true;
-        if (this.holder === turn) this.holder = null;
-        this.next();
-      },
-    };
+    const turn: EngineTurn = { release: this.releaser() };
     this.holder = turn;
+    this.holds = 1;
     return turn;
+  }
+
+  /**
+   * A nested run's share of the holder's turn: the engine passes on only once every run on the
+   * turn has ended, so a nested run that outlives its starter still runs alone with it.
+   */
+  private share(holder: EngineTurn): EngineTurn {
+    this.holds++;
+    const turn = { release: this.releaser() };
+    rootOf.set(turn, holder);
+    return turn;
+  }
+
+  private releaser(): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (--this.holds > 0) return;
+      this.holder = null;
+      this.next();
+    };
   }
 
   /** Hands the engine to the first waiter whose run is still open. */

@@ -107,7 +107,7 @@ export interface CodeExecutionOptions {
   filename?: string;
   /** Stream console output and `reportProgress(data)` calls as thread events. */
   report?: boolean;
-  /** Wall-clock deadline in milliseconds; default 5000, at most 60000. */
+  /** Wall-clock deadline in milliseconds; default 5000, at most 60000; counted from when the run starts (a QuickJS run may first wait its turn on the engine, at most 60000 ms). */
   timeoutMs?: number;
   /**
    * Origins the code may `fetch` (`{ allow: ["https://api.example.com"] }`), through a host-side
@@ -118,7 +118,7 @@ export interface CodeExecutionOptions {
   sandbox?: "quickjs" | "isolate";
 }
 
-/** How a `runCode` run ended; `durationMs` is wall-clock, `memoryLimitBytes` the limit in force. */
+/** How a `runCode` run ended; `durationMs` is wall-clock (with any wait for the QuickJS engine), `memoryLimitBytes` the limit in force. */
 export interface CodeExecutionResult {
   /** `success`, or how it failed: the code threw (`error`), ran past `timeoutMs`, past its memory limit, or was cancelled. */
   status: "success" | "error" | "timeout" | "memory" | "cancelled";

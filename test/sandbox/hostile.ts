@@ -167,6 +167,14 @@ export const hostileCases: SandboxCase[] = [
         { timeoutMs: 3_000, imports: { host: { inner: async () => valueOf(await start("export default () => 41").result) } } },
       ).result;
       expect(valueOf(outer)).toBe(42);
+      // Two levels deep, and a nested run that outlives the run that started it still ends well.
+      let kept!: Promise<unknown>;
+      const deep = async () => valueOf(await start("import { inner } from 'host';\nexport default async () => (await inner()) * 2", { imports: { host: { inner: async () => valueOf(await start("export default () => 20").result) } } }).result);
+      const twice = await start("import { deep, spawn } from 'host';\nexport default async () => { spawn(); return (await deep()) + 2 }", {
+        imports: { host: { deep, spawn: () => void (kept = start("export default async () => { await new Promise((r) => setTimeout(r, 200)); return 'late' }").result) } },
+      }).result;
+      expect(valueOf(twice)).toBe(42);
+      expect(valueOf(await kept)).toBe("late");
     },
   },
   {
