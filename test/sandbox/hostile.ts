@@ -5,6 +5,7 @@
  */
 import { expect } from "vitest";
 import { MEMORY_CEILING_BYTES } from "../../src/sandbox/limits.js";
+import type { CodeExecutionResult } from "../../src/tools/thread-state.js";
 import type { SandboxCase } from "./cases.js";
 import { valueOf } from "./cases.js";
 
@@ -168,7 +169,7 @@ export const hostileCases: SandboxCase[] = [
       ).result;
       expect(valueOf(outer)).toBe(42);
       // Two levels deep, and a nested run that outlives the run that started it still ends well.
-      let kept!: Promise<unknown>;
+      let kept!: Promise<CodeExecutionResult>;
       const deep = async () => valueOf(await start("import { inner } from 'host';\nexport default async () => (await inner()) * 2", { imports: { host: { inner: async () => valueOf(await start("export default () => 20").result) } } }).result);
       const twice = await start("import { deep, spawn } from 'host';\nexport default async () => { spawn(); return (await deep()) + 2 }", {
         imports: { host: { deep, spawn: () => void (kept = start("export default async () => { await new Promise((r) => setTimeout(r, 200)); return 'late' }").result) } },
