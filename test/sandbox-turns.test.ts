@@ -52,6 +52,32 @@ describe("turns on the QuickJS engine", () => {
     (free as EngineTurn).release();
   });
 
+  it("a run started under the holder's turn shares it only while the holder's run is open", async () => {
+    const turns = new EngineTurns();
+    const root = new RunSession(request(5_000), "quickjs", 1, 60_000);
+    const held = turns.take(root) as EngineTurn;
+    root.begin();
+    const child = new RunSession(request(5_000), "quickjs", 1, 60_000);
+    const shared = turns.within(held, () => turns.take(child));
+    expect(shared).not.toBeInstanceOf(Promise);
+    child.begin();
+    root.end("success", undefined, 1);
+    held.release();
+    // The child outlived its starter: it still holds the engine, and what it starts now queues.
+    const grandchild = new RunSession(request(5_000), "quickjs", 1, 60_000);
+    const queued = turns.within(shared as EngineTurn, () => turns.take(grandchild));
+    expect(queued).toBeInstanceOf(Promise);
+    const outsider = turns.take(new RunSession(request(5_000), "quickjs", 1, 60_000));
+    expect(outsider).toBeInstanceOf(Promise);
+    (shared as EngineTurn).release();
+    child.end("success", undefined, 1);
+    const next = await queued;
+    expect(next).not.toBeNull();
+    grandchild.end("success", undefined, 1);
+    next!.release();
+    (await outsider)!.release();
+  });
+
   it("a cancelled waiter leaves the queue at once", async () => {
     const turns = new EngineTurns();
     const first = new RunSession(request(5_000), "quickjs", 1, 60_000);

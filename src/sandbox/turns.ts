@@ -14,7 +14,8 @@
  * deadline counts from when it gets the engine; its wait is bounded (`MAX_TIMEOUT_MS`, the longest
  * deadline of the run ahead) and a cancel ends it at once. A run started by a host call of the run
  * that holds the engine (a tool that runs code, imported by code) is part of that run's work and
- * runs at once on the same engine: waiting would deadlock until the holder's deadline.
+ * runs at once on the same engine: waiting would deadlock until the holder's deadline. Only while
+ * that run is open, so the turn lasts at most two deadlines and others get theirs.
  * @module
  */
 import { AsyncLocalStorage } from "node:async_hooks";
@@ -47,9 +48,10 @@ export class EngineTurns {
    */
   take(session: RunSession): Promise<EngineTurn | null> | EngineTurn {
     const inherited = holding.getStore();
-    if (inherited && inherited === this.holder) return this.share(inherited);
+    // Only while the run that took the turn is open: a chain of nested runs cannot keep the engine.
+    if (inherited && inherited === this.holder && !this.holderSession?.closed) return this.share(inherited);
     // No holder means no one waits: `next` hands the engine on at each release.
-    if (!this.holder) return this.grantNew();
+    if (!this.holder) return this.grantNew(session);
     return new Promise((resolve) => {
       const waiter: Waiter = { session, grant: resolve };
       this.waiting.push(waiter);
@@ -70,9 +72,13 @@ export class EngineTurns {
   /** Runs on the holder's turn: its own run and the nested ones it started. */
   private holds = 0;
 
-  private grantNew(): EngineTurn {
+  /** The run that took the holder's turn. */
+  private holderSession: RunSession | null = null;
+
+  private grantNew(session: RunSession): EngineTurn {
     const turn: EngineTurn = { release: this.releaser() };
     this.holder = turn;
+    this.holderSession = session;
     this.holds = 1;
     return turn;
   }
@@ -94,7 +100,7 @@ export class EngineTurns {
       if (released) return;
       released = true;
       if (--this.holds > 0) return;
-      this.holder = null;
+      this.holder = this.holderSession = null;
       this.next();
     };
   }
@@ -105,7 +111,7 @@ export class EngineTurns {
       const waiter = this.waiting.shift();
       if (!waiter) return;
       if (waiter.session.closed) continue;
-      waiter.grant(this.grantNew());
+      waiter.grant(this.grantNew(waiter.session));
     }
   }
 }
