@@ -1,7 +1,8 @@
 /**
  * The per-user thread limit on every path: a create, a direct call's scratch thread kept for a
- * call that waits for its approval, and an agent's child thread are each counted against the
- * owner's limit (`WEFT_MAX_THREADS_PER_USER`, default 1000) and refused at it, as a create is.
+ * call that waits for its approval or for its Idempotency-Key, and an agent's child thread are
+ * each counted against the owner's limit (`WEFT_MAX_THREADS_PER_USER`, default 1000) and refused
+ * at it, as a create is.
  */
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
