@@ -169,4 +169,27 @@ describe("the per-user thread limit", () => {
     const after = await send(token, "POST", "/threads", {});
     expect(after.status).toBe(201);
   });
+
+  it("counts a keyed scratch call that ends in an error, and lists one that waits for approval in the slot it holds", async () => {
+    const { userId, token } = await freshUser();
+    await fillAccount(userId, LIMIT - 2);
+    const keyed = (key: string, input: unknown) => send(token, "POST", "/v1/tools/dated", { input }, { "idempotency-key": key });
+
+    // A refused input is kept too (a repeat of the key replays the refusal), so it takes a slot.
+    const bad = await keyed("bad-1", { when: "not a date" });
+    expect([bad.status, bad.body.error?.code]).toEqual([400, "invalid_tool_input"]);
+    expect([await countedCount(userId), await listedCount(userId)]).toEqual([LIMIT - 1, LIMIT - 2]);
+
+    // A call that waits for approval: counted before it ran, then listed in that same slot.
+    const waits = await keyed("wait-1", { when: "2026-01-01T00:00:00Z" });
+    expect([waits.status, waits.body.status]).toEqual([202, "awaiting_approval"]);
+    expect(waits.body.sessionId).toBe(keyedScratchId(userId, "wait-1"));
+    expect([await countedCount(userId), await listedCount(userId)]).toEqual([LIMIT, LIMIT - 1]);
+    const create = await send(token, "POST", "/threads", {});
+    expect([create.status, create.body.error?.code]).toEqual([429, "too_many_threads"]);
+
+    // Deleting the session frees its slot; the error's scratch thread still holds its own.
+    expect((await send(token, "DELETE", `/threads/${waits.body.sessionId}`)).status).toBe(200);
+    expect([await countedCount(userId), await listedCount(userId)]).toEqual([LIMIT - 1, LIMIT - 2]);
+  });
 });
