@@ -192,4 +192,24 @@ describe("the per-user thread limit", () => {
     expect((await send(token, "DELETE", `/threads/${waits.body.sessionId}`)).status).toBe(200);
     expect([await countedCount(userId), await listedCount(userId)]).toEqual([LIMIT - 1, LIMIT - 2]);
   });
+
+  it("counts a scratch thread without a key that outlived its call (a restart cut it) from its first alarm, and frees it at its removal", async () => {
+    const { userId } = await freshUser();
+    await fillAccount(userId, LIMIT - 1);
+    const ns = (env as unknown as { THREAD: DurableObjectNamespace }).THREAD;
+    const threadId = ns.newUniqueId().toString();
+    const caller = { userId, name: userId, roles: [], admin: false };
+    // Made as a direct call makes it; the call is cut before the thread is removed (nobody removes it).
+    expect((await stubOf(threadId).create(caller, { ephemeral: true }, threadId)).ok).toBe(true);
+    expect(await countedCount(userId)).toBe(LIMIT - 1);
+    expect(await runDurableObjectAlarm(rawStub(threadId))).toBe(true);
+    expect([await countedCount(userId), await listedCount(userId)]).toEqual([LIMIT, LIMIT - 1]);
+    await inThread(threadId, (instance) => {
+      instance.engine.meta.createdAt -= SCRATCH_TTL_MS + 1;
+      instance.store.meta.write(instance.engine.meta);
+    });
+    expect(await runDurableObjectAlarm(rawStub(threadId))).toBe(true);
+    expect(await tablesOf(threadId)).toBe(0);
+    expect(await countedCount(userId)).toBe(LIMIT - 1);
+  });
 });
