@@ -181,9 +181,16 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
    * the slot. A thread counted already (a repeat of the key) or kept as a session passes.
    */
   protected async countScratch(): Promise<RpcResult<null>> {
+    const counted = await this.takeScratchSlot(false);
+    if (!counted.ok) await this.removeAll();
+    return counted;
+  }
+
+  /** Marks the scratch thread counted and takes its unlisted slot (`mustKeep`: past the limit too). */
+  private takeScratchSlot(mustKeep: boolean): Promise<RpcResult<null>> {
     // Counted in `inFlight`: a removal that begins meanwhile (its alarm's) frees the slot only
     // after it is taken; one under way already takes none (`thread_not_found`, as for a call).
-    const counted = await this.inFlight
+    return this.inFlight
       .run(async (): Promise<RpcResult<null>> => {
         const meta = this.engine!.meta;
         if (!meta.ephemeral) return { ok: true, value: null };
@@ -193,11 +200,9 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
           meta.counted = true;
           this.store.meta.write(meta);
         }
-        return this.listInAccount(meta, meta.createdAt, false);
+        return this.listInAccount(meta, meta.createdAt, mustKeep);
       })
       .catch(rpcFailure);
-    if (!counted.ok) await this.removeAll();
-    return counted;
   }
 
   /**
@@ -386,6 +391,10 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
       return;
     }
     const meta = this.engine!.meta;
+    // A scratch thread without a key is removed in its call's round trip: one its alarm finds
+    // outlived it (a restart cut the call, or the call runs long). Counted from now, past the
+    // limit too (it exists already and holds a call that began); its removal frees the slot.
+    if (meta.ephemeral && !meta.counted) await this.takeScratchSlot(true);
     if (meta.ephemeral && Date.now() >= meta.createdAt + SCRATCH_TTL_MS && !this.runner.busy && !this.hasUnfinishedWork() && !this.store.calls.waitForPerson()) {
       await this.removeAll();
       return;
