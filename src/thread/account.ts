@@ -27,11 +27,14 @@ export interface ThreadPage {
 /** The UserAccount's RPC methods (the class implements this interface). */
 export interface AccountApi {
   /**
-   * Adds a thread to the index unless the user holds `max` threads already; a thread listed
-   * already is left as it is.
+   * Counts a thread against the user's limit unless the user holds `max` threads already (listed
+   * and unlisted together), and lists it in `GET /threads` unless `listed` is false. A thread
+   * counted already is left as it is, except that a counted unlisted one is listed when asked
+   * (it holds its slot already, so that is never refused).
    * @throws WeftError `too_many_threads` (429) at the limit; nothing is written then.
    */
-  addThread(entry: ThreadEntry, max: number): Promise<RpcResult<null>>;
+  addThread(entry: ThreadEntry, max: number, listed?: boolean): Promise<RpcResult<null>>;
+  /** Frees the thread's slot (listed or not); a thread not counted changes nothing. */
   removeThread(threadId: string): Promise<RpcResult<null>>;
   /** @throws WeftError `invalid_request` for a cursor this index did not issue. */
   listThreads(options: { limit: number; cursor?: string }): Promise<RpcResult<ThreadPage>>;
@@ -50,6 +53,7 @@ const SCHEMA = `
   CREATE TABLE IF NOT EXISTS account_threads (thread_id TEXT PRIMARY KEY, agent_id TEXT NOT NULL, created_at INTEGER NOT NULL);
   CREATE INDEX IF NOT EXISTS account_threads_newest ON account_threads (created_at DESC, thread_id DESC);
   CREATE TABLE IF NOT EXISTS account_env_readers (thread_id TEXT PRIMARY KEY);
+  CREATE TABLE IF NOT EXISTS account_unlisted (thread_id TEXT PRIMARY KEY, agent_id TEXT NOT NULL, created_at INTEGER NOT NULL);
 `;
 
 /** What the account needs of a thread that keeps its env values: the change notice. */
@@ -82,24 +86,43 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
     this.sql.exec(SCHEMA);
   }
 
-  async addThread(entry: ThreadEntry, max: number): Promise<RpcResult<null>> {
+  async addThread(entry: ThreadEntry, max: number, listed = true): Promise<RpcResult<null>> {
     return rpc(() => {
       // A retried create (same Idempotency-Key) finds its thread listed already: nothing to add.
-      if (this.sql.exec("SELECT 1 FROM account_threads WHERE thread_id = ?", entry.threadId).toArray().length > 0) return null;
-      const count = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM account_threads").one().n;
+      if (this.has("account_threads", entry.threadId)) return null;
+      if (this.has("account_unlisted", entry.threadId)) {
+        // Counted already: a scratch thread kept as a session now is listed in its own slot.
+        if (listed) this.move(entry);
+        return null;
+      }
+      const count = this.sql.exec<{ n: number }>("SELECT (SELECT COUNT(*) FROM account_threads) + (SELECT COUNT(*) FROM account_unlisted) AS n").one().n;
       if (count >= max) {
         throw new WeftError("too_many_threads", `this user has ${count} threads; the limit is ${max} threads per user (WEFT_MAX_THREADS_PER_USER)`, {
           limit: max,
         });
       }
-      this.sql.exec("INSERT OR REPLACE INTO account_threads (thread_id, agent_id, created_at) VALUES (?, ?, ?)", entry.threadId, entry.agentId, entry.createdAt);
+      const table = listed ? "account_threads" : "account_unlisted";
+      this.sql.exec(`INSERT OR REPLACE INTO ${table} (thread_id, agent_id, created_at) VALUES (?, ?, ?)`, entry.threadId, entry.agentId, entry.createdAt);
       return null;
+    });
+  }
+
+  private has(table: "account_threads" | "account_unlisted", threadId: string): boolean {
+    return this.sql.exec(`SELECT 1 FROM ${table} WHERE thread_id = ?`, threadId).toArray().length > 0;
+  }
+
+  /** Lists a counted unlisted thread (one transaction: the slot is never free between the two). */
+  private move(entry: ThreadEntry): void {
+    this.ctx.storage.transactionSync(() => {
+      this.sql.exec("DELETE FROM account_unlisted WHERE thread_id = ?", entry.threadId);
+      this.sql.exec("INSERT OR REPLACE INTO account_threads (thread_id, agent_id, created_at) VALUES (?, ?, ?)", entry.threadId, entry.agentId, entry.createdAt);
     });
   }
 
   async removeThread(threadId: string): Promise<RpcResult<null>> {
     return rpc(() => {
       this.sql.exec("DELETE FROM account_threads WHERE thread_id = ?", threadId);
+      this.sql.exec("DELETE FROM account_unlisted WHERE thread_id = ?", threadId);
       return null;
     });
   }
@@ -169,18 +192,31 @@ export function accountOf(ns: DurableObjectNamespace, userId: string): AccountAp
   return ns.get(ns.idFromName(userId)) as unknown as AccountApi;
 }
 
+/** How a thread is counted by {@link claimThread}. */
+export interface ClaimOptions {
+  /**
+   * Count it past the limit: for a thread that holds a write that began and waits for a person to
+   * settle it, which only a listed thread lets anyone find, and for relisting a thread whose
+   * create was counted before a deletion unlisted its id.
+   */
+  mustKeep?: boolean;
+  /**
+   * False: count it without listing it in `GET /threads`, for a direct call's scratch thread kept
+   * only to answer a repeat of its `Idempotency-Key` (no conversation the user made). Default true.
+   */
+  listed?: boolean;
+}
+
 /**
  * Counts a thread against its owner's per-user limit (`WEFT_MAX_THREADS_PER_USER`, read from
- * `vars`) and lists it in `GET /threads`: the one check that every way a thread comes to exist or
- * is kept goes through (a create, a direct call's scratch thread kept for a call that waits for a
- * person, an agent's child thread). Listing a thread listed already changes nothing and is never
- * refused, so a retried create or a recovered child passes.
- *
- * `mustKeep` lists it past the limit (still counted): for a thread that holds a write that began
- * and waits for a person to settle it, which only a listed thread lets anyone find, and for
- * relisting a thread whose create was counted before a deletion unlisted its id.
+ * `vars`) and lists it in `GET /threads` (unless `listed` is false): the one check that every way
+ * a thread comes to exist or is kept goes through (a create, a direct call's scratch thread kept
+ * for a call that waits for a person or for its `Idempotency-Key`, an agent's child thread).
+ * Counting a thread counted already changes nothing and is never refused, so a retried create or
+ * a recovered child passes; listing a counted unlisted thread takes no second slot. The owner's
+ * account frees the slot when the thread is removed (`removeThread`).
  * @returns the account's answer: WeftError `too_many_threads` (429) at the limit, nothing written then.
  */
-export function claimThread(account: AccountApi, vars: Readonly<Record<string, unknown>>, entry: ThreadEntry, mustKeep = false): Promise<RpcResult<null>> {
-  return account.addThread(entry, mustKeep ? Number.MAX_SAFE_INTEGER : limitOf(vars, "threadsPerUser"));
+export function claimThread(account: AccountApi, vars: Readonly<Record<string, unknown>>, entry: ThreadEntry, options: ClaimOptions = {}): Promise<RpcResult<null>> {
+  return account.addThread(entry, options.mustKeep ? Number.MAX_SAFE_INTEGER : limitOf(vars, "threadsPerUser"), options.listed ?? true);
 }

@@ -164,23 +164,63 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     if (!meta.ephemeral) return { ok: true, value: null };
     // Listed first: a refusal leaves the thread scratch, and a crash between the two leaves an
     // entry the next keep (the alarm's) finds listed already.
+    // A scratch thread counted already (kept for its Idempotency-Key) is listed in its own slot.
     const listed = await this.listInAccount({ ...meta, ephemeral: false }, Date.now(), mustKeep);
     if (!listed.ok) return listed;
     meta.ephemeral = false;
+    delete meta.counted;
     this.store.meta.write(meta);
     return listed;
   }
 
-  /** Lists the thread in its owner's account (`GET /threads`), counted against the per-user limit ({@link claimThread}). */
+  /**
+   * Counts a direct call's scratch thread, kept to answer a repeat of its `Idempotency-Key` (up to
+   * {@link SCRATCH_TTL_MS}), against its owner's per-user limit before its call runs, unlisted
+   * ({@link claimThread}): at the limit it is removed and the refusal (`too_many_threads`) is the
+   * answer, as for a create, so nothing ran and nothing is kept. Its removal (its alarm's) frees
+   * the slot. A thread counted already (a repeat of the key) or kept as a session passes.
+   */
+  protected async countScratch(): Promise<RpcResult<null>> {
+    const counted = await this.takeScratchSlot(false);
+    if (!counted.ok) await this.removeAll();
+    return counted;
+  }
+
+  /** Marks the scratch thread counted and takes its unlisted slot (`mustKeep`: past the limit too). */
+  private takeScratchSlot(mustKeep: boolean): Promise<RpcResult<null>> {
+    // Counted in `inFlight`: a removal that begins meanwhile (its alarm's) frees the slot only
+    // after it is taken; one under way already takes none (`thread_not_found`, as for a call).
+    return this.inFlight
+      .run(async (): Promise<RpcResult<null>> => {
+        const meta = this.engine!.meta;
+        if (!meta.ephemeral) return { ok: true, value: null };
+        if (!meta.counted) {
+          // Marked before the slot is taken: after a crash between the two, its removal frees a
+          // slot it does not hold (nothing), never leaves one taken.
+          meta.counted = true;
+          this.store.meta.write(meta);
+        }
+        return this.listInAccount(meta, meta.createdAt, mustKeep);
+      })
+      .catch(rpcFailure);
+  }
+
+  /**
+   * Counts the thread in its owner's account against the per-user limit ({@link claimThread}),
+   * listed in `GET /threads` unless it is a (counted) scratch thread.
+   */
   protected async listInAccount(meta: ThreadMeta, createdAt: number, mustKeep: boolean): Promise<RpcResult<null>> {
     const account = this.ownerAccount(meta);
     if (!account) return { ok: true, value: null };
-    return claimThread(account, this.env, { threadId: this.ctx.id.toString(), agentId: meta.agentId, createdAt }, mustKeep);
+    return claimThread(account, this.env, { threadId: this.ctx.id.toString(), agentId: meta.agentId, createdAt }, { mustKeep, listed: !meta.ephemeral });
   }
 
-  /** The account that lists this thread: none for a scratch thread, one without an owner, or without accounts. */
+  /**
+   * The account that counts this thread: none for a scratch thread that is not counted, one
+   * without an owner, or without accounts.
+   */
   private ownerAccount(meta: ThreadMeta): AccountApi | null {
-    return !meta.ephemeral && this.env.ACCOUNT && meta.userId ? accountOf(this.env.ACCOUNT, meta.userId) : null;
+    return (!meta.ephemeral || meta.counted === true) && this.env.ACCOUNT && meta.userId ? accountOf(this.env.ACCOUNT, meta.userId) : null;
   }
 
   /** Whether requests find no thread here: none was made, or it is being removed (`removeAll`). */
@@ -351,6 +391,10 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
       return;
     }
     const meta = this.engine!.meta;
+    // A scratch thread without a key is removed in its call's round trip: one its alarm finds
+    // outlived it (a restart cut the call, or the call runs long). Counted from now, past the
+    // limit too (it exists already and holds a call that began); its removal frees the slot.
+    if (meta.ephemeral && !meta.counted) await this.takeScratchSlot(true);
     if (meta.ephemeral && Date.now() >= meta.createdAt + SCRATCH_TTL_MS && !this.runner.busy && !this.hasUnfinishedWork() && !this.store.calls.waitForPerson()) {
       await this.removeAll();
       return;

@@ -264,11 +264,17 @@ export function createThreadClass(registry: Registry) {
      * A direct call without a session, in one round trip: makes a scratch thread here, runs the
      * call, and removes the thread again, unless the call waits for a person (then the thread is
      * kept and listed in the caller's account) or `idem` is given (the thread keeps the key until
-     * its own alarm removes it). A repeat under the same key finds this thread and its answer.
+     * its own alarm removes it, counted unlisted against the per-user limit from before the call
+     * runs). A repeat under the same key finds this thread and its answer.
      */
     async scratchCall(caller: Caller, input: CreateThreadInput, threadId: string, call: DirectCallInput, idem?: IdempotencyClaim): Promise<RpcResult<ScratchCallOutcome>> {
       const created = await this.create(caller, { ...input, ephemeral: true }, threadId);
       if (!created.ok && !(idem && created.error.code === "thread_exists")) return created;
+      if (idem) {
+        // Kept whatever the call's end (an error too, to replay it): counted before it runs.
+        const counted = await this.countScratch();
+        if (!counted.ok) return counted;
+      }
       const result = await this.callTool(caller, call, idem);
       // A call that waits for a person keeps its scratch thread, or nobody could approve it.
       const kept = result.ok && outcomeWaitsForPerson(result.value);

@@ -13,6 +13,11 @@ export interface ThreadMeta {
   dryRun: boolean;
   asOf?: string;
   ephemeral: boolean;
+  /**
+   * A scratch thread counted against its owner's per-user limit without being listed (kept to
+   * answer a repeat of its `Idempotency-Key`): its removal frees the slot. Set before the slot is taken.
+   */
+  counted?: true;
   /** For the child thread of an agent called as a tool: the calling thread and call. */
   parent?: { threadId: string; callId: string };
 }
