@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { createFakeProvider } from "../../scripts/lib/fake-provider.mjs";
+import { MODEL_IDLE_MS, MODEL_STEP_MS } from "../../src/run/step-deadline.js";
 
 // The secrets section chooses provider endpoints and reads what went out: every outbound fetch
 // reaches a fake provider that keeps each request (as in the tests' vitest.config.ts).
@@ -12,7 +13,13 @@ export default defineConfig({
   plugins: [
     cloudflareTest({
       wrangler: { configPath: fileURLToPath(new URL("../wrangler.toml", import.meta.url)) },
-      miniflare: { outboundService: (request: Request) => fakeProvider.handle(request) },
+      // The model step deadlines at their defaults (the test worker's are 1 s and 3 s, for the tests
+      // of those deadlines): a step the loaded machine slowed past 1 s would be retried, and the
+      // secrets section would count that retry as a difference between an attack and its control.
+      miniflare: {
+        outboundService: (request: Request) => fakeProvider.handle(request),
+        bindings: { WEFT_MODEL_IDLE_MS: String(MODEL_IDLE_MS), WEFT_MODEL_STEP_MS: String(MODEL_STEP_MS) },
+      },
     }),
   ],
   resolve: { alias: { "@standardagents/spec": fileURLToPath(new URL("../../src/index.ts", import.meta.url)) } },
