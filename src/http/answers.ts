@@ -1,7 +1,7 @@
 /**
  * The Worker's JSON answers, for the app and for the direct-call lane alike: every error mapped
- * to `{ error: { code, message, details? } }` with the status its code implies, and every JSON
- * body cleaned of the Worker's secrets (threads clean their own answers of theirs).
+ * to `{ error: { code, message, details? } }` with the status its code implies. Answers are cleaned
+ * of secrets by the threads they come from, not here (see {@link answerJson}).
  * @module
  */
 import { HTTPException } from "hono/http-exception";
@@ -10,26 +10,21 @@ import { perEnv } from "../per-env.js";
 import type { WeftEnv } from "../thread/durable.js";
 import { Redactor, workerSecrets } from "../thread/redact.js";
 
-/**
- * The redactor of the Worker's answers: its secrets that thread code can read, made once per env.
- * weft's own credentials are left out, as a thread's redactor leaves them out: no code puts them
- * in an answer, and redacting them would make every answer that echoes a user's text (an env
- * value, a message) an oracle for guesses of them.
- */
-export const workerRedactor = perEnv((env: WeftEnv) => new Redactor(workerSecrets(env, { credentials: false })));
-
 /** The redactor of the Worker's logs: every secret of the Worker, weft's credentials included. */
 export const workerLogRedactor = perEnv((env: WeftEnv) => new Redactor(workerSecrets(env)));
 
-/** `value` as JSON text without any of the Worker's secrets; `undefined` makes an empty body, as `c.json` would. */
-export function cleanJson(env: WeftEnv, value: unknown): string {
-  return cleanText(env, (JSON.stringify(value) as string | undefined) ?? "");
-}
-
-/** JSON text without any of the Worker's secrets (in their JSON-escaped form too). */
-export function cleanText(env: WeftEnv, text: string): string {
-  const r = workerRedactor(env);
-  return r.secrets.length === 0 ? text : r.json(text);
+/**
+ * `value` as the JSON text of an answer (`undefined` makes an empty body, as `c.json` would).
+ *
+ * The Worker's answers are not redacted by the Worker (DESIGN.md Security rules: nothing a user
+ * sees may depend on whether text matches a secret the user could not already read). What a
+ * thread answers was cleaned by that thread, of the secrets its code received (guard.ts); the
+ * Worker itself puts no env value in an answer. Any secret the Worker looked for here would be
+ * one no thread handed out, and every answer that echoes a user's text (a message, an env value,
+ * an error naming an input) would confirm a user's guess of it.
+ */
+export function answerJson(value: unknown): string {
+  return (JSON.stringify(value) as string | undefined) ?? "";
 }
 
 /** True for the error a stub call gets when its Durable Object reset mid-request (a restart, a deploy). */

@@ -1,8 +1,8 @@
 /**
  * The Worker's Hono app: CORS (off unless configured), authentication, body checks, the routes,
  * and one error mapping to `{ error: { code, message, details? } }` with the status its code
- * implies. Every JSON answer is cleaned of the Worker's secrets on the way out (threads clean
- * their own answers of theirs).
+ * implies. Answers are cleaned of secrets by the threads they come from (see `answerJson` in
+ * answers.ts).
  * @module
  */
 import { Hono, type MiddlewareHandler } from "hono";
@@ -14,7 +14,7 @@ import { playgroundResponse, wantsHtml } from "../playground/page.js";
 import { type Registry, agentIds } from "../run/agent.js";
 import { ToolCatalog } from "../tools/catalog.js";
 import { accountRoutes } from "./account.js";
-import { cleanJson, errorAnswer, workerRedactor } from "./answers.js";
+import { errorAnswer } from "./answers.js";
 import { type AuthedEnv, authenticate } from "./auth.js";
 import { callRoutes } from "./calls.js";
 import { chatRoutes } from "./chat.js";
@@ -51,23 +51,6 @@ export function rawPath(url: string): string {
 export function createApp(registry: Registry, catalog = new ToolCatalog(registry.tools)): Hono<AuthedEnv> {
   const app = new Hono<AuthedEnv>();
 
-  app.use("*", async function redactWorkerSecrets(c, next) {
-    const r = workerRedactor(c.env);
-    if (r.secrets.length === 0) return next();
-    // JSON the routes answer with c.json is cleaned as it is serialized; any other JSON body
-    // (one a library made) is read back and cleaned after.
-    const cleaned = new WeakSet<Response>();
-    c.json = ((object: unknown, arg?: ContentfulStatusCode, headers?: Record<string, string>) => {
-      const res = c.body(cleanJson(c.env, object), arg, { "Content-Type": "application/json", ...headers });
-      cleaned.add(res);
-      return res;
-    }) as unknown as typeof c.json;
-    await next();
-    if (cleaned.has(c.res) || !c.res.headers.get("content-type")?.includes("json") || c.res.status === 101) return;
-    const text = await c.res.clone().text();
-    const clean = r.json(text);
-    if (clean !== text) c.res = new Response(clean, { status: c.res.status, headers: c.res.headers });
-  });
   app.use("*", async function corsIfConfigured(c, next) {
     const cors = corsOf(c.env);
     return cors ? cors(c, next) : next();

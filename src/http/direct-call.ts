@@ -13,7 +13,7 @@ import type { WeftEnv } from "../thread/durable.js";
 import type { RpcResult } from "../thread/rpc.js";
 import type { IdempotencyClaim } from "../thread/store/idempotency.js";
 import type { ToolCatalog } from "../tools/catalog.js";
-import { cleanJson, cleanText } from "./answers.js";
+import { answerJson } from "./answers.js";
 import { keyedThread, newThread, threadStub, tokenThread, unwrap } from "./stubs.js";
 
 const TOKEN = /^[^:]+:.+$/;
@@ -129,8 +129,8 @@ export async function answerDirectCall(
 }
 
 /**
- * {@link answerDirectCall} as the JSON text of the answer, cleaned of the Worker's secrets (what
- * `c.json` would send). A session's thread sends its outcome as text (`callToolJson`), which goes
+ * {@link answerDirectCall} as the JSON text of the answer (what `c.json` would send; the thread
+ * that ran the call cleaned it of secrets). A session's thread sends its outcome as text (`callToolJson`), which goes
  * on as it came: nothing is copied into objects or serialized again. `bodyLength`, the length of
  * the JSON text `body` was parsed from (in characters or in bytes), spares serializing an input
  * that small to measure it.
@@ -149,8 +149,8 @@ export async function answerDirectCallJson(
     const answer = await threadStub(env, body.sessionId, "session_not_found").callToolJson(caller, callOf(name, body), idem);
     if (typeof answer !== "string") return inSession(answer, body.sessionId);
     const { json, waits } = readOutcomeText(answer);
-    return { json: cleanText(env, json), status: statusOf(waits) };
+    return { json, status: statusOf(waits) };
   }
   const answer = await runChecked(env, caller, catalog, name, body, idem);
-  return { json: cleanJson(env, answer), status: statusOf(outcomeWaitsForPerson(answer)) };
+  return { json: answerJson(answer), status: statusOf(outcomeWaitsForPerson(answer)) };
 }

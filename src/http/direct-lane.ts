@@ -14,7 +14,7 @@
 import type { Hono } from "hono";
 import type { WeftEnv } from "../thread/durable.js";
 import type { ToolCatalog } from "../tools/catalog.js";
-import { cleanJson, errorAnswer } from "./answers.js";
+import { answerJson, errorAnswer } from "./answers.js";
 import { corsOf, rawPath } from "./app.js";
 import { type AuthMode, type AuthedEnv, authMode, requestCaller } from "./auth.js";
 import { answerDirectCallJson } from "./direct-call.js";
@@ -58,9 +58,9 @@ export function laneRequest(request: Request, env: WeftEnv): LaneRequest | null 
 /** The headers of a JSON answer that needs no others (the runtime copies them into each response). */
 const JSON_HEADERS: Readonly<Record<string, string>> = { "Content-Type": "application/json" };
 
-/** A JSON answer as the app's `c.json` makes it (cleaned of the Worker's secrets). */
-function jsonResponse(env: WeftEnv, value: unknown, status: number, headers?: Record<string, string>): Response {
-  return new Response(cleanJson(env, value), { status, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS });
+/** A JSON answer as the app's `c.json` makes it. */
+function jsonResponse(value: unknown, status: number, headers?: Record<string, string>): Response {
+  return new Response(answerJson(value), { status, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS });
 }
 
 /**
@@ -96,7 +96,7 @@ export function directCallLane(app: Hono<AuthedEnv>, catalog: ToolCatalog): (req
       return new Response(json, { status, headers: JSON_HEADERS });
     } catch (err) {
       const answer = errorAnswer(err, env);
-      return jsonResponse(env, answer.body, answer.status, answer.headers);
+      return jsonResponse(answer.body, answer.status, answer.headers);
     }
   };
 }

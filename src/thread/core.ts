@@ -70,7 +70,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
       this.store,
       env,
       this.userEnv,
-      () => (this.engine ? [this.engine.agent.env, ...Object.values(registry.prompts ?? {}).map((p) => p.env)] : null),
+      () => (this.engine ? { agent: this.engine.agent.env, prompts: registry.prompts ?? {} } : null),
       () => this.engine !== null,
     );
     redactLogs(this.secrets);

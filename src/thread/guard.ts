@@ -10,7 +10,7 @@ import type { Caller } from "./api.js";
 import { accountOf } from "./account.js";
 import { type EnvEntry, type UserEnvSource, fromDefault } from "./env.js";
 import type { EventPayloads } from "../protocol.js";
-import { Redactor, type Secret, CREDENTIAL_VARS, secretsOf, workerSecrets } from "./redact.js";
+import { Redactor, type Secret, secretsOf, workerSecrets } from "./redact.js";
 import { StreamRedactor } from "./redact-stream.js";
 import { JsonArgumentStream } from "../run/partial-json.js";
 import type { EnvType } from "./store/env.js";
@@ -128,12 +128,26 @@ export class UserEnv implements UserEnvSource {
 
 const NO_SECRETS = new Redactor([]);
 
+/** Env defaults a thread's definitions give: its agent's, and each prompt's by name. */
+export interface ThreadDefaults {
+  agent: Readonly<Record<string, EnvDefault>> | undefined;
+  prompts: Readonly<Record<string, { env?: Readonly<Record<string, EnvDefault>> | undefined }>>;
+}
+
 /**
- * The redactor for a thread's secrets at every level, rebuilt only when one of them changed.
+ * The redactors of a thread, rebuilt only when a level changed or thread code received a secret.
+ *
+ * Which secrets a thread's output is cleaned of (DESIGN.md Security rules: nothing a user sees may
+ * depend on whether text matches a secret the user could not already read): the secret values of
+ * the thread's own env and of its owner's account (the owner set them), and a secret of any other
+ * level (agent defaults, prompt defaults, the Worker's vars and secrets) only once thread code
+ * received it through `state.env` (recorded durably, `EnvStore.receive`). A secret thread code
+ * never received cannot be in anything the thread made, so it is not looked for: a user's guess of
+ * it comes back as written. Logs are cleaned of every secret (see {@link last}).
  */
 export class ThreadSecrets {
   private cached: Redactor | null = null;
-  /** The same plus weft's own credentials, for console output (see {@link last}). */
+  /** Every secret of every level plus weft's own credentials, for console output (see {@link last}). */
   private cachedLogs: Redactor | null = null;
   /** What the cached redactor was built for: the two env versions and whether the thread existed. */
   private keyUser = -1;
@@ -145,7 +159,7 @@ export class ThreadSecrets {
     private readonly workerEnv: Record<string, unknown>,
     private readonly userEnv: UserEnv,
     /** Env defaults of the agent and the prompts it may run; null before the thread exists. */
-    private readonly defaults: () => Array<Readonly<Record<string, EnvDefault>> | undefined> | null,
+    private readonly defaults: () => ThreadDefaults | null,
     /** Whether the thread exists (`defaults` would not answer null); cheap, asked on every use. */
     private readonly ready: () => boolean,
   ) {}
@@ -196,41 +210,59 @@ export class ThreadSecrets {
   /**
    * The log redactor last built, without touching storage: console output may be written while
    * another object's request runs, where this thread's storage must not be read. The thread
-   * rebuilds it whenever a level changes (see `redactor()` callers in durable.ts). Logs are
-   * cleaned of weft's own credentials too, which thread output need not be (no thread code can
-   * read them).
+   * rebuilds it whenever a level changes (see `redactor()` callers in durable.ts). Logs are not
+   * shown to users, so they are cleaned of every secret of every level, received or not, and of
+   * weft's own credentials.
    */
   last(): Redactor {
     return this.cachedLogs ?? NO_SECRETS;
   }
 
   /**
-   * The redactor of everything leaving the thread: the secrets its code can read (its own, its
-   * agent's and prompts' defaults, the owner's account, the Worker's), and no others, so it is
-   * no oracle for a secret thread code never receives.
+   * The redactor of everything leaving the thread: its own and its owner's account secrets, and
+   * the secrets of other levels its code received (see the class doc), and no others, so it is no
+   * oracle for a secret thread code never received.
    */
   redactor(): Redactor {
-    // The thread's own rows change only through EnvStore.set, which bumps its version: no query
-    // (and no allocation) on the hot path when nothing changed.
+    // The thread's own rows and the received set change only through EnvStore, which bumps its
+    // version: no query (and no allocation) on the hot path when nothing changed.
     const userVersion = this.userEnv.version;
     const ownVersion = this.store.env.version;
     if (this.cached && userVersion === this.keyUser && ownVersion === this.keyOwn && this.ready() === this.keyReady) return this.cached;
     // Before the thread exists there is no env table (nor agent) yet.
     const defaults = this.defaults();
-    const own = defaults ? this.store.env.all() : [];
-    const fromAgent: Secret[] = [];
-    for (const level of defaults ?? []) {
+    const owners = [...(defaults ? secretsOf(this.store.env.all()) : []), ...secretsOf(this.userEnv.entries())];
+    const worker = workerSecrets(this.workerEnv, { credentials: false });
+    const received: Secret[] = [];
+    for (const { name, level } of defaults ? this.store.env.received() : []) {
+      // The value of that level now (a secret the deployment changed since is the one to hide).
+      const value =
+        level === "worker"
+          ? worker.find((s) => s.name === name)?.value
+          : secretDefault(own(level === "agent" ? defaults!.agent : defaults!.prompts[level.slice("prompt:".length)]?.env, name));
+      if (value !== undefined) received.push({ name, value });
+    }
+    this.cached = new Redactor([...owners, ...received]);
+    const everyDefault: Secret[] = [];
+    for (const level of defaults ? [defaults.agent, ...Object.values(defaults.prompts).map((p) => p.env)] : []) {
       for (const [name, v] of Object.entries(level ?? {})) {
         const entry = fromDefault(v)!;
-        if (entry.type === "secret") fromAgent.push({ name, value: entry.value });
+        if (entry.type === "secret") everyDefault.push({ name, value: entry.value });
       }
     }
-    const readable = [...secretsOf(own), ...fromAgent, ...secretsOf(this.userEnv.entries()), ...workerSecrets(this.workerEnv, { credentials: false })];
-    this.cached = new Redactor(readable);
-    this.cachedLogs = new Redactor([...readable, ...workerSecrets(this.workerEnv).filter((s) => CREDENTIAL_VARS.has(s.name))]);
+    this.cachedLogs = new Redactor([...owners, ...everyDefault, ...workerSecrets(this.workerEnv)]);
     this.keyUser = userVersion;
     this.keyOwn = ownVersion;
     this.keyReady = defaults !== null;
     return this.cached;
   }
 }
+
+/** A definition's default when it is a secret. */
+function secretDefault(raw: EnvDefault | undefined): string | undefined {
+  const entry = fromDefault(raw);
+  return entry?.type === "secret" ? entry.value : undefined;
+}
+
+const own = <T>(map: Readonly<Record<string, T>> | undefined, name: string): T | undefined =>
+  map && Object.hasOwn(map, name) ? map[name] : undefined;

@@ -5,13 +5,14 @@
  * @module
  */
 import { WeftError } from "../errors.js";
-import type { Model } from "../models/model.js";
+import type { Model, ModelRequest, ModelStreamPart } from "../models/model.js";
 import { MODEL_ENV, type ModelEnv, PROVIDERS, resolveModel } from "../models/registry.js";
 import { parseModelSpec } from "../models/spec.js";
 import { createScriptedModel } from "../models/scripted.js";
 import type { ResolvedSide } from "../run/agent.js";
 import type { ThreadEngine } from "./engine.js";
 import { type EnvEntry, type EnvSources, type ResolvedEnv, resolveEnv } from "./env.js";
+import { Redactor } from "./redact.js";
 import { envSources } from "./state.js";
 
 /** A model named by a definition or by env, with where it was named (for error messages). */
@@ -38,7 +39,7 @@ export async function modelFor(engine: ThreadEngine, side?: ResolvedSide): Promi
   const sources = envSources(engine);
   const choice = await modelChoiceOf(engine, sources, side);
   if (!choice) return createScriptedModel(engine.store.script);
-  return resolveModel(choice.spec, await modelEnvOf(engine, sources), choice.where);
+  return modelOf(choice.spec, await modelEnvOf(engine, sources), choice.where);
 }
 
 /** Where a side's definition lives, for error messages. */
@@ -54,7 +55,7 @@ export async function fallbacksFor(engine: ThreadEngine, side: ResolvedSide = en
   const specs = side.fallbackModels ?? [];
   if (specs.length === 0) return [];
   const env = await modelEnvOf(engine, envSources(engine));
-  return specs.map((spec, i) => resolveModel(spec, env, `${whereOf(engine, side)} (fallbackModels[${i}])`));
+  return specs.map((spec, i) => modelOf(spec, env, `${whereOf(engine, side)} (fallbackModels[${i}])`));
 }
 
 /**
@@ -62,7 +63,36 @@ export async function fallbacksFor(engine: ThreadEngine, side: ResolvedSide = en
  * @throws WeftError `invalid_config` naming `where` for an unusable spec.
  */
 export async function resolveModelSpec(engine: ThreadEngine, spec: string, where: string): Promise<Model> {
-  return resolveModel(spec, await modelEnvOf(engine, envSources(engine)), where);
+  return modelOf(spec, await modelEnvOf(engine, envSources(engine)), where);
+}
+
+/**
+ * A spec's model, whose failures are cleaned of the key it sends. The key is weft's to use, never
+ * handed to thread code, so a thread's redactor need not hold it (guard.ts); but a provider may
+ * echo it in an error ("Incorrect API key provided: sk-..."), and that text becomes the turn's
+ * error, which the user reads. Only that key is looked for, in that model's errors only: the
+ * text came from the endpoint configured at the key's own level (registry.ts), not from the user.
+ */
+function modelOf(spec: string, env: ModelEnv, where: string): Model {
+  const model = resolveModel(spec, env, where);
+  const keyEnv = PROVIDERS[parseModelSpec(spec, where).provider].keyEnv;
+  const key = keyEnv === undefined ? undefined : env.lookup(keyEnv)?.value;
+  const r = new Redactor(key === undefined ? [] : [{ name: keyEnv!, value: key }]);
+  return r.secrets.length === 0 ? model : { ...model, stream: (request: ModelRequest) => withoutKey(model.stream(request), r) };
+}
+
+/** A model's stream with its failures (a thrown error, a cut finish's `error`) cleaned by `r`. */
+async function* withoutKey(parts: AsyncIterable<ModelStreamPart>, r: Redactor): AsyncGenerator<ModelStreamPart> {
+  try {
+    for await (const part of parts) yield part.type === "finish" && part.error !== undefined ? { ...part, error: r.text(part.error) } : part;
+  } catch (e) {
+    // Cleaned in place: the error's class and fields (retryable, status, code) decide retries.
+    if (e instanceof Error) {
+      e.message = r.text(e.message);
+      if (e.stack !== undefined) e.stack = r.text(e.stack);
+    }
+    throw e;
+  }
 }
 
 /**

@@ -186,8 +186,11 @@ class CallState implements ThreadState {
     };
 
     this.env = async (name: string): Promise<string> => {
-      const resolved = await resolveThreadEnv(host, name, execution);
+      const sources = envSources(host, execution);
+      const resolved = await resolveEnv(sources, name);
       if (!resolved) throw new WeftError("env_not_found", `environment value "${name}" is not set for this thread`, { name });
+      // Thread code receives the value here: from now on the thread's redactor holds it.
+      if (resolved.type === "secret") recordReceived(host, sources, name, resolved.level);
       return resolved.value;
     };
     this.envType = async (name: string): Promise<"text" | "secret"> => (await resolveThreadEnv(host, name, execution))?.type ?? "secret";
@@ -238,6 +241,23 @@ export function envSources(host: StateHost, execution: CallExecution | null = nu
     user: host.userEnv,
     worker: host.workerEnv,
   };
+}
+
+/**
+ * Records, durably and before the value is handed out, that thread code received the secret
+ * `name` of `level`. The thread's own values and its owner's account are always redacted (the
+ * owner set them); a secret of any other level is redacted only once received, so a guess of one
+ * thread code never saw is no oracle (`ThreadSecrets` in guard.ts).
+ */
+function recordReceived(host: StateHost, sources: EnvSources, name: string, level: ResolvedEnv["level"]): void {
+  if (level === "thread" || level === "user") return;
+  if (level === "prompt") {
+    const prompt = Object.entries(host.registry.prompts ?? {}).find(([, p]) => p.env === sources.prompt)?.[0];
+    if (prompt === undefined) throw new WeftError("internal_error", `env "${name}": the prompt whose default answered is not in the registry`);
+    host.store.env.receive(name, `prompt:${prompt}`);
+    return;
+  }
+  host.store.env.receive(name, level);
 }
 
 /** Resolves `name` for a thread through every level (src/thread/env.ts `ENV_LEVELS`). */

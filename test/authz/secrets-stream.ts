@@ -8,13 +8,18 @@
  *   with one character changed, a long token ending in a prefix) are compared with the same probes
  *   built from a look-alike of the secret that matches nothing (its characters mapped one to one
  *   to Greek letters, mapped back before comparing). Any difference is a partial-match oracle.
- * - Probes that hold the whole secret split at every position across deltas are compared with the
- *   same probes built from a different secret of the same length (a thread-level one): the match
- *   itself is inherent in redaction, but nothing else (where, how split, which secret) may show.
+ * - Whole-guess probes hold the whole secret (in one piece, and split at every position across
+ *   deltas). The thread's code never received these secrets (the turn runs no tool that reads
+ *   them), so they are compared with the look-alike too: a thread redacts only what its code
+ *   received (src/thread/guard.ts), and any difference is a full-match oracle.
+ * - The same split probes of a secret the owner set on the thread itself (always redacted) are
+ *   compared with the same probes of a different thread-level secret of the same length: the match
+ *   itself is inherent in redacting a secret the user can read anyway, but nothing else (where,
+ *   how split, which secret) may show.
  *
  * Secrets probed: the Worker's `CANARY_WORKER` and the agent's `CANARY_AGENT` (set by the
- * developer, not by the observing user), each streamed as model text (`text_delta`) and as a tool
- * call's argument text (`tool_call_delta`, with its parsed `preview`). What is compared: the WebSocket frames of the turn (types,
+ * developer, not by the observing user), and the thread's own `PROBE_OWN`, each streamed as model
+ * text (`text_delta`) and as a tool call's argument text (`tool_call_delta`, with its parsed `preview`). What is compared: the WebSocket frames of the turn (types,
  * count, order, every field: delta boundaries and lengths, step text, markers) and the HTTP answers
  * `GET /threads/:id`, `/messages` and `/chat`, with ids and times normalised. Timing is not
  * compared: event times are whole milliseconds and the shared test machine's jitter is larger
@@ -65,6 +70,7 @@ function families(secret: string): Record<string, Array<{ label: string; pieces:
     // A token longer than any hold-back ending in a prefix: the cut must not look at the prefix.
     longToken: range(1, n).map((k) => ({ label: `long token + prefix ${k}`, pieces: [ending("q".repeat(400) + secret.slice(0, k))] })),
     split: range(1, n).map((k) => ({ label: `split at ${k}`, pieces: [ending(secret.slice(0, k)), starting(secret.slice(k))] })),
+    whole: [{ label: "whole", pieces: [ending(secret)] }, { label: "whole, then more", pieces: [starting(`${secret} `)] }],
   };
 }
 
@@ -80,10 +86,15 @@ function lookAlike(secret: string): { to: (s: string) => string; back: (s: strin
   };
 }
 
-/** The secrets probed, and the thread-level twin of the same length each split probe is compared with. */
+/**
+ * The secrets probed. `received: false`: no code of the probe threads reads it, so every family
+ * (whole guesses too) is compared with the look-alike. `received: true`: the owner set it on the
+ * thread, so only its split probes run, compared with the thread-level twin of the same length.
+ */
 const TARGETS = [
-  { name: "CANARY_WORKER", value: CANARIES.CANARY_WORKER },
-  { name: "CANARY_AGENT", value: CANARIES.CANARY_AGENT },
+  { name: "CANARY_WORKER", value: CANARIES.CANARY_WORKER, received: false },
+  { name: "CANARY_AGENT", value: CANARIES.CANARY_AGENT, received: false },
+  { name: "PROBE_OWN", value: "own-secret-4d2a8c7e19", received: true },
 ];
 const twinOf = (value: string) => `twin-${"7e3c91ab".repeat(8)}`.slice(0, value.length);
 
@@ -97,7 +108,8 @@ async function observe(pieces: string[], via: "text" | "args"): Promise<unknown>
   const args = `${OPEN}${pieces.join("").slice(OPEN.length)}"}`;
   await scriptFake(key, via === "text" ? [{ text: pieces.join(""), chunk: CHUNK }] : [{ toolCalls: [{ id: "probe", name: "no_such_tool", arguments: args }], chunk: CHUNK }, { text: "ok" }]);
   const twins = Object.fromEntries(TARGETS.map((t, i) => [`PROBE_TWIN_${i}`, { value: twinOf(t.value), type: "secret" as const }]));
-  const id = await createThread({ agent: "canary", env: { ...fakeEnv("openai-compatible:x", key), ...twins } });
+  const own = Object.fromEntries(TARGETS.filter((t) => t.received).map((t) => [t.name, { value: t.value, type: "secret" as const }]));
+  const id = await createThread({ agent: "canary", env: { ...fakeEnv("openai-compatible:x", key), ...twins, ...own } });
   const sub = await subscribe(id, 0);
   const posted = await json("POST", `/threads/${id}/messages`, { content: "go" });
   if (posted.status !== 202) throw new Error(`probe: post answered ${posted.status}: ${JSON.stringify(posted.body)}`);
@@ -170,9 +182,13 @@ export async function probeStreamedSecrets(): Promise<{ probes: number; differen
     const map = lookAlike(target.value);
     const real = families(target.value);
     const twinFamilies = families(twin);
+    // The same probes built from the look-alike (the bijection keeps every family's shape).
+    const alikeFamilies = families(map.to(target.value));
     // As model text (text_delta) and as a tool call's argument text (tool_call_delta).
     for (const via of ["text", "args"] as const) {
       for (const [family, list] of Object.entries(real)) {
+        // A secret the thread's owner set is redacted by design: only its split probes (vs the twin) say anything.
+        if (target.received && family !== "split") continue;
         probes += list.length;
         const pieces = list.flatMap((p) => p.pieces);
         const mine = await observe(pieces, via);
@@ -180,20 +196,14 @@ export async function probeStreamedSecrets(): Promise<{ probes: number; differen
         const deltaType = via === "text" ? "text_delta" : "tool_call_delta";
         const deltas = (mine as { frames: Array<{ type: string }> }).frames.filter((f) => f.type === deltaType).length;
         if (deltas < pieces.length - 1) differences.push(`${target.name} ${via} ${family}: only ${deltas} ${deltaType} events for ${pieces.length} streamed pieces`);
-        // Split probes hold the whole secret: their control holds the whole twin; the others' control holds the look-alike.
+        // A received secret's split probes are controlled by the whole twin; every other probe by the look-alike.
         const control =
-          family === "split"
+          target.received
             ? await observe(twinFamilies.split!.flatMap((p) => p.pieces), via)
-            : mapStrings(await observe(pieces.map((p) => mapTail(p, map.to)), via), map.back);
+            : mapStrings(await observe(alikeFamilies[family]!.flatMap((p) => p.pieces), via), map.back);
         for (const d of diff(mine, control)) differences.push(`${target.name} ${via} ${family}: ${d}`);
       }
     }
   }
   return { probes, differences };
-}
-
-/** A piece with its probe part (after the filler's last space) mapped; the filler is left alone. */
-function mapTail(piece: string, f: (s: string) => string): string {
-  const at = piece.lastIndexOf(" ") + 1;
-  return piece.slice(0, at) + f(piece.slice(at));
 }

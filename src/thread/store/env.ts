@@ -7,14 +7,57 @@ import { checkStoredBytes } from "../../limits.js";
 /** Display class of an env value: `text` may be shown, `secret` is redacted. */
 export type EnvType = "text" | "secret";
 
-/** Thread env rows. */
+/**
+ * Where a secret thread code received came from: `agent`, `prompt:<prompt name>` or `worker` (the
+ * levels the thread's owner did not set; see `ThreadSecrets` in guard.ts).
+ */
+export type ReceivedLevel = "agent" | "worker" | `prompt:${string}`;
+
+/** Thread env rows, and which secrets of other levels thread code received. */
 export class EnvStore {
   /** Called after every write (the thread rebuilds its redactor). */
   onChange: (() => void) | null = null;
   /** Bumped by every write of this object, so a reader can tell without a query that nothing changed. */
   version = 0;
 
+  /** The received rows, read once per instance (`name\0level`). */
+  private receivedKeys: Set<string> | null = null;
+
   constructor(private readonly sql: SqlStorage) {}
+
+  /** Every secret of another level thread code received, oldest first. */
+  received(): Array<{ name: string; level: ReceivedLevel }> {
+    return [...this.receivedSet()].map((k) => {
+      const [name, level] = k.split("\0") as [string, ReceivedLevel];
+      return { name, level };
+    });
+  }
+
+  /**
+   * Records that thread code received the secret `name` of `level`, durably, before the value is
+   * handed out: one row per name and level, written once. A new one bumps {@link version}, so the
+   * redactor holds it from now on.
+   */
+  receive(name: string, level: ReceivedLevel): void {
+    const set = this.receivedSet();
+    const key = `${name}\0${level}`;
+    if (set.has(key)) return;
+    this.sql.exec("INSERT OR IGNORE INTO env_received (name, level) VALUES (?, ?)", name, level);
+    set.add(key);
+    this.version++;
+    this.onChange?.();
+  }
+
+  /** Drops the kept received rows (after a rollback or `deleteAll`): read again when next asked. */
+  forget(): void {
+    this.receivedKeys = null;
+    this.version++;
+  }
+
+  private receivedSet(): Set<string> {
+    this.receivedKeys ??= new Set(this.sql.exec<{ name: string; level: string }>("SELECT name, level FROM env_received").toArray().map((r) => `${r.name}\0${r.level}`));
+    return this.receivedKeys;
+  }
 
   get(name: string): { value: string; type: EnvType } | undefined {
     return this.sql.exec<{ value: string; type: EnvType }>("SELECT value, type FROM env WHERE name = ?", name).toArray()[0];

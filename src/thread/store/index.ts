@@ -98,5 +98,6 @@ export class ThreadStore {
     this.calls.forget();
     this.events.forget();
     this.turns.forget();
+    this.env.forget();
   }
 }
