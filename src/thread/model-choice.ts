@@ -95,14 +95,16 @@ async function* withoutKey(parts: AsyncIterable<ModelStreamPart>, r: Redactor): 
   }
 }
 
+/** Every provider's key and base URL env names, from the registry's table (read once, not per turn). */
+const PROVIDER_ENV_NAMES = Object.values(PROVIDERS).flatMap((p) => [p.keyEnv, p.baseUrlEnv].filter((n): n is string => n !== undefined));
+
 /**
  * The registry's view of a thread's environment: every provider's key and base URL resolved up
  * front with the level that set it, an empty value counting as none (src/models/registry.ts
  * applies the endpoint rule to the levels).
  */
 async function modelEnvOf(engine: ThreadEngine, sources: EnvSources): Promise<ModelEnv> {
-  const names = Object.values(PROVIDERS).flatMap((p) => [p.keyEnv, p.baseUrlEnv].filter((n): n is string => n !== undefined));
-  const resolved = new Map(await Promise.all(names.map(async (n) => [n, await resolveEnv(sources, n, { nonEmpty: true })] as const)));
+  const resolved = new Map(await Promise.all(PROVIDER_ENV_NAMES.map(async (n) => [n, await resolveEnv(sources, n, { nonEmpty: true })] as const)));
   return {
     lookup: (name) => {
       const found = resolved.get(name);

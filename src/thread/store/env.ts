@@ -25,7 +25,7 @@ export class EnvStore {
 
   constructor(private readonly sql: SqlStorage) {}
 
-  /** Every secret of another level thread code received, oldest first. */
+  /** Every secret of another level thread code received (in no particular order: a redactor's input). */
   received(): Array<{ name: string; level: ReceivedLevel }> {
     return [...this.receivedSet()].map((k) => {
       const [name, level] = k.split("\0") as [string, ReceivedLevel];
