@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { asUser, runChoice, setWorkerValues, userToken } from "./authz/secrets-endpoints.js";
 import { outboundContaining, scriptFake } from "./fake-provider.js";
-import { createThread, inThread } from "./helpers.js";
+import { createThread, inThread, json, stubOf } from "./helpers.js";
 
 const unique = () => crypto.randomUUID().slice(0, 8);
 
@@ -73,6 +73,19 @@ describe("an empty value is no value", () => {
         expect(turn.error).toContain(`${urlEnv} comes from the thread level and ${keyEnv} from the worker level`);
       }
       expect(await outboundContaining(canary)).toEqual([]);
+    } finally {
+      undo();
+    }
+  });
+
+  it("an empty WEFT_MODEL at the Worker level names no model: the thread plays its script", async () => {
+    const undo = setWorkerValues({ WEFT_MODEL: "" }, { env: true, processEnv: false });
+    try {
+      const id = await createThread();
+      await json("POST", `/threads/${id}/messages`, { content: "hi", script: [{ text: "scripted answer" }] });
+      await stubOf(id).waitIdle();
+      const thread = (await json("GET", `/threads/${id}`)).body;
+      expect(thread.lastTurn).toMatchObject({ status: "completed" });
     } finally {
       undo();
     }

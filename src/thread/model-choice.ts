@@ -27,7 +27,8 @@ export interface ModelChoice {
 /** The model spec a side uses, or null for the scripted model. */
 export async function modelChoiceOf(engine: ThreadEngine, sources: EnvSources, side: ResolvedSide = engine.sides[0]!): Promise<ModelChoice | null> {
   if (side.model !== undefined) return { spec: side.model, where: whereOf(engine, side) };
-  const fromEnv = await resolveEnv(sources, MODEL_ENV);
+  // As for provider keys, an empty value is no value: `WEFT_MODEL=` in .dev.vars means the scripted model.
+  const fromEnv = await resolveEnv(sources, MODEL_ENV, { nonEmpty: true });
   return fromEnv ? { spec: fromEnv.value, where: `env ${MODEL_ENV}`, level: fromEnv.level } : null;
 }
 
