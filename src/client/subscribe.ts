@@ -8,7 +8,7 @@ import ReconnectingWebSocket from "partysocket/ws";
 import type { EventFrame } from "../protocol.js";
 import { type ConnectionOptions, WeftClientError, request, urlOf } from "./request.ts";
 
-/** Options of {@link subscribe}. */
+/** Options of `WeftClient.subscribe`. */
 export interface SubscribeOptions {
   /** Deliver frames with `seq` above this; default 0 (the whole history, then live frames). */
   since?: number;
