@@ -1,6 +1,7 @@
 /**
- * The API reference builds from the TSDoc of weft's public entry (`npm run docs:api`, TypeDoc)
- * (`weft`, `weft/client`, `weft/testing`) without a single warning: no broken `{@link}`, nothing referenced that is not exported.
+ * The API reference builds from the TSDoc of weft's public entries (`weft`, `weft/client`,
+ * `weft/testing`; `npm run docs:api`, TypeDoc) without a single warning: no broken `{@link}`,
+ * nothing referenced that is not exported.
  */
 import { execFile } from "node:child_process";
 import path from "node:path";
