@@ -6,78 +6,11 @@
  * 2 for a usage error.
  * @module
  */
-import { Command, InvalidArgumentError, Option } from "commander";
-import { WeftClient, WeftClientError } from "weft/client";
+import { Command, Option } from "commander";
+import { addCallCommands } from "./calls.ts";
+import { type Common, common, intArg, jsonArg, out, run, say } from "./command.ts";
 import { messageLine, toolLines } from "./format.ts";
-import { withRuntime } from "./runtime.ts";
 import { tail } from "./tail.ts";
-
-interface Common {
-  url?: string;
-  auth?: string;
-  json?: boolean;
-  dir?: string;
-}
-
-/** Parses a JSON option value; a usage error names the option. */
-const jsonArg = (name: string) => (value: string) => {
-  try {
-    return JSON.parse(value) as unknown;
-  } catch (e) {
-    throw new InvalidArgumentError(`${name} is not valid JSON (${(e as Error).message})`);
-  }
-};
-const intArg = (value: string) => {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError("expected a whole number");
-  return Number(value);
-};
-
-/** The options every command shares. `ephemeral` commands document the local runtime. */
-function common(cmd: Command, ephemeral = false): Command {
-  return cmd
-    .addOption(
-      new Option("--url <url>", ephemeral ? "a running weft (default: start a local one for this project)" : "the weft to talk to").env("WEFT_URL"),
-    )
-    .addOption(new Option("--auth <token>", "bearer token: a JWT or an API key").env("WEFT_TOKEN"))
-    .option("--json", "print JSON", false);
-}
-
-const out = (value: unknown, json: boolean | undefined): void => void process.stdout.write(`${json ? JSON.stringify(value) : JSON.stringify(value, null, 2)}\n`);
-const say = (line: string): void => void process.stdout.write(`${line}\n`);
-
-/** Prints a refusal (stdout: the error body; stderr: one line for people) and sets exit code 1. */
-function refused(error: unknown, json: boolean | undefined): void {
-  process.exitCode = 1;
-  if (!(error instanceof WeftClientError)) {
-    process.stderr.write(`weft: ${error instanceof Error ? error.message : String(error)}\n`);
-    return;
-  }
-  const body = { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } };
-  out(body, json);
-  if (!json) {
-    const path = Array.isArray(error.details?.path) ? ` (at ${(error.details.path as unknown[]).join(".") || "the top level"})` : "";
-    process.stderr.write(`weft: ${error.code}: ${error.message}${path}\n`);
-  }
-}
-
-/**
- * Runs `fn` with a client, turning every failure into output and an exit code. A `WEFT_TOKEN` from
- * the environment (meant for a deployed weft) is not sent to a local runtime this command started
- * in development mode, which refuses every token; an explicit `--auth` is always sent.
- */
-async function run(opts: Common, fn: (client: WeftClient) => Promise<void>, ephemeral = false, cmd?: Command): Promise<void> {
-  try {
-    const url = opts.url ?? (ephemeral ? undefined : "http://localhost:8787");
-    await withRuntime({ ...(url ? { url } : {}), ...(opts.dir ? { dir: opts.dir } : {}) }, (base, runtime) => {
-      const fromEnv = cmd?.getOptionValueSource("auth") === "env";
-      const token = runtime.devMode && fromEnv ? undefined : opts.auth;
-      if (opts.auth && !token) process.stderr.write('weft: the local runtime is in development mode: WEFT_TOKEN is not sent (requests act as "dev")\n');
-      return fn(new WeftClient({ url: base, ...(token ? { token } : {}) }));
-    });
-  } catch (e) {
-    refused(e, opts.json);
-  }
-}
 
 /** Builds the program (exported for tests that want to inspect it). */
 export function program(): Command {
@@ -104,6 +37,12 @@ export function program(): Command {
           });
           out(outcome, opts.json);
           if (outcome.isError) process.exitCode = 1;
+          const where = outcome.sessionId ?? opts.session;
+          if (!opts.json && where && outcome.status === "awaiting_approval") {
+            process.stderr.write(`weft: call ${outcome.callId} waits for approval: weft approve ${where} ${outcome.callId} (or weft deny)\n`);
+          } else if (!opts.json && where && outcome.status === "parked") {
+            process.stderr.write(`weft: call ${outcome.callId} is parked: weft calls ${where} says how to settle it\n`);
+          }
         },
         true,
         cmd,
@@ -127,7 +66,7 @@ export function program(): Command {
       );
     });
 
-  const thread = weft.command("thread").description("create threads, post messages, follow events (default --url http://localhost:8787)");
+  const thread = weft.command("thread").description("create threads, post messages, follow events (in the weft npm start serves, or --url)");
   common(thread.command("new"))
     .description("create a thread; prints its id")
     .option("--agent <name>", "the agent to run (default: the project's default)")
@@ -210,6 +149,7 @@ export function program(): Command {
       });
     });
 
+  addCallCommands(weft);
   return weft;
 }
 

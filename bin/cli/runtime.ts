@@ -1,7 +1,8 @@
 /**
- * Where the CLI's requests go: a running weft (`--url`, or `WEFT_URL`), or an ephemeral local
- * runtime: `wrangler dev` of the project on a free port, in development mode, with fresh state,
- * stopped when the command ends (also on Ctrl-C).
+ * Where the CLI's requests go: a running weft (`--url`, or `WEFT_URL`); else the local weft that
+ * `npm start` serves (http://localhost:8787, or `WEFT_LOCAL_URL`) when one answers; else, for the
+ * commands that can, an ephemeral local runtime: `wrangler dev` of the project on a free port, in
+ * development mode, with fresh state, stopped when the command ends (also on Ctrl-C).
  * @module
  */
 import { existsSync } from "node:fs";
@@ -22,12 +23,48 @@ export interface Runtime {
   devMode: boolean;
 }
 
+/** Where the CLI looks for a running local weft when no `--url` is given: `npm start`'s address. */
+export function localUrl(): string {
+  return process.env.WEFT_LOCAL_URL || "http://localhost:8787";
+}
+
 /**
- * Runs `fn` against `url`, or, without one, against a local runtime started for the project in
- * `dir` (default: found from the working directory) and stopped afterwards.
+ * What answers at `url` when it is a weft (its root route, within 2 s): a weft in development mode
+ * names itself; one that wants a token answers weft's error body. Null when nothing, or something
+ * else, answers.
  */
-export async function withRuntime<T>(options: { url?: string; dir?: string; quiet?: boolean }, fn: (url: string, runtime: Runtime) => Promise<T>): Promise<T> {
+export async function probeWeft(url: string): Promise<Runtime | null> {
+  try {
+    const res = await fetch(`${url}/`, { headers: { accept: "application/json" }, signal: AbortSignal.timeout(2000) });
+    const body = (await res.json().catch(() => null)) as { name?: unknown; error?: { code?: unknown } } | null;
+    const isWeft = body?.name === "weft" || (res.status === 401 && typeof body?.error?.code === "string");
+    return isWeft ? { devMode: res.headers.has("x-weft-dev-mode") } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Runs `fn` against `url`; without one, against the running local weft ({@link localUrl}) when
+ * one answers and no `dir` names another project; else, with `ephemeral`, against a local runtime
+ * started for the project in `dir` (default: found from the working directory) and stopped
+ * afterwards.
+ * @throws Error naming the local address when no weft answers there and the command cannot start one.
+ */
+export async function withRuntime<T>(
+  options: { url?: string; dir?: string; quiet?: boolean; ephemeral?: boolean },
+  fn: (url: string, runtime: Runtime) => Promise<T>,
+): Promise<T> {
   if (options.url) return fn(options.url, { devMode: false });
+  if (!options.dir) {
+    const local = localUrl();
+    const running = await probeWeft(local);
+    if (running) {
+      if (!options.quiet && options.ephemeral) process.stderr.write(`weft: using the running local weft at ${local}\n`);
+      return fn(local, running);
+    }
+    if (!options.ephemeral) throw new Error(`no weft answers at ${local}: start one with \`npm start\`, or pass --url`);
+  }
   const cwd = projectDir(options.dir ?? process.cwd());
   if (!options.quiet) process.stderr.write(`weft: starting a local runtime (wrangler dev) for ${cwd} ...\n`);
   if (!existsSync(join(cwd, "node_modules", "wrangler"))) throw new Error(`${cwd} has no node_modules/wrangler: run npm install there first`);

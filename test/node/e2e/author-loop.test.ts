@@ -3,14 +3,15 @@
  * user runs it: a tool saved while it runs answers within seconds, a broken save prints its
  * `file: rule` line in the same console while the last good version keeps serving, and a tool
  * that throws prints one line naming the tool, the call id and the message, with its stack
- * mapped to the tool's own file.
+ * mapped to the tool's own file. The `weft` command finds this running server by itself, and
+ * `weft calls` and `weft approve` finish an approval-gated call that `weft tool call` started.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT, freePort } from "../../../scripts/lib/dev-server.mjs";
-import { copyProject, writeIn } from "./support.js";
+import { copyProject, runBash, writeIn } from "./support.js";
 
 /** The README's word_count.ts, exactly as the README shows it. */
 const WORD_COUNT = /```ts file=agents\/tools\/word_count\.ts\n([\s\S]*?)```/.exec(readFileSync(join(REPO_ROOT, "README.md"), "utf8"))![1]!;
@@ -128,5 +129,36 @@ describe("npm start", () => {
     expect(after).toMatch(/^weft: tool thrower call \S+ failed: boom\n\s+at .*\(?agents\/tools\/thrower\.ts:7:\d+\)?\n/);
     // weft's own frames are left out: the stack ends at the tool.
     expect(after.split("\n").slice(1, 3).join("\n")).not.toMatch(/\bsrc\//);
+  });
+
+  it("weft tool call, weft calls and weft approve finish an approval-gated call in the running server", async () => {
+    // Found as `npm start`'s own address would be (WEFT_LOCAL_URL stands in for localhost:8787).
+    const weft = (args: string) => runBash(`"${process.execPath}" bin/weft.mjs ${args}`, project, { WEFT_LOCAL_URL: base });
+    const started = await weft(`tool call refund_order --input '{"orderId":"A-1001","reason":"arrived broken"}'`);
+    expect(started.code, started.stderr).toBe(0);
+    expect(started.stderr).toContain(`weft: using the running local weft at ${base}`);
+    const waiting = JSON.parse(started.stdout);
+    expect(waiting).toMatchObject({ toolName: "refund_order", status: "awaiting_approval" });
+    const { sessionId, callId } = waiting;
+    expect(started.stderr).toContain(`weft: call ${callId} waits for approval: weft approve ${sessionId} ${callId}`);
+
+    const listed = await weft(`calls ${sessionId}`);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain(`${callId} refund_order awaiting_approval {"orderId":"A-1001","reason":"arrived broken"}  (weft approve ${sessionId} ${callId}, or weft deny)`);
+
+    const approved = await weft(`approve ${sessionId} ${callId} --json`);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(JSON.parse(approved.stdout)).toMatchObject({ callId, status: "succeeded", isError: false });
+    expect(approved.stdout).toContain("Refunded order A-1001 (blue kettle).");
+    // Decided once: a second approval is refused with weft's code, exit 1.
+    const again = await weft(`approve ${sessionId} ${callId} --json`);
+    expect(again.code).toBe(1);
+    expect(JSON.parse(again.stdout).error.code).toMatch(/^[a-z_]+$/);
+    const done = await weft(`calls ${sessionId} --status succeeded --json`);
+    expect(JSON.parse(done.stdout).calls).toMatchObject([{ callId, toolName: "refund_order", status: "succeeded" }]);
+
+    const usage = await weft(`settle ${sessionId} ${callId} --retry --failed nope`);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain("give exactly one of --succeeded <result>, --failed <error>, --retry");
   });
 });

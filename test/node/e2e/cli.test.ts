@@ -25,7 +25,9 @@ afterAll(async () => {
 
 const quoted = (args: string[]) => args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(" ");
 /** `npx weft <args>` in the fresh copy, as its README says to run it. */
-const npxWeft = (args: string[]) => runBash(`npx weft ${quoted(args)}`, fresh, { PATH });
+// Nothing listens at WEFT_LOCAL_URL here, so a weft someone runs on localhost:8787 is not found.
+const NO_LOCAL = "http://127.0.0.1:9";
+const npxWeft = (args: string[]) => runBash(`npx weft ${quoted(args)}`, fresh, { PATH, WEFT_LOCAL_URL: NO_LOCAL });
 /** The same bin, started directly on this Node (quicker than npx for the many calls below). */
 const weftCli = (args: string[]) => runBash(`"${process.execPath}" bin/weft.mjs ${quoted(args)}`, REPO_ROOT, { PATH });
 
@@ -44,7 +46,7 @@ it("npx weft tool call, with no --url, runs the call in an ephemeral local runti
 
   // A WEFT_TOKEN exported for a deployed weft is not sent to the development-mode runtime the
   // command started itself (which refuses every token); the command still works, as "dev".
-  const withEnvToken = await runBash(`npx weft ${quoted(["tool", "call", "roll_dice", "--input", "{}"])}`, fresh, { PATH, WEFT_TOKEN: "meant-for-a-deployment" });
+  const withEnvToken = await runBash(`npx weft ${quoted(["tool", "call", "roll_dice", "--input", "{}"])}`, fresh, { PATH, WEFT_LOCAL_URL: NO_LOCAL, WEFT_TOKEN: "meant-for-a-deployment" });
   expect(withEnvToken.code, withEnvToken.stdout + withEnvToken.stderr).toBe(0);
   expect(JSON.parse(withEnvToken.stdout)).toMatchObject({ ok: true, toolName: "roll_dice" });
   expect(withEnvToken.stderr).toContain("WEFT_TOKEN is not sent");

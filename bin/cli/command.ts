@@ -1,0 +1,79 @@
+/**
+ * What every command shares: the common options, output, refusals and exit codes, and `run`,
+ * which hands a command its client.
+ * @module
+ */
+import { type Command, InvalidArgumentError, Option } from "commander";
+import { WeftClient, WeftClientError } from "weft/client";
+import { withRuntime } from "./runtime.ts";
+
+export interface Common {
+  url?: string;
+  auth?: string;
+  json?: boolean;
+  dir?: string;
+}
+
+/** Parses a JSON option value; a usage error names the option. */
+export const jsonArg = (name: string) => (value: string) => {
+  try {
+    return JSON.parse(value) as unknown;
+  } catch (e) {
+    throw new InvalidArgumentError(`${name} is not valid JSON (${(e as Error).message})`);
+  }
+};
+export const intArg = (value: string) => {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError("expected a whole number");
+  return Number(value);
+};
+
+/** The options every command shares. `ephemeral` commands document the local runtime. */
+export function common(cmd: Command, ephemeral = false): Command {
+  return cmd
+    .addOption(
+      new Option(
+        "--url <url>",
+        ephemeral ? "a running weft (default: the local one npm start serves, else start one for this project)" : "the weft to talk to (default: the local one npm start serves)",
+      ).env("WEFT_URL"),
+    )
+    .addOption(new Option("--auth <token>", "bearer token: a JWT or an API key").env("WEFT_TOKEN"))
+    .option("--json", "print JSON", false);
+}
+
+export const out = (value: unknown, json: boolean | undefined): void => void process.stdout.write(`${json ? JSON.stringify(value) : JSON.stringify(value, null, 2)}\n`);
+export const say = (line: string): void => void process.stdout.write(`${line}\n`);
+
+/** Prints a refusal (stdout: the error body; stderr: one line for people) and sets exit code 1. */
+export function refused(error: unknown, json: boolean | undefined): void {
+  process.exitCode = 1;
+  if (!(error instanceof WeftClientError)) {
+    process.stderr.write(`weft: ${error instanceof Error ? error.message : String(error)}\n`);
+    return;
+  }
+  const body = { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } };
+  out(body, json);
+  if (!json) {
+    const path = Array.isArray(error.details?.path) ? ` (at ${(error.details.path as unknown[]).join(".") || "the top level"})` : "";
+    process.stderr.write(`weft: ${error.code}: ${error.message}${path}\n`);
+  }
+}
+
+/**
+ * Runs `fn` with a client, turning every failure into output and an exit code. A `WEFT_TOKEN` from
+ * the environment (meant for a deployed weft) is not sent to a local runtime this command started
+ * in development mode, which refuses every token; an explicit `--auth` is always sent.
+ */
+export async function run(opts: Common, fn: (client: WeftClient) => Promise<void>, ephemeral = false, cmd?: Command): Promise<void> {
+  try {
+    const where = { ...(opts.url ? { url: opts.url } : {}), ...(opts.dir ? { dir: opts.dir } : {}), ephemeral };
+    await withRuntime(where, (base, runtime) => {
+      const fromEnv = cmd?.getOptionValueSource("auth") === "env";
+      const token = runtime.devMode && fromEnv ? undefined : opts.auth;
+      if (opts.auth && !token) process.stderr.write('weft: the local runtime is in development mode: WEFT_TOKEN is not sent (requests act as "dev")\n');
+      return fn(new WeftClient({ url: base, ...(token ? { token } : {}) }));
+    });
+  } catch (e) {
+    refused(e, opts.json);
+  }
+}
+
