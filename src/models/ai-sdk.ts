@@ -4,12 +4,22 @@
  * text, does its own retries and sees every stream part.
  * @module
  */
-import { APICallError, type JSONValue, type SharedV4ProviderOptions, type LanguageModelV4, type LanguageModelV4CallOptions, type LanguageModelV4Prompt, type LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import {
+  APICallError,
+  type JSONValue,
+  type SharedV4ProviderOptions,
+  type LanguageModelV4,
+  type LanguageModelV4CallOptions,
+  type LanguageModelV4Prompt,
+  type LanguageModelV4StreamPart,
+  type LanguageModelV4ToolChoice,
+} from "@ai-sdk/provider";
 import type { LanguageModel } from "ai";
 import { resolveLanguageModel } from "ai/internal";
 import { WeftError, errorMessage } from "../errors.js";
 import { type HistoryEntry, type Wire, providerHistory } from "./history.js";
 import { type FinishReason, type Model, ModelError, type ModelRequest, type ModelStreamPart, type ModelTool, type ProviderMetadata } from "./model.js";
+import type { ModelSettings } from "./settings.js";
 import { strictSchema } from "./strict.js";
 
 /** Options of {@link fromLanguageModel}. */
@@ -187,11 +197,33 @@ function providerMessage(body: string | undefined): string | undefined {
 
 function callOptions(request: ModelRequest, wire: Wire, options: LanguageModelOptions, provider: string): LanguageModelV4CallOptions {
   const tools = request.tools.flatMap((tool) => toolOf(tool, options, provider));
+  const s = request.settings ?? {};
   return {
-    prompt: promptOf(request, wire, provider),
-    ...(tools.length > 0 ? { tools, toolChoice: { type: "auto" as const } } : {}),
+    prompt: s.promptCaching && wire === "anthropic" ? cacheMarked(promptOf(request, wire, provider)) : promptOf(request, wire, provider),
+    ...(tools.length > 0 ? { tools, toolChoice: toolChoiceOf(s.toolChoice) } : {}),
+    ...(s.temperature !== undefined ? { temperature: s.temperature } : {}),
+    ...(s.topP !== undefined ? { topP: s.topP } : {}),
+    ...(s.maxOutputTokens !== undefined ? { maxOutputTokens: s.maxOutputTokens } : {}),
+    ...(s.stopSequences !== undefined ? { stopSequences: [...s.stopSequences] } : {}),
+    ...(s.reasoningEffort !== undefined ? { reasoning: s.reasoningEffort } : {}),
+    ...(s.providerOptions !== undefined ? { providerOptions: s.providerOptions as SharedV4ProviderOptions } : {}),
     abortSignal: request.signal,
   };
+}
+
+/** Anthropic's cache breakpoints: after the system prompt, and after the newest message (the prefix the next step repeats). */
+const CACHE_POINT = { anthropic: { cacheControl: { type: "ephemeral" } } } satisfies SharedV4ProviderOptions;
+
+function cacheMarked(prompt: LanguageModelV4Prompt): LanguageModelV4Prompt {
+  const last = prompt.length - 1;
+  return prompt.map((message, i) =>
+    (i === 0 && message.role === "system") || i === last ? { ...message, providerOptions: { ...message.providerOptions, ...CACHE_POINT } } : message,
+  ) as LanguageModelV4Prompt;
+}
+
+function toolChoiceOf(choice: ModelSettings["toolChoice"]): LanguageModelV4ToolChoice {
+  if (choice === undefined) return { type: "auto" };
+  return typeof choice === "object" ? { type: "tool", toolName: choice.tool } : { type: choice };
 }
 
 /**

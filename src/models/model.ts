@@ -6,6 +6,7 @@
  * @module
  */
 import type { Message, TokenUsage } from "../protocol.js";
+import type { ModelSettings } from "./settings.js";
 import type { SummaryInput } from "./summary.js";
 
 /** A tool as the model is told about it. */
@@ -41,6 +42,8 @@ export interface ModelRequest {
   tools: readonly ModelTool[];
   /** Fires when the thread is stopped; the model should end its stream. */
   signal: AbortSignal;
+  /** The side's or prompt's model settings; absent: the provider's defaults. */
+  settings?: ModelSettings;
 }
 
 /**

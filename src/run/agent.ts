@@ -5,6 +5,7 @@
  * @module
  */
 import type { ScriptStep } from "../models/model.js";
+import { type ModelSettings, checkModelSettings } from "../models/settings.js";
 import type { AnyToolDefinition, JsonSchemaObject, ToolArgs } from "../tools/types.js";
 import { type HistoryOptions, checkHistoryOptions } from "./compaction.js";
 import type { HookDefinition } from "./hooks.js";
@@ -58,6 +59,8 @@ export interface DefineAgentOptions {
    * or an error answer).
    */
   fallbackModels?: readonly string[];
+  /** Inline side a: settings of its model requests ({@link ModelSettings}). */
+  modelSettings?: ModelSettings;
   /**
    * How the history each model request sends is bounded: a token window (default half the model's
    * context) with older messages summarized once into a stored summary at its head.
@@ -152,6 +155,7 @@ export interface ResolvedSide {
   tools?: readonly string[];
   model?: string;
   fallbackModels?: readonly string[];
+  modelSettings?: ModelSettings;
   env?: Record<string, EnvDefault>;
   maxSteps?: number;
   stopTool?: string;
@@ -191,6 +195,7 @@ function pick(def: AgentDefinition | PromptDefinition): Omit<ResolvedSide, "side
     ...(def.tools !== undefined ? { tools: def.tools } : {}),
     ...(def.model !== undefined ? { model: def.model } : {}),
     ...(def.fallbackModels !== undefined ? { fallbackModels: def.fallbackModels } : {}),
+    ...(def.modelSettings !== undefined ? { modelSettings: def.modelSettings } : {}),
     ...(def.env !== undefined ? { env: def.env } : {}),
     ...(def.kind === "prompt" && def.maxSteps !== undefined ? { maxSteps: def.maxSteps } : {}),
   };
@@ -210,6 +215,7 @@ export function checkAgentDefinition(name: string, def: unknown): asserts def is
   checkNameList(fail, "tools", d.tools);
   checkEnvDefaults(fail, d.env);
   checkSteps(fail, "maxSteps", d.maxSteps);
+  checkModelSettings(fail, d.modelSettings);
   if (d.system !== undefined && typeof d.system !== "string" && typeof d.system !== "function") {
     fail("system must be a string or a function of the thread's arguments");
   }
@@ -230,8 +236,9 @@ export function checkAgentDefinition(name: string, def: unknown): asserts def is
     if (s.endsTurn !== undefined && typeof s.endsTurn !== "boolean") fail(`${key}.endsTurn must be a boolean`);
   }
   if (d.sideB !== undefined && d.sideA === undefined) fail("sideB needs sideA: name side a's prompt too");
-  if (d.sideA !== undefined && (d.system !== undefined || d.tools !== undefined || d.model !== undefined || d.fallbackModels !== undefined)) {
-    fail("system, tools, model and fallbackModels belong to side a's prompt when sideA is given; move them into the prompt");
+  const inline = d.system !== undefined || d.tools !== undefined || d.model !== undefined || d.fallbackModels !== undefined || d.modelSettings !== undefined;
+  if (d.sideA !== undefined && inline) {
+    fail("system, tools, model, fallbackModels and modelSettings belong to side a's prompt when sideA is given; move them into the prompt");
   }
   if (d.exposeAsTool !== undefined && typeof d.exposeAsTool !== "boolean") fail("exposeAsTool must be a boolean");
   if (d.exposeAsTool === true && (typeof d.toolDescription !== "string" || d.toolDescription.trim() === "")) {

@@ -104,6 +104,7 @@ async function requestFrom(
             turnId,
             step,
             ...(host.system !== undefined ? { system: host.system } : {}),
+            ...(host.modelSettings !== undefined ? { settings: host.modelSettings } : {}),
             messages,
             tools: host.tools(),
             signal,

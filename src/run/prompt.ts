@@ -6,6 +6,7 @@
  * @module
  */
 import type { ScriptStep } from "../models/model.js";
+import { type ModelSettings, checkModelSettings } from "../models/settings.js";
 import { WeftError } from "../errors.js";
 import type { JsonSchemaObject, ToolArgs } from "../tools/types.js";
 
@@ -45,6 +46,11 @@ export interface DefinePromptOptions {
   env?: Record<string, EnvDefault>;
   /** Upper bound on model steps of one run of this prompt; default 25. */
   maxSteps?: number;
+  /**
+   * Settings of this prompt's model requests: temperature, top-p, max output tokens, stop
+   * sequences, tool choice, reasoning effort, prompt caching, provider options ({@link ModelSettings}).
+   */
+  modelSettings?: ModelSettings;
   /** Steps the scripted model plays in a new thread before any posted script (one-sided agents). */
   script?: ScriptStep[];
 }
@@ -143,5 +149,6 @@ export function checkPromptDefinition(name: string, def: unknown): asserts def i
   checkNameList(fail, "tools", d.tools);
   checkEnvDefaults(fail, d.env);
   checkSteps(fail, "maxSteps", d.maxSteps);
+  checkModelSettings(fail, d.modelSettings);
   if (d.script !== undefined && !Array.isArray(d.script)) fail("script must be an array of steps");
 }

@@ -4,6 +4,7 @@
  * these on the evaluated modules; nothing here touches a file.
  * @module
  */
+import { type ModelSettings, namedToolChoice } from "../models/settings.js";
 import type { AgentDefinition } from "./agent.js";
 import type { PromptDefinition } from "./prompt.js";
 
@@ -44,7 +45,16 @@ export function checkReferences(input: ReferenceInput): ReferenceProblem[] {
       message: `${kind} "${name}": ${field} lists "${target}", which is not a tool in ${input.toolsWhere}, a prompt, or an agent exposed as a tool`,
     });
 
+  // A tool choice names a tool its side offers (its own `tools`, or every tool when it lists none).
+  const unoffered = (kind: ReferenceProblem["kind"], name: string, def: { tools?: readonly string[]; modelSettings?: ModelSettings }) => {
+    const chosen = namedToolChoice(def.modelSettings);
+    if (chosen !== undefined && !(def.tools ? def.tools.includes(chosen) : tools.has(chosen))) {
+      problems.push({ kind, name, message: `${kind} "${name}": modelSettings.toolChoice names "${chosen}", which its tools do not offer` });
+    }
+  };
+
   for (const [name, prompt] of Object.entries(input.prompts)) {
+    unoffered("prompt", name, prompt);
     if (tools.has(name)) problems.push({ kind: "prompt", name, message: `prompt "${name}": a tool has the same name; callable names must be unique` });
     for (const t of prompt.tools ?? []) {
       if (t === name) problems.push({ kind: "prompt", name, message: `prompt "${name}": tools lists the prompt itself` });
@@ -56,6 +66,7 @@ export function checkReferences(input: ReferenceInput): ReferenceProblem[] {
       problems.push({ kind: "agent", name, message: `agent "${name}": exposeAsTool, but a tool or prompt has the same name; callable names must be unique` });
     }
     for (const t of agent.tools ?? []) if (!callable.has(t)) unknown("agent", name, "tools", t);
+    unoffered("agent", name, agent);
     for (const key of ["sideA", "sideB"] as const) {
       const raw = agent[key];
       if (raw === undefined) continue;

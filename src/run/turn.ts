@@ -9,6 +9,7 @@
 import { errorMessage, isWeftError } from "../errors.js";
 import type { EventPayloads, Message, ModelStepRecord, TokenUsage, ToolCallRequest, TurnErrorCode } from "../protocol.js";
 import type { Model, ModelTool } from "../models/model.js";
+import type { ModelSettings } from "../models/settings.js";
 import { NOTHING_TO_PLAY } from "../models/scripted.js";
 import { fromStrictArguments } from "../models/strict.js";
 import type { CallOutcome, CallRequest } from "../tools/dispatch.js";
@@ -27,6 +28,8 @@ export const DEFAULT_MAX_STEPS = 25;
 export interface TurnHost {
   readonly threadId: string;
   readonly system?: string;
+  /** Settings of the model requests (the current side's or the prompt's); absent: the provider's defaults. */
+  readonly modelSettings?: ModelSettings;
   readonly maxSteps: number;
   /** The sides taking turns and their stop rules; default one side a whose text answer ends the turn. */
   readonly sides?: readonly SideRules[];

@@ -138,6 +138,7 @@ async function runPrompt(
   const host: TurnHost = {
     threadId: engine.meta.threadId,
     ...(prompt.system !== undefined ? { system: systemText(prompt.system, engine.meta.arguments)! } : {}),
+    ...(prompt.modelSettings !== undefined ? { modelSettings: prompt.modelSettings } : {}),
     maxSteps: prompt.maxSteps ?? DEFAULT_MAX_STEPS,
     tools: () => modelTools(engine.catalogFor(child)),
     modelDeadlines: modelDeadlinesOf(engine.workerEnv),

@@ -64,6 +64,9 @@ export function createTurnHost(engine: ThreadEngine, execution: Execution): Turn
     get system() {
       return engine.system(execution.currentSide);
     },
+    get modelSettings() {
+      return engine.sides.find((s) => s.side === execution.currentSide)?.modelSettings;
+    },
     maxSteps: agent.maxSteps ?? DEFAULT_MAX_STEPS,
     sides: engine.sides,
     tools: () => modelTools(engine.catalogFor(execution)),
