@@ -54,6 +54,7 @@ export function fakeEnv(spec: string, key: string): Record<string, { value: stri
   const provider = spec.split(":")[0]!;
   const names: Record<string, [string, string]> = {
     openai: ["OPENAI_API_KEY", "OPENAI_BASE_URL"],
+    "openai-chat": ["OPENAI_API_KEY", "OPENAI_BASE_URL"],
     anthropic: ["ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"],
     "openai-compatible": ["OPENAI_COMPATIBLE_API_KEY", "OPENAI_COMPATIBLE_BASE_URL"],
   };

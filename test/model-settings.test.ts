@@ -9,6 +9,10 @@ import { createThread, json, stubOf } from "./helpers.js";
 
 /** One turn of `tuned` on `spec`: the agent calls its prompt, the prompt answers, the agent answers. */
 async function requestsOf(spec: string): Promise<any[]> {
+  return (await exchangesOf(spec)).map((r) => r.body);
+}
+
+async function exchangesOf(spec: string): Promise<Array<{ path: string; body: any }>> {
   const key = fakeKey("settings");
   await scriptFake(key, [
     { toolCalls: [{ id: "call_p", name: "tuned_lookup", arguments: '{"input":"Paris"}' }] },
@@ -20,7 +24,7 @@ async function requestsOf(spec: string): Promise<any[]> {
   await stubOf(id).waitIdle();
   const thread = (await json("GET", `/threads/${id}`)).body;
   expect(thread.lastTurn, JSON.stringify(thread.lastTurn)).toMatchObject({ status: "completed" });
-  return (await fakeRequests(key)).map((r) => r.body);
+  return fakeRequests(key);
 }
 
 describe("modelSettings reach the provider in its wire format", () => {
@@ -52,6 +56,15 @@ describe("modelSettings reach the provider in its wire format", () => {
     // The prompt's reasoning effort turns on thinking; it asked for no caching.
     expect(nested.thinking).toMatchObject({ type: "enabled" });
     expect(JSON.stringify(nested)).not.toContain("cache_control");
+  });
+
+  it("OpenAI Chat Completions by name (openai-chat): OpenAI's key and base URL, the chat wire, the same settings", async () => {
+    const exchanges = await exchangesOf("openai-chat:gpt-4.1-mini");
+    expect(exchanges.map((e) => e.path)).toEqual(["/v1/chat/completions", "/v1/chat/completions", "/v1/chat/completions"]);
+    const [agent, nested] = exchanges.map((e) => e.body);
+    expect(agent).toMatchObject({ model: "gpt-4.1-mini", temperature: 0.2, top_p: 0.9, stop: ["END"], tool_choice: "required", user: "weft-settings-test" });
+    expect(agent.max_tokens ?? agent.max_completion_tokens).toBe(321);
+    expect(nested).toMatchObject({ temperature: 0.7, tool_choice: { type: "function", function: { name: "get_weather" } } });
   });
 
   it("OpenAI Chat Completions (a compatible server): max_tokens, temperature, top_p, stop, tool_choice, reasoning_effort", async () => {

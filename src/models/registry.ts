@@ -73,6 +73,15 @@ export const PROVIDERS: Readonly<Record<ProviderName, ProviderEntry>> = {
     // apiKey and baseURL always given: otherwise the package reads OPENAI_API_KEY / OPENAI_BASE_URL from process.env.
     create: ({ apiKey, baseURL }, id) => createOpenAI({ apiKey, baseURL, ...(apiKey ? {} : { headers: without("Authorization") }) }).responses(id),
   },
+  // OpenAI's Chat Completions API, with the same key and base URL as its Responses API above.
+  "openai-chat": {
+    keyEnv: "OPENAI_API_KEY",
+    baseUrlEnv: "OPENAI_BASE_URL",
+    defaultBaseUrl: "https://api.openai.com/v1",
+    wire: "openai",
+    strictTools: true,
+    create: ({ apiKey, baseURL }, id) => createOpenAI({ apiKey, baseURL, ...(apiKey ? {} : { headers: without("Authorization") }) }).chat(id),
+  },
   anthropic: {
     keyEnv: "ANTHROPIC_API_KEY",
     baseUrlEnv: "ANTHROPIC_BASE_URL",

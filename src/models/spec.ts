@@ -12,6 +12,7 @@ import { ANTHROPIC_MODEL_IDS, OPENAI_MODEL_IDS } from "./known-models.js";
  */
 export const PROVIDER_MODEL_IDS = {
   openai: OPENAI_MODEL_IDS,
+  "openai-chat": OPENAI_MODEL_IDS,
   anthropic: ANTHROPIC_MODEL_IDS,
   "openai-compatible": null,
   "workers-ai": null,

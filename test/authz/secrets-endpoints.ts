@@ -16,6 +16,7 @@ import { request, stubOf } from "../helpers.js";
 /** The env names of each provider that has a base URL (src/models/registry.ts `PROVIDERS`). */
 export const ENDPOINT_PROVIDERS = {
   openai: { spec: "openai:gpt-4.1-mini", keyEnv: "OPENAI_API_KEY", urlEnv: "OPENAI_BASE_URL", defaultOrigin: "https://api.openai.com" },
+  "openai-chat": { spec: "openai-chat:gpt-4.1-mini", keyEnv: "OPENAI_API_KEY", urlEnv: "OPENAI_BASE_URL", defaultOrigin: "https://api.openai.com" },
   anthropic: { spec: "anthropic:claude-sonnet-4-5", keyEnv: "ANTHROPIC_API_KEY", urlEnv: "ANTHROPIC_BASE_URL", defaultOrigin: "https://api.anthropic.com" },
   "openai-compatible": { spec: "openai-compatible:any", keyEnv: "OPENAI_COMPATIBLE_API_KEY", urlEnv: "OPENAI_COMPATIBLE_BASE_URL", defaultOrigin: null },
 } as const;
@@ -126,31 +127,37 @@ export async function probeEndpointChoices(): Promise<{ choices: number; sentEls
   const sentElsewhere: string[] = [];
   let choices = 0;
   for (const setup of SETUPS) {
-    // The providers use different env names, so they run side by side, each as its own user.
+    // Providers with different env names run side by side, each as its own user; those sharing
+    // env names (OpenAI's two APIs) one after the other, each with the Worker's values its own.
     const providers = Object.entries(ENDPOINT_PROVIDERS) as Array<[EndpointProvider, (typeof ENDPOINT_PROVIDERS)[EndpointProvider]]>;
-    await Promise.all(
-      providers.map(async ([provider, p]) => {
-        const token = await userToken(`endpoint-prober-${provider}-${run}`);
-        const canary = `canary-worker-${provider}-${setup}-${run}`;
-        const workerUrl = setup === "key-and-url" ? `http://worker-endpoint-${run}.test/v1` : undefined;
-        const values: Record<string, string> = { [p.keyEnv]: canary, ...(workerUrl ? { [p.urlEnv]: workerUrl } : {}) };
-        const undo = setWorkerValues(values, { env: setup !== "process-env-only", processEnv: true });
-        try {
-          for (const urlLevel of LEVELS) {
-            for (const keyCase of KEY_CASES) {
-              choices++;
-              const ownKey = `own-key-${provider}-${urlLevel}-${keyCase}-${run}`;
-              await scriptFake(ownKey, [{ text: "answered with the user's own key" }]);
-              await runChoice(token, choiceLevels(p, urlLevel, keyCase, `http://chosen-${provider}-${urlLevel}-${keyCase}-${run}.test/v1`, ownKey));
-            }
+    const byKeyEnv = new Map<string, typeof providers>();
+    for (const entry of providers) byKeyEnv.set(entry[1].keyEnv, [...(byKeyEnv.get(entry[1].keyEnv) ?? []), entry]);
+    const probeOne = async ([provider, p]: (typeof providers)[number]) => {
+      const token = await userToken(`endpoint-prober-${provider}-${run}`);
+      const canary = `canary-worker-${provider}-${setup}-${run}`;
+      const workerUrl = setup === "key-and-url" ? `http://worker-endpoint-${run}.test/v1` : undefined;
+      const values: Record<string, string> = { [p.keyEnv]: canary, ...(workerUrl ? { [p.urlEnv]: workerUrl } : {}) };
+      const undo = setWorkerValues(values, { env: setup !== "process-env-only", processEnv: true });
+      try {
+        for (const urlLevel of LEVELS) {
+          for (const keyCase of KEY_CASES) {
+            choices++;
+            const ownKey = `own-key-${provider}-${urlLevel}-${keyCase}-${run}`;
+            await scriptFake(ownKey, [{ text: "answered with the user's own key" }]);
+            await runChoice(token, choiceLevels(p, urlLevel, keyCase, `http://chosen-${provider}-${urlLevel}-${keyCase}-${run}.test/v1`, ownKey));
           }
-        } finally {
-          undo();
         }
-        const allowed = workerUrl ? new URL(workerUrl).origin : p.defaultOrigin;
-        for (const sent of await outboundContaining(canary)) {
-          if (new URL(sent.url).origin !== allowed) sentElsewhere.push(`${provider} (Worker ${setup}): its key went to ${sent.method} ${sent.url}`);
-        }
+      } finally {
+        undo();
+      }
+      const allowed = workerUrl ? new URL(workerUrl).origin : p.defaultOrigin;
+      for (const sent of await outboundContaining(canary)) {
+        if (new URL(sent.url).origin !== allowed) sentElsewhere.push(`${provider} (Worker ${setup}): its key went to ${sent.method} ${sent.url}`);
+      }
+    };
+    await Promise.all(
+      [...byKeyEnv.values()].map(async (group) => {
+        for (const member of group) await probeOne(member);
       }),
     );
   }
