@@ -117,6 +117,30 @@ describe("POST /threads/:id/chat with the AI SDK chat client", () => {
     expect(shown(await reload(id))).toEqual(shown(chat.messages));
   });
 
+  it("a decision resent for a call already decided changes nothing, ends its stream at once, and never carries a later turn", async () => {
+    const id = await createThread();
+    const chat = new TestChat(id);
+    await chat.sendMessage({ text: "Pay 300" }, { body: { script: [{ toolCalls: [{ id: "pay", name: "needs_ok", arguments: { amount: 300 } }] }, { text: "Paid." }] } });
+    await settled(chat);
+    const stale = await reload(id); // a second tab, loaded while the call waited
+    const [waiting] = toolParts(chat.messages[1]);
+    await chat.addToolApprovalResponse({ id: waiting.approval.id, approved: true });
+    await settled(chat);
+
+    const late = new TestChat(id, "tester", stale);
+    const sent = Date.now();
+    await late.addToolApprovalResponse({ id: toolParts(late.messages[1])[0].approval.id, approved: true });
+    // A later turn, started while the late client's stream could still be open.
+    await json("POST", `/threads/${id}/messages`, { content: "And now?", script: [{ text: "A later answer." }] });
+    await settled(late);
+    expect(late.error).toBeUndefined();
+    expect(Date.now() - sent).toBeLessThan(3000);
+    expect(JSON.stringify(late.messages)).not.toContain("A later answer.");
+    // The late client is shown weft's decision: the call's outcome, so it does not ask again.
+    expect(toolParts(late.messages[1])[0]).toMatchObject({ toolCallId: "pay", state: "output-available", output: { approvedBy: "tester" } });
+    expect((await callsOf(id)).filter((c) => c.toolName === "needs_ok").map((c) => c.status)).toEqual(["succeeded"]);
+  });
+
   it("shows a denial as output-denied, and the model goes on", async () => {
     const id = await createThread();
     const chat = new TestChat(id);

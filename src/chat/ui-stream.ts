@@ -6,7 +6,8 @@
  * @module
  */
 import type { UIMessageChunk } from "ai";
-import type { EventFrame, EventPayloads } from "../protocol.js";
+import type { CallRecord, CallStatus, EventFrame, EventPayloads } from "../protocol.js";
+import { resultText } from "../tools/result.js";
 
 /** The `approvalId` of a call waiting for approval: its call id and the hash of its arguments. */
 export function approvalIdOf(callId: string, argsHash: string): string {
@@ -21,6 +22,13 @@ export function parseApprovalId(approvalId: string): { callId: string; argsHash:
 }
 
 /** A tool result as UI output: the JSON it holds, or the text itself. */
+/** A finished call's chunk: denied, an error with its text, or its output. */
+function outcomeChunk(callId: string, status: CallStatus, isError: boolean, text: string | undefined): UIMessageChunk {
+  if (status === "denied") return { type: "tool-output-denied", toolCallId: callId };
+  if (isError) return { type: "tool-output-error", toolCallId: callId, errorText: text ?? "error" };
+  return { type: "tool-output-available", toolCallId: callId, output: outputOf(text) };
+}
+
 export function outputOf(result: string | undefined): unknown {
   if (result === undefined) return null;
   try {
@@ -151,9 +159,7 @@ export class UiChunkTranslator {
         const d = frame.data as Payload<"tool_call_finished">;
         if (d.source !== "model") this.announce(d.callId, d.toolName, undefined, out);
         else if (!this.known.has(d.callId)) break; // a call of a turn this stream did not see start
-        if (d.status === "denied") out.push({ type: "tool-output-denied", toolCallId: d.callId });
-        else if (d.isError) out.push({ type: "tool-output-error", toolCallId: d.callId, errorText: d.error ?? d.result ?? "error" });
-        else out.push({ type: "tool-output-available", toolCallId: d.callId, output: outputOf(d.result) });
+        out.push(outcomeChunk(d.callId, d.status, d.isError, d.isError ? (d.error ?? d.result ?? "error") : d.result));
         break;
       }
       case "turn_waiting":
@@ -171,7 +177,17 @@ export class UiChunkTranslator {
     return out;
   }
 
-  /** Closes the stream early (the thread was already waiting, so no turn will run). */
+  /**
+   * The outcome of a call the client shows that was decided before this stream (a decision
+   * resent from an older copy of the conversation, or from another tab): the chunk its
+   * `tool_call_finished` gave, from its record.
+   */
+  decidedBefore(call: Pick<CallRecord, "callId" | "status" | "result">): UIMessageChunk[] {
+    const isError = call.status !== "succeeded" || call.result?.status === "error";
+    return [outcomeChunk(call.callId, call.status, isError, call.result ? resultText(call.result) : undefined)];
+  }
+
+  /** Closes the stream early (the thread was already waiting, or nothing this request decided moves a turn). */
   finishNow(): UIMessageChunk[] {
     const out: UIMessageChunk[] = [];
     if (!this.done) this.finish(out, "tool-calls");

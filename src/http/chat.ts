@@ -14,7 +14,7 @@ import { toUIMessages } from "../chat/ui-messages.js";
 import { parseApprovalId, UiChunkTranslator } from "../chat/ui-stream.js";
 import { type ErrorBody, WeftError } from "../errors.js";
 import { PAGE_SIZES, limitOf } from "../limits.js";
-import type { EventFrame } from "../protocol.js";
+import { type CallRecord, type EventFrame, FINAL_CALL_STATUSES } from "../protocol.js";
 import { CALLER_HEADER, type Caller, type ThreadApi } from "../thread/api.js";
 import { checkContentSize } from "../thread/store/messages.js";
 import type { AuthedEnv } from "./auth.js";
@@ -126,18 +126,29 @@ export function chatRoutes() {
     // Subscribed before acting, from the last frame before it: nothing of this turn is missed.
     const feed = await eventFeed(stub, caller, threadId, info.lastSeq);
     let idle = false;
+    const earlier: CallRecord[] = [];
     try {
       if ("content" in action) {
         const posted = unwrap(await stub.postMessage(caller, { content: action.content, ...(body.script ? { script: body.script } : {}) }));
         // Queued behind a turn that waits for a person: no turn starts until someone decides.
         idle = posted.queued && info.status === "waiting";
       } else {
+        let follow = false;
         for (const d of action.decisions) {
           const decided = d.approved ? await stub.approve(caller, d.callId, d.argsHash) : await stub.deny(caller, d.callId, d.reason);
-          // Already decided (a resent history): weft's decision stands, and the stream shows it.
-          if (!decided.ok && decided.error.code === "call_not_waiting") continue;
-          unwrap(decided);
+          follow ||= decided.ok;
+          if (decided.ok || decided.error.code !== "call_not_waiting") {
+            unwrap(decided);
+            continue;
+          }
+          // Decided already (a resent history, another tab): weft's decision stands. A finished
+          // call's outcome is shown at once; one still running is followed to its result.
+          const call = unwrap(await stub.getCall(caller, d.callId));
+          if (FINAL_CALL_STATUSES.includes(call.status)) earlier.push(call);
+          else follow = true;
         }
+        // Nothing this request decided moves a turn: its stream ends now, never carrying a later turn.
+        idle = !follow;
       }
     } catch (err) {
       feed.close();
@@ -152,6 +163,7 @@ export function chatRoutes() {
       async execute({ writer }) {
         try {
           for (const chunk of translator.start()) writer.write(chunk);
+          for (const call of earlier) for (const chunk of translator.decidedBefore(call)) writer.write(chunk);
           if (idle) for (const chunk of translator.finishNow()) writer.write(chunk);
           while (!translator.done) {
             const frame = await feed.next();
