@@ -7,7 +7,7 @@ import { rmSync } from "node:fs";
 import { delimiter } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { REPO_ROOT } from "../../../scripts/lib/dev-server.mjs";
-import { copyProject, runBash, startWeft, type DevServer } from "./support.js";
+import { copyProject, runBash, sharedWeft, type DevServer } from "./support.js";
 
 let weft: DevServer;
 let fresh: string;
@@ -16,7 +16,7 @@ const PATH = (process.env.PATH ?? "").split(delimiter).filter((p) => !p.includes
 
 beforeAll(async () => {
   fresh = copyProject();
-  weft = await startWeft();
+  weft = await sharedWeft("dev");
 });
 afterAll(async () => {
   await weft?.stop();
