@@ -224,16 +224,17 @@ export interface BashRun {
 
 /**
  * Runs `script` in one `bash -c` under `set -e -o pipefail`, in `cwd` with `env` over the
- * process's own; killed after 60 s so a hung block fails its test instead of the whole run.
+ * process's own; killed after `timeoutMs` (default 60 s) so a hung block fails its test instead of
+ * the whole run.
  */
-export function runBash(script: string, cwd: string, env: Record<string, string>): Promise<BashRun> {
+export function runBash(script: string, cwd: string, env: Record<string, string>, timeoutMs = 60_000): Promise<BashRun> {
   return new Promise((resolve, reject) => {
     const child = spawn("bash", ["-c", `set -e -o pipefail\n${script}`], { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
     child.stderr.on("data", (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
     child.on("error", reject);
     child.on("close", (code) => {
       clearTimeout(timer);
