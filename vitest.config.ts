@@ -11,6 +11,12 @@ const fakeProvider = createFakeProvider();
 // The crash tests abort threads on purpose; workerd's line for each is expected noise.
 hideInjectedCrashes();
 
+const EXCLUDED = ["test/node/**", "node_modules/**", "test/agents.test.ts"];
+// Files that change a test user's account env each get a runtime of their own: every change
+// wakes each thread that ever read that account's values (src/thread/account.ts), and in the
+// shared runtime that is every such thread of every file before.
+const OWN_RUNTIME = ["test/env.test.ts", "test/direct-call-secrets.test.ts", "test/weft-credentials.test.ts", "test/authz.test.ts", "test/authz-secrets-endpoints.test.ts"];
+
 export default defineConfig({
   plugins: [
     cloudflareTest({
@@ -22,5 +28,17 @@ export default defineConfig({
   resolve: { alias: { "@standardagents/spec": fileURLToPath(new URL("./src/index.ts", import.meta.url)) } },
   // weft's own suites, over test/fixtures/; the author's tests and the smoke test of agents/ run
   // under vitest.agents.config.ts (`npm run test:agents`).
-  test: { include: ["test/**/*.test.ts"], exclude: ["test/node/**", "node_modules/**", "test/agents.test.ts"], setupFiles: ["test/setup.ts"] },
+  test: {
+    setupFiles: ["test/setup.ts"],
+    // A bound for a test that hangs, generous for a machine loaded by a second npm test (vitest's
+    // default 5 s was outlasted by tests of about a second at load average 10).
+    testTimeout: 30_000,
+    projects: [
+      // One workerd for every file, the Worker and weft's modules loaded once: a runtime of its own
+      // per file cost seconds each (98 files: most of the suite's wall time). Files share storage
+      // then: a test makes its own threads and never counts all of a user's.
+      { extends: true, test: { name: "workerd", isolate: false, include: ["test/**/*.test.ts"], exclude: [...EXCLUDED, ...OWN_RUNTIME] } },
+      { extends: true, test: { name: "workerd-own", include: OWN_RUNTIME } },
+    ],
+  },
 });

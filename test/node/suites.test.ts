@@ -28,6 +28,23 @@ describe("npm test", () => {
     expect(failed.map((r) => r.name)).toEqual(["first", "third"]);
   });
 
+  it("prints the whole run's wall time in one line, the suites' seconds added up", () => {
+    const log: string[] = [];
+    const original = console.log;
+    console.log = (...args: unknown[]) => void log.push(args.join(" "));
+    let run: ReturnType<typeof runSuites>;
+    try {
+      run = runSuites([{ name: "one", ...node("setTimeout(() => {}, 300)") }, { name: "two", ...node("process.exit(0)") }], ROOT);
+    } finally {
+      console.log = original;
+    }
+    const line = log.find((l) => l.startsWith("test: wall time "));
+    expect(line, log.join("\n")).toMatch(/^test: wall time \d+\.\d s, 2 suites passed$/);
+    const total = run!.results.reduce((sum, r) => sum + r.seconds, 0);
+    expect(Number(/wall time ([\d.]+) s/.exec(line!)![1])).toBeGreaterThanOrEqual(Math.floor(total * 10) / 10);
+    expect(run!.seconds).toBeGreaterThanOrEqual(0.3);
+  });
+
   it("is scripts/test.mjs, never a chain of suites with &&, and CI runs exactly npm test", () => {
     const scripts = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts as Record<string, string>;
     expect(scripts.test).toBe("node scripts/test.mjs");

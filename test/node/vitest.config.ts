@@ -5,6 +5,13 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   root: fileURLToPath(new URL("../..", import.meta.url)),
   resolve: { alias: { "@standardagents/spec": fileURLToPath(new URL("../../src/index.ts", import.meta.url)) } },
-  // These suites spawn processes (the build script, wrangler dev); give them time.
-  test: { include: ["test/node/**/*.test.ts"], environment: "node", testTimeout: 60_000, hookTimeout: 120_000 },
+  // These suites spawn processes (the build script, wrangler dev); give them time. End-to-end files
+  // that need only a running weft over the fixtures share one per configuration (shared-weft.ts).
+  test: {
+    include: ["test/node/**/*.test.ts"],
+    environment: "node",
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    globalSetup: ["test/node/e2e/shared-weft.ts"],
+  },
 });

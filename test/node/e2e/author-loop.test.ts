@@ -34,7 +34,8 @@ let child: ChildProcess;
 let output = "";
 let base: string;
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
+// A rebuild takes seconds; the bound is generous for a machine loaded by a second npm test.
+async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 90_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -69,8 +70,8 @@ beforeAll(async () => {
     } catch {
       return undefined;
     }
-  }, 90_000);
-}, 120_000);
+  }, 180_000);
+}, 240_000);
 
 afterAll(() => {
   if (child?.pid) {
@@ -83,7 +84,7 @@ afterAll(() => {
   if (project) rmSync(project, { recursive: true, force: true, maxRetries: 3 });
 });
 
-describe("npm start", () => {
+describe("npm start", { timeout: 120_000 }, () => {
   it("builds the registry at start and prints no Request.cf stack trace", () => {
     expect(output).toMatch(/registry: \d+ tools?, \d+ agents?(, \d+ prompts?)?(, \d+ hooks?)? from agents\//);
     expect(output).not.toContain("Unable to fetch the `Request.cf` object");

@@ -4,11 +4,16 @@
  * tool, a sub-agent listed in an agent's `tools`), and runs there only the suites that read
  * agents/: the author's tests with the smoke test of agents/ (`npm run test:agents`), the README
  * tour, the real-model switch, the author's loop.
+ *
+ * npm test runs the short version: one copy with every change at once, through the author's own
+ * suite (`npm run test:agents`). `npm run author-project` runs the full one: also the README
+ * tour, the real-model switch and the author's loop in their copies (each starts its own
+ * `wrangler dev`; minutes).
  */
 import { execFile } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, inject, it } from "vitest";
 import { REPO_ROOT } from "../../../scripts/lib/dev-server.mjs";
 import { copyProject } from "./support.js";
 
@@ -29,6 +34,14 @@ const HELPDESK = [
   "});",
   "",
 ].join("\n");
+
+declare module "vitest" {
+  interface ProvidedContext {
+    /** `full` under `npm run author-project`; npm test runs the short version. */
+    authorProjectScale?: "short" | "full";
+  }
+}
+const full = inject("authorProjectScale") === "full";
 
 const projects: string[] = [];
 afterEach(() => {
@@ -81,13 +94,13 @@ describe("an author's project", () => {
     expect(Number(wall![1])).toBeLessThan(120);
   }, 240_000);
 
-  it("with a model in .dev.vars: the README tour and the real-model switch pass", async () => {
+  it.runIf(full)("with a model in .dev.vars: the README tour and the real-model switch pass (npm run author-project)", async () => {
     const dir = project({ ".dev.vars": DEV_VARS });
     const result = await suites(dir, ["test/node/e2e/readme-tour.test.ts", "test/node/e2e/real-model.test.ts"], true);
     expect(result.code, result.out.slice(-4000)).toBe(0);
   }, 300_000);
 
-  it("with the README's word_count.ts already saved: the author's loop passes", async () => {
+  it.runIf(full)("with the README's word_count.ts already saved: the author's loop passes (npm run author-project)", async () => {
     const dir = project({ "agents/tools/word_count.ts": WORD_COUNT });
     const result = await suites(dir, ["test/node/e2e/author-loop.test.ts"], true);
     expect(result.code, result.out.slice(-4000)).toBe(0);

@@ -7,7 +7,7 @@ import { rmSync } from "node:fs";
 import { delimiter } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { REPO_ROOT } from "../../../scripts/lib/dev-server.mjs";
-import { copyProject, runBash, startWeft, type DevServer } from "./support.js";
+import { copyProject, runBash, sharedWeft, type DevServer } from "./support.js";
 
 let weft: DevServer;
 let fresh: string;
@@ -16,7 +16,7 @@ const PATH = (process.env.PATH ?? "").split(delimiter).filter((p) => !p.includes
 
 beforeAll(async () => {
   fresh = copyProject();
-  weft = await startWeft();
+  weft = await sharedWeft("dev");
 });
 afterAll(async () => {
   await weft?.stop();
@@ -24,29 +24,33 @@ afterAll(async () => {
 });
 
 const quoted = (args: string[]) => args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(" ");
-/** `npx weft <args>` in the fresh copy, as its README says to run it. */
 // Nothing listens at WEFT_LOCAL_URL here, so a weft someone runs on localhost:8787 is not found.
 const NO_LOCAL = "http://127.0.0.1:9";
-const npxWeft = (args: string[]) => runBash(`npx weft ${quoted(args)}`, fresh, { PATH, WEFT_LOCAL_URL: NO_LOCAL });
+/** `npx weft <args>` in the fresh copy, as its README says to run it (each starts a runtime: minutes allowed under load). */
+const npxWeft = (args: string[], env: Record<string, string> = {}) => runBash(`npx weft ${quoted(args)}`, fresh, { PATH, WEFT_LOCAL_URL: NO_LOCAL, ...env }, 200_000);
 /** The same bin, started directly on this Node (quicker than npx for the many calls below). */
 const weftCli = (args: string[]) => runBash(`"${process.execPath}" bin/weft.mjs ${quoted(args)}`, REPO_ROOT, { PATH });
 
 it("npx weft tool call, with no --url, runs the call in an ephemeral local runtime and prints the outcome", async () => {
-  const ok = await npxWeft(["tool", "call", "roll_dice", "--input", '{"count":2}']);
+  // Three commands, each with a runtime of its own (own ports, snapshot and state): run at once,
+  // they wait for their starts together instead of one after another.
+  const [ok, bad, withEnvToken] = await Promise.all([
+    npxWeft(["tool", "call", "roll_dice", "--input", '{"count":2}']),
+    npxWeft(["tool", "call", "roll_dice", "--input", '{"count":"two"}']),
+    // A WEFT_TOKEN exported for a deployed weft is not sent to the development-mode runtime the
+    // command started itself (which refuses every token); the command still works, as "dev".
+    npxWeft(["tool", "call", "roll_dice", "--input", "{}"], { WEFT_TOKEN: "meant-for-a-deployment" }),
+  ]);
   expect(ok.code, ok.stderr).toBe(0);
   const outcome = JSON.parse(ok.stdout);
   expect(outcome).toMatchObject({ ok: true, isError: false, toolName: "roll_dice", status: "succeeded" });
   expect(JSON.parse(outcome.result).rolls).toHaveLength(2);
   expect(ok.stderr).toContain("starting a local runtime");
 
-  const bad = await npxWeft(["tool", "call", "roll_dice", "--input", '{"count":"two"}']);
   expect(bad.code).toBe(1);
   expect(JSON.parse(bad.stdout)).toMatchObject({ error: { code: "invalid_tool_input", details: { path: ["count"] } } });
   expect(bad.stderr).toContain("weft: invalid_tool_input: count: expected number, received string (at count)");
 
-  // A WEFT_TOKEN exported for a deployed weft is not sent to the development-mode runtime the
-  // command started itself (which refuses every token); the command still works, as "dev".
-  const withEnvToken = await runBash(`npx weft ${quoted(["tool", "call", "roll_dice", "--input", "{}"])}`, fresh, { PATH, WEFT_LOCAL_URL: NO_LOCAL, WEFT_TOKEN: "meant-for-a-deployment" });
   expect(withEnvToken.code, withEnvToken.stdout + withEnvToken.stderr).toBe(0);
   expect(JSON.parse(withEnvToken.stdout)).toMatchObject({ ok: true, toolName: "roll_dice" });
   expect(withEnvToken.stderr).toContain("WEFT_TOKEN is not sent");

@@ -6,16 +6,15 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { WeftClient, WeftClientError, type EventFrame } from "weft/client";
-import { startDevServer, type DevServer } from "../../../scripts/lib/dev-server.mjs";
 import { API_KEYS } from "../../keys.js";
-import { busyScript, range1, startProxy } from "./support.js";
+import { busyScript, range1, sharedWeft, startProxy, type DevServer } from "./support.js";
 
 let weft: DevServer;
 let client: WeftClient;
 
 beforeAll(async () => {
   // The fixtures' config as it stands: API keys and a JWT secret configured, so tokens count.
-  weft = await startDevServer({ config: "test/wrangler.toml", readyPath: "/v1/tools" });
+  weft = await sharedWeft("secured");
   client = new WeftClient({ url: weft.url, token: API_KEYS.tester });
 });
 afterAll(async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
-import { type DevServer, startDevServer } from "../../../scripts/lib/dev-server.mjs";
+import { type DevServer, sharedWeft } from "./support.js";
 import { devTarget } from "../../fuzz/dev.js";
 import { runFuzz } from "../../fuzz/run.js";
 
@@ -12,7 +12,7 @@ const seed = Number(inject("fuzzSeed") ?? (full ? Date.now() % 1_000_000 : 20261
 let server: DevServer;
 beforeAll(async () => {
   // The fixtures' own config, with its test API keys: the fuzz sends good, missing and bad tokens.
-  server = await startDevServer({ config: "test/wrangler.toml", readyPath: "/v1/tools" });
+  server = await sharedWeft("secured");
 });
 afterAll(() => server?.stop());
 

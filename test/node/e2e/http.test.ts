@@ -3,14 +3,14 @@
  * global `fetch` and `WebSocket` the way a user's client would.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { busyScript, call, createThread, range1, startWeft, subscribe, waitIdle, type DevServer } from "./support.js";
+import { busyScript, call, createThread, range1, sharedWeft, subscribe, waitIdle, type DevServer } from "./support.js";
 import { ONE_TOOL_TURN_TYPES } from "../../frames.js";
 
 let weft: DevServer;
 let base: string;
 
 beforeAll(async () => {
-  weft = await startWeft();
+  weft = await sharedWeft("dev");
   base = weft.url;
 });
 afterAll(async () => {

@@ -6,13 +6,13 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, createThread, startWeft, type DevServer } from "./support.js";
+import { call, createThread, sharedWeft, type DevServer } from "./support.js";
 
 let weft: DevServer;
 let client: Client;
 
 beforeAll(async () => {
-  weft = await startWeft();
+  weft = await sharedWeft("dev");
   client = new Client({ name: "weft-e2e", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${weft.url}/mcp`)));
 });

@@ -8,8 +8,7 @@ import { mkdirSync } from "node:fs";
 import { type Browser, type Page, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findChromium } from "./chromium.js";
-import { startDevServer } from "../../../scripts/lib/dev-server.mjs";
-import { startWeft, type DevServer } from "./support.js";
+import { sharedWeft, type DevServer } from "./support.js";
 
 const found = findChromium();
 if ("reason" in found) console.log(`playground browser test skipped: ${found.reason}`);
@@ -23,7 +22,7 @@ let browser: Browser;
 beforeAll(async () => {
   if (!found.path) return;
   mkdirSync(SHOTS, { recursive: true });
-  weft = await startWeft();
+  weft = await sharedWeft("dev");
   browser = await chromium.launch({ executablePath: found.path, headless: true, args: ["--no-sandbox"] });
 }, 120_000);
 afterAll(async () => {
@@ -151,7 +150,7 @@ describe.skipIf(!found.path)("playground page with authentication on", () => {
   let secured: DevServer;
   // The fixtures' config with its test API keys kept: tokens are required, even on localhost.
   beforeAll(async () => {
-    secured = await startDevServer({ config: "test/wrangler.toml", readyPath: "/" });
+    secured = await sharedWeft("secured");
   }, 120_000);
   afterAll(async () => {
     await secured?.stop();

@@ -5,13 +5,13 @@
  */
 import ReconnectingWebSocket from "partysocket/ws";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { busyScript, call, createThread, range1, startProxy, startWeft, waitIdle, type DevServer, type Frame, type Proxy } from "./support.js";
+import { busyScript, call, createThread, range1, startProxy, sharedWeft, waitIdle, type DevServer, type Frame, type Proxy } from "./support.js";
 
 let weft: DevServer;
 let proxy: Proxy;
 
 beforeAll(async () => {
-  weft = await startWeft();
+  weft = await sharedWeft("dev");
   proxy = await startProxy(weft.port);
 });
 afterAll(async () => {

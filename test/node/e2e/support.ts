@@ -5,11 +5,13 @@
  * @module
  */
 import { spawn } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, connect, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, sep } from "node:path";
+import { inject } from "vitest";
 import { REPO_ROOT, isLocalEnvFile, startDevServer, type DevServer } from "../../../scripts/lib/dev-server.mjs";
+import { DEV_MODE_ARGS, startShared, type SharedConfig } from "./shared-weft.js";
 
 export type { DevServer };
 
@@ -32,8 +34,23 @@ export const EXAMPLE_TOOLS = ["add_note", "compute", "get_current_time", "list_n
 export function startWeft(persistTo?: string, config = "test/wrangler.toml"): Promise<DevServer> {
   // The fixtures' config carries test credentials for the in-workerd auth suites; blanking them
   // here leaves development mode (as `npm start` runs), so these clients need no token.
-  const devMode = config === "test/wrangler.toml" ? ["--var", "WEFT_API_KEYS:", "--var", "WEFT_JWT_SECRET:"] : [];
+  const devMode = config === "test/wrangler.toml" ? DEV_MODE_ARGS : [];
   return startDevServer({ config, readyPath: "/v1/tools", extraArgs: devMode, ...(persistTo ? { persistTo } : {}) });
+}
+
+/**
+ * The run's shared server of configuration `name` (see shared-weft.ts) when the run has one: its
+ * `stop()` then leaves it running for the other files, and its state holds other files' threads
+ * (make your own, never count all). Without the broker (a config that does not set it up), a
+ * server of this file's own, which `stop()` ends.
+ */
+export async function sharedWeft(name: SharedConfig): Promise<DevServer> {
+  const broker = inject("weftBroker");
+  if (!broker) return startShared(name);
+  const res = await fetch(`${broker}/?config=${name}`);
+  if (!res.ok) throw new Error(`shared ${name} server: ${await res.text()}`);
+  const { url, port, logFile } = (await res.json()) as { url: string; port: number; logFile: string };
+  return { url, port, logFile, logTail: () => readFileSync(logFile, "utf8").split("\n").slice(-40).join("\n"), stop: async () => {} };
 }
 
 /** A JSON answer: status and parsed body. */
@@ -207,16 +224,17 @@ export interface BashRun {
 
 /**
  * Runs `script` in one `bash -c` under `set -e -o pipefail`, in `cwd` with `env` over the
- * process's own; killed after 60 s so a hung block fails its test instead of the whole run.
+ * process's own; killed after `timeoutMs` (default 60 s) so a hung block fails its test instead of
+ * the whole run.
  */
-export function runBash(script: string, cwd: string, env: Record<string, string>): Promise<BashRun> {
+export function runBash(script: string, cwd: string, env: Record<string, string>, timeoutMs = 60_000): Promise<BashRun> {
   return new Promise((resolve, reject) => {
     const child = spawn("bash", ["-c", `set -e -o pipefail\n${script}`], { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
     child.stderr.on("data", (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
     child.on("error", reject);
     child.on("close", (code) => {
       clearTimeout(timer);
