@@ -208,7 +208,7 @@ class CallState implements ThreadState {
         workerEnv: host.workerEnv,
         // A stopped run cancels its code.
         ...(execution ? { signal: execution.signal } : {}),
-        checkTool: (toolName) => checkUses(host.catalog, call?.tool, toolName, "invoke"),
+        checkTool: (toolName) => checkUses(host.catalogFor(execution), call?.tool, toolName, "invoke"),
         invokeTool: (toolName, args) => host.invokeCall(call?.callId, toolName, args, execution, call?.turnId),
         emit: (type, data) => host.emit(type, data),
       });
