@@ -16,7 +16,7 @@ async function expectOwnCatalog(id: string) {
   const calls = Object.fromEntries((await callsOf(id)).map((c) => [c.callId, c]));
   expect(calls.c).toMatchObject({ status: "succeeded", result: { result: "7" } });
   expect(calls.p).toMatchObject({ status: "succeeded" });
-  expect(Object.values(calls).filter((c) => c.toolName === "record_call" && c.parentCallId === "c").map((c) => c.status)).toEqual(["succeeded"]);
+  expect(Object.values(calls).filter((c) => c.toolName === "record_call" && (c as { parentCallId?: string }).parentCallId === "c").map((c) => c.status)).toEqual(["succeeded"]);
   const events = await eventsOf(id);
   const started = events.filter((e) => e.type === "tool_call_started" && (e.data as { callId: string }).callId === "p");
   expect(started).toHaveLength(1);
