@@ -30,13 +30,16 @@ async function stopTurn(id: string) {
   expect(finished[0]!.errorCode).toBeUndefined();
 }
 
-/** Every call of the thread has exactly one tool_call_finished, and the history answers every call once. */
+/**
+ * Every call of the thread has exactly one tool_call_finished, and the conversation's history
+ * (depth 0: what the next model request reads) answers every call once.
+ */
 async function expectOneResultEach(id: string) {
   const events = await eventsOf(id);
   for (const c of await callsOf(id)) {
     expect(events.filter((e) => e.type === "tool_call_finished" && (e.data as { callId: string }).callId === c.callId), c.callId).toHaveLength(1);
   }
-  const messages = (await json("GET", `/threads/${id}/messages?limit=1000&includeSilent=true`)).body.messages as Array<{ role: string; toolCallId?: string; toolCalls?: Array<{ id: string }> }>;
+  const messages = (await json("GET", `/threads/${id}/messages?limit=1000&includeSilent=true&maxDepth=0`)).body.messages as Array<{ role: string; toolCallId?: string; toolCalls?: Array<{ id: string }> }>;
   const asked = messages.flatMap((m) => m.toolCalls?.map((c) => c.id) ?? []).sort();
   expect(messages.filter((m) => m.role === "tool").map((m) => m.toolCallId).sort()).toEqual(asked);
 }
@@ -51,9 +54,9 @@ async function expectDecisionRefused(id: string, callId: string) {
   expect((await ledgerOf(`${id}:${callId}`)).runs).toBe(0);
 }
 
-/** The stopped thread takes a new message at once: a turn starts (not queued) and completes. */
-async function expectTakesMessages(id: string) {
-  const posted = await json("POST", `/threads/${id}/messages`, { content: "again", script: [{ text: "again done" }] });
+/** The stopped thread takes a new message at once: a turn starts (not queued) and completes (`scripted`: the step comes with the message). */
+async function expectTakesMessages(id: string, scripted = true) {
+  const posted = await json("POST", `/threads/${id}/messages`, { content: "again", ...(scripted ? { script: [{ text: "again done" }] } : {}) });
   expect(posted).toMatchObject({ status: 202, body: { queued: false } });
   await stubOf(id).waitIdle();
   expect((await messagesOf(id)).at(-1)!.content).toBe("again done");
@@ -73,7 +76,7 @@ describe("stop ends a turn in every state", () => {
     expect(events.filter((e) => e.type === "model_step")).toEqual([]);
     expect(events.filter((e) => e.type === "model_retry" || e.type === "model_fallback")).toEqual([]);
     await scriptFake(key, [{ text: "again done" }]);
-    await expectTakesMessages(id);
+    await expectTakesMessages(id, false);
   });
 
   it("running calls: the running read is aborted, the call that never ran is aborted, nothing runs after", async () => {

@@ -16,7 +16,7 @@ import { waitsForPerson } from "../tools/suspend.js";
 import { createDispatchHost } from "./dispatch-host.js";
 import type { ThreadEngine } from "./engine.js";
 import { noSuchThread } from "./guard.js";
-import { type TurnSlot, admitInbox, runOneTurn } from "./one-turn.js";
+import { type TurnSlot, admitInbox, runOneTurn, stopOpenCalls } from "./one-turn.js";
 import { checkContentSize } from "./store/messages.js";
 import type { TurnRecord } from "./store/turns.js";
 
@@ -37,11 +37,19 @@ export class TurnRunner {
     private readonly watchdogMs: number = WATCHDOG_MS,
   ) {}
 
+  /** Why a waiting turn was stopped, until the turn resumes to end (see `stop`). */
+  private stopping: string | null = null;
+  /** The execution of the turn that ran last, for the loop to see whether it was stopped. */
+  private lastRun: Execution | null = null;
+
   /** What each turn gets from here: the watchdog, and where its execution is kept for `stop`. */
   private readonly slot: TurnSlot = {
     armWatchdog: () => this.armAlarm(this.watchdogMs),
     hold: (execution) => {
+      if (execution && this.stopping !== null) execution.abort(new Error(this.stopping));
+      this.stopping = null;
       this.execution = execution;
+      if (execution) this.lastRun = execution;
     },
   };
 
@@ -147,10 +155,20 @@ export class TurnRunner {
     while (this.running) await this.running;
   }
 
-  /** Stops the running turn: its signal fires and no further model step starts. */
+  /**
+   * Stops the turn: a running one's signal fires and no further model step starts; a waiting one
+   * resumes already stopped, so its open step closes through the pipeline like a running one's.
+   * Either way every open call of the turn then ends (`stopOpenCalls`) and the thread is free.
+   */
   stop(reason = "thread stopped"): boolean {
-    if (!this.running) return false;
-    this.execution?.abort(new Error(reason));
+    if (this.running) {
+      this.execution?.abort(new Error(reason));
+      return true;
+    }
+    const latest = this.engine.store.turns.latest();
+    if (this.closed || latest?.status !== "waiting") return false;
+    this.stopping = reason;
+    this.start(latest);
     return true;
   }
 
@@ -285,6 +303,10 @@ export class TurnRunner {
   private async loop(resume?: TurnRecord): Promise<void> {
     for (let next = resume; ; next = undefined) {
       const end = await runOneTurn(this.engine, this.slot, next);
+      const ran = this.lastRun;
+      this.lastRun = null;
+      // A stopped turn leaves no call waiting: each ends now, or the thread would stay busy.
+      if (ran?.signal.aborted) await stopOpenCalls(this.engine, ran);
       if (end.status === "waiting" || this.closed) return;
       await this.engine.recoverCalls();
       await this.engine.drainQueue(null);

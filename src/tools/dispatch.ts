@@ -7,7 +7,7 @@
  * @module
  */
 import { WeftError, errorMessage } from "../errors.js";
-import { type CallRecord, type ToolResult, isFinalStatus } from "../protocol.js";
+import { type CallRecord, type ToolResult, isFinalStatus, waitsForPersonStatus } from "../protocol.js";
 import { wireValue } from "../json-shape.js";
 import { canonicalJson } from "./catalog.js";
 import type { CompiledTool } from "./catalog.js";
@@ -16,6 +16,7 @@ import { finishCall, outcomeOf, rowOf } from "./record.js";
 import { type CallOutcome, type CallRequest, type DispatchHost, effectKeyOf } from "./host.js";
 import { policyFor } from "./policy.js";
 import { recoverCall, requestOf } from "./recover.js";
+import { stopWaiting } from "./stop.js";
 import { waitsForPerson } from "./suspend.js";
 import { MAX_STEP_BYTES } from "../limits.js";
 import { normalizeResult } from "./result.js";
@@ -138,6 +139,8 @@ export async function dispatch(host: DispatchHost, request: CallRequest): Promis
   const existing = request.fresh ? undefined : host.journal.get(request.callId);
   if (existing && existing.status !== "queued") {
     if (existing.status === "started") return recoverCall(host, existing);
+    // Its run was stopped while it waited: stop is a transition of the waiting call too.
+    if (host.signal?.aborted && waitsForPersonStatus(existing.status)) return stopWaiting(host, existing);
     return existing.status === "parked" ? resumeSuspended(host, existing) : outcomeOf(host, existing);
   }
   const effectKey = effectKeyOf(host.branchId, request.callId);
@@ -186,6 +189,8 @@ export async function dispatch(host: DispatchHost, request: CallRequest): Promis
   const effect = request.validated?.effect ?? judgeEffect(tool, input);
   if (!effect.ok) return failed(at, tool, input, effect.error);
   const ready = { request, tool, input, effect: effect.value, startedAt, ...(existing ? { existing } : {}) };
+  // A stopped run starts nothing, not even a wait for a person: runCall records it aborted.
+  if (host.signal?.aborted) return runCall(host, ready);
   const asked = judgeApproval(tool, input, () => host.stateFor({ callId: request.callId, tool, ...(request.turnId ? { turnId: request.turnId } : {}) }));
   const approval = asked instanceof Promise ? await asked : asked;
   if (!approval.ok) return failed(at, tool, input, approval.error);

@@ -1,0 +1,35 @@
+/**
+ * Stop as a transition of a call that waits when its run is stopped: every call id still gets
+ * one final result (DESIGN.md promise 1). A call that never ran is recorded `aborted`; one that
+ * ran ends as the effect table's "stopped while running" column says.
+ * @module
+ */
+import type { CallRecord } from "../protocol.js";
+import { liveInput, outcomeOf } from "./dispatch.js";
+import { afterAbort } from "./execute.js";
+import type { CallOutcome, DispatchHost } from "./host.js";
+import { effectOrWrite } from "./judge.js";
+import { finishCall } from "./record.js";
+import { requestOf } from "./recover.js";
+import { resumableOf } from "./suspend.js";
+
+/**
+ * Ends `record`, which waits for a person (awaiting approval, or parked) while its run is
+ * stopped. Awaiting approval: it never ran, so it is `aborted`, and a later decision finds it
+ * decided (`call_not_waiting`). Parked while work inside it waits (a prompt or agent called as a
+ * tool): it ran, so the effect table decides. Parked for a person to settle: that is already the
+ * table's outcome for a stopped write, and a person still settles it.
+ */
+export async function stopWaiting(host: DispatchHost, record: CallRecord): Promise<CallOutcome> {
+  const request = requestOf(record);
+  if (record.status === "awaiting_approval") {
+    const error = "aborted: the thread was stopped before a person decided; the call did not run";
+    return finishCall(host, { request, startedAt: Date.now() }, { status: "error", error }, "aborted", record.attempts);
+  }
+  const tool = host.catalog.has(record.toolName) ? host.catalog.get(record.toolName) : undefined;
+  if (record.status !== "parked" || !tool || !resumableOf(tool.def)) return outcomeOf(host, record);
+  const input = await liveInput(tool, record);
+  const call = { request, tool, input, effect: effectOrWrite(tool, input), existing: record, startedAt: Date.now() };
+  const state = host.stateFor({ callId: record.callId, tool, ...(record.turnId ? { turnId: record.turnId } : {}) });
+  return afterAbort(host, call, state, record.attempts);
+}
