@@ -26,6 +26,8 @@ export type CrashPoint = "before_journal" | "after_journal" | "after_effect" | "
  */
 export interface CallExecution {
   readonly flowId: string;
+  /** 0 for a turn; one more for each prompt or agent run it is nested in (messages it writes carry it). */
+  readonly depth: number;
   /** Fires when the run is stopped. */
   readonly signal: AbortSignal;
   /** Handed to tools as `state.execution`. */
