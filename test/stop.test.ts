@@ -107,6 +107,20 @@ describe("stop ends a turn in every state", () => {
     await expectTakesMessages(id);
   });
 
+  it("waiting for approval inside invokeTool: the nested call is aborted, its running parent ends by the effect table", async () => {
+    const id = await createThread({ agent: "stoppable" });
+    await post(id, [{ toolCalls: [call("d", "delegate", { mode: "invoke", tool: "needs_ok", args: { amount: 500 } })] }]);
+    await until(async () => (await statusOf(id, "d.invoke1")) === "awaiting_approval", "the nested call to wait");
+    await stopTurn(id);
+    const calls = Object.fromEntries((await callsOf(id)).map((c) => [c.callId, c]));
+    expect(calls["d.invoke1"]).toMatchObject({ status: "aborted", attempts: 0 });
+    // delegate is a read: stopped while it ran, it is aborted.
+    expect(calls.d).toMatchObject({ status: "aborted" });
+    await expectOneResultEach(id);
+    await expectDecisionRefused(id, "d.invoke1");
+    await expectTakesMessages(id);
+  });
+
   it("holding a parked call: a prompt call suspended on an approval inside it ends by the effect table, the inner call is aborted", async () => {
     const id = await createThread({ agent: "payer" });
     await post(id, [{ toolCalls: [call("p1", "payout", { input: "pay 500" })] }, { toolCalls: [call("n_pay", "needs_ok", { amount: 500 })] }]);
