@@ -6,7 +6,6 @@
  */
 import { errorMessage } from "../errors.js";
 import type { Message } from "../protocol.js";
-import { requestOf } from "../tools/recover.js";
 import { Execution } from "../run/execution.js";
 import { resumePoint } from "../run/sides.js";
 import { type TurnEnd, runTurn } from "../run/turn.js";
@@ -15,7 +14,6 @@ import { closeOpenStep } from "./close-step.js";
 import type { ThreadEngine } from "./engine.js";
 import { conversationWindow } from "./history.js";
 import { fallbacksFor, modelFor } from "./model-choice.js";
-import type { StoredCall } from "./store/call-row.js";
 import type { TurnRecord } from "./store/turns.js";
 import { createTurnHost } from "./turn-host.js";
 
@@ -115,26 +113,5 @@ export async function admitInbox(engine: ThreadEngine): Promise<Message[]> {
     store.turns.end(turnId, "failed", error);
     engine.emit("turn_finished", { turnId, status: "failed", steps: 0, error });
     throw e;
-  }
-}
-
-/**
- * After a stop, every call of the stopped turn that still waits (queued, awaiting approval,
- * suspended on work inside it), at any depth below the turn, goes through the pipeline once more
- * under the stopped `execution`, whose stop transition ends it (src/tools/stop.ts). Deepest
- * first, so a suspended call finds the work inside it ended.
- */
-export async function stopOpenCalls(engine: ThreadEngine, execution: Execution): Promise<void> {
-  const { store } = engine;
-  const ofTurn = (record: StoredCall | undefined): boolean => {
-    for (let at = record, hops = 0; at && hops < 64; at = at.parentCallId ? store.calls.get(at.parentCallId) : undefined, hops++) {
-      if (at.turnId === execution.flowId) return true;
-    }
-    return false;
-  };
-  for (const status of ["queued", "awaiting_approval", "parked"] as const) {
-    for (const record of store.calls.list(1000, 0, status).filter(ofTurn).reverse()) {
-      await engine.dispatchOne(execution, requestOf(record), engine.callables.everything());
-    }
   }
 }

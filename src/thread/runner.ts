@@ -12,11 +12,12 @@ import { type Settlement, approveCall, denyCall, settleCall } from "../tools/dec
 import type { CallOutcome, DispatchHost } from "../tools/dispatch.js";
 import { requestOf } from "../tools/recover.js";
 import { resultText } from "../tools/result.js";
+import { openCallsOf } from "../tools/stop.js";
 import { waitsForPerson } from "../tools/suspend.js";
 import { createDispatchHost } from "./dispatch-host.js";
 import type { ThreadEngine } from "./engine.js";
 import { noSuchThread } from "./guard.js";
-import { type TurnSlot, admitInbox, runOneTurn, stopOpenCalls } from "./one-turn.js";
+import { type TurnSlot, admitInbox, runOneTurn } from "./one-turn.js";
 import { checkContentSize } from "./store/messages.js";
 import type { TurnRecord } from "./store/turns.js";
 
@@ -158,7 +159,7 @@ export class TurnRunner {
   /**
    * Stops the turn: a running one's signal fires and no further model step starts; a waiting one
    * resumes already stopped, so its open step closes through the pipeline like a running one's.
-   * Either way every open call of the turn then ends (`stopOpenCalls`) and the thread is free.
+   * Either way every open call of the turn then ends (`openCallsOf` in tools/stop.ts) and the thread is free.
    */
   stop(reason = "thread stopped"): boolean {
     if (this.running) {
@@ -305,8 +306,10 @@ export class TurnRunner {
       const end = await runOneTurn(this.engine, this.slot, next);
       const ran = this.lastRun;
       this.lastRun = null;
-      // A stopped turn leaves no call waiting: each ends now, or the thread would stay busy.
-      if (ran?.signal.aborted) await stopOpenCalls(this.engine, ran);
+      // A stopped turn leaves no call waiting: each goes through the pipeline's stop transition (tools/stop.ts).
+      for (const record of ran?.signal.aborted ? openCallsOf(this.engine.store.calls, ran.flowId) : []) {
+        await this.engine.dispatchOne(ran, requestOf(record), this.engine.callables.everything());
+      }
       if (end.status === "waiting" || this.closed) return;
       await this.engine.recoverCalls();
       await this.engine.drainQueue(null);

@@ -4,7 +4,7 @@
  * ran ends as the effect table's "stopped while running" column says.
  * @module
  */
-import type { CallRecord } from "../protocol.js";
+import type { CallRecord, CallStatus } from "../protocol.js";
 import { liveInput, outcomeOf } from "./dispatch.js";
 import { afterAbort } from "./execute.js";
 import type { CallOutcome, DispatchHost } from "./host.js";
@@ -33,3 +33,28 @@ export async function stopWaiting(host: DispatchHost, record: CallRecord): Promi
   const state = host.stateFor({ callId: record.callId, tool, ...(record.turnId ? { turnId: record.turnId } : {}) });
   return afterAbort(host, call, state, record.attempts);
 }
+
+/** A stored call with the call that queued or invoked it, or whose nested run made it. */
+type ChildRecord = CallRecord & { parentCallId?: string };
+
+/** What finding a stopped run's open calls reads: the thread's calls by status, and one by id. */
+export interface OpenCallSource {
+  list(limit: number, offset: number, status: CallStatus): readonly ChildRecord[];
+  get(callId: string): ChildRecord | undefined;
+}
+
+/**
+ * The calls of the run `flowId` that still wait when it is stopped (queued, awaiting approval,
+ * parked), at any depth below it (queued, invoked, or made inside a nested run): those it never
+ * ran first, then parked ones deepest first, so a suspended call is ended after the work inside it.
+ */
+export function openCallsOf(calls: OpenCallSource, flowId: string): ChildRecord[] {
+  const ofRun = (record: ChildRecord): boolean => {
+    for (let at: ChildRecord | undefined = record, hops = 0; at && hops < 64; at = at.parentCallId ? calls.get(at.parentCallId) : undefined, hops++) {
+      if (at.turnId === flowId) return true;
+    }
+    return false;
+  };
+  return (["queued", "awaiting_approval", "parked"] as const).flatMap((status) => calls.list(1000, 0, status).filter(ofRun).reverse());
+}
+
