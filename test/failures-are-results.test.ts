@@ -121,15 +121,16 @@ describe("every failure of author code is a result, and the step's other calls g
 });
 
 describe("approval cannot be bypassed", () => {
-  it("10. a predicate answering a truthy non-boolean holds the call, in a turn and for a direct call", async () => {
+  it("10. a predicate answering a truthy non-boolean never runs the call: an error result names needsApproval, in a turn and for a direct call", async () => {
+    const error = 'tool "approval_truthy": needsApproval failed: it returned "yes", not a boolean; the call did not run';
     const id = await createThread({ agent: "robustness" });
-    await runTurn(id, "go", [{ toolCalls: [{ id: "t", name: "approval_truthy", arguments: {} }] }]);
-    expect((await callsOf(id))[0]).toMatchObject({ callId: "t", status: "awaiting_approval" });
+    await runTurn(id, "go", [{ toolCalls: [{ id: "t", name: "approval_truthy", arguments: {} }] }, { text: "done" }]);
+    expect((await callsOf(id))[0]).toMatchObject({ callId: "t", status: "failed", result: { error } });
     expect((await ledgerOf(`${id}:t`)).runs).toBe(0);
     const other = await createThread({ agent: "robustness" });
     const direct = await json("POST", "/v1/tools/approval_truthy", { input: {}, sessionId: other });
-    expect(direct.status).toBe(202);
-    expect(direct.body.status).toBe("awaiting_approval");
+    expect(direct.status).toBe(200);
+    expect(direct.body).toMatchObject({ ok: false, isError: true, status: "failed", error });
     expect((await ledgerOf(`${other}:${direct.body.callId}`)).runs).toBe(0);
   });
 

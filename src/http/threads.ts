@@ -76,7 +76,7 @@ export function threadRoutes() {
     return c.json({ deleted: true });
   });
 
-  app.post("/:id/stop", describe("Stop the running turn"), async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).stop(c.var.caller))));
+  app.post("/:id/stop", describe("Stop the turn, running or waiting for a person"), async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).stop(c.var.caller))));
 
   app.get("/:id/ws", describe("Subscribe to the thread's events: WebSocket upgrade, replaying frames after ?since=<seq>; ?batch=1 sends JSON arrays of frames", { 101: "Switching Protocols: frames { seq, type, data, at }" }), query(WsQuery), async (c) => {
     const stub = threadStub(c.env, c.req.param("id"));

@@ -90,15 +90,6 @@ export class Execution implements CallExecution {
       else parent.signal.addEventListener("abort", () => this.controller.abort(parent.signal.reason), { once: true });
     }
     this.state = stateView(this, init.history);
-    OWNERS.set(this.state, this);
-  }
-
-  /**
-   * The execution behind a tool's `state.execution`, for runtime tools that nest a run inside
-   * the calling one (prompts and agents called as tools); undefined for any other object.
-   */
-  static of(state: ExecutionState | null): Execution | undefined {
-    return state ? OWNERS.get(state) : undefined;
   }
 
   /** Starts the execution of a turn. */
@@ -171,9 +162,6 @@ export class Execution implements CallExecution {
     return side;
   }
 }
-
-/** Each execution's `state` view, back to its execution. */
-const OWNERS = new WeakMap<ExecutionState, Execution>();
 
 /** The `ExecutionState` tools see: live getters over the execution, never a copy. */
 function stateView(execution: Execution, history: () => Message[]): ExecutionState {

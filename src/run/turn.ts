@@ -179,6 +179,8 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
     if (steps >= host.maxSteps) return { status: "stopped", steps, error: `reached the agent's maxSteps (${host.maxSteps}) model steps` };
     return { status: "completed", steps };
   } catch (e) {
+    // Whatever a stop made throw (the model's stream, above all) is the stop, never a model failure.
+    if (signal.aborted) return { status: "stopped", steps, ...by(execution) };
     // A cut stream or a deadline that outlasted the retries is named with its code.
     const code = isWeftError(e) && (e.code === "stream_cut" || e.code === "model_timeout") ? e.code : undefined;
     return { status: "failed", steps, error: errorMessage(e), ...(code ? { errorCode: code } : {}) };

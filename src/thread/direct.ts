@@ -7,6 +7,7 @@ import { WeftError } from "../errors.js";
 import { orderedId } from "../ids.js";
 import { waitsForPersonStatus } from "../protocol.js";
 import { validateInput } from "../tools/dispatch.js";
+import { judgeEffect } from "../tools/judge.js";
 import type { ThreadEngine } from "./engine.js";
 import type { TurnRunner } from "./runner.js";
 
@@ -63,7 +64,10 @@ export async function directCall(engine: ThreadEngine, runner: TurnRunner, call:
   // Checked before dispatch, so HTTP answers 400 and busy-ness is judged by effect; the pipeline takes the result.
   const checked = validateInput(tool, input);
   if (!checked.ok) throw checked.error;
-  if (runner.busy && tool.effectOf(checked.input) !== "read") {
+  // Judged once here (a busy thread runs only reads) and handed to the pipeline, which ends the
+  // call with the predicate's error result when it failed (judge.ts): the rule of every path.
+  const effect = judgeEffect(tool, checked.input);
+  if (runner.busy && effect.ok && effect.value !== "read") {
     throw new WeftError("session_busy", `this thread's turn has not finished; "${tool.name}" is not a read, so it is refused now: retry after the turn finishes`, {
       toolName: tool.name,
     });
@@ -74,7 +78,7 @@ export async function directCall(engine: ThreadEngine, runner: TurnRunner, call:
     toolName: tool.name,
     args: { value: input },
     source: "direct",
-    validated: { input: checked.input },
+    validated: { input: checked.input, effect },
     ...(call.callId === undefined ? { fresh: true } : {}),
   });
   // A refusal before execute (no attempt) is the caller's error; an output that fails its schema is a result.

@@ -71,9 +71,10 @@ export function createThreadClass(registry: Registry) {
         const { meta, script, env: threadEnv } = prepareThread(registry, caller, input, threadId);
         migrate(this.ctx.storage);
         const engine = this.newEngine(meta);
-        // A thread with asOf refuses to start when a timeArgs name is not in its tool's schema.
-        if (meta.asOf) for (const name of engine.catalog.names()) checkTimeArgNames(engine.catalog.get(name));
-        await checkRequiredVariables(reachableTools(registry, engine.sides, engine.catalog), {
+        // Every tool the thread can reach: either side's, and those of the prompts it calls.
+        const reachable = reachableTools(registry, engine.sides, engine.catalog);
+        if (meta.asOf) checkTimeArgNames(reachable);
+        await checkRequiredVariables(reachable, {
           ...envSources(engine),
           thread: (name) => threadEnv.get(name),
         });

@@ -25,6 +25,7 @@ import { filterMessages } from "./hooks.js";
 import { conversationWindow, nestedWindow } from "./history.js";
 import { fallbacksFor, modelFor } from "./model-choice.js";
 import { recordProviderCalls } from "./provider-calls.js";
+import { runOf } from "./state.js";
 import { MAX_DEPTH } from "./store/messages.js";
 import { modelDeadlinesOf } from "./model-deadlines.js";
 import { announcing, modelTools, uniqueCallIds } from "./turn-host.js";
@@ -111,7 +112,7 @@ async function runPrompt(
 ): Promise<ToolResult> {
   // Called from a turn (or a prompt) the call nests in that execution; called at rest (a direct
   // call, or recovery) it nests in an execution of its own, so its messages still sit below the conversation.
-  let parent = Execution.of(state.execution);
+  let parent = runOf(state);
   if (!parent) {
     const model = await modelFor(engine);
     parent = Execution.forTurn({ flowId: engine.newId("flow"), model, history: () => conversationWindow(engine, model) });

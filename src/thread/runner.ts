@@ -12,6 +12,7 @@ import { type Settlement, approveCall, denyCall, settleCall } from "../tools/dec
 import type { CallOutcome, DispatchHost } from "../tools/dispatch.js";
 import { requestOf } from "../tools/recover.js";
 import { resultText } from "../tools/result.js";
+import { openCallsOf } from "../tools/stop.js";
 import { waitsForPerson } from "../tools/suspend.js";
 import { createDispatchHost } from "./dispatch-host.js";
 import type { ThreadEngine } from "./engine.js";
@@ -37,11 +38,19 @@ export class TurnRunner {
     private readonly watchdogMs: number = WATCHDOG_MS,
   ) {}
 
+  /** Why a waiting turn was stopped, until the turn resumes to end (see `stop`). */
+  private stopping: string | null = null;
+  /** The execution of the turn that ran last, for the loop to see whether it was stopped. */
+  private lastRun: Execution | null = null;
+
   /** What each turn gets from here: the watchdog, and where its execution is kept for `stop`. */
   private readonly slot: TurnSlot = {
     armWatchdog: () => this.armAlarm(this.watchdogMs),
     hold: (execution) => {
+      if (execution && this.stopping !== null) execution.abort(new Error(this.stopping));
+      this.stopping = null;
       this.execution = execution;
+      if (execution) this.lastRun = execution;
     },
   };
 
@@ -147,10 +156,20 @@ export class TurnRunner {
     while (this.running) await this.running;
   }
 
-  /** Stops the running turn: its signal fires and no further model step starts. */
+  /**
+   * Stops the turn: a running one's signal fires and no further model step starts; a waiting one
+   * resumes already stopped, so its open step closes through the pipeline like a running one's.
+   * Either way every open call of the turn then ends (`openCallsOf` in tools/stop.ts) and the thread is free.
+   */
   stop(reason = "thread stopped"): boolean {
-    if (!this.running) return false;
-    this.execution?.abort(new Error(reason));
+    if (this.running) {
+      this.execution?.abort(new Error(reason));
+      return true;
+    }
+    const latest = this.engine.store.turns.latest();
+    if (this.closed || latest?.status !== "waiting") return false;
+    this.stopping = reason;
+    this.start(latest);
     return true;
   }
 
@@ -285,6 +304,12 @@ export class TurnRunner {
   private async loop(resume?: TurnRecord): Promise<void> {
     for (let next = resume; ; next = undefined) {
       const end = await runOneTurn(this.engine, this.slot, next);
+      const ran = this.lastRun;
+      this.lastRun = null;
+      // A stopped turn leaves no call waiting: each goes through the pipeline's stop transition (tools/stop.ts).
+      for (const record of ran?.signal.aborted ? openCallsOf(this.engine.store.calls, ran.flowId) : []) {
+        await this.engine.dispatchOne(ran, requestOf(record), this.engine.callables.everything());
+      }
       if (end.status === "waiting" || this.closed) return;
       await this.engine.recoverCalls();
       await this.engine.drainQueue(null);

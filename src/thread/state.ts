@@ -150,7 +150,7 @@ class CallState implements ThreadState {
       }
       checkContentSize(input.content, ["content"]);
       // Inside a nested prompt run the message joins that run's conversation, at its depth.
-      const depth = Execution.of(execution?.state ?? null)?.depth ?? 0;
+      const depth = execution?.depth ?? 0;
       const [stored] = await host.createMessages(execution, [
         {
           role: input.role,
@@ -208,10 +208,15 @@ class CallState implements ThreadState {
         workerEnv: host.workerEnv,
         // A stopped run cancels its code.
         ...(execution ? { signal: execution.signal } : {}),
-        checkTool: (toolName) => checkUses(host.catalog, call?.tool, toolName, "invoke"),
+        checkTool: (toolName) => checkUses(host.catalogFor(execution), call?.tool, toolName, "invoke"),
         invokeTool: (toolName, args) => host.invokeCall(call?.callId, toolName, args, execution, call?.turnId),
         emit: (type, data) => host.emit(type, data),
       });
+  }
+
+  /** The run `state` was built under (see {@link runOf}). */
+  static runOf(state: CallState): CallExecution | null {
+    return state.#execution;
   }
 
   get context(): Record<string, unknown> {
@@ -226,6 +231,17 @@ class CallState implements ThreadState {
   set execution(_value) {
     // Read-only in practice; the Standard Agents tools API types it as a plain property.
   }
+}
+
+/**
+ * The run a tool's `state` was built under, for the runtime tools that nest a run inside it (a
+ * prompt or agent called as a tool); undefined at rest, or for a state weft did not build. The
+ * pipeline builds each call's state with the call's execution, so the state carries it: no table
+ * maps a `state.execution` view back to its run.
+ */
+export function runOf(state: ThreadState): Execution | undefined {
+  const run = state instanceof CallState ? CallState.runOf(state) : null;
+  return run instanceof Execution ? run : undefined;
 }
 
 /**

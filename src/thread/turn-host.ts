@@ -100,7 +100,8 @@ export function createTurnHost(engine: ThreadEngine, execution: Execution): Turn
 /** How a turn (or a nested prompt's loop) announces calls while their arguments stream. */
 export function announcing(engine: ThreadEngine, execution: Execution): Pick<TurnHost, "progressArgumentOf" | "announce"> {
   return {
-    progressArgumentOf: (name) => progressArgumentOf(engine, name),
+    // The catalog of the place the step runs (its side, or its prompt), read when the call streams.
+    progressArgumentOf: (name) => progressArgumentOf(engine.catalogFor(execution), name),
     async announce(started) {
       engine.emit("tool_call_started", started);
       if (engine.hasToolHooks()) await toolHook(engine, execution, "tool_call_started", started);
@@ -108,10 +109,10 @@ export function announcing(engine: ThreadEngine, execution: Execution): Pick<Tur
   };
 }
 
-/** A tool's `progressArgument`; none for an unknown or broken tool (dispatch refuses those). */
-function progressArgumentOf(engine: ThreadEngine, name: string): string | undefined {
+/** A tool's `progressArgument` in `catalog`; none for an unknown or broken tool (dispatch refuses those). */
+function progressArgumentOf(catalog: ToolCatalog, name: string): string | undefined {
   try {
-    return engine.catalog.has(name) ? engine.catalog.get(name).def.progressArgument : undefined;
+    return catalog.has(name) ? catalog.get(name).def.progressArgument : undefined;
   } catch {
     return undefined;
   }

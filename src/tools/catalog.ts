@@ -21,8 +21,6 @@ export interface CompiledTool {
   readonly outputSchema: Record<string, unknown> | null;
   /** Definition problems that do not refuse the tool (defaults that fail their own schema). */
   readonly warnings: readonly string[];
-  /** The effect for a parsed input; undeclared means `write` (the Agent SDK tools reference). */
-  effectOf(input: unknown): Effect;
   /** The declared effect as listed: a class, `predicate`, or `write` when undeclared. */
   readonly declaredEffect: Effect | "predicate";
 }
@@ -65,14 +63,6 @@ export function compileTool(name: string, def: unknown): CompiledTool {
     outputSchema: output ? output.jsonSchema : null,
     warnings: [...(args?.warnings ?? []), ...(output?.warnings ?? [])],
     declaredEffect: typeof effect === "function" ? "predicate" : (effect ?? "write"),
-    effectOf(input: unknown): Effect {
-      if (typeof effect !== "function") return effect ?? "write";
-      const decided = effect(input);
-      if (decided !== "read" && decided !== "write" && decided !== "idempotent" && decided !== "reconcilable") {
-        throw new WeftError("invalid_config", `tool "${name}": effect predicate returned ${JSON.stringify(decided)}`, { tool: name });
-      }
-      return decided;
-    },
   };
 }
 

@@ -3,14 +3,14 @@
  * is parked. Each ends in exactly one final result (DESIGN.md promises 1 and 4).
  * @module
  */
-import { WeftError, errorMessage } from "../errors.js";
+import { WeftError } from "../errors.js";
 import type { ToolResult } from "../protocol.js";
 import { argsHashOf, liveInput, outcomeOf, stubCall, stubbedHere } from "./dispatch.js";
 import { runCall } from "./execute.js";
 import { finishCall } from "./record.js";
 import type { CallOutcome, DispatchHost } from "./host.js";
 import { requestOf } from "./recover.js";
-import type { Effect } from "./types.js";
+import { effectOrWrite, judgeEffect } from "./judge.js";
 
 /** How a person settles a parked call; `settledBy` is the verified user who did. */
 export type Settlement = ({ outcome: "succeeded"; result: string } | { outcome: "failed"; error: string } | { outcome: "retry" }) & { settledBy?: string };
@@ -45,15 +45,11 @@ export async function approveCall(host: DispatchHost, callId: string, approvedBy
   await host.flush();
   const input = await liveInput(tool, record);
   const ready = { request: requestOf(record), tool, input, existing: record, approvedBy, startedAt: Date.now() };
-  let effect: Effect;
-  try {
-    effect = tool.effectOf(input);
-  } catch (e) {
-    return finishCall(host, ready, { status: "error", error: `tool "${tool.name}": its effect predicate failed: ${errorMessage(e)}; the call did not run` }, "failed", 0);
-  }
+  const effect = judgeEffect(tool, input);
+  if (!effect.ok) return finishCall(host, ready, { status: "error", error: effect.error }, "failed", 0);
   // An approval obeys the thread's other rules: on a dry-run thread the call is stubbed.
-  if (stubbedHere(host, effect)) return stubCall(host, { ...ready, effect });
-  return runCall(host, { ...ready, effect });
+  if (stubbedHere(host, effect.value)) return stubCall(host, { ...ready, effect: effect.value });
+  return runCall(host, { ...ready, effect: effect.value });
 }
 
 /** Denies a call: the model sees a denial result; `execute` never runs. */
@@ -72,12 +68,8 @@ export async function settleCall(host: DispatchHost, callId: string, settlement:
   if (settlement.outcome === "succeeded") return finishCall(host, call, { status: "success", result: settlement.result }, "succeeded", record.attempts);
   if (settlement.outcome === "failed") return finishCall(host, call, { status: "error", error: settlement.error }, "failed", record.attempts);
   const input = await liveInput(tool, record);
-  let effect: Effect;
-  try {
-    effect = tool.effectOf(input);
-  } catch {
-    effect = "write";
-  }
+  // It ran before it was parked: a predicate failing now cannot refuse it (see judge.ts).
+  const effect = effectOrWrite(tool, input);
   const outcome = await runCall(host, { ...call, input, effect, existing: record, ...(record.approvedBy ? { approvedBy: record.approvedBy } : {}) });
   return outcome.final ? outcome : outcomeOf(host, host.journal.get(callId)!);
 }

@@ -7,7 +7,7 @@
  * @module
  */
 import { WeftError, errorMessage } from "../errors.js";
-import { type CallRecord, type ToolResult, isFinalStatus } from "../protocol.js";
+import { type CallRecord, type ToolResult, isFinalStatus, waitsForPersonStatus } from "../protocol.js";
 import { wireValue } from "../json-shape.js";
 import { canonicalJson } from "./catalog.js";
 import type { CompiledTool } from "./catalog.js";
@@ -16,10 +16,12 @@ import { finishCall, outcomeOf, rowOf } from "./record.js";
 import { type CallOutcome, type CallRequest, type DispatchHost, effectKeyOf } from "./host.js";
 import { policyFor } from "./policy.js";
 import { recoverCall, requestOf } from "./recover.js";
+import { stopWaiting } from "./stop.js";
 import { waitsForPerson } from "./suspend.js";
 import { MAX_STEP_BYTES } from "../limits.js";
 import { normalizeResult } from "./result.js";
 import { checkTimeArgs } from "./time-args.js";
+import { effectOrWrite, judgeApproval, judgeEffect } from "./judge.js";
 import type { Effect } from "./types.js";
 
 /** The pipeline's host, request and outcome shapes (src/tools/host.ts). */
@@ -95,7 +97,8 @@ async function resumeSuspended(host: DispatchHost, record: CallRecord): Promise<
   if (await waitsForPerson(record, host.catalog)) return outcomeOf(host, record);
   const tool = host.catalog.get(record.toolName);
   const input = await liveInput(tool, record);
-  const effect = tool.effectOf(input);
+  // It ran before it suspended: a predicate failing now cannot refuse it (see judge.ts).
+  const effect = effectOrWrite(tool, input);
   return runCall(host, { request: requestOf(record), tool, input, effect, existing: record, startedAt: Date.now(), ...(record.approvedBy ? { approvedBy: record.approvedBy } : {}) });
 }
 
@@ -119,11 +122,11 @@ function refuse(at: Refusal, error: WeftError): CallOutcome {
   });
 }
 
-/** Author code (effect predicate, needsApproval) threw: the call ends with an error result naming it, and never runs. */
-function failed(at: Refusal, tool: CompiledTool, input: unknown, what: string, e: unknown): CallOutcome {
+/** A predicate judging the call failed (judge.ts): the call ends with that error result, and never runs. */
+function failed(at: Refusal, tool: CompiledTool, input: unknown, error: string): CallOutcome {
   const { host, request } = at;
   if (!at.existing) host.journal.insert({ ...rowOf(request, at.effectKey), status: "queued", input });
-  return finishCall(host, { request, tool, startedAt: at.startedAt }, { status: "error", error: `${what} failed: ${errorMessage(e)}; the call did not run` }, "failed", 0);
+  return finishCall(host, { request, tool, startedAt: at.startedAt }, { status: "error", error }, "failed", 0);
 }
 
 /**
@@ -136,6 +139,8 @@ export async function dispatch(host: DispatchHost, request: CallRequest): Promis
   const existing = request.fresh ? undefined : host.journal.get(request.callId);
   if (existing && existing.status !== "queued") {
     if (existing.status === "started") return recoverCall(host, existing);
+    // Its run was stopped while it waited: stop is a transition of the waiting call too.
+    if (host.signal?.aborted && waitsForPersonStatus(existing.status)) return stopWaiting(host, existing);
     return existing.status === "parked" ? resumeSuspended(host, existing) : outcomeOf(host, existing);
   }
   const effectKey = effectKeyOf(host.branchId, request.callId);
@@ -180,31 +185,23 @@ export async function dispatch(host: DispatchHost, request: CallRequest): Promis
       return refuse(at, e instanceof WeftError ? e : new WeftError("invalid_tool_input", errorMessage(e)));
     }
   }
-  // Author code below (effect predicate, needsApproval) may throw or return garbage: either way
-  // the call ends with an error result naming what failed, and it never runs.
-  let effect: Effect;
-  try {
-    effect = tool.effectOf(input);
-  } catch (e) {
-    return failed(at, tool, input, `tool "${tool.name}": its effect predicate`, e);
-  }
-  const ready = { request, tool, input, effect, startedAt, ...(existing ? { existing } : {}) };
-
-  let approval: boolean;
-  try {
-    const asked = needsApproval(host, tool, input, request);
-    approval = typeof asked === "boolean" ? asked : await asked;
-  } catch (e) {
-    return failed(at, tool, input, `tool "${tool.name}": needsApproval`, e);
-  }
-  if (approval) {
+  // The predicates judging the call are author code: one rule for their failures, on every path (judge.ts).
+  const effect = request.validated?.effect ?? judgeEffect(tool, input);
+  if (!effect.ok) return failed(at, tool, input, effect.error);
+  const ready = { request, tool, input, effect: effect.value, startedAt, ...(existing ? { existing } : {}) };
+  // A stopped run starts nothing, not even a wait for a person: runCall records it aborted.
+  if (host.signal?.aborted) return runCall(host, ready);
+  const asked = judgeApproval(tool, input, () => host.stateFor({ callId: request.callId, tool, ...(request.turnId ? { turnId: request.turnId } : {}) }));
+  const approval = asked instanceof Promise ? await asked : asked;
+  if (!approval.ok) return failed(at, tool, input, approval.error);
+  if (approval.value) {
     const argsHash = await argsHashOf(input);
     if (!existing) host.journal.insert({ ...rowOf(request, effectKey), status: "queued" });
     host.journal.awaitApproval(request.callId, input, argsHash);
     host.emit("tool_call_approval_requested", { callId: request.callId, toolName: tool.name, input: wireValue(input) ?? {}, argsHash });
     return outcomeOf(host, host.journal.get(request.callId)!);
   }
-  if (stubbedHere(host, effect)) {
+  if (stubbedHere(host, effect.value)) {
     if (!existing) host.journal.insert({ ...rowOf(request, effectKey), status: "queued", input });
     return stubCall(host, ready);
   }
@@ -230,18 +227,4 @@ export async function stubCall(host: DispatchHost, call: ReadyCall): Promise<Cal
     }
   }
   return finishCall(host, call, stub, stub.status === "success" ? "succeeded" : "failed", 0, { stubbed: true });
-}
-
-/**
- * Whether a call waits for a person. Approval cannot be bypassed: anything but exactly `false`
- * (from the flag or the predicate) means it does.
- * @throws whatever the predicate throws; the caller ends the call with an error result.
- */
-function needsApproval(host: DispatchHost, tool: CompiledTool, input: unknown, request: CallRequest): boolean | Promise<boolean> {
-  const rule = tool.def.needsApproval;
-  // Answered without a promise when there is no predicate to wait for.
-  if (rule === undefined || rule === false) return false;
-  if (typeof rule !== "function") return true;
-  const state = host.stateFor({ callId: request.callId, tool, ...(request.turnId ? { turnId: request.turnId } : {}) });
-  return (async () => (await rule(input, state)) !== false)();
 }

@@ -162,10 +162,11 @@ function isRefusal(thrown: unknown): boolean {
 }
 
 /**
- * A stop while `execute` runs never records success (issue: aborts): the effect policy's
- * "stopped while running" column decides between aborted, a lookup, and parked.
+ * A stop after `execute` began never records success: the effect policy's "stopped while
+ * running" column decides between aborted, a lookup, and parked. Also the stop of a call that
+ * ran and is suspended on work inside it (src/tools/stop.ts).
  */
-async function afterAbort(host: DispatchHost, call: ReadyCall, state: ThreadState, attempts: number): Promise<CallOutcome> {
+export async function afterAbort(host: DispatchHost, call: ReadyCall, state: ThreadState, attempts: number): Promise<CallOutcome> {
   const reason = "the thread was stopped while the call ran; its outcome is unknown";
   const action = policyFor(call.effect, "stop_while_running");
   if (action === "abort") return finishCall(host, call, { status: "error", error: `aborted: ${reason}` }, "aborted", attempts);

@@ -8,6 +8,7 @@ import type { Deadlines } from "./attempt.js";
 import type { CompiledTool, ToolCatalog } from "./catalog.js";
 import type { CallJournal, JournalEntry } from "./journal.js";
 import type { FileSink } from "./size.js";
+import type { Judged } from "./judge.js";
 import type { ExecutionState, ThreadState } from "./thread-state.js";
 import type { Effect } from "./types.js";
 
@@ -25,6 +26,8 @@ export type CrashPoint = "before_journal" | "after_journal" | "after_effect" | "
  */
 export interface CallExecution {
   readonly flowId: string;
+  /** 0 for a turn; one more for each prompt or agent run it is nested in (messages it writes carry it). */
+  readonly depth: number;
   /** Fires when the run is stopped. */
   readonly signal: AbortSignal;
   /** Handed to tools as `state.execution`. */
@@ -110,9 +113,11 @@ export interface CallRequest {
   /**
    * What `validateInput` gave for `args.value` against this tool, when the caller checked it
    * before dispatch (a direct call does, to answer 400 before anything is stored): the validate
-   * stage takes it instead of checking the same value again.
+   * stage takes it instead of checking the same value again. `effect` is the effect predicate's
+   * judgement of that input when the caller needed it first (a direct call during a turn): the
+   * predicate is author code, asked once per call.
    */
-  validated?: { input: unknown };
+  validated?: { input: unknown; effect?: Judged<Effect> };
 }
 
 /** How a call stands after dispatch: final, or waiting for a person. */

@@ -10,6 +10,7 @@ import { reconcileCall, runCall } from "./execute.js";
 import { finishCall, parkCall } from "./record.js";
 import { type CallOutcome, type CallRequest, type DispatchHost, effectKeyOf } from "./host.js";
 import { policyFor } from "./policy.js";
+import { effectOrWrite } from "./judge.js";
 
 /** Runs of one call a restart may cut short before the call ends `aborted` (crash loops end). */
 export const MAX_RESTARTS = 3;
@@ -46,12 +47,8 @@ export async function recoverCall(host: DispatchHost, record: CallRecord, now = 
   }
   const input = await liveInput(tool, record);
   const ready = { request, tool, input, existing: record, startedAt: now, ...(record.approvedBy ? { approvedBy: record.approvedBy } : {}) };
-  let effect;
-  try {
-    effect = tool.effectOf(input);
-  } catch {
-    effect = "write" as const;
-  }
+  // It started before the restart: a predicate failing now cannot refuse it (see judge.ts).
+  const effect = effectOrWrite(tool, input);
   switch (policyFor(effect, "restart_after_journal")) {
     case "rerun":
       return runCall(host, { ...ready, effect });

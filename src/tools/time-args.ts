@@ -5,7 +5,8 @@
  */
 import { WeftError } from "../errors.js";
 import { wireValue } from "../json-shape.js";
-import type { CompiledTool } from "./catalog.js";
+import { type CompiledTool, compileTool } from "./catalog.js";
+import type { AnyToolDefinition } from "./types.js";
 
 /** `2024-05-01T12:00:00Z` or with `+02:00`; date and time both required. */
 const ABSOLUTE_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i;
@@ -39,18 +40,20 @@ export function checkTimeArgs(tool: CompiledTool, sent: unknown, input: unknown,
 }
 
 /**
- * A thread with `asOf` refuses to start when a tool names a time argument its schema lacks
- * (a misspelled name would silently check nothing).
+ * A thread with `asOf` refuses to start when a tool it can reach (on either side, or inside a
+ * prompt it calls) names a time argument its schema lacks: a misspelled name would silently
+ * check nothing. Only tools that declare `timeArgs` are compiled here.
+ * @param tools each reachable tool's definition by name.
  * @throws WeftError `invalid_config` naming the tool and the names.
  */
-export function checkTimeArgNames(tool: CompiledTool): void {
-  const names = (tool.def.timeArgs ?? []) as readonly string[];
-  const properties = (tool.inputSchema.properties ?? {}) as Record<string, unknown>;
-  const missing = names.filter((n) => !Object.hasOwn(properties, n));
-  if (missing.length > 0) {
-    throw new WeftError("invalid_config", `tool "${tool.name}": timeArgs names missing from the schema: ${missing.join(", ")}`, {
-      tool: tool.name,
-      missing,
-    });
+export function checkTimeArgNames(tools: ReadonlyMap<string, AnyToolDefinition>): void {
+  for (const [name, def] of tools) {
+    const names = (def.timeArgs ?? []) as readonly string[];
+    if (names.length === 0) continue;
+    const properties = (compileTool(name, def).inputSchema.properties ?? {}) as Record<string, unknown>;
+    const missing = names.filter((n) => !Object.hasOwn(properties, n));
+    if (missing.length > 0) {
+      throw new WeftError("invalid_config", `tool "${name}": timeArgs names missing from the schema: ${missing.join(", ")}`, { tool: name, missing });
+    }
   }
 }
