@@ -30,7 +30,7 @@ import { MAX_TIMEOUT_MS, QUICKJS_HEAP_BYTES } from "./limits.js";
 import { QUICKJS_PRELUDE, importModuleSource } from "./prelude.js";
 import { RunSession, describeError } from "./session.js";
 import { EngineTurns } from "./turns.js";
-import { EngineYields, enter, executePendingJobsAsync, newTick } from "./yields.js";
+import { EngineYields, enter, executePendingJobsAsync, newAsyncRuntime, newTick } from "./yields.js";
 
 /** The shared QuickJS instance, its heap and its yields. */
 interface Engine {
@@ -112,7 +112,7 @@ const turns = new EngineTurns();
 async function execute(session: RunSession, qjs: QuickJSAsyncWASMModule, yields: EngineYields, heap: WebAssembly.Memory): Promise<void> {
   if (session.closed) return;
   const request = session.request;
-  const runtime = qjs.newRuntime();
+  const runtime = newAsyncRuntime(qjs);
   heapOf.set(runtime, heap);
   runtime.setMemoryLimit(session.memoryLimitBytes);
   yields.setStack(runtime);

@@ -16,7 +16,7 @@
  * reading a value, which could not wait); never when the heap could not hold the stack's copy.
  * @module
  */
-import type { AsyncFunctionImplementation, QuickJSAsyncContext, QuickJSAsyncRuntime, QuickJSAsyncWASMModule, QuickJSHandle } from "quickjs-emscripten-core";
+import { type AsyncFunctionImplementation, Lifetime, type QuickJSAsyncContext, QuickJSAsyncRuntime, type QuickJSAsyncWASMModule, type QuickJSHandle } from "quickjs-emscripten-core";
 import { withoutFullMark } from "./heap.js";
 import { YIELD_EVERY_TICKS } from "./instrument.js";
 import { QUICKJS_STACK_BYTES } from "./limits.js";
@@ -56,7 +56,7 @@ export class EngineYields {
     qjs: QuickJSAsyncWASMModule,
     private readonly heap: WebAssembly.Memory,
   ) {
-    this.spare = qjs.newRuntime();
+    this.spare = newAsyncRuntime(qjs);
     this.module = (qjs as unknown as { module: EmscriptenModule }).module;
     this.executePendingJob = this.module.cwrap("QTS_ExecutePendingJob", "number", ["number", "number", "number"], { async: true }) as never;
   }
@@ -75,6 +75,22 @@ export class EngineYields {
     this.module._free(at);
     return true;
   }
+}
+
+/**
+ * `qjs.newRuntime()` with its disposal in the right order: the library's asyncify module drops the
+ * runtime's callbacks before freeing it (0.32.0), and the free then throws inside the instance for
+ * each host function ("QuickJSRuntime not found when trying to free HostRef"). The sync module
+ * frees first, as here.
+ */
+export function newAsyncRuntime(qjs: QuickJSAsyncWASMModule): QuickJSAsyncRuntime {
+  type Internals = { module: never; ffi: { QTS_NewRuntime(): number; QTS_FreeRuntime(rt: number): void }; callbacks: { deleteRuntime(rt: number): void } };
+  const { module, ffi, callbacks } = qjs as unknown as Internals;
+  const rt = new Lifetime(ffi.QTS_NewRuntime(), undefined, (pointer: number) => {
+    ffi.QTS_FreeRuntime(pointer);
+    callbacks.deleteRuntime(pointer);
+  });
+  return new QuickJSAsyncRuntime({ module, ffi, rt, callbacks } as never);
 }
 
 /** What the yields use of the emscripten module (not in the library's types). */
