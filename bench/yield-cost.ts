@@ -92,11 +92,11 @@ for (const [name, source] of Object.entries(PROGRAMS)) {
     t = cpuMs();
     if ((await runAsync(source, false)) !== expected) throw new Error(`${name}: the asyncify build gave another answer`);
     times.asyncify!.push(cpuMs() - t);
-    const before = yields.count;
+    const before = yields.taken.count;
     t = cpuMs();
     if ((await runAsync(source, true)) !== expected) throw new Error(`${name}: the instrumented run gave another answer`);
     times.yielding!.push(cpuMs() - t);
-    yieldsPerRun = yields.count - before;
+    yieldsPerRun = yields.taken.count - before;
   }
   const [old, asy, yld] = [median(times.old!), median(times.asyncify!), median(times.yielding!)];
   console.log(

@@ -40,13 +40,21 @@ interface Engine {
 
 let engine: Engine | null = null;
 
+/** Yields of every engine so far. */
+const yieldsTaken = { count: 0 };
+
 /** The shared QuickJS instance, compiled from the bundled `.wasm` on first use, on a bounded heap. */
 function loadEngine(): Engine {
   if (engine) return engine;
   const heap = newHeap();
-  const module = newQuickJSAsyncWASMModuleFromVariant(newVariant(variant, { wasmModule, wasmMemory: heap })).then((qjs) => ({ qjs, yields: new EngineYields(qjs, heap) }));
+  const module = newQuickJSAsyncWASMModuleFromVariant(newVariant(variant, { wasmModule, wasmMemory: heap })).then((qjs) => ({ qjs, yields: new EngineYields(qjs, heap, yieldsTaken) }));
   engine = { heap, module };
   return engine;
+}
+
+/** Yields taken by every QuickJS engine of this isolate so far (yields.ts): tests read it. */
+export function yieldCount(): number {
+  return yieldsTaken.count;
 }
 
 /** `quickJsHeap.resetPeak` for the engine in use (none after a discard). */

@@ -42,8 +42,6 @@ export class EngineYields {
   suspended = false;
   /** The run whose asynchronous entry into QuickJS is open (the only one that may suspend). */
   entry: RunSession | null = null;
-  /** Yields taken by this instance (tests read it). */
-  count = 0;
   private readonly spare: QuickJSAsyncRuntime;
   private readonly module: EmscriptenModule;
   /**
@@ -55,6 +53,8 @@ export class EngineYields {
   constructor(
     qjs: QuickJSAsyncWASMModule,
     private readonly heap: WebAssembly.Memory,
+    /** Counts the yields taken (shared by the engines of an isolate, for tests). */
+    readonly taken: { count: number } = { count: 0 },
   ) {
     this.spare = newAsyncRuntime(qjs);
     this.module = (qjs as unknown as { module: EmscriptenModule }).module;
@@ -142,7 +142,7 @@ export function newTick(context: QuickJSAsyncContext, session: RunSession, yield
     const byCount = slices.ticks >= slices.perSlice;
     const began = slices.startedAt;
     yields.suspended = true;
-    yields.count++;
+    yields.taken.count++;
     return new Promise<QuickJSHandle>((resolve) => {
       let resumed = false;
       const resume = () => {
