@@ -30,7 +30,8 @@ import { MAX_TIMEOUT_MS, QUICKJS_HEAP_BYTES } from "./limits.js";
 import { QUICKJS_PRELUDE, importModuleSource } from "./prelude.js";
 import { RunSession, describeError } from "./session.js";
 import { EngineTurns } from "./turns.js";
-import { EngineYields, enter, executePendingJobsAsync, newAsyncRuntime, newTick } from "./yields.js";
+import { hostTick, installHost } from "./quickjs-host.js";
+import { EngineYields, enter, executePendingJobsAsync, newAsyncRuntime } from "./yields.js";
 
 /** The shared QuickJS instance, its heap and its yields. */
 interface Engine {
@@ -233,19 +234,6 @@ async function settle(session: RunSession, runtime: QuickJSRuntime, context: Qui
   }
 }
 
-/** Lets `settle` sleep until some host operation of a session settles. */
-const hostTick = {
-  waiters: new WeakMap<RunSession, () => void>(),
-  next(session: RunSession): Promise<void> {
-    return new Promise((resolve) => this.waiters.set(session, resolve));
-  },
-  wake(session: RunSession): void {
-    const resolve = this.waiters.get(session);
-    this.waiters.delete(session);
-    resolve?.();
-  },
-};
-
 function evalOrThrow(context: QuickJSContext, source: string, filename: string): void {
   context.evalCode(source, filename, { type: "global" }).unwrap().dispose();
 }
@@ -302,60 +290,4 @@ function finishWithError(session: RunSession, runtime: QuickJSRuntime, context: 
   } else {
     session.end("error", err.stack ? `${line}\n${err.stack.trimEnd()}` : line);
   }
-}
-
-/** `globalThis.__weftHost`: log, progress, call, sleep and a granted fetch, each backed by the session. */
-function installHost(context: QuickJSContext, session: RunSession, deferreds: Set<QuickJSDeferredPromise>, yields: EngineYields): void {
-  const host = context.newObject();
-  const asyncOp = (op: () => Promise<string | undefined>) => {
-    const deferred = context.newPromise();
-    deferreds.add(deferred);
-    op().then(
-      (text) => {
-        if (!deferred.alive || !context.alive) return;
-        const value = text === undefined ? context.undefined : context.newString(text);
-        deferred.resolve(value);
-        if (text !== undefined) value.dispose();
-      },
-      (error) => {
-        if (!deferred.alive || !context.alive) return;
-        const value = context.newError({ name: "Error", message: error instanceof Error ? error.message : String(error) });
-        deferred.reject(value);
-        value.dispose();
-      },
-    ).finally(() => {
-      deferreds.delete(deferred);
-      hostTick.wake(session);
-    });
-    return deferred.handle;
-  };
-  const fns: Record<string, QuickJSHandle> = {
-    tick: newTick(context, session, yields),
-    log: context.newFunction("log", (level, text) => {
-      session.log(context.getString(level), context.getString(text));
-    }),
-    progress: context.newFunction("progress", (text) => {
-      session.progress(context.getString(text));
-    }),
-    call: context.newFunction("call", (module, name, args) => {
-      const [m, n, a] = [context.getString(module), context.getString(name), context.getString(args)];
-      return asyncOp(() => session.call(m, n, a));
-    }),
-    sleep: context.newFunction("sleep", (ms) => {
-      const delay = context.getNumber(ms);
-      return asyncOp(() => session.sleep(delay).then(() => undefined));
-    }),
-  };
-  if (session.request.fetchAllow.length > 0) {
-    fns.fetch = context.newFunction("fetch", (url, init) => {
-      const [u, i] = [context.getString(url), context.getString(init)];
-      return asyncOp(() => session.fetch(u, i));
-    });
-  }
-  for (const [name, fn] of Object.entries(fns)) {
-    context.setProp(host, name, fn);
-    fn.dispose();
-  }
-  context.setProp(context.global, "__weftHost", host);
-  host.dispose();
 }
