@@ -19,7 +19,7 @@
 import { type AsyncFunctionImplementation, Lifetime, type QuickJSAsyncContext, QuickJSAsyncRuntime, type QuickJSAsyncWASMModule, type QuickJSHandle } from "quickjs-emscripten-core";
 import { withoutFullMark } from "./heap.js";
 import { YIELD_EVERY_TICKS } from "./instrument.js";
-import { QUICKJS_STACK_BYTES } from "./limits.js";
+import { QUICKJS_HEAP_BYTES, QUICKJS_STACK_BYTES } from "./limits.js";
 import type { RunSession } from "./session.js";
 
 /** Target CPU time of one slice between yields, in milliseconds. */
@@ -70,6 +70,8 @@ export class EngineYields {
   /** True when the heap can hold a suspended stack's copy now (probed without marking it full). */
   canHoldStack(): boolean {
     const bytes = ASYNCIFY_STACK_BYTES + 64;
+    // Room to grow into: the allocation cannot fail.
+    if (this.heap.buffer.byteLength + 2 * bytes <= QUICKJS_HEAP_BYTES) return true;
     const at = withoutFullMark(this.heap, () => this.module._malloc(bytes));
     if (at === 0) return false;
     this.module._free(at);
