@@ -85,6 +85,8 @@ describe("stop during a sandbox run", () => {
         script: [{ toolCalls: [{ id: "code", name: "run_code", arguments: { source, sandbox: "quickjs" } }] }, { text: "done" }],
       });
       await until(async () => ((await callsOf(id)).find((c) => c.callId === "code" && c.status === "started") ? true : undefined), "the run to start");
+      // Well inside the run: a stop sent before the code begins would prove nothing.
+      await new Promise((r) => setTimeout(r, 100));
       const g0 = performance.now();
       const get = await json("GET", `/threads/${id}/messages?limit=1`);
       const getMs = performance.now() - g0;
