@@ -1,14 +1,19 @@
 /**
  * A running sandbox leaves its thread free: while a run works (in slices that yield, the only kind
  * local workerd can interleave), a GET of the thread is answered and `POST /threads/:id/stop`
- * ends the run within 100 ms. Also measures, and prints, how long a synchronous CPU-bound run
- * holds the local thread: workerd runs every isolate on one thread, so locally nothing can answer
- * during one; in production the default executor is the isolate (auto.ts).
+ * ends the run within 100 ms. The same holds during a synchronous CPU-bound QuickJS run (a loop,
+ * a recursion), which gives the thread back between slices (src/sandbox/yields.ts).
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { callsOf, createThread, inThread, json, stubOf } from "./helpers.js";
 
 const lines: string[] = [];
+
+/** Synchronous CPU-bound code that never awaits: a pure loop computing, and recursion doing work. */
+const SYNCHRONOUS = {
+  "pure loop": "export default () => { let x = 0; for (let i = 0; ; i++) x = (x * 31 + i) % 1000003; return x; }",
+  "recursive function": "const fib = (n) => (n < 2 ? n : fib(n - 1) + fib(n - 2)); export default () => fib(45)",
+};
 
 /** Busy in slices of a few milliseconds, awaiting a timer between them; never returns. */
 const WORKING = "export default async () => { let n = 0; for (;;) { for (let i = 0; i < 20000; i++) n = (n + i) | 0; await new Promise((r) => setTimeout(r, 1)) } }";
@@ -72,21 +77,75 @@ describe("stop during a sandbox run", () => {
     }, 30_000);
   }
 
-  it("quickjs: a synchronous CPU-bound run holds the local thread until it ends (measured)", async () => {
+  for (const [shape, source] of Object.entries(SYNCHRONOUS)) {
+    it(`quickjs: during a synchronous CPU-bound run (${shape}) a GET is answered and POST stop ends the run`, async () => {
+      const id = await createThread({ agent: "sandboxed" });
+      await json("POST", `/threads/${id}/messages`, {
+        content: "go",
+        script: [{ toolCalls: [{ id: "code", name: "run_code", arguments: { source, sandbox: "quickjs" } }] }, { text: "done" }],
+      });
+      await until(async () => ((await callsOf(id)).find((c) => c.callId === "code" && c.status === "started") ? true : undefined), "the run to start");
+      // Well inside the run: a stop sent before the code begins would prove nothing.
+      await new Promise((r) => setTimeout(r, 100));
+      const g0 = performance.now();
+      const get = await json("GET", `/threads/${id}/messages?limit=1`);
+      const getMs = performance.now() - g0;
+      expect(get.status).toBe(200);
+      const s0 = performance.now();
+      const stop = await json("POST", `/threads/${id}/stop`);
+      const stopMs = performance.now() - s0;
+      expect(stop.body).toEqual({ stopped: true });
+      await stubOf(id).waitIdle();
+      const endedMs = performance.now() - s0;
+      lines.push(`sandbox: quickjs during a synchronous ${shape}: GET answered in ${getMs.toFixed(0)} ms, stop answered in ${stopMs.toFixed(0)} ms, run ended in ${endedMs.toFixed(0)} ms`);
+      expect((await callsOf(id)).find((c) => c.callId === "code")).toMatchObject({ status: "parked" });
+      // The run's deadline is 5 s: a thread held by the run would answer only after it.
+      expect(getMs).toBeLessThan(1000);
+      expect(endedMs).toBeLessThan(1000);
+    }, 30_000);
+
+    it(`quickjs: the cancellation stop uses ends a synchronous CPU-bound run (${shape}) within 100 ms`, async () => {
+      const id = await createThread();
+      const { status, ms, abortedAt } = await inThread(id, async (instance: any) => {
+        const { createThreadState } = await import("../src/thread/state.js");
+        const execution = new AbortController();
+        const state = createThreadState(instance.engine, { callId: "call_sync_stop", tool: instance.engine.catalog.get("run_code") }, { signal: execution.signal } as any);
+        const r0 = performance.now();
+        const handle = state.runCode(source, { sandbox: "quickjs", timeoutMs: 10_000 });
+        // A timer of the thread itself: it fires only if the run gives the thread back.
+        await new Promise((r) => setTimeout(r, 100));
+        const t0 = performance.now();
+        execution.abort();
+        const out = await handle.result;
+        return { status: out.status, ms: performance.now() - t0, abortedAt: t0 - r0 };
+      });
+      lines.push(`sandbox: quickjs stop's cancellation ended a synchronous ${shape} in ${ms.toFixed(1)} ms (${status}; the thread's 100 ms timer fired at ${abortedAt.toFixed(0)} ms)`);
+      expect(abortedAt).toBeLessThan(1000);
+      expect(status).toBe("cancelled");
+      expect(ms).toBeLessThan(100);
+    }, 30_000);
+  }
+
+  it("quickjs: a synchronous CPU-bound run that yields still ends at its deadline, and so does one that defeats its yields", async () => {
     const id = await createThread();
-    const t0 = performance.now();
-    let timerAt = 0;
-    setTimeout(() => (timerAt = performance.now() - t0), 50);
-    const out = await inThread(id, async (instance: any) => {
+    // Reads the counter's name from its own instrumented text and keeps the counter from running out.
+    const defeat = "export default function f() { const name = String(f).match(/__weft_ticks\\d*/)[0]; for (;;) eval(name + ' = 1e15'); }";
+    const outs = await inThread(id, async (instance: any) => {
       const { createThreadState } = await import("../src/thread/state.js");
-      const state = createThreadState(instance.engine, { callId: "call_hold", tool: instance.engine.catalog.get("run_code") }, null);
-      return state.runCode("export default () => { for (;;) {} }", { sandbox: "quickjs", timeoutMs: 500 }).result;
+      const state = createThreadState(instance.engine, { callId: "call_deadline", tool: instance.engine.catalog.get("run_code") }, null);
+      const results = [];
+      for (const source of [SYNCHRONOUS["pure loop"], defeat]) {
+        const t0 = performance.now();
+        const out = await state.runCode(source, { sandbox: "quickjs", timeoutMs: 500 }).result;
+        results.push({ status: out.status, error: out.error, ms: performance.now() - t0 });
+      }
+      return results;
     });
-    const ranMs = performance.now() - t0;
-    expect(out.status).toBe("timeout");
-    await new Promise((r) => setTimeout(r, 1));
-    lines.push(`sandbox: local workerd: a 500 ms CPU-bound QuickJS run held a 50 ms timer of the caller until ${timerAt.toFixed(0)} ms (run ended at ${ranMs.toFixed(0)} ms, after ${out.durationMs.toFixed(0)} ms of running: ${out.error}; one thread for every isolate)`);
-    expect(timerAt).toBeGreaterThan(0);
+    for (const [i, out] of outs.entries()) {
+      lines.push(`sandbox: quickjs ${i === 0 ? "a yielding" : "a yield-defeating"} CPU-bound run with a 500 ms deadline ended ${out.status} after ${out.ms.toFixed(0)} ms`);
+      expect(out.status).toBe("timeout");
+      expect(out.ms).toBeLessThan(2000);
+    }
   }, 30_000);
 });
 

@@ -22,6 +22,19 @@ const INITIAL_PAGES = 256;
 /** Heaps that refused to grow: something in them asked for more than the maximum. */
 const full = new WeakSet<WebAssembly.Memory>();
 
+/** Heaps being probed (`withoutFullMark`): a refusal there is the probe's answer, not a run's. */
+const probing = new WeakSet<WebAssembly.Memory>();
+
+/** Runs `fn` (an allocation that asks whether room is left) without marking `memory` full. */
+export function withoutFullMark<T>(memory: WebAssembly.Memory, fn: () => T): T {
+  probing.add(memory);
+  try {
+    return fn();
+  } finally {
+    probing.delete(memory);
+  }
+}
+
 /**
  * What `npm run sandbox` reads: `peakBytes` is the most a QuickJS heap reached since
  * `resetPeak()`, measured at each growth (a heap never shrinks).
@@ -48,7 +61,7 @@ export function newHeap(maxBytes = QUICKJS_HEAP_BYTES): WebAssembly.Memory {
     try {
       return grow(delta);
     } catch (error) {
-      full.add(memory);
+      if (!probing.has(memory)) full.add(memory);
       throw error;
     } finally {
       quickJsHeap.note(memory);

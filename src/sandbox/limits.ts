@@ -38,8 +38,12 @@ export const MAX_LOG_BYTES = 256 * 1024;
 /** Cap of a run's encoded result, and of its encoded arguments and globals, in UTF-8 bytes. */
 export const MAX_VALUE_BYTES = 1024 * 1024;
 
-/** QuickJS stack size; deeper recursion ends with a `RangeError`-like stack overflow. */
-export const QUICKJS_STACK_BYTES = 512 * 1024;
+/**
+ * QuickJS stack size; deeper recursion ends with QuickJS's `InternalError: stack overflow`. 256 KiB:
+ * at 512 KiB the engine's own native stack ran out first (measured on Node 22: V8's `RangeError`
+ * out of the WebAssembly instance, which then had to be dropped).
+ */
+export const QUICKJS_STACK_BYTES = 256 * 1024;
 
 /** Compatibility date of the isolates the Worker Loader starts. */
 export const ISOLATE_COMPATIBILITY_DATE = "2026-11-02";

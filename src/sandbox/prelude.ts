@@ -16,7 +16,7 @@ const format = (args) => args.map((a) => {
 `;
 
 /**
- * The VM side of a run (QuickJS): expects `globalThis.__weftHost` with `log(level, text)`,
+ * The VM side of a run (QuickJS): expects `globalThis.__weftHost` with `tick()`, `log(level, text)`,
  * `progress(text)`, `call(module, name, argsText)`, `sleep(ms)` and, when an origin is granted,
  * `fetch(url, initText)` (a small Response-like result), and replaces it by
  * `globalThis.__weft` (`setGlobals`, `call`, `start`).
@@ -24,6 +24,8 @@ const format = (args) => args.map((a) => {
 export const QUICKJS_PRELUDE = String.raw`(() => {
 const host = globalThis.__weftHost;
 delete globalThis.__weftHost;
+// The tick of instrumented code (instrument.ts): fixed, so code cannot take another run's place.
+Object.defineProperty(globalThis, "__weftTick", { value: host.tick });
 ${VM_CODEC_SOURCE}
 ${FORMAT_SOURCE}
 const out = {};

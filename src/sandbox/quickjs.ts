@@ -9,40 +9,53 @@
  */
 // By file path: wrangler's bundler loads an import ending in `.wasm` as a compiled module (its
 // CompiledWasm rule); the package's `./wasm` export name does not end in `.wasm`.
-import wasmModule from "../../node_modules/@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm";
-import variant from "@jitl/quickjs-wasmfile-release-sync";
+// The asyncify build: a host function may wait, which the yields of CPU-bound code need (yields.ts).
+import wasmModule from "../../node_modules/@jitl/quickjs-wasmfile-release-asyncify/dist/emscripten-module.wasm";
+import variant from "@jitl/quickjs-wasmfile-release-asyncify";
 import {
-  type QuickJSContext,
+  type QuickJSAsyncContext as QuickJSContext,
+  type QuickJSAsyncRuntime as QuickJSRuntime,
+  type QuickJSAsyncWASMModule,
   type QuickJSDeferredPromise,
   type QuickJSHandle,
-  type QuickJSRuntime,
-  type QuickJSWASMModule,
-  newQuickJSWASMModuleFromVariant,
+  newQuickJSAsyncWASMModuleFromVariant,
   newVariant,
 } from "quickjs-emscripten-core";
 import { encodeValue } from "./codec.js";
 import { InterruptClock } from "./cpu-clock.js";
 import type { CodeOutcome, SandboxExecutor, SandboxRequest } from "./executor.js";
 import { heapIsFull, newHeap, quickJsHeap } from "./heap.js";
-import { MAX_TIMEOUT_MS, QUICKJS_HEAP_BYTES, QUICKJS_STACK_BYTES } from "./limits.js";
+import { instrument } from "./instrument.js";
+import { MAX_TIMEOUT_MS, QUICKJS_HEAP_BYTES } from "./limits.js";
 import { QUICKJS_PRELUDE, importModuleSource } from "./prelude.js";
 import { RunSession, describeError } from "./session.js";
 import { EngineTurns } from "./turns.js";
+import { hostTick, installHost } from "./quickjs-host.js";
+import { EngineYields, enter, executePendingJobsAsync, newAsyncRuntime } from "./yields.js";
 
-/** The shared QuickJS instance and its heap. */
+/** The shared QuickJS instance, its heap and its yields. */
 interface Engine {
-  readonly module: Promise<QuickJSWASMModule>;
+  readonly module: Promise<{ qjs: QuickJSAsyncWASMModule; yields: EngineYields }>;
   readonly heap: WebAssembly.Memory;
 }
 
 let engine: Engine | null = null;
 
+/** Yields of every engine so far. */
+const yieldsTaken = { count: 0 };
+
 /** The shared QuickJS instance, compiled from the bundled `.wasm` on first use, on a bounded heap. */
 function loadEngine(): Engine {
   if (engine) return engine;
   const heap = newHeap();
-  engine = { heap, module: newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmModule, wasmMemory: heap })) };
+  const module = newQuickJSAsyncWASMModuleFromVariant(newVariant(variant, { wasmModule, wasmMemory: heap })).then((qjs) => ({ qjs, yields: new EngineYields(qjs, heap, yieldsTaken) }));
+  engine = { heap, module };
   return engine;
+}
+
+/** Yields taken by every QuickJS engine of this isolate so far (yields.ts): tests read it. */
+export function yieldCount(): number {
+  return yieldsTaken.count;
 }
 
 /** `quickJsHeap.resetPeak` for the engine in use (none after a discard). */
@@ -84,7 +97,10 @@ export class QuickJsExecutor implements SandboxExecutor {
       session.begin();
       const current = loadEngine();
       try {
-        await turns.within(turn, async () => execute(session, await current.module, current.heap));
+        await turns.within(turn, async () => {
+          const { qjs, yields } = await current.module;
+          await execute(session, qjs, yields, current.heap);
+        });
       } catch (error) {
         // A failure inside the WebAssembly instance may leave it inconsistent: start a new one.
         if (engine === current) discardQuickJsEngine();
@@ -102,13 +118,13 @@ export class QuickJsExecutor implements SandboxExecutor {
 /** The turns of this isolate's runs on the engine. */
 const turns = new EngineTurns();
 
-async function execute(session: RunSession, qjs: QuickJSWASMModule, heap: WebAssembly.Memory): Promise<void> {
+async function execute(session: RunSession, qjs: QuickJSAsyncWASMModule, yields: EngineYields, heap: WebAssembly.Memory): Promise<void> {
   if (session.closed) return;
   const request = session.request;
-  const runtime = qjs.newRuntime();
+  const runtime = newAsyncRuntime(qjs);
   heapOf.set(runtime, heap);
   runtime.setMemoryLimit(session.memoryLimitBytes);
-  runtime.setMaxStackSize(QUICKJS_STACK_BYTES);
+  yields.setStack(runtime);
   const clock = new InterruptClock(session.deadline);
   clocks.set(session, clock);
   const stop = () => {
@@ -121,7 +137,9 @@ async function execute(session: RunSession, qjs: QuickJSWASMModule, heap: WebAss
     return false;
   });
   const hostModules = new Set(Object.keys(request.imports));
-  const sources: Record<string, string> = { ...request.modules, [request.filename]: request.source };
+  // The caller's modules tick at loop heads and function entries (instrument.ts); host imports need not.
+  const sources: Record<string, string> = Object.fromEntries(Object.entries(request.modules).map(([name, text]) => [name, instrument(text)]));
+  sources[request.filename] = instrument(request.source);
   for (const [specifier, table] of Object.entries(request.imports)) sources[specifier] = importModuleSource(specifier, Object.keys(table));
   runtime.setModuleLoader(
     (name) => (Object.hasOwn(sources, name) ? sources[name]! : { error: new Error(`Cannot find module ${JSON.stringify(name)}`) }),
@@ -131,7 +149,7 @@ async function execute(session: RunSession, qjs: QuickJSWASMModule, heap: WebAss
   const deferreds = new Set<QuickJSDeferredPromise>();
   let poisoned = false;
   try {
-    installHost(context, session, deferreds);
+    installHost(context, session, deferreds, yields);
     evalOrThrow(context, QUICKJS_PRELUDE, "weft:prelude");
     const globalsText = encodeValue(request.globals, "globals");
     const argsText = encodeValue(request.execute.args, "args");
@@ -141,7 +159,7 @@ async function execute(session: RunSession, qjs: QuickJSWASMModule, heap: WebAss
       const set = context.callMethod(weft, "setGlobals", [globals]);
       globals.dispose();
       set.unwrap().dispose();
-      const namespace = context.evalCode(request.source, request.filename, { type: "module" });
+      const namespace = await enter(yields, session, () => context.evalCodeAsync(sources[request.filename]!, request.filename, { type: "module" }));
       if (namespace.error) {
         finishWithError(session, runtime, context, namespace.error);
         return;
@@ -155,7 +173,7 @@ async function execute(session: RunSession, qjs: QuickJSWASMModule, heap: WebAss
         return;
       }
       try {
-        await settle(session, runtime, context, call.value, () => deferreds.size);
+        await settle(session, runtime, context, call.value, () => deferreds.size, yields, heap);
       } finally {
         call.value.dispose();
       }
@@ -179,11 +197,12 @@ async function execute(session: RunSession, qjs: QuickJSWASMModule, heap: WebAss
 }
 
 /** Waits for the promise of `start`, running QuickJS jobs each time a host operation settles. */
-async function settle(session: RunSession, runtime: QuickJSRuntime, context: QuickJSContext, promise: QuickJSHandle, pendingHostOps: () => number): Promise<void> {
+async function settle(session: RunSession, runtime: QuickJSRuntime, context: QuickJSContext, promise: QuickJSHandle, pendingHostOps: () => number, yields: EngineYields, heap: WebAssembly.Memory): Promise<void> {
   for (;;) {
-    const jobs = runtime.executePendingJobs();
-    if (jobs.error) {
-      finishWithError(session, runtime, context, jobs.error);
+    // Asynchronous: the jobs (the caller's code) may yield the thread midway (yields.ts).
+    const jobError = await enter(yields, session, () => executePendingJobsAsync(runtime, yields, heap));
+    if (jobError) {
+      finishWithError(session, runtime, context, jobError);
       return;
     }
     if (session.closed) return;
@@ -202,6 +221,8 @@ async function settle(session: RunSession, runtime: QuickJSRuntime, context: Qui
       finishWithError(session, runtime, context, state.error);
       return;
     }
+    // A host operation that settled while the jobs ran queued its job: run it before sleeping.
+    if (runtime.hasPendingJob()) continue;
     if (pendingHostOps() === 0) {
       // An interrupt inside a callback rejects only that callback's promise, not the run's.
       if (unfreeable.has(runtime)) return void expire(session);
@@ -212,19 +233,6 @@ async function settle(session: RunSession, runtime: QuickJSRuntime, context: Qui
     if (session.closed) return;
   }
 }
-
-/** Lets `settle` sleep until some host operation of a session settles. */
-const hostTick = {
-  waiters: new WeakMap<RunSession, () => void>(),
-  next(session: RunSession): Promise<void> {
-    return new Promise((resolve) => this.waiters.set(session, resolve));
-  },
-  wake(session: RunSession): void {
-    const resolve = this.waiters.get(session);
-    this.waiters.delete(session);
-    resolve?.();
-  },
-};
 
 function evalOrThrow(context: QuickJSContext, source: string, filename: string): void {
   context.evalCode(source, filename, { type: "global" }).unwrap().dispose();
@@ -282,59 +290,4 @@ function finishWithError(session: RunSession, runtime: QuickJSRuntime, context: 
   } else {
     session.end("error", err.stack ? `${line}\n${err.stack.trimEnd()}` : line);
   }
-}
-
-/** `globalThis.__weftHost`: log, progress, call, sleep and a granted fetch, each backed by the session. */
-function installHost(context: QuickJSContext, session: RunSession, deferreds: Set<QuickJSDeferredPromise>): void {
-  const host = context.newObject();
-  const asyncOp = (op: () => Promise<string | undefined>) => {
-    const deferred = context.newPromise();
-    deferreds.add(deferred);
-    op().then(
-      (text) => {
-        if (!deferred.alive || !context.alive) return;
-        const value = text === undefined ? context.undefined : context.newString(text);
-        deferred.resolve(value);
-        if (text !== undefined) value.dispose();
-      },
-      (error) => {
-        if (!deferred.alive || !context.alive) return;
-        const value = context.newError({ name: "Error", message: error instanceof Error ? error.message : String(error) });
-        deferred.reject(value);
-        value.dispose();
-      },
-    ).finally(() => {
-      deferreds.delete(deferred);
-      hostTick.wake(session);
-    });
-    return deferred.handle;
-  };
-  const fns: Record<string, QuickJSHandle> = {
-    log: context.newFunction("log", (level, text) => {
-      session.log(context.getString(level), context.getString(text));
-    }),
-    progress: context.newFunction("progress", (text) => {
-      session.progress(context.getString(text));
-    }),
-    call: context.newFunction("call", (module, name, args) => {
-      const [m, n, a] = [context.getString(module), context.getString(name), context.getString(args)];
-      return asyncOp(() => session.call(m, n, a));
-    }),
-    sleep: context.newFunction("sleep", (ms) => {
-      const delay = context.getNumber(ms);
-      return asyncOp(() => session.sleep(delay).then(() => undefined));
-    }),
-  };
-  if (session.request.fetchAllow.length > 0) {
-    fns.fetch = context.newFunction("fetch", (url, init) => {
-      const [u, i] = [context.getString(url), context.getString(init)];
-      return asyncOp(() => session.fetch(u, i));
-    });
-  }
-  for (const [name, fn] of Object.entries(fns)) {
-    context.setProp(host, name, fn);
-    fn.dispose();
-  }
-  context.setProp(context.global, "__weftHost", host);
-  host.dispose();
 }

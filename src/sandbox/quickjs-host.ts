@@ -1,0 +1,78 @@
+/**
+ * The host side of the QuickJS executor inside the VM: `globalThis.__weftHost` (the prelude takes
+ * it), each function backed by the run's session, and the signal `settle` sleeps on until a host
+ * operation of its run settles.
+ * @module
+ */
+import type { QuickJSAsyncContext as QuickJSContext, QuickJSDeferredPromise, QuickJSHandle } from "quickjs-emscripten-core";
+import type { RunSession } from "./session.js";
+import { type EngineYields, newTick } from "./yields.js";
+
+/** Lets `settle` sleep until some host operation of a session settles. */
+export const hostTick = {
+  waiters: new WeakMap<RunSession, () => void>(),
+  next(session: RunSession): Promise<void> {
+    return new Promise((resolve) => this.waiters.set(session, resolve));
+  },
+  wake(session: RunSession): void {
+    const resolve = this.waiters.get(session);
+    this.waiters.delete(session);
+    resolve?.();
+  },
+};
+
+/** `globalThis.__weftHost`: tick, log, progress, call, sleep and a granted fetch, each backed by the session. */
+export function installHost(context: QuickJSContext, session: RunSession, deferreds: Set<QuickJSDeferredPromise>, yields: EngineYields): void {
+  const host = context.newObject();
+  const asyncOp = (op: () => Promise<string | undefined>) => {
+    const deferred = context.newPromise();
+    deferreds.add(deferred);
+    op().then(
+      (text) => {
+        if (!deferred.alive || !context.alive) return;
+        const value = text === undefined ? context.undefined : context.newString(text);
+        deferred.resolve(value);
+        if (text !== undefined) value.dispose();
+      },
+      (error) => {
+        if (!deferred.alive || !context.alive) return;
+        const value = context.newError({ name: "Error", message: error instanceof Error ? error.message : String(error) });
+        deferred.reject(value);
+        value.dispose();
+      },
+    ).finally(() => {
+      deferreds.delete(deferred);
+      hostTick.wake(session);
+    });
+    return deferred.handle;
+  };
+  const fns: Record<string, QuickJSHandle> = {
+    tick: newTick(context, session, yields),
+    log: context.newFunction("log", (level, text) => {
+      session.log(context.getString(level), context.getString(text));
+    }),
+    progress: context.newFunction("progress", (text) => {
+      session.progress(context.getString(text));
+    }),
+    call: context.newFunction("call", (module, name, args) => {
+      const [m, n, a] = [context.getString(module), context.getString(name), context.getString(args)];
+      return asyncOp(() => session.call(m, n, a));
+    }),
+    sleep: context.newFunction("sleep", (ms) => {
+      const delay = context.getNumber(ms);
+      return asyncOp(() => session.sleep(delay).then(() => undefined));
+    }),
+  };
+  if (session.request.fetchAllow.length > 0) {
+    fns.fetch = context.newFunction("fetch", (url, init) => {
+      const [u, i] = [context.getString(url), context.getString(init)];
+      return asyncOp(() => session.fetch(u, i));
+    });
+  }
+  for (const [name, fn] of Object.entries(fns)) {
+    context.setProp(host, name, fn);
+    fn.dispose();
+  }
+  context.setProp(context.global, "__weftHost", host);
+  host.dispose();
+}
