@@ -8,6 +8,7 @@
  */
 import { Command, InvalidArgumentError, Option } from "commander";
 import { WeftClient, WeftClientError } from "weft/client";
+import { evalCommand } from "./eval.ts";
 import { messageLine, toolLines } from "./format.ts";
 import { withRuntime } from "./runtime.ts";
 import { tail } from "./tail.ts";
@@ -210,6 +211,7 @@ export function program(): Command {
       });
     });
 
+  evalCommand(weft);
   return weft;
 }
 

@@ -5,7 +5,7 @@
  * @module
  */
 import { existsSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { startDevServer } from "../../scripts/lib/dev-server.mjs";
 
 /** The nearest folder at or above `from` with a `wrangler.toml`: the weft project to serve. */
@@ -26,12 +26,18 @@ export interface Runtime {
  * Runs `fn` against `url`, or, without one, against a local runtime started for the project in
  * `dir` (default: found from the working directory) and stopped afterwards.
  */
-export async function withRuntime<T>(options: { url?: string; dir?: string; quiet?: boolean }, fn: (url: string, runtime: Runtime) => Promise<T>): Promise<T> {
+export async function withRuntime<T>(
+  options: { url?: string; dir?: string; quiet?: boolean; config?: string; vars?: Record<string, string> },
+  fn: (url: string, runtime: Runtime) => Promise<T>,
+): Promise<T> {
   if (options.url) return fn(options.url, { devMode: false });
   const cwd = projectDir(options.dir ?? process.cwd());
+  // `config` (an eval suite's `runtime.config`) serves another wrangler.toml of the project; `vars` add `--var`s.
+  const config = options.config ? relative(cwd, resolve(options.config)) : "wrangler.toml";
+  const extraArgs = Object.entries(options.vars ?? {}).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
   if (!options.quiet) process.stderr.write(`weft: starting a local runtime (wrangler dev) for ${cwd} ...\n`);
   if (!existsSync(join(cwd, "node_modules", "wrangler"))) throw new Error(`${cwd} has no node_modules/wrangler: run npm install there first`);
-  const server = await startDevServer({ config: "wrangler.toml", cwd, readyPath: "/v1/tools" });
+  const server = await startDevServer({ config, cwd, readyPath: "/v1/tools", extraArgs });
   const interrupted = () => void server.stop().then(() => process.exit(130));
   process.once("SIGINT", interrupted).once("SIGTERM", interrupted);
   try {
