@@ -98,7 +98,7 @@ function tokenFor(opts: EvalOptions, cmd: Command, devMode: boolean, suiteToken?
 
 async function runEval(suiteDir: string, opts: EvalOptions, cmd: Command): Promise<void> {
   const suite = await loadSuite(suiteDir);
-  const runtime = { ...(opts.url ? { url: opts.url } : {}), dir: suite.dir, ...(suite.runtime.config ? { config: suite.runtime.config } : {}), vars: suite.runtime.vars };
+  const runtime = { ...(opts.url ? { url: opts.url } : {}), dir: suite.runtime.project ?? suite.dir, ...(suite.runtime.config ? { config: suite.runtime.config } : {}), vars: suite.runtime.vars };
   await withRuntime(runtime, async (base, rt) => {
     const client = evalClient(base, tokenFor(opts, cmd, rt.devMode, suite.runtime.token));
     const runs = suite.cases.length * suite.candidates.length;

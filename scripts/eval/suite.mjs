@@ -31,7 +31,7 @@ export class SuiteError extends Error {
  * @typedef {(ctx: import("./run-case.mjs").Transcript & { case: Case, candidate: Candidate }) =>
  *   { pass: boolean, detail?: string } | Promise<{ pass: boolean, detail?: string }>} CustomScorer
  * @typedef {{ name: string, dir: string, threshold: number, concurrency: number, timeoutMs: number,
- *   runtime: { config?: string, token?: string, vars: Record<string, string> },
+ *   runtime: { project?: string, config?: string, token?: string, vars: Record<string, string> },
  *   judge?: Candidate, candidates: Candidate[], cases: Case[], scorers: Record<string, CustomScorer>,
  *   leftOut: Array<{ reason: string, count: number }> }} Suite
  */
@@ -103,7 +103,7 @@ export async function loadSuite(dir) {
     threshold,
     concurrency: positive(raw.concurrency ?? 4, at("concurrency")),
     timeoutMs: positive(raw.timeoutMs ?? 60_000, at("timeoutMs")),
-    runtime: { ...(runtime.config ? { config: resolve(folder, runtime.config) } : {}), ...(runtime.token ? { token: runtime.token } : {}), vars: runtime.vars ?? {} },
+    runtime: { ...(runtime.project ? { project: resolve(folder, runtime.project) } : {}), ...(runtime.config ? { config: resolve(folder, runtime.config) } : {}), ...(runtime.token ? { token: runtime.token } : {}), vars: runtime.vars ?? {} },
     ...(raw.judge ? { judge: { name: "judge", ...raw.judge } } : {}),
     candidates,
     cases: cases.map((c) => ({ ...c, messages: c.messages.map((/** @type {any} */ m) => (typeof m === "string" ? m : m.content)) })),
