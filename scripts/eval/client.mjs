@@ -31,6 +31,8 @@ export function evalClient(baseUrl, token) {
   return {
     ...inner,
     get,
+    /** `GET /threads/:id`; a refusal carries weft's code. */
+    getThread: (threadId) => get(`/threads/${enc(threadId)}`),
     /** Every message of a thread, oldest first, silent ones included. */
     async messages(threadId) {
       const out = [];
