@@ -13,7 +13,7 @@ import { createClient } from "../bfcl/client.mjs";
  */
 export function evalClient(baseUrl, token) {
   const base = baseUrl.replace(/\/+$/, "");
-  const inner = createClient(base, token);
+  const inner = createClient(base, /** @type {any} */ (token));
   /** @param {string} path */
   async function get(path) {
     const res = await fetch(base + path, { headers: token ? { authorization: `Bearer ${token}` } : {} });
@@ -32,9 +32,11 @@ export function evalClient(baseUrl, token) {
     ...inner,
     get,
     /** `GET /threads/:id`; a refusal carries weft's code. */
-    getThread: (threadId) => get(`/threads/${enc(threadId)}`),
+    getThread: (/** @type {string} */ threadId) => get(`/threads/${enc(threadId)}`),
     /** Every message of a thread, oldest first, silent ones included. */
+    /** @param {string} threadId @returns {Promise<any[]>} */
     async messages(threadId) {
+      /** @type {any[]} */
       const out = [];
       for (let offset = 0; ; ) {
         const page = await get(`/threads/${enc(threadId)}/messages?limit=100&offset=${offset}&order=asc`);
@@ -44,6 +46,6 @@ export function evalClient(baseUrl, token) {
       }
     },
     /** Every call record of a thread. */
-    calls: async (threadId) => (await get(`/threads/${enc(threadId)}/calls`)).calls,
+    calls: async (/** @type {string} */ threadId) => (await get(`/threads/${enc(threadId)}/calls`)).calls,
   };
 }

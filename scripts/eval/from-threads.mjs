@@ -43,6 +43,7 @@ export async function casesFromThreads(client, threadIds) {
  */
 export function threadCases(info, messages) {
   const top = messages.filter((m) => !m.depth && !m.silent);
+  /** @type {import("./suite.mjs").Case[]} */
   const out = [];
   top.forEach((m, i) => {
     if (m.role !== "user") return;

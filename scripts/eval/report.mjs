@@ -24,11 +24,18 @@ const pct = (/** @type {number} */ a, /** @type {number} */ b) => (b === 0 ? "-"
 
 /** The summary table, one row per candidate. @param {EvalResult} r @returns {string[]} */
 export function summaryTable(r) {
-  const head = ["candidate", "model", "passed", "pass rate", "exact calls", "tokens in/out", "cost", "p50 turn", "p95 turn"];
-  const rows = r.candidates.map((c) => [c.name, c.model, `${c.passed}/${c.total}`, pct(c.passed, c.total), `${c.exact[0]}/${c.exact[1]}`, `${c.tokens.input}/${c.tokens.output}`, money(c.cost), ms(c.p50Ms), ms(c.p95Ms)]);
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  const line = (/** @type {string[]} */ cells) => cells.map((c, i) => c.padEnd(widths[i])).join("  ").trimEnd();
-  return [line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)];
+  const rows = summaryRows(r);
+  const widths = HEAD.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]?.length ?? 0)));
+  const line = (/** @type {string[]} */ cells) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join("  ").trimEnd();
+  return [line(HEAD), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)];
+}
+
+/** The summary's columns. */
+const HEAD = ["candidate", "model", "passed", "pass rate", "exact calls", "tokens in/out", "cost", "p50 turn", "p95 turn"];
+
+/** The summary's cells, one row per candidate. @param {EvalResult} r @returns {string[][]} */
+function summaryRows(r) {
+  return r.candidates.map((c) => [c.name, c.model, `${c.passed}/${c.total}`, pct(c.passed, c.total), `${c.exact[0]}/${c.exact[1]}`, `${c.tokens.input}/${c.tokens.output}`, money(c.cost), ms(c.p50Ms), ms(c.p95Ms)]);
 }
 
 /** One line per failed score, as `FAIL <candidate> <case> <scorer>: <detail>`. @param {EvalResult} r */
@@ -51,8 +58,8 @@ const esc = (/** @type {unknown} */ s) => String(s).replace(/[&<>"']/g, (ch) => 
  */
 export function htmlReport(r, pair = null) {
   const [a, b] = pair ? pair.map((n) => r.candidates.find((c) => c.name === n)) : [r.candidates[0], r.candidates[1]];
-  const summary = `<table id="summary"><thead><tr>${summaryTable(r)[0].split(/\s{2,}/).map((h) => `<th>${esc(h)}</th>`).join("")}</tr></thead><tbody>${r.candidates
-    .map((c) => `<tr><td>${esc(c.name)}</td><td>${esc(c.model)}</td><td>${c.passed}/${c.total}</td><td>${pct(c.passed, c.total)}</td><td>${c.exact[0]}/${c.exact[1]}</td><td>${c.tokens.input}/${c.tokens.output}</td><td>${money(c.cost)}</td><td>${ms(c.p50Ms)}</td><td>${ms(c.p95Ms)}</td></tr>`)
+  const summary = `<table id="summary"><thead><tr>${HEAD.map((h) => `<th>${esc(h)}</th>`).join("")}</tr></thead><tbody>${summaryRows(r)
+    .map((row) => `<tr>${row.map((cell) => `<td>${esc(cell)}</td>`).join("")}</tr>`)
     .join("")}</tbody></table>`;
   let comparison = "<p>One candidate: no side-by-side comparison.</p>";
   if (a && b) {

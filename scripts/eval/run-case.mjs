@@ -81,7 +81,7 @@ export async function playCase(client, kase, candidate, opts) {
     t.calls = calls;
     for (const tool of info.tools ?? []) t.tools.set(tool.name, tool.inputSchema);
     const top = messages.filter((m) => !m.depth);
-    t.requested = top.filter((m) => m.role === "assistant").flatMap((m) => (m.toolCalls ?? []).filter((c) => !c.providerExecuted).map((c) => ({ id: c.id, name: c.name, raw: c.arguments, arguments: parse(c.arguments) })));
+    t.requested = top.filter((m) => m.role === "assistant").flatMap((m) => (m.toolCalls ?? []).filter((/** @type {any} */ c) => !c.providerExecuted).map((/** @type {any} */ c) => ({ id: c.id, name: c.name, raw: c.arguments, arguments: parse(c.arguments) })));
     t.text = top.filter((m) => m.role === "assistant" && m.content).at(-1)?.content ?? "";
   } catch (err) {
     t.status = "error";

@@ -24,7 +24,7 @@ export async function pool(items, limit, work) {
   let next = 0;
   await Promise.all(
     Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) await work(items[next++]);
+      while (next < items.length) await work(/** @type {T} */ (items[next++]));
     }),
   );
 }
@@ -72,7 +72,7 @@ export async function scoreCase(client, suite, kase, candidate) {
   if (e.trajectory) scores.push(scoreTrajectory(e.trajectory, t));
   if (e.answer) scores.push(...scoreAnswer(e.answer, t));
   if (e.judge && suite.judge) scores.push(await scoreJudge(client, suite.judge, e.judge.rubric, kase, t, { timeoutMs: suite.timeoutMs }));
-  for (const name of e.custom ?? []) scores.push(await scoreCustom(name, suite.scorers[name], { ...t, case: kase, candidate }));
+  for (const name of e.custom ?? []) scores.push(await scoreCustom(name, /** @type {import("./suite.mjs").CustomScorer} */ (suite.scorers[name]), { ...t, case: kase, candidate }));
   return {
     caseId: kase.id,
     pass: scores.every((s) => s.pass),
@@ -110,5 +110,5 @@ function totals(c, results) {
 /** Nearest-rank quantile of sorted `xs`, or null when empty. @param {number[]} xs @param {number} q */
 export function quantile(xs, q) {
   if (xs.length === 0) return null;
-  return xs[Math.min(xs.length - 1, Math.max(0, Math.ceil(q * xs.length) - 1))];
+  return xs[Math.min(xs.length - 1, Math.max(0, Math.ceil(q * xs.length) - 1))] ?? null;
 }

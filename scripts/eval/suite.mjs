@@ -86,8 +86,8 @@ export async function loadSuite(dir) {
   if (!isObject(scorers) || !Object.values(scorers).every((s) => typeof s === "function")) fail(at("scorers"), "expected an object of functions (suite.mjs only)");
   const ids = new Set();
   cases.forEach((c, i) => {
-    checkCase(c, whereOf[i], scorers, raw.judge !== undefined);
-    if (ids.has(c.id)) fail(`${whereOf[i]}.id`, `"${c.id}" is used by another case`);
+    checkCase(c, whereOf[i] ?? "", scorers, raw.judge !== undefined);
+    if (ids.has(c.id)) fail(`${whereOf[i] ?? ""}.id`, `"${c.id}" is used by another case`);
     ids.add(c.id);
   });
   if (cases.length === 0) fail(at("cases"), "the suite has no cases");

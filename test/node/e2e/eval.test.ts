@@ -134,7 +134,7 @@ describe("two candidates, an LLM judge and the HTML report", () => {
     expect(last).toContain("Sunny in Milan.");
 
     const found = findChromium();
-    if (!found.path) return console.warn(`skipped the page check: ${found.reason}`);
+    if (found.path === null) return console.warn(`skipped the page check: ${found.reason}`);
     const browser = await chromium.launch({ executablePath: found.path, headless: true, args: ["--no-sandbox"] });
     try {
       const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
