@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { evalClient } from "../../scripts/eval/client.mjs";
-import { casesFromThreads } from "../../scripts/eval/from-threads.mjs";
+import { casesFromThreads, resolveThreadIds } from "../../scripts/eval/from-threads.mjs";
 import { countLine, diffLines, htmlReport, leftOutLines, summaryTable, underThreshold } from "../../scripts/eval/report.mjs";
 import { runSuite } from "../../scripts/eval/runner.mjs";
 import { loadSuite, SuiteError } from "../../scripts/eval/suite.mjs";
@@ -74,7 +74,7 @@ export function evalCommand(weft: Command): void {
     .option("--json <file>", "write every result as JSON")
     .option("--compare <a,b>", "the two candidates the HTML report puts side by side (default: the first two)")
     .option("--max-diffs <n>", "failure lines printed (all are in --json and --html)", count, 50)
-    .option("--from-threads <ids>", "export these threads (comma-separated ids) as a suite instead of running one")
+    .option("--from-threads <ids>", "export threads as a suite instead of running one: comma-separated ids, latest:<n>, agent:<name>")
     .option("--out <folder>", "where --from-threads writes the suite (default: evals/from-threads)")
     .action(async (suiteDir: string | undefined, opts: EvalOptions, cmd: Command) => {
       try {
@@ -98,6 +98,8 @@ function tokenFor(opts: EvalOptions, cmd: Command, devMode: boolean, suiteToken?
 
 async function runEval(suiteDir: string, opts: EvalOptions, cmd: Command): Promise<void> {
   const suite = await loadSuite(suiteDir);
+  const pair = opts.compare ? (opts.compare.split(",") as [string, string]) : null;
+  if (pair && (pair.length !== 2 || !pair.every((n) => suite.candidates.some((c) => c.name === n)))) throw new SuiteError("--compare", `expected two candidate names of the suite, got ${opts.compare}`);
   const runtime = { ...(opts.url ? { url: opts.url } : {}), dir: suite.runtime.project ?? suite.dir, ...(suite.runtime.config ? { config: suite.runtime.config } : {}), vars: suite.runtime.vars };
   await withRuntime(runtime, async (base, rt) => {
     const client = evalClient(base, tokenFor(opts, cmd, rt.devMode, suite.runtime.token));
@@ -110,8 +112,6 @@ async function runEval(suiteDir: string, opts: EvalOptions, cmd: Command): Promi
     const diffs = diffLines(result);
     diffs.slice(0, opts.maxDiffs).forEach(say);
     if (diffs.length > opts.maxDiffs) say(`... ${diffs.length - opts.maxDiffs} more failure lines (all of them with --json or --html)`);
-    const pair = opts.compare ? (opts.compare.split(",") as [string, string]) : null;
-    if (pair && (pair.length !== 2 || !pair.every((n) => result.candidates.some((c) => c.name === n)))) throw new SuiteError("--compare", `expected two candidate names of the suite, got ${opts.compare}`);
     if (opts.html) write(opts.html, htmlReport(result, pair));
     if (opts.json) write(opts.json, `${JSON.stringify(result, null, 2)}\n`);
     const threshold = opts.threshold ?? suite.threshold;
@@ -122,10 +122,11 @@ async function runEval(suiteDir: string, opts: EvalOptions, cmd: Command): Promi
 }
 
 async function exportThreads(opts: EvalOptions, cmd: Command): Promise<void> {
-  const ids = (opts.fromThreads ?? "").split(",").map((s) => s.trim()).filter(Boolean);
-  if (ids.length === 0) throw new SuiteError("--from-threads", "expected thread ids, comma-separated");
+  if (!(opts.fromThreads ?? "").trim()) throw new SuiteError("--from-threads", "expected thread ids or latest:<n> or agent:<name>, comma-separated");
   await withRuntime({ ...(opts.url ? { url: opts.url } : {}) }, async (base, rt) => {
     const client = evalClient(base, tokenFor(opts, cmd, rt.devMode));
+    const ids = await resolveThreadIds(client, opts.fromThreads ?? "");
+    if (ids.length === 0) throw new Error(`--from-threads ${opts.fromThreads}: names no thread of yours`);
     const cases = await casesFromThreads(client, ids);
     const out = resolve(opts.out ?? "evals/from-threads");
     mkdirSync(join(out, "cases"), { recursive: true });

@@ -11,6 +11,40 @@
  */
 
 /**
+ * The thread ids a `--from-threads` value names: comma-separated items, each a thread id,
+ * `latest:<n>` (the caller's n newest threads) or `agent:<name>` (every thread of the caller's
+ * that runs that agent, newest first, at most 1000). Ids are kept in the order given, once each.
+ * @param {ReturnType<import("./client.mjs").evalClient>} client @param {string} spec
+ * @returns {Promise<string[]>}
+ */
+export async function resolveThreadIds(client, spec) {
+  const items = spec.split(",").map((s) => s.trim()).filter(Boolean);
+  /** @type {Array<{ threadId: string, agentId: string }> | null} */
+  let mine = null;
+  const listMine = async () => {
+    if (mine) return mine;
+    mine = [];
+    for (let cursor = ""; mine.length < 1000; ) {
+      const page = await client.get(`/threads?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+      mine.push(...page.threads);
+      if (!page.nextCursor) break;
+      cursor = page.nextCursor;
+    }
+    return mine;
+  };
+  /** @type {string[]} */
+  const ids = [];
+  for (const item of items) {
+    const latest = /^latest:(\d+)$/.exec(item);
+    const agent = /^agent:(.+)$/.exec(item);
+    if (latest) ids.push(...(await listMine()).slice(0, Number(latest[1])).map((t) => t.threadId));
+    else if (agent) ids.push(...(await listMine()).filter((t) => t.agentId === agent[1]).map((t) => t.threadId));
+    else ids.push(item);
+  }
+  return [...new Set(ids)];
+}
+
+/**
  * Reads `threadIds` and builds their cases.
  * @param {ReturnType<import("./client.mjs").evalClient>} client
  * @param {string[]} threadIds

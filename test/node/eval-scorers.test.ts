@@ -2,6 +2,7 @@
  * The eval runner's pure parts: the scorers, the suite reader, the thread export and the report
  * (scripts/eval/). The runs against a live weft are in test/node/e2e/eval.test.ts.
  */
+import { execFile } from "node:child_process";
 import { mkdtempSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +14,7 @@ import { threadBody } from "../../scripts/eval/run-case.mjs";
 import { loadSuite } from "../../scripts/eval/suite.mjs";
 import { countLine, htmlReport, underThreshold } from "../../scripts/eval/report.mjs";
 import { quantile } from "../../scripts/eval/runner.mjs";
+import { REPO_ROOT } from "../../scripts/lib/dev-server.mjs";
 
 const SCHEMA = { type: "object", properties: { city: { type: "string" }, unit: { type: "string", enum: ["c", "f"], default: "c" } }, required: ["city"] };
 
@@ -144,6 +146,22 @@ describe("suite folders", () => {
     expect((await bad({ "suite.json": { candidates: [{ name: "s" }], cases: [{ ...one, expect: { judge: { rubric: "r" } } }] } })).message).toMatch(/names no judge/);
     expect((await bad({ "suite.json": { candidates: [{ name: "s" }], cases: [{ ...one, expect: { custom: ["nope"] } }] } })).message).toMatch(/no scorer "nope"/);
     expect((await bad({ "suite.json": { candidates: [{ name: "s" }], cases: [one, one] } })).message).toMatch(/"a" is used by another case/);
+  });
+});
+
+describe("weft eval refuses a bad suite or usage before it starts anything", () => {
+  const cli = (args: string[]) =>
+    new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      execFile(process.execPath, [join(REPO_ROOT, "bin/weft.mjs"), "eval", ...args], { cwd: REPO_ROOT }, (error, _stdout, stderr) => resolve({ code: error ? (error.code as number) : 0, stderr }));
+    });
+
+  it("exit code 2 naming the file and path; --compare must name two candidates", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "weft-suite-"));
+    writeFileSync(join(dir, "suite.json"), JSON.stringify({ candidates: [{ name: "s", modle: "x" }], cases: [] }));
+    expect(await cli([dir])).toEqual({ code: 2, stderr: "weft eval: suite.json: candidates[0].modle: unknown field; the fields are name, agent, model, env, arguments, price\n" });
+    writeFileSync(join(dir, "suite.json"), JSON.stringify({ candidates: [{ name: "s" }], cases: [{ id: "a", messages: ["hi"], expect: { trajectory: [] } }] }));
+    expect(await cli([dir, "--compare", "s,t"])).toEqual({ code: 2, stderr: "weft eval: --compare: expected two candidate names of the suite, got s,t\n" });
+    expect((await cli(["--threshold", "2", dir])).code).toBe(2);
   });
 });
 

@@ -195,9 +195,10 @@ describe("weft eval --from-threads", () => {
     expect(bob.stderr).toMatch(new RegExp(`thread ${threadId} cannot be exported: GET /threads/${threadId} -> 404 thread_not_found`));
     expect(existsSync(bobOut)).toBe(false);
 
-    for (const [who, key] of [["alice", API_KEYS.alice], ["root", API_KEYS.root]] as const) {
+    // The owner names it by a query (her newest thread), the admin by its id.
+    for (const [who, key, spec] of [["alice", API_KEYS.alice, "latest:1"], ["root", API_KEYS.root, threadId]] as const) {
       const out = join(work, who);
-      const run = await weftEval(["--from-threads", threadId, "--url", weft.url, "--auth", key, "--out", out]);
+      const run = await weftEval(["--from-threads", spec, "--url", weft.url, "--auth", key, "--out", out]);
       expect(run.stdout, run.stderr).toContain(`eval: exported 1 cases from 1 thread(s) to ${out}`);
       const written = readdirSync(join(out, "cases")).map((f) => readFileSync(join(out, "cases", f), "utf8")).join("\n") + readFileSync(join(out, "suite.json"), "utf8");
       expect(written).not.toContain(canary);
