@@ -78,15 +78,20 @@ export async function loadSuite(dir) {
   const names = new Set();
   candidates.forEach((/** @type {any} */ c, /** @type {number} */ i) => {
     checkCandidate(c, at(`candidates[${i}]`));
+    if (c.env) c.env = fromShell(c.env, at(`candidates[${i}].env`));
     if (names.has(c.name)) fail(at(`candidates[${i}].name`), `"${c.name}" is listed twice`);
     names.add(c.name);
   });
-  if (raw.judge !== undefined) checkCandidate({ name: "judge", ...raw.judge }, at("judge"));
+  if (raw.judge !== undefined) {
+    checkCandidate({ name: "judge", ...raw.judge }, at("judge"));
+    if (raw.judge.env) raw.judge.env = fromShell(raw.judge.env, at("judge.env"));
+  }
   const scorers = raw.scorers ?? {};
   if (!isObject(scorers) || !Object.values(scorers).every((s) => typeof s === "function")) fail(at("scorers"), "expected an object of functions (suite.mjs only)");
   const ids = new Set();
   cases.forEach((c, i) => {
     checkCase(c, whereOf[i] ?? "", scorers, raw.judge !== undefined);
+    if (isObject(c.env)) c.env = fromShell(c.env, `${whereOf[i] ?? ""}.env`);
     if (ids.has(c.id)) fail(`${whereOf[i] ?? ""}.id`, `"${c.id}" is used by another case`);
     ids.add(c.id);
   });
@@ -168,6 +173,24 @@ function checkCase(c, where, scorers, hasJudge) {
       if (typeof scorers[n] !== "function") fail(`${where}.expect.custom[${i}]`, `no scorer "${n}" in the suite's scorers`);
     });
   }
+}
+
+/**
+ * Env values as POST /threads takes them, with `{ "fromEnv": "NAME" }` read from the runner's own
+ * environment (a secret unless `type` says `text`), so a suite file never holds a key.
+ * @param {Record<string, unknown>} env @param {string} where
+ */
+function fromShell(env, where) {
+  /** @type {Record<string, unknown>} */
+  const out = {};
+  for (const [name, v] of Object.entries(env)) {
+    if (isObject(v) && "fromEnv" in v) {
+      const value = typeof v.fromEnv === "string" ? process.env[v.fromEnv] : undefined;
+      if (value === undefined || value === "") fail(`${where}.${name}`, `fromEnv ${JSON.stringify(v.fromEnv)} is not set in this shell's environment`);
+      out[name] = { value, type: v.type === "text" ? "text" : "secret" };
+    } else out[name] = v;
+  }
+  return out;
 }
 
 /** @param {string} where @param {string} problem @returns {never} */

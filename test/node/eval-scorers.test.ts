@@ -146,6 +146,15 @@ describe("suite folders", () => {
     expect((await bad({ "suite.json": { candidates: [{ name: "s" }], cases: [{ ...one, expect: { judge: { rubric: "r" } } }] } })).message).toMatch(/names no judge/);
     expect((await bad({ "suite.json": { candidates: [{ name: "s" }], cases: [{ ...one, expect: { custom: ["nope"] } }] } })).message).toMatch(/no scorer "nope"/);
     expect((await bad({ "suite.json": { candidates: [{ name: "s" }], cases: [one, one] } })).message).toMatch(/"a" is used by another case/);
+    expect((await bad({ "suite.json": { candidates: [{ name: "s", env: { K: { fromEnv: "WEFT_EVAL_UNSET_NAME" } } }], cases: [one] } })).message).toBe(
+      'suite.json: candidates[0].env.K: fromEnv "WEFT_EVAL_UNSET_NAME" is not set in this shell\'s environment',
+    );
+  });
+
+  it("reads { fromEnv } env values from the runner's environment, as secrets unless typed text", async () => {
+    process.env.WEFT_EVAL_TEST_KEY = "sk-from-the-shell";
+    const suite = await loadSuite(folder({ "suite.json": { candidates: [{ name: "s", env: { KEY: { fromEnv: "WEFT_EVAL_TEST_KEY" }, URL: { fromEnv: "WEFT_EVAL_TEST_KEY", type: "text" }, PLAIN: "p" } }], cases: [one] } }));
+    expect(suite.candidates[0]!.env).toEqual({ KEY: { value: "sk-from-the-shell", type: "secret" }, URL: { value: "sk-from-the-shell", type: "text" }, PLAIN: "p" });
   });
 });
 
