@@ -27,6 +27,7 @@ interface EvalOptions {
   fromThreads?: string;
   out?: string;
   maxDiffs: number;
+  keepThreads?: boolean;
 }
 
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
@@ -74,6 +75,7 @@ export function evalCommand(weft: Command): void {
     .option("--json <file>", "write every result as JSON")
     .option("--compare <a,b>", "the two candidates the HTML report puts side by side (default: the first two)")
     .option("--max-diffs <n>", "failure lines printed (all are in --json and --html)", count, 50)
+    .option("--keep-threads", "with --url: keep each case's thread for inspection (by default they are deleted once scored)")
     .option("--from-threads <ids>", "export threads as a suite instead of running one: comma-separated ids, latest:<n>, agent:<name>")
     .option("--out <folder>", "where --from-threads writes the suite (default: evals/from-threads)")
     .action(async (suiteDir: string | undefined, opts: EvalOptions, cmd: Command) => {
@@ -105,12 +107,16 @@ async function runEval(suiteDir: string, opts: EvalOptions, cmd: Command): Promi
     const client = evalClient(base, tokenFor(opts, cmd, rt.devMode, suite.runtime.token));
     const runs = suite.cases.length * suite.candidates.length;
     note(`eval: ${suite.name}: ${suite.cases.length} cases x ${suite.candidates.length} candidate(s) = ${runs} runs against ${base}`);
-    const result = await runSuite(suite, client, { ...(opts.concurrency ? { concurrency: opts.concurrency } : {}), onProgress: progress() });
+    // Against a weft that keeps its threads (--url), each case's threads are deleted once scored.
+    const cleanup = opts.url !== undefined && !opts.keepThreads;
+    const result = await runSuite(suite, client, { ...(opts.concurrency ? { concurrency: opts.concurrency } : {}), cleanup, onProgress: progress() });
     say(countLine(result));
     leftOutLines(result).forEach(say);
     summaryTable(result).forEach(say);
     const diffs = diffLines(result);
     diffs.slice(0, opts.maxDiffs).forEach(say);
+    const kept = result.candidates.flatMap((c) => c.results.filter((r) => r.cleanupError));
+    if (kept.length > 0) note(`eval: ${kept.length} case thread(s) could not be deleted and stay in your account; first: ${kept[0]?.cleanupError}`);
     if (diffs.length > opts.maxDiffs) say(`... ${diffs.length - opts.maxDiffs} more failure lines (all of them with --json or --html)`);
     if (opts.html) write(opts.html, htmlReport(result, pair));
     if (opts.json) write(opts.json, `${JSON.stringify(result, null, 2)}\n`);

@@ -31,6 +31,12 @@ export function evalClient(baseUrl, token) {
   return {
     ...inner,
     get,
+    /** `DELETE /threads/:id`. */
+    async deleteThread(/** @type {string} */ threadId) {
+      const res = await fetch(`${base}/threads/${enc(threadId)}`, { method: "DELETE", headers: token ? { authorization: `Bearer ${token}` } : {} });
+      const text = await res.text();
+      if (!res.ok) throw new Error(`DELETE /threads/${threadId} -> ${res.status}: ${text.slice(0, 300)}`);
+    },
     /** `GET /threads/:id`; a refusal carries weft's code. */
     getThread: (/** @type {string} */ threadId) => get(`/threads/${enc(threadId)}`),
     /** Every message of a thread, oldest first, silent ones included. */

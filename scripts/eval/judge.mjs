@@ -6,7 +6,7 @@
  * holds. The judge answers JSON `{"pass": true|false, "reason": "..."}`.
  * @module
  */
-import { playCase } from "./run-case.mjs";
+import { withThread } from "./run-case.mjs";
 
 /**
  * The message the judge reads.
@@ -36,11 +36,16 @@ export function judgePrompt(rubric, kase, t) {
  * @param {ReturnType<import("./client.mjs").evalClient>} client
  * @param {import("./suite.mjs").Candidate} judge
  * @param {string} rubric @param {import("./suite.mjs").Case} kase @param {import("./run-case.mjs").Transcript} t
- * @param {{ timeoutMs: number }} opts
+ * @param {{ timeoutMs: number, cleanup?: boolean }} opts
  * @returns {Promise<import("./scorers.mjs").Score>}
  */
 export async function scoreJudge(client, judge, rubric, kase, t, opts) {
-  const asked = await playCase(client, { id: `${kase.id}#judge`, messages: [judgePrompt(rubric, kase, t)], ...(kase.agent ? { agent: kase.agent } : {}), expect: {} }, judge, opts);
+  const judged = { id: `${kase.id}#judge`, messages: [judgePrompt(rubric, kase, t)], ...(kase.agent ? { agent: kase.agent } : {}), expect: {} };
+  return (await withThread(client, judged, judge, opts, async (asked) => verdictOf(asked))).value;
+}
+
+/** @param {import("./run-case.mjs").Transcript} asked @returns {import("./scorers.mjs").Score} */
+function verdictOf(asked) {
   if (asked.status !== "completed") return { scorer: "judge", pass: false, detail: `the judge did not answer: ${asked.error}` };
   const verdict = parseVerdict(asked.text);
   if (!verdict) return { scorer: "judge", pass: false, detail: `the judge's answer is not {"pass": boolean, "reason": string}: ${asked.text.slice(0, 300)}` };

@@ -47,6 +47,39 @@ export function threadBody(kase, candidate) {
  * @returns {Promise<Transcript>}
  */
 export async function playCase(client, kase, candidate, opts) {
+  return (await withThread(client, kase, candidate, opts, async (t) => t)).value;
+}
+
+/**
+ * Plays `kase`, runs `use` on the transcript while the thread still exists, then deletes the
+ * thread when `opts.cleanup` says so (a run against a deployed weft leaves no threads behind).
+ * A thread that cannot be deleted is reported in `cleanupError`, never thrown.
+ * @template T
+ * @param {ReturnType<import("./client.mjs").evalClient>} client
+ * @param {import("./suite.mjs").Case} kase @param {import("./suite.mjs").Candidate} candidate
+ * @param {{ timeoutMs: number, cleanup?: boolean }} opts
+ * @param {(t: Transcript) => Promise<T>} use
+ * @returns {Promise<{ value: T, cleanupError?: string }>}
+ */
+export async function withThread(client, kase, candidate, opts, use) {
+  const t = await play(client, kase, candidate, opts);
+  let value;
+  try {
+    value = await use(t);
+  } finally {
+    if (opts.cleanup && t.threadId) {
+      const failed = await client.deleteThread(t.threadId).then(() => undefined, (err) => (err instanceof Error ? err.message : String(err)));
+      if (failed !== undefined && value !== undefined) return { value, cleanupError: failed };
+    }
+  }
+  return { value };
+}
+
+/**
+ * @param {ReturnType<import("./client.mjs").evalClient>} client @param {import("./suite.mjs").Case} kase
+ * @param {import("./suite.mjs").Candidate} candidate @param {{ timeoutMs: number }} opts @returns {Promise<Transcript>}
+ */
+async function play(client, kase, candidate, opts) {
   /** @type {Transcript} */
   const t = { threadId: null, status: "completed", requested: [], calls: [], messages: [], text: "", tools: new Map(), usage: { input: 0, output: 0 }, turnMs: [] };
   let events = null;

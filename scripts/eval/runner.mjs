@@ -4,14 +4,15 @@
  * `concurrency` at a time, then scores each transcript and totals each candidate.
  * @module
  */
-import { playCase } from "./run-case.mjs";
+import { withThread } from "./run-case.mjs";
 import { scoreAnswer, scoreCustom, scoreToolCalls, scoreTrajectory } from "./scorers.mjs";
 import { scoreJudge } from "./judge.mjs";
 
 /**
  * @typedef {{ caseId: string, pass: boolean, scores: import("./scorers.mjs").Score[], threadId: string | null,
  *   status: string, error?: string, text: string, requested: Array<{ name: string, raw: string }>,
- *   usage: { input: number, output: number }, turnMs: number[] }} CaseResult
+ *   usage: { input: number, output: number }, turnMs: number[], cleanupError?: string }} CaseResult
+ *   `cleanupError`: why the case's thread could not be deleted (it stays in the caller's account)
  * @typedef {{ name: string, model: string, results: CaseResult[], passed: number, total: number,
  *   exact: [number, number], tokens: { input: number, output: number }, cost: number | null,
  *   p50Ms: number | null, p95Ms: number | null }} CandidateResult
@@ -32,7 +33,8 @@ export async function pool(items, limit, work) {
 /**
  * @param {import("./suite.mjs").Suite} suite
  * @param {ReturnType<import("./client.mjs").evalClient>} client
- * @param {{ concurrency?: number, onProgress?: (done: number, total: number) => void }} [opts]
+ * @param {{ concurrency?: number, cleanup?: boolean, onProgress?: (done: number, total: number) => void }} [opts]
+ *   `cleanup`: delete each case's threads once scored (for a weft that keeps them)
  * @returns {Promise<EvalResult>}
  */
 export async function runSuite(suite, client, opts = {}) {
@@ -41,7 +43,7 @@ export async function runSuite(suite, client, opts = {}) {
   const byCandidate = new Map(suite.candidates.map((c) => [c.name, []]));
   let done = 0;
   await pool(work, opts.concurrency ?? suite.concurrency, async ({ candidate, kase }) => {
-    const result = await scoreCase(client, suite, kase, candidate);
+    const result = await scoreCase(client, suite, kase, candidate, opts.cleanup === true);
     byCandidate.get(candidate.name)?.push(result);
     opts.onProgress?.(++done, work.length);
   });
@@ -60,10 +62,22 @@ export async function runSuite(suite, client, opts = {}) {
  * with that reason, beside whatever the scorers say.
  * @param {ReturnType<import("./client.mjs").evalClient>} client @param {import("./suite.mjs").Suite} suite
  * @param {import("./suite.mjs").Case} kase @param {import("./suite.mjs").Candidate} candidate
+ * @param {boolean} cleanup delete the case's threads once scored
  * @returns {Promise<CaseResult>}
  */
-export async function scoreCase(client, suite, kase, candidate) {
-  const t = await playCase(client, kase, candidate, { timeoutMs: suite.timeoutMs });
+export async function scoreCase(client, suite, kase, candidate, cleanup = false) {
+  const opts = { timeoutMs: suite.timeoutMs, cleanup };
+  const { value, cleanupError } = await withThread(client, kase, candidate, opts, (t) => scoreTranscript(client, suite, kase, candidate, t, opts));
+  return cleanupError ? { ...value, cleanupError } : value;
+}
+
+/**
+ * @param {ReturnType<import("./client.mjs").evalClient>} client @param {import("./suite.mjs").Suite} suite
+ * @param {import("./suite.mjs").Case} kase @param {import("./suite.mjs").Candidate} candidate
+ * @param {import("./run-case.mjs").Transcript} t @param {{ timeoutMs: number, cleanup: boolean }} opts
+ * @returns {Promise<CaseResult>}
+ */
+async function scoreTranscript(client, suite, kase, candidate, t, opts) {
   /** @type {import("./scorers.mjs").Score[]} */
   const scores = [];
   if (t.status !== "completed") scores.push({ scorer: "thread", pass: false, detail: t.error ?? t.status });
@@ -71,7 +85,7 @@ export async function scoreCase(client, suite, kase, candidate) {
   if (e.toolCalls) scores.push(scoreToolCalls(e.toolCalls, t));
   if (e.trajectory) scores.push(scoreTrajectory(e.trajectory, t));
   if (e.answer) scores.push(...scoreAnswer(e.answer, t));
-  if (e.judge && suite.judge) scores.push(await scoreJudge(client, suite.judge, e.judge.rubric, kase, t, { timeoutMs: suite.timeoutMs }));
+  if (e.judge && suite.judge) scores.push(await scoreJudge(client, suite.judge, e.judge.rubric, kase, t, opts));
   for (const name of e.custom ?? []) scores.push(await scoreCustom(name, /** @type {import("./suite.mjs").CustomScorer} */ (suite.scorers[name]), { ...t, case: kase, candidate }));
   return {
     caseId: kase.id,
