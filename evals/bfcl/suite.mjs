@@ -2,8 +2,9 @@
  * An eval suite built from BFCL's shared data (`../shared/data/bfcl` beside the repository, read in
  * place, never copied; `WEFT_BFCL_DATA` names another folder). Each case is a BFCL question with
  * its functions, offered as tools by the test worker's `bfcl` agent; the expectation is the
- * ground truth (its first acceptable value for every argument, as scripts/bfcl/answers.mjs reads
- * it); an irrelevance case expects no call. The `scripted` candidate plays that ground truth, so the
+ * ground truth with every acceptable value of every argument, judged the way BFCL judges
+ * (scripts/bfcl/answers.mjs); an irrelevance case expects no call. The scripted candidate plays
+ * the first acceptable values, as the bfcl harness does. The `scripted` candidate plays that ground truth, so the
  * suite passes at 100%; a candidate that answers wrongly is scored wrong. Cases the data cannot
  * make are counted in `leftOut` with the reason, never dropped silently.
  *
@@ -51,7 +52,8 @@ export async function bfclSuite(options = {}) {
               const { name, args } = expectedCall(entry);
               const tool = toTool.get(name);
               if (!tool) throw new Error("ground truth calls a function the case does not offer");
-              return { name: tool, arguments: args };
+              // The candidate plays the first acceptable values; the expectation keeps them all.
+              return { name: tool, play: args, acceptable: Object.values(entry)[0] };
             });
       } catch (err) {
         leave(`${category.name}: ${err instanceof Error ? err.message.split(":")[0] : err}`);
@@ -63,8 +65,8 @@ export async function bfclSuite(options = {}) {
         arguments: { functions: tools },
         script: calls.length === 0
           ? [{ text: "None of the tools offered fits this question, so I answer it in text." }]
-          : [{ toolCalls: calls.map((c, i) => ({ id: `call_${i + 1}`, name: c.name, arguments: JSON.stringify(c.arguments) })) }, { text: "Done." }],
-        expect: { toolCalls: calls },
+          : [{ toolCalls: calls.map((c, i) => ({ id: `call_${i + 1}`, name: c.name, arguments: JSON.stringify(c.play) })) }, { text: "Done." }],
+        expect: { toolCalls: calls.map((c) => ({ name: c.name, acceptable: c.acceptable })) },
       });
     }
   }

@@ -6,11 +6,14 @@
  * arguments are read through the tool's JSON Schema (Ajv, draft 2020-12) with every valid
  * `default` applied, then compared by deep equality, so an argument left out and the same
  * argument given its default are the same call. Arguments the schema refuses are compared as sent.
+ * An expected call may list `acceptable` values per argument instead (BFCL's `possible_answer`
+ * form): then the arguments as sent are judged the way BFCL judges them (scripts/bfcl/answers.mjs).
  * @module
  */
 import { isDeepStrictEqual } from "node:util";
 import { createReference } from "../bfcl/reference.mjs";
 import { show } from "../bfcl/check.mjs";
+import { answerMismatch } from "../bfcl/answers.mjs";
 
 /** @typedef {{ scorer: string, pass: boolean, detail?: string }} Score */
 
@@ -45,20 +48,29 @@ export function readArguments(tools, name, args) {
  * @returns {Score}
  */
 export function scoreToolCalls(expected, t) {
-  const got = t.requested.map((c) => ({ name: c.name, arguments: readArguments(t.tools, c.name, c.arguments) }));
-  const want = expected.map((c) => ({ name: c.name, arguments: readArguments(t.tools, c.name, c.arguments ?? {}) }));
+  const got = t.requested.map((c) => ({ name: c.name, arguments: readArguments(t.tools, c.name, c.arguments), sent: c.arguments }));
+  const want = expected.map((c) => ({ name: c.name, arguments: c.acceptable ?? readArguments(t.tools, c.name, c.arguments ?? {}), acceptable: c.acceptable }));
   const left = [...got];
   const missing = [];
   for (const w of want) {
-    const i = left.findIndex((g) => g.name === w.name && isDeepStrictEqual(g.arguments, w.arguments));
+    const same = (/** @type {(typeof got)[number]} */ g) => (w.acceptable ? answerMismatch(w.acceptable, g.sent) === null : isDeepStrictEqual(g.arguments, w.arguments));
+    const i = left.findIndex((g) => g.name === w.name && same(g));
     if (i === -1) missing.push(w);
     else left.splice(i, 1);
   }
   const pass = missing.length === 0 && left.length === 0;
+  // With acceptable lists, say why the closest call (the first of that name) is not one of them.
+  const why = missing
+    .filter((w) => w.acceptable)
+    .map((w) => {
+      const g = left.find((x) => x.name === w.name);
+      return g && w.acceptable ? `; ${w.name}: ${answerMismatch(w.acceptable, g.sent)}` : "";
+    })
+    .join("");
   return {
     scorer: "toolCalls",
     pass,
-    ...(pass ? {} : { detail: `expected ${callsText(want)}; got ${callsText(got)}${missing.length ? `; missing ${callsText(missing)}` : ""}${left.length ? `; unexpected ${callsText(left)}` : ""}` }),
+    ...(pass ? {} : { detail: `expected ${callsText(want)}; got ${callsText(got)}${missing.length ? `; missing ${callsText(missing)}` : ""}${left.length ? `; unexpected ${callsText(left)}` : ""}${why}` }),
   };
 }
 

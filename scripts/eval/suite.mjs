@@ -23,7 +23,8 @@ export class SuiteError extends Error {
  * @typedef {{ name: string, agent?: string, model?: string, env?: Record<string, unknown>,
  *   arguments?: Record<string, unknown>, price?: { input: number, output: number } }} Candidate
  *   `price` in dollars per million tokens; `model` absent means the scripted model playing each case's `script`
- * @typedef {{ name: string, arguments?: Record<string, unknown> }} ExpectedCall
+ * @typedef {{ name: string, arguments?: Record<string, unknown>, acceptable?: Record<string, unknown> }} ExpectedCall
+ *   `acceptable`: BFCL's form, each argument's acceptable values (`""` among them: may be left out)
  * @typedef {{ toolCalls?: ExpectedCall[], trajectory?: string[], answer?: { contains?: string[], regex?: string, schema?: Record<string, unknown> },
  *   judge?: { rubric: string }, custom?: string[] }} Expect
  * @typedef {{ id: string, messages: string[], agent?: string, arguments?: Record<string, unknown>,
@@ -146,7 +147,8 @@ function checkCase(c, where, scorers, hasJudge) {
   if (e.toolCalls !== undefined) {
     if (!Array.isArray(e.toolCalls)) fail(`${where}.expect.toolCalls`, "expected a list of { name, arguments }");
     e.toolCalls.forEach((/** @type {any} */ t, /** @type {number} */ i) => {
-      if (!isObject(t) || typeof t.name !== "string" || (t.arguments !== undefined && !isObject(t.arguments))) fail(`${where}.expect.toolCalls[${i}]`, "expected { name, arguments? }");
+      const bad = !isObject(t) || typeof t.name !== "string" || (t.arguments !== undefined && !isObject(t.arguments)) || (t.acceptable !== undefined && !isObject(t.acceptable)) || (t.arguments !== undefined && t.acceptable !== undefined);
+      if (bad) fail(`${where}.expect.toolCalls[${i}]`, "expected { name, arguments? } or { name, acceptable } (BFCL's lists of acceptable values per argument)");
     });
   }
   if (e.trajectory !== undefined && !(Array.isArray(e.trajectory) && e.trajectory.every((/** @type {unknown} */ n) => typeof n === "string"))) fail(`${where}.expect.trajectory`, "expected a list of tool names");

@@ -14,6 +14,7 @@ import { threadBody } from "../../scripts/eval/run-case.mjs";
 import { loadSuite } from "../../scripts/eval/suite.mjs";
 import { countLine, htmlReport, underThreshold } from "../../scripts/eval/report.mjs";
 import { quantile } from "../../scripts/eval/runner.mjs";
+import { answerMismatch, expectedArguments } from "../../scripts/bfcl/answers.mjs";
 import { REPO_ROOT } from "../../scripts/lib/dev-server.mjs";
 
 const SCHEMA = { type: "object", properties: { city: { type: "string" }, unit: { type: "string", enum: ["c", "f"], default: "c" } }, required: ["city"] };
@@ -55,6 +56,26 @@ describe("exact tool-call match", () => {
     ]);
     expect(scoreToolCalls([{ name: "weather", arguments: { city: "A", unit: "k" } }, { name: "weather", arguments: { city: "B" } }], t).pass).toBe(true);
     expect(scoreToolCalls([{ name: "weather", arguments: { city: "A", unit: "c" } }, { name: "weather", arguments: { city: "B" } }], t).pass).toBe(false);
+  });
+});
+
+describe("exact tool-call match, BFCL's way (acceptable values per argument)", () => {
+  const acceptable = { city: ["Paris", "Paris, France"], unit: ["c", ""], opts: [{ days: [1, 2], hourly: ["", false] }] };
+  const t = (args: unknown) => transcript([{ name: "weather", arguments: args }]);
+
+  it("any listed value passes; an argument listing \"\" may be left out; nested objects nest their lists", () => {
+    expect(scoreToolCalls([{ name: "weather", acceptable }], t({ city: "Paris, France", opts: { days: 2 } })).pass).toBe(true);
+    expect(scoreToolCalls([{ name: "weather", acceptable }], t({ city: "Paris", unit: "c", opts: { days: 1, hourly: false } })).pass).toBe(true);
+    expect(answerMismatch(acceptable, expectedArguments(acceptable))).toBeNull();
+  });
+
+  it("a value not listed, a missing required one, an extra one or a wrong nested one fails, saying which", () => {
+    const judged = (args: unknown) => scoreToolCalls([{ name: "weather", acceptable }], t(args)).detail?.split("; ").at(-1);
+    expect(judged({ city: "Lyon", opts: { days: 1 } })).toBe('weather: city: "Lyon" is none of ["Paris","Paris, France"]');
+    expect(judged({ opts: { days: 1 } })).toBe('weather: city: missing (acceptable: ["Paris","Paris, France"])');
+    expect(judged({ city: "Paris", opts: { days: 1 }, extra: 1 })).toBe("weather: extra: not an argument of the answer");
+    expect(judged({ city: "Paris", opts: { days: 3 } })).toBe('weather: opts: {"days":3} is none of [{"days":[1,2],"hourly":["",false]}]');
+    expect(answerMismatch({ xs: [[1, 2]] }, { xs: [2, 1] })).toBe("xs: [2,1] is none of [[1,2]]");
   });
 });
 
