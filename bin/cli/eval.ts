@@ -76,7 +76,7 @@ export function evalCommand(weft: Command): void {
     .option("--compare <a,b>", "the two candidates the HTML report puts side by side (default: the first two)")
     .option("--max-diffs <n>", "failure lines printed (all are in --json and --html)", count, 50)
     .option("--keep-threads", "with --url: keep each case's thread for inspection (by default they are deleted once scored)")
-    .option("--from-threads <ids>", "export threads as a suite instead of running one: comma-separated ids, latest:<n>, agent:<name>")
+    .option("--from-threads <ids>", "export threads of a running weft (--url, default http://localhost:8787) as a suite: comma-separated ids, latest:<n>, agent:<name>")
     .option("--out <folder>", "where --from-threads writes the suite (default: evals/from-threads)")
     .action(async (suiteDir: string | undefined, opts: EvalOptions, cmd: Command) => {
       try {
@@ -129,7 +129,8 @@ async function runEval(suiteDir: string, opts: EvalOptions, cmd: Command): Promi
 
 async function exportThreads(opts: EvalOptions, cmd: Command): Promise<void> {
   if (!(opts.fromThreads ?? "").trim()) throw new SuiteError("--from-threads", "expected thread ids or latest:<n> or agent:<name>, comma-separated");
-  await withRuntime({ ...(opts.url ? { url: opts.url } : {}) }, async (base, rt) => {
+  // Stored threads live in a running weft: like the thread commands, default to the local `npm start`.
+  await withRuntime({ url: opts.url ?? "http://localhost:8787" }, async (base, rt) => {
     const client = evalClient(base, tokenFor(opts, cmd, rt.devMode));
     const ids = await resolveThreadIds(client, opts.fromThreads ?? "");
     if (ids.length === 0) throw new Error(`--from-threads ${opts.fromThreads}: names no thread of yours`);
