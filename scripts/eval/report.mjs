@@ -53,7 +53,7 @@ const esc = (/** @type {unknown} */ s) => String(s).replace(/[&<>"']/g, (ch) => 
 /**
  * The HTML report: the summary table and, for the two candidates compared (`pair`, default the
  * first two), a row per case with each candidate's verdict, calls and answer side by side; rows
- * where they disagree are marked. Self-contained, no script.
+ * where they disagree are marked. With one candidate, its column alone. Self-contained, no script.
  * @param {EvalResult} r @param {[string, string] | null} [pair]
  */
 export function htmlReport(r, pair = null) {
@@ -61,9 +61,9 @@ export function htmlReport(r, pair = null) {
   const summary = `<table id="summary"><thead><tr>${HEAD.map((h) => `<th>${esc(h)}</th>`).join("")}</tr></thead><tbody>${summaryRows(r)
     .map((row) => `<tr>${row.map((cell) => `<td>${esc(cell)}</td>`).join("")}</tr>`)
     .join("")}</tbody></table>`;
-  let comparison = "<p>One candidate: no side-by-side comparison.</p>";
-  if (a && b) {
-    const other = new Map(b.results.map((x) => [x.caseId, x]));
+  let comparison = "<p>No results.</p>";
+  if (a) {
+    const other = new Map((b?.results ?? []).map((x) => [x.caseId, x]));
     const cell = (/** @type {import("./runner.mjs").CaseResult | undefined} */ x) =>
       x
         ? `<td class="${x.pass ? "pass" : "fail"}"><b>${x.pass ? "pass" : "FAIL"}</b><div class="calls">${esc(x.requested.map((c) => `${c.name}(${c.raw})`).join(", ") || "no calls")}</div><div class="text">${esc(x.text)}</div>${x.scores
@@ -73,10 +73,10 @@ export function htmlReport(r, pair = null) {
         : "<td>-</td>";
     const rows = a.results.map((x) => {
       const y = other.get(x.caseId);
-      const differ = !y || y.pass !== x.pass;
-      return `<tr class="${differ ? "differ" : ""}" data-case="${esc(x.caseId)}"><th scope="row">${esc(x.caseId)}</th>${cell(x)}${cell(y)}</tr>`;
+      const differ = b !== undefined && (!y || y.pass !== x.pass);
+      return `<tr class="${differ ? "differ" : ""}" data-case="${esc(x.caseId)}"><th scope="row">${esc(x.caseId)}</th>${cell(x)}${b ? cell(y) : ""}</tr>`;
     });
-    comparison = `<table id="comparison"><thead><tr><th>case</th><th>${esc(a.name)}</th><th>${esc(b.name)}</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
+    comparison = `<table id="comparison"><thead><tr><th>case</th><th>${esc(a.name)}</th>${b ? `<th>${esc(b.name)}</th>` : ""}</tr></thead><tbody>${rows.join("")}</tbody></table>`;
   }
   const style = "body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;vertical-align:top;text-align:left}.pass b{color:#070}.fail b{color:#b00}tr.differ th{background:#ffe7a0}.calls{font-family:monospace;font-size:12px}.diff{color:#b00;font-size:12px}";
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>weft eval: ${esc(r.suite)}</title><style>${style}</style></head><body><h1>weft eval: ${esc(r.suite)}</h1><p>${esc(countLine(r))}</p><p>${leftOutLines(r).map(esc).join("<br>")}</p><h2>Summary</h2>${summary}<h2>Side by side</h2>${comparison}</body></html>\n`;

@@ -228,5 +228,8 @@ describe("the report", () => {
     expect(html).toContain('<tr class="differ" data-case="k1">');
     expect(html).toContain('<tr class="" data-case="k0">');
     expect(html).toContain("expected x &#60;b&#62;");
+    const alone = htmlReport(result([1]));
+    expect(alone).toContain('<thead><tr><th>case</th><th>c0</th></tr></thead>');
+    expect(alone).toContain('<tr class="" data-case="k1"><th scope="row">k1</th><td class="fail">');
   });
 });
