@@ -9,6 +9,7 @@
 import { Command, Option } from "commander";
 import { addCallCommands } from "./calls.ts";
 import { type Common, common, intArg, jsonArg, out, run, say } from "./command.ts";
+import { evalCommand } from "./eval.ts";
 import { messageLine, toolLines } from "./format.ts";
 import { tail } from "./tail.ts";
 
@@ -150,6 +151,7 @@ export function program(): Command {
     });
 
   addCallCommands(weft);
+  evalCommand(weft);
   return weft;
 }
 

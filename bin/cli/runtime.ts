@@ -6,7 +6,7 @@
  * @module
  */
 import { existsSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { startDevServer } from "../../scripts/lib/dev-server.mjs";
 
 /** The nearest folder at or above `from` with a `wrangler.toml`: the weft project to serve. */
@@ -52,7 +52,7 @@ export async function probeWeft(url: string): Promise<Runtime | null> {
  * @throws Error naming the local address when no weft answers there and the command cannot start one.
  */
 export async function withRuntime<T>(
-  options: { url?: string; dir?: string; quiet?: boolean; ephemeral?: boolean },
+  options: { url?: string; dir?: string; quiet?: boolean; ephemeral?: boolean; config?: string; vars?: Record<string, string> },
   fn: (url: string, runtime: Runtime) => Promise<T>,
 ): Promise<T> {
   if (options.url) return fn(options.url, { devMode: false });
@@ -66,9 +66,12 @@ export async function withRuntime<T>(
     if (!options.ephemeral) throw new Error(`no weft answers at ${local}: start one with \`npm start\`, or pass --url`);
   }
   const cwd = projectDir(options.dir ?? process.cwd());
+  // `config` (an eval suite's `runtime.config`) serves another wrangler.toml of the project; `vars` add `--var`s.
+  const config = options.config ? relative(cwd, resolve(options.config)) : "wrangler.toml";
+  const extraArgs = Object.entries(options.vars ?? {}).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
   if (!options.quiet) process.stderr.write(`weft: starting a local runtime (wrangler dev) for ${cwd} ...\n`);
   if (!existsSync(join(cwd, "node_modules", "wrangler"))) throw new Error(`${cwd} has no node_modules/wrangler: run npm install there first`);
-  const server = await startDevServer({ config: "wrangler.toml", cwd, readyPath: "/v1/tools" });
+  const server = await startDevServer({ config, cwd, readyPath: "/v1/tools", extraArgs });
   const interrupted = () => void server.stop().then(() => process.exit(130));
   process.once("SIGINT", interrupted).once("SIGTERM", interrupted);
   try {

@@ -5,6 +5,7 @@
  * "may be omitted") or when its list is empty (no acceptable value at all: a data quirk).
  * @module
  */
+import { isDeepStrictEqual } from "node:util";
 import { isPlainObject } from "./convert.mjs";
 
 /**
@@ -49,4 +50,41 @@ export function expectedCall(entry) {
   const [name, answer] = Object.entries(entry)[0];
   if (!isPlainObject(answer)) throw new Error(`ground_truth for ${name} must be an object of argument lists`);
   return { name, args: expectedArguments(answer) };
+}
+
+/**
+ * BFCL's judgement of a call's arguments against a `possible_answer` argument map: every argument
+ * sent is one the answer names, and its value is one of the listed acceptable values; an argument
+ * left out must list `""` (BFCL's "may be omitted") or nothing at all (the data quirk
+ * `expectedArguments` also reads as left out). Object values nest acceptable lists again; arrays
+ * are literal except for objects in them, as `expectedArguments` reads them.
+ * @param {Record<string, unknown>} answer `{ arg: [acceptable, ...] }`
+ * @param {unknown} args the arguments the model sent
+ * @param {string} [path] where `args` sits, for the reason
+ * @returns {string | null} why they do not match, or null when they do
+ */
+export function answerMismatch(answer, args, path = "") {
+  const at = (/** @type {string} */ key) => (path ? `${path}.${key}` : key);
+  if (!isPlainObject(args)) return `${path || "arguments"}: ${JSON.stringify(args)} is not an object`;
+  for (const key of Object.keys(args)) if (!(key in answer)) return `${at(key)}: not an argument of the answer`;
+  for (const [key, acceptable] of Object.entries(answer)) {
+    const list = Array.isArray(acceptable) ? acceptable : [acceptable];
+    if (!(key in args)) {
+      if (list.length === 0 || list.includes("")) continue;
+      return `${at(key)}: missing (acceptable: ${JSON.stringify(list)})`;
+    }
+    if (!list.some((v) => v !== "" && valueMatches(v, /** @type {any} */ (args)[key], at(key)))) {
+      return `${at(key)}: ${JSON.stringify(/** @type {any} */ (args)[key])} is none of ${JSON.stringify(list)}`;
+    }
+  }
+  return null;
+}
+
+/** @param {unknown} acceptable @param {unknown} value @param {string} path */
+function valueMatches(acceptable, value, path) {
+  if (isPlainObject(acceptable)) return answerMismatch(acceptable, value, path) === null;
+  if (Array.isArray(acceptable)) {
+    return Array.isArray(value) && value.length === acceptable.length && acceptable.every((a, i) => valueMatches(a, value[i], `${path}[${i}]`));
+  }
+  return isDeepStrictEqual(acceptable, value);
 }
