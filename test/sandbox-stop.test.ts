@@ -27,27 +27,36 @@ async function until<T>(probe: () => Promise<T | undefined>, what: string): Prom
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/**
+ * Starts `source` as a scripted `run_code` call, and well inside the run (a stop sent before the
+ * code begins would prove nothing) times a GET of the thread and `POST /threads/:id/stop`, then
+ * waits for the thread to be idle. Returns the timings and the call's record.
+ */
+async function stopDuringRun(source: string, sandbox: "quickjs" | "isolate") {
+  const id = await createThread({ agent: "sandboxed" });
+  await json("POST", `/threads/${id}/messages`, {
+    content: "go",
+    script: [{ toolCalls: [{ id: "code", name: "run_code", arguments: { source, sandbox } }] }, { text: "done" }],
+  });
+  await until(async () => ((await callsOf(id)).find((c) => c.callId === "code" && c.status === "started") ? true : undefined), "the run to start");
+  await new Promise((r) => setTimeout(r, 100));
+  const g0 = performance.now();
+  const get = await json("GET", `/threads/${id}/messages?limit=1`);
+  const getMs = performance.now() - g0;
+  expect(get.status).toBe(200);
+  const s0 = performance.now();
+  const stop = await json("POST", `/threads/${id}/stop`);
+  const stopMs = performance.now() - s0;
+  expect(stop.body).toEqual({ stopped: true });
+  await stubOf(id).waitIdle();
+  const endedMs = performance.now() - s0;
+  return { getMs, stopMs, endedMs, call: (await callsOf(id)).find((c) => c.callId === "code") };
+}
+
 describe("stop during a sandbox run", () => {
   for (const sandbox of ["quickjs", "isolate"] as const) {
     it(`${sandbox}: during a working run a GET is answered and POST stop ends the run`, async () => {
-      const id = await createThread({ agent: "sandboxed" });
-      await json("POST", `/threads/${id}/messages`, {
-        content: "go",
-        script: [{ toolCalls: [{ id: "code", name: "run_code", arguments: { source: WORKING, sandbox } }] }, { text: "done" }],
-      });
-      await until(async () => ((await callsOf(id)).find((c) => c.callId === "code" && c.status === "started") ? true : undefined), "the run to start");
-      await new Promise((r) => setTimeout(r, 100)); // well inside the run
-      const g0 = performance.now();
-      const get = await json("GET", `/threads/${id}/messages?limit=1`);
-      const getMs = performance.now() - g0;
-      expect(get.status).toBe(200);
-      const s0 = performance.now();
-      const stop = await json("POST", `/threads/${id}/stop`);
-      const stopMs = performance.now() - s0;
-      expect(stop.body).toEqual({ stopped: true });
-      await stubOf(id).waitIdle();
-      const endedMs = performance.now() - s0;
-      const call = (await callsOf(id)).find((c) => c.callId === "code");
+      const { getMs, stopMs, endedMs, call } = await stopDuringRun(WORKING, sandbox);
       lines.push(`sandbox: ${sandbox} during a run: GET answered in ${getMs.toFixed(0)} ms, stop answered in ${stopMs.toFixed(0)} ms, run ended in ${endedMs.toFixed(0)} ms`);
       // Stopped midway, a call of undeclared effect is parked (it may have acted), never run again.
       expect(call).toMatchObject({ status: "parked" });
@@ -79,26 +88,9 @@ describe("stop during a sandbox run", () => {
 
   for (const [shape, source] of Object.entries(SYNCHRONOUS)) {
     it(`quickjs: during a synchronous CPU-bound run (${shape}) a GET is answered and POST stop ends the run`, async () => {
-      const id = await createThread({ agent: "sandboxed" });
-      await json("POST", `/threads/${id}/messages`, {
-        content: "go",
-        script: [{ toolCalls: [{ id: "code", name: "run_code", arguments: { source, sandbox: "quickjs" } }] }, { text: "done" }],
-      });
-      await until(async () => ((await callsOf(id)).find((c) => c.callId === "code" && c.status === "started") ? true : undefined), "the run to start");
-      // Well inside the run: a stop sent before the code begins would prove nothing.
-      await new Promise((r) => setTimeout(r, 100));
-      const g0 = performance.now();
-      const get = await json("GET", `/threads/${id}/messages?limit=1`);
-      const getMs = performance.now() - g0;
-      expect(get.status).toBe(200);
-      const s0 = performance.now();
-      const stop = await json("POST", `/threads/${id}/stop`);
-      const stopMs = performance.now() - s0;
-      expect(stop.body).toEqual({ stopped: true });
-      await stubOf(id).waitIdle();
-      const endedMs = performance.now() - s0;
+      const { getMs, stopMs, endedMs, call } = await stopDuringRun(source, "quickjs");
       lines.push(`sandbox: quickjs during a synchronous ${shape}: GET answered in ${getMs.toFixed(0)} ms, stop answered in ${stopMs.toFixed(0)} ms, run ended in ${endedMs.toFixed(0)} ms`);
-      expect((await callsOf(id)).find((c) => c.callId === "code")).toMatchObject({ status: "parked" });
+      expect(call).toMatchObject({ status: "parked" });
       // The run's deadline is 5 s: a thread held by the run would answer only after it.
       expect(getMs).toBeLessThan(1000);
       expect(endedMs).toBeLessThan(1000);

@@ -22,13 +22,6 @@ export function parseApprovalId(approvalId: string): { callId: string; argsHash:
 }
 
 /** A tool result as UI output: the JSON it holds, or the text itself. */
-/** A finished call's chunk: denied, an error with its text, or its output. */
-function outcomeChunk(callId: string, status: CallStatus, isError: boolean, text: string | undefined): UIMessageChunk {
-  if (status === "denied") return { type: "tool-output-denied", toolCallId: callId };
-  if (isError) return { type: "tool-output-error", toolCallId: callId, errorText: text ?? "error" };
-  return { type: "tool-output-available", toolCallId: callId, output: outputOf(text) };
-}
-
 export function outputOf(result: string | undefined): unknown {
   if (result === undefined) return null;
   try {
@@ -36,6 +29,13 @@ export function outputOf(result: string | undefined): unknown {
   } catch {
     return result;
   }
+}
+
+/** A finished call's chunk: denied, an error with its text, or its output. */
+function outcomeChunk(callId: string, status: CallStatus, isError: boolean, text: string | undefined): UIMessageChunk {
+  if (status === "denied") return { type: "tool-output-denied", toolCallId: callId };
+  if (isError) return { type: "tool-output-error", toolCallId: callId, errorText: text ?? "error" };
+  return { type: "tool-output-available", toolCallId: callId, output: outputOf(text) };
 }
 
 type Payload<K extends keyof EventPayloads> = EventPayloads[K];
