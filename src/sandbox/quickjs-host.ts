@@ -46,28 +46,39 @@ export function installHost(context: QuickJSContext, session: RunSession, deferr
     });
     return deferred.handle;
   };
+  // While a host function runs, the guest code its argument reads call back into never suspends.
+  const hosted =
+    <A extends QuickJSHandle[], R>(fn: (...args: A) => R) =>
+    (...args: A): R => {
+      yields.inHost++;
+      try {
+        return fn(...args);
+      } finally {
+        yields.inHost--;
+      }
+    };
   const fns: Record<string, QuickJSHandle> = {
     tick: newTick(context, session, yields),
-    log: context.newFunction("log", (level, text) => {
+    log: context.newFunction("log", hosted((level, text) => {
       session.log(context.getString(level), context.getString(text));
-    }),
-    progress: context.newFunction("progress", (text) => {
+    })),
+    progress: context.newFunction("progress", hosted((text) => {
       session.progress(context.getString(text));
-    }),
-    call: context.newFunction("call", (module, name, args) => {
+    })),
+    call: context.newFunction("call", hosted((module, name, args) => {
       const [m, n, a] = [context.getString(module), context.getString(name), context.getString(args)];
       return asyncOp(() => session.call(m, n, a));
-    }),
-    sleep: context.newFunction("sleep", (ms) => {
+    })),
+    sleep: context.newFunction("sleep", hosted((ms) => {
       const delay = context.getNumber(ms);
       return asyncOp(() => session.sleep(delay).then(() => undefined));
-    }),
+    })),
   };
   if (session.request.fetchAllow.length > 0) {
-    fns.fetch = context.newFunction("fetch", (url, init) => {
+    fns.fetch = context.newFunction("fetch", hosted((url, init) => {
       const [u, i] = [context.getString(url), context.getString(init)];
       return asyncOp(() => session.fetch(u, i));
-    });
+    }));
   }
   for (const [name, fn] of Object.entries(fns)) {
     context.setProp(host, name, fn);

@@ -42,6 +42,11 @@ export class EngineYields {
   suspended = false;
   /** The run whose asynchronous entry into QuickJS is open (the only one that may suspend). */
   entry: RunSession | null = null;
+  /**
+   * Host functions running now. One reads its arguments with QuickJS (`getString`), which can run
+   * the guest's `toString` inside that synchronous call: a tick there must not suspend.
+   */
+  inHost = 0;
   private readonly spare: QuickJSAsyncRuntime;
   private readonly module: EmscriptenModule;
   /**
@@ -138,7 +143,7 @@ export function newTick(context: QuickJSAsyncContext, session: RunSession, yield
   // A handle returned at once does not suspend; a promise does (the library allows both).
   const tick = () => {
     slices.ticks++;
-    if (session.closed || yields.suspended || yields.entry !== session) return next();
+    if (session.closed || yields.suspended || yields.inHost > 0 || yields.entry !== session) return next();
     if (Date.now() - slices.startedAt < SLICE_MS && slices.ticks < slices.perSlice) return next();
     if (!yields.canHoldStack()) return next();
     const byCount = slices.ticks >= slices.perSlice;
