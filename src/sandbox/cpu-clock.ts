@@ -12,14 +12,15 @@
 import { QUICKJS_STRETCH_CPU_MS } from "./limits.js";
 
 /**
- * Interrupt checks counted as one millisecond of CPU. Measured (QuickJS 2025-09-13 on V8, local
- * workerd and Node 22, checks a millisecond): `while (true) {}` 1.9 to 3.3, an `i++` loop 0.6 to
- * 0.8, a `Math.sqrt`/`Math.sin` loop 0.3, a backtracking regex 0.26, `sort` with a comparator
- * 0.16. Set below the slowest. Loops whose bodies are long native calls check far less often
- * (a loop of small `JSON` round trips about 0.009, string methods about 0.002) and are not
- * bounded by this count: QuickJS checks only every 10,000 loop iterations or calls.
+ * Interrupt checks counted as one millisecond of CPU. Measured on the sync build (QuickJS
+ * 2025-09-13 on V8, local workerd and Node 22, checks a millisecond): `while (true) {}` 1.9 to
+ * 3.3, an `i++` loop 0.6 to 0.8, a `Math.sqrt`/`Math.sin` loop 0.3, a backtracking regex 0.26,
+ * `sort` with a comparator 0.16; the asyncify build weft runs makes 0.16x to 0.74x as many (Node
+ * 22), so the slowest is about 0.026. Set below it. Loops whose bodies are long native calls check
+ * far less often (a loop of small `JSON` round trips about 0.009, string methods about 0.002) and
+ * are not bounded by this count: QuickJS checks only every 10,000 loop iterations or calls.
  */
-export const INTERRUPTS_PER_MS = 0.1;
+export const INTERRUPTS_PER_MS = 0.02;
 
 /**
  * Checks within one reading of the clock that never end a run: a clock that moves by the
