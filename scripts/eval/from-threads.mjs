@@ -25,7 +25,7 @@ export async function resolveThreadIds(client, spec) {
     if (mine) return mine;
     mine = [];
     for (let cursor = ""; mine.length < 1000; ) {
-      const page = await client.get(`/threads?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+      const page = await client.listThreads({ limit: 200, ...(cursor ? { cursor } : {}) });
       mine.push(...page.threads);
       if (!page.nextCursor) break;
       cursor = page.nextCursor;
@@ -62,7 +62,8 @@ export async function casesFromThreads(client, threadIds) {
       messages = await client.messages(id);
     } catch (err) {
       const e = /** @type {any} */ (err);
-      throw Object.assign(new Error(`thread ${id} cannot be exported: ${e?.message ?? err}`), { code: e?.code || "thread_not_found" });
+      const refusal = e?.status ? `GET /threads/${id} -> ${e.status} ${e.code}: ${e.message}` : (e?.message ?? String(err));
+      throw Object.assign(new Error(`thread ${id} cannot be exported: ${refusal}`), { code: e?.code || "thread_not_found" });
     }
     cases.push(...threadCases(info, messages));
   }

@@ -170,7 +170,7 @@ describe("two candidates, an LLM judge and the HTML report", () => {
       cases: [CASES[0]],
     });
     const tester = evalClient(weft.url, API_KEYS.tester);
-    const listed = async () => ((await tester.get("/threads?limit=200")).threads as Array<{ threadId: string }>).map((t) => t.threadId).sort();
+    const listed = async () => (await tester.listThreads({ limit: 200 })).threads.map((t) => t.threadId).sort();
     const before = await listed();
     const run = await weftEval([dir, "--url", weft.url, "--auth", API_KEYS.tester]);
     expect(run.stdout, run.stderr).toContain("FAIL scripted paris judge: judge: too curt");
@@ -201,7 +201,7 @@ describe("weft eval --from-threads", () => {
     await alice.postMessage(threadId, { content: "What is the weather where my secret says?" });
     await events.waitFor((f) => f.type === "turn_finished", 30_000);
     events.close();
-    const sent = (await alice.messages(threadId)).find((m: { role: string }) => m.role === "user");
+    const sent = (await alice.messages(threadId)).find((m) => m.role === "user")!;
 
     const bobOut = join(work, "bob");
     const bob = await weftEval(["--from-threads", threadId, "--url", weft.url, "--auth", API_KEYS.bob, "--out", bobOut]);
