@@ -65,7 +65,7 @@ export function createTurnHost(engine: ThreadEngine, execution: Execution): Turn
       return engine.system(execution.currentSide);
     },
     get modelSettings() {
-      return engine.sides.find((s) => s.side === execution.currentSide)?.modelSettings;
+      return engine.side(execution.currentSide).modelSettings;
     },
     maxSteps: agent.maxSteps ?? DEFAULT_MAX_STEPS,
     sides: engine.sides,

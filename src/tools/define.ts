@@ -3,13 +3,14 @@
  * @module
  */
 import { WeftError } from "../errors.js";
-import type {
-  AnyToolDefinition,
-  DefineToolOptions,
-  JsonSchemaObject,
-  ToolArgs,
-  ToolDefinition,
-  ToolTenvs,
+import {
+  type AnyToolDefinition,
+  type DefineToolOptions,
+  type JsonSchemaObject,
+  type ToolArgs,
+  type ToolDefinition,
+  type ToolTenvs,
+  isEffect,
 } from "./types.js";
 import type { ThreadState } from "./thread-state.js";
 
@@ -36,8 +37,6 @@ export function defineTool<
   return { ...options, kind: "tool" };
 }
 
-const EFFECTS = new Set(["read", "write", "idempotent", "reconcilable"]);
-
 /**
  * Checks a definition's shape and the pairing rules of weft's effect table. Argument schemas are checked when
  * they are compiled (`compileTool`).
@@ -53,7 +52,7 @@ export function checkToolDefinition(name: string, def: unknown): asserts def is 
   if (d.kind !== "tool") fail("the default export must be the value returned by defineTool({...})");
   if (typeof d.description !== "string" || d.description.trim() === "") fail("description must be a non-empty string");
   if (typeof d.execute !== "function") fail("execute must be a function");
-  if (d.effect !== undefined && typeof d.effect !== "function" && !EFFECTS.has(d.effect as string)) {
+  if (d.effect !== undefined && typeof d.effect !== "function" && !isEffect(d.effect)) {
     fail(`effect must be one of read, write, idempotent, reconcilable or a predicate; got ${JSON.stringify(d.effect)}`);
   }
   // weft's effect table: dedupWindowMs exactly when idempotent, reconcile exactly when reconcilable.

@@ -9,12 +9,11 @@
 import { errorMessage } from "../errors.js";
 import type { ThreadState } from "./thread-state.js";
 import type { CompiledTool } from "./catalog.js";
-import type { Effect } from "./types.js";
+import { type Effect, isEffect } from "./types.js";
 
 /** A predicate's answer, or why there is none (the error result's text, naming the predicate). */
 export type Judged<T> = { ok: true; value: T } | { ok: false; error: string };
 
-const EFFECTS: ReadonlySet<unknown> = new Set(["read", "write", "idempotent", "reconcilable"]);
 
 /** Short JSON text of whatever a predicate answered, for the error result. */
 function shown(value: unknown): string {
@@ -46,8 +45,8 @@ export function judgeEffect(tool: CompiledTool, input: unknown): Judged<Effect> 
   } catch (e) {
     return refused(tool, "its effect predicate", errorMessage(e));
   }
-  if (!EFFECTS.has(decided)) return refused(tool, "its effect predicate", `it returned ${shown(decided)}, not one of read, write, idempotent or reconcilable`);
-  return { ok: true, value: decided as Effect };
+  if (!isEffect(decided)) return refused(tool, "its effect predicate", `it returned ${shown(decided)}, not one of read, write, idempotent or reconcilable`);
+  return { ok: true, value: decided };
 }
 
 /**

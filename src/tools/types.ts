@@ -49,7 +49,15 @@ export type ToolTenvs = z.ZodObject<z.ZodRawShape>;
  * - `reconcilable`: after a crash, `reconcile.lookup(effectKey)` says whether it took effect.
  * - `write`: runs at most once per call id; an uncertain outcome is parked for a person.
  */
-export type Effect = "read" | "write" | "idempotent" | "reconcilable";
+export type Effect = (typeof EFFECTS)[number];
+
+/** Every effect class, as weft's effect table names them. */
+export const EFFECTS = ["read", "write", "idempotent", "reconcilable"] as const;
+
+/** True when `value` names an effect class. */
+export function isEffect(value: unknown): value is Effect {
+  return (EFFECTS as readonly unknown[]).includes(value);
+}
 
 /** Answer of `reconcile.lookup` (weft's effect table, `LookupResult`). */
 export type LookupResult =
