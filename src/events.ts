@@ -4,7 +4,7 @@
  * `src/protocol.ts` exports all of it too.
  * @module
  */
-import type { CallSource, CallStatus, Message, ToolCallRequest } from "./protocol.js";
+import type { CallSource, CallStatus, Message, ToolCallRequest } from "./records.js";
 
 /** Tokens a model step used, as the provider reports them; absent counts are unknown. */
 export interface TokenUsage {

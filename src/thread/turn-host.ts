@@ -3,7 +3,8 @@
  * @module
  */
 import type { ToolCallRequest } from "../protocol.js";
-import { DEFAULT_MAX_STEPS, type TurnHost } from "../run/turn.js";
+import type { TurnHost } from "../run/turn-host.js";
+import { DEFAULT_MAX_STEPS } from "../run/turn.js";
 import type { ModelTool } from "../models/model.js";
 import type { Execution } from "../run/execution.js";
 import { historyFor } from "../run/sides.js";
