@@ -13,7 +13,7 @@ hideInjectedCrashes();
 
 const EXCLUDED = ["test/node/**", "node_modules/**", "test/agents.test.ts"];
 // Files that change a test user's account env each get a runtime of their own: every change
-// wakes each thread that ever read that account's values (src/thread/account.ts), and in the
+// wakes each thread that ever read that account's values (src/account/durable.ts), and in the
 // shared runtime that is every such thread of every file before.
 const OWN_RUNTIME = ["test/env.test.ts", "test/direct-call-secrets.test.ts", "test/weft-credentials.test.ts", "test/authz.test.ts", "test/authz-secrets-endpoints.test.ts"];
 

@@ -8,7 +8,7 @@ import { authConfigured } from "./http/auth.js";
 import { createApp } from "./http/app.js";
 import { directCallLane } from "./http/direct-lane.js";
 import type { Registry } from "./run/agent.js";
-import { UserAccount } from "./thread/account.js";
+import { UserAccount } from "./account/durable.js";
 import { type WeftEnv, createThreadClass } from "./thread/durable.js";
 import { ToolCatalog } from "./tools/catalog.js";
 

@@ -6,7 +6,7 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { accountOf } from "../src/thread/account.js";
+import { accountOf } from "../src/account/api.js";
 import { createThread, inThread, json, rawStub, stubOf } from "./helpers.js";
 import { OWNER, direct, untilDeleting, untilStarted } from "./removal-helpers.js";
 

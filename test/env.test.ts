@@ -4,7 +4,7 @@
  * and required tool variables checked when a thread is created.
  */
 import { describe, expect, it } from "vitest";
-import { ENV_LEVELS, type EnvEntry, resolveEnv } from "../src/thread/env.js";
+import { ENV_LEVELS, type EnvEntry, resolveEnv } from "../src/secrets/env.js";
 import { createThread, inThread, json } from "./helpers.js";
 
 /** A user-account level holding `values`, standing in for the accounts a deployment adds. */

@@ -5,7 +5,7 @@
  * an error naming it, leaving no half-written message.
  */
 import { describe, expect, it } from "vitest";
-import { tapLogs } from "../src/thread/redact.js";
+import { tapLogs } from "../src/secrets/redact.js";
 import { callsOf, createThread, inThread, json, runTurn, stubOf } from "./helpers.js";
 
 const kv = (id: string, key: string) =>

@@ -1,7 +1,7 @@
 import { evictDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { EventFrame } from "../src/protocol.js";
-import { Redactor } from "../src/thread/redact.js";
+import { Redactor } from "../src/secrets/redact.js";
 import { callsOf, createThread, inThread, json, ledgerOf, rawStub, request, subscribe, until } from "./helpers.js";
 
 // The thread keeps some of its rows' facts in memory (the newest event seq, the newest call ord,

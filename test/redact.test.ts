@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { REDACTED, Redactor, workerSecrets } from "../src/thread/redact.js";
-import { STREAM_HOLD_CHARS, StreamRedactor, holdBack } from "../src/thread/redact-stream.js";
+import { REDACTED, Redactor, workerSecrets } from "../src/secrets/redact.js";
+import { STREAM_HOLD_CHARS, StreamRedactor, holdBack } from "../src/secrets/redact-stream.js";
 
 describe("Redactor", () => {
   it("replaces every secret with one marker that names none, in strings, keys and nested values", () => {

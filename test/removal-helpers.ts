@@ -2,7 +2,7 @@
  * What the tests of `DELETE /threads/:id` racing other work share: the thread's owner, a direct
  * call by session, and waits for calls to start and for the removal to begin.
  */
-import type { Caller } from "../src/thread/api.js";
+import type { Caller } from "../src/rpc.js";
 import { inThread, json, stubOf, until } from "./helpers.js";
 
 /** The caller the test API key stands for, as the thread sees it. */

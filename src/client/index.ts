@@ -11,9 +11,9 @@
  * await weft.postMessage(threadId, { content: "Roll two dice." });
  * @module
  */
-import type { AccountApi } from "../thread/account.js";
+import type { AccountApi } from "../account/api.js";
 import type { CreateThreadInput, ThreadApi } from "../thread/api.js";
-import type { RpcResult } from "../thread/rpc.js";
+import type { RpcResult } from "../rpc.js";
 import type { ToolListing } from "../tools/catalog.js";
 import type { GetMessagesOptions } from "../tools/thread-state.js";
 import type { CallStatus, Message } from "../protocol.js";

@@ -8,7 +8,7 @@ import { HTTPException } from "hono/http-exception";
 import { type ErrorBody, WeftError } from "../errors.js";
 import { perEnv } from "../per-env.js";
 import type { WeftEnv } from "../thread/durable.js";
-import { Redactor, workerSecrets } from "../thread/redact.js";
+import { Redactor, workerSecrets } from "../secrets/redact.js";
 
 /** The redactor of the Worker's logs: every secret of the Worker, weft's credentials included. */
 export const workerLogRedactor = perEnv((env: WeftEnv) => new Redactor(workerSecrets(env)));
@@ -18,7 +18,7 @@ export const workerLogRedactor = perEnv((env: WeftEnv) => new Redactor(workerSec
  *
  * The Worker's answers are not redacted by the Worker (DESIGN.md Security rules: nothing a user
  * sees may depend on whether text matches a secret the user could not already read). What a
- * thread answers was cleaned by that thread, of the secrets its code received (guard.ts); the
+ * thread answers was cleaned by that thread, of the secrets its code received (src/secrets/thread-secrets.ts); the
  * Worker itself puts no env value in an answer. Any secret the Worker looked for here would be
  * one no thread handed out, and every answer that echoes a user's text (a message, an env value,
  * an error naming an input) would confirm a user's guess of it.

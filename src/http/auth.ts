@@ -16,7 +16,7 @@ import { type JWTPayload, createLocalJWKSet, createRemoteJWKSet, errors as joseE
 import { sha256Hex } from "../bytes.js";
 import { WeftError } from "../errors.js";
 import { perEnv } from "../per-env.js";
-import type { Caller, Principal } from "../thread/api.js";
+import type { Caller, Principal } from "../rpc.js";
 import type { WeftEnv } from "../thread/durable.js";
 
 /** Hono env of routes behind {@link authenticate}. */

@@ -7,10 +7,10 @@
 import { byteLength, fitsBytes } from "../bytes.js";
 import { WeftError } from "../errors.js";
 import { limitOf } from "../limits.js";
-import type { Caller } from "../thread/api.js";
+import type { Caller } from "../rpc.js";
 import { type DirectCallInput, type DirectCallOutcome, outcomeWaitsForPerson, readOutcomeText } from "../thread/direct.js";
 import type { WeftEnv } from "../thread/durable.js";
-import type { RpcResult } from "../thread/rpc.js";
+import type { RpcResult } from "../rpc.js";
 import type { IdempotencyClaim } from "../thread/store/idempotency.js";
 import type { ToolCatalog } from "../tools/catalog.js";
 import { answerJson } from "./answers.js";

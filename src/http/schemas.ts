@@ -6,7 +6,7 @@
 import * as z from "zod";
 import { type PagedList, isPageSize, pageSizeRule } from "../limits.js";
 import { CALL_STATUSES } from "../protocol.js";
-import { NOT_A_CURSOR } from "../thread/account.js";
+import { NOT_A_CURSOR } from "../account/api.js";
 
 const EnvValue = z.union([z.string(), z.object({ value: z.string(), type: z.enum(["text", "secret"]).optional() })], {
   error: 'expected a string, or { "value": string, "type"?: "text" | "secret" }',

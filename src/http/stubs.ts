@@ -5,11 +5,12 @@
  * @module
  */
 import { WeftError } from "../errors.js";
-import type { AccountApi } from "../thread/account.js";
-import { accountOf } from "../thread/account.js";
-import type { Caller, ThreadApi } from "../thread/api.js";
+import type { AccountApi } from "../account/api.js";
+import { accountOf } from "../account/api.js";
+import type { Caller } from "../rpc.js";
+import type { ThreadApi } from "../thread/api.js";
 import type { WeftEnv } from "../thread/durable.js";
-import type { RpcResult } from "../thread/rpc.js";
+import type { RpcResult } from "../rpc.js";
 
 /**
  * The stub for a thread id (64 hex characters, as `POST /threads` returns).

@@ -6,7 +6,7 @@
 import { Hono } from "hono";
 import { WeftError } from "../errors.js";
 import { limitOf, pageSize } from "../limits.js";
-import { claimThread } from "../thread/account.js";
+import { claimThread } from "../account/api.js";
 import { checkContentSize } from "../thread/store/messages.js";
 import { CALLER_HEADER } from "../thread/api.js";
 import type { AuthedEnv } from "./auth.js";

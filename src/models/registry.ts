@@ -18,7 +18,7 @@ import { type ProviderName, parseModelSpec } from "./spec.js";
 /** An env value with the level of env resolution that set it. */
 export interface LeveledValue {
   value: string;
-  /** The level that answered, as `ENV_LEVELS` (src/thread/env.ts) names it: thread, agent, prompt, user, worker. */
+  /** The level that answered, as `ENV_LEVELS` (src/secrets/env.ts) names it: thread, agent, prompt, user, worker. */
   level: string;
 }
 

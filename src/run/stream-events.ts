@@ -122,7 +122,7 @@ export class StreamEvents implements StepObserver {
       const [all, keep] = wholeCharacters(call.pending);
       call.pending = keep;
       if (all === "") continue;
-      // No preview here: the thread parses one from the argument text it releases (guard.ts).
+      // No preview here: the thread parses one from the argument text it releases (src/secrets/thread-secrets.ts).
       for (const delta of pieces(all)) this.host.emit("tool_call_delta", { turnId: this.turnId, step: this.step, callId: call.id, toolName: call.toolName, delta });
     }
   }

@@ -20,11 +20,12 @@ import { effectKeyOf } from "../tools/host.js";
 import { CallSuspended, markResumable } from "../tools/suspend.js";
 import type { LookupResult, ToolCallContext, AnyToolDefinition } from "../tools/types.js";
 import type { ThreadState } from "../tools/thread-state.js";
-import type { Caller, CreateThreadInput } from "./api.js";
-import { type AccountApi, accountOf, claimThread } from "./account.js";
+import type { Caller } from "../rpc.js";
+import type { CreateThreadInput } from "./api.js";
+import { type AccountApi, accountOf, claimThread } from "../account/api.js";
 import type { ThreadEngine } from "./engine.js";
 import { DEFAULT_CALL_ARGS, NESTED_RUN_TIMEOUT_MS, openingMessage } from "./prompt-tool.js";
-import type { RpcResult } from "./rpc.js";
+import type { RpcResult } from "../rpc.js";
 import type { ThreadMeta } from "./store/meta.js";
 
 /** How a child thread's work stands, as its parent asks. */

@@ -9,31 +9,11 @@ import type { Settlement } from "../tools/decide.js";
 import type { CallOutcome } from "../tools/host.js";
 import type { GetMessagesOptions, MessagesResult } from "../tools/thread-state.js";
 import type { DirectCallInput, DirectCallOutcome } from "./direct.js";
-import type { RpcFailure, RpcResult } from "./rpc.js";
+import type { Caller, RpcFailure, RpcResult } from "../rpc.js";
 import type { FileInfo } from "./store/files.js";
 import type { IdempotencyClaim } from "./store/idempotency.js";
 import type { ThreadMeta } from "./store/meta.js";
 import type { TurnRecord } from "./store/turns.js";
-
-/** A verified identity: who sent a request, as the auth middleware established it. */
-export interface Principal {
-  /** Stable id (a JWT's `sub`, or the user an API key was issued to). */
-  userId: string;
-  /** Display name. */
-  name: string;
-  roles: string[];
-  /**
-   * When the credential this principal was verified from stops being valid, in epoch
-   * milliseconds: a JWT's `exp`. Absent for API keys (they do not expire). A WebSocket opened with
-   * it is closed then (1008, `token expired`).
-   */
-  expiresAt?: number;
-}
-
-/** The principal acting on a thread; `admin` is true when it holds the configured admin role. */
-export interface Caller extends Principal {
-  admin: boolean;
-}
 
 /** Options of `POST /threads`. */
 export interface CreateThreadInput {

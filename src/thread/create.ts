@@ -8,8 +8,9 @@ import { WeftError } from "../errors.js";
 import { checkStoredBytes } from "../limits.js";
 import { normalizeScript } from "../models/scripted.js";
 import { type Registry, agentIds, defaultAgentId, findAgent } from "../run/agent.js";
-import type { Caller, CreateThreadInput } from "./api.js";
-import type { EnvEntry } from "./env.js";
+import type { Caller } from "../rpc.js";
+import type { CreateThreadInput } from "./api.js";
+import type { EnvEntry } from "../secrets/env.js";
 import type { ThreadMeta } from "./store/meta.js";
 
 /** A checked creation request: the record, the script steps to queue, the thread's env. */

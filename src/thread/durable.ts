@@ -3,7 +3,7 @@
  * storage to `ThreadStore`, behaviour to `ThreadEngine`, its lifecycle (restore, watchdog alarm,
  * WebSockets) to `ThreadObject` (core.ts). It implements `ThreadApi`, the one RPC surface the
  * Worker uses; every answer is checked against the caller (guard.ts) and cleaned of secrets
- * (redact.ts) before it leaves.
+ * (src/secrets/) before it leaves.
  * @module
  */
 import { WeftError } from "../errors.js";
@@ -15,13 +15,14 @@ import type { Settlement } from "../tools/decide.js";
 import { checkTimeArgNames } from "../tools/time-args.js";
 import { unavailableTools } from "../tools/catalog.js";
 import type { ChildAnswer } from "./agent-tool.js";
-import type { Caller, CreateThreadInput, ScratchCallOutcome, ThreadApi, ThreadInfo } from "./api.js";
+import type { Caller } from "../rpc.js";
+import type { CreateThreadInput, ScratchCallOutcome, ThreadApi, ThreadInfo } from "./api.js";
 import { ThreadObject, type WeftEnv } from "./core.js";
 import { prepareThread } from "./create.js";
 import { type DirectCallInput, directCall, outcomeText, outcomeWaitsForPerson } from "./direct.js";
 import { SCRATCH_TTL_MS, checkAccess } from "./guard.js";
 import { checkModel, checkScriptable } from "./model-choice.js";
-import { type RpcFailure, type RpcResult, rpc, rpcFailure } from "./rpc.js";
+import { type RpcFailure, type RpcResult, rpc, rpcFailure } from "../rpc.js";
 import { envSources } from "./state.js";
 import { type IdempotencyClaim, keyedCallId } from "./store/idempotency.js";
 import { migrate } from "./store/migrations.js";

@@ -23,7 +23,7 @@ import type { ExecutionState } from "../tools/thread-state.js";
 import { Callables } from "./callables.js";
 import { DecisionWaiters } from "./decisions.js";
 import { logFailedCall } from "./call-log.js";
-import { NO_USER_ENV, type UserEnvSource } from "./env.js";
+import { NO_USER_ENV, type UserEnvSource } from "../secrets/env.js";
 import { createDispatchHost } from "./dispatch-host.js";
 import { createMessages, hasHook, toolHook } from "./hooks.js";
 import { hasRecoverableCalls, recoverCalls } from "./rest-recovery.js";

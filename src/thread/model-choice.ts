@@ -11,8 +11,8 @@ import { parseModelSpec } from "../models/spec.js";
 import { createScriptedModel } from "../models/scripted.js";
 import type { ResolvedSide } from "../run/agent.js";
 import type { ThreadEngine } from "./engine.js";
-import { type EnvEntry, type EnvSources, type ResolvedEnv, resolveEnv } from "./env.js";
-import { Redactor } from "./redact.js";
+import { type EnvEntry, type EnvSources, type ResolvedEnv, resolveEnv } from "../secrets/env.js";
+import { Redactor } from "../secrets/redact.js";
 import { envSources } from "./state.js";
 
 /** A model named by a definition or by env, with where it was named (for error messages). */
@@ -69,7 +69,7 @@ export async function resolveModelSpec(engine: ThreadEngine, spec: string, where
 
 /**
  * A spec's model, whose failures are cleaned of the key it sends. The key is weft's to use, never
- * handed to thread code, so a thread's redactor need not hold it (guard.ts); but a provider may
+ * handed to thread code, so a thread's redactor need not hold it (src/secrets/thread-secrets.ts); but a provider may
  * echo it in an error ("Incorrect API key provided: sk-..."), and that text becomes the turn's
  * error, which the user reads. Only that key is looked for, in that model's errors only: the
  * text came from the endpoint configured at the key's own level (registry.ts), not from the user.

@@ -20,7 +20,7 @@ import type {
   MessagesResult,
   ThreadState,
 } from "../tools/thread-state.js";
-import { type EnvSources, type ResolvedEnv, type UserEnvSource, resolveEnv } from "./env.js";
+import { type EnvSources, type ResolvedEnv, type UserEnvSource, resolveEnv } from "../secrets/env.js";
 import type { ThreadMeta } from "./store/meta.js";
 import type { ThreadStore } from "./store/index.js";
 import { checkContentSize } from "./store/messages.js";

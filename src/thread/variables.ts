@@ -7,7 +7,7 @@ import { WeftError } from "../errors.js";
 import { type Registry, type ResolvedSide, findAgent, findPrompt } from "../run/agent.js";
 import type { ToolCatalog } from "../tools/catalog.js";
 import type { AnyToolDefinition } from "../tools/types.js";
-import { type EnvSources, resolveEnv } from "./env.js";
+import { type EnvSources, resolveEnv } from "../secrets/env.js";
 
 /**
  * Every tool definition a thread of these sides may reach: the sides' tools (all tools when a

@@ -11,7 +11,7 @@
  * - Whole-guess probes hold the whole secret (in one piece, and split at every position across
  *   deltas). The thread's code never received these secrets (the turn runs no tool that reads
  *   them), so they are compared with the look-alike too: a thread redacts only what its code
- *   received (src/thread/guard.ts), and any difference is a full-match oracle.
+ *   received (src/secrets/thread-secrets.ts), and any difference is a full-match oracle.
  * - The same split probes of a secret the owner set on the thread itself (always redacted) are
  *   compared with the same probes of a different thread-level secret of the same length: the match
  *   itself is inherent in redacting a secret the user can read anyway, but nothing else (where,
@@ -24,7 +24,7 @@
  * `GET /threads/:id`, `/messages` and `/chat`, with ids and times normalised. Timing is not
  * compared: event times are whole milliseconds and the shared test machine's jitter is larger
  * than any difference redaction could make; what makes timing independent of matches is the cut
- * rule itself (see src/thread/redact.ts).
+ * rule itself (see src/secrets/redact.ts).
  * @module
  */
 import { STREAM_FLUSH_BYTES } from "../../src/run/stream-events.js";

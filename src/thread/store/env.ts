@@ -3,15 +3,7 @@
  * @module
  */
 import { checkStoredBytes } from "../../limits.js";
-
-/** Display class of an env value: `text` may be shown, `secret` is redacted. */
-export type EnvType = "text" | "secret";
-
-/**
- * Where a secret thread code received came from: `agent`, `prompt:<prompt name>` or `worker` (the
- * levels the thread's owner did not set; see `ThreadSecrets` in guard.ts).
- */
-export type ReceivedLevel = "agent" | "worker" | `prompt:${string}`;
+import type { EnvType, ReceivedLevel } from "../../secrets/env.js";
 
 /** Thread env rows, and which secrets of other levels thread code received. */
 export class EnvStore {

@@ -191,7 +191,7 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX calls_by_parent ON calls (parent_call_id) WHERE parent_call_id IS NOT NULL;
   `,
   // v14: the env names (with the level that answered) whose secret values thread code received
-  // through state.env; only those of a level the owner did not set are redacted (guard.ts).
+  // through state.env; only those of a level the owner did not set are redacted (src/secrets/thread-secrets.ts).
   // IF NOT EXISTS: a test may set the version back past it, as calls-migration.test.ts does.
   `
   CREATE TABLE IF NOT EXISTS env_received (name TEXT NOT NULL, level TEXT NOT NULL, PRIMARY KEY (name, level)) WITHOUT ROWID;

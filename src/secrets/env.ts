@@ -11,6 +11,15 @@
 import type { EnvDefault } from "../run/prompt.js";
 import { CREDENTIAL_VARS, publicVars } from "./redact.js";
 
+/** Display class of an env value: `text` may be shown, `secret` is redacted. */
+export type EnvType = "text" | "secret";
+
+/**
+ * Where a secret thread code received came from: `agent`, `prompt:<prompt name>` or `worker` (the
+ * levels the thread's owner did not set; see `ThreadSecrets` in thread-secrets.ts).
+ */
+export type ReceivedLevel = "agent" | "worker" | `prompt:${string}`;
+
 /** A level of env resolution, in the order they are asked. */
 export type EnvLevel = (typeof ENV_LEVELS)[number];
 
@@ -20,7 +29,7 @@ export const ENV_LEVELS = ["thread", "agent", "prompt", "user", "worker"] as con
 /** A resolved value with its display type and the level that answered. */
 export interface EnvEntry {
   value: string;
-  type: "text" | "secret";
+  type: EnvType;
 }
 
 /** What resolution found, and where. */

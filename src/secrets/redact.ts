@@ -7,7 +7,7 @@
  * partial match costs the same search as a miss (one `indexOf` per form) and changes nothing in
  * the output; streamed text is cut by a rule that looks at the text alone (redact-stream.ts).
  * Which secrets a redactor holds: a thread's, exactly those its code can read (see
- * `ThreadSecrets` in guard.ts); weft's own credentials are no thread env ({@link CREDENTIAL_VARS})
+ * `ThreadSecrets` in thread-secrets.ts); weft's own credentials are no thread env ({@link CREDENTIAL_VARS})
  * and are redacted from logs only (an answer that held them would be an oracle for guesses).
  * @module
  */

@@ -1,9 +1,30 @@
 /**
- * The result shape of Thread RPC methods. Errors cross the RPC boundary as data, because a thrown
- * error loses its code on the way (only the message survives).
+ * What crosses Durable Object RPC (the Thread's and the UserAccount's): who is calling, and the
+ * result shape. Errors cross the boundary as data, because a thrown error loses its code on the
+ * way (only the message survives).
  * @module
  */
-import { type ErrorBody, WeftError, errorMessage } from "../errors.js";
+import { type ErrorBody, WeftError, errorMessage } from "./errors.js";
+
+/** A verified identity: who sent a request, as the auth middleware established it. */
+export interface Principal {
+  /** Stable id (a JWT's `sub`, or the user an API key was issued to). */
+  userId: string;
+  /** Display name. */
+  name: string;
+  roles: string[];
+  /**
+   * When the credential this principal was verified from stops being valid, in epoch
+   * milliseconds: a JWT's `exp`. Absent for API keys (they do not expire). A WebSocket opened with
+   * it is closed then (1008, `token expired`).
+   */
+  expiresAt?: number;
+}
+
+/** The principal acting on a thread; `admin` is true when it holds the configured admin role. */
+export interface Caller extends Principal {
+  admin: boolean;
+}
 
 /** `{ ok: true, value }` or `{ ok: false, error: { code, message, details? } }`. */
 export type RpcResult<T> = { ok: true; value: T } | { ok: false; error: ErrorBody["error"] };

@@ -1,0 +1,88 @@
+/**
+ * The UserAccount's RPC interface and how the rest of weft reaches it: the account stub of a user
+ * and the per-user thread count every new thread goes through. The Durable Object is durable.ts.
+ * @module
+ */
+import { limitOf } from "../limits.js";
+import type { EnvType } from "../secrets/env.js";
+import type { RpcResult } from "../rpc.js";
+
+/** One thread in a user's index. `createdAt` is epoch milliseconds. */
+export interface ThreadEntry {
+  threadId: string;
+  agentId: string;
+  createdAt: number;
+}
+
+/** A page of `GET /threads`: newest first; `nextCursor` is null on the last page. */
+export interface ThreadPage {
+  threads: ThreadEntry[];
+  nextCursor: string | null;
+}
+
+/** The UserAccount's RPC methods (the class implements this interface). */
+export interface AccountApi {
+  /**
+   * Counts a thread against the user's limit unless the user holds `max` threads already (listed
+   * and unlisted together), and lists it in `GET /threads` unless `listed` is false. A thread
+   * counted already is left as it is, except that a counted unlisted one is listed when asked
+   * (it holds its slot already, so that is never refused).
+   * @throws WeftError `too_many_threads` (429) at the limit; nothing is written then.
+   */
+  addThread(entry: ThreadEntry, max: number, listed?: boolean): Promise<RpcResult<null>>;
+  /** Frees the thread's slot (listed or not); a thread not counted changes nothing. */
+  removeThread(threadId: string): Promise<RpcResult<null>>;
+  /** @throws WeftError `invalid_request` for a cursor this index did not issue. */
+  listThreads(options: { limit: number; cursor?: string }): Promise<RpcResult<ThreadPage>>;
+  /**
+   * Every env value with its type (for resolution and redaction inside the user's threads). A
+   * `reader` thread is told of every later change (`accountEnvChanged`), so it may keep the values
+   * instead of asking again on every request.
+   */
+  envValues(reader?: string): Promise<Record<string, { value: string; type: EnvType }>>;
+  setEnv(name: string, value: string, type: EnvType): Promise<RpcResult<null>>;
+  deleteEnv(name: string): Promise<RpcResult<{ deleted: boolean }>>;
+}
+
+/** What a `cursor` that no page handed out is told (after `cursor: `). */
+export const NOT_A_CURSOR = "not a cursor from a previous page";
+
+/** What the account needs of a thread that keeps its env values: the change notice (the Thread's `accountEnvChanged`). */
+export interface EnvReader {
+  /** The account's env values changed; `live: false` from a thread that no longer exists. */
+  accountEnvChanged(): Promise<{ live: boolean }>;
+}
+
+/** The account stub of a user. */
+export function accountOf(ns: DurableObjectNamespace, userId: string): AccountApi {
+  return ns.get(ns.idFromName(userId)) as unknown as AccountApi;
+}
+
+/** How a thread is counted by {@link claimThread}. */
+export interface ClaimOptions {
+  /**
+   * Count it past the limit: for a thread that holds a write that began and waits for a person to
+   * settle it, which only a listed thread lets anyone find, and for relisting a thread whose
+   * create was counted before a deletion unlisted its id.
+   */
+  mustKeep?: boolean;
+  /**
+   * False: count it without listing it in `GET /threads`, for a direct call's scratch thread kept
+   * only to answer a repeat of its `Idempotency-Key` (no conversation the user made). Default true.
+   */
+  listed?: boolean;
+}
+
+/**
+ * Counts a thread against its owner's per-user limit (`WEFT_MAX_THREADS_PER_USER`, read from
+ * `vars`) and lists it in `GET /threads` (unless `listed` is false): the one check that every way
+ * a thread comes to exist or is kept goes through (a create, a direct call's scratch thread kept
+ * for a call that waits for a person or for its `Idempotency-Key`, an agent's child thread).
+ * Counting a thread counted already changes nothing and is never refused, so a retried create or
+ * a recovered child passes; listing a counted unlisted thread takes no second slot. The owner's
+ * account frees the slot when the thread is removed (`removeThread`).
+ * @returns the account's answer: WeftError `too_many_threads` (429) at the limit, nothing written then.
+ */
+export function claimThread(account: AccountApi, vars: Readonly<Record<string, unknown>>, entry: ThreadEntry, options: ClaimOptions = {}): Promise<RpcResult<null>> {
+  return account.addThread(entry, options.mustKeep ? Number.MAX_SAFE_INTEGER : limitOf(vars, "threadsPerUser"), options.listed ?? true);
+}

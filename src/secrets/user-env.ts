@@ -1,0 +1,74 @@
+/**
+ * The user-account level of a thread's env: the owner's values, read from their UserAccount and
+ * kept until the account says they changed.
+ * @module
+ */
+import { accountOf } from "../account/api.js";
+import type { EnvEntry, EnvType, UserEnvSource } from "./env.js";
+
+/**
+ * The user-account level of env resolution, read from the owner's UserAccount. The owner's values
+ * are kept: the account tells this thread of every change (`accountEnvChanged`, registered with
+ * the read), so a request costs no round trip to the account unless they changed. Another user's
+ * values are read live.
+ */
+export class UserEnv implements UserEnvSource {
+  private values: Record<string, { value: string; type: EnvType }> = {};
+  /** Bumped whenever the kept values are replaced (the redactor rebuilds then). */
+  version = 0;
+  /** Change notices received, and the count the kept values are current for (-1: never read). */
+  private notices = 0;
+  private currentFor = -1;
+  private keptOwner: string | null = null;
+
+  constructor(
+    private readonly ns: () => DurableObjectNamespace | undefined,
+    private readonly owner: () => string | null | undefined,
+    /** This thread's id, registered with the account as a reader of its values. */
+    private readonly self: () => string,
+  ) {}
+
+  async get(userId: string, name: string): Promise<EnvEntry | undefined> {
+    const ns = this.ns();
+    if (!ns) return undefined;
+    let values: Record<string, { value: string; type: EnvType }>;
+    if (userId === this.owner()) {
+      await this.refresh();
+      values = this.values;
+    } else {
+      values = await accountOf(ns, userId).envValues();
+    }
+    return Object.hasOwn(values, name) ? values[name] : undefined;
+  }
+
+  entries(): Array<[string, { value: string; type: EnvType }]> {
+    return Object.entries(this.values);
+  }
+
+  /**
+   * Reloads the owner's values unless the kept ones are current; a thread without an owner or
+   * binding has none. Answers undefined (no promise to wait for) when there is nothing to reload.
+   */
+  refresh(): Promise<void> | undefined {
+    const ns = this.ns();
+    const owner = this.owner();
+    if (!ns || !owner) return undefined;
+    if (this.currentFor === this.notices && this.keptOwner === owner) return undefined;
+    return this.reload(ns, owner);
+  }
+
+  private async reload(ns: DurableObjectNamespace, owner: string): Promise<void> {
+    const asOf = this.notices;
+    const values = await accountOf(ns, owner).envValues(this.self());
+    this.values = values;
+    this.keptOwner = owner;
+    this.version++;
+    // A notice that arrived while asking leaves the values stale: the next request asks again.
+    this.currentFor = asOf;
+  }
+
+  /** The account's values changed: the next request reads them again. */
+  invalidate(): void {
+    this.notices++;
+  }
+}
