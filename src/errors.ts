@@ -2,7 +2,7 @@
  * weft's one error class and its closed union of codes.
  *
  * HTTP status and retryability are looked up from the code, never parsed from message text
- * (DESIGN.md "Errors"). Every error body on the wire is `{ error: { code, message, details? } }`.
+ * so a reworded message never changes a status. Every error body on the wire is `{ error: { code, message, details? } }`.
  * @module
  */
 
@@ -107,7 +107,7 @@ export function isWeftError(value: unknown): value is WeftError {
 }
 
 /**
- * Turns any thrown value into a non-empty message (DESIGN.md promise 9): never `""`, `{}` or
+ * Turns any thrown value into a non-empty message (README "Guarantees": every failure is a result): never `""`, `{}` or
  * `[object Object]`.
  */
 export function errorMessage(thrown: unknown): string {

@@ -1,6 +1,6 @@
 /**
  * The events on the wire: one discriminated union of `{ seq, type, data, at }` frames with
- * snake_case type names and typed payloads (DESIGN.md), and the model-step records they carry.
+ * snake_case type names and typed payloads (README "Events" lists them), and the model-step records they carry.
  * `src/protocol.ts` exports all of it too.
  * @module
  */
@@ -42,7 +42,7 @@ export interface ModelStepRecord {
  */
 export type TurnErrorCode = "restart_loop" | "stream_cut" | "model_timeout";
 
-/** Payloads of the built-in event types, keyed by `type` (snake_case, DESIGN.md). */
+/** Payloads of the built-in event types, keyed by `type` (snake_case, the names clients see on the wire). */
 export interface EventPayloads {
   /** The thread was created, running the agent `agentId`; always the first frame (seq 1). */
   thread_created: { threadId: string; agentId: string };

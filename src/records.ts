@@ -1,5 +1,6 @@
 /**
- * Messages, tool results and call records: the stored shapes a thread keeps and the events carry.
+ * Messages, tool results, call records and env value types: the stored shapes a thread (and a
+ * user's account) keeps and the events carry.
  * Field names follow the Standard Agents tools API (`ToolResult`, `ToolAttachment`, `Message`).
  * Import them from `src/protocol.ts`, which exports these and the events together.
  * @module
@@ -114,7 +115,7 @@ export type CallStatus = (typeof CALL_STATUSES)[number];
 /** Every call status, in lifecycle order. */
 export const CALL_STATUSES = ["queued", "started", "awaiting_approval", "parked", "succeeded", "failed", "denied", "aborted"] as const;
 
-/** Statuses after which a call never changes again (DESIGN.md promise 1). */
+/** Statuses after which a call never changes again (README "Guarantees": one result per call id). */
 export const FINAL_CALL_STATUSES: readonly CallStatus[] = ["succeeded", "failed", "denied", "aborted"];
 
 /** Statuses of a call that waits for a person: an approval to give, or a parked outcome to settle. */
@@ -181,3 +182,6 @@ export interface CallRecord {
   /** Runs of this call that a restart of the thread cut short. */
   restarts?: number;
 }
+
+/** Display class of an env value at any level: `text` may be shown, `secret` is redacted. */
+export type EnvType = "text" | "secret";

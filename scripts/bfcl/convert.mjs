@@ -6,7 +6,7 @@
  * @module
  */
 
-/** weft's tool-name rule (DESIGN.md, "Authoring surface"). */
+/** weft's tool-name rule (README "Writing a tool": the file name is the tool name). */
 export const TOOL_NAME_RULE = /^[a-z][a-z0-9_]{0,63}$/;
 
 /**

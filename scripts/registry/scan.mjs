@@ -7,7 +7,7 @@
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 
-/** Tool and agent names (DESIGN.md "Authoring surface"; same as `TOOL_NAME_PATTERN` in src/tools/define.ts). */
+/** Tool and agent names (README "Writing a tool"; same as `TOOL_NAME_PATTERN` in src/tools/define.ts). */
 export const NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 
 /** Extensions of authoring modules; anything else in tools/ or agents/ is a mistake. */
@@ -62,7 +62,7 @@ const isIgnored = (/** @type {string} */ name) => name.startsWith(".") || name.e
 
 /**
  * Scans one authoring folder (`agents/` or `test/fixtures/`) for `tools/<name>.ts`,
- * `agents/<name>.ts`, `prompts/<name>.ts` and `hooks/<hook_name>.ts`. Rules (the Standard Agents tools API, "File Structure", DESIGN.md): one module per file, the file
+ * `agents/<name>.ts`, `prompts/<name>.ts` and `hooks/<hook_name>.ts`. Rules (the Standard Agents tools API, "File Structure"): one module per file, the file
  * name is the name and matches {@link NAME_PATTERN}, no nested folders. Duplicates are checked by
  * the caller, across folders.
  * @param {string} root repository root, for display paths

@@ -4,7 +4,7 @@
  * @module
  */
 import { limitOf } from "../limits.js";
-import type { EnvType } from "../secrets/env.js";
+import type { EnvType } from "../protocol.js";
 import type { RpcResult } from "../rpc.js";
 
 /** One thread in a user's index. `createdAt` is epoch milliseconds. */

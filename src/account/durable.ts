@@ -9,7 +9,7 @@ import { DurableObject } from "cloudflare:workers";
 import { WeftError } from "../errors.js";
 import { checkStoredBytes } from "../limits.js";
 import { type RpcResult, rpc } from "../rpc.js";
-import type { EnvType } from "../secrets/env.js";
+import type { EnvType } from "../protocol.js";
 import { type AccountApi, type EnvReader, NOT_A_CURSOR, type ThreadEntry, type ThreadPage } from "./api.js";
 
 const SCHEMA = `

@@ -8,11 +8,9 @@
  * read it.
  * @module
  */
+import type { EnvType } from "../protocol.js";
 import type { EnvDefault } from "../run/prompt.js";
 import { CREDENTIAL_VARS, publicVars } from "./redact.js";
-
-/** Display class of an env value: `text` may be shown, `secret` is redacted. */
-export type EnvType = "text" | "secret";
 
 /**
  * Where a secret thread code received came from: `agent`, `prompt:<prompt name>` or `worker` (the
@@ -96,7 +94,7 @@ async function readLevel(level: EnvLevel, sources: EnvSources, name: string): Pr
 /**
  * Resolves `name` through {@link ENV_LEVELS}; undefined when no level holds it. With
  * `nonEmpty`, a level holding "" counts as not holding the name and the next level is asked
- * (how provider keys and base URLs resolve: an empty value is no value, DESIGN.md security rules).
+ * (how provider keys and base URLs resolve: an empty value is no value, README "Secrets and redaction").
  */
 export async function resolveEnv(sources: EnvSources, name: string, options: { nonEmpty?: boolean } = {}): Promise<ResolvedEnv | undefined> {
   for (const level of ENV_LEVELS) {

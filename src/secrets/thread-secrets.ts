@@ -4,10 +4,10 @@
  * defaults, the Worker's vars and secrets) that thread code received.
  * @module
  */
-import type { EventPayloads } from "../protocol.js";
+import type { EnvType, EventPayloads } from "../protocol.js";
 import type { EnvDefault } from "../run/prompt.js";
 import { JsonArgumentStream } from "../run/partial-json.js";
-import { type EnvType, type ReceivedLevel, fromDefault } from "./env.js";
+import { type ReceivedLevel, fromDefault } from "./env.js";
 import { Redactor, type Secret, secretsOf, workerSecrets } from "./redact.js";
 import { StreamRedactor } from "./redact-stream.js";
 import type { UserEnv } from "./user-env.js";
@@ -33,7 +33,7 @@ export interface ThreadDefaults {
 /**
  * The redactors of a thread, rebuilt only when a level changed or thread code received a secret.
  *
- * Which secrets a thread's output is cleaned of (DESIGN.md Security rules: nothing a user sees may
+ * Which secrets a thread's output is cleaned of (README "Secrets and redaction": nothing a user sees may
  * depend on whether text matches a secret the user could not already read): the secret values of
  * the thread's own env and of its owner's account (the owner set them), and a secret of any other
  * level (agent defaults, prompt defaults, the Worker's vars and secrets) only once thread code

@@ -4,7 +4,8 @@
  * @module
  */
 import { accountOf } from "../account/api.js";
-import type { EnvEntry, EnvType, UserEnvSource } from "./env.js";
+import type { EnvType } from "../protocol.js";
+import type { EnvEntry, UserEnvSource } from "./env.js";
 
 /**
  * The user-account level of env resolution, read from the owner's UserAccount. The owner's values

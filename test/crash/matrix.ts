@@ -52,7 +52,7 @@ export function cells(): { cls: EffectClass; point: Point; source: Source }[] {
 }
 
 /**
- * The specification each cell is held to (DESIGN.md promise 3), written independently of
+ * The specification each cell is held to (a write never runs twice; a restart re-runs, reconciles or parks by effect class), written independently of
  * the product's policy table. Before the journal row, or once the result is durable, nothing is
  * left to recover. After the row, the class decides; whether the effect happened only changes what
  * `lookup` finds and how many executions the ledger sees.

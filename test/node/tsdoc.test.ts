@@ -1,6 +1,6 @@
 /**
- * Every exported declaration in src/ carries TSDoc (a leading `/** ... *\/` comment), the rule of
- * STYLE.md's "every export has TSDoc", and so does every member of the types the two entry points
+ * Every exported declaration in src/ carries TSDoc (a leading `/** ... *\/` comment), the project's
+ * rule that every export has TSDoc, and so does every member of the types the two entry points
  * export; no TSDoc names the spec documents by their file numbers.
  * Run this file to list the declarations that break either rule.
  */

@@ -3,7 +3,8 @@
  * @module
  */
 import { checkStoredBytes } from "../../limits.js";
-import type { EnvType, ReceivedLevel } from "../../secrets/env.js";
+import type { EnvType } from "../../protocol.js";
+import type { ReceivedLevel } from "../../secrets/env.js";
 
 /** Thread env rows, and which secrets of other levels thread code received. */
 export class EnvStore {
