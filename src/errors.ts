@@ -1,8 +1,8 @@
 /**
  * weft's one error class and its closed union of codes.
  *
- * HTTP status and retryability are looked up from the code, never parsed from message text
- * so a reworded message never changes a status. Every error body on the wire is `{ error: { code, message, details? } }`.
+ * HTTP status and retryability are looked up from the code, never parsed from message text,
+ * so rewording a message never changes a status. Every error body on the wire is `{ error: { code, message, details? } }`.
  * @module
  */
 
