@@ -4,17 +4,13 @@
  */
 import { checkStoredBytes } from "../../limits.js";
 
-/** Display class of an env value: `text` may be shown, `secret` is redacted. */
-export type EnvType = "text" | "secret";
+import type { EnvTable, EnvType, ReceivedLevel } from "../../ports/store.js";
 
-/**
- * Where a secret thread code received came from: `agent`, `prompt:<prompt name>` or `worker` (the
- * levels the thread's owner did not set; see `ThreadSecrets` in guard.ts).
- */
-export type ReceivedLevel = "agent" | "worker" | `prompt:${string}`;
+/** Display class of an env value, and where a received secret came from (defined with the store port). */
+export type { EnvType, ReceivedLevel } from "../../ports/store.js";
 
 /** Thread env rows, and which secrets of other levels thread code received. */
-export class EnvStore {
+export class EnvStore implements EnvTable {
   /** Called after every write (the thread rebuilds its redactor). */
   onChange: (() => void) | null = null;
   /** Bumped by every write of this object, so a reader can tell without a query that nothing changed. */
