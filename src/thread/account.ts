@@ -10,13 +10,10 @@ import { checkStoredBytes, limitOf } from "../limits.js";
 import { type RpcResult, rpc } from "./rpc.js";
 import type { ThreadApi } from "./api.js";
 import type { EnvType } from "./store/env.js";
+import type { AccountEntry as ThreadEntry } from "../ports/threads.js";
 
-/** One thread in a user's index. `createdAt` is epoch milliseconds. */
-export interface ThreadEntry {
-  threadId: string;
-  agentId: string;
-  createdAt: number;
-}
+/** One thread in a user's index (defined with the threads port). */
+export type { AccountEntry as ThreadEntry } from "../ports/threads.js";
 
 /** A page of `GET /threads`: newest first; `nextCursor` is null on the last page. */
 export interface ThreadPage {

@@ -15,6 +15,7 @@
  */
 import { WeftError, errorMessage } from "../errors.js";
 import type { ToolResult } from "../protocol.js";
+import type { ChildAnswer } from "../ports/threads.js";
 import type { AgentDefinition } from "../run/agent.js";
 import { effectKeyOf } from "../tools/host.js";
 import { CallSuspended, markResumable } from "../tools/suspend.js";
@@ -27,13 +28,8 @@ import { DEFAULT_CALL_ARGS, NESTED_RUN_TIMEOUT_MS, openingMessage } from "./prom
 import type { RpcResult } from "./rpc.js";
 import type { ThreadMeta } from "./store/meta.js";
 
-/** How a child thread's work stands, as its parent asks. */
-export interface ChildAnswer {
-  status: "completed" | "stopped" | "failed" | "waiting" | "running" | "idle";
-  /** The child's final text (its side a's last answer). */
-  answer: string;
-  error?: string;
-}
+/** How a child thread's work stands, as its parent asks (defined with the threads port). */
+export type { ChildAnswer } from "../ports/threads.js";
 
 /** The part of a Thread stub the parent uses. */
 interface ChildStub {
