@@ -196,6 +196,23 @@ export function ledgerConformance(impl: string, withLedger: WithLedger): void {
       });
     });
 
+    it("rows deferred for the next sync take their place before a held row finished after them", async () => {
+      const m = manualSync();
+      await withLedger(m.sync, async ({ ledger }) => {
+        const first = ledger.beginDurably(entry("d1", "started"));
+        const second = ledger.beginDurably(entry("d2", "started"));
+        ledger.beginHeld(entry("h", "started"));
+        expect(ledger.finish("h", "succeeded", OK, { attempts: 1, durationMs: 0 })).toBe(true);
+        expect(ledger.list().map((c) => c.callId)).toEqual(["d1", "d2", "h"]);
+        m.endOne();
+        await first;
+        await task();
+        m.endOne();
+        await second;
+        expect(ledger.get("d2")).toMatchObject({ status: "started" });
+      });
+    });
+
     it("flush is never answered by a sync that began before it was asked", async () => {
       const m = manualSync();
       await withLedger(m.sync, async ({ ledger }) => {
