@@ -51,12 +51,7 @@ export class MemoryThreads implements ChildThreads, AccountNotices {
     return thread;
   }
 
-  /** Adds a thread (a parent, say) that children may tell. */
-  addThread(threadId: string, owner: string): void {
-    this.threads.set(threadId, { owner, input: { agent: "", arguments: {}, dryRun: false, opening: "", parent: { threadId: "", callId: "" } }, done: null, childNotices: 0, envNotices: 0 });
-  }
-
-  /** How many notices thread `threadId` got: from its children, and of env changes. */
+  /** How many notices thread `threadId` got: from its children, and of env changes (for tests). */
   notices(threadId: string): { children: number; env: number } {
     const t = this.threads.get(threadId);
     return { children: t?.childNotices ?? 0, env: t?.envNotices ?? 0 };
@@ -97,7 +92,11 @@ export class MemoryThreads implements ChildThreads, AccountNotices {
     if (account.listed.some((e) => e.threadId === entry.threadId)) return;
     const unlisted = account.unlisted.findIndex((e) => e.threadId === entry.threadId);
     if (unlisted >= 0) {
-      if (listed) account.listed.push({ ...entry }), account.unlisted.splice(unlisted, 1);
+      // Counted already: listed when asked, in its own slot.
+      if (listed) {
+        account.unlisted.splice(unlisted, 1);
+        account.listed.push({ ...entry });
+      }
       return;
     }
     const count = account.listed.length + account.unlisted.length;
