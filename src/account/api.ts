@@ -7,12 +7,10 @@ import { limitOf } from "../limits.js";
 import type { EnvType } from "../protocol.js";
 import type { RpcResult } from "../rpc.js";
 
-/** One thread in a user's index. `createdAt` is epoch milliseconds. */
-export interface ThreadEntry {
-  threadId: string;
-  agentId: string;
-  createdAt: number;
-}
+import type { AccountEntry as ThreadEntry } from "../ports/threads.js";
+
+/** One thread in a user's index (defined with the threads port). */
+export type { AccountEntry as ThreadEntry } from "../ports/threads.js";
 
 /** A page of `GET /threads`: newest first; `nextCursor` is null on the last page. */
 export interface ThreadPage {

@@ -14,9 +14,10 @@ import { CREDENTIAL_VARS, publicVars } from "./redact.js";
 
 /**
  * Where a secret thread code received came from: `agent`, `prompt:<prompt name>` or `worker` (the
- * levels the thread's owner did not set; see `ThreadSecrets` in thread-secrets.ts).
+ * levels the thread's owner did not set; see `ThreadSecrets` in thread-secrets.ts). Defined with
+ * the store port, which keeps the received list.
  */
-export type ReceivedLevel = "agent" | "worker" | `prompt:${string}`;
+export type { ReceivedLevel } from "../ports/store.js";
 
 /** A level of env resolution, in the order they are asked. */
 export type EnvLevel = (typeof ENV_LEVELS)[number];

@@ -13,49 +13,41 @@
  * its turn ends, and the parent's call then runs again, taking the child's answer.
  * @module
  */
-import { WeftError, errorMessage } from "../errors.js";
+import { errorMessage, isWeftError } from "../errors.js";
+import { limitOf } from "../limits.js";
 import type { ToolResult } from "../protocol.js";
+import type { ChildAnswer, ThreadOwner } from "../ports/threads.js";
 import type { AgentDefinition } from "../run/agent.js";
 import { effectKeyOf } from "../tools/host.js";
 import { CallSuspended, markResumable } from "../tools/suspend.js";
 import type { LookupResult, ToolCallContext, AnyToolDefinition } from "../tools/types.js";
 import type { ThreadState } from "../tools/thread-state.js";
-import type { Caller } from "../rpc.js";
-import type { CreateThreadInput } from "./api.js";
-import { type AccountApi, accountOf, claimThread } from "../account/api.js";
 import type { ThreadEngine } from "./engine.js";
+import { DurableThreads } from "./peers.js";
 import { DEFAULT_CALL_ARGS, NESTED_RUN_TIMEOUT_MS, openingMessage } from "./prompt-tool.js";
-import type { RpcResult } from "../rpc.js";
-import type { ThreadMeta } from "./store/meta.js";
 
-/** How a child thread's work stands, as its parent asks. */
-export interface ChildAnswer {
-  status: "completed" | "stopped" | "failed" | "waiting" | "running" | "idle";
-  /** The child's final text (its side a's last answer). */
-  answer: string;
-  error?: string;
-}
-
-/** The part of a Thread stub the parent uses. */
-interface ChildStub {
-  create(caller: Caller, input: CreateThreadInput, threadId: string): Promise<RpcResult<ThreadMeta>>;
-  childAnswer(caller: Caller, wait: boolean): Promise<RpcResult<ChildAnswer>>;
-}
+/** How a child thread's work stands, as its parent asks (defined with the threads port). */
+export type { ChildAnswer } from "../ports/threads.js";
 
 /** The parent acts on its child as the parent's owner, who thereby owns the child too. */
-function ownerOf(engine: ThreadEngine): Caller {
+function ownerOf(engine: ThreadEngine): ThreadOwner {
   return { userId: engine.meta.userId ?? "", name: `thread ${engine.meta.threadId}`, roles: [], admin: false };
 }
 
 /** Attempts at reaching a child whose object restarts under the parent's wait. */
 const CHILD_ATTEMPTS = 5;
 
-/** The child thread of the call with `effectKey`; its name is derived from the key alone. */
-function childOf(engine: ThreadEngine, effectKey: string): { id: DurableObjectId; stub: ChildStub } {
-  const ns = engine.workerEnv.THREAD as DurableObjectNamespace | undefined;
-  if (!ns) throw new WeftError("capability_missing", "agents called as tools need the THREAD Durable Object binding");
-  const id = ns.idFromName(`child:${effectKey}`);
-  return { id, stub: ns.get(id) as unknown as ChildStub };
+/** Other threads and the owner's account, through the Worker's Durable Object bindings (the threads port). */
+function peersOf(engine: ThreadEngine): DurableThreads {
+  return new DurableThreads(engine.workerEnv as { THREAD?: DurableObjectNamespace; ACCOUNT?: DurableObjectNamespace });
+}
+
+/** How the child of the call with `effectKey` stands now (its id is derived from the key alone); null when it cannot be asked. */
+function childNow(engine: ThreadEngine, effectKey: string): Promise<ChildAnswer | null> {
+  const peers = peersOf(engine);
+  return Promise.resolve()
+    .then(() => peers.answer(ownerOf(engine), peers.childId(effectKey), false))
+    .catch(() => null);
 }
 
 /** The tool definition of agent `name`. */
@@ -69,7 +61,7 @@ export function agentTool(engine: ThreadEngine, name: string, agent: AgentDefini
       // Found: the child finished. Otherwise running the call again only waits on the same child.
       finality: "final",
       lookup: async (effectKey: string): Promise<LookupResult> => {
-        const done = unwrap(await childOf(engine, effectKey).stub.childAnswer(ownerOf(engine), false).catch(() => null));
+        const done = await childNow(engine, effectKey);
         if (!done || done.status === "running" || done.status === "idle" || done.status === "waiting") return { status: "not_found" };
         return { status: "found", value: resultOf(name, done) };
       },
@@ -80,40 +72,48 @@ export function agentTool(engine: ThreadEngine, name: string, agent: AgentDefini
   return markResumable(def, {
     // While the child waits for a person (or cannot be asked), so does the call.
     stillWaiting: async (callId) => {
-      const done = await childOf(engine, effectKeyOf(engine.meta.threadId, callId)).stub.childAnswer(ownerOf(engine), false).catch(() => null);
-      return !done || !done.ok || done.value.status === "waiting";
+      const done = await childNow(engine, effectKeyOf(engine.meta.threadId, callId));
+      return !done || done.status === "waiting";
     },
   });
 }
 
 async function runChild(engine: ThreadEngine, name: string, args: Record<string, unknown>, context: ToolCallContext): Promise<ToolResult> {
-  const { id, stub } = childOf(engine, context.effectKey);
-  const childThreadId = id.toString();
+  const peers = peersOf(engine);
+  const childThreadId = peers.childId(context.effectKey);
+  const owner = ownerOf(engine);
+  // A refusal (a WeftError) is the call's error result; anything else (the RPC itself failed) is thrown, as a failed execute.
+  const refused = (e: unknown): ToolResult => {
+    if (!isWeftError(e)) throw e;
+    return { status: "error", error: `agent "${name}": the child thread could not be created: ${e.code}: ${e.message}` };
+  };
   // The child is the owner's thread like any other: counted against the per-user limit first.
-  const listed = await listChild(engine, name, childThreadId);
-  if (!listed.ok) return { status: "error", error: `agent "${name}": the child thread could not be created: ${listed.error.code}: ${listed.error.message}` };
-  const created = await stub.create(
-    ownerOf(engine),
-    {
+  const userId = engine.meta.userId;
+  try {
+    if (userId) await peers.claim(userId, { threadId: childThreadId, agentId: name, createdAt: Date.now() }, limitOf(engine.workerEnv, "threadsPerUser"));
+  } catch (e) {
+    return refused(e);
+  }
+  try {
+    await peers.create(owner, childThreadId, {
       agent: name,
       arguments: args,
       dryRun: engine.meta.dryRun,
       ...(engine.meta.asOf ? { asOf: engine.meta.asOf } : {}),
       opening: openingMessage(args),
       parent: { threadId: engine.meta.threadId, callId: context.callId },
-    },
-    childThreadId,
-  );
-  if (!created.ok && created.error.code !== "thread_exists") {
-    await unlistChild(engine, childThreadId);
-    return { status: "error", error: `agent "${name}": the child thread could not be created: ${created.error.code}: ${created.error.message}` };
+    });
+  } catch (e) {
+    // Its listing is taken back: no child was made.
+    if (userId && isWeftError(e)) await peers.unlist(userId, childThreadId).catch(ignoreRefusal);
+    return refused(e);
   }
   engine.emit("subagent_started", { callId: context.callId, agentId: name, childThreadId });
   let done: ChildAnswer | null = null;
   let lastError = "";
   for (let attempt = 1; attempt <= CHILD_ATTEMPTS && !done; attempt++) {
     try {
-      done = unwrap(await stub.childAnswer(ownerOf(engine), true));
+      done = await peers.answer(owner, childThreadId, true);
     } catch (e) {
       // The child's object restarted under the wait; its watchdog resumes it, so wait again.
       lastError = errorMessage(e);
@@ -126,49 +126,29 @@ async function runChild(engine: ThreadEngine, name: string, args: Record<string,
   return resultOf(name, done);
 }
 
-/** The owner's account, where a child thread is listed; none without an owner or accounts. */
-function accountOfOwner(engine: ThreadEngine): AccountApi | null {
-  const ns = engine.workerEnv.ACCOUNT as DurableObjectNamespace | undefined;
-  return ns && engine.meta.userId ? accountOf(ns, engine.meta.userId) : null;
-}
-
-/** Lists a child thread in its owner's account, counted against the per-user limit ({@link claimThread}). */
-async function listChild(engine: ThreadEngine, name: string, childThreadId: string): Promise<RpcResult<null>> {
-  const account = accountOfOwner(engine);
-  if (!account) return { ok: true, value: null };
-  return claimThread(account, engine.workerEnv, { threadId: childThreadId, agentId: name, createdAt: Date.now() });
-}
-
-/** Takes back the listing of a child thread whose create failed. */
-async function unlistChild(engine: ThreadEngine, childThreadId: string): Promise<void> {
-  await accountOfOwner(engine)?.removeThread(childThreadId);
-}
-
 /**
  * Tells the parent of a child thread that the child's turn ended, so a parent call waiting on it
  * goes on. The parent acts as its owner on the child; the child answers in kind. Best effort: a
- * parent that cannot be reached looks again when anything else wakes it.
+ * parent that cannot be reached looks again when anything else wakes it; one that is gone (a
+ * refusal) needs no telling.
  */
 export async function tellParent(engine: ThreadEngine): Promise<void> {
   const parent = engine.meta.parent;
-  const ns = engine.workerEnv.THREAD as DurableObjectNamespace | undefined;
-  if (!parent || !ns) return;
-  const stub = ns.get(ns.idFromString(parent.threadId)) as unknown as { childChanged(caller: Caller): Promise<RpcResult<null>> };
+  if (!parent || !engine.workerEnv.THREAD) return;
   try {
-    await stub.childChanged(ownerOf(engine));
+    await peersOf(engine).tellParent(ownerOf(engine), parent.threadId);
   } catch (e) {
-    console.error(`weft: could not tell parent thread ${parent.threadId} that child ${engine.meta.threadId} moved on: ${errorMessage(e)}`);
+    if (!isWeftError(e)) console.error(`weft: could not tell parent thread ${parent.threadId} that child ${engine.meta.threadId} moved on: ${errorMessage(e)}`);
   }
+}
+
+/** Lets a refusal (a WeftError) pass, as an ignored RPC answer; rethrows anything else. */
+function ignoreRefusal(e: unknown): void {
+  if (!isWeftError(e)) throw e;
 }
 
 /** The tool result a child's answer becomes. */
 function resultOf(name: string, done: ChildAnswer): ToolResult {
   if (done.status === "completed" || (done.status === "stopped" && !done.error)) return { status: "success", result: done.answer };
   return { status: "error", error: `agent "${name}" ${done.status}: ${done.error ?? "no answer"}` };
-}
-
-function unwrap<T>(result: RpcResult<T> | null): T | null {
-  if (!result) return null;
-  if (!result.ok) throw new WeftError(result.error.code, result.error.message, result.error.details);
-  return result.value;
 }

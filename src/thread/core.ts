@@ -15,7 +15,7 @@ import type { Caller } from "../rpc.js";
 import { CALLER_HEADER } from "./api.js";
 import { type CrashHook, ThreadEngine } from "./engine.js";
 import { BATCH_TAG, Fanout } from "./fanout.js";
-import { GroupCommit } from "./group-commit.js";
+import type { GroupCommit } from "./group-commit.js";
 import { ThreadSecrets } from "../secrets/thread-secrets.js";
 import { UserEnv } from "../secrets/user-env.js";
 import { SCRATCH_TTL_MS, callerFromHeader, checkAccess, noSuchThread, thrownError } from "./guard.js";
@@ -26,9 +26,9 @@ import { TurnRunner } from "./runner.js";
 import { closeAll, closeExpired, onSocketMessage, replayAndAccept, socketExpiry } from "./sockets.js";
 import { isInitialized, migrate } from "./store/migrations.js";
 import { ThreadStore } from "./store/index.js";
+import { SqliteLedger } from "./store/ledger.js";
 import type { ThreadMeta } from "./store/meta.js";
 import type { IdempotencyClaim } from "./store/idempotency.js";
-import type { JournalEntry } from "../tools/journal.js";
 
 /** The bindings weft expects on the Worker: `THREAD`, `ACCOUNT`, plus any vars and secrets. */
 export interface WeftEnv {
@@ -46,7 +46,8 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
   protected readonly userEnv: UserEnv;
   protected readonly secrets: ThreadSecrets;
   protected readonly alarmClock: ThreadAlarm;
-  private readonly commits: GroupCommit;
+  /** The call journal with its commit machinery (held rows, settle window, group commit). */
+  protected readonly ledger: SqliteLedger;
   private readonly fanout: Fanout;
   /** Direct calls, and runs a person's decision started, running in this instance now (see `watched`); the removal under way. */
   protected readonly inFlight = new InFlight();
@@ -58,10 +59,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
   ) {
     super(ctx, env);
     this.store = new ThreadStore(ctx.storage);
-    this.commits = new GroupCommit(
-      () => ctx.storage.sync(),
-      () => this.store.calls.settleDeferred(),
-    );
+    this.ledger = new SqliteLedger(this.store, () => ctx.storage.sync());
     this.fanout = new Fanout({ all: () => ctx.getWebSockets(), batched: () => ctx.getWebSockets(BATCH_TAG), expiresAt: socketExpiry, expire: closeExpired });
     this.alarmClock = new ThreadAlarm(ctx.storage);
     this.store.calls.onUnfinishedRow = () => this.watchRow();
@@ -258,29 +256,16 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
         redactEvent: (type, data) => this.secrets.event(type, data),
         broadcast: (frame: EventFrame) => this.fanout.send(frame),
         wakeSoon: () => void this.alarmClock.set(Date.now() + 50),
-        flush: () => this.commits.flush(),
-        journalDurably: (entry) => this.journalDurably(entry),
+        flush: () => this.ledger.flush(),
+        journalDurably: (entry) => this.ledger.beginDurably(entry),
       },
       meta,
     );
   }
 
-  /**
-   * Stores a journal row and resolves once it is durable. With no sync under way it is inserted now
-   * and a sync starts at once (a lone call waits for nothing more). While one runs, the call would
-   * wait for the next sync anyway: its row is deferred (`CallStore.defer`) and written right before
-   * that sync starts, in the event where the running one ended and the calls it covered write their
-   * results, so the rows of calls that arrived meanwhile and those results share one commit.
-   */
-  private journalDurably(entry: JournalEntry): Promise<void> {
-    if (!this.commits.syncing) {
-      this.store.calls.insert(entry);
-      return this.commits.flush();
-    }
-    const row = this.store.calls.defer(entry);
-    return this.commits.flush().then(() => {
-      if (row.failure !== undefined) throw row.failure;
-    });
+  /** The thread's syncs (the ledger's group commit; tests read `syncs`). */
+  protected get commits(): GroupCommit {
+    return this.ledger.commits;
   }
 
   /** The engine, when `caller` may reach this thread for `access`. */

@@ -3,7 +3,8 @@
  * how `input` is stored once when it equals the argument text, and how JSON columns are read back.
  * @module
  */
-import type { CallRecord, CallSource, CallStatus, ToolResult } from "../../protocol.js";
+import type { CallSource, CallStatus, ToolResult } from "../../protocol.js";
+import type { LedgerRecord } from "../../ports/ledger.js";
 import { wireJson } from "../../json-shape.js";
 
 /** A row of the calls table, column for column (`SELECT *`). */
@@ -49,7 +50,7 @@ export function inputColumn(input: unknown, argsText: string | undefined): strin
 }
 
 /** A stored call, with the parent that queued or invoked it. */
-export type StoredCall = CallRecord & { parentCallId?: string };
+export type StoredCall = LedgerRecord;
 
 /** The call record a row stands for: nullable columns left out, JSON columns parsed, `input` read from the argument text when stored as the same. */
 export function toRecord(row: CallRow): StoredCall {

@@ -4,7 +4,7 @@
  * @module
  */
 import { type CallStatus, PERSON_WAIT_STATUSES, type ToolResult, isFinalStatus } from "../../protocol.js";
-import type { JournalEntry } from "../../tools/journal.js";
+import type { CallJournal, FinishDetails, JournalEntry, LedgerQueries } from "../../ports/ledger.js";
 import { type CallRow, SAME_AS_ARGS, type StoredCall, inputColumn, toRecord } from "./call-row.js";
 
 /** A stored call, with the parent that queued or invoked it (defined with the row it is read from). */
@@ -97,19 +97,11 @@ export interface DeferredRow {
   failure?: unknown;
 }
 
-/** What a final result records besides its status and result. */
-export interface FinishDetails {
-  attempts: number;
-  durationMs: number;
-  stubbed?: boolean;
-  errorCode?: string;
-  errorDetails?: Record<string, unknown>;
-  fullResultPath?: string;
-  outcome?: "unknown";
-}
+/** What a final result records besides its status and result (defined with the ledger port). */
+export type { FinishDetails } from "../../ports/ledger.js";
 
 /** Reads and writes call rows. */
-export class CallStore {
+export class CallStore implements CallJournal, LedgerQueries {
   /**
    * False only when no row can be queued: the last look found none and no queued row was
    * inserted since (only `insert` makes a queued row). Spares every call the queue query.

@@ -3,11 +3,14 @@
  * @module
  */
 import { checkStoredBytes } from "../../limits.js";
-import type { EnvType } from "../../protocol.js";
-import type { ReceivedLevel } from "../../secrets/env.js";
+
+import type { EnvTable, EnvType, ReceivedLevel } from "../../ports/store.js";
+
+/** Display class of an env value, and where a received secret came from (defined with the store port). */
+export type { EnvType, ReceivedLevel } from "../../ports/store.js";
 
 /** Thread env rows, and which secrets of other levels thread code received. */
-export class EnvStore {
+export class EnvStore implements EnvTable {
   /** Called after every write (the thread rebuilds its redactor). */
   onChange: (() => void) | null = null;
   /** Bumped by every write of this object, so a reader can tell without a query that nothing changed. */

@@ -5,16 +5,32 @@
  */
 import { CHUNK_CHARS } from "./kv.js";
 
-/** A stored file's metadata; `size` is in bytes of its UTF-8 (text) or decoded (base64) form. */
-export interface FileInfo {
-  path: string;
-  mimeType: string;
-  size: number;
-  createdAt: number;
+import type { FileInfo, FileTable } from "../../ports/store.js";
+
+/** A stored file's metadata (defined with the store port). */
+export type { FileInfo } from "../../ports/store.js";
+
+/**
+ * A file with its content as `FileTable.content` gives it: text as is; attachments are stored
+ * base64, and a text attachment is decoded (so redaction can read it); binary content stays base64.
+ */
+export function withContent(info: FileInfo, stored: string): FileInfo & { data: string; encoding: "utf-8" | "base64" } {
+  const path = info.path;
+  const text = info.mimeType.startsWith("text/") || info.mimeType.includes("json");
+  if (!path.includes("/attachments/")) return { ...info, data: stored, encoding: text ? "utf-8" : "base64" };
+  if (text) {
+    try {
+      const bytes = Uint8Array.from(atob(stored), (ch) => ch.charCodeAt(0));
+      return { ...info, data: new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes), encoding: "utf-8" };
+    } catch {
+      // Not UTF-8 after all: sent as stored.
+    }
+  }
+  return { ...info, data: stored, encoding: "base64" };
 }
 
 /** Chunked text files keyed by path. Binary data is kept base64-encoded. */
-export class FileStore {
+export class FileStore implements FileTable {
   constructor(private readonly storage: DurableObjectStorage) {}
 
   /** Writes (or replaces) a file atomically. */
@@ -62,18 +78,7 @@ export class FileStore {
   content(path: string): (FileInfo & { data: string; encoding: "utf-8" | "base64" }) | undefined {
     const info = this.info(path);
     if (!info) return undefined;
-    const stored = this.read(path)!;
-    const text = info.mimeType.startsWith("text/") || info.mimeType.includes("json");
-    if (!path.includes("/attachments/")) return { ...info, data: stored, encoding: text ? "utf-8" : "base64" };
-    if (text) {
-      try {
-        const bytes = Uint8Array.from(atob(stored), (ch) => ch.charCodeAt(0));
-        return { ...info, data: new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes), encoding: "utf-8" };
-      } catch {
-        // Not UTF-8 after all: sent as stored.
-      }
-    }
-    return { ...info, data: stored, encoding: "base64" };
+    return withContent(info, this.read(path)!);
   }
 
   /** Every file's metadata, by path. */

@@ -2,6 +2,7 @@
  * All of a thread's tables behind one object, created over the Durable Object's SQLite storage.
  * @module
  */
+import type { ThreadTables } from "../../ports/store.js";
 import { CallStore } from "./calls.js";
 import { EnvStore } from "./env.js";
 import { EventLog } from "./events.js";
@@ -11,18 +12,12 @@ import { KvStore } from "./kv.js";
 import { MessageStore } from "./messages.js";
 import { MetaStore } from "./meta.js";
 import { ScriptStore } from "./script.js";
+import { SettleWindow } from "./settle-window.js";
 import { SummaryStore } from "./summaries.js";
 import { TurnStore } from "./turns.js";
 
-/**
- * Microtask turns a held read's row and events wait for its result (see `ThreadStore.settleSoon`):
- * enough for an `execute` that answers without I/O to settle through the attempt and be recorded.
- */
-const SETTLE_TURNS = 12;
-const RESOLVED = Promise.resolve();
-
 /** The thread's storage, one store per table group. */
-export class ThreadStore {
+export class ThreadStore implements ThreadTables {
   readonly meta: MetaStore;
   readonly messages: MessageStore;
   readonly kv: KvStore;
@@ -69,29 +64,15 @@ export class ThreadStore {
     this.events.settle();
   }
 
-  /**
-   * Settles what is held once the current synchronous work has had {@link SETTLE_TURNS} more
-   * microtask turns without finishing the call: a read whose `execute` settles within them records
-   * its row and events in two statements; one that waits for I/O has them stored first. Either way
-   * they are written before the microtask queue drains, so they commit in the same implicit
-   * transaction as an insert made now (workerd commits only once JavaScript yields to I/O).
-   */
+  /** Settles what is held within the settle window (see `SettleWindow`; the held call row and events of a read). */
   settleSoon(): void {
-    const idle = this.turnsLeft === 0;
-    this.turnsLeft = SETTLE_TURNS;
-    // A reaction on a settled promise: a microtask turn without leaving V8 (cheaper than queueMicrotask).
-    if (idle) void RESOLVED.then(this.tick);
+    this.window.open();
   }
 
-  private turnsLeft = 0;
-  private readonly tick = (): void => {
-    if (!this.calls.holding() && !this.events.holding()) {
-      this.turnsLeft = 0;
-      return;
-    }
-    if (--this.turnsLeft > 0) return void RESOLVED.then(this.tick);
-    this.settle();
-  };
+  private readonly window = new SettleWindow(
+    () => this.calls.holding() || this.events.holding(),
+    () => this.settle(),
+  );
 
   /** Drops what the stores keep in memory about their rows; call after rows change behind them (`deleteAll`). */
   forget(): void {

@@ -4,12 +4,30 @@
  * @module
  */
 import { WeftError } from "../../errors.js";
+import type { KvTable } from "../../ports/store.js";
 
 /** Characters per chunk: at most 3 UTF-8 bytes each, so a chunk stays under 1.5 MB. */
 export const CHUNK_CHARS = 512 * 1024;
 
+/**
+ * A value's stored form: its JSON text.
+ * @throws WeftError `invalid_request` when the value has no JSON form (undefined, a function, a cycle).
+ */
+export function kvText(key: string, value: unknown): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (cause) {
+    throw new WeftError("invalid_request", `setValue("${key}"): value is not JSON-serializable`, { key }, { cause });
+  }
+  if (text === undefined) {
+    throw new WeftError("invalid_request", `setValue("${key}"): value is not JSON-serializable`, { key });
+  }
+  return text;
+}
+
 /** Chunked JSON values keyed by string. */
-export class KvStore {
+export class KvStore implements KvTable {
   constructor(
     private readonly storage: DurableObjectStorage,
   ) {}
@@ -26,15 +44,7 @@ export class KvStore {
    * @throws WeftError `invalid_request` when the value has no JSON form (undefined, a function, a cycle).
    */
   set(key: string, value: unknown): void {
-    let text: string | undefined;
-    try {
-      text = JSON.stringify(value);
-    } catch (cause) {
-      throw new WeftError("invalid_request", `setValue("${key}"): value is not JSON-serializable`, { key }, { cause });
-    }
-    if (text === undefined) {
-      throw new WeftError("invalid_request", `setValue("${key}"): value is not JSON-serializable`, { key });
-    }
+    const text = kvText(key, value);
     this.storage.transactionSync(() => {
       this.storage.sql.exec("DELETE FROM kv WHERE key = ?", key);
       for (let i = 0, chunk = 0; i < text.length || chunk === 0; i += CHUNK_CHARS, chunk++) {

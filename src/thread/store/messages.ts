@@ -9,9 +9,9 @@ import { fitsJsonBytes, jsonTextBytes } from "../../bytes.js";
 import { WeftError } from "../../errors.js";
 import { pageSize } from "../../limits.js";
 import type { Message, MessageRole, ToolCallRequest } from "../../protocol.js";
-import type { NewTurnMessage } from "../../run/messages.js";
 import { PROMPT_CALL_KEY } from "../../run/prompt.js";
 import type { GetMessagesOptions, MessagesResult } from "../../tools/thread-state.js";
+import type { MessageTable, NewMessage } from "../../ports/store.js";
 import type { MetaStore } from "./meta.js";
 
 /** Largest message content in UTF-8 bytes; SQLite rows stop at 2 MB, so content stays well under. */
@@ -31,8 +31,8 @@ export function checkContentSize(content: string, path: (string | number)[], max
   });
 }
 
-/** A message before it is stored. */
-export type NewMessage = NewTurnMessage;
+/** A message before it is stored (defined with the store port). */
+export type { NewMessage } from "../../ports/store.js";
 
 interface MessageRow extends Record<string, SqlStorageValue> {
   id: number;
@@ -68,14 +68,54 @@ function toMessage(row: MessageRow): Message {
   return message;
 }
 
-/** The prompt call a nested message belongs to (`metadata.promptCall`), kept in its own indexed column. */
-function promptCallOf(input: NewMessage): string | null {
+/** The prompt call a nested message belongs to (`metadata.promptCall`), kept in its own indexed column; null for none. */
+export function promptCallOf(input: NewMessage): string | null {
   const callId = input.metadata?.[PROMPT_CALL_KEY];
   return (input.depth ?? 0) > 0 && typeof callId === "string" ? callId : null;
 }
 
+/** A `getMessages` page's options, checked, with their defaults. */
+export interface MessagePage {
+  /** Page size, within the list's rule. */
+  limit: number;
+  /** Messages skipped from the page's starting end. */
+  offset: number;
+  /** Which end the page starts from. */
+  order: "asc" | "desc";
+  /** Deepest nesting included; all when absent. */
+  maxDepth: number | undefined;
+  /** Only ids below this one. */
+  before: number | undefined;
+  /** Only ids above this one. */
+  after: number | undefined;
+}
+
+/**
+ * Checks a `getMessages` page's options (one rule for every message table).
+ * @throws WeftError `invalid_request` for a page size outside the list's rule (`PAGE_SIZES` in src/limits.ts), a negative or non-integer offset/cursor/depth, or a bad order, naming the option.
+ */
+export function messagePage(options: GetMessagesOptions): MessagePage {
+  const limit = pageSize("messages", options.limit);
+  const offset = options.offset ?? 0;
+  const order = options.order ?? "asc";
+  const nonNegative = (name: "offset" | "maxDepth" | "before" | "after", value: number | undefined) => {
+    if (value !== undefined && (!Number.isInteger(value) || value < 0)) {
+      throw new WeftError("invalid_request", `${name}: expected a non-negative integer, got ${value}`, { path: [name] });
+    }
+  };
+  nonNegative("offset", offset);
+  if (order !== "asc" && order !== "desc") {
+    throw new WeftError("invalid_request", `order: expected "asc" or "desc", got ${String(order)}`, { path: ["order"] });
+  }
+  const { maxDepth, before, after } = options;
+  nonNegative("maxDepth", maxDepth);
+  nonNegative("before", before);
+  nonNegative("after", after);
+  return { limit, offset, order, maxDepth, before, after };
+}
+
 /** Appends and pages through messages. */
-export class MessageStore {
+export class MessageStore implements MessageTable {
   constructor(
     private readonly sql: SqlStorage,
     private readonly meta: MetaStore,
@@ -121,22 +161,7 @@ export class MessageStore {
    * @throws WeftError `invalid_request` for a page size outside the list's rule (`PAGE_SIZES` in src/limits.ts), a negative or non-integer offset/cursor, or a bad order.
    */
   list(options: GetMessagesOptions = {}): MessagesResult {
-    const limit = pageSize("messages", options.limit);
-    const offset = options.offset ?? 0;
-    const order = options.order ?? "asc";
-    const nonNegative = (name: "offset" | "maxDepth" | "before" | "after", value: number | undefined) => {
-      if (value !== undefined && (!Number.isInteger(value) || value < 0)) {
-        throw new WeftError("invalid_request", `${name}: expected a non-negative integer, got ${value}`, { path: [name] });
-      }
-    };
-    nonNegative("offset", offset);
-    if (order !== "asc" && order !== "desc") {
-      throw new WeftError("invalid_request", `order: expected "asc" or "desc", got ${String(order)}`, { path: ["order"] });
-    }
-    const { maxDepth, before, after } = options;
-    nonNegative("maxDepth", maxDepth);
-    nonNegative("before", before);
-    nonNegative("after", after);
+    const { limit, offset, order, maxDepth, before, after } = messagePage(options);
     const includeSilent = options.includeSilent === true;
     const counter = includeSilent ? "messages" : "visible_messages";
     let total = this.meta.counter(counter);

@@ -3,27 +3,13 @@
  * @module
  */
 
-/** What a thread was created with. `asOf` is ISO-8601; times are epoch milliseconds. */
-export interface ThreadMeta {
-  threadId: string;
-  agentId: string;
-  userId: string | null;
-  createdAt: number;
-  arguments: Record<string, unknown>;
-  dryRun: boolean;
-  asOf?: string;
-  ephemeral: boolean;
-  /**
-   * A scratch thread counted against its owner's per-user limit without being listed (kept to
-   * answer a repeat of its `Idempotency-Key`): its removal frees the slot. Set before the slot is taken.
-   */
-  counted?: true;
-  /** For the child thread of an agent called as a tool: the calling thread and call. */
-  parent?: { threadId: string; callId: string };
-}
+import type { MetaTable, ThreadMeta } from "../../ports/store.js";
+
+/** What a thread was created with (defined with the store port). */
+export type { ThreadMeta } from "../../ports/store.js";
 
 /** Reads and writes the single thread record. */
-export class MetaStore {
+export class MetaStore implements MetaTable {
   constructor(private readonly sql: SqlStorage) {}
 
   /** The record, or undefined before creation. */

@@ -5,25 +5,10 @@
  */
 
 import type { ModelStepRecord, TokenUsage, TurnErrorCode } from "../../protocol.js";
+import type { Inbox, PendingMessage, TurnRecord, TurnStatus, TurnSteps, TurnTable } from "../../ports/store.js";
 
-/** Final and running states of a turn. */
-export type TurnStatus = "running" | "waiting" | "completed" | "stopped" | "failed";
-
-/** A stored turn. Times are epoch milliseconds. */
-export interface TurnRecord {
-  turnId: string;
-  status: TurnStatus;
-  steps: number;
-  startedAt: number;
-  finishedAt?: number;
-  error?: string;
-  /** Why a failed turn failed, when weft names the reason with a code. */
-  errorCode?: TurnErrorCode;
-  /** Each model step's model, finish reason, usage and attempts. */
-  modelSteps?: ModelStepRecord[];
-  /** Token usage of the whole turn (the sum over its model steps). */
-  usage?: TokenUsage;
-}
+/** Turn states and the stored turn (defined with the store port). */
+export type { TurnRecord, TurnStatus } from "../../ports/store.js";
 
 /** Adds token counts; a count neither side knows stays absent. */
 export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
@@ -34,16 +19,11 @@ export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
   return out;
 }
 
-/** A message waiting for the next turn. */
-export interface PendingMessage {
-  id: number;
-  role: "user" | "system";
-  content: string;
-  metadata?: Record<string, unknown>;
-}
+/** A message waiting for the next turn (defined with the store port). */
+export type { PendingMessage } from "../../ports/store.js";
 
 /** Turn rows and inbox rows. */
-export class TurnStore {
+export class TurnStore implements TurnTable, TurnSteps, Inbox {
   /**
    * The newest turn's status as last read or written here (null: no turn yet; undefined: not
    * known), so the per-call busy check reads no row. Only this class writes `turns`.

@@ -1,0 +1,112 @@
+/**
+ * The event sink port in memory, for plain Node: redact, store with the next seq, broadcast;
+ * held events wait for the settle window as in the SQLite sink.
+ * @module
+ */
+import type { EventFrame } from "../protocol.js";
+import type { EventBroadcast, EventRedactor, EventSink } from "../ports/events.js";
+import { isoTime } from "../thread/store/events.js";
+import { SettleWindow } from "../thread/store/settle-window.js";
+
+/** Events held at most at once; one more stores them first (as the SQLite log). */
+const MAX_HELD = 16;
+
+/** A stored event: its data kept as JSON text, so a reader gets a copy, as from a table. */
+interface StoredEvent {
+  seq: number;
+  type: string;
+  text: string;
+  at: number;
+}
+
+/** A held event, redacted already. */
+interface HeldEvent {
+  type: string;
+  data: unknown;
+  at: number;
+}
+
+/** The memory event sink of one thread. */
+export class MemoryEventSink implements EventSink {
+  private readonly log: StoredEvent[] = [];
+  private held: HeldEvent[] = [];
+  private readonly window = new SettleWindow(
+    () => this.held.length > 0,
+    () => this.settle(),
+  );
+
+  /**
+   * @param redact applied before anything is stored or sent (null: keep the event back).
+   * @param broadcast gets each frame once it is stored.
+   */
+  constructor(
+    private readonly redact: EventRedactor = (_type, data) => data,
+    private readonly broadcast: EventBroadcast = () => undefined,
+  ) {}
+
+  emit(type: string, data: unknown): EventFrame | null {
+    const clean = this.redact(type, data);
+    if (clean === null) return null;
+    const held = this.takeHeld();
+    return this.store([...held, { type, data: clean, at: Date.now() }], held);
+  }
+
+  hold(type: string, data: unknown): void {
+    const clean = this.redact(type, data);
+    if (clean === null) return;
+    if (this.held.length >= MAX_HELD) this.settle();
+    this.held.push({ type, data: clean, at: Date.now() });
+    this.window.open();
+  }
+
+  since(after: number, limit = 10_000): EventFrame[] {
+    this.settle();
+    return this.log
+      .filter((e) => e.seq > after)
+      .slice(0, limit)
+      .map((e) => ({ seq: e.seq, type: e.type, data: JSON.parse(e.text) as unknown, at: isoTime(e.at) }) as EventFrame);
+  }
+
+  lastSeq(): number {
+    this.settle();
+    return this.log.at(-1)?.seq ?? 0;
+  }
+
+  /** Stores the held events, if any. */
+  private settle(): void {
+    const held = this.takeHeld();
+    if (held.length > 0) this.store(held, held);
+  }
+
+  private takeHeld(): HeldEvent[] {
+    const held = this.held;
+    this.held = [];
+    return held;
+  }
+
+  /**
+   * Stores events with consecutive seqs, all or none (on a failure to serialize one, `held` is
+   * held again and no seq is taken), then broadcasts them in order; returns the last frame.
+   */
+  private store(events: HeldEvent[], held: HeldEvent[]): EventFrame {
+    const first = (this.log.at(-1)?.seq ?? 0) + 1;
+    let texts: string[];
+    try {
+      texts = events.map((e) => {
+        const text = JSON.stringify(e.data ?? null) as string | undefined;
+        if (text === undefined) throw new TypeError(`event ${e.type}: data has no JSON form`);
+        return text;
+      });
+    } catch (e) {
+      // Nothing was stored: the held events wait for the next chance (a new one fails alone).
+      this.held = held;
+      throw e;
+    }
+    const frames = events.map((e, i): EventFrame => {
+      this.log.push({ seq: first + i, type: e.type, text: texts[i]!, at: e.at });
+      return { seq: first + i, type: e.type, data: e.data, at: isoTime(e.at) } as EventFrame;
+    });
+    for (const frame of frames) this.broadcast(frame);
+    return frames.at(-1)!;
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * Turns and the inbox of the memory store, with the SQLite table's rules (newest turn, request
+ * counts, forced side, usage sums, inbox ids).
+ * @module
+ */
+import type { ModelStepRecord, TokenUsage, TurnErrorCode } from "../protocol.js";
+import type { Inbox, PendingMessage, TurnRecord, TurnStatus, TurnSteps, TurnTable } from "../ports/store.js";
+import { addUsage } from "../thread/store/turns.js";
+import type { MemoryData, MemoryTurn } from "./data.js";
+
+const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+/** Turns and the inbox in memory. */
+export class MemoryTurns implements TurnTable, TurnSteps, Inbox {
+  /** @param data the store's tables (read each time: `atomically` may replace them). */
+  constructor(private readonly data: () => MemoryData) {}
+
+  private find(turnId: string): MemoryTurn | undefined {
+    return this.data().turns.find((t) => t.turnId === turnId);
+  }
+
+  begin(turnId: string, now = Date.now()): void {
+    if (this.find(turnId)) throw new Error(`UNIQUE constraint failed: turns.turn_id (${turnId})`);
+    this.data().turns.push({ turnId, status: "running", steps: 0, startedAt: now, pendingStep: null, modelRequest: null, forcedSide: null });
+  }
+
+  setStatus(turnId: string, status: "running" | "waiting"): void {
+    const turn = this.find(turnId);
+    if (turn) turn.status = status;
+  }
+
+  step(turnId: string, steps: number): void {
+    const turn = this.find(turnId);
+    if (turn) turn.steps = steps;
+  }
+
+  end(turnId: string, status: Exclude<TurnStatus, "running" | "waiting">, error?: string, errorCode?: TurnErrorCode): void {
+    const turn = this.find(turnId);
+    if (!turn) return;
+    turn.status = status;
+    turn.finishedAt = Date.now();
+    if (error === undefined) delete turn.error;
+    else turn.error = error;
+    if (errorCode === undefined) delete turn.errorCode;
+    else turn.errorCode = errorCode;
+  }
+
+  statusOf(turnId: string): TurnStatus | undefined {
+    return this.find(turnId)?.status;
+  }
+
+  latestStatus(): TurnStatus | undefined {
+    return this.data().turns.at(-1)?.status;
+  }
+
+  latest(): TurnRecord | undefined {
+    const t = this.data().turns.at(-1);
+    if (!t) return undefined;
+    const turn: TurnRecord = { turnId: t.turnId, status: t.status, steps: t.steps, startedAt: t.startedAt };
+    if (t.finishedAt !== undefined) turn.finishedAt = t.finishedAt;
+    if (t.error !== undefined) turn.error = t.error;
+    if (t.errorCode !== undefined) turn.errorCode = t.errorCode;
+    if (t.modelSteps && t.modelSteps.length > 0) {
+      turn.modelSteps = clone(t.modelSteps);
+      turn.usage = t.modelSteps.reduce((sum, s) => addUsage(sum, s.usage), {} as TokenUsage);
+    }
+    return turn;
+  }
+
+  setPendingStep(turnId: string, calls: readonly unknown[] | null): void {
+    const turn = this.find(turnId);
+    if (turn) turn.pendingStep = calls ? JSON.stringify(calls) : null;
+  }
+
+  pendingStep<T>(turnId: string): T[] | null {
+    const text = this.find(turnId)?.pendingStep;
+    return text ? (JSON.parse(text) as T[]) : null;
+  }
+
+  countModelRequest(turnId: string, step: number): number {
+    const turn = this.find(turnId);
+    const last = turn?.modelRequest ?? null;
+    const count = last?.step === step ? last.count + 1 : 1;
+    if (turn) turn.modelRequest = { step, count };
+    return count;
+  }
+
+  forcedSide(turnId: string): "a" | "b" | null {
+    return this.find(turnId)?.forcedSide ?? null;
+  }
+
+  setForcedSide(turnId: string, side: "a" | "b"): void {
+    const turn = this.find(turnId);
+    if (turn) turn.forcedSide = side;
+  }
+
+  recordModelStep(turnId: string, record: ModelStepRecord): TokenUsage {
+    const turn = this.find(turnId);
+    const steps = [...(turn?.modelSteps ?? []), clone(record)];
+    if (turn) {
+      turn.modelSteps = steps;
+      turn.forcedSide = null;
+    }
+    return steps.reduce((sum, s) => addUsage(sum, s.usage), {} as TokenUsage);
+  }
+
+  enqueue(message: Omit<PendingMessage, "id">, _now = Date.now()): number {
+    const inbox = this.data().inbox;
+    // As an INTEGER PRIMARY KEY: one more than the largest id present.
+    const id = inbox.reduce((max, m) => Math.max(max, m.id), 0) + 1;
+    const pending: PendingMessage = { id, role: message.role, content: message.content };
+    if (message.metadata) pending.metadata = clone(message.metadata);
+    inbox.push(pending);
+    return id;
+  }
+
+  inbox(): PendingMessage[] {
+    return clone(this.data().inbox);
+  }
+
+  dropInbox(ids: readonly number[]): void {
+    const data = this.data();
+    data.inbox = data.inbox.filter((m) => !ids.includes(m.id));
+  }
+
+  inboxSize(): number {
+    return this.data().inbox.length;
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * The event sink port over a thread's SQLite event log: redact, store with the next seq, then
+ * broadcast; held events share the settle window of held call rows (`ThreadStore.settleSoon`).
+ * @module
+ */
+import type { EventFrame } from "../../protocol.js";
+import type { EventBroadcast, EventRedactor, EventSink } from "../../ports/events.js";
+import type { ThreadStore } from "./index.js";
+
+/** The SQLite event sink of one thread. */
+export class SqliteEventSink implements EventSink {
+  /**
+   * @param store the thread's tables; the sink writes its `events` rows.
+   * @param redact the thread's redactor (applied before anything is stored or sent).
+   * @param broadcast sends a stored frame to every subscriber.
+   */
+  constructor(
+    private readonly store: ThreadStore,
+    private readonly redact: EventRedactor,
+    private readonly broadcast: EventBroadcast,
+  ) {}
+
+  emit(type: string, data: unknown): EventFrame | null {
+    const clean = this.redact(type, data);
+    if (clean === null) return null;
+    const frame = this.store.events.append(type, clean);
+    this.broadcast(frame);
+    return frame;
+  }
+
+  hold(type: string, data: unknown): void {
+    const clean = this.redact(type, data);
+    if (clean === null) return;
+    this.store.events.hold(type, clean, this.broadcast);
+    this.store.settleSoon();
+  }
+
+  since(after: number, limit?: number): EventFrame[] {
+    return this.store.events.since(after, limit);
+  }
+
+  lastSeq(): number {
+    return this.store.events.lastSeq();
+  }
+}

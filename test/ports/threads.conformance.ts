@@ -1,0 +1,123 @@
+/**
+ * The threads port's contract, as behaviour checks any implementation must pass: one child per
+ * effect key, a create that never makes a second thread, a child's answer to its owner only,
+ * notices to a parent, and the owner's account counting threads against a limit.
+ * @module
+ */
+import { describe, expect, it } from "vitest";
+import { isWeftError } from "../../src/errors.js";
+import type { AccountNotices, ChildThreadInput, ChildThreads, ThreadOwner } from "../../src/ports/threads.js";
+
+/** What the suite gets: the port, an agent that answers a known text, and a thread id never made. */
+export interface ThreadsFixture {
+  threads: ChildThreads & AccountNotices;
+  /** An agent whose child, opened with {@link ThreadsFixture.question}, answers {@link ThreadsFixture.expected}. */
+  agent: string;
+  /** The opening message for `agent`. */
+  question: string;
+  /** What `agent` answers. */
+  expected: string;
+  /** A well-formed thread id no thread has. */
+  neverMade(): string;
+}
+
+/** An owner of its own for each test, so accounts and threads never meet across tests. */
+function owner(): ThreadOwner {
+  return { userId: `owner-${crypto.randomUUID()}`, name: "thread parent", roles: [], admin: false };
+}
+
+/** The WeftError code `run` rejects with (fails the test when it resolves). */
+async function codeOf(run: Promise<unknown>): Promise<string> {
+  try {
+    await run;
+  } catch (e) {
+    if (isWeftError(e)) return e.code;
+    throw e;
+  }
+  throw new Error("expected a WeftError");
+}
+
+/** Registers the threads contract's tests for implementation `impl`, given fixtures from `make`. */
+export function threadsConformance(impl: string, make: () => ThreadsFixture): void {
+  const input = (f: ThreadsFixture, agent = f.agent): ChildThreadInput => ({ agent, arguments: { input: f.question }, dryRun: false, opening: f.question, parent: { threadId: f.neverMade(), callId: "c1" } });
+
+  describe(`threads port: ${impl}`, () => {
+    it("the child of an effect key is always the same thread, and another key's is another", () => {
+      const { threads } = make();
+      const key = `k:${crypto.randomUUID()}`;
+      expect(threads.childId(key)).toBe(threads.childId(key));
+      expect(threads.childId(key)).not.toBe(threads.childId(`${key}x`));
+      expect(threads.childId(key)).toMatch(/^[0-9a-f]{64}$/);
+    });
+
+    it("a child runs its agent on its opening message and answers its owner; a second create makes no second thread", async () => {
+      const f = make();
+      const me = owner();
+      const id = f.threads.childId(`k:${crypto.randomUUID()}`);
+      expect(await f.threads.create(me, id, input(f))).toBe("created");
+      const done = await f.threads.answer(me, id, true);
+      expect(done).toMatchObject({ status: "completed", answer: f.expected });
+      expect(await f.threads.create(me, id, { ...input(f), opening: "a different question" })).toBe("exists");
+      expect(await f.threads.answer(me, id, true)).toMatchObject({ status: "completed", answer: f.expected });
+    });
+
+    it("a child is no one else's: another owner finds no thread, to read or to create over", async () => {
+      const f = make();
+      const me = owner();
+      const id = f.threads.childId(`k:${crypto.randomUUID()}`);
+      await f.threads.create(me, id, input(f));
+      expect(await codeOf(f.threads.answer(owner(), id, false))).toBe("thread_not_found");
+      expect(await codeOf(f.threads.create(owner(), id, input(f)))).toBe("thread_not_found");
+      expect(await codeOf(f.threads.answer(me, f.neverMade(), false))).toBe("thread_not_found");
+    });
+
+    it("an unknown agent is refused with agent_not_found and leaves no thread", async () => {
+      const f = make();
+      const me = owner();
+      const id = f.threads.childId(`k:${crypto.randomUUID()}`);
+      expect(await codeOf(f.threads.create(me, id, input(f, "no-such-agent")))).toBe("agent_not_found");
+      expect(await codeOf(f.threads.answer(me, id, false))).toBe("thread_not_found");
+    });
+
+    it("a parent is told its child moved on; a parent that is gone is thread_not_found", async () => {
+      const f = make();
+      const me = owner();
+      const parent = f.threads.childId(`k:${crypto.randomUUID()}`);
+      await f.threads.create(me, parent, input(f));
+      await expect(f.threads.tellParent(me, parent)).resolves.toBeUndefined();
+      expect(await codeOf(f.threads.tellParent(me, f.neverMade()))).toBe("thread_not_found");
+    });
+
+    it("account: threads count against the limit, a repeat takes no slot, unlisting frees one, listings are newest first", async () => {
+      const { threads } = make();
+      const user = owner().userId;
+      await threads.claim(user, { threadId: "a".repeat(64), agentId: "x", createdAt: 1 }, 2);
+      await threads.claim(user, { threadId: "b".repeat(64), agentId: "x", createdAt: 2 }, 2);
+      await threads.claim(user, { threadId: "a".repeat(64), agentId: "x", createdAt: 1 }, 2);
+      expect(await codeOf(threads.claim(user, { threadId: "c".repeat(64), agentId: "x", createdAt: 3 }, 2))).toBe("too_many_threads");
+      expect(await threads.listed(user, 10)).toEqual(["b".repeat(64), "a".repeat(64)]);
+      await threads.unlist(user, "a".repeat(64));
+      await threads.claim(user, { threadId: "c".repeat(64), agentId: "x", createdAt: 3 }, 2);
+      expect(await threads.listed(user, 1)).toEqual(["c".repeat(64)]);
+    });
+
+    it("account: an unlisted thread holds a slot without a listing, and is listed in that slot when asked", async () => {
+      const { threads } = make();
+      const user = owner().userId;
+      await threads.claim(user, { threadId: "d".repeat(64), agentId: "x", createdAt: 1 }, 1, false);
+      expect(await threads.listed(user, 10)).toEqual([]);
+      expect(await codeOf(threads.claim(user, { threadId: "e".repeat(64), agentId: "x", createdAt: 2 }, 1))).toBe("too_many_threads");
+      await threads.claim(user, { threadId: "d".repeat(64), agentId: "x", createdAt: 1 }, 1);
+      expect(await threads.listed(user, 10)).toEqual(["d".repeat(64)]);
+    });
+
+    it("an env notice reaches a live thread and says when the thread is gone", async () => {
+      const f = make();
+      const me = owner();
+      const id = f.threads.childId(`k:${crypto.randomUUID()}`);
+      await f.threads.create(me, id, input(f));
+      expect(await f.threads.envChanged(id)).toBe(true);
+      expect(await f.threads.envChanged(f.neverMade())).toBe(false);
+    });
+  });
+}
