@@ -3,6 +3,7 @@
  * class `implements` it, so the compiler keeps the two in step (no hand-kept copy).
  * @module
  */
+import type { HistoryMessage } from "../run/seed-history.js";
 import type { CallRecord, Message } from "../protocol.js";
 import type { UnavailableTool } from "../tools/catalog.js";
 import type { Settlement } from "../tools/decide.js";
@@ -49,6 +50,11 @@ export interface CreateThreadInput {
   dryRun?: boolean;
   /** ISO-8601 instant with an offset: the thread's frozen "now", which each tool's `timeArgs` may not pass. */
   asOf?: string;
+  /**
+   * An earlier conversation the thread starts from, oldest first, stored before its first turn
+   * (see `checkHistory`): what an eval replays a stored thread's later message against.
+   */
+  history?: HistoryMessage[];
   /** A direct call's scratch thread: removed by an alarm unless a call in it waits for a person. */
   ephemeral?: boolean;
   /** Internal (child threads): the first message, queued in the transaction that creates the thread. */
