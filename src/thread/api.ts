@@ -80,6 +80,20 @@ export interface ThreadInfo extends ThreadMeta {
   tools: { name: string; description: string; inputSchema: Record<string, unknown> }[];
   /** Tools the agent defines that cannot be offered, with why; never left out silently. */
   unavailableTools: UnavailableTool[];
+  /**
+   * The model each side's next turn talks to, side a first (one entry for a one-sided agent):
+   * `spec` as `provider:model-id`, or `scripted` when none is configured (the scripted model plays
+   * the thread's script); `where` names what chose it (a definition file, or the env level of
+   * `WEFT_MODEL`). Fallback models are not listed.
+   */
+  models: ModelInForce[];
+}
+
+/** The model a side of a thread talks to, and what chose it. */
+export interface ModelInForce {
+  side: "a" | "b";
+  spec: string;
+  where: string;
 }
 
 /** A scratch call's outcome; `kept` when its thread stays (the call waits for a person). */

@@ -20,7 +20,7 @@ import { ThreadObject, type WeftEnv } from "./core.js";
 import { historyRedactor, prepareThread } from "./create.js";
 import { type DirectCallInput, directCall, outcomeText, outcomeWaitsForPerson } from "./direct.js";
 import { SCRATCH_TTL_MS, checkAccess } from "./guard.js";
-import { checkModel, checkScriptable } from "./model-choice.js";
+import { checkModel, checkScriptable, modelsInForce } from "./model-choice.js";
 import { type RpcFailure, type RpcResult, rpc, rpcFailure } from "./rpc.js";
 import { envSources } from "./state.js";
 import { type IdempotencyClaim, keyedCallId } from "./store/idempotency.js";
@@ -104,7 +104,10 @@ export function createThreadClass(registry: Registry) {
     }
 
     async info(caller: Caller): Promise<RpcResult<ThreadInfo>> {
-      return this.answer(() => {
+      return this.answer(async () => {
+        // Asked first: it may read the owner's account values (WEFT_MODEL at the user level); the
+        // thread is asked for again after (it may have been removed meanwhile).
+        const models = await modelsInForce(this.guard(caller, "read"));
         const engine = this.guard(caller, "read");
         const lastTurn = this.store.turns.latest();
         return {
@@ -122,6 +125,7 @@ export function createThreadClass(registry: Registry) {
           ...(lastTurn ? { lastTurn } : {}),
           tools: modelTools(engine.catalog),
           unavailableTools: unavailableTools(engine.catalog),
+          models,
         };
       });
     }
