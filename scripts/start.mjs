@@ -8,6 +8,8 @@
  * - Offline, wrangler cannot fetch the `Request.cf` object and prints a stack trace at every start
  *   and reload; weft does not read `request.cf`, so this says so once and turns that fetch off.
  *
+ * It also says first which model threads talk to by default (`WEFT_MODEL`, or the scripted model).
+ *
  * Everything else is wrangler's output unchanged. Arguments are passed on to `wrangler dev`.
  * @module
  */
@@ -15,6 +17,7 @@ import { spawn } from "node:child_process";
 import { lookup } from "node:dns/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { modelLine } from "./lib/dev-vars.mjs";
 import { relay } from "./lib/stack-map.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -31,6 +34,8 @@ if (env.CLOUDFLARE_CF_FETCH_ENABLED === undefined) {
   }
 }
 if (process.stdout.isTTY && env.FORCE_COLOR === undefined) env.FORCE_COLOR = "1";
+
+console.log(modelLine(ROOT));
 
 const wrangler = path.join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
 const child = spawn(process.execPath, [wrangler, "dev", "--var", "WEFT_DEV_MODE:on", ...process.argv.slice(2)], {

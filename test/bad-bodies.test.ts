@@ -167,7 +167,7 @@ describe("query strings and env values a new user gets wrong", () => {
     const typo = await json("POST", "/threads", { agnet: "desk" });
     expect(typo.status).toBe(400);
     expect(typo.body.error).toMatchObject({ code: "invalid_request", details: { path: ["agnet"] } });
-    expect(typo.body.error.message).toBe("agnet: unknown field; the fields are agent, arguments, script, env, dryRun, asOf and continuationToken");
+    expect(typo.body.error.message).toBe("agnet: unknown field; the fields are agent, arguments, script, env, dryRun, asOf, history and continuationToken");
     const id = await createThread();
     const posted = await json("POST", `/threads/${id}/messages`, { content: "hi", scirpt: [{ text: "ok" }] });
     expect(posted.status).toBe(400);

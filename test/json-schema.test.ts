@@ -111,6 +111,27 @@ describe("drafts, formats, defaults and what the model sees", () => {
     expect(schema.validate({ n: 1 })).toEqual({ ok: true, data: { n: 1 } });
   });
 
+  it("applies a default written beside a $ref, as Pydantic v2 writes an enum or model field", () => {
+    // `model_json_schema()` of a Pydantic v2 model with `unit: Unit = Unit.c` and `opts: Opts = Opts(depth=2)`.
+    const pydantic = {
+      $defs: {
+        Unit: { enum: ["c", "f"], title: "Unit", type: "string" },
+        Opts: { properties: { depth: { default: 1, title: "Depth", type: "integer" } }, title: "Opts", type: "object" },
+      },
+      properties: { city: { title: "City", type: "string" }, unit: { $ref: "#/$defs/Unit", default: "c" }, opts: { $ref: "#/$defs/Opts", default: { depth: 2 } } },
+      required: ["city"],
+      title: "Weather",
+      type: "object",
+    };
+    const schema = compileSchema("weather", "args", pydantic as never);
+    expect(schema.validate({ city: "Paris" })).toEqual({ ok: true, data: { city: "Paris", unit: "c", opts: { depth: 2 } } });
+    expect(schema.validate({ city: "Oslo", unit: "f", opts: {} })).toEqual({ ok: true, data: { city: "Oslo", unit: "f", opts: { depth: 1 } } });
+    expect(schema.validate({ city: "Oslo", unit: "k" }).ok).toBe(false);
+    // A default its own $ref target refuses is left out with a warning, never a failed build.
+    const wrong = compileSchema("weather", "args", { ...pydantic, properties: { ...pydantic.properties, unit: { $ref: "#/$defs/Unit", default: "kelvin" } } } as never);
+    expect(wrong.validate({ city: "Paris" })).toEqual({ ok: true, data: { city: "Paris", opts: { depth: 2 } } });
+  });
+
   it("shows the model the author's schema, keywords and all", () => {
     const author = { type: "object", properties: { v: { maxLength: 2, pattern: "^a" }, c: { const: { a: 1 } } }, required: ["v"], $defs: { x: { type: "string" } } };
     expect(compileSchema("t", "args", author as never).jsonSchema).toEqual(author);

@@ -121,6 +121,21 @@ describe("strict schemas", () => {
     expect(tool.parameters.properties.limit.default).toBeUndefined();
     expect(tool.parameters.properties.limit.description).toContain("default: 10");
   });
+
+  it("a tool taking a free-form object (a record) goes to OpenAI as written, without strict, and its keys reach execute", async () => {
+    const { calls, key } = await turnVia("openai:gpt-4.1-mini", [
+      { toolCalls: [{ id: "c1", name: "label_items", arguments: '{"labels":{"a-1":"red","b-2":"blue"}}' }] },
+      { text: "done" },
+    ]);
+    expect(JSON.parse(calls[0]!.result!.result!)).toEqual({ labels: { "a-1": "red", "b-2": "blue" } });
+    const tools = (await fakeRequests(key))[0]!.body.tools;
+    const tool = tools.find((t: any) => t.name === "label_items");
+    expect(tool.strict).not.toBe(true);
+    expect(tool.parameters.properties.labels).toMatchObject({ type: "object", additionalProperties: { type: "string" } });
+    expect(tool.parameters.required).toEqual(["labels"]);
+    // The other tools of the same request stay strict.
+    expect(tools.find((t: any) => t.name === "search_docs").strict).toBe(true);
+  });
 });
 
 describe("secrets in streamed steps", () => {

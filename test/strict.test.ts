@@ -5,8 +5,23 @@ import { fromStrictArguments, strictSchema } from "../src/models/strict.js";
 const schema = z.toJSONSchema(z.object({ query: z.string(), limit: z.number().default(10), tag: z.string().optional() }), { io: "input" }) as Record<string, unknown>;
 
 describe("strict schemas", () => {
+  it("leaves a schema with a free-form object to go as written (null), however deep the object sits", () => {
+    const free = [
+      { type: "object", properties: { labels: { type: "object", additionalProperties: { type: "string" } } } },
+      { type: "object", properties: { meta: { type: "object" } } },
+      { type: "object", properties: { rows: { type: "array", items: { type: "object", patternProperties: { "^x": { type: "number" } } } } } },
+      { type: "object", properties: { pick: { anyOf: [{ type: "string" }, { $ref: "#/$defs/Bag" }] } }, $defs: { Bag: { type: "object", additionalProperties: true } } },
+      z.toJSONSchema(z.object({ labels: z.record(z.string(), z.string()) }), { io: "input" }),
+    ];
+    for (const s of free) expect(strictSchema(s as Record<string, unknown>), JSON.stringify(s)).toBeNull();
+    // Its arguments are the model's, untouched: a null stays a null.
+    expect(fromStrictArguments(free[1] as Record<string, unknown>, '{"meta":null}')).toBe('{"meta":null}');
+    // Closed objects, with or without additionalProperties: false, are made strict.
+    expect(strictSchema({ type: "object", properties: { a: { type: "object", properties: { b: { type: "string" } } } } })).not.toBeNull();
+  });
+
   it("makes every key required, optional keys nullable, and moves refused keywords into the description", () => {
-    const strict = strictSchema(schema).schema;
+    const strict = strictSchema(schema)!.schema;
     expect(strict).toEqual({
       type: "object",
       properties: {
@@ -39,7 +54,7 @@ describe("strict schemas", () => {
         pick: { oneOf: [{ type: "string" }, { type: "number" }] },
       },
     };
-    const strict = strictSchema(nested).schema as any;
+    const strict = strictSchema(nested)!.schema as any;
     expect(strict.properties.note).toEqual({ type: ["string", "null"] });
     expect(strict.properties.items.type).toEqual(["array", "null"]);
     expect(strict.properties.items.items).toMatchObject({ required: ["a", "b"], additionalProperties: false, properties: { b: { type: ["integer", "null"], minimum: 0 } } });

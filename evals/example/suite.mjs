@@ -13,6 +13,13 @@ function noteNotSaved(t) {
   return { pass: result.startsWith("Dry run:"), detail: `add_note answered ${JSON.stringify(result)}` };
 }
 
+/** A custom scorer: the refund was approved (by the case's `approvals`) and then stubbed, never made. */
+function refundApprovedNotMade(t) {
+  const call = t.calls.find((c) => c.toolName === "refund_order");
+  const pass = call?.status === "succeeded" && call.approvedBy !== undefined && call.stubbed === true;
+  return { pass, detail: `refund_order ${call?.status ?? "never called"}, approvedBy ${call?.approvedBy ?? "nobody"}, stubbed ${call?.stubbed ?? false}` };
+}
+
 /** A custom scorer: the order the model looked up was found (a read runs for real). */
 function orderFound(t) {
   const call = t.calls.find((c) => c.toolName === "lookup_order");
@@ -24,7 +31,7 @@ export default {
   candidates: [{ name: "scripted", agent: "example" }],
   threshold: 1,
   concurrency: 3,
-  scorers: { noteNotSaved, orderFound },
+  scorers: { noteNotSaved, orderFound, refundApprovedNotMade },
   cases: [
     {
       id: "time",
@@ -57,6 +64,32 @@ export default {
         { text: "A-1002 is still being packed." },
       ],
       expect: { trajectory: ["lookup_order"], toolCalls: [{ name: "lookup_order", arguments: { orderId: "A-1002" } }], custom: ["orderFound"] },
+    },
+    {
+      // A refund needs a person's approval: the eval approves it as the thread's owner would, and
+      // the dry run answers it with a stub, so no money moves.
+      id: "refund",
+      messages: ["Please refund order A-1001, it arrived broken."],
+      approvals: "approve",
+      script: [
+        { toolCalls: [{ id: "refund", name: "refund_order", arguments: { orderId: "A-1001", reason: "arrived broken" } }] },
+        { text: "Your refund for A-1001 is on its way." },
+      ],
+      expect: { toolCalls: [{ name: "refund_order", arguments: { orderId: "A-1001", reason: "arrived broken" } }], custom: ["refundApprovedNotMade"] },
+    },
+    {
+      // A follow-up that only makes sense with the turn before it ("that order"): the thread
+      // starts from that conversation, and only this message's calls are judged.
+      id: "follow-up",
+      history: [
+        { role: "user", content: "Where is my order A-1002?" },
+        { role: "assistant", content: "", toolCalls: [{ id: "look", name: "lookup_order", arguments: '{"orderId":"A-1002"}' }] },
+        { role: "tool", toolCallId: "look", content: '{"orderId":"A-1002","status":"packing"}' },
+        { role: "assistant", content: "A-1002 is still being packed." },
+      ],
+      messages: ["Check that order again, please."],
+      script: [{ toolCalls: [{ id: "again", name: "lookup_order", arguments: { orderId: "A-1002" } }] }, { text: "Still being packed." }],
+      expect: { toolCalls: [{ name: "lookup_order", arguments: { orderId: "A-1002" } }], trajectory: ["lookup_order"] },
     },
   ],
 };

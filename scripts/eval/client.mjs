@@ -29,6 +29,10 @@ export function evalClient(baseUrl, token) {
       for await (const m of weft.messages(threadId)) out.push(m);
       return out;
     },
+    /** `POST .../approve`, as the caller. */
+    approve: (/** @type {string} */ threadId, /** @type {string} */ callId, /** @type {{ argsHash?: string }} */ options) => weft.approve(threadId, callId, options),
+    /** `POST .../deny`, as the caller. */
+    deny: (/** @type {string} */ threadId, /** @type {string} */ callId, /** @type {{ reason?: string }} */ options) => weft.deny(threadId, callId, options),
     /** Every call record of a thread. */
     calls: async (/** @type {string} */ threadId) => (await weft.listCalls(threadId)).calls,
   };

@@ -1,8 +1,9 @@
 // @ts-check
 /**
  * `weft eval --from-threads <ids>`: stored threads become eval cases. Each top-level user message
- * is one case, pinned with `asOf` at the time it was sent, expecting the tool calls (names and
- * arguments, in order) the model asked for before the next user message. Everything is read
+ * is one case, pinned with `asOf` at the time it was sent, starting from the conversation before it
+ * (`history`), expecting the tool calls (names and arguments, in order) the model asked for before
+ * the next user message. Everything is read
  * through the thread routes as the caller, so weft's own rule decides who may export: the owner,
  * or an admin (reads); anyone else gets `thread_not_found`. What the routes return is already
  * redacted of every secret the thread holds, and no env value is exported (the routes give
@@ -77,7 +78,8 @@ export async function casesFromThreads(client, threadIds) {
  * @returns {import("./suite.mjs").Case[]}
  */
 export function threadCases(info, messages) {
-  const top = messages.filter((m) => !m.depth && !m.silent);
+  const conversation = messages.filter((m) => !m.depth);
+  const top = conversation.filter((m) => !m.silent);
   /** @type {import("./suite.mjs").Case[]} */
   const out = [];
   top.forEach((m, i) => {
@@ -91,6 +93,7 @@ export function threadCases(info, messages) {
     out.push({
       id: `${info.threadId}#${m.id}`,
       messages: [m.content],
+      ...historyOf(conversation.filter((x) => x.id < m.id)),
       agent: info.agentId,
       ...(info.arguments && Object.keys(info.arguments).length > 0 ? { arguments: info.arguments } : {}),
       asOf: new Date(m.createdAt).toISOString(),
@@ -98,6 +101,47 @@ export function threadCases(info, messages) {
     });
   });
   return out;
+}
+
+/** What a model's request gives a call with no recorded result (`MISSING_RESULT` in src/models/history.ts; a test holds them equal). */
+const MISSING_RESULT = "error: no result was recorded for this call";
+
+/**
+ * The conversation before a case's message, as its model saw it, in the shape `POST /threads`
+ * takes as `history` (silent messages included: the model saw them): each call's result right
+ * after its assistant message (a call whose result was never recorded gets the error text the
+ * model got), a result whose call is not in the conversation as the user note it became, call ids
+ * made unique (a model may reuse one), and calls the provider ran itself left out (weft holds no
+ * result message for them).
+ * @param {any[]} earlier oldest first
+ * @returns {{ history?: any[] }}
+ */
+export function historyOf(earlier) {
+  /** @type {Map<string, any[]>} */
+  const results = new Map();
+  for (const m of earlier) if (m.role === "tool" && m.toolCallId !== undefined) results.set(m.toolCallId, [...(results.get(m.toolCallId) ?? []), m]);
+  const used = new Set();
+  const ids = new Set();
+  const history = [];
+  for (const m of earlier) {
+    if (m.role === "assistant") {
+      const calls = (m.toolCalls ?? []).filter((/** @type {any} */ c) => !c.providerExecuted);
+      /** @type {Array<{ call: { id: string, name: string, arguments: string }, content: string }>} */
+      const answered = calls.map((/** @type {any} */ c) => {
+        const result = results.get(c.id)?.find((r) => !used.has(r));
+        if (result) used.add(result);
+        let id = c.id;
+        for (let n = 2; ids.has(id); n++) id = `${c.id}~${n}`;
+        ids.add(id);
+        return { call: { id, name: c.name, arguments: c.arguments }, content: result ? result.content : MISSING_RESULT };
+      });
+      history.push({ role: "assistant", content: m.content, ...(answered.length > 0 ? { toolCalls: answered.map((a) => a.call) } : {}) });
+      for (const a of answered) history.push({ role: "tool", toolCallId: a.call.id, name: a.call.name, content: a.content });
+    } else if (m.role === "tool") {
+      if (!used.has(m)) history.push({ role: "user", content: `[result of an earlier call${m.name ? ` to ${m.name}` : ""}]: ${m.content}` });
+    } else history.push({ role: m.role, content: m.content });
+  }
+  return history.length > 0 ? { history } : {};
 }
 
 /** @param {string} text */

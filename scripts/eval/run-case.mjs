@@ -2,8 +2,9 @@
 /**
  * Plays one case for one candidate on a fresh dry-run thread: writes are answered by the tool's
  * `dryRunResult` and never run; reads run as the agent wires them. Each of the case's messages is
- * posted in turn and awaited on the thread's WebSocket; what the thread did is read back as a
- * `Transcript` for the scorers.
+ * posted in turn and awaited on the thread's WebSocket; a call asking for approval is approved or
+ * denied when the case says so (`approvals`), else the case ends waiting. What the thread did is
+ * read back as a `Transcript` for the scorers.
  * @module
  */
 
@@ -34,6 +35,7 @@ export function threadBody(kase, candidate) {
     ...(Object.keys(env).length > 0 ? { env } : {}),
     dryRun: true,
     ...(kase.asOf ? { asOf: kase.asOf } : {}),
+    ...(kase.history ? { history: kase.history } : {}),
     ...(!candidate.model && kase.script ? { script: kase.script } : {}),
   };
 }
@@ -90,7 +92,7 @@ async function play(client, kase, candidate, opts) {
     for (const content of kase.messages) {
       const from = events.frames.length;
       await client.postMessage(threadId, { content });
-      const end = await events.waitFor((f) => f.type === "turn_finished" || f.type === "tool_call_approval_requested" || f.type === "tool_call_parked", opts.timeoutMs, from);
+      const end = await untilTurnEnds(client, threadId, events, kase.approvals, from, opts.timeoutMs);
       const frames = events.frames.slice(from);
       const started = frames.find((f) => f.type === "turn_started");
       if (started) t.turnMs.push(Date.parse(end.at) - Date.parse(started.at));
@@ -113,7 +115,9 @@ async function play(client, kase, candidate, opts) {
     t.messages = messages;
     t.calls = calls;
     for (const tool of info.tools ?? []) t.tools.set(tool.name, tool.inputSchema);
-    const top = messages.filter((m) => !m.depth);
+    // The case's history holds the thread's first messages: only what came after is the candidate's.
+    const seeded = kase.history?.length ?? 0;
+    const top = messages.filter((m) => !m.depth && m.id > seeded);
     t.requested = top.filter((m) => m.role === "assistant").flatMap((m) => (m.toolCalls ?? []).filter((/** @type {any} */ c) => !c.providerExecuted).map((/** @type {any} */ c) => ({ id: c.id, name: c.name, raw: c.arguments, arguments: parse(c.arguments) })));
     t.text = top.filter((m) => m.role === "assistant" && m.content).at(-1)?.content ?? "";
   } catch (err) {
@@ -123,6 +127,24 @@ async function play(client, kase, candidate, opts) {
     events?.close();
   }
   return t;
+}
+
+/**
+ * Waits for the turn to finish, deciding each approval it asks for as the case says (`approve`
+ * or `deny`, as the thread's owner would); with no such word, or for a parked call, the frame
+ * that made it wait ends the wait.
+ * @param {ReturnType<import("./client.mjs").evalClient>} client @param {string} threadId
+ * @param {any} events @param {"approve" | "deny" | undefined} approvals @param {number} from @param {number} timeoutMs
+ */
+async function untilTurnEnds(client, threadId, events, approvals, from, timeoutMs) {
+  for (;;) {
+    const end = await events.waitFor((/** @type {any} */ f) => f.type === "turn_finished" || f.type === "tool_call_approval_requested" || f.type === "tool_call_parked", timeoutMs, from);
+    if (end.type !== "tool_call_approval_requested" || !approvals) return end;
+    const { callId, argsHash } = end.data;
+    if (approvals === "approve") await client.approve(threadId, callId, { argsHash });
+    else await client.deny(threadId, callId, { reason: "denied by the eval case" });
+    from = events.frames.indexOf(end) + 1;
+  }
 }
 
 /** @param {string} text */

@@ -28,7 +28,9 @@ export class SuiteError extends Error {
  * @typedef {{ toolCalls?: ExpectedCall[], trajectory?: string[], answer?: { contains?: string[], regex?: string, schema?: Record<string, unknown> },
  *   judge?: { rubric: string }, custom?: string[] }} Expect
  * @typedef {{ id: string, messages: string[], agent?: string, arguments?: Record<string, unknown>,
- *   env?: Record<string, unknown>, asOf?: string, script?: unknown[], expect: Expect }} Case
+ *   env?: Record<string, unknown>, asOf?: string, history?: unknown[], approvals?: "approve" | "deny", script?: unknown[], expect: Expect }} Case
+ *   `approvals`: what the eval does with a call asking for approval (absent: the case ends waiting)
+ *   `history`: an earlier conversation the case's thread starts from (`POST /threads`' `history`: weft checks it)
  * @typedef {(ctx: import("./run-case.mjs").Transcript & { case: Case, candidate: Candidate }) =>
  *   { pass: boolean, detail?: string } | Promise<{ pass: boolean, detail?: string }>} CustomScorer
  * @typedef {{ name: string, dir: string, threshold: number, concurrency: number, timeoutMs: number,
@@ -137,6 +139,8 @@ function checkCase(c, where, scorers, hasJudge) {
   c.messages.forEach((/** @type {any} */ m, /** @type {number} */ i) => {
     if (typeof m !== "string" && !(isObject(m) && typeof m.content === "string")) fail(`${where}.messages[${i}]`, 'expected a string or { "content": string }');
   });
+  if (c.approvals !== undefined && c.approvals !== "approve" && c.approvals !== "deny") fail(`${where}.approvals`, 'expected "approve" or "deny"');
+  if (c.history !== undefined && !Array.isArray(c.history)) fail(`${where}.history`, "expected a list of messages (role, content, toolCalls, toolCallId)");
   if (c.asOf !== undefined && (typeof c.asOf !== "string" || Number.isNaN(Date.parse(c.asOf)) || !/(Z|[+-]\d\d:\d\d)$/.test(c.asOf))) fail(`${where}.asOf`, "expected an ISO-8601 instant with an offset");
   if (c.script !== undefined && !Array.isArray(c.script)) fail(`${where}.script`, "expected a list of scripted model steps");
   const e = c.expect;

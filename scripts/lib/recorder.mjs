@@ -19,6 +19,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { readDevVars } from "./dev-vars.mjs";
 
 /** Env names of each provider's key and base URL, and its own endpoint. */
 const PROVIDERS = {
@@ -55,18 +56,6 @@ export function testWranglerConfig(root) {
   writeFileSync(configPath, text);
   const { WEFT_MODEL: _model, ...vars } = readDevVars(join(root, ".dev.vars"));
   return { configPath, vars };
-}
-
-/** Parses `.dev.vars` (KEY=value lines, optional quotes); missing file: {}. @param {string} file */
-function readDevVars(file) {
-  if (!existsSync(file)) return /** @type {Record<string, string>} */ ({});
-  /** @type {Record<string, string>} */
-  const vars = {};
-  for (const line of readFileSync(file, "utf8").split("\n")) {
-    const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
-    if (m) vars[/** @type {string} */ (m[1])] = String(m[2]).replace(/^(["'])(.*)\1$/, "$2");
-  }
-  return vars;
 }
 
 /** Replaces every secret (longest first) in `text`. @param {string} text @param {string[]} secrets */

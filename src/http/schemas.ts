@@ -37,6 +37,19 @@ function closedObject<T extends z.ZodRawShape>(fields: T, message: string, ignor
   }, z.object(fields));
 }
 
+/** One message of an earlier conversation a thread starts from (`POST /threads` `history`). */
+const HistoryMessage = closedObject(
+  {
+    role: z.enum(["user", "assistant", "system", "tool"]),
+    content: z.string(),
+    toolCalls: z.array(z.object({ id: z.string().min(1), name: z.string().min(1), arguments: z.string() })).optional(),
+    toolCallId: z.string().min(1).optional(),
+    name: z.string().min(1).optional(),
+  },
+  "unknown field; a history message's fields are role, content, toolCalls, toolCallId and name",
+  [],
+);
+
 /** Body of `POST /threads`. The owner is the verified caller; a `userId` field is ignored. */
 export const CreateThreadBody = closedObject(
   {
@@ -46,9 +59,10 @@ export const CreateThreadBody = closedObject(
     env: z.record(z.string(), EnvValue).optional(),
     dryRun: z.boolean().optional(),
     asOf: z.iso.datetime({ offset: true }).optional(),
+    history: z.array(HistoryMessage).optional(),
     continuationToken: Token.optional(),
   },
-  "unknown field; the fields are agent, arguments, script, env, dryRun, asOf and continuationToken",
+  "unknown field; the fields are agent, arguments, script, env, dryRun, asOf, history and continuationToken",
 );
 
 /** Body of `POST /threads/:id/messages`. */

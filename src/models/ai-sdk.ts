@@ -237,14 +237,15 @@ function toolOf(tool: ModelTool, options: LanguageModelOptions, provider: string
     if (!provided || provided.id.split(".")[0] !== provider.split(".")[0]) return [];
     return [{ type: "provider", id: provided.id, name: tool.name, args: provided.args ?? {} }];
   }
-  const inputSchema = options.strictTools ? strictSchema(tool.inputSchema).schema : tool.inputSchema;
+  // A schema strict mode would narrow goes as written, without `strict` (see `strictSchema`).
+  const strict = options.strictTools ? strictSchema(tool.inputSchema) : null;
   return [
     {
       type: "function",
       name: tool.name,
       description: tool.description,
-      inputSchema: inputSchema as never,
-      ...(options.strictTools ? { strict: true } : {}),
+      inputSchema: (strict?.schema ?? tool.inputSchema) as never,
+      ...(strict ? { strict: true } : {}),
     },
   ];
 }

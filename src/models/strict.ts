@@ -35,10 +35,32 @@ const MOVED_KEYWORDS = [
 
 const isObject = (v: unknown): v is Schema => v !== null && typeof v === "object" && !Array.isArray(v);
 
-/** The strict variant of a tool's input schema. The original is not changed. */
-export function strictSchema(schema: Record<string, unknown>): { schema: Record<string, unknown> } {
+/**
+ * The strict variant of a tool's input schema, or null when strict mode would narrow it: an object
+ * whose keys are free (a record or dictionary: `additionalProperties` a schema or true,
+ * `patternProperties`, or no `properties` at all) can only be `{}` under `additionalProperties:
+ * false`, so such a tool is sent as written, without `strict`. The original is not changed.
+ */
+export function strictSchema(schema: Record<string, unknown>): { schema: Record<string, unknown> } | null {
+  if (hasFreeObject(schema, 0)) return null;
   const { $schema: _drop, ...rest } = schema;
   return { schema: strictNode(rest) };
+}
+
+/** Subschema keywords holding one schema, and those holding a list or a map of them. */
+const ONE = ["items", "additionalItems", "contains", "not", "if", "then", "else", "unevaluatedItems"] as const;
+const MANY = ["anyOf", "oneOf", "allOf", "prefixItems"] as const;
+const MAPS = ["properties", "$defs", "definitions", "dependentSchemas"] as const;
+
+/** Whether any object node of `node` lets keys through that it does not name. */
+function hasFreeObject(node: unknown, depth: number): boolean {
+  if (!isObject(node) || depth > 64) return false;
+  const extra = node.additionalProperties;
+  const isObjectNode = node.type === "object" || (Array.isArray(node.type) && node.type.includes("object")) || "properties" in node || "patternProperties" in node || "additionalProperties" in node;
+  if (isObjectNode && (isObject(extra) || extra === true || "patternProperties" in node || (!isObject(node.properties) && extra !== false))) return true;
+  if (ONE.some((k) => hasFreeObject(node[k], depth + 1))) return true;
+  if (MANY.some((k) => Array.isArray(node[k]) && (node[k] as unknown[]).some((v) => hasFreeObject(v, depth + 1)))) return true;
+  return MAPS.some((k) => isObject(node[k]) && Object.values(node[k]).some((v) => hasFreeObject(v, depth + 1)));
 }
 
 function strictNode(node: Schema): Schema {
@@ -93,10 +115,12 @@ function acceptsNull(schema: Schema): boolean {
 
 /**
  * Undoes the strict variant on a model's argument text: a `null` for a key that was optional (and
- * whose schema does not accept `null`) becomes an absent key. Text that does not parse, or needs no
- * change, is returned as it came.
+ * whose schema does not accept `null`) becomes an absent key. Text that does not parse, needs no
+ * change, or is for a tool sent without strict mode, is returned as it came.
  */
 export function fromStrictArguments(schema: Record<string, unknown>, text: string): string {
+  // A tool sent as written (see `strictSchema`) gets its arguments as the model wrote them.
+  if (hasFreeObject(schema, 0)) return text;
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -3,6 +3,7 @@
  * class `implements` it, so the compiler keeps the two in step (no hand-kept copy).
  * @module
  */
+import type { HistoryMessage } from "../run/seed-history.js";
 import type { CallRecord, Message } from "../protocol.js";
 import type { UnavailableTool } from "../tools/catalog.js";
 import type { Settlement } from "../tools/decide.js";
@@ -29,6 +30,11 @@ export interface CreateThreadInput {
   dryRun?: boolean;
   /** ISO-8601 instant with an offset: the thread's frozen "now", which each tool's `timeArgs` may not pass. */
   asOf?: string;
+  /**
+   * An earlier conversation the thread starts from, oldest first, stored before its first turn
+   * (see `checkHistory`): what an eval replays a stored thread's later message against.
+   */
+  history?: HistoryMessage[];
   /** A direct call's scratch thread: removed by an alarm unless a call in it waits for a person. */
   ephemeral?: boolean;
   /** Internal (child threads): the first message, queued in the transaction that creates the thread. */
@@ -54,6 +60,20 @@ export interface ThreadInfo extends ThreadMeta {
   tools: { name: string; description: string; inputSchema: Record<string, unknown> }[];
   /** Tools the agent defines that cannot be offered, with why; never left out silently. */
   unavailableTools: UnavailableTool[];
+  /**
+   * The model each side's next turn talks to, side a first (one entry for a one-sided agent):
+   * `spec` as `provider:model-id`, or `scripted` when none is configured (the scripted model plays
+   * the thread's script); `where` names what chose it (a definition file, or the env level of
+   * `WEFT_MODEL`). Fallback models are not listed.
+   */
+  models: ModelInForce[];
+}
+
+/** The model a side of a thread talks to, and what chose it. */
+export interface ModelInForce {
+  side: "a" | "b";
+  spec: string;
+  where: string;
 }
 
 /** A scratch call's outcome; `kept` when its thread stays (the call waits for a person). */

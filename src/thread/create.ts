@@ -8,6 +8,10 @@ import { WeftError } from "../errors.js";
 import { checkStoredBytes } from "../limits.js";
 import { normalizeScript } from "../models/scripted.js";
 import { type Registry, agentIds, defaultAgentId, findAgent } from "../run/agent.js";
+import type { NewTurnMessage } from "../run/messages.js";
+import { checkHistory } from "../run/seed-history.js";
+import { accountOf } from "../account/api.js";
+import { Redactor, secretsOf } from "../secrets/redact.js";
 import type { Caller } from "../rpc.js";
 import type { CreateThreadInput } from "./api.js";
 import type { EnvEntry } from "../secrets/env.js";
@@ -18,12 +22,14 @@ export interface PreparedThread {
   meta: ThreadMeta;
   script: ReturnType<typeof normalizeScript>;
   env: Map<string, EnvEntry>;
+  /** The earlier conversation to store before the first turn (empty for most threads). */
+  history: NewTurnMessage[];
 }
 
 /**
  * Checks a creation request.
  * @throws WeftError `agent_not_found` (path `agent`), `invalid_request` for a bad script step,
- * `payload_too_large` for `arguments` too large to store.
+ * `payload_too_large` for `arguments` too large to store, and what `checkHistory` throws for a bad `history`.
  */
 export function prepareThread(registry: Registry, caller: Caller, input: CreateThreadInput, threadId: string): PreparedThread {
   const agentId = input.agent ?? defaultAgentId(registry);
@@ -47,5 +53,14 @@ export function prepareThread(registry: Registry, caller: Caller, input: CreateT
   const env = new Map<string, EnvEntry>(
     Object.entries(input.env ?? {}).map(([k, v]) => [k, typeof v === "string" ? { value: v, type: "secret" } : { value: v.value, type: v.type ?? "secret" }]),
   );
-  return { meta, script: [...agentScript, ...script], env };
+  return { meta, script: [...agentScript, ...script], env, history: checkHistory(input.history ?? []) };
+}
+
+/**
+ * What a new thread's `history` is stored through: the secrets the thread holds from its start
+ * (its own env values and its owner's account values) replaced, as in every message it stores.
+ */
+export async function historyRedactor(accounts: DurableObjectNamespace | undefined, userId: string | null, threadEnv: Map<string, EnvEntry>): Promise<Redactor> {
+  const owner = accounts && userId ? await accountOf(accounts, userId).envValues() : {};
+  return new Redactor([...secretsOf(threadEnv), ...secretsOf(Object.entries(owner))]);
 }

@@ -7,7 +7,7 @@
  * @module
  */
 import { WeftError } from "../errors.js";
-import type { CallRecord } from "../protocol.js";
+import type { CallRecord, Message } from "../protocol.js";
 import { normalizeScript } from "../models/scripted.js";
 import type { Registry } from "../run/agent.js";
 import type { GetMessagesOptions } from "../tools/thread-state.js";
@@ -18,10 +18,10 @@ import type { ChildAnswer } from "./agent-tool.js";
 import type { Caller } from "../rpc.js";
 import type { CreateThreadInput, ScratchCallOutcome, ThreadApi, ThreadInfo } from "./api.js";
 import { ThreadObject, type WeftEnv } from "./core.js";
-import { prepareThread } from "./create.js";
+import { historyRedactor, prepareThread } from "./create.js";
 import { type DirectCallInput, directCall, outcomeText, outcomeWaitsForPerson } from "./direct.js";
 import { SCRATCH_TTL_MS, checkAccess } from "./guard.js";
-import { checkModel, checkScriptable } from "./model-choice.js";
+import { checkModel, checkScriptable, modelsInForce } from "./model-choice.js";
 import { type RpcFailure, type RpcResult, rpc, rpcFailure } from "../rpc.js";
 import { envSources } from "./state.js";
 import { type IdempotencyClaim, keyedCallId } from "./store/idempotency.js";
@@ -69,7 +69,7 @@ export function createThreadClass(registry: Registry) {
           checkAccess(this.engine.meta.userId, caller, "write");
           throw new WeftError("thread_exists", "a thread with this continuationToken exists already", { threadId: this.engine.meta.threadId, path: ["continuationToken"] });
         }
-        const { meta, script, env: threadEnv } = prepareThread(registry, caller, input, threadId);
+        const { meta, script, env: threadEnv, history } = prepareThread(registry, caller, input, threadId);
         migrate(this.ctx.storage);
         const engine = this.newEngine(meta);
         // Every tool the thread can reach: either side's, and those of the prompts it calls.
@@ -80,18 +80,23 @@ export function createThreadClass(registry: Registry) {
           thread: (name) => threadEnv.get(name),
         });
         await checkModel(engine, (name) => threadEnv.get(name));
+        // The earlier conversation is stored without the secrets the thread has from its start.
+        const seeding = history.length > 0 ? await historyRedactor(this.env.ACCOUNT, meta.userId, threadEnv) : null;
         if (this.engine) throw new WeftError("thread_exists", "a thread with this continuationToken exists already", { path: ["continuationToken"] });
+        const seeded: Message[] = [];
         this.store.atomically(() => {
           this.store.meta.write(meta);
           this.store.script.add(script);
           for (const [name, v] of threadEnv) this.store.env.set(name, v.value, v.type);
           if (input.opening !== undefined) this.store.turns.enqueue({ role: "user", content: input.opening });
+          for (const m of history) seeded.push(this.store.messages.append(seeding!.value(m)));
         });
         this.attach(engine);
         await this.refreshSecrets();
         // A scratch thread removes itself even if the Worker dies before it calls destroy().
         if (meta.ephemeral) await this.alarmClock.set(meta.createdAt + SCRATCH_TTL_MS);
         engine.emit("thread_created", { threadId, agentId: meta.agentId });
+        for (const message of seeded) engine.emit("message_created", { message });
         const unavailable = unavailableTools(engine.catalog);
         if (unavailable.length > 0) engine.emit("tools_unavailable", { tools: unavailable });
         if (input.opening !== undefined) void this.runner!.resume();
@@ -100,7 +105,10 @@ export function createThreadClass(registry: Registry) {
     }
 
     async info(caller: Caller): Promise<RpcResult<ThreadInfo>> {
-      return this.answer(() => {
+      return this.answer(async () => {
+        // Asked first: it may read the owner's account values (WEFT_MODEL at the user level); the
+        // thread is asked for again after (it may have been removed meanwhile).
+        const models = await modelsInForce(this.guard(caller, "read"));
         const engine = this.guard(caller, "read");
         const lastTurn = this.store.turns.latest();
         return {
@@ -118,6 +126,7 @@ export function createThreadClass(registry: Registry) {
           ...(lastTurn ? { lastTurn } : {}),
           tools: modelTools(engine.catalog),
           unavailableTools: unavailableTools(engine.catalog),
+          models,
         };
       });
     }

@@ -10,6 +10,7 @@ import { MODEL_ENV, type ModelEnv, PROVIDERS, resolveModel } from "../models/reg
 import { parseModelSpec } from "../models/spec.js";
 import { createScriptedModel } from "../models/scripted.js";
 import type { ResolvedSide } from "../run/agent.js";
+import type { ModelInForce } from "./api.js";
 import type { ThreadEngine } from "./engine.js";
 import { type EnvEntry, type EnvSources, type ResolvedEnv, resolveEnv } from "../secrets/env.js";
 import { Redactor } from "../secrets/redact.js";
@@ -30,6 +31,21 @@ export async function modelChoiceOf(engine: ThreadEngine, sources: EnvSources, s
   // As for provider keys, an empty value is no value: `WEFT_MODEL=` in .dev.vars means the scripted model.
   const fromEnv = await resolveEnv(sources, MODEL_ENV, { nonEmpty: true });
   return fromEnv ? { spec: fromEnv.value, where: `env ${MODEL_ENV}`, level: fromEnv.level } : null;
+}
+
+/** The model each side of the thread talks to now, side a first, for `GET /threads/:id`. */
+export async function modelsInForce(engine: ThreadEngine): Promise<ModelInForce[]> {
+  const sources = envSources(engine);
+  const out: ModelInForce[] = [];
+  for (const side of engine.sides) {
+    const choice = await modelChoiceOf(engine, sources, side);
+    out.push(
+      choice
+        ? { side: side.side, spec: choice.spec, where: choice.level ? `${choice.where} (${choice.level} level)` : choice.where }
+        : { side: side.side, spec: "scripted", where: `no model in ${whereOf(engine, side)} and no ${MODEL_ENV}` },
+    );
+  }
+  return out;
 }
 
 /**

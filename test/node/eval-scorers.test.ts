@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readArguments, scoreAnswer, scoreCustom, scoreToolCalls, scoreTrajectory } from "../../scripts/eval/scorers.mjs";
 import { parseVerdict } from "../../scripts/eval/judge.mjs";
-import { threadCases } from "../../scripts/eval/from-threads.mjs";
+import { historyOf, threadCases } from "../../scripts/eval/from-threads.mjs";
+import { MISSING_RESULT } from "../../src/models/history.js";
 import { threadBody } from "../../scripts/eval/run-case.mjs";
 import { loadSuite } from "../../scripts/eval/suite.mjs";
 import { countLine, htmlReport, underThreshold } from "../../scripts/eval/report.mjs";
@@ -136,8 +137,41 @@ describe("cases and candidates", () => {
     ]);
     expect(cases).toEqual([
       { id: "th#1", messages: ["first"], agent: "example", asOf: "2026-02-03T04:05:06.000Z", expect: { toolCalls: [{ name: "lookup_order", arguments: { orderId: "A-1" } }], trajectory: ["lookup_order"] } },
-      { id: "th#6", messages: ["second"], agent: "example", asOf: "2026-02-03T04:05:11.000Z", expect: { toolCalls: [], trajectory: [] } },
+      {
+        id: "th#6",
+        messages: ["second"],
+        agent: "example",
+        history: [
+          { role: "user", content: "first" },
+          { role: "assistant", content: "", toolCalls: [{ id: "a", name: "lookup_order", arguments: '{"orderId":"A-1"}' }] },
+          { role: "tool", toolCallId: "a", name: "lookup_order", content: "{}" },
+          { role: "assistant", content: "done" },
+        ],
+        asOf: "2026-02-03T04:05:11.000Z",
+        expect: { toolCalls: [], trajectory: [] },
+      },
     ]);
+  });
+
+  it("gives each case the conversation as its model saw it: results after their calls, none missing, ids unique", () => {
+    const { history } = historyOf([
+      { id: 1, role: "user", content: "q", silent: false },
+      { id: 2, role: "system", content: "note", silent: true },
+      { id: 3, role: "assistant", content: "", toolCalls: [{ id: "x", name: "a", arguments: "{}" }, { id: "x", name: "b", arguments: "{}" }, { id: "s", name: "web_search", arguments: "{}", providerExecuted: true }] },
+      { id: 4, role: "tool", toolCallId: "x", name: "b", content: "rb" },
+      { id: 5, role: "tool", toolCallId: "gone", name: "c", content: "rc" },
+    ]);
+    expect(history).toEqual([
+      { role: "user", content: "q" },
+      { role: "system", content: "note" },
+      { role: "assistant", content: "", toolCalls: [{ id: "x", name: "a", arguments: "{}" }, { id: "x~2", name: "b", arguments: "{}" }] },
+      // The n-th call with an id takes the n-th result with it, as in the model's request.
+      { role: "tool", toolCallId: "x", name: "a", content: "rb" },
+      // The text weft's own request gives such a call (the export must not drift from it).
+      { role: "tool", toolCallId: "x~2", name: "b", content: MISSING_RESULT },
+      { role: "user", content: "[result of an earlier call to c]: rc" },
+    ]);
+    expect(historyOf([])).toEqual({});
   });
 });
 

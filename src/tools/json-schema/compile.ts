@@ -59,8 +59,11 @@ export function compileJsonSchema(schema: Record<string, unknown> | boolean, opt
   const warnings: string[] = [];
   const valid = new WeakSet<object>();
   for (const { node, path } of linked.defaults) {
-    const { default: value, ...rest } = node;
-    const checked = cfValidate(value, rest as CfSchema, draft, lookup, false);
+    // `default` is an annotation: the node checks its own default as it is. A copy without it
+    // would lose the absolute URI `dereference` gave the node, so a `$ref` beside the default
+    // (as Pydantic writes a field whose type is a model or an enum) could not resolve.
+    const value = node.default;
+    const checked = cfValidate(value, node as CfSchema, draft, lookup, false);
     if (checked.valid) valid.add(node);
     else {
       delete node.default;
@@ -111,16 +114,21 @@ function depthExceeds(value: unknown, limit: number): (string | number)[] | null
 function applyDefaults(value: unknown, schema: CfSchema | boolean, table: Record<string, CfSchema | boolean>, valid: WeakSet<object>, depth = 0): boolean {
   if (typeof schema !== "object" || value === null || typeof value !== "object" || depth > MAX_VALUE_DEPTH) return false;
   let added = false;
-  const target = (s: unknown): CfSchema | boolean => {
-    let current = s as CfSchema | boolean;
-    for (let hops = 0; typeof current === "object" && typeof current.$ref === "string" && hops < 64; hops++) {
-      const next = table[current.$ref.slice(8)];
-      if (next === undefined || (typeof current === "object" && "default" in current)) break;
+  // Linked `$ref`s all name an entry of the root's `$defs` table (`#/$defs/<key>`).
+  const referenced = (s: CfSchema): CfSchema | boolean | undefined => (typeof s.$ref === "string" ? table[s.$ref.slice("#/$defs/".length)] : undefined);
+  /** The node whose default a missing property takes: the first along its `$ref` chain that has one. */
+  const withDefault = (s: CfSchema | boolean): CfSchema | boolean => {
+    let current = s;
+    for (let hops = 0; typeof current === "object" && !("default" in current) && hops < 64; hops++) {
+      const next = referenced(current);
+      if (next === undefined) break;
       current = next;
     }
     return current;
   };
-  if (typeof schema.$ref === "string") added = applyDefaults(value, target(schema), table, valid, depth + 1) || added;
+  // A value given for a node with a `$ref` takes the defaults of what it refers to, whatever default sits beside the `$ref`.
+  const target = referenced(schema);
+  if (target !== undefined) added = applyDefaults(value, target, table, valid, depth + 1) || added;
   for (const part of schema.allOf ?? []) added = applyDefaults(value, part, table, valid, depth + 1) || added;
   if (Array.isArray(value)) {
     const prefix = (schema.prefixItems ?? []) as (CfSchema | boolean)[];
@@ -136,7 +144,7 @@ function applyDefaults(value: unknown, schema: CfSchema | boolean, table: Record
       added = applyDefaults(object[name], sub, table, valid, depth + 1) || added;
       continue;
     }
-    const resolved = typeof sub === "object" && "default" in sub ? sub : target(sub);
+    const resolved = withDefault(sub);
     if (typeof resolved === "object" && "default" in resolved && valid.has(resolved)) {
       object[name] = structuredClone(resolved.default);
       added = true;

@@ -30,8 +30,8 @@ it("npx weft eval evals/example in a fresh copy of the project passes every case
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, out, err }));
   });
-  expect(run.out, run.err.slice(-3000)).toContain("eval: 4 cases, candidate scripted: 4/4 exact tool calls\n");
-  expect(run.out).toMatch(/^scripted +scripted +4\/4 +100\.0% +4\/4 /m);
+  expect(run.out, run.err.slice(-3000)).toContain("eval: 6 cases, candidate scripted: 6/6 exact tool calls\n");
+  expect(run.out).toMatch(/^scripted +scripted +6\/6 +100\.0% +6\/6 /m);
   expect(run.err).toContain(`weft: starting a local runtime (wrangler dev) for ${dir}`);
   expect(run.code).toBe(0);
   expect(existsSync(join(dir, "report.html"))).toBe(true);

@@ -200,8 +200,11 @@ describe("weft eval --from-threads", () => {
     const events = await alice.openEvents(threadId, 0);
     await alice.postMessage(threadId, { content: "What is the weather where my secret says?" });
     await events.waitFor((f) => f.type === "turn_finished", 30_000);
+    const from = events.frames.length;
+    await alice.postMessage(threadId, { content: "And tomorrow?", script: [{ text: "Sunny again." }] });
+    await events.waitFor((f) => f.type === "turn_finished", 30_000, from);
     events.close();
-    const sent = (await alice.messages(threadId)).find((m) => m.role === "user")!;
+    const [sent, followUp] = (await alice.messages(threadId)).filter((m) => m.role === "user");
 
     const bobOut = join(work, "bob");
     const bob = await weftEval(["--from-threads", threadId, "--url", weft.url, "--auth", API_KEYS.bob, "--out", bobOut]);
@@ -213,13 +216,19 @@ describe("weft eval --from-threads", () => {
     for (const [who, key, spec] of [["alice", API_KEYS.alice, "latest:1"], ["root", API_KEYS.root, threadId]] as const) {
       const out = join(work, who);
       const run = await weftEval(["--from-threads", spec, "--url", weft.url, "--auth", key, "--out", out]);
-      expect(run.stdout, run.stderr).toContain(`eval: exported 1 cases from 1 thread(s) to ${out}`);
+      expect(run.stdout, run.stderr).toContain(`eval: exported 2 cases from 1 thread(s) to ${out}`);
       const written = readdirSync(join(out, "cases")).map((f) => readFileSync(join(out, "cases", f), "utf8")).join("\n") + readFileSync(join(out, "suite.json"), "utf8");
       expect(written).not.toContain(canary);
-      const [kase] = JSON.parse(readFileSync(join(out, "cases", "threads.json"), "utf8"));
-      expect(kase).toMatchObject({ id: `${threadId}#${sent.id}`, agent: "bfcl", asOf: new Date(sent.createdAt).toISOString(), messages: [sent.content], expect: { trajectory: ["weather"] } });
+      const [kase, next] = JSON.parse(readFileSync(join(out, "cases", "threads.json"), "utf8"));
+      expect(kase).toMatchObject({ id: `${threadId}#${sent!.id}`, agent: "bfcl", asOf: new Date(sent!.createdAt).toISOString(), messages: [sent!.content], expect: { trajectory: ["weather"] } });
       expect(kase.expect.toolCalls).toHaveLength(1);
       expect(kase.env).toBeUndefined();
+      expect(kase.history).toBeUndefined();
+      // The follow-up starts from the turn before it, which weft takes back as a thread's history.
+      expect(next).toMatchObject({ id: `${threadId}#${followUp!.id}`, messages: ["And tomorrow?"], expect: { toolCalls: [] } });
+      expect(next.history.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+      const replay = await alice.createThread({ agent: "bfcl", arguments: { functions: [WEATHER] }, history: next.history });
+      expect((await alice.messages(replay.threadId)).map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
     }
   }, 120_000);
 });

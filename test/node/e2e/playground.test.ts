@@ -63,6 +63,8 @@ describe.skipIf(!found.path)("playground page", () => {
     await page.selectOption("#agent", "default");
     await page.click("text=New thread");
     await expect.poll(() => page.textContent("#thread-id")).toMatch(/^[0-9a-f]{64}$/);
+    // The model in force, as GET /threads/:id gives it (no model configured here: the scripted one).
+    await expect.poll(() => page.textContent("#thread-model")).toBe("model scripted (no model in agents/agents/default.ts and no WEFT_MODEL)");
     await page.fill("#content", "Pay 500 please");
     await page.fill("#script", SCRIPT);
     await page.click("button:text-is('Send')");

@@ -1,0 +1,35 @@
+/**
+ * The model line `npm start` prints: `WEFT_MODEL` from the env file wrangler dev reads (`.dev.vars`,
+ * else `.env`), else wrangler.toml's `[vars]`, else the scripted model.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, expect, it } from "vitest";
+import { modelLine } from "../../scripts/lib/dev-vars.mjs";
+
+let dir = "";
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function project(files: Record<string, string>): string {
+  dir = mkdtempSync(join(tmpdir(), "weft-dev-vars-"));
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  return dir;
+}
+
+it("names the scripted model when nothing sets WEFT_MODEL", () => {
+  expect(modelLine(project({ "wrangler.toml": '[vars]\nWEFT_EXAMPLE_GREETING = "hi"\n' }))).toMatch(/^weft: model: scripted \(no WEFT_MODEL in \.dev\.vars\)/);
+});
+
+it("takes .dev.vars first, then .env (read only without .dev.vars), then wrangler.toml", () => {
+  expect(modelLine(project({ ".dev.vars": 'OPENAI_API_KEY=sk-x\nWEFT_MODEL="openai:gpt-4.1-mini"\n', ".env": "WEFT_MODEL=anthropic:claude-sonnet-4-5\n" }))).toMatch(/^weft: model: openai:gpt-4\.1-mini \(WEFT_MODEL in \.dev\.vars\);/);
+  rmSync(dir, { recursive: true, force: true });
+  expect(modelLine(project({ ".env": "WEFT_MODEL=anthropic:claude-sonnet-4-5\n" }))).toMatch(/^weft: model: anthropic:claude-sonnet-4-5 \(WEFT_MODEL in \.env\);/);
+  rmSync(dir, { recursive: true, force: true });
+  expect(modelLine(project({ "wrangler.toml": '[vars]\nWEFT_MODEL = "openai-chat:gpt-4o"\n' }))).toMatch(/^weft: model: openai-chat:gpt-4o \(WEFT_MODEL in wrangler\.toml\);/);
+});
+
+it("never prints another value of the env file (a key stays on the laptop's disk only)", () => {
+  const line = modelLine(project({ ".dev.vars": "OPENAI_API_KEY=sk-secret-dev-vars-1\nWEFT_MODEL=openai:gpt-4.1-mini\n" }));
+  expect(line).not.toContain("sk-secret-dev-vars-1");
+});
