@@ -101,3 +101,27 @@ describe("a thread created with history", () => {
     expect(res.body.error.details.path).toEqual(["history", 0, "content"]);
   });
 });
+
+describe("a history against Cloudflare's limits and the thread's later calls", () => {
+  it("refuses a result whose call id makes its row too large (413 naming it), though each part fits alone", async () => {
+    // The id fits in its assistant step; its result repeats it beside 1 MB of content.
+    const id = "c".repeat(1400 * 1024);
+    const history = [
+      { role: "assistant", content: "", toolCalls: [{ id, name: "t", arguments: "{}" }] },
+      { role: "tool", toolCallId: id, content: "r".repeat(1000 * 1024) },
+    ];
+    const res = await json("POST", "/threads", { history });
+    expect(res.status).toBe(413);
+    expect(res.body.error.code).toBe("payload_too_large");
+    expect(res.body.error.details.path.slice(0, 2)).toEqual(["history", 1]);
+  });
+
+  it("refuses a message that its secrets' markers would grow past one row (413 naming it)", async () => {
+    // Each 6-character secret becomes the 10-character marker: 1.5 MB of text would store as 2.5 MB.
+    const content = "abcdef".repeat(262_000);
+    const res = await json("POST", "/threads", { env: { SHORT: "abcdef" }, history: [{ role: "assistant", content }] });
+    expect(res.status).toBe(413);
+    expect(res.body.error.code).toBe("payload_too_large");
+    expect(res.body.error.details.path.slice(0, 2)).toEqual(["history", 0]);
+  });
+});

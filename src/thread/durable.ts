@@ -18,6 +18,7 @@ import type { ChildAnswer } from "./agent-tool.js";
 import type { Caller, CreateThreadInput, ScratchCallOutcome, ThreadApi, ThreadInfo } from "./api.js";
 import { ThreadObject, type WeftEnv } from "./core.js";
 import { historyRedactor, prepareThread } from "./create.js";
+import { checkStoredHistory } from "../run/seed-history.js";
 import { type DirectCallInput, directCall, outcomeText, outcomeWaitsForPerson } from "./direct.js";
 import { SCRATCH_TTL_MS, checkAccess } from "./guard.js";
 import { checkModel, checkScriptable, modelsInForce } from "./model-choice.js";
@@ -81,6 +82,8 @@ export function createThreadClass(registry: Registry) {
         await checkModel(engine, (name) => threadEnv.get(name));
         // The earlier conversation is stored without the secrets the thread has from its start.
         const seeding = history.length > 0 ? await historyRedactor(this.env.ACCOUNT, meta.userId, threadEnv) : null;
+        const seeds = seeding ? history.map((m) => seeding.value(m)) : [];
+        checkStoredHistory(seeds);
         if (this.engine) throw new WeftError("thread_exists", "a thread with this continuationToken exists already", { path: ["continuationToken"] });
         const seeded: Message[] = [];
         this.store.atomically(() => {
@@ -88,7 +91,7 @@ export function createThreadClass(registry: Registry) {
           this.store.script.add(script);
           for (const [name, v] of threadEnv) this.store.env.set(name, v.value, v.type);
           if (input.opening !== undefined) this.store.turns.enqueue({ role: "user", content: input.opening });
-          for (const m of history) seeded.push(this.store.messages.append(seeding!.value(m)));
+          for (const m of seeds) seeded.push(this.store.messages.append(m));
         });
         this.attach(engine);
         await this.refreshSecrets();
