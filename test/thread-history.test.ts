@@ -124,4 +124,20 @@ describe("a history against Cloudflare's limits and the thread's later calls", (
     expect(res.body.error.code).toBe("payload_too_large");
     expect(res.body.error.details.path.slice(0, 2)).toEqual(["history", 0]);
   });
+
+  it("gives a later call that reuses a history call's id a new id, so no two calls of the thread share one", async () => {
+    const created = await json<{ threadId: string }>("POST", "/threads", { history: EARLIER, script: [] });
+    expect(created.status).toBe(201);
+    const id = created.body.threadId;
+    await runTurn(id, "and Lyon?", [{ toolCalls: [{ id: "h1", name: "lookup", arguments: { q: "Lyon" } }] }, { text: "done" }]);
+    const messages = (await messagesOf(id)) as Array<{ role: string; toolCalls?: Array<{ id: string }>; toolCallId?: string }>;
+    const callIds = messages.flatMap((m) => (m.toolCalls ?? []).map((c) => c.id));
+    const resultIds = messages.filter((m) => m.role === "tool").map((m) => m.toolCallId);
+    expect(callIds).toHaveLength(2);
+    expect(new Set(callIds).size).toBe(2);
+    expect(new Set(resultIds).size).toBe(2);
+    // The new call's record is under the id its messages carry.
+    const records = (await json("GET", `/threads/${id}/calls`)).body.calls as Array<{ callId: string }>;
+    expect(records.map((r) => r.callId)).toEqual([callIds[1]]);
+  });
 });

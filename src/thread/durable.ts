@@ -92,6 +92,7 @@ export function createThreadClass(registry: Registry) {
           for (const [name, v] of threadEnv) this.store.env.set(name, v.value, v.type);
           if (input.opening !== undefined) this.store.turns.enqueue({ role: "user", content: input.opening });
           for (const m of seeds) seeded.push(this.store.messages.append(m));
+          this.store.messages.reserveCallIds(seeds.flatMap((m) => (m.toolCalls ?? []).map((c) => c.id)));
         });
         this.attach(engine);
         await this.refreshSecrets();
