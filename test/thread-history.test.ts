@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { fakeEnv, fakeKey, fakeRequests, scriptFake } from "./fake-provider.js";
+import { env } from "cloudflare:workers";
 import { eventsOf, inThread, json, messagesOf, runTurn } from "./helpers.js";
 
 const EARLIER = [
@@ -139,5 +140,26 @@ describe("a history against Cloudflare's limits and the thread's later calls", (
     // The new call's record is under the id its messages carry.
     const records = (await json("GET", `/threads/${id}/calls`)).body.calls as Array<{ callId: string }>;
     expect(records.map((r) => r.callId)).toEqual([callIds[1]]);
+  });
+});
+
+describe("a history and a restart during the create", () => {
+  it("announces the history in the step that stores it: a restart right after the rows leaves no message without its message_created", async () => {
+    const ns = (env as unknown as { THREAD: DurableObjectNamespace }).THREAD;
+    const id = ns.newUniqueId().toString();
+    const owner = { userId: "tester", name: "tester", roles: [], admin: false };
+    const seen = await inThread(id, async (thread) => {
+      // The instance dies at the create's first wait after its transaction (its secrets' reload).
+      thread.refreshSecrets = () => Promise.reject(new Error("restart"));
+      const created = await thread.create(owner, { history: EARLIER }, id);
+      expect(created.ok).toBe(false);
+      const sql = thread.ctx.storage.sql;
+      return {
+        messages: sql.exec("SELECT COUNT(*) AS n FROM messages").one().n,
+        announced: sql.exec("SELECT COUNT(*) AS n FROM events WHERE type = 'message_created'").one().n,
+        created: sql.exec("SELECT COUNT(*) AS n FROM events WHERE type = 'thread_created'").one().n,
+      };
+    });
+    expect(seen).toEqual({ messages: EARLIER.length, announced: EARLIER.length, created: 1 });
   });
 });

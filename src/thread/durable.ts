@@ -95,11 +95,14 @@ export function createThreadClass(registry: Registry) {
           this.store.messages.reserveCallIds(seeds.flatMap((m) => (m.toolCalls ?? []).map((c) => c.id)));
         });
         this.attach(engine);
+        // Announced before the first wait, so they commit with the rows: a restart at that wait
+        // leaves no stored message unannounced. The history was redacted above with every secret
+        // the thread holds from its start, the owner's too, so the reload below adds none to it.
+        engine.emit("thread_created", { threadId, agentId: meta.agentId });
+        for (const message of seeded) engine.emit("message_created", { message });
         await this.refreshSecrets();
         // A scratch thread removes itself even if the Worker dies before it calls destroy().
         if (meta.ephemeral) await this.alarmClock.set(meta.createdAt + SCRATCH_TTL_MS);
-        engine.emit("thread_created", { threadId, agentId: meta.agentId });
-        for (const message of seeded) engine.emit("message_created", { message });
         const unavailable = unavailableTools(engine.catalog);
         if (unavailable.length > 0) engine.emit("tools_unavailable", { tools: unavailable });
         if (input.opening !== undefined) void this.runner!.resume();
