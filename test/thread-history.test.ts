@@ -120,10 +120,15 @@ describe("a history against Cloudflare's limits and the thread's later calls", (
   it("refuses a message that its secrets' markers would grow past one row (413 naming it)", async () => {
     // Each 6-character secret becomes the 10-character marker: 1.5 MB of text would store as 2.5 MB.
     const content = "abcdef".repeat(262_000);
-    const res = await json("POST", "/threads", { env: { SHORT: "abcdef" }, history: [{ role: "assistant", content }] });
+    const token = `hist:${crypto.randomUUID()}`;
+    const res = await json("POST", "/threads", { env: { SHORT: "abcdef" }, history: [{ role: "assistant", content }], continuationToken: token });
     expect(res.status).toBe(413);
     expect(res.body.error.code).toBe("payload_too_large");
     expect(res.body.error.details.path.slice(0, 2)).toEqual(["history", 0]);
+    // Refused before anything was stored: the same token creates a thread now.
+    const again = await json("POST", "/threads", { continuationToken: token });
+    expect(again.status).toBe(201);
+    expect(await messagesOf(again.body.threadId)).toEqual([]);
   });
 
   it("gives a later call that reuses a history call's id a new id, so no two calls of the thread share one", async () => {
