@@ -132,6 +132,18 @@ describe("drafts, formats, defaults and what the model sees", () => {
     expect(wrong.validate({ city: "Paris" })).toEqual({ ok: true, data: { city: "Paris", opts: { depth: 2 } } });
   });
 
+  it("applies a default for a property named __proto__ as that key, never as the value's prototype", () => {
+    // JSON.parse, as a definition read from JSON gives it: "__proto__" is an own key of `properties`.
+    const schema = compileSchema("t", "args", JSON.parse('{"type":"object","properties":{"__proto__":{"type":"object","default":{"admin":true}}}}'));
+    const result = schema.validate(JSON.parse("{}"));
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    const data = result.data as Record<string, unknown>;
+    expect(Object.getPrototypeOf(data)).toBe(Object.prototype);
+    expect(data.admin).toBeUndefined();
+    expect(JSON.stringify(data)).toBe('{"__proto__":{"admin":true}}');
+  });
+
   it("shows the model the author's schema, keywords and all", () => {
     const author = { type: "object", properties: { v: { maxLength: 2, pattern: "^a" }, c: { const: { a: 1 } } }, required: ["v"], $defs: { x: { type: "string" } } };
     expect(compileSchema("t", "args", author as never).jsonSchema).toEqual(author);

@@ -61,4 +61,16 @@ describe("strict schemas", () => {
     expect(strict.properties.pick).toEqual({ anyOf: [{ type: "string" }, { type: "number" }, { type: "null" }] });
     expect(JSON.parse(fromStrictArguments(nested, '{"note":null,"items":[{"a":"x","b":null}],"pick":null}'))).toEqual({ note: null, items: [{ a: "x" }] });
   });
+
+  it("reads only the arguments' own keys: a property named __proto__ the model left out touches nothing shared", () => {
+    // As a definition read from JSON gives it: "__proto__" an own key of each `properties`.
+    const proto = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"object","properties":{"__proto__":{"type":"string"}}}}}');
+    const accessor = Object.getOwnPropertyDescriptor(Object.prototype, "__proto__")!;
+    try {
+      expect(fromStrictArguments(proto, "{}")).toBe("{}");
+      expect(Object.getOwnPropertyDescriptor(Object.prototype, "__proto__")).toEqual(accessor);
+    } finally {
+      if (!Object.getOwnPropertyDescriptor(Object.prototype, "__proto__")) Object.defineProperty(Object.prototype, "__proto__", accessor);
+    }
+  });
 });

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { fakeEnv, fakeKey, fakeRequests, scriptFake } from "./fake-provider.js";
+import { env } from "cloudflare:workers";
 import { eventsOf, inThread, json, messagesOf, runTurn } from "./helpers.js";
 
 const EARLIER = [
@@ -99,5 +100,71 @@ describe("a thread created with history", () => {
     expect(res.status).toBe(413);
     expect(res.body.error.code).toBe("payload_too_large");
     expect(res.body.error.details.path).toEqual(["history", 0, "content"]);
+  });
+});
+
+describe("a history against Cloudflare's limits and the thread's later calls", () => {
+  it("refuses a result whose call id makes its row too large (413 naming it), though each part fits alone", async () => {
+    // The id fits in its assistant step; its result repeats it beside 1 MB of content.
+    const id = "c".repeat(1400 * 1024);
+    const history = [
+      { role: "assistant", content: "", toolCalls: [{ id, name: "t", arguments: "{}" }] },
+      { role: "tool", toolCallId: id, content: "r".repeat(1000 * 1024) },
+    ];
+    const res = await json("POST", "/threads", { history });
+    expect(res.status).toBe(413);
+    expect(res.body.error.code).toBe("payload_too_large");
+    expect(res.body.error.details.path.slice(0, 2)).toEqual(["history", 1]);
+  });
+
+  it("refuses a message that its secrets' markers would grow past one row (413 naming it)", async () => {
+    // Each 6-character secret becomes the 10-character marker: 1.5 MB of text would store as 2.5 MB.
+    const content = "abcdef".repeat(262_000);
+    const token = `hist:${crypto.randomUUID()}`;
+    const res = await json("POST", "/threads", { env: { SHORT: "abcdef" }, history: [{ role: "assistant", content }], continuationToken: token });
+    expect(res.status).toBe(413);
+    expect(res.body.error.code).toBe("payload_too_large");
+    expect(res.body.error.details.path.slice(0, 2)).toEqual(["history", 0]);
+    // Refused before anything was stored: the same token creates a thread now.
+    const again = await json("POST", "/threads", { continuationToken: token });
+    expect(again.status).toBe(201);
+    expect(await messagesOf(again.body.threadId)).toEqual([]);
+  });
+
+  it("gives a later call that reuses a history call's id a new id, so no two calls of the thread share one", async () => {
+    const created = await json<{ threadId: string }>("POST", "/threads", { history: EARLIER, script: [] });
+    expect(created.status).toBe(201);
+    const id = created.body.threadId;
+    await runTurn(id, "and Lyon?", [{ toolCalls: [{ id: "h1", name: "lookup", arguments: { q: "Lyon" } }] }, { text: "done" }]);
+    const messages = (await messagesOf(id)) as Array<{ role: string; toolCalls?: Array<{ id: string }>; toolCallId?: string }>;
+    const callIds = messages.flatMap((m) => (m.toolCalls ?? []).map((c) => c.id));
+    const resultIds = messages.filter((m) => m.role === "tool").map((m) => m.toolCallId);
+    expect(callIds).toHaveLength(2);
+    expect(new Set(callIds).size).toBe(2);
+    expect(new Set(resultIds).size).toBe(2);
+    // The new call's record is under the id its messages carry.
+    const records = (await json("GET", `/threads/${id}/calls`)).body.calls as Array<{ callId: string }>;
+    expect(records.map((r) => r.callId)).toEqual([callIds[1]]);
+  });
+});
+
+describe("a history and a restart during the create", () => {
+  it("announces the history in the step that stores it: a restart right after the rows leaves no message without its message_created", async () => {
+    const ns = (env as unknown as { THREAD: DurableObjectNamespace }).THREAD;
+    const id = ns.newUniqueId().toString();
+    const owner = { userId: "tester", name: "tester", roles: [], admin: false };
+    const seen = await inThread(id, async (thread) => {
+      // The instance dies at the create's first wait after its transaction (its secrets' reload).
+      thread.refreshSecrets = () => Promise.reject(new Error("restart"));
+      const created = await thread.create(owner, { history: EARLIER }, id);
+      expect(created.ok).toBe(false);
+      const sql = thread.ctx.storage.sql;
+      return {
+        messages: sql.exec("SELECT COUNT(*) AS n FROM messages").one().n,
+        announced: sql.exec("SELECT COUNT(*) AS n FROM events WHERE type = 'message_created'").one().n,
+        created: sql.exec("SELECT COUNT(*) AS n FROM events WHERE type = 'thread_created'").one().n,
+      };
+    });
+    expect(seen).toEqual({ messages: EARLIER.length, announced: EARLIER.length, created: 1 });
   });
 });

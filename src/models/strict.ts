@@ -141,7 +141,8 @@ function dropNulls(schema: Schema, value: unknown): boolean {
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
   let changed = false;
   for (const [key, child] of Object.entries(schema.properties)) {
-    if (!isObject(child) || !(key in value)) continue;
+    // Own keys only: `in` would reach the prototype (`__proto__` there is null, and would be deleted from Object.prototype).
+    if (!isObject(child) || !Object.hasOwn(value, key)) continue;
     if (value[key] === null && !required.has(key) && !acceptsNull(child)) {
       delete value[key];
       changed = true;

@@ -30,6 +30,25 @@ export interface HistoryMessage {
 const bad = (message: string, path: (string | number)[]) => new WeftError("invalid_request", `${path.join(".")}: ${message}`, { path });
 
 /**
+ * Checks the messages of a history as they will be stored (their secrets replaced, which can
+ * lengthen them: a short secret becomes a longer marker), so no message row, nor the event that
+ * announces it, is over Cloudflare's 2 MB.
+ * @throws WeftError `payload_too_large` naming `history.<i>` of the first message over {@link MAX_STEP_BYTES};
+ * `invalid_request` naming `history.<i>.toolCalls.<j>.id` when two call ids are one once a secret in them is replaced.
+ */
+export function checkStoredHistory(messages: readonly NewTurnMessage[]): void {
+  const ids = new Set<string>();
+  messages.forEach((m, i) => {
+    checkStoredBytes(JSON.stringify(m), ["history", i], MAX_STEP_BYTES);
+    // Two ids that differ only in a secret are one id once it is replaced.
+    (m.toolCalls ?? []).forEach((c, j) => {
+      if (ids.has(c.id)) throw bad("call id is used twice once its secret is replaced", ["history", i, "toolCalls", j, "id"]);
+      ids.add(c.id);
+    });
+  });
+}
+
+/**
  * Checks an earlier conversation and returns the messages to store, oldest first, at depth 0.
  * The rules are the ones every provider holds a conversation to: a `tool` message answers a call
  * of the assistant message before it (its results come right after it, one per call, in any
@@ -68,7 +87,10 @@ export function checkHistory(history: readonly HistoryMessage[]): NewTurnMessage
     if (name === undefined) throw bad(`${JSON.stringify(m.toolCallId ?? null)} names no unanswered call of the assistant message before it`, [...at, "toolCallId"]);
     if (m.name !== undefined && m.name !== name) throw bad(`call ${m.toolCallId} is a call of ${JSON.stringify(name)}, not ${JSON.stringify(m.name)}`, [...at, "name"]);
     open.delete(m.toolCallId!);
-    out.push({ role: "tool", content: m.content, toolCallId: m.toolCallId!, name });
+    const result: NewTurnMessage = { role: "tool", content: m.content, toolCallId: m.toolCallId!, name };
+    // A result repeats its call's id and name beside its content: the row holds all three.
+    checkStoredBytes(JSON.stringify(result), at, MAX_STEP_BYTES);
+    out.push(result);
   });
   if (open.size > 0) throw bad(`call ${[...open.keys()][0]} has no result: every call in a history needs its tool message`, ["history", history.length - 1]);
   return out;

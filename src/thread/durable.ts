@@ -19,6 +19,7 @@ import type { Caller } from "../rpc.js";
 import type { CreateThreadInput, ScratchCallOutcome, ThreadApi, ThreadInfo } from "./api.js";
 import { ThreadObject, type WeftEnv } from "./core.js";
 import { historyRedactor, prepareThread } from "./create.js";
+import { checkStoredHistory } from "../run/seed-history.js";
 import { type DirectCallInput, directCall, outcomeText, outcomeWaitsForPerson } from "./direct.js";
 import { SCRATCH_TTL_MS, checkAccess } from "./guard.js";
 import { checkModel, checkScriptable, modelsInForce } from "./model-choice.js";
@@ -82,6 +83,8 @@ export function createThreadClass(registry: Registry) {
         await checkModel(engine, (name) => threadEnv.get(name));
         // The earlier conversation is stored without the secrets the thread has from its start.
         const seeding = history.length > 0 ? await historyRedactor(this.env.ACCOUNT, meta.userId, threadEnv) : null;
+        const seeds = seeding ? history.map((m) => seeding.value(m)) : [];
+        checkStoredHistory(seeds);
         if (this.engine) throw new WeftError("thread_exists", "a thread with this continuationToken exists already", { path: ["continuationToken"] });
         const seeded: Message[] = [];
         this.store.atomically(() => {
@@ -89,14 +92,18 @@ export function createThreadClass(registry: Registry) {
           this.store.script.add(script);
           for (const [name, v] of threadEnv) this.store.env.set(name, v.value, v.type);
           if (input.opening !== undefined) this.store.turns.enqueue({ role: "user", content: input.opening });
-          for (const m of history) seeded.push(this.store.messages.append(seeding!.value(m)));
+          for (const m of seeds) seeded.push(this.store.messages.append(m));
+          this.store.messages.reserveCallIds(seeds.flatMap((m) => (m.toolCalls ?? []).map((c) => c.id)));
         });
         this.attach(engine);
+        // Announced before the first wait, so they commit with the rows: a restart at that wait
+        // leaves no stored message unannounced. The history was redacted above with every secret
+        // the thread holds from its start, the owner's too, so the reload below adds none to it.
+        engine.emit("thread_created", { threadId, agentId: meta.agentId });
+        for (const message of seeded) engine.emit("message_created", { message });
         await this.refreshSecrets();
         // A scratch thread removes itself even if the Worker dies before it calls destroy().
         if (meta.ephemeral) await this.alarmClock.set(meta.createdAt + SCRATCH_TTL_MS);
-        engine.emit("thread_created", { threadId, agentId: meta.agentId });
-        for (const message of seeded) engine.emit("message_created", { message });
         const unavailable = unavailableTools(engine.catalog);
         if (unavailable.length > 0) engine.emit("tools_unavailable", { tools: unavailable });
         if (input.opening !== undefined) void this.runner!.resume();

@@ -159,7 +159,7 @@ async function runPrompt(
     pendingStep: () => openCalls(history().at(-1)),
     dispatch: (execution, request) => engine.dispatchWithQueue(execution, { ...request, parentCallId: context.callId }),
     emit: (type, data) => engine.emit(type, data),
-    uniqueIds: (calls) => uniqueCallIds(calls, (id) => engine.store.calls.get(id) !== undefined),
+    uniqueIds: (calls) => uniqueCallIds(calls, (id) => engine.store.callIdTaken(id)),
     onStep: () => {},
   };
   const end = await runTurn(host, child);

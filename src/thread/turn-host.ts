@@ -90,7 +90,7 @@ export function createTurnHost(engine: ThreadEngine, execution: Execution): Turn
     },
     dispatch: (execution, request) => engine.dispatchWithQueue(execution, request),
     emit: (type, data) => engine.emit(type, data),
-    uniqueIds: (calls) => uniqueCallIds(calls, (id) => store.calls.get(id) !== undefined),
+    uniqueIds: (calls) => uniqueCallIds(calls, (id) => store.callIdTaken(id)),
     onStep: (steps, record) => {
       store.turns.step(turnId, steps.total);
       return store.turns.recordModelStep(turnId, record);

@@ -45,6 +45,14 @@ export class ThreadStore implements ThreadTables {
     this.idempotency = new IdempotencyStore(storage);
   }
 
+  /**
+   * Whether a call id is taken in this thread: by a call record, or by a call of the history the
+   * thread was created with. A model's step takes ids that are not (`uniqueCallIds`).
+   */
+  callIdTaken(id: string): boolean {
+    return this.calls.get(id) !== undefined || this.messages.isHistoryCall(id);
+  }
+
   /** Runs `fn` as one SQLite transaction: all of its writes land, or none. */
   atomically<T>(fn: () => T): T {
     // Held rows are not `fn`'s: a rollback of `fn` must not take them with it.

@@ -246,4 +246,17 @@ export class MessageStore implements MessageTable {
   count(): number {
     return this.meta.counter("messages");
   }
+
+  /**
+   * Keeps the call ids of a history the thread was created with: those calls ran before the
+   * thread, so no call record holds their ids. Call inside the transaction that stores the history.
+   */
+  reserveCallIds(ids: Iterable<string>): void {
+    for (const id of ids) this.sql.exec("INSERT OR IGNORE INTO history_calls (id) VALUES (?)", id);
+  }
+
+  /** Whether `id` is a call id of the thread's history (see {@link reserveCallIds}). */
+  isHistoryCall(id: string): boolean {
+    return this.sql.exec("SELECT 1 FROM history_calls WHERE id = ?", id).toArray().length > 0;
+  }
 }

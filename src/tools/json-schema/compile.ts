@@ -146,7 +146,8 @@ function applyDefaults(value: unknown, schema: CfSchema | boolean, table: Record
     }
     const resolved = withDefault(sub);
     if (typeof resolved === "object" && "default" in resolved && valid.has(resolved)) {
-      object[name] = structuredClone(resolved.default);
+      // Defined, not assigned: assigning "__proto__" would set the value's prototype instead of the key.
+      Object.defineProperty(object, name, { value: structuredClone(resolved.default), writable: true, enumerable: true, configurable: true });
       added = true;
     }
   }
