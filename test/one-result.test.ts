@@ -3,7 +3,7 @@
  * nor emitted, and the crash harness's count of calls without exactly one result can fail.
  */
 import { describe, expect, it } from "vitest";
-import { finishCall } from "../src/tools/record.js";
+import { finishCall } from "../src/calls/record.js";
 import { createDispatchHost } from "../src/thread/dispatch-host.js";
 import { callsWithoutOneResult, crashAt, settleParked, waitAtRest } from "./crash/matrix.js";
 import { callsOf, createThread, eventsOf, inThread, json, stubOf } from "./helpers.js";

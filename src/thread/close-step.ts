@@ -6,9 +6,9 @@
  */
 import type { ToolCallRequest } from "../protocol.js";
 import { isFinalStatus } from "../protocol.js";
-import { finishCall, rowOf } from "../tools/record.js";
-import { effectKeyOf } from "../tools/host.js";
-import { resultText } from "../tools/result.js";
+import { finishCall, rowOf } from "../calls/record.js";
+import { effectKeyOf } from "../calls/host.js";
+import { resultText } from "../calls/result.js";
 import { createDispatchHost } from "./dispatch-host.js";
 import type { ThreadEngine } from "./engine.js";
 

@@ -6,7 +6,7 @@
 import { WeftError } from "../errors.js";
 import { orderedId } from "../ids.js";
 import { waitsForPersonStatus } from "../protocol.js";
-import { validateInput } from "../tools/dispatch.js";
+import { validateInput } from "../calls/dispatch.js";
 import { judgeEffect } from "../tools/judge.js";
 import type { ThreadEngine } from "./engine.js";
 import type { TurnRunner } from "./runner.js";

@@ -5,13 +5,13 @@
  * @module
  */
 import type { EventPayloads } from "../protocol.js";
-import type { Deadlines } from "../tools/attempt.js";
+import type { Deadlines } from "../calls/attempt.js";
 import type { CompiledTool, ToolCatalog } from "../tools/catalog.js";
-import type { DispatchHost } from "../tools/dispatch.js";
-import type { CallExecution, CrashPoint } from "../tools/host.js";
+import type { DispatchHost } from "../calls/dispatch.js";
+import type { CallExecution, CrashPoint } from "../calls/host.js";
 import type { CallJournal, JournalEntry } from "../tools/journal.js";
 import { integerSetting } from "../config.js";
-import { DEFAULT_RESULT_CAP_BYTES, type FileSink } from "../tools/size.js";
+import { DEFAULT_RESULT_CAP_BYTES, type FileSink } from "../calls/size.js";
 import type { ThreadState } from "../tools/thread-state.js";
 import type { Effect } from "../tools/types.js";
 import { limitOf } from "../limits.js";

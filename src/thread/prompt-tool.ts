@@ -17,7 +17,7 @@ import type { Message, ToolCallRequest, ToolResult } from "../protocol.js";
 import { Execution } from "../run/execution.js";
 import { PROMPT_CALL_KEY, type PromptDefinition, systemText } from "../run/prompt.js";
 import { DEFAULT_MAX_STEPS, type TurnHost, runTurn } from "../run/turn.js";
-import { CallSuspended, markResumable, waitsForPerson } from "../tools/suspend.js";
+import { CallSuspended, markResumable, waitsForPerson } from "../calls/suspend.js";
 import type { AnyToolDefinition, LookupResult, ToolCallContext } from "../tools/types.js";
 import type { ThreadState } from "../tools/thread-state.js";
 import type { ThreadEngine } from "./engine.js";

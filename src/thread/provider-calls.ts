@@ -5,9 +5,9 @@
  * @module
  */
 import type { CallStatus, EventPayloads, ToolCallRequest, ToolResult } from "../protocol.js";
-import type { CallExecution, CallRequest } from "../tools/host.js";
-import { effectKeyOf } from "../tools/host.js";
-import { finishCall } from "../tools/record.js";
+import type { CallExecution, CallRequest } from "../calls/host.js";
+import { effectKeyOf } from "../calls/host.js";
+import { finishCall } from "../calls/record.js";
 import { createDispatchHost } from "./dispatch-host.js";
 import type { ThreadEngine } from "./engine.js";
 import { toolHook } from "./hooks.js";

@@ -5,8 +5,8 @@
  * nested call that waits for a person is left to that turn.
  * @module
  */
-import { approveCall } from "../tools/decide.js";
-import { type CallOutcome, outcomeOf } from "../tools/dispatch.js";
+import { approveCall } from "../calls/decide.js";
+import { type CallOutcome, outcomeOf } from "../calls/dispatch.js";
 import { createDispatchHost } from "./dispatch-host.js";
 import type { ThreadEngine } from "./engine.js";
 

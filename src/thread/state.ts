@@ -8,7 +8,7 @@ import type { EventPayloads, Message, ToolResult } from "../protocol.js";
 import type { AgentDefinition, EnvDefault, Registry } from "../run/agent.js";
 import { startCodeExecution } from "../sandbox/run-code.js";
 import type { CompiledTool, ToolCatalog } from "../tools/catalog.js";
-import type { CallExecution } from "../tools/host.js";
+import type { CallExecution } from "../calls/host.js";
 import { Execution } from "../run/execution.js";
 import type { NewTurnMessage } from "../run/messages.js";
 import type {

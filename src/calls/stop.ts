@@ -8,7 +8,7 @@ import type { CallRecord, CallStatus } from "../protocol.js";
 import { liveInput, outcomeOf } from "./dispatch.js";
 import { afterAbort } from "./execute.js";
 import type { CallOutcome, DispatchHost } from "./host.js";
-import { effectOrWrite } from "./judge.js";
+import { effectOrWrite } from "../tools/judge.js";
 import { finishCall } from "./record.js";
 import { requestOf } from "./recover.js";
 import { resumableOf } from "./suspend.js";

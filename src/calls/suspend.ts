@@ -7,7 +7,7 @@
  * @module
  */
 import type { CallRecord } from "../protocol.js";
-import type { ToolCatalog } from "./catalog.js";
+import type { ToolCatalog } from "../tools/catalog.js";
 
 /** Thrown by `execute` when the call's nested work waits for a person. */
 export class CallSuspended extends Error {

@@ -5,16 +5,16 @@
  */
 import { WeftError, errorMessage } from "../errors.js";
 import type { CallRecord, EventPayloads, ToolResult } from "../protocol.js";
-import type { CompiledTool } from "./catalog.js";
+import type { CompiledTool } from "../tools/catalog.js";
 import { type CallOutcome, type CallRequest, type DispatchHost, effectKeyOf } from "./host.js";
-import { policyFor } from "./policy.js";
+import { policyFor } from "../tools/policy.js";
 import { type FinishExtra, finishCall, parkCall, rowOf } from "./record.js";
 import { executeResult, normalizeResult, resultFromThrown } from "./result.js";
 import { DEFAULT_MAX_ATTEMPTS, TransientError, backoffMs, isTransient } from "./retry.js";
 import { CallSuspended } from "./suspend.js";
 import { Attempt } from "./attempt.js";
-import type { ThreadState } from "./thread-state.js";
-import type { Effect, LookupResult, ToolCallContext } from "./types.js";
+import type { ThreadState } from "../tools/thread-state.js";
+import type { Effect, LookupResult, ToolCallContext } from "../tools/types.js";
 
 /** A call ready to run: its tool, parsed input and effect, and the row it may already have. */
 export interface ReadyCall {

@@ -10,7 +10,7 @@ import { runCall } from "./execute.js";
 import { finishCall } from "./record.js";
 import type { CallOutcome, DispatchHost } from "./host.js";
 import { requestOf } from "./recover.js";
-import { effectOrWrite, judgeEffect } from "./judge.js";
+import { effectOrWrite, judgeEffect } from "../tools/judge.js";
 
 /** How a person settles a parked call; `settledBy` is the verified user who did. */
 export type Settlement = ({ outcome: "succeeded"; result: string } | { outcome: "failed"; error: string } | { outcome: "retry" }) & { settledBy?: string };

@@ -9,20 +9,20 @@
 import { WeftError, errorMessage } from "../errors.js";
 import { type CallRecord, type ToolResult, isFinalStatus, waitsForPersonStatus } from "../protocol.js";
 import { wireValue } from "../json-shape.js";
-import { canonicalJson } from "./catalog.js";
-import type { CompiledTool } from "./catalog.js";
+import { canonicalJson } from "../tools/catalog.js";
+import type { CompiledTool } from "../tools/catalog.js";
 import { type ReadyCall, runCall } from "./execute.js";
 import { finishCall, outcomeOf, rowOf } from "./record.js";
 import { type CallOutcome, type CallRequest, type DispatchHost, effectKeyOf } from "./host.js";
-import { policyFor } from "./policy.js";
+import { policyFor } from "../tools/policy.js";
 import { recoverCall, requestOf } from "./recover.js";
 import { stopWaiting } from "./stop.js";
 import { waitsForPerson } from "./suspend.js";
 import { MAX_STEP_BYTES } from "../limits.js";
 import { normalizeResult } from "./result.js";
 import { checkTimeArgs } from "./time-args.js";
-import { effectOrWrite, judgeApproval, judgeEffect } from "./judge.js";
-import type { Effect } from "./types.js";
+import { effectOrWrite, judgeApproval, judgeEffect } from "../tools/judge.js";
+import type { Effect } from "../tools/types.js";
 
 /** The pipeline's host, request and outcome shapes (src/tools/host.ts). */
 export type { CallOutcome, CallRequest, DispatchHost } from "./host.js";

@@ -4,13 +4,13 @@
  * @module
  */
 import type { CallRecord } from "../protocol.js";
-import type { CompiledTool } from "./catalog.js";
+import type { CompiledTool } from "../tools/catalog.js";
 import { liveInput } from "./dispatch.js";
 import { reconcileCall, runCall } from "./execute.js";
 import { finishCall, parkCall } from "./record.js";
 import { type CallOutcome, type CallRequest, type DispatchHost, effectKeyOf } from "./host.js";
-import { policyFor } from "./policy.js";
-import { effectOrWrite } from "./judge.js";
+import { policyFor } from "../tools/policy.js";
+import { effectOrWrite } from "../tools/judge.js";
 
 /** Runs of one call a restart may cut short before the call ends `aborted` (crash loops end). */
 export const MAX_RESTARTS = 3;

@@ -6,9 +6,9 @@
  */
 import { type WeftError, errorMessage } from "../errors.js";
 import { type CallRecord, type CallStatus, type EventPayloads, type ToolResult, isFinalStatus } from "../protocol.js";
-import type { CompiledTool } from "./catalog.js";
+import type { CompiledTool } from "../tools/catalog.js";
 import type { CallOutcome, CallRequest, DispatchHost } from "./host.js";
-import type { Effect } from "./types.js";
+import type { Effect } from "../tools/types.js";
 import { capResult } from "./size.js";
 
 /** Parks a call for a person to settle, and says so. */

@@ -5,12 +5,12 @@
 import type { WeftError } from "../errors.js";
 import type { CallSource, CallStatus, EventPayloads, ToolResult } from "../protocol.js";
 import type { Deadlines } from "./attempt.js";
-import type { CompiledTool, ToolCatalog } from "./catalog.js";
-import type { CallJournal, JournalEntry } from "./journal.js";
+import type { CompiledTool, ToolCatalog } from "../tools/catalog.js";
+import type { CallJournal, JournalEntry } from "../tools/journal.js";
 import type { FileSink } from "./size.js";
-import type { Judged } from "./judge.js";
-import type { ExecutionState, ThreadState } from "./thread-state.js";
-import type { Effect } from "./types.js";
+import type { Judged } from "../tools/judge.js";
+import type { ExecutionState, ThreadState } from "../tools/thread-state.js";
+import type { Effect } from "../tools/types.js";
 
 /**
  * Points where the crash matrix injects a restart ("inside execute" is the tool's own):
