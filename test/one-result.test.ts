@@ -4,7 +4,6 @@
  */
 import { describe, expect, it } from "vitest";
 import { finishCall } from "../src/calls/record.js";
-import { createDispatchHost } from "../src/thread/dispatch-host.js";
 import { callsWithoutOneResult, crashAt, settleParked, waitAtRest } from "./crash/matrix.js";
 import { callsOf, createThread, eventsOf, inThread, json, stubOf } from "./helpers.js";
 
@@ -19,7 +18,7 @@ describe("one result per call", () => {
     expect(await finishedEvents(id, "r")).toHaveLength(1);
     const late = await inThread(id, (instance) =>
       finishCall(
-        createDispatchHost(instance.engine, null),
+        instance.engine.calls.contextOf(null),
         { request: { callId: "r", toolName: "effect_read", args: { text: "{}" }, source: "model" }, startedAt: Date.now() },
         { status: "error", error: "aborted: late" },
         "aborted",

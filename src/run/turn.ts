@@ -12,7 +12,7 @@ import type { Model, ModelTool } from "../models/model.js";
 import type { ModelSettings } from "../models/settings.js";
 import { NOTHING_TO_PLAY } from "../models/scripted.js";
 import { fromStrictArguments } from "../models/strict.js";
-import type { CallOutcome, CallRequest } from "../calls/dispatch.js";
+import type { CallOutcome, CallRequest } from "../calls/call.js";
 import { resultText } from "../calls/result.js";
 import type { Execution, StepCounts } from "./execution.js";
 import { requestStep } from "./model-request.js";
@@ -71,8 +71,13 @@ export interface TurnHost {
   countRequest?(step: number): Promise<number>;
   /** The open step's calls, when a step was interrupted or is waiting. */
   pendingStep(): ToolCallRequest[] | null;
-  /** Dispatches one call of `execution`, then any calls it queued; returns them in run order. */
+  /** Requests one call of `execution`, then any calls it queued; returns them in run order. */
   dispatch(execution: Execution, request: CallRequest): Promise<{ outcome: CallOutcome; queued: CallOutcome[] }>;
+  /**
+   * Where a call stands, read from the call journal (once no decision on it is under way); a call
+   * of a stopped execution that waits for a person has taken its stop transition.
+   */
+  outcomeOf(execution: Execution, callId: string): Promise<CallOutcome>;
   emit<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): void;
   /**
    * Called after each model step with the execution's step counts and the step's record, to
@@ -256,7 +261,7 @@ async function settleStep(
   }
   // A call that waited may have been decided while its siblings ran: read where each stands now.
   for (const [i, o] of outcomes.entries()) {
-    if (!o.final) outcomes[i] = (await host.dispatch(execution, { callId: o.callId, toolName: o.toolName, args: { text: o.argsText }, source: "model", turnId })).outcome;
+    if (!o.final) outcomes[i] = await host.outcomeOf(execution, o.callId);
   }
   checkStopTool(execution, host.sides ?? ONE_SIDE, outcomes);
   // A queued call waiting for a person keeps the turn waiting, so its decision reaches the model.

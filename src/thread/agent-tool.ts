@@ -16,7 +16,7 @@
 import { WeftError, errorMessage } from "../errors.js";
 import type { ToolResult } from "../protocol.js";
 import type { AgentDefinition } from "../run/agent.js";
-import { effectKeyOf } from "../calls/host.js";
+import { effectKeyOf } from "../calls/call.js";
 import { CallSuspended, markResumable } from "../calls/suspend.js";
 import type { LookupResult, ToolCallContext, AnyToolDefinition } from "../tools/types.js";
 import type { ThreadState } from "../tools/thread-state.js";

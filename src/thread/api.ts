@@ -6,7 +6,7 @@
 import type { CallRecord, Message } from "../protocol.js";
 import type { UnavailableTool } from "../tools/catalog.js";
 import type { Settlement } from "../calls/decide.js";
-import type { CallOutcome } from "../calls/host.js";
+import type { CallOutcome } from "../calls/call.js";
 import type { GetMessagesOptions, MessagesResult } from "../tools/thread-state.js";
 import type { DirectCallInput, DirectCallOutcome } from "./direct.js";
 import type { RpcFailure, RpcResult } from "./rpc.js";

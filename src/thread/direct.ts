@@ -6,7 +6,7 @@
 import { WeftError } from "../errors.js";
 import { orderedId } from "../ids.js";
 import { waitsForPersonStatus } from "../protocol.js";
-import { validateInput } from "../calls/dispatch.js";
+import { validateInput } from "../calls/input.js";
 import { judgeEffect } from "../tools/judge.js";
 import type { ThreadEngine } from "./engine.js";
 import type { TurnRunner } from "./runner.js";
@@ -73,7 +73,7 @@ export async function directCall(engine: ThreadEngine, runner: TurnRunner, call:
     });
   }
   const callId = call.callId ?? orderedId(`tool_${tool.name}`, 12);
-  const { outcome } = await engine.dispatchWithQueue(null, {
+  const { outcome } = await engine.calls.requestWithQueue(null, {
     callId,
     toolName: tool.name,
     args: { value: input },

@@ -24,7 +24,6 @@ import type { ThreadEngine } from "./engine.js";
 import { filterMessages } from "./hooks.js";
 import { conversationWindow, nestedWindow } from "./history.js";
 import { fallbacksFor, modelFor } from "./model-choice.js";
-import { recordProviderCalls } from "./provider-calls.js";
 import { runOf } from "./state.js";
 import { MAX_DEPTH } from "./store/messages.js";
 import { modelDeadlinesOf } from "./model-deadlines.js";
@@ -153,10 +152,11 @@ async function runPrompt(
       );
       await engine.flush();
     },
-    recordProviderCalls: (execution, calls) => recordProviderCalls(engine, execution, execution.flowId, calls),
+    recordProviderCalls: (execution, calls) => engine.calls.recordProvided(execution, execution.flowId, calls),
     // The open step is the last stored step whose calls have no results yet.
     pendingStep: () => openCalls(history().at(-1)),
-    dispatch: (execution, request) => engine.dispatchWithQueue(execution, { ...request, parentCallId: context.callId }),
+    dispatch: (execution, request) => engine.calls.requestWithQueue(execution, { ...request, parentCallId: context.callId }),
+    outcomeOf: (execution, callId) => engine.calls.outcomeOf(execution, callId),
     emit: (type, data) => engine.emit(type, data),
     uniqueIds: (calls) => uniqueCallIds(calls, (id) => engine.store.calls.get(id) !== undefined),
     onStep: () => {},
