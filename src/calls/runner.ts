@@ -255,7 +255,8 @@ export class CallRunner {
     const done: CallOutcome[] = [];
     const everywhere = this.world.catalogFor("everywhere");
     for (const record of this.approvedWaiting()) {
-      const ctx = this.contextOf(null);
+      // The call may wait on side b or inside a prompt: its tool is looked up everywhere, as a person's decision does.
+      const ctx = this.contextOf(null, everywhere);
       done.push(
         await this.locked(record.callId, async () => {
           // Decided meanwhile: its outcome stands.
