@@ -6,7 +6,6 @@
 import type { WeftError } from "../errors.js";
 import type { CallRecord, CallSource, CallStatus, ToolResult } from "../protocol.js";
 import type { CompiledTool } from "../tools/catalog.js";
-import type { Judged } from "../tools/judge.js";
 import type { ExecutionState } from "../tools/thread-state.js";
 import type { Effect } from "../tools/types.js";
 
@@ -46,13 +45,17 @@ export interface CallRequest {
    */
   fresh?: boolean;
   /**
-   * What `validateInput` gave for `args.value` against this tool, when the caller checked it
-   * before dispatch (a direct call does, to answer 400 before anything is stored): the validate
-   * stage takes it instead of checking the same value again. `effect` is the effect predicate's
-   * judgement of that input when the caller needed it first (a direct call during a turn): the
-   * predicate is author code, asked once per call.
+   * The caller answers a bad request itself, with nothing stored (a direct call: HTTP 404 or 400):
+   * an unknown tool, or an input that fails the tool's schema, throws its `WeftError` instead of
+   * ending the call with an error result.
    */
-  validated?: { input: unknown; effect?: Judged<Effect> };
+  refuseUnstored?: boolean;
+  /**
+   * Asked once the effect predicate judged the call (stage 5), before anything is stored or run;
+   * a throw refuses the call with nothing stored. A direct call while a turn runs takes reads
+   * only (`session_busy`).
+   */
+  admit?: (effect: Effect) => void;
 }
 
 /** How a call stands: final, or waiting for a person. */

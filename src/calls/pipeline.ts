@@ -57,6 +57,7 @@ export function enterRequest(ctx: CallContext, request: CallRequest, existing: C
   try {
     tool = ctx.catalog.get(request.toolName);
   } catch (e) {
+    if (request.refuseUnstored) throw e;
     return no(e instanceof WeftError ? e : new WeftError("invalid_config", errorMessage(e)));
   }
   // The provider runs these itself; a plain call to one (a model that could not) is never run here.
@@ -76,8 +77,11 @@ export function enterRequest(ctx: CallContext, request: CallRequest, existing: C
   }
   const parsed = parseArgs(request.args);
   if (!parsed.ok) return no(new WeftError("invalid_tool_input", parsed.message, { path: [] }));
-  const checked = request.validated && "value" in request.args ? { ok: true as const, input: request.validated.input } : validateInput(tool, parsed.value);
-  if (!checked.ok) return no(checked.error);
+  const checked = validateInput(tool, parsed.value);
+  if (!checked.ok) {
+    if (request.refuseUnstored) throw checked.error;
+    return no(checked.error);
+  }
   if (ctx.asOf) {
     try {
       checkTimeArgs(tool, parsed.value, checked.input, ctx.asOf);
@@ -95,8 +99,9 @@ export function enterRequest(ctx: CallContext, request: CallRequest, existing: C
  */
 export async function enterJudge(ctx: CallContext, call: Omit<ReadyCall, "effect">): Promise<CallOutcome> {
   const { request, tool, input, existing } = call;
-  const effect = request.validated?.effect ?? judgeEffect(tool, input);
+  const effect = judgeEffect(tool, input);
   if (!effect.ok) return failed(ctx, call, effect.error);
+  request.admit?.(effect.value);
   const ready: ReadyCall = { ...call, effect: effect.value };
   if (call.approvedBy !== undefined) return effectPolicy(ctx, ready);
   // A stopped run starts nothing, not even a wait for a person: stage 8 records it aborted.
