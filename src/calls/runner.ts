@@ -11,27 +11,27 @@ import { isWeftError } from "../errors.js";
 import { orderedId } from "../ids.js";
 import { type CallRecord, type EventPayloads, type ToolCallRequest, type ToolResult, waitsForPersonStatus } from "../protocol.js";
 import type { ToolCatalog } from "../tools/catalog.js";
-import { effectOrWrite } from "../tools/judge.js";
 import { Deadlines } from "./attempt.js";
 import { type CallExecution, type CallOutcome, type CallRequest, effectKeyOf } from "./call.js";
 import { type CallContext, type CallWorld, bindContext } from "./context.js";
 import { DecisionWaiters } from "./decisions.js";
 import { type Settlement, approveCall, denyCall, settleCall } from "./decide.js";
 import { abortOpenCall, recordProvidedCall } from "./closing.js";
-import { liveInput, requestOf } from "./input.js";
-import { enterExecute, enterRequest } from "./pipeline.js";
+import { requestOf } from "./input.js";
+import { enterRequest } from "./pipeline.js";
 import { outcomeOf } from "./record.js";
 import { recoverCall } from "./recover.js";
+import { resumeSuspended } from "./resume.js";
 import { openCallsOf, stopWaiting } from "./stop.js";
-import { waitsForPerson } from "./suspend.js";
+import { CallLocks } from "./lock.js";
 
 /** The calls of one thread, and every way they move. */
 export class CallRunner {
   /** The deadlines of every attempt of `execute` running on this thread, on one timer. */
   readonly deadlines = new Deadlines();
   private drainLock: Promise<unknown> = Promise.resolve();
-  /** Per call id: the tail of the work holding it (a request, recovery, a person's decision). */
-  private readonly callLocks = new Map<string, Promise<unknown>>();
+  /** The one lock per call id: a request, a recovery, a person's decision, a read for the turn. */
+  private readonly locks = new CallLocks();
   /** Parents waiting in `invokeTool` for a person's decision on a nested call. */
   private readonly decisions = new DecisionWaiters();
 
@@ -55,7 +55,7 @@ export class CallRunner {
    * `catalog`: where the call's name is looked up (default: the execution's own tools).
    */
   request(execution: CallExecution | null, request: CallRequest, catalog?: ToolCatalog): Promise<CallOutcome> {
-    return this.locked(request.callId, async () => {
+    return this.locks.hold(request.callId, async () => {
       // Without a `tool_call_finished` hook there is nothing to collect (the usual case).
       const finished: EventPayloads["tool_call_finished"][] | null = this.world.hasToolHook("tool_call_finished") ? [] : null;
       const ctx = this.contextOf(execution, catalog, finished ? (data) => finished.push(data) : undefined);
@@ -79,21 +79,7 @@ export class CallRunner {
     if (existing.status === "started") return recoverCall(ctx, existing);
     // Its run was stopped while it waited: stop is a transition of the waiting call too.
     if (ctx.signal?.aborted && waitsForPersonStatus(existing.status)) return stopWaiting(ctx, existing);
-    return existing.status === "parked" ? this.resume(ctx, existing) : outcomeOf(ctx, existing);
-  }
-
-  /**
-   * A parked call of a tool whose calls suspend (a prompt or agent called as a tool) runs again,
-   * entering at execute, once nothing inside it waits for a person: its `execute` resumes the
-   * nested work where it stood. Any other parked call stays as it is until a person settles it.
-   */
-  private async resume(ctx: CallContext, record: CallRecord): Promise<CallOutcome> {
-    if (await waitsForPerson(record, ctx.catalog)) return outcomeOf(ctx, record);
-    const tool = ctx.catalog.get(record.toolName);
-    const input = await liveInput(tool, record);
-    // It ran before it suspended: a predicate failing now cannot refuse it (see judge.ts).
-    const effect = effectOrWrite(tool, input);
-    return enterExecute(ctx, { request: requestOf(record), tool, input, effect, existing: record, startedAt: Date.now(), ...(record.approvedBy ? { approvedBy: record.approvedBy } : {}) });
+    return existing.status === "parked" ? resumeSuspended(ctx, existing) : outcomeOf(ctx, existing);
   }
 
   /**
@@ -102,7 +88,7 @@ export class CallRunner {
    * stop transition first, so what the turn reads is final.
    */
   outcomeOf(execution: CallExecution | null, callId: string): Promise<CallOutcome> {
-    return this.locked(callId, async () => {
+    return this.locks.hold(callId, async () => {
       const ctx = this.contextOf(execution);
       const record = ctx.journal.get(callId)!;
       if (ctx.signal?.aborted && waitsForPersonStatus(record.status)) return stopWaiting(ctx, record);
@@ -230,7 +216,7 @@ export class CallRunner {
    */
   private async decide(callId: string, decision: (ctx: CallContext) => CallOutcome | Promise<CallOutcome>, check?: () => void): Promise<CallOutcome> {
     const ctx = this.contextOf(null, this.world.catalogFor("everywhere"));
-    const outcome = await this.locked(callId, async () => {
+    const outcome = await this.locks.hold(callId, async () => {
       check?.();
       return decision(ctx);
     });
@@ -258,7 +244,7 @@ export class CallRunner {
       // The call may wait on side b or inside a prompt: its tool is looked up everywhere, as a person's decision does.
       const ctx = this.contextOf(null, everywhere);
       done.push(
-        await this.locked(record.callId, async () => {
+        await this.locks.hold(record.callId, async () => {
           // Decided meanwhile: its outcome stands.
           const now = ctx.journal.get(record.callId)!;
           return now.status === "awaiting_approval" ? approveCall(ctx, record.callId, record.approvedBy!) : outcomeOf(ctx, now);
@@ -326,31 +312,6 @@ export class CallRunner {
       if (!recordProvidedCall(this.contextOf(execution, undefined, (data) => finished.push(data)), turnId, call)) continue;
       for (const data of finished) await this.world.toolHook(execution, "tool_call_finished", data);
     }
-  }
-
-  /**
-   * Runs `work` holding call `callId`: work on one call id never overlaps, so however many
-   * requests, alarms and recoveries arrive together, a call runs (or is recovered) once and the
-   * later ones find its result.
-   */
-  private locked<T>(callId: string, work: () => Promise<T>): Promise<T> {
-    const before = this.callLocks.get(callId);
-    // Free (the usual case): the work starts now; it holds the id from its first await on. The
-    // next holder waits for this work to settle either way (a failure frees the id too).
-    const run = before ? before.then(work, work) : work();
-    this.callLocks.set(callId, run);
-    // Inline arrows: a named one (`const release = () => ...`) costs a defineProperty per call in
-    // a bundle that keeps names (wrangler's default).
-    run.then(
-      () => this.release(callId, run),
-      () => this.release(callId, run),
-    );
-    return run;
-  }
-
-  /** Frees `callId` unless later work holds it now. */
-  private release(callId: string, run: Promise<unknown>): void {
-    if (this.callLocks.get(callId) === run) this.callLocks.delete(callId);
   }
 }
 
