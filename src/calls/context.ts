@@ -38,6 +38,8 @@ export interface CallBook extends CallJournal {
   queued(): BookedCall[];
   /** Calls queued by call `parentCallId`, in queue order. */
   queuedBy(parentCallId: string): BookedCall[];
+  /** Whether any call of turn `turnId` waits for a person (approval or a parked outcome). */
+  turnWaits(turnId: string): boolean;
   /** Whether a call invoked by `parentCallId` waits for a person. */
   invokedWaiting(parentCallId: string): boolean;
   /** Calls started without a result (a restart cut them). */

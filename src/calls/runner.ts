@@ -22,6 +22,7 @@ import { enterRequest } from "./pipeline.js";
 import { outcomeOf } from "./record.js";
 import { recoverCall } from "./recover.js";
 import { resumeSuspended } from "./resume.js";
+import { waitsForPerson } from "./suspend.js";
 import { openCallsOf, stopWaiting } from "./stop.js";
 import { CallLocks } from "./lock.js";
 
@@ -94,6 +95,24 @@ export class CallRunner {
       if (ctx.signal?.aborted && waitsForPersonStatus(record.status)) return stopWaiting(ctx, record);
       return outcomeOf(ctx, record);
     });
+  }
+
+  /**
+   * Whether turn `turnId` still waits for a person: a call of its open step `pending`, or one
+   * queued by them, awaits approval or settlement, or is suspended while something inside it does.
+   */
+  async turnWaits(turnId: string, pending: readonly { id: string }[]): Promise<boolean> {
+    const { journal } = this.world;
+    const everywhere = this.world.catalogFor("everywhere");
+    for (const call of pending) {
+      const record = journal.get(call.id);
+      if (record && (await waitsForPerson(record, everywhere))) return true;
+    }
+    if (!journal.turnWaits(turnId)) return false;
+    for (const record of [...journal.list(1000, 0, "awaiting_approval"), ...journal.list(1000, 0, "parked")]) {
+      if (record.turnId === turnId && (await waitsForPerson(record, everywhere))) return true;
+    }
+    return false;
   }
 
   /**

@@ -11,7 +11,6 @@ import type { Execution } from "../run/execution.js";
 import type { CallOutcome } from "../calls/call.js";
 import { resultText } from "../calls/result.js";
 import type { Settlement } from "../calls/runner.js";
-import { waitsForPerson } from "../calls/suspend.js";
 import type { ThreadEngine } from "./engine.js";
 import { noSuchThread } from "./guard.js";
 import { type TurnSlot, admitInbox, runOneTurn } from "./one-turn.js";
@@ -217,23 +216,9 @@ export class TurnRunner {
     return outcome;
   }
 
-  /**
-   * Whether a call of the turn's open step still waits for approval or settlement. A call
-   * suspended on work inside it (a prompt or sub-agent called as a tool) waits as long as
-   * something inside it does.
-   */
-  private async stillWaiting(turnId: string): Promise<boolean> {
-    const { store } = this.engine;
-    for (const call of store.turns.pendingStep<ToolCallRequest>(turnId) ?? []) {
-      const record = store.calls.get(call.id);
-      if (record && (await waitsForPerson(record, this.engine.callables.everything()))) return true;
-    }
-    // A call queued by one of the step's calls that waits keeps the turn waiting too.
-    if (!store.calls.turnWaits(turnId)) return false;
-    for (const record of [...store.calls.list(1000, 0, "awaiting_approval"), ...store.calls.list(1000, 0, "parked")]) {
-      if (record.turnId === turnId && (await waitsForPerson(record, this.engine.callables.everything()))) return true;
-    }
-    return false;
+  /** Whether a call of the turn's open step, or one they queued, still waits for a person (the call runner's `turnWaits`). */
+  private stillWaiting(turnId: string): Promise<boolean> {
+    return this.engine.calls.turnWaits(turnId, this.engine.store.turns.pendingStep<ToolCallRequest>(turnId) ?? []);
   }
 
   /**

@@ -74,6 +74,9 @@ export class MemoryBook implements CallBook {
   invokedWaiting(parentCallId: string): boolean {
     return [...this.rows.values()].some((r) => r.parentCallId === parentCallId && r.source === "invoke" && WAITS.has(r.status));
   }
+  turnWaits(turnId: string): boolean {
+    return [...this.rows.values()].some((r) => r.turnId === turnId && WAITS.has(r.status));
+  }
   unfinished(): BookedCall[] {
     return this.list(1000, 0, "started");
   }
