@@ -8,7 +8,7 @@ import type { CompiledTool } from "../tools/catalog.js";
 import { effectOrWrite } from "../tools/judge.js";
 import { policyFor } from "../tools/policy.js";
 import { type CallOutcome, effectKeyOf } from "./call.js";
-import type { CallContext } from "./context.js";
+import type { CallBook, CallContext, CallWorld } from "./context.js";
 import { reconcileCall } from "./execute.js";
 import { liveInput, requestOf } from "./input.js";
 import { enterExecute } from "./pipeline.js";
@@ -60,4 +60,18 @@ export async function recoverCall(ctx: CallContext, record: CallRecord, now = Da
     default:
       return parkCall(ctx, request, "interrupted by a restart; a write never runs twice, so a person must settle it", record.attempts);
   }
+}
+
+/** Calls a person approved whose run had not begun when the thread restarted. */
+export function approvedWaiting(journal: CallBook) {
+  return journal.list(1000, 0, "awaiting_approval").filter((c) => c.approvedBy !== undefined);
+}
+
+/**
+ * Whether `record` is a call of a live turn whose nested (invoked) call waits for a person: its
+ * turn resumes it under the turn's execution, where it can wait for the person again.
+ */
+export function heldByPerson(world: Pick<CallWorld, "journal" | "turnStatus">, record: { callId: string; turnId?: string }): boolean {
+  const turn = record.turnId ? world.turnStatus(record.turnId) : undefined;
+  return (turn === "running" || turn === "waiting") && world.journal.invokedWaiting(record.callId);
 }

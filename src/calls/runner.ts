@@ -20,9 +20,9 @@ import { abortOpenCall, recordProvidedCall } from "./closing.js";
 import { requestOf } from "./input.js";
 import { enterRequest } from "./pipeline.js";
 import { outcomeOf } from "./record.js";
-import { recoverCall } from "./recover.js";
+import { approvedWaiting, heldByPerson, recoverCall } from "./recover.js";
 import { resumeSuspended } from "./resume.js";
-import { waitsForPerson } from "./suspend.js";
+import { turnWaits } from "./suspend.js";
 import { openCallsOf, stopWaiting } from "./stop.js";
 import { CallLocks } from "./lock.js";
 
@@ -101,18 +101,8 @@ export class CallRunner {
    * Whether turn `turnId` still waits for a person: a call of its open step `pending`, or one
    * queued by them, awaits approval or settlement, or is suspended while something inside it does.
    */
-  async turnWaits(turnId: string, pending: readonly { id: string }[]): Promise<boolean> {
-    const { journal } = this.world;
-    const everywhere = this.world.catalogFor("everywhere");
-    for (const call of pending) {
-      const record = journal.get(call.id);
-      if (record && (await waitsForPerson(record, everywhere))) return true;
-    }
-    if (!journal.turnWaits(turnId)) return false;
-    for (const record of [...journal.list(1000, 0, "awaiting_approval"), ...journal.list(1000, 0, "parked")]) {
-      if (record.turnId === turnId && (await waitsForPerson(record, everywhere))) return true;
-    }
-    return false;
+  turnWaits(turnId: string, pending: readonly { id: string }[]): Promise<boolean> {
+    return turnWaits(this.world.journal, this.world.catalogFor("everywhere"), turnId, pending);
   }
 
   /**
@@ -246,7 +236,7 @@ export class CallRunner {
 
   /** Whether a restart left calls to recover: started without a result, or approved but not begun. */
   recoverable(): boolean {
-    return this.world.journal.unfinished().length > 0 || this.approvedWaiting().length > 0;
+    return this.world.journal.unfinished().length > 0 || approvedWaiting(this.world.journal).length > 0;
   }
 
   /**
@@ -259,7 +249,7 @@ export class CallRunner {
   async recover(): Promise<CallOutcome[]> {
     const done: CallOutcome[] = [];
     const everywhere = this.world.catalogFor("everywhere");
-    for (const record of this.approvedWaiting()) {
+    for (const record of approvedWaiting(this.world.journal)) {
       // The call may wait on side b or inside a prompt: its tool is looked up everywhere, as a person's decision does.
       const ctx = this.contextOf(null, everywhere);
       done.push(
@@ -272,22 +262,13 @@ export class CallRunner {
       this.decisions.notify(record.callId);
     }
     for (const record of this.world.journal.unfinished()) {
-      if (this.heldByPerson(record)) continue;
+      // A call cut while it waited inside invokeTool is recovered by its turn (`heldByPerson`).
+      if (heldByPerson(this.world, record)) continue;
       const request = { callId: record.callId, toolName: record.toolName, args: { text: record.argsText }, source: record.source };
       // A call may have run inside a prompt or on side b: recovery looks its name up everywhere.
       done.push(await this.request(null, request, everywhere));
     }
     return done;
-  }
-
-  private approvedWaiting() {
-    return this.world.journal.list(1000, 0, "awaiting_approval").filter((c) => c.approvedBy !== undefined);
-  }
-
-  /** Whether `record` is a call of a live turn whose nested (invoked) call waits for a person. */
-  private heldByPerson(record: { callId: string; turnId?: string }): boolean {
-    const turn = record.turnId ? this.world.turnStatus(record.turnId) : undefined;
-    return (turn === "running" || turn === "waiting") && this.world.journal.invokedWaiting(record.callId);
   }
 
   /**
