@@ -6,8 +6,8 @@
  */
 import { LIMITS } from "./limits.js";
 import { MODEL_IDLE_MS, MODEL_STEP_MS } from "./run/step-deadline.js";
-import { DEFAULT_CALL_TIMEOUT_MS } from "./tools/execute.js";
-import { DEFAULT_RESULT_CAP_BYTES } from "./tools/size.js";
+import { DEFAULT_CALL_TIMEOUT_MS } from "./calls/execute.js";
+import { DEFAULT_RESULT_CAP_BYTES } from "./calls/size.js";
 
 /** How long the watchdog alarm waits at most before checking on a turn or an unfinished call, in milliseconds (`WEFT_WATCHDOG_MS`). */
 export const WATCHDOG_MS = 2000;

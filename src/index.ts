@@ -55,6 +55,6 @@ export type { ModelSettings, ReasoningEffort, ToolChoiceSetting } from "./models
 /** weft's one error class; status and retryability come from its code. */
 export { WeftError } from "./errors.js";
 /** Transient failures that read and idempotent calls retry on (the Agent SDK tools reference). */
-export { TransientError, throwIfTransient, isTransient, isTransientStatus } from "./tools/retry.js";
+export { TransientError, throwIfTransient, isTransient, isTransientStatus } from "./calls/retry.js";
 /** The closed union of error codes (src/errors.ts). */
 export type { ErrorCode } from "./errors.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Attempt, type AttemptEnd, Deadlines } from "../src/tools/attempt.js";
+import { Attempt, type AttemptEnd, Deadlines } from "../src/calls/attempt.js";
 
 const never = () => new Promise<unknown>(() => undefined);
 const late = (ms: number) => () => new Error(`late after ${ms} ms`);

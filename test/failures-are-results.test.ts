@@ -98,16 +98,16 @@ describe("every failure of author code is a result, and the step's other calls g
       ];
       const model = { id: "none", stream: () => (async function* () {})() };
       await createTurnHost(engine, Execution.forTurn({ flowId: turnId, model, history: () => [] })).commit([{ role: "assistant", content: "", toolCalls: step }], step);
-      const dispatch = engine.dispatchWithQueue;
+      const dispatch = engine.calls.requestWithQueue;
       let n = 0;
-      engine.dispatchWithQueue = async (...args: unknown[]) => {
+      engine.calls.requestWithQueue = async (...args: unknown[]) => {
         if (++n === 2) throw new Error("the store is gone");
-        return dispatch.apply(engine, args);
+        return dispatch.apply(engine.calls, args);
       };
       try {
         await runOneTurn(engine, { armWatchdog: () => undefined, hold: () => undefined }, { turnId, status: "running", steps: 1, startedAt: Date.now() });
       } finally {
-        engine.dispatchWithQueue = dispatch;
+        engine.calls.requestWithQueue = dispatch;
       }
       return engine.store.turns.latest();
     });

@@ -195,7 +195,7 @@ describe("edges a client can hit", () => {
   });
 
   it("refuses a result that cannot be serialised instead of recording [object Object]", async () => {
-    const { normalizeResult } = await import("../src/tools/result.js");
+    const { normalizeResult } = await import("../src/calls/result.js");
     const circular: Record<string, unknown> = {};
     circular.self = circular;
     const out = normalizeResult({ status: "success", result: circular });

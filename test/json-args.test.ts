@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import * as z from "zod";
 import { defineTool } from "../src/index.js";
 import { compileTool } from "../src/tools/catalog.js";
-import { argsHashOf } from "../src/tools/dispatch.js";
+import { argsHashOf } from "../src/calls/input.js";
 
 const tool = (args: z.ZodObject) => defineTool({ description: "t", args, effect: "read", execute: async () => ({ status: "success" as const, result: "ok" }) });
 

@@ -3,8 +3,7 @@
  * nor emitted, and the crash harness's count of calls without exactly one result can fail.
  */
 import { describe, expect, it } from "vitest";
-import { finishCall } from "../src/tools/record.js";
-import { createDispatchHost } from "../src/thread/dispatch-host.js";
+import { finishCall } from "../src/calls/record.js";
 import { callsWithoutOneResult, crashAt, settleParked, waitAtRest } from "./crash/matrix.js";
 import { callsOf, createThread, eventsOf, inThread, json, stubOf } from "./helpers.js";
 
@@ -19,7 +18,7 @@ describe("one result per call", () => {
     expect(await finishedEvents(id, "r")).toHaveLength(1);
     const late = await inThread(id, (instance) =>
       finishCall(
-        createDispatchHost(instance.engine, null),
+        instance.engine.calls.contextOf(null),
         { request: { callId: "r", toolName: "effect_read", args: { text: "{}" }, source: "model" }, startedAt: Date.now() },
         { status: "error", error: "aborted: late" },
         "aborted",

@@ -42,7 +42,7 @@ describe("queueTool", () => {
     // Queue from inside the object, then evict before anything drains the queue.
     await inThread(id, async (instance: any) => {
       const engine = instance.engine;
-      engine.queueCall(undefined, "record_call", { survived: true });
+      engine.calls.queue(undefined, "record_call", { survived: true });
     });
     await evictDurableObject(rawStub(id));
     // Nothing but the alarm drains the queue; requests like this one only read.

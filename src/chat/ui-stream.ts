@@ -7,7 +7,7 @@
  */
 import type { UIMessageChunk } from "ai";
 import type { CallRecord, CallStatus, EventFrame, EventPayloads } from "../protocol.js";
-import { resultText } from "../tools/result.js";
+import { resultText } from "../calls/result.js";
 
 /** The `approvalId` of a call waiting for approval: its call id and the hash of its arguments. */
 export function approvalIdOf(callId: string, argsHash: string): string {

@@ -9,7 +9,7 @@
  */
 import type { Message } from "../protocol.js";
 import type { Model } from "../models/model.js";
-import type { CallExecution } from "../tools/host.js";
+import type { CallExecution } from "../calls/call.js";
 import type { ExecutionState } from "../tools/thread-state.js";
 
 /** One of the two sides of a dual-sided agent; one-sided agents run side `a` only. */

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Message } from "../protocol.js";
-import type { CallOutcome } from "../tools/dispatch.js";
+import type { CallOutcome } from "../calls/call.js";
 import type { Execution, Side, StepCounts } from "./execution.js";
 
 /** What the loop needs to know about one side. */

@@ -6,7 +6,7 @@
 import type { EventPayloads, Message, ModelStepRecord, TokenUsage, ToolCallRequest } from "../protocol.js";
 import type { ModelTool } from "../models/model.js";
 import type { ModelSettings } from "../models/settings.js";
-import type { CallOutcome, CallRequest } from "../tools/dispatch.js";
+import type { CallOutcome, CallRequest } from "../calls/call.js";
 import type { Execution, StepCounts } from "./execution.js";
 import type { NewTurnMessage } from "./messages.js";
 import type { SideRules } from "./sides.js";
@@ -59,8 +59,13 @@ export interface TurnHost {
   countRequest?(step: number): Promise<number>;
   /** The open step's calls, when a step was interrupted or is waiting. */
   pendingStep(): ToolCallRequest[] | null;
-  /** Dispatches one call of `execution`, then any calls it queued; returns them in run order. */
+  /** Requests one call of `execution`, then any calls it queued; returns them in run order. */
   dispatch(execution: Execution, request: CallRequest): Promise<{ outcome: CallOutcome; queued: CallOutcome[] }>;
+  /**
+   * Where a call stands, read from the call journal (once no decision on it is under way); a call
+   * of a stopped execution that waits for a person has taken its stop transition.
+   */
+  outcomeOf(execution: Execution, callId: string): Promise<CallOutcome>;
   emit<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): void;
   /**
    * Called after each model step with the execution's step counts and the step's record, to

@@ -11,8 +11,8 @@ import type { ModelStepRecord, ToolCallRequest, TurnErrorCode } from "../protoco
 import type { Model } from "../models/model.js";
 import { NOTHING_TO_PLAY } from "../models/scripted.js";
 import { fromStrictArguments } from "../models/strict.js";
-import type { CallOutcome, CallRequest } from "../tools/dispatch.js";
-import { resultText } from "../tools/result.js";
+import type { CallOutcome, CallRequest } from "../calls/call.js";
+import { resultText } from "../calls/result.js";
 import type { Execution } from "./execution.js";
 import { requestStep } from "./model-request.js";
 import type { ProviderCall, StepResult } from "./step.js";
@@ -193,7 +193,7 @@ async function settleStep(
   }
   // A call that waited may have been decided while its siblings ran: read where each stands now.
   for (const [i, o] of outcomes.entries()) {
-    if (!o.final) outcomes[i] = (await host.dispatch(execution, { callId: o.callId, toolName: o.toolName, args: { text: o.argsText }, source: "model", turnId })).outcome;
+    if (!o.final) outcomes[i] = await host.outcomeOf(execution, o.callId);
   }
   checkStopTool(execution, host.sides ?? ONE_SIDE, outcomes);
   // A queued call waiting for a person keeps the turn waiting, so its decision reaches the model.

@@ -11,7 +11,7 @@
  * @module
  */
 import { RpcTarget } from "cloudflare:workers";
-import { argsHashOf } from "../tools/dispatch.js";
+import { argsHashOf } from "../calls/input.js";
 import { encodeValue } from "./codec.js";
 import type { CodeOutcome, SandboxExecutor, SandboxRequest } from "./executor.js";
 import { ISOLATE_COMPATIBILITY_DATE, ISOLATE_CPU_MS, ISOLATE_SUBREQUESTS, MEMORY_CEILING_BYTES } from "./limits.js";

@@ -6,8 +6,8 @@
 import type { HistoryMessage } from "../run/seed-history.js";
 import type { CallRecord, Message } from "../protocol.js";
 import type { UnavailableTool } from "../tools/catalog.js";
-import type { Settlement } from "../tools/decide.js";
-import type { CallOutcome } from "../tools/host.js";
+import type { Settlement } from "../calls/decide.js";
+import type { CallOutcome } from "../calls/call.js";
 import type { GetMessagesOptions, MessagesResult } from "../tools/thread-state.js";
 import type { DirectCallInput, DirectCallOutcome } from "./direct.js";
 import type { Caller, RpcFailure, RpcResult } from "../rpc.js";

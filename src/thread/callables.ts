@@ -6,7 +6,7 @@
  */
 import { findPrompt } from "../run/agent.js";
 import { ToolCatalog } from "../tools/catalog.js";
-import type { CallExecution } from "../tools/host.js";
+import type { CallExecution } from "../calls/call.js";
 import type { AnyToolDefinition } from "../tools/types.js";
 import { agentTool } from "./agent-tool.js";
 import type { ThreadEngine } from "./engine.js";

@@ -235,7 +235,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
   private hasWorkToResume(): boolean {
     return (
       this.hasUnfinishedWork() ||
-      this.engine!.hasRecoverableCalls() ||
+      this.engine!.calls.recoverable() ||
       this.store.turns.latestStatus() === "waiting" ||
       this.store.calls.list(1000, 0, "parked").some((c) => c.source === "direct")
     );
@@ -346,7 +346,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     const runner = this.runner;
     const meta = this.engine?.meta;
     runner?.close();
-    await this.inFlight.drain(async () => runner?.settled(), this.engine?.deadlines, deleteGraceMs(this.env));
+    await this.inFlight.drain(async () => runner?.settled(), this.engine?.calls.deadlines, deleteGraceMs(this.env));
     // Unlisted inside the removal (a create of this id that waits for it lists the new thread
     // after), before the rows go: a crash between the two leaves a thread that a retried delete
     // finds and ends, never an entry naming no thread, which a delete (404) could not remove. A

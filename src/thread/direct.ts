@@ -6,8 +6,6 @@
 import { WeftError } from "../errors.js";
 import { orderedId } from "../ids.js";
 import { waitsForPersonStatus } from "../protocol.js";
-import { validateInput } from "../tools/dispatch.js";
-import { judgeEffect } from "../tools/judge.js";
 import type { ThreadEngine } from "./engine.js";
 import type { TurnRunner } from "./runner.js";
 
@@ -55,30 +53,25 @@ export function readOutcomeText(text: string): { json: string; waits: boolean } 
 }
 
 /**
- * Runs a direct call. A busy thread runs reads alongside the turn and refuses the rest.
+ * Runs a direct call: a request to the call runner like any other, which refuses an unknown tool
+ * or a bad input before anything is stored. A busy thread runs reads alongside the turn and
+ * refuses the rest, judged by the effect the pipeline judges once.
  * @throws WeftError `unknown_tool` (404), `invalid_tool_input` (400), `session_busy` (409).
  */
 export async function directCall(engine: ThreadEngine, runner: TurnRunner, call: DirectCallInput): Promise<DirectCallOutcome> {
-  const tool = engine.catalog.get(call.toolName);
-  const input = call.input ?? {};
-  // Checked before dispatch, so HTTP answers 400 and busy-ness is judged by effect; the pipeline takes the result.
-  const checked = validateInput(tool, input);
-  if (!checked.ok) throw checked.error;
-  // Judged once here (a busy thread runs only reads) and handed to the pipeline, which ends the
-  // call with the predicate's error result when it failed (judge.ts): the rule of every path.
-  const effect = judgeEffect(tool, checked.input);
-  if (runner.busy && effect.ok && effect.value !== "read") {
-    throw new WeftError("session_busy", `this thread's turn has not finished; "${tool.name}" is not a read, so it is refused now: retry after the turn finishes`, {
-      toolName: tool.name,
-    });
-  }
-  const callId = call.callId ?? orderedId(`tool_${tool.name}`, 12);
-  const { outcome } = await engine.dispatchWithQueue(null, {
+  const toolName = call.toolName;
+  const callId = call.callId ?? orderedId(`tool_${toolName}`, 12);
+  const { outcome } = await engine.calls.requestWithQueue(null, {
     callId,
-    toolName: tool.name,
-    args: { value: input },
+    toolName,
+    args: { value: call.input ?? {} },
     source: "direct",
-    validated: { input: checked.input, effect },
+    refuseUnstored: true,
+    admit: (effect) => {
+      if (runner.busy && effect !== "read") {
+        throw new WeftError("session_busy", `this thread's turn has not finished; "${toolName}" is not a read, so it is refused now: retry after the turn finishes`, { toolName });
+      }
+    },
     ...(call.callId === undefined ? { fresh: true } : {}),
   });
   // A refusal before execute (no attempt) is the caller's error; an output that fails its schema is a result.
@@ -88,13 +81,13 @@ export async function directCall(engine: ThreadEngine, runner: TurnRunner, call:
   }
   if (!outcome.final) {
     // Waiting for a person is neither a success nor an error yet.
-    return { ok: false, toolName: tool.name, callId, isError: false, result: null, durationMs: outcome.durationMs, attempts: outcome.attempts, status: outcome.status };
+    return { ok: false, toolName, callId, isError: false, result: null, durationMs: outcome.durationMs, attempts: outcome.attempts, status: outcome.status };
   }
   // No model reads a direct call's answer, so it carries the full text even when the record was capped.
   const full = outcome.fullResultPath ? engine.store.files.read(outcome.fullResultPath) : undefined;
   return {
     ok: !outcome.isError,
-    toolName: tool.name,
+    toolName,
     callId,
     isError: outcome.isError,
     result: full ?? outcome.result.result ?? null,

@@ -9,7 +9,7 @@ import type { EventPayloads, Message } from "../protocol.js";
 import type { HookDefinition, HookName, HookSignatures } from "../run/hooks.js";
 import type { NewTurnMessage } from "../run/messages.js";
 import { PROMPT_CALL_KEY } from "../run/prompt.js";
-import type { CallExecution } from "../tools/host.js";
+import type { CallExecution } from "../calls/call.js";
 import type { ThreadEngine } from "./engine.js";
 import { createThreadState } from "./state.js";
 

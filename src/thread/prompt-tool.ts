@@ -18,14 +18,13 @@ import { Execution } from "../run/execution.js";
 import { PROMPT_CALL_KEY, type PromptDefinition, systemText } from "../run/prompt.js";
 import type { TurnHost } from "../run/turn-host.js";
 import { DEFAULT_MAX_STEPS, runTurn } from "../run/turn.js";
-import { CallSuspended, markResumable, waitsForPerson } from "../tools/suspend.js";
+import { CallSuspended, markResumable, waitsForPerson } from "../calls/suspend.js";
 import type { AnyToolDefinition, LookupResult, ToolCallContext } from "../tools/types.js";
 import type { ThreadState } from "../tools/thread-state.js";
 import type { ThreadEngine } from "./engine.js";
 import { filterMessages } from "./hooks.js";
 import { conversationWindow, nestedWindow } from "./history.js";
 import { fallbacksFor, modelFor } from "./model-choice.js";
-import { recordProviderCalls } from "./provider-calls.js";
 import { runOf } from "./state.js";
 import { MAX_DEPTH } from "./store/messages.js";
 import { modelDeadlinesOf } from "./model-deadlines.js";
@@ -154,10 +153,11 @@ async function runPrompt(
       );
       await engine.flush();
     },
-    recordProviderCalls: (execution, calls) => recordProviderCalls(engine, execution, execution.flowId, calls),
+    recordProviderCalls: (execution, calls) => engine.calls.recordProvided(execution, execution.flowId, calls),
     // The open step is the last stored step whose calls have no results yet.
     pendingStep: () => openCalls(history().at(-1)),
-    dispatch: (execution, request) => engine.dispatchWithQueue(execution, { ...request, parentCallId: context.callId }),
+    dispatch: (execution, request) => engine.calls.requestWithQueue(execution, { ...request, parentCallId: context.callId }),
+    outcomeOf: (execution, callId) => engine.calls.outcomeOf(execution, callId),
     emit: (type, data) => engine.emit(type, data),
     uniqueIds: (calls) => uniqueCallIds(calls, (id) => engine.store.callIdTaken(id)),
     onStep: () => {},

@@ -5,7 +5,7 @@
  */
 import { DELETE_GRACE_MS, integerSetting } from "../config.js";
 import { WeftError } from "../errors.js";
-import type { Deadlines } from "../tools/attempt.js";
+import type { Deadlines } from "../calls/attempt.js";
 import { noSuchThread } from "./guard.js";
 
 /**

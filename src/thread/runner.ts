@@ -8,13 +8,9 @@ import { WATCHDOG_MS } from "../config.js";
 import type { StoredStep } from "../models/scripted.js";
 import type { Message, ToolCallRequest } from "../protocol.js";
 import type { Execution } from "../run/execution.js";
-import { type Settlement, approveCall, denyCall, settleCall } from "../tools/decide.js";
-import type { CallOutcome, DispatchHost } from "../tools/dispatch.js";
-import { requestOf } from "../tools/recover.js";
-import { resultText } from "../tools/result.js";
-import { openCallsOf } from "../tools/stop.js";
-import { waitsForPerson } from "../tools/suspend.js";
-import { createDispatchHost } from "./dispatch-host.js";
+import type { CallOutcome } from "../calls/call.js";
+import { resultText } from "../calls/result.js";
+import type { Settlement } from "../calls/runner.js";
 import type { ThreadEngine } from "./engine.js";
 import { noSuchThread } from "./guard.js";
 import { type TurnSlot, admitInbox, runOneTurn } from "./one-turn.js";
@@ -122,7 +118,7 @@ export class TurnRunner {
     if (this.running) return false;
     // Interrupted calls (and approvals given just before a restart) first, each once. Without
     // any, a turn resumes in this same step, so whoever asked sees it running at once.
-    if (this.engine.hasRecoverableCalls()) await this.engine.recoverCalls();
+    if (this.engine.calls.recoverable()) await this.engine.calls.recover();
     if (this.running) return false;
     const waiting = this.engine.store.turns.latest();
     // Nothing to do until a person decides; the decision calls resume again.
@@ -133,22 +129,11 @@ export class TurnRunner {
       this.start(latest);
       return true;
     }
-    await this.resumeDirectCalls();
-    await this.engine.drainQueue(null);
+    await this.engine.calls.resumeDirect();
+    await this.engine.calls.drain(null);
     // A hook's refusal is recorded as a failed turn; nobody here waits for the answer.
     if (!this.running && this.engine.store.turns.inboxSize() > 0) this.startWithInbox().catch(() => undefined);
     return true;
-  }
-
-  /**
-   * Direct calls suspended on work inside them (a prompt call whose nested call waited for a
-   * person) go on at rest once nothing inside waits; calls of a turn go on with their turn.
-   */
-  private async resumeDirectCalls(): Promise<void> {
-    const { engine } = this;
-    for (const record of engine.store.calls.list(1000, 0, "parked")) {
-      if (record.source === "direct") await engine.dispatchOne(null, requestOf(record), engine.callables.everything());
-    }
   }
 
   /** Resolves when no turn is running in this instance. */
@@ -159,7 +144,7 @@ export class TurnRunner {
   /**
    * Stops the turn: a running one's signal fires and no further model step starts; a waiting one
    * resumes already stopped, so its open step closes through the pipeline like a running one's.
-   * Either way every open call of the turn then ends (`openCallsOf` in tools/stop.ts) and the thread is free.
+   * Either way every open call of the turn then ends (the call runner's `stop`) and the thread is free.
    */
   stop(reason = "thread stopped"): boolean {
     if (this.running) {
@@ -192,46 +177,25 @@ export class TurnRunner {
   }
 
   /** @throws WeftError `thread_not_found` once the thread is being removed (`close`). */
-  private checkOpen(): void {
+  private readonly checkOpen = (): void => {
     if (this.closed) throw noSuchThread();
-  }
+  };
 
   // A person's decision runs outside any execution: the waiting turn resumes after it.
 
   /** Approves a waiting call (it runs once), then lets its turn go on. */
-  approve(callId: string, approvedBy: string, argsHash?: string): Promise<CallOutcome> {
-    return this.decide(callId, (host) => approveCall(host, callId, approvedBy, argsHash));
+  async approve(callId: string, approvedBy: string, argsHash?: string): Promise<CallOutcome> {
+    return this.afterDecision(await this.engine.calls.approve(callId, approvedBy, argsHash, this.checkOpen));
   }
 
   /** Denies a waiting call; the model sees the denial when its turn goes on. */
-  deny(callId: string, deniedBy: string, reason?: string): Promise<CallOutcome> {
-    return this.decide(callId, (host) => denyCall(host, callId, deniedBy, reason));
+  async deny(callId: string, deniedBy: string, reason?: string): Promise<CallOutcome> {
+    return this.afterDecision(await this.engine.calls.deny(callId, deniedBy, reason, this.checkOpen));
   }
 
   /** Settles a parked call, then lets its turn go on. */
-  settle(callId: string, settlement: Settlement): Promise<CallOutcome> {
-    return this.decide(callId, (host) => settleCall(host, callId, settlement));
-  }
-
-  /**
-   * Runs a person's decision holding the call's lock, then lets its turn go on. The decision may
-   * wait for the lock, so whether the thread is being removed is asked once it holds it.
-   */
-  private async decide(callId: string, decision: (host: DispatchHost) => CallOutcome | Promise<CallOutcome>): Promise<CallOutcome> {
-    const host = this.decisionHost();
-    const outcome = await this.engine.withCall(callId, async () => {
-      this.checkOpen();
-      return decision(host);
-    });
-    return this.afterDecision(outcome);
-  }
-
-  /**
-   * The pipeline's host for a person's decision: outside any run, and knowing every name of the
-   * thread, since the call may wait on side b or inside a prompt, not only on side a.
-   */
-  private decisionHost() {
-    return createDispatchHost(this.engine, null, this.engine.callables.everything());
+  async settle(callId: string, settlement: Settlement): Promise<CallOutcome> {
+    return this.afterDecision(await this.engine.calls.settle(callId, settlement, this.checkOpen));
   }
 
   /**
@@ -240,8 +204,6 @@ export class TurnRunner {
    */
   private afterDecision(outcome: CallOutcome): CallOutcome {
     const { store } = this.engine;
-    // A parent waiting inside invokeTool for this call goes on with the decision.
-    this.engine.notifyDecided(outcome.callId);
     const record = store.calls.get(outcome.callId);
     const turnStatus = record?.turnId ? store.turns.statusOf(record.turnId) : undefined;
     if (outcome.final && record?.source === "model" && turnStatus && turnStatus !== "waiting" && turnStatus !== "running") {
@@ -254,23 +216,9 @@ export class TurnRunner {
     return outcome;
   }
 
-  /**
-   * Whether a call of the turn's open step still waits for approval or settlement. A call
-   * suspended on work inside it (a prompt or sub-agent called as a tool) waits as long as
-   * something inside it does.
-   */
-  private async stillWaiting(turnId: string): Promise<boolean> {
-    const { store } = this.engine;
-    for (const call of store.turns.pendingStep<ToolCallRequest>(turnId) ?? []) {
-      const record = store.calls.get(call.id);
-      if (record && (await waitsForPerson(record, this.engine.callables.everything()))) return true;
-    }
-    // A call queued by one of the step's calls that waits keeps the turn waiting too.
-    if (!store.calls.turnWaits(turnId)) return false;
-    for (const record of [...store.calls.list(1000, 0, "awaiting_approval"), ...store.calls.list(1000, 0, "parked")]) {
-      if (record.turnId === turnId && (await waitsForPerson(record, this.engine.callables.everything()))) return true;
-    }
-    return false;
+  /** Whether a call of the turn's open step, or one they queued, still waits for a person (the call runner's `turnWaits`). */
+  private stillWaiting(turnId: string): Promise<boolean> {
+    return this.engine.calls.turnWaits(turnId, this.engine.store.turns.pendingStep<ToolCallRequest>(turnId) ?? []);
   }
 
   /**
@@ -306,13 +254,11 @@ export class TurnRunner {
       const end = await runOneTurn(this.engine, this.slot, next);
       const ran = this.lastRun;
       this.lastRun = null;
-      // A stopped turn leaves no call waiting: each goes through the pipeline's stop transition (tools/stop.ts).
-      for (const record of ran?.signal.aborted ? openCallsOf(this.engine.store.calls, ran.flowId) : []) {
-        await this.engine.dispatchOne(ran, requestOf(record), this.engine.callables.everything());
-      }
+      // A stopped turn leaves no call waiting: each takes the stop transition.
+      if (ran?.signal.aborted) await this.engine.calls.stop(ran);
       if (end.status === "waiting" || this.closed) return;
-      await this.engine.recoverCalls();
-      await this.engine.drainQueue(null);
+      await this.engine.calls.recover();
+      await this.engine.calls.drain(null);
       // A message a hook refused has its failed turn recorded; whatever came after it still runs.
       let admitted = false;
       while (!admitted && this.engine.store.turns.inboxSize() > 0) admitted = await admitInbox(this.engine).then(() => true, () => false);

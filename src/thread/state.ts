@@ -8,7 +8,8 @@ import type { EventPayloads, Message, ToolResult } from "../protocol.js";
 import type { AgentDefinition, EnvDefault, Registry } from "../run/agent.js";
 import { startCodeExecution } from "../sandbox/run-code.js";
 import type { CompiledTool, ToolCatalog } from "../tools/catalog.js";
-import type { CallExecution } from "../tools/host.js";
+import type { CallExecution } from "../calls/call.js";
+import type { CallRunner } from "../calls/runner.js";
 import { Execution } from "../run/execution.js";
 import type { NewTurnMessage } from "../run/messages.js";
 import type {
@@ -47,17 +48,8 @@ export interface StateHost {
   createMessages(execution: CallExecution | null, messages: NewTurnMessage[]): Promise<Message[]>;
   /** Appends a message and emits `message_created`. */
   appendMessage(message: { role: Message["role"]; content: string; silent?: boolean; metadata?: Record<string, unknown> }): Message;
-  /** Durably queues a call after the current one; `callId` (when given) is kept if already queued. */
-  queueCall(parentCallId: string | undefined, toolName: string, args: Record<string, unknown>, turnId?: string, callId?: string): void;
-  /** Dispatches a call now, under the caller's execution, and returns its result. */
-  invokeCall(
-    parentCallId: string | undefined,
-    toolName: string,
-    args: Record<string, unknown>,
-    execution: CallExecution | null,
-    turnId?: string,
-    callId?: string,
-  ): Promise<ToolResult>;
+  /** Queues (`queueTool`) and invokes (`invokeTool`) calls: the thread's call runner. */
+  readonly calls: Pick<CallRunner, "queue" | "invoke">;
   /** Emits a tool's custom event. */
   emitCustom(event: string, data: unknown): void;
   /** Emits a built-in event (`runCode` reports through it). */
@@ -170,11 +162,11 @@ class CallState implements ThreadState {
 
     this.queueTool = (toolName: string, args: Record<string, unknown>): void => {
       checkUses(host.catalogFor(execution), call?.tool, toolName, "queue");
-      host.queueCall(call?.callId, toolName, args, call?.turnId, childIdOf(call, "queue", ++children));
+      host.calls.queue(call?.callId, toolName, args, call?.turnId, childIdOf(call, "queue", ++children));
     };
     this.invokeTool = async (toolName: string, args: Record<string, unknown>): Promise<ToolResult> => {
       checkUses(host.catalogFor(execution), call?.tool, toolName, "invoke");
-      return host.invokeCall(call?.callId, toolName, args, execution, call?.turnId, childIdOf(call, "invoke", ++children));
+      return host.calls.invoke(call?.callId, toolName, args, execution, call?.turnId, childIdOf(call, "invoke", ++children));
     };
     this.emit = (event: string, data: unknown): void => {
       host.emitCustom(event, data);
@@ -209,7 +201,7 @@ class CallState implements ThreadState {
         // A stopped run cancels its code.
         ...(execution ? { signal: execution.signal } : {}),
         checkTool: (toolName) => checkUses(host.catalogFor(execution), call?.tool, toolName, "invoke"),
-        invokeTool: (toolName, args) => host.invokeCall(call?.callId, toolName, args, execution, call?.turnId),
+        invokeTool: (toolName, args) => host.calls.invoke(call?.callId, toolName, args, execution, call?.turnId),
         emit: (type, data) => host.emit(type, data),
       });
   }

@@ -11,9 +11,8 @@ import { historyFor } from "../run/sides.js";
 import type { ToolCatalog } from "../tools/catalog.js";
 import type { ThreadEngine } from "./engine.js";
 import { requestHistory } from "./history.js";
-import { filterMessages, toolHook } from "./hooks.js";
+import { filterMessages, hasHook, toolHook } from "./hooks.js";
 import { modelDeadlinesOf } from "./model-deadlines.js";
-import { recordProviderCalls } from "./provider-calls.js";
 
 /**
  * Makes a step's call ids unique in the thread: an id already taken (by an earlier call or an
@@ -80,7 +79,7 @@ export function createTurnHost(engine: ThreadEngine, execution: Execution): Turn
       await engine.createMessages(execution, marked, () => store.turns.setPendingStep(turnId, pending));
       await engine.flush();
     },
-    recordProviderCalls: (execution, calls) => recordProviderCalls(engine, execution, turnId, calls),
+    recordProviderCalls: (execution, calls) => engine.calls.recordProvided(execution, turnId, calls),
     pendingStep: () => store.turns.pendingStep<ToolCallRequest>(turnId),
     async countRequest(step) {
       const count = store.turns.countModelRequest(turnId, step);
@@ -88,7 +87,8 @@ export function createTurnHost(engine: ThreadEngine, execution: Execution): Turn
       await engine.flush();
       return count;
     },
-    dispatch: (execution, request) => engine.dispatchWithQueue(execution, request),
+    dispatch: (execution, request) => engine.calls.requestWithQueue(execution, request),
+    outcomeOf: (execution, callId) => engine.calls.outcomeOf(execution, callId),
     emit: (type, data) => engine.emit(type, data),
     uniqueIds: (calls) => uniqueCallIds(calls, (id) => store.callIdTaken(id)),
     onStep: (steps, record) => {
@@ -105,7 +105,7 @@ export function announcing(engine: ThreadEngine, execution: Execution): Pick<Tur
     progressArgumentOf: (name) => progressArgumentOf(engine.catalogFor(execution), name),
     async announce(started) {
       engine.emit("tool_call_started", started);
-      if (engine.hasToolHooks()) await toolHook(engine, execution, "tool_call_started", started);
+      if (hasHook(engine, "tool_call_started")) await toolHook(engine, execution, "tool_call_started", started);
     },
   };
 }

@@ -14,7 +14,7 @@ import {
 } from "./types.js";
 import type { ThreadState } from "./thread-state.js";
 
-/** Tool names the model sees (DESIGN.md, the Standard Agents tools API's name rule). */
+/** Tool names the model sees (the Standard Agents tools API's name rule; README, Writing a tool). */
 export const TOOL_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 
 /**

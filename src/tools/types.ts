@@ -159,7 +159,7 @@ export interface DefineToolOptions<
   timeoutMs?: number;
 }
 
-/** What `defineTool` returns: the options, marked, with no side effects (STYLE.md example 5). */
+/** What `defineTool` returns: the options, marked, with no side effects. */
 export type ToolDefinition<
   State = ThreadState,
   Args extends ToolArgs | JsonSchemaObject | null = null,

@@ -17,16 +17,6 @@ function markdownNames(text: string): string[] {
   return [...new Set([...text.matchAll(/[A-Za-z0-9_.\-/]+\.md\b/g)].map((m) => m[0]))];
 }
 
-/**
- * Files whose comments still cite documents outside the repository, left to the branch that
- * rewrites them (the call runner); checked exact, so the list only shrinks. Delete an entry once
- * its file says the rule itself or points inside the repository.
- */
-const KNOWN_OUTSIDE: string[] = [
-  "src/tools/decide.ts", "src/tools/define.ts", "src/tools/dispatch.ts", "src/tools/execute.ts",
-  "src/tools/recover.ts", "src/tools/result.ts", "src/tools/stop.ts", "src/tools/types.ts",
-];
-
 describe("docs/architecture.md", () => {
   const doc = readFileSync(path.join(ROOT, "docs/architecture.md"), "utf8");
 
@@ -49,7 +39,6 @@ describe("comments in src/", () => {
       const missing = markdownNames(readFileSync(path.join(ROOT, file), "utf8")).filter((name) => !existsSync(path.join(ROOT, name)));
       if (missing.length > 0) outside.set(file, missing);
     }
-    expect([...outside.keys()].filter((f) => !KNOWN_OUTSIDE.includes(f)).map((f) => `${f}: ${outside.get(f)!.join(", ")}`)).toEqual([]);
-    expect(KNOWN_OUTSIDE.filter((f) => !outside.has(f)).map((f) => `${f} cites nothing outside now: remove it from KNOWN_OUTSIDE`)).toEqual([]);
+    expect([...outside.keys()].map((f) => `${f}: ${outside.get(f)!.join(", ")}`)).toEqual([]);
   });
 });

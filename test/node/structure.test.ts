@@ -21,13 +21,11 @@ const KNOWN_CIRCLES: string[][] = [
   // ThreadEngine and the files that call back into it; goes when the engine's call methods become
   // the call runner and the Durable Object is a thin shell.
   [
-    "src/thread/agent-tool.ts", "src/thread/api.ts", "src/thread/callables.ts", "src/thread/close-step.ts",
-    "src/thread/direct.ts", "src/thread/dispatch-host.ts", "src/thread/engine.ts", "src/thread/history.ts",
-    "src/thread/hooks.ts", "src/thread/model-choice.ts", "src/thread/one-turn.ts", "src/thread/peers.ts", "src/thread/prompt-tool.ts",
-    "src/thread/provider-calls.ts", "src/thread/rest-recovery.ts", "src/thread/runner.ts", "src/thread/turn-host.ts",
+    "src/thread/agent-tool.ts", "src/thread/api.ts", "src/thread/call-world.ts", "src/thread/callables.ts",
+    "src/thread/close-step.ts", "src/thread/direct.ts", "src/thread/engine.ts", "src/thread/history.ts",
+    "src/thread/hooks.ts", "src/thread/model-choice.ts", "src/thread/one-turn.ts", "src/thread/peers.ts",
+    "src/thread/prompt-tool.ts", "src/thread/runner.ts", "src/thread/turn-host.ts",
   ],
-  // dispatch -> recover/stop -> dispatch at run time; goes when they become transitions in src/calls/.
-  ["src/tools/dispatch.ts", "src/tools/recover.ts", "src/tools/stop.ts"],
 ];
 
 /** The folders below src/thread/ that must never import it. */

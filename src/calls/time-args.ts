@@ -5,8 +5,8 @@
  */
 import { WeftError } from "../errors.js";
 import { wireValue } from "../json-shape.js";
-import { type CompiledTool, compileTool } from "./catalog.js";
-import type { AnyToolDefinition } from "./types.js";
+import { type CompiledTool, compileTool } from "../tools/catalog.js";
+import type { AnyToolDefinition } from "../tools/types.js";
 
 /** `2024-05-01T12:00:00Z` or with `+02:00`; date and time both required. */
 const ABSOLUTE_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i;

@@ -7,7 +7,8 @@
  * @module
  */
 import type { CallRecord } from "../protocol.js";
-import type { ToolCatalog } from "./catalog.js";
+import type { ToolCatalog } from "../tools/catalog.js";
+import type { CallBook } from "./context.js";
 
 /** Thrown by `execute` when the call's nested work waits for a person. */
 export class CallSuspended extends Error {
@@ -50,4 +51,20 @@ export async function waitsForPerson(record: Pick<CallRecord, "callId" | "toolNa
   if (record.status !== "parked") return false;
   const resumable = catalog.has(record.toolName) ? resumableOf(catalog.get(record.toolName).def) : undefined;
   return !resumable || (await resumable.stillWaiting(record.callId));
+}
+
+/**
+ * Whether turn `turnId` still waits for a person: a call of its open step `pending`, or one queued
+ * by them, waits for a person ({@link waitsForPerson}); names are looked up in `catalog`.
+ */
+export async function turnWaits(journal: CallBook, catalog: ToolCatalog, turnId: string, pending: readonly { id: string }[]): Promise<boolean> {
+  for (const call of pending) {
+    const record = journal.get(call.id);
+    if (record && (await waitsForPerson(record, catalog))) return true;
+  }
+  if (!journal.turnWaits(turnId)) return false;
+  for (const record of [...journal.list(1000, 0, "awaiting_approval"), ...journal.list(1000, 0, "parked")]) {
+    if (record.turnId === turnId && (await waitsForPerson(record, catalog))) return true;
+  }
+  return false;
 }

@@ -1,16 +1,16 @@
 /**
  * Stop as a transition of a call that waits when its run is stopped: every call id still gets
- * one final result (DESIGN.md promise 1). A call that never ran is recorded `aborted`; one that
+ * one final result. A call that never ran is recorded `aborted`; one that
  * ran ends as the effect table's "stopped while running" column says.
  * @module
  */
 import type { CallRecord, CallStatus } from "../protocol.js";
-import { liveInput, outcomeOf } from "./dispatch.js";
+import { effectOrWrite } from "../tools/judge.js";
+import type { CallOutcome } from "./call.js";
+import type { BookedCall, CallContext } from "./context.js";
 import { afterAbort } from "./execute.js";
-import type { CallOutcome, DispatchHost } from "./host.js";
-import { effectOrWrite } from "./judge.js";
-import { finishCall } from "./record.js";
-import { requestOf } from "./recover.js";
+import { liveInput, requestOf } from "./input.js";
+import { finishCall, outcomeOf } from "./record.js";
 import { resumableOf } from "./suspend.js";
 
 /**
@@ -20,27 +20,24 @@ import { resumableOf } from "./suspend.js";
  * tool): it ran, so the effect table decides. Parked for a person to settle: that is already the
  * table's outcome for a stopped write, and a person still settles it.
  */
-export async function stopWaiting(host: DispatchHost, record: CallRecord): Promise<CallOutcome> {
+export async function stopWaiting(ctx: CallContext, record: CallRecord): Promise<CallOutcome> {
   const request = requestOf(record);
   if (record.status === "awaiting_approval") {
     const error = "aborted: the thread was stopped before a person decided; the call did not run";
-    return finishCall(host, { request, startedAt: Date.now() }, { status: "error", error }, "aborted", record.attempts);
+    return finishCall(ctx, { request, startedAt: Date.now() }, { status: "error", error }, "aborted", record.attempts);
   }
-  const tool = host.catalog.has(record.toolName) ? host.catalog.get(record.toolName) : undefined;
-  if (record.status !== "parked" || !tool || !resumableOf(tool.def)) return outcomeOf(host, record);
+  const tool = ctx.catalog.has(record.toolName) ? ctx.catalog.get(record.toolName) : undefined;
+  if (record.status !== "parked" || !tool || !resumableOf(tool.def)) return outcomeOf(ctx, record);
   const input = await liveInput(tool, record);
   const call = { request, tool, input, effect: effectOrWrite(tool, input), existing: record, startedAt: Date.now() };
-  const state = host.stateFor({ callId: record.callId, tool, ...(record.turnId ? { turnId: record.turnId } : {}) });
-  return afterAbort(host, call, state, record.attempts);
+  const state = ctx.stateFor({ callId: record.callId, tool, ...(record.turnId ? { turnId: record.turnId } : {}) });
+  return afterAbort(ctx, call, state, record.attempts);
 }
-
-/** A stored call with the call that queued or invoked it, or whose nested run made it. */
-type ChildRecord = CallRecord & { parentCallId?: string };
 
 /** What finding a stopped run's open calls reads: the thread's calls by status, and one by id. */
 export interface OpenCallSource {
-  list(limit: number, offset: number, status: CallStatus): readonly ChildRecord[];
-  get(callId: string): ChildRecord | undefined;
+  list(limit: number, offset: number, status: CallStatus): readonly BookedCall[];
+  get(callId: string): BookedCall | undefined;
 }
 
 /**
@@ -48,9 +45,9 @@ export interface OpenCallSource {
  * parked), at any depth below it (queued, invoked, or made inside a nested run): those it never
  * ran first, then parked ones deepest first, so a suspended call is ended after the work inside it.
  */
-export function openCallsOf(calls: OpenCallSource, flowId: string): ChildRecord[] {
-  const ofRun = (record: ChildRecord): boolean => {
-    for (let at: ChildRecord | undefined = record, hops = 0; at && hops < 64; at = at.parentCallId ? calls.get(at.parentCallId) : undefined, hops++) {
+export function openCallsOf(calls: OpenCallSource, flowId: string): BookedCall[] {
+  const ofRun = (record: BookedCall): boolean => {
+    for (let at: BookedCall | undefined = record, hops = 0; at && hops < 64; at = at.parentCallId ? calls.get(at.parentCallId) : undefined, hops++) {
       if (at.turnId === flowId) return true;
     }
     return false;

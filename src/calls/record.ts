@@ -6,13 +6,14 @@
  */
 import { type WeftError, errorMessage } from "../errors.js";
 import { type CallRecord, type CallStatus, type EventPayloads, type ToolResult, isFinalStatus } from "../protocol.js";
-import type { CompiledTool } from "./catalog.js";
-import type { CallOutcome, CallRequest, DispatchHost } from "./host.js";
-import type { Effect } from "./types.js";
+import type { CompiledTool } from "../tools/catalog.js";
+import type { CallOutcome, CallRequest } from "./call.js";
+import type { CallContext } from "./context.js";
+import type { Effect } from "../tools/types.js";
 import { capResult } from "./size.js";
 
 /** Parks a call for a person to settle, and says so. */
-export function parkCall(host: DispatchHost, request: CallRequest, reason: string, attempts: number): CallOutcome {
+export function parkCall(host: CallContext, request: CallRequest, reason: string, attempts: number): CallOutcome {
   host.journal.park(request.callId, reason);
   host.emit("tool_call_parked", { callId: request.callId, toolName: request.toolName, reason });
   return {
@@ -41,7 +42,7 @@ export interface FinishExtra {
 }
 
 /** The outcome a stored call stands at. */
-export function outcomeOf(host: DispatchHost, record: CallRecord): CallOutcome {
+export function outcomeOf(host: CallContext, record: CallRecord): CallOutcome {
   const final = isFinalStatus(record.status);
   const result: ToolResult =
     record.result ??
@@ -73,7 +74,7 @@ export function outcomeOf(host: DispatchHost, record: CallRecord): CallOutcome {
  * resolved (an unknown name), which can neither end a turn nor have been stubbed.
  */
 export function finishCall(
-  host: DispatchHost,
+  host: CallContext,
   call: { request: CallRequest; tool?: CompiledTool; startedAt: number },
   result: ToolResult,
   status: CallStatus,

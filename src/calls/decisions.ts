@@ -5,7 +5,7 @@
  * @module
  */
 import type { ToolResult } from "../protocol.js";
-import type { CallOutcome } from "../tools/dispatch.js";
+import type { CallOutcome } from "./call.js";
 
 /** The runs waiting on people's decisions, per call id, in one thread. */
 export class DecisionWaiters {

@@ -1,5 +1,5 @@
 /**
- * Normalising what `execute` returns or throws into one `ToolResult` (DESIGN.md promise 9).
+ * Normalising what `execute` returns or throws into one `ToolResult`: every failure is a result the model sees, never a crashed turn (README, Guarantees).
  * @module
  */
 import { errorMessage, errorStack } from "../errors.js";

@@ -1,0 +1,99 @@
+/**
+ * A call as the runner takes it (a request) and as it stands afterwards (an outcome), and the run
+ * it belongs to.
+ * @module
+ */
+import type { WeftError } from "../errors.js";
+import type { CallRecord, CallSource, CallStatus, ToolResult } from "../protocol.js";
+import type { CompiledTool } from "../tools/catalog.js";
+import type { ExecutionState } from "../tools/thread-state.js";
+import type { Effect } from "../tools/types.js";
+
+/**
+ * The run a call belongs to, as the pipeline needs it; `src/run/execution.ts` builds the full value.
+ * A call made outside any run (direct, queued at rest, approved by a person) has none.
+ */
+export interface CallExecution {
+  readonly flowId: string;
+  /** 0 for a turn; one more for each prompt or agent run it is nested in (messages it writes carry it). */
+  readonly depth: number;
+  /** Fires when the run is stopped. */
+  readonly signal: AbortSignal;
+  /** Handed to tools as `state.execution`. */
+  readonly state: ExecutionState;
+  /** Handed to tools as `state.context`: shared by every call of the run. */
+  readonly context: Record<string, unknown>;
+}
+
+/** One call to run. `args` is raw model text or an already-structured value; `source` says who asked. */
+export interface CallRequest {
+  callId: string;
+  toolName: string;
+  args: { text: string } | { value: unknown };
+  source: CallSource;
+  turnId?: string;
+  parentCallId?: string;
+  /** The model's stream ended inside this call's arguments (`length`: its output-token limit did): it is refused, never run. */
+  cutOff?: boolean | "length";
+  /** Bytes of arguments too large to store (`args` is then empty): it is refused, never run. */
+  oversized?: number;
+  /** Its `tool_call_started` went out while its arguments streamed; it is not sent again. */
+  announced?: boolean;
+  /**
+   * The call id was minted for this request (never sent by a client or a model), so no row can
+   * hold it yet: the pipeline does not look for one.
+   */
+  fresh?: boolean;
+  /**
+   * The caller answers a bad request itself, with nothing stored (a direct call: HTTP 404 or 400):
+   * an unknown tool, or an input that fails the tool's schema, throws its `WeftError` instead of
+   * ending the call with an error result.
+   */
+  refuseUnstored?: boolean;
+  /**
+   * Asked once the effect predicate judged the call (stage 5), before anything is stored or run;
+   * a throw refuses the call with nothing stored. A direct call while a turn runs takes reads
+   * only (`session_busy`).
+   */
+  admit?: (effect: Effect) => void;
+}
+
+/** How a call stands: final, or waiting for a person. */
+export interface CallOutcome {
+  callId: string;
+  toolName: string;
+  /** Arguments as received, for history entries of queued calls. */
+  argsText: string;
+  status: CallStatus;
+  /** False while the call awaits approval or is parked. */
+  final: boolean;
+  result: ToolResult;
+  isError: boolean;
+  /** Code of a refusal before execute (`unknown_tool`, `invalid_tool_input`). */
+  errorCode?: WeftError["code"];
+  /** Details of the refusal, such as the failing `path`. */
+  errorDetails?: Record<string, unknown>;
+  durationMs: number;
+  attempts: number;
+  /** A successful call of an `endsTurn` tool. */
+  endsTurn: boolean;
+  stubbed?: boolean;
+  /** Thread file holding the full result when the recorded one was capped. */
+  fullResultPath?: string;
+}
+
+/** `effectKey = <branchId>:<callId>` (weft's effect table), stable across retries and restarts. */
+export function effectKeyOf(branchId: string, callId: string): string {
+  return `${branchId}:${callId}`;
+}
+
+/** A call ready to run: its tool, parsed input and effect, and the row it may already have. */
+export interface ReadyCall {
+  request: CallRequest;
+  tool: CompiledTool;
+  input: unknown;
+  effect: Effect;
+  existing?: CallRecord;
+  approvedBy?: string;
+  startedAt: number;
+}

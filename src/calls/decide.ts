@@ -1,0 +1,72 @@
+/**
+ * What a person does to a waiting call: approve or deny one that needs approval, settle one that
+ * is parked. Each ends in exactly one final result. An approval enters the pipeline at its effect
+ * judge (stage 5) with `approvedBy`; a settlement's retry enters at execute (stage 8).
+ * @module
+ */
+import { WeftError } from "../errors.js";
+import type { ToolResult } from "../protocol.js";
+import { effectOrWrite } from "../tools/judge.js";
+import type { CallOutcome } from "./call.js";
+import type { CallContext } from "./context.js";
+import { argsHashOf, liveInput, requestOf } from "./input.js";
+import { enterExecute, enterJudge } from "./pipeline.js";
+import { finishCall, outcomeOf } from "./record.js";
+
+/** How a person settles a parked call; `settledBy` is the verified user who did. */
+export type Settlement = ({ outcome: "succeeded"; result: string } | { outcome: "failed"; error: string } | { outcome: "retry" }) & { settledBy?: string };
+
+function waitingCall(ctx: CallContext, callId: string, status: "awaiting_approval" | "parked") {
+  const record = ctx.journal.get(callId);
+  if (!record) throw new WeftError("call_not_found", `no call ${JSON.stringify(callId)} in this thread`, { callId });
+  if (record.status !== status) {
+    throw new WeftError("call_not_waiting", `call ${callId} is ${record.status}, not ${status.replace("_", " ")}`, {
+      callId,
+      status: record.status,
+    });
+  }
+  return { record, tool: ctx.catalog.get(record.toolName) };
+}
+
+/**
+ * Approves a call: it runs exactly once, with `approvedBy` recorded and passed to `execute`. An
+ * approval obeys the thread's other rules: its effect is judged again, and a dry-run thread stubs it.
+ * @throws WeftError `call_not_found`, `call_not_waiting`, or `approval_mismatch` when `argsHash`
+ * is given and differs from the arguments the call holds.
+ */
+export async function approveCall(ctx: CallContext, callId: string, approvedBy: string, argsHash?: string): Promise<CallOutcome> {
+  const { record, tool } = waitingCall(ctx, callId, "awaiting_approval");
+  if (argsHash !== undefined && argsHash !== record.argsHash) {
+    throw new WeftError("approval_mismatch", "argsHash does not match the arguments this call holds", { callId, argsHash: record.argsHash });
+  }
+  if (record.argsHash !== (await argsHashOf(record.input))) {
+    throw new WeftError("approval_mismatch", "the call's stored arguments changed since approval was requested", { callId });
+  }
+  ctx.journal.setApprovedBy(callId, approvedBy);
+  // The approval is durable before anything runs or the request answers.
+  await ctx.flush();
+  const input = await liveInput(tool, record);
+  return enterJudge(ctx, { request: requestOf(record), tool, input, existing: record, approvedBy, startedAt: Date.now() });
+}
+
+/** Denies a call: the model sees a denial result; `execute` never runs. */
+export function denyCall(ctx: CallContext, callId: string, deniedBy: string, reason?: string): CallOutcome {
+  const { record, tool } = waitingCall(ctx, callId, "awaiting_approval");
+  ctx.journal.setDecidedBy(callId, deniedBy);
+  const result: ToolResult = { status: "error", error: `denied by ${deniedBy}${reason ? `: ${reason}` : ""}` };
+  return finishCall(ctx, { request: requestOf(record), tool, startedAt: Date.now() }, result, "denied", 0);
+}
+
+/** Settles a parked call with a person's verdict, or runs it again on `retry`. */
+export async function settleCall(ctx: CallContext, callId: string, settlement: Settlement): Promise<CallOutcome> {
+  const { record, tool } = waitingCall(ctx, callId, "parked");
+  if (settlement.settledBy !== undefined) ctx.journal.setDecidedBy(callId, settlement.settledBy);
+  const call = { request: requestOf(record), tool, startedAt: Date.now() };
+  if (settlement.outcome === "succeeded") return finishCall(ctx, call, { status: "success", result: settlement.result }, "succeeded", record.attempts);
+  if (settlement.outcome === "failed") return finishCall(ctx, call, { status: "error", error: settlement.error }, "failed", record.attempts);
+  const input = await liveInput(tool, record);
+  // It ran before it was parked: a predicate failing now cannot refuse it (see judge.ts).
+  const effect = effectOrWrite(tool, input);
+  const outcome = await enterExecute(ctx, { ...call, input, effect, existing: record, ...(record.approvedBy ? { approvedBy: record.approvedBy } : {}) });
+  return outcome.final ? outcome : outcomeOf(ctx, ctx.journal.get(callId)!);
+}

@@ -1,0 +1,79 @@
+/**
+ * A call's arguments: parsed from the model's text, validated against the tool's schema, hashed
+ * for an approval, and read back from the journal for a call that runs again.
+ * @module
+ */
+import { WeftError, errorMessage } from "../errors.js";
+import type { CallRecord } from "../protocol.js";
+import { wireValue } from "../json-shape.js";
+import { type CompiledTool, canonicalJson } from "../tools/catalog.js";
+import type { CallRequest } from "./call.js";
+
+/** Parses raw argument text; empty text means no arguments. */
+export function parseArgs(args: CallRequest["args"]): { ok: true; value: unknown } | { ok: false; message: string } {
+  if (!("text" in args)) return { ok: true, value: args.value ?? {} };
+  if (args.text.trim() === "") return { ok: true, value: {} };
+  try {
+    return { ok: true, value: JSON.parse(args.text) as unknown };
+  } catch (e) {
+    return { ok: false, message: `arguments are not valid JSON (${errorMessage(e)}); raw text: ${args.text.slice(0, 200)}` };
+  }
+}
+
+/**
+ * Validates a parsed value against a tool's schema; a tool without `args` takes `{}`.
+ * @returns the parsed input (defaults applied) or an `invalid_tool_input` error naming the path.
+ */
+export function validateInput(tool: CompiledTool, value: unknown): { ok: true; input: unknown } | { ok: false; error: WeftError } {
+  if (tool.args === null) {
+    const isObject = value !== null && typeof value === "object" && !Array.isArray(value);
+    if (isObject && Object.keys(value).length === 0) return { ok: true, input: undefined };
+    const extra = isObject ? Object.keys(value)[0] : undefined;
+    const message = extra ? `${extra}: this tool takes no arguments` : "input: this tool takes no arguments";
+    return { ok: false, error: new WeftError("invalid_tool_input", message, { path: extra ? [extra] : [] }) };
+  }
+  const checked = tool.args.validate(value);
+  if (checked.ok) return { ok: true, input: checked.data };
+  return {
+    ok: false,
+    error: new WeftError("invalid_tool_input", checked.issues.map((i) => i.message).join("; "), {
+      path: checked.issues[0]!.path,
+      issues: checked.issues,
+    }),
+  };
+}
+
+/**
+ * SHA-256 (hex) of the canonical JSON of an input as it goes on the wire (dates as ISO-8601 text):
+ * what an approval is bound to. Distinct inputs have distinct canonical JSON, so distinct hashes.
+ */
+export async function argsHashOf(input: unknown): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(canonicalJson(wireValue(input) ?? {})));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * The input a stored call runs with: its arguments validated again, so a `Date` (or any parsed
+ * value) is what `execute` gets, not its stored JSON text. A call bound to an argsHash runs only
+ * with an input of that hash; the stored wire form is the last resort.
+ */
+export async function liveInput(tool: CompiledTool, record: CallRecord): Promise<unknown> {
+  const parsed = parseArgs({ text: record.argsText });
+  for (const sent of parsed.ok ? [parsed.value, record.input] : [record.input]) {
+    const checked = validateInput(tool, sent);
+    if (!checked.ok) continue;
+    if (record.argsHash === undefined || (await argsHashOf(checked.input)) === record.argsHash) return checked.input;
+  }
+  return record.input;
+}
+
+/** The request a stored call was made with. */
+export function requestOf(record: CallRecord): CallRequest {
+  return {
+    callId: record.callId,
+    toolName: record.toolName,
+    args: { text: record.argsText },
+    source: record.source,
+    ...(record.turnId ? { turnId: record.turnId } : {}),
+  };
+}

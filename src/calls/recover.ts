@@ -1,0 +1,77 @@
+/**
+ * Restart recovery (weft's effect table): a call whose journal says started but that has
+ * no result is re-run, reconciled, or parked by its effect class. A write is never run again.
+ * @module
+ */
+import type { CallRecord } from "../protocol.js";
+import type { CompiledTool } from "../tools/catalog.js";
+import { effectOrWrite } from "../tools/judge.js";
+import { policyFor } from "../tools/policy.js";
+import { type CallOutcome, effectKeyOf } from "./call.js";
+import type { CallBook, CallContext, CallWorld } from "./context.js";
+import { reconcileCall } from "./execute.js";
+import { liveInput, requestOf } from "./input.js";
+import { enterExecute } from "./pipeline.js";
+import { finishCall, parkCall } from "./record.js";
+
+/** Runs of one call a restart may cut short before the call ends `aborted` (crash loops end). */
+export const MAX_RESTARTS = 3;
+
+/**
+ * Decides what happens to an interrupted call by the effect policy's `restart_after_journal`
+ * column (src/tools/policy.ts): run again, run again inside the dedup window, reconcile, or
+ * park. A call run again enters the pipeline at execute (stage 8).
+ */
+export async function recoverCall(ctx: CallContext, record: CallRecord, now = Date.now()): Promise<CallOutcome> {
+  const request = requestOf(record);
+  await ctx.checkpoint?.("recovering", { callId: record.callId, toolName: record.toolName });
+  // A call whose runs keep ending in a restart (it crashes its thread) is not run forever.
+  const restarts = ctx.journal.restarted(record.callId);
+  if (restarts >= MAX_RESTARTS) {
+    const error = `aborted: the thread restarted during each of ${restarts} runs of this call, so it will not run again; its effect may have happened`;
+    return finishCall(ctx, { request, startedAt: now }, { status: "error", error }, "aborted", record.attempts, { outcome: "unknown" });
+  }
+  let tool: CompiledTool;
+  try {
+    tool = ctx.catalog.get(record.toolName);
+  } catch {
+    return parkCall(ctx, request, "interrupted by a restart, and the tool no longer exists", record.attempts);
+  }
+  const input = await liveInput(tool, record);
+  const ready = { request, tool, input, existing: record, startedAt: now, ...(record.approvedBy ? { approvedBy: record.approvedBy } : {}) };
+  // It started before the restart: a predicate failing now cannot refuse it (see judge.ts).
+  const effect = effectOrWrite(tool, input);
+  switch (policyFor(effect, "restart_after_journal")) {
+    case "rerun":
+      return enterExecute(ctx, { ...ready, effect });
+    case "rerun_in_window": {
+      const window = tool.def.dedupWindowMs ?? 0;
+      const since = record.startedAt ?? record.createdAt;
+      if (now - since <= window) return enterExecute(ctx, { ...ready, effect });
+      return parkCall(ctx, request, `interrupted by a restart ${now - since} ms after it started, past its ${window} ms dedup window`, record.attempts);
+    }
+    case "lookup_or_rerun": {
+      const state = ctx.stateFor({ callId: record.callId, tool, ...(record.turnId ? { turnId: record.turnId } : {}) });
+      const answer = await reconcileCall(tool, effectKeyOf(ctx.branchId, record.callId), state);
+      if (answer.decision === "found") return finishCall(ctx, ready, answer.result, "succeeded", record.attempts);
+      if (answer.decision === "nothing_happened") return enterExecute(ctx, { ...ready, effect });
+      return parkCall(ctx, request, `interrupted by a restart; ${answer.why}`, record.attempts);
+    }
+    default:
+      return parkCall(ctx, request, "interrupted by a restart; a write never runs twice, so a person must settle it", record.attempts);
+  }
+}
+
+/** Calls a person approved whose run had not begun when the thread restarted. */
+export function approvedWaiting(journal: CallBook) {
+  return journal.list(1000, 0, "awaiting_approval").filter((c) => c.approvedBy !== undefined);
+}
+
+/**
+ * Whether `record` is a call of a live turn whose nested (invoked) call waits for a person: its
+ * turn resumes it under the turn's execution, where it can wait for the person again.
+ */
+export function heldByPerson(world: Pick<CallWorld, "journal" | "turnStatus">, record: { callId: string; turnId?: string }): boolean {
+  const turn = record.turnId ? world.turnStatus(record.turnId) : undefined;
+  return (turn === "running" || turn === "waiting") && world.journal.invokedWaiting(record.callId);
+}

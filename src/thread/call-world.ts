@@ -1,0 +1,61 @@
+/**
+ * The thread as the call runner (src/calls/runner.ts) sees it: its journal, its events, its
+ * settings read once from the Worker's env and the thread's meta, its catalogs, the `ThreadState`
+ * of a call, its tool-call hooks and the crash seam.
+ * @module
+ */
+import type { CallWorld, CallSettings } from "../calls/context.js";
+import { DEFAULT_RESULT_CAP_BYTES } from "../calls/size.js";
+import { integerSetting } from "../config.js";
+import { limitOf } from "../limits.js";
+import type { ThreadEngine } from "./engine.js";
+import { hasHook, toolHook } from "./hooks.js";
+import { createThreadState } from "./state.js";
+import { MAX_CONTENT_BYTES } from "./store/messages.js";
+
+/** The settings of every call of `engine`'s thread. */
+function settingsOf(engine: ThreadEngine): CallSettings {
+  const { meta, store, workerEnv } = engine;
+  const cap = integerSetting(workerEnv, "WEFT_RESULT_CAP_BYTES", 1);
+  const callTimeoutMs = integerSetting(workerEnv, "WEFT_CALL_TIMEOUT_MS", 1);
+  return {
+    branchId: meta.threadId,
+    dryRun: meta.dryRun,
+    ...(meta.asOf ? { asOf: meta.asOf } : {}),
+    // Capped results become message rows, so the cap never exceeds a message's limit.
+    resultCapBytes: cap !== undefined ? Math.min(cap, MAX_CONTENT_BYTES / 2) : DEFAULT_RESULT_CAP_BYTES,
+    ...(callTimeoutMs !== undefined ? { callTimeoutMs } : {}),
+    files: {
+      // A path made from a tool's attachment name is redacted like everything else a client sees.
+      writeFile: (path, data, mimeType, size) => void store.files.write(engine.redact(path), data, mimeType, size),
+      fileUrl: (path) => `/threads/${meta.threadId}/files/${encodeURI(path)}`,
+      maxAttachments: limitOf(workerEnv, "attachmentsPerCall"),
+    },
+  };
+}
+
+/** The {@link CallWorld} of `engine`'s thread. */
+export function callWorldOf(engine: ThreadEngine, wakeSoon: () => void): CallWorld {
+  const { store } = engine;
+  let settings: CallSettings | undefined;
+  return {
+    journal: store.calls,
+    // Read from the env once, when the first call needs them.
+    get settings() {
+      return (settings ??= settingsOf(engine));
+    },
+    emit: (type, data) => engine.emit(type, data),
+    holdStart: (entry, started) => engine.holdStart(entry, started),
+    flush: () => engine.flush(),
+    journalDurably: (entry) => engine.journalDurably(entry),
+    wakeSoon,
+    catalogFor: (execution) => (execution === "everywhere" ? engine.callables.everything() : engine.callables.catalogFor(execution)),
+    stateFor: (call, execution) => createThreadState(engine, call, execution),
+    hasToolHook: (name) => hasHook(engine, name),
+    toolHook: (execution, name, data) => toolHook(engine, execution, name, data),
+    get crashHook() {
+      return engine.crashHook;
+    },
+    turnStatus: (turnId) => store.turns.statusOf(turnId),
+  };
+}
