@@ -1,33 +1,45 @@
 #!/usr/bin/env node
 // @ts-check
 /**
- * `npm test`: every suite runs, one after another, whatever an earlier one did; then one line per
- * suite says how it ended and the exit status is 1 if any failed. (Chained with `&&`, a failing
- * type-check or workerd suite used to hide every suite after it.)
+ * `npm test`: every suite runs whatever an earlier one did; then one line per suite says how it
+ * ended, one line gives the whole run's wall time, and the exit status is 1 if any failed.
+ * (Chained with `&&`, a failing type-check or workerd suite used to hide every suite after it.)
  *
- *   typecheck   the registries, then tsc over src, agents, test and the Node scripts
+ *   build       the registries every suite reads (app, test fixtures, bench), first
  *   workerd     `vitest run`: weft's own suites inside workerd, over test/fixtures/
  *   agents      the author's tests (`*.test.ts` under agents/) and the smoke test of agents/ (`npm run test:agents`)
+ *   typecheck   tsc over src, agents, test and the Node scripts
  *   node        `vitest run --config test/node/vitest.config.ts`: build scripts, end-to-end runs
+ *
+ * Two lanes run side by side after the build, workerd then agents beside typecheck then node:
+ * much of each suite waits (on alarms, deadlines, `wrangler dev` starts), and one after another
+ * they took over 600 s. The workerd lane's output shows as it comes, the other lane's output
+ * whole as each of its suites ends. The long proofs run in full in their own scripts
+ * (`npm run crash-matrix`, `fuzz`, `authz`, `sandbox`, `bfcl`, `jsts`, `author-project`).
  *
  * Arguments after `--` go to every vitest run (a file filter, `--reporter`).
  * @module
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { runSuites } from "./lib/suites.mjs";
+import { runLanes } from "./lib/suites.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const bin = (/** @type {string} */ name) => path.join(ROOT, "node_modules", ".bin", name);
 const extra = process.argv.slice(2);
 
-const { failed } = runSuites(
+const { failed } = await runLanes(
   [
-    { name: "typecheck", command: "npm", args: ["run", "typecheck", "--silent"] },
-    { name: "workerd", command: bin("vitest"), args: ["run", ...extra] },
-    { name: "agents", command: bin("vitest"), args: ["run", "--config", "vitest.agents.config.ts", ...extra] },
-    { name: "node", command: bin("vitest"), args: ["run", "--config", "test/node/vitest.config.ts", ...extra] },
+    [
+      { name: "workerd", command: bin("vitest"), args: ["run", ...extra] },
+      { name: "agents", command: bin("vitest"), args: ["run", "--config", "vitest.agents.config.ts", ...extra] },
+    ],
+    [
+      { name: "typecheck", command: "npm", args: ["run", "typecheck:tsc", "--silent"] },
+      { name: "node", command: bin("vitest"), args: ["run", "--config", "test/node/vitest.config.ts", ...extra] },
+    ],
   ],
   ROOT,
+  [{ name: "build", command: "npm", args: ["run", "build:all", "--silent"] }],
 );
 process.exit(failed.length > 0 ? 1 : 0);

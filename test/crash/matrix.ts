@@ -52,6 +52,19 @@ export function cells(): { cls: EffectClass; point: Point; source: Source }[] {
 }
 
 /**
+ * A sample of the cells that still meets every pair of the three dimensions: every class at every
+ * point, every point by every caller and every class by every caller, once each (56 cells, a
+ * quarter of the matrix). The caller of class c at point p turns with c + p; queue_drain exists
+ * only for queued calls. npm test runs this sample; `npm run crash-matrix` runs every cell.
+ */
+export function pairwiseCells(): { cls: EffectClass; point: Point; source: Source }[] {
+  const classes = Object.keys(CLASSES) as EffectClass[];
+  return POINTS.flatMap((point, p) =>
+    classes.map((cls, c) => ({ cls, point, source: point === "queue_drain" ? "queue" : SOURCES[(c + p) % SOURCES.length]! })),
+  );
+}
+
+/**
  * The specification each cell is held to (a write never runs twice; a restart re-runs, reconciles or parks by effect class), written independently of
  * the product's policy table. Before the journal row, or once the result is durable, nothing is
  * left to recover. After the row, the class decides; whether the effect happened only changes what

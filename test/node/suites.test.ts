@@ -2,10 +2,11 @@
  * `npm test` runs every suite and fails if any failed: a failing suite never hides the ones after
  * it (chained with `&&` in package.json, one failure skipped every later suite).
  */
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runSuites } from "../../scripts/lib/suites.mjs";
+import { runLanes, runSuites } from "../../scripts/lib/suites.mjs";
 
 const ROOT = join(import.meta.dirname, "../..");
 const node = (code: string) => ({ command: process.execPath, args: ["-e", code] });
@@ -45,11 +46,48 @@ describe("npm test", () => {
     expect(run!.seconds).toBeGreaterThanOrEqual(0.3);
   });
 
+  it("runs lanes side by side, each lane's suites one after another, and reports every suite in order", async () => {
+    // Each suite of the two lanes writes its file, then waits for the other lane's: only suites
+    // running at the same time both end 0 (a generous bound for a loaded machine, then exit 9).
+    const dir = mkdtempSync(join(tmpdir(), "weft-lanes-"));
+    const meet = (mine: string, theirs: string) =>
+      node(
+        `const fs = require("node:fs"); fs.writeFileSync(${JSON.stringify(join(dir, mine))}, ""); const end = Date.now() + 60000;` +
+          `(function wait() { if (fs.existsSync(${JSON.stringify(join(dir, theirs))})) process.exit(0); if (Date.now() > end) process.exit(9); setTimeout(wait, 20); })();`,
+      );
+    const log: string[] = [];
+    const original = console.log;
+    console.log = (...args: unknown[]) => void log.push(args.join(" "));
+    let run: Awaited<ReturnType<typeof runLanes>>;
+    try {
+      run = await runLanes(
+        [
+          [{ name: "a1", ...meet("a", "b") }, { name: "a2", ...node("process.exit(2)") }],
+          [{ name: "b1", ...meet("b", "a") }, { name: "b2", ...node("process.exit(0)") }],
+        ],
+        ROOT,
+        [{ name: "first", ...node("process.exit(0)") }],
+      );
+    } finally {
+      console.log = original;
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(run.results.map((r) => [r.name, r.status])).toEqual([
+      ["first", 0],
+      ["a1", 0],
+      ["a2", 2],
+      ["b1", 0],
+      ["b2", 0],
+    ]);
+    expect(run.failed.map((r) => r.name)).toEqual(["a2"]);
+    expect(log.find((l) => l.startsWith("test: wall time ")), log.join("\n")).toMatch(/^test: wall time \d+\.\d s, 1 of 5 suites failed$/);
+  }, 90_000);
+
   it("is scripts/test.mjs, never a chain of suites with &&, and CI runs exactly npm test", () => {
     const scripts = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts as Record<string, string>;
     expect(scripts.test).toBe("node scripts/test.mjs");
     const runner = readFileSync(join(ROOT, "scripts/test.mjs"), "utf8");
-    for (const suite of ["typecheck", "workerd", "agents", "node"]) expect(runner).toContain(`name: "${suite}"`);
+    for (const suite of ["build", "typecheck", "workerd", "agents", "node"]) expect(runner).toContain(`name: "${suite}"`);
     expect(readFileSync(join(ROOT, ".ci/run"), "utf8").trimEnd().split("\n").at(-1)).toBe("npm test");
   });
 });

@@ -5,35 +5,16 @@
  * agents/: the author's tests with the smoke test of agents/ (`npm run test:agents`), the README
  * tour, the real-model switch, the author's loop.
  *
- * npm test runs the short version: one copy with every change at once, through the author's own
- * suite (`npm run test:agents`). `npm run author-project` runs the full one: also the README
- * tour, the real-model switch and the author's loop in their copies (each starts its own
- * `wrangler dev`; minutes).
+ * npm test runs the short version in docs.test.ts: one copy with every change at once (and the
+ * docs' files), through the author's own suite (`npm run test:agents`). `npm run author-project`
+ * runs the full one: that case in a copy of its own, and the README tour, the real-model switch
+ * and the author's loop in their copies (each starts its own `wrangler dev`; minutes).
  */
 import { execFile } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, inject, it } from "vitest";
-import { REPO_ROOT } from "../../../scripts/lib/dev-server.mjs";
-import { copyProject } from "./support.js";
-
-/** The README's "switch to a real model" step, as an author fills it in. */
-const DEV_VARS = "WEFT_MODEL=openai:gpt-4.1-mini\nOPENAI_API_KEY=sk-author-own-key-0000\n";
-
-/** The README's word_count.ts, exactly as the README shows it. */
-const WORD_COUNT = /```ts file=agents\/tools\/word_count\.ts\n([\s\S]*?)```/.exec(readFileSync(join(REPO_ROOT, "README.md"), "utf8"))![1]!;
-
-/** An agent offering a tool, a prompt and an agent exposed as a tool, as docs/prompts-and-agents.md allows. */
-const HELPDESK = [
-  'import { defineAgent } from "@standardagents/spec";',
-  "",
-  "/** Answers order questions, asking the shipping expert (an agent exposed as a tool) when a parcel is late. */",
-  "export default defineAgent({",
-  '  description: "Answers order questions.",',
-  '  tools: ["lookup_order", "shipping_expert", "draft_reply"],',
-  "});",
-  "",
-].join("\n");
+import { AUTHOR_FILES, DEV_VARS, WORD_COUNT, copyProject } from "./support.js";
 
 declare module "vitest" {
   interface ProvidedContext {
@@ -78,8 +59,9 @@ async function suites(dir: string, files: string[], node = false): Promise<{ cod
 }
 
 describe("an author's project", () => {
-  it("with a sub-agent and a prompt in an agent's tools, the README's tool and a model in .dev.vars: npm run test:agents passes, and its wall time is printed", async () => {
-    const dir = project({ "agents/agents/helpdesk.ts": HELPDESK, "agents/tools/word_count.ts": WORD_COUNT, ".dev.vars": DEV_VARS });
+  // npm test runs this case in docs.test.ts's copy, which carries the same files besides the docs' own.
+  it.runIf(full)("with a sub-agent and a prompt in an agent's tools, the README's tool and a model in .dev.vars: npm run test:agents passes, and its wall time is printed", async () => {
+    const dir = project(AUTHOR_FILES);
     const result = await run(dir, ["scripts/test-agents.mjs", "--reporter", "verbose"]);
     expect(result.code, result.out.slice(-4000)).toBe(0);
     // The smoke test of agents/ saw the new agent, and the author's own tests ran.

@@ -10,7 +10,7 @@ import { readFileSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT, startDevServer, type DevServer } from "../../../scripts/lib/dev-server.mjs";
-import { copyProject, runBash } from "./support.js";
+import { AUTHOR_FILES, copyProject, runBash } from "./support.js";
 
 interface Block {
   page: string;
@@ -48,7 +48,10 @@ function exec(cmd: string, args: string[], cwd: string): Promise<{ code: number;
 
 
 beforeAll(() => {
-  project = copyProject(Object.fromEntries(FILES.map((f) => [f.path, f.body])));
+  // The copy is also the author's project of author-project.test.ts's first case (a sub-agent and
+  // a prompt in an agent's tools, a model in .dev.vars), so npm test runs the author's suite in a
+  // copy once, not twice; .dev.vars goes before wrangler dev serves the copy for the bash blocks.
+  project = copyProject({ ...Object.fromEntries(FILES.map((f) => [f.path, f.body])), ...AUTHOR_FILES });
 });
 afterAll(async () => {
   await weft?.stop();
@@ -72,14 +75,26 @@ describe("runnable blocks of the docs", () => {
     }
   });
 
-  it("the smoke test of agents/ and the example's own tests stay green with every file added", async () => {
+  it("the smoke test of agents/ and the example's own tests stay green with every file added, a sub-agent in an agent's tools and a model in .dev.vars: npm run test:agents passes, and its wall time is printed", async () => {
+    const started = Date.now();
     const run = await exec(process.execPath, ["scripts/test-agents.mjs", "--reporter", "verbose"], project);
     expect(run.code, run.out.slice(-3000)).toBe(0);
     expect(run.out).toMatch(/word_count is listed by GET \/v1\/tools/);
+    // The smoke test of agents/ saw the new agent, and the author's own tests ran.
+    expect(run.out).toMatch(/helpdesk is a valid defineAgent and gets a thread/);
+    expect(run.out).toMatch(/agents\/tests\/support\.test\.ts/);
+    const wall = /test:agents: passed in ([\d.]+) s wall time/.exec(run.out);
+    expect(wall, run.out.slice(-2000)).not.toBeNull();
+    console.log(`author project: npm run test:agents took ${wall![1]} s wall time (${((Date.now() - started) / 1000).toFixed(1)} s with the process start)`);
+    // Seconds, not the minutes weft's own 800+ tests take: only the author's files ran (bound as
+    // in author-project.test.ts, with room for the suites npm test runs beside it).
+    expect(Number(wall![1])).toBeLessThan(120);
   }, 180_000);
 
   describe("bash run blocks against wrangler dev of the copy", () => {
     beforeAll(async () => {
+      // The blocks run as the docs show them, on the scripted model: not the author's .dev.vars model.
+      rmSync(join(project, ".dev.vars"), { force: true });
       weft = await startDevServer({ config: "wrangler.toml", cwd: project, snapshot: false, readyPath: "/v1/tools" });
     });
 

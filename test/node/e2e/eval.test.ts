@@ -11,12 +11,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DevServer, REPO_ROOT, startDevServer } from "../../../scripts/lib/dev-server.mjs";
+import { REPO_ROOT } from "../../../scripts/lib/dev-server.mjs";
 import { createFakeProvider, serveFakeProvider } from "../../../scripts/lib/fake-provider.mjs";
 import { evalClient } from "../../../scripts/eval/client.mjs";
 import { bfclSuite } from "../../../evals/bfcl/suite.mjs";
 import { API_KEYS } from "../../keys.js";
 import { findChromium } from "./chromium.js";
+import { type DevServer, sharedWeft } from "./support.js";
 
 let weft: DevServer;
 const fake = createFakeProvider();
@@ -24,10 +25,9 @@ let fakeServer: { url: string; close(): Promise<void> };
 const work = mkdtempSync(join(tmpdir(), "weft-eval-"));
 
 beforeAll(async () => {
-  [weft, fakeServer] = await Promise.all([
-    startDevServer({ config: "test/wrangler.toml", extraArgs: ["--var", "WEFT_MAX_THREADS_PER_USER:1000000"] }),
-    serveFakeProvider(fake),
-  ]);
+  // The run's shared server of the fixtures' config as it stands (tokens count): the cases here
+  // make a few dozen threads, far under the per-user limit, so no server of its own is needed.
+  [weft, fakeServer] = await Promise.all([sharedWeft("secured"), serveFakeProvider(fake)]);
 }, 150_000);
 afterAll(async () => {
   await fakeServer?.close();

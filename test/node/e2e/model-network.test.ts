@@ -1,31 +1,25 @@
 /**
  * Model requests over a real network, against `wrangler dev` and a fake provider served over
  * Node HTTP: a connection the provider closes, one it resets after partial output, a port that
- * refuses, and a restart of the whole server while a model step streams (requested again exactly
- * once).
+ * refuses. (A restart of the whole server while a model step streams is in restart.test.ts, on
+ * the server that file restarts.)
  */
-import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createFakeProvider, serveFakeProvider } from "../../../scripts/lib/fake-provider.mjs";
-import { call, createThread, startWeft, waitIdle, type DevServer } from "./support.js";
+import { call, createThread, sharedWeft, waitIdle, type DevServer } from "./support.js";
 
-const stateDir = mkdtempSync(join(tmpdir(), "weft-e2e-model-network-"));
 const fake = createFakeProvider();
 let provider: { url: string; close(): Promise<void> };
 let weft: DevServer | undefined;
 
 beforeAll(async () => {
-  provider = await serveFakeProvider(fake);
-  weft = await startWeft(stateDir);
+  [provider, weft] = await Promise.all([serveFakeProvider(fake), sharedWeft("dev")]);
 });
 
 afterAll(async () => {
   await weft?.stop();
   await provider?.close();
-  rmSync(stateDir, { recursive: true, force: true });
 });
 
 /** A thread whose model is an OpenAI-compatible endpoint at `baseUrl`, with its own key. */
@@ -41,7 +35,6 @@ async function threadAt(baseUrl: string, key: string): Promise<string> {
 }
 
 const requestsOf = (key: string) => fake.requests.filter((r) => r.key === key);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A loopback port nothing listens on. */
 async function closedPort(): Promise<number> {
@@ -92,32 +85,4 @@ it("a provider port that refuses connections ends the turn failed after the boun
   expect(info.lastTurn.error).toMatch(/model openai-compatible:x failed after 3 attempts/);
   const messages = (await call(weft!.url, "GET", `/threads/${id}/messages`)).body.messages;
   expect(messages.map((m: any) => m.role)).toEqual(["user"]);
-});
-
-it("a model step cut by a restart of the server is requested again once, and only once", async () => {
-  const key = "cut-by-restart";
-  // A slow stream: forty pieces, 150 ms apart, so the server stops in the middle of it.
-  fake.script(key, [{ text: "x".repeat(160), chunk: 4, delayMs: 150 }, { text: "answered after the restart" }]);
-  const id = await threadAt(`${provider.url}/v1`, key);
-  await call(weft!.url, "POST", `/threads/${id}/messages`, { content: "tell me" });
-  for (let i = 0; i < 200 && requestsOf(key).length === 0; i++) await sleep(25);
-  expect(requestsOf(key)).toHaveLength(1);
-  await sleep(300);
-  await weft!.stop();
-  weft = await startWeft(stateDir);
-  // No client request: the watchdog alarm resumes the turn. Then several requests at once, and
-  // another watchdog period, must not request it a third time.
-  for (let i = 0; i < 200 && requestsOf(key).length < 2; i++) await sleep(50);
-  await Promise.all([
-    call(weft.url, "GET", `/threads/${id}`),
-    call(weft.url, "GET", `/threads/${id}/messages`),
-    call(weft.url, "GET", `/threads/${id}`),
-  ]);
-  const info = await waitIdle(weft.url, id, 30_000);
-  await sleep(2500);
-  expect(requestsOf(key)).toHaveLength(2);
-  expect(info.lastTurn).toMatchObject({ status: "completed" });
-  const messages = (await call(weft.url, "GET", `/threads/${id}/messages`)).body.messages;
-  // Nothing of the cut stream was stored: one answer, from the request after the restart.
-  expect(messages.map((m: any) => m.content)).toEqual(["tell me", "answered after the restart"]);
 });

@@ -284,3 +284,28 @@ export async function startProxy(port: number): Promise<Proxy> {
       }),
   };
 }
+
+/** The README's "switch to a real model" step, as an author fills it in. */
+export const DEV_VARS = "WEFT_MODEL=openai:gpt-4.1-mini\nOPENAI_API_KEY=sk-author-own-key-0000\n";
+
+/** The README's word_count.ts, exactly as the README shows it. */
+export const WORD_COUNT = /```ts file=agents\/tools\/word_count\.ts\n([\s\S]*?)```/.exec(readFileSync(join(REPO_ROOT, "README.md"), "utf8"))![1]!;
+
+/** An agent offering a tool, a prompt and an agent exposed as a tool, as docs/prompts-and-agents.md allows. */
+export const HELPDESK = [
+  'import { defineAgent } from "@standardagents/spec";',
+  "",
+  "/** Answers order questions, asking the shipping expert (an agent exposed as a tool) when a parcel is late. */",
+  "export default defineAgent({",
+  '  description: "Answers order questions.",',
+  '  tools: ["lookup_order", "shipping_expert", "draft_reply"],',
+  "});",
+  "",
+].join("\n");
+
+/**
+ * An author's project as the docs lead one to change it: a sub-agent and a prompt in an agent's
+ * tools, the README's word_count.ts, a model in .dev.vars (author-project.test.ts; npm test runs
+ * it in docs.test.ts's copy).
+ */
+export const AUTHOR_FILES: Record<string, string> = { "agents/agents/helpdesk.ts": HELPDESK, "agents/tools/word_count.ts": WORD_COUNT, ".dev.vars": DEV_VARS };
