@@ -82,11 +82,15 @@ export class DeadlineWatch<T extends Expiring> {
     this.timer = undefined;
     this.armedFor = Infinity;
     let next = Infinity;
-    // An item that expires may leave the set meanwhile (deleting while iterating a Set is safe).
+    const due: T[] = [];
     for (const item of this.pending) {
-      if (item.deadline <= now) item.expire();
+      if (item.deadline <= now) due.push(item);
       else next = Math.min(next, item.deadline);
     }
+    // A timer that fires late (a loaded isolate) finds several due: they end soonest first, as
+    // they would have on time. An item that expires may leave the set meanwhile.
+    if (due.length > 1) due.sort((a, b) => a.deadline - b.deadline);
+    for (const item of due) item.expire();
     if (next < Infinity) this.arm(next);
     else this.options.onIdle?.();
   }
