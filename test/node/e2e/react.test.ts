@@ -1,0 +1,280 @@
+/**
+ * `weft/react`'s `useThread` in headless Chromium (playwright-core) against a real `wrangler dev`:
+ * a page built on the hook alone (react-page.ts, bundled with esbuild) shows a scripted turn's
+ * messages, the text of a streaming model step before the step ends (a fake OpenAI-compatible
+ * provider paces it), a call waiting for approval that its Approve button runs, a Deny whose
+ * reason the model gets, and a socket the network drops while the turn goes on: the hook
+ * reconnects and replays the frames it missed, each once. The page renders under StrictMode, so
+ * the hook's double mount is exercised too.
+ *
+ * The page comes from a local server of the test that passes every other request, and WebSocket
+ * upgrades, through to `wrangler dev`: one origin, as an app served beside weft has it (so no CORS),
+ * and a place to cut the sockets from the network's side and refuse new ones for a while.
+ */
+import { createServer, request, type Server } from "node:http";
+import { connect, type Socket } from "node:net";
+import { build } from "esbuild";
+import { type Browser, type Page, chromium } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createFakeProvider, serveFakeProvider } from "../../../scripts/lib/fake-provider.mjs";
+import { findChromium } from "./chromium.js";
+import { call, createThread, sharedWeft, waitIdle, type DevServer } from "./support.js";
+
+const found = findChromium();
+if ("reason" in found) console.log(`weft/react browser test skipped: ${found.reason}`);
+
+const SCRIPT = [{ text: "Paying.", toolCalls: [{ id: "pay", name: "needs_ok", arguments: { amount: 500 } }] }, { text: "Paid." }];
+const HTML = `<!doctype html><meta charset="utf-8"><title>useThread</title><link rel="icon" href="data:,"><div id="root"></div><script type="module" src="/__react/page.js"></script>`;
+
+let weft: DevServer;
+let browser: Browser;
+let bundle: string;
+const fake = createFakeProvider();
+let provider: { url: string; close(): Promise<void> };
+let front: Server;
+let frontUrl: string;
+/** Open WebSockets passing through the front server: the request path and the two sockets. */
+const tunnels = new Set<{ path: string; sockets: [Socket, Socket] }>();
+/** The path of every WebSocket upgrade the front server passed through, in order. */
+const upgrades: string[] = [];
+/** While true the front server refuses WebSocket upgrades (the network is down for them). */
+let refuseUpgrades = false;
+
+/** Serves the page at /__react/ and passes everything else through to weft, upgrades included. */
+async function startFront(): Promise<void> {
+  const target = new URL(weft.url);
+  front = createServer((req, res) => {
+    if (req.url === "/__react/page.js") return void res.writeHead(200, { "content-type": "text/javascript" }).end(bundle);
+    if (req.url?.startsWith("/__react/")) return void res.writeHead(200, { "content-type": "text/html" }).end(HTML);
+    const upstream = request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on("error", () => res.destroy());
+    req.pipe(upstream);
+  });
+  front.on("upgrade", (req, socket: Socket, head: Buffer) => {
+    if (refuseUpgrades) return void socket.destroy();
+    upgrades.push(req.url ?? "");
+    const upstream = connect(Number(target.port), target.hostname, () => {
+      const lines = [`${req.method} ${req.url} HTTP/1.1`];
+      for (let i = 0; i < req.rawHeaders.length; i += 2) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
+      upstream.write(`${lines.join("\r\n")}\r\n\r\n`);
+      if (head.length > 0) upstream.write(head);
+      socket.pipe(upstream).pipe(socket);
+    });
+    const tunnel = { path: req.url ?? "", sockets: [socket, upstream] as [Socket, Socket] };
+    tunnels.add(tunnel);
+    const end = () => {
+      tunnels.delete(tunnel);
+      socket.destroy();
+      upstream.destroy();
+    };
+    socket.on("error", end).on("close", end);
+    upstream.on("error", end).on("close", end);
+  });
+  await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve));
+  frontUrl = `http://127.0.0.1:${(front.address() as { port: number }).port}`;
+}
+
+/** Cuts the WebSockets passing through (of one thread, or all), as a network failure does (no close frame); answers their paths. */
+function cutSockets(threadId?: string): string[] {
+  const cut = [...tunnels].filter((t) => !threadId || t.path.startsWith(`/threads/${threadId}/ws`));
+  for (const { sockets } of cut) for (const s of sockets) s.destroy();
+  return cut.map((t) => t.path);
+}
+
+beforeAll(async () => {
+  if (!found.path) return;
+  const built = await build({
+    entryPoints: ["test/node/e2e/react-page.ts"],
+    bundle: true,
+    format: "esm",
+    platform: "browser",
+    target: "es2022",
+    write: false,
+    define: { "process.env.NODE_ENV": '"development"' },
+    logLevel: "silent",
+  });
+  bundle = built.outputFiles[0]!.text;
+  provider = await serveFakeProvider(fake);
+  weft = await sharedWeft("dev");
+  await startFront();
+  browser = await chromium.launch({ executablePath: found.path, headless: true, args: ["--no-sandbox"] });
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  cutSockets();
+  await new Promise((resolve) => (front ? front.close(resolve) : resolve(undefined)));
+  await weft?.stop();
+  await provider?.close();
+});
+
+/** Opens the page on `threadId` and waits for its subscription to connect. */
+async function openPage(threadId: string): Promise<Page & { errors: string[] }> {
+  const page = (await browser.newPage()) as Page & { errors: string[] };
+  page.errors = [];
+  page.on("pageerror", (e) => page.errors.push(e.message));
+  // Failed upgrades while the front server refuses them are expected; any other error is not.
+  page.on("console", (m) => m.type() === "error" && !(refuseUpgrades && m.text().includes("WebSocket connection")) && page.errors.push(m.text()));
+  await page.goto(`${frontUrl}/__react/?thread=${threadId}`);
+  await page.waitForSelector("#connection[data-state=connected]").catch(async (e: Error) => {
+    throw new Error(`${e.message}\npage errors: ${JSON.stringify(page.errors)}\npage: ${(await page.content()).slice(0, 2000)}`);
+  });
+  return page;
+}
+
+const text = (page: Page, selector: string) => page.textContent(selector);
+const statusOf = (page: Page, callId: string) => page.getAttribute(`[data-call="${callId}"]`, "data-status").catch(() => null);
+/** The messages the page shows, as `[id, role, content]`. */
+const shown = (page: Page) =>
+  page.$$eval("#messages .msg", (items) => items.map((li) => [Number(li.getAttribute("data-id")), li.getAttribute("data-role"), li.textContent]));
+/** The thread's stored messages, from the server, in the page's shape. */
+async function stored(threadId: string): Promise<[number, string, string][]> {
+  const res = await call(weft.url, "GET", `/threads/${threadId}/messages`);
+  return res.body.messages.map((m: any) => [m.id, m.role, m.content]);
+}
+/** Every seq the hook delivered: exactly 1..lastSeq, once each, in order. */
+async function expectEveryFrameOnce(page: Page, threadId: string): Promise<void> {
+  const { lastSeq } = await waitIdle(weft.url, threadId);
+  await expect.poll(() => page.getAttribute("#connection", "data-last-seq")).toBe(String(lastSeq));
+  const seqs = await page.evaluate(() => window.__seqs);
+  expect(seqs).toEqual(Array.from({ length: lastSeq }, (_, i) => i + 1));
+}
+
+describe.skipIf(!found.path)("useThread in Chromium", () => {
+  it("shows a scripted turn: the call waits, Approve runs it, and the turn's messages appear", async () => {
+    const threadId = await createThread(weft.url, { agent: "default" });
+    const page = await openPage(threadId);
+    expect(await text(page, "#status")).toBe("idle");
+    await page.fill("#content", "Pay 500 please");
+    await page.fill("#script", JSON.stringify(SCRIPT));
+    await page.click("button:text-is('Send')");
+
+    await expect.poll(() => statusOf(page, "pay")).toBe("awaiting_approval");
+    await expect.poll(() => text(page, "#status")).toBe("waiting");
+    expect((await shown(page)).map(([, role, content]) => [role, content])).toEqual([
+      ["user", "Pay 500 please"],
+      ["assistant", "Paying."],
+    ]);
+
+    await page.click("text=Approve needs_ok");
+    await expect.poll(() => statusOf(page, "pay")).toBe("succeeded");
+    await expect.poll(() => text(page, "#last-turn")).toBe("completed");
+    expect(await text(page, "#status")).toBe("idle");
+    const calls = (await call(weft.url, "GET", `/threads/${threadId}/calls`)).body.calls;
+    expect(calls).toMatchObject([{ callId: "pay", status: "succeeded", approvedBy: "dev" }]);
+    const messages = await stored(threadId);
+    expect(messages.map(([, role]) => role)).toEqual(["user", "assistant", "tool", "assistant"]);
+    expect(messages.at(-1)![2]).toBe("Paid.");
+    expect(await shown(page)).toEqual(messages);
+    await expectEveryFrameOnce(page, threadId);
+    expect(page.errors).toEqual([]);
+    await page.close();
+  });
+
+  it("Deny ends the call denied and the model gets the denial with its reason", async () => {
+    const threadId = await createThread(weft.url, { agent: "default" });
+    const page = await openPage(threadId);
+    await page.fill("#content", "Pay 500 please");
+    await page.fill("#script", JSON.stringify(SCRIPT));
+    await page.click("button:text-is('Send')");
+    await expect.poll(() => statusOf(page, "pay")).toBe("awaiting_approval");
+    await page.fill("#reason", "over the limit today");
+    await page.click("text=Deny needs_ok");
+    await expect.poll(() => statusOf(page, "pay")).toBe("denied");
+    await expect.poll(() => text(page, "#last-turn")).toBe("completed");
+    expect(await page.$$("[data-call=pay] button")).toHaveLength(0);
+    // The tool message is the result the model's next step read.
+    const messages = await stored(threadId);
+    const result = messages.find(([, role]) => role === "tool")!;
+    expect(result[2]).toContain("over the limit today");
+    expect(await text(page, '[data-call="pay"]')).toContain("over the limit today");
+    expect(await shown(page)).toEqual(messages);
+    await expectEveryFrameOnce(page, threadId);
+    expect(page.errors).toEqual([]);
+    await page.close();
+  });
+
+  it("shows a model step's text while it streams, before the step ends, then the stored message", async () => {
+    const key = `react-stream-${Date.now()}`;
+    const answer = "Streaming, one small piece after another, so the page shows it growing.";
+    fake.script(key, [{ text: answer, chunk: 3, delayMs: 60 }]);
+    const threadId = await createThread(weft.url, {
+      agent: "stepper",
+      env: {
+        WEFT_MODEL: { value: "openai-compatible:x", type: "text" },
+        OPENAI_COMPATIBLE_API_KEY: { value: key, type: "secret" },
+        OPENAI_COMPATIBLE_BASE_URL: { value: `${provider.url}/v1`, type: "text" },
+      },
+    });
+    const page = await openPage(threadId);
+    await page.fill("#content", "tell me");
+    await page.click("button:text-is('Send')");
+    // Seen growing while the assistant message does not exist yet.
+    await expect.poll(() => text(page, "#streaming"), { timeout: 20_000 }).not.toBe("");
+    await expect.poll(() => text(page, "#last-turn"), { timeout: 30_000 }).toBe("completed");
+    expect(await text(page, "#streaming")).toBe("");
+    const renders = await page.evaluate(() => window.__renders);
+    const distinct = [...new Set(renders.map((r) => r.streaming))];
+    expect(distinct.length).toBeGreaterThanOrEqual(3);
+    for (const r of renders) {
+      expect(answer.startsWith(r.streaming)).toBe(true);
+      expect(r.assistant).toBe(0);
+      expect(r.status).toBe("running");
+    }
+    expect(distinct.some((t) => t.length < answer.length)).toBe(true);
+    expect((await shown(page)).map(([, role, content]) => [role, content])).toEqual([
+      ["user", "tell me"],
+      ["assistant", answer],
+    ]);
+    await expectEveryFrameOnce(page, threadId);
+    expect(page.errors).toEqual([]);
+    await page.close();
+  });
+
+  it("a socket dropped while the turn goes on reconnects and replays what it missed, nothing twice", async () => {
+    const threadId = await createThread(weft.url, { agent: "default" });
+    const page = await openPage(threadId);
+    await page.fill("#content", "Pay 500 please");
+    await page.fill("#script", JSON.stringify(SCRIPT));
+    await page.click("button:text-is('Send')");
+    await expect.poll(() => statusOf(page, "pay")).toBe("awaiting_approval");
+    const before = Number(await page.getAttribute("#connection", "data-last-seq"));
+
+    // Cut the socket and refuse new ones while the turn finishes without the page.
+    refuseUpgrades = true;
+    // One socket per thread: StrictMode's first mount left none open.
+    expect(cutSockets(threadId)).toEqual([`/threads/${threadId}/ws?since=0&batch=1`]);
+    await expect.poll(() => page.getAttribute("#connection", "data-state")).toBe("reconnecting");
+    const approved = await call(weft.url, "POST", `/threads/${threadId}/calls/pay/approve`, {});
+    expect(approved.status).toBe(200);
+    const info = await waitIdle(weft.url, threadId);
+    expect(info.lastSeq).toBeGreaterThan(before);
+    // Nothing of it reached the page yet.
+    expect(await statusOf(page, "pay")).toBe("awaiting_approval");
+    expect(Number(await page.getAttribute("#connection", "data-last-seq"))).toBe(before);
+
+    refuseUpgrades = false;
+    await expect.poll(() => page.getAttribute("#connection", "data-state"), { timeout: 15_000 }).toBe("connected");
+    expect(Number(await page.getAttribute("#connection", "data-connections"))).toBeGreaterThanOrEqual(2);
+    await expect.poll(() => statusOf(page, "pay")).toBe("succeeded");
+    await expect.poll(() => text(page, "#last-turn")).toBe("completed");
+    expect(await shown(page)).toEqual(await stored(threadId));
+    await expectEveryFrameOnce(page, threadId);
+
+    // A second drop with nothing missed: it reconnects and shows nothing twice.
+    const opened = await page.getAttribute("#connection", "data-connections");
+    // The reconnect asked for the frames after the last one shown before the cut.
+    const ofThread = () => upgrades.filter((u) => u.startsWith(`/threads/${threadId}/ws`));
+    expect(ofThread().at(-1)).toBe(`/threads/${threadId}/ws?since=${before}&batch=1`);
+    expect(cutSockets(threadId)).toEqual([`/threads/${threadId}/ws?since=${before}&batch=1`]);
+    await expect.poll(() => page.getAttribute("#connection", "data-connections"), { timeout: 15_000 }).not.toBe(opened);
+    await expect.poll(() => page.getAttribute("#connection", "data-state")).toBe("connected");
+    expect(ofThread().at(-1)).toBe(`/threads/${threadId}/ws?since=${info.lastSeq}&batch=1`);
+    expect(await shown(page)).toEqual(await stored(threadId));
+    await expectEveryFrameOnce(page, threadId);
+    expect(page.errors).toEqual([]);
+    await page.close();
+  });
+});
