@@ -58,8 +58,11 @@ export interface TurnEnd {
 
 /** The streaming text of the model step in progress. */
 export interface Streaming {
+  /** The turn the step belongs to. */
   turnId: string;
+  /** The step's number in its turn. */
   step: number;
+  /** Its `text_delta`s so far, joined. */
   text: string;
 }
 
