@@ -23,7 +23,7 @@
  * @module
  */
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
-import { type EventFrame, type Message, type SubscribeOptions, WeftClient, type WeftClientError } from "../client/index.ts";
+import { type EventFrame, type Message, type SubscribeOptions, WeftClient, WeftClientError } from "../client/index.ts";
 import { type ThreadCallState, type ThreadState, initialState, reduce } from "./state.ts";
 
 /** What the hook folds events into: thread status, a call's state, the end of a turn. */
@@ -53,13 +53,14 @@ export interface UseThreadOptions {
 export interface ThreadCall extends ThreadCallState {
   /**
    * Present while the call waits for approval: approves it bound to the arguments shown
-   * (`argsHash`), so it runs once, as the token's user. Resolves with the call's outcome.
-   * @throws WeftClientError e.g. `call_not_waiting` when someone decided it first; `error` is set too.
+   * (`argsHash`), so it runs once, as the token's user. Resolves with the call's outcome, or with
+   * `undefined` when weft refused (someone decided it first, say): then `error` holds the
+   * {@link WeftClientError}. It never rejects, so a click handler needs no `catch`.
    */
   approve?(): Promise<unknown>;
   /**
    * Present while the call waits for approval: denies it; the model gets the denial with `reason`.
-   * @throws WeftClientError as `approve`; `error` is set too.
+   * Resolves as `approve` does (`undefined` and `error` set on a refusal).
    */
   deny?(reason?: string): Promise<unknown>;
 }
@@ -88,15 +89,13 @@ export interface UseThreadResult {
   lastTurn: ThreadState["lastTurn"];
   /**
    * Posts a user message, which starts a turn (or queues behind the running one). `script` gives
-   * the scripted model's steps for a thread without a model. Resolves with `{ queued, message }`.
-   * @throws WeftClientError (e.g. `invalid_request`); `error` is set too.
+   * the scripted model's steps for a thread without a model. Resolves with `{ queued, message }`,
+   * or with `undefined` when the request failed: then `error` holds the {@link WeftClientError}
+   * (`invalid_request`, `network_error`, ...). Never rejects.
    */
-  send(content: string, options?: { script?: unknown[] }): Promise<unknown>;
-  /**
-   * Stops the running turn. Resolves with `{ stopped }`.
-   * @throws WeftClientError; `error` is set too.
-   */
-  stop(): Promise<unknown>;
+  send(content: string, options?: { script?: unknown[] }): Promise<Awaited<ReturnType<WeftClient["postMessage"]>> | undefined>;
+  /** Stops the running turn. Resolves with `{ stopped }`, or `undefined` with `error` set when the request failed. Never rejects. */
+  stop(): Promise<{ stopped: boolean } | undefined>;
   /** The last error: an action that failed, or the refusal that ended the subscription (401 `unauthenticated`, 404 `thread_not_found`). Null after a later action succeeds. */
   error: WeftClientError | null;
   /** The subscription's state and `lastSeq`. */
@@ -156,15 +155,16 @@ export function useThread(options: UseThreadOptions): UseThreadResult {
     return () => subscription.close();
   }, [client, threadId]);
 
-  // An action's answer, or its error kept in `error` and thrown on.
-  const act = useCallback(async <T,>(run: () => Promise<T>): Promise<T> => {
+  // An action's answer; a failure goes to `error` (and the answer is undefined), never a rejection
+  // that a click handler would leave unhandled.
+  const act = useCallback(async <T,>(run: () => Promise<T>): Promise<T | undefined> => {
     try {
       const answer = await run();
       setError(null);
       return answer;
     } catch (e) {
-      setError(e as WeftClientError);
-      throw e;
+      setError(e instanceof WeftClientError ? e : new WeftClientError("bad_response", e instanceof Error ? e.message : String(e), 0));
+      return undefined;
     }
   }, []);
 
@@ -172,7 +172,7 @@ export function useThread(options: UseThreadOptions): UseThreadResult {
     (content: string, opts: { script?: unknown[] } = {}) => act(() => client.postMessage(need(threadId), { content, ...(opts.script ? { script: opts.script } : {}) })),
     [act, client, threadId],
   );
-  const stop = useCallback(() => act(() => client.stop(need(threadId))), [act, client, threadId]);
+  const stop = useCallback(() => act(() => client.stop(need(threadId)) as Promise<{ stopped: boolean }>), [act, client, threadId]);
 
   const current = state.threadId === threadId ? state : initialState(threadId ?? "");
   const calls = useMemo(
@@ -203,8 +203,8 @@ export function useThread(options: UseThreadOptions): UseThreadResult {
   };
 }
 
-/** The thread id an action needs. */
+/** The thread id an action needs; without one the action fails as a refused request would. */
 function need(threadId: string | null | undefined): string {
-  if (!threadId) throw new TypeError("useThread: no threadId to act on");
+  if (!threadId) throw new WeftClientError("invalid_request", "useThread: no threadId to act on", 0);
   return threadId;
 }

@@ -29,11 +29,8 @@ function App() {
   const [content, setContent] = useState("");
   const [script, setScript] = useState("");
   const [reason, setReason] = useState("");
-  const [actionError, setActionError] = useState("");
   const assistant = thread.messages.filter((m) => m.role === "assistant").length;
   if (thread.streamingText) window.__renders.push({ streaming: thread.streamingText, assistant, status: thread.status });
-  // Actions reject on failure; the page shows it instead of leaving an unhandled rejection.
-  const run = (p: Promise<unknown>) => p.then(() => setActionError(""), (e: Error) => setActionError(e.message));
   const { connection } = thread;
 
   return h(
@@ -42,7 +39,7 @@ function App() {
     h("p", { id: "status" }, thread.status),
     h("p", { id: "connection", "data-state": connection.state, "data-connections": connection.connections, "data-last-seq": connection.lastSeq }, `${connection.state} #${connection.connections} at ${connection.lastSeq}`),
     h("p", { id: "last-turn" }, thread.lastTurn?.status ?? ""),
-    h("p", { id: "error" }, thread.error ? `${thread.error.code}: ${thread.error.message}` : actionError),
+    h("p", { id: "error" }, thread.error ? `${thread.error.code}: ${thread.error.message}` : ""),
     h(
       "ol",
       { id: "messages" },
@@ -57,16 +54,16 @@ function App() {
           "li",
           { key: c.callId, className: "call", "data-call": c.callId, "data-status": c.status },
           `${c.toolName} ${c.status} ${c.result ?? c.error ?? ""}`,
-          c.approve && h("button", { onClick: () => run(c.approve!()) }, `Approve ${c.toolName}`),
-          c.deny && h("button", { onClick: () => run(c.deny!(reason)) }, `Deny ${c.toolName}`),
+          c.approve && h("button", { onClick: () => void c.approve!() }, `Approve ${c.toolName}`),
+          c.deny && h("button", { onClick: () => void c.deny!(reason) }, `Deny ${c.toolName}`),
         ),
       ),
     ),
     h("input", { id: "reason", "aria-label": "Reason", value: reason, onChange: (e: any) => setReason(e.target.value) }),
     h("input", { id: "content", "aria-label": "Message", value: content, onChange: (e: any) => setContent(e.target.value) }),
     h("textarea", { id: "script", "aria-label": "Script", value: script, onChange: (e: any) => setScript(e.target.value) }),
-    h("button", { onClick: () => run(thread.send(content, script ? { script: JSON.parse(script) } : {})) }, "Send"),
-    h("button", { onClick: () => run(thread.stop()) }, "Stop"),
+    h("button", { onClick: () => void thread.send(content, script ? { script: JSON.parse(script) } : {}) }, "Send"),
+    h("button", { onClick: () => void thread.stop() }, "Stop"),
   );
 }
 

@@ -255,6 +255,12 @@ describe.skipIf(!found.path)("useThread in Chromium", () => {
     expect(await statusOf(page, "pay")).toBe("awaiting_approval");
     expect(Number(await page.getAttribute("#connection", "data-last-seq"))).toBe(before);
 
+    // A decision from the stale view is refused by weft: the hook's error says so, nothing thrown.
+    await page.click("text=Deny needs_ok");
+    await expect.poll(() => text(page, "#error")).toMatch(/^call_not_waiting: /);
+    // Chromium logs the refused request itself; that one line is expected.
+    expect(page.errors.splice(0).map((e) => e.replace(/\d+/g, "N"))).toEqual(["Failed to load resource: the server responded with a status of N (Conflict)"]);
+
     refuseUpgrades = false;
     await expect.poll(() => page.getAttribute("#connection", "data-state"), { timeout: 15_000 }).toBe("connected");
     expect(Number(await page.getAttribute("#connection", "data-connections"))).toBeGreaterThanOrEqual(2);
