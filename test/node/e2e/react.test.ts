@@ -5,12 +5,14 @@
  * provider paces it), a call waiting for approval that its Approve button runs, a Deny whose
  * reason the model gets, and a socket the network drops while the turn goes on: the hook
  * reconnects and replays the frames it missed, each once. The page renders under StrictMode, so
- * the hook's double mount is exercised too.
+ * the hook's double mount is exercised too. The example component of docs/client.md is bundled as
+ * written and holds a conversation with an approval.
  *
  * The page comes from a local server of the test that passes every other request, and WebSocket
  * upgrades, through to `wrangler dev`: one origin, as an app served beside weft has it (so no CORS),
  * and a place to cut the sockets from the network's side and refuse new ones for a while.
  */
+import { readFileSync } from "node:fs";
 import { createServer, request, type Server } from "node:http";
 import { connect, type Socket } from "node:net";
 import { build } from "esbuild";
@@ -24,11 +26,27 @@ const found = findChromium();
 if ("reason" in found) console.log(`weft/react browser test skipped: ${found.reason}`);
 
 const SCRIPT = [{ text: "Paying.", toolCalls: [{ id: "pay", name: "needs_ok", arguments: { amount: 500 } }] }, { text: "Paid." }];
-const HTML = `<!doctype html><meta charset="utf-8"><title>useThread</title><link rel="icon" href="data:,"><div id="root"></div><script type="module" src="/__react/page.js"></script>`;
+/** The page that loads `script`. */
+const html = (script: string) =>
+  `<!doctype html><meta charset="utf-8"><title>useThread</title><link rel="icon" href="data:,"><div id="root"></div><script type="module" src="${script}"></script>`;
+
+/**
+ * docs/client.md's `tsx chat-example` block as a page: the component as written, its weft URL
+ * made the page's origin, mounted on `?thread=`.
+ */
+function docsExample(): string {
+  const doc = readFileSync("docs/client.md", "utf8");
+  const block = /^```tsx chat-example\n([\s\S]*?)^```$/m.exec(doc);
+  if (!block) throw new Error("docs/client.md has no ```tsx chat-example block");
+  const component = block[1]!.replace('url: "http://localhost:8787"', "url: location.origin");
+  if (component === block[1]) throw new Error('the docs example no longer passes url: "http://localhost:8787"');
+  return `${component}\nimport { createRoot } from "react-dom/client";\ncreateRoot(document.getElementById("root")!).render(<Chat threadId={new URLSearchParams(location.search).get("thread")!} />);\n`;
+}
 
 let weft: DevServer;
 let browser: Browser;
-let bundle: string;
+/** The bundled scripts the front server serves, by path. */
+const scripts = new Map<string, string>();
 const fake = createFakeProvider();
 let provider: { url: string; close(): Promise<void> };
 let front: Server;
@@ -44,8 +62,10 @@ let refuseUpgrades = false;
 async function startFront(): Promise<void> {
   const target = new URL(weft.url);
   front = createServer((req, res) => {
-    if (req.url === "/__react/page.js") return void res.writeHead(200, { "content-type": "text/javascript" }).end(bundle);
-    if (req.url?.startsWith("/__react/")) return void res.writeHead(200, { "content-type": "text/html" }).end(HTML);
+    const script = scripts.get(req.url ?? "");
+    if (script) return void res.writeHead(200, { "content-type": "text/javascript" }).end(script);
+    if (req.url?.startsWith("/__react/example/")) return void res.writeHead(200, { "content-type": "text/html" }).end(html("/__react/example.js"));
+    if (req.url?.startsWith("/__react/")) return void res.writeHead(200, { "content-type": "text/html" }).end(html("/__react/page.js"));
     const upstream = request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
@@ -86,8 +106,7 @@ function cutSockets(threadId?: string): string[] {
 
 beforeAll(async () => {
   if (!found.path) return;
-  const built = await build({
-    entryPoints: ["test/node/e2e/react-page.ts"],
+  const common = {
     bundle: true,
     format: "esm",
     platform: "browser",
@@ -95,8 +114,15 @@ beforeAll(async () => {
     write: false,
     define: { "process.env.NODE_ENV": '"development"' },
     logLevel: "silent",
+  } as const;
+  scripts.set("/__react/page.js", (await build({ ...common, entryPoints: ["test/node/e2e/react-page.ts"] })).outputFiles[0]!.text);
+  const example = await build({
+    ...common,
+    stdin: { contents: docsExample(), loader: "tsx", resolveDir: process.cwd(), sourcefile: "docs/client.md#chat-example.tsx" },
+    jsx: "automatic",
+    alias: { "weft/react": "./src/react/index.ts" },
   });
-  bundle = built.outputFiles[0]!.text;
+  scripts.set("/__react/example.js", example.outputFiles[0]!.text);
   provider = await serveFakeProvider(fake);
   weft = await sharedWeft("dev");
   await startFront();
@@ -111,13 +137,14 @@ afterAll(async () => {
 });
 
 /** Opens the page on `threadId` and waits for its subscription to connect. */
-async function openPage(threadId: string): Promise<Page & { errors: string[] }> {
+async function openPage(threadId: string, path = "/__react/"): Promise<Page & { errors: string[] }> {
   const page = (await browser.newPage()) as Page & { errors: string[] };
   page.errors = [];
   page.on("pageerror", (e) => page.errors.push(e.message));
   // Failed upgrades while the front server refuses them are expected; any other error is not.
   page.on("console", (m) => m.type() === "error" && !(refuseUpgrades && m.text().includes("WebSocket connection")) && page.errors.push(m.text()));
-  await page.goto(`${frontUrl}/__react/?thread=${threadId}`);
+  await page.goto(`${frontUrl}${path}?thread=${threadId}`);
+  if (path !== "/__react/") return page;
   await page.waitForSelector("#connection[data-state=connected]").catch(async (e: Error) => {
     throw new Error(`${e.message}\npage errors: ${JSON.stringify(page.errors)}\npage: ${(await page.content()).slice(0, 2000)}`);
   });
@@ -280,6 +307,22 @@ describe.skipIf(!found.path)("useThread in Chromium", () => {
     expect(ofThread().at(-1)).toBe(`/threads/${threadId}/ws?since=${info.lastSeq}&batch=1`);
     expect(await shown(page)).toEqual(await stored(threadId));
     await expectEveryFrameOnce(page, threadId);
+    expect(page.errors).toEqual([]);
+    await page.close();
+  });
+
+  it("docs/client.md's example component, as written, holds a conversation with an approval", async () => {
+    const threadId = await createThread(weft.url, { agent: "default", script: SCRIPT });
+    const page = await openPage(threadId, "/__react/example/");
+    await page.fill("input[aria-label=Message]", "Pay 500 please");
+    await page.click("button:text-is('Send')");
+    await page.waitForSelector("button:text-is('Approve')");
+    expect(await text(page, ".call")).toContain("needs_ok: awaiting_approval");
+    await page.click("button:text-is('Approve')");
+    await expect.poll(() => page.locator("p.assistant").allTextContents()).toEqual(["Paying.", "Paid."]);
+    expect(await page.locator("p.user").allTextContents()).toEqual(["Pay 500 please"]);
+    expect(await text(page, ".call")).toContain("needs_ok: succeeded");
+    expect(await page.$$("button:text-is('Stop')")).toHaveLength(0);
     expect(page.errors).toEqual([]);
     await page.close();
   });
