@@ -67,7 +67,7 @@ export interface ThreadCall extends ThreadCallState {
 
 /** The subscription's state: whether frames can arrive now, and how far they got. */
 export interface ThreadConnection {
-  /** `connecting` before the first open, `connected`, `reconnecting` after a drop, `closed` when the subscription ended (see `error`). */
+  /** `connecting` before the first open, `connected`, `reconnecting` after a drop, `closed` when the subscription ended (see `error`) or there is no `threadId`. */
   state: "connecting" | "connected" | "reconnecting" | "closed";
   /** The `seq` of the last frame shown; a reconnect asks for the frames after it. */
   lastSeq: number;
@@ -109,6 +109,7 @@ export interface UseThreadResult {
  * nothing is missed. Changing `threadId` starts over on the new thread.
  * @param options the thread, and a `client` or the `url`/`token` to reach weft with
  * @returns messages, streaming text, calls with `approve`/`deny`, status, `send`, `stop`, `error`, `connection`
+ * @throws TypeError during render when neither `client` nor `url` is given (a mistake in the code, not a runtime condition)
  */
 export function useThread(options: UseThreadOptions): UseThreadResult {
   const { threadId, client: given, url, token, includeSilent } = options;
@@ -135,8 +136,10 @@ export function useThread(options: UseThreadOptions): UseThreadResult {
       delivered.current = { threadId, lastSeq: 0 };
       dispatch({ kind: "reset", threadId });
       setError(null);
+      setConnection({ state: "connecting", connections: 0 });
+    } else {
+      setConnection((c) => ({ ...c, state: c.connections > 0 ? "reconnecting" : "connecting" }));
     }
-    setConnection((c) => ({ ...c, state: c.connections > 0 ? "reconnecting" : "connecting" }));
     const subscription = client.subscribe(threadId, {
       since: delivered.current.lastSeq,
       onEvent(frame) {
@@ -199,7 +202,7 @@ export function useThread(options: UseThreadOptions): UseThreadResult {
     send,
     stop,
     error,
-    connection: { ...connection, lastSeq: current.lastSeq },
+    connection: { ...connection, ...(threadId ? {} : { state: "closed" as const }), lastSeq: current.lastSeq },
   };
 }
 

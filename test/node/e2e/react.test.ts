@@ -13,13 +13,12 @@
  * and a place to cut the sockets from the network's side and refuse new ones for a while.
  */
 import { readFileSync } from "node:fs";
-import { createServer, request, type Server } from "node:http";
-import { connect, type Socket } from "node:net";
 import { build } from "esbuild";
 import { type Browser, type Page, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFakeProvider, serveFakeProvider } from "../../../scripts/lib/fake-provider.mjs";
 import { findChromium } from "./chromium.js";
+import { type FrontServer, startFront } from "./front-server.js";
 import { call, createThread, sharedWeft, waitIdle, type DevServer } from "./support.js";
 
 const found = findChromium();
@@ -49,59 +48,15 @@ let browser: Browser;
 const scripts = new Map<string, string>();
 const fake = createFakeProvider();
 let provider: { url: string; close(): Promise<void> };
-let front: Server;
-let frontUrl: string;
-/** Open WebSockets passing through the front server: the request path and the two sockets. */
-const tunnels = new Set<{ path: string; sockets: [Socket, Socket] }>();
-/** The path of every WebSocket upgrade the front server passed through, in order. */
-const upgrades: string[] = [];
-/** While true the front server refuses WebSocket upgrades (the network is down for them). */
-let refuseUpgrades = false;
+let front: FrontServer;
 
-/** Serves the page at /__react/ and passes everything else through to weft, upgrades included. */
-async function startFront(): Promise<void> {
-  const target = new URL(weft.url);
-  front = createServer((req, res) => {
-    const script = scripts.get(req.url ?? "");
-    if (script) return void res.writeHead(200, { "content-type": "text/javascript" }).end(script);
-    if (req.url?.startsWith("/__react/example/")) return void res.writeHead(200, { "content-type": "text/html" }).end(html("/__react/example.js"));
-    if (req.url?.startsWith("/__react/")) return void res.writeHead(200, { "content-type": "text/html" }).end(html("/__react/page.js"));
-    const upstream = request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    upstream.on("error", () => res.destroy());
-    req.pipe(upstream);
-  });
-  front.on("upgrade", (req, socket: Socket, head: Buffer) => {
-    if (refuseUpgrades) return void socket.destroy();
-    upgrades.push(req.url ?? "");
-    const upstream = connect(Number(target.port), target.hostname, () => {
-      const lines = [`${req.method} ${req.url} HTTP/1.1`];
-      for (let i = 0; i < req.rawHeaders.length; i += 2) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
-      upstream.write(`${lines.join("\r\n")}\r\n\r\n`);
-      if (head.length > 0) upstream.write(head);
-      socket.pipe(upstream).pipe(socket);
-    });
-    const tunnel = { path: req.url ?? "", sockets: [socket, upstream] as [Socket, Socket] };
-    tunnels.add(tunnel);
-    const end = () => {
-      tunnels.delete(tunnel);
-      socket.destroy();
-      upstream.destroy();
-    };
-    socket.on("error", end).on("close", end);
-    upstream.on("error", end).on("close", end);
-  });
-  await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve));
-  frontUrl = `http://127.0.0.1:${(front.address() as { port: number }).port}`;
-}
-
-/** Cuts the WebSockets passing through (of one thread, or all), as a network failure does (no close frame); answers their paths. */
-function cutSockets(threadId?: string): string[] {
-  const cut = [...tunnels].filter((t) => !threadId || t.path.startsWith(`/threads/${threadId}/ws`));
-  for (const { sockets } of cut) for (const s of sockets) s.destroy();
-  return cut.map((t) => t.path);
+/** The test's pages: the hook's page, the docs example, and their scripts. */
+function pages(path: string): [string, string] | undefined {
+  const script = scripts.get(path);
+  if (script) return ["text/javascript", script];
+  if (path.startsWith("/__react/example/")) return ["text/html", html("/__react/example.js")];
+  if (path.startsWith("/__react/")) return ["text/html", html("/__react/page.js")];
+  return undefined;
 }
 
 beforeAll(async () => {
@@ -125,25 +80,28 @@ beforeAll(async () => {
   scripts.set("/__react/example.js", example.outputFiles[0]!.text);
   provider = await serveFakeProvider(fake);
   weft = await sharedWeft("dev");
-  await startFront();
+  front = await startFront(weft.url, pages);
   browser = await chromium.launch({ executablePath: found.path, headless: true, args: ["--no-sandbox"] });
 }, 120_000);
 afterAll(async () => {
   await browser?.close();
-  cutSockets();
-  await new Promise((resolve) => (front ? front.close(resolve) : resolve(undefined)));
+  await front?.close();
   await weft?.stop();
   await provider?.close();
 });
 
+/** A page with the errors it logged; `dropsExpected` when the test cuts its sockets. */
+type TestPage = Page & { errors: string[]; dropsExpected: boolean };
+
 /** Opens the page on `threadId` and waits for its subscription to connect. */
-async function openPage(threadId: string, path = "/__react/"): Promise<Page & { errors: string[] }> {
-  const page = (await browser.newPage()) as Page & { errors: string[] };
+async function openPage(threadId: string, path = "/__react/"): Promise<TestPage> {
+  const page = (await browser.newPage()) as TestPage;
   page.errors = [];
+  page.dropsExpected = false;
   page.on("pageerror", (e) => page.errors.push(e.message));
-  // Failed upgrades while the front server refuses them are expected; any other error is not.
-  page.on("console", (m) => m.type() === "error" && !(refuseUpgrades && m.text().includes("WebSocket connection")) && page.errors.push(m.text()));
-  await page.goto(`${frontUrl}${path}?thread=${threadId}`);
+  // Failed upgrades once a test refuses them are expected; any other error is not.
+  page.on("console", (m) => m.type() === "error" && !(page.dropsExpected && m.text().includes("WebSocket connection")) && page.errors.push(m.text()));
+  await page.goto(`${front.url}${path}?thread=${threadId}`);
   if (path !== "/__react/") return page;
   await page.waitForSelector("#connection[data-state=connected]").catch(async (e: Error) => {
     throw new Error(`${e.message}\npage errors: ${JSON.stringify(page.errors)}\npage: ${(await page.content()).slice(0, 2000)}`);
@@ -270,9 +228,10 @@ describe.skipIf(!found.path)("useThread in Chromium", () => {
     const before = Number(await page.getAttribute("#connection", "data-last-seq"));
 
     // Cut the socket and refuse new ones while the turn finishes without the page.
-    refuseUpgrades = true;
+    page.dropsExpected = true;
+    front.refuseUpgrades = true;
     // One socket per thread: StrictMode's first mount left none open.
-    expect(cutSockets(threadId)).toEqual([`/threads/${threadId}/ws?since=0&batch=1`]);
+    expect(front.cutSockets(threadId)).toEqual([`/threads/${threadId}/ws?since=0&batch=1`]);
     await expect.poll(() => page.getAttribute("#connection", "data-state")).toBe("reconnecting");
     const approved = await call(weft.url, "POST", `/threads/${threadId}/calls/pay/approve`, {});
     expect(approved.status).toBe(200);
@@ -288,7 +247,7 @@ describe.skipIf(!found.path)("useThread in Chromium", () => {
     // Chromium logs the refused request itself; that one line is expected.
     expect(page.errors.splice(0).map((e) => e.replace(/\d+/g, "N"))).toEqual(["Failed to load resource: the server responded with a status of N (Conflict)"]);
 
-    refuseUpgrades = false;
+    front.refuseUpgrades = false;
     await expect.poll(() => page.getAttribute("#connection", "data-state"), { timeout: 15_000 }).toBe("connected");
     expect(Number(await page.getAttribute("#connection", "data-connections"))).toBeGreaterThanOrEqual(2);
     await expect.poll(() => statusOf(page, "pay")).toBe("succeeded");
@@ -299,9 +258,9 @@ describe.skipIf(!found.path)("useThread in Chromium", () => {
     // A second drop with nothing missed: it reconnects and shows nothing twice.
     const opened = await page.getAttribute("#connection", "data-connections");
     // The reconnect asked for the frames after the last one shown before the cut.
-    const ofThread = () => upgrades.filter((u) => u.startsWith(`/threads/${threadId}/ws`));
+    const ofThread = () => front.upgrades.filter((u) => u.startsWith(`/threads/${threadId}/ws`));
     expect(ofThread().at(-1)).toBe(`/threads/${threadId}/ws?since=${before}&batch=1`);
-    expect(cutSockets(threadId)).toEqual([`/threads/${threadId}/ws?since=${before}&batch=1`]);
+    expect(front.cutSockets(threadId)).toEqual([`/threads/${threadId}/ws?since=${before}&batch=1`]);
     await expect.poll(() => page.getAttribute("#connection", "data-connections"), { timeout: 15_000 }).not.toBe(opened);
     await expect.poll(() => page.getAttribute("#connection", "data-state")).toBe("connected");
     expect(ofThread().at(-1)).toBe(`/threads/${threadId}/ws?since=${info.lastSeq}&batch=1`);
