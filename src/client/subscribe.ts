@@ -19,6 +19,11 @@ export interface SubscribeOptions {
   /** Called on every (re)connection, with the `since` it asked for. */
   onOpen?(info: { since: number; connection: number }): void;
   /**
+   * Called when an open connection drops and a reconnect follows (never after `close()` or an
+   * error that ends the subscription), with the WebSocket close `code` and `reason`.
+   */
+  onClose?(info: { code: number; reason: string }): void;
+  /**
    * A token for each connection, asked before every one (the first and each reconnect); default
    * the client's `token`. A JWT's socket is closed by the server at the token's `exp` (1008,
    * `token expired: ...`); with a getter that returns a fresh token the subscription reconnects
@@ -90,10 +95,17 @@ export function subscribe(conn: ConnectionOptions, threadId: string, options: Su
     ...options.reconnect,
   });
 
+  let open = false;
   socket.addEventListener("open", () => {
+    open = true;
     openedSinceAttempt = true;
     connections++;
     options.onOpen?.({ since: lastSeq, connection: connections });
+  });
+  socket.addEventListener("close", (event) => {
+    if (!open) return; // an attempt that never opened: still (re)connecting
+    open = false;
+    if (!ended) options.onClose?.({ code: event.code, reason: event.reason });
   });
   socket.addEventListener("message", (event) => {
     if (ended) return;

@@ -1,6 +1,6 @@
 /**
  * The API reference builds from the TSDoc of weft's public entries (`weft`, `weft/client`,
- * `weft/testing`; `npm run docs:api`, TypeDoc) without a single warning: no broken `{@link}`,
+ * `weft/testing`, `weft/react`; `npm run docs:api`, TypeDoc) without a single warning: no broken `{@link}`,
  * nothing referenced that is not exported. TypeDoc reads src/ alone (tsconfig.typedoc.json) and
  * leaves type errors to the typecheck suite (skipErrorChecking): over the whole project and
  * type-checking it again, this one file cost about 100 s of npm test.
@@ -12,7 +12,7 @@ import { expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
-it("TypeDoc documents the three public entries (weft, weft/client, weft/testing) with no warnings", async () => {
+it("TypeDoc documents the four public entries (weft, weft/client, weft/testing, weft/react) with no warnings", async () => {
   const typedoc = path.join(ROOT, "node_modules", "typedoc", "bin", "typedoc");
   const run = await new Promise<{ code: number; out: string }>((resolve) =>
     execFile(process.execPath, [typedoc, "--emit", "none", "--treatWarningsAsErrors"], { cwd: ROOT, env: { ...process.env, NO_COLOR: "1" } }, (error, stdout, stderr) =>

@@ -56,8 +56,8 @@ function exportsOf(file: string): Array<{ at: Found; docs: string[] }> {
 
 const ALL = sources("src").flatMap(exportsOf);
 
-/** The entry points users import: agent authors (`weft`, alias `@standardagents/spec`), client users (`weft/client`) and tests (`weft/testing`). */
-const ENTRY_POINTS = ["src/index.ts", "src/client/index.ts", "src/testing/index.ts"];
+/** The entry points users import: agent authors (`weft`, alias `@standardagents/spec`), client users (`weft/client`, `weft/react`) and tests (`weft/testing`). */
+const ENTRY_POINTS = ["src/index.ts", "src/client/index.ts", "src/testing/index.ts", "src/react/index.ts"];
 
 /**
  * The members (properties, methods, constructors, accessors) without TSDoc of every interface,
