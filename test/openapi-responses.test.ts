@@ -184,6 +184,37 @@ describe("OpenAPI response schemas against real answers", () => {
     expect((await send("DELETE", `/threads/${id}/files/${files[0]!.path}`)).body).toEqual({ deleted: true });
   });
 
+  it("records with their optional fields: a capped result with an attachment, a refused input, a thrown error, a dry run", async () => {
+    const id = await createThread({ agent: "guarantees" });
+    const script = [
+      {
+        text: "working",
+        toolCalls: [
+          { id: "big", name: "big_result", arguments: { bytes: 6000, attach: true } },
+          { id: "bad", name: "needs_ok", arguments: { amount: "lots" } },
+          { id: "boom", name: "flaky", arguments: { failures: 1, how: "permanent" } },
+        ],
+      },
+      { text: "done" },
+    ];
+    await send("POST", `/threads/${id}/messages`, { json: { content: "records", script } });
+    await stubOf(id).waitIdle();
+    const calls = (await send("GET", `/threads/${id}/calls`)).body.calls as Array<Record<string, unknown>>;
+    expect(calls.find((c) => c.callId === "big")).toMatchObject({ fullResultPath: expect.any(String), result: { attachments: [expect.objectContaining({ path: expect.any(String) })] } });
+    expect(calls.find((c) => c.callId === "bad")).toMatchObject({ errorCode: "invalid_tool_input", errorDetails: expect.any(Object) });
+    const messages = (await send("GET", `/threads/${id}/messages?limit=50`)).body.messages as Array<Record<string, unknown>>;
+    expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "tool", "tool", "assistant"]);
+    expect((await send("GET", `/threads/${id}`)).body.lastTurn).toMatchObject({ modelSteps: [expect.any(Object), expect.any(Object)], usage: expect.any(Object) });
+    expect((await send("GET", `/threads/${id}/chat`)).body.messages.length).toBeGreaterThan(1);
+    expect((await send("GET", `/threads/${id}/files`)).body.files.length).toBe(2);
+
+    const dry = await send("POST", "/threads", { json: { agent: "guarantees", dryRun: true, asOf: "2026-01-01T00:00:00Z" } });
+    expect(dry.body).toMatchObject({ dryRun: true, asOf: "2026-01-01T00:00:00Z" });
+    await send("POST", `/threads/${dry.body.threadId}/messages`, { json: { content: "dry", script: [{ toolCalls: [{ id: "w", name: "effect_write", arguments: {} }] }, { text: "ok" }] } });
+    await stubOf(dry.body.threadId).waitIdle();
+    expect((await send("GET", `/threads/${dry.body.threadId}/calls/w`)).body).toMatchObject({ stubbed: true });
+  });
+
   it("chat: the history as UI messages, and a streamed turn", async () => {
     const id = await waitingThread();
     expect((await send("GET", `/threads/${id}/chat`)).body.messages.length).toBeGreaterThan(0);

@@ -28,7 +28,7 @@ export function accountRoutes() {
     return raw;
   };
 
-  app.get("/", describe("Who the caller is", { 200: ok("The verified caller", R.Account) }), (c) => c.json({ userId: c.var.caller.userId, name: c.var.caller.name, roles: c.var.caller.roles, admin: c.var.caller.admin }));
+  app.get("/", describe("Who the caller is", { 200: ok("The verified caller", R.Account) }), (c) => c.json({ userId: c.var.caller.userId, name: c.var.caller.name, roles: c.var.caller.roles, admin: c.var.caller.admin } satisfies R.Body<typeof R.Account>));
 
   app.get("/env", describe("The caller's account env (secret values are never shown)", { 200: ok("Each value: text shown, secret by its type only", R.AccountEnv) }), async (c) => {
     const values = await account(c).envValues();
@@ -40,7 +40,7 @@ export function accountRoutes() {
     const name = envName(c.req.param("name"));
     const body = c.req.valid("json");
     unwrap(await account(c).setEnv(name, body.value, body.type ?? "secret"));
-    return c.json({ name, type: body.type ?? "secret" });
+    return c.json({ name, type: body.type ?? "secret" } satisfies R.Body<typeof R.AccountEnvSet>);
   });
 
   app.delete("/env/:name", describe("Remove an account env value", { 200: ok("Whether there was such a value", R.Deleted), ...refused(400) }), async (c) => c.json(unwrap(await account(c).deleteEnv(envName(c.req.param("name"))))));

@@ -11,6 +11,9 @@ import * as z from "zod";
 import { ERROR_CODES, type ErrorCode } from "../errors.js";
 import { CALL_STATUSES } from "../protocol.js";
 
+/** The body a response schema describes, for a route that builds its answer itself (`c.json(x satisfies Body<typeof Index>)`). */
+export type Body<S extends z.ZodType> = z.output<S>;
+
 /** The registry of response schemas: each schema's `id` is its name under `components.schemas`. */
 export const responseSchemas = z.registry<{ id: string }>();
 

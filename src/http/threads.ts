@@ -74,7 +74,7 @@ export function threadRoutes() {
   // Removes the thread and (the thread does it, before its rows go) its index entry, so it stops counting against the per-user limit.
   app.delete("/:id", describe("Delete a thread and everything it holds", { 200: ok("Deleted", R.ThreadDeleted), ...refused(404) }), async (c) => {
     unwrap(await threadStub(c.env, c.req.param("id")).destroy(c.var.caller));
-    return c.json({ deleted: true });
+    return c.json({ deleted: true } satisfies R.Body<typeof R.ThreadDeleted>);
   });
 
   app.post("/:id/stop", describe("Stop the turn, running or waiting for a person", { 200: ok("Whether a turn was stopped", R.Stopped), ...refused(404) }), async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).stop(c.var.caller))));
