@@ -1,7 +1,8 @@
 /**
- * Every route's response bodies, in one place: zod schemas of what each route answers, each
- * registered under the name it has in the OpenAPI document (`components.schemas`), and turned into
- * JSON Schema there by zod's `z.toJSONSchema`. Each schema is tied to the TypeScript type the
+ * Every route's response bodies, in one place (with the records they carry, response-records.ts):
+ * zod schemas of what each route answers, each registered under the name it has in the OpenAPI
+ * document (`components.schemas`), and turned into JSON Schema there by zod's `z.toJSONSchema`
+ * (response-registry.ts). Each schema is tied to the TypeScript type the
  * server builds the answer from (see response-types.ts), so the two cannot drift apart unnoticed:
  * `npm run typecheck` fails when one changes without the other. test/openapi-responses.test.ts
  * checks real answers of every operation against the document.
@@ -9,24 +10,12 @@
  */
 import * as z from "zod";
 import { ERROR_CODES, type ErrorCode } from "../errors.js";
-import { CALL_STATUSES } from "../protocol.js";
+import { CallRecord, Message, ModelTool, TurnRecord } from "./response-records.js";
+import { count, epochMs, named, side } from "./response-registry.js";
 
-/** The body a response schema describes, for a route that builds its answer itself (`c.json(x satisfies Body<typeof Index>)`). */
-export type Body<S extends z.ZodType> = z.output<S>;
+export * from "./response-records.js";
+export { type Body, refOf, responseComponents, responseSchemas } from "./response-registry.js";
 
-/** The registry of response schemas: each schema's `id` is its name under `components.schemas`. */
-export const responseSchemas = z.registry<{ id: string }>();
-
-/** `schema` (with its `description`), registered in {@link responseSchemas} as `id`. */
-function named<T extends z.ZodType>(id: string, schema: T, description?: string): T {
-  const described = description ? (schema.describe(description) as T) : schema;
-  responseSchemas.add(described as z.ZodType, { id });
-  return described;
-}
-
-const count = z.number().int().nonnegative();
-const epochMs = z.number().describe("Milliseconds since the Unix epoch");
-const side = z.enum(["a", "b"]);
 const codes = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
 
 /** `{ error: { code, message, details? } }` with `code` one of `allowed`. */
@@ -59,40 +48,6 @@ export function errorBodyOf(status: number): z.ZodType {
   return body;
 }
 
-export const TokenUsage = named(
-  "TokenUsage",
-  z.object({ inputTokens: z.number().optional(), outputTokens: z.number().optional(), cachedInputTokens: z.number().optional() }),
-  "Tokens as the provider reports them; absent counts are unknown",
-);
-
-export const ModelStepRecord = named(
-  "ModelStepRecord",
-  z.object({
-    step: count,
-    model: z.string(),
-    finishReason: z.string(),
-    usage: TokenUsage,
-    attempts: count,
-    retries: z.array(z.string()).optional(),
-    side: side.optional(),
-  }),
-);
-
-export const TurnRecord = named(
-  "TurnRecord",
-  z.object({
-    turnId: z.string(),
-    status: z.enum(["running", "waiting", "completed", "stopped", "failed"]),
-    steps: count,
-    startedAt: epochMs,
-    finishedAt: epochMs.optional(),
-    error: z.string().optional(),
-    errorCode: z.enum(["restart_loop", "stream_cut", "model_timeout"]).optional(),
-    modelSteps: z.array(ModelStepRecord).optional(),
-    usage: TokenUsage.optional(),
-  }),
-);
-
 /** What `POST /threads` answers: the thread's record. */
 export const ThreadMeta = named(
   "ThreadMeta",
@@ -107,18 +62,6 @@ export const ThreadMeta = named(
     ephemeral: z.boolean(),
     counted: z.literal(true).optional(),
     parent: z.object({ threadId: z.string(), callId: z.string() }).optional(),
-  }),
-);
-
-/** A tool as the model is told about it; a provider-executed one names the provider's tool. */
-export const ModelTool = named(
-  "ModelTool",
-  z.object({
-    name: z.string(),
-    description: z.string(),
-    inputSchema: z.record(z.string(), z.unknown()),
-    executionMode: z.enum(["local", "provider"]).optional(),
-    providerTool: z.object({ id: z.templateLiteral([z.string(), ".", z.string()]), args: z.record(z.string(), z.unknown()).optional() }).optional(),
   }),
 );
 
@@ -142,114 +85,14 @@ export const ThreadPage = named(
   z.object({ threads: z.array(z.object({ threadId: z.string(), agentId: z.string(), createdAt: epochMs })), nextCursor: z.string().nullable() }),
 );
 
-export const ToolCallRequest = named(
-  "ToolCallRequest",
-  z.object({
-    id: z.string(),
-    name: z.string(),
-    arguments: z.string(),
-    cutOff: z.union([z.boolean(), z.literal("length")]).optional(),
-    oversized: z.number().optional(),
-    announced: z.boolean().optional(),
-    providerExecuted: z.boolean().optional(),
-    providerResult: z.object({ value: z.unknown(), isError: z.boolean().optional(), provider: z.string() }).optional(),
-    providerMetadata: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
-  }),
-);
-
-export const Message = named(
-  "Message",
-  z.object({
-    id: count,
-    role: z.enum(["user", "assistant", "system", "tool"]),
-    content: z.string(),
-    toolCalls: z.array(ToolCallRequest).optional(),
-    toolCallId: z.string().optional(),
-    name: z.string().optional(),
-    silent: z.boolean(),
-    metadata: z.record(z.string(), z.unknown()).optional(),
-    depth: count.optional(),
-    side: side.optional(),
-    createdAt: epochMs,
-  }),
-);
-
 /** `GET /threads/:id/messages`. */
 export const MessagePage = named("MessagePage", z.object({ messages: z.array(Message), total: count, hasMore: z.boolean() }));
 
 /** `POST /threads/:id/messages`: queued behind a turn, or stored (`message`) and its turn started. */
 export const PostedMessage = named("PostedMessage", z.object({ queued: z.boolean(), message: Message.optional() }));
 
-const ToolAttachment = z.object({ name: z.string(), mimeType: z.string(), data: z.string(), width: z.number().optional(), height: z.number().optional() });
-const AttachmentRef = z.object({ name: z.string(), mimeType: z.string(), path: z.string(), size: count });
-
-export const ToolResult = named(
-  "ToolResult",
-  z.object({
-    status: z.enum(["success", "error"]),
-    result: z.string().optional(),
-    error: z.string().optional(),
-    stack: z.string().optional(),
-    attachments: z.array(z.union([ToolAttachment, AttachmentRef])).optional(),
-  }),
-);
-
-const callStatus = z.enum(CALL_STATUSES);
-
-/** One call record (`GET /threads/:id/calls/:callId`). */
-export const CallRecord = named(
-  "CallRecord",
-  z.object({
-    callId: z.string(),
-    toolName: z.string(),
-    source: z.enum(["model", "direct", "queue", "invoke"]),
-    status: callStatus,
-    argsText: z.string(),
-    input: z.unknown().optional(),
-    result: ToolResult.optional(),
-    attempts: count,
-    effectKey: z.string(),
-    turnId: z.string().optional(),
-    createdAt: epochMs,
-    startedAt: epochMs.optional(),
-    finishedAt: epochMs.optional(),
-    durationMs: z.number().optional(),
-    stubbed: z.boolean().optional(),
-    approvedBy: z.string().optional(),
-    decidedBy: z.string().optional(),
-    parkReason: z.string().optional(),
-    argsHash: z.string().optional(),
-    errorCode: z.string().optional(),
-    errorDetails: z.record(z.string(), z.unknown()).optional(),
-    fullResultPath: z.string().optional(),
-    outcome: z.literal("unknown").optional(),
-    restarts: count.optional(),
-  }),
-);
-
 /** `GET /threads/:id/calls`. */
 export const CallList = named("CallList", z.object({ calls: z.array(CallRecord) }));
-
-/** How a call stands after approve, deny or settle. */
-export const CallOutcome = named(
-  "CallOutcome",
-  z.object({
-    callId: z.string(),
-    toolName: z.string(),
-    argsText: z.string(),
-    status: callStatus,
-    final: z.boolean(),
-    result: ToolResult,
-    isError: z.boolean(),
-    errorCode: z.enum(codes).optional(),
-    errorDetails: z.record(z.string(), z.unknown()).optional(),
-    durationMs: z.number(),
-    attempts: count,
-    endsTurn: z.boolean(),
-    stubbed: z.boolean().optional(),
-    fullResultPath: z.string().optional(),
-  }),
-);
 
 /** `POST /v1/tools/:name`: the direct call's outcome; a scratch thread adds `scratchWorkspace`, and `sessionId` while its call waits. */
 export const DirectCallAnswer = named(
@@ -269,6 +112,7 @@ export const DirectCallAnswer = named(
   }),
 );
 
+/** A thread's file: path, type, size and when it was written. */
 export const FileInfo = named("FileInfo", z.object({ path: z.string(), mimeType: z.string(), size: count, createdAt: epochMs }));
 
 /** `GET /threads/:id/files`. */
@@ -295,6 +139,7 @@ export const AccountEnv = named(
 /** `PUT /account/env/:name`. */
 export const AccountEnvSet = named("AccountEnvSet", z.object({ name: z.string(), type: z.enum(["text", "secret"]) }));
 
+/** A tool as `GET /v1/tools` lists it: schemas, effect, endsTurn and needsApproval. */
 export const ToolListing = named(
   "ToolListing",
   z.object({
@@ -341,17 +186,3 @@ export const OpenApiDocument = named(
   z.looseObject({ openapi: z.string(), info: z.looseObject({ title: z.string(), version: z.string() }), paths: z.record(z.string(), z.unknown()) }),
 );
 
-/** Every registered response schema as JSON Schema, for `components.schemas`; references between them are `#/components/schemas/<id>`. */
-export function responseComponents(): Record<string, unknown> {
-  const { schemas } = z.toJSONSchema(responseSchemas, { uri: (id) => `#/components/schemas/${id}` });
-  // OpenAPI 3.1's dialect is the document's: no `$schema` per component; each is found by its
-  // place in the document, so no `$id` either (a `$id` may not be a fragment).
-  return Object.fromEntries(Object.entries(schemas).map(([id, { $schema: _s, $id: _i, ...schema }]) => [id, schema]));
-}
-
-/** The `$ref` of a registered schema. @throws Error for a schema not registered (a response without a name). */
-export function refOf(schema: z.ZodType): { $ref: string } {
-  const id = responseSchemas.get(schema)?.id;
-  if (!id) throw new Error("response schema not registered in responseSchemas");
-  return { $ref: `#/components/schemas/${id}` };
-}
