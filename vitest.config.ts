@@ -15,7 +15,7 @@ const EXCLUDED = ["test/node/**", "node_modules/**", "test/agents.test.ts"];
 // Files that change a test user's account env each get a runtime of their own: every change
 // wakes each thread that ever read that account's values (src/account/durable.ts), and in the
 // shared runtime that is every such thread of every file before.
-const OWN_RUNTIME = ["test/env.test.ts", "test/direct-call-secrets.test.ts", "test/weft-credentials.test.ts", "test/authz.test.ts", "test/authz-secrets-endpoints.test.ts"];
+const OWN_RUNTIME = ["test/env.test.ts", "test/openapi-responses.test.ts", "test/direct-call-secrets.test.ts", "test/weft-credentials.test.ts", "test/authz.test.ts", "test/authz-secrets-endpoints.test.ts"];
 
 export default defineConfig({
   plugins: [

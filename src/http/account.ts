@@ -6,7 +6,8 @@
 import { Hono } from "hono";
 import { WeftError } from "../errors.js";
 import type { AuthedEnv } from "./auth.js";
-import { describe } from "./openapi.js";
+import { describe, ok, refused } from "./openapi.js";
+import * as R from "./responses.js";
 import { AccountEnvBody } from "./schemas.js";
 import { accountStub, unwrap } from "./stubs.js";
 import { jsonBody } from "./validate.js";
@@ -27,22 +28,22 @@ export function accountRoutes() {
     return raw;
   };
 
-  app.get("/", describe("Who the caller is"), (c) => c.json({ userId: c.var.caller.userId, name: c.var.caller.name, roles: c.var.caller.roles, admin: c.var.caller.admin }));
+  app.get("/", describe("Who the caller is", { 200: ok("The verified caller", R.Account) }), (c) => c.json({ userId: c.var.caller.userId, name: c.var.caller.name, roles: c.var.caller.roles, admin: c.var.caller.admin } satisfies R.Body<typeof R.Account>));
 
-  app.get("/env", describe("The caller's account env (secret values are never shown)"), async (c) => {
+  app.get("/env", describe("The caller's account env (secret values are never shown)", { 200: ok("Each value: text shown, secret by its type only", R.AccountEnv) }), async (c) => {
     const values = await account(c).envValues();
     const env = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, v.type === "text" ? v : { type: v.type }]));
     return c.json({ env });
   });
 
-  app.put("/env/:name", describe("Set an account env value"), jsonBody(AccountEnvBody), async (c) => {
+  app.put("/env/:name", describe("Set an account env value", { 200: ok("The name and type set", R.AccountEnvSet), ...refused(400, 413, 415) }), jsonBody(AccountEnvBody), async (c) => {
     const name = envName(c.req.param("name"));
     const body = c.req.valid("json");
     unwrap(await account(c).setEnv(name, body.value, body.type ?? "secret"));
-    return c.json({ name, type: body.type ?? "secret" });
+    return c.json({ name, type: body.type ?? "secret" } satisfies R.Body<typeof R.AccountEnvSet>);
   });
 
-  app.delete("/env/:name", describe("Remove an account env value"), async (c) => c.json(unwrap(await account(c).deleteEnv(envName(c.req.param("name"))))));
+  app.delete("/env/:name", describe("Remove an account env value", { 200: ok("Whether there was such a value", R.Deleted), ...refused(400) }), async (c) => c.json(unwrap(await account(c).deleteEnv(envName(c.req.param("name"))))));
 
   return app;
 }

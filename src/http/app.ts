@@ -20,7 +20,8 @@ import { callRoutes } from "./calls.js";
 import { chatRoutes } from "./chat.js";
 import { fileRoutes } from "./files.js";
 import { mcpRoutes } from "./mcp.js";
-import { describe, openApiDocument } from "./openapi.js";
+import { describe, ok, openApiDocument } from "./openapi.js";
+import * as R from "./responses.js";
 import { threadRoutes } from "./threads.js";
 import { toolRoutes } from "./tools.js";
 import { requestBodies } from "./validate.js";
@@ -73,8 +74,8 @@ export function createApp(registry: Registry, catalog = new ToolCatalog(registry
   app.use("*", requestBodies());
 
 
-  app.get("/", describe("Name the agents, tools and routes; a browser (Accept: text/html) gets the playground page", { 200: "JSON, or the playground's HTML" }), (c) =>
-    c.json({ name: "weft", agents: agentIds(registry), tools: Object.keys(registry.tools).sort(), routes: routeList(app), caller: c.var.caller.userId }),
+  app.get("/", describe("Name the agents, tools and routes; a browser (Accept: text/html) gets the playground page", { 200: { description: "JSON, or the playground's HTML", json: R.Index, media: ["text/html"] } }), (c) =>
+    c.json({ name: "weft", agents: agentIds(registry), tools: Object.keys(registry.tools).sort(), routes: routeList(app), caller: c.var.caller.userId } satisfies R.Body<typeof R.Index>),
   );
   app.route("/threads", threadRoutes());
   app.route("/threads", callRoutes());
@@ -84,7 +85,7 @@ export function createApp(registry: Registry, catalog = new ToolCatalog(registry
   app.route("/v1/tools", toolRoutes(catalog));
   app.route("/mcp", mcpRoutes(registry));
   let described: Promise<Record<string, unknown>> | null = null;
-  app.get("/openapi.json", describe("This API's OpenAPI 3.1 description, generated from the router"), async (c) => c.json(await (described ??= openApiDocument(app))));
+  app.get("/openapi.json", describe("This API's OpenAPI 3.1 description, generated from the router", { 200: ok("This document", R.OpenApiDocument) }), async (c) => c.json(await (described ??= openApiDocument(app))));
 
   app.notFound((c) => c.json(new WeftError("not_found", `no route ${c.req.method} ${c.req.path}`).toBody(), 404));
   app.onError((err, c) => {

@@ -7,7 +7,8 @@
 import { Hono } from "hono";
 import type { AuthedEnv } from "./auth.js";
 import { idempotencyOf } from "./idempotency.js";
-import { describe } from "./openapi.js";
+import { describe, ok, refused } from "./openapi.js";
+import * as R from "./responses.js";
 import { ApproveBody, CallsQuery, DenyBody, SettleBody } from "./schemas.js";
 import { threadStub, unwrap } from "./stubs.js";
 import { jsonBody, query } from "./validate.js";
@@ -16,26 +17,26 @@ import { jsonBody, query } from "./validate.js";
 export function callRoutes() {
   const app = new Hono<AuthedEnv>();
 
-  app.get("/:id/calls", describe("List the thread's call records (?status= filters)"), query(CallsQuery), async (c) => {
+  app.get("/:id/calls", describe("List the thread's call records (?status= filters)", { 200: ok("The call records", R.CallList), ...refused(400, 404) }), query(CallsQuery), async (c) => {
     const { status } = c.req.valid("query");
     return c.json(unwrap(await threadStub(c.env, c.req.param("id")).listCalls(c.var.caller, status ? { status } : {})));
   });
 
-  app.get("/:id/calls/:callId", describe("Read one call record"), async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).getCall(c.var.caller, c.req.param("callId")))));
+  app.get("/:id/calls/:callId", describe("Read one call record", { 200: ok("The call record", R.CallRecord), ...refused(404) }), async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).getCall(c.var.caller, c.req.param("callId")))));
 
-  app.post("/:id/calls/:callId/approve", describe("Approve a call that waits for approval; it runs once"), jsonBody(ApproveBody), async (c) => {
+  app.post("/:id/calls/:callId/approve", describe("Approve a call that waits for approval; it runs once", { 200: ok("How the call stands now", R.CallOutcome), ...refused(400, 404, 409, 413, 415, 422) }), jsonBody(ApproveBody), async (c) => {
     const body = c.req.valid("json");
     const idem = await idempotencyOf(c, body);
     return c.json(unwrap(await threadStub(c.env, c.req.param("id")).approve(c.var.caller, c.req.param("callId"), body.argsHash, idem)));
   });
 
-  app.post("/:id/calls/:callId/deny", describe("Deny a call that waits for approval"), jsonBody(DenyBody), async (c) => {
+  app.post("/:id/calls/:callId/deny", describe("Deny a call that waits for approval", { 200: ok("The denied call", R.CallOutcome), ...refused(400, 404, 409, 413, 415, 422) }), jsonBody(DenyBody), async (c) => {
     const body = c.req.valid("json");
     const idem = await idempotencyOf(c, body);
     return c.json(unwrap(await threadStub(c.env, c.req.param("id")).deny(c.var.caller, c.req.param("callId"), body.reason, idem)));
   });
 
-  app.post("/:id/calls/:callId/settle", describe("Settle a parked call by hand"), jsonBody(SettleBody), async (c) => {
+  app.post("/:id/calls/:callId/settle", describe("Settle a parked call by hand", { 200: ok("How the call stands now", R.CallOutcome), ...refused(400, 404, 409, 413, 415, 422) }), jsonBody(SettleBody), async (c) => {
     const body = c.req.valid("json");
     const idem = await idempotencyOf(c, body);
     return c.json(unwrap(await threadStub(c.env, c.req.param("id")).settle(c.var.caller, c.req.param("callId"), body, idem)));

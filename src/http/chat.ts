@@ -19,7 +19,8 @@ import type { Caller } from "../rpc.js";
 import { CALLER_HEADER, type ThreadApi } from "../thread/api.js";
 import { checkContentSize } from "../thread/store/messages.js";
 import type { AuthedEnv } from "./auth.js";
-import { describe } from "./openapi.js";
+import { describe, ok, refused } from "./openapi.js";
+import * as R from "./responses.js";
 import { threadStub, unwrap } from "./stubs.js";
 import { jsonBody } from "./validate.js";
 
@@ -108,14 +109,14 @@ export function chatRoutes() {
   const app = new Hono<AuthedEnv>();
 
   // The conversation so far as UI messages (useChat's `messages`), newest `CHAT_HISTORY_LIMIT` stored messages.
-  app.get("/:id/chat", describe("The conversation so far as AI SDK UI messages (useChat's messages)"), async (c) => {
+  app.get("/:id/chat", describe("The conversation so far as AI SDK UI messages (useChat's messages)", { 200: ok("The UI messages, oldest first", R.ChatHistory), ...refused(404) }), async (c) => {
     const stub = threadStub(c.env, c.req.param("id"));
     const page = unwrap(await stub.getMessages(c.var.caller, { limit: CHAT_HISTORY_LIMIT, order: "desc", maxDepth: 0 }));
     const { calls } = unwrap(await stub.listCalls(c.var.caller));
     return c.json({ messages: toUIMessages(page.messages.reverse(), calls), hasMore: page.hasMore });
   });
 
-  app.post("/:id/chat", describe("Stream a turn in the AI SDK's UI message stream protocol (useChat)", { 200: "A UI message stream (server-sent events)" }), jsonBody(ChatBody), async (c) => {
+  app.post("/:id/chat", describe("Stream a turn in the AI SDK's UI message stream protocol (useChat)", { 200: { description: "A UI message stream (server-sent events)", media: ["text/event-stream"] }, ...refused(400, 404, 413, 415) }), jsonBody(ChatBody), async (c) => {
     const threadId = c.req.param("id");
     const caller = c.var.caller;
     const stub = threadStub(c.env, threadId);

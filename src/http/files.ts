@@ -5,7 +5,8 @@
  */
 import { Hono } from "hono";
 import type { AuthedEnv } from "./auth.js";
-import { describe } from "./openapi.js";
+import { describe, ok, refused } from "./openapi.js";
+import * as R from "./responses.js";
 import { threadStub, unwrap } from "./stubs.js";
 
 /** The path after `/files/`, decoded once (stored paths hold percent-encoded call ids). */
@@ -25,9 +26,9 @@ function disposition(path: string, mimeType: string): string {
 export function fileRoutes() {
   const app = new Hono<AuthedEnv>();
 
-  app.get("/:id/files", describe("List the thread's files"), async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).listFiles(c.var.caller))));
+  app.get("/:id/files", describe("List the thread's files", { 200: ok("The files", R.FileList), ...refused(404) }), async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).listFiles(c.var.caller))));
 
-  app.get("/:id/files/*", describe("Fetch one file, with its content type", { 200: "The file's bytes" }), async (c) => {
+  app.get("/:id/files/*", describe("Fetch one file, with its content type", { 200: { description: "The file's bytes, with the content type it was stored with", media: ["*/*"] }, ...refused(404) }), async (c) => {
     const path = filePath(c.req.url);
     const file = unwrap(await threadStub(c.env, c.req.param("id")).getFile(c.var.caller, path));
     const body = file.encoding === "utf-8" ? new TextEncoder().encode(file.data) : Uint8Array.from(atob(file.data), (ch) => ch.charCodeAt(0));
@@ -41,7 +42,7 @@ export function fileRoutes() {
     });
   });
 
-  app.delete("/:id/files/*", describe("Delete one file"), async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).deleteFile(c.var.caller, filePath(c.req.url)))));
+  app.delete("/:id/files/*", describe("Delete one file", { 200: ok("Whether there was such a file", R.Deleted), ...refused(404) }), async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).deleteFile(c.var.caller, filePath(c.req.url)))));
 
   return app;
 }

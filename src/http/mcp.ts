@@ -4,13 +4,14 @@
  * run by {@link runDirectCall} like `POST /v1/tools/:name`.
  * @module
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { handleMcpRequest } from "../mcp/server.js";
 import type { Registry } from "../run/agent.js";
 import { ToolCatalog } from "../tools/catalog.js";
 import type { AuthedEnv } from "./auth.js";
 import { runDirectCall } from "./direct-call.js";
-import { describe } from "./openapi.js";
+import { describe, ok, refused } from "./openapi.js";
+import * as R from "./responses.js";
 
 /** Version the MCP server reports in `initialize` (the package's). */
 export const MCP_SERVER_VERSION = "0.1.0";
@@ -19,7 +20,7 @@ export const MCP_SERVER_VERSION = "0.1.0";
 export function mcpRoutes(registry: Registry) {
   const app = new Hono<AuthedEnv>();
   const catalog = new ToolCatalog(registry.tools);
-  app.on(["GET", "POST", "DELETE"], "/", describe("The MCP server (Streamable HTTP, stateless): JSON-RPC over POST; GET and DELETE answer 405"), (c) =>
+  const serve = (c: Context<AuthedEnv>) =>
     handleMcpRequest(
       c.req.raw,
       {
@@ -27,7 +28,18 @@ export function mcpRoutes(registry: Registry) {
         call: (name, input, session) => runDirectCall(c.env, c.var.caller, catalog, name, { input, ...session }),
       },
       MCP_SERVER_VERSION,
-    ),
+    );
+  app.post(
+    "/",
+    describe("The MCP server (Streamable HTTP, stateless): JSON-RPC over POST", {
+      200: ok("The JSON-RPC answer (a JSON-RPC error inside it keeps the protocol's shape)", R.McpAnswer),
+      202: { description: "Accepted: the body held only notifications or answers" },
+      ...refused(400, 406, 413, 415),
+    }),
+    serve,
   );
+  // Stateless: no server-initiated stream to open, no session to end.
+  app.get("/", describe("Not offered: this MCP server is stateless (405, Allow: POST)", refused(405)), serve);
+  app.delete("/", describe("Not offered: this MCP server has no sessions to end (405, Allow: POST)", refused(405)), serve);
   return app;
 }

@@ -11,7 +11,8 @@ import { checkContentSize } from "../thread/store/messages.js";
 import { CALLER_HEADER } from "../thread/api.js";
 import type { AuthedEnv } from "./auth.js";
 import { idempotencyOf } from "./idempotency.js";
-import { describe } from "./openapi.js";
+import { describe, ok, refused } from "./openapi.js";
+import * as R from "./responses.js";
 import { CreateThreadBody, MessagesQuery, PostMessageBody, ThreadsQuery, WsQuery } from "./schemas.js";
 import { accountStub, keyedThread, newThread, threadStub, tokenThread, unwrap } from "./stubs.js";
 import { jsonBody, query } from "./validate.js";
@@ -20,14 +21,14 @@ import { jsonBody, query } from "./validate.js";
 export function threadRoutes() {
   const app = new Hono<AuthedEnv>();
 
-  app.get("/", describe("List your threads, newest first (cursor pages)"), query(ThreadsQuery), async (c) => {
+  app.get("/", describe("List your threads, newest first (cursor pages)", { 200: ok("A page of threads; nextCursor is null on the last", R.ThreadPage), ...refused(400) }), query(ThreadsQuery), async (c) => {
     const q = c.req.valid("query");
     const account = accountStub(c.env, c.var.caller);
     if (!account) throw new WeftError("invalid_config", "listing threads needs the ACCOUNT Durable Object binding");
     return c.json(unwrap(await account.listThreads({ limit: pageSize("threads", q.limit), ...(q.cursor ? { cursor: q.cursor } : {}) })));
   });
 
-  app.post("/", describe("Create a thread", { 201: "The thread's metadata, with threadId" }), jsonBody(CreateThreadBody), async (c) => {
+  app.post("/", describe("Create a thread", { 201: ok("The thread's record, with threadId", R.ThreadMeta), ...refused(400, 404, 409, 413, 415, 422) }), jsonBody(CreateThreadBody), async (c) => {
     const body = c.req.valid("json");
     const { continuationToken, ...input } = body;
     const caller = c.var.caller;
@@ -47,9 +48,9 @@ export function threadRoutes() {
     return c.json(unwrap(created), 201);
   });
 
-  app.get("/:id", describe("Read a thread: status, messageCount, lastSeq, lastTurn"), async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).info(c.var.caller))));
+  app.get("/:id", describe("Read a thread: status, messageCount, lastSeq, lastTurn", { 200: ok("The thread", R.ThreadInfo), ...refused(404) }), async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).info(c.var.caller))));
 
-  app.get("/:id/messages", describe("Read a thread's messages, a page at a time"), query(MessagesQuery), async (c) => {
+  app.get("/:id/messages", describe("Read a thread's messages, a page at a time", { 200: ok("A page of messages", R.MessagePage), ...refused(400, 404) }), query(MessagesQuery), async (c) => {
     const q = c.req.valid("query");
     const options = {
       ...(q.limit !== undefined ? { limit: q.limit } : {}),
@@ -63,7 +64,7 @@ export function threadRoutes() {
     return c.json(unwrap(await threadStub(c.env, c.req.param("id")).getMessages(c.var.caller, options)));
   });
 
-  app.post("/:id/messages", describe("Post a message; starts a turn or queues behind one", { 202: "{ queued, message? }" }), jsonBody(PostMessageBody), async (c) => {
+  app.post("/:id/messages", describe("Post a message; starts a turn or queues behind one", { 202: ok("Queued behind a turn, or stored (message) with its turn started", R.PostedMessage), ...refused(400, 404, 413, 415, 422) }), jsonBody(PostMessageBody), async (c) => {
     const body = c.req.valid("json");
     checkContentSize(body.content, ["content"], limitOf(c.env, "messageBytes"), "WEFT_MAX_MESSAGE_BYTES");
     const idem = await idempotencyOf(c, body);
@@ -71,14 +72,14 @@ export function threadRoutes() {
   });
 
   // Removes the thread and (the thread does it, before its rows go) its index entry, so it stops counting against the per-user limit.
-  app.delete("/:id", describe("Delete a thread and everything it holds"), async (c) => {
+  app.delete("/:id", describe("Delete a thread and everything it holds", { 200: ok("Deleted", R.ThreadDeleted), ...refused(404) }), async (c) => {
     unwrap(await threadStub(c.env, c.req.param("id")).destroy(c.var.caller));
-    return c.json({ deleted: true });
+    return c.json({ deleted: true } satisfies R.Body<typeof R.ThreadDeleted>);
   });
 
-  app.post("/:id/stop", describe("Stop the turn, running or waiting for a person"), async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).stop(c.var.caller))));
+  app.post("/:id/stop", describe("Stop the turn, running or waiting for a person", { 200: ok("Whether a turn was stopped", R.Stopped), ...refused(404) }), async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).stop(c.var.caller))));
 
-  app.get("/:id/ws", describe("Subscribe to the thread's events: WebSocket upgrade, replaying frames after ?since=<seq>; ?batch=1 sends JSON arrays of frames", { 101: "Switching Protocols: frames { seq, type, data, at }" }), query(WsQuery), async (c) => {
+  app.get("/:id/ws", describe("Subscribe to the thread's events: WebSocket upgrade, replaying frames after ?since=<seq>; ?batch=1 sends JSON arrays of frames", { 101: { description: "Switching Protocols: frames { seq, type, data, at }" }, ...refused(400, 404, 426) }), query(WsQuery), async (c) => {
     const stub = threadStub(c.env, c.req.param("id"));
     // The thread checks the caller before it accepts: a refused upgrade is a plain 401/404.
     const request = new Request(c.req.raw);

@@ -8,7 +8,8 @@ import { type ToolCatalog, configHash } from "../tools/catalog.js";
 import type { AuthedEnv } from "./auth.js";
 import { answerDirectCall } from "./direct-call.js";
 import { idempotencyOf } from "./idempotency.js";
-import { describe } from "./openapi.js";
+import { describe, ok, refused } from "./openapi.js";
+import * as R from "./responses.js";
 import { DirectCallBody } from "./schemas.js";
 import { jsonBody } from "./validate.js";
 
@@ -17,7 +18,7 @@ export function toolRoutes(catalog: ToolCatalog) {
   const app = new Hono<AuthedEnv>();
   let listing: Promise<{ tools: ReturnType<ToolCatalog["list"]>; configHash: string }> | null = null;
 
-  app.get("/", describe("List every tool with its input and output JSON Schema, effect, and a configHash"), async (c) => {
+  app.get("/", describe("List every tool with its input and output JSON Schema, effect, and a configHash", { 200: ok("The tools", R.ToolList) }), async (c) => {
     listing ??= (async () => {
       const tools = catalog.list();
       return { tools, configHash: await configHash(tools) };
@@ -25,7 +26,7 @@ export function toolRoutes(catalog: ToolCatalog) {
     return c.json(await listing);
   });
 
-  app.post("/:name", describe("Call a tool directly, with no model turn", { 200: "The outcome { ok, toolName, callId, isError, result, durationMs, ... }", 202: "The call waits for a person (approval, or a parked outcome)" }), jsonBody(DirectCallBody), async (c) => {
+  app.post("/:name", describe("Call a tool directly, with no model turn", { 200: ok("The outcome { ok, toolName, callId, isError, result, durationMs, ... }", R.DirectCallAnswer), 202: ok("The call waits for a person (approval, or a parked outcome)", R.DirectCallAnswer), ...refused(400, 404, 409, 413, 415, 422) }), jsonBody(DirectCallBody), async (c) => {
     const body = c.req.valid("json");
     const { answer, status } = await answerDirectCall(c.env, c.get("caller"), catalog, c.req.param("name"), body, await idempotencyOf(c, body));
     return c.json(answer, status);

@@ -1,0 +1,188 @@
+/**
+ * Every route's response bodies, in one place (with the records they carry, response-records.ts):
+ * zod schemas of what each route answers, each registered under the name it has in the OpenAPI
+ * document (`components.schemas`), and turned into JSON Schema there by zod's `z.toJSONSchema`
+ * (response-registry.ts). Each schema is tied to the TypeScript type the
+ * server builds the answer from (see response-types.ts), so the two cannot drift apart unnoticed:
+ * `npm run typecheck` fails when one changes without the other. test/openapi-responses.test.ts
+ * checks real answers of every operation against the document.
+ * @module
+ */
+import * as z from "zod";
+import { ERROR_CODES, type ErrorCode } from "../errors.js";
+import { CallRecord, Message, ModelTool, TurnRecord } from "./response-records.js";
+import { count, epochMs, named, side } from "./response-registry.js";
+
+export * from "./response-records.js";
+export { type Body, refOf, responseComponents, responseSchemas } from "./response-registry.js";
+
+const codes = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
+
+/** `{ error: { code, message, details? } }` with `code` one of `allowed`. */
+const errorShape = (allowed: readonly [ErrorCode, ...ErrorCode[]]) =>
+  z.object({
+    error: z.object({
+      code: z.enum(allowed),
+      message: z.string(),
+      details: z.record(z.string(), z.unknown()).optional().describe("For validation errors: `path` (array of keys) and `issues`."),
+    }),
+  });
+
+/** The one error body of every route: `{ error: { code, message, details? } }`, `code` from weft's closed union. */
+export const ErrorBody = named("Error", errorShape(codes), "An error; its HTTP status comes from its code (src/errors.ts)");
+
+const errorBodies = new Map<number, z.ZodType>();
+
+/**
+ * The error body for one HTTP status (`Error404`, ...): `code` is one of the codes that answer with it.
+ * @throws Error for a status no code answers with
+ */
+export function errorBodyOf(status: number): z.ZodType {
+  let body = errorBodies.get(status);
+  if (!body) {
+    const allowed = codes.filter((c) => ERROR_CODES[c].status === status);
+    if (allowed.length === 0) throw new Error(`no error code answers with status ${status}`);
+    body = named(`Error${status}`, errorShape(allowed as [ErrorCode, ...ErrorCode[]]), `An error answered with status ${status}: ${allowed.join(", ")}`);
+    errorBodies.set(status, body);
+  }
+  return body;
+}
+
+/** What `POST /threads` answers: the thread's record. */
+export const ThreadMeta = named(
+  "ThreadMeta",
+  z.object({
+    threadId: z.string(),
+    agentId: z.string(),
+    userId: z.string().nullable(),
+    createdAt: epochMs,
+    arguments: z.record(z.string(), z.unknown()),
+    dryRun: z.boolean(),
+    asOf: z.string().optional(),
+    ephemeral: z.boolean(),
+    counted: z.literal(true).optional(),
+    parent: z.object({ threadId: z.string(), callId: z.string() }).optional(),
+  }),
+);
+
+/** What `GET /threads/:id` answers. */
+export const ThreadInfo = named(
+  "ThreadInfo",
+  ThreadMeta.extend({
+    status: z.enum(["idle", "running", "waiting"]),
+    messageCount: count,
+    lastSeq: count,
+    lastTurn: TurnRecord.optional(),
+    tools: z.array(ModelTool),
+    unavailableTools: z.array(z.object({ name: z.string(), reason: z.string() })),
+    models: z.array(z.object({ side, spec: z.string(), where: z.string() })),
+  }),
+);
+
+/** `GET /threads`: a page of the caller's threads, newest first. */
+export const ThreadPage = named(
+  "ThreadPage",
+  z.object({ threads: z.array(z.object({ threadId: z.string(), agentId: z.string(), createdAt: epochMs })), nextCursor: z.string().nullable() }),
+);
+
+/** `GET /threads/:id/messages`. */
+export const MessagePage = named("MessagePage", z.object({ messages: z.array(Message), total: count, hasMore: z.boolean() }));
+
+/** `POST /threads/:id/messages`: queued behind a turn, or stored (`message`) and its turn started. */
+export const PostedMessage = named("PostedMessage", z.object({ queued: z.boolean(), message: Message.optional() }));
+
+/** `GET /threads/:id/calls`. */
+export const CallList = named("CallList", z.object({ calls: z.array(CallRecord) }));
+
+/** `POST /v1/tools/:name`: the direct call's outcome; a scratch thread adds `scratchWorkspace`, and `sessionId` while its call waits. */
+export const DirectCallAnswer = named(
+  "DirectCallAnswer",
+  z.object({
+    ok: z.boolean(),
+    toolName: z.string(),
+    callId: z.string(),
+    isError: z.boolean(),
+    result: z.string().nullable(),
+    error: z.string().optional(),
+    durationMs: z.number(),
+    attempts: count,
+    status: z.string(),
+    scratchWorkspace: z.literal(true).optional(),
+    sessionId: z.string().optional(),
+  }),
+);
+
+/** A thread's file: path, type, size and when it was written. */
+export const FileInfo = named("FileInfo", z.object({ path: z.string(), mimeType: z.string(), size: count, createdAt: epochMs }));
+
+/** `GET /threads/:id/files`. */
+export const FileList = named("FileList", z.object({ files: z.array(FileInfo) }));
+
+/** `DELETE` of a file or an account env value: whether there was one to remove. */
+export const Deleted = named("Deleted", z.object({ deleted: z.boolean() }));
+
+/** `DELETE /threads/:id`. */
+export const ThreadDeleted = named("ThreadDeleted", z.object({ deleted: z.literal(true) }));
+
+/** `POST /threads/:id/stop`: whether a turn was stopped. */
+export const Stopped = named("Stopped", z.object({ stopped: z.boolean() }));
+
+/** `GET /account`: the verified caller. */
+export const Account = named("Account", z.object({ userId: z.string(), name: z.string(), roles: z.array(z.string()), admin: z.boolean() }));
+
+/** `GET /account/env`: text values shown, secret values only by type. */
+export const AccountEnv = named(
+  "AccountEnv",
+  z.object({ env: z.record(z.string(), z.union([z.object({ value: z.string(), type: z.literal("text") }), z.object({ type: z.literal("secret") })])) }),
+);
+
+/** `PUT /account/env/:name`. */
+export const AccountEnvSet = named("AccountEnvSet", z.object({ name: z.string(), type: z.enum(["text", "secret"]) }));
+
+/** A tool as `GET /v1/tools` lists it: schemas, effect, endsTurn and needsApproval. */
+export const ToolListing = named(
+  "ToolListing",
+  z.object({
+    name: z.string(),
+    description: z.string(),
+    inputSchema: z.record(z.string(), z.unknown()),
+    outputSchema: z.record(z.string(), z.unknown()).nullable(),
+    effect: z.enum(["read", "write", "idempotent", "reconcilable", "predicate"]),
+    endsTurn: z.boolean(),
+    needsApproval: z.union([z.boolean(), z.literal("predicate")]),
+  }),
+);
+
+/** `GET /v1/tools`. */
+export const ToolList = named("ToolList", z.object({ tools: z.array(ToolListing), configHash: z.string() }));
+
+/** `GET /` as JSON. */
+export const Index = named("Index", z.object({ name: z.string(), agents: z.array(z.string()), tools: z.array(z.string()), routes: z.array(z.string()), caller: z.string() }));
+
+/** `GET /threads/:id/chat`: AI SDK UI messages (their parts as the AI SDK defines them). */
+export const ChatHistory = named(
+  "ChatHistory",
+  z.object({
+    messages: z.array(z.object({ id: z.string(), role: z.enum(["system", "user", "assistant"]), metadata: z.unknown().optional(), parts: z.array(z.looseObject({ type: z.string() })) })),
+    hasMore: z.boolean(),
+  }),
+);
+
+const JsonRpcAnswer = z.union([
+  z.object({ jsonrpc: z.literal("2.0"), id: z.union([z.string(), z.number()]), result: z.record(z.string(), z.unknown()) }),
+  z.object({
+    jsonrpc: z.literal("2.0"),
+    id: z.union([z.string(), z.number(), z.null()]).optional(),
+    error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }),
+  }),
+]);
+
+/** `POST /mcp`: a JSON-RPC 2.0 answer, or a batch of them. */
+export const McpAnswer = named("McpAnswer", z.union([JsonRpcAnswer, z.array(JsonRpcAnswer)]));
+
+/** `GET /openapi.json`: an OpenAPI 3.1 document. */
+export const OpenApiDocument = named(
+  "OpenApiDocument",
+  z.looseObject({ openapi: z.string(), info: z.looseObject({ title: z.string(), version: z.string() }), paths: z.record(z.string(), z.unknown()) }),
+);
+
