@@ -19,7 +19,7 @@ import type { ThreadMeta } from "../thread/store/meta.js";
 import type { TurnRecord } from "../thread/store/turns.js";
 import type { MessagesResult } from "../tools/thread-state.js";
 import type { ToolListing } from "../tools/catalog.js";
-import type { CallOutcome } from "../tools/host.js";
+import type { CallOutcome } from "../calls/call.js";
 import type { DirectCallAnswer } from "./direct-call.js";
 import type * as R from "./responses.js";
 
@@ -45,9 +45,7 @@ export type ResponseTypesMatch = [
   Holds<Matches<typeof R.TurnRecord, TurnRecord>>,
   Holds<Matches<typeof R.ThreadMeta, ThreadMeta>>,
   Holds<Matches<typeof R.ModelTool, ModelTool>>,
-  // ThreadInfo types `tools` narrower than what the thread sends (modelTools(): ModelTool[], which
-  // adds executionMode and providerTool): the schema describes what is sent.
-  Holds<Matches<typeof R.ThreadInfo, Omit<ThreadInfo, "tools"> & { tools: ModelTool[] }>>,
+  Holds<Matches<typeof R.ThreadInfo, ThreadInfo>>,
   Holds<Matches<typeof R.ThreadPage, ThreadPage>>,
   Holds<Matches<typeof R.ToolCallRequest, ToolCallRequest>>,
   Holds<Matches<typeof R.Message, Message>>,

@@ -4,6 +4,7 @@
  * @module
  */
 import type { HistoryMessage } from "../run/seed-history.js";
+import type { ModelTool } from "../models/model.js";
 import type { CallRecord, Message } from "../protocol.js";
 import type { UnavailableTool } from "../tools/catalog.js";
 import type { Settlement } from "../calls/decide.js";
@@ -56,8 +57,8 @@ export interface ThreadInfo extends ThreadMeta {
   lastSeq: number;
   /** The newest turn's record (status, steps, model steps and token usage); absent before the first turn. */
   lastTurn?: TurnRecord;
-  /** What the model is offered: each usable tool's name, description and input JSON Schema. */
-  tools: { name: string; description: string; inputSchema: Record<string, unknown> }[];
+  /** What the model is offered: each usable tool's name, description, input JSON Schema, and for a tool the provider runs itself, which one. */
+  tools: ModelTool[];
   /** Tools the agent defines that cannot be offered, with why; never left out silently. */
   unavailableTools: UnavailableTool[];
   /**
