@@ -10,7 +10,7 @@ import { integerSetting } from "../config.js";
 import { limitOf } from "../limits.js";
 import type { ThreadEngine } from "./engine.js";
 import { hasHook, toolHook } from "./hooks.js";
-import { createThreadState } from "./state.js";
+import { createThreadState } from "../run/state.js";
 import { MAX_CONTENT_BYTES } from "./store/messages.js";
 
 /** The settings of every call of `engine`'s thread. */

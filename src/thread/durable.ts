@@ -24,12 +24,12 @@ import { type DirectCallInput, directCall, outcomeText, outcomeWaitsForPerson } 
 import { SCRATCH_TTL_MS, checkAccess } from "./guard.js";
 import { checkModel, checkScriptable, modelsInForce } from "./model-choice.js";
 import { type RpcFailure, type RpcResult, rpc, rpcFailure } from "../rpc.js";
-import { envSources } from "./state.js";
+import { envSources } from "../run/state.js";
 import { type IdempotencyClaim, keyedCallId } from "./store/idempotency.js";
 import { migrate } from "./store/migrations.js";
 import type { ThreadMeta } from "./store/meta.js";
 import { modelTools } from "./turn-host.js";
-import { checkRequiredVariables, reachableTools } from "./variables.js";
+import { checkRequiredVariables, reachableTools } from "../run/variables.js";
 
 /** The body of a thread create and what reading a thread answers, as the Durable Object's RPC methods take and give them. */
 export type { CreateThreadInput, ThreadInfo } from "./api.js";

@@ -23,7 +23,7 @@ import { callWorldOf } from "./call-world.js";
 import { logFailedCall } from "./call-log.js";
 import { NO_USER_ENV, type UserEnvSource } from "../secrets/env.js";
 import { createMessages } from "./hooks.js";
-import type { StateHost } from "./state.js";
+import type { RunWorld } from "../run/world.js";
 import type { ThreadStore } from "./store/index.js";
 import type { ThreadMeta } from "./store/meta.js";
 
@@ -64,7 +64,7 @@ export type { CrashHook } from "../calls/context.js";
 const newId = (prefix: string) => orderedId(prefix, 16);
 
 /** A thread's running behaviour over its store. */
-export class ThreadEngine implements StateHost {
+export class ThreadEngine implements RunWorld {
   readonly agent: AgentDefinition;
   /** The agent's sides, side a first (one entry for a one-sided agent). */
   readonly sides: ResolvedSide[];

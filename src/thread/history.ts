@@ -11,7 +11,7 @@ import type { Execution } from "../run/execution.js";
 import { NEWEST, historyWindow, selectWindow } from "../run/window.js";
 import type { ThreadEngine } from "./engine.js";
 import { resolveModelSpec } from "./model-choice.js";
-import { modelDeadlinesOf } from "./model-deadlines.js";
+import { modelDeadlinesOf } from "../run/model-deadlines.js";
 import type { ThreadStore } from "./store/index.js";
 
 /** Keyset reads of the conversation at `depth`, above message id `floor`. */

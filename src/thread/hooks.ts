@@ -11,7 +11,7 @@ import type { NewTurnMessage } from "../run/messages.js";
 import { PROMPT_CALL_KEY } from "../run/prompt.js";
 import type { CallExecution } from "../calls/call.js";
 import type { ThreadEngine } from "./engine.js";
-import { createThreadState } from "./state.js";
+import { createThreadState } from "../run/state.js";
 
 /** The hook registered under `name`, if any. */
 function hookOf<N extends HookName>(engine: ThreadEngine, name: N): HookSignatures[N] | undefined {

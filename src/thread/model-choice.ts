@@ -14,7 +14,7 @@ import type { ModelInForce } from "./api.js";
 import type { ThreadEngine } from "./engine.js";
 import { type EnvEntry, type EnvSources, type ResolvedEnv, resolveEnv } from "../secrets/env.js";
 import { Redactor } from "../secrets/redact.js";
-import { envSources } from "./state.js";
+import { envSources } from "../run/state.js";
 
 /** A model named by a definition or by env, with where it was named (for error messages). */
 export interface ModelChoice {

@@ -25,9 +25,9 @@ import type { ThreadEngine } from "./engine.js";
 import { filterMessages } from "./hooks.js";
 import { conversationWindow, nestedWindow } from "./history.js";
 import { fallbacksFor, modelFor } from "./model-choice.js";
-import { runOf } from "./state.js";
+import { runOf } from "../run/state.js";
 import { MAX_DEPTH } from "./store/messages.js";
-import { modelDeadlinesOf } from "./model-deadlines.js";
+import { modelDeadlinesOf } from "../run/model-deadlines.js";
 import { announcing, modelTools, uniqueCallIds } from "./turn-host.js";
 
 /** Input of a prompt or agent called as a tool that declares no `args`. */

@@ -12,7 +12,7 @@ import type { ToolCatalog } from "../tools/catalog.js";
 import type { ThreadEngine } from "./engine.js";
 import { requestHistory } from "./history.js";
 import { filterMessages, hasHook, toolHook } from "./hooks.js";
-import { modelDeadlinesOf } from "./model-deadlines.js";
+import { modelDeadlinesOf } from "../run/model-deadlines.js";
 
 /**
  * Makes a step's call ids unique in the thread: an id already taken (by an earlier call or an
