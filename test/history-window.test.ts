@@ -81,7 +81,7 @@ describe("history windows", () => {
           cursors.push({ query, cursor });
           return cursor;
         }) as typeof sql.exec;
-        const { conversationWindow } = await import("../src/thread/history.js");
+        const { conversationWindow } = await import("../src/run/history.js");
         const { createScriptedModel } = await import("../src/models/scripted.js");
         let window: Message[];
         try {

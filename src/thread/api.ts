@@ -3,6 +3,7 @@
  * class `implements` it, so the compiler keeps the two in step (no hand-kept copy).
  * @module
  */
+import type { ModelInForce } from "../run/model-choice.js";
 import type { HistoryMessage } from "../run/seed-history.js";
 import type { CallRecord, Message } from "../protocol.js";
 import type { UnavailableTool } from "../tools/catalog.js";
@@ -69,12 +70,8 @@ export interface ThreadInfo extends ThreadMeta {
   models: ModelInForce[];
 }
 
-/** The model a side of a thread talks to, and what chose it. */
-export interface ModelInForce {
-  side: "a" | "b";
-  spec: string;
-  where: string;
-}
+/** The model a side of a thread talks to (defined with the model choice). */
+export type { ModelInForce } from "../run/model-choice.js";
 
 /** A scratch call's outcome; `kept` when its thread stays (the call waits for a person). */
 export type ScratchCallOutcome = DirectCallOutcome & { kept: boolean };

@@ -9,7 +9,7 @@ import { DEFAULT_RESULT_CAP_BYTES } from "../calls/size.js";
 import { integerSetting } from "../config.js";
 import { limitOf } from "../limits.js";
 import type { ThreadEngine } from "./engine.js";
-import { hasHook, toolHook } from "./hooks.js";
+import { hasHook, toolHook } from "../run/hook-calls.js";
 import { createThreadState } from "../run/state.js";
 import { MAX_CONTENT_BYTES } from "./store/messages.js";
 

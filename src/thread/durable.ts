@@ -22,7 +22,7 @@ import { historyRedactor, prepareThread } from "./create.js";
 import { checkStoredHistory } from "../run/seed-history.js";
 import { type DirectCallInput, directCall, outcomeText, outcomeWaitsForPerson } from "./direct.js";
 import { SCRATCH_TTL_MS, checkAccess } from "./guard.js";
-import { checkModel, checkScriptable, modelsInForce } from "./model-choice.js";
+import { checkModel, checkScriptable, modelsInForce } from "../run/model-choice.js";
 import { type RpcFailure, type RpcResult, rpc, rpcFailure } from "../rpc.js";
 import { envSources } from "../run/state.js";
 import { type IdempotencyClaim, keyedCallId } from "./store/idempotency.js";

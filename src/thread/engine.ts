@@ -22,7 +22,7 @@ import { Callables } from "./callables.js";
 import { callWorldOf } from "./call-world.js";
 import { logFailedCall } from "./call-log.js";
 import { NO_USER_ENV, type UserEnvSource } from "../secrets/env.js";
-import { createMessages } from "./hooks.js";
+import { createMessages } from "../run/hook-calls.js";
 import type { RunWorld } from "../run/world.js";
 import type { ThreadStore } from "./store/index.js";
 import type { ThreadMeta } from "./store/meta.js";
@@ -126,7 +126,7 @@ export class ThreadEngine implements RunWorld {
     return systemText(this.side(side).system, this.meta.arguments);
   }
 
-  /** Stores messages through the create-message hooks (see thread/hooks.ts `createMessages`). */
+  /** Stores messages through the create-message hooks (see src/run/hook-calls.ts `createMessages`). */
   createMessages(execution: CallExecution | null, messages: NewTurnMessage[], also?: () => void): Promise<Message[]> {
     return createMessages(this, execution, messages, also);
   }

@@ -10,10 +10,10 @@ import { Execution } from "../run/execution.js";
 import { resumePoint } from "../run/sides.js";
 import { type TurnEnd, runTurn } from "../run/turn.js";
 import { tellParent } from "./agent-tool.js";
-import { closeOpenStep } from "./close-step.js";
+import { closeOpenStep } from "../run/close-step.js";
 import type { ThreadEngine } from "./engine.js";
-import { conversationWindow } from "./history.js";
-import { fallbacksFor, modelFor } from "./model-choice.js";
+import { conversationWindow } from "../run/history.js";
+import { fallbacksFor, modelFor } from "../run/model-choice.js";
 import type { TurnRecord } from "./store/turns.js";
 import { createTurnHost } from "./turn-host.js";
 

@@ -22,9 +22,9 @@ import { CallSuspended, markResumable, waitsForPerson } from "../calls/suspend.j
 import type { AnyToolDefinition, LookupResult, ToolCallContext } from "../tools/types.js";
 import type { ThreadState } from "../tools/thread-state.js";
 import type { ThreadEngine } from "./engine.js";
-import { filterMessages } from "./hooks.js";
-import { conversationWindow, nestedWindow } from "./history.js";
-import { fallbacksFor, modelFor } from "./model-choice.js";
+import { filterMessages } from "../run/hook-calls.js";
+import { conversationWindow, nestedWindow } from "../run/history.js";
+import { fallbacksFor, modelFor } from "../run/model-choice.js";
 import { runOf } from "../run/state.js";
 import { MAX_DEPTH } from "./store/messages.js";
 import { modelDeadlinesOf } from "../run/model-deadlines.js";

@@ -10,8 +10,8 @@ import type { Execution } from "../run/execution.js";
 import { historyFor } from "../run/sides.js";
 import type { ToolCatalog } from "../tools/catalog.js";
 import type { ThreadEngine } from "./engine.js";
-import { requestHistory } from "./history.js";
-import { filterMessages, hasHook, toolHook } from "./hooks.js";
+import { requestHistory } from "../run/history.js";
+import { filterMessages, hasHook, toolHook } from "../run/hook-calls.js";
 import { modelDeadlinesOf } from "../run/model-deadlines.js";
 
 /**

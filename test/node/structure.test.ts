@@ -22,8 +22,7 @@ const KNOWN_CIRCLES: string[][] = [
   // the call runner and the Durable Object is a thin shell.
   [
     "src/thread/agent-tool.ts", "src/thread/api.ts", "src/thread/call-world.ts", "src/thread/callables.ts",
-    "src/thread/close-step.ts", "src/thread/direct.ts", "src/thread/engine.ts", "src/thread/history.ts",
-    "src/thread/hooks.ts", "src/thread/model-choice.ts", "src/thread/one-turn.ts", "src/thread/peers.ts",
+    "src/thread/direct.ts", "src/thread/engine.ts", "src/thread/one-turn.ts", "src/thread/peers.ts",
     "src/thread/prompt-tool.ts", "src/thread/runner.ts", "src/thread/turn-host.ts",
   ],
 ];
