@@ -3,8 +3,8 @@ import { Execution } from "../src/run/execution.js";
 import { runTurn as runTurnLoop } from "../src/run/turn.js";
 import type { ThreadEngine } from "../src/thread/engine.js";
 import { conversationWindow } from "../src/run/history.js";
-import { runOneTurn } from "../src/thread/one-turn.js";
-import { createTurnHost } from "../src/thread/turn-host.js";
+import { runOneTurn } from "../src/run/one-turn.js";
+import { createTurnHost } from "../src/run/world-host.js";
 import { callsOf, createThread, eventsOf, inThread, json, ledgerOf, messagesOf, runTurn, stubOf } from "./helpers.js";
 
 /** Every tool call of the history has exactly one tool result after it (what every provider requires). */

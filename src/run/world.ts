@@ -8,7 +8,9 @@ import type { EventPayloads, Message } from "../protocol.js";
 import type { ScriptSource } from "../models/scripted.js";
 import type { CallExecution } from "../calls/call.js";
 import type { CallRunner } from "../calls/runner.js";
+import type { LedgerRecord } from "../ports/ledger.js";
 import type { ThreadMeta, ThreadTables } from "../ports/store.js";
+import type { AccountNotices, ChildThreads } from "../ports/threads.js";
 import type { ToolCatalog } from "../tools/catalog.js";
 import type { ExecutionState } from "../tools/thread-state.js";
 import type { UserEnvSource } from "../secrets/env.js";
@@ -22,6 +24,10 @@ export interface RunTables extends ThreadTables {
   readonly summaries: HistorySummaries;
   /** The steps the scripted model plays. */
   readonly script: ScriptSource;
+  /** The call journal's rows, read by id. */
+  readonly calls: { get(callId: string): LedgerRecord | undefined };
+  /** Whether a call id is in use in the thread (a model may reuse one). */
+  callIdTaken(id: string): boolean;
 }
 
 /** What an execution (a turn, a nested prompt or agent run, a tool's `ThreadState`) needs of its thread. */
@@ -40,6 +46,10 @@ export interface RunWorld {
   readonly workerEnv: Readonly<Record<string, unknown>>;
   /** The user-account level of env resolution. */
   readonly userEnv: UserEnvSource;
+  /** Every tool a run of the thread may meet (every side's and prompt's), to judge stored calls. */
+  readonly callables: { everything(): ToolCatalog };
+  /** Child agents' threads and the owner's account (the threads port). */
+  readonly peers: ChildThreads & AccountNotices;
   /** Every way the thread's calls move. */
   readonly calls: CallRunner;
   /** The side `side` of the agent (side a when the agent has one side). */

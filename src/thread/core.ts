@@ -4,6 +4,7 @@
  * and the helpers every RPC answer goes through (access check, secrets, Idempotency-Key).
  * @module
  */
+import { DurableThreads } from "./peers.js";
 import { DurableObject } from "cloudflare:workers";
 import { ERROR_CODES, WeftError } from "../errors.js";
 import type { EventFrame } from "../protocol.js";
@@ -258,6 +259,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
         wakeSoon: () => void this.alarmClock.set(Date.now() + 50),
         flush: () => this.ledger.flush(),
         journalDurably: (entry) => this.ledger.beginDurably(entry),
+        peers: new DurableThreads(this.env as { THREAD?: DurableObjectNamespace; ACCOUNT?: DurableObjectNamespace }),
       },
       meta,
     );

@@ -14,7 +14,7 @@ import type { GetMessagesOptions } from "../tools/thread-state.js";
 import type { Settlement } from "../calls/decide.js";
 import { checkTimeArgNames } from "../calls/time-args.js";
 import { unavailableTools } from "../tools/catalog.js";
-import type { ChildAnswer } from "./agent-tool.js";
+import type { ChildAnswer } from "../run/agent-tool.js";
 import type { Caller } from "../rpc.js";
 import type { CreateThreadInput, ScratchCallOutcome, ThreadApi, ThreadInfo } from "./api.js";
 import { ThreadObject, type WeftEnv } from "./core.js";
@@ -28,7 +28,7 @@ import { envSources } from "../run/state.js";
 import { type IdempotencyClaim, keyedCallId } from "./store/idempotency.js";
 import { migrate } from "./store/migrations.js";
 import type { ThreadMeta } from "./store/meta.js";
-import { modelTools } from "./turn-host.js";
+import { modelTools } from "../run/world-host.js";
 import { checkRequiredVariables, reachableTools } from "../run/variables.js";
 
 /** The body of a thread create and what reading a thread answers, as the Durable Object's RPC methods take and give them. */

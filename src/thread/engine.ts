@@ -18,7 +18,8 @@ import { CallRunner } from "../calls/runner.js";
 import type { ToolCatalog } from "../tools/catalog.js";
 import type { JournalEntry } from "../tools/journal.js";
 import type { ExecutionState } from "../tools/thread-state.js";
-import { Callables } from "./callables.js";
+import { Callables } from "../run/callables.js";
+import type { AccountNotices, ChildThreads } from "../ports/threads.js";
 import { callWorldOf } from "./call-world.js";
 import { logFailedCall } from "./call-log.js";
 import { NO_USER_ENV, type UserEnvSource } from "../secrets/env.js";
@@ -50,6 +51,8 @@ export interface EngineHost {
   wakeSoon(): void;
   /** Resolves when all writes so far are durable (`storage.sync()`). */
   flush(): Promise<void>;
+  /** Child agents' threads and the owner's account, across Durable Objects (the threads port). */
+  readonly peers: ChildThreads & AccountNotices;
   /** Stores a new journal row and resolves once it is durable (see `CallContext.journalDurably`). */
   journalDurably(entry: JournalEntry): Promise<void>;
 }
@@ -95,6 +98,9 @@ export class ThreadEngine implements RunWorld {
   }
   get workerEnv(): Readonly<Record<string, unknown>> {
     return this.host.workerEnv;
+  }
+  get peers(): ChildThreads & AccountNotices {
+    return this.host.peers;
   }
   get userEnv(): UserEnvSource {
     return this.host.userEnv ?? NO_USER_ENV;

@@ -13,7 +13,7 @@ import { resultText } from "../calls/result.js";
 import type { Settlement } from "../calls/runner.js";
 import type { ThreadEngine } from "./engine.js";
 import { noSuchThread } from "./guard.js";
-import { type TurnSlot, admitInbox, runOneTurn } from "./one-turn.js";
+import { type TurnSlot, admitInbox, runOneTurn } from "../run/one-turn.js";
 import { checkContentSize } from "./store/messages.js";
 import type { TurnRecord } from "./store/turns.js";
 

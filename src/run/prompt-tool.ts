@@ -14,21 +14,21 @@
 import * as z from "zod";
 import { WeftError } from "../errors.js";
 import type { Message, ToolCallRequest, ToolResult } from "../protocol.js";
-import { Execution } from "../run/execution.js";
-import { PROMPT_CALL_KEY, type PromptDefinition, systemText } from "../run/prompt.js";
-import type { TurnHost } from "../run/turn-host.js";
-import { DEFAULT_MAX_STEPS, runTurn } from "../run/turn.js";
+import { Execution } from "./execution.js";
+import { PROMPT_CALL_KEY, type PromptDefinition, systemText } from "./prompt.js";
+import type { TurnHost } from "./turn-host.js";
+import { DEFAULT_MAX_STEPS, runTurn } from "./turn.js";
 import { CallSuspended, markResumable, waitsForPerson } from "../calls/suspend.js";
 import type { AnyToolDefinition, LookupResult, ToolCallContext } from "../tools/types.js";
 import type { ThreadState } from "../tools/thread-state.js";
-import type { ThreadEngine } from "./engine.js";
-import { filterMessages } from "../run/hook-calls.js";
-import { conversationWindow, nestedWindow } from "../run/history.js";
-import { fallbacksFor, modelFor } from "../run/model-choice.js";
-import { runOf } from "../run/state.js";
-import { MAX_DEPTH } from "./store/messages.js";
-import { modelDeadlinesOf } from "../run/model-deadlines.js";
-import { announcing, modelTools, uniqueCallIds } from "./turn-host.js";
+import type { RunWorld } from "./world.js";
+import { filterMessages } from "./hook-calls.js";
+import { conversationWindow, nestedWindow } from "./history.js";
+import { fallbacksFor, modelFor } from "./model-choice.js";
+import { runOf } from "./state.js";
+import { MAX_DEPTH } from "./messages.js";
+import { modelDeadlinesOf } from "./model-deadlines.js";
+import { announcing, modelTools, uniqueCallIds } from "./world-host.js";
 
 /** Input of a prompt or agent called as a tool that declares no `args`. */
 export const DEFAULT_CALL_ARGS = z.object({ input: z.string().describe("What to ask, in plain language") });
@@ -49,7 +49,7 @@ export const NESTED_RUN_TIMEOUT_MS = 15 * 60_000;
  * restart that cuts the call resumes it, as the effect table does for reconcilable calls, and no
  * write inside it runs twice (each has its own journal entry and effect).
  */
-export function promptTool(engine: ThreadEngine, name: string, prompt: PromptDefinition): AnyToolDefinition {
+export function promptTool(engine: RunWorld, name: string, prompt: PromptDefinition): AnyToolDefinition {
   const def = {
     kind: "tool",
     description: prompt.toolDescription,
@@ -69,12 +69,12 @@ export function promptTool(engine: ThreadEngine, name: string, prompt: PromptDef
 }
 
 /** The call id inside an effect key (`<branchId>:<callId>`; a thread is its own branch). */
-function callIdOf(engine: ThreadEngine, effectKey: string): string {
+function callIdOf(engine: RunWorld, effectKey: string): string {
   return effectKey.slice(engine.meta.threadId.length + 1);
 }
 
 /** The first (opening) and last stored messages of call `callId`'s nested run; none before it starts. */
-function runEnds(engine: ThreadEngine, callId: string): { first?: Message; last?: Message } {
+function runEnds(engine: RunWorld, callId: string): { first?: Message; last?: Message } {
   const [first] = engine.store.messages.ofPromptCall(callId, 0, Number.MAX_SAFE_INTEGER, 1, "asc");
   const [last] = engine.store.messages.ofPromptCall(callId, 0, Number.MAX_SAFE_INTEGER, 1, "desc");
   return { ...(first ? { first } : {}), ...(last ? { last } : {}) };
@@ -93,7 +93,7 @@ function openCalls(last: Message | undefined): ToolCallRequest[] | null {
 }
 
 /** True while a call of the nested run (or of a run nested in it) waits for a person. */
-async function nestedCallsWait(engine: ThreadEngine, callId: string): Promise<boolean> {
+async function nestedCallsWait(engine: RunWorld, callId: string): Promise<boolean> {
   for (const call of openCalls(runEnds(engine, callId).last) ?? []) {
     const record = engine.store.calls.get(call.id);
     if (record && (await waitsForPerson(record, engine.callables.everything()))) return true;
@@ -103,7 +103,7 @@ async function nestedCallsWait(engine: ThreadEngine, callId: string): Promise<bo
 
 /** Runs (or resumes) the nested loop of one prompt call; its final text is the tool result. */
 async function runPrompt(
-  engine: ThreadEngine,
+  engine: RunWorld,
   name: string,
   prompt: PromptDefinition,
   state: ThreadState,

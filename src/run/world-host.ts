@@ -3,16 +3,16 @@
  * @module
  */
 import type { ToolCallRequest } from "../protocol.js";
-import type { TurnHost } from "../run/turn-host.js";
-import { DEFAULT_MAX_STEPS } from "../run/turn.js";
+import type { TurnHost } from "./turn-host.js";
+import { DEFAULT_MAX_STEPS } from "./turn.js";
 import type { ModelTool } from "../models/model.js";
-import type { Execution } from "../run/execution.js";
-import { historyFor } from "../run/sides.js";
+import type { Execution } from "./execution.js";
+import { historyFor } from "./sides.js";
 import type { ToolCatalog } from "../tools/catalog.js";
-import type { ThreadEngine } from "./engine.js";
-import { requestHistory } from "../run/history.js";
-import { filterMessages, hasHook, toolHook } from "../run/hook-calls.js";
-import { modelDeadlinesOf } from "../run/model-deadlines.js";
+import type { RunWorld } from "./world.js";
+import { requestHistory } from "./history.js";
+import { filterMessages, hasHook, toolHook } from "./hook-calls.js";
+import { modelDeadlinesOf } from "./model-deadlines.js";
 
 /**
  * Makes a step's call ids unique in the thread: an id already taken (by an earlier call or an
@@ -55,7 +55,7 @@ export function providerToolId(toolName: string, executionProvider: string | und
  * the view of the history follow the execution's current side; with two sides every message the
  * turn writes is marked with its side.
  */
-export function createTurnHost(engine: ThreadEngine, execution: Execution): TurnHost {
+export function createTurnHost(engine: RunWorld, execution: Execution): TurnHost {
   const { store, agent } = engine;
   const turnId = execution.flowId;
   const twoSided = engine.sides.length > 1;
@@ -99,7 +99,7 @@ export function createTurnHost(engine: ThreadEngine, execution: Execution): Turn
 }
 
 /** How a turn (or a nested prompt's loop) announces calls while their arguments stream. */
-export function announcing(engine: ThreadEngine, execution: Execution): Pick<TurnHost, "progressArgumentOf" | "announce"> {
+export function announcing(engine: RunWorld, execution: Execution): Pick<TurnHost, "progressArgumentOf" | "announce"> {
   return {
     // The catalog of the place the step runs (its side, or its prompt), read when the call streams.
     progressArgumentOf: (name) => progressArgumentOf(engine.catalogFor(execution), name),
