@@ -5,7 +5,7 @@
  * @module
  */
 import type { EventPayloads, Message } from "../protocol.js";
-import type { ScriptSource } from "../models/scripted.js";
+import type { ScriptSource, StoredStep } from "../models/scripted.js";
 import type { CallExecution } from "../calls/call.js";
 import type { CallRunner } from "../calls/runner.js";
 import type { LedgerRecord } from "../ports/ledger.js";
@@ -22,8 +22,8 @@ import type { NewTurnMessage } from "./messages.js";
 export interface RunTables extends ThreadTables {
   /** Compaction summaries of the thread's own conversation (the newest is read). */
   readonly summaries: HistorySummaries;
-  /** The steps the scripted model plays. */
-  readonly script: ScriptSource;
+  /** The steps the scripted model plays, and more of them added (a posted message's `script`). */
+  readonly script: ScriptSource & { add(steps: readonly StoredStep[]): void };
   /** The call journal's rows, read by id. */
   readonly calls: { get(callId: string): LedgerRecord | undefined };
   /** Whether a call id is in use in the thread (a model may reuse one). */

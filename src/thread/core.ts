@@ -23,7 +23,7 @@ import { SCRATCH_TTL_MS, callerFromHeader, checkAccess, noSuchThread, thrownErro
 import { redactLogs } from "../secrets/redact.js";
 import { InFlight, deleteGraceMs } from "./removal.js";
 import { type RpcResult, rpcFailure } from "../rpc.js";
-import { TurnRunner } from "./runner.js";
+import { TurnRunner } from "../run/turn-runner.js";
 import { closeAll, closeExpired, onSocketMessage, replayAndAccept, socketExpiry } from "./sockets.js";
 import { isInitialized, migrate } from "./store/migrations.js";
 import { ThreadStore } from "./store/index.js";

@@ -7,7 +7,7 @@ import { WeftError } from "../errors.js";
 import { orderedId } from "../ids.js";
 import { waitsForPersonStatus } from "../protocol.js";
 import type { ThreadEngine } from "./engine.js";
-import type { TurnRunner } from "./runner.js";
+import type { TurnRunner } from "../run/turn-runner.js";
 
 /** Input of a direct call. */
 export interface DirectCallInput {
