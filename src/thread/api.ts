@@ -10,7 +10,7 @@ import type { UnavailableTool } from "../tools/catalog.js";
 import type { Settlement } from "../calls/decide.js";
 import type { CallOutcome } from "../calls/call.js";
 import type { GetMessagesOptions, MessagesResult } from "../tools/thread-state.js";
-import type { DirectCallInput, DirectCallOutcome } from "./direct.js";
+import type { DirectCallInput, DirectCallOutcome } from "../run/direct.js";
 import type { Caller, RpcFailure, RpcResult } from "../rpc.js";
 import type { FileInfo } from "./store/files.js";
 import type { IdempotencyClaim } from "./store/idempotency.js";

@@ -20,7 +20,7 @@ import type { CreateThreadInput, ScratchCallOutcome, ThreadApi, ThreadInfo } fro
 import { ThreadObject, type WeftEnv } from "./core.js";
 import { historyRedactor, prepareThread } from "./create.js";
 import { checkStoredHistory } from "../run/seed-history.js";
-import { type DirectCallInput, directCall, outcomeText, outcomeWaitsForPerson } from "./direct.js";
+import { type DirectCallInput, directCall, outcomeText, outcomeWaitsForPerson } from "../run/direct.js";
 import { SCRATCH_TTL_MS, checkAccess } from "./guard.js";
 import { checkModel, checkScriptable, modelsInForce } from "../run/model-choice.js";
 import { type RpcFailure, type RpcResult, rpc, rpcFailure } from "../rpc.js";

@@ -10,18 +10,17 @@ import { DEFAULT_RESULT_CAP_BYTES } from "../calls/size.js";
 import { integerSetting } from "../config.js";
 import { limitOf } from "../limits.js";
 import type { ToolCatalog } from "../tools/catalog.js";
-import type { RunWorld } from "../run/world.js";
-import { hasHook, toolHook } from "../run/hook-calls.js";
-import { createThreadState } from "../run/state.js";
-import type { ThreadStore } from "./store/index.js";
-import { MAX_CONTENT_BYTES } from "./store/messages.js";
+import type { RunTables, RunWorld } from "./world.js";
+import { hasHook, toolHook } from "./hook-calls.js";
+import { createThreadState } from "./state.js";
+import { MAX_CONTENT_BYTES } from "./messages.js";
 
 /**
- * What the call world needs of its thread (the engine is one): the run view, the SQLite store
- * whose journal the calls move in, redaction, held starts and the crash seam.
+ * What the call world needs of its thread (the engine is one): the run view, the call journal
+ * the calls move in, redaction, held starts and the crash seam.
  */
 export interface CallWorldHost extends RunWorld {
-  readonly store: ThreadStore;
+  readonly store: RunTables & { readonly calls: CallWorld["journal"] };
   readonly callables: RunWorld["callables"] & { catalogFor(execution: CallExecution | null): ToolCatalog };
   readonly crashHook: CrashHook | null;
   /** The value with every secret of the thread replaced. */
