@@ -104,7 +104,7 @@ export interface ThreadApi {
   deleteFile(caller: Caller, path: string): Promise<RpcResult<{ deleted: boolean }>>;
   callTool(caller: Caller, input: DirectCallInput, idem?: IdempotencyClaim): Promise<RpcResult<DirectCallOutcome>>;
   /**
-   * {@link callTool} with its outcome as a string (`outcomeText` in direct.ts: the JSON text the
+   * {@link callTool} with its outcome as a string (`outcomeText` in src/run/direct.ts: the JSON text the
    * Worker answers with, passed on as it is); a failure as in every `RpcResult`.
    */
   callToolJson(caller: Caller, input: DirectCallInput, idem?: IdempotencyClaim): Promise<string | RpcFailure>;
