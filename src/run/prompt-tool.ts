@@ -22,13 +22,11 @@ import { CallSuspended, markResumable, waitsForPerson } from "../calls/suspend.j
 import type { AnyToolDefinition, LookupResult, ToolCallContext } from "../tools/types.js";
 import type { ThreadState } from "../tools/thread-state.js";
 import type { RunWorld } from "./world.js";
-import { filterMessages } from "./hook-calls.js";
 import { conversationWindow, nestedWindow } from "./history.js";
 import { fallbacksFor, modelFor } from "./model-choice.js";
 import { runOf } from "./state.js";
 import { MAX_DEPTH } from "./messages.js";
-import { modelDeadlinesOf } from "./model-deadlines.js";
-import { announcing, modelTools, uniqueCallIds } from "./world-host.js";
+import { conversationOf } from "./world-host.js";
 
 /** Input of a prompt or agent called as a tool that declares no `args`. */
 export const DEFAULT_CALL_ARGS = z.object({ input: z.string().describe("What to ask, in plain language") });
@@ -137,15 +135,11 @@ async function runPrompt(
   if (!opening) [opening] = await engine.createMessages(child, [{ role: "user", content: openingMessage(args), depth, metadata: tag }]);
 
   const host: TurnHost = {
-    threadId: engine.meta.threadId,
+    ...conversationOf(engine, child),
     ...(prompt.system !== undefined ? { system: systemText(prompt.system, engine.meta.arguments)! } : {}),
     ...(prompt.modelSettings !== undefined ? { modelSettings: prompt.modelSettings } : {}),
     maxSteps: prompt.maxSteps ?? DEFAULT_MAX_STEPS,
-    tools: () => modelTools(engine.catalogFor(child)),
-    modelDeadlines: modelDeadlinesOf(engine.workerEnv),
-    ...announcing(engine, child),
     history,
-    prepareMessages: (snapshot) => filterMessages(engine, child, snapshot),
     async commit(messages) {
       await engine.createMessages(
         child,
@@ -157,9 +151,6 @@ async function runPrompt(
     // The open step is the last stored step whose calls have no results yet.
     pendingStep: () => openCalls(history().at(-1)),
     dispatch: (execution, request) => engine.calls.requestWithQueue(execution, { ...request, parentCallId: context.callId }),
-    outcomeOf: (execution, callId) => engine.calls.outcomeOf(execution, callId),
-    emit: (type, data) => engine.emit(type, data),
-    uniqueIds: (calls) => uniqueCallIds(calls, (id) => engine.store.callIdTaken(id)),
     onStep: () => {},
   };
   const end = await runTurn(host, child);

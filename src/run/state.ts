@@ -4,14 +4,11 @@
  * @module
  */
 import { WeftError } from "../errors.js";
-import type { EventPayloads, Message, ToolResult } from "../protocol.js";
-import type { AgentDefinition, EnvDefault, Registry } from "./agent.js";
+import type { Message, ToolResult } from "../protocol.js";
 import { startCodeExecution } from "../sandbox/run-code.js";
 import type { CompiledTool, ToolCatalog } from "../tools/catalog.js";
 import type { CallExecution } from "../calls/call.js";
-import type { CallRunner } from "../calls/runner.js";
 import { Execution } from "./execution.js";
-import type { NewTurnMessage } from "./messages.js";
 import type {
   CodeExecution,
   CodeExecutionOptions,
@@ -21,7 +18,7 @@ import type {
   MessagesResult,
   ThreadState,
 } from "../tools/thread-state.js";
-import { type EnvSources, type ResolvedEnv, type UserEnvSource, resolveEnv } from "../secrets/env.js";
+import { type EnvSources, type ResolvedEnv, resolveEnv } from "../secrets/env.js";
 import { checkContentSize } from "./messages.js";
 import type { RunWorld } from "./world.js";
 

@@ -60,7 +60,7 @@ export function createTurnHost(engine: RunWorld, execution: Execution): TurnHost
   const turnId = execution.flowId;
   const twoSided = engine.sides.length > 1;
   return {
-    threadId: engine.meta.threadId,
+    ...conversationOf(engine, execution),
     get system() {
       return engine.system(execution.currentSide);
     },
@@ -69,11 +69,7 @@ export function createTurnHost(engine: RunWorld, execution: Execution): TurnHost
     },
     maxSteps: agent.maxSteps ?? DEFAULT_MAX_STEPS,
     sides: engine.sides,
-    tools: () => modelTools(engine.catalogFor(execution)),
-    modelDeadlines: modelDeadlinesOf(engine.workerEnv),
-    ...announcing(engine, execution),
     history: async () => historyFor(execution.currentSide, twoSided, await requestHistory(engine, execution)),
-    prepareMessages: (snapshot) => filterMessages(engine, execution, snapshot),
     async commit(messages, pending) {
       const marked = twoSided ? messages.map((m) => ({ ...m, side: execution.currentSide })) : messages;
       await engine.createMessages(execution, marked, () => store.turns.setPendingStep(turnId, pending));
@@ -88,13 +84,31 @@ export function createTurnHost(engine: RunWorld, execution: Execution): TurnHost
       return count;
     },
     dispatch: (execution, request) => engine.calls.requestWithQueue(execution, request),
-    outcomeOf: (execution, callId) => engine.calls.outcomeOf(execution, callId),
-    emit: (type, data) => engine.emit(type, data),
-    uniqueIds: (calls) => uniqueCallIds(calls, (id) => store.callIdTaken(id)),
     onStep: (steps, record) => {
       store.turns.step(turnId, steps.total);
       return store.turns.recordModelStep(turnId, record);
     },
+  };
+}
+
+/**
+ * What a turn and a nested prompt's run share of their `TurnHost`: the thread, the tools and
+ * deadlines of the place `execution` runs, announcing, the history hook, outcomes, events and call
+ * ids. Each adds its own system prompt, history, commits and open step.
+ */
+export function conversationOf(
+  engine: RunWorld,
+  execution: Execution,
+): Pick<TurnHost, "threadId" | "tools" | "modelDeadlines" | "progressArgumentOf" | "announce" | "prepareMessages" | "outcomeOf" | "emit" | "uniqueIds"> {
+  return {
+    threadId: engine.meta.threadId,
+    tools: () => modelTools(engine.catalogFor(execution)),
+    modelDeadlines: modelDeadlinesOf(engine.workerEnv),
+    ...announcing(engine, execution),
+    prepareMessages: (snapshot) => filterMessages(engine, execution, snapshot),
+    outcomeOf: (execution, callId) => engine.calls.outcomeOf(execution, callId),
+    emit: (type, data) => engine.emit(type, data),
+    uniqueIds: (calls) => uniqueCallIds(calls, (id) => engine.store.callIdTaken(id)),
   };
 }
 
