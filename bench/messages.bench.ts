@@ -20,7 +20,7 @@ async function measure(n: number): Promise<{ medianMs: number; p95Ms: number; fi
       for (let i = 0; i < n; i++) store.messages.append({ role: i % 2 ? "assistant" : "user", content: `message ${i} `.repeat(8), silent: i % 10 === 9 });
     });
     const fillMs = performance.now() - fillStart;
-    const { createThreadState } = await import("../src/thread/state.js");
+    const { createThreadState } = await import("../src/run/state.js");
     const state = createThreadState(instance.engine, undefined, null);
     const samples: number[] = [];
     const pages = [{ limit: 20 }, { limit: 20, order: "desc" as const }, { limit: 20, order: "desc" as const, includeSilent: true }];

@@ -54,7 +54,7 @@ async function sample(id: string): Promise<number> {
 /** The history part of a step alone: ms per read of the request window (with its summary), in a batch. */
 async function windowRead(id: string): Promise<{ ms: number; messages: number }> {
   return inThread(id, async (instance) => {
-    const { conversationWindow } = await import("../src/thread/history.js");
+    const { conversationWindow } = await import("../src/run/history.js");
     const { createScriptedModel } = await import("../src/models/scripted.js");
     const model = createScriptedModel({ next: () => undefined });
     let messages = 0;

@@ -67,7 +67,7 @@ const line = (kind: string, executor: string, t: number, b: number) =>
 it("runCode against a bare Worker Loader call, warm and cold", async () => {
   const id = await createThread();
   const lines = await inThread(id, async (instance: any) => {
-    const { createThreadState } = await import("../src/thread/state.js");
+    const { createThreadState } = await import("../src/run/state.js");
     const { discardQuickJsEngine } = await import("../src/sandbox/quickjs.js");
     const state = createThreadState(instance.engine, undefined, null);
     const out: string[] = [];

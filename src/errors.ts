@@ -137,3 +137,11 @@ export function errorMessage(thrown: unknown): string {
 export function errorStack(thrown: unknown): string | undefined {
   return thrown instanceof Error && typeof thrown.stack === "string" ? thrown.stack : undefined;
 }
+
+/**
+ * What a request answers that finds no thread: none was made here, it is another user's, or it was
+ * deleted (or is being deleted) before the request began.
+ */
+export function noSuchThread(): WeftError {
+  return new WeftError("thread_not_found", "no such thread");
+}

@@ -86,7 +86,7 @@ describe("compaction", () => {
     const [event] = await compactions(id);
     expect(event).toMatchObject({ model: "scripted" });
     const window = await inThread(id, async (instance) => {
-      const { conversationWindow } = await import("../src/thread/history.js");
+      const { conversationWindow } = await import("../src/run/history.js");
       const { createScriptedModel } = await import("../src/models/scripted.js");
       return conversationWindow(instance.engine, createScriptedModel({ next: () => undefined }));
     });
@@ -105,7 +105,7 @@ describe("compaction", () => {
     await post(id, "go on", [{ text: "ok" }]);
     expect(await compactions(id)).toHaveLength(0);
     const { latest, window } = await inThread(id, async (instance) => {
-      const { conversationWindow } = await import("../src/thread/history.js");
+      const { conversationWindow } = await import("../src/run/history.js");
       const { createScriptedModel } = await import("../src/models/scripted.js");
       return { latest: instance.store.summaries.latest(), window: conversationWindow(instance.engine, createScriptedModel({ next: () => undefined })) };
     });

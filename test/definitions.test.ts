@@ -82,7 +82,7 @@ describe("definitions", () => {
   it("state.loadAgent returns the definition; an unknown name is agent_not_found", async () => {
     const id = await createThread({ agent: "env_levels", arguments: { who: "Ada" } });
     const out = await inThread(id, async (instance: any) => {
-      const { createThreadState } = await import("../src/thread/state.js");
+      const { createThreadState } = await import("../src/run/state.js");
       const state = createThreadState(instance.engine, undefined, null);
       const agent = await state.loadAgent<{ kind: string; sideA: string }>(state.agentId);
       let missing = "";

@@ -22,7 +22,7 @@ describe("env resolution", () => {
     // hold some (test/fixtures/agents/env_levels.ts, prompts/env_levels.ts); the thread holds one.
     const id = await createThread({ agent: "env_levels", env: { LEVEL_THREAD: { value: "thread", type: "text" } } });
     const out = await inThread(id, async (instance: any) => {
-      const { createThreadState, envSources } = await import("../src/thread/state.js");
+      const { createThreadState, envSources } = await import("../src/run/state.js");
       const state = createThreadState(instance.engine, undefined, null);
       const viaState: Record<string, [string, string]> = {};
       for (const name of ["LEVEL_THREAD", "LEVEL_AGENT", "LEVEL_PROMPT", "LEVEL_WORKER"]) {
@@ -54,7 +54,7 @@ describe("env resolution", () => {
   it("a plain-string default is secret; an unset thread value does not hide a default", async () => {
     const id = await createThread({ agent: "env_levels" });
     const out = await inThread(id, async (instance: any) => {
-      const { createThreadState } = await import("../src/thread/state.js");
+      const { createThreadState } = await import("../src/run/state.js");
       const state = createThreadState(instance.engine, undefined, null);
       await state.setEnv("LEVEL_AGENT", "mine");
       return { thread: [await state.env("LEVEL_THREAD"), await state.envType("LEVEL_THREAD")], agent: [await state.env("LEVEL_AGENT"), await state.envType("LEVEL_AGENT")] };

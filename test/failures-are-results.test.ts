@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { Execution } from "../src/run/execution.js";
 import { runTurn as runTurnLoop } from "../src/run/turn.js";
 import type { ThreadEngine } from "../src/thread/engine.js";
-import { conversationWindow } from "../src/thread/history.js";
-import { runOneTurn } from "../src/thread/one-turn.js";
-import { createTurnHost } from "../src/thread/turn-host.js";
+import { conversationWindow } from "../src/run/history.js";
+import { runOneTurn } from "../src/run/one-turn.js";
+import { createTurnHost } from "../src/run/world-host.js";
 import { callsOf, createThread, eventsOf, inThread, json, ledgerOf, messagesOf, runTurn, stubOf } from "./helpers.js";
 
 /** Every tool call of the history has exactly one tool result after it (what every provider requires). */

@@ -81,7 +81,7 @@ describe("history windows", () => {
           cursors.push({ query, cursor });
           return cursor;
         }) as typeof sql.exec;
-        const { conversationWindow } = await import("../src/thread/history.js");
+        const { conversationWindow } = await import("../src/run/history.js");
         const { createScriptedModel } = await import("../src/models/scripted.js");
         let window: Message[];
         try {
@@ -152,7 +152,7 @@ describe("getMessages cursors", () => {
     }
     // Through ThreadState, a bad cursor names its path too.
     const err = await inThread(id, async (instance) => {
-      const { createThreadState } = await import("../src/thread/state.js");
+      const { createThreadState } = await import("../src/run/state.js");
       return createThreadState(instance.engine, undefined, null)
         .getMessages({ before: -3 })
         .catch((e: { code: string; details?: { path?: unknown } }) => ({ code: e.code, path: e.details?.path }));

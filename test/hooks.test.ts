@@ -10,7 +10,7 @@ import { callsOf, createThread, inThread, json, runTurn, stubOf } from "./helper
 
 const kv = (id: string, key: string) =>
   inThread(id, async (instance: any) => {
-    const { createThreadState } = await import("../src/thread/state.js");
+    const { createThreadState } = await import("../src/run/state.js");
     return createThreadState(instance.engine, undefined, null).getValue<unknown[]>(key);
   });
 
@@ -66,7 +66,7 @@ describe("hooks", () => {
   it("injectMessage runs the create-message hooks and joins the live history", async () => {
     const id = await createThread({ agent: "hooked" });
     const out = await inThread(id, async (instance: any) => {
-      const { createThreadState } = await import("../src/thread/state.js");
+      const { createThreadState } = await import("../src/run/state.js");
       const state = createThreadState(instance.engine, undefined, null);
       const message = await state.injectMessage({ role: "system", content: "the secret-word is out" });
       return { message, created: await state.getValue("created") };

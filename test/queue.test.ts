@@ -61,7 +61,7 @@ describe("queueTool", () => {
   it("refuses to queue or invoke a tool missing from the caller's uses", async () => {
     const id = await createThread({ agent: "faults" });
     const refused = await inThread(id, async (instance: any) => {
-      const { createThreadState } = await import("../src/thread/state.js");
+      const { createThreadState } = await import("../src/run/state.js");
       const state = createThreadState(instance.engine, { callId: "parent", tool: instance.engine.catalog.get("queue_two") }, null);
       const errors: string[] = [];
       try {

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { Execution } from "../src/run/execution.js";
 import { runTurn as runTurnLoop } from "../src/run/turn.js";
 import type { ThreadEngine } from "../src/thread/engine.js";
-import { conversationWindow } from "../src/thread/history.js";
-import { createTurnHost } from "../src/thread/turn-host.js";
+import { conversationWindow } from "../src/run/history.js";
+import { createTurnHost } from "../src/run/world-host.js";
 import { callsOf, createThread, inThread, json, messagesOf, stubOf } from "./helpers.js";
 import { ROW_LIMIT_BYTES, oversizedWrites } from "./row-limit.js";
 

@@ -69,7 +69,7 @@ describe("stop during a sandbox run", () => {
     it(`${sandbox}: the cancellation stop uses ends a working run within 100 ms`, async () => {
       const id = await createThread();
       const { status, ms } = await inThread(id, async (instance: any) => {
-        const { createThreadState } = await import("../src/thread/state.js");
+        const { createThreadState } = await import("../src/run/state.js");
         // A stop aborts the signal of the execution the call belongs to; runCode follows it.
         const execution = new AbortController();
         const state = createThreadState(instance.engine, { callId: "call_stop", tool: instance.engine.catalog.get("run_code") }, { signal: execution.signal } as any);
@@ -99,7 +99,7 @@ describe("stop during a sandbox run", () => {
     it(`quickjs: the cancellation stop uses ends a synchronous CPU-bound run (${shape}) within 100 ms`, async () => {
       const id = await createThread();
       const { status, ms, abortedAt } = await inThread(id, async (instance: any) => {
-        const { createThreadState } = await import("../src/thread/state.js");
+        const { createThreadState } = await import("../src/run/state.js");
         const execution = new AbortController();
         const state = createThreadState(instance.engine, { callId: "call_sync_stop", tool: instance.engine.catalog.get("run_code") }, { signal: execution.signal } as any);
         const r0 = performance.now();
@@ -123,7 +123,7 @@ describe("stop during a sandbox run", () => {
     // Reads the counter's name from its own instrumented text and keeps the counter from running out.
     const defeat = "export default function f() { const name = String(f).match(/__weft_ticks\\d*/)[0]; for (;;) eval(name + ' = 1e15'); }";
     const outs = await inThread(id, async (instance: any) => {
-      const { createThreadState } = await import("../src/thread/state.js");
+      const { createThreadState } = await import("../src/run/state.js");
       const state = createThreadState(instance.engine, { callId: "call_deadline", tool: instance.engine.catalog.get("run_code") }, null);
       const results = [];
       for (const source of [SYNCHRONOUS["pure loop"], defeat]) {

@@ -13,7 +13,7 @@ const SPIN = "const spin = (ms) => { const t = Date.now(); let x = 0; for (let i
 async function inSandbox<T>(fn: (start: (source: string, options?: object) => Promise<any>, yields: () => number) => Promise<T>): Promise<T> {
   const id = await createThread();
   return inThread(id, async (instance: any) => {
-    const { createThreadState } = await import("../src/thread/state.js");
+    const { createThreadState } = await import("../src/run/state.js");
     const state = createThreadState(instance.engine, { callId: "call_yields", tool: instance.engine.catalog.get("run_code") }, null);
     const start = (source: string, options?: object) => state.runCode(source, { sandbox: "quickjs", timeoutMs: 10_000, ...options }).result;
     const { yieldCount } = await import("../src/sandbox/quickjs.js");

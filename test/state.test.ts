@@ -6,7 +6,7 @@ import { callsOf, createThread, inThread, json, runTurn, stubOf } from "./helper
 async function withState<T>(body: Record<string, unknown>, fn: (state: ThreadState, instance: any) => Promise<T>): Promise<T> {
   const id = await createThread(body);
   return inThread(id, async (instance: any) => {
-    const { createThreadState } = await import("../src/thread/state.js");
+    const { createThreadState } = await import("../src/run/state.js");
     return fn(createThreadState(instance.engine, undefined, null), instance);
   });
 }

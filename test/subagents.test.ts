@@ -51,7 +51,7 @@ describe("an agent called as a tool", () => {
     await runTurn(id, "go", [{ toolCalls: [{ id: "r1", name: "researcher", arguments: { input: "persist me" } }] }, { text: "ok" }]);
     const childId = ((await eventsOf(id)).find((e) => e.type === "subagent_started")!.data as { childThreadId: string }).childThreadId;
     const args = await inThread(childId, async (instance: any) => {
-      const { createThreadState } = await import("../src/thread/state.js");
+      const { createThreadState } = await import("../src/run/state.js");
       return createThreadState(instance.engine, undefined, null).arguments;
     });
     expect(args).toEqual({ input: "persist me" });

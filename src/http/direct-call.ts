@@ -8,7 +8,7 @@ import { byteLength, fitsBytes } from "../bytes.js";
 import { WeftError } from "../errors.js";
 import { limitOf } from "../limits.js";
 import type { Caller } from "../rpc.js";
-import { type DirectCallInput, type DirectCallOutcome, outcomeWaitsForPerson, readOutcomeText } from "../thread/direct.js";
+import { type DirectCallInput, type DirectCallOutcome, outcomeWaitsForPerson, readOutcomeText } from "../run/direct.js";
 import type { WeftEnv } from "../thread/durable.js";
 import type { RpcResult } from "../rpc.js";
 import type { IdempotencyClaim } from "../thread/store/idempotency.js";

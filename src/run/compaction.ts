@@ -50,6 +50,12 @@ export function checkHistoryOptions(fail: (rule: string) => never, history: unkn
   }
 }
 
+/** The stored compaction summaries of a thread's own conversation; only the newest is read. */
+export interface HistorySummaries {
+  latest(): HistorySummary | null;
+  save(summary: HistorySummary): void;
+}
+
 /** What compaction reads and writes. */
 export interface CompactionHost {
   source: HistorySource & {

@@ -1,7 +1,9 @@
 /**
- * Message shapes the turn loop appends.
+ * Message shapes the turn loop appends, and the size and depth rules they are stored under.
  * @module
  */
+import { fitsJsonBytes, jsonTextBytes } from "../bytes.js";
+import { WeftError } from "../errors.js";
 import type { MessageRole, ToolCallRequest } from "../protocol.js";
 
 /** A message the turn appends to the thread's history. */
@@ -18,3 +20,23 @@ export interface NewTurnMessage {
   /** The side that wrote it, in a two-sided agent's conversation. */
   side?: "a" | "b";
 }
+
+/** Largest message content in UTF-8 bytes; SQLite rows stop at 2 MB, so content stays well under. */
+export const MAX_CONTENT_BYTES = 1024 * 1024;
+
+/**
+ * Checks content a client or tool supplies, as it will be stored: inside JSON (the message's
+ * events), escapes counted, so no row it becomes is over Cloudflare's 2 MB.
+ * @throws WeftError `payload_too_large` naming `path` and the limit when over `max` (default {@link MAX_CONTENT_BYTES}).
+ */
+export function checkContentSize(content: string, path: (string | number)[], max = MAX_CONTENT_BYTES, setting = ""): void {
+  if (fitsJsonBytes(content, max)) return;
+  const bytes = jsonTextBytes(content);
+  throw new WeftError("payload_too_large", `${path.join(".")}: ${bytes} bytes as stored (JSON), over the ${max}-byte limit of a message${setting ? ` (${setting})` : ""}`, {
+    path,
+    limit: max,
+  });
+}
+
+/** Deepest nesting of prompt calls; a deeper call is refused, so depth counters stay bounded. */
+export const MAX_DEPTH = 8;

@@ -3,6 +3,7 @@
  * class `implements` it, so the compiler keeps the two in step (no hand-kept copy).
  * @module
  */
+import type { ModelInForce } from "../run/model-choice.js";
 import type { HistoryMessage } from "../run/seed-history.js";
 import type { ModelTool } from "../models/model.js";
 import type { CallRecord, Message } from "../protocol.js";
@@ -10,7 +11,7 @@ import type { UnavailableTool } from "../tools/catalog.js";
 import type { Settlement } from "../calls/decide.js";
 import type { CallOutcome } from "../calls/call.js";
 import type { GetMessagesOptions, MessagesResult } from "../tools/thread-state.js";
-import type { DirectCallInput, DirectCallOutcome } from "./direct.js";
+import type { DirectCallInput, DirectCallOutcome } from "../run/direct.js";
 import type { Caller, RpcFailure, RpcResult } from "../rpc.js";
 import type { FileInfo } from "./store/files.js";
 import type { IdempotencyClaim } from "./store/idempotency.js";
@@ -70,12 +71,8 @@ export interface ThreadInfo extends ThreadMeta {
   models: ModelInForce[];
 }
 
-/** The model a side of a thread talks to, and what chose it. */
-export interface ModelInForce {
-  side: "a" | "b";
-  spec: string;
-  where: string;
-}
+/** The model a side of a thread talks to (defined with the model choice). */
+export type { ModelInForce } from "../run/model-choice.js";
 
 /** A scratch call's outcome; `kept` when its thread stays (the call waits for a person). */
 export type ScratchCallOutcome = DirectCallOutcome & { kept: boolean };
@@ -108,7 +105,7 @@ export interface ThreadApi {
   deleteFile(caller: Caller, path: string): Promise<RpcResult<{ deleted: boolean }>>;
   callTool(caller: Caller, input: DirectCallInput, idem?: IdempotencyClaim): Promise<RpcResult<DirectCallOutcome>>;
   /**
-   * {@link callTool} with its outcome as a string (`outcomeText` in direct.ts: the JSON text the
+   * {@link callTool} with its outcome as a string (`outcomeText` in src/run/direct.ts: the JSON text the
    * Worker answers with, passed on as it is); a failure as in every `RpcResult`.
    */
   callToolJson(caller: Caller, input: DirectCallInput, idem?: IdempotencyClaim): Promise<string | RpcFailure>;

@@ -4,6 +4,7 @@
  * and the helpers every RPC answer goes through (access check, secrets, Idempotency-Key).
  * @module
  */
+import { DurableThreads } from "./peers.js";
 import { DurableObject } from "cloudflare:workers";
 import { ERROR_CODES, WeftError } from "../errors.js";
 import type { EventFrame } from "../protocol.js";
@@ -22,7 +23,7 @@ import { SCRATCH_TTL_MS, callerFromHeader, checkAccess, noSuchThread, thrownErro
 import { redactLogs } from "../secrets/redact.js";
 import { InFlight, deleteGraceMs } from "./removal.js";
 import { type RpcResult, rpcFailure } from "../rpc.js";
-import { TurnRunner } from "./runner.js";
+import { TurnRunner } from "../run/turn-runner.js";
 import { closeAll, closeExpired, onSocketMessage, replayAndAccept, socketExpiry } from "./sockets.js";
 import { isInitialized, migrate } from "./store/migrations.js";
 import { ThreadStore } from "./store/index.js";
@@ -258,6 +259,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
         wakeSoon: () => void this.alarmClock.set(Date.now() + 50),
         flush: () => this.ledger.flush(),
         journalDurably: (entry) => this.ledger.beginDurably(entry),
+        peers: new DurableThreads(this.env as { THREAD?: DurableObjectNamespace; ACCOUNT?: DurableObjectNamespace }),
       },
       meta,
     );

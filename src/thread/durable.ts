@@ -14,22 +14,22 @@ import type { GetMessagesOptions } from "../tools/thread-state.js";
 import type { Settlement } from "../calls/decide.js";
 import { checkTimeArgNames } from "../calls/time-args.js";
 import { unavailableTools } from "../tools/catalog.js";
-import type { ChildAnswer } from "./agent-tool.js";
+import type { ChildAnswer } from "../run/agent-tool.js";
 import type { Caller } from "../rpc.js";
 import type { CreateThreadInput, ScratchCallOutcome, ThreadApi, ThreadInfo } from "./api.js";
 import { ThreadObject, type WeftEnv } from "./core.js";
 import { historyRedactor, prepareThread } from "./create.js";
 import { checkStoredHistory } from "../run/seed-history.js";
-import { type DirectCallInput, directCall, outcomeText, outcomeWaitsForPerson } from "./direct.js";
+import { type DirectCallInput, directCall, outcomeText, outcomeWaitsForPerson } from "../run/direct.js";
 import { SCRATCH_TTL_MS, checkAccess } from "./guard.js";
-import { checkModel, checkScriptable, modelsInForce } from "./model-choice.js";
+import { checkModel, checkScriptable, modelsInForce } from "../run/model-choice.js";
 import { type RpcFailure, type RpcResult, rpc, rpcFailure } from "../rpc.js";
-import { envSources } from "./state.js";
+import { envSources } from "../run/state.js";
 import { type IdempotencyClaim, keyedCallId } from "./store/idempotency.js";
 import { migrate } from "./store/migrations.js";
 import type { ThreadMeta } from "./store/meta.js";
-import { modelTools } from "./turn-host.js";
-import { checkRequiredVariables, reachableTools } from "./variables.js";
+import { modelTools } from "../run/world-host.js";
+import { checkRequiredVariables, reachableTools } from "../run/variables.js";
 
 /** The body of a thread create and what reading a thread answers, as the Durable Object's RPC methods take and give them. */
 export type { CreateThreadInput, ThreadInfo } from "./api.js";

@@ -18,12 +18,13 @@ import { CallRunner } from "../calls/runner.js";
 import type { ToolCatalog } from "../tools/catalog.js";
 import type { JournalEntry } from "../tools/journal.js";
 import type { ExecutionState } from "../tools/thread-state.js";
-import { Callables } from "./callables.js";
-import { callWorldOf } from "./call-world.js";
-import { logFailedCall } from "./call-log.js";
+import { Callables } from "../run/callables.js";
+import type { AccountNotices, ChildThreads } from "../ports/threads.js";
+import { callWorldOf } from "../run/call-world.js";
+import { logFailedCall } from "../run/call-log.js";
 import { NO_USER_ENV, type UserEnvSource } from "../secrets/env.js";
-import { createMessages } from "./hooks.js";
-import type { StateHost } from "./state.js";
+import { createMessages } from "../run/hook-calls.js";
+import type { RunWorld } from "../run/world.js";
 import type { ThreadStore } from "./store/index.js";
 import type { ThreadMeta } from "./store/meta.js";
 
@@ -50,6 +51,8 @@ export interface EngineHost {
   wakeSoon(): void;
   /** Resolves when all writes so far are durable (`storage.sync()`). */
   flush(): Promise<void>;
+  /** Child agents' threads and the owner's account, across Durable Objects (the threads port). */
+  readonly peers: ChildThreads & AccountNotices;
   /** Stores a new journal row and resolves once it is durable (see `CallContext.journalDurably`). */
   journalDurably(entry: JournalEntry): Promise<void>;
 }
@@ -64,7 +67,7 @@ export type { CrashHook } from "../calls/context.js";
 const newId = (prefix: string) => orderedId(prefix, 16);
 
 /** A thread's running behaviour over its store. */
-export class ThreadEngine implements StateHost {
+export class ThreadEngine implements RunWorld {
   readonly agent: AgentDefinition;
   /** The agent's sides, side a first (one entry for a one-sided agent). */
   readonly sides: ResolvedSide[];
@@ -96,6 +99,9 @@ export class ThreadEngine implements StateHost {
   get workerEnv(): Readonly<Record<string, unknown>> {
     return this.host.workerEnv;
   }
+  get peers(): ChildThreads & AccountNotices {
+    return this.host.peers;
+  }
   get userEnv(): UserEnvSource {
     return this.host.userEnv ?? NO_USER_ENV;
   }
@@ -126,7 +132,7 @@ export class ThreadEngine implements StateHost {
     return systemText(this.side(side).system, this.meta.arguments);
   }
 
-  /** Stores messages through the create-message hooks (see thread/hooks.ts `createMessages`). */
+  /** Stores messages through the create-message hooks (see src/run/hook-calls.ts `createMessages`). */
   createMessages(execution: CallExecution | null, messages: NewTurnMessage[], also?: () => void): Promise<Message[]> {
     return createMessages(this, execution, messages, also);
   }

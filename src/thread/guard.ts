@@ -3,19 +3,14 @@
  * is src/secrets/ (`ThreadSecrets`).
  * @module
  */
-import { WeftError } from "../errors.js";
+import { WeftError, noSuchThread } from "../errors.js";
 import type { Caller } from "../rpc.js";
 
 /** How long a direct call's scratch thread may live before its alarm removes it (ms). */
 export const SCRATCH_TTL_MS = 10 * 60 * 1000;
 
-/**
- * What a request answers that finds no thread: none was made here, it is another user's, or it was
- * deleted (or is being deleted) before the request began.
- */
-export function noSuchThread(): WeftError {
-  return new WeftError("thread_not_found", "no such thread");
-}
+/** What a request answers that finds no thread (defined with the errors, so runs can answer it too). */
+export { noSuchThread };
 
 /**
  * Whether `caller` may reach a thread owned by `owner` for `access`.

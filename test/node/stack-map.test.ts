@@ -1,6 +1,6 @@
 /**
  * A failed tool call reads well in the dev console: one line naming the tool, the call id and the
- * message (src/thread/call-log.ts), and stack frames mapped from wrangler's bundle back to the
+ * message (src/run/call-log.ts), and stack frames mapped from wrangler's bundle back to the
  * tool's own file under agents/ (scripts/lib/stack-map.mjs).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -9,7 +9,7 @@ import path from "node:path";
 import { build } from "esbuild";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { mapLine } from "../../scripts/lib/stack-map.mjs";
-import { logFailedCall } from "../../src/thread/call-log.js";
+import { logFailedCall } from "../../src/run/call-log.js";
 
 const root = mkdtempSync(path.join(tmpdir(), "weft-stack-map-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

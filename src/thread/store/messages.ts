@@ -5,7 +5,6 @@
  * `messages_by_depth (depth, id)`: newest first from a bound, never an OFFSET, never the whole table.
  * @module
  */
-import { fitsJsonBytes, jsonTextBytes } from "../../bytes.js";
 import { WeftError } from "../../errors.js";
 import { pageSize } from "../../limits.js";
 import type { Message, MessageRole, ToolCallRequest } from "../../protocol.js";
@@ -14,22 +13,9 @@ import type { GetMessagesOptions, MessagesResult } from "../../tools/thread-stat
 import type { MessageTable, NewMessage } from "../../ports/store.js";
 import type { MetaStore } from "./meta.js";
 
-/** Largest message content in UTF-8 bytes; SQLite rows stop at 2 MB, so content stays well under. */
-export const MAX_CONTENT_BYTES = 1024 * 1024;
-
-/**
- * Checks content a client or tool supplies, as it will be stored: inside JSON (the message's
- * events), escapes counted, so no row it becomes is over Cloudflare's 2 MB.
- * @throws WeftError `payload_too_large` naming `path` and the limit when over `max` (default {@link MAX_CONTENT_BYTES}).
- */
-export function checkContentSize(content: string, path: (string | number)[], max = MAX_CONTENT_BYTES, setting = ""): void {
-  if (fitsJsonBytes(content, max)) return;
-  const bytes = jsonTextBytes(content);
-  throw new WeftError("payload_too_large", `${path.join(".")}: ${bytes} bytes as stored (JSON), over the ${max}-byte limit of a message${setting ? ` (${setting})` : ""}`, {
-    path,
-    limit: max,
-  });
-}
+/** The content-size rule lives with the messages a run appends (src/run/messages.ts). */
+export { MAX_CONTENT_BYTES, MAX_DEPTH, checkContentSize } from "../../run/messages.js";
+import { MAX_DEPTH } from "../../run/messages.js";
 
 /** A message before it is stored (defined with the store port). */
 export type { NewMessage } from "../../ports/store.js";
@@ -47,9 +33,6 @@ interface MessageRow extends Record<string, SqlStorageValue> {
   side: string | null;
   created_at: number;
 }
-
-/** Deepest nesting of prompt calls; a deeper call is refused, so depth counters stay bounded. */
-export const MAX_DEPTH = 8;
 
 function toMessage(row: MessageRow): Message {
   const message: Message = {

@@ -17,33 +17,32 @@ import { errorMessage, isWeftError } from "../errors.js";
 import { limitOf } from "../limits.js";
 import type { ToolResult } from "../protocol.js";
 import type { ChildAnswer, ThreadOwner } from "../ports/threads.js";
-import type { AgentDefinition } from "../run/agent.js";
+import type { AgentDefinition } from "./agent.js";
 import { effectKeyOf } from "../calls/call.js";
 import { CallSuspended, markResumable } from "../calls/suspend.js";
 import type { LookupResult, ToolCallContext, AnyToolDefinition } from "../tools/types.js";
 import type { ThreadState } from "../tools/thread-state.js";
-import type { ThreadEngine } from "./engine.js";
-import { DurableThreads } from "./peers.js";
+import type { RunWorld } from "./world.js";
 import { DEFAULT_CALL_ARGS, NESTED_RUN_TIMEOUT_MS, openingMessage } from "./prompt-tool.js";
 
 /** How a child thread's work stands, as its parent asks (defined with the threads port). */
 export type { ChildAnswer } from "../ports/threads.js";
 
 /** The parent acts on its child as the parent's owner, who thereby owns the child too. */
-function ownerOf(engine: ThreadEngine): ThreadOwner {
+function ownerOf(engine: RunWorld): ThreadOwner {
   return { userId: engine.meta.userId ?? "", name: `thread ${engine.meta.threadId}`, roles: [], admin: false };
 }
 
 /** Attempts at reaching a child whose object restarts under the parent's wait. */
 const CHILD_ATTEMPTS = 5;
 
-/** Other threads and the owner's account, through the Worker's Durable Object bindings (the threads port). */
-function peersOf(engine: ThreadEngine): DurableThreads {
-  return new DurableThreads(engine.workerEnv as { THREAD?: DurableObjectNamespace; ACCOUNT?: DurableObjectNamespace });
+/** Other threads and the owner's account: the threads port the thread hands its runs. */
+function peersOf(engine: RunWorld): RunWorld["peers"] {
+  return engine.peers;
 }
 
 /** How the child of the call with `effectKey` stands now (its id is derived from the key alone); null when it cannot be asked. */
-function childNow(engine: ThreadEngine, effectKey: string): Promise<ChildAnswer | null> {
+function childNow(engine: RunWorld, effectKey: string): Promise<ChildAnswer | null> {
   const peers = peersOf(engine);
   return Promise.resolve()
     .then(() => peers.answer(ownerOf(engine), peers.childId(effectKey), false))
@@ -51,7 +50,7 @@ function childNow(engine: ThreadEngine, effectKey: string): Promise<ChildAnswer 
 }
 
 /** The tool definition of agent `name`. */
-export function agentTool(engine: ThreadEngine, name: string, agent: AgentDefinition): AnyToolDefinition {
+export function agentTool(engine: RunWorld, name: string, agent: AgentDefinition): AnyToolDefinition {
   const def = {
     kind: "tool",
     description: agent.toolDescription ?? agent.description ?? `Runs the ${name} agent`,
@@ -78,7 +77,7 @@ export function agentTool(engine: ThreadEngine, name: string, agent: AgentDefini
   });
 }
 
-async function runChild(engine: ThreadEngine, name: string, args: Record<string, unknown>, context: ToolCallContext): Promise<ToolResult> {
+async function runChild(engine: RunWorld, name: string, args: Record<string, unknown>, context: ToolCallContext): Promise<ToolResult> {
   const peers = peersOf(engine);
   const childThreadId = peers.childId(context.effectKey);
   const owner = ownerOf(engine);
@@ -132,7 +131,7 @@ async function runChild(engine: ThreadEngine, name: string, args: Record<string,
  * parent that cannot be reached looks again when anything else wakes it; one that is gone (a
  * refusal) needs no telling.
  */
-export async function tellParent(engine: ThreadEngine): Promise<void> {
+export async function tellParent(engine: RunWorld): Promise<void> {
   const parent = engine.meta.parent;
   if (!parent || !engine.workerEnv.THREAD) return;
   try {

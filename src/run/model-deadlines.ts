@@ -4,7 +4,7 @@
  */
 import { integerSetting } from "../config.js";
 import { perEnv } from "../per-env.js";
-import { MODEL_IDLE_MS, MODEL_STEP_MS, type StepDeadlines } from "../run/step-deadline.js";
+import { MODEL_IDLE_MS, MODEL_STEP_MS, type StepDeadlines } from "./step-deadline.js";
 
 /** The model request deadlines a Worker's env sets (`WEFT_MODEL_IDLE_MS`, `WEFT_MODEL_STEP_MS`), else the defaults. */
 export const modelDeadlinesOf = perEnv(

@@ -4,19 +4,19 @@
  * `exposeAsTool` (run in a child thread). One catalog per place, built on first use.
  * @module
  */
-import { findPrompt } from "../run/agent.js";
+import { findPrompt } from "./agent.js";
 import { ToolCatalog } from "../tools/catalog.js";
 import type { CallExecution } from "../calls/call.js";
 import type { AnyToolDefinition } from "../tools/types.js";
 import { agentTool } from "./agent-tool.js";
-import type { ThreadEngine } from "./engine.js";
+import type { RunWorld } from "./world.js";
 import { promptTool } from "./prompt-tool.js";
 
 /** The catalogs of one thread. */
 export class Callables {
   private readonly catalogs = new Map<string, ToolCatalog>();
 
-  constructor(private readonly engine: ThreadEngine) {}
+  constructor(private readonly engine: RunWorld) {}
 
   /**
    * The catalog of the place `execution` runs in: its prompt (the last of `promptPath`), else its

@@ -6,15 +6,15 @@
  */
 import { WeftError, errorMessage } from "../errors.js";
 import type { EventPayloads, Message } from "../protocol.js";
-import type { HookDefinition, HookName, HookSignatures } from "../run/hooks.js";
-import type { NewTurnMessage } from "../run/messages.js";
-import { PROMPT_CALL_KEY } from "../run/prompt.js";
+import type { HookDefinition, HookName, HookSignatures } from "./hooks.js";
+import type { NewTurnMessage } from "./messages.js";
+import { PROMPT_CALL_KEY } from "./prompt.js";
 import type { CallExecution } from "../calls/call.js";
-import type { ThreadEngine } from "./engine.js";
+import type { RunWorld } from "./world.js";
 import { createThreadState } from "./state.js";
 
 /** The hook registered under `name`, if any. */
-function hookOf<N extends HookName>(engine: ThreadEngine, name: N): HookSignatures[N] | undefined {
+function hookOf<N extends HookName>(engine: RunWorld, name: N): HookSignatures[N] | undefined {
   const hooks = engine.registry.hooks ?? {};
   const def = Object.hasOwn(hooks, name) ? (hooks[name] as HookDefinition<N>) : undefined;
   return def?.run;
@@ -30,7 +30,7 @@ async function call<N extends HookName, R>(name: N, run: () => R | Promise<R>): 
 }
 
 /** Whether the thread has a hook of that name (so callers skip work for absent hooks). */
-export function hasHook(engine: ThreadEngine, name: HookName): boolean {
+export function hasHook(engine: RunWorld, name: HookName): boolean {
   return hookOf(engine, name) !== undefined;
 }
 
@@ -40,7 +40,7 @@ export function hasHook(engine: ThreadEngine, name: HookName): boolean {
  * `after_create_message` runs.
  * @throws WeftError `hook_failed` naming the hook; `invalid_config` when a hook returns a message of another role.
  */
-export async function createMessages(engine: ThreadEngine, execution: CallExecution | null, messages: NewTurnMessage[], also?: () => void): Promise<Message[]> {
+export async function createMessages(engine: RunWorld, execution: CallExecution | null, messages: NewTurnMessage[], also?: () => void): Promise<Message[]> {
   const before = hookOf(engine, "before_create_message");
   const after = hookOf(engine, "after_create_message");
   const state = before || after ? createThreadState(engine, undefined, execution) : null;
@@ -85,7 +85,7 @@ function pick(m: NewTurnMessage, replaced: NewTurnMessage): Partial<NewTurnMessa
  * the hook runs: a message the hook (or anything else) injects meanwhile enters the next request.
  * @throws WeftError `hook_failed` naming the hook, also when it returns something other than a list of messages.
  */
-export async function filterMessages(engine: ThreadEngine, execution: CallExecution | null, snapshot: readonly Message[]): Promise<Message[]> {
+export async function filterMessages(engine: RunWorld, execution: CallExecution | null, snapshot: readonly Message[]): Promise<Message[]> {
   const filter = hookOf(engine, "filter_messages");
   if (!filter) return [...snapshot];
   const state = createThreadState(engine, undefined, execution);
@@ -99,7 +99,7 @@ export async function filterMessages(engine: ThreadEngine, execution: CallExecut
 
 /** Runs a tool-call hook (`tool_call_started` or `tool_call_finished`) under `execution`. */
 export async function toolHook<N extends "tool_call_started" | "tool_call_finished">(
-  engine: ThreadEngine,
+  engine: RunWorld,
   execution: CallExecution | null,
   name: N,
   data: EventPayloads[N],

@@ -6,8 +6,8 @@
 import { WeftError } from "../errors.js";
 import { orderedId } from "../ids.js";
 import { waitsForPersonStatus } from "../protocol.js";
-import type { ThreadEngine } from "./engine.js";
-import type { TurnRunner } from "./runner.js";
+import type { RunWorld } from "./world.js";
+import type { TurnRunner } from "./turn-runner.js";
 
 /** Input of a direct call. */
 export interface DirectCallInput {
@@ -58,7 +58,7 @@ export function readOutcomeText(text: string): { json: string; waits: boolean } 
  * refuses the rest, judged by the effect the pipeline judges once.
  * @throws WeftError `unknown_tool` (404), `invalid_tool_input` (400), `session_busy` (409).
  */
-export async function directCall(engine: ThreadEngine, runner: TurnRunner, call: DirectCallInput): Promise<DirectCallOutcome> {
+export async function directCall(engine: RunWorld, runner: TurnRunner, call: DirectCallInput): Promise<DirectCallOutcome> {
   const toolName = call.toolName;
   const callId = call.callId ?? orderedId(`tool_${toolName}`, 12);
   const { outcome } = await engine.calls.requestWithQueue(null, {

@@ -7,10 +7,10 @@
  */
 import type { ToolCallRequest } from "../protocol.js";
 import { resultText } from "../calls/result.js";
-import type { ThreadEngine } from "./engine.js";
+import type { RunWorld } from "./world.js";
 
 /** Closes the open step of turn `turnId` after the turn failed with `error`. */
-export function closeOpenStep(engine: ThreadEngine, turnId: string, error: string): void {
+export function closeOpenStep(engine: RunWorld, turnId: string, error: string): void {
   const { store } = engine;
   const open = store.turns.pendingStep<ToolCallRequest>(turnId);
   if (!open || open.length === 0) return;

@@ -6,16 +6,16 @@
  */
 import { errorMessage } from "../errors.js";
 import type { Message } from "../protocol.js";
-import { Execution } from "../run/execution.js";
-import { resumePoint } from "../run/sides.js";
-import { type TurnEnd, runTurn } from "../run/turn.js";
+import { Execution } from "./execution.js";
+import { resumePoint } from "./sides.js";
+import { type TurnEnd, runTurn } from "./turn.js";
 import { tellParent } from "./agent-tool.js";
 import { closeOpenStep } from "./close-step.js";
-import type { ThreadEngine } from "./engine.js";
+import type { RunWorld } from "./world.js";
 import { conversationWindow } from "./history.js";
 import { fallbacksFor, modelFor } from "./model-choice.js";
-import type { TurnRecord } from "./store/turns.js";
-import { createTurnHost } from "./turn-host.js";
+import type { TurnRecord } from "../ports/store.js";
+import { createTurnHost } from "./world-host.js";
 
 /** What the scheduler lends one turn: the watchdog, and a place to hold the turn's execution so `stop` can reach it. */
 export interface TurnSlot {
@@ -29,7 +29,7 @@ export interface TurnSlot {
  * Runs one turn: a new one, or `resume` (cut by a restart, or back from a person's decision).
  * Never throws: a model that cannot be made fails the turn, which says why.
  */
-export async function runOneTurn(engine: ThreadEngine, slot: TurnSlot, resume?: TurnRecord): Promise<TurnEnd> {
+export async function runOneTurn(engine: RunWorld, slot: TurnSlot, resume?: TurnRecord): Promise<TurnEnd> {
   const { store } = engine;
   const turnId = resume?.turnId ?? engine.newId("turn");
   if (resume) store.turns.setStatus(turnId, "running");
@@ -94,7 +94,7 @@ export async function runOneTurn(engine: ThreadEngine, slot: TurnSlot, resume?: 
  * @throws the hook's error when a hook throws: then nothing of them is stored, they leave the
  * inbox (refused), and a failed turn names the hook.
  */
-export async function admitInbox(engine: ThreadEngine): Promise<Message[]> {
+export async function admitInbox(engine: RunWorld): Promise<Message[]> {
   const { store } = engine;
   const pending = store.turns.inbox();
   const ids = pending.map((p) => p.id);

@@ -7,15 +7,15 @@
 import { WATCHDOG_MS } from "../config.js";
 import type { StoredStep } from "../models/scripted.js";
 import type { Message, ToolCallRequest } from "../protocol.js";
-import type { Execution } from "../run/execution.js";
+import type { Execution } from "./execution.js";
 import type { CallOutcome } from "../calls/call.js";
 import { resultText } from "../calls/result.js";
 import type { Settlement } from "../calls/runner.js";
-import type { ThreadEngine } from "./engine.js";
-import { noSuchThread } from "./guard.js";
+import type { RunWorld } from "./world.js";
+import { noSuchThread } from "../errors.js";
 import { type TurnSlot, admitInbox, runOneTurn } from "./one-turn.js";
-import { checkContentSize } from "./store/messages.js";
-import type { TurnRecord } from "./store/turns.js";
+import { checkContentSize } from "./messages.js";
+import type { TurnRecord } from "../ports/store.js";
 
 /** Runs a thread's turns. */
 export class TurnRunner {
@@ -28,7 +28,7 @@ export class TurnRunner {
   private closed = false;
 
   constructor(
-    private readonly engine: ThreadEngine,
+    private readonly engine: RunWorld,
     private readonly armAlarm: (delayMs: number) => void,
     /** How long the watchdog alarm waits; `WEFT_WATCHDOG_MS` overrides {@link WATCHDOG_MS}. */
     private readonly watchdogMs: number = WATCHDOG_MS,

@@ -9,12 +9,18 @@ import type { Model, ModelRequest, ModelStreamPart } from "../models/model.js";
 import { MODEL_ENV, type ModelEnv, PROVIDERS, resolveModel } from "../models/registry.js";
 import { parseModelSpec } from "../models/spec.js";
 import { createScriptedModel } from "../models/scripted.js";
-import type { ResolvedSide } from "../run/agent.js";
-import type { ModelInForce } from "./api.js";
-import type { ThreadEngine } from "./engine.js";
+import type { ResolvedSide } from "./agent.js";
+import type { RunWorld } from "./world.js";
 import { type EnvEntry, type EnvSources, type ResolvedEnv, resolveEnv } from "../secrets/env.js";
 import { Redactor } from "../secrets/redact.js";
 import { envSources } from "./state.js";
+
+/** The model a side of a thread talks to, and what chose it. */
+export interface ModelInForce {
+  side: "a" | "b";
+  spec: string;
+  where: string;
+}
 
 /** A model named by a definition or by env, with where it was named (for error messages). */
 export interface ModelChoice {
@@ -26,7 +32,7 @@ export interface ModelChoice {
 }
 
 /** The model spec a side uses, or null for the scripted model. */
-export async function modelChoiceOf(engine: ThreadEngine, sources: EnvSources, side: ResolvedSide = engine.sides[0]!): Promise<ModelChoice | null> {
+export async function modelChoiceOf(engine: RunWorld, sources: EnvSources, side: ResolvedSide = engine.sides[0]!): Promise<ModelChoice | null> {
   if (side.model !== undefined) return { spec: side.model, where: whereOf(engine, side) };
   // As for provider keys, an empty value is no value: `WEFT_MODEL=` in .dev.vars means the scripted model.
   const fromEnv = await resolveEnv(sources, MODEL_ENV, { nonEmpty: true });
@@ -34,7 +40,7 @@ export async function modelChoiceOf(engine: ThreadEngine, sources: EnvSources, s
 }
 
 /** The model each side of the thread talks to now, side a first, for `GET /threads/:id`. */
-export async function modelsInForce(engine: ThreadEngine): Promise<ModelInForce[]> {
+export async function modelsInForce(engine: RunWorld): Promise<ModelInForce[]> {
   const sources = envSources(engine);
   const out: ModelInForce[] = [];
   for (const side of engine.sides) {
@@ -52,7 +58,7 @@ export async function modelsInForce(engine: ThreadEngine): Promise<ModelInForce[
  * Creates the model for a thread's next turn.
  * @throws WeftError `invalid_config` naming the file or env value of an unusable spec.
  */
-export async function modelFor(engine: ThreadEngine, side?: ResolvedSide): Promise<Model> {
+export async function modelFor(engine: RunWorld, side?: ResolvedSide): Promise<Model> {
   const sources = envSources(engine);
   const choice = await modelChoiceOf(engine, sources, side);
   if (!choice) return createScriptedModel(engine.store.script);
@@ -60,7 +66,7 @@ export async function modelFor(engine: ThreadEngine, side?: ResolvedSide): Promi
 }
 
 /** Where a side's definition lives, for error messages. */
-function whereOf(engine: ThreadEngine, side: ResolvedSide): string {
+function whereOf(engine: RunWorld, side: ResolvedSide): string {
   return side.promptName !== undefined ? `agents/prompts/${side.promptName}.ts` : `agents/agents/${engine.meta.agentId}.ts`;
 }
 
@@ -68,7 +74,7 @@ function whereOf(engine: ThreadEngine, side: ResolvedSide): string {
  * The fallback models of a side (its prompt's `fallbackModels`, or the agent's inline ones), in order.
  * @throws WeftError `invalid_config` naming the file and entry of an unusable spec.
  */
-export async function fallbacksFor(engine: ThreadEngine, side: ResolvedSide = engine.sides[0]!): Promise<Model[]> {
+export async function fallbacksFor(engine: RunWorld, side: ResolvedSide = engine.sides[0]!): Promise<Model[]> {
   const specs = side.fallbackModels ?? [];
   if (specs.length === 0) return [];
   const env = await modelEnvOf(engine, envSources(engine));
@@ -79,7 +85,7 @@ export async function fallbacksFor(engine: ThreadEngine, side: ResolvedSide = en
  * Resolves a model spec named in a definition (a fallback, a summary model) against the thread's env.
  * @throws WeftError `invalid_config` naming `where` for an unusable spec.
  */
-export async function resolveModelSpec(engine: ThreadEngine, spec: string, where: string): Promise<Model> {
+export async function resolveModelSpec(engine: RunWorld, spec: string, where: string): Promise<Model> {
   return modelOf(spec, await modelEnvOf(engine, envSources(engine)), where);
 }
 
@@ -120,7 +126,7 @@ const PROVIDER_ENV_NAMES = Object.values(PROVIDERS).flatMap((p) => [p.keyEnv, p.
  * front with the level that set it, an empty value counting as none (src/models/registry.ts
  * applies the endpoint rule to the levels).
  */
-async function modelEnvOf(engine: ThreadEngine, sources: EnvSources): Promise<ModelEnv> {
+async function modelEnvOf(engine: RunWorld, sources: EnvSources): Promise<ModelEnv> {
   const resolved = new Map(await Promise.all(PROVIDER_ENV_NAMES.map(async (n) => [n, await resolveEnv(sources, n, { nonEmpty: true })] as const)));
   return {
     lookup: (name) => {
@@ -136,7 +142,7 @@ async function modelEnvOf(engine: ThreadEngine, sources: EnvSources): Promise<Mo
  * A spec the client sent in the thread's env is the client's mistake (`invalid_request`); one in
  * a definition or the Worker's vars is the deployment's (`invalid_config`), naming the file.
  */
-export async function checkModel(engine: ThreadEngine, threadEnv: (name: string) => EnvEntry | undefined): Promise<void> {
+export async function checkModel(engine: RunWorld, threadEnv: (name: string) => EnvEntry | undefined): Promise<void> {
   // Fallbacks and the summary model are named in definitions only: the deployment's mistake.
   for (const side of engine.sides) (side.fallbackModels ?? []).forEach((spec, i) => parseModelSpec(spec, `${whereOf(engine, side)} (fallbackModels[${i}])`));
   const summaryModel = engine.agent.history?.summaryModel;
@@ -158,7 +164,7 @@ export async function checkModel(engine: ThreadEngine, threadEnv: (name: string)
  * Refuses a posted script on a thread whose model is not the scripted one: it would never play.
  * @throws WeftError `invalid_request` at path `script`.
  */
-export async function checkScriptable(engine: ThreadEngine): Promise<void> {
+export async function checkScriptable(engine: RunWorld): Promise<void> {
   const choices = await Promise.all(engine.sides.map((side) => modelChoiceOf(engine, envSources(engine), side)));
   // A side on the scripted model plays the script (with two sides, either may be).
   const choice = choices.some((c) => c === null) ? null : choices[0];

@@ -14,21 +14,19 @@
 import * as z from "zod";
 import { WeftError } from "../errors.js";
 import type { Message, ToolCallRequest, ToolResult } from "../protocol.js";
-import { Execution } from "../run/execution.js";
-import { PROMPT_CALL_KEY, type PromptDefinition, systemText } from "../run/prompt.js";
-import type { TurnHost } from "../run/turn-host.js";
-import { DEFAULT_MAX_STEPS, runTurn } from "../run/turn.js";
+import { Execution } from "./execution.js";
+import { PROMPT_CALL_KEY, type PromptDefinition, systemText } from "./prompt.js";
+import type { TurnHost } from "./turn-host.js";
+import { DEFAULT_MAX_STEPS, runTurn } from "./turn.js";
 import { CallSuspended, markResumable, waitsForPerson } from "../calls/suspend.js";
 import type { AnyToolDefinition, LookupResult, ToolCallContext } from "../tools/types.js";
 import type { ThreadState } from "../tools/thread-state.js";
-import type { ThreadEngine } from "./engine.js";
-import { filterMessages } from "./hooks.js";
+import type { RunWorld } from "./world.js";
 import { conversationWindow, nestedWindow } from "./history.js";
 import { fallbacksFor, modelFor } from "./model-choice.js";
 import { runOf } from "./state.js";
-import { MAX_DEPTH } from "./store/messages.js";
-import { modelDeadlinesOf } from "./model-deadlines.js";
-import { announcing, modelTools, uniqueCallIds } from "./turn-host.js";
+import { MAX_DEPTH } from "./messages.js";
+import { conversationOf } from "./world-host.js";
 
 /** Input of a prompt or agent called as a tool that declares no `args`. */
 export const DEFAULT_CALL_ARGS = z.object({ input: z.string().describe("What to ask, in plain language") });
@@ -49,7 +47,7 @@ export const NESTED_RUN_TIMEOUT_MS = 15 * 60_000;
  * restart that cuts the call resumes it, as the effect table does for reconcilable calls, and no
  * write inside it runs twice (each has its own journal entry and effect).
  */
-export function promptTool(engine: ThreadEngine, name: string, prompt: PromptDefinition): AnyToolDefinition {
+export function promptTool(engine: RunWorld, name: string, prompt: PromptDefinition): AnyToolDefinition {
   const def = {
     kind: "tool",
     description: prompt.toolDescription,
@@ -69,12 +67,12 @@ export function promptTool(engine: ThreadEngine, name: string, prompt: PromptDef
 }
 
 /** The call id inside an effect key (`<branchId>:<callId>`; a thread is its own branch). */
-function callIdOf(engine: ThreadEngine, effectKey: string): string {
+function callIdOf(engine: RunWorld, effectKey: string): string {
   return effectKey.slice(engine.meta.threadId.length + 1);
 }
 
 /** The first (opening) and last stored messages of call `callId`'s nested run; none before it starts. */
-function runEnds(engine: ThreadEngine, callId: string): { first?: Message; last?: Message } {
+function runEnds(engine: RunWorld, callId: string): { first?: Message; last?: Message } {
   const [first] = engine.store.messages.ofPromptCall(callId, 0, Number.MAX_SAFE_INTEGER, 1, "asc");
   const [last] = engine.store.messages.ofPromptCall(callId, 0, Number.MAX_SAFE_INTEGER, 1, "desc");
   return { ...(first ? { first } : {}), ...(last ? { last } : {}) };
@@ -93,7 +91,7 @@ function openCalls(last: Message | undefined): ToolCallRequest[] | null {
 }
 
 /** True while a call of the nested run (or of a run nested in it) waits for a person. */
-async function nestedCallsWait(engine: ThreadEngine, callId: string): Promise<boolean> {
+async function nestedCallsWait(engine: RunWorld, callId: string): Promise<boolean> {
   for (const call of openCalls(runEnds(engine, callId).last) ?? []) {
     const record = engine.store.calls.get(call.id);
     if (record && (await waitsForPerson(record, engine.callables.everything()))) return true;
@@ -103,7 +101,7 @@ async function nestedCallsWait(engine: ThreadEngine, callId: string): Promise<bo
 
 /** Runs (or resumes) the nested loop of one prompt call; its final text is the tool result. */
 async function runPrompt(
-  engine: ThreadEngine,
+  engine: RunWorld,
   name: string,
   prompt: PromptDefinition,
   state: ThreadState,
@@ -137,15 +135,11 @@ async function runPrompt(
   if (!opening) [opening] = await engine.createMessages(child, [{ role: "user", content: openingMessage(args), depth, metadata: tag }]);
 
   const host: TurnHost = {
-    threadId: engine.meta.threadId,
+    ...conversationOf(engine, child),
     ...(prompt.system !== undefined ? { system: systemText(prompt.system, engine.meta.arguments)! } : {}),
     ...(prompt.modelSettings !== undefined ? { modelSettings: prompt.modelSettings } : {}),
     maxSteps: prompt.maxSteps ?? DEFAULT_MAX_STEPS,
-    tools: () => modelTools(engine.catalogFor(child)),
-    modelDeadlines: modelDeadlinesOf(engine.workerEnv),
-    ...announcing(engine, child),
     history,
-    prepareMessages: (snapshot) => filterMessages(engine, child, snapshot),
     async commit(messages) {
       await engine.createMessages(
         child,
@@ -157,9 +151,6 @@ async function runPrompt(
     // The open step is the last stored step whose calls have no results yet.
     pendingStep: () => openCalls(history().at(-1)),
     dispatch: (execution, request) => engine.calls.requestWithQueue(execution, { ...request, parentCallId: context.callId }),
-    outcomeOf: (execution, callId) => engine.calls.outcomeOf(execution, callId),
-    emit: (type, data) => engine.emit(type, data),
-    uniqueIds: (calls) => uniqueCallIds(calls, (id) => engine.store.callIdTaken(id)),
     onStep: () => {},
   };
   const end = await runTurn(host, child);

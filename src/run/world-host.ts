@@ -3,15 +3,15 @@
  * @module
  */
 import type { ToolCallRequest } from "../protocol.js";
-import type { TurnHost } from "../run/turn-host.js";
-import { DEFAULT_MAX_STEPS } from "../run/turn.js";
+import type { TurnHost } from "./turn-host.js";
+import { DEFAULT_MAX_STEPS } from "./turn.js";
 import type { ModelTool } from "../models/model.js";
-import type { Execution } from "../run/execution.js";
-import { historyFor } from "../run/sides.js";
+import type { Execution } from "./execution.js";
+import { historyFor } from "./sides.js";
 import type { ToolCatalog } from "../tools/catalog.js";
-import type { ThreadEngine } from "./engine.js";
+import type { RunWorld } from "./world.js";
 import { requestHistory } from "./history.js";
-import { filterMessages, hasHook, toolHook } from "./hooks.js";
+import { filterMessages, hasHook, toolHook } from "./hook-calls.js";
 import { modelDeadlinesOf } from "./model-deadlines.js";
 
 /**
@@ -55,12 +55,12 @@ export function providerToolId(toolName: string, executionProvider: string | und
  * the view of the history follow the execution's current side; with two sides every message the
  * turn writes is marked with its side.
  */
-export function createTurnHost(engine: ThreadEngine, execution: Execution): TurnHost {
+export function createTurnHost(engine: RunWorld, execution: Execution): TurnHost {
   const { store, agent } = engine;
   const turnId = execution.flowId;
   const twoSided = engine.sides.length > 1;
   return {
-    threadId: engine.meta.threadId,
+    ...conversationOf(engine, execution),
     get system() {
       return engine.system(execution.currentSide);
     },
@@ -69,11 +69,7 @@ export function createTurnHost(engine: ThreadEngine, execution: Execution): Turn
     },
     maxSteps: agent.maxSteps ?? DEFAULT_MAX_STEPS,
     sides: engine.sides,
-    tools: () => modelTools(engine.catalogFor(execution)),
-    modelDeadlines: modelDeadlinesOf(engine.workerEnv),
-    ...announcing(engine, execution),
     history: async () => historyFor(execution.currentSide, twoSided, await requestHistory(engine, execution)),
-    prepareMessages: (snapshot) => filterMessages(engine, execution, snapshot),
     async commit(messages, pending) {
       const marked = twoSided ? messages.map((m) => ({ ...m, side: execution.currentSide })) : messages;
       await engine.createMessages(execution, marked, () => store.turns.setPendingStep(turnId, pending));
@@ -88,9 +84,6 @@ export function createTurnHost(engine: ThreadEngine, execution: Execution): Turn
       return count;
     },
     dispatch: (execution, request) => engine.calls.requestWithQueue(execution, request),
-    outcomeOf: (execution, callId) => engine.calls.outcomeOf(execution, callId),
-    emit: (type, data) => engine.emit(type, data),
-    uniqueIds: (calls) => uniqueCallIds(calls, (id) => store.callIdTaken(id)),
     onStep: (steps, record) => {
       store.turns.step(turnId, steps.total);
       return store.turns.recordModelStep(turnId, record);
@@ -98,8 +91,29 @@ export function createTurnHost(engine: ThreadEngine, execution: Execution): Turn
   };
 }
 
+/**
+ * What a turn and a nested prompt's run share of their `TurnHost`: the thread, the tools and
+ * deadlines of the place `execution` runs, announcing, the history hook, outcomes, events and call
+ * ids. Each adds its own system prompt, history, commits and open step.
+ */
+export function conversationOf(
+  engine: RunWorld,
+  execution: Execution,
+): Pick<TurnHost, "threadId" | "tools" | "modelDeadlines" | "progressArgumentOf" | "announce" | "prepareMessages" | "outcomeOf" | "emit" | "uniqueIds"> {
+  return {
+    threadId: engine.meta.threadId,
+    tools: () => modelTools(engine.catalogFor(execution)),
+    modelDeadlines: modelDeadlinesOf(engine.workerEnv),
+    ...announcing(engine, execution),
+    prepareMessages: (snapshot) => filterMessages(engine, execution, snapshot),
+    outcomeOf: (execution, callId) => engine.calls.outcomeOf(execution, callId),
+    emit: (type, data) => engine.emit(type, data),
+    uniqueIds: (calls) => uniqueCallIds(calls, (id) => engine.store.callIdTaken(id)),
+  };
+}
+
 /** How a turn (or a nested prompt's loop) announces calls while their arguments stream. */
-export function announcing(engine: ThreadEngine, execution: Execution): Pick<TurnHost, "progressArgumentOf" | "announce"> {
+export function announcing(engine: RunWorld, execution: Execution): Pick<TurnHost, "progressArgumentOf" | "announce"> {
   return {
     // The catalog of the place the step runs (its side, or its prompt), read when the call streams.
     progressArgumentOf: (name) => progressArgumentOf(engine.catalogFor(execution), name),

@@ -4,17 +4,33 @@
  * of a call, its tool-call hooks and the crash seam.
  * @module
  */
-import type { CallWorld, CallSettings } from "../calls/context.js";
+import type { CallExecution } from "../calls/call.js";
+import type { CallWorld, CallSettings, CrashHook } from "../calls/context.js";
 import { DEFAULT_RESULT_CAP_BYTES } from "../calls/size.js";
 import { integerSetting } from "../config.js";
 import { limitOf } from "../limits.js";
-import type { ThreadEngine } from "./engine.js";
-import { hasHook, toolHook } from "./hooks.js";
+import type { ToolCatalog } from "../tools/catalog.js";
+import type { RunTables, RunWorld } from "./world.js";
+import { hasHook, toolHook } from "./hook-calls.js";
 import { createThreadState } from "./state.js";
-import { MAX_CONTENT_BYTES } from "./store/messages.js";
+import { MAX_CONTENT_BYTES } from "./messages.js";
+
+/**
+ * What the call world needs of its thread (the engine is one): the run view, the call journal
+ * the calls move in, redaction, held starts and the crash seam.
+ */
+export interface CallWorldHost extends RunWorld {
+  readonly store: RunTables & { readonly calls: CallWorld["journal"] };
+  readonly callables: RunWorld["callables"] & { catalogFor(execution: CallExecution | null): ToolCatalog };
+  readonly crashHook: CrashHook | null;
+  /** The value with every secret of the thread replaced. */
+  redact<T>(value: T): T;
+  holdStart: CallWorld["holdStart"];
+  journalDurably: CallWorld["journalDurably"];
+}
 
 /** The settings of every call of `engine`'s thread. */
-function settingsOf(engine: ThreadEngine): CallSettings {
+function settingsOf(engine: CallWorldHost): CallSettings {
   const { meta, store, workerEnv } = engine;
   const cap = integerSetting(workerEnv, "WEFT_RESULT_CAP_BYTES", 1);
   const callTimeoutMs = integerSetting(workerEnv, "WEFT_CALL_TIMEOUT_MS", 1);
@@ -35,7 +51,7 @@ function settingsOf(engine: ThreadEngine): CallSettings {
 }
 
 /** The {@link CallWorld} of `engine`'s thread. */
-export function callWorldOf(engine: ThreadEngine, wakeSoon: () => void): CallWorld {
+export function callWorldOf(engine: CallWorldHost, wakeSoon: () => void): CallWorld {
   const { store } = engine;
   let settings: CallSettings | undefined;
   return {

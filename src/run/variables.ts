@@ -4,7 +4,7 @@
  * @module
  */
 import { WeftError } from "../errors.js";
-import { type Registry, type ResolvedSide, findAgent, findPrompt } from "../run/agent.js";
+import { type Registry, type ResolvedSide, findAgent, findPrompt } from "./agent.js";
 import type { ToolCatalog } from "../tools/catalog.js";
 import type { AnyToolDefinition } from "../tools/types.js";
 import { type EnvSources, resolveEnv } from "../secrets/env.js";

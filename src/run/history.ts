@@ -6,16 +6,15 @@
  */
 import type { Message } from "../protocol.js";
 import type { Model } from "../models/model.js";
-import { type CompactionHost, type HistoryPolicy, compactIfNeeded, windowTokens } from "../run/compaction.js";
-import type { Execution } from "../run/execution.js";
-import { NEWEST, historyWindow, selectWindow } from "../run/window.js";
-import type { ThreadEngine } from "./engine.js";
+import { type CompactionHost, type HistoryPolicy, compactIfNeeded, windowTokens } from "./compaction.js";
+import type { Execution } from "./execution.js";
+import { NEWEST, historyWindow, selectWindow } from "./window.js";
+import type { RunTables, RunWorld } from "./world.js";
 import { resolveModelSpec } from "./model-choice.js";
 import { modelDeadlinesOf } from "./model-deadlines.js";
-import type { ThreadStore } from "./store/index.js";
 
 /** Keyset reads of the conversation at `depth`, above message id `floor`. */
-export function conversation(store: ThreadStore, depth = 0, floor = 0): CompactionHost["source"] {
+export function conversation(store: RunTables, depth = 0, floor = 0): CompactionHost["source"] {
   return {
     newestFirst: (before, f, limit) => store.messages.newestFirst(depth, before, Math.max(f, floor), limit),
     oldestFirst: (after, before, limit) => store.messages.oldestFirst(depth, Math.max(after, floor), before, limit),
@@ -23,13 +22,13 @@ export function conversation(store: ThreadStore, depth = 0, floor = 0): Compacti
 }
 
 /** The window policy of a thread's requests to `model`: the agent's `history` option over the model's defaults. */
-export function policyOf(engine: ThreadEngine, model: Model): HistoryPolicy {
+export function policyOf(engine: RunWorld, model: Model): HistoryPolicy {
   const options = engine.agent.history;
   return { maxTokens: windowTokens(model, options?.maxTokens), compaction: options?.compaction ?? "summarize" };
 }
 
 /** The thread's own conversation as a request to `model` sees it now: the summary, then the newest messages that fit. */
-export function conversationWindow(engine: ThreadEngine, model: Model): Message[] {
+export function conversationWindow(engine: RunWorld, model: Model): Message[] {
   const policy = policyOf(engine, model);
   const summary = policy.compaction === "summarize" ? engine.store.summaries.latest() : null;
   return historyWindow(conversation(engine.store), policy.maxTokens, summary);
@@ -40,7 +39,7 @@ export function conversationWindow(engine: ThreadEngine, model: Model): Message[
  * summary covers (announced as `history_compacted`), then reads the window.
  * @throws Error when the summarizing model fails; the turn fails with that message.
  */
-export async function requestHistory(engine: ThreadEngine, execution: Execution): Promise<Message[]> {
+export async function requestHistory(engine: RunWorld, execution: Execution): Promise<Message[]> {
   const policy = policyOf(engine, execution.model);
   if (policy.compaction === "summarize") {
     const spec = engine.agent.history?.summaryModel;
@@ -65,7 +64,7 @@ export async function requestHistory(engine: ThreadEngine, execution: Execution)
 }
 
 /** Keyset reads of the nested run of prompt call `callId` (index `messages_by_prompt_call`), above message id `floor`. */
-export function promptRun(store: ThreadStore, callId: string, floor = 0): CompactionHost["source"] {
+export function promptRun(store: RunTables, callId: string, floor = 0): CompactionHost["source"] {
   return {
     newestFirst: (before, f, limit) => store.messages.ofPromptCall(callId, Math.max(f, floor), before, limit, "desc"),
     oldestFirst: (after, before, limit) => store.messages.ofPromptCall(callId, Math.max(after, floor), before, limit, "asc"),
@@ -77,7 +76,7 @@ export function promptRun(store: ThreadStore, callId: string, floor = 0): Compac
  * newest of its messages that fit the model's window, with the opening message (the run's task)
  * always first. Sibling runs at the same depth are never read.
  */
-export function nestedWindow(engine: ThreadEngine, callId: string, opening: Message | undefined, model: Model): Message[] {
+export function nestedWindow(engine: RunWorld, callId: string, opening: Message | undefined, model: Model): Message[] {
   if (!opening) return [];
   const window = selectWindow(promptRun(engine.store, callId, opening.id - 1), windowTokens(model));
   if (window.startId === NEWEST || window.startId === opening.id) return window.messages;

@@ -4,14 +4,11 @@
  * @module
  */
 import { WeftError } from "../errors.js";
-import type { EventPayloads, Message, ToolResult } from "../protocol.js";
-import type { AgentDefinition, EnvDefault, Registry } from "../run/agent.js";
+import type { Message, ToolResult } from "../protocol.js";
 import { startCodeExecution } from "../sandbox/run-code.js";
 import type { CompiledTool, ToolCatalog } from "../tools/catalog.js";
 import type { CallExecution } from "../calls/call.js";
-import type { CallRunner } from "../calls/runner.js";
-import { Execution } from "../run/execution.js";
-import type { NewTurnMessage } from "../run/messages.js";
+import { Execution } from "./execution.js";
 import type {
   CodeExecution,
   CodeExecutionOptions,
@@ -21,40 +18,9 @@ import type {
   MessagesResult,
   ThreadState,
 } from "../tools/thread-state.js";
-import { type EnvSources, type ResolvedEnv, type UserEnvSource, resolveEnv } from "../secrets/env.js";
-import type { ThreadMeta } from "./store/meta.js";
-import type { ThreadStore } from "./store/index.js";
-import { checkContentSize } from "./store/messages.js";
-
-/** What a `ThreadState` needs from its thread. */
-export interface StateHost {
-  readonly meta: ThreadMeta;
-  readonly store: ThreadStore;
-  readonly registry: Registry;
-  readonly agent: AgentDefinition;
-  readonly catalog: ToolCatalog;
-  /** The Worker's vars and secrets (the last level of env resolution). */
-  readonly workerEnv: Readonly<Record<string, unknown>>;
-  /** The user-account level of env resolution. */
-  readonly userEnv: UserEnvSource;
-  /**
-   * Env defaults of the prompt in force: the last of `promptPath` (the running prompt), else
-   * side a's prompt file; undefined for an inline side.
-   */
-  promptEnv(execution?: ExecutionState): Readonly<Record<string, EnvDefault>> | undefined;
-  /** The tools offered where `execution` runs; `uses` and queued names are checked against it. */
-  catalogFor(execution: CallExecution | null): ToolCatalog;
-  /** Stores messages through the create-message hooks; resolves once they are stored. */
-  createMessages(execution: CallExecution | null, messages: NewTurnMessage[]): Promise<Message[]>;
-  /** Appends a message and emits `message_created`. */
-  appendMessage(message: { role: Message["role"]; content: string; silent?: boolean; metadata?: Record<string, unknown> }): Message;
-  /** Queues (`queueTool`) and invokes (`invokeTool`) calls: the thread's call runner. */
-  readonly calls: Pick<CallRunner, "queue" | "invoke">;
-  /** Emits a tool's custom event. */
-  emitCustom(event: string, data: unknown): void;
-  /** Emits a built-in event (`runCode` reports through it). */
-  emit<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): void;
-}
+import { type EnvSources, type ResolvedEnv, resolveEnv } from "../secrets/env.js";
+import { checkContentSize } from "./messages.js";
+import type { RunWorld } from "./world.js";
 
 /** The call a state is bound to; absent for state used outside a tool. */
 export interface BoundCall {
@@ -89,7 +55,7 @@ function childIdOf(call: BoundCall | undefined, kind: "queue" | "invoke", n: num
  * Builds the `ThreadState` for one call (or none) under `execution`, the run the call belongs to.
  * Outside any run, `execution` is null and the state gets a `context` of its own.
  */
-export function createThreadState(host: StateHost, call: BoundCall | undefined, execution: CallExecution | null): ThreadState {
+export function createThreadState(host: RunWorld, call: BoundCall | undefined, execution: CallExecution | null): ThreadState {
   return new CallState(host, call, execution);
 }
 
@@ -120,7 +86,7 @@ class CallState implements ThreadState {
   readonly #context: Record<string, unknown>;
   readonly #execution: CallExecution | null;
 
-  constructor(host: StateHost, call: BoundCall | undefined, execution: CallExecution | null) {
+  constructor(host: RunWorld, call: BoundCall | undefined, execution: CallExecution | null) {
     const { meta, store } = host;
     // The Standard Agents tools API: context lives for the current execution only; at rest each call gets its own.
     this.#context = execution?.context ?? {};
@@ -240,7 +206,7 @@ export function runOf(state: ThreadState): Execution | undefined {
  * The env sources of a thread: its own values, its agent's and prompt's defaults, its user, its
  * Worker. The prompt level is the prompt `execution` runs (side a's prompt at rest).
  */
-export function envSources(host: StateHost, execution: CallExecution | null = null): EnvSources {
+export function envSources(host: RunWorld, execution: CallExecution | null = null): EnvSources {
   return {
     thread: (name) => host.store.env.get(name),
     agent: host.agent.env,
@@ -257,7 +223,7 @@ export function envSources(host: StateHost, execution: CallExecution | null = nu
  * owner set them); a secret of any other level is redacted only once received, so a guess of one
  * thread code never saw is no oracle (`ThreadSecrets` in guard.ts).
  */
-function recordReceived(host: StateHost, sources: EnvSources, name: string, level: ResolvedEnv["level"]): void {
+function recordReceived(host: RunWorld, sources: EnvSources, name: string, level: ResolvedEnv["level"]): void {
   if (level === "thread" || level === "user") return;
   if (level === "prompt") {
     const prompt = Object.entries(host.registry.prompts ?? {}).find(([, p]) => p.env === sources.prompt)?.[0];
@@ -269,6 +235,6 @@ function recordReceived(host: StateHost, sources: EnvSources, name: string, leve
 }
 
 /** Resolves `name` for a thread through every level (src/thread/env.ts `ENV_LEVELS`). */
-export function resolveThreadEnv(host: StateHost, name: string, execution: CallExecution | null = null): Promise<ResolvedEnv | undefined> {
+export function resolveThreadEnv(host: RunWorld, name: string, execution: CallExecution | null = null): Promise<ResolvedEnv | undefined> {
   return resolveEnv(envSources(host, execution), name);
 }

@@ -1,0 +1,80 @@
+/**
+ * What an execution needs of its thread: the thread's record and tables, its agent and sides,
+ * env, the call runner, events and message writes. The thread implements it (`ThreadEngine`);
+ * nothing in src/run/ sees more of the thread than this.
+ * @module
+ */
+import type { EventPayloads, Message } from "../protocol.js";
+import type { ScriptSource, StoredStep } from "../models/scripted.js";
+import type { CallExecution } from "../calls/call.js";
+import type { CallRunner } from "../calls/runner.js";
+import type { LedgerRecord } from "../ports/ledger.js";
+import type { ThreadMeta, ThreadTables } from "../ports/store.js";
+import type { AccountNotices, ChildThreads } from "../ports/threads.js";
+import type { ToolCatalog } from "../tools/catalog.js";
+import type { ExecutionState } from "../tools/thread-state.js";
+import type { UserEnvSource } from "../secrets/env.js";
+import type { AgentDefinition, EnvDefault, Registry, ResolvedSide } from "./agent.js";
+import type { HistorySummaries } from "./compaction.js";
+import type { NewTurnMessage } from "./messages.js";
+
+/** The thread's tables as a run reads and writes them: the store port, compaction summaries and the model script. */
+export interface RunTables extends ThreadTables {
+  /** Compaction summaries of the thread's own conversation (the newest is read). */
+  readonly summaries: HistorySummaries;
+  /** The steps the scripted model plays, and more of them added (a posted message's `script`). */
+  readonly script: ScriptSource & { add(steps: readonly StoredStep[]): void };
+  /** The call journal's rows, read by id. */
+  readonly calls: { get(callId: string): LedgerRecord | undefined };
+  /** Whether a call id is in use in the thread (a model may reuse one). */
+  callIdTaken(id: string): boolean;
+}
+
+/** What an execution (a turn, a nested prompt or agent run, a tool's `ThreadState`) needs of its thread. */
+export interface RunWorld {
+  /** What the thread was created with. */
+  readonly meta: ThreadMeta;
+  readonly store: RunTables;
+  readonly registry: Registry;
+  /** The thread's agent. */
+  readonly agent: AgentDefinition;
+  /** The agent's sides, side a first (one entry for a one-sided agent). */
+  readonly sides: ResolvedSide[];
+  /** Side a's tools: what direct calls and `GET /v1/tools` see. */
+  readonly catalog: ToolCatalog;
+  /** The Worker's vars and secrets (the last level of env resolution). */
+  readonly workerEnv: Readonly<Record<string, unknown>>;
+  /** The user-account level of env resolution. */
+  readonly userEnv: UserEnvSource;
+  /** Every tool a run of the thread may meet (every side's and prompt's), to judge stored calls. */
+  readonly callables: { everything(): ToolCatalog };
+  /** Child agents' threads and the owner's account (the threads port). */
+  readonly peers: ChildThreads & AccountNotices;
+  /** Every way the thread's calls move. */
+  readonly calls: CallRunner;
+  /** The side `side` of the agent (side a when the agent has one side). */
+  side(side?: "a" | "b"): ResolvedSide;
+  /** A side's system prompt for this thread's `arguments`. */
+  system(side?: "a" | "b"): string | undefined;
+  /**
+   * Env defaults of the prompt in force: the last of `promptPath` (the running prompt), else
+   * side a's prompt file; undefined for an inline side.
+   */
+  promptEnv(execution?: ExecutionState): Readonly<Record<string, EnvDefault>> | undefined;
+  /** The tools offered where `execution` runs (its prompt, else its side; side a at rest). */
+  catalogFor(execution: CallExecution | null): ToolCatalog;
+  /** Stores messages through the create-message hooks; resolves once they are stored. */
+  createMessages(execution: CallExecution | null, messages: NewTurnMessage[], also?: () => void): Promise<Message[]>;
+  /** Appends a message and emits `message_created`. */
+  appendMessage(message: NewTurnMessage): Message;
+  /** Appends messages in one transaction (with `also` inside it), then emits `message_created`. */
+  appendMessages(messages: NewTurnMessage[], also?: () => void): Message[];
+  /** Stores (redacted) and broadcasts one built-in event. */
+  emit<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): void;
+  /** Emits a tool's custom event. */
+  emitCustom(event: string, data: unknown): void;
+  /** Resolves once every write so far is durable. */
+  flush(): Promise<void>;
+  /** A new time-ordered id for a call, turn or flow. */
+  newId(prefix: string): string;
+}
