@@ -13,7 +13,9 @@ import { ERROR_CODES, type ErrorCode } from "../errors.js";
 import { CallRecord, Message, ModelTool, TurnRecord } from "./response-records.js";
 import { count, epochMs, named, side } from "./response-registry.js";
 
+/** The stored records' schemas (turns, messages, tool results, call records and outcomes, model tools), so routes import every response schema from here. */
 export * from "./response-records.js";
+/** The registry of named schemas and its OpenAPI components (response-registry.ts). */
 export { type Body, refOf, responseComponents, responseSchemas } from "./response-registry.js";
 
 const codes = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];

@@ -11,11 +11,11 @@ import type { ModelStepRecord, ToolCallRequest, TurnErrorCode } from "../protoco
 import type { Model } from "../models/model.js";
 import { NOTHING_TO_PLAY } from "../models/scripted.js";
 import { fromStrictArguments } from "../models/strict.js";
-import type { CallOutcome, CallRequest } from "../calls/call.js";
+import type { CallOutcome } from "../calls/call.js";
 import { resultText } from "../calls/result.js";
 import type { Execution } from "./execution.js";
 import { requestStep } from "./model-request.js";
-import type { ProviderCall, StepResult } from "./step.js";
+import type { ProviderCall } from "./step.js";
 import type { NewTurnMessage } from "./messages.js";
 import { ONE_SIDE, checkStopTool, handOver, sideForStep } from "./sides.js";
 import type { TurnHost } from "./turn-host.js";

@@ -5,9 +5,9 @@
  * @module
  */
 import { byteLength, fitsBytes } from "../bytes.js";
-import { WeftError, isWeftError } from "../errors.js";
+import { WeftError } from "../errors.js";
 import { orderedId } from "../ids.js";
-import type { EventFrame, EventPayloads, Message, ToolResult } from "../protocol.js";
+import type { EventFrame, EventPayloads, Message } from "../protocol.js";
 import { BUILTIN_EVENT_TYPES } from "../protocol.js";
 import { type AgentDefinition, type EnvDefault, type Registry, type ResolvedSide, findAgent, findPrompt, sidesOf } from "../run/agent.js";
 import { systemText } from "../run/prompt.js";
