@@ -127,6 +127,17 @@ async function expectEveryFrameOnce(page: Page, threadId: string): Promise<void>
   expect(seqs).toEqual(Array.from({ length: lastSeq }, (_, i) => i + 1));
 }
 
+/** A thread whose scripted turn asks to pay, sent from the page: it waits for approval of call `pay`. */
+async function payWaitingForApproval(): Promise<{ threadId: string; page: TestPage }> {
+  const threadId = await createThread(weft.url, { agent: "default" });
+  const page = await openPage(threadId);
+  await page.fill("#content", "Pay 500 please");
+  await page.fill("#script", JSON.stringify(SCRIPT));
+  await page.click("button:text-is('Send')");
+  await expect.poll(() => statusOf(page, "pay")).toBe("awaiting_approval");
+  return { threadId, page };
+}
+
 describe.skipIf(!found.path)("useThread in Chromium", () => {
   it("shows a scripted turn: the call waits, Approve runs it, and the turn's messages appear", async () => {
     const threadId = await createThread(weft.url, { agent: "default" });
@@ -159,12 +170,7 @@ describe.skipIf(!found.path)("useThread in Chromium", () => {
   });
 
   it("Deny ends the call denied and the model gets the denial with its reason", async () => {
-    const threadId = await createThread(weft.url, { agent: "default" });
-    const page = await openPage(threadId);
-    await page.fill("#content", "Pay 500 please");
-    await page.fill("#script", JSON.stringify(SCRIPT));
-    await page.click("button:text-is('Send')");
-    await expect.poll(() => statusOf(page, "pay")).toBe("awaiting_approval");
+    const { threadId, page } = await payWaitingForApproval();
     await page.fill("#reason", "over the limit today");
     await page.click("text=Deny needs_ok");
     await expect.poll(() => statusOf(page, "pay")).toBe("denied");
@@ -219,12 +225,7 @@ describe.skipIf(!found.path)("useThread in Chromium", () => {
   });
 
   it("a socket dropped while the turn goes on reconnects and replays what it missed, nothing twice", async () => {
-    const threadId = await createThread(weft.url, { agent: "default" });
-    const page = await openPage(threadId);
-    await page.fill("#content", "Pay 500 please");
-    await page.fill("#script", JSON.stringify(SCRIPT));
-    await page.click("button:text-is('Send')");
-    await expect.poll(() => statusOf(page, "pay")).toBe("awaiting_approval");
+    const { threadId, page } = await payWaitingForApproval();
     const before = Number(await page.getAttribute("#connection", "data-last-seq"));
 
     // Cut the socket and refuse new ones while the turn finishes without the page.
