@@ -235,11 +235,19 @@ export class MessageStore implements MessageTable {
    * thread, so no call record holds their ids. Call inside the transaction that stores the history.
    */
   reserveCallIds(ids: Iterable<string>): void {
-    for (const id of ids) this.sql.exec("INSERT OR IGNORE INTO history_calls (id) VALUES (?)", id);
+    for (const id of ids) {
+      this.sql.exec("INSERT OR IGNORE INTO history_calls (id) VALUES (?)", id);
+      this.anyHistoryCalls = true;
+    }
   }
 
   /** Whether `id` is a call id of the thread's history (see {@link reserveCallIds}). */
   isHistoryCall(id: string): boolean {
-    return this.sql.exec("SELECT 1 FROM history_calls WHERE id = ?", id).toArray().length > 0;
+    // Asked for every call a model step makes; most threads have no history, and learn so once.
+    this.anyHistoryCalls ??= this.sql.exec("SELECT 1 FROM history_calls LIMIT 1").toArray().length > 0;
+    return this.anyHistoryCalls && this.sql.exec("SELECT 1 FROM history_calls WHERE id = ?", id).toArray().length > 0;
   }
+
+  /** Whether the history holds any call, once known (a thread's history is written only when it is created). */
+  private anyHistoryCalls: boolean | undefined = undefined;
 }
