@@ -11,6 +11,7 @@ import type { Message, MessageRole, ToolCallRequest } from "../../protocol.js";
 import { PROMPT_CALL_KEY } from "../../run/prompt.js";
 import type { GetMessagesOptions, MessagesResult } from "../../tools/thread-state.js";
 import type { MessageTable, NewMessage } from "../../ports/store.js";
+import { MessageTail } from "./message-tail.js";
 import type { MetaStore } from "./meta.js";
 
 /** The content-size rule lives with the messages a run appends (src/run/messages.ts). */
@@ -99,6 +100,9 @@ export function messagePage(options: GetMessagesOptions): MessagePage {
 
 /** Appends and pages through messages. */
 export class MessageStore implements MessageTable {
+  /** The newest messages per depth, so a model step does not read again what the step before read. */
+  private readonly tail = new MessageTail();
+
   constructor(
     private readonly sql: SqlStorage,
     private readonly meta: MetaStore,
@@ -125,14 +129,13 @@ export class MessageStore implements MessageTable {
         now,
       )
       .one();
-    this.meta.bump("messages", 1);
-    if (!silent) this.meta.bump("visible_messages", 1);
-    // Per-depth counts of nested messages, so a `maxDepth` total is a few counter reads.
-    if (depth > 0) {
-      this.meta.bump(`messages@${depth}`, 1);
-      if (!silent) this.meta.bump(`visible_messages@${depth}`, 1);
-    }
-    return toMessage(row);
+    // Per-depth counts of nested messages too, so a `maxDepth` total is a few counter reads.
+    const counters = silent ? ["messages"] : ["messages", "visible_messages"];
+    if (depth > 0) for (const name of [...counters]) counters.push(`${name}@${depth}`);
+    this.meta.bumpAll(counters, 1);
+    const message = toMessage(row);
+    this.tail.appended(message);
+    return message;
   }
 
   /**
@@ -174,10 +177,18 @@ export class MessageStore implements MessageTable {
    * keyset step of a history window (index `messages_by_depth`).
    */
   newestFirst(depth: number, before: number, floor: number, limit: number): Message[] {
-    return this.sql
-      .exec<MessageRow>("SELECT * FROM messages WHERE depth = ? AND id < ? AND id > ? ORDER BY id DESC LIMIT ?", depth, before, floor, limit)
-      .toArray()
-      .map(toMessage);
+    return this.tail.newestFirst(depth, before, floor, limit, (below, above, count) =>
+      this.sql
+        .exec<MessageRow>("SELECT * FROM messages WHERE depth = ? AND id < ? AND id > ? ORDER BY id DESC LIMIT ?", depth, below, above, count)
+        .toArray()
+        .map(toMessage),
+    );
+  }
+
+  /** Drops what it keeps in memory about its rows (after a rollback or `deleteAll`). */
+  forget(): void {
+    this.tail.forget();
+    this.anyHistoryCalls = undefined;
   }
 
   /** Up to `limit` messages at exactly `depth` with `after < id < before`, oldest first (compaction reads). */
