@@ -9,9 +9,12 @@
 import type { Message } from "../../protocol.js";
 
 /** Most messages kept per depth; older ones are read from SQLite as before. */
-const MAX_MESSAGES = 2048;
-/** Most characters of content and tool-call arguments kept across all depths. */
-const MAX_CHARS = 8 * 1024 * 1024;
+const MAX_MESSAGES = 1024;
+/**
+ * Most characters of content and tool-call arguments kept across all depths: about 250k tokens of
+ * English, a long window, at 2 MB of string memory, since many threads may share one isolate's 128 MB.
+ */
+const MAX_CHARS = 1024 * 1024;
 
 /** Every message of one depth with an id above `from`, oldest first. */
 interface Tail {
