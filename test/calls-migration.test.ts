@@ -44,6 +44,10 @@ async function backToOldSchema(threadId: string): Promise<void> {
         const values = columns.map((c) => (c === "ord" ? (row[c] as number) * 10 + 3 : row[c]!));
         sql.exec(`INSERT INTO calls (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`, ...values);
       }
+      // Columns the migrations after the rebuild add go too, as a thread made before them lacks them.
+      for (const [, table, column] of MIGRATIONS.slice(REBUILD).join("\n").matchAll(/ALTER TABLE (\w+) ADD COLUMN (\w+)/g)) {
+        sql.exec(`ALTER TABLE ${table} DROP COLUMN ${column}`);
+      }
       sql.exec("UPDATE weft_schema SET version = ?", REBUILD);
     });
   });

@@ -59,6 +59,28 @@ describe("a thread created with history", () => {
     expect((await messagesOf(id)).map((m) => m.role)).toEqual(["user", "user", "assistant"]);
   });
 
+  it("keeps a failed result's isError and sends it as an error to a provider that marks errors", async () => {
+    const key = fakeKey("history-error");
+    await scriptFake(key, [{ text: "Try again later." }]);
+    const history = [
+      { role: "user", content: "Pay the invoice." },
+      { role: "assistant", content: "", toolCalls: [{ id: "p1", name: "pay", arguments: "{}" }] },
+      { role: "tool", toolCallId: "p1", content: "card declined", isError: true },
+    ];
+    const created = await json<{ threadId: string }>("POST", "/threads", { env: fakeEnv("anthropic:claude-sonnet-4-5", key), history });
+    expect(created.status).toBe(201);
+    const id = created.body.threadId;
+    expect((await messagesOf(id))[2]).toMatchObject({ toolCallId: "p1", isError: true });
+    await json("POST", `/threads/${id}/messages`, { content: "Why?" });
+    let requests: Awaited<ReturnType<typeof fakeRequests>> = [];
+    for (let i = 0; i < 200 && requests.length === 0; i++) {
+      requests = await fakeRequests(key);
+      if (requests.length === 0) await new Promise((r) => setTimeout(r, 25));
+    }
+    const blocks = (requests[0]!.body.messages as Array<{ content: unknown }>).flatMap((m) => (Array.isArray(m.content) ? m.content : []));
+    expect(blocks.find((b: { type: string }) => b.type === "tool_result")).toMatchObject({ tool_use_id: "p1", is_error: true });
+  });
+
   const refused: Array<[string, unknown[], (string | number)[]]> = [
     ["a tool message that answers no call", [{ role: "user", content: "hi" }, { role: "tool", toolCallId: "x", content: "r" }], ["history", 1, "toolCallId"]],
     ["a call left without its result", [{ role: "assistant", content: "", toolCalls: [{ id: "a", name: "t", arguments: "{}" }] }], ["history", 0]],
@@ -80,6 +102,7 @@ describe("a thread created with history", () => {
     ["toolCalls on a user message", [{ role: "user", content: "hi", toolCalls: [] }], ["history", 0, "toolCalls"]],
     ["an unknown role", [{ role: "robot", content: "hi" }], ["history", 0, "role"]],
     ["an unknown field", [{ role: "user", content: "hi", contnet: "x" }], ["history", 0, "contnet"]],
+    ["isError on an assistant message", [{ role: "assistant", content: "oops", isError: true }], ["history", 0, "isError"]],
   ];
   for (const [what, history, path] of refused) {
     it(`refuses ${what} (400 invalid_request naming ${path.join(".")}) and stores nothing`, async () => {

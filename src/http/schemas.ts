@@ -45,8 +45,9 @@ const HistoryMessage = closedObject(
     toolCalls: z.array(z.object({ id: z.string().min(1), name: z.string().min(1), arguments: z.string() })).optional(),
     toolCallId: z.string().min(1).optional(),
     name: z.string().min(1).optional(),
+    isError: z.boolean().optional(),
   },
-  "unknown field; a history message's fields are role, content, toolCalls, toolCallId and name",
+  "unknown field; a history message's fields are role, content, toolCalls, toolCallId, name and isError",
   [],
 );
 

@@ -32,6 +32,7 @@ interface MessageRow extends Record<string, SqlStorageValue> {
   metadata: string | null;
   depth: number;
   side: string | null;
+  is_error: number;
   created_at: number;
 }
 
@@ -46,6 +47,7 @@ function toMessage(row: MessageRow): Message {
   if (row.tool_calls !== null) message.toolCalls = JSON.parse(row.tool_calls) as ToolCallRequest[];
   if (row.tool_call_id !== null) message.toolCallId = row.tool_call_id;
   if (row.name !== null) message.name = row.name;
+  if (row.is_error === 1) message.isError = true;
   if (row.metadata !== null) message.metadata = JSON.parse(row.metadata) as Record<string, unknown>;
   if (row.depth > 0) message.depth = row.depth;
   if (row.side === "a" || row.side === "b") message.side = row.side;
@@ -114,8 +116,8 @@ export class MessageStore implements MessageTable {
     const depth = input.depth ?? 0;
     const row = this.sql
       .exec<MessageRow>(
-        `INSERT INTO messages (role, content, tool_calls, tool_call_id, name, silent, metadata, depth, side, prompt_call, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+        `INSERT INTO messages (role, content, tool_calls, tool_call_id, name, silent, metadata, depth, side, prompt_call, is_error, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
         input.role,
         input.content,
         input.toolCalls ? JSON.stringify(input.toolCalls) : null,
@@ -126,6 +128,7 @@ export class MessageStore implements MessageTable {
         depth,
         input.side ?? null,
         promptCallOf(input),
+        input.role === "tool" && input.isError === true ? 1 : 0,
         now,
       )
       .one();

@@ -201,6 +201,10 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE IF NOT EXISTS history_calls (id TEXT PRIMARY KEY);
   `,
+  // v16: whether a tool message is an error result, sent to providers that mark one (Anthropic's is_error).
+  `
+  ALTER TABLE messages ADD COLUMN is_error INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
 
 /** True when the thread's tables exist; an id that was never created has none. */
