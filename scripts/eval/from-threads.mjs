@@ -126,7 +126,7 @@ export function historyOf(earlier) {
   for (const m of earlier) {
     if (m.role === "assistant") {
       const calls = (m.toolCalls ?? []).filter((/** @type {any} */ c) => !c.providerExecuted);
-      /** @type {Array<{ call: { id: string, name: string, arguments: string }, content: string }>} */
+      /** @type {Array<{ call: { id: string, name: string, arguments: string }, content: string, isError: boolean }>} */
       const answered = calls.map((/** @type {any} */ c) => {
         const result = results.get(c.id)?.find((r) => !used.has(r));
         if (result) used.add(result);

@@ -167,8 +167,8 @@ describe("cases and candidates", () => {
       { role: "assistant", content: "", toolCalls: [{ id: "x", name: "a", arguments: "{}" }, { id: "x~2", name: "b", arguments: "{}" }] },
       // The n-th call with an id takes the n-th result with it, as in the model's request.
       { role: "tool", toolCallId: "x", name: "a", content: "rb" },
-      // The text weft's own request gives such a call (the export must not drift from it).
-      { role: "tool", toolCallId: "x~2", name: "b", content: MISSING_RESULT },
+      // The text weft's own request gives such a call, marked as an error (the export must not drift from it).
+      { role: "tool", toolCallId: "x~2", name: "b", content: MISSING_RESULT, isError: true },
       { role: "user", content: "[result of an earlier call to c]: rc" },
     ]);
     expect(historyOf([])).toEqual({});
