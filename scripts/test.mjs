@@ -9,7 +9,7 @@
  *   workerd     `vitest run`: weft's own suites inside workerd, over test/fixtures/
  *   agents      the author's tests (`*.test.ts` under agents/) and the smoke test of agents/ (`npm run test:agents`)
  *   typecheck   tsc over src, agents, test and the Node scripts
- *   node        `vitest run --config test/node/vitest.config.ts`: build scripts, end-to-end runs
+ *   node        `vitest run --config vitest.node.config.ts`: build scripts, end-to-end runs
  *
  * Two lanes run side by side after the build, workerd then agents beside typecheck then node:
  * much of each suite waits (on alarms, deadlines, `wrangler dev` starts), and one after another
@@ -36,7 +36,7 @@ const { failed } = await runLanes(
     ],
     [
       { name: "typecheck", command: "npm", args: ["run", "typecheck:tsc", "--silent"] },
-      { name: "node", command: bin("vitest"), args: ["run", "--config", "test/node/vitest.config.ts", ...extra] },
+      { name: "node", command: bin("vitest"), args: ["run", "--config", "vitest.node.config.ts", ...extra] },
     ],
   ],
   ROOT,

@@ -192,7 +192,7 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // v14: the env names (with the level that answered) whose secret values thread code received
   // through state.env; only those of a level the owner did not set are redacted (src/secrets/thread-secrets.ts).
-  // IF NOT EXISTS: a test may set the version back past it, as calls-migration.test.ts does.
+  // IF NOT EXISTS: a test may set the version back past it, as call-order-migration.test.ts does.
   `
   CREATE TABLE IF NOT EXISTS env_received (name TEXT NOT NULL, level TEXT NOT NULL, PRIMARY KEY (name, level)) WITHOUT ROWID;
   `,
