@@ -7,8 +7,8 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ThreadStore } from "../../src/thread/store/index.js";
-import { migrate } from "../../src/thread/store/migrations.js";
+import { ThreadStore } from "../../../src/thread/store/index.js";
+import { migrate } from "../../../src/thread/store/migrations.js";
 
 const ns = (env as unknown as { THREAD: DurableObjectNamespace }).THREAD;
 const NEWEST = Number.MAX_SAFE_INTEGER;
