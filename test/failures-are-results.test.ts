@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Execution } from "../src/run/execution.js";
 import { runTurn as runTurnLoop } from "../src/run/turn.js";
-import type { ThreadEngine } from "../src/thread/engine.js";
+import type { PortWorld } from "../src/run/port-world.js";
 import { conversationWindow } from "../src/run/history.js";
 import { runOneTurn } from "../src/run/one-turn.js";
 import { createTurnHost } from "../src/run/world-host.js";
@@ -59,7 +59,7 @@ describe("every failure of author code is a result, and the step's other calls g
   it("3. a model step whose call has no arguments field runs the call with no arguments", async () => {
     const id = await createThread({ agent: "robustness" });
     const end = await inThread(id, async (instance) => {
-      const engine: ThreadEngine = instance.engine;
+      const engine: PortWorld = instance.world;
       const turnId = "turn_noargs";
       engine.store.turns.begin(turnId);
       // An adapter whose tool-call part lacks its input text altogether.
@@ -88,7 +88,7 @@ describe("every failure of author code is a result, and the step's other calls g
   it("a failing turn first closes every open call of its step with an error result", async () => {
     const id = await createThread({ agent: "robustness" });
     const end = await inThread(id, async (instance) => {
-      const engine = instance.engine;
+      const engine = instance.world;
       const turnId = "turn_fails";
       engine.store.turns.begin(turnId);
       // The step is recorded, then dispatch itself fails (a fault of the thread, not of a tool).

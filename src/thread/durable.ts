@@ -1,9 +1,9 @@
 /**
  * The Thread Durable Object: one per conversation thread, on SQLite storage. It only delegates:
- * storage to `ThreadStore`, behaviour to `ThreadEngine`, its lifecycle (restore, watchdog alarm,
- * WebSockets) to `ThreadObject` (core.ts). It implements `ThreadApi`, the one RPC surface the
- * Worker uses; every answer is checked against the caller (guard.ts) and cleaned of secrets
- * (src/secrets/) before it leaves.
+ * storage to `ThreadStore`, behaviour to its `PortWorld` (src/run/port-world.ts), its lifecycle
+ * (restore, watchdog alarm, WebSockets) to `ThreadObject` (core.ts). It implements `ThreadApi`,
+ * the one RPC surface the Worker uses; every answer is checked against the caller (guard.ts) and
+ * cleaned of secrets (src/secrets/) before it leaves.
  * @module
  */
 import { WeftError } from "../errors.js";
@@ -54,7 +54,7 @@ export function createThreadClass(registry: Registry) {
       // listed again. Only an id deleted in this instance pays the extra request.
       if (this.inFlight.removals > 0 && created.ok) await this.listInAccount(created.value, created.value.createdAt, true);
       // A failed create leaves no thread behind, not even its key: the retry fails the same way.
-      if (idem && !created.ok && !this.engine) {
+      if (idem && !created.ok && !this.world) {
         await this.ctx.storage.deleteAll();
         this.store.forget();
       }
@@ -64,28 +64,28 @@ export function createThreadClass(registry: Registry) {
     private async createOnce(caller: Caller, input: CreateThreadInput, threadId: string, cut: boolean): Promise<RpcResult<ThreadMeta>> {
       return this.answer(async () => {
         // An earlier create with this key made the thread and was cut before it answered.
-        if (cut && this.engine && this.engine.meta.userId === caller.userId) return this.engine.meta;
-        if (this.engine) {
+        if (cut && this.world && this.world.meta.userId === caller.userId) return this.world.meta;
+        if (this.world) {
           // Only the owner learns that its continuation token names a thread already.
-          checkAccess(this.engine.meta.userId, caller, "write");
-          throw new WeftError("thread_exists", "a thread with this continuationToken exists already", { threadId: this.engine.meta.threadId, path: ["continuationToken"] });
+          checkAccess(this.world.meta.userId, caller, "write");
+          throw new WeftError("thread_exists", "a thread with this continuationToken exists already", { threadId: this.world.meta.threadId, path: ["continuationToken"] });
         }
         const { meta, script, env: threadEnv, history } = prepareThread(registry, caller, input, threadId);
         migrate(this.ctx.storage);
-        const engine = this.newEngine(meta);
+        const world = this.newWorld(meta);
         // Every tool the thread can reach: either side's, and those of the prompts it calls.
-        const reachable = reachableTools(registry, engine.sides, engine.catalog);
+        const reachable = reachableTools(registry, world.sides, world.catalog);
         if (meta.asOf) checkTimeArgNames(reachable);
         await checkRequiredVariables(reachable, {
-          ...envSources(engine),
+          ...envSources(world),
           thread: (name) => threadEnv.get(name),
         });
-        await checkModel(engine, (name) => threadEnv.get(name));
+        await checkModel(world, (name) => threadEnv.get(name));
         // The earlier conversation is stored without the secrets the thread has from its start.
         const seeding = history.length > 0 ? await historyRedactor(this.env.ACCOUNT, meta.userId, threadEnv) : null;
         const seeds = seeding ? history.map((m) => seeding.value(m)) : [];
         checkStoredHistory(seeds);
-        if (this.engine) throw new WeftError("thread_exists", "a thread with this continuationToken exists already", { path: ["continuationToken"] });
+        if (this.world) throw new WeftError("thread_exists", "a thread with this continuationToken exists already", { path: ["continuationToken"] });
         const seeded: Message[] = [];
         this.store.atomically(() => {
           this.store.meta.write(meta);
@@ -95,17 +95,17 @@ export function createThreadClass(registry: Registry) {
           for (const m of seeds) seeded.push(this.store.messages.append(m));
           this.store.messages.reserveCallIds(seeds.flatMap((m) => (m.toolCalls ?? []).map((c) => c.id)));
         });
-        this.attach(engine);
+        this.attach(world);
         // Announced before the first wait, so they commit with the rows: a restart at that wait
         // leaves no stored message unannounced. The history was redacted above with every secret
         // the thread holds from its start, the owner's too, so the reload below adds none to it.
-        engine.emit("thread_created", { threadId, agentId: meta.agentId });
-        for (const message of seeded) engine.emit("message_created", { message });
+        world.emit("thread_created", { threadId, agentId: meta.agentId });
+        for (const message of seeded) world.emit("message_created", { message });
         await this.refreshSecrets();
         // A scratch thread removes itself even if the Worker dies before it calls destroy().
         if (meta.ephemeral) await this.alarmClock.set(meta.createdAt + SCRATCH_TTL_MS);
-        const unavailable = unavailableTools(engine.catalog);
-        if (unavailable.length > 0) engine.emit("tools_unavailable", { tools: unavailable });
+        const unavailable = unavailableTools(world.catalog);
+        if (unavailable.length > 0) world.emit("tools_unavailable", { tools: unavailable });
         if (input.opening !== undefined) void this.runner!.resume();
         return meta;
       });
@@ -116,10 +116,10 @@ export function createThreadClass(registry: Registry) {
         // Asked first: it may read the owner's account values (WEFT_MODEL at the user level); the
         // thread is asked for again after (it may have been removed meanwhile).
         const models = await modelsInForce(this.guard(caller, "read"));
-        const engine = this.guard(caller, "read");
+        const world = this.guard(caller, "read");
         const lastTurn = this.store.turns.latest();
         return {
-          ...engine.meta,
+          ...world.meta,
           // A turn cut by a restart is still running: it resumes by itself before anything else.
           // A call outside any turn (a direct call) can wait for a person too.
           status:
@@ -131,8 +131,8 @@ export function createThreadClass(registry: Registry) {
           messageCount: this.store.messages.count(),
           lastSeq: this.store.events.lastSeq(),
           ...(lastTurn ? { lastTurn } : {}),
-          tools: modelTools(engine.catalog),
-          unavailableTools: unavailableTools(engine.catalog),
+          tools: modelTools(world.catalog),
+          unavailableTools: unavailableTools(world.catalog),
           models,
         };
       });
@@ -143,9 +143,9 @@ export function createThreadClass(registry: Registry) {
     }
 
     async postMessage(caller: Caller, input: { content: string; role?: "user" | "system"; script?: unknown }, idem?: IdempotencyClaim) {
-      return this.once(caller, idem, () => this.work(caller, async (engine, runner) => {
+      return this.once(caller, idem, () => this.work(caller, async (world, runner) => {
         const script = input.script === undefined ? undefined : normalizeScript(input.script, ["script"]);
-        if (script && script.length > 0) await checkScriptable(engine);
+        if (script && script.length > 0) await checkScriptable(world);
         return await runner.postMessage({ content: input.content, ...(input.role ? { role: input.role } : {}), ...(script ? { script } : {}) });
       }));
     }
@@ -204,13 +204,13 @@ export function createThreadClass(registry: Registry) {
     async callTool(caller: Caller, input: DirectCallInput, idem?: IdempotencyClaim) {
       return this.once(caller, idem, () =>
         // A direct call runs outside any turn; the watchdog finishes it if a crash cuts it.
-        this.work(caller, (engine, runner) =>
+        this.work(caller, (world, runner) =>
           this.watched(() =>
             // Under an Idempotency-Key the id comes from the key: a retry that a restart made
             // necessary reaches the first call, never a second run of the tool.
             idem && input.callId === undefined
-              ? keyedCallId(caller.userId, idem, input.toolName).then((callId) => directCall(engine, runner, { ...input, callId }))
-              : directCall(engine, runner, input),
+              ? keyedCallId(caller.userId, idem, input.toolName).then((callId) => directCall(world, runner, { ...input, callId }))
+              : directCall(world, runner, input),
           ),
         ),
       );
@@ -224,7 +224,7 @@ export function createThreadClass(registry: Registry) {
 
     async accountEnvChanged(): Promise<{ live: boolean }> {
       this.userEnv.invalidate();
-      return { live: this.engine !== null };
+      return { live: this.world !== null };
     }
 
     async stop(caller: Caller) {
@@ -305,7 +305,7 @@ export function createThreadClass(registry: Registry) {
           await this.removeAll();
           return listed;
         }
-      } else if (!idem && this.engine) await this.removeAll();
+      } else if (!idem && this.world) await this.removeAll();
       return result.ok ? { ok: true, value: { ...result.value, kept } } : result;
     }
   };
