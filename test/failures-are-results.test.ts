@@ -4,7 +4,7 @@ import { runTurn as runTurnLoop } from "../src/run/turn.js";
 import type { PortWorld } from "../src/run/port-world.js";
 import { conversationWindow } from "../src/run/history.js";
 import { runOneTurn } from "../src/run/one-turn.js";
-import { createTurnHost } from "../src/run/world-host.js";
+import { turnConversation } from "../src/run/conversation.js";
 import { callsOf, createThread, eventsOf, inThread, json, ledgerOf, messagesOf, runTurn, stubOf } from "./helpers.js";
 
 /** Every tool call of the history has exactly one tool result after it (what every provider requires). */
@@ -76,7 +76,7 @@ describe("every failure of author code is a result, and the step's other calls g
         },
       };
       const execution = Execution.forTurn({ flowId: turnId, model, history: () => conversationWindow(engine, model) });
-      return runTurnLoop(createTurnHost(engine, execution), execution);
+      return runTurnLoop(turnConversation(engine, execution), execution);
     });
     expect(end.status).toBe("completed");
     expect((await callsOf(id))[0]).toMatchObject({ callId: "na", status: "succeeded", argsText: "" });
@@ -97,7 +97,7 @@ describe("every failure of author code is a result, and the step's other calls g
         { id: "o2", name: "effect_read", arguments: "{}" },
       ];
       const model = { id: "none", stream: () => (async function* () {})() };
-      await createTurnHost(engine, Execution.forTurn({ flowId: turnId, model, history: () => [] })).commit([{ role: "assistant", content: "", toolCalls: step }], step);
+      await turnConversation(engine, Execution.forTurn({ flowId: turnId, model, history: () => [] })).commit([{ role: "assistant", content: "", toolCalls: step }], step);
       const dispatch = engine.calls.requestWithQueue;
       let n = 0;
       engine.calls.requestWithQueue = async (...args: unknown[]) => {

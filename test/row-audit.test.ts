@@ -3,7 +3,7 @@ import { Execution } from "../src/run/execution.js";
 import { runTurn as runTurnLoop } from "../src/run/turn.js";
 import type { PortWorld } from "../src/run/port-world.js";
 import { conversationWindow } from "../src/run/history.js";
-import { createTurnHost } from "../src/run/world-host.js";
+import { turnConversation } from "../src/run/conversation.js";
 import { callsOf, createThread, inThread, json, messagesOf, stubOf } from "./helpers.js";
 import { ROW_LIMIT_BYTES, oversizedWrites } from "./row-limit.js";
 
@@ -46,7 +46,7 @@ async function turnOf(id: string, first: unknown[]) {
       },
     };
     const execution = Execution.forTurn({ flowId: turnId, model, history: () => conversationWindow(engine, model) });
-    return runTurnLoop(createTurnHost(engine, execution), execution);
+    return runTurnLoop(turnConversation(engine, execution), execution);
   });
 }
 

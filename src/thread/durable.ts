@@ -28,7 +28,7 @@ import { envSources } from "../run/state.js";
 import { type IdempotencyClaim, keyedCallId } from "./store/idempotency.js";
 import { migrate } from "./store/migrations.js";
 import type { ThreadMeta } from "./store/meta.js";
-import { modelTools } from "../run/world-host.js";
+import { modelTools } from "../run/conversation.js";
 import { checkRequiredVariables, reachableTools } from "../run/variables.js";
 
 /** The body of a thread create and what reading a thread answers, as the Durable Object's RPC methods take and give them. */
