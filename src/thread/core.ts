@@ -41,6 +41,18 @@ export interface WeftEnv {
   [name: string]: unknown;
 }
 
+/** How an RPC method reaches the thread (see `ThreadObject.serve`). */
+export interface ServeOptions {
+  /** What the caller must be allowed: reading the thread, or acting on it. */
+  access: "read" | "write";
+  /** The request's Idempotency-Key: a repeat gets the first answer. */
+  idem?: IdempotencyClaim | undefined;
+  /** The work may read the owner's env: it is reloaded first. */
+  env?: boolean;
+  /** The work may run a call: it runs under the watchdog. */
+  watched?: boolean;
+}
+
 /** A thread's Durable Object without its RPC methods: storage, its world (the ports, built here), alarm and sockets. */
 export abstract class ThreadObject extends DurableObject<WeftEnv> {
   protected readonly store: ThreadStore;
@@ -301,14 +313,22 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     return this.secrets.redactor().value(result);
   }
 
-  /** Like `answer`, for work that may read the owner's env: reloads it first (awaiting only when it must ask). */
-  protected work<T>(caller: Caller, fn: (world: PortWorld, runner: TurnRunner) => T | Promise<T>): Promise<RpcResult<T>> {
-    return this.answer(() => {
-      const world = this.guard(caller, "write");
-      const reloading = this.refreshSecrets();
-      // After a reload the thread is asked for again: it may have been removed meanwhile.
-      return reloading ? reloading.then(() => fn(this.guard(caller, "write"), this.runner!)) : fn(world, this.runner!);
-    });
+  /**
+   * The one way an RPC method reaches the thread: the Idempotency-Key (`how.idem`, see `once`),
+   * the access check (`guard`), the owner's env reloaded first for work that may read it
+   * (`how.env`; awaiting only when the account must be asked), the watchdog over work that may
+   * run a call (`how.watched`, see `watched`), and an answer without any secret (`answer`).
+   */
+  protected serve<T>(caller: Caller, how: ServeOptions, fn: (world: PortWorld, runner: TurnRunner) => T | Promise<T>): Promise<RpcResult<T>> {
+    const run = how.watched ? (world: PortWorld, runner: TurnRunner) => this.watched(() => Promise.resolve(fn(world, runner))) : fn;
+    const act = () =>
+      this.answer(() => {
+        const world = this.guard(caller, how.access);
+        const reloading = how.env ? this.refreshSecrets() : undefined;
+        // After a reload the thread is asked for again: it may have been removed meanwhile.
+        return reloading ? reloading.then(() => run(this.guard(caller, how.access), this.runner!)) : run(world, this.runner!);
+      });
+    return how.idem ? this.once(caller, how.idem, act) : act();
   }
 
   /**

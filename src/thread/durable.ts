@@ -7,29 +7,27 @@
  * @module
  */
 import { WeftError } from "../errors.js";
-import type { CallRecord, Message } from "../protocol.js";
+import type { CallRecord } from "../protocol.js";
 import { normalizeScript } from "../models/scripted.js";
 import type { Registry } from "../run/agent.js";
 import type { GetMessagesOptions } from "../tools/thread-state.js";
 import type { Settlement } from "../calls/decide.js";
-import { checkTimeArgNames } from "../calls/time-args.js";
 import { unavailableTools } from "../tools/catalog.js";
 import type { ChildAnswer } from "../run/agent-tool.js";
 import type { Caller } from "../rpc.js";
 import type { CreateThreadInput, ScratchCallOutcome, ThreadApi, ThreadInfo } from "./api.js";
 import { ThreadObject, type WeftEnv } from "./core.js";
-import { historyRedactor, prepareThread } from "./create.js";
+import { historyRedactor, prepareThread, storeNewThread } from "./create.js";
 import { checkStoredHistory } from "../run/seed-history.js";
 import { type DirectCallInput, directCall, outcomeText, outcomeWaitsForPerson } from "../run/direct.js";
 import { SCRATCH_TTL_MS, checkAccess } from "./guard.js";
-import { checkModel, checkScriptable, modelsInForce } from "../run/model-choice.js";
+import { checkScriptable, modelsInForce } from "../run/model-choice.js";
 import { type RpcFailure, type RpcResult, rpc, rpcFailure } from "../rpc.js";
-import { envSources } from "../run/state.js";
 import { type IdempotencyClaim, keyedCallId } from "./store/idempotency.js";
 import { migrate } from "./store/migrations.js";
 import type { ThreadMeta } from "./store/meta.js";
 import { modelTools } from "../run/conversation.js";
-import { checkRequiredVariables, reachableTools } from "../run/variables.js";
+import { checkNewThread } from "../run/new-thread.js";
 
 /** The body of a thread create and what reading a thread answers, as the Durable Object's RPC methods take and give them. */
 export type { CreateThreadInput, ThreadInfo } from "./api.js";
@@ -73,28 +71,13 @@ export function createThreadClass(registry: Registry) {
         const { meta, script, env: threadEnv, history } = prepareThread(registry, caller, input, threadId);
         migrate(this.ctx.storage);
         const world = this.newWorld(meta);
-        // Every tool the thread can reach: either side's, and those of the prompts it calls.
-        const reachable = reachableTools(registry, world.sides, world.catalog);
-        if (meta.asOf) checkTimeArgNames(reachable);
-        await checkRequiredVariables(reachable, {
-          ...envSources(world),
-          thread: (name) => threadEnv.get(name),
-        });
-        await checkModel(world, (name) => threadEnv.get(name));
+        await checkNewThread(world, (name) => threadEnv.get(name));
         // The earlier conversation is stored without the secrets the thread has from its start.
         const seeding = history.length > 0 ? await historyRedactor(this.env.ACCOUNT, meta.userId, threadEnv) : null;
         const seeds = seeding ? history.map((m) => seeding.value(m)) : [];
         checkStoredHistory(seeds);
         if (this.world) throw new WeftError("thread_exists", "a thread with this continuationToken exists already", { path: ["continuationToken"] });
-        const seeded: Message[] = [];
-        this.store.atomically(() => {
-          this.store.meta.write(meta);
-          this.store.script.add(script);
-          for (const [name, v] of threadEnv) this.store.env.set(name, v.value, v.type);
-          if (input.opening !== undefined) this.store.turns.enqueue({ role: "user", content: input.opening });
-          for (const m of seeds) seeded.push(this.store.messages.append(m));
-          this.store.messages.reserveCallIds(seeds.flatMap((m) => (m.toolCalls ?? []).map((c) => c.id)));
-        });
+        const seeded = storeNewThread(this.store, { meta, script, env: threadEnv }, input.opening, seeds);
         this.attach(world);
         // Announced before the first wait, so they commit with the rows: a restart at that wait
         // leaves no stored message unannounced. The history was redacted above with every secret
@@ -112,10 +95,10 @@ export function createThreadClass(registry: Registry) {
     }
 
     async info(caller: Caller): Promise<RpcResult<ThreadInfo>> {
-      return this.answer(async () => {
+      return this.serve(caller, { access: "read" }, async (first, runner) => {
         // Asked first: it may read the owner's account values (WEFT_MODEL at the user level); the
         // thread is asked for again after (it may have been removed meanwhile).
-        const models = await modelsInForce(this.guard(caller, "read"));
+        const models = await modelsInForce(first);
         const world = this.guard(caller, "read");
         const lastTurn = this.store.turns.latest();
         return {
@@ -123,13 +106,13 @@ export function createThreadClass(registry: Registry) {
           // A turn cut by a restart is still running: it resumes by itself before anything else.
           // A call outside any turn (a direct call) can wait for a person too.
           status:
-            this.runner!.active || lastTurn?.status === "running"
+            runner.active || lastTurn?.status === "running"
               ? "running"
-              : lastTurn?.status === "waiting" || this.store.calls.waitForPerson()
+              : lastTurn?.status === "waiting" || this.ledger.waitForPerson()
                 ? "waiting"
                 : "idle",
           messageCount: this.store.messages.count(),
-          lastSeq: this.store.events.lastSeq(),
+          lastSeq: this.events.lastSeq(),
           ...(lastTurn ? { lastTurn } : {}),
           tools: modelTools(world.catalog),
           unavailableTools: unavailableTools(world.catalog),
@@ -139,28 +122,24 @@ export function createThreadClass(registry: Registry) {
     }
 
     async getMessages(caller: Caller, options: GetMessagesOptions) {
-      return this.answer(() => (this.guard(caller, "read"), this.store.messages.list(options)));
+      return this.serve(caller, { access: "read" }, () => this.store.messages.list(options));
     }
 
     async postMessage(caller: Caller, input: { content: string; role?: "user" | "system"; script?: unknown }, idem?: IdempotencyClaim) {
-      return this.once(caller, idem, () => this.work(caller, async (world, runner) => {
+      return this.serve(caller, { access: "write", idem, env: true }, async (world, runner) => {
         const script = input.script === undefined ? undefined : normalizeScript(input.script, ["script"]);
         if (script && script.length > 0) await checkScriptable(world);
         return await runner.postMessage({ content: input.content, ...(input.role ? { role: input.role } : {}), ...(script ? { script } : {}) });
-      }));
-    }
-
-    async listCalls(caller: Caller, options: { status?: CallRecord["status"]; limit?: number; offset?: number } = {}) {
-      return this.answer(() => {
-        this.guard(caller, "read");
-        return { calls: this.store.calls.list(options.limit ?? 1000, options.offset ?? 0, options.status) };
       });
     }
 
+    async listCalls(caller: Caller, options: { status?: CallRecord["status"]; limit?: number; offset?: number } = {}) {
+      return this.serve(caller, { access: "read" }, () => ({ calls: this.ledger.list(options.limit ?? 1000, options.offset ?? 0, options.status) }));
+    }
+
     async getCall(caller: Caller, callId: string) {
-      return this.answer(() => {
-        this.guard(caller, "read");
-        const call = this.store.calls.get(callId);
+      return this.serve(caller, { access: "read" }, () => {
+        const call = this.ledger.get(callId);
         if (!call) throw new WeftError("call_not_found", `no call ${JSON.stringify(callId)} in this thread`, { callId });
         return call;
       });
@@ -168,25 +147,24 @@ export function createThreadClass(registry: Registry) {
 
     async approve(caller: Caller, callId: string, argsHash?: string, idem?: IdempotencyClaim) {
       // The approved call runs now, maybe long after the watchdog last fired: it is watched like a direct call.
-      return this.once(caller, idem, () => this.work(caller, (_e, runner) => this.watched(() => runner.approve(callId, caller.userId, argsHash))));
+      return this.serve(caller, { access: "write", idem, env: true, watched: true }, (_w, runner) => runner.approve(callId, caller.userId, argsHash));
     }
 
     async deny(caller: Caller, callId: string, reason?: string, idem?: IdempotencyClaim) {
-      return this.once(caller, idem, () => this.work(caller, (_e, runner) => runner.deny(callId, caller.userId, reason)));
+      return this.serve(caller, { access: "write", idem, env: true }, (_w, runner) => runner.deny(callId, caller.userId, reason));
     }
 
     async settle(caller: Caller, callId: string, settlement: Settlement, idem?: IdempotencyClaim) {
-      return this.once(caller, idem, () => this.work(caller, (_e, runner) => this.watched(() => runner.settle(callId, { ...settlement, settledBy: caller.userId }))));
+      return this.serve(caller, { access: "write", idem, env: true, watched: true }, (_w, runner) => runner.settle(callId, { ...settlement, settledBy: caller.userId }));
     }
 
     async listFiles(caller: Caller) {
-      return this.answer(() => (this.guard(caller, "read"), { files: this.store.files.list() }));
+      return this.serve(caller, { access: "read" }, () => ({ files: this.store.files.list() }));
     }
 
     /** A file of the thread: a capped result's full text, or an attachment (base64 for binary). */
     async getFile(caller: Caller, path: string) {
-      return this.answer(() => {
-        this.guard(caller, "read");
+      return this.serve(caller, { access: "read" }, () => {
         const file = this.store.files.content(path);
         if (!file) throw new WeftError("not_found", `no file ${JSON.stringify(path)} in this thread`, { path: ["path"] });
         return file;
@@ -194,25 +172,20 @@ export function createThreadClass(registry: Registry) {
     }
 
     async deleteFile(caller: Caller, path: string) {
-      return this.answer(() => {
-        this.guard(caller, "write");
+      return this.serve(caller, { access: "write" }, () => {
         if (!this.store.files.delete(path)) throw new WeftError("not_found", `no file ${JSON.stringify(path)} in this thread`, { path: ["path"] });
         return { deleted: true };
       });
     }
 
     async callTool(caller: Caller, input: DirectCallInput, idem?: IdempotencyClaim) {
-      return this.once(caller, idem, () =>
-        // A direct call runs outside any turn; the watchdog finishes it if a crash cuts it.
-        this.work(caller, (world, runner) =>
-          this.watched(() =>
-            // Under an Idempotency-Key the id comes from the key: a retry that a restart made
-            // necessary reaches the first call, never a second run of the tool.
-            idem && input.callId === undefined
-              ? keyedCallId(caller.userId, idem, input.toolName).then((callId) => directCall(world, runner, { ...input, callId }))
-              : directCall(world, runner, input),
-          ),
-        ),
+      // A direct call runs outside any turn; the watchdog finishes it if a crash cuts it.
+      return this.serve(caller, { access: "write", idem, env: true, watched: true }, (world, runner) =>
+        // Under an Idempotency-Key the id comes from the key: a retry that a restart made
+        // necessary reaches the first call, never a second run of the tool.
+        idem && input.callId === undefined
+          ? keyedCallId(caller.userId, idem, input.toolName).then((callId) => directCall(world, runner, { ...input, callId }))
+          : directCall(world, runner, input),
       );
     }
 
@@ -228,7 +201,7 @@ export function createThreadClass(registry: Registry) {
     }
 
     async stop(caller: Caller) {
-      return this.answer(() => (this.guard(caller, "write"), { stopped: this.runner!.stop() }));
+      return this.serve(caller, { access: "write" }, (_w, runner) => ({ stopped: runner.stop() }));
     }
 
     /**
@@ -236,9 +209,7 @@ export function createThreadClass(registry: Registry) {
      * owner): with `wait`, once its queued and cut work is done (or waits for a person).
      */
     async childAnswer(caller: Caller, wait: boolean): Promise<RpcResult<ChildAnswer>> {
-      return this.answer(async () => {
-        this.guard(caller, "read");
-        const runner = this.runner!;
+      return this.serve(caller, { access: "read" }, async (_w, runner) => {
         if (wait) {
           await runner.resume();
           // Deleted meanwhile: the rows below may be gone.
@@ -256,9 +227,8 @@ export function createThreadClass(registry: Registry) {
      * this thread's owner, as the child acts). Answers at once; the resume runs apart.
      */
     async childChanged(caller: Caller): Promise<RpcResult<null>> {
-      return this.answer(() => {
-        this.guard(caller, "write");
-        void this.runner!.resume();
+      return this.serve(caller, { access: "write" }, (_w, runner) => {
+        void runner.resume();
         return null;
       });
     }
@@ -271,8 +241,7 @@ export function createThreadClass(registry: Registry) {
     }
 
     async destroy(caller: Caller): Promise<RpcResult<null>> {
-      return this.answer(async () => {
-        this.guard(caller, "write");
+      return this.serve(caller, { access: "write" }, async () => {
         await this.removeAll();
         return null;
       });
