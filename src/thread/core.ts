@@ -9,7 +9,7 @@ import { DurableObject } from "cloudflare:workers";
 import { ERROR_CODES, WeftError } from "../errors.js";
 import type { EventPayloads } from "../protocol.js";
 import type { Registry } from "../run/agent.js";
-import { type AccountApi, accountOf, claimThread } from "../account/api.js";
+import { AccountListing } from "./listing.js";
 import { WATCHDOG_MS, integerSetting } from "../config.js";
 import { ThreadAlarm } from "./alarm.js";
 import type { Caller } from "../rpc.js";
@@ -67,6 +67,8 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
   /** Where events go: redacted, stored with their seq, sent to every socket (held ones behind it). */
   protected readonly events: SqliteEventSink;
   private readonly fanout: Fanout;
+  /** The thread in its owner's account: counted, listed, a scratch thread kept (listing.ts). */
+  protected readonly listing: AccountListing;
   /** Direct calls, and runs a person's decision started, running in this instance now (see `watched`); the removal under way. */
   protected readonly inFlight = new InFlight();
 
@@ -85,6 +87,14 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
       (frame) => this.fanout.send(frame),
     );
     this.alarmClock = new ThreadAlarm(ctx.storage);
+    this.listing = new AccountListing({
+      env,
+      threadId: ctx.id.toString(),
+      meta: () => this.world!.meta,
+      writeMeta: (meta) => this.store.meta.write(meta),
+      inFlight: this.inFlight,
+      removeAll: () => this.removeAll(),
+    });
     this.store.calls.onUnfinishedRow = () => this.watchRow();
     // A value a tool sets is a secret from that moment, in logs too.
     this.store.env.onChange = () => void this.secrets.redactor();
@@ -172,78 +182,6 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
   /** Test seam of the crash matrix: a subclass returns a hook called at each crash point. */
   protected crashHook(): CrashHook | null {
     return null;
-  }
-
-  /**
-   * Makes a direct call's scratch thread an ordinary session of its owner, listed in
-   * `GET /threads`, which its alarm no longer removes: a call in it waits for a person (an
-   * approval, or a write a restart parked), and only a listed thread can be found to decide it.
-   * It counts against the owner's per-user limit ({@link claimThread}); `mustKeep` (a write that
-   * began waits in it) lists it past the limit, as refusing would leave the write unsettleable.
-   * @returns the account's refusal (`too_many_threads`) when the limit holds; the thread stays scratch then.
-   */
-  protected async keepAsSession(mustKeep: boolean): Promise<RpcResult<null>> {
-    const meta = this.world!.meta;
-    if (!meta.ephemeral) return { ok: true, value: null };
-    // Listed first: a refusal leaves the thread scratch, and a crash between the two leaves an
-    // entry the next keep (the alarm's) finds listed already.
-    // A scratch thread counted already (kept for its Idempotency-Key) is listed in its own slot.
-    const listed = await this.listInAccount({ ...meta, ephemeral: false }, Date.now(), mustKeep);
-    if (!listed.ok) return listed;
-    meta.ephemeral = false;
-    delete meta.counted;
-    this.store.meta.write(meta);
-    return listed;
-  }
-
-  /**
-   * Counts a direct call's scratch thread, kept to answer a repeat of its `Idempotency-Key` (up to
-   * {@link SCRATCH_TTL_MS}), against its owner's per-user limit before its call runs, unlisted
-   * ({@link claimThread}): at the limit it is removed and the refusal (`too_many_threads`) is the
-   * answer, as for a create, so nothing ran and nothing is kept. Its removal (its alarm's) frees
-   * the slot. A thread counted already (a repeat of the key) or kept as a session passes.
-   */
-  protected async countScratch(): Promise<RpcResult<null>> {
-    const counted = await this.takeScratchSlot(false);
-    if (!counted.ok) await this.removeAll();
-    return counted;
-  }
-
-  /** Marks the scratch thread counted and takes its unlisted slot (`mustKeep`: past the limit too). */
-  private takeScratchSlot(mustKeep: boolean): Promise<RpcResult<null>> {
-    // Counted in `inFlight`: a removal that begins meanwhile (its alarm's) frees the slot only
-    // after it is taken; one under way already takes none (`thread_not_found`, as for a call).
-    return this.inFlight
-      .run(async (): Promise<RpcResult<null>> => {
-        const meta = this.world!.meta;
-        if (!meta.ephemeral) return { ok: true, value: null };
-        if (!meta.counted) {
-          // Marked before the slot is taken: after a crash between the two, its removal frees a
-          // slot it does not hold (nothing), never leaves one taken.
-          meta.counted = true;
-          this.store.meta.write(meta);
-        }
-        return this.listInAccount(meta, meta.createdAt, mustKeep);
-      })
-      .catch(rpcFailure);
-  }
-
-  /**
-   * Counts the thread in its owner's account against the per-user limit ({@link claimThread}),
-   * listed in `GET /threads` unless it is a (counted) scratch thread.
-   */
-  protected async listInAccount(meta: ThreadMeta, createdAt: number, mustKeep: boolean): Promise<RpcResult<null>> {
-    const account = this.ownerAccount(meta);
-    if (!account) return { ok: true, value: null };
-    return claimThread(account, this.env, { threadId: this.ctx.id.toString(), agentId: meta.agentId, createdAt }, { mustKeep, listed: !meta.ephemeral });
-  }
-
-  /**
-   * The account that counts this thread: none for a scratch thread that is not counted, one
-   * without an owner, or without accounts.
-   */
-  private ownerAccount(meta: ThreadMeta): AccountApi | null {
-    return (!meta.ephemeral || meta.counted === true) && this.env.ACCOUNT && meta.userId ? accountOf(this.env.ACCOUNT, meta.userId) : null;
   }
 
   /** Whether requests find no thread here: none was made, or it is being removed (`removeAll`). */
@@ -382,7 +320,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     // after), before the rows go: a crash between the two leaves a thread that a retried delete
     // finds and ends, never an entry naming no thread, which a delete (404) could not remove. A
     // failure to unlist does not stop the deletion; the delete answers it at the end.
-    const unlisting = meta && this.ownerAccount(meta)?.removeThread(meta.threadId);
+    const unlisting = meta && this.listing.ownerAccount(meta)?.removeThread(meta.threadId);
     const unlistFailure = await unlisting?.then(
       () => null,
       (e: unknown) => ({ e }),
@@ -412,7 +350,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     // A scratch thread without a key is removed in its call's round trip: one its alarm finds
     // outlived it (a restart cut the call, or the call runs long). Counted from now, past the
     // limit too (it exists already and holds a call that began); its removal frees the slot.
-    if (meta.ephemeral && !meta.counted) await this.takeScratchSlot(true);
+    if (meta.ephemeral && !meta.counted) await this.listing.takeScratchSlot(true);
     if (meta.ephemeral && Date.now() >= meta.createdAt + SCRATCH_TTL_MS && !this.runner.busy && !this.hasUnfinishedWork() && !this.store.calls.waitForPerson()) {
       await this.removeAll();
       return;
@@ -436,7 +374,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     // Removed meanwhile (the resumption did nothing more once it began): nothing is left to watch.
     if (this.runner !== runner || this.inFlight.removing !== null) return;
     // A direct call that recovery parked waits for a person, whose client never got its answer.
-    if (meta.ephemeral && this.store.calls.waitForPerson()) await this.keepAsSession(true);
+    if (meta.ephemeral && this.store.calls.waitForPerson()) await this.listing.keepAsSession(true);
     if (!runner.active && !this.hasUnfinishedWork()) {
       if (meta.ephemeral) await this.alarmClock.set(meta.createdAt + SCRATCH_TTL_MS);
       else await this.alarmClock.delete();

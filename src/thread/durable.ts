@@ -50,7 +50,7 @@ export function createThreadClass(registry: Registry) {
       // A deletion here may have unlisted the id after the Worker listed it for this create (the
       // Worker lists first, and its create may arrive during the deletion or after it), so it is
       // listed again. Only an id deleted in this instance pays the extra request.
-      if (this.inFlight.removals > 0 && created.ok) await this.listInAccount(created.value, created.value.createdAt, true);
+      if (this.inFlight.removals > 0 && created.ok) await this.listing.listInAccount(created.value, created.value.createdAt, true);
       // A failed create leaves no thread behind, not even its key: the retry fails the same way.
       if (idem && !created.ok && !this.world) {
         await this.ctx.storage.deleteAll();
@@ -259,7 +259,7 @@ export function createThreadClass(registry: Registry) {
       if (!created.ok && !(idem && created.error.code === "thread_exists")) return created;
       if (idem) {
         // Kept whatever the call's end (an error too, to replay it): counted before it runs.
-        const counted = await this.countScratch();
+        const counted = await this.listing.countScratch();
         if (!counted.ok) return counted;
       }
       const result = await this.callTool(caller, call, idem);
@@ -269,7 +269,7 @@ export function createThreadClass(registry: Registry) {
         this.guard(caller, "write");
         // Over the per-user limit, a call that only waits for its approval (nothing ran) is
         // refused as a create is, with its scratch thread; one that began must stay findable.
-        const listed = await this.keepAsSession(!result.ok || result.value.status !== "awaiting_approval");
+        const listed = await this.listing.keepAsSession(!result.ok || result.value.status !== "awaiting_approval");
         if (!listed.ok) {
           await this.removeAll();
           return listed;
