@@ -172,6 +172,7 @@ export class PortWorld implements RunWorld {
     this.events.emit(event, data);
   }
 
+  /** Appends one message (redacted) and emits `message_created`. */
   appendMessage(message: NewTurnMessage): Message {
     return this.appendMessages([message])[0]!;
   }
