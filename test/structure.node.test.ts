@@ -5,11 +5,11 @@
  * type-only interfaces. The second half runs the same checks over small trees written here, so each
  * rule is seen to fail.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { circles, describeCircle, importGraph, importsAcross, portProblems } from "./import-graph.node.js";
+import { circles, describeCircle, importGraph, importsAcross, portProblems, tsFiles } from "./import-graph.node.js";
 import { ROOT } from "./sources.node.js";
 
 /**
@@ -24,6 +24,14 @@ const BELOW_THREAD = ["src/run", "src/calls", "src/ports", "src/account", "src/s
 
 /** Most members a port interface may have. */
 const PORT_MEMBERS = 12;
+
+/** Lines src/thread/ (the Durable Object shell and the SQLite ports) stays under. */
+const THREAD_LINES = 4000;
+
+/** Lines of every `.ts` file under `dir` (relative to `root`), nested folders included. */
+function linesIn(root: string, dir: string): number {
+  return tsFiles(root, dir).reduce((sum, file) => sum + readFileSync(path.join(root, file), "utf8").split("\n").length - 1, 0);
+}
 
 /** The repository's import graph, read once for the tests that need it. */
 let repository: ReturnType<typeof importGraph> | undefined;
@@ -62,6 +70,10 @@ describe("src/ imports", () => {
 
   it(`src/ports/ holds type-only interfaces of at most ${PORT_MEMBERS} members`, () => {
     expect(portProblems(ROOT, "src/ports", PORT_MEMBERS)).toEqual([]);
+  });
+
+  it(`src/thread/ (the Durable Object shell) stays under ${THREAD_LINES} lines`, () => {
+    expect(linesIn(ROOT, "src/thread")).toBeLessThan(THREAD_LINES);
   });
 });
 
@@ -128,6 +140,16 @@ describe("the structure checks", () => {
     expect(importsAcross(importGraph(root).edges, BELOW_THREAD, "src/thread")).toEqual([
       "src/run/turn.ts:1 -> src/thread/engine.ts (import type)",
     ]);
+  });
+
+  it("count the lines of every .ts file of a folder, nested folders included, and nothing else", () => {
+    const root = tree({
+      "src/thread/a.ts": "1\n2\n3\n",
+      "src/thread/store/b.ts": "1\n2\n",
+      "src/thread/notes.md": "1\n2\n3\n4\n",
+      "src/run/c.ts": "1\n",
+    });
+    expect(linesIn(root, "src/thread")).toBe(5);
   });
 
   it("refuse a port of more than 12 members, inherited ones counted, and any code that is not a type", () => {

@@ -160,8 +160,8 @@ describe("the per-user thread limit", () => {
 
     // Its own alarm removes it past the scratch TTL, and the slot is free again.
     await inThread(scratchId, (instance) => {
-      instance.engine.meta.createdAt -= SCRATCH_TTL_MS + 1;
-      instance.store.meta.write(instance.engine.meta);
+      instance.world.meta.createdAt -= SCRATCH_TTL_MS + 1;
+      instance.store.meta.write(instance.world.meta);
     });
     expect(await runDurableObjectAlarm(rawStub(scratchId))).toBe(true);
     expect(await tablesOf(scratchId)).toBe(0);
@@ -205,8 +205,8 @@ describe("the per-user thread limit", () => {
     expect(await runDurableObjectAlarm(rawStub(threadId))).toBe(true);
     expect([await countedCount(userId), await listedCount(userId)]).toEqual([LIMIT, LIMIT - 1]);
     await inThread(threadId, (instance) => {
-      instance.engine.meta.createdAt -= SCRATCH_TTL_MS + 1;
-      instance.store.meta.write(instance.engine.meta);
+      instance.world.meta.createdAt -= SCRATCH_TTL_MS + 1;
+      instance.store.meta.write(instance.world.meta);
     });
     expect(await runDurableObjectAlarm(rawStub(threadId))).toBe(true);
     expect(await tablesOf(threadId)).toBe(0);

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { Execution } from "../../src/run/execution.js";
 import { runTurn as runTurnLoop } from "../../src/run/turn.js";
-import type { ThreadEngine } from "../../src/thread/engine.js";
+import type { PortWorld } from "../../src/run/port-world.js";
 import { conversationWindow } from "../../src/run/history.js";
 import { runOneTurn } from "../../src/run/one-turn.js";
-import { createTurnHost } from "../../src/run/world-host.js";
+import { turnConversation } from "../../src/run/conversation.js";
 import { callsOf, createThread, eventsOf, inThread, json, ledgerOf, messagesOf, runTurn, stubOf } from "../helpers.js";
 
 /** Every tool call of the history has exactly one tool result after it (what every provider requires). */
@@ -59,7 +59,7 @@ describe("every failure of author code is a result, and the step's other calls g
   it("3. a model step whose call has no arguments field runs the call with no arguments", async () => {
     const id = await createThread({ agent: "robustness" });
     const end = await inThread(id, async (instance) => {
-      const engine: ThreadEngine = instance.engine;
+      const engine: PortWorld = instance.world;
       const turnId = "turn_noargs";
       engine.store.turns.begin(turnId);
       // An adapter whose tool-call part lacks its input text altogether.
@@ -76,7 +76,7 @@ describe("every failure of author code is a result, and the step's other calls g
         },
       };
       const execution = Execution.forTurn({ flowId: turnId, model, history: () => conversationWindow(engine, model) });
-      return runTurnLoop(createTurnHost(engine, execution), execution);
+      return runTurnLoop(turnConversation(engine, execution), execution);
     });
     expect(end.status).toBe("completed");
     expect((await callsOf(id))[0]).toMatchObject({ callId: "na", status: "succeeded", argsText: "" });
@@ -88,7 +88,7 @@ describe("every failure of author code is a result, and the step's other calls g
   it("a failing turn first closes every open call of its step with an error result", async () => {
     const id = await createThread({ agent: "robustness" });
     const end = await inThread(id, async (instance) => {
-      const engine = instance.engine;
+      const engine = instance.world;
       const turnId = "turn_fails";
       engine.store.turns.begin(turnId);
       // The step is recorded, then dispatch itself fails (a fault of the thread, not of a tool).
@@ -97,7 +97,7 @@ describe("every failure of author code is a result, and the step's other calls g
         { id: "o2", name: "effect_read", arguments: "{}" },
       ];
       const model = { id: "none", stream: () => (async function* () {})() };
-      await createTurnHost(engine, Execution.forTurn({ flowId: turnId, model, history: () => [] })).commit([{ role: "assistant", content: "", toolCalls: step }], step);
+      await turnConversation(engine, Execution.forTurn({ flowId: turnId, model, history: () => [] })).commit([{ role: "assistant", content: "", toolCalls: step }], step);
       const dispatch = engine.calls.requestWithQueue;
       let n = 0;
       engine.calls.requestWithQueue = async (...args: unknown[]) => {

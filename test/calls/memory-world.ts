@@ -4,6 +4,7 @@
  * SQLite, the Durable Object or the engine, so they run in plain Node in milliseconds.
  */
 import type { BookedCall, CallBook, CallWorld } from "../../src/calls/context.js";
+import { CallLocks } from "../../src/calls/lock.js";
 import type { CallRecord, CallStatus, ToolResult } from "../../src/protocol.js";
 import { isFinalStatus } from "../../src/protocol.js";
 import { ToolCatalog } from "../../src/tools/catalog.js";
@@ -16,6 +17,11 @@ const WAITS = new Set<CallStatus>(["awaiting_approval", "parked"]);
 /** The journal in memory, with the one-final-result rule of the SQLite store. */
 export class MemoryBook implements CallBook {
   readonly rows = new Map<string, BookedCall>();
+  private readonly locks = new CallLocks();
+
+  hold<T>(callId: string, work: () => Promise<T>): Promise<T> {
+    return this.locks.hold(callId, work);
+  }
 
   get(callId: string): BookedCall | undefined {
     const row = this.rows.get(callId);

@@ -18,7 +18,7 @@ describe("one result per call", () => {
     expect(await finishedEvents(id, "r")).toHaveLength(1);
     const late = await inThread(id, (instance) =>
       finishCall(
-        instance.engine.calls.contextOf(null),
+        instance.world.calls.contextOf(null),
         { request: { callId: "r", toolName: "effect_read", args: { text: "{}" }, source: "model" }, startedAt: Date.now() },
         { status: "error", error: "aborted: late" },
         "aborted",

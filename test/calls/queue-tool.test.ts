@@ -41,7 +41,7 @@ describe("queueTool", () => {
     const id = await createThread({ agent: "faults" });
     // Queue from inside the object, then evict before anything drains the queue.
     await inThread(id, async (instance: any) => {
-      const engine = instance.engine;
+      const engine = instance.world;
       engine.calls.queue(undefined, "record_call", { survived: true });
     });
     await evictDurableObject(rawStub(id));
@@ -62,7 +62,7 @@ describe("queueTool", () => {
     const id = await createThread({ agent: "faults" });
     const refused = await inThread(id, async (instance: any) => {
       const { createThreadState } = await import("../../src/run/state.js");
-      const state = createThreadState(instance.engine, { callId: "parent", tool: instance.engine.catalog.get("queue_two") }, null);
+      const state = createThreadState(instance.world, { callId: "parent", tool: instance.world.catalog.get("queue_two") }, null);
       const errors: string[] = [];
       try {
         state.queueTool("person", { name: "a", age: 1 });

@@ -98,8 +98,8 @@ describe("scratch threads of direct calls", () => {
     expect((await stub.create(caller, { ephemeral: true }, id.toString())).ok).toBe(true);
     // The Worker "dies" here: nobody calls destroy(). Time passes past the scratch TTL.
     await inThread(id.toString(), (instance) => {
-      instance.engine.meta.createdAt -= SCRATCH_TTL_MS + 1;
-      instance.store.meta.write(instance.engine.meta);
+      instance.world.meta.createdAt -= SCRATCH_TTL_MS + 1;
+      instance.store.meta.write(instance.world.meta);
     });
     expect(await runDurableObjectAlarm(rawStub(id.toString()))).toBe(true);
     expect((await stubOf(id.toString()).info(caller)).ok).toBe(false);
@@ -126,8 +126,8 @@ describe("scratch threads of direct calls", () => {
     expect(listed).toContain(threadId);
     // Past the scratch TTL the alarm keeps it: removing it would lose the record of a write that may have happened.
     await inThread(threadId, (instance) => {
-      instance.engine.meta.createdAt -= SCRATCH_TTL_MS + 1;
-      instance.store.meta.write(instance.engine.meta);
+      instance.world.meta.createdAt -= SCRATCH_TTL_MS + 1;
+      instance.store.meta.write(instance.world.meta);
     });
     await runDurableObjectAlarm(rawStub(threadId));
     expect((await json("GET", `/threads/${threadId}`)).body).toMatchObject({ ephemeral: false });

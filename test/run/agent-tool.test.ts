@@ -36,7 +36,7 @@ describe("an agent called as a tool", () => {
     // The journal as a restart after the child finished, before the parent recorded it, leaves it.
     const recovered = await inThread(id, async (instance: any) => {
       instance.ctx.storage.sql.exec("UPDATE calls SET status = 'started', result = NULL, finished_at = NULL WHERE call_id = 'r1'");
-      const [outcome] = await instance.engine.calls.recover();
+      const [outcome] = await instance.world.calls.recover();
       return outcome;
     });
     expect(recovered).toMatchObject({ callId: "r1", status: "succeeded", result: { status: "success", result: "The answer is 42." } });
@@ -52,7 +52,7 @@ describe("an agent called as a tool", () => {
     const childId = ((await eventsOf(id)).find((e) => e.type === "subagent_started")!.data as { childThreadId: string }).childThreadId;
     const args = await inThread(childId, async (instance: any) => {
       const { createThreadState } = await import("../../src/run/state.js");
-      return createThreadState(instance.engine, undefined, null).arguments;
+      return createThreadState(instance.world, undefined, null).arguments;
     });
     expect(args).toEqual({ input: "persist me" });
   });

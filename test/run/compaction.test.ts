@@ -88,7 +88,7 @@ describe("compaction", () => {
     const window = await inThread(id, async (instance) => {
       const { conversationWindow } = await import("../../src/run/history.js");
       const { createScriptedModel } = await import("../../src/models/scripted.js");
-      return conversationWindow(instance.engine, createScriptedModel({ next: () => undefined }));
+      return conversationWindow(instance.world, createScriptedModel({ next: () => undefined }));
     });
     expect(window[0]).toMatchObject({ role: "system", metadata: { summary: { model: "scripted" } } });
     expect(window[0]!.content).toContain("Task (first user message): TASK: book a flight to Lisbon");
@@ -107,7 +107,7 @@ describe("compaction", () => {
     const { latest, window } = await inThread(id, async (instance) => {
       const { conversationWindow } = await import("../../src/run/history.js");
       const { createScriptedModel } = await import("../../src/models/scripted.js");
-      return { latest: instance.store.summaries.latest(), window: conversationWindow(instance.engine, createScriptedModel({ next: () => undefined })) };
+      return { latest: instance.store.summaries.latest(), window: conversationWindow(instance.world, createScriptedModel({ next: () => undefined })) };
     });
     expect(latest).toBeNull();
     expect(window[0]!.content).not.toContain(SUMMARY_HEADING);

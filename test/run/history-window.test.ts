@@ -85,7 +85,7 @@ describe("history windows", () => {
         const { createScriptedModel } = await import("../../src/models/scripted.js");
         let window: Message[];
         try {
-          window = conversationWindow(instance.engine, createScriptedModel({ next: () => undefined }));
+          window = conversationWindow(instance.world, createScriptedModel({ next: () => undefined }));
         } finally {
           sql.exec = exec;
         }
@@ -153,7 +153,7 @@ describe("getMessages cursors", () => {
     // Through ThreadState, a bad cursor names its path too.
     const err = await inThread(id, async (instance) => {
       const { createThreadState } = await import("../../src/run/state.js");
-      return createThreadState(instance.engine, undefined, null)
+      return createThreadState(instance.world, undefined, null)
         .getMessages({ before: -3 })
         .catch((e: { code: string; details?: { path?: unknown } }) => ({ code: e.code, path: e.details?.path }));
     });

@@ -11,7 +11,7 @@ import { callsOf, createThread, inThread, json, runTurn, stubOf } from "../helpe
 const kv = (id: string, key: string) =>
   inThread(id, async (instance: any) => {
     const { createThreadState } = await import("../../src/run/state.js");
-    return createThreadState(instance.engine, undefined, null).getValue<unknown[]>(key);
+    return createThreadState(instance.world, undefined, null).getValue<unknown[]>(key);
   });
 
 const messagesOf = async (id: string) =>
@@ -67,7 +67,7 @@ describe("hooks", () => {
     const id = await createThread({ agent: "hooked" });
     const out = await inThread(id, async (instance: any) => {
       const { createThreadState } = await import("../../src/run/state.js");
-      const state = createThreadState(instance.engine, undefined, null);
+      const state = createThreadState(instance.world, undefined, null);
       const message = await state.injectMessage({ role: "system", content: "the secret-word is out" });
       return { message, created: await state.getValue("created") };
     });

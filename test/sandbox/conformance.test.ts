@@ -33,7 +33,7 @@ async function runCase(sandbox: ExecutorName, c: SandboxCase): Promise<{ ok: boo
   try {
     await inThread(id, async (instance: any) => {
       const { createThreadState } = await import("../../src/run/state.js");
-      const state = createThreadState(instance.engine, { callId: "call_sandbox_case", tool: instance.engine.catalog.get("run_code") }, null);
+      const state = createThreadState(instance.world, { callId: "call_sandbox_case", tool: instance.world.catalog.get("run_code") }, null);
       const start = (source: string, options?: CodeExecutionOptions) => state.runCode(source, { sandbox, ...options });
       await c.run({ sandbox, state, instance, start, run: async (source, options) => start(source, options).result });
     });

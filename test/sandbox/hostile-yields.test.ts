@@ -22,7 +22,7 @@ async function inSandbox<T>(fn: (start: Start, yields: () => number) => Promise<
   const id = await createThread();
   return inThread(id, async (instance: any) => {
     const { createThreadState } = await import("../../src/run/state.js");
-    const state = createThreadState(instance.engine, { callId: "call_hostile_yields", tool: instance.engine.catalog.get("run_code") }, null);
+    const state = createThreadState(instance.world, { callId: "call_hostile_yields", tool: instance.world.catalog.get("run_code") }, null);
     const start = (source: string, options?: object) => state.runCode(source, { sandbox: "quickjs", timeoutMs: 3_000, ...options }).result;
     const { yieldCount } = await import("../../src/sandbox/quickjs.js");
     return fn(start, yieldCount);

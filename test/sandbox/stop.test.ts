@@ -72,7 +72,7 @@ describe("stop during a sandbox run", () => {
         const { createThreadState } = await import("../../src/run/state.js");
         // A stop aborts the signal of the execution the call belongs to; runCode follows it.
         const execution = new AbortController();
-        const state = createThreadState(instance.engine, { callId: "call_stop", tool: instance.engine.catalog.get("run_code") }, { signal: execution.signal } as any);
+        const state = createThreadState(instance.world, { callId: "call_stop", tool: instance.world.catalog.get("run_code") }, { signal: execution.signal } as any);
         const handle = state.runCode(WORKING, { sandbox, timeoutMs: 20_000 });
         await new Promise((r) => setTimeout(r, 100));
         const t0 = performance.now();
@@ -101,7 +101,7 @@ describe("stop during a sandbox run", () => {
       const { status, ms, abortedAt } = await inThread(id, async (instance: any) => {
         const { createThreadState } = await import("../../src/run/state.js");
         const execution = new AbortController();
-        const state = createThreadState(instance.engine, { callId: "call_sync_stop", tool: instance.engine.catalog.get("run_code") }, { signal: execution.signal } as any);
+        const state = createThreadState(instance.world, { callId: "call_sync_stop", tool: instance.world.catalog.get("run_code") }, { signal: execution.signal } as any);
         const r0 = performance.now();
         const handle = state.runCode(source, { sandbox: "quickjs", timeoutMs: 10_000 });
         // A timer of the thread itself: it fires only if the run gives the thread back.
@@ -124,7 +124,7 @@ describe("stop during a sandbox run", () => {
     const defeat = "export default function f() { const name = String(f).match(/__weft_ticks\\d*/)[0]; for (;;) eval(name + ' = 1e15'); }";
     const outs = await inThread(id, async (instance: any) => {
       const { createThreadState } = await import("../../src/run/state.js");
-      const state = createThreadState(instance.engine, { callId: "call_deadline", tool: instance.engine.catalog.get("run_code") }, null);
+      const state = createThreadState(instance.world, { callId: "call_deadline", tool: instance.world.catalog.get("run_code") }, null);
       const results = [];
       for (const source of [SYNCHRONOUS["pure loop"], defeat]) {
         const t0 = performance.now();

@@ -14,7 +14,7 @@ async function inSandbox<T>(fn: (start: (source: string, options?: object) => Pr
   const id = await createThread();
   return inThread(id, async (instance: any) => {
     const { createThreadState } = await import("../../src/run/state.js");
-    const state = createThreadState(instance.engine, { callId: "call_yields", tool: instance.engine.catalog.get("run_code") }, null);
+    const state = createThreadState(instance.world, { callId: "call_yields", tool: instance.world.catalog.get("run_code") }, null);
     const start = (source: string, options?: object) => state.runCode(source, { sandbox: "quickjs", timeoutMs: 10_000, ...options }).result;
     const { yieldCount } = await import("../../src/sandbox/quickjs.js");
     return fn(start, yieldCount);

@@ -139,7 +139,7 @@ describe("runCode's fetch carries only what the code sent", () => {
         const id = await createThread();
         const value = await inThread(id, async (instance: any) => {
           const { createThreadState } = await import("../../src/run/state.js");
-          const state = createThreadState(instance.engine, { callId: "call_fetch_probe", tool: instance.engine.catalog.get("run_code") }, null);
+          const state = createThreadState(instance.world, { callId: "call_fetch_probe", tool: instance.world.catalog.get("run_code") }, null);
           const src = `export default async (url) => { const r = await fetch(url, { method: "POST", headers: { "x-mine": "mine" }, body: "from the code" }); return r.status }`;
           return (await state.runCode(src, { sandbox, fetch: { allow: [origin] }, execute: { fn: "default", args: [`${origin}/v1/anything`] } }).result).status;
         });

@@ -23,13 +23,13 @@ describe("env resolution", () => {
     const id = await createThread({ agent: "env_levels", env: { LEVEL_THREAD: { value: "thread", type: "text" } } });
     const out = await inThread(id, async (instance: any) => {
       const { createThreadState, envSources } = await import("../../src/run/state.js");
-      const state = createThreadState(instance.engine, undefined, null);
+      const state = createThreadState(instance.world, undefined, null);
       const viaState: Record<string, [string, string]> = {};
       for (const name of ["LEVEL_THREAD", "LEVEL_AGENT", "LEVEL_PROMPT", "LEVEL_WORKER"]) {
         viaState[name] = [await state.env(name), await state.envType(name)];
       }
       // The user level, filled as an accounts deployment would fill it.
-      const sources = { ...envSources(instance.engine), user: userLevel({ LEVEL_USER: { value: "user", type: "text" }, LEVEL_PROMPT: { value: "user", type: "text" } }) };
+      const sources = { ...envSources(instance.world), user: userLevel({ LEVEL_USER: { value: "user", type: "text" }, LEVEL_PROMPT: { value: "user", type: "text" } }) };
       const levels: Record<string, unknown> = {};
       for (const name of ["LEVEL_THREAD", "LEVEL_AGENT", "LEVEL_PROMPT", "LEVEL_USER", "LEVEL_WORKER"]) {
         levels[name] = await resolveEnv(sources, name);
@@ -55,7 +55,7 @@ describe("env resolution", () => {
     const id = await createThread({ agent: "env_levels" });
     const out = await inThread(id, async (instance: any) => {
       const { createThreadState } = await import("../../src/run/state.js");
-      const state = createThreadState(instance.engine, undefined, null);
+      const state = createThreadState(instance.world, undefined, null);
       await state.setEnv("LEVEL_AGENT", "mine");
       return { thread: [await state.env("LEVEL_THREAD"), await state.envType("LEVEL_THREAD")], agent: [await state.env("LEVEL_AGENT"), await state.envType("LEVEL_AGENT")] };
     });

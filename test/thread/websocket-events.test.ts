@@ -59,9 +59,9 @@ describe("WebSocket events", () => {
   it("delivers a tool's custom events and refuses built-in names", async () => {
     const id = await createThread();
     const outcome = await inThread(id, (instance): string => {
-      instance.engine.emitCustom("progress", { current: 5, total: 10 });
+      instance.world.emitCustom("progress", { current: 5, total: 10 });
       try {
-        instance.engine.emitCustom("turn_finished", {});
+        instance.world.emitCustom("turn_finished", {});
         return "accepted";
       } catch (e) {
         return String((e as { code?: unknown }).code);
@@ -80,7 +80,7 @@ describe("WebSocket events", () => {
     const batched = await subscribe(id, 0, true);
     // One synchronous burst of 300 custom events, each ~600 bytes: more than one batch message.
     const emitted = await inThread(id, (instance): number => {
-      for (let i = 0; i < 300; i++) instance.engine.emitCustom("progress", { i, text: "x".repeat(600) });
+      for (let i = 0; i < 300; i++) instance.world.emitCustom("progress", { i, text: "x".repeat(600) });
       return instance.store.events.lastSeq();
     });
     await plain.until((f) => (f.at(-1)?.seq ?? 0) >= emitted);

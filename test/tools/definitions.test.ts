@@ -83,11 +83,11 @@ describe("definitions", () => {
     const id = await createThread({ agent: "env_levels", arguments: { who: "Ada" } });
     const out = await inThread(id, async (instance: any) => {
       const { createThreadState } = await import("../../src/run/state.js");
-      const state = createThreadState(instance.engine, undefined, null);
+      const state = createThreadState(instance.world, undefined, null);
       const agent = await state.loadAgent<{ kind: string; sideA: string }>(state.agentId);
       let missing = "";
       await state.loadAgent("nope").catch((e: { code: string }) => (missing = e.code));
-      return { kind: agent.kind, sideA: agent.sideA, missing, system: instance.engine.system() };
+      return { kind: agent.kind, sideA: agent.sideA, missing, system: instance.world.system() };
     });
     // The system prompt of side a is a function of the thread's arguments.
     expect(out).toEqual({ kind: "agent", sideA: "env_levels", missing: "agent_not_found", system: "You report environment values for Ada." });

@@ -7,7 +7,7 @@ async function withState<T>(body: Record<string, unknown>, fn: (state: ThreadSta
   const id = await createThread(body);
   return inThread(id, async (instance: any) => {
     const { createThreadState } = await import("../../src/run/state.js");
-    return fn(createThreadState(instance.engine, undefined, null), instance);
+    return fn(createThreadState(instance.world, undefined, null), instance);
   });
 }
 

@@ -197,7 +197,7 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TABLE IF NOT EXISTS env_received (name TEXT NOT NULL, level TEXT NOT NULL, PRIMARY KEY (name, level)) WITHOUT ROWID;
   `,
   // v15: the call ids of a history the thread was created with (POST /threads history): they
-  // have no call record, and a later call must not take one (uniqueCallIds in src/run/world-host.ts).
+  // have no call record, and a later call must not take one (uniqueCallIds in src/run/conversation.ts).
   `
   CREATE TABLE IF NOT EXISTS history_calls (id TEXT PRIMARY KEY);
   `,

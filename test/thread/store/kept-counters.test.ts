@@ -182,9 +182,9 @@ describe("attempts of execute share one deadline timer", () => {
     const id = await createThread({ agent: "robustness" });
     // The default deadline (far off): the shared timer is set at most a second ahead.
     expect((await json("POST", "/v1/tools/slow_read", { input: { ms: 5 }, sessionId: id })).body).toMatchObject({ ok: true });
-    expect(await inThread(id, (i) => i.engine.calls.deadlines.timer !== undefined)).toBe(true);
+    expect(await inThread(id, (i) => i.world.calls.deadlines.timer !== undefined)).toBe(true);
     await new Promise((r) => setTimeout(r, 1300));
-    expect(await inThread(id, (i) => ({ timer: i.engine.calls.deadlines.timer, pending: i.engine.calls.deadlines.pending.size }))).toEqual({ timer: undefined, pending: 0 });
+    expect(await inThread(id, (i) => ({ timer: i.world.calls.deadlines.timer, pending: i.world.calls.deadlines.pending.size }))).toEqual({ timer: undefined, pending: 0 });
   });
 });
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { Execution } from "../../../src/run/execution.js";
 import { runTurn as runTurnLoop } from "../../../src/run/turn.js";
-import type { ThreadEngine } from "../../../src/thread/engine.js";
+import type { PortWorld } from "../../../src/run/port-world.js";
 import { conversationWindow } from "../../../src/run/history.js";
-import { createTurnHost } from "../../../src/run/world-host.js";
+import { turnConversation } from "../../../src/run/conversation.js";
 import { callsOf, createThread, inThread, json, messagesOf, stubOf } from "../../helpers.js";
 import { ROW_LIMIT_BYTES, oversizedWrites } from "../../row-limit.js";
 
@@ -34,7 +34,7 @@ async function expectRowsFit(id: string, refusedBefore: number) {
 /** Runs one turn of a model that answers `first` and then "done". */
 async function turnOf(id: string, first: unknown[]) {
   return inThread(id, async (instance) => {
-    const engine: ThreadEngine = instance.engine;
+    const engine: PortWorld = instance.world;
     const turnId = `turn_${crypto.randomUUID().slice(0, 8)}`;
     engine.store.turns.begin(turnId);
     const model = {
@@ -46,7 +46,7 @@ async function turnOf(id: string, first: unknown[]) {
       },
     };
     const execution = Execution.forTurn({ flowId: turnId, model, history: () => conversationWindow(engine, model) });
-    return runTurnLoop(createTurnHost(engine, execution), execution);
+    return runTurnLoop(turnConversation(engine, execution), execution);
   });
 }
 

@@ -1,73 +1,65 @@
 /**
- * A thread's behaviour, kept out of the Durable Object class so that class only delegates:
- * events, messages, and the `ThreadState` host. It holds nothing about a running execution. Its
- * calls move through its `CallRunner` (src/calls/runner.ts); turns are run by `TurnRunner` (runner.ts).
+ * The `RunWorld` of one thread, built over the ports alone: its tables (`ThreadTables`), its call
+ * ledger (`Ledger`), its event sink (`EventSink`) and the Durable Objects around it
+ * (`ChildThreads`, `AccountNotices`), with the thread's settings. The Durable Object shell
+ * (src/thread/core.ts) builds it from the SQLite implementations; nothing here knows them.
  * @module
  */
 import { byteLength, fitsBytes } from "../bytes.js";
 import { WeftError } from "../errors.js";
 import { orderedId } from "../ids.js";
-import type { EventFrame, EventPayloads, Message } from "../protocol.js";
+import type { EventPayloads, Message } from "../protocol.js";
 import { BUILTIN_EVENT_TYPES } from "../protocol.js";
-import { type AgentDefinition, type EnvDefault, type Registry, type ResolvedSide, findAgent, findPrompt, sidesOf } from "../run/agent.js";
-import { systemText } from "../run/prompt.js";
-import type { NewTurnMessage } from "../run/messages.js";
 import type { CallExecution } from "../calls/call.js";
-import type { CrashHook } from "../calls/context.js";
+import type { CallBook, CrashHook } from "../calls/context.js";
 import { CallRunner } from "../calls/runner.js";
+import type { EventSink } from "../ports/events.js";
+import type { Ledger } from "../ports/ledger.js";
+import type { ThreadMeta } from "../ports/store.js";
+import type { AccountNotices, ChildThreads } from "../ports/threads.js";
 import type { ToolCatalog } from "../tools/catalog.js";
 import type { JournalEntry } from "../tools/journal.js";
 import type { ExecutionState } from "../tools/thread-state.js";
-import { Callables } from "../run/callables.js";
-import type { AccountNotices, ChildThreads } from "../ports/threads.js";
-import { callWorldOf } from "../run/call-world.js";
-import { logFailedCall } from "../run/call-log.js";
 import { NO_USER_ENV, type UserEnvSource } from "../secrets/env.js";
-import { createMessages } from "../run/hook-calls.js";
-import type { RunWorld } from "../run/world.js";
-import type { ThreadStore } from "./store/index.js";
-import type { ThreadMeta } from "./store/meta.js";
+import { type AgentDefinition, type EnvDefault, type Registry, type ResolvedSide, findAgent, findPrompt, sidesOf } from "./agent.js";
+import { Callables } from "./callables.js";
+import { logFailedCall } from "./call-log.js";
+import { callWorldOf } from "./call-world.js";
+import { createMessages } from "./hook-calls.js";
+import type { NewTurnMessage } from "./messages.js";
+import { systemText } from "./prompt.js";
+import type { RunTables, RunWorld } from "./world.js";
 
-/** How the engine reaches the Durable Object around it. */
-export interface EngineHost {
-  readonly store: ThreadStore;
-  readonly registry: Registry;
-  readonly workerEnv: Readonly<Record<string, unknown>>;
-  /**
-   * The user-account level of env resolution. Until user accounts exist this is `NO_USER_ENV`;
-   * a deployment with accounts passes a source reading the thread user's stored values.
-   */
-  readonly userEnv?: UserEnvSource;
-  /** The value with every secret of the thread replaced (applied to all that is stored or sent). */
-  redact<T>(value: T): T;
-  /**
-   * An event's payload as it may be stored and sent, or null when nothing may be sent yet (a
-   * stream delta that could be the start of a secret is held back until the next one).
-   */
-  redactEvent<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): EventPayloads[K] | null;
-  /** Sends a frame to every connected WebSocket. */
-  broadcast(frame: EventFrame): void;
-  /** Makes sure the thread wakes by itself (an alarm) to finish durable work. */
-  wakeSoon(): void;
-  /** Resolves when all writes so far are durable (`storage.sync()`). */
-  flush(): Promise<void>;
-  /** Child agents' threads and the owner's account, across Durable Objects (the threads port). */
+/** What a thread's world is built from: its ports and its settings. */
+export interface WorldParts {
+  /** The thread's tables. */
+  readonly tables: RunTables;
+  /** The call journal with its commit machinery (held rows, the settle window, group commit). */
+  readonly ledger: Ledger & CallBook;
+  /** Where events go: redacted, stored with their seq, broadcast. */
+  readonly events: EventSink;
+  /** Child agents' threads and the owner's account, across Durable Objects. */
   readonly peers: ChildThreads & AccountNotices;
-  /** Stores a new journal row and resolves once it is durable (see `CallContext.journalDurably`). */
-  journalDurably(entry: JournalEntry): Promise<void>;
+  /** The agents, prompts and tools the thread can name. */
+  readonly registry: Registry;
+  /** The Worker's vars and secrets (the last level of env resolution). */
+  readonly workerEnv: Readonly<Record<string, unknown>>;
+  /** The user-account level of env resolution; absent: none (`NO_USER_ENV`). */
+  readonly userEnv?: UserEnvSource;
+  /** The value with every secret of the thread replaced (applied to every message and file path stored). */
+  readonly redact: <T>(value: T) => T;
+  /** Makes sure the thread wakes by itself (an alarm) to drain what was queued. */
+  readonly wakeSoon: () => void;
 }
 
 /** Bytes of JSON one custom event may carry (`state.emit`); a row must stay under 2 MB. */
 export const MAX_EVENT_BYTES = 1024 * 1024;
 
-/** Test seam of the crash matrix: called at each crash point of the pipeline (src/calls/context.ts). */
-export type { CrashHook } from "../calls/context.js";
-
 /** A call, turn or flow id: time-ordered (see `orderedId`), 16 random hex digits as before. */
 const newId = (prefix: string) => orderedId(prefix, 16);
 
-/** A thread's running behaviour over its store. */
-export class ThreadEngine implements RunWorld {
+/** A thread's running behaviour over its ports. */
+export class PortWorld implements RunWorld {
   readonly agent: AgentDefinition;
   /** The agent's sides, side a first (one entry for a one-sided agent). */
   readonly sides: ResolvedSide[];
@@ -77,33 +69,36 @@ export class ThreadEngine implements RunWorld {
   crashHook: CrashHook | null = null;
   /** Every way this thread's calls move (src/calls/runner.ts). */
   readonly calls: CallRunner;
+  readonly store: RunTables;
+  /** The call journal (the `CallWorld`'s), with its commit machinery. */
+  readonly ledger: Ledger & CallBook;
+  readonly registry: Registry;
+  readonly workerEnv: Readonly<Record<string, unknown>>;
+  readonly userEnv: UserEnvSource;
+  readonly peers: ChildThreads & AccountNotices;
+  /** The value with every secret of the thread replaced. */
+  readonly redact: <T>(value: T) => T;
+  private readonly events: EventSink;
 
+  /** @throws WeftError `agent_not_found` when the registry has no agent `meta.agentId`. */
   constructor(
-    private readonly host: EngineHost,
+    parts: WorldParts,
     readonly meta: ThreadMeta,
   ) {
-    const agent = findAgent(host.registry, meta.agentId);
+    this.store = parts.tables;
+    this.ledger = parts.ledger;
+    this.events = parts.events;
+    this.registry = parts.registry;
+    this.workerEnv = parts.workerEnv;
+    this.userEnv = parts.userEnv ?? NO_USER_ENV;
+    this.peers = parts.peers;
+    this.redact = parts.redact;
+    const agent = findAgent(parts.registry, meta.agentId);
     if (!agent) throw new WeftError("agent_not_found", `no agent "${meta.agentId}"`);
     this.agent = agent;
-    this.sides = sidesOf(host.registry, agent);
+    this.sides = sidesOf(parts.registry, agent);
     this.callables = new Callables(this);
-    this.calls = new CallRunner(callWorldOf(this, () => host.wakeSoon()));
-  }
-
-  get store(): ThreadStore {
-    return this.host.store;
-  }
-  get registry(): Registry {
-    return this.host.registry;
-  }
-  get workerEnv(): Readonly<Record<string, unknown>> {
-    return this.host.workerEnv;
-  }
-  get peers(): ChildThreads & AccountNotices {
-    return this.host.peers;
-  }
-  get userEnv(): UserEnvSource {
-    return this.host.userEnv ?? NO_USER_ENV;
+    this.calls = new CallRunner(callWorldOf(this, parts.wakeSoon));
   }
 
   /** Side a's tools: what direct calls and `GET /v1/tools` see. */
@@ -137,19 +132,13 @@ export class ThreadEngine implements RunWorld {
     return createMessages(this, execution, messages, also);
   }
 
-  /** The value with every secret of the thread replaced. */
-  redact<T>(value: T): T {
-    return this.host.redact(value);
-  }
-
-  /** Stores and broadcasts one event. */
+  /** Stores and broadcasts one event through the event sink (which redacts it first). */
   emit<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): void {
-    const clean = this.host.redactEvent(type, data);
-    if (clean !== null) this.host.broadcast(this.store.events.append(type, clean));
+    this.events.emit(type, data);
     if (type === "tool_call_finished") {
       const finished = data as EventPayloads["tool_call_finished"];
       // Only a failed call is logged: a success makes no closures for it.
-      if (finished.isError) logFailedCall(this.workerEnv, finished, () => this.store.calls.get(finished.callId)?.result?.stack, (text) => this.host.redact(text));
+      if (finished.isError) logFailedCall(this.workerEnv, finished, () => this.ledger.get(finished.callId)?.result?.stack, (text) => this.redact(text));
     }
   }
 
@@ -157,33 +146,33 @@ export class ThreadEngine implements RunWorld {
    * Journals a fresh read (`entry`; null: the row is written already) and emits a call's
    * `tool_call_started` (null: announced already), both held in memory for now: a call that
    * answers within the current synchronous work stores its row with its result in one statement
-   * and its two events in one (see `ThreadStore.settleSoon`).
+   * and its two events in one (the ledger's `beginHeld`, the sink's `hold`).
    */
   holdStart(entry: JournalEntry | null, started: EventPayloads["tool_call_started"] | null): void {
-    if (entry) this.store.calls.hold(entry);
-    const clean = started && this.host.redactEvent("tool_call_started", started);
-    if (clean) this.store.events.hold("tool_call_started", clean, this.broadcast);
-    this.store.settleSoon();
+    if (entry) this.ledger.beginHeld(entry);
+    if (started) this.events.hold("tool_call_started", started);
   }
 
-  /** Sends a stored frame to every socket. */
-  private readonly broadcast = (frame: EventFrame): void => this.host.broadcast(frame);
-
+  /**
+   * Emits a tool's custom event (`state.emit`).
+   * @throws WeftError `invalid_request` for a name that is not usable (built-in names are
+   * reserved); `payload_too_large` for data over {@link MAX_EVENT_BYTES} once redacted.
+   */
   emitCustom(event: string, data: unknown): void {
     if (typeof event !== "string" || !/^[a-z][a-z0-9_.:-]{0,63}$/i.test(event) || BUILTIN_EVENT_TYPES.has(event)) {
       throw new WeftError("invalid_request", `emit: "${String(event)}" is not a usable event name (built-in names are reserved)`);
     }
-    const clean = this.host.redact(data);
-    const text = JSON.stringify(clean ?? null) ?? "null";
+    const text = JSON.stringify(this.redact(data) ?? null) ?? "null";
     // One event is one row: over the limit it would not store on Cloudflare (2 MB a row).
     if (!fitsBytes(text, MAX_EVENT_BYTES)) {
       throw new WeftError("payload_too_large", `emit: event "${event}" is ${byteLength(text)} bytes, over the ${MAX_EVENT_BYTES}-byte event limit; store large data with state files or a kv value and emit a reference`, {
         limit: MAX_EVENT_BYTES,
       });
     }
-    this.host.broadcast(this.store.events.append(event, clean, Date.now(), text));
+    this.events.emit(event, data);
   }
 
+  /** Appends one message (redacted) and emits `message_created`. */
   appendMessage(message: NewTurnMessage): Message {
     return this.appendMessages([message])[0]!;
   }
@@ -192,7 +181,7 @@ export class ThreadEngine implements RunWorld {
   appendMessages(messages: NewTurnMessage[], also?: () => void): Message[] {
     const stored = this.store.atomically(() => {
       // Stored messages are what the model and every reader see: no secret gets in.
-      const out = messages.map((m) => this.store.messages.append(this.host.redact(m)));
+      const out = messages.map((m) => this.store.messages.append(this.redact(m)));
       also?.();
       return out;
     });
@@ -200,14 +189,14 @@ export class ThreadEngine implements RunWorld {
     return stored;
   }
 
-  /** Resolves once every write so far is durable. */
+  /** Resolves once every write so far is durable (the ledger's group commit). */
   flush(): Promise<void> {
-    return this.host.flush();
+    return this.ledger.flush();
   }
 
   /** Stores a new journal row and resolves once it is durable (see `CallContext.journalDurably`). */
   journalDurably(entry: JournalEntry): Promise<void> {
-    return this.host.journalDurably(entry);
+    return this.ledger.beginDurably(entry);
   }
 
   /** Creates a new id for a call or turn. */
