@@ -35,6 +35,10 @@ export default defineConfig({
     // A bound for a test that hangs, generous for a machine loaded by a second npm test (vitest's
     // default 5 s was outlasted by tests of about a second at load average 10).
     testTimeout: 30_000,
+    // Two runtimes take files side by side (vitest's default on 2 cores is one): most of a file's
+    // time is waiting on alarms, deadlines and paced streams (workerd used about a fifth of a core
+    // over a whole run), so a second runtime overlaps those waits for the cost of one more start.
+    maxWorkers: 2,
     projects: [
       // One workerd for every file, the Worker and weft's modules loaded once: a runtime of its own
       // per file cost seconds each (98 files: most of the suite's wall time). Files share storage

@@ -12,6 +12,9 @@ export default defineConfig({
     include: ["test/**/*.node.test.ts"],
     environment: "node",
     testTimeout: 60_000,
+    // Two files side by side (vitest's default on 2 cores is one): the end-to-end files mostly wait
+    // on wrangler dev starts, child processes and live servers.
+    maxWorkers: 2,
     hookTimeout: 120_000,
     globalSetup: ["test/e2e/shared-weft.ts"],
   },

@@ -17,12 +17,15 @@ afterAll(() => {
 
 // The PATH a shell has outside npm scripts: without this project's node_modules/.bin.
 const PATH = (process.env.PATH ?? "").split(delimiter).filter((p) => !p.includes("node_modules")).join(delimiter);
+// Nothing listens here, so the command starts the copy's own runtime even when a weft (npm start,
+// another run's server) answers at localhost:8787, where it looks first.
+const NO_LOCAL = "http://127.0.0.1:9";
 
 it("npx weft eval evals/example in a fresh copy of the project passes every case and writes the HTML report", async () => {
   fresh = copyProject();
   const dir = fresh;
   const run = await new Promise<{ code: number | null; out: string; err: string }>((resolve, reject) => {
-    const child = spawn("bash", ["-c", "npx weft eval evals/example --html report.html"], { cwd: dir, env: { ...process.env, PATH, WEFT_URL: "", WEFT_TOKEN: "" }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("bash", ["-c", "npx weft eval evals/example --html report.html"], { cwd: dir, env: { ...process.env, PATH, WEFT_URL: "", WEFT_TOKEN: "", WEFT_LOCAL_URL: NO_LOCAL }, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     let err = "";
     child.stdout.on("data", (d) => (out += d));

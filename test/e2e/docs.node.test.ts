@@ -37,6 +37,8 @@ const RUNS = BLOCKS.filter((b) => b.info === "bash run");
 
 let project: string;
 let weft: DevServer | undefined;
+/** The copy's wrangler dev, started at once so its start overlaps the build and npm run test:agents. */
+let starting: Promise<DevServer> | undefined;
 
 function exec(cmd: string, args: string[], cwd: string): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
@@ -52,9 +54,14 @@ beforeAll(() => {
   // a prompt in an agent's tools, a model in .dev.vars), so npm test runs the author's suite in a
   // copy once, not twice; .dev.vars goes before wrangler dev serves the copy for the bash blocks.
   project = copyProject({ ...Object.fromEntries(FILES.map((f) => [f.path, f.body])), ...AUTHOR_FILES });
+  // The bash blocks run as the docs show them, on the scripted model: the server serves a snapshot
+  // of the copy taken now, which leaves the author's .dev.vars (and its model) out, while the
+  // author's suite below runs in the copy with it. (The blocks only call the server; none edits files.)
+  starting = startDevServer({ config: "wrangler.toml", cwd: project, readyPath: "/v1/tools" });
+  starting.catch(() => undefined); // awaited, and so reported, by the bash blocks' beforeAll
 });
 afterAll(async () => {
-  await weft?.stop();
+  await (weft ?? (await starting?.catch(() => undefined)))?.stop();
   if (project) rmSync(project, { recursive: true, force: true, maxRetries: 3 });
 });
 
@@ -93,9 +100,7 @@ describe("runnable blocks of the docs", () => {
 
   describe("bash run blocks against wrangler dev of the copy", () => {
     beforeAll(async () => {
-      // The blocks run as the docs show them, on the scripted model: not the author's .dev.vars model.
-      rmSync(join(project, ".dev.vars"), { force: true });
-      weft = await startDevServer({ config: "wrangler.toml", cwd: project, snapshot: false, readyPath: "/v1/tools" });
+      weft = await starting;
     });
 
     RUNS.forEach((block, i) => {

@@ -169,10 +169,12 @@ describe("two candidates, an LLM judge and the HTML report", () => {
       judge: { model: "anthropic:claude-sonnet-4-5", env: { ANTHROPIC_API_KEY: judgeKey, ANTHROPIC_BASE_URL: { value: `${fakeServer.url}/v1`, type: "text" } } },
       cases: [CASES[0]],
     });
-    const tester = evalClient(weft.url, API_KEYS.tester);
-    const listed = async () => (await tester.listThreads({ limit: 200 })).threads.map((t) => t.threadId).sort();
+    // As bob: no other file makes threads as him on the shared server (the fuzz, beside this file,
+    // makes the tester's), so his list changes only by this run.
+    const bob = evalClient(weft.url, API_KEYS.bob);
+    const listed = async () => (await bob.listThreads({ limit: 200 })).threads.map((t) => t.threadId).sort();
     const before = await listed();
-    const run = await weftEval([dir, "--url", weft.url, "--auth", API_KEYS.tester]);
+    const run = await weftEval([dir, "--url", weft.url, "--auth", API_KEYS.bob]);
     expect(run.stdout, run.stderr).toContain("FAIL scripted paris judge: judge: too curt");
     const asked = (await (await fetch(`${fakeServer.url}/__fake/requests?key=${judgeKey}`)).json()) as Array<{ path: string; body: unknown }>;
     expect(asked.map((r) => r.path)).toEqual(["/v1/messages"]);
@@ -180,7 +182,7 @@ describe("two candidates, an LLM judge and the HTML report", () => {
     // Against a weft given by --url, the case's thread and the judge's are deleted once scored.
     expect(await listed()).toEqual(before);
     // With --keep-threads they stay; the fake has no verdict left for this run, so the judge fails, saying so.
-    const kept = await weftEval([dir, "--url", weft.url, "--auth", API_KEYS.tester, "--keep-threads"]);
+    const kept = await weftEval([dir, "--url", weft.url, "--auth", API_KEYS.bob, "--keep-threads"]);
     expect(kept.stdout, kept.stderr).toContain("FAIL scripted paris judge: the judge did not answer");
     expect((await listed()).length).toBe(before.length + 2);
     expect(run.code).toBe(1);
