@@ -40,7 +40,7 @@ export interface ModelStepRecord {
  * - `model_timeout`: the model step passed its idle deadline (no stream part for
  *   `WEFT_MODEL_IDLE_MS`) or its overall deadline (`WEFT_MODEL_STEP_MS`) on every attempt.
  */
-export type TurnErrorCode = "restart_loop" | "stream_cut" | "model_timeout";
+export type TurnErrorCode = "restart_loop" | "stream_cut" | "model_timeout" | "invalid_output";
 
 /** Payloads of the built-in event types, keyed by `type` (snake_case, the names clients see on the wire). */
 export interface EventPayloads {

@@ -43,7 +43,7 @@ export const TurnRecord = named(
     startedAt: epochMs,
     finishedAt: epochMs.optional(),
     error: z.string().optional(),
-    errorCode: z.enum(["restart_loop", "stream_cut", "model_timeout"]).optional(),
+    errorCode: z.enum(["restart_loop", "stream_cut", "model_timeout", "invalid_output"]).optional(),
     modelSteps: z.array(ModelStepRecord).optional(),
     usage: TokenUsage.optional(),
   }),

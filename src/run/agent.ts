@@ -6,7 +6,8 @@
  */
 import type { ScriptStep } from "../models/model.js";
 import { type ModelSettings, checkModelSettings } from "../models/settings.js";
-import type { AnyToolDefinition, JsonSchemaObject, ToolArgs } from "../tools/types.js";
+import type { AnyToolDefinition, JsonSchemaObject, SchemaInput, ToolArgs } from "../tools/types.js";
+import { finalAnswerSchema } from "./final-answer.js";
 import { type HistoryOptions, checkHistoryOptions } from "./compaction.js";
 import type { HookDefinition } from "./hooks.js";
 import {
@@ -61,6 +62,12 @@ export interface DefineAgentOptions {
   fallbackModels?: readonly string[];
   /** Inline side a: settings of its model requests ({@link ModelSettings}). */
   modelSettings?: ModelSettings;
+  /**
+   * Inline side a: a schema its final answer must meet (a Zod schema or a JSON Schema). The model
+   * is told the schema; an answer that is not JSON it accepts is sent back once with the problem,
+   * and refused again the turn fails with `invalid_output` naming the path.
+   */
+  outputSchema?: SchemaInput;
   /**
    * How the history each model request sends is bounded: a token window (default half the model's
    * context) with older messages summarized once into a stored summary at its head.
@@ -156,6 +163,7 @@ export interface ResolvedSide {
   model?: string;
   fallbackModels?: readonly string[];
   modelSettings?: ModelSettings;
+  outputSchema?: SchemaInput;
   env?: Record<string, EnvDefault>;
   maxSteps?: number;
   stopTool?: string;
@@ -196,6 +204,7 @@ function pick(def: AgentDefinition | PromptDefinition): Omit<ResolvedSide, "side
     ...(def.model !== undefined ? { model: def.model } : {}),
     ...(def.fallbackModels !== undefined ? { fallbackModels: def.fallbackModels } : {}),
     ...(def.modelSettings !== undefined ? { modelSettings: def.modelSettings } : {}),
+    ...(def.outputSchema !== undefined ? { outputSchema: def.outputSchema } : {}),
     ...(def.env !== undefined ? { env: def.env } : {}),
     ...(def.kind === "prompt" && def.maxSteps !== undefined ? { maxSteps: def.maxSteps } : {}),
   };
@@ -216,6 +225,7 @@ export function checkAgentDefinition(name: string, def: unknown): asserts def is
   checkEnvDefaults(fail, d.env);
   checkSteps(fail, "maxSteps", d.maxSteps);
   checkModelSettings(fail, d.modelSettings);
+  if (d.outputSchema !== undefined) finalAnswerSchema(`agent "${name}"`, d.outputSchema as SchemaInput);
   if (d.system !== undefined && typeof d.system !== "string" && typeof d.system !== "function") {
     fail("system must be a string or a function of the thread's arguments");
   }
@@ -236,9 +246,9 @@ export function checkAgentDefinition(name: string, def: unknown): asserts def is
     if (s.endsTurn !== undefined && typeof s.endsTurn !== "boolean") fail(`${key}.endsTurn must be a boolean`);
   }
   if (d.sideB !== undefined && d.sideA === undefined) fail("sideB needs sideA: name side a's prompt too");
-  const inline = d.system !== undefined || d.tools !== undefined || d.model !== undefined || d.fallbackModels !== undefined || d.modelSettings !== undefined;
+  const inline = ["system", "tools", "model", "fallbackModels", "modelSettings", "outputSchema"].some((key) => d[key] !== undefined);
   if (d.sideA !== undefined && inline) {
-    fail("system, tools, model, fallbackModels and modelSettings belong to side a's prompt when sideA is given; move them into the prompt");
+    fail("system, tools, model, fallbackModels, modelSettings and outputSchema belong to side a's prompt when sideA is given; move them into the prompt");
   }
   if (d.exposeAsTool !== undefined && typeof d.exposeAsTool !== "boolean") fail("exposeAsTool must be a boolean");
   if (d.exposeAsTool === true && (typeof d.toolDescription !== "string" || d.toolDescription.trim() === "")) {

@@ -7,6 +7,7 @@ import type { EventPayloads, Message, ModelStepRecord, TokenUsage, ToolCallReque
 import type { ModelTool } from "../models/model.js";
 import type { ModelSettings } from "../models/settings.js";
 import type { CallOutcome, CallRequest } from "../calls/call.js";
+import type { CompiledSchema } from "../tools/schema.js";
 import type { Execution, StepCounts } from "./execution.js";
 import type { NewTurnMessage } from "./messages.js";
 import type { SideRules } from "./sides.js";
@@ -18,6 +19,8 @@ export interface TurnHost {
   readonly system?: string;
   /** Settings of the model requests (the current side's or the prompt's); absent: the provider's defaults. */
   readonly modelSettings?: ModelSettings;
+  /** The schema the final answer must meet (the current side's or the prompt's `outputSchema`); absent: any text. */
+  readonly finalAnswer?: CompiledSchema;
   readonly maxSteps: number;
   /** The sides taking turns and their stop rules; default one side a whose text answer ends the turn. */
   readonly sides?: readonly SideRules[];
