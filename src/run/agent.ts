@@ -9,7 +9,7 @@ import { type ModelSettings, checkModelSettings } from "../models/settings.js";
 import type { AnyToolDefinition, JsonSchemaObject, SchemaInput, ToolArgs } from "../tools/types.js";
 import { finalAnswerSchema } from "./final-answer.js";
 import { type HistoryOptions, checkHistoryOptions } from "./compaction.js";
-import type { HookDefinition } from "./hooks.js";
+import { HOOK_NAMES, type HookDefinition, type HookName, type HookSignatures } from "./hooks.js";
 import {
   type EnvDefault,
   MODEL_NAME_PATTERN,
@@ -78,6 +78,12 @@ export interface DefineAgentOptions {
    * dynamically defined tool). Used by fixture agents whose tools are data, such as BFCL cases.
    */
   toolsFromArguments?: (args: Record<string, unknown>) => Record<string, AnyToolDefinition>;
+  /**
+   * Hooks of this agent's threads only, by hook name, beside the project-wide files of
+   * `agents/hooks/`: both run, the project's first; a transforming hook (`before_create_message`,
+   * `filter_messages`) gets what the one before it returned. Signatures as in {@link HookSignatures}.
+   */
+  hooks?: { [N in HookName]?: HookSignatures[N] };
   /** Environment defaults, resolved after the thread's own values and before the prompt's. */
   env?: Record<string, EnvDefault>;
   /** Steps the scripted model plays in a new thread before any posted script (both sides read it in turn). */
@@ -249,6 +255,13 @@ export function checkAgentDefinition(name: string, def: unknown): asserts def is
   const inline = ["system", "tools", "model", "fallbackModels", "modelSettings", "outputSchema"].some((key) => d[key] !== undefined);
   if (d.sideA !== undefined && inline) {
     fail("system, tools, model, fallbackModels, modelSettings and outputSchema belong to side a's prompt when sideA is given; move them into the prompt");
+  }
+  if (d.hooks !== undefined) {
+    if (typeof d.hooks !== "object" || d.hooks === null || Array.isArray(d.hooks)) fail("hooks must be an object of hook name -> function");
+    for (const [hook, run] of Object.entries(d.hooks as Record<string, unknown>)) {
+      if (!(HOOK_NAMES as readonly string[]).includes(hook)) fail(`hooks.${hook}: not a hook; the hooks are ${HOOK_NAMES.join(", ")}`);
+      if (typeof run !== "function") fail(`hooks.${hook}: must be a function (state, ...) => ...`);
+    }
   }
   if (d.exposeAsTool !== undefined && typeof d.exposeAsTool !== "boolean") fail("exposeAsTool must be a boolean");
   if (d.exposeAsTool === true && (typeof d.toolDescription !== "string" || d.toolDescription.trim() === "")) {
