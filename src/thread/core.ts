@@ -15,6 +15,7 @@ import { ThreadAlarm } from "./alarm.js";
 import type { Caller } from "../rpc.js";
 import { CALLER_HEADER } from "./api.js";
 import { type CrashHook, ThreadEngine } from "./engine.js";
+import type { CrashPoint } from "../calls/context.js";
 import { BATCH_TAG, Fanout } from "./fanout.js";
 import type { GroupCommit } from "./group-commit.js";
 import { ThreadSecrets } from "../secrets/thread-secrets.js";
@@ -30,6 +31,8 @@ import { ThreadStore } from "./store/index.js";
 import { SqliteLedger } from "./store/ledger.js";
 import type { ThreadMeta } from "./store/meta.js";
 import type { IdempotencyClaim } from "./store/idempotency.js";
+import { ScheduleStore } from "../schedules/store.js";
+import { ThreadSchedules } from "../schedules/schedules.js";
 
 /** The bindings weft expects on the Worker: `THREAD`, `ACCOUNT`, plus any vars and secrets. */
 export interface WeftEnv {
@@ -52,6 +55,8 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
   private readonly fanout: Fanout;
   /** Direct calls, and runs a person's decision started, running in this instance now (see `watched`); the removal under way. */
   protected readonly inFlight = new InFlight();
+  /** The thread's schedules (src/schedules/), fired by this object's one alarm. */
+  protected readonly schedules: ThreadSchedules;
 
   constructor(
     ctx: DurableObjectState,
@@ -63,6 +68,20 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     this.ledger = new SqliteLedger(this.store, () => ctx.storage.sync());
     this.fanout = new Fanout({ all: () => ctx.getWebSockets(), batched: () => ctx.getWebSockets(BATCH_TAG), expiresAt: socketExpiry, expire: closeExpired });
     this.alarmClock = new ThreadAlarm(ctx.storage);
+    // --- schedules: they share the one alarm through their due-time index.
+    this.schedules = new ThreadSchedules(new ScheduleStore(ctx.storage), {
+      running: () => (this.gone ? null : { world: this.engine!, runner: this.runner! }),
+      wakeBy: (at) => this.alarmClock.ensureDue(at),
+      // The crash tests' seam: cut with the occurrence's rows durable, as the pipeline's after_result.
+      ...(this.crashHook() ? { crash: async (point: string, callId: string) => {
+        const hook = this.engine?.crashHook;
+        if (!hook) return;
+        await ctx.storage.sync();
+        await hook(point as CrashPoint, { callId, toolName: "schedule" });
+      } } : {}),
+    });
+    this.alarmClock.due = () => (this.gone ? null : this.schedules.store.earliest());
+    // --- end schedules
     this.store.calls.onUnfinishedRow = () => this.watchRow();
     // A value a tool sets is a secret from that moment, in logs too.
     this.store.env.onChange = () => void this.secrets.redactor();
@@ -82,6 +101,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
       if (!meta) return;
       this.attach(this.newEngine(meta));
       await this.refreshSecrets();
+      await this.schedules.restore();
       // Work a crash left behind is finished by the alarm, even if no client ever calls again.
       if (this.hasUnfinishedWork() && !(await this.alarmClock.isSet())) await this.alarmClock.set(Date.now() + 10);
     }).then(() => {
@@ -106,6 +126,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
 
   protected attach(engine: ThreadEngine): void {
     this.engine = engine;
+    engine.schedules = this.schedules;
     engine.crashHook = this.crashHook();
     this.runner = new TurnRunner(engine, (delayMs) => void this.alarmClock.set(Date.now() + delayMs), this.watchdogMs());
   }
@@ -364,6 +385,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     await this.alarmClock.delete();
     await this.ctx.storage.deleteAll();
     this.store.forget();
+    this.schedules.store.forget();
     closeAll(this.ctx, "thread deleted");
     this.fanout.socketsChanged();
     if (unlistFailure) throw unlistFailure.e;
@@ -372,6 +394,9 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
   /** The watchdog: resumes a turn cut by a restart, recovers calls, drains the queue; ends scratch threads. */
   override async alarm(): Promise<void> {
     this.alarmClock.fired();
+    if (!this.runner) return;
+    // Schedules due now fire first, and the alarm is armed for the next one (src/schedules/).
+    if (this.inFlight.removing === null) await this.schedules.fire().catch((e: unknown) => console.error(`weft: firing schedules failed: ${String(e)}`));
     if (!this.runner) return;
     // A removal under way starts nothing, but its rows stay until it ends: a crash that cuts it
     // leaves them, unfinished calls among them, for the alarm to finish.

@@ -201,6 +201,20 @@ export function createThreadClass(registry: Registry) {
       });
     }
 
+    // --- schedules (src/schedules/)
+    async createSchedule(caller: Caller, input: unknown, idem?: IdempotencyClaim) {
+      return this.once(caller, idem, () => this.work(caller, () => this.schedules.create(input, caller.userId)));
+    }
+
+    async listSchedules(caller: Caller) {
+      return this.answer(() => (this.guard(caller, "read"), { schedules: this.schedules.list() }));
+    }
+
+    async cancelSchedule(caller: Caller, scheduleId: string) {
+      return this.answer(() => (this.guard(caller, "write"), this.schedules.cancel(scheduleId)));
+    }
+    // --- end schedules
+
     async callTool(caller: Caller, input: DirectCallInput, idem?: IdempotencyClaim) {
       return this.once(caller, idem, () =>
         // A direct call runs outside any turn; the watchdog finishes it if a crash cuts it.

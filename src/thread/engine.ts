@@ -24,7 +24,7 @@ import { callWorldOf } from "../run/call-world.js";
 import { logFailedCall } from "../run/call-log.js";
 import { NO_USER_ENV, type UserEnvSource } from "../secrets/env.js";
 import { createMessages } from "../run/hook-calls.js";
-import type { RunWorld } from "../run/world.js";
+import type { RunWorld, ScheduleControl } from "../run/world.js";
 import type { ThreadStore } from "./store/index.js";
 import type { ThreadMeta } from "./store/meta.js";
 
@@ -77,6 +77,8 @@ export class ThreadEngine implements RunWorld {
   crashHook: CrashHook | null = null;
   /** Every way this thread's calls move (src/calls/runner.ts). */
   readonly calls: CallRunner;
+  /** The thread's schedules (set by the Durable Object, src/thread/core.ts). */
+  schedules?: ScheduleControl;
 
   constructor(
     private readonly host: EngineHost,

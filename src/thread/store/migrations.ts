@@ -201,6 +201,20 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE IF NOT EXISTS history_calls (id TEXT PRIMARY KEY);
   `,
+  // v16: schedules and the journal of their occurrences (src/schedules/store.ts). The index over
+  // active rows' fire times answers the earliest due schedule in O(log n).
+  `
+  CREATE TABLE IF NOT EXISTS schedules (
+    id TEXT PRIMARY KEY, spec TEXT NOT NULL, owner TEXT, status TEXT NOT NULL, anchor INTEGER NOT NULL,
+    next_due INTEGER, fire_at INTEGER, created_at INTEGER NOT NULL, ended_at INTEGER
+  );
+  CREATE INDEX IF NOT EXISTS schedules_by_fire ON schedules (fire_at) WHERE status = 'active';
+  CREATE TABLE IF NOT EXISTS occurrences (
+    key TEXT PRIMARY KEY, schedule_id TEXT NOT NULL, due_at INTEGER NOT NULL, status TEXT NOT NULL,
+    call_id TEXT, created_at INTEGER NOT NULL, finished_at INTEGER, outcome TEXT
+  );
+  CREATE INDEX IF NOT EXISTS occurrences_open ON occurrences (schedule_id, due_at) WHERE status IN ('queued', 'started');
+  `,
 ];
 
 /** True when the thread's tables exist; an id that was never created has none. */
