@@ -5,7 +5,11 @@
  * @module
  */
 import { WeftError } from "../errors.js";
+import type { ScheduleSpec, ScheduleTarget } from "./spec.js";
 import { checkCron, checkZone } from "./timing.js";
+
+/** A checked schedule, and what each occurrence does (spec.ts). */
+export type { ScheduleSpec, ScheduleTarget } from "./spec.js";
 
 /** The shortest interval `every` may have, in milliseconds (one minute, as cron's finest field). */
 export const MIN_EVERY_MS = 60_000;
@@ -14,19 +18,20 @@ export const MAX_JITTER_MS = 3_600_000;
 /** The longest message an agent target may carry, in characters. */
 const MAX_MESSAGE_CHARS = 32_000;
 
-/** What an occurrence does: post `message` to the thread as a user turn, or call `tool` with `input`. */
-export type ScheduleTarget = { agent: string; message: string } | { tool: string; input?: unknown };
-
 /**
  * A schedule as written: exactly one of `cron` (five fields, evaluated in `timezone`), `every`
  * (milliseconds, or `"90s"`, `"5m"`, `"2h"`, `"1d"`) or `at` (one time: ISO-8601 or epoch ms).
  */
 export interface ScheduleOptions {
+  /** Five cron fields (minute hour day-of-month month day-of-week), or a nickname such as `@daily`; evaluated in `timezone`. */
   cron?: string;
+  /** An interval from the schedule's creation: milliseconds, or `"90s"`, `"5m"`, `"2h"`, `"1d"`; at least {@link MIN_EVERY_MS}. */
   every?: number | string;
+  /** One time: ISO-8601 with a date and a time, or epoch ms; in the future. */
   at?: string | number;
   /** IANA zone (`Europe/Berlin`); required with `cron`, where its wall clock is meant. */
   timezone?: string;
+  /** What each occurrence does: `{ tool, input }` or `{ agent, message }`. */
   target: ScheduleTarget;
   /**
    * Occurrences missed while the thread could not run (more than a minute late): `skip` runs none
@@ -43,24 +48,12 @@ export interface ScheduleOptions {
 
 /** A schedule file's default export (`agents/schedules/<name>.ts`). */
 export interface ScheduleDefinition extends ScheduleOptions {
+  /** Always `schedule`: marks the value `defineSchedule` returned. */
   kind: "schedule";
 }
 
 /** At most this many missed occurrences run after downtime under `missed: "all"`; older ones are skipped. */
 export const MAX_CATCH_UP = 10;
-
-/** A checked schedule: times in epoch ms, defaults filled in. */
-export interface ScheduleSpec {
-  cron?: string;
-  everyMs?: number;
-  at?: number;
-  timezone?: string;
-  target: ScheduleTarget;
-  missed: "skip" | "once" | "all";
-  overlap: "skip" | "queue";
-  jitterMs: number;
-  until?: number;
-}
 
 /**
  * Defines a schedule for `agents/schedules/<name>.ts`; checked at build (`npm run build`).

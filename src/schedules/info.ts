@@ -2,15 +2,18 @@
  * A schedule as the API, events and tools see it.
  * @module
  */
-import type { ScheduleSpec } from "./define.js";
+import type { ScheduleSpec } from "./spec.js";
 import type { ScheduleRow, ScheduleStatus } from "./store.js";
 
 /** A schedule as `GET /threads/:id/schedules`, `state.listSchedules()` and `schedule_created` give it. */
 export interface ScheduleInfo {
+  /** The schedule's id (`sch_...`). */
   scheduleId: string;
+  /** `active`, `cancelled`, or `done` (no occurrence left). */
   status: ScheduleStatus;
   /** The next occurrence's nominal time (its key's `dueAt`), ISO-8601; null when none is left. */
   nextDueAt: string | null;
+  /** When it was made, ISO-8601. */
   createdAt: string;
   /** The schedule as checked: `at` and `until` in epoch ms, `everyMs` for `every`, defaults filled in. */
   schedule: ScheduleSpec;

@@ -10,7 +10,7 @@
  * @module
  */
 import { Cron } from "croner";
-import type { ScheduleSpec } from "./define.js";
+import type { ScheduleSpec } from "./spec.js";
 
 /** Whether `zone` is an IANA time zone this runtime knows. */
 export function checkZone(zone: string): boolean {
