@@ -125,11 +125,29 @@ export class ThreadSchedules {
       if (this.host.crash) for (const o of started) await this.host.crash("occurrence_journaled", o.callId!);
       starts.push(...started);
     }
-    // Occurrences journaled before a crash, or waiting for a person or a busy thread, go on.
-    const open = this.store.open(FIRES_PER_ALARM).filter((o) => o.status === "started" && !starts.some((s) => s.key === o.key));
-    await Promise.all([...starts, ...open].map((o) => this.run(o)));
+    await Promise.all([...starts, ...this.leftOpen(starts)].map((o) => this.run(o)));
     const next = fired >= FIRES_PER_ALARM ? now : this.store.earliest();
     if (next !== null) await this.host.wakeBy(next);
+  }
+
+  /**
+   * Occurrences a crash or a wait left open, to go on: each started one (journaled before a
+   * crash, or waiting for a person or a busy thread), and the first queued one of a schedule
+   * with none started (its predecessor ended in an instance a crash cut before it started it).
+   */
+  private leftOpen(starting: OccurrenceRow[]): OccurrenceRow[] {
+    const open = this.store.open(FIRES_PER_ALARM);
+    const out: OccurrenceRow[] = [];
+    const running = new Set([...starting, ...open.filter((o) => o.status === "started")].map((o) => o.scheduleId));
+    for (const o of open) {
+      if (o.status === "started" && !starting.some((s) => s.key === o.key)) out.push(o);
+      else if (o.status === "queued" && !running.has(o.scheduleId)) {
+        running.add(o.scheduleId);
+        this.store.mark(o.key, "started", scheduleClock.now());
+        out.push({ ...o, status: "started" });
+      }
+    }
+    return out;
   }
 
   /**
