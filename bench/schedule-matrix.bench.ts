@@ -22,12 +22,14 @@ it("schedule matrix", async () => {
     cancelRate: 0.02,
     repeatRate: 0.2,
     target: { crashes: 1000, occurrences: 10_000 },
+    progress: (soFar, threads) => console.log(`schedule-matrix: ${threads} threads, ${soFar.occurrences} occurrences, ${soFar.crashes} crashes so far`),
   });
   for (const p of r.problems) console.log(`off: ${p}`);
   console.log(`schedule-matrix: seed ${SEED}`);
   console.log(matrixLine(r));
   expect(dst.problems).toEqual([]);
   expect(r.problems).toEqual([]);
+  expect([r.runTwice, r.missedBeyondPolicy, r.firedAfterCancel]).toEqual([0, 0, 0]);
   expect(r.crashes).toBeGreaterThanOrEqual(1000);
   expect(r.occurrences).toBeGreaterThanOrEqual(10_000);
 }, 1_800_000);

@@ -37,6 +37,8 @@ export interface MatrixOptions {
   repeatRate: number;
   /** Stop after the thread that reaches both counts (`threads` stays the most). */
   target?: { crashes: number; occurrences: number };
+  /** Told after each thread, with the counts so far. */
+  progress?: (soFar: MatrixResult, threads: number) => void;
 }
 
 /** What the run saw. */
@@ -64,11 +66,15 @@ export function prng(seed: number): () => number {
 
 type Row = { key: string; schedule_id: string; due_at: number; status: string; created_at: number };
 
-/** Delivers alarms until no occurrence is open (settling parked calls as a person would). */
-async function settle(id: string): Promise<string | null> {
+/**
+ * Delivers alarms until no occurrence is open and no schedule is due (settling parked calls as a
+ * person would): the runtime retries an alarm a crash cut within seconds, well inside the minute
+ * after which an occurrence counts as missed; virtual time must not move on before that retry.
+ */
+async function settle(id: string, now: number): Promise<string | null> {
   for (let round = 0; round < 80; round++) {
-    const open = await inThread(id, (i) => i.schedules.store.open(1000) as { key: string; callId: string | null; status: string }[]);
-    if (open.length === 0) return null;
+    const [open, earliest] = await inThread(id, (i) => [i.schedules.store.open(1000), i.schedules.store.earliest()] as [{ key: string; callId: string | null; status: string }[], number | null]);
+    if (open.length === 0 && (earliest === null || earliest > now)) return null;
     const calls = await inThread(id, (i) => open.map((o) => (o.callId ? (i.store.calls.get(o.callId)?.status ?? null) : null)));
     for (const [n, status] of calls.entries()) {
       if (status === "parked") await json("POST", `/threads/${id}/calls/${open[n]!.callId}/settle`, { outcome: "failed", error: "outcome unknown: settled by a person" });
@@ -77,7 +83,7 @@ async function settle(id: string): Promise<string | null> {
     if (round > 2) await inThread(id, (i) => i.alarm()).catch(() => undefined);
   }
   const left = await inThread(id, (i) => i.schedules.store.open(1000).map((o: { key: string; status: string }) => `${o.key}:${o.status}`));
-  return `thread ${id.slice(0, 8)}: occurrences still open: ${left.join(", ")}`;
+  return `thread ${id.slice(0, 8)}: still open or due: ${left.join(", ") || "(a schedule due)"}`;
 }
 
 /** Plays one thread; adds what it saw to `out`. */
@@ -117,7 +123,7 @@ async function playThread(random: () => number, o: MatrixOptions, out: MatrixRes
       planCrashes(id, [{ point, callId: occurrenceCallId(s.id, due) }]);
     }
     await deliverAlarm(id);
-    const stuck = await settle(id);
+    const stuck = await settle(id, now);
     if (stuck) out.problems.push(stuck);
     if (random() < o.repeatRate) await Promise.all([deliverAlarm(id), inThread(id, (i) => i.schedules.fire()), inThread(id, (i) => i.schedules.fire())]);
     out.crashes += firedCrashes(id).length - before;
@@ -154,6 +160,7 @@ export async function runMatrix(o: MatrixOptions): Promise<MatrixResult> {
   try {
     for (let t = 0; t < o.threads; t++) {
       await playThread(random, o, out);
+      o.progress?.(out, t + 1);
       if (o.target && out.crashes >= o.target.crashes && out.occurrences >= o.target.occurrences) break;
     }
   } finally {
@@ -185,7 +192,7 @@ export function dstSection(): { lines: string[]; problems: string[] } {
   const known = { agent: () => true, tool: () => true };
   for (const [zone, spring, fall] of DST_DAYS) {
     const day = new Intl.DateTimeFormat("en-CA", { timeZone: zone, dateStyle: "short" });
-    const clock = new Intl.DateTimeFormat("en-GB", { timeZone: zone, timeStyle: "short" });
+    const clock = new Intl.DateTimeFormat("en-GB", { timeZone: zone, hour: "2-digit", minute: "2-digit", timeZoneName: "shortOffset" });
     for (const [label, date] of [["spring-forward", spring], ["fall-back", fall]] as const) {
       const runs: string[] = [];
       for (const [h, m] of [0, 1, 2, 3].flatMap((hour) => [[hour, 0], [hour, 30]] as const)) {
