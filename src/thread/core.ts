@@ -15,7 +15,6 @@ import { ThreadAlarm } from "./alarm.js";
 import type { Caller } from "../rpc.js";
 import { CALLER_HEADER } from "./api.js";
 import { type CrashHook, ThreadEngine } from "./engine.js";
-import type { CrashPoint } from "../calls/context.js";
 import { BATCH_TAG, Fanout } from "./fanout.js";
 import type { GroupCommit } from "./group-commit.js";
 import { ThreadSecrets } from "../secrets/thread-secrets.js";
@@ -31,8 +30,8 @@ import { ThreadStore } from "./store/index.js";
 import { SqliteLedger } from "./store/ledger.js";
 import type { ThreadMeta } from "./store/meta.js";
 import type { IdempotencyClaim } from "./store/idempotency.js";
-import { ScheduleStore } from "../schedules/store.js";
-import { ThreadSchedules } from "../schedules/schedules.js";
+import { schedulesOf } from "../schedules/host.js";
+import type { ThreadSchedules } from "../schedules/schedules.js";
 
 /** The bindings weft expects on the Worker: `THREAD`, `ACCOUNT`, plus any vars and secrets. */
 export interface WeftEnv {
@@ -68,20 +67,8 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     this.ledger = new SqliteLedger(this.store, () => ctx.storage.sync());
     this.fanout = new Fanout({ all: () => ctx.getWebSockets(), batched: () => ctx.getWebSockets(BATCH_TAG), expiresAt: socketExpiry, expire: closeExpired });
     this.alarmClock = new ThreadAlarm(ctx.storage);
-    // --- schedules: they share the one alarm through their due-time index.
-    this.schedules = new ThreadSchedules(new ScheduleStore(ctx.storage), {
-      running: () => (this.gone ? null : { world: this.engine!, runner: this.runner! }),
-      wakeBy: (at) => this.alarmClock.ensureDue(at),
-      // The crash tests' seam: cut with the occurrence's rows durable, as the pipeline's after_result.
-      ...(this.crashHook() ? { crash: async (point: string, callId: string) => {
-        const hook = this.engine?.crashHook;
-        if (!hook) return;
-        await ctx.storage.sync();
-        await hook(point as CrashPoint, { callId, toolName: "schedule" });
-      } } : {}),
-    });
-    this.alarmClock.due = () => (this.gone ? null : this.schedules.store.earliest());
-    // --- end schedules
+    // Schedules share the one alarm through their due-time index (src/schedules/).
+    this.schedules = schedulesOf(ctx.storage, this.alarmClock, () => (this.gone ? null : { world: this.engine!, runner: this.runner! }), this.crashHook() ? () => this.engine?.crashHook : null);
     this.store.calls.onUnfinishedRow = () => this.watchRow();
     // A value a tool sets is a secret from that moment, in logs too.
     this.store.env.onChange = () => void this.secrets.redactor();
