@@ -26,6 +26,6 @@ export function schedulesOf(storage: DurableObjectStorage, alarm: ScheduleAlarm,
     await hook(point as CrashPoint, { callId, toolName: "schedule" });
   };
   const schedules = new ThreadSchedules(new ScheduleStore(storage), { running, wakeBy: (at) => alarm.ensureDue(at), ...(crashHook ? { crash } : {}) });
-  alarm.due = () => (running() ? schedules.store.earliest() : null);
+  alarm.due = () => (running() ? schedules.dueAt() : null);
   return schedules;
 }

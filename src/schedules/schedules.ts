@@ -27,6 +27,8 @@ export const MISSED_GRACE_MS = 60_000;
 const FIRES_PER_ALARM = 200;
 /** How long a tool occurrence refused by a busy thread waits before it tries again (ms). */
 const BUSY_RETRY_MS = 1_000;
+/** After a firing that failed, the alarm waits this long (ms), four times longer after each further failure, up to an hour. */
+const FAILED_RETRY_MS = 1_000;
 
 /** What the schedules need of their Durable Object. */
 export interface ScheduleHost {
@@ -47,6 +49,10 @@ export type OccurrencePoint = "occurrence_due" | "occurrence_journaled" | "occur
 
 /** The schedules of one thread. */
 export class ThreadSchedules {
+  /** Firings that failed in a row, and the time (epoch ms) before which no firing is tried again. */
+  private failures = 0;
+  private backoffUntil = 0;
+
   constructor(
     readonly store: ScheduleStore,
     private readonly host: ScheduleHost,
@@ -111,9 +117,33 @@ export class ThreadSchedules {
 
   /**
    * The alarm's part: fires every occurrence due now, finishes those a crash cut, and arms the
-   * alarm for the next one. Errors are logged: the watchdog's work after it still runs.
+   * alarm for the next one. A firing that fails arms the alarm backed off (1 s, then 4 s, 16 s,
+   * ... up to an hour) and throws; the Durable Object logs it and its watchdog goes on.
    */
   async fire(): Promise<void> {
+    try {
+      await this.fireDue();
+      this.failures = 0;
+      this.backoffUntil = 0;
+    } catch (e) {
+      // Backed off: a schedule due in the past would otherwise arm the alarm for a time already
+      // past, and the handler would run again at once, failing the same way, without end.
+      this.backoffUntil = Date.now() + Math.min(FAILED_RETRY_MS * 4 ** this.failures++, 3_600_000);
+      await this.host.wakeBy(this.backoffUntil);
+      throw e;
+    }
+  }
+
+  /**
+   * When the alarm must fire next for the schedules (epoch ms), or null: the earliest due time
+   * from the index, but not before the backoff after a failed firing.
+   */
+  dueAt(): number | null {
+    const earliest = this.store.earliest();
+    return earliest === null ? null : Math.max(earliest, this.backoffUntil);
+  }
+
+  private async fireDue(): Promise<void> {
     const r = this.host.running();
     if (!r || !this.store.ready) return;
     const now = scheduleClock.now();
@@ -126,7 +156,7 @@ export class ThreadSchedules {
       starts.push(...started);
     }
     await Promise.all([...starts, ...this.leftOpen(starts)].map((o) => this.run(o)));
-    const next = fired >= FIRES_PER_ALARM ? now : this.store.earliest();
+    const next = fired >= FIRES_PER_ALARM ? now : this.dueAt();
     if (next !== null) await this.host.wakeBy(next);
   }
 

@@ -82,3 +82,20 @@ describe("schedules fire through the thread's one alarm, each occurrence once", 
     }
   });
 });
+
+describe("a schedule the alarm cannot fire", () => {
+  it("keeps the alarm, backed off: neither lost nor due again at once, over and over", async () => {
+    const id = await createThread({ agent: "guarantees" });
+    const at = Date.now() + 300;
+    const s = await makeSchedule(id, { at, target: { tool: "effect_read", input: {} } });
+    // A row no firing can read (as a bug, or a schedule written by a newer version, would leave).
+    await inThread(id, (i) => i.ctx.storage.sql.exec("UPDATE schedules SET spec = '{not json' WHERE id = ?", s.scheduleId));
+    while (Date.now() <= at) await new Promise((r) => setTimeout(r, 50));
+    await deliverAlarm(id);
+    const after = Date.now();
+    const next = await alarmOf(id);
+    // Still armed for the schedule, but not for a time already past (that would fire the handler in a tight loop).
+    expect(next).not.toBeNull();
+    expect(next!).toBeGreaterThanOrEqual(after + 500);
+  });
+});
