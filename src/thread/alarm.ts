@@ -59,7 +59,8 @@ export class ThreadAlarm {
   /** Removes the alarm. */
   delete(): Promise<void> {
     // A schedule still due keeps the alarm.
-    if (this.due() !== null) return this.arm(Infinity, false);
+    const due = this.due();
+    if (due !== null) return this.arm(due, false);
     this.at = null;
     return this.storage.deleteAlarm();
   }
