@@ -112,7 +112,8 @@ export class ThreadSchedules {
   async restore(): Promise<void> {
     if (!this.store.ready) return;
     const cut = this.store.open(1).some((o) => o.status === "started");
-    await this.host.wakeBy(cut ? Date.now() + 10 : Infinity);
+    // A thread without schedules reads nothing more (not even its alarm).
+    if (cut || this.store.earliest() !== null) await this.host.wakeBy(cut ? Date.now() + 10 : Infinity);
   }
 
   /**
