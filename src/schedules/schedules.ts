@@ -107,11 +107,12 @@ export class ThreadSchedules {
 
   /**
    * After a restart: the alarm is armed for the next due schedule, and at once when a crash left
-   * an occurrence journaled and unfinished (its call may not have begun: nothing else would find it).
+   * an occurrence open (journaled, its call maybe not begun, or queued behind one): nothing else
+   * would find it.
    */
   async restore(): Promise<void> {
     if (!this.store.ready) return;
-    const cut = this.store.open(1).some((o) => o.status === "started");
+    const cut = this.store.open(1).length > 0;
     // A thread without schedules reads nothing more (not even its alarm).
     if (cut || this.store.earliest() !== null) await this.host.wakeBy(cut ? Date.now() + 10 : Infinity);
   }
