@@ -25,6 +25,8 @@ export const MAX_SCHEDULES_PER_THREAD = 10_000;
 export const MISSED_GRACE_MS = 60_000;
 /** How many due schedules one alarm fires before it arms itself again at once for the rest. */
 const FIRES_PER_ALARM = 200;
+/** How many of its newest occurrences a schedule's journal keeps (older ended ones are forgotten). */
+export const OCCURRENCES_KEPT = 500;
 /** How long a tool occurrence refused by a busy thread waits before it tries again (ms). */
 const BUSY_RETRY_MS = 1_000;
 /** After a firing that failed, the alarm waits this long (ms), four times longer after each further failure, up to an hour. */
@@ -213,6 +215,7 @@ export class ThreadSchedules {
         else if (o?.status === "started") starts.push(o);
       }
       this.store.advance(row.id, next, fireAt, now);
+      this.store.prune(row.id, OCCURRENCES_KEPT);
     });
     const firstMissed = ready.find((d) => !run.includes(d)) ?? due[0] ?? row.nextDue!;
     if (missed > 0) world.emit("schedule_skipped", { scheduleId: row.id, reason: "missed", count: missed, dueAt: new Date(firstMissed).toISOString() });

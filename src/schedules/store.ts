@@ -181,6 +181,16 @@ export class ScheduleStore {
     return this.sql.exec<RawOccurrence>(`SELECT ${OCCURRENCE_COLUMNS} FROM occurrences WHERE schedule_id = ? ORDER BY due_at DESC LIMIT ?`, scheduleId, limit).toArray().map(occurrenceOf);
   }
 
+  /**
+   * Forgets a schedule's ended occurrences beyond its newest `keep`, so a schedule that runs for
+   * years keeps a bounded journal. Safe for exactly once: a schedule only moves forward, so an
+   * occurrence older than its newest is never evaluated again.
+   */
+  prune(scheduleId: string, keep: number): void {
+    const edge = this.sql.exec<{ due_at: number }>("SELECT due_at FROM occurrences WHERE schedule_id = ? ORDER BY due_at DESC LIMIT 1 OFFSET ?", scheduleId, keep - 1).toArray()[0];
+    if (edge) this.sql.exec("DELETE FROM occurrences WHERE schedule_id = ? AND due_at < ? AND status IN ('done', 'skipped', 'cancelled')", scheduleId, edge.due_at);
+  }
+
   /** Whether a message of the schedule still waits in the thread's inbox (its turn has not taken it). */
   messageWaiting(scheduleId: string): boolean {
     return this.sql.exec("SELECT 1 FROM inbox WHERE metadata IS NOT NULL AND json_extract(metadata, '$.scheduleId') = ? LIMIT 1", scheduleId).toArray().length > 0;

@@ -99,3 +99,17 @@ describe("a schedule the alarm cannot fire", () => {
     expect(next!).toBeGreaterThanOrEqual(after + 500);
   });
 });
+
+describe("a schedule's journal stays bounded", () => {
+  it("keeps its newest 500 occurrences: 600 journaled over 60 firings leave 500 rows, the oldest forgotten", async () => {
+    const { id, s } = await everyFive({ missed: "all" });
+    // 60 firings of 10 catch-up occurrences each: 600 journaled over time.
+    for (let n = 1; n <= 60; n++) {
+      setClock(T0 + n * 10 * 5 * MINUTE);
+      await inThread(id, (i) => i.schedules.fire());
+    }
+    const rows = await inThread(id, (i) => i.ctx.storage.sql.exec("SELECT COUNT(*) AS n, MIN(due_at) AS first FROM occurrences WHERE schedule_id = ?", s.scheduleId).one());
+    expect(rows.n).toBe(500);
+    expect(rows.first).toBe(T0 + 101 * 5 * MINUTE);
+  });
+});

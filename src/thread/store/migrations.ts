@@ -214,6 +214,7 @@ export const MIGRATIONS: readonly string[] = [
     call_id TEXT, created_at INTEGER NOT NULL, finished_at INTEGER, outcome TEXT
   );
   CREATE INDEX IF NOT EXISTS occurrences_open ON occurrences (schedule_id, due_at) WHERE status IN ('queued', 'started');
+  CREATE INDEX IF NOT EXISTS occurrences_by_schedule ON occurrences (schedule_id, due_at);
   `,
 ];
 
