@@ -47,6 +47,12 @@ export const ERROR_CODES = {
   stream_cut: { status: 502, retryable: true },
   /** A model step passed its idle or overall deadline (`WEFT_MODEL_IDLE_MS`, `WEFT_MODEL_STEP_MS`), after its retries. */
   model_timeout: { status: 504, retryable: true },
+  /** A schedule's cron, zone, interval, time or target is bad (`details.path` names the field; src/schedules/define.ts). */
+  invalid_schedule: { status: 400, retryable: false },
+  /** No schedule with this id on the thread. */
+  schedule_not_found: { status: 404, retryable: false },
+  /** The thread holds its limit of active schedules (`details.limit`). */
+  too_many_schedules: { status: 409, retryable: false },
 } as const satisfies Record<string, { status: number; retryable: boolean }>;
 
 /** The closed union of weft error codes. */

@@ -17,6 +17,12 @@ export { definePrompt } from "./run/prompt.js";
 export type { DefinePromptOptions, PromptDefinition, SystemPrompt } from "./run/prompt.js";
 /** Declares a lifecycle hook (agents/hooks/<hook_name>.ts); `HOOK_NAMES` lists the hooks. */
 export { defineHook, HOOK_NAMES } from "./run/hooks.js";
+/** Schedules: `defineSchedule` for `agents/schedules/<name>.ts` (docs/schedules.md). */
+export { defineSchedule } from "./schedules/define.js";
+/** A schedule as written, as a file exports it, and what each occurrence does. */
+export type { ScheduleDefinition, ScheduleOptions, ScheduleTarget } from "./schedules/define.js";
+/** A schedule as `state.listSchedules()` and the API give it. */
+export type { ScheduleInfo } from "./schedules/info.js";
 /** Hook definitions and what each hook receives (src/run/hooks.ts). */
 export type { HookDefinition, HookName, HookSignatures } from "./run/hooks.js";
 /** Tool authoring types: options, schemas, effects, the call context (src/tools/types.ts). */

@@ -43,6 +43,8 @@ export interface CallBook extends CallJournal, CallLock {
   turnWaits(turnId: string): boolean;
   /** Whether a call invoked by `parentCallId` waits for a person. */
   invokedWaiting(parentCallId: string): boolean;
+  /** Whether any unfinished call waits for a person (`awaiting_approval` or `parked`). */
+  waitForPerson(): boolean;
   /** Calls started without a result (a restart cut them). */
   unfinished(): BookedCall[];
   list(limit: number, offset: number, status?: CallStatus): BookedCall[];

@@ -231,6 +231,21 @@ export class CallRunner {
     return outcome;
   }
 
+  /** Whether a call is open: started without its result, or queued and not run yet. */
+  hasOpenCalls(): boolean {
+    return this.world.journal.unfinished().length > 0 || this.world.journal.queued().length > 0;
+  }
+
+  /** Whether any unfinished call waits for a person (an approval, or a parked outcome to settle). */
+  waitsForPerson(): boolean {
+    return this.world.journal.waitForPerson();
+  }
+
+  /** Whether a direct call is parked: a person's settle lets it go on. */
+  parkedDirect(): boolean {
+    return this.world.journal.list(1000, 0, "parked").some((c) => c.source === "direct");
+  }
+
   /** Whether a restart left calls to recover: started without a result, or approved but not begun. */
   recoverable(): boolean {
     return this.world.journal.unfinished().length > 0 || approvedWaiting(this.world.journal).length > 0;

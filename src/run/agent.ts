@@ -4,6 +4,7 @@
  * and, with `exposeAsTool`, a tool that runs the agent in a child thread.
  * @module
  */
+import type { ScheduleDefinition } from "../schedules/define.js";
 import type { ScriptStep } from "../models/model.js";
 import { type ModelSettings, checkModelSettings } from "../models/settings.js";
 import type { AnyToolDefinition, JsonSchemaObject, SchemaInput, ToolArgs } from "../tools/types.js";
@@ -126,6 +127,8 @@ export interface Registry {
   prompts?: Record<string, PromptDefinition>;
   /** Hooks by hook name (the file name under `agents/hooks/`). */
   hooks?: Record<string, HookDefinition>;
+  /** Schedules by name (the file name under `agents/schedules/`; src/schedules/define.ts). */
+  schedules?: Record<string, ScheduleDefinition>;
 }
 
 /** The agent a thread gets when it names none. */

@@ -28,7 +28,7 @@ import { callWorldOf } from "./call-world.js";
 import { createMessages } from "./hook-calls.js";
 import type { NewTurnMessage } from "./messages.js";
 import { systemText } from "./prompt.js";
-import type { RunTables, RunWorld } from "./world.js";
+import type { RunTables, RunWorld, ScheduleControl } from "./world.js";
 
 /** What a thread's world is built from: its ports and its settings. */
 export interface WorldParts {
@@ -79,6 +79,8 @@ export class PortWorld implements RunWorld {
   /** The value with every secret of the thread replaced. */
   readonly redact: <T>(value: T) => T;
   private readonly events: EventSink;
+  /** The thread's schedules (set by the Durable Object, src/thread/core.ts). */
+  schedules?: ScheduleControl;
 
   /** @throws WeftError `agent_not_found` when the registry has no agent `meta.agentId`. */
   constructor(

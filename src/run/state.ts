@@ -83,6 +83,9 @@ class CallState implements ThreadState {
   readonly envType: ThreadState["envType"];
   readonly setEnv: ThreadState["setEnv"];
   readonly runCode: ThreadState["runCode"];
+  readonly schedule: ThreadState["schedule"];
+  readonly cancelSchedule: ThreadState["cancelSchedule"];
+  readonly listSchedules: ThreadState["listSchedules"];
   readonly #context: Record<string, unknown>;
   readonly #execution: CallExecution | null;
 
@@ -170,6 +173,16 @@ class CallState implements ThreadState {
         invokeTool: (toolName, args) => host.calls.invoke(call?.callId, toolName, args, execution, call?.turnId),
         emit: (type, data) => host.emit(type, data),
       });
+
+    // --- schedules (src/schedules/): made for the thread's owner.
+    const schedules = () => {
+      if (!host.schedules) throw new WeftError("capability_missing", "this thread has no schedules");
+      return host.schedules;
+    };
+    this.schedule = async (options) => schedules().create(options, meta.userId);
+    this.cancelSchedule = async (scheduleId) => schedules().cancel(scheduleId);
+    this.listSchedules = async () => schedules().list();
+    // --- end schedules
   }
 
   /** The run `state` was built under (see {@link runOf}). */

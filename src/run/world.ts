@@ -17,6 +17,14 @@ import type { UserEnvSource } from "../secrets/env.js";
 import type { AgentDefinition, EnvDefault, Registry, ResolvedSide } from "./agent.js";
 import type { HistorySummaries } from "./compaction.js";
 import type { NewTurnMessage } from "./messages.js";
+import type { ScheduleInfo } from "../schedules/info.js";
+
+/** The thread's schedules as a tool's `state` reaches them (src/schedules/schedules.ts implements it). */
+export interface ScheduleControl {
+  create(input: unknown, owner: string | null): Promise<ScheduleInfo>;
+  cancel(scheduleId: string): ScheduleInfo;
+  list(): ScheduleInfo[];
+}
 
 /** The thread's tables as a run reads and writes them: the store port, compaction summaries and the model script. */
 export interface RunTables extends ThreadTables {
@@ -77,4 +85,6 @@ export interface RunWorld {
   flush(): Promise<void>;
   /** A new time-ordered id for a call, turn or flow. */
   newId(prefix: string): string;
+  /** The thread's schedules; absent where the thread has none to offer (a test's world). */
+  schedules?: ScheduleControl;
 }

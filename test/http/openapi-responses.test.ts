@@ -22,6 +22,7 @@ const VALID_BODY: Record<string, unknown> = {
   "POST /threads/{id}/calls/{callId}/approve": {},
   "POST /threads/{id}/calls/{callId}/deny": {},
   "POST /threads/{id}/calls/{callId}/settle": { outcome: "retry" },
+  "POST /threads/{id}/schedules": { every: "5m", target: { tool: "effect_read" } },
   "POST /threads/{id}/chat": { messages: [{ role: "user", parts: [{ type: "text", text: "hi" }] }] },
   "PUT /account/env/{name}": { value: "v", type: "text" },
   "POST /v1/tools/{name}": { input: { from: 1, to: 2 } },
@@ -30,7 +31,7 @@ const VALID_BODY: Record<string, unknown> = {
 
 /** A request path for an operation's template. */
 const pathOf = (template: string, id = NO_THREAD) =>
-  template.replace("{id}", id).replace("{callId}", "c1").replace("{path}", "calls/c1/result.txt").replace("{name}", template.startsWith("/v1") ? "sum_range" : "OPENAPI_VAR");
+  template.replace("{id}", id).replace("{callId}", "c1").replace("{scheduleId}", "sch_none").replace("{path}", "calls/c1/result.txt").replace("{name}", template.startsWith("/v1") ? "sum_range" : "OPENAPI_VAR");
 
 /** A thread of agent `guarantees` whose turn waits for approval of call `pay`. */
 async function waitingThread(): Promise<string> {
@@ -182,6 +183,17 @@ describe("OpenAPI response schemas against real answers", () => {
     expect([file.status, file.body]).toEqual([200, "note 0"]);
     expect((await send("GET", `/threads/${id}/files/none.txt`)).status).toBe(404);
     expect((await send("DELETE", `/threads/${id}/files/${files[0]!.path}`)).body).toEqual({ deleted: true });
+  });
+
+  it("schedules: make, list, cancel, and their refusals", async () => {
+    const id = await createThread({ agent: "guarantees" });
+    const made = await send("POST", `/threads/${id}/schedules`, { json: { every: "5m", target: { tool: "effect_read", input: {} } } });
+    expect(made.status).toBe(201);
+    expect((await send("POST", `/threads/${id}/schedules`, { json: { every: "5s", target: { tool: "effect_read" } } })).status).toBe(400);
+    expect(await keyReused("POST", `/threads/${id}/schedules`, crypto.randomUUID(), { every: "5m", target: { tool: "effect_read" } }, { every: "6m", target: { tool: "effect_read" } })).toEqual({ first: 201, second: 422 });
+    expect((await send("GET", `/threads/${id}/schedules`)).body.schedules.length).toBe(2);
+    expect((await send("DELETE", `/threads/${id}/schedules/${made.body.scheduleId}`)).body.status).toBe("cancelled");
+    expect((await send("DELETE", `/threads/${id}/schedules/sch_none`)).status).toBe(404);
   });
 
   it("records with their optional fields: a capped result with an attachment, a refused input, a thrown error, a dry run", async () => {

@@ -4,6 +4,8 @@
  * @module
  */
 
+import { SCHEDULES_DDL } from "../../schedules/store.js";
+
 /** Ordered migrations; append only, never edit a released entry. */
 export const MIGRATIONS: readonly string[] = [
   // v1: the foundation tables.
@@ -205,6 +207,8 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE messages ADD COLUMN is_error INTEGER NOT NULL DEFAULT 0;
   `,
+  // v17: schedules and the journal of their occurrences, owned by src/schedules/store.ts.
+  SCHEDULES_DDL,
 ];
 
 /** True when the thread's tables exist; an id that was never created has none. */
