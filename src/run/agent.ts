@@ -9,6 +9,7 @@ import { type ModelSettings, checkModelSettings } from "../models/settings.js";
 import type { AnyToolDefinition, JsonSchemaObject, ToolArgs } from "../tools/types.js";
 import { type HistoryOptions, checkHistoryOptions } from "./compaction.js";
 import type { HookDefinition } from "./hooks.js";
+import type { McpServerDefinition } from "../remote/define.js";
 import {
   type EnvDefault,
   MODEL_NAME_PATTERN,
@@ -113,6 +114,8 @@ export interface Registry {
   prompts?: Record<string, PromptDefinition>;
   /** Hooks by hook name (the file name under `agents/hooks/`). */
   hooks?: Record<string, HookDefinition>;
+  /** Remote MCP servers by name (the file name under `agents/mcp/`); their tools are `<server>.<tool>`. */
+  mcpServers?: Record<string, McpServerDefinition>;
 }
 
 /** The agent a thread gets when it names none. */
