@@ -47,6 +47,16 @@ export const ERROR_CODES = {
   stream_cut: { status: 502, retryable: true },
   /** A model step passed its idle or overall deadline (`WEFT_MODEL_IDLE_MS`, `WEFT_MODEL_STEP_MS`), after its retries. */
   model_timeout: { status: 504, retryable: true },
+  /** A remote MCP server could not be reached (network, DNS, TLS, a 5xx, a hang past its deadline). */
+  mcp_unreachable: { status: 502, retryable: true },
+  /** A remote MCP server answered something that is not MCP (not JSON, a bad shape, too large, too many tools). */
+  mcp_protocol_error: { status: 502, retryable: false },
+  /** A remote MCP server asks for credentials weft does not have for it (401 or 403). */
+  mcp_auth_required: { status: 401, retryable: false },
+  /** weft refused to follow a remote MCP server elsewhere (a redirect or an endpoint on another origin). */
+  mcp_refused: { status: 502, retryable: false },
+  /** A remote MCP tool's name collides with a local tool, prompt or agent, or with another remote tool. */
+  mcp_name_collision: { status: 500, retryable: false },
 } as const satisfies Record<string, { status: number; retryable: boolean }>;
 
 /** The closed union of weft error codes. */

@@ -45,7 +45,10 @@ export interface DefineMcpServerOptions {
 }
 
 /** What `defineMcpServer` returns: the options, marked. */
-export type McpServerDefinition = DefineMcpServerOptions & { readonly kind: "mcp" };
+export type McpServerDefinition = DefineMcpServerOptions & {
+  /** Set by `defineMcpServer`: what the registry checks a file under `agents/mcp/` exports. */
+  readonly kind: "mcp";
+};
 
 /**
  * Declares a remote MCP server. Returns a plain object and connects to nothing; the generated

@@ -99,10 +99,11 @@ export function createTurnHost(engine: RunWorld, execution: Execution): TurnHost
 export function conversationOf(
   engine: RunWorld,
   execution: Execution,
-): Pick<TurnHost, "threadId" | "tools" | "modelDeadlines" | "progressArgumentOf" | "announce" | "prepareMessages" | "outcomeOf" | "emit" | "uniqueIds"> {
+): Pick<TurnHost, "threadId" | "tools" | "prepareTools" | "modelDeadlines" | "progressArgumentOf" | "announce" | "prepareMessages" | "outcomeOf" | "emit" | "uniqueIds"> {
   return {
     threadId: engine.meta.threadId,
     tools: () => modelTools(engine.catalogFor(execution)),
+    prepareTools: async () => engine.callables.prepare?.(execution),
     modelDeadlines: modelDeadlinesOf(engine.workerEnv),
     ...announcing(engine, execution),
     prepareMessages: (snapshot) => filterMessages(engine, execution, snapshot),

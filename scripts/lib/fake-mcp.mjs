@@ -1,0 +1,138 @@
+// @ts-check
+/**
+ * Remote MCP servers for tests: real MCP SDK servers (`McpServer`, and the low-level `Server` for
+ * misbehaving ones) over the SDK's web-standard Streamable HTTP transport, answering the test
+ * worker's outbound fetches to hosts ending in `.mcp.test` (wired in vitest.config.ts beside the
+ * fake model provider). Each host is one kind of server:
+ *
+ * - `tools.mcp.test`: a good stateful server: `lookup` (readOnlyHint), `create_order` (no hints: a
+ *   write; answers after `ms`), `set_flag` (idempotentHint), `reject` (answers `isError`), `slow` (answers after
+ *   `ms`), `huge` (a result of `bytes` bytes). Its `/__calls` counts the calls each tool received
+ *   (by `tag` argument); `POST /__forget` drops every session (as a restarted server would).
+ * - `many.mcp.test`: lists 5,000 tools. `badschema.mcp.test`: a tool whose schema cannot compile.
+ * - `html.mcp.test`: answers HTML. `down.mcp.test`: answers 503. `hang.mcp.test`: never answers.
+ * - `redirect.mcp.test`: redirects to `elsewhere.mcp.test`, which records the headers it got
+ *   (`/__seen`).
+ * @module
+ */
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+
+/** Whether a request is for one of these servers. @param {Request} request */
+export function isFakeMcp(request) {
+  return new URL(request.url).hostname.endsWith(".mcp.test");
+}
+
+export function createFakeMcp() {
+  /** @type {Map<string, number>} calls by `<tool>:<tag>` */
+  const calls = new Map();
+  /** @type {Map<string, WebStandardStreamableHTTPServerTransport>} */
+  const sessions = new Map();
+  /** @type {Array<Record<string, string>>} */
+  const seenElsewhere = [];
+
+  /** @param {string} tool @param {Record<string, unknown>} args */
+  const count = (tool, args) => {
+    const key = `${tool}:${String(args.tag ?? "")}`;
+    calls.set(key, (calls.get(key) ?? 0) + 1);
+  };
+
+  function goodServer() {
+    const server = new McpServer({ name: "fake-tools", version: "1.0.0" });
+    server.registerTool("lookup", { description: "Look up a record by id", inputSchema: { id: z.string(), tag: z.string().optional() }, annotations: { readOnlyHint: true } }, async (args) => {
+      count("lookup", args);
+      return { content: [{ type: "text", text: `record ${args.id}` }] };
+    });
+    server.registerTool("create_order", { description: "Create an order", inputSchema: { item: z.string(), ms: z.number().optional(), tag: z.string().optional() } }, async (args) => {
+      count("create_order", args);
+      if (args.ms) await new Promise((r) => setTimeout(r, args.ms));
+      return { content: [{ type: "text", text: `order for ${args.item} created` }] };
+    });
+    server.registerTool("set_flag", { description: "Set a flag", inputSchema: { on: z.boolean(), tag: z.string().optional() }, annotations: { idempotentHint: true } }, async (args) => {
+      count("set_flag", args);
+      return { content: [{ type: "text", text: `flag ${args.on ? "on" : "off"}` }] };
+    });
+    server.registerTool("reject", { description: "Always fails", inputSchema: { tag: z.string().optional() } }, async (args) => {
+      count("reject", args);
+      return { isError: true, content: [{ type: "text", text: "the order system is closed today" }] };
+    });
+    server.registerTool("slow", { description: "Answers late", inputSchema: { ms: z.number(), tag: z.string().optional() }, annotations: { readOnlyHint: true } }, async (args) => {
+      count("slow", args);
+      await new Promise((r) => setTimeout(r, args.ms));
+      return { content: [{ type: "text", text: "late" }] };
+    });
+    server.registerTool("huge", { description: "A big answer", inputSchema: { bytes: z.number(), tag: z.string().optional() }, annotations: { readOnlyHint: true } }, async (args) => {
+      count("huge", args);
+      return { content: [{ type: "text", text: "x".repeat(args.bytes) }] };
+    });
+    return server;
+  }
+
+  /** A low-level server answering tools/list with `tools` and every call with "ok". @param {unknown[]} tools */
+  function listing(tools) {
+    const server = new Server({ name: "fake-listing", version: "1.0.0" }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: /** @type {any} */ (tools) }));
+    server.setRequestHandler(CallToolRequestSchema, async () => ({ content: [{ type: "text", text: "ok" }] }));
+    return server;
+  }
+
+  /** Serves `request` with a stateful session of a server made by `make`. @param {Request} request @param {() => any} make */
+  async function serve(request, make) {
+    const id = request.headers.get("mcp-session-id");
+    if (id) {
+      const transport = sessions.get(id);
+      if (!transport) return Response.json({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }, { status: 404 });
+      return transport.handleRequest(request);
+    }
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => crypto.randomUUID(),
+      enableJsonResponse: true,
+      onsessioninitialized: (sid) => void sessions.set(sid, transport),
+    });
+    await make().connect(transport);
+    return transport.handleRequest(request);
+  }
+
+  /** @param {Request} request @returns {Promise<Response>} */
+  async function handle(request) {
+    const url = new URL(request.url);
+    const host = url.hostname;
+    if (url.pathname === "/__calls") return Response.json(Object.fromEntries(calls));
+    if (url.pathname === "/__forget") {
+      sessions.clear();
+      return new Response(null, { status: 204 });
+    }
+    if (url.pathname === "/__seen") return Response.json(seenElsewhere);
+    switch (host) {
+      case "tools.mcp.test":
+        return serve(request, goodServer);
+      case "many.mcp.test":
+        return serve(request, () => listing(Array.from({ length: 5000 }, (_, i) => ({ name: `tool_${i}`, inputSchema: { type: "object" } }))));
+      case "badschema.mcp.test":
+        return serve(request, () =>
+          listing([
+            { name: "broken", description: "Its schema cannot compile", inputSchema: { type: "object", properties: { code: { type: "string", pattern: "^(unclosed" } } } },
+            { name: "fine", description: "A good one", inputSchema: { type: "object", properties: {} } },
+          ]),
+        );
+      case "html.mcp.test":
+        return new Response("<html><body>Sign in</body></html>", { headers: { "content-type": "text/html" } });
+      case "down.mcp.test":
+        return new Response("unavailable", { status: 503 });
+      case "hang.mcp.test":
+        return new Promise(() => {});
+      case "redirect.mcp.test":
+        return new Response(null, { status: 307, headers: { location: "http://elsewhere.mcp.test/mcp" } });
+      case "elsewhere.mcp.test":
+        seenElsewhere.push(Object.fromEntries(request.headers));
+        return serve(request, goodServer);
+      default:
+        return new Response("no such fake MCP server", { status: 404 });
+    }
+  }
+
+  return { handle };
+}

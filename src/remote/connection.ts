@@ -1,0 +1,145 @@
+/**
+ * One connection to a remote MCP server, through the MCP SDK's client over Streamable HTTP, as
+ * the Durable Object holds it: initialized on first use, re-initialized when the server forgot
+ * the session (or after the object was evicted, when there is none to forget), listing tools a
+ * page at a time within a cap, and turning every failure into a weft error with an `mcp_*` code.
+ * @module
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
+import { WeftError, errorMessage } from "../errors.js";
+import type { McpServerDefinition } from "./define.js";
+import { guardedFetch } from "./fetch.js";
+
+/** Most tools weft takes from one server; a longer list is refused whole (`mcp_protocol_error`). */
+export const MAX_REMOTE_TOOLS = 256;
+
+/** Deadline of connecting and of listing tools, in milliseconds. */
+export const LIST_TIMEOUT_MS = 10_000;
+
+/** One tool as the server lists it (the fields weft reads). */
+export interface RemoteToolInfo {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  annotations?: { readOnlyHint?: boolean; idempotentHint?: boolean; destructiveHint?: boolean };
+}
+
+/** A JSON-RPC error the server answered a call with: its outcome is known (it says it failed). */
+export class RemoteToolError extends Error {
+  override readonly name = "RemoteToolError";
+}
+
+/** A connection to one declared server, shared by the calls of one thread. */
+export class RemoteConnection {
+  private client: Promise<Client> | null = null;
+  private readonly url: URL;
+
+  /** `headers`: sent with every request, only to the server's origin (guardedFetch). */
+  constructor(
+    readonly server: string,
+    private readonly def: McpServerDefinition,
+    private readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    this.url = new URL(def.url);
+  }
+
+  /** Deadline of connecting and of each page of the list: {@link LIST_TIMEOUT_MS}, or the server's `timeoutMs` when shorter. */
+  private get listTimeoutMs(): number {
+    return Math.min(this.def.timeoutMs ?? LIST_TIMEOUT_MS, LIST_TIMEOUT_MS);
+  }
+
+  /** Every tool the server lists (all pages), capped at {@link MAX_REMOTE_TOOLS}. @throws WeftError `mcp_*`. */
+  async listTools(): Promise<RemoteToolInfo[]> {
+    const tools: RemoteToolInfo[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; ; page++) {
+      const answer = await this.ask((client) => client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.listTimeoutMs }));
+      tools.push(...(answer.tools as RemoteToolInfo[]));
+      if (tools.length > MAX_REMOTE_TOOLS) {
+        throw new WeftError("mcp_protocol_error", `mcp server "${this.server}" lists more than ${MAX_REMOTE_TOOLS} tools; weft takes at most ${MAX_REMOTE_TOOLS} from one server (name the ones you need in its tools allow-list)`, { mcpServer: this.server, limit: MAX_REMOTE_TOOLS });
+      }
+      cursor = answer.nextCursor;
+      if (cursor === undefined || page > MAX_REMOTE_TOOLS) return tools;
+    }
+  }
+
+  /**
+   * Calls `name` once (a session the server forgot is re-initialized and the call sent again:
+   * a 404 for the session means the server never took it).
+   * @throws RemoteToolError for a JSON-RPC error answer; WeftError `mcp_*` for anything else.
+   */
+  callTool(name: string, args: Record<string, unknown>, signal: AbortSignal, meta?: Record<string, unknown>): Promise<CallToolResult> {
+    const params = { name, arguments: args, ...(meta ? { _meta: meta } : {}) };
+    // The pipeline's deadline fires `signal`; the SDK's own timeout is only a backstop.
+    return this.ask((client) => client.callTool(params, undefined, { signal, timeout: 24 * 3600_000 }) as Promise<CallToolResult>);
+  }
+
+  /** Drops the session; the next request initializes a new one. */
+  async close(): Promise<void> {
+    const client = this.client;
+    this.client = null;
+    await client?.then((c) => c.close()).catch(() => undefined);
+  }
+
+  private async ask<T>(request: (client: Client) => Promise<T>): Promise<T> {
+    for (let tries = 1; ; tries++) {
+      const client = await this.session();
+      try {
+        return await request(client);
+      } catch (e) {
+        if (tries === 1 && e instanceof StreamableHTTPError && e.code === 404) {
+          await this.close();
+          continue;
+        }
+        throw this.failure(e);
+      }
+    }
+  }
+
+  private session(): Promise<Client> {
+    if (!this.client) {
+      this.client = this.connect();
+      this.client.catch(() => {
+        this.client = null;
+      });
+    }
+    return this.client;
+  }
+
+  private async connect(): Promise<Client> {
+    if (this.def.transport === "sse") {
+      throw new WeftError("mcp_protocol_error", `mcp server "${this.server}": the HTTP+SSE transport is not supported yet; use streamable-http`, { mcpServer: this.server });
+    }
+    const transport = new StreamableHTTPClientTransport(this.url, { fetch: guardedFetch(this.url), requestInit: { headers: { ...this.headers } } });
+    const client = new Client({ name: "weft", version: "1" }, { capabilities: {}, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+    try {
+      await client.connect(transport, { timeout: this.listTimeoutMs });
+    } catch (e) {
+      await client.close().catch(() => undefined);
+      throw this.failure(e);
+    }
+    return client;
+  }
+
+  /** Any failure as a weft error with an `mcp_*` code (or {@link RemoteToolError} for a server's answer). */
+  private failure(e: unknown): Error {
+    const at = `mcp server "${this.server}" (${this.url.origin})`;
+    const details = { mcpServer: this.server };
+    if (e instanceof WeftError || e instanceof RemoteToolError) return e;
+    if (e instanceof McpError) {
+      if (e.code === ErrorCode.RequestTimeout || e.code === ErrorCode.ConnectionClosed) return new WeftError("mcp_unreachable", `${at}: ${e.message}`, details);
+      return new RemoteToolError(`${at} answered an error: ${e.message}`);
+    }
+    if (e instanceof StreamableHTTPError) {
+      const status = e.code ?? -1;
+      if (status === 401 || status === 403) return new WeftError("mcp_auth_required", `${at} answered ${status}: it needs credentials weft does not have for it`, { ...details, status });
+      if (status === 408 || status === 429 || status >= 500) return new WeftError("mcp_unreachable", `${at} answered HTTP ${status}`, { ...details, status });
+      return new WeftError("mcp_protocol_error", `${at}: ${e.message}`, { ...details, status });
+    }
+    if (e instanceof Error && e.name === "AbortError") return e;
+    return new WeftError("mcp_protocol_error", `${at} answered something that is not MCP: ${errorMessage(e)}`, details);
+  }
+}
