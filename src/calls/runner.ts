@@ -57,6 +57,8 @@ export class CallRunner {
    */
   request(execution: CallExecution | null, request: CallRequest, catalog?: ToolCatalog): Promise<CallOutcome> {
     return this.locks.hold(request.callId, async () => {
+      // A direct call's own catalog may offer remote MCP tools: their lists are read first.
+      if (execution === null && catalog === undefined && this.world.prepareTools) await this.world.prepareTools(null);
       // Without a `tool_call_finished` hook there is nothing to collect (the usual case).
       const finished: EventPayloads["tool_call_finished"][] | null = this.world.hasToolHook("tool_call_finished") ? [] : null;
       const ctx = this.contextOf(execution, catalog, finished ? (data) => finished.push(data) : undefined);
@@ -224,6 +226,7 @@ export class CallRunner {
    * on side b or inside a prompt), holding the call's lock.
    */
   private async decide(callId: string, decision: (ctx: CallContext) => CallOutcome | Promise<CallOutcome>, check?: () => void): Promise<CallOutcome> {
+    await this.world.prepareTools?.("everywhere");
     const ctx = this.contextOf(null, this.world.catalogFor("everywhere"));
     const outcome = await this.locks.hold(callId, async () => {
       check?.();
@@ -248,6 +251,8 @@ export class CallRunner {
    */
   async recover(): Promise<CallOutcome[]> {
     const done: CallOutcome[] = [];
+    // A restarted thread has no remote MCP tool lists yet: its calls to them are found once listed.
+    await this.world.prepareTools?.("everywhere");
     const everywhere = this.world.catalogFor("everywhere");
     for (const record of approvedWaiting(this.world.journal)) {
       // The call may wait on side b or inside a prompt: its tool is looked up everywhere, as a person's decision does.

@@ -30,17 +30,22 @@ export class Callables {
   }
 
   /**
-   * Lists the remote MCP servers the place of `execution` names (those not listed within their
+   * Lists the remote MCP servers the place of `execution` (or `"everywhere"`: every side and prompt) names (those not listed within their
    * TTL) before its catalog is read; a changed list drops the catalogs built from the old one.
    * Never throws: a server that fails to list offers no tools.
    */
-  async prepare(execution: CallExecution | null): Promise<void> {
+  async prepare(execution: CallExecution | null | "everywhere"): Promise<void> {
     if (!this.engine.registry.mcpServers) return;
-    const servers = this.remote.serversIn(this.namesOfPlace(execution));
+    const servers = this.remote.serversIn(execution === "everywhere" ? this.everyName() : this.namesOfPlace(execution));
     if (servers.length > 0 && (await this.remote.refresh(servers))) {
       this.catalogs.clear();
       this.atRest = undefined;
     }
+  }
+
+  /** The names every side and prompt of the thread lists. */
+  private everyName(): string[] {
+    return [...this.engine.sides.flatMap((s) => s.tools ?? []), ...Object.values(this.engine.registry.prompts ?? {}).flatMap((p) => p.tools ?? [])];
   }
 
   /** The names the place of `execution` lists (its prompt's, else its side's). */
