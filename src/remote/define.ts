@@ -38,6 +38,8 @@ export interface DefineMcpServerOptions {
    * Otherwise `readOnlyHint: true` -> read, `idempotentHint: true` -> idempotent, else write.
    */
   effects?: Readonly<Record<string, RemoteEffect>>;
+  /** Whether a person approves each call first: `true` for every tool, or the server's names of the tools that need it. */
+  needsApproval?: boolean | readonly string[];
   /** Extra request headers, sent only to the server's own origin (never to a redirect's host). */
   headers?: Readonly<Record<string, string>>;
   /** Deadline of one call, in milliseconds; default the tool deadline (`WEFT_CALL_TIMEOUT_MS`). */
@@ -100,6 +102,10 @@ export function checkMcpServerDefinition(name: string, def: unknown): asserts de
       if (effect !== "read" && effect !== "write" && effect !== "idempotent") fail(`effects.${tool} must be read, write or idempotent; got ${JSON.stringify(effect)}`);
       if (Array.isArray(d.tools) && !d.tools.includes(tool)) fail(`effects names "${tool}", which tools does not allow`);
     }
+  }
+  if (d.needsApproval !== undefined && typeof d.needsApproval !== "boolean") {
+    if (!Array.isArray(d.needsApproval) || d.needsApproval.some((t) => typeof t !== "string")) fail("needsApproval must be true, false, or an array of the server's tool names");
+    for (const tool of d.needsApproval as string[]) if (Array.isArray(d.tools) && !d.tools.includes(tool)) fail(`needsApproval names "${tool}", which tools does not allow`);
   }
   if (d.headers !== undefined) {
     if (typeof d.headers !== "object" || d.headers === null || Array.isArray(d.headers)) fail("headers must map header names to strings");

@@ -50,6 +50,7 @@ export function remoteToolDefinition(server: string, def: McpServerDefinition, t
     effect,
     ...(effect === "idempotent" ? { dedupWindowMs: DEFAULT_REMOTE_DEDUP_MS } : {}),
     ...(def.timeoutMs !== undefined ? { timeoutMs: def.timeoutMs } : {}),
+    ...(def.needsApproval === true || (Array.isArray(def.needsApproval) && def.needsApproval.includes(tool.name)) ? { needsApproval: true } : {}),
     annotations: { mcpServer: server, mcpTool: tool.name },
     execute: async (_state: unknown, args: Record<string, unknown> | undefined, call: ToolCallContext): Promise<ToolResult> => {
       try {
