@@ -9,6 +9,8 @@
  *   write; answers after `ms`), `set_flag` (idempotentHint), `reject` (answers `isError`), `slow` (answers after
  *   `ms`), `huge` (a result of `bytes` bytes). Its `/__calls` counts the calls each tool received
  *   (by `tag` argument); `POST /__forget` drops every session (as a restarted server would).
+ * - `auth.mcp.test`: the good server (with `whoami`, echoing the Authorization it got) behind
+ *   `Authorization: Bearer s3cret-mcp-token`, 401 otherwise.
  * - `many.mcp.test`: lists 5,000 tools. `badschema.mcp.test`: a tool whose schema cannot compile.
  * - `html.mcp.test`: answers HTML. `down.mcp.test`: answers 503. `hang.mcp.test`: never answers.
  * - `redirect.mcp.test`: redirects to `elsewhere.mcp.test`, which records the headers it got
@@ -68,6 +70,10 @@ export function createFakeMcp() {
       count("huge", args);
       return { content: [{ type: "text", text: "x".repeat(args.bytes) }] };
     });
+    server.registerTool("whoami", { description: "Echoes the credentials it got", inputSchema: {}, annotations: { readOnlyHint: true } }, async (_args, extra) => {
+      const headers = /** @type {any} */ (extra).requestInfo?.headers ?? {};
+      return { content: [{ type: "text", text: `you sent ${headers.authorization ?? "nothing"}` }] };
+    });
     return server;
   }
 
@@ -108,6 +114,9 @@ export function createFakeMcp() {
     if (url.pathname === "/__seen") return Response.json(seenElsewhere);
     switch (host) {
       case "tools.mcp.test":
+        return serve(request, goodServer);
+      case "auth.mcp.test":
+        if (request.headers.get("authorization") !== "Bearer s3cret-mcp-token") return new Response("unauthorized", { status: 401 });
         return serve(request, goodServer);
       case "many.mcp.test":
         return serve(request, () => listing(Array.from({ length: 5000 }, (_, i) => ({ name: `tool_${i}`, inputSchema: { type: "object" } }))));

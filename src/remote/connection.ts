@@ -37,11 +37,14 @@ export class RemoteConnection {
   private client: Promise<Client> | null = null;
   private readonly url: URL;
 
-  /** `headers`: sent with every request, only to the server's origin (guardedFetch). */
+  /**
+   * `headers`: read when a session begins and sent with each of its requests, only to the
+   * server's origin (guardedFetch); a throw fails the connection with `mcp_auth_required`.
+   */
   constructor(
     readonly server: string,
     private readonly def: McpServerDefinition,
-    private readonly headers: Readonly<Record<string, string>> = {},
+    private readonly headers: () => Promise<Record<string, string>> = async () => ({}),
   ) {
     this.url = new URL(def.url);
   }
@@ -94,7 +97,10 @@ export class RemoteConnection {
           await this.close();
           continue;
         }
-        throw this.failure(e);
+        const failure = this.failure(e);
+        // Refused credentials are read again (a rotated token) by the next session.
+        if (failure instanceof WeftError && failure.code === "mcp_auth_required") await this.close();
+        throw failure;
       }
     }
   }
@@ -113,7 +119,13 @@ export class RemoteConnection {
     if (this.def.transport === "sse") {
       throw new WeftError("mcp_protocol_error", `mcp server "${this.server}": the HTTP+SSE transport is not supported yet; use streamable-http`, { mcpServer: this.server });
     }
-    const transport = new StreamableHTTPClientTransport(this.url, { fetch: guardedFetch(this.url), requestInit: { headers: { ...this.headers } } });
+    let headers: Record<string, string>;
+    try {
+      headers = await this.headers();
+    } catch (e) {
+      throw new WeftError("mcp_auth_required", `mcp server "${this.server}": its credentials could not be read: ${errorMessage(e)}`, { mcpServer: this.server });
+    }
+    const transport = new StreamableHTTPClientTransport(this.url, { fetch: guardedFetch(this.url), requestInit: { headers } });
     const client = new Client({ name: "weft", version: "1" }, { capabilities: {}, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
     try {
       await client.connect(transport, { timeout: this.listTimeoutMs });

@@ -38,11 +38,15 @@ export class RemoteServers {
 
   /**
    * `servers`: the registry's `mcpServers`; `taken`: whether a name is already a local tool,
-   * prompt or agent (a remote tool of that name is refused, never shadowing it).
+   * prompt or agent (a remote tool of that name is refused, never shadowing it); `env`: an env
+   * value as thread code receives it (a bearer token, then held by the thread's redactor).
    */
   constructor(
     private readonly servers: Readonly<Record<string, McpServerDefinition>>,
     private readonly taken: (name: string) => boolean,
+    private readonly env: (name: string) => Promise<string> = async (name) => {
+      throw new WeftError("env_not_found", `environment value "${name}" is not set for this thread`, { name });
+    },
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -90,7 +94,10 @@ export class RemoteServers {
     let connection = this.connections.get(server);
     if (!connection) {
       const def = this.servers[server]!;
-      connection = new RemoteConnection(server, def, { ...def.headers });
+      connection = new RemoteConnection(server, def, async () => ({
+        ...def.headers,
+        ...(def.auth ? { Authorization: `Bearer ${await this.env(def.auth.env)}` } : {}),
+      }));
       this.connections.set(server, connection);
     }
     return connection;

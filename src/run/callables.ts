@@ -13,6 +13,7 @@ import { agentTool } from "./agent-tool.js";
 import type { RunWorld } from "./world.js";
 import { promptTool } from "./prompt-tool.js";
 import { RemoteServers } from "../remote/servers.js";
+import { receiveEnv } from "./state.js";
 
 /** The catalogs of one thread. */
 export class Callables {
@@ -26,7 +27,7 @@ export class Callables {
   /** The thread's remote MCP servers, made on first use. */
   get remote(): RemoteServers {
     const { registry } = this.engine;
-    return (this.remoteServers ??= new RemoteServers(registry.mcpServers ?? {}, (name) => this.isLocal(name)));
+    return (this.remoteServers ??= new RemoteServers(registry.mcpServers ?? {}, (name) => this.isLocal(name), (name) => receiveEnv(this.engine, name)));
   }
 
   /**
