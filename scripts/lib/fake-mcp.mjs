@@ -11,7 +11,8 @@
  *   (by `tag` argument); `POST /__forget` drops every session (as a restarted server would).
  * - `auth.mcp.test`: the good server (with `whoami`, echoing the Authorization it got) behind
  *   `Authorization: Bearer s3cret-mcp-token`, 401 otherwise.
- * - `many.mcp.test`: lists 5,000 tools. `badschema.mcp.test`: a tool whose schema cannot compile.
+ * - `many.mcp.test`: lists 5,000 tools. `badschema.mcp.test`: a tool whose schema cannot compile,
+ *   `fine`, and `rpc_fail` (answers a JSON-RPC error).
  * - `html.mcp.test`: answers HTML. `down.mcp.test`: answers 503. `hang.mcp.test`: never answers.
  * - `redirect.mcp.test`: redirects to `elsewhere.mcp.test`, which records the headers it got
  *   (`/__seen`).
@@ -20,7 +21,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 
 /** Whether a request is for one of these servers. @param {Request} request */
@@ -77,11 +78,17 @@ export function createFakeMcp() {
     return server;
   }
 
-  /** A low-level server answering tools/list with `tools` and every call with "ok". @param {unknown[]} tools */
+  /**
+   * A low-level server answering tools/list with `tools`, a call of `rpc_fail` with a JSON-RPC
+   * error, and every other call with "ok". @param {unknown[]} tools
+   */
   function listing(tools) {
     const server = new Server({ name: "fake-listing", version: "1.0.0" }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: /** @type {any} */ (tools) }));
-    server.setRequestHandler(CallToolRequestSchema, async () => ({ content: [{ type: "text", text: "ok" }] }));
+    server.setRequestHandler(CallToolRequestSchema, async (request) => {
+      if (request.params.name === "rpc_fail") throw new McpError(ErrorCode.InvalidParams, "order 7 does not exist");
+      return { content: [{ type: "text", text: "ok" }] };
+    });
     return server;
   }
 
@@ -125,6 +132,7 @@ export function createFakeMcp() {
           listing([
             { name: "broken", description: "Its schema cannot compile", inputSchema: { type: "object", properties: { code: { type: "string", pattern: "^(unclosed" } } } },
             { name: "fine", description: "A good one", inputSchema: { type: "object", properties: {} } },
+            { name: "rpc_fail", description: "Answers a JSON-RPC error", inputSchema: { type: "object", properties: {} } },
           ]),
         );
       case "html.mcp.test":

@@ -143,7 +143,8 @@ export class RemoteConnection {
     if (e instanceof WeftError || e instanceof RemoteToolError) return e;
     if (e instanceof McpError) {
       if (e.code === ErrorCode.RequestTimeout || e.code === ErrorCode.ConnectionClosed) return new WeftError("mcp_unreachable", `${at}: ${e.message}`, details);
-      return new RemoteToolError(`${at} answered an error: ${e.message}`);
+      // The SDK prefixes "MCP error <code>: " to the server's own message.
+      return new RemoteToolError(`${at} answered JSON-RPC error ${e.code}: ${e.message.replace(/^MCP error -?\d+: /, "")}`);
     }
     if (e instanceof StreamableHTTPError) {
       const status = e.code ?? -1;

@@ -39,7 +39,7 @@ describe("a misbehaving remote MCP server", () => {
   it("a tool whose schema cannot compile is refused when called; its sibling works", async () => {
     const servers = new RemoteServers(registry.mcpServers ?? {}, () => false);
     await servers.refresh(["badschema"]);
-    expect(Object.keys(servers.definitionsFor("badschema")).sort()).toEqual(["badschema__broken", "badschema__fine"]);
+    expect(Object.keys(servers.definitionsFor("badschema")).sort()).toEqual(["badschema__broken", "badschema__fine", "badschema__rpc_fail"]);
     const id = await createThread({ agent: "bad_mcp" });
     await runTurn(id, "go", [
       {
@@ -71,6 +71,15 @@ describe("a misbehaving remote MCP server", () => {
     expect(byId.good).toMatchObject({ status: "succeeded", result: { result: "record 9" } });
     expect(byId.bad).toMatchObject({ status: "failed" });
     expect(byId.bad!.result!.error).toMatch(/^unknown_tool: /);
+  });
+
+  it("a JSON-RPC error answer is an error result with the server's message, its outcome known", async () => {
+    const id = await createThread({ agent: "bad_mcp" });
+    await runTurn(id, "go", [{ toolCalls: [{ id: "e", name: "badschema__rpc_fail", arguments: {} }] }, { text: "done" }]);
+    const [call] = await callsOf(id);
+    expect(call).toMatchObject({ status: "failed", attempts: 1 });
+    expect(call!.outcome).toBeUndefined();
+    expect(call!.result!.error).toBe('mcp server "badschema" (http://badschema.mcp.test) answered JSON-RPC error -32602: MCP error -32602: order 7 does not exist');
   });
 
   it("an answer larger than the cap is an error result, never read whole", async () => {

@@ -6,7 +6,7 @@
  */
 import { evictDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { callsOf, createThread, rawStub, runTurn } from "../helpers.js";
+import { callsOf, createThread, json, rawStub, runTurn } from "../helpers.js";
 
 /** Calls the fake server received, by `<tool>:<tag>`. */
 async function received(): Promise<Record<string, number>> {
@@ -100,5 +100,14 @@ describe("remote MCP tools through the call runner", () => {
       ["c2", "succeeded", "record 2"],
       ["c3", "succeeded", "record 3"],
     ]);
+  });
+});
+
+describe("a direct call of a remote MCP tool", () => {
+  it("lists the server first and runs the call through the same pipeline", async () => {
+    const id = await createThread({ agent: "remote_mcp" });
+    const { status, body } = await json("POST", "/v1/tools/remote__lookup", { input: { id: "77" }, sessionId: id });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ ok: true, result: "record 77" });
   });
 });
