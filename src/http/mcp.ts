@@ -7,7 +7,8 @@
 import { type Context, Hono } from "hono";
 import { handleMcpRequest } from "../mcp/server.js";
 import type { Registry } from "../run/agent.js";
-import { ToolCatalog } from "../tools/catalog.js";
+import { ToolCatalog, type ToolListing } from "../tools/catalog.js";
+import { isZodSchema } from "../tools/schema.js";
 import type { AuthedEnv } from "./auth.js";
 import { runDirectCall } from "./direct-call.js";
 import { describe, ok, refused } from "./openapi.js";
@@ -15,6 +16,16 @@ import * as R from "./responses.js";
 
 /** Version the MCP server reports in `initialize` (the package's). */
 export const MCP_SERVER_VERSION = "0.1.0";
+
+/**
+ * A listing whose input schema is the author's JSON Schema as written: the model-facing listing
+ * drops a 2020-12 `$schema` (src/tools/schema.ts), but an MCP client may read the declared draft.
+ */
+function asAuthored(catalog: ToolCatalog, listing: ToolListing): ToolListing {
+  const args = catalog.definition(listing.name).args as Record<string, unknown> | undefined;
+  if (!args || typeof args !== "object" || isZodSchema(args) || typeof args.$schema !== "string") return listing;
+  return { ...listing, inputSchema: { $schema: args.$schema, ...listing.inputSchema } };
+}
 
 /** The `/mcp` route. */
 export function mcpRoutes(registry: Registry) {
@@ -24,7 +35,7 @@ export function mcpRoutes(registry: Registry) {
     handleMcpRequest(
       c.req.raw,
       {
-        tools: () => catalog.list(),
+        tools: () => catalog.list().map((t) => asAuthored(catalog, t)),
         call: (name, input, session) => runDirectCall(c.env, c.var.caller, catalog, name, { input, ...session }),
       },
       MCP_SERVER_VERSION,
