@@ -7,7 +7,8 @@
 import { type Context, Hono } from "hono";
 import { handleMcpRequest } from "../mcp/server.js";
 import type { Registry } from "../run/agent.js";
-import { ToolCatalog, type ToolListing } from "../tools/catalog.js";
+import { sha256Hex } from "../bytes.js";
+import { ToolCatalog, type ToolListing, canonicalJson } from "../tools/catalog.js";
 import { isZodSchema } from "../tools/schema.js";
 import type { AuthedEnv } from "./auth.js";
 import { runDirectCall } from "./direct-call.js";
@@ -36,7 +37,9 @@ export function mcpRoutes(registry: Registry) {
       c.req.raw,
       {
         tools: () => catalog.list().map((t) => asAuthored(catalog, t)),
-        call: (name, input, session) => runDirectCall(c.env, c.var.caller, catalog, name, { input, ...session }),
+        // An effect key is the call's Idempotency-Key: a repeat replays the first answer (EFFECT_KEY_META).
+        call: async (name, input, session, effectKey) =>
+          runDirectCall(c.env, c.var.caller, catalog, name, { input, ...session }, effectKey === undefined ? undefined : { key: `mcp:${effectKey}`, fingerprint: await sha256Hex(`MCP tools/call ${name}\n${canonicalJson(input ?? null)}`) }),
       },
       MCP_SERVER_VERSION,
     );
