@@ -11,6 +11,8 @@
  *   (by `tag` argument); `POST /__forget` drops every session (as a restarted server would).
  * - `auth.mcp.test`: the good server (with `whoami`, echoing the Authorization it got) behind
  *   `Authorization: Bearer s3cret-mcp-token`, 401 otherwise.
+ * - `weft.mcp.test`: announces weft's effect-key extension; its `create_order` runs once per
+ *   effect key and replays the first answer (`/__calls` counts `create_order:received` too).
  * - `many.mcp.test`: lists 5,000 tools. `badschema.mcp.test`: a tool whose schema cannot compile,
  *   `fine`, and `rpc_fail` (answers a JSON-RPC error).
  * - `html.mcp.test`: answers HTML. `down.mcp.test`: answers 503. `hang.mcp.test`: never answers.
@@ -36,6 +38,8 @@ export function createFakeMcp() {
   const sessions = new Map();
   /** @type {Array<Record<string, string>>} */
   const seenElsewhere = [];
+  /** Answers of weft.mcp.test by effect key. @type {Map<string, unknown>} */
+  const weftAnswers = new Map();
 
   /** @param {string} tool @param {Record<string, unknown>} args */
   const count = (tool, args) => {
@@ -74,6 +78,23 @@ export function createFakeMcp() {
     server.registerTool("whoami", { description: "Echoes the credentials it got", inputSchema: {}, annotations: { readOnlyHint: true } }, async (_args, extra) => {
       const headers = /** @type {any} */ (extra).requestInfo?.headers ?? {};
       return { content: [{ type: "text", text: `you sent ${headers.authorization ?? "nothing"}` }] };
+    });
+    return server;
+  }
+
+  /** A server announcing weft's effect-key extension: `create_order` runs once per effect key and replays its answer. */
+  function weftLike() {
+    /** @type {Map<string, unknown>} */
+    const answers = weftAnswers;
+    const server = new McpServer({ name: "fake-weft", version: "1.0.0" }, { capabilities: { experimental: { "weft/effectKey": { version: 1, windowMs: 86_400_000 } } } });
+    server.registerTool("create_order", { description: "Create an order (once per effect key)", inputSchema: { item: z.string(), tag: z.string().optional() } }, async (args, extra) => {
+      const key = /** @type {any} */ (extra)._meta?.["weft/effectKey"];
+      count("create_order:received", args);
+      if (typeof key === "string" && answers.has(key)) return /** @type {any} */ (answers.get(key));
+      count("create_order", args);
+      const answer = { content: [{ type: "text", text: `order for ${args.item} created under ${key ?? "no key"}` }] };
+      if (typeof key === "string") answers.set(key, answer);
+      return answer;
     });
     return server;
   }
@@ -125,6 +146,8 @@ export function createFakeMcp() {
       case "auth.mcp.test":
         if (request.headers.get("authorization") !== "Bearer s3cret-mcp-token") return new Response("unauthorized", { status: 401 });
         return serve(request, goodServer);
+      case "weft.mcp.test":
+        return serve(request, weftLike);
       case "many.mcp.test":
         return serve(request, () => listing(Array.from({ length: 5000 }, (_, i) => ({ name: `tool_${i}`, inputSchema: { type: "object" } }))));
       case "badschema.mcp.test":

@@ -11,6 +11,7 @@ import { type CallToolRequest, type CallToolResult, CallToolRequestSchema, Error
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
 import { type ErrorCode as ErrorCodeName, WeftError } from "../errors.js";
 import { waitsForPersonStatus } from "../protocol.js";
+import { IDEMPOTENCY_WINDOW_MS } from "../thread/store/idempotency.js";
 import type { ToolListing } from "../tools/catalog.js";
 import { formatPath } from "../tools/json-schema/compile.js";
 import { describeIssues } from "../tools/schema.js";
@@ -38,6 +39,12 @@ export const SESSION_META = { sessionId: "weft/sessionId", continuationToken: "w
  * caller, answering a repeat with the recorded answer (docs/remote-mcp.md).
  */
 export const EFFECT_KEY_META = "weft/effectKey";
+
+/**
+ * The extension's capability: its version, and how long a key's answer is kept (`windowMs`, the
+ * Idempotency-Key window of src/thread/store/idempotency.ts), within which a repeat is answered.
+ */
+export const EFFECT_KEY_CAPABILITY = { version: 1, windowMs: IDEMPOTENCY_WINDOW_MS } as const;
 
 /** A direct call's answer as the MCP server needs it (a subset of `POST /v1/tools/:name`'s body). */
 export interface McpCallAnswer {
@@ -123,7 +130,7 @@ function issuesText(issues: Parameters<typeof describeIssues>[0]): string {
 export function createMcpServer(backend: McpBackend, version: string): Server {
   const server = new Server(
     { name: "weft", version },
-    { capabilities: { tools: { listChanged: false }, experimental: { [EFFECT_KEY_META]: { version: 1 } } }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+    { capabilities: { tools: { listChanged: false }, experimental: { [EFFECT_KEY_META]: { ...EFFECT_KEY_CAPABILITY } } }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: backend.tools().map(mcpTool) }));
   const callTool = async ({ name, arguments: input, _meta }: CallToolRequest["params"]): Promise<CallToolResult> => {

@@ -13,6 +13,9 @@ import { WeftError, errorMessage } from "../errors.js";
 import type { McpServerDefinition } from "./define.js";
 import { guardedFetch } from "./fetch.js";
 
+/** `_meta` key and capability name of weft's effect-key extension (docs/remote-mcp.md; served by src/mcp/server.ts). */
+export const EFFECT_KEY_META = "weft/effectKey";
+
 /** Most tools weft takes from one server; a longer list is refused whole (`mcp_protocol_error`). */
 export const MAX_REMOTE_TOOLS = 256;
 
@@ -35,6 +38,11 @@ export class RemoteToolError extends Error {
 /** A connection to one declared server, shared by the calls of one thread. */
 export class RemoteConnection {
   private client: Promise<Client> | null = null;
+  /**
+   * The window of weft's effect-key extension when the server announced it at its last
+   * initialization (`experimental["weft/effectKey"]`), in milliseconds; null when it did not.
+   */
+  effectKeyWindowMs: number | null = null;
   private readonly url: URL;
 
   /**
@@ -74,8 +82,10 @@ export class RemoteConnection {
    * a 404 for the session means the server never took it).
    * @throws RemoteToolError for a JSON-RPC error answer; WeftError `mcp_*` for anything else.
    */
-  callTool(name: string, args: Record<string, unknown>, signal: AbortSignal, meta?: Record<string, unknown>): Promise<CallToolResult> {
-    const params = { name, arguments: args, ...(meta ? { _meta: meta } : {}) };
+  callTool(name: string, args: Record<string, unknown>, signal: AbortSignal, effectKey?: string): Promise<CallToolResult> {
+    // Only to a server that announced the extension: another would keep or echo an unknown key.
+    const meta = effectKey !== undefined && this.effectKeyWindowMs !== null ? { _meta: { [EFFECT_KEY_META]: effectKey } } : {};
+    const params = { name, arguments: args, ...meta };
     // The pipeline's deadline fires `signal`; the SDK's own timeout is only a backstop.
     return this.ask((client) => client.callTool(params, undefined, { signal, timeout: 24 * 3600_000 }) as Promise<CallToolResult>);
   }
@@ -133,6 +143,9 @@ export class RemoteConnection {
       await client.close().catch(() => undefined);
       throw this.failure(e);
     }
+    const announced = client.getServerCapabilities()?.experimental?.[EFFECT_KEY_META] as { windowMs?: unknown } | undefined;
+    const window = announced?.windowMs;
+    this.effectKeyWindowMs = typeof window === "number" && Number.isInteger(window) && window > 0 ? window : null;
     return client;
   }
 

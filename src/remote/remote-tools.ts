@@ -40,21 +40,28 @@ export function remoteEffect(def: McpServerDefinition, tool: RemoteToolInfo): Re
   return "write";
 }
 
-/** The definition of one remote tool, calling through `connection`. */
+/**
+ * The definition of one remote tool, calling through `connection`. A server that announced weft's
+ * effect-key extension (`connection.effectKeyWindowMs`) gets each call's effect key and answers a
+ * repeat with its recorded result, so a write to it is idempotent within that window: retried
+ * after a transient failure and re-sent after a crash with the same key, never run twice.
+ */
 export function remoteToolDefinition(server: string, def: McpServerDefinition, tool: RemoteToolInfo, connection: RemoteConnection): AnyToolDefinition {
-  const effect = remoteEffect(def, tool);
+  const window = connection.effectKeyWindowMs;
+  const judged = remoteEffect(def, tool);
+  const effect = window !== null && judged === "write" ? "idempotent" : judged;
   return {
     kind: "tool",
     description: tool.description?.trim() || `${tool.name} (a tool of MCP server ${server})`,
     args: tool.inputSchema,
     effect,
-    ...(effect === "idempotent" ? { dedupWindowMs: DEFAULT_REMOTE_DEDUP_MS } : {}),
+    ...(effect === "idempotent" ? { dedupWindowMs: window ?? DEFAULT_REMOTE_DEDUP_MS } : {}),
     ...(def.timeoutMs !== undefined ? { timeoutMs: def.timeoutMs } : {}),
     ...(def.needsApproval === true || (Array.isArray(def.needsApproval) && def.needsApproval.includes(tool.name)) ? { needsApproval: true } : {}),
     annotations: { mcpServer: server, mcpTool: tool.name },
     execute: async (_state: unknown, args: Record<string, unknown> | undefined, call: ToolCallContext): Promise<ToolResult> => {
       try {
-        return toolResultOf(await connection.callTool(tool.name, args ?? {}, call.signal));
+        return toolResultOf(await connection.callTool(tool.name, args ?? {}, call.signal, call.effectKey));
       } catch (e) {
         // The server answered the call with an error: the model sees its message.
         if (e instanceof RemoteToolError) return { status: "error", error: e.message };

@@ -20,7 +20,7 @@ const textOf = (r: Awaited<ReturnType<Client["callTool"]>>) => (r.content as Arr
 describe("the effect-key extension", () => {
   it("is announced in the server's capabilities", async () => {
     const c = await client();
-    expect(c.getServerCapabilities()?.experimental?.[EFFECT_KEY_META]).toEqual({ version: 1 });
+    expect(c.getServerCapabilities()?.experimental?.[EFFECT_KEY_META]).toEqual({ version: 1, windowMs: 86_400_000 });
     await c.close();
   });
 

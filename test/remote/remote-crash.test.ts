@@ -29,4 +29,18 @@ describe("a crash after a remote call was sent", () => {
     expect(call).toMatchObject({ callId: "c", status });
     expect((await received())[`${remote}:${tag}`]).toBe(times);
   });
+
+  it("to a server with weft's effect-key extension, a write is sent again with its key after the crash and ends with the one recorded answer", async () => {
+    const id = await createThread({ agent: "remote_mcp" });
+    const tag = crypto.randomUUID().slice(0, 8);
+    planCrashes(id, [{ point: "after_effect", callId: "k" }]);
+    await json("POST", `/threads/${id}/messages`, { content: "go", script: [{ toolCalls: [{ id: "k", name: "weftlike__create_order", arguments: { item: "tea", tag } }] }, { text: "done" }] }).catch(() => undefined);
+    await until(async () => firedCrashes(id).length > 0, "the crash");
+    expect(await waitAtRest(id)).toBeNull();
+    const [call] = await callsOf(id);
+    expect(call).toMatchObject({ callId: "k", status: "succeeded" });
+    expect(call!.result!.result).toMatch(/^order for tea created under \S+:k$/);
+    const seen = await received();
+    expect([seen[`create_order:received:${tag}`], seen[`create_order:${tag}`]]).toEqual([2, 1]);
+  });
 });
