@@ -14,6 +14,12 @@ import { remoteToolDefinition, remoteToolName } from "./remote-tools.js";
 /** How long a server's tool list is used before it is listed again, in milliseconds. */
 export const LIST_TTL_MS = 5 * 60_000;
 
+/**
+ * How long a failed listing stands before the server is tried again, in milliseconds: a server
+ * that hangs would otherwise add its deadline to every model step that names it.
+ */
+export const FAILED_LIST_RETRY_MS = 30_000;
+
 /** A remote tool weft does not offer, with the code and reason. */
 export interface RefusedRemoteTool {
   server: string;
@@ -61,14 +67,15 @@ export class RemoteServers {
   }
 
   /**
-   * Lists each of `servers` whose list is missing, failed, or older than {@link LIST_TTL_MS}.
+   * Lists each of `servers` whose list is missing, older than {@link LIST_TTL_MS}, or failed more
+   * than {@link FAILED_LIST_RETRY_MS} ago.
    * Never throws: a server that fails to list offers no tools, and says why in {@link problems}.
    * @returns whether any list changed (catalogs built from the old ones are stale).
    */
   async refresh(servers: readonly string[]): Promise<boolean> {
     const due = servers.filter((s) => {
       const listing = this.listings.get(s);
-      return !listing || listing.error !== undefined || this.now() - listing.at >= LIST_TTL_MS;
+      return !listing || this.now() - listing.at >= (listing.error !== undefined ? FAILED_LIST_RETRY_MS : LIST_TTL_MS);
     });
     if (due.length === 0) return false;
     await Promise.all(due.map(async (server) => this.listings.set(server, await this.list(server))));

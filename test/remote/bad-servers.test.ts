@@ -90,3 +90,23 @@ describe("a misbehaving remote MCP server", () => {
     expect(call!.result!.error).toMatch(/^mcp_protocol_error: .*answered more than 4194304 bytes/);
   });
 });
+
+describe("listing again", () => {
+  it("a failed server is tried again only after FAILED_LIST_RETRY_MS, a good list after LIST_TTL_MS", async () => {
+    const { FAILED_LIST_RETRY_MS, LIST_TTL_MS } = await import("../../src/remote/servers.js");
+    let now = 1_000_000;
+    const servers = new RemoteServers(registry.mcpServers ?? {}, () => false, undefined, () => now);
+    expect(await servers.refresh(["hang", "remote"])).toBe(true);
+    expect(servers.problems()).toMatchObject([{ server: "hang", code: "mcp_unreachable" }]);
+    now += 1000;
+    // Neither is due: the hang is not waited for again on the next step.
+    const started = Date.now();
+    expect(await servers.refresh(["hang", "remote"])).toBe(false);
+    expect(Date.now() - started).toBeLessThan(400);
+    now += FAILED_LIST_RETRY_MS;
+    expect(await servers.refresh(["remote"])).toBe(false);
+    expect(await servers.refresh(["hang"])).toBe(true);
+    now += LIST_TTL_MS;
+    expect(await servers.refresh(["remote"])).toBe(true);
+  });
+});
