@@ -47,6 +47,8 @@ export const ERROR_CODES = {
   stream_cut: { status: 502, retryable: true },
   /** A model step passed its idle or overall deadline (`WEFT_MODEL_IDLE_MS`, `WEFT_MODEL_STEP_MS`), after its retries. */
   model_timeout: { status: 504, retryable: true },
+  /** `POST /mcp` from a Host or browser Origin it does not serve (DNS rebinding; `WEFT_MCP_HOSTS`, `WEFT_CORS_ORIGINS`). */
+  origin_not_allowed: { status: 403, retryable: false },
   /** A remote MCP server could not be reached (network, DNS, TLS, a 5xx, a hang past its deadline). */
   mcp_unreachable: { status: 502, retryable: true },
   /** A remote MCP server answered something that is not MCP (not JSON, a bad shape, too large, too many tools). */

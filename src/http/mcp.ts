@@ -5,7 +5,9 @@
  * @module
  */
 import { type Context, Hono } from "hono";
+import { WeftError } from "../errors.js";
 import { handleMcpRequest } from "../mcp/server.js";
+import { mcpRefusal } from "./mcp-origin.js";
 import type { Registry } from "../run/agent.js";
 import { sha256Hex } from "../bytes.js";
 import { ToolCatalog, type ToolListing, canonicalJson } from "../tools/catalog.js";
@@ -32,8 +34,13 @@ function asAuthored(catalog: ToolCatalog, listing: ToolListing): ToolListing {
 export function mcpRoutes(registry: Registry) {
   const app = new Hono<AuthedEnv>();
   const catalog = new ToolCatalog(registry.tools);
-  const serve = (c: Context<AuthedEnv>) =>
-    handleMcpRequest(
+  const serve = (c: Context<AuthedEnv>) => {
+    const refusal = mcpRefusal(new URL(c.req.url), c.req.header("origin") ?? null, c.env);
+    if (refusal !== null) {
+      const error = new WeftError("origin_not_allowed", refusal);
+      return Response.json(error.toBody(), { status: error.status });
+    }
+    return handleMcpRequest(
       c.req.raw,
       {
         tools: () => catalog.list().map((t) => asAuthored(catalog, t)),
@@ -43,12 +50,13 @@ export function mcpRoutes(registry: Registry) {
       },
       MCP_SERVER_VERSION,
     );
+  };
   app.post(
     "/",
     describe("The MCP server (Streamable HTTP, stateless): JSON-RPC over POST", {
       200: ok("The JSON-RPC answer (a JSON-RPC error inside it keeps the protocol's shape)", R.McpAnswer),
       202: { description: "Accepted: the body held only notifications or answers" },
-      ...refused(400, 406, 413, 415),
+      ...refused(400, 403, 406, 413, 415),
     }),
     serve,
   );
