@@ -226,11 +226,11 @@ export class CallRunner {
    * on side b or inside a prompt), holding the call's lock.
    */
   private async decide(callId: string, decision: (ctx: CallContext) => CallOutcome | Promise<CallOutcome>, check?: () => void): Promise<CallOutcome> {
-    await this.world.prepareTools?.("everywhere");
-    const ctx = this.contextOf(null, this.world.catalogFor("everywhere"));
     const outcome = await this.locks.hold(callId, async () => {
       check?.();
-      return decision(ctx);
+      // The lock first, so a read asked after the decision waits for it; then the remote lists.
+      if (this.world.prepareTools) await this.world.prepareTools("everywhere");
+      return decision(this.contextOf(null, this.world.catalogFor("everywhere")));
     });
     // A parent waiting inside invokeTool for this call goes on with the decision.
     this.decisions.notify(callId);
