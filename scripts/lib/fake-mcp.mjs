@@ -14,7 +14,8 @@
  * - `weft.mcp.test`: announces weft's effect-key extension; its `create_order` runs once per
  *   effect key and replays the first answer (`/__calls` counts `create_order:received` too).
  * - `many.mcp.test`: lists 5,000 tools. `badschema.mcp.test`: a tool whose schema cannot compile,
- *   `fine`, and `rpc_fail` (answers a JSON-RPC error).
+ *   `fine`, `rpc_fail` (answers a JSON-RPC error), `verbose` (a 10,000-character description)
+ *   and `bigschema` (an input schema of about 100 KB).
  * - `html.mcp.test`: answers HTML. `down.mcp.test`: answers 503. `hang.mcp.test`: never answers.
  * - `redirect.mcp.test`: redirects to `elsewhere.mcp.test`, which records the headers it got
  *   (`/__seen`).
@@ -156,6 +157,8 @@ export function createFakeMcp() {
             { name: "broken", description: "Its schema cannot compile", inputSchema: { type: "object", properties: { code: { type: "string", pattern: "^(unclosed" } } } },
             { name: "fine", description: "A good one", inputSchema: { type: "object", properties: {} } },
             { name: "rpc_fail", description: "Answers a JSON-RPC error", inputSchema: { type: "object", properties: {} } },
+            { name: "verbose", description: "v".repeat(10_000), inputSchema: { type: "object", properties: {} } },
+            { name: "bigschema", description: "A 100 KB schema", inputSchema: { type: "object", properties: Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`field_${i}`, { type: "string", description: "x".repeat(40) }])) } },
           ]),
         );
       case "html.mcp.test":

@@ -20,6 +20,12 @@ export const LIST_TTL_MS = 5 * 60_000;
  */
 export const FAILED_LIST_RETRY_MS = 30_000;
 
+/** Longest remote tool description offered to the model, in characters; a longer one is cut. */
+export const MAX_REMOTE_DESCRIPTION_CHARS = 2000;
+
+/** Largest remote `inputSchema` (its JSON text, in characters); a tool with a larger one is refused. */
+export const MAX_REMOTE_SCHEMA_CHARS = 64 * 1024;
+
 /** A remote tool weft does not offer, with the code and reason. */
 export interface RefusedRemoteTool {
   server: string;
@@ -129,10 +135,18 @@ export class RemoteServers {
       if (name === null) refuse(tool.name, "mcp_protocol_error", `the tool name "${tool.name}" makes no valid tool name as ${server}__<name>`);
       else if (this.taken(name)) refuse(tool.name, "mcp_name_collision", `"${name}" is already a local tool, prompt or agent`);
       else if (seen.has(name)) refuse(tool.name, "mcp_name_collision", `"${name}" is the name of another tool of the server`);
-      else {
+      else if (JSON.stringify(tool.inputSchema ?? null).length > MAX_REMOTE_SCHEMA_CHARS) {
+        refuse(tool.name, "mcp_protocol_error", `its inputSchema is larger than ${MAX_REMOTE_SCHEMA_CHARS} characters`);
+      } else {
         seen.add(name);
-        listing.tools.set(tool.name, { name, def: remoteToolDefinition(server, def, tool, connection) });
+        // Every description goes to the model on every step: a server's essay is cut.
+        const description = tool.description && tool.description.length > MAX_REMOTE_DESCRIPTION_CHARS ? `${tool.description.slice(0, MAX_REMOTE_DESCRIPTION_CHARS)}...` : tool.description;
+        listing.tools.set(tool.name, { name, def: remoteToolDefinition(server, def, { ...tool, ...(description !== undefined ? { description } : {}) }, connection) });
       }
+    }
+    // An allowed tool the server does not list is said, not silently missing.
+    for (const allowed of def.tools ?? []) {
+      if (!tools.some((t) => t.name === allowed)) refuse(allowed, "mcp_protocol_error", "the tools allow-list names it, but the server does not list it");
     }
     return listing;
   }

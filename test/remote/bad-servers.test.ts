@@ -39,7 +39,7 @@ describe("a misbehaving remote MCP server", () => {
   it("a tool whose schema cannot compile is refused when called; its sibling works", async () => {
     const servers = new RemoteServers(registry.mcpServers ?? {}, () => false);
     await servers.refresh(["badschema"]);
-    expect(Object.keys(servers.definitionsFor("badschema")).sort()).toEqual(["badschema__broken", "badschema__fine", "badschema__rpc_fail"]);
+    expect(Object.keys(servers.definitionsFor("badschema")).sort()).toEqual(["badschema__broken", "badschema__fine", "badschema__rpc_fail", "badschema__verbose"]);
     const id = await createThread({ agent: "bad_mcp" });
     await runTurn(id, "go", [
       {
@@ -88,6 +88,20 @@ describe("a misbehaving remote MCP server", () => {
     const [call] = await callsOf(id);
     expect(call).toMatchObject({ status: "failed", attempts: 1 });
     expect(call!.result!.error).toMatch(/^mcp_protocol_error: .*answered more than 4194304 bytes/);
+  });
+});
+
+describe("a server's listing, bounded", () => {
+  it("cuts a long description, refuses a huge schema, and names an allowed tool it does not list", async () => {
+    const servers = new RemoteServers(registry.mcpServers ?? {}, () => false);
+    await servers.refresh(["badschema", "partial"]);
+    const verbose = servers.definitionsFor("badschema.verbose").badschema__verbose!;
+    expect(verbose.description.length).toBe(2003);
+    expect(servers.problems()).toEqual([
+      { server: "badschema", tool: "bigschema", code: "mcp_protocol_error", reason: "its inputSchema is larger than 65536 characters" },
+      { server: "partial", tool: "missing_tool", code: "mcp_protocol_error", reason: "the tools allow-list names it, but the server does not list it" },
+    ]);
+    expect(Object.keys(servers.definitionsFor("partial"))).toEqual(["partial__fine"]);
   });
 });
 
