@@ -11,6 +11,7 @@
  *   (by `tag` argument); `POST /__forget` drops every session (as a restarted server would).
  * - `auth.mcp.test`: the good server (with `whoami`, echoing the Authorization it got) behind
  *   `Authorization: Bearer s3cret-mcp-token`, 401 otherwise.
+ * - `sse.mcp.test`: the good server over the older HTTP+SSE transport (GET /sse, POST /messages).
  * - `weft.mcp.test`: announces weft's effect-key extension; its `create_order` runs once per
  *   effect key and replays the first answer (`/__calls` counts `create_order:received` too).
  * - `many.mcp.test`: lists 5,000 tools. `badschema.mcp.test`: a tool whose schema cannot compile,
@@ -24,6 +25,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 
@@ -131,6 +133,53 @@ export function createFakeMcp() {
     return transport.handleRequest(request);
   }
 
+  /** Sessions of sse.mcp.test by id. @type {Map<string, SSEServerTransport>} */
+  const sseSessions = new Map();
+
+  /**
+   * The SDK's HTTP+SSE server transport writes to a Node `ServerResponse`; this is the part of one
+   * it uses, writing into a web `Response` body. @returns {{ res: any, response: Promise<Response> }}
+   */
+  function nodeResponse() {
+    /** @type {ReadableStreamDefaultController<Uint8Array>} */
+    let controller;
+    /** @type {Array<() => void>} */
+    const closers = [];
+    const stream = new ReadableStream({ start: (c) => void (controller = c), cancel: () => closers.forEach((f) => f()) });
+    let status = 200;
+    /** @type {Record<string, string>} */
+    let headers = {};
+    /** @type {() => void} */
+    let headed = () => {};
+    const head = new Promise((r) => (headed = () => r(undefined)));
+    const res = {
+      writeHead: (/** @type {number} */ s, /** @type {Record<string, string>} */ h) => ((status = s), (headers = h ?? {}), headed(), res),
+      write: (/** @type {string} */ chunk) => (controller.enqueue(new TextEncoder().encode(chunk)), true),
+      end: (/** @type {string | undefined} */ chunk) => (chunk && res.write(chunk), controller.close(), headed(), res),
+      on: (/** @type {string} */ event, /** @type {() => void} */ cb) => (event === "close" && closers.push(cb), res),
+      flushHeaders: () => undefined,
+    };
+    return { res, response: head.then(() => new Response(stream, { status, headers })) };
+  }
+
+  /** sse.mcp.test: the good server over the older HTTP+SSE transport. @param {Request} request */
+  async function serveSse(request) {
+    const url = new URL(request.url);
+    if (request.method === "GET") {
+      const { res, response } = nodeResponse();
+      const transport = new SSEServerTransport("/messages", res);
+      sseSessions.set(transport.sessionId, transport);
+      await goodServer().connect(transport);
+      return response;
+    }
+    const transport = sseSessions.get(url.searchParams.get("sessionId") ?? "");
+    if (!transport) return new Response("no such session", { status: 404 });
+    const { res, response } = nodeResponse();
+    const req = { headers: Object.fromEntries(request.headers), url: url.pathname + url.search, socket: {} };
+    await transport.handlePostMessage(/** @type {any} */ (req), /** @type {any} */ (res), await request.json());
+    return response;
+  }
+
   /** @param {Request} request @returns {Promise<Response>} */
   async function handle(request) {
     const url = new URL(request.url);
@@ -147,6 +196,8 @@ export function createFakeMcp() {
       case "auth.mcp.test":
         if (request.headers.get("authorization") !== "Bearer s3cret-mcp-token") return new Response("unauthorized", { status: 401 });
         return serve(request, goodServer);
+      case "sse.mcp.test":
+        return serveSse(request);
       case "weft.mcp.test":
         return serve(request, weftLike);
       case "many.mcp.test":

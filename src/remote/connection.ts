@@ -1,17 +1,19 @@
 /**
- * One connection to a remote MCP server, through the MCP SDK's client over Streamable HTTP, as
+ * One connection to a remote MCP server, through the MCP SDK's client over Streamable HTTP (or
+ * the older HTTP+SSE), as
  * the Durable Object holds it: initialized on first use, re-initialized when the server forgot
  * the session (or after the object was evicted, when there is none to forget), listing tools a
  * page at a time within a cap, and turning every failure into a weft error with an `mcp_*` code.
  * @module
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
 import { WeftError, errorMessage } from "../errors.js";
 import type { McpServerDefinition } from "./define.js";
-import { guardedFetch } from "./fetch.js";
+import { MAX_ANSWER_BYTES, guardedFetch } from "./fetch.js";
 
 /** `_meta` key and capability name of weft's effect-key extension (docs/remote-mcp.md; served by src/mcp/server.ts). */
 export const EFFECT_KEY_META = "weft/effectKey";
@@ -38,6 +40,8 @@ export class RemoteToolError extends Error {
 /** A connection to one declared server, shared by the calls of one thread. */
 export class RemoteConnection {
   private client: Promise<Client> | null = null;
+  /** The connected client of {@link client}, once connected. */
+  private live: Client | null = null;
   /**
    * The window of weft's effect-key extension when the server announced it at its last
    * initialization (`experimental["weft/effectKey"]`), in milliseconds; null when it did not.
@@ -97,7 +101,21 @@ export class RemoteConnection {
     await client?.then((c) => c.close()).catch(() => undefined);
   }
 
+  /** Requests under way; an HTTP+SSE session is closed when none is left. */
+  private inFlight = 0;
+
   private async ask<T>(request: (client: Client) => Promise<T>): Promise<T> {
+    this.inFlight += 1;
+    try {
+      return await this.askOnce(request);
+    } finally {
+      // The HTTP+SSE transport holds a stream open for its whole session, which would keep the
+      // Durable Object from being evicted: its session lasts only while requests are under way.
+      if (--this.inFlight === 0 && this.def.transport === "sse") await this.close();
+    }
+  }
+
+  private async askOnce<T>(request: (client: Client) => Promise<T>): Promise<T> {
     for (let tries = 1; ; tries++) {
       const client = await this.session();
       try {
@@ -126,23 +144,30 @@ export class RemoteConnection {
   }
 
   private async connect(): Promise<Client> {
-    if (this.def.transport === "sse") {
-      throw new WeftError("mcp_protocol_error", `mcp server "${this.server}": the HTTP+SSE transport is not supported yet; use streamable-http`, { mcpServer: this.server });
-    }
     let headers: Record<string, string>;
     try {
       headers = await this.headers();
     } catch (e) {
       throw new WeftError("mcp_auth_required", `mcp server "${this.server}": its credentials could not be read: ${errorMessage(e)}`, { mcpServer: this.server });
     }
-    const transport = new StreamableHTTPClientTransport(this.url, { fetch: guardedFetch(this.url), requestInit: { headers } });
+    const transport =
+      this.def.transport === "sse"
+        ? new SSEClientTransport(this.url, { fetch: guardedFetch(this.url, MAX_ANSWER_BYTES, true), requestInit: { headers }, eventSourceInit: { fetch: guardedFetch(this.url, MAX_ANSWER_BYTES, true) } })
+        : new StreamableHTTPClientTransport(this.url, { fetch: guardedFetch(this.url), requestInit: { headers } });
     const client = new Client({ name: "weft", version: "1" }, { capabilities: {}, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+    // A closed transport (an SSE stream ended, the object's I/O cut) leaves no client behind to reuse.
+    client.onclose = () => {
+      if (this.live !== client) return;
+      this.live = null;
+      this.client = null;
+    };
     try {
       await client.connect(transport, { timeout: this.listTimeoutMs });
     } catch (e) {
       await client.close().catch(() => undefined);
       throw this.failure(e);
     }
+    this.live = client;
     const announced = client.getServerCapabilities()?.experimental?.[EFFECT_KEY_META] as { windowMs?: unknown } | undefined;
     const window = announced?.windowMs;
     this.effectKeyWindowMs = typeof window === "number" && Number.isInteger(window) && window > 0 ? window : null;

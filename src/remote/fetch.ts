@@ -16,19 +16,21 @@ export type GuardedFetch = (url: string | URL, init?: RequestInit) => Promise<Re
  * A fetch bound to `serverUrl`'s origin.
  * - A request to any other origin is refused (`mcp_refused`) before it is sent.
  * - A 3xx answer is refused (`mcp_refused`, naming where it pointed), never followed.
- * - A GET (the optional server-to-client event stream) is answered 405 here: weft asks and
- *   reads answers, and keeps no stream open in the Durable Object.
+ * - A GET (Streamable HTTP's optional server-to-client event stream) is answered 405 here: weft
+ *   asks and reads answers, and keeps no stream open in the Durable Object. With `stream` (the
+ *   HTTP+SSE transport, whose answers all come on that stream) the GET is sent.
  * - A body longer than `maxBytes` errors with `mcp_protocol_error` once the cap is passed.
  * - A network failure throws `mcp_unreachable`.
  */
-export function guardedFetch(serverUrl: URL, maxBytes = MAX_ANSWER_BYTES): GuardedFetch {
+export function guardedFetch(serverUrl: URL, maxBytes = MAX_ANSWER_BYTES, stream = false): GuardedFetch {
   const origin = serverUrl.origin;
   return async (input, init) => {
     const target = new URL(String(input));
     if (target.origin !== origin) {
       throw new WeftError("mcp_refused", `refused a request to ${target.origin}: the server was declared at ${origin}, and its headers go nowhere else`, { origin: target.origin });
     }
-    if ((init?.method ?? "GET").toUpperCase() === "GET") return new Response(null, { status: 405 });
+    const get = (init?.method ?? "GET").toUpperCase() === "GET";
+    if (get && !stream) return new Response(null, { status: 405 });
     let response: Response;
     try {
       response = await fetch(target, { ...init, redirect: "manual" });
@@ -41,7 +43,9 @@ export function guardedFetch(serverUrl: URL, maxBytes = MAX_ANSWER_BYTES): Guard
       const location = response.headers.get("location") ?? "(no location)";
       throw new WeftError("mcp_refused", `${origin} answered ${response.status}, a redirect to ${location}; weft follows no redirect of an MCP server`, { origin, location });
     }
-    return capped(response, maxBytes, origin);
+    // The HTTP+SSE transport's one stream carries every answer of the session: capped by the
+    // call deadlines and the session's life, not by one answer's cap.
+    return get ? response : capped(response, maxBytes, origin);
   };
 }
 

@@ -111,3 +111,24 @@ describe("a direct call of a remote MCP tool", () => {
     expect(body).toMatchObject({ ok: true, result: "record 77" });
   });
 });
+
+describe("the older HTTP+SSE transport", () => {
+  it("lists and calls tools of a server speaking HTTP+SSE", async () => {
+    const id = await createThread({ agent: "remote_mcp" });
+    const t = tag();
+    await runTurn(id, "go", [
+      {
+        toolCalls: [
+          { id: "r", name: "oldstyle__lookup", arguments: { id: "8", tag: t } },
+          { id: "w", name: "oldstyle__create_order", arguments: { item: "jam", tag: t } },
+        ],
+      },
+      { text: "done" },
+    ]);
+    const byId = Object.fromEntries((await callsOf(id)).map((c) => [c.callId, c]));
+    expect(byId.r).toMatchObject({ status: "succeeded", result: { result: "record 8" } });
+    expect(byId.w).toMatchObject({ status: "succeeded", result: { result: "order for jam created" } });
+    const seen = await received();
+    expect([seen[`lookup:${t}`], seen[`create_order:${t}`]]).toEqual([1, 1]);
+  });
+});
