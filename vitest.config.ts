@@ -3,10 +3,13 @@ import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { hideInjectedCrashes } from "./scripts/lib/expected-noise.mjs";
 import { createFakeProvider } from "./scripts/lib/fake-provider.mjs";
+import { createFakeMcp, isFakeMcp } from "./scripts/lib/fake-mcp.mjs";
 
 // Every outbound fetch of the test worker reaches a fake model provider (OpenAI Chat
 // Completions, Responses, Anthropic Messages); tests script it through POST /__fake/script.
 const fakeProvider = createFakeProvider();
+// Fetches to *.mcp.test reach real MCP SDK servers instead (scripts/lib/fake-mcp.mjs).
+const fakeMcp = createFakeMcp();
 
 // The crash tests abort threads on purpose; workerd's line for each is expected noise.
 hideInjectedCrashes();
@@ -23,7 +26,7 @@ export default defineConfig({
   plugins: [
     cloudflareTest({
       wrangler: { configPath: "./test/wrangler.toml" },
-      miniflare: { outboundService: (request: Request) => fakeProvider.handle(request) },
+      miniflare: { outboundService: (request: Request) => (isFakeMcp(request) ? fakeMcp.handle(request) : fakeProvider.handle(request)) },
     }),
   ],
   // The Standard Agents tools API's examples import from @standardagents/spec; weft's public entry answers for it.

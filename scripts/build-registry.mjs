@@ -101,7 +101,7 @@ async function main() {
     const defsOf = (/** @type {import("./registry/scan.mjs").Entry[]} */ list) =>
       Object.fromEntries(list.filter((e) => evaluation.defs.has(e.file)).map((e) => [e.name, evaluation.defs.get(e.file)]));
     const display = new Map([...m.prompts, ...m.agents].map((e) => [`${e.kind}:${e.name}`, e.display]));
-    const found = evaluation.checkReferences({ tools: m.tools.map((t) => t.name), prompts: defsOf(m.prompts), agents: defsOf(m.agents), toolsWhere: where });
+    const found = evaluation.checkReferences({ tools: m.tools.map((t) => t.name), prompts: defsOf(m.prompts), agents: defsOf(m.agents), mcpServers: defsOf(m.mcp), toolsWhere: where });
     for (const p of /** @type {{ kind: string, name: string, message: string }[]} */ (found)) {
       problems.push({ file: display.get(`${p.kind}:${p.name}`) ?? p.name, message: p.message });
     }
@@ -135,7 +135,7 @@ async function main() {
       const [src, dest] = [job.dirs[0], job.copy];
       await mirror(src, dest);
       const moved = (/** @type {import("./registry/scan.mjs").Entry} */ e) => ({ ...e, file: inCopy(src, dest, e.file) });
-      imported = { ...contents, tools: contents.tools.map(moved), agents: contents.agents.map(moved), prompts: contents.prompts.map(moved), hooks: contents.hooks.map(moved), schedules: contents.schedules.map(moved) };
+      imported = { ...contents, tools: contents.tools.map(moved), agents: contents.agents.map(moved), prompts: contents.prompts.map(moved), hooks: contents.hooks.map(moved), schedules: contents.schedules.map(moved), mcp: contents.mcp.map(moved) };
     }
     await writeIfChanged(job.out, renderRegistry(ROOT, job.out, sources, imported));
     const counts = [
@@ -144,6 +144,7 @@ async function main() {
       ...(contents.prompts.length > 0 ? [count(contents.prompts.length, "prompt")] : []),
       ...(contents.hooks.length > 0 ? [count(contents.hooks.length, "hook")] : []),
       ...(contents.schedules.length > 0 ? [count(contents.schedules.length, "schedule")] : []),
+      ...(contents.mcp.length > 0 ? [count(contents.mcp.length, "MCP server")] : []),
     ].join(", ");
     if (job.label === null) summary.push(`${counts} from ${sources.join(" and ")} -> ${displayPath(ROOT, job.out)}`);
     else if (job.label === "") summary.push(`${counts} from ${sources.join(" and ")}`);

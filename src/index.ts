@@ -7,6 +7,10 @@
 export { defineTool, TOOL_NAME_PATTERN } from "./tools/define.js";
 /** Declares an agent (agents/agents/<name>.ts): one or two sides, stop conditions, env defaults. */
 export { defineAgent } from "./run/agent.js";
+/** Declares a remote MCP server (agents/mcp/<name>.ts) whose tools agents list as `<server>.<tool>`. */
+export { defineMcpServer } from "./remote/define.js";
+/** Remote MCP server definitions (src/remote/define.ts). */
+export type { DefineMcpServerOptions, McpServerDefinition, McpBearerAuth, RemoteEffect } from "./remote/define.js";
 /** Agent definitions and the generated registry's shape (src/run/agent.ts). */
 export type { AgentDefinition, AgentSide, DefineAgentOptions, EnvDefault, Registry } from "./run/agent.js";
 /** How an agent bounds the history of its model requests. */

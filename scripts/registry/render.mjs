@@ -44,14 +44,17 @@ export function renderRegistry(root, outFile, sources, contents) {
     ...contents.prompts.map((e) => `import prompt_${e.name} from "${specifier(dir, e.file)}";`),
     ...contents.hooks.map((e) => `import hook_${e.name} from "${specifier(dir, e.file)}";`),
     ...contents.schedules.map((e) => `import schedule_${e.name} from "${specifier(dir, e.file)}";`),
+    ...(contents.mcp ?? []).map((e) => `import mcp_${e.name} from "${specifier(dir, e.file)}";`),
     "",
-    "/** Every tool, agent, prompt, hook and schedule the build found, keyed by file name. */",
+    "/** Every tool, agent, prompt, hook, schedule and MCP server the build found, keyed by file name. */",
     "export const registry: Registry = {",
     `  tools: {${block(contents.tools.map((e) => `${e.name}: tool_${e.name}`))}},`,
     `  agents: {${block(contents.agents.map((e) => `${e.name}: agent_${e.name}`))}},`,
     `  prompts: {${block(contents.prompts.map((e) => `${e.name}: prompt_${e.name}`))}},`,
     `  hooks: {${block(contents.hooks.map((e) => `${e.name}: hook_${e.name}`))}},`,
     ...(contents.schedules.length > 0 ? [`  schedules: {${block(contents.schedules.map((e) => `${e.name}: schedule_${e.name}`))}},`] : []),
+    // Remote MCP servers (agents/mcp/), only when there are any, so other registries stay as they were.
+    ...((contents.mcp ?? []).length > 0 ? [`  mcpServers: {${block(contents.mcp.map((e) => `${e.name}: mcp_${e.name}`))}},`] : []),
     "};",
     "",
   ];

@@ -11,6 +11,7 @@ import type { AnyToolDefinition, JsonSchemaObject, SchemaInput, ToolArgs } from 
 import { finalAnswerSchema } from "./final-answer.js";
 import { type HistoryOptions, checkHistoryOptions } from "./compaction.js";
 import { HOOK_NAMES, type HookDefinition, type HookName, type HookSignatures } from "./hooks.js";
+import type { McpServerDefinition } from "../remote/define.js";
 import {
   type EnvDefault,
   MODEL_NAME_PATTERN,
@@ -129,6 +130,8 @@ export interface Registry {
   hooks?: Record<string, HookDefinition>;
   /** Schedules by name (the file name under `agents/schedules/`; src/schedules/define.ts). */
   schedules?: Record<string, ScheduleDefinition>;
+  /** Remote MCP servers by name (the file name under `agents/mcp/`); their tools are `<server>.<tool>`. */
+  mcpServers?: Record<string, McpServerDefinition>;
 }
 
 /** The agent a thread gets when it names none. */

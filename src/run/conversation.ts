@@ -97,6 +97,11 @@ export class Conversation implements TurnHost {
     return modelTools(this.world.catalogFor(this.execution));
   }
 
+  /** Reads (or takes from their cache) the tool lists of the remote MCP servers the place offers. */
+  async prepareTools(): Promise<void> {
+    await this.world.callables.prepare?.(this.execution);
+  }
+
   /** The catalog of the place the step runs (its side, or its prompt), read when the call streams. */
   progressArgumentOf(name: string): string | undefined {
     return progressArgumentOf(this.world.catalogFor(this.execution), name);

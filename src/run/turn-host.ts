@@ -25,6 +25,8 @@ export interface TurnHost {
   /** The sides taking turns and their stop rules; default one side a whose text answer ends the turn. */
   readonly sides?: readonly SideRules[];
   tools(): ModelTool[];
+  /** Readies what `tools()` reads that needs I/O (remote MCP servers' tool lists); never throws. */
+  prepareTools?(): Promise<void>;
   /** Idle and overall deadlines of each model request; absent: the defaults (`WEFT_MODEL_IDLE_MS`, `WEFT_MODEL_STEP_MS`). */
   readonly modelDeadlines?: StepDeadlines;
   /** The `progressArgument` a tool declares, if any. */

@@ -55,7 +55,7 @@ export interface RunWorld {
   /** The user-account level of env resolution. */
   readonly userEnv: UserEnvSource;
   /** Every tool a run of the thread may meet (every side's and prompt's), to judge stored calls. */
-  readonly callables: { everything(): ToolCatalog };
+  readonly callables: { everything(): ToolCatalog; prepare?(execution: CallExecution | null | "everywhere"): Promise<void> };
   /** Child agents' threads and the owner's account (the threads port). */
   readonly peers: ChildThreads & AccountNotices;
   /** Every way the thread's calls move. */

@@ -261,7 +261,7 @@ describe("OpenAPI response schemas against real answers", () => {
     expect(await keyReused("POST", "/v1/tools/sum_range", crypto.randomUUID(), { input: { from: 1, to: 2 } }, { input: { from: 1, to: 3 } })).toEqual({ first: 200, second: 422 });
   });
 
-  it("MCP: JSON-RPC over POST, a notification, the refusals, and 405 for GET and DELETE", async () => {
+  it("MCP: JSON-RPC over POST, a notification, the refusals (403 for a foreign browser origin), and 405 for GET and DELETE", async () => {
     const accept = { accept: "application/json, text/event-stream" };
     const listed = await send("POST", "/mcp", { json: { jsonrpc: "2.0", id: 1, method: "tools/list" }, headers: accept });
     expect(listed.body.result.tools.length).toBeGreaterThan(0);
@@ -272,6 +272,8 @@ describe("OpenAPI response schemas against real answers", () => {
     expect((await send("POST", "/mcp", { json: { jsonrpc: "2.0", id: 3, method: "tools/list" } })).status).toBe(406);
     expect((await send("GET", "/mcp", { headers: { accept: "text/event-stream" } })).status).toBe(405);
     expect((await send("DELETE", "/mcp")).status).toBe(405);
+    // A browser page of a host weft does not serve by name (DNS rebinding).
+    expect((await send("POST", "/mcp", { json: { jsonrpc: "2.0", id: 4, method: "tools/list" }, headers: { ...accept, origin: "http://evil.example" } })).body.error.code).toBe("origin_not_allowed");
   });
 
   it("names the operation, status and path of a body that does not fit (a planted wrong field)", async () => {
