@@ -106,6 +106,8 @@ export async function runMatrix(options: { short?: boolean } = {}): Promise<Matr
     await stubOf(id).waitIdle();
     const fileList = asJson((await send("owner", "GET", `/threads/${id}/files`)).text);
     const file: string = fileList.files[0].path;
+    const made = asJson((await send("owner", "POST", `/threads/${id}/schedules`, SCHEDULE)).text);
+    const scheduleId: string = made.scheduleId;
 
     // Every route by every principal. Writes that change the owner's thread run last.
     const routes = routeList(createApp(registry)).sort((a, b) => rank(a) - rank(b));
@@ -116,6 +118,7 @@ export async function runMatrix(options: { short?: boolean } = {}): Promise<Matr
       const path = pattern
         .replace(":id", id)
         .replace(":callId", "pay")
+        .replace(":scheduleId", scheduleId)
         .replace(":name", pattern.startsWith("/account") ? "CANARY_USER" : "needs_ok")
         .replace("*", file.split("/").map(encodeURIComponent).join("/"));
       const body = bodyFor(route, id);
@@ -159,6 +162,9 @@ function rank(route: string): number {
   return 1;
 }
 
+/** A schedule the owner may make (a read, hourly: it never fires during the matrix). */
+const SCHEDULE = { every: "1h", target: { tool: "needs_ok", input: { amount: 1 } } };
+
 /** A valid body for each route that takes one (the matrix tests who may, not what is valid). */
 function bodyFor(route: string, threadId: string): unknown {
   const bodies: Record<string, unknown> = {
@@ -171,6 +177,7 @@ function bodyFor(route: string, threadId: string): unknown {
     "POST /threads/:id/calls/:callId/settle": { outcome: "retry" },
     "POST /v1/tools/:name": { input: { amount: 1 }, sessionId: threadId },
     "PUT /account/env/:name": { value: "mine-not-yours" },
+    "POST /threads/:id/schedules": SCHEDULE,
   };
   return bodies[route];
 }

@@ -94,7 +94,7 @@ describe("modelSettings are checked when the registry is built", () => {
       /^prompt "p": modelSettings: .*temprature/,
     );
     expect(refusal(() => checkAgentDefinition("a", defineAgent({ modelSettings: { toolChoice: { tool: "" } } }))).message).toMatch(/^agent "a": modelSettings\.toolChoice/);
-    expect(refusal(() => checkAgentDefinition("a", defineAgent({ sideA: "p", modelSettings: { temperature: 1 } }))).message).toContain("modelSettings belong to side a's prompt");
+    expect(refusal(() => checkAgentDefinition("a", defineAgent({ sideA: "p", modelSettings: { temperature: 1 } }))).message).toContain("modelSettings and outputSchema belong to side a's prompt");
   });
 
   it("a tool choice that names a tool its side does not offer is a reference problem", async () => {
