@@ -125,7 +125,7 @@ export function isWeftError(value: unknown): value is WeftError {
 }
 
 /**
- * Turns any thrown value into a non-empty message (README "Guarantees": every failure is a result): never `""`, `{}` or
+ * Turns any thrown value into a non-empty message (docs/guarantees.md: every failure is a result): never `""`, `{}` or
  * `[object Object]`.
  */
 export function errorMessage(thrown: unknown): string {

@@ -120,7 +120,7 @@ export type CallStatus = (typeof CALL_STATUSES)[number];
 /** Every call status, in lifecycle order. */
 export const CALL_STATUSES = ["queued", "started", "awaiting_approval", "parked", "succeeded", "failed", "denied", "aborted"] as const;
 
-/** Statuses after which a call never changes again (README "Guarantees": one result per call id). */
+/** Statuses after which a call never changes again (docs/guarantees.md: one result per call id). */
 export const FINAL_CALL_STATUSES: readonly CallStatus[] = ["succeeded", "failed", "denied", "aborted"];
 
 /** Statuses of a call that waits for a person: an approval to give, or a parked outcome to settle. */

@@ -25,7 +25,7 @@ const MAX_MESSAGE_CHARS = 32_000;
 export interface ScheduleOptions {
   /** Five cron fields (minute hour day-of-month month day-of-week), or a nickname such as `@daily`; evaluated in `timezone`. */
   cron?: string;
-  /** An interval from the schedule's creation: milliseconds, or `"90s"`, `"5m"`, `"2h"`, `"1d"`; at least {@link MIN_EVERY_MS}. */
+  /** An interval from the schedule's creation: milliseconds, or `"90s"`, `"5m"`, `"2h"`, `"1d"`; at least one minute (`MIN_EVERY_MS`, 60,000). */
   every?: number | string;
   /** One time: ISO-8601 with a date and a time, or epoch ms; in the future. */
   at?: string | number;
@@ -35,7 +35,7 @@ export interface ScheduleOptions {
   target: ScheduleTarget;
   /**
    * Occurrences missed while the thread could not run (more than a minute late): `skip` runs none
-   * of them, `once` (default) runs the latest, `all` runs the latest {@link MAX_CATCH_UP}.
+   * of them, `once` (default) runs the latest, `all` runs the latest 10 (`MAX_CATCH_UP`).
    */
   missed?: "skip" | "once" | "all";
   /** An occurrence due while the schedule's previous one still runs: `skip` (default) or `queue` it. */
@@ -94,7 +94,7 @@ export interface KnownNames {
  * Checks a schedule as written and fills its defaults; `now` (epoch ms) refuses an `at` or
  * `until` in the past (not at build, where `now` is omitted).
  * @throws WeftError `invalid_schedule` (400) with the offending `path`: not exactly one of cron,
- *   every and at; a bad cron or an unknown IANA zone; an interval under {@link MIN_EVERY_MS}; a
+ *   every and at; a bad cron or an unknown IANA zone; an interval under one minute; a
  *   time in the past; an unknown agent or tool; a bad policy or jitter.
  */
 export function checkSchedule(input: unknown, known: KnownNames, now?: number): ScheduleSpec {

@@ -1,7 +1,7 @@
 /**
  * The effect policy: one table of what happens to a call, by its effect class and the situation
  * it is in. Retry, abort handling, restart recovery and dry-run threads all
- * read their decision from {@link EFFECT_POLICY}; the README's table is rendered from it and a
+ * read their decision from {@link EFFECT_POLICY}; the table in docs/guarantees.md is rendered from it and a
  * test keeps the two equal.
  * @module
  */
@@ -48,7 +48,7 @@ export function policyFor(effect: Effect, situation: Situation): PolicyAction {
   return EFFECT_POLICY[effect][situation];
 }
 
-/** Column order and headings of the README table. */
+/** Column order and headings of the effect table (docs/guarantees.md). */
 export const SITUATION_HEADINGS: Readonly<Record<Situation, string>> = {
   transient_failure: "transient failure",
   restart_after_journal: "restart after the journal row, before a result",
@@ -56,7 +56,7 @@ export const SITUATION_HEADINGS: Readonly<Record<Situation, string>> = {
   dry_run: "dry-run thread",
 };
 
-/** Row labels of the README table (what a user declares). */
+/** Row labels of the effect table (docs/guarantees.md) (what a user declares). */
 export const EFFECT_LABELS: Readonly<Record<Effect, string>> = {
   read: "`read`",
   idempotent: "`idempotent` (needs `dedupWindowMs`)",
@@ -64,7 +64,7 @@ export const EFFECT_LABELS: Readonly<Record<Effect, string>> = {
   write: "`write`, or no `effect`",
 };
 
-/** How each action reads in the README table. */
+/** How each action reads in the effect table (docs/guarantees.md). */
 export const ACTION_TEXT: Readonly<Record<PolicyAction, string>> = {
   retry: "retried (3 attempts by default, backoff), same `effectKey`",
   record_failure: "run once; the failure is the result",
@@ -78,7 +78,7 @@ export const ACTION_TEXT: Readonly<Record<PolicyAction, string>> = {
   stub: "stubbed",
 };
 
-/** The README's effect table (Markdown), rendered from {@link EFFECT_POLICY}. */
+/** The effect table of docs/guarantees.md (Markdown), rendered from {@link EFFECT_POLICY}. */
 export function renderPolicyTable(): string {
   const situations = Object.keys(SITUATION_HEADINGS) as Situation[];
   const lines = [

@@ -1,14 +1,14 @@
 /// <reference types="vite/client" />
 /**
- * One effect policy: the README's effect table is the table in code (src/tools/policy.ts), and
+ * One effect policy: the effect table of docs/guarantees.md is the table in code (src/tools/policy.ts), and
  * every effect class has an action for every situation.
  */
 import { describe, expect, it } from "vitest";
-import readme from "../../README.md?raw";
+import readme from "../../docs/guarantees.md?raw";
 import { EFFECT_POLICY, policyFor, renderPolicyTable } from "../../src/tools/policy.js";
 
 describe("the effect policy table", () => {
-  it("is the table the README shows, cell for cell", () => {
+  it("is the table docs/guarantees.md shows, cell for cell", () => {
     const start = readme.indexOf("| effect | transient failure |");
     expect(start).toBeGreaterThan(0);
     const table = readme.slice(start, readme.indexOf("\n\n", start));
