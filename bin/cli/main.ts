@@ -12,6 +12,7 @@ import { type Common, common, intArg, jsonArg, out, run, say } from "./command.t
 import { evalCommand } from "./eval.ts";
 import { messageLine, toolLines } from "./format.ts";
 import { tail } from "./tail.ts";
+import { addUsageCommand } from "./usage.ts";
 
 /** Builds the program (exported for tests that want to inspect it). */
 export function program(): Command {
@@ -151,6 +152,7 @@ export function program(): Command {
     });
 
   addCallCommands(weft);
+  addUsageCommand(weft);
   evalCommand(weft);
   return weft;
 }

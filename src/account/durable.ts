@@ -11,6 +11,9 @@ import { checkStoredBytes } from "../limits.js";
 import { type RpcResult, rpc } from "../rpc.js";
 import type { EnvType } from "../protocol.js";
 import { type AccountApi, type EnvReader, NOT_A_CURSOR, type ThreadEntry, type ThreadPage } from "./api.js";
+import { ACCOUNT_USAGE_SCHEMA, type AccountUsage, readAccountUsage, setUserBudgets, userBudgets } from "../usage/account-ledger.js";
+import { type Budget, checkBudgets } from "../usage/budgets.js";
+import { type ReserveAnswer, type ReserveRequest, Reservations, type SettleRequest } from "../usage/reservations.js";
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS account_env (name TEXT PRIMARY KEY, value TEXT NOT NULL, type TEXT NOT NULL);
@@ -42,7 +45,61 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
     super(ctx, env as { THREAD?: DurableObjectNamespace });
     this.sql = ctx.storage.sql;
     this.sql.exec(SCHEMA);
+    this.sql.exec(ACCOUNT_USAGE_SCHEMA);
+    this.reservations = new Reservations(this.sql, (fn) => ctx.storage.transactionSync(fn));
   }
+
+  // --- usage and budgets (src/usage/): the methods only delegate ---
+  private readonly reservations: Reservations;
+
+  async reserveBudget(request: ReserveRequest): Promise<RpcResult<ReserveAnswer>> {
+    // Synchronous from check to insert: concurrent reservations of this user serialize here.
+    const answer = await rpc(() => this.reservations.reserve(request));
+    if (answer.ok && answer.value.reserved) await this.leaseAlarm();
+    return answer;
+  }
+
+  async settleBudget(settled: SettleRequest): Promise<RpcResult<null>> {
+    return rpc(() => (this.reservations.settle(settled), null));
+  }
+
+  async releaseBudget(id: string): Promise<RpcResult<null>> {
+    return rpc(() => (this.reservations.release(id), null));
+  }
+
+  async openReservations(): Promise<number> {
+    this.reservations.releaseExpired();
+    return this.reservations.open();
+  }
+
+  async usage(query: { from?: string; to?: string; groupBy?: string }): Promise<RpcResult<AccountUsage>> {
+    return rpc(() => readAccountUsage(this.sql, query));
+  }
+
+  async budgets(): Promise<Budget[]> {
+    return userBudgets(this.sql);
+  }
+
+  async setBudgets(budgets: unknown): Promise<RpcResult<Budget[]>> {
+    return rpc(() => {
+      const checked = checkBudgets(budgets, ["budgets"]);
+      setUserBudgets(this.sql, checked);
+      return checked;
+    });
+  }
+
+  /** The alarm that releases reservations whose lease ended (their request never settled). */
+  override async alarm(): Promise<void> {
+    await this.leaseAlarm();
+  }
+
+  private async leaseAlarm(): Promise<void> {
+    const next = this.reservations.releaseExpired();
+    if (next === undefined) return;
+    const set = await this.ctx.storage.getAlarm();
+    if (set === null || set > next) await this.ctx.storage.setAlarm(next);
+  }
+  // --- end usage and budgets ---
 
   async addThread(entry: ThreadEntry, max: number, listed = true): Promise<RpcResult<null>> {
     return rpc(() => {

@@ -9,6 +9,7 @@ import { type ModelSettings, checkModelSettings } from "../models/settings.js";
 import type { AnyToolDefinition, JsonSchemaObject, ToolArgs } from "../tools/types.js";
 import { type HistoryOptions, checkHistoryOptions } from "./compaction.js";
 import type { HookDefinition } from "./hooks.js";
+import { type Budget, checkBudgets } from "../usage/budgets.js";
 import {
   type EnvDefault,
   MODEL_NAME_PATTERN,
@@ -77,6 +78,12 @@ export interface DefineAgentOptions {
   script?: ScriptStep[];
   /** Upper bound on model steps per execution, both sides together; default 25. */
   maxSteps?: number;
+  /**
+   * Ceilings on tokens and cost of this agent's threads (src/usage/budgets.ts): a `scope: "agent"`
+   * budget counts all of a user's threads of this agent. Every model request reserves its maximum
+   * against each first; one that would cross a budget is refused and the turn ends `stopped`.
+   */
+  budgets?: readonly Budget[];
   /** Offer this agent as a tool named after its file; a call runs it in a child thread. */
   exposeAsTool?: boolean;
   /** Required with `exposeAsTool`: what the agent does, as the calling model reads it. */
@@ -215,6 +222,7 @@ export function checkAgentDefinition(name: string, def: unknown): asserts def is
   checkNameList(fail, "tools", d.tools);
   checkEnvDefaults(fail, d.env);
   checkSteps(fail, "maxSteps", d.maxSteps);
+  if (d.budgets !== undefined) checkBudgets(d.budgets, [`agent "${name}"`, "budgets"], "invalid_config");
   checkModelSettings(fail, d.modelSettings);
   if (d.system !== undefined && typeof d.system !== "string" && typeof d.system !== "function") {
     fail("system must be a string or a function of the thread's arguments");

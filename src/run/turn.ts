@@ -15,6 +15,7 @@ import type { CallOutcome } from "../calls/call.js";
 import { resultText } from "../calls/result.js";
 import type { Execution } from "./execution.js";
 import { requestStep } from "./model-request.js";
+import { BudgetExceeded } from "../usage/meter.js";
 import type { ProviderCall } from "./step.js";
 import type { NewTurnMessage } from "./messages.js";
 import { ONE_SIDE, checkStopTool, handOver, sideForStep } from "./sides.js";
@@ -118,6 +119,8 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
   } catch (e) {
     // Whatever a stop made throw (the model's stream, above all) is the stop, never a model failure.
     if (signal.aborted) return { status: "stopped", steps, ...by(execution) };
+    // A budget refused the next request before any provider was called.
+    if (e instanceof BudgetExceeded) return { status: "stopped", steps, error: e.message, errorCode: "budget_exceeded" };
     // A cut stream or a deadline that outlasted the retries is named with its code.
     const code = isWeftError(e) && (e.code === "stream_cut" || e.code === "model_timeout") ? e.code : undefined;
     return { status: "failed", steps, error: errorMessage(e), ...(code ? { errorCode: code } : {}) };

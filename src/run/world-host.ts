@@ -99,9 +99,10 @@ export function createTurnHost(engine: RunWorld, execution: Execution): TurnHost
 export function conversationOf(
   engine: RunWorld,
   execution: Execution,
-): Pick<TurnHost, "threadId" | "tools" | "modelDeadlines" | "progressArgumentOf" | "announce" | "prepareMessages" | "outcomeOf" | "emit" | "uniqueIds"> {
+): Pick<TurnHost, "threadId" | "meter" | "tools" | "modelDeadlines" | "progressArgumentOf" | "announce" | "prepareMessages" | "outcomeOf" | "emit" | "uniqueIds"> {
   return {
     threadId: engine.meta.threadId,
+    ...(engine.meter ? { meter: engine.meter } : {}),
     tools: () => modelTools(engine.catalogFor(execution)),
     modelDeadlines: modelDeadlinesOf(engine.workerEnv),
     ...announcing(engine, execution),

@@ -3,6 +3,7 @@
  * class `implements` it, so the compiler keeps the two in step (no hand-kept copy).
  * @module
  */
+import type { ThreadUsage } from "../usage/thread-ledger.js";
 import type { ModelInForce } from "../run/model-choice.js";
 import type { HistoryMessage } from "../run/seed-history.js";
 import type { ModelTool } from "../models/model.js";
@@ -93,6 +94,8 @@ export interface FileContent extends FileInfo {
 export interface ThreadApi {
   create(caller: Caller, input: CreateThreadInput, threadId: string, idem?: IdempotencyClaim): Promise<RpcResult<ThreadMeta>>;
   info(caller: Caller): Promise<RpcResult<ThreadInfo>>;
+  /** `GET /threads/:id/usage`: the thread's usage ledger rolled up (src/usage/thread-ledger.ts). */
+  usage(caller: Caller): Promise<RpcResult<ThreadUsage>>;
   getMessages(caller: Caller, options: GetMessagesOptions): Promise<RpcResult<MessagesResult>>;
   postMessage(caller: Caller, input: { content: string; role?: "user" | "system"; script?: unknown }, idem?: IdempotencyClaim): Promise<RpcResult<{ queued: boolean; message?: Message }>>;
   listCalls(caller: Caller, options?: { status?: CallRecord["status"]; limit?: number; offset?: number }): Promise<RpcResult<{ calls: CallRecord[] }>>;

@@ -30,6 +30,7 @@ import { migrate } from "./store/migrations.js";
 import type { ThreadMeta } from "./store/meta.js";
 import { modelTools } from "../run/world-host.js";
 import { checkRequiredVariables, reachableTools } from "../run/variables.js";
+import { ThreadUsageLedger } from "../usage/thread-ledger.js";
 
 /** The body of a thread create and what reading a thread answers, as the Durable Object's RPC methods take and give them. */
 export type { CreateThreadInput, ThreadInfo } from "./api.js";
@@ -135,6 +136,14 @@ export function createThreadClass(registry: Registry) {
           unavailableTools: unavailableTools(engine.catalog),
           models,
         };
+      });
+    }
+
+    // --- usage (src/usage/) ---
+    async usage(caller: Caller) {
+      return this.answer(() => {
+        const { meta } = this.guard(caller, "read");
+        return new ThreadUsageLedger(this.store.storage.sql).read(meta.threadId, meta.agentId);
       });
     }
 

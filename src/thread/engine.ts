@@ -25,6 +25,7 @@ import { logFailedCall } from "../run/call-log.js";
 import { NO_USER_ENV, type UserEnvSource } from "../secrets/env.js";
 import { createMessages } from "../run/hook-calls.js";
 import type { RunWorld } from "../run/world.js";
+import { type ThreadMeter, threadMeterOf } from "../usage/meter.js";
 import type { ThreadStore } from "./store/index.js";
 import type { ThreadMeta } from "./store/meta.js";
 
@@ -77,6 +78,8 @@ export class ThreadEngine implements RunWorld {
   crashHook: CrashHook | null = null;
   /** Every way this thread's calls move (src/calls/runner.ts). */
   readonly calls: CallRunner;
+  /** Meters model requests: budgets and the usage ledger (src/usage/). */
+  readonly meter: ThreadMeter;
 
   constructor(
     private readonly host: EngineHost,
@@ -88,6 +91,7 @@ export class ThreadEngine implements RunWorld {
     this.sides = sidesOf(host.registry, agent);
     this.callables = new Callables(this);
     this.calls = new CallRunner(callWorldOf(this, () => host.wakeSoon()));
+    this.meter = threadMeterOf(this, host.store.storage.sql);
   }
 
   get store(): ThreadStore {

@@ -3,6 +3,7 @@
  * transaction; the applied version is kept in `weft_schema`.
  * @module
  */
+import { USAGE_REQUESTS_DDL } from "../../usage/thread-ledger.js";
 
 /** Ordered migrations; append only, never edit a released entry. */
 export const MIGRATIONS: readonly string[] = [
@@ -201,6 +202,8 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE IF NOT EXISTS history_calls (id TEXT PRIMARY KEY);
   `,
+  // usage: one row per answered model request (the usage ledger, src/usage/thread-ledger.ts).
+  USAGE_REQUESTS_DDL,
 ];
 
 /** True when the thread's tables exist; an id that was never created has none. */

@@ -13,7 +13,7 @@ export type { TurnRecord, TurnStatus } from "../../ports/store.js";
 /** Adds token counts; a count neither side knows stays absent. */
 export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
   const out: TokenUsage = {};
-  for (const k of ["inputTokens", "outputTokens", "cachedInputTokens"] as const) {
+  for (const k of ["inputTokens", "outputTokens", "cachedInputTokens", "reasoningTokens", "cacheWriteTokens"] as const) {
     if (a[k] !== undefined || b[k] !== undefined) out[k] = (a[k] ?? 0) + (b[k] ?? 0);
   }
   return out;

@@ -1,0 +1,174 @@
+/**
+ * The thread's side of usage: each model request is metered here. Before it leaves, its maximum is
+ * reserved in the owner's account against every budget that applies (a refusal ends the turn
+ * before any provider is called); after it, its ledger row is written in the thread and its
+ * reservation settled to the actual use in the account. One meter per thread instance.
+ * @module
+ */
+import type { EventPayloads, Message, TokenUsage } from "../protocol.js";
+import type { ModelTool } from "../models/model.js";
+import { type AccountApi, accountOf } from "../account/api.js";
+import { WeftError } from "../errors.js";
+import { type Budget, type NamedBudget, budgetsFor } from "./budgets.js";
+import { costMicroUsd, priceOf, priceTableOf } from "./prices.js";
+import type { BudgetRefusal } from "./reservations.js";
+import { type ModelUsageRow, modelUsageRow } from "./row.js";
+import { ThreadUsageLedger } from "./thread-ledger.js";
+import { modelDeadlinesOf } from "../run/model-deadlines.js";
+
+/** Output tokens a request is bounded to when budgets apply and its settings name no `maxOutputTokens`. */
+export const DEFAULT_RESERVED_OUTPUT_TOKENS = 4096;
+
+/** How long past the request's overall deadline an unsettled reservation is kept before the account releases it, ms. */
+export const LEASE_MARGIN_MS = 60_000;
+
+/** A model request about to be made. */
+export interface MeteredRequest {
+  turnId: string;
+  step: number;
+  /** `"<provider>:<model id>"`. */
+  model: string;
+  system?: string;
+  messages: readonly Message[];
+  tools: readonly ModelTool[];
+  /** The request's own bound on output tokens, if it sets one. */
+  maxOutputTokens?: number;
+}
+
+/** A request under way: its reservation (if any), when it started, and the output bound to send. */
+export interface MeterTicket {
+  id: string;
+  request: MeteredRequest;
+  started: number;
+  reserved: boolean;
+  /** Set when budgets apply and the request named no bound: the request must send it. */
+  maxOutputTokens?: number;
+}
+
+/** A request refused by a budget; the turn ends `stopped` with reason `budget_exceeded`. */
+export class BudgetExceeded extends Error {
+  constructor(readonly refusal: BudgetRefusal) {
+    const unit = refusal.measure === "tokens" ? " tokens" : " USD";
+    super(`budget ${refusal.budget.id} (${refusal.budget.scope}, per ${refusal.budget.period}) would be exceeded: ${refusal.used}${unit} used of ${refusal.limit}${unit}, this request needs up to ${refusal.requested}${unit}`);
+    this.name = "BudgetExceeded";
+  }
+}
+
+/** What the meter needs of its thread. */
+export interface MeterHost {
+  threadId: string;
+  agentId: string;
+  /** The agent definition's budgets. */
+  agentBudgets?: readonly Budget[];
+  workerEnv: Readonly<Record<string, unknown>>;
+  /** The owner's account; null for a thread without one (then no budget is enforced). */
+  account: AccountApi | null;
+  ledger: ThreadUsageLedger;
+  /** Emits `budget_exceeded`. */
+  refused(turnId: string, refusal: BudgetRefusal): void;
+}
+
+/** Meters one thread instance's model requests. */
+export class ThreadMeter {
+  /** This instance's id: reservations of an earlier instance of the thread were cut by a crash. */
+  readonly instance = crypto.randomUUID();
+
+  constructor(private readonly host: MeterHost) {}
+
+  /**
+   * Reserves the request's maximum: input counted as the UTF-8 bytes of what is sent (no
+   * byte-level tokenizer makes more tokens than bytes), output bounded by its max tokens.
+   * @throws BudgetExceeded when a budget would be crossed (after emitting `budget_exceeded`).
+   */
+  async begin(request: MeteredRequest): Promise<MeterTicket> {
+    const id = `rsv_${crypto.randomUUID()}`;
+    const account = this.host.account;
+    if (!account) return { id, request, started: Date.now(), reserved: false };
+    const budgets: NamedBudget[] = budgetsFor(this.host.agentId, this.host.agentBudgets, this.host.workerEnv);
+    const output = request.maxOutputTokens ?? DEFAULT_RESERVED_OUTPUT_TOKENS;
+    const input = inputBound(request);
+    const price = priceOf(priceTableOf(this.host.workerEnv), request.model);
+    const answer = await account.reserveBudget({
+      id,
+      threadId: this.host.threadId,
+      agentId: this.host.agentId,
+      turnId: request.turnId,
+      instance: this.instance,
+      tokens: input + output,
+      costMicroUsd: costMicroUsd({ input, output, cached: 0, cacheWrite: 0 }, price && { ...price, cachedInput: price.input, cacheWrite: Math.max(price.input, price.cacheWrite ?? 0) }),
+      expiresAt: Date.now() + leaseMs(this.host.workerEnv),
+      budgets,
+    });
+    if (!answer.ok) throw new WeftError(answer.error.code, answer.error.message, answer.error.details);
+    if (!answer.value.reserved) {
+      this.host.refused(request.turnId, answer.value.refusal);
+      throw new BudgetExceeded(answer.value.refusal);
+    }
+    // Bounded only where a budget applies: the reservation must cover what the provider may send.
+    const bound = answer.value.budgets > 0 && request.maxOutputTokens === undefined;
+    return { id, request, started: Date.now(), reserved: true, ...(bound ? { maxOutputTokens: output } : {}) };
+  }
+
+  /** Records an answered request in the thread's ledger and settles its reservation to what it used. */
+  async answered(ticket: MeterTicket, usage: TokenUsage, answered: string): Promise<ModelUsageRow> {
+    const r = ticket.request;
+    const row = modelUsageRow(
+      { turnId: r.turnId, step: r.step, model: r.model, usage, durationMs: Date.now() - ticket.started, sent: r.messages, ...(r.system !== undefined ? { system: r.system } : {}), answered },
+      priceTableOf(this.host.workerEnv),
+    );
+    this.host.ledger.record(row);
+    const account = this.host.account;
+    if (account) {
+      // The answer stands whatever the account says: an unsettled reservation ends with its lease.
+      const settled = await account.settleBudget({ id: ticket.id, threadId: this.host.threadId, agentId: this.host.agentId, ...row }).catch((e: unknown) => ({ ok: false as const, error: { message: String(e) } }));
+      if (!settled.ok) console.error(`weft: usage of turn ${r.turnId} step ${r.step} not rolled up in the account: ${settled.error.message}`);
+    }
+    return row;
+  }
+
+  /** Releases the reservation of a request that got no answer. */
+  async failed(ticket: MeterTicket): Promise<void> {
+    if (ticket.reserved) await this.host.account?.releaseBudget(ticket.id).catch(() => undefined);
+  }
+}
+
+/** An upper bound on a request's input tokens: the UTF-8 bytes of its system prompt, messages and tools, plus framing. */
+export function inputBound(request: Pick<MeteredRequest, "system" | "messages" | "tools">): number {
+  const encoder = new TextEncoder();
+  const bytes = (text: string) => encoder.encode(text).length;
+  let n = request.system ? bytes(request.system) + 8 : 0;
+  for (const m of request.messages) n += bytes(m.content) + bytes(JSON.stringify(m.toolCalls ?? [])) + bytes(m.name ?? "") + 8;
+  for (const t of request.tools) n += bytes(t.name) + bytes(t.description) + bytes(JSON.stringify(t.inputSchema)) + 8;
+  return n + 16;
+}
+
+/** An unsettled reservation's lease: the request's overall deadline (`WEFT_MODEL_STEP_MS`) and a margin. */
+function leaseMs(env: Readonly<Record<string, unknown>>): number {
+  return modelDeadlinesOf(env).stepMs + LEASE_MARGIN_MS;
+}
+
+/** What {@link threadMeterOf} reads of the thread. */
+export interface MeteredThread {
+  readonly meta: { threadId: string; agentId: string; userId: string | null };
+  readonly agent: { budgets?: readonly Budget[] };
+  readonly workerEnv: Readonly<Record<string, unknown>>;
+  emit(type: "budget_exceeded", data: EventPayloads["budget_exceeded"]): void;
+}
+
+/**
+ * The meter of a thread instance over its SQLite `sql`: budgets are held in the owner's account
+ * (the `ACCOUNT` binding); a thread without an owner or binding only keeps its ledger.
+ */
+export function threadMeterOf(thread: MeteredThread, sql: SqlStorage): ThreadMeter {
+  const ns = thread.workerEnv.ACCOUNT as DurableObjectNamespace | undefined;
+  const userId = thread.meta.userId;
+  return new ThreadMeter({
+    threadId: thread.meta.threadId,
+    agentId: thread.meta.agentId,
+    ...(thread.agent.budgets ? { agentBudgets: thread.agent.budgets } : {}),
+    workerEnv: thread.workerEnv,
+    account: ns && userId ? accountOf(ns, userId) : null,
+    ledger: new ThreadUsageLedger(sql),
+    refused: (turnId, r) => thread.emit("budget_exceeded", { turnId, budget: r.budget, measure: r.measure, limit: r.limit, used: r.used, requested: r.requested }),
+  });
+}
