@@ -5,6 +5,8 @@
  * agent definition and from the user's account; concurrent turns across threads never pass the
  * limit, and a crashed request's reservation is not leaked.
  */
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { fakeEnv, fakeKey, fakeRequests, scriptFake } from "../fake-provider.js";
 import { stubOf } from "../helpers.js";
@@ -73,6 +75,54 @@ describe("budgets", () => {
     const k3 = fakeKey("stranger");
     await scriptFake(k3, [{ text: "fine", usage: { input: 4000, output: 20 } }]);
     expect(await turn(stranger.token, await thread(stranger.token, "metered", k3))).toMatchObject({ status: "completed" });
+  });
+
+  it("a cost budget refuses in dollars at the shipped prices", async () => {
+    const user = await freshUser();
+    await send(user.token, "PUT", "/account/budgets", { budgets: [{ scope: "user", period: "month", costUsd: 0.005 }] });
+    const [k1, k2] = [fakeKey("cost1"), fakeKey("cost2")];
+    // gpt-4.1-mini: $0.40 per million input tokens, so 12,400 cost $0.00496; the next request's
+    // maximum (its 64 output tokens alone cost $0.0001) would pass $0.005.
+    await scriptFake(k1, [{ text: "first", usage: { input: 12_400, output: 0 } }]);
+    await scriptFake(k2, [{ text: "never" }]);
+    expect(await turn(user.token, await thread(user.token, "metered", k1))).toMatchObject({ status: "completed" });
+    const other = await thread(user.token, "metered", k2);
+    expect(await turn(user.token, other)).toMatchObject({ status: "stopped", errorCode: "budget_exceeded" });
+    expect(await fakeRequests(k2)).toHaveLength(0);
+    const refusal = (await framesOf(other)).find((f) => f.type === "budget_exceeded")!.data as any;
+    expect(refusal).toMatchObject({ measure: "costUsd", limit: 0.005, used: 0.00496 });
+  });
+
+  it("a request with no max tokens is bounded (and reserved) at 4096 output tokens only where a budget applies", async () => {
+    const outputBound = (body: any) => body.max_completion_tokens ?? body.max_tokens;
+    const free = await freshUser();
+    const k1 = fakeKey("free");
+    await scriptFake(k1, [{ text: "free" }]);
+    await turn(free.token, await thread(free.token, "streaming", k1));
+    expect(outputBound((await fakeRequests(k1))[0]!.body)).toBeUndefined();
+    const limited = await freshUser();
+    await send(limited.token, "PUT", "/account/budgets", { budgets: [{ scope: "thread", period: "lifetime", tokens: 1_000_000 }] });
+    const k2 = fakeKey("limited");
+    await scriptFake(k2, [{ text: "limited" }]);
+    await turn(limited.token, await thread(limited.token, "streaming", k2));
+    expect(outputBound((await fakeRequests(k2))[0]!.body)).toBe(4096);
+  });
+
+  it("a reservation never settled (its request crashed, its thread never came back) is released by the account's alarm at its lease's end", async () => {
+    const user = await freshUser();
+    const account = accountOfUser(user.userId);
+    const expiresAt = Date.now() + 50;
+    const reserved = await account.reserveBudget({ id: "rsv_lost", threadId: "t".repeat(64), agentId: "metered", turnId: "turn_x", instance: "gone", tokens: 10, costMicroUsd: 0, expiresAt, budgets: [] });
+    expect(reserved).toEqual({ ok: true, value: { reserved: true, budgets: 0 } });
+    const ns = (env as unknown as { ACCOUNT: DurableObjectNamespace }).ACCOUNT;
+    const stub = ns.get(ns.idFromName(user.userId));
+    const rows = () => runInDurableObject(stub, (_: unknown, state: DurableObjectState) => state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM budget_reservations").one().n);
+    expect(await runInDurableObject(stub, (_: unknown, state: DurableObjectState) => state.storage.getAlarm())).toBe(expiresAt);
+    expect(await rows()).toBe(1);
+    // Only the alarm deletes it here: nothing else runs in this account meanwhile.
+    for (let i = 0; i < 500 && (await rows()) > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await rows()).toBe(0);
+    expect(await runDurableObjectAlarm(stub)).toBe(false);
   });
 
   it("concurrent turns across threads never pass the limit; a crashed request's reservation is released", async () => {
