@@ -25,7 +25,8 @@ import { logFailedCall } from "../run/call-log.js";
 import { NO_USER_ENV, type UserEnvSource } from "../secrets/env.js";
 import { createMessages } from "../run/hook-calls.js";
 import type { RunWorld } from "../run/world.js";
-import { type ThreadMeter, threadMeterOf } from "../usage/meter.js";
+import type { ThreadMeter } from "../usage/meter.js";
+import { threadMeterOf } from "../usage/thread-meter.js";
 import type { ThreadStore } from "./store/index.js";
 import type { ThreadMeta } from "./store/meta.js";
 

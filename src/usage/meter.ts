@@ -5,15 +5,15 @@
  * reservation settled to the actual use in the account. One meter per thread instance.
  * @module
  */
-import type { EventPayloads, Message, TokenUsage } from "../protocol.js";
+import type { Message, TokenUsage } from "../protocol.js";
 import type { ModelTool } from "../models/model.js";
-import { type AccountApi, accountOf } from "../account/api.js";
+import type { AccountApi } from "../account/api.js";
 import { WeftError } from "../errors.js";
 import { type Budget, type NamedBudget, budgetsFor } from "./budgets.js";
 import { costMicroUsd, priceOf, priceTableOf } from "./prices.js";
 import type { BudgetRefusal } from "./reservations.js";
 import { type ModelUsageRow, modelUsageRow } from "./row.js";
-import { ThreadUsageLedger } from "./thread-ledger.js";
+import type { ThreadUsageLedger } from "./thread-ledger.js";
 import { modelDeadlinesOf } from "../run/model-deadlines.js";
 
 /** Output tokens a request is bounded to when budgets apply and its settings name no `maxOutputTokens`. */
@@ -145,30 +145,4 @@ export function inputBound(request: Pick<MeteredRequest, "system" | "messages" |
 /** An unsettled reservation's lease: the request's overall deadline (`WEFT_MODEL_STEP_MS`) and a margin. */
 function leaseMs(env: Readonly<Record<string, unknown>>): number {
   return modelDeadlinesOf(env).stepMs + LEASE_MARGIN_MS;
-}
-
-/** What {@link threadMeterOf} reads of the thread. */
-export interface MeteredThread {
-  readonly meta: { threadId: string; agentId: string; userId: string | null };
-  readonly agent: { budgets?: readonly Budget[] };
-  readonly workerEnv: Readonly<Record<string, unknown>>;
-  emit(type: "budget_exceeded", data: EventPayloads["budget_exceeded"]): void;
-}
-
-/**
- * The meter of a thread instance over its SQLite `sql`: budgets are held in the owner's account
- * (the `ACCOUNT` binding); a thread without an owner or binding only keeps its ledger.
- */
-export function threadMeterOf(thread: MeteredThread, sql: SqlStorage): ThreadMeter {
-  const ns = thread.workerEnv.ACCOUNT as DurableObjectNamespace | undefined;
-  const userId = thread.meta.userId;
-  return new ThreadMeter({
-    threadId: thread.meta.threadId,
-    agentId: thread.meta.agentId,
-    ...(thread.agent.budgets ? { agentBudgets: thread.agent.budgets } : {}),
-    workerEnv: thread.workerEnv,
-    account: ns && userId ? accountOf(ns, userId) : null,
-    ledger: new ThreadUsageLedger(sql),
-    refused: (turnId, r) => thread.emit("budget_exceeded", { turnId, budget: r.budget, measure: r.measure, limit: r.limit, used: r.used, requested: r.requested }),
-  });
 }
