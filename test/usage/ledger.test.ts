@@ -7,7 +7,8 @@
 import { describe, expect, it } from "vitest";
 import { SHIPPED_PRICES } from "../../src/usage/prices.js";
 import { type FakeStep, fakeEnv, fakeKey, scriptFake } from "../fake-provider.js";
-import { stubOf } from "../helpers.js";
+import { inThread, stubOf } from "../helpers.js";
+import { FAKE_BASE, fakeRequests } from "../fake-provider.js";
 import { freshUser, send } from "./users.js";
 
 type Reported = { input: number; output: number; cached: number; reasoning: number; cacheWrite: number };
@@ -94,6 +95,33 @@ describe("the usage ledger", () => {
     expect(body.requests[0].inputTokens).toBeGreaterThan(0);
     expect(body.requests[0].outputTokens).toBe(Math.ceil("a short answer".length / 4));
     expect(body.total.estimatedRequests).toBe(1);
+  });
+
+  it("the requests that summarize a history for compaction are in the ledger too, under the turn (step 0)", async () => {
+    const user = await freshUser();
+    const [main, summarizer] = [fakeKey("main"), fakeKey("sum")];
+    await scriptFake(summarizer, Array.from({ length: 12 }, (_, i) => ({ text: `summary v${i + 1}`, usage: { input: 700 + i, output: 30 } })));
+    await scriptFake(main, [{ text: "answer", usage: { input: 1500, output: 8 } }]);
+    const created = await send(user.token, "POST", "/threads", {
+      agent: "summarized",
+      env: { ...fakeEnv("openai-chat:gpt-4.1-mini", main), ANTHROPIC_API_KEY: { value: summarizer, type: "secret" }, ANTHROPIC_BASE_URL: { value: FAKE_BASE, type: "text" } },
+    });
+    const id = created.body.threadId as string;
+    await inThread(id, (instance) =>
+      instance.store.atomically(() => {
+        for (let i = 0; i < 30; i++) instance.store.messages.append({ role: i % 2 ? "assistant" : "user", content: `chatter ${i} `.padEnd(400, "·") });
+      }),
+    );
+    await send(user.token, "POST", `/threads/${id}/messages`, { content: "what next?" });
+    await stubOf(id).waitIdle();
+    const passes = (await fakeRequests(summarizer)).length;
+    expect(passes).toBeGreaterThanOrEqual(2);
+    const { body } = await send(user.token, "GET", `/threads/${id}/usage`);
+    const summaries = body.requests.filter((r: any) => r.step === 0);
+    expect(summaries.map((r: any) => [r.model, r.inputTokens, r.outputTokens])).toEqual(Array.from({ length: passes }, (_, i) => ["anthropic:claude-sonnet-4-5", 700 + i, 30]));
+    expect(body.requests.filter((r: any) => r.step === 1).map((r: any) => r.inputTokens)).toEqual([1500]);
+    expect(body.turns).toHaveLength(1);
+    expect(body.turns[0].requests).toBe(passes + 1);
   });
 
   it("another user's thread's usage is not found", async () => {
