@@ -98,7 +98,7 @@ async function requestFrom(
     let providerRan = false;
     const tools = host.tools();
     // --- usage: reserve the request's maximum against the budgets (throws BudgetExceeded before any provider call) ---
-    const ticket = await host.meter?.begin({ turnId, step, model: model.id, ...(host.system !== undefined ? { system: host.system } : {}), messages, tools, ...(host.modelSettings?.maxOutputTokens !== undefined ? { maxOutputTokens: host.modelSettings.maxOutputTokens } : {}) });
+    const ticket = await host.meter?.begin({ turnId: rootFlow(execution), step, model: model.id, ...(host.system !== undefined ? { system: host.system } : {}), messages, tools, ...(host.modelSettings?.maxOutputTokens !== undefined ? { maxOutputTokens: host.modelSettings.maxOutputTokens } : {}) });
     const settings = ticket?.maxOutputTokens !== undefined ? { ...host.modelSettings, maxOutputTokens: ticket.maxOutputTokens } : host.modelSettings;
     try {
       const stream = withDeadlines(
@@ -144,6 +144,13 @@ async function requestFrom(
       await sleep(waitMs, execution.signal);
     }
   }
+}
+
+/** The flow a request counts under: its turn's (a nested prompt or agent run counts under the run that called it). */
+function rootFlow(execution: Execution): string {
+  let root = execution;
+  while (root.parent) root = root.parent;
+  return root.flowId;
 }
 
 /** What a step answered, for the usage estimate when the provider reports no usage. */

@@ -124,6 +124,24 @@ describe("the usage ledger", () => {
     expect(body.turns[0].requests).toBe(passes + 1);
   });
 
+  it("a prompt called as a tool counts under the turn that called it", async () => {
+    const user = await freshUser();
+    const created = await send(user.token, "POST", "/threads", { agent: "nested" });
+    const id = created.body.threadId as string;
+    const script = [{ text: "", toolCalls: [{ id: "s1", name: "summarize", arguments: { input: "a long text" } }] }, { text: "summary: short" }, { text: "done" }];
+    await send(user.token, "POST", `/threads/${id}/messages`, { content: "summarise this", script });
+    await stubOf(id).waitIdle();
+    const info = (await send(user.token, "GET", `/threads/${id}`)).body;
+    expect(info.lastTurn.status).toBe("completed");
+    const { body } = await send(user.token, "GET", `/threads/${id}/usage`);
+    expect(body.requests.map((r: any) => [r.turnId, r.model, r.estimated])).toEqual([
+      [info.lastTurn.turnId, "scripted", true],
+      [info.lastTurn.turnId, "scripted", true],
+      [info.lastTurn.turnId, "scripted", true],
+    ]);
+    expect(body.turns.map((t: any) => [t.turnId, t.requests])).toEqual([[info.lastTurn.turnId, 3]]);
+  });
+
   it("another user's thread's usage is not found", async () => {
     const owner = await freshUser();
     const other = await freshUser();
