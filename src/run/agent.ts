@@ -84,6 +84,11 @@ export interface DefineAgentOptions {
    * against each first; one that would cross a budget is refused and the turn ends `stopped`.
    */
   budgets?: readonly Budget[];
+  /**
+   * What the agent answers when a budget refuses its next model request: stored as its assistant
+   * message before the turn ends `stopped` (`errorCode: "budget_exceeded"`). Absent: no message.
+   */
+  budgetMessage?: string;
   /** Offer this agent as a tool named after its file; a call runs it in a child thread. */
   exposeAsTool?: boolean;
   /** Required with `exposeAsTool`: what the agent does, as the calling model reads it. */
@@ -223,6 +228,7 @@ export function checkAgentDefinition(name: string, def: unknown): asserts def is
   checkEnvDefaults(fail, d.env);
   checkSteps(fail, "maxSteps", d.maxSteps);
   if (d.budgets !== undefined) checkBudgets(d.budgets, [`agent "${name}"`, "budgets"], "invalid_config");
+  if (d.budgetMessage !== undefined && (typeof d.budgetMessage !== "string" || d.budgetMessage === "")) fail("budgetMessage must be a non-empty string");
   checkModelSettings(fail, d.modelSettings);
   if (d.system !== undefined && typeof d.system !== "string" && typeof d.system !== "function") {
     fail("system must be a string or a function of the thread's arguments");

@@ -25,6 +25,8 @@ export interface TurnHost {
   tools(): ModelTool[];
   /** Meters each model request: budget reservation before it, the usage ledger after (src/usage/); absent: not metered. */
   readonly meter?: ThreadMeter;
+  /** The agent's answer when a budget refuses a request (its `budgetMessage`); absent: none. */
+  readonly budgetMessage?: string;
   /** Idle and overall deadlines of each model request; absent: the defaults (`WEFT_MODEL_IDLE_MS`, `WEFT_MODEL_STEP_MS`). */
   readonly modelDeadlines?: StepDeadlines;
   /** The `progressArgument` a tool declares, if any. */

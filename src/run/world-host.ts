@@ -68,6 +68,7 @@ export function createTurnHost(engine: RunWorld, execution: Execution): TurnHost
       return engine.side(execution.currentSide).modelSettings;
     },
     maxSteps: agent.maxSteps ?? DEFAULT_MAX_STEPS,
+    ...(agent.budgetMessage !== undefined ? { budgetMessage: agent.budgetMessage } : {}),
     sides: engine.sides,
     history: async () => historyFor(execution.currentSide, twoSided, await requestHistory(engine, execution)),
     async commit(messages, pending) {

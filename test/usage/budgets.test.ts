@@ -45,6 +45,9 @@ describe("budgets", () => {
     expect(refusal).toMatchObject({ budget: { id: "agent:budgeted#0", scope: "thread", period: "turn", tokens: 3000 }, measure: "tokens", limit: 3000, used: 2940 });
     expect(refusal.used + refusal.requested).toBeGreaterThan(3000);
     expect(frames.find((f) => f.type === "turn_finished")!.data).toMatchObject({ status: "stopped", errorCode: "budget_exceeded" });
+    // The agent's budgetMessage answers in the model's place.
+    const messages = (await send(user.token, "GET", `/threads/${id}/messages`)).body.messages;
+    expect(messages.at(-1)).toMatchObject({ role: "assistant", content: "This turn reached its token budget; ask again in a new message." });
     const second = await turn(user.token, id);
     expect(second).toMatchObject({ status: "completed", steps: 1 });
     expect(await fakeRequests(key)).toHaveLength(2);
