@@ -40,6 +40,8 @@ function decodeCursor(cursor: string): { createdAt: number; threadId: string } {
 /** The UserAccount Durable Object class (binding `ACCOUNT`). */
 export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace }> implements AccountApi {
   private readonly sql: SqlStorage;
+  /** Budget reservations and usage rollups (src/usage/). */
+  private readonly reservations: Reservations;
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env as { THREAD?: DurableObjectNamespace });
@@ -50,7 +52,6 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
   }
 
   // --- usage and budgets (src/usage/): the methods only delegate ---
-  private readonly reservations: Reservations;
 
   async reserveBudget(request: ReserveRequest): Promise<RpcResult<ReserveAnswer>> {
     // Synchronous from check to insert: concurrent reservations of this user serialize here.

@@ -95,7 +95,8 @@ export class ThreadMeter {
       turnId: request.turnId,
       instance: this.instance,
       tokens: input + output,
-      costMicroUsd: costMicroUsd({ input, output, cached: 0, cacheWrite: 0 }, price && { ...price, cachedInput: price.input, cacheWrite: Math.max(price.input, price.cacheWrite ?? 0) }),
+      // Every input token at the dearest input price (none known yet to be a cache read).
+      costMicroUsd: costMicroUsd({ input, output, cached: 0, cacheWrite: 0 }, price && { ...price, input: Math.max(price.input, price.cacheWrite ?? 0) }),
       expiresAt: Date.now() + leaseMs(this.host.workerEnv),
       budgets,
     });
@@ -132,14 +133,24 @@ export class ThreadMeter {
   }
 }
 
-/** An upper bound on a request's input tokens: the UTF-8 bytes of its system prompt, messages and tools, plus framing. */
+/**
+ * Input tokens a provider adds to a request that offers tools, beyond what weft sends: Anthropic
+ * documents a tool-use system prompt of up to about 530 tokens, depending on the model.
+ */
+export const TOOL_USE_ALLOWANCE = 600;
+
+/**
+ * An upper bound on a request's input tokens: the UTF-8 bytes of its system prompt, messages and
+ * tools (no byte-level BPE tokenizer makes more tokens than bytes), plus per-message framing and,
+ * when tools are offered, {@link TOOL_USE_ALLOWANCE}.
+ */
 export function inputBound(request: Pick<MeteredRequest, "system" | "messages" | "tools">): number {
   const encoder = new TextEncoder();
   const bytes = (text: string) => encoder.encode(text).length;
   let n = request.system ? bytes(request.system) + 8 : 0;
   for (const m of request.messages) n += bytes(m.content) + bytes(JSON.stringify(m.toolCalls ?? [])) + bytes(m.name ?? "") + 8;
   for (const t of request.tools) n += bytes(t.name) + bytes(t.description) + bytes(JSON.stringify(t.inputSchema)) + 8;
-  return n + 16;
+  return n + 16 + (request.tools.length > 0 ? TOOL_USE_ALLOWANCE : 0);
 }
 
 /** An unsettled reservation's lease: the request's overall deadline (`WEFT_MODEL_STEP_MS`) and a margin. */
