@@ -128,7 +128,8 @@ describe("budgets", () => {
   it("a reservation never settled (its request crashed, its thread never came back) is released by the account's alarm at its lease's end", async () => {
     const user = await freshUser();
     const account = accountOfUser(user.userId);
-    const expiresAt = Date.now() + 50;
+    // A lease long enough to read the row before it ends, even on a loaded machine.
+    const expiresAt = Date.now() + 2000;
     const reserved = await account.reserveBudget({ id: "rsv_lost", threadId: "t".repeat(64), agentId: "metered", turnId: "turn_x", instance: "gone", tokens: 10, costMicroUsd: 0, expiresAt, budgets: [] });
     expect(reserved).toEqual({ ok: true, value: { reserved: true, budgets: 0 } });
     const ns = (env as unknown as { ACCOUNT: DurableObjectNamespace }).ACCOUNT;
@@ -137,7 +138,7 @@ describe("budgets", () => {
     expect(await runInDurableObject(stub, (_: unknown, state: DurableObjectState) => state.storage.getAlarm())).toBe(expiresAt);
     expect(await rows()).toBe(1);
     // Only the alarm deletes it here: nothing else runs in this account meanwhile.
-    for (let i = 0; i < 500 && (await rows()) > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 1000 && (await rows()) > 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(await rows()).toBe(0);
     expect(await runDurableObjectAlarm(stub)).toBe(false);
   });
