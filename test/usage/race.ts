@@ -100,9 +100,9 @@ export async function runRace(options: RaceOptions): Promise<RaceResult> {
   const threads: Array<{ id: string; key: string; crash: boolean }> = [];
   for (let i = 0; i < options.turns; i++) {
     const key = fakeKey(`race${i}`);
-    // Streamed slowly (a part every 30 ms), so a crash can land while the request is under way;
+    // Streamed slowly (a part every 60 ms), so a crash can land while the request is under way;
     // a crashed request is asked again once by the restarted thread (the second step).
-    const step: FakeStep = { text: `answer number ${i}`, usage: { input: reserve - 64, output: 64 }, delayMs: 30, chunk: 1 };
+    const step: FakeStep = { text: `answer number ${i}`, usage: { input: reserve - 64, output: 64 }, delayMs: 60, chunk: 1 };
     await scriptFake(key, [step, { ...step, delayMs: 0 }]);
     threads.push({ id: await newThread(user.token, key), key, crash: rand() < options.crashRate });
   }
