@@ -82,6 +82,11 @@ const OTHER_SETTINGS: readonly Setting[] = [
     default: "(unset)",
     what: 'Budgets of the deployment, JSON `[{ "scope": "thread"|"user"|"agent", "period": "turn"|"day"|"month"|"lifetime", "tokens"?: <input and output tokens>, "costUsd"?: <USD>, "agent"?: "<agent id>" }]`, held beside each agent\'s `budgets` and each user\'s own (`PUT /account/budgets`). Before each model request its maximum is reserved in the user\'s account; a request that would cross a budget is refused before any provider call and the turn ends `stopped` with `errorCode: "budget_exceeded"`.',
   },
+  {
+    name: "WEFT_OTLP_URL",
+    default: "(unset)",
+    what: "An OpenTelemetry collector's OTLP/HTTP traces endpoint (for example `http://collector:4318/v1/traces`). Set, each turn is a trace of GenAI spans (`invoke_agent`, `chat` per model request, `execute_tool` per tool call) sent as OTLP JSON when the turn ends or waits, without delaying it; spans carry ids, names, token counts and times, never message content. Unset: no spans are made.",
+  },
   { name: "WEFT_AUTH", default: "(unset)", what: '`"none"` runs without authentication on purpose; unset, a deployment without credentials answers 503 `auth_not_configured`.' },
   { name: "WEFT_DEV_MODE", default: "(unset)", what: "`on` (set by `npm start`): requests from loopback addresses act as a local developer when no credentials are configured; a request that sends a token there is refused (401 `unauthenticated`), since nothing can verify it." },
   { name: "WEFT_JWT_SECRET", default: "(unset)", what: "Secret for HS256 JWTs. Set it with `wrangler secret put`." },

@@ -158,7 +158,7 @@ async function summarize(host: CompactionHost, model: Model, input: SummaryInput
           host.deadlines ?? DEFAULT_STEP_DEADLINES,
         ),
       );
-      if (ticket) await host.meter!.answered(ticket, step.usage, step.text);
+      if (ticket) await host.meter!.answered(ticket, step.usage, step.text, step.finishReason);
       if (step.text.trim() === "") throw new Error("the summarizing model answered with no text");
       return clip(step.text.trim());
     } catch (e) {

@@ -125,7 +125,7 @@ async function requestFrom(
       const cut = response.finishReason === "interrupted" || response.finishReason === "error";
       // A cut stream of which something was acted on is kept: its calls end as cut off.
       if (cut && !execution.signal.aborted && events.announced.size === 0 && !providerRan) throw cutStream(response);
-      if (ticket) await host.meter!.answered(ticket, response.usage, answeredText(response));
+      if (ticket) await host.meter!.answered(ticket, response.usage, answeredText(response), response.finishReason);
       return { response, announced: events.announced, attempts: attempt };
     } catch (e) {
       if (ticket) await host.meter!.failed(ticket);

@@ -27,6 +27,7 @@ import { createMessages } from "../run/hook-calls.js";
 import type { RunWorld } from "../run/world.js";
 import type { ThreadMeter } from "../usage/meter.js";
 import { threadMeterOf } from "../usage/thread-meter.js";
+import { type ThreadTracer, threadTracerOf } from "../usage/tracer.js";
 import type { ThreadStore } from "./store/index.js";
 import type { ThreadMeta } from "./store/meta.js";
 
@@ -81,6 +82,8 @@ export class ThreadEngine implements RunWorld {
   readonly calls: CallRunner;
   /** Meters model requests: budgets and the usage ledger (src/usage/). */
   readonly meter: ThreadMeter;
+  /** Spans of the thread's turns, when `WEFT_OTLP_URL` names a collector (src/usage/tracer.ts). */
+  private readonly tracer: ThreadTracer | null;
 
   constructor(
     private readonly host: EngineHost,
@@ -92,7 +95,8 @@ export class ThreadEngine implements RunWorld {
     this.sides = sidesOf(host.registry, agent);
     this.callables = new Callables(this);
     this.calls = new CallRunner(callWorldOf(this, () => host.wakeSoon()));
-    this.meter = threadMeterOf(this, host.store.storage.sql);
+    this.tracer = threadTracerOf(meta, host.workerEnv);
+    this.meter = threadMeterOf(this, host.store.storage.sql, this.tracer);
   }
 
   get store(): ThreadStore {
@@ -151,6 +155,7 @@ export class ThreadEngine implements RunWorld {
   emit<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): void {
     const clean = this.host.redactEvent(type, data);
     if (clean !== null) this.host.broadcast(this.store.events.append(type, clean));
+    this.tracer?.observe(type, data);
     if (type === "tool_call_finished") {
       const finished = data as EventPayloads["tool_call_finished"];
       // Only a failed call is logged: a success makes no closures for it.

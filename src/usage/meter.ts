@@ -66,6 +66,8 @@ export interface MeterHost {
   ledger: ThreadUsageLedger;
   /** Emits `budget_exceeded`. */
   refused(turnId: string, refusal: BudgetRefusal): void;
+  /** Told of each answered request's row and finish reason (the tracer's `chat` spans). */
+  recorded?(row: ModelUsageRow, finishReason: string): void;
 }
 
 /** Meters one thread instance's model requests. */
@@ -111,13 +113,14 @@ export class ThreadMeter {
   }
 
   /** Records an answered request in the thread's ledger and settles its reservation to what it used. */
-  async answered(ticket: MeterTicket, usage: TokenUsage, answered: string): Promise<ModelUsageRow> {
+  async answered(ticket: MeterTicket, usage: TokenUsage, answered: string, finishReason = "stop"): Promise<ModelUsageRow> {
     const r = ticket.request;
     const row = modelUsageRow(
       { turnId: r.turnId, step: r.step, model: r.model, usage, durationMs: Date.now() - ticket.started, sent: r.messages, ...(r.system !== undefined ? { system: r.system } : {}), answered },
       priceTableOf(this.host.workerEnv),
     );
     this.host.ledger.record(row);
+    this.host.recorded?.(row, finishReason);
     const account = this.host.account;
     if (account) {
       // The answer stands whatever the account says: an unsettled reservation ends with its lease.

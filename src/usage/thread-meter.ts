@@ -8,6 +8,7 @@ import type { EventPayloads } from "../protocol.js";
 import type { Budget } from "./budgets.js";
 import { ThreadMeter } from "./meter.js";
 import { ThreadUsageLedger } from "./thread-ledger.js";
+import type { ThreadTracer } from "./tracer.js";
 
 /** What {@link threadMeterOf} reads of the thread. */
 export interface MeteredThread {
@@ -21,7 +22,7 @@ export interface MeteredThread {
  * The meter of a thread instance over its SQLite `sql`: budgets are held in the owner's account
  * (the `ACCOUNT` binding); a thread without an owner or binding only keeps its ledger.
  */
-export function threadMeterOf(thread: MeteredThread, sql: SqlStorage): ThreadMeter {
+export function threadMeterOf(thread: MeteredThread, sql: SqlStorage, tracer: ThreadTracer | null = null): ThreadMeter {
   const ns = thread.workerEnv.ACCOUNT as DurableObjectNamespace | undefined;
   const userId = thread.meta.userId;
   return new ThreadMeter({
@@ -32,5 +33,6 @@ export function threadMeterOf(thread: MeteredThread, sql: SqlStorage): ThreadMet
     account: ns && userId ? accountOf(ns, userId) : null,
     ledger: new ThreadUsageLedger(sql),
     refused: (turnId, r) => thread.emit("budget_exceeded", { turnId, budget: r.budget, measure: r.measure, limit: r.limit, used: r.used, requested: r.requested }),
+    ...(tracer ? { recorded: (row, finishReason) => tracer.chat(row, finishReason) } : {}),
   });
 }
