@@ -70,7 +70,8 @@ export class ThreadTracer {
       attributes: {
         ...this.common,
         "gen_ai.operation.name": "chat",
-        "gen_ai.provider.name": row.provider,
+        // weft's `openai-chat` is OpenAI's Chat Completions API: the provider is `openai`.
+        "gen_ai.provider.name": row.provider.replace(/-chat$/, ""),
         "gen_ai.request.model": model,
         "gen_ai.usage.input_tokens": row.inputTokens,
         "gen_ai.usage.output_tokens": row.outputTokens,
