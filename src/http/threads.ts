@@ -70,7 +70,9 @@ export function threadRoutes() {
     const body = c.req.valid("json");
     checkContentSize(body.content, ["content"], limitOf(c.env, "messageBytes"), "WEFT_MAX_MESSAGE_BYTES");
     const idem = await idempotencyOf(c, body);
-    return c.json(unwrap(await threadStub(c.env, c.req.param("id")).postMessage(c.var.caller, body, idem)), 202);
+    // A W3C traceparent makes the turn's trace part of the caller's (checked where it is used).
+    const traceparent = c.req.header("traceparent");
+    return c.json(unwrap(await threadStub(c.env, c.req.param("id")).postMessage(c.var.caller, { ...body, ...(traceparent ? { traceparent } : {}) }, idem)), 202);
   });
 
   // Removes the thread and (the thread does it, before its rows go) its index entry, so it stops counting against the per-user limit.

@@ -97,7 +97,8 @@ export interface ThreadApi {
   /** `GET /threads/:id/usage`: the thread's usage ledger rolled up (src/usage/thread-ledger.ts). */
   usage(caller: Caller): Promise<RpcResult<ThreadUsage>>;
   getMessages(caller: Caller, options: GetMessagesOptions): Promise<RpcResult<MessagesResult>>;
-  postMessage(caller: Caller, input: { content: string; role?: "user" | "system"; script?: unknown }, idem?: IdempotencyClaim): Promise<RpcResult<{ queued: boolean; message?: Message }>>;
+  /** `traceparent`: the posting request's W3C trace context, which the turn's trace continues. */
+  postMessage(caller: Caller, input: { content: string; role?: "user" | "system"; script?: unknown; traceparent?: string }, idem?: IdempotencyClaim): Promise<RpcResult<{ queued: boolean; message?: Message }>>;
   listCalls(caller: Caller, options?: { status?: CallRecord["status"]; limit?: number; offset?: number }): Promise<RpcResult<{ calls: CallRecord[] }>>;
   getCall(caller: Caller, callId: string): Promise<RpcResult<CallRecord>>;
   approve(caller: Caller, callId: string, argsHash?: string, idem?: IdempotencyClaim): Promise<RpcResult<CallOutcome>>;

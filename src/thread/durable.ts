@@ -151,8 +151,9 @@ export function createThreadClass(registry: Registry) {
       return this.answer(() => (this.guard(caller, "read"), this.store.messages.list(options)));
     }
 
-    async postMessage(caller: Caller, input: { content: string; role?: "user" | "system"; script?: unknown }, idem?: IdempotencyClaim) {
+    async postMessage(caller: Caller, input: { content: string; role?: "user" | "system"; script?: unknown; traceparent?: string }, idem?: IdempotencyClaim) {
       return this.once(caller, idem, () => this.work(caller, async (engine, runner) => {
+        if (input.traceparent !== undefined) engine.traceNextTurn(input.traceparent);
         const script = input.script === undefined ? undefined : normalizeScript(input.script, ["script"]);
         if (script && script.length > 0) await checkScriptable(engine);
         return await runner.postMessage({ content: input.content, ...(input.role ? { role: input.role } : {}), ...(script ? { script } : {}) });

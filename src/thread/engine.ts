@@ -152,6 +152,11 @@ export class ThreadEngine implements RunWorld {
   }
 
   /** Stores and broadcasts one event. */
+  /** The next new turn's trace continues the one a request's W3C `traceparent` names (src/usage/tracer.ts). */
+  traceNextTurn(traceparent: string): void {
+    this.tracer?.adopt(traceparent);
+  }
+
   emit<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): void {
     const clean = this.host.redactEvent(type, data);
     if (clean !== null) this.host.broadcast(this.store.events.append(type, clean));

@@ -20,7 +20,21 @@ export interface TracedThread {
 interface OpenTurn {
   traceId: string;
   spanId: string;
+  /** The span of the request that started the turn (its W3C `traceparent`), if one came. */
+  parentSpanId?: string;
   startMs: number;
+}
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
+
+/**
+ * A W3C `traceparent` header's trace and parent span ids (version 00), or null for a value that
+ * is not one or names the all-zero trace or span (which the standard says to ignore).
+ */
+export function parseTraceparent(value: string | undefined): { traceId: string; spanId: string } | null {
+  const m = value === undefined ? null : TRACEPARENT.exec(value.trim());
+  if (!m || /^0+$/.test(m[1]!) || /^0+$/.test(m[2]!)) return null;
+  return { traceId: m[1]!, spanId: m[2]! };
 }
 
 /** Builds and exports one thread instance's spans. */
@@ -29,6 +43,8 @@ export class ThreadTracer {
   /** The turn whose calls run now (one turn runs at a time in a thread). */
   private current: string | null = null;
   private readonly toolStarts = new Map<string, number>();
+  /** The `traceparent` of the request that posted the message the next new turn answers. */
+  private adopted: { traceId: string; spanId: string } | null = null;
 
   constructor(
     private readonly thread: TracedThread,
@@ -39,11 +55,25 @@ export class ThreadTracer {
     return { "gen_ai.conversation.id": this.thread.threadId, "weft.thread.id": this.thread.threadId, ...(this.thread.userId ? { "enduser.id": this.thread.userId } : {}) };
   }
 
+  /** The next new turn's trace continues the one a request's W3C `traceparent` names (ignored when malformed). */
+  adopt(traceparent: string | undefined): void {
+    const parent = parseTraceparent(traceparent);
+    if (parent) this.adopted = parent;
+  }
+
   /** Observes one of the thread's events (turns and tool calls). */
   observe<K extends keyof EventPayloads>(type: K, data: EventPayloads[K], now = Date.now()): void {
     if (type === "turn_started") {
       const { turnId } = data as EventPayloads["turn_started"];
-      this.turns.set(turnId, { traceId: this.turns.get(turnId)?.traceId ?? hexId(16), spanId: hexId(8), startMs: now });
+      const known = this.turns.get(turnId);
+      const parent = known ? null : this.adopted;
+      this.adopted = known ? this.adopted : null;
+      this.turns.set(turnId, {
+        traceId: known?.traceId ?? parent?.traceId ?? hexId(16),
+        spanId: hexId(8),
+        ...(known?.parentSpanId ? { parentSpanId: known.parentSpanId } : parent ? { parentSpanId: parent.spanId } : {}),
+        startMs: now,
+      });
       this.current = turnId;
     } else if (type === "tool_call_started") {
       this.toolStarts.set((data as EventPayloads["tool_call_started"]).callId, now);
@@ -117,6 +147,7 @@ export class ThreadTracer {
     this.exporter.add({
       traceId: turn.traceId,
       spanId: turn.spanId,
+      ...(turn.parentSpanId ? { parentSpanId: turn.parentSpanId } : {}),
       name: `invoke_agent ${this.thread.agentId}`,
       kind: 1,
       startMs: turn.startMs,

@@ -6,7 +6,7 @@
  */
 import { expect, it } from "vitest";
 import { fakeEnv, fakeKey, outboundContaining, scriptFake } from "../fake-provider.js";
-import { stubOf } from "../helpers.js";
+import { request, stubOf } from "../helpers.js";
 import { MAX_BUFFERED_SPANS, OtlpExporter } from "../../src/usage/otlp.js";
 import { freshUser, send } from "./users.js";
 
@@ -88,4 +88,36 @@ it("the exporter's buffer is bounded: past it spans are dropped and counted, and
   failing.add(span);
   await expect(failing.flush()).resolves.toBeUndefined();
   expect(exporter.dropped).toBe(0);
+});
+
+/** The spans the collector got for thread `id`, once its turn's `invoke_agent` span arrived. */
+async function spansOf(id: string): Promise<OtlpSpan[]> {
+  for (let i = 0; i < 500; i++) {
+    const posts = (await outboundContaining(id)).filter((r) => r.url === "http://otlp.test/v1/traces");
+    if (posts.some((p) => p.body.includes("invoke_agent"))) return posts.flatMap((p) => JSON.parse(p.body).resourceSpans.flatMap((r: any) => r.scopeSpans.flatMap((s: any) => s.spans)));
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`no trace of thread ${id} arrived`);
+}
+
+it("a W3C traceparent on the request that posts the message becomes the parent of the turn's trace; a malformed one is ignored", async () => {
+  const user = await freshUser("trace");
+  const post = async (traceparent: string) => {
+    const key = fakeKey("tp");
+    await scriptFake(key, [{ text: "hi" }]);
+    const id = (await send(user.token, "POST", "/threads", { agent: "streaming", env: fakeEnv("openai-chat:gpt-4.1-mini", key) })).body.threadId as string;
+    const res = await request(`/threads/${id}/messages`, { method: "POST", headers: { authorization: `Bearer ${user.token}`, "content-type": "application/json", traceparent }, body: JSON.stringify({ content: "go" }) }, null);
+    expect(res.status).toBe(202);
+    await stubOf(id).waitIdle();
+    return spansOf(id);
+  };
+  const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+  const parent = "00f067aa0ba902b7";
+  const spans = await post(`00-${traceId}-${parent}-01`);
+  const root = spans.find((s) => s.name === "invoke_agent streaming")!;
+  expect([root.traceId, root.parentSpanId]).toEqual([traceId, parent]);
+  expect(spans.filter((s) => s.name.startsWith("chat ")).every((s) => s.traceId === traceId && s.parentSpanId === root.spanId)).toBe(true);
+  const ignored = (await post(`00-${"0".repeat(32)}-${parent}-01`)).find((s) => s.name === "invoke_agent streaming")!;
+  expect(ignored.traceId).not.toBe("0".repeat(32));
+  expect(ignored.parentSpanId).toBeUndefined();
 });
