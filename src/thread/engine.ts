@@ -27,7 +27,7 @@ import { createMessages } from "../run/hook-calls.js";
 import type { RunWorld } from "../run/world.js";
 import type { ThreadMeter } from "../usage/meter.js";
 import { threadMeterOf } from "../usage/thread-meter.js";
-import { type ThreadTracer, threadTracerOf } from "../usage/tracer.js";
+import { type ThreadTracer, effectName, threadTracerOf } from "../usage/tracer.js";
 import type { ThreadStore } from "./store/index.js";
 import type { ThreadMeta } from "./store/meta.js";
 
@@ -95,7 +95,10 @@ export class ThreadEngine implements RunWorld {
     this.sides = sidesOf(host.registry, agent);
     this.callables = new Callables(this);
     this.calls = new CallRunner(callWorldOf(this, () => host.wakeSoon()));
-    this.tracer = threadTracerOf(meta, host.workerEnv);
+    this.tracer = threadTracerOf(meta, host.workerEnv, (name) => {
+      const all = this.callables.everything();
+      return effectName(all.has(name) ? all.definition(name) : undefined);
+    });
     this.meter = threadMeterOf(this, host.store.storage.sql, this.tracer);
   }
 

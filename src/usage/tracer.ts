@@ -49,6 +49,8 @@ export class ThreadTracer {
   constructor(
     private readonly thread: TracedThread,
     readonly exporter: OtlpExporter,
+    /** A tool's declared effect (`read`, `write`, ...; `dynamic` when it depends on the input), if known. */
+    private readonly effectOf: (toolName: string) => string | undefined = () => undefined,
   ) {}
 
   private get common(): Record<string, AttributeValue> {
@@ -118,6 +120,7 @@ export class ThreadTracer {
     const start = this.toolStarts.get(d.callId) ?? now - d.durationMs;
     this.toolStarts.delete(d.callId);
     const turn = this.current !== null ? this.turns.get(this.current) : undefined;
+    const effect = d.providerExecuted ? "provider" : this.effectOf(d.toolName);
     this.exporter.add({
       traceId: turn?.traceId ?? hexId(16),
       spanId: hexId(8),
@@ -134,6 +137,7 @@ export class ThreadTracer {
         "weft.tool.source": d.source,
         "weft.tool.status": d.status,
         "weft.tool.attempts": d.attempts,
+        ...(effect ? { "weft.tool.effect": effect } : {}),
       },
       status: d.isError ? 2 : 1,
     });
@@ -162,7 +166,14 @@ export class ThreadTracer {
 }
 
 /** The thread's tracer when the deployment names a collector (`WEFT_OTLP_URL`); null otherwise, at no cost. */
-export function threadTracerOf(thread: TracedThread, env: Readonly<Record<string, unknown>>): ThreadTracer | null {
+export function threadTracerOf(thread: TracedThread, env: Readonly<Record<string, unknown>>, effectOf?: (toolName: string) => string | undefined): ThreadTracer | null {
   const url = env.WEFT_OTLP_URL;
-  return typeof url === "string" && url !== "" ? new ThreadTracer(thread, new OtlpExporter(url)) : null;
+  return typeof url === "string" && url !== "" ? new ThreadTracer(thread, new OtlpExporter(url), effectOf) : null;
+}
+
+/** A tool's effect as a span names it: as declared, `write` when undeclared (the effect table's default), `dynamic` when a function of the input. */
+export function effectName(definition: { effect?: unknown } | undefined): string | undefined {
+  if (!definition) return undefined;
+  if (typeof definition.effect === "function") return "dynamic";
+  return typeof definition.effect === "string" ? definition.effect : "write";
 }

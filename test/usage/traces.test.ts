@@ -57,9 +57,9 @@ it("a turn is one trace: invoke_agent over a chat span per request and an execut
     ["chat gpt-4.1-mini", "gpt-4.1-mini", 170, 4, ["stop"]],
   ]);
   const tools = spans.filter((s) => attr(s, "gen_ai.operation.name") === "execute_tool");
-  expect(tools.map((s) => [s.name, attr(s, "gen_ai.tool.name"), attr(s, "gen_ai.tool.call.id"), attr(s, "weft.tool.status"), attr(s, "weft.tool.attempts")])).toEqual([
-    ["execute_tool person", "person", "t1", "succeeded", 1],
-    ["execute_tool person", "person", "t2", "succeeded", 1],
+  expect(tools.map((s) => [s.name, attr(s, "gen_ai.tool.name"), attr(s, "gen_ai.tool.call.id"), attr(s, "weft.tool.effect"), attr(s, "weft.tool.status"), attr(s, "weft.tool.attempts")])).toEqual([
+    ["execute_tool person", "person", "t1", "read", "succeeded", 1],
+    ["execute_tool person", "person", "t2", "read", "succeeded", 1],
   ]);
   for (const s of [...chats, ...tools]) {
     expect(s.traceId).toBe(root.traceId);
