@@ -32,5 +32,5 @@ export default defineConfig({
   },
   // One worker for every file: the Worker and its modules load once (the first request waits for
   // that: seconds, more on a loaded machine), not once per file.
-  test: { include: ["agents/**/*.test.ts", "test/agents.test.ts"], testTimeout: 60_000, isolate: false, maxWorkers: 1 },
+  test: { include: ["agents/**/*.test.ts", "test/**/*.agents.test.ts"], testTimeout: 60_000, isolate: false, maxWorkers: 1 },
 });

@@ -11,11 +11,13 @@ const fakeProvider = createFakeProvider();
 // The crash tests abort threads on purpose; workerd's line for each is expected noise.
 hideInjectedCrashes();
 
-const EXCLUDED = ["test/node/**", "node_modules/**", "test/agents.test.ts"];
+// test/README.md: a *.node.test.ts runs in Node (vitest.node.config.ts), a *.agents.test.ts under
+// vitest.agents.config.ts, every other test/**/*.test.ts here.
+const EXCLUDED = ["test/**/*.node.test.ts", "test/**/*.agents.test.ts", "node_modules/**"];
 // Files that change a test user's account env each get a runtime of their own: every change
 // wakes each thread that ever read that account's values (src/account/durable.ts), and in the
 // shared runtime that is every such thread of every file before.
-const OWN_RUNTIME = ["test/env.test.ts", "test/openapi-responses.test.ts", "test/direct-call-secrets.test.ts", "test/weft-credentials.test.ts", "test/authz.test.ts", "test/authz-secrets-endpoints.test.ts"];
+const OWN_RUNTIME = ["test/secrets/env-levels.test.ts", "test/http/openapi-responses.test.ts", "test/secrets/direct-call-secrets.test.ts", "test/secrets/weft-credentials.test.ts", "test/authz/matrix-short.test.ts", "test/authz/secrets-endpoints-short.test.ts"];
 
 export default defineConfig({
   plugins: [
@@ -34,6 +36,10 @@ export default defineConfig({
     // A bound for a test that hangs, generous for a machine loaded by a second npm test (vitest's
     // default 5 s was outlasted by tests of about a second at load average 10).
     testTimeout: 30_000,
+    // Two runtimes take files side by side (vitest's default on 2 cores is one): most of a file's
+    // time is waiting on alarms, deadlines and paced streams (workerd used about a fifth of a core
+    // over a whole run), so a second runtime overlaps those waits for the cost of one more start.
+    maxWorkers: 2,
     projects: [
       // One workerd for every file, the Worker and weft's modules loaded once: a runtime of its own
       // per file cost seconds each (98 files: most of the suite's wall time). Files share storage

@@ -91,6 +91,11 @@ export interface Message {
   toolCallId?: string;
   /** Tool messages: the tool's name. */
   name?: string;
+  /**
+   * Tool messages: the call ended without a success (it failed, was denied or aborted, or has no
+   * result). Providers that mark such results get the mark (Anthropic's `is_error`).
+   */
+  isError?: true;
   /** Injected with `silent: true`: stored and sent to the model, but left out of message lists unless `includeSilent` asks. */
   silent: boolean;
   /** Free-form data given with `injectMessage`; never sent to the model. */

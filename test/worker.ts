@@ -5,7 +5,7 @@
  */
 import { createWeft } from "../src/runtime.js";
 import type { WeftEnv } from "../src/thread/durable.js";
-import type { CrashHook } from "../src/thread/engine.js";
+import type { CrashHook } from "../src/calls/context.js";
 import { cut, noteAlarmDone, registerAborter, takeCrash } from "./crash/plan.js";
 import { registry } from "./generated/registry.js";
 import { enforceRowLimit } from "./row-limit.js";
@@ -29,7 +29,7 @@ export class Thread extends weft.Thread {
 
   protected override crashHook(): CrashHook {
     const ctx = this.ctx;
-    const threadId = () => (this as unknown as { engine: { meta: { threadId: string } } | null }).engine?.meta.threadId ?? "";
+    const threadId = () => (this as unknown as { world: { meta: { threadId: string } } | null }).world?.meta.threadId ?? "";
     return (point, call) => {
       const id = threadId();
       const abort = (reason: string) => ctx.abort(reason);
@@ -43,8 +43,8 @@ export class Thread extends weft.Thread {
 
   override async alarm(): Promise<void> {
     await super.alarm();
-    const engine = (this as unknown as { engine: { meta: { threadId: string } } | null }).engine;
-    if (engine) noteAlarmDone(engine.meta.threadId);
+    const world = (this as unknown as { world: { meta: { threadId: string } } | null }).world;
+    if (world) noteAlarmDone(world.meta.threadId);
   }
 
   /** Test seam (the fuzz against `wrangler dev`): restarts this Durable Object, as a crash would. */

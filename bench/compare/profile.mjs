@@ -7,6 +7,7 @@
  * bench/results/.
  *
  *   npm run bench:profile -- [--target weft|bare|sdk] [--tool bench_write|bench_read] [--threads 1|100] [--seconds 5]
+ *   npm run bench:profile -- --turns 200 [--target weft|bare|sdk]   (scripted turns with 3 tool calls, one after another)
  * @module
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -14,7 +15,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { devtools } from "./lib/devtools.mjs";
 import { closeAll } from "./lib/http.mjs";
-import { throughput } from "./lib/measure.mjs";
+import { throughput, turns } from "./lib/measure.mjs";
 import { freePort, startAll } from "./lib/serve.mjs";
 import { targets } from "./lib/targets.mjs";
 
@@ -25,6 +26,7 @@ const target = opt("target", "weft");
 const tool = opt("tool", "bench_write");
 const threadCount = Number(opt("threads", "1"));
 const seconds = Number(opt("seconds", "5"));
+const turnCount = Number(opt("turns", "0"));
 const TOP = 25;
 
 const t = targets[target];
@@ -35,20 +37,27 @@ const base = servers[0].base;
 try {
   const threads = [];
   for (let i = 0; i < threadCount; i++) threads.push(await t.newThread(base));
-  await throughput(t, base, tool, threads, 1000); // warm up
+  if (turnCount > 0) await turns(t, base, 20); // warm up
+  else await throughput(t, base, tool, threads, 1000); // warm up
   const list = /** @type {Array<{ webSocketDebuggerUrl: string }>} */ (await (await fetch(`http://127.0.0.1:${inspectorPort}/json/list`)).json());
   const cdp = await devtools(list[0].webSocketDebuggerUrl);
   await cdp.send("Profiler.enable");
   await cdp.send("Profiler.setSamplingInterval", { interval: 100 });
   await cdp.send("Profiler.start");
-  const cps = await throughput(t, base, tool, threads, seconds * 1000);
+  const started = performance.now();
+  // A turn's median ms, or calls/s under the 16-client load.
+  const rate = turnCount > 0 ? await turns(t, base, turnCount) : await throughput(t, base, tool, threads, seconds * 1000);
+  const wallS = (performance.now() - started) / 1000;
   const { profile } = await cdp.send("Profiler.stop");
   cdp.close();
   mkdirSync(path.join(ROOT, "bench/results"), { recursive: true });
-  const file = path.join(ROOT, "bench/results", `profile-${target}-${tool}-${threadCount}t.cpuprofile`);
+  const what = turnCount > 0 ? "turns" : `${tool}-${threadCount}t`;
+  const file = path.join(ROOT, "bench/results", `profile-${target}-${what}.cpuprofile`);
   writeFileSync(file, JSON.stringify(profile));
-  console.log(`${target} ${tool}, ${threadCount} thread(s), 16 clients: ${cps.toFixed(0)} calls/s while profiling; wrote ${path.relative(ROOT, file)}`);
-  for (const line of perCall(profile, cps * seconds)) console.log(line);
+  if (turnCount > 0) console.log(`${target} scripted turns with 3 tool calls: ${turnCount} in ${wallS.toFixed(1)} s, median ${rate.toFixed(2)} ms while profiling; wrote ${path.relative(ROOT, file)}`);
+  else console.log(`${target} ${tool}, ${threadCount} thread(s), 16 clients: ${rate.toFixed(0)} calls/s while profiling; wrote ${path.relative(ROOT, file)}`);
+  const units = turnCount > 0 ? turnCount + 3 : rate * seconds;
+  for (const line of perCall(profile, units, turnCount > 0 ? "turn" : "call")) console.log(line);
   for (const line of summarize(profile)) console.log(line);
   for (const line of byModule(profile, readFileSync(path.join(work, target, `${target}.js`), "utf8"))) console.log(line);
 } finally {
@@ -62,7 +71,7 @@ try {
  * SQLite's `exec`, and GC), "(program)" (workerd's native work outside JavaScript, commits among
  * it) and "(idle)", so two targets' profiles compare in µs rather than in shares.
  */
-function perCall(profile, calls) {
+function perCall(profile, calls, unit) {
   const wall = profile.endTime - profile.startTime; // µs
   const byId = new Map(profile.nodes.map((n) => [n.id, n.callFrame.functionName]));
   const n = { js: 0, gc: 0, program: 0, idle: 0 };
@@ -76,7 +85,7 @@ function perCall(profile, calls) {
     }
   }
   const us = (k) => ((n[k] / profile.samples.length) * wall) / calls;
-  return [`per call (µs of the profile's wall time): ${us("js").toFixed(0)} in JavaScript, builtins and GC (GC ${us("gc").toFixed(0)}), ${us("program").toFixed(0)} in "(program)", ${us("idle").toFixed(0)} "(idle)"; ${calls.toFixed(0)} calls`];
+  return [`per ${unit} (µs of the profile's wall time): ${us("js").toFixed(0)} in JavaScript, builtins and GC (GC ${us("gc").toFixed(0)}), ${us("program").toFixed(0)} in "(program)", ${us("idle").toFixed(0)} "(idle)"; ${calls.toFixed(0)} ${unit}s`];
 }
 
 /** Lines: the share of samples per category, then the functions with the most self time. */

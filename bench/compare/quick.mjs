@@ -8,7 +8,10 @@
  * thread, with workerd's CPU time per call (user + system, from /proc): steady on a loaded
  * machine where latency is not.
  *
- *   node bench/compare/quick.mjs [--rounds 3] [--base DIR] [--timeline bench_read]
+ *   node bench/compare/quick.mjs [--rounds 3] [--base DIR] [--timeline bench_read] [--turns]
+ *
+ * `--turns` times scripted turns with three tool calls instead of single calls: per round and
+ * target, the median of 20 turns on a fresh thread, and workerd's CPU time per turn.
  *
  * `--timeline TOOL` also takes a CPU profile of weft during sequential calls and splits each
  * call's wall time into JavaScript by where it ran and time with no JavaScript running.
@@ -19,7 +22,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { devtools } from "./lib/devtools.mjs";
 import { closeAll, request } from "./lib/http.mjs";
-import { median, sequential, throughput, warm } from "./lib/measure.mjs";
+import { median, sequential, throughput, turns, warm } from "./lib/measure.mjs";
 import { cpuMs, freePort, startAll } from "./lib/serve.mjs";
 import { targets } from "./lib/targets.mjs";
 
@@ -29,6 +32,7 @@ const opt = (name, fallback) => (args.includes(`--${name}`) ? args[args.indexOf(
 const ROUNDS = Number(opt("rounds", "3"));
 const TIMELINE = opt("timeline", "");
 const BASE = opt("base", "");
+const TURNS = args.includes("--turns");
 const NAMES = BASE ? ["bare", "base", "weft"] : ["bare", "weft"];
 targets.base = targets.weft;
 // --watchdog MS: weft's WEFT_WATCHDOG_MS, to see what the watchdog alarm costs.
@@ -53,8 +57,19 @@ for (const n of NAMES) {
 const res = {};
 const put = (n, m, v) => ((res[n] ??= {})[m] ??= []).push(v);
 try {
-  for (const n of NAMES) for (const tool of ["bench_read", "bench_write"]) for (const set of [one[n], hundred[n]]) await throughput(targets[n], base[n], tool, set, 2000);
-  for (let r = 0; r < ROUNDS; r++) {
+  if (TURNS) for (const n of NAMES) await turns(targets[n], base[n], 8);
+  else for (const n of NAMES) for (const tool of ["bench_read", "bench_write"]) for (const set of [one[n], hundred[n]]) await throughput(targets[n], base[n], tool, set, 2000);
+  for (let r = 0; TURNS && r < ROUNDS; r++) {
+    for (let k = 0; k < NAMES.length; k++) {
+      const n = NAMES[(k + r) % NAMES.length];
+      const pid = servers.find((x) => x.spec.name === n).child.pid;
+      const cpu0 = cpuMs(pid);
+      put(n, "scripted turn p50 (ms)", await turns(targets[n], base[n], 20));
+      // 23 turns: 3 untimed, 20 timed (see `turns`).
+      put(n, "workerd CPU per turn (ms)", (cpuMs(pid) - cpu0) / 23);
+    }
+  }
+  for (let r = 0; !TURNS && r < ROUNDS; r++) {
     for (const tool of ["bench_read", "bench_write"]) {
       for (let k = 0; k < NAMES.length; k++) {
         const n = NAMES[(k + r) % NAMES.length];
@@ -84,11 +99,11 @@ try {
     }
     return median(xs);
   };
-  for (let r = 0; r < ROUNDS; r++) {
+  for (let r = 0; !TURNS && r < ROUNDS; r++) {
     put("bare", "round trip, no write p50", await lat(() => request(base.bare, "POST", `/threads/${one.bare[0]}/ping`)));
     put("bare", "round trip, one row (one commit) p50", await lat((i) => targets.bare.tool(base.bare, one.bare[0], "bench_read", { n: i, text: "x" })));
   }
-  for (const m of ["round trip, no write p50", "round trip, one row (one commit) p50"]) console.log(`bare ${m}: ${median(res.bare[m]).toFixed(3)} ms`);
+  if (!TURNS) for (const m of ["round trip, no write p50", "round trip, one row (one commit) p50"]) console.log(`bare ${m}: ${median(res.bare[m]).toFixed(3)} ms`);
   for (const m of Object.keys(res.weft)) {
     const b = median(res.bare[m]);
     const line = NAMES.slice(1).map((n) => `${n} ${median(res[n][m]).toFixed(2)} (${(median(res[n][m]) / b).toFixed(2)}x)`).join(" · ");

@@ -126,17 +126,17 @@ export function historyOf(earlier) {
   for (const m of earlier) {
     if (m.role === "assistant") {
       const calls = (m.toolCalls ?? []).filter((/** @type {any} */ c) => !c.providerExecuted);
-      /** @type {Array<{ call: { id: string, name: string, arguments: string }, content: string }>} */
+      /** @type {Array<{ call: { id: string, name: string, arguments: string }, content: string, isError: boolean }>} */
       const answered = calls.map((/** @type {any} */ c) => {
         const result = results.get(c.id)?.find((r) => !used.has(r));
         if (result) used.add(result);
         let id = c.id;
         for (let n = 2; ids.has(id); n++) id = `${c.id}~${n}`;
         ids.add(id);
-        return { call: { id, name: c.name, arguments: c.arguments }, content: result ? result.content : MISSING_RESULT };
+        return { call: { id, name: c.name, arguments: c.arguments }, content: result ? result.content : MISSING_RESULT, isError: result ? result.isError === true : true };
       });
       history.push({ role: "assistant", content: m.content, ...(answered.length > 0 ? { toolCalls: answered.map((a) => a.call) } : {}) });
-      for (const a of answered) history.push({ role: "tool", toolCallId: a.call.id, name: a.call.name, content: a.content });
+      for (const a of answered) history.push({ role: "tool", toolCallId: a.call.id, name: a.call.name, content: a.content, ...(a.isError ? { isError: true } : {}) });
     } else if (m.role === "tool") {
       if (!used.has(m)) history.push({ role: "user", content: `[result of an earlier call${m.name ? ` to ${m.name}` : ""}]: ${m.content}` });
     } else history.push({ role: m.role, content: m.content });

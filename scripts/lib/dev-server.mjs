@@ -102,12 +102,15 @@ async function startOnce(options) {
     ...(options.extraArgs ?? []),
   ];
   const fd = openSync(logFile, "a");
-  // Own process group (detached), so stop() can end wrangler and workerd together.
+  // Own process group (detached), so stop() can end wrangler and workerd together. Its log and its
+  // dev registry (where wrangler dev lists the workers it serves by name, ~/.config/.wrangler/registry
+  // by default) are its own: every start here serves a worker named "weft", and two runs side by
+  // side would otherwise write and remove each other's entry.
   const child = spawn(process.execPath, args, {
     cwd: root,
     detached: true,
     stdio: ["ignore", fd, fd],
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", NO_COLOR: "1", FORCE_COLOR: "0", WRANGLER_LOG_PATH: stateDir, ...options.env },
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", NO_COLOR: "1", FORCE_COLOR: "0", WRANGLER_LOG_PATH: stateDir, WRANGLER_REGISTRY_PATH: join(stateDir, "registry"), ...options.env },
   });
   closeSync(fd);
   let exited = /** @type {null | string} */ (null);

@@ -9,6 +9,7 @@
 import type { CallRecord, CallStatus, EventPayloads } from "../protocol.js";
 import type { CompiledTool, ToolCatalog } from "../tools/catalog.js";
 import type { CallJournal, JournalEntry } from "../tools/journal.js";
+import type { CallLock } from "../ports/ledger.js";
 import type { ThreadState } from "../tools/thread-state.js";
 import type { Effect } from "../tools/types.js";
 import type { Deadlines } from "./attempt.js";
@@ -29,8 +30,8 @@ export type CrashHook = (point: CrashPoint, call: { callId: string; toolName: st
 /** A stored call with the call that queued or invoked it, or whose nested run made it. */
 export type BookedCall = CallRecord & { parentCallId?: string };
 
-/** The call journal with the reads the runner's queue, recovery and stop need. */
-export interface CallBook extends CallJournal {
+/** The call journal with the reads the runner's queue, recovery and stop need, and the per-call lock. */
+export interface CallBook extends CallJournal, CallLock {
   get(callId: string): BookedCall | undefined;
   /** False when certainly nothing is queued (a cheap check before a drain). */
   mayHaveQueued(): boolean;

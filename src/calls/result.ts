@@ -99,3 +99,8 @@ export function resultText(result: ToolResult): string {
   if (result.status === "success") return result.result ?? "";
   return result.error ?? "error";
 }
+
+/** The mark a tool message of `result` carries: `isError` unless the call succeeded (see `Message.isError`). */
+export function errorMark(result: ToolResult): { isError?: true } {
+  return result.status === "success" ? {} : { isError: true };
+}

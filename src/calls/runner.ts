@@ -3,7 +3,7 @@
  * requested (by a model step, a direct call, `invokeTool`, an MCP call: `source` says which), or
  * queued (`queueTool`) and drained; it may wait for a person, who approves, denies or settles it;
  * a restart leaves it to recover; a suspended call resumes; a stopped run ends it. Each transition
- * holds the call's one lock, so work on one call id never overlaps, and enters the pipeline
+ * holds the call's one lock (the ledger's `CallLock`), so work on one call id never overlaps, and enters the pipeline
  * (pipeline.ts) at the stage it needs. The turn reads where a call stands with {@link CallRunner.outcomeOf}.
  * @module
  */
@@ -24,15 +24,12 @@ import { approvedWaiting, heldByPerson, recoverCall } from "./recover.js";
 import { resumeSuspended } from "./resume.js";
 import { turnWaits } from "./suspend.js";
 import { openCallsOf, stopWaiting } from "./stop.js";
-import { CallLocks } from "./lock.js";
 
 /** The calls of one thread, and every way they move. */
 export class CallRunner {
   /** The deadlines of every attempt of `execute` running on this thread, on one timer. */
   readonly deadlines = new Deadlines();
   private drainLock: Promise<unknown> = Promise.resolve();
-  /** The one lock per call id: a request, a recovery, a person's decision, a read for the turn. */
-  private readonly locks = new CallLocks();
   /** Parents waiting in `invokeTool` for a person's decision on a nested call. */
   private readonly decisions = new DecisionWaiters();
 
@@ -56,7 +53,7 @@ export class CallRunner {
    * `catalog`: where the call's name is looked up (default: the execution's own tools).
    */
   request(execution: CallExecution | null, request: CallRequest, catalog?: ToolCatalog): Promise<CallOutcome> {
-    return this.locks.hold(request.callId, async () => {
+    return this.world.journal.hold(request.callId, async () => {
       // Without a `tool_call_finished` hook there is nothing to collect (the usual case).
       const finished: EventPayloads["tool_call_finished"][] | null = this.world.hasToolHook("tool_call_finished") ? [] : null;
       const ctx = this.contextOf(execution, catalog, finished ? (data) => finished.push(data) : undefined);
@@ -89,7 +86,7 @@ export class CallRunner {
    * stop transition first, so what the turn reads is final.
    */
   outcomeOf(execution: CallExecution | null, callId: string): Promise<CallOutcome> {
-    return this.locks.hold(callId, async () => {
+    return this.world.journal.hold(callId, async () => {
       const ctx = this.contextOf(execution);
       const record = ctx.journal.get(callId)!;
       if (ctx.signal?.aborted && waitsForPersonStatus(record.status)) return stopWaiting(ctx, record);
@@ -225,7 +222,7 @@ export class CallRunner {
    */
   private async decide(callId: string, decision: (ctx: CallContext) => CallOutcome | Promise<CallOutcome>, check?: () => void): Promise<CallOutcome> {
     const ctx = this.contextOf(null, this.world.catalogFor("everywhere"));
-    const outcome = await this.locks.hold(callId, async () => {
+    const outcome = await this.world.journal.hold(callId, async () => {
       check?.();
       return decision(ctx);
     });
@@ -253,7 +250,7 @@ export class CallRunner {
       // The call may wait on side b or inside a prompt: its tool is looked up everywhere, as a person's decision does.
       const ctx = this.contextOf(null, everywhere);
       done.push(
-        await this.locks.hold(record.callId, async () => {
+        await this.world.journal.hold(record.callId, async () => {
           // Decided meanwhile: its outcome stands.
           const now = ctx.journal.get(record.callId)!;
           return now.status === "awaiting_approval" ? approveCall(ctx, record.callId, record.approvedBy!) : outcomeOf(ctx, now);

@@ -8,7 +8,7 @@
  * Every other request, and any the lane is not sure of (CORS or development mode configured, a
  * percent-encoded path, a query string, an empty or chunked body, a body that cannot be read or
  * is not JSON), goes
- * to the app, whose answer is the reference: the lane's answers must equal it (test/direct-lane.test.ts).
+ * to the app, whose answer is the reference: the lane's answers must equal it (test/http/direct-lane.test.ts).
  * @module
  */
 import type { Hono } from "hono";

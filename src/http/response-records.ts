@@ -95,6 +95,7 @@ export const Message = named(
     toolCalls: z.array(ToolCallRequest).optional(),
     toolCallId: z.string().optional(),
     name: z.string().optional(),
+    isError: z.literal(true).optional(),
     silent: z.boolean(),
     metadata: z.record(z.string(), z.unknown()).optional(),
     depth: count.optional(),

@@ -4,7 +4,7 @@
  * document (`components.schemas`), and turned into JSON Schema there by zod's `z.toJSONSchema`
  * (response-registry.ts). Each schema is tied to the TypeScript type the
  * server builds the answer from (see response-types.ts), so the two cannot drift apart unnoticed:
- * `npm run typecheck` fails when one changes without the other. test/openapi-responses.test.ts
+ * `npm run typecheck` fails when one changes without the other. test/http/openapi-responses.test.ts
  * checks real answers of every operation against the document.
  * @module
  */

@@ -45,8 +45,9 @@ const HistoryMessage = closedObject(
     toolCalls: z.array(z.object({ id: z.string().min(1), name: z.string().min(1), arguments: z.string() })).optional(),
     toolCallId: z.string().min(1).optional(),
     name: z.string().min(1).optional(),
+    isError: z.boolean().optional(),
   },
-  "unknown field; a history message's fields are role, content, toolCalls, toolCallId and name",
+  "unknown field; a history message's fields are role, content, toolCalls, toolCallId, name and isError",
   [],
 );
 
@@ -107,7 +108,7 @@ export const DirectCallBody = closedObject(
  * {@link DirectCallBody}'s output for the body agents send, found without zod: an object with no
  * other key than `input`, a non-empty `sessionId` string and a `continuationToken` string gives the
  * fields it has, in the schema's order, as zod does. Null for any other body, which goes to
- * `DirectCallBody` to be refused in its words (test/direct-lane.test.ts compares the two).
+ * `DirectCallBody` to be refused in its words (test/http/direct-lane.test.ts compares the two).
  */
 export function plainDirectCallBody(value: unknown): z.output<typeof DirectCallBody> | null {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return null;

@@ -46,14 +46,15 @@ export class MemoryEventSink implements EventSink {
 
   emit(type: string, data: unknown): EventFrame | null {
     const clean = this.redact(type, data);
-    if (clean === null) return null;
+    // A null the redactor made of data that was not null keeps the event back; null data is stored as null.
+    if (clean === null && data !== null) return null;
     const held = this.takeHeld();
     return this.store([...held, { type, data: clean, at: Date.now() }], held);
   }
 
   hold(type: string, data: unknown): void {
     const clean = this.redact(type, data);
-    if (clean === null) return;
+    if (clean === null && data !== null) return;
     if (this.held.length >= MAX_HELD) this.settle();
     this.held.push({ type, data: clean, at: Date.now() });
     this.window.open();

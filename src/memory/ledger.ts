@@ -5,7 +5,8 @@
  * @module
  */
 import { type CallStatus, PERSON_WAIT_STATUSES, type ToolResult } from "../protocol.js";
-import type { CallJournal, Decision, FinishDetails, JournalEntry, Ledger, LedgerQueries, LedgerRecord } from "../ports/ledger.js";
+import type { CallJournal, CallLock, Decision, FinishDetails, JournalEntry, Ledger, LedgerQueries, LedgerRecord } from "../ports/ledger.js";
+import { CallLocks } from "../calls/lock.js";
 import { type CallRow, inputColumn, toRecord } from "../thread/store/call-row.js";
 import { GroupCommit } from "../thread/group-commit.js";
 import { SettleWindow } from "../thread/store/settle-window.js";
@@ -23,7 +24,9 @@ interface Deferred {
 const nextTask = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
 
 /** The memory ledger of one thread. */
-export class MemoryLedger implements Ledger, LedgerQueries, CallJournal {
+export class MemoryLedger implements Ledger, LedgerQueries, CallJournal, CallLock {
+  /** The one lock per call id (see `CallLock`). */
+  private readonly locks = new CallLocks();
   /** Rows by call id, each as the SQLite calls table holds it (so reads share `toRecord`). */
   private readonly rows = new Map<string, CallRow>();
   private lastOrd = 0;
@@ -211,6 +214,10 @@ export class MemoryLedger implements Ledger, LedgerQueries, CallJournal {
     if (!row) return false;
     writeResult(row, status, result, details, Date.now());
     return true;
+  }
+
+  hold<T>(callId: string, work: () => Promise<T>): Promise<T> {
+    return this.locks.hold(callId, work);
   }
 
   flush(): Promise<void> {

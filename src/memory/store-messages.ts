@@ -33,6 +33,7 @@ export class MemoryMessages implements MessageTable {
     if (input.toolCalls) message.toolCalls = clone(input.toolCalls);
     if (input.toolCallId !== undefined) message.toolCallId = input.toolCallId;
     if (input.name !== undefined) message.name = input.name;
+    if (input.role === "tool" && input.isError === true) message.isError = true;
     if (input.metadata) message.metadata = clone(input.metadata);
     if (depth > 0) message.depth = depth;
     if (input.side === "a" || input.side === "b") message.side = input.side;

@@ -306,7 +306,13 @@ function messageOf(entry: HistoryEntry): LanguageModelV4Prompt[number] {
     case "tool":
       return {
         role: "tool",
-        content: entry.results.map((r) => ({ type: "tool-result" as const, toolCallId: r.callId, toolName: r.name, output: { type: "text" as const, value: r.text } })),
+        // `error-text` is the AI SDK's error result: Anthropic's `is_error`, plain text for OpenAI.
+        content: entry.results.map((r) => ({
+          type: "tool-result" as const,
+          toolCallId: r.callId,
+          toolName: r.name,
+          output: r.isError ? { type: "error-text" as const, value: r.text } : { type: "text" as const, value: r.text },
+        })),
       };
   }
 }

@@ -32,7 +32,7 @@ export type HistoryEntry =
       /** Calls the provider ran itself, with their results: they need no tool result from weft. */
       providerCalls?: Array<{ call: ToolCallRequest; result: NonNullable<ToolCallRequest["providerResult"]> }>;
     }
-  | { role: "tool"; results: Array<{ callId: string; name: string; text: string }> };
+  | { role: "tool"; results: Array<{ callId: string; name: string; text: string; isError?: true }> };
 
 const SAFE_ID = /^[A-Za-z0-9_-]{1,40}$/;
 
@@ -53,10 +53,11 @@ export function providerHistory(messages: readonly Message[], wire: Wire): Histo
       const calls = (m.toolCalls ?? []).filter((c) => !c.providerExecuted).map((c) => {
         const result = results.get(c.id)?.find((r) => !used.has(r));
         if (result) used.add(result);
-        return { call: { id: ids(c.id), name: c.name, arguments: c.arguments }, text: result ? result.content : MISSING_RESULT };
+        // A call without its result is answered by an error: the provider learns it did not run.
+        return { call: { id: ids(c.id), name: c.name, arguments: c.arguments }, text: result ? result.content : MISSING_RESULT, isError: result ? result.isError : true };
       });
       out.push({ role: "assistant", text: m.content, calls: calls.map((c) => c.call), ...(providerCalls.length > 0 ? { providerCalls } : {}) });
-      if (calls.length > 0) out.push({ role: "tool", results: calls.map((c) => ({ callId: c.call.id, name: c.call.name, text: c.text })) });
+      if (calls.length > 0) out.push({ role: "tool", results: calls.map((c) => ({ callId: c.call.id, name: c.call.name, text: c.text, ...(c.isError ? { isError: true as const } : {}) })) });
     } else if (m.role === "tool") {
       // Answered right after its call; otherwise a result whose call is not in this history.
       if (used.has(m)) continue;

@@ -1,7 +1,7 @@
 /**
  * The model seam: one streaming `Model` interface that the turn loop calls once per model step.
  * Two implementations: the scripted model (`scripted.ts`) and the AI SDK adapter (`ai-sdk.ts`),
- * which wraps any provider's `LanguageModel`. `test/models.conformance.test.ts` runs one suite
+ * which wraps any provider's `LanguageModel`. `test/models/conformance.test.ts` runs one suite
  * against both.
  * @module
  */

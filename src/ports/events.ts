@@ -8,7 +8,8 @@ import type { EventFrame } from "../protocol.js";
 /**
  * What the sink does to an event's data before anything is stored or sent: the data with every
  * secret replaced, or null when nothing may go out yet (a stream delta that could be the start
- * of a secret is kept back until the next one).
+ * of a secret is kept back until the next one). A null made of data that was null itself is
+ * the data, not a refusal: such an event is stored and sent.
  */
 export type EventRedactor = (type: string, data: unknown) => unknown;
 

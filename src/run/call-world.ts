@@ -10,17 +10,17 @@ import { DEFAULT_RESULT_CAP_BYTES } from "../calls/size.js";
 import { integerSetting } from "../config.js";
 import { limitOf } from "../limits.js";
 import type { ToolCatalog } from "../tools/catalog.js";
-import type { RunTables, RunWorld } from "./world.js";
+import type { RunWorld } from "./world.js";
 import { hasHook, toolHook } from "./hook-calls.js";
 import { createThreadState } from "./state.js";
 import { MAX_CONTENT_BYTES } from "./messages.js";
 
 /**
- * What the call world needs of its thread (the engine is one): the run view, the call journal
- * the calls move in, redaction, held starts and the crash seam.
+ * What the call world needs of its thread (`PortWorld` is it): the run view, the call journal
+ * the calls move in (the ledger), redaction, held starts and the crash seam.
  */
 export interface CallWorldHost extends RunWorld {
-  readonly store: RunTables & { readonly calls: CallWorld["journal"] };
+  readonly ledger: CallWorld["journal"];
   readonly callables: RunWorld["callables"] & { catalogFor(execution: CallExecution | null): ToolCatalog };
   readonly crashHook: CrashHook | null;
   /** The value with every secret of the thread replaced. */
@@ -55,7 +55,7 @@ export function callWorldOf(engine: CallWorldHost, wakeSoon: () => void): CallWo
   const { store } = engine;
   let settings: CallSettings | undefined;
   return {
-    journal: store.calls,
+    journal: engine.ledger,
     // Read from the env once, when the first call needs them.
     get settings() {
       return (settings ??= settingsOf(engine));

@@ -6,7 +6,7 @@
  * @module
  */
 import type { ToolCallRequest } from "../protocol.js";
-import { resultText } from "../calls/result.js";
+import { errorMark, resultText } from "../calls/result.js";
 import type { RunWorld } from "./world.js";
 
 /** Closes the open step of turn `turnId` after the turn failed with `error`. */
@@ -15,11 +15,9 @@ export function closeOpenStep(engine: RunWorld, turnId: string, error: string): 
   const open = store.turns.pendingStep<ToolCallRequest>(turnId);
   if (!open || open.length === 0) return;
   const records = engine.calls.abortOpen(turnId, open, error);
-  const messages = open.map((call, i) => ({
-    role: "tool" as const,
-    content: resultText(records[i]!.result ?? { status: "error", error: "no result" }),
-    toolCallId: call.id,
-    name: call.name,
-  }));
+  const messages = open.map((call, i) => {
+    const result = records[i]!.result ?? { status: "error" as const, error: "no result" };
+    return { role: "tool" as const, content: resultText(result), toolCallId: call.id, name: call.name, ...errorMark(result) };
+  });
   engine.appendMessages(messages, () => store.turns.setPendingStep(turnId, null));
 }

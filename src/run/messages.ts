@@ -13,6 +13,8 @@ export interface NewTurnMessage {
   toolCalls?: ToolCallRequest[];
   toolCallId?: string;
   name?: string;
+  /** Tool messages: the result is an error (see `Message.isError`). */
+  isError?: boolean;
   silent?: boolean;
   metadata?: Record<string, unknown>;
   /** Nesting depth: 0 for the thread's own conversation, 1+ inside prompts called as tools. */

@@ -15,7 +15,7 @@ import type { RunWorld } from "./world.js";
 import { conversationWindow } from "./history.js";
 import { fallbacksFor, modelFor } from "./model-choice.js";
 import type { TurnRecord } from "../ports/store.js";
-import { createTurnHost } from "./world-host.js";
+import { turnConversation } from "./conversation.js";
 
 /** What the scheduler lends one turn: the watchdog, and a place to hold the turn's execution so `stop` can reach it. */
 export interface TurnSlot {
@@ -54,7 +54,7 @@ export async function runOneTurn(engine: RunWorld, slot: TurnSlot, resume?: Turn
       keepForced: (side) => store.turns.setForcedSide(turnId, side),
     });
     slot.hold(execution);
-    end = await runTurn(createTurnHost(engine, execution), execution);
+    end = await runTurn(turnConversation(engine, execution), execution);
   } catch (e) {
     // The model could not be made (a bad spec, a missing binding): the turn fails and says why.
     end = { status: "failed", steps, error: errorMessage(e) };

@@ -16,7 +16,6 @@ import { WeftError } from "../errors.js";
 import type { Message, ToolCallRequest, ToolResult } from "../protocol.js";
 import { Execution } from "./execution.js";
 import { PROMPT_CALL_KEY, type PromptDefinition, systemText } from "./prompt.js";
-import type { TurnHost } from "./turn-host.js";
 import { DEFAULT_MAX_STEPS, runTurn } from "./turn.js";
 import { CallSuspended, markResumable, waitsForPerson } from "../calls/suspend.js";
 import type { AnyToolDefinition, LookupResult, ToolCallContext } from "../tools/types.js";
@@ -26,7 +25,7 @@ import { conversationWindow, nestedWindow } from "./history.js";
 import { fallbacksFor, modelFor } from "./model-choice.js";
 import { runOf } from "./state.js";
 import { MAX_DEPTH } from "./messages.js";
-import { conversationOf } from "./world-host.js";
+import { Conversation } from "./conversation.js";
 
 /** Input of a prompt or agent called as a tool that declares no `args`. */
 export const DEFAULT_CALL_ARGS = z.object({ input: z.string().describe("What to ask, in plain language") });
@@ -134,26 +133,18 @@ async function runPrompt(
   context.signal.addEventListener("abort", () => child.abort(context.signal.reason), { once: true });
   if (!opening) [opening] = await engine.createMessages(child, [{ role: "user", content: openingMessage(args), depth, metadata: tag }]);
 
-  const host: TurnHost = {
-    ...conversationOf(engine, child),
-    ...(prompt.system !== undefined ? { system: systemText(prompt.system, engine.meta.arguments)! } : {}),
-    ...(prompt.modelSettings !== undefined ? { modelSettings: prompt.modelSettings } : {}),
+  const system = prompt.system !== undefined ? systemText(prompt.system, engine.meta.arguments)! : undefined;
+  const conversation = new Conversation(engine, child, {
+    system: () => system,
+    modelSettings: () => prompt.modelSettings,
     maxSteps: prompt.maxSteps ?? DEFAULT_MAX_STEPS,
     history,
-    async commit(messages) {
-      await engine.createMessages(
-        child,
-        messages.map((m) => ({ ...m, depth, metadata: { ...m.metadata, ...tag } })),
-      );
-      await engine.flush();
-    },
-    recordProviderCalls: (execution, calls) => engine.calls.recordProvided(execution, execution.flowId, calls),
     // The open step is the last stored step whose calls have no results yet.
     pendingStep: () => openCalls(history().at(-1)),
-    dispatch: (execution, request) => engine.calls.requestWithQueue(execution, { ...request, parentCallId: context.callId }),
-    onStep: () => {},
-  };
-  const end = await runTurn(host, child);
+    mark: (messages) => messages.map((m) => ({ ...m, depth, metadata: { ...m.metadata, ...tag } })),
+    parentCallId: context.callId,
+  });
+  const end = await runTurn(conversation, child);
   if (end.status === "failed") return { status: "error", error: `prompt "${name}" failed: ${end.error ?? "unknown error"}` };
   if (end.status === "waiting") {
     const on = end.waitingOn ?? [];

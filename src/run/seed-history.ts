@@ -25,6 +25,8 @@ export interface HistoryMessage {
   toolCallId?: string;
   /** Tool messages: the tool's name (the call's, when left out). */
   name?: string;
+  /** Tool messages: the result is an error (sent as one to providers that mark errors). */
+  isError?: boolean;
 }
 
 const bad = (message: string, path: (string | number)[]) => new WeftError("invalid_request", `${path.join(".")}: ${message}`, { path });
@@ -64,6 +66,7 @@ export function checkHistory(history: readonly HistoryMessage[]): NewTurnMessage
   const out: NewTurnMessage[] = [];
   history.forEach((m, i) => {
     const at = ["history", i];
+    if (m.role !== "tool" && m.isError !== undefined) throw bad("only tool messages carry isError", [...at, "isError"]);
     if (m.role !== "tool" && open.size > 0) throw bad(`call ${[...open.keys()][0]} has no result: the tool messages of an assistant message's calls come right after it`, at);
     if (m.role === "assistant") {
       checkStoredBytes(JSON.stringify({ content: m.content, toolCalls: m.toolCalls ?? [] }), at, MAX_STEP_BYTES);
@@ -87,7 +90,7 @@ export function checkHistory(history: readonly HistoryMessage[]): NewTurnMessage
     if (name === undefined) throw bad(`${JSON.stringify(m.toolCallId ?? null)} names no unanswered call of the assistant message before it`, [...at, "toolCallId"]);
     if (m.name !== undefined && m.name !== name) throw bad(`call ${m.toolCallId} is a call of ${JSON.stringify(name)}, not ${JSON.stringify(m.name)}`, [...at, "name"]);
     open.delete(m.toolCallId!);
-    const result: NewTurnMessage = { role: "tool", content: m.content, toolCallId: m.toolCallId!, name };
+    const result: NewTurnMessage = { role: "tool", content: m.content, toolCallId: m.toolCallId!, name, ...(m.isError === true ? { isError: true } : {}) };
     // A result repeats its call's id and name beside its content: the row holds all three.
     checkStoredBytes(JSON.stringify(result), at, MAX_STEP_BYTES);
     out.push(result);

@@ -12,7 +12,7 @@ import type { Model } from "../models/model.js";
 import { NOTHING_TO_PLAY } from "../models/scripted.js";
 import { fromStrictArguments } from "../models/strict.js";
 import type { CallOutcome } from "../calls/call.js";
-import { resultText } from "../calls/result.js";
+import { errorMark, resultText } from "../calls/result.js";
 import type { Execution } from "./execution.js";
 import { requestStep } from "./model-request.js";
 import { BudgetExceeded } from "../usage/meter.js";
@@ -215,11 +215,12 @@ async function settleStep(
     content: resultText(o.result),
     toolCallId: calls[i]!.id,
     name: calls[i]!.name,
+    ...errorMark(o.result),
   }));
   // A queued call's result joins the history as its own call and result, after the step's results.
   for (const q of queued.filter((o) => o.final)) {
     messages.push({ role: "assistant", content: "", toolCalls: [{ id: q.callId, name: q.toolName, arguments: q.argsText }], metadata: { queued: true } });
-    messages.push({ role: "tool", content: resultText(q.result), toolCallId: q.callId, name: q.toolName });
+    messages.push({ role: "tool", content: resultText(q.result), toolCallId: q.callId, name: q.toolName, ...errorMark(q.result) });
   }
   await host.commit(messages, null);
   return { endTurn: outcomes.some((o) => o.endsTurn) };

@@ -60,6 +60,20 @@ function quarterTokens(text: string): number {
  * token, a CJK character a token; see `quarterTokens`), plus a few tokens of per-message framing.
  */
 export function estimateTokens(message: Pick<Message, "content" | "toolCalls" | "name">): number {
+  // A stored message kept in memory is read again by every step; it is frozen, so its estimate stands.
+  if (Object.isFrozen(message)) {
+    const known = estimates.get(message);
+    if (known !== undefined) return known;
+    const tokens = estimateOnce(message);
+    estimates.set(message, tokens);
+    return tokens;
+  }
+  return estimateOnce(message);
+}
+
+const estimates = new WeakMap<object, number>();
+
+function estimateOnce(message: Pick<Message, "content" | "toolCalls" | "name">): number {
   let quarters = quarterTokens(message.content) + quarterTokens(message.name ?? "");
   for (const call of message.toolCalls ?? []) quarters += quarterTokens(call.name) + quarterTokens(call.arguments) + call.id.length + 8;
   return Math.ceil(quarters / 4) + 4;

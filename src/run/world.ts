@@ -1,7 +1,7 @@
 /**
  * What an execution needs of its thread: the thread's record and tables, its agent and sides,
- * env, the call runner, events and message writes. The thread implements it (`ThreadEngine`);
- * nothing in src/run/ sees more of the thread than this.
+ * env, the call runner, events and message writes. `PortWorld` (port-world.ts) implements it over
+ * the ports; nothing in src/run/ sees more of the thread than this.
  * @module
  */
 import type { EventPayloads, Message } from "../protocol.js";

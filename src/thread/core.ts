@@ -7,14 +7,16 @@
 import { DurableThreads } from "./peers.js";
 import { DurableObject } from "cloudflare:workers";
 import { ERROR_CODES, WeftError } from "../errors.js";
-import type { EventFrame } from "../protocol.js";
+import type { EventPayloads } from "../protocol.js";
 import type { Registry } from "../run/agent.js";
-import { type AccountApi, accountOf, claimThread } from "../account/api.js";
+import { AccountListing } from "./listing.js";
 import { WATCHDOG_MS, integerSetting } from "../config.js";
 import { ThreadAlarm } from "./alarm.js";
 import type { Caller } from "../rpc.js";
 import { CALLER_HEADER } from "./api.js";
-import { type CrashHook, ThreadEngine } from "./engine.js";
+import type { CrashHook } from "../calls/context.js";
+import { PortWorld } from "../run/port-world.js";
+import { threadMeterOf } from "../usage/thread-meter.js";
 import { BATCH_TAG, Fanout } from "./fanout.js";
 import type { GroupCommit } from "./group-commit.js";
 import { ThreadSecrets } from "../secrets/thread-secrets.js";
@@ -28,6 +30,7 @@ import { closeAll, closeExpired, onSocketMessage, replayAndAccept, socketExpiry 
 import { isInitialized, migrate } from "./store/migrations.js";
 import { ThreadStore } from "./store/index.js";
 import { SqliteLedger } from "./store/ledger.js";
+import { SqliteEventSink } from "./store/sink.js";
 import type { ThreadMeta } from "./store/meta.js";
 import type { IdempotencyClaim } from "./store/idempotency.js";
 
@@ -39,17 +42,34 @@ export interface WeftEnv {
   [name: string]: unknown;
 }
 
-/** A thread's Durable Object without its RPC methods: storage, engine, alarm and sockets. */
+/** How an RPC method reaches the thread (see `ThreadObject.serve`). */
+export interface ServeOptions {
+  /** What the caller must be allowed: reading the thread, or acting on it. */
+  access: "read" | "write";
+  /** The request's Idempotency-Key: a repeat gets the first answer. */
+  idem?: IdempotencyClaim | undefined;
+  /** The work may read the owner's env: it is reloaded first. */
+  env?: boolean;
+  /** The work may run a call: it runs under the watchdog. */
+  watched?: boolean;
+}
+
+/** A thread's Durable Object without its RPC methods: storage, its world (the ports, built here), alarm and sockets. */
 export abstract class ThreadObject extends DurableObject<WeftEnv> {
   protected readonly store: ThreadStore;
-  protected engine: ThreadEngine | null = null;
+  /** The thread's `RunWorld` over its ports; null before the thread is created and once it is removed. */
+  protected world: PortWorld | null = null;
   protected runner: TurnRunner | null = null;
   protected readonly userEnv: UserEnv;
   protected readonly secrets: ThreadSecrets;
   protected readonly alarmClock: ThreadAlarm;
   /** The call journal with its commit machinery (held rows, settle window, group commit). */
   protected readonly ledger: SqliteLedger;
+  /** Where events go: redacted, stored with their seq, sent to every socket (held ones behind it). */
+  protected readonly events: SqliteEventSink;
   private readonly fanout: Fanout;
+  /** The thread in its owner's account: counted, listed, a scratch thread kept (listing.ts). */
+  protected readonly listing: AccountListing;
   /** Direct calls, and runs a person's decision started, running in this instance now (see `watched`); the removal under way. */
   protected readonly inFlight = new InFlight();
 
@@ -62,17 +82,30 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     this.store = new ThreadStore(ctx.storage);
     this.ledger = new SqliteLedger(this.store, () => ctx.storage.sync());
     this.fanout = new Fanout({ all: () => ctx.getWebSockets(), batched: () => ctx.getWebSockets(BATCH_TAG), expiresAt: socketExpiry, expire: closeExpired });
+    this.events = new SqliteEventSink(
+      this.store,
+      (type, data) => this.secrets.event(type as keyof EventPayloads, data as EventPayloads[keyof EventPayloads]),
+      (frame) => this.fanout.send(frame),
+    );
     this.alarmClock = new ThreadAlarm(ctx.storage);
+    this.listing = new AccountListing({
+      env,
+      threadId: ctx.id.toString(),
+      meta: () => this.world!.meta,
+      writeMeta: (meta) => this.store.meta.write(meta),
+      inFlight: this.inFlight,
+      removeAll: () => this.removeAll(),
+    });
     this.store.calls.onUnfinishedRow = () => this.watchRow();
     // A value a tool sets is a secret from that moment, in logs too.
     this.store.env.onChange = () => void this.secrets.redactor();
-    this.userEnv = new UserEnv(() => this.env.ACCOUNT, () => this.engine?.meta.userId, () => ctx.id.toString());
+    this.userEnv = new UserEnv(() => this.env.ACCOUNT, () => this.world?.meta.userId, () => ctx.id.toString());
     this.secrets = new ThreadSecrets(
       this.store,
       env,
       this.userEnv,
-      () => (this.engine ? { agent: this.engine.agent.env, prompts: registry.prompts ?? {} } : null),
-      () => this.engine !== null,
+      () => (this.world ? { agent: this.world.agent.env, prompts: registry.prompts ?? {} } : null),
+      () => this.world !== null,
     );
     redactLogs(this.secrets);
     void ctx.blockConcurrencyWhile(async () => {
@@ -80,7 +113,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
       migrate(ctx.storage);
       const meta = this.store.meta.read();
       if (!meta) return;
-      this.attach(this.newEngine(meta));
+      this.attach(this.newWorld(meta));
       await this.refreshSecrets();
       // Work a crash left behind is finished by the alarm, even if no client ever calls again.
       if (this.hasUnfinishedWork() && !(await this.alarmClock.isSet())) await this.alarmClock.set(Date.now() + 10);
@@ -104,10 +137,10 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     return undefined;
   }
 
-  protected attach(engine: ThreadEngine): void {
-    this.engine = engine;
-    engine.crashHook = this.crashHook();
-    this.runner = new TurnRunner(engine, (delayMs) => void this.alarmClock.set(Date.now() + delayMs), this.watchdogMs());
+  protected attach(world: PortWorld): void {
+    this.world = world;
+    world.crashHook = this.crashHook();
+    this.runner = new TurnRunner(world, (delayMs) => void this.alarmClock.set(Date.now() + delayMs), this.watchdogMs());
   }
 
   /** `WEFT_WATCHDOG_MS` (a positive integer of milliseconds), else {@link WATCHDOG_MS}; read once (the env is fixed for an instance). */
@@ -152,81 +185,9 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     return null;
   }
 
-  /**
-   * Makes a direct call's scratch thread an ordinary session of its owner, listed in
-   * `GET /threads`, which its alarm no longer removes: a call in it waits for a person (an
-   * approval, or a write a restart parked), and only a listed thread can be found to decide it.
-   * It counts against the owner's per-user limit ({@link claimThread}); `mustKeep` (a write that
-   * began waits in it) lists it past the limit, as refusing would leave the write unsettleable.
-   * @returns the account's refusal (`too_many_threads`) when the limit holds; the thread stays scratch then.
-   */
-  protected async keepAsSession(mustKeep: boolean): Promise<RpcResult<null>> {
-    const meta = this.engine!.meta;
-    if (!meta.ephemeral) return { ok: true, value: null };
-    // Listed first: a refusal leaves the thread scratch, and a crash between the two leaves an
-    // entry the next keep (the alarm's) finds listed already.
-    // A scratch thread counted already (kept for its Idempotency-Key) is listed in its own slot.
-    const listed = await this.listInAccount({ ...meta, ephemeral: false }, Date.now(), mustKeep);
-    if (!listed.ok) return listed;
-    meta.ephemeral = false;
-    delete meta.counted;
-    this.store.meta.write(meta);
-    return listed;
-  }
-
-  /**
-   * Counts a direct call's scratch thread, kept to answer a repeat of its `Idempotency-Key` (up to
-   * {@link SCRATCH_TTL_MS}), against its owner's per-user limit before its call runs, unlisted
-   * ({@link claimThread}): at the limit it is removed and the refusal (`too_many_threads`) is the
-   * answer, as for a create, so nothing ran and nothing is kept. Its removal (its alarm's) frees
-   * the slot. A thread counted already (a repeat of the key) or kept as a session passes.
-   */
-  protected async countScratch(): Promise<RpcResult<null>> {
-    const counted = await this.takeScratchSlot(false);
-    if (!counted.ok) await this.removeAll();
-    return counted;
-  }
-
-  /** Marks the scratch thread counted and takes its unlisted slot (`mustKeep`: past the limit too). */
-  private takeScratchSlot(mustKeep: boolean): Promise<RpcResult<null>> {
-    // Counted in `inFlight`: a removal that begins meanwhile (its alarm's) frees the slot only
-    // after it is taken; one under way already takes none (`thread_not_found`, as for a call).
-    return this.inFlight
-      .run(async (): Promise<RpcResult<null>> => {
-        const meta = this.engine!.meta;
-        if (!meta.ephemeral) return { ok: true, value: null };
-        if (!meta.counted) {
-          // Marked before the slot is taken: after a crash between the two, its removal frees a
-          // slot it does not hold (nothing), never leaves one taken.
-          meta.counted = true;
-          this.store.meta.write(meta);
-        }
-        return this.listInAccount(meta, meta.createdAt, mustKeep);
-      })
-      .catch(rpcFailure);
-  }
-
-  /**
-   * Counts the thread in its owner's account against the per-user limit ({@link claimThread}),
-   * listed in `GET /threads` unless it is a (counted) scratch thread.
-   */
-  protected async listInAccount(meta: ThreadMeta, createdAt: number, mustKeep: boolean): Promise<RpcResult<null>> {
-    const account = this.ownerAccount(meta);
-    if (!account) return { ok: true, value: null };
-    return claimThread(account, this.env, { threadId: this.ctx.id.toString(), agentId: meta.agentId, createdAt }, { mustKeep, listed: !meta.ephemeral });
-  }
-
-  /**
-   * The account that counts this thread: none for a scratch thread that is not counted, one
-   * without an owner, or without accounts.
-   */
-  private ownerAccount(meta: ThreadMeta): AccountApi | null {
-    return (!meta.ephemeral || meta.counted === true) && this.env.ACCOUNT && meta.userId ? accountOf(this.env.ACCOUNT, meta.userId) : null;
-  }
-
   /** Whether requests find no thread here: none was made, or it is being removed (`removeAll`). */
   private get gone(): boolean {
-    return !this.engine || this.inFlight.removing !== null;
+    return !this.world || this.inFlight.removing !== null;
   }
 
   /**
@@ -236,7 +197,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
   private hasWorkToResume(): boolean {
     return (
       this.hasUnfinishedWork() ||
-      this.engine!.calls.recoverable() ||
+      this.world!.calls.recoverable() ||
       this.store.turns.latestStatus() === "waiting" ||
       this.store.calls.list(1000, 0, "parked").some((c) => c.source === "direct")
     );
@@ -246,20 +207,20 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     return this.store.turns.latestStatus() === "running" || this.store.calls.unfinished().length > 0 || this.store.calls.queued().length > 0 || this.store.turns.inboxSize() > 0;
   }
 
-  protected newEngine(meta: ThreadMeta): ThreadEngine {
-    return new ThreadEngine(
+  /** The world of the thread `meta` describes, over this object's SQLite ports. */
+  protected newWorld(meta: ThreadMeta): PortWorld {
+    return new PortWorld(
       {
-        store: this.store,
+        tables: this.store,
+        ledger: this.ledger,
+        events: this.events,
+        peers: new DurableThreads(this.env as { THREAD?: DurableObjectNamespace; ACCOUNT?: DurableObjectNamespace }),
         registry: this.registry,
         workerEnv: this.env,
         userEnv: this.userEnv,
         redact: (value) => this.secrets.redactor().value(value),
-        redactEvent: (type, data) => this.secrets.event(type, data),
-        broadcast: (frame: EventFrame) => this.fanout.send(frame),
         wakeSoon: () => void this.alarmClock.set(Date.now() + 50),
-        flush: () => this.ledger.flush(),
-        journalDurably: (entry) => this.ledger.beginDurably(entry),
-        peers: new DurableThreads(this.env as { THREAD?: DurableObjectNamespace; ACCOUNT?: DurableObjectNamespace }),
+        meter: (world, tracer) => threadMeterOf(world, this.ctx.storage.sql, tracer),
       },
       meta,
     );
@@ -270,13 +231,13 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     return this.ledger.commits;
   }
 
-  /** The engine, when `caller` may reach this thread for `access`. */
-  protected guard(caller: Caller, access: "read" | "write"): ThreadEngine {
+  /** The thread's world, when `caller` may reach this thread for `access`. */
+  protected guard(caller: Caller, access: "read" | "write"): PortWorld {
     // A thread being removed is gone for every request that comes meanwhile.
     if (this.gone) throw noSuchThread();
-    const engine = this.engine!;
-    checkAccess(engine.meta.userId, caller, access);
-    return engine;
+    const world = this.world!;
+    checkAccess(world.meta.userId, caller, access);
+    return world;
   }
 
   /** Runs an RPC method; its answer (value or error) leaves without any secret. */
@@ -292,14 +253,22 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     return this.secrets.redactor().value(result);
   }
 
-  /** Like `answer`, for work that may read the owner's env: reloads it first (awaiting only when it must ask). */
-  protected work<T>(caller: Caller, fn: (engine: ThreadEngine, runner: TurnRunner) => T | Promise<T>): Promise<RpcResult<T>> {
-    return this.answer(() => {
-      const engine = this.guard(caller, "write");
-      const reloading = this.refreshSecrets();
-      // After a reload the thread is asked for again: it may have been removed meanwhile.
-      return reloading ? reloading.then(() => fn(this.guard(caller, "write"), this.runner!)) : fn(engine, this.runner!);
-    });
+  /**
+   * The one way an RPC method reaches the thread: the Idempotency-Key (`how.idem`, see `once`),
+   * the access check (`guard`), the owner's env reloaded first for work that may read it
+   * (`how.env`; awaiting only when the account must be asked), the watchdog over work that may
+   * run a call (`how.watched`, see `watched`), and an answer without any secret (`answer`).
+   */
+  protected serve<T>(caller: Caller, how: ServeOptions, fn: (world: PortWorld, runner: TurnRunner) => T | Promise<T>): Promise<RpcResult<T>> {
+    const run = how.watched ? (world: PortWorld, runner: TurnRunner) => this.watched(() => Promise.resolve(fn(world, runner))) : fn;
+    const act = () =>
+      this.answer(() => {
+        const world = this.guard(caller, how.access);
+        const reloading = how.env ? this.refreshSecrets() : undefined;
+        // After a reload the thread is asked for again: it may have been removed meanwhile.
+        return reloading ? reloading.then(() => run(this.guard(caller, how.access), this.runner!)) : run(world, this.runner!);
+      });
+    return how.idem ? this.once(caller, how.idem, act) : act();
   }
 
   /**
@@ -315,8 +284,8 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
   /** `once` with a key to keep. */
   private async onceKeyed<T>(caller: Caller, idem: IdempotencyClaim, act: (cut: boolean) => Promise<RpcResult<T>>): Promise<RpcResult<T>> {
     const claimed = await this.answer(() => {
-      if (!this.engine) migrate(this.ctx.storage);
-      else checkAccess(this.engine.meta.userId, caller, "write");
+      if (!this.world) migrate(this.ctx.storage);
+      else checkAccess(this.world.meta.userId, caller, "write");
       return this.store.idempotency.claim<RpcResult<T>>(caller.userId, idem);
     });
     if (!claimed.ok) return claimed;
@@ -346,19 +315,19 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
   /** The steps of `removeAll`. */
   private async remove(): Promise<void> {
     const runner = this.runner;
-    const meta = this.engine?.meta;
+    const meta = this.world?.meta;
     runner?.close();
-    await this.inFlight.drain(async () => runner?.settled(), this.engine?.calls.deadlines, deleteGraceMs(this.env));
+    await this.inFlight.drain(async () => runner?.settled(), this.world?.calls.deadlines, deleteGraceMs(this.env));
     // Unlisted inside the removal (a create of this id that waits for it lists the new thread
     // after), before the rows go: a crash between the two leaves a thread that a retried delete
     // finds and ends, never an entry naming no thread, which a delete (404) could not remove. A
     // failure to unlist does not stop the deletion; the delete answers it at the end.
-    const unlisting = meta && this.ownerAccount(meta)?.removeThread(meta.threadId);
+    const unlisting = meta && this.listing.ownerAccount(meta)?.removeThread(meta.threadId);
     const unlistFailure = await unlisting?.then(
       () => null,
       (e: unknown) => ({ e }),
     );
-    this.engine = null;
+    this.world = null;
     this.runner = null;
     this.store.env.version++;
     await this.alarmClock.delete();
@@ -379,11 +348,11 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
       void this.alarmClock.set(Date.now() + this.watchdogMs());
       return;
     }
-    const meta = this.engine!.meta;
+    const meta = this.world!.meta;
     // A scratch thread without a key is removed in its call's round trip: one its alarm finds
     // outlived it (a restart cut the call, or the call runs long). Counted from now, past the
     // limit too (it exists already and holds a call that began); its removal frees the slot.
-    if (meta.ephemeral && !meta.counted) await this.takeScratchSlot(true);
+    if (meta.ephemeral && !meta.counted) await this.listing.takeScratchSlot(true);
     if (meta.ephemeral && Date.now() >= meta.createdAt + SCRATCH_TTL_MS && !this.runner.busy && !this.hasUnfinishedWork() && !this.store.calls.waitForPerson()) {
       await this.removeAll();
       return;
@@ -407,7 +376,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     // Removed meanwhile (the resumption did nothing more once it began): nothing is left to watch.
     if (this.runner !== runner || this.inFlight.removing !== null) return;
     // A direct call that recovery parked waits for a person, whose client never got its answer.
-    if (meta.ephemeral && this.store.calls.waitForPerson()) await this.keepAsSession(true);
+    if (meta.ephemeral && this.store.calls.waitForPerson()) await this.listing.keepAsSession(true);
     if (!runner.active && !this.hasUnfinishedWork()) {
       if (meta.ephemeral) await this.alarmClock.set(meta.createdAt + SCRATCH_TTL_MS);
       else await this.alarmClock.delete();
@@ -424,7 +393,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     // A token that expired since the Worker verified it (within its clock skew) opens nothing.
     if (caller?.expiresAt !== undefined && Date.now() >= caller.expiresAt) return Response.json(new WeftError("unauthenticated", "token expired").toBody(), { status: 401 });
     this.fanout.flush();
-    const accepted = replayAndAccept(this.ctx, this.store, request, caller?.expiresAt);
+    const accepted = replayAndAccept(this.ctx, this.events, request, caller?.expiresAt);
     this.fanout.socketsChanged();
     return accepted;
   }

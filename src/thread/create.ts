@@ -16,6 +16,8 @@ import type { Caller } from "../rpc.js";
 import type { CreateThreadInput } from "./api.js";
 import type { EnvEntry } from "../secrets/env.js";
 import type { ThreadMeta } from "./store/meta.js";
+import type { ThreadStore } from "./store/index.js";
+import type { Message } from "../protocol.js";
 
 /** A checked creation request: the record, the script steps to queue, the thread's env. */
 export interface PreparedThread {
@@ -63,4 +65,23 @@ export function prepareThread(registry: Registry, caller: Caller, input: CreateT
 export async function historyRedactor(accounts: DurableObjectNamespace | undefined, userId: string | null, threadEnv: Map<string, EnvEntry>): Promise<Redactor> {
   const owner = accounts && userId ? await accountOf(accounts, userId).envValues() : {};
   return new Redactor([...secretsOf(threadEnv), ...secretsOf(Object.entries(owner))]);
+}
+
+/**
+ * Stores a checked new thread in one transaction: its record, script, env values, the opening
+ * message (queued for the first turn) and the earlier conversation `seeds` (redacted already),
+ * whose call ids are reserved so no later call takes one.
+ * @returns the stored seed messages, to announce.
+ */
+export function storeNewThread(store: ThreadStore, thread: Omit<PreparedThread, "history">, opening: string | undefined, seeds: NewTurnMessage[]): Message[] {
+  const seeded: Message[] = [];
+  store.atomically(() => {
+    store.meta.write(thread.meta);
+    store.script.add(thread.script);
+    for (const [name, v] of thread.env) store.env.set(name, v.value, v.type);
+    if (opening !== undefined) store.turns.enqueue({ role: "user", content: opening });
+    for (const m of seeds) seeded.push(store.messages.append(m));
+    store.messages.reserveCallIds(seeds.flatMap((m) => (m.toolCalls ?? []).map((c) => c.id)));
+  });
+  return seeded;
 }

@@ -1,35 +1,33 @@
 /**
  * The Thread Durable Object: one per conversation thread, on SQLite storage. It only delegates:
- * storage to `ThreadStore`, behaviour to `ThreadEngine`, its lifecycle (restore, watchdog alarm,
- * WebSockets) to `ThreadObject` (core.ts). It implements `ThreadApi`, the one RPC surface the
- * Worker uses; every answer is checked against the caller (guard.ts) and cleaned of secrets
- * (src/secrets/) before it leaves.
+ * storage to `ThreadStore`, behaviour to its `PortWorld` (src/run/port-world.ts), its lifecycle
+ * (restore, watchdog alarm, WebSockets) to `ThreadObject` (core.ts). It implements `ThreadApi`,
+ * the one RPC surface the Worker uses; every answer is checked against the caller (guard.ts) and
+ * cleaned of secrets (src/secrets/) before it leaves.
  * @module
  */
 import { WeftError } from "../errors.js";
-import type { CallRecord, Message } from "../protocol.js";
+import type { CallRecord } from "../protocol.js";
 import { normalizeScript } from "../models/scripted.js";
 import type { Registry } from "../run/agent.js";
 import type { GetMessagesOptions } from "../tools/thread-state.js";
 import type { Settlement } from "../calls/decide.js";
-import { checkTimeArgNames } from "../calls/time-args.js";
 import { unavailableTools } from "../tools/catalog.js";
 import type { ChildAnswer } from "../run/agent-tool.js";
 import type { Caller } from "../rpc.js";
 import type { CreateThreadInput, ScratchCallOutcome, ThreadApi, ThreadInfo } from "./api.js";
 import { ThreadObject, type WeftEnv } from "./core.js";
-import { historyRedactor, prepareThread } from "./create.js";
+import { historyRedactor, prepareThread, storeNewThread } from "./create.js";
 import { checkStoredHistory } from "../run/seed-history.js";
 import { type DirectCallInput, directCall, outcomeText, outcomeWaitsForPerson } from "../run/direct.js";
 import { SCRATCH_TTL_MS, checkAccess } from "./guard.js";
-import { checkModel, checkScriptable, modelsInForce } from "../run/model-choice.js";
+import { checkScriptable, modelsInForce } from "../run/model-choice.js";
 import { type RpcFailure, type RpcResult, rpc, rpcFailure } from "../rpc.js";
-import { envSources } from "../run/state.js";
 import { type IdempotencyClaim, keyedCallId } from "./store/idempotency.js";
 import { migrate } from "./store/migrations.js";
 import type { ThreadMeta } from "./store/meta.js";
-import { modelTools } from "../run/world-host.js";
-import { checkRequiredVariables, reachableTools } from "../run/variables.js";
+import { modelTools } from "../run/conversation.js";
+import { checkNewThread } from "../run/new-thread.js";
 import { ThreadUsageLedger } from "../usage/thread-ledger.js";
 
 /** The body of a thread create and what reading a thread answers, as the Durable Object's RPC methods take and give them. */
@@ -53,9 +51,9 @@ export function createThreadClass(registry: Registry) {
       // A deletion here may have unlisted the id after the Worker listed it for this create (the
       // Worker lists first, and its create may arrive during the deletion or after it), so it is
       // listed again. Only an id deleted in this instance pays the extra request.
-      if (this.inFlight.removals > 0 && created.ok) await this.listInAccount(created.value, created.value.createdAt, true);
+      if (this.inFlight.removals > 0 && created.ok) await this.listing.listInAccount(created.value, created.value.createdAt, true);
       // A failed create leaves no thread behind, not even its key: the retry fails the same way.
-      if (idem && !created.ok && !this.engine) {
+      if (idem && !created.ok && !this.world) {
         await this.ctx.storage.deleteAll();
         this.store.forget();
       }
@@ -65,75 +63,60 @@ export function createThreadClass(registry: Registry) {
     private async createOnce(caller: Caller, input: CreateThreadInput, threadId: string, cut: boolean): Promise<RpcResult<ThreadMeta>> {
       return this.answer(async () => {
         // An earlier create with this key made the thread and was cut before it answered.
-        if (cut && this.engine && this.engine.meta.userId === caller.userId) return this.engine.meta;
-        if (this.engine) {
+        if (cut && this.world && this.world.meta.userId === caller.userId) return this.world.meta;
+        if (this.world) {
           // Only the owner learns that its continuation token names a thread already.
-          checkAccess(this.engine.meta.userId, caller, "write");
-          throw new WeftError("thread_exists", "a thread with this continuationToken exists already", { threadId: this.engine.meta.threadId, path: ["continuationToken"] });
+          checkAccess(this.world.meta.userId, caller, "write");
+          throw new WeftError("thread_exists", "a thread with this continuationToken exists already", { threadId: this.world.meta.threadId, path: ["continuationToken"] });
         }
         const { meta, script, env: threadEnv, history } = prepareThread(registry, caller, input, threadId);
         migrate(this.ctx.storage);
-        const engine = this.newEngine(meta);
-        // Every tool the thread can reach: either side's, and those of the prompts it calls.
-        const reachable = reachableTools(registry, engine.sides, engine.catalog);
-        if (meta.asOf) checkTimeArgNames(reachable);
-        await checkRequiredVariables(reachable, {
-          ...envSources(engine),
-          thread: (name) => threadEnv.get(name),
-        });
-        await checkModel(engine, (name) => threadEnv.get(name));
+        const world = this.newWorld(meta);
+        await checkNewThread(world, (name) => threadEnv.get(name));
         // The earlier conversation is stored without the secrets the thread has from its start.
         const seeding = history.length > 0 ? await historyRedactor(this.env.ACCOUNT, meta.userId, threadEnv) : null;
         const seeds = seeding ? history.map((m) => seeding.value(m)) : [];
         checkStoredHistory(seeds);
-        if (this.engine) throw new WeftError("thread_exists", "a thread with this continuationToken exists already", { path: ["continuationToken"] });
-        const seeded: Message[] = [];
-        this.store.atomically(() => {
-          this.store.meta.write(meta);
-          this.store.script.add(script);
-          for (const [name, v] of threadEnv) this.store.env.set(name, v.value, v.type);
-          if (input.opening !== undefined) this.store.turns.enqueue({ role: "user", content: input.opening });
-          for (const m of seeds) seeded.push(this.store.messages.append(m));
-          this.store.messages.reserveCallIds(seeds.flatMap((m) => (m.toolCalls ?? []).map((c) => c.id)));
-        });
-        this.attach(engine);
+        if (this.world) throw new WeftError("thread_exists", "a thread with this continuationToken exists already", { path: ["continuationToken"] });
+        const seeded = storeNewThread(this.store, { meta, script, env: threadEnv }, input.opening, seeds);
+        this.attach(world);
         // Announced before the first wait, so they commit with the rows: a restart at that wait
         // leaves no stored message unannounced. The history was redacted above with every secret
         // the thread holds from its start, the owner's too, so the reload below adds none to it.
-        engine.emit("thread_created", { threadId, agentId: meta.agentId });
-        for (const message of seeded) engine.emit("message_created", { message });
+        world.emit("thread_created", { threadId, agentId: meta.agentId });
+        for (const message of seeded) world.emit("message_created", { message });
         await this.refreshSecrets();
         // A scratch thread removes itself even if the Worker dies before it calls destroy().
         if (meta.ephemeral) await this.alarmClock.set(meta.createdAt + SCRATCH_TTL_MS);
-        const unavailable = unavailableTools(engine.catalog);
-        if (unavailable.length > 0) engine.emit("tools_unavailable", { tools: unavailable });
+        const unavailable = unavailableTools(world.catalog);
+        if (unavailable.length > 0) world.emit("tools_unavailable", { tools: unavailable });
         if (input.opening !== undefined) void this.runner!.resume();
         return meta;
       });
     }
 
     async info(caller: Caller): Promise<RpcResult<ThreadInfo>> {
-      return this.answer(async () => {
+      return this.serve(caller, { access: "read" }, async (first, runner) => {
         // Asked first: it may read the owner's account values (WEFT_MODEL at the user level); the
         // thread is asked for again after (it may have been removed meanwhile).
-        const models = await modelsInForce(this.guard(caller, "read"));
-        const engine = this.guard(caller, "read");
+        const models = await modelsInForce(first);
+        const world = this.guard(caller, "read");
         const lastTurn = this.store.turns.latest();
         return {
-          ...engine.meta,
+          ...world.meta,
           // A turn cut by a restart is still running: it resumes by itself before anything else.
           // A call outside any turn (a direct call) can wait for a person too.
           status:
-            this.runner!.active || lastTurn?.status === "running"
+            runner.active || lastTurn?.status === "running"
               ? "running"
-              : lastTurn?.status === "waiting" || this.store.calls.waitForPerson()
+              : lastTurn?.status === "waiting" || this.ledger.waitForPerson()
                 ? "waiting"
                 : "idle",
           messageCount: this.store.messages.count(),
-          lastSeq: this.store.events.lastSeq(),
+          lastSeq: this.events.lastSeq(),
           ...(lastTurn ? { lastTurn } : {}),
-          tools: modelTools(engine.catalog),
-          unavailableTools: unavailableTools(engine.catalog),
+          tools: modelTools(world.catalog),
+          unavailableTools: unavailableTools(world.catalog),
           models,
         };
       });
@@ -141,36 +124,29 @@ export function createThreadClass(registry: Registry) {
 
     // --- usage (src/usage/) ---
     async usage(caller: Caller) {
-      return this.answer(() => {
-        const { meta } = this.guard(caller, "read");
-        return new ThreadUsageLedger(this.store.storage.sql).read(meta.threadId, meta.agentId);
-      });
+      return this.serve(caller, { access: "read" }, (world) => new ThreadUsageLedger(this.store.storage.sql).read(world.meta.threadId, world.meta.agentId));
     }
 
     async getMessages(caller: Caller, options: GetMessagesOptions) {
-      return this.answer(() => (this.guard(caller, "read"), this.store.messages.list(options)));
+      return this.serve(caller, { access: "read" }, () => this.store.messages.list(options));
     }
 
     async postMessage(caller: Caller, input: { content: string; role?: "user" | "system"; script?: unknown; traceparent?: string }, idem?: IdempotencyClaim) {
-      return this.once(caller, idem, () => this.work(caller, async (engine, runner) => {
-        if (input.traceparent !== undefined) engine.traceNextTurn(input.traceparent);
+      return this.serve(caller, { access: "write", idem, env: true }, async (world, runner) => {
+        if (input.traceparent !== undefined) world.traceNextTurn(input.traceparent);
         const script = input.script === undefined ? undefined : normalizeScript(input.script, ["script"]);
-        if (script && script.length > 0) await checkScriptable(engine);
+        if (script && script.length > 0) await checkScriptable(world);
         return await runner.postMessage({ content: input.content, ...(input.role ? { role: input.role } : {}), ...(script ? { script } : {}) });
-      }));
-    }
-
-    async listCalls(caller: Caller, options: { status?: CallRecord["status"]; limit?: number; offset?: number } = {}) {
-      return this.answer(() => {
-        this.guard(caller, "read");
-        return { calls: this.store.calls.list(options.limit ?? 1000, options.offset ?? 0, options.status) };
       });
     }
 
+    async listCalls(caller: Caller, options: { status?: CallRecord["status"]; limit?: number; offset?: number } = {}) {
+      return this.serve(caller, { access: "read" }, () => ({ calls: this.ledger.list(options.limit ?? 1000, options.offset ?? 0, options.status) }));
+    }
+
     async getCall(caller: Caller, callId: string) {
-      return this.answer(() => {
-        this.guard(caller, "read");
-        const call = this.store.calls.get(callId);
+      return this.serve(caller, { access: "read" }, () => {
+        const call = this.ledger.get(callId);
         if (!call) throw new WeftError("call_not_found", `no call ${JSON.stringify(callId)} in this thread`, { callId });
         return call;
       });
@@ -178,25 +154,24 @@ export function createThreadClass(registry: Registry) {
 
     async approve(caller: Caller, callId: string, argsHash?: string, idem?: IdempotencyClaim) {
       // The approved call runs now, maybe long after the watchdog last fired: it is watched like a direct call.
-      return this.once(caller, idem, () => this.work(caller, (_e, runner) => this.watched(() => runner.approve(callId, caller.userId, argsHash))));
+      return this.serve(caller, { access: "write", idem, env: true, watched: true }, (_w, runner) => runner.approve(callId, caller.userId, argsHash));
     }
 
     async deny(caller: Caller, callId: string, reason?: string, idem?: IdempotencyClaim) {
-      return this.once(caller, idem, () => this.work(caller, (_e, runner) => runner.deny(callId, caller.userId, reason)));
+      return this.serve(caller, { access: "write", idem, env: true }, (_w, runner) => runner.deny(callId, caller.userId, reason));
     }
 
     async settle(caller: Caller, callId: string, settlement: Settlement, idem?: IdempotencyClaim) {
-      return this.once(caller, idem, () => this.work(caller, (_e, runner) => this.watched(() => runner.settle(callId, { ...settlement, settledBy: caller.userId }))));
+      return this.serve(caller, { access: "write", idem, env: true, watched: true }, (_w, runner) => runner.settle(callId, { ...settlement, settledBy: caller.userId }));
     }
 
     async listFiles(caller: Caller) {
-      return this.answer(() => (this.guard(caller, "read"), { files: this.store.files.list() }));
+      return this.serve(caller, { access: "read" }, () => ({ files: this.store.files.list() }));
     }
 
     /** A file of the thread: a capped result's full text, or an attachment (base64 for binary). */
     async getFile(caller: Caller, path: string) {
-      return this.answer(() => {
-        this.guard(caller, "read");
+      return this.serve(caller, { access: "read" }, () => {
         const file = this.store.files.content(path);
         if (!file) throw new WeftError("not_found", `no file ${JSON.stringify(path)} in this thread`, { path: ["path"] });
         return file;
@@ -204,25 +179,20 @@ export function createThreadClass(registry: Registry) {
     }
 
     async deleteFile(caller: Caller, path: string) {
-      return this.answer(() => {
-        this.guard(caller, "write");
+      return this.serve(caller, { access: "write" }, () => {
         if (!this.store.files.delete(path)) throw new WeftError("not_found", `no file ${JSON.stringify(path)} in this thread`, { path: ["path"] });
         return { deleted: true };
       });
     }
 
     async callTool(caller: Caller, input: DirectCallInput, idem?: IdempotencyClaim) {
-      return this.once(caller, idem, () =>
-        // A direct call runs outside any turn; the watchdog finishes it if a crash cuts it.
-        this.work(caller, (engine, runner) =>
-          this.watched(() =>
-            // Under an Idempotency-Key the id comes from the key: a retry that a restart made
-            // necessary reaches the first call, never a second run of the tool.
-            idem && input.callId === undefined
-              ? keyedCallId(caller.userId, idem, input.toolName).then((callId) => directCall(engine, runner, { ...input, callId }))
-              : directCall(engine, runner, input),
-          ),
-        ),
+      // A direct call runs outside any turn; the watchdog finishes it if a crash cuts it.
+      return this.serve(caller, { access: "write", idem, env: true, watched: true }, (world, runner) =>
+        // Under an Idempotency-Key the id comes from the key: a retry that a restart made
+        // necessary reaches the first call, never a second run of the tool.
+        idem && input.callId === undefined
+          ? keyedCallId(caller.userId, idem, input.toolName).then((callId) => directCall(world, runner, { ...input, callId }))
+          : directCall(world, runner, input),
       );
     }
 
@@ -234,11 +204,11 @@ export function createThreadClass(registry: Registry) {
 
     async accountEnvChanged(): Promise<{ live: boolean }> {
       this.userEnv.invalidate();
-      return { live: this.engine !== null };
+      return { live: this.world !== null };
     }
 
     async stop(caller: Caller) {
-      return this.answer(() => (this.guard(caller, "write"), { stopped: this.runner!.stop() }));
+      return this.serve(caller, { access: "write" }, (_w, runner) => ({ stopped: runner.stop() }));
     }
 
     /**
@@ -246,9 +216,7 @@ export function createThreadClass(registry: Registry) {
      * owner): with `wait`, once its queued and cut work is done (or waits for a person).
      */
     async childAnswer(caller: Caller, wait: boolean): Promise<RpcResult<ChildAnswer>> {
-      return this.answer(async () => {
-        this.guard(caller, "read");
-        const runner = this.runner!;
+      return this.serve(caller, { access: "read" }, async (_w, runner) => {
         if (wait) {
           await runner.resume();
           // Deleted meanwhile: the rows below may be gone.
@@ -266,9 +234,8 @@ export function createThreadClass(registry: Registry) {
      * this thread's owner, as the child acts). Answers at once; the resume runs apart.
      */
     async childChanged(caller: Caller): Promise<RpcResult<null>> {
-      return this.answer(() => {
-        this.guard(caller, "write");
-        void this.runner!.resume();
+      return this.serve(caller, { access: "write" }, (_w, runner) => {
+        void runner.resume();
         return null;
       });
     }
@@ -281,8 +248,7 @@ export function createThreadClass(registry: Registry) {
     }
 
     async destroy(caller: Caller): Promise<RpcResult<null>> {
-      return this.answer(async () => {
-        this.guard(caller, "write");
+      return this.serve(caller, { access: "write" }, async () => {
         await this.removeAll();
         return null;
       });
@@ -300,7 +266,7 @@ export function createThreadClass(registry: Registry) {
       if (!created.ok && !(idem && created.error.code === "thread_exists")) return created;
       if (idem) {
         // Kept whatever the call's end (an error too, to replay it): counted before it runs.
-        const counted = await this.countScratch();
+        const counted = await this.listing.countScratch();
         if (!counted.ok) return counted;
       }
       const result = await this.callTool(caller, call, idem);
@@ -310,12 +276,12 @@ export function createThreadClass(registry: Registry) {
         this.guard(caller, "write");
         // Over the per-user limit, a call that only waits for its approval (nothing ran) is
         // refused as a create is, with its scratch thread; one that began must stay findable.
-        const listed = await this.keepAsSession(!result.ok || result.value.status !== "awaiting_approval");
+        const listed = await this.listing.keepAsSession(!result.ok || result.value.status !== "awaiting_approval");
         if (!listed.ok) {
           await this.removeAll();
           return listed;
         }
-      } else if (!idem && this.engine) await this.removeAll();
+      } else if (!idem && this.world) await this.removeAll();
       return result.ok ? { ok: true, value: { ...result.value, kept } } : result;
     }
   };

@@ -8,7 +8,7 @@ import { byteLength } from "../bytes.js";
 import { WeftError } from "../errors.js";
 import { limitOf } from "../limits.js";
 import { BATCH_TAG, packFrames } from "./fanout.js";
-import type { ThreadStore } from "./store/index.js";
+import type { EventSink } from "../ports/events.js";
 
 /** Frames sent per replay batch; large backlogs go out in several batches, in order. */
 const REPLAY_BATCH = 5000;
@@ -21,7 +21,7 @@ const REPLAY_BATCH = 5000;
  * included: the socket is closed then ({@link TOKEN_EXPIRED}).
  * @returns 101 with the socket, 426 `upgrade_required` without an upgrade header, 400 `invalid_request` for a bad `since` or `batch`.
  */
-export function replayAndAccept(ctx: DurableObjectState, store: ThreadStore, request: Request, expiresAt?: number): Response {
+export function replayAndAccept(ctx: DurableObjectState, events: Pick<EventSink, "since" | "lastSeq">, request: Request, expiresAt?: number): Response {
   if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") {
     const refused = new WeftError("upgrade_required", "expected a WebSocket upgrade (Upgrade: websocket)");
     return Response.json(refused.toBody(), { status: refused.status });
@@ -29,7 +29,7 @@ export function replayAndAccept(ctx: DurableObjectState, store: ThreadStore, req
   const params = new URL(request.url).searchParams;
   const raw = params.get("since");
   const since = raw === null || raw === "" ? 0 : /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN;
-  const last = store.events.lastSeq();
+  const last = events.lastSeq();
   if (!Number.isSafeInteger(since) || since > last) {
     return Response.json(
       new WeftError("invalid_request", `since: expected a seq from 0 to ${last} (the newest), got ${JSON.stringify(raw)}`, { path: ["since"] }).toBody(),
@@ -50,7 +50,7 @@ export function replayAndAccept(ctx: DurableObjectState, store: ThreadStore, req
   if (expiresAt !== undefined) server.serializeAttachment({ expiresAt } satisfies SocketAttachment);
   ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
   for (let cursor = since; ; ) {
-    const frames = store.events.since(cursor, REPLAY_BATCH);
+    const frames = events.since(cursor, REPLAY_BATCH);
     const texts = frames.map((frame) => JSON.stringify(frame));
     for (const message of batched ? packFrames(texts) : texts) server.send(message);
     if (frames.length < REPLAY_BATCH) break;

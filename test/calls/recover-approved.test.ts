@@ -12,15 +12,15 @@ describe("recovering an approval given before a restart", () => {
     const id = await createThread({ agent: "catalog_side_b" });
     const hash = await argsHashOf({ note: "b" });
     const outcomes = await inThread(id, async (instance) => {
-      const calls = instance.engine.store.calls;
+      const calls = instance.world.store.calls;
       // A side b call that waited for approval, approved just before the thread restarted.
       calls.insert({ callId: "b1", toolName: "record_call", source: "model", status: "queued", argsText: '{"note":"b"}', effectKey: `${id}:b1` });
       calls.awaitApproval("b1", { note: "b" }, hash);
       calls.setApprovedBy("b1", "alice");
-      return instance.engine.calls.recover();
+      return instance.world.calls.recover();
     });
     expect(outcomes).toMatchObject([{ callId: "b1", status: "succeeded", final: true }]);
     expect((await callsOf(id)).find((c) => c.callId === "b1")).toMatchObject({ status: "succeeded", approvedBy: "alice", attempts: 1 });
-    expect(await inThread(id, (instance) => instance.engine.store.kv.get("count:b1"))).toBe(1);
+    expect(await inThread(id, (instance) => instance.world.store.kv.get("count:b1"))).toBe(1);
   });
 });

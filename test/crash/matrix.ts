@@ -2,7 +2,7 @@
  * The crash matrix: every effect class, called by the model, from the queue, by invokeTool and
  * directly, crashed (a real `ctx.abort()` of the thread's Durable Object) at every point of a call.
  * The thread then resumes by its own alarm; the test only waits. Executions are counted raw on an
- * outside ledger, so "re-run" means the ledger saw two. Shared by test/crash-matrix.test.ts and
+ * outside ledger, so "re-run" means the ledger saw two. Shared by test/crash/crash-matrix.test.ts and
  * `npm run crash-matrix` (bench/crash-matrix.bench.ts), with the random run in ./random.ts.
  * @module
  */

@@ -74,6 +74,17 @@ export function eventsConformance(impl: string, withSink: WithSink): void {
         expect(sent.map((f) => f.type)).toEqual(["custom.a", "custom.b"]);
       }));
 
+    it("an event whose data is null is stored and sent with null data (a null is kept back only when the redactor made it)", () =>
+      run((sink, sent) => {
+        expect(sink.emit("custom.nothing", null)?.seq).toBe(1);
+        sink.hold("custom.later", null);
+        expect(sink.since(0).map((f) => [f.seq, f.type, f.data])).toEqual([
+          [1, "custom.nothing", null],
+          [2, "custom.later", null],
+        ]);
+        expect(sent.map((f) => f.type)).toEqual(["custom.nothing", "custom.later"]);
+      }));
+
     it("each stored frame is broadcast once, in seq order, equal to what replay gives", () =>
       run((sink, sent) => {
         for (let i = 0; i < 4; i++) sink.emit("custom.tick", { i });

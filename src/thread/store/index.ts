@@ -85,6 +85,8 @@ export class ThreadStore implements ThreadTables {
   /** Drops what the stores keep in memory about their rows; call after rows change behind them (`deleteAll`). */
   forget(): void {
     this.calls.forget();
+    this.messages.forget();
+    this.summaries.forget();
     this.events.forget();
     this.turns.forget();
     this.env.forget();

@@ -1,21 +1,25 @@
 /**
  * The ledger port over a thread's SQLite storage: the calls table (`CallStore`), its held and
- * deferred rows, the settle window (`ThreadStore.settleSoon`) and group commit (`GroupCommit`)
- * behind one object, so the order in which rows, results and syncs happen is kept in one place.
+ * deferred rows, the settle window (`ThreadStore.settleSoon`), group commit (`GroupCommit`) and
+ * the per-call lock (`CallLocks`) behind one object, so the order in which rows, results and
+ * syncs happen is kept in one place.
  * @module
  */
 import type { CallStatus, ToolResult } from "../../protocol.js";
-import type { CallJournal, Decision, FinishDetails, JournalEntry, Ledger, LedgerQueries, LedgerRecord } from "../../ports/ledger.js";
+import type { CallJournal, CallLock, Decision, FinishDetails, JournalEntry, Ledger, LedgerQueries, LedgerRecord } from "../../ports/ledger.js";
+import { CallLocks } from "../../calls/lock.js";
 import { GroupCommit } from "../group-commit.js";
 import type { ThreadStore } from "./index.js";
 
 /** The SQLite ledger of one thread; also the `CallJournal` the pipeline takes today. */
-export class SqliteLedger implements Ledger, LedgerQueries, CallJournal {
+export class SqliteLedger implements Ledger, LedgerQueries, CallJournal, CallLock {
   /**
    * The thread's syncs (`storage.sync()`), shared by every `beginDurably` and `flush`. Right before
    * each sync starts, the rows deferred while the previous one ran are written, so it covers them.
    */
   readonly commits: GroupCommit;
+  /** The one lock per call id (see `CallLock`). */
+  private readonly locks = new CallLocks();
 
   /**
    * @param store the thread's tables; the ledger writes its `calls` rows.
@@ -109,6 +113,10 @@ export class SqliteLedger implements Ledger, LedgerQueries, CallJournal {
 
   flush(): Promise<void> {
     return this.commits.flush();
+  }
+
+  hold<T>(callId: string, work: () => Promise<T>): Promise<T> {
+    return this.locks.hold(callId, work);
   }
 
   mayHaveQueued(): boolean {

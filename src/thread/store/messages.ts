@@ -11,6 +11,7 @@ import type { Message, MessageRole, ToolCallRequest } from "../../protocol.js";
 import { PROMPT_CALL_KEY } from "../../run/prompt.js";
 import type { GetMessagesOptions, MessagesResult } from "../../tools/thread-state.js";
 import type { MessageTable, NewMessage } from "../../ports/store.js";
+import { MessageTail } from "./message-tail.js";
 import type { MetaStore } from "./meta.js";
 
 /** The content-size rule lives with the messages a run appends (src/run/messages.ts). */
@@ -31,6 +32,7 @@ interface MessageRow extends Record<string, SqlStorageValue> {
   metadata: string | null;
   depth: number;
   side: string | null;
+  is_error: number;
   created_at: number;
 }
 
@@ -45,6 +47,7 @@ function toMessage(row: MessageRow): Message {
   if (row.tool_calls !== null) message.toolCalls = JSON.parse(row.tool_calls) as ToolCallRequest[];
   if (row.tool_call_id !== null) message.toolCallId = row.tool_call_id;
   if (row.name !== null) message.name = row.name;
+  if (row.is_error === 1) message.isError = true;
   if (row.metadata !== null) message.metadata = JSON.parse(row.metadata) as Record<string, unknown>;
   if (row.depth > 0) message.depth = row.depth;
   if (row.side === "a" || row.side === "b") message.side = row.side;
@@ -99,6 +102,9 @@ export function messagePage(options: GetMessagesOptions): MessagePage {
 
 /** Appends and pages through messages. */
 export class MessageStore implements MessageTable {
+  /** The newest messages per depth, so a model step does not read again what the step before read. */
+  private readonly tail = new MessageTail();
+
   constructor(
     private readonly sql: SqlStorage,
     private readonly meta: MetaStore,
@@ -110,8 +116,8 @@ export class MessageStore implements MessageTable {
     const depth = input.depth ?? 0;
     const row = this.sql
       .exec<MessageRow>(
-        `INSERT INTO messages (role, content, tool_calls, tool_call_id, name, silent, metadata, depth, side, prompt_call, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+        `INSERT INTO messages (role, content, tool_calls, tool_call_id, name, silent, metadata, depth, side, prompt_call, is_error, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
         input.role,
         input.content,
         input.toolCalls ? JSON.stringify(input.toolCalls) : null,
@@ -122,17 +128,17 @@ export class MessageStore implements MessageTable {
         depth,
         input.side ?? null,
         promptCallOf(input),
+        input.role === "tool" && input.isError === true ? 1 : 0,
         now,
       )
       .one();
-    this.meta.bump("messages", 1);
-    if (!silent) this.meta.bump("visible_messages", 1);
-    // Per-depth counts of nested messages, so a `maxDepth` total is a few counter reads.
-    if (depth > 0) {
-      this.meta.bump(`messages@${depth}`, 1);
-      if (!silent) this.meta.bump(`visible_messages@${depth}`, 1);
-    }
-    return toMessage(row);
+    // Per-depth counts of nested messages too, so a `maxDepth` total is a few counter reads.
+    const counters = silent ? ["messages"] : ["messages", "visible_messages"];
+    if (depth > 0) for (const name of [...counters]) counters.push(`${name}@${depth}`);
+    this.meta.bumpAll(counters, 1);
+    const message = toMessage(row);
+    this.tail.appended(message);
+    return message;
   }
 
   /**
@@ -174,10 +180,18 @@ export class MessageStore implements MessageTable {
    * keyset step of a history window (index `messages_by_depth`).
    */
   newestFirst(depth: number, before: number, floor: number, limit: number): Message[] {
-    return this.sql
-      .exec<MessageRow>("SELECT * FROM messages WHERE depth = ? AND id < ? AND id > ? ORDER BY id DESC LIMIT ?", depth, before, floor, limit)
-      .toArray()
-      .map(toMessage);
+    return this.tail.newestFirst(depth, before, floor, limit, (below, above, count) =>
+      this.sql
+        .exec<MessageRow>("SELECT * FROM messages WHERE depth = ? AND id < ? AND id > ? ORDER BY id DESC LIMIT ?", depth, below, above, count)
+        .toArray()
+        .map(toMessage),
+    );
+  }
+
+  /** Drops what it keeps in memory about its rows (after a rollback or `deleteAll`). */
+  forget(): void {
+    this.tail.forget();
+    this.anyHistoryCalls = undefined;
   }
 
   /** Up to `limit` messages at exactly `depth` with `after < id < before`, oldest first (compaction reads). */

@@ -29,11 +29,15 @@ export class MetaStore implements MetaTable {
   }
 
   bump(name: string, by: number): void {
+    this.bumpAll([name], by);
+  }
+
+  /** Adds `by` to each counter of `names`, in one statement (a message bumps two to four). */
+  bumpAll(names: readonly string[], by: number): void {
+    const rows = names.map(() => "(?, ?)").join(", ");
     this.sql.exec(
-      "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + ?",
-      `n:${name}`,
-      String(by),
-      by,
+      `INSERT INTO meta (key, value) VALUES ${rows} ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + CAST(excluded.value AS INTEGER)`,
+      ...names.flatMap((name) => [`n:${name}`, String(by)]),
     );
   }
 }

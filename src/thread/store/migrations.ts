@@ -193,16 +193,20 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // v14: the env names (with the level that answered) whose secret values thread code received
   // through state.env; only those of a level the owner did not set are redacted (src/secrets/thread-secrets.ts).
-  // IF NOT EXISTS: a test may set the version back past it, as calls-migration.test.ts does.
+  // IF NOT EXISTS: a test may set the version back past it, as call-order-migration.test.ts does.
   `
   CREATE TABLE IF NOT EXISTS env_received (name TEXT NOT NULL, level TEXT NOT NULL, PRIMARY KEY (name, level)) WITHOUT ROWID;
   `,
   // v15: the call ids of a history the thread was created with (POST /threads history): they
-  // have no call record, and a later call must not take one (uniqueCallIds in src/run/world-host.ts).
+  // have no call record, and a later call must not take one (uniqueCallIds in src/run/conversation.ts).
   `
   CREATE TABLE IF NOT EXISTS history_calls (id TEXT PRIMARY KEY);
   `,
-  // usage: one row per answered model request (the usage ledger, src/usage/thread-ledger.ts).
+  // v16: whether a tool message is an error result, sent to providers that mark one (Anthropic's is_error).
+  `
+  ALTER TABLE messages ADD COLUMN is_error INTEGER NOT NULL DEFAULT 0;
+  `,
+  // v17: one row per answered model request (the usage ledger, src/usage/thread-ledger.ts).
   USAGE_REQUESTS_DDL,
 ];
 

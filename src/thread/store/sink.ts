@@ -22,7 +22,8 @@ export class SqliteEventSink implements EventSink {
 
   emit(type: string, data: unknown): EventFrame | null {
     const clean = this.redact(type, data);
-    if (clean === null) return null;
+    // A null the redactor made of data that was not null keeps the event back; null data is stored as null.
+    if (clean === null && data !== null) return null;
     const frame = this.store.events.append(type, clean);
     this.broadcast(frame);
     return frame;
@@ -30,7 +31,7 @@ export class SqliteEventSink implements EventSink {
 
   hold(type: string, data: unknown): void {
     const clean = this.redact(type, data);
-    if (clean === null) return;
+    if (clean === null && data !== null) return;
     this.store.events.hold(type, clean, this.broadcast);
     this.store.settleSoon();
   }

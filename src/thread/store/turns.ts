@@ -67,11 +67,17 @@ export class TurnStore implements TurnTable, TurnSteps, Inbox {
    * cut an earlier request of the same step before its answer was stored.
    */
   countModelRequest(turnId: string, step: number): number {
-    const row = this.sql.exec<{ model_request: string | null }>("SELECT model_request FROM turns WHERE turn_id = ?", turnId).toArray()[0];
-    const last = row?.model_request ? (JSON.parse(row.model_request) as { step: number; count: number }) : null;
-    const count = last?.step === step ? last.count + 1 : 1;
-    this.sql.exec("UPDATE turns SET model_request = ? WHERE turn_id = ?", JSON.stringify({ step, count }), turnId);
-    return count;
+    // One statement: each model step sends at least one request.
+    const row = this.sql
+      .exec<{ count: number }>(
+        `UPDATE turns SET model_request = json_object('step', ?1, 'count',
+           CASE WHEN json_extract(model_request, '$.step') = ?1 THEN json_extract(model_request, '$.count') + 1 ELSE 1 END)
+         WHERE turn_id = ?2 RETURNING json_extract(model_request, '$.count') AS count`,
+        step,
+        turnId,
+      )
+      .toArray()[0];
+    return row?.count ?? 1;
   }
 
   /** The side a tool or hook forced for the turn's next model step, until that step is recorded. */

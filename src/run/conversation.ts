@@ -1,0 +1,217 @@
+/**
+ * The conversation a turn loop runs in (its `TurnHost`): one object serves a turn of the thread
+ * and a nested prompt's run. What sets them apart is their place (`ConversationPlace`): the
+ * history window, how messages are marked when committed, the system prompt and settings, and
+ * whether a stored turn keeps the open step and step records. Messages are committed through the
+ * create-message hooks (`RunWorld.createMessages`), durably, before any call of the step runs.
+ * @module
+ */
+import type { EventPayloads, Message, ModelStepRecord, TokenUsage, ToolCallRequest } from "../protocol.js";
+import type { ModelTool } from "../models/model.js";
+import type { ModelSettings } from "../models/settings.js";
+import type { CallOutcome, CallRequest } from "../calls/call.js";
+import type { ToolCatalog } from "../tools/catalog.js";
+import type { Execution, StepCounts } from "./execution.js";
+import { requestHistory } from "./history.js";
+import { filterMessages, hasHook, toolHook } from "./hook-calls.js";
+import type { NewTurnMessage } from "./messages.js";
+import { modelDeadlinesOf } from "./model-deadlines.js";
+import { type SideRules, historyFor } from "./sides.js";
+import type { StepDeadlines } from "./step-deadline.js";
+import type { TurnHost } from "./turn-host.js";
+import { DEFAULT_MAX_STEPS } from "./turn.js";
+import type { RunWorld } from "./world.js";
+import type { ThreadMeter } from "../usage/meter.js";
+
+/** What sets one conversation apart from another: a turn of the thread, or a nested prompt's run. */
+export interface ConversationPlace {
+  /** The system prompt of the next request (a turn's follows its current side). */
+  system(): string | undefined;
+  /** The settings of the next request; undefined: the provider's defaults. */
+  modelSettings(): ModelSettings | undefined;
+  /** Most model steps the loop takes. */
+  readonly maxSteps: number;
+  /** The sides taking turns and their stop rules (a turn's); absent: one side a. */
+  readonly sides?: readonly SideRules[];
+  /** The history window of the next request. */
+  history(): Message[] | Promise<Message[]>;
+  /** The open step's calls, when a step was interrupted or is waiting. */
+  pendingStep(): ToolCallRequest[] | null;
+  /** The messages as they are stored: marked with their side, or with their depth and the prompt call's tag. */
+  mark(messages: NewTurnMessage[]): NewTurnMessage[];
+  /** The stored turn this conversation is: it keeps the open step, request counts and step records. Absent for a nested run. */
+  readonly turnId?: string;
+  /** The prompt call whose nested run this is: the parent of every call the run makes. */
+  readonly parentCallId?: string;
+  /** The agent's answer when a budget refuses a request of this turn (its `budgetMessage`); absent: none. */
+  readonly budgetMessage?: string;
+}
+
+/** The `TurnHost` of one execution in its thread's world, set apart by its place. */
+export class Conversation implements TurnHost {
+  readonly threadId: string;
+  readonly maxSteps: number;
+  readonly sides?: readonly SideRules[];
+  readonly modelDeadlines: StepDeadlines;
+  /** Present for a stored turn only: a nested run keeps no count. */
+  readonly countRequest?: (step: number) => Promise<number>;
+  /** Meters each model request (a nested run's under the turn that called it); absent: not metered. */
+  readonly meter?: ThreadMeter;
+  readonly budgetMessage?: string;
+
+  constructor(
+    private readonly world: RunWorld,
+    private readonly execution: Execution,
+    private readonly place: ConversationPlace,
+  ) {
+    this.threadId = world.meta.threadId;
+    this.maxSteps = place.maxSteps;
+    if (place.sides) this.sides = place.sides;
+    this.modelDeadlines = modelDeadlinesOf(world.workerEnv);
+    if (world.meter) this.meter = world.meter;
+    if (place.budgetMessage !== undefined) this.budgetMessage = place.budgetMessage;
+    const turnId = place.turnId;
+    if (turnId !== undefined) {
+      this.countRequest = async (step) => {
+        const count = world.store.turns.countModelRequest(turnId, step);
+        // Durable before the request leaves: a restart that cuts it must find it counted.
+        await world.flush();
+        return count;
+      };
+    }
+  }
+
+  get system(): string | undefined {
+    return this.place.system();
+  }
+
+  get modelSettings(): ModelSettings | undefined {
+    return this.place.modelSettings();
+  }
+
+  tools(): ModelTool[] {
+    return modelTools(this.world.catalogFor(this.execution));
+  }
+
+  /** The catalog of the place the step runs (its side, or its prompt), read when the call streams. */
+  progressArgumentOf(name: string): string | undefined {
+    return progressArgumentOf(this.world.catalogFor(this.execution), name);
+  }
+
+  async announce(started: EventPayloads["tool_call_started"]): Promise<void> {
+    this.world.emit("tool_call_started", started);
+    if (hasHook(this.world, "tool_call_started")) await toolHook(this.world, this.execution, "tool_call_started", started);
+  }
+
+  history(): Message[] | Promise<Message[]> {
+    return this.place.history();
+  }
+
+  prepareMessages(snapshot: Message[]): Promise<Message[]> {
+    return filterMessages(this.world, this.execution, snapshot);
+  }
+
+  async commit(messages: NewTurnMessage[], pending: ToolCallRequest[] | null): Promise<void> {
+    const turnId = this.place.turnId;
+    const turns = this.world.store.turns;
+    await this.world.createMessages(this.execution, this.place.mark(messages), turnId === undefined ? undefined : () => turns.setPendingStep(turnId, pending));
+    await this.world.flush();
+  }
+
+  recordProviderCalls(execution: Execution, calls: ToolCallRequest[]): Promise<void> {
+    return this.world.calls.recordProvided(execution, execution.flowId, calls);
+  }
+
+  pendingStep(): ToolCallRequest[] | null {
+    return this.place.pendingStep();
+  }
+
+  dispatch(execution: Execution, request: CallRequest): Promise<{ outcome: CallOutcome; queued: CallOutcome[] }> {
+    const parentCallId = this.place.parentCallId;
+    return this.world.calls.requestWithQueue(execution, parentCallId === undefined ? request : { ...request, parentCallId });
+  }
+
+  outcomeOf(execution: Execution, callId: string): Promise<CallOutcome> {
+    return this.world.calls.outcomeOf(execution, callId);
+  }
+
+  emit<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): void {
+    this.world.emit(type, data);
+  }
+
+  onStep(steps: StepCounts, record: ModelStepRecord): TokenUsage | void {
+    const turnId = this.place.turnId;
+    if (turnId === undefined) return;
+    this.world.store.turns.step(turnId, steps.total);
+    return this.world.store.turns.recordModelStep(turnId, record);
+  }
+
+  uniqueIds(calls: ToolCallRequest[]): ToolCallRequest[] {
+    return uniqueCallIds(calls, (id) => this.world.store.callIdTaken(id));
+  }
+}
+
+/**
+ * The conversation of the turn `execution` runs in `world`'s thread. System prompt, tools and
+ * the view of the history follow the execution's current side; with two sides every message the
+ * turn writes is marked with its side.
+ */
+export function turnConversation(world: RunWorld, execution: Execution): Conversation {
+  const twoSided = world.sides.length > 1;
+  return new Conversation(world, execution, {
+    system: () => world.system(execution.currentSide),
+    modelSettings: () => world.side(execution.currentSide).modelSettings,
+    maxSteps: world.agent.maxSteps ?? DEFAULT_MAX_STEPS,
+    sides: world.sides,
+    history: async () => historyFor(execution.currentSide, twoSided, await requestHistory(world, execution)),
+    pendingStep: () => world.store.turns.pendingStep<ToolCallRequest>(execution.flowId),
+    mark: (messages) => (twoSided ? messages.map((m) => ({ ...m, side: execution.currentSide })) : messages),
+    turnId: execution.flowId,
+    ...(world.agent.budgetMessage !== undefined ? { budgetMessage: world.agent.budgetMessage } : {}),
+  });
+}
+
+/**
+ * Makes a step's call ids unique in the thread: an id already taken (by an earlier call or an
+ * earlier call of the same step) becomes `<id>_2`, `<id>_3`, ...
+ */
+export function uniqueCallIds(calls: ToolCallRequest[], taken: (id: string) => boolean): ToolCallRequest[] {
+  const seen = new Set<string>();
+  return calls.map((call) => {
+    let id = call.id;
+    for (let n = 2; seen.has(id) || taken(id); n++) id = `${call.id}_${n}`;
+    seen.add(id);
+    return id === call.id ? call : { ...call, id };
+  });
+}
+
+/**
+ * Every tool of a catalog as the model is told about it; a tool with `executionMode: "provider"`
+ * carries the provider-defined tool it stands for (see {@link providerToolId}).
+ */
+export function modelTools(catalog: ToolCatalog): ModelTool[] {
+  return catalog.list().map((t) => {
+    const def = catalog.definition(t.name);
+    const id = def.executionMode === "provider" ? providerToolId(t.name, def.executionProvider) : undefined;
+    return { name: t.name, description: t.description, inputSchema: t.inputSchema, ...(id ? { executionMode: "provider" as const, providerTool: { id } } : {}) };
+  });
+}
+
+/**
+ * The provider-defined tool a provider-executed tool stands for: `executionProvider` names the
+ * provider (`"openai"`: the tool `openai.<tool name>`) or the tool itself
+ * (`"anthropic.web_search_20250305"`).
+ */
+export function providerToolId(toolName: string, executionProvider: string | undefined): `${string}.${string}` | undefined {
+  if (!executionProvider) return undefined;
+  return (executionProvider.includes(".") ? executionProvider : `${executionProvider}.${toolName}`) as `${string}.${string}`;
+}
+
+/** A tool's `progressArgument` in `catalog`; none for an unknown or broken tool (dispatch refuses those). */
+function progressArgumentOf(catalog: ToolCatalog, name: string): string | undefined {
+  try {
+    return catalog.has(name) ? catalog.get(name).def.progressArgument : undefined;
+  } catch {
+    return undefined;
+  }
+}

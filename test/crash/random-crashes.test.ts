@@ -1,0 +1,13 @@
+/**
+ * A small seeded random crash run in the suite (`npm run crash-matrix` plays 1000 crashes): random
+ * effect mixes and callers, crashed at random points, recovered by their own alarms.
+ */
+import { expect, it } from "vitest";
+import { randomSummary, runRandom } from "./random.js";
+
+it("survives 60 random crashes with no write run twice and one result per call", async () => {
+  const result = await runRandom({ seed: 7, targetCrashes: 60, concurrency: 4, budgetMs: 90_000 });
+  expect(result.problems).toEqual([]);
+  expect(result.outOfTime).toBe(false);
+  expect(randomSummary(result)).toBe("random: 60 crashes, 0 writes run twice, 0 calls without exactly one result");
+}, 120_000);

@@ -1,0 +1,166 @@
+/**
+ * The author's loop on a fresh copy of the project, through `npm start` (scripts/start.mjs) as a
+ * user runs it: a tool saved while it runs answers within seconds, a broken save prints its
+ * `file: rule` line in the same console while the last good version keeps serving, and a tool
+ * that throws prints one line naming the tool, the call id and the message, with its stack
+ * mapped to the tool's own file. The `weft` command finds this running server by itself, and
+ * `weft calls` and `weft approve` finish an approval-gated call that `weft tool call` started.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPO_ROOT, freePort } from "../../scripts/lib/dev-server.mjs";
+import { copyProject, runBash, writeIn } from "./support.js";
+
+/** The README's word_count.ts, exactly as the README shows it. */
+const WORD_COUNT = /```ts file=agents\/tools\/word_count\.ts\n([\s\S]*?)```/.exec(readFileSync(join(REPO_ROOT, "README.md"), "utf8"))![1]!;
+
+const THROWER = [
+  'import { defineTool } from "@standardagents/spec";',
+  "",
+  "export default defineTool({",
+  '  description: "Always fails.",',
+  '  effect: "read",',
+  "  execute: async () => {",
+  '    throw new Error("boom");',
+  "  },",
+  "});",
+  "",
+].join("\n");
+
+let project: string;
+let child: ChildProcess;
+let output = "";
+let base: string;
+
+// A rebuild takes seconds; the bound is generous for a machine loaded by a second npm test.
+async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 90_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms\noutput:\n${output.slice(-4000)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function post(tool: string, input: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${base}/v1/tools/${tool}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input }) });
+  return { status: res.status, body: await res.json() };
+}
+
+beforeAll(async () => {
+  project = copyProject();
+  // The README tells authors to add word_count.ts; this loop saves it while the server runs, so
+  // the copy starts without it.
+  rmSync(join(project, "agents/tools/word_count.ts"), { force: true });
+  const [port, inspector] = [await freePort(), await freePort()];
+  base = `http://127.0.0.1:${port}`;
+  child = spawn(
+    process.execPath,
+    ["scripts/start.mjs", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--persist-to", join(project, ".state"), "--show-interactive-dev-session=false"],
+    // Its dev registry and logs in the copy: not ~/.config/.wrangler, which a second run shares.
+    { cwd: project, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1", WRANGLER_SEND_METRICS: "false", WRANGLER_REGISTRY_PATH: join(project, ".wrangler-home", "registry"), WRANGLER_LOG_PATH: join(project, ".wrangler-home", "logs") } },
+  );
+  child.stdout!.on("data", (d) => (output += d));
+  child.stderr!.on("data", (d) => (output += d));
+  await until("npm start serves", async () => {
+    try {
+      return (await fetch(`${base}/v1/tools`)).ok || undefined;
+    } catch {
+      return undefined;
+    }
+  }, 180_000);
+}, 240_000);
+
+afterAll(() => {
+  if (child?.pid) {
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+  if (project) rmSync(project, { recursive: true, force: true, maxRetries: 3 });
+});
+
+describe("npm start", { timeout: 120_000 }, () => {
+  it("builds the registry at start and prints no Request.cf stack trace", () => {
+    expect(output).toMatch(/registry: \d+ tools?, \d+ agents?(, \d+ prompts?)?(, \d+ hooks?)? from agents\//);
+    expect(output).not.toContain("Unable to fetch the `Request.cf` object");
+  });
+
+  it("serves a tool saved while it runs within a few seconds", async () => {
+    const saved = Date.now();
+    writeIn(project, "agents/tools/word_count.ts", WORD_COUNT);
+    const res = await until("word_count answers", async () => {
+      const r = await post("word_count", { text: "one two three" });
+      return r.status === 200 ? r : undefined;
+    });
+    expect(res.body).toMatchObject({ ok: true, result: "3" });
+    console.log(`author loop: word_count answered ${((Date.now() - saved) / 1000).toFixed(1)} s after it was saved`);
+  });
+
+  it("prints a broken save's file: rule line and keeps serving the last good version", async () => {
+    writeIn(project, "agents/tools/word_count.ts", WORD_COUNT.replace('description: "Count the words in a text."', 'description: ""'));
+    await until("the file: rule line", () =>
+      output.includes('agents/tools/word_count.ts: tool "word_count": description must be a non-empty string') ? true : undefined,
+    );
+    expect(output).toContain("registry: 1 problem; nothing written; still serving the last good registry");
+    expect((await post("word_count", { text: "still here" })).body).toMatchObject({ ok: true, result: "2" });
+    // While one file is broken nothing else is built either; fixing it builds again.
+    // The copy's tools, word_count among them.
+    const built = `registry: ${readdirSync(join(project, "agents/tools")).filter((f) => f.endsWith(".ts")).length} tools`;
+    const builds = output.split(built).length;
+    writeIn(project, "agents/tools/word_count.ts", WORD_COUNT);
+    await until("the rebuild after the fix", () => (output.split(built).length > builds ? true : undefined));
+  });
+
+  it("prints one line for a failed call, with its stack mapped to the tool's file", async () => {
+    writeIn(project, "agents/tools/thrower.ts", THROWER);
+    const res = await until("thrower answers", async () => {
+      const r = await post("thrower", {});
+      return r.status === 200 ? r : undefined;
+    });
+    expect(res.body).toMatchObject({ ok: false, isError: true, error: "boom", result: null });
+    const line = `weft: tool thrower call ${res.body.callId} failed: boom`;
+    await until("the failure line", () => (output.includes(line) ? true : undefined));
+    const plain = output.replace(/\x1b\[[0-9;]*m/g, "");
+    const after = plain.slice(plain.indexOf(line)).split("\n").slice(0, 8).join("\n");
+    expect(after).toMatch(/^weft: tool thrower call \S+ failed: boom\n\s+at .*\(?agents\/tools\/thrower\.ts:7:\d+\)?\n/);
+    // weft's own frames are left out: the stack ends at the tool.
+    expect(after.split("\n").slice(1, 3).join("\n")).not.toMatch(/\bsrc\//);
+  });
+
+  it("weft tool call, weft calls and weft approve finish an approval-gated call in the running server", async () => {
+    // Found as `npm start`'s own address would be (WEFT_LOCAL_URL stands in for localhost:8787).
+    const weft = (args: string) => runBash(`"${process.execPath}" bin/weft.mjs ${args}`, project, { WEFT_LOCAL_URL: base });
+    const started = await weft(`tool call refund_order --input '{"orderId":"A-1001","reason":"arrived broken"}'`);
+    expect(started.code, started.stderr).toBe(0);
+    expect(started.stderr).toContain(`weft: using the running local weft at ${base}`);
+    const waiting = JSON.parse(started.stdout);
+    expect(waiting).toMatchObject({ toolName: "refund_order", status: "awaiting_approval" });
+    const { sessionId, callId } = waiting;
+    expect(started.stderr).toContain(`weft: call ${callId} waits for approval: weft approve ${sessionId} ${callId}`);
+
+    const listed = await weft(`calls ${sessionId}`);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain(`${callId} refund_order awaiting_approval {"orderId":"A-1001","reason":"arrived broken"}  (weft approve ${sessionId} ${callId}, or weft deny)`);
+
+    const approved = await weft(`approve ${sessionId} ${callId} --json`);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(JSON.parse(approved.stdout)).toMatchObject({ callId, status: "succeeded", isError: false });
+    expect(approved.stdout).toContain("Refunded order A-1001 (blue kettle).");
+    // Decided once: a second approval is refused with weft's code, exit 1.
+    const again = await weft(`approve ${sessionId} ${callId} --json`);
+    expect(again.code).toBe(1);
+    expect(JSON.parse(again.stdout).error.code).toMatch(/^[a-z_]+$/);
+    const done = await weft(`calls ${sessionId} --status succeeded --json`);
+    expect(JSON.parse(done.stdout).calls).toMatchObject([{ callId, toolName: "refund_order", status: "succeeded" }]);
+
+    const usage = await weft(`settle ${sessionId} ${callId} --retry --failed nope`);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain("give exactly one of --succeeded <result>, --failed <error>, --retry");
+  });
+});

@@ -1,0 +1,264 @@
+/**
+ * The README tour can't rot: every ```bash tour block of README.md runs, in order, in one bash
+ * process against a fresh `wrangler dev` of the main config (WEFT_URL points at it), and each
+ * step's output is checked. The README's route and event tables are checked against the code.
+ */
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPO_ROOT } from "../../scripts/lib/dev-server.mjs";
+import { ERROR_CODES } from "../../src/errors.js";
+import { BUILTIN_EVENT_TYPES } from "../../src/protocol.js";
+import { EXAMPLE_TOOLS, call, range1, runBash, startWeft, type DevServer, type Frame } from "./support.js";
+import { ONE_TOOL_TURN_TYPES } from "../frames.js";
+
+const README = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
+
+/** The fenced blocks of a Markdown text whose info string is exactly `info`. */
+function fencedBlocks(markdown: string, info: string): string[] {
+  const blocks: string[] = [];
+  const fence = /^```([^\n`]*)\n([\s\S]*?)^```[ \t]*$/gm;
+  for (let m = fence.exec(markdown); m; m = fence.exec(markdown)) {
+    if (m[1]!.trim() === info) blocks.push(m[2]!);
+  }
+  return blocks;
+}
+
+/** Rows of the first Markdown table under `## <heading>`, as trimmed cells. */
+function tableRows(markdown: string, heading: string): string[][] {
+  const start = markdown.indexOf(`\n## ${heading}\n`);
+  if (start < 0) throw new Error(`README has no "## ${heading}" section`);
+  const section = markdown.slice(start + 1).split(/\n## /)[0]!;
+  return section
+    .split("\n")
+    .filter((line) => line.startsWith("|"))
+    .slice(2) // header and separator
+    .map((line) => line.split(/(?<!\\)\|/).slice(1, -1).map((cell) => cell.trim()));
+}
+
+const unquote = (cell: string) => cell.replace(/^`|`$/g, "");
+
+interface StepOutput {
+  stdout: string;
+}
+
+/** Runs every block in one bash process, marking where each block's output starts. */
+async function runTour(blocks: string[], env: Record<string, string>): Promise<{ steps: StepOutput[]; stderr: string; code: number | null }> {
+  const marker = (i: number) => `@@weft-tour-step-${i}@@`;
+  const script = blocks.flatMap((block, i) => [`printf '\\n${marker(i)}\\n'`, block]).join("\n");
+  const { stdout, stderr, code } = await runBash(script, REPO_ROOT, env);
+  const steps = blocks.map((_, i) => {
+    const from = stdout.indexOf(`${marker(i)}\n`);
+    if (from < 0) return { stdout: "" };
+    const to = i + 1 < blocks.length ? stdout.indexOf(`\n${marker(i + 1)}`) : stdout.length;
+    return { stdout: stdout.slice(from + marker(i).length + 1, to < 0 ? stdout.length : to).trim() };
+  });
+  return { steps, stderr, code };
+}
+
+const json = (text: string) => JSON.parse(text) as any;
+const frames = (text: string) => text.split("\n").filter(Boolean).map((line) => JSON.parse(line) as Frame);
+
+/**
+ * One check per tour block, in order. `ctx` carries values between steps. A block added to or
+ * removed from the README without a check here fails the count test below.
+ */
+const CHECKS: Array<{ name: string; check: (out: string, ctx: Record<string, any>) => void | Promise<void> }> = [
+  {
+    name: "list the tools",
+    check: (out) => {
+      const body = json(out);
+      // Every tool in agents/tools/: the example's four, and any you add.
+      const files = readdirSync(join(REPO_ROOT, "agents/tools")).filter((f) => f.endsWith(".ts")).map((f) => f.slice(0, -3));
+      expect(body.tools.map((t: any) => t.name)).toEqual(files.sort());
+      expect(files).toEqual(expect.arrayContaining(EXAMPLE_TOOLS));
+      expect(body.configHash).toMatch(/^[0-9a-f]{64}$/);
+    },
+  },
+  {
+    name: "call roll_dice directly",
+    check: (out) => {
+      const body = json(out);
+      expect(body).toMatchObject({ ok: true, toolName: "roll_dice", isError: false, status: "succeeded", scratchWorkspace: true });
+      const { rolls, total } = JSON.parse(body.result);
+      expect(rolls).toHaveLength(2);
+      expect(total).toBe(rolls[0] + rolls[1]);
+    },
+  },
+  {
+    name: "a refused direct call",
+    check: (out) => {
+      const [body, status] = out.split("\n");
+      expect(status).toBe("HTTP 400");
+      expect(json(body!).error).toMatchObject({ code: "invalid_tool_input", message: "sides: expected number, received string", details: { path: ["sides"] } });
+    },
+  },
+  {
+    name: "create a thread",
+    check: (out, ctx) => {
+      expect(out).toMatch(/^[0-9a-f]{64}$/);
+      ctx.thread = out;
+    },
+  },
+  {
+    name: "open the WebSocket in the background",
+    check: (out) => expect(out).toBe(""),
+  },
+  {
+    name: "post a message with a script",
+    check: (out) => {
+      expect(json(out)).toMatchObject({ queued: false, message: { id: 1, role: "user", content: "Roll two dice for me." } });
+    },
+  },
+  {
+    name: "watch the events",
+    check: (out, ctx) => {
+      const fs = frames(out);
+      expect(fs.map((f) => f.seq)).toEqual(range1(11));
+      expect(fs.map((f) => f.type)).toEqual([...ONE_TOOL_TURN_TYPES]);
+      for (const f of fs) expect(Object.keys(f).sort()).toEqual(["at", "data", "seq", "type"]);
+      expect(fs[0]!.data).toEqual({ threadId: ctx.thread, agentId: "example" });
+      expect(fs[5]!.data).toEqual({ callId: "call_1", toolName: "roll_dice", source: "model", input: { sides: 6, count: 2 } });
+      expect(fs[6]!.data).toMatchObject({ callId: "call_1", status: "succeeded", isError: false, attempts: 1 });
+      expect(fs[10]!.data).toMatchObject({ status: "completed", steps: 2 });
+      ctx.frames = fs;
+    },
+  },
+  {
+    name: "read the messages back",
+    check: (out, ctx) => {
+      const body = json(out);
+      expect(body).toMatchObject({ total: 4, hasMore: false });
+      expect(body.messages.map((m: any) => [m.role, m.content])).toEqual([
+        ["user", "Roll two dice for me."],
+        ["assistant", "Rolling two dice."],
+        ["tool", ctx.frames[6].data.result],
+        ["assistant", "You rolled them: see the result above."],
+      ]);
+      expect(body.messages[1].toolCalls).toEqual([{ id: "call_1", name: "roll_dice", arguments: '{"count":2}' }]);
+    },
+  },
+  {
+    name: "reconnect from seq 8",
+    check: (out, ctx) => {
+      expect(frames(out)).toEqual(ctx.frames.slice(8));
+    },
+  },
+  {
+    name: "the support desk: two sides, a tool, an agent and a prompt called as tools",
+    check: (out) => {
+      const reply = "Your blue kettle is on its way with Parcelo and should arrive on 2 December.";
+      expect(out.trimEnd().split("\n")).toEqual([
+        "- user: (Ada opens the chat)",
+        "a assistant: Hello, this is support. How can I help?",
+        "b assistant: Hi, my order A-1001 has not arrived yet.",
+        "a assistant: lookup_order",
+        'a tool: {"orderId":"A-1001","item":"blue kettle","status":"shipped","expectedDelivery":"2026-12-02","carrier":"Parcelo"}',
+        "a assistant: shipping_expert",
+        "a tool: A-1001 left the Parcelo depot and is due on 2026-12-02.",
+        "a assistant: draft_reply",
+        `a tool: ${reply}`,
+        `a assistant: ${reply}`,
+        "b assistant: Great, thank you!",
+        "b tool: Chat ended: solved.",
+      ]);
+    },
+  },
+  {
+    name: "the nested prompt's messages, the sub-agent's events and its child thread",
+    check: (out) => {
+      const lines = out.trimEnd().split("\n");
+      expect(lines.slice(0, 2)).toEqual([
+        "depth 1 user: A-1001, a blue kettle, left the Parcelo depot; due 2026-12-02.",
+        "depth 1 assistant: Your blue kettle is on its way with Parcelo and should arrive on 2 December.",
+      ]);
+      const events = lines.slice(2, 5).map((l) => ({ type: l.slice(0, l.indexOf(" ")), data: json(l.slice(l.indexOf(" ") + 1)) }));
+      expect(events.map((e) => e.type)).toEqual(["subagent_started", "subagent_finished", "turn_finished"]);
+      const child = events[0]!.data.childThreadId;
+      expect(child).toMatch(/^[0-9a-f]{64}$/);
+      expect(events[0]!.data).toEqual({ callId: "desk_2", agentId: "shipping_expert", childThreadId: child });
+      expect(events[1]!.data).toEqual({ callId: "desk_2", agentId: "shipping_expert", childThreadId: child, status: "completed" });
+      expect(events[2]!.data).toMatchObject({ status: "stopped", steps: 7, stoppedBy: "b" });
+      const thread = json(lines[5]!);
+      expect(thread).toMatchObject({ agentId: "shipping_expert", arguments: { input: "Where is order A-1001?" }, parent: { callId: "desk_2" }, lastTurn: "completed" });
+      expect(thread.parent.threadId).toMatch(/^[0-9a-f]{64}$/);
+    },
+  },
+  {
+    name: "compute with code over the tools",
+    check: (out) => {
+      const body = json(out);
+      expect(body).toMatchObject({ ok: true, toolName: "compute", isError: false, status: "succeeded" });
+      const { value, logs } = json(body.result);
+      expect(value.totals).toHaveLength(3);
+      for (const t of value.totals) expect(t).toBeGreaterThanOrEqual(2);
+      expect(value.best).toBe(Math.max(...value.totals));
+      expect(logs).toEqual(["rolled 3 times"]);
+    },
+  },
+];
+
+describe("README.md", () => {
+  it("opens with the install-and-start and test commands", () => {
+    expect(README).toMatch(/^# weft\n\n```bash\nnpm install && npm start\nnpm test\n```\n/);
+    expect(README).toMatch(/\n## Guarantees\n/);
+  });
+
+  it("has one check here per tour block", () => {
+    expect(fencedBlocks(README, "bash tour")).toHaveLength(CHECKS.length);
+  });
+
+  it("lists exactly the routes the Worker serves", async () => {
+    const weft = await startWeftOnce();
+    const index = await call(weft.url, "GET", "/");
+    const served = (index.body.routes as string[]).flatMap((route) => {
+      const [methods, path] = route.split(" ") as [string, string];
+      return methods.split("|").map((m) => `${m} ${path.replace(/\?.*$/, "")}`);
+    });
+    const documented = tableRows(README, "HTTP surface").map(([method, path]) => `${unquote(method!)} ${unquote(path!).replace(/\?.*$/, "")}`);
+    expect(documented.sort()).toEqual(served.sort());
+  });
+
+  it("lists exactly the built-in event types, and only error codes that exist", () => {
+    const documented = tableRows(README, "Events").map(([type]) => unquote(type!));
+    expect([...documented].sort()).toEqual([...BUILTIN_EVENT_TYPES].sort());
+    const codes = [...README.matchAll(/\b(?:[1-5]\d\d) `([a-z_]+)`/g)].map((m) => m[1]!);
+    expect(codes.length).toBeGreaterThan(10);
+    for (const code of codes) expect(Object.keys(ERROR_CODES)).toContain(code);
+  });
+});
+
+let shared: DevServer | undefined;
+async function startWeftOnce(): Promise<DevServer> {
+  shared ??= await startWeft(undefined, "wrangler.toml");
+  return shared;
+}
+afterAll(async () => {
+  await shared?.stop();
+});
+
+describe("the README tour, run literally", () => {
+  const blocks = fencedBlocks(README, "bash tour");
+  let result: Awaited<ReturnType<typeof runTour>>;
+
+  beforeAll(async () => {
+    const weft = await startWeftOnce();
+    result = await runTour(blocks, { WEFT_URL: weft.url });
+  });
+
+  it("runs every block to the end with bash", () => {
+    expect(result.code, `bash exited ${result.code}\nstderr:\n${result.stderr}`).toBe(0);
+  });
+
+  const ctx: Record<string, any> = {};
+  CHECKS.forEach(({ name, check }, i) => {
+    it(`step ${i + 1}: ${name}`, async () => {
+      const out = result.steps[i]?.stdout ?? "";
+      try {
+        await check(out, ctx);
+      } catch (e) {
+        throw new Error(`tour block ${i + 1}:\n${blocks[i]}\nprinted:\n${out}\nstderr:\n${result.stderr}\n${(e as Error).message}`);
+      }
+    });
+  });
+});

@@ -1,0 +1,190 @@
+import { env } from "cloudflare:workers";
+import { SignJWT, exportJWK, generateKeyPair } from "jose";
+import { describe, expect, it, vi } from "vitest";
+import { createApp } from "../../src/http/app.js";
+import { hashApiKey } from "../../src/http/auth.js";
+import { registry } from "../generated/registry.js";
+import { request } from "../helpers.js";
+
+const app = createApp(registry);
+const bindings = env as unknown as Record<string, unknown>;
+const NO_AUTH = { ...bindings, WEFT_JWT_SECRET: "", WEFT_API_KEYS: "", WEFT_JWKS: "", WEFT_JWKS_URL: "" };
+
+/** Sends a request straight to a fresh app with `vars` as the Worker's env. */
+function send(vars: Record<string, unknown>, url: string, init?: RequestInit): Promise<Response> {
+  return Promise.resolve(app.fetch(new Request(url, init), vars as never));
+}
+
+async function hs256(claims: { sub?: string; roles?: string[] }, opts: { exp?: number; nbf?: number; aud?: string; iss?: string } = {}) {
+  const now = Math.floor(Date.now() / 1000);
+  let jwt = new SignJWT({ ...(claims.roles ? { roles: claims.roles } : {}) })
+    .setProtectedHeader({ alg: "HS256" })
+    .setIssuer(opts.iss ?? "weft-tests")
+    .setAudience(opts.aud ?? "weft-test")
+    .setExpirationTime(opts.exp ?? now + 300);
+  if (claims.sub) jwt = jwt.setSubject(claims.sub);
+  if (opts.nbf !== undefined) jwt = jwt.setNotBefore(opts.nbf);
+  return jwt.sign(new TextEncoder().encode("weft-test-jwt-secret-not-for-production"));
+}
+
+const whoAmI = async (token: string | null) => {
+  const res = await request("/account", token ? { headers: { authorization: `Bearer ${token}` } } : {}, null);
+  return { status: res.status, body: await res.json<any>(), header: res.headers.get("www-authenticate") };
+};
+
+describe("bearer JWTs (HS256)", () => {
+  it("accept a valid token and take the principal from its claims", async () => {
+    const me = await whoAmI(await hs256({ sub: "carol", roles: ["admin"] }));
+    expect(me).toMatchObject({ status: 200, body: { userId: "carol", roles: ["admin"], admin: true } });
+  });
+
+  it("refuse expired, not-yet-valid, wrong-audience, wrong-issuer and subject-less tokens with 401", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const cases: Array<[string, string]> = [
+      ["expired", await hs256({ sub: "carol" }, { exp: now - 120 })],
+      ["not yet valid", await hs256({ sub: "carol" }, { nbf: now + 600 })],
+      ["wrong audience", await hs256({ sub: "carol" }, { aud: "other-app" })],
+      ["wrong issuer", await hs256({ sub: "carol" }, { iss: "someone" })],
+      ["no subject", await hs256({})],
+      ["bad signature", `${(await hs256({ sub: "carol" })).slice(0, -4)}AAAA`],
+    ];
+    for (const [what, token] of cases) {
+      const me = await whoAmI(token);
+      expect([what, me.status, me.body.error.code]).toEqual([what, 401, "unauthenticated"]);
+      expect(me.header).toMatch(/^Bearer error="invalid_token"/);
+    }
+    expect((await whoAmI(cases[0]![1])).body.error.message).toBe("token expired");
+  });
+
+  it("take a verified token on trust for a while, never past its exp and the skew", async () => {
+    const start = Date.now();
+    const token = await hs256({ sub: "carol" }, { exp: Math.floor(start / 1000) + 10 });
+    try {
+      expect((await whoAmI(token)).status).toBe(200);
+      vi.setSystemTime(start + 20_000);
+      expect((await whoAmI(token)).status).toBe(200);
+      // exp + 30 s of skew has passed (well within the time a token is trusted): refused, as verifying it would be.
+      vi.setSystemTime(start + 45_000);
+      const me = await whoAmI(token);
+      expect([me.status, me.body.error.message]).toEqual([401, "token expired"]);
+    } finally {
+      vi.useRealTimers();
+    }
+    // A token that never verified is not kept: the same bad token is refused every time.
+    const bad = `${(await hs256({ sub: "carol" })).slice(0, -4)}AAAA`;
+    for (let i = 0; i < 2; i++) expect((await whoAmI(bad)).status).toBe(401);
+  });
+
+  it("allow a small clock skew on exp", async () => {
+    const me = await whoAmI(await hs256({ sub: "carol" }, { exp: Math.floor(Date.now() / 1000) - 10 }));
+    expect(me.status).toBe(200);
+  });
+});
+
+describe("bearer JWTs against a JWKS (RS256, ES256)", () => {
+  for (const alg of ["RS256", "ES256"] as const) {
+    it(`verify ${alg} tokens with the key set, and refuse a key not in it`, async () => {
+      const good = await generateKeyPair(alg, { extractable: true });
+      const stranger = await generateKeyPair(alg, { extractable: true });
+      const jwk = { ...(await exportJWK(good.publicKey)), kid: "k1", alg };
+      const vars = { ...NO_AUTH, WEFT_JWKS: JSON.stringify({ keys: [jwk] }) };
+      const sign = (key: CryptoKey) =>
+        new SignJWT({ roles: [] }).setProtectedHeader({ alg, kid: "k1" }).setSubject("dave").setIssuer("weft-tests").setAudience("weft-test").setExpirationTime("5m").sign(key);
+      const ok = await send(vars, "http://weft.test/account", { headers: { authorization: `Bearer ${await sign(good.privateKey)}` } });
+      expect(ok.status).toBe(200);
+      expect(await ok.json()).toMatchObject({ userId: "dave" });
+      const bad = await send(vars, "http://weft.test/account", { headers: { authorization: `Bearer ${await sign(stranger.privateKey)}` } });
+      expect(bad.status).toBe(401);
+    });
+  }
+});
+
+describe("API keys", () => {
+  it("are stored as SHA-256 hashes and name their user", async () => {
+    expect(await hashApiKey("test-key-alice")).toBe("ad77f83d5d5b9a3b738cfc75982ec0460450b94aa1bac0f16451a1142c89c4c8");
+    expect(await whoAmI("test-key-alice")).toMatchObject({ status: 200, body: { userId: "alice", admin: false } });
+    expect(await whoAmI("test-key-admin")).toMatchObject({ status: 200, body: { userId: "root", admin: true } });
+  });
+
+  it("refuse an unknown key, a missing token, and a non-bearer scheme", async () => {
+    expect((await whoAmI("test-key-nobody")).status).toBe(401);
+    expect(await whoAmI(null)).toMatchObject({ status: 401, body: { error: { code: "unauthenticated" } } });
+    const basic = await request("/account", { headers: { authorization: "Basic dGVzdA==" } }, null);
+    expect(basic.status).toBe(401);
+  });
+});
+
+describe("without any credential configured", () => {
+  it("a deployment refuses every request until WEFT_AUTH is none on purpose", async () => {
+    for (const path of ["/", "/threads", "/v1/tools"]) {
+      const res = await send(NO_AUTH, `https://weft.example.com${path}`);
+      expect([path, res.status, (await res.json<any>()).error.code]).toEqual([path, 503, "auth_not_configured"]);
+    }
+    // Even with the development flag: a deployed Worker is never reached on a loopback host.
+    const flagged = await send({ ...NO_AUTH, WEFT_DEV_MODE: "on" }, "https://weft.example.com/v1/tools");
+    expect(flagged.status).toBe(503);
+    const open = await send({ ...NO_AUTH, WEFT_AUTH: "none" }, "https://weft.example.com/account");
+    expect(await open.json()).toMatchObject({ userId: "anonymous", admin: false });
+  });
+
+  it("wrangler dev with the development flag runs as the dev user and says so on every response", async () => {
+    const vars = { ...NO_AUTH, WEFT_DEV_MODE: "on" };
+    for (const url of ["http://localhost:8787/account", "http://127.0.0.1:8787/nowhere", "http://[::1]:8787/threads/zzz"]) {
+      const res = await send(vars, url);
+      expect(res.headers.get("x-weft-dev-mode")).toMatch(/^on: no authentication/);
+    }
+    expect(await (await send(vars, "http://localhost:8787/account")).json()).toMatchObject({ userId: "dev", admin: true });
+  });
+
+  it("development mode marks the WebSocket route's answers too (the thread's own 426, 400 and 101)", async () => {
+    const vars = { ...NO_AUTH, WEFT_DEV_MODE: "on" };
+    const created = await send(vars, "http://localhost:8787/threads", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    const { threadId } = (await created.json()) as { threadId: string };
+    const ws = `http://localhost:8787/threads/${threadId}/ws`;
+    const upgrade = { headers: { upgrade: "websocket" } };
+    const answers = [await send(vars, ws), await send(vars, `${ws}?batch=2`, upgrade), await send(vars, ws, upgrade)];
+    expect(answers.map((res) => res.status)).toEqual([426, 400, 101]);
+    for (const res of answers) expect(res.headers.get("x-weft-dev-mode"), String(res.status)).toMatch(/^on: no authentication/);
+    answers[2]!.webSocket!.accept();
+    answers[2]!.webSocket!.close();
+  });
+
+  it("development mode refuses a token it cannot verify instead of taking it for the dev user; no token is still dev", async () => {
+    const vars = { ...NO_AUTH, WEFT_DEV_MODE: "on" };
+    const jwt = await hs256({ sub: "alice" });
+    for (const init of [
+      { headers: { authorization: "Bearer garbage" } },
+      { headers: { authorization: `Bearer ${jwt}` } },
+      { headers: { authorization: "Basic YWxpY2U6cHc=" } },
+    ]) {
+      const res = await send(vars, "http://localhost:8787/account", init);
+      expect([init.headers.authorization, res.status]).toEqual([init.headers.authorization, 401]);
+      expect((await res.json<any>()).error).toEqual({
+        code: "unauthenticated",
+        message: 'development mode verifies no token: send none to act as "dev", or configure WEFT_JWT_SECRET, WEFT_JWKS_URL or WEFT_API_KEYS to verify tokens',
+      });
+    }
+    const upgrade = await send(vars, "http://localhost:8787/threads/zzz/ws?access_token=garbage", { headers: { upgrade: "websocket" } });
+    expect(upgrade.status).toBe(401);
+    expect(await (await send(vars, "http://localhost:8787/account")).json()).toMatchObject({ userId: "dev" });
+  });
+
+  it("configuring a credential turns development mode off", async () => {
+    const res = await send({ ...bindings, WEFT_DEV_MODE: "on" }, "http://localhost:8787/account");
+    expect(res.status).toBe(401);
+    expect(res.headers.get("x-weft-dev-mode")).toBeNull();
+  });
+});
+
+describe("CORS", () => {
+  it("is off unless configured, then answers only allowed origins", async () => {
+    const preflight = { method: "OPTIONS", headers: { origin: "https://app.example", "access-control-request-method": "POST" } };
+    const off = await send(bindings, "http://weft.test/threads", preflight);
+    expect(off.headers.get("access-control-allow-origin")).toBeNull();
+    const vars = { ...bindings, WEFT_CORS_ORIGINS: "https://app.example" };
+    const allowed = await send(vars, "http://weft.test/threads", preflight);
+    expect(allowed.headers.get("access-control-allow-origin")).toBe("https://app.example");
+    const other = await send(vars, "http://weft.test/threads", { ...preflight, headers: { ...preflight.headers, origin: "https://evil.example" } });
+    expect(other.headers.get("access-control-allow-origin")).toBeNull();
+  });
+});

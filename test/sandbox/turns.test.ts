@@ -1,0 +1,99 @@
+/**
+ * Turns on the QuickJS engine (src/sandbox/turns.ts), below the executor: the bound of a wait, the
+ * order of the queue, and a deadline that starts with the turn. The cases of two real runs at once
+ * are in test/sandbox/hostile.ts (`npm run sandbox`).
+ */
+import { describe, expect, it } from "vitest";
+import { Cancellation } from "../../src/sandbox/cancel.js";
+import type { SandboxRequest } from "../../src/sandbox/executor.js";
+import { RunSession } from "../../src/sandbox/session.js";
+import { type EngineTurn, EngineTurns } from "../../src/sandbox/turns.js";
+
+const request = (timeoutMs: number): SandboxRequest =>
+  ({ timeoutMs, scope: "turns-test", cancellation: new Cancellation(), imports: {}, maxLogBytes: 1024, maxResultBytes: 1024, fetchAllow: [] }) as unknown as SandboxRequest;
+
+describe("turns on the QuickJS engine", () => {
+  it("a wait past its bound ends timeout saying the run never started, and the queue goes on in order", async () => {
+    const turns = new EngineTurns();
+    const first = new RunSession(request(5_000), "quickjs", 1, 60_000);
+    const held = turns.take(first) as EngineTurn;
+    first.begin();
+    const late = new RunSession(request(5_000), "quickjs", 1, 50);
+    const lateTurn = turns.take(late);
+    const next = new RunSession(request(400), "quickjs", 1, 60_000);
+    const nextTurn = turns.take(next);
+    const out = await late.ended;
+    expect(out.status).toBe("timeout");
+    expect(out.error).toBe("the run waited 50 ms for the quickjs engine, busy with other runs of this isolate, and never started");
+    expect(await lateTurn).toBeNull();
+    // The next waiter waits on, and gets the engine only when the holder lets go.
+    let granted = false;
+    void Promise.resolve(nextTurn).then(() => (granted = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(granted).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(next.closed).toBe(false);
+    held.release();
+    first.end("success", undefined, 1);
+    const turn = await nextTurn;
+    expect(turn).not.toBeNull();
+    // Its own 400 ms deadline starts now, not when it began waiting.
+    const begunAt = Date.now();
+    next.begin();
+    expect(next.deadline).toBeGreaterThanOrEqual(begunAt + 400);
+    const ended = await next.ended;
+    expect(ended.status).toBe("timeout");
+    expect(ended.error).toBe("the run passed its 400 ms deadline");
+    expect(Date.now() - begunAt).toBeGreaterThanOrEqual(390);
+    turn!.release();
+    // Free again: the next taker gets the engine at once.
+    const free = turns.take(new RunSession(request(100), "quickjs", 1, 60_000));
+    expect(free).not.toBeInstanceOf(Promise);
+    (free as EngineTurn).release();
+  });
+
+  it("a run started under the holder's turn shares it only while the holder's run is open", async () => {
+    const turns = new EngineTurns();
+    const root = new RunSession(request(5_000), "quickjs", 1, 60_000);
+    const held = turns.take(root) as EngineTurn;
+    root.begin();
+    const child = new RunSession(request(5_000), "quickjs", 1, 60_000);
+    const shared = turns.within(held, () => turns.take(child));
+    expect(shared).not.toBeInstanceOf(Promise);
+    child.begin();
+    root.end("success", undefined, 1);
+    held.release();
+    // The child outlived its starter: it still holds the engine, and what it starts now queues.
+    const grandchild = new RunSession(request(5_000), "quickjs", 1, 60_000);
+    const queued = turns.within(shared as EngineTurn, () => turns.take(grandchild));
+    expect(queued).toBeInstanceOf(Promise);
+    const outsider = turns.take(new RunSession(request(5_000), "quickjs", 1, 60_000));
+    expect(outsider).toBeInstanceOf(Promise);
+    (shared as EngineTurn).release();
+    child.end("success", undefined, 1);
+    const next = await queued;
+    expect(next).not.toBeNull();
+    grandchild.end("success", undefined, 1);
+    next!.release();
+    (await outsider)!.release();
+  });
+
+  it("a cancelled waiter leaves the queue at once", async () => {
+    const turns = new EngineTurns();
+    const first = new RunSession(request(5_000), "quickjs", 1, 60_000);
+    const held = turns.take(first) as EngineTurn;
+    first.begin();
+    const waiter = new RunSession(request(5_000), "quickjs", 1, 60_000);
+    const waiting = turns.take(waiter);
+    const cancelledAt = performance.now();
+    waiter.request.cancellation.cancel();
+    expect((await waiter.ended).status).toBe("cancelled");
+    expect(await waiting).toBeNull();
+    expect(performance.now() - cancelledAt).toBeLessThan(100);
+    held.release();
+    first.end("success", undefined, 1);
+    const after = turns.take(new RunSession(request(100), "quickjs", 1, 60_000));
+    expect(after).not.toBeInstanceOf(Promise);
+    (after as EngineTurn).release();
+  });
+});

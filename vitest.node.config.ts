@@ -1,0 +1,21 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+// Node-side suites (build scripts, the bfcl harness, end-to-end runs): plain Node, no workerd;
+// every test/**/*.node.test.ts (test/README.md).
+export default defineConfig({
+  root: fileURLToPath(new URL(".", import.meta.url)),
+  resolve: { alias: { "@standardagents/spec": fileURLToPath(new URL("./src/index.ts", import.meta.url)) } },
+  // These suites spawn processes (the build script, wrangler dev); give them time. End-to-end files
+  // that need only a running weft over the fixtures share one per configuration (shared-weft.ts).
+  test: {
+    include: ["test/**/*.node.test.ts"],
+    environment: "node",
+    testTimeout: 60_000,
+    // Two files side by side (vitest's default on 2 cores is one): the end-to-end files mostly wait
+    // on wrangler dev starts, child processes and live servers.
+    maxWorkers: 2,
+    hookTimeout: 120_000,
+    globalSetup: ["test/e2e/shared-weft.ts"],
+  },
+});
