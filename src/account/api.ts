@@ -69,6 +69,12 @@ export interface EnvReader {
   accountEnvChanged(): Promise<{ live: boolean }>;
 }
 
+/** What a thread answers its owner's account when the user sets budgets (`ThreadApi.accountBudgetsSet`). */
+export interface BudgetWatcher {
+  /** The user set budgets: reserve every request from now on; returns the requests in flight that reserved nothing. */
+  accountBudgetsSet(): Promise<ReserveRequest[]>;
+}
+
 /** The account stub of a user. */
 export function accountOf(ns: DurableObjectNamespace, userId: string): AccountApi {
   return ns.get(ns.idFromName(userId)) as unknown as AccountApi;

@@ -4,6 +4,7 @@
  * @module
  */
 import type { ThreadUsage } from "../usage/thread-ledger.js";
+import type { ReserveRequest } from "../usage/reservations.js";
 import type { ModelInForce } from "../run/model-choice.js";
 import type { HistoryMessage } from "../run/seed-history.js";
 import type { ModelTool } from "../models/model.js";
@@ -118,6 +119,11 @@ export interface ThreadApi {
    * requests); `live` is false when no thread exists here any more.
    */
   accountEnvChanged(): Promise<{ live: boolean }>;
+  /**
+   * Called by the owner's UserAccount before the user's budgets hold: the thread reserves every
+   * model request from now on and returns those in flight that reserved nothing (src/usage/meter.ts `handOver`).
+   */
+  accountBudgetsSet(): Promise<ReserveRequest[]>;
   /**
    * A direct call without a session, in one round trip: creates the scratch thread `threadId`
    * (`input` gives its arguments), runs the call, and removes the thread, unless the call waits

@@ -220,7 +220,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
         userEnv: this.userEnv,
         redact: (value) => this.secrets.redactor().value(value),
         wakeSoon: () => void this.alarmClock.set(Date.now() + 50),
-        meter: (world, tracer) => threadMeterOf(world, this.ctx.storage.sql, tracer),
+        meter: (world, tracer) => threadMeterOf(world, this.ctx.storage.sql, tracer, (work) => this.ctx.waitUntil(work)),
       },
       meta,
     );

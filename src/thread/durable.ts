@@ -29,6 +29,7 @@ import type { ThreadMeta } from "./store/meta.js";
 import { modelTools } from "../run/conversation.js";
 import { checkNewThread } from "../run/new-thread.js";
 import { ThreadUsageLedger } from "../usage/thread-ledger.js";
+import type { ReserveRequest } from "../usage/reservations.js";
 
 /** The body of a thread create and what reading a thread answers, as the Durable Object's RPC methods take and give them. */
 export type { CreateThreadInput, ThreadInfo } from "./api.js";
@@ -200,6 +201,10 @@ export function createThreadClass(registry: Registry) {
       // Serialized after `callTool` cleaned it of secrets; a repeat's kept answer is the outcome itself.
       const result = await this.callTool(caller, input, idem);
       return result.ok ? outcomeText(result.value) : result;
+    }
+
+    async accountBudgetsSet(): Promise<ReserveRequest[]> {
+      return this.world?.meter?.handOver() ?? [];
     }
 
     async accountEnvChanged(): Promise<{ live: boolean }> {

@@ -26,6 +26,7 @@ export const ACCOUNT_USAGE_SCHEMA = `
     tokens INTEGER NOT NULL, cost_micro_usd INTEGER NOT NULL, expires_at INTEGER NOT NULL
   );
   CREATE TABLE IF NOT EXISTS account_budgets (id INTEGER PRIMARY KEY CHECK (id = 1), budgets TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS budget_watchers (thread_id TEXT PRIMARY KEY) WITHOUT ROWID;
 `;
 
 /** One answered request as the account rolls it up (the thread's ledger row, with where it ran). */

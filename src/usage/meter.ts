@@ -3,6 +3,15 @@
  * reserved in the owner's account against every budget that applies (a refusal ends the turn
  * before any provider is called); after it, its ledger row is written in the thread and its
  * reservation settled to the actual use in the account. One meter per thread instance.
+ *
+ * The common case is cheap: the agent's and the deployment's budgets are known here, and the
+ * first reservation of an instance learns whether the user has budgets of their own. While none
+ * can apply, a request reserves nothing (no round trip before it); the account remembers that it
+ * told this thread "none", and before it stores a user's first budgets it tells the thread
+ * (`handOver`), which from then on reserves every request and hands over its requests in flight
+ * as reservations, so a new budget counts them as it would have counted their reservations. The
+ * settle (the rollup to the account) is sent as soon as the answer is recorded but not awaited;
+ * a crash cuts it only in the window it always could (before the call leaves the thread).
  * @module
  */
 import type { Message, TokenUsage } from "../protocol.js";
@@ -11,7 +20,7 @@ import type { AccountApi } from "../account/api.js";
 import { WeftError } from "../errors.js";
 import { type Budget, type NamedBudget, budgetsFor } from "./budgets.js";
 import { costMicroUsd, priceOf, priceTableOf } from "./prices.js";
-import type { BudgetRefusal } from "./reservations.js";
+import type { BudgetRefusal, ReserveRequest } from "./reservations.js";
 import { type ModelUsageRow, modelUsageRow } from "./row.js";
 import type { ThreadUsageLedger } from "./thread-ledger.js";
 import { modelDeadlinesOf } from "../run/model-deadlines.js";
@@ -41,6 +50,8 @@ export interface MeterTicket {
   request: MeteredRequest;
   started: number;
   reserved: boolean;
+  /** No reservation was asked for: no budget could apply when the request left. */
+  unmetered?: boolean;
   /** Set when budgets apply and the request named no bound: the request must send it. */
   maxOutputTokens?: number;
 }
@@ -68,14 +79,68 @@ export interface MeterHost {
   refused(turnId: string, refusal: BudgetRefusal): void;
   /** Told of each answered request's row and finish reason (the tracer's `chat` spans). */
   recorded?(row: ModelUsageRow, finishReason: string): void;
+  /** Keeps the instance alive for work not awaited on the turn's path (`ctx.waitUntil`); absent: left to run. */
+  defer?(work: Promise<unknown>): void;
 }
 
 /** Meters one thread instance's model requests. */
 export class ThreadMeter {
   /** This instance's id: reservations of an earlier instance of the thread were cut by a crash. */
   readonly instance = crypto.randomUUID();
+  /**
+   * Whether the user has budgets of their own: unknown until the account answers a reservation;
+   * `some` once the account says so or hands over (never back to `none` in this instance).
+   */
+  private userBudgets: "unknown" | "none" | "some" = "unknown";
+  /** Requests under way that reserved nothing, by ticket id (handed over if the user sets budgets). */
+  private readonly unreserved = new Map<string, MeterTicket>();
 
   constructor(private readonly host: MeterHost) {}
+
+  /** Whether the next request must reserve: an account, and a budget that applies or may apply. */
+  private mustReserve(budgets: readonly NamedBudget[]): boolean {
+    return this.host.account !== null && (budgets.length > 0 || this.userBudgets !== "none");
+  }
+
+  /**
+   * The user set budgets of their own (the account asks before storing them): every later request
+   * reserves, and the requests now under way without a reservation are returned to be reserved.
+   */
+  handOver(): ReserveRequest[] {
+    this.userBudgets = "some";
+    const out: ReserveRequest[] = [];
+    for (const ticket of this.unreserved.values()) {
+      ticket.reserved = true;
+      out.push(this.reservation(ticket.id, ticket.request, []));
+    }
+    this.unreserved.clear();
+    return out;
+  }
+
+  /** The reservation of `request`: input counted, output bounded by its max tokens (else the default). */
+  private reservation(id: string, request: MeteredRequest, budgets: NamedBudget[]): ReserveRequest {
+    const output = request.maxOutputTokens ?? DEFAULT_RESERVED_OUTPUT_TOKENS;
+    const input = inputBound(request);
+    const price = priceOf(priceTableOf(this.host.workerEnv), request.model);
+    return {
+      id,
+      threadId: this.host.threadId,
+      agentId: this.host.agentId,
+      turnId: request.turnId,
+      instance: this.instance,
+      tokens: input + output,
+      // Every input token at the dearest input price (none known yet to be a cache read).
+      costMicroUsd: costMicroUsd({ input, output, cached: 0, cacheWrite: 0 }, price && { ...price, input: Math.max(price.input, price.cacheWrite ?? 0) }),
+      expiresAt: Date.now() + leaseMs(this.host.workerEnv),
+      budgets,
+    };
+  }
+
+  /** Work off the turn's path: kept alive by the host, a failure only logged. */
+  private background(work: Promise<unknown>): void {
+    const done = work.catch((e: unknown) => console.error(`weft: usage not rolled up in the account: ${String(e)}`));
+    this.host.defer?.(done);
+  }
 
   /**
    * Reserves the request's maximum: input counted as the UTF-8 bytes of what is sent (no
@@ -87,22 +152,15 @@ export class ThreadMeter {
     const account = this.host.account;
     if (!account) return { id, request, started: Date.now(), reserved: false };
     const budgets: NamedBudget[] = budgetsFor(this.host.agentId, this.host.agentBudgets, this.host.workerEnv);
+    if (!this.mustReserve(budgets)) {
+      const ticket: MeterTicket = { id, request, started: Date.now(), reserved: false, unmetered: true };
+      this.unreserved.set(id, ticket);
+      return ticket;
+    }
     const output = request.maxOutputTokens ?? DEFAULT_RESERVED_OUTPUT_TOKENS;
-    const input = inputBound(request);
-    const price = priceOf(priceTableOf(this.host.workerEnv), request.model);
-    const answer = await account.reserveBudget({
-      id,
-      threadId: this.host.threadId,
-      agentId: this.host.agentId,
-      turnId: request.turnId,
-      instance: this.instance,
-      tokens: input + output,
-      // Every input token at the dearest input price (none known yet to be a cache read).
-      costMicroUsd: costMicroUsd({ input, output, cached: 0, cacheWrite: 0 }, price && { ...price, input: Math.max(price.input, price.cacheWrite ?? 0) }),
-      expiresAt: Date.now() + leaseMs(this.host.workerEnv),
-      budgets,
-    });
+    const answer = await account.reserveBudget(this.reservation(id, request, budgets));
     if (!answer.ok) throw new WeftError(answer.error.code, answer.error.message, answer.error.details);
+    if (answer.value.reserved && this.userBudgets === "unknown") this.userBudgets = answer.value.userBudgets ? "some" : "none";
     if (!answer.value.reserved) {
       this.host.refused(request.turnId, answer.value.refusal);
       throw new BudgetExceeded(answer.value.refusal);
@@ -121,18 +179,24 @@ export class ThreadMeter {
     );
     this.host.ledger.record(row);
     this.host.recorded?.(row, finishReason);
+    this.unreserved.delete(ticket.id);
     const account = this.host.account;
     if (account) {
-      // The answer stands whatever the account says: an unsettled reservation ends with its lease.
-      const settled = await account.settleBudget({ id: ticket.id, threadId: this.host.threadId, agentId: this.host.agentId, ...row }).catch((e: unknown) => ({ ok: false as const, error: { message: String(e) } }));
-      if (!settled.ok) console.error(`weft: usage of turn ${r.turnId} step ${r.step} not rolled up in the account: ${settled.error.message}`);
+      // Sent now, not awaited: the answer stands whatever the account says (an unsettled reservation ends with its lease).
+      this.background(
+        account.settleBudget({ id: ticket.id, threadId: this.host.threadId, agentId: this.host.agentId, ...row }).then((settled) => {
+          if (!settled.ok) throw new Error(`turn ${r.turnId} step ${r.step}: ${settled.error.message}`);
+        }),
+      );
     }
     return row;
   }
 
   /** Releases the reservation of a request that got no answer. */
   async failed(ticket: MeterTicket): Promise<void> {
-    if (ticket.reserved) await this.host.account?.releaseBudget(ticket.id).catch(() => undefined);
+    this.unreserved.delete(ticket.id);
+    const account = this.host.account;
+    if (ticket.reserved && account) this.background(account.releaseBudget(ticket.id));
   }
 }
 

@@ -6,6 +6,11 @@
  * concurrent requests of one user (any number of threads) serialize here and never pass a limit.
  * A reservation that is never settled (its request crashed) is released when the same thread
  * reserves again from a new instance, or at its lease's end by the account's alarm.
+ *
+ * A thread told that the user has no budgets of their own (`userBudgets: false`) is a watcher: it
+ * stops reserving while its agent and deployment have no budget either. Before the user's first
+ * budgets are stored, every watcher hands over its requests in flight (`handOver` in
+ * src/usage/meter.ts), which are inserted here as reservations, and is no watcher any more.
  * @module
  */
 import { type SettledUsage, rollUp, userBudgets } from "./account-ledger.js";
@@ -41,7 +46,15 @@ export interface BudgetRefusal {
 }
 
 /** The answer to a reservation. */
-export type ReserveAnswer = { reserved: true; /** How many budgets applied. */ budgets: number } | { reserved: false; refusal: BudgetRefusal };
+export type ReserveAnswer =
+  | {
+      reserved: true;
+      /** How many budgets applied. */
+      budgets: number;
+      /** Whether the user has budgets of their own; false: the thread is a watcher, told before the user's first budgets hold. */
+      userBudgets: boolean;
+    }
+  | { reserved: false; refusal: BudgetRefusal };
 
 /** Settles a reservation: the request's actual usage; an unknown id (released already) only records the usage. */
 export interface SettleRequest extends SettledUsage {
@@ -55,12 +68,17 @@ export class Reservations {
     private readonly transaction: (fn: () => void) => void,
   ) {}
 
-  /** Reserves, or refuses naming the first budget it would cross (a refused request reserves nothing). */
-  reserve(r: ReserveRequest, now = Date.now()): ReserveAnswer {
+  /**
+   * Reserves, or refuses naming the first budget it would cross (a refused request reserves
+   * nothing). `settingBudgets`: the user's first budgets are being stored, so no thread may be
+   * told there are none.
+   */
+  reserve(r: ReserveRequest, now = Date.now(), settingBudgets = false): ReserveAnswer {
     // A reservation of an earlier instance of this thread belongs to a request a crash cut.
     this.sql.exec("DELETE FROM budget_reservations WHERE thread_id = ? AND instance != ?", r.threadId, r.instance);
     this.releaseExpired(now);
-    const all = [...r.budgets, ...userBudgets(this.sql).map((b, i) => ({ ...b, id: `user#${i}` }))];
+    const own = userBudgets(this.sql);
+    const all = [...r.budgets, ...own.map((b, i) => ({ ...b, id: `user#${i}` }))];
     const budgets = all.filter((b) => b.scope !== "agent" || b.agent === undefined || b.agent === r.agentId);
     for (const budget of budgets) {
       const used = this.used(budget, r, now);
@@ -71,8 +89,28 @@ export class Reservations {
         return { reserved: false, refusal: { budget, measure: "costUsd", limit: budget.costUsd, used: used.cost / 1e6, requested: r.costMicroUsd / 1e6 } };
       }
     }
+    this.insert(r);
+    const has = own.length > 0 || settingBudgets;
+    if (!has) this.sql.exec("INSERT OR IGNORE INTO budget_watchers (thread_id) VALUES (?)", r.threadId);
+    return { reserved: true, budgets: budgets.length, userBudgets: has };
+  }
+
+  /** The threads told that the user has no budgets of their own. */
+  watchers(): string[] {
+    return this.sql.exec<{ thread_id: string }>("SELECT thread_id FROM budget_watchers").toArray().map((w) => w.thread_id);
+  }
+
+  /** Reserves what the watchers handed over and forgets them, in one transaction (then the user's budgets may be stored). */
+  handedOver(watchers: readonly string[], requests: readonly ReserveRequest[]): void {
+    this.transaction(() => {
+      for (const r of requests) this.insert(r);
+      for (const id of watchers) this.sql.exec("DELETE FROM budget_watchers WHERE thread_id = ?", id);
+    });
+  }
+
+  private insert(r: ReserveRequest): void {
     this.sql.exec(
-      "INSERT INTO budget_reservations (id, thread_id, agent_id, turn_id, instance, tokens, cost_micro_usd, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT OR IGNORE INTO budget_reservations (id, thread_id, agent_id, turn_id, instance, tokens, cost_micro_usd, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       r.id,
       r.threadId,
       r.agentId,
@@ -82,7 +120,6 @@ export class Reservations {
       r.costMicroUsd,
       r.expiresAt,
     );
-    return { reserved: true, budgets: budgets.length };
   }
 
   /** Replaces a reservation by the request's actual use, in one transaction. */

@@ -22,7 +22,7 @@ export interface MeteredThread {
  * The meter of a thread instance over its SQLite `sql`: budgets are held in the owner's account
  * (the `ACCOUNT` binding); a thread without an owner or binding only keeps its ledger.
  */
-export function threadMeterOf(thread: MeteredThread, sql: SqlStorage, tracer: ThreadTracer | null = null): ThreadMeter {
+export function threadMeterOf(thread: MeteredThread, sql: SqlStorage, tracer: ThreadTracer | null = null, defer?: (work: Promise<unknown>) => void): ThreadMeter {
   const ns = thread.workerEnv.ACCOUNT as DurableObjectNamespace | undefined;
   const userId = thread.meta.userId;
   return new ThreadMeter({
@@ -33,6 +33,7 @@ export function threadMeterOf(thread: MeteredThread, sql: SqlStorage, tracer: Th
     account: ns && userId ? accountOf(ns, userId) : null,
     ledger: new ThreadUsageLedger(sql),
     refused: (turnId, r) => thread.emit("budget_exceeded", { turnId, budget: r.budget, measure: r.measure, limit: r.limit, used: r.used, requested: r.requested }),
+    ...(defer ? { defer } : {}),
     ...(tracer ? { recorded: (row, finishReason) => tracer.chat(row, finishReason) } : {}),
   });
 }

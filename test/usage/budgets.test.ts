@@ -10,7 +10,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { fakeEnv, fakeKey, fakeRequests, scriptFake } from "../fake-provider.js";
 import { stubOf } from "../helpers.js";
-import { framesOf, raceLine, runRace } from "./race.js";
+import { framesOf, raceLine, runRace, until } from "./race.js";
 import { accountOfUser, freshUser, send } from "./users.js";
 
 const SPEC = "openai-chat:gpt-4.1-mini";
@@ -51,7 +51,37 @@ describe("budgets", () => {
     const second = await turn(user.token, id);
     expect(second).toMatchObject({ status: "completed", steps: 1 });
     expect(await fakeRequests(key)).toHaveLength(2);
-    expect(await accountOfUser(user.userId).openReservations()).toBe(0);
+    await until(async () => (await accountOfUser(user.userId).openReservations()) === 0, "every reservation settled");
+  });
+
+  it("a thread that learned its user has no budgets is told before the user's first budget holds: its request in flight counts, the next is refused", async () => {
+    const user = await freshUser();
+    const account = accountOfUser(user.userId);
+    const key = fakeKey("handover");
+    // The second request streams slowly (a part every 80 ms, 2 s in all: under the 3 s step deadline), so the budget is set while it is under way.
+    await scriptFake(key, [
+      { text: "learned", usage: { input: 100, output: 5 } },
+      { text: "still streaming when set", usage: { input: 900, output: 60 }, delayMs: 80, chunk: 1 },
+      { text: "never", usage: { input: 10, output: 1 } },
+    ]);
+    const id = await thread(user.token, "metered", key);
+    expect(await turn(user.token, id)).toMatchObject({ status: "completed" });
+    await until(async () => (await send(user.token, "GET", "/account/usage")).body.total.requests === 1, "the first request rolled up");
+    // No budget applies: the second request reserves nothing...
+    expect((await send(user.token, "POST", `/threads/${id}/messages`, { content: "again" })).status).toBe(202);
+    await until(async () => (await fakeRequests(key)).length === 2, "the second request reached the provider");
+    expect(await account.openReservations()).toBe(0);
+    // ...until the user sets a budget: before the write answers, the thread hands it over as a reservation.
+    const budgets = [{ scope: "user", period: "day", tokens: 1200 }];
+    expect((await send(user.token, "PUT", "/account/budgets", { budgets })).body).toEqual({ budgets });
+    expect(await account.openReservations()).toBe(1);
+    await stubOf(id).waitIdle();
+    await until(async () => (await account.openReservations()) === 0, "the handed-over request settled");
+    // 105 + 960 used of 1200: the next request reserves (it no longer skips the account) and is refused.
+    const third = await turn(user.token, id);
+    expect(third).toMatchObject({ status: "stopped", errorCode: "budget_exceeded", steps: 0 });
+    expect(await fakeRequests(key)).toHaveLength(2);
+    expect((await framesOf(id)).find((f) => f.type === "budget_exceeded")!.data).toMatchObject({ budget: { id: "user#0" }, limit: 1200, used: 1065 });
   });
 
   it("a user's own budget (PUT /account/budgets) holds across their threads; malformed budgets are refused with their path", async () => {
@@ -68,6 +98,8 @@ describe("budgets", () => {
     await scriptFake(k1, [{ text: "first", usage: { input: 4960, output: 20 } }]);
     await scriptFake(k2, [{ text: "never", usage: { input: 10, output: 1 } }]);
     expect(await turn(user.token, await thread(user.token, "metered", k1))).toMatchObject({ status: "completed" });
+    // The settle is not awaited by the turn: until it lands the account counts the reservation instead.
+    await until(async () => (await accountOfUser(user.userId).openReservations()) === 0, "the first turn settled");
     const other = await thread(user.token, "metered", k2);
     expect(await turn(user.token, other)).toMatchObject({ status: "stopped", errorCode: "budget_exceeded", steps: 0 });
     expect(await fakeRequests(k2)).toHaveLength(0);
@@ -131,7 +163,7 @@ describe("budgets", () => {
     // A lease long enough to read the row before it ends, even on a loaded machine.
     const expiresAt = Date.now() + 2000;
     const reserved = await account.reserveBudget({ id: "rsv_lost", threadId: "t".repeat(64), agentId: "metered", turnId: "turn_x", instance: "gone", tokens: 10, costMicroUsd: 0, expiresAt, budgets: [] });
-    expect(reserved).toEqual({ ok: true, value: { reserved: true, budgets: 0 } });
+    expect(reserved).toEqual({ ok: true, value: { reserved: true, budgets: 0, userBudgets: false } });
     const ns = (env as unknown as { ACCOUNT: DurableObjectNamespace }).ACCOUNT;
     const stub = ns.get(ns.idFromName(user.userId));
     const rows = () => runInDurableObject(stub, (_: unknown, state: DurableObjectState) => state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM budget_reservations").one().n);

@@ -66,7 +66,7 @@ async function finished(threadId: string): Promise<EventFrame | undefined> {
 }
 
 /** Waits for `check`, polling, up to `ms` (the race runs many threads on a loaded machine). */
-async function until(check: () => Promise<boolean>, what: string, ms = 120_000): Promise<void> {
+export async function until(check: () => Promise<boolean>, what: string, ms = 120_000): Promise<void> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
     if (await check()) return;
@@ -138,6 +138,9 @@ export async function runRace(options: RaceOptions): Promise<RaceResult> {
     const cut = calls - usage.total.requests;
     if (cut > (t.crash ? 1 : 0)) refusedThatCalled += cut - (t.crash ? 1 : 0);
   }
-  const total = (await send(user.token, "GET", "/account/usage?groupBy=agent")).body.total;
+  // The rollups are sent when each answer is recorded, not awaited by the turn: read once all have landed.
+  const rolledUp = async () => (await send(user.token, "GET", "/account/usage?groupBy=agent")).body.total;
+  await until(async () => (await rolledUp()).requests >= answered, "every answered request rolled up in the account");
+  const total = await rolledUp();
   return { turns: options.turns, limit, used: total.inputTokens + total.outputTokens, leaked: await account.openReservations(), refused, refusedThatCalled, crashed, answered };
 }
