@@ -122,6 +122,8 @@ it("usage and budgets: a thread's usage, the account's, and the caller's budgets
   await waitIdle(threadId);
   // The scripted model reports no usage: its one request is estimated, and marked so.
   expect(await client.getThreadUsage(threadId)).toMatchObject({ threadId, total: { requests: 1, estimatedRequests: 1 }, turns: [{ requests: 1 }] });
+  // The rollup to the account is not awaited by the turn: it lands shortly after.
+  for (let i = 0; i < 100 && (await client.getAccountUsage({ groupBy: "agent" })).total.requests < 1; i++) await new Promise((r) => setTimeout(r, 50));
   expect((await client.getAccountUsage({ groupBy: "agent" })).total.requests).toBeGreaterThanOrEqual(1);
   await expect(client.getAccountUsage({ groupBy: "tool" as never })).rejects.toMatchObject({ code: "invalid_request", details: { path: ["groupBy"] } });
   const budgets = [{ scope: "thread" as const, period: "turn" as const, tokens: 1_000_000 }];

@@ -156,6 +156,8 @@ describe("the usage ledger", () => {
     const [chat, responses] = [FORMATS[0]!, FORMATS[1]!];
     await turnAs(user.token, chat[1], threeSteps(chat[2]));
     await turnAs(user.token, responses[1], threeSteps(responses[2]));
+    // The rollups are sent as each answer is recorded, not awaited by the turn: read once all six landed.
+    for (let i = 0; i < 500 && (await send(user.token, "GET", "/account/usage")).body.total.requests < 6; i++) await new Promise((r) => setTimeout(r, 20));
     const byModel = await send(user.token, "GET", "/account/usage?groupBy=model");
     expect(byModel.status).toBe(200);
     expect(byModel.body.total).toMatchObject({ requests: 6, inputTokens: sum(chat[2], "input") + sum(responses[2], "input"), outputTokens: sum(chat[2], "output") + sum(responses[2], "output") });
