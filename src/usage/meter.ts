@@ -182,7 +182,8 @@ export class ThreadMeter {
     this.unreserved.delete(ticket.id);
     const account = this.host.account;
     if (account) {
-      // Sent now, not awaited: the answer stands whatever the account says (an unsettled reservation ends with its lease).
+      // Sent now, not awaited: the answer stands whatever the account says (an unsettled reservation
+      // ends with its lease). Calls on one stub arrive in order, so the next reservation sees it settled.
       this.background(
         account.settleBudget({ id: ticket.id, threadId: this.host.threadId, agentId: this.host.agentId, ...row }).then((settled) => {
           if (!settled.ok) throw new Error(`turn ${r.turnId} step ${r.step}: ${settled.error.message}`);
