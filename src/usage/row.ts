@@ -85,7 +85,8 @@ export function modelUsageRow(request: AnsweredRequest, prices: PriceTable, now 
 
 /** Estimated input tokens of a request: its system prompt and messages. */
 export function estimateInput(request: Pick<AnsweredRequest, "sent" | "system">): number {
-  let tokens = request.system ? estimateTokens({ content: request.system }) : 0;
+  // A system prompt function may return something else (author code): only text is counted.
+  let tokens = typeof request.system === "string" ? estimateTokens({ content: request.system }) : 0;
   for (const m of request.sent) tokens += estimateTokens(m);
   return tokens;
 }
