@@ -3,10 +3,13 @@ import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { hideInjectedCrashes } from "./scripts/lib/expected-noise.mjs";
 import { createFakeProvider } from "./scripts/lib/fake-provider.mjs";
+import { createFakeMcp, isFakeMcp } from "./scripts/lib/fake-mcp.mjs";
 
 // Every outbound fetch of the test worker reaches a fake model provider (OpenAI Chat
 // Completions, Responses, Anthropic Messages); tests script it through POST /__fake/script.
 const fakeProvider = createFakeProvider();
+// Fetches to *.mcp.test reach real MCP SDK servers instead (scripts/lib/fake-mcp.mjs).
+const fakeMcp = createFakeMcp();
 
 // The crash tests abort threads on purpose; workerd's line for each is expected noise.
 hideInjectedCrashes();
@@ -24,7 +27,10 @@ export default defineConfig({
     cloudflareTest({
       wrangler: { configPath: "./test/wrangler.toml" },
       // Traces of every test turn go to the fake's catch-all too, where test/usage/traces.test.ts reads them.
-      miniflare: { outboundService: (request: Request) => fakeProvider.handle(request), bindings: { WEFT_OTLP_URL: "http://otlp.test/v1/traces" } },
+      miniflare: {
+        outboundService: (request: Request) => (isFakeMcp(request) ? fakeMcp.handle(request) : fakeProvider.handle(request)),
+        bindings: { WEFT_OTLP_URL: "http://otlp.test/v1/traces" },
+      },
     }),
   ],
   // The Standard Agents tools API's examples import from @standardagents/spec; weft's public entry answers for it.

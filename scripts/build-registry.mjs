@@ -101,9 +101,16 @@ async function main() {
     const defsOf = (/** @type {import("./registry/scan.mjs").Entry[]} */ list) =>
       Object.fromEntries(list.filter((e) => evaluation.defs.has(e.file)).map((e) => [e.name, evaluation.defs.get(e.file)]));
     const display = new Map([...m.prompts, ...m.agents].map((e) => [`${e.kind}:${e.name}`, e.display]));
-    const found = evaluation.checkReferences({ tools: m.tools.map((t) => t.name), prompts: defsOf(m.prompts), agents: defsOf(m.agents), toolsWhere: where });
+    const found = evaluation.checkReferences({ tools: m.tools.map((t) => t.name), prompts: defsOf(m.prompts), agents: defsOf(m.agents), mcpServers: defsOf(m.mcp), toolsWhere: where });
     for (const p of /** @type {{ kind: string, name: string, message: string }[]} */ (found)) {
       problems.push({ file: display.get(`${p.kind}:${p.name}`) ?? p.name, message: p.message });
+    }
+    // A schedule's target names an agent or tool of this registry.
+    for (const s of m.schedules) {
+      const def = /** @type {{ target?: { agent?: unknown, tool?: unknown } } | undefined} */ (evaluation.defs.get(s.file));
+      const target = def?.target;
+      if (typeof target?.agent === "string" && !m.agents.some((a) => a.name === target.agent)) problems.push({ file: s.display, message: `target.agent: unknown agent "${target.agent}" (agents: ${m.agents.map((a) => a.name).join(", ") || "none"})` });
+      if (typeof target?.tool === "string" && !m.tools.some((t) => t.name === target.tool)) problems.push({ file: s.display, message: `target.tool: unknown tool "${target.tool}" (looked in ${where})` });
     }
   }
 
@@ -128,7 +135,7 @@ async function main() {
       const [src, dest] = [job.dirs[0], job.copy];
       await mirror(src, dest);
       const moved = (/** @type {import("./registry/scan.mjs").Entry} */ e) => ({ ...e, file: inCopy(src, dest, e.file) });
-      imported = { ...contents, tools: contents.tools.map(moved), agents: contents.agents.map(moved), prompts: contents.prompts.map(moved), hooks: contents.hooks.map(moved) };
+      imported = { ...contents, tools: contents.tools.map(moved), agents: contents.agents.map(moved), prompts: contents.prompts.map(moved), hooks: contents.hooks.map(moved), schedules: contents.schedules.map(moved), mcp: contents.mcp.map(moved) };
     }
     await writeIfChanged(job.out, renderRegistry(ROOT, job.out, sources, imported));
     const counts = [
@@ -136,6 +143,8 @@ async function main() {
       count(contents.agents.length, "agent"),
       ...(contents.prompts.length > 0 ? [count(contents.prompts.length, "prompt")] : []),
       ...(contents.hooks.length > 0 ? [count(contents.hooks.length, "hook")] : []),
+      ...(contents.schedules.length > 0 ? [count(contents.schedules.length, "schedule")] : []),
+      ...(contents.mcp.length > 0 ? [count(contents.mcp.length, "MCP server")] : []),
     ].join(", ");
     if (job.label === null) summary.push(`${counts} from ${sources.join(" and ")} -> ${displayPath(ROOT, job.out)}`);
     else if (job.label === "") summary.push(`${counts} from ${sources.join(" and ")}`);

@@ -97,6 +97,11 @@ const OTHER_SETTINGS: readonly Setting[] = [
   { name: "WEFT_API_KEYS", default: "(unset)", what: 'JSON object mapping the SHA-256 (hex) of each API key to `{ "userId", "roles"? }`. Set it with `wrangler secret put`.' },
   { name: "WEFT_ADMIN_ROLE", default: "admin", what: "The role that may read every thread." },
   { name: "WEFT_CORS_ORIGINS", default: "(unset)", what: "Comma-separated origins allowed by CORS; unset, CORS is off." },
+  {
+    name: "WEFT_MCP_HOSTS",
+    default: "(unset)",
+    what: "Comma-separated hosts (`name` or `name:port`) `POST /mcp` answers; any other Host is 403 `origin_not_allowed`. A browser's request (with `Origin`) is served only from an origin in `WEFT_CORS_ORIGINS` or its own origin on a listed host (unset: a loopback name), so a page whose name was rebound to weft's address is refused.",
+  },
   { name: "WEFT_PUBLIC_VARS", default: "(unset)", what: "Comma-separated Worker variables tools may see as `text` (the rest are `secret`)." },
 ];
 

@@ -47,6 +47,24 @@ export const ERROR_CODES = {
   stream_cut: { status: 502, retryable: true },
   /** A model step passed its idle or overall deadline (`WEFT_MODEL_IDLE_MS`, `WEFT_MODEL_STEP_MS`), after its retries. */
   model_timeout: { status: 504, retryable: true },
+  /** A schedule's cron, zone, interval, time or target is bad (`details.path` names the field; src/schedules/define.ts). */
+  invalid_schedule: { status: 400, retryable: false },
+  /** No schedule with this id on the thread. */
+  schedule_not_found: { status: 404, retryable: false },
+  /** The thread holds its limit of active schedules (`details.limit`). */
+  too_many_schedules: { status: 409, retryable: false },
+  /** `POST /mcp` from a Host or browser Origin it does not serve (DNS rebinding; `WEFT_MCP_HOSTS`, `WEFT_CORS_ORIGINS`). */
+  origin_not_allowed: { status: 403, retryable: false },
+  /** A remote MCP server could not be reached (network, DNS, TLS, a 5xx, a hang past its deadline). */
+  mcp_unreachable: { status: 502, retryable: true },
+  /** A remote MCP server answered something that is not MCP (not JSON, a bad shape, too large, too many tools). */
+  mcp_protocol_error: { status: 502, retryable: false },
+  /** A remote MCP server asks for credentials weft does not have for it (401 or 403). */
+  mcp_auth_required: { status: 401, retryable: false },
+  /** weft refused to follow a remote MCP server elsewhere (a redirect or an endpoint on another origin). */
+  mcp_refused: { status: 502, retryable: false },
+  /** A remote MCP tool's name collides with a local tool, prompt or agent, or with another remote tool. */
+  mcp_name_collision: { status: 500, retryable: false },
 } as const satisfies Record<string, { status: number; retryable: boolean }>;
 
 /** The closed union of weft error codes. */

@@ -5,6 +5,7 @@
  * @module
  */
 import type { CallSource, CallStatus, Message, ToolCallRequest } from "./records.js";
+import type { ScheduleInfo } from "./schedules/info.js";
 
 /** Tokens a model step used, as the provider reports them; absent counts are unknown. */
 export interface TokenUsage {
@@ -47,7 +48,7 @@ export interface ModelStepRecord {
  *   budget, so it was refused before any provider was called (the `budget_exceeded` event names
  *   the budget, its limit and what is used).
  */
-export type TurnErrorCode = "restart_loop" | "stream_cut" | "model_timeout" | "budget_exceeded";
+export type TurnErrorCode = "restart_loop" | "stream_cut" | "model_timeout" | "invalid_output" | "budget_exceeded";
 
 /** Payloads of the built-in event types, keyed by `type` (snake_case, the names clients see on the wire). */
 export interface EventPayloads {
@@ -154,6 +155,14 @@ export interface EventPayloads {
     used: number;
     requested: number;
   };
+  /** A schedule was made on the thread (src/schedules/). */
+  schedule_created: { schedule: ScheduleInfo };
+  /** An occurrence was journaled and its work began: a tool call (`callId`) or a message for a turn. `key` is `scheduleId:dueAt` (epoch ms). */
+  schedule_fired: { scheduleId: string; key: string; dueAt: string; callId?: string };
+  /** Occurrences that will not run: `missed` by downtime beyond the `missed` policy, or `overlap` with the previous one still running; `dueAt` is the first of them. */
+  schedule_skipped: { scheduleId: string; reason: "missed" | "overlap"; count: number; dueAt: string };
+  /** A schedule was cancelled: none of its occurrences fires after this. */
+  schedule_cancelled: { scheduleId: string };
   /** Console output of `runCode` with `report: true`; `executionId` names the run. */
   code_log: { executionId: string; callId?: string; level: string; text: string };
   /** A `reportProgress(data)` call of code run with `report: true`. */
@@ -210,4 +219,8 @@ export const BUILTIN_EVENT_TYPES: ReadonlySet<string> = new Set<BuiltinEventType
   "code_finished",
   "subagent_started",
   "subagent_finished",
+  "schedule_created",
+  "schedule_fired",
+  "schedule_skipped",
+  "schedule_cancelled",
 ]);

@@ -7,6 +7,10 @@
 export { defineTool, TOOL_NAME_PATTERN } from "./tools/define.js";
 /** Declares an agent (agents/agents/<name>.ts): one or two sides, stop conditions, env defaults. */
 export { defineAgent } from "./run/agent.js";
+/** Declares a remote MCP server (agents/mcp/<name>.ts) whose tools agents list as `<server>.<tool>`. */
+export { defineMcpServer } from "./remote/define.js";
+/** Remote MCP server definitions (src/remote/define.ts). */
+export type { DefineMcpServerOptions, McpServerDefinition, McpBearerAuth, RemoteEffect } from "./remote/define.js";
 /** Agent definitions and the generated registry's shape (src/run/agent.ts). */
 export type { AgentDefinition, AgentSide, DefineAgentOptions, EnvDefault, Registry } from "./run/agent.js";
 /** How an agent bounds the history of its model requests. */
@@ -17,6 +21,12 @@ export { definePrompt } from "./run/prompt.js";
 export type { DefinePromptOptions, PromptDefinition, SystemPrompt } from "./run/prompt.js";
 /** Declares a lifecycle hook (agents/hooks/<hook_name>.ts); `HOOK_NAMES` lists the hooks. */
 export { defineHook, HOOK_NAMES } from "./run/hooks.js";
+/** Schedules: `defineSchedule` for `agents/schedules/<name>.ts` (docs/schedules.md). */
+export { defineSchedule } from "./schedules/define.js";
+/** A schedule as written, as a file exports it, and what each occurrence does. */
+export type { ScheduleDefinition, ScheduleOptions, ScheduleTarget } from "./schedules/define.js";
+/** A schedule as `state.listSchedules()` and the API give it. */
+export type { ScheduleInfo } from "./schedules/info.js";
 /** Hook definitions and what each hook receives (src/run/hooks.ts). */
 export type { HookDefinition, HookName, HookSignatures } from "./run/hooks.js";
 /** Tool authoring types: options, schemas, effects, the call context (src/tools/types.ts). */

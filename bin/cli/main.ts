@@ -8,6 +8,7 @@
  */
 import { Command, Option } from "commander";
 import { addCallCommands } from "./calls.ts";
+import { addScheduleCommands } from "./schedules.ts";
 import { type Common, common, intArg, jsonArg, out, run, say } from "./command.ts";
 import { evalCommand } from "./eval.ts";
 import { messageLine, toolLines } from "./format.ts";
@@ -153,6 +154,7 @@ export function program(): Command {
 
   addCallCommands(weft);
   addUsageCommand(weft);
+  addScheduleCommands(weft);
   evalCommand(weft);
   return weft;
 }

@@ -21,6 +21,8 @@ const CHECK_MODULES = {
   weft_hooks: "src/run/hooks.ts",
   weft_references: "src/run/references.ts",
   weft_models: "src/models/spec.ts",
+  weft_schedules: "src/schedules/define.ts",
+  weft_remote: "src/remote/define.ts",
 };
 
 /**
@@ -178,10 +180,10 @@ function checkTool(checks, entry, mod, problem, warn) {
 }
 
 /** The definition check of each non-tool kind (src/run/agent.ts, prompt.ts, hooks.ts). */
-const DEFINITION_CHECKS = { agent: "checkAgentDefinition", prompt: "checkPromptDefinition", hook: "checkHookDefinition" };
+const DEFINITION_CHECKS = { agent: "checkAgentDefinition", prompt: "checkPromptDefinition", hook: "checkHookDefinition", schedule: "checkScheduleDefinition", mcp: "checkMcpServerDefinition" };
 
 /**
- * Runs weft's own check of an agent, prompt or hook module's default export.
+ * Runs weft's own check of an agent, prompt, hook or MCP server module's default export.
  * @param {Record<string, any>} checks exports of the bundled weft check modules
  * @param {Entry} entry
  * @param {Record<string, unknown>} mod
@@ -190,10 +192,12 @@ const DEFINITION_CHECKS = { agent: "checkAgentDefinition", prompt: "checkPromptD
  */
 function checkDefinition(checks, entry, mod, problem) {
   try {
-    checks[DEFINITION_CHECKS[/** @type {"agent" | "prompt" | "hook"} */ (entry.kind)]](entry.name, mod.default);
+    // A schedule's own rules here; its target's agent or tool is looked up by the caller, which knows the registry.
+    const anyName = { agent: () => true, tool: () => true };
+    checks[DEFINITION_CHECKS[/** @type {"agent" | "prompt" | "hook" | "schedule" | "mcp"} */ (entry.kind)]](entry.name, mod.default, anyName);
     // A misspelt model id would otherwise surface only when a thread is created for it.
     const model = /** @type {{ model?: unknown }} */ (mod.default).model;
-    if (entry.kind !== "hook" && model !== undefined) checks.parseModelSpec(model, `${entry.kind} "${entry.name}"`);
+    if (entry.kind !== "hook" && entry.kind !== "schedule" && entry.kind !== "mcp" && model !== undefined) checks.parseModelSpec(model, `${entry.kind} "${entry.name}"`);
     return true;
   } catch (error) {
     problem(checks.isWeftError(error) ? messageOf(error) : `checking the definition threw: ${messageOf(error)}`);

@@ -14,7 +14,7 @@ export const NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 export const MODULE_EXTENSIONS = [".ts", ".mts", ".js", ".mjs"];
 
 /**
- * @typedef {"tool" | "agent" | "prompt" | "hook"} EntryKind
+ * @typedef {"tool" | "agent" | "prompt" | "hook" | "schedule" | "mcp"} EntryKind
  * @typedef {{ kind: EntryKind, name: string, file: string, display: string }} Entry
  *   One authoring module: `file` is absolute, `display` is what messages print.
  * @typedef {{ file: string, message: string }} Problem  A rule broken by `file` (display path).
@@ -27,6 +27,8 @@ const FOLDERS = /** @type {const} */ ([
   { folder: "agents", kind: "agent", noun: "an agent", becomes: "the agent id" },
   { folder: "prompts", kind: "prompt", noun: "a prompt", becomes: "the prompt name" },
   { folder: "hooks", kind: "hook", noun: "a hook", becomes: "the hook name" },
+  { folder: "schedules", kind: "schedule", noun: "a schedule", becomes: "the schedule name" },
+  { folder: "mcp", kind: "mcp", noun: "an MCP server", becomes: "the server name" },
 ]);
 
 /**
@@ -134,13 +136,13 @@ export function mergeScans(scans) {
   }
   const all = [...seen.values()].sort((a, b) => byCodeUnit(a.name, b.name));
   const of = (/** @type {EntryKind} */ kind) => all.filter((e) => e.kind === kind);
-  return { tools: of("tool"), agents: of("agent"), prompts: of("prompt"), hooks: of("hook"), problems };
+  return { tools: of("tool"), agents: of("agent"), prompts: of("prompt"), hooks: of("hook"), schedules: of("schedule"), mcp: of("mcp"), problems };
 }
 
 /**
- * @typedef {{ tools: Entry[], agents: Entry[], prompts: Entry[], hooks: Entry[] }} Contents
+ * @typedef {{ tools: Entry[], agents: Entry[], prompts: Entry[], hooks: Entry[], schedules: Entry[], mcp: Entry[] }} Contents
  *   One registry's entries of each kind, sorted by name.
  */
 
 /** The factory each kind's default export must come from, for messages. */
-export const FACTORY = { tool: "defineTool", agent: "defineAgent", prompt: "definePrompt", hook: "defineHook" };
+export const FACTORY = { tool: "defineTool", agent: "defineAgent", prompt: "definePrompt", hook: "defineHook", schedule: "defineSchedule", mcp: "defineMcpServer" };

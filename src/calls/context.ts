@@ -43,6 +43,8 @@ export interface CallBook extends CallJournal, CallLock {
   turnWaits(turnId: string): boolean;
   /** Whether a call invoked by `parentCallId` waits for a person. */
   invokedWaiting(parentCallId: string): boolean;
+  /** Whether any unfinished call waits for a person (`awaiting_approval` or `parked`). */
+  waitForPerson(): boolean;
   /** Calls started without a result (a restart cut them). */
   unfinished(): BookedCall[];
   list(limit: number, offset: number, status?: CallStatus): BookedCall[];
@@ -82,6 +84,11 @@ export interface CallWorld {
    * `"everywhere"`: every name of the thread (side b, prompts), for a call found at rest.
    */
   catalogFor(execution: CallExecution | null | "everywhere"): ToolCatalog;
+  /**
+   * Readies what `catalogFor(execution)` reads that needs I/O (remote MCP servers' tool lists),
+   * for calls moved outside a model step: recovery, a person's decision, a direct call. Never throws.
+   */
+  prepareTools?(execution: CallExecution | null | "everywhere"): Promise<void>;
   /** The `ThreadState` handed to `execute`, bound to the call (for `uses`, queue parent) and run. */
   stateFor(call: { callId: string; tool: CompiledTool; turnId?: string }, execution: CallExecution | null): ThreadState;
   /** Whether the thread has a `tool_call_started` / `tool_call_finished` hook. */

@@ -54,6 +54,8 @@ export class CallRunner {
    */
   request(execution: CallExecution | null, request: CallRequest, catalog?: ToolCatalog): Promise<CallOutcome> {
     return this.world.journal.hold(request.callId, async () => {
+      // A direct call's own catalog may offer remote MCP tools: their lists are read first.
+      if (execution === null && catalog === undefined && this.world.prepareTools) await this.world.prepareTools(null);
       // Without a `tool_call_finished` hook there is nothing to collect (the usual case).
       const finished: EventPayloads["tool_call_finished"][] | null = this.world.hasToolHook("tool_call_finished") ? [] : null;
       const ctx = this.contextOf(execution, catalog, finished ? (data) => finished.push(data) : undefined);
@@ -221,14 +223,30 @@ export class CallRunner {
    * on side b or inside a prompt), holding the call's lock.
    */
   private async decide(callId: string, decision: (ctx: CallContext) => CallOutcome | Promise<CallOutcome>, check?: () => void): Promise<CallOutcome> {
-    const ctx = this.contextOf(null, this.world.catalogFor("everywhere"));
     const outcome = await this.world.journal.hold(callId, async () => {
       check?.();
-      return decision(ctx);
+      // The lock first, so a read asked after the decision waits for it; then the remote lists.
+      if (this.world.prepareTools) await this.world.prepareTools("everywhere");
+      return decision(this.contextOf(null, this.world.catalogFor("everywhere")));
     });
     // A parent waiting inside invokeTool for this call goes on with the decision.
     this.decisions.notify(callId);
     return outcome;
+  }
+
+  /** Whether a call is open: started without its result, or queued and not run yet. */
+  hasOpenCalls(): boolean {
+    return this.world.journal.unfinished().length > 0 || this.world.journal.queued().length > 0;
+  }
+
+  /** Whether any unfinished call waits for a person (an approval, or a parked outcome to settle). */
+  waitsForPerson(): boolean {
+    return this.world.journal.waitForPerson();
+  }
+
+  /** Whether a direct call is parked: a person's settle lets it go on. */
+  parkedDirect(): boolean {
+    return this.world.journal.list(1000, 0, "parked").some((c) => c.source === "direct");
   }
 
   /** Whether a restart left calls to recover: started without a result, or approved but not begun. */
@@ -245,6 +263,8 @@ export class CallRunner {
    */
   async recover(): Promise<CallOutcome[]> {
     const done: CallOutcome[] = [];
+    // A restarted thread has no remote MCP tool lists yet: its calls to them are found once listed.
+    await this.world.prepareTools?.("everywhere");
     const everywhere = this.world.catalogFor("everywhere");
     for (const record of approvedWaiting(this.world.journal)) {
       // The call may wait on side b or inside a prompt: its tool is looked up everywhere, as a person's decision does.

@@ -18,6 +18,7 @@ import type { RpcResult } from "../rpc.js";
 import type { ToolListing } from "../tools/catalog.js";
 import type { GetMessagesOptions } from "../tools/thread-state.js";
 import type { CallStatus, Message } from "../protocol.js";
+import type { ScheduleOptions } from "../schedules/define.js";
 import { type ConnectionOptions, request } from "./request.ts";
 import { type SubscribeOptions, type Subscription, subscribe } from "./subscribe.ts";
 
@@ -26,7 +27,7 @@ import { type SubscribeOptions, type Subscription, subscribe } from "./subscribe
  * counting from 1 per thread), stored messages and call records, as the server defines them.
  */
 export type { EventFrame, BuiltinEventFrame, EventPayloads, Message, CallRecord, CallStatus } from "../protocol.js";
-/** The code of a failed turn where weft names its reason (`restart_loop`, `stream_cut`, `model_timeout`). */
+/** The code of a failed turn where weft names its reason (`restart_loop`, `stream_cut`, `model_timeout`, `invalid_output`). */
 export type { TurnErrorCode } from "../events.js";
 /** What `getThread` answers: the thread's metadata, `status` (`idle`, `running`, `waiting`), `messageCount`, `lastSeq`, the last turn, and its offered and unavailable tools. */
 export type { ThreadInfo } from "../thread/api.js";
@@ -38,6 +39,10 @@ export type { ToolListing } from "../tools/catalog.js";
  * answer; `network_error` (status 0) or `bad_response` when no weft answer arrived.
  */
 export { WeftClientError, type ConnectionOptions } from "./request.ts";
+/** A schedule as written (`createSchedule`'s body) and as the thread answers it (`listSchedules`). */
+export type { ScheduleOptions, ScheduleTarget } from "../schedules/define.js";
+/** A schedule as the thread answers it. */
+export type { ScheduleInfo } from "../schedules/info.js";
 /** Options and handle of `subscribe`: the live event stream that resumes from the last `seq` it saw. */
 export type { SubscribeOptions, Subscription } from "./subscribe.ts";
 
@@ -191,6 +196,21 @@ export class WeftClient {
   /** `POST .../settle`: gives a parked call its outcome, or `retry` to run it again. */
   settle(threadId: string, callId: string, settlement: Settlement): Promise<Answer<"settle">> {
     return request(this.#conn, "POST", this.#thread(threadId, `/calls/${encodeURIComponent(callId)}/settle`), { body: settlement });
+  }
+
+  /** `GET /threads/:id/schedules`: the thread's schedules, in creation order. */
+  listSchedules(threadId: string): Promise<Answer<"listSchedules">> {
+    return request(this.#conn, "GET", this.#thread(threadId, "/schedules"));
+  }
+
+  /** `POST /threads/:id/schedules`: makes a schedule (docs/schedules.md); 400 `invalid_schedule` names the bad field. */
+  createSchedule(threadId: string, schedule: ScheduleOptions): Promise<Answer<"createSchedule">> {
+    return request(this.#conn, "POST", this.#thread(threadId, "/schedules"), { body: schedule });
+  }
+
+  /** `DELETE /threads/:id/schedules/:scheduleId`: cancels it; no occurrence fires after this. */
+  cancelSchedule(threadId: string, scheduleId: string): Promise<Answer<"cancelSchedule">> {
+    return request(this.#conn, "DELETE", this.#thread(threadId, `/schedules/${encodeURIComponent(scheduleId)}`));
   }
 
   /**

@@ -19,6 +19,7 @@ import { type AuthedEnv, authenticate } from "./auth.js";
 import { callRoutes } from "./calls.js";
 import { chatRoutes } from "./chat.js";
 import { fileRoutes } from "./files.js";
+import { scheduleRoutes } from "./schedules.js";
 import { mcpRoutes } from "./mcp.js";
 import { describe, ok, openApiDocument } from "./openapi.js";
 import * as R from "./responses.js";
@@ -80,6 +81,7 @@ export function createApp(registry: Registry, catalog = new ToolCatalog(registry
   app.route("/threads", threadRoutes());
   app.route("/threads", callRoutes());
   app.route("/threads", fileRoutes());
+  app.route("/threads", scheduleRoutes());
   app.route("/threads", chatRoutes());
   app.route("/account", accountRoutes());
   app.route("/v1/tools", toolRoutes(catalog));

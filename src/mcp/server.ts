@@ -11,6 +11,7 @@ import { type CallToolRequest, type CallToolResult, CallToolRequestSchema, Error
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
 import { type ErrorCode as ErrorCodeName, WeftError } from "../errors.js";
 import { waitsForPersonStatus } from "../protocol.js";
+import { IDEMPOTENCY_WINDOW_MS } from "../thread/store/idempotency.js";
 import type { ToolListing } from "../tools/catalog.js";
 import { formatPath } from "../tools/json-schema/compile.js";
 import { describeIssues } from "../tools/schema.js";
@@ -31,6 +32,20 @@ export const EFFECT_ANNOTATIONS: Readonly<Record<Effect | "predicate", ToolAnnot
 /** `_meta` keys of a `tools/call` request that name the weft session (thread) to run in. */
 export const SESSION_META = { sessionId: "weft/sessionId", continuationToken: "weft/continuationToken" } as const;
 
+/**
+ * weft's effect-key extension of MCP, announced as the experimental capability of this name: a
+ * client sends a call's effect key as `_meta["weft/effectKey"]` (1 to 255 visible ASCII
+ * characters, stable across its retries), and the server runs a given key at most once per
+ * caller, answering a repeat with the recorded answer (docs/remote-mcp.md).
+ */
+export const EFFECT_KEY_META = "weft/effectKey";
+
+/**
+ * The extension's capability: its version, and how long a key's answer is kept (`windowMs`, the
+ * Idempotency-Key window of src/thread/store/idempotency.ts), within which a repeat is answered.
+ */
+export const EFFECT_KEY_CAPABILITY = { version: 1, windowMs: IDEMPOTENCY_WINDOW_MS } as const;
+
 /** A direct call's answer as the MCP server needs it (a subset of `POST /v1/tools/:name`'s body). */
 export interface McpCallAnswer {
   isError: boolean;
@@ -44,7 +59,7 @@ export interface McpCallAnswer {
 /** What the server runs: the listing, and one direct call (throwing WeftErrors as `POST /v1/tools/:name` does). */
 export interface McpBackend {
   tools(): readonly ToolListing[];
-  call(name: string, input: unknown, session: { sessionId?: string; continuationToken?: string }): Promise<McpCallAnswer>;
+  call(name: string, input: unknown, session: { sessionId?: string; continuationToken?: string }, effectKey?: string): Promise<McpCallAnswer>;
 }
 
 /** An output schema MCP can carry: MCP requires `type: "object"` at its root. */
@@ -115,7 +130,7 @@ function issuesText(issues: Parameters<typeof describeIssues>[0]): string {
 export function createMcpServer(backend: McpBackend, version: string): Server {
   const server = new Server(
     { name: "weft", version },
-    { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+    { capabilities: { tools: { listChanged: false }, experimental: { [EFFECT_KEY_META]: { ...EFFECT_KEY_CAPABILITY } } }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: backend.tools().map(mcpTool) }));
   const callTool = async ({ name, arguments: input, _meta }: CallToolRequest["params"]): Promise<CallToolResult> => {
@@ -130,8 +145,12 @@ export function createMcpServer(backend: McpBackend, version: string): Server {
       if (typeof value !== "string") return refusal(new WeftError("invalid_request", `_meta.${SESSION_META[field]}: expected a string (${expected})`, { path: ["_meta", SESSION_META[field]] }));
       session[field] = value;
     }
+    const effectKey = _meta?.[EFFECT_KEY_META];
+    if (effectKey !== undefined && (typeof effectKey !== "string" || !/^[\x21-\x7e]{1,255}$/.test(effectKey))) {
+      return refusal(new WeftError("invalid_request", `_meta.${EFFECT_KEY_META}: expected 1 to 255 visible ASCII characters`, { path: ["_meta", EFFECT_KEY_META] }));
+    }
     try {
-      return mcpResult(await backend.call(name, input ?? {}, session), tool);
+      return mcpResult(await backend.call(name, input ?? {}, session, effectKey), tool);
     } catch (err) {
       if (!(err instanceof WeftError)) throw err;
       if (err.code === "unknown_tool") throw new RpcError(ErrorCode.InvalidParams, err.message);

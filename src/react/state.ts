@@ -52,7 +52,7 @@ export interface TurnEnd {
   steps: number;
   /** Why a failed turn failed. */
   error?: string;
-  /** The code of a failed turn's reason, where weft names one (`restart_loop`, `stream_cut`, `model_timeout`). */
+  /** The code of a failed turn's reason, where weft names one (`restart_loop`, `stream_cut`, `model_timeout`, `invalid_output`). */
   errorCode?: string;
 }
 

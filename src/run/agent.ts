@@ -4,11 +4,14 @@
  * and, with `exposeAsTool`, a tool that runs the agent in a child thread.
  * @module
  */
+import type { ScheduleDefinition } from "../schedules/define.js";
 import type { ScriptStep } from "../models/model.js";
 import { type ModelSettings, checkModelSettings } from "../models/settings.js";
-import type { AnyToolDefinition, JsonSchemaObject, ToolArgs } from "../tools/types.js";
+import type { AnyToolDefinition, JsonSchemaObject, SchemaInput, ToolArgs } from "../tools/types.js";
+import { finalAnswerSchema } from "./final-answer.js";
 import { type HistoryOptions, checkHistoryOptions } from "./compaction.js";
-import type { HookDefinition } from "./hooks.js";
+import { HOOK_NAMES, type HookDefinition, type HookName, type HookSignatures } from "./hooks.js";
+import type { McpServerDefinition } from "../remote/define.js";
 import { type Budget, checkBudgets } from "../usage/budgets.js";
 import {
   type EnvDefault,
@@ -63,6 +66,12 @@ export interface DefineAgentOptions {
   /** Inline side a: settings of its model requests ({@link ModelSettings}). */
   modelSettings?: ModelSettings;
   /**
+   * Inline side a: a schema its final answer must meet (a Zod schema or a JSON Schema). The model
+   * is told the schema; an answer that is not JSON it accepts is sent back once with the problem,
+   * and refused again the turn fails with `invalid_output` naming the path.
+   */
+  outputSchema?: SchemaInput;
+  /**
    * How the history each model request sends is bounded: a token window (default half the model's
    * context) with older messages summarized once into a stored summary at its head.
    */
@@ -72,6 +81,12 @@ export interface DefineAgentOptions {
    * dynamically defined tool). Used by fixture agents whose tools are data, such as BFCL cases.
    */
   toolsFromArguments?: (args: Record<string, unknown>) => Record<string, AnyToolDefinition>;
+  /**
+   * Hooks of this agent's threads only, by hook name, beside the project-wide files of
+   * `agents/hooks/`: both run, the project's first; a transforming hook (`before_create_message`,
+   * `filter_messages`) gets what the one before it returned. Signatures as in {@link HookSignatures}.
+   */
+  hooks?: { [N in HookName]?: HookSignatures[N] };
   /** Environment defaults, resolved after the thread's own values and before the prompt's. */
   env?: Record<string, EnvDefault>;
   /** Steps the scripted model plays in a new thread before any posted script (both sides read it in turn). */
@@ -125,6 +140,10 @@ export interface Registry {
   prompts?: Record<string, PromptDefinition>;
   /** Hooks by hook name (the file name under `agents/hooks/`). */
   hooks?: Record<string, HookDefinition>;
+  /** Schedules by name (the file name under `agents/schedules/`; src/schedules/define.ts). */
+  schedules?: Record<string, ScheduleDefinition>;
+  /** Remote MCP servers by name (the file name under `agents/mcp/`); their tools are `<server>.<tool>`. */
+  mcpServers?: Record<string, McpServerDefinition>;
 }
 
 /** The agent a thread gets when it names none. */
@@ -168,6 +187,7 @@ export interface ResolvedSide {
   model?: string;
   fallbackModels?: readonly string[];
   modelSettings?: ModelSettings;
+  outputSchema?: SchemaInput;
   env?: Record<string, EnvDefault>;
   maxSteps?: number;
   stopTool?: string;
@@ -208,6 +228,7 @@ function pick(def: AgentDefinition | PromptDefinition): Omit<ResolvedSide, "side
     ...(def.model !== undefined ? { model: def.model } : {}),
     ...(def.fallbackModels !== undefined ? { fallbackModels: def.fallbackModels } : {}),
     ...(def.modelSettings !== undefined ? { modelSettings: def.modelSettings } : {}),
+    ...(def.outputSchema !== undefined ? { outputSchema: def.outputSchema } : {}),
     ...(def.env !== undefined ? { env: def.env } : {}),
     ...(def.kind === "prompt" && def.maxSteps !== undefined ? { maxSteps: def.maxSteps } : {}),
   };
@@ -230,6 +251,7 @@ export function checkAgentDefinition(name: string, def: unknown): asserts def is
   if (d.budgets !== undefined) checkBudgets(d.budgets, [`agent "${name}"`, "budgets"], "invalid_config");
   if (d.budgetMessage !== undefined && (typeof d.budgetMessage !== "string" || d.budgetMessage === "")) fail("budgetMessage must be a non-empty string");
   checkModelSettings(fail, d.modelSettings);
+  if (d.outputSchema !== undefined) finalAnswerSchema(`agent "${name}"`, d.outputSchema as SchemaInput);
   if (d.system !== undefined && typeof d.system !== "string" && typeof d.system !== "function") {
     fail("system must be a string or a function of the thread's arguments");
   }
@@ -250,9 +272,16 @@ export function checkAgentDefinition(name: string, def: unknown): asserts def is
     if (s.endsTurn !== undefined && typeof s.endsTurn !== "boolean") fail(`${key}.endsTurn must be a boolean`);
   }
   if (d.sideB !== undefined && d.sideA === undefined) fail("sideB needs sideA: name side a's prompt too");
-  const inline = d.system !== undefined || d.tools !== undefined || d.model !== undefined || d.fallbackModels !== undefined || d.modelSettings !== undefined;
+  const inline = ["system", "tools", "model", "fallbackModels", "modelSettings", "outputSchema"].some((key) => d[key] !== undefined);
   if (d.sideA !== undefined && inline) {
-    fail("system, tools, model, fallbackModels and modelSettings belong to side a's prompt when sideA is given; move them into the prompt");
+    fail("system, tools, model, fallbackModels, modelSettings and outputSchema belong to side a's prompt when sideA is given; move them into the prompt");
+  }
+  if (d.hooks !== undefined) {
+    if (typeof d.hooks !== "object" || d.hooks === null || Array.isArray(d.hooks)) fail("hooks must be an object of hook name -> function");
+    for (const [hook, run] of Object.entries(d.hooks as Record<string, unknown>)) {
+      if (!(HOOK_NAMES as readonly string[]).includes(hook)) fail(`hooks.${hook}: not a hook; the hooks are ${HOOK_NAMES.join(", ")}`);
+      if (typeof run !== "function") fail(`hooks.${hook}: must be a function (state, ...) => ...`);
+    }
   }
   if (d.exposeAsTool !== undefined && typeof d.exposeAsTool !== "boolean") fail("exposeAsTool must be a boolean");
   if (d.exposeAsTool === true && (typeof d.toolDescription !== "string" || d.toolDescription.trim() === "")) {

@@ -66,6 +66,7 @@ export function callWorldOf(engine: CallWorldHost, wakeSoon: () => void): CallWo
     journalDurably: (entry) => engine.journalDurably(entry),
     wakeSoon,
     catalogFor: (execution) => (execution === "everywhere" ? engine.callables.everything() : engine.callables.catalogFor(execution)),
+    prepareTools: async (execution) => engine.callables.prepare?.(execution),
     stateFor: (call, execution) => createThreadState(engine, call, execution),
     hasToolHook: (name) => hasHook(engine, name),
     toolHook: (execution, name, data) => toolHook(engine, execution, name, data),

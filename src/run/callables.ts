@@ -1,7 +1,8 @@
 /**
  * What a model may call in each place of a thread: side a's names, side b's, or a running
  * prompt's. A name is a tool of `agents/tools/`, a prompt (run as a nested loop), or an agent with
- * `exposeAsTool` (run in a child thread). One catalog per place, built on first use.
+ * `exposeAsTool` (run in a child thread), or a remote MCP server's tool (`<server>.<tool>`, or a
+ * whole `<server>`). One catalog per place, built on first use.
  * @module
  */
 import { findPrompt } from "./agent.js";
@@ -11,12 +12,56 @@ import type { AnyToolDefinition } from "../tools/types.js";
 import { agentTool } from "./agent-tool.js";
 import type { RunWorld } from "./world.js";
 import { promptTool } from "./prompt-tool.js";
+import { RemoteServers } from "../remote/servers.js";
+import { receiveEnv } from "./state.js";
 
 /** The catalogs of one thread. */
 export class Callables {
   private readonly catalogs = new Map<string, ToolCatalog>();
 
   constructor(private readonly engine: RunWorld) {}
+
+  // --- Remote MCP tools (src/remote/): listed before a run builds its catalog. ---
+  private remoteServers: RemoteServers | undefined;
+
+  /** The thread's remote MCP servers, made on first use. */
+  get remote(): RemoteServers {
+    const { registry } = this.engine;
+    return (this.remoteServers ??= new RemoteServers(registry.mcpServers ?? {}, (name) => this.isLocal(name), (name) => receiveEnv(this.engine, name)));
+  }
+
+  /**
+   * Lists the remote MCP servers the place of `execution` (or `"everywhere"`: every side and prompt) names (those not listed within their
+   * TTL) before its catalog is read; a changed list drops the catalogs built from the old one.
+   * Never throws: a server that fails to list offers no tools.
+   */
+  async prepare(execution: CallExecution | null | "everywhere"): Promise<void> {
+    if (!this.engine.registry.mcpServers) return;
+    const servers = this.remote.serversIn(execution === "everywhere" ? this.everyName() : this.namesOfPlace(execution));
+    if (servers.length > 0 && (await this.remote.refresh(servers))) {
+      this.catalogs.clear();
+      this.atRest = undefined;
+    }
+  }
+
+  /** The names every side and prompt of the thread lists. */
+  private everyName(): string[] {
+    return [...this.engine.sides.flatMap((s) => s.tools ?? []), ...Object.values(this.engine.registry.prompts ?? {}).flatMap((p) => p.tools ?? [])];
+  }
+
+  /** The names the place of `execution` lists (its prompt's, else its side's). */
+  private namesOfPlace(execution: CallExecution | null): readonly string[] | undefined {
+    const prompt = execution?.state.promptPath.at(-1);
+    if (prompt !== undefined) return findPrompt(this.engine.registry, prompt)?.tools;
+    return (this.engine.sides.find((s) => s.side === (execution?.state.currentSide ?? "a")) ?? this.engine.sides[0]!).tools;
+  }
+
+  /** Whether `name` is a local tool, prompt or agent (remote tools never shadow one). */
+  private isLocal(name: string): boolean {
+    const { registry } = this.engine;
+    return Object.hasOwn(registry.tools, name) || findPrompt(registry, name) !== undefined || Object.hasOwn(registry.agents, name);
+  }
+  // --- end remote MCP tools ---
 
   /**
    * The catalog of the place `execution` runs in: its prompt (the last of `promptPath`), else its
@@ -76,6 +121,7 @@ export class Callables {
       if (Object.hasOwn(registry.tools, name)) out[name] = registry.tools[name]!;
       else if (findPrompt(registry, name)) out[name] = promptTool(this.engine, name, findPrompt(registry, name)!);
       else if (Object.hasOwn(registry.agents, name) && registry.agents[name]!.exposeAsTool) out[name] = agentTool(this.engine, name, registry.agents[name]!);
+      else if (registry.mcpServers) Object.assign(out, this.remote.definitionsFor(name));
     }
     return out;
   }

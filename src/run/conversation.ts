@@ -11,6 +11,8 @@ import type { ModelTool } from "../models/model.js";
 import type { ModelSettings } from "../models/settings.js";
 import type { CallOutcome, CallRequest } from "../calls/call.js";
 import type { ToolCatalog } from "../tools/catalog.js";
+import type { CompiledSchema } from "../tools/schema.js";
+import { finalAnswerSchema, outputInstruction } from "./final-answer.js";
 import type { Execution, StepCounts } from "./execution.js";
 import { requestHistory } from "./history.js";
 import { filterMessages, hasHook, toolHook } from "./hook-calls.js";
@@ -29,6 +31,8 @@ export interface ConversationPlace {
   system(): string | undefined;
   /** The settings of the next request; undefined: the provider's defaults. */
   modelSettings(): ModelSettings | undefined;
+  /** The schema the final answer must meet; undefined: any text. */
+  finalAnswer(): CompiledSchema | undefined;
   /** Most model steps the loop takes. */
   readonly maxSteps: number;
   /** The sides taking turns and their stop rules (a turn's); absent: one side a. */
@@ -81,8 +85,16 @@ export class Conversation implements TurnHost {
     }
   }
 
+  /** The place's system prompt, with the output schema's instruction when one is declared. */
   get system(): string | undefined {
-    return this.place.system();
+    const schema = this.place.finalAnswer();
+    const system = this.place.system();
+    if (!schema) return system;
+    return system === undefined ? outputInstruction(schema) : `${system}\n\n${outputInstruction(schema)}`;
+  }
+
+  get finalAnswer(): CompiledSchema | undefined {
+    return this.place.finalAnswer();
   }
 
   get modelSettings(): ModelSettings | undefined {
@@ -91,6 +103,11 @@ export class Conversation implements TurnHost {
 
   tools(): ModelTool[] {
     return modelTools(this.world.catalogFor(this.execution));
+  }
+
+  /** Reads (or takes from their cache) the tool lists of the remote MCP servers the place offers. */
+  async prepareTools(): Promise<void> {
+    await this.world.callables.prepare?.(this.execution);
   }
 
   /** The catalog of the place the step runs (its side, or its prompt), read when the call streams. */
@@ -161,6 +178,11 @@ export function turnConversation(world: RunWorld, execution: Execution): Convers
   return new Conversation(world, execution, {
     system: () => world.system(execution.currentSide),
     modelSettings: () => world.side(execution.currentSide).modelSettings,
+    finalAnswer: () => {
+      const side = world.side(execution.currentSide);
+      const owner = side.promptName !== undefined ? `prompt "${side.promptName}"` : `agent "${world.meta.agentId}"`;
+      return side.outputSchema === undefined ? undefined : finalAnswerSchema(owner, side.outputSchema);
+    },
     maxSteps: world.agent.maxSteps ?? DEFAULT_MAX_STEPS,
     sides: world.sides,
     history: async () => historyFor(execution.currentSide, twoSided, await requestHistory(world, execution)),

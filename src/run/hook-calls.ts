@@ -1,6 +1,6 @@
 /**
- * Runs the hooks of `agents/hooks/` for one thread. Every hook gets the `ThreadState` of the
- * execution it runs under. A hook that throws becomes a `hook_failed` error naming the hook; the
+ * Runs the hooks of `agents/hooks/` for one thread, then the agent's own (`defineAgent({ hooks })`).
+ * Every hook gets the `ThreadState` of the execution it runs under. A hook that throws becomes a `hook_failed` error naming the hook; the
  * caller lets it end the turn.
  * @module
  */
@@ -13,25 +13,35 @@ import type { CallExecution } from "../calls/call.js";
 import type { RunWorld } from "./world.js";
 import { createThreadState } from "./state.js";
 
-/** The hook registered under `name`, if any. */
-function hookOf<N extends HookName>(engine: RunWorld, name: N): HookSignatures[N] | undefined {
+/** One hook to run: where it was declared (for errors) and its body. */
+interface BoundHook<N extends HookName> {
+  /** `hook "name"` for a file of `agents/hooks/`, `agent "id" hook "name"` for an agent's own. */
+  label: string;
+  run: HookSignatures[N];
+}
+
+/** The hooks of `name` for this thread: the project's (`agents/hooks/`), then the agent's own. */
+function hooksOf<N extends HookName>(engine: RunWorld, name: N): BoundHook<N>[] {
+  const out: BoundHook<N>[] = [];
   const hooks = engine.registry.hooks ?? {};
-  const def = Object.hasOwn(hooks, name) ? (hooks[name] as HookDefinition<N>) : undefined;
-  return def?.run;
+  if (Object.hasOwn(hooks, name)) out.push({ label: `hook "${name}"`, run: (hooks[name] as HookDefinition<N>).run });
+  const own = engine.agent.hooks;
+  if (own && Object.hasOwn(own, name) && own[name]) out.push({ label: `agent "${engine.meta.agentId}" hook "${name}"`, run: own[name] as HookSignatures[N] });
+  return out;
 }
 
 /** Calls one hook, turning a throw into `hook_failed` naming it. */
-async function call<N extends HookName, R>(name: N, run: () => R | Promise<R>): Promise<R> {
+async function call<N extends HookName, R>(hook: BoundHook<N>, name: N, run: () => R | Promise<R>): Promise<R> {
   try {
     return await run();
   } catch (e) {
-    throw new WeftError("hook_failed", `hook "${name}" threw: ${errorMessage(e)}`, { hook: name });
+    throw new WeftError("hook_failed", `${hook.label} threw: ${errorMessage(e)}`, { hook: name });
   }
 }
 
 /** Whether the thread has a hook of that name (so callers skip work for absent hooks). */
 export function hasHook(engine: RunWorld, name: HookName): boolean {
-  return hookOf(engine, name) !== undefined;
+  return hooksOf(engine, name).length > 0;
 }
 
 /**
@@ -41,29 +51,28 @@ export function hasHook(engine: RunWorld, name: HookName): boolean {
  * @throws WeftError `hook_failed` naming the hook; `invalid_config` when a hook returns a message of another role.
  */
 export async function createMessages(engine: RunWorld, execution: CallExecution | null, messages: NewTurnMessage[], also?: () => void): Promise<Message[]> {
-  const before = hookOf(engine, "before_create_message");
-  const after = hookOf(engine, "after_create_message");
-  const state = before || after ? createThreadState(engine, undefined, execution) : null;
+  const before = hooksOf(engine, "before_create_message");
+  const after = hooksOf(engine, "after_create_message");
+  const state = before.length > 0 || after.length > 0 ? createThreadState(engine, undefined, execution) : null;
   const prepared: NewTurnMessage[] = [];
   for (const message of messages) {
-    if (!before) {
-      prepared.push(message);
-      continue;
-    }
-    const replaced = await call("before_create_message", () => before(state!, { ...message }));
-    if (replaced === undefined || replaced === null) {
-      prepared.push(message);
-    } else if (typeof replaced !== "object" || replaced.role !== message.role || typeof replaced.content !== "string") {
-      throw new WeftError("hook_failed", `hook "before_create_message" returned ${JSON.stringify(replaced)}; return a message of the same role with string content, or nothing`, {
-        hook: "before_create_message",
-      });
-    } else {
+    // Each hook sees what the one before it returned.
+    let current = message;
+    for (const hook of before) {
+      const replaced = await call(hook, "before_create_message", () => hook.run(state!, { ...current }));
+      if (replaced === undefined || replaced === null) continue;
+      if (typeof replaced !== "object" || replaced.role !== message.role || typeof replaced.content !== "string") {
+        throw new WeftError("hook_failed", `${hook.label} returned ${JSON.stringify(replaced)}; return a message of the same role with string content, or nothing`, {
+          hook: "before_create_message",
+        });
+      }
       // Where the message sits (its call, depth and side) is the runtime's, not the hook's.
-      prepared.push({ ...replaced, ...pick(message, replaced) });
+      current = { ...replaced, ...pick(message, replaced) };
     }
+    prepared.push(current);
   }
   const stored = engine.appendMessages(prepared, also);
-  if (after) for (const message of stored) await call("after_create_message", () => after(state!, message));
+  for (const hook of after) for (const message of stored) await call(hook, "after_create_message", () => hook.run(state!, message));
   return stored;
 }
 
@@ -86,26 +95,31 @@ function pick(m: NewTurnMessage, replaced: NewTurnMessage): Partial<NewTurnMessa
  * @throws WeftError `hook_failed` naming the hook, also when it returns something other than a list of messages.
  */
 export async function filterMessages(engine: RunWorld, execution: CallExecution | null, snapshot: readonly Message[]): Promise<Message[]> {
-  const filter = hookOf(engine, "filter_messages");
-  if (!filter) return [...snapshot];
+  const filters = hooksOf(engine, "filter_messages");
+  let messages = [...snapshot];
+  if (filters.length === 0) return messages;
   const state = createThreadState(engine, undefined, execution);
-  const out = await call("filter_messages", () => filter(state, snapshot.map((m) => ({ ...m }))));
-  if (out === undefined || out === null) return [...snapshot];
-  if (!Array.isArray(out) || out.some((m) => typeof m !== "object" || m === null || typeof m.role !== "string" || typeof m.content !== "string")) {
-    throw new WeftError("hook_failed", 'hook "filter_messages" must return a list of messages, or nothing', { hook: "filter_messages" });
+  for (const hook of filters) {
+    const input = messages;
+    const out = await call(hook, "filter_messages", () => hook.run(state, input.map((m) => ({ ...m }))));
+    if (out === undefined || out === null) continue;
+    if (!Array.isArray(out) || out.some((m) => typeof m !== "object" || m === null || typeof m.role !== "string" || typeof m.content !== "string")) {
+      throw new WeftError("hook_failed", `${hook.label} must return a list of messages, or nothing`, { hook: "filter_messages" });
+    }
+    messages = out;
   }
-  return out;
+  return messages;
 }
 
-/** Runs a tool-call hook (`tool_call_started` or `tool_call_finished`) under `execution`. */
+/** Runs a tool-call hook (`tool_call_started` or `tool_call_finished`) under `execution`: the project's, then the agent's. */
 export async function toolHook<N extends "tool_call_started" | "tool_call_finished">(
   engine: RunWorld,
   execution: CallExecution | null,
   name: N,
   data: EventPayloads[N],
 ): Promise<void> {
-  const hook = hookOf(engine, name);
-  if (!hook) return;
+  const hooks = hooksOf(engine, name);
+  if (hooks.length === 0) return;
   const state = createThreadState(engine, undefined, execution);
-  await call(name, () => (hook as (s: typeof state, d: EventPayloads[N]) => void | Promise<void>)(state, data));
+  for (const hook of hooks) await call(hook, name, () => (hook.run as (s: typeof state, d: EventPayloads[N]) => void | Promise<void>)(state, data));
 }

@@ -84,6 +84,8 @@ async function requestFrom(
 ): Promise<{ response: StepResult; announced: Set<string>; attempts: number }> {
   const turnId = execution.flowId;
   const deadlines = host.modelDeadlines ?? DEFAULT_STEP_DEADLINES;
+  // Remote MCP servers' tool lists are fetched (or taken from their cache) before the step's catalog is read.
+  await host.prepareTools?.();
   for (let attempt = 1; ; attempt++) {
     const events = new StreamEvents(
       {

@@ -28,7 +28,7 @@ import { callWorldOf } from "./call-world.js";
 import { createMessages } from "./hook-calls.js";
 import type { NewTurnMessage } from "./messages.js";
 import { systemText } from "./prompt.js";
-import type { RunTables, RunWorld } from "./world.js";
+import type { RunTables, RunWorld, ScheduleControl } from "./world.js";
 import type { ThreadMeter } from "../usage/meter.js";
 import { type ThreadTracer, effectName, threadTracerOf } from "../usage/tracer.js";
 
@@ -90,6 +90,8 @@ export class PortWorld implements RunWorld {
   readonly meter?: ThreadMeter;
   /** Spans of the thread's turns, when `WEFT_OTLP_URL` names a collector (src/usage/tracer.ts). */
   private readonly tracer: ThreadTracer | null;
+  /** The thread's schedules (set by the Durable Object, src/thread/core.ts). */
+  schedules?: ScheduleControl;
 
   /** @throws WeftError `agent_not_found` when the registry has no agent `meta.agentId`. */
   constructor(

@@ -25,6 +25,7 @@ import { conversationWindow, nestedWindow } from "./history.js";
 import { fallbacksFor, modelFor } from "./model-choice.js";
 import { runOf } from "./state.js";
 import { MAX_DEPTH } from "./messages.js";
+import { finalAnswerSchema } from "./final-answer.js";
 import { Conversation } from "./conversation.js";
 
 /** Input of a prompt or agent called as a tool that declares no `args`. */
@@ -137,6 +138,7 @@ async function runPrompt(
   const conversation = new Conversation(engine, child, {
     system: () => system,
     modelSettings: () => prompt.modelSettings,
+    finalAnswer: () => (prompt.outputSchema === undefined ? undefined : finalAnswerSchema(`prompt "${name}"`, prompt.outputSchema)),
     maxSteps: prompt.maxSteps ?? DEFAULT_MAX_STEPS,
     history,
     // The open step is the last stored step whose calls have no results yet.

@@ -8,7 +8,8 @@
 import type { ScriptStep } from "../models/model.js";
 import { type ModelSettings, checkModelSettings } from "../models/settings.js";
 import { WeftError } from "../errors.js";
-import type { JsonSchemaObject, ToolArgs } from "../tools/types.js";
+import type { JsonSchemaObject, SchemaInput, ToolArgs } from "../tools/types.js";
+import { finalAnswerSchema } from "./final-answer.js";
 
 /** An environment default given by an agent or a prompt; plain strings are `secret` (the default type). */
 export type EnvDefault = string | { value: string; type?: "text" | "secret" };
@@ -51,6 +52,12 @@ export interface DefinePromptOptions {
    * sequences, tool choice, reasoning effort, prompt caching, provider options ({@link ModelSettings}).
    */
   modelSettings?: ModelSettings;
+  /**
+   * A schema this prompt's final answer must meet (a Zod schema or a JSON Schema). The model is
+   * told the schema; an answer that is not JSON it accepts is sent back once with the problem,
+   * and refused again the run fails with `invalid_output` naming the path.
+   */
+  outputSchema?: SchemaInput;
   /** Steps the scripted model plays in a new thread before any posted script (one-sided agents). */
   script?: ScriptStep[];
 }
@@ -150,5 +157,6 @@ export function checkPromptDefinition(name: string, def: unknown): asserts def i
   checkEnvDefaults(fail, d.env);
   checkSteps(fail, "maxSteps", d.maxSteps);
   checkModelSettings(fail, d.modelSettings);
+  if (d.outputSchema !== undefined) finalAnswerSchema(`prompt "${name}"`, d.outputSchema as SchemaInput);
   if (d.script !== undefined && !Array.isArray(d.script)) fail("script must be an array of steps");
 }

@@ -7,12 +7,15 @@
 import { type ModelSettings, namedToolChoice } from "../models/settings.js";
 import type { AgentDefinition } from "./agent.js";
 import type { PromptDefinition } from "./prompt.js";
+import { type McpServerDefinition, remoteReference } from "../remote/define.js";
 
 /** The definitions a registry will hold, by name. */
 export interface ReferenceInput {
   tools: readonly string[];
   prompts: Readonly<Record<string, PromptDefinition>>;
   agents: Readonly<Record<string, AgentDefinition>>;
+  /** Remote MCP servers (`agents/mcp/`), whose tools are listed as `<server>.<tool>` or `<server>`. */
+  mcpServers?: Readonly<Record<string, McpServerDefinition>>;
   /** How to name the tools folder(s) in messages, for example `agents/tools/`. */
   toolsWhere: string;
 }
@@ -33,11 +36,22 @@ export function callableNames(input: Pick<ReferenceInput, "tools" | "prompts" | 
   return new Set([...input.tools, ...Object.keys(input.prompts), ...exposed]);
 }
 
+/** Whether `name` is a remote tool reference its server's allow-list permits. */
+function remoteAllowed(name: string, servers: Readonly<Record<string, McpServerDefinition>>): boolean {
+  const ref = remoteReference(name, servers);
+  if (!ref) return false;
+  const allow = servers[ref.server]!.tools;
+  return ref.tool === null || (ref.tool !== "" && (allow === undefined || allow.includes(ref.tool)));
+}
+
 /** Checks every reference; returns the problems, sorted by kind and name. */
 export function checkReferences(input: ReferenceInput): ReferenceProblem[] {
   const problems: ReferenceProblem[] = [];
   const tools = new Set(input.tools);
-  const callable = callableNames(input);
+  const local = callableNames(input);
+  const servers = input.mcpServers ?? {};
+  // A remote tool is `<server>.<tool>` (within the server's allow-list) or a whole `<server>`.
+  const callable = { has: (t: string) => local.has(t) || remoteAllowed(t, servers) };
   const unknown = (kind: ReferenceProblem["kind"], name: string, field: string, target: string) =>
     problems.push({
       kind,
@@ -82,6 +96,9 @@ export function checkReferences(input: ReferenceInput): ReferenceProblem[] {
         problems.push({ kind: "agent", name, message: `agent "${name}": ${key}.stopTool "${stopTool}" is not offered by prompt "${side.prompt}"` });
       }
     }
+  }
+  for (const server of Object.keys(servers)) {
+    if (local.has(server)) problems.push({ kind: "agent", name: server, message: `mcp server "${server}": a tool, prompt or exposed agent has the same name; callable names must be unique` });
   }
   return problems.sort((a, b) => (a.kind + a.name < b.kind + b.name ? -1 : a.kind + a.name > b.kind + b.name ? 1 : 0));
 }

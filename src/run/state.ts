@@ -83,6 +83,9 @@ class CallState implements ThreadState {
   readonly envType: ThreadState["envType"];
   readonly setEnv: ThreadState["setEnv"];
   readonly runCode: ThreadState["runCode"];
+  readonly schedule: ThreadState["schedule"];
+  readonly cancelSchedule: ThreadState["cancelSchedule"];
+  readonly listSchedules: ThreadState["listSchedules"];
   readonly #context: Record<string, unknown>;
   readonly #execution: CallExecution | null;
 
@@ -143,14 +146,7 @@ class CallState implements ThreadState {
       store.kv.set(key, value);
     };
 
-    this.env = async (name: string): Promise<string> => {
-      const sources = envSources(host, execution);
-      const resolved = await resolveEnv(sources, name);
-      if (!resolved) throw new WeftError("env_not_found", `environment value "${name}" is not set for this thread`, { name });
-      // Thread code receives the value here: from now on the thread's redactor holds it.
-      if (resolved.type === "secret") recordReceived(host, sources, name, resolved.level);
-      return resolved.value;
-    };
+    this.env = (name: string): Promise<string> => receiveEnv(host, name, execution);
     this.envType = async (name: string): Promise<"text" | "secret"> => (await resolveThreadEnv(host, name, execution))?.type ?? "secret";
     this.setEnv = async (name: string, value: string, options?: { type?: "text" | "secret" }): Promise<void> => {
       if (typeof name !== "string" || name === "" || typeof value !== "string") {
@@ -170,6 +166,16 @@ class CallState implements ThreadState {
         invokeTool: (toolName, args) => host.calls.invoke(call?.callId, toolName, args, execution, call?.turnId),
         emit: (type, data) => host.emit(type, data),
       });
+
+    // --- schedules (src/schedules/): made for the thread's owner.
+    const schedules = () => {
+      if (!host.schedules) throw new WeftError("capability_missing", "this thread has no schedules");
+      return host.schedules;
+    };
+    this.schedule = async (options) => schedules().create(options, meta.userId);
+    this.cancelSchedule = async (scheduleId) => schedules().cancel(scheduleId);
+    this.listSchedules = async () => schedules().list();
+    // --- end schedules
   }
 
   /** The run `state` was built under (see {@link runOf}). */
@@ -232,6 +238,19 @@ function recordReceived(host: RunWorld, sources: EnvSources, name: string, level
     return;
   }
   host.store.env.receive(name, level);
+}
+
+/**
+ * The value of env `name` as thread code receives it (`state.env`, a remote MCP server's token):
+ * a secret is recorded as received first, so from then on the thread's redactor holds it.
+ * @throws WeftError `env_not_found` when no level sets it.
+ */
+export async function receiveEnv(host: RunWorld, name: string, execution: CallExecution | null = null): Promise<string> {
+  const sources = envSources(host, execution);
+  const resolved = await resolveEnv(sources, name);
+  if (!resolved) throw new WeftError("env_not_found", `environment value "${name}" is not set for this thread`, { name });
+  if (resolved.type === "secret") recordReceived(host, sources, name, resolved.level);
+  return resolved.value;
 }
 
 /** Resolves `name` for a thread through every level (src/thread/env.ts `ENV_LEVELS`). */

@@ -7,6 +7,7 @@ import type { EventPayloads, Message, ModelStepRecord, TokenUsage, ToolCallReque
 import type { ModelTool } from "../models/model.js";
 import type { ModelSettings } from "../models/settings.js";
 import type { CallOutcome, CallRequest } from "../calls/call.js";
+import type { CompiledSchema } from "../tools/schema.js";
 import type { Execution, StepCounts } from "./execution.js";
 import type { NewTurnMessage } from "./messages.js";
 import type { SideRules } from "./sides.js";
@@ -19,6 +20,8 @@ export interface TurnHost {
   readonly system?: string;
   /** Settings of the model requests (the current side's or the prompt's); absent: the provider's defaults. */
   readonly modelSettings?: ModelSettings;
+  /** The schema the final answer must meet (the current side's or the prompt's `outputSchema`); absent: any text. */
+  readonly finalAnswer?: CompiledSchema;
   readonly maxSteps: number;
   /** The sides taking turns and their stop rules; default one side a whose text answer ends the turn. */
   readonly sides?: readonly SideRules[];
@@ -27,6 +30,8 @@ export interface TurnHost {
   readonly meter?: ThreadMeter;
   /** The agent's answer when a budget refuses a request (its `budgetMessage`); absent: none. */
   readonly budgetMessage?: string;
+  /** Readies what `tools()` reads that needs I/O (remote MCP servers' tool lists); never throws. */
+  prepareTools?(): Promise<void>;
   /** Idle and overall deadlines of each model request; absent: the defaults (`WEFT_MODEL_IDLE_MS`, `WEFT_MODEL_STEP_MS`). */
   readonly modelDeadlines?: StepDeadlines;
   /** The `progressArgument` a tool declares, if any. */

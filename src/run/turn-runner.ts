@@ -4,6 +4,7 @@
  * request needed. One turn's own course (begin, run, end) is in one-turn.ts.
  * @module
  */
+import type { ChildAnswer } from "../ports/threads.js";
 import { WATCHDOG_MS } from "../config.js";
 import type { StoredStep } from "../models/scripted.js";
 import type { Message, ToolCallRequest } from "../protocol.js";
@@ -62,6 +63,40 @@ export class TurnRunner {
   get busy(): boolean {
     const status = this.engine.store.turns.latestStatus();
     return this.running !== null || status === "waiting" || status === "running";
+  }
+
+  /**
+   * What `GET /threads/:id` says of the thread: `running` while a turn runs (or was cut by a
+   * restart and resumes by itself), `waiting` while a turn or any call (a direct one too) waits for
+   * a person, else `idle`.
+   */
+  status(): "idle" | "running" | "waiting" {
+    const latest = this.engine.store.turns.latestStatus();
+    if (this.active || latest === "running") return "running";
+    return latest === "waiting" || this.engine.calls.waitsForPerson() ? "waiting" : "idle";
+  }
+
+  /** What a parent thread reads of this one as its child: status, final answer, and why its turn failed or stopped. */
+  childAnswer(): ChildAnswer {
+    const turn = this.engine.store.turns.latest();
+    const busy = this.active || this.engine.store.turns.inboxSize() > 0;
+    const status: ChildAnswer["status"] = busy ? "running" : (turn?.status ?? "idle");
+    return { status, answer: this.engine.store.messages.lastAnswer(), ...(turn?.error ? { error: turn.error } : {}) };
+  }
+
+  /** Whether work is left unfinished: a running turn, a call without its result, a queued call, a waiting message. */
+  hasUnfinishedWork(): boolean {
+    const turns = this.engine.store.turns;
+    return turns.latestStatus() === "running" || this.engine.calls.hasOpenCalls() || turns.inboxSize() > 0;
+  }
+
+  /**
+   * Whether `resume()` has anything to do: unfinished work, a call to recover (or approved before
+   * a restart), a turn waiting for a person, or a parked direct call that may go on.
+   */
+  hasWorkToResume(): boolean {
+    const { calls, store } = this.engine;
+    return this.hasUnfinishedWork() || calls.recoverable() || store.turns.latestStatus() === "waiting" || calls.parkedDirect();
   }
 
   /**

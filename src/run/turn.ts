@@ -14,6 +14,7 @@ import { fromStrictArguments } from "../models/strict.js";
 import type { CallOutcome } from "../calls/call.js";
 import { errorMark, resultText } from "../calls/result.js";
 import type { Execution } from "./execution.js";
+import { checkFinalAnswer, retryInstruction } from "./final-answer.js";
 import { requestStep } from "./model-request.js";
 import { BudgetExceeded } from "../usage/meter.js";
 import type { ProviderCall } from "./step.js";
@@ -48,6 +49,7 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
   const turnId = execution.flowId;
   const signal = execution.signal;
   let steps = execution.steps.total;
+  let answerRetried = false;
   try {
     const open = host.pendingStep();
     if (open) {
@@ -101,6 +103,16 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
         // Cut after the provider ran a call (so not asked again): the answer is not whole, and says so.
         if (!signal.aborted && (response.finishReason === "interrupted" || response.finishReason === "error")) {
           return { status: "failed", steps, error: `model ${model.id}: the model's stream was cut before its finish, after the provider ran a call`, errorCode: "stream_cut" };
+        }
+        const problem = !signal.aborted && host.finalAnswer ? checkFinalAnswer(host.finalAnswer, response.text) : null;
+        if (problem) {
+          // Sent back once with what was wrong; refused again, the run fails naming the path.
+          if (answerRetried || steps >= host.maxSteps) {
+            return { status: "failed", steps, error: `the final answer does not match the output schema: at ${problem.path}: ${problem.message}`, errorCode: "invalid_output" };
+          }
+          answerRetried = true;
+          await host.commit([{ role: "user", content: retryInstruction(problem), silent: true }], null);
+          continue;
         }
         if (!signal.aborted && handOver(execution, sides)) continue;
         return { status: signal.aborted ? "stopped" : "completed", steps, ...by(execution) };

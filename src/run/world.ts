@@ -18,6 +18,14 @@ import type { ThreadMeter } from "../usage/meter.js";
 import type { AgentDefinition, EnvDefault, Registry, ResolvedSide } from "./agent.js";
 import type { HistorySummaries } from "./compaction.js";
 import type { NewTurnMessage } from "./messages.js";
+import type { ScheduleInfo } from "../schedules/info.js";
+
+/** The thread's schedules as a tool's `state` reaches them (src/schedules/schedules.ts implements it). */
+export interface ScheduleControl {
+  create(input: unknown, owner: string | null): Promise<ScheduleInfo>;
+  cancel(scheduleId: string): ScheduleInfo;
+  list(): ScheduleInfo[];
+}
 
 /** The thread's tables as a run reads and writes them: the store port, compaction summaries and the model script. */
 export interface RunTables extends ThreadTables {
@@ -48,7 +56,7 @@ export interface RunWorld {
   /** The user-account level of env resolution. */
   readonly userEnv: UserEnvSource;
   /** Every tool a run of the thread may meet (every side's and prompt's), to judge stored calls. */
-  readonly callables: { everything(): ToolCatalog };
+  readonly callables: { everything(): ToolCatalog; prepare?(execution: CallExecution | null | "everywhere"): Promise<void> };
   /** Child agents' threads and the owner's account (the threads port). */
   readonly peers: ChildThreads & AccountNotices;
   /** Every way the thread's calls move. */
@@ -80,4 +88,6 @@ export interface RunWorld {
   flush(): Promise<void>;
   /** A new time-ordered id for a call, turn or flow. */
   newId(prefix: string): string;
+  /** The thread's schedules; absent where the thread has none to offer (a test's world). */
+  schedules?: ScheduleControl;
 }

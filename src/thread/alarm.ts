@@ -22,6 +22,19 @@ export class ThreadAlarm {
 
   constructor(private readonly storage: DurableObjectStorage) {}
 
+  /**
+   * The earliest time the thread's schedules fire (epoch ms), or null: no time this alarm is set
+   * for, and no delete, leaves it later than that (src/schedules/ share the one alarm).
+   */
+  due: () => number | null = () => null;
+
+  /** Makes sure the alarm fires by `at` (epoch ms) and by the schedules' earliest time (see {@link due}). */
+  async ensureDue(at = Infinity): Promise<void> {
+    await this.load();
+    const by = Math.min(at, this.due() ?? Infinity);
+    if (by < Infinity && (this.at === null || this.at! > by)) await this.arm(by, false);
+  }
+
   /** Sets the alarm for `at` (epoch ms), replacing any other time. */
   set(at: number): Promise<void> {
     return this.arm(at, false);
@@ -36,6 +49,8 @@ export class ThreadAlarm {
   }
 
   private arm(at: number, renewable: boolean): Promise<void> {
+    const due = this.due();
+    if (due !== null && due < at) [at, renewable] = [due, false];
     this.at = at;
     this.renewable = renewable;
     return this.storage.setAlarm(at);
@@ -43,6 +58,9 @@ export class ThreadAlarm {
 
   /** Removes the alarm. */
   delete(): Promise<void> {
+    // A schedule still due keeps the alarm.
+    const due = this.due();
+    if (due !== null) return this.arm(due, false);
     this.at = null;
     return this.storage.deleteAlarm();
   }

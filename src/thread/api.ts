@@ -5,6 +5,7 @@
  */
 import type { ThreadUsage } from "../usage/thread-ledger.js";
 import type { ReserveRequest } from "../usage/reservations.js";
+import type { ScheduleInfo } from "../schedules/info.js";
 import type { ModelInForce } from "../run/model-choice.js";
 import type { HistoryMessage } from "../run/seed-history.js";
 import type { ModelTool } from "../models/model.js";
@@ -108,6 +109,12 @@ export interface ThreadApi {
   listFiles(caller: Caller): Promise<RpcResult<{ files: FileInfo[] }>>;
   getFile(caller: Caller, path: string): Promise<RpcResult<FileContent>>;
   deleteFile(caller: Caller, path: string): Promise<RpcResult<{ deleted: boolean }>>;
+  /** Makes a schedule on the thread for the caller (src/schedules/); write access. */
+  createSchedule(caller: Caller, input: unknown, idem?: IdempotencyClaim): Promise<RpcResult<ScheduleInfo>>;
+  /** The thread's schedules; read access. */
+  listSchedules(caller: Caller): Promise<RpcResult<{ schedules: ScheduleInfo[] }>>;
+  /** Cancels a schedule of the thread; write access. */
+  cancelSchedule(caller: Caller, scheduleId: string): Promise<RpcResult<ScheduleInfo>>;
   callTool(caller: Caller, input: DirectCallInput, idem?: IdempotencyClaim): Promise<RpcResult<DirectCallOutcome>>;
   /**
    * {@link callTool} with its outcome as a string (`outcomeText` in src/run/direct.ts: the JSON text the

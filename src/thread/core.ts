@@ -33,6 +33,8 @@ import { SqliteLedger } from "./store/ledger.js";
 import { SqliteEventSink } from "./store/sink.js";
 import type { ThreadMeta } from "./store/meta.js";
 import type { IdempotencyClaim } from "./store/idempotency.js";
+import { schedulesOf } from "../schedules/host.js";
+import type { ThreadSchedules } from "../schedules/schedules.js";
 
 /** The bindings weft expects on the Worker: `THREAD`, `ACCOUNT`, plus any vars and secrets. */
 export interface WeftEnv {
@@ -72,6 +74,8 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
   protected readonly listing: AccountListing;
   /** Direct calls, and runs a person's decision started, running in this instance now (see `watched`); the removal under way. */
   protected readonly inFlight = new InFlight();
+  /** The thread's schedules (src/schedules/), fired by this object's one alarm. */
+  protected readonly schedules: ThreadSchedules;
 
   constructor(
     ctx: DurableObjectState,
@@ -96,6 +100,8 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
       inFlight: this.inFlight,
       removeAll: () => this.removeAll(),
     });
+    // Schedules share the one alarm through their due-time index (src/schedules/).
+    this.schedules = schedulesOf(ctx.storage, this.alarmClock, () => (this.gone ? null : { world: this.world!, runner: this.runner! }), this.crashHook() ? () => this.world?.crashHook : null);
     this.store.calls.onUnfinishedRow = () => this.watchRow();
     // A value a tool sets is a secret from that moment, in logs too.
     this.store.env.onChange = () => void this.secrets.redactor();
@@ -115,8 +121,9 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
       if (!meta) return;
       this.attach(this.newWorld(meta));
       await this.refreshSecrets();
+      await this.schedules.restore();
       // Work a crash left behind is finished by the alarm, even if no client ever calls again.
-      if (this.hasUnfinishedWork() && !(await this.alarmClock.isSet())) await this.alarmClock.set(Date.now() + 10);
+      if (this.runner!.hasUnfinishedWork() && !(await this.alarmClock.isSet())) await this.alarmClock.set(Date.now() + 10);
     }).then(() => {
       // A turn the restart cut goes on now, whatever woke us. Left to the alarm alone it could
       // wait for the runtime's retry backoff (2 s, 4 s, ... then dropped) when the restart also
@@ -139,6 +146,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
 
   protected attach(world: PortWorld): void {
     this.world = world;
+    world.schedules = this.schedules;
     world.crashHook = this.crashHook();
     this.runner = new TurnRunner(world, (delayMs) => void this.alarmClock.set(Date.now() + delayMs), this.watchdogMs());
   }
@@ -188,23 +196,6 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
   /** Whether requests find no thread here: none was made, or it is being removed (`removeAll`). */
   private get gone(): boolean {
     return !this.world || this.inFlight.removing !== null;
-  }
-
-  /**
-   * Whether `runner.resume()` has anything to do: unfinished work, a call to recover (or approved
-   * before a restart), a turn waiting for a person, or a parked direct call that may go on.
-   */
-  private hasWorkToResume(): boolean {
-    return (
-      this.hasUnfinishedWork() ||
-      this.world!.calls.recoverable() ||
-      this.store.turns.latestStatus() === "waiting" ||
-      this.store.calls.list(1000, 0, "parked").some((c) => c.source === "direct")
-    );
-  }
-
-  private hasUnfinishedWork(): boolean {
-    return this.store.turns.latestStatus() === "running" || this.store.calls.unfinished().length > 0 || this.store.calls.queued().length > 0 || this.store.turns.inboxSize() > 0;
   }
 
   /** The world of the thread `meta` describes, over this object's SQLite ports. */
@@ -333,6 +324,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     await this.alarmClock.delete();
     await this.ctx.storage.deleteAll();
     this.store.forget();
+    this.schedules.store.forget();
     closeAll(this.ctx, "thread deleted");
     this.fanout.socketsChanged();
     if (unlistFailure) throw unlistFailure.e;
@@ -341,6 +333,9 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
   /** The watchdog: resumes a turn cut by a restart, recovers calls, drains the queue; ends scratch threads. */
   override async alarm(): Promise<void> {
     this.alarmClock.fired();
+    if (!this.runner) return;
+    // Schedules due now fire first, and the alarm is armed for the next one (src/schedules/).
+    if (this.inFlight.removing === null) await this.schedules.fire().catch((e: unknown) => console.error(`weft: firing schedules failed: ${String(e)}`));
     if (!this.runner) return;
     // A removal under way starts nothing, but its rows stay until it ends: a crash that cuts it
     // leaves them, unfinished calls among them, for the alarm to finish.
@@ -353,11 +348,11 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     // outlived it (a restart cut the call, or the call runs long). Counted from now, past the
     // limit too (it exists already and holds a call that began); its removal frees the slot.
     if (meta.ephemeral && !meta.counted) await this.listing.takeScratchSlot(true);
-    if (meta.ephemeral && Date.now() >= meta.createdAt + SCRATCH_TTL_MS && !this.runner.busy && !this.hasUnfinishedWork() && !this.store.calls.waitForPerson()) {
+    if (meta.ephemeral && Date.now() >= meta.createdAt + SCRATCH_TTL_MS && !this.runner.busy && !this.runner!.hasUnfinishedWork() && !this.store.calls.waitForPerson()) {
       await this.removeAll();
       return;
     }
-    if (!this.hasWorkToResume()) {
+    if (!this.runner!.hasWorkToResume()) {
       // The usual case: the calls it watched over finished. A thread in steady use renews its
       // alarm from its calls before it fires; one in use now and then (calls since the last
       // alarm) gets it armed again here, outside any call, so its next calls find it set and
@@ -377,7 +372,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     if (this.runner !== runner || this.inFlight.removing !== null) return;
     // A direct call that recovery parked waits for a person, whose client never got its answer.
     if (meta.ephemeral && this.store.calls.waitForPerson()) await this.listing.keepAsSession(true);
-    if (!runner.active && !this.hasUnfinishedWork()) {
+    if (!runner.active && !this.runner!.hasUnfinishedWork()) {
       if (meta.ephemeral) await this.alarmClock.set(meta.createdAt + SCRATCH_TTL_MS);
       else await this.alarmClock.delete();
     }

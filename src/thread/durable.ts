@@ -105,14 +105,7 @@ export function createThreadClass(registry: Registry) {
         const lastTurn = this.store.turns.latest();
         return {
           ...world.meta,
-          // A turn cut by a restart is still running: it resumes by itself before anything else.
-          // A call outside any turn (a direct call) can wait for a person too.
-          status:
-            runner.active || lastTurn?.status === "running"
-              ? "running"
-              : lastTurn?.status === "waiting" || this.ledger.waitForPerson()
-                ? "waiting"
-                : "idle",
+          status: runner.status(),
           messageCount: this.store.messages.count(),
           lastSeq: this.events.lastSeq(),
           ...(lastTurn ? { lastTurn } : {}),
@@ -186,6 +179,21 @@ export function createThreadClass(registry: Registry) {
       });
     }
 
+    // --- schedules (src/schedules/)
+    async createSchedule(caller: Caller, input: unknown, idem?: IdempotencyClaim) {
+      // A schedule due at once may fire in this request: work that may run a call is watched.
+      return this.serve(caller, { access: "write", idem, env: true, watched: true }, () => this.schedules.create(input, caller.userId));
+    }
+
+    async listSchedules(caller: Caller) {
+      return this.serve(caller, { access: "read" }, () => ({ schedules: this.schedules.list() }));
+    }
+
+    async cancelSchedule(caller: Caller, scheduleId: string) {
+      return this.serve(caller, { access: "write" }, () => this.schedules.cancel(scheduleId));
+    }
+    // --- end schedules
+
     async callTool(caller: Caller, input: DirectCallInput, idem?: IdempotencyClaim) {
       // A direct call runs outside any turn; the watchdog finishes it if a crash cuts it.
       return this.serve(caller, { access: "write", idem, env: true, watched: true }, (world, runner) =>
@@ -227,10 +235,7 @@ export function createThreadClass(registry: Registry) {
           // Deleted meanwhile: the rows below may be gone.
           this.guard(caller, "read");
         }
-        const turn = this.store.turns.latest();
-        const busy = runner.active || this.store.turns.inboxSize() > 0;
-        const status: ChildAnswer["status"] = busy ? "running" : (turn?.status ?? "idle");
-        return { status, answer: this.store.messages.lastAnswer(), ...(turn?.error ? { error: turn.error } : {}) };
+        return runner.childAnswer();
       });
     }
 

@@ -38,6 +38,7 @@ export interface CompiledSchema {
 /**
  * Compiles a tool's `args` (or `outputSchema`).
  * @param options.assertFormat check `format` (JSON Schema 2019-09 and 2020-12 treat it as an annotation otherwise).
+ * @param options.owner how errors name the schema's owner; default `tool "<tool>"`.
  * @throws WeftError `invalid_config` for Zod 3 schemas, non-object `args`, and JSON Schema weft
  *   cannot validate (details name the `keyword` and its `path`).
  */
@@ -45,18 +46,19 @@ export function compileSchema(
   tool: string,
   field: "args" | "outputSchema",
   schema: SchemaInput,
-  options: { assertFormat?: boolean } = {},
+  options: { assertFormat?: boolean; owner?: string } = {},
 ): CompiledSchema {
+  const owner = options.owner ?? `tool "${tool}"`;
   if (isZod3Schema(schema)) {
     throw new WeftError(
       "invalid_config",
-      `tool "${tool}": ${field} is a Zod 3 schema; weft needs Zod 4 (import { z } from "zod" with zod@^4)`,
+      `${owner}: ${field} is a Zod 3 schema; weft needs Zod 4 (import { z } from "zod" with zod@^4)`,
       { tool, field },
     );
   }
   if (isZodSchema(schema)) {
     if (field === "args" && schema._zod.def.type !== "object") {
-      throw new WeftError("invalid_config", `tool "${tool}": args must be a z.object(...) schema`, { tool, field });
+      throw new WeftError("invalid_config", `${owner}: args must be a z.object(...) schema`, { tool, field });
     }
     const json = zodJsonSchema(tool, field, schema);
     return {
@@ -71,16 +73,16 @@ export function compileSchema(
   }
   const isBoolean = typeof schema === "boolean" && field === "outputSchema";
   if (!isBoolean && (typeof schema !== "object" || schema === null || Array.isArray(schema))) {
-    throw new WeftError("invalid_config", `tool "${tool}": ${field} must be a Zod 4 schema or a JSON Schema object`, { tool, field });
+    throw new WeftError("invalid_config", `${owner}: ${field} must be a Zod 4 schema or a JSON Schema object`, { tool, field });
   }
   if (field === "args" && (schema as { type?: unknown }).type !== "object") {
-    throw new WeftError("invalid_config", `tool "${tool}": a JSON Schema args must have "type": "object"`, { tool, field });
+    throw new WeftError("invalid_config", `${owner}: a JSON Schema args must have "type": "object"`, { tool, field });
   }
   let json: Record<string, unknown> | boolean;
   try {
     json = JSON.parse(JSON.stringify(schema)) as Record<string, unknown> | boolean;
   } catch (cause) {
-    throw new WeftError("invalid_config", `tool "${tool}": ${field} is not JSON (${String(cause)})`, { tool, field }, { cause });
+    throw new WeftError("invalid_config", `${owner}: ${field} is not JSON (${String(cause)})`, { tool, field }, { cause });
   }
   try {
     const compiled = compileJsonSchema(json, options);
@@ -90,14 +92,14 @@ export function compileSchema(
     return {
       kind: "json-schema",
       jsonSchema: shown,
-      warnings: compiled.warnings.map((w) => `tool "${tool}": ${field} ${w}`),
+      warnings: compiled.warnings.map((w) => `${owner}: ${field} ${w}`),
       validate: (value) => compiled.validate(value),
     };
   } catch (cause) {
     if (!(cause instanceof SchemaRefusal)) throw cause;
     throw new WeftError(
       "invalid_config",
-      `tool "${tool}": ${field} at ${pointerOf(cause.path)}: ${cause.message}`,
+      `${owner}: ${field} at ${pointerOf(cause.path)}: ${cause.message}`,
       { tool, field, keyword: cause.keyword, path: cause.path, reason: cause.reason, ...(cause.remote ? { remote: cause.remote } : {}) },
       { cause },
     );

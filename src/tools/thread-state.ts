@@ -3,6 +3,8 @@
  * implements it; tools and the dispatch pipeline see only this interface.
  * @module
  */
+import type { ScheduleOptions } from "../schedules/define.js";
+import type { ScheduleInfo } from "../schedules/info.js";
 import type { Message, ToolResult } from "../protocol.js";
 
 /**
@@ -200,4 +202,15 @@ export interface ThreadState {
    * the deadline or the memory limit each end it with that `status`.
    */
   runCode(source: string, options?: CodeExecutionOptions): CodeExecution;
+
+  /**
+   * Makes a schedule on this thread, owned by the thread's owner (docs/schedules.md): each of its
+   * occurrences calls a tool or posts a message for a turn, exactly once.
+   * @throws WeftError `invalid_schedule` (with `path`), `too_many_schedules`
+   */
+  schedule(options: ScheduleOptions): Promise<ScheduleInfo>;
+  /** Cancels a schedule of this thread: no occurrence of it fires after this. @throws WeftError `schedule_not_found` */
+  cancelSchedule(scheduleId: string): Promise<ScheduleInfo>;
+  /** This thread's schedules, in creation order. */
+  listSchedules(): Promise<ScheduleInfo[]>;
 }

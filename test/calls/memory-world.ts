@@ -80,6 +80,9 @@ export class MemoryBook implements CallBook {
   invokedWaiting(parentCallId: string): boolean {
     return [...this.rows.values()].some((r) => r.parentCallId === parentCallId && r.source === "invoke" && WAITS.has(r.status));
   }
+  waitForPerson(): boolean {
+    return [...this.rows.values()].some((r) => WAITS.has(r.status));
+  }
   turnWaits(turnId: string): boolean {
     return [...this.rows.values()].some((r) => r.turnId === turnId && WAITS.has(r.status));
   }

@@ -122,3 +122,20 @@ it("weft thread new, send --follow, tail, messages and usage", async () => {
   const bad = await weftCli(["usage", "--from", "yesterday", "--url", weft.url]);
   expect(bad.code).toBe(2);
 });
+
+it("weft schedule, schedules and unschedule: made, listed, refused with its field, cancelled", async () => {
+  const created = await weftCli(["thread", "new", "--url", weft.url]);
+  const id = created.stdout.trim();
+  const made = await weftCli(["schedule", id, "--cron", "0 9 * * 1-5", "--timezone", "Europe/Berlin", "--tool", "sum_range", "--input", '{"from":1,"to":2}', "--json", "--url", weft.url]);
+  expect(made.code, made.stderr).toBe(0);
+  const schedule = JSON.parse(made.stdout);
+  expect(schedule).toMatchObject({ status: "active", schedule: { cron: "0 9 * * 1-5", timezone: "Europe/Berlin" } });
+  const listed = await weftCli(["schedules", id, "--url", weft.url]);
+  expect(listed.stdout.trim()).toMatch(new RegExp(`^${schedule.scheduleId} active cron "0 9 \\* \\* 1-5" Europe/Berlin -> tool sum_range \\(next .+Z\\)$`));
+  const bad = await weftCli(["schedule", id, "--cron", "0 9 * * *", "--timezone", "Europe/Atlantis", "--tool", "sum_range", "--url", weft.url]);
+  expect(bad.code).toBe(1);
+  expect(bad.stderr).toContain("invalid_schedule");
+  const cancelled = await weftCli(["unschedule", id, schedule.scheduleId, "--url", weft.url]);
+  expect(cancelled.code, cancelled.stderr).toBe(0);
+  expect(cancelled.stdout).toContain(`${schedule.scheduleId} cancelled`);
+});

@@ -23,6 +23,7 @@ const VALID_BODY: Record<string, unknown> = {
   "POST /threads/{id}/calls/{callId}/deny": {},
   "POST /threads/{id}/calls/{callId}/settle": { outcome: "retry" },
   "PUT /account/budgets": { budgets: [] },
+  "POST /threads/{id}/schedules": { every: "5m", target: { tool: "effect_read" } },
   "POST /threads/{id}/chat": { messages: [{ role: "user", parts: [{ type: "text", text: "hi" }] }] },
   "PUT /account/env/{name}": { value: "v", type: "text" },
   "POST /v1/tools/{name}": { input: { from: 1, to: 2 } },
@@ -31,7 +32,7 @@ const VALID_BODY: Record<string, unknown> = {
 
 /** A request path for an operation's template. */
 const pathOf = (template: string, id = NO_THREAD) =>
-  template.replace("{id}", id).replace("{callId}", "c1").replace("{path}", "calls/c1/result.txt").replace("{name}", template.startsWith("/v1") ? "sum_range" : "OPENAPI_VAR");
+  template.replace("{id}", id).replace("{callId}", "c1").replace("{scheduleId}", "sch_none").replace("{path}", "calls/c1/result.txt").replace("{name}", template.startsWith("/v1") ? "sum_range" : "OPENAPI_VAR");
 
 /** A thread of agent `guarantees` whose turn waits for approval of call `pay`. */
 async function waitingThread(): Promise<string> {
@@ -185,6 +186,17 @@ describe("OpenAPI response schemas against real answers", () => {
     expect((await send("DELETE", `/threads/${id}/files/${files[0]!.path}`)).body).toEqual({ deleted: true });
   });
 
+  it("schedules: make, list, cancel, and their refusals", async () => {
+    const id = await createThread({ agent: "guarantees" });
+    const made = await send("POST", `/threads/${id}/schedules`, { json: { every: "5m", target: { tool: "effect_read", input: {} } } });
+    expect(made.status).toBe(201);
+    expect((await send("POST", `/threads/${id}/schedules`, { json: { every: "5s", target: { tool: "effect_read" } } })).status).toBe(400);
+    expect(await keyReused("POST", `/threads/${id}/schedules`, crypto.randomUUID(), { every: "5m", target: { tool: "effect_read" } }, { every: "6m", target: { tool: "effect_read" } })).toEqual({ first: 201, second: 422 });
+    expect((await send("GET", `/threads/${id}/schedules`)).body.schedules.length).toBe(2);
+    expect((await send("DELETE", `/threads/${id}/schedules/${made.body.scheduleId}`)).body.status).toBe("cancelled");
+    expect((await send("DELETE", `/threads/${id}/schedules/sch_none`)).status).toBe(404);
+  });
+
   it("records with their optional fields: a capped result with an attachment, a refused input, a thrown error, a dry run", async () => {
     const id = await createThread({ agent: "guarantees" });
     const script = [
@@ -263,7 +275,7 @@ describe("OpenAPI response schemas against real answers", () => {
     expect(await keyReused("POST", "/v1/tools/sum_range", crypto.randomUUID(), { input: { from: 1, to: 2 } }, { input: { from: 1, to: 3 } })).toEqual({ first: 200, second: 422 });
   });
 
-  it("MCP: JSON-RPC over POST, a notification, the refusals, and 405 for GET and DELETE", async () => {
+  it("MCP: JSON-RPC over POST, a notification, the refusals (403 for a foreign browser origin), and 405 for GET and DELETE", async () => {
     const accept = { accept: "application/json, text/event-stream" };
     const listed = await send("POST", "/mcp", { json: { jsonrpc: "2.0", id: 1, method: "tools/list" }, headers: accept });
     expect(listed.body.result.tools.length).toBeGreaterThan(0);
@@ -274,6 +286,8 @@ describe("OpenAPI response schemas against real answers", () => {
     expect((await send("POST", "/mcp", { json: { jsonrpc: "2.0", id: 3, method: "tools/list" } })).status).toBe(406);
     expect((await send("GET", "/mcp", { headers: { accept: "text/event-stream" } })).status).toBe(405);
     expect((await send("DELETE", "/mcp")).status).toBe(405);
+    // A browser page of a host weft does not serve by name (DNS rebinding).
+    expect((await send("POST", "/mcp", { json: { jsonrpc: "2.0", id: 4, method: "tools/list" }, headers: { ...accept, origin: "http://evil.example" } })).body.error.code).toBe("origin_not_allowed");
   });
 
   it("names the operation, status and path of a body that does not fit (a planted wrong field)", async () => {

@@ -104,3 +104,18 @@ describe("POST /mcp", () => {
     await client.close();
   });
 });
+
+describe("POST /mcp and DNS rebinding", () => {
+  it("answers 403 origin_not_allowed to a browser page of a host it does not serve, even one that looks same-origin", async () => {
+    const init = (origin: string) => ({
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", origin },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    for (const origin of ["http://evil.example", "http://weft.test"]) {
+      const res = await request("/mcp", init(origin), "alice");
+      expect(res.status).toBe(403);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe("origin_not_allowed");
+    }
+  });
+});

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { tapLogs } from "../../src/secrets/redact.js";
+import { fakeEnv, fakeKey, fakeRequests, scriptFake } from "../fake-provider.js";
 import { callsOf, createThread, inThread, json, runTurn, stubOf } from "../helpers.js";
 
 const kv = (id: string, key: string) =>
@@ -133,4 +134,36 @@ describe("hooks", () => {
     const info = (await json("GET", `/threads/${id}`)).body;
     expect(info.lastTurn).toMatchObject({ status: "failed", error: 'hook "tool_call_finished" threw: tool_call_finished refused on purpose' });
   });
+
+  it("an agent's own hooks run after the project's: a rewrite sees the project's rewrite, both tool hooks see the call, and the agent's filter drops what it drops", async () => {
+    const id = await createThread({ agent: "hooked_too" });
+    await runTurn(id, "hello", [{ toolCalls: [{ id: "o1", name: "remember", arguments: { word: "w" } }] }, { text: "done with secret-word" }]);
+    expect((await messagesOf(id)).at(-1)).toBe("assistant:done with [REDACTED]");
+    expect(await kv(id, "finished")).toEqual(["remember:succeeded", "own:remember:succeeded"]);
+  });
+
+  it("an agent's filter_messages runs on what the project's returned: the request the provider gets lacks what either dropped", async () => {
+    const key = fakeKey("agent-hooks");
+    await scriptFake(key, [{ text: "ok" }]);
+    const id = await createThread({ agent: "hooked_too", env: fakeEnv("openai-chat:gpt-4o", key) });
+    await json("POST", `/threads/${id}/messages`, { content: "[draft] not for the model" });
+    await stubOf(id).waitIdle();
+    await scriptFake(key, [{ text: "fine" }]);
+    await json("POST", `/threads/${id}/messages`, { content: "[private] nor this" });
+    await stubOf(id).waitIdle();
+    const bodies = (await fakeRequests(key)).map((r) => JSON.stringify(r.body.messages));
+    expect(bodies).toHaveLength(2);
+    // The project's filter drops [private], the agent's [draft]; the project's saw the draft first.
+    for (const body of bodies) expect(body).not.toMatch(/\[draft\]|\[private\]/);
+    expect(((await kv(id, "requests")) as string[][])[0]).toContain("[draft] not for the model");
+  });
+
+  it("a throwing agent hook fails the turn naming the agent and the hook", async () => {
+    const id = await createThread({ agent: "hooked_too", arguments: { ownThrows: true } });
+    await runTurn(id, "hello", [{ toolCalls: [{ id: "o2", name: "remember", arguments: { word: "w" } }] }, { text: "done" }]);
+    const turn = (await json("GET", `/threads/${id}`)).body.lastTurn;
+    expect(turn).toMatchObject({ status: "failed" });
+    expect(turn.error).toContain('agent "hooked_too" hook "tool_call_finished" threw: the agent\'s hook refused');
+  });
 });
+

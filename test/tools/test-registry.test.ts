@@ -5,6 +5,7 @@
  */
 import { defineAgent as specDefineAgent, defineTool as specDefineTool } from "@standardagents/spec";
 import { callableNames } from "../../src/run/references.js";
+import { remoteReference } from "../../src/remote/define.js";
 import { describe, expect, it, vi } from "vitest";
 import * as z from "zod";
 import { z as z3 } from "zod/v3";
@@ -70,11 +71,11 @@ describe("the test registry", () => {
     }
   });
 
-  it("has agents whose tools are all callable: a tool, a prompt, or an agent exposed as a tool", () => {
+  it("has agents whose tools are all callable: a tool, a prompt, an agent exposed as a tool, or a remote MCP server's tool", () => {
     const callable = callableNames({ tools: Object.keys(registry.tools), prompts: registry.prompts ?? {}, agents: registry.agents });
     for (const agent of Object.values(registry.agents)) {
       expect(agent.kind).toBe("agent");
-      for (const name of agent.tools ?? []) expect(callable.has(name)).toBe(true);
+      for (const name of agent.tools ?? []) expect(callable.has(name) || remoteReference(name, registry.mcpServers) !== null).toBe(true);
     }
   });
 });

@@ -5,6 +5,8 @@
  */
 import { USAGE_REQUESTS_DDL } from "../../usage/thread-ledger.js";
 
+import { SCHEDULES_DDL } from "../../schedules/store.js";
+
 /** Ordered migrations; append only, never edit a released entry. */
 export const MIGRATIONS: readonly string[] = [
   // v1: the foundation tables.
@@ -206,7 +208,9 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE messages ADD COLUMN is_error INTEGER NOT NULL DEFAULT 0;
   `,
-  // v17: one row per answered model request (the usage ledger, src/usage/thread-ledger.ts).
+  // v17: schedules and the journal of their occurrences, owned by src/schedules/store.ts.
+  SCHEDULES_DDL,
+  // v18: one row per answered model request (the usage ledger, src/usage/thread-ledger.ts).
   USAGE_REQUESTS_DDL,
 ];
 

@@ -168,7 +168,7 @@ describe("attempts of execute share one deadline timer", () => {
       const order: string[] = [];
       const slow = json("POST", "/v1/tools/deadline_slow", { input: {}, sessionId: id }).then((r) => (order.push("slow"), r));
       // The short call starts once the slow one's attempt (and its timer) is set.
-      for (const end = Date.now() + 10_000; !(await inThread(id, (i) => i.engine.calls.deadlines.pending.size > 0)); ) {
+      for (const end = Date.now() + 10_000; !(await inThread(id, (i) => i.world.calls.deadlines.pending.size > 0)); ) {
         if (Date.now() > end) throw new Error("the slow call's deadline was never set");
         await new Promise((r) => setTimeout(r, 5));
       }

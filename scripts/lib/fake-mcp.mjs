@@ -1,0 +1,232 @@
+// @ts-check
+/**
+ * Remote MCP servers for tests: real MCP SDK servers (`McpServer`, and the low-level `Server` for
+ * misbehaving ones) over the SDK's web-standard Streamable HTTP transport, answering the test
+ * worker's outbound fetches to hosts ending in `.mcp.test` (wired in vitest.config.ts beside the
+ * fake model provider). Each host is one kind of server:
+ *
+ * - `tools.mcp.test`: a good stateful server: `lookup` (readOnlyHint), `create_order` (no hints: a
+ *   write; answers after `ms`), `set_flag` (idempotentHint), `reject` (answers `isError`), `slow` (answers after
+ *   `ms`), `huge` (a result of `bytes` bytes). Its `/__calls` counts the calls each tool received
+ *   (by `tag` argument); `POST /__forget` drops every session (as a restarted server would).
+ * - `auth.mcp.test`: the good server (with `whoami`, echoing the Authorization it got) behind
+ *   `Authorization: Bearer s3cret-mcp-token`, 401 otherwise.
+ * - `sse.mcp.test`: the good server over the older HTTP+SSE transport (GET /sse, POST /messages).
+ * - `weft.mcp.test`: announces weft's effect-key extension; its `create_order` runs once per
+ *   effect key and replays the first answer (`/__calls` counts `create_order:received` too).
+ * - `many.mcp.test`: lists 5,000 tools. `badschema.mcp.test`: a tool whose schema cannot compile,
+ *   `fine`, `rpc_fail` (answers a JSON-RPC error), `verbose` (a 10,000-character description)
+ *   and `bigschema` (an input schema of about 100 KB).
+ * - `html.mcp.test`: answers HTML. `down.mcp.test`: answers 503. `hang.mcp.test`: never answers.
+ * - `redirect.mcp.test`: redirects to `elsewhere.mcp.test`, which records the headers it got
+ *   (`/__seen`).
+ * @module
+ */
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+
+/** Whether a request is for one of these servers. @param {Request} request */
+export function isFakeMcp(request) {
+  return new URL(request.url).hostname.endsWith(".mcp.test");
+}
+
+export function createFakeMcp() {
+  /** @type {Map<string, number>} calls by `<tool>:<tag>` */
+  const calls = new Map();
+  /** @type {Map<string, WebStandardStreamableHTTPServerTransport>} */
+  const sessions = new Map();
+  /** @type {Array<Record<string, string>>} */
+  const seenElsewhere = [];
+  /** Answers of weft.mcp.test by effect key. @type {Map<string, unknown>} */
+  const weftAnswers = new Map();
+
+  /** @param {string} tool @param {Record<string, unknown>} args */
+  const count = (tool, args) => {
+    const key = `${tool}:${String(args.tag ?? "")}`;
+    calls.set(key, (calls.get(key) ?? 0) + 1);
+  };
+
+  function goodServer() {
+    const server = new McpServer({ name: "fake-tools", version: "1.0.0" });
+    server.registerTool("lookup", { description: "Look up a record by id", inputSchema: { id: z.string(), tag: z.string().optional() }, annotations: { readOnlyHint: true } }, async (args) => {
+      count("lookup", args);
+      return { content: [{ type: "text", text: `record ${args.id}` }] };
+    });
+    server.registerTool("create_order", { description: "Create an order", inputSchema: { item: z.string(), ms: z.number().optional(), tag: z.string().optional() } }, async (args) => {
+      count("create_order", args);
+      if (args.ms) await new Promise((r) => setTimeout(r, args.ms));
+      return { content: [{ type: "text", text: `order for ${args.item} created` }] };
+    });
+    server.registerTool("set_flag", { description: "Set a flag", inputSchema: { on: z.boolean(), tag: z.string().optional() }, annotations: { idempotentHint: true } }, async (args) => {
+      count("set_flag", args);
+      return { content: [{ type: "text", text: `flag ${args.on ? "on" : "off"}` }] };
+    });
+    server.registerTool("reject", { description: "Always fails", inputSchema: { tag: z.string().optional() } }, async (args) => {
+      count("reject", args);
+      return { isError: true, content: [{ type: "text", text: "the order system is closed today" }] };
+    });
+    server.registerTool("slow", { description: "Answers late", inputSchema: { ms: z.number(), tag: z.string().optional() }, annotations: { readOnlyHint: true } }, async (args) => {
+      count("slow", args);
+      await new Promise((r) => setTimeout(r, args.ms));
+      return { content: [{ type: "text", text: "late" }] };
+    });
+    server.registerTool("huge", { description: "A big answer", inputSchema: { bytes: z.number(), tag: z.string().optional() }, annotations: { readOnlyHint: true } }, async (args) => {
+      count("huge", args);
+      return { content: [{ type: "text", text: "x".repeat(args.bytes) }] };
+    });
+    server.registerTool("whoami", { description: "Echoes the credentials it got", inputSchema: {}, annotations: { readOnlyHint: true } }, async (_args, extra) => {
+      const headers = /** @type {any} */ (extra).requestInfo?.headers ?? {};
+      return { content: [{ type: "text", text: `you sent ${headers.authorization ?? "nothing"}` }] };
+    });
+    return server;
+  }
+
+  /** A server announcing weft's effect-key extension: `create_order` runs once per effect key and replays its answer. */
+  function weftLike() {
+    /** @type {Map<string, unknown>} */
+    const answers = weftAnswers;
+    const server = new McpServer({ name: "fake-weft", version: "1.0.0" }, { capabilities: { experimental: { "weft/effectKey": { version: 1, windowMs: 86_400_000 } } } });
+    server.registerTool("create_order", { description: "Create an order (once per effect key)", inputSchema: { item: z.string(), tag: z.string().optional() } }, async (args, extra) => {
+      const key = /** @type {any} */ (extra)._meta?.["weft/effectKey"];
+      count("create_order:received", args);
+      if (typeof key === "string" && answers.has(key)) return /** @type {any} */ (answers.get(key));
+      count("create_order", args);
+      const answer = { content: [{ type: "text", text: `order for ${args.item} created under ${key ?? "no key"}` }] };
+      if (typeof key === "string") answers.set(key, answer);
+      return answer;
+    });
+    return server;
+  }
+
+  /**
+   * A low-level server answering tools/list with `tools`, a call of `rpc_fail` with a JSON-RPC
+   * error, and every other call with "ok". @param {unknown[]} tools
+   */
+  function listing(tools) {
+    const server = new Server({ name: "fake-listing", version: "1.0.0" }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: /** @type {any} */ (tools) }));
+    server.setRequestHandler(CallToolRequestSchema, async (request) => {
+      if (request.params.name === "rpc_fail") throw new McpError(ErrorCode.InvalidParams, "order 7 does not exist");
+      return { content: [{ type: "text", text: "ok" }] };
+    });
+    return server;
+  }
+
+  /** Serves `request` with a stateful session of a server made by `make`. @param {Request} request @param {() => any} make */
+  async function serve(request, make) {
+    const id = request.headers.get("mcp-session-id");
+    if (id) {
+      const transport = sessions.get(id);
+      if (!transport) return Response.json({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }, { status: 404 });
+      return transport.handleRequest(request);
+    }
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => crypto.randomUUID(),
+      enableJsonResponse: true,
+      onsessioninitialized: (sid) => void sessions.set(sid, transport),
+    });
+    await make().connect(transport);
+    return transport.handleRequest(request);
+  }
+
+  /** Sessions of sse.mcp.test by id. @type {Map<string, SSEServerTransport>} */
+  const sseSessions = new Map();
+
+  /**
+   * The SDK's HTTP+SSE server transport writes to a Node `ServerResponse`; this is the part of one
+   * it uses, writing into a web `Response` body. @returns {{ res: any, response: Promise<Response> }}
+   */
+  function nodeResponse() {
+    /** @type {ReadableStreamDefaultController<Uint8Array>} */
+    let controller;
+    /** @type {Array<() => void>} */
+    const closers = [];
+    const stream = new ReadableStream({ start: (c) => void (controller = c), cancel: () => closers.forEach((f) => f()) });
+    let status = 200;
+    /** @type {Record<string, string>} */
+    let headers = {};
+    /** @type {() => void} */
+    let headed = () => {};
+    const head = new Promise((r) => (headed = () => r(undefined)));
+    const res = {
+      writeHead: (/** @type {number} */ s, /** @type {Record<string, string>} */ h) => ((status = s), (headers = h ?? {}), headed(), res),
+      write: (/** @type {string} */ chunk) => (controller.enqueue(new TextEncoder().encode(chunk)), true),
+      end: (/** @type {string | undefined} */ chunk) => (chunk && res.write(chunk), controller.close(), headed(), res),
+      on: (/** @type {string} */ event, /** @type {() => void} */ cb) => (event === "close" && closers.push(cb), res),
+      flushHeaders: () => undefined,
+    };
+    return { res, response: head.then(() => new Response(stream, { status, headers })) };
+  }
+
+  /** sse.mcp.test: the good server over the older HTTP+SSE transport. @param {Request} request */
+  async function serveSse(request) {
+    const url = new URL(request.url);
+    if (request.method === "GET") {
+      const { res, response } = nodeResponse();
+      const transport = new SSEServerTransport("/messages", res);
+      sseSessions.set(transport.sessionId, transport);
+      await goodServer().connect(transport);
+      return response;
+    }
+    const transport = sseSessions.get(url.searchParams.get("sessionId") ?? "");
+    if (!transport) return new Response("no such session", { status: 404 });
+    const { res, response } = nodeResponse();
+    const req = { headers: Object.fromEntries(request.headers), url: url.pathname + url.search, socket: {} };
+    await transport.handlePostMessage(/** @type {any} */ (req), /** @type {any} */ (res), await request.json());
+    return response;
+  }
+
+  /** @param {Request} request @returns {Promise<Response>} */
+  async function handle(request) {
+    const url = new URL(request.url);
+    const host = url.hostname;
+    if (url.pathname === "/__calls") return Response.json(Object.fromEntries(calls));
+    if (url.pathname === "/__forget") {
+      sessions.clear();
+      return new Response(null, { status: 204 });
+    }
+    if (url.pathname === "/__seen") return Response.json(seenElsewhere);
+    switch (host) {
+      case "tools.mcp.test":
+        return serve(request, goodServer);
+      case "auth.mcp.test":
+        if (request.headers.get("authorization") !== "Bearer s3cret-mcp-token") return new Response("unauthorized", { status: 401 });
+        return serve(request, goodServer);
+      case "sse.mcp.test":
+        return serveSse(request);
+      case "weft.mcp.test":
+        return serve(request, weftLike);
+      case "many.mcp.test":
+        return serve(request, () => listing(Array.from({ length: 5000 }, (_, i) => ({ name: `tool_${i}`, inputSchema: { type: "object" } }))));
+      case "badschema.mcp.test":
+        return serve(request, () =>
+          listing([
+            { name: "broken", description: "Its schema cannot compile", inputSchema: { type: "object", properties: { code: { type: "string", pattern: "^(unclosed" } } } },
+            { name: "fine", description: "A good one", inputSchema: { type: "object", properties: {} } },
+            { name: "rpc_fail", description: "Answers a JSON-RPC error", inputSchema: { type: "object", properties: {} } },
+            { name: "verbose", description: "v".repeat(10_000), inputSchema: { type: "object", properties: {} } },
+            { name: "bigschema", description: "A 100 KB schema", inputSchema: { type: "object", properties: Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`field_${i}`, { type: "string", description: "x".repeat(40) }])) } },
+          ]),
+        );
+      case "html.mcp.test":
+        return new Response("<html><body>Sign in</body></html>", { headers: { "content-type": "text/html" } });
+      case "down.mcp.test":
+        return new Response("unavailable", { status: 503 });
+      case "hang.mcp.test":
+        return new Promise(() => {});
+      case "redirect.mcp.test":
+        return new Response(null, { status: 307, headers: { location: "http://elsewhere.mcp.test/mcp" } });
+      case "elsewhere.mcp.test":
+        seenElsewhere.push(Object.fromEntries(request.headers));
+        return serve(request, goodServer);
+      default:
+        return new Response("no such fake MCP server", { status: 404 });
+    }
+  }
+
+  return { handle };
+}

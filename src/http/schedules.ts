@@ -1,0 +1,53 @@
+/**
+ * A thread's schedules (docs/schedules.md): make one (201), list them, cancel one. Making and
+ * cancelling need write access to the thread (its owner), listing read access, as every thread
+ * route; the schedule itself is checked in the thread (src/schedules/define.ts), so a bad cron,
+ * zone, interval, time or target answers 400 `invalid_schedule` with its path and stores nothing.
+ * @module
+ */
+import { Hono } from "hono";
+import * as z from "zod";
+import type { AuthedEnv } from "./auth.js";
+import { idempotencyOf } from "./idempotency.js";
+import { describe, ok, refused } from "./openapi.js";
+import { Schedule, ScheduleList } from "./schedule-responses.js";
+import { threadStub, unwrap } from "./stubs.js";
+import { jsonBody } from "./validate.js";
+
+const time = z.union([z.string(), z.number()]);
+
+/** Body of `POST /threads/:id/schedules`: `defineSchedule`'s options (src/schedules/define.ts). */
+export const ScheduleBody = z
+  .object({
+    cron: z.string().optional(),
+    every: time.optional(),
+    at: time.optional(),
+    timezone: z.string().optional(),
+    target: z.union([z.object({ agent: z.string(), message: z.string() }).strict(), z.object({ tool: z.string(), input: z.unknown().optional() }).strict()]),
+    missed: z.enum(["skip", "once", "all"]).optional(),
+    overlap: z.enum(["skip", "queue"]).optional(),
+    jitterMs: z.number().int().nonnegative().optional(),
+    until: time.optional(),
+  })
+  .strict();
+
+/** The `/threads/:id/schedules` routes. */
+export function scheduleRoutes() {
+  const app = new Hono<AuthedEnv>();
+
+  app.get("/:id/schedules", describe("List the thread's schedules", { 200: ok("The schedules", ScheduleList), ...refused(404) }), async (c) =>
+    c.json(unwrap(await threadStub(c.env, c.req.param("id")).listSchedules(c.var.caller))),
+  );
+
+  app.post("/:id/schedules", describe("Make a schedule on the thread", { 201: ok("The schedule", Schedule), ...refused(400, 404, 413, 415, 422) }), jsonBody(ScheduleBody), async (c) => {
+    const body = c.req.valid("json");
+    const idem = await idempotencyOf(c, body);
+    return c.json(unwrap(await threadStub(c.env, c.req.param("id")).createSchedule(c.var.caller, body, idem)), 201);
+  });
+
+  app.delete("/:id/schedules/:scheduleId", describe("Cancel a schedule: none of its occurrences fires after this", { 200: ok("The cancelled schedule", Schedule), ...refused(404) }), async (c) =>
+    c.json(unwrap(await threadStub(c.env, c.req.param("id")).cancelSchedule(c.var.caller, c.req.param("scheduleId")))),
+  );
+
+  return app;
+}

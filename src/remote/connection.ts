@@ -1,0 +1,196 @@
+/**
+ * One connection to a remote MCP server, through the MCP SDK's client over Streamable HTTP (or
+ * the older HTTP+SSE), as
+ * the Durable Object holds it: initialized on first use, re-initialized when the server forgot
+ * the session (or after the object was evicted, when there is none to forget), listing tools a
+ * page at a time within a cap, and turning every failure into a weft error with an `mcp_*` code.
+ * @module
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
+import { WeftError, errorMessage } from "../errors.js";
+import type { McpServerDefinition } from "./define.js";
+import { MAX_ANSWER_BYTES, guardedFetch } from "./fetch.js";
+
+/** `_meta` key and capability name of weft's effect-key extension (docs/remote-mcp.md; served by src/mcp/server.ts). */
+export const EFFECT_KEY_META = "weft/effectKey";
+
+/** Most tools weft takes from one server; a longer list is refused whole (`mcp_protocol_error`). */
+export const MAX_REMOTE_TOOLS = 256;
+
+/** Deadline of connecting and of listing tools, in milliseconds. */
+export const LIST_TIMEOUT_MS = 10_000;
+
+/** One tool as the server lists it (the fields weft reads). */
+export interface RemoteToolInfo {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  annotations?: { readOnlyHint?: boolean; idempotentHint?: boolean; destructiveHint?: boolean };
+}
+
+/** A JSON-RPC error the server answered a call with: its outcome is known (it says it failed). */
+export class RemoteToolError extends Error {
+  override readonly name = "RemoteToolError";
+}
+
+/** A connection to one declared server, shared by the calls of one thread. */
+export class RemoteConnection {
+  private client: Promise<Client> | null = null;
+  /** The connected client of {@link client}, once connected. */
+  private live: Client | null = null;
+  /**
+   * The window of weft's effect-key extension when the server announced it at its last
+   * initialization (`experimental["weft/effectKey"]`), in milliseconds; null when it did not.
+   */
+  effectKeyWindowMs: number | null = null;
+  private readonly url: URL;
+
+  /**
+   * `headers`: read when a session begins and sent with each of its requests, only to the
+   * server's origin (guardedFetch); a throw fails the connection with `mcp_auth_required`.
+   */
+  constructor(
+    readonly server: string,
+    private readonly def: McpServerDefinition,
+    private readonly headers: () => Promise<Record<string, string>> = async () => ({}),
+  ) {
+    this.url = new URL(def.url);
+  }
+
+  /** Deadline of connecting and of each page of the list: {@link LIST_TIMEOUT_MS}, or the server's `timeoutMs` when shorter. */
+  private get listTimeoutMs(): number {
+    return Math.min(this.def.timeoutMs ?? LIST_TIMEOUT_MS, LIST_TIMEOUT_MS);
+  }
+
+  /** Every tool the server lists (all pages), capped at {@link MAX_REMOTE_TOOLS}. @throws WeftError `mcp_*`. */
+  async listTools(): Promise<RemoteToolInfo[]> {
+    const tools: RemoteToolInfo[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; ; page++) {
+      const answer = await this.ask((client) => client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.listTimeoutMs }));
+      tools.push(...(answer.tools as RemoteToolInfo[]));
+      if (tools.length > MAX_REMOTE_TOOLS) {
+        throw new WeftError("mcp_protocol_error", `mcp server "${this.server}" lists more than ${MAX_REMOTE_TOOLS} tools; weft takes at most ${MAX_REMOTE_TOOLS} from one server (name the ones you need in its tools allow-list)`, { mcpServer: this.server, limit: MAX_REMOTE_TOOLS });
+      }
+      cursor = answer.nextCursor;
+      if (cursor === undefined || page > MAX_REMOTE_TOOLS) return tools;
+    }
+  }
+
+  /**
+   * Calls `name` once (a session the server forgot is re-initialized and the call sent again:
+   * a 404 for the session means the server never took it).
+   * @throws RemoteToolError for a JSON-RPC error answer; WeftError `mcp_*` for anything else.
+   */
+  callTool(name: string, args: Record<string, unknown>, signal: AbortSignal, effectKey?: string): Promise<CallToolResult> {
+    // Only to a server that announced the extension: another would keep or echo an unknown key.
+    const meta = effectKey !== undefined && this.effectKeyWindowMs !== null ? { _meta: { [EFFECT_KEY_META]: effectKey } } : {};
+    const params = { name, arguments: args, ...meta };
+    // The pipeline's deadline fires `signal`; the SDK's own timeout is only a backstop.
+    return this.ask((client) => client.callTool(params, undefined, { signal, timeout: 24 * 3600_000 }) as Promise<CallToolResult>);
+  }
+
+  /** Drops the session; the next request initializes a new one. */
+  async close(): Promise<void> {
+    const client = this.client;
+    this.client = null;
+    await client?.then((c) => c.close()).catch(() => undefined);
+  }
+
+  /** Requests under way; an HTTP+SSE session is closed when none is left. */
+  private inFlight = 0;
+
+  private async ask<T>(request: (client: Client) => Promise<T>): Promise<T> {
+    this.inFlight += 1;
+    try {
+      return await this.askOnce(request);
+    } finally {
+      // The HTTP+SSE transport holds a stream open for its whole session, which would keep the
+      // Durable Object from being evicted: its session lasts only while requests are under way.
+      if (--this.inFlight === 0 && this.def.transport === "sse") await this.close();
+    }
+  }
+
+  private async askOnce<T>(request: (client: Client) => Promise<T>): Promise<T> {
+    for (let tries = 1; ; tries++) {
+      const client = await this.session();
+      try {
+        return await request(client);
+      } catch (e) {
+        if (tries === 1 && e instanceof StreamableHTTPError && e.code === 404) {
+          await this.close();
+          continue;
+        }
+        const failure = this.failure(e);
+        // Refused credentials are read again (a rotated token) by the next session.
+        if (failure instanceof WeftError && failure.code === "mcp_auth_required") await this.close();
+        throw failure;
+      }
+    }
+  }
+
+  private session(): Promise<Client> {
+    if (!this.client) {
+      this.client = this.connect();
+      this.client.catch(() => {
+        this.client = null;
+      });
+    }
+    return this.client;
+  }
+
+  private async connect(): Promise<Client> {
+    let headers: Record<string, string>;
+    try {
+      headers = await this.headers();
+    } catch (e) {
+      throw new WeftError("mcp_auth_required", `mcp server "${this.server}": its credentials could not be read: ${errorMessage(e)}`, { mcpServer: this.server });
+    }
+    const transport =
+      this.def.transport === "sse"
+        ? new SSEClientTransport(this.url, { fetch: guardedFetch(this.url, MAX_ANSWER_BYTES, true), requestInit: { headers }, eventSourceInit: { fetch: guardedFetch(this.url, MAX_ANSWER_BYTES, true) } })
+        : new StreamableHTTPClientTransport(this.url, { fetch: guardedFetch(this.url), requestInit: { headers } });
+    const client = new Client({ name: "weft", version: "1" }, { capabilities: {}, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+    // A closed transport (an SSE stream ended, the object's I/O cut) leaves no client behind to reuse.
+    client.onclose = () => {
+      if (this.live !== client) return;
+      this.live = null;
+      this.client = null;
+    };
+    try {
+      await client.connect(transport, { timeout: this.listTimeoutMs });
+    } catch (e) {
+      await client.close().catch(() => undefined);
+      throw this.failure(e);
+    }
+    this.live = client;
+    const announced = client.getServerCapabilities()?.experimental?.[EFFECT_KEY_META] as { windowMs?: unknown } | undefined;
+    const window = announced?.windowMs;
+    this.effectKeyWindowMs = typeof window === "number" && Number.isInteger(window) && window > 0 ? window : null;
+    return client;
+  }
+
+  /** Any failure as a weft error with an `mcp_*` code (or {@link RemoteToolError} for a server's answer). */
+  private failure(e: unknown): Error {
+    const at = `mcp server "${this.server}" (${this.url.origin})`;
+    const details = { mcpServer: this.server };
+    if (e instanceof WeftError || e instanceof RemoteToolError) return e;
+    if (e instanceof McpError) {
+      if (e.code === ErrorCode.RequestTimeout || e.code === ErrorCode.ConnectionClosed) return new WeftError("mcp_unreachable", `${at}: ${e.message}`, details);
+      // The SDK prefixes "MCP error <code>: " to the server's own message.
+      return new RemoteToolError(`${at} answered JSON-RPC error ${e.code}: ${e.message.replace(/^MCP error -?\d+: /, "")}`);
+    }
+    if (e instanceof StreamableHTTPError) {
+      const status = e.code ?? -1;
+      if (status === 401 || status === 403) return new WeftError("mcp_auth_required", `${at} answered ${status}: it needs credentials weft does not have for it`, { ...details, status });
+      if (status === 408 || status === 429 || status >= 500) return new WeftError("mcp_unreachable", `${at} answered HTTP ${status}`, { ...details, status });
+      return new WeftError("mcp_protocol_error", `${at}: ${e.message}`, { ...details, status });
+    }
+    if (e instanceof Error && e.name === "AbortError") return e;
+    return new WeftError("mcp_protocol_error", `${at} answered something that is not MCP: ${errorMessage(e)}`, details);
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * `defineMcpServer`: a remote MCP server whose tools agents and prompts may offer, declared in
+ * `agents/mcp/<name>.ts`, and the checks the build and first use share.
+ * @module
+ */
+import { WeftError } from "../errors.js";
+import type { Effect } from "../tools/types.js";
+
+/** Server names: the file name under `agents/mcp/` (the same rule as tool names). */
+export const MCP_SERVER_NAME_PATTERN = /^[a-z][a-z0-9_]{0,31}$/;
+
+/** Transports weft speaks to a remote server. */
+export const MCP_TRANSPORTS = ["streamable-http", "sse"] as const;
+
+/** Effects an author may give a remote tool (`reconcilable` needs a lookup a remote cannot give). */
+export type RemoteEffect = Exclude<Effect, "reconcilable">;
+
+/** How weft authenticates to the server; the value comes from the thread's env at call time. */
+export interface McpBearerAuth {
+  /** `Authorization: Bearer <value of env>`, sent only to the server's own origin. */
+  type: "bearer";
+  /** The env name holding the token (resolved like any variable, redacted like any secret). */
+  env: string;
+}
+
+/** Options of {@link defineMcpServer}. */
+export interface DefineMcpServerOptions {
+  /** The server's endpoint, `https://...` (or `http://` for a server on a private network or in tests). */
+  url: string;
+  /** Default `streamable-http` (the current MCP transport); `sse` for the older HTTP+SSE one. */
+  transport?: (typeof MCP_TRANSPORTS)[number];
+  /** Bearer token from the thread's env; none by default. */
+  auth?: McpBearerAuth;
+  /** The server's tools weft offers, by the server's names; default every tool it lists. */
+  tools?: readonly string[];
+  /**
+   * Effect class per tool (the server's name), which wins over the server's annotations.
+   * Otherwise `readOnlyHint: true` -> read, `idempotentHint: true` -> idempotent, else write.
+   */
+  effects?: Readonly<Record<string, RemoteEffect>>;
+  /** Whether a person approves each call first: `true` for every tool, or the server's names of the tools that need it. */
+  needsApproval?: boolean | readonly string[];
+  /** Extra request headers, sent only to the server's own origin (never to a redirect's host). */
+  headers?: Readonly<Record<string, string>>;
+  /** Deadline of one call, in milliseconds; default the tool deadline (`WEFT_CALL_TIMEOUT_MS`). */
+  timeoutMs?: number;
+}
+
+/** What `defineMcpServer` returns: the options, marked. */
+export type McpServerDefinition = DefineMcpServerOptions & {
+  /** Set by `defineMcpServer`: what the registry checks a file under `agents/mcp/` exports. */
+  readonly kind: "mcp";
+};
+
+/**
+ * Declares a remote MCP server. Returns a plain object and connects to nothing; the generated
+ * registry names it after its file, and agents list its tools as `<server>.<tool>` (or `<server>`
+ * for every tool it offers).
+ *
+ * @example
+ * export default defineMcpServer({ url: "https://mcp.example.com/mcp", tools: ["search"], effects: { search: "read" } });
+ */
+export function defineMcpServer(options: DefineMcpServerOptions): McpServerDefinition {
+  return { ...options, kind: "mcp" };
+}
+
+/** Header names weft sets itself, which a definition may not override. */
+const RESERVED_HEADERS = new Set(["host", "content-type", "accept", "content-length", "mcp-session-id", "mcp-protocol-version", "authorization", "cookie", "last-event-id"]);
+
+/**
+ * Checks a server definition's shape.
+ * @throws WeftError `invalid_config` naming the server and the rule broken.
+ */
+export function checkMcpServerDefinition(name: string, def: unknown): asserts def is McpServerDefinition {
+  const fail = (rule: string): never => {
+    throw new WeftError("invalid_config", `mcp server "${name}": ${rule}`, { mcpServer: name });
+  };
+  if (!MCP_SERVER_NAME_PATTERN.test(name)) fail(`name must match ${MCP_SERVER_NAME_PATTERN.source}`);
+  if (typeof def !== "object" || def === null || (def as { kind?: unknown }).kind !== "mcp") {
+    fail("the default export must be the value returned by defineMcpServer({...})");
+  }
+  const d = def as Record<string, unknown>;
+  let url: URL | null = null;
+  try {
+    url = typeof d.url === "string" ? new URL(d.url) : null;
+  } catch {
+    url = null;
+  }
+  if (!url || (url.protocol !== "https:" && url.protocol !== "http:")) fail("url must be an absolute http(s) URL");
+  if (url!.username !== "" || url!.password !== "") fail("url must not carry credentials; use auth or headers");
+  if (d.transport !== undefined && !(MCP_TRANSPORTS as readonly unknown[]).includes(d.transport)) fail(`transport must be one of ${MCP_TRANSPORTS.join(", ")}`);
+  if (d.auth !== undefined) {
+    const a = d.auth as Record<string, unknown> | null;
+    if (typeof a !== "object" || a === null || a.type !== "bearer" || typeof a.env !== "string" || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(a.env)) {
+      fail('auth must be { type: "bearer", env: "<ENV_NAME>" }');
+    }
+  }
+  if (d.tools !== undefined && (!Array.isArray(d.tools) || d.tools.some((t) => typeof t !== "string" || t === ""))) fail("tools must be an array of the server's tool names");
+  if (d.effects !== undefined) {
+    if (typeof d.effects !== "object" || d.effects === null || Array.isArray(d.effects)) fail("effects must map tool names to an effect");
+    for (const [tool, effect] of Object.entries(d.effects as Record<string, unknown>)) {
+      if (effect !== "read" && effect !== "write" && effect !== "idempotent") fail(`effects.${tool} must be read, write or idempotent; got ${JSON.stringify(effect)}`);
+      if (Array.isArray(d.tools) && !d.tools.includes(tool)) fail(`effects names "${tool}", which tools does not allow`);
+    }
+  }
+  if (d.needsApproval !== undefined && typeof d.needsApproval !== "boolean") {
+    if (!Array.isArray(d.needsApproval) || d.needsApproval.some((t) => typeof t !== "string")) fail("needsApproval must be true, false, or an array of the server's tool names");
+    for (const tool of d.needsApproval as string[]) if (Array.isArray(d.tools) && !d.tools.includes(tool)) fail(`needsApproval names "${tool}", which tools does not allow`);
+  }
+  if (d.headers !== undefined) {
+    if (typeof d.headers !== "object" || d.headers === null || Array.isArray(d.headers)) fail("headers must map header names to strings");
+    for (const [header, value] of Object.entries(d.headers as Record<string, unknown>)) {
+      if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(header)) fail(`headers: "${header}" is not a header name`);
+      if (RESERVED_HEADERS.has(header.toLowerCase())) fail(`headers: "${header}" is set by weft (use auth for Authorization)`);
+      if (typeof value !== "string" || /[\r\n]/.test(value)) fail(`headers.${header} must be a single-line string`);
+    }
+  }
+  if (d.timeoutMs !== undefined && (!Number.isInteger(d.timeoutMs) || (d.timeoutMs as number) < 1)) fail("timeoutMs must be a positive integer (milliseconds)");
+}
+
+/**
+ * Splits a name an agent lists into a remote reference: `<server>.<tool>` or a whole `<server>`.
+ * Null when the name refers to no declared server.
+ */
+export function remoteReference(name: string, servers: Readonly<Record<string, unknown>> | undefined): { server: string; tool: string | null } | null {
+  if (!servers) return null;
+  const dot = name.indexOf(".");
+  const server = dot < 0 ? name : name.slice(0, dot);
+  if (!Object.hasOwn(servers, server)) return null;
+  return { server, tool: dot < 0 ? null : name.slice(dot + 1) };
+}

@@ -1,0 +1,101 @@
+/**
+ * A remote MCP tool as a weft tool definition, so its calls take the one pipeline like any
+ * local tool: its `inputSchema` is the definition's JSON Schema `args` (validated before anything
+ * is sent), its effect comes from the author's override or the server's annotations, and its
+ * `execute` sends `tools/call` and reads the answer as a `ToolResult`.
+ * @module
+ */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { WeftError } from "../errors.js";
+import type { ToolAttachment, ToolResult } from "../protocol.js";
+import { TransientError } from "../calls/retry.js";
+import { TOOL_NAME_PATTERN } from "../tools/define.js";
+import type { AnyToolDefinition, ToolCallContext } from "../tools/types.js";
+import { type RemoteConnection, RemoteToolError, type RemoteToolInfo } from "./connection.js";
+import type { McpServerDefinition, RemoteEffect } from "./define.js";
+
+/** Dedup window weft assumes for a remote tool judged idempotent, in milliseconds. */
+export const DEFAULT_REMOTE_DEDUP_MS = 60_000;
+
+/**
+ * The name the model sees for the server's tool `tool`: `<server>__<tool>`, lower-cased, any
+ * character outside `[a-z0-9_]` made `_` (provider APIs refuse dots). Null when it cannot be a
+ * tool name (too long).
+ */
+export function remoteToolName(server: string, tool: string): string | null {
+  const name = `${server}__${tool.toLowerCase().replace(/[^a-z0-9_]/g, "_")}`;
+  return TOOL_NAME_PATTERN.test(name) ? name : null;
+}
+
+/**
+ * A remote tool's effect: the author's `effects` override wins; otherwise `readOnlyHint: true`
+ * is read, `idempotentHint: true` idempotent, anything else write (the hints are the server's
+ * word, so only the cautious reading of a missing hint is taken).
+ */
+export function remoteEffect(def: McpServerDefinition, tool: RemoteToolInfo): RemoteEffect {
+  const override = def.effects && Object.hasOwn(def.effects, tool.name) ? def.effects[tool.name] : undefined;
+  if (override) return override;
+  if (tool.annotations?.readOnlyHint === true) return "read";
+  if (tool.annotations?.idempotentHint === true) return "idempotent";
+  return "write";
+}
+
+/**
+ * The definition of one remote tool, calling through `connection`. A server that announced weft's
+ * effect-key extension (`connection.effectKeyWindowMs`) gets each call's effect key and answers a
+ * repeat with its recorded result, so a write to it is idempotent within that window: retried
+ * after a transient failure and re-sent after a crash with the same key, never run twice.
+ */
+export function remoteToolDefinition(server: string, def: McpServerDefinition, tool: RemoteToolInfo, connection: RemoteConnection): AnyToolDefinition {
+  const window = connection.effectKeyWindowMs;
+  const judged = remoteEffect(def, tool);
+  const effect = window !== null && judged === "write" ? "idempotent" : judged;
+  return {
+    kind: "tool",
+    description: tool.description?.trim() || `${tool.name} (a tool of MCP server ${server})`,
+    args: tool.inputSchema,
+    effect,
+    ...(effect === "idempotent" ? { dedupWindowMs: window ?? DEFAULT_REMOTE_DEDUP_MS } : {}),
+    ...(def.timeoutMs !== undefined ? { timeoutMs: def.timeoutMs } : {}),
+    ...(def.needsApproval === true || (Array.isArray(def.needsApproval) && def.needsApproval.includes(tool.name)) ? { needsApproval: true } : {}),
+    annotations: { mcpServer: server, mcpTool: tool.name },
+    execute: async (_state: unknown, args: Record<string, unknown> | undefined, call: ToolCallContext): Promise<ToolResult> => {
+      try {
+        return toolResultOf(await connection.callTool(tool.name, args ?? {}, call.signal, call.effectKey));
+      } catch (e) {
+        // The server answered the call with an error: the model sees its message.
+        if (e instanceof RemoteToolError) return { status: "error", error: e.message };
+        // Unreachable is transient: a read or idempotent call is retried under the pipeline's table.
+        if (e instanceof WeftError && e.code === "mcp_unreachable") throw new TransientError(`mcp_unreachable: ${e.message}`, { cause: e });
+        if (e instanceof WeftError) throw new Error(`${e.code}: ${e.message}`, { cause: e });
+        throw e;
+      }
+    },
+  };
+}
+
+/** File extensions of the MIME types MCP content carries most. */
+const EXTENSIONS: Record<string, string> = { "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp", "audio/wav": "wav", "audio/mpeg": "mp3" };
+
+/**
+ * A `tools/call` answer as a `ToolResult`: text parts joined by newlines (or the structured
+ * content as JSON when there is no text), images and audio as attachments, resources by their
+ * text or URI; `isError: true` is an error result with the server's text.
+ */
+export function toolResultOf(answer: CallToolResult): ToolResult {
+  const texts: string[] = [];
+  const attachments: ToolAttachment[] = [];
+  for (const [i, part] of (answer.content ?? []).entries()) {
+    if (part.type === "text") texts.push(part.text);
+    else if (part.type === "image" || part.type === "audio") {
+      attachments.push({ name: `${part.type}-${i + 1}.${EXTENSIONS[part.mimeType] ?? "bin"}`, mimeType: part.mimeType, data: part.data });
+    } else if (part.type === "resource") {
+      const r = part.resource as { uri: string; text?: string };
+      texts.push(typeof r.text === "string" ? r.text : `[resource ${r.uri}]`);
+    } else if (part.type === "resource_link") texts.push(`[resource ${part.uri}]`);
+  }
+  if (texts.length === 0 && answer.structuredContent !== undefined) texts.push(JSON.stringify(answer.structuredContent));
+  const text = texts.join("\n");
+  if (answer.isError === true) return { status: "error", error: text || "the MCP server reported an error without a message" };
+  return { status: "success", result: text, ...(attachments.length > 0 ? { attachments } : {}) };
+}

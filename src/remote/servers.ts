@@ -1,0 +1,153 @@
+/**
+ * A thread's remote MCP servers: one connection each, and each server's tool list cached for
+ * {@link LIST_TTL_MS} as weft tool definitions. Listing is asynchronous and catalogs are built
+ * synchronously, so a run refreshes the servers its place names (`refresh`) before it builds its
+ * catalog, which then reads the cache (`definitionsFor`).
+ * @module
+ */
+import { WeftError, errorMessage } from "../errors.js";
+import type { AnyToolDefinition } from "../tools/types.js";
+import { RemoteConnection, type RemoteToolInfo } from "./connection.js";
+import { type McpServerDefinition, remoteReference } from "./define.js";
+import { remoteToolDefinition, remoteToolName } from "./remote-tools.js";
+
+/** How long a server's tool list is used before it is listed again, in milliseconds. */
+export const LIST_TTL_MS = 5 * 60_000;
+
+/**
+ * How long a failed listing stands before the server is tried again, in milliseconds: a server
+ * that hangs would otherwise add its deadline to every model step that names it.
+ */
+export const FAILED_LIST_RETRY_MS = 30_000;
+
+/** Longest remote tool description offered to the model, in characters; a longer one is cut. */
+export const MAX_REMOTE_DESCRIPTION_CHARS = 2000;
+
+/** Largest remote `inputSchema` (its JSON text, in characters); a tool with a larger one is refused. */
+export const MAX_REMOTE_SCHEMA_CHARS = 64 * 1024;
+
+/** A remote tool weft does not offer, with the code and reason. */
+export interface RefusedRemoteTool {
+  server: string;
+  tool: string;
+  code: "mcp_name_collision" | "mcp_protocol_error";
+  reason: string;
+}
+
+interface Listing {
+  at: number;
+  /** Definitions by the server's tool name, with the name the model sees. */
+  tools: Map<string, { name: string; def: AnyToolDefinition }>;
+  refused: RefusedRemoteTool[];
+  /** Why listing failed (the server offers nothing until it lists again). */
+  error?: WeftError;
+}
+
+/** The remote servers of one thread. */
+export class RemoteServers {
+  private readonly connections = new Map<string, RemoteConnection>();
+  private readonly listings = new Map<string, Listing>();
+
+  /**
+   * `servers`: the registry's `mcpServers`; `taken`: whether a name is already a local tool,
+   * prompt or agent (a remote tool of that name is refused, never shadowing it); `env`: an env
+   * value as thread code receives it (a bearer token, then held by the thread's redactor).
+   */
+  constructor(
+    private readonly servers: Readonly<Record<string, McpServerDefinition>>,
+    private readonly taken: (name: string) => boolean,
+    private readonly env: (name: string) => Promise<string> = async (name) => {
+      throw new WeftError("env_not_found", `environment value "${name}" is not set for this thread`, { name });
+    },
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The declared servers `names` refer to (as `<server>.<tool>` or `<server>`), each once. */
+  serversIn(names: readonly string[] | undefined): string[] {
+    const out = new Set<string>();
+    for (const name of names ?? []) {
+      const ref = remoteReference(name, this.servers);
+      if (ref) out.add(ref.server);
+    }
+    return [...out];
+  }
+
+  /**
+   * Lists each of `servers` whose list is missing, older than {@link LIST_TTL_MS}, or failed more
+   * than {@link FAILED_LIST_RETRY_MS} ago.
+   * Never throws: a server that fails to list offers no tools, and says why in {@link problems}.
+   * @returns whether any list changed (catalogs built from the old ones are stale).
+   */
+  async refresh(servers: readonly string[]): Promise<boolean> {
+    const due = servers.filter((s) => {
+      const listing = this.listings.get(s);
+      return !listing || this.now() - listing.at >= (listing.error !== undefined ? FAILED_LIST_RETRY_MS : LIST_TTL_MS);
+    });
+    if (due.length === 0) return false;
+    await Promise.all(due.map(async (server) => this.listings.set(server, await this.list(server))));
+    return true;
+  }
+
+  /** The definitions a listed name offers, by the name the model sees; empty until listed. */
+  definitionsFor(name: string): Record<string, AnyToolDefinition> {
+    const ref = remoteReference(name, this.servers);
+    const listing = ref && this.listings.get(ref.server);
+    if (!ref || !listing) return {};
+    const out: Record<string, AnyToolDefinition> = {};
+    for (const [remote, tool] of listing.tools) if (ref.tool === null || ref.tool === remote) out[tool.name] = tool.def;
+    return out;
+  }
+
+  /** Why servers offer fewer tools than they list: failed listings and refused tools. */
+  problems(): Array<RefusedRemoteTool | { server: string; code: string; reason: string }> {
+    return [...this.listings.entries()].flatMap(([server, l]) => [...(l.error ? [{ server, code: l.error.code, reason: l.error.message }] : []), ...l.refused]);
+  }
+
+  private connection(server: string): RemoteConnection {
+    let connection = this.connections.get(server);
+    if (!connection) {
+      const def = this.servers[server]!;
+      connection = new RemoteConnection(server, def, async () => ({
+        ...def.headers,
+        ...(def.auth ? { Authorization: `Bearer ${await this.env(def.auth.env)}` } : {}),
+      }));
+      this.connections.set(server, connection);
+    }
+    return connection;
+  }
+
+  private async list(server: string): Promise<Listing> {
+    const def = this.servers[server]!;
+    const connection = this.connection(server);
+    let tools: RemoteToolInfo[];
+    try {
+      tools = await connection.listTools();
+    } catch (e) {
+      const error = e instanceof WeftError ? e : new WeftError("mcp_protocol_error", `mcp server "${server}": ${errorMessage(e)}`, { mcpServer: server });
+      return { at: this.now(), tools: new Map(), refused: [], error };
+    }
+    const listing: Listing = { at: this.now(), tools: new Map(), refused: [] };
+    const seen = new Set<string>();
+    const refuse = (tool: string, code: RefusedRemoteTool["code"], reason: string) => listing.refused.push({ server, tool, code, reason });
+    for (const tool of tools) {
+      if (def.tools && !def.tools.includes(tool.name)) continue;
+      const name = remoteToolName(server, tool.name);
+      if (name === null) refuse(tool.name, "mcp_protocol_error", `the tool name "${tool.name}" makes no valid tool name as ${server}__<name>`);
+      else if (this.taken(name)) refuse(tool.name, "mcp_name_collision", `"${name}" is already a local tool, prompt or agent`);
+      else if (seen.has(name)) refuse(tool.name, "mcp_name_collision", `"${name}" is the name of another tool of the server`);
+      else if (JSON.stringify(tool.inputSchema ?? null).length > MAX_REMOTE_SCHEMA_CHARS) {
+        refuse(tool.name, "mcp_protocol_error", `its inputSchema is larger than ${MAX_REMOTE_SCHEMA_CHARS} characters`);
+      } else {
+        seen.add(name);
+        // Every description goes to the model on every step: a server's essay is cut.
+        const description = tool.description && tool.description.length > MAX_REMOTE_DESCRIPTION_CHARS ? `${tool.description.slice(0, MAX_REMOTE_DESCRIPTION_CHARS)}...` : tool.description;
+        listing.tools.set(tool.name, { name, def: remoteToolDefinition(server, def, { ...tool, ...(description !== undefined ? { description } : {}) }, connection) });
+      }
+    }
+    // An allowed tool the server does not list is said, not silently missing.
+    for (const allowed of def.tools ?? []) {
+      if (!tools.some((t) => t.name === allowed)) refuse(allowed, "mcp_protocol_error", "the tools allow-list names it, but the server does not list it");
+    }
+    return listing;
+  }
+}

@@ -1,0 +1,175 @@
+/**
+ * Schedules as their authors write them: `defineSchedule` for `agents/schedules/<name>.ts` and
+ * the one check every way a schedule comes in goes through (a file at build, `state.schedule`
+ * from a tool, `POST /threads/:id/schedules`), which turns input into a {@link ScheduleSpec}.
+ * @module
+ */
+import { WeftError } from "../errors.js";
+import type { ScheduleSpec, ScheduleTarget } from "./spec.js";
+import { checkCron, checkZone } from "./timing.js";
+
+/** A checked schedule, and what each occurrence does (spec.ts). */
+export type { ScheduleSpec, ScheduleTarget } from "./spec.js";
+
+/** The shortest interval `every` may have, in milliseconds (one minute, as cron's finest field). */
+export const MIN_EVERY_MS = 60_000;
+/** The largest `jitterMs`, in milliseconds (one hour). */
+export const MAX_JITTER_MS = 3_600_000;
+/** The longest message an agent target may carry, in characters. */
+const MAX_MESSAGE_CHARS = 32_000;
+
+/**
+ * A schedule as written: exactly one of `cron` (five fields, evaluated in `timezone`), `every`
+ * (milliseconds, or `"90s"`, `"5m"`, `"2h"`, `"1d"`) or `at` (one time: ISO-8601 or epoch ms).
+ */
+export interface ScheduleOptions {
+  /** Five cron fields (minute hour day-of-month month day-of-week), or a nickname such as `@daily`; evaluated in `timezone`. */
+  cron?: string;
+  /** An interval from the schedule's creation: milliseconds, or `"90s"`, `"5m"`, `"2h"`, `"1d"`; at least {@link MIN_EVERY_MS}. */
+  every?: number | string;
+  /** One time: ISO-8601 with a date and a time, or epoch ms; in the future. */
+  at?: string | number;
+  /** IANA zone (`Europe/Berlin`); required with `cron`, where its wall clock is meant. */
+  timezone?: string;
+  /** What each occurrence does: `{ tool, input }` or `{ agent, message }`. */
+  target: ScheduleTarget;
+  /**
+   * Occurrences missed while the thread could not run (more than a minute late): `skip` runs none
+   * of them, `once` (default) runs the latest, `all` runs the latest {@link MAX_CATCH_UP}.
+   */
+  missed?: "skip" | "once" | "all";
+  /** An occurrence due while the schedule's previous one still runs: `skip` (default) or `queue` it. */
+  overlap?: "skip" | "queue";
+  /** Each occurrence starts up to this many milliseconds late (the same offset for the same occurrence). */
+  jitterMs?: number;
+  /** No occurrence after this time (ISO-8601 or epoch ms). */
+  until?: string | number;
+}
+
+/** A schedule file's default export (`agents/schedules/<name>.ts`). */
+export interface ScheduleDefinition extends ScheduleOptions {
+  /** Always `schedule`: marks the value `defineSchedule` returned. */
+  kind: "schedule";
+}
+
+/** At most this many missed occurrences run after downtime under `missed: "all"`; older ones are skipped. */
+export const MAX_CATCH_UP = 10;
+
+/**
+ * Defines a schedule for `agents/schedules/<name>.ts`; checked at build (`npm run build`).
+ * @example
+ * export default defineSchedule({ cron: "0 9 * * 1-5", timezone: "Europe/Berlin", target: { agent: "support_desk", message: "Send the digest" } });
+ */
+export function defineSchedule(options: ScheduleOptions): ScheduleDefinition {
+  return { ...options, kind: "schedule" };
+}
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+const bad = (message: string, path: (string | number)[]) => new WeftError("invalid_schedule", message, { path });
+
+/** A time as epoch ms from ISO-8601 text or a number. */
+function timeOf(value: unknown, path: string[]): number {
+  const ms = typeof value === "number" ? value : typeof value === "string" && /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : NaN;
+  if (!Number.isSafeInteger(ms) || ms < 0) throw bad(`${path.join(".")} must be an ISO-8601 time with a date and a time, or epoch milliseconds`, path);
+  return ms;
+}
+
+/** `every` in milliseconds. */
+function everyOf(value: unknown): number {
+  const m = typeof value === "string" ? /^(\d+)(ms|s|m|h|d)$/.exec(value) : null;
+  const ms = typeof value === "number" ? value : m ? Number(m[1]) * UNITS[m[2]!]! : NaN;
+  if (!Number.isSafeInteger(ms)) throw bad('every must be milliseconds or a number with a unit ("90s", "5m", "2h", "1d")', ["every"]);
+  if (ms < MIN_EVERY_MS) throw bad(`every must be at least ${MIN_EVERY_MS} ms (one minute)`, ["every"]);
+  return ms;
+}
+
+/** Which of a target's names exist, for the target check. */
+export interface KnownNames {
+  agent(name: string): boolean;
+  tool(name: string): boolean;
+}
+
+/**
+ * Checks a schedule as written and fills its defaults; `now` (epoch ms) refuses an `at` or
+ * `until` in the past (not at build, where `now` is omitted).
+ * @throws WeftError `invalid_schedule` (400) with the offending `path`: not exactly one of cron,
+ *   every and at; a bad cron or an unknown IANA zone; an interval under {@link MIN_EVERY_MS}; a
+ *   time in the past; an unknown agent or tool; a bad policy or jitter.
+ */
+export function checkSchedule(input: unknown, known: KnownNames, now?: number): ScheduleSpec {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) throw bad("a schedule must be an object", []);
+  const o = input as Record<string, unknown>;
+  for (const key of Object.keys(o)) {
+    if (!["cron", "every", "at", "timezone", "target", "missed", "overlap", "jitterMs", "until", "kind"].includes(key)) throw bad(`unknown field ${key}`, [key]);
+  }
+  const kinds = (["cron", "every", "at"] as const).filter((k) => o[k] !== undefined);
+  if (kinds.length !== 1) throw bad("a schedule needs exactly one of cron, every and at", kinds.length > 1 ? [kinds[1]!] : ["cron"]);
+  const spec: ScheduleSpec = { target: checkTarget(o.target, known), missed: "once", overlap: "skip", jitterMs: 0 };
+  if (o.timezone !== undefined) {
+    if (typeof o.timezone !== "string" || !checkZone(o.timezone)) throw bad(`unknown time zone ${JSON.stringify(o.timezone)}: use an IANA name such as "Europe/Berlin"`, ["timezone"]);
+    spec.timezone = o.timezone;
+  }
+  if (o.cron !== undefined) {
+    if (spec.timezone === undefined) throw bad('a cron schedule needs a timezone (an IANA name such as "UTC" or "America/New_York")', ["timezone"]);
+    if (typeof o.cron !== "string") throw bad("cron must be a string of five fields", ["cron"]);
+    const problem = checkCron(o.cron, spec.timezone);
+    if (problem) throw bad(`bad cron ${JSON.stringify(o.cron)}: ${problem}`, ["cron"]);
+    spec.cron = o.cron.trim();
+  }
+  if (o.every !== undefined) spec.everyMs = everyOf(o.every);
+  if (o.at !== undefined) {
+    spec.at = timeOf(o.at, ["at"]);
+    if (now !== undefined && spec.at <= now) throw bad("at is in the past", ["at"]);
+  }
+  if (o.until !== undefined) {
+    spec.until = timeOf(o.until, ["until"]);
+    if (now !== undefined && spec.until <= now) throw bad("until is in the past", ["until"]);
+  }
+  if (o.missed !== undefined) {
+    if (o.missed !== "skip" && o.missed !== "once" && o.missed !== "all") throw bad('missed must be "skip", "once" or "all"', ["missed"]);
+    spec.missed = o.missed;
+  }
+  if (o.overlap !== undefined) {
+    if (o.overlap !== "skip" && o.overlap !== "queue") throw bad('overlap must be "skip" or "queue"', ["overlap"]);
+    spec.overlap = o.overlap;
+  }
+  if (o.jitterMs !== undefined) {
+    if (!Number.isSafeInteger(o.jitterMs) || (o.jitterMs as number) < 0 || (o.jitterMs as number) > MAX_JITTER_MS) throw bad(`jitterMs must be an integer from 0 to ${MAX_JITTER_MS}`, ["jitterMs"]);
+    spec.jitterMs = o.jitterMs as number;
+  }
+  return spec;
+}
+
+function checkTarget(value: unknown, known: KnownNames): ScheduleTarget {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw bad("target must be { agent, message } or { tool, input }", ["target"]);
+  const t = value as Record<string, unknown>;
+  if (typeof t.agent === "string") {
+    if (t.tool !== undefined || t.input !== undefined) throw bad("target must be { agent, message } or { tool, input }, not both", ["target"]);
+    if (!known.agent(t.agent)) throw bad(`unknown agent ${JSON.stringify(t.agent)}`, ["target", "agent"]);
+    if (typeof t.message !== "string" || t.message.length === 0 || t.message.length > MAX_MESSAGE_CHARS) throw bad(`target.message must be text of 1 to ${MAX_MESSAGE_CHARS} characters`, ["target", "message"]);
+    return { agent: t.agent, message: t.message };
+  }
+  if (typeof t.tool === "string") {
+    if (t.message !== undefined) throw bad("target must be { agent, message } or { tool, input }, not both", ["target"]);
+    if (!known.tool(t.tool)) throw bad(`unknown tool ${JSON.stringify(t.tool)}`, ["target", "tool"]);
+    return { tool: t.tool, ...(t.input === undefined ? {} : { input: t.input }) };
+  }
+  throw bad("target must be { agent, message } or { tool, input }", ["target"]);
+}
+
+/**
+ * The build's check of a schedule file's default export (scripts/registry/evaluate.mjs): the
+ * schedule's own rules, with its target looked up in the project's agents and tools.
+ * @throws WeftError `invalid_schedule` naming the rule broken.
+ */
+export function checkScheduleDefinition(name: string, def: unknown, known: KnownNames): ScheduleSpec {
+  const d = def as Partial<ScheduleDefinition> | null;
+  if (typeof d !== "object" || d === null || d.kind !== "schedule") throw bad(`schedule "${name}": the default export must be the value returned by defineSchedule({...})`, []);
+  try {
+    return checkSchedule(d, known);
+  } catch (e) {
+    if (e instanceof WeftError) throw new WeftError("invalid_schedule", `schedule "${name}": ${e.message}`, e.details);
+    throw e;
+  }
+}

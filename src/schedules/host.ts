@@ -1,0 +1,31 @@
+/**
+ * The schedules of a thread's Durable Object, wired to its one alarm: the alarm takes the
+ * schedules' earliest due time as a floor (`due`) and is armed through `ensureDue`.
+ * @module
+ */
+import type { CrashHook, CrashPoint } from "../calls/context.js";
+import { type ScheduleHost, ThreadSchedules } from "./schedules.js";
+import { ScheduleStore } from "./store.js";
+
+/** The part of the thread's alarm the schedules use (src/thread/alarm.ts). */
+export interface ScheduleAlarm {
+  due: () => number | null;
+  ensureDue(at?: number): Promise<void>;
+}
+
+/**
+ * Makes a thread's schedules over its storage and alarm. `running` answers the thread's run
+ * world (null when there is none); `crashHook` is the crash tests' seam (null in production):
+ * each step of an occurrence calls it with the rows durable, as the pipeline's `after_result`.
+ */
+export function schedulesOf(storage: DurableObjectStorage, alarm: ScheduleAlarm, running: ScheduleHost["running"], crashHook: (() => CrashHook | null | undefined) | null): ThreadSchedules {
+  const crash = async (point: string, callId: string) => {
+    const hook = crashHook?.();
+    if (!hook) return;
+    await storage.sync();
+    await hook(point as CrashPoint, { callId, toolName: "schedule" });
+  };
+  const schedules = new ThreadSchedules(new ScheduleStore(storage), { running, wakeBy: (at) => alarm.ensureDue(at), ...(crashHook ? { crash } : {}) });
+  alarm.due = () => (running() ? schedules.dueAt() : null);
+  return schedules;
+}

@@ -1,0 +1,287 @@
+/**
+ * A thread's schedules at run time: made, cancelled and listed (by a tool's `state`, the HTTP
+ * routes, the client), and fired by the thread's alarm. Each occurrence runs exactly once: its
+ * journal row (key `scheduleId:dueAt`) commits in one transaction with the schedule's move to
+ * its next occurrence and, for an agent target, with the message its turn takes; a tool target's
+ * call runs through the call runner under a call id made from the key, so its effect key is
+ * `<branch>:sched_<scheduleId>_<dueAt>` and a crash, eviction or second alarm delivery finds the
+ * same call (recovered by the effect table, never run again).
+ * @module
+ */
+import { WeftError, isWeftError } from "../errors.js";
+import { orderedId } from "../ids.js";
+import { directCall } from "../run/direct.js";
+import type { TurnRunner } from "../run/turn-runner.js";
+import type { RunWorld } from "../run/world.js";
+import { scheduleClock } from "./clock.js";
+import { MAX_CATCH_UP, type ScheduleSpec, checkSchedule } from "./define.js";
+import { type ScheduleInfo, infoOf, occurrenceCallId, occurrenceKey } from "./info.js";
+import type { OccurrenceRow, ScheduleRow, ScheduleStore } from "./store.js";
+import { dueThrough, jitterOf, nextDue } from "./timing.js";
+
+/** At most this many schedules may be active on one thread. */
+export const MAX_SCHEDULES_PER_THREAD = 10_000;
+/** An occurrence that fires more than this late (ms) was missed: its `missed` policy decides. */
+export const MISSED_GRACE_MS = 60_000;
+/** How many due schedules one alarm fires before it arms itself again at once for the rest. */
+const FIRES_PER_ALARM = 200;
+/** How many of its newest occurrences a schedule's journal keeps (older ended ones are forgotten). */
+export const OCCURRENCES_KEPT = 500;
+/** How long a tool occurrence refused by a busy thread waits before it tries again (ms). */
+const BUSY_RETRY_MS = 1_000;
+/** After a firing that failed, the alarm waits this long (ms), four times longer after each further failure, up to an hour. */
+const FAILED_RETRY_MS = 1_000;
+
+/** What the schedules need of their Durable Object. */
+export interface ScheduleHost {
+  /** The thread's run world and turn runner; null when there is no thread (or it is being removed). */
+  running(): { world: RunWorld; runner: TurnRunner } | null;
+  /** Makes sure the alarm fires by `at` (epoch ms) at the latest. */
+  wakeBy(at: number): Promise<void>;
+  /**
+   * Test seam of the crash tests: called at each step of an occurrence (`occurrence_due` before
+   * its journal row, `occurrence_journaled` after it, `occurrence_done` after its call's result)
+   * with the occurrence's call id; the test Thread aborts there. Absent in production.
+   */
+  crash?(point: OccurrencePoint, callId: string): Promise<void>;
+}
+
+/** The steps of an occurrence a crash test may cut (see {@link ScheduleHost.crash}). */
+export type OccurrencePoint = "occurrence_due" | "occurrence_journaled" | "occurrence_done";
+
+/** The schedules of one thread. */
+export class ThreadSchedules {
+  /** Firings that failed in a row, and the time (epoch ms) before which no firing is tried again. */
+  private failures = 0;
+  private backoffUntil = 0;
+
+  constructor(
+    readonly store: ScheduleStore,
+    private readonly host: ScheduleHost,
+  ) {}
+
+  private world(): { world: RunWorld; runner: TurnRunner } {
+    const r = this.host.running();
+    if (!r) throw new WeftError("thread_not_found", "no such thread");
+    return r;
+  }
+
+  /**
+   * Makes a schedule on this thread for `owner` and arms the alarm for its first occurrence.
+   * @throws WeftError `invalid_schedule` (400, with `path`; see {@link checkSchedule}),
+   *   `too_many_schedules` (409) past {@link MAX_SCHEDULES_PER_THREAD}. Nothing is stored then.
+   */
+  async create(input: unknown, owner: string | null): Promise<ScheduleInfo> {
+    const { world } = this.world();
+    const now = scheduleClock.now();
+    const spec = checkSchedule(input, { agent: (name) => name === world.meta.agentId, tool: (name) => world.catalog.has(name) }, now);
+    if (this.store.activeCount() >= MAX_SCHEDULES_PER_THREAD) {
+      throw new WeftError("too_many_schedules", `this thread has ${MAX_SCHEDULES_PER_THREAD} active schedules already; cancel one first`, { limit: MAX_SCHEDULES_PER_THREAD });
+    }
+    const id = orderedId("sch", 8);
+    const first = nextDue(spec, now, now);
+    if (first === null) throw new WeftError("invalid_schedule", "the schedule has no occurrence before its until", { path: ["until"] });
+    const row: ScheduleRow = { id, spec, owner, status: "active", anchor: now, nextDue: first, fireAt: first + jitterOf(occurrenceKey(id, first), spec.jitterMs), createdAt: now };
+    this.store.insert(row);
+    const info = infoOf(row);
+    world.emit("schedule_created", { schedule: info });
+    await this.host.wakeBy(row.fireAt!);
+    return info;
+  }
+
+  /**
+   * Cancels a schedule: no occurrence of it fires after this, not even one due already and
+   * waiting (queued, or journaled by an alarm a crash cut before its call began).
+   * @throws WeftError `schedule_not_found` (404) for an id this thread has no schedule for.
+   */
+  cancel(scheduleId: string): ScheduleInfo {
+    const { world } = this.world();
+    const now = scheduleClock.now();
+    if (!this.store.get(scheduleId)) throw new WeftError("schedule_not_found", `no schedule ${JSON.stringify(scheduleId)} in this thread`, { scheduleId });
+    if (this.store.atomically(() => this.store.cancel(scheduleId, now))) world.emit("schedule_cancelled", { scheduleId });
+    return infoOf(this.store.get(scheduleId)!);
+  }
+
+  /** The thread's schedules in creation order (at most `limit`, default 1000, from `offset`). */
+  list(limit = 1000, offset = 0): ScheduleInfo[] {
+    return this.store.list(limit, offset).map(infoOf);
+  }
+
+  /**
+   * After a restart: the alarm is armed for the next due schedule, and at once when a crash left
+   * an occurrence open (journaled, its call maybe not begun, or queued behind one): nothing else
+   * would find it.
+   */
+  async restore(): Promise<void> {
+    if (!this.store.ready) return;
+    const cut = this.store.open(1).length > 0;
+    // A thread without schedules reads nothing more (not even its alarm).
+    if (cut || this.store.earliest() !== null) await this.host.wakeBy(cut ? Date.now() + 10 : Infinity);
+  }
+
+  /**
+   * The alarm's part: fires every occurrence due now, finishes those a crash cut, and arms the
+   * alarm for the next one. A firing that fails arms the alarm backed off (1 s, then 4 s, 16 s,
+   * ... up to an hour) and throws; the Durable Object logs it and its watchdog goes on.
+   */
+  async fire(): Promise<void> {
+    try {
+      await this.fireDue();
+      this.failures = 0;
+      this.backoffUntil = 0;
+    } catch (e) {
+      // Backed off: a schedule due in the past would otherwise arm the alarm for a time already
+      // past, and the handler would run again at once, failing the same way, without end.
+      this.backoffUntil = Date.now() + Math.min(FAILED_RETRY_MS * 4 ** this.failures++, 3_600_000);
+      await this.host.wakeBy(this.backoffUntil);
+      throw e;
+    }
+  }
+
+  /**
+   * When the alarm must fire next for the schedules (epoch ms), or null: the earliest due time
+   * from the index, but not before the backoff after a failed firing.
+   */
+  dueAt(): number | null {
+    const earliest = this.store.earliest();
+    return earliest === null ? null : Math.max(earliest, this.backoffUntil);
+  }
+
+  private async fireDue(): Promise<void> {
+    const r = this.host.running();
+    if (!r || !this.store.ready) return;
+    const now = scheduleClock.now();
+    const starts: OccurrenceRow[] = [];
+    let fired = 0;
+    for (let row = this.store.firstDue(now); row && fired < FIRES_PER_ALARM; row = this.store.firstDue(now), fired++) {
+      if (this.host.crash) await this.host.crash("occurrence_due", occurrenceCallId(row.id, row.nextDue!));
+      const started = this.fireOne(r, row, now);
+      if (this.host.crash) for (const o of started) await this.host.crash("occurrence_journaled", o.callId!);
+      starts.push(...started);
+    }
+    await Promise.all([...starts, ...this.leftOpen(starts)].map((o) => this.run(o)));
+    const next = fired >= FIRES_PER_ALARM ? now : this.dueAt();
+    if (next !== null) await this.host.wakeBy(next);
+  }
+
+  /**
+   * Occurrences a crash or a wait left open, to go on: each started one (journaled before a
+   * crash, or waiting for a person or a busy thread), and the first queued one of a schedule
+   * with none started (its predecessor ended in an instance a crash cut before it started it).
+   */
+  private leftOpen(starting: OccurrenceRow[]): OccurrenceRow[] {
+    const open = this.store.open(FIRES_PER_ALARM);
+    const out: OccurrenceRow[] = [];
+    const running = new Set([...starting, ...open.filter((o) => o.status === "started")].map((o) => o.scheduleId));
+    for (const o of open) {
+      if (o.status === "started" && !starting.some((s) => s.key === o.key)) out.push(o);
+      else if (o.status === "queued" && !running.has(o.scheduleId)) {
+        running.add(o.scheduleId);
+        this.store.mark(o.key, "started", scheduleClock.now());
+        out.push({ ...o, status: "started" });
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Fires one due schedule in one transaction: journals the occurrences its `missed` and
+   * `overlap` policies run, counts those they skip, and moves it to its next occurrence.
+   * @returns the tool occurrences to start now.
+   */
+  private fireOne({ world, runner }: { world: RunWorld; runner: TurnRunner }, row: ScheduleRow, now: number): OccurrenceRow[] {
+    const spec = row.spec;
+    const { due, dropped } = dueThrough(spec, row.anchor, row.nextDue!, now, MAX_CATCH_UP);
+    // Fired: those whose jittered time has come, in order; the first not yet ready waits.
+    const ready: number[] = [];
+    for (const d of due) {
+      if (d + jitterOf(occurrenceKey(row.id, d), spec.jitterMs) > now) break;
+      ready.push(d);
+    }
+    const late = (d: number) => now - (d + jitterOf(occurrenceKey(row.id, d), spec.jitterMs)) > MISSED_GRACE_MS;
+    const run = spec.missed === "all" ? ready : spec.missed === "once" ? ready.slice(-1) : ready.filter((d) => !late(d));
+    const missed = dropped + ready.length - run.length;
+    const after = ready.at(-1) ?? row.nextDue! - 1;
+    const next = nextDue(spec, row.anchor, after);
+    const fireAt = next === null ? null : next + jitterOf(occurrenceKey(row.id, next), spec.jitterMs);
+    const starts: OccurrenceRow[] = [];
+    const skipped: number[] = [];
+    this.store.atomically(() => {
+      // Overlap is judged against occurrences of earlier firings; a catch-up's own run in turn.
+      const overlapping = "tool" in spec.target && this.store.open(1, row.id).length > 0;
+      for (const [i, d] of run.entries()) {
+        const o = this.journalOne(world, row, d, now, overlapping, i > 0);
+        if (o === "overlap") skipped.push(d);
+        else if (o?.status === "started") starts.push(o);
+      }
+      this.store.advance(row.id, next, fireAt, now);
+      this.store.prune(row.id, OCCURRENCES_KEPT);
+    });
+    const firstMissed = ready.find((d) => !run.includes(d)) ?? due[0] ?? row.nextDue!;
+    if (missed > 0) world.emit("schedule_skipped", { scheduleId: row.id, reason: "missed", count: missed, dueAt: new Date(firstMissed).toISOString() });
+    for (const d of skipped) world.emit("schedule_skipped", { scheduleId: row.id, reason: "overlap", count: 1, dueAt: new Date(d).toISOString() });
+    for (const d of run) {
+      if (skipped.includes(d)) continue;
+      const key = occurrenceKey(row.id, d);
+      const callId = "tool" in spec.target ? occurrenceCallId(row.id, d) : undefined;
+      world.emit("schedule_fired", { scheduleId: row.id, key, dueAt: new Date(d).toISOString(), ...(callId ? { callId } : {}) });
+    }
+    if ("agent" in spec.target && run.length > skipped.length) void runner.resume().catch(() => undefined);
+    return starts;
+  }
+
+  /** Journals one occurrence (inside `fireOne`'s transaction); "overlap" when its policy skips it. */
+  private journalOne(world: RunWorld, row: ScheduleRow, dueAt: number, now: number, overlapping: boolean, behind: boolean): OccurrenceRow | "overlap" | null {
+    const spec: ScheduleSpec = row.spec;
+    const key = occurrenceKey(row.id, dueAt);
+    const target = spec.target;
+    if ("agent" in target) {
+      // The previous occurrence still runs while its message waits for its turn.
+      if (spec.overlap === "skip" && this.store.messageWaiting(row.id)) return this.store.journal({ key, scheduleId: row.id, dueAt, status: "skipped", callId: null }, now) ? "overlap" : null;
+      const o: OccurrenceRow = { key, scheduleId: row.id, dueAt, status: "done", callId: null };
+      // The message commits with the journal row: the turn that takes it is the occurrence's work.
+      if (this.store.journal(o, now)) world.store.turns.enqueue({ role: "user", content: target.message, metadata: { scheduleId: row.id, occurrence: key } }, now);
+      return o;
+    }
+    const busy = overlapping || behind;
+    if (overlapping && spec.overlap === "skip") return this.store.journal({ key, scheduleId: row.id, dueAt, status: "skipped", callId: null }, now) ? "overlap" : null;
+    const o: OccurrenceRow = { key, scheduleId: row.id, dueAt, status: busy ? "queued" : "started", callId: occurrenceCallId(row.id, dueAt) };
+    return this.store.journal(o, now) ? o : null;
+  }
+
+  /**
+   * Runs (or finds again) a tool occurrence's call. A final outcome ends the occurrence; one that
+   * waits for a person, or a busy thread, leaves it open for a later alarm. Then the schedule's
+   * next queued occurrence starts.
+   */
+  private async run(o: OccurrenceRow): Promise<void> {
+    const r = this.host.running();
+    const row = this.store.get(o.scheduleId);
+    if (!r || !row || !("tool" in row.spec.target) || o.callId === null) return;
+    const target = row.spec.target;
+    // Cancelled before its call began: it never runs. One that began is the call's to finish.
+    if (row.status === "cancelled" && !r.world.store.calls.get(o.callId)) {
+      this.store.mark(o.key, "cancelled", scheduleClock.now());
+      return;
+    }
+    try {
+      const outcome = await directCall(r.world, r.runner, { toolName: target.tool, input: target.input ?? {}, callId: o.callId });
+      if (outcome.status === "awaiting_approval" || outcome.status === "parked") return;
+      if (this.host.crash) await this.host.crash("occurrence_done", o.callId);
+      this.store.mark(o.key, "done", scheduleClock.now(), outcome.status);
+    } catch (e) {
+      if (isWeftError(e) && e.code === "session_busy") {
+        await this.host.wakeBy(Date.now() + BUSY_RETRY_MS);
+        return;
+      }
+      // Refused before it ran (its tool gone, its input no longer valid): the occurrence ends.
+      this.store.mark(o.key, "done", scheduleClock.now(), isWeftError(e) ? e.code : "internal_error");
+      if (!isWeftError(e)) console.error(`weft: schedule ${o.scheduleId} occurrence ${o.key} failed: ${String(e)}`);
+    }
+    const queued = this.store.open(1, o.scheduleId)[0];
+    if (queued?.status === "queued") {
+      this.store.mark(queued.key, "started", scheduleClock.now());
+      await this.run({ ...queued, status: "started" });
+    }
+  }
+}

@@ -1,0 +1,216 @@
+/**
+ * A thread's schedules and their occurrences in its SQLite database (migration in
+ * src/thread/store/migrations.ts, v17). The due-time index (`schedules_by_fire`, over active rows
+ * only) answers the earliest due time and the next due schedule in O(log n), however many
+ * schedules the thread holds. An occurrence's row, keyed `scheduleId:dueAt`, is its journal
+ * entry: written before its work starts, never written twice.
+ * @module
+ */
+import type { ScheduleSpec } from "./define.js";
+
+/**
+ * The tables of schedules and occurrences (the thread's migration v17). The index over active
+ * rows' fire times answers the earliest due schedule in O(log n).
+ */
+export const SCHEDULES_DDL = `
+  CREATE TABLE IF NOT EXISTS schedules (
+    id TEXT PRIMARY KEY, spec TEXT NOT NULL, owner TEXT, status TEXT NOT NULL, anchor INTEGER NOT NULL,
+    next_due INTEGER, fire_at INTEGER, created_at INTEGER NOT NULL, ended_at INTEGER
+  );
+  CREATE INDEX IF NOT EXISTS schedules_by_fire ON schedules (fire_at) WHERE status = 'active';
+  CREATE TABLE IF NOT EXISTS occurrences (
+    key TEXT PRIMARY KEY, schedule_id TEXT NOT NULL, due_at INTEGER NOT NULL, status TEXT NOT NULL,
+    call_id TEXT, created_at INTEGER NOT NULL, finished_at INTEGER, outcome TEXT
+  );
+  CREATE INDEX IF NOT EXISTS occurrences_open ON occurrences (schedule_id, due_at) WHERE status IN ('queued', 'started');
+  CREATE INDEX IF NOT EXISTS occurrences_by_schedule ON occurrences (schedule_id, due_at);
+`;
+
+/** Where a schedule stands: `active` until cancelled or out of occurrences (`done`). */
+export type ScheduleStatus = "active" | "cancelled" | "done";
+
+/** One schedule's row. Times are epoch ms. */
+export interface ScheduleRow {
+  id: string;
+  spec: ScheduleSpec;
+  /** The user who made it (null: the thread's code, for its owner). */
+  owner: string | null;
+  status: ScheduleStatus;
+  /** When an `every` schedule started counting. */
+  anchor: number;
+  /** The next occurrence's nominal time (its key's `dueAt`); null when none is left. */
+  nextDue: number | null;
+  /** When that occurrence fires: `nextDue` plus its jitter. */
+  fireAt: number | null;
+  createdAt: number;
+}
+
+/**
+ * An occurrence's journal row: `queued` (waits for the schedule's previous one, overlap
+ * `queue`), `started` (its work began or is about to), `done`, `skipped`, `cancelled`.
+ */
+export interface OccurrenceRow {
+  key: string;
+  scheduleId: string;
+  dueAt: number;
+  status: "queued" | "started" | "done" | "skipped" | "cancelled";
+  /** The call a tool target runs under (its id is made from the key). */
+  callId: string | null;
+}
+
+type RawSchedule = { id: string; spec: string; owner: string | null; status: string; anchor: number; next_due: number | null; fire_at: number | null; created_at: number };
+type RawOccurrence = { key: string; schedule_id: string; due_at: number; status: string; call_id: string | null };
+
+const SCHEDULE_COLUMNS = "id, spec, owner, status, anchor, next_due, fire_at, created_at";
+const OCCURRENCE_COLUMNS = "key, schedule_id, due_at, status, call_id";
+
+const scheduleOf = (r: RawSchedule): ScheduleRow => ({
+  id: r.id,
+  spec: JSON.parse(r.spec) as ScheduleSpec,
+  owner: r.owner,
+  status: r.status as ScheduleStatus,
+  anchor: r.anchor,
+  nextDue: r.next_due,
+  fireAt: r.fire_at,
+  createdAt: r.created_at,
+});
+const occurrenceOf = (r: RawOccurrence): OccurrenceRow => ({ key: r.key, scheduleId: r.schedule_id, dueAt: r.due_at, status: r.status as OccurrenceRow["status"], callId: r.call_id });
+
+/** The schedules tables of one thread. */
+export class ScheduleStore {
+  constructor(private readonly storage: DurableObjectStorage) {}
+
+  private get sql(): SqlStorage {
+    return this.storage.sql;
+  }
+
+  /** Runs `fn` in one transaction: its rows commit together or not at all. */
+  atomically<T>(fn: () => T): T {
+    return this.storage.transactionSync(fn);
+  }
+
+  /** Whether the tables exist (a thread made before this schema has none until it migrates). */
+  get ready(): boolean {
+    // Only a yes is kept: the thread's create migrates after this store was made.
+    if (!this.exists) this.exists = this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schedules'").toArray().length > 0;
+    return this.exists;
+  }
+  private exists = false;
+
+  /** Forgets what it learnt of the tables (the thread's rows were removed). */
+  forget(): void {
+    this.exists = false;
+  }
+
+  insert(row: ScheduleRow): void {
+    this.sql.exec(
+      `INSERT INTO schedules (${SCHEDULE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      row.id,
+      JSON.stringify(row.spec),
+      row.owner,
+      row.status,
+      row.anchor,
+      row.nextDue,
+      row.fireAt,
+      row.createdAt,
+    );
+    this.exists = true;
+  }
+
+  get(id: string): ScheduleRow | undefined {
+    if (!this.ready) return undefined;
+    const r = this.sql.exec<RawSchedule>(`SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE id = ?`, id).toArray()[0];
+    return r ? scheduleOf(r) : undefined;
+  }
+
+  /** Schedules in creation order (`status`: only those), at most `limit` from `offset`. */
+  list(limit: number, offset = 0, status?: ScheduleStatus): ScheduleRow[] {
+    if (!this.ready) return [];
+    const where = status ? "WHERE status = ?" : "";
+    const args = status ? [status, limit, offset] : [limit, offset];
+    return this.sql.exec<RawSchedule>(`SELECT ${SCHEDULE_COLUMNS} FROM schedules ${where} ORDER BY created_at, id LIMIT ? OFFSET ?`, ...args).toArray().map(scheduleOf);
+  }
+
+  /** How many schedules are active. */
+  activeCount(): number {
+    if (!this.ready) return 0;
+    return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM schedules WHERE status = 'active'").one().n;
+  }
+
+  /** The earliest time an active schedule fires (epoch ms), or null: one index lookup. */
+  earliest(): number | null {
+    if (!this.ready) return null;
+    return this.sql.exec<{ t: number | null }>("SELECT MIN(fire_at) AS t FROM schedules WHERE status = 'active'").one().t;
+  }
+
+  /** The active schedule that fires first, when it fires at or before `now`. */
+  firstDue(now: number): ScheduleRow | undefined {
+    if (!this.ready) return undefined;
+    const r = this.sql.exec<RawSchedule>(`SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE status = 'active' AND fire_at <= ? ORDER BY fire_at LIMIT 1`, now).toArray()[0];
+    return r ? scheduleOf(r) : undefined;
+  }
+
+  /** Moves a schedule on to its next occurrence; none left ends it `done`. */
+  advance(id: string, nextDue: number | null, fireAt: number | null, now: number): void {
+    if (nextDue === null) this.sql.exec("UPDATE schedules SET status = 'done', next_due = NULL, fire_at = NULL, ended_at = ? WHERE id = ?", now, id);
+    else this.sql.exec("UPDATE schedules SET next_due = ?, fire_at = ? WHERE id = ?", nextDue, fireAt, id);
+  }
+
+  /** Ends a schedule `cancelled`, with its queued occurrences; whether it was active. */
+  cancel(id: string, now: number): boolean {
+    const changed = this.sql.exec("UPDATE schedules SET status = 'cancelled', fire_at = NULL, ended_at = ? WHERE id = ? AND status = 'active'", now, id).rowsWritten > 0;
+    this.sql.exec("UPDATE occurrences SET status = 'cancelled', finished_at = ? WHERE schedule_id = ? AND status = 'queued'", now, id);
+    return changed;
+  }
+
+  /** The occurrence journaled under `key`. */
+  occurrence(key: string): OccurrenceRow | undefined {
+    if (!this.ready) return undefined;
+    const r = this.sql.exec<RawOccurrence>(`SELECT ${OCCURRENCE_COLUMNS} FROM occurrences WHERE key = ?`, key).toArray()[0];
+    return r ? occurrenceOf(r) : undefined;
+  }
+
+  /**
+   * Journals an occurrence; false (and nothing written) when its key is journaled already, so
+   * a second evaluation of the same occurrence never starts it again.
+   */
+  journal(o: OccurrenceRow, now: number): boolean {
+    return this.sql.exec(`INSERT OR IGNORE INTO occurrences (${OCCURRENCE_COLUMNS}, created_at) VALUES (?, ?, ?, ?, ?, ?)`, o.key, o.scheduleId, o.dueAt, o.status, o.callId, now).rowsWritten > 0;
+  }
+
+  /** Moves an occurrence on (`started` from `queued`, or to its end with `outcome`). */
+  mark(key: string, status: OccurrenceRow["status"], now: number, outcome?: string): void {
+    const end = status === "queued" || status === "started" ? null : now;
+    this.sql.exec("UPDATE occurrences SET status = ?, finished_at = ?, outcome = COALESCE(?, outcome) WHERE key = ?", status, end, outcome ?? null, key);
+  }
+
+  /** Open occurrences (`queued` or `started`), oldest first; of one schedule when `scheduleId` is given. */
+  open(limit: number, scheduleId?: string): OccurrenceRow[] {
+    if (!this.ready) return [];
+    const rows = scheduleId
+      ? this.sql.exec<RawOccurrence>(`SELECT ${OCCURRENCE_COLUMNS} FROM occurrences WHERE status IN ('queued', 'started') AND schedule_id = ? ORDER BY due_at LIMIT ?`, scheduleId, limit)
+      : this.sql.exec<RawOccurrence>(`SELECT ${OCCURRENCE_COLUMNS} FROM occurrences WHERE status IN ('queued', 'started') ORDER BY due_at LIMIT ?`, limit);
+    return rows.toArray().map(occurrenceOf);
+  }
+
+  /** Occurrences of a schedule, newest first (for tests and the API's history). */
+  occurrences(scheduleId: string, limit = 100): OccurrenceRow[] {
+    if (!this.ready) return [];
+    return this.sql.exec<RawOccurrence>(`SELECT ${OCCURRENCE_COLUMNS} FROM occurrences WHERE schedule_id = ? ORDER BY due_at DESC LIMIT ?`, scheduleId, limit).toArray().map(occurrenceOf);
+  }
+
+  /**
+   * Forgets a schedule's ended occurrences beyond its newest `keep`, so a schedule that runs for
+   * years keeps a bounded journal. Safe for exactly once: a schedule only moves forward, so an
+   * occurrence older than its newest is never evaluated again.
+   */
+  prune(scheduleId: string, keep: number): void {
+    const edge = this.sql.exec<{ due_at: number }>("SELECT due_at FROM occurrences WHERE schedule_id = ? ORDER BY due_at DESC LIMIT 1 OFFSET ?", scheduleId, keep - 1).toArray()[0];
+    if (edge) this.sql.exec("DELETE FROM occurrences WHERE schedule_id = ? AND due_at < ? AND status IN ('done', 'skipped', 'cancelled')", scheduleId, edge.due_at);
+  }
+
+  /** Whether a message of the schedule still waits in the thread's inbox (its turn has not taken it). */
+  messageWaiting(scheduleId: string): boolean {
+    return this.sql.exec("SELECT 1 FROM inbox WHERE metadata IS NOT NULL AND json_extract(metadata, '$.scheduleId') = ? LIMIT 1", scheduleId).toArray().length > 0;
+  }
+}

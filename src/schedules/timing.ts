@@ -1,0 +1,120 @@
+/**
+ * When a schedule's occurrences fall. Cron is evaluated by `croner` in the schedule's IANA zone
+ * (through `Intl`, which workerd ships with full zone data). Daylight saving, as documented in
+ * docs/schedules.md:
+ * - a wall time that does not exist on a spring-forward day (02:30 when clocks jump from 02:00
+ *   to 03:00) runs once, at the first instant after the gap (03:00 local);
+ * - a wall time that happens twice on a fall-back day (01:30 when clocks go from 02:00 back to
+ *   01:00) runs once, at its first instant (the earlier, summer-time one).
+ * An `every` schedule counts real milliseconds from its creation and ignores zones altogether.
+ * @module
+ */
+import { Cron } from "croner";
+import type { ScheduleSpec } from "./spec.js";
+
+/** Whether `zone` is an IANA time zone this runtime knows. */
+export function checkZone(zone: string): boolean {
+  if (zone.length === 0 || zone.length > 64) return false;
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Cron nicknames croner takes, which are five-field cron all the same. */
+const NICKNAMES = new Set(["@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly"]);
+
+/**
+ * Why `expr` is not a five-field cron (minute hour day-of-month month day-of-week), or null when
+ * it is. Seconds and years are refused: the finest step is a minute.
+ */
+export function checkCron(expr: string, zone: string): string | null {
+  const text = expr.trim();
+  if (!NICKNAMES.has(text.toLowerCase()) && text.split(/\s+/).length !== 5) return "expected five fields: minute hour day-of-month month day-of-week";
+  try {
+    const cron = new Cron(text, { timezone: zone, paused: true });
+    if (cron.nextRun(new Date(0)) === null) return "it never fires";
+    return null;
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
+}
+
+/** Parsed cron patterns, kept per pattern and zone (parsing costs more than a lookup). */
+const parsed = new Map<string, Cron>();
+
+function cronOf(expr: string, zone: string): Cron {
+  const key = `${zone} ${expr}`;
+  let cron = parsed.get(key);
+  if (!cron) {
+    if (parsed.size > 1000) parsed.clear();
+    cron = new Cron(expr, { timezone: zone, paused: true });
+    parsed.set(key, cron);
+  }
+  return cron;
+}
+
+/**
+ * The first occurrence strictly after `after` (epoch ms), or null when there is none (an `at`
+ * passed, `until` passed). `anchor` is when an `every` schedule started counting.
+ */
+export function nextDue(spec: ScheduleSpec, anchor: number, after: number): number | null {
+  let due: number | null;
+  if (spec.cron !== undefined) {
+    due = cronOf(spec.cron, spec.timezone ?? "UTC").nextRun(new Date(after))?.getTime() ?? null;
+  } else if (spec.everyMs !== undefined) {
+    const k = after < anchor ? 0 : Math.floor((after - anchor) / spec.everyMs);
+    due = anchor + (k + 1) * spec.everyMs;
+  } else {
+    due = spec.at !== undefined && spec.at > after ? spec.at : null;
+  }
+  return due !== null && spec.until !== undefined && due > spec.until ? null : due;
+}
+
+/**
+ * The occurrences due at or before `now` from `first` on, oldest first, at most `limit` of
+ * them (the newest `limit` when there are more), with how many older ones were left out.
+ */
+export function dueThrough(spec: ScheduleSpec, anchor: number, first: number, now: number, limit: number): { due: number[]; dropped: number } {
+  const due: number[] = [];
+  let dropped = 0;
+  // `every` jumps straight to the window: downtime of a year costs no loop of a million steps.
+  if (spec.everyMs !== undefined && now - first > limit * spec.everyMs) {
+    const last = anchor + Math.floor((now - anchor) / spec.everyMs) * spec.everyMs;
+    const start = last - (limit - 1) * spec.everyMs;
+    dropped = Math.round((start - first) / spec.everyMs);
+    for (let d = start; d <= last; d += spec.everyMs) if (spec.until === undefined || d <= spec.until) due.push(d);
+    return { due, dropped };
+  }
+  // Cron: forward from `first` for a bounded number of steps; after longer downtime the window
+  // is read backwards from `now` and the steps walked are what is counted as dropped (a floor).
+  let d: number | null = first;
+  for (let steps = 0; d !== null && d <= now && steps < CRON_WALK; d = nextDue(spec, anchor, d), steps++) {
+    due.push(d);
+    if (due.length > limit) {
+      due.shift();
+      dropped++;
+    }
+  }
+  if (d === null || d > now || spec.cron === undefined) return { due, dropped };
+  const back = cronOf(spec.cron, spec.timezone ?? "UTC")
+    .previousRuns(limit, new Date(now + 1))
+    .map((t) => t.getTime())
+    .filter((t) => t >= d! && (spec.until === undefined || t <= spec.until))
+    .reverse();
+  return { due: back, dropped: dropped + due.length };
+}
+
+/** How many cron occurrences a catch-up walks forward before it reads its window backwards. */
+const CRON_WALK = 2000;
+
+/** The delay (0 to `jitterMs`, in ms) of the occurrence `key`: the same for every evaluation of it. */
+export function jitterOf(key: string, jitterMs: number): number {
+  if (jitterMs <= 0) return 0;
+  // FNV-1a: stable across restarts and instances, unlike a random draw.
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193) >>> 0;
+  return h % (jitterMs + 1);
+}

@@ -1,0 +1,53 @@
+/**
+ * weft's MCP server honours the effect-key extension it announces: a `tools/call` carrying
+ * `_meta["weft/effectKey"]` runs at most once per key, and a repeat answers the recorded result.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { describe, expect, it } from "vitest";
+import { EFFECT_KEY_META } from "../../src/mcp/server.js";
+import { ledgerOf, request } from "../helpers.js";
+
+async function client(): Promise<Client> {
+  const c = new Client({ name: "weft-test", version: "1.0.0" });
+  const fetchAs = (url: string | URL, init?: RequestInit) => request(new URL(url).pathname, init, "alice");
+  await c.connect(new StreamableHTTPClientTransport(new URL("http://weft.test/mcp"), { fetch: fetchAs }));
+  return c;
+}
+
+const textOf = (r: Awaited<ReturnType<Client["callTool"]>>) => (r.content as Array<{ text: string }>)[0]!.text;
+
+describe("the effect-key extension", () => {
+  it("is announced in the server's capabilities", async () => {
+    const c = await client();
+    expect(c.getServerCapabilities()?.experimental?.[EFFECT_KEY_META]).toEqual({ version: 1, windowMs: 86_400_000 });
+    await c.close();
+  });
+
+  it("runs a write once per key: a repeat (even on a new connection) answers the recorded result", async () => {
+    const key = `caller:${crypto.randomUUID()}`;
+    const first = await (await client()).callTool({ name: "effect_write", arguments: { label: "x" }, _meta: { [EFFECT_KEY_META]: key } });
+    const again = await (await client()).callTool({ name: "effect_write", arguments: { label: "x" }, _meta: { [EFFECT_KEY_META]: key } });
+    expect(first.isError).toBeFalsy();
+    expect(textOf(again)).toBe(textOf(first));
+    const ran = JSON.parse(textOf(first)) as { effectKey: string; runs: number };
+    expect(ran.runs).toBe(1);
+    expect((await ledgerOf(ran.effectKey)).runs).toBe(1);
+  });
+
+  it("without a key, each call runs", async () => {
+    const c = await client();
+    const a = JSON.parse(textOf(await c.callTool({ name: "effect_write", arguments: {} }))) as { effectKey: string };
+    const b = JSON.parse(textOf(await c.callTool({ name: "effect_write", arguments: {} }))) as { effectKey: string };
+    expect(a.effectKey).not.toBe(b.effectKey);
+    await c.close();
+  });
+
+  it("refuses a key that is not 1 to 255 visible ASCII characters", async () => {
+    const c = await client();
+    const answer = await c.callTool({ name: "effect_write", arguments: {}, _meta: { [EFFECT_KEY_META]: "has space" } });
+    expect(answer.isError).toBe(true);
+    expect(textOf(answer)).toMatch(/^invalid_request: _meta\.weft\/effectKey/);
+    await c.close();
+  });
+});

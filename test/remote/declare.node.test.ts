@@ -1,0 +1,54 @@
+/**
+ * Declaring remote MCP servers in `agents/mcp/<name>.ts`: the build finds them, checks each
+ * (`file: rule` on a bad one), lets agents list `<server>.<tool>` or `<server>`, and refuses a
+ * tool outside a server's allow-list.
+ */
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const CASES = "test/scripts/build-fixtures";
+
+function build(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ["scripts/build-registry.mjs", ...args], { cwd: ROOT }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr });
+    });
+  });
+}
+
+let tmp: string;
+beforeAll(async () => {
+  tmp = await mkdtemp(path.join(os.tmpdir(), "weft-mcp-declare-"));
+});
+afterAll(async () => {
+  await rm(tmp, { recursive: true, force: true });
+});
+
+describe("agents/mcp/ at build", () => {
+  it("a good server is registered as mcpServers and agents may list its tools and the whole server", async () => {
+    const out = path.join(tmp, "good.ts");
+    const run = await build("--agents", `${CASES}/base`, "--agents", `${CASES}/mcp-good`, "--out", out);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("1 MCP server");
+    const text = await readFile(out, "utf8");
+    expect(text).toContain(`import mcp_docs from "`);
+    expect(text).toMatch(/mcpServers: \{\n {4}docs: mcp_docs,\n {2}\},/);
+  });
+
+  it("a bad server file and a tool outside a server's allow-list are each a file: rule line", async () => {
+    const out = path.join(tmp, "bad.ts");
+    const run = await build("--agents", `${CASES}/base`, "--agents", `${CASES}/mcp-bad`, "--out", out);
+    expect(run.code).toBe(1);
+    expect(run.stderr.trimEnd().split("\n")).toEqual([
+      `${CASES}/mcp-bad/agents/wrong_tool.ts: agent "wrong_tool": tools lists "wiki.edit", which is not a tool in ${CASES}/base/tools/ or ${CASES}/mcp-bad/tools/, a prompt, or an agent exposed as a tool`,
+      `${CASES}/mcp-bad/mcp/ftp_server.ts: mcp server "ftp_server": url must be an absolute http(s) URL`,
+      "registry: 2 problems; nothing written",
+    ]);
+  });
+});

@@ -1,0 +1,46 @@
+/**
+ * How a remote tool's listing becomes a weft tool: the name the model sees, the effect (the
+ * author's override, then the server's hints, else write), and how an answer becomes a result.
+ */
+import { describe, expect, it } from "vitest";
+import { defineMcpServer } from "../../src/remote/define.js";
+import { remoteEffect, remoteToolName, toolResultOf } from "../../src/remote/remote-tools.js";
+
+const server = defineMcpServer({ url: "https://mcp.example.com/mcp", effects: { risky_read: "write", upsert: "idempotent" } });
+const tool = (name: string, annotations?: Record<string, boolean>) => ({ name, inputSchema: { type: "object" }, ...(annotations ? { annotations } : {}) });
+
+describe("a remote tool's effect", () => {
+  it("takes readOnlyHint as read, idempotentHint as idempotent, and anything else as write", () => {
+    expect(remoteEffect(server, tool("search", { readOnlyHint: true }))).toBe("read");
+    expect(remoteEffect(server, tool("put", { idempotentHint: true }))).toBe("idempotent");
+    expect(remoteEffect(server, tool("send"))).toBe("write");
+    expect(remoteEffect(server, tool("send", { readOnlyHint: false, destructiveHint: false }))).toBe("write");
+  });
+
+  it("lets the author's override win over the hints", () => {
+    expect(remoteEffect(server, tool("risky_read", { readOnlyHint: true }))).toBe("write");
+    expect(remoteEffect(server, tool("upsert"))).toBe("idempotent");
+  });
+});
+
+describe("a remote tool's name", () => {
+  it("is <server>__<tool>, lower-cased, with characters providers refuse made _", () => {
+    expect(remoteToolName("github", "create_issue")).toBe("github__create_issue");
+    expect(remoteToolName("linear", "Issues.Search-v2")).toBe("linear__issues_search_v2");
+    expect(remoteToolName("docs", "x".repeat(80))).toBeNull();
+  });
+});
+
+describe("an answer as a result", () => {
+  it("joins text, keeps images as attachments, and makes isError an error with the server's text", () => {
+    expect(toolResultOf({ content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] })).toEqual({ status: "success", result: "a\nb" });
+    expect(toolResultOf({ content: [], structuredContent: { n: 1 } })).toEqual({ status: "success", result: '{"n":1}' });
+    expect(toolResultOf({ content: [{ type: "image", data: "AAAA", mimeType: "image/png" }] })).toEqual({
+      status: "success",
+      result: "",
+      attachments: [{ name: "image-1.png", mimeType: "image/png", data: "AAAA" }],
+    });
+    expect(toolResultOf({ isError: true, content: [{ type: "text", text: "closed today" }] })).toEqual({ status: "error", error: "closed today" });
+    expect(toolResultOf({ isError: true, content: [] }).status).toBe("error");
+  });
+});

@@ -1,0 +1,54 @@
+/**
+ * scripts/build-registry.mjs over `schedules/`: a good schedule file lands in the registry; a bad
+ * cron, an unknown zone, an unknown tool or agent each fail the build with a `file: rule` line.
+ */
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const CASES = "test/scripts/build-fixtures";
+
+function build(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ["scripts/build-registry.mjs", ...args], { cwd: ROOT }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr });
+    });
+  });
+}
+
+let tmp: string;
+beforeAll(async () => {
+  tmp = await mkdtemp(path.join(os.tmpdir(), "weft-schedules-build-"));
+});
+afterAll(async () => {
+  await rm(tmp, { recursive: true, force: true });
+});
+
+describe("schedule files are checked at build", () => {
+  it("a good schedule is registered under its file name", async () => {
+    const out = path.join(tmp, "good.ts");
+    const run = await build("--agents", `${CASES}/base`, "--agents", `${CASES}/schedules-good`, "--out", out);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    const text = await readFile(out, "utf8");
+    expect(text).toContain("schedules: {\n    nightly: schedule_nightly,\n  },");
+  });
+
+  it("a bad cron, an unknown zone, an unknown tool and an unknown agent: one file: rule line each, nothing written", async () => {
+    const out = path.join(tmp, "bad.ts");
+    const run = await build("--agents", `${CASES}/base`, "--agents", `${CASES}/schedules-bad`, "--out", out);
+    expect(run.code).toBe(1);
+    const dir = `${CASES}/schedules-bad/schedules`;
+    expect(run.stderr.trimEnd().split("\n")).toEqual([
+      expect.stringMatching(new RegExp(`^${dir}/bad_cron.ts: schedule "bad_cron": bad cron "0 25 \\* \\* \\*": .+`)),
+      `${dir}/bad_zone.ts: schedule "bad_zone": unknown time zone "Europe/Berlim": use an IANA name such as "Europe/Berlin"`,
+      `${dir}/unknown_agent.ts: target.agent: unknown agent "nobody" (agents: none)`,
+      `${dir}/unknown_tool.ts: target.tool: unknown tool "get_curent_time" (looked in ${CASES}/base/tools/ or ${CASES}/schedules-bad/tools/)`,
+      "registry: 4 problems; nothing written",
+    ]);
+  });
+});

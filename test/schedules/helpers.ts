@@ -1,0 +1,51 @@
+/**
+ * Helpers of the schedule tests: a clock the test moves, schedules made and fired inside the
+ * thread's Durable Object, its alarm read from storage.
+ * @module
+ */
+import { runDurableObjectAlarm } from "cloudflare:test";
+import { scheduleClock } from "../../src/schedules/clock.js";
+import type { ScheduleInfo } from "../../src/schedules/info.js";
+import type { OccurrenceRow } from "../../src/schedules/store.js";
+import { inThread, rawStub } from "../helpers.js";
+
+/** 2030-01-01T00:00:00Z: the tests' clock starts here, far from the real one, so no alarm fires on its own. */
+export const T0 = Date.UTC(2030, 0, 1);
+export const MINUTE = 60_000;
+
+/** Sets the schedules' clock (epoch ms); `null` gives it back to `Date.now`. */
+export function setClock(at: number | null): void {
+  scheduleClock.now = at === null ? () => Date.now() : () => at;
+}
+
+/** Makes a schedule inside the thread, as `state.schedule` does, for the thread's owner. */
+export function makeSchedule(threadId: string, input: unknown): Promise<ScheduleInfo> {
+  return inThread(threadId, (i) => i.schedules.create(input, "tester"));
+}
+
+/** The occurrences of a schedule, newest first. */
+export function occurrencesOf(threadId: string, scheduleId: string): Promise<OccurrenceRow[]> {
+  return inThread(threadId, (i) => i.schedules.store.occurrences(scheduleId));
+}
+
+/** The thread's stored alarm (epoch ms), or null. */
+export function alarmOf(threadId: string): Promise<number | null> {
+  return inThread(threadId, (_i) => _i.ctx.storage.getAlarm());
+}
+
+/**
+ * Delivers the thread's alarm now (`runDurableObjectAlarm`): true when one was set and ran,
+ * false when none was set; "crashed" when an injected crash cut the handler.
+ */
+export function deliverAlarm(threadId: string): Promise<boolean | "crashed"> {
+  return runDurableObjectAlarm(rawStub(threadId)).then(
+    (ran) => ran,
+    (e: Error) => {
+      if (!/injected crash|abort/i.test(String(e))) throw e;
+      return "crashed" as const;
+    },
+  );
+}
+
+/** The effect key of a tool occurrence's call: `<threadId>:sched_<scheduleId>_<dueAt>`. */
+export const occurrenceEffectKey = (threadId: string, scheduleId: string, dueAt: number) => `${threadId}:sched_${scheduleId}_${dueAt}`;

@@ -1,0 +1,51 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { createThread, eventsOf, inThread, json } from "../helpers.js";
+import { setClock } from "./helpers.js";
+
+afterEach(() => setClock(null));
+
+describe("/threads/:id/schedules", () => {
+  it("the owner makes, lists and cancels a schedule; events say so", async () => {
+    const id = await createThread({ agent: "guarantees" });
+    const made = await json("POST", `/threads/${id}/schedules`, { cron: "0 9 * * 1-5", timezone: "Europe/Berlin", target: { tool: "effect_read", input: {} } });
+    expect(made.status).toBe(201);
+    expect(made.body).toMatchObject({ status: "active", schedule: { cron: "0 9 * * 1-5", timezone: "Europe/Berlin", missed: "once", overlap: "skip", jitterMs: 0 } });
+    // The next weekday 09:00 in Berlin (07:00 or 08:00 UTC).
+    expect(made.body.nextDueAt).toMatch(/T0[78]:00:00\.000Z$/);
+    const list = await json("GET", `/threads/${id}/schedules`);
+    expect(list.body.schedules.map((s: { scheduleId: string }) => s.scheduleId)).toEqual([made.body.scheduleId]);
+    const cancelled = await json("DELETE", `/threads/${id}/schedules/${made.body.scheduleId}`);
+    expect(cancelled).toMatchObject({ status: 200, body: { status: "cancelled", nextDueAt: expect.any(String) } });
+    const types = (await eventsOf(id)).map((e) => e.type).filter((t) => t.startsWith("schedule_"));
+    expect(types).toEqual(["schedule_created", "schedule_cancelled"]);
+  });
+
+  it("another user can neither read, make nor cancel one: 404 as for a thread that is not there, nothing stored", async () => {
+    const id = await createThread({ agent: "guarantees" });
+    const made = await json("POST", `/threads/${id}/schedules`, { every: "1h", target: { tool: "effect_read" } });
+    expect((await json("GET", `/threads/${id}/schedules`, undefined, "bob")).status).toBe(404);
+    expect((await json("POST", `/threads/${id}/schedules`, { every: "1h", target: { tool: "effect_read" } }, "bob")).status).toBe(404);
+    expect((await json("DELETE", `/threads/${id}/schedules/${made.body.scheduleId}`, undefined, "bob")).status).toBe(404);
+    const rows = await inThread(id, (i) => i.schedules.list());
+    expect(rows.map((r: { status: string }) => r.status)).toEqual(["active"]);
+  });
+
+  it.each([
+    ["a bad cron", { cron: "0 9 * * 8", timezone: "UTC", target: { tool: "effect_read" } }, ["cron"]],
+    ["an unknown zone", { cron: "0 9 * * *", timezone: "Europe/Atlantis", target: { tool: "effect_read" } }, ["timezone"]],
+    ["a tool the thread does not offer", { every: "1h", target: { tool: "get_weather" } }, ["target", "tool"]],
+    ["another agent than the thread's", { every: "1h", target: { agent: "desk", message: "hi" } }, ["target", "agent"]],
+    ["a time in the past", { at: "2020-01-01T00:00:00Z", target: { tool: "effect_read" } }, ["at"]],
+    ["an interval under the minimum", { every: 1000, target: { tool: "effect_read" } }, ["every"]],
+  ])("%s: 400 invalid_schedule with the path, nothing stored", async (_what, body, path) => {
+    const id = await createThread({ agent: "guarantees" });
+    const res = await json("POST", `/threads/${id}/schedules`, body);
+    expect(res).toMatchObject({ status: 400, body: { error: { code: "invalid_schedule", details: { path } } } });
+    expect(await inThread(id, (i) => i.schedules.list())).toEqual([]);
+  });
+
+  it("an unknown schedule id: 404 schedule_not_found", async () => {
+    const id = await createThread({ agent: "guarantees" });
+    expect(await json("DELETE", `/threads/${id}/schedules/sch_nope`)).toMatchObject({ status: 404, body: { error: { code: "schedule_not_found" } } });
+  });
+});

@@ -1,0 +1,3 @@
+import { defineMcpServer } from "@standardagents/spec";
+
+export default defineMcpServer({ url: "https://wiki.example.com/mcp", tools: ["search"] });
