@@ -4,7 +4,6 @@
  * @module
  */
 import type { ThreadUsage } from "../usage/thread-ledger.js";
-import type { ReserveRequest } from "../usage/reservations.js";
 import type { ScheduleInfo } from "../schedules/info.js";
 import type { ModelInForce } from "../run/model-choice.js";
 import type { HistoryMessage } from "../run/seed-history.js";
@@ -96,10 +95,8 @@ export interface FileContent extends FileInfo {
 export interface ThreadApi {
   create(caller: Caller, input: CreateThreadInput, threadId: string, idem?: IdempotencyClaim): Promise<RpcResult<ThreadMeta>>;
   info(caller: Caller): Promise<RpcResult<ThreadInfo>>;
-  /** `GET /threads/:id/usage`: the thread's usage ledger rolled up (src/usage/thread-ledger.ts). */
-  usage(caller: Caller): Promise<RpcResult<ThreadUsage>>;
+  usage(caller: Caller): Promise<RpcResult<ThreadUsage>>; // GET /threads/:id/usage (src/usage/thread-ledger.ts)
   getMessages(caller: Caller, options: GetMessagesOptions): Promise<RpcResult<MessagesResult>>;
-  /** `traceparent`: the posting request's W3C trace context, which the turn's trace continues. */
   postMessage(caller: Caller, input: { content: string; role?: "user" | "system"; script?: unknown; traceparent?: string }, idem?: IdempotencyClaim): Promise<RpcResult<{ queued: boolean; message?: Message }>>;
   listCalls(caller: Caller, options?: { status?: CallRecord["status"]; limit?: number; offset?: number }): Promise<RpcResult<{ calls: CallRecord[] }>>;
   getCall(caller: Caller, callId: string): Promise<RpcResult<CallRecord>>;
@@ -126,11 +123,6 @@ export interface ThreadApi {
    * requests); `live` is false when no thread exists here any more.
    */
   accountEnvChanged(): Promise<{ live: boolean }>;
-  /**
-   * Called by the owner's UserAccount before the user's budgets hold: the thread reserves every
-   * model request from now on and returns those in flight that reserved nothing (src/usage/meter.ts `handOver`).
-   */
-  accountBudgetsSet(): Promise<ReserveRequest[]>;
   /**
    * A direct call without a session, in one round trip: creates the scratch thread `threadId`
    * (`input` gives its arguments), runs the call, and removes the thread, unless the call waits

@@ -29,7 +29,6 @@ import type { ThreadMeta } from "./store/meta.js";
 import { modelTools } from "../run/conversation.js";
 import { checkNewThread } from "../run/new-thread.js";
 import { ThreadUsageLedger } from "../usage/thread-ledger.js";
-import type { ReserveRequest } from "../usage/reservations.js";
 
 /** The body of a thread create and what reading a thread answers, as the Durable Object's RPC methods take and give them. */
 export type { CreateThreadInput, ThreadInfo } from "./api.js";
@@ -116,10 +115,7 @@ export function createThreadClass(registry: Registry) {
       });
     }
 
-    // --- usage (src/usage/) ---
-    async usage(caller: Caller) {
-      return this.serve(caller, { access: "read" }, (world) => new ThreadUsageLedger(this.store.storage.sql).read(world.meta.threadId, world.meta.agentId));
-    }
+    async usage(caller: Caller) { return this.serve(caller, { access: "read" }, (w) => new ThreadUsageLedger(this.store.storage.sql).read(w.meta.threadId, w.meta.agentId)); }
 
     async getMessages(caller: Caller, options: GetMessagesOptions) {
       return this.serve(caller, { access: "read" }, () => this.store.messages.list(options));
@@ -211,9 +207,8 @@ export function createThreadClass(registry: Registry) {
       return result.ok ? outcomeText(result.value) : result;
     }
 
-    async accountBudgetsSet(): Promise<ReserveRequest[]> {
-      return this.world?.meter?.handOver() ?? [];
-    }
+    /** The owner's account is about to store the user's first budgets (src/usage/meter.ts `handOver`; `BudgetWatcher`). */
+    async accountBudgetsSet() { return this.world?.meter?.handOver() ?? []; }
 
     async accountEnvChanged(): Promise<{ live: boolean }> {
       this.userEnv.invalidate();

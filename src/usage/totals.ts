@@ -3,6 +3,7 @@
  * and the SQL that sums them, shared by the thread's ledger and the account's rollup.
  * @module
  */
+import type { TokenUsage } from "../protocol.js";
 
 /** Sums of model requests. Tokens are whole tokens; `costUsd` is dollars (summed exactly in micro-USD). */
 export interface UsageTotals {
@@ -62,4 +63,13 @@ export function totalsOf(row: TotalsRow | undefined): UsageTotals {
 /** The UTC day of an epoch-ms time, `YYYY-MM-DD`. */
 export function dayOf(at: number): string {
   return new Date(at).toISOString().slice(0, 10);
+}
+
+/** Adds token counts; a count neither side knows stays absent. */
+export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
+  const out: TokenUsage = {};
+  for (const k of ["inputTokens", "outputTokens", "cachedInputTokens", "reasoningTokens", "cacheWriteTokens"] as const) {
+    if (a[k] !== undefined || b[k] !== undefined) out[k] = (a[k] ?? 0) + (b[k] ?? 0);
+  }
+  return out;
 }

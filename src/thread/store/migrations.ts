@@ -210,8 +210,7 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // v17: schedules and the journal of their occurrences, owned by src/schedules/store.ts.
   SCHEDULES_DDL,
-  // v18: one row per answered model request (the usage ledger, src/usage/thread-ledger.ts).
-  USAGE_REQUESTS_DDL,
+  USAGE_REQUESTS_DDL, // v18: one row per answered model request (the usage ledger, src/usage/thread-ledger.ts)
 ];
 
 /** True when the thread's tables exist; an id that was never created has none. */
