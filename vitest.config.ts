@@ -26,7 +26,11 @@ export default defineConfig({
   plugins: [
     cloudflareTest({
       wrangler: { configPath: "./test/wrangler.toml" },
-      miniflare: { outboundService: (request: Request) => (isFakeMcp(request) ? fakeMcp.handle(request) : fakeProvider.handle(request)) },
+      // Traces of every test turn go to the fake's catch-all too, where test/usage/traces.test.ts reads them.
+      miniflare: {
+        outboundService: (request: Request) => (isFakeMcp(request) ? fakeMcp.handle(request) : fakeProvider.handle(request)),
+        bindings: { WEFT_OTLP_URL: "http://otlp.test/v1/traces" },
+      },
     }),
   ],
   // The Standard Agents tools API's examples import from @standardagents/spec; weft's public entry answers for it.

@@ -72,6 +72,21 @@ const OTHER_SETTINGS: readonly Setting[] = [
     default: "auto",
     what: '`state.runCode`\'s executor when a call names none. `"auto"`: a Worker Loader isolate (`"isolate"`) where the runtime enforces its limits, measured once per Worker instance by a probe isolate (Cloudflare: CPU time capped, and the thread only awaits the reply, so `stop` is answered during a run), else `"quickjs"` (local `wrangler dev` and tests, or no `LOADER` binding). `"quickjs"` or `"isolate"` force one; force `"isolate"` only where Cloudflare enforces its limits.',
   },
+  {
+    name: "WEFT_PRICES",
+    default: "(unset)",
+    what: 'Model prices for the usage ledger, laid over the shipped table (src/usage/prices.ts): JSON `{ "version": "<name>", "models": { "<model id>": { "input": <USD per million tokens>, "output": ..., "cachedInput"?: ..., "cacheWrite"?: ... } } }`. Each request row stores its cost and the version it was costed at, so a change never rewrites past rows. A model in neither table costs 0.',
+  },
+  {
+    name: "WEFT_BUDGETS",
+    default: "(unset)",
+    what: 'Budgets of the deployment, JSON `[{ "scope": "thread"|"user"|"agent", "period": "turn"|"day"|"month"|"lifetime", "tokens"?: <input and output tokens>, "costUsd"?: <USD>, "agent"?: "<agent id>" }]`, held beside each agent\'s `budgets` and each user\'s own (`PUT /account/budgets`). Before each model request its maximum is reserved in the user\'s account; a request that would cross a budget is refused before any provider call and the turn ends `stopped` with `errorCode: "budget_exceeded"`.',
+  },
+  {
+    name: "WEFT_OTLP_URL",
+    default: "(unset)",
+    what: "An OpenTelemetry collector's OTLP/HTTP traces endpoint (for example `http://collector:4318/v1/traces`). Set, each turn is a trace of GenAI spans (`invoke_agent`, `chat` per model request, `execute_tool` per tool call) sent as OTLP JSON when the turn ends or waits, without delaying it; spans carry ids, names, token counts and times, never message content. Unset: no spans are made.",
+  },
   { name: "WEFT_AUTH", default: "(unset)", what: '`"none"` runs without authentication on purpose; unset, a deployment without credentials answers 503 `auth_not_configured`.' },
   { name: "WEFT_DEV_MODE", default: "(unset)", what: "`on` (set by `npm start`): requests from loopback addresses act as a local developer when no credentials are configured; a request that sends a token there is refused (401 `unauthenticated`), since nothing can verify it." },
   { name: "WEFT_JWT_SECRET", default: "(unset)", what: "Secret for HS256 JWTs. Set it with `wrangler secret put`." },

@@ -13,6 +13,10 @@ export interface TokenUsage {
   outputTokens?: number;
   /** Input tokens served from the provider's prompt cache. */
   cachedInputTokens?: number;
+  /** Output tokens the model spent reasoning (part of `outputTokens`). */
+  reasoningTokens?: number;
+  /** Input tokens written to the provider's prompt cache (Anthropic's `cache_creation_input_tokens`). */
+  cacheWriteTokens?: number;
 }
 
 /** What one model step cost and how it ended. */
@@ -40,8 +44,11 @@ export interface ModelStepRecord {
  *   malformed chunk) on every attempt the retry rules allow, with nothing of it acted on.
  * - `model_timeout`: the model step passed its idle deadline (no stream part for
  *   `WEFT_MODEL_IDLE_MS`) or its overall deadline (`WEFT_MODEL_STEP_MS`) on every attempt.
+ * - `budget_exceeded` (on a `stopped` turn): a model request's reservation would have crossed a
+ *   budget, so it was refused before any provider was called (the `budget_exceeded` event names
+ *   the budget, its limit and what is used).
  */
-export type TurnErrorCode = "restart_loop" | "stream_cut" | "model_timeout" | "invalid_output";
+export type TurnErrorCode = "restart_loop" | "stream_cut" | "model_timeout" | "invalid_output" | "budget_exceeded";
 
 /** Payloads of the built-in event types, keyed by `type` (snake_case, the names clients see on the wire). */
 export interface EventPayloads {
@@ -135,6 +142,19 @@ export interface EventPayloads {
     /** In a two-sided agent, the side whose stop tool, `stop()` or final answer ended the turn. */
     stoppedBy?: "a" | "b";
   };
+  /**
+   * A model request was refused before any provider was called: reserving its maximum would cross
+   * `budget` (where it was set, scope, period), whose `limit` has `used` spent or reserved; in
+   * tokens or in USD (`measure`). The turn ends `stopped` with `errorCode: "budget_exceeded"`.
+   */
+  budget_exceeded: {
+    turnId: string;
+    budget: { id: string; scope: "thread" | "user" | "agent"; period: "turn" | "day" | "month" | "lifetime"; tokens?: number; costUsd?: number; agent?: string };
+    measure: "tokens" | "costUsd";
+    limit: number;
+    used: number;
+    requested: number;
+  };
   /** A schedule was made on the thread (src/schedules/). */
   schedule_created: { schedule: ScheduleInfo };
   /** An occurrence was journaled and its work began: a tool call (`callId`) or a message for a turn. `key` is `scheduleId:dueAt` (epoch ms). */
@@ -193,6 +213,7 @@ export const BUILTIN_EVENT_TYPES: ReadonlySet<string> = new Set<BuiltinEventType
   "turn_waiting",
   "history_compacted",
   "turn_finished",
+  "budget_exceeded",
   "code_log",
   "code_progress",
   "code_finished",

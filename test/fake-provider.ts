@@ -13,7 +13,11 @@ export interface FakeStep {
   toolCalls?: Array<{ id: string; name: string; arguments: string }>;
   /** Web searches the provider runs itself, before the text (Responses and Anthropic only). */
   providerCalls?: Array<{ id: string; query: string; urls: string[] }>;
-  usage?: { input?: number; output?: number; cached?: number };
+  /**
+   * Usage reported in the format's own fields (see scripts/lib/fake-provider.mjs); `input` includes
+   * cache reads and writes in every format. Default 10 input, 5 output; `"none"` reports none.
+   */
+  usage?: { input?: number; output?: number; cached?: number; reasoning?: number; cacheWrite?: number } | "none";
   chunk?: number;
   trailingEmptyArgs?: boolean;
   cutAfterEvents?: number;

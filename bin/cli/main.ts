@@ -13,6 +13,7 @@ import { type Common, common, intArg, jsonArg, out, run, say } from "./command.t
 import { evalCommand } from "./eval.ts";
 import { messageLine, toolLines } from "./format.ts";
 import { tail } from "./tail.ts";
+import { addUsageCommand } from "./usage.ts";
 
 /** Builds the program (exported for tests that want to inspect it). */
 export function program(): Command {
@@ -152,6 +153,7 @@ export function program(): Command {
     });
 
   addCallCommands(weft);
+  addUsageCommand(weft);
   addScheduleCommands(weft);
   evalCommand(weft);
   return weft;

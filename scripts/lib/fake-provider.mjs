@@ -15,7 +15,7 @@
  * Every request's history is checked by the wire format's validator (wire-validators.mjs); an
  * invalid one is answered 400, as the real provider would.
  *
- * A step: `{ text?, toolCalls?: [{ id, name, arguments }], usage?: { input, output, cached },
+ * A step: `{ text?, toolCalls?: [{ id, name, arguments }], usage?: { input, output, cached, reasoning, cacheWrite },
  * chunk?: <characters per argument delta>, trailingEmptyArgs?: true, cutAfterEvents?: <n>,
  * delayMs?: <pause after each event>, network?: "close", providerCalls?: [{ id, query, urls }],
  * error?: { status, message, retryAfter? }, finishReason?: "length", noFinish?: true,
@@ -33,6 +33,15 @@
  * events; `resetAfterEvents` fails the body (a connection reset) after that many events; `stall`
  * sends, after `afterEvents` events, only SSE keep-alive comments every `keepAliveMs` until the
  * client goes away (at most {@link MAX_STALL_MS}).
+ *
+ * Usage goes in each format's own fields, as the real APIs report it: Chat `prompt_tokens`
+ * (cache reads included, `prompt_tokens_details.cached_tokens`), `completion_tokens` (reasoning
+ * included, `completion_tokens_details.reasoning_tokens`); Responses `input_tokens`
+ * (`input_tokens_details.cached_tokens`), `output_tokens` (`output_tokens_details.reasoning_tokens`);
+ * Anthropic `input_tokens` WITHOUT the cache (`cache_read_input_tokens` and
+ * `cache_creation_input_tokens` beside it), `output_tokens` in `message_delta` with
+ * `output_tokens_details.thinking_tokens`. `input` is the step's input tokens including cache reads
+ * and writes in every format; `usage: "none"` reports no usage at all.
  * @module
  */
 import http from "node:http";
@@ -41,7 +50,7 @@ import { validateAnthropic, validateChatCompletions, validateResponses } from ".
 /**
  * @typedef {{ id: string, name: string, arguments: string }} FakeCall
  * @typedef {{ id: string, query: string, urls: string[] }} FakeSearch
- * @typedef {{ text?: string, toolCalls?: FakeCall[], providerCalls?: FakeSearch[], usage?: { input?: number, output?: number, cached?: number },
+ * @typedef {{ text?: string, toolCalls?: FakeCall[], providerCalls?: FakeSearch[], usage?: { input?: number, output?: number, cached?: number, reasoning?: number, cacheWrite?: number } | "none",
  *   chunk?: number, trailingEmptyArgs?: boolean, cutAfterEvents?: number, delayMs?: number, network?: "close",
  *   error?: { status: number, message: string, retryAfter?: string }, finishReason?: "length", noFinish?: boolean,
  *   malformedAfterEvents?: number, resetAfterEvents?: number, stall?: { afterEvents: number, keepAliveMs: number } }} FakeStep
@@ -195,6 +204,16 @@ function pieces(text, size) {
 /** @param {unknown} data @param {string} [event] */
 const sse = (data, event) => `${event ? `event: ${event}\n` : ""}data: ${JSON.stringify(data)}\n\n`;
 
+/**
+ * A step's usage with the defaults (10 input, 5 output tokens), or null for `usage: "none"`.
+ * @param {FakeStep} step
+ */
+function usageOf(step) {
+  if (step.usage === "none") return null;
+  const u = step.usage ?? {};
+  return { input: u.input ?? 10, output: u.output ?? 5, cached: u.cached ?? 0, reasoning: u.reasoning ?? 0, cacheWrite: u.cacheWrite ?? 0 };
+}
+
 /** OpenAI Chat Completions chunks. @param {FakeStep} step @param {any} body */
 function chatEvents(step, body) {
   const base = { id: "chatcmpl-fake", object: "chat.completion.chunk", created: 1_700_000_000, model: body?.model ?? "fake" };
@@ -209,8 +228,11 @@ function chatEvents(step, body) {
     if (step.trailingEmptyArgs) out.push(chunk({ tool_calls: [{ index, function: { arguments: "" } }] }));
   });
   out.push(chunk({}, step.finishReason === "length" ? "length" : (step.toolCalls ?? []).length > 0 ? "tool_calls" : "stop"));
-  const u = step.usage ?? {};
-  out.push(sse({ ...base, choices: [], usage: { prompt_tokens: u.input ?? 10, completion_tokens: u.output ?? 5, total_tokens: (u.input ?? 10) + (u.output ?? 5), prompt_tokens_details: { cached_tokens: u.cached ?? 0 } } }));
+  const u = usageOf(step);
+  if (u) {
+    const usage = { prompt_tokens: u.input, completion_tokens: u.output, total_tokens: u.input + u.output, prompt_tokens_details: { cached_tokens: u.cached }, completion_tokens_details: { reasoning_tokens: u.reasoning } };
+    out.push(sse({ ...base, choices: [], usage }));
+  }
   out.push("data: [DONE]\n\n");
   return out;
 }
@@ -252,8 +274,8 @@ function responsesEvents(step, body) {
     output.push(done);
     index += 1;
   }
-  const u = step.usage ?? {};
-  const usage = { input_tokens: u.input ?? 10, input_tokens_details: { cached_tokens: u.cached ?? 0 }, output_tokens: u.output ?? 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: (u.input ?? 10) + (u.output ?? 5) };
+  const u = usageOf(step);
+  const usage = u ? { input_tokens: u.input, input_tokens_details: { cached_tokens: u.cached }, output_tokens: u.output, output_tokens_details: { reasoning_tokens: u.reasoning }, total_tokens: u.input + u.output } : null;
   if (step.finishReason === "length") {
     out.push(sse({ type: "response.incomplete", response: { ...response, status: "incomplete", output, usage, incomplete_details: { reason: "max_output_tokens" } } }, "response.incomplete"));
   } else out.push(sse({ type: "response.completed", response: { ...response, status: "completed", output, usage, incomplete_details: null } }, "response.completed"));
@@ -262,12 +284,14 @@ function responsesEvents(step, body) {
 
 /** Anthropic Messages events. @param {FakeStep} step @param {any} body */
 function anthropicEvents(step, body) {
-  const u = step.usage ?? {};
+  const u = usageOf(step) ?? { input: 0, output: 0, cached: 0, reasoning: 0, cacheWrite: 0 };
+  // Anthropic counts input without the prompt cache: reads and writes are reported beside it.
+  const fresh = Math.max(0, u.input - u.cached - u.cacheWrite);
   const out = [
     sse(
       {
         type: "message_start",
-        message: { id: "msg_fake", type: "message", role: "assistant", content: [], model: body?.model ?? "fake", stop_reason: null, stop_sequence: null, usage: { input_tokens: u.input ?? 10, output_tokens: 1, cache_read_input_tokens: u.cached ?? 0, cache_creation_input_tokens: 0 } },
+        message: { id: "msg_fake", type: "message", role: "assistant", content: [], model: body?.model ?? "fake", stop_reason: null, stop_sequence: null, usage: { input_tokens: fresh, output_tokens: 1, cache_read_input_tokens: u.cached, cache_creation_input_tokens: u.cacheWrite } },
       },
       "message_start",
     ),
@@ -298,7 +322,7 @@ function anthropicEvents(step, body) {
     index += 1;
   }
   const stop = step.finishReason === "length" ? "max_tokens" : (step.toolCalls ?? []).length > 0 ? "tool_use" : "end_turn";
-  out.push(sse({ type: "message_delta", delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: u.output ?? 5 } }, "message_delta"));
+  out.push(sse({ type: "message_delta", delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: u.output, ...(u.reasoning ? { output_tokens_details: { thinking_tokens: u.reasoning } } : {}) } }, "message_delta"));
   out.push(sse({ type: "message_stop" }, "message_stop"));
   return out;
 }

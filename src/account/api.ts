@@ -6,6 +6,9 @@
 import { limitOf } from "../limits.js";
 import type { EnvType } from "../protocol.js";
 import type { RpcResult } from "../rpc.js";
+import type { AccountUsage } from "../usage/account-ledger.js";
+import type { Budget } from "../usage/budgets.js";
+import type { ReserveAnswer, ReserveRequest, SettleRequest } from "../usage/reservations.js";
 
 import type { AccountEntry as ThreadEntry } from "../ports/threads.js";
 
@@ -40,6 +43,21 @@ export interface AccountApi {
   envValues(reader?: string): Promise<Record<string, { value: string; type: EnvType }>>;
   setEnv(name: string, value: string, type: EnvType): Promise<RpcResult<null>>;
   deleteEnv(name: string): Promise<RpcResult<{ deleted: boolean }>>;
+  // --- usage and budgets (src/usage/) ---
+  /** Reserves a model request's maximum against every budget that applies, or refuses (src/usage/reservations.ts). */
+  reserveBudget(request: ReserveRequest): Promise<RpcResult<ReserveAnswer>>;
+  /** Settles a reservation to the request's actual use and rolls that use up. */
+  settleBudget(settled: SettleRequest): Promise<RpcResult<null>>;
+  /** Releases a reservation whose request got no answer. */
+  releaseBudget(id: string): Promise<RpcResult<null>>;
+  /** Reservations open now (budget-race and tests check that none leaked). */
+  openReservations(): Promise<number>;
+  /** `GET /account/usage`. @throws WeftError `invalid_request` for a malformed `from`, `to` or `groupBy`. */
+  usage(query: { from?: string; to?: string; groupBy?: string }): Promise<RpcResult<AccountUsage>>;
+  /** The user's own budgets. */
+  budgets(): Promise<Budget[]>;
+  /** Replaces the user's own budgets. @throws WeftError `invalid_request` naming the bad entry. */
+  setBudgets(budgets: unknown): Promise<RpcResult<Budget[]>>;
 }
 
 /** What a `cursor` that no page handed out is told (after `cursor: `). */
@@ -49,6 +67,12 @@ export const NOT_A_CURSOR = "not a cursor from a previous page";
 export interface EnvReader {
   /** The account's env values changed; `live: false` from a thread that no longer exists. */
   accountEnvChanged(): Promise<{ live: boolean }>;
+}
+
+/** What a thread answers its owner's account when the user sets budgets (`ThreadApi.accountBudgetsSet`). */
+export interface BudgetWatcher {
+  /** The user set budgets: reserve every request from now on; returns the requests in flight that reserved nothing. */
+  accountBudgetsSet(): Promise<ReserveRequest[]>;
 }
 
 /** The account stub of a user. */

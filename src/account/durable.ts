@@ -6,11 +6,14 @@
  * @module
  */
 import { DurableObject } from "cloudflare:workers";
-import { WeftError } from "../errors.js";
+import { WeftError, errorMessage } from "../errors.js";
 import { checkStoredBytes } from "../limits.js";
 import { type RpcResult, rpc } from "../rpc.js";
 import type { EnvType } from "../protocol.js";
-import { type AccountApi, type EnvReader, NOT_A_CURSOR, type ThreadEntry, type ThreadPage } from "./api.js";
+import { type AccountApi, type BudgetWatcher, type EnvReader, NOT_A_CURSOR, type ThreadEntry, type ThreadPage } from "./api.js";
+import { ACCOUNT_USAGE_SCHEMA, type AccountUsage, readAccountUsage, setUserBudgets, userBudgets } from "../usage/account-ledger.js";
+import { type Budget, checkBudgets } from "../usage/budgets.js";
+import { type ReserveAnswer, type ReserveRequest, Reservations, type SettleRequest } from "../usage/reservations.js";
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS account_env (name TEXT PRIMARY KEY, value TEXT NOT NULL, type TEXT NOT NULL);
@@ -37,12 +40,99 @@ function decodeCursor(cursor: string): { createdAt: number; threadId: string } {
 /** The UserAccount Durable Object class (binding `ACCOUNT`). */
 export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace }> implements AccountApi {
   private readonly sql: SqlStorage;
+  /** Budget reservations and usage rollups (src/usage/). */
+  private readonly reservations: Reservations;
+  /** While the user's first budgets are being stored: the ids settled or released meanwhile (their handed-over reservation is not inserted). */
+  private readonly settlingBudgets = new Set<Set<string>>();
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env as { THREAD?: DurableObjectNamespace });
     this.sql = ctx.storage.sql;
     this.sql.exec(SCHEMA);
+    this.sql.exec(ACCOUNT_USAGE_SCHEMA);
+    this.reservations = new Reservations(this.sql, (fn) => ctx.storage.transactionSync(fn));
   }
+
+  // --- usage and budgets (src/usage/): the methods only delegate ---
+
+  async reserveBudget(request: ReserveRequest): Promise<RpcResult<ReserveAnswer>> {
+    // Synchronous from check to insert: concurrent reservations of this user serialize here.
+    const answer = await rpc(() => this.reservations.reserve(request, Date.now(), this.settlingBudgets.size > 0));
+    if (answer.ok && answer.value.reserved) await this.leaseAlarm();
+    return answer;
+  }
+
+  async settleBudget(settled: SettleRequest): Promise<RpcResult<null>> {
+    for (const ids of this.settlingBudgets) ids.add(settled.id);
+    return rpc(() => (this.reservations.settle(settled), null));
+  }
+
+  async releaseBudget(id: string): Promise<RpcResult<null>> {
+    for (const ids of this.settlingBudgets) ids.add(id);
+    return rpc(() => (this.reservations.release(id), null));
+  }
+
+  async openReservations(): Promise<number> {
+    this.reservations.releaseExpired();
+    return this.reservations.open();
+  }
+
+  async usage(query: { from?: string; to?: string; groupBy?: string }): Promise<RpcResult<AccountUsage>> {
+    return rpc(() => readAccountUsage(this.sql, query));
+  }
+
+  async budgets(): Promise<Budget[]> {
+    return userBudgets(this.sql);
+  }
+
+  async setBudgets(budgets: unknown): Promise<RpcResult<Budget[]>> {
+    return rpc(async () => {
+      const checked = checkBudgets(budgets, ["budgets"]);
+      if (checked.length > 0) await this.handOver();
+      setUserBudgets(this.sql, checked);
+      return checked;
+    });
+  }
+
+  /**
+   * Before the user's budgets hold: every thread told the user had none (a watcher) hands over its
+   * requests in flight, reserved here, and reserves from then on. A watcher that cannot be reached
+   * fails the write (`internal_error`, retryable): a budget never holds while one might not know.
+   */
+  private async handOver(): Promise<void> {
+    const watchers = this.reservations.watchers();
+    if (watchers.length === 0) return;
+    const ns = this.env.THREAD;
+    if (!ns) throw new WeftError("capability_missing", "telling this user's threads of new budgets needs the THREAD Durable Object binding");
+    const settled = new Set<string>();
+    this.settlingBudgets.add(settled);
+    try {
+      const handed = await Promise.all(
+        watchers.map((id) =>
+          (ns.get(ns.idFromString(id)) as unknown as BudgetWatcher).accountBudgetsSet().catch((e: unknown) => {
+            throw new WeftError("internal_error", `thread ${id} could not be told of the new budgets (${errorMessage(e)}); try again`, { threadId: id });
+          }),
+        ),
+      );
+      this.reservations.handedOver(watchers, handed.flat().filter((r) => !settled.has(r.id)));
+    } finally {
+      this.settlingBudgets.delete(settled);
+    }
+    await this.leaseAlarm();
+  }
+
+  /** The alarm that releases reservations whose lease ended (their request never settled). */
+  override async alarm(): Promise<void> {
+    await this.leaseAlarm();
+  }
+
+  private async leaseAlarm(): Promise<void> {
+    const next = this.reservations.releaseExpired();
+    if (next === undefined) return;
+    const set = await this.ctx.storage.getAlarm();
+    if (set === null || set > next) await this.ctx.storage.setAlarm(next);
+  }
+  // --- end usage and budgets ---
 
   async addThread(entry: ThreadEntry, max: number, listed = true): Promise<RpcResult<null>> {
     return rpc(() => {

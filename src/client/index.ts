@@ -12,6 +12,7 @@
  * @module
  */
 import type { AccountApi } from "../account/api.js";
+import type { Budget } from "../usage/budgets.js";
 import type { CreateThreadInput, ThreadApi } from "../thread/api.js";
 import type { RpcResult } from "../rpc.js";
 import type { ToolListing } from "../tools/catalog.js";
@@ -127,6 +128,32 @@ export class WeftClient {
       if (!page.hasMore || page.messages.length === 0) return;
     }
   }
+
+  // --- usage and budgets (src/usage/) ---
+  /** `GET /threads/:id/usage`: the thread's tokens, cost and time, whole, per turn and per model, with its newest request rows. */
+  getThreadUsage(threadId: string): Promise<Answer<"usage">> {
+    return request(this.#conn, "GET", this.#thread(threadId, "/usage"));
+  }
+
+  /**
+   * `GET /account/usage`: the caller's usage over UTC days `from`..`to` (`YYYY-MM-DD`, inclusive;
+   * default the last 30 days), grouped by `agent`, `model` or `day` (default).
+   * @throws WeftClientError `invalid_request` for a malformed day or grouping.
+   */
+  getAccountUsage(options: { from?: string; to?: string; groupBy?: "agent" | "model" | "day" } = {}): Promise<AccountAnswer<"usage">> {
+    return request(this.#conn, "GET", "/account/usage", { query: options });
+  }
+
+  /** `GET /account/budgets`: the caller's own budgets. */
+  getBudgets(): Promise<{ budgets: Budget[] }> {
+    return request(this.#conn, "GET", "/account/budgets");
+  }
+
+  /** `PUT /account/budgets`: replaces the caller's own budgets. @throws WeftClientError `invalid_request` naming a bad entry. */
+  setBudgets(budgets: Budget[]): Promise<{ budgets: Budget[] }> {
+    return request(this.#conn, "PUT", "/account/budgets", { body: { budgets } });
+  }
+  // --- end usage and budgets ---
 
   /** `POST /threads/:id/stop`: stops the running turn. */
   stop(threadId: string): Promise<unknown> {

@@ -8,9 +8,9 @@ import { WeftError } from "../errors.js";
 import type { AuthedEnv } from "./auth.js";
 import { describe, ok, refused } from "./openapi.js";
 import * as R from "./responses.js";
-import { AccountEnvBody } from "./schemas.js";
+import { AccountEnvBody, AccountUsageQuery, BudgetsBody } from "./schemas.js";
 import { accountStub, unwrap } from "./stubs.js";
-import { jsonBody } from "./validate.js";
+import { jsonBody, query } from "./validate.js";
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
@@ -44,6 +44,13 @@ export function accountRoutes() {
   });
 
   app.delete("/env/:name", describe("Remove an account env value", { 200: ok("Whether there was such a value", R.Deleted), ...refused(400) }), async (c) => c.json(unwrap(await account(c).deleteEnv(envName(c.req.param("name"))))));
+
+  // --- usage and budgets (src/usage/) ---
+  app.get("/usage", describe("The caller's usage over UTC days from..to, grouped by agent, model or day", { 200: ok("Totals and groups", R.AccountUsage), ...refused(400) }), query(AccountUsageQuery), async (c) => c.json(unwrap(await account(c).usage(c.req.valid("query")))));
+
+  app.get("/budgets", describe("The caller's own budgets", { 200: ok("The budgets set on the account", R.Budgets) }), async (c) => c.json({ budgets: await account(c).budgets() } satisfies R.Body<typeof R.Budgets>));
+
+  app.put("/budgets", describe("Replace the caller's own budgets (tokens and cost ceilings on their threads)", { 200: ok("The budgets now set", R.Budgets), ...refused(400, 413, 415) }), jsonBody(BudgetsBody), async (c) => c.json({ budgets: unwrap(await account(c).setBudgets(c.req.valid("json").budgets)) } satisfies R.Body<typeof R.Budgets>));
 
   return app;
 }

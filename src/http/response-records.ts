@@ -15,7 +15,13 @@ const codes = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
 /** Tokens a model step or a turn used (`TokenUsage`). */
 export const TokenUsage = named(
   "TokenUsage",
-  z.object({ inputTokens: z.number().optional(), outputTokens: z.number().optional(), cachedInputTokens: z.number().optional() }),
+  z.object({
+    inputTokens: z.number().optional(),
+    outputTokens: z.number().optional(),
+    cachedInputTokens: z.number().optional(),
+    reasoningTokens: z.number().optional(),
+    cacheWriteTokens: z.number().optional(),
+  }),
   "Tokens as the provider reports them; absent counts are unknown",
 );
 
@@ -43,7 +49,7 @@ export const TurnRecord = named(
     startedAt: epochMs,
     finishedAt: epochMs.optional(),
     error: z.string().optional(),
-    errorCode: z.enum(["restart_loop", "stream_cut", "model_timeout", "invalid_output"]).optional(),
+    errorCode: z.enum(["restart_loop", "stream_cut", "model_timeout", "invalid_output", "budget_exceeded"]).optional(),
     modelSteps: z.array(ModelStepRecord).optional(),
     usage: TokenUsage.optional(),
   }),

@@ -22,6 +22,7 @@ import type { ToolListing } from "../tools/catalog.js";
 import type { CallOutcome } from "../calls/call.js";
 import type { DirectCallAnswer } from "./direct-call.js";
 import type * as R from "./responses.js";
+import type { ModelUsageRow } from "../usage/row.js";
 
 /** True when `A` and `B` are the same type (not merely assignable either way: a missing optional field counts). */
 type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -74,6 +75,10 @@ export type ResponseTypesMatch = [
   Holds<Matches<typeof R.ThreadPage, AccountAnswer<"listThreads">>>,
   Holds<Matches<typeof R.Deleted, AccountAnswer<"deleteEnv">>>,
   Holds<Matches<typeof R.ToolList, { tools: ToolListing[]; configHash: string }>>,
+  // Usage (src/usage/).
+  Holds<Matches<typeof R.ThreadUsage, ThreadAnswer<"usage">>>,
+  Holds<Matches<typeof R.AccountUsage, AccountAnswer<"usage">>>,
+  Holds<Matches<typeof R.ModelUsageRow, ModelUsageRow>>,
   // UIMessage's parts are the AI SDK's union of part types: every UI message fits the schema.
   Holds<UIMessage[] extends z.output<typeof R.ChatHistory>["messages"] ? true : false>,
 ];

@@ -15,6 +15,8 @@ import { count, epochMs, named, side } from "./response-registry.js";
 
 /** The stored records' schemas (turns, messages, tool results, call records and outcomes, model tools), so routes import every response schema from here. */
 export * from "./response-records.js";
+/** The usage routes' schemas (usage-responses.ts). */
+export * from "./usage-responses.js";
 /** The registry of named schemas and its OpenAPI components (response-registry.ts). */
 export { type Body, refOf, responseComponents, responseSchemas } from "./response-registry.js";
 

@@ -135,6 +135,16 @@ export function plainDirectCallBody(value: unknown): z.output<typeof DirectCallB
 /** Body of `PUT /account/env/:name`; a value is a secret unless `type` says `text`. */
 export const AccountEnvBody = z.object({ value: z.string(), type: z.enum(["text", "secret"]).optional() });
 
+/** Query of `GET /account/usage`: UTC days `from`..`to` (`YYYY-MM-DD`, inclusive) and the grouping. */
+export const AccountUsageQuery = z.object({
+  from: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "expected a UTC day as YYYY-MM-DD").optional(),
+  to: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "expected a UTC day as YYYY-MM-DD").optional(),
+  groupBy: z.enum(["agent", "model", "day"]).optional(),
+});
+
+/** Body of `PUT /account/budgets`: the caller's own budgets, replacing those set before (checked by the account: src/usage/budgets.ts). */
+export const BudgetsBody = z.object({ budgets: z.array(z.record(z.string(), z.unknown())) });
+
 /**
  * `?limit=` of a paged list: a whole number within the list's page sizes (src/limits.ts). Every
  * refusal, text that is no number included, states the range.

@@ -64,11 +64,15 @@ export function threadRoutes() {
     return c.json(unwrap(await threadStub(c.env, c.req.param("id")).getMessages(c.var.caller, options)));
   });
 
+  app.get("/:id/usage", describe("Read a thread's usage: tokens, cost and time per turn and model, tool calls' time and attempts", { 200: ok("The thread's usage ledger, rolled up", R.ThreadUsage), ...refused(404) }), async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).usage(c.var.caller))));
+
   app.post("/:id/messages", describe("Post a message; starts a turn or queues behind one", { 202: ok("Queued behind a turn, or stored (message) with its turn started", R.PostedMessage), ...refused(400, 404, 413, 415, 422) }), jsonBody(PostMessageBody), async (c) => {
     const body = c.req.valid("json");
     checkContentSize(body.content, ["content"], limitOf(c.env, "messageBytes"), "WEFT_MAX_MESSAGE_BYTES");
     const idem = await idempotencyOf(c, body);
-    return c.json(unwrap(await threadStub(c.env, c.req.param("id")).postMessage(c.var.caller, body, idem)), 202);
+    // A W3C traceparent makes the turn's trace part of the caller's (checked where it is used).
+    const traceparent = c.req.header("traceparent");
+    return c.json(unwrap(await threadStub(c.env, c.req.param("id")).postMessage(c.var.caller, { ...body, ...(traceparent ? { traceparent } : {}) }, idem)), 202);
   });
 
   // Removes the thread and (the thread does it, before its rows go) its index entry, so it stops counting against the per-user limit.

@@ -5,7 +5,7 @@
  */
 import type { ModelStepRecord, TokenUsage, TurnErrorCode } from "../protocol.js";
 import type { Inbox, PendingMessage, TurnRecord, TurnStatus, TurnSteps, TurnTable } from "../ports/store.js";
-import { addUsage } from "../thread/store/turns.js";
+import { addUsage } from "../usage/totals.js";
 import type { MemoryData, MemoryTurn } from "./data.js";
 
 const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;

@@ -125,6 +125,9 @@ async function* streamStep(lm: LanguageModelV4, options: LanguageModelV4CallOpti
               ...(usage.inputTokens.total !== undefined ? { inputTokens: usage.inputTokens.total } : {}),
               ...(usage.outputTokens.total !== undefined ? { outputTokens: usage.outputTokens.total } : {}),
               ...(usage.inputTokens.cacheRead !== undefined ? { cachedInputTokens: usage.inputTokens.cacheRead } : {}),
+              // Reported only when some were spent: the packages give 0 for "none" and for "not reported" alike.
+              ...(usage.outputTokens.reasoning ? { reasoningTokens: usage.outputTokens.reasoning } : {}),
+              ...(usage.inputTokens.cacheWrite ? { cacheWriteTokens: usage.inputTokens.cacheWrite } : {}),
             },
           };
           return;

@@ -12,6 +12,7 @@ import { finalAnswerSchema } from "./final-answer.js";
 import { type HistoryOptions, checkHistoryOptions } from "./compaction.js";
 import { HOOK_NAMES, type HookDefinition, type HookName, type HookSignatures } from "./hooks.js";
 import type { McpServerDefinition } from "../remote/define.js";
+import { type Budget, checkBudgets } from "../usage/budgets.js";
 import {
   type EnvDefault,
   MODEL_NAME_PATTERN,
@@ -92,6 +93,17 @@ export interface DefineAgentOptions {
   script?: ScriptStep[];
   /** Upper bound on model steps per execution, both sides together; default 25. */
   maxSteps?: number;
+  /**
+   * Ceilings on tokens and cost of this agent's threads (src/usage/budgets.ts): a `scope: "agent"`
+   * budget counts all of a user's threads of this agent. Every model request reserves its maximum
+   * against each first; one that would cross a budget is refused and the turn ends `stopped`.
+   */
+  budgets?: readonly Budget[];
+  /**
+   * What the agent answers when a budget refuses its next model request: stored as its assistant
+   * message before the turn ends `stopped` (`errorCode: "budget_exceeded"`). Absent: no message.
+   */
+  budgetMessage?: string;
   /** Offer this agent as a tool named after its file; a call runs it in a child thread. */
   exposeAsTool?: boolean;
   /** Required with `exposeAsTool`: what the agent does, as the calling model reads it. */
@@ -236,6 +248,8 @@ export function checkAgentDefinition(name: string, def: unknown): asserts def is
   checkNameList(fail, "tools", d.tools);
   checkEnvDefaults(fail, d.env);
   checkSteps(fail, "maxSteps", d.maxSteps);
+  if (d.budgets !== undefined) checkBudgets(d.budgets, [`agent "${name}"`, "budgets"], "invalid_config");
+  if (d.budgetMessage !== undefined && (typeof d.budgetMessage !== "string" || d.budgetMessage === "")) fail("budgetMessage must be a non-empty string");
   checkModelSettings(fail, d.modelSettings);
   if (d.outputSchema !== undefined) finalAnswerSchema(`agent "${name}"`, d.outputSchema as SchemaInput);
   if (d.system !== undefined && typeof d.system !== "string" && typeof d.system !== "function") {

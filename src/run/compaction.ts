@@ -11,6 +11,7 @@ import type { Message } from "../protocol.js";
 import { type Model, ModelError } from "../models/model.js";
 import { SUMMARY_INSTRUCTIONS, type SummaryInput, summaryPrompt } from "../models/summary.js";
 import { readStep } from "./step.js";
+import type { ThreadMeter } from "../usage/meter.js";
 import { DEFAULT_STEP_DEADLINES, type StepDeadlines, withDeadlines } from "./step-deadline.js";
 import { MAX_MODEL_ATTEMPTS, modelBackoffMs } from "./model-request.js";
 import { type HistorySource, type HistorySummary, NEWEST, estimateTokens, selectWindow, summaryMessage } from "./window.js";
@@ -71,6 +72,8 @@ export interface CompactionHost {
   signal: AbortSignal;
   /** Deadlines of each summarizing request; absent: the defaults. */
   deadlines?: StepDeadlines;
+  /** Meters each summarizing request like a model step (src/usage/); absent: not metered. */
+  meter?: ThreadMeter;
 }
 
 /** Smallest window budget, in tokens. */
@@ -134,6 +137,9 @@ async function summarize(host: CompactionHost, model: Model, input: SummaryInput
   const clip = (text: string) => (text.length <= limit ? text : text.slice(0, limit));
   if (model.summarize) return clip(await model.summarize(input));
   for (let attempt = 1; ; attempt++) {
+    const messages: Message[] = [{ id: 0, role: "user", content: summaryPrompt(input), silent: false, createdAt: Date.now() }];
+    // --- usage: reserved against the budgets like any model request (throws BudgetExceeded) ---
+    const ticket = await host.meter?.begin({ turnId: host.turnId, step: 0, model: model.id, system: SUMMARY_INSTRUCTIONS, messages, tools: [] });
     try {
       const step = await readStep(
         withDeadlines(
@@ -143,17 +149,21 @@ async function summarize(host: CompactionHost, model: Model, input: SummaryInput
               turnId: host.turnId,
               step: 0,
               system: SUMMARY_INSTRUCTIONS,
-              messages: [{ id: 0, role: "user", content: summaryPrompt(input), silent: false, createdAt: Date.now() }],
+              messages,
               tools: [],
+              ...(ticket?.maxOutputTokens !== undefined ? { settings: { maxOutputTokens: ticket.maxOutputTokens } } : {}),
               signal,
             }),
           host.signal,
           host.deadlines ?? DEFAULT_STEP_DEADLINES,
         ),
       );
+      if (ticket) await host.meter!.answered(ticket, step.usage, step.text, step.finishReason);
       if (step.text.trim() === "") throw new Error("the summarizing model answered with no text");
       return clip(step.text.trim());
     } catch (e) {
+      // Releases the reservation of a request with no answer (one settled already is gone: a no-op).
+      if (ticket) await host.meter!.failed(ticket);
       if (!(e instanceof ModelError && e.retryable) || attempt >= MAX_MODEL_ATTEMPTS || host.signal.aborted) {
         throw new Error(`compacting the history with ${model.id} failed: ${errorMessage(e)}`);
       }

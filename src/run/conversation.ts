@@ -23,6 +23,7 @@ import type { StepDeadlines } from "./step-deadline.js";
 import type { TurnHost } from "./turn-host.js";
 import { DEFAULT_MAX_STEPS } from "./turn.js";
 import type { RunWorld } from "./world.js";
+import type { ThreadMeter } from "../usage/meter.js";
 
 /** What sets one conversation apart from another: a turn of the thread, or a nested prompt's run. */
 export interface ConversationPlace {
@@ -46,6 +47,8 @@ export interface ConversationPlace {
   readonly turnId?: string;
   /** The prompt call whose nested run this is: the parent of every call the run makes. */
   readonly parentCallId?: string;
+  /** The agent's answer when a budget refuses a request of this turn (its `budgetMessage`); absent: none. */
+  readonly budgetMessage?: string;
 }
 
 /** The `TurnHost` of one execution in its thread's world, set apart by its place. */
@@ -56,6 +59,9 @@ export class Conversation implements TurnHost {
   readonly modelDeadlines: StepDeadlines;
   /** Present for a stored turn only: a nested run keeps no count. */
   readonly countRequest?: (step: number) => Promise<number>;
+  /** Meters each model request (a nested run's under the turn that called it); absent: not metered. */
+  readonly meter?: ThreadMeter;
+  readonly budgetMessage?: string;
 
   constructor(
     private readonly world: RunWorld,
@@ -66,6 +72,8 @@ export class Conversation implements TurnHost {
     this.maxSteps = place.maxSteps;
     if (place.sides) this.sides = place.sides;
     this.modelDeadlines = modelDeadlinesOf(world.workerEnv);
+    if (world.meter) this.meter = world.meter;
+    if (place.budgetMessage !== undefined) this.budgetMessage = place.budgetMessage;
     const turnId = place.turnId;
     if (turnId !== undefined) {
       this.countRequest = async (step) => {
@@ -181,6 +189,7 @@ export function turnConversation(world: RunWorld, execution: Execution): Convers
     pendingStep: () => world.store.turns.pendingStep<ToolCallRequest>(execution.flowId),
     mark: (messages) => (twoSided ? messages.map((m) => ({ ...m, side: execution.currentSide })) : messages),
     turnId: execution.flowId,
+    ...(world.agent.budgetMessage !== undefined ? { budgetMessage: world.agent.budgetMessage } : {}),
   });
 }
 

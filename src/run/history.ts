@@ -53,6 +53,7 @@ export async function requestHistory(engine: RunWorld, execution: Execution): Pr
         turnId: execution.flowId,
         signal: execution.signal,
         deadlines: modelDeadlinesOf(engine.workerEnv),
+        ...(engine.meter ? { meter: engine.meter } : {}),
       },
       policy.maxTokens,
     );

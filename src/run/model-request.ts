@@ -98,6 +98,10 @@ async function requestFrom(
     );
     // What the provider ran itself was acted on: asking again would run it again.
     let providerRan = false;
+    const tools = host.tools();
+    // --- usage: reserve the request's maximum against the budgets (throws BudgetExceeded before any provider call) ---
+    const ticket = await host.meter?.begin({ turnId: rootFlow(execution), step, model: model.id, ...(host.system !== undefined ? { system: host.system } : {}), messages, tools, ...(host.modelSettings?.maxOutputTokens !== undefined ? { maxOutputTokens: host.modelSettings.maxOutputTokens } : {}) });
+    const settings = ticket?.maxOutputTokens !== undefined ? { ...host.modelSettings, maxOutputTokens: ticket.maxOutputTokens } : host.modelSettings;
     try {
       const stream = withDeadlines(
         (signal) =>
@@ -106,9 +110,9 @@ async function requestFrom(
             turnId,
             step,
             ...(host.system !== undefined ? { system: host.system } : {}),
-            ...(host.modelSettings !== undefined ? { settings: host.modelSettings } : {}),
+            ...(settings !== undefined ? { settings } : {}),
             messages,
-            tools: host.tools(),
+            tools,
             signal,
           }),
         execution.signal,
@@ -123,8 +127,10 @@ async function requestFrom(
       const cut = response.finishReason === "interrupted" || response.finishReason === "error";
       // A cut stream of which something was acted on is kept: its calls end as cut off.
       if (cut && !execution.signal.aborted && events.announced.size === 0 && !providerRan) throw cutStream(response);
+      if (ticket) await host.meter!.answered(ticket, response.usage, answeredText(response), response.finishReason);
       return { response, announced: events.announced, attempts: attempt };
     } catch (e) {
+      if (ticket) await host.meter!.failed(ticket);
       // Retried (or handed to a fallback) only while nothing of the attempt was acted on.
       const actedOn = events.announced.size > 0 || providerRan;
       const provider = e instanceof ModelError && !actedOn && !execution.signal.aborted;
@@ -140,6 +146,18 @@ async function requestFrom(
       await sleep(waitMs, execution.signal);
     }
   }
+}
+
+/** The flow a request counts under: its turn's (a nested prompt or agent run counts under the run that called it). */
+function rootFlow(execution: Execution): string {
+  let root = execution;
+  while (root.parent) root = root.parent;
+  return root.flowId;
+}
+
+/** What a step answered, for the usage estimate when the provider reports no usage. */
+function answeredText(response: StepResult): string {
+  return response.text + response.toolCalls.map((c) => c.name + c.arguments).join("");
 }
 
 /** Requests per model step: the first and up to two retries of a transient provider failure. */

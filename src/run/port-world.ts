@@ -29,6 +29,8 @@ import { createMessages } from "./hook-calls.js";
 import type { NewTurnMessage } from "./messages.js";
 import { systemText } from "./prompt.js";
 import type { RunTables, RunWorld, ScheduleControl } from "./world.js";
+import type { ThreadMeter } from "../usage/meter.js";
+import { type ThreadTracer, effectName, threadTracerOf } from "../usage/tracer.js";
 
 /** What a thread's world is built from: its ports and its settings. */
 export interface WorldParts {
@@ -50,6 +52,11 @@ export interface WorldParts {
   readonly redact: <T>(value: T) => T;
   /** Makes sure the thread wakes by itself (an alarm) to drain what was queued. */
   readonly wakeSoon: () => void;
+  /**
+   * Makes the thread's meter (budgets and the usage ledger, src/usage/) once the world exists;
+   * absent: model requests are not metered. The shell builds it, so src/run/ reaches no account code.
+   */
+  readonly meter?: (world: PortWorld, tracer: ThreadTracer | null) => ThreadMeter;
 }
 
 /** Bytes of JSON one custom event may carry (`state.emit`); a row must stay under 2 MB. */
@@ -79,6 +86,10 @@ export class PortWorld implements RunWorld {
   /** The value with every secret of the thread replaced. */
   readonly redact: <T>(value: T) => T;
   private readonly events: EventSink;
+  /** Meters model requests: budgets and the usage ledger (src/usage/); absent: not metered. */
+  readonly meter?: ThreadMeter;
+  /** Spans of the thread's turns, when `WEFT_OTLP_URL` names a collector (src/usage/tracer.ts). */
+  private readonly tracer: ThreadTracer | null;
   /** The thread's schedules (set by the Durable Object, src/thread/core.ts). */
   schedules?: ScheduleControl;
 
@@ -101,6 +112,16 @@ export class PortWorld implements RunWorld {
     this.sides = sidesOf(parts.registry, agent);
     this.callables = new Callables(this);
     this.calls = new CallRunner(callWorldOf(this, parts.wakeSoon));
+    this.tracer = threadTracerOf(meta, parts.workerEnv, (name) => {
+      const all = this.callables.everything();
+      return effectName(all.has(name) ? all.definition(name) : undefined);
+    });
+    if (parts.meter) this.meter = parts.meter(this, this.tracer);
+  }
+
+  /** The next new turn's trace continues the one a request's W3C `traceparent` names (src/usage/tracer.ts). */
+  traceNextTurn(traceparent: string): void {
+    this.tracer?.adopt(traceparent);
   }
 
   /** Side a's tools: what direct calls and `GET /v1/tools` see. */
@@ -137,6 +158,7 @@ export class PortWorld implements RunWorld {
   /** Stores and broadcasts one event through the event sink (which redacts it first). */
   emit<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): void {
     this.events.emit(type, data);
+    this.tracer?.observe(type, data);
     if (type === "tool_call_finished") {
       const finished = data as EventPayloads["tool_call_finished"];
       // Only a failed call is logged: a success makes no closures for it.

@@ -12,6 +12,7 @@ import type { Execution, StepCounts } from "./execution.js";
 import type { NewTurnMessage } from "./messages.js";
 import type { SideRules } from "./sides.js";
 import type { StepDeadlines } from "./step-deadline.js";
+import type { ThreadMeter } from "../usage/meter.js";
 
 /** What the thread provides to a turn; everything about the run itself is on its `Execution`. */
 export interface TurnHost {
@@ -25,6 +26,10 @@ export interface TurnHost {
   /** The sides taking turns and their stop rules; default one side a whose text answer ends the turn. */
   readonly sides?: readonly SideRules[];
   tools(): ModelTool[];
+  /** Meters each model request: budget reservation before it, the usage ledger after (src/usage/); absent: not metered. */
+  readonly meter?: ThreadMeter;
+  /** The agent's answer when a budget refuses a request (its `budgetMessage`); absent: none. */
+  readonly budgetMessage?: string;
   /** Readies what `tools()` reads that needs I/O (remote MCP servers' tool lists); never throws. */
   prepareTools?(): Promise<void>;
   /** Idle and overall deadlines of each model request; absent: the defaults (`WEFT_MODEL_IDLE_MS`, `WEFT_MODEL_STEP_MS`). */

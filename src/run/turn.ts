@@ -16,6 +16,7 @@ import { errorMark, resultText } from "../calls/result.js";
 import type { Execution } from "./execution.js";
 import { checkFinalAnswer, retryInstruction } from "./final-answer.js";
 import { requestStep } from "./model-request.js";
+import { BudgetExceeded } from "../usage/meter.js";
 import type { ProviderCall } from "./step.js";
 import type { NewTurnMessage } from "./messages.js";
 import { ONE_SIDE, checkStopTool, handOver, sideForStep } from "./sides.js";
@@ -130,6 +131,11 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
   } catch (e) {
     // Whatever a stop made throw (the model's stream, above all) is the stop, never a model failure.
     if (signal.aborted) return { status: "stopped", steps, ...by(execution) };
+    // A budget refused the next request before any provider was called.
+    if (e instanceof BudgetExceeded) {
+      if (host.budgetMessage !== undefined) await host.commit([{ role: "assistant", content: host.budgetMessage }], null).catch(() => undefined);
+      return { status: "stopped", steps, error: e.message, errorCode: "budget_exceeded" };
+    }
     // A cut stream or a deadline that outlasted the retries is named with its code.
     const code = isWeftError(e) && (e.code === "stream_cut" || e.code === "model_timeout") ? e.code : undefined;
     return { status: "failed", steps, error: errorMessage(e), ...(code ? { errorCode: code } : {}) };

@@ -14,6 +14,7 @@ import type { AccountNotices, ChildThreads } from "../ports/threads.js";
 import type { ToolCatalog } from "../tools/catalog.js";
 import type { ExecutionState } from "../tools/thread-state.js";
 import type { UserEnvSource } from "../secrets/env.js";
+import type { ThreadMeter } from "../usage/meter.js";
 import type { AgentDefinition, EnvDefault, Registry, ResolvedSide } from "./agent.js";
 import type { HistorySummaries } from "./compaction.js";
 import type { NewTurnMessage } from "./messages.js";
@@ -60,6 +61,8 @@ export interface RunWorld {
   readonly peers: ChildThreads & AccountNotices;
   /** Every way the thread's calls move. */
   readonly calls: CallRunner;
+  /** Meters the thread's model requests: budgets and the usage ledger (src/usage/); absent: not metered. */
+  readonly meter?: ThreadMeter;
   /** The side `side` of the agent (side a when the agent has one side). */
   side(side?: "a" | "b"): ResolvedSide;
   /** A side's system prompt for this thread's `arguments`. */

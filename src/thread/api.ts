@@ -3,6 +3,7 @@
  * class `implements` it, so the compiler keeps the two in step (no hand-kept copy).
  * @module
  */
+import type { ThreadUsage } from "../usage/thread-ledger.js";
 import type { ScheduleInfo } from "../schedules/info.js";
 import type { ModelInForce } from "../run/model-choice.js";
 import type { HistoryMessage } from "../run/seed-history.js";
@@ -94,8 +95,9 @@ export interface FileContent extends FileInfo {
 export interface ThreadApi {
   create(caller: Caller, input: CreateThreadInput, threadId: string, idem?: IdempotencyClaim): Promise<RpcResult<ThreadMeta>>;
   info(caller: Caller): Promise<RpcResult<ThreadInfo>>;
+  usage(caller: Caller): Promise<RpcResult<ThreadUsage>>; // GET /threads/:id/usage (src/usage/thread-ledger.ts)
   getMessages(caller: Caller, options: GetMessagesOptions): Promise<RpcResult<MessagesResult>>;
-  postMessage(caller: Caller, input: { content: string; role?: "user" | "system"; script?: unknown }, idem?: IdempotencyClaim): Promise<RpcResult<{ queued: boolean; message?: Message }>>;
+  postMessage(caller: Caller, input: { content: string; role?: "user" | "system"; script?: unknown; traceparent?: string }, idem?: IdempotencyClaim): Promise<RpcResult<{ queued: boolean; message?: Message }>>;
   listCalls(caller: Caller, options?: { status?: CallRecord["status"]; limit?: number; offset?: number }): Promise<RpcResult<{ calls: CallRecord[] }>>;
   getCall(caller: Caller, callId: string): Promise<RpcResult<CallRecord>>;
   approve(caller: Caller, callId: string, argsHash?: string, idem?: IdempotencyClaim): Promise<RpcResult<CallOutcome>>;

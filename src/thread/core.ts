@@ -16,6 +16,7 @@ import type { Caller } from "../rpc.js";
 import { CALLER_HEADER } from "./api.js";
 import type { CrashHook } from "../calls/context.js";
 import { PortWorld } from "../run/port-world.js";
+import { threadMeterOf } from "../usage/thread-meter.js";
 import { BATCH_TAG, Fanout } from "./fanout.js";
 import type { GroupCommit } from "./group-commit.js";
 import { ThreadSecrets } from "../secrets/thread-secrets.js";
@@ -210,6 +211,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
         userEnv: this.userEnv,
         redact: (value) => this.secrets.redactor().value(value),
         wakeSoon: () => void this.alarmClock.set(Date.now() + 50),
+        meter: (world, tracer) => threadMeterOf(world, this.ctx.storage.sql, tracer, (work) => this.ctx.waitUntil(work)),
       },
       meta,
     );

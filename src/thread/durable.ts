@@ -28,6 +28,7 @@ import { migrate } from "./store/migrations.js";
 import type { ThreadMeta } from "./store/meta.js";
 import { modelTools } from "../run/conversation.js";
 import { checkNewThread } from "../run/new-thread.js";
+import { ThreadUsageLedger } from "../usage/thread-ledger.js";
 
 /** The body of a thread create and what reading a thread answers, as the Durable Object's RPC methods take and give them. */
 export type { CreateThreadInput, ThreadInfo } from "./api.js";
@@ -114,12 +115,15 @@ export function createThreadClass(registry: Registry) {
       });
     }
 
+    async usage(caller: Caller) { return this.serve(caller, { access: "read" }, (w) => new ThreadUsageLedger(this.store.storage.sql).read(w.meta.threadId, w.meta.agentId)); }
+
     async getMessages(caller: Caller, options: GetMessagesOptions) {
       return this.serve(caller, { access: "read" }, () => this.store.messages.list(options));
     }
 
-    async postMessage(caller: Caller, input: { content: string; role?: "user" | "system"; script?: unknown }, idem?: IdempotencyClaim) {
+    async postMessage(caller: Caller, input: { content: string; role?: "user" | "system"; script?: unknown; traceparent?: string }, idem?: IdempotencyClaim) {
       return this.serve(caller, { access: "write", idem, env: true }, async (world, runner) => {
+        if (input.traceparent !== undefined) world.traceNextTurn(input.traceparent);
         const script = input.script === undefined ? undefined : normalizeScript(input.script, ["script"]);
         if (script && script.length > 0) await checkScriptable(world);
         return await runner.postMessage({ content: input.content, ...(input.role ? { role: input.role } : {}), ...(script ? { script } : {}) });
@@ -202,6 +206,9 @@ export function createThreadClass(registry: Registry) {
       const result = await this.callTool(caller, input, idem);
       return result.ok ? outcomeText(result.value) : result;
     }
+
+    /** The owner's account is about to store the user's first budgets (src/usage/meter.ts `handOver`; `BudgetWatcher`). */
+    async accountBudgetsSet() { return this.world?.meter?.handOver() ?? []; }
 
     async accountEnvChanged(): Promise<{ live: boolean }> {
       this.userEnv.invalidate();

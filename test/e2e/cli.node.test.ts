@@ -85,7 +85,7 @@ it("weft tools lists every tool with its input schema", async () => {
   expect(human.stdout).toMatch(/^ {2}input: \{"type":"object"/m);
 });
 
-it("weft thread new, send --follow, tail and messages", async () => {
+it("weft thread new, send --follow, tail, messages and usage", async () => {
   const created = await weftCli(["thread", "new", "--url", weft.url]);
   expect(created.code, created.stderr).toBe(0);
   const id = created.stdout.trim();
@@ -109,6 +109,18 @@ it("weft thread new, send --follow, tail and messages", async () => {
   expect(messages.stdout.trim().split("\n")).toEqual(["#1 user: add 1 to 3", "#2 assistant: summing", "(4 in all; more with --offset 2)"]);
   const all = await weftCli(["thread", "messages", id, "--all", "--limit", "3", "--json", "--url", weft.url]);
   expect(all.stdout.trim().split("\n").map((l) => JSON.parse(l).id)).toEqual([1, 2, 3, 4]);
+
+  // weft usage: the thread's two scripted requests (no usage reported: estimated) and its one tool call.
+  const usage = await weftCli(["usage", id, "--url", weft.url]);
+  expect(usage.code, usage.stderr).toBe(0);
+  const [whole, turn] = usage.stdout.trim().split("\n");
+  expect(whole).toMatch(new RegExp(`^thread ${id} \\(\\w+\\): 2 requests, \\d+ in / \\d+ out tokens \\(2 estimated\\), \\$0\\.000000, [\\d.]+ s; tools: 1 calls, 1 attempts`));
+  expect(turn).toMatch(/^  turn turn_\w+: 2 requests, .*; tools: 1 calls$/);
+  const account = await weftCli(["usage", "--group-by", "model", "--json", "--url", weft.url]);
+  expect(account.code, account.stderr).toBe(0);
+  expect(JSON.parse(account.stdout)).toMatchObject({ groupBy: "model", groups: expect.arrayContaining([expect.objectContaining({ key: "scripted" })]) });
+  const bad = await weftCli(["usage", "--from", "yesterday", "--url", weft.url]);
+  expect(bad.code).toBe(2);
 });
 
 it("weft schedule, schedules and unschedule: made, listed, refused with its field, cancelled", async () => {

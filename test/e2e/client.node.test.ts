@@ -116,6 +116,23 @@ async function streamWithDrops(subscriber: WeftClient, drop: (threadId: string) 
   return { frames, drops, connections: sub.connections, closed: await sub.closed, info };
 }
 
+it("usage and budgets: a thread's usage, the account's, and the caller's budgets", async () => {
+  const { threadId } = await client.createThread({});
+  await client.postMessage(threadId, { content: "go", script: [{ text: "hello" }] });
+  await waitIdle(threadId);
+  // The scripted model reports no usage: its one request is estimated, and marked so.
+  expect(await client.getThreadUsage(threadId)).toMatchObject({ threadId, total: { requests: 1, estimatedRequests: 1 }, turns: [{ requests: 1 }] });
+  // The rollup to the account is not awaited by the turn: it lands shortly after.
+  for (let i = 0; i < 100 && (await client.getAccountUsage({ groupBy: "agent" })).total.requests < 1; i++) await new Promise((r) => setTimeout(r, 50));
+  expect((await client.getAccountUsage({ groupBy: "agent" })).total.requests).toBeGreaterThanOrEqual(1);
+  await expect(client.getAccountUsage({ groupBy: "tool" as never })).rejects.toMatchObject({ code: "invalid_request", details: { path: ["groupBy"] } });
+  const budgets = [{ scope: "thread" as const, period: "turn" as const, tokens: 1_000_000 }];
+  expect(await client.setBudgets(budgets)).toEqual({ budgets });
+  expect(await client.getBudgets()).toEqual({ budgets });
+  // Set back: the other cases here run as the same user.
+  expect(await client.setBudgets([])).toEqual({ budgets: [] });
+});
+
 it("subscribe survives 20 dropped connections while a turn streams: every seq once, in order", async () => {
   // The network drops: a proxy between client and server destroys the TCP connection.
   const proxy = await startProxy(weft.port);

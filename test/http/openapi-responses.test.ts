@@ -22,6 +22,7 @@ const VALID_BODY: Record<string, unknown> = {
   "POST /threads/{id}/calls/{callId}/approve": {},
   "POST /threads/{id}/calls/{callId}/deny": {},
   "POST /threads/{id}/calls/{callId}/settle": { outcome: "retry" },
+  "PUT /account/budgets": { budgets: [] },
   "POST /threads/{id}/schedules": { every: "5m", target: { tool: "effect_read" } },
   "POST /threads/{id}/chat": { messages: [{ role: "user", parts: [{ type: "text", text: "hi" }] }] },
   "PUT /account/env/{name}": { value: "v", type: "text" },
@@ -246,6 +247,19 @@ describe("OpenAPI response schemas against real answers", () => {
     expect((await send("PUT", "/account/env/1bad", { json: { value: "x" } })).status).toBe(400);
     expect((await send("DELETE", "/account/env/OPENAPI_SECRET")).body).toEqual({ deleted: true });
     expect((await send("DELETE", "/account/env/1bad")).status).toBe(400);
+  });
+
+  it("usage and budgets: a thread's usage, the account's, its budgets, and their refusals", async () => {
+    const id = (await send("POST", "/threads", { json: {} })).body.threadId as string;
+    await send("POST", `/threads/${id}/messages`, { json: { content: "hi", script: [{ text: "hello" }] } });
+    expect((await send("GET", `/threads/${id}/usage`)).body.total.requests).toBeGreaterThanOrEqual(0);
+    expect((await send("GET", "/account/usage?groupBy=agent")).status).toBe(200);
+    expect((await send("GET", "/account/usage?groupBy=nothing")).status).toBe(400);
+    expect((await send("PUT", "/account/budgets", { json: { budgets: [{ scope: "user", period: "day", tokens: 100_000_000 }] } })).body.budgets).toHaveLength(1);
+    expect((await send("GET", "/account/budgets")).body.budgets).toHaveLength(1);
+    expect((await send("PUT", "/account/budgets", { json: { budgets: [{ scope: "planet", period: "day", tokens: 1 }] } })).status).toBe(400);
+    // Set back: the other cases of this file run as the same user.
+    expect((await send("PUT", "/account/budgets", { json: { budgets: [] } })).body.budgets).toEqual([]);
   });
 
   it("direct tool calls: a result, a wait for approval, and the refusals", async () => {

@@ -6,18 +6,10 @@
 
 import type { ModelStepRecord, TokenUsage, TurnErrorCode } from "../../protocol.js";
 import type { Inbox, PendingMessage, TurnRecord, TurnStatus, TurnSteps, TurnTable } from "../../ports/store.js";
+import { addUsage } from "../../usage/totals.js";
 
 /** Turn states and the stored turn (defined with the store port). */
 export type { TurnRecord, TurnStatus } from "../../ports/store.js";
-
-/** Adds token counts; a count neither side knows stays absent. */
-export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
-  const out: TokenUsage = {};
-  for (const k of ["inputTokens", "outputTokens", "cachedInputTokens"] as const) {
-    if (a[k] !== undefined || b[k] !== undefined) out[k] = (a[k] ?? 0) + (b[k] ?? 0);
-  }
-  return out;
-}
 
 /** A message waiting for the next turn (defined with the store port). */
 export type { PendingMessage } from "../../ports/store.js";

@@ -1,0 +1,85 @@
+/**
+ * Response schemas of the usage routes (`GET /threads/:id/usage`, `GET /account/usage`,
+ * `GET|PUT /account/budgets`), re-exported by responses.ts with the others.
+ * @module
+ */
+import * as z from "zod";
+import { count, epochMs, named } from "./response-registry.js";
+
+const totals = {
+  requests: count,
+  inputTokens: count,
+  outputTokens: count,
+  cachedInputTokens: count,
+  reasoningTokens: count,
+  cacheWriteTokens: count,
+  estimatedRequests: count.describe("Requests whose counts are weft's estimate: the provider reported no usage"),
+  durationMs: count,
+  costUsd: z.number().describe("USD at the price table in force when each request was recorded"),
+};
+
+/** Sums of model requests (`UsageTotals`). */
+export const UsageTotals = named("UsageTotals", z.object(totals));
+
+const tools = z.object({ calls: count, attempts: count, durationMs: count });
+
+/** One model request of the usage ledger (`ModelUsageRow`). */
+export const ModelUsageRow = named(
+  "ModelUsageRow",
+  z.object({
+    turnId: z.string(),
+    step: count,
+    provider: z.string(),
+    model: z.string(),
+    inputTokens: count,
+    outputTokens: count,
+    cachedInputTokens: count,
+    reasoningTokens: count,
+    cacheWriteTokens: count,
+    estimated: z.boolean(),
+    durationMs: count,
+    costMicroUsd: count.describe("Millionths of a USD"),
+    priceVersion: z.string(),
+    at: epochMs,
+  }),
+);
+
+/** `GET /threads/:id/usage` (`ThreadUsage`). */
+export const ThreadUsage = named(
+  "ThreadUsage",
+  z.object({
+    threadId: z.string(),
+    agentId: z.string(),
+    total: z.object({ ...totals, tools }),
+    turns: z.array(z.object({ ...totals, turnId: z.string(), tools })),
+    models: z.array(z.object({ ...totals, model: z.string() })),
+    requests: z.array(ModelUsageRow),
+  }),
+);
+
+/** `GET /account/usage` (`AccountUsage`). */
+export const AccountUsage = named(
+  "AccountUsage",
+  z.object({
+    from: z.string(),
+    to: z.string(),
+    groupBy: z.enum(["agent", "model", "day"]),
+    total: UsageTotals,
+    groups: z.array(z.object({ ...totals, key: z.string() })),
+  }),
+);
+
+/** A budget (`Budget`). */
+export const Budget = named(
+  "Budget",
+  z.object({
+    scope: z.enum(["thread", "user", "agent"]),
+    period: z.enum(["turn", "day", "month", "lifetime"]),
+    tokens: count.optional(),
+    costUsd: z.number().optional(),
+    agent: z.string().optional(),
+  }),
+);
+
+/** `GET|PUT /account/budgets`: the caller's own budgets. */
+export const Budgets = named("Budgets", z.object({ budgets: z.array(Budget) }));

@@ -1,0 +1,125 @@
+/**
+ * The user's usage in their account Durable Object: request usage rolled up per UTC day, thread,
+ * agent and model (what `GET /account/usage` reads and what day, month and lifetime budgets count),
+ * per turn (what turn budgets count), and the budgets the user set.
+ * @module
+ */
+import { WeftError } from "../errors.js";
+import type { Budget } from "./budgets.js";
+import { type TotalsRow, type UsageTotals, dayOf, sumColumns, totalsOf } from "./totals.js";
+
+/** The account's usage tables. */
+export const ACCOUNT_USAGE_SCHEMA = `
+  CREATE TABLE IF NOT EXISTS usage_rollup (
+    day TEXT NOT NULL, thread_id TEXT NOT NULL, agent_id TEXT NOT NULL, model TEXT NOT NULL,
+    requests INTEGER NOT NULL, input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, cached_tokens INTEGER NOT NULL,
+    reasoning_tokens INTEGER NOT NULL, cache_write_tokens INTEGER NOT NULL, estimated INTEGER NOT NULL, duration_ms INTEGER NOT NULL,
+    cost_micro_usd INTEGER NOT NULL,
+    PRIMARY KEY (day, thread_id, model)
+  ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS usage_turns (
+    thread_id TEXT NOT NULL, turn_id TEXT NOT NULL, tokens INTEGER NOT NULL, cost_micro_usd INTEGER NOT NULL,
+    PRIMARY KEY (thread_id, turn_id)
+  ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS budget_reservations (
+    id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, agent_id TEXT NOT NULL, turn_id TEXT NOT NULL, instance TEXT NOT NULL,
+    tokens INTEGER NOT NULL, cost_micro_usd INTEGER NOT NULL, expires_at INTEGER NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS account_budgets (id INTEGER PRIMARY KEY CHECK (id = 1), budgets TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS budget_watchers (thread_id TEXT PRIMARY KEY) WITHOUT ROWID;
+`;
+
+/** One answered request as the account rolls it up (the thread's ledger row, with where it ran). */
+export interface SettledUsage {
+  threadId: string;
+  agentId: string;
+  turnId: string;
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  reasoningTokens: number;
+  cacheWriteTokens: number;
+  estimated: boolean;
+  durationMs: number;
+  costMicroUsd: number;
+  /** When it was recorded, epoch ms (its day is the UTC day of this). */
+  at: number;
+}
+
+/** How `GET /account/usage` groups. */
+export type UsageGroupBy = "agent" | "model" | "day";
+
+/** `GET /account/usage`: the user's usage over UTC days `from`..`to` (inclusive), whole and grouped. */
+export interface AccountUsage {
+  from: string;
+  to: string;
+  groupBy: UsageGroupBy;
+  total: UsageTotals;
+  groups: Array<UsageTotals & { key: string }>;
+}
+
+/** Adds a request's usage to the rollups (one transaction with the caller's other writes). */
+export function rollUp(sql: SqlStorage, u: SettledUsage): void {
+  sql.exec(
+    `INSERT INTO usage_rollup (day, thread_id, agent_id, model, requests, input_tokens, output_tokens, cached_tokens, reasoning_tokens,
+       cache_write_tokens, estimated, duration_ms, cost_micro_usd) VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (day, thread_id, model) DO UPDATE SET requests = requests + 1, input_tokens = input_tokens + excluded.input_tokens,
+       output_tokens = output_tokens + excluded.output_tokens, cached_tokens = cached_tokens + excluded.cached_tokens,
+       reasoning_tokens = reasoning_tokens + excluded.reasoning_tokens, cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens,
+       estimated = estimated + excluded.estimated, duration_ms = duration_ms + excluded.duration_ms, cost_micro_usd = cost_micro_usd + excluded.cost_micro_usd`,
+    dayOf(u.at),
+    u.threadId,
+    u.agentId,
+    u.model,
+    u.inputTokens,
+    u.outputTokens,
+    u.cachedInputTokens,
+    u.reasoningTokens,
+    u.cacheWriteTokens,
+    u.estimated ? 1 : 0,
+    u.durationMs,
+    u.costMicroUsd,
+  );
+  sql.exec(
+    `INSERT INTO usage_turns (thread_id, turn_id, tokens, cost_micro_usd) VALUES (?, ?, ?, ?)
+     ON CONFLICT (thread_id, turn_id) DO UPDATE SET tokens = tokens + excluded.tokens, cost_micro_usd = cost_micro_usd + excluded.cost_micro_usd`,
+    u.threadId,
+    u.turnId,
+    u.inputTokens + u.outputTokens,
+    u.costMicroUsd,
+  );
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * The user's usage over `from`..`to` (UTC days, `YYYY-MM-DD`, inclusive; default the last 30
+ * days up to today), grouped by `groupBy` (default `day`).
+ * @throws WeftError `invalid_request` naming `from`, `to` or `groupBy` when one is malformed.
+ */
+export function readAccountUsage(sql: SqlStorage, query: { from?: string; to?: string; groupBy?: string }, now = Date.now()): AccountUsage {
+  const to = query.to ?? dayOf(now);
+  const from = query.from ?? dayOf(now - 29 * 86_400_000);
+  for (const [key, value] of [["from", from], ["to", to]] as const) {
+    if (!DAY.test(value) || Number.isNaN(Date.parse(value))) throw new WeftError("invalid_request", `${key}: expected a UTC day as YYYY-MM-DD`, { path: [key] });
+  }
+  const groupBy = (query.groupBy ?? "day") as UsageGroupBy;
+  if (!["agent", "model", "day"].includes(groupBy)) throw new WeftError("invalid_request", "groupBy: expected agent, model or day", { path: ["groupBy"] });
+  const column = groupBy === "agent" ? "agent_id" : groupBy;
+  const sums = sumColumns("SUM(requests)");
+  const total = sql.exec<TotalsRow>(`SELECT ${sums} FROM usage_rollup WHERE day >= ? AND day <= ?`, from, to).toArray()[0];
+  const groups = sql.exec<TotalsRow & { key: string }>(`SELECT ${column} AS key, ${sums} FROM usage_rollup WHERE day >= ? AND day <= ? GROUP BY ${column} ORDER BY ${column}`, from, to).toArray();
+  return { from, to, groupBy, total: totalsOf(total), groups: groups.map((g) => ({ key: g.key, ...totalsOf(g) })) };
+}
+
+/** The budgets the user set on their account (none until set). */
+export function userBudgets(sql: SqlStorage): Budget[] {
+  const row = sql.exec<{ budgets: string }>("SELECT budgets FROM account_budgets WHERE id = 1").toArray()[0];
+  return row ? (JSON.parse(row.budgets) as Budget[]) : [];
+}
+
+/** Replaces the user's own budgets (checked by the caller). */
+export function setUserBudgets(sql: SqlStorage, budgets: readonly Budget[]): void {
+  sql.exec("INSERT OR REPLACE INTO account_budgets (id, budgets) VALUES (1, ?)", JSON.stringify(budgets));
+}

@@ -1,0 +1,98 @@
+/**
+ * Budgets: ceilings on tokens and on cost, per thread, per user (all the user's threads) or per
+ * agent (the user's threads of one agent), over a turn, a UTC day, a UTC month or for ever. They
+ * come from three places: an agent definition's `budgets`, the deployment's `WEFT_BUDGETS`, and
+ * each user's own through `PUT /account/budgets`. Every budget that applies to a request must
+ * hold; the reservations that enforce them are kept in the user's account (reservations.ts).
+ * @module
+ */
+import { WeftError, errorMessage } from "../errors.js";
+
+/** Where a budget counts: one thread, all of one user's threads, or one user's threads of one agent. */
+export type BudgetScope = "thread" | "user" | "agent";
+/** The window a budget counts over; `day` and `month` are UTC calendar periods. */
+export type BudgetPeriod = "turn" | "day" | "month" | "lifetime";
+
+/**
+ * A ceiling. `tokens` counts input and output tokens together; `costUsd` is dollars at the price
+ * table in force (an unpriced model costs nothing). At least one of the two is set.
+ */
+export interface Budget {
+  scope: BudgetScope;
+  period: BudgetPeriod;
+  tokens?: number;
+  costUsd?: number;
+  /** For `scope: "agent"` set by the deployment or a user: the agent it limits; absent, each agent. */
+  agent?: string;
+}
+
+/** A budget with where it was set (`agent:<id>`, `deployment`, `user`) and its place there, as refusals name it. */
+export interface NamedBudget extends Budget {
+  /** `<source>#<index>`, for example `deployment#0`. */
+  id: string;
+}
+
+const SCOPES: readonly BudgetScope[] = ["thread", "user", "agent"];
+const PERIODS: readonly BudgetPeriod[] = ["turn", "day", "month", "lifetime"];
+
+/** Budgets a user may set on their account, at most. */
+export const MAX_BUDGETS = 32;
+
+/**
+ * Checks a list of budgets.
+ * @throws WeftError `code` (default `invalid_request`) naming the offending path (`[...path, i, key]`).
+ */
+export function checkBudgets(value: unknown, path: (string | number)[], code: "invalid_request" | "invalid_config" = "invalid_request"): Budget[] {
+  const fail = (at: (string | number)[], rule: string): never => {
+    throw new WeftError(code, `${[...path, ...at].join(".")}: ${rule}`, { path: [...path, ...at] });
+  };
+  if (!Array.isArray(value)) fail([], "expected an array of budgets");
+  const list = value as unknown[];
+  if (list.length > MAX_BUDGETS) fail([], `at most ${MAX_BUDGETS} budgets`);
+  return list.map((raw, i) => {
+    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) fail([i], "expected { scope, period, tokens?, costUsd?, agent? }");
+    const b = raw as Record<string, unknown>;
+    for (const key of Object.keys(b)) if (!["scope", "period", "tokens", "costUsd", "agent"].includes(key)) fail([i, key], "unknown key");
+    if (!SCOPES.includes(b.scope as BudgetScope)) fail([i, "scope"], `expected one of ${SCOPES.join(", ")}`);
+    if (!PERIODS.includes(b.period as BudgetPeriod)) fail([i, "period"], `expected one of ${PERIODS.join(", ")}`);
+    if (b.tokens !== undefined && !(Number.isSafeInteger(b.tokens) && (b.tokens as number) >= 0)) fail([i, "tokens"], "expected a whole number of tokens, at least 0");
+    if (b.costUsd !== undefined && !(typeof b.costUsd === "number" && Number.isFinite(b.costUsd) && b.costUsd >= 0)) fail([i, "costUsd"], "expected dollars, at least 0");
+    if (b.tokens === undefined && b.costUsd === undefined) fail([i], "set tokens, costUsd or both");
+    if (b.agent !== undefined && (typeof b.agent !== "string" || b.scope !== "agent")) fail([i, "agent"], 'a string, only with scope "agent"');
+    return b as unknown as Budget;
+  });
+}
+
+/** Parsed `WEFT_BUDGETS` by its raw text. */
+const parsed = new Map<string, Budget[]>();
+
+/**
+ * The deployment's budgets: `WEFT_BUDGETS`, a JSON array of {@link Budget}; unset, none.
+ * @throws WeftError `invalid_config` for a value that is not such an array.
+ */
+export function deploymentBudgets(env: Readonly<Record<string, unknown>>): Budget[] {
+  const raw = env.WEFT_BUDGETS;
+  if (typeof raw !== "string" || raw === "") return [];
+  const known = parsed.get(raw);
+  if (known) return known;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (e) {
+    throw new WeftError("invalid_config", `WEFT_BUDGETS: not JSON (${errorMessage(e)})`);
+  }
+  const budgets = checkBudgets(value, ["WEFT_BUDGETS"], "invalid_config");
+  parsed.set(raw, budgets);
+  return budgets;
+}
+
+/**
+ * The budgets a request of a thread of `agentId` must hold, from the agent and the deployment
+ * (the account adds the user's own): an agent's `scope: "agent"` budget limits that agent, and a
+ * deployment's agent budget naming another agent does not apply.
+ */
+export function budgetsFor(agentId: string, agentBudgets: readonly Budget[] | undefined, env: Readonly<Record<string, unknown>>): NamedBudget[] {
+  const fromAgent = (agentBudgets ?? []).map((b, i) => ({ ...b, ...(b.scope === "agent" ? { agent: agentId } : {}), id: `agent:${agentId}#${i}` }));
+  const fromDeployment = deploymentBudgets(env).map((b, i) => ({ ...b, id: `deployment#${i}` }));
+  return [...fromAgent, ...fromDeployment].filter((b) => b.scope !== "agent" || b.agent === undefined || b.agent === agentId);
+}

@@ -1,0 +1,227 @@
+/**
+ * The thread's side of usage: each model request is metered here. Before it leaves, its maximum is
+ * reserved in the owner's account against every budget that applies (a refusal ends the turn
+ * before any provider is called); after it, its ledger row is written in the thread and its
+ * reservation settled to the actual use in the account. One meter per thread instance.
+ *
+ * The common case is cheap: the agent's and the deployment's budgets are known here, and the
+ * first reservation of an instance learns whether the user has budgets of their own. While none
+ * can apply, a request reserves nothing (no round trip before it); the account remembers that it
+ * told this thread "none", and before it stores a user's first budgets it tells the thread
+ * (`handOver`), which from then on reserves every request and hands over its requests in flight
+ * as reservations, so a new budget counts them as it would have counted their reservations. The
+ * settle (the rollup to the account) is sent as soon as the answer is recorded but not awaited;
+ * a crash cuts it only in the window it always could (before the call leaves the thread).
+ * @module
+ */
+import type { Message, TokenUsage } from "../protocol.js";
+import type { ModelTool } from "../models/model.js";
+import type { AccountApi } from "../account/api.js";
+import { WeftError } from "../errors.js";
+import { type Budget, type NamedBudget, budgetsFor } from "./budgets.js";
+import { costMicroUsd, priceOf, priceTableOf } from "./prices.js";
+import type { BudgetRefusal, ReserveRequest } from "./reservations.js";
+import { type ModelUsageRow, modelUsageRow } from "./row.js";
+import type { ThreadUsageLedger } from "./thread-ledger.js";
+import { modelDeadlinesOf } from "../run/model-deadlines.js";
+
+/** Output tokens a request is bounded to when budgets apply and its settings name no `maxOutputTokens`. */
+export const DEFAULT_RESERVED_OUTPUT_TOKENS = 4096;
+
+/** How long past the request's overall deadline an unsettled reservation is kept before the account releases it, ms. */
+export const LEASE_MARGIN_MS = 60_000;
+
+/** A model request about to be made. */
+export interface MeteredRequest {
+  turnId: string;
+  step: number;
+  /** `"<provider>:<model id>"`. */
+  model: string;
+  system?: string;
+  messages: readonly Message[];
+  tools: readonly ModelTool[];
+  /** The request's own bound on output tokens, if it sets one. */
+  maxOutputTokens?: number;
+}
+
+/** A request under way: its reservation (if any), when it started, and the output bound to send. */
+export interface MeterTicket {
+  id: string;
+  request: MeteredRequest;
+  started: number;
+  reserved: boolean;
+  /** No reservation was asked for: no budget could apply when the request left. */
+  unmetered?: boolean;
+  /** Set when budgets apply and the request named no bound: the request must send it. */
+  maxOutputTokens?: number;
+}
+
+/** A request refused by a budget; the turn ends `stopped` with reason `budget_exceeded`. */
+export class BudgetExceeded extends Error {
+  constructor(readonly refusal: BudgetRefusal) {
+    const unit = refusal.measure === "tokens" ? " tokens" : " USD";
+    super(`budget ${refusal.budget.id} (${refusal.budget.scope}, per ${refusal.budget.period}) would be exceeded: ${refusal.used}${unit} used of ${refusal.limit}${unit}, this request needs up to ${refusal.requested}${unit}`);
+    this.name = "BudgetExceeded";
+  }
+}
+
+/** What the meter needs of its thread. */
+export interface MeterHost {
+  threadId: string;
+  agentId: string;
+  /** The agent definition's budgets. */
+  agentBudgets?: readonly Budget[];
+  workerEnv: Readonly<Record<string, unknown>>;
+  /** The owner's account; null for a thread without one (then no budget is enforced). */
+  account: AccountApi | null;
+  ledger: ThreadUsageLedger;
+  /** Emits `budget_exceeded`. */
+  refused(turnId: string, refusal: BudgetRefusal): void;
+  /** Told of each answered request's row and finish reason (the tracer's `chat` spans). */
+  recorded?(row: ModelUsageRow, finishReason: string): void;
+  /** Keeps the instance alive for work not awaited on the turn's path (`ctx.waitUntil`); absent: left to run. */
+  defer?(work: Promise<unknown>): void;
+}
+
+/** Meters one thread instance's model requests. */
+export class ThreadMeter {
+  /** This instance's id: reservations of an earlier instance of the thread were cut by a crash. */
+  readonly instance = crypto.randomUUID();
+  /**
+   * Whether the user has budgets of their own: unknown until the account answers a reservation;
+   * `some` once the account says so or hands over (never back to `none` in this instance).
+   */
+  private userBudgets: "unknown" | "none" | "some" = "unknown";
+  /** Requests under way that reserved nothing, by ticket id (handed over if the user sets budgets). */
+  private readonly unreserved = new Map<string, MeterTicket>();
+
+  constructor(private readonly host: MeterHost) {}
+
+  /** Whether the next request must reserve: an account, and a budget that applies or may apply. */
+  private mustReserve(budgets: readonly NamedBudget[]): boolean {
+    return this.host.account !== null && (budgets.length > 0 || this.userBudgets !== "none");
+  }
+
+  /**
+   * The user set budgets of their own (the account asks before storing them): every later request
+   * reserves, and the requests now under way without a reservation are returned to be reserved.
+   */
+  handOver(): ReserveRequest[] {
+    this.userBudgets = "some";
+    const out: ReserveRequest[] = [];
+    for (const ticket of this.unreserved.values()) {
+      ticket.reserved = true;
+      out.push(this.reservation(ticket.id, ticket.request, []));
+    }
+    this.unreserved.clear();
+    return out;
+  }
+
+  /** The reservation of `request`: input counted, output bounded by its max tokens (else the default). */
+  private reservation(id: string, request: MeteredRequest, budgets: NamedBudget[]): ReserveRequest {
+    const output = request.maxOutputTokens ?? DEFAULT_RESERVED_OUTPUT_TOKENS;
+    const input = inputBound(request);
+    const price = priceOf(priceTableOf(this.host.workerEnv), request.model);
+    return {
+      id,
+      threadId: this.host.threadId,
+      agentId: this.host.agentId,
+      turnId: request.turnId,
+      instance: this.instance,
+      tokens: input + output,
+      // Every input token at the dearest input price (none known yet to be a cache read).
+      costMicroUsd: costMicroUsd({ input, output, cached: 0, cacheWrite: 0 }, price && { ...price, input: Math.max(price.input, price.cacheWrite ?? 0) }),
+      expiresAt: Date.now() + leaseMs(this.host.workerEnv),
+      budgets,
+    };
+  }
+
+  /** Work off the turn's path: kept alive by the host, a failure only logged. */
+  private background(work: Promise<unknown>): void {
+    const done = work.catch((e: unknown) => console.error(`weft: usage not rolled up in the account: ${String(e)}`));
+    this.host.defer?.(done);
+  }
+
+  /**
+   * Reserves the request's maximum: input counted as the UTF-8 bytes of what is sent (no
+   * byte-level tokenizer makes more tokens than bytes), output bounded by its max tokens.
+   * @throws BudgetExceeded when a budget would be crossed (after emitting `budget_exceeded`).
+   */
+  async begin(request: MeteredRequest): Promise<MeterTicket> {
+    const id = `rsv_${crypto.randomUUID()}`;
+    const account = this.host.account;
+    if (!account) return { id, request, started: Date.now(), reserved: false };
+    const budgets: NamedBudget[] = budgetsFor(this.host.agentId, this.host.agentBudgets, this.host.workerEnv);
+    if (!this.mustReserve(budgets)) {
+      const ticket: MeterTicket = { id, request, started: Date.now(), reserved: false, unmetered: true };
+      this.unreserved.set(id, ticket);
+      return ticket;
+    }
+    const output = request.maxOutputTokens ?? DEFAULT_RESERVED_OUTPUT_TOKENS;
+    const answer = await account.reserveBudget(this.reservation(id, request, budgets));
+    if (!answer.ok) throw new WeftError(answer.error.code, answer.error.message, answer.error.details);
+    if (answer.value.reserved && this.userBudgets === "unknown") this.userBudgets = answer.value.userBudgets ? "some" : "none";
+    if (!answer.value.reserved) {
+      this.host.refused(request.turnId, answer.value.refusal);
+      throw new BudgetExceeded(answer.value.refusal);
+    }
+    // Bounded only where a budget applies: the reservation must cover what the provider may send.
+    const bound = answer.value.budgets > 0 && request.maxOutputTokens === undefined;
+    return { id, request, started: Date.now(), reserved: true, ...(bound ? { maxOutputTokens: output } : {}) };
+  }
+
+  /** Records an answered request in the thread's ledger and settles its reservation to what it used. */
+  async answered(ticket: MeterTicket, usage: TokenUsage, answered: string, finishReason = "stop"): Promise<ModelUsageRow> {
+    const r = ticket.request;
+    const row = modelUsageRow(
+      { turnId: r.turnId, step: r.step, model: r.model, usage, durationMs: Date.now() - ticket.started, sent: r.messages, ...(r.system !== undefined ? { system: r.system } : {}), answered },
+      priceTableOf(this.host.workerEnv),
+    );
+    this.host.ledger.record(row);
+    this.host.recorded?.(row, finishReason);
+    this.unreserved.delete(ticket.id);
+    const account = this.host.account;
+    if (account) {
+      // Sent now, not awaited: the answer stands whatever the account says (an unsettled reservation
+      // ends with its lease). Calls on one stub arrive in order, so the next reservation sees it settled.
+      this.background(
+        account.settleBudget({ id: ticket.id, threadId: this.host.threadId, agentId: this.host.agentId, ...row }).then((settled) => {
+          if (!settled.ok) throw new Error(`turn ${r.turnId} step ${r.step}: ${settled.error.message}`);
+        }),
+      );
+    }
+    return row;
+  }
+
+  /** Releases the reservation of a request that got no answer. */
+  async failed(ticket: MeterTicket): Promise<void> {
+    this.unreserved.delete(ticket.id);
+    const account = this.host.account;
+    if (ticket.reserved && account) this.background(account.releaseBudget(ticket.id));
+  }
+}
+
+/**
+ * Input tokens a provider adds to a request that offers tools, beyond what weft sends: Anthropic
+ * documents a tool-use system prompt of up to about 530 tokens, depending on the model.
+ */
+export const TOOL_USE_ALLOWANCE = 600;
+
+/**
+ * An upper bound on a request's input tokens: the UTF-8 bytes of its system prompt, messages and
+ * tools (no byte-level BPE tokenizer makes more tokens than bytes), plus per-message framing and,
+ * when tools are offered, {@link TOOL_USE_ALLOWANCE}.
+ */
+export function inputBound(request: Pick<MeteredRequest, "system" | "messages" | "tools">): number {
+  const encoder = new TextEncoder();
+  const bytes = (text: string) => encoder.encode(text).length;
+  let n = request.system ? bytes(request.system) + 8 : 0;
+  for (const m of request.messages) n += bytes(m.content) + bytes(JSON.stringify(m.toolCalls ?? [])) + bytes(m.name ?? "") + 8;
+  for (const t of request.tools) n += bytes(t.name) + bytes(t.description) + bytes(JSON.stringify(t.inputSchema)) + 8;
+  return n + 16 + (request.tools.length > 0 ? TOOL_USE_ALLOWANCE : 0);
+}
+
+/** An unsettled reservation's lease: the request's overall deadline (`WEFT_MODEL_STEP_MS`) and a margin. */
+function leaseMs(env: Readonly<Record<string, unknown>>): number {
+  return modelDeadlinesOf(env).stepMs + LEASE_MARGIN_MS;
+}

@@ -1,0 +1,100 @@
+/**
+ * Spans as OTLP/HTTP JSON (the OpenTelemetry protocol's JSON encoding of
+ * `ExportTraceServiceRequest`), and the exporter that sends them to the collector named by
+ * `WEFT_OTLP_URL`: batched per turn, sent without awaiting (the turn never waits on it), from a
+ * bounded buffer that drops and counts spans rather than grow.
+ * @module
+ */
+
+/** An attribute value: text, a whole number, a boolean, or a list of texts. */
+export type AttributeValue = string | number | boolean | string[];
+
+/** One finished span. Times are epoch milliseconds; ids are lowercase hex (trace 32, span 16 digits). */
+export interface Span {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  /** OTLP `SpanKind`: 1 internal, 3 client. */
+  kind: 1 | 3;
+  startMs: number;
+  endMs: number;
+  attributes: Record<string, AttributeValue>;
+  /** OTLP status code: 0 unset, 1 ok, 2 error. */
+  status: 0 | 1 | 2;
+}
+
+/** Spans a thread instance keeps waiting to be sent, at most; more are dropped and counted. */
+export const MAX_BUFFERED_SPANS = 1024;
+
+/** Random lowercase hex of `bytes` bytes (a trace id is 16, a span id 8). */
+export function hexId(bytes: 16 | 8): string {
+  return [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+const nanos = (ms: number) => `${BigInt(Math.round(ms * 1000)) * 1000n}`;
+
+function valueOf(v: AttributeValue): Record<string, unknown> {
+  if (Array.isArray(v)) return { arrayValue: { values: v.map((s) => ({ stringValue: s })) } };
+  if (typeof v === "boolean") return { boolValue: v };
+  if (typeof v === "number") return Number.isInteger(v) ? { intValue: String(v) } : { doubleValue: v };
+  return { stringValue: v };
+}
+
+/** Spans as one OTLP/HTTP JSON request body, under resource `service.name` = `weft`. */
+export function otlpJson(spans: readonly Span[], dropped = 0): string {
+  const attrs = (a: Record<string, AttributeValue>) => Object.entries(a).map(([key, value]) => ({ key, value: valueOf(value) }));
+  return JSON.stringify({
+    resourceSpans: [
+      {
+        resource: { attributes: attrs({ "service.name": "weft", ...(dropped > 0 ? { "weft.spans_dropped": dropped } : {}) }) },
+        scopeSpans: [
+          {
+            scope: { name: "weft" },
+            spans: spans.map((s) => ({
+              traceId: s.traceId,
+              spanId: s.spanId,
+              ...(s.parentSpanId ? { parentSpanId: s.parentSpanId } : {}),
+              name: s.name,
+              kind: s.kind,
+              startTimeUnixNano: nanos(s.startMs),
+              endTimeUnixNano: nanos(s.endMs),
+              attributes: attrs(s.attributes),
+              status: { code: s.status },
+            })),
+          },
+        ],
+      },
+    ],
+  });
+}
+
+/** Buffers spans and sends them to one collector. */
+export class OtlpExporter {
+  private buffer: Span[] = [];
+  /** Spans dropped because the buffer was full, since the last send that reported them. */
+  dropped = 0;
+
+  constructor(
+    private readonly url: string,
+    private readonly send: (url: string, body: string) => Promise<unknown> = (url, body) => fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body }),
+  ) {}
+
+  /** Keeps a span for the next flush; a full buffer drops it and counts it. */
+  add(span: Span): void {
+    if (this.buffer.length >= MAX_BUFFERED_SPANS) this.dropped++;
+    else this.buffer.push(span);
+  }
+
+  /** Sends what is buffered, not awaited by the caller: a collector that fails or is slow costs the turn nothing. */
+  flush(): Promise<void> {
+    if (this.buffer.length === 0) return Promise.resolve();
+    const body = otlpJson(this.buffer, this.dropped);
+    this.buffer = [];
+    this.dropped = 0;
+    return Promise.resolve(this.send(this.url, body)).then(
+      () => undefined,
+      (e: unknown) => console.error(`weft: traces not exported: ${String(e)}`),
+    );
+  }
+}

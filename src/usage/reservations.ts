@@ -1,0 +1,183 @@
+/**
+ * Budget reservations, in the user's account Durable Object: before a model request its maximum
+ * (input counted, output bounded by the request's max tokens) is reserved against every budget
+ * that applies, and refused if that would cross one; after it, the reservation is settled to the
+ * actual use. Check and insert run in one synchronous stretch of the account's single thread, so
+ * concurrent requests of one user (any number of threads) serialize here and never pass a limit.
+ * A reservation that is never settled (its request crashed) is released when the same thread
+ * reserves again from a new instance, or at its lease's end by the account's alarm.
+ *
+ * A thread told that the user has no budgets of their own (`userBudgets: false`) is a watcher: it
+ * stops reserving while its agent and deployment have no budget either. Before the user's first
+ * budgets are stored, every watcher hands over its requests in flight (`handOver` in
+ * src/usage/meter.ts), which are inserted here as reservations, and is no watcher any more.
+ * @module
+ */
+import { type SettledUsage, rollUp, userBudgets } from "./account-ledger.js";
+import type { NamedBudget } from "./budgets.js";
+import { dayOf } from "./totals.js";
+
+/** A request's maximum, to reserve. `costMicroUsd` is millionths of a dollar. */
+export interface ReserveRequest {
+  /** Unique per request. */
+  id: string;
+  threadId: string;
+  agentId: string;
+  turnId: string;
+  /** The thread instance making it: a reservation of another instance of the same thread was cut by a crash. */
+  instance: string;
+  tokens: number;
+  costMicroUsd: number;
+  /** When the reservation is released if never settled, epoch ms. */
+  expiresAt: number;
+  /** The agent's and the deployment's budgets; the user's own are added here. */
+  budgets: NamedBudget[];
+}
+
+/** Why a reservation was refused: the budget, its limit and what is used of it (settled and reserved), in its unit. */
+export interface BudgetRefusal {
+  budget: NamedBudget;
+  /** `tokens`, or `costUsd` (then `limit`, `used` and `requested` are dollars). */
+  measure: "tokens" | "costUsd";
+  limit: number;
+  used: number;
+  /** What the refused request would have reserved. */
+  requested: number;
+}
+
+/** The answer to a reservation. */
+export type ReserveAnswer =
+  | {
+      reserved: true;
+      /** How many budgets applied. */
+      budgets: number;
+      /** Whether the user has budgets of their own; false: the thread is a watcher, told before the user's first budgets hold. */
+      userBudgets: boolean;
+    }
+  | { reserved: false; refusal: BudgetRefusal };
+
+/** Settles a reservation: the request's actual usage; an unknown id (released already) only records the usage. */
+export interface SettleRequest extends SettledUsage {
+  id: string;
+}
+
+/** The account side of budgets, over the account's SQLite. */
+export class Reservations {
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly transaction: (fn: () => void) => void,
+  ) {}
+
+  /**
+   * Reserves, or refuses naming the first budget it would cross (a refused request reserves
+   * nothing). `settingBudgets`: the user's first budgets are being stored, so no thread may be
+   * told there are none.
+   */
+  reserve(r: ReserveRequest, now = Date.now(), settingBudgets = false): ReserveAnswer {
+    // A reservation of an earlier instance of this thread belongs to a request a crash cut.
+    this.sql.exec("DELETE FROM budget_reservations WHERE thread_id = ? AND instance != ?", r.threadId, r.instance);
+    this.releaseExpired(now);
+    const own = userBudgets(this.sql);
+    const all = [...r.budgets, ...own.map((b, i) => ({ ...b, id: `user#${i}` }))];
+    const budgets = all.filter((b) => b.scope !== "agent" || b.agent === undefined || b.agent === r.agentId);
+    for (const budget of budgets) {
+      const used = this.used(budget, r, now);
+      if (budget.tokens !== undefined && used.tokens + r.tokens > budget.tokens) {
+        return { reserved: false, refusal: { budget, measure: "tokens", limit: budget.tokens, used: used.tokens, requested: r.tokens } };
+      }
+      if (budget.costUsd !== undefined && used.cost + r.costMicroUsd > Math.floor(budget.costUsd * 1e6)) {
+        return { reserved: false, refusal: { budget, measure: "costUsd", limit: budget.costUsd, used: used.cost / 1e6, requested: r.costMicroUsd / 1e6 } };
+      }
+    }
+    this.insert(r);
+    const has = own.length > 0 || settingBudgets;
+    if (!has) this.sql.exec("INSERT OR IGNORE INTO budget_watchers (thread_id) VALUES (?)", r.threadId);
+    return { reserved: true, budgets: budgets.length, userBudgets: has };
+  }
+
+  /** The threads told that the user has no budgets of their own. */
+  watchers(): string[] {
+    return this.sql.exec<{ thread_id: string }>("SELECT thread_id FROM budget_watchers").toArray().map((w) => w.thread_id);
+  }
+
+  /** Reserves what the watchers handed over and forgets them, in one transaction (then the user's budgets may be stored). */
+  handedOver(watchers: readonly string[], requests: readonly ReserveRequest[]): void {
+    this.transaction(() => {
+      for (const r of requests) this.insert(r);
+      for (const id of watchers) this.sql.exec("DELETE FROM budget_watchers WHERE thread_id = ?", id);
+    });
+  }
+
+  private insert(r: ReserveRequest): void {
+    this.sql.exec(
+      "INSERT OR IGNORE INTO budget_reservations (id, thread_id, agent_id, turn_id, instance, tokens, cost_micro_usd, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      r.id,
+      r.threadId,
+      r.agentId,
+      r.turnId,
+      r.instance,
+      r.tokens,
+      r.costMicroUsd,
+      r.expiresAt,
+    );
+  }
+
+  /** Replaces a reservation by the request's actual use, in one transaction. */
+  settle(s: SettleRequest): void {
+    this.transaction(() => {
+      this.sql.exec("DELETE FROM budget_reservations WHERE id = ?", s.id);
+      rollUp(this.sql, s);
+    });
+  }
+
+  /** Releases a reservation whose request used nothing (it failed before an answer). */
+  release(id: string): void {
+    this.sql.exec("DELETE FROM budget_reservations WHERE id = ?", id);
+  }
+
+  /** Releases every reservation past its lease; returns the earliest lease still open, if any. */
+  releaseExpired(now = Date.now()): number | undefined {
+    this.sql.exec("DELETE FROM budget_reservations WHERE expires_at <= ?", now);
+    return this.sql.exec<{ next: number | null }>("SELECT MIN(expires_at) AS next FROM budget_reservations").one().next ?? undefined;
+  }
+
+  /** Reservations open now. */
+  open(): number {
+    return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM budget_reservations").one().n;
+  }
+
+  /** What counts against `budget` for request `r`: settled use in its period and scope, plus open reservations there. */
+  private used(budget: NamedBudget, r: ReserveRequest, now: number): { tokens: number; cost: number } {
+    const where: string[] = [];
+    const args: (string | number)[] = [];
+    if (budget.scope === "thread") where.push("thread_id = ?"), args.push(r.threadId);
+    if (budget.scope === "agent") where.push("agent_id = ?"), args.push(budget.agent ?? r.agentId);
+    const scoped = where.length > 0 ? ` AND ${where.join(" AND ")}` : "";
+    let settled: { tokens: number; cost: number };
+    if (budget.period === "turn") {
+      settled = this.sql
+        .exec<{ tokens: number; cost: number }>("SELECT COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(cost_micro_usd), 0) AS cost FROM usage_turns WHERE thread_id = ? AND turn_id = ?", r.threadId, r.turnId)
+        .one();
+    } else {
+      const day = dayOf(now);
+      const period = budget.period === "day" ? " AND day = ?" : budget.period === "month" ? " AND substr(day, 1, 7) = ?" : "";
+      const periodArgs = budget.period === "day" ? [day] : budget.period === "month" ? [day.slice(0, 7)] : [];
+      settled = this.sql
+        .exec<{ tokens: number; cost: number }>(
+          `SELECT COALESCE(SUM(input_tokens + output_tokens), 0) AS tokens, COALESCE(SUM(cost_micro_usd), 0) AS cost FROM usage_rollup WHERE 1 = 1${scoped}${period}`,
+          ...args,
+          ...periodArgs,
+        )
+        .one();
+    }
+    const turnOnly = budget.period === "turn" ? " AND thread_id = ? AND turn_id = ?" : "";
+    const reserved = this.sql
+      .exec<{ tokens: number; cost: number }>(
+        `SELECT COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(cost_micro_usd), 0) AS cost FROM budget_reservations WHERE 1 = 1${scoped}${turnOnly}`,
+        ...args,
+        ...(budget.period === "turn" ? [r.threadId, r.turnId] : []),
+      )
+      .one();
+    return { tokens: settled.tokens + reserved.tokens, cost: settled.cost + reserved.cost };
+  }
+}

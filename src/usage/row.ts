@@ -1,0 +1,92 @@
+/**
+ * One model request as the usage ledger records it: who answered, the tokens the provider
+ * reported (or an estimate, marked, when it reported none), how long it took and what it cost.
+ * @module
+ */
+import type { Message, TokenUsage } from "../protocol.js";
+import { estimateTokens } from "../run/window.js";
+import { type PriceTable, costMicroUsd, priceOf } from "./prices.js";
+
+/** A model request's ledger row. Token counts are whole tokens; `costMicroUsd` is millionths of a dollar. */
+export interface ModelUsageRow {
+  turnId: string;
+  step: number;
+  /** `openai` of `openai.responses:gpt-4.1`; `scripted` for the scripted model. */
+  provider: string;
+  /** The model id as weft names it (`"<provider>:<model id>"`). */
+  model: string;
+  /** Input tokens, prompt-cache reads and writes included (the AI SDK's `inputTokens.total`). */
+  inputTokens: number;
+  outputTokens: number;
+  /** Input tokens read from the provider's prompt cache. */
+  cachedInputTokens: number;
+  /** Output tokens spent on reasoning (part of `outputTokens`). */
+  reasoningTokens: number;
+  /** Input tokens written to the prompt cache (Anthropic). */
+  cacheWriteTokens: number;
+  /** True when the provider reported no usage and the counts are weft's estimate. */
+  estimated: boolean;
+  /** From the request to the end of its stream, in milliseconds. */
+  durationMs: number;
+  costMicroUsd: number;
+  /** The version of the price table the cost was computed from. */
+  priceVersion: string;
+  /** When it was recorded, epoch ms. */
+  at: number;
+}
+
+/** The provider of a model id (`openai` of `openai.responses:gpt-4.1`). */
+export function providerOfModel(modelId: string): string {
+  return modelId.split(":")[0]!.split(".")[0]!;
+}
+
+/** What a request sent and got back, for the row. */
+export interface AnsweredRequest {
+  turnId: string;
+  step: number;
+  model: string;
+  usage: TokenUsage;
+  durationMs: number;
+  /** What was sent, for the estimate when the provider reports nothing. */
+  sent: readonly Pick<Message, "content" | "toolCalls" | "name">[];
+  system?: string;
+  /** The answer's text and call arguments, for the output estimate. */
+  answered: string;
+}
+
+/**
+ * The ledger row of an answered request. Counts the provider reported are kept as they are; when
+ * it reported neither input nor output, both are estimated (`estimated: true`) from what was sent
+ * and received, four characters a token.
+ */
+export function modelUsageRow(request: AnsweredRequest, prices: PriceTable, now = Date.now()): ModelUsageRow {
+  const u = request.usage;
+  const estimated = u.inputTokens === undefined && u.outputTokens === undefined;
+  const inputTokens = estimated ? estimateInput(request) : (u.inputTokens ?? 0);
+  const outputTokens = estimated ? Math.ceil(request.answered.length / 4) : (u.outputTokens ?? 0);
+  const tokens = { input: inputTokens, output: outputTokens, cached: u.cachedInputTokens ?? 0, cacheWrite: u.cacheWriteTokens ?? 0 };
+  return {
+    turnId: request.turnId,
+    step: request.step,
+    provider: providerOfModel(request.model),
+    model: request.model,
+    inputTokens,
+    outputTokens,
+    cachedInputTokens: tokens.cached,
+    reasoningTokens: u.reasoningTokens ?? 0,
+    cacheWriteTokens: tokens.cacheWrite,
+    estimated,
+    durationMs: Math.max(0, Math.round(request.durationMs)),
+    costMicroUsd: costMicroUsd(tokens, priceOf(prices, request.model)),
+    priceVersion: prices.version,
+    at: now,
+  };
+}
+
+/** Estimated input tokens of a request: its system prompt and messages. */
+export function estimateInput(request: Pick<AnsweredRequest, "sent" | "system">): number {
+  // A system prompt function may return something else (author code): only text is counted.
+  let tokens = typeof request.system === "string" ? estimateTokens({ content: request.system }) : 0;
+  for (const m of request.sent) tokens += estimateTokens(m);
+  return tokens;
+}

@@ -1,0 +1,157 @@
+/**
+ * The thread's usage ledger: one row per answered model request in the thread's SQLite
+ * (`usage_requests`, a migration in src/thread/store/migrations.ts), read back rolled up per turn
+ * and model, with the tool calls' durations and attempts read from the call journal (`calls`).
+ * @module
+ */
+import type { ModelUsageRow } from "./row.js";
+import { SUM_COLUMNS, type TotalsRow, type UsageTotals, totalsOf } from "./totals.js";
+
+/** The table's DDL (the thread's migration runs it). */
+export const USAGE_REQUESTS_DDL = `
+  CREATE TABLE IF NOT EXISTS usage_requests (
+    id INTEGER PRIMARY KEY,
+    turn_id TEXT NOT NULL,
+    step INTEGER NOT NULL,
+    provider TEXT NOT NULL,
+    model TEXT NOT NULL,
+    input_tokens INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    cached_tokens INTEGER NOT NULL,
+    reasoning_tokens INTEGER NOT NULL,
+    cache_write_tokens INTEGER NOT NULL,
+    estimated INTEGER NOT NULL,
+    duration_ms INTEGER NOT NULL,
+    cost_micro_usd INTEGER NOT NULL,
+    price_version TEXT NOT NULL,
+    at INTEGER NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS usage_requests_by_turn ON usage_requests (turn_id);
+`;
+
+/** Tool calls' time and tries: every call of the journal with a result. */
+export interface ToolUsage {
+  calls: number;
+  /** Attempts of the tools' `execute` (retries counted). */
+  attempts: number;
+  durationMs: number;
+}
+
+/** `GET /threads/:id/usage`: the thread's usage, whole and per turn and model, and its newest request rows. */
+export interface ThreadUsage {
+  threadId: string;
+  agentId: string;
+  total: UsageTotals & { tools: ToolUsage };
+  turns: Array<UsageTotals & { turnId: string; tools: ToolUsage }>;
+  models: Array<UsageTotals & { model: string }>;
+  /** The newest {@link MAX_LISTED_REQUESTS} request rows, oldest first, each with the price version it was costed at. */
+  requests: ModelUsageRow[];
+}
+
+/** Request rows `GET /threads/:id/usage` lists (the totals count every row). */
+export const MAX_LISTED_REQUESTS = 500;
+
+/** Writes and reads a thread's usage rows. */
+export class ThreadUsageLedger {
+  constructor(private readonly sql: SqlStorage) {}
+
+  /** Records one answered model request. */
+  record(row: ModelUsageRow): void {
+    this.sql.exec(
+      `INSERT INTO usage_requests (turn_id, step, provider, model, input_tokens, output_tokens, cached_tokens, reasoning_tokens, cache_write_tokens,
+        estimated, duration_ms, cost_micro_usd, price_version, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      row.turnId,
+      row.step,
+      row.provider,
+      row.model,
+      row.inputTokens,
+      row.outputTokens,
+      row.cachedInputTokens,
+      row.reasoningTokens,
+      row.cacheWriteTokens,
+      row.estimated ? 1 : 0,
+      row.durationMs,
+      row.costMicroUsd,
+      row.priceVersion,
+      row.at,
+    );
+  }
+
+  /** The thread's usage rolled up (see {@link ThreadUsage}). */
+  read(threadId: string, agentId: string): ThreadUsage {
+    const total = totalsOf(this.sql.exec<TotalsRow>(`SELECT ${SUM_COLUMNS} FROM usage_requests`).toArray()[0]);
+    const tools = this.tools();
+    const turnRows = this.sql.exec<TotalsRow & { turn_id: string }>(`SELECT turn_id, ${SUM_COLUMNS} FROM usage_requests GROUP BY turn_id ORDER BY MIN(id)`).toArray();
+    const models = this.sql.exec<TotalsRow & { model: string }>(`SELECT model, ${SUM_COLUMNS} FROM usage_requests GROUP BY model ORDER BY model`).toArray();
+    const requests = this.sql
+      .exec<RequestRow>(`SELECT * FROM (SELECT * FROM usage_requests ORDER BY id DESC LIMIT ?) ORDER BY id`, MAX_LISTED_REQUESTS)
+      .toArray()
+      .map(rowOf);
+    return {
+      threadId,
+      agentId,
+      total: { ...total, tools: tools.get(null) ?? NO_TOOLS },
+      turns: turnRows.map((r) => ({ turnId: r.turn_id, ...totalsOf(r), tools: tools.get(r.turn_id) ?? NO_TOOLS })),
+      models: models.map((r) => ({ model: r.model, ...totalsOf(r) })),
+      requests,
+    };
+  }
+
+  /** Tool usage per turn, and of the whole thread under `null`. */
+  private tools(): Map<string | null, ToolUsage> {
+    const out = new Map<string | null, ToolUsage>();
+    const rows = this.sql
+      .exec<{ turn_id: string | null; calls: number; attempts: number; duration_ms: number }>(
+        "SELECT turn_id, COUNT(*) AS calls, COALESCE(SUM(attempts), 0) AS attempts, COALESCE(SUM(duration_ms), 0) AS duration_ms FROM calls WHERE finished_at IS NOT NULL GROUP BY turn_id",
+      )
+      .toArray();
+    const whole = { ...NO_TOOLS };
+    for (const r of rows) {
+      const t = { calls: r.calls, attempts: r.attempts, durationMs: Math.round(r.duration_ms) };
+      if (r.turn_id !== null) out.set(r.turn_id, t);
+      whole.calls += t.calls;
+      whole.attempts += t.attempts;
+      whole.durationMs += t.durationMs;
+    }
+    out.set(null, whole);
+    return out;
+  }
+}
+
+const NO_TOOLS: ToolUsage = { calls: 0, attempts: 0, durationMs: 0 };
+
+type RequestRow = {
+  turn_id: string;
+  step: number;
+  provider: string;
+  model: string;
+  input_tokens: number;
+  output_tokens: number;
+  cached_tokens: number;
+  reasoning_tokens: number;
+  cache_write_tokens: number;
+  estimated: number;
+  duration_ms: number;
+  cost_micro_usd: number;
+  price_version: string;
+  at: number;
+};
+
+function rowOf(r: RequestRow): ModelUsageRow {
+  return {
+    turnId: r.turn_id,
+    step: r.step,
+    provider: r.provider,
+    model: r.model,
+    inputTokens: r.input_tokens,
+    outputTokens: r.output_tokens,
+    cachedInputTokens: r.cached_tokens,
+    reasoningTokens: r.reasoning_tokens,
+    cacheWriteTokens: r.cache_write_tokens,
+    estimated: r.estimated === 1,
+    durationMs: r.duration_ms,
+    costMicroUsd: r.cost_micro_usd,
+    priceVersion: r.price_version,
+    at: r.at,
+  };
+}

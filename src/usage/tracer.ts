@@ -1,0 +1,179 @@
+/**
+ * A thread's traces, following the OpenTelemetry GenAI semantic conventions: one trace per turn,
+ * its `invoke_agent` span the root, a `chat` span per model request and an `execute_tool` span per
+ * tool call under it. Spans carry ids, names, counts and times, never message content, arguments,
+ * results or secrets. Built from the thread's own events and the usage meter's rows, so no layer
+ * of a turn calls it; sent when the turn ends or waits (otlp.ts).
+ * @module
+ */
+import type { EventPayloads } from "../protocol.js";
+import { type AttributeValue, OtlpExporter, type Span, hexId } from "./otlp.js";
+import type { ModelUsageRow } from "./row.js";
+
+/** What the tracer knows of its thread. */
+export interface TracedThread {
+  threadId: string;
+  agentId: string;
+  userId: string | null;
+}
+
+interface OpenTurn {
+  traceId: string;
+  spanId: string;
+  /** The span of the request that started the turn (its W3C `traceparent`), if one came. */
+  parentSpanId?: string;
+  startMs: number;
+}
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
+
+/**
+ * A W3C `traceparent` header's trace and parent span ids (version 00), or null for a value that
+ * is not one or names the all-zero trace or span (which the standard says to ignore).
+ */
+export function parseTraceparent(value: string | undefined): { traceId: string; spanId: string } | null {
+  const m = value === undefined ? null : TRACEPARENT.exec(value.trim());
+  if (!m || /^0+$/.test(m[1]!) || /^0+$/.test(m[2]!)) return null;
+  return { traceId: m[1]!, spanId: m[2]! };
+}
+
+/** Builds and exports one thread instance's spans. */
+export class ThreadTracer {
+  private readonly turns = new Map<string, OpenTurn>();
+  /** The turn whose calls run now (one turn runs at a time in a thread). */
+  private current: string | null = null;
+  private readonly toolStarts = new Map<string, number>();
+  /** The `traceparent` of the request that posted the message the next new turn answers. */
+  private adopted: { traceId: string; spanId: string } | null = null;
+
+  constructor(
+    private readonly thread: TracedThread,
+    readonly exporter: OtlpExporter,
+    /** A tool's declared effect (`read`, `write`, ...; `dynamic` when it depends on the input), if known. */
+    private readonly effectOf: (toolName: string) => string | undefined = () => undefined,
+  ) {}
+
+  private get common(): Record<string, AttributeValue> {
+    return { "gen_ai.conversation.id": this.thread.threadId, "weft.thread.id": this.thread.threadId, ...(this.thread.userId ? { "enduser.id": this.thread.userId } : {}) };
+  }
+
+  /** The next new turn's trace continues the one a request's W3C `traceparent` names (ignored when malformed). */
+  adopt(traceparent: string | undefined): void {
+    const parent = parseTraceparent(traceparent);
+    if (parent) this.adopted = parent;
+  }
+
+  /** Observes one of the thread's events (turns and tool calls). */
+  observe<K extends keyof EventPayloads>(type: K, data: EventPayloads[K], now = Date.now()): void {
+    if (type === "turn_started") {
+      const { turnId } = data as EventPayloads["turn_started"];
+      const known = this.turns.get(turnId);
+      const parent = known ? null : this.adopted;
+      this.adopted = known ? this.adopted : null;
+      this.turns.set(turnId, {
+        traceId: known?.traceId ?? parent?.traceId ?? hexId(16),
+        spanId: hexId(8),
+        ...(known?.parentSpanId ? { parentSpanId: known.parentSpanId } : parent ? { parentSpanId: parent.spanId } : {}),
+        startMs: now,
+      });
+      this.current = turnId;
+    } else if (type === "tool_call_started") {
+      this.toolStarts.set((data as EventPayloads["tool_call_started"]).callId, now);
+    } else if (type === "tool_call_finished") {
+      this.tool(data as EventPayloads["tool_call_finished"], now);
+    } else if (type === "turn_waiting" || type === "turn_finished") {
+      const d = data as { turnId: string; status?: string; errorCode?: string };
+      this.endTurn(d.turnId, type === "turn_waiting" ? "waiting" : (d.status ?? "completed"), d.errorCode, now);
+    }
+  }
+
+  /** A model request's `chat` span, from its ledger row. */
+  chat(row: ModelUsageRow, finishReason: string): void {
+    const turn = this.turns.get(row.turnId);
+    const model = row.model.includes(":") ? row.model.slice(row.model.indexOf(":") + 1) : row.model;
+    this.exporter.add({
+      traceId: turn?.traceId ?? hexId(16),
+      spanId: hexId(8),
+      ...(turn ? { parentSpanId: turn.spanId } : {}),
+      name: `chat ${model}`,
+      kind: 3,
+      startMs: row.at - row.durationMs,
+      endMs: row.at,
+      attributes: {
+        ...this.common,
+        "gen_ai.operation.name": "chat",
+        // weft's `openai-chat` is OpenAI's Chat Completions API: the provider is `openai`.
+        "gen_ai.provider.name": row.provider.replace(/-chat$/, ""),
+        "gen_ai.request.model": model,
+        "gen_ai.usage.input_tokens": row.inputTokens,
+        "gen_ai.usage.output_tokens": row.outputTokens,
+        "gen_ai.response.finish_reasons": [finishReason],
+        "weft.turn.id": row.turnId,
+        "weft.step": row.step,
+        ...(row.estimated ? { "weft.usage.estimated": true } : {}),
+      },
+      status: finishReason === "error" || finishReason === "interrupted" ? 2 : 0,
+    });
+  }
+
+  private tool(d: EventPayloads["tool_call_finished"], now: number): void {
+    const start = this.toolStarts.get(d.callId) ?? now - d.durationMs;
+    this.toolStarts.delete(d.callId);
+    const turn = this.current !== null ? this.turns.get(this.current) : undefined;
+    const effect = d.providerExecuted ? "provider" : this.effectOf(d.toolName);
+    this.exporter.add({
+      traceId: turn?.traceId ?? hexId(16),
+      spanId: hexId(8),
+      ...(turn ? { parentSpanId: turn.spanId } : {}),
+      name: `execute_tool ${d.toolName}`,
+      kind: 1,
+      startMs: start,
+      endMs: now,
+      attributes: {
+        ...this.common,
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": d.toolName,
+        "gen_ai.tool.call.id": d.callId,
+        "weft.tool.source": d.source,
+        "weft.tool.status": d.status,
+        "weft.tool.attempts": d.attempts,
+        ...(effect ? { "weft.tool.effect": effect } : {}),
+      },
+      status: d.isError ? 2 : 1,
+    });
+    // A call outside any turn (a direct call) is its own trace: sent at once.
+    if (!turn) void this.exporter.flush();
+  }
+
+  private endTurn(turnId: string, status: string, errorCode: string | undefined, now: number): void {
+    const turn = this.turns.get(turnId);
+    if (!turn) return;
+    this.exporter.add({
+      traceId: turn.traceId,
+      spanId: turn.spanId,
+      ...(turn.parentSpanId ? { parentSpanId: turn.parentSpanId } : {}),
+      name: `invoke_agent ${this.thread.agentId}`,
+      kind: 1,
+      startMs: turn.startMs,
+      endMs: now,
+      attributes: { ...this.common, "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": this.thread.agentId, "weft.turn.id": turnId, "weft.turn.status": status, ...(errorCode ? { "weft.turn.error_code": errorCode } : {}) },
+      status: status === "failed" ? 2 : 1,
+    });
+    if (status !== "waiting") this.turns.delete(turnId);
+    if (this.current === turnId) this.current = null;
+    void this.exporter.flush();
+  }
+}
+
+/** The thread's tracer when the deployment names a collector (`WEFT_OTLP_URL`); null otherwise, at no cost. */
+export function threadTracerOf(thread: TracedThread, env: Readonly<Record<string, unknown>>, effectOf?: (toolName: string) => string | undefined): ThreadTracer | null {
+  const url = env.WEFT_OTLP_URL;
+  return typeof url === "string" && url !== "" ? new ThreadTracer(thread, new OtlpExporter(url), effectOf) : null;
+}
+
+/** A tool's effect as a span names it: as declared, `write` when undeclared (the effect table's default), `dynamic` when a function of the input. */
+export function effectName(definition: { effect?: unknown } | undefined): string | undefined {
+  if (!definition) return undefined;
+  if (typeof definition.effect === "function") return "dynamic";
+  return typeof definition.effect === "string" ? definition.effect : "write";
+}
