@@ -66,7 +66,9 @@ export function callWorldOf(engine: CallWorldHost, wakeSoon: () => void): CallWo
     journalDurably: (entry) => engine.journalDurably(entry),
     wakeSoon,
     catalogFor: (execution) => (execution === "everywhere" ? engine.callables.everything() : engine.callables.catalogFor(execution)),
-    prepareTools: async (execution) => engine.callables.prepare?.(execution),
+    // Only with remote MCP servers: an await before a call begins would take a read past the
+    // settle window, and its row and result would be written apart.
+    ...(engine.registry.mcpServers ? { prepareTools: async (execution: CallExecution | null | "everywhere") => engine.callables.prepare?.(execution) } : {}),
     stateFor: (call, execution) => createThreadState(engine, call, execution),
     hasToolHook: (name) => hasHook(engine, name),
     toolHook: (execution, name, data) => toolHook(engine, execution, name, data),
