@@ -120,19 +120,12 @@ export class ThreadUsageLedger {
 
 const NO_TOOLS: ToolUsage = { calls: 0, attempts: 0, durationMs: 0 };
 
-type RequestRow = {
+/** One request's row: the summed columns of {@link TotalsRow} for one request (`estimated` 0 or 1), and where it belongs. */
+type RequestRow = Omit<TotalsRow, "requests"> & {
   turn_id: string;
   step: number;
   provider: string;
   model: string;
-  input_tokens: number;
-  output_tokens: number;
-  cached_tokens: number;
-  reasoning_tokens: number;
-  cache_write_tokens: number;
-  estimated: number;
-  duration_ms: number;
-  cost_micro_usd: number;
   price_version: string;
   at: number;
 };

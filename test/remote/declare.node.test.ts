@@ -3,23 +3,12 @@
  * (`file: rule` on a bad one), lets agents list `<server>.<tool>` or `<server>`, and refuses a
  * tool outside a server's allow-list.
  */
-import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CASES, build } from "../scripts/build-registry.node.js";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const CASES = "test/scripts/build-fixtures";
-
-function build(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ["scripts/build-registry.mjs", ...args], { cwd: ROOT }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr });
-    });
-  });
-}
 
 let tmp: string;
 beforeAll(async () => {

@@ -6,29 +6,11 @@ import { execFile } from "node:child_process";
 import { cp, mkdtemp, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type BuildRun, CASES, ROOT, build } from "./build-registry.node.js";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const CASES = "test/scripts/build-fixtures";
 /** A good folder of weft's own (two tools and a hook) the failing cases are built beside: never the author's agents/. */
 const BASE = `${CASES}/base`;
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the build script from the repository root with the Node running the tests. */
-function build(...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ["scripts/build-registry.mjs", ...args], { cwd: ROOT }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 let tmp: string;
 beforeAll(async () => {
@@ -251,7 +233,7 @@ describe("under wrangler dev (WRANGLER_COMMAND=dev)", () => {
     return dir;
   }
   const buildIn = (dir: string, env: Record<string, string>) =>
-    new Promise<Run>((resolve) => {
+    new Promise<BuildRun>((resolve) => {
       execFile(process.execPath, ["scripts/build-registry.mjs"], { cwd: dir, env: { ...process.env, ...env } }, (error, stdout, stderr) => {
         resolve({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr });
       });
