@@ -154,6 +154,8 @@ export interface EventPayloads {
     limit: number;
     used: number;
     requested: number;
+    /** A cost budget refused a model with no price (it would have counted as free). */
+    unpriced?: true;
   };
   /** A schedule was made on the thread (src/schedules/). */
   schedule_created: { schedule: ScheduleInfo };

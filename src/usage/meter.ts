@@ -60,7 +60,12 @@ export interface MeterTicket {
 export class BudgetExceeded extends Error {
   constructor(readonly refusal: BudgetRefusal) {
     const unit = refusal.measure === "tokens" ? " tokens" : " USD";
-    super(`budget ${refusal.budget.id} (${refusal.budget.scope}, per ${refusal.budget.period}) would be exceeded: ${refusal.used}${unit} used of ${refusal.limit}${unit}, this request needs up to ${refusal.requested}${unit}`);
+    const budget = `budget ${refusal.budget.id} (${refusal.budget.scope}, per ${refusal.budget.period})`;
+    super(
+      refusal.unpriced
+        ? `${budget} limits cost, and the model has no price (give it one in WEFT_PRICES): the request is refused rather than counted as free`
+        : `${budget} would be exceeded: ${refusal.used}${unit} used of ${refusal.limit}${unit}, this request needs up to ${refusal.requested}${unit}`,
+    );
     this.name = "BudgetExceeded";
   }
 }
@@ -131,6 +136,7 @@ export class ThreadMeter {
       tokens: input + output,
       // Every input token at the dearest input price (none known yet to be a cache read).
       costMicroUsd: costMicroUsd({ input, output, cached: 0, cacheWrite: 0 }, price && { ...price, input: Math.max(price.input, price.cacheWrite ?? 0) }),
+      ...(price ? {} : { unpriced: true }),
       expiresAt: Date.now() + leaseMs(this.host.workerEnv),
       budgets,
     };

@@ -28,6 +28,8 @@ export interface ReserveRequest {
   instance: string;
   tokens: number;
   costMicroUsd: number;
+  /** The model has no price in the price table: a cost budget cannot be held for it, so one refuses it. */
+  unpriced?: boolean;
   /** When the reservation is released if never settled, epoch ms. */
   expiresAt: number;
   /** The agent's and the deployment's budgets; the user's own are added here. */
@@ -39,6 +41,8 @@ export interface BudgetRefusal {
   budget: NamedBudget;
   /** `tokens`, or `costUsd` (then `limit`, `used` and `requested` are dollars). */
   measure: "tokens" | "costUsd";
+  /** A cost budget refused a model that has no price (`WEFT_PRICES` can give it one). */
+  unpriced?: true;
   limit: number;
   used: number;
   /** What the refused request would have reserved. */
@@ -84,6 +88,10 @@ export class Reservations {
       const used = this.used(budget, r, now);
       if (budget.tokens !== undefined && used.tokens + r.tokens > budget.tokens) {
         return { reserved: false, refusal: { budget, measure: "tokens", limit: budget.tokens, used: used.tokens, requested: r.tokens } };
+      }
+      // An unpriced model would count as free: the budget refuses it rather than stop being a ceiling.
+      if (budget.costUsd !== undefined && r.unpriced) {
+        return { reserved: false, refusal: { budget, measure: "costUsd", limit: budget.costUsd, used: used.cost / 1e6, requested: 0, unpriced: true } };
       }
       if (budget.costUsd !== undefined && used.cost + r.costMicroUsd > Math.floor(budget.costUsd * 1e6)) {
         return { reserved: false, refusal: { budget, measure: "costUsd", limit: budget.costUsd, used: used.cost / 1e6, requested: r.costMicroUsd / 1e6 } };

@@ -32,7 +32,7 @@ export function threadMeterOf(thread: MeteredThread, sql: SqlStorage, tracer: Th
     workerEnv: thread.workerEnv,
     account: ns && userId ? accountOf(ns, userId) : null,
     ledger: new ThreadUsageLedger(sql),
-    refused: (turnId, r) => thread.emit("budget_exceeded", { turnId, budget: r.budget, measure: r.measure, limit: r.limit, used: r.used, requested: r.requested }),
+    refused: (turnId, r) => thread.emit("budget_exceeded", { turnId, budget: r.budget, measure: r.measure, limit: r.limit, used: r.used, requested: r.requested, ...(r.unpriced ? { unpriced: true as const } : {}) }),
     ...(defer ? { defer } : {}),
     ...(tracer ? { recorded: (row, finishReason) => tracer.chat(row, finishReason) } : {}),
   });

@@ -142,6 +142,20 @@ describe("budgets", () => {
     expect(refusal).toMatchObject({ measure: "costUsd", limit: 0.005, used: 0.00496 });
   });
 
+  it("a model with no price is refused under a cost budget, never counted as free (a user may choose the model)", async () => {
+    const user = await freshUser();
+    await send(user.token, "PUT", "/account/budgets", { budgets: [{ scope: "user", period: "month", costUsd: 5 }] });
+    const key = fakeKey("unpriced");
+    await scriptFake(key, [{ text: "free?" }]);
+    // A model id the shipped price table does not name, chosen by the user at the thread level.
+    const created = await send(user.token, "POST", "/threads", { agent: "metered", env: fakeEnv("openai:gpt-4.1-2025-04-14", key) });
+    expect(created.status).toBe(201);
+    const id = created.body.threadId as string;
+    expect(await turn(user.token, id)).toMatchObject({ status: "stopped", errorCode: "budget_exceeded" });
+    expect(await fakeRequests(key)).toHaveLength(0);
+    expect((await framesOf(id)).find((f) => f.type === "budget_exceeded")!.data).toMatchObject({ measure: "costUsd", unpriced: true });
+  });
+
   it("a request with no max tokens is bounded (and reserved) at 4096 output tokens only where a budget applies", async () => {
     const outputBound = (body: any) => body.max_completion_tokens ?? body.max_tokens;
     const free = await freshUser();
