@@ -6,6 +6,7 @@
  */
 import { WeftError } from "../errors.js";
 import type { Budget } from "./budgets.js";
+import type { ModelUsageRow } from "./row.js";
 import { type TotalsRow, type UsageTotals, dayOf, sumColumns, totalsOf } from "./totals.js";
 
 /** The account's usage tables. */
@@ -29,23 +30,11 @@ export const ACCOUNT_USAGE_SCHEMA = `
   CREATE TABLE IF NOT EXISTS budget_watchers (thread_id TEXT PRIMARY KEY) WITHOUT ROWID;
 `;
 
-/** One answered request as the account rolls it up (the thread's ledger row, with where it ran). */
-export interface SettledUsage {
+/** One answered request as the account rolls it up: the thread's ledger row (its day is the UTC day of `at`), with where it ran. */
+export type SettledUsage = Omit<ModelUsageRow, "step" | "provider" | "priceVersion"> & {
   threadId: string;
   agentId: string;
-  turnId: string;
-  model: string;
-  inputTokens: number;
-  outputTokens: number;
-  cachedInputTokens: number;
-  reasoningTokens: number;
-  cacheWriteTokens: number;
-  estimated: boolean;
-  durationMs: number;
-  costMicroUsd: number;
-  /** When it was recorded, epoch ms (its day is the UTC day of this). */
-  at: number;
-}
+};
 
 /** How `GET /account/usage` groups. */
 export type UsageGroupBy = "agent" | "model" | "day";
