@@ -4,6 +4,7 @@
  * against this list, and a test fails when src/ reads a `WEFT_*` name that is not in it.
  * @module
  */
+import { WeftError, errorMessage } from "./errors.js";
 import { LIMITS } from "./limits.js";
 import { MODEL_IDLE_MS, MODEL_STEP_MS } from "./run/step-deadline.js";
 import { DEFAULT_CALL_TIMEOUT_MS } from "./calls/execute.js";
@@ -122,6 +123,30 @@ export const SETTINGS: readonly Setting[] = [
 export function integerSetting(env: Readonly<Record<string, unknown>>, name: Setting["name"], min: number): number | undefined {
   const value = Number(env[name]);
   return env[name] !== undefined && env[name] !== "" && Number.isInteger(value) && value >= min ? value : undefined;
+}
+
+/** Checked JSON settings by their text: a Worker's env is fixed, so each text is parsed and checked once. */
+const jsonSettings = new Map<string, unknown>();
+
+/**
+ * A setting whose value is JSON, parsed and checked by `check` (which throws for a bad shape), or
+ * undefined when it is unset or empty.
+ * @throws WeftError `invalid_config` naming the setting when its text is not JSON; whatever `check` throws.
+ */
+export function jsonSetting<T>(env: Readonly<Record<string, unknown>>, name: Setting["name"], check: (value: unknown) => T): T | undefined {
+  const raw = env[name];
+  if (typeof raw !== "string" || raw === "") return undefined;
+  const key = `${name}\n${raw}`;
+  if (jsonSettings.has(key)) return jsonSettings.get(key) as T;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (e) {
+    throw new WeftError("invalid_config", `${name}: not JSON (${errorMessage(e)})`);
+  }
+  const checked = check(value);
+  jsonSettings.set(key, checked);
+  return checked;
 }
 
 /** A setting's value: the Worker variable when it is a non-empty string, else the default. */

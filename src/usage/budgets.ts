@@ -6,7 +6,8 @@
  * hold; the reservations that enforce them are kept in the user's account (reservations.ts).
  * @module
  */
-import { WeftError, errorMessage } from "../errors.js";
+import { WeftError } from "../errors.js";
+import { jsonSetting } from "../config.js";
 
 /** Where a budget counts: one thread, all of one user's threads, or one user's threads of one agent. */
 export type BudgetScope = "thread" | "user" | "agent";
@@ -63,27 +64,13 @@ export function checkBudgets(value: unknown, path: (string | number)[], code: "i
   });
 }
 
-/** Parsed `WEFT_BUDGETS` by its raw text. */
-const parsed = new Map<string, Budget[]>();
 
 /**
  * The deployment's budgets: `WEFT_BUDGETS`, a JSON array of {@link Budget}; unset, none.
  * @throws WeftError `invalid_config` for a value that is not such an array.
  */
 export function deploymentBudgets(env: Readonly<Record<string, unknown>>): Budget[] {
-  const raw = env.WEFT_BUDGETS;
-  if (typeof raw !== "string" || raw === "") return [];
-  const known = parsed.get(raw);
-  if (known) return known;
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch (e) {
-    throw new WeftError("invalid_config", `WEFT_BUDGETS: not JSON (${errorMessage(e)})`);
-  }
-  const budgets = checkBudgets(value, ["WEFT_BUDGETS"], "invalid_config");
-  parsed.set(raw, budgets);
-  return budgets;
+  return jsonSetting(env, "WEFT_BUDGETS", (value) => checkBudgets(value, ["WEFT_BUDGETS"], "invalid_config")) ?? [];
 }
 
 /**

@@ -4,7 +4,8 @@
  * the version of the table it came from, so a later price change never rewrites a past row.
  * @module
  */
-import { WeftError, errorMessage } from "../errors.js";
+import { WeftError } from "../errors.js";
+import { jsonSetting } from "../config.js";
 
 /** A model's price in USD per million tokens; `cachedInput` (prompt-cache reads) defaults to `input`. */
 export interface Price {
@@ -39,8 +40,6 @@ export const SHIPPED_PRICES: PriceTable = {
   },
 };
 
-/** Parsed `WEFT_PRICES` by its raw text, so each request does not parse it again. */
-const parsed = new Map<string, PriceTable>();
 
 /**
  * The price table in force: `WEFT_PRICES` (JSON `{ "version": "...", "models": { "<model>": { "input", "output", "cachedInput"?, "cacheWrite"? } } }`)
@@ -48,20 +47,12 @@ const parsed = new Map<string, PriceTable>();
  * @throws WeftError `invalid_config` for a `WEFT_PRICES` that is not such an object.
  */
 export function priceTableOf(env: Readonly<Record<string, unknown>>): PriceTable {
-  const raw = env.WEFT_PRICES;
-  if (typeof raw !== "string" || raw === "") return SHIPPED_PRICES;
-  const known = parsed.get(raw);
-  if (known) return known;
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch (e) {
-    throw new WeftError("invalid_config", `WEFT_PRICES: not JSON (${errorMessage(e)})`);
-  }
-  const table = checkTable(value);
-  const merged = { version: table.version, models: { ...SHIPPED_PRICES.models, ...table.models } };
-  parsed.set(raw, merged);
-  return merged;
+  return (
+    jsonSetting(env, "WEFT_PRICES", (value) => {
+      const table = checkTable(value);
+      return { version: table.version, models: { ...SHIPPED_PRICES.models, ...table.models } };
+    }) ?? SHIPPED_PRICES
+  );
 }
 
 function checkTable(value: unknown): PriceTable {
