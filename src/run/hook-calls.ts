@@ -20,8 +20,19 @@ interface BoundHook<N extends HookName> {
   run: HookSignatures[N];
 }
 
+/** Each world's hooks by name, found once: its registry and agent never change (every call asks). */
+const found = new WeakMap<RunWorld, Map<HookName, BoundHook<HookName>[]>>();
+
 /** The hooks of `name` for this thread: the project's (`agents/hooks/`), then the agent's own. */
 function hooksOf<N extends HookName>(engine: RunWorld, name: N): BoundHook<N>[] {
+  let byName = found.get(engine);
+  if (!byName) found.set(engine, (byName = new Map()));
+  let hooks = byName.get(name);
+  if (!hooks) byName.set(name, (hooks = findHooks(engine, name) as BoundHook<HookName>[]));
+  return hooks as BoundHook<N>[];
+}
+
+function findHooks<N extends HookName>(engine: RunWorld, name: N): BoundHook<N>[] {
   const out: BoundHook<N>[] = [];
   const hooks = engine.registry.hooks ?? {};
   if (Object.hasOwn(hooks, name)) out.push({ label: `hook "${name}"`, run: (hooks[name] as HookDefinition<N>).run });
