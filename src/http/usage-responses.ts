@@ -37,6 +37,7 @@ export const ModelUsageRow = named(
     reasoningTokens: count,
     cacheWriteTokens: count,
     estimated: z.boolean(),
+    failed: z.boolean().describe("The request failed after it was sent (an error answer, a cut stream, a deadline, a stop); it counts against budgets"),
     durationMs: count,
     costMicroUsd: count.describe("Millionths of a USD"),
     priceVersion: z.string(),

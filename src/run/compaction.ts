@@ -12,6 +12,7 @@ import { type Model, ModelError } from "../models/model.js";
 import { SUMMARY_INSTRUCTIONS, type SummaryInput, summaryPrompt } from "../models/summary.js";
 import { readStep } from "./step.js";
 import type { ThreadMeter } from "../usage/meter.js";
+import { AttemptTally } from "../usage/attempt.js";
 import { DEFAULT_STEP_DEADLINES, type StepDeadlines, withDeadlines } from "./step-deadline.js";
 import { MAX_MODEL_ATTEMPTS, modelBackoffMs } from "./model-request.js";
 import { type HistorySource, type HistorySummary, NEWEST, estimateTokens, selectWindow, summaryMessage } from "./window.js";
@@ -140,6 +141,8 @@ async function summarize(host: CompactionHost, model: Model, input: SummaryInput
     const messages: Message[] = [{ id: 0, role: "user", content: summaryPrompt(input), silent: false, createdAt: Date.now() }];
     // --- usage: reserved against the budgets like any model request (throws BudgetExceeded) ---
     const ticket = await host.meter?.begin({ turnId: host.turnId, step: 0, model: model.id, system: SUMMARY_INSTRUCTIONS, messages, tools: [] });
+    // What the pass received: a failed pass was sent, so it is recorded and charged from this.
+    const tally = new AttemptTally();
     try {
       const step = await readStep(
         withDeadlines(
@@ -157,13 +160,14 @@ async function summarize(host: CompactionHost, model: Model, input: SummaryInput
           host.signal,
           host.deadlines ?? DEFAULT_STEP_DEADLINES,
         ),
+        tally,
       );
       if (ticket) await host.meter!.answered(ticket, step.usage, step.text, step.finishReason);
       if (step.text.trim() === "") throw new Error("the summarizing model answered with no text");
       return clip(step.text.trim());
     } catch (e) {
-      // Releases the reservation of a request with no answer (one settled already is gone: a no-op).
-      if (ticket) await host.meter!.failed(ticket);
+      // Records and charges a pass that failed after it was sent (one recorded already is left as it is).
+      if (ticket) await host.meter!.failed(ticket, tally);
       if (!(e instanceof ModelError && e.retryable) || attempt >= MAX_MODEL_ATTEMPTS || host.signal.aborted) {
         throw new Error(`compacting the history with ${model.id} failed: ${errorMessage(e)}`);
       }

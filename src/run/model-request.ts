@@ -15,6 +15,7 @@ import type { Execution } from "./execution.js";
 import { type StepResult, readStep } from "./step.js";
 import { DEFAULT_STEP_DEADLINES, withDeadlines } from "./step-deadline.js";
 import { StreamEvents } from "./stream-events.js";
+import { AttemptTally } from "../usage/attempt.js";
 import type { TurnHost } from "./turn-host.js";
 
 /**
@@ -102,6 +103,8 @@ async function requestFrom(
     // --- usage: reserve the request's maximum against the budgets (throws BudgetExceeded before any provider call) ---
     const ticket = await host.meter?.begin({ turnId: rootFlow(execution), step, model: model.id, ...(host.system !== undefined ? { system: host.system } : {}), messages, tools, ...(host.modelSettings?.maxOutputTokens !== undefined ? { maxOutputTokens: host.modelSettings.maxOutputTokens } : {}) });
     const settings = ticket?.maxOutputTokens !== undefined ? { ...host.modelSettings, maxOutputTokens: ticket.maxOutputTokens } : host.modelSettings;
+    // What the attempt received: a failed attempt was sent, so it is recorded and charged from this.
+    const tally = new AttemptTally();
     try {
       const stream = withDeadlines(
         (signal) =>
@@ -120,6 +123,7 @@ async function requestFrom(
       );
       const response = await readStep(stream, {
         part: (part) => {
+          tally.part(part);
           if (part.type === "tool-result") providerRan = true;
           return events.part(part);
         },
@@ -130,7 +134,7 @@ async function requestFrom(
       if (ticket) await host.meter!.answered(ticket, response.usage, answeredText(response), response.finishReason);
       return { response, announced: events.announced, attempts: attempt };
     } catch (e) {
-      if (ticket) await host.meter!.failed(ticket);
+      if (ticket) await host.meter!.failed(ticket, tally);
       // Retried (or handed to a fallback) only while nothing of the attempt was acted on.
       const actedOn = events.announced.size > 0 || providerRan;
       const provider = e instanceof ModelError && !actedOn && !execution.signal.aborted;

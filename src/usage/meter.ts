@@ -12,6 +12,11 @@
  * as reservations, so a new budget counts them as it would have counted their reservations. The
  * settle (the rollup to the account) is sent as soon as the answer is recorded but not awaited;
  * a crash cuts it only in the window it always could (before the call leaves the thread).
+ *
+ * A request that fails after it was sent (an error answer, a cut or reset stream, a deadline, a
+ * stop) is recorded and settled like an answer, from what the provider reported or else an
+ * estimate (marked) of what was sent and received: a provider may bill it, and a failure a user
+ * can provoke must not spend past a budget. Each attempt of a retried step is its own request.
  * @module
  */
 import type { Message, TokenUsage } from "../protocol.js";
@@ -23,6 +28,7 @@ import { costMicroUsd, priceOf, priceTableOf } from "./prices.js";
 import type { BudgetRefusal, ReserveRequest } from "./reservations.js";
 import { type ModelUsageRow, modelUsageRow } from "./row.js";
 import type { ThreadUsageLedger } from "./thread-ledger.js";
+import type { AttemptTally } from "./attempt.js";
 import { modelDeadlinesOf } from "../run/model-deadlines.js";
 
 /** Output tokens a request is bounded to when budgets apply and its settings name no `maxOutputTokens`. */
@@ -54,6 +60,8 @@ export interface MeterTicket {
   unmetered?: boolean;
   /** Set when budgets apply and the request named no bound: the request must send it. */
   maxOutputTokens?: number;
+  /** Set once the request is recorded: a later failure of the caller records nothing more. */
+  done?: boolean;
 }
 
 /** A request refused by a budget; the turn ends `stopped` with reason `budget_exceeded`. */
@@ -178,9 +186,33 @@ export class ThreadMeter {
 
   /** Records an answered request in the thread's ledger and settles its reservation to what it used. */
   async answered(ticket: MeterTicket, usage: TokenUsage, answered: string, finishReason = "stop"): Promise<ModelUsageRow> {
+    return this.settle(ticket, { usage, answered }, finishReason);
+  }
+
+  /**
+   * A request that got no answer. `sent`: what it received before it failed (it was sent, so it is
+   * recorded, marked failed, and charged like an answer); absent: it never left, and its
+   * reservation is released. A ticket already recorded is left as it is.
+   */
+  async failed(ticket: MeterTicket, sent?: AttemptTally): Promise<void> {
+    if (ticket.done) return;
+    if (sent) {
+      await this.settle(ticket, { usage: sent.usage, answered: "", receivedChars: sent.chars, failed: true }, "error");
+      return;
+    }
+    ticket.done = true;
+    this.unreserved.delete(ticket.id);
+    const account = this.host.account;
+    if (ticket.reserved && account) this.background(account.releaseBudget(ticket.id));
+  }
+
+  /** Records the request's row in the thread's ledger and settles its reservation to it in the account. */
+  private async settle(ticket: MeterTicket, got: { usage: TokenUsage; answered: string; receivedChars?: number; failed?: boolean }, finishReason: string): Promise<ModelUsageRow> {
     const r = ticket.request;
+    ticket.done = true;
+    const bound = ticket.maxOutputTokens ?? r.maxOutputTokens;
     const row = modelUsageRow(
-      { turnId: r.turnId, step: r.step, model: r.model, usage, durationMs: Date.now() - ticket.started, sent: r.messages, ...(r.system !== undefined ? { system: r.system } : {}), answered },
+      { turnId: r.turnId, step: r.step, model: r.model, durationMs: Date.now() - ticket.started, sent: r.messages, ...(r.system !== undefined ? { system: r.system } : {}), ...(bound !== undefined ? { outputBound: bound } : {}), ...got },
       priceTableOf(this.host.workerEnv),
     );
     this.host.ledger.record(row);
@@ -197,13 +229,6 @@ export class ThreadMeter {
       );
     }
     return row;
-  }
-
-  /** Releases the reservation of a request that got no answer. */
-  async failed(ticket: MeterTicket): Promise<void> {
-    this.unreserved.delete(ticket.id);
-    const account = this.host.account;
-    if (ticket.reserved && account) this.background(account.releaseBudget(ticket.id));
   }
 }
 

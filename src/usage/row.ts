@@ -1,6 +1,8 @@
 /**
  * One model request as the usage ledger records it: who answered, the tokens the provider
  * reported (or an estimate, marked, when it reported none), how long it took and what it cost.
+ * A request that failed after it was sent (an error answer, a stream cut or reset, a deadline, a
+ * stop) is a row too, marked `failed`: the provider may bill it, so it counts against budgets.
  * @module
  */
 import type { Message, TokenUsage } from "../protocol.js";
@@ -26,6 +28,8 @@ export interface ModelUsageRow {
   cacheWriteTokens: number;
   /** True when the provider reported no usage and the counts are weft's estimate. */
   estimated: boolean;
+  /** True when the request failed after it was sent (each attempt of a retried step is its own row). */
+  failed: boolean;
   /** From the request to the end of its stream, in milliseconds. */
   durationMs: number;
   costMicroUsd: number;
@@ -52,18 +56,24 @@ export interface AnsweredRequest {
   system?: string;
   /** The answer's text and call arguments, for the output estimate. */
   answered: string;
+  /** Characters received instead of `answered` (a failed request's partial stream, never kept whole). */
+  receivedChars?: number;
+  /** The request failed after it was sent. */
+  failed?: boolean;
+  /** The output bound the request sent, if any: an estimate never passes it (the provider stops there). */
+  outputBound?: number;
 }
 
 /**
  * The ledger row of an answered request. Counts the provider reported are kept as they are; when
  * it reported neither input nor output, both are estimated (`estimated: true`) from what was sent
- * and received, four characters a token.
+ * and received, four characters a token, the output at most the bound the request sent.
  */
 export function modelUsageRow(request: AnsweredRequest, prices: PriceTable, now = Date.now()): ModelUsageRow {
   const u = request.usage;
   const estimated = u.inputTokens === undefined && u.outputTokens === undefined;
   const inputTokens = estimated ? estimateInput(request) : (u.inputTokens ?? 0);
-  const outputTokens = estimated ? Math.ceil(request.answered.length / 4) : (u.outputTokens ?? 0);
+  const outputTokens = estimated ? Math.min(Math.ceil((request.receivedChars ?? request.answered.length) / 4), request.outputBound ?? Infinity) : (u.outputTokens ?? 0);
   const tokens = { input: inputTokens, output: outputTokens, cached: u.cachedInputTokens ?? 0, cacheWrite: u.cacheWriteTokens ?? 0 };
   return {
     turnId: request.turnId,
@@ -76,6 +86,7 @@ export function modelUsageRow(request: AnsweredRequest, prices: PriceTable, now 
     reasoningTokens: u.reasoningTokens ?? 0,
     cacheWriteTokens: tokens.cacheWrite,
     estimated,
+    failed: request.failed === true,
     durationMs: Math.max(0, Math.round(request.durationMs)),
     costMicroUsd: costMicroUsd(tokens, priceOf(prices, request.model)),
     priceVersion: prices.version,

@@ -29,6 +29,9 @@ export const USAGE_REQUESTS_DDL = `
   CREATE INDEX IF NOT EXISTS usage_requests_by_turn ON usage_requests (turn_id);
 `;
 
+/** Marks the rows of requests that failed after they were sent (a later migration than the table's). */
+export const USAGE_REQUESTS_FAILED_DDL = "ALTER TABLE usage_requests ADD COLUMN failed INTEGER NOT NULL DEFAULT 0;";
+
 /** Tool calls' time and tries: every call of the journal with a result. */
 export interface ToolUsage {
   calls: number;
@@ -55,11 +58,11 @@ export const MAX_LISTED_REQUESTS = 500;
 export class ThreadUsageLedger {
   constructor(private readonly sql: SqlStorage) {}
 
-  /** Records one answered model request. */
+  /** Records one model request, answered or failed. */
   record(row: ModelUsageRow): void {
     this.sql.exec(
       `INSERT INTO usage_requests (turn_id, step, provider, model, input_tokens, output_tokens, cached_tokens, reasoning_tokens, cache_write_tokens,
-        estimated, duration_ms, cost_micro_usd, price_version, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        estimated, failed, duration_ms, cost_micro_usd, price_version, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       row.turnId,
       row.step,
       row.provider,
@@ -70,6 +73,7 @@ export class ThreadUsageLedger {
       row.reasoningTokens,
       row.cacheWriteTokens,
       row.estimated ? 1 : 0,
+      row.failed ? 1 : 0,
       row.durationMs,
       row.costMicroUsd,
       row.priceVersion,
@@ -127,6 +131,7 @@ type RequestRow = Omit<TotalsRow, "requests"> & {
   provider: string;
   model: string;
   price_version: string;
+  failed: number;
   at: number;
 };
 
@@ -142,6 +147,7 @@ function rowOf(r: RequestRow): ModelUsageRow {
     reasoningTokens: r.reasoning_tokens,
     cacheWriteTokens: r.cache_write_tokens,
     estimated: r.estimated === 1,
+    failed: r.failed === 1,
     durationMs: r.duration_ms,
     costMicroUsd: r.cost_micro_usd,
     priceVersion: r.price_version,

@@ -84,6 +84,32 @@ describe("budgets", () => {
     expect((await framesOf(id)).find((f) => f.type === "budget_exceeded")!.data).toMatchObject({ budget: { id: "user#0" }, limit: 1200, used: 1065 });
   });
 
+  it("failed requests are charged: a provider that fails after streaming cannot spend past a budget", async () => {
+    const user = await freshUser();
+    const account = accountOfUser(user.userId);
+    const budgets = [{ scope: "user", period: "day", tokens: 10_000 }];
+    expect((await send(user.token, "PUT", "/account/budgets", { budgets })).status).toBe(200);
+    const key = fakeKey("failing");
+    // Every attempt streams 4,000 characters and then the connection resets: each turn fails after its retries.
+    await scriptFake(key, Array.from({ length: 30 }, () => ({ text: "y".repeat(8000), chunk: 800, resetAfterEvents: 6 })));
+    // An agent with no output bound of its own: each request reserves 4,096 output tokens.
+    const id = await thread(user.token, "streaming", key);
+    let refused: any;
+    // Charged, about 1,000 tokens an attempt exhaust the budget within two turns; released, never.
+    for (let i = 0; i < 6 && !refused; i++) {
+      const last = await turn(user.token, id);
+      await until(async () => (await account.openReservations()) === 0, "the turn's attempts settled");
+      if (last.errorCode === "budget_exceeded") refused = last;
+      else expect(last.status).toBe("failed");
+    }
+    // The attempts were charged, so the budget ran out; before, every failed attempt was released as unused.
+    expect(refused).toMatchObject({ status: "stopped", errorCode: "budget_exceeded" });
+    const used = (await send(user.token, "GET", "/account/usage")).body.total;
+    expect(used.requests).toBe((await fakeRequests(key)).length);
+    expect(used.inputTokens + used.outputTokens).toBeLessThanOrEqual(10_000);
+    expect(used.outputTokens).toBeGreaterThanOrEqual(used.requests * 800);
+  }, 60_000);
+
   it("a user's own budget (PUT /account/budgets) holds across their threads; malformed budgets are refused with their path", async () => {
     const user = await freshUser();
     const bad = await send(user.token, "PUT", "/account/budgets", { budgets: [{ scope: "user", period: "week", tokens: 5 }] });

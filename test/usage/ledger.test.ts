@@ -97,6 +97,30 @@ describe("the usage ledger", () => {
     expect(body.total.estimatedRequests).toBe(1);
   });
 
+  it("a failed attempt (an HTTP error, a stream reset mid-way) is recorded, marked failed, and rolled up in the account", async () => {
+    const user = await freshUser();
+    const long = "x".repeat(4000);
+    const id = await turnAs(user.token, "openai-chat:gpt-4.1-mini", [
+      { error: { status: 500, message: "upstream broke" } },
+      { text: long, chunk: 400, resetAfterEvents: 6 },
+      { text: "answer", usage: { input: 50, output: 5 } },
+    ]);
+    const { body } = await send(user.token, "GET", `/threads/${id}/usage`);
+    expect(body.requests.map((r: any) => [r.failed, r.estimated])).toEqual([[true, true], [true, true], [false, false]]);
+    // Each attempt counts what was sent; the reset one also what it streamed before the reset (a quarter token a character).
+    expect(body.requests[0].inputTokens).toBeGreaterThan(0);
+    expect(body.requests[0].outputTokens).toBe(0);
+    expect(body.requests[1].inputTokens).toBe(body.requests[0].inputTokens);
+    expect(body.requests[1].outputTokens).toBeGreaterThanOrEqual(400 / 4);
+    expect(body.requests[1].outputTokens).toBeLessThan(long.length / 4);
+    expect(body.requests[1].costMicroUsd).toBeGreaterThan(0);
+    expect(body.total.requests).toBe(3);
+    // The account counts every attempt (what day, month and lifetime budgets are held against).
+    for (let i = 0; i < 500 && (await send(user.token, "GET", "/account/usage")).body.total.requests < 3; i++) await new Promise((r) => setTimeout(r, 20));
+    const account = (await send(user.token, "GET", "/account/usage")).body.total;
+    expect(account).toMatchObject({ requests: 3, inputTokens: 2 * body.requests[0].inputTokens + 50, outputTokens: body.requests[1].outputTokens + 5 });
+  });
+
   it("the requests that summarize a history for compaction are in the ledger too, under the turn (step 0)", async () => {
     const user = await freshUser();
     const [main, summarizer] = [fakeKey("main"), fakeKey("sum")];

@@ -3,8 +3,7 @@
  * transaction; the applied version is kept in `weft_schema`.
  * @module
  */
-import { USAGE_REQUESTS_DDL } from "../../usage/thread-ledger.js";
-
+import { USAGE_REQUESTS_DDL, USAGE_REQUESTS_FAILED_DDL } from "../../usage/thread-ledger.js";
 import { SCHEDULES_DDL } from "../../schedules/store.js";
 
 /** Ordered migrations; append only, never edit a released entry. */
@@ -211,6 +210,7 @@ export const MIGRATIONS: readonly string[] = [
   // v17: schedules and the journal of their occurrences, owned by src/schedules/store.ts.
   SCHEDULES_DDL,
   USAGE_REQUESTS_DDL, // v18: one row per answered model request (the usage ledger, src/usage/thread-ledger.ts)
+  USAGE_REQUESTS_FAILED_DDL, // v19: failed requests are rows too, marked
 ];
 
 /** True when the thread's tables exist; an id that was never created has none. */
