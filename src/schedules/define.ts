@@ -4,7 +4,9 @@
  * from a tool, `POST /threads/:id/schedules`), which turns input into a {@link ScheduleSpec}.
  * @module
  */
+import { byteLength, fitsBytes, fitsJsonBytes, jsonTextBytes } from "../bytes.js";
 import { WeftError } from "../errors.js";
+import { LIMITS, limitOf } from "../limits.js";
 import type { ScheduleSpec, ScheduleTarget } from "./spec.js";
 import { checkCron, checkZone } from "./timing.js";
 
@@ -15,8 +17,25 @@ export type { ScheduleSpec, ScheduleTarget } from "./spec.js";
 export const MIN_EVERY_MS = 60_000;
 /** The largest `jitterMs`, in milliseconds (one hour). */
 export const MAX_JITTER_MS = 3_600_000;
-/** The longest message an agent target may carry, in characters. */
+/** The longest message an agent target may carry, in characters (and never more bytes as stored than a message may take). */
 const MAX_MESSAGE_CHARS = 32_000;
+
+/**
+ * What a schedule's target may carry, in bytes as stored (JSON text, escapes counted): a tool's
+ * `input` at most `WEFT_MAX_TOOL_INPUT_BYTES`, an agent's `message` at most `WEFT_MAX_MESSAGE_BYTES`
+ * (the limits of a direct call's input and of a posted message, src/limits.ts).
+ */
+export interface ScheduleLimits {
+  toolInputBytes: number;
+  messageBytes: number;
+}
+
+/** The limits a deployment sets (its Worker vars); the defaults where `env` is omitted (at build). */
+export function scheduleLimitsOf(env?: Readonly<Record<string, unknown>>): ScheduleLimits {
+  return env
+    ? { toolInputBytes: limitOf(env, "toolInputBytes"), messageBytes: limitOf(env, "messageBytes") }
+    : { toolInputBytes: LIMITS.toolInputBytes.default, messageBytes: LIMITS.messageBytes.default };
+}
 
 /**
  * A schedule as written: exactly one of `cron` (five fields, evaluated in `timezone`), `every`
@@ -95,9 +114,10 @@ export interface KnownNames {
  * `until` in the past (not at build, where `now` is omitted).
  * @throws WeftError `invalid_schedule` (400) with the offending `path`: not exactly one of cron,
  *   every and at; a bad cron or an unknown IANA zone; an interval under one minute; a
- *   time in the past; an unknown agent or tool; a bad policy or jitter.
+ *   time in the past; an unknown agent or tool; a bad policy or jitter; a tool input that is not JSON.
+ *   `payload_too_large` (413) with the path and `limit` for a target over `limits` ({@link ScheduleLimits}).
  */
-export function checkSchedule(input: unknown, known: KnownNames, now?: number): ScheduleSpec {
+export function checkSchedule(input: unknown, known: KnownNames, now?: number, limits: ScheduleLimits = scheduleLimitsOf()): ScheduleSpec {
   if (typeof input !== "object" || input === null || Array.isArray(input)) throw bad("a schedule must be an object", []);
   const o = input as Record<string, unknown>;
   for (const key of Object.keys(o)) {
@@ -105,7 +125,7 @@ export function checkSchedule(input: unknown, known: KnownNames, now?: number): 
   }
   const kinds = (["cron", "every", "at"] as const).filter((k) => o[k] !== undefined);
   if (kinds.length !== 1) throw bad("a schedule needs exactly one of cron, every and at", kinds.length > 1 ? [kinds[1]!] : ["cron"]);
-  const spec: ScheduleSpec = { target: checkTarget(o.target, known), missed: "once", overlap: "skip", jitterMs: 0 };
+  const spec: ScheduleSpec = { target: checkTarget(o.target, known, limits), missed: "once", overlap: "skip", jitterMs: 0 };
   if (o.timezone !== undefined) {
     if (typeof o.timezone !== "string" || !checkZone(o.timezone)) throw bad(`unknown time zone ${JSON.stringify(o.timezone)}: use an IANA name such as "Europe/Berlin"`, ["timezone"]);
     spec.timezone = o.timezone;
@@ -141,18 +161,35 @@ export function checkSchedule(input: unknown, known: KnownNames, now?: number): 
   return spec;
 }
 
-function checkTarget(value: unknown, known: KnownNames): ScheduleTarget {
+/** Refuses a target's text over `max` bytes as stored, naming its setting. */
+function tooLarge(path: string[], bytes: number, max: number, setting: string): WeftError {
+  return new WeftError("payload_too_large", `${path.join(".")}: ${bytes} bytes as stored (JSON), over the ${max}-byte limit (${setting})`, { path, limit: max });
+}
+
+function checkTarget(value: unknown, known: KnownNames, limits: ScheduleLimits): ScheduleTarget {
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw bad("target must be { agent, message } or { tool, input }", ["target"]);
   const t = value as Record<string, unknown>;
   if (typeof t.agent === "string") {
     if (t.tool !== undefined || t.input !== undefined) throw bad("target must be { agent, message } or { tool, input }, not both", ["target"]);
     if (!known.agent(t.agent)) throw bad(`unknown agent ${JSON.stringify(t.agent)}`, ["target", "agent"]);
     if (typeof t.message !== "string" || t.message.length === 0 || t.message.length > MAX_MESSAGE_CHARS) throw bad(`target.message must be text of 1 to ${MAX_MESSAGE_CHARS} characters`, ["target", "message"]);
+    if (!fitsJsonBytes(t.message, limits.messageBytes)) throw tooLarge(["target", "message"], jsonTextBytes(t.message), limits.messageBytes, "WEFT_MAX_MESSAGE_BYTES");
     return { agent: t.agent, message: t.message };
   }
   if (typeof t.tool === "string") {
     if (t.message !== undefined) throw bad("target must be { agent, message } or { tool, input }, not both", ["target"]);
     if (!known.tool(t.tool)) throw bad(`unknown tool ${JSON.stringify(t.tool)}`, ["target", "tool"]);
+    if (t.input !== undefined) {
+      // The input is stored with the schedule (one row) and sent with each occurrence's call.
+      let text: string | undefined;
+      try {
+        text = JSON.stringify(t.input);
+      } catch {
+        text = undefined;
+      }
+      if (text === undefined) throw bad("target.input must be a JSON value", ["target", "input"]);
+      if (!fitsBytes(text, limits.toolInputBytes)) throw tooLarge(["target", "input"], byteLength(text), limits.toolInputBytes, "WEFT_MAX_TOOL_INPUT_BYTES");
+    }
     return { tool: t.tool, ...(t.input === undefined ? {} : { input: t.input }) };
   }
   throw bad("target must be { agent, message } or { tool, input }", ["target"]);

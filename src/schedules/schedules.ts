@@ -14,7 +14,7 @@ import { directCall } from "../run/direct.js";
 import type { TurnRunner } from "../run/turn-runner.js";
 import type { RunWorld } from "../run/world.js";
 import { scheduleClock } from "./clock.js";
-import { MAX_CATCH_UP, type ScheduleSpec, checkSchedule } from "./define.js";
+import { MAX_CATCH_UP, type ScheduleSpec, checkSchedule, scheduleLimitsOf } from "./define.js";
 import { type ScheduleInfo, infoOf, occurrenceCallId, occurrenceKey } from "./info.js";
 import type { OccurrenceRow, ScheduleRow, ScheduleStore } from "./store.js";
 import { dueThrough, jitterOf, nextDue } from "./timing.js";
@@ -68,13 +68,13 @@ export class ThreadSchedules {
 
   /**
    * Makes a schedule on this thread for `owner` and arms the alarm for its first occurrence.
-   * @throws WeftError `invalid_schedule` (400, with `path`; see {@link checkSchedule}),
-   *   `too_many_schedules` (409) past {@link MAX_SCHEDULES_PER_THREAD}. Nothing is stored then.
+   * @throws WeftError `invalid_schedule` (400, with `path`; see {@link checkSchedule}), `payload_too_large`
+   *   (413, with `path`) for a target over the deployment's limits, `too_many_schedules` (409) past {@link MAX_SCHEDULES_PER_THREAD}. Nothing is stored then.
    */
   async create(input: unknown, owner: string | null): Promise<ScheduleInfo> {
     const { world } = this.world();
     const now = scheduleClock.now();
-    const spec = checkSchedule(input, { agent: (name) => name === world.meta.agentId, tool: (name) => world.catalog.has(name) }, now);
+    const spec = checkSchedule(input, { agent: (name) => name === world.meta.agentId, tool: (name) => world.catalog.has(name) }, now, scheduleLimitsOf(world.workerEnv));
     if (this.store.activeCount() >= MAX_SCHEDULES_PER_THREAD) {
       throw new WeftError("too_many_schedules", `this thread has ${MAX_SCHEDULES_PER_THREAD} active schedules already; cancel one first`, { limit: MAX_SCHEDULES_PER_THREAD });
     }

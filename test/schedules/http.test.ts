@@ -44,6 +44,17 @@ describe("/threads/:id/schedules", () => {
     expect(await inThread(id, (i) => i.schedules.list())).toEqual([]);
   });
 
+  it("a tool input over WEFT_MAX_TOOL_INPUT_BYTES as stored (escapes counted): 413 payload_too_large with its path, nothing stored", async () => {
+    const id = await createThread({ agent: "guarantees" });
+    // 600,000 quotes are 1.2 MB as stored JSON (each one escaped), under the 8 MB body limit.
+    const res = await json("POST", `/threads/${id}/schedules`, { every: "1h", target: { tool: "effect_write", input: { label: '"'.repeat(600_000) } } });
+    expect(res).toMatchObject({ status: 413, body: { error: { code: "payload_too_large", details: { path: ["target", "input"], limit: 1024 * 1024 } } } });
+    expect(await inThread(id, (i) => i.schedules.list())).toEqual([]);
+    expect((await eventsOf(id)).filter((e) => e.type === "schedule_created")).toEqual([]);
+    // Within the limit is stored as before.
+    expect((await json("POST", `/threads/${id}/schedules`, { every: "1h", target: { tool: "effect_write", input: { label: '"'.repeat(500_000) } } })).status).toBe(201);
+  });
+
   it("an unknown schedule id: 404 schedule_not_found", async () => {
     const id = await createThread({ agent: "guarantees" });
     expect(await json("DELETE", `/threads/${id}/schedules/sch_nope`)).toMatchObject({ status: 404, body: { error: { code: "schedule_not_found" } } });

@@ -23,6 +23,24 @@ describe("schedules at run time", () => {
     expect(out.cancelled).toBe("cancelled");
   });
 
+  it("state.schedule refuses a tool input over the tool-input limit as stored, and one that is not JSON; nothing is stored", async () => {
+    setClock(T0);
+    const id = await createThread({ agent: "guarantees" });
+    const out = await inThread(id, async (i) => {
+      const state = createThreadState(i.world, undefined, null);
+      const refusal = (e: { code: string; details: unknown }) => [e.code, e.details];
+      const big = await state.schedule({ every: "10m", target: { tool: "effect_write", input: { label: "\u0001".repeat(200_000) } } }).catch(refusal);
+      const cyclic: Record<string, unknown> = {};
+      cyclic.self = cyclic;
+      const notJson = await state.schedule({ every: "10m", target: { tool: "effect_write", input: cyclic } }).catch(refusal);
+      return { big, notJson, listed: (await state.listSchedules()).length };
+    });
+    // 200,000 control characters are 1.2 MB as stored JSON (six bytes each).
+    expect(out.big).toEqual(["payload_too_large", { path: ["target", "input"], limit: 1024 * 1024 }]);
+    expect(out.notJson).toEqual(["invalid_schedule", { path: ["target", "input"] }]);
+    expect(out.listed).toBe(0);
+  });
+
   it("an agent target posts its message for a turn once, even when the alarm comes twice", async () => {
     setClock(T0);
     const id = await createThread({ agent: "guarantees", script: [{ text: "reminded" }] });

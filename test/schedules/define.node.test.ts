@@ -1,0 +1,37 @@
+/**
+ * checkSchedule's size rules, the same for a file at build, a tool's state.schedule and the HTTP
+ * route: a target carries at most what a direct call's input or a posted message may
+ * (WEFT_MAX_TOOL_INPUT_BYTES, WEFT_MAX_MESSAGE_BYTES), measured as stored.
+ */
+import { describe, expect, it } from "vitest";
+import { checkSchedule, checkScheduleDefinition, defineSchedule, scheduleLimitsOf } from "../../src/schedules/define.js";
+
+const known = { agent: (n: string) => n === "desk", tool: (n: string) => n === "notify" };
+const refusal = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (e) {
+    const err = e as { code: string; details: unknown };
+    return [err.code, err.details];
+  }
+  return null;
+};
+
+describe("a schedule's target size", () => {
+  it("a deployment's smaller limits hold for the message and the input, as stored", () => {
+    const limits = scheduleLimitsOf({ WEFT_MAX_MESSAGE_BYTES: "1000", WEFT_MAX_TOOL_INPUT_BYTES: "2000" });
+    expect(limits).toEqual({ messageBytes: 1000, toolInputBytes: 2000 });
+    // Each quote is two bytes as stored JSON: 500 of them fill the 1,000 bytes, 501 are over.
+    expect(checkSchedule({ every: "1h", target: { agent: "desk", message: '"'.repeat(500) } }, known, undefined, limits).target).toMatchObject({ agent: "desk" });
+    expect(refusal(() => checkSchedule({ every: "1h", target: { agent: "desk", message: '"'.repeat(501) } }, known, undefined, limits))).toEqual(["payload_too_large", { path: ["target", "message"], limit: 1000 }]);
+    expect(refusal(() => checkSchedule({ every: "1h", target: { tool: "notify", input: { t: "x".repeat(2000) } } }, known, undefined, limits))).toEqual(["payload_too_large", { path: ["target", "input"], limit: 2000 }]);
+    // A deployment cannot raise them past what one row holds.
+    expect(scheduleLimitsOf({ WEFT_MAX_TOOL_INPUT_BYTES: String(64 * 1024 * 1024) }).toolInputBytes).toBe(1024 * 1024);
+  });
+
+  it("a schedule file's input is held to the default at build", () => {
+    const def = defineSchedule({ every: "1h", target: { tool: "notify", input: { t: "\u0001".repeat(200_000) } } });
+    expect(() => checkScheduleDefinition("huge", def, known)).toThrow(/schedule "huge": target\.input: 1200008 bytes as stored \(JSON\), over the 1048576-byte limit \(WEFT_MAX_TOOL_INPUT_BYTES\)/);
+    expect(refusal(() => checkScheduleDefinition("fn", defineSchedule({ every: "1h", target: { tool: "notify", input: () => 1 } }), known))).toEqual(["invalid_schedule", { path: ["target", "input"] }]);
+  });
+});
