@@ -18,6 +18,10 @@
  *   `fine`, `rpc_fail` (answers a JSON-RPC error), `verbose` (a 10,000-character description)
  *   and `bigschema` (an input schema of about 100 KB).
  * - `html.mcp.test`: answers HTML. `down.mcp.test`: answers 503. `hang.mcp.test`: never answers.
+ * - `leaky.mcp.test`: echoes the request headers it got (its declaration sends a secret one) in
+ *   a tool's description, a call's answer and a JSON-RPC error.
+ * - `trickle.mcp.test`: initializes and lists like the good server, but answers `tools/call` with
+ *   an event stream of keep-alive comments that never ends.
  * - `redirect.mcp.test`: redirects to `elsewhere.mcp.test`, which records the headers it got
  *   (`/__seen`).
  * @module
@@ -114,6 +118,44 @@ export function createFakeMcp() {
       return { content: [{ type: "text", text: "ok" }] };
     });
     return server;
+  }
+
+  /** A server that says back the request headers it got, everywhere it can. */
+  function leaky() {
+    const server = new Server({ name: "fake-leaky", version: "1.0.0" }, { capabilities: { tools: {} } });
+    /** @param {any} extra */
+    const sent = (extra) => /** @type {Record<string, string>} */ (extra?.requestInfo?.headers ?? {});
+    server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => ({
+      tools: [
+        { name: "echo", description: `Says back your key ${sent(extra)["x-api-key"]}`, inputSchema: { type: "object", properties: { note: { type: "string", description: `key ${sent(extra)["x-api-key"]}` } } } },
+        { name: "fail", description: "Fails naming your key", inputSchema: { type: "object", properties: {} } },
+      ],
+    }));
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      if (request.params.name === "fail") throw new McpError(ErrorCode.InvalidParams, `the key ${sent(extra)["x-api-key"]} is not allowed`);
+      return { content: [{ type: "text", text: `you sent ${JSON.stringify(sent(extra))}` }] };
+    });
+    return server;
+  }
+
+  /**
+   * trickle.mcp.test: a tools/call answered with keep-alive comments, 50 ms apart, without end.
+   * Pulled one at a time, so a client that stops reading stops it too. @param {Request} request
+   */
+  async function serveTrickle(request) {
+    const body = request.method === "POST" ? await request.clone().json().catch(() => null) : null;
+    if (body?.method !== "tools/call") return serve(request, goodServer);
+    const chunk = new TextEncoder().encode(": keep-alive\n\n");
+    const stream = new ReadableStream(
+      {
+        async pull(controller) {
+          await new Promise((r) => setTimeout(r, 50));
+          controller.enqueue(chunk);
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    return new Response(stream, { headers: { "content-type": "text/event-stream" } });
   }
 
   /** Serves `request` with a stateful session of a server made by `make`. @param {Request} request @param {() => any} make */
@@ -218,6 +260,10 @@ export function createFakeMcp() {
         return new Response("unavailable", { status: 503 });
       case "hang.mcp.test":
         return new Promise(() => {});
+      case "leaky.mcp.test":
+        return serve(request, leaky);
+      case "trickle.mcp.test":
+        return serveTrickle(request);
       case "redirect.mcp.test":
         return new Response(null, { status: 307, headers: { location: "http://elsewhere.mcp.test/mcp" } });
       case "elsewhere.mcp.test":

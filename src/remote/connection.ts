@@ -4,6 +4,8 @@
  * the Durable Object holds it: initialized on first use, re-initialized when the server forgot
  * the session (or after the object was evicted, when there is none to forget), listing tools a
  * page at a time within a cap, and turning every failure into a weft error with an `mcp_*` code.
+ * The declaration's literal header values are secrets the server gets and may say back: every
+ * answer (tool list, result, error) is cleaned of them before anything else in weft sees it.
  * @module
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -12,6 +14,8 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontex
 import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
 import { WeftError, errorMessage } from "../errors.js";
+import { DEFAULT_CALL_TIMEOUT_MS } from "../calls/execute.js";
+import { Redactor } from "../secrets/redact.js";
 import type { McpServerDefinition } from "./define.js";
 import { MAX_ANSWER_BYTES, guardedFetch } from "./fetch.js";
 
@@ -48,17 +52,28 @@ export class RemoteConnection {
    */
   effectKeyWindowMs: number | null = null;
   private readonly url: URL;
+  /** The declaration's literal header values (src/secrets/redact.ts: 6 characters or more), cleaned out of every answer. */
+  private readonly redactor: Redactor;
 
   /**
    * `headers`: read when a session begins and sent with each of its requests, only to the
    * server's origin (guardedFetch); a throw fails the connection with `mcp_auth_required`.
+   * `callTimeoutMs`: the deployment's call deadline (`WEFT_CALL_TIMEOUT_MS`), for a server
+   * without `timeoutMs`: no answer is read past the deadline of the request it answers.
    */
   constructor(
     readonly server: string,
     private readonly def: McpServerDefinition,
     private readonly headers: () => Promise<Record<string, string>> = async () => ({}),
+    private readonly callTimeoutMs = DEFAULT_CALL_TIMEOUT_MS,
   ) {
     this.url = new URL(def.url);
+    this.redactor = new Redactor(Object.entries(def.headers ?? {}).map(([name, value]) => ({ name, value })));
+  }
+
+  /** The longest any answer is read: the server's call deadline (listing's is shorter). */
+  private get answerMs(): number {
+    return Math.max(this.def.timeoutMs ?? this.callTimeoutMs, this.listTimeoutMs);
   }
 
   /** Deadline of connecting and of each page of the list: {@link LIST_TIMEOUT_MS}, or the server's `timeoutMs` when shorter. */
@@ -71,7 +86,7 @@ export class RemoteConnection {
     const tools: RemoteToolInfo[] = [];
     let cursor: string | undefined;
     for (let page = 0; ; page++) {
-      const answer = await this.ask((client) => client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.listTimeoutMs }));
+      const answer = this.redactor.value(await this.ask((client) => client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.listTimeoutMs })));
       tools.push(...(answer.tools as RemoteToolInfo[]));
       if (tools.length > MAX_REMOTE_TOOLS) {
         throw new WeftError("mcp_protocol_error", `mcp server "${this.server}" lists more than ${MAX_REMOTE_TOOLS} tools; weft takes at most ${MAX_REMOTE_TOOLS} from one server (name the ones you need in its tools allow-list)`, { mcpServer: this.server, limit: MAX_REMOTE_TOOLS });
@@ -86,12 +101,12 @@ export class RemoteConnection {
    * a 404 for the session means the server never took it).
    * @throws RemoteToolError for a JSON-RPC error answer; WeftError `mcp_*` for anything else.
    */
-  callTool(name: string, args: Record<string, unknown>, signal: AbortSignal, effectKey?: string): Promise<CallToolResult> {
+  async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal, effectKey?: string): Promise<CallToolResult> {
     // Only to a server that announced the extension: another would keep or echo an unknown key.
     const meta = effectKey !== undefined && this.effectKeyWindowMs !== null ? { _meta: { [EFFECT_KEY_META]: effectKey } } : {};
     const params = { name, arguments: args, ...meta };
     // The pipeline's deadline fires `signal`; the SDK's own timeout is only a backstop.
-    return this.ask((client) => client.callTool(params, undefined, { signal, timeout: 24 * 3600_000 }) as Promise<CallToolResult>);
+    return this.redactor.value(await this.ask((client) => client.callTool(params, undefined, { signal, timeout: 24 * 3600_000 }) as Promise<CallToolResult>));
   }
 
   /** Drops the session; the next request initializes a new one. */
@@ -152,8 +167,8 @@ export class RemoteConnection {
     }
     const transport =
       this.def.transport === "sse"
-        ? new SSEClientTransport(this.url, { fetch: guardedFetch(this.url, MAX_ANSWER_BYTES, true), requestInit: { headers }, eventSourceInit: { fetch: guardedFetch(this.url, MAX_ANSWER_BYTES, true) } })
-        : new StreamableHTTPClientTransport(this.url, { fetch: guardedFetch(this.url), requestInit: { headers } });
+        ? new SSEClientTransport(this.url, { fetch: guardedFetch(this.url, MAX_ANSWER_BYTES, true, this.answerMs), requestInit: { headers }, eventSourceInit: { fetch: guardedFetch(this.url, MAX_ANSWER_BYTES, true, this.answerMs) } })
+        : new StreamableHTTPClientTransport(this.url, { fetch: guardedFetch(this.url, MAX_ANSWER_BYTES, false, this.answerMs), requestInit: { headers } });
     const client = new Client({ name: "weft", version: "1" }, { capabilities: {}, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
     // A closed transport (an SSE stream ended, the object's I/O cut) leaves no client behind to reuse.
     client.onclose = () => {
@@ -174,8 +189,20 @@ export class RemoteConnection {
     return client;
   }
 
-  /** Any failure as a weft error with an `mcp_*` code (or {@link RemoteToolError} for a server's answer). */
+  /**
+   * Any failure as a weft error with an `mcp_*` code (or {@link RemoteToolError} for a server's
+   * answer), its message and details cleaned of the declaration's header values (a server's
+   * error text, a redirect's location or an SDK message may carry them).
+   */
   private failure(e: unknown): Error {
+    const failure = this.classify(e);
+    if (this.redactor.secrets.length === 0) return failure;
+    if (failure instanceof RemoteToolError) return new RemoteToolError(this.redactor.text(failure.message));
+    if (failure instanceof WeftError) return new WeftError(failure.code, this.redactor.text(failure.message), this.redactor.value(failure.details));
+    return failure;
+  }
+
+  private classify(e: unknown): Error {
     const at = `mcp server "${this.server}" (${this.url.origin})`;
     const details = { mcpServer: this.server };
     if (e instanceof WeftError || e instanceof RemoteToolError) return e;

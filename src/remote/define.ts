@@ -25,7 +25,11 @@ export interface McpBearerAuth {
 
 /** Options of {@link defineMcpServer}. */
 export interface DefineMcpServerOptions {
-  /** The server's endpoint, `https://...` (or `http://` for a server on a private network or in tests). */
+  /**
+   * The server's endpoint, `https://...`. `http://` only to a loopback host (`localhost`,
+   * `*.localhost`, `127.0.0.0/8`, `[::1]`): anywhere else its headers and token would cross a
+   * network in clear.
+   */
   url: string;
   /** Default `streamable-http` (the current MCP transport); `sse` for the older HTTP+SSE one. */
   transport?: (typeof MCP_TRANSPORTS)[number];
@@ -40,7 +44,12 @@ export interface DefineMcpServerOptions {
   effects?: Readonly<Record<string, RemoteEffect>>;
   /** Whether a person approves each call first: `true` for every tool, or the server's names of the tools that need it. */
   needsApproval?: boolean | readonly string[];
-  /** Extra request headers, sent only to the server's own origin (never to a redirect's host). */
+  /**
+   * Extra request headers, sent only to the server's own origin (never to a redirect's host).
+   * Their values are secrets: any value of 6 characters or more is replaced by `[redacted]` in
+   * everything the server answers (tool lists, results, errors) before weft keeps or shows it.
+   * Prefer `auth` with an env name for a credential; a literal value lives in the bundle.
+   */
   headers?: Readonly<Record<string, string>>;
   /** Deadline of one call, in milliseconds; default the tool deadline (`WEFT_CALL_TIMEOUT_MS`). */
   timeoutMs?: number;
@@ -87,6 +96,7 @@ export function checkMcpServerDefinition(name: string, def: unknown): asserts de
     url = null;
   }
   if (!url || (url.protocol !== "https:" && url.protocol !== "http:")) fail("url must be an absolute http(s) URL");
+  if (url!.protocol === "http:" && !isLoopback(url!.hostname)) fail(`url must be https:// (http:// only to a loopback host such as localhost): its headers and token would cross the network to ${url!.hostname} in clear`);
   if (url!.username !== "" || url!.password !== "") fail("url must not carry credentials; use auth or headers");
   if (d.transport !== undefined && !(MCP_TRANSPORTS as readonly unknown[]).includes(d.transport)) fail(`transport must be one of ${MCP_TRANSPORTS.join(", ")}`);
   if (d.auth !== undefined) {
@@ -116,6 +126,12 @@ export function checkMcpServerDefinition(name: string, def: unknown): asserts de
     }
   }
   if (d.timeoutMs !== undefined && (!Number.isInteger(d.timeoutMs) || (d.timeoutMs as number) < 1)) fail("timeoutMs must be a positive integer (milliseconds)");
+}
+
+/** Whether `hostname` (as `URL` gives it) names this machine: nothing sent there crosses a network. */
+export function isLoopback(hostname: string): boolean {
+  const host = hostname.toLowerCase();
+  return host === "localhost" || host.endsWith(".localhost") || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
 /**

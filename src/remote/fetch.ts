@@ -1,13 +1,20 @@
 /**
  * The only `fetch` the MCP client gets: requests go to the server's own origin and nowhere else
  * (so its headers and token never reach another host), redirects are never followed, and an
- * answer larger than its cap fails instead of filling the Durable Object's memory.
+ * answer larger than its cap, or still streaming past its deadline, fails and is cut instead of
+ * filling the Durable Object's memory or holding a connection open without end.
  * @module
  */
 import { WeftError } from "../errors.js";
 
 /** Largest answer body weft reads from a remote server (a tool list or a call's result), in bytes. */
 export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Largest HTTP+SSE session stream weft reads, in bytes: that one stream carries every answer of
+ * the session (it lasts while requests are under way), so it holds a few answers' worth.
+ */
+export const MAX_SESSION_STREAM_BYTES = 4 * MAX_ANSWER_BYTES;
 
 /** What the MCP SDK calls as `fetch`. */
 export type GuardedFetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
@@ -19,10 +26,15 @@ export type GuardedFetch = (url: string | URL, init?: RequestInit) => Promise<Re
  * - A GET (Streamable HTTP's optional server-to-client event stream) is answered 405 here: weft
  *   asks and reads answers, and keeps no stream open in the Durable Object. With `stream` (the
  *   HTTP+SSE transport, whose answers all come on that stream) the GET is sent.
- * - A body longer than `maxBytes` errors with `mcp_protocol_error` once the cap is passed.
+ * - A body longer than `maxBytes` errors with `mcp_protocol_error` once the cap is passed (the
+ *   session stream of `stream`: {@link MAX_SESSION_STREAM_BYTES}).
+ * - An answer body still open `maxMs` after its request was sent errors with `mcp_unreachable`
+ *   (a server that streams keep-alives without end); the session stream of `stream` ends with
+ *   its session instead (closed once no request is under way, each request under its deadline).
+ * - Either way the server's stream is cancelled: nothing more of it is read.
  * - A network failure throws `mcp_unreachable`.
  */
-export function guardedFetch(serverUrl: URL, maxBytes = MAX_ANSWER_BYTES, stream = false): GuardedFetch {
+export function guardedFetch(serverUrl: URL, maxBytes = MAX_ANSWER_BYTES, stream = false, maxMs = Infinity): GuardedFetch {
   const origin = serverUrl.origin;
   return async (input, init) => {
     const target = new URL(String(input));
@@ -31,6 +43,7 @@ export function guardedFetch(serverUrl: URL, maxBytes = MAX_ANSWER_BYTES, stream
     }
     const get = (init?.method ?? "GET").toUpperCase() === "GET";
     if (get && !stream) return new Response(null, { status: 405 });
+    const sent = Date.now();
     let response: Response;
     try {
       response = await fetch(target, { ...init, redirect: "manual" });
@@ -43,14 +56,17 @@ export function guardedFetch(serverUrl: URL, maxBytes = MAX_ANSWER_BYTES, stream
       const location = response.headers.get("location") ?? "(no location)";
       throw new WeftError("mcp_refused", `${origin} answered ${response.status}, a redirect to ${location}; weft follows no redirect of an MCP server`, { origin, location });
     }
-    // The HTTP+SSE transport's one stream carries every answer of the session: capped by the
-    // call deadlines and the session's life, not by one answer's cap.
-    return get ? response : capped(response, maxBytes, origin);
+    // The HTTP+SSE transport's one stream carries every answer of the session: its own byte cap,
+    // and no deadline of one answer (it lasts while requests are under way, each under its own).
+    return get ? capped(response, MAX_SESSION_STREAM_BYTES, Infinity, origin) : capped(response, maxBytes, maxMs - (Date.now() - sent), origin);
   };
 }
 
-/** `response` whose body errors once more than `maxBytes` have passed (a declared length is checked first). */
-function capped(response: Response, maxBytes: number, origin: string): Response {
+/**
+ * `response` whose body errors once more than `maxBytes` have passed (a declared length is
+ * checked first) or once it is still open after `maxMs`; then the server's stream is cancelled.
+ */
+function capped(response: Response, maxBytes: number, maxMs: number, origin: string): Response {
   const tooLarge = () => new WeftError("mcp_protocol_error", `${origin} answered more than ${maxBytes} bytes (the limit of one answer)`, { origin, limit: maxBytes });
   const declared = Number(response.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > maxBytes) {
@@ -58,15 +74,51 @@ function capped(response: Response, maxBytes: number, origin: string): Response 
     throw tooLarge();
   }
   if (!response.body) return response;
+  const reader = response.body.getReader();
   let seen = 0;
-  const counted = response.body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        seen += chunk.byteLength;
-        if (seen > maxBytes) controller.error(tooLarge());
-        else controller.enqueue(chunk);
-      },
-    }),
-  );
-  return new Response(counted, { status: response.status, statusText: response.statusText, headers: response.headers });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // Set once the body ended either way: a read still under way when a cap ended it is dropped.
+  let ended = false;
+  const end = (controller: ReadableStreamDefaultController<Uint8Array>, error: WeftError) => {
+    if (ended) return;
+    ended = true;
+    clearTimeout(timer);
+    controller.error(error);
+    void reader.cancel(error).catch(() => undefined);
+  };
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (maxMs === Infinity) return;
+      const ms = Math.max(0, maxMs);
+      timer = setTimeout(() => end(controller, new WeftError("mcp_unreachable", `${origin} kept its answer open past ${ms} ms (its deadline); it was cut`, { origin, limitMs: ms })), ms);
+    },
+    async pull(controller) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch (e) {
+        if (ended) return;
+        ended = true;
+        clearTimeout(timer);
+        controller.error(e);
+        return;
+      }
+      if (ended) return;
+      if (chunk.done) {
+        ended = true;
+        clearTimeout(timer);
+        controller.close();
+        return;
+      }
+      seen += chunk.value.byteLength;
+      if (seen > maxBytes) end(controller, tooLarge());
+      else controller.enqueue(chunk.value);
+    },
+    cancel(reason) {
+      ended = true;
+      clearTimeout(timer);
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }

@@ -51,7 +51,8 @@ export class RemoteServers {
   /**
    * `servers`: the registry's `mcpServers`; `taken`: whether a name is already a local tool,
    * prompt or agent (a remote tool of that name is refused, never shadowing it); `env`: an env
-   * value as thread code receives it (a bearer token, then held by the thread's redactor).
+   * value as thread code receives it (a bearer token, then held by the thread's redactor);
+   * `callTimeoutMs`: the deployment's call deadline (`WEFT_CALL_TIMEOUT_MS`), past which no answer is read.
    */
   constructor(
     private readonly servers: Readonly<Record<string, McpServerDefinition>>,
@@ -60,6 +61,7 @@ export class RemoteServers {
       throw new WeftError("env_not_found", `environment value "${name}" is not set for this thread`, { name });
     },
     private readonly now: () => number = Date.now,
+    private readonly callTimeoutMs?: number,
   ) {}
 
   /** The declared servers `names` refer to (as `<server>.<tool>` or `<server>`), each once. */
@@ -107,10 +109,15 @@ export class RemoteServers {
     let connection = this.connections.get(server);
     if (!connection) {
       const def = this.servers[server]!;
-      connection = new RemoteConnection(server, def, async () => ({
-        ...def.headers,
-        ...(def.auth ? { Authorization: `Bearer ${await this.env(def.auth.env)}` } : {}),
-      }));
+      connection = new RemoteConnection(
+        server,
+        def,
+        async () => ({
+          ...def.headers,
+          ...(def.auth ? { Authorization: `Bearer ${await this.env(def.auth.env)}` } : {}),
+        }),
+        this.callTimeoutMs,
+      );
       this.connections.set(server, connection);
     }
     return connection;

@@ -14,6 +14,7 @@ import type { RunWorld } from "./world.js";
 import { promptTool } from "./prompt-tool.js";
 import { RemoteServers } from "../remote/servers.js";
 import { receiveEnv } from "./state.js";
+import { integerSetting } from "../config.js";
 
 /** The catalogs of one thread. */
 export class Callables {
@@ -27,7 +28,8 @@ export class Callables {
   /** The thread's remote MCP servers, made on first use. */
   get remote(): RemoteServers {
     const { registry } = this.engine;
-    return (this.remoteServers ??= new RemoteServers(registry.mcpServers ?? {}, (name) => this.isLocal(name), (name) => receiveEnv(this.engine, name)));
+    const callTimeoutMs = integerSetting(this.engine.workerEnv, "WEFT_CALL_TIMEOUT_MS", 1);
+    return (this.remoteServers ??= new RemoteServers(registry.mcpServers ?? {}, (name) => this.isLocal(name), (name) => receiveEnv(this.engine, name), Date.now, callTimeoutMs));
   }
 
   /**

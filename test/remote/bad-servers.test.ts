@@ -79,7 +79,7 @@ describe("a misbehaving remote MCP server", () => {
     const [call] = await callsOf(id);
     expect(call).toMatchObject({ status: "failed", attempts: 1 });
     expect(call!.outcome).toBeUndefined();
-    expect(call!.result!.error).toBe('mcp server "badschema" (http://badschema.mcp.test) answered JSON-RPC error -32602: MCP error -32602: order 7 does not exist');
+    expect(call!.result!.error).toBe('mcp server "badschema" (https://badschema.mcp.test) answered JSON-RPC error -32602: MCP error -32602: order 7 does not exist');
   });
 
   it("an answer larger than the cap is an error result, never read whole", async () => {

@@ -41,3 +41,23 @@ describe("agents/mcp/ at build", () => {
     ]);
   });
 });
+
+describe("a server's url", () => {
+  it("is https://, or http:// only to a loopback host: anywhere else its headers and token would cross a network in clear", async () => {
+    const { checkMcpServerDefinition, defineMcpServer } = await import("../../src/remote/define.js");
+    const check = (url: string) => () => checkMcpServerDefinition("docs", defineMcpServer({ url, headers: { "X-Api-Key": "hdr-key-5f3a9c71e2" } }));
+    for (const url of ["http://mcp.example.com/mcp", "http://10.0.0.7:8080/mcp", "http://[fd00::1]/mcp", "http://localhost.example.com/mcp"]) {
+      expect(check(url), url).toThrow(/url must be https:\/\/ \(http:\/\/ only to a loopback host such as localhost\)/);
+    }
+    for (const url of ["https://mcp.example.com/mcp", "http://localhost:8788/mcp", "http://tools.localhost/mcp", "http://127.0.0.1:9000/mcp", "http://[::1]:9000/mcp"]) {
+      expect(check(url), url).not.toThrow();
+    }
+    // The refusal names the host, never a header's value.
+    expect(check("http://mcp.example.com/mcp")).toThrow(/mcp\.example\.com/);
+    try {
+      check("http://mcp.example.com/mcp")();
+    } catch (e) {
+      expect(JSON.stringify([String(e), (e as { details?: unknown }).details])).not.toContain("hdr-key");
+    }
+  });
+});
