@@ -8,7 +8,7 @@ import type { EnvType } from "../protocol.js";
 import type { RpcResult } from "../rpc.js";
 import type { AccountUsage } from "../usage/account-ledger.js";
 import type { Budget } from "../usage/budgets.js";
-import type { ReserveAnswer, ReserveRequest, SettleRequest } from "../usage/reservations.js";
+import type { ReserveAnswer, ReserveRequest, SettleAnswer, SettleBatch } from "../usage/reservations.js";
 
 import type { AccountEntry as ThreadEntry } from "../ports/threads.js";
 
@@ -46,8 +46,12 @@ export interface AccountApi {
   // --- usage and budgets (src/usage/) ---
   /** Reserves a model request's maximum against every budget that applies, or refuses (src/usage/reservations.ts). */
   reserveBudget(request: ReserveRequest): Promise<RpcResult<ReserveAnswer>>;
-  /** Settles a reservation to the request's actual use and rolls that use up. */
-  settleBudget(settled: SettleRequest): Promise<RpcResult<null>>;
+  /**
+   * Rolls up a thread's answered requests, each settling its reservation (if it made one), in the
+   * order of the thread's ledger: a row sent twice counts once, and a batch that skips rows is
+   * answered with the last row the account has (src/usage/reservations.ts).
+   */
+  settleUsage(batch: SettleBatch): Promise<RpcResult<SettleAnswer>>;
   /** Releases a reservation whose request got no answer. */
   releaseBudget(id: string): Promise<RpcResult<null>>;
   /** Reservations open now (budget-race and tests check that none leaked). */

@@ -13,7 +13,7 @@ import type { EnvType } from "../protocol.js";
 import { type AccountApi, type BudgetWatcher, type EnvReader, NOT_A_CURSOR, type ThreadEntry, type ThreadPage } from "./api.js";
 import { ACCOUNT_USAGE_SCHEMA, type AccountUsage, readAccountUsage, setUserBudgets, userBudgets } from "../usage/account-ledger.js";
 import { type Budget, checkBudgets } from "../usage/budgets.js";
-import { type ReserveAnswer, type ReserveRequest, Reservations, type SettleRequest } from "../usage/reservations.js";
+import { type ReserveAnswer, type ReserveRequest, Reservations, type SettleAnswer, type SettleBatch } from "../usage/reservations.js";
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS account_env (name TEXT PRIMARY KEY, value TEXT NOT NULL, type TEXT NOT NULL);
@@ -62,9 +62,9 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
     return answer;
   }
 
-  async settleBudget(settled: SettleRequest): Promise<RpcResult<null>> {
-    for (const ids of this.settlingBudgets) ids.add(settled.id);
-    return rpc(() => (this.reservations.settle(settled), null));
+  async settleUsage(batch: SettleBatch): Promise<RpcResult<SettleAnswer>> {
+    for (const ids of this.settlingBudgets) for (const r of batch.rows) if (r.reservation !== undefined) ids.add(r.reservation);
+    return rpc(() => this.reservations.settle(batch));
   }
 
   async releaseBudget(id: string): Promise<RpcResult<null>> {

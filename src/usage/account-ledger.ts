@@ -28,10 +28,14 @@ export const ACCOUNT_USAGE_SCHEMA = `
   );
   CREATE TABLE IF NOT EXISTS account_budgets (id INTEGER PRIMARY KEY CHECK (id = 1), budgets TEXT NOT NULL);
   CREATE TABLE IF NOT EXISTS budget_watchers (thread_id TEXT PRIMARY KEY) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS usage_senders (thread_id TEXT PRIMARY KEY, last_row INTEGER NOT NULL) WITHOUT ROWID;
 `;
 
-/** One answered request as the account rolls it up: the thread's ledger row (its day is the UTC day of `at`), with where it ran. */
-export type SettledUsage = Omit<ModelUsageRow, "step" | "provider" | "priceVersion"> & {
+/**
+ * One request (answered, or failed after it was sent: both are charged) as the account rolls it up:
+ * the thread's ledger row (its day is the UTC day of `at`), with where it ran.
+ */
+export type SettledUsage = Omit<ModelUsageRow, "step" | "provider" | "priceVersion" | "failed"> & {
   threadId: string;
   agentId: string;
 };

@@ -9,9 +9,14 @@
  * can apply, a request reserves nothing (no round trip before it); the account remembers that it
  * told this thread "none", and before it stores a user's first budgets it tells the thread
  * (`handOver`), which from then on reserves every request and hands over its requests in flight
- * as reservations, so a new budget counts them as it would have counted their reservations. The
- * settle (the rollup to the account) is sent as soon as the answer is recorded but not awaited;
- * a crash cuts it only in the window it always could (before the call leaves the thread).
+ * as reservations, so a new budget counts them as it would have counted their reservations.
+ *
+ * The rollup to the account is never awaited. A request that reserved is sent as soon as its row
+ * is recorded (its reservation is replaced by what it used); one that reserved nothing waits in
+ * memory up to {@link ROLLUP_DELAY_MS} so that the requests of many turns go in one message
+ * (`settleUsage`) instead of one each, and is handed over like a request in flight if the user
+ * sets budgets meanwhile. Rows go in the order of the thread's ledger and the account keeps the
+ * last it has, so a batch that a crash kept from leaving is sent with the next one.
  *
  * A request that fails after it was sent (an error answer, a cut or reset stream, a deadline, a
  * stop) is recorded and settled like an answer, from what the provider reported or else an
@@ -25,7 +30,7 @@ import type { AccountApi } from "../account/api.js";
 import { WeftError } from "../errors.js";
 import { type Budget, type NamedBudget, budgetsFor } from "./budgets.js";
 import { costMicroUsd, priceOf, priceTableOf } from "./prices.js";
-import type { BudgetRefusal, ReserveRequest } from "./reservations.js";
+import type { BudgetRefusal, ReserveRequest, SettledRow } from "./reservations.js";
 import { type ModelUsageRow, modelUsageRow } from "./row.js";
 import type { ThreadUsageLedger } from "./thread-ledger.js";
 import type { AttemptTally } from "./attempt.js";
@@ -36,6 +41,12 @@ export const DEFAULT_RESERVED_OUTPUT_TOKENS = 4096;
 
 /** How long past the request's overall deadline an unsettled reservation is kept before the account releases it, ms. */
 export const LEASE_MARGIN_MS = 60_000;
+
+/** Longest a request that reserved nothing waits in the thread before its usage is sent to the account, ms. */
+export const ROLLUP_DELAY_MS = 1000;
+
+/** Requests that reserved nothing sent to the account in one message, at most (more are sent at once). */
+export const ROLLUP_BATCH = 64;
 
 /** A model request about to be made. */
 export interface MeteredRequest {
@@ -107,6 +118,9 @@ export class ThreadMeter {
   private userBudgets: "unknown" | "none" | "some" = "unknown";
   /** Requests under way that reserved nothing, by ticket id (handed over if the user sets budgets). */
   private readonly unreserved = new Map<string, MeterTicket>();
+  /** Answered requests not yet sent to the account, oldest first, with the tickets of those that reserved nothing. */
+  private readonly unsent: Array<{ row: SettledRow; ticket: MeterTicket }> = [];
+  private rollupTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(private readonly host: MeterHost) {}
 
@@ -127,6 +141,13 @@ export class ThreadMeter {
       out.push(this.reservation(ticket.id, ticket.request, []));
     }
     this.unreserved.clear();
+    // Answered but not yet sent: reserved at what they used, until their rollup settles them.
+    for (const { row, ticket } of this.unsent) {
+      if (row.reservation !== undefined) continue;
+      row.reservation = ticket.id;
+      out.push({ ...this.reservation(ticket.id, ticket.request, []), tokens: row.inputTokens + row.outputTokens, costMicroUsd: row.costMicroUsd });
+    }
+    this.send();
     return out;
   }
 
@@ -206,7 +227,7 @@ export class ThreadMeter {
     if (ticket.reserved && account) this.background(account.releaseBudget(ticket.id));
   }
 
-  /** Records the request's row in the thread's ledger and settles its reservation to it in the account. */
+  /** Records the request's row in the thread's ledger and settles it in the account (see {@link send}). */
   private async settle(ticket: MeterTicket, got: { usage: TokenUsage; answered: string; receivedChars?: number; failed?: boolean }, finishReason: string): Promise<ModelUsageRow> {
     const r = ticket.request;
     ticket.done = true;
@@ -215,21 +236,60 @@ export class ThreadMeter {
       { turnId: r.turnId, step: r.step, model: r.model, durationMs: Date.now() - ticket.started, sent: r.messages, ...(r.system !== undefined ? { system: r.system } : {}), ...(bound !== undefined ? { outputBound: bound } : {}), ...got },
       priceTableOf(this.host.workerEnv),
     );
-    this.host.ledger.record(row);
+    const id = this.host.ledger.record(row);
     this.host.recorded?.(row, finishReason);
     this.unreserved.delete(ticket.id);
-    const account = this.host.account;
-    if (account) {
-      // Sent now, not awaited: the answer stands whatever the account says (an unsettled reservation
-      // ends with its lease). Calls on one stub arrive in order, so the next reservation sees it settled.
-      this.background(
-        account.settleBudget({ id: ticket.id, threadId: this.host.threadId, agentId: this.host.agentId, ...row }).then((settled) => {
-          if (!settled.ok) throw new Error(`turn ${r.turnId} step ${r.step}: ${settled.error.message}`);
-        }),
-      );
+    if (this.host.account) {
+      this.unsent.push({ row: { ...settledOf(row), row: id, ...(ticket.reserved ? { reservation: ticket.id } : {}) }, ticket });
+      // A reservation is settled at once (calls on one stub arrive in order, so the next reservation
+      // sees it settled); usage that reserved nothing waits to go with other requests'.
+      if (ticket.reserved || this.unsent.length >= ROLLUP_BATCH) this.send();
+      else this.rollupTimer ??= setTimeout(() => this.send(), ROLLUP_DELAY_MS);
     }
     return row;
   }
+
+  /**
+   * Sends every unsent row to the account, not awaited: the answers stand whatever the account
+   * says (an unsettled reservation ends with its lease). When the account is behind (rows a crash
+   * or a failed send kept from it), the rows it lacks are read from the thread's ledger and sent first.
+   */
+  private send(): void {
+    if (this.rollupTimer !== null) clearTimeout(this.rollupTimer);
+    this.rollupTimer = null;
+    const account = this.host.account;
+    if (!account || this.unsent.length === 0) return;
+    const rows = this.unsent.splice(0).map((u) => u.row);
+    const batch = (list: SettledRow[]) => ({ threadId: this.host.threadId, agentId: this.host.agentId, fromRow: list[0]!.row, rows: list });
+    this.background(
+      account.settleUsage(batch(rows)).then(async (answer) => {
+        if (!answer.ok) throw new Error(`rows ${rows[0]!.row} to ${rows.at(-1)!.row}: ${answer.error.message}`);
+        const behind = answer.value.behind;
+        if (behind === null) return;
+        const missing = this.host.ledger.between(behind, rows[0]!.row).map((m) => ({ ...settledOf(m.usage), row: m.row }));
+        const again = await account.settleUsage(batch([...missing, ...rows]));
+        if (!again.ok || again.value.behind !== null) throw new Error(`rows ${behind + 1} to ${rows.at(-1)!.row}: ${again.ok ? "the account is still behind" : again.error.message}`);
+      }),
+    );
+  }
+
+}
+
+/** What the account rolls up of a ledger row. */
+function settledOf(u: ModelUsageRow): Omit<SettledRow, "row"> {
+  return {
+    turnId: u.turnId,
+    model: u.model,
+    inputTokens: u.inputTokens,
+    outputTokens: u.outputTokens,
+    cachedInputTokens: u.cachedInputTokens,
+    reasoningTokens: u.reasoningTokens,
+    cacheWriteTokens: u.cacheWriteTokens,
+    estimated: u.estimated,
+    durationMs: u.durationMs,
+    costMicroUsd: u.costMicroUsd,
+    at: u.at,
+  };
 }
 
 /**

@@ -60,9 +60,30 @@ export type ReserveAnswer =
     }
   | { reserved: false; refusal: BudgetRefusal };
 
-/** Settles a reservation: the request's actual usage; an unknown id (released already) only records the usage. */
-export interface SettleRequest extends SettledUsage {
-  id: string;
+/**
+ * One answered request sent to the account: its row in the thread's ledger (`row`, the ledger's
+ * row id, increasing in the thread) and the reservation it settles, if it made one.
+ */
+export type SettledRow = Omit<SettledUsage, "threadId" | "agentId"> & {
+  row: number;
+  /** The reservation's id; an unknown one (released already) only records the usage. */
+  reservation?: string;
+};
+
+/**
+ * A thread's answered requests, in the order of its ledger: rows `fromRow` and on (`rows` holds
+ * them all, any sent already are skipped), each settling its reservation and rolled up.
+ */
+export interface SettleBatch {
+  threadId: string;
+  agentId: string;
+  fromRow: number;
+  rows: SettledRow[];
+}
+
+/** The answer to a batch: `behind` is the last row the account has when rows before `fromRow` never arrived (the batch is not applied). */
+export interface SettleAnswer {
+  behind: number | null;
 }
 
 /** The account side of budgets, over the account's SQLite. */
@@ -130,12 +151,30 @@ export class Reservations {
     );
   }
 
-  /** Replaces a reservation by the request's actual use, in one transaction. */
-  settle(s: SettleRequest): void {
+  /**
+   * Replaces each row's reservation by the request's actual use and rolls it up, in one
+   * transaction; a row the account has already is skipped, so a batch sent twice counts once. A
+   * batch that starts past the thread's next row (rows a crash kept from being sent) is not
+   * applied: the answer names the last row the account has, and the thread sends from there.
+   */
+  settle(batch: SettleBatch): SettleAnswer {
+    let behind: number | null = null;
     this.transaction(() => {
-      this.sql.exec("DELETE FROM budget_reservations WHERE id = ?", s.id);
-      rollUp(this.sql, s);
+      const last = this.sql.exec<{ last_row: number }>("SELECT last_row FROM usage_senders WHERE thread_id = ?", batch.threadId).toArray()[0]?.last_row ?? 0;
+      if (batch.fromRow > last + 1) {
+        behind = last;
+        return;
+      }
+      let top = last;
+      for (const r of batch.rows) {
+        if (r.row <= top) continue;
+        if (r.reservation !== undefined) this.sql.exec("DELETE FROM budget_reservations WHERE id = ?", r.reservation);
+        rollUp(this.sql, { ...r, threadId: batch.threadId, agentId: batch.agentId });
+        top = r.row;
+      }
+      if (top > last) this.sql.exec("INSERT OR REPLACE INTO usage_senders (thread_id, last_row) VALUES (?, ?)", batch.threadId, top);
     });
+    return { behind };
   }
 
   /** Releases a reservation whose request used nothing (it failed before an answer). */

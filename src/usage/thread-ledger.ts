@@ -58,11 +58,11 @@ export const MAX_LISTED_REQUESTS = 500;
 export class ThreadUsageLedger {
   constructor(private readonly sql: SqlStorage) {}
 
-  /** Records one model request, answered or failed. */
-  record(row: ModelUsageRow): void {
-    this.sql.exec(
+  /** Records one model request, answered or failed; returns its row id (increasing in the thread). */
+  record(row: ModelUsageRow): number {
+    return this.sql.exec<{ id: number }>(
       `INSERT INTO usage_requests (turn_id, step, provider, model, input_tokens, output_tokens, cached_tokens, reasoning_tokens, cache_write_tokens,
-        estimated, failed, duration_ms, cost_micro_usd, price_version, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        estimated, failed, duration_ms, cost_micro_usd, price_version, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
       row.turnId,
       row.step,
       row.provider,
@@ -78,7 +78,15 @@ export class ThreadUsageLedger {
       row.costMicroUsd,
       row.priceVersion,
       row.at,
-    );
+    ).one().id;
+  }
+
+  /** The rows after row id `after` and before `before`, oldest first, each with its row id (what the account has not rolled up). */
+  between(after: number, before: number): Array<{ row: number; usage: ModelUsageRow }> {
+    return this.sql
+      .exec<RequestRow & { id: number }>("SELECT * FROM usage_requests WHERE id > ? AND id < ? ORDER BY id", after, before)
+      .toArray()
+      .map((r) => ({ row: r.id, usage: rowOf(r) }));
   }
 
   /** The thread's usage rolled up (see {@link ThreadUsage}). */

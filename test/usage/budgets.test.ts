@@ -110,6 +110,29 @@ describe("budgets", () => {
     expect(used.outputTokens).toBeGreaterThanOrEqual(used.requests * 800);
   }, 60_000);
 
+  it("an answered request whose usage the thread has not sent yet counts against a budget the user sets meanwhile", async () => {
+    const user = await freshUser();
+    const key = fakeKey("unsent");
+    await scriptFake(key, [
+      { text: "learned", usage: { input: 100, output: 5 } },
+      { text: "answered, not yet rolled up", usage: { input: 900, output: 60 } },
+      { text: "never", usage: { input: 10, output: 1 } },
+    ]);
+    const id = await thread(user.token, "metered", key);
+    expect(await turn(user.token, id)).toMatchObject({ status: "completed" });
+    // No budget applies: the second request's usage waits in the thread (up to a second) to go with others'.
+    expect(await turn(user.token, id)).toMatchObject({ status: "completed" });
+    const budgets = [{ scope: "user", period: "day", tokens: 1200 }];
+    expect((await send(user.token, "PUT", "/account/budgets", { budgets })).body).toEqual({ budgets });
+    // Handed over before the budget held (as a reservation of what it used, or already rolled up): 105 + 960 of 1200 are used.
+    const third = await turn(user.token, id);
+    expect(third).toMatchObject({ status: "stopped", errorCode: "budget_exceeded", steps: 0 });
+    expect((await framesOf(id)).find((f) => f.type === "budget_exceeded")!.data).toMatchObject({ budget: { id: "user#0" }, limit: 1200, used: 1065 });
+    expect(await fakeRequests(key)).toHaveLength(2);
+    await until(async () => (await send(user.token, "GET", "/account/usage")).body.total.requests === 2, "both requests rolled up");
+    await until(async () => (await accountOfUser(user.userId).openReservations()) === 0, "the handed-over usage settled");
+  });
+
   it("a user's own budget (PUT /account/budgets) holds across their threads; malformed budgets are refused with their path", async () => {
     const user = await freshUser();
     const bad = await send(user.token, "PUT", "/account/budgets", { budgets: [{ scope: "user", period: "week", tokens: 5 }] });

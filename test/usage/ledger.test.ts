@@ -9,7 +9,7 @@ import { SHIPPED_PRICES } from "../../src/usage/prices.js";
 import { type FakeStep, fakeEnv, fakeKey, scriptFake } from "../fake-provider.js";
 import { inThread, stubOf } from "../helpers.js";
 import { FAKE_BASE, fakeRequests } from "../fake-provider.js";
-import { freshUser, send } from "./users.js";
+import { accountOfUser, freshUser, send } from "./users.js";
 
 type Reported = { input: number; output: number; cached: number; reasoning: number; cacheWrite: number };
 
@@ -180,7 +180,7 @@ describe("the usage ledger", () => {
     const [chat, responses] = [FORMATS[0]!, FORMATS[1]!];
     await turnAs(user.token, chat[1], threeSteps(chat[2]));
     await turnAs(user.token, responses[1], threeSteps(responses[2]));
-    // The rollups are sent as each answer is recorded, not awaited by the turn: read once all six landed.
+    // The rollups are sent after the answers (a thread's unbudgeted requests together, within a second), not awaited by the turn: read once all six landed.
     for (let i = 0; i < 500 && (await send(user.token, "GET", "/account/usage")).body.total.requests < 6; i++) await new Promise((r) => setTimeout(r, 20));
     const byModel = await send(user.token, "GET", "/account/usage?groupBy=model");
     expect(byModel.status).toBe(200);
@@ -203,5 +203,26 @@ describe("the usage ledger", () => {
     const badDay = await send(user.token, "GET", "/account/usage?from=yesterday");
     expect(badDay.status).toBe(400);
     expect(badDay.body.error.details.path).toEqual(["from"]);
+  });
+
+  it("the account counts each of a thread's rows once, in order: a batch sent twice counts once, one that skips rows is answered with the last row it has", async () => {
+    const user = await freshUser();
+    const account = accountOfUser(user.userId);
+    const at = Date.now();
+    const row = (n: number) => ({ row: n, turnId: "turn_a", model: "openai-chat:gpt-4.1-mini", inputTokens: 10 * n, outputTokens: n, cachedInputTokens: 0, reasoningTokens: 0, cacheWriteTokens: 0, estimated: false, durationMs: 5, costMicroUsd: 0, at });
+    const batch = (fromRow: number, rows: number[]) => ({ threadId: "thread_a", agentId: "metered", fromRow, rows: rows.map(row) });
+    expect(await account.settleUsage(batch(1, [1, 2]))).toEqual({ ok: true, value: { behind: null } });
+    // Sent again (an answer lost on the way back, say) and overlapping the next: rows 1 and 2 are not counted twice.
+    expect(await account.settleUsage(batch(1, [1, 2]))).toEqual({ ok: true, value: { behind: null } });
+    expect(await account.settleUsage(batch(2, [2, 3]))).toEqual({ ok: true, value: { behind: null } });
+    // Rows 4 and 5 never arrived (their instance crashed before sending): row 6 alone is refused, naming row 3.
+    expect(await account.settleUsage(batch(6, [6]))).toEqual({ ok: true, value: { behind: 3 } });
+    const read = async () => (await send(user.token, "GET", "/account/usage")).body.total;
+    expect(await read()).toMatchObject({ requests: 3, inputTokens: 60, outputTokens: 6 });
+    expect(await account.settleUsage(batch(4, [4, 5, 6]))).toEqual({ ok: true, value: { behind: null } });
+    expect(await read()).toMatchObject({ requests: 6, inputTokens: 210, outputTokens: 21 });
+    // Another thread's rows are its own sequence.
+    expect(await account.settleUsage({ ...batch(1, [1]), threadId: "thread_b" })).toEqual({ ok: true, value: { behind: null } });
+    expect(await read()).toMatchObject({ requests: 7 });
   });
 });

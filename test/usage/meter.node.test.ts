@@ -1,39 +1,48 @@
 /**
  * The meter's cost on a turn (src/usage/meter.ts): a thread whose requests no budget can apply to
  * asks its account once (to learn that the user has no budgets of their own), not twice per
- * request, and never waits for the rollup; a budget of the agent still reserves every request;
- * and when the user sets budgets the thread hands over its requests in flight and reserves again.
- * The account is a fake that counts what it is asked.
+ * request, never waits for the rollup and sends the usage of many requests in one message; a
+ * budget of the agent still reserves every request and settles each at once; when the user sets
+ * budgets the thread hands over its requests in flight and its unsent usage and reserves again;
+ * and rows a crash kept from the account are sent with the next batch. The account is a fake that
+ * counts what it is asked.
  */
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AccountApi } from "../../src/account/api.js";
 import type { Budget } from "../../src/usage/budgets.js";
-import { ThreadMeter } from "../../src/usage/meter.js";
-import type { ReserveRequest } from "../../src/usage/reservations.js";
+import { ROLLUP_BATCH, ROLLUP_DELAY_MS, ThreadMeter } from "../../src/usage/meter.js";
+import type { ReserveRequest, SettleBatch } from "../../src/usage/reservations.js";
 import type { ThreadUsageLedger } from "../../src/usage/thread-ledger.js";
 
-/** An account that answers reservations at once and holds every settle until `settleAll`. */
-function fakeAccount(userBudgets: boolean) {
-  const calls = { reserve: [] as ReserveRequest[], settle: 0, release: 0 };
+/**
+ * An account that answers reservations at once and holds every settle until `settleAll`; it has
+ * rows up to `last` of the thread and answers `behind` for a batch that skips some.
+ */
+function fakeAccount(userBudgets: boolean, last = 0) {
+  const calls = { reserve: [] as ReserveRequest[], settle: [] as SettleBatch[], release: 0 };
   const held: Array<() => void> = [];
   const account = {
+    last,
     async reserveBudget(r: ReserveRequest) {
       calls.reserve.push(r);
       return { ok: true, value: { reserved: true, budgets: r.budgets.length, userBudgets } };
     },
-    settleBudget() {
-      calls.settle++;
-      return new Promise((resolve) => held.push(() => resolve({ ok: true, value: null })));
+    settleUsage(batch: SettleBatch) {
+      calls.settle.push(batch);
+      const behind = batch.fromRow > account.last + 1 ? account.last : null;
+      if (behind === null) account.last = Math.max(account.last, ...batch.rows.map((r) => r.row));
+      return new Promise((resolve) => held.push(() => resolve({ ok: true, value: { behind } })));
     },
     async releaseBudget() {
       calls.release++;
       return { ok: true, value: null };
     },
-  } as unknown as AccountApi;
-  return { account, calls, settleAll: () => held.splice(0).forEach((f) => f()) };
+  };
+  return { account: account as unknown as AccountApi, calls, settleAll: () => held.splice(0).forEach((f) => f()) };
 }
 
-function meterOf(account: AccountApi, agentBudgets?: Budget[]) {
+/** A ledger over an array: row ids from `first`. */
+function meterOf(account: AccountApi, agentBudgets?: Budget[], first = 1) {
   const rows: unknown[] = [];
   const deferred: Promise<unknown>[] = [];
   const meter = new ThreadMeter({
@@ -42,7 +51,10 @@ function meterOf(account: AccountApi, agentBudgets?: Budget[]) {
     ...(agentBudgets ? { agentBudgets } : {}),
     workerEnv: {},
     account,
-    ledger: { record: (row: unknown) => rows.push(row) } as unknown as ThreadUsageLedger,
+    ledger: {
+      record: (row: unknown) => rows.push(row) + first - 1,
+      between: (after: number, before: number) => rows.slice(Math.max(0, after + 1 - first), before - first).map((usage, i) => ({ row: Math.max(after + 1, first) + i, usage })),
+    } as unknown as ThreadUsageLedger,
     refused: () => undefined,
     defer: (work) => deferred.push(work),
   });
@@ -51,6 +63,13 @@ function meterOf(account: AccountApi, agentBudgets?: Budget[]) {
 
 const request = (step: number) => ({ turnId: "turn1", step, model: "openai-chat:gpt-4.1-mini", messages: [], tools: [] });
 const usage = { inputTokens: 10, outputTokens: 2 };
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe("the meter's cost on a turn", () => {
   it("asks the account once per instance when no budget can apply, and answers without waiting for the rollup", async () => {
@@ -63,10 +82,39 @@ describe("the meter's cost on a turn", () => {
     }
     expect(calls.reserve).toHaveLength(1);
     expect(rows).toHaveLength(4);
-    expect(calls.settle).toBe(4);
-    expect(deferred).toHaveLength(4);
+    // The first request reserved (to learn there are no user budgets): settled at once.
+    expect(calls.settle.map((b) => b.rows.map((r) => [r.row, r.reservation !== undefined]))).toEqual([[[1, true]]]);
+    // The rest reserved nothing: one message for all three, a moment later.
+    vi.advanceTimersByTime(ROLLUP_DELAY_MS);
+    expect(calls.settle).toHaveLength(2);
+    expect(calls.settle[1]).toMatchObject({ threadId: "t1", agentId: "metered", fromRow: 2 });
+    expect(calls.settle[1]!.rows.map((r) => [r.row, r.reservation, r.inputTokens, r.outputTokens])).toEqual([2, 3, 4].map((n) => [n, undefined, 10, 2]));
     settleAll();
     await Promise.all(deferred);
+  });
+
+  it("sends at once once a batch is full", async () => {
+    const { account, calls } = fakeAccount(false);
+    const { meter } = meterOf(account);
+    for (let step = 1; step <= ROLLUP_BATCH + 1; step++) await meter.answered(await meter.begin(request(step)), usage, "ok");
+    expect(calls.settle.map((b) => b.rows.length)).toEqual([1, ROLLUP_BATCH]);
+  });
+
+  it("sends the rows a crash kept from the account (read from the thread's ledger) before the new ones", async () => {
+    // The account has rows 1 to 5; row 6 was recorded by an instance that crashed before sending it.
+    const { account, calls, settleAll } = fakeAccount(false, 5);
+    const { meter, rows, deferred } = meterOf(account, undefined, 6);
+    rows.push({ ...usage, turnId: "cut" });
+    await meter.answered(await meter.begin(request(1)), usage, "ok"); // row 7
+    expect(calls.settle.map((b) => b.fromRow)).toEqual([7]);
+    settleAll();
+    // The account is behind (it has 5): the batch is sent again from row 6.
+    await vi.waitFor(() => expect(calls.settle).toHaveLength(2));
+    expect(calls.settle[1]).toMatchObject({ fromRow: 6 });
+    expect(calls.settle[1]!.rows.map((r) => [r.row, r.turnId])).toEqual([[6, "cut"], [7, "turn1"]]);
+    settleAll();
+    await Promise.all(deferred);
+    expect(account).toMatchObject({ last: 7 });
   });
 
   it("reserves every request while the agent has a budget, or while the user has budgets of their own", async () => {
@@ -82,19 +130,25 @@ describe("the meter's cost on a turn", () => {
     expect(user.calls.reserve).toHaveLength(3);
   });
 
-  it("hands over its requests in flight when the user sets budgets, and reserves from then on", async () => {
+  it("hands over its requests in flight and its unsent usage when the user sets budgets, and reserves from then on", async () => {
     const { account, calls } = fakeAccount(false);
     const { meter } = meterOf(account);
     await meter.answered(await meter.begin(request(1)), usage, "ok");
-    const inFlight = await meter.begin(request(2));
+    const unsent = await meter.begin(request(2));
+    await meter.answered(unsent, usage, "ok");
+    const inFlight = await meter.begin(request(3));
     expect(calls.reserve).toHaveLength(1);
+    expect(calls.settle).toHaveLength(1);
     const handed = meter.handOver();
-    expect(handed.map((r) => r.id)).toEqual([inFlight.id]);
+    expect(handed.map((r) => r.id)).toEqual([inFlight.id, unsent.id]);
     expect(handed[0]!.tokens).toBeGreaterThan(0);
+    // The answered one is reserved at what it used, and its rollup (sent now) settles that reservation.
+    expect(handed[1]!.tokens).toBe(12);
+    expect(calls.settle.at(-1)!.rows.map((r) => [r.row, r.reservation])).toEqual([[2, unsent.id]]);
     // Now reserved in the account: a failure releases it.
     await meter.failed(inFlight);
     expect(calls.release).toBe(1);
-    await meter.begin(request(3));
+    await meter.begin(request(4));
     expect(calls.reserve).toHaveLength(2);
     expect(meter.handOver()).toEqual([]);
   });
