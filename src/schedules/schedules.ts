@@ -20,6 +20,7 @@ import type { OccurrenceRow, ScheduleRow, ScheduleStore } from "./store.js";
 import { dueThrough, jitterOf, nextDue } from "./timing.js";
 import { adoptFile, endFile, isFileAdoption, threadIdOf, threadOf } from "./adopt.js";
 import { fileScheduleHolds } from "./files.js";
+import type { BackgroundRuns } from "../background/runs.js";
 
 /** At most this many schedules may be active on one thread. */
 export const MAX_SCHEDULES_PER_THREAD = 10_000;
@@ -57,9 +58,14 @@ export class ThreadSchedules {
   private failures = 0;
   private backoffUntil = 0;
 
+  /**
+   * @param runs the thread's background runs (src/background/), which share this alarm: each
+   *   firing also looks at the runs due a look, and `restore` arms the alarm for them.
+   */
   constructor(
     readonly store: ScheduleStore,
     private readonly host: ScheduleHost,
+    readonly runs?: BackgroundRuns,
   ) {}
 
   private world(): { world: RunWorld; runner: TurnRunner } {
@@ -128,6 +134,8 @@ export class ThreadSchedules {
    * would find it.
    */
   async restore(): Promise<void> {
+    const look = this.runs?.dueAt() ?? null;
+    if (look !== null) await this.host.wakeBy(look);
     if (!this.store.ready) return;
     const cut = this.store.open(1).length > 0;
     // A thread without schedules reads nothing more (not even its alarm).
@@ -140,8 +148,11 @@ export class ThreadSchedules {
    * ... up to an hour) and throws; the Durable Object logs it and its watchdog goes on.
    */
   async fire(): Promise<void> {
+    // A run's child is asked apart: a firing that fails does not hold a completion back.
+    const looking = this.runs?.poll().catch((e: unknown) => console.error(`weft: looking at background runs failed: ${String(e)}`));
     try {
       await this.fireDue();
+      await looking;
       this.failures = 0;
       this.backoffUntil = 0;
     } catch (e) {
