@@ -51,6 +51,8 @@ export const ERROR_CODES = {
   invalid_schedule: { status: 400, retryable: false },
   /** No schedule with this id on the thread. */
   schedule_not_found: { status: 404, retryable: false },
+  /** No background run with this id in the thread (`state.runs`; src/background/). */
+  run_not_found: { status: 404, retryable: false },
   /** The thread holds its limit of active schedules (`details.limit`). */
   too_many_schedules: { status: 409, retryable: false },
   /** `POST /mcp` from a Host or browser Origin it does not serve (DNS rebinding; `WEFT_MCP_HOSTS`, `WEFT_CORS_ORIGINS`). */

@@ -165,6 +165,10 @@ export interface EventPayloads {
   schedule_skipped: { scheduleId: string; reason: "missed" | "overlap"; count: number; dueAt: string };
   /** A schedule was cancelled: none of its occurrences fires after this. */
   schedule_cancelled: { scheduleId: string };
+  /** A background run began: the call `callId` started agent `agentId` detached in child thread `childThreadId` and answered at once (src/background/). */
+  run_started: { runId: string; agentId: string; childThreadId: string; callId: string };
+  /** A background run ended and its completion was delivered to this thread, once, as a message: `completed`, `failed` or `stopped`. */
+  run_finished: { runId: string; agentId: string; childThreadId: string; status: "completed" | "failed" | "stopped"; error?: string };
   /** Console output of `runCode` with `report: true`; `executionId` names the run. */
   code_log: { executionId: string; callId?: string; level: string; text: string };
   /** A `reportProgress(data)` call of code run with `report: true`. */
@@ -225,4 +229,6 @@ export const BUILTIN_EVENT_TYPES: ReadonlySet<string> = new Set<BuiltinEventType
   "schedule_fired",
   "schedule_skipped",
   "schedule_cancelled",
+  "run_started",
+  "run_finished",
 ]);

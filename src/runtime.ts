@@ -11,6 +11,7 @@ import type { Registry } from "./run/agent.js";
 import { UserAccount } from "./account/durable.js";
 import { type WeftEnv, createThreadClass } from "./thread/durable.js";
 import { ToolCatalog } from "./tools/catalog.js";
+import { createFileSchedulesClass, syncFileSchedules } from "./schedules/deployment.js";
 
 /** Says at start, loudly, when this Worker runs without authentication. */
 function announceAuth(vars: WeftEnv | undefined): void {
@@ -33,6 +34,7 @@ function announceAuth(vars: WeftEnv | undefined): void {
  * const weft = createWeft(registry);
  * export const Thread = weft.Thread;
  * export const UserAccount = weft.UserAccount;
+ * export const FileSchedules = weft.FileSchedules;
  * export default weft.worker;
  */
 export function createWeft(registry: Registry) {
@@ -42,6 +44,12 @@ export function createWeft(registry: Registry) {
   return {
     Thread: createThreadClass(registry),
     UserAccount,
-    worker: { fetch: directCallLane(app, catalog) } satisfies ExportedHandler<WeftEnv>,
+    /** Runs `agents/schedules/` (binding `SCHEDULES`; src/schedules/deployment.ts). */
+    FileSchedules: createFileSchedulesClass(registry),
+    worker: {
+      fetch: directCallLane(app, catalog),
+      // A cron trigger (wrangler.toml `[triggers]`): file schedules are taken up after a deploy with no request.
+      scheduled: async (_controller, env) => void (await syncFileSchedules(env, registry)),
+    } satisfies ExportedHandler<WeftEnv>,
   };
 }

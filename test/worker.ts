@@ -61,6 +61,9 @@ export class Thread extends weft.Thread {
 /** The per-user account Durable Object. */
 export const UserAccount = weft.UserAccount;
 
+/** The deployment's file schedules (src/schedules/deployment.ts). */
+export const FileSchedules = weft.FileSchedules;
+
 /**
  * weft's Worker, plus test-only routes outside weft's app, for tests outside workerd:
  * `POST /__test/threads/:id/restart` (or `crash`) aborts that thread's Durable Object, `alarm`
@@ -83,6 +86,7 @@ export default {
     }
     return Response.json(seam[2] === "restart" ? { restarted: true } : { done: seam[2] });
   },
+  scheduled: weft.worker.scheduled,
 } satisfies ExportedHandler<WeftEnv>;
 
 export { Ledger } from "./ledger.js";

@@ -29,7 +29,7 @@ import { DEFAULT_CALL_ARGS, NESTED_RUN_TIMEOUT_MS, openingMessage } from "./prom
 export type { ChildAnswer } from "../ports/threads.js";
 
 /** The parent acts on its child as the parent's owner, who thereby owns the child too. */
-function ownerOf(engine: RunWorld): ThreadOwner {
+export function ownerOf(engine: RunWorld): ThreadOwner {
   return { userId: engine.meta.userId ?? "", name: `thread ${engine.meta.threadId}`, roles: [], admin: false };
 }
 
@@ -61,12 +61,14 @@ export function agentTool(engine: RunWorld, name: string, agent: AgentDefinition
       finality: "final",
       lookup: async (effectKey: string): Promise<LookupResult> => {
         const done = await childNow(engine, effectKey);
+        // Detached: a child that exists is the run started (recorded again: a crash may have cut it before its row).
+        if (agent.background) return done ? { status: "found", value: startedResult(engine, name, effectKey.slice(engine.meta.threadId.length + 1), peersOf(engine).childId(effectKey)) } : { status: "not_found" };
         if (!done || done.status === "running" || done.status === "idle" || done.status === "waiting") return { status: "not_found" };
         return { status: "found", value: resultOf(name, done) };
       },
     },
     timeoutMs: NESTED_RUN_TIMEOUT_MS,
-    execute: (_state: ThreadState, args: Record<string, unknown>, context: ToolCallContext) => runChild(engine, name, args, context),
+    execute: (_state: ThreadState, args: Record<string, unknown>, context: ToolCallContext) => runChild(engine, name, agent, args, context),
   } as AnyToolDefinition;
   return markResumable(def, {
     // While the child waits for a person (or cannot be asked), so does the call.
@@ -77,7 +79,7 @@ export function agentTool(engine: RunWorld, name: string, agent: AgentDefinition
   });
 }
 
-async function runChild(engine: RunWorld, name: string, args: Record<string, unknown>, context: ToolCallContext): Promise<ToolResult> {
+async function runChild(engine: RunWorld, name: string, agent: AgentDefinition, args: Record<string, unknown>, context: ToolCallContext): Promise<ToolResult> {
   const peers = peersOf(engine);
   const childThreadId = peers.childId(context.effectKey);
   const owner = ownerOf(engine);
@@ -107,6 +109,7 @@ async function runChild(engine: RunWorld, name: string, args: Record<string, unk
     if (userId && isWeftError(e)) await peers.unlist(userId, childThreadId).catch(ignoreRefusal);
     return refused(e);
   }
+  if (agent.background) return startedResult(engine, name, context.callId, childThreadId);
   engine.emit("subagent_started", { callId: context.callId, agentId: name, childThreadId });
   let done: ChildAnswer | null = null;
   let lastError = "";
@@ -123,6 +126,17 @@ async function runChild(engine: RunWorld, name: string, args: Record<string, unk
   if (done.status === "waiting") throw new CallSuspended(`agent "${name}" waits for a person in its child thread ${childThreadId}`, [childThreadId]);
   engine.emit("subagent_finished", { callId: context.callId, agentId: name, childThreadId, status: done.status });
   return resultOf(name, done);
+}
+
+/**
+ * A background run's call result (`background: true`): the run recorded in this thread
+ * (src/background/runs.ts), answered at once with its id; its completion comes later as a message.
+ */
+function startedResult(engine: RunWorld, name: string, callId: string, childThreadId: string): ToolResult {
+  const runs = engine.schedules?.runs;
+  if (!runs) return { status: "error", error: `agent "${name}" runs in the background, which this thread cannot do (it has no background runs)` };
+  const run = runs.started(callId, name, childThreadId);
+  return { status: "success", result: JSON.stringify({ runId: run.runId, agentId: name, childThreadId, status: run.status }) };
 }
 
 /**

@@ -106,6 +106,13 @@ export interface DefineAgentOptions {
   budgetMessage?: string;
   /** Offer this agent as a tool named after its file; a call runs it in a child thread. */
   exposeAsTool?: boolean;
+  /**
+   * With `exposeAsTool`: each call runs the agent detached (a background run, src/background/). The
+   * call answers at once with `{ runId, childThreadId, status: "running" }`; the child's result,
+   * failure or stop reaches the caller's thread later, exactly once, as a message and a
+   * `run_finished` event. Default false: the call waits for the child's answer.
+   */
+  background?: boolean;
   /** Required with `exposeAsTool`: what the agent does, as the calling model reads it. */
   toolDescription?: string;
   /**
@@ -284,6 +291,8 @@ export function checkAgentDefinition(name: string, def: unknown): asserts def is
     }
   }
   if (d.exposeAsTool !== undefined && typeof d.exposeAsTool !== "boolean") fail("exposeAsTool must be a boolean");
+  if (d.background !== undefined && typeof d.background !== "boolean") fail("background must be a boolean");
+  if (d.background === true && d.exposeAsTool !== true) fail("background needs exposeAsTool: true (only an agent called as a tool runs detached)");
   if (d.exposeAsTool === true && (typeof d.toolDescription !== "string" || d.toolDescription.trim() === "")) {
     fail("exposeAsTool needs toolDescription: a non-empty string that tells a model when to call this agent");
   }

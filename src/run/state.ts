@@ -86,6 +86,7 @@ class CallState implements ThreadState {
   readonly schedule: ThreadState["schedule"];
   readonly cancelSchedule: ThreadState["cancelSchedule"];
   readonly listSchedules: ThreadState["listSchedules"];
+  readonly runs: ThreadState["runs"];
   readonly #context: Record<string, unknown>;
   readonly #execution: CallExecution | null;
 
@@ -175,6 +176,17 @@ class CallState implements ThreadState {
     this.schedule = async (options) => schedules().create(options, meta.userId);
     this.cancelSchedule = async (scheduleId) => schedules().cancel(scheduleId);
     this.listSchedules = async () => schedules().list();
+    const runs = () => {
+      const control = host.schedules?.runs;
+      if (!control) throw new WeftError("capability_missing", "this thread has no background runs");
+      return control;
+    };
+    this.runs = {
+      list: async () => runs().list(),
+      get: async (runId) => runs().get(runId),
+      wait: async (runIds, options) => runs().wait(runIds, options?.timeoutMs),
+      stop: async (runId) => runs().stop(runId),
+    };
     // --- end schedules
   }
 

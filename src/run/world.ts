@@ -19,12 +19,32 @@ import type { AgentDefinition, EnvDefault, Registry, ResolvedSide } from "./agen
 import type { HistorySummaries } from "./compaction.js";
 import type { NewTurnMessage } from "./messages.js";
 import type { ScheduleInfo } from "../schedules/info.js";
+import type { RunInfo } from "../background/info.js";
+
+/** A background run (src/background/info.ts). */
+export type { RunInfo } from "../background/info.js";
 
 /** The thread's schedules as a tool's `state` reaches them (src/schedules/schedules.ts implements it). */
 export interface ScheduleControl {
   create(input: unknown, owner: string | null): Promise<ScheduleInfo>;
   cancel(scheduleId: string): ScheduleInfo;
   list(): ScheduleInfo[];
+  /** The thread's background runs (src/background/runs.ts). */
+  readonly runs?: RunControl;
+}
+
+/** The thread's background runs, as the agent tool and a tool's `state.runs` reach them. */
+export interface RunControl {
+  /** Records a run the call `callId` started in child `childThreadId` (once: a repeat finds it). */
+  started(callId: string, agentId: string, childThreadId: string): RunInfo;
+  /** The thread's runs, newest first (at most 1000). */
+  list(): RunInfo[];
+  /** @throws WeftError `run_not_found` (404). */
+  get(runId: string): RunInfo;
+  /** Waits until each run ended and its completion was delivered, or `timeoutMs` (default 60,000) passed; the runs as they stand then. */
+  wait(runIds: string[], timeoutMs?: number): Promise<RunInfo[]>;
+  /** Stops a run's child thread; its completion (`stopped`) is delivered like any other. @throws WeftError `run_not_found` (404). */
+  stop(runId: string): Promise<RunInfo>;
 }
 
 /** The thread's tables as a run reads and writes them: the store port, compaction summaries and the model script. */

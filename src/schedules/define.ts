@@ -69,7 +69,15 @@ export interface ScheduleOptions {
 export interface ScheduleDefinition extends ScheduleOptions {
   /** Always `schedule`: marks the value `defineSchedule` returned. */
   kind: "schedule";
+  /**
+   * The user whose thread the schedule runs in (one thread per schedule and owner, src/schedules/files.ts):
+   * that user reads its events and may cancel it. Default `FILE_SCHEDULE_OWNER` (`weft:schedules`), which only admins read.
+   */
+  owner?: string;
 }
+
+/** The owner of a file schedule's thread when its file names none. */
+export const FILE_SCHEDULE_OWNER = "weft:schedules";
 
 /** At most this many missed occurrences run after downtime under `missed: "all"`; older ones are skipped. */
 export const MAX_CATCH_UP = 10;
@@ -79,7 +87,7 @@ export const MAX_CATCH_UP = 10;
  * @example
  * export default defineSchedule({ cron: "0 9 * * 1-5", timezone: "Europe/Berlin", target: { agent: "support_desk", message: "Send the digest" } });
  */
-export function defineSchedule(options: ScheduleOptions): ScheduleDefinition {
+export function defineSchedule(options: ScheduleOptions & { owner?: string }): ScheduleDefinition {
   return { ...options, kind: "schedule" };
 }
 
@@ -203,8 +211,10 @@ function checkTarget(value: unknown, known: KnownNames, limits: ScheduleLimits):
 export function checkScheduleDefinition(name: string, def: unknown, known: KnownNames): ScheduleSpec {
   const d = def as Partial<ScheduleDefinition> | null;
   if (typeof d !== "object" || d === null || d.kind !== "schedule") throw bad(`schedule "${name}": the default export must be the value returned by defineSchedule({...})`, []);
+  const { owner, ...rest } = d;
+  if (owner !== undefined && (typeof owner !== "string" || owner.length === 0 || owner.length > 256)) throw bad(`schedule "${name}": owner must be a user id of 1 to 256 characters`, ["owner"]);
   try {
-    return checkSchedule(d, known);
+    return checkSchedule(rest, known);
   } catch (e) {
     if (e instanceof WeftError) throw new WeftError("invalid_schedule", `schedule "${name}": ${e.message}`, e.details);
     throw e;

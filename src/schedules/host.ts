@@ -1,11 +1,13 @@
 /**
- * The schedules of a thread's Durable Object, wired to its one alarm: the alarm takes the
- * schedules' earliest due time as a floor (`due`) and is armed through `ensureDue`.
+ * The schedules and background runs of a thread's Durable Object, wired to its one alarm: the
+ * alarm takes their earliest due time as a floor (`due`) and is armed through `ensureDue`.
  * @module
  */
 import type { CrashHook, CrashPoint } from "../calls/context.js";
 import { type ScheduleHost, ThreadSchedules } from "./schedules.js";
 import { ScheduleStore } from "./store.js";
+import { BackgroundRuns } from "../background/runs.js";
+import { RunStore } from "../background/store.js";
 
 /** The part of the thread's alarm the schedules use (src/thread/alarm.ts). */
 export interface ScheduleAlarm {
@@ -25,7 +27,14 @@ export function schedulesOf(storage: DurableObjectStorage, alarm: ScheduleAlarm,
     await storage.sync();
     await hook(point as CrashPoint, { callId, toolName: "schedule" });
   };
-  const schedules = new ThreadSchedules(new ScheduleStore(storage), { running, wakeBy: (at) => alarm.ensureDue(at), ...(crashHook ? { crash } : {}) });
-  alarm.due = () => (running() ? schedules.dueAt() : null);
+  const wakeBy = (at: number) => alarm.ensureDue(at);
+  const runs = new BackgroundRuns(new RunStore(storage), { running, wakeBy });
+  const schedules = new ThreadSchedules(new ScheduleStore(storage), { running, wakeBy, ...(crashHook ? { crash } : {}) }, runs);
+  // Background runs share the alarm too: their next look at a child is a due time like a schedule's.
+  alarm.due = () => {
+    if (!running()) return null;
+    const [a, b] = [schedules.dueAt(), runs.dueAt()];
+    return a === null ? b : b === null ? a : Math.min(a, b);
+  };
   return schedules;
 }

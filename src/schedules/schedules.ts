@@ -18,6 +18,9 @@ import { MAX_CATCH_UP, type ScheduleSpec, checkSchedule, scheduleLimitsOf } from
 import { type ScheduleInfo, infoOf, occurrenceCallId, occurrenceKey } from "./info.js";
 import type { OccurrenceRow, ScheduleRow, ScheduleStore } from "./store.js";
 import { dueThrough, jitterOf, nextDue } from "./timing.js";
+import { adoptFile, endFile, isFileAdoption, threadIdOf, threadOf } from "./adopt.js";
+import { fileScheduleHolds } from "./files.js";
+import type { BackgroundRuns } from "../background/runs.js";
 
 /** At most this many schedules may be active on one thread. */
 export const MAX_SCHEDULES_PER_THREAD = 10_000;
@@ -55,9 +58,14 @@ export class ThreadSchedules {
   private failures = 0;
   private backoffUntil = 0;
 
+  /**
+   * @param runs the thread's background runs (src/background/), which share this alarm: each
+   *   firing also looks at the runs due a look, and `restore` arms the alarm for them.
+   */
   constructor(
     readonly store: ScheduleStore,
     private readonly host: ScheduleHost,
+    readonly runs?: BackgroundRuns,
   ) {}
 
   private world(): { world: RunWorld; runner: TurnRunner } {
@@ -74,18 +82,26 @@ export class ThreadSchedules {
   async create(input: unknown, owner: string | null): Promise<ScheduleInfo> {
     const { world } = this.world();
     const now = scheduleClock.now();
+    // The deployment's sync of a file schedule (files.ts); the HTTP body's schema never lets `file` through.
+    if (isFileAdoption(input)) return adoptFile(this, world, input.file, now);
     const spec = checkSchedule(input, { agent: (name) => name === world.meta.agentId, tool: (name) => world.catalog.has(name) }, now, scheduleLimitsOf(world.workerEnv));
     if (this.store.activeCount() >= MAX_SCHEDULES_PER_THREAD) {
       throw new WeftError("too_many_schedules", `this thread has ${MAX_SCHEDULES_PER_THREAD} active schedules already; cancel one first`, { limit: MAX_SCHEDULES_PER_THREAD });
     }
     const id = orderedId("sch", 8);
+    if (nextDue(spec, now, now) === null) throw new WeftError("invalid_schedule", "the schedule has no occurrence before its until", { path: ["until"] });
+    return this.add(world, id, spec, owner, now);
+  }
+
+  /** Stores a checked schedule under `id` as of `now` (epoch ms), announces it and arms the alarm for its first occurrence (`done` at once when it has none). */
+  async add(world: RunWorld, id: string, spec: ScheduleSpec, owner: string | null, now: number): Promise<ScheduleInfo> {
     const first = nextDue(spec, now, now);
-    if (first === null) throw new WeftError("invalid_schedule", "the schedule has no occurrence before its until", { path: ["until"] });
-    const row: ScheduleRow = { id, spec, owner, status: "active", anchor: now, nextDue: first, fireAt: first + jitterOf(occurrenceKey(id, first), spec.jitterMs), createdAt: now };
+    const fireAt = first === null ? null : first + jitterOf(occurrenceKey(id, first), spec.jitterMs);
+    const row: ScheduleRow = { id, spec, owner, status: first === null ? "done" : "active", anchor: now, nextDue: first, fireAt, createdAt: now };
     this.store.insert(row);
     const info = infoOf(row);
     world.emit("schedule_created", { schedule: info });
-    await this.host.wakeBy(row.fireAt!);
+    if (fireAt !== null) await this.host.wakeBy(fireAt);
     return info;
   }
 
@@ -102,6 +118,11 @@ export class ThreadSchedules {
     return infoOf(this.store.get(scheduleId)!);
   }
 
+  /** Makes sure the alarm fires by `at` (epoch ms). */
+  wakeBy(at: number): Promise<void> {
+    return this.host.wakeBy(at);
+  }
+
   /** The thread's schedules in creation order (at most `limit`, default 1000, from `offset`). */
   list(limit = 1000, offset = 0): ScheduleInfo[] {
     return this.store.list(limit, offset).map(infoOf);
@@ -113,6 +134,8 @@ export class ThreadSchedules {
    * would find it.
    */
   async restore(): Promise<void> {
+    const look = this.runs?.dueAt() ?? null;
+    if (look !== null) await this.host.wakeBy(look);
     if (!this.store.ready) return;
     const cut = this.store.open(1).length > 0;
     // A thread without schedules reads nothing more (not even its alarm).
@@ -125,8 +148,11 @@ export class ThreadSchedules {
    * ... up to an hour) and throws; the Durable Object logs it and its watchdog goes on.
    */
   async fire(): Promise<void> {
+    // A run's child is asked apart: a firing that fails does not hold a completion back.
+    const looking = this.runs?.poll().catch((e: unknown) => console.error(`weft: looking at background runs failed: ${String(e)}`));
     try {
       await this.fireDue();
+      await looking;
       this.failures = 0;
       this.backoffUntil = 0;
     } catch (e) {
@@ -154,6 +180,11 @@ export class ThreadSchedules {
     const starts: OccurrenceRow[] = [];
     let fired = 0;
     for (let row = this.store.firstDue(now); row && fired < FIRES_PER_ALARM; row = this.store.firstDue(now), fired++) {
+      // A file schedule the deployment no longer has (removed or changed) ends instead.
+      if (!fileScheduleHolds(r.world.registry, row.id, threadOf(r.world), threadIdOf(r.world))) {
+        endFile(this.store, r.world, row.id, now);
+        continue;
+      }
       if (this.host.crash) await this.host.crash("occurrence_due", occurrenceCallId(row.id, row.nextDue!));
       const started = this.fireOne(r, row, now);
       if (this.host.crash) for (const o of started) await this.host.crash("occurrence_journaled", o.callId!);

@@ -131,6 +131,12 @@ export class ScheduleStore {
     return this.sql.exec<RawSchedule>(`SELECT ${SCHEDULE_COLUMNS} FROM schedules ${where} ORDER BY created_at, id LIMIT ? OFFSET ?`, ...args).toArray().map(scheduleOf);
   }
 
+  /** The schedules whose id starts with `prefix`, any status (a file schedule's versions). */
+  withPrefix(prefix: string): ScheduleRow[] {
+    if (!this.ready) return [];
+    return this.sql.exec<RawSchedule>(`SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE substr(id, 1, ?) = ? ORDER BY created_at, id`, prefix.length, prefix).toArray().map(scheduleOf);
+  }
+
   /** How many schedules are active. */
   activeCount(): number {
     if (!this.ready) return 0;
@@ -161,6 +167,22 @@ export class ScheduleStore {
     const changed = this.sql.exec("UPDATE schedules SET status = 'cancelled', fire_at = NULL, ended_at = ? WHERE id = ? AND status = 'active'", now, id).rowsWritten > 0;
     this.sql.exec("UPDATE occurrences SET status = 'cancelled', finished_at = ? WHERE schedule_id = ? AND status = 'queued'", now, id);
     return changed;
+  }
+
+  /**
+   * Ends an active schedule `done` as its deployment dropped it (a file schedule a deploy removed
+   * or changed), with its queued occurrences; whether it was active. Unlike `cancel`, a file
+   * brought back may `reopen` it.
+   */
+  end(id: string, now: number): boolean {
+    const changed = this.sql.exec("UPDATE schedules SET status = 'done', next_due = NULL, fire_at = NULL, ended_at = ? WHERE id = ? AND status = 'active'", now, id).rowsWritten > 0;
+    this.sql.exec("UPDATE occurrences SET status = 'cancelled', finished_at = ? WHERE schedule_id = ? AND status = 'queued'", now, id);
+    return changed;
+  }
+
+  /** Starts a `done` schedule again, counting from `anchor` (epoch ms); whether it was done. */
+  reopen(id: string, anchor: number, nextDue: number, fireAt: number): boolean {
+    return this.sql.exec("UPDATE schedules SET status = 'active', anchor = ?, next_due = ?, fire_at = ?, ended_at = NULL WHERE id = ? AND status = 'done'", anchor, nextDue, fireAt, id).rowsWritten > 0;
   }
 
   /** The occurrence journaled under `key`. */

@@ -112,9 +112,12 @@ const CRON_WALK = 2000;
 
 /** The delay (0 to `jitterMs`, in ms) of the occurrence `key`: the same for every evaluation of it. */
 export function jitterOf(key: string, jitterMs: number): number {
-  if (jitterMs <= 0) return 0;
-  // FNV-1a: stable across restarts and instances, unlike a random draw.
+  return jitterMs <= 0 ? 0 : fnv1a(key) % (jitterMs + 1);
+}
+
+/** FNV-1a of `text` as an unsigned 32-bit integer: stable across restarts, instances and deploys, unlike a random draw. */
+export function fnv1a(text: string): number {
   let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193) >>> 0;
-  return h % (jitterMs + 1);
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return h;
 }

@@ -235,12 +235,12 @@ export function createThreadClass(registry: Registry) {
     }
 
     /**
-     * A child thread's turn ended: a call of this thread waiting on it may go on (the caller is
-     * this thread's owner, as the child acts). Answers at once; the resume runs apart.
+     * A child thread's turn ended: a call waiting on it may go on, a background run's completion
+     * is delivered (src/background/; the caller is this thread's owner). Answers at once.
      */
     async childChanged(caller: Caller): Promise<RpcResult<null>> {
       return this.serve(caller, { access: "write" }, (_w, runner) => {
-        void runner.resume();
+        void this.schedules.runs!.collect().catch(() => 0).then(() => runner.resume());
         return null;
       });
     }

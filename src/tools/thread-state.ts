@@ -5,6 +5,7 @@
  */
 import type { ScheduleOptions } from "../schedules/define.js";
 import type { ScheduleInfo } from "../schedules/info.js";
+import type { RunInfo } from "../background/info.js";
 import type { Message, ToolResult } from "../protocol.js";
 
 /**
@@ -213,4 +214,22 @@ export interface ThreadState {
   cancelSchedule(scheduleId: string): Promise<ScheduleInfo>;
   /** This thread's schedules, in creation order. */
   listSchedules(): Promise<ScheduleInfo[]>;
+
+  /**
+   * This thread's background runs (agents with `background: true` called as tools; docs/schedules.md):
+   * each one's completion arrives once as a message and a `run_finished` event whatever is done here.
+   */
+  readonly runs: BackgroundRunsState;
+}
+
+/** `state.runs`: the thread's background runs. */
+export interface BackgroundRunsState {
+  /** Every run, newest first (at most 1000). */
+  list(): Promise<RunInfo[]>;
+  /** One run. @throws WeftError `run_not_found` */
+  get(runId: string): Promise<RunInfo>;
+  /** Waits until each run ended and its completion was delivered, or `timeoutMs` (default 60,000 ms) passed; the runs as they stand then. @throws WeftError `run_not_found` */
+  wait(runIds: string[], options?: { timeoutMs?: number }): Promise<RunInfo[]>;
+  /** Stops a run's child thread; its completion (`stopped`) is delivered like any other. @throws WeftError `run_not_found` */
+  stop(runId: string): Promise<RunInfo>;
 }

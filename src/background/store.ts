@@ -1,0 +1,100 @@
+/**
+ * A thread's background runs in its SQLite database: one row per run, whose move from `running`
+ * to its end is the delivery of its completion (committed with the message it posts). The table
+ * is made on the first run (no migration: a thread that never starts one has none) and goes with
+ * the thread's rows.
+ * @module
+ */
+import type { RunInfo } from "../run/world.js";
+
+const DDL = `CREATE TABLE IF NOT EXISTS background_runs (
+  run_id TEXT PRIMARY KEY, call_id TEXT NOT NULL, agent_id TEXT NOT NULL, child_thread_id TEXT NOT NULL,
+  status TEXT NOT NULL, answer TEXT, error TEXT, started_at INTEGER NOT NULL, finished_at INTEGER, check_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS background_runs_open ON background_runs (check_at) WHERE status = 'running';`;
+
+type Raw = { run_id: string; agent_id: string; child_thread_id: string; status: string; answer: string | null; error: string | null; started_at: number; finished_at: number | null };
+const COLUMNS = "run_id, agent_id, child_thread_id, status, answer, error, started_at, finished_at";
+
+const infoOf = (r: Raw): RunInfo => ({
+  runId: r.run_id,
+  agentId: r.agent_id,
+  childThreadId: r.child_thread_id,
+  status: r.status as RunInfo["status"],
+  ...(r.answer !== null ? { answer: r.answer } : {}),
+  ...(r.error !== null ? { error: r.error } : {}),
+  startedAt: new Date(r.started_at).toISOString(),
+  ...(r.finished_at !== null ? { finishedAt: new Date(r.finished_at).toISOString() } : {}),
+});
+
+/** How a run ended, as its completion delivers it. */
+export interface RunEnd {
+  status: "completed" | "failed" | "stopped";
+  answer: string;
+  error?: string;
+}
+
+/** The background runs table of one thread. */
+export class RunStore {
+  constructor(private readonly storage: DurableObjectStorage) {}
+
+  private get sql(): SqlStorage {
+    return this.storage.sql;
+  }
+
+  /** Whether the table exists; asked each time, since a removal of the thread drops it. */
+  private get ready(): boolean {
+    return this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'background_runs'").toArray().length > 0;
+  }
+
+  /** Runs `fn` in one transaction. */
+  atomically<T>(fn: () => T): T {
+    return this.storage.transactionSync(fn);
+  }
+
+  /** Records a started run (`checkAt`: when to ask its child first, epoch ms); a repeat changes nothing. */
+  insert(runId: string, callId: string, agentId: string, childThreadId: string, now: number, checkAt: number): void {
+    this.sql.exec(DDL);
+    this.sql.exec("INSERT OR IGNORE INTO background_runs (run_id, call_id, agent_id, child_thread_id, status, started_at, check_at) VALUES (?, ?, ?, ?, 'running', ?, ?)", runId, callId, agentId, childThreadId, now, checkAt);
+  }
+
+  get(runId: string): RunInfo | undefined {
+    if (!this.ready) return undefined;
+    const r = this.sql.exec<Raw>(`SELECT ${COLUMNS} FROM background_runs WHERE run_id = ?`, runId).toArray()[0];
+    return r ? infoOf(r) : undefined;
+  }
+
+  /** Runs, newest first. */
+  list(limit: number): RunInfo[] {
+    if (!this.ready) return [];
+    return this.sql.exec<Raw>(`SELECT ${COLUMNS} FROM background_runs ORDER BY started_at DESC, run_id DESC LIMIT ?`, limit).toArray().map(infoOf);
+  }
+
+  /** Running runs, the longest unasked first (at most `limit`). */
+  open(limit: number): RunInfo[] {
+    if (!this.ready) return [];
+    return this.sql.exec<Raw>(`SELECT ${COLUMNS} FROM background_runs WHERE status = 'running' ORDER BY check_at LIMIT ?`, limit).toArray().map(infoOf);
+  }
+
+  /** How many runs are running. */
+  openCount(): number {
+    if (!this.ready) return 0;
+    return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM background_runs WHERE status = 'running'").one().n;
+  }
+
+  /** When a running run's child is to be asked next (epoch ms), or null when none runs: one index lookup. */
+  nextCheck(): number | null {
+    if (!this.ready) return null;
+    return this.sql.exec<{ t: number | null }>("SELECT MIN(check_at) AS t FROM background_runs WHERE status = 'running'").one().t;
+  }
+
+  /** Asks a running run's child again at `at` (epoch ms). */
+  checkAt(runId: string, at: number): void {
+    this.sql.exec("UPDATE background_runs SET check_at = ? WHERE run_id = ? AND status = 'running'", at, runId);
+  }
+
+  /** Ends a running run; false (nothing written) when it ended already: its completion is delivered once. */
+  finish(runId: string, end: RunEnd, now: number): boolean {
+    return this.sql.exec("UPDATE background_runs SET status = ?, answer = ?, error = ?, finished_at = ?, check_at = NULL WHERE run_id = ? AND status = 'running'", end.status, end.answer, end.error ?? null, now, runId).rowsWritten > 0;
+  }
+}
