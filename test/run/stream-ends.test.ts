@@ -4,7 +4,7 @@
  * failure and named `stream_cut` when retries run out; clients learn a discarded attempt's deltas
  * from `model_step_discarded`; a stream that only keeps the connection alive meets the step's idle
  * deadline, one that runs on its overall deadline (`WEFT_MODEL_IDLE_MS` and `WEFT_MODEL_STEP_MS`,
- * set small in test/wrangler.toml); a call cut by the output-token limit says so to the model.
+ * 1 s and 3 s for this file alone: vitest.config.ts's DEADLINE_TESTS); a call cut by the output-token limit says so to the model.
  * @module
  */
 import { createAnthropic } from "@ai-sdk/anthropic";
@@ -194,7 +194,7 @@ describe("model step deadlines", () => {
   }, 30_000);
 
   it("a stream that keeps sending meets the step's overall deadline and is asked again", async () => {
-    // 40 chunks 100 ms apart: past the 3 s WEFT_MODEL_STEP_MS of the test worker, never idle.
+    // 40 chunks 100 ms apart: past this file's 3 s WEFT_MODEL_STEP_MS, never idle.
     const { info, requests, steps } = await turnVia("openai:gpt-4.1-mini", [{ text: "x".repeat(40), chunk: 1, delayMs: 100 }, { text: "in time" }]);
     expect(requests).toHaveLength(2);
     expect(info.lastTurn.status).toBe("completed");
