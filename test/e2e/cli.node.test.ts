@@ -54,7 +54,7 @@ it("npx weft tool call, with no --url, runs the call in an ephemeral local runti
   expect(withEnvToken.code, withEnvToken.stdout + withEnvToken.stderr).toBe(0);
   expect(JSON.parse(withEnvToken.stdout)).toMatchObject({ ok: true, toolName: "roll_dice" });
   expect(withEnvToken.stderr).toContain("WEFT_TOKEN is not sent");
-}, 240_000);
+}, 300_000);
 
 it("tool call against --url: a tool's own failure exits 1; usage errors exit 2", async () => {
   const failed = await weftCli(["tool", "call", "throws_error", "--input", '{"kind":"error"}', "--url", weft.url, "--json"]);

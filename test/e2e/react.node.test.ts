@@ -82,7 +82,7 @@ beforeAll(async () => {
   weft = await sharedWeft("dev");
   front = await startFront(weft.url, pages);
   browser = await chromium.launch({ executablePath: found.path, headless: true, args: ["--no-sandbox"] });
-}, 120_000);
+}, 300_000);
 afterAll(async () => {
   await browser?.close();
   await front?.close();

@@ -74,7 +74,7 @@ export default () => { for (let i = 0; i < 3; i++) console.log("hi"); return "at
     // engine aborted on its leak check when the run's runtime was freed, so it was dropped.
     expect(attack.logs).toEqual(["x", "x", "x"]);
     expect(fresh, "the engine was dropped after a run that ended in success").toBe(false);
-  }, 60_000);
+  }, 120_000);
 
   // Recursion to QuickJS's own check (256 KiB of its stack). "ticking": the code as written, whose
   // instrumentation calls the host's tick (JavaScript frames on top of the wasm ones) every 1,000
@@ -89,7 +89,7 @@ export default () => { for (let i = 0; i < 3; i++) reportProgress(i); return 1; 
     expectVictimsWell(victims);
     expect(attack, String(attack.error)).toMatchObject({ status: "success", value: 1 });
     expect(fresh, "the engine was dropped after a run that ended in success").toBe(false);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe("QuickJS yields against hostile code: attacks that held (the victims after each still succeed)", () => {
