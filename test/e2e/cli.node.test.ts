@@ -72,7 +72,7 @@ it("thread tail against a URL where nothing listens exits 1 with network_error i
   const down = await weftCli(["thread", "tail", "0".repeat(64), "--url", "http://127.0.0.1:9", "--json"]);
   expect(down.code).toBe(1);
   expect(JSON.parse(down.stdout).error.code).toBe("network_error");
-}, 30_000);
+}, 300_000);
 
 it("weft tools lists every tool with its input schema", async () => {
   const listed = await weftCli(["tools", "--url", weft.url, "--json"]);

@@ -96,7 +96,7 @@ describe("runnable blocks of the docs", () => {
     // Only the author's files ran, not weft's own 800+ tests: counted, not timed (a bound of 120 s
     // was a claim about the machine's load, outlasted beside a second npm test).
     expect(ranFiles(run.out), run.out.slice(-2000)).toBe(authorTestFiles(project).length);
-  }, 600_000);
+  }, 900_000);
 
   describe("bash run blocks against wrangler dev of the copy", () => {
     beforeAll(async () => {

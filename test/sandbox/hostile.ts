@@ -6,24 +6,10 @@
 import { expect, inject } from "vitest";
 import { MEMORY_CEILING_BYTES } from "../../src/sandbox/limits.js";
 import type { CodeExecutionResult } from "../../src/tools/thread-state.js";
+import { within } from "./bounds.js";
 import type { SandboxCase } from "./cases.js";
 import { valueOf } from "./cases.js";
 
-declare module "vitest" {
-  interface ProvidedContext {
-    /** `full` under `npm run sandbox` (test/sandbox/vitest.config.ts); npm test runs the short versions. */
-    sandboxScale?: "short" | "full";
-  }
-}
-
-/**
- * A bound on a run's wall time around its deadline. npm test runs beside other work (a second npm
- * test, at load averages of 20 and more on two cores), where wall time is not the run's own: there
- * the cases assert the mechanism (the deadline fires, and says how it was measured) within
- * `LOADED_MS` more. `npm run sandbox`, the proof, holds them to `tightMs`.
- */
-const within = (tightMs: number) => (inject("sandboxScale") === "full" ? tightMs : tightMs + LOADED_MS);
-const LOADED_MS = 10_000;
 
 const LOCAL_NO_CPU_LIMIT = "the local runtime (wrangler dev, tests) enforces no CPU limit on Worker Loader isolates: the loop would hang it; Cloudflare stops it at limits.cpuMs";
 const LOCAL_NO_MEMORY_LIMIT = "the local runtime (wrangler dev, tests) enforces no memory limit on Worker Loader isolates: the allocation would abort it; Cloudflare stops it at 128 MB";
