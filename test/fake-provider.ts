@@ -35,12 +35,21 @@ export interface FakeStep {
   resetAfterEvents?: number;
   /** After `afterEvents` events send only SSE keep-alive comments, every `keepAliveMs`, until the client goes away. */
   stall?: { afterEvents: number; keepAliveMs: number };
+  /** Stop after `afterEvents` events until {@link releaseFake} of the key, then go on. */
+  hold?: { afterEvents: number };
 }
 
 /** Queues steps for an API key. */
 export async function scriptFake(key: string, steps: FakeStep[]): Promise<void> {
   const res = await fetch("http://fake-provider.test/__fake/script", { method: "POST", body: JSON.stringify({ key, steps }) });
   if (!res.ok) throw new Error(`fake script failed: ${res.status}`);
+}
+
+/** Lets the key's streams held by `hold` go on; resolves with how many there were. */
+export async function releaseFake(key: string): Promise<number> {
+  const res = await fetch("http://fake-provider.test/__fake/release", { method: "POST", body: JSON.stringify({ key }) });
+  if (!res.ok) throw new Error(`fake release failed: ${res.status}`);
+  return ((await res.json()) as { released: number }).released;
 }
 
 /** The request bodies the fake received for a key. */

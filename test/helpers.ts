@@ -121,7 +121,7 @@ export async function subscribe(threadId: string, since?: number, batch = false)
     get arrays() {
       return sub.arrays;
     },
-    until(done, timeoutMs = 5000) {
+    until(done, timeoutMs = 60_000) {
       return new Promise<void>((resolve, reject) => {
         const check = () => {
           if (done(frames)) {
@@ -190,12 +190,14 @@ export async function ledgerOf(effectKey: string): Promise<{ runs: number }> {
   return stub.read(effectKey);
 }
 
-/** Waits until `check` answers true, looking every 10 ms, 400 times at most. @throws Error naming `what` when it never does. */
+/** Waits until `check` answers true, looking every 10 ms, for 60 s at most. @throws Error naming `what` when it never does. */
 export async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 400; i++) {
+  // A bound for a condition that never comes, generous for a loaded machine (400 polls, a few
+  // seconds, were outlasted beside a second npm test).
+  for (const end = Date.now() + 60_000; Date.now() < end; await new Promise((r) => setTimeout(r, 10))) {
     if (await check()) return;
-    await new Promise((r) => setTimeout(r, 10));
   }
+  if (await check()) return;
   throw new Error(`timed out waiting for ${what}`);
 }
 

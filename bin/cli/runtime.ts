@@ -29,13 +29,15 @@ export function localUrl(): string {
 }
 
 /**
- * What answers at `url` when it is a weft (its root route, within 2 s): a weft in development mode
+ * What answers at `url` when it is a weft (its root route, within 10 s): a weft in development mode
  * names itself; one that wants a token answers weft's error body. Null when nothing, or something
- * else, answers.
+ * else, answers. Nothing listening is refused at once; the bound is for a server that never
+ * answers, generous because a busy machine's running weft can take seconds (at 2 s a loaded
+ * machine's `npm start` was taken for none, and a second runtime started beside it).
  */
 export async function probeWeft(url: string): Promise<Runtime | null> {
   try {
-    const res = await fetch(`${url}/`, { headers: { accept: "application/json" }, signal: AbortSignal.timeout(2000) });
+    const res = await fetch(`${url}/`, { headers: { accept: "application/json" }, signal: AbortSignal.timeout(10_000) });
     const body = (await res.json().catch(() => null)) as { name?: unknown; error?: { code?: unknown } } | null;
     const isWeft = body?.name === "weft" || (res.status === 401 && typeof body?.error?.code === "string");
     return isWeft ? { devMode: res.headers.has("x-weft-dev-mode") } : null;

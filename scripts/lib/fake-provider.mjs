@@ -8,6 +8,7 @@
  *   POST /v1/responses         OpenAI Responses API (SSE events)
  *   POST /v1/messages          Anthropic Messages (SSE, `input_json_delta`)
  *   POST /__fake/script        `{ key, steps }` queues steps (used from inside workerd)
+ *   POST /__fake/release       `{ key }` lets the key's held streams (`hold`) go on, and any it holds later
  *   GET  /__fake/requests?key= the request bodies a key sent, oldest first
  *   GET  /__fake/outbound?needle= every other request (any path, any host) whose URL, headers or
  *                              body contain `needle`: `{ url, method, headers, body }`, oldest first
@@ -19,7 +20,7 @@
  * chunk?: <characters per argument delta>, trailingEmptyArgs?: true, cutAfterEvents?: <n>,
  * delayMs?: <pause after each event>, network?: "close", providerCalls?: [{ id, query, urls }],
  * error?: { status, message, retryAfter? }, finishReason?: "length", noFinish?: true,
- * malformedAfterEvents?: <n>, resetAfterEvents?: <n>, stall?: { afterEvents, keepAliveMs } }`.
+ * malformedAfterEvents?: <n>, resetAfterEvents?: <n>, stall?: { afterEvents, keepAliveMs }, hold?: { afterEvents } }`.
  * `arguments` is sent byte for byte. `network: "close"`
  * answers nothing: over Node HTTP the connection is closed without a response; inside workerd the
  * outbound fetch fails as a network error. `providerCalls` are web searches the provider runs
@@ -32,7 +33,10 @@
  * format's finish events; `malformedAfterEvents` sends a chunk that is not JSON after that many
  * events; `resetAfterEvents` fails the body (a connection reset) after that many events; `stall`
  * sends, after `afterEvents` events, only SSE keep-alive comments every `keepAliveMs` until the
- * client goes away (at most {@link MAX_STALL_MS}).
+ * client goes away (at most {@link MAX_STALL_MS}). `hold` stops the stream after `afterEvents` events
+ * until the test releases the key (`POST /__fake/release`), then goes on: a test that must act
+ * while a request streams waits on that condition, not on a pace it hopes is slow enough (at most
+ * {@link MAX_STALL_MS}, then the stream is reset).
  *
  * Usage goes in each format's own fields, as the real APIs report it: Chat `prompt_tokens`
  * (cache reads included, `prompt_tokens_details.cached_tokens`), `completion_tokens` (reasoning
@@ -53,7 +57,7 @@ import { validateAnthropic, validateChatCompletions, validateResponses } from ".
  * @typedef {{ text?: string, toolCalls?: FakeCall[], providerCalls?: FakeSearch[], usage?: { input?: number, output?: number, cached?: number, reasoning?: number, cacheWrite?: number } | "none",
  *   chunk?: number, trailingEmptyArgs?: boolean, cutAfterEvents?: number, delayMs?: number, network?: "close",
  *   error?: { status: number, message: string, retryAfter?: string }, finishReason?: "length", noFinish?: boolean,
- *   malformedAfterEvents?: number, resetAfterEvents?: number, stall?: { afterEvents: number, keepAliveMs: number } }} FakeStep
+ *   malformedAfterEvents?: number, resetAfterEvents?: number, stall?: { afterEvents: number, keepAliveMs: number }, hold?: { afterEvents: number } }} FakeStep
  */
 
 /** Longest a stalled stream keeps sending keep-alives when the client never goes away. */
@@ -78,6 +82,10 @@ export function createFakeProvider() {
    * @type {Array<{ url: string, method: string, headers: Record<string, string>, body: string }>}
    */
   const outbound = [];
+  /** Per key: the releases of its streams held now (`hold`). @type {Map<string, Set<() => void>>} */
+  const held = new Map();
+  /** Keys released: a release that comes before the stream reaches its hold still counts. @type {Set<string>} */
+  const released = new Set();
 
   /** Queues steps for an API key. @param {string} key @param {FakeStep[]} steps */
   function script(key, steps) {
@@ -91,6 +99,14 @@ export function createFakeProvider() {
       const { key, steps } = await request.json();
       script(key, steps);
       return Response.json({ queued: steps.length });
+    }
+    if (url.pathname === "/__fake/release" && request.method === "POST") {
+      const { key } = await request.json();
+      released.add(key);
+      const releases = [...(held.get(key) ?? [])];
+      held.delete(key);
+      for (const release of releases) release();
+      return Response.json({ released: releases.length });
     }
     if (url.pathname === "/__fake/requests") {
       const key = url.searchParams.get("key");
@@ -125,11 +141,23 @@ export function createFakeProvider() {
     if (step.malformedAfterEvents !== undefined) events.splice(step.malformedAfterEvents, 0, MALFORMED_EVENT);
     const cut = step.cutAfterEvents !== undefined ? events.slice(0, step.cutAfterEvents) : events;
     const headers = { "content-type": "text/event-stream", "cache-control": "no-cache" };
-    if (!step.delayMs && step.resetAfterEvents === undefined && !step.stall) return new Response(cut.join(""), { headers });
-    return new Response(paced(cut, step), { headers });
+    if (!step.delayMs && step.resetAfterEvents === undefined && !step.stall && !step.hold) return new Response(cut.join(""), { headers });
+    return new Response(paced(cut, step, () => gate(key)), { headers });
   }
 
-  return { handle, script, requests, outbound };
+  /** A promise the release of `key` resolves (at once when it came already). @param {string} key @returns {Promise<void>} */
+  function gate(key) {
+    return new Promise((resolve) => {
+      if (released.has(key)) return resolve();
+      const releases = held.get(key) ?? new Set();
+      held.set(key, releases.add(() => resolve()));
+    });
+  }
+
+  /** How many of the key's streams wait at their hold now. @param {string} key */
+  const holding = (key) => held.get(key)?.size ?? 0;
+
+  return { handle, script, requests, outbound, holding };
 }
 
 /** @param {string} text @returns {any} the parsed JSON, or null when it is not JSON */
@@ -158,10 +186,12 @@ function isFinishEvent(format, event) {
 
 /**
  * The body of a paced step: events one by one (`delayMs` apart), then a reset
- * (`resetAfterEvents`) or keep-alive comments only (`stall`) where the step asks for them.
- * @param {string[]} events @param {FakeStep} step @returns {ReadableStream<Uint8Array>}
+ * (`resetAfterEvents`) or keep-alive comments only (`stall`) where the step asks for them; held
+ * after `hold.afterEvents` until `released()` resolves.
+ * @param {string[]} events @param {FakeStep} step @param {() => Promise<void>} released
+ * @returns {ReadableStream<Uint8Array>}
  */
-function paced(events, step) {
+function paced(events, step, released) {
   const encoder = new TextEncoder();
   const delay = step.delayMs ?? 0;
   const pause = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -183,6 +213,12 @@ function paced(events, step) {
         return controller.enqueue(encoder.encode(": keep-alive\n\n"));
       }
       if (i >= events.length) return controller.close();
+      if (step.hold && i === step.hold.afterEvents) {
+        let timer;
+        const timedOut = await Promise.race([released().then(() => false), new Promise((resolve) => (timer = setTimeout(() => resolve(true), MAX_STALL_MS)))]);
+        clearTimeout(timer);
+        if (timedOut) return controller.error(new Error(`fake provider: held ${MAX_STALL_MS} ms and never released`));
+      }
       if (i > 0 && delay > 0) await pause(delay);
       controller.enqueue(encoder.encode(events[i]));
       i += 1;

@@ -40,8 +40,8 @@ interface OpenCall {
 export class StreamEvents implements StepObserver {
   private readonly calls = new Map<string, OpenCall>();
   private text = "";
-  private readonly started: number;
-  private lastFlush: number;
+  /** When the window began: the step's first part (the request before it is not streaming), then each flush. */
+  private lastFlush: number | null = null;
   /** Ids of calls announced while they streamed (their dispatch must not announce them again). */
   readonly announced = new Set<string>();
   /** Whether any delta event went out: a retried attempt must then tell clients to drop them. */
@@ -52,12 +52,10 @@ export class StreamEvents implements StepObserver {
     private readonly turnId: string,
     private readonly step: number,
     private readonly limits = { flushMs: STREAM_FLUSH_MS, flushBytes: STREAM_FLUSH_BYTES },
-  ) {
-    this.started = this.now();
-    this.lastFlush = this.started;
-  }
+  ) {}
 
   async part(part: ModelStreamPart): Promise<void> {
+    this.lastFlush ??= this.now();
     switch (part.type) {
       case "text-delta":
         this.text += part.delta;
@@ -108,7 +106,7 @@ export class StreamEvents implements StepObserver {
 
   private due(): boolean {
     const buffered = this.text.length + [...this.calls.values()].reduce((n, c) => n + c.pending.length, 0);
-    return buffered >= this.limits.flushBytes || this.now() - this.lastFlush >= this.limits.flushMs;
+    return buffered >= this.limits.flushBytes || this.now() - this.lastFlush! >= this.limits.flushMs;
   }
 
   /** Sends what is buffered, keeping back a trailing half of a surrogate pair. */

@@ -109,7 +109,7 @@ export class TestThread {
    * Posts a user message (with `script`: steps for the scripted model to play first) and waits
    * until the thread stops running: its turn ended, or a call waits for a person.
    * @throws Error when the post is refused, when a recorded provider saw a request that differs
-   *   from the recording (with the diff), or after `timeoutMs` (default 20 000) of running
+   *   from the recording (with the diff), or after `timeoutMs` (default 60 000, a bound for a turn that hangs, generous for a loaded machine) of running
    */
   async post(content: string, options: { script?: ScriptStep[]; timeoutMs?: number } = {}): Promise<TurnOutcome> {
     return this.#settle(() => this.client.postMessage(this.id, { content, ...(options.script ? { script: options.script } : {}) }), options.timeoutMs);
@@ -156,7 +156,7 @@ export class TestThread {
     if (!ws) throw new Error(`events: the WebSocket was refused: ${res.status} ${await res.text()}`);
     const frames: EventFrame[] = [];
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`events: ${frames.length} frames of ${lastSeq} after 10 s`)), 10_000);
+      const timer = setTimeout(() => reject(new Error(`events: ${frames.length} frames of ${lastSeq} after 60 s`)), 60_000);
       ws.addEventListener("message", (e) => {
         frames.push(JSON.parse(String(e.data)) as EventFrame);
         if ((frames.at(-1)?.seq ?? 0) >= lastSeq) clearTimeout(timer), resolve();
@@ -169,7 +169,7 @@ export class TestThread {
   }
 
   /** Runs `action`, then waits until no turn runs and reports what changed. */
-  async #settle(action: () => Promise<unknown>, timeoutMs = 20_000): Promise<TurnOutcome> {
+  async #settle(action: () => Promise<unknown>, timeoutMs = 60_000): Promise<TurnOutcome> {
     const before = await this.info();
     const newest = (await this.client.getMessages(this.id, { limit: 1, order: "desc", includeSilent: true })).messages[0]?.id ?? 0;
     const callsBefore = new Map((await this.calls()).map((c) => [c.callId, JSON.stringify(c)]));

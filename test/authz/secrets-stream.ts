@@ -113,8 +113,12 @@ async function observe(pieces: string[], via: "text" | "args"): Promise<unknown>
   const sub = await subscribe(id, 0);
   const posted = await json("POST", `/threads/${id}/messages`, { content: "go" });
   if (posted.status !== 202) throw new Error(`probe: post answered ${posted.status}: ${JSON.stringify(posted.body)}`);
-  await sub.until((frames) => frames.some((f) => f.type === "turn_finished"), 60_000);
+  await sub.until((frames) => frames.some((f) => f.type === "turn_finished"), 120_000);
   await stubOf(id).waitIdle();
+  // Every frame the thread stored, however late the socket delivers it: a probe and its control
+  // are compared frame for frame, so neither may stop short by timing.
+  const { lastSeq } = (await json("GET", `/threads/${id}`)).body as { lastSeq: number };
+  await sub.until((frames) => frames.some((f) => f.seq >= lastSeq), 120_000);
   sub.close();
   const http = await Promise.all(["", "/messages?limit=100&includeSilent=true", "/chat"].map(async (path) => (await json("GET", `/threads/${id}${path}`)).body));
   return normalise({ frames: sub.frames.map((f: EventFrame) => ({ seq: f.seq, type: f.type, data: f.data })), http });

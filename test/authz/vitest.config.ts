@@ -13,8 +13,8 @@ export default defineConfig({
   plugins: [
     cloudflareTest({
       wrangler: { configPath: fileURLToPath(new URL("../wrangler.toml", import.meta.url)) },
-      // The model step deadlines at their defaults (the test worker's are 1 s and 3 s, for the tests
-      // of those deadlines): a step the loaded machine slowed past 1 s would be retried, and the
+      // The model step deadlines at their defaults (the tests of those deadlines run with 1 s and
+      // 3 s): a step the loaded machine slowed past a short deadline would be retried, and the
       // secrets section would count that retry as a difference between an attack and its control.
       miniflare: {
         outboundService: (request: Request) => fakeProvider.handle(request),

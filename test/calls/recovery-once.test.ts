@@ -91,7 +91,7 @@ describe("recovery runs once: every effect class x crash point, with many reques
     const events = await eventsOf(id);
     expect(events.filter((e) => e.type === "tool_call_started" && (e.data as { callId: string }).callId === "r").length).toBeLessThanOrEqual(Math.max(1, want.runs));
     expect(validHistory(await messagesOf(id))).toBe(true);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe("a turn resumes once however many resumptions arrive together", () => {

@@ -16,6 +16,6 @@ describe("crash matrix: every effect class at every crash point, each pair with 
         writeTwice: false,
         callsWithoutOneResult: 0,
       });
-    }, 30_000);
+    }, 120_000);
   }
 });

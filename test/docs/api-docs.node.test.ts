@@ -20,4 +20,4 @@ it("TypeDoc documents the four public entries (weft, weft/client, weft/testing, 
     ),
   );
   expect(run.code, run.out).toBe(0);
-}, 180_000);
+}, 300_000);

@@ -39,4 +39,4 @@ it("npx weft eval evals/example in a fresh copy of the project passes every case
   expect(run.code).toBe(0);
   expect(existsSync(join(dir, "report.html"))).toBe(true);
   expect(readFileSync(join(dir, "report.html"), "utf8")).toContain('<table id="summary">');
-}, 240_000);
+}, 600_000);

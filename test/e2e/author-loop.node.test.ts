@@ -71,8 +71,8 @@ beforeAll(async () => {
     } catch {
       return undefined;
     }
-  }, 180_000);
-}, 240_000);
+  }, 300_000);
+}, 300_000);
 
 afterAll(() => {
   if (child?.pid) {
@@ -85,7 +85,7 @@ afterAll(() => {
   if (project) rmSync(project, { recursive: true, force: true, maxRetries: 3 });
 });
 
-describe("npm start", { timeout: 120_000 }, () => {
+describe("npm start", { timeout: 300_000 }, () => {
   it("builds the registry at start and prints no Request.cf stack trace", () => {
     expect(output).toMatch(/registry: \d+ tools?, \d+ agents?(, \d+ prompts?)?(, \d+ hooks?)? from agents\//);
     expect(output).not.toContain("Unable to fetch the `Request.cf` object");

@@ -54,7 +54,7 @@ it("npx weft tool call, with no --url, runs the call in an ephemeral local runti
   expect(withEnvToken.code, withEnvToken.stdout + withEnvToken.stderr).toBe(0);
   expect(JSON.parse(withEnvToken.stdout)).toMatchObject({ ok: true, toolName: "roll_dice" });
   expect(withEnvToken.stderr).toContain("WEFT_TOKEN is not sent");
-}, 240_000);
+}, 300_000);
 
 it("tool call against --url: a tool's own failure exits 1; usage errors exit 2", async () => {
   const failed = await weftCli(["tool", "call", "throws_error", "--input", '{"kind":"error"}', "--url", weft.url, "--json"]);
@@ -72,7 +72,7 @@ it("thread tail against a URL where nothing listens exits 1 with network_error i
   const down = await weftCli(["thread", "tail", "0".repeat(64), "--url", "http://127.0.0.1:9", "--json"]);
   expect(down.code).toBe(1);
   expect(JSON.parse(down.stdout).error.code).toBe("network_error");
-}, 30_000);
+}, 300_000);
 
 it("weft tools lists every tool with its input schema", async () => {
   const listed = await weftCli(["tools", "--url", weft.url, "--json"]);

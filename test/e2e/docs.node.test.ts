@@ -10,7 +10,7 @@ import { readFileSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT, startDevServer, type DevServer } from "../../scripts/lib/dev-server.mjs";
-import { AUTHOR_FILES, copyProject, runBash } from "./support.js";
+import { AUTHOR_FILES, authorTestFiles, copyProject, ranFiles, runBash } from "./support.js";
 
 interface Block {
   page: string;
@@ -93,10 +93,10 @@ describe("runnable blocks of the docs", () => {
     const wall = /test:agents: passed in ([\d.]+) s wall time/.exec(run.out);
     expect(wall, run.out.slice(-2000)).not.toBeNull();
     console.log(`author project: npm run test:agents took ${wall![1]} s wall time (${((Date.now() - started) / 1000).toFixed(1)} s with the process start)`);
-    // Seconds, not the minutes weft's own 800+ tests take: only the author's files ran (bound as
-    // in author-project.node.test.ts, with room for the suites npm test runs beside it).
-    expect(Number(wall![1])).toBeLessThan(120);
-  }, 180_000);
+    // Only the author's files ran, not weft's own 800+ tests: counted, not timed (a bound of 120 s
+    // was a claim about the machine's load, outlasted beside a second npm test).
+    expect(ranFiles(run.out), run.out.slice(-2000)).toBe(authorTestFiles(project).length);
+  }, 900_000);
 
   describe("bash run blocks against wrangler dev of the copy", () => {
     beforeAll(async () => {

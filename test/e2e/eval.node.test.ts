@@ -28,7 +28,7 @@ beforeAll(async () => {
   // The run's shared server of the fixtures' config as it stands (tokens count): the cases here
   // make a few dozen threads, far under the per-user limit, so no server of its own is needed.
   [weft, fakeServer] = await Promise.all([sharedWeft("secured"), serveFakeProvider(fake)]);
-}, 150_000);
+}, 300_000);
 afterAll(async () => {
   await fakeServer?.close();
   await weft?.stop();
@@ -159,7 +159,7 @@ describe("two candidates, an LLM judge and the HTML report", () => {
     } finally {
       await browser.close();
     }
-  }, 180_000);
+  }, 300_000);
 
   it("judges through the fake Anthropic server: a failing verdict fails the case", async () => {
     const judgeKey = "eval-judge-anthropic";
@@ -186,7 +186,7 @@ describe("two candidates, an LLM judge and the HTML report", () => {
     expect(kept.stdout, kept.stderr).toContain("FAIL scripted paris judge: the judge did not answer");
     expect((await listed()).length).toBe(before.length + 2);
     expect(run.code).toBe(1);
-  }, 120_000);
+  }, 300_000);
 });
 
 describe("weft eval --from-threads", () => {
@@ -232,5 +232,5 @@ describe("weft eval --from-threads", () => {
       const replay = await alice.createThread({ agent: "bfcl", arguments: { functions: [WEATHER] }, history: next.history });
       expect((await alice.messages(replay.threadId)).map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
     }
-  }, 120_000);
+  }, 300_000);
 });

@@ -24,7 +24,7 @@ beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   weft = await sharedWeft("dev");
   browser = await chromium.launch({ executablePath: found.path, headless: true, args: ["--no-sandbox"] });
-}, 120_000);
+}, 300_000);
 afterAll(async () => {
   await browser?.close();
   await weft?.stop();
@@ -153,7 +153,7 @@ describe.skipIf(!found.path)("playground page with authentication on", () => {
   // The fixtures' config with its test API keys kept: tokens are required, even on localhost.
   beforeAll(async () => {
     secured = await sharedWeft("secured");
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => {
     await secured?.stop();
   });

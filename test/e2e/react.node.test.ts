@@ -82,7 +82,7 @@ beforeAll(async () => {
   weft = await sharedWeft("dev");
   front = await startFront(weft.url, pages);
   browser = await chromium.launch({ executablePath: found.path, headless: true, args: ["--no-sandbox"] });
-}, 120_000);
+}, 300_000);
 afterAll(async () => {
   await browser?.close();
   await front?.close();
@@ -203,8 +203,8 @@ describe.skipIf(!found.path)("useThread in Chromium", () => {
     await page.fill("#content", "tell me");
     await page.click("button:text-is('Send')");
     // Seen growing while the assistant message does not exist yet.
-    await expect.poll(() => text(page, "#streaming"), { timeout: 20_000 }).not.toBe("");
-    await expect.poll(() => text(page, "#last-turn"), { timeout: 30_000 }).toBe("completed");
+    await expect.poll(() => text(page, "#streaming"), { timeout: 90_000 }).not.toBe("");
+    await expect.poll(() => text(page, "#last-turn"), { timeout: 90_000 }).toBe("completed");
     expect(await text(page, "#streaming")).toBe("");
     const renders = await page.evaluate(() => window.__renders);
     const distinct = [...new Set(renders.map((r) => r.streaming))];
@@ -249,7 +249,7 @@ describe.skipIf(!found.path)("useThread in Chromium", () => {
     expect(page.errors.splice(0).map((e) => e.replace(/\d+/g, "N"))).toEqual(["Failed to load resource: the server responded with a status of N (Conflict)"]);
 
     front.refuseUpgrades = false;
-    await expect.poll(() => page.getAttribute("#connection", "data-state"), { timeout: 15_000 }).toBe("connected");
+    await expect.poll(() => page.getAttribute("#connection", "data-state"), { timeout: 90_000 }).toBe("connected");
     expect(Number(await page.getAttribute("#connection", "data-connections"))).toBeGreaterThanOrEqual(2);
     await expect.poll(() => statusOf(page, "pay")).toBe("succeeded");
     await expect.poll(() => text(page, "#last-turn")).toBe("completed");
@@ -262,7 +262,7 @@ describe.skipIf(!found.path)("useThread in Chromium", () => {
     const ofThread = () => front.upgrades.filter((u) => u.startsWith(`/threads/${threadId}/ws`));
     expect(ofThread().at(-1)).toBe(`/threads/${threadId}/ws?since=${before}&batch=1`);
     expect(front.cutSockets(threadId)).toEqual([`/threads/${threadId}/ws?since=${before}&batch=1`]);
-    await expect.poll(() => page.getAttribute("#connection", "data-connections"), { timeout: 15_000 }).not.toBe(opened);
+    await expect.poll(() => page.getAttribute("#connection", "data-connections"), { timeout: 90_000 }).not.toBe(opened);
     await expect.poll(() => page.getAttribute("#connection", "data-state")).toBe("connected");
     expect(ofThread().at(-1)).toBe(`/threads/${threadId}/ws?since=${info.lastSeq}&batch=1`);
     expect(await shown(page)).toEqual(await stored(threadId));

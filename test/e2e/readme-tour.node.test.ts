@@ -46,7 +46,8 @@ interface StepOutput {
 async function runTour(blocks: string[], env: Record<string, string>): Promise<{ steps: StepOutput[]; stderr: string; code: number | null }> {
   const marker = (i: number) => `@@weft-tour-step-${i}@@`;
   const script = blocks.flatMap((block, i) => [`printf '\\n${marker(i)}\\n'`, block]).join("\n");
-  const { stdout, stderr, code } = await runBash(script, REPO_ROOT, env);
+  // Every block in one bash, dozens of npx starts: 60 s was outlasted on a loaded machine.
+  const { stdout, stderr, code } = await runBash(script, REPO_ROOT, env, 540_000);
   const steps = blocks.map((_, i) => {
     const from = stdout.indexOf(`${marker(i)}\n`);
     if (from < 0) return { stdout: "" };
@@ -244,7 +245,7 @@ describe("the README tour, run literally", () => {
   beforeAll(async () => {
     const weft = await startWeftOnce();
     result = await runTour(blocks, { WEFT_URL: weft.url });
-  });
+  }, 600_000);
 
   it("runs every block to the end with bash", () => {
     expect(result.code, `bash exited ${result.code}\nstderr:\n${result.stderr}`).toBe(0);

@@ -21,7 +21,7 @@ beforeAll(async () => {
     readyPath: "/v1/tools",
     extraArgs: ["--var", "WEFT_MODEL:openai:gpt-4.1-mini", "--var", `OPENAI_API_KEY:${KEY}`, "--var", `OPENAI_BASE_URL:${provider.url}/v1`],
   });
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await weft?.stop();
@@ -54,4 +54,4 @@ it("with WEFT_MODEL set, the support desk plays both sides on the provider, and 
   // Side b's requests carry the customer's prompt, built from the thread's arguments.
   expect(JSON.stringify(requests[1]!.body)).toContain("You are Ada");
   expect(JSON.stringify(requests[0]!.body)).not.toContain("You are Ada");
-}, 120_000);
+}, 300_000);

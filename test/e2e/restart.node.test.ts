@@ -76,7 +76,7 @@ describe("a restart of wrangler dev on the same --persist-to folder", () => {
 
     await weft.stop();
     weft = await startWeft(stateDir);
-  }, 240_000);
+  }, 300_000);
 
   it("keeps the thread, its messages and its events across a restart", async () => {
     const { id, before, messagesBefore, framesBefore, callsBefore } = kept;

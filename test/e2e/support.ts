@@ -5,7 +5,7 @@
  * @module
  */
 import { spawn } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, connect, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, sep } from "node:path";
@@ -224,10 +224,10 @@ export interface BashRun {
 
 /**
  * Runs `script` in one `bash -c` under `set -e -o pipefail`, in `cwd` with `env` over the
- * process's own; killed after `timeoutMs` (default 60 s) so a hung block fails its test instead of
- * the whole run.
+ * process's own; killed after `timeoutMs` (default 240 s: a bound for a block that hangs, generous
+ * for a machine loaded by a second npm test) so a hung block fails its test instead of the whole run.
  */
-export function runBash(script: string, cwd: string, env: Record<string, string>, timeoutMs = 60_000): Promise<BashRun> {
+export function runBash(script: string, cwd: string, env: Record<string, string>, timeoutMs = 240_000): Promise<BashRun> {
   return new Promise((resolve, reject) => {
     const child = spawn("bash", ["-c", `set -e -o pipefail\n${script}`], { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
@@ -283,6 +283,22 @@ export async function startProxy(port: number): Promise<Proxy> {
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * The test files `npm run test:agents` selects in `project` (vitest.agents.config.ts): every
+ * `*.test.ts` under agents/ and every `*.agents.test.ts` under test/, relative paths.
+ */
+export function authorTestFiles(project: string): string[] {
+  const walk = (dir: string): string[] =>
+    readdirSync(join(project, dir), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? (e.name === "node_modules" ? [] : walk(join(dir, e.name))) : [join(dir, e.name)]));
+  return [...walk("agents").filter((f) => f.endsWith(".test.ts")), ...walk("test").filter((f) => f.endsWith(".agents.test.ts"))];
+}
+
+/** How many test files a vitest run printed as passed, all it ran ("Test Files  N passed (N)"); -1 for any other summary. */
+export function ranFiles(out: string): number {
+  const m = /Test Files\s+(\d+) passed \((\d+)\)/.exec(out);
+  return m && m[1] === m[2] ? Number(m[1]) : -1;
 }
 
 /** The README's "switch to a real model" step, as an author fills it in. */

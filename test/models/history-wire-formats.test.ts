@@ -90,7 +90,7 @@ describe.each(WIRES)("provider histories: %s", (spec, keyEnv, urlEnv) => {
       }),
       { numRuns: 60 },
     );
-  }, 60_000);
+  }, 120_000);
 });
 
 describe("a user message while a call waits for approval", () => {

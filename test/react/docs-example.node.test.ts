@@ -53,4 +53,4 @@ it("docs/client.md's useThread example type-checks, and a misuse of the hook doe
   const errors = typeErrors({ "Chat.tsx": example(), "Misused.tsx": misuse });
   expect(errors.filter((e) => e.startsWith("Chat.tsx"))).toEqual([]);
   expect(errors.filter((e) => e.startsWith("Misused.tsx")).map((e) => e.split(" ")[0])).toEqual(["Misused.tsx:14", "Misused.tsx:18"]);
-}, 120_000);
+}, 300_000);

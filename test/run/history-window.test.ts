@@ -108,7 +108,7 @@ describe("history windows", () => {
     for (const plan of large.plans) expect(plan).toMatch(/USING (COVERING )?INDEX messages_by_depth|USING INTEGER PRIMARY KEY/);
     expect(large.plans.join(" ")).not.toMatch(/SCAN messages(?! USING)/);
     // Writing 20,200 messages is the slow part; on a loaded machine it outlasts the default 5 s.
-  }, 60_000);
+  }, 120_000);
 });
 
 describe("getMessages cursors", () => {

@@ -12,6 +12,14 @@ async function turnVia(spec: string, steps: FakeStep[]) {
   return { id, key, frames: await eventsOf(id), calls: await callsOf(id) };
 }
 
+/**
+ * The pause between the parts of a slow stream. Fewer delta events than parts holds at any pace
+ * (the window opens with the first part); some delta at all needs the thread to see the parts over
+ * more than the 100 ms window, which a machine too loaded to read for that long can squeeze out of
+ * a short stream: at 12-15 ms a part (about 250 ms in all) a loaded run read one whole.
+ */
+const PACE_MS = 60;
+
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const of = <T extends string>(frames: EventFrame[], type: T) => frames.filter((f) => f.type === type) as Array<EventFrame & { data: any }>;
 
@@ -19,7 +27,7 @@ describe("streamed model steps", () => {
   it("coalesces argument deltas, announces a progressArgument call as soon as it streamed, and runs it once", async () => {
     const args = '{"query":"weather in Paris","limit":3}';
     const { frames, calls } = await turnVia("openai-compatible:x", [
-      { toolCalls: [{ id: "c1", name: "search_docs", arguments: args }], chunk: 2, delayMs: 15 },
+      { toolCalls: [{ id: "c1", name: "search_docs", arguments: args }], chunk: 2, delayMs: PACE_MS },
       { text: "Found it." },
     ]);
     const started = of(frames, "tool_call_started");
@@ -38,7 +46,7 @@ describe("streamed model steps", () => {
   it("previews never break inside a \\u escape or a surrogate pair; final arguments are byte-exact", async () => {
     const args = '{"query":"\\ud83d\\ude00 caf\\u00e9 \u{1F600}\u{1F600}\\n\\"q\\"","limit":1}';
     const { frames, calls } = await turnVia("anthropic:claude-sonnet-4-5", [
-      { toolCalls: [{ id: "c1", name: "search_docs", arguments: args }], chunk: 3, delayMs: 12 },
+      { toolCalls: [{ id: "c1", name: "search_docs", arguments: args }], chunk: 3, delayMs: PACE_MS },
       { text: "ok" },
     ]);
     const finalQuery = JSON.parse(args).query as string;
@@ -56,7 +64,7 @@ describe("streamed model steps", () => {
 
   it("streams text deltas for a slow step; a step that arrives at once sends none", async () => {
     const text = "The answer is forty-two, as computed carefully.";
-    const { frames } = await turnVia("openai:gpt-4.1-mini", [{ text, chunk: 3, delayMs: 15 }]);
+    const { frames } = await turnVia("openai:gpt-4.1-mini", [{ text, chunk: 3, delayMs: PACE_MS }]);
     const deltas = of(frames, "text_delta");
     expect(deltas.length).toBeGreaterThan(0);
     expect(deltas.length).toBeLessThan(text.length / 3);

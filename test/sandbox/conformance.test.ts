@@ -70,7 +70,7 @@ for (const sandbox of EXECUTORS) {
           if (result.answered) tally.answered++;
           if (!result.ok) throw result.error;
           expect(result.answered).toBe(true);
-        }, 60_000);
+        }, 120_000);
       }
     }
   });

@@ -2,10 +2,18 @@
  * A running sandbox leaves its thread free: while a run works (in slices that yield, the only kind
  * local workerd can interleave), a GET of the thread is answered and `POST /threads/:id/stop`
  * ends the run within 100 ms. The same holds during a synchronous CPU-bound QuickJS run (a loop,
- * a recursion), which gives the thread back between slices (src/sandbox/yields.ts).
+ * a recursion), which gives the thread back between slices (src/sandbox/yields.ts). The times are
+ * held to those bounds under `npm run sandbox`; npm test allows a loaded machine's more (bounds.ts).
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { callsOf, createThread, inThread, json, stubOf } from "../helpers.js";
+import { within } from "./bounds.js";
+
+/**
+ * The deadline of the runs stopped here: far past every bound below, so a thread the run held,
+ * or a stop that did not end it, shows as the run ending at its deadline instead.
+ */
+const RUN_DEADLINE_MS = 60_000;
 
 const lines: string[] = [];
 
@@ -36,7 +44,7 @@ async function stopDuringRun(source: string, sandbox: "quickjs" | "isolate") {
   const id = await createThread({ agent: "sandboxed" });
   await json("POST", `/threads/${id}/messages`, {
     content: "go",
-    script: [{ toolCalls: [{ id: "code", name: "run_code", arguments: { source, sandbox } }] }, { text: "done" }],
+    script: [{ toolCalls: [{ id: "code", name: "run_code", arguments: { source, sandbox, timeoutMs: RUN_DEADLINE_MS } }] }, { text: "done" }],
   });
   await until(async () => ((await callsOf(id)).find((c) => c.callId === "code" && c.status === "started") ? true : undefined), "the run to start");
   await new Promise((r) => setTimeout(r, 100));
@@ -62,9 +70,9 @@ describe("stop during a sandbox run", () => {
       expect(call).toMatchObject({ status: "parked" });
       // Over HTTP on a shared machine a plain GET alone can take tens of milliseconds: the 100 ms
       // bound is asserted on the cancellation path itself, below.
-      expect(getMs).toBeLessThan(1000);
-      expect(endedMs).toBeLessThan(1000);
-    }, 30_000);
+      expect(getMs).toBeLessThan(within(1000));
+      expect(endedMs).toBeLessThan(within(1000));
+    }, 120_000);
 
     it(`${sandbox}: the cancellation stop uses ends a working run within 100 ms`, async () => {
       const id = await createThread();
@@ -73,7 +81,7 @@ describe("stop during a sandbox run", () => {
         // A stop aborts the signal of the execution the call belongs to; runCode follows it.
         const execution = new AbortController();
         const state = createThreadState(instance.world, { callId: "call_stop", tool: instance.world.catalog.get("run_code") }, { signal: execution.signal } as any);
-        const handle = state.runCode(WORKING, { sandbox, timeoutMs: 20_000 });
+        const handle = state.runCode(WORKING, { sandbox, timeoutMs: RUN_DEADLINE_MS });
         await new Promise((r) => setTimeout(r, 100));
         const t0 = performance.now();
         execution.abort();
@@ -82,8 +90,8 @@ describe("stop during a sandbox run", () => {
       });
       lines.push(`sandbox: ${sandbox} stop's cancellation ended a working run in ${ms.toFixed(1)} ms (${status})`);
       expect(status).toBe("cancelled");
-      expect(ms).toBeLessThan(100);
-    }, 30_000);
+      expect(ms).toBeLessThan(within(100));
+    }, 120_000);
   }
 
   for (const [shape, source] of Object.entries(SYNCHRONOUS)) {
@@ -91,10 +99,10 @@ describe("stop during a sandbox run", () => {
       const { getMs, stopMs, endedMs, call } = await stopDuringRun(source, "quickjs");
       lines.push(`sandbox: quickjs during a synchronous ${shape}: GET answered in ${getMs.toFixed(0)} ms, stop answered in ${stopMs.toFixed(0)} ms, run ended in ${endedMs.toFixed(0)} ms`);
       expect(call).toMatchObject({ status: "parked" });
-      // The run's deadline is 5 s: a thread held by the run would answer only after it.
-      expect(getMs).toBeLessThan(1000);
-      expect(endedMs).toBeLessThan(1000);
-    }, 30_000);
+      // A thread held by the run would answer only after the run's deadline.
+      expect(getMs).toBeLessThan(within(1000));
+      expect(endedMs).toBeLessThan(within(1000));
+    }, 120_000);
 
     it(`quickjs: the cancellation stop uses ends a synchronous CPU-bound run (${shape}) within 100 ms`, async () => {
       const id = await createThread();
@@ -103,7 +111,7 @@ describe("stop during a sandbox run", () => {
         const execution = new AbortController();
         const state = createThreadState(instance.world, { callId: "call_sync_stop", tool: instance.world.catalog.get("run_code") }, { signal: execution.signal } as any);
         const r0 = performance.now();
-        const handle = state.runCode(source, { sandbox: "quickjs", timeoutMs: 10_000 });
+        const handle = state.runCode(source, { sandbox: "quickjs", timeoutMs: RUN_DEADLINE_MS });
         // A timer of the thread itself: it fires only if the run gives the thread back.
         await new Promise((r) => setTimeout(r, 100));
         const t0 = performance.now();
@@ -112,10 +120,10 @@ describe("stop during a sandbox run", () => {
         return { status: out.status, ms: performance.now() - t0, abortedAt: t0 - r0 };
       });
       lines.push(`sandbox: quickjs stop's cancellation ended a synchronous ${shape} in ${ms.toFixed(1)} ms (${status}; the thread's 100 ms timer fired at ${abortedAt.toFixed(0)} ms)`);
-      expect(abortedAt).toBeLessThan(1000);
+      expect(abortedAt).toBeLessThan(within(1000));
       expect(status).toBe("cancelled");
-      expect(ms).toBeLessThan(100);
-    }, 30_000);
+      expect(ms).toBeLessThan(within(100));
+    }, 120_000);
   }
 
   it("quickjs: a synchronous CPU-bound run that yields still ends at its deadline, and so does one that defeats its yields", async () => {
@@ -136,9 +144,9 @@ describe("stop during a sandbox run", () => {
     for (const [i, out] of outs.entries()) {
       lines.push(`sandbox: quickjs ${i === 0 ? "a yielding" : "a yield-defeating"} CPU-bound run with a 500 ms deadline ended ${out.status} after ${out.ms.toFixed(0)} ms`);
       expect(out.status).toBe("timeout");
-      expect(out.ms).toBeLessThan(2000);
+      expect(out.ms).toBeLessThan(within(2000));
     }
-  }, 30_000);
+  }, 120_000);
 });
 
 afterAll(() => {

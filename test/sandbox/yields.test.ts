@@ -47,7 +47,7 @@ describe("QuickJS yields", () => {
     expect(outer).toMatchObject({ status: "success", value: 42 });
     expect(yielded).toBeGreaterThan(0);
     expect(after).toMatchObject({ status: "success", value: "fine" });
-  }, 30_000);
+  }, 120_000);
 
   it("a run that yields deep in a recursion, up to the deepest QuickJS allows, resumes where it was", async () => {
     const outs = await inSandbox(async (start, yields) => {
@@ -69,5 +69,5 @@ export default () => { const max = probe(0); const depth = ${depth}; return [f(d
       expect(yielded, depth).toBeGreaterThan(0);
     }
     expect(outs[3]!.out).toMatchObject({ status: "success", value: "fine" });
-  }, 60_000);
+  }, 120_000);
 });

@@ -90,6 +90,32 @@ describe("fake provider: streams that end badly", () => {
     expect(events[1]).toContain("content_block_start");
   });
 
+  it("hold: the stream stops after its first events until the test releases its key, then ends whole", async () => {
+    fake.script("held", [{ text: "held answer", hold: { afterEvents: 2 } }]);
+    const res = await post("chat", "held");
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    const rest = (async () => {
+      for (let next = await reader.read(); !next.done; next = await reader.read()) text += decoder.decode(next.value, { stream: true });
+    })();
+    for (const end = Date.now() + 60_000; fake.holding("held") === 0 && Date.now() < end; ) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(fake.holding("held")).toBe(1);
+    // Held: nothing past its first two events has been sent.
+    const before = text;
+    const release = () => fetch(`${server.url}/__fake/release`, { method: "POST", body: JSON.stringify({ key: "held" }) }).then((r) => r.json());
+    expect(await release()).toEqual({ released: 1 });
+    await rest;
+    expect(before.split("\n\n").filter((e) => e !== "").length).toBeLessThanOrEqual(2);
+    expect(before).not.toContain("data: [DONE]");
+    expect(text).toContain('"content":"held answer"');
+    expect(text).toContain("data: [DONE]");
+    // A release before the stream reaches its hold counts too.
+    fake.script("early", [{ text: "early answer", hold: { afterEvents: 1 } }]);
+    await fetch(`${server.url}/__fake/release`, { method: "POST", body: JSON.stringify({ key: "early" }) });
+    expect((await read(await post("chat", "early"))).text).toContain('"content":"early answer"');
+  });
+
   it("a history the wire format refuses is answered 400 before any step is played, as before", async () => {
     fake.script("checked", [{ text: "cut", resetAfterEvents: 1 }, { text: "whole" }]);
     const bad = { model: "m", stream: true, messages: [{ role: "user", content: "go" }, { role: "tool", tool_call_id: "nope", content: "x" }] };

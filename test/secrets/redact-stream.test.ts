@@ -4,7 +4,7 @@ import { probeStreamedSecrets } from "../authz/secrets-stream.js";
 // The attacker runs the model endpoint and streams guesses: nothing the user sees may depend on
 // how much of a secret a guess matched, nor whether a whole guess of one the thread never
 // received is right (README "Secrets and redaction").
-it("streamed probes of a Worker and an agent secret look exactly like probes of a look-alike", { timeout: 240_000 }, async () => {
+it("streamed probes of a Worker and an agent secret look exactly like probes of a look-alike", { timeout: 600_000 }, async () => {
   const { probes, differences } = await probeStreamedSecrets();
   expect(probes).toBeGreaterThan(100);
   expect(differences.slice(0, 40)).toEqual([]);

@@ -1,6 +1,6 @@
 /**
  * `DELETE /threads/:id` while work runs in the thread: direct calls already running finish and
- * answer as usual within the grace (`WEFT_DELETE_GRACE_MS`, 1 s in test/wrangler.toml), one still
+ * answer as usual within the grace (`WEFT_DELETE_GRACE_MS`, 5 s in test/wrangler.toml), one still
  * running then is cut short and answers 404 with `details.deleted`, requests that come once the
  * delete began get exactly what a thread that never existed gets, a running turn stops, and a
  * create of the same id afterwards starts empty. Every call gets exactly one answer, no write runs
@@ -29,7 +29,8 @@ const neverMade = () => (env as unknown as { THREAD: DurableObjectNamespace }).T
 describe("DELETE /threads/:id while calls run", () => {
   it("a write running when the delete arrives finishes and answers as usual; the delete waits for it", async () => {
     const id = await createThread({ agent: "deletable" });
-    const call = direct("slow_write", { ms: 300 }, id);
+    // Long enough to be seen running, and the delete to arrive meanwhile, on a loaded machine.
+    const call = direct("slow_write", { ms: 1500 }, id);
     await untilStarted(id, 1);
     expect(await json("DELETE", `/threads/${id}`)).toEqual({ status: 200, body: { deleted: true } });
     const answer = await call;
@@ -42,7 +43,7 @@ describe("DELETE /threads/:id while calls run", () => {
 
   it("requests that come once the delete began get exactly what a thread that never existed gets", async () => {
     const id = await createThread({ agent: "deletable" });
-    const held = direct("slow_write", { ms: 400 }, id);
+    const held = direct("slow_write", { ms: 1500 }, id);
     await untilStarted(id, 1);
     const deleting = json("DELETE", `/threads/${id}`);
     await untilDeleting(id);
@@ -128,7 +129,7 @@ describe("DELETE /threads/:id while calls run", () => {
 
   it("an approval running when the delete arrives finishes and answers; a decision that comes after finds no thread", async () => {
     const id = await createThread({ agent: "deletable" });
-    const asked = await Promise.all([direct("slow_write", { ms: 300, ask: true }, id), direct("slow_write", { ask: true }, id)]);
+    const asked = await Promise.all([direct("slow_write", { ms: 1500, ask: true }, id), direct("slow_write", { ask: true }, id)]);
     expect(asked.map((a) => [a.status, a.body.status])).toEqual([
       [202, "awaiting_approval"],
       [202, "awaiting_approval"],
@@ -171,7 +172,7 @@ describe("DELETE /threads/:id while calls run", () => {
     expect(first.status).toBe(201);
     const id = first.body.threadId as string;
     expect((await direct("effect_write", {}, id)).status).toBe(200);
-    const held = direct("slow_write", { ms: 300 }, id);
+    const held = direct("slow_write", { ms: 1500 }, id);
     await untilStarted(id, 1);
     const deleting = json("DELETE", `/threads/${id}`);
     await untilDeleting(id);

@@ -8,7 +8,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { fakeEnv, fakeKey, fakeRequests, scriptFake } from "../fake-provider.js";
+import { fakeEnv, fakeKey, fakeRequests, releaseFake, scriptFake } from "../fake-provider.js";
 import { stubOf } from "../helpers.js";
 import { framesOf, raceLine, runRace, until } from "./race.js";
 import { accountOfUser, freshUser, send } from "./users.js";
@@ -58,10 +58,10 @@ describe("budgets", () => {
     const user = await freshUser();
     const account = accountOfUser(user.userId);
     const key = fakeKey("handover");
-    // The second request streams slowly (a part every 80 ms, 2 s in all: under the 3 s step deadline), so the budget is set while it is under way.
+    // The second request's stream is held after its first parts until the budget is set: it is under way then, however slow the machine.
     await scriptFake(key, [
       { text: "learned", usage: { input: 100, output: 5 } },
-      { text: "still streaming when set", usage: { input: 900, output: 60 }, delayMs: 80, chunk: 1 },
+      { text: "still streaming when set", usage: { input: 900, output: 60 }, chunk: 4, hold: { afterEvents: 2 } },
       { text: "never", usage: { input: 10, output: 1 } },
     ]);
     const id = await thread(user.token, "metered", key);
@@ -75,6 +75,7 @@ describe("budgets", () => {
     const budgets = [{ scope: "user", period: "day", tokens: 1200 }];
     expect((await send(user.token, "PUT", "/account/budgets", { budgets })).body).toEqual({ budgets });
     expect(await account.openReservations()).toBe(1);
+    await releaseFake(key);
     await stubOf(id).waitIdle();
     await until(async () => (await account.openReservations()) === 0, "the handed-over request settled");
     // 105 + 960 used of 1200: the next request reserves (it no longer skips the account) and is refused.

@@ -4,7 +4,7 @@
  * test/usage/budgets.test.ts (small) and `npm run budget-race` (50 turns).
  */
 import type { EventFrame } from "../../src/protocol.js";
-import { type FakeStep, fakeEnv, fakeKey, fakeRequests, scriptFake } from "../fake-provider.js";
+import { type FakeStep, fakeEnv, fakeKey, fakeRequests, releaseFake, scriptFake } from "../fake-provider.js";
 import { inThread, rawStub, stubOf } from "../helpers.js";
 import { accountOfUser, freshUser, send } from "./users.js";
 
@@ -100,11 +100,13 @@ export async function runRace(options: RaceOptions): Promise<RaceResult> {
   const threads: Array<{ id: string; key: string; crash: boolean }> = [];
   for (let i = 0; i < options.turns; i++) {
     const key = fakeKey(`race${i}`);
-    // Streamed slowly (a part every 60 ms), so a crash can land while the request is under way;
-    // a crashed request is asked again once by the restarted thread (the second step).
+    const crash = rand() < options.crashRate;
+    // Streamed slowly (a part every 60 ms). A thread picked to crash has its stream held after its
+    // first parts until the crash, so the crash lands while the request is under way however slow
+    // the machine; it is asked again once by the restarted thread (the second step).
     const step: FakeStep = { text: `answer number ${i}`, usage: { input: reserve - 64, output: 64 }, delayMs: 60, chunk: 1 };
-    await scriptFake(key, [step, { ...step, delayMs: 0 }]);
-    threads.push({ id: await newThread(user.token, key), key, crash: rand() < options.crashRate });
+    await scriptFake(key, [crash ? { ...step, hold: { afterEvents: 2 } } : step, { ...step, delayMs: 0 }]);
+    threads.push({ id: await newThread(user.token, key), key, crash });
   }
   await Promise.all(threads.map((t) => send(user.token, "POST", `/threads/${t.id}/messages`, { content: "go" })));
   let crashed = 0;
@@ -120,6 +122,8 @@ export async function runRace(options: RaceOptions): Promise<RaceResult> {
         }
         crashed++;
         await (rawStub(t.id) as unknown as { restartForTest(): Promise<void> }).restartForTest().catch(() => undefined);
+        // The cut stream's hold ends (its reader is gone); the restarted thread's request is not held.
+        await releaseFake(t.key);
       }),
   );
   for (const t of threads) {

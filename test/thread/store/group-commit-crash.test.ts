@@ -58,7 +58,7 @@ describe("crashes while journal rows are deferred (group commit)", () => {
       it(`write g${target} cut @ ${point}: no write twice, none without its row, one result each`, async () => {
         const { problems } = await scenario(point, target, "effect_write");
         expect(problems).toEqual([]);
-      }, 30_000);
+      }, 120_000);
     }
   }
   it("the same call id twice in one batch of deferred rows: it runs once and both get its one result", async () => {
@@ -91,5 +91,5 @@ describe("crashes while journal rows are deferred (group commit)", () => {
   it("reconcilable calls cut @ after_journal while deferred: one result each", async () => {
     const { problems } = await scenario("after_journal", 4, "effect_reconcile_nonfinal");
     expect(problems).toEqual([]);
-  }, 30_000);
+  }, 120_000);
 });
