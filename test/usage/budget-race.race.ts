@@ -11,7 +11,7 @@ const SEED = Number(process.env.BUDGET_RACE_SEED ?? 20261202);
 
 it("budget race", async () => {
   const result = await runRace({ turns: 50, allowed: 10, crashRate: 0.3, seed: SEED });
-  console.log(`budget-race: seed ${SEED}, ${result.crashed} requests crashed mid-stream, ${result.answered} answered`);
+  console.log(`budget-race: seed ${SEED}, ${result.crashed} requests crashed mid-stream, ${result.answered} answered, ${result.failed} failed after they were sent`);
   console.log(raceLine(result));
   expect(result.used).toBeLessThanOrEqual(result.limit);
   expect(result.leaked).toBe(0);

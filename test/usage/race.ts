@@ -29,6 +29,8 @@ export interface RaceResult {
   refusedThatCalled: number;
   crashed: number;
   answered: number;
+  /** Requests that failed after they were sent (a crash's abort, a deadline under load): recorded and charged too. */
+  failed: number;
 }
 
 /** The closing line `npm run budget-race` prints. */
@@ -132,19 +134,22 @@ export async function runRace(options: RaceOptions): Promise<RaceResult> {
   let refused = 0;
   let refusedThatCalled = 0;
   let answered = 0;
+  let failed = 0;
   for (const t of threads) {
     const usage = (await send(user.token, "GET", `/threads/${t.id}/usage`)).body;
     const refusals = (await framesOf(t.id)).filter((f) => f.type === "budget_exceeded").length;
     const calls = (await fakeRequests(t.key)).length;
     refused += refusals;
-    answered += usage.total.requests;
-    // Every provider call is an answered request or the one a crash cut: a refused one made none.
+    const failedHere = usage.requests.filter((r: { failed: boolean }) => r.failed).length;
+    answered += usage.total.requests - failedHere;
+    failed += failedHere;
+    // Every provider call is a recorded request (answered or failed) or the one a crash cut: a refused one made none.
     const cut = calls - usage.total.requests;
     if (cut > (t.crash ? 1 : 0)) refusedThatCalled += cut - (t.crash ? 1 : 0);
   }
   // The rollups are sent when each answer is recorded, not awaited by the turn: read once all have landed.
   const rolledUp = async () => (await send(user.token, "GET", "/account/usage?groupBy=agent")).body.total;
-  await until(async () => (await rolledUp()).requests >= answered, "every answered request rolled up in the account");
+  await until(async () => (await rolledUp()).requests >= answered + failed, "every recorded request rolled up in the account");
   const total = await rolledUp();
-  return { turns: options.turns, limit, used: total.inputTokens + total.outputTokens, leaked: await account.openReservations(), refused, refusedThatCalled, crashed, answered };
+  return { turns: options.turns, limit, used: total.inputTokens + total.outputTokens, leaked: await account.openReservations(), refused, refusedThatCalled, crashed, answered, failed };
 }
