@@ -87,7 +87,7 @@ afterAll(() => {
 
 describe("npm start", { timeout: 300_000 }, () => {
   it("builds the registry at start and prints no Request.cf stack trace", () => {
-    expect(output).toMatch(/registry: \d+ tools?, \d+ agents?(, \d+ prompts?)?(, \d+ hooks?)? from agents\//);
+    expect(output).toMatch(/registry: \d+ tools?, \d+ agents?(, \d+ prompts?)?(, \d+ hooks?)?(, \d+ schedules?)?(, \d+ MCP servers?)? from agents\//);
     expect(output).not.toContain("Unable to fetch the `Request.cf` object");
   });
 
