@@ -160,7 +160,7 @@ export class Reservations {
   settle(batch: SettleBatch): SettleAnswer {
     let behind: number | null = null;
     this.transaction(() => {
-      const last = this.sql.exec<{ last_row: number }>("SELECT last_row FROM usage_senders WHERE thread_id = ?", batch.threadId).toArray()[0]?.last_row ?? 0;
+      const last = this.sql.exec<{ last_row: number }>("SELECT last_row FROM usage_senders WHERE thread_id = ?", batch.threadId).toArray()[0]?.last_row ?? this.firstRowOf(batch);
       if (batch.fromRow > last + 1) {
         behind = last;
         return;
@@ -175,6 +175,17 @@ export class Reservations {
       if (top > last) this.sql.exec("INSERT OR REPLACE INTO usage_senders (thread_id, last_row) VALUES (?, ?)", batch.threadId, top);
     });
     return { behind };
+  }
+
+  /**
+   * The last row the account has of a thread it keeps no row count for: none (0), unless its usage
+   * was rolled up before rows were counted (one settle per request): then every row before the
+   * batch is taken as sent, so none counts twice (one that a crash lost then stays lost, as it was).
+   */
+  private firstRowOf(batch: SettleBatch): number {
+    if (batch.fromRow <= 1) return 0;
+    const earlier = this.sql.exec("SELECT 1 FROM usage_rollup WHERE thread_id = ? LIMIT 1", batch.threadId).toArray().length > 0;
+    return earlier ? batch.fromRow - 1 : 0;
   }
 
   /** Releases a reservation whose request used nothing (it failed before an answer). */

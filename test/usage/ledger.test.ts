@@ -4,7 +4,10 @@
  * included), costed from the shipped price table; an answer without usage is estimated and marked;
  * tool calls count their attempts; the account rolls the thread up per agent, model and day.
  */
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { rollUp } from "../../src/usage/account-ledger.js";
 import { SHIPPED_PRICES } from "../../src/usage/prices.js";
 import { type FakeStep, fakeEnv, fakeKey, scriptFake } from "../fake-provider.js";
 import { inThread, stubOf } from "../helpers.js";
@@ -228,5 +231,12 @@ describe("the usage ledger", () => {
     // Another thread's rows are its own sequence.
     expect(await account.settleUsage({ ...batch(1, [1]), threadId: "thread_b" })).toEqual({ ok: true, value: { behind: null } });
     expect(await read()).toMatchObject({ requests: 7 });
+    // A thread whose rows 1 to 3 were rolled up one settle at a time, before rows were counted: its first batch is not sent back for them.
+    const ns = (env as unknown as { ACCOUNT: DurableObjectNamespace }).ACCOUNT;
+    await runInDurableObject(ns.get(ns.idFromName(user.userId)), (_account, state) => {
+      for (const n of [1, 2, 3]) rollUp(state.storage.sql, { ...row(n), threadId: "thread_c", agentId: "metered" });
+    });
+    expect(await account.settleUsage({ ...batch(4, [4]), threadId: "thread_c" })).toEqual({ ok: true, value: { behind: null } });
+    expect(await read()).toMatchObject({ requests: 11 });
   });
 });
