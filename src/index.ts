@@ -61,7 +61,7 @@ export type { Message, ToolAttachment, AttachmentRef, ToolResult, EventFrame } f
 /** A step the scripted model plays (src/models/model.ts). */
 export type { ScriptStep } from "./models/model.js";
 /** Settings of an agent side's or a prompt's model requests (`modelSettings`): sampling, output bound, tool choice, reasoning effort, prompt caching, provider options. */
-export type { ModelSettings, ReasoningEffort, ToolChoiceSetting } from "./models/settings.js";
+export type { ModelSettings, ReasoningEffort, ToolChoiceSetting, TurnModelSettings, TurnSettingName } from "./models/settings.js";
 /** weft's one error class; status and retryability come from its code. */
 export { WeftError } from "./errors.js";
 /** Transient failures that read and idempotent calls retry on (the Agent SDK tools reference). */

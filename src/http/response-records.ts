@@ -9,6 +9,7 @@ import * as z from "zod";
 import { ERROR_CODES, type ErrorCode } from "../errors.js";
 import { CALL_STATUSES } from "../protocol.js";
 import { count, epochMs, named, side } from "./response-registry.js";
+import { turnSettingsSchema } from "../models/settings.js";
 
 const codes = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
 
@@ -52,6 +53,7 @@ export const TurnRecord = named(
     errorCode: z.enum(["restart_loop", "stream_cut", "model_timeout", "invalid_output", "budget_exceeded"]).optional(),
     modelSteps: z.array(ModelStepRecord).optional(),
     usage: TokenUsage.optional(),
+    modelSettings: turnSettingsSchema.optional(),
   }),
 );
 

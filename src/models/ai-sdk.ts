@@ -34,6 +34,8 @@ export interface LanguageModelOptions {
   contextTokens?: number;
   /** Provider-defined tools by weft tool name, for tools with `executionMode: "provider"`. */
   providerTools?: Record<string, { id: `${string}.${string}`; args?: Record<string, unknown> }>;
+  /** Said after the provider's message when it answers 404 (the endpoint is not there): what to try instead. */
+  notFoundHint?: string;
 }
 
 /**
@@ -55,16 +57,20 @@ export function fromLanguageModel(model: LanguageModel, options: LanguageModelOp
     wire,
     ...(options.strictTools ? { strictTools: true } : {}),
     ...(options.contextTokens ? { contextTokens: options.contextTokens } : {}),
-    stream: (request) => streamStep(lm, callOptions(request, wire, options, lm.provider), request.signal),
+    stream: (request) => streamStep(lm, callOptions(request, wire, options, lm.provider), request.signal, options.notFoundHint),
   };
 }
 
-async function* streamStep(lm: LanguageModelV4, options: LanguageModelV4CallOptions, signal: AbortSignal): AsyncGenerator<ModelStreamPart> {
+async function* streamStep(lm: LanguageModelV4, options: LanguageModelV4CallOptions, signal: AbortSignal, notFoundHint?: string): AsyncGenerator<ModelStreamPart> {
   let stream: ReadableStream<LanguageModelV4StreamPart>;
   try {
     ({ stream } = await lm.doStream(options));
   } catch (e) {
-    throw toModelError(e, signal);
+    const error = toModelError(e, signal);
+    if (notFoundHint && error instanceof ModelError && error.status === 404) {
+      throw new ModelError(`${error.message} (${notFoundHint})`, error.retryable, error.status, error.retryAfterMs, error.code);
+    }
+    throw error;
   }
   const reader = stream.getReader();
   let failure: unknown = null;
