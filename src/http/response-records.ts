@@ -10,6 +10,7 @@ import { ERROR_CODES, type ErrorCode } from "../errors.js";
 import { CALL_STATUSES } from "../protocol.js";
 import { count, epochMs, named, side } from "./response-registry.js";
 import { turnSettingsSchema } from "../models/settings.js";
+import { contentPartSchema } from "../content/parts.js";
 
 const codes = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
 
@@ -94,6 +95,7 @@ export const Message = named(
     id: count,
     role: z.enum(["user", "assistant", "system", "tool"]),
     content: z.string(),
+    parts: z.array(contentPartSchema).optional(),
     toolCalls: z.array(ToolCallRequest).optional(),
     toolCallId: z.string().optional(),
     name: z.string().optional(),

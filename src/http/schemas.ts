@@ -8,6 +8,7 @@ import { type PagedList, isPageSize, pageSizeRule } from "../limits.js";
 import { CALL_STATUSES } from "../protocol.js";
 import { NOT_A_CURSOR } from "../account/api.js";
 import { turnSettingsSchema } from "../models/settings.js";
+import { messageContentSchema } from "../content/parts.js";
 
 const EnvValue = z.union([z.string(), z.object({ value: z.string(), type: z.enum(["text", "secret"]).optional() })], {
   error: 'expected a string, or { "value": string, "type"?: "text" | "secret" }',
@@ -70,7 +71,7 @@ export const CreateThreadBody = closedObject(
 /** Body of `POST /threads/:id/messages`. */
 export const PostMessageBody = closedObject(
   {
-    content: z.string(),
+    content: messageContentSchema,
     role: z.enum(["user", "system"]).optional(),
     script: z.array(z.unknown()).optional(),
     modelSettings: turnSettingsSchema.optional(),

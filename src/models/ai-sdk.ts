@@ -20,6 +20,7 @@ import { WeftError, errorMessage } from "../errors.js";
 import { type HistoryEntry, type Wire, providerHistory } from "./history.js";
 import { type FinishReason, type Model, ModelError, type ModelRequest, type ModelStreamPart, type ModelTool, type ProviderMetadata } from "./model.js";
 import type { ModelSettings } from "./settings.js";
+import { type ContentPart, isUrlData } from "../content/parts.js";
 import { strictSchema } from "./strict.js";
 
 /** Options of {@link fromLanguageModel}. */
@@ -289,7 +290,7 @@ function messageOf(entry: HistoryEntry): LanguageModelV4Prompt[number] {
     case "system":
       return { role: "system", content: entry.text };
     case "user":
-      return { role: "user", content: [{ type: "text", text: entry.text }] };
+      return { role: "user", content: entry.parts ? userParts(entry.parts) : [{ type: "text", text: entry.text }] };
     case "assistant":
       return {
         role: "assistant",
@@ -321,6 +322,20 @@ function messageOf(entry: HistoryEntry): LanguageModelV4Prompt[number] {
         })),
       };
   }
+}
+
+/** A user message's parts as the provider prompt takes them: an image or file by URL or as base64 data. No empty text part. */
+type UserPart = Extract<LanguageModelV4Prompt[number], { role: "user" }>["content"][number];
+
+function userParts(parts: readonly ContentPart[]): UserPart[] {
+  return parts.flatMap((part): UserPart[] => {
+    if (part.type === "text") return part.text === "" ? [] : [{ type: "text" as const, text: part.text }];
+    const value = part.type === "image" ? part.image : part.data;
+    const data = isUrlData(value) ? { type: "url" as const, url: new URL(value) } : { type: "data" as const, data: value };
+    // An image without its media type (given by URL) is any image: the provider reads it from the URL.
+    const mediaType = part.mediaType ?? "image";
+    return [{ type: "file" as const, data, mediaType, ...(part.type === "file" && part.filename !== undefined ? { filename: part.filename } : {}) }];
+  });
 }
 
 /** Provider metadata received with a part, sent back as that part's provider options. */

@@ -5,6 +5,7 @@
 import { fitsJsonBytes, jsonTextBytes } from "../bytes.js";
 import { WeftError } from "../errors.js";
 import { pageSize } from "../limits.js";
+import type { ContentPart } from "../content/parts.js";
 import type { MessageRole, ToolCallRequest } from "../protocol.js";
 import type { GetMessagesOptions } from "../tools/thread-state.js";
 
@@ -12,6 +13,8 @@ import type { GetMessagesOptions } from "../tools/thread-state.js";
 export interface NewTurnMessage {
   role: MessageRole;
   content: string;
+  /** A user message's parts, when it was posted as parts (`content` is their text). */
+  parts?: ContentPart[];
   toolCalls?: ToolCallRequest[];
   toolCallId?: string;
   name?: string;

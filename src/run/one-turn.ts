@@ -17,6 +17,7 @@ import { fallbacksFor, modelFor } from "./model-choice.js";
 import type { TurnRecord } from "../ports/store.js";
 import { turnConversation } from "./conversation.js";
 import type { TurnModelSettings } from "../models/settings.js";
+import { admittedMessage } from "./turn-settings.js";
 
 /** What the scheduler lends one turn: the watchdog, and a place to hold the turn's execution so `stop` can reach it. */
 export interface TurnSlot {
@@ -105,7 +106,7 @@ export async function admitInbox(engine: RunWorld): Promise<Message[]> {
   try {
     return await engine.createMessages(
       null,
-      pending.map((p) => ({ role: p.role, content: p.content, ...(p.metadata ? { metadata: p.metadata } : {}) })),
+      pending.map(admittedMessage),
       () => store.turns.dropInbox(ids),
     );
   } catch (e) {

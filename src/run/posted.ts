@@ -4,11 +4,12 @@
  * @module
  */
 import type { TurnModelSettings } from "../models/settings.js";
+import type { MessageContent } from "../content/parts.js";
 
 /** A posted message: its content, and what it asks of the turn it begins or joins. */
 export interface PostMessageInput {
-  /** The message's text. */
-  content: string;
+  /** The message's text, or a user message's parts: text, images and files (src/content/parts.ts). */
+  content: MessageContent;
   /** `user` (default) or `system`. */
   role?: "user" | "system";
   /** Steps for the scripted model (checked by the thread). */

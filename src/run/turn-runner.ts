@@ -15,10 +15,11 @@ import type { Settlement } from "../calls/runner.js";
 import type { RunWorld } from "./world.js";
 import { noSuchThread } from "../errors.js";
 import { type TurnSlot, admitInbox, runOneTurn } from "./one-turn.js";
-import { checkContentSize } from "./messages.js";
+import { MAX_CONTENT_BYTES, checkContentSize } from "./messages.js";
+import { type MessageContent, storedContent } from "../content/parts.js";
 import type { TurnRecord } from "../ports/store.js";
 import type { TurnModelSettings } from "../models/settings.js";
-import { TURN_SETTINGS_KEY, checkPostedSettings, settingsOfMessages } from "./turn-settings.js";
+import { PARTS_KEY, TURN_SETTINGS_KEY, checkPostedSettings, settingsOfMessages } from "./turn-settings.js";
 
 /** Runs a thread's turns. */
 export class TurnRunner {
@@ -110,15 +111,19 @@ export class TurnRunner {
    * thread (nothing is stored, and the failed turn says why); `invalid_request` for settings the
    * agent does not allow (see `checkPostedSettings`).
    */
-  async postMessage(input: { content: string; role?: "user" | "system"; script?: StoredStep[]; modelSettings?: TurnModelSettings }): Promise<{ queued: boolean; message?: Message }> {
+  async postMessage(input: { content: MessageContent; role?: "user" | "system"; script?: StoredStep[]; modelSettings?: TurnModelSettings }): Promise<{ queued: boolean; message?: Message }> {
     this.checkOpen();
     const { store } = this.engine;
-    checkContentSize(input.content, ["content"]);
+    const role = input.role ?? "user";
+    const { content, parts } = storedContent(input.content, role, MAX_CONTENT_BYTES);
+    checkContentSize(content, ["content"]);
     const settings = input.modelSettings && Object.keys(input.modelSettings).length > 0 ? input.modelSettings : undefined;
     if (settings) checkPostedSettings(this.engine, settings);
+    // Settings and parts ride in the inbox row's metadata; admitInbox lifts the parts out.
+    const metadata = { ...(settings ? { [TURN_SETTINGS_KEY]: settings } : {}), ...(parts ? { [PARTS_KEY]: parts } : {}) };
     store.atomically(() => {
       if (input.script && input.script.length > 0) store.script.add(input.script);
-      store.turns.enqueue({ role: input.role ?? "user", content: input.content, ...(settings ? { metadata: { [TURN_SETTINGS_KEY]: settings } } : {}) });
+      store.turns.enqueue({ role, content, ...(Object.keys(metadata).length > 0 ? { metadata } : {}) });
     });
     if (this.busy) {
       // A turn cut by a restart resumes now, not at the next watchdog; the message waits behind it.

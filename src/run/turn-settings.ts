@@ -6,11 +6,27 @@
  * @module
  */
 import type { Message } from "../protocol.js";
+import type { ContentPart } from "../content/parts.js";
+import type { NewTurnMessage } from "./messages.js";
 import { type ModelSettings, type TurnModelSettings, checkTurnSettings, withTurnSettings } from "../models/settings.js";
 import type { RunWorld } from "./world.js";
 
 /** The metadata key of a message that carries settings for its turn. */
 export const TURN_SETTINGS_KEY = "modelSettings";
+
+/** The inbox metadata key of a waiting message's parts (they become the message's own `parts`). */
+export const PARTS_KEY = "weft:parts";
+
+/** A waiting message as it joins the history: its parts out of its metadata into their own field. */
+export function admittedMessage(p: { role: "user" | "system"; content: string; metadata?: Record<string, unknown> }): NewTurnMessage {
+  const { [PARTS_KEY]: parts, ...metadata } = p.metadata ?? {};
+  return {
+    role: p.role,
+    content: p.content,
+    ...(Array.isArray(parts) ? { parts: parts as ContentPart[] } : {}),
+    ...(Object.keys(metadata).length > 0 ? { metadata } : {}),
+  };
+}
 
 /**
  * Checks a posted message's settings against the thread's agent: its `turnSettings`, side a's own

@@ -23,6 +23,7 @@ interface MessageRow extends Record<string, SqlStorageValue> {
   id: number;
   role: string;
   content: string;
+  parts: string | null;
   tool_calls: string | null;
   tool_call_id: string | null;
   name: string | null;
@@ -42,6 +43,7 @@ function toMessage(row: MessageRow): Message {
     silent: row.silent === 1,
     createdAt: row.created_at,
   };
+  if (row.parts !== null) message.parts = JSON.parse(row.parts) as Message["parts"];
   if (row.tool_calls !== null) message.toolCalls = JSON.parse(row.tool_calls) as ToolCallRequest[];
   if (row.tool_call_id !== null) message.toolCallId = row.tool_call_id;
   if (row.name !== null) message.name = row.name;
@@ -74,10 +76,11 @@ export class MessageStore implements MessageTable {
     const depth = input.depth ?? 0;
     const row = this.sql
       .exec<MessageRow>(
-        `INSERT INTO messages (role, content, tool_calls, tool_call_id, name, silent, metadata, depth, side, prompt_call, is_error, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+        `INSERT INTO messages (role, content, parts, tool_calls, tool_call_id, name, silent, metadata, depth, side, prompt_call, is_error, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
         input.role,
         input.content,
+        input.parts ? JSON.stringify(input.parts) : null,
         input.toolCalls ? JSON.stringify(input.toolCalls) : null,
         input.toolCallId ?? null,
         input.name ?? null,
