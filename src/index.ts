@@ -58,10 +58,12 @@ export type {
 } from "./tools/thread-state.js";
 /** Messages, tool results and WebSocket frames (src/protocol.ts, src/events.ts). */
 export type { Message, ToolAttachment, AttachmentRef, ToolResult, EventFrame } from "./protocol.js";
+/** A user message's parts: text, images and files (src/content/parts.ts). */
+export type { ContentPart, MessageContent } from "./content/parts.js";
 /** A step the scripted model plays (src/models/model.ts). */
 export type { ScriptStep } from "./models/model.js";
 /** Settings of an agent side's or a prompt's model requests (`modelSettings`): sampling, output bound, tool choice, reasoning effort, prompt caching, provider options. */
-export type { ModelSettings, ReasoningEffort, ToolChoiceSetting } from "./models/settings.js";
+export type { ModelSettings, ReasoningEffort, ToolChoiceSetting, TurnModelSettings, TurnSettingName } from "./models/settings.js";
 /** weft's one error class; status and retryability come from its code. */
 export { WeftError } from "./errors.js";
 /** Transient failures that read and idempotent calls retry on (the Agent SDK tools reference). */

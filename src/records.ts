@@ -5,6 +5,8 @@
  * Import them from `src/protocol.ts`, which exports these and the events together.
  * @module
  */
+import type { ContentPart } from "./content/parts.js";
+
 /** A file returned by a tool (the Standard Agents tools API's `ToolAttachment`); `data` is base64. */
 export interface ToolAttachment {
   /** File name, such as `generated.png`; the stored file is named after it. */
@@ -83,8 +85,10 @@ export interface Message {
   id: number;
   /** Who wrote it: `user`, `assistant` (the model), `system`, or `tool` (a call's result). */
   role: MessageRole;
-  /** The text; a tool message's is the result (or error) the model sees. */
+  /** The text; a tool message's is the result (or error) the model sees; a message posted as parts, its text parts. */
   content: string;
+  /** A user message posted as parts (text, images, files), all of them in order (src/content/parts.ts). */
+  parts?: ContentPart[];
   /** Assistant messages: the calls the model asked for. */
   toolCalls?: ToolCallRequest[];
   /** Tool messages: the call this result answers. */

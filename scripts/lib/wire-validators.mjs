@@ -20,6 +20,70 @@ function isJsonObjectText(text) {
   }
 }
 
+
+const MEDIA_TYPE = /^[a-z]+\/[a-z0-9][a-z0-9.+-]*$/i;
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+/** @param {unknown} url */
+const isHttpUrl = (url) => typeof url === "string" && /^https?:\/\/[^\s]+$/i.test(url);
+/** A `data:<media type>;base64,<data>` URL. @param {unknown} url */
+const isDataUrl = (url) => typeof url === "string" && /^data:([a-z]+\/[a-z0-9.+-]+);base64,([A-Za-z0-9+/]+={0,2})$/i.test(url);
+
+/**
+ * Chat Completions user content: a string, or parts `text`, `image_url` (`{ url }`: http(s) or a
+ * base64 data URL) and `file` (`{ file_data: data URL, filename }` or `{ file_id }`).
+ * @param {any} content @param {string} at @returns {string[]}
+ */
+function chatUserContent(content, at) {
+  if (typeof content === "string") return [];
+  if (!Array.isArray(content) || content.length === 0) return [`${at}: user content is neither a string nor a list of parts`];
+  return content.flatMap((/** @type {any} */ p, /** @type {number} */ j) => {
+    const where = `${at}.content[${j}]`;
+    if (p.type === "text") return typeof p.text === "string" && p.text !== "" ? [] : [`${where}: empty text part`];
+    if (p.type === "image_url") return isHttpUrl(p.image_url?.url) || isDataUrl(p.image_url?.url) ? [] : [`${where}: image_url.url is not an http(s) or base64 data URL`];
+    if (p.type === "file") return isDataUrl(p.file?.file_data) || typeof p.file?.file_id === "string" ? [] : [`${where}: file has no base64 file_data data URL or file_id`];
+    return [`${where}: unknown part type ${JSON.stringify(p.type)}`];
+  });
+}
+
+/**
+ * Responses user content: a string, or parts `input_text`, `input_image` (`image_url`: http(s) or
+ * a base64 data URL, or `file_id`) and `input_file` (`file_data` data URL with `filename`, `file_url`, or `file_id`).
+ * @param {any} content @param {string} at @returns {string[]}
+ */
+function responsesUserContent(content, at) {
+  if (typeof content === "string") return [];
+  if (!Array.isArray(content) || content.length === 0) return [`${at}: user content is neither a string nor a list of parts`];
+  return content.flatMap((/** @type {any} */ p, /** @type {number} */ j) => {
+    const where = `${at}.content[${j}]`;
+    if (p.type === "input_text") return typeof p.text === "string" ? [] : [`${where}: input_text without text`];
+    if (p.type === "input_image") return isHttpUrl(p.image_url) || isDataUrl(p.image_url) || typeof p.file_id === "string" ? [] : [`${where}: input_image has no http(s) or data URL image_url, nor file_id`];
+    if (p.type === "input_file") {
+      if (isDataUrl(p.file_data)) return typeof p.filename === "string" && p.filename !== "" ? [] : [`${where}: input_file file_data without filename`];
+      return isHttpUrl(p.file_url) || typeof p.file_id === "string" ? [] : [`${where}: input_file has no file_data, file_url or file_id`];
+    }
+    return [`${where}: unknown part type ${JSON.stringify(p.type)}`];
+  });
+}
+
+/**
+ * Anthropic user blocks besides text and tool results: `image` and `document`, each with a
+ * `source` of `base64` (`media_type`, `data`) or `url`.
+ * @param {any} b @param {string} where @returns {string[]}
+ */
+function anthropicSource(b, where) {
+  const source = b.source;
+  if (source?.type === "url") return isHttpUrl(source.url) ? [] : [`${where}: source.url is not an http(s) URL`];
+  if (source?.type === "base64") {
+    const problems = [];
+    if (typeof source.media_type !== "string" || !MEDIA_TYPE.test(source.media_type)) problems.push(`${where}: source.media_type is not a media type`);
+    if (b.type === "image" && !/^image\/(jpeg|png|gif|webp)$/.test(source.media_type)) problems.push(`${where}: image media type ${source.media_type} is not jpeg, png, gif or webp`);
+    if (typeof source.data !== "string" || !BASE64.test(source.data)) problems.push(`${where}: source.data is not base64`);
+    return problems;
+  }
+  if (b.type === "document" && source?.type === "text") return typeof source.data === "string" ? [] : [`${where}: text source without data`];
+  return [`${where}: ${b.type} without a base64 or url source`];
+}
+
 /**
  * OpenAI Chat Completions `messages`: the calls of an assistant message are answered, each once,
  * by the tool messages right after it, before any other message; no tool message answers a call
@@ -41,6 +105,7 @@ export function validateChatCompletions(body) {
     }
     if (open && open.size > 0) problems.push(`messages[${i}]: ${m.role} message while calls ${[...open].join(", ")} are unanswered`);
     open = null;
+    if (m.role === "user") problems.push(...chatUserContent(m.content, `messages[${i}]`));
     if (m.role === "assistant" && Array.isArray(m.tool_calls) && m.tool_calls.length > 0) {
       open = new Set();
       for (const c of m.tool_calls) {
@@ -80,6 +145,7 @@ export function validateResponses(body) {
       // A provider-executed item (a web search) replayed by id: the provider answered it itself.
       if (typeof item.id !== "string" || item.id === "") problems.push(`input[${i}]: item_reference without an id`);
     } else if (item.role === "user") {
+      problems.push(...responsesUserContent(item.content, `input[${i}]`));
       for (const [id, at] of calls) if (!answered.has(id)) problems.push(`input[${i}]: user message while call ${id} (input[${at}]) is unanswered`);
     }
   });
@@ -108,6 +174,9 @@ export function validateAnthropic(body) {
     if (blocks.length === 0) problems.push(`messages[${i}]: empty content`);
     for (const b of blocks) if (b.type === "text" && (typeof b.text !== "string" || b.text === "")) problems.push(`messages[${i}]: empty text block`);
     if (m.role === "user") {
+      blocks.forEach((/** @type {any} */ b, /** @type {number} */ j) => {
+        if (b.type === "image" || b.type === "document") problems.push(...anthropicSource(b, `messages[${i}].content[${j}]`));
+      });
       const results = blocks.filter((b) => b.type === "tool_result").map((b) => b.tool_use_id);
       const firstOther = blocks.findIndex((b) => b.type !== "tool_result");
       if (firstOther >= 0 && blocks.slice(firstOther).some((b) => b.type === "tool_result")) problems.push(`messages[${i}]: tool_result blocks after other content`);

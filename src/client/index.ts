@@ -14,6 +14,7 @@
 import type { AccountApi } from "../account/api.js";
 import type { Budget } from "../usage/budgets.js";
 import type { CreateThreadInput, ThreadApi } from "../thread/api.js";
+import type { PostMessageInput } from "../run/posted.js";
 import type { RpcResult } from "../rpc.js";
 import type { ToolListing } from "../tools/catalog.js";
 import type { GetMessagesOptions } from "../tools/thread-state.js";
@@ -104,8 +105,14 @@ export class WeftClient {
     return request(this.#conn, "DELETE", this.#thread(threadId));
   }
 
-  /** `POST /threads/:id/messages`: stores the message and starts a turn (`queued` when one runs already). */
-  postMessage(threadId: string, message: { content: string; role?: "user" | "system"; script?: unknown[] }): Promise<Answer<"postMessage">> {
+  /**
+   * `POST /threads/:id/messages`: stores the message and starts a turn (`queued` when one runs
+   * already). `modelSettings` apply to side a's requests of the turn the message begins, each only
+   * where the agent lists it in `turnSettings`.
+   * @throws WeftClientError `invalid_request` (with `details.path`, such as `["modelSettings", "topP"]`)
+   * for a setting out of range or one the agent does not allow.
+   */
+  postMessage(threadId: string, message: Omit<PostMessageInput, "traceparent" | "script"> & { script?: unknown[] }): Promise<Answer<"postMessage">> {
     return request(this.#conn, "POST", this.#thread(threadId, "/messages"), { body: message });
   }
 

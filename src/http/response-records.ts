@@ -9,6 +9,8 @@ import * as z from "zod";
 import { ERROR_CODES, type ErrorCode } from "../errors.js";
 import { CALL_STATUSES } from "../protocol.js";
 import { count, epochMs, named, side } from "./response-registry.js";
+import { turnSettingsSchema } from "../models/settings.js";
+import { contentPartSchema } from "../content/parts.js";
 
 const codes = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
 
@@ -52,6 +54,7 @@ export const TurnRecord = named(
     errorCode: z.enum(["restart_loop", "stream_cut", "model_timeout", "invalid_output", "budget_exceeded"]).optional(),
     modelSteps: z.array(ModelStepRecord).optional(),
     usage: TokenUsage.optional(),
+    modelSettings: turnSettingsSchema.optional(),
   }),
 );
 
@@ -92,6 +95,7 @@ export const Message = named(
     id: count,
     role: z.enum(["user", "assistant", "system", "tool"]),
     content: z.string(),
+    parts: z.array(contentPartSchema).optional(),
     toolCalls: z.array(ToolCallRequest).optional(),
     toolCallId: z.string().optional(),
     name: z.string().optional(),

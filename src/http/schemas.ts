@@ -7,6 +7,8 @@ import * as z from "zod";
 import { type PagedList, isPageSize, pageSizeRule } from "../limits.js";
 import { CALL_STATUSES } from "../protocol.js";
 import { NOT_A_CURSOR } from "../account/api.js";
+import { turnSettingsSchema } from "../models/settings.js";
+import { messageContentSchema } from "../content/parts.js";
 
 const EnvValue = z.union([z.string(), z.object({ value: z.string(), type: z.enum(["text", "secret"]).optional() })], {
   error: 'expected a string, or { "value": string, "type"?: "text" | "secret" }',
@@ -69,11 +71,12 @@ export const CreateThreadBody = closedObject(
 /** Body of `POST /threads/:id/messages`. */
 export const PostMessageBody = closedObject(
   {
-    content: z.string(),
+    content: messageContentSchema,
     role: z.enum(["user", "system"]).optional(),
     script: z.array(z.unknown()).optional(),
+    modelSettings: turnSettingsSchema.optional(),
   },
-  "unknown field; the fields are content, role and script",
+  "unknown field; the fields are content, role, script and modelSettings",
 );
 
 /** Body of `POST .../approve`; who approves is the verified caller, never a field. */

@@ -8,6 +8,7 @@ import { WeftError } from "../errors.js";
 import { limitOf, pageSize } from "../limits.js";
 import { claimThread } from "../account/api.js";
 import { checkContentSize } from "../thread/store/messages.js";
+import { storedContent } from "../content/parts.js";
 import { CALLER_HEADER } from "../thread/api.js";
 import type { AuthedEnv } from "./auth.js";
 import { idempotencyOf } from "./idempotency.js";
@@ -68,7 +69,8 @@ export function threadRoutes() {
 
   app.post("/:id/messages", describe("Post a message; starts a turn or queues behind one", { 202: ok("Queued behind a turn, or stored (message) with its turn started", R.PostedMessage), ...refused(400, 404, 413, 415, 422) }), jsonBody(PostMessageBody), async (c) => {
     const body = c.req.valid("json");
-    checkContentSize(body.content, ["content"], limitOf(c.env, "messageBytes"), "WEFT_MAX_MESSAGE_BYTES");
+    if (typeof body.content === "string") checkContentSize(body.content, ["content"], limitOf(c.env, "messageBytes"), "WEFT_MAX_MESSAGE_BYTES");
+    else storedContent(body.content, body.role ?? "user", limitOf(c.env, "messageBytes"), "WEFT_MAX_MESSAGE_BYTES");
     const idem = await idempotencyOf(c, body);
     // A W3C traceparent makes the turn's trace part of the caller's (checked where it is used).
     const traceparent = c.req.header("traceparent");

@@ -35,6 +35,7 @@ export class MemoryMessages implements MessageTable {
     if (input.name !== undefined) message.name = input.name;
     if (input.role === "tool" && input.isError === true) message.isError = true;
     if (input.metadata) message.metadata = clone(input.metadata);
+    if (input.parts) message.parts = clone(input.parts);
     if (depth > 0) message.depth = depth;
     if (input.side === "a" || input.side === "b") message.side = input.side;
     this.rows.push({ message, promptCall: promptCallOf(input) });

@@ -19,9 +19,10 @@ export class MemoryTurns implements TurnTable, TurnSteps, Inbox {
     return this.data().turns.find((t) => t.turnId === turnId);
   }
 
-  begin(turnId: string, now = Date.now()): void {
+  begin(turnId: string, now = Date.now(), settings?: TurnRecord["modelSettings"]): void {
     if (this.find(turnId)) throw new Error(`UNIQUE constraint failed: turns.turn_id (${turnId})`);
-    this.data().turns.push({ turnId, status: "running", steps: 0, startedAt: now, pendingStep: null, modelRequest: null, forcedSide: null });
+    const own = settings ? { modelSettings: clone(settings) } : {};
+    this.data().turns.push({ turnId, status: "running", steps: 0, startedAt: now, pendingStep: null, modelRequest: null, forcedSide: null, ...own });
   }
 
   setStatus(turnId: string, status: "running" | "waiting"): void {
@@ -60,6 +61,7 @@ export class MemoryTurns implements TurnTable, TurnSteps, Inbox {
     if (t.finishedAt !== undefined) turn.finishedAt = t.finishedAt;
     if (t.error !== undefined) turn.error = t.error;
     if (t.errorCode !== undefined) turn.errorCode = t.errorCode;
+    if (t.modelSettings !== undefined) turn.modelSettings = clone(t.modelSettings);
     if (t.modelSteps && t.modelSteps.length > 0) {
       turn.modelSteps = clone(t.modelSteps);
       turn.usage = t.modelSteps.reduce((sum, s) => addUsage(sum, s.usage), {} as TokenUsage);

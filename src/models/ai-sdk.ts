@@ -20,6 +20,7 @@ import { WeftError, errorMessage } from "../errors.js";
 import { type HistoryEntry, type Wire, providerHistory } from "./history.js";
 import { type FinishReason, type Model, ModelError, type ModelRequest, type ModelStreamPart, type ModelTool, type ProviderMetadata } from "./model.js";
 import type { ModelSettings } from "./settings.js";
+import { type ContentPart, isUrlData } from "../content/parts.js";
 import { strictSchema } from "./strict.js";
 
 /** Options of {@link fromLanguageModel}. */
@@ -34,6 +35,8 @@ export interface LanguageModelOptions {
   contextTokens?: number;
   /** Provider-defined tools by weft tool name, for tools with `executionMode: "provider"`. */
   providerTools?: Record<string, { id: `${string}.${string}`; args?: Record<string, unknown> }>;
+  /** Said after the provider's message when it answers 404 (the endpoint is not there): what to try instead. */
+  notFoundHint?: string;
 }
 
 /**
@@ -55,16 +58,20 @@ export function fromLanguageModel(model: LanguageModel, options: LanguageModelOp
     wire,
     ...(options.strictTools ? { strictTools: true } : {}),
     ...(options.contextTokens ? { contextTokens: options.contextTokens } : {}),
-    stream: (request) => streamStep(lm, callOptions(request, wire, options, lm.provider), request.signal),
+    stream: (request) => streamStep(lm, callOptions(request, wire, options, lm.provider), request.signal, options.notFoundHint),
   };
 }
 
-async function* streamStep(lm: LanguageModelV4, options: LanguageModelV4CallOptions, signal: AbortSignal): AsyncGenerator<ModelStreamPart> {
+async function* streamStep(lm: LanguageModelV4, options: LanguageModelV4CallOptions, signal: AbortSignal, notFoundHint?: string): AsyncGenerator<ModelStreamPart> {
   let stream: ReadableStream<LanguageModelV4StreamPart>;
   try {
     ({ stream } = await lm.doStream(options));
   } catch (e) {
-    throw toModelError(e, signal);
+    const error = toModelError(e, signal);
+    if (notFoundHint && error instanceof ModelError && error.status === 404) {
+      throw new ModelError(`${error.message} (${notFoundHint})`, error.retryable, error.status, error.retryAfterMs, error.code);
+    }
+    throw error;
   }
   const reader = stream.getReader();
   let failure: unknown = null;
@@ -283,7 +290,7 @@ function messageOf(entry: HistoryEntry): LanguageModelV4Prompt[number] {
     case "system":
       return { role: "system", content: entry.text };
     case "user":
-      return { role: "user", content: [{ type: "text", text: entry.text }] };
+      return { role: "user", content: entry.parts ? userParts(entry.parts) : [{ type: "text", text: entry.text }] };
     case "assistant":
       return {
         role: "assistant",
@@ -315,6 +322,20 @@ function messageOf(entry: HistoryEntry): LanguageModelV4Prompt[number] {
         })),
       };
   }
+}
+
+/** A user message's parts as the provider prompt takes them: an image or file by URL or as base64 data. No empty text part. */
+type UserPart = Extract<LanguageModelV4Prompt[number], { role: "user" }>["content"][number];
+
+function userParts(parts: readonly ContentPart[]): UserPart[] {
+  return parts.flatMap((part): UserPart[] => {
+    if (part.type === "text") return part.text === "" ? [] : [{ type: "text" as const, text: part.text }];
+    const value = part.type === "image" ? part.image : part.data;
+    const data = isUrlData(value) ? { type: "url" as const, url: new URL(value) } : { type: "data" as const, data: value };
+    // An image without its media type (given by URL) is any image: the provider reads it from the URL.
+    const mediaType = part.mediaType ?? "image";
+    return [{ type: "file" as const, data, mediaType, ...(part.type === "file" && part.filename !== undefined ? { filename: part.filename } : {}) }];
+  });
 }
 
 /** Provider metadata received with a part, sent back as that part's provider options. */

@@ -17,6 +17,7 @@
  * @module
  */
 import type { Message, ToolCallRequest } from "../protocol.js";
+import type { ContentPart } from "../content/parts.js";
 
 /** The history rules a request must satisfy. */
 export type Wire = "openai" | "anthropic" | "generic";
@@ -24,7 +25,7 @@ export type Wire = "openai" | "anthropic" | "generic";
 /** One entry of a provider history. */
 export type HistoryEntry =
   | { role: "system"; text: string }
-  | { role: "user"; text: string }
+  | { role: "user"; text: string; /** A message posted as parts: sent as they are (`text` is their text). */ parts?: ContentPart[] }
   | {
       role: "assistant";
       text: string;
@@ -62,6 +63,8 @@ export function providerHistory(messages: readonly Message[], wire: Wire): Histo
       // Answered right after its call; otherwise a result whose call is not in this history.
       if (used.has(m)) continue;
       out.push({ role: "user", text: `[result of an earlier call${m.name ? ` to ${m.name}` : ""}]: ${m.content}` });
+    } else if (m.role === "user" && m.parts) {
+      out.push({ role: "user", text: m.content, parts: m.parts });
     } else {
       out.push({ role: m.role, text: m.content });
     }
@@ -92,7 +95,7 @@ function forAnthropic(entries: HistoryEntry[]): HistoryEntry[] {
     if (isEmptyAssistant(e)) continue;
     if (!started && e.role !== "user") out.push({ role: "user", text: CONVERSATION_START });
     started = true;
-    out.push(e.role === "user" && e.text === "" ? { role: "user", text: "(empty message)" } : e);
+    out.push(e.role === "user" && e.text === "" && !e.parts?.some((p) => p.type !== "text") ? { role: "user", text: "(empty message)" } : e);
   }
   return out;
 }

@@ -115,12 +115,16 @@ export const MODEL_ENV = "WEFT_MODEL";
 export function resolveModel(spec: string, env: ModelEnv, where: string): Model {
   const { provider, modelId } = parseModelSpec(spec, where);
   const entry = PROVIDERS[provider];
-  const model = entry.create(providerSettings(provider, entry, env, where), modelId);
+  const settings = providerSettings(provider, entry, env, where);
+  const model = entry.create(settings, modelId);
+  // `openai:` speaks the Responses API; most servers "compatible with OpenAI" speak only Chat Completions.
+  const elsewhere = provider === "openai" && settings.baseURL !== entry.defaultBaseUrl;
   return fromLanguageModel(model, {
     id: `${provider}:${modelId}`,
     wire: entry.wire,
     ...(entry.strictTools ? { strictTools: true } : {}),
     contextTokens: contextTokensOf(provider, modelId),
+    ...(elsewhere ? { notFoundHint: `openai:${modelId} speaks OpenAI's Responses API (POST ${settings.baseURL}/responses); a server that speaks only Chat Completions is reached as openai-chat:${modelId}` } : {}),
   });
 }
 

@@ -6,6 +6,7 @@
 import type { Message, ModelStepRecord, TokenUsage, TurnErrorCode } from "../protocol.js";
 import type { NewTurnMessage } from "../run/messages.js";
 import type { GetMessagesOptions, MessagesResult } from "../tools/thread-state.js";
+import type { TurnModelSettings } from "../models/settings.js";
 
 /** What a thread was created with. `asOf` is ISO-8601; times are epoch milliseconds. */
 export interface ThreadMeta {
@@ -161,12 +162,14 @@ export interface TurnRecord {
   modelSteps?: ModelStepRecord[];
   /** Token usage of the whole turn (the sum over its model steps). */
   usage?: TokenUsage;
+  /** Model settings the message that began it gave side a's requests (`POST /threads/:id/messages` `modelSettings`). */
+  modelSettings?: TurnModelSettings;
 }
 
 /** Turns: begun, marked, ended; the newest is the thread's current one. */
 export interface TurnTable {
-  /** Begins a turn, `running`, newest of all. @throws when the id has a turn already. */
-  begin(turnId: string, now?: number): void;
+  /** Begins a turn, `running`, newest of all, with the settings its message gave it. @throws when the id has a turn already. */
+  begin(turnId: string, now?: number, settings?: TurnModelSettings): void;
   /** Marks a turn waiting for a person, or running again. */
   setStatus(turnId: string, status: "running" | "waiting"): void;
   /** Records how many model steps the turn took. */

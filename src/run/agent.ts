@@ -6,7 +6,7 @@
  */
 import type { ScheduleDefinition } from "../schedules/define.js";
 import type { ScriptStep } from "../models/model.js";
-import { type ModelSettings, checkModelSettings } from "../models/settings.js";
+import { type ModelSettings, type TurnSettingName, checkModelSettings, checkTurnSettingNames } from "../models/settings.js";
 import type { AnyToolDefinition, JsonSchemaObject, SchemaInput, ToolArgs } from "../tools/types.js";
 import { finalAnswerSchema } from "./final-answer.js";
 import { type HistoryOptions, checkHistoryOptions } from "./compaction.js";
@@ -65,6 +65,14 @@ export interface DefineAgentOptions {
   fallbackModels?: readonly string[];
   /** Inline side a: settings of its model requests ({@link ModelSettings}). */
   modelSettings?: ModelSettings;
+  /**
+   * Which model settings a posted message may give its own turn (`POST /threads/:id/messages`
+   * `modelSettings`, applied to side a's requests of that turn over side a's own settings). Default
+   * none: a message naming a setting not listed is refused (`invalid_request`). A message may lower
+   * side a's `maxOutputTokens`, never raise it; provider options are never a message's to give.
+   * @example turnSettings: ["temperature", "maxOutputTokens", "reasoningEffort"]
+   */
+  turnSettings?: readonly TurnSettingName[];
   /**
    * Inline side a: a schema its final answer must meet (a Zod schema or a JSON Schema). The model
    * is told the schema; an answer that is not JSON it accepts is sent back once with the problem,
@@ -258,6 +266,7 @@ export function checkAgentDefinition(name: string, def: unknown): asserts def is
   if (d.budgets !== undefined) checkBudgets(d.budgets, [`agent "${name}"`, "budgets"], "invalid_config");
   if (d.budgetMessage !== undefined && (typeof d.budgetMessage !== "string" || d.budgetMessage === "")) fail("budgetMessage must be a non-empty string");
   checkModelSettings(fail, d.modelSettings);
+  checkTurnSettingNames(fail, d.turnSettings);
   if (d.outputSchema !== undefined) finalAnswerSchema(`agent "${name}"`, d.outputSchema as SchemaInput);
   if (d.system !== undefined && typeof d.system !== "string" && typeof d.system !== "function") {
     fail("system must be a string or a function of the thread's arguments");

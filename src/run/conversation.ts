@@ -8,7 +8,8 @@
  */
 import type { EventPayloads, Message, ModelStepRecord, TokenUsage, ToolCallRequest } from "../protocol.js";
 import type { ModelTool } from "../models/model.js";
-import type { ModelSettings } from "../models/settings.js";
+import type { ModelSettings, TurnModelSettings } from "../models/settings.js";
+import { sideSettings } from "./turn-settings.js";
 import type { CallOutcome, CallRequest } from "../calls/call.js";
 import type { ToolCatalog } from "../tools/catalog.js";
 import type { CompiledSchema } from "../tools/schema.js";
@@ -171,13 +172,13 @@ export class Conversation implements TurnHost {
 /**
  * The conversation of the turn `execution` runs in `world`'s thread. System prompt, tools and
  * the view of the history follow the execution's current side; with two sides every message the
- * turn writes is marked with its side.
+ * turn writes is marked with its side. `settings` (a posted message's) go over side a's own.
  */
-export function turnConversation(world: RunWorld, execution: Execution): Conversation {
+export function turnConversation(world: RunWorld, execution: Execution, settings?: TurnModelSettings): Conversation {
   const twoSided = world.sides.length > 1;
   return new Conversation(world, execution, {
     system: () => world.system(execution.currentSide),
-    modelSettings: () => world.side(execution.currentSide).modelSettings,
+    modelSettings: () => sideSettings(world.side(execution.currentSide).modelSettings, execution.currentSide, settings),
     finalAnswer: () => {
       const side = world.side(execution.currentSide);
       const owner = side.promptName !== undefined ? `prompt "${side.promptName}"` : `agent "${world.meta.agentId}"`;

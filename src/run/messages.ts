@@ -4,12 +4,17 @@
  */
 import { fitsJsonBytes, jsonTextBytes } from "../bytes.js";
 import { WeftError } from "../errors.js";
+import { pageSize } from "../limits.js";
+import type { ContentPart } from "../content/parts.js";
 import type { MessageRole, ToolCallRequest } from "../protocol.js";
+import type { GetMessagesOptions } from "../tools/thread-state.js";
 
 /** A message the turn appends to the thread's history. */
 export interface NewTurnMessage {
   role: MessageRole;
   content: string;
+  /** A user message's parts, when it was posted as parts (`content` is their text). */
+  parts?: ContentPart[];
   toolCalls?: ToolCallRequest[];
   toolCallId?: string;
   name?: string;
@@ -42,3 +47,43 @@ export function checkContentSize(content: string, path: (string | number)[], max
 
 /** Deepest nesting of prompt calls; a deeper call is refused, so depth counters stay bounded. */
 export const MAX_DEPTH = 8;
+
+/** A `getMessages` page's options, checked, with their defaults. */
+export interface MessagePage {
+  /** Page size, within the list's rule. */
+  limit: number;
+  /** Messages skipped from the page's starting end. */
+  offset: number;
+  /** Which end the page starts from. */
+  order: "asc" | "desc";
+  /** Deepest nesting included; all when absent. */
+  maxDepth: number | undefined;
+  /** Only ids below this one. */
+  before: number | undefined;
+  /** Only ids above this one. */
+  after: number | undefined;
+}
+
+/**
+ * Checks a `getMessages` page's options (one rule for every message table).
+ * @throws WeftError `invalid_request` for a page size outside the list's rule (`PAGE_SIZES` in src/limits.ts), a negative or non-integer offset/cursor/depth, or a bad order, naming the option.
+ */
+export function messagePage(options: GetMessagesOptions): MessagePage {
+  const limit = pageSize("messages", options.limit);
+  const offset = options.offset ?? 0;
+  const order = options.order ?? "asc";
+  const nonNegative = (name: "offset" | "maxDepth" | "before" | "after", value: number | undefined) => {
+    if (value !== undefined && (!Number.isInteger(value) || value < 0)) {
+      throw new WeftError("invalid_request", `${name}: expected a non-negative integer, got ${value}`, { path: [name] });
+    }
+  };
+  nonNegative("offset", offset);
+  if (order !== "asc" && order !== "desc") {
+    throw new WeftError("invalid_request", `order: expected "asc" or "desc", got ${String(order)}`, { path: ["order"] });
+  }
+  const { maxDepth, before, after } = options;
+  nonNegative("maxDepth", maxDepth);
+  nonNegative("before", before);
+  nonNegative("after", after);
+  return { limit, offset, order, maxDepth, before, after };
+}

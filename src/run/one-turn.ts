@@ -16,6 +16,8 @@ import { conversationWindow } from "./history.js";
 import { fallbacksFor, modelFor } from "./model-choice.js";
 import type { TurnRecord } from "../ports/store.js";
 import { turnConversation } from "./conversation.js";
+import type { TurnModelSettings } from "../models/settings.js";
+import { admittedMessage } from "./turn-settings.js";
 
 /** What the scheduler lends one turn: the watchdog, and a place to hold the turn's execution so `stop` can reach it. */
 export interface TurnSlot {
@@ -26,14 +28,17 @@ export interface TurnSlot {
 }
 
 /**
- * Runs one turn: a new one, or `resume` (cut by a restart, or back from a person's decision).
+ * Runs one turn: `from` is a turn to resume (cut by a restart, or back from a person's decision),
+ * or else the settings its messages gave a new turn (kept on the turn, for when it resumes).
  * Never throws: a model that cannot be made fails the turn, which says why.
  */
-export async function runOneTurn(engine: RunWorld, slot: TurnSlot, resume?: TurnRecord): Promise<TurnEnd> {
+export async function runOneTurn(engine: RunWorld, slot: TurnSlot, from?: TurnRecord | TurnModelSettings): Promise<TurnEnd> {
   const { store } = engine;
+  const resume = from !== undefined && "turnId" in from ? from : undefined;
+  const settings = resume ? resume.modelSettings : (from as TurnModelSettings | undefined);
   const turnId = resume?.turnId ?? engine.newId("turn");
   if (resume) store.turns.setStatus(turnId, "running");
-  else store.turns.begin(turnId);
+  else store.turns.begin(turnId, Date.now(), settings);
   engine.emit("turn_started", { turnId, ...(resume ? { resumed: true } : {}) });
   slot.armWatchdog();
   const steps = resume?.steps ?? 0;
@@ -54,7 +59,7 @@ export async function runOneTurn(engine: RunWorld, slot: TurnSlot, resume?: Turn
       keepForced: (side) => store.turns.setForcedSide(turnId, side),
     });
     slot.hold(execution);
-    end = await runTurn(turnConversation(engine, execution), execution);
+    end = await runTurn(turnConversation(engine, execution, settings), execution);
   } catch (e) {
     // The model could not be made (a bad spec, a missing binding): the turn fails and says why.
     end = { status: "failed", steps, error: errorMessage(e) };
@@ -101,7 +106,7 @@ export async function admitInbox(engine: RunWorld): Promise<Message[]> {
   try {
     return await engine.createMessages(
       null,
-      pending.map((p) => ({ role: p.role, content: p.content, ...(p.metadata ? { metadata: p.metadata } : {}) })),
+      pending.map(admittedMessage),
       () => store.turns.dropInbox(ids),
     );
   } catch (e) {

@@ -15,8 +15,11 @@ import type { Settlement } from "../calls/runner.js";
 import type { RunWorld } from "./world.js";
 import { noSuchThread } from "../errors.js";
 import { type TurnSlot, admitInbox, runOneTurn } from "./one-turn.js";
-import { checkContentSize } from "./messages.js";
+import { MAX_CONTENT_BYTES, checkContentSize } from "./messages.js";
+import { type MessageContent, storedContent } from "../content/parts.js";
 import type { TurnRecord } from "../ports/store.js";
+import type { TurnModelSettings } from "../models/settings.js";
+import { PARTS_KEY, TURN_SETTINGS_KEY, checkPostedSettings, settingsOfMessages } from "./turn-settings.js";
 
 /** Runs a thread's turns. */
 export class TurnRunner {
@@ -103,16 +106,24 @@ export class TurnRunner {
    * Accepts a message. When the thread is free it joins the history now, through the
    * create-message hooks like any message, and a turn starts; otherwise it waits in the inbox and
    * joins (through the same hooks) when the next turn starts. No orphan rows, no duplicate calls.
+   * Its `modelSettings` ride with it (metadata) to the turn it begins.
    * @throws WeftError `hook_failed` when a create-message hook refused the message of a free
-   * thread (nothing is stored, and the failed turn says why).
+   * thread (nothing is stored, and the failed turn says why); `invalid_request` for settings the
+   * agent does not allow (see `checkPostedSettings`).
    */
-  async postMessage(input: { content: string; role?: "user" | "system"; script?: StoredStep[] }): Promise<{ queued: boolean; message?: Message }> {
+  async postMessage(input: { content: MessageContent; role?: "user" | "system"; script?: StoredStep[]; modelSettings?: TurnModelSettings }): Promise<{ queued: boolean; message?: Message }> {
     this.checkOpen();
     const { store } = this.engine;
-    checkContentSize(input.content, ["content"]);
+    const role = input.role ?? "user";
+    const { content, parts } = storedContent(input.content, role, MAX_CONTENT_BYTES);
+    checkContentSize(content, ["content"]);
+    const settings = input.modelSettings && Object.keys(input.modelSettings).length > 0 ? input.modelSettings : undefined;
+    if (settings) checkPostedSettings(this.engine, settings);
+    // Settings and parts ride in the inbox row's metadata; admitInbox lifts the parts out.
+    const metadata = { ...(settings ? { [TURN_SETTINGS_KEY]: settings } : {}), ...(parts ? { [PARTS_KEY]: parts } : {}) };
     store.atomically(() => {
       if (input.script && input.script.length > 0) store.script.add(input.script);
-      store.turns.enqueue({ role: input.role ?? "user", content: input.content });
+      store.turns.enqueue({ role, content, ...(Object.keys(metadata).length > 0 ? { metadata } : {}) });
     });
     if (this.busy) {
       // A turn cut by a restart resumes now, not at the next watchdog; the message waits behind it.
@@ -263,9 +274,12 @@ export class TurnRunner {
   private startWithInbox(): Promise<Message[]> {
     const admitted = admitInbox(this.engine);
     this.running = admitted
-      .then(() => this.engine.flush())
+      .then(async (messages) => {
+        await this.engine.flush();
+        return settingsOfMessages(messages);
+      })
       .then(
-        () => this.loop(),
+        (settings) => this.loop(undefined, settings),
         () => undefined,
       )
       .finally(() => {
@@ -284,9 +298,10 @@ export class TurnRunner {
       });
   }
 
-  private async loop(resume?: TurnRecord): Promise<void> {
+  /** Runs turns while messages wait: `resume` first if given, else a new turn with `settings` (its messages'). */
+  private async loop(resume?: TurnRecord, settings?: TurnModelSettings): Promise<void> {
     for (let next = resume; ; next = undefined) {
-      const end = await runOneTurn(this.engine, this.slot, next);
+      const end = await runOneTurn(this.engine, this.slot, next ?? settings);
       const ran = this.lastRun;
       this.lastRun = null;
       // A stopped turn leaves no call waiting: each takes the stop transition.
@@ -296,7 +311,12 @@ export class TurnRunner {
       await this.engine.calls.drain(null);
       // A message a hook refused has its failed turn recorded; whatever came after it still runs.
       let admitted = false;
-      while (!admitted && this.engine.store.turns.inboxSize() > 0) admitted = await admitInbox(this.engine).then(() => true, () => false);
+      while (!admitted && this.engine.store.turns.inboxSize() > 0) {
+        admitted = await admitInbox(this.engine).then(
+          (messages) => ((settings = settingsOfMessages(messages)), true),
+          () => false,
+        );
+      }
       if (!admitted) return;
     }
   }

@@ -7,6 +7,7 @@ import type { ThreadUsage } from "../usage/thread-ledger.js";
 import type { ScheduleInfo } from "../schedules/info.js";
 import type { ModelInForce } from "../run/model-choice.js";
 import type { HistoryMessage } from "../run/seed-history.js";
+import type { PostMessageInput } from "../run/posted.js";
 import type { ModelTool } from "../models/model.js";
 import type { CallRecord, Message } from "../protocol.js";
 import type { UnavailableTool } from "../tools/catalog.js";
@@ -97,7 +98,7 @@ export interface ThreadApi {
   info(caller: Caller): Promise<RpcResult<ThreadInfo>>;
   usage(caller: Caller): Promise<RpcResult<ThreadUsage>>; // GET /threads/:id/usage (src/usage/thread-ledger.ts)
   getMessages(caller: Caller, options: GetMessagesOptions): Promise<RpcResult<MessagesResult>>;
-  postMessage(caller: Caller, input: { content: string; role?: "user" | "system"; script?: unknown; traceparent?: string }, idem?: IdempotencyClaim): Promise<RpcResult<{ queued: boolean; message?: Message }>>;
+  postMessage(caller: Caller, input: PostMessageInput, idem?: IdempotencyClaim): Promise<RpcResult<{ queued: boolean; message?: Message }>>;
   listCalls(caller: Caller, options?: { status?: CallRecord["status"]; limit?: number; offset?: number }): Promise<RpcResult<{ calls: CallRecord[] }>>;
   getCall(caller: Caller, callId: string): Promise<RpcResult<CallRecord>>;
   approve(caller: Caller, callId: string, argsHash?: string, idem?: IdempotencyClaim): Promise<RpcResult<CallOutcome>>;

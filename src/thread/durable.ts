@@ -19,6 +19,7 @@ import type { CreateThreadInput, ScratchCallOutcome, ThreadApi, ThreadInfo } fro
 import { ThreadObject, type WeftEnv } from "./core.js";
 import { historyRedactor, prepareThread, storeNewThread } from "./create.js";
 import { checkStoredHistory } from "../run/seed-history.js";
+import type { PostMessageInput } from "../run/posted.js";
 import { type DirectCallInput, directCall, outcomeText, outcomeWaitsForPerson } from "../run/direct.js";
 import { SCRATCH_TTL_MS, checkAccess } from "./guard.js";
 import { checkScriptable, modelsInForce } from "../run/model-choice.js";
@@ -121,12 +122,12 @@ export function createThreadClass(registry: Registry) {
       return this.serve(caller, { access: "read" }, () => this.store.messages.list(options));
     }
 
-    async postMessage(caller: Caller, input: { content: string; role?: "user" | "system"; script?: unknown; traceparent?: string }, idem?: IdempotencyClaim) {
+    async postMessage(caller: Caller, input: PostMessageInput, idem?: IdempotencyClaim) {
       return this.serve(caller, { access: "write", idem, env: true }, async (world, runner) => {
         if (input.traceparent !== undefined) world.traceNextTurn(input.traceparent);
         const script = input.script === undefined ? undefined : normalizeScript(input.script, ["script"]);
         if (script && script.length > 0) await checkScriptable(world);
-        return await runner.postMessage({ content: input.content, ...(input.role ? { role: input.role } : {}), ...(script ? { script } : {}) });
+        return await runner.postMessage({ content: input.content, ...(input.role ? { role: input.role } : {}), ...(script ? { script } : {}), ...(input.modelSettings ? { modelSettings: input.modelSettings } : {}) });
       });
     }
 

@@ -106,11 +106,23 @@ export function compileSchema(
   }
 }
 
-/** Converts Zod issues into `path: message` issues (`age: expected number, received string`). */
+/**
+ * Converts Zod issues into `path: message` issues (`age: expected number, received string`). A
+ * union none of whose branches matched reports the one branch the value got into (its every issue
+ * below the union's path: a list where text or a list was allowed), so the path names the part.
+ */
 export function describeIssues(issues: readonly z.core.$ZodIssue[]): SchemaIssue[] {
-  return issues.map((issue) => {
+  return issues.flatMap(intoUnion).map((issue) => {
     const path = issue.path.map((p) => (typeof p === "symbol" ? String(p) : p));
     const text = issue.message.replace(/^Invalid input: /, "");
     return { path, message: `${formatPath(path)}: ${text}`, keyword: issue.code };
   });
+}
+
+/** A failed union's issues from the one branch that got past the value's type, else the union's own issue. */
+function intoUnion(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
+  if (issue.code !== "invalid_union" || !("errors" in issue)) return [issue];
+  const deeper = issue.errors.filter((branch) => branch.length > 0 && branch.every((i) => i.path.length > 0));
+  if (deeper.length !== 1) return [issue];
+  return deeper[0]!.map((i) => ({ ...i, path: [...issue.path, ...i.path] }) as z.core.$ZodIssue).flatMap(intoUnion);
 }

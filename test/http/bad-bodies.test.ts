@@ -171,7 +171,7 @@ describe("query strings and env values a new user gets wrong", () => {
     const id = await createThread();
     const posted = await json("POST", `/threads/${id}/messages`, { content: "hi", scirpt: [{ text: "ok" }] });
     expect(posted.status).toBe(400);
-    expect(posted.body.error.message).toBe("scirpt: unknown field; the fields are content, role and script");
+    expect(posted.body.error.message).toBe("scirpt: unknown field; the fields are content, role, script and modelSettings");
     expect(await messagesOf(id)).toEqual([]);
     // A field naming a person is still accepted and ignored: the verified caller owns the thread.
     const owned = await json("POST", "/threads", { userId: "bob" });

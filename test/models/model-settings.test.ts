@@ -111,3 +111,16 @@ describe("modelSettings are checked when the registry is built", () => {
     ]);
   });
 });
+
+describe("openai: at a base URL of its own speaks the Responses API, and a 404 there says how to reach Chat Completions", () => {
+  it("a server without /responses fails the turn naming openai-chat", async () => {
+    const key = fakeKey("responses-404");
+    await scriptFake(key, [{ error: { status: 404, message: "Not Found" } }]);
+    const id = await createThread({ env: fakeEnv("openai:gpt-4.1-mini", key) });
+    await json("POST", `/threads/${id}/messages`, { content: "Hi" });
+    await stubOf(id).waitIdle();
+    const turn = (await json("GET", `/threads/${id}`)).body.lastTurn;
+    expect(turn).toMatchObject({ status: "failed", error: expect.stringContaining("a server that speaks only Chat Completions is reached as openai-chat:gpt-4.1-mini") });
+    expect((await fakeRequests(key)).map((r) => r.path)).toEqual(["/v1/responses"]);
+  });
+});

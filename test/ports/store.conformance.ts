@@ -141,9 +141,11 @@ export function storeConformance(impl: string, withTables: WithTables): void {
     it("turns: the newest is the current one; status, steps, end with an error, model steps with summed usage", () =>
       run(({ turns }) => {
         expect(turns.latest()).toBeUndefined();
-        turns.begin("t1", 100);
+        turns.begin("t1", 100, { temperature: 0.5, toolChoice: { tool: "x" } });
+        expect(turns.latest()).toMatchObject({ turnId: "t1", modelSettings: { temperature: 0.5, toolChoice: { tool: "x" } } });
         turns.end("t1", "completed");
         turns.begin("t2", 200);
+        expect(turns.latest()).not.toHaveProperty("modelSettings");
         expect(() => turns.begin("t2")).toThrow();
         expect(turns.latestStatus()).toBe("running");
         turns.setStatus("t2", "waiting");

@@ -25,4 +25,15 @@ describe("wire validators", () => {
     expect(validateAnthropic({ messages: [{ role: "assistant", content: "hi" }] })).toHaveLength(1);
     expect(validateAnthropic({ messages: [{ role: "user", content: "x" }, { role: "user", content: "y" }] })).toHaveLength(1);
   });
+
+  it("user content parts: images and files in each format's own form, by http(s) URL or base64", () => {
+    const data = "data:image/png;base64,iVBORw0KGgo=";
+    expect(validateChatCompletions({ messages: [{ role: "user", content: [{ type: "text", text: "x" }, { type: "image_url", image_url: { url: data } }, { type: "file", file: { filename: "a.pdf", file_data: "data:application/pdf;base64,JVBE" } }] }] })).toEqual([]);
+    expect(validateChatCompletions({ messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "iVBORw0KGgo=" } }, { type: "text", text: "" }, { type: "image", image: "x" }] }] })).toHaveLength(3);
+    expect(validateResponses({ input: [{ role: "user", content: [{ type: "input_text", text: "x" }, { type: "input_image", image_url: "https://e.com/a.png" }, { type: "input_file", filename: "a.pdf", file_data: "data:application/pdf;base64,JVBE" }] }] })).toEqual([]);
+    expect(validateResponses({ input: [{ role: "user", content: [{ type: "input_image", image_url: "ftp://e.com/a.png" }, { type: "input_file", file_data: "data:application/pdf;base64,JVBE" }] }] })).toHaveLength(2);
+    const png = { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } };
+    expect(validateAnthropic({ messages: [{ role: "user", content: [png, { type: "document", source: { type: "url", url: "https://e.com/a.pdf" } }] }] })).toEqual([]);
+    expect(validateAnthropic({ messages: [{ role: "user", content: [{ type: "image", source: { type: "base64", media_type: "image/tiff", data: "iVBO" } }, { type: "document", source: { type: "base64", media_type: "application/pdf", data: "not base64!" } }, { type: "image", source: {} }] }] })).toHaveLength(3);
+  });
 });

@@ -5,8 +5,6 @@
  * `messages_by_depth (depth, id)`: newest first from a bound, never an OFFSET, never the whole table.
  * @module
  */
-import { WeftError } from "../../errors.js";
-import { pageSize } from "../../limits.js";
 import type { Message, MessageRole, ToolCallRequest } from "../../protocol.js";
 import { PROMPT_CALL_KEY } from "../../run/prompt.js";
 import type { GetMessagesOptions, MessagesResult } from "../../tools/thread-state.js";
@@ -15,8 +13,8 @@ import { MessageTail } from "./message-tail.js";
 import type { MetaStore } from "./meta.js";
 
 /** The content-size rule lives with the messages a run appends (src/run/messages.ts). */
-export { MAX_CONTENT_BYTES, MAX_DEPTH, checkContentSize } from "../../run/messages.js";
-import { MAX_DEPTH } from "../../run/messages.js";
+export { MAX_CONTENT_BYTES, MAX_DEPTH, checkContentSize, messagePage } from "../../run/messages.js";
+import { MAX_DEPTH, messagePage } from "../../run/messages.js";
 
 /** A message before it is stored (defined with the store port). */
 export type { NewMessage } from "../../ports/store.js";
@@ -25,6 +23,7 @@ interface MessageRow extends Record<string, SqlStorageValue> {
   id: number;
   role: string;
   content: string;
+  parts: string | null;
   tool_calls: string | null;
   tool_call_id: string | null;
   name: string | null;
@@ -44,6 +43,7 @@ function toMessage(row: MessageRow): Message {
     silent: row.silent === 1,
     createdAt: row.created_at,
   };
+  if (row.parts !== null) message.parts = JSON.parse(row.parts) as Message["parts"];
   if (row.tool_calls !== null) message.toolCalls = JSON.parse(row.tool_calls) as ToolCallRequest[];
   if (row.tool_call_id !== null) message.toolCallId = row.tool_call_id;
   if (row.name !== null) message.name = row.name;
@@ -58,46 +58,6 @@ function toMessage(row: MessageRow): Message {
 export function promptCallOf(input: NewMessage): string | null {
   const callId = input.metadata?.[PROMPT_CALL_KEY];
   return (input.depth ?? 0) > 0 && typeof callId === "string" ? callId : null;
-}
-
-/** A `getMessages` page's options, checked, with their defaults. */
-export interface MessagePage {
-  /** Page size, within the list's rule. */
-  limit: number;
-  /** Messages skipped from the page's starting end. */
-  offset: number;
-  /** Which end the page starts from. */
-  order: "asc" | "desc";
-  /** Deepest nesting included; all when absent. */
-  maxDepth: number | undefined;
-  /** Only ids below this one. */
-  before: number | undefined;
-  /** Only ids above this one. */
-  after: number | undefined;
-}
-
-/**
- * Checks a `getMessages` page's options (one rule for every message table).
- * @throws WeftError `invalid_request` for a page size outside the list's rule (`PAGE_SIZES` in src/limits.ts), a negative or non-integer offset/cursor/depth, or a bad order, naming the option.
- */
-export function messagePage(options: GetMessagesOptions): MessagePage {
-  const limit = pageSize("messages", options.limit);
-  const offset = options.offset ?? 0;
-  const order = options.order ?? "asc";
-  const nonNegative = (name: "offset" | "maxDepth" | "before" | "after", value: number | undefined) => {
-    if (value !== undefined && (!Number.isInteger(value) || value < 0)) {
-      throw new WeftError("invalid_request", `${name}: expected a non-negative integer, got ${value}`, { path: [name] });
-    }
-  };
-  nonNegative("offset", offset);
-  if (order !== "asc" && order !== "desc") {
-    throw new WeftError("invalid_request", `order: expected "asc" or "desc", got ${String(order)}`, { path: ["order"] });
-  }
-  const { maxDepth, before, after } = options;
-  nonNegative("maxDepth", maxDepth);
-  nonNegative("before", before);
-  nonNegative("after", after);
-  return { limit, offset, order, maxDepth, before, after };
 }
 
 /** Appends and pages through messages. */
@@ -116,10 +76,11 @@ export class MessageStore implements MessageTable {
     const depth = input.depth ?? 0;
     const row = this.sql
       .exec<MessageRow>(
-        `INSERT INTO messages (role, content, tool_calls, tool_call_id, name, silent, metadata, depth, side, prompt_call, is_error, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+        `INSERT INTO messages (role, content, parts, tool_calls, tool_call_id, name, silent, metadata, depth, side, prompt_call, is_error, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
         input.role,
         input.content,
+        input.parts ? JSON.stringify(input.parts) : null,
         input.toolCalls ? JSON.stringify(input.toolCalls) : null,
         input.toolCallId ?? null,
         input.name ?? null,

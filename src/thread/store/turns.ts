@@ -29,12 +29,13 @@ export class TurnStore implements TurnTable, TurnSteps, Inbox {
     this.newest = undefined;
   }
 
-  begin(turnId: string, now = Date.now()): void {
+  begin(turnId: string, now = Date.now(), settings?: TurnRecord["modelSettings"]): void {
     this.newest = undefined;
     this.sql.exec(
-      "INSERT INTO turns (turn_id, ord, status, started_at) VALUES (?, COALESCE((SELECT ord FROM turns ORDER BY ord DESC LIMIT 1), 0) + 1, 'running', ?)",
+      "INSERT INTO turns (turn_id, ord, status, started_at, model_settings) VALUES (?, COALESCE((SELECT ord FROM turns ORDER BY ord DESC LIMIT 1), 0) + 1, 'running', ?, ?)",
       turnId,
       now,
+      settings ? JSON.stringify(settings) : null,
     );
   }
 
@@ -137,8 +138,9 @@ export class TurnStore implements TurnTable, TurnSteps, Inbox {
         error: string | null;
         error_code: string | null;
         model_steps: string | null;
+        model_settings: string | null;
       }>(
-        "SELECT turn_id, status, steps, started_at, finished_at, error, error_code, model_steps FROM turns ORDER BY ord DESC LIMIT 1",
+        "SELECT turn_id, status, steps, started_at, finished_at, error, error_code, model_steps, model_settings FROM turns ORDER BY ord DESC LIMIT 1",
       )
       .toArray()[0];
     if (!row) return undefined;
@@ -146,6 +148,7 @@ export class TurnStore implements TurnTable, TurnSteps, Inbox {
     if (row.finished_at !== null) turn.finishedAt = row.finished_at;
     if (row.error !== null) turn.error = row.error;
     if (row.error_code !== null) turn.errorCode = row.error_code as TurnErrorCode;
+    if (row.model_settings !== null) turn.modelSettings = JSON.parse(row.model_settings) as TurnRecord["modelSettings"];
     if (row.model_steps) {
       turn.modelSteps = JSON.parse(row.model_steps) as ModelStepRecord[];
       turn.usage = turn.modelSteps.reduce((sum, s) => addUsage(sum, s.usage), {} as TokenUsage);
