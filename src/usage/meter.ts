@@ -218,7 +218,13 @@ export class ThreadMeter {
   async failed(ticket: MeterTicket, sent?: AttemptTally): Promise<void> {
     if (ticket.done) return;
     if (sent) {
-      await this.settle(ticket, { usage: sent.usage, answered: "", receivedChars: sent.chars, failed: true }, "error");
+      try {
+        await this.settle(ticket, { usage: sent.usage, answered: "", receivedChars: sent.chars, failed: true }, "error");
+      } catch (e) {
+        // Called while the request's own failure is handled (an instance being aborted cannot write):
+        // that failure stands; an unsettled reservation ends with its lease, still counted until then.
+        console.error(`weft: a failed model request was not recorded: ${String(e)}`);
+      }
       return;
     }
     ticket.done = true;
