@@ -21,7 +21,7 @@ async function measure(n: number): Promise<{ medianMs: number; p95Ms: number; fi
     });
     const fillMs = performance.now() - fillStart;
     const { createThreadState } = await import("../src/run/state.js");
-    const state = createThreadState(instance.engine, undefined, null);
+    const state = createThreadState(instance.world, undefined, null);
     const samples: number[] = [];
     const pages = [{ limit: 20 }, { limit: 20, order: "desc" as const }, { limit: 20, order: "desc" as const, includeSilent: true }];
     for (let b = -2; b < BATCHES; b++) {

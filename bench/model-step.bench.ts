@@ -59,7 +59,7 @@ async function windowRead(id: string): Promise<{ ms: number; messages: number }>
     const model = createScriptedModel({ next: () => undefined });
     let messages = 0;
     const t0 = performance.now();
-    for (let i = 0; i < 200; i++) messages = conversationWindow(instance.engine, model).length;
+    for (let i = 0; i < 200; i++) messages = conversationWindow(instance.world, model).length;
     return { ms: (performance.now() - t0) / 200, messages };
   });
 }

@@ -69,7 +69,7 @@ it("runCode against a bare Worker Loader call, warm and cold", async () => {
   const lines = await inThread(id, async (instance: any) => {
     const { createThreadState } = await import("../src/run/state.js");
     const { discardQuickJsEngine } = await import("../src/sandbox/quickjs.js");
-    const state = createThreadState(instance.engine, undefined, null);
+    const state = createThreadState(instance.world, undefined, null);
     const out: string[] = [];
     const stamp = `${Date.now()}`;
     for (const sandbox of ["isolate", "quickjs"] as const) {

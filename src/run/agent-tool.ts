@@ -11,6 +11,9 @@
  * A child that waits for a person (an approval in its thread) makes the parent's call wait too:
  * the call suspends (it is parked, and the parent's turn waits), the child tells its parent when
  * its turn ends, and the parent's call then runs again, taking the child's answer.
+ *
+ * An agent with `background: true` does not wait: the call records a background run in the parent
+ * (src/background/) and answers at once with its id; the completion comes later as a message.
  * @module
  */
 import { errorMessage, isWeftError } from "../errors.js";
