@@ -31,6 +31,11 @@ export function alarmsBegunIn(threadId: string): number {
   return alarmsBegun.get(threadId) ?? 0;
 }
 
+/** Whether an alarm handler of the thread began and has not ended yet. */
+export function alarmRunning(threadId: string): boolean {
+  return alarmsBegunIn(threadId) > (alarms.get(threadId) ?? 0);
+}
+
 /** Called by the test Thread when an alarm handler ran to its end. */
 export function noteAlarmDone(threadId: string): void {
   alarms.set(threadId, (alarms.get(threadId) ?? 0) + 1);
