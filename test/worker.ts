@@ -6,7 +6,7 @@
 import { createWeft } from "../src/runtime.js";
 import type { WeftEnv } from "../src/thread/durable.js";
 import type { CrashHook } from "../src/calls/context.js";
-import { cut, noteAlarmBegun, noteAlarmDone, registerAborter, takeCrash } from "./crash/plan.js";
+import { cut, noteAlarmDone, registerAborter, takeCrash } from "./crash/plan.js";
 import { registry } from "./generated/registry.js";
 import { enforceRowLimit } from "./row-limit.js";
 
@@ -42,7 +42,6 @@ export class Thread extends weft.Thread {
   }
 
   override async alarm(): Promise<void> {
-    noteAlarmBegun(this.ctx.id.toString());
     await super.alarm();
     const world = (this as unknown as { world: { meta: { threadId: string } } | null }).world;
     if (world) noteAlarmDone(world.meta.threadId);

@@ -100,9 +100,15 @@ export class RemoteServers {
     return out;
   }
 
-  /** Why servers offer fewer tools than they list: failed listings and refused tools. */
+  /**
+   * Why servers offer fewer tools than they list: failed listings and refused tools, in the order
+   * the servers are defined (listings land in the order they finish, which timing decides).
+   */
   problems(): Array<RefusedRemoteTool | { server: string; code: string; reason: string }> {
-    return [...this.listings.entries()].flatMap(([server, l]) => [...(l.error ? [{ server, code: l.error.code, reason: l.error.message }] : []), ...l.refused]);
+    return Object.keys(this.servers).flatMap((server) => {
+      const l = this.listings.get(server);
+      return l ? [...(l.error ? [{ server, code: l.error.code, reason: l.error.message }] : []), ...l.refused] : [];
+    });
   }
 
   private connection(server: string): RemoteConnection {

@@ -19,18 +19,6 @@ const aborters = new Map<string, (reason: string) => void>();
 const alarms = new Map<string, number>();
 const alarmsAtCrash = new Map<string, number>();
 
-const alarmsBegun = new Map<string, number>();
-
-/** Called by the test Thread when its alarm handler begins. */
-export function noteAlarmBegun(threadId: string): void {
-  alarmsBegun.set(threadId, (alarmsBegun.get(threadId) ?? 0) + 1);
-}
-
-/** How many times the thread's alarm handler began (a test that counts rows keeps alarms out of its window). */
-export function alarmsBegunIn(threadId: string): number {
-  return alarmsBegun.get(threadId) ?? 0;
-}
-
 /** Called by the test Thread when an alarm handler ran to its end. */
 export function noteAlarmDone(threadId: string): void {
   alarms.set(threadId, (alarms.get(threadId) ?? 0) + 1);
