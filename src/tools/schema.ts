@@ -108,8 +108,9 @@ export function compileSchema(
 
 /**
  * Converts Zod issues into `path: message` issues (`age: expected number, received string`). A
- * union none of whose branches matched reports the one branch the value got into (its every issue
- * below the union's path: a list where text or a list was allowed), so the path names the part.
+ * union none of whose branches matched, and with no message of its own, reports the one branch the
+ * value got into (its every issue below the union's path: a list where text or a list was
+ * allowed), so the path names the part.
  */
 export function describeIssues(issues: readonly z.core.$ZodIssue[]): SchemaIssue[] {
   return issues.flatMap(intoUnion).map((issue) => {
@@ -121,7 +122,8 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): SchemaIssue
 
 /** A failed union's issues from the one branch that got past the value's type, else the union's own issue. */
 function intoUnion(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
-  if (issue.code !== "invalid_union" || !("errors" in issue)) return [issue];
+  // A union with a message of its own says what it wants better than any one branch.
+  if (issue.code !== "invalid_union" || !("errors" in issue) || issue.message !== "Invalid input") return [issue];
   const deeper = issue.errors.filter((branch) => branch.length > 0 && branch.every((i) => i.path.length > 0));
   if (deeper.length !== 1) return [issue];
   return deeper[0]!.map((i) => ({ ...i, path: [...issue.path, ...i.path] }) as z.core.$ZodIssue).flatMap(intoUnion);
