@@ -201,7 +201,7 @@ describe("a good build", () => {
   it("with no flags builds the app registry from a copy of agents/, and --tests the fixtures' quietly", async () => {
     const run = await build();
     expect(run.code).toBe(0);
-    const counts = "\\d+ tools?, \\d+ agents?(, \\d+ prompts?)?(, \\d+ hooks?)?";
+    const counts = "\\d+ tools?, \\d+ agents?(, \\d+ prompts?)?(, \\d+ hooks?)?(, \\d+ schedules?)?(, \\d+ MCP servers?)?";
     expect(run.stdout).toMatch(new RegExp(`^registry: ${counts} from agents/\n$`));
     const app = await readFile(path.join(ROOT, "src/generated/registry.ts"), "utf8");
     expect(app).toContain('import type { Registry } from "../run/agent.js";');
