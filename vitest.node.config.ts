@@ -18,6 +18,9 @@ export default defineConfig({
     // on wrangler dev starts, child processes and live servers.
     maxWorkers: 2,
     hookTimeout: 300_000,
+    // expect.poll's default of 1 s is a claim about speed that a loaded machine breaks (a Chromium
+    // page waiting for its thread's events); 30 s only bounds a poll that never succeeds.
+    expect: { poll: { timeout: 30_000 } },
     globalSetup: ["test/e2e/shared-weft.ts"],
   },
 });

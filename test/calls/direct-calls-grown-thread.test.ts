@@ -26,12 +26,19 @@ async function rowsOfTwoCalls(copies: number): Promise<{ read: number; written: 
   // Each thread catches up alike (the grown one's stores forgot their kept seq and ord).
   await call(thread, "effect_read", "r");
   await call(thread, "effect_write", "w");
-  // An alarm left by the calls above fires now, not inside the counted calls (its reads would count).
-  await runDurableObjectAlarm(rawStub(thread));
-  const counter = await countRows(thread);
-  await call(thread, "effect_read", "r");
-  await call(thread, "effect_write", "w");
-  return { read: await counter.read(), written: await counter.written() };
+  // The fewest of three counts: a watchdog alarm (due 2 s after a call stored an unfinished row) that
+  // a loaded machine lets fire inside the counted calls adds its own reads, never takes any away, so
+  // the fewest is the calls' own cost, and a cost that grows with the thread still shows in it.
+  let fewest = { read: Infinity, written: Infinity };
+  for (let round = 0; round < 3; round++) {
+    // An alarm left by the calls above fires now, not inside the counted calls.
+    await runDurableObjectAlarm(rawStub(thread));
+    const counter = await countRows(thread);
+    await call(thread, "effect_read", "r");
+    await call(thread, "effect_write", "w");
+    fewest = { read: Math.min(fewest.read, await counter.read()), written: Math.min(fewest.written, await counter.written()) };
+  }
+  return fewest;
 }
 
 describe("direct calls on a grown thread", () => {
