@@ -42,9 +42,20 @@ export class RunStore {
     return this.storage.sql;
   }
 
-  /** Whether the table exists; asked each time, since a removal of the thread drops it. */
+  /**
+   * Whether the table exists. Only a yes is kept: the alarm asks for the runs' due time whenever a
+   * call arms it, and a schema lookup there cost every call a statement. A removal of the thread
+   * drops the table, and {@link forget} the yes.
+   */
   private get ready(): boolean {
-    return this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'background_runs'").toArray().length > 0;
+    if (!this.exists) this.exists = this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'background_runs'").toArray().length > 0;
+    return this.exists;
+  }
+  private exists = false;
+
+  /** Drops the kept yes; call after the thread's rows were removed (`deleteAll`). */
+  forget(): void {
+    this.exists = false;
   }
 
   /** Runs `fn` in one transaction. */
@@ -55,6 +66,7 @@ export class RunStore {
   /** Records a started run (`checkAt`: when to ask its child first, epoch ms); a repeat changes nothing. */
   insert(runId: string, callId: string, agentId: string, childThreadId: string, now: number, checkAt: number): void {
     this.sql.exec(DDL);
+    this.exists = true;
     this.sql.exec("INSERT OR IGNORE INTO background_runs (run_id, call_id, agent_id, child_thread_id, status, started_at, check_at) VALUES (?, ?, ?, ?, 'running', ?, ?)", runId, callId, agentId, childThreadId, now, checkAt);
   }
 

@@ -74,6 +74,12 @@ export class ThreadSchedules {
     return r;
   }
 
+  /** Drops what the schedules' and the runs' stores keep in memory; call after `deleteAll`. */
+  forget(): void {
+    this.store.forget();
+    this.runs?.store.forget();
+  }
+
   /**
    * Makes a schedule on this thread for `owner` and arms the alarm for its first occurrence.
    * @throws WeftError `invalid_schedule` (400, with `path`; see {@link checkSchedule}), `payload_too_large`

@@ -324,7 +324,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     await this.alarmClock.delete();
     await this.ctx.storage.deleteAll();
     this.store.forget();
-    this.schedules.store.forget();
+    this.schedules.forget();
     closeAll(this.ctx, "thread deleted");
     this.fanout.socketsChanged();
     if (unlistFailure) throw unlistFailure.e;
