@@ -6,11 +6,16 @@
  * Every round runs every measurement on the three targets back to back (their order rotating), so
  * drift on a shared machine hits all of them alike; each printed figure is the median over rounds. Writes bench/results/compare-<time>.json.
  *
- *   npm run bench:compare [-- --rounds N] [-- --inspect]   (--inspect: weft's workerd gets --inspector-addr=127.0.0.1:9229 and waits for Enter before round 1)
+ *   npm run bench:compare [-- --rounds N] [-- --inspect] [-- --base DIR]
+ *
+ * --inspect: weft's workerd gets --inspector-addr=127.0.0.1:9229 and waits for Enter before round 1.
+ * --base DIR: a fourth target, weft as built from another checkout (say `git archive <commit>`
+ * unpacked, node_modules linked), measured in the same rotation: each line adds its figure and
+ * weft/base, which tells a change in weft's code from a change in the machine.
  * @module
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,7 +30,9 @@ const args = process.argv.slice(2);
 // thread: 1.72, 1.59, 1.96 in three rounds), enough to move a median of 3 across a target.
 const ROUNDS = Number(args[args.indexOf("--rounds") + 1]) > 0 && args.includes("--rounds") ? Number(args[args.indexOf("--rounds") + 1]) : 5;
 const INSPECT = args.includes("--inspect");
-const NAMES = /** @type {const} */ (["bare", "sdk", "weft"]);
+const BASE = args.includes("--base") ? path.resolve(args[args.indexOf("--base") + 1]) : "";
+const NAMES = BASE ? ["bare", "sdk", "base", "weft"] : ["bare", "sdk", "weft"];
+targets.base = targets.weft;
 const SEQ_CALLS = 200;
 const LOAD_MS = 2000;
 const WARMUP_MS = 3000;
@@ -61,11 +68,14 @@ const METRICS = {
 };
 
 const started = performance.now();
-const ports = { bare: await freePort(), sdk: await freePort(), weft: await freePort() };
-const { servers, stop, work } = await startAll(
+const own = await startAll(
   ROOT,
-  NAMES.map((n) => ({ ...targets[n].spec, port: ports[n], ...(INSPECT && n === "weft" ? { inspectorPort: 9229 } : {}) })),
+  await Promise.all(["bare", "sdk", "weft"].map(async (n) => ({ ...targets[n].spec, port: await freePort(), ...(INSPECT && n === "weft" ? { inspectorPort: 9229 } : {}) }))),
 );
+const other = BASE ? await startAll(BASE, [{ ...targets.weft.spec, port: await freePort() }]) : null;
+const servers = [...own.servers, ...(other ? other.servers.map((s) => ({ ...s, spec: { ...s.spec, name: "base" } })) : [])];
+const work = own.work;
+const stop = () => (own.stop(), other?.stop());
 process.on("exit", stop);
 const server = Object.fromEntries(servers.map((s) => [s.spec.name, s]));
 const WORKERD = execFileSync(workerdBinary(ROOT), ["--version"], { encoding: "utf8" }).trim();
@@ -172,6 +182,7 @@ try {
   closeAll();
   stop();
   rmSync(work, { recursive: true, force: true });
+  if (other) rmSync(other.work, { recursive: true, force: true });
 }
 
 /** a / b to two decimals; "n/a" where b is 0 (a baseline with no background work). */
@@ -183,7 +194,8 @@ for (const [m, { label }] of Object.entries(METRICS)) {
   const v = (n) => medians[n][m];
   // Each round's own weft/bare too: how far one round's ratio strays from the median's.
   const perRound = results.weft[m].map((w, i) => ratio(w, results.bare[m][i])).join(" ");
-  lines.push(`${label}: bare ${fmt(v("bare"))} · sdk ${fmt(v("sdk"))} · weft ${fmt(v("weft"))} · weft/bare ${ratio(v("weft"), v("bare"))} · weft/sdk ${ratio(v("weft"), v("sdk"))} · weft/bare by round ${perRound}`);
+  const besideBase = BASE ? ` · base ${fmt(v("base"))} · base/bare ${ratio(v("base"), v("bare"))} · weft/base ${ratio(v("weft"), v("base"))}` : "";
+  lines.push(`${label}: bare ${fmt(v("bare"))} · sdk ${fmt(v("sdk"))} · weft ${fmt(v("weft"))} · weft/bare ${ratio(v("weft"), v("bare"))} · weft/sdk ${ratio(v("weft"), v("sdk"))}${besideBase} · weft/bare by round ${perRound}`);
 }
 // The flatness check: a long-lived thread's write calls/s (and CPU per call) in round 1, round 3
 // and the last round (after the warm-up).
@@ -194,6 +206,17 @@ for (const [m, what] of [["write_cps_one", "calls/s"], ["write_cpu_one", "worker
   const flat = NAMES.map((n) => `${n} ${path3(results[n][m])} (${at.slice(1).map((i) => change(results[n][m], i)).join(", ")})`);
   lines.push(`write tool ${what}, one long-lived thread, round ${at.map((i) => i + 1).join(" -> round ")}: ${flat.join(" · ")}`);
 }
+// The check of record: each weft/bare against the table in docs/performance.md (worse by more than 5%
+// means above it for a lower-is-better figure, below it for a higher-is-better one).
+const table = tableRatios(readFileSync(path.join(ROOT, "docs/performance.md"), "utf8"));
+const worse = (now, then, better) => (better === "lower" ? now > then * 1.05 : now < then * 0.95);
+const checked = Object.entries(METRICS).filter(([m, { label }]) => Number.isFinite(table.get(label)) && medians.bare[m] > 0);
+const off = checked.filter(([m, { label, better }]) => worse(medians.weft[m] / medians.bare[m], table.get(label), better));
+lines.push(`against docs/performance.md's table: ${checked.length - off.length} of ${checked.length} weft/bare ratios within 5%${off.length ? `; worse: ${off.map(([m, { label }]) => `${m} ${ratio(medians.weft[m], medians.bare[m])} (table ${table.get(label).toFixed(2)})`).join(", ")}` : ""}`);
+if (BASE) {
+  const behind = Object.entries(METRICS).filter(([m, { better }]) => medians.base[m] > 0 && worse(medians.weft[m] / medians.base[m], 1, better));
+  lines.push(`against base (${BASE}): ${Object.keys(METRICS).length - behind.length} of ${Object.keys(METRICS).length} figures within 5%${behind.length ? `; worse: ${behind.map(([m]) => `${m} ${ratio(medians.weft[m], medians.base[m])}`).join(", ")}` : ""}`);
+}
 lines.push(`fan-out client (this process) CPU during bursts, share of one core: ${NAMES.map((n) => `${n} ${median(clientCpu[n]).toFixed(2)}`).join(" · ")}`);
 for (const line of lines) console.log(line);
 
@@ -201,5 +224,17 @@ const machine = { workerd: WORKERD, cpus: os.cpus().length, cpu: os.cpus()[0]?.m
 const seconds = (performance.now() - started) / 1000;
 mkdirSync(path.join(ROOT, "bench/results"), { recursive: true });
 const file = path.join(ROOT, "bench/results", `compare-${new Date().toISOString().replaceAll(":", "-").slice(0, 19)}.json`);
-writeFileSync(file, JSON.stringify({ rounds: ROUNDS, seconds, machine, metrics: METRICS, medians, perRound: results, fanoutClientCpu: clientCpu, lines }, null, 2) + "\n");
+writeFileSync(file, JSON.stringify({ rounds: ROUNDS, seconds, machine, ...(BASE ? { base: BASE } : {}), metrics: METRICS, medians, perRound: results, fanoutClientCpu: clientCpu, lines }, null, 2) + "\n");
 console.log(`bench:compare: ${seconds.toFixed(0)} s on ${machine.cpus} x ${machine.cpu}; wrote ${path.relative(ROOT, file)}`);
+
+/** The weft/bare column of the first table in docs/performance.md, by metric label. */
+function tableRatios(markdown) {
+  const out = new Map();
+  for (const line of markdown.split("\n")) {
+    const cells = line.split("|").map((c) => c.trim());
+    // | label | bare | sdk | weft | weft / bare | weft / SDK |
+    if (cells.length !== 8 || !Object.values(METRICS).some((m) => m.label === cells[1])) continue;
+    if (!out.has(cells[1])) out.set(cells[1], Number(cells[5]));
+  }
+  return out;
+}
