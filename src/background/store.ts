@@ -1,13 +1,18 @@
 /**
  * A thread's background runs in its SQLite database: one row per run, whose move from `running`
  * to its end is the delivery of its completion (committed with the message it posts). The table
- * is made on the first run (no migration: a thread that never starts one has none) and goes with
- * the thread's rows.
+ * comes with the thread's migrations ({@link BACKGROUND_RUNS_DDL}) and goes with its rows.
  * @module
  */
 import type { RunInfo } from "../run/world.js";
 
-const DDL = `CREATE TABLE IF NOT EXISTS background_runs (
+/**
+ * The runs' table and the index of the open ones: a migration, so every migrated thread has it.
+ * Made on first use instead, a thread that never ran one answered "no" to the schema lookup of
+ * {@link RunStore.ready} on every call that armed its alarm (a scan of every table and index,
+ * about 48 rows read per call).
+ */
+export const BACKGROUND_RUNS_DDL = `CREATE TABLE IF NOT EXISTS background_runs (
   run_id TEXT PRIMARY KEY, call_id TEXT NOT NULL, agent_id TEXT NOT NULL, child_thread_id TEXT NOT NULL,
   status TEXT NOT NULL, answer TEXT, error TEXT, started_at INTEGER NOT NULL, finished_at INTEGER, check_at INTEGER
 );
@@ -43,9 +48,9 @@ export class RunStore {
   }
 
   /**
-   * Whether the table exists. Only a yes is kept: the alarm asks for the runs' due time whenever a
-   * call arms it, and a schema lookup there cost every call a statement. A removal of the thread
-   * drops the table, and {@link forget} the yes.
+   * Whether the table exists: in every migrated thread, not in a removed one (its rows and tables
+   * are gone) or one never made. Only a yes is kept, so the lookup is made once per object; a
+   * removal of the thread drops the table, and {@link forget} the yes.
    */
   private get ready(): boolean {
     if (!this.exists) this.exists = this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'background_runs'").toArray().length > 0;
@@ -65,8 +70,6 @@ export class RunStore {
 
   /** Records a started run (`checkAt`: when to ask its child first, epoch ms); a repeat changes nothing. */
   insert(runId: string, callId: string, agentId: string, childThreadId: string, now: number, checkAt: number): void {
-    this.sql.exec(DDL);
-    this.exists = true;
     this.sql.exec("INSERT OR IGNORE INTO background_runs (run_id, call_id, agent_id, child_thread_id, status, started_at, check_at) VALUES (?, ?, ?, ?, 'running', ?, ?)", runId, callId, agentId, childThreadId, now, checkAt);
   }
 

@@ -6,6 +6,7 @@
 import { USAGE_REQUESTS_DDL, USAGE_REQUESTS_FAILED_DDL } from "../../usage/thread-ledger.js";
 import { SCHEDULES_DDL } from "../../schedules/store.js";
 import { CONTENT_DDL } from "../../content/ddl.js";
+import { BACKGROUND_RUNS_DDL } from "../../background/store.js";
 
 /** Ordered migrations; append only, never edit a released entry. */
 export const MIGRATIONS: readonly string[] = [
@@ -213,6 +214,7 @@ export const MIGRATIONS: readonly string[] = [
   USAGE_REQUESTS_DDL, // v18: one row per answered model request (the usage ledger, src/usage/thread-ledger.ts)
   USAGE_REQUESTS_FAILED_DDL, // v19: failed requests are rows too, marked
   CONTENT_DDL, // v20: a turn's settings from its message, a message's parts (src/content/ddl.ts)
+  BACKGROUND_RUNS_DDL, // v21: background runs (src/background/store.ts), made on a thread's first run before
 ];
 
 /** True when the thread's tables exist; an id that was never created has none. */
