@@ -15,20 +15,32 @@ import { createInterface } from "node:readline";
 /** How often the trigger fires (ms): the finest a cron pattern can ask for. */
 export const TICK_MS = 60_000;
 
-/** The first cron pattern of a wrangler.toml's `[triggers] crons`, or null when it has none. */
+/**
+ * The first cron pattern of a wrangler.toml's `[triggers] crons`, or null when it has none.
+ * @param {string} tomlText
+ * @returns {string | null}
+ */
 export function firstCron(tomlText) {
   const m = /^\s*crons\s*=\s*\[\s*"([^"]+)"/m.exec(tomlText);
-  return m ? m[1] : null;
+  return m?.[1] ?? null;
 }
 
-/** The wrangler config `wrangler dev` reads: `--config <path>` / `-c <path>` among `args`, else wrangler.toml. */
+/**
+ * The wrangler config `wrangler dev` reads: `--config <path>` / `-c <path>` among `args`, else wrangler.toml.
+ * @param {string} root
+ * @param {string[]} args
+ */
 function configOf(root, args) {
   const i = args.findIndex((a) => a === "--config" || a === "-c");
   const given = i >= 0 ? args[i + 1] : args.find((a) => a.startsWith("--config="))?.slice("--config=".length);
   return path.resolve(root, given ?? "wrangler.toml");
 }
 
-/** The URL that fires `cron` on the dev server at `base` (wrangler's local scheduled route). */
+/**
+ * The URL that fires `cron` on the dev server at `base` (wrangler's local scheduled route).
+ * @param {string} base
+ * @param {string} cron
+ */
 export const scheduledUrl = (base, cron) => `${base}/cdn-cgi/local/scheduled?cron=${encodeURIComponent(cron)}`;
 
 /**
@@ -52,7 +64,7 @@ export function fireCrons(root, output, args) {
   const pattern = cron;
   createInterface({ input: output, crlfDelay: Infinity }).on("line", (raw) => {
     const m = /Ready on (https?:\/\/\S+)/.exec(raw.replace(/\x1b\[[0-9;]*m/g, ""));
-    if (!m || timer) return;
+    if (!m?.[1] || timer) return;
     const base = m[1].replace(/\/$/, "").replace("//0.0.0.0:", "//127.0.0.1:");
     const tick = () => void fetch(scheduledUrl(base, pattern)).then((r) => r.body?.cancel(), () => undefined);
     console.log(`weft: firing the cron trigger "${pattern}" every minute, as a deployment would (wrangler dev does not), so agents/schedules/ run here too`);
