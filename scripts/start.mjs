@@ -8,7 +8,9 @@
  * - Offline, wrangler cannot fetch the `Request.cf` object and prints a stack trace at every start
  *   and reload; weft does not read `request.cf`, so this says so once and turns that fetch off.
  *
- * It also says first which model threads talk to by default (`WEFT_MODEL`, or the scripted model).
+ * It also says first which model threads talk to by default (`WEFT_MODEL`, or the scripted model),
+ * and fires the Worker's cron trigger as a deployment would (scripts/lib/dev-cron.mjs): wrangler dev
+ * never fires one on its own, and file schedules (`agents/schedules/`) are taken up by it.
  *
  * Everything else is wrangler's output unchanged. Arguments are passed on to `wrangler dev`.
  * @module
@@ -17,6 +19,7 @@ import { spawn } from "node:child_process";
 import { lookup } from "node:dns/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { fireCrons } from "./lib/dev-cron.mjs";
 import { modelLine } from "./lib/dev-vars.mjs";
 import { relay } from "./lib/stack-map.mjs";
 
@@ -45,5 +48,9 @@ const child = spawn(process.execPath, [wrangler, "dev", "--var", "WEFT_DEV_MODE:
 });
 relay(ROOT, /** @type {NodeJS.ReadableStream} */ (child.stdout), process.stdout);
 relay(ROOT, /** @type {NodeJS.ReadableStream} */ (child.stderr), process.stderr);
+const stopCrons = fireCrons(ROOT, /** @type {NodeJS.ReadableStream} */ (child.stdout), process.argv.slice(2));
 for (const signal of /** @type {const} */ (["SIGINT", "SIGTERM"])) process.on(signal, () => child.kill(signal));
-child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+child.on("exit", (code, signal) => {
+  stopCrons();
+  process.exit(code ?? (signal ? 1 : 0));
+});

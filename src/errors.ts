@@ -53,7 +53,7 @@ export const ERROR_CODES = {
   schedule_not_found: { status: 404, retryable: false },
   /** No background run with this id in the thread (`state.runs`; src/background/). */
   run_not_found: { status: 404, retryable: false },
-  /** The thread holds its limit of active schedules (`details.limit`). */
+  /** The thread, or its owner over all their threads, holds the limit of active schedules (`details.limit`, `details.scope` `thread` or `user`). */
   too_many_schedules: { status: 409, retryable: false },
   /** `POST /mcp` from a Host or browser Origin it does not serve (DNS rebinding; `WEFT_MCP_HOSTS`, `WEFT_CORS_ORIGINS`). */
   origin_not_allowed: { status: 403, retryable: false },

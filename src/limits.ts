@@ -17,7 +17,20 @@ export const LIMITS = {
   wsMessagesPerSecond: { env: "WEFT_MAX_WS_MESSAGES_PER_SECOND", default: 20, unit: "messages per second", what: "WebSocket messages from one connection" },
   attachmentsPerCall: { env: "WEFT_MAX_ATTACHMENTS_PER_CALL", default: 16, unit: "attachments", what: "attachments of one tool result" },
   threadsPerUser: { env: "WEFT_MAX_THREADS_PER_USER", default: 1000, unit: "threads", what: "threads per user" },
+  schedulesPerUser: { env: "WEFT_MAX_SCHEDULES_PER_USER", default: 10_000, unit: "schedules", what: "active schedules per user, over all their threads" },
 } as const;
+
+/**
+ * The refusal of a schedule past its owner's limit (`WEFT_MAX_SCHEDULES_PER_USER`): the user's
+ * threads hold `have` active schedules together, the limit is `max`.
+ */
+export function tooManySchedules(have: number, max: number): WeftError {
+  return new WeftError("too_many_schedules", `this user has ${have} active schedules over their threads; the limit is ${max} schedules per user (WEFT_MAX_SCHEDULES_PER_USER); cancel one first`, {
+    limit: max,
+    scope: "user",
+    path: [],
+  });
+}
 
 /**
  * Bytes of JSON one model step may store: its text and every call's arguments together, as JSON

@@ -31,7 +31,14 @@ export interface AccountApi {
    * @throws WeftError `too_many_threads` (429) at the limit; nothing is written then.
    */
   addThread(entry: ThreadEntry, max: number, listed?: boolean): Promise<RpcResult<null>>;
-  /** Frees the thread's slot (listed or not); a thread not counted changes nothing. */
+  /**
+   * Sets how many active schedules the user's thread `threadId` holds (0 drops its row). A rise
+   * is refused when the user's threads would then hold more than `max` together; a fall or the
+   * same count never is. `removeThread` drops the thread's count too.
+   * @throws WeftError `too_many_schedules` (409, `details.limit`) at the limit; nothing is written then.
+   */
+  countSchedules(threadId: string, active: number, max: number): Promise<RpcResult<null>>;
+  /** Frees the thread's slot (listed or not) and its schedules' count; a thread not counted changes nothing. */
   removeThread(threadId: string): Promise<RpcResult<null>>;
   /** @throws WeftError `invalid_request` for a cursor this index did not issue. */
   listThreads(options: { limit: number; cursor?: string }): Promise<RpcResult<ThreadPage>>;

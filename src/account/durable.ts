@@ -7,7 +7,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { WeftError, errorMessage } from "../errors.js";
-import { checkStoredBytes } from "../limits.js";
+import { checkStoredBytes, tooManySchedules } from "../limits.js";
 import { type RpcResult, rpc } from "../rpc.js";
 import type { EnvType } from "../protocol.js";
 import { type AccountApi, type BudgetWatcher, type EnvReader, NOT_A_CURSOR, type ThreadEntry, type ThreadPage } from "./api.js";
@@ -21,6 +21,7 @@ const SCHEMA = `
   CREATE INDEX IF NOT EXISTS account_threads_newest ON account_threads (created_at DESC, thread_id DESC);
   CREATE TABLE IF NOT EXISTS account_env_readers (thread_id TEXT PRIMARY KEY);
   CREATE TABLE IF NOT EXISTS account_unlisted (thread_id TEXT PRIMARY KEY, agent_id TEXT NOT NULL, created_at INTEGER NOT NULL);
+  CREATE TABLE IF NOT EXISTS schedule_counts (thread_id TEXT PRIMARY KEY, active INTEGER NOT NULL);
 `;
 
 const encodeCursor = (e: { createdAt: number; threadId: string }) => btoa(`${e.createdAt}:${e.threadId}`);
@@ -171,6 +172,19 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
     return rpc(() => {
       this.sql.exec("DELETE FROM account_threads WHERE thread_id = ?", threadId);
       this.sql.exec("DELETE FROM account_unlisted WHERE thread_id = ?", threadId);
+      this.sql.exec("DELETE FROM schedule_counts WHERE thread_id = ?", threadId);
+      return null;
+    });
+  }
+
+  async countSchedules(threadId: string, active: number, max: number): Promise<RpcResult<null>> {
+    return rpc(() => {
+      // Synchronous from the sum to the write: two threads of this user rising at once serialize here.
+      const before = this.sql.exec<{ n: number }>("SELECT COALESCE(MAX(active), 0) AS n FROM schedule_counts WHERE thread_id = ?", threadId).one().n;
+      const all = this.sql.exec<{ n: number }>("SELECT COALESCE(SUM(active), 0) AS n FROM schedule_counts").one().n;
+      if (active > before && all - before + active > max) throw tooManySchedules(all, max);
+      if (active > 0) this.sql.exec("INSERT OR REPLACE INTO schedule_counts (thread_id, active) VALUES (?, ?)", threadId, active);
+      else this.sql.exec("DELETE FROM schedule_counts WHERE thread_id = ?", threadId);
       return null;
     });
   }

@@ -4,6 +4,7 @@
  * @module
  */
 import { WeftError } from "../errors.js";
+import { tooManySchedules } from "../limits.js";
 import type { AccountEntry, AccountNotices, ChildAnswer, ChildThreadInput, ChildThreads, ThreadOwner } from "../ports/threads.js";
 
 /** What a memory agent answers to a child's opening message: its final text, or a turn that waits or fails. */
@@ -35,7 +36,7 @@ function idOf(name: string): string {
 /** Threads and accounts in memory. */
 export class MemoryThreads implements ChildThreads, AccountNotices {
   private readonly threads = new Map<string, MemoryThread>();
-  private readonly accounts = new Map<string, { listed: AccountEntry[]; unlisted: AccountEntry[] }>();
+  private readonly accounts = new Map<string, { listed: AccountEntry[]; unlisted: AccountEntry[]; schedules: Map<string, number> }>();
 
   /** @param agents the agents a child may run, by name. */
   constructor(private readonly agents: Readonly<Record<string, MemoryAgent>>) {}
@@ -81,9 +82,9 @@ export class MemoryThreads implements ChildThreads, AccountNotices {
     this.owned(owner, parentThreadId).childNotices++;
   }
 
-  private account(userId: string): { listed: AccountEntry[]; unlisted: AccountEntry[] } {
+  private account(userId: string): { listed: AccountEntry[]; unlisted: AccountEntry[]; schedules: Map<string, number> } {
     let account = this.accounts.get(userId);
-    if (!account) this.accounts.set(userId, (account = { listed: [], unlisted: [] }));
+    if (!account) this.accounts.set(userId, (account = { listed: [], unlisted: [], schedules: new Map() }));
     return account;
   }
 
@@ -108,6 +109,16 @@ export class MemoryThreads implements ChildThreads, AccountNotices {
     const account = this.account(userId);
     account.listed = account.listed.filter((e) => e.threadId !== threadId);
     account.unlisted = account.unlisted.filter((e) => e.threadId !== threadId);
+    account.schedules.delete(threadId);
+  }
+
+  async countSchedules(userId: string, threadId: string, active: number, max: number): Promise<void> {
+    const { schedules } = this.account(userId);
+    const before = schedules.get(threadId) ?? 0;
+    const others = [...schedules.values()].reduce((n, c) => n + c, 0) - before;
+    if (active > before && others + active > max) throw tooManySchedules(others + before, max);
+    if (active > 0) schedules.set(threadId, active);
+    else schedules.delete(threadId);
   }
 
   async listed(userId: string, limit: number): Promise<string[]> {

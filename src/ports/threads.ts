@@ -85,6 +85,14 @@ export interface AccountNotices {
   claim(userId: string, entry: AccountEntry, max: number, listed?: boolean): Promise<void>;
   /** Frees the thread's slot (listed or not); a thread not counted changes nothing. */
   unlist(userId: string, threadId: string): Promise<void>;
+  /**
+   * Sets how many active schedules thread `threadId` holds in `userId`'s count (0 drops it). A
+   * rise is refused when the user's threads would then hold more than `max` together; a fall, or
+   * the same count again, never is. The thread sends its whole count, not a change, so a lost
+   * notice is made good by the next one.
+   * @throws WeftError `too_many_schedules` (with `limit`) at the limit; nothing is written then.
+   */
+  countSchedules(userId: string, threadId: string, active: number, max: number): Promise<void>;
   /** The ids `userId` has listed, newest first (at most `limit`). */
   listed(userId: string, limit: number): Promise<string[]>;
   /**

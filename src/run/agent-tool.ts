@@ -16,7 +16,9 @@
  * (src/background/) and answers at once with its id; the completion comes later as a message.
  * @module
  */
+import * as z from "zod";
 import { errorMessage, isWeftError } from "../errors.js";
+import { isZodSchema } from "../tools/schema.js";
 import { limitOf } from "../limits.js";
 import type { ToolResult } from "../protocol.js";
 import type { ChildAnswer, ThreadOwner } from "../ports/threads.js";
@@ -57,7 +59,7 @@ export function agentTool(engine: RunWorld, name: string, agent: AgentDefinition
   const def = {
     kind: "tool",
     description: agent.toolDescription ?? agent.description ?? `Runs the ${name} agent`,
-    args: (agent.args ?? DEFAULT_CALL_ARGS) as AnyToolDefinition["args"],
+    args: (agent.background === "per-call" ? withBackgroundField(agent.args ?? DEFAULT_CALL_ARGS) : (agent.args ?? DEFAULT_CALL_ARGS)) as AnyToolDefinition["args"],
     effect: "reconcilable",
     reconcile: {
       // Found: the child finished. Otherwise running the call again only waits on the same child.
@@ -65,13 +67,18 @@ export function agentTool(engine: RunWorld, name: string, agent: AgentDefinition
       lookup: async (effectKey: string): Promise<LookupResult> => {
         const done = await childNow(engine, effectKey);
         // Detached: a child that exists is the run started (recorded again: a crash may have cut it before its row).
-        if (agent.background) return done ? { status: "found", value: startedResult(engine, name, effectKey.slice(engine.meta.threadId.length + 1), peersOf(engine).childId(effectKey)) } : { status: "not_found" };
+        const callId = effectKey.slice(engine.meta.threadId.length + 1);
+        if (detached(agent, engine.store.calls.get(callId)?.input)) return done ? { status: "found", value: startedResult(engine, name, callId, peersOf(engine).childId(effectKey)) } : { status: "not_found" };
         if (!done || done.status === "running" || done.status === "idle" || done.status === "waiting") return { status: "not_found" };
         return { status: "found", value: resultOf(name, done) };
       },
     },
     timeoutMs: NESTED_RUN_TIMEOUT_MS,
-    execute: (_state: ThreadState, args: Record<string, unknown>, context: ToolCallContext) => runChild(engine, name, agent, args, context),
+    execute: (_state: ThreadState, args: Record<string, unknown>, context: ToolCallContext) => {
+      // The per-call choice is the caller's, not the child's: its arguments leave it out.
+      const childArgs = agent.background === "per-call" ? Object.fromEntries(Object.entries(args).filter(([key]) => key !== "background")) : args;
+      return runChild(engine, name, agent, childArgs, context, detached(agent, args));
+    },
   } as AnyToolDefinition;
   return markResumable(def, {
     // While the child waits for a person (or cannot be asked), so does the call.
@@ -82,7 +89,7 @@ export function agentTool(engine: RunWorld, name: string, agent: AgentDefinition
   });
 }
 
-async function runChild(engine: RunWorld, name: string, agent: AgentDefinition, args: Record<string, unknown>, context: ToolCallContext): Promise<ToolResult> {
+async function runChild(engine: RunWorld, name: string, agent: AgentDefinition, args: Record<string, unknown>, context: ToolCallContext, background: boolean): Promise<ToolResult> {
   const peers = peersOf(engine);
   const childThreadId = peers.childId(context.effectKey);
   const owner = ownerOf(engine);
@@ -112,7 +119,7 @@ async function runChild(engine: RunWorld, name: string, agent: AgentDefinition, 
     if (userId && isWeftError(e)) await peers.unlist(userId, childThreadId).catch(ignoreRefusal);
     return refused(e);
   }
-  if (agent.background) return startedResult(engine, name, context.callId, childThreadId);
+  if (background) return startedResult(engine, name, context.callId, childThreadId);
   engine.emit("subagent_started", { callId: context.callId, agentId: name, childThreadId });
   let done: ChildAnswer | null = null;
   let lastError = "";
@@ -129,6 +136,22 @@ async function runChild(engine: RunWorld, name: string, agent: AgentDefinition, 
   if (done.status === "waiting") throw new CallSuspended(`agent "${name}" waits for a person in its child thread ${childThreadId}`, [childThreadId]);
   engine.emit("subagent_finished", { callId: context.callId, agentId: name, childThreadId, status: done.status });
   return resultOf(name, done);
+}
+
+/** Whether a call of `agent` with `input` (its validated input) runs detached: always with `background: true`, when the call asks with `"per-call"`. */
+function detached(agent: AgentDefinition, input: unknown): boolean {
+  if (agent.background === true) return true;
+  return agent.background === "per-call" && typeof input === "object" && input !== null && (input as { background?: unknown }).background === true;
+}
+
+/** The description of the input field `background: "per-call"` adds. */
+const BACKGROUND_FIELD = "Run detached: answer at once with a run id; the agent's result comes later as a message";
+
+/** An agent's args with the optional boolean `background` added (a Zod object's `extend`, or a JSON Schema object's property). */
+function withBackgroundField(args: NonNullable<AgentDefinition["args"]>): unknown {
+  if (isZodSchema(args) && args instanceof z.ZodObject) return args.extend({ background: z.boolean().optional().describe(BACKGROUND_FIELD) });
+  const schema = args as { properties?: Record<string, unknown> };
+  return { ...schema, properties: { ...schema.properties, background: { type: "boolean", description: BACKGROUND_FIELD } } };
 }
 
 /**

@@ -115,12 +115,15 @@ export interface DefineAgentOptions {
   /** Offer this agent as a tool named after its file; a call runs it in a child thread. */
   exposeAsTool?: boolean;
   /**
-   * With `exposeAsTool`: each call runs the agent detached (a background run, src/background/). The
+   * With `exposeAsTool`: `true` runs each call detached (a background run, src/background/). The
    * call answers at once with `{ runId, childThreadId, status: "running" }`; the child's result,
    * failure or stop reaches the caller's thread later, exactly once, as a message and a
-   * `run_finished` event. Default false: the call waits for the child's answer.
+   * `run_finished` event. `"per-call"`: the tool's input gains an optional boolean `background`,
+   * and only a call that passes `background: true` (a model's, or `state.invokeTool`'s and
+   * `state.queueTool`'s) runs detached; the child's `arguments` leave it out. Default false: the
+   * call waits for the child's answer.
    */
-  background?: boolean;
+  background?: boolean | "per-call";
   /** Required with `exposeAsTool`: what the agent does, as the calling model reads it. */
   toolDescription?: string;
   /**
@@ -300,9 +303,17 @@ export function checkAgentDefinition(name: string, def: unknown): asserts def is
     }
   }
   if (d.exposeAsTool !== undefined && typeof d.exposeAsTool !== "boolean") fail("exposeAsTool must be a boolean");
-  if (d.background !== undefined && typeof d.background !== "boolean") fail("background must be a boolean");
-  if (d.background === true && d.exposeAsTool !== true) fail("background needs exposeAsTool: true (only an agent called as a tool runs detached)");
+  if (d.background !== undefined && typeof d.background !== "boolean" && d.background !== "per-call") fail('background must be true, false or "per-call"');
+  if ((d.background === true || d.background === "per-call") && d.exposeAsTool !== true) fail("background needs exposeAsTool: true (only an agent called as a tool runs detached)");
+  if (d.background === "per-call" && argsHaveBackground(d.args)) fail('background: "per-call" adds an input field named background; args must not have one');
   if (d.exposeAsTool === true && (typeof d.toolDescription !== "string" || d.toolDescription.trim() === "")) {
     fail("exposeAsTool needs toolDescription: a non-empty string that tells a model when to call this agent");
   }
+}
+
+/** Whether an agent's `args` (a Zod object or a JSON Schema object) name a field `background`. */
+function argsHaveBackground(args: unknown): boolean {
+  if (typeof args !== "object" || args === null) return false;
+  const shape = (args as { shape?: unknown }).shape ?? (args as { properties?: unknown }).properties;
+  return typeof shape === "object" && shape !== null && Object.hasOwn(shape, "background");
 }

@@ -95,6 +95,8 @@ export function createFileSchedulesClass(registry: Registry) {
       }
       const threads: Synced[] = files.map((f) => ({ name: f.name, owner: f.owner }));
       await this.ctx.storage.put({ version, threads });
+      // Once per deploy (later syncs find nothing changed): what the deployment's schedules are now.
+      if (report.schedules.length > 0) console.log(`weft: file schedules synced: ${report.schedules.join(", ")}`);
       return report;
     }
 

@@ -14,6 +14,7 @@ import { directCall } from "../run/direct.js";
 import type { TurnRunner } from "../run/turn-runner.js";
 import type { RunWorld } from "../run/world.js";
 import { scheduleClock } from "./clock.js";
+import { limitOf } from "../limits.js";
 import { MAX_CATCH_UP, type ScheduleSpec, checkSchedule, scheduleLimitsOf } from "./define.js";
 import { type ScheduleInfo, infoOf, occurrenceCallId, occurrenceKey } from "./info.js";
 import type { OccurrenceRow, ScheduleRow, ScheduleStore } from "./store.js";
@@ -81,22 +82,65 @@ export class ThreadSchedules {
   }
 
   /**
-   * Makes a schedule on this thread for `owner` and arms the alarm for its first occurrence.
+   * Makes a schedule on this thread for `owner` and arms the alarm for its first occurrence. It
+   * counts against the thread's owner's limit over all their threads (`WEFT_MAX_SCHEDULES_PER_USER`),
+   * asked of their account before anything is stored; a file schedule the deployment takes up is
+   * counted but never refused.
    * @throws WeftError `invalid_schedule` (400, with `path`; see {@link checkSchedule}), `payload_too_large`
-   *   (413, with `path`) for a target over the deployment's limits, `too_many_schedules` (409) past {@link MAX_SCHEDULES_PER_THREAD}. Nothing is stored then.
+   *   (413, with `path`) for a target over the deployment's limits, `too_many_schedules` (409, with
+   *   `limit`, `scope` `thread` or `user`, and `path` `[]`) past {@link MAX_SCHEDULES_PER_THREAD} or
+   *   the owner's limit. Nothing is stored then.
    */
   async create(input: unknown, owner: string | null): Promise<ScheduleInfo> {
     const { world } = this.world();
-    const now = scheduleClock.now();
     // The deployment's sync of a file schedule (files.ts); the HTTP body's schema never lets `file` through.
-    if (isFileAdoption(input)) return adoptFile(this, world, input.file, now);
-    const spec = checkSchedule(input, { agent: (name) => name === world.meta.agentId, tool: (name) => world.catalog.has(name) }, now, scheduleLimitsOf(world.workerEnv));
-    if (this.store.activeCount() >= MAX_SCHEDULES_PER_THREAD) {
-      throw new WeftError("too_many_schedules", `this thread has ${MAX_SCHEDULES_PER_THREAD} active schedules already; cancel one first`, { limit: MAX_SCHEDULES_PER_THREAD });
+    if (isFileAdoption(input)) {
+      const info = await this.counted(() => adoptFile(this, world, input.file, scheduleClock.now()));
+      this.recount();
+      return info;
     }
-    const id = orderedId("sch", 8);
+    const now = scheduleClock.now();
+    const spec = checkSchedule(input, { agent: (name) => name === world.meta.agentId, tool: (name) => world.catalog.has(name) }, now, scheduleLimitsOf(world.workerEnv));
     if (nextDue(spec, now, now) === null) throw new WeftError("invalid_schedule", "the schedule has no occurrence before its until", { path: ["until"] });
-    return this.add(world, id, spec, owner, now);
+    // One count change at a time: the check, the account's answer and the row belong together.
+    return this.counted(async () => {
+      const active = this.store.activeCount();
+      if (active >= MAX_SCHEDULES_PER_THREAD) {
+        throw new WeftError("too_many_schedules", `this thread has ${MAX_SCHEDULES_PER_THREAD} active schedules already; cancel one first`, { limit: MAX_SCHEDULES_PER_THREAD, scope: "thread", path: [] });
+      }
+      const userId = world.meta.userId;
+      if (userId) await world.peers.countSchedules(userId, world.meta.threadId, active + 1, limitOf(world.workerEnv, "schedulesPerUser"));
+      try {
+        return await this.add(world, orderedId("sch", 8), spec, owner, now);
+      } catch (e) {
+        this.recount();
+        throw e;
+      }
+    });
+  }
+
+  /** The tail of this thread's count changes, each sent to the owner's account after the one before. */
+  private counting: Promise<unknown> = Promise.resolve();
+
+  /** Runs `work` after every count change before it has been answered. */
+  private counted<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.counting.then(work, work);
+    this.counting = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Tells the owner's account how many schedules are active here now, after a fall (a cancel, a
+   * schedule out of occurrences, a file version ended). Best effort: a notice that fails leaves the
+   * account counting more than there are, never fewer, until the next one.
+   */
+  private recount(): void {
+    void this.counted(async () => {
+      const r = this.host.running();
+      const userId = r?.world.meta.userId;
+      if (!r || !userId || !this.store.ready) return;
+      await r.world.peers.countSchedules(userId, r.world.meta.threadId, this.store.activeCount(), Number.MAX_SAFE_INTEGER);
+    }).catch((e: unknown) => console.error(`weft: could not tell the owner's account how many schedules are active: ${String(e)}`));
   }
 
   /** Stores a checked schedule under `id` as of `now` (epoch ms), announces it and arms the alarm for its first occurrence (`done` at once when it has none). */
@@ -120,7 +164,10 @@ export class ThreadSchedules {
     const { world } = this.world();
     const now = scheduleClock.now();
     if (!this.store.get(scheduleId)) throw new WeftError("schedule_not_found", `no schedule ${JSON.stringify(scheduleId)} in this thread`, { scheduleId });
-    if (this.store.atomically(() => this.store.cancel(scheduleId, now))) world.emit("schedule_cancelled", { scheduleId });
+    if (this.store.atomically(() => this.store.cancel(scheduleId, now))) {
+      world.emit("schedule_cancelled", { scheduleId });
+      this.recount();
+    }
     return infoOf(this.store.get(scheduleId)!);
   }
 
@@ -185,17 +232,22 @@ export class ThreadSchedules {
     const now = scheduleClock.now();
     const starts: OccurrenceRow[] = [];
     let fired = 0;
+    // Whether a schedule ended here (out of occurrences, or its file gone): its owner's count falls.
+    let ended = false;
     for (let row = this.store.firstDue(now); row && fired < FIRES_PER_ALARM; row = this.store.firstDue(now), fired++) {
       // A file schedule the deployment no longer has (removed or changed) ends instead.
       if (!fileScheduleHolds(r.world.registry, row.id, threadOf(r.world), threadIdOf(r.world))) {
         endFile(this.store, r.world, row.id, now);
+        ended = true;
         continue;
       }
       if (this.host.crash) await this.host.crash("occurrence_due", occurrenceCallId(row.id, row.nextDue!));
-      const started = this.fireOne(r, row, now);
+      const { starts: started, last } = this.fireOne(r, row, now);
+      ended ||= last;
       if (this.host.crash) for (const o of started) await this.host.crash("occurrence_journaled", o.callId!);
       starts.push(...started);
     }
+    if (ended) this.recount();
     await Promise.all([...starts, ...this.leftOpen(starts)].map((o) => this.run(o)));
     const next = fired >= FIRES_PER_ALARM ? now : this.dueAt();
     if (next !== null) await this.host.wakeBy(next);
@@ -224,9 +276,9 @@ export class ThreadSchedules {
   /**
    * Fires one due schedule in one transaction: journals the occurrences its `missed` and
    * `overlap` policies run, counts those they skip, and moves it to its next occurrence.
-   * @returns the tool occurrences to start now.
+   * @returns the tool occurrences to start now, and whether the schedule has none left (it is `done`).
    */
-  private fireOne({ world, runner }: { world: RunWorld; runner: TurnRunner }, row: ScheduleRow, now: number): OccurrenceRow[] {
+  private fireOne({ world, runner }: { world: RunWorld; runner: TurnRunner }, row: ScheduleRow, now: number): { starts: OccurrenceRow[]; last: boolean } {
     const spec = row.spec;
     const { due, dropped } = dueThrough(spec, row.anchor, row.nextDue!, now, MAX_CATCH_UP);
     // Fired: those whose jittered time has come, in order; the first not yet ready waits.
@@ -264,7 +316,7 @@ export class ThreadSchedules {
       world.emit("schedule_fired", { scheduleId: row.id, key, dueAt: new Date(d).toISOString(), ...(callId ? { callId } : {}) });
     }
     if ("agent" in spec.target && run.length > skipped.length) void runner.resume().catch(() => undefined);
-    return starts;
+    return { starts, last: next === null };
   }
 
   /** Journals one occurrence (inside `fireOne`'s transaction); "overlap" when its policy skips it. */

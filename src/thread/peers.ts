@@ -73,6 +73,10 @@ export class DurableThreads implements ChildThreads, AccountNotices {
     if (this.env.ACCOUNT) unwrap(await accountOf(this.env.ACCOUNT, userId).removeThread(threadId));
   }
 
+  async countSchedules(userId: string, threadId: string, active: number, max: number): Promise<void> {
+    if (this.env.ACCOUNT) unwrap(await accountOf(this.env.ACCOUNT, userId).countSchedules(threadId, active, max));
+  }
+
   async listed(userId: string, limit: number): Promise<string[]> {
     if (!this.env.ACCOUNT) return [];
     return unwrap(await accountOf(this.env.ACCOUNT, userId).listThreads({ limit })).threads.map((t) => t.threadId);

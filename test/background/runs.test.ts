@@ -110,4 +110,22 @@ describe("background runs", () => {
     expect(await completionMessages(id, "run_w2")).toHaveLength(1);
     await expect(inThread(id, (i) => state(i).get("run_nope"))).rejects.toMatchObject({ code: "run_not_found" });
   });
+
+  it("a run's threads are its owner's: another user can neither read nor stop its child, nor post to its parent (404, as for no thread), and nothing changes", async () => {
+    const id = await startRuns({ o1: "bg_careful" });
+    const [run] = await runsOf(id);
+    const child = run!.childThreadId;
+    await waitUntil(async () => (await callsOf(child)).some((c) => c.callId === "pay" && c.status === "awaiting_approval"), "the child's call to wait for approval");
+    for (const [method, path, body] of [
+      ["GET", `/threads/${child}`, undefined],
+      ["GET", `/threads/${child}/messages`, undefined],
+      ["POST", `/threads/${child}/stop`, {}],
+      ["POST", `/threads/${child}/calls/pay/approve`, {}],
+      ["POST", `/threads/${id}/messages`, { content: "start more runs" }],
+    ] as const) {
+      expect([method, path, (await json(method, path, body, "bob")).status]).toEqual([method, path, 404]);
+    }
+    expect((await callsOf(child)).find((c) => c.callId === "pay")?.status).toBe("awaiting_approval");
+    expect((await runsOf(id)).map((r) => [r.runId, r.status])).toEqual([["run_o1", "running"]]);
+  });
 });

@@ -91,6 +91,20 @@ describe("npm start", { timeout: 300_000 }, () => {
     expect(output).not.toContain("Unable to fetch the `Request.cf` object");
   });
 
+  it("takes the example's file schedule up with no trigger by hand, as a deploy's cron does, and a schedule's alarm fires on its own", async () => {
+    await until("the file schedules' sync line", () => (/weft: file schedules synced: nightly_clock: sch_file_nightly_clock_[0-9a-f]{8} active/.test(output) ? true : undefined));
+    // A schedule due in two seconds: the thread's real alarm runs it, no request needed.
+    const thread = (await (await fetch(`${base}/threads`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).json()) as { threadId: string };
+    const at = Date.now() + 2000;
+    const made = await fetch(`${base}/threads/${thread.threadId}/schedules`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ at, target: { tool: "get_current_time", input: {} } }) });
+    expect(made.status).toBe(201);
+    const call = await until("the schedule's call", async () => {
+      const { calls } = (await (await fetch(`${base}/threads/${thread.threadId}/calls`)).json()) as { calls: { callId: string; status: string }[] };
+      return calls.find((c) => c.status === "succeeded");
+    });
+    expect(call.callId).toMatch(new RegExp(`^sched_sch_\\w+_${at}$`));
+  });
+
   it("serves a tool saved while it runs within a few seconds", async () => {
     const saved = Date.now();
     writeIn(project, "agents/tools/word_count.ts", WORD_COUNT);

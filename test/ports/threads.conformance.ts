@@ -111,6 +111,26 @@ export function threadsConformance(impl: string, make: () => ThreadsFixture): vo
       expect(await threads.listed(user, 10)).toEqual(["d".repeat(64)]);
     });
 
+    it("account: schedules count over the user's threads; a rise past the limit is refused, a fall or a repeat never is, unlisting drops a thread's count", async () => {
+      const { threads } = make();
+      const user = owner().userId;
+      const [a, b] = ["a".repeat(64), "b".repeat(64)];
+      await threads.countSchedules(user, a, 2, 3);
+      await threads.countSchedules(user, b, 1, 3);
+      expect(await codeOf(threads.countSchedules(user, b, 2, 3))).toBe("too_many_schedules");
+      // At the limit: the same count again and a fall pass, with any max.
+      await threads.countSchedules(user, b, 1, 3);
+      await threads.countSchedules(user, a, 1, 0);
+      await threads.countSchedules(user, b, 2, 3);
+      expect(await codeOf(threads.countSchedules(user, a, 2, 3))).toBe("too_many_schedules");
+      // Another user's count is its own.
+      await threads.countSchedules(owner().userId, a, 3, 3);
+      await threads.unlist(user, b);
+      await threads.countSchedules(user, a, 3, 3);
+      await threads.countSchedules(user, a, 0, 3);
+      await threads.countSchedules(user, b, 3, 3);
+    });
+
     it("an env notice reaches a live thread and says when the thread is gone", async () => {
       const f = make();
       const me = owner();
