@@ -111,12 +111,18 @@ describe("an author's project", () => {
       const step = async (what: string, command: string, args: string[], env: Record<string, string> = {}) => {
         const result = await shell(dir, command, args, env);
         console.log(`fresh project: ${what}: exit ${result.code} in ${result.seconds.toFixed(1)} s`);
-        expect(result.code, `${what}:\n${result.out.slice(-6000)}`).toBe(0);
+        // npm test's summary (one line per suite) and its failures come last in its output; keep both.
+        const summary = result.out.lastIndexOf("test: summary");
+        const failures = [...result.out.matchAll(/^ FAIL .*$/gm)].map((m) => m[0]).join("\n");
+        expect(result.code, `${what}:\n${failures}\n${summary >= 0 ? result.out.slice(summary) : ""}\n${result.out.slice(-6000)}`).toBe(0);
         return result;
       };
 
       // The README's first command. The registry is the only network; npm's cache serves what it holds.
       await step("npm install", "npm", ["install"], { npm_config_prefer_offline: "true", npm_config_audit: "false", npm_config_fund: "false" });
+
+      // The API reference builds on the clone as it stands (it once failed until npm test had run).
+      await step("npm run docs:api", "npm", ["run", "docs:api"]);
 
       // `npm start`, then the README's approval-gated call through the weft command, which finds it.
       const server = await npmStart(dir);
