@@ -28,7 +28,7 @@ import { type SubscribeOptions, type Subscription, subscribe } from "./subscribe
  * counting from 1 per thread), stored messages and call records, as the server defines them.
  */
 export type { EventFrame, BuiltinEventFrame, EventPayloads, Message, CallRecord, CallStatus } from "../protocol.js";
-/** The code of a failed turn where weft names its reason (`restart_loop`, `stream_cut`, `model_timeout`, `invalid_output`). */
+/** The code of a failed turn where weft names its reason (`restart_loop`, `stream_cut`, `model_timeout`, `unsupported_content`, `invalid_output`). */
 export type { TurnErrorCode } from "../events.js";
 /** What `getThread` answers: the thread's metadata, `status` (`idle`, `running`, `waiting`), `messageCount`, `lastSeq`, the last turn, and its offered and unavailable tools. */
 export type { ThreadInfo } from "../thread/api.js";
