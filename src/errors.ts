@@ -47,6 +47,8 @@ export const ERROR_CODES = {
   stream_cut: { status: 502, retryable: true },
   /** A model step passed its idle or overall deadline (`WEFT_MODEL_IDLE_MS`, `WEFT_MODEL_STEP_MS`), after its retries. */
   model_timeout: { status: 504, retryable: true },
+  /** A user message carries a part (an image, a file) the model's provider cannot take (a failed turn's `errorCode`). */
+  unsupported_content: { status: 422, retryable: false },
   /** A schedule's cron, zone, interval, time or target is bad (`details.path` names the field; src/schedules/define.ts). */
   invalid_schedule: { status: 400, retryable: false },
   /** No schedule with this id on the thread. */

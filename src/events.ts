@@ -44,11 +44,13 @@ export interface ModelStepRecord {
  *   malformed chunk) on every attempt the retry rules allow, with nothing of it acted on.
  * - `model_timeout`: the model step passed its idle deadline (no stream part for
  *   `WEFT_MODEL_IDLE_MS`) or its overall deadline (`WEFT_MODEL_STEP_MS`) on every attempt.
+ * - `unsupported_content`: a user message carries a part the model's provider cannot take (a PDF
+ *   by URL to an OpenAI-compatible server, a text file to Anthropic); no request was sent.
  * - `budget_exceeded` (on a `stopped` turn): a model request's reservation would have crossed a
  *   budget, so it was refused before any provider was called (the `budget_exceeded` event names
  *   the budget, its limit and what is used).
  */
-export type TurnErrorCode = "restart_loop" | "stream_cut" | "model_timeout" | "invalid_output" | "budget_exceeded";
+export type TurnErrorCode = "restart_loop" | "stream_cut" | "model_timeout" | "unsupported_content" | "invalid_output" | "budget_exceeded";
 
 /** Payloads of the built-in event types, keyed by `type` (snake_case, the names clients see on the wire). */
 export interface EventPayloads {

@@ -3,9 +3,13 @@
  * Validators of provider request histories, one per wire format, holding the rules the real
  * providers enforce on tool calls (they answer 400 when one is broken). The fake provider runs
  * them on every request, so a test whose thread produced an invalid history fails as it would
- * against the real API. Each returns a list of problems; empty means valid.
+ * against the real API. Each also checks the request's settings (wire-settings.mjs: sampling,
+ * output bounds, tool choice, reasoning, caching, `is_error`). Each returns a list of problems;
+ * empty means valid.
  * @module
  */
+
+import { anthropicSettings, chatSettings, responsesSettings } from "./wire-settings.mjs";
 
 const SAFE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -118,6 +122,7 @@ export function validateChatCompletions(body) {
     }
   });
   if (open && /** @type {Set<string>} */ (open).size > 0) problems.push(`end: calls ${[.../** @type {Set<string>} */ (open)].join(", ")} are unanswered`);
+  problems.push(...chatSettings(body));
   return problems;
 }
 
@@ -150,6 +155,7 @@ export function validateResponses(body) {
     }
   });
   for (const [id, at] of calls) if (!answered.has(id)) problems.push(`end: call ${id} (input[${at}]) is unanswered`);
+  problems.push(...responsesSettings(body));
   return problems;
 }
 
@@ -202,5 +208,6 @@ export function validateAnthropic(body) {
     } else problems.push(`messages[${i}]: role ${m.role} is not user or assistant`);
   });
   if (pending.length > 0) problems.push(`end: calls ${pending.join(", ")} are unanswered`);
+  problems.push(...anthropicSettings(body));
   return problems;
 }

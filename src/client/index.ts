@@ -28,7 +28,7 @@ import { type SubscribeOptions, type Subscription, subscribe } from "./subscribe
  * counting from 1 per thread), stored messages and call records, as the server defines them.
  */
 export type { EventFrame, BuiltinEventFrame, EventPayloads, Message, CallRecord, CallStatus } from "../protocol.js";
-/** The code of a failed turn where weft names its reason (`restart_loop`, `stream_cut`, `model_timeout`, `invalid_output`). */
+/** The code of a failed turn where weft names its reason (`restart_loop`, `stream_cut`, `model_timeout`, `unsupported_content`, `invalid_output`). */
 export type { TurnErrorCode } from "../events.js";
 /** What `getThread` answers: the thread's metadata, `status` (`idle`, `running`, `waiting`), `messageCount`, `lastSeq`, the last turn, and its offered and unavailable tools. */
 export type { ThreadInfo } from "../thread/api.js";
@@ -46,6 +46,12 @@ export type { ScheduleOptions, ScheduleTarget } from "../schedules/define.js";
 export type { ScheduleInfo } from "../schedules/info.js";
 /** Options and handle of `subscribe`: the live event stream that resumes from the last `seq` it saw. */
 export type { SubscribeOptions, Subscription } from "./subscribe.ts";
+/**
+ * A posted message's `content`: text, or a user message's parts (`{ type: "text", text }`,
+ * `{ type: "image", image, mediaType? }`, `{ type: "file", data, mediaType, filename? }`; data an
+ * http(s) URL or base64), as `postMessage` takes it.
+ */
+export type { ContentPart, MessageContent } from "../content/parts.js";
 
 /** What a thread RPC method answers over HTTP: the value of its `RpcResult`. */
 type Answer<K extends keyof ThreadApi> = ThreadApi[K] extends (...args: any[]) => Promise<RpcResult<infer T>> ? T : never;

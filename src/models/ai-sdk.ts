@@ -6,6 +6,7 @@
  */
 import {
   APICallError,
+  UnsupportedFunctionalityError,
   type JSONValue,
   type SharedV4ProviderOptions,
   type LanguageModelV4,
@@ -157,6 +158,16 @@ async function* streamStep(lm: LanguageModelV4, options: LanguageModelV4CallOpti
 export function toModelError(e: unknown, signal?: AbortSignal, streaming = false): Error {
   if (signal?.aborted) return e instanceof Error ? e : new Error(String(e));
   if (e instanceof ModelError) return e;
+  // The provider package refused content its wire format cannot carry, before any request was sent.
+  if (UnsupportedFunctionalityError.isInstance(e) && CONTENT_FUNCTIONALITY.test(e.functionality)) {
+    return new ModelError(
+      `the provider does not take this message's content (${e.functionality}): send it in a form it takes (an image or a PDF as base64, a media type it supports), or use a model that does`,
+      false,
+      undefined,
+      undefined,
+      "unsupported_content",
+    );
+  }
   const status = APICallError.isInstance(e) ? e.statusCode : undefined;
   if ((status !== undefined && status >= 200 && status < 300) || (streaming && status === undefined)) {
     const cause = APICallError.isInstance(e) && e.cause !== undefined ? errorMessage(e.cause) : errorMessage(e);
@@ -173,6 +184,9 @@ export function toModelError(e: unknown, signal?: AbortSignal, streaming = false
   const message = errorMessage(e);
   return new ModelError(message, e instanceof TypeError || NETWORK_FAILURE.test(message));
 }
+
+/** The provider packages' names of message content they cannot send (file parts, media types). */
+const CONTENT_FUNCTIONALITY = /part|media type/i;
 
 /** Messages of a request that failed in the network, not at the provider. */
 const NETWORK_FAILURE = /network|connection|socket|ECONN|ETIMEDOUT|EPIPE|fetch failed|refused|reset|timed out/i;

@@ -107,9 +107,11 @@ export interface Model {
 /**
  * Why a model step failed, when weft names it: `stream_cut`, the provider's stream ended before
  * its finish (a closed or reset connection, a malformed chunk); `model_timeout`, the step passed
- * its idle or overall deadline (`WEFT_MODEL_IDLE_MS`, `WEFT_MODEL_STEP_MS`).
+ * its idle or overall deadline (`WEFT_MODEL_IDLE_MS`, `WEFT_MODEL_STEP_MS`); `unsupported_content`,
+ * the provider's wire format cannot carry a part of a user message (a PDF by URL to an
+ * OpenAI-compatible server, a text file to Anthropic), refused before any request was sent.
  */
-export type ModelFailureCode = "stream_cut" | "model_timeout";
+export type ModelFailureCode = "stream_cut" | "model_timeout" | "unsupported_content";
 
 /**
  * A provider that answered with an error, or could not be reached. `retryable` is true for 429,

@@ -23,7 +23,7 @@
  * @module
  */
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
-import { type EventFrame, type Message, type SubscribeOptions, WeftClient, WeftClientError } from "../client/index.ts";
+import { type EventFrame, type Message, type MessageContent, type SubscribeOptions, WeftClient, WeftClientError } from "../client/index.ts";
 import { type ThreadCallState, type ThreadState, initialState, reduce } from "./state.ts";
 
 /** What the hook folds events into: thread status, a call's state, the end of a turn. */
@@ -88,12 +88,13 @@ export interface UseThreadResult {
   /** The last turn that finished (`completed`, `stopped`, `failed` with its error), or null. */
   lastTurn: ThreadState["lastTurn"];
   /**
-   * Posts a user message, which starts a turn (or queues behind the running one). `script` gives
+   * Posts a user message, which starts a turn (or queues behind the running one): text, or parts
+   * (text, images and files, as `postMessage` takes them; a message's `content` shows its text). `script` gives
    * the scripted model's steps for a thread without a model. Resolves with `{ queued, message }`,
    * or with `undefined` when the request failed: then `error` holds the {@link WeftClientError}
    * (`invalid_request`, `network_error`, ...). Never rejects.
    */
-  send(content: string, options?: { script?: unknown[] }): Promise<Awaited<ReturnType<WeftClient["postMessage"]>> | undefined>;
+  send(content: MessageContent, options?: { script?: unknown[] }): Promise<Awaited<ReturnType<WeftClient["postMessage"]>> | undefined>;
   /** Stops the running turn. Resolves with `{ stopped }`, or `undefined` with `error` set when the request failed. Never rejects. */
   stop(): Promise<{ stopped: boolean } | undefined>;
   /** The last error: an action that failed, or the refusal that ended the subscription (401 `unauthenticated`, 404 `thread_not_found`). Null after a later action succeeds. */
@@ -172,7 +173,7 @@ export function useThread(options: UseThreadOptions): UseThreadResult {
   }, []);
 
   const send = useCallback(
-    (content: string, opts: { script?: unknown[] } = {}) => act(() => client.postMessage(need(threadId), { content, ...(opts.script ? { script: opts.script } : {}) })),
+    (content: MessageContent, opts: { script?: unknown[] } = {}) => act(() => client.postMessage(need(threadId), { content, ...(opts.script ? { script: opts.script } : {}) })),
     [act, client, threadId],
   );
   const stop = useCallback(() => act(() => client.stop(need(threadId)) as Promise<{ stopped: boolean }>), [act, client, threadId]);

@@ -136,8 +136,8 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
       if (host.budgetMessage !== undefined) await host.commit([{ role: "assistant", content: host.budgetMessage }], null).catch(() => undefined);
       return { status: "stopped", steps, error: e.message, errorCode: "budget_exceeded" };
     }
-    // A cut stream or a deadline that outlasted the retries is named with its code.
-    const code = isWeftError(e) && (e.code === "stream_cut" || e.code === "model_timeout") ? e.code : undefined;
+    // A cut stream or a deadline that outlasted the retries, or content the provider cannot take, is named with its code.
+    const code = isWeftError(e) && (e.code === "stream_cut" || e.code === "model_timeout" || e.code === "unsupported_content") ? e.code : undefined;
     return { status: "failed", steps, error: errorMessage(e), ...(code ? { errorCode: code } : {}) };
   }
 }

@@ -26,5 +26,7 @@ export { createTestThread, TestThread, type TestEnvValue, type TestThreadOptions
 export { live, recorded, scripted, RECORDABLE_PROVIDERS, type ModelSource, type RecordableProvider } from "./models.js";
 /** What the helpers return: call records, event frames and messages, as the HTTP API shows them. */
 export type { CallRecord, EventFrame, Message } from "../protocol.js";
+/** A posted message's content: text, or parts (text, images, files). */
+export type { ContentPart, MessageContent } from "../content/parts.js";
 /** One step of the scripted model: `{ text?, toolCalls?: [{ id?, name, arguments }] }`. */
 export type { ScriptStep } from "../models/model.js";

@@ -8,6 +8,7 @@ import { WeftClient } from "../client/index.js";
 import type { CallRecord, EventFrame, Message } from "../protocol.js";
 import type { ThreadInfo } from "../thread/api.js";
 import type { ScriptStep } from "../models/model.js";
+import type { MessageContent } from "../content/parts.js";
 import { RECORDABLE_PROVIDERS, RECORDER_HOST, type ModelSource, type RecordableProvider } from "./models.js";
 
 /** Base URL the kit's requests carry; the test Worker sees them as local (`WEFT_AUTH = "none"` in vitest.agents.config.ts). */
@@ -26,6 +27,12 @@ export interface TestThreadOptions {
   model?: ModelSource;
   /** Thread-level env values (they beat the Worker's); a plain string is a secret. */
   env?: Record<string, TestEnvValue>;
+  /**
+   * A bearer token (an API key or a JWT) for a test Worker that wants credentials; the thread
+   * belongs to its user. `npm run test:agents` runs the Worker with `WEFT_AUTH = "none"`, so your
+   * tests need none.
+   */
+  token?: string;
 }
 
 /** What one {@link TestThread.post}, approval or denial led to, once the thread stopped running. */
@@ -82,7 +89,7 @@ async function modelEnv(model: ModelSource, env: Record<string, TestEnvValue>): 
  * expect((await thread.post("Hello")).text).toBe("Hi!");
  */
 export async function createTestThread(options: TestThreadOptions = {}): Promise<TestThread> {
-  const client = new WeftClient({ url: BASE, fetch: workerFetch as typeof fetch });
+  const client = new WeftClient({ url: BASE, fetch: workerFetch as typeof fetch, ...(options.token !== undefined ? { token: options.token } : {}) });
   const model = options.model ?? { kind: "scripted", steps: [] };
   const { env, session } = await modelEnv(model, options.env ?? {});
   const created = await client.createThread({
@@ -107,11 +114,14 @@ export class TestThread {
 
   /**
    * Posts a user message (with `script`: steps for the scripted model to play first) and waits
-   * until the thread stops running: its turn ended, or a call waits for a person.
+   * until the thread stops running: its turn ended, or a call waits for a person. `content` is
+   * text, or parts: text, images and files (`{ type: "image", image, mediaType? }`,
+   * `{ type: "file", data, mediaType, filename? }`, data an http(s) URL or base64), sent to the
+   * model in its provider's own form.
    * @throws Error when the post is refused, when a recorded provider saw a request that differs
    *   from the recording (with the diff), or after `timeoutMs` (default 60 000, a bound for a turn that hangs, generous for a loaded machine) of running
    */
-  async post(content: string, options: { script?: ScriptStep[]; timeoutMs?: number } = {}): Promise<TurnOutcome> {
+  async post(content: MessageContent, options: { script?: ScriptStep[]; timeoutMs?: number } = {}): Promise<TurnOutcome> {
     return this.#settle(() => this.client.postMessage(this.id, { content, ...(options.script ? { script: options.script } : {}) }), options.timeoutMs);
   }
 

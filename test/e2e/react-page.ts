@@ -29,6 +29,7 @@ function App() {
   const [content, setContent] = useState("");
   const [script, setScript] = useState("");
   const [reason, setReason] = useState("");
+  const [image, setImage] = useState("");
   const assistant = thread.messages.filter((m) => m.role === "assistant").length;
   if (thread.streamingText) window.__renders.push({ streaming: thread.streamingText, assistant, status: thread.status });
   const { connection } = thread;
@@ -43,7 +44,7 @@ function App() {
     h(
       "ol",
       { id: "messages" },
-      thread.messages.map((m) => h("li", { key: m.id, className: "msg", "data-id": m.id, "data-role": m.role }, m.content)),
+      thread.messages.map((m) => h("li", { key: m.id, className: "msg", "data-id": m.id, "data-role": m.role, "data-parts": m.parts?.map((p) => p.type).join(",") ?? "" }, m.content)),
     ),
     h("p", { id: "streaming" }, thread.streamingText),
     h(
@@ -62,7 +63,15 @@ function App() {
     h("input", { id: "reason", "aria-label": "Reason", value: reason, onChange: (e: any) => setReason(e.target.value) }),
     h("input", { id: "content", "aria-label": "Message", value: content, onChange: (e: any) => setContent(e.target.value) }),
     h("textarea", { id: "script", "aria-label": "Script", value: script, onChange: (e: any) => setScript(e.target.value) }),
-    h("button", { onClick: () => void thread.send(content, script ? { script: JSON.parse(script) } : {}) }, "Send"),
+    h("input", { id: "image", "aria-label": "Image URL", value: image, onChange: (e: any) => setImage(e.target.value) }),
+    h(
+      "button",
+      {
+        onClick: () =>
+          void thread.send(image ? [{ type: "text", text: content }, { type: "image", image }] : content, script ? { script: JSON.parse(script) } : {}),
+      },
+      "Send",
+    ),
     h("button", { onClick: () => void thread.stop() }, "Stop"),
   );
 }

@@ -224,6 +224,38 @@ describe.skipIf(!found.path)("useThread in Chromium", () => {
     await page.close();
   });
 
+  it("send with parts: the message shows its text and keeps its parts, and the provider gets the image in its own form", async () => {
+    const key = `react-parts-${Date.now()}`;
+    fake.script(key, [{ text: "A kettle." }]);
+    const threadId = await createThread(weft.url, {
+      agent: "stepper",
+      env: {
+        WEFT_MODEL: { value: "anthropic:claude-sonnet-4-5", type: "text" },
+        ANTHROPIC_API_KEY: { value: key, type: "secret" },
+        ANTHROPIC_BASE_URL: { value: `${provider.url}/v1`, type: "text" },
+      },
+    });
+    const page = await openPage(threadId);
+    await page.fill("#content", "What is in this picture?");
+    await page.fill("#image", "https://example.com/kettle.png");
+    await page.click("button:text-is('Send')");
+    await expect.poll(() => text(page, "#last-turn"), { timeout: 90_000 }).toBe("completed");
+    expect((await shown(page)).map(([, role, content]) => [role, content])).toEqual([
+      ["user", "What is in this picture?"],
+      ["assistant", "A kettle."],
+    ]);
+    expect(await page.getAttribute(".msg[data-role=user]", "data-parts")).toBe("text,image");
+    // The fake provider checked the request with Anthropic's validator (user content parts included).
+    const requests = fake.requests.filter((r) => r.key === key);
+    expect(requests).toHaveLength(1);
+    expect(requests[0]!.body.messages[0].content).toEqual([
+      { type: "text", text: "What is in this picture?" },
+      { type: "image", source: { type: "url", url: "https://example.com/kettle.png" } },
+    ]);
+    expect(page.errors).toEqual([]);
+    await page.close();
+  });
+
   it("a socket dropped while the turn goes on reconnects and replays what it missed, nothing twice", async () => {
     const { threadId, page } = await payWaitingForApproval();
     const before = Number(await page.getAttribute("#connection", "data-last-seq"));

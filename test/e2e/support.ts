@@ -4,8 +4,8 @@
  * `fetch`, and a thread's event stream over Node's global `WebSocket`.
  * @module
  */
-import { spawn } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, connect, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, sep } from "node:path";
@@ -209,6 +209,25 @@ export function copyProject(files: Record<string, string> = {}, from = REPO_ROOT
   return project;
 }
 
+/**
+ * A new folder holding the project as `git clone` of this checkout gives it: every file git
+ * tracks or would track (`git ls-files --cached --others --exclude-standard`: uncommitted edits
+ * and new files included, ignored ones such as node_modules and `.dev.vars` left out), and nothing
+ * installed. The caller runs `npm install` there and removes the folder.
+ */
+export function freshClone(from = REPO_ROOT): string {
+  const listed = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: from, encoding: "utf8", maxBuffer: 64 << 20 });
+  if (listed.status !== 0) throw new Error(`git ls-files in ${from} failed: ${listed.stderr}`);
+  const project = mkdtempSync(join(tmpdir(), "weft-fresh-"));
+  for (const file of listed.stdout.split("\0").filter(Boolean)) {
+    // A tracked file deleted in the working tree is not in a clone of it either.
+    if (!existsSync(join(from, file))) continue;
+    mkdirSync(dirname(join(project, file)), { recursive: true });
+    cpSync(join(from, file), join(project, file));
+  }
+  return project;
+}
+
 /** Writes a file inside `project`, making its folder. */
 export function writeIn(project: string, path: string, text: string): void {
   mkdirSync(dirname(join(project, path)), { recursive: true });
@@ -319,9 +338,68 @@ export const HELPDESK = [
   "",
 ].join("\n");
 
+/** An author's own test of the helpdesk, with weft/testing as docs/testing.md shows: a scripted model, the sub-agent and the README's tool called. */
+export const HELPDESK_TEST = `import { expect, it } from "vitest";
+import { createTestThread, scripted } from "weft/testing";
+
+it("asks the shipping expert, an agent called as a tool, and answers from what it said", async () => {
+  const thread = await createTestThread({
+    agent: "helpdesk",
+    model: scripted([
+      { toolCalls: [{ id: "ask", name: "shipping_expert", arguments: { input: "Where is order A-1001?" } }] },
+      { text: "Your kettle is on its way." },
+    ]),
+  });
+  const turn = await thread.post("Where is my kettle?");
+  expect(turn.turn).toMatchObject({ status: "completed", steps: 2 });
+  expect(turn.calls.map((c) => [c.toolName, c.status])).toEqual([["shipping_expert", "succeeded"]]);
+  expect(turn.calls[0]!.result!.result).toContain("A-1001 left the Parcelo depot");
+  expect(turn.text).toBe("Your kettle is on its way.");
+});
+
+it("counts words with the README's word_count tool", async () => {
+  const thread = await createTestThread({
+    agent: "example",
+    model: scripted([{ toolCalls: [{ id: "count", name: "word_count", arguments: { text: "one two three" } }] }, { text: "Three words." }]),
+  });
+  const turn = await thread.post("How many words?");
+  expect(turn.calls.map((c) => [c.toolName, c.status, c.result?.result])).toEqual([["word_count", "succeeded", "3"]]);
+});
+`;
+
+/** Where the author's recorded-provider test keeps its recording. */
+export const HELPDESK_RECORDING = "agents/tests/recordings/helpdesk.json";
+
+/** The provider steps the helpdesk's recording is made from (the fake provider plays them as the real one would). */
+export const HELPDESK_RECORDED_STEPS = [
+  { toolCalls: [{ id: "call_look", name: "lookup_order", arguments: '{"orderId":"A-1002"}' }] },
+  { text: "Your tea sampler (A-1002) is still being packed; it is due on 5 December." },
+];
+
+/** An author's recorded-provider test of the helpdesk: recorded once with WEFT_RECORD=1, replayed offline. */
+export const HELPDESK_RECORDED_TEST = `import { expect, it } from "vitest";
+import { createTestThread, recorded } from "weft/testing";
+
+it("the helpdesk looks the order up and answers from it, on a recorded OpenAI model", async () => {
+  const thread = await createTestThread({
+    agent: "helpdesk",
+    model: recorded("${HELPDESK_RECORDING}", { model: "openai:gpt-4.1-mini" }),
+  });
+  const turn = await thread.post("Has A-1002 shipped?");
+  expect(turn.turn).toMatchObject({ status: "completed", steps: 2 });
+  expect(turn.calls.map((c) => [c.toolName, c.input, c.status])).toEqual([["lookup_order", { orderId: "A-1002" }, "succeeded"]]);
+  expect(turn.text).toBe("Your tea sampler (A-1002) is still being packed; it is due on 5 December.");
+});
+`;
+
 /**
  * An author's project as the docs lead one to change it: a sub-agent and a prompt in an agent's
- * tools, the README's word_count.ts, a model in .dev.vars (author-project.node.test.ts; npm test runs
- * it in docs.node.test.ts's copy).
+ * tools, the README's word_count.ts, a model in .dev.vars, and a test of their own with
+ * weft/testing (author-project.node.test.ts; npm test runs it in docs.node.test.ts's copy).
  */
-export const AUTHOR_FILES: Record<string, string> = { "agents/agents/helpdesk.ts": HELPDESK, "agents/tools/word_count.ts": WORD_COUNT, ".dev.vars": DEV_VARS };
+export const AUTHOR_FILES: Record<string, string> = {
+  "agents/agents/helpdesk.ts": HELPDESK,
+  "agents/tools/word_count.ts": WORD_COUNT,
+  ".dev.vars": DEV_VARS,
+  "agents/tests/helpdesk.test.ts": HELPDESK_TEST,
+};
