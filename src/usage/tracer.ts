@@ -7,7 +7,9 @@
  * @module
  */
 import type { EventPayloads } from "../protocol.js";
-import { type AttributeValue, OtlpExporter, type Span, hexId } from "./otlp.js";
+import { settingOf } from "../config.js";
+import { OtlpExporter, type OtlpProtocol, hexId } from "./otlp.js";
+import type { AttributeValue } from "./span.js";
 import type { ModelUsageRow } from "./row.js";
 
 /** What the tracer knows of its thread. */
@@ -107,6 +109,11 @@ export class ThreadTracer {
         "gen_ai.request.model": model,
         "gen_ai.usage.input_tokens": row.inputTokens,
         "gen_ai.usage.output_tokens": row.outputTokens,
+        // Included in input_tokens, as the conventions say; written only when the provider reported some.
+        ...(row.cachedInputTokens > 0 ? { "gen_ai.usage.cache_read.input_tokens": row.cachedInputTokens } : {}),
+        ...(row.cacheWriteTokens > 0 ? { "gen_ai.usage.cache_creation.input_tokens": row.cacheWriteTokens } : {}),
+        ...(row.reasoningTokens > 0 ? { "weft.usage.reasoning_tokens": row.reasoningTokens } : {}),
+        "weft.usage.cost_usd": row.costMicroUsd / 1e6,
         "gen_ai.response.finish_reasons": [finishReason],
         "weft.turn.id": row.turnId,
         "weft.step": row.step,
@@ -165,10 +172,23 @@ export class ThreadTracer {
   }
 }
 
-/** The thread's tracer when the deployment names a collector (`WEFT_OTLP_URL`); null otherwise, at no cost. */
+/**
+ * The thread's tracer when the deployment names a collector (`WEFT_OTLP_URL`), sending in the
+ * encoding `WEFT_OTLP_PROTOCOL` names; null otherwise, at no cost. A protocol that is neither
+ * `http/protobuf` nor `http/json` is logged and the default (`http/protobuf`) is used: a typo in a
+ * tracing setting never fails a thread.
+ */
 export function threadTracerOf(thread: TracedThread, env: Readonly<Record<string, unknown>>, effectOf?: (toolName: string) => string | undefined): ThreadTracer | null {
   const url = env.WEFT_OTLP_URL;
-  return typeof url === "string" && url !== "" ? new ThreadTracer(thread, new OtlpExporter(url), effectOf) : null;
+  if (typeof url !== "string" || url === "") return null;
+  return new ThreadTracer(thread, new OtlpExporter(url, undefined, otlpProtocolOf(env)), effectOf);
+}
+
+function otlpProtocolOf(env: Readonly<Record<string, unknown>>): OtlpProtocol {
+  const named = settingOf(env, "WEFT_OTLP_PROTOCOL");
+  if (named === "http/protobuf" || named === "http/json") return named;
+  console.error(`weft: WEFT_OTLP_PROTOCOL: expected "http/protobuf" or "http/json", got ${JSON.stringify(named)}; sending http/protobuf`);
+  return "http/protobuf";
 }
 
 /** A tool's effect as a span names it: as declared, `write` when undeclared (the effect table's default), `dynamic` when a function of the input. */
