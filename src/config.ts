@@ -86,7 +86,7 @@ const OTHER_SETTINGS: readonly Setting[] = [
   {
     name: "WEFT_OTLP_URL",
     default: "(unset)",
-    what: "An OpenTelemetry collector's OTLP/HTTP traces endpoint (for example `http://collector:4318/v1/traces`). Set, each turn is a trace of GenAI spans (`invoke_agent`, `chat` per model request, `execute_tool` per tool call) sent (in `WEFT_OTLP_PROTOCOL`'s encoding) when the turn ends or waits, without delaying it; spans carry ids, names, token counts and times, never message content. Unset: no spans are made.",
+    what: "An OpenTelemetry collector's OTLP/HTTP traces endpoint (for example `http://collector:4318/v1/traces`). Set, each turn is a trace of GenAI spans (`invoke_agent`, `chat` per model request, `execute_tool` per tool call, `run_code` per `state.runCode` run) sent (in `WEFT_OTLP_PROTOCOL`'s encoding) when the turn ends or waits, without delaying it; spans carry ids, names, token counts and times, never message content. Unset: no spans are made.",
   },
   {
     name: "WEFT_OTLP_PROTOCOL",

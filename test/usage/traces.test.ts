@@ -4,11 +4,12 @@
  * (scripts/lib/fake-otlp.mjs): OTLP/HTTP protobuf by default, one trace per turn, its
  * `invoke_agent` span the parent of a `chat` span per model request (model, the token counts the
  * provider reported, finish reasons) and an `execute_tool` span per call (tool name, call id,
- * effect, status, attempts), with the thread and user ids and no content.
+ * effect, status, attempts), a `run_code` span per `state.runCode` run under its call's span, with
+ * the thread and user ids and no content.
  */
 import { expect, it } from "vitest";
 import { fakeEnv, fakeKey, outboundContaining, scriptFake } from "../fake-provider.js";
-import { request, stubOf } from "../helpers.js";
+import { createThread, request, runTurn, stubOf } from "../helpers.js";
 import { MAX_BUFFERED_SPANS, OtlpExporter } from "../../src/usage/otlp.js";
 import type { Span } from "../../src/usage/span.js";
 import { type DecodedSpan, exportsOf, turnExports, undecodable } from "./collector.js";
@@ -167,4 +168,32 @@ it("a W3C traceparent on the request that posts the message becomes the parent o
   const ignored = (await post(`00-${"0".repeat(32)}-${parent}-01`)).find((s) => s.name === "invoke_agent streaming")!;
   expect(ignored.traceId).not.toBe("0".repeat(32));
   expect(ignored.parentSpanId).toBe("");
+});
+
+it("each state.runCode run is a run_code span under the span of the tool call that ran it, with its executor and how it ended", async () => {
+  const id = await createThread({ agent: "sandboxed" });
+  const secretish = `code-words-${crypto.randomUUID()}`;
+  await runTurn(id, "go", [
+    { toolCalls: [{ id: "ok", name: "run_code", arguments: { source: `export default () => "${secretish}".length`, sandbox: "quickjs" } }] },
+    { toolCalls: [{ id: "bad", name: "run_code", arguments: { source: "export default () => { throw new Error('no') }", sandbox: "quickjs" } }] },
+    { text: "done" },
+  ]);
+  const spans = spansIn(await turnExports(id));
+  const root = spans.find((s) => s.name === "invoke_agent sandboxed")!;
+  const tool = (callId: string) => spans.find((s) => s.name === "execute_tool run_code" && s.attributes["gen_ai.tool.call.id"] === callId)!;
+  const runs = spans.filter((s) => s.name.startsWith("run_code "));
+  expect(runs.map((s) => [s.name, s.attributes["weft.code.executor"], s.attributes["weft.code.status"], s.status.code, s.attributes["gen_ai.tool.call.id"]])).toEqual([
+    ["run_code quickjs", "quickjs", "success", 1, "ok"],
+    ["run_code quickjs", "quickjs", "error", 2, "bad"],
+  ]);
+  for (const run of runs) {
+    const parent = tool(run.attributes["gen_ai.tool.call.id"] as string);
+    expect(parent.parentSpanId).toBe(root.spanId);
+    expect([run.traceId, run.parentSpanId]).toEqual([root.traceId, parent.spanId]);
+    expect(run.attributes["weft.code.execution_id"]).toMatch(/^code_[0-9a-f]{16}$/);
+    expect(BigInt(run.startTimeUnixNano) >= BigInt(parent.startTimeUnixNano)).toBe(true);
+    expect(BigInt(run.endTimeUnixNano) <= BigInt(parent.endTimeUnixNano)).toBe(true);
+  }
+  // The code's text is content: it reaches no collector.
+  expect((await outboundContaining(secretish)).filter((r) => r.url.startsWith("http://otlp.test/"))).toEqual([]);
 });
