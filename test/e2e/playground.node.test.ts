@@ -83,7 +83,7 @@ describe.skipIf(!found.path)("playground page", () => {
     // The turn's tokens and cost, as GET /threads/:id/usage gives them (the scripted model reports
     // no usage, so weft's estimates, marked).
     const id = (await page.textContent("#thread-id"))!;
-    const usage = await (await fetch(`${weft.url}/threads/${id}/usage`)).json();
+    const usage = (await (await fetch(`${weft.url}/threads/${id}/usage`)).json()) as any;
     expect(usage.turns).toHaveLength(1);
     expect(usage.turns[0]).toMatchObject({ requests: 2, estimatedRequests: 2 });
     const cells = (selector: string) => page.locator(`#usage ${selector} > *`).allTextContents();
