@@ -96,7 +96,7 @@ const span = (threadId: string, n: number): Span => ({
   kind: n > 1 ? 3 : 1,
   startMs: 1_764_680_000_000.5 + n,
   endMs: 1_764_680_000_100 + n,
-  attributes: { "weft.thread.id": threadId, n, ratio: n / 4, flag: n % 2 === 0, none: "", zero: 0, list: [`x${n}`, "y"] },
+  attributes: { "weft.thread.id": threadId, n, ratio: n / 4, flag: n % 2 === 0, none: "", zero: 0, below: -n, big: 2 ** 40 + n, text: `né ✓ 𝄞 ${"x".repeat(n * 40)}`, list: [`x${n}`, "y"] },
   status: (n % 3) as 0 | 1 | 2,
 });
 
@@ -123,7 +123,7 @@ it("the same spans decode alike from OTLP protobuf and OTLP JSON", async () => {
     kind: 3,
     startTimeUnixNano: "1764680000002500000",
     endTimeUnixNano: "1764680000102000000",
-    attributes: { "weft.thread.id": viaProtobuf, n: 2, ratio: 0.5, flag: true, none: "", zero: 0, list: ["x2", "y"] },
+    attributes: { "weft.thread.id": viaProtobuf, n: 2, ratio: 0.5, flag: true, none: "", zero: 0, below: -2, big: 2 ** 40 + 2, text: `né ✓ 𝄞 ${"x".repeat(80)}`, list: ["x2", "y"] },
     status: { code: 2 },
   });
 });
