@@ -11,6 +11,7 @@ import { expect, it } from "vitest";
 import { fakeEnv, fakeKey, outboundContaining, scriptFake } from "../fake-provider.js";
 import { createThread, request, runTurn, stubOf } from "../helpers.js";
 import { MAX_BUFFERED_SPANS, OtlpExporter } from "../../src/usage/otlp.js";
+import { threadTracerOf } from "../../src/usage/tracer.js";
 import type { Span } from "../../src/usage/span.js";
 import { type DecodedSpan, exportsOf, turnExports, undecodable } from "./collector.js";
 import { freshUser, send } from "./users.js";
@@ -196,4 +197,17 @@ it("each state.runCode run is a run_code span under the span of the tool call th
   }
   // The code's text is content: it reaches no collector.
   expect((await outboundContaining(secretish)).filter((r) => r.url.startsWith("http://otlp.test/"))).toEqual([]);
+});
+
+it("WEFT_OTLP_PROTOCOL picks the encoding: http/json sends JSON; an unknown value is logged and protobuf is sent", async () => {
+  const sent = async (protocol: string) => {
+    const threadId = `thread-protocol-${crypto.randomUUID()}`;
+    const tracer = threadTracerOf({ threadId, agentId: "streaming", userId: null }, { WEFT_OTLP_URL: "http://otlp.test/v1/traces", WEFT_OTLP_PROTOCOL: protocol })!;
+    tracer.observe("turn_started", { turnId: "turn_p" } as never);
+    tracer.observe("turn_finished", { turnId: "turn_p", status: "completed", steps: 0 } as never);
+    return (await turnExports(threadId)).map((e) => e.contentType);
+  };
+  expect(await sent("http/json")).toEqual(["application/json"]);
+  expect(await sent("http/protobuf")).toEqual(["application/x-protobuf"]);
+  expect(await sent("grpc")).toEqual(["application/x-protobuf"]);
 });
