@@ -4,12 +4,17 @@ import { defineConfig } from "vitest/config";
 import { hideInjectedCrashes } from "./scripts/lib/expected-noise.mjs";
 import { createFakeProvider } from "./scripts/lib/fake-provider.mjs";
 import { createFakeMcp, isFakeMcp } from "./scripts/lib/fake-mcp.mjs";
+import { createFakeOtlp, isFakeOtlp } from "./scripts/lib/fake-otlp.mjs";
 
 // Every outbound fetch of the test worker reaches a fake model provider (OpenAI Chat
 // Completions, Responses, Anthropic Messages); tests script it through POST /__fake/script.
 const fakeProvider = createFakeProvider();
 // Fetches to *.mcp.test reach real MCP SDK servers instead (scripts/lib/fake-mcp.mjs).
 const fakeMcp = createFakeMcp();
+// Traces of every test turn reach a local OTLP receiver (scripts/lib/fake-otlp.mjs), which decodes
+// them with the OpenTelemetry protocol's definitions; the fake provider's outbound list still sees
+// each export as text, so a value that must reach no host is looked for there too.
+const fakeOtlp = createFakeOtlp({ onRequest: (record) => fakeProvider.outbound.push(record) });
 
 // The crash tests abort threads on purpose; workerd's line for each is expected noise.
 hideInjectedCrashes();
@@ -26,9 +31,9 @@ const OWN_RUNTIME = ["test/secrets/env-levels.test.ts", "test/http/openapi-respo
 const testWorker = (bindings: Record<string, string> = {}) =>
   cloudflareTest({
     wrangler: { configPath: "./test/wrangler.toml" },
-    // Traces of every test turn go to the fake's catch-all too, where test/usage/traces.test.ts reads them.
+    // Traces of every test turn go to the local OTLP receiver, where test/usage/traces.test.ts reads them.
     miniflare: {
-      outboundService: (request: Request) => (isFakeMcp(request) ? fakeMcp.handle(request) : fakeProvider.handle(request)),
+      outboundService: (request: Request) => (isFakeMcp(request) ? fakeMcp.handle(request) : isFakeOtlp(request) ? fakeOtlp.handle(request) : fakeProvider.handle(request)),
       bindings: { WEFT_OTLP_URL: "http://otlp.test/v1/traces", ...bindings },
     },
   });

@@ -86,7 +86,12 @@ const OTHER_SETTINGS: readonly Setting[] = [
   {
     name: "WEFT_OTLP_URL",
     default: "(unset)",
-    what: "An OpenTelemetry collector's OTLP/HTTP traces endpoint (for example `http://collector:4318/v1/traces`). Set, each turn is a trace of GenAI spans (`invoke_agent`, `chat` per model request, `execute_tool` per tool call) sent as OTLP JSON when the turn ends or waits, without delaying it; spans carry ids, names, token counts and times, never message content. Unset: no spans are made.",
+    what: "An OpenTelemetry collector's OTLP/HTTP traces endpoint (for example `http://collector:4318/v1/traces`). Set, each turn is a trace of GenAI spans (`invoke_agent`, `chat` per model request, `execute_tool` per tool call, `run_code` per `state.runCode` run) sent (in `WEFT_OTLP_PROTOCOL`'s encoding) when the turn ends or waits, without delaying it; spans carry ids, names, token counts and times, never message content. Unset: no spans are made.",
+  },
+  {
+    name: "WEFT_OTLP_PROTOCOL",
+    default: "http/protobuf",
+    what: "How spans are encoded for `WEFT_OTLP_URL`, named as OpenTelemetry's `OTEL_EXPORTER_OTLP_PROTOCOL` names it: `http/protobuf` (`application/x-protobuf`, every collector takes it) or `http/json` (`application/json`).",
   },
   { name: "WEFT_AUTH", default: "(unset)", what: '`"none"` runs without authentication on purpose; unset, a deployment without credentials answers 503 `auth_not_configured`.' },
   { name: "WEFT_DEV_MODE", default: "(unset)", what: "`on` (set by `npm start`): requests from loopback addresses act as a local developer when no credentials are configured; a request that sends a token there is refused (401 `unauthenticated`), since nothing can verify it." },

@@ -4,17 +4,22 @@
  * `npm run bench:compare`: weft beside a bare Worker + Durable Object and the Agents SDK, each
  * served by the workerd binary wrangler ships (bench/compare/lib/serve.mjs), on loopback only.
  * Every round runs every measurement on the three targets back to back (their order rotating), so
- * drift on a shared machine hits all of them alike; each printed figure is the median over rounds. Writes bench/results/compare-<time>.json.
+ * drift on a shared machine hits all of them alike; each printed figure is the median over rounds.
+ * A fourth server, weft with tracing on (`WEFT_OTLP_URL` naming a collector this process serves on
+ * loopback, the default OTLP/HTTP protobuf), runs the scripted turn beside weft with it off in
+ * every round, and the turn's figures are printed side by side with their ratio. Writes
+ * bench/results/compare-<time>.json.
  *
  *   npm run bench:compare [-- --rounds N] [-- --inspect] [-- --base DIR]
  *
  * --inspect: weft's workerd gets --inspector-addr=127.0.0.1:9229 and waits for Enter before round 1.
- * --base DIR: a fourth target, weft as built from another checkout (say `git archive <commit>`
+ * --base DIR: one more target, weft as built from another checkout (say `git archive <commit>`
  * unpacked, node_modules linked), measured in the same rotation: each line adds its figure and
  * weft/base, which tells a change in weft's code from a change in the machine.
  * @module
  */
 import { execFileSync } from "node:child_process";
+import { createServer } from "node:http";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -68,10 +73,30 @@ const METRICS = {
 };
 
 const started = performance.now();
-const own = await startAll(
-  ROOT,
-  await Promise.all(["bare", "sdk", "weft"].map(async (n) => ({ ...targets[n].spec, port: await freePort(), ...(INSPECT && n === "weft" ? { inspectorPort: 9229 } : {}) }))),
-);
+// The collector of the traced weft: takes every export and answers 200 at once, counting them.
+const collected = { exports: 0, bytes: 0 };
+const collector = createServer((req, res) => {
+  req.on("data", (chunk) => (collected.bytes += chunk.length));
+  req.on("end", () => {
+    collected.exports++;
+    res.writeHead(200, { "content-type": "application/x-protobuf" }).end();
+  });
+});
+const collectorPort = await freePort();
+await new Promise((resolve) => collector.listen(collectorPort, "127.0.0.1", () => resolve(undefined)));
+const TRACED = "weft-traced";
+const ports = { bare: await freePort(), sdk: await freePort(), weft: await freePort(), [TRACED]: await freePort() };
+const tracedSpec = {
+  ...targets.weft.spec,
+  name: TRACED,
+  bundle: "weft",
+  vars: { ...targets.weft.spec.vars, WEFT_OTLP_URL: `http://127.0.0.1:${collectorPort}/v1/traces` },
+  outbound: `127.0.0.1:${collectorPort}`,
+};
+const own = await startAll(ROOT, [
+  ...["bare", "sdk", "weft"].map((n) => ({ ...targets[n].spec, port: ports[n], ...(INSPECT && n === "weft" ? { inspectorPort: 9229 } : {}) })),
+  { ...tracedSpec, port: ports[TRACED] },
+]);
 const other = BASE ? await startAll(BASE, [{ ...targets.weft.spec, port: await freePort() }]) : null;
 const servers = [...own.servers, ...(other ? other.servers.map((s) => ({ ...s, spec: { ...s.spec, name: "base" } })) : [])];
 const work = own.work;
@@ -100,6 +125,7 @@ for (const n of NAMES) {
   }
   await turns(targets[n], server[n].base, 5);
 }
+await turns(targets.weft, server[TRACED].base, 5);
 console.log(`warm-up: ${((performance.now() - warmStart) / 1000).toFixed(0)} s (${WARMUP_MS / 1000} s of 16-client calls per tool and thread set, 8 turns, per target; not recorded)`);
 if (INSPECT) {
   console.log("weft's workerd listens for the inspector on 127.0.0.1:9229; start a CPU profile, then press Enter");
@@ -134,6 +160,22 @@ async function background(n) {
   return cpuMs(server[n].child.pid) - cpu0;
 }
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Tracing off (weft) beside on (weft-traced): per round, the scripted turn's median ms and workerd CPU per turn. */
+const tracing = { off: { turn_ms: [], turn_cpu_ms: [] }, on: { turn_ms: [], turn_cpu_ms: [] } };
+const TRACED_TURNS = 20;
+
+/** The scripted turn on weft with tracing off and on, back to back (which goes first alternates by round). */
+async function tracingPair(round) {
+  const pair = /** @type {const} */ ([["off", "weft"], ["on", TRACED]]);
+  for (const [side, name] of round % 2 === 0 ? pair : [...pair].reverse()) {
+    const pid = server[name].child.pid;
+    const cpu0 = cpuMs(pid);
+    tracing[side].turn_ms.push(await turns(targets.weft, server[name].base, TRACED_TURNS));
+    // turns() runs 3 unrecorded turns first; its CPU is spread over all of them.
+    tracing[side].turn_cpu_ms.push((cpuMs(pid) - cpu0) / (TRACED_TURNS + 3));
+  }
+}
 
 /** The measurements, in run order; each runs on every target back to back, so drift hits all alike. */
 const STEPS = [
@@ -175,12 +217,14 @@ try {
         await step(n, targets[n], server[n].base, fixtures[n], results[n]);
       }
     }
+    await tracingPair(round);
     const cps = NAMES.map((n) => `${n} ${results[n].write_cps_one[round].toFixed(0)}`).join(" · ");
     console.log(`round ${round + 1}/${ROUNDS} done in ${((performance.now() - started) / 1000).toFixed(0)} s; write calls/s one thread: ${cps}`);
   }
 } finally {
   closeAll();
   stop();
+  collector.close();
   rmSync(work, { recursive: true, force: true });
   if (other) rmSync(other.work, { recursive: true, force: true });
 }
@@ -206,6 +250,13 @@ for (const [m, what] of [["write_cps_one", "calls/s"], ["write_cpu_one", "worker
   const flat = NAMES.map((n) => `${n} ${path3(results[n][m])} (${at.slice(1).map((i) => change(results[n][m], i)).join(", ")})`);
   lines.push(`write tool ${what}, one long-lived thread, round ${at.map((i) => i + 1).join(" -> round ")}: ${flat.join(" · ")}`);
 }
+for (const [m, label] of [["turn_ms", "scripted turn with 3 tool calls (ms)"], ["turn_cpu_ms", "workerd CPU per scripted turn (ms)"]]) {
+  const off = median(tracing.off[m]);
+  const on = median(tracing.on[m]);
+  const perRound = tracing.on[m].map((v, i) => ratio(v, tracing.off[m][i])).join(" ");
+  lines.push(`tracing, ${label}: off ${fmt(off)} · on ${fmt(on)} · on/off ${ratio(on, off)} · on/off by round ${perRound}`);
+}
+lines.push(`tracing: the collector took ${collected.exports} OTLP exports, ${(collected.bytes / 1024).toFixed(0)} KiB, from weft with tracing on`);
 // The check of record: each weft/bare against the table in docs/performance.md (worse by more than 5%
 // means above it for a lower-is-better figure, below it for a higher-is-better one).
 const table = tableRatios(readFileSync(path.join(ROOT, "docs/performance.md"), "utf8"));
@@ -224,7 +275,7 @@ const machine = { workerd: WORKERD, cpus: os.cpus().length, cpu: os.cpus()[0]?.m
 const seconds = (performance.now() - started) / 1000;
 mkdirSync(path.join(ROOT, "bench/results"), { recursive: true });
 const file = path.join(ROOT, "bench/results", `compare-${new Date().toISOString().replaceAll(":", "-").slice(0, 19)}.json`);
-writeFileSync(file, JSON.stringify({ rounds: ROUNDS, seconds, machine, ...(BASE ? { base: BASE } : {}), metrics: METRICS, medians, perRound: results, fanoutClientCpu: clientCpu, lines }, null, 2) + "\n");
+writeFileSync(file, JSON.stringify({ rounds: ROUNDS, seconds, machine, ...(BASE ? { base: BASE } : {}), metrics: METRICS, medians, perRound: results, tracing, fanoutClientCpu: clientCpu, lines }, null, 2) + "\n");
 console.log(`bench:compare: ${seconds.toFixed(0)} s on ${machine.cpus} x ${machine.cpu}; wrote ${path.relative(ROOT, file)}`);
 
 /** The weft/bare column of the first table in docs/performance.md, by metric label. */

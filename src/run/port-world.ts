@@ -31,6 +31,7 @@ import { systemText } from "./prompt.js";
 import type { RunTables, RunWorld, ScheduleControl } from "./world.js";
 import type { ThreadMeter } from "../usage/meter.js";
 import { type ThreadTracer, effectName, threadTracerOf } from "../usage/tracer.js";
+import type { CodeRunEnd } from "../sandbox/run-code.js";
 
 /** What a thread's world is built from: its ports and its settings. */
 export interface WorldParts {
@@ -117,7 +118,12 @@ export class PortWorld implements RunWorld {
       return effectName(all.has(name) ? all.definition(name) : undefined);
     });
     if (parts.meter) this.meter = parts.meter(this, this.tracer);
+    const tracer = this.tracer;
+    if (tracer) this.traceCode = (run) => tracer.code(run);
   }
+
+  /** Told of each `state.runCode` run's end: its `run_code` span (only when the thread makes spans). */
+  readonly traceCode?: (run: CodeRunEnd) => void;
 
   /** The next new turn's trace continues the one a request's W3C `traceparent` names (src/usage/tracer.ts). */
   traceNextTurn(traceparent: string): void {
@@ -174,7 +180,10 @@ export class PortWorld implements RunWorld {
    */
   holdStart(entry: JournalEntry | null, started: EventPayloads["tool_call_started"] | null): void {
     if (entry) this.ledger.beginHeld(entry);
-    if (started) this.events.hold("tool_call_started", started);
+    if (started) {
+      this.events.hold("tool_call_started", started);
+      this.tracer?.observe("tool_call_started", started);
+    }
   }
 
   /**

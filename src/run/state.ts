@@ -5,7 +5,7 @@
  */
 import { WeftError } from "../errors.js";
 import type { Message, ToolResult } from "../protocol.js";
-import { startCodeExecution } from "../sandbox/run-code.js";
+import { type CodeRunEnd, startCodeExecution } from "../sandbox/run-code.js";
 import type { CompiledTool, ToolCatalog } from "../tools/catalog.js";
 import type { CallExecution } from "../calls/call.js";
 import { Execution } from "./execution.js";
@@ -166,6 +166,7 @@ class CallState implements ThreadState {
         checkTool: (toolName) => checkUses(host.catalogFor(execution), call?.tool, toolName, "invoke"),
         invokeTool: (toolName, args) => host.calls.invoke(call?.callId, toolName, args, execution, call?.turnId),
         emit: (type, data) => host.emit(type, data),
+        ...(host.traceCode ? { finished: (run: CodeRunEnd) => host.traceCode!(run) } : {}),
       });
 
     // --- schedules (src/schedules/): made for the thread's owner.

@@ -20,6 +20,7 @@ import type { HistorySummaries } from "./compaction.js";
 import type { NewTurnMessage } from "./messages.js";
 import type { ScheduleInfo } from "../schedules/info.js";
 import type { RunInfo } from "../background/info.js";
+import type { CodeRunEnd } from "../sandbox/run-code.js";
 
 /** A background run (src/background/info.ts). */
 export type { RunInfo } from "../background/info.js";
@@ -110,4 +111,6 @@ export interface RunWorld {
   newId(prefix: string): string;
   /** The thread's schedules; absent where the thread has none to offer (a test's world). */
   schedules?: ScheduleControl;
+  /** Told of each `state.runCode` run's end, when the thread makes spans (src/usage/tracer.ts); absent otherwise. */
+  readonly traceCode?: (run: CodeRunEnd) => void;
 }

@@ -34,6 +34,18 @@ export interface CodeHost {
   invokeTool(toolName: string, args: Record<string, unknown>): Promise<ToolResult>;
   /** Emits a thread event (`code_log`, `code_progress`, `code_finished`). */
   emit<K extends "code_log" | "code_progress" | "code_finished">(type: K, data: EventPayloads[K]): void;
+  /** Told of every run's end, reported or not (the thread's `run_code` span); times are epoch ms. */
+  finished?(run: CodeRunEnd): void;
+}
+
+/** A run's end as {@link CodeHost.finished} is told of it. Times are epoch milliseconds. */
+export interface CodeRunEnd {
+  executionId: string;
+  callId?: string;
+  executor: CodeExecutionResult["executor"];
+  status: CodeExecutionResult["status"];
+  startMs: number;
+  endMs: number;
 }
 
 const OPTION_NAMES = new Set(["execute", "imports", "globals", "modules", "language", "memoryLimitBytes", "filename", "report", "timeoutMs", "sandbox", "fetch"]);
@@ -86,6 +98,7 @@ export function startCodeExecution(source: unknown, options: CodeExecutionOption
 
 function runToOutcome(id: string, source: unknown, options: CodeExecutionOptions | undefined, host: CodeHost, cancellation: Cancellation): Promise<CodeExecutionResult> {
   const started = performance.now();
+  const startedAt = Date.now();
   let outcome: Promise<CodeExecutionResult>;
   try {
     const { executor, request } = prepare(id, source, options ?? {}, host, cancellation);
@@ -100,6 +113,13 @@ function runToOutcome(id: string, source: unknown, options: CodeExecutionOptions
       durationMs: performance.now() - started,
       memoryLimitBytes: MEMORY_CEILING_BYTES,
       executor: options?.sandbox === "isolate" ? "isolate" : "quickjs",
+    });
+  }
+  if (host.finished) {
+    const tell = host.finished.bind(host);
+    outcome = outcome.then((done) => {
+      tell({ executionId: id, ...(host.callId ? { callId: host.callId } : {}), executor: done.executor, status: done.status, startMs: startedAt, endMs: startedAt + done.durationMs });
+      return done;
     });
   }
   if (options?.report !== true) return outcome;

@@ -1,28 +1,13 @@
 /**
  * Spans as OTLP/HTTP JSON (the OpenTelemetry protocol's JSON encoding of
- * `ExportTraceServiceRequest`), and the exporter that sends them to the collector named by
- * `WEFT_OTLP_URL`: batched per turn, sent without awaiting (the turn never waits on it), from a
- * bounded buffer that drops and counts spans rather than grow.
+ * `ExportTraceServiceRequest`; the protobuf encoding is otlp-protobuf.ts), and the exporter that
+ * sends them to the collector named by `WEFT_OTLP_URL`, in the encoding `WEFT_OTLP_PROTOCOL` names:
+ * batched per turn, sent without awaiting (the turn never waits on it), from a bounded buffer that
+ * drops and counts spans rather than grow.
  * @module
  */
-
-/** An attribute value: text, a whole number, a boolean, or a list of texts. */
-export type AttributeValue = string | number | boolean | string[];
-
-/** One finished span. Times are epoch milliseconds; ids are lowercase hex (trace 32, span 16 digits). */
-export interface Span {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  /** OTLP `SpanKind`: 1 internal, 3 client. */
-  kind: 1 | 3;
-  startMs: number;
-  endMs: number;
-  attributes: Record<string, AttributeValue>;
-  /** OTLP status code: 0 unset, 1 ok, 2 error. */
-  status: 0 | 1 | 2;
-}
+import { otlpProtobuf } from "./otlp-protobuf.js";
+import type { AttributeValue, Span } from "./span.js";
 
 /** Spans a thread instance keeps waiting to be sent, at most; more are dropped and counted. */
 export const MAX_BUFFERED_SPANS = 1024;
@@ -69,6 +54,30 @@ export function otlpJson(spans: readonly Span[], dropped = 0): string {
   });
 }
 
+/**
+ * OTLP/HTTP's two encodings, named as OpenTelemetry's `OTEL_EXPORTER_OTLP_PROTOCOL` names them:
+ * `http/protobuf` (the protocol's default, `application/x-protobuf`) or `http/json` (`application/json`).
+ */
+export type OtlpProtocol = "http/protobuf" | "http/json";
+
+/** One export request: its body and content type. */
+export interface OtlpBody {
+  body: string | Uint8Array;
+  contentType: "application/json" | "application/x-protobuf";
+}
+
+/** Spans (and the count dropped before them) as one request body in `protocol`'s encoding. */
+export function otlpBody(protocol: OtlpProtocol, spans: readonly Span[], dropped = 0): OtlpBody {
+  return protocol === "http/json" ? { body: otlpJson(spans, dropped), contentType: "application/json" } : { body: otlpProtobuf(spans, dropped), contentType: "application/x-protobuf" };
+}
+
+/** POSTs one export; a collector that answers other than 2xx is an error (logged by the exporter). */
+async function post(url: string, { body, contentType }: OtlpBody): Promise<void> {
+  const res = await fetch(url, { method: "POST", headers: { "content-type": contentType }, body });
+  await res.body?.cancel();
+  if (!res.ok) throw new Error(`the collector answered ${res.status}`);
+}
+
 /** Buffers spans and sends them to one collector. */
 export class OtlpExporter {
   private buffer: Span[] = [];
@@ -77,7 +86,8 @@ export class OtlpExporter {
 
   constructor(
     private readonly url: string,
-    private readonly send: (url: string, body: string) => Promise<unknown> = (url, body) => fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body }),
+    private readonly send: (url: string, body: OtlpBody) => Promise<unknown> = post,
+    private readonly protocol: OtlpProtocol = "http/protobuf",
   ) {}
 
   /** Keeps a span for the next flush; a full buffer drops it and counts it. */
@@ -89,7 +99,7 @@ export class OtlpExporter {
   /** Sends what is buffered, not awaited by the caller: a collector that fails or is slow costs the turn nothing. */
   flush(): Promise<void> {
     if (this.buffer.length === 0) return Promise.resolve();
-    const body = otlpJson(this.buffer, this.dropped);
+    const body = otlpBody(this.protocol, this.buffer, this.dropped);
     this.buffer = [];
     this.dropped = 0;
     return Promise.resolve(this.send(this.url, body)).then(

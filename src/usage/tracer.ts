@@ -1,13 +1,15 @@
 /**
  * A thread's traces, following the OpenTelemetry GenAI semantic conventions: one trace per turn,
  * its `invoke_agent` span the root, a `chat` span per model request and an `execute_tool` span per
- * tool call under it. Spans carry ids, names, counts and times, never message content, arguments,
+ * tool call under it, and a `run_code` span per `state.runCode` run under its tool call's span. Spans carry ids, names, counts and times, never message content, arguments,
  * results or secrets. Built from the thread's own events and the usage meter's rows, so no layer
  * of a turn calls it; sent when the turn ends or waits (otlp.ts).
  * @module
  */
 import type { EventPayloads } from "../protocol.js";
-import { type AttributeValue, OtlpExporter, type Span, hexId } from "./otlp.js";
+import { settingOf } from "../config.js";
+import { OtlpExporter, type OtlpProtocol, hexId } from "./otlp.js";
+import type { AttributeValue } from "./span.js";
 import type { ModelUsageRow } from "./row.js";
 
 /** What the tracer knows of its thread. */
@@ -42,7 +44,8 @@ export class ThreadTracer {
   private readonly turns = new Map<string, OpenTurn>();
   /** The turn whose calls run now (one turn runs at a time in a thread). */
   private current: string | null = null;
-  private readonly toolStarts = new Map<string, number>();
+  /** Tool calls under way: when each started and the span it will be (its `runCode` runs are its children). */
+  private readonly openTools = new Map<string, { startMs: number; traceId: string; spanId: string }>();
   /** The `traceparent` of the request that posted the message the next new turn answers. */
   private adopted: { traceId: string; spanId: string } | null = null;
 
@@ -78,7 +81,8 @@ export class ThreadTracer {
       });
       this.current = turnId;
     } else if (type === "tool_call_started") {
-      this.toolStarts.set((data as EventPayloads["tool_call_started"]).callId, now);
+      const turn = this.currentTurn;
+      this.openTools.set((data as EventPayloads["tool_call_started"]).callId, { startMs: now, traceId: turn?.traceId ?? hexId(16), spanId: hexId(8) });
     } else if (type === "tool_call_finished") {
       this.tool(data as EventPayloads["tool_call_finished"], now);
     } else if (type === "turn_waiting" || type === "turn_finished") {
@@ -107,6 +111,11 @@ export class ThreadTracer {
         "gen_ai.request.model": model,
         "gen_ai.usage.input_tokens": row.inputTokens,
         "gen_ai.usage.output_tokens": row.outputTokens,
+        // Included in input_tokens, as the conventions say; written only when the provider reported some.
+        ...(row.cachedInputTokens > 0 ? { "gen_ai.usage.cache_read.input_tokens": row.cachedInputTokens } : {}),
+        ...(row.cacheWriteTokens > 0 ? { "gen_ai.usage.cache_creation.input_tokens": row.cacheWriteTokens } : {}),
+        ...(row.reasoningTokens > 0 ? { "weft.usage.reasoning_tokens": row.reasoningTokens } : {}),
+        "weft.usage.cost_usd": row.costMicroUsd / 1e6,
         "gen_ai.response.finish_reasons": [finishReason],
         "weft.turn.id": row.turnId,
         "weft.step": row.step,
@@ -116,18 +125,44 @@ export class ThreadTracer {
     });
   }
 
+  private get currentTurn(): OpenTurn | undefined {
+    return this.current !== null ? this.turns.get(this.current) : undefined;
+  }
+
+  /**
+   * A `state.runCode` run's `run_code` span, under the span of the tool call that ran it (else the
+   * turn's): which executor, how it ended and how long it took (wall time; the sandbox reports no
+   * CPU time). `startMs` and `endMs` are epoch milliseconds.
+   */
+  code(run: { executionId: string; callId?: string; executor: string; status: string; startMs: number; endMs: number }): void {
+    const tool = run.callId !== undefined ? this.openTools.get(run.callId) : undefined;
+    const turn = this.currentTurn;
+    const parent = tool ?? turn;
+    this.exporter.add({
+      traceId: parent?.traceId ?? hexId(16),
+      spanId: hexId(8),
+      ...(parent ? { parentSpanId: parent.spanId } : {}),
+      name: `run_code ${run.executor}`,
+      kind: 1,
+      startMs: run.startMs,
+      endMs: run.endMs,
+      attributes: { ...this.common, "weft.code.execution_id": run.executionId, "weft.code.executor": run.executor, "weft.code.status": run.status, ...(run.callId !== undefined ? { "gen_ai.tool.call.id": run.callId } : {}) },
+      status: run.status === "success" ? 1 : 2,
+    });
+  }
+
   private tool(d: EventPayloads["tool_call_finished"], now: number): void {
-    const start = this.toolStarts.get(d.callId) ?? now - d.durationMs;
-    this.toolStarts.delete(d.callId);
-    const turn = this.current !== null ? this.turns.get(this.current) : undefined;
+    const open = this.openTools.get(d.callId);
+    this.openTools.delete(d.callId);
+    const turn = this.currentTurn;
     const effect = d.providerExecuted ? "provider" : this.effectOf(d.toolName);
     this.exporter.add({
-      traceId: turn?.traceId ?? hexId(16),
-      spanId: hexId(8),
+      traceId: turn?.traceId ?? open?.traceId ?? hexId(16),
+      spanId: open?.spanId ?? hexId(8),
       ...(turn ? { parentSpanId: turn.spanId } : {}),
       name: `execute_tool ${d.toolName}`,
       kind: 1,
-      startMs: start,
+      startMs: open?.startMs ?? now - d.durationMs,
       endMs: now,
       attributes: {
         ...this.common,
@@ -165,10 +200,23 @@ export class ThreadTracer {
   }
 }
 
-/** The thread's tracer when the deployment names a collector (`WEFT_OTLP_URL`); null otherwise, at no cost. */
+/**
+ * The thread's tracer when the deployment names a collector (`WEFT_OTLP_URL`), sending in the
+ * encoding `WEFT_OTLP_PROTOCOL` names; null otherwise, at no cost. A protocol that is neither
+ * `http/protobuf` nor `http/json` is logged and the default (`http/protobuf`) is used: a typo in a
+ * tracing setting never fails a thread.
+ */
 export function threadTracerOf(thread: TracedThread, env: Readonly<Record<string, unknown>>, effectOf?: (toolName: string) => string | undefined): ThreadTracer | null {
   const url = env.WEFT_OTLP_URL;
-  return typeof url === "string" && url !== "" ? new ThreadTracer(thread, new OtlpExporter(url), effectOf) : null;
+  if (typeof url !== "string" || url === "") return null;
+  return new ThreadTracer(thread, new OtlpExporter(url, undefined, otlpProtocolOf(env)), effectOf);
+}
+
+function otlpProtocolOf(env: Readonly<Record<string, unknown>>): OtlpProtocol {
+  const named = settingOf(env, "WEFT_OTLP_PROTOCOL");
+  if (named === "http/protobuf" || named === "http/json") return named;
+  console.error(`weft: WEFT_OTLP_PROTOCOL: expected "http/protobuf" or "http/json", got ${JSON.stringify(named)}; sending http/protobuf`);
+  return "http/protobuf";
 }
 
 /** A tool's effect as a span names it: as declared, `write` when undeclared (the effect table's default), `dynamic` when a function of the input. */

@@ -80,6 +80,18 @@ describe.skipIf(!found.path)("playground page", () => {
     expect(await page.textContent('[data-call="pay"]')).toContain('"approvedBy":"dev"');
     await page.waitForSelector(".event[data-type=turn_finished]");
     await expect.poll(() => page.locator(".msg[data-role=assistant]").allTextContents()).toContain("assistantPaid.");
+    // The turn's tokens and cost, as GET /threads/:id/usage gives them (the scripted model reports
+    // no usage, so weft's estimates, marked).
+    const id = (await page.textContent("#thread-id"))!;
+    const usage = (await (await fetch(`${weft.url}/threads/${id}/usage`)).json()) as any;
+    expect(usage.turns).toHaveLength(1);
+    expect(usage.turns[0]).toMatchObject({ requests: 2, estimatedRequests: 2 });
+    const cells = (selector: string) => page.locator(`#usage ${selector} > *`).allTextContents();
+    const shown = (u: { requests: number; inputTokens: number; outputTokens: number; costUsd: number }) => [String(u.requests), `${u.inputTokens}*`, `${u.outputTokens}*`, `$${u.costUsd.toFixed(6)}`];
+    await expect.poll(() => cells(`tr[data-turn="${usage.turns[0].turnId}"]`)).toEqual([usage.turns[0].turnId, ...shown(usage.turns[0])]);
+    expect(await cells("tr[data-total]")).toEqual(["Thread", ...shown(usage.total)]);
+    expect(usage.turns[0].inputTokens).toBeGreaterThan(0);
+    expect(await page.textContent("#usage-note")).toContain("estimated");
 
     await page.selectOption("#tool", "sum_range");
     await page.fill("#arg-from", "2");

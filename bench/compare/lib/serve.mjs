@@ -28,7 +28,10 @@ export function bundle(root, target, outdir) {
 }
 
 /**
- * @typedef {{ name: string, durableObjects: Array<{ binding: string, className: string }>, vars?: Record<string, string> }} TargetSpec
+ * A target: its name, its bundle (bench/compare/wrangler/<bundle or name>.toml), its Durable Objects
+ * and vars, and where its outbound fetches go (`outbound`, a loopback `host:port`: every fetch the
+ * Worker makes reaches that server; unset, workerd's default).
+ * @typedef {{ name: string, bundle?: string, durableObjects: Array<{ binding: string, className: string }>, vars?: Record<string, string>, outbound?: string }} TargetSpec
  */
 
 /** The capnp config serving one bundle on 127.0.0.1:port. */
@@ -47,7 +50,7 @@ export function capnpConfig(spec, built, port, diskDir) {
   const namespaces = spec.durableObjects.map((d) => `(className = "${d.className}", uniqueKey = "bench-${spec.name}-${d.className}", enableSql = true)`);
   return `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
-  services = [(name = "main", worker = .worker), (name = "disk", disk = (path = ${JSON.stringify(diskDir)}, writable = true))],
+  services = [(name = "main", worker = .worker), (name = "disk", disk = (path = ${JSON.stringify(diskDir)}, writable = true))${spec.outbound ? `, (name = "outbound", external = (address = ${JSON.stringify(spec.outbound)}, http = ()))` : ""}],
   sockets = [(name = "http", address = "127.0.0.1:${port}", http = (), service = "main")],
 );
 const worker :Workerd.Worker = (
@@ -56,7 +59,8 @@ const worker :Workerd.Worker = (
   compatibilityFlags = ["nodejs_compat"],
   bindings = [${bindings.join(", ")}],
   durableObjectNamespaces = [${namespaces.join(", ")}],
-  durableObjectStorage = (localDisk = "disk"),
+  durableObjectStorage = (localDisk = "disk"),${spec.outbound ? `
+  globalOutbound = "outbound",` : ""}
 );
 `;
 }
@@ -72,7 +76,7 @@ export async function startAll(root, specs) {
   const servers = [];
   for (const spec of specs) {
     const outdir = path.join(work, spec.name);
-    const built = bundle(root, spec.name, outdir);
+    const built = bundle(root, spec.bundle ?? spec.name, outdir);
     const disk = path.join(work, `${spec.name}-disk`);
     mkdirSync(disk);
     writeFileSync(path.join(outdir, "config.capnp"), capnpConfig(spec, built, spec.port, disk));
