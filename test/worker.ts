@@ -3,12 +3,31 @@
  * crashes itself where a crash plan (test/crash/plan.ts) says, and notes each alarm it finished.
  * @module
  */
+import { env as workerEnv } from "cloudflare:workers";
 import { createWeft } from "../src/runtime.js";
 import type { WeftEnv } from "../src/thread/durable.js";
 import type { CrashHook } from "../src/calls/context.js";
 import { cut, noteAlarmDone, registerAborter, takeCrash } from "./crash/plan.js";
 import { registry } from "./generated/registry.js";
 import { enforceRowLimit } from "./row-limit.js";
+import { ledger } from "./ledger.js";
+
+/** Test vars of `npm run mcp-exactly-once` (scripts/mcp-exactly-once.mjs); unset everywhere else. */
+type PeerVars = { WEFT_TEST_CRASH_RATE?: string; WEFT_TEST_PEER_URL?: string; LEDGER: DurableObjectNamespace };
+
+// peer.mcp.test (test/fixtures/mcp/peer.ts) is another weft when WEFT_TEST_PEER_URL names one: its
+// requests go there, as a hosts file would send them (weft's own origin checks ran before this).
+const fetchOut = globalThis.fetch;
+globalThis.fetch = (input: RequestInfo | URL, init?: RequestInit) => {
+  const peer = (workerEnv as unknown as PeerVars).WEFT_TEST_PEER_URL;
+  const request = new Request(input, init);
+  const url = new URL(request.url);
+  if (!peer || url.hostname !== "peer.mcp.test") return fetchOut(request);
+  const to = new URL(peer);
+  url.protocol = to.protocol;
+  url.host = to.host;
+  return fetchOut(new Request(url, request));
+};
 
 const weft = createWeft(registry);
 
@@ -34,6 +53,8 @@ export class Thread extends weft.Thread {
       const id = threadId();
       const abort = (reason: string) => ctx.abort(reason);
       registerAborter(id, abort);
+      const rate = Number((this.env as unknown as PeerVars).WEFT_TEST_CRASH_RATE ?? 0);
+      if (rate > 0 && Math.random() < rate) return randomCrash(this.env as unknown as PeerVars, ctx, point);
       if (!takeCrash(id, point, call.callId)) return;
       // After the result is recorded the crash must find it durable; everywhere else it cuts at once.
       if (point === "after_result") return ctx.storage.sync().then(() => cut(id, point, call.callId, abort, `injected crash at ${point}`));
@@ -58,6 +79,16 @@ export class Thread extends weft.Thread {
   }
 }
 
+/**
+ * A crash at random (WEFT_TEST_CRASH_RATE, per crash point reached): counted on the ledger as
+ * `crashes` first, then the object is reset; after the result, once it is durable, as planned ones are.
+ */
+async function randomCrash(env: PeerVars, ctx: DurableObjectState, point: string): Promise<void> {
+  if (point === "after_result") await ctx.storage.sync();
+  await ledger(env).record("crashes");
+  ctx.abort(`injected random crash at ${point}`);
+}
+
 /** The per-user account Durable Object. */
 export const UserAccount = weft.UserAccount;
 
@@ -71,8 +102,13 @@ export const FileSchedules = weft.FileSchedules;
  */
 const TEST_ROUTE = /^\/__test\/threads\/([0-9a-f]{64})\/(restart|crash|alarm|idle)$/;
 
+/** `GET /__test/ledger/:key`: how often the outside ledger saw `key` (test/ledger.ts). */
+const LEDGER_ROUTE = /^\/__test\/ledger\/(.+)$/;
+
 export default {
   async fetch(request: Request, env: WeftEnv, ctx: ExecutionContext): Promise<Response> {
+    const read = request.method === "GET" ? LEDGER_ROUTE.exec(new URL(request.url).pathname) : null;
+    if (read) return Response.json(await ledger(env as unknown as PeerVars).read(decodeURIComponent(read[1]!)));
     const seam = request.method === "POST" ? TEST_ROUTE.exec(new URL(request.url).pathname) : null;
     if (!seam) return weft.worker.fetch(request, env, ctx);
     const stub = env.THREAD.get(env.THREAD.idFromString(seam[1]!)) as unknown as Thread;
