@@ -7,7 +7,8 @@
  * serves it from `POST /mcp` as the direct call of test/fixtures/tools/peer_write.ts, which records
  * every run on the callee's outside ledger under the call's label. Both threads' Durable Objects
  * crash at random points of the call pipeline (each point reached crashes with the given rate,
- * counted on each side's ledger), and recover by their own alarms.
+ * counted on each side's ledger; at most 2 per call on each side, as a third restart during one
+ * call's run is a crash loop that weft ends on purpose), and recover by their own alarms.
  *
  * Measured, never assumed: a write run twice is a label the callee's ledger counts more than once;
  * a call without exactly one result is one whose caller thread does not hold exactly one tool
@@ -119,7 +120,7 @@ async function main() {
   try {
     caller = await startDevServer({
       config: "test/wrangler.toml",
-      extraArgs: [...lift, "--var", `WEFT_TEST_CRASH_RATE:${opts.callerRate}`, "--var", `WEFT_TEST_PEER_URL:${callee.url}`, "--var", `PEER_MCP_TOKEN:${TOKEN}`],
+      extraArgs: [...lift, "--var", `WEFT_TEST_CRASH_RATE:${opts.callerRate}`, "--var", `WEFT_TEST_MCP_ROUTES:${JSON.stringify({ "peer.mcp.test": callee.url })}`, "--var", `PEER_MCP_TOKEN:${TOKEN}`],
     });
     console.error(`mcp-exactly-once: caller ${caller.url} (log ${caller.logFile}), callee ${callee.url} (log ${callee.logFile})`);
     const callerHttp = clientOf(caller.url);

@@ -12,20 +12,22 @@ import { registry } from "./generated/registry.js";
 import { enforceRowLimit } from "./row-limit.js";
 import { ledger } from "./ledger.js";
 
-/** Test vars of `npm run mcp-exactly-once` (scripts/mcp-exactly-once.mjs); unset everywhere else. */
-type PeerVars = { WEFT_TEST_CRASH_RATE?: string; WEFT_TEST_PEER_URL?: string; LEDGER: DurableObjectNamespace };
+/** Test vars of `npm run mcp-exactly-once` and `npm run bfcl -- --via mcp`; unset everywhere else. */
+type PeerVars = { WEFT_TEST_CRASH_RATE?: string; WEFT_TEST_MCP_ROUTES?: string; LEDGER: DurableObjectNamespace };
 
-// peer.mcp.test (test/fixtures/mcp/peer.ts) is another weft when WEFT_TEST_PEER_URL names one: its
-// requests go there, as a hosts file would send them (weft's own origin checks ran before this).
+// A `*.mcp.test` host named in WEFT_TEST_MCP_ROUTES (JSON: host -> base URL) is served there, as a
+// hosts file would send it: another weft (test/fixtures/mcp/peer.ts) or the BFCL harness's MCP
+// server (test/fixtures/mcp/bf.ts). weft's own origin checks ran before this.
 const fetchOut = globalThis.fetch;
 globalThis.fetch = (input: RequestInfo | URL, init?: RequestInit) => {
-  const peer = (workerEnv as unknown as PeerVars).WEFT_TEST_PEER_URL;
+  const routes = (workerEnv as unknown as PeerVars).WEFT_TEST_MCP_ROUTES;
   const request = new Request(input, init);
   const url = new URL(request.url);
-  if (!peer || url.hostname !== "peer.mcp.test") return fetchOut(request);
-  const to = new URL(peer);
-  url.protocol = to.protocol;
-  url.host = to.host;
+  const to = routes && url.hostname.endsWith(".mcp.test") ? (JSON.parse(routes) as Record<string, string>)[url.hostname] : undefined;
+  if (!to) return fetchOut(request);
+  const base = new URL(to);
+  url.protocol = base.protocol;
+  url.host = base.host;
   return fetchOut(new Request(url, request));
 };
 
@@ -54,7 +56,7 @@ export class Thread extends weft.Thread {
       const abort = (reason: string) => ctx.abort(reason);
       registerAborter(id, abort);
       const rate = Number((this.env as unknown as PeerVars).WEFT_TEST_CRASH_RATE ?? 0);
-      if (rate > 0 && Math.random() < rate) return randomCrash(this.env as unknown as PeerVars, ctx, point);
+      if (rate > 0 && Math.random() < rate && takeRandomCrash(`${id}:${call.callId}`)) return randomCrash(this.env as unknown as PeerVars, ctx, point);
       if (!takeCrash(id, point, call.callId)) return;
       // After the result is recorded the crash must find it durable; everywhere else it cuts at once.
       if (point === "after_result") return ctx.storage.sync().then(() => cut(id, point, call.callId, abort, `injected crash at ${point}`));
@@ -77,6 +79,18 @@ export class Thread extends weft.Thread {
   async testAlarm(): Promise<void> {
     await this.alarm();
   }
+}
+
+/**
+ * Random crashes each call has had (module memory outlives a reset). At most 2 per call: a third
+ * restart during its run is a crash loop, which weft ends on purpose (the call is aborted).
+ */
+const randomCrashes = new Map<string, number>();
+function takeRandomCrash(call: string): boolean {
+  const had = randomCrashes.get(call) ?? 0;
+  if (had >= 2) return false;
+  randomCrashes.set(call, had + 1);
+  return true;
 }
 
 /**
