@@ -1,5 +1,5 @@
 /**
- * `npm run mcp-exactly-once -- [--calls 500] [--per-thread 5] [--concurrency 8] [--caller-crash-rate 0.04] [--callee-crash-rate 0.04] [--verbose]`
+ * `npm run mcp-exactly-once -- [--calls 500] [--per-thread 5] [--concurrency 8] [--caller-crash-rate 0.06] [--callee-crash-rate 0.06] [--verbose]`
  *
  * A weft calls another weft through `agents/mcp/`: two `wrangler dev` instances of the test
  * worker (test/worker.ts). The caller's agent `peer_caller` offers `peer.peer_write`
@@ -7,8 +7,8 @@
  * serves it from `POST /mcp` as the direct call of test/fixtures/tools/peer_write.ts, which records
  * every run on the callee's outside ledger under the call's label. Both threads' Durable Objects
  * crash at random points of the call pipeline (each point reached crashes with the given rate,
- * counted on each side's ledger; at most 2 per call on each side, as a third restart during one
- * call's run is a crash loop that weft ends on purpose), and recover by their own alarms.
+ * counted on each side's ledger; at most 2 per thread, as a third restart during one call's run
+ * is a crash loop that weft ends on purpose), and recover by their own alarms.
  *
  * Measured, never assumed: a write run twice is a label the callee's ledger counts more than once;
  * a call without exactly one result is one whose caller thread does not hold exactly one tool
@@ -24,7 +24,7 @@ import { startDevServer } from "./lib/dev-server.mjs";
 const TOKEN = "test-key-tester"; // the test worker's tester key (test/helpers.ts API_KEYS)
 
 function parseArgs(argv) {
-  const opts = { calls: 500, perThread: 5, concurrency: 8, callerRate: 0.04, calleeRate: 0.04, verbose: false, timeoutMs: 120_000 };
+  const opts = { calls: 500, perThread: 5, concurrency: 8, callerRate: 0.06, calleeRate: 0.06, verbose: false, timeoutMs: 120_000 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const num = () => {

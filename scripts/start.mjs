@@ -8,7 +8,9 @@
  * - Offline, wrangler cannot fetch the `Request.cf` object and prints a stack trace at every start
  *   and reload; weft does not read `request.cf`, so this says so once and turns that fetch off.
  *
- * It also says first which model threads talk to by default (`WEFT_MODEL`, or the scripted model).
+ * It also says first which model threads talk to by default (`WEFT_MODEL`, or the scripted model),
+ * and runs the example's remote MCP server (scripts/example-mcp-server.mjs, `agents/mcp/almanac.ts`)
+ * in this process, so it ends with weft.
  *
  * Everything else is wrangler's output unchanged. Arguments are passed on to `wrangler dev`.
  * @module
@@ -19,6 +21,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { modelLine } from "./lib/dev-vars.mjs";
 import { relay } from "./lib/stack-map.mjs";
+import { EXAMPLE_MCP_PORT, startExampleMcp } from "./example-mcp-server.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -36,6 +39,13 @@ if (env.CLOUDFLARE_CF_FETCH_ENABLED === undefined) {
 if (process.stdout.isTTY && env.FORCE_COLOR === undefined) env.FORCE_COLOR = "1";
 
 console.log(modelLine(ROOT));
+try {
+  const almanac = await startExampleMcp();
+  console.log(`weft: the example's MCP server (agents/mcp/almanac.ts) is on ${almanac.url}`);
+} catch (e) {
+  // Another npm start holds it (or another program the port): weft runs; almanac calls reach whoever answers there.
+  console.log(`weft: the example's MCP server did not start: port ${EXAMPLE_MCP_PORT}: ${e instanceof Error ? e.message : e}`);
+}
 
 const wrangler = path.join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
 const child = spawn(process.execPath, [wrangler, "dev", "--var", "WEFT_DEV_MODE:on", ...process.argv.slice(2)], {

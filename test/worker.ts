@@ -56,7 +56,7 @@ export class Thread extends weft.Thread {
       const abort = (reason: string) => ctx.abort(reason);
       registerAborter(id, abort);
       const rate = Number((this.env as unknown as PeerVars).WEFT_TEST_CRASH_RATE ?? 0);
-      if (rate > 0 && Math.random() < rate && takeRandomCrash(`${id}:${call.callId}`)) return randomCrash(this.env as unknown as PeerVars, ctx, point);
+      if (rate > 0 && Math.random() < rate && takeRandomCrash(id)) return randomCrash(this.env as unknown as PeerVars, ctx, point);
       if (!takeCrash(id, point, call.callId)) return;
       // After the result is recorded the crash must find it durable; everywhere else it cuts at once.
       if (point === "after_result") return ctx.storage.sync().then(() => cut(id, point, call.callId, abort, `injected crash at ${point}`));
@@ -82,14 +82,15 @@ export class Thread extends weft.Thread {
 }
 
 /**
- * Random crashes each call has had (module memory outlives a reset). At most 2 per call: a third
- * restart during its run is a crash loop, which weft ends on purpose (the call is aborted).
+ * Random crashes each thread has had (module memory outlives a reset). At most 2 per thread: a
+ * third restart while one call runs (whichever call's point crashed it) is a crash loop, which
+ * weft ends on purpose (the call is aborted).
  */
 const randomCrashes = new Map<string, number>();
-function takeRandomCrash(call: string): boolean {
-  const had = randomCrashes.get(call) ?? 0;
+function takeRandomCrash(threadId: string): boolean {
+  const had = randomCrashes.get(threadId) ?? 0;
   if (had >= 2) return false;
-  randomCrashes.set(call, had + 1);
+  randomCrashes.set(threadId, had + 1);
   return true;
 }
 
