@@ -59,7 +59,8 @@ export function remoteToolDefinition(server: string, def: McpServerDefinition, t
   const effect = window !== null && judged === "write" ? "idempotent" : judged;
   return {
     kind: "tool",
-    description: tool.description?.trim() || `${tool.name} (a tool of MCP server ${server})`,
+    // The server's words as given (a local tool's are not trimmed either); blank says whose tool it is.
+    description: tool.description?.trim() ? tool.description : `${tool.name} (a tool of MCP server ${server})`,
     args: tool.inputSchema,
     effect,
     ...(effect === "idempotent" ? { dedupWindowMs: window ?? DEFAULT_REMOTE_DEDUP_MS } : {}),
