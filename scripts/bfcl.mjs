@@ -1,8 +1,10 @@
 /**
- * `npm run bfcl -- [folder] [--url <base> [--token <bearer>]] [--via openai|anthropic] [--concurrency <n>] [--timeout-ms <n>] [--verbose]`
+ * `npm run bfcl -- [folder] [--url <base> [--token <bearer>]] [--via openai|anthropic|mcp] [--concurrency <n>] [--timeout-ms <n>] [--verbose]`
  *
  * `--via <provider>` plays each case's model steps from a fake provider server streaming them in
  * that provider's wire format, through weft's AI SDK adapter, instead of the scripted model.
+ * `--via mcp` keeps the scripted model and serves each case's tools from a remote MCP server (the
+ * MCP SDK's, in this process: scripts/bfcl/mcp.mjs) that weft calls as remote tools.
  *
  * Plays every case of a BFCL folder (default `../shared/data/bfcl` from the repo root) through a
  * live weft (`wrangler dev --config test/wrangler.toml`, or `--url` of one already running) and
@@ -16,6 +18,7 @@ import { createClient } from "./bfcl/client.mjs";
 import { createReference } from "./bfcl/reference.mjs";
 import { AGENT, STRICT_NULL_NOTE, addTally, emptyTally, formatTally, runCase, tallyComplete } from "./bfcl/harness.mjs";
 import { VIA, viaProvider } from "./bfcl/via.mjs";
+import { MCP_HOST, MCP_PREFIX, serveBfclMcp } from "./bfcl/mcp.mjs";
 import { REPO_ROOT, startDevServer } from "./lib/dev-server.mjs";
 
 function parseArgs(argv) {
@@ -38,6 +41,20 @@ function parseArgs(argv) {
   return opts;
 }
 
+/**
+ * `--via mcp`: each thread is made for the `bfcl_mcp` agent, its case's functions registered on
+ * the MCP server under a token of its own, which its env gives weft as the server's bearer token.
+ */
+function viaMcp(client, mcp) {
+  return {
+    close: async () => undefined,
+    client: {
+      ...client,
+      createThread: (body) => client.createThread({ agent: "bfcl_mcp", env: { BFCL_MCP_TOKEN: { value: mcp.register(body.arguments.functions), type: "secret" } } }),
+    },
+  };
+}
+
 /** Runs `work` over `items` with at most `limit` in flight. */
 async function pool(items, limit, work) {
   let next = 0;
@@ -58,8 +75,14 @@ async function main() {
   console.error(`bfcl: ${total} cases in ${categories.length} categories from ${opts.folder}`);
 
   // One thread per case, all as the test user: lift the per-user thread limit for this run.
-  const server = opts.url ? null : await startDevServer({ config: "test/wrangler.toml", extraArgs: ["--var", "WEFT_MAX_THREADS_PER_USER:1000000"] });
-  const stopServer = async () => server && (await server.stop());
+  // --via mcp: the tools' server first, so the test worker can be told where its host is.
+  const mcp = opts.via === "mcp" ? await serveBfclMcp() : null;
+  const routes = mcp ? ["--var", `WEFT_TEST_MCP_ROUTES:${JSON.stringify({ [MCP_HOST]: mcp.url })}`] : [];
+  const server = opts.url ? null : await startDevServer({ config: "test/wrangler.toml", extraArgs: ["--var", "WEFT_MAX_THREADS_PER_USER:1000000", ...routes] });
+  const stopServer = async () => {
+    await server?.stop();
+    await mcp?.close();
+  };
   for (const signal of ["SIGINT", "SIGTERM"]) {
     process.once(signal, () => void stopServer().finally(() => process.exit(130)));
   }
@@ -75,8 +98,9 @@ async function main() {
     }
     console.error(`bfcl: weft at ${url}${server ? ` (log: ${server.logFile})` : ""}; concurrency ${opts.concurrency}`);
     const direct = createClient(url, token);
-    via = opts.via ? await viaProvider(direct, opts.via) : null;
-    if (via) console.error(`bfcl: model steps streamed by a fake ${opts.via} server at ${via.url}`);
+    via = mcp ? viaMcp(direct, mcp) : opts.via ? await viaProvider(direct, opts.via) : null;
+    if (mcp) console.error(`bfcl: tools served by an MCP server at ${mcp.url}, called through weft as ${MCP_PREFIX}<name>`);
+    else if (via) console.error(`bfcl: model steps streamed by a fake ${opts.via} server at ${via.url}`);
     const client = via ? via.client : direct;
     const reference = createReference();
     const tallies = new Map(categories.map((c) => [c.name, emptyTally()]));
@@ -87,7 +111,7 @@ async function main() {
     let done = 0;
     const ticker = setInterval(() => console.error(`bfcl: ${done}/${work.length} cases`), 15_000);
     await pool(work, opts.concurrency, async ({ category, kase }) => {
-      const r = await runCase(client, kase, category.irrelevance, reference, { turnTimeoutMs: opts.timeoutMs, strictNulls: opts.via ? VIA[opts.via]?.strict === true : false });
+      const r = await runCase(client, kase, category.irrelevance, reference, { turnTimeoutMs: opts.timeoutMs, strictNulls: opts.via ? VIA[opts.via]?.strict === true : false, prefix: mcp ? MCP_PREFIX : "" });
       addTally(tallies.get(category.name), r.tally);
       for (const f of r.failures) {
         failures.push(`${category.name}: ${f}`);

@@ -9,8 +9,10 @@
  *   and reload; weft does not read `request.cf`, so this says so once and turns that fetch off.
  *
  * It also says first which model threads talk to by default (`WEFT_MODEL`, or the scripted model),
- * and fires the Worker's cron trigger as a deployment would (scripts/lib/dev-cron.mjs): wrangler dev
- * never fires one on its own, and file schedules (`agents/schedules/`) are taken up by it.
+ * fires the Worker's cron trigger as a deployment would (scripts/lib/dev-cron.mjs): wrangler dev
+ * never fires one on its own, and file schedules (`agents/schedules/`) are taken up by it;
+ * and it runs the example's remote MCP server (scripts/example-mcp-server.mjs, `agents/mcp/almanac.ts`)
+ * in this process, so it ends with weft.
  *
  * Everything else is wrangler's output unchanged. Arguments are passed on to `wrangler dev`.
  * @module
@@ -22,6 +24,7 @@ import { fileURLToPath } from "node:url";
 import { fireCrons } from "./lib/dev-cron.mjs";
 import { modelLine } from "./lib/dev-vars.mjs";
 import { relay } from "./lib/stack-map.mjs";
+import { EXAMPLE_MCP_PORT, startExampleMcp } from "./example-mcp-server.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -39,6 +42,13 @@ if (env.CLOUDFLARE_CF_FETCH_ENABLED === undefined) {
 if (process.stdout.isTTY && env.FORCE_COLOR === undefined) env.FORCE_COLOR = "1";
 
 console.log(modelLine(ROOT));
+try {
+  const almanac = await startExampleMcp();
+  console.log(`weft: the example's MCP server (agents/mcp/almanac.ts) is on ${almanac.url}`);
+} catch (e) {
+  // Another npm start holds it (or another program the port): weft runs; almanac calls reach whoever answers there.
+  console.log(`weft: the example's MCP server did not start: port ${EXAMPLE_MCP_PORT}: ${e instanceof Error ? e.message : e}`);
+}
 
 const wrangler = path.join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
 const child = spawn(process.execPath, [wrangler, "dev", "--var", "WEFT_DEV_MODE:on", ...process.argv.slice(2)], {

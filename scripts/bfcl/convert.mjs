@@ -38,18 +38,21 @@ function trimTo(s, max) {
  * taken in the given order; a later name whose tool name is taken gets `_2`, `_3`, ... (still
  * within 64 characters). A name listed twice maps to the same tool (the first definition wins).
  * @param {readonly string[]} names original BFCL function names, in case order
+ * @param {string} [prefix] put before every tool name, within the 64 characters (`--via mcp`:
+ *   the `<server>__` weft puts before a remote tool's name)
  * @returns {{ toTool: Map<string, string>, toOriginal: Map<string, string> }}
  */
-export function mapToolNames(names) {
+export function mapToolNames(names, prefix = "") {
   const toTool = new Map();
   const toOriginal = new Map();
+  const room = 64 - prefix.length;
   for (const name of names) {
     if (toTool.has(name)) continue;
-    const base = toToolName(name);
-    let candidate = base;
+    const base = trimTo(toToolName(name), room);
+    let candidate = prefix + base;
     for (let k = 2; toOriginal.has(candidate); k++) {
       const suffix = `_${k}`;
-      candidate = trimTo(base, 64 - suffix.length) + suffix;
+      candidate = prefix + trimTo(base, room - suffix.length) + suffix;
     }
     toTool.set(name, candidate);
     toOriginal.set(candidate, name);
@@ -141,8 +144,8 @@ export function convertParameters(parameters, onUnknown = () => {}) {
  * @returns {{ tools: Array<{ name: string, description: string, parameters: Record<string, unknown> }>,
  *   toTool: Map<string, string>, toOriginal: Map<string, string>, notes: string[] }}
  */
-export function convertFunctions(functions) {
-  const { toTool, toOriginal } = mapToolNames(functions.map((f) => f.name));
+export function convertFunctions(functions, prefix = "") {
+  const { toTool, toOriginal } = mapToolNames(functions.map((f) => f.name), prefix);
   const tools = [];
   const notes = [];
   for (const fn of functions) {

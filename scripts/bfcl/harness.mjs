@@ -74,14 +74,15 @@ export const STRICT_NULL_NOTE = "null for an optional key played as a valid call
  * turn 2 replays every call the reference accepts with one argument made invalid.
  * @param {import("./data.mjs").BfclCase} kase
  * @param {ReturnType<import("./reference.mjs").createReference>} reference
- * @param {{ strictNulls?: boolean }} [options] `strictNulls`: the model is told strict function
+ * @param {{ strictNulls?: boolean, prefix?: string }} [options] `strictNulls`: the model is told strict function
  *   schemas (OpenAI `strict: true`), where every optional key is nullable and weft reads its
- *   `null` as absent; a `null` for an optional key is then a valid call, run without the key
+ *   `null` as absent; a `null` for an optional key is then a valid call, run without the key.
+ *   `prefix`: put before every tool name (`--via mcp`: weft's `<server>__` of a remote tool)
  * @returns {CasePlan}
  * @throws ConversionError or Error when the case cannot be planned (reported as a failure)
  */
 export function planCase(kase, reference, options = {}) {
-  const { tools, toTool, toOriginal, notes } = convertFunctions(kase.functions);
+  const { tools, toTool, toOriginal, notes } = convertFunctions(kase.functions, options.prefix);
   const checks = new Map();
   for (const tool of tools) {
     const { check, badDefaults } = reference.compile(tool.parameters);
@@ -186,7 +187,7 @@ function labelOf(spec) {
  * @param {import("./data.mjs").BfclCase} kase
  * @param {boolean} irrelevance
  * @param {ReturnType<import("./reference.mjs").createReference>} reference
- * @param {{ turnTimeoutMs: number, strictNulls?: boolean }} opts
+ * @param {{ turnTimeoutMs: number, strictNulls?: boolean, prefix?: string }} opts
  * @returns {Promise<{ tally: Tally, failures: string[], notes: string[] }>}
  */
 export async function runCase(client, kase, irrelevance, reference, opts) {
@@ -196,8 +197,8 @@ export async function runCase(client, kase, irrelevance, reference, opts) {
   let tools;
   let notes;
   try {
-    if (irrelevance) ({ tools, notes } = convertFunctions(kase.functions));
-    else ({ tools, notes } = plan = planCase(kase, reference, { strictNulls: opts.strictNulls === true }));
+    if (irrelevance) ({ tools, notes } = convertFunctions(kase.functions, opts.prefix));
+    else ({ tools, notes } = plan = planCase(kase, reference, { strictNulls: opts.strictNulls === true, prefix: opts.prefix ?? "" }));
   } catch (err) {
     // Unplannable: every call it holds counts as a failed valid call, so the run cannot pass.
     const n = irrelevance ? kase.functions.length : Math.max(1, kase.groundTruth?.length ?? 1);

@@ -13,7 +13,9 @@
  *   `Authorization: Bearer s3cret-mcp-token`, 401 otherwise.
  * - `sse.mcp.test`: the good server over the older HTTP+SSE transport (GET /sse, POST /messages).
  * - `weft.mcp.test`: announces weft's effect-key extension; its `create_order` runs once per
- *   effect key and replays the first answer (`/__calls` counts `create_order:received` too).
+ *   effect key and replays the first answer (`/__calls` counts `create_order:received` too); the
+ *   first `cut` receipts of a call (by `tag`) answer JSON-RPC -32603 (its run was cut), the
+ *   first one after running it.
  * - `many.mcp.test`: lists 5,000 tools. `badschema.mcp.test`: a tool whose schema cannot compile,
  *   `fine`, `rpc_fail` (answers a JSON-RPC error), `verbose` (a 10,000-character description)
  *   and `bigschema` (an input schema of about 100 KB).
@@ -89,18 +91,34 @@ export function createFakeMcp() {
     return server;
   }
 
-  /** A server announcing weft's effect-key extension: `create_order` runs once per effect key and replays its answer. */
+  /**
+   * A server announcing weft's effect-key extension: `create_order` runs once per effect key and
+   * replays its answer. Low-level, as weft's own: McpServer would turn a thrown -32603 into an
+   * `isError` result.
+   */
   function weftLike() {
     /** @type {Map<string, unknown>} */
     const answers = weftAnswers;
-    const server = new McpServer({ name: "fake-weft", version: "1.0.0" }, { capabilities: { experimental: { "weft/effectKey": { version: 1, windowMs: 86_400_000 } } } });
-    server.registerTool("create_order", { description: "Create an order (once per effect key)", inputSchema: { item: z.string(), tag: z.string().optional() } }, async (args, extra) => {
-      const key = /** @type {any} */ (extra)._meta?.["weft/effectKey"];
+    const server = new Server({ name: "fake-weft", version: "1.0.0" }, { capabilities: { tools: {}, experimental: { "weft/effectKey": { version: 1, windowMs: 86_400_000 } } } });
+    const inputSchema = { type: "object", properties: { item: { type: "string" }, tag: { type: "string" }, cut: { type: "number" } }, required: ["item"] };
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: "create_order", description: "Create an order (once per effect key)", inputSchema }] }));
+    server.setRequestHandler(CallToolRequestSchema, async (request) => {
+      const args = /** @type {{ item: string, tag?: string, cut?: number }} */ (request.params.arguments ?? {});
+      const key = request.params._meta?.["weft/effectKey"];
       count("create_order:received", args);
-      if (typeof key === "string" && answers.has(key)) return /** @type {any} */ (answers.get(key));
+      const seen = calls.get(`create_order:received:${String(args.tag ?? "")}`) ?? 0;
+      // As a weft whose run of the call was cut: it cannot say the outcome yet (the extension's -32603).
+      const cut = () => {
+        if (seen <= (args.cut ?? 0)) throw new McpError(ErrorCode.InternalError, "the run of this call was cut; ask again with the same key");
+      };
+      if (typeof key === "string" && answers.has(key)) {
+        cut();
+        return /** @type {any} */ (answers.get(key));
+      }
       count("create_order", args);
       const answer = { content: [{ type: "text", text: `order for ${args.item} created under ${key ?? "no key"}` }] };
       if (typeof key === "string") answers.set(key, answer);
+      cut();
       return answer;
     });
     return server;

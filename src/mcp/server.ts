@@ -36,7 +36,9 @@ export const SESSION_META = { sessionId: "weft/sessionId", continuationToken: "w
  * weft's effect-key extension of MCP, announced as the experimental capability of this name: a
  * client sends a call's effect key as `_meta["weft/effectKey"]` (1 to 255 visible ASCII
  * characters, stable across its retries), and the server runs a given key at most once per
- * caller, answering a repeat with the recorded answer (docs/remote-mcp.md).
+ * caller, answering a repeat with the recorded answer (docs/remote-mcp.md). A keyed call whose
+ * outcome the server cannot give yet (its first run still goes on, or was cut by a restart) is
+ * answered JSON-RPC error -32603 (internal error): the client asks again with the same key.
  */
 export const EFFECT_KEY_META = "weft/effectKey";
 
@@ -152,8 +154,11 @@ export function createMcpServer(backend: McpBackend, version: string): Server {
     try {
       return mcpResult(await backend.call(name, input ?? {}, session, effectKey), tool);
     } catch (err) {
-      if (!(err instanceof WeftError)) throw err;
+      // The thread running the call failed under it (a restart): its outcome is not known here.
+      if (!(err instanceof WeftError)) throw new RpcError(ErrorCode.InternalError, `the run of ${name} was cut before it answered (${err instanceof Error ? err.message : String(err)}); its outcome is not known yet`);
       if (err.code === "unknown_tool") throw new RpcError(ErrorCode.InvalidParams, err.message);
+      // The extension's "outcome not known yet": the key's first call still runs; ask again with it.
+      if (err.code === "idempotency_key_in_use" && effectKey !== undefined) throw new RpcError(ErrorCode.InternalError, err.message);
       if (err.status >= 500) throw new RpcError(ErrorCode.InternalError, err.message);
       return refusal(err);
     }

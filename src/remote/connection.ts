@@ -39,6 +39,13 @@ export interface RemoteToolInfo {
 /** A JSON-RPC error the server answered a call with: its outcome is known (it says it failed). */
 export class RemoteToolError extends Error {
   override readonly name = "RemoteToolError";
+  /** @param code the JSON-RPC error code the server answered */
+  constructor(
+    message: string,
+    readonly code: number,
+  ) {
+    super(message);
+  }
 }
 
 /** A connection to one declared server, shared by the calls of one thread. */
@@ -197,7 +204,7 @@ export class RemoteConnection {
   private failure(e: unknown): Error {
     const failure = this.classify(e);
     if (this.redactor.secrets.length === 0) return failure;
-    if (failure instanceof RemoteToolError) return new RemoteToolError(this.redactor.text(failure.message));
+    if (failure instanceof RemoteToolError) return new RemoteToolError(this.redactor.text(failure.message), failure.code);
     if (failure instanceof WeftError) return new WeftError(failure.code, this.redactor.text(failure.message), this.redactor.value(failure.details));
     return failure;
   }
@@ -209,7 +216,7 @@ export class RemoteConnection {
     if (e instanceof McpError) {
       if (e.code === ErrorCode.RequestTimeout || e.code === ErrorCode.ConnectionClosed) return new WeftError("mcp_unreachable", `${at}: ${e.message}`, details);
       // The SDK prefixes "MCP error <code>: " to the server's own message.
-      return new RemoteToolError(`${at} answered JSON-RPC error ${e.code}: ${e.message.replace(/^MCP error -?\d+: /, "")}`);
+      return new RemoteToolError(`${at} answered JSON-RPC error ${e.code}: ${e.message.replace(/^MCP error -?\d+: /, "")}`, e.code);
     }
     if (e instanceof StreamableHTTPError) {
       const status = e.code ?? -1;

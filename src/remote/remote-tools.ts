@@ -5,7 +5,7 @@
  * `execute` sends `tools/call` and reads the answer as a `ToolResult`.
  * @module
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { WeftError } from "../errors.js";
 import type { ToolAttachment, ToolResult } from "../protocol.js";
 import { TransientError } from "../calls/retry.js";
@@ -16,6 +16,13 @@ import type { McpServerDefinition, RemoteEffect } from "./define.js";
 
 /** Dedup window weft assumes for a remote tool judged idempotent, in milliseconds. */
 export const DEFAULT_REMOTE_DEDUP_MS = 60_000;
+
+/**
+ * Attempts of a call to a server with weft's effect-key extension: it is asked again with the
+ * same key while it answers that the outcome is not known yet (-32603: its first run still goes
+ * on, or was cut by a restart) or cannot be reached. About 10 s of backoff (src/calls/retry.ts).
+ */
+export const EFFECT_KEY_MAX_ATTEMPTS = 10;
 
 /**
  * The name the model sees for the server's tool `tool`: `<server>__<tool>`, lower-cased, any
@@ -52,10 +59,12 @@ export function remoteToolDefinition(server: string, def: McpServerDefinition, t
   const effect = window !== null && judged === "write" ? "idempotent" : judged;
   return {
     kind: "tool",
-    description: tool.description?.trim() || `${tool.name} (a tool of MCP server ${server})`,
+    // The server's words as given (a local tool's are not trimmed either); blank says whose tool it is.
+    description: tool.description?.trim() ? tool.description : `${tool.name} (a tool of MCP server ${server})`,
     args: tool.inputSchema,
     effect,
     ...(effect === "idempotent" ? { dedupWindowMs: window ?? DEFAULT_REMOTE_DEDUP_MS } : {}),
+    ...(window !== null && effect === "idempotent" ? { maxAttempts: EFFECT_KEY_MAX_ATTEMPTS } : {}),
     ...(def.timeoutMs !== undefined ? { timeoutMs: def.timeoutMs } : {}),
     ...(def.needsApproval === true || (Array.isArray(def.needsApproval) && def.needsApproval.includes(tool.name)) ? { needsApproval: true } : {}),
     annotations: { mcpServer: server, mcpTool: tool.name },
@@ -63,6 +72,8 @@ export function remoteToolDefinition(server: string, def: McpServerDefinition, t
       try {
         return toolResultOf(await connection.callTool(tool.name, args ?? {}, call.signal, call.effectKey));
       } catch (e) {
+        // A server with the extension does not know the keyed call's outcome yet: ask it again.
+        if (e instanceof RemoteToolError && window !== null && e.code === ErrorCode.InternalError) throw new TransientError(e.message, { cause: e });
         // The server answered the call with an error: the model sees its message.
         if (e instanceof RemoteToolError) return { status: "error", error: e.message };
         // Unreachable is transient: a read or idempotent call is retried under the pipeline's table.

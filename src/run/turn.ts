@@ -190,6 +190,8 @@ async function settleStep(
   model: Model = execution.model,
 ): Promise<{ waitingOn?: string[]; endTurn?: boolean }> {
   const turnId = execution.flowId;
+  // A step resumed after a restart has no remote MCP tool lists yet (its model request listed them).
+  if (calls.length > 0) await host.prepareTools?.();
   const outcomes: CallOutcome[] = [];
   const queued: CallOutcome[] = [];
   const schemas = model.strictTools ? new Map(host.tools().map((t) => [t.name, t.inputSchema])) : null;

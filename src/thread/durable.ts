@@ -98,9 +98,9 @@ export function createThreadClass(registry: Registry) {
 
     async info(caller: Caller): Promise<RpcResult<ThreadInfo>> {
       return this.serve(caller, { access: "read" }, async (first, runner) => {
-        // Asked first: it may read the owner's account values (WEFT_MODEL at the user level); the
-        // thread is asked for again after (it may have been removed meanwhile).
-        const models = await modelsInForce(first);
+        // Asked first: it may read the owner's account values (WEFT_MODEL at the user level), as
+        // remote servers are listed; the thread is asked for again after (it may be removed meanwhile).
+        const [models] = await Promise.all([modelsInForce(first), first.callables.prepare(null)]); // and the remote MCP tools offered
         const world = this.guard(caller, "read");
         const lastTurn = this.store.turns.latest();
         return {

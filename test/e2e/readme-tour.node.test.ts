@@ -7,6 +7,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../scripts/lib/dev-server.mjs";
+import { startExampleMcp } from "../../scripts/example-mcp-server.mjs";
 import { ERROR_CODES } from "../../src/errors.js";
 import { BUILTIN_EVENT_TYPES } from "../../src/protocol.js";
 import { EXAMPLE_TOOLS, call, range1, runBash, startWeft, type DevServer, type Frame } from "./support.js";
@@ -197,6 +198,14 @@ const CHECKS: Array<{ name: string; check: (out: string, ctx: Record<string, any
       expect(logs).toEqual(["rolled 3 times"]);
     },
   },
+  {
+    name: "call a remote MCP tool",
+    check: (out) => {
+      const call = json(out);
+      expect(call).toMatchObject({ toolName: "almanac__moon_phase", status: "succeeded", attempts: 1 });
+      expect(json(call.result)).toEqual({ date: "2026-11-24", phase: "full moon", illuminated: 100, ageDays: 14.6 });
+    },
+  },
 ];
 
 describe("README.md", () => {
@@ -230,12 +239,19 @@ describe("README.md", () => {
 });
 
 let shared: DevServer | undefined;
+let almanac: { close(): Promise<void> } | undefined;
 async function startWeftOnce(): Promise<DevServer> {
+  // The example's MCP server, as `npm start` runs it beside weft (a running npm start may hold its port already).
+  almanac ??= await startExampleMcp().catch((e: { code?: string }) => {
+    if (e.code !== "EADDRINUSE") throw e;
+    return { close: async () => undefined };
+  });
   shared ??= await startWeft(undefined, "wrangler.toml");
   return shared;
 }
 afterAll(async () => {
   await shared?.stop();
+  await almanac?.close();
 });
 
 describe("the README tour, run literally", () => {

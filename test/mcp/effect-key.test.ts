@@ -35,6 +35,18 @@ describe("the effect-key extension", () => {
     expect((await ledgerOf(ran.effectKey)).runs).toBe(1);
   });
 
+  it("answers a repeat that arrives while the first still runs with JSON-RPC -32603 (outcome not known yet), and the recorded result once it has one", async () => {
+    const key = `caller:${crypto.randomUUID()}`;
+    const call = async () => (await client()).callTool({ name: "slow_write", arguments: { ms: 3000 }, _meta: { [EFFECT_KEY_META]: key } });
+    // Sent together: whichever the server takes second finds the first running.
+    const both = await Promise.allSettled([call(), call()]);
+    const answered = both.flatMap((b) => (b.status === "fulfilled" ? [b.value] : []));
+    const refused = both.flatMap((b) => (b.status === "rejected" ? [b.reason as { code?: number }] : []));
+    expect(refused.map((r) => r.code)).toEqual([-32603]);
+    expect(answered[0]!.isError).toBeFalsy();
+    expect(textOf(await call())).toBe(textOf(answered[0]!));
+  });
+
   it("without a key, each call runs", async () => {
     const c = await client();
     const a = JSON.parse(textOf(await c.callTool({ name: "effect_write", arguments: {} }))) as { effectKey: string };

@@ -103,6 +103,16 @@ describe("remote MCP tools through the call runner", () => {
   });
 });
 
+describe("a thread's record", () => {
+  it("lists its remote tools among the tools its model is offered before any turn ran", async () => {
+    const id = await createThread({ agent: "remote_mcp" });
+    const info = await json("GET", `/threads/${id}`);
+    expect(info.status).toBe(200);
+    const lookup = (info.body.tools as Array<{ name: string; description: string }>).find((t) => t.name === "remote__lookup");
+    expect(lookup?.description).toBe("Look up a record by id");
+  });
+});
+
 describe("a direct call of a remote MCP tool", () => {
   it("lists the server first and runs the call through the same pipeline", async () => {
     const id = await createThread({ agent: "remote_mcp" });

@@ -30,6 +30,18 @@ describe("a crash after a remote call was sent", () => {
     expect((await received())[`${remote}:${tag}`]).toBe(times);
   });
 
+  it("a crash before the step's remote call was journaled: the resumed turn lists the server again and runs the call", async () => {
+    const id = await createThread({ agent: "remote_mcp" });
+    const tag = crypto.randomUUID().slice(0, 8);
+    planCrashes(id, [{ point: "before_journal", callId: "b" }]);
+    await json("POST", `/threads/${id}/messages`, { content: "go", script: [{ toolCalls: [{ id: "b", name: "remote__lookup", arguments: { id: "7", tag } }] }, { text: "done" }] }).catch(() => undefined);
+    await until(async () => firedCrashes(id).length > 0, "the crash");
+    expect(await waitAtRest(id)).toBeNull();
+    const [call] = await callsOf(id);
+    expect(call, JSON.stringify(call)).toMatchObject({ callId: "b", status: "succeeded", result: { status: "success", result: "record 7" } });
+    expect((await received())[`lookup:${tag}`]).toBe(1);
+  });
+
   it("to a server with weft's effect-key extension, a write is sent again with its key after the crash and ends with the one recorded answer", async () => {
     const id = await createThread({ agent: "remote_mcp" });
     const tag = crypto.randomUUID().slice(0, 8);
@@ -42,5 +54,17 @@ describe("a crash after a remote call was sent", () => {
     expect(call!.result!.result).toMatch(/^order for tea created under \S+:k$/);
     const seen = await received();
     expect([seen[`create_order:received:${tag}`], seen[`create_order:${tag}`]]).toEqual([2, 1]);
+  });
+
+  it("to a server with weft's effect-key extension, a write answered -32603 (its run was cut) is asked again with its key until the server knows its outcome", async () => {
+    const id = await createThread({ agent: "remote_mcp" });
+    const tag = crypto.randomUUID().slice(0, 8);
+    await json("POST", `/threads/${id}/messages`, { content: "go", script: [{ toolCalls: [{ id: "u", name: "weftlike__create_order", arguments: { item: "tea", tag, cut: 2 } }] }, { text: "done" }] });
+    expect(await waitAtRest(id)).toBeNull();
+    const [call] = await callsOf(id);
+    expect(call, JSON.stringify(call)).toMatchObject({ callId: "u", status: "succeeded", attempts: 3 });
+    expect(call!.result!.result).toMatch(/^order for tea created under \S+:u$/);
+    const seen = await received();
+    expect([seen[`create_order:received:${tag}`], seen[`create_order:${tag}`]]).toEqual([3, 1]);
   });
 });

@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { defineMcpServer } from "../../src/remote/define.js";
-import { remoteEffect, remoteToolName, toolResultOf } from "../../src/remote/remote-tools.js";
+import { RemoteConnection } from "../../src/remote/connection.js";
+import { remoteEffect, remoteToolDefinition, remoteToolName, toolResultOf } from "../../src/remote/remote-tools.js";
 
 const server = defineMcpServer({ url: "https://mcp.example.com/mcp", effects: { risky_read: "write", upsert: "idempotent" } });
 const tool = (name: string, annotations?: Record<string, boolean>) => ({ name, inputSchema: { type: "object" }, ...(annotations ? { annotations } : {}) });
@@ -20,6 +21,16 @@ describe("a remote tool's effect", () => {
   it("lets the author's override win over the hints", () => {
     expect(remoteEffect(server, tool("risky_read", { readOnlyHint: true }))).toBe("write");
     expect(remoteEffect(server, tool("upsert"))).toBe("idempotent");
+  });
+});
+
+describe("a remote tool's description", () => {
+  const describedAs = (description?: string) => remoteToolDefinition("docs", server, { ...tool("search"), ...(description !== undefined ? { description } : {}) }, new RemoteConnection("docs", server)).description;
+
+  it("is the server's as it gave it (spaces included), or says whose tool it is when the server gave none", () => {
+    expect(describedAs("Search the docs. ")).toBe("Search the docs. ");
+    expect(describedAs("  ")).toBe("search (a tool of MCP server docs)");
+    expect(describedAs()).toBe("search (a tool of MCP server docs)");
   });
 });
 

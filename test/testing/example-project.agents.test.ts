@@ -3,7 +3,7 @@
  * it declares. Every tool is served by `GET /v1/tools` with a description and an object input
  * schema; every agent, prompt and hook passes the checks the registry build runs
  * (`defineAgent`, `definePrompt`, `defineHook`), and every name an agent or prompt offers is a tool,
- * a prompt or an agent exposed as a tool (the build's own reference rules); every agent gets a
+ * a prompt, an agent exposed as a tool or a remote MCP server's (the build's own reference rules); every agent gets a
  * thread. It reads the registry `npm run build` generates from agents/, so it grows with the
  * folder; it runs with your own tests (`npm run test:agents`), while weft's own suites use
  * test/fixtures/ instead.
@@ -45,7 +45,7 @@ describe("agents/tools/", () => {
 
 describe("names agents and prompts offer", () => {
   it("are each a tool, a prompt or an agent exposed as a tool (the build's reference rules)", () => {
-    const problems = checkReferences({ tools, prompts: registry.prompts ?? {}, agents: registry.agents, toolsWhere: "agents/tools/" });
+    const problems = checkReferences({ tools, prompts: registry.prompts ?? {}, agents: registry.agents, mcpServers: registry.mcpServers ?? {}, toolsWhere: "agents/tools/" });
     expect(problems.map((p) => p.message)).toEqual([]);
   });
 });
