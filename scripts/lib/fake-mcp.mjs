@@ -22,6 +22,8 @@
  *   a tool's description, a call's answer and a JSON-RPC error.
  * - `trickle.mcp.test`: initializes and lists like the good server, but answers `tools/call` with
  *   an event stream of keep-alive comments that never ends.
+ * - `oauth.mcp.test`, `as.mcp.test` and their kin: an MCP server behind OAuth 2.1 and its
+ *   authorization server (scripts/lib/fake-oauth.mjs).
  * - `redirect.mcp.test`: redirects to `elsewhere.mcp.test`, which records the headers it got
  *   (`/__seen`).
  * @module
@@ -32,6 +34,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { createFakeOAuth } from "./fake-oauth.mjs";
 
 /** Whether a request is for one of these servers. @param {Request} request */
 export function isFakeMcp(request) {
@@ -54,7 +57,8 @@ export function createFakeMcp() {
     calls.set(key, (calls.get(key) ?? 0) + 1);
   };
 
-  function goodServer() {
+  /** @param {string} [login] who the server knows the caller as (behind OAuth: the user who authorized) */
+  function goodServer(login) {
     const server = new McpServer({ name: "fake-tools", version: "1.0.0" });
     server.registerTool("lookup", { description: "Look up a record by id", inputSchema: { id: z.string(), tag: z.string().optional() }, annotations: { readOnlyHint: true } }, async (args) => {
       count("lookup", args);
@@ -84,7 +88,7 @@ export function createFakeMcp() {
     });
     server.registerTool("whoami", { description: "Echoes the credentials it got", inputSchema: {}, annotations: { readOnlyHint: true } }, async (_args, extra) => {
       const headers = /** @type {any} */ (extra).requestInfo?.headers ?? {};
-      return { content: [{ type: "text", text: `you sent ${headers.authorization ?? "nothing"}` }] };
+      return { content: [{ type: "text", text: `${login ? `you are ${login}; ` : ""}you sent ${headers.authorization ?? "nothing"}` }] };
     });
     return server;
   }
@@ -222,9 +226,13 @@ export function createFakeMcp() {
     return response;
   }
 
+  const oauth = createFakeOAuth(serve, goodServer);
+
   /** @param {Request} request @returns {Promise<Response>} */
   async function handle(request) {
     const url = new URL(request.url);
+    const authorized = oauth.handle(request);
+    if (authorized) return authorized;
     const host = url.hostname;
     if (url.pathname === "/__calls") return Response.json(Object.fromEntries(calls));
     if (url.pathname === "/__forget") {
