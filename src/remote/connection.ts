@@ -11,7 +11,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
 import { WeftError, errorMessage } from "../errors.js";
 import { DEFAULT_CALL_TIMEOUT_MS } from "../calls/execute.js";
@@ -133,6 +133,9 @@ export class RemoteConnection {
     await client?.then((c) => c.close()).catch(() => undefined);
   }
 
+  /** Called when the server announces `notifications/tools/list_changed`. */
+  onListChanged: (() => void) | undefined;
+
   /** Requests under way; an HTTP+SSE session is closed when none is left. */
   private inFlight = 0;
 
@@ -203,6 +206,9 @@ export class RemoteConnection {
         ? new SSEClientTransport(this.url, { fetch: guardedFetch(this.url, MAX_ANSWER_BYTES, true, this.answerMs), requestInit: { headers }, eventSourceInit: { fetch: guardedFetch(this.url, MAX_ANSWER_BYTES, true, this.answerMs) } })
         : new StreamableHTTPClientTransport(this.url, { fetch: guardedFetch(this.url, MAX_ANSWER_BYTES, false, this.answerMs), requestInit: { headers } });
     const client = new Client({ name: "weft", version: "1" }, { capabilities: {}, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+    // `tools/list_changed` reaches weft only on a stream it reads: an answer's event stream (or the
+    // HTTP+SSE session's) while a request is under way; the list is taken again before the next step.
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.onListChanged?.());
     // A closed transport (an SSE stream ended, the object's I/O cut) leaves no client behind to reuse.
     client.onclose = () => {
       if (this.live !== client) return;

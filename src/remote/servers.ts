@@ -39,6 +39,7 @@ export interface RefusedRemoteTool {
 }
 
 interface Listing {
+  /** When it was listed (epoch ms); -Infinity once the server announced `tools/list_changed`. */
   at: number;
   /** Definitions by the server's tool name, with the name the model sees. */
   tools: Map<string, { name: string; def: AnyToolDefinition }>;
@@ -168,6 +169,11 @@ export class RemoteServers {
         },
         this.callTimeoutMs,
       );
+      // The server said its list changed: it is listed again before the next model step.
+      connection.onListChanged = () => {
+        const listing = this.listings.get(server);
+        if (listing) listing.at = -Infinity;
+      };
       this.connections.set(server, connection);
     }
     return connection;
