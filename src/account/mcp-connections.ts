@@ -106,7 +106,9 @@ export class McpConnections {
           const tokens = await refreshTokens(request.server, stored.plan, stored.client, stored.refreshToken);
           const expiresAt = await this.store(vault, request.userId, request.server, request.url, stored.plan, stored.client, { ...tokens, refresh_token: tokens.refresh_token ?? stored.refreshToken });
           return { token: tokens.access_token, expiresAt };
-        } catch {
+        } catch (e) {
+          // An authorization server out of reach is a transient failure: the connection stays.
+          if (e instanceof WeftError && e.code === "mcp_unreachable") throw e;
           // A refused refresh ends the connection: the user authorizes again.
         }
       }
