@@ -108,6 +108,16 @@ const OTHER_SETTINGS: readonly Setting[] = [
     default: "(unset)",
     what: "Comma-separated hosts (`name` or `name:port`) `POST /mcp` answers; any other Host is 403 `origin_not_allowed`. A browser's request (with `Origin`) is served only from an origin in `WEFT_CORS_ORIGINS` or its own origin on a listed host (unset: a loopback name), so a page whose name was rebound to weft's address is refused.",
   },
+  {
+    name: "WEFT_PUBLIC_URL",
+    default: "(unset)",
+    what: "The https:// origin this Worker is reached at. OAuth connections to MCP servers (`auth: { type: \"oauth\" }`) register and send the redirect URI `<WEFT_PUBLIC_URL>/mcp-oauth/callback`; unset, such a server answers `capability_missing`.",
+  },
+  {
+    name: "WEFT_MCP_OAUTH_KEY",
+    default: "(unset)",
+    what: "Secret (32 characters or more) that users' MCP OAuth tokens are encrypted under in their account (AES-GCM) and that signs the OAuth `state`. Set it with `wrangler secret put`; changing it drops every connection (users authorize again). Never thread env.",
+  },
   { name: "WEFT_PUBLIC_VARS", default: "(unset)", what: "Comma-separated Worker variables tools may see as `text` (the rest are `secret`)." },
 ];
 

@@ -10,7 +10,7 @@ export { defineAgent } from "./run/agent.js";
 /** Declares a remote MCP server (agents/mcp/<name>.ts) whose tools agents list as `<server>.<tool>`. */
 export { defineMcpServer } from "./remote/define.js";
 /** Remote MCP server definitions (src/remote/define.ts). */
-export type { DefineMcpServerOptions, McpServerDefinition, McpBearerAuth, RemoteEffect } from "./remote/define.js";
+export type { DefineMcpServerOptions, McpServerDefinition, McpBearerAuth, McpOAuthAuth, RemoteEffect } from "./remote/define.js";
 /** Agent definitions and the generated registry's shape (src/run/agent.ts). */
 export type { AgentDefinition, AgentSide, DefineAgentOptions, EnvDefault, Registry } from "./run/agent.js";
 /** How an agent bounds the history of its model requests. */

@@ -9,7 +9,7 @@ import { type OutputUnit, Validator } from "@cfworker/json-schema";
 import { type TestUser, request } from "./helpers.js";
 
 type Content = Record<string, { schema: object }>;
-type Operation = { responses: Record<string, { description: string; content?: Content }>; requestBody?: unknown };
+type Operation = { responses: Record<string, { description: string; content?: Content }>; requestBody?: unknown; security?: unknown[] };
 /** The parts of the document the check reads. */
 export type Document = { paths: Record<string, Record<string, Operation>>; components: Record<string, unknown> };
 

@@ -24,6 +24,10 @@
  *   a tool's description, a call's answer and a JSON-RPC error.
  * - `trickle.mcp.test`: initializes and lists like the good server, but answers `tools/call` with
  *   an event stream of keep-alive comments that never ends.
+ * - `changing.mcp.test`: the good server whose `grow` adds a tool `extra` and announces
+ *   `notifications/tools/list_changed` in its answer's event stream.
+ * - `oauth.mcp.test`, `as.mcp.test` and their kin: an MCP server behind OAuth 2.1 and its
+ *   authorization server (scripts/lib/fake-oauth.mjs).
  * - `redirect.mcp.test`: redirects to `elsewhere.mcp.test`, which records the headers it got
  *   (`/__seen`).
  * @module
@@ -34,6 +38,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { createFakeOAuth } from "./fake-oauth.mjs";
 
 /** Whether a request is for one of these servers. @param {Request} request */
 export function isFakeMcp(request) {
@@ -56,7 +61,8 @@ export function createFakeMcp() {
     calls.set(key, (calls.get(key) ?? 0) + 1);
   };
 
-  function goodServer() {
+  /** @param {string} [login] who the server knows the caller as (behind OAuth: the user who authorized) */
+  function goodServer(login) {
     const server = new McpServer({ name: "fake-tools", version: "1.0.0" });
     server.registerTool("lookup", { description: "Look up a record by id", inputSchema: { id: z.string(), tag: z.string().optional() }, annotations: { readOnlyHint: true } }, async (args) => {
       count("lookup", args);
@@ -86,7 +92,21 @@ export function createFakeMcp() {
     });
     server.registerTool("whoami", { description: "Echoes the credentials it got", inputSchema: {}, annotations: { readOnlyHint: true } }, async (_args, extra) => {
       const headers = /** @type {any} */ (extra).requestInfo?.headers ?? {};
-      return { content: [{ type: "text", text: `you sent ${headers.authorization ?? "nothing"}` }] };
+      return { content: [{ type: "text", text: `${login ? `you are ${login}; ` : ""}you sent ${headers.authorization ?? "nothing"}` }] };
+    });
+    return server;
+  }
+
+  /**
+   * changing.mcp.test: `grow` adds the tool `extra` to its session's server and announces
+   * `notifications/tools/list_changed` on its answer's event stream (JSON answers carry none).
+   */
+  function changing() {
+    const server = goodServer();
+    server.registerTool("grow", { description: "Adds the tool extra", inputSchema: {}, annotations: { readOnlyHint: true } }, async (_args, extra) => {
+      server.registerTool("extra", { description: "Appeared later", inputSchema: {}, annotations: { readOnlyHint: true } }, async () => ({ content: [{ type: "text", text: "extra ran" }] }));
+      await extra.sendNotification({ method: "notifications/tools/list_changed" });
+      return { content: [{ type: "text", text: "grown" }] };
     });
     return server;
   }
@@ -176,8 +196,12 @@ export function createFakeMcp() {
     return new Response(stream, { headers: { "content-type": "text/event-stream" } });
   }
 
-  /** Serves `request` with a stateful session of a server made by `make`. @param {Request} request @param {() => any} make */
-  async function serve(request, make) {
+  /**
+   * Serves `request` with a stateful session of a server made by `make` (`stream`: answers as
+   * event streams, which can carry notifications, instead of JSON).
+   * @param {Request} request @param {() => any} make @param {boolean} [stream]
+   */
+  async function serve(request, make, stream = false) {
     const id = request.headers.get("mcp-session-id");
     if (id) {
       const transport = sessions.get(id);
@@ -186,7 +210,7 @@ export function createFakeMcp() {
     }
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
-      enableJsonResponse: true,
+      enableJsonResponse: !stream,
       onsessioninitialized: (sid) => void sessions.set(sid, transport),
     });
     await make().connect(transport);
@@ -240,9 +264,13 @@ export function createFakeMcp() {
     return response;
   }
 
+  const oauth = createFakeOAuth(serve, goodServer);
+
   /** @param {Request} request @returns {Promise<Response>} */
   async function handle(request) {
     const url = new URL(request.url);
+    const authorized = oauth.handle(request);
+    if (authorized) return authorized;
     const host = url.hostname;
     if (url.pathname === "/__calls") return Response.json(Object.fromEntries(calls));
     if (url.pathname === "/__forget") {
@@ -258,6 +286,8 @@ export function createFakeMcp() {
         return serve(request, goodServer);
       case "sse.mcp.test":
         return serveSse(request);
+      case "changing.mcp.test":
+        return serve(request, changing, true);
       case "weft.mcp.test":
         return serve(request, weftLike);
       case "many.mcp.test":

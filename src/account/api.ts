@@ -8,6 +8,7 @@ import type { EnvType } from "../protocol.js";
 import type { RpcResult } from "../rpc.js";
 import type { AccountUsage } from "../usage/account-ledger.js";
 import type { Budget } from "../usage/budgets.js";
+import type { McpConnectionInfo, McpTokenAnswer, McpTokenRequest } from "./mcp-connections.js";
 import type { ReserveAnswer, ReserveRequest, SettleAnswer, SettleBatch } from "../usage/reservations.js";
 
 import type { AccountEntry as ThreadEntry } from "../ports/threads.js";
@@ -69,6 +70,25 @@ export interface AccountApi {
   budgets(): Promise<Budget[]>;
   /** Replaces the user's own budgets. @throws WeftError `invalid_request` naming the bad entry. */
   setBudgets(budgets: unknown): Promise<RpcResult<Budget[]>>;
+  // --- OAuth connections to remote MCP servers (src/account/mcp-connections.ts) ---
+  /**
+   * A token for the server at `request.url`: the kept one (refreshed before expiry, or when the
+   * server refused `request.rejected`), else the URL of a new authorization for the thread.
+   * @throws WeftError `mcp_*` when discovery, registration or refresh fail; `capability_missing`
+   * without `WEFT_MCP_OAUTH_KEY` or `WEFT_PUBLIC_URL`.
+   */
+  mcpToken(request: McpTokenRequest): Promise<RpcResult<McpTokenAnswer>>;
+  /** Whether the user holds tokens for the server at `url`. */
+  mcpConnected(url: string): Promise<boolean>;
+  /**
+   * Completes the authorization a verified `state` names with its `code`, and wakes its thread.
+   * @throws WeftError `invalid_request` (path `state`) for no such authorization; `mcp_auth_required` when the code is refused.
+   */
+  mcpAuthorized(state: Record<string, string>, code: string): Promise<RpcResult<{ server: string; threadId: string }>>;
+  /** The user's connections (no tokens). */
+  mcpConnections(): Promise<McpConnectionInfo[]>;
+  /** Removes the tokens of the connections to servers named `server`. */
+  mcpRevoke(server: string): Promise<RpcResult<{ deleted: boolean }>>;
 }
 
 /** What a `cursor` that no page handed out is told (after `cursor: `). */

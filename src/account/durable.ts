@@ -13,6 +13,7 @@ import type { EnvType } from "../protocol.js";
 import { type AccountApi, type BudgetWatcher, type EnvReader, NOT_A_CURSOR, type ThreadEntry, type ThreadPage } from "./api.js";
 import { ACCOUNT_USAGE_SCHEMA, type AccountUsage, readAccountUsage, setUserBudgets, userBudgets } from "../usage/account-ledger.js";
 import { type Budget, checkBudgets } from "../usage/budgets.js";
+import { MCP_CONNECTIONS_SCHEMA, type McpConnectionInfo, McpConnections, type McpTokenAnswer, type McpTokenRequest } from "./mcp-connections.js";
 import { type ReserveAnswer, type ReserveRequest, Reservations, type SettleAnswer, type SettleBatch } from "../usage/reservations.js";
 
 const SCHEMA = `
@@ -52,7 +53,33 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
     this.sql.exec(SCHEMA);
     this.sql.exec(ACCOUNT_USAGE_SCHEMA);
     this.reservations = new Reservations(this.sql, (fn) => ctx.storage.transactionSync(fn));
+    this.sql.exec(MCP_CONNECTIONS_SCHEMA);
+    this.mcp = new McpConnections(this.sql, env as Record<string, unknown> & { THREAD?: DurableObjectNamespace });
   }
+
+  // --- OAuth connections to remote MCP servers (src/account/mcp-connections.ts): the methods only delegate ---
+  private readonly mcp: McpConnections;
+
+  async mcpToken(request: McpTokenRequest): Promise<RpcResult<McpTokenAnswer>> {
+    return rpc(() => this.mcp.token(request));
+  }
+
+  async mcpConnected(url: string): Promise<boolean> {
+    return this.mcp.has(url);
+  }
+
+  async mcpAuthorized(state: Record<string, string>, code: string): Promise<RpcResult<{ server: string; threadId: string }>> {
+    return rpc(() => this.mcp.authorized(state, code));
+  }
+
+  async mcpConnections(): Promise<McpConnectionInfo[]> {
+    return this.mcp.list();
+  }
+
+  async mcpRevoke(server: string): Promise<RpcResult<{ deleted: boolean }>> {
+    return rpc(() => this.mcp.revoke(server));
+  }
+  // --- end OAuth connections ---
 
   // --- usage and budgets (src/usage/): the methods only delegate ---
 

@@ -100,7 +100,9 @@ export class CallRunner {
    * Whether turn `turnId` still waits for a person: a call of its open step `pending`, or one
    * queued by them, awaits approval or settlement, or is suspended while something inside it does.
    */
-  turnWaits(turnId: string, pending: readonly { id: string }[]): Promise<boolean> {
+  async turnWaits(turnId: string, pending: readonly { id: string }[]): Promise<boolean> {
+    // Remote tools are listed first: a remote call waiting for authorization is told apart by its tool.
+    await this.world.prepareTools?.("everywhere");
     return turnWaits(this.world.journal, this.world.catalogFor("everywhere"), turnId, pending);
   }
 

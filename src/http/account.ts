@@ -5,6 +5,7 @@
  */
 import { Hono } from "hono";
 import { WeftError } from "../errors.js";
+import { MCP_SERVER_NAME_PATTERN } from "../remote/define.js";
 import type { AuthedEnv } from "./auth.js";
 import { describe, ok, refused } from "./openapi.js";
 import * as R from "./responses.js";
@@ -44,6 +45,17 @@ export function accountRoutes() {
   });
 
   app.delete("/env/:name", describe("Remove an account env value", { 200: ok("Whether there was such a value", R.Deleted), ...refused(400) }), async (c) => c.json(unwrap(await account(c).deleteEnv(envName(c.req.param("name"))))));
+
+  // --- OAuth connections to remote MCP servers (src/account/mcp-connections.ts) ---
+  app.get("/mcp-connections", describe("The caller's OAuth connections to MCP servers (tokens are never shown)", { 200: ok("Each connection: server, URL, token expiry", R.McpConnections) }), async (c) =>
+    c.json({ connections: await account(c).mcpConnections() } satisfies R.Body<typeof R.McpConnections>),
+  );
+
+  app.delete("/mcp-connections/:server", describe("Revoke the caller's connection to an MCP server: its tokens are removed", { 200: ok("Whether there was such a connection", R.Deleted), ...refused(400) }), async (c) => {
+    const server = c.req.param("server");
+    if (!MCP_SERVER_NAME_PATTERN.test(server)) throw new WeftError("invalid_request", `server: expected ${MCP_SERVER_NAME_PATTERN.source}`, { path: ["server"] });
+    return c.json(unwrap(await account(c).mcpRevoke(server)));
+  });
 
   // --- usage and budgets (src/usage/) ---
   app.get("/usage", describe("The caller's usage over UTC days from..to, grouped by agent, model or day", { 200: ok("Totals and groups", R.AccountUsage), ...refused(400) }), query(AccountUsageQuery), async (c) => c.json(unwrap(await account(c).usage(c.req.valid("query")))));

@@ -20,6 +20,7 @@ import { callRoutes } from "./calls.js";
 import { chatRoutes } from "./chat.js";
 import { fileRoutes } from "./files.js";
 import { scheduleRoutes } from "./schedules.js";
+import { mcpOAuthRoutes } from "./mcp-oauth.js";
 import { mcpRoutes } from "./mcp.js";
 import { describe, ok, openApiDocument } from "./openapi.js";
 import * as R from "./responses.js";
@@ -71,6 +72,8 @@ export function createApp(registry: Registry, catalog = new ToolCatalog(registry
   });
   // The playground page holds no data: a browser gets it before authentication (then signs in on it).
   app.get("/", (c, next) => (wantsHtml(c.req.header("accept")) ? playgroundResponse() : next()));
+  // A browser coming back from an MCP server's authorization server carries no weft credential: its signed state is checked instead.
+  app.route("/", mcpOAuthRoutes());
   app.use("*", authenticate());
   app.use("*", requestBodies());
 

@@ -39,14 +39,16 @@ function content(answer: Answer): Record<string, { schema: unknown }> | undefine
 /**
  * Documents one route for the OpenAPI description: `summary`, and each status it answers with
  * its body ({@link ok}, {@link refused}). Any other error is the `default` answer, {@link ErrorBody}.
+ * `public`: the route takes no credential (it is mounted before authentication).
  */
-export function describe(summary: string, answers: Record<number, Answer>): MiddlewareHandler<AuthedEnv> {
+export function describe(summary: string, answers: Record<number, Answer>, options: { public?: boolean } = {}): MiddlewareHandler<AuthedEnv> {
   const responses: Record<string, unknown> = {};
   for (const [status, answer] of Object.entries({ ...answers, default: { description: "Any other error; the status comes from the code (src/errors.ts)", json: ErrorBody } })) {
     const body = content(answer);
     responses[status] = { description: answer.description, ...(body ? { content: body } : {}) };
   }
-  return describeRoute({ summary, responses } as Parameters<typeof describeRoute>[0]);
+  // `public`: a route before authentication (no credential; `security: []` overrides the document's).
+  return describeRoute({ summary, responses, ...(options.public ? { security: [] } : {}) } as Parameters<typeof describeRoute>[0]);
 }
 
 /**

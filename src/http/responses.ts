@@ -143,6 +143,15 @@ export const AccountEnv = named(
 /** `PUT /account/env/:name`. */
 export const AccountEnvSet = named("AccountEnvSet", z.object({ name: z.string(), type: z.enum(["text", "secret"]) }));
 
+/** `GET /mcp-oauth/callback`: the connection made, and the thread whose call goes on. */
+export const McpAuthorized = named("McpAuthorized", z.object({ connected: z.literal(true), server: z.string(), threadId: z.string() }));
+
+/** `GET /account/mcp-connections`: the caller's OAuth connections to MCP servers (never a token). */
+export const McpConnections = named(
+  "McpConnections",
+  z.object({ connections: z.array(z.object({ server: z.string(), url: z.string(), expiresAt: z.number().nullable(), updatedAt: z.number() })) }),
+);
+
 /** A tool as `GET /v1/tools` lists it: schemas, effect, endsTurn and needsApproval. */
 export const ToolListing = named(
   "ToolListing",

@@ -11,7 +11,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
 import { WeftError, errorMessage } from "../errors.js";
 import { DEFAULT_CALL_TIMEOUT_MS } from "../calls/execute.js";
@@ -34,6 +34,12 @@ export interface RemoteToolInfo {
   description?: string;
   inputSchema: Record<string, unknown>;
   annotations?: { readOnlyHint?: boolean; idempotentHint?: boolean; destructiveHint?: boolean };
+}
+
+/** What a session is opened with: its request headers, and when they are to be read again (epoch ms). */
+export interface SessionHeaders {
+  headers: Record<string, string>;
+  until?: number;
 }
 
 /** A JSON-RPC error the server answered a call with: its outcome is known (it says it failed). */
@@ -59,19 +65,30 @@ export class RemoteConnection {
    */
   effectKeyWindowMs: number | null = null;
   private readonly url: URL;
-  /** The declaration's literal header values (src/secrets/redact.ts: 6 characters or more), cleaned out of every answer. */
-  private readonly redactor: Redactor;
+  /**
+   * The declaration's literal header values (src/secrets/redact.ts: 6 characters or more), and
+   * the session's OAuth token, cleaned out of every answer.
+   */
+  private redactor: Redactor;
+  /** The `Authorization` value the session was opened with (an OAuth token), if any. */
+  private sentAuthorization: string | undefined;
+  /** The token the server refused (401): the next session asks for another (src/remote/authorizer.ts). */
+  private rejected: string | undefined;
+  /** When the session's token is to be renewed (epoch ms), if it expires. */
+  private sessionUntil: number | undefined;
 
   /**
    * `headers`: read when a session begins and sent with each of its requests, only to the
-   * server's origin (guardedFetch); a throw fails the connection with `mcp_auth_required`.
+   * server's origin (guardedFetch); a throw fails the connection with `mcp_auth_required`. For an
+   * OAuth server it is given the token the server refused (401) once, to get a refreshed one,
+   * and its `until` ends the session (the next one reads them again) before the token expires.
    * `callTimeoutMs`: the deployment's call deadline (`WEFT_CALL_TIMEOUT_MS`), for a server
    * without `timeoutMs`: no answer is read past the deadline of the request it answers.
    */
   constructor(
     readonly server: string,
     private readonly def: McpServerDefinition,
-    private readonly headers: () => Promise<Record<string, string>> = async () => ({}),
+    private readonly headers: (rejected?: string) => Promise<SessionHeaders> = async () => ({ headers: {} }),
     private readonly callTimeoutMs = DEFAULT_CALL_TIMEOUT_MS,
   ) {
     this.url = new URL(def.url);
@@ -123,6 +140,9 @@ export class RemoteConnection {
     await client?.then((c) => c.close()).catch(() => undefined);
   }
 
+  /** Called when the server announces `notifications/tools/list_changed`. */
+  onListChanged: (() => void) | undefined;
+
   /** Requests under way; an HTTP+SSE session is closed when none is left. */
   private inFlight = 0;
 
@@ -138,10 +158,11 @@ export class RemoteConnection {
   }
 
   private async askOnce<T>(request: (client: Client) => Promise<T>): Promise<T> {
+    // A session whose token nears its expiry is renewed, unless other requests still use it (a 401 then renews it).
+    if (this.sessionUntil !== undefined && Date.now() >= this.sessionUntil && this.inFlight === 1) await this.close();
     for (let tries = 1; ; tries++) {
-      const client = await this.session();
       try {
-        return await request(client);
+        return await request(await this.session());
       } catch (e) {
         if (tries === 1 && e instanceof StreamableHTTPError && e.code === 404) {
           await this.close();
@@ -149,7 +170,14 @@ export class RemoteConnection {
         }
         const failure = this.failure(e);
         // Refused credentials are read again (a rotated token) by the next session.
-        if (failure instanceof WeftError && failure.code === "mcp_auth_required") await this.close();
+        if (failure instanceof WeftError && failure.code === "mcp_auth_required") {
+          await this.close();
+          // An OAuth token refused: once more with a refreshed one (the refusal came before the call was taken).
+          if (tries === 1 && this.def.auth?.type === "oauth" && this.sentAuthorization !== undefined && (failure.details as { status?: number } | undefined)?.status === 401) {
+            this.rejected = this.sentAuthorization.replace(/^Bearer /, "");
+            continue;
+          }
+        }
         throw failure;
       }
     }
@@ -168,15 +196,26 @@ export class RemoteConnection {
   private async connect(): Promise<Client> {
     let headers: Record<string, string>;
     try {
-      headers = await this.headers();
+      const read = await this.headers(this.rejected);
+      headers = read.headers;
+      this.sessionUntil = read.until;
+      this.rejected = undefined;
     } catch (e) {
+      // The account's answer (an authorization URL, an unreachable authorization server) as it is.
+      if (e instanceof WeftError && (e.code.startsWith("mcp_") || e.code === "capability_missing")) throw e;
       throw new WeftError("mcp_auth_required", `mcp server "${this.server}": its credentials could not be read: ${errorMessage(e)}`, { mcpServer: this.server });
     }
+    this.sentAuthorization = this.def.auth?.type === "oauth" ? headers.Authorization : undefined;
+    const token = this.sentAuthorization?.replace(/^Bearer /, "");
+    this.redactor = new Redactor([...Object.entries(this.def.headers ?? {}).map(([name, value]) => ({ name, value })), ...(token ? [{ name: "Authorization", value: token }] : [])]);
     const transport =
       this.def.transport === "sse"
         ? new SSEClientTransport(this.url, { fetch: guardedFetch(this.url, MAX_ANSWER_BYTES, true, this.answerMs), requestInit: { headers }, eventSourceInit: { fetch: guardedFetch(this.url, MAX_ANSWER_BYTES, true, this.answerMs) } })
         : new StreamableHTTPClientTransport(this.url, { fetch: guardedFetch(this.url, MAX_ANSWER_BYTES, false, this.answerMs), requestInit: { headers } });
     const client = new Client({ name: "weft", version: "1" }, { capabilities: {}, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+    // `tools/list_changed` reaches weft only on a stream it reads: an answer's event stream (or the
+    // HTTP+SSE session's) while a request is under way; the list is taken again before the next step.
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.onListChanged?.());
     // A closed transport (an SSE stream ended, the object's I/O cut) leaves no client behind to reuse.
     client.onclose = () => {
       if (this.live !== client) return;

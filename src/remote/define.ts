@@ -23,6 +23,18 @@ export interface McpBearerAuth {
   env: string;
 }
 
+/** `auth` of a server whose users each authorize weft with OAuth 2.1. */
+export interface McpOAuthAuth {
+  /** Each user authorizes weft at the server's authorization server (authorization code with PKCE). */
+  type: "oauth";
+  /** Scopes asked for (space-joined in `scope`); default the server's `scopes_supported`, else none. */
+  scopes?: readonly string[];
+  /** A client registered with the authorization server beforehand; without it weft registers itself (RFC 7591). */
+  clientId?: string;
+  /** Worker secret holding the pre-registered client's secret (`client_secret_post`/`_basic`); none for a public client. */
+  clientSecretEnv?: string;
+}
+
 /** Options of {@link defineMcpServer}. */
 export interface DefineMcpServerOptions {
   /**
@@ -33,8 +45,11 @@ export interface DefineMcpServerOptions {
   url: string;
   /** Default `streamable-http` (the current MCP transport); `sse` for the older HTTP+SSE one. */
   transport?: (typeof MCP_TRANSPORTS)[number];
-  /** Bearer token from the thread's env; none by default. */
-  auth?: McpBearerAuth;
+  /**
+   * Bearer token from the thread's env, or OAuth 2.1 per user (`{ type: "oauth" }`: each user
+   * authorizes weft once; tokens kept in the user's account, docs/remote-mcp.md); none by default.
+   */
+  auth?: McpBearerAuth | McpOAuthAuth;
   /** The server's tools weft offers, by the server's names; default every tool it lists. */
   tools?: readonly string[];
   /**
@@ -101,8 +116,14 @@ export function checkMcpServerDefinition(name: string, def: unknown): asserts de
   if (d.transport !== undefined && !(MCP_TRANSPORTS as readonly unknown[]).includes(d.transport)) fail(`transport must be one of ${MCP_TRANSPORTS.join(", ")}`);
   if (d.auth !== undefined) {
     const a = d.auth as Record<string, unknown> | null;
-    if (typeof a !== "object" || a === null || a.type !== "bearer" || typeof a.env !== "string" || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(a.env)) {
-      fail('auth must be { type: "bearer", env: "<ENV_NAME>" }');
+    const envName = (v: unknown) => typeof v === "string" && /^[A-Za-z_][A-Za-z0-9_]*$/.test(v);
+    if (typeof a === "object" && a !== null && a.type === "oauth") {
+      for (const key of Object.keys(a)) if (!["type", "scopes", "clientId", "clientSecretEnv"].includes(key)) fail(`auth.${key} is not an option of oauth (scopes, clientId, clientSecretEnv)`);
+      if (a.scopes !== undefined && (!Array.isArray(a.scopes) || a.scopes.some((s) => typeof s !== "string" || !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(s)))) fail("auth.scopes must be an array of scope tokens");
+      if (a.clientId !== undefined && (typeof a.clientId !== "string" || a.clientId === "" || a.clientId.length > 255)) fail("auth.clientId must be a client id of 1 to 255 characters");
+      if (a.clientSecretEnv !== undefined && (!envName(a.clientSecretEnv) || a.clientId === undefined)) fail("auth.clientSecretEnv must name a Worker secret, and needs auth.clientId");
+    } else if (typeof a !== "object" || a === null || a.type !== "bearer" || !envName(a.env)) {
+      fail('auth must be { type: "bearer", env: "<ENV_NAME>" } or { type: "oauth", scopes?, clientId?, clientSecretEnv? }');
     }
   }
   if (d.tools !== undefined && (!Array.isArray(d.tools) || d.tools.some((t) => typeof t !== "string" || t === ""))) fail("tools must be an array of the server's tool names");

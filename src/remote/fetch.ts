@@ -66,7 +66,7 @@ export function guardedFetch(serverUrl: URL, maxBytes = MAX_ANSWER_BYTES, stream
  * `response` whose body errors once more than `maxBytes` have passed (a declared length is
  * checked first) or once it is still open after `maxMs`; then the server's stream is cancelled.
  */
-function capped(response: Response, maxBytes: number, maxMs: number, origin: string): Response {
+export function capped(response: Response, maxBytes: number, maxMs: number, origin: string): Response {
   const tooLarge = () => new WeftError("mcp_protocol_error", `${origin} answered more than ${maxBytes} bytes (the limit of one answer)`, { origin, limit: maxBytes });
   const declared = Number(response.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > maxBytes) {

@@ -9,6 +9,8 @@ import { type CallToolResult, ErrorCode } from "@modelcontextprotocol/sdk/types.
 import { WeftError } from "../errors.js";
 import type { ToolAttachment, ToolResult } from "../protocol.js";
 import { TransientError } from "../calls/retry.js";
+import { CallSuspended } from "../calls/suspend.js";
+import { AUTHORIZATION_PARK } from "./authorizer.js";
 import { TOOL_NAME_PATTERN } from "../tools/define.js";
 import type { AnyToolDefinition, ToolCallContext } from "../tools/types.js";
 import { type RemoteConnection, RemoteToolError, type RemoteToolInfo } from "./connection.js";
@@ -76,6 +78,9 @@ export function remoteToolDefinition(server: string, def: McpServerDefinition, t
         if (e instanceof RemoteToolError && window !== null && e.code === ErrorCode.InternalError) throw new TransientError(e.message, { cause: e });
         // The server answered the call with an error: the model sees its message.
         if (e instanceof RemoteToolError) return { status: "error", error: e.message };
+        // The user must authorize weft first: the call parks with the URL and goes on once they have.
+        const url = e instanceof WeftError && e.code === "mcp_auth_required" ? (e.details as { authorizationUrl?: unknown } | undefined)?.authorizationUrl : undefined;
+        if (typeof url === "string") throw new CallSuspended(`${AUTHORIZATION_PARK} mcp server "${server}" needs your authorization: open ${url}`, [server]);
         // Unreachable is transient: a read or idempotent call is retried under the pipeline's table.
         if (e instanceof WeftError && e.code === "mcp_unreachable") throw new TransientError(`mcp_unreachable: ${e.message}`, { cause: e });
         if (e instanceof WeftError) throw new Error(`${e.code}: ${e.message}`, { cause: e });

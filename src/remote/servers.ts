@@ -7,7 +7,11 @@
  */
 import { WeftError, errorMessage } from "../errors.js";
 import type { AnyToolDefinition } from "../tools/types.js";
+import { markResumable } from "../calls/suspend.js";
+import { AUTHORIZATION_PARK, type McpAuthorizer } from "./authorizer.js";
 import { RemoteConnection, type RemoteToolInfo } from "./connection.js";
+import { connectTool } from "./connect-tool.js";
+import { REFRESH_AHEAD_MS } from "./oauth.js";
 import { type McpServerDefinition, remoteReference } from "./define.js";
 import { remoteToolDefinition, remoteToolName } from "./remote-tools.js";
 
@@ -35,12 +39,23 @@ export interface RefusedRemoteTool {
 }
 
 interface Listing {
+  /** When it was listed (epoch ms); -Infinity once the server announced `tools/list_changed`. */
   at: number;
   /** Definitions by the server's tool name, with the name the model sees. */
   tools: Map<string, { name: string; def: AnyToolDefinition }>;
+  /** An OAuth server's `<server>__connect`, offered whether or not the server could list. */
+  connect?: { name: string; def: AnyToolDefinition };
   refused: RefusedRemoteTool[];
   /** Why listing failed (the server offers nothing until it lists again). */
   error?: WeftError;
+}
+
+/** How a thread's OAuth servers get tokens, and how a parked call's reason is read. */
+export interface OAuthOptions {
+  /** The owner's account (src/remote/authorizer.ts); without it OAuth servers answer `mcp_auth_required`. */
+  authorizer?: McpAuthorizer;
+  /** The park reason of a stored call, if it is parked. */
+  parkReason?: (callId: string) => string | undefined;
 }
 
 /** The remote servers of one thread. */
@@ -62,6 +77,7 @@ export class RemoteServers {
     },
     private readonly now: () => number = Date.now,
     private readonly callTimeoutMs?: number,
+    private readonly oauth: OAuthOptions = {},
   ) {}
 
   /** The declared servers `names` refer to (as `<server>.<tool>` or `<server>`), each once. */
@@ -97,7 +113,33 @@ export class RemoteServers {
     if (!ref || !listing) return {};
     const out: Record<string, AnyToolDefinition> = {};
     for (const [remote, tool] of listing.tools) if (ref.tool === null || ref.tool === remote) out[tool.name] = tool.def;
+    if (listing.connect) out[listing.connect.name] = listing.connect.def;
     return out;
+  }
+
+  /** Drops the server's list: the next {@link refresh} lists it again (after a connection was made). */
+  forget(server: string): void {
+    this.listings.delete(server);
+  }
+
+  /** The authorizer of OAuth servers. @throws WeftError `mcp_auth_required` without one. */
+  private authorizer(): McpAuthorizer {
+    if (!this.oauth.authorizer) throw new WeftError("mcp_auth_required", "OAuth connections need the thread's owner account (no authorizer here)");
+    return this.oauth.authorizer;
+  }
+
+  /**
+   * An OAuth server's tool as resumable: a call parked for authorization ({@link AUTHORIZATION_PARK})
+   * waits until the user holds a token; any other parked call of it waits for a person as usual.
+   */
+  private resumable(def: McpServerDefinition, tool: AnyToolDefinition): AnyToolDefinition {
+    if (def.auth?.type !== "oauth") return tool;
+    return markResumable(tool, {
+      stillWaiting: async (callId) => {
+        if (!this.oauth.parkReason?.(callId)?.startsWith(AUTHORIZATION_PARK)) return true;
+        return !(await this.authorizer().connected(def));
+      },
+    });
   }
 
   /**
@@ -118,12 +160,20 @@ export class RemoteServers {
       connection = new RemoteConnection(
         server,
         def,
-        async () => ({
-          ...def.headers,
-          ...(def.auth ? { Authorization: `Bearer ${await this.env(def.auth.env)}` } : {}),
-        }),
+        async (rejected) => {
+          if (def.auth?.type === "oauth") {
+            const { token, expiresAt } = await this.authorizer().token(server, def, rejected);
+            return { headers: { ...def.headers, Authorization: `Bearer ${token}` }, ...(expiresAt !== null ? { until: expiresAt - REFRESH_AHEAD_MS } : {}) };
+          }
+          return { headers: { ...def.headers, ...(def.auth?.type === "bearer" ? { Authorization: `Bearer ${await this.env(def.auth.env)}` } : {}) } };
+        },
         this.callTimeoutMs,
       );
+      // The server said its list changed: it is listed again before the next model step.
+      connection.onListChanged = () => {
+        const listing = this.listings.get(server);
+        if (listing) listing.at = -Infinity;
+      };
       this.connections.set(server, connection);
     }
     return connection;
@@ -132,15 +182,20 @@ export class RemoteServers {
   private async list(server: string): Promise<Listing> {
     const def = this.servers[server]!;
     const connection = this.connection(server);
+    const connectName = def.auth?.type === "oauth" ? remoteToolName(server, "connect") : null;
+    const connect =
+      connectName !== null && !this.taken(connectName)
+        ? { name: connectName, def: this.resumable(def, connectTool(server, () => this.authorizer().token(server, def), () => this.forget(server))) }
+        : undefined;
     let tools: RemoteToolInfo[];
     try {
       tools = await connection.listTools();
     } catch (e) {
       const error = e instanceof WeftError ? e : new WeftError("mcp_protocol_error", `mcp server "${server}": ${errorMessage(e)}`, { mcpServer: server });
-      return { at: this.now(), tools: new Map(), refused: [], error };
+      return { at: this.now(), tools: new Map(), refused: [], error, ...(connect ? { connect } : {}) };
     }
-    const listing: Listing = { at: this.now(), tools: new Map(), refused: [] };
-    const seen = new Set<string>();
+    const listing: Listing = { at: this.now(), tools: new Map(), refused: [], ...(connect ? { connect } : {}) };
+    const seen = new Set<string>(connect ? [connect.name] : []);
     const refuse = (tool: string, code: RefusedRemoteTool["code"], reason: string) => listing.refused.push({ server, tool, code, reason });
     for (const tool of tools) {
       if (def.tools && !def.tools.includes(tool.name)) continue;
@@ -154,7 +209,7 @@ export class RemoteServers {
         seen.add(name);
         // Every description goes to the model on every step: a server's essay is cut.
         const description = tool.description && tool.description.length > MAX_REMOTE_DESCRIPTION_CHARS ? `${tool.description.slice(0, MAX_REMOTE_DESCRIPTION_CHARS)}...` : tool.description;
-        listing.tools.set(tool.name, { name, def: remoteToolDefinition(server, def, { ...tool, ...(description !== undefined ? { description } : {}) }, connection) });
+        listing.tools.set(tool.name, { name, def: this.resumable(def, remoteToolDefinition(server, def, { ...tool, ...(description !== undefined ? { description } : {}) }, connection)) });
       }
     }
     // An allowed tool the server does not list is said, not silently missing.

@@ -13,6 +13,7 @@ import { agentTool } from "./agent-tool.js";
 import type { RunWorld } from "./world.js";
 import { promptTool } from "./prompt-tool.js";
 import { RemoteServers } from "../remote/servers.js";
+import { accountAuthorizer } from "../remote/authorizer.js";
 import { receiveEnv } from "./state.js";
 import { integerSetting } from "../config.js";
 
@@ -29,7 +30,9 @@ export class Callables {
   get remote(): RemoteServers {
     const { registry } = this.engine;
     const callTimeoutMs = integerSetting(this.engine.workerEnv, "WEFT_CALL_TIMEOUT_MS", 1);
-    return (this.remoteServers ??= new RemoteServers(registry.mcpServers ?? {}, (name) => this.isLocal(name), (name) => receiveEnv(this.engine, name), Date.now, callTimeoutMs));
+    const { meta, workerEnv, store } = this.engine;
+    const oauth = { authorizer: accountAuthorizer(workerEnv.ACCOUNT as DurableObjectNamespace | undefined, meta.userId ?? undefined, meta.threadId), parkReason: (callId: string) => store.calls.get(callId)?.parkReason };
+    return (this.remoteServers ??= new RemoteServers(registry.mcpServers ?? {}, (name) => this.isLocal(name), (name) => receiveEnv(this.engine, name), Date.now, callTimeoutMs, oauth));
   }
 
   /**

@@ -185,7 +185,7 @@ export function secretsOf(entries: Iterable<[string, { value: string; type: stri
  * answer, and redacting them there would make an answer echoing a user's text an oracle for
  * them); every log is still cleaned of them.
  */
-export const CREDENTIAL_VARS: ReadonlySet<string> = new Set(["WEFT_JWT_SECRET", "WEFT_API_KEYS"]);
+export const CREDENTIAL_VARS: ReadonlySet<string> = new Set(["WEFT_JWT_SECRET", "WEFT_API_KEYS", "WEFT_MCP_OAUTH_KEY"]);
 
 /**
  * The Worker's secrets: every string binding except weft's plain config vars (`WEFT_*`) and the

@@ -23,6 +23,8 @@ export const CANARIES = {
 };
 
 type Who = "owner" | "other" | "admin" | "none" | "expired" | "wrong_audience";
+/** Routes that take no credential (the OAuth redirect back: its signed state is the proof). */
+const PUBLIC_ROUTES = new Set(["GET /mcp-oauth/callback"]);
 const PRINCIPALS: Who[] = ["other", "admin", "none", "expired", "wrong_audience", "owner"];
 
 /** What the matrix found. */
@@ -119,6 +121,7 @@ export async function runMatrix(options: { short?: boolean } = {}): Promise<Matr
         .replace(":id", id)
         .replace(":callId", "pay")
         .replace(":scheduleId", scheduleId)
+        .replace(":server", "oauthed")
         .replace(":name", pattern.startsWith("/account") ? "CANARY_USER" : "needs_ok")
         .replace("*", file.split("/").map(encodeURIComponent).join("/"));
       const body = bodyFor(route, id);
@@ -127,7 +130,10 @@ export async function runMatrix(options: { short?: boolean } = {}): Promise<Matr
         if (shortCut.has(who) && route !== "GET /threads/:id") continue;
         const { res, text } = await send(who, method, path, body, route.endsWith("/ws"));
         const ok = res.status < 400;
-        if (who === "none" || who === "expired" || who === "wrong_audience") {
+        if (PUBLIC_ROUTES.has(route)) {
+          // No credential is read there: without a signed state every principal is refused alike.
+          if (res.status !== 400 || text.includes(id)) out.crossUser.push(`${who} ${route} -> ${res.status}`);
+        } else if (who === "none" || who === "expired" || who === "wrong_audience") {
           if (res.status !== 401) out.crossUser.push(`${who} ${route} -> ${res.status}`);
         } else if (who === "other" || (who === "admin" && method !== "GET")) {
           if (threadScoped && res.status !== 404) out.crossUser.push(`${who} ${route} -> ${res.status}`);

@@ -32,7 +32,7 @@ const VALID_BODY: Record<string, unknown> = {
 
 /** A request path for an operation's template. */
 const pathOf = (template: string, id = NO_THREAD) =>
-  template.replace("{id}", id).replace("{callId}", "c1").replace("{scheduleId}", "sch_none").replace("{path}", "calls/c1/result.txt").replace("{name}", template.startsWith("/v1") ? "sum_range" : "OPENAPI_VAR");
+  template.replace("{id}", id).replace("{callId}", "c1").replace("{scheduleId}", "sch_none").replace("{server}", "oauthed").replace("{path}", "calls/c1/result.txt").replace("{name}", template.startsWith("/v1") ? "sum_range" : "OPENAPI_VAR");
 
 /** A thread of agent `guarantees` whose turn waits for approval of call `pay`. */
 async function waitingThread(): Promise<string> {
@@ -57,7 +57,9 @@ beforeAll(async () => {
 
 describe("OpenAPI response schemas against real answers", () => {
   it("every operation answers 401 without credentials with the documented error body", async () => {
-    for (const [op] of check.operations()) {
+    for (const [op, operation] of check.operations()) {
+      // A public route (the OAuth redirect back) takes no credential: its refusals are exercised below.
+      if (Array.isArray(operation.security) && operation.security.length === 0) continue;
       const [method, template] = op.split(" ") as [string, string];
       const body = VALID_BODY[op];
       const headers: Record<string, string> = template.endsWith("/ws") ? { upgrade: "websocket" } : {};
@@ -260,6 +262,23 @@ describe("OpenAPI response schemas against real answers", () => {
     expect((await send("PUT", "/account/budgets", { json: { budgets: [{ scope: "planet", period: "day", tokens: 1 }] } })).status).toBe(400);
     // Set back: the other cases of this file run as the same user.
     expect((await send("PUT", "/account/budgets", { json: { budgets: [] } })).body.budgets).toEqual([]);
+  });
+
+  it("MCP OAuth connections: the redirect back, the list, the revocation, and their refusals", async () => {
+    const id = (await send("POST", "/threads", { json: { agent: "remote_oauth" } })).body.threadId as string;
+    await send("POST", `/threads/${id}/messages`, { json: { content: "connect", script: [{ toolCalls: [{ id: "c", name: "oauthed__connect", arguments: {} }] }, { text: "done" }] } });
+    await stubOf(id).waitIdle();
+    const reason = (await send("GET", `/threads/${id}/calls/c`)).body.parkReason as string;
+    const url = new URL(/open (\S+)/.exec(reason)![1]!);
+    const back = new URL((await fetch(url, { redirect: "manual" })).headers.get("location")!);
+    expect((await send("GET", `${back.pathname}?state=${encodeURIComponent(back.searchParams.get("state")!)}&error=access_denied`, { as: null })).status).toBe(401);
+    expect((await send("GET", back.pathname + back.search, { as: null })).body).toEqual({ connected: true, server: "oauthed", threadId: id });
+    expect((await send("GET", back.pathname + back.search, { as: null })).status).toBe(400);
+    await until(async () => (await send("GET", `/threads/${id}/calls/c`)).body.status === "succeeded", "the connect call to finish");
+    await stubOf(id).waitIdle();
+    expect((await send("GET", "/account/mcp-connections")).body.connections).toHaveLength(1);
+    expect((await send("DELETE", "/account/mcp-connections/oauthed")).body).toEqual({ deleted: true });
+    expect((await send("DELETE", "/account/mcp-connections/Not-A-Server")).status).toBe(400);
   });
 
   it("direct tool calls: a result, a wait for approval, and the refusals", async () => {
