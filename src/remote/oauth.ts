@@ -122,12 +122,17 @@ export async function discover(server: string, serverUrl: URL, auth: McpOAuthAut
   const refuse = (why: string) => {
     throw new WeftError("mcp_refused", `mcp server "${server}": ${why}`, { mcpServer: server });
   };
+  const bare = (u: unknown) => String(u).replace(/\/$/, "");
+  // A pre-registered client (and its secret) belongs to the authorization server it was registered at.
+  if (auth.authorizationServer !== undefined && bare(info.authorizationServerUrl) !== bare(auth.authorizationServer)) {
+    refuse(`its metadata names the authorization server ${info.authorizationServerUrl}, not ${auth.authorizationServer} (auth.authorizationServer)`);
+  }
   const resource = info.resourceMetadata?.resource ?? serverUrl.href;
   if (new URL(resource).origin !== serverUrl.origin) refuse(`its protected-resource metadata names the resource ${resource}, not on its own origin ${serverUrl.origin}`);
   const metadata = info.authorizationServerMetadata;
   if (!metadata) throw new WeftError("mcp_auth_required", `mcp server "${server}": its authorization server ${info.authorizationServerUrl} publishes no metadata (RFC 8414)`, { mcpServer: server });
   // RFC 8414 3.3: the issuer is the very URL the metadata was asked for (a trailing slash aside), not another tenant of its origin.
-  if (String(metadata.issuer).replace(/\/$/, "") !== String(info.authorizationServerUrl).replace(/\/$/, "")) refuse(`the metadata of ${info.authorizationServerUrl} names the issuer ${metadata.issuer}`);
+  if (bare(metadata.issuer) !== bare(info.authorizationServerUrl)) refuse(`the metadata of ${info.authorizationServerUrl} names the issuer ${metadata.issuer}`);
   for (const endpoint of [info.authorizationServerUrl, metadata.authorization_endpoint, metadata.token_endpoint, metadata.registration_endpoint]) {
     const refusal = endpoint === undefined ? null : endpointRefusal(endpoint, loopback);
     if (refusal) refuse(`its authorization server is refused: ${refusal}`);

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { WeftError } from "../../src/errors.js";
+import { checkMcpServerDefinition } from "../../src/remote/define.js";
 import { clientFor, discover, exchangeCode } from "../../src/remote/oauth.js";
 
 /** A fetch answering JSON from `table` by exact URL (404 otherwise), recording what was asked. */
@@ -70,12 +71,9 @@ describe("OAuth discovery against hostile metadata", () => {
     expect((await refusal(discover("s", new URL("https://mcp.example/mcp"), { type: "oauth" }, viaEndpoint.fetchFn))).code).toBe("mcp_refused");
   });
 
-  // KNOWN HOLE (not fixed): a pre-registered client's secret (auth.clientSecretEnv, a Worker
-  // secret) goes to whichever authorization server the resource's metadata names today; the
-  // declaration cannot pin the server the client was registered at. A resource server that turns
-  // hostile (or whose metadata is altered) names its own, and the secret goes there with the code.
-  // Marked `fails` until the declaration pins it (e.g. an `auth.authorizationServer`).
-  it.fails("never sends a pre-registered client's secret to an authorization server the resource names on its own", async () => {
+  // A resource server that turns hostile (or whose metadata is altered) names its own
+  // authorization server: a pre-registered client's secret must not go there with the code.
+  it("never sends a pre-registered client's secret to an authorization server the resource names on its own", async () => {
     const sent: string[] = [];
     const base = table({
       "https://crm.example/.well-known/oauth-protected-resource/mcp": { resource: "https://crm.example/mcp", authorization_servers: ["https://attacker.example"] },
@@ -88,16 +86,23 @@ describe("OAuth discovery against hostile metadata", () => {
       }
       return base.fetchFn(input);
     };
-    const auth = { type: "oauth" as const, clientId: "weft-prod", clientSecretEnv: "CRM_CLIENT_SECRET" };
-    await discover("crm", new URL("https://crm.example/mcp"), auth, fetchFn)
-      .then(async (plan) => {
+    const auth = { type: "oauth" as const, clientId: "weft-prod", clientSecretEnv: "CRM_CLIENT_SECRET", authorizationServer: "https://login.crm.example" };
+    const e = await refusal(
+      discover("crm", new URL("https://crm.example/mcp"), auth, fetchFn).then(async (plan) => {
         const client = await clientFor("crm", plan, auth, "https://weft.test/mcp-oauth/callback", "the-worker-secret", fetchFn);
         await exchangeCode("crm", plan, client, "code", "verifier", "https://weft.test/mcp-oauth/callback", fetchFn);
-      })
-      .catch(() => undefined);
+      }),
+    );
+    expect(e.code).toBe("mcp_refused");
     // client_secret_basic: in the Authorization header, base64 of "weft-prod:the-worker-secret".
-    expect(sent.length).toBeGreaterThan(0);
     expect(sent.join("\n")).not.toContain("the-worker-secret");
     expect(sent.join("\n")).not.toContain(btoa("weft-prod:the-worker-secret"));
+  });
+
+  it("asks a client secret's declaration for the authorization server that client is registered at", () => {
+    const declare = (auth: unknown) => () => checkMcpServerDefinition("crm", { kind: "mcp", url: "https://crm.example/mcp", auth });
+    expect(declare({ type: "oauth", clientId: "weft-prod", clientSecretEnv: "CRM_SECRET" })).toThrow(/authorizationServer/);
+    expect(declare({ type: "oauth", clientId: "weft-prod", clientSecretEnv: "CRM_SECRET", authorizationServer: "http://login.crm.example" })).toThrow(/authorizationServer/);
+    expect(declare({ type: "oauth", clientId: "weft-prod", clientSecretEnv: "CRM_SECRET", authorizationServer: "https://login.crm.example" })).not.toThrow();
   });
 });
