@@ -68,8 +68,8 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
     return this.mcp.has(url);
   }
 
-  async mcpAuthorized(state: Record<string, string>, code: string): Promise<RpcResult<{ server: string; threadId: string }>> {
-    return rpc(() => this.mcp.authorized(state, code));
+  async mcpAuthorized(state: Record<string, string>, code: string, iss?: string): Promise<RpcResult<{ server: string; threadId: string }>> {
+    return rpc(() => this.mcp.authorized(state, code, iss));
   }
 
   async mcpConnections(): Promise<McpConnectionInfo[]> {

@@ -168,10 +168,13 @@ export class McpConnections {
    * The redirect of a pending authorization came back with `code`: `state` (verified by the
    * caller) must name this user, its thread and an open authorization, used once. Trades the
    * code (with the PKCE verifier) for tokens, keeps them, and wakes the thread, whose parked
-   * call then goes on.
-   * @throws WeftError `invalid_request` for a state that names no open authorization here.
+   * call then goes on. `iss` (RFC 9207) must be the issuer the authorization went to, and is
+   * required when that server says it sends one: else a code another server issued (the mix-up
+   * attack) would be sent to this one's token endpoint.
+   * @throws WeftError `invalid_request` for a state that names no open authorization here (path
+   * `state`), or an `iss` of another issuer (path `iss`).
    */
-  async authorized(state: Record<string, string>, code: string): Promise<{ server: string; threadId: string }> {
+  async authorized(state: Record<string, string>, code: string, iss?: string): Promise<{ server: string; threadId: string }> {
     const nonce = state.n ?? "";
     const row = this.sql.exec<{ thread_id: string; server: string; url: string; sealed: string; expires_at: number }>("SELECT * FROM account_mcp_pending WHERE nonce = ?", nonce).toArray()[0];
     const refused = () => new WeftError("invalid_request", "state: names no authorization under way (it expired, was used, or was never made)", { path: ["state"] });
@@ -181,6 +184,10 @@ export class McpConnections {
     const vault = await Vault.of(this.env);
     const pending = await vault.open<Pending>(row.sealed, pendingContext(state.u, nonce)).catch(() => null);
     if (!pending || pending.userId !== state.u) throw refused();
+    const { issuer, authorization_response_iss_parameter_supported: issSent } = pending.plan.metadata as { issuer: string; authorization_response_iss_parameter_supported?: unknown };
+    if (iss !== undefined ? iss !== issuer : issSent === true) {
+      throw new WeftError("invalid_request", `iss: the authorization response names ${iss === undefined ? "no issuer" : JSON.stringify(iss)}, not ${issuer}, the authorization server asked (RFC 9207)`, { path: ["iss"] });
+    }
     const tokens = await exchangeCode(row.server, pending.plan, pending.client, code, pending.codeVerifier, pending.redirectUri);
     await this.store(vault, state.u, row.server, row.url, pending.plan, pending.client, tokens);
     // Other authorizations of the same server by this user are moot now.

@@ -33,7 +33,9 @@ export function mcpOAuthRoutes() {
       const code = c.req.query("code");
       if (!code || code.length > 4096) throw new WeftError("invalid_request", "code: required (at most 4096 characters)", { path: ["code"] });
       if (!c.env.ACCOUNT) throw new WeftError("capability_missing", "OAuth connections need the ACCOUNT Durable Object binding");
-      const done = unwrap(await accountOf(c.env.ACCOUNT, payload.u).mcpAuthorized(payload, code));
+      const iss = c.req.query("iss");
+      if (iss !== undefined && iss.length > 2048) throw new WeftError("invalid_request", "iss: at most 2048 characters", { path: ["iss"] });
+      const done = unwrap(await accountOf(c.env.ACCOUNT, payload.u).mcpAuthorized(payload, code, iss));
       return c.json({ connected: true, server: done.server, threadId: done.threadId } satisfies R.Body<typeof R.McpAuthorized>);
     },
   );

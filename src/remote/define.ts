@@ -31,8 +31,13 @@ export interface McpOAuthAuth {
   scopes?: readonly string[];
   /** A client registered with the authorization server beforehand; without it weft registers itself (RFC 7591). */
   clientId?: string;
-  /** Worker secret holding the pre-registered client's secret (`client_secret_post`/`_basic`); none for a public client. */
+  /** Worker secret holding the pre-registered client's secret (`client_secret_post`/`_basic`); none for a public client. Needs `authorizationServer`. */
   clientSecretEnv?: string;
+  /**
+   * The authorization server (its issuer URL) the client was registered at: discovery refuses any
+   * other the server's metadata names, so the client's secret goes nowhere else. Required with `clientSecretEnv`.
+   */
+  authorizationServer?: string;
 }
 
 /** Options of {@link defineMcpServer}. */
@@ -118,10 +123,14 @@ export function checkMcpServerDefinition(name: string, def: unknown): asserts de
     const a = d.auth as Record<string, unknown> | null;
     const envName = (v: unknown) => typeof v === "string" && /^[A-Za-z_][A-Za-z0-9_]*$/.test(v);
     if (typeof a === "object" && a !== null && a.type === "oauth") {
-      for (const key of Object.keys(a)) if (!["type", "scopes", "clientId", "clientSecretEnv"].includes(key)) fail(`auth.${key} is not an option of oauth (scopes, clientId, clientSecretEnv)`);
+      for (const key of Object.keys(a)) if (!["type", "scopes", "clientId", "clientSecretEnv", "authorizationServer"].includes(key)) fail(`auth.${key} is not an option of oauth (scopes, clientId, clientSecretEnv, authorizationServer)`);
       if (a.scopes !== undefined && (!Array.isArray(a.scopes) || a.scopes.some((s) => typeof s !== "string" || !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(s)))) fail("auth.scopes must be an array of scope tokens");
       if (a.clientId !== undefined && (typeof a.clientId !== "string" || a.clientId === "" || a.clientId.length > 255)) fail("auth.clientId must be a client id of 1 to 255 characters");
-      if (a.clientSecretEnv !== undefined && (!envName(a.clientSecretEnv) || a.clientId === undefined)) fail("auth.clientSecretEnv must name a Worker secret, and needs auth.clientId");
+      if (a.clientSecretEnv !== undefined && (!envName(a.clientSecretEnv) || a.clientId === undefined || a.authorizationServer === undefined)) fail("auth.clientSecretEnv must name a Worker secret, and needs auth.clientId and auth.authorizationServer (where that client is registered)");
+      if (a.authorizationServer !== undefined) {
+        const as = typeof a.authorizationServer === "string" && URL.canParse(a.authorizationServer) ? new URL(a.authorizationServer) : null;
+        if (!as || !(as.protocol === "https:" || (as.protocol === "http:" && isLoopback(as.hostname))) || as.username !== "" || as.password !== "") fail("auth.authorizationServer must be the https:// issuer URL of the authorization server");
+      }
     } else if (typeof a !== "object" || a === null || a.type !== "bearer" || !envName(a.env)) {
       fail('auth must be { type: "bearer", env: "<ENV_NAME>" } or { type: "oauth", scopes?, clientId?, clientSecretEnv? }');
     }

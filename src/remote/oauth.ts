@@ -36,14 +36,19 @@ export interface OAuthPlan {
   scope?: string;
 }
 
-/** Why a URL may not be an OAuth endpoint, or null when it may. */
-export function endpointRefusal(raw: unknown): string | null {
+/**
+ * Why a URL may not be an OAuth endpoint, or null when it may. `loopback` false (a server not on
+ * loopback named it): a loopback host is refused, so remote metadata cannot aim weft's requests
+ * at the Worker's own host.
+ */
+export function endpointRefusal(raw: unknown, loopback = true): string | null {
   let url: URL;
   try {
     url = new URL(String(raw));
   } catch {
     return `${JSON.stringify(raw)} is not an absolute URL`;
   }
+  if (!loopback && isLoopback(url.hostname)) return `${url.origin} is a loopback host, named by a server that is not on loopback`;
   if (url.protocol === "https:") return null;
   if (url.protocol === "http:" && isLoopback(url.hostname)) return null;
   return `${url.origin} is not https:// (http:// only to a loopback host): codes, secrets and tokens would cross the network in clear`;
@@ -103,22 +108,33 @@ function authFailure(server: string, what: string, e: unknown): WeftError {
  * @throws WeftError `mcp_auth_required`, `mcp_refused`, `mcp_unreachable`, `mcp_protocol_error`.
  */
 export async function discover(server: string, serverUrl: URL, auth: McpOAuthAuth, fetchFn: GuardedFetch = oauthFetch()): Promise<OAuthPlan> {
+  const loopback = isLoopback(serverUrl.hostname);
+  const guarded: GuardedFetch = (input, init) => {
+    const refusal = endpointRefusal(input instanceof URL ? input.href : input, loopback);
+    return refusal ? Promise.reject(new WeftError("mcp_refused", `refused an OAuth request: ${refusal}`)) : fetchFn(input, init);
+  };
   let info: Awaited<ReturnType<typeof discoverOAuthServerInfo>>;
   try {
-    info = await discoverOAuthServerInfo(serverUrl, { fetchFn });
+    info = await discoverOAuthServerInfo(serverUrl, { fetchFn: guarded });
   } catch (e) {
     throw authFailure(server, "discovering its authorization server failed", e);
   }
   const refuse = (why: string) => {
     throw new WeftError("mcp_refused", `mcp server "${server}": ${why}`, { mcpServer: server });
   };
+  const bare = (u: unknown) => String(u).replace(/\/$/, "");
+  // A pre-registered client (and its secret) belongs to the authorization server it was registered at.
+  if (auth.authorizationServer !== undefined && bare(info.authorizationServerUrl) !== bare(auth.authorizationServer)) {
+    refuse(`its metadata names the authorization server ${info.authorizationServerUrl}, not ${auth.authorizationServer} (auth.authorizationServer)`);
+  }
   const resource = info.resourceMetadata?.resource ?? serverUrl.href;
   if (new URL(resource).origin !== serverUrl.origin) refuse(`its protected-resource metadata names the resource ${resource}, not on its own origin ${serverUrl.origin}`);
   const metadata = info.authorizationServerMetadata;
   if (!metadata) throw new WeftError("mcp_auth_required", `mcp server "${server}": its authorization server ${info.authorizationServerUrl} publishes no metadata (RFC 8414)`, { mcpServer: server });
-  if (new URL(metadata.issuer).origin !== new URL(info.authorizationServerUrl).origin) refuse(`the metadata of ${info.authorizationServerUrl} names the issuer ${metadata.issuer}`);
+  // RFC 8414 3.3: the issuer is the very URL the metadata was asked for (a trailing slash aside), not another tenant of its origin.
+  if (bare(metadata.issuer) !== bare(info.authorizationServerUrl)) refuse(`the metadata of ${info.authorizationServerUrl} names the issuer ${metadata.issuer}`);
   for (const endpoint of [info.authorizationServerUrl, metadata.authorization_endpoint, metadata.token_endpoint, metadata.registration_endpoint]) {
-    const refusal = endpoint === undefined ? null : endpointRefusal(endpoint);
+    const refusal = endpoint === undefined ? null : endpointRefusal(endpoint, loopback);
     if (refusal) refuse(`its authorization server is refused: ${refusal}`);
   }
   // MCP authorization: no advertised S256 means no PKCE, and the client must not go on.
