@@ -48,10 +48,11 @@ describe("the OAuth callback against a hostile redirect", () => {
   });
 
   it("takes an iss equal to the authorization server", async () => {
-    const { threadId, url } = await authorizationUrlFor("tester");
-    const back = await authorize(url, "tester-there");
+    // alice, not tester: remote-oauth.test.ts connects tester to this server, and storage is shared across the run.
+    const { threadId, url } = await authorizationUrlFor("alice");
+    const back = await authorize(url, "alice-there");
     expect((await request(`${back}&iss=${encodeURIComponent("https://as.mcp.test")}`, undefined, null)).status).toBe(200);
-    await until(async () => (await callsAs(threadId, "tester"))[0]!.status === "succeeded", "the connect call to finish");
+    await until(async () => (await callsAs(threadId, "alice"))[0]!.status === "succeeded", "the connect call to finish");
     await stubOf(threadId).waitIdle();
   });
 
