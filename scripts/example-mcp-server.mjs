@@ -12,7 +12,7 @@
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { serveStateless } from "./lib/mcp-http.mjs";
 import { z } from "zod";
 
 /** The port agents/mcp/almanac.ts names. */
@@ -68,14 +68,7 @@ export async function startExampleMcp(port = EXAMPLE_MCP_PORT) {
   const http = createServer(async (req, res) => {
     if (new URL(req.url ?? "/", "http://x").pathname !== "/mcp") return void res.writeHead(404).end("not found: the MCP endpoint is /mcp\n");
     const server = almanac(guestbook);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on("close", () => void server.close());
-    try {
-      await server.connect(transport);
-      await transport.handleRequest(req, res);
-    } catch (e) {
-      if (!res.headersSent) res.writeHead(500).end(String(e));
-    }
+    await serveStateless(server, req, res);
   });
   await new Promise((resolve, reject) => {
     http.once("error", reject);

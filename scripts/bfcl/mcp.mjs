@@ -14,7 +14,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { serveStateless } from "../lib/mcp-http.mjs";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 
 /** The server's name in test/fixtures/mcp/bf.ts: weft offers its tools as `bf__<name>`. */
@@ -43,14 +43,7 @@ export async function serveBfclMcp() {
       if (!tools.some((t) => t.name === request.params.name)) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${request.params.name}`);
       return { content: [{ type: "text", text: JSON.stringify(request.params.arguments ?? {}) }] };
     });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on("close", () => void server.close());
-    try {
-      await server.connect(transport);
-      await transport.handleRequest(req, res);
-    } catch (e) {
-      if (!res.headersSent) res.writeHead(500).end(String(e));
-    }
+    await serveStateless(server, req, res);
   });
   await new Promise((resolve) => http.listen(0, "127.0.0.1", () => resolve(undefined)));
   const address = http.address();

@@ -31,8 +31,9 @@ export class ThreadAlarm {
   /** Makes sure the alarm fires by `at` (epoch ms) and by the schedules' earliest time (see {@link due}). */
   async ensureDue(at = Infinity): Promise<void> {
     await this.load();
-    const by = Math.min(at, this.due() ?? Infinity);
-    if (by < Infinity && (this.at === null || this.at! > by)) await this.arm(by, false);
+    const due = this.due();
+    const by = Math.min(at, due ?? Infinity);
+    if (by < Infinity && (this.at === null || this.at! > by)) await this.arm(by, false, due);
   }
 
   /** Sets the alarm for `at` (epoch ms), replacing any other time. */
@@ -48,8 +49,8 @@ export class ThreadAlarm {
     return this.arm(at, true);
   }
 
-  private arm(at: number, renewable: boolean): Promise<void> {
-    const due = this.due();
+  /** `due`: the schedules' earliest time when the caller has just read it (two queries saved). */
+  private arm(at: number, renewable: boolean, due = this.due()): Promise<void> {
     if (due !== null && due < at) [at, renewable] = [due, false];
     this.at = at;
     this.renewable = renewable;
