@@ -9,6 +9,7 @@ import { LIMITS } from "./limits.js";
 import { MODEL_IDLE_MS, MODEL_STEP_MS } from "./run/step-deadline.js";
 import { DEFAULT_CALL_TIMEOUT_MS } from "./calls/execute.js";
 import { DEFAULT_RESULT_CAP_BYTES } from "./calls/size.js";
+import { MAX_EXPORT_BATCH, MAX_OTLP_DELAY_MS, OTLP_DELAY_MS } from "./usage/otlp.js";
 
 /** How long the watchdog alarm waits at most before checking on a turn or an unfinished call, in milliseconds (`WEFT_WATCHDOG_MS`). */
 export const WATCHDOG_MS = 2000;
@@ -86,12 +87,17 @@ const OTHER_SETTINGS: readonly Setting[] = [
   {
     name: "WEFT_OTLP_URL",
     default: "(unset)",
-    what: "An OpenTelemetry collector's OTLP/HTTP traces endpoint (for example `http://collector:4318/v1/traces`). Set, each turn is a trace of GenAI spans (`invoke_agent`, `chat` per model request, `execute_tool` per tool call, `run_code` per `state.runCode` run) sent (in `WEFT_OTLP_PROTOCOL`'s encoding) when the turn ends or waits, without delaying it; spans carry ids, names, token counts and times, never message content. Unset: no spans are made.",
+    what: "An OpenTelemetry collector's OTLP/HTTP traces endpoint (for example `http://collector:4318/v1/traces`). Set, each turn is a trace of GenAI spans (`invoke_agent`, `chat` per model request, `execute_tool` per tool call, `run_code` per `state.runCode` run) sent (in `WEFT_OTLP_PROTOCOL`'s encoding) within `WEFT_OTLP_DELAY_MS` of the turn's end or wait, without delaying it; spans carry ids, names, token counts and times, never message content. Unset: no spans are made.",
   },
   {
     name: "WEFT_OTLP_PROTOCOL",
     default: "http/protobuf",
     what: "How spans are encoded for `WEFT_OTLP_URL`, named as OpenTelemetry's `OTEL_EXPORTER_OTLP_PROTOCOL` names it: `http/protobuf` (`application/x-protobuf`, every collector takes it) or `http/json` (`application/json`).",
+  },
+  {
+    name: "WEFT_OTLP_DELAY_MS",
+    default: String(OTLP_DELAY_MS),
+    what: `How long, in milliseconds (0 to ${MAX_OTLP_DELAY_MS}), a finished span waits before it is sent, so the spans of a thread's turns and calls in that time share one request (as OpenTelemetry's \`OTEL_BSP_SCHEDULE_DELAY\` does; ${MAX_EXPORT_BATCH} waiting spans are sent at once). 0 sends each turn's spans when it ends. Spans still waiting when a thread's Durable Object is evicted are lost.`,
   },
   { name: "WEFT_AUTH", default: "(unset)", what: '`"none"` runs without authentication on purpose; unset, a deployment without credentials answers 503 `auth_not_configured`.' },
   { name: "WEFT_DEV_MODE", default: "(unset)", what: "`on` (set by `npm start`): requests from loopback addresses act as a local developer when no credentials are configured; a request that sends a token there is refused (401 `unauthenticated`), since nothing can verify it." },

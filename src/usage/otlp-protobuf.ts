@@ -25,7 +25,7 @@ const floatWords = new Uint32Array(float.buffer);
  * may not (nanosecond times, negative ints).
  */
 class Writer {
-  private buf = new Uint8Array(1024);
+  private buf: Uint8Array<ArrayBuffer> = new Uint8Array(1024);
   private pos = 0;
 
   private room(n: number): void {
@@ -132,7 +132,7 @@ class Writer {
     return this.delimited(field, () => build(this));
   }
 
-  finish(): Uint8Array {
+  finish(): Uint8Array<ArrayBuffer> {
     return this.buf.slice(0, this.pos);
   }
 }
@@ -160,7 +160,7 @@ function attributes(w: Writer, field: number, attrs: Record<string, AttributeVal
 const nanos = (ms: number) => BigInt(Math.round(ms * 1000)) * 1000n;
 
 /** Spans as one OTLP/HTTP protobuf request body (`application/x-protobuf`), under resource `service.name` = `weft`. */
-export function otlpProtobuf(spans: readonly Span[], dropped = 0): Uint8Array {
+export function otlpProtobuf(spans: readonly Span[], dropped = 0): Uint8Array<ArrayBuffer> {
   return new Writer()
     .message(1, (resourceSpans) =>
       resourceSpans

@@ -2,8 +2,9 @@
  * Spans as OTLP/HTTP JSON (the OpenTelemetry protocol's JSON encoding of
  * `ExportTraceServiceRequest`; the protobuf encoding is otlp-protobuf.ts), and the exporter that
  * sends them to the collector named by `WEFT_OTLP_URL`, in the encoding `WEFT_OTLP_PROTOCOL` names:
- * batched per turn, sent without awaiting (the turn never waits on it), from a bounded buffer that
- * drops and counts spans rather than grow.
+ * batched as OpenTelemetry's batch span processor does (one request per `WEFT_OTLP_DELAY_MS`, or
+ * sooner once `MAX_EXPORT_BATCH` spans wait), sent without awaiting (a turn never waits on it),
+ * from a bounded buffer that drops and counts spans rather than grow.
  * @module
  */
 import { otlpProtobuf } from "./otlp-protobuf.js";
@@ -11,6 +12,15 @@ import type { AttributeValue, Span } from "./span.js";
 
 /** Spans a thread instance keeps waiting to be sent, at most; more are dropped and counted. */
 export const MAX_BUFFERED_SPANS = 1024;
+
+/** How long a finished span waits for others to share its request, in milliseconds, unless `WEFT_OTLP_DELAY_MS` says otherwise. */
+export const OTLP_DELAY_MS = 1000;
+
+/** The longest `WEFT_OTLP_DELAY_MS` taken, in milliseconds: a Durable Object left idle may be evicted, and its waiting spans with it. */
+export const MAX_OTLP_DELAY_MS = 10_000;
+
+/** Spans that, once waiting, are sent at once rather than at the delay's end (OpenTelemetry's `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` default). */
+export const MAX_EXPORT_BATCH = 512;
 
 /** Random lowercase hex of `bytes` bytes (a trace id is 16, a span id 8). */
 export function hexId(bytes: 16 | 8): string {
@@ -62,7 +72,7 @@ export type OtlpProtocol = "http/protobuf" | "http/json";
 
 /** One export request: its body and content type. */
 export interface OtlpBody {
-  body: string | Uint8Array;
+  body: string | Uint8Array<ArrayBuffer>;
   contentType: "application/json" | "application/x-protobuf";
 }
 
@@ -78,9 +88,14 @@ async function post(url: string, { body, contentType }: OtlpBody): Promise<void>
   if (!res.ok) throw new Error(`the collector answered ${res.status}`);
 }
 
-/** Buffers spans and sends them to one collector. */
+/**
+ * Buffers spans and sends them to one collector. A request costs the thread's object a subrequest
+ * and about as much CPU as a tool call, so spans that finish within `delayMs` of each other (the
+ * turns of a busy thread, direct calls) share one; a span waits at most `delayMs` (milliseconds).
+ */
 export class OtlpExporter {
   private buffer: Span[] = [];
+  private timer: ReturnType<typeof setTimeout> | null = null;
   /** Spans dropped because the buffer was full, since the last send that reported them. */
   dropped = 0;
 
@@ -88,16 +103,29 @@ export class OtlpExporter {
     private readonly url: string,
     private readonly send: (url: string, body: OtlpBody) => Promise<unknown> = post,
     private readonly protocol: OtlpProtocol = "http/protobuf",
+    private readonly delayMs = 0,
   ) {}
 
-  /** Keeps a span for the next flush; a full buffer drops it and counts it. */
+  /** Keeps a span for the next send; a full buffer drops it and counts it. */
   add(span: Span): void {
     if (this.buffer.length >= MAX_BUFFERED_SPANS) this.dropped++;
     else this.buffer.push(span);
   }
 
-  /** Sends what is buffered, not awaited by the caller: a collector that fails or is slow costs the turn nothing. */
+  /** Sends what is buffered when the delay since the oldest unsent span ends, or now once a batch is full. */
+  soon(): void {
+    if (this.buffer.length === 0 && this.dropped === 0) return;
+    if (this.delayMs <= 0 || this.buffer.length >= MAX_EXPORT_BATCH) {
+      void this.flush();
+      return;
+    }
+    this.timer ??= setTimeout(() => void this.flush(), this.delayMs);
+  }
+
+  /** Sends what is buffered now, not awaited by the caller: a collector that fails or is slow costs the turn nothing. */
   flush(): Promise<void> {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
     if (this.buffer.length === 0) return Promise.resolve();
     const body = otlpBody(this.protocol, this.buffer, this.dropped);
     this.buffer = [];

@@ -8,7 +8,7 @@
  */
 import type { EventPayloads } from "../protocol.js";
 import { settingOf } from "../config.js";
-import { OtlpExporter, type OtlpProtocol, hexId } from "./otlp.js";
+import { MAX_OTLP_DELAY_MS, OTLP_DELAY_MS, OtlpExporter, type OtlpProtocol, hexId } from "./otlp.js";
 import type { AttributeValue } from "./span.js";
 import type { ModelUsageRow } from "./row.js";
 
@@ -176,8 +176,8 @@ export class ThreadTracer {
       },
       status: d.isError ? 2 : 1,
     });
-    // A call outside any turn (a direct call) is its own trace: sent at once.
-    if (!turn) void this.exporter.flush();
+    // A call outside any turn (a direct call) is its own trace: complete now.
+    if (!turn) this.exporter.soon();
   }
 
   private endTurn(turnId: string, status: string, errorCode: string | undefined, now: number): void {
@@ -196,7 +196,7 @@ export class ThreadTracer {
     });
     if (status !== "waiting") this.turns.delete(turnId);
     if (this.current === turnId) this.current = null;
-    void this.exporter.flush();
+    this.exporter.soon();
   }
 }
 
@@ -209,7 +209,15 @@ export class ThreadTracer {
 export function threadTracerOf(thread: TracedThread, env: Readonly<Record<string, unknown>>, effectOf?: (toolName: string) => string | undefined): ThreadTracer | null {
   const url = env.WEFT_OTLP_URL;
   if (typeof url !== "string" || url === "") return null;
-  return new ThreadTracer(thread, new OtlpExporter(url, undefined, otlpProtocolOf(env)), effectOf);
+  return new ThreadTracer(thread, new OtlpExporter(url, undefined, otlpProtocolOf(env), otlpDelayOf(env)), effectOf);
+}
+
+function otlpDelayOf(env: Readonly<Record<string, unknown>>): number {
+  const named = settingOf(env, "WEFT_OTLP_DELAY_MS");
+  const ms = Number(named);
+  if (/^\d+$/.test(named) && ms <= MAX_OTLP_DELAY_MS) return ms;
+  console.error(`weft: WEFT_OTLP_DELAY_MS: expected whole milliseconds from 0 to ${MAX_OTLP_DELAY_MS}, got ${JSON.stringify(named)}; using ${OTLP_DELAY_MS}`);
+  return OTLP_DELAY_MS;
 }
 
 function otlpProtocolOf(env: Readonly<Record<string, unknown>>): OtlpProtocol {

@@ -9,8 +9,8 @@
  */
 import { expect, it } from "vitest";
 import { fakeEnv, fakeKey, outboundContaining, scriptFake } from "../fake-provider.js";
-import { createThread, request, runTurn, stubOf } from "../helpers.js";
-import { MAX_BUFFERED_SPANS, OtlpExporter } from "../../src/usage/otlp.js";
+import { createThread, request, runTurn, stubOf, until } from "../helpers.js";
+import { MAX_BUFFERED_SPANS, MAX_EXPORT_BATCH, OtlpExporter } from "../../src/usage/otlp.js";
 import { threadTracerOf } from "../../src/usage/tracer.js";
 import type { Span } from "../../src/usage/span.js";
 import { type DecodedSpan, exportsOf, turnExports, undecodable } from "./collector.js";
@@ -197,6 +197,27 @@ it("each state.runCode run is a run_code span under the span of the tool call th
   }
   // The code's text is content: it reaches no collector.
   expect((await outboundContaining(secretish)).filter((r) => r.url.startsWith("http://otlp.test/"))).toEqual([]);
+});
+
+it("spans finished within WEFT_OTLP_DELAY_MS share one request; a full batch is sent without waiting", async () => {
+  const threadId = `thread-batched-${crypto.randomUUID()}`;
+  const tracer = threadTracerOf({ threadId, agentId: "streaming", userId: null }, { WEFT_OTLP_URL: "http://otlp.test/v1/traces", WEFT_OTLP_DELAY_MS: "2000" })!;
+  for (const turnId of ["turn_a", "turn_b"]) {
+    tracer.observe("turn_started", { turnId } as never);
+    tracer.observe("turn_finished", { turnId, status: "completed", steps: 0 } as never);
+  }
+  // Both turns ended inside one delay: nothing is sent yet, then one request carries both.
+  expect(await exportsOf(threadId)).toEqual([]);
+  let exports = await turnExports(threadId);
+  expect(exports).toHaveLength(1);
+  expect(exports[0]!.spans.map((s) => s.attributes["weft.turn.id"])).toEqual(["turn_a", "turn_b"]);
+
+  const full = new OtlpExporter("http://otlp.test/v1/traces", undefined, "http/protobuf", 3_600_000);
+  const fullId = `thread-full-${crypto.randomUUID()}`;
+  for (let i = 0; i < MAX_EXPORT_BATCH; i++) full.add(span(fullId, i + 1));
+  full.soon();
+  await until(async () => (exports = await exportsOf(fullId)).length > 0, "the full batch");
+  expect(exports[0]!.spans).toHaveLength(MAX_EXPORT_BATCH);
 });
 
 it("WEFT_OTLP_PROTOCOL picks the encoding: http/json sends JSON; an unknown value is logged and protobuf is sent", async () => {
