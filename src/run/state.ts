@@ -51,6 +51,19 @@ function childIdOf(call: BoundCall | undefined, kind: "queue" | "invoke", n: num
   return call ? `${call.callId}.${kind}${n}` : undefined;
 }
 
+/** The thread's schedules, for a tool's `state`. @throws WeftError `capability_missing` */
+function schedulesOf(host: RunWorld): NonNullable<RunWorld["schedules"]> {
+  if (!host.schedules) throw new WeftError("capability_missing", "this thread has no schedules");
+  return host.schedules;
+}
+
+/** The thread's background runs, for a tool's `state`. @throws WeftError `capability_missing` */
+function runsOf(host: RunWorld): NonNullable<NonNullable<RunWorld["schedules"]>["runs"]> {
+  const control = host.schedules?.runs;
+  if (!control) throw new WeftError("capability_missing", "this thread has no background runs");
+  return control;
+}
+
 /**
  * Builds the `ThreadState` for one call (or none) under `execution`, the run the call belongs to.
  * Outside any run, `execution` is null and the state gets a `context` of its own.
@@ -60,7 +73,7 @@ export function createThreadState(host: RunWorld, call: BoundCall | undefined, e
 }
 
 /**
- * A tool's `state`. `context` and `execution` are accessors on the prototype: in an object
+ * A tool's `state`. `context`, `execution` and `runs` are accessors on the prototype: in an object
  * literal, accessors give every state a hidden class of its own, which costs microseconds per call
  * to build and makes each member read slow. The members are the object's own functions, so one
  * taken off the object (`const { emit } = state`) still works.
@@ -86,9 +99,10 @@ class CallState implements ThreadState {
   readonly schedule: ThreadState["schedule"];
   readonly cancelSchedule: ThreadState["cancelSchedule"];
   readonly listSchedules: ThreadState["listSchedules"];
-  readonly runs: ThreadState["runs"];
   readonly #context: Record<string, unknown>;
   readonly #execution: CallExecution | null;
+  readonly #host: RunWorld;
+  #runs: ThreadState["runs"] | undefined = undefined;
 
   constructor(host: RunWorld, call: BoundCall | undefined, execution: CallExecution | null) {
     const { meta, store } = host;
@@ -170,30 +184,28 @@ class CallState implements ThreadState {
       });
 
     // --- schedules (src/schedules/): made for the thread's owner.
-    const schedules = () => {
-      if (!host.schedules) throw new WeftError("capability_missing", "this thread has no schedules");
-      return host.schedules;
-    };
-    this.schedule = async (options) => schedules().create(options, meta.userId);
-    this.cancelSchedule = async (scheduleId) => schedules().cancel(scheduleId);
-    this.listSchedules = async () => schedules().list();
-    const runs = () => {
-      const control = host.schedules?.runs;
-      if (!control) throw new WeftError("capability_missing", "this thread has no background runs");
-      return control;
-    };
-    this.runs = {
-      list: async () => runs().list(),
-      get: async (runId) => runs().get(runId),
-      wait: async (runIds, options) => runs().wait(runIds, options?.timeoutMs),
-      stop: async (runId) => runs().stop(runId),
-    };
+    this.schedule = async (options) => schedulesOf(host).create(options, meta.userId);
+    this.cancelSchedule = async (scheduleId) => schedulesOf(host).cancel(scheduleId);
+    this.listSchedules = async () => schedulesOf(host).list();
+    this.#host = host;
     // --- end schedules
   }
 
   /** The run `state` was built under (see {@link runOf}). */
   static runOf(state: CallState): CallExecution | null {
     return state.#execution;
+  }
+
+  /** `runs` is made when first read (few tools use it; each call's state would pay for it). */
+  get runs(): ThreadState["runs"] {
+    const host = this.#host;
+    this.#runs ??= {
+      list: async () => runsOf(host).list(),
+      get: async (runId) => runsOf(host).get(runId),
+      wait: async (runIds, options) => runsOf(host).wait(runIds, options?.timeoutMs),
+      stop: async (runId) => runsOf(host).stop(runId),
+    };
+    return this.#runs;
   }
 
   get context(): Record<string, unknown> {
