@@ -61,15 +61,30 @@ export class RunStore {
   /** Drops the kept yes; call after the thread's rows were removed (`deleteAll`). */
   forget(): void {
     this.exists = false;
+    this.nextKnown = undefined;
   }
+
+  /**
+   * `nextCheck()` as this instance last read it (undefined: not known). Every write to the table
+   * goes through this store, so each one drops it: the alarm, armed on every few calls and fired
+   * after them, then reads no index for a thread without background runs.
+   */
+  private nextKnown: number | null | undefined = undefined;
 
   /** Runs `fn` in one transaction. */
   atomically<T>(fn: () => T): T {
-    return this.storage.transactionSync(fn);
+    try {
+      return this.storage.transactionSync(fn);
+    } catch (e) {
+      // Rolled back: what was learnt inside may be undone.
+      this.nextKnown = undefined;
+      throw e;
+    }
   }
 
   /** Records a started run (`checkAt`: when to ask its child first, epoch ms); a repeat changes nothing. */
   insert(runId: string, callId: string, agentId: string, childThreadId: string, now: number, checkAt: number): void {
+    this.nextKnown = undefined;
     this.sql.exec("INSERT OR IGNORE INTO background_runs (run_id, call_id, agent_id, child_thread_id, status, started_at, check_at) VALUES (?, ?, ?, ?, 'running', ?, ?)", runId, callId, agentId, childThreadId, now, checkAt);
   }
 
@@ -99,17 +114,21 @@ export class RunStore {
 
   /** When a running run's child is to be asked next (epoch ms), or null when none runs: one index lookup. */
   nextCheck(): number | null {
+    if (this.nextKnown !== undefined) return this.nextKnown;
     if (!this.ready) return null;
-    return this.sql.exec<{ t: number | null }>("SELECT MIN(check_at) AS t FROM background_runs WHERE status = 'running'").one().t;
+    this.nextKnown = this.sql.exec<{ t: number | null }>("SELECT MIN(check_at) AS t FROM background_runs WHERE status = 'running'").one().t;
+    return this.nextKnown;
   }
 
   /** Asks a running run's child again at `at` (epoch ms). */
   checkAt(runId: string, at: number): void {
+    this.nextKnown = undefined;
     this.sql.exec("UPDATE background_runs SET check_at = ? WHERE run_id = ? AND status = 'running'", at, runId);
   }
 
   /** Ends a running run; false (nothing written) when it ended already: its completion is delivered once. */
   finish(runId: string, end: RunEnd, now: number): boolean {
+    this.nextKnown = undefined;
     return this.sql.exec("UPDATE background_runs SET status = ?, answer = ?, error = ?, finished_at = ?, check_at = NULL WHERE run_id = ? AND status = 'running'", end.status, end.answer, end.error ?? null, now, runId).rowsWritten > 0;
   }
 }

@@ -52,41 +52,40 @@ function failed(ctx: CallContext, call: Omit<ReadyCall, "effect">, error: string
  */
 export function enterRequest(ctx: CallContext, request: CallRequest, existing: CallRecord | undefined): Promise<CallOutcome> | CallOutcome {
   const startedAt = Date.now();
-  const no = (error: WeftError) => refuse(ctx, request, existing, startedAt, error);
   let tool: CompiledTool;
   try {
     tool = ctx.catalog.get(request.toolName);
   } catch (e) {
     if (request.refuseUnstored) throw e;
-    return no(e instanceof WeftError ? e : new WeftError("invalid_config", errorMessage(e)));
+    return refuse(ctx, request, existing, startedAt, e instanceof WeftError ? e : new WeftError("invalid_config", errorMessage(e)));
   }
   // The provider runs these itself; a plain call to one (a model that could not) is never run here.
   if (tool.def.executionMode === "provider") {
-    return no(new WeftError("invalid_tool_input", `tool "${tool.name}" is executed by the provider (${String(tool.def.executionProvider)}), never by weft; this model cannot run it`, { path: [] }));
+    return refuse(ctx, request, existing, startedAt, new WeftError("invalid_tool_input", `tool "${tool.name}" is executed by the provider (${String(tool.def.executionProvider)}), never by weft; this model cannot run it`, { path: [] }));
   }
   // Partial text may happen to parse; a call whose arguments were cut off still never runs.
   if (request.cutOff === "length") {
     const raw = "text" in request.args ? request.args.text : "";
     const message = `the arguments were cut off by your output-token limit (finish reason "length") before this call was complete; it did not run. Call it again with smaller arguments, or split the work into several smaller calls; raw text: ${raw.slice(0, 200)}`;
-    return no(new WeftError("invalid_tool_input", message, { path: [] }));
+    return refuse(ctx, request, existing, startedAt, new WeftError("invalid_tool_input", message, { path: [] }));
   }
-  if (request.cutOff) return no(new WeftError("invalid_tool_input", "the arguments were cut off: the model's stream ended before this call was complete", { path: [] }));
+  if (request.cutOff) return refuse(ctx, request, existing, startedAt, new WeftError("invalid_tool_input", "the arguments were cut off: the model's stream ended before this call was complete", { path: [] }));
   if (request.oversized !== undefined) {
     const message = `arguments: ${request.oversized} bytes, too large to store with the model's step (at most ${MAX_STEP_BYTES} bytes of text and arguments); the call did not run`;
-    return no(new WeftError("payload_too_large", message, { path: [], limit: MAX_STEP_BYTES }));
+    return refuse(ctx, request, existing, startedAt, new WeftError("payload_too_large", message, { path: [], limit: MAX_STEP_BYTES }));
   }
   const parsed = parseArgs(request.args);
-  if (!parsed.ok) return no(new WeftError("invalid_tool_input", parsed.message, { path: [] }));
+  if (!parsed.ok) return refuse(ctx, request, existing, startedAt, new WeftError("invalid_tool_input", parsed.message, { path: [] }));
   const checked = validateInput(tool, parsed.value);
   if (!checked.ok) {
     if (request.refuseUnstored) throw checked.error;
-    return no(checked.error);
+    return refuse(ctx, request, existing, startedAt, checked.error);
   }
   if (ctx.asOf) {
     try {
       checkTimeArgs(tool, parsed.value, checked.input, ctx.asOf);
     } catch (e) {
-      return no(e instanceof WeftError ? e : new WeftError("invalid_tool_input", errorMessage(e)));
+      return refuse(ctx, request, existing, startedAt, e instanceof WeftError ? e : new WeftError("invalid_tool_input", errorMessage(e)));
     }
   }
   return enterJudge(ctx, { request, tool, input: checked.input, startedAt, ...(existing ? { existing } : {}) });

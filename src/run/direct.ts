@@ -6,6 +6,7 @@
 import { WeftError } from "../errors.js";
 import { orderedId } from "../ids.js";
 import { waitsForPersonStatus } from "../protocol.js";
+import type { Effect } from "../tools/types.js";
 import type { RunWorld } from "./world.js";
 import type { TurnRunner } from "./turn-runner.js";
 
@@ -53,6 +54,19 @@ export function readOutcomeText(text: string): { json: string; waits: boolean } 
 }
 
 /**
+ * The busy-session rule: while a turn runs, only a read is admitted. Made where no name is
+ * inferred: wrangler bundles with esbuild's `keepNames`, which wraps every closure JavaScript
+ * would name by its binding or key in a `__name` call (a `defineProperty`) each time it is made.
+ */
+function busyRule(runner: TurnRunner, toolName: string): (effect: Effect) => void {
+  return (effect) => {
+    if (runner.busy && effect !== "read") {
+      throw new WeftError("session_busy", `this thread's turn has not finished; "${toolName}" is not a read, so it is refused now: retry after the turn finishes`, { toolName });
+    }
+  };
+}
+
+/**
  * Runs a direct call: a request to the call runner like any other, which refuses an unknown tool
  * or a bad input before anything is stored. A busy thread runs reads alongside the turn and
  * refuses the rest, judged by the effect the pipeline judges once.
@@ -67,11 +81,7 @@ export async function directCall(engine: RunWorld, runner: TurnRunner, call: Dir
     args: { value: call.input ?? {} },
     source: "direct",
     refuseUnstored: true,
-    admit: (effect) => {
-      if (runner.busy && effect !== "read") {
-        throw new WeftError("session_busy", `this thread's turn has not finished; "${toolName}" is not a read, so it is refused now: retry after the turn finishes`, { toolName });
-      }
-    },
+    admit: busyRule(runner, toolName),
     ...(call.callId === undefined ? { fresh: true } : {}),
   });
   // A refusal before execute (no attempt) is the caller's error; an output that fails its schema is a result.

@@ -51,6 +51,19 @@ function childIdOf(call: BoundCall | undefined, kind: "queue" | "invoke", n: num
   return call ? `${call.callId}.${kind}${n}` : undefined;
 }
 
+/** The thread's schedules, for a tool's `state`. @throws WeftError `capability_missing` */
+function schedulesOf(host: RunWorld): NonNullable<RunWorld["schedules"]> {
+  if (!host.schedules) throw new WeftError("capability_missing", "this thread has no schedules");
+  return host.schedules;
+}
+
+/** The thread's background runs, for a tool's `state`. @throws WeftError `capability_missing` */
+function runsOf(host: RunWorld): NonNullable<NonNullable<RunWorld["schedules"]>["runs"]> {
+  const control = host.schedules?.runs;
+  if (!control) throw new WeftError("capability_missing", "this thread has no background runs");
+  return control;
+}
+
 /**
  * Builds the `ThreadState` for one call (or none) under `execution`, the run the call belongs to.
  * Outside any run, `execution` is null and the state gets a `context` of its own.
@@ -60,10 +73,12 @@ export function createThreadState(host: RunWorld, call: BoundCall | undefined, e
 }
 
 /**
- * A tool's `state`. `context` and `execution` are accessors on the prototype: in an object
- * literal, accessors give every state a hidden class of its own, which costs microseconds per call
- * to build and makes each member read slow. The members are the object's own functions, so one
- * taken off the object (`const { emit } = state`) still works.
+ * A tool's `state`. Its functions are accessors on the prototype, made together when a tool first
+ * reads one (many tools read none, and every run of `execute` gets a state): each answers the same
+ * function every time, so one taken off the object (`const { emit } = state`) still works.
+ * `context`, `execution` and `runs` are accessors too: in an object literal, accessors give every
+ * state a hidden class of its own, which costs microseconds per call to build and makes each
+ * member read slow.
  */
 class CallState implements ThreadState {
   readonly threadId: string;
@@ -71,6 +86,110 @@ class CallState implements ThreadState {
   readonly userId: string | null;
   readonly createdAt: number;
   readonly arguments: Record<string, unknown>;
+  readonly #context: Record<string, unknown>;
+  readonly #execution: CallExecution | null;
+  readonly #host: RunWorld;
+  readonly #call: BoundCall | undefined;
+  #members: StateFunctions | undefined = undefined;
+  #runs: ThreadState["runs"] | undefined = undefined;
+
+  constructor(host: RunWorld, call: BoundCall | undefined, execution: CallExecution | null) {
+    const { meta } = host;
+    // The Standard Agents tools API: context lives for the current execution only; at rest each call gets its own.
+    this.#context = execution?.context ?? {};
+    this.#execution = execution;
+    this.#host = host;
+    this.#call = call;
+    this.threadId = meta.threadId;
+    this.agentId = meta.agentId;
+    this.userId = meta.userId;
+    this.createdAt = meta.createdAt;
+    this.arguments = meta.arguments;
+  }
+
+  #fns(): StateFunctions {
+    return (this.#members ??= new StateFunctions(this.#host, this.#call, this.#execution));
+  }
+
+  get getMessages(): ThreadState["getMessages"] {
+    return this.#fns().getMessages;
+  }
+  get injectMessage(): ThreadState["injectMessage"] {
+    return this.#fns().injectMessage;
+  }
+  get loadAgent(): ThreadState["loadAgent"] {
+    return this.#fns().loadAgent;
+  }
+  get queueTool(): ThreadState["queueTool"] {
+    return this.#fns().queueTool;
+  }
+  get invokeTool(): ThreadState["invokeTool"] {
+    return this.#fns().invokeTool;
+  }
+  get emit(): ThreadState["emit"] {
+    return this.#fns().emit;
+  }
+  get getValue(): ThreadState["getValue"] {
+    return this.#fns().getValue;
+  }
+  get setValue(): ThreadState["setValue"] {
+    return this.#fns().setValue;
+  }
+  get env(): ThreadState["env"] {
+    return this.#fns().env;
+  }
+  get envType(): ThreadState["envType"] {
+    return this.#fns().envType;
+  }
+  get setEnv(): ThreadState["setEnv"] {
+    return this.#fns().setEnv;
+  }
+  get runCode(): ThreadState["runCode"] {
+    return this.#fns().runCode;
+  }
+  get schedule(): ThreadState["schedule"] {
+    return this.#fns().schedule;
+  }
+  get cancelSchedule(): ThreadState["cancelSchedule"] {
+    return this.#fns().cancelSchedule;
+  }
+  get listSchedules(): ThreadState["listSchedules"] {
+    return this.#fns().listSchedules;
+  }
+
+  /** The run `state` was built under (see {@link runOf}). */
+  static runOf(state: CallState): CallExecution | null {
+    return state.#execution;
+  }
+
+  /** `runs` is made when first read (few tools use it; each call's state would pay for it). */
+  get runs(): ThreadState["runs"] {
+    const host = this.#host;
+    this.#runs ??= {
+      list: async () => runsOf(host).list(),
+      get: async (runId) => runsOf(host).get(runId),
+      wait: async (runIds, options) => runsOf(host).wait(runIds, options?.timeoutMs),
+      stop: async (runId) => runsOf(host).stop(runId),
+    };
+    return this.#runs;
+  }
+
+  get context(): Record<string, unknown> {
+    return this.#context;
+  }
+  set context(_value) {
+    // Mutate the object instead; replacing it would not reach the other calls of the turn.
+  }
+  get execution(): ExecutionState | null {
+    return this.#execution?.state ?? null;
+  }
+  set execution(_value) {
+    // Read-only in practice; the Standard Agents tools API types it as a plain property.
+  }
+}
+
+/** The functions of one {@link CallState}, bound to its call and run. */
+class StateFunctions {
   readonly getMessages: ThreadState["getMessages"];
   readonly injectMessage: ThreadState["injectMessage"];
   readonly loadAgent: ThreadState["loadAgent"];
@@ -86,24 +205,13 @@ class CallState implements ThreadState {
   readonly schedule: ThreadState["schedule"];
   readonly cancelSchedule: ThreadState["cancelSchedule"];
   readonly listSchedules: ThreadState["listSchedules"];
-  readonly runs: ThreadState["runs"];
-  readonly #context: Record<string, unknown>;
-  readonly #execution: CallExecution | null;
 
   constructor(host: RunWorld, call: BoundCall | undefined, execution: CallExecution | null) {
     const { meta, store } = host;
-    // The Standard Agents tools API: context lives for the current execution only; at rest each call gets its own.
-    this.#context = execution?.context ?? {};
-    this.#execution = execution;
     // A call's children get ids from its own id and their order, so a parent run again (a retry, or
     // recovery after a restart) reaches the same child calls: their recorded results, never a second
     // execution of a write. Each run of `execute` gets a fresh state, so the order restarts at 1.
     let children = 0;
-    this.threadId = meta.threadId;
-    this.agentId = meta.agentId;
-    this.userId = meta.userId;
-    this.createdAt = meta.createdAt;
-    this.arguments = meta.arguments;
 
     this.getMessages = async (options?: GetMessagesOptions): Promise<MessagesResult> => store.messages.list(options);
     this.injectMessage = async (input: InjectMessageInput): Promise<Message> => {
@@ -169,44 +277,10 @@ class CallState implements ThreadState {
         ...(host.traceCode ? { finished: (run: CodeRunEnd) => host.traceCode!(run) } : {}),
       });
 
-    // --- schedules (src/schedules/): made for the thread's owner.
-    const schedules = () => {
-      if (!host.schedules) throw new WeftError("capability_missing", "this thread has no schedules");
-      return host.schedules;
-    };
-    this.schedule = async (options) => schedules().create(options, meta.userId);
-    this.cancelSchedule = async (scheduleId) => schedules().cancel(scheduleId);
-    this.listSchedules = async () => schedules().list();
-    const runs = () => {
-      const control = host.schedules?.runs;
-      if (!control) throw new WeftError("capability_missing", "this thread has no background runs");
-      return control;
-    };
-    this.runs = {
-      list: async () => runs().list(),
-      get: async (runId) => runs().get(runId),
-      wait: async (runIds, options) => runs().wait(runIds, options?.timeoutMs),
-      stop: async (runId) => runs().stop(runId),
-    };
-    // --- end schedules
-  }
-
-  /** The run `state` was built under (see {@link runOf}). */
-  static runOf(state: CallState): CallExecution | null {
-    return state.#execution;
-  }
-
-  get context(): Record<string, unknown> {
-    return this.#context;
-  }
-  set context(_value) {
-    // Mutate the object instead; replacing it would not reach the other calls of the turn.
-  }
-  get execution(): ExecutionState | null {
-    return this.#execution?.state ?? null;
-  }
-  set execution(_value) {
-    // Read-only in practice; the Standard Agents tools API types it as a plain property.
+    // Schedules (src/schedules/) are made for the thread's owner.
+    this.schedule = async (options) => schedulesOf(host).create(options, meta.userId);
+    this.cancelSchedule = async (scheduleId) => schedulesOf(host).cancel(scheduleId);
+    this.listSchedules = async () => schedulesOf(host).list();
   }
 }
 

@@ -86,7 +86,27 @@ export class ScheduleStore {
 
   /** Runs `fn` in one transaction: its rows commit together or not at all. */
   atomically<T>(fn: () => T): T {
-    return this.storage.transactionSync(fn);
+    try {
+      return this.storage.transactionSync(fn);
+    } catch (e) {
+      // Rolled back: what was learnt inside may be undone.
+      this.unknown();
+      throw e;
+    }
+  }
+
+  /**
+   * `earliest()` as this instance last read it (undefined: not known), and whether no occurrence
+   * is open. Every write to these tables goes through this store, in this one instance, so each
+   * write that could change them drops what is kept: the alarm, armed on every few calls and
+   * fired after them, then reads no index for a thread without schedules.
+   */
+  private earliestKnown: number | null | undefined = undefined;
+  private noneOpen = false;
+
+  private unknown(): void {
+    this.earliestKnown = undefined;
+    this.noneOpen = false;
   }
 
   /** Whether the tables exist (a thread made before this schema has none until it migrates). */
@@ -100,6 +120,7 @@ export class ScheduleStore {
   /** Forgets what it learnt of the tables (the thread's rows were removed). */
   forget(): void {
     this.exists = false;
+    this.unknown();
   }
 
   insert(row: ScheduleRow): void {
@@ -115,6 +136,7 @@ export class ScheduleStore {
       row.createdAt,
     );
     this.exists = true;
+    this.earliestKnown = undefined;
   }
 
   get(id: string): ScheduleRow | undefined {
@@ -145,25 +167,30 @@ export class ScheduleStore {
 
   /** The earliest time an active schedule fires (epoch ms), or null: one index lookup. */
   earliest(): number | null {
+    if (this.earliestKnown !== undefined) return this.earliestKnown;
     if (!this.ready) return null;
-    return this.sql.exec<{ t: number | null }>("SELECT MIN(fire_at) AS t FROM schedules WHERE status = 'active'").one().t;
+    this.earliestKnown = this.sql.exec<{ t: number | null }>("SELECT MIN(fire_at) AS t FROM schedules WHERE status = 'active'").one().t;
+    return this.earliestKnown;
   }
 
   /** The active schedule that fires first, when it fires at or before `now`. */
   firstDue(now: number): ScheduleRow | undefined {
-    if (!this.ready) return undefined;
+    const first = this.earliest();
+    if (first === null || first > now) return undefined;
     const r = this.sql.exec<RawSchedule>(`SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE status = 'active' AND fire_at <= ? ORDER BY fire_at LIMIT 1`, now).toArray()[0];
     return r ? scheduleOf(r) : undefined;
   }
 
   /** Moves a schedule on to its next occurrence; none left ends it `done`. */
   advance(id: string, nextDue: number | null, fireAt: number | null, now: number): void {
+    this.earliestKnown = undefined;
     if (nextDue === null) this.sql.exec("UPDATE schedules SET status = 'done', next_due = NULL, fire_at = NULL, ended_at = ? WHERE id = ?", now, id);
     else this.sql.exec("UPDATE schedules SET next_due = ?, fire_at = ? WHERE id = ?", nextDue, fireAt, id);
   }
 
   /** Ends a schedule `cancelled`, with its queued occurrences; whether it was active. */
   cancel(id: string, now: number): boolean {
+    this.earliestKnown = undefined;
     const changed = this.sql.exec("UPDATE schedules SET status = 'cancelled', fire_at = NULL, ended_at = ? WHERE id = ? AND status = 'active'", now, id).rowsWritten > 0;
     this.sql.exec("UPDATE occurrences SET status = 'cancelled', finished_at = ? WHERE schedule_id = ? AND status = 'queued'", now, id);
     return changed;
@@ -175,6 +202,7 @@ export class ScheduleStore {
    * brought back may `reopen` it.
    */
   end(id: string, now: number): boolean {
+    this.earliestKnown = undefined;
     const changed = this.sql.exec("UPDATE schedules SET status = 'done', next_due = NULL, fire_at = NULL, ended_at = ? WHERE id = ? AND status = 'active'", now, id).rowsWritten > 0;
     this.sql.exec("UPDATE occurrences SET status = 'cancelled', finished_at = ? WHERE schedule_id = ? AND status = 'queued'", now, id);
     return changed;
@@ -182,6 +210,7 @@ export class ScheduleStore {
 
   /** Starts a `done` schedule again, counting from `anchor` (epoch ms); whether it was done. */
   reopen(id: string, anchor: number, nextDue: number, fireAt: number): boolean {
+    this.earliestKnown = undefined;
     return this.sql.exec("UPDATE schedules SET status = 'active', anchor = ?, next_due = ?, fire_at = ?, ended_at = NULL WHERE id = ? AND status = 'done'", anchor, nextDue, fireAt, id).rowsWritten > 0;
   }
 
@@ -197,22 +226,26 @@ export class ScheduleStore {
    * a second evaluation of the same occurrence never starts it again.
    */
   journal(o: OccurrenceRow, now: number): boolean {
+    this.noneOpen = false;
     return this.sql.exec(`INSERT OR IGNORE INTO occurrences (${OCCURRENCE_COLUMNS}, created_at) VALUES (?, ?, ?, ?, ?, ?)`, o.key, o.scheduleId, o.dueAt, o.status, o.callId, now).rowsWritten > 0;
   }
 
   /** Moves an occurrence on (`started` from `queued`, or to its end with `outcome`). */
   mark(key: string, status: OccurrenceRow["status"], now: number, outcome?: string): void {
     const end = status === "queued" || status === "started" ? null : now;
+    if (end === null) this.noneOpen = false;
     this.sql.exec("UPDATE occurrences SET status = ?, finished_at = ?, outcome = COALESCE(?, outcome) WHERE key = ?", status, end, outcome ?? null, key);
   }
 
   /** Open occurrences (`queued` or `started`), oldest first; of one schedule when `scheduleId` is given. */
   open(limit: number, scheduleId?: string): OccurrenceRow[] {
-    if (!this.ready) return [];
+    if (this.noneOpen || !this.ready) return [];
     const rows = scheduleId
       ? this.sql.exec<RawOccurrence>(`SELECT ${OCCURRENCE_COLUMNS} FROM occurrences WHERE status IN ('queued', 'started') AND schedule_id = ? ORDER BY due_at LIMIT ?`, scheduleId, limit)
       : this.sql.exec<RawOccurrence>(`SELECT ${OCCURRENCE_COLUMNS} FROM occurrences WHERE status IN ('queued', 'started') ORDER BY due_at LIMIT ?`, limit);
-    return rows.toArray().map(occurrenceOf);
+    const open = rows.toArray().map(occurrenceOf);
+    if (!scheduleId && open.length === 0) this.noneOpen = true;
+    return open;
   }
 
   /** Occurrences of a schedule, newest first (for tests and the API's history). */

@@ -251,15 +251,24 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
    * run a call (`how.watched`, see `watched`), and an answer without any secret (`answer`).
    */
   protected serve<T>(caller: Caller, how: ServeOptions, fn: (world: PortWorld, runner: TurnRunner) => T | Promise<T>): Promise<RpcResult<T>> {
-    const run = how.watched ? (world: PortWorld, runner: TurnRunner) => this.watched(() => Promise.resolve(fn(world, runner))) : fn;
-    const act = () =>
-      this.answer(() => {
-        const world = this.guard(caller, how.access);
-        const reloading = how.env ? this.refreshSecrets() : undefined;
-        // After a reload the thread is asked for again: it may have been removed meanwhile.
-        return reloading ? reloading.then(() => run(this.guard(caller, how.access), this.runner!)) : run(world, this.runner!);
-      });
-    return how.idem ? this.once(caller, how.idem, act) : act();
+    // No named closure here (esbuild's keepNames would wrap each in a `__name` call per request).
+    return how.idem ? this.once(caller, how.idem, () => this.serveNow(caller, how, fn)) : this.serveNow(caller, how, fn);
+  }
+
+  /** `serve` past the Idempotency-Key. */
+  private serveNow<T>(caller: Caller, how: ServeOptions, fn: (world: PortWorld, runner: TurnRunner) => T | Promise<T>): Promise<RpcResult<T>> {
+    return this.answer(() => {
+      const world = this.guard(caller, how.access);
+      const reloading = how.env ? this.refreshSecrets() : undefined;
+      // After a reload the thread is asked for again: it may have been removed meanwhile.
+      return reloading ? reloading.then(() => this.serveIn(this.guard(caller, how.access), how, fn)) : this.serveIn(world, how, fn);
+    });
+  }
+
+  /** Runs `fn` for `serve`, under the watchdog when `how.watched`. */
+  private serveIn<T>(world: PortWorld, how: ServeOptions, fn: (world: PortWorld, runner: TurnRunner) => T | Promise<T>): T | Promise<T> {
+    const runner = this.runner!;
+    return how.watched ? this.watched(() => Promise.resolve(fn(world, runner))) : fn(world, runner);
   }
 
   /**

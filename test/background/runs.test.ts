@@ -85,8 +85,8 @@ describe("background runs", () => {
     expect((await json("POST", `/threads/${child}/calls/pay/approve`, {})).status).toBe(200);
     await waitUntil(async () => (await json("GET", `/threads/${child}`)).body.lastTurn?.status === "completed", "the child's turn to end");
     expect(await finishedOf(id)).toEqual([]);
-    // RUN_CHECK_MS later (moved to now), the parent's one alarm looks.
-    await inThread(id, (i) => i.ctx.storage.sql.exec("UPDATE background_runs SET check_at = 0"));
+    // RUN_CHECK_MS later (moved to now, through the store, which keeps the next check's time), the parent's one alarm looks.
+    await inThread(id, (i) => i.schedules.runs.store.checkAt("run_q1", 0));
     expect(await runDurableObjectAlarm(rawStub(id))).toBe(true);
     await runDurableObjectAlarm(rawStub(id));
     expect((await finishedOf(id)).map((e) => e.data.runId)).toEqual(["run_q1"]);
