@@ -36,7 +36,7 @@ const OTHER_SETTINGS: readonly Setting[] = [
   {
     name: "WEFT_RESULT_CAP_BYTES",
     default: String(DEFAULT_RESULT_CAP_BYTES),
-    what: "The most bytes of one tool result the model sees; a longer result is cut, with a notice naming the thread file that keeps the full text. At most half of a message's limit.",
+    what: "The most bytes of one tool result the model sees; a longer result is cut, with a notice giving the `read_file` call that reads the rest from the thread file keeping the full text; each `read_file` page fits under it too. At most half of a message's limit.",
   },
   {
     name: "WEFT_WATCHDOG_MS",
