@@ -21,6 +21,11 @@ export interface FileSink {
    * (an author's tool of that name takes its place, and the notice names the route instead).
    */
   readonly readTool?: string;
+  /**
+   * What a model may see of a text: the thread's secrets replaced. The model's part is cut from it,
+   * and `read_file` pages it, so no secret is split across the cut or a page's edge.
+   */
+  redact?(text: string): string;
   /** Attachments one result may store (`WEFT_MAX_ATTACHMENTS_PER_CALL`); more store none. */
   readonly maxAttachments?: number;
 }
@@ -77,12 +82,13 @@ export function capResult(
   const size = byteLength(text);
   const path = `calls/${encodeURIComponent(callId)}/${field}.txt`;
   sink.writeFile(path, text, "text/plain; charset=utf-8", size);
-  const shown = truncateUtf8(text, capBytes);
+  const seen = sink.redact ? sink.redact(text) : text;
+  const shown = truncateUtf8(seen, capBytes);
   const shownBytes = byteLength(shown);
   // The model has the first bytes already: the call it is given reads on from there.
   const rest = sink.readTool
     ? `the whole text is the thread's file ${path}; call ${sink.readTool} with ${JSON.stringify(readFileInput(path, shownBytes))} to read the rest`
     : `the full text is at GET ${sink.fileUrl(path)}`;
-  out[field] = `${shown}\n[weft: ${field} truncated to ${shownBytes} of ${size} bytes; ${rest}]`;
+  out[field] = `${shown}\n[weft: ${field} truncated to ${shownBytes} of ${seen === text ? size : byteLength(seen)} bytes; ${rest}]`;
   return { result: out, fullResultPath: path };
 }

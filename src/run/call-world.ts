@@ -46,6 +46,7 @@ function settingsOf(engine: CallWorldHost): CallSettings {
       fileUrl: (path) => `/threads/${meta.threadId}/files/${encodeURI(path)}`,
       maxAttachments: limitOf(workerEnv, "attachmentsPerCall"),
       ...(readFileOffered(engine.registry) ? { readTool: READ_FILE_TOOL } : {}),
+      redact: (text) => engine.redact(text),
     },
   };
 }

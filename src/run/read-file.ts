@@ -2,7 +2,9 @@
  * `read_file`: weft's built-in tool a model calls to read its thread's stored files in pages, above
  * all the rest of a result that was capped (the cap's notice gives the exact input). It reads the
  * calling thread's own files only: each thread's files are in its own Durable Object, and the tool
- * takes a path inside them, never a thread id. A page and its notice fit under the result cap.
+ * takes a path inside them, never a thread id. A page and its notice fit under the result cap. It
+ * pages the text with the thread's secrets replaced, as the cap cuts it, so offsets agree and no
+ * secret is split across an edge (where neither half would match it).
  * @module
  */
 import * as z from "zod";
@@ -50,7 +52,8 @@ export function readFileTool(engine: RunWorld): AnyToolDefinition {
         if (file.encoding !== "utf-8") {
           throw new WeftError("unsupported_media_type", `path: ${JSON.stringify(args.path)} is binary (${file.mimeType}); ${READ_FILE_TOOL} reads text files`, { path: ["path"] });
         }
-        const page = pageOf(file.data, args.path, args.offset, args.length, resultCapBytes(engine.workerEnv));
+        // Paged as the model would see it whole: a secret is replaced before any edge can split it.
+        const page = pageOf(engine.redact(file.data), args.path, args.offset, args.length, resultCapBytes(engine.workerEnv));
         return { status: "success", result: page.text };
       } catch (e) {
         // The model reads the code too, as it does for a refused input.

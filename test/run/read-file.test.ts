@@ -113,6 +113,33 @@ describe("read_file: the model reads a capped result in pages", () => {
   });
 });
 
+describe("read_file and secrets", () => {
+  it("a secret across the cut or a page's edge is replaced whole, never shown in halves", async () => {
+    const secret = "sekrit-value-0123456789abcdef";
+    const id = await createThread({ agent: "guarantees", env: { PAGE_SECRET: { value: secret, type: "secret" } } });
+    // The secret starts 10 bytes before the cut: cut first and redacted after, its first 10 bytes would show.
+    await runTurn(id, "go", [{ toolCalls: [{ id: "big", name: "big_result", arguments: { bytes: 12_000, secretAt: { env: "PAGE_SECRET", byte: CAP - 10 } } }] }]);
+    const content = await toolMessage(id, "big");
+    expect(content).not.toContain(secret.slice(0, 10));
+    const input = JSON.parse(CAPPED.exec(content)![4]!) as { path: string; offset: number };
+    let text = content.slice(0, CAPPED.exec(content)!.index);
+    let next: unknown = input;
+    for (let page = 0; next !== undefined && page < 10; page++) {
+      const read = await readFile(id, `s${page}`, next);
+      const notice = PAGE.exec(read.content)!;
+      text += read.content.slice(0, notice.index);
+      next = notice[5] === undefined ? undefined : JSON.parse(notice[5]);
+    }
+    expect(next).toBeUndefined();
+    expect(text).not.toContain(secret.slice(0, 10));
+    expect(text).not.toContain(secret.slice(-10));
+    expect(text).toContain("[redacted]");
+    // Joined, the pages are the whole text as the model sees it: the secret replaced where it stood.
+    const whole = "abcdefghij".repeat(1200);
+    expect(text).toBe(`${whole.slice(0, CAP - 10)}[redacted]${whole.slice(CAP - 10 + secret.length)}`);
+  });
+});
+
 describe("read_file reads the calling thread's own files only", () => {
   it("another thread's model gets not_found for the same path, and another user gets 404 from every route", async () => {
     const { id: mine } = await cappedThread("secret of thread A ");
