@@ -22,7 +22,7 @@ import { resultCapBytes } from "./result-cap.js";
  */
 export interface CallWorldHost extends RunWorld {
   readonly ledger: CallWorld["journal"];
-  readonly callables: RunWorld["callables"] & { catalogFor(execution: CallExecution | null): ToolCatalog };
+  readonly callables: RunWorld["callables"] & { catalogFor(execution: CallExecution | null): ToolCatalog; filesWritten(): void };
   readonly crashHook: CrashHook | null;
   /** The value with every secret of the thread replaced. */
   redact<T>(value: T): T;
@@ -42,7 +42,11 @@ function settingsOf(engine: CallWorldHost): CallSettings {
     ...(callTimeoutMs !== undefined ? { callTimeoutMs } : {}),
     files: {
       // A path made from a tool's attachment name is redacted like everything else a client sees.
-      writeFile: (path, data, mimeType, size) => void store.files.write(engine.redact(path), data, mimeType, size),
+      writeFile: (path, data, mimeType, size) => {
+        store.files.write(engine.redact(path), data, mimeType, size);
+        // From the next step on, the model is offered read_file, which the cap's notice names.
+        engine.callables.filesWritten();
+      },
       fileUrl: (path) => `/threads/${meta.threadId}/files/${encodeURI(path)}`,
       maxAttachments: limitOf(workerEnv, "attachmentsPerCall"),
       ...(readFileOffered(engine.registry) ? { readTool: READ_FILE_TOOL } : {}),

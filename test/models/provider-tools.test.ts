@@ -29,7 +29,7 @@ describe("provider-executed tools", () => {
     const tools = requests[0]!.body.tools as Array<{ type: string; name?: string }>;
     expect(tools.filter((t) => t.type === "web_search")).toHaveLength(1);
     // Anthropic's search is not offered to OpenAI; the local tool goes as a function.
-    expect(tools.map((t) => t.name ?? t.type).sort()).toEqual(["person", "read_file", "web_search"]);
+    expect(tools.map((t) => t.name ?? t.type).sort()).toEqual(["person", "web_search"]);
 
     const calls = await callsOf(id);
     const ws = calls.find((c) => c.callId === "ws_1")!;
@@ -51,7 +51,7 @@ describe("provider-executed tools", () => {
     expect((await json("GET", `/threads/${id}`)).body.lastTurn).toMatchObject({ status: "completed", steps: 2 });
     const tools = requests[0]!.body.tools as Array<{ type?: string; name: string }>;
     expect(tools.find((t) => t.name === "web_search")).toMatchObject({ type: "web_search_20250305" });
-    expect(tools.map((t) => t.name).sort()).toEqual(["person", "read_file", "web_search"]);
+    expect(tools.map((t) => t.name).sort()).toEqual(["person", "web_search"]);
     const ws = (await callsOf(id)).find((c) => c.callId === "ws_1")!;
     expect(ws).toMatchObject({ toolName: "claude_search", status: "succeeded" });
     expect(JSON.parse(ws.result!.result!)).toEqual([{ url: "https://example.com/weft", title: "Page at https://example.com/weft", pageAge: null, encryptedContent: "enc:https://example.com/weft", type: "web_search_result" }]);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { callsOf, createThread, eventsOf, json, messagesOf, request, runTurn } from "../helpers.js";
+import { fakeEnv, fakeKey, fakeRequests, scriptFake } from "../fake-provider.js";
+import { callsOf, createThread, eventsOf, json, messagesOf, request, runTurn, stubOf } from "../helpers.js";
 
 /** test/wrangler.toml's WEFT_RESULT_CAP_BYTES. */
 const CAP = 4096;
@@ -144,6 +145,11 @@ describe("read_file reads the calling thread's own files only", () => {
   it("another thread's model gets not_found for the same path, and another user gets 404 from every route", async () => {
     const { id: mine } = await cappedThread("secret of thread A ");
     const other = await createThread({ agent: "guarantees" });
+    // A thread with no file of its own is offered no read_file at all.
+    const early = await readFile(other, "early", { path: "calls/big/result.txt" });
+    expect(early.call).toMatchObject({ status: "failed", errorCode: "unknown_tool" });
+    // With a capped result of its own (another call id), its read_file finds only its own files.
+    await runTurn(other, "go", [{ toolCalls: [{ id: "own", name: "big_result", arguments: { bytes: 5000 } }] }]);
     const read = await readFile(other, "peek", { path: "calls/big/result.txt" });
     expect(read.call).toMatchObject({ status: "failed", errorCode: "not_found" });
     expect(read.content).not.toContain("secret of thread A");
@@ -161,6 +167,30 @@ describe("read_file reads the calling thread's own files only", () => {
     const direct = await json("POST", "/v1/tools/read_file", { input: { path: "calls/big/result.txt" }, sessionId: mine }, "bob");
     expect(direct.status).toBe(404);
     expect(JSON.stringify(direct.body)).not.toContain("secret of thread A");
+  });
+
+  it("is offered to a provider's model from the step after the thread first stores a file, in the provider's wire format", async () => {
+    const key = fakeKey("openai");
+    await scriptFake(key, [
+      { toolCalls: [{ id: "b1", name: "big_result", arguments: '{"bytes":10000}' }] },
+      { toolCalls: [{ id: "r1", name: "read_file", arguments: '{"path":"calls/b1/result.txt","offset":4096}' }] },
+      { text: "read it" },
+    ]);
+    const id = await createThread({ agent: "guarantees", env: fakeEnv("openai:gpt-4.1-mini", key) });
+    expect((await json("POST", `/threads/${id}/messages`, { content: "go" })).status).toBe(202);
+    await stubOf(id).waitIdle();
+    const requests = await fakeRequests(key);
+    expect(requests).toHaveLength(3);
+    const names = requests.map((r) => (r.body.tools as Array<{ name?: string }>).map((t) => t.name));
+    // Before the thread holds a file the model sees the project's tools alone (recordings stay valid).
+    expect(names[0]).not.toContain("read_file");
+    expect(names[1]).toContain("read_file");
+    expect(names[1]!.filter((n) => n !== "read_file")).toEqual(names[0]);
+    const tool = (requests[1]!.body.tools as Array<{ name: string; parameters: { properties: Record<string, unknown>; required?: string[] } }>).find((t) => t.name === "read_file")!;
+    expect(Object.keys(tool.parameters.properties).sort()).toEqual(["length", "offset", "path"]);
+    const [call] = (await callsOf(id)).filter((c) => c.callId === "r1");
+    expect(call).toMatchObject({ status: "succeeded", source: "model" });
+    expect(call!.result!.result).toMatch(/^ghijabcdef[\s\S]*\n\[weft: bytes 4096 to \d+ of 10000 of calls\/b1\/result\.txt; call read_file with /);
   });
 
   it("is offered to a model's place, not to direct calls at rest, which get full results", async () => {
