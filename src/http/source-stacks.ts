@@ -7,14 +7,19 @@
  *
  * Only reads pay: only error results carry a stack, records are mapped as they leave, and nothing
  * is added to the bundle or to a call's path. Without the setting (a deployment, the tests) or when
- * the mapper does not answer in time, stacks are sent as recorded. Deployed, Cloudflare maps stacks
- * in Workers Logs and `wrangler tail` with the source map `wrangler deploy` uploads (docs/deploying.md).
+ * the mapper does not answer in time, stacks are sent as recorded (a later read maps them).
+ * Deployed, Cloudflare maps exception stacks in Workers Logs and `wrangler tail` with the source
+ * map `wrangler deploy` uploads (docs/deploying.md).
  * @module
  */
 import type { CallRecord } from "../protocol.js";
 
-/** How long a read waits for the mapper before sending stacks as recorded. */
-const MAPPER_TIMEOUT_MS = 2000;
+/**
+ * How long a read waits for the mapper before sending stacks as recorded: the first read after a
+ * rebuild waits while the mapper parses the new bundle's map (11 MB: 1 to 2.2 s measured, more on
+ * a loaded machine); later reads take well under a millisecond a stack there.
+ */
+const MAPPER_TIMEOUT_MS = 10_000;
 
 /** Mapped stacks by recorded stack, per isolate: a rebuild starts a new isolate, so none goes stale. */
 const mapped = new Map<string, string>();
