@@ -5,6 +5,8 @@
  *
  * - Stack frames in the output point into wrangler's bundle; each is mapped back to its source
  *   file and line (scripts/lib/stack-map.mjs), so a failed tool call's stack ends at your code.
+ *   The Worker asks this process for the same mapping (`WEFT_DEV_STACK_MAPPER`, a loopback URL),
+ *   so a call record's `stack` read over HTTP names your source files too.
  * - Offline, wrangler cannot fetch the `Request.cf` object and prints a stack trace at every start
  *   and reload; weft does not read `request.cf`, so this says so once and turns that fetch off.
  *
@@ -23,7 +25,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { fireCrons } from "./lib/dev-cron.mjs";
 import { modelLine } from "./lib/dev-vars.mjs";
-import { relay } from "./lib/stack-map.mjs";
+import { relay, startStackMapper } from "./lib/stack-map.mjs";
 import { EXAMPLE_MCP_PORT, startExampleMcp } from "./example-mcp-server.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -50,8 +52,9 @@ try {
   console.log(`weft: the example's MCP server did not start: port ${EXAMPLE_MCP_PORT}: ${e instanceof Error ? e.message : e}`);
 }
 
+const mapper = await startStackMapper(ROOT);
 const wrangler = path.join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
-const child = spawn(process.execPath, [wrangler, "dev", "--var", "WEFT_DEV_MODE:on", ...process.argv.slice(2)], {
+const child = spawn(process.execPath, [wrangler, "dev", "--var", "WEFT_DEV_MODE:on", "--var", `WEFT_DEV_STACK_MAPPER:${mapper.url}`, ...process.argv.slice(2)], {
   cwd: ROOT,
   env,
   stdio: ["inherit", "pipe", "pipe"],
@@ -62,5 +65,6 @@ const stopCrons = fireCrons(ROOT, /** @type {NodeJS.ReadableStream} */ (child.st
 for (const signal of /** @type {const} */ (["SIGINT", "SIGTERM"])) process.on(signal, () => child.kill(signal));
 child.on("exit", (code, signal) => {
   stopCrons();
+  mapper.close();
   process.exit(code ?? (signal ? 1 : 0));
 });

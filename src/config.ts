@@ -37,7 +37,7 @@ const OTHER_SETTINGS: readonly Setting[] = [
   {
     name: "WEFT_RESULT_CAP_BYTES",
     default: String(DEFAULT_RESULT_CAP_BYTES),
-    what: "The most bytes of one tool result the model sees; a longer result is cut, with a notice naming the thread file that keeps the full text. At most half of a message's limit.",
+    what: "The most bytes of one tool result the model sees; a longer result is cut, with a notice giving the `read_file` call that reads the rest from the thread file keeping the full text; each `read_file` page fits under it too. At most half of a message's limit.",
   },
   {
     name: "WEFT_WATCHDOG_MS",
@@ -101,6 +101,7 @@ const OTHER_SETTINGS: readonly Setting[] = [
   },
   { name: "WEFT_AUTH", default: "(unset)", what: '`"none"` runs without authentication on purpose; unset, a deployment without credentials answers 503 `auth_not_configured`.' },
   { name: "WEFT_DEV_MODE", default: "(unset)", what: "`on` (set by `npm start`): requests from loopback addresses act as a local developer when no credentials are configured; a request that sends a token there is refused (401 `unauthenticated`), since nothing can verify it." },
+  { name: "WEFT_DEV_STACK_MAPPER", default: "(unset)", what: "A loopback URL (set by `npm start`) of the process that maps a call record's `stack` from wrangler's bundle to your source files (`agents/tools/x.ts:LINE:COL`) as `GET /threads/:id/calls` reads it. Other URLs are ignored; unset (deployed), stacks are read as recorded." },
   { name: "WEFT_JWT_SECRET", default: "(unset)", what: "Secret for HS256 JWTs. Set it with `wrangler secret put`." },
   { name: "WEFT_JWKS_URL", default: "(unset)", what: "URL of a JWKS for RS256/ES256 JWTs (fetched and cached)." },
   { name: "WEFT_JWKS", default: "(unset)", what: "A JWKS as JSON, instead of `WEFT_JWKS_URL`." },

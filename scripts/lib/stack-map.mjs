@@ -4,10 +4,12 @@
  * (`.wrangler/tmp/dev-XXX/worker.js:LINE:COL`) are mapped through the bundle's source map to the
  * source file and line, and the copy of agents/ the bundle imports is shown as agents/. Under a
  * failed tool call's line (`weft: tool <name> call <id> failed: ...`), weft's own frames are
- * dropped, so the stack ends at your code.
+ * dropped, so the stack ends at your code. The same mapping serves the Worker over loopback
+ * ({@link startStackMapper}), so a call record's `stack` read over HTTP names the source too.
  * @module
  */
 import { readFileSync, statSync } from "node:fs";
+import { createServer } from "node:http";
 import { SourceMap } from "node:module";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -51,6 +53,8 @@ function shown(/** @type {string} */ root, /** @type {string} */ bundle, /** @ty
  */
 export function mapLine(root, line) {
   const mapped = line.replace(BUNDLE_FRAME, (whole, bundle, l, c) => {
+    // Only this project's own bundles: a stack's text may come from a tool, and names no other file.
+    if (!path.resolve(bundle).startsWith(path.join(root, ".wrangler", "tmp") + path.sep)) return whole;
     const entry = mapOf(bundle)?.findEntry(Number(l) - 1, Number(c) - 1);
     if (!entry || !("originalSource" in entry) || !entry.originalSource) return whole;
     return `${shown(root, bundle, entry.originalSource)}:${entry.originalLine + 1}:${entry.originalColumn + 1}`;
@@ -76,5 +80,61 @@ export function relay(root, from, to) {
     else if (!/^\s+at /.test(plain)) inFailure = false;
     else if (inFailure && /[\s(]src\//.test(plain)) return;
     to.write(`${line}\n`);
+  });
+}
+
+/**
+ * A whole stack with every frame of this project's bundle mapped to its source (no frame dropped).
+ * @param {string} root
+ * @param {string} stack
+ */
+export function mapStack(root, stack) {
+  return stack
+    .split("\n")
+    .map((line) => mapLine(root, line))
+    .join("\n");
+}
+
+/** Stacks one request may carry, and bytes of its body: a page of call records at most. */
+const MAX_STACKS = 1000;
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Serves {@link mapStack} on a loopback port for the Worker (`npm start` passes the URL as
+ * `WEFT_DEV_STACK_MAPPER`; src/http/source-stacks.ts): `POST /` with `{ stacks: string[] }`
+ * answers `{ stacks: string[] }`, each mapped; anything else is a 4xx.
+ * @param {string} root the project folder whose `.wrangler/tmp/` bundles are mapped
+ * @returns {Promise<{ url: string, close: () => void }>}
+ */
+export function startStackMapper(root) {
+  const server = createServer((req, res) => {
+    if (req.method !== "POST" || req.url !== "/") return void res.writeHead(404).end();
+    /** @type {Buffer[]} */
+    const chunks = [];
+    let size = 0;
+    req.on("data", (/** @type {Buffer} */ chunk) => {
+      size += chunk.byteLength;
+      if (size > MAX_BODY_BYTES) req.destroy();
+      else chunks.push(chunk);
+    });
+    req.on("end", () => {
+      try {
+        const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+        const stacks = body?.stacks;
+        if (!Array.isArray(stacks) || stacks.length > MAX_STACKS || !stacks.every((s) => typeof s === "string")) return void res.writeHead(400).end();
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ stacks: stacks.map((s) => mapStack(root, s)) }));
+      } catch {
+        res.writeHead(400).end();
+      }
+    });
+  });
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      if (!address || typeof address === "string") return reject(new Error("the stack mapper has no port"));
+      server.unref();
+      resolve({ url: `http://127.0.0.1:${address.port}/`, close: () => server.close() });
+    });
   });
 }

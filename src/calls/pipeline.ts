@@ -24,7 +24,7 @@ import { type CallOutcome, type CallRequest, type ReadyCall, effectKeyOf } from 
 import type { CallContext } from "./context.js";
 import { AttemptContext, DEFAULT_CALL_TIMEOUT_MS, UNKNOWN_OUTCOME, afterAbort, checkOutput, isRefusal } from "./execute.js";
 import { argsHashOf, parseArgs, validateInput } from "./input.js";
-import { finishCall, outcomeOf, parkCall, rowOf } from "./record.js";
+import { type FinishExtra, finishCall, outcomeOf, parkCall, rowOf } from "./record.js";
 import { normalizeResult, executeResult, resultFromThrown } from "./result.js";
 import { DEFAULT_MAX_ATTEMPTS, TransientError, backoffMs, isTransient } from "./retry.js";
 import { CallSuspended } from "./suspend.js";
@@ -195,6 +195,8 @@ export async function enterExecute(ctx: CallContext, call: ReadyCall): Promise<C
   const bound = { callId: request.callId, tool, ...(request.turnId ? { turnId: request.turnId } : {}) };
   const maxAttempts = retryable(effect) ? (tool.def.maxAttempts ?? DEFAULT_MAX_ATTEMPTS) : 1;
   let result: ToolResult;
+  // A WeftError thrown by execute keeps its code and details (the offending path) in the record.
+  let thrown: FinishExtra | undefined;
   for (;;) {
     // A fresh state per attempt: queued and invoked children are numbered per run of execute.
     const state = ctx.stateFor(bound);
@@ -219,11 +221,12 @@ export async function enterExecute(ctx: CallContext, call: ReadyCall): Promise<C
       continue;
     }
     result = resultFromThrown(ran.error);
+    if (ran.error instanceof WeftError) thrown = { errorCode: ran.error.code, ...(ran.error.details ? { errorDetails: ran.error.details } : {}) };
     if (!retryable(effect) && !isRefusal(ran.error)) {
       // The throw may have come after the request went out: say so, or a repeat repeats the effect.
       result.error = `${result.error}. ${UNKNOWN_OUTCOME}`;
       if (ctx.checkpoint) await ctx.checkpoint("after_effect", mark);
-      const unknown = finishCall(ctx, call, result, "failed", attempts, { outcome: "unknown" });
+      const unknown = finishCall(ctx, call, result, "failed", attempts, { ...thrown, outcome: "unknown" });
       if (ctx.checkpoint) await ctx.checkpoint("after_result", mark);
       return unknown;
     }
@@ -232,7 +235,7 @@ export async function enterExecute(ctx: CallContext, call: ReadyCall): Promise<C
   if (ctx.checkpoint) await ctx.checkpoint("after_effect", mark);
   // Stage 9, then 10.
   const checked = checkOutput(tool, result);
-  const outcome = finishCall(ctx, call, checked.result, checked.result.status === "success" ? "succeeded" : "failed", attempts, checked.extra);
+  const outcome = finishCall(ctx, call, checked.result, checked.result.status === "success" ? "succeeded" : "failed", attempts, checked.extra ?? thrown);
   if (ctx.checkpoint) await ctx.checkpoint("after_result", mark);
   return outcome;
 }

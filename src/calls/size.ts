@@ -1,10 +1,11 @@
 /**
- * Result size: what the model sees is capped (with a notice saying where the rest is); the full
- * payload and any attachments go to the thread's files, so nothing fails to persist on size.
+ * Result size: what the model sees is capped (with a notice naming the call that reads the rest);
+ * the full payload and any attachments go to the thread's files, so nothing fails to persist on size.
  * @module
  */
 import { byteLength, fitsBytes } from "../bytes.js";
 import type { AttachmentRef, ToolAttachment, ToolResult } from "../protocol.js";
+import { readFileInput } from "./file-pages.js";
 
 /** Bytes of result text the model sees by default. */
 export const DEFAULT_RESULT_CAP_BYTES = 32 * 1024;
@@ -13,8 +14,18 @@ export const DEFAULT_RESULT_CAP_BYTES = 32 * 1024;
 export interface FileSink {
   /** Stores `data` (text, or base64 for binary) at `path`; `size` is in bytes. */
   writeFile(path: string, data: string, mimeType: string, size: number): void;
-  /** The URL path a client fetches a stored file from. */
+  /** The URL path a client fetches a stored file from (named by the notice when no tool reads files). */
   fileUrl(path: string): string;
+  /**
+   * The tool a model calls to read a stored file in pages (`read_file`), when the thread offers it
+   * (an author's tool of that name takes its place, and the notice names the route instead).
+   */
+  readonly readTool?: string;
+  /**
+   * What a model may see of a text: the thread's secrets replaced. The model's part is cut from it,
+   * and `read_file` pages it, so no secret is split across the cut or a page's edge.
+   */
+  redact?(text: string): string;
   /** Attachments one result may store (`WEFT_MAX_ATTACHMENTS_PER_CALL`); more store none. */
   readonly maxAttachments?: number;
 }
@@ -71,7 +82,13 @@ export function capResult(
   const size = byteLength(text);
   const path = `calls/${encodeURIComponent(callId)}/${field}.txt`;
   sink.writeFile(path, text, "text/plain; charset=utf-8", size);
-  const notice = `\n[weft: ${field} truncated to ${capBytes} of ${size} bytes; the full text is at GET ${sink.fileUrl(path)}]`;
-  out[field] = truncateUtf8(text, capBytes) + notice;
+  const seen = sink.redact ? sink.redact(text) : text;
+  const shown = truncateUtf8(seen, capBytes);
+  const shownBytes = byteLength(shown);
+  // The model has the first bytes already: the call it is given reads on from there.
+  const rest = sink.readTool
+    ? `the whole text is the thread's file ${path}; call ${sink.readTool} with ${JSON.stringify(readFileInput(path, shownBytes))} to read the rest`
+    : `the full text is at GET ${sink.fileUrl(path)}`;
+  out[field] = `${shown}\n[weft: ${field} truncated to ${shownBytes} of ${seen === text ? size : byteLength(seen)} bytes; ${rest}]`;
   return { result: out, fullResultPath: path };
 }

@@ -1,7 +1,8 @@
 /**
  * Call routes of a thread: list, read, approve, deny, settle. Who approves, denies or settles is
  * the verified caller (recorded as `approvedBy` / `decidedBy`), never a body field or header.
- * Decisions accept `Idempotency-Key`.
+ * Decisions accept `Idempotency-Key`. Under `npm start` a record's `stack` is read in source terms
+ * (source-stacks.ts).
  * @module
  */
 import { Hono } from "hono";
@@ -9,6 +10,7 @@ import type { AuthedEnv } from "./auth.js";
 import { idempotencyOf } from "./idempotency.js";
 import { describe, ok, refused } from "./openapi.js";
 import * as R from "./responses.js";
+import { withSourceStacks } from "./source-stacks.js";
 import { ApproveBody, CallsQuery, DenyBody, SettleBody } from "./schemas.js";
 import { threadStub, unwrap } from "./stubs.js";
 import { jsonBody, query } from "./validate.js";
@@ -19,10 +21,14 @@ export function callRoutes() {
 
   app.get("/:id/calls", describe("List the thread's call records (?status= filters)", { 200: ok("The call records", R.CallList), ...refused(400, 404) }), query(CallsQuery), async (c) => {
     const { status } = c.req.valid("query");
-    return c.json(unwrap(await threadStub(c.env, c.req.param("id")).listCalls(c.var.caller, status ? { status } : {})));
+    const { calls } = unwrap(await threadStub(c.env, c.req.param("id")).listCalls(c.var.caller, status ? { status } : {}));
+    return c.json({ calls: await withSourceStacks(c.env, calls) });
   });
 
-  app.get("/:id/calls/:callId", describe("Read one call record", { 200: ok("The call record", R.CallRecord), ...refused(404) }), async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).getCall(c.var.caller, c.req.param("callId")))));
+  app.get("/:id/calls/:callId", describe("Read one call record", { 200: ok("The call record", R.CallRecord), ...refused(404) }), async (c) => {
+    const [call] = await withSourceStacks(c.env, [unwrap(await threadStub(c.env, c.req.param("id")).getCall(c.var.caller, c.req.param("callId")))]);
+    return c.json(call!);
+  });
 
   app.post("/:id/calls/:callId/approve", describe("Approve a call that waits for approval; it runs once", { 200: ok("How the call stands now", R.CallOutcome), ...refused(400, 404, 409, 413, 415, 422) }), jsonBody(ApproveBody), async (c) => {
     const body = c.req.valid("json");

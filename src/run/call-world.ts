@@ -6,14 +6,15 @@
  */
 import type { CallExecution } from "../calls/call.js";
 import type { CallWorld, CallSettings, CrashHook } from "../calls/context.js";
-import { DEFAULT_RESULT_CAP_BYTES } from "../calls/size.js";
+import { READ_FILE_TOOL } from "../calls/file-pages.js";
 import { integerSetting } from "../config.js";
 import { limitOf } from "../limits.js";
 import type { ToolCatalog } from "../tools/catalog.js";
 import type { RunWorld } from "./world.js";
 import { hasHook, toolHook } from "./hook-calls.js";
 import { createThreadState } from "./state.js";
-import { MAX_CONTENT_BYTES } from "./messages.js";
+import { readFileOffered } from "./read-file.js";
+import { resultCapBytes } from "./result-cap.js";
 
 /**
  * What the call world needs of its thread (`PortWorld` is it): the run view, the call journal
@@ -21,7 +22,7 @@ import { MAX_CONTENT_BYTES } from "./messages.js";
  */
 export interface CallWorldHost extends RunWorld {
   readonly ledger: CallWorld["journal"];
-  readonly callables: RunWorld["callables"] & { catalogFor(execution: CallExecution | null): ToolCatalog };
+  readonly callables: RunWorld["callables"] & { catalogFor(execution: CallExecution | null): ToolCatalog; filesWritten(): void };
   readonly crashHook: CrashHook | null;
   /** The value with every secret of the thread replaced. */
   redact<T>(value: T): T;
@@ -32,20 +33,24 @@ export interface CallWorldHost extends RunWorld {
 /** The settings of every call of `engine`'s thread. */
 function settingsOf(engine: CallWorldHost): CallSettings {
   const { meta, store, workerEnv } = engine;
-  const cap = integerSetting(workerEnv, "WEFT_RESULT_CAP_BYTES", 1);
   const callTimeoutMs = integerSetting(workerEnv, "WEFT_CALL_TIMEOUT_MS", 1);
   return {
     branchId: meta.threadId,
     dryRun: meta.dryRun,
     ...(meta.asOf ? { asOf: meta.asOf } : {}),
-    // Capped results become message rows, so the cap never exceeds a message's limit.
-    resultCapBytes: cap !== undefined ? Math.min(cap, MAX_CONTENT_BYTES / 2) : DEFAULT_RESULT_CAP_BYTES,
+    resultCapBytes: resultCapBytes(workerEnv),
     ...(callTimeoutMs !== undefined ? { callTimeoutMs } : {}),
     files: {
       // A path made from a tool's attachment name is redacted like everything else a client sees.
-      writeFile: (path, data, mimeType, size) => void store.files.write(engine.redact(path), data, mimeType, size),
+      writeFile: (path, data, mimeType, size) => {
+        store.files.write(engine.redact(path), data, mimeType, size);
+        // From the next step on, the model is offered read_file, which the cap's notice names.
+        engine.callables.filesWritten();
+      },
       fileUrl: (path) => `/threads/${meta.threadId}/files/${encodeURI(path)}`,
       maxAttachments: limitOf(workerEnv, "attachmentsPerCall"),
+      ...(readFileOffered(engine.registry) ? { readTool: READ_FILE_TOOL } : {}),
+      redact: (text) => engine.redact(text),
     },
   };
 }

@@ -2,7 +2,10 @@
  * What a model may call in each place of a thread: side a's names, side b's, or a running
  * prompt's. A name is a tool of `agents/tools/`, a prompt (run as a nested loop), or an agent with
  * `exposeAsTool` (run in a child thread), or a remote MCP server's tool (`<server>.<tool>`, or a
- * whole `<server>`). One catalog per place, built on first use.
+ * whole `<server>`). One catalog per place, built on first use. Once the thread holds a file (a
+ * capped result's full text, an attachment), a place a model calls tools from also offers weft's
+ * built-in `read_file` (src/run/read-file.ts), which the cap's notice names; direct calls at rest
+ * get full results and are offered only the project's tools.
  * @module
  */
 import { findPrompt } from "./agent.js";
@@ -16,6 +19,8 @@ import { RemoteServers } from "../remote/servers.js";
 import { accountAuthorizer } from "../remote/authorizer.js";
 import { receiveEnv } from "./state.js";
 import { integerSetting } from "../config.js";
+import { READ_FILE_TOOL } from "../calls/file-pages.js";
+import { readFileOffered, readFileTool } from "./read-file.js";
 
 /** The catalogs of one thread. */
 export class Callables {
@@ -83,14 +88,43 @@ export class Callables {
 
   private catalogOfPlace(execution: CallExecution | null): ToolCatalog {
     const prompt = execution?.state.promptPath.at(-1);
-    if (prompt !== undefined) return this.cached(`prompt:${prompt}`, () => this.definitions(findPrompt(this.engine.registry, prompt)?.tools));
+    if (prompt !== undefined) return this.cached(`prompt:${prompt}`, () => this.withBuiltIns(this.definitions(findPrompt(this.engine.registry, prompt)?.tools)));
     const side = this.engine.sides.find((s) => s.side === (execution?.state.currentSide ?? "a")) ?? this.engine.sides[0]!;
-    return this.cached(`side:${side.side}`, () => {
+    return this.cached(execution === null ? "rest" : `side:${side.side}`, () => {
       const { agent, meta } = this.engine;
       const own = this.definitions(side.tools);
       // Tools built from the thread's arguments belong to side a.
-      return side.side === "a" && agent.toolsFromArguments ? { ...own, ...agent.toolsFromArguments(meta.arguments) } : own;
+      const all = side.side === "a" && agent.toolsFromArguments ? { ...own, ...agent.toolsFromArguments(meta.arguments) } : own;
+      return execution === null ? all : this.withBuiltIns(all);
     });
+  }
+
+  /** `read_file` made once per thread. */
+  private readFile: AnyToolDefinition | undefined;
+  /** Whether the thread holds a file: read once, then set by {@link filesWritten}. */
+  private hasFiles: boolean | undefined;
+
+  /**
+   * Says the thread now holds a file (a capped result or an attachment was stored): from the next
+   * catalog read on, a model's places offer `read_file`. Until the first file, a model's tool list
+   * (and a recorded provider's requests) stay as the project's tools alone.
+   */
+  filesWritten(): void {
+    if (this.hasFiles) return;
+    this.hasFiles = true;
+    this.catalogs.clear();
+    this.atRest = undefined;
+  }
+
+  /**
+   * A model's place with the built-in `read_file` added: a place with at least one tool (where a
+   * result may be capped), in a thread that holds a file, unless the project names something
+   * `read_file` itself.
+   */
+  private withBuiltIns(defs: Record<string, AnyToolDefinition>): Record<string, AnyToolDefinition> {
+    if (Object.keys(defs).length === 0 || Object.hasOwn(defs, READ_FILE_TOOL) || !readFileOffered(this.engine.registry)) return defs;
+    if (!(this.hasFiles ??= this.engine.store.files.list().length > 0)) return defs;
+    return { ...defs, [READ_FILE_TOOL]: (this.readFile ??= readFileTool(this.engine)) };
   }
 
   /**
@@ -105,7 +139,7 @@ export class Callables {
       for (const [name, prompt] of Object.entries(this.engine.registry.prompts ?? {})) {
         Object.assign(all, this.definitions(prompt.tools), { [name]: promptTool(this.engine, name, prompt) });
       }
-      return all;
+      return this.withBuiltIns(all);
     });
   }
 

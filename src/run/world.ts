@@ -74,6 +74,8 @@ export interface RunWorld {
   readonly catalog: ToolCatalog;
   /** The Worker's vars and secrets (the last level of env resolution). */
   readonly workerEnv: Readonly<Record<string, unknown>>;
+  /** The value with every secret of the thread replaced (what a model or client may see of it). */
+  readonly redact: <T>(value: T) => T;
   /** The user-account level of env resolution. */
   readonly userEnv: UserEnvSource;
   /** Every tool a run of the thread may meet (every side's and prompt's), to judge stored calls. */

@@ -3,7 +3,7 @@
  * user runs it: a tool saved while it runs answers within seconds, a broken save prints its
  * `file: rule` line in the same console while the last good version keeps serving, and a tool
  * that throws prints one line naming the tool, the call id and the message, with its stack
- * mapped to the tool's own file. The `weft` command finds this running server by itself, and
+ * mapped to the tool's own file, in the console and in its call record read over HTTP. The `weft` command finds this running server by itself, and
  * `weft calls` and `weft approve` finish an approval-gated call that `weft tool call` started.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -145,6 +145,29 @@ describe("npm start", { timeout: 300_000 }, () => {
     expect(after).toMatch(/^weft: tool thrower call \S+ failed: boom\n\s+at .*\(?agents\/tools\/thrower\.ts:7:\d+\)?\n/);
     // weft's own frames are left out: the stack ends at the tool.
     expect(after.split("\n").slice(1, 3).join("\n")).not.toMatch(/\bsrc\//);
+  });
+
+  it("a thrown call's record, read over HTTP, has its stack in the tool's own file and line", async () => {
+    // thrower.ts is saved by the test above.
+    const { threadId } = (await (await fetch(`${base}/threads`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).json()) as { threadId: string };
+    const res = await until("thrower answers in the thread", async () => {
+      const r = await fetch(`${base}/v1/tools/thrower`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: {}, sessionId: threadId }) });
+      return r.status === 200 ? ((await r.json()) as { callId: string }) : undefined;
+    });
+    // The first read after a rebuild may find the mapper still parsing the bundle's map (seconds
+    // on a loaded machine) and get the stack as recorded; a later read maps it.
+    const record = await until("the record's stack in source terms", async () => {
+      const r = (await (await fetch(`${base}/threads/${threadId}/calls/${res.callId}`)).json()) as { result: { stack: string } };
+      return r.result.stack.includes(".wrangler/tmp") ? undefined : r;
+    });
+    const frames = record.result.stack.split("\n");
+    expect(frames[0]).toBe("Error: boom");
+    // Line 7 of THROWER is the throw; every frame of the bundle is mapped, weft's own to src/.
+    expect(frames[1]).toMatch(/^\s+at .*\(?agents\/tools\/thrower\.ts:7:\d+\)?$/);
+    expect(record.result.stack).not.toContain(".wrangler/tmp");
+    expect(record.result.stack).toMatch(/\(src\/calls\/\S+\.ts:\d+:\d+\)/);
+    const listed = (await (await fetch(`${base}/threads/${threadId}/calls`)).json()) as { calls: Array<{ callId: string; result?: { stack?: string } }> };
+    expect(listed.calls.find((c) => c.callId === res.callId)!.result!.stack).toBe(record.result.stack);
   });
 
   it("weft tool call, weft calls and weft approve finish an approval-gated call in the running server", async () => {

@@ -109,7 +109,7 @@ describe("result size", () => {
     const tool = (await messagesOf(id)).find((m) => m.toolCallId === "big")!;
     expect(new TextEncoder().encode(tool.content).byteLength).toBeLessThan(4096 + 200);
     expect(tool.content).toContain(`truncated to 4096 of ${bytes} bytes`);
-    expect(tool.content).toContain(`GET /threads/${id}/files/calls/big/result.txt`);
+    expect(tool.content).toContain(`call read_file with {"path":"calls/big/result.txt","offset":4096} to read the rest`);
     const full = await request(`/threads/${id}/files/calls/big/result.txt`);
     expect(full.status).toBe(200);
     const text = await full.text();
@@ -167,10 +167,15 @@ describe("odd call ids and results", () => {
     const id = await createThread({ agent: "guarantees" });
     await runTurn(id, "go", [{ toolCalls: [{ id: "../../a/b", name: "big_result", arguments: { bytes: 10_000 } }] }]);
     const [call] = await callsOf(id);
-    const notice = call!.result!.result!.match(/GET (\S+)\]$/)![1]!;
-    expect(notice).not.toContain("../");
-    const res = await request(notice);
+    const input = JSON.parse(call!.result!.result!.match(/call read_file with (\{.*\}) to read the rest\]$/)![1]!) as { path: string; offset: number };
+    expect(input.path).not.toContain("../");
+    const res = await request(`/threads/${id}/files/${encodeURI(input.path)}`);
     expect(res.status).toBe(200);
     expect((await res.text()).length).toBe(10_000);
+    // The model's way to the rest takes the same odd path.
+    await runTurn(id, "more", [{ toolCalls: [{ id: "more", name: "read_file", arguments: input }] }]);
+    const more = (await callsOf(id)).find((c) => c.callId === "more")!;
+    expect(more.status).toBe("succeeded");
+    expect(more.result!.result).toMatch(/^ghijabcdef/); // byte 4096 of "abcdefghij" repeated
   });
 });
