@@ -81,12 +81,14 @@ export interface AccountApi {
   /** Whether the user holds tokens for the server at `url`. */
   mcpConnected(url: string): Promise<boolean>;
   /**
-   * Completes the authorization a verified `state` names with its `code`, and wakes its thread;
-   * `iss` is the response's issuer (RFC 9207), if it named one.
-   * @throws WeftError `invalid_request` (path `state`) for no such authorization, (path `iss`) for
-   * another issuer than the one asked; `mcp_auth_required` when the code is refused.
+   * Completes the authorization a verified `state` names with its `code`, for the verified weft
+   * user `by` (who must be the one who started it), and wakes its thread; `iss` is the response's
+   * issuer (RFC 9207), if it named one.
+   * @throws WeftError `mcp_wrong_user` (403) when `by` is another user (the authorization stays
+   * open); `invalid_request` (path `state`) for no such authorization, (path `iss`) for another
+   * issuer than the one asked; `mcp_auth_required` when the code is refused.
    */
-  mcpAuthorized(state: Record<string, string>, code: string, iss?: string): Promise<RpcResult<{ server: string; threadId: string }>>;
+  mcpAuthorized(state: Record<string, string>, code: string, by: string, iss?: string): Promise<RpcResult<{ server: string; threadId: string }>>;
   /** The user's connections (no tokens). */
   mcpConnections(): Promise<McpConnectionInfo[]>;
   /** Removes the tokens of the connections to servers named `server`. */

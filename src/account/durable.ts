@@ -68,8 +68,8 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
     return this.mcp.has(url);
   }
 
-  async mcpAuthorized(state: Record<string, string>, code: string, iss?: string): Promise<RpcResult<{ server: string; threadId: string }>> {
-    return rpc(() => this.mcp.authorized(state, code, iss));
+  async mcpAuthorized(state: Record<string, string>, code: string, by: string, iss?: string): Promise<RpcResult<{ server: string; threadId: string }>> {
+    return rpc(() => this.mcp.authorized(state, code, by, iss));
   }
 
   async mcpConnections(): Promise<McpConnectionInfo[]> {

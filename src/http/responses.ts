@@ -143,7 +143,7 @@ export const AccountEnv = named(
 /** `PUT /account/env/:name`. */
 export const AccountEnvSet = named("AccountEnvSet", z.object({ name: z.string(), type: z.enum(["text", "secret"]) }));
 
-/** `GET /mcp-oauth/callback`: the connection made, and the thread whose call goes on. */
+/** `POST /mcp-oauth/complete`: the connection made, and the thread whose call goes on. */
 export const McpAuthorized = named("McpAuthorized", z.object({ connected: z.literal(true), server: z.string(), threadId: z.string() }));
 
 /** `GET /account/mcp-connections`: the caller's OAuth connections to MCP servers (never a token). */

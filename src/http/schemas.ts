@@ -149,6 +149,17 @@ export const AccountUsageQuery = z.object({
 export const BudgetsBody = z.object({ budgets: z.array(z.record(z.string(), z.unknown())) });
 
 /**
+ * Body of `POST /mcp-oauth/complete`: the `state`, `code` and `iss` (RFC 9207) the authorization
+ * server sent back to `GET /mcp-oauth/callback`, as its page hands them over. No user field: who
+ * completes is the verified caller.
+ */
+export const McpAuthorizationBody = closedObject(
+  { state: z.string().min(1).max(2048), code: z.string().min(1).max(4096), iss: z.string().max(2048).optional() },
+  "unknown field; the fields are state, code and iss",
+  [],
+);
+
+/**
  * `?limit=` of a paged list: a whole number within the list's page sizes (src/limits.ts). Every
  * refusal, text that is no number included, states the range.
  */

@@ -272,8 +272,13 @@ describe("OpenAPI response schemas against real answers", () => {
     const url = new URL(/open (\S+)/.exec(reason)![1]!);
     const back = new URL((await fetch(url, { redirect: "manual" })).headers.get("location")!);
     expect((await send("GET", `${back.pathname}?state=${encodeURIComponent(back.searchParams.get("state")!)}&error=access_denied`, { as: null })).status).toBe(401);
-    expect((await send("GET", back.pathname + back.search, { as: null })).body).toEqual({ connected: true, server: "oauthed", threadId: id });
-    expect((await send("GET", back.pathname + back.search, { as: null })).status).toBe(400);
+    expect((await send("GET", `${back.pathname}?state=nonsense`, { as: null })).status).toBe(400);
+    // The redirect back answers the page; the page completes it with the browser's weft credential.
+    expect((await send("GET", back.pathname + back.search, { as: null })).status).toBe(200);
+    const claim = { state: back.searchParams.get("state"), code: back.searchParams.get("code") };
+    expect((await send("POST", "/mcp-oauth/complete", { json: claim, as: "bob" })).body.error.code).toBe("mcp_wrong_user");
+    expect((await send("POST", "/mcp-oauth/complete", { json: claim })).body).toEqual({ connected: true, server: "oauthed", threadId: id });
+    expect((await send("POST", "/mcp-oauth/complete", { json: claim })).status).toBe(400);
     await until(async () => (await send("GET", `/threads/${id}/calls/c`)).body.status === "succeeded", "the connect call to finish");
     await stubOf(id).waitIdle();
     expect((await send("GET", "/account/mcp-connections")).body.connections).toHaveLength(1);
