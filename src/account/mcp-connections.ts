@@ -35,6 +35,8 @@ export interface McpTokenRequest {
   threadId: string;
   /** The token the server just refused (HTTP 401): refreshed, or dropped, instead of given again. */
   rejected?: string;
+  /** False: without a usable token, answer `mcp_auth_required` instead of starting an authorization (a listing outside any thread). */
+  start?: false;
 }
 
 /** A token, or the URL the user must open first. */
@@ -114,6 +116,7 @@ export class McpConnections {
       }
       this.sql.exec("DELETE FROM account_mcp_tokens WHERE url = ?", request.url);
     }
+    if (request.start === false) throw new WeftError("mcp_auth_required", `mcp server "${request.server}": not connected yet; a call of one of its tools in a thread asks for the authorization`, { mcpServer: request.server });
     return { authorizationUrl: await this.start(vault, request) };
   }
 

@@ -87,7 +87,7 @@ export function createApp(registry: Registry, catalog = new ToolCatalog(registry
   app.route("/threads", scheduleRoutes());
   app.route("/threads", chatRoutes());
   app.route("/account", accountRoutes());
-  app.route("/v1/tools", toolRoutes(catalog));
+  app.route("/v1/tools", toolRoutes(catalog, registry));
   app.route("/mcp", mcpRoutes(registry));
   app.route("/", mcpOAuthCompletionRoutes());
   let described: Promise<Record<string, unknown>> | null = null;

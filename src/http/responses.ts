@@ -166,8 +166,18 @@ export const ToolListing = named(
   }),
 );
 
-/** `GET /v1/tools`. */
-export const ToolList = named("ToolList", z.object({ tools: z.array(ToolListing), configHash: z.string() }));
+/** A remote MCP server's tool as `GET /v1/tools` lists it under `remote`: a tool listing and its server. */
+export const RemoteToolListing = named("RemoteToolListing", ToolListing.extend({ server: z.string() }));
+
+/** `GET /v1/tools`: the local tools and their `configHash`; `remote` (when the registry declares MCP servers): their tools for the caller, and why any offer fewer. */
+export const ToolList = named(
+  "ToolList",
+  z.object({
+    tools: z.array(ToolListing),
+    configHash: z.string(),
+    remote: z.object({ tools: z.array(RemoteToolListing), problems: z.array(z.object({ server: z.string(), tool: z.string().optional(), code: z.string(), reason: z.string() })) }).optional(),
+  }),
+);
 
 /** `GET /` as JSON. */
 export const Index = named("Index", z.object({ name: z.string(), agents: z.array(z.string()), tools: z.array(z.string()), routes: z.array(z.string()), caller: z.string() }));
