@@ -9,6 +9,8 @@ import type { RpcResult } from "../rpc.js";
 import type { AccountUsage } from "../usage/account-ledger.js";
 import type { Budget } from "../usage/budgets.js";
 import type { McpConnectionInfo, McpTokenAnswer, McpTokenRequest } from "./mcp-connections.js";
+import type { UserMcpServer } from "./mcp-servers.js";
+import type { McpServerDefinition } from "../remote/define.js";
 import type { ReserveAnswer, ReserveRequest, SettleAnswer, SettleBatch } from "../usage/reservations.js";
 
 import type { AccountEntry as ThreadEntry } from "../ports/threads.js";
@@ -93,6 +95,16 @@ export interface AccountApi {
   mcpConnections(): Promise<McpConnectionInfo[]>;
   /** Removes the tokens of the connections to servers named `server`. */
   mcpRevoke(server: string): Promise<RpcResult<{ deleted: boolean }>>;
+  // --- MCP servers the user added at run time (src/account/mcp-servers.ts) ---
+  /** The servers the user added, by name. */
+  userMcpServers(): Promise<UserMcpServer[]>;
+  /**
+   * Adds or replaces one (checked already: src/remote/define.ts `checkUserMcpServer`).
+   * @throws WeftError `invalid_request` (path `name`) past `max` servers.
+   */
+  addUserMcpServer(name: string, definition: McpServerDefinition, max: number): Promise<RpcResult<UserMcpServer>>;
+  /** Removes one. */
+  removeUserMcpServer(name: string): Promise<RpcResult<{ deleted: boolean }>>;
 }
 
 /** What a `cursor` that no page handed out is told (after `cursor: `). */

@@ -22,6 +22,7 @@ import { fileRoutes } from "./files.js";
 import { scheduleRoutes } from "./schedules.js";
 import { mcpOAuthCompletionRoutes, mcpOAuthRoutes } from "./mcp-oauth.js";
 import { mcpRoutes } from "./mcp.js";
+import { mcpServerRoutes } from "./mcp-servers.js";
 import { describe, ok, openApiDocument } from "./openapi.js";
 import * as R from "./responses.js";
 import { threadRoutes } from "./threads.js";
@@ -89,6 +90,7 @@ export function createApp(registry: Registry, catalog = new ToolCatalog(registry
   app.route("/account", accountRoutes());
   app.route("/v1/tools", toolRoutes(catalog, registry));
   app.route("/mcp", mcpRoutes(registry));
+  app.route("/mcp-servers", mcpServerRoutes(registry));
   app.route("/", mcpOAuthCompletionRoutes());
   let described: Promise<Record<string, unknown>> | null = null;
   app.get("/openapi.json", describe("This API's OpenAPI 3.1 description, generated from the router", { 200: ok("This document", R.OpenApiDocument) }), async (c) => c.json(await (described ??= openApiDocument(app))));

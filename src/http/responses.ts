@@ -152,6 +152,12 @@ export const McpConnections = named(
   z.object({ connections: z.array(z.object({ server: z.string(), url: z.string(), expiresAt: z.number().nullable(), updatedAt: z.number() })) }),
 );
 
+/** `POST /mcp-servers`: a server the caller added (its definition as `defineMcpServer` returns it). */
+export const UserMcpServer = named("UserMcpServer", z.object({ name: z.string(), definition: z.record(z.string(), z.unknown()), createdAt: z.number() }));
+
+/** `GET /mcp-servers`: the servers the caller added. */
+export const UserMcpServers = named("UserMcpServers", z.object({ servers: z.array(UserMcpServer) }));
+
 /** A tool as `GET /v1/tools` lists it: schemas, effect, endsTurn and needsApproval. */
 export const ToolListing = named(
   "ToolListing",

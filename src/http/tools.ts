@@ -14,12 +14,13 @@ import { idempotencyOf } from "./idempotency.js";
 import { describe, ok, refused } from "./openapi.js";
 import * as R from "./responses.js";
 import { DirectCallBody } from "./schemas.js";
+import { accountStub } from "./stubs.js";
 import { jsonBody } from "./validate.js";
 
 /**
  * The `/v1/tools` routes over the registry's tools. `GET` also lists, under `remote`, the tools
- * the registry's MCP servers offer the caller (src/remote/tool-listing.ts), beside the local
- * ones: agents offer those, but they are not called through `POST /v1/tools/:name`, and
+ * the registry's MCP servers and those the caller added (`POST /mcp-servers`) offer the caller
+ * (src/remote/tool-listing.ts), beside the local ones: agents offer those, but they are not called through `POST /v1/tools/:name`, and
  * `configHash` covers the local tools only.
  */
 export function toolRoutes(catalog: ToolCatalog, registry?: Registry) {
@@ -33,10 +34,13 @@ export function toolRoutes(catalog: ToolCatalog, registry?: Registry) {
       const tools = catalog.list();
       return { tools, configHash: await configHash(tools) };
     })();
-    if (Object.keys(servers).length === 0) return c.json(await listing);
+    // The servers the caller added (POST /mcp-servers), by name.
+    const account = accountStub(c.env, c.var.caller);
+    const own = account ? Object.fromEntries((await account.userMcpServers()).map((s) => [s.name, s.definition])) : {};
+    if (Object.keys(servers).length === 0 && Object.keys(own).length === 0) return c.json(await listing);
     const [local, remote] = await Promise.all([
       listing,
-      listRemoteTools({ servers, taken, env: c.env as unknown as Record<string, unknown>, userId: c.var.caller.userId, callTimeoutMs: integerSetting(c.env, "WEFT_CALL_TIMEOUT_MS", 1) }),
+      listRemoteTools({ servers, own, taken, env: c.env as unknown as Record<string, unknown>, userId: c.var.caller.userId, callTimeoutMs: integerSetting(c.env, "WEFT_CALL_TIMEOUT_MS", 1) }),
     ]);
     return c.json({ ...local, remote } satisfies R.Body<typeof R.ToolList>);
   });

@@ -37,6 +37,8 @@ const KEPT_USERS = 256;
 
 interface UserServers {
   servers: RemoteServers;
+  /** The servers the user added (`POST /mcp-servers`), and the definitions they were made from (made again when those change). */
+  own: { servers: RemoteServers; made: string } | null;
   authorizer: McpAuthorizer;
   /** Every token this user's listings sent (bearer env values): cleaned from what the servers say. */
   sent: Set<string>;
@@ -50,6 +52,8 @@ const perUser = perEnv((_env: object) => new Map<string, UserServers>());
 export interface RemoteListingOptions {
   /** The registry's declared servers. */
   servers: Readonly<Record<string, McpServerDefinition>>;
+  /** The servers this user added (`POST /mcp-servers`): their bearer tokens come from the user's account env only. */
+  own?: Readonly<Record<string, McpServerDefinition>>;
   /** Whether a name is a local tool, prompt or agent (a remote tool of that name is refused). */
   taken: (name: string) => boolean;
   /** The Worker's env (vars, secrets, the `ACCOUNT` binding). */
@@ -65,8 +69,6 @@ export interface RemoteListingOptions {
  * missing and its problem says why.
  */
 export async function listRemoteTools(options: RemoteListingOptions): Promise<{ tools: RemoteToolListing[]; problems: RemoteListingProblem[] }> {
-  const names = Object.keys(options.servers);
-  if (names.length === 0) return { tools: [], problems: [] };
   const kept = perUser(options.env as object);
   let user = kept.get(options.userId);
   if (!user) {
@@ -74,22 +76,41 @@ export async function listRemoteTools(options: RemoteListingOptions): Promise<{ 
     if (kept.size >= KEPT_USERS) kept.delete(kept.keys().next().value!);
     kept.set(options.userId, user);
   }
+  const declared = await listed(user, user.servers, options.servers);
+  // A server the user added under a name a deploy has since declared: the declared one stands.
+  const own = Object.fromEntries(Object.entries(options.own ?? {}).filter(([name]) => !Object.hasOwn(options.servers, name)));
+  const shadowed = Object.keys(options.own ?? {}).filter((name) => Object.hasOwn(options.servers, name));
+  const made = JSON.stringify(own);
+  if (user.own?.made !== made) {
+    user.own = Object.keys(own).length === 0 ? null : { servers: ownServersOf(options, own, user.sent, user.authorizer), made };
+  }
+  const added = user.own ? await listed(user, user.own.servers, own) : { tools: [], problems: [] };
+  const tools = [...declared.tools, ...added.tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const problems = [...declared.problems, ...added.problems, ...shadowed.map((server) => ({ server, code: "mcp_name_collision", reason: `a server you added is named "${server}", like a server in agents/mcp/; the declared one is listed` }))];
+  const redactor = new Redactor([...user.sent].map((value) => ({ name: "bearer", value })));
+  return redactor.secrets.length === 0 ? { tools, problems } : (redactor.value({ tools, problems }) as { tools: RemoteToolListing[]; problems: RemoteListingProblem[] });
+}
+
+/** The tools and problems of `servers`, listed through `through` (each as a thread lists it). */
+async function listed(user: UserServers, through: RemoteServers, servers: Readonly<Record<string, McpServerDefinition>>): Promise<{ tools: RemoteToolListing[]; problems: RemoteListingProblem[] }> {
+  const names = Object.keys(servers);
+  if (names.length === 0) return { tools: [], problems: [] };
   // A connection made or revoked since the last listing: that server's list is stale whatever its age.
   await Promise.all(
     names.map(async (server) => {
-      const def = options.servers[server]!;
+      const def = servers[server]!;
       if (def.auth?.type !== "oauth") return;
       const now = await user.authorizer.connected(def).catch(() => false);
-      if (user.connected.has(server) && user.connected.get(server) !== now) await user.servers.reconnect(server);
-      user.connected.set(server, now);
+      const key = `${server}\n${def.url}`;
+      if (user.connected.has(key) && user.connected.get(key) !== now) await through.reconnect(server);
+      user.connected.set(key, now);
     }),
   );
-  await user.servers.refresh(names);
-  const redactor = new Redactor([...user.sent].map((value) => ({ name: "bearer", value })));
+  await through.refresh(names);
   const tools: RemoteToolListing[] = [];
-  const problems: RemoteListingProblem[] = user.servers.problems().map((p) => ({ ...p }));
+  const problems: RemoteListingProblem[] = through.problems().map((p) => ({ ...p }));
   for (const server of names) {
-    const catalog = new ToolCatalog(user.servers.definitionsFor(server));
+    const catalog = new ToolCatalog(through.definitionsFor(server));
     for (const name of catalog.names()) {
       try {
         catalog.get(name);
@@ -100,8 +121,7 @@ export async function listRemoteTools(options: RemoteListingOptions): Promise<{ 
     }
     for (const listing of catalog.list()) tools.push({ ...listing, server });
   }
-  tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return redactor.secrets.length === 0 ? { tools, problems } : (redactor.value({ tools, problems }) as { tools: RemoteToolListing[]; problems: RemoteListingProblem[] });
+  return { tools, problems };
 }
 
 /** A user's servers: bearer tokens from their account env then the Worker's, OAuth through their account without starting an authorization. */
@@ -117,5 +137,17 @@ function serversOf(options: RemoteListingOptions): UserServers {
     return resolved.value;
   };
   const authorizer = accountAuthorizer(ns, userId, "", false);
-  return { servers: new RemoteServers(options.servers, options.taken, bearer, Date.now, options.callTimeoutMs, { authorizer }), authorizer, sent, connected: new Map() };
+  return { servers: new RemoteServers(options.servers, options.taken, bearer, Date.now, options.callTimeoutMs, { authorizer }), own: null, authorizer, sent, connected: new Map() };
+}
+
+/** The servers a user added: a bearer token from their account env only, so no Worker secret is ever sent to a server a user chose. */
+function ownServersOf(options: RemoteListingOptions, own: Readonly<Record<string, McpServerDefinition>>, sent: Set<string>, authorizer: McpAuthorizer): RemoteServers {
+  const ns = options.env.ACCOUNT as DurableObjectNamespace | undefined;
+  const bearer = async (name: string) => {
+    const entry = ns ? (await accountOf(ns, options.userId).envValues())[name] : undefined;
+    if (!entry) throw new WeftError("env_not_found", `environment value "${name}" is not set in your account env (PUT /account/env/${name})`, { name });
+    sent.add(entry.value);
+    return entry.value;
+  };
+  return new RemoteServers(own, options.taken, bearer, Date.now, options.callTimeoutMs, { authorizer });
 }

@@ -286,6 +286,15 @@ describe("OpenAPI response schemas against real answers", () => {
     expect((await send("DELETE", "/account/mcp-connections/Not-A-Server")).status).toBe(400);
   });
 
+  it("MCP servers a user adds: add, list, remove, and their refusals", async () => {
+    expect((await send("POST", "/mcp-servers", { json: { name: "openapi_srv", url: "https://tools.mcp.test/mcp", tools: ["lookup"] } })).body.name).toBe("openapi_srv");
+    expect((await send("POST", "/mcp-servers", { json: { name: "openapi_bad", url: "http://tools.example/mcp" } })).status).toBe(400);
+    expect((await send("GET", "/mcp-servers")).body.servers.map((s: { name: string }) => s.name)).toContain("openapi_srv");
+    expect((await send("GET", "/v1/tools")).body.remote.tools.some((t: { server: string }) => t.server === "openapi_srv")).toBe(true);
+    expect((await send("DELETE", "/mcp-servers/openapi_srv")).body).toEqual({ deleted: true });
+    expect((await send("DELETE", "/mcp-servers/Not-A-Server")).status).toBe(400);
+  });
+
   it("direct tool calls: a result, a wait for approval, and the refusals", async () => {
     const done = await send("POST", "/v1/tools/sum_range", { json: { input: { from: 1, to: 3 } } });
     expect([done.status, done.body.ok]).toEqual([200, true]);
