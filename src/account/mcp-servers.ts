@@ -15,8 +15,11 @@ export const MCP_SERVERS_SCHEMA = `
 
 /** A server as `GET /mcp-servers` shows it. */
 export interface UserMcpServer {
+  /** The server's name (`^[a-z][a-z0-9_]{0,31}$`); its tools are offered as `<name>__<tool>`. */
   name: string;
+  /** The options as `defineMcpServer` returns them (`kind: "mcp"`). */
   definition: McpServerDefinition;
+  /** When it was added or last replaced (epoch ms). */
   createdAt: number;
 }
 

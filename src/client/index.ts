@@ -39,8 +39,9 @@ export type { ThreadInfo } from "../thread/api.js";
 export type { ToolListing } from "../tools/catalog.js";
 /** A remote MCP server's tool in `listTools`'s `remote`, and why a server offers fewer tools than it lists. */
 export type { RemoteToolListing, RemoteListingProblem } from "../remote/tool-listing.js";
-/** A server the caller added (`addMcpServer`), and the options it takes (those of `defineMcpServer`). */
+/** A server the caller added (`addMcpServer`, `listMcpServers`): its name, definition and when it was added. */
 export type { UserMcpServer } from "../account/mcp-servers.js";
+/** The options `addMcpServer` takes: those of `defineMcpServer` (docs/remote-mcp.md), `headers` aside. */
 export type { DefineMcpServerOptions } from "../remote/define.js";
 /**
  * Where and as whom the client connects (`url`, bearer `token`, optional `fetch` and `WebSocket`),

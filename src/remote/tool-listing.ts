@@ -25,10 +25,13 @@ export interface RemoteToolListing extends ToolListing {
 
 /** Why a server offers fewer tools than it lists, or none: the code and the reason (as a thread's run records it). */
 export interface RemoteListingProblem {
+  /** The server's name. */
   server: string;
   /** The server's name of the tool, when one tool is refused rather than the whole server. */
   tool?: string;
+  /** weft's error code (`mcp_unreachable`, `mcp_protocol_error`, `mcp_name_collision`, `mcp_auth_required`, `invalid_config`, ...). */
   code: string;
+  /** What went wrong, for people (no token or declared header value in it). */
   reason: string;
 }
 
