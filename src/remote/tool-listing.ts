@@ -67,8 +67,8 @@ export interface RemoteListingOptions {
 }
 
 /**
- * The tools `options.userId` is offered by the declared servers, sorted by name, and the problems
- * of those that list fewer or none. Never throws for a server's failure: that server's tools are
+ * The tools `options.userId` is offered by the declared servers and by those the user added
+ * (`options.own`), sorted by name, and the problems of those that list fewer or none. Never throws for a server's failure: that server's tools are
  * missing and its problem says why.
  */
 export async function listRemoteTools(options: RemoteListingOptions): Promise<{ tools: RemoteToolListing[]; problems: RemoteListingProblem[] }> {
