@@ -67,6 +67,8 @@ export const ERROR_CODES = {
   mcp_auth_required: { status: 401, retryable: false },
   /** weft refused to follow a remote MCP server elsewhere (a redirect or an endpoint on another origin). */
   mcp_refused: { status: 502, retryable: false },
+  /** An OAuth authorization of an MCP server was completed with the credential of another weft user than the one who started it. */
+  mcp_wrong_user: { status: 403, retryable: false },
   /** A remote MCP tool's name collides with a local tool, prompt or agent, or with another remote tool. */
   mcp_name_collision: { status: 500, retryable: false },
 } as const satisfies Record<string, { status: number; retryable: boolean }>;

@@ -9,6 +9,8 @@ import type { RpcResult } from "../rpc.js";
 import type { AccountUsage } from "../usage/account-ledger.js";
 import type { Budget } from "../usage/budgets.js";
 import type { McpConnectionInfo, McpTokenAnswer, McpTokenRequest } from "./mcp-connections.js";
+import type { UserMcpServer } from "./mcp-servers.js";
+import type { McpServerDefinition } from "../remote/define.js";
 import type { ReserveAnswer, ReserveRequest, SettleAnswer, SettleBatch } from "../usage/reservations.js";
 
 import type { AccountEntry as ThreadEntry } from "../ports/threads.js";
@@ -81,16 +83,28 @@ export interface AccountApi {
   /** Whether the user holds tokens for the server at `url`. */
   mcpConnected(url: string): Promise<boolean>;
   /**
-   * Completes the authorization a verified `state` names with its `code`, and wakes its thread;
-   * `iss` is the response's issuer (RFC 9207), if it named one.
-   * @throws WeftError `invalid_request` (path `state`) for no such authorization, (path `iss`) for
-   * another issuer than the one asked; `mcp_auth_required` when the code is refused.
+   * Completes the authorization a verified `state` names with its `code`, for the verified weft
+   * user `by` (who must be the one who started it), and wakes its thread; `iss` is the response's
+   * issuer (RFC 9207), if it named one.
+   * @throws WeftError `mcp_wrong_user` (403) when `by` is another user (the authorization stays
+   * open); `invalid_request` (path `state`) for no such authorization, (path `iss`) for another
+   * issuer than the one asked; `mcp_auth_required` when the code is refused.
    */
-  mcpAuthorized(state: Record<string, string>, code: string, iss?: string): Promise<RpcResult<{ server: string; threadId: string }>>;
+  mcpAuthorized(state: Record<string, string>, code: string, by: string, iss?: string): Promise<RpcResult<{ server: string; threadId: string }>>;
   /** The user's connections (no tokens). */
   mcpConnections(): Promise<McpConnectionInfo[]>;
   /** Removes the tokens of the connections to servers named `server`. */
   mcpRevoke(server: string): Promise<RpcResult<{ deleted: boolean }>>;
+  // --- MCP servers the user added at run time (src/account/mcp-servers.ts) ---
+  /** The servers the user added, by name. */
+  userMcpServers(): Promise<UserMcpServer[]>;
+  /**
+   * Adds or replaces one (checked already: src/remote/define.ts `checkUserMcpServer`).
+   * @throws WeftError `invalid_request` (path `name`) past `max` servers.
+   */
+  addUserMcpServer(name: string, definition: McpServerDefinition, max: number): Promise<RpcResult<UserMcpServer>>;
+  /** Removes one. */
+  removeUserMcpServer(name: string): Promise<RpcResult<{ deleted: boolean }>>;
 }
 
 /** What a `cursor` that no page handed out is told (after `cursor: `). */

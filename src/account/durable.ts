@@ -13,6 +13,8 @@ import type { EnvType } from "../protocol.js";
 import { type AccountApi, type BudgetWatcher, type EnvReader, NOT_A_CURSOR, type ThreadEntry, type ThreadPage } from "./api.js";
 import { ACCOUNT_USAGE_SCHEMA, type AccountUsage, readAccountUsage, setUserBudgets, userBudgets } from "../usage/account-ledger.js";
 import { type Budget, checkBudgets } from "../usage/budgets.js";
+import { MCP_SERVERS_SCHEMA, type UserMcpServer, UserMcpServers } from "./mcp-servers.js";
+import type { McpServerDefinition } from "../remote/define.js";
 import { MCP_CONNECTIONS_SCHEMA, type McpConnectionInfo, McpConnections, type McpTokenAnswer, type McpTokenRequest } from "./mcp-connections.js";
 import { type ReserveAnswer, type ReserveRequest, Reservations, type SettleAnswer, type SettleBatch } from "../usage/reservations.js";
 
@@ -55,6 +57,8 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
     this.reservations = new Reservations(this.sql, (fn) => ctx.storage.transactionSync(fn));
     this.sql.exec(MCP_CONNECTIONS_SCHEMA);
     this.mcp = new McpConnections(this.sql, env as Record<string, unknown> & { THREAD?: DurableObjectNamespace });
+    this.sql.exec(MCP_SERVERS_SCHEMA);
+    this.mcpServers = new UserMcpServers(this.sql);
   }
 
   // --- OAuth connections to remote MCP servers (src/account/mcp-connections.ts): the methods only delegate ---
@@ -68,8 +72,8 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
     return this.mcp.has(url);
   }
 
-  async mcpAuthorized(state: Record<string, string>, code: string, iss?: string): Promise<RpcResult<{ server: string; threadId: string }>> {
-    return rpc(() => this.mcp.authorized(state, code, iss));
+  async mcpAuthorized(state: Record<string, string>, code: string, by: string, iss?: string): Promise<RpcResult<{ server: string; threadId: string }>> {
+    return rpc(() => this.mcp.authorized(state, code, by, iss));
   }
 
   async mcpConnections(): Promise<McpConnectionInfo[]> {
@@ -80,6 +84,22 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
     return rpc(() => this.mcp.revoke(server));
   }
   // --- end OAuth connections ---
+
+  // --- MCP servers the user added (src/account/mcp-servers.ts): the methods only delegate ---
+  private readonly mcpServers: UserMcpServers;
+
+  async userMcpServers(): Promise<UserMcpServer[]> {
+    return this.mcpServers.list();
+  }
+
+  async addUserMcpServer(name: string, definition: McpServerDefinition, max: number): Promise<RpcResult<UserMcpServer>> {
+    return rpc(() => this.mcpServers.add(name, definition, max));
+  }
+
+  async removeUserMcpServer(name: string): Promise<RpcResult<{ deleted: boolean }>> {
+    return rpc(() => this.mcpServers.remove(name));
+  }
+  // --- end MCP servers ---
 
   // --- usage and budgets (src/usage/): the methods only delegate ---
 

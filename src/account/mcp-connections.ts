@@ -35,6 +35,8 @@ export interface McpTokenRequest {
   threadId: string;
   /** The token the server just refused (HTTP 401): refreshed, or dropped, instead of given again. */
   rejected?: string;
+  /** False: without a usable token, answer `mcp_auth_required` instead of starting an authorization (a listing outside any thread). */
+  start?: false;
 }
 
 /** A token, or the URL the user must open first. */
@@ -114,6 +116,7 @@ export class McpConnections {
       }
       this.sql.exec("DELETE FROM account_mcp_tokens WHERE url = ?", request.url);
     }
+    if (request.start === false) throw new WeftError("mcp_auth_required", `mcp server "${request.server}": not connected yet; a call of one of its tools in a thread asks for the authorization`, { mcpServer: request.server });
     return { authorizationUrl: await this.start(vault, request) };
   }
 
@@ -165,16 +168,24 @@ export class McpConnections {
   }
 
   /**
-   * The redirect of a pending authorization came back with `code`: `state` (verified by the
-   * caller) must name this user, its thread and an open authorization, used once. Trades the
-   * code (with the PKCE verifier) for tokens, keeps them, and wakes the thread, whose parked
-   * call then goes on. `iss` (RFC 9207) must be the issuer the authorization went to, and is
-   * required when that server says it sends one: else a code another server issued (the mix-up
-   * attack) would be sent to this one's token endpoint.
-   * @throws WeftError `invalid_request` for a state that names no open authorization here (path
-   * `state`), or an `iss` of another issuer (path `iss`).
+   * The redirect of a pending authorization came back with `code`, and a browser signed in to
+   * weft as `by` hands it over: `state` (verified by the caller) must name this user, its thread
+   * and an open authorization, used once. Only the user who started it completes it (RFC 6749
+   * 10.12: the state is bound to that user's own credential, not to whoever holds the URL), so a
+   * URL forwarded to someone else cannot link their account at the server to this user; a refusal
+   * for that leaves the authorization open. Trades the code (with the PKCE verifier) for tokens,
+   * keeps them, and wakes the thread, whose parked call then goes on. `iss` (RFC 9207) must be
+   * the issuer the authorization went to, and is required when that server says it sends one:
+   * else a code another server issued (the mix-up attack) would be sent to this one's token
+   * endpoint.
+   * @throws WeftError `mcp_wrong_user` (403) when `by` is not the state's user; `invalid_request`
+   * for a state that names no open authorization here (path `state`), or an `iss` of another
+   * issuer (path `iss`).
    */
-  async authorized(state: Record<string, string>, code: string, iss?: string): Promise<{ server: string; threadId: string }> {
+  async authorized(state: Record<string, string>, code: string, by: string, iss?: string): Promise<{ server: string; threadId: string }> {
+    if (!state.u || by !== state.u) {
+      throw new WeftError("mcp_wrong_user", "state: this authorization was started by another weft user; only that user, signed in to weft, can complete it (nothing was connected)", { path: ["state"] });
+    }
     const nonce = state.n ?? "";
     const row = this.sql.exec<{ thread_id: string; server: string; url: string; sealed: string; expires_at: number }>("SELECT * FROM account_mcp_pending WHERE nonce = ?", nonce).toArray()[0];
     const refused = () => new WeftError("invalid_request", "state: names no authorization under way (it expired, was used, or was never made)", { path: ["state"] });

@@ -17,6 +17,9 @@ import type { CreateThreadInput, ThreadApi } from "../thread/api.js";
 import type { PostMessageInput } from "../run/posted.js";
 import type { RpcResult } from "../rpc.js";
 import type { ToolListing } from "../tools/catalog.js";
+import type { RemoteListingProblem, RemoteToolListing } from "../remote/tool-listing.js";
+import type { UserMcpServer } from "../account/mcp-servers.js";
+import type { DefineMcpServerOptions } from "../remote/define.js";
 import type { GetMessagesOptions } from "../tools/thread-state.js";
 import type { CallStatus, Message } from "../protocol.js";
 import type { ScheduleOptions } from "../schedules/define.js";
@@ -34,6 +37,12 @@ export type { TurnErrorCode } from "../events.js";
 export type { ThreadInfo } from "../thread/api.js";
 /** One entry of `listTools`: a tool's name, description, input and output JSON Schemas, effect, `endsTurn` and `needsApproval`. */
 export type { ToolListing } from "../tools/catalog.js";
+/** A remote MCP server's tool in `listTools`'s `remote`, and why a server offers fewer tools than it lists. */
+export type { RemoteToolListing, RemoteListingProblem } from "../remote/tool-listing.js";
+/** A server the caller added (`addMcpServer`, `listMcpServers`): its name, definition and when it was added. */
+export type { UserMcpServer } from "../account/mcp-servers.js";
+/** The options `addMcpServer` takes: those of `defineMcpServer` (docs/remote-mcp.md), `headers` aside. */
+export type { DefineMcpServerOptions } from "../remote/define.js";
 /**
  * Where and as whom the client connects (`url`, bearer `token`, optional `fetch` and `WebSocket`),
  * and the error every method throws: weft's error `code`, HTTP `status` and `details` for a non-2xx
@@ -173,9 +182,32 @@ export class WeftClient {
     return request(this.#conn, "POST", this.#thread(threadId, "/stop"));
   }
 
-  /** `GET /v1/tools`: every tool with its input/output JSON Schema and effect, and a `configHash`. */
-  listTools(): Promise<{ tools: ToolListing[]; configHash: string }> {
+  /**
+   * `GET /v1/tools`: every tool with its input/output JSON Schema and effect, and a `configHash`;
+   * with MCP servers, `remote`: the tools they offer the caller (each with its `server`), and why
+   * any server offers fewer (docs/remote-mcp.md).
+   */
+  listTools(): Promise<{ tools: ToolListing[]; configHash: string; remote?: { tools: RemoteToolListing[]; problems: RemoteListingProblem[] } }> {
     return request(this.#conn, "GET", "/v1/tools");
+  }
+
+  /** `GET /mcp-servers`: the MCP servers the caller added. */
+  listMcpServers(): Promise<{ servers: UserMcpServer[] }> {
+    return request(this.#conn, "GET", "/mcp-servers");
+  }
+
+  /**
+   * `POST /mcp-servers`: adds (or replaces) an MCP server for the caller, checked as a file under
+   * `agents/mcp/` is, with no loopback host, literal headers or Worker secret; a bearer token is
+   * named by an account env value. @throws WeftClientError `invalid_request` naming the field.
+   */
+  addMcpServer(name: string, options: Omit<DefineMcpServerOptions, "headers">): Promise<UserMcpServer> {
+    return request(this.#conn, "POST", "/mcp-servers", { body: { name, ...options } });
+  }
+
+  /** `DELETE /mcp-servers/:name`: removes a server the caller added. */
+  removeMcpServer(name: string): Promise<{ deleted: boolean }> {
+    return request(this.#conn, "DELETE", `/mcp-servers/${encodeURIComponent(name)}`);
   }
 
   /**

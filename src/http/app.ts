@@ -20,8 +20,9 @@ import { callRoutes } from "./calls.js";
 import { chatRoutes } from "./chat.js";
 import { fileRoutes } from "./files.js";
 import { scheduleRoutes } from "./schedules.js";
-import { mcpOAuthRoutes } from "./mcp-oauth.js";
+import { mcpOAuthCompletionRoutes, mcpOAuthRoutes } from "./mcp-oauth.js";
 import { mcpRoutes } from "./mcp.js";
+import { mcpServerRoutes } from "./mcp-servers.js";
 import { describe, ok, openApiDocument } from "./openapi.js";
 import * as R from "./responses.js";
 import { threadRoutes } from "./threads.js";
@@ -72,7 +73,7 @@ export function createApp(registry: Registry, catalog = new ToolCatalog(registry
   });
   // The playground page holds no data: a browser gets it before authentication (then signs in on it).
   app.get("/", (c, next) => (wantsHtml(c.req.header("accept")) ? playgroundResponse() : next()));
-  // A browser coming back from an MCP server's authorization server carries no weft credential: its signed state is checked instead.
+  // A browser coming back from an MCP server's authorization server carries no weft credential: it gets a page that completes with one.
   app.route("/", mcpOAuthRoutes());
   app.use("*", authenticate());
   app.use("*", requestBodies());
@@ -87,8 +88,10 @@ export function createApp(registry: Registry, catalog = new ToolCatalog(registry
   app.route("/threads", scheduleRoutes());
   app.route("/threads", chatRoutes());
   app.route("/account", accountRoutes());
-  app.route("/v1/tools", toolRoutes(catalog));
+  app.route("/v1/tools", toolRoutes(catalog, registry));
   app.route("/mcp", mcpRoutes(registry));
+  app.route("/mcp-servers", mcpServerRoutes(registry));
+  app.route("/", mcpOAuthCompletionRoutes());
   let described: Promise<Record<string, unknown>> | null = null;
   app.get("/openapi.json", describe("This API's OpenAPI 3.1 description, generated from the router", { 200: ok("This document", R.OpenApiDocument) }), async (c) => c.json(await (described ??= openApiDocument(app))));
 

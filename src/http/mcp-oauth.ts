@@ -1,9 +1,16 @@
 /**
- * `GET /mcp-oauth/callback`: where an MCP server's authorization server sends the user back
- * (the `redirect_uri` weft registers: `WEFT_PUBLIC_URL` + this path). It carries no weft
- * credential (it is a browser redirect): the `state` is what proves it, signed by the Worker
- * and naming the user, the thread and one authorization under way in that user's account,
- * which takes it once (src/account/mcp-connections.ts).
+ * The end of an MCP server's OAuth authorization, in two steps, so that it is bound to the weft
+ * user who started it and not to whoever holds the URL (RFC 6749 10.12; OAuth 2.1 draft: bind the
+ * state to the user agent's authenticated session):
+ *
+ * - `GET /mcp-oauth/callback` (the `redirect_uri` weft registers: `WEFT_PUBLIC_URL` + this path)
+ *   takes no weft credential, since it is a browser redirect. It checks the signed `state` and
+ *   answers a page (src/http/mcp-oauth-page.ts) naming the user the authorization is for; it
+ *   exchanges nothing.
+ * - `POST /mcp-oauth/complete` (authenticated like every other route) takes the state and code
+ *   from that page with the browser's weft credential. Only the state's own user completes it
+ *   (else 403 `mcp_wrong_user`, and the authorization stays open for them); the account takes
+ *   the state once and trades the code (src/account/mcp-connections.ts).
  * @module
  */
 import { Hono } from "hono";
@@ -12,30 +19,64 @@ import { Vault } from "../account/mcp-vault.js";
 import { WeftError } from "../errors.js";
 import { OAUTH_CALLBACK_PATH } from "../remote/oauth.js";
 import type { AuthedEnv } from "./auth.js";
+import { OAUTH_COMPLETE_PATH, callbackPage } from "./mcp-oauth-page.js";
 import { describe, ok, refused } from "./openapi.js";
 import * as R from "./responses.js";
+import { McpAuthorizationBody } from "./schemas.js";
 import { unwrap } from "./stubs.js";
+import { jsonBody } from "./validate.js";
 
-/** The callback route (mounted before authentication). */
+/** The verified payload of `state` (user `u`, thread `t`, authorization `n`). @throws WeftError `invalid_request` (path `state`) for anything else. */
+async function verifiedState(env: AuthedEnv["Bindings"], state: string | undefined): Promise<Record<string, string>> {
+  if (!state) throw new WeftError("invalid_request", "state: required", { path: ["state"] });
+  const payload = await (await Vault.of(env as unknown as Record<string, unknown>)).verify(state);
+  if (!payload?.u || !payload.t || !payload.n) throw new WeftError("invalid_request", "state: not a state this Worker issued", { path: ["state"] });
+  return payload;
+}
+
+/** The redirect back (mounted before authentication: a browser coming back carries no weft credential). */
 export function mcpOAuthRoutes() {
   const app = new Hono<AuthedEnv>();
   app.get(
     OAUTH_CALLBACK_PATH,
-    describe("Where an MCP server's authorization server sends the user back (no credential: the signed state names the user and thread)", { 200: ok("The connection is made; the waiting call goes on", R.McpAuthorized), ...refused(400) }, { public: true }),
+    describe(
+      "Where an MCP server's authorization server sends the user back (no credential). Exchanges nothing: answers a page naming the weft user the signed state is for, which completes through POST /mcp-oauth/complete with that user's credential",
+      { 200: { description: "The page that completes the connection in a browser signed in as the state's user", media: ["text/html"] }, ...refused(400) },
+      { public: true },
+    ),
     async (c) => {
-      const state = c.req.query("state");
-      if (!state) throw new WeftError("invalid_request", "state: required", { path: ["state"] });
-      const vault = await Vault.of(c.env as unknown as Record<string, unknown>);
-      const payload = await vault.verify(state);
-      if (!payload?.u || !payload.t || !payload.n) throw new WeftError("invalid_request", "state: not a state this Worker issued", { path: ["state"] });
+      // Whatever the answer, it holds a code: never cached, never sent on as a referrer.
+      c.header("cache-control", "no-store");
+      c.header("referrer-policy", "no-referrer");
+      const payload = await verifiedState(c.env, c.req.query("state"));
       const error = c.req.query("error");
       if (error !== undefined) throw new WeftError("mcp_auth_required", `the authorization server answered ${JSON.stringify(error.slice(0, 100))}: the connection was not made`, { path: ["error"] });
       const code = c.req.query("code");
       if (!code || code.length > 4096) throw new WeftError("invalid_request", "code: required (at most 4096 characters)", { path: ["code"] });
-      if (!c.env.ACCOUNT) throw new WeftError("capability_missing", "OAuth connections need the ACCOUNT Durable Object binding");
       const iss = c.req.query("iss");
       if (iss !== undefined && iss.length > 2048) throw new WeftError("invalid_request", "iss: at most 2048 characters", { path: ["iss"] });
-      const done = unwrap(await accountOf(c.env.ACCOUNT, payload.u).mcpAuthorized(payload, code, iss));
+      return callbackPage(payload.u!);
+    },
+  );
+  return app;
+}
+
+/** The completion (mounted after authentication: the caller is the browser's verified weft user). */
+export function mcpOAuthCompletionRoutes() {
+  const app = new Hono<AuthedEnv>();
+  app.post(
+    OAUTH_COMPLETE_PATH,
+    describe(
+      "Complete an MCP server's OAuth authorization with the state and code of its redirect back: only the weft user who started it can (the code is exchanged, the tokens kept, the waiting call goes on)",
+      { 200: ok("The connection is made; the waiting call goes on", R.McpAuthorized), ...refused(400, 403, 413, 415) },
+    ),
+    jsonBody(McpAuthorizationBody),
+    async (c) => {
+      c.header("cache-control", "no-store");
+      const body = c.req.valid("json");
+      const payload = await verifiedState(c.env, body.state);
+      if (!c.env.ACCOUNT) throw new WeftError("capability_missing", "OAuth connections need the ACCOUNT Durable Object binding");
+      const done = unwrap(await accountOf(c.env.ACCOUNT, payload.u!).mcpAuthorized(payload, body.code, c.var.caller.userId, body.iss));
       return c.json({ connected: true, server: done.server, threadId: done.threadId } satisfies R.Body<typeof R.McpAuthorized>);
     },
   );

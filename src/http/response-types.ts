@@ -19,6 +19,7 @@ import type { ThreadMeta } from "../thread/store/meta.js";
 import type { TurnRecord } from "../thread/store/turns.js";
 import type { MessagesResult } from "../tools/thread-state.js";
 import type { ToolListing } from "../tools/catalog.js";
+import type { RemoteListingProblem, RemoteToolListing } from "../remote/tool-listing.js";
 import type { CallOutcome } from "../calls/call.js";
 import type { DirectCallAnswer } from "./direct-call.js";
 import type * as R from "./responses.js";
@@ -74,7 +75,8 @@ export type ResponseTypesMatch = [
   Holds<Matches<typeof R.Stopped, ThreadAnswer<"stop">>>,
   Holds<Matches<typeof R.ThreadPage, AccountAnswer<"listThreads">>>,
   Holds<Matches<typeof R.Deleted, AccountAnswer<"deleteEnv">>>,
-  Holds<Matches<typeof R.ToolList, { tools: ToolListing[]; configHash: string }>>,
+  Holds<Matches<typeof R.RemoteToolListing, RemoteToolListing>>,
+  Holds<Matches<typeof R.ToolList, { tools: ToolListing[]; configHash: string; remote?: { tools: RemoteToolListing[]; problems: RemoteListingProblem[] } }>>,
   // Usage (src/usage/).
   Holds<Matches<typeof R.ThreadUsage, ThreadAnswer<"usage">>>,
   Holds<Matches<typeof R.AccountUsage, AccountAnswer<"usage">>>,

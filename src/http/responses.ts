@@ -143,7 +143,7 @@ export const AccountEnv = named(
 /** `PUT /account/env/:name`. */
 export const AccountEnvSet = named("AccountEnvSet", z.object({ name: z.string(), type: z.enum(["text", "secret"]) }));
 
-/** `GET /mcp-oauth/callback`: the connection made, and the thread whose call goes on. */
+/** `POST /mcp-oauth/complete`: the connection made, and the thread whose call goes on. */
 export const McpAuthorized = named("McpAuthorized", z.object({ connected: z.literal(true), server: z.string(), threadId: z.string() }));
 
 /** `GET /account/mcp-connections`: the caller's OAuth connections to MCP servers (never a token). */
@@ -151,6 +151,12 @@ export const McpConnections = named(
   "McpConnections",
   z.object({ connections: z.array(z.object({ server: z.string(), url: z.string(), expiresAt: z.number().nullable(), updatedAt: z.number() })) }),
 );
+
+/** `POST /mcp-servers`: a server the caller added (its definition as `defineMcpServer` returns it). */
+export const UserMcpServer = named("UserMcpServer", z.object({ name: z.string(), definition: z.record(z.string(), z.unknown()), createdAt: z.number() }));
+
+/** `GET /mcp-servers`: the servers the caller added. */
+export const UserMcpServers = named("UserMcpServers", z.object({ servers: z.array(UserMcpServer) }));
 
 /** A tool as `GET /v1/tools` lists it: schemas, effect, endsTurn and needsApproval. */
 export const ToolListing = named(
@@ -166,8 +172,18 @@ export const ToolListing = named(
   }),
 );
 
-/** `GET /v1/tools`. */
-export const ToolList = named("ToolList", z.object({ tools: z.array(ToolListing), configHash: z.string() }));
+/** A remote MCP server's tool as `GET /v1/tools` lists it under `remote`: a tool listing and its server. */
+export const RemoteToolListing = named("RemoteToolListing", ToolListing.extend({ server: z.string() }));
+
+/** `GET /v1/tools`: the local tools and their `configHash`; `remote` (when the registry declares MCP servers): their tools for the caller, and why any offer fewer. */
+export const ToolList = named(
+  "ToolList",
+  z.object({
+    tools: z.array(ToolListing),
+    configHash: z.string(),
+    remote: z.object({ tools: z.array(RemoteToolListing), problems: z.array(z.object({ server: z.string(), tool: z.string().optional(), code: z.string(), reason: z.string() })) }).optional(),
+  }),
+);
 
 /** `GET /` as JSON. */
 export const Index = named("Index", z.object({ name: z.string(), agents: z.array(z.string()), tools: z.array(z.string()), routes: z.array(z.string()), caller: z.string() }));

@@ -149,6 +149,37 @@ export const AccountUsageQuery = z.object({
 export const BudgetsBody = z.object({ budgets: z.array(z.record(z.string(), z.unknown())) });
 
 /**
+ * Body of `POST /mcp-servers`: a server's `name` and the options of `defineMcpServer` (their rules
+ * are src/remote/define.ts `checkUserMcpServer`, one source with the build's).
+ */
+export const UserMcpServerBody = closedObject(
+  {
+    name: z.string(),
+    url: z.string(),
+    transport: z.unknown().optional(),
+    auth: z.unknown().optional(),
+    tools: z.unknown().optional(),
+    effects: z.unknown().optional(),
+    needsApproval: z.unknown().optional(),
+    headers: z.unknown().optional(),
+    timeoutMs: z.unknown().optional(),
+  },
+  "unknown field; the fields are name, url, transport, auth, tools, effects, needsApproval and timeoutMs",
+  [],
+);
+
+/**
+ * Body of `POST /mcp-oauth/complete`: the `state`, `code` and `iss` (RFC 9207) the authorization
+ * server sent back to `GET /mcp-oauth/callback`, as its page hands them over. No user field: who
+ * completes is the verified caller.
+ */
+export const McpAuthorizationBody = closedObject(
+  { state: z.string().min(1).max(2048), code: z.string().min(1).max(4096), iss: z.string().max(2048).optional() },
+  "unknown field; the fields are state, code and iss",
+  [],
+);
+
+/**
  * `?limit=` of a paged list: a whole number within the list's page sizes (src/limits.ts). Every
  * refusal, text that is no number included, states the range.
  */

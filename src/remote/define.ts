@@ -175,3 +175,34 @@ export function remoteReference(name: string, servers: Readonly<Record<string, u
   if (!Object.hasOwn(servers, server)) return null;
   return { server, tool: dot < 0 ? null : name.slice(dot + 1) };
 }
+
+/** Most servers one user may add (`POST /mcp-servers`). */
+export const MAX_USER_MCP_SERVERS = 16;
+
+/**
+ * Checks a server a user adds at run time (`POST /mcp-servers`): the rules of a file under
+ * `agents/mcp/` ({@link checkMcpServerDefinition}), and what a user may not ask of the Worker:
+ * no loopback host (the Worker's own machine), no `clientSecretEnv` (it names a Worker secret),
+ * no literal `headers` (a credential goes in `auth` with an account env value). A bearer token's
+ * env is read from the user's own account env only, never the Worker's (src/remote/tool-listing.ts).
+ * @throws WeftError `invalid_request` naming the field (`details.path`) and the rule.
+ */
+export function checkUserMcpServer(name: string, def: Record<string, unknown>): McpServerDefinition {
+  const refuse = (path: string[], rule: string): never => {
+    throw new WeftError("invalid_request", `${path.join(".")}: ${rule}`, { path });
+  };
+  if (def.headers !== undefined) refuse(["headers"], "a server you add takes no literal headers; give a token through auth: { type: \"bearer\", env } and your account env (PUT /account/env/:name)");
+  const auth = def.auth as Record<string, unknown> | undefined;
+  if (auth && typeof auth === "object" && auth.clientSecretEnv !== undefined) refuse(["auth", "clientSecretEnv"], "names a Worker secret; a server you add uses dynamic client registration or a public clientId");
+  const definition = { ...def, kind: "mcp" as const };
+  try {
+    checkMcpServerDefinition(name, definition);
+  } catch (e) {
+    if (!(e instanceof WeftError)) throw e;
+    const rule = e.message.replace(/^mcp server "[^"]*": /, "");
+    const field = /^(name|url|transport|auth|tools|effects|needsApproval|timeoutMs)\b(?:\.(\w+))?/.exec(rule);
+    refuse(field ? [field[1]!, ...(field[2] ? [field[2]] : [])] : ["name"], rule);
+  }
+  if (isLoopback(new URL(String(def.url)).hostname)) refuse(["url"], "must not name a loopback host: a server you add is reached from the Worker, whose own machine is not yours to call");
+  return definition as McpServerDefinition;
+}

@@ -122,6 +122,14 @@ export class RemoteServers {
     this.listings.delete(server);
   }
 
+  /** Drops the server's list and its session: the next {@link refresh} connects and lists again (a connection made or revoked since). */
+  async reconnect(server: string): Promise<void> {
+    this.listings.delete(server);
+    const connection = this.connections.get(server);
+    this.connections.delete(server);
+    await connection?.close();
+  }
+
   /** The authorizer of OAuth servers. @throws WeftError `mcp_auth_required` without one. */
   private authorizer(): McpAuthorizer {
     if (!this.oauth.authorizer) throw new WeftError("mcp_auth_required", "OAuth connections need the thread's owner account (no authorizer here)");

@@ -23,7 +23,7 @@ export const CANARIES = {
 };
 
 type Who = "owner" | "other" | "admin" | "none" | "expired" | "wrong_audience";
-/** Routes that take no credential (the OAuth redirect back: its signed state is the proof). */
+/** Routes that take no credential (the OAuth redirect back: it checks the signed state and answers a page, exchanging nothing). */
 const PUBLIC_ROUTES = new Set(["GET /mcp-oauth/callback"]);
 const PRINCIPALS: Who[] = ["other", "admin", "none", "expired", "wrong_audience", "owner"];
 

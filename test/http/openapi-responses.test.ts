@@ -272,13 +272,27 @@ describe("OpenAPI response schemas against real answers", () => {
     const url = new URL(/open (\S+)/.exec(reason)![1]!);
     const back = new URL((await fetch(url, { redirect: "manual" })).headers.get("location")!);
     expect((await send("GET", `${back.pathname}?state=${encodeURIComponent(back.searchParams.get("state")!)}&error=access_denied`, { as: null })).status).toBe(401);
-    expect((await send("GET", back.pathname + back.search, { as: null })).body).toEqual({ connected: true, server: "oauthed", threadId: id });
-    expect((await send("GET", back.pathname + back.search, { as: null })).status).toBe(400);
+    expect((await send("GET", `${back.pathname}?state=nonsense`, { as: null })).status).toBe(400);
+    // The redirect back answers the page; the page completes it with the browser's weft credential.
+    expect((await send("GET", back.pathname + back.search, { as: null })).status).toBe(200);
+    const claim = { state: back.searchParams.get("state"), code: back.searchParams.get("code") };
+    expect((await send("POST", "/mcp-oauth/complete", { json: claim, as: "bob" })).body.error.code).toBe("mcp_wrong_user");
+    expect((await send("POST", "/mcp-oauth/complete", { json: claim })).body).toEqual({ connected: true, server: "oauthed", threadId: id });
+    expect((await send("POST", "/mcp-oauth/complete", { json: claim })).status).toBe(400);
     await until(async () => (await send("GET", `/threads/${id}/calls/c`)).body.status === "succeeded", "the connect call to finish");
     await stubOf(id).waitIdle();
     expect((await send("GET", "/account/mcp-connections")).body.connections).toHaveLength(1);
     expect((await send("DELETE", "/account/mcp-connections/oauthed")).body).toEqual({ deleted: true });
     expect((await send("DELETE", "/account/mcp-connections/Not-A-Server")).status).toBe(400);
+  });
+
+  it("MCP servers a user adds: add, list, remove, and their refusals", async () => {
+    expect((await send("POST", "/mcp-servers", { json: { name: "openapi_srv", url: "https://tools.mcp.test/mcp", tools: ["lookup"] } })).body.name).toBe("openapi_srv");
+    expect((await send("POST", "/mcp-servers", { json: { name: "openapi_bad", url: "http://tools.example/mcp" } })).status).toBe(400);
+    expect((await send("GET", "/mcp-servers")).body.servers.map((s: { name: string }) => s.name)).toContain("openapi_srv");
+    expect((await send("GET", "/v1/tools")).body.remote.tools.some((t: { server: string }) => t.server === "openapi_srv")).toBe(true);
+    expect((await send("DELETE", "/mcp-servers/openapi_srv")).body).toEqual({ deleted: true });
+    expect((await send("DELETE", "/mcp-servers/Not-A-Server")).status).toBe(400);
   });
 
   it("direct tool calls: a result, a wait for approval, and the refusals", async () => {

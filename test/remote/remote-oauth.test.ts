@@ -1,7 +1,7 @@
 /**
  * OAuth 2.1 per user to a remote MCP server (the MCP SDK's `McpServer` behind the authorization
  * server of scripts/lib/fake-oauth.mjs): discovery, registration, PKCE, the parked call with its
- * authorization URL, the redirect back, the call going on after the thread was evicted, tokens
+ * authorization URL, the redirect back and its completion by the same user, the call going on after the thread was evicted, tokens
  * kept per user encrypted in the account, refreshed before expiry and on 401, revoked; and the
  * hostile checks (state, redirect URI, plain-http authorization servers).
  */
@@ -9,6 +9,7 @@ import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { type TestUser, callsOf, eventsOf, json, rawStub, request, runTurn, stubOf, until } from "../helpers.js";
+import { completeAs, postCompletion } from "./oauth-flow.js";
 
 const accountStub = (userId: string) => {
   const ns = (env as unknown as { ACCOUNT: DurableObjectNamespace }).ACCOUNT;
@@ -69,7 +70,7 @@ describe("OAuth 2.1 connections to remote MCP servers", () => {
     await evictDurableObject(rawStub(id));
     await evictDurableObject(accountStub("tester"));
     const back = await authorize(url, "tester-at-server");
-    const done = await request(back, undefined, null);
+    const done = await completeAs(back, "tester");
     expect(done.status).toBe(200);
     expect(await done.json()).toEqual({ connected: true, server: "oauthed", threadId: id });
 
@@ -82,7 +83,7 @@ describe("OAuth 2.1 connections to remote MCP servers", () => {
     expect(JSON.stringify(calls)).not.toMatch(/at-[0-9a-f-]{36}/);
     expect(JSON.stringify(await eventsOf(id))).not.toMatch(/at-[0-9a-f-]{36}|rt-[0-9a-f-]{36}/);
     // The redirect is used once.
-    expect((await request(back, undefined, null)).status).toBe(400);
+    expect((await postCompletion(back, "tester")).status).toBe(400);
 
     // Kept encrypted at rest: the account's rows hold no token in the clear.
     const rows = await runInDurableObject(accountStub("tester"), (_i, state) => JSON.stringify(state.storage.sql.exec("SELECT * FROM account_mcp_tokens").toArray()));
@@ -103,7 +104,7 @@ describe("OAuth 2.1 connections to remote MCP servers", () => {
     const id = await threadOf("alice");
     await turnAs(id, "alice", "connect", [{ toolCalls: [{ id: "c", name: "oauthed__connect", arguments: {} }] }, { text: "waiting" }]);
     const url = authorizationUrlOf((await callsAs(id, "alice"))[0]!.parkReason);
-    expect((await request(await authorize(url, "alice-there"), undefined, null)).status).toBe(200);
+    expect((await completeAs(await authorize(url, "alice-there"), "alice")).status).toBe(200);
     await until(async () => (await callsAs(id, "alice"))[0]!.status === "succeeded", "connect to finish");
     await stubOf(id).waitIdle();
 
@@ -152,13 +153,15 @@ describe("OAuth 2.1 connections to remote MCP servers", () => {
     const forged = JSON.parse(atob(body!.replace(/-/g, "+").replace(/_/g, "/")));
     const swapped = btoa(JSON.stringify({ ...forged, u: "alice" })).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
     for (const bad of [`${swapped}.${mac}`, `${body}.${mac}x`, "nonsense"]) {
-      const answer = await request(`/mcp-oauth/callback?code=${code}&state=${encodeURIComponent(bad)}`, undefined, null);
-      expect(answer.status).toBe(400);
-      expect(((await answer.json()) as { error: unknown }).error).toMatchObject({ code: "invalid_request", details: { path: ["state"] } });
+      const path = `/mcp-oauth/callback?code=${code}&state=${encodeURIComponent(bad)}`;
+      for (const answer of [await request(path, undefined, null), await postCompletion(path, "bob")]) {
+        expect(answer.status).toBe(400);
+        expect(((await answer.json()) as { error: unknown }).error).toMatchObject({ code: "invalid_request", details: { path: ["state"] } });
+      }
     }
     expect((await request(`/mcp-oauth/callback?code=${code}`, undefined, null)).status).toBe(400);
     // The genuine one connects bob, and only bob.
-    expect((await request(back.pathname + back.search, undefined, null)).status).toBe(200);
+    expect((await completeAs(back.pathname + back.search, "bob")).status).toBe(200);
     await until(async () => (await callsAs(bobs, "bob"))[0]!.status === "succeeded", "bob's connect to finish");
     await stubOf(bobs).waitIdle();
     await turnAs(bobs, "bob", "who", [{ toolCalls: [{ id: "w", name: "oauthed__whoami", arguments: {} }] }, { text: "done" }]);
@@ -176,7 +179,7 @@ describe("OAuth 2.1 connections to remote MCP servers", () => {
     const url = authorizationUrlOf((await callsOf(id))[0]!.parkReason);
     expect(url.origin).toBe("https://aspre.mcp.test");
     expect(url.searchParams.get("client_id")).toBe("weft-pre");
-    expect((await request(await authorize(url, "pre-user"), undefined, null)).status).toBe(200);
+    expect((await completeAs(await authorize(url, "pre-user"), "tester")).status).toBe(200);
     await until(async () => (await callsOf(id)).some((c) => c.callId === "w" && c.status === "succeeded"), "the call after authorization");
     expect((await callsOf(id)).find((c) => c.callId === "w")!.result!.result).toMatch(/^you are pre-user;/);
     expect(JSON.stringify(await eventsOf(id))).not.toContain("pre-secret-123");
