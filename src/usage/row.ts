@@ -65,12 +65,14 @@ export interface AnsweredRequest {
 }
 
 /**
- * The ledger row of an answered request. Counts the provider reported are kept as they are; when
+ * The ledger row of an answered request. Counts the provider reported are kept as they are (a
+ * negative, fractional or non-finite one is read as not reported: an endpoint a user points a thread
+ * at must not lower what their budgets count as used); when
  * it reported neither input nor output, both are estimated (`estimated: true`) from what was sent
  * and received, four characters a token, the output at most the bound the request sent.
  */
 export function modelUsageRow(request: AnsweredRequest, prices: PriceTable, now = Date.now()): ModelUsageRow {
-  const u = request.usage;
+  const u = reportedCounts(request.usage);
   const estimated = u.inputTokens === undefined && u.outputTokens === undefined;
   const inputTokens = estimated ? estimateInput(request) : (u.inputTokens ?? 0);
   const outputTokens = estimated ? Math.min(Math.ceil((request.receivedChars ?? request.answered.length) / 4), request.outputBound ?? Infinity) : (u.outputTokens ?? 0);
@@ -100,4 +102,11 @@ export function estimateInput(request: Pick<AnsweredRequest, "sent" | "system">)
   let tokens = typeof request.system === "string" ? estimateTokens({ content: request.system }) : 0;
   for (const m of request.sent) tokens += estimateTokens(m);
   return tokens;
+}
+
+/** The provider's counts, each kept only when it is a whole number of tokens, zero or more. */
+function reportedCounts(usage: AnsweredRequest["usage"]): AnsweredRequest["usage"] {
+  const out: Record<string, number> = {};
+  for (const [key, value] of Object.entries(usage)) if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) out[key] = value;
+  return out as AnsweredRequest["usage"];
 }

@@ -99,4 +99,14 @@ describe("budget definitions", () => {
     expect(deploymentBudgets({})).toEqual([]);
     expect(() => deploymentBudgets({ WEFT_BUDGETS: '[{"scope":"user"}]' })).toThrow(/WEFT_BUDGETS\.0\.period/);
   });
+
+  it("a negative, fractional or non-finite count a provider reports is read as not reported, so no row lowers what budgets count as used", () => {
+    const row = modelUsageRow({ ...answered, model: "openai:gpt-4.1-mini", usage: { inputTokens: -1_000_000, outputTokens: 7, cachedInputTokens: -5, reasoningTokens: 1.5, cacheWriteTokens: Number.NaN } }, SHIPPED_PRICES);
+    expect([row.inputTokens, row.outputTokens, row.cachedInputTokens, row.reasoningTokens, row.cacheWriteTokens, row.estimated]).toEqual([0, 7, 0, 0, 0, false]);
+    expect(row.costMicroUsd).toBeGreaterThanOrEqual(0);
+    // Both main counts unusable: the row is estimated from what was sent and received, as when nothing is reported.
+    const estimated = modelUsageRow({ ...answered, model: "openai:gpt-4.1-mini", usage: { inputTokens: -1, outputTokens: Number.POSITIVE_INFINITY } }, SHIPPED_PRICES);
+    expect(estimated.estimated).toBe(true);
+    expect(estimated.inputTokens).toBeGreaterThan(0);
+  });
 });
