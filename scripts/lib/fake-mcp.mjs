@@ -315,7 +315,7 @@ export function createFakeMcp() {
       case "redirect.mcp.test":
         return new Response(null, { status: 307, headers: { location: "http://elsewhere.mcp.test/mcp" } });
       case "elsewhere.mcp.test":
-        seenElsewhere.push(Object.fromEntries(request.headers));
+        seenElsewhere.push({ ...Object.fromEntries(request.headers), ":url": request.url });
         return serve(request, goodServer);
       default:
         return new Response("no such fake MCP server", { status: 404 });
