@@ -19,12 +19,12 @@
  * @module
  */
 import { execFileSync } from "node:child_process";
-import { createServer } from "node:http";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { closeAll } from "./lib/http.mjs";
+import { EXPORT_WAIT_MS, startCollector, tracedSpec } from "./lib/collector.mjs";
 import { coldStart, fanOut, idleMemory, median, sequential, throughput, turns, warm } from "./lib/measure.mjs";
 import { cpuMs, freePort, startAll, workerdBinary } from "./lib/serve.mjs";
 import { targets } from "./lib/targets.mjs";
@@ -73,29 +73,14 @@ const METRICS = {
 };
 
 const started = performance.now();
-// The collector of the traced weft: takes every export and answers 200 at once, counting them.
-const collected = { exports: 0, bytes: 0 };
-const collector = createServer((req, res) => {
-  req.on("data", (chunk) => (collected.bytes += chunk.length));
-  req.on("end", () => {
-    collected.exports++;
-    res.writeHead(200, { "content-type": "application/x-protobuf" }).end();
-  });
-});
-const collectorPort = await freePort();
-await new Promise((resolve) => collector.listen(collectorPort, "127.0.0.1", () => resolve(undefined)));
+const collector = await startCollector();
+const { collected } = collector;
 const TRACED = "weft-traced";
 const ports = { bare: await freePort(), sdk: await freePort(), weft: await freePort(), [TRACED]: await freePort() };
-const tracedSpec = {
-  ...targets.weft.spec,
-  name: TRACED,
-  bundle: "weft",
-  vars: { ...targets.weft.spec.vars, WEFT_OTLP_URL: `http://127.0.0.1:${collectorPort}/v1/traces` },
-  outbound: `127.0.0.1:${collectorPort}`,
-};
+const traced = tracedSpec(targets.weft.spec, collector.port);
 const own = await startAll(ROOT, [
   ...["bare", "sdk", "weft"].map((n) => ({ ...targets[n].spec, port: ports[n], ...(INSPECT && n === "weft" ? { inspectorPort: 9229 } : {}) })),
-  { ...tracedSpec, port: ports[TRACED] },
+  { ...traced, port: ports[TRACED] },
 ]);
 const other = BASE ? await startAll(BASE, [{ ...targets.weft.spec, port: await freePort() }]) : null;
 const servers = [...own.servers, ...(other ? other.servers.map((s) => ({ ...s, spec: { ...s.spec, name: "base" } })) : [])];
@@ -173,7 +158,8 @@ async function tracingPair(round) {
     const pid = server[name].child.pid;
     const cpu0 = cpuMs(pid);
     tracing[side].turn_ms.push(await turns(targets.weft, server[name].base, TRACED_TURNS));
-    // turns() runs 3 unrecorded turns first; its CPU is spread over all of them.
+    await sleep(EXPORT_WAIT_MS);
+    // turns() runs 3 unrecorded turns first; its CPU is spread over all of them (and the export wait's).
     tracing[side].turn_cpu_ms.push((cpuMs(pid) - cpu0) / (TRACED_TURNS + 3));
   }
 }

@@ -6,11 +6,11 @@
  *
  *   npm run bench:tracing [-- --rounds N] [-- --turns N]
  */
-import { createServer } from "node:http";
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { closeAll } from "./lib/http.mjs";
+import { EXPORT_WAIT_MS, startCollector, tracedSpec } from "./lib/collector.mjs";
 import { median, turns } from "./lib/measure.mjs";
 import { cpuMs, freePort, startAll } from "./lib/serve.mjs";
 import { targets } from "./lib/targets.mjs";
@@ -21,20 +21,11 @@ const opt = (name, dflt) => (args.includes(name) && Number(args[args.indexOf(nam
 const ROUNDS = opt("--rounds", 7);
 const TURNS = opt("--turns", 60);
 
-const collected = { exports: 0, bytes: 0 };
-const collector = createServer((req, res) => {
-  req.on("data", (chunk) => (collected.bytes += chunk.length));
-  req.on("end", () => {
-    collected.exports++;
-    res.writeHead(200, { "content-type": "application/x-protobuf" }).end();
-  });
-});
-const collectorPort = await freePort();
-await new Promise((resolve) => collector.listen(collectorPort, "127.0.0.1", () => resolve(undefined)));
-const spec = targets.weft.spec;
+const collector = await startCollector();
+const { collected } = collector;
 const { servers, work, stop } = await startAll(ROOT, [
-  { ...spec, port: await freePort() },
-  { ...spec, name: "weft-traced", bundle: "weft", vars: { ...spec.vars, WEFT_OTLP_URL: `http://127.0.0.1:${collectorPort}/v1/traces` }, outbound: `127.0.0.1:${collectorPort}`, port: await freePort() },
+  { ...targets.weft.spec, port: await freePort() },
+  { ...tracedSpec(targets.weft.spec, collector.port), port: await freePort() },
 ]);
 const [off, on] = servers;
 const out = { off: { ms: [], cpu: [] }, on: { ms: [], cpu: [] } };
@@ -45,7 +36,8 @@ try {
     for (const [side, s] of round % 2 === 0 ? pair : pair.reverse()) {
       const cpu0 = cpuMs(s.child.pid);
       out[side].ms.push(await turns(targets.weft, s.base, TURNS));
-      // turns() runs 3 unrecorded turns first; its CPU is spread over all of them.
+      await new Promise((r) => setTimeout(r, EXPORT_WAIT_MS));
+      // turns() runs 3 unrecorded turns first; its CPU is spread over all of them (and the export wait's).
       out[side].cpu.push((cpuMs(s.child.pid) - cpu0) / (TURNS + 3));
     }
     console.log(`round ${round + 1}: turn ms off ${out.off.ms[round].toFixed(2)} on ${out.on.ms[round].toFixed(2)} · CPU ms per turn off ${out.off.cpu[round].toFixed(2)} on ${out.on.cpu[round].toFixed(2)} (on/off ${(out.on.cpu[round] / out.off.cpu[round]).toFixed(2)})`);

@@ -114,7 +114,7 @@ export class OtlpExporter {
 
   /** Sends what is buffered when the delay since the oldest unsent span ends, or now once a batch is full. */
   soon(): void {
-    if (this.buffer.length === 0 && this.dropped === 0) return;
+    if (this.buffer.length === 0) return;
     if (this.delayMs <= 0 || this.buffer.length >= MAX_EXPORT_BATCH) {
       void this.flush();
       return;

@@ -3,13 +3,13 @@
  * (scripts/lib/stack-map.mjs) to map it through the bundle's source map, and sends it as recorded
  * when there is no loopback mapper or it does not answer.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startStackMapper } from "../../scripts/lib/stack-map.mjs";
 import { withSourceStacks } from "../../src/http/source-stacks.js";
+import { throwerFrame } from "../scripts/thrower-bundle.js";
 
 const root = mkdtempSync(path.join(tmpdir(), "weft-source-stacks-"));
 const TOOL = ["// a tool", "export default {", "  async execute() {", '    throw new Error("boom");', "  },", "};", ""].join("\n");
@@ -17,13 +17,7 @@ let frame: string;
 let mapper: { url: string; close: () => void };
 
 beforeAll(async () => {
-  mkdirSync(path.join(root, "src/generated/agents/tools"), { recursive: true });
-  writeFileSync(path.join(root, "src/generated/agents/tools/thrower.ts"), TOOL);
-  const bundle = path.join(root, ".wrangler/tmp/dev-abc/worker.js");
-  await build({ entryPoints: [path.join(root, "src/generated/agents/tools/thrower.ts")], bundle: true, format: "esm", sourcemap: true, outfile: bundle, logLevel: "error" });
-  const lines = readFileSync(bundle, "utf8").split("\n");
-  const line = lines.findIndex((l) => l.includes('throw new Error("boom")'));
-  frame = `    at Object.execute (file://${bundle}:${line + 1}:${lines[line]!.indexOf("throw") + 1})`;
+  frame = await throwerFrame(root, TOOL);
   mapper = await startStackMapper(root);
 });
 afterAll(() => {

@@ -3,13 +3,13 @@
  * message (src/run/call-log.ts), and stack frames mapped from wrangler's bundle back to the
  * tool's own file under agents/ (scripts/lib/stack-map.mjs).
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { build } from "esbuild";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { mapLine } from "../../scripts/lib/stack-map.mjs";
 import { logFailedCall } from "../../src/run/call-log.js";
+import { throwerFrame } from "./thrower-bundle.js";
 
 const root = mkdtempSync(path.join(tmpdir(), "weft-stack-map-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -19,14 +19,7 @@ const TOOL = ["// a tool", "export default {", "  async execute() {", "    const
 
 describe("stack frames from wrangler's bundle", () => {
   it("map to the line and column in agents/, through the bundle's source map", async () => {
-    mkdirSync(path.join(root, "src/generated/agents/tools"), { recursive: true });
-    writeFileSync(path.join(root, "src/generated/agents/tools/thrower.ts"), TOOL);
-    const bundle = path.join(root, ".wrangler/tmp/dev-abc/worker.js");
-    await build({ entryPoints: [path.join(root, "src/generated/agents/tools/thrower.ts")], bundle: true, format: "esm", sourcemap: true, outfile: bundle, logLevel: "error" });
-    const lines = readFileSync(bundle, "utf8").split("\n");
-    const line = lines.findIndex((l) => l.includes('throw new Error("boom")'));
-    const column = lines[line]!.indexOf("throw");
-    const frame = `    at Object.execute (file://${bundle}:${line + 1}:${column + 1})`;
+    const frame = await throwerFrame(root, TOOL);
     expect(mapLine(root, frame)).toBe("    at Object.execute (agents/tools/thrower.ts:6:7)");
     expect(mapLine(root, "    at fetch (node:internal/deps:1:2)")).toBe("    at fetch (node:internal/deps:1:2)");
   });
