@@ -15,6 +15,7 @@ import { ISOLATE_COMPATIBILITY_DATE } from "./limits.js";
 
 /** The probe: a counted loop (a clock may stand still), tens of milliseconds in V8. */
 const PROBE_SOURCE = `import { WorkerEntrypoint } from "cloudflare:workers";
+/** Spins a counted loop; the host learns whether the CPU limit ends it. */
 export class Probe extends WorkerEntrypoint {
   spin() { let x = 0; for (let i = 0; i < 5e7; i++) x = (x + i) | 0; return x; }
 }`;
