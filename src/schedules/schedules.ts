@@ -14,14 +14,19 @@ import { directCall } from "../run/direct.js";
 import type { TurnRunner } from "../run/turn-runner.js";
 import type { RunWorld } from "../run/world.js";
 import { scheduleClock } from "./clock.js";
-import { limitOf } from "../limits.js";
+import { limitOf, pageSize } from "../limits.js";
+import { byteLength } from "../bytes.js";
 import { MAX_CATCH_UP, type ScheduleSpec, checkSchedule, scheduleLimitsOf } from "./define.js";
-import { type ScheduleInfo, infoOf, occurrenceCallId, occurrenceKey } from "./info.js";
+import { type ScheduleInfo, type SchedulePage, type SchedulePageOptions, infoOf, occurrenceCallId, occurrenceKey } from "./info.js";
 import type { OccurrenceRow, ScheduleRow, ScheduleStore } from "./store.js";
 import { dueThrough, jitterOf, nextDue } from "./timing.js";
 import { adoptFile, endFile, isFileAdoption, threadIdOf, threadOf } from "./adopt.js";
 import { fileScheduleHolds } from "./files.js";
 import type { BackgroundRuns } from "../background/runs.js";
+import { checkToolInput, targetNames } from "./target.js";
+
+/** The most JSON bytes one page of schedules holds (1 MiB), unless its one schedule is larger. */
+export const SCHEDULE_PAGE_BYTES = 1024 * 1024;
 
 /** At most this many schedules may be active on one thread. */
 export const MAX_SCHEDULES_PER_THREAD = 10_000;
@@ -100,7 +105,8 @@ export class ThreadSchedules {
       return info;
     }
     const now = scheduleClock.now();
-    const spec = checkSchedule(input, { agent: (name) => name === world.meta.agentId, tool: (name) => world.catalog.has(name) }, now, scheduleLimitsOf(world.workerEnv));
+    const spec = checkSchedule(input, targetNames(world), now, scheduleLimitsOf(world.workerEnv));
+    if ("tool" in spec.target) checkToolInput(world, spec.target.tool, spec.target.input);
     if (nextDue(spec, now, now) === null) throw new WeftError("invalid_schedule", "the schedule has no occurrence before its until", { path: ["until"] });
     // One count change at a time: the check, the account's answer and the row belong together.
     return this.counted(async () => {
@@ -176,9 +182,26 @@ export class ThreadSchedules {
     return this.host.wakeBy(at);
   }
 
-  /** The thread's schedules in creation order (at most `limit`, default 1000, from `offset`). */
-  list(limit = 1000, offset = 0): ScheduleInfo[] {
-    return this.store.list(limit, offset).map(infoOf);
+  /**
+   * A page of the thread's schedules in creation order: at most `limit` (`PAGE_SIZES.schedules`)
+   * and {@link SCHEDULE_PAGE_BYTES} of JSON (one schedule at least), after `cursor` (a page's `nextCursor`).
+   * @throws WeftError `invalid_request` (400, path `["limit"]` or `["cursor"]`).
+   */
+  page(options: SchedulePageOptions = {}): SchedulePage {
+    const limit = pageSize("schedules", options.limit);
+    const schedules: ScheduleInfo[] = [];
+    let bytes = 0;
+    let more = false;
+    const known = this.store.each(options.cursor, (row) => {
+      const info = infoOf(row);
+      const size = byteLength(JSON.stringify(info));
+      if (schedules.length >= limit || (schedules.length > 0 && bytes + size > SCHEDULE_PAGE_BYTES)) return !(more = true);
+      schedules.push(info);
+      bytes += size;
+      return true;
+    });
+    if (!known) throw new WeftError("invalid_request", "cursor: not a nextCursor of this thread's schedules", { path: ["cursor"] });
+    return { schedules, nextCursor: more ? schedules.at(-1)!.scheduleId : null };
   }
 
   /**
@@ -354,7 +377,8 @@ export class ThreadSchedules {
       return;
     }
     try {
-      const outcome = await directCall(r.world, r.runner, { toolName: target.tool, input: target.input ?? {}, callId: o.callId });
+      // A refusal (its tool gone, its input no longer valid) is stored as the occurrence's failed call: seen, never lost.
+      const outcome = await directCall(r.world, r.runner, { toolName: target.tool, input: target.input ?? {}, callId: o.callId, recordRefusal: true });
       if (outcome.status === "awaiting_approval" || outcome.status === "parked") return;
       if (this.host.crash) await this.host.crash("occurrence_done", o.callId);
       this.store.mark(o.key, "done", scheduleClock.now(), outcome.status);
@@ -363,7 +387,7 @@ export class ThreadSchedules {
         await this.host.wakeBy(Date.now() + BUSY_RETRY_MS);
         return;
       }
-      // Refused before it ran (its tool gone, its input no longer valid): the occurrence ends.
+      // Refused before it ran (its tool gone, its input no longer valid): the occurrence ends, its failed call recorded.
       this.store.mark(o.key, "done", scheduleClock.now(), isWeftError(e) ? e.code : "internal_error");
       if (!isWeftError(e)) console.error(`weft: schedule ${o.scheduleId} occurrence ${o.key} failed: ${String(e)}`);
     }

@@ -145,12 +145,23 @@ export class ScheduleStore {
     return r ? scheduleOf(r) : undefined;
   }
 
-  /** Schedules in creation order (`status`: only those), at most `limit` from `offset`. */
-  list(limit: number, offset = 0, status?: ScheduleStatus): ScheduleRow[] {
-    if (!this.ready) return [];
-    const where = status ? "WHERE status = ?" : "";
-    const args = status ? [status, limit, offset] : [limit, offset];
-    return this.sql.exec<RawSchedule>(`SELECT ${SCHEDULE_COLUMNS} FROM schedules ${where} ORDER BY created_at, id LIMIT ? OFFSET ?`, ...args).toArray().map(scheduleOf);
+  /**
+   * Schedules in creation order after the schedule `after` (from the first without it), read one
+   * row at a time while `take` wants more: a page never holds more rows in memory than it answers.
+   * @returns false when `after` names no schedule of this thread.
+   */
+  each(after: string | undefined, take: (row: ScheduleRow) => boolean): boolean {
+    if (!this.ready) return after === undefined;
+    let from: { created_at: number; id: string } | undefined;
+    if (after !== undefined) {
+      from = this.sql.exec<{ created_at: number; id: string }>("SELECT created_at, id FROM schedules WHERE id = ?", after).toArray()[0];
+      if (!from) return false;
+    }
+    const rows = from
+      ? this.sql.exec<RawSchedule>(`SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE created_at > ? OR (created_at = ? AND id > ?) ORDER BY created_at, id`, from.created_at, from.created_at, from.id)
+      : this.sql.exec<RawSchedule>(`SELECT ${SCHEDULE_COLUMNS} FROM schedules ORDER BY created_at, id`);
+    for (const r of rows) if (!take(scheduleOf(r))) break;
+    return true;
   }
 
   /** The schedules whose id starts with `prefix`, any status (a file schedule's versions). */
