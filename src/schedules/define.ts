@@ -6,6 +6,7 @@
  */
 import { byteLength, fitsBytes, fitsJsonBytes, jsonTextBytes } from "../bytes.js";
 import { WeftError } from "../errors.js";
+import { RESERVED_USER_PREFIX } from "../ids.js";
 import { LIMITS, limitOf } from "../limits.js";
 import type { ScheduleSpec, ScheduleTarget } from "./spec.js";
 import { checkCron, checkZone } from "./timing.js";
@@ -85,8 +86,8 @@ export interface ScheduleDefinition extends ScheduleOptions {
   owner?: string;
 }
 
-/** The owner of a file schedule's thread when its file names none. */
-export const FILE_SCHEDULE_OWNER = "weft:schedules";
+/** The owner of a file schedule's thread when its file names none: a reserved id no credential may name (src/ids.ts). */
+export const FILE_SCHEDULE_OWNER = `${RESERVED_USER_PREFIX}schedules`;
 
 /** At most this many missed occurrences run after downtime under `missed: "all"`; older ones are skipped. */
 export const MAX_CATCH_UP = 10;
