@@ -199,12 +199,24 @@ export class ScheduleStore {
     else this.sql.exec("UPDATE schedules SET next_due = ?, fire_at = ? WHERE id = ?", nextDue, fireAt, id);
   }
 
-  /** Ends a schedule `cancelled`, with its queued occurrences; whether it was active. */
+  /**
+   * Ends a schedule `cancelled`, with what of it has not started: its queued occurrences, and an
+   * agent target's messages still waiting in the thread's inbox (no turn has taken them: a turn
+   * takes its messages out of the inbox as it starts). Whether it was active.
+   */
   cancel(id: string, now: number): boolean {
     this.earliestKnown = undefined;
     const changed = this.sql.exec("UPDATE schedules SET status = 'cancelled', fire_at = NULL, ended_at = ? WHERE id = ? AND status = 'active'", now, id).rowsWritten > 0;
     this.sql.exec("UPDATE occurrences SET status = 'cancelled', finished_at = ? WHERE schedule_id = ? AND status = 'queued'", now, id);
+    this.dropMessages(id, now);
     return changed;
+  }
+
+  /** Takes a schedule's waiting messages out of the inbox; their occurrences end `cancelled`. */
+  private dropMessages(id: string, now: number): void {
+    const waiting = "FROM inbox WHERE metadata IS NOT NULL AND json_extract(metadata, '$.scheduleId') = ?";
+    this.sql.exec(`UPDATE occurrences SET status = 'cancelled', finished_at = ? WHERE key IN (SELECT json_extract(metadata, '$.occurrence') ${waiting})`, now, id);
+    this.sql.exec(`DELETE ${waiting}`, id);
   }
 
   /**
@@ -216,6 +228,7 @@ export class ScheduleStore {
     this.earliestKnown = undefined;
     const changed = this.sql.exec("UPDATE schedules SET status = 'done', next_due = NULL, fire_at = NULL, ended_at = ? WHERE id = ? AND status = 'active'", now, id).rowsWritten > 0;
     this.sql.exec("UPDATE occurrences SET status = 'cancelled', finished_at = ? WHERE schedule_id = ? AND status = 'queued'", now, id);
+    this.dropMessages(id, now);
     return changed;
   }
 
