@@ -32,6 +32,12 @@ export const SCHEDULE_PAGE_BYTES = 1024 * 1024;
 export const MAX_SCHEDULES_PER_THREAD = 10_000;
 /** An occurrence that fires more than this late (ms) was missed: its `missed` policy decides. */
 export const MISSED_GRACE_MS = 60_000;
+/**
+ * At most this many occurrences of one schedule wait under `overlap: "queue"` (queued tool calls,
+ * or an agent target's messages in the inbox); one more is skipped, journaled `skipped` with a
+ * `schedule_skipped` event of reason `queue_full`. The same bound as a catch-up's (`MAX_CATCH_UP`).
+ */
+export const MAX_QUEUED = MAX_CATCH_UP;
 /** How many due schedules one alarm fires before it arms itself again at once for the rest. */
 const FIRES_PER_ALARM = 200;
 /** How many of its newest occurrences a schedule's journal keeps (older ended ones are forgotten). */
@@ -317,13 +323,13 @@ export class ThreadSchedules {
     const next = nextDue(spec, row.anchor, after);
     const fireAt = next === null ? null : next + jitterOf(occurrenceKey(row.id, next), spec.jitterMs);
     const starts: OccurrenceRow[] = [];
-    const skipped: number[] = [];
+    const skipped: { d: number; reason: "overlap" | "queue_full" }[] = [];
     this.store.atomically(() => {
       // Overlap is judged against occurrences of earlier firings; a catch-up's own run in turn.
       const overlapping = "tool" in spec.target && this.store.open(1, row.id).length > 0;
       for (const [i, d] of run.entries()) {
         const o = this.journalOne(world, row, d, now, overlapping, i > 0);
-        if (o === "overlap") skipped.push(d);
+        if (o === "overlap" || o === "queue_full") skipped.push({ d, reason: o });
         else if (o?.status === "started") starts.push(o);
       }
       this.store.advance(row.id, next, fireAt, now);
@@ -331,9 +337,9 @@ export class ThreadSchedules {
     });
     const firstMissed = ready.find((d) => !run.includes(d)) ?? due[0] ?? row.nextDue!;
     if (missed > 0) world.emit("schedule_skipped", { scheduleId: row.id, reason: "missed", count: missed, dueAt: new Date(firstMissed).toISOString() });
-    for (const d of skipped) world.emit("schedule_skipped", { scheduleId: row.id, reason: "overlap", count: 1, dueAt: new Date(d).toISOString() });
+    for (const { d, reason } of skipped) world.emit("schedule_skipped", { scheduleId: row.id, reason, count: 1, dueAt: new Date(d).toISOString() });
     for (const d of run) {
-      if (skipped.includes(d)) continue;
+      if (skipped.some((k) => k.d === d)) continue;
       const key = occurrenceKey(row.id, d);
       const callId = "tool" in spec.target ? occurrenceCallId(row.id, d) : undefined;
       world.emit("schedule_fired", { scheduleId: row.id, key, dueAt: new Date(d).toISOString(), ...(callId ? { callId } : {}) });
@@ -342,21 +348,28 @@ export class ThreadSchedules {
     return { starts, last: next === null };
   }
 
-  /** Journals one occurrence (inside `fireOne`'s transaction); "overlap" when its policy skips it. */
-  private journalOne(world: RunWorld, row: ScheduleRow, dueAt: number, now: number, overlapping: boolean, behind: boolean): OccurrenceRow | "overlap" | null {
+  /**
+   * Journals one occurrence (inside `fireOne`'s transaction): "overlap" when its policy skips it,
+   * "queue_full" when `overlap: "queue"` has {@link MAX_QUEUED} of the schedule's occurrences waiting already.
+   */
+  private journalOne(world: RunWorld, row: ScheduleRow, dueAt: number, now: number, overlapping: boolean, behind: boolean): OccurrenceRow | "overlap" | "queue_full" | null {
     const spec: ScheduleSpec = row.spec;
     const key = occurrenceKey(row.id, dueAt);
     const target = spec.target;
+    const skip = (why: "overlap" | "queue_full") => (this.store.journal({ key, scheduleId: row.id, dueAt, status: "skipped", callId: null }, now) ? why : null);
     if ("agent" in target) {
       // The previous occurrence still runs while its message waits for its turn.
-      if (spec.overlap === "skip" && this.store.messageWaiting(row.id)) return this.store.journal({ key, scheduleId: row.id, dueAt, status: "skipped", callId: null }, now) ? "overlap" : null;
+      const waiting = this.store.messagesWaiting(row.id);
+      if (spec.overlap === "skip" && waiting > 0) return skip("overlap");
+      if (waiting >= MAX_QUEUED) return skip("queue_full");
       const o: OccurrenceRow = { key, scheduleId: row.id, dueAt, status: "done", callId: null };
       // The message commits with the journal row: the turn that takes it is the occurrence's work.
       if (this.store.journal(o, now)) world.store.turns.enqueue({ role: "user", content: target.message, metadata: { scheduleId: row.id, occurrence: key } }, now);
       return o;
     }
     const busy = overlapping || behind;
-    if (overlapping && spec.overlap === "skip") return this.store.journal({ key, scheduleId: row.id, dueAt, status: "skipped", callId: null }, now) ? "overlap" : null;
+    if (overlapping && spec.overlap === "skip") return skip("overlap");
+    if (busy && this.store.queuedCount(row.id) >= MAX_QUEUED) return skip("queue_full");
     const o: OccurrenceRow = { key, scheduleId: row.id, dueAt, status: busy ? "queued" : "started", callId: occurrenceCallId(row.id, dueAt) };
     return this.store.journal(o, now) ? o : null;
   }

@@ -288,8 +288,13 @@ export class ScheduleStore {
     if (edge) this.sql.exec("DELETE FROM occurrences WHERE schedule_id = ? AND due_at < ? AND status IN ('done', 'skipped', 'cancelled')", scheduleId, edge.due_at);
   }
 
-  /** Whether a message of the schedule still waits in the thread's inbox (its turn has not taken it). */
-  messageWaiting(scheduleId: string): boolean {
-    return this.sql.exec("SELECT 1 FROM inbox WHERE metadata IS NOT NULL AND json_extract(metadata, '$.scheduleId') = ? LIMIT 1", scheduleId).toArray().length > 0;
+  /** How many messages of the schedule still wait in the thread's inbox (no turn has taken them). */
+  messagesWaiting(scheduleId: string): number {
+    return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM inbox WHERE metadata IS NOT NULL AND json_extract(metadata, '$.scheduleId') = ?", scheduleId).one().n;
+  }
+
+  /** How many occurrences of the schedule are `queued` (wait behind its started one). */
+  queuedCount(scheduleId: string): number {
+    return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM occurrences WHERE schedule_id = ? AND status = 'queued'", scheduleId).one().n;
   }
 }
