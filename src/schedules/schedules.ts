@@ -97,7 +97,9 @@ export class ThreadSchedules {
    * counts against the thread's owner's limit over all their threads (`WEFT_MAX_SCHEDULES_PER_USER`),
    * asked of their account before anything is stored; a file schedule the deployment takes up is
    * counted but never refused.
-   * @throws WeftError `invalid_schedule` (400, with `path`; see {@link checkSchedule}), `payload_too_large`
+   * @throws WeftError `invalid_schedule` (400, with `path`; see {@link checkSchedule}; path `[]` in a
+   *   scratch thread, which is removed when its call answers), `invalid_tool_input` (400, with `path`
+   *   from `target.input`) for an input the tool's schema refuses, `payload_too_large`
    *   (413, with `path`) for a target over the deployment's limits, `too_many_schedules` (409, with
    *   `limit`, `scope` `thread` or `user`, and `path` `[]`) past {@link MAX_SCHEDULES_PER_THREAD} or
    *   the owner's limit. Nothing is stored then.
@@ -109,6 +111,11 @@ export class ThreadSchedules {
       const info = await this.counted(() => adoptFile(this, world, input.file, scheduleClock.now()));
       this.recount();
       return info;
+    }
+    // A scratch thread is removed once its call answers: a schedule there could never fire, and
+    // its slot in the owner's count would never come back.
+    if (world.meta.ephemeral) {
+      throw new WeftError("invalid_schedule", "a scratch thread (a direct call without a thread) is removed when its call answers, so a schedule there would never fire: make it on a thread", { path: [] });
     }
     const now = scheduleClock.now();
     const spec = checkSchedule(input, targetNames(world), now, scheduleLimitsOf(world.workerEnv));
