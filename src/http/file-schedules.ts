@@ -26,7 +26,7 @@ export const FileScheduleList = named(
         scheduleId: z.string(),
         agentId: z.string(),
         owner: z.string(),
-        /** The thread it runs in: `/threads/:threadId/events`, `/schedules`, `/calls` read it. */
+        /** The thread it runs in: `/threads/:threadId/ws` (events), `/schedules` and `/calls` read it. */
         threadId: z.string(),
       }),
     ),
