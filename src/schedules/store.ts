@@ -26,6 +26,12 @@ export const SCHEDULES_DDL = `
   CREATE INDEX IF NOT EXISTS occurrences_by_schedule ON occurrences (schedule_id, due_at);
 `;
 
+/**
+ * The index the list's pages walk (the thread's migration v22): in creation order, so a page reads
+ * its own rows one by one, never sorting every schedule (and its input) of the thread first.
+ */
+export const SCHEDULES_BY_CREATION_DDL = "CREATE INDEX IF NOT EXISTS schedules_by_creation ON schedules (created_at, id)";
+
 /** Where a schedule stands: `active` until cancelled or out of occurrences (`done`). */
 export type ScheduleStatus = "active" | "cancelled" | "done";
 
@@ -158,7 +164,7 @@ export class ScheduleStore {
       if (!from) return false;
     }
     const rows = from
-      ? this.sql.exec<RawSchedule>(`SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE created_at > ? OR (created_at = ? AND id > ?) ORDER BY created_at, id`, from.created_at, from.created_at, from.id)
+      ? this.sql.exec<RawSchedule>(`SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE (created_at, id) > (?, ?) ORDER BY created_at, id`, from.created_at, from.id)
       : this.sql.exec<RawSchedule>(`SELECT ${SCHEDULE_COLUMNS} FROM schedules ORDER BY created_at, id`);
     for (const r of rows) if (!take(scheduleOf(r))) break;
     return true;
