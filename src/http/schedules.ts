@@ -1,8 +1,10 @@
 /**
  * A thread's schedules (docs/schedules.md): make one (201), list them, cancel one. Making and
  * cancelling need write access to the thread (its owner), listing read access, as every thread
- * route; the list comes in cursor pages bounded in count and bytes. The schedule itself is checked in the thread (src/schedules/define.ts), so a bad cron,
- * zone, interval, time or target answers 400 `invalid_schedule` with its path and stores nothing.
+ * route; the list comes in cursor pages bounded in count and bytes. The schedule itself is checked
+ * in the thread (src/schedules/define.ts, target.ts), so a bad cron, zone, interval, time or target
+ * answers 400 `invalid_schedule`, and a tool input its schema refuses 400 `invalid_tool_input`,
+ * each with its path, storing nothing.
  * @module
  */
 import { Hono } from "hono";
