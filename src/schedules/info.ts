@@ -21,13 +21,17 @@ export interface ScheduleInfo {
 
 /** What a page of schedules is asked (`GET /threads/:id/schedules?limit=&cursor=`, `state.listSchedules(...)`): `limit` (1 to 1000, default 100) and a previous page's `nextCursor`. */
 export interface SchedulePageOptions {
+  /** At most this many schedules (1 to 1000, default 100); a page also stops at 1 MiB of JSON. */
   limit?: number;
+  /** The previous page's `nextCursor`; omitted for the first page. */
   cursor?: string;
 }
 
 /** A page of schedules; `nextCursor` asks for the next, null on the last. */
 export interface SchedulePage {
+  /** The page's schedules, in creation order. */
   schedules: ScheduleInfo[];
+  /** Pass back as `cursor` for the next page; null on the last page. */
   nextCursor: string | null;
 }
 
