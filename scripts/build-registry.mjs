@@ -110,7 +110,12 @@ async function main() {
       const def = /** @type {{ target?: { agent?: unknown, tool?: unknown } } | undefined} */ (evaluation.defs.get(s.file));
       const target = def?.target;
       if (typeof target?.agent === "string" && !m.agents.some((a) => a.name === target.agent)) problems.push({ file: s.display, message: `target.agent: unknown agent "${target.agent}" (agents: ${m.agents.map((a) => a.name).join(", ") || "none"})` });
-      if (typeof target?.tool === "string" && !m.tools.some((t) => t.name === target.tool)) problems.push({ file: s.display, message: `target.tool: unknown tool "${target.tool}" (looked in ${where})` });
+      const tool = typeof target?.tool === "string" ? m.tools.find((t) => t.name === target.tool) : undefined;
+      if (typeof target?.tool === "string" && !tool) problems.push({ file: s.display, message: `target.tool: unknown tool "${target.tool}" (looked in ${where})` });
+      // Its input as the tool's schema takes it: refused here, not found out at the first firing.
+      const toolDef = tool && evaluation.defs.get(tool.file);
+      const refused = tool && toolDef ? evaluation.checkToolInput?.(tool.name, toolDef, /** @type {{ input?: unknown }} */ (target).input) : null;
+      if (refused) problems.push({ file: s.display, message: refused });
     }
   }
 

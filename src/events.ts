@@ -163,8 +163,8 @@ export interface EventPayloads {
   schedule_created: { schedule: ScheduleInfo };
   /** An occurrence was journaled and its work began: a tool call (`callId`) or a message for a turn. `key` is `scheduleId:dueAt` (epoch ms). */
   schedule_fired: { scheduleId: string; key: string; dueAt: string; callId?: string };
-  /** Occurrences that will not run: `missed` by downtime beyond the `missed` policy, or `overlap` with the previous one still running; `dueAt` is the first of them. */
-  schedule_skipped: { scheduleId: string; reason: "missed" | "overlap"; count: number; dueAt: string };
+  /** Occurrences that will not run: `missed` by downtime beyond the `missed` policy, `overlap` with the previous one still running, or `queue_full` when `overlap: "queue"` has `MAX_QUEUED` (10) waiting already; `dueAt` is the first of them. */
+  schedule_skipped: { scheduleId: string; reason: "missed" | "overlap" | "queue_full"; count: number; dueAt: string };
   /** A schedule was cancelled: none of its occurrences fires after this. */
   schedule_cancelled: { scheduleId: string };
   /** A background run began: the call `callId` started agent `agentId` detached in child thread `childThreadId` and answered at once (src/background/). */

@@ -49,3 +49,12 @@ export function orderedId(prefix: string, randomDigits: number): string {
   }
   return `${prefix}_${lastTime}${randomHex(randomDigits)}`;
 }
+
+/**
+ * User ids weft keeps for itself start with this (`weft:schedules`, the owner of file schedules'
+ * threads): no credential may name one, so no person is such a user.
+ */
+export const RESERVED_USER_PREFIX = "weft:";
+
+/** Whether `userId` is one weft keeps for itself ({@link RESERVED_USER_PREFIX}). */
+export const isReservedUserId = (userId: string) => userId.startsWith(RESERVED_USER_PREFIX);

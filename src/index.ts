@@ -25,8 +25,8 @@ export { defineHook, HOOK_NAMES } from "./run/hooks.js";
 export { defineSchedule } from "./schedules/define.js";
 /** A schedule as written, as a file exports it, and what each occurrence does. */
 export type { ScheduleDefinition, ScheduleOptions, ScheduleTarget } from "./schedules/define.js";
-/** A schedule as `state.listSchedules()` and the API give it. */
-export type { ScheduleInfo } from "./schedules/info.js";
+/** A schedule as the API gives it, and a page of them as `state.listSchedules()` and `GET /threads/:id/schedules` give it. */
+export type { ScheduleInfo, SchedulePage, SchedulePageOptions } from "./schedules/info.js";
 /** Hook definitions and what each hook receives (src/run/hooks.ts). */
 export type { HookDefinition, HookName, HookSignatures } from "./run/hooks.js";
 /** Tool authoring types: options, schemas, effects, the call context (src/tools/types.ts). */

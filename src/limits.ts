@@ -63,6 +63,7 @@ export function checkStoredBytes(text: string, path: (string | number)[], max = 
 export const PAGE_SIZES = {
   threads: { default: 50, max: 200 },
   messages: { default: 100, max: 1000 },
+  schedules: { default: 100, max: 1000 },
 } as const;
 
 /** A paged list's name. */

@@ -40,7 +40,14 @@ export function addScheduleCommands(weft: Command): void {
     .description("list a thread's schedules")
     .action(async (threadId: string, opts: Common, cmd: Command) => {
       await run(opts, async (client) => {
-        const { schedules } = await client.listSchedules(threadId);
+        // Every page, one after another: the thread answers at most 1 MiB at a time.
+        const schedules: (typeof page)["schedules"] = [];
+        let page = await client.listSchedules(threadId);
+        schedules.push(...page.schedules);
+        while (page.nextCursor) {
+          page = await client.listSchedules(threadId, { cursor: page.nextCursor });
+          schedules.push(...page.schedules);
+        }
         if (opts.json) return out({ schedules }, true);
         if (schedules.length === 0) say("no schedules");
         for (const s of schedules) say(scheduleLine(s));

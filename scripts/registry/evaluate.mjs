@@ -22,6 +22,7 @@ const CHECK_MODULES = {
   weft_references: "src/run/references.ts",
   weft_models: "src/models/spec.ts",
   weft_schedules: "src/schedules/define.ts",
+  weft_input: "src/calls/input.ts",
   weft_remote: "src/remote/define.ts",
 };
 
@@ -52,7 +53,7 @@ const stubCloudflareWorkers = {
 /**
  * @typedef {import("./scan.mjs").Entry} Entry
  * @typedef {import("./scan.mjs").Problem} Problem
- * @typedef {{ problems: Problem[], warnings: string[], defs: Map<string, unknown>, checkReferences: Function | null }} Evaluation
+ * @typedef {{ problems: Problem[], warnings: string[], defs: Map<string, unknown>, checkReferences: Function | null, checkToolInput: ((name: string, def: unknown, input: unknown) => string | null) | null }} Evaluation
  *   `warnings` are definition problems that do not refuse a tool (a `default` its own schema refuses).
  *   `defs` maps each file that passed its own checks to its default export, for the caller's
  *   cross-reference check (`checkReferences` of src/run/references.ts; null when nothing was built).
@@ -70,7 +71,7 @@ const messageOf = (error) => (error instanceof Error ? error.message : String(er
  */
 export async function evaluateEntries(root, entries) {
   /** @type {Evaluation} */
-  const out = { problems: [], warnings: [], defs: new Map(), checkReferences: null };
+  const out = { problems: [], warnings: [], defs: new Map(), checkReferences: null, checkToolInput: null };
   if (entries.length === 0) return out;
   const tmp = await mkdtemp(path.join(os.tmpdir(), "weft-registry-"));
   try {
@@ -84,6 +85,11 @@ export async function evaluateEntries(root, entries) {
     const checks = {};
     for (const name of Object.keys(CHECK_MODULES)) Object.assign(checks, await load(name));
     out.checkReferences = checks.checkReferences;
+    // A schedule file's tool input, checked as each occurrence's call will check it (src/calls/input.ts).
+    out.checkToolInput = (name, def, input) => {
+      const checked = checks.validateInput(checks.compileTool(name, def), input ?? {});
+      return checked.ok ? null : `target.input: ${checked.error.message}`;
+    };
     for (const [i, entry] of entries.entries()) {
       const problem = (/** @type {string} */ message) => out.problems.push({ file: entry.display, message });
       /** @type {Record<string, unknown>} */

@@ -243,9 +243,14 @@ export class WeftClient {
     return request(this.#conn, "POST", this.#thread(threadId, `/calls/${encodeURIComponent(callId)}/settle`), { body: settlement });
   }
 
-  /** `GET /threads/:id/schedules`: the thread's schedules, in creation order. */
-  listSchedules(threadId: string): Promise<Answer<"listSchedules">> {
-    return request(this.#conn, "GET", this.#thread(threadId, "/schedules"));
+  /**
+   * `GET /threads/:id/schedules`: a page of the thread's schedules, in creation order; pass
+   * `nextCursor` back as `cursor` for the next page. `limit` is 1 to 1000 (default 100); a page
+   * also stops at 1 MiB of JSON.
+   * @throws WeftClientError `invalid_request` for a `limit` outside that range or a cursor not of this list.
+   */
+  listSchedules(threadId: string, options: { limit?: number; cursor?: string } = {}): Promise<Answer<"listSchedules">> {
+    return request(this.#conn, "GET", this.#thread(threadId, "/schedules"), { query: options });
   }
 
   /** `POST /threads/:id/schedules`: makes a schedule (docs/schedules.md); 400 `invalid_schedule` names the bad field. */

@@ -20,6 +20,7 @@ import { callRoutes } from "./calls.js";
 import { chatRoutes } from "./chat.js";
 import { fileRoutes } from "./files.js";
 import { scheduleRoutes } from "./schedules.js";
+import { fileScheduleRoutes } from "./file-schedules.js";
 import { mcpOAuthCompletionRoutes, mcpOAuthRoutes } from "./mcp-oauth.js";
 import { mcpRoutes } from "./mcp.js";
 import { mcpServerRoutes } from "./mcp-servers.js";
@@ -88,6 +89,7 @@ export function createApp(registry: Registry, catalog = new ToolCatalog(registry
   app.route("/threads", scheduleRoutes());
   app.route("/threads", chatRoutes());
   app.route("/account", accountRoutes());
+  app.route("/schedules", fileScheduleRoutes(registry));
   app.route("/v1/tools", toolRoutes(catalog, registry));
   app.route("/mcp", mcpRoutes(registry));
   app.route("/mcp-servers", mcpServerRoutes(registry));

@@ -15,6 +15,7 @@ import type { MiddlewareHandler } from "hono";
 import { type JWTPayload, createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, jwtVerify } from "jose";
 import { sha256Hex } from "../bytes.js";
 import { WeftError } from "../errors.js";
+import { RESERVED_USER_PREFIX, isReservedUserId } from "../ids.js";
 import { perEnv } from "../per-env.js";
 import type { Caller, Principal } from "../rpc.js";
 import type { WeftEnv } from "../thread/durable.js";
@@ -86,8 +87,14 @@ function unauthenticated(message: string): WeftError {
   return new WeftError("unauthenticated", message);
 }
 
+/** A credential naming a user id weft keeps for itself (`weft:...`, src/ids.ts): refused, whoever signed it. */
+function reserved(userId: string, path: string[]): WeftError {
+  return new WeftError("unauthenticated", `${path.join(".")}: the user id ${JSON.stringify(userId)} is reserved for weft (ids starting "${RESERVED_USER_PREFIX}"); use another`, { path });
+}
+
 function principalOfClaims(claims: JWTPayload): Principal {
   if (typeof claims.sub !== "string" || claims.sub === "") throw unauthenticated("token has no sub claim (the user id)");
+  if (isReservedUserId(claims.sub)) throw reserved(claims.sub, ["sub"]);
   const roles = Array.isArray(claims.roles) ? claims.roles.filter((r): r is string => typeof r === "string") : [];
   // `exp` is required (verifiedClaims), so every JWT caller carries when its token expires.
   return { userId: claims.sub, name: typeof claims.name === "string" ? claims.name : claims.sub, roles, expiresAt: claims.exp! * 1000 };
@@ -182,6 +189,7 @@ export async function verifyApiKey(env: WeftEnv, key: string): Promise<Principal
     if (stored.byteLength === given.byteLength && crypto.subtle.timingSafeEqual(stored, given) && found === null) found = who;
   }
   if (!found) throw unauthenticated("unknown API key");
+  if (isReservedUserId(found.userId)) throw reserved(found.userId, ["userId"]);
   return found;
 }
 

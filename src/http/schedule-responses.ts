@@ -31,8 +31,8 @@ export const Schedule = named(
   }),
 );
 
-/** `GET /threads/:id/schedules`. */
-export const ScheduleList = named("ScheduleList", z.object({ schedules: z.array(Schedule) }));
+/** `GET /threads/:id/schedules`: one page; `nextCursor` asks for the next, null on the last. */
+export const ScheduleList = named("ScheduleList", z.object({ schedules: z.array(Schedule), nextCursor: z.string().nullable() }));
 
 /** Fails to compile unless `T` is `true`. */
 type Holds<T extends true> = T;

@@ -1,8 +1,10 @@
 /**
  * A thread's schedules (docs/schedules.md): make one (201), list them, cancel one. Making and
  * cancelling need write access to the thread (its owner), listing read access, as every thread
- * route; the schedule itself is checked in the thread (src/schedules/define.ts), so a bad cron,
- * zone, interval, time or target answers 400 `invalid_schedule` with its path and stores nothing.
+ * route; the list comes in cursor pages bounded in count and bytes. The schedule itself is checked
+ * in the thread (src/schedules/define.ts, target.ts), so a bad cron, zone, interval, time or target
+ * answers 400 `invalid_schedule`, and a tool input its schema refuses 400 `invalid_tool_input`,
+ * each with its path, storing nothing.
  * @module
  */
 import { Hono } from "hono";
@@ -12,7 +14,9 @@ import { idempotencyOf } from "./idempotency.js";
 import { describe, ok, refused } from "./openapi.js";
 import { Schedule, ScheduleList } from "./schedule-responses.js";
 import { threadStub, unwrap } from "./stubs.js";
-import { jsonBody } from "./validate.js";
+import { jsonBody, query } from "./validate.js";
+import { SchedulesQuery } from "./schemas.js";
+import { SCHEDULE_PAGE_BYTES } from "../schedules/schedules.js";
 
 const time = z.union([z.string(), z.number()]);
 
@@ -35,8 +39,18 @@ export const ScheduleBody = z
 export function scheduleRoutes() {
   const app = new Hono<AuthedEnv>();
 
-  app.get("/:id/schedules", describe("List the thread's schedules", { 200: ok("The schedules", ScheduleList), ...refused(404) }), async (c) =>
-    c.json(unwrap(await threadStub(c.env, c.req.param("id")).listSchedules(c.var.caller))),
+  app.get(
+    "/:id/schedules",
+    describe(`List the thread's schedules in creation order (cursor pages: at most ?limit=, 1 to 1000, default 100, and ${SCHEDULE_PAGE_BYTES} bytes of JSON, one schedule at least)`, {
+      200: ok("A page of schedules; nextCursor is null on the last", ScheduleList),
+      ...refused(400, 404),
+    }),
+    query(SchedulesQuery),
+    async (c) => {
+      const q = c.req.valid("query");
+      const page = { ...(q.limit !== undefined ? { limit: q.limit } : {}), ...(q.cursor ? { cursor: q.cursor } : {}) };
+      return c.json(unwrap(await threadStub(c.env, c.req.param("id")).listSchedules(c.var.caller, page)));
+    },
   );
 
   app.post("/:id/schedules", describe("Make a schedule on the thread", { 201: ok("The schedule", Schedule), ...refused(400, 404, 413, 415, 422) }), jsonBody(ScheduleBody), async (c) => {

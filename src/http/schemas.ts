@@ -213,6 +213,12 @@ export const ThreadsQuery = z.object({
   cursor: z.string().min(1, NOT_A_CURSOR).optional(),
 });
 
+/** Query of `GET /threads/:id/schedules`: creation order, `cursor` from the previous page's `nextCursor`. */
+export const SchedulesQuery = z.object({
+  limit: pageLimit("schedules"),
+  cursor: z.string().min(1, NOT_A_CURSOR).optional(),
+});
+
 /**
  * Query of `GET /threads/:id/ws`, each parameter once. The thread checks the values (a `since`
  * above its newest seq, a `batch` other than 0 or 1), since only it knows its newest seq.

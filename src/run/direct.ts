@@ -16,6 +16,11 @@ export interface DirectCallInput {
   input: unknown;
   /** Caller-chosen id; default `tool_<name>_<time><random>` (see `orderedId`). */
   callId?: string;
+  /**
+   * Whether a refused call (an unknown tool, an invalid input) is stored as a failed call record
+   * before the error is thrown: a schedule's occurrence, which no caller waits on, leaves a trace.
+   */
+  recordRefusal?: boolean;
 }
 
 /** The Agent SDK tools reference's direct-call outcome `{ ok, toolName, callId, isError, result, durationMs }`. */
@@ -80,7 +85,7 @@ export async function directCall(engine: RunWorld, runner: TurnRunner, call: Dir
     toolName,
     args: { value: call.input ?? {} },
     source: "direct",
-    refuseUnstored: true,
+    refuseUnstored: call.recordRefusal !== true,
     admit: busyRule(runner, toolName),
     ...(call.callId === undefined ? { fresh: true } : {}),
   });

@@ -280,7 +280,7 @@ class StateFunctions {
     // Schedules (src/schedules/) are made for the thread's owner.
     this.schedule = async (options) => schedulesOf(host).create(options, meta.userId);
     this.cancelSchedule = async (scheduleId) => schedulesOf(host).cancel(scheduleId);
-    this.listSchedules = async () => schedulesOf(host).list();
+    this.listSchedules = async (options) => schedulesOf(host).page(options);
   }
 }
 

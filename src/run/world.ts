@@ -18,7 +18,7 @@ import type { ThreadMeter } from "../usage/meter.js";
 import type { AgentDefinition, EnvDefault, Registry, ResolvedSide } from "./agent.js";
 import type { HistorySummaries } from "./compaction.js";
 import type { NewTurnMessage } from "./messages.js";
-import type { ScheduleInfo } from "../schedules/info.js";
+import type { ScheduleInfo, SchedulePage, SchedulePageOptions } from "../schedules/info.js";
 import type { RunInfo } from "../background/info.js";
 import type { CodeRunEnd } from "../sandbox/run-code.js";
 
@@ -29,7 +29,7 @@ export type { RunInfo } from "../background/info.js";
 export interface ScheduleControl {
   create(input: unknown, owner: string | null): Promise<ScheduleInfo>;
   cancel(scheduleId: string): ScheduleInfo;
-  list(): ScheduleInfo[];
+  page(options?: SchedulePageOptions): SchedulePage;
   /** The thread's background runs (src/background/runs.ts). */
   readonly runs?: RunControl;
 }

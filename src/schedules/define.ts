@@ -6,6 +6,7 @@
  */
 import { byteLength, fitsBytes, fitsJsonBytes, jsonTextBytes } from "../bytes.js";
 import { WeftError } from "../errors.js";
+import { RESERVED_USER_PREFIX } from "../ids.js";
 import { LIMITS, limitOf } from "../limits.js";
 import type { ScheduleSpec, ScheduleTarget } from "./spec.js";
 import { checkCron, checkZone } from "./timing.js";
@@ -17,12 +18,22 @@ export type { ScheduleSpec, ScheduleTarget } from "./spec.js";
 export const MIN_EVERY_MS = 60_000;
 /** The largest `jitterMs`, in milliseconds (one hour). */
 export const MAX_JITTER_MS = 3_600_000;
+/** The longest interval `every` may have, in milliseconds (3,650 days: about ten years). */
+export const MAX_EVERY_MS = 3_650 * 86_400_000;
+/** The latest time `at` and `until` may name, epoch ms: 9999-12-31T23:59:59.999Z, the last an ISO-8601 four-digit year writes. */
+export const MAX_TIME_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 /** The longest message an agent target may carry, in characters (and never more bytes as stored than a message may take). */
 const MAX_MESSAGE_CHARS = 32_000;
+/**
+ * The most bytes a tool target's `input` may take as stored (JSON text), whatever
+ * `WEFT_MAX_TOOL_INPUT_BYTES` allows a direct call: a schedule's input is kept with it and read
+ * with every listing, so a page of schedules stays small (64 KiB).
+ */
+export const MAX_SCHEDULE_INPUT_BYTES = 64 * 1024;
 
 /**
  * What a schedule's target may carry, in bytes as stored (JSON text, escapes counted): a tool's
- * `input` at most `WEFT_MAX_TOOL_INPUT_BYTES`, an agent's `message` at most `WEFT_MAX_MESSAGE_BYTES`
+ * `input` at most `WEFT_MAX_TOOL_INPUT_BYTES` and {@link MAX_SCHEDULE_INPUT_BYTES}, an agent's `message` at most `WEFT_MAX_MESSAGE_BYTES`
  * (the limits of a direct call's input and of a posted message, src/limits.ts).
  */
 export interface ScheduleLimits {
@@ -32,9 +43,8 @@ export interface ScheduleLimits {
 
 /** The limits a deployment sets (its Worker vars); the defaults where `env` is omitted (at build). */
 export function scheduleLimitsOf(env?: Readonly<Record<string, unknown>>): ScheduleLimits {
-  return env
-    ? { toolInputBytes: limitOf(env, "toolInputBytes"), messageBytes: limitOf(env, "messageBytes") }
-    : { toolInputBytes: LIMITS.toolInputBytes.default, messageBytes: LIMITS.messageBytes.default };
+  const toolInputBytes = Math.min(MAX_SCHEDULE_INPUT_BYTES, env ? limitOf(env, "toolInputBytes") : LIMITS.toolInputBytes.default);
+  return { toolInputBytes, messageBytes: env ? limitOf(env, "messageBytes") : LIMITS.messageBytes.default };
 }
 
 /**
@@ -76,8 +86,8 @@ export interface ScheduleDefinition extends ScheduleOptions {
   owner?: string;
 }
 
-/** The owner of a file schedule's thread when its file names none. */
-export const FILE_SCHEDULE_OWNER = "weft:schedules";
+/** The owner of a file schedule's thread when its file names none: a reserved id no credential may name (src/ids.ts). */
+export const FILE_SCHEDULE_OWNER = `${RESERVED_USER_PREFIX}schedules`;
 
 /** At most this many missed occurrences run after downtime under `missed: "all"`; older ones are skipped. */
 export const MAX_CATCH_UP = 10;
@@ -95,10 +105,19 @@ const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000,
 
 const bad = (message: string, path: (string | number)[]) => new WeftError("invalid_schedule", message, { path });
 
-/** A time as epoch ms from ISO-8601 text or a number. */
+/** The number of days in `month` (1-12) of `year`. */
+const daysIn = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
+
+/**
+ * A time as epoch ms from ISO-8601 text or a number, from 0 to {@link MAX_TIME_MS}. A date the
+ * calendar does not have (February 30) is refused: `Date.parse` would roll it into March.
+ */
 function timeOf(value: unknown, path: string[]): number {
-  const ms = typeof value === "number" ? value : typeof value === "string" && /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : NaN;
+  const date = typeof value === "string" ? /^(\d{4})-(\d{2})-(\d{2})T/.exec(value) : null;
+  if (date && Number(date[3]) > daysIn(Number(date[1]), Number(date[2]))) throw bad(`${path.join(".")}: ${date[1]}-${date[2]} has no day ${date[3]}`, path);
+  const ms = typeof value === "number" ? value : date ? Date.parse(value as string) : NaN;
   if (!Number.isSafeInteger(ms) || ms < 0) throw bad(`${path.join(".")} must be an ISO-8601 time with a date and a time, or epoch milliseconds`, path);
+  if (ms > MAX_TIME_MS) throw bad(`${path.join(".")} is past ${new Date(MAX_TIME_MS).toISOString()}, the latest time a schedule may name`, path);
   return ms;
 }
 
@@ -108,13 +127,23 @@ function everyOf(value: unknown): number {
   const ms = typeof value === "number" ? value : m ? Number(m[1]) * UNITS[m[2]!]! : NaN;
   if (!Number.isSafeInteger(ms)) throw bad('every must be milliseconds or a number with a unit ("90s", "5m", "2h", "1d")', ["every"]);
   if (ms < MIN_EVERY_MS) throw bad(`every must be at least ${MIN_EVERY_MS} ms (one minute)`, ["every"]);
+  if (ms > MAX_EVERY_MS) throw bad(`every must be at most ${MAX_EVERY_MS} ms (3,650 days)`, ["every"]);
   return ms;
 }
 
-/** Which of a target's names exist, for the target check. */
+/**
+ * Which of a target's names exist, for the target check: true, false (unknown), or the reason a
+ * name that exists cannot be a target here (another agent's, or a tool its agent does not offer).
+ */
 export interface KnownNames {
-  agent(name: string): boolean;
-  tool(name: string): boolean;
+  agent(name: string): boolean | string;
+  tool(name: string): boolean | string;
+}
+
+/** The refusal of a target name `known` does not take, or null when it takes it. */
+function nameRefused(kind: "agent" | "tool", name: string, answer: boolean | string): WeftError | null {
+  if (answer === true) return null;
+  return bad(typeof answer === "string" ? answer : `unknown ${kind} ${JSON.stringify(name)}`, ["target", kind]);
 }
 
 /**
@@ -179,14 +208,16 @@ function checkTarget(value: unknown, known: KnownNames, limits: ScheduleLimits):
   const t = value as Record<string, unknown>;
   if (typeof t.agent === "string") {
     if (t.tool !== undefined || t.input !== undefined) throw bad("target must be { agent, message } or { tool, input }, not both", ["target"]);
-    if (!known.agent(t.agent)) throw bad(`unknown agent ${JSON.stringify(t.agent)}`, ["target", "agent"]);
+    const refused = nameRefused("agent", t.agent, known.agent(t.agent));
+    if (refused) throw refused;
     if (typeof t.message !== "string" || t.message.length === 0 || t.message.length > MAX_MESSAGE_CHARS) throw bad(`target.message must be text of 1 to ${MAX_MESSAGE_CHARS} characters`, ["target", "message"]);
     if (!fitsJsonBytes(t.message, limits.messageBytes)) throw tooLarge(["target", "message"], jsonTextBytes(t.message), limits.messageBytes, "WEFT_MAX_MESSAGE_BYTES");
     return { agent: t.agent, message: t.message };
   }
   if (typeof t.tool === "string") {
     if (t.message !== undefined) throw bad("target must be { agent, message } or { tool, input }, not both", ["target"]);
-    if (!known.tool(t.tool)) throw bad(`unknown tool ${JSON.stringify(t.tool)}`, ["target", "tool"]);
+    const refused = nameRefused("tool", t.tool, known.tool(t.tool));
+    if (refused) throw refused;
     if (t.input !== undefined) {
       // The input is stored with the schedule (one row) and sent with each occurrence's call.
       let text: string | undefined;
@@ -196,7 +227,7 @@ function checkTarget(value: unknown, known: KnownNames, limits: ScheduleLimits):
         text = undefined;
       }
       if (text === undefined) throw bad("target.input must be a JSON value", ["target", "input"]);
-      if (!fitsBytes(text, limits.toolInputBytes)) throw tooLarge(["target", "input"], byteLength(text), limits.toolInputBytes, "WEFT_MAX_TOOL_INPUT_BYTES");
+      if (!fitsBytes(text, limits.toolInputBytes)) throw tooLarge(["target", "input"], byteLength(text), limits.toolInputBytes, limits.toolInputBytes < MAX_SCHEDULE_INPUT_BYTES ? "WEFT_MAX_TOOL_INPUT_BYTES" : "a schedule's input, 64 KiB");
     }
     return { tool: t.tool, ...(t.input === undefined ? {} : { input: t.input }) };
   }

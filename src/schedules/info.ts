@@ -19,13 +19,38 @@ export interface ScheduleInfo {
   schedule: ScheduleSpec;
 }
 
+/** What a page of schedules is asked (`GET /threads/:id/schedules?limit=&cursor=`, `state.listSchedules(...)`): `limit` (1 to 1000, default 100) and a previous page's `nextCursor`. */
+export interface SchedulePageOptions {
+  /** At most this many schedules (1 to 1000, default 100); a page also stops at 1 MiB of JSON. */
+  limit?: number;
+  /** The previous page's `nextCursor`; omitted for the first page. */
+  cursor?: string;
+}
+
+/** A page of schedules; `nextCursor` asks for the next, null on the last. */
+export interface SchedulePage {
+  /** The page's schedules, in creation order. */
+  schedules: ScheduleInfo[];
+  /** Pass back as `cursor` for the next page; null on the last page. */
+  nextCursor: string | null;
+}
+
+/** The latest time a `Date` holds (epoch ms, year 275760). */
+const DATE_MAX_MS = 8.64e15;
+
+/**
+ * ISO-8601 of an epoch-ms time, clamped into the `Date` range: a row stored before the range was
+ * checked at create still lists (a throw here once made every listing of its thread a 500).
+ */
+const isoOf = (ms: number) => new Date(Number.isFinite(ms) ? Math.max(-DATE_MAX_MS, Math.min(DATE_MAX_MS, ms)) : DATE_MAX_MS).toISOString();
+
 /** The info of a row. */
 export function infoOf(row: ScheduleRow): ScheduleInfo {
   return {
     scheduleId: row.id,
     status: row.status,
-    nextDueAt: row.nextDue === null ? null : new Date(row.nextDue).toISOString(),
-    createdAt: new Date(row.createdAt).toISOString(),
+    nextDueAt: row.nextDue === null ? null : isoOf(row.nextDue),
+    createdAt: isoOf(row.createdAt),
     schedule: row.spec,
   };
 }

@@ -14,19 +14,30 @@ import { directCall } from "../run/direct.js";
 import type { TurnRunner } from "../run/turn-runner.js";
 import type { RunWorld } from "../run/world.js";
 import { scheduleClock } from "./clock.js";
-import { limitOf } from "../limits.js";
+import { limitOf, pageSize } from "../limits.js";
+import { byteLength } from "../bytes.js";
 import { MAX_CATCH_UP, type ScheduleSpec, checkSchedule, scheduleLimitsOf } from "./define.js";
-import { type ScheduleInfo, infoOf, occurrenceCallId, occurrenceKey } from "./info.js";
+import { type ScheduleInfo, type SchedulePage, type SchedulePageOptions, infoOf, occurrenceCallId, occurrenceKey } from "./info.js";
 import type { OccurrenceRow, ScheduleRow, ScheduleStore } from "./store.js";
 import { dueThrough, jitterOf, nextDue } from "./timing.js";
 import { adoptFile, endFile, isFileAdoption, threadIdOf, threadOf } from "./adopt.js";
 import { fileScheduleHolds } from "./files.js";
 import type { BackgroundRuns } from "../background/runs.js";
+import { checkToolInput, targetNames } from "./target.js";
+
+/** The most JSON bytes one page of schedules holds (1 MiB), unless its one schedule is larger. */
+export const SCHEDULE_PAGE_BYTES = 1024 * 1024;
 
 /** At most this many schedules may be active on one thread. */
 export const MAX_SCHEDULES_PER_THREAD = 10_000;
 /** An occurrence that fires more than this late (ms) was missed: its `missed` policy decides. */
 export const MISSED_GRACE_MS = 60_000;
+/**
+ * At most this many occurrences of one schedule wait under `overlap: "queue"` (queued tool calls,
+ * or an agent target's messages in the inbox); one more is skipped, journaled `skipped` with a
+ * `schedule_skipped` event of reason `queue_full`. The same bound as a catch-up's (`MAX_CATCH_UP`).
+ */
+export const MAX_QUEUED = MAX_CATCH_UP;
 /** How many due schedules one alarm fires before it arms itself again at once for the rest. */
 const FIRES_PER_ALARM = 200;
 /** How many of its newest occurrences a schedule's journal keeps (older ended ones are forgotten). */
@@ -86,7 +97,9 @@ export class ThreadSchedules {
    * counts against the thread's owner's limit over all their threads (`WEFT_MAX_SCHEDULES_PER_USER`),
    * asked of their account before anything is stored; a file schedule the deployment takes up is
    * counted but never refused.
-   * @throws WeftError `invalid_schedule` (400, with `path`; see {@link checkSchedule}), `payload_too_large`
+   * @throws WeftError `invalid_schedule` (400, with `path`; see {@link checkSchedule}; path `[]` in a
+   *   scratch thread, which is removed when its call answers), `invalid_tool_input` (400, with `path`
+   *   from `target.input`) for an input the tool's schema refuses, `payload_too_large`
    *   (413, with `path`) for a target over the deployment's limits, `too_many_schedules` (409, with
    *   `limit`, `scope` `thread` or `user`, and `path` `[]`) past {@link MAX_SCHEDULES_PER_THREAD} or
    *   the owner's limit. Nothing is stored then.
@@ -99,8 +112,14 @@ export class ThreadSchedules {
       this.recount();
       return info;
     }
+    // A scratch thread is removed once its call answers: a schedule there could never fire, and
+    // its slot in the owner's count would never come back.
+    if (world.meta.ephemeral) {
+      throw new WeftError("invalid_schedule", "a scratch thread (a direct call without a thread) is removed when its call answers, so a schedule there would never fire: make it on a thread", { path: [] });
+    }
     const now = scheduleClock.now();
-    const spec = checkSchedule(input, { agent: (name) => name === world.meta.agentId, tool: (name) => world.catalog.has(name) }, now, scheduleLimitsOf(world.workerEnv));
+    const spec = checkSchedule(input, targetNames(world), now, scheduleLimitsOf(world.workerEnv));
+    if ("tool" in spec.target) checkToolInput(world, spec.target.tool, spec.target.input);
     if (nextDue(spec, now, now) === null) throw new WeftError("invalid_schedule", "the schedule has no occurrence before its until", { path: ["until"] });
     // One count change at a time: the check, the account's answer and the row belong together.
     return this.counted(async () => {
@@ -176,9 +195,26 @@ export class ThreadSchedules {
     return this.host.wakeBy(at);
   }
 
-  /** The thread's schedules in creation order (at most `limit`, default 1000, from `offset`). */
-  list(limit = 1000, offset = 0): ScheduleInfo[] {
-    return this.store.list(limit, offset).map(infoOf);
+  /**
+   * A page of the thread's schedules in creation order: at most `limit` (`PAGE_SIZES.schedules`)
+   * and {@link SCHEDULE_PAGE_BYTES} of JSON (one schedule at least), after `cursor` (a page's `nextCursor`).
+   * @throws WeftError `invalid_request` (400, path `["limit"]` or `["cursor"]`).
+   */
+  page(options: SchedulePageOptions = {}): SchedulePage {
+    const limit = pageSize("schedules", options.limit);
+    const schedules: ScheduleInfo[] = [];
+    let bytes = 0;
+    let more = false;
+    const known = this.store.each(options.cursor, (row) => {
+      const info = infoOf(row);
+      const size = byteLength(JSON.stringify(info));
+      if (schedules.length >= limit || (schedules.length > 0 && bytes + size > SCHEDULE_PAGE_BYTES)) return !(more = true);
+      schedules.push(info);
+      bytes += size;
+      return true;
+    });
+    if (!known) throw new WeftError("invalid_request", "cursor: not a nextCursor of this thread's schedules", { path: ["cursor"] });
+    return { schedules, nextCursor: more ? schedules.at(-1)!.scheduleId : null };
   }
 
   /**
@@ -294,13 +330,13 @@ export class ThreadSchedules {
     const next = nextDue(spec, row.anchor, after);
     const fireAt = next === null ? null : next + jitterOf(occurrenceKey(row.id, next), spec.jitterMs);
     const starts: OccurrenceRow[] = [];
-    const skipped: number[] = [];
+    const skipped: { d: number; reason: "overlap" | "queue_full" }[] = [];
     this.store.atomically(() => {
       // Overlap is judged against occurrences of earlier firings; a catch-up's own run in turn.
       const overlapping = "tool" in spec.target && this.store.open(1, row.id).length > 0;
       for (const [i, d] of run.entries()) {
         const o = this.journalOne(world, row, d, now, overlapping, i > 0);
-        if (o === "overlap") skipped.push(d);
+        if (o === "overlap" || o === "queue_full") skipped.push({ d, reason: o });
         else if (o?.status === "started") starts.push(o);
       }
       this.store.advance(row.id, next, fireAt, now);
@@ -308,9 +344,9 @@ export class ThreadSchedules {
     });
     const firstMissed = ready.find((d) => !run.includes(d)) ?? due[0] ?? row.nextDue!;
     if (missed > 0) world.emit("schedule_skipped", { scheduleId: row.id, reason: "missed", count: missed, dueAt: new Date(firstMissed).toISOString() });
-    for (const d of skipped) world.emit("schedule_skipped", { scheduleId: row.id, reason: "overlap", count: 1, dueAt: new Date(d).toISOString() });
+    for (const { d, reason } of skipped) world.emit("schedule_skipped", { scheduleId: row.id, reason, count: 1, dueAt: new Date(d).toISOString() });
     for (const d of run) {
-      if (skipped.includes(d)) continue;
+      if (skipped.some((k) => k.d === d)) continue;
       const key = occurrenceKey(row.id, d);
       const callId = "tool" in spec.target ? occurrenceCallId(row.id, d) : undefined;
       world.emit("schedule_fired", { scheduleId: row.id, key, dueAt: new Date(d).toISOString(), ...(callId ? { callId } : {}) });
@@ -319,21 +355,28 @@ export class ThreadSchedules {
     return { starts, last: next === null };
   }
 
-  /** Journals one occurrence (inside `fireOne`'s transaction); "overlap" when its policy skips it. */
-  private journalOne(world: RunWorld, row: ScheduleRow, dueAt: number, now: number, overlapping: boolean, behind: boolean): OccurrenceRow | "overlap" | null {
+  /**
+   * Journals one occurrence (inside `fireOne`'s transaction): "overlap" when its policy skips it,
+   * "queue_full" when `overlap: "queue"` has {@link MAX_QUEUED} of the schedule's occurrences waiting already.
+   */
+  private journalOne(world: RunWorld, row: ScheduleRow, dueAt: number, now: number, overlapping: boolean, behind: boolean): OccurrenceRow | "overlap" | "queue_full" | null {
     const spec: ScheduleSpec = row.spec;
     const key = occurrenceKey(row.id, dueAt);
     const target = spec.target;
+    const skip = (why: "overlap" | "queue_full") => (this.store.journal({ key, scheduleId: row.id, dueAt, status: "skipped", callId: null }, now) ? why : null);
     if ("agent" in target) {
       // The previous occurrence still runs while its message waits for its turn.
-      if (spec.overlap === "skip" && this.store.messageWaiting(row.id)) return this.store.journal({ key, scheduleId: row.id, dueAt, status: "skipped", callId: null }, now) ? "overlap" : null;
+      const waiting = this.store.messagesWaiting(row.id);
+      if (spec.overlap === "skip" && waiting > 0) return skip("overlap");
+      if (waiting >= MAX_QUEUED) return skip("queue_full");
       const o: OccurrenceRow = { key, scheduleId: row.id, dueAt, status: "done", callId: null };
       // The message commits with the journal row: the turn that takes it is the occurrence's work.
       if (this.store.journal(o, now)) world.store.turns.enqueue({ role: "user", content: target.message, metadata: { scheduleId: row.id, occurrence: key } }, now);
       return o;
     }
     const busy = overlapping || behind;
-    if (overlapping && spec.overlap === "skip") return this.store.journal({ key, scheduleId: row.id, dueAt, status: "skipped", callId: null }, now) ? "overlap" : null;
+    if (overlapping && spec.overlap === "skip") return skip("overlap");
+    if (busy && this.store.queuedCount(row.id) >= MAX_QUEUED) return skip("queue_full");
     const o: OccurrenceRow = { key, scheduleId: row.id, dueAt, status: busy ? "queued" : "started", callId: occurrenceCallId(row.id, dueAt) };
     return this.store.journal(o, now) ? o : null;
   }
@@ -354,7 +397,8 @@ export class ThreadSchedules {
       return;
     }
     try {
-      const outcome = await directCall(r.world, r.runner, { toolName: target.tool, input: target.input ?? {}, callId: o.callId });
+      // A refusal (its tool gone, its input no longer valid) is stored as the occurrence's failed call: seen, never lost.
+      const outcome = await directCall(r.world, r.runner, { toolName: target.tool, input: target.input ?? {}, callId: o.callId, recordRefusal: true });
       if (outcome.status === "awaiting_approval" || outcome.status === "parked") return;
       if (this.host.crash) await this.host.crash("occurrence_done", o.callId);
       this.store.mark(o.key, "done", scheduleClock.now(), outcome.status);
@@ -363,7 +407,7 @@ export class ThreadSchedules {
         await this.host.wakeBy(Date.now() + BUSY_RETRY_MS);
         return;
       }
-      // Refused before it ran (its tool gone, its input no longer valid): the occurrence ends.
+      // Refused before it ran (its tool gone, its input no longer valid): the occurrence ends, its failed call recorded.
       this.store.mark(o.key, "done", scheduleClock.now(), isWeftError(e) ? e.code : "internal_error");
       if (!isWeftError(e)) console.error(`weft: schedule ${o.scheduleId} occurrence ${o.key} failed: ${String(e)}`);
     }

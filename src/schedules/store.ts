@@ -26,6 +26,12 @@ export const SCHEDULES_DDL = `
   CREATE INDEX IF NOT EXISTS occurrences_by_schedule ON occurrences (schedule_id, due_at);
 `;
 
+/**
+ * The index the list's pages walk (the thread's migration v22): in creation order, so a page reads
+ * its own rows one by one, never sorting every schedule (and its input) of the thread first.
+ */
+export const SCHEDULES_BY_CREATION_DDL = "CREATE INDEX IF NOT EXISTS schedules_by_creation ON schedules (created_at, id)";
+
 /** Where a schedule stands: `active` until cancelled or out of occurrences (`done`). */
 export type ScheduleStatus = "active" | "cancelled" | "done";
 
@@ -145,12 +151,23 @@ export class ScheduleStore {
     return r ? scheduleOf(r) : undefined;
   }
 
-  /** Schedules in creation order (`status`: only those), at most `limit` from `offset`. */
-  list(limit: number, offset = 0, status?: ScheduleStatus): ScheduleRow[] {
-    if (!this.ready) return [];
-    const where = status ? "WHERE status = ?" : "";
-    const args = status ? [status, limit, offset] : [limit, offset];
-    return this.sql.exec<RawSchedule>(`SELECT ${SCHEDULE_COLUMNS} FROM schedules ${where} ORDER BY created_at, id LIMIT ? OFFSET ?`, ...args).toArray().map(scheduleOf);
+  /**
+   * Schedules in creation order after the schedule `after` (from the first without it), read one
+   * row at a time while `take` wants more: a page never holds more rows in memory than it answers.
+   * @returns false when `after` names no schedule of this thread.
+   */
+  each(after: string | undefined, take: (row: ScheduleRow) => boolean): boolean {
+    if (!this.ready) return after === undefined;
+    let from: { created_at: number; id: string } | undefined;
+    if (after !== undefined) {
+      from = this.sql.exec<{ created_at: number; id: string }>("SELECT created_at, id FROM schedules WHERE id = ?", after).toArray()[0];
+      if (!from) return false;
+    }
+    const rows = from
+      ? this.sql.exec<RawSchedule>(`SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE (created_at, id) > (?, ?) ORDER BY created_at, id`, from.created_at, from.id)
+      : this.sql.exec<RawSchedule>(`SELECT ${SCHEDULE_COLUMNS} FROM schedules ORDER BY created_at, id`);
+    for (const r of rows) if (!take(scheduleOf(r))) break;
+    return true;
   }
 
   /** The schedules whose id starts with `prefix`, any status (a file schedule's versions). */
@@ -188,12 +205,24 @@ export class ScheduleStore {
     else this.sql.exec("UPDATE schedules SET next_due = ?, fire_at = ? WHERE id = ?", nextDue, fireAt, id);
   }
 
-  /** Ends a schedule `cancelled`, with its queued occurrences; whether it was active. */
+  /**
+   * Ends a schedule `cancelled`, with what of it has not started: its queued occurrences, and an
+   * agent target's messages still waiting in the thread's inbox (no turn has taken them: a turn
+   * takes its messages out of the inbox as it starts). Whether it was active.
+   */
   cancel(id: string, now: number): boolean {
     this.earliestKnown = undefined;
     const changed = this.sql.exec("UPDATE schedules SET status = 'cancelled', fire_at = NULL, ended_at = ? WHERE id = ? AND status = 'active'", now, id).rowsWritten > 0;
     this.sql.exec("UPDATE occurrences SET status = 'cancelled', finished_at = ? WHERE schedule_id = ? AND status = 'queued'", now, id);
+    this.dropMessages(id, now);
     return changed;
+  }
+
+  /** Takes a schedule's waiting messages out of the inbox; their occurrences end `cancelled`. */
+  private dropMessages(id: string, now: number): void {
+    const waiting = "FROM inbox WHERE metadata IS NOT NULL AND json_extract(metadata, '$.scheduleId') = ?";
+    this.sql.exec(`UPDATE occurrences SET status = 'cancelled', finished_at = ? WHERE key IN (SELECT json_extract(metadata, '$.occurrence') ${waiting})`, now, id);
+    this.sql.exec(`DELETE ${waiting}`, id);
   }
 
   /**
@@ -205,6 +234,7 @@ export class ScheduleStore {
     this.earliestKnown = undefined;
     const changed = this.sql.exec("UPDATE schedules SET status = 'done', next_due = NULL, fire_at = NULL, ended_at = ? WHERE id = ? AND status = 'active'", now, id).rowsWritten > 0;
     this.sql.exec("UPDATE occurrences SET status = 'cancelled', finished_at = ? WHERE schedule_id = ? AND status = 'queued'", now, id);
+    this.dropMessages(id, now);
     return changed;
   }
 
@@ -264,8 +294,13 @@ export class ScheduleStore {
     if (edge) this.sql.exec("DELETE FROM occurrences WHERE schedule_id = ? AND due_at < ? AND status IN ('done', 'skipped', 'cancelled')", scheduleId, edge.due_at);
   }
 
-  /** Whether a message of the schedule still waits in the thread's inbox (its turn has not taken it). */
-  messageWaiting(scheduleId: string): boolean {
-    return this.sql.exec("SELECT 1 FROM inbox WHERE metadata IS NOT NULL AND json_extract(metadata, '$.scheduleId') = ? LIMIT 1", scheduleId).toArray().length > 0;
+  /** How many messages of the schedule still wait in the thread's inbox (no turn has taken them). */
+  messagesWaiting(scheduleId: string): number {
+    return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM inbox WHERE metadata IS NOT NULL AND json_extract(metadata, '$.scheduleId') = ?", scheduleId).one().n;
+  }
+
+  /** How many occurrences of the schedule are `queued` (wait behind its started one). */
+  queuedCount(scheduleId: string): number {
+    return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM occurrences WHERE schedule_id = ? AND status = 'queued'", scheduleId).one().n;
   }
 }

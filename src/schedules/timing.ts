@@ -33,6 +33,8 @@ const NICKNAMES = new Set(["@yearly", "@annually", "@monthly", "@weekly", "@dail
 export function checkCron(expr: string, zone: string): string | null {
   const text = expr.trim();
   if (!NICKNAMES.has(text.toLowerCase()) && text.split(/\s+/).length !== 5) return "expected five fields: minute hour day-of-month month day-of-week";
+  const impossible = impossibleDay(text);
+  if (impossible) return impossible;
   try {
     const cron = new Cron(text, { timezone: zone, paused: true });
     if (cron.nextRun(new Date(0)) === null) return "it never fires";
@@ -40,6 +42,37 @@ export function checkCron(expr: string, zone: string): string | null {
   } catch (e) {
     return e instanceof Error ? e.message : String(e);
   }
+}
+
+const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+/** The most days each month can have (February 29 in a leap year). */
+const MONTH_DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** The numbers a cron field of plain values, ranges and month names lists, or null for any other field (`*`, steps, `L`...). */
+function listed(field: string, names: string[] = []): number[] | null {
+  const out: number[] = [];
+  for (const item of field.toLowerCase().split(",")) {
+    const ends = item.split("-").map((v) => (names.includes(v) ? names.indexOf(v) + 1 : /^\d{1,2}$/.test(v) ? Number(v) : NaN));
+    if (ends.length > 2 || ends.some(Number.isNaN)) return null;
+    for (let n = ends[0]!; n <= ends.at(-1)!; n++) out.push(n);
+  }
+  return out;
+}
+
+/**
+ * Why a cron's day-of-month can never fall in its months (`0 9 30 2 *`: February has no 30th), or
+ * null. Refused even beside a day-of-week, which cron ORs with it: such a day is a mistake, and
+ * croner would otherwise fire on the weekday alone without a word.
+ */
+function impossibleDay(text: string): string | null {
+  const fields = text.split(/\s+/);
+  if (fields.length !== 5) return null;
+  const days = listed(fields[2]!);
+  const months = listed(fields[3]!, MONTHS);
+  if (!days || !months || days.length === 0 || months.length === 0) return null;
+  const first = Math.min(...days);
+  if (months.some((m) => m >= 1 && m <= 12 && first <= MONTH_DAYS[m - 1]!)) return null;
+  return `day-of-month ${first} never falls in ${months.map((m) => MONTHS[m - 1] ?? m).join(", ")}: no such date`;
 }
 
 /** Parsed cron patterns, kept per pattern and zone (parsing costs more than a lookup). */

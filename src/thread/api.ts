@@ -4,7 +4,7 @@
  * @module
  */
 import type { ThreadUsage } from "../usage/thread-ledger.js";
-import type { ScheduleInfo } from "../schedules/info.js";
+import type { ScheduleInfo, SchedulePage, SchedulePageOptions } from "../schedules/info.js";
 import type { ModelInForce } from "../run/model-choice.js";
 import type { HistoryMessage } from "../run/seed-history.js";
 import type { PostMessageInput } from "../run/posted.js";
@@ -109,8 +109,8 @@ export interface ThreadApi {
   deleteFile(caller: Caller, path: string): Promise<RpcResult<{ deleted: boolean }>>;
   /** Makes a schedule on the thread for the caller (src/schedules/); write access. */
   createSchedule(caller: Caller, input: unknown, idem?: IdempotencyClaim): Promise<RpcResult<ScheduleInfo>>;
-  /** The thread's schedules; read access. */
-  listSchedules(caller: Caller): Promise<RpcResult<{ schedules: ScheduleInfo[] }>>;
+  /** A page of the thread's schedules (src/schedules/schedules.ts `page`); read access. */
+  listSchedules(caller: Caller, page?: SchedulePageOptions): Promise<RpcResult<SchedulePage>>;
   /** Cancels a schedule of the thread; write access. */
   cancelSchedule(caller: Caller, scheduleId: string): Promise<RpcResult<ScheduleInfo>>;
   callTool(caller: Caller, input: DirectCallInput, idem?: IdempotencyClaim): Promise<RpcResult<DirectCallOutcome>>;

@@ -182,8 +182,8 @@ export function createThreadClass(registry: Registry) {
       return this.serve(caller, { access: "write", idem, env: true, watched: true }, () => this.schedules.create(input, caller.userId));
     }
 
-    async listSchedules(caller: Caller) {
-      return this.serve(caller, { access: "read" }, () => ({ schedules: this.schedules.list() }));
+    async listSchedules(caller: Caller, page?: Parameters<ThreadApi["listSchedules"]>[1]) {
+      return this.serve(caller, { access: "read" }, () => this.schedules.page(page));
     }
 
     async cancelSchedule(caller: Caller, scheduleId: string) {

@@ -4,7 +4,7 @@
  * @module
  */
 import type { ScheduleOptions } from "../schedules/define.js";
-import type { ScheduleInfo } from "../schedules/info.js";
+import type { ScheduleInfo, SchedulePage, SchedulePageOptions } from "../schedules/info.js";
 import type { RunInfo } from "../background/info.js";
 import type { Message, ToolResult } from "../protocol.js";
 
@@ -212,8 +212,12 @@ export interface ThreadState {
   schedule(options: ScheduleOptions): Promise<ScheduleInfo>;
   /** Cancels a schedule of this thread: no occurrence of it fires after this. @throws WeftError `schedule_not_found` */
   cancelSchedule(scheduleId: string): Promise<ScheduleInfo>;
-  /** This thread's schedules, in creation order. */
-  listSchedules(): Promise<ScheduleInfo[]>;
+  /**
+   * A page of this thread's schedules, in creation order: at most `limit` (1 to 1000, default 100)
+   * and 1 MiB of JSON, after `cursor` (the previous page's `nextCursor`; null on the last page).
+   * @throws WeftError `invalid_request` (path `limit` or `cursor`)
+   */
+  listSchedules(options?: SchedulePageOptions): Promise<SchedulePage>;
 
   /**
    * This thread's background runs (agents with `background: true` called as tools; docs/schedules.md):

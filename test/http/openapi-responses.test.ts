@@ -195,8 +195,10 @@ describe("OpenAPI response schemas against real answers", () => {
     expect((await send("POST", `/threads/${id}/schedules`, { json: { every: "5s", target: { tool: "effect_read" } } })).status).toBe(400);
     expect(await keyReused("POST", `/threads/${id}/schedules`, crypto.randomUUID(), { every: "5m", target: { tool: "effect_read" } }, { every: "6m", target: { tool: "effect_read" } })).toEqual({ first: 201, second: 422 });
     expect((await send("GET", `/threads/${id}/schedules`)).body.schedules.length).toBe(2);
+    expect((await send("GET", `/threads/${id}/schedules?limit=0`)).status).toBe(400);
     expect((await send("DELETE", `/threads/${id}/schedules/${made.body.scheduleId}`)).body.status).toBe("cancelled");
     expect((await send("DELETE", `/threads/${id}/schedules/sch_none`)).status).toBe(404);
+    expect((await send("GET", "/schedules/files")).status).toBe(200);
   });
 
   it("records with their optional fields: a capped result with an attachment, a refused input, a thrown error, a dry run", async () => {

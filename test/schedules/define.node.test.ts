@@ -25,13 +25,13 @@ describe("a schedule's target size", () => {
     expect(checkSchedule({ every: "1h", target: { agent: "desk", message: '"'.repeat(500) } }, known, undefined, limits).target).toMatchObject({ agent: "desk" });
     expect(refusal(() => checkSchedule({ every: "1h", target: { agent: "desk", message: '"'.repeat(501) } }, known, undefined, limits))).toEqual(["payload_too_large", { path: ["target", "message"], limit: 1000 }]);
     expect(refusal(() => checkSchedule({ every: "1h", target: { tool: "notify", input: { t: "x".repeat(2000) } } }, known, undefined, limits))).toEqual(["payload_too_large", { path: ["target", "input"], limit: 2000 }]);
-    // A deployment cannot raise them past what one row holds.
-    expect(scheduleLimitsOf({ WEFT_MAX_TOOL_INPUT_BYTES: String(64 * 1024 * 1024) }).toolInputBytes).toBe(1024 * 1024);
+    // A deployment cannot raise them past what one row holds, nor a schedule's input past 64 KiB.
+    expect(scheduleLimitsOf({ WEFT_MAX_TOOL_INPUT_BYTES: String(64 * 1024 * 1024) }).toolInputBytes).toBe(64 * 1024);
   });
 
   it("a schedule file's input is held to the default at build", () => {
     const def = defineSchedule({ every: "1h", target: { tool: "notify", input: { t: "\u0001".repeat(200_000) } } });
-    expect(() => checkScheduleDefinition("huge", def, known)).toThrow(/schedule "huge": target\.input: 1200008 bytes as stored \(JSON\), over the 1048576-byte limit \(WEFT_MAX_TOOL_INPUT_BYTES\)/);
+    expect(() => checkScheduleDefinition("huge", def, known)).toThrow(/schedule "huge": target\.input: 1200008 bytes as stored \(JSON\), over the 65536-byte limit \(a schedule's input, 64 KiB\)/);
     expect(refusal(() => checkScheduleDefinition("fn", defineSchedule({ every: "1h", target: { tool: "notify", input: () => 1 } }), known))).toEqual(["invalid_schedule", { path: ["target", "input"] }]);
   });
 });

@@ -35,7 +35,7 @@ function sync(): Promise<SyncReport> {
   return (ns.get(ns.idFromName("deployment")) as unknown as { sync(): Promise<SyncReport> }).sync();
 }
 
-const schedulesOf = () => inThread(threadId, (i) => i.schedules.list() as { scheduleId: string; status: string; nextDueAt: string | null }[]);
+const schedulesOf = () => inThread(threadId, (i) => i.schedules.page().schedules as { scheduleId: string; status: string; nextDueAt: string | null }[]);
 
 /** Delivers the thread's alarm until it is set for `at` or later (the watchdog's may come first). */
 async function settle(at: number): Promise<void> {

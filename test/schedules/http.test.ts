@@ -26,7 +26,7 @@ describe("/threads/:id/schedules", () => {
     expect((await json("GET", `/threads/${id}/schedules`, undefined, "bob")).status).toBe(404);
     expect((await json("POST", `/threads/${id}/schedules`, { every: "1h", target: { tool: "effect_read" } }, "bob")).status).toBe(404);
     expect((await json("DELETE", `/threads/${id}/schedules/${made.body.scheduleId}`, undefined, "bob")).status).toBe(404);
-    const rows = await inThread(id, (i) => i.schedules.list());
+    const rows = await inThread(id, (i) => i.schedules.page().schedules);
     expect(rows.map((r: { status: string }) => r.status)).toEqual(["active"]);
   });
 
@@ -41,18 +41,18 @@ describe("/threads/:id/schedules", () => {
     const id = await createThread({ agent: "guarantees" });
     const res = await json("POST", `/threads/${id}/schedules`, body);
     expect(res).toMatchObject({ status: 400, body: { error: { code: "invalid_schedule", details: { path } } } });
-    expect(await inThread(id, (i) => i.schedules.list())).toEqual([]);
+    expect(await inThread(id, (i) => i.schedules.page().schedules)).toEqual([]);
   });
 
-  it("a tool input over WEFT_MAX_TOOL_INPUT_BYTES as stored (escapes counted): 413 payload_too_large with its path, nothing stored", async () => {
+  it("a tool input over a schedule's 64 KiB as stored (escapes counted): 413 payload_too_large with its path, nothing stored", async () => {
     const id = await createThread({ agent: "guarantees" });
-    // 600,000 quotes are 1.2 MB as stored JSON (each one escaped), under the 8 MB body limit.
-    const res = await json("POST", `/threads/${id}/schedules`, { every: "1h", target: { tool: "effect_write", input: { label: '"'.repeat(600_000) } } });
-    expect(res).toMatchObject({ status: 413, body: { error: { code: "payload_too_large", details: { path: ["target", "input"], limit: 1024 * 1024 } } } });
-    expect(await inThread(id, (i) => i.schedules.list())).toEqual([]);
+    // 40,000 quotes are 80 KB as stored JSON (each one escaped).
+    const res = await json("POST", `/threads/${id}/schedules`, { every: "1h", target: { tool: "effect_write", input: { label: '"'.repeat(40_000) } } });
+    expect(res).toMatchObject({ status: 413, body: { error: { code: "payload_too_large", details: { path: ["target", "input"], limit: 64 * 1024 } } } });
+    expect(await inThread(id, (i) => i.schedules.page().schedules)).toEqual([]);
     expect((await eventsOf(id)).filter((e) => e.type === "schedule_created")).toEqual([]);
     // Within the limit is stored as before.
-    expect((await json("POST", `/threads/${id}/schedules`, { every: "1h", target: { tool: "effect_write", input: { label: '"'.repeat(500_000) } } })).status).toBe(201);
+    expect((await json("POST", `/threads/${id}/schedules`, { every: "1h", target: { tool: "effect_write", input: { label: '"'.repeat(30_000) } } })).status).toBe(201);
   });
 
   it("an unknown schedule id: 404 schedule_not_found", async () => {

@@ -44,7 +44,7 @@ describe("jitterMs and until", () => {
       await deliverAlarm(id);
     }
     expect((await occurrencesOf(id, s.scheduleId)).map((o) => (o.dueAt - T0) / MINUTE).reverse()).toEqual([5, 10]);
-    expect((await inThread(id, (i) => i.schedules.list()))[0]).toMatchObject({ status: "done", nextDueAt: null });
+    expect((await inThread(id, (i) => i.schedules.page().schedules))[0]).toMatchObject({ status: "done", nextDueAt: null });
     // An until with no occurrence before it, and one in the past, are refused.
     expect(() => checkSchedule({ every: "1h", until: "2000-01-01T00:00:00Z", target: { tool: "t" } }, { agent: () => true, tool: () => true }, T0)).toThrow(/until is in the past/);
     const none = await json("POST", `/threads/${id}/schedules`, { every: "1h", until: Date.now() + 10 * MINUTE, target: { tool: "effect_read", input: {} } });

@@ -15,7 +15,7 @@ describe("schedules at run time", () => {
       const listed = await state.listSchedules();
       const refused = await state.schedule({ every: "10m", target: { tool: "no_such_tool" } }).catch((e: { code: string; details: unknown }) => [e.code, e.details]);
       const cancelled = await state.cancelSchedule(made.scheduleId);
-      return { made, listed: listed.map((s) => s.scheduleId), refused, cancelled: cancelled.status };
+      return { made, listed: listed.schedules.map((s) => s.scheduleId), refused, cancelled: cancelled.status };
     });
     expect(out.listed).toEqual([out.made.scheduleId]);
     expect(out.made.nextDueAt).toBe(new Date(T0 + 10 * MINUTE).toISOString());
@@ -33,10 +33,10 @@ describe("schedules at run time", () => {
       const cyclic: Record<string, unknown> = {};
       cyclic.self = cyclic;
       const notJson = await state.schedule({ every: "10m", target: { tool: "effect_write", input: cyclic } }).catch(refusal);
-      return { big, notJson, listed: (await state.listSchedules()).length };
+      return { big, notJson, listed: (await state.listSchedules()).schedules.length };
     });
-    // 200,000 control characters are 1.2 MB as stored JSON (six bytes each).
-    expect(out.big).toEqual(["payload_too_large", { path: ["target", "input"], limit: 1024 * 1024 }]);
+    // 200,000 control characters are 1.2 MB as stored JSON (six bytes each), over a schedule's 64 KiB.
+    expect(out.big).toEqual(["payload_too_large", { path: ["target", "input"], limit: 64 * 1024 }]);
     expect(out.notJson).toEqual(["invalid_schedule", { path: ["target", "input"] }]);
     expect(out.listed).toBe(0);
   });
@@ -56,7 +56,7 @@ describe("schedules at run time", () => {
     ]);
     expect((await occurrencesOf(id, s.scheduleId)).map((o) => o.status)).toEqual(["done"]);
     // An `at` schedule has no next occurrence: it is done.
-    expect((await inThread(id, (i) => i.schedules.list()))[0].status).toBe("done");
+    expect((await inThread(id, (i) => i.schedules.page().schedules))[0].status).toBe("done");
   });
 
   it("an alarm that fires on its own runs a schedule due in a second (real clock)", async () => {

@@ -37,7 +37,7 @@ async function userNearLimit(elsewhere: number) {
   return { userId, token, a, b, post };
 }
 
-const schedulesIn = (thread: string) => inThread(thread, (i) => i.schedules.list() as { scheduleId: string; status: string }[]);
+const schedulesIn = (thread: string) => inThread(thread, (i) => i.schedules.page().schedules as { scheduleId: string; status: string }[]);
 
 describe("the per-user limit of schedules", () => {
   it("counts a user's schedules over their threads and refuses one past the limit on every path, 409 with the limit and nothing stored", async () => {

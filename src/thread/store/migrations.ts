@@ -4,7 +4,7 @@
  * @module
  */
 import { USAGE_REQUESTS_DDL, USAGE_REQUESTS_FAILED_DDL } from "../../usage/thread-ledger.js";
-import { SCHEDULES_DDL } from "../../schedules/store.js";
+import { SCHEDULES_BY_CREATION_DDL, SCHEDULES_DDL } from "../../schedules/store.js";
 import { CONTENT_DDL } from "../../content/ddl.js";
 import { BACKGROUND_RUNS_DDL } from "../../background/store.js";
 
@@ -215,6 +215,7 @@ export const MIGRATIONS: readonly string[] = [
   USAGE_REQUESTS_FAILED_DDL, // v19: failed requests are rows too, marked
   CONTENT_DDL, // v20: a turn's settings from its message, a message's parts (src/content/ddl.ts)
   BACKGROUND_RUNS_DDL, // v21: background runs (src/background/store.ts), made on a thread's first run before
+  SCHEDULES_BY_CREATION_DDL, // v22: schedules by creation, so a page of the list reads only its own rows
 ];
 
 /** True when the thread's tables exist; an id that was never created has none. */
