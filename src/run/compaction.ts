@@ -154,7 +154,7 @@ async function summarize(host: CompactionHost, model: Model, input: SummaryInput
               system: SUMMARY_INSTRUCTIONS,
               messages,
               tools: [],
-              ...(ticket?.maxOutputTokens !== undefined ? { settings: { maxOutputTokens: ticket.maxOutputTokens } } : {}),
+              ...(ticket?.settings !== undefined ? { settings: ticket.settings } : {}),
               signal,
             }),
           host.signal,

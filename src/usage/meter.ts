@@ -26,6 +26,9 @@
  */
 import type { Message, TokenUsage } from "../protocol.js";
 import type { ModelTool } from "../models/model.js";
+import type { ModelSettings } from "../models/settings.js";
+import type { Wire } from "../models/history.js";
+import { outputPlan } from "../models/output-bound.js";
 import type { AccountApi } from "../account/api.js";
 import { WeftError } from "../errors.js";
 import { type Budget, type NamedBudget, budgetsFor } from "./budgets.js";
@@ -54,11 +57,13 @@ export interface MeteredRequest {
   step: number;
   /** `"<provider>:<model id>"`. */
   model: string;
+  /** The model's wire (Anthropic's counts thinking in the output bound). */
+  wire?: Wire;
   system?: string;
   messages: readonly Message[];
   tools: readonly ModelTool[];
-  /** The request's own bound on output tokens, if it sets one. */
-  maxOutputTokens?: number;
+  /** The request's settings: its bound on output tokens, if it sets one, and what adds to it (reasoning effort). */
+  settings?: ModelSettings;
 }
 
 /** A request under way: its reservation (if any), when it started, and the output bound to send. */
@@ -69,8 +74,8 @@ export interface MeterTicket {
   reserved: boolean;
   /** No reservation was asked for: no budget could apply when the request left. */
   unmetered?: boolean;
-  /** Set when budgets apply and the request named no bound: the request must send it. */
-  maxOutputTokens?: number;
+  /** Set when budgets apply and the request named no bound: the request must be sent with these settings (bounded). */
+  settings?: ModelSettings;
   /** Set once the request is recorded: a later failure of the caller records nothing more. */
   done?: boolean;
 }
@@ -151,9 +156,9 @@ export class ThreadMeter {
     return out;
   }
 
-  /** The reservation of `request`: input counted, output bounded by its max tokens (else the default). */
+  /** The reservation of `request`: input counted, output bounded by what it sends (see {@link reservedOutput}). */
   private reservation(id: string, request: MeteredRequest, budgets: NamedBudget[]): ReserveRequest {
-    const output = request.maxOutputTokens ?? DEFAULT_RESERVED_OUTPUT_TOKENS;
+    const output = reservedOutput(request);
     const input = inputBound(request);
     const price = priceOf(priceTableOf(this.host.workerEnv), request.model);
     return {
@@ -179,7 +184,8 @@ export class ThreadMeter {
 
   /**
    * Reserves the request's maximum: input counted as the UTF-8 bytes of what is sent (no
-   * byte-level tokenizer makes more tokens than bytes), output bounded by its max tokens.
+   * byte-level tokenizer makes more tokens than bytes) and its parts (see {@link inputBound}),
+   * output bounded by the output bound it sends (its max tokens and any thinking budget).
    * @throws BudgetExceeded when a budget would be crossed (after emitting `budget_exceeded`).
    */
   async begin(request: MeteredRequest): Promise<MeterTicket> {
@@ -192,7 +198,6 @@ export class ThreadMeter {
       this.unreserved.set(id, ticket);
       return ticket;
     }
-    const output = request.maxOutputTokens ?? DEFAULT_RESERVED_OUTPUT_TOKENS;
     const answer = await account.reserveBudget(this.reservation(id, request, budgets));
     if (!answer.ok) throw new WeftError(answer.error.code, answer.error.message, answer.error.details);
     if (answer.value.reserved && this.userBudgets === "unknown") this.userBudgets = answer.value.userBudgets ? "some" : "none";
@@ -201,8 +206,8 @@ export class ThreadMeter {
       throw new BudgetExceeded(answer.value.refusal);
     }
     // Bounded only where a budget applies: the reservation must cover what the provider may send.
-    const bound = answer.value.budgets > 0 && request.maxOutputTokens === undefined;
-    return { id, request, started: Date.now(), reserved: true, ...(bound ? { maxOutputTokens: output } : {}) };
+    const bound = answer.value.budgets > 0 && request.settings?.maxOutputTokens === undefined;
+    return { id, request, started: Date.now(), reserved: true, ...(bound ? { settings: boundedSettings(request.settings) } : {}) };
   }
 
   /** Records an answered request in the thread's ledger and settles its reservation to what it used. */
@@ -237,7 +242,7 @@ export class ThreadMeter {
   private async settle(ticket: MeterTicket, got: { usage: TokenUsage; answered: string; receivedChars?: number; failed?: boolean }, finishReason: string): Promise<ModelUsageRow> {
     const r = ticket.request;
     ticket.done = true;
-    const bound = ticket.maxOutputTokens ?? r.maxOutputTokens;
+    const bound = outputPlan({ id: r.model, ...(r.wire ? { wire: r.wire } : {}) }, ticket.settings ?? r.settings).sent;
     const row = modelUsageRow(
       { turnId: r.turnId, step: r.step, model: r.model, durationMs: Date.now() - ticket.started, sent: r.messages, ...(r.system !== undefined ? { system: r.system } : {}), ...(bound !== undefined ? { outputBound: bound } : {}), ...got },
       priceTableOf(this.host.workerEnv),
@@ -296,6 +301,20 @@ function settledOf(u: ModelUsageRow): Omit<SettledRow, "row"> {
     costMicroUsd: u.costMicroUsd,
     at: u.at,
   };
+}
+
+/** A request's settings with an output bound: its own, or {@link DEFAULT_RESERVED_OUTPUT_TOKENS}. */
+function boundedSettings(settings: ModelSettings | undefined): ModelSettings {
+  return settings?.maxOutputTokens !== undefined ? settings : { ...settings, maxOutputTokens: DEFAULT_RESERVED_OUTPUT_TOKENS };
+}
+
+/**
+ * The output a reservation covers: the output bound the request is sent with (its settings, bounded
+ * if they name no bound), as {@link outputPlan} computes it for the AI SDK adapter too, so that
+ * a thinking budget added to Anthropic's `max_tokens` is reserved as it is sent.
+ */
+export function reservedOutput(request: Pick<MeteredRequest, "model" | "wire" | "settings">): number {
+  return outputPlan({ id: request.model, ...(request.wire ? { wire: request.wire } : {}) }, boundedSettings(request.settings)).sent!;
 }
 
 /**
