@@ -38,6 +38,7 @@ import { type ModelUsageRow, modelUsageRow } from "./row.js";
 import type { ThreadUsageLedger } from "./thread-ledger.js";
 import type { AttemptTally } from "./attempt.js";
 import { modelDeadlinesOf } from "../run/model-deadlines.js";
+import { inputBound } from "./input-bound.js";
 
 /** Output tokens a request is bounded to when budgets apply and its settings name no `maxOutputTokens`. */
 export const DEFAULT_RESERVED_OUTPUT_TOKENS = 4096;
@@ -62,6 +63,8 @@ export interface MeteredRequest {
   system?: string;
   messages: readonly Message[];
   tools: readonly ModelTool[];
+  /** The model's context window in tokens (bounds a file part's input, see `partBound`). */
+  contextTokens?: number;
   /** The request's settings: its bound on output tokens, if it sets one, and what adds to it (reasoning effort). */
   settings?: ModelSettings;
 }
@@ -315,26 +318,6 @@ function boundedSettings(settings: ModelSettings | undefined): ModelSettings {
  */
 export function reservedOutput(request: Pick<MeteredRequest, "model" | "wire" | "settings">): number {
   return outputPlan({ id: request.model, ...(request.wire ? { wire: request.wire } : {}) }, boundedSettings(request.settings)).sent!;
-}
-
-/**
- * Input tokens a provider adds to a request that offers tools, beyond what weft sends: Anthropic
- * documents a tool-use system prompt of up to about 530 tokens, depending on the model.
- */
-export const TOOL_USE_ALLOWANCE = 600;
-
-/**
- * An upper bound on a request's input tokens: the UTF-8 bytes of its system prompt, messages and
- * tools (no byte-level BPE tokenizer makes more tokens than bytes), plus per-message framing and,
- * when tools are offered, {@link TOOL_USE_ALLOWANCE}.
- */
-export function inputBound(request: Pick<MeteredRequest, "system" | "messages" | "tools">): number {
-  const encoder = new TextEncoder();
-  const bytes = (text: string) => encoder.encode(text).length;
-  let n = request.system ? bytes(request.system) + 8 : 0;
-  for (const m of request.messages) n += bytes(m.content) + bytes(JSON.stringify(m.toolCalls ?? [])) + bytes(m.name ?? "") + 8;
-  for (const t of request.tools) n += bytes(t.name) + bytes(t.description) + bytes(JSON.stringify(t.inputSchema)) + 8;
-  return n + 16 + (request.tools.length > 0 ? TOOL_USE_ALLOWANCE : 0);
 }
 
 /** An unsettled reservation's lease: the request's overall deadline (`WEFT_MODEL_STEP_MS`) and a margin. */

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { isWeftError } from "../../src/errors.js";
 import { budgetsFor, checkBudgets, deploymentBudgets } from "../../src/usage/budgets.js";
-import { inputBound } from "../../src/usage/meter.js";
+import { inputBound } from "../../src/usage/input-bound.js";
 import { SHIPPED_PRICES, costMicroUsd, priceOf, priceTableOf } from "../../src/usage/prices.js";
 import { modelUsageRow } from "../../src/usage/row.js";
 
