@@ -15,7 +15,7 @@ export const ACCOUNT_USAGE_SCHEMA = `
     day TEXT NOT NULL, thread_id TEXT NOT NULL, agent_id TEXT NOT NULL, model TEXT NOT NULL,
     requests INTEGER NOT NULL, input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, cached_tokens INTEGER NOT NULL,
     reasoning_tokens INTEGER NOT NULL, cache_write_tokens INTEGER NOT NULL, estimated INTEGER NOT NULL, duration_ms INTEGER NOT NULL,
-    cost_micro_usd INTEGER NOT NULL,
+    cost_micro_usd INTEGER NOT NULL, unpriced INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (day, thread_id, model)
   ) WITHOUT ROWID;
   CREATE TABLE IF NOT EXISTS usage_turns (
@@ -30,6 +30,13 @@ export const ACCOUNT_USAGE_SCHEMA = `
   CREATE TABLE IF NOT EXISTS budget_watchers (thread_id TEXT PRIMARY KEY) WITHOUT ROWID;
   CREATE TABLE IF NOT EXISTS usage_senders (thread_id TEXT PRIMARY KEY, last_row INTEGER NOT NULL) WITHOUT ROWID;
 `;
+
+/** Brings an account's usage tables made before a column was added up to {@link ACCOUNT_USAGE_SCHEMA} (run after it). */
+export function migrateAccountUsage(sql: SqlStorage): void {
+  const has = (table: string, column: string) => sql.exec("SELECT 1 FROM pragma_table_info(?) WHERE name = ?", table, column).toArray().length > 0;
+  // Requests of models with no price, per rollup row (their cost is unknown, not 0).
+  if (!has("usage_rollup", "unpriced")) sql.exec("ALTER TABLE usage_rollup ADD COLUMN unpriced INTEGER NOT NULL DEFAULT 0");
+}
 
 /**
  * One request (answered, or failed after it was sent: both are charged) as the account rolls it up:
@@ -56,11 +63,12 @@ export interface AccountUsage {
 export function rollUp(sql: SqlStorage, u: SettledUsage): void {
   sql.exec(
     `INSERT INTO usage_rollup (day, thread_id, agent_id, model, requests, input_tokens, output_tokens, cached_tokens, reasoning_tokens,
-       cache_write_tokens, estimated, duration_ms, cost_micro_usd) VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)
+       cache_write_tokens, estimated, duration_ms, cost_micro_usd, unpriced) VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (day, thread_id, model) DO UPDATE SET requests = requests + 1, input_tokens = input_tokens + excluded.input_tokens,
        output_tokens = output_tokens + excluded.output_tokens, cached_tokens = cached_tokens + excluded.cached_tokens,
        reasoning_tokens = reasoning_tokens + excluded.reasoning_tokens, cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens,
-       estimated = estimated + excluded.estimated, duration_ms = duration_ms + excluded.duration_ms, cost_micro_usd = cost_micro_usd + excluded.cost_micro_usd`,
+       estimated = estimated + excluded.estimated, duration_ms = duration_ms + excluded.duration_ms, cost_micro_usd = cost_micro_usd + excluded.cost_micro_usd,
+       unpriced = unpriced + excluded.unpriced`,
     dayOf(u.at),
     u.threadId,
     u.agentId,
@@ -72,7 +80,8 @@ export function rollUp(sql: SqlStorage, u: SettledUsage): void {
     u.cacheWriteTokens,
     u.estimated ? 1 : 0,
     u.durationMs,
-    u.costMicroUsd,
+    u.costMicroUsd ?? 0,
+    u.costMicroUsd === null ? 1 : 0,
   );
   sql.exec(
     `INSERT INTO usage_turns (thread_id, turn_id, tokens, cost_micro_usd) VALUES (?, ?, ?, ?)
@@ -80,7 +89,8 @@ export function rollUp(sql: SqlStorage, u: SettledUsage): void {
     u.threadId,
     u.turnId,
     u.inputTokens + u.outputTokens,
-    u.costMicroUsd,
+    // A cost budget refuses an unpriced model's requests before they are sent: none is counted here.
+    u.costMicroUsd ?? 0,
   );
 }
 

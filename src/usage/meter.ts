@@ -153,7 +153,7 @@ export class ThreadMeter {
     for (const { row, ticket } of this.unsent) {
       if (row.reservation !== undefined) continue;
       row.reservation = ticket.id;
-      out.push({ ...this.reservation(ticket.id, ticket.request, []), tokens: row.inputTokens + row.outputTokens, costMicroUsd: row.costMicroUsd });
+      out.push({ ...this.reservation(ticket.id, ticket.request, []), tokens: row.inputTokens + row.outputTokens, costMicroUsd: row.costMicroUsd ?? 0 });
     }
     this.send();
     return out;
@@ -172,7 +172,7 @@ export class ThreadMeter {
       instance: this.instance,
       tokens: input + output,
       // Every input token at the dearest input price (none known yet to be a cache read).
-      costMicroUsd: costMicroUsd({ input, output, cached: 0, cacheWrite: 0 }, price && { ...price, input: Math.max(price.input, price.cacheWrite ?? 0) }),
+      costMicroUsd: price ? costMicroUsd({ input, output, cached: 0, cacheWrite: 0 }, { ...price, input: Math.max(price.input, price.cacheWrite ?? 0) }) : 0,
       ...(price ? {} : { unpriced: true }),
       expiresAt: Date.now() + leaseMs(this.host.workerEnv),
       budgets,

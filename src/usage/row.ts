@@ -32,7 +32,11 @@ export interface ModelUsageRow {
   failed: boolean;
   /** From the request to the end of its stream, in milliseconds. */
   durationMs: number;
-  costMicroUsd: number;
+  /**
+   * What it cost at the price table in force, millionths of a dollar; null when the table has no
+   * price for the model (the cost is unknown, never counted as 0: see `priceOf`).
+   */
+  costMicroUsd: number | null;
   /** The version of the price table the cost was computed from. */
   priceVersion: string;
   /** When it was recorded, epoch ms. */
@@ -77,6 +81,7 @@ export function modelUsageRow(request: AnsweredRequest, prices: PriceTable, now 
   const inputTokens = estimated ? estimateInput(request) : (u.inputTokens ?? 0);
   const outputTokens = estimated ? Math.min(Math.ceil((request.receivedChars ?? request.answered.length) / 4), request.outputBound ?? Infinity) : (u.outputTokens ?? 0);
   const tokens = { input: inputTokens, output: outputTokens, cached: u.cachedInputTokens ?? 0, cacheWrite: u.cacheWriteTokens ?? 0 };
+  const price = priceOf(prices, request.model);
   return {
     turnId: request.turnId,
     step: request.step,
@@ -90,7 +95,7 @@ export function modelUsageRow(request: AnsweredRequest, prices: PriceTable, now 
     estimated,
     failed: request.failed === true,
     durationMs: Math.max(0, Math.round(request.durationMs)),
-    costMicroUsd: costMicroUsd(tokens, priceOf(prices, request.model)),
+    costMicroUsd: price ? costMicroUsd(tokens, price) : null,
     priceVersion: prices.version,
     at: now,
   };

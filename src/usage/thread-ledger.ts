@@ -32,6 +32,9 @@ export const USAGE_REQUESTS_DDL = `
 /** Marks the rows of requests that failed after they were sent (a later migration than the table's). */
 export const USAGE_REQUESTS_FAILED_DDL = "ALTER TABLE usage_requests ADD COLUMN failed INTEGER NOT NULL DEFAULT 0;";
 
+/** Marks the rows of models with no price (`cost_micro_usd` 0 there; read back as a null cost). */
+export const USAGE_REQUESTS_UNPRICED_DDL = "ALTER TABLE usage_requests ADD COLUMN unpriced INTEGER NOT NULL DEFAULT 0;";
+
 /** Tool calls' time and tries: every call of the journal with a result. */
 export interface ToolUsage {
   calls: number;
@@ -62,7 +65,7 @@ export class ThreadUsageLedger {
   record(row: ModelUsageRow): number {
     return this.sql.exec<{ id: number }>(
       `INSERT INTO usage_requests (turn_id, step, provider, model, input_tokens, output_tokens, cached_tokens, reasoning_tokens, cache_write_tokens,
-        estimated, failed, duration_ms, cost_micro_usd, price_version, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+        estimated, failed, duration_ms, cost_micro_usd, unpriced, price_version, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
       row.turnId,
       row.step,
       row.provider,
@@ -75,7 +78,8 @@ export class ThreadUsageLedger {
       row.estimated ? 1 : 0,
       row.failed ? 1 : 0,
       row.durationMs,
-      row.costMicroUsd,
+      row.costMicroUsd ?? 0,
+      row.costMicroUsd === null ? 1 : 0,
       row.priceVersion,
       row.at,
     ).one().id;
@@ -157,7 +161,7 @@ function rowOf(r: RequestRow): ModelUsageRow {
     estimated: r.estimated === 1,
     failed: r.failed === 1,
     durationMs: r.duration_ms,
-    costMicroUsd: r.cost_micro_usd,
+    costMicroUsd: r.unpriced === 1 ? null : r.cost_micro_usd,
     priceVersion: r.price_version,
     at: r.at,
   };

@@ -148,7 +148,8 @@ export class ThreadTracer {
         ...(row.cachedInputTokens > 0 ? { "gen_ai.usage.cache_read.input_tokens": row.cachedInputTokens } : {}),
         ...(row.cacheWriteTokens > 0 ? { "gen_ai.usage.cache_creation.input_tokens": row.cacheWriteTokens } : {}),
         ...(row.reasoningTokens > 0 ? { "weft.usage.reasoning_tokens": row.reasoningTokens } : {}),
-        "weft.usage.cost_usd": row.costMicroUsd / 1e6,
+        // No price for the model: the cost is unknown, said as such rather than as 0.
+        ...(row.costMicroUsd === null ? { "weft.usage.cost_unknown": true } : { "weft.usage.cost_usd": row.costMicroUsd / 1e6 }),
         "gen_ai.response.finish_reasons": [finishReason],
         "weft.turn.id": row.turnId,
         "weft.step": row.step,

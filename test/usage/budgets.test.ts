@@ -197,8 +197,8 @@ describe("budgets", () => {
     await send(user.token, "PUT", "/account/budgets", { budgets: [{ scope: "user", period: "month", costUsd: 5 }] });
     const key = fakeKey("unpriced");
     await scriptFake(key, [{ text: "free?" }]);
-    // A model id the shipped price table does not name, chosen by the user at the thread level.
-    const created = await send(user.token, "POST", "/threads", { agent: "metered", env: fakeEnv("openai:gpt-4.1-2025-04-14", key) });
+    // A model the shipped price table does not name (nor its family), chosen by the user at the thread level.
+    const created = await send(user.token, "POST", "/threads", { agent: "metered", env: fakeEnv("openai:gpt-5-nano-2025-08-07", key) });
     expect(created.status).toBe(201);
     const id = created.body.threadId as string;
     expect(await turn(user.token, id)).toMatchObject({ status: "stopped", errorCode: "budget_exceeded" });
