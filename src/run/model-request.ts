@@ -131,7 +131,9 @@ async function requestFrom(
       const cut = response.finishReason === "interrupted" || response.finishReason === "error";
       // A cut stream of which something was acted on is kept: its calls end as cut off.
       if (cut && !execution.signal.aborted && events.announced.size === 0 && !providerRan) throw cutStream(response);
-      if (ticket) await host.meter!.answered(ticket, response.usage, answeredText(response), response.finishReason);
+      // The scripted model's "nothing to play" (reason `end`, nothing in it) called no provider: not charged, its reservation released.
+      const played = !(response.finishReason === "end" && response.text === "" && response.toolCalls.length === 0);
+      if (ticket) await (played ? host.meter!.answered(ticket, response.usage, answeredText(response), response.finishReason) : host.meter!.failed(ticket));
       return { response, announced: events.announced, attempts: attempt };
     } catch (e) {
       if (ticket) await host.meter!.failed(ticket, tally);
