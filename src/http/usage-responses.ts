@@ -42,6 +42,7 @@ export const ModelUsageRow = named(
     durationMs: count,
     costMicroUsd: count.nullable().describe("Millionths of a USD; null when the price table has no price for the model (the cost is unknown)"),
     priceVersion: z.string(),
+    userPaid: z.boolean().describe("Made with the user's own key or endpoint (a thread or user env level): the deployment's budgets (WEFT_BUDGETS) do not count it"),
     at: epochMs,
   }),
 );

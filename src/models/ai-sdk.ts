@@ -37,6 +37,8 @@ export interface LanguageModelOptions {
   contextTokens?: number;
   /** Provider-defined tools by weft tool name, for tools with `executionMode: "provider"`. */
   providerTools?: Record<string, { id: `${string}.${string}`; args?: Record<string, unknown> }>;
+  /** Its requests are paid by the user (see `Model.userPaid`). */
+  userPaid?: boolean;
   /** Said after the provider's message when it answers 404 (the endpoint is not there): what to try instead. */
   notFoundHint?: string;
 }
@@ -61,6 +63,7 @@ export function fromLanguageModel(model: LanguageModel, options: LanguageModelOp
     wire,
     ...(options.strictTools ? { strictTools: true } : {}),
     ...(options.contextTokens ? { contextTokens: options.contextTokens } : {}),
+    ...(options.userPaid ? { userPaid: true } : {}),
     stream: (request) => streamStep(lm, callOptions(request, { id, wire }, options, lm.provider), request.signal, options.notFoundHint),
   };
 }

@@ -101,7 +101,7 @@ async function requestFrom(
     let providerRan = false;
     const tools = host.tools();
     // --- usage: reserve the request's maximum against the budgets (throws BudgetExceeded before any provider call) ---
-    const ticket = await host.meter?.begin({ turnId: rootFlow(execution), step, model: model.id, ...(model.wire ? { wire: model.wire } : {}), ...(model.contextTokens ? { contextTokens: model.contextTokens } : {}), ...(host.system !== undefined ? { system: host.system } : {}), messages, tools, ...(host.modelSettings !== undefined ? { settings: host.modelSettings } : {}) });
+    const ticket = await host.meter?.begin({ turnId: rootFlow(execution), step, model: model.id, ...(model.wire ? { wire: model.wire } : {}), ...(model.contextTokens ? { contextTokens: model.contextTokens } : {}), ...(model.userPaid ? { userPaid: true } : {}), ...(host.system !== undefined ? { system: host.system } : {}), messages, tools, ...(host.modelSettings !== undefined ? { settings: host.modelSettings } : {}) });
     const settings = ticket?.settings ?? host.modelSettings;
     // What the attempt received: a failed attempt was sent, so it is recorded and charged from this.
     const tally = new AttemptTally();

@@ -63,6 +63,8 @@ export interface MeteredRequest {
   system?: string;
   messages: readonly Message[];
   tools: readonly ModelTool[];
+  /** The user pays for it (their own key or endpoint): the deployment's budgets neither limit nor count it. */
+  userPaid?: boolean;
   /** The model's context window in tokens (bounds a file part's input, see `partBound`). */
   contextTokens?: number;
   /** The request's settings: its bound on output tokens, if it sets one, and what adds to it (reasoning effort). */
@@ -174,6 +176,7 @@ export class ThreadMeter {
       // Every input token at the dearest input price (none known yet to be a cache read).
       costMicroUsd: price ? costMicroUsd({ input, output, cached: 0, cacheWrite: 0 }, { ...price, input: Math.max(price.input, price.cacheWrite ?? 0) }) : 0,
       ...(price ? {} : { unpriced: true }),
+      ...(request.userPaid ? { userPaid: true } : {}),
       expiresAt: Date.now() + leaseMs(this.host.workerEnv),
       budgets,
     };
@@ -195,7 +198,7 @@ export class ThreadMeter {
     const id = `rsv_${crypto.randomUUID()}`;
     const account = this.host.account;
     if (!account) return { id, request, started: Date.now(), reserved: false };
-    const budgets: NamedBudget[] = budgetsFor(this.host.agentId, this.host.agentBudgets, this.host.workerEnv);
+    const budgets: NamedBudget[] = budgetsFor(this.host.agentId, this.host.agentBudgets, this.host.workerEnv, request.userPaid === true);
     if (!this.mustReserve(budgets)) {
       const ticket: MeterTicket = { id, request, started: Date.now(), reserved: false, unmetered: true };
       this.unreserved.set(id, ticket);
@@ -247,7 +250,7 @@ export class ThreadMeter {
     ticket.done = true;
     const bound = outputPlan({ id: r.model, ...(r.wire ? { wire: r.wire } : {}) }, ticket.settings ?? r.settings).sent;
     const row = modelUsageRow(
-      { turnId: r.turnId, step: r.step, model: r.model, durationMs: Date.now() - ticket.started, sent: r.messages, ...(r.system !== undefined ? { system: r.system } : {}), ...(bound !== undefined ? { outputBound: bound } : {}), ...got },
+      { turnId: r.turnId, step: r.step, model: r.model, userPaid: r.userPaid === true, durationMs: Date.now() - ticket.started, sent: r.messages, ...(r.system !== undefined ? { system: r.system } : {}), ...(bound !== undefined ? { outputBound: bound } : {}), ...got },
       priceTableOf(this.host.workerEnv),
     );
     const id = this.host.ledger.record(row);
@@ -302,6 +305,7 @@ function settledOf(u: ModelUsageRow): Omit<SettledRow, "row"> {
     estimated: u.estimated,
     durationMs: u.durationMs,
     costMicroUsd: u.costMicroUsd,
+    userPaid: u.userPaid,
     at: u.at,
   };
 }

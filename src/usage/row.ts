@@ -39,6 +39,8 @@ export interface ModelUsageRow {
   costMicroUsd: number | null;
   /** The version of the price table the cost was computed from. */
   priceVersion: string;
+  /** Paid by the user (their own key or endpoint): the deployment's budgets do not count it. */
+  userPaid: boolean;
   /** When it was recorded, epoch ms. */
   at: number;
 }
@@ -53,6 +55,8 @@ export interface AnsweredRequest {
   turnId: string;
   step: number;
   model: string;
+  /** Made with the user's own key or endpoint. */
+  userPaid?: boolean;
   usage: TokenUsage;
   durationMs: number;
   /** What was sent, for the estimate when the provider reports nothing. */
@@ -97,6 +101,7 @@ export function modelUsageRow(request: AnsweredRequest, prices: PriceTable, now 
     durationMs: Math.max(0, Math.round(request.durationMs)),
     costMicroUsd: price ? costMicroUsd(tokens, price) : null,
     priceVersion: prices.version,
+    userPaid: request.userPaid === true,
     at: now,
   };
 }

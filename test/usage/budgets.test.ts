@@ -162,20 +162,6 @@ describe("budgets", () => {
     expect(await turn(stranger.token, await thread(stranger.token, "metered", k3))).toMatchObject({ status: "completed" });
   });
 
-  it("a deployment budget (WEFT_BUDGETS) naming an agent limits each user's threads of that agent, and no other agent", async () => {
-    const user = await freshUser();
-    const [k1, k2, k3] = [fakeKey("dep1"), fakeKey("dep2"), fakeKey("dep3")];
-    await scriptFake(k1, [{ text: "first", usage: { input: 1960, output: 20 } }]);
-    await scriptFake(k2, [{ text: "never" }]);
-    await scriptFake(k3, [{ text: "other agent", usage: { input: 1960, output: 20 } }]);
-    expect(await turn(user.token, await thread(user.token, "deploy_budgeted", k1))).toMatchObject({ status: "completed" });
-    const second = await thread(user.token, "deploy_budgeted", k2);
-    expect(await turn(user.token, second)).toMatchObject({ status: "stopped", errorCode: "budget_exceeded" });
-    expect(await fakeRequests(k2)).toHaveLength(0);
-    expect((await framesOf(second)).find((f) => f.type === "budget_exceeded")!.data).toMatchObject({ budget: { id: "deployment#0", scope: "agent", agent: "deploy_budgeted" }, limit: 2000, used: 1980 });
-    expect(await turn(user.token, await thread(user.token, "metered", k3))).toMatchObject({ status: "completed" });
-  });
-
   it("a cost budget refuses in dollars at the shipped prices", async () => {
     const user = await freshUser();
     await send(user.token, "PUT", "/account/budgets", { budgets: [{ scope: "user", period: "month", costUsd: 0.005 }] });
