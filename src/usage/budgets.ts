@@ -16,7 +16,8 @@ export type BudgetPeriod = "turn" | "day" | "month" | "lifetime";
 
 /**
  * A ceiling. `tokens` counts input and output tokens together; `costUsd` is dollars at the price
- * table in force (an unpriced model costs nothing). At least one of the two is set.
+ * table in force (a cost budget refuses a model with no price, whose cost would be unknown). At least
+ * one of the two is set.
  */
 export interface Budget {
   scope: BudgetScope;

@@ -9,7 +9,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { fakeEnv, fakeKey, fakeRequests, releaseFake, scriptFake } from "../fake-provider.js";
-import { stubOf } from "../helpers.js";
+import { request, stubOf } from "../helpers.js";
 import { framesOf, raceLine, runRace, until } from "./race.js";
 import { accountOfUser, freshUser, send } from "./users.js";
 
@@ -160,6 +160,13 @@ describe("budgets", () => {
     const k3 = fakeKey("stranger");
     await scriptFake(k3, [{ text: "fine", usage: { input: 4000, output: 20 } }]);
     expect(await turn(stranger.token, await thread(stranger.token, "metered", k3))).toMatchObject({ status: "completed" });
+  });
+
+  it("a budget whose only limit is under a JSON __proto__ key is refused, not stored without a limit (hostile review)", async () => {
+    const u = await freshUser("budget-proto");
+    const res = await request("/account/budgets", { method: "PUT", headers: { authorization: `Bearer ${u.token}`, "content-type": "application/json" }, body: '{"budgets":[{"scope":"user","period":"day","__proto__":{"tokens":5}}]}' }, null);
+    const stored = (await send(u.token, "GET", "/account/budgets")).body.budgets;
+    expect({ status: res.status, stored }).toEqual({ status: 400, stored: [] });
   });
 
   it("a cost budget refuses in dollars at the shipped prices", async () => {
