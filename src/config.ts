@@ -82,7 +82,7 @@ const OTHER_SETTINGS: readonly Setting[] = [
   {
     name: "WEFT_BUDGETS",
     default: "(unset)",
-    what: 'Budgets of the deployment, JSON `[{ "scope": "thread"|"user"|"agent", "period": "turn"|"day"|"month"|"lifetime", "tokens"?: <input and output tokens>, "costUsd"?: <USD>, "agent"?: "<agent id>" }]`, held beside each agent\'s `budgets` and each user\'s own (`PUT /account/budgets`). Before each model request its maximum is reserved in the user\'s account; a request that would cross a budget is refused before any provider call and the turn ends `stopped` with `errorCode: "budget_exceeded"`.',
+    what: 'Budgets of the deployment, JSON `[{ "scope": "thread"|"user"|"agent", "period": "turn"|"day"|"month"|"lifetime", "tokens"?: <input and output tokens>, "costUsd"?: <USD>, "agent"?: "<agent id>" }]`, held beside each agent\'s `budgets` and each user\'s own (`PUT /account/budgets`). Before each model request its maximum is reserved in the user\'s account; a request that would cross a budget is refused before any provider call and the turn ends `stopped` with `errorCode: "budget_exceeded"`. These budgets cap what the deployment pays: a request made with a key a user supplied, or to an endpoint a user named (their thread\'s or account\'s env), is neither limited nor counted by them (each agent\'s and the user\'s own budgets count every request).',
   },
   {
     name: "WEFT_OTLP_URL",

@@ -6,10 +6,11 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { type Common, common, out, run, say } from "./command.ts";
 
-/** Totals as one line: requests, tokens in/out (cached, reasoning), cost and time. */
-export function totalsLine(t: { requests: number; inputTokens: number; outputTokens: number; cachedInputTokens: number; reasoningTokens: number; estimatedRequests: number; costUsd: number; durationMs: number }): string {
+/** Totals as one line: requests, tokens in/out (cached, reasoning), cost (and how many requests have no price) and time. */
+export function totalsLine(t: { requests: number; inputTokens: number; outputTokens: number; cachedInputTokens: number; reasoningTokens: number; estimatedRequests: number; costUsd: number; unpricedRequests?: number; durationMs: number }): string {
   const extra = [t.cachedInputTokens ? `${t.cachedInputTokens} cached` : "", t.reasoningTokens ? `${t.reasoningTokens} reasoning` : "", t.estimatedRequests ? `${t.estimatedRequests} estimated` : ""].filter(Boolean).join(", ");
-  return `${t.requests} requests, ${t.inputTokens} in / ${t.outputTokens} out tokens${extra ? ` (${extra})` : ""}, $${t.costUsd.toFixed(6)}, ${(t.durationMs / 1000).toFixed(1)} s`;
+  const unknown = t.unpricedRequests ? ` + ${t.unpricedRequests} requests of unpriced models (cost unknown)` : "";
+  return `${t.requests} requests, ${t.inputTokens} in / ${t.outputTokens} out tokens${extra ? ` (${extra})` : ""}, $${t.costUsd.toFixed(6)}${unknown}, ${(t.durationMs / 1000).toFixed(1)} s`;
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;

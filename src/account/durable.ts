@@ -11,7 +11,7 @@ import { checkStoredBytes, tooManySchedules } from "../limits.js";
 import { type RpcResult, rpc } from "../rpc.js";
 import type { EnvType } from "../protocol.js";
 import { type AccountApi, type BudgetWatcher, type EnvReader, NOT_A_CURSOR, type ThreadEntry, type ThreadPage } from "./api.js";
-import { ACCOUNT_USAGE_SCHEMA, type AccountUsage, readAccountUsage, setUserBudgets, userBudgets } from "../usage/account-ledger.js";
+import { ACCOUNT_USAGE_SCHEMA, type AccountUsage, migrateAccountUsage, readAccountUsage, setUserBudgets, userBudgets } from "../usage/account-ledger.js";
 import { type Budget, checkBudgets } from "../usage/budgets.js";
 import { MCP_SERVERS_SCHEMA, type UserMcpServer, UserMcpServers } from "./mcp-servers.js";
 import type { McpServerDefinition } from "../remote/define.js";
@@ -54,6 +54,7 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
     this.sql = ctx.storage.sql;
     this.sql.exec(SCHEMA);
     this.sql.exec(ACCOUNT_USAGE_SCHEMA);
+    migrateAccountUsage(this.sql);
     this.reservations = new Reservations(this.sql, (fn) => ctx.storage.transactionSync(fn));
     this.sql.exec(MCP_CONNECTIONS_SCHEMA);
     this.mcp = new McpConnections(this.sql, env as Record<string, unknown> & { THREAD?: DurableObjectNamespace });

@@ -15,7 +15,8 @@ const totals = {
   cacheWriteTokens: count,
   estimatedRequests: count.describe("Requests whose counts are weft's estimate: the provider reported no usage"),
   durationMs: count,
-  costUsd: z.number().describe("USD at the price table in force when each request was recorded"),
+  costUsd: z.number().describe("USD at the price table in force when each request was recorded; requests of a model with no price are not in it"),
+  unpricedRequests: count.describe("Requests of a model the price table has no price for: their cost is unknown, so costUsd is the others' cost only"),
 };
 
 /** Sums of model requests (`UsageTotals`). */
@@ -39,8 +40,9 @@ export const ModelUsageRow = named(
     estimated: z.boolean(),
     failed: z.boolean().describe("The request failed after it was sent (an error answer, a cut stream, a deadline, a stop); it counts against budgets"),
     durationMs: count,
-    costMicroUsd: count.describe("Millionths of a USD"),
+    costMicroUsd: count.nullable().describe("Millionths of a USD; null when the price table has no price for the model (the cost is unknown)"),
     priceVersion: z.string(),
+    userPaid: z.boolean().describe("Made with the user's own key or endpoint (a thread or user env level): the deployment's budgets (WEFT_BUDGETS) do not count it"),
     at: epochMs,
   }),
 );

@@ -23,6 +23,7 @@ import { type FinishReason, type Model, ModelError, type ModelRequest, type Mode
 import type { ModelSettings } from "./settings.js";
 import { type ContentPart, isUrlData } from "../content/parts.js";
 import { strictSchema } from "./strict.js";
+import { outputPlan } from "./output-bound.js";
 
 /** Options of {@link fromLanguageModel}. */
 export interface LanguageModelOptions {
@@ -36,6 +37,8 @@ export interface LanguageModelOptions {
   contextTokens?: number;
   /** Provider-defined tools by weft tool name, for tools with `executionMode: "provider"`. */
   providerTools?: Record<string, { id: `${string}.${string}`; args?: Record<string, unknown> }>;
+  /** Its requests are paid by the user (see `Model.userPaid`). */
+  userPaid?: boolean;
   /** Said after the provider's message when it answers 404 (the endpoint is not there): what to try instead. */
   notFoundHint?: string;
 }
@@ -54,12 +57,14 @@ export function fromLanguageModel(model: LanguageModel, options: LanguageModelOp
     throw new WeftError("invalid_config", `model: ${errorMessage(e)}`);
   }
   const wire = options.wire ?? "generic";
+  const id = options.id ?? `${lm.provider}:${lm.modelId}`;
   return {
-    id: options.id ?? `${lm.provider}:${lm.modelId}`,
+    id,
     wire,
     ...(options.strictTools ? { strictTools: true } : {}),
     ...(options.contextTokens ? { contextTokens: options.contextTokens } : {}),
-    stream: (request) => streamStep(lm, callOptions(request, wire, options, lm.provider), request.signal, options.notFoundHint),
+    ...(options.userPaid ? { userPaid: true } : {}),
+    stream: (request) => streamStep(lm, callOptions(request, { id, wire }, options, lm.provider), request.signal, options.notFoundHint),
   };
 }
 
@@ -219,9 +224,13 @@ function providerMessage(body: string | undefined): string | undefined {
   return undefined;
 }
 
-function callOptions(request: ModelRequest, wire: Wire, options: LanguageModelOptions, provider: string): LanguageModelV4CallOptions {
+function callOptions(request: ModelRequest, model: { id: string; wire: Wire }, options: LanguageModelOptions, provider: string): LanguageModelV4CallOptions {
+  const wire = model.wire;
   const tools = request.tools.flatMap((tool) => toolOf(tool, options, provider));
   const s = request.settings ?? {};
+  // The thinking budget goes explicitly, as the usage meter reserved it (one computation for both).
+  const { thinking } = outputPlan(model, s);
+  const providerOptions = thinking && !s.providerOptions?.anthropic?.thinking ? { ...s.providerOptions, anthropic: { ...s.providerOptions?.anthropic, thinking } } : s.providerOptions;
   return {
     prompt: s.promptCaching && wire === "anthropic" ? cacheMarked(promptOf(request, wire, provider)) : promptOf(request, wire, provider),
     ...(tools.length > 0 ? { tools, toolChoice: toolChoiceOf(s.toolChoice) } : {}),
@@ -230,7 +239,7 @@ function callOptions(request: ModelRequest, wire: Wire, options: LanguageModelOp
     ...(s.maxOutputTokens !== undefined ? { maxOutputTokens: s.maxOutputTokens } : {}),
     ...(s.stopSequences !== undefined ? { stopSequences: [...s.stopSequences] } : {}),
     ...(s.reasoningEffort !== undefined ? { reasoning: s.reasoningEffort } : {}),
-    ...(s.providerOptions !== undefined ? { providerOptions: s.providerOptions as SharedV4ProviderOptions } : {}),
+    ...(providerOptions !== undefined ? { providerOptions: providerOptions as SharedV4ProviderOptions } : {}),
     abortSignal: request.signal,
   };
 }

@@ -95,6 +95,12 @@ export interface Model {
   readonly wire?: "openai" | "anthropic" | "generic";
   /** Context window in tokens, when known; history windows default from it. */
   readonly contextTokens?: number;
+  /**
+   * True when its requests are paid by the user, not the deployment: they go with a key the user
+   * supplied, or keyless to an endpoint the user named (a thread or user env level). The
+   * deployment's budgets (`WEFT_BUDGETS`) do not count them (src/usage/meter.ts).
+   */
+  readonly userPaid?: boolean;
   /** Runs one step: text deltas, tool calls, then one `finish` part; may throw {@link ModelError}. */
   stream(request: ModelRequest): AsyncIterable<ModelStreamPart>;
   /**

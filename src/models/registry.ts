@@ -40,6 +40,8 @@ interface ProviderSettings {
   apiKey: string;
   baseURL: string;
   binding?: unknown;
+  /** The key (or, keyless, the base URL) came from a level the user sets. */
+  userPaid?: boolean;
 }
 
 interface ProviderEntry {
@@ -124,6 +126,7 @@ export function resolveModel(spec: string, env: ModelEnv, where: string): Model 
     wire: entry.wire,
     ...(entry.strictTools ? { strictTools: true } : {}),
     contextTokens: contextTokensOf(provider, modelId),
+    ...(settings.userPaid ? { userPaid: true } : {}),
     ...(elsewhere ? { notFoundHint: `openai:${modelId} speaks OpenAI's Responses API (POST ${settings.baseURL}/responses); a server that speaks only Chat Completions is reached as openai-chat:${modelId}` } : {}),
   });
 }
@@ -154,8 +157,13 @@ function providerSettings(provider: ProviderName, entry: ProviderEntry, env: Mod
       { where },
     );
   }
-  return { apiKey: key?.value ?? "", baseURL: base?.value ?? entry.defaultBaseUrl ?? "", ...(binding ? { binding } : {}) };
+  // Who pays: the level of the key, or of the base URL a keyless call goes to; a binding is the deployment's.
+  const payer = binding ? undefined : (key ?? base)?.level;
+  return { apiKey: key?.value ?? "", baseURL: base?.value ?? entry.defaultBaseUrl ?? "", ...(binding ? { binding } : {}), userPaid: payer !== undefined && USER_LEVELS.has(payer) };
 }
+
+/** Env levels a user sets (their thread's env, their account's): a key or endpoint from there is theirs. */
+const USER_LEVELS: ReadonlySet<string> = new Set(["thread", "user"]);
 
 /** Context window by model family, in tokens; 128k when the family is not listed. */
 export function contextTokensOf(provider: string, modelId: string): number {

@@ -140,7 +140,7 @@ async function summarize(host: CompactionHost, model: Model, input: SummaryInput
   for (let attempt = 1; ; attempt++) {
     const messages: Message[] = [{ id: 0, role: "user", content: summaryPrompt(input), silent: false, createdAt: Date.now() }];
     // --- usage: reserved against the budgets like any model request (throws BudgetExceeded) ---
-    const ticket = await host.meter?.begin({ turnId: host.turnId, step: 0, model: model.id, system: SUMMARY_INSTRUCTIONS, messages, tools: [] });
+    const ticket = await host.meter?.begin({ turnId: host.turnId, step: 0, model: model.id, ...(model.contextTokens ? { contextTokens: model.contextTokens } : {}), ...(model.userPaid ? { userPaid: true } : {}), system: SUMMARY_INSTRUCTIONS, messages, tools: [] });
     // What the pass received: a failed pass was sent, so it is recorded and charged from this.
     const tally = new AttemptTally();
     try {
@@ -154,7 +154,7 @@ async function summarize(host: CompactionHost, model: Model, input: SummaryInput
               system: SUMMARY_INSTRUCTIONS,
               messages,
               tools: [],
-              ...(ticket?.maxOutputTokens !== undefined ? { settings: { maxOutputTokens: ticket.maxOutputTokens } } : {}),
+              ...(ticket?.settings !== undefined ? { settings: ticket.settings } : {}),
               signal,
             }),
           host.signal,

@@ -101,8 +101,8 @@ async function requestFrom(
     let providerRan = false;
     const tools = host.tools();
     // --- usage: reserve the request's maximum against the budgets (throws BudgetExceeded before any provider call) ---
-    const ticket = await host.meter?.begin({ turnId: rootFlow(execution), step, model: model.id, ...(host.system !== undefined ? { system: host.system } : {}), messages, tools, ...(host.modelSettings?.maxOutputTokens !== undefined ? { maxOutputTokens: host.modelSettings.maxOutputTokens } : {}) });
-    const settings = ticket?.maxOutputTokens !== undefined ? { ...host.modelSettings, maxOutputTokens: ticket.maxOutputTokens } : host.modelSettings;
+    const ticket = await host.meter?.begin({ turnId: rootFlow(execution), step, model: model.id, ...(model.wire ? { wire: model.wire } : {}), ...(model.contextTokens ? { contextTokens: model.contextTokens } : {}), ...(model.userPaid ? { userPaid: true } : {}), ...(host.system !== undefined ? { system: host.system } : {}), messages, tools, ...(host.modelSettings !== undefined ? { settings: host.modelSettings } : {}) });
+    const settings = ticket?.settings ?? host.modelSettings;
     // What the attempt received: a failed attempt was sent, so it is recorded and charged from this.
     const tally = new AttemptTally();
     try {
@@ -131,7 +131,9 @@ async function requestFrom(
       const cut = response.finishReason === "interrupted" || response.finishReason === "error";
       // A cut stream of which something was acted on is kept: its calls end as cut off.
       if (cut && !execution.signal.aborted && events.announced.size === 0 && !providerRan) throw cutStream(response);
-      if (ticket) await host.meter!.answered(ticket, response.usage, answeredText(response), response.finishReason);
+      // The scripted model's "nothing to play" (reason `end`, nothing in it) called no provider: not charged, its reservation released.
+      const played = !(response.finishReason === "end" && response.text === "" && response.toolCalls.length === 0);
+      if (ticket) await (played ? host.meter!.answered(ticket, response.usage, answeredText(response), response.finishReason) : host.meter!.failed(ticket));
       return { response, announced: events.announced, attempts: attempt };
     } catch (e) {
       if (ticket) await host.meter!.failed(ticket, tally);

@@ -113,9 +113,13 @@ export class PortWorld implements RunWorld {
     this.sides = sidesOf(parts.registry, agent);
     this.callables = new Callables(this);
     this.calls = new CallRunner(callWorldOf(this, parts.wakeSoon));
-    this.tracer = threadTracerOf(meta, parts.workerEnv, (name) => {
-      const all = this.callables.everything();
-      return effectName(all.has(name) ? all.definition(name) : undefined);
+    this.tracer = threadTracerOf(meta, parts.workerEnv, {
+      effectOf: (name) => {
+        const all = this.callables.everything();
+        return effectName(all.has(name) ? all.definition(name) : undefined);
+      },
+      isTool: (name) => this.callables.everything().has(name),
+      redact: (text) => this.redact(text),
     });
     if (parts.meter) this.meter = parts.meter(this, this.tracer);
     const tracer = this.tracer;

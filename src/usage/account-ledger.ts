@@ -15,27 +15,45 @@ export const ACCOUNT_USAGE_SCHEMA = `
     day TEXT NOT NULL, thread_id TEXT NOT NULL, agent_id TEXT NOT NULL, model TEXT NOT NULL,
     requests INTEGER NOT NULL, input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, cached_tokens INTEGER NOT NULL,
     reasoning_tokens INTEGER NOT NULL, cache_write_tokens INTEGER NOT NULL, estimated INTEGER NOT NULL, duration_ms INTEGER NOT NULL,
-    cost_micro_usd INTEGER NOT NULL,
+    cost_micro_usd INTEGER NOT NULL, unpriced INTEGER NOT NULL DEFAULT 0,
+    user_paid_tokens INTEGER NOT NULL DEFAULT 0, user_paid_cost INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (day, thread_id, model)
   ) WITHOUT ROWID;
   CREATE TABLE IF NOT EXISTS usage_turns (
     thread_id TEXT NOT NULL, turn_id TEXT NOT NULL, tokens INTEGER NOT NULL, cost_micro_usd INTEGER NOT NULL,
+    user_paid_tokens INTEGER NOT NULL DEFAULT 0, user_paid_cost INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (thread_id, turn_id)
   ) WITHOUT ROWID;
   CREATE TABLE IF NOT EXISTS budget_reservations (
     id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, agent_id TEXT NOT NULL, turn_id TEXT NOT NULL, instance TEXT NOT NULL,
-    tokens INTEGER NOT NULL, cost_micro_usd INTEGER NOT NULL, expires_at INTEGER NOT NULL
+    tokens INTEGER NOT NULL, cost_micro_usd INTEGER NOT NULL, expires_at INTEGER NOT NULL, user_paid INTEGER NOT NULL DEFAULT 0
   );
   CREATE TABLE IF NOT EXISTS account_budgets (id INTEGER PRIMARY KEY CHECK (id = 1), budgets TEXT NOT NULL);
   CREATE TABLE IF NOT EXISTS budget_watchers (thread_id TEXT PRIMARY KEY) WITHOUT ROWID;
   CREATE TABLE IF NOT EXISTS usage_senders (thread_id TEXT PRIMARY KEY, last_row INTEGER NOT NULL) WITHOUT ROWID;
 `;
 
+/** Brings an account's usage tables made before a column was added up to {@link ACCOUNT_USAGE_SCHEMA} (run after it). */
+export function migrateAccountUsage(sql: SqlStorage): void {
+  const has = (table: string, column: string) => sql.exec("SELECT 1 FROM pragma_table_info(?) WHERE name = ?", table, column).toArray().length > 0;
+  // Requests of models with no price, per rollup row (their cost is unknown, not 0).
+  if (!has("usage_rollup", "unpriced")) sql.exec("ALTER TABLE usage_rollup ADD COLUMN unpriced INTEGER NOT NULL DEFAULT 0");
+  // What the user paid for (their own key or endpoint), which the deployment's budgets do not count; before, none.
+  for (const table of ["usage_rollup", "usage_turns"]) {
+    if (has(table, "user_paid_tokens")) continue;
+    sql.exec(`ALTER TABLE ${table} ADD COLUMN user_paid_tokens INTEGER NOT NULL DEFAULT 0`);
+    sql.exec(`ALTER TABLE ${table} ADD COLUMN user_paid_cost INTEGER NOT NULL DEFAULT 0`);
+  }
+  if (!has("budget_reservations", "user_paid")) sql.exec("ALTER TABLE budget_reservations ADD COLUMN user_paid INTEGER NOT NULL DEFAULT 0");
+}
+
 /**
  * One request (answered, or failed after it was sent: both are charged) as the account rolls it up:
  * the thread's ledger row (its day is the UTC day of `at`), with where it ran.
  */
-export type SettledUsage = Omit<ModelUsageRow, "step" | "provider" | "priceVersion" | "failed"> & {
+export type SettledUsage = Omit<ModelUsageRow, "step" | "provider" | "priceVersion" | "failed" | "userPaid"> & {
+  /** Paid by the user; absent: by the deployment (a row from a thread older than the flag). */
+  userPaid?: boolean;
   threadId: string;
   agentId: string;
 };
@@ -54,13 +72,17 @@ export interface AccountUsage {
 
 /** Adds a request's usage to the rollups (one transaction with the caller's other writes). */
 export function rollUp(sql: SqlStorage, u: SettledUsage): void {
+  const userPaidTokens = u.userPaid ? u.inputTokens + u.outputTokens : 0;
+  const userPaidCost = u.userPaid ? (u.costMicroUsd ?? 0) : 0;
   sql.exec(
     `INSERT INTO usage_rollup (day, thread_id, agent_id, model, requests, input_tokens, output_tokens, cached_tokens, reasoning_tokens,
-       cache_write_tokens, estimated, duration_ms, cost_micro_usd) VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)
+       cache_write_tokens, estimated, duration_ms, cost_micro_usd, unpriced, user_paid_tokens, user_paid_cost) VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (day, thread_id, model) DO UPDATE SET requests = requests + 1, input_tokens = input_tokens + excluded.input_tokens,
        output_tokens = output_tokens + excluded.output_tokens, cached_tokens = cached_tokens + excluded.cached_tokens,
        reasoning_tokens = reasoning_tokens + excluded.reasoning_tokens, cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens,
-       estimated = estimated + excluded.estimated, duration_ms = duration_ms + excluded.duration_ms, cost_micro_usd = cost_micro_usd + excluded.cost_micro_usd`,
+       estimated = estimated + excluded.estimated, duration_ms = duration_ms + excluded.duration_ms, cost_micro_usd = cost_micro_usd + excluded.cost_micro_usd,
+       unpriced = unpriced + excluded.unpriced, user_paid_tokens = user_paid_tokens + excluded.user_paid_tokens,
+       user_paid_cost = user_paid_cost + excluded.user_paid_cost`,
     dayOf(u.at),
     u.threadId,
     u.agentId,
@@ -72,15 +94,22 @@ export function rollUp(sql: SqlStorage, u: SettledUsage): void {
     u.cacheWriteTokens,
     u.estimated ? 1 : 0,
     u.durationMs,
-    u.costMicroUsd,
+    u.costMicroUsd ?? 0,
+    u.costMicroUsd === null ? 1 : 0,
+    userPaidTokens,
+    userPaidCost,
   );
   sql.exec(
-    `INSERT INTO usage_turns (thread_id, turn_id, tokens, cost_micro_usd) VALUES (?, ?, ?, ?)
-     ON CONFLICT (thread_id, turn_id) DO UPDATE SET tokens = tokens + excluded.tokens, cost_micro_usd = cost_micro_usd + excluded.cost_micro_usd`,
+    `INSERT INTO usage_turns (thread_id, turn_id, tokens, cost_micro_usd, user_paid_tokens, user_paid_cost) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (thread_id, turn_id) DO UPDATE SET tokens = tokens + excluded.tokens, cost_micro_usd = cost_micro_usd + excluded.cost_micro_usd,
+       user_paid_tokens = user_paid_tokens + excluded.user_paid_tokens, user_paid_cost = user_paid_cost + excluded.user_paid_cost`,
     u.threadId,
     u.turnId,
     u.inputTokens + u.outputTokens,
-    u.costMicroUsd,
+    // A cost budget refuses an unpriced model's requests before they are sent: none is counted here.
+    u.costMicroUsd ?? 0,
+    userPaidTokens,
+    userPaidCost,
   );
 }
 

@@ -16,7 +16,8 @@ export type BudgetPeriod = "turn" | "day" | "month" | "lifetime";
 
 /**
  * A ceiling. `tokens` counts input and output tokens together; `costUsd` is dollars at the price
- * table in force (an unpriced model costs nothing). At least one of the two is set.
+ * table in force (a cost budget refuses a model with no price, whose cost would be unknown). At least
+ * one of the two is set.
  */
 export interface Budget {
   scope: BudgetScope;
@@ -25,6 +26,18 @@ export interface Budget {
   costUsd?: number;
   /** For `scope: "agent"` set by the deployment or a user: the agent it limits; absent, each agent. */
   agent?: string;
+}
+
+const DEPLOYMENT = "deployment";
+
+/**
+ * Whether a budget is the deployment's (`WEFT_BUDGETS`): it caps what the deployment pays, so it
+ * neither limits nor counts requests the user pays for (made with a key the user supplied, or to an
+ * endpoint the user named, at a thread or user env level). An agent's budgets and the user's own
+ * count every request.
+ */
+export function isDeploymentBudget(budget: NamedBudget): boolean {
+  return budget.id.startsWith(`${DEPLOYMENT}#`);
 }
 
 /** A budget with where it was set (`agent:<id>`, `deployment`, `user`) and its place there, as refusals name it. */
@@ -76,10 +89,12 @@ export function deploymentBudgets(env: Readonly<Record<string, unknown>>): Budge
 /**
  * The budgets a request of a thread of `agentId` must hold, from the agent and the deployment
  * (the account adds the user's own): an agent's `scope: "agent"` budget limits that agent, and a
- * deployment's agent budget naming another agent does not apply.
+ * deployment's agent budget naming another agent does not apply. A request the user pays for
+ * (`userPaid`: their own key or endpoint) is not limited by the deployment's budgets, which cap
+ * what the deployment spends (see {@link isDeploymentBudget}).
  */
-export function budgetsFor(agentId: string, agentBudgets: readonly Budget[] | undefined, env: Readonly<Record<string, unknown>>): NamedBudget[] {
+export function budgetsFor(agentId: string, agentBudgets: readonly Budget[] | undefined, env: Readonly<Record<string, unknown>>, userPaid = false): NamedBudget[] {
   const fromAgent = (agentBudgets ?? []).map((b, i) => ({ ...b, ...(b.scope === "agent" ? { agent: agentId } : {}), id: `agent:${agentId}#${i}` }));
-  const fromDeployment = deploymentBudgets(env).map((b, i) => ({ ...b, id: `deployment#${i}` }));
+  const fromDeployment = userPaid ? [] : deploymentBudgets(env).map((b, i) => ({ ...b, id: `${DEPLOYMENT}#${i}` }));
   return [...fromAgent, ...fromDeployment].filter((b) => b.scope !== "agent" || b.agent === undefined || b.agent === agentId);
 }

@@ -26,6 +26,9 @@
  */
 import type { Message, TokenUsage } from "../protocol.js";
 import type { ModelTool } from "../models/model.js";
+import type { ModelSettings } from "../models/settings.js";
+import type { Wire } from "../models/history.js";
+import { outputPlan } from "../models/output-bound.js";
 import type { AccountApi } from "../account/api.js";
 import { WeftError } from "../errors.js";
 import { type Budget, type NamedBudget, budgetsFor } from "./budgets.js";
@@ -35,6 +38,7 @@ import { type ModelUsageRow, modelUsageRow } from "./row.js";
 import type { ThreadUsageLedger } from "./thread-ledger.js";
 import type { AttemptTally } from "./attempt.js";
 import { modelDeadlinesOf } from "../run/model-deadlines.js";
+import { inputBound } from "./input-bound.js";
 
 /** Output tokens a request is bounded to when budgets apply and its settings name no `maxOutputTokens`. */
 export const DEFAULT_RESERVED_OUTPUT_TOKENS = 4096;
@@ -54,11 +58,17 @@ export interface MeteredRequest {
   step: number;
   /** `"<provider>:<model id>"`. */
   model: string;
+  /** The model's wire (Anthropic's counts thinking in the output bound). */
+  wire?: Wire;
   system?: string;
   messages: readonly Message[];
   tools: readonly ModelTool[];
-  /** The request's own bound on output tokens, if it sets one. */
-  maxOutputTokens?: number;
+  /** The user pays for it (their own key or endpoint): the deployment's budgets neither limit nor count it. */
+  userPaid?: boolean;
+  /** The model's context window in tokens (bounds a file part's input, see `partBound`). */
+  contextTokens?: number;
+  /** The request's settings: its bound on output tokens, if it sets one, and what adds to it (reasoning effort). */
+  settings?: ModelSettings;
 }
 
 /** A request under way: its reservation (if any), when it started, and the output bound to send. */
@@ -69,8 +79,8 @@ export interface MeterTicket {
   reserved: boolean;
   /** No reservation was asked for: no budget could apply when the request left. */
   unmetered?: boolean;
-  /** Set when budgets apply and the request named no bound: the request must send it. */
-  maxOutputTokens?: number;
+  /** Set when budgets apply and the request named no bound: the request must be sent with these settings (bounded). */
+  settings?: ModelSettings;
   /** Set once the request is recorded: a later failure of the caller records nothing more. */
   done?: boolean;
 }
@@ -145,15 +155,15 @@ export class ThreadMeter {
     for (const { row, ticket } of this.unsent) {
       if (row.reservation !== undefined) continue;
       row.reservation = ticket.id;
-      out.push({ ...this.reservation(ticket.id, ticket.request, []), tokens: row.inputTokens + row.outputTokens, costMicroUsd: row.costMicroUsd });
+      out.push({ ...this.reservation(ticket.id, ticket.request, []), tokens: row.inputTokens + row.outputTokens, costMicroUsd: row.costMicroUsd ?? 0 });
     }
     this.send();
     return out;
   }
 
-  /** The reservation of `request`: input counted, output bounded by its max tokens (else the default). */
+  /** The reservation of `request`: input counted, output bounded by what it sends (see {@link reservedOutput}). */
   private reservation(id: string, request: MeteredRequest, budgets: NamedBudget[]): ReserveRequest {
-    const output = request.maxOutputTokens ?? DEFAULT_RESERVED_OUTPUT_TOKENS;
+    const output = reservedOutput(request);
     const input = inputBound(request);
     const price = priceOf(priceTableOf(this.host.workerEnv), request.model);
     return {
@@ -164,8 +174,9 @@ export class ThreadMeter {
       instance: this.instance,
       tokens: input + output,
       // Every input token at the dearest input price (none known yet to be a cache read).
-      costMicroUsd: costMicroUsd({ input, output, cached: 0, cacheWrite: 0 }, price && { ...price, input: Math.max(price.input, price.cacheWrite ?? 0) }),
+      costMicroUsd: price ? costMicroUsd({ input, output, cached: 0, cacheWrite: 0 }, { ...price, input: Math.max(price.input, price.cacheWrite ?? 0) }) : 0,
       ...(price ? {} : { unpriced: true }),
+      ...(request.userPaid ? { userPaid: true } : {}),
       expiresAt: Date.now() + leaseMs(this.host.workerEnv),
       budgets,
     };
@@ -179,20 +190,20 @@ export class ThreadMeter {
 
   /**
    * Reserves the request's maximum: input counted as the UTF-8 bytes of what is sent (no
-   * byte-level tokenizer makes more tokens than bytes), output bounded by its max tokens.
+   * byte-level tokenizer makes more tokens than bytes) and its parts (see {@link inputBound}),
+   * output bounded by the output bound it sends (its max tokens and any thinking budget).
    * @throws BudgetExceeded when a budget would be crossed (after emitting `budget_exceeded`).
    */
   async begin(request: MeteredRequest): Promise<MeterTicket> {
     const id = `rsv_${crypto.randomUUID()}`;
     const account = this.host.account;
     if (!account) return { id, request, started: Date.now(), reserved: false };
-    const budgets: NamedBudget[] = budgetsFor(this.host.agentId, this.host.agentBudgets, this.host.workerEnv);
+    const budgets: NamedBudget[] = budgetsFor(this.host.agentId, this.host.agentBudgets, this.host.workerEnv, request.userPaid === true);
     if (!this.mustReserve(budgets)) {
       const ticket: MeterTicket = { id, request, started: Date.now(), reserved: false, unmetered: true };
       this.unreserved.set(id, ticket);
       return ticket;
     }
-    const output = request.maxOutputTokens ?? DEFAULT_RESERVED_OUTPUT_TOKENS;
     const answer = await account.reserveBudget(this.reservation(id, request, budgets));
     if (!answer.ok) throw new WeftError(answer.error.code, answer.error.message, answer.error.details);
     if (answer.value.reserved && this.userBudgets === "unknown") this.userBudgets = answer.value.userBudgets ? "some" : "none";
@@ -201,8 +212,8 @@ export class ThreadMeter {
       throw new BudgetExceeded(answer.value.refusal);
     }
     // Bounded only where a budget applies: the reservation must cover what the provider may send.
-    const bound = answer.value.budgets > 0 && request.maxOutputTokens === undefined;
-    return { id, request, started: Date.now(), reserved: true, ...(bound ? { maxOutputTokens: output } : {}) };
+    const bound = answer.value.budgets > 0 && request.settings?.maxOutputTokens === undefined;
+    return { id, request, started: Date.now(), reserved: true, ...(bound ? { settings: boundedSettings(request.settings) } : {}) };
   }
 
   /** Records an answered request in the thread's ledger and settles its reservation to what it used. */
@@ -237,9 +248,9 @@ export class ThreadMeter {
   private async settle(ticket: MeterTicket, got: { usage: TokenUsage; answered: string; receivedChars?: number; failed?: boolean }, finishReason: string): Promise<ModelUsageRow> {
     const r = ticket.request;
     ticket.done = true;
-    const bound = ticket.maxOutputTokens ?? r.maxOutputTokens;
+    const bound = outputPlan({ id: r.model, ...(r.wire ? { wire: r.wire } : {}) }, ticket.settings ?? r.settings).sent;
     const row = modelUsageRow(
-      { turnId: r.turnId, step: r.step, model: r.model, durationMs: Date.now() - ticket.started, sent: r.messages, ...(r.system !== undefined ? { system: r.system } : {}), ...(bound !== undefined ? { outputBound: bound } : {}), ...got },
+      { turnId: r.turnId, step: r.step, model: r.model, userPaid: r.userPaid === true, durationMs: Date.now() - ticket.started, sent: r.messages, ...(r.system !== undefined ? { system: r.system } : {}), ...(bound !== undefined ? { outputBound: bound } : {}), ...got },
       priceTableOf(this.host.workerEnv),
     );
     const id = this.host.ledger.record(row);
@@ -294,28 +305,23 @@ function settledOf(u: ModelUsageRow): Omit<SettledRow, "row"> {
     estimated: u.estimated,
     durationMs: u.durationMs,
     costMicroUsd: u.costMicroUsd,
+    userPaid: u.userPaid,
     at: u.at,
   };
 }
 
-/**
- * Input tokens a provider adds to a request that offers tools, beyond what weft sends: Anthropic
- * documents a tool-use system prompt of up to about 530 tokens, depending on the model.
- */
-export const TOOL_USE_ALLOWANCE = 600;
+/** A request's settings with an output bound: its own, or {@link DEFAULT_RESERVED_OUTPUT_TOKENS}. */
+function boundedSettings(settings: ModelSettings | undefined): ModelSettings {
+  return settings?.maxOutputTokens !== undefined ? settings : { ...settings, maxOutputTokens: DEFAULT_RESERVED_OUTPUT_TOKENS };
+}
 
 /**
- * An upper bound on a request's input tokens: the UTF-8 bytes of its system prompt, messages and
- * tools (no byte-level BPE tokenizer makes more tokens than bytes), plus per-message framing and,
- * when tools are offered, {@link TOOL_USE_ALLOWANCE}.
+ * The output a reservation covers: the output bound the request is sent with (its settings, bounded
+ * if they name no bound), as {@link outputPlan} computes it for the AI SDK adapter too, so that
+ * a thinking budget added to Anthropic's `max_tokens` is reserved as it is sent.
  */
-export function inputBound(request: Pick<MeteredRequest, "system" | "messages" | "tools">): number {
-  const encoder = new TextEncoder();
-  const bytes = (text: string) => encoder.encode(text).length;
-  let n = request.system ? bytes(request.system) + 8 : 0;
-  for (const m of request.messages) n += bytes(m.content) + bytes(JSON.stringify(m.toolCalls ?? [])) + bytes(m.name ?? "") + 8;
-  for (const t of request.tools) n += bytes(t.name) + bytes(t.description) + bytes(JSON.stringify(t.inputSchema)) + 8;
-  return n + 16 + (request.tools.length > 0 ? TOOL_USE_ALLOWANCE : 0);
+export function reservedOutput(request: Pick<MeteredRequest, "model" | "wire" | "settings">): number {
+  return outputPlan({ id: request.model, ...(request.wire ? { wire: request.wire } : {}) }, boundedSettings(request.settings)).sent!;
 }
 
 /** An unsettled reservation's lease: the request's overall deadline (`WEFT_MODEL_STEP_MS`) and a margin. */

@@ -34,9 +34,13 @@ export const SHIPPED_PRICES: PriceTable = {
     "gpt-4.1-mini": { input: 0.4, cachedInput: 0.1, output: 1.6 },
     "gpt-4.1-nano": { input: 0.1, cachedInput: 0.025, output: 0.4 },
     "gpt-4o": { input: 2.5, cachedInput: 1.25, output: 10 },
+    // The first gpt-4o snapshot keeps its own, higher price (a dated id otherwise costs its family's).
+    "gpt-4o-2024-05-13": { input: 5, output: 15 },
     "gpt-4o-mini": { input: 0.15, cachedInput: 0.075, output: 0.6 },
     "claude-haiku-4-5": { input: 1, cachedInput: 0.1, cacheWrite: 1.25, output: 5 },
     "claude-sonnet-4-5": { input: 3, cachedInput: 0.3, cacheWrite: 3.75, output: 15 },
+    // weft's scripted model plays a script in the thread: no provider is called, nothing is billed.
+    scripted: { input: 0, output: 0 },
   },
 };
 
@@ -71,10 +75,22 @@ function checkTable(value: unknown): PriceTable {
   return v as PriceTable;
 }
 
-/** The price of `modelId` (`"<provider>:<model id>"`) in `table`: by the whole id first, then the model id alone; undefined when unpriced. */
+/** A dated snapshot's suffix: OpenAI's `-2024-08-06`, Anthropic's `-20250929`. */
+const SNAPSHOT_SUFFIX = /-(?:\d{4}-\d{2}-\d{2}|\d{8})$/;
+
+/**
+ * The price of `modelId` (`"<provider>:<model id>"`) in `table`: by the whole id first, then the
+ * model id alone, then, for a dated snapshot (`gpt-4o-2024-08-06`, `claude-sonnet-4-5-20250929`),
+ * its family's (`gpt-4o`, `claude-sonnet-4-5`): the providers bill a snapshot at its family's list
+ * price, and a snapshot priced otherwise is listed by its own id (as `gpt-4o-2024-05-13` is).
+ * Undefined when unpriced: its rows' cost is unknown (null), and a cost budget refuses it.
+ */
 export function priceOf(table: PriceTable, modelId: string): Price | undefined {
   const bare = modelId.includes(":") ? modelId.slice(modelId.indexOf(":") + 1) : modelId;
-  return table.models[modelId] ?? table.models[bare];
+  const own = Object.hasOwn(table.models, modelId) ? table.models[modelId] : Object.hasOwn(table.models, bare) ? table.models[bare] : undefined;
+  if (own) return own;
+  const family = bare.replace(SNAPSHOT_SUFFIX, "");
+  return family !== bare && Object.hasOwn(table.models, family) ? table.models[family] : undefined;
 }
 
 /** Token counts a cost is computed from (input includes cache reads and writes, as the AI SDK counts it). */
@@ -87,10 +103,9 @@ export interface PricedTokens {
 
 /**
  * What tokens cost at `price`, in micro-USD (millionths of a dollar), rounded up so a budget never
- * counts less than was spent. An unpriced model costs 0.
+ * counts less than was spent.
  */
-export function costMicroUsd(tokens: PricedTokens, price: Price | undefined): number {
-  if (!price) return 0;
+export function costMicroUsd(tokens: PricedTokens, price: Price): number {
   const fresh = Math.max(0, tokens.input - tokens.cached - tokens.cacheWrite);
   // USD per million tokens times tokens is micro-USD.
   const micro = fresh * price.input + tokens.cached * (price.cachedInput ?? price.input) + tokens.cacheWrite * (price.cacheWrite ?? price.input) + tokens.output * price.output;

@@ -14,7 +14,7 @@
  * @module
  */
 import { type SettledUsage, rollUp, userBudgets } from "./account-ledger.js";
-import type { NamedBudget } from "./budgets.js";
+import { type NamedBudget, isDeploymentBudget } from "./budgets.js";
 import { dayOf } from "./totals.js";
 
 /** A request's maximum, to reserve. `costMicroUsd` is millionths of a dollar. */
@@ -30,6 +30,8 @@ export interface ReserveRequest {
   costMicroUsd: number;
   /** The model has no price in the price table: a cost budget cannot be held for it, so one refuses it. */
   unpriced?: boolean;
+  /** The user pays for it: the deployment's budgets do not count it (and were not sent for it). */
+  userPaid?: boolean;
   /** When the reservation is released if never settled, epoch ms. */
   expiresAt: number;
   /** The agent's and the deployment's budgets; the user's own are added here. */
@@ -139,7 +141,7 @@ export class Reservations {
 
   private insert(r: ReserveRequest): void {
     this.sql.exec(
-      "INSERT OR IGNORE INTO budget_reservations (id, thread_id, agent_id, turn_id, instance, tokens, cost_micro_usd, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT OR IGNORE INTO budget_reservations (id, thread_id, agent_id, turn_id, instance, tokens, cost_micro_usd, expires_at, user_paid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
       r.id,
       r.threadId,
       r.agentId,
@@ -148,6 +150,7 @@ export class Reservations {
       r.tokens,
       r.costMicroUsd,
       r.expiresAt,
+      r.userPaid ? 1 : 0,
     );
   }
 
@@ -204,8 +207,14 @@ export class Reservations {
     return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM budget_reservations").one().n;
   }
 
-  /** What counts against `budget` for request `r`: settled use in its period and scope, plus open reservations there. */
+  /**
+   * What counts against `budget` for request `r`: settled use in its period and scope, plus open
+   * reservations there; for a deployment budget, only what the deployment pays for.
+   */
   private used(budget: NamedBudget, r: ReserveRequest, now: number): { tokens: number; cost: number } {
+    const deployment = isDeploymentBudget(budget);
+    const userPaidTokens = deployment ? " - user_paid_tokens" : "";
+    const userPaidCost = deployment ? " - user_paid_cost" : "";
     const where: string[] = [];
     const args: (string | number)[] = [];
     if (budget.scope === "thread") where.push("thread_id = ?"), args.push(r.threadId);
@@ -214,7 +223,11 @@ export class Reservations {
     let settled: { tokens: number; cost: number };
     if (budget.period === "turn") {
       settled = this.sql
-        .exec<{ tokens: number; cost: number }>("SELECT COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(cost_micro_usd), 0) AS cost FROM usage_turns WHERE thread_id = ? AND turn_id = ?", r.threadId, r.turnId)
+        .exec<{ tokens: number; cost: number }>(
+          `SELECT COALESCE(SUM(tokens${userPaidTokens}), 0) AS tokens, COALESCE(SUM(cost_micro_usd${userPaidCost}), 0) AS cost FROM usage_turns WHERE thread_id = ? AND turn_id = ?`,
+          r.threadId,
+          r.turnId,
+        )
         .one();
     } else {
       const day = dayOf(now);
@@ -222,7 +235,7 @@ export class Reservations {
       const periodArgs = budget.period === "day" ? [day] : budget.period === "month" ? [day.slice(0, 7)] : [];
       settled = this.sql
         .exec<{ tokens: number; cost: number }>(
-          `SELECT COALESCE(SUM(input_tokens + output_tokens), 0) AS tokens, COALESCE(SUM(cost_micro_usd), 0) AS cost FROM usage_rollup WHERE 1 = 1${scoped}${period}`,
+          `SELECT COALESCE(SUM(input_tokens + output_tokens${userPaidTokens}), 0) AS tokens, COALESCE(SUM(cost_micro_usd${userPaidCost}), 0) AS cost FROM usage_rollup WHERE 1 = 1${scoped}${period}`,
           ...args,
           ...periodArgs,
         )
@@ -231,7 +244,7 @@ export class Reservations {
     const turnOnly = budget.period === "turn" ? " AND thread_id = ? AND turn_id = ?" : "";
     const reserved = this.sql
       .exec<{ tokens: number; cost: number }>(
-        `SELECT COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(cost_micro_usd), 0) AS cost FROM budget_reservations WHERE 1 = 1${scoped}${turnOnly}`,
+        `SELECT COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(cost_micro_usd), 0) AS cost FROM budget_reservations WHERE 1 = 1${scoped}${turnOnly}${deployment ? " AND user_paid = 0" : ""}`,
         ...args,
         ...(budget.period === "turn" ? [r.threadId, r.turnId] : []),
       )

@@ -32,9 +32,15 @@ export interface ModelUsageRow {
   failed: boolean;
   /** From the request to the end of its stream, in milliseconds. */
   durationMs: number;
-  costMicroUsd: number;
+  /**
+   * What it cost at the price table in force, millionths of a dollar; null when the table has no
+   * price for the model (the cost is unknown, never counted as 0: see `priceOf`).
+   */
+  costMicroUsd: number | null;
   /** The version of the price table the cost was computed from. */
   priceVersion: string;
+  /** Paid by the user (their own key or endpoint): the deployment's budgets do not count it. */
+  userPaid: boolean;
   /** When it was recorded, epoch ms. */
   at: number;
 }
@@ -49,6 +55,8 @@ export interface AnsweredRequest {
   turnId: string;
   step: number;
   model: string;
+  /** Made with the user's own key or endpoint. */
+  userPaid?: boolean;
   usage: TokenUsage;
   durationMs: number;
   /** What was sent, for the estimate when the provider reports nothing. */
@@ -77,6 +85,7 @@ export function modelUsageRow(request: AnsweredRequest, prices: PriceTable, now 
   const inputTokens = estimated ? estimateInput(request) : (u.inputTokens ?? 0);
   const outputTokens = estimated ? Math.min(Math.ceil((request.receivedChars ?? request.answered.length) / 4), request.outputBound ?? Infinity) : (u.outputTokens ?? 0);
   const tokens = { input: inputTokens, output: outputTokens, cached: u.cachedInputTokens ?? 0, cacheWrite: u.cacheWriteTokens ?? 0 };
+  const price = priceOf(prices, request.model);
   return {
     turnId: request.turnId,
     step: request.step,
@@ -90,8 +99,9 @@ export function modelUsageRow(request: AnsweredRequest, prices: PriceTable, now 
     estimated,
     failed: request.failed === true,
     durationMs: Math.max(0, Math.round(request.durationMs)),
-    costMicroUsd: costMicroUsd(tokens, priceOf(prices, request.model)),
+    costMicroUsd: price ? costMicroUsd(tokens, price) : null,
     priceVersion: prices.version,
+    userPaid: request.userPaid === true,
     at: now,
   };
 }

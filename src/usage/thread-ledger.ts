@@ -32,6 +32,15 @@ export const USAGE_REQUESTS_DDL = `
 /** Marks the rows of requests that failed after they were sent (a later migration than the table's). */
 export const USAGE_REQUESTS_FAILED_DDL = "ALTER TABLE usage_requests ADD COLUMN failed INTEGER NOT NULL DEFAULT 0;";
 
+/**
+ * Marks the rows of models with no price (`cost_micro_usd` 0 there; read back as a null cost), and
+ * of requests the user paid for (their own key or endpoint).
+ */
+export const USAGE_REQUESTS_UNPRICED_DDL = `
+  ALTER TABLE usage_requests ADD COLUMN unpriced INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE usage_requests ADD COLUMN user_paid INTEGER NOT NULL DEFAULT 0;
+`;
+
 /** Tool calls' time and tries: every call of the journal with a result. */
 export interface ToolUsage {
   calls: number;
@@ -62,7 +71,7 @@ export class ThreadUsageLedger {
   record(row: ModelUsageRow): number {
     return this.sql.exec<{ id: number }>(
       `INSERT INTO usage_requests (turn_id, step, provider, model, input_tokens, output_tokens, cached_tokens, reasoning_tokens, cache_write_tokens,
-        estimated, failed, duration_ms, cost_micro_usd, price_version, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+        estimated, failed, duration_ms, cost_micro_usd, unpriced, user_paid, price_version, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
       row.turnId,
       row.step,
       row.provider,
@@ -75,7 +84,9 @@ export class ThreadUsageLedger {
       row.estimated ? 1 : 0,
       row.failed ? 1 : 0,
       row.durationMs,
-      row.costMicroUsd,
+      row.costMicroUsd ?? 0,
+      row.costMicroUsd === null ? 1 : 0,
+      row.userPaid ? 1 : 0,
       row.priceVersion,
       row.at,
     ).one().id;
@@ -140,6 +151,7 @@ type RequestRow = Omit<TotalsRow, "requests"> & {
   model: string;
   price_version: string;
   failed: number;
+  user_paid: number;
   at: number;
 };
 
@@ -157,8 +169,9 @@ function rowOf(r: RequestRow): ModelUsageRow {
     estimated: r.estimated === 1,
     failed: r.failed === 1,
     durationMs: r.duration_ms,
-    costMicroUsd: r.cost_micro_usd,
+    costMicroUsd: r.unpriced === 1 ? null : r.cost_micro_usd,
     priceVersion: r.price_version,
+    userPaid: r.user_paid === 1,
     at: r.at,
   };
 }

@@ -17,7 +17,10 @@ export interface UsageTotals {
   estimatedRequests: number;
   /** Time spent in model requests, milliseconds. */
   durationMs: number;
+  /** Dollars at the price table in force when each request was recorded; requests of an unpriced model are not in it. */
   costUsd: number;
+  /** Requests of a model with no price: their cost is unknown, so `costUsd` is the cost of the others only. */
+  unpricedRequests: number;
 }
 
 /**
@@ -27,7 +30,7 @@ export interface UsageTotals {
 export const sumColumns = (requests: "COUNT(*)" | "SUM(requests)") => `COALESCE(${requests}, 0) AS requests, COALESCE(SUM(input_tokens), 0) AS input_tokens, COALESCE(SUM(output_tokens), 0) AS output_tokens,
   COALESCE(SUM(cached_tokens), 0) AS cached_tokens, COALESCE(SUM(reasoning_tokens), 0) AS reasoning_tokens,
   COALESCE(SUM(cache_write_tokens), 0) AS cache_write_tokens, COALESCE(SUM(estimated), 0) AS estimated,
-  COALESCE(SUM(duration_ms), 0) AS duration_ms, COALESCE(SUM(cost_micro_usd), 0) AS cost_micro_usd`;
+  COALESCE(SUM(duration_ms), 0) AS duration_ms, COALESCE(SUM(cost_micro_usd), 0) AS cost_micro_usd, COALESCE(SUM(unpriced), 0) AS unpriced`;
 
 /** The sums of request rows (one row per request). */
 export const SUM_COLUMNS = sumColumns("COUNT(*)");
@@ -43,6 +46,7 @@ export type TotalsRow = {
   estimated: number;
   duration_ms: number;
   cost_micro_usd: number;
+  unpriced: number;
 };
 
 /** A {@link TotalsRow} as {@link UsageTotals}. */
@@ -57,6 +61,7 @@ export function totalsOf(row: TotalsRow | undefined): UsageTotals {
     estimatedRequests: row?.estimated ?? 0,
     durationMs: row?.duration_ms ?? 0,
     costUsd: (row?.cost_micro_usd ?? 0) / 1e6,
+    unpricedRequests: row?.unpriced ?? 0,
   };
 }
 

@@ -39,6 +39,29 @@ export function parseTraceparent(value: string | undefined): { traceId: string; 
   return { traceId: m[1]!, spanId: m[2]! };
 }
 
+/** The name an `execute_tool` span gives a tool the model asked for that is not one of the thread's (no tool name has parentheses). */
+export const UNKNOWN_TOOL = "(unknown)";
+
+/** Longest tool name or model id a span carries, in characters (MCP tool names run to 128). */
+export const MAX_SPAN_NAME_CHARS = 128;
+
+/**
+ * Longest call id a span carries, in characters: the providers' own ids are shorter (Anthropic's
+ * `toolu_` + 24, OpenAI's `call_` + 24); a longer one, which only an endpoint a user points a
+ * thread at sends, is cut and ends with `…`.
+ */
+export const MAX_SPAN_CALL_ID_CHARS = 40;
+
+/** What the tracer is told of its thread's tools and secrets. */
+export interface TracerHooks {
+  /** A tool's declared effect (`read`, `write`, ...; `dynamic` when it depends on the input), if known. */
+  effectOf?: (toolName: string) => string | undefined;
+  /** Whether a tool name is one of the thread's tools; one that is not (the model made it up) is named {@link UNKNOWN_TOOL}. */
+  isTool?: (toolName: string) => boolean;
+  /** Replaces the thread's secret values in text, as its events are redacted. */
+  redact?: (text: string) => string;
+}
+
 /** Builds and exports one thread instance's spans. */
 export class ThreadTracer {
   private readonly turns = new Map<string, OpenTurn>();
@@ -52,9 +75,19 @@ export class ThreadTracer {
   constructor(
     private readonly thread: TracedThread,
     readonly exporter: OtlpExporter,
-    /** A tool's declared effect (`read`, `write`, ...; `dynamic` when it depends on the input), if known. */
-    private readonly effectOf: (toolName: string) => string | undefined = () => undefined,
+    private readonly hooks: TracerHooks = {},
   ) {}
+
+  /** Text of the model or the user as a span carries it: the thread's secrets redacted, at most `max` characters. */
+  private clean(text: string, max: number): string {
+    const redacted = this.hooks.redact ? this.hooks.redact(text) : text;
+    return redacted.length > max ? `${redacted.slice(0, max - 1)}…` : redacted;
+  }
+
+  /** A tool's name as a span carries it: {@link UNKNOWN_TOOL} for a name that is none of the thread's tools. */
+  private toolName(name: string): string {
+    return this.hooks.isTool && !this.hooks.isTool(name) ? UNKNOWN_TOOL : this.clean(name, MAX_SPAN_NAME_CHARS);
+  }
 
   private get common(): Record<string, AttributeValue> {
     return { "gen_ai.conversation.id": this.thread.threadId, "weft.thread.id": this.thread.threadId, ...(this.thread.userId ? { "enduser.id": this.thread.userId } : {}) };
@@ -94,7 +127,7 @@ export class ThreadTracer {
   /** A model request's `chat` span, from its ledger row. */
   chat(row: ModelUsageRow, finishReason: string): void {
     const turn = this.turns.get(row.turnId);
-    const model = row.model.includes(":") ? row.model.slice(row.model.indexOf(":") + 1) : row.model;
+    const model = this.clean(row.model.includes(":") ? row.model.slice(row.model.indexOf(":") + 1) : row.model, MAX_SPAN_NAME_CHARS);
     this.exporter.add({
       traceId: turn?.traceId ?? hexId(16),
       spanId: hexId(8),
@@ -115,7 +148,8 @@ export class ThreadTracer {
         ...(row.cachedInputTokens > 0 ? { "gen_ai.usage.cache_read.input_tokens": row.cachedInputTokens } : {}),
         ...(row.cacheWriteTokens > 0 ? { "gen_ai.usage.cache_creation.input_tokens": row.cacheWriteTokens } : {}),
         ...(row.reasoningTokens > 0 ? { "weft.usage.reasoning_tokens": row.reasoningTokens } : {}),
-        "weft.usage.cost_usd": row.costMicroUsd / 1e6,
+        // No price for the model: the cost is unknown, said as such rather than as 0.
+        ...(row.costMicroUsd === null ? { "weft.usage.cost_unknown": true } : { "weft.usage.cost_usd": row.costMicroUsd / 1e6 }),
         "gen_ai.response.finish_reasons": [finishReason],
         "weft.turn.id": row.turnId,
         "weft.step": row.step,
@@ -146,7 +180,7 @@ export class ThreadTracer {
       kind: 1,
       startMs: run.startMs,
       endMs: run.endMs,
-      attributes: { ...this.common, "weft.code.execution_id": run.executionId, "weft.code.executor": run.executor, "weft.code.status": run.status, ...(run.callId !== undefined ? { "gen_ai.tool.call.id": run.callId } : {}) },
+      attributes: { ...this.common, "weft.code.execution_id": run.executionId, "weft.code.executor": run.executor, "weft.code.status": run.status, ...(run.callId !== undefined ? { "gen_ai.tool.call.id": this.clean(run.callId, MAX_SPAN_CALL_ID_CHARS) } : {}), ...(this.current !== null ? { "weft.turn.id": this.current } : {}) },
       status: run.status === "success" ? 1 : 2,
     });
   }
@@ -155,20 +189,23 @@ export class ThreadTracer {
     const open = this.openTools.get(d.callId);
     this.openTools.delete(d.callId);
     const turn = this.currentTurn;
-    const effect = d.providerExecuted ? "provider" : this.effectOf(d.toolName);
+    const effect = d.providerExecuted ? "provider" : this.hooks.effectOf?.(d.toolName);
+    // The model chose the name and the id: neither may carry what it was told (a secret, the conversation).
+    const name = d.providerExecuted ? this.clean(d.toolName, MAX_SPAN_NAME_CHARS) : this.toolName(d.toolName);
     this.exporter.add({
       traceId: turn?.traceId ?? open?.traceId ?? hexId(16),
       spanId: open?.spanId ?? hexId(8),
       ...(turn ? { parentSpanId: turn.spanId } : {}),
-      name: `execute_tool ${d.toolName}`,
+      name: `execute_tool ${name}`,
       kind: 1,
       startMs: open?.startMs ?? now - d.durationMs,
       endMs: now,
       attributes: {
         ...this.common,
         "gen_ai.operation.name": "execute_tool",
-        "gen_ai.tool.name": d.toolName,
-        "gen_ai.tool.call.id": d.callId,
+        "gen_ai.tool.name": name,
+        "gen_ai.tool.call.id": this.clean(d.callId, MAX_SPAN_CALL_ID_CHARS),
+        ...(this.current !== null ? { "weft.turn.id": this.current } : {}),
         "weft.tool.source": d.source,
         "weft.tool.status": d.status,
         "weft.tool.attempts": d.attempts,
@@ -206,10 +243,10 @@ export class ThreadTracer {
  * `http/protobuf` nor `http/json` is logged and the default (`http/protobuf`) is used: a typo in a
  * tracing setting never fails a thread.
  */
-export function threadTracerOf(thread: TracedThread, env: Readonly<Record<string, unknown>>, effectOf?: (toolName: string) => string | undefined): ThreadTracer | null {
+export function threadTracerOf(thread: TracedThread, env: Readonly<Record<string, unknown>>, hooks?: TracerHooks): ThreadTracer | null {
   const url = env.WEFT_OTLP_URL;
   if (typeof url !== "string" || url === "") return null;
-  return new ThreadTracer(thread, new OtlpExporter(url, undefined, otlpProtocolOf(env), otlpDelayOf(env)), effectOf);
+  return new ThreadTracer(thread, new OtlpExporter(url, undefined, otlpProtocolOf(env), otlpDelayOf(env)), hooks);
 }
 
 function otlpDelayOf(env: Readonly<Record<string, unknown>>): number {

@@ -206,6 +206,22 @@ const CHECKS: Array<{ name: string; check: (out: string, ctx: Record<string, any
       expect(json(call.result)).toEqual({ date: "2026-11-24", phase: "full moon", illuminated: 100, ageDays: 14.6 });
     },
   },
+  {
+    name: "a budget admits two turns of the example agent and refuses the third (Usage and budgets)",
+    check: (out) => {
+      // The README prints these lines as the output: they are what the example agent reserves and uses.
+      const shown = README.slice(README.indexOf("Try it on the tour"));
+      const printed = shown.slice(shown.indexOf("```text\n") + "```text\n".length, shown.indexOf("\n```", shown.indexOf("```text\n")));
+      // What a request reserves counts the tools on offer: the tour's worker may have more than the
+      // example ships with (a tool the tour added), so the third request may need a little more.
+      const needs = (text: string) => Number(/needs up to (\d+) tokens/.exec(text)?.[1]);
+      const [outLines, shownLines] = [out.split("\n"), printed.split("\n")];
+      expect(outLines.map((l) => l.replace(/needs up to \d+/, "needs up to N"))).toEqual(shownLines.map((l) => l.replace(/needs up to \d+/, "needs up to N")));
+      expect(needs(out)).toBeGreaterThanOrEqual(needs(printed));
+      expect(needs(out)).toBeLessThan(needs(printed) + 2000);
+      expect(out).toMatch(/^round 1: completed\nround 2: completed\nround 3: stopped \(budget user#0 \(thread, per lifetime\) would be exceeded: 1795 tokens used/);
+    },
+  },
 ];
 
 describe("README.md", () => {

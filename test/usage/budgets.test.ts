@@ -9,7 +9,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { fakeEnv, fakeKey, fakeRequests, releaseFake, scriptFake } from "../fake-provider.js";
-import { stubOf } from "../helpers.js";
+import { request, stubOf } from "../helpers.js";
 import { framesOf, raceLine, runRace, until } from "./race.js";
 import { accountOfUser, freshUser, send } from "./users.js";
 
@@ -162,18 +162,11 @@ describe("budgets", () => {
     expect(await turn(stranger.token, await thread(stranger.token, "metered", k3))).toMatchObject({ status: "completed" });
   });
 
-  it("a deployment budget (WEFT_BUDGETS) naming an agent limits each user's threads of that agent, and no other agent", async () => {
-    const user = await freshUser();
-    const [k1, k2, k3] = [fakeKey("dep1"), fakeKey("dep2"), fakeKey("dep3")];
-    await scriptFake(k1, [{ text: "first", usage: { input: 1960, output: 20 } }]);
-    await scriptFake(k2, [{ text: "never" }]);
-    await scriptFake(k3, [{ text: "other agent", usage: { input: 1960, output: 20 } }]);
-    expect(await turn(user.token, await thread(user.token, "deploy_budgeted", k1))).toMatchObject({ status: "completed" });
-    const second = await thread(user.token, "deploy_budgeted", k2);
-    expect(await turn(user.token, second)).toMatchObject({ status: "stopped", errorCode: "budget_exceeded" });
-    expect(await fakeRequests(k2)).toHaveLength(0);
-    expect((await framesOf(second)).find((f) => f.type === "budget_exceeded")!.data).toMatchObject({ budget: { id: "deployment#0", scope: "agent", agent: "deploy_budgeted" }, limit: 2000, used: 1980 });
-    expect(await turn(user.token, await thread(user.token, "metered", k3))).toMatchObject({ status: "completed" });
+  it("a budget whose only limit is under a JSON __proto__ key is refused, not stored without a limit (hostile review)", async () => {
+    const u = await freshUser("budget-proto");
+    const res = await request("/account/budgets", { method: "PUT", headers: { authorization: `Bearer ${u.token}`, "content-type": "application/json" }, body: '{"budgets":[{"scope":"user","period":"day","__proto__":{"tokens":5}}]}' }, null);
+    const stored = (await send(u.token, "GET", "/account/budgets")).body.budgets;
+    expect({ status: res.status, stored }).toEqual({ status: 400, stored: [] });
   });
 
   it("a cost budget refuses in dollars at the shipped prices", async () => {
@@ -197,8 +190,8 @@ describe("budgets", () => {
     await send(user.token, "PUT", "/account/budgets", { budgets: [{ scope: "user", period: "month", costUsd: 5 }] });
     const key = fakeKey("unpriced");
     await scriptFake(key, [{ text: "free?" }]);
-    // A model id the shipped price table does not name, chosen by the user at the thread level.
-    const created = await send(user.token, "POST", "/threads", { agent: "metered", env: fakeEnv("openai:gpt-4.1-2025-04-14", key) });
+    // A model the shipped price table does not name (nor its family), chosen by the user at the thread level.
+    const created = await send(user.token, "POST", "/threads", { agent: "metered", env: fakeEnv("openai:gpt-5-nano-2025-08-07", key) });
     expect(created.status).toBe(201);
     const id = created.body.threadId as string;
     expect(await turn(user.token, id)).toMatchObject({ status: "stopped", errorCode: "budget_exceeded" });

@@ -78,8 +78,10 @@ it("a turn is one trace, sent as protobuf: invoke_agent over a chat span per req
     ["execute_tool person", 1, 1, "person", "t1", "read", "succeeded", 1],
     ["execute_tool person", 1, 1, "person", "t2", "read", "succeeded", 1],
   ]);
-  // One trace: every span under the turn's, and inside its time.
+  // One trace: every span under the turn's, and inside its time, and each names the turn.
+  expect(root.attributes["weft.turn.id"]).toMatch(/^turn_/);
   for (const s of [...chats, ...tools]) {
+    expect(s.attributes["weft.turn.id"]).toBe(root.attributes["weft.turn.id"]);
     expect(s.traceId).toBe(root.traceId);
     expect(s.parentSpanId).toBe(root.spanId);
     expect(s.spanId).toMatch(/^[0-9a-f]{16}$/);

@@ -3,7 +3,7 @@
  * transaction; the applied version is kept in `weft_schema`.
  * @module
  */
-import { USAGE_REQUESTS_DDL, USAGE_REQUESTS_FAILED_DDL } from "../../usage/thread-ledger.js";
+import { USAGE_REQUESTS_DDL, USAGE_REQUESTS_FAILED_DDL, USAGE_REQUESTS_UNPRICED_DDL } from "../../usage/thread-ledger.js";
 import { SCHEDULES_BY_CREATION_DDL, SCHEDULES_DDL } from "../../schedules/store.js";
 import { CONTENT_DDL } from "../../content/ddl.js";
 import { BACKGROUND_RUNS_DDL } from "../../background/store.js";
@@ -216,6 +216,7 @@ export const MIGRATIONS: readonly string[] = [
   CONTENT_DDL, // v20: a turn's settings from its message, a message's parts (src/content/ddl.ts)
   BACKGROUND_RUNS_DDL, // v21: background runs (src/background/store.ts), made on a thread's first run before
   SCHEDULES_BY_CREATION_DDL, // v22: schedules by creation, so a page of the list reads only its own rows
+  USAGE_REQUESTS_UNPRICED_DDL, // v23: rows of models with no price (their cost read back as unknown)
 ];
 
 /** True when the thread's tables exist; an id that was never created has none. */

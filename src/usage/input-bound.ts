@@ -1,0 +1,89 @@
+/**
+ * An upper bound on a model request's input tokens, counted before it is sent (the budget
+ * reservation's input). Text is bounded by its UTF-8 bytes; images and files, which a provider
+ * reads by pixels and pages rather than bytes, by the rules of {@link partBound}.
+ * @module
+ */
+import type { Message } from "../protocol.js";
+import type { ModelTool } from "../models/model.js";
+import type { ContentPart } from "../content/parts.js";
+import { isUrlData } from "../content/parts.js";
+
+/**
+ * Input tokens a provider adds to a request that offers tools, beyond what weft sends: Anthropic
+ * documents a tool-use system prompt of up to about 530 tokens, depending on the model.
+ */
+export const TOOL_USE_ALLOWANCE = 600;
+
+/**
+ * Input tokens one image is bounded to. Providers scale an image down before they count it, so its
+ * tokens are bounded whatever its bytes: Anthropic's vision docs count width × height / 750 with
+ * images scaled to about 1.15 megapixels (~1,600 tokens; models that read images at higher
+ * resolution, up to ~5,000); OpenAI's image costs are at most 85 + 170 × 8 tiles = 1,445 (gpt-4o,
+ * gpt-4.1) and 1,536 patches × 2.46 = 3,779 (the patch models, gpt-4.1-nano the dearest).
+ */
+export const IMAGE_INPUT_TOKENS = 6000;
+
+/**
+ * Input tokens one image is bounded to on gpt-4o-mini, which OpenAI bills at 2,833 + 5,667 per tile
+ * (so that an image costs what it does on gpt-4o): 2,833 + 5,667 × 8 tiles.
+ */
+export const GPT_4O_MINI_IMAGE_INPUT_TOKENS = 48_169;
+
+/** Context window assumed for a file when the request names none, in tokens (weft's default window). */
+export const DEFAULT_CONTEXT_TOKENS = 128_000;
+
+/** What {@link inputBound} reads of a request. */
+export interface BoundedInput {
+  system?: string;
+  messages: readonly Message[];
+  tools: readonly ModelTool[];
+  /** `"<provider>:<model id>"`, for its image rule. */
+  model?: string;
+  /** The model's context window in tokens, the bound of a file (default {@link DEFAULT_CONTEXT_TOKENS}). */
+  contextTokens?: number;
+}
+
+/**
+ * An upper bound on a request's input tokens: the UTF-8 bytes of its system prompt, messages and
+ * tools (no byte-level BPE tokenizer makes more tokens than bytes), each image and file part of its
+ * messages by {@link partBound}, plus per-message framing and, when tools are offered,
+ * {@link TOOL_USE_ALLOWANCE}.
+ */
+export function inputBound(request: BoundedInput): number {
+  let n = request.system ? bytes(request.system) + 8 : 0;
+  for (const m of request.messages) {
+    n += bytes(m.content) + bytes(JSON.stringify(m.toolCalls ?? [])) + bytes(m.name ?? "") + 8;
+    // A text part repeats `content` (which holds the parts' text): only images and files add.
+    for (const part of m.parts ?? []) if (part.type !== "text") n += partBound(part, request) + 8;
+  }
+  for (const t of request.tools) n += bytes(t.name) + bytes(t.description) + bytes(JSON.stringify(t.inputSchema)) + 8;
+  return n + 16 + (request.tools.length > 0 ? TOOL_USE_ALLOWANCE : 0);
+}
+
+/**
+ * The input tokens of one image or file part, at most:
+ * - an image: {@link IMAGE_INPUT_TOKENS} ({@link GPT_4O_MINI_IMAGE_INPUT_TOKENS} on gpt-4o-mini),
+ *   by URL or inline alike (the provider counts pixels, not bytes);
+ * - a text file (`text/*`, JSON, XML, CSV) inline: its decoded bytes;
+ * - any other file (a PDF, audio), or a text file by URL: the model's context window. A provider
+ *   reads a PDF page by page as text and as an image, so its tokens are not known before it is read
+ *   (a URL's not even its size); the window is the most input the provider accepts in one request.
+ */
+export function partBound(part: Exclude<ContentPart, { type: "text" }>, request: Pick<BoundedInput, "model" | "contextTokens">): number {
+  if (part.type === "image" || part.mediaType.toLowerCase().startsWith("image/")) {
+    const bare = request.model?.slice(request.model.indexOf(":") + 1) ?? "";
+    return bare.startsWith("gpt-4o-mini") ? GPT_4O_MINI_IMAGE_INPUT_TOKENS : IMAGE_INPUT_TOKENS;
+  }
+  if (!isUrlData(part.data) && TEXT_MEDIA.test(part.mediaType)) return Math.ceil((part.data.length * 3) / 4);
+  return request.contextTokens ?? DEFAULT_CONTEXT_TOKENS;
+}
+
+/** Media types of text a provider reads as it is. */
+const TEXT_MEDIA = /^(text\/|application\/(json|xml|csv|x-ndjson)\b)/i;
+
+const encoder = new TextEncoder();
+
+function bytes(text: string): number {
+  return encoder.encode(text).length;
+}
