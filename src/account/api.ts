@@ -103,7 +103,7 @@ export interface AccountApi {
    * @throws WeftError `invalid_request` (path `name`) past `max` servers.
    */
   addUserMcpServer(name: string, definition: McpServerDefinition, max: number): Promise<RpcResult<UserMcpServer>>;
-  /** Removes one. */
+  /** Removes one, and its OAuth connection (its tokens): the user's threads use them no more. */
   removeUserMcpServer(name: string): Promise<RpcResult<{ deleted: boolean }>>;
 }
 

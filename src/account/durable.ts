@@ -97,7 +97,12 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
   }
 
   async removeUserMcpServer(name: string): Promise<RpcResult<{ deleted: boolean }>> {
-    return rpc(() => this.mcpServers.remove(name));
+    // Its OAuth connection goes with it: the tokens were got for this server (stored under its name).
+    return rpc(() => {
+      const removed = this.mcpServers.remove(name);
+      if (removed.deleted) this.mcp.revoke(name);
+      return removed;
+    });
   }
   // --- end MCP servers ---
 
