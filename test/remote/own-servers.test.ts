@@ -99,6 +99,37 @@ describe("MCP servers a user adds, in threads", () => {
   });
 });
 
+describe("MCP servers a user adds, within one turn", () => {
+  it("offers a server added while the turn waits from its next model step, and stops offering one removed meanwhile", async () => {
+    const eve = "own-srv-eve";
+    const tag = `own-${crypto.randomUUID().slice(0, 8)}`;
+    const made = await as<{ threadId: string }>(eve, "POST", "/threads", { agent: "stoppable" });
+    const id = made.body.threadId;
+    /** A turn whose first step waits for approval; `meanwhile` runs while it waits, then the call is approved. */
+    const waitThen = async (ok: string, call: string, meanwhile: () => Promise<void>) => {
+      const script = [{ toolCalls: [{ id: ok, name: "needs_ok", arguments: { amount: 100 } }] }, { toolCalls: [{ id: call, name: "evesrv__lookup", arguments: { id: "7", tag } }] }, { text: "done" }];
+      expect((await as(eve, "POST", `/threads/${id}/messages`, { content: "go", script })).status).toBe(202);
+      await until(async () => (await callsOf(eve, id)).some((c) => c.callId === ok && c.status === "awaiting_approval"), "the approval to be asked");
+      await meanwhile();
+      expect((await as(eve, "POST", `/threads/${id}/calls/${ok}/approve`, {})).status).toBe(200);
+      await until(async () => (await callsOf(eve, id)).some((c) => c.callId === call && c.status !== "started"), "the next step's call");
+      await stubOf(id).waitIdle();
+      return (await callsOf(eve, id)).find((c) => c.callId === call)!;
+    };
+
+    const added = await waitThen("ok1", "e1", async () => {
+      expect((await as(eve, "POST", "/mcp-servers", { name: "evesrv", url: "https://tools.mcp.test/mcp", tools: ["lookup"] })).status).toBe(200);
+    });
+    expect(added).toMatchObject({ status: "succeeded", result: { result: "record 7" } });
+
+    const removed = await waitThen("ok2", "e2", async () => {
+      expect((await as(eve, "DELETE", "/mcp-servers/evesrv")).body).toEqual({ deleted: true });
+    });
+    expect(removed).toMatchObject({ status: "failed", result: { error: expect.stringContaining('unknown tool "evesrv__lookup"') } });
+    expect(await callsSeen(tag)).toBe(1);
+  });
+});
+
 describe("a revoked OAuth connection", () => {
   it("is used by no open session: the next call parks for a new authorization", async () => {
     const cid = "own-srv-cid";
