@@ -1,22 +1,30 @@
 /**
  * The MCP servers a thread's owner added (`POST /mcp-servers`), as that thread offers them: read
- * from the owner's account before each model step (a server added mid-thread is offered from the
- * next step; a removed one is no longer offered, and its sessions are closed), each listed as a
- * declared server is (src/remote/servers.ts). Only the owner's account is asked, so no other
+ * from the owner's account once, then again after the account says they changed (it tells the
+ * thread before it answers the add or removal), so a server added mid-thread is offered from the
+ * next model step and a removed one is no longer offered (its sessions are closed); each listed
+ * as a declared server is (src/remote/servers.ts). Only the owner's account is asked, so no other
  * user's servers reach the thread. A bearer token comes from the owner's account env only, never
  * the Worker's or the agent's: no deployment secret goes to a server a user chose.
  * @module
  */
 import { WeftError } from "../errors.js";
 import type { UserMcpServer } from "../account/mcp-servers.js";
+import { markResumable, resumableOf } from "../calls/suspend.js";
+import type { ToolResult } from "../protocol.js";
 import type { AnyToolDefinition } from "../tools/types.js";
 import type { McpServerDefinition } from "./define.js";
 import { type OAuthOptions, RemoteServers } from "./servers.js";
 
 /** What {@link OwnServers} reads and how it lists. */
 export interface OwnServersOptions {
-  /** The owner's servers, as their account keeps them (asked before each model step). */
+  /** The owner's servers, as their account keeps them; the thread is told of each later change. */
   list: () => Promise<UserMcpServer[]>;
+  /**
+   * Change notices received from the owner's account so far (its env values or servers changed):
+   * the list is read again only after a new one. Undefined: no notices come, read before each step.
+   */
+  generation: () => number | undefined;
   /** The registry's declared servers: a server the user added under one of their names is not offered (the declared one stands). */
   declared: Readonly<Record<string, McpServerDefinition>>;
   /** Whether a name is a local tool, prompt or agent (a remote tool of that name is refused). */
@@ -34,22 +42,40 @@ export class OwnServers {
   /** The definitions {@link servers} was made from (JSON): another list makes them again. */
   private made = "{}";
   private names: string[] = [];
+  /** Whether the owner's list was read in this object's life (a restart reads it again). */
+  private synced = false;
+  /** The notice count the list was read at. */
+  private readAt: number | undefined;
+  /** Each listed definition as offered (its execute checks first that the server is still the owner's). */
+  private readonly offered = new WeakMap<AnyToolDefinition, AnyToolDefinition>();
 
   constructor(private readonly options: OwnServersOptions) {}
 
   /**
-   * Reads the owner's servers and lists those not listed within their TTL. Never throws: an
-   * account that cannot answer leaves the last list in place until the next step asks again.
+   * Reads the owner's servers (the first time, and after the account said they changed) and lists
+   * those not listed within their TTL. Never throws: an account that cannot answer leaves the last
+   * list in place until the next step asks again.
    * @returns whether what the thread offers changed (catalogs built before are stale).
    */
   async sync(): Promise<boolean> {
-    let list: UserMcpServer[];
-    try {
-      list = await this.options.list();
-    } catch {
-      return false;
+    const generation = this.options.generation();
+    let changed = false;
+    if (!this.synced || generation === undefined || generation !== this.readAt) {
+      try {
+        changed = await this.read(await this.options.list(), generation);
+      } catch {
+        // The account could not answer: the last list stands until the next step asks again.
+      }
     }
-    const own = Object.fromEntries(list.filter((s) => !Object.hasOwn(this.options.declared, s.name)).map((s) => [s.name, s.definition]));
+    if (this.servers && (await this.servers.refresh(this.names))) changed = true;
+    return changed;
+  }
+
+  /** Takes the owner's `list`, read at notice count `generation`; whether the servers changed. */
+  private async read(list: UserMcpServer[], generation: number | undefined): Promise<boolean> {
+    this.synced = true;
+    this.readAt = generation;
+    const own = this.ownOf(list);
     const made = JSON.stringify(own);
     let changed = false;
     if (made !== this.made) {
@@ -62,15 +88,45 @@ export class OwnServers {
       if (old) await Promise.all(oldNames.map((name) => old.reconnect(name)));
       changed = true;
     }
-    if (this.servers && (await this.servers.refresh(this.names))) changed = true;
     return changed;
   }
 
-  /** Every tool the owner's servers offer, by the name the model sees (empty until {@link sync}). */
+  /**
+   * Every tool the owner's servers offer, by the name the model sees (empty until {@link sync}).
+   * A call of one asks the owner's account first whether the server is still theirs, as it was
+   * listed: a call made before the server was removed or replaced, and run after (approved, or
+   * recovered after a restart), sends nothing and is refused.
+   */
   definitions(): Record<string, AnyToolDefinition> {
     const out: Record<string, AnyToolDefinition> = {};
-    for (const name of this.names) Object.assign(out, this.servers?.definitionsFor(name));
+    for (const name of this.names) {
+      for (const [tool, def] of Object.entries(this.servers?.definitionsFor(name) ?? {})) out[tool] = this.offer(name, def);
+    }
     return out;
+  }
+
+  private offer(server: string, def: AnyToolDefinition): AnyToolDefinition {
+    let offered = this.offered.get(def);
+    if (!offered) {
+      const made = this.made;
+      const execute = async (state: unknown, args: Record<string, unknown> | undefined, call: Parameters<AnyToolDefinition["execute"]>[2]): Promise<ToolResult> => {
+        const now = JSON.stringify(this.ownOf(await this.options.list())[server] ?? null);
+        if (now !== JSON.stringify((JSON.parse(made) as Record<string, unknown>)[server] ?? null)) {
+          return { status: "error", error: `unknown_tool: mcp server "${server}" was removed or changed by its user after this call was made; nothing was sent` };
+        }
+        return def.execute(state as never, args as never, call);
+      };
+      offered = { ...def, execute } as AnyToolDefinition;
+      const resumable = resumableOf(def);
+      if (resumable) markResumable(offered, resumable);
+      this.offered.set(def, offered);
+    }
+    return offered;
+  }
+
+  /** The owner's servers by name, without those named like a declared server (the declared one stands). */
+  private ownOf(list: UserMcpServer[]): Record<string, McpServerDefinition> {
+    return Object.fromEntries(list.filter((s) => !Object.hasOwn(this.options.declared, s.name)).map((s) => [s.name, s.definition]));
   }
 
   /** Drops the session of server `name` (its connection was revoked): the next request connects again. */

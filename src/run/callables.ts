@@ -77,7 +77,9 @@ export class Callables {
       this.ownServers =
         ns && userId
           ? new OwnServers({
-              list: () => accountOf(ns, userId).userMcpServers(),
+              // Read once, then after each change the account tells this thread of (UserEnv's notices).
+              list: () => accountOf(ns, userId).userMcpServers(meta.threadId),
+              generation: () => this.engine.userEnv.generation,
               declared: registry.mcpServers ?? {},
               taken: (name) => this.isLocal(name),
               // The owner's account values are redacted in every thread of theirs (src/run/state.ts).
