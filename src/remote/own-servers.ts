@@ -16,6 +16,9 @@ import type { AnyToolDefinition } from "../tools/types.js";
 import type { McpServerDefinition } from "./define.js";
 import { type OAuthOptions, RemoteServers } from "./servers.js";
 
+/** Most tools of removed servers kept for calls made before their removal; the oldest go first. */
+export const MAX_GONE_TOOLS = 256;
+
 /** What {@link OwnServers} reads and how it lists. */
 export interface OwnServersOptions {
   /** The owner's servers, as their account keeps them; the thread is told of each later change. */
@@ -46,6 +49,8 @@ export class OwnServers {
   private synced = false;
   /** The notice count the list was read at. */
   private readAt: number | undefined;
+  /** Tools of servers removed or changed since this object began, as offered then (they refuse to run). */
+  private readonly gone = new Map<string, AnyToolDefinition>();
   /** Each listed definition as offered (its execute checks first that the server is still the owner's). */
   private readonly offered = new WeakMap<AnyToolDefinition, AnyToolDefinition>();
 
@@ -82,6 +87,9 @@ export class OwnServers {
       // A server removed or changed: its sessions end now, so nothing more is sent with its credentials.
       const old = this.servers;
       const oldNames = this.names;
+      // Its tools stay known to calls made before (a person's decision, recovery), which then refuse to run.
+      for (const name of oldNames) for (const [tool, def] of Object.entries(old?.definitionsFor(name) ?? {})) this.gone.set(tool, this.offer(name, def));
+      while (this.gone.size > MAX_GONE_TOOLS) this.gone.delete(this.gone.keys().next().value!);
       this.names = Object.keys(own);
       this.made = made;
       this.servers = this.names.length === 0 ? null : this.make(own);
@@ -103,6 +111,15 @@ export class OwnServers {
       for (const [tool, def] of Object.entries(this.servers?.definitionsFor(name) ?? {})) out[tool] = this.offer(name, def);
     }
     return out;
+  }
+
+  /**
+   * The tools of servers removed or changed since, for calls made before (looked up at rest: a
+   * person's decision, recovery): approved, one refuses to run and sends nothing; denied, it ends.
+   * Never offered to a model.
+   */
+  removed(): Record<string, AnyToolDefinition> {
+    return Object.fromEntries(this.gone);
   }
 
   private offer(server: string, def: AnyToolDefinition): AnyToolDefinition {

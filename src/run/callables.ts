@@ -173,7 +173,7 @@ export class Callables {
   everything(): ToolCatalog {
     return this.cached("all", () => {
       const sideA = this.catalogFor(null);
-      const all: Record<string, AnyToolDefinition> = { ...this.own?.definitions(), ...Object.fromEntries(sideA.names().map((n) => [n, sideA.definition(n)])) };
+      const all: Record<string, AnyToolDefinition> = { ...this.own?.removed(), ...this.own?.definitions(), ...Object.fromEntries(sideA.names().map((n) => [n, sideA.definition(n)])) };
       for (const side of this.engine.sides) Object.assign(all, this.definitions(side.tools));
       for (const [name, prompt] of Object.entries(this.engine.registry.prompts ?? {})) {
         Object.assign(all, this.definitions(prompt.tools), { [name]: promptTool(this.engine, name, prompt) });

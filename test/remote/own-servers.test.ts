@@ -130,6 +130,24 @@ describe("MCP servers a user adds, within one turn", () => {
   });
 });
 
+describe("a call made before its server was removed", () => {
+  it("approved after the removal, sends nothing and says why; the turn goes on", async () => {
+    const fay = "own-srv-fay";
+    const tag = `own-${crypto.randomUUID().slice(0, 8)}`;
+    expect((await as(fay, "POST", "/mcp-servers", { name: "faysrv", url: "https://tools.mcp.test/mcp", tools: ["lookup"], needsApproval: true })).status).toBe(200);
+    const id = await threadOf(fay);
+    const script = [{ toolCalls: [{ id: "f1", name: "faysrv__lookup", arguments: { id: "7", tag } }] }, { text: "done" }];
+    expect((await as(fay, "POST", `/threads/${id}/messages`, { content: "go", script })).status).toBe(202);
+    await until(async () => (await callsOf(fay, id)).some((c) => c.callId === "f1" && c.status === "awaiting_approval"), "the approval to be asked");
+    expect((await as(fay, "DELETE", "/mcp-servers/faysrv")).body).toEqual({ deleted: true });
+    const approved = await as(fay, "POST", `/threads/${id}/calls/f1/approve`, {});
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    await until(async () => (await as<{ status: string }>(fay, "GET", `/threads/${id}`)).body.status === "idle", "the turn to end");
+    expect((await callsOf(fay, id)).find((c) => c.callId === "f1")).toMatchObject({ status: "failed", result: { status: "error", error: expect.stringContaining('mcp server "faysrv" was removed or changed by its user after this call was made; nothing was sent') } });
+    expect(await callsSeen(tag)).toBe(0);
+  });
+});
+
 describe("a revoked OAuth connection", () => {
   it("is used by no open session: the next call parks for a new authorization", async () => {
     const cid = "own-srv-cid";
