@@ -13,8 +13,10 @@
  * It also says first which model threads talk to by default (`WEFT_MODEL`, or the scripted model),
  * fires the Worker's cron trigger as a deployment would (scripts/lib/dev-cron.mjs): wrangler dev
  * never fires one on its own, and file schedules (`agents/schedules/`) are taken up by it;
- * and it runs the example's remote MCP server (scripts/example-mcp-server.mjs, `agents/mcp/almanac.ts`)
- * in this process, so it ends with weft.
+ * and it runs the example's remote MCP servers (scripts/example-mcp-server.mjs, `agents/mcp/almanac.ts`;
+ * scripts/example-oauth-mcp-server.mjs, `agents/mcp/diary.ts`, behind OAuth) in this process, so
+ * they end with weft. For OAuth it sets `WEFT_PUBLIC_URL` (http://localhost and the port) and a
+ * development-only `WEFT_MCP_OAUTH_KEY`, unless `.dev.vars` sets them.
  *
  * Everything else is wrangler's output unchanged. Arguments are passed on to `wrangler dev`.
  * @module
@@ -24,9 +26,10 @@ import { lookup } from "node:dns/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { fireCrons } from "./lib/dev-cron.mjs";
-import { modelLine } from "./lib/dev-vars.mjs";
+import { devOAuthArgs, modelLine } from "./lib/dev-vars.mjs";
 import { relay, startStackMapper } from "./lib/stack-map.mjs";
 import { EXAMPLE_MCP_PORT, startExampleMcp } from "./example-mcp-server.mjs";
+import { EXAMPLE_OAUTH_MCP_PORT, startExampleOAuthMcp } from "./example-oauth-mcp-server.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -52,9 +55,20 @@ try {
   console.log(`weft: the example's MCP server did not start: port ${EXAMPLE_MCP_PORT}: ${e instanceof Error ? e.message : e}`);
 }
 
+try {
+  const diary = await startExampleOAuthMcp();
+  console.log(`weft: the example's MCP server behind OAuth (agents/mcp/diary.ts) is on ${diary.url}`);
+} catch (e) {
+  console.log(`weft: the example's MCP server behind OAuth did not start: port ${EXAMPLE_OAUTH_MCP_PORT}: ${e instanceof Error ? e.message : e}`);
+}
+// The port wrangler serves on (its default unless --port is given), for the OAuth redirect URI.
+const args = process.argv.slice(2);
+const portArg = args.findIndex((a) => a === "--port" || a.startsWith("--port="));
+const port = portArg < 0 ? "8787" : String(args[portArg]).includes("=") ? String(args[portArg]).split("=")[1] : args[portArg + 1];
+
 const mapper = await startStackMapper(ROOT);
 const wrangler = path.join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
-const child = spawn(process.execPath, [wrangler, "dev", "--var", "WEFT_DEV_MODE:on", "--var", `WEFT_DEV_STACK_MAPPER:${mapper.url}`, ...process.argv.slice(2)], {
+const child = spawn(process.execPath, [wrangler, "dev", "--var", "WEFT_DEV_MODE:on", "--var", `WEFT_DEV_STACK_MAPPER:${mapper.url}`, ...devOAuthArgs(ROOT, `http://localhost:${port}`), ...args], {
   cwd: ROOT,
   env,
   stdio: ["inherit", "pipe", "pipe"],

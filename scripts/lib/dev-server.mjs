@@ -10,6 +10,7 @@ import { cpSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, symlink
 import { tmpdir } from "node:os";
 import { join, resolve, dirname, relative, isAbsolute, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { devOAuthArgs } from "./dev-vars.mjs";
 
 /** The repository root (two levels above this file). */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -53,10 +54,11 @@ export function freePort() {
  * By default wrangler runs on a snapshot: a copy of `cwd` (without node_modules, .git, .wrangler,
  * dist and the local env files `.dev.vars` and `.env`; node_modules is linked) taken at start. wrangler dev always watches its sources and
  * reloads on a change, which drops every WebSocket; a snapshot keeps a long run immune to edits
- * made meanwhile. `snapshot: false` serves `cwd` itself (live reload).
+ * made meanwhile. `snapshot: false` serves `cwd` itself (live reload). `devOAuth` sets what OAuth
+ * connections need as `npm start` does (scripts/lib/dev-vars.mjs `devOAuthArgs`), with this server's address.
  * @param {{ config: string, cwd?: string, readyPath?: string, timeoutMs?: number,
  *   logFile?: string, env?: Record<string, string>, extraArgs?: string[], persistTo?: string,
- *   snapshot?: boolean }} options
+ *   snapshot?: boolean, devOAuth?: boolean }} options
  *   `config` is relative to `cwd` (default: the repository root); `timeoutMs` defaults to 90 000
  * @returns {Promise<DevServer>}
  * @throws Error with the log tail when wrangler exits early or does not serve in time
@@ -99,6 +101,7 @@ async function startOnce(options) {
     "--persist-to", persistDir,
     "--show-interactive-dev-session=false",
     "--log-level", "log",
+    ...(options.devOAuth ? devOAuthArgs(root, `http://127.0.0.1:${port}`) : []),
     ...(options.extraArgs ?? []),
   ];
   const fd = openSync(logFile, "a");

@@ -32,3 +32,21 @@ export function modelLine(root) {
   if (!spec) return `weft: model: scripted (no WEFT_MODEL in .dev.vars): threads play the scripted steps they are given; set WEFT_MODEL=<provider>:<model> and its key in .dev.vars for a real one`;
   return `weft: model: ${spec} (${where}); an agent or prompt that names its own model uses it, and GET /threads/:id shows each thread's`;
 }
+
+/** The sealing key of OAuth tokens under `npm start` when the local env file sets none: development only, never a deployment's. */
+export const DEV_MCP_OAUTH_KEY = "weft-development-only-mcp-oauth-key-never-deploy-this";
+
+/**
+ * The `wrangler dev` arguments that let OAuth connections to MCP servers work locally (the example's
+ * `diary`): `WEFT_PUBLIC_URL`, the address weft is reached at (its redirect URI is that +
+ * `/mcp-oauth/callback`), and `WEFT_MCP_OAUTH_KEY`, each unless the local env file sets it.
+ * @param {string} root the project folder
+ * @param {string} publicUrl e.g. `http://localhost:8787`
+ */
+export function devOAuthArgs(root, publicUrl) {
+  const local = readDevVars(join(root, existsSync(join(root, ".dev.vars")) ? ".dev.vars" : ".env"));
+  return [
+    ...(local.WEFT_PUBLIC_URL ? [] : ["--var", `WEFT_PUBLIC_URL:${publicUrl}`]),
+    ...(local.WEFT_MCP_OAUTH_KEY ? [] : ["--var", `WEFT_MCP_OAUTH_KEY:${DEV_MCP_OAUTH_KEY}`]),
+  ];
+}

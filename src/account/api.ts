@@ -96,14 +96,14 @@ export interface AccountApi {
   /** Removes the tokens of the connections to servers named `server`. */
   mcpRevoke(server: string): Promise<RpcResult<{ deleted: boolean }>>;
   // --- MCP servers the user added at run time (src/account/mcp-servers.ts) ---
-  /** The servers the user added, by name. */
-  userMcpServers(): Promise<UserMcpServer[]>;
+  /** The servers the user added, by name. A `reader` thread is told of every later change (`accountEnvChanged`, as for env values). */
+  userMcpServers(reader?: string): Promise<UserMcpServer[]>;
   /**
    * Adds or replaces one (checked already: src/remote/define.ts `checkUserMcpServer`).
    * @throws WeftError `invalid_request` (path `name`) past `max` servers.
    */
   addUserMcpServer(name: string, definition: McpServerDefinition, max: number): Promise<RpcResult<UserMcpServer>>;
-  /** Removes one. */
+  /** Removes one, and its OAuth connection (its tokens): the user's threads use them no more. */
   removeUserMcpServer(name: string): Promise<RpcResult<{ deleted: boolean }>>;
 }
 

@@ -89,16 +89,28 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
   // --- MCP servers the user added (src/account/mcp-servers.ts): the methods only delegate ---
   private readonly mcpServers: UserMcpServers;
 
-  async userMcpServers(): Promise<UserMcpServer[]> {
+  async userMcpServers(reader?: string): Promise<UserMcpServer[]> {
+    // A thread that offers them is told of every change, as a reader of the env values is.
+    if (reader !== undefined && this.env.THREAD) this.sql.exec("INSERT OR IGNORE INTO account_env_readers (thread_id) VALUES (?)", reader);
     return this.mcpServers.list();
   }
 
   async addUserMcpServer(name: string, definition: McpServerDefinition, max: number): Promise<RpcResult<UserMcpServer>> {
-    return rpc(() => this.mcpServers.add(name, definition, max));
+    return rpc(async () => {
+      const added = this.mcpServers.add(name, definition, max);
+      await this.tellReaders();
+      return added;
+    });
   }
 
   async removeUserMcpServer(name: string): Promise<RpcResult<{ deleted: boolean }>> {
-    return rpc(() => this.mcpServers.remove(name));
+    // Its OAuth connection goes with it: the tokens were got for this server (stored under its name).
+    return rpc(async () => {
+      const removed = this.mcpServers.remove(name);
+      if (removed.deleted) this.mcp.revoke(name);
+      await this.tellReaders();
+      return removed;
+    });
   }
   // --- end MCP servers ---
 
@@ -271,9 +283,10 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
   }
 
   /**
-   * Tells every thread that keeps this user's env values that they changed, before the change is
-   * acknowledged: a secret is redacted everywhere from the moment its write returns. A thread
-   * that no longer exists is dropped from the readers.
+   * Tells every thread that keeps this user's env values or MCP servers that they changed, before
+   * the change is acknowledged: a secret is redacted everywhere from the moment its write returns,
+   * and a server added or removed is seen by the next model step. A thread that no longer exists
+   * is dropped from the readers.
    */
   private async tellReaders(): Promise<void> {
     const ns = this.env.THREAD;

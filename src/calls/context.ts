@@ -89,6 +89,8 @@ export interface CallWorld {
    * for calls moved outside a model step: recovery, a person's decision, a direct call. Never throws.
    */
   prepareTools?(execution: CallExecution | null | "everywhere"): Promise<void>;
+  /** Whether a direct call's catalog (side a at rest) may hold remote tools, so `prepareTools(null)` is awaited before one. */
+  remoteAtRest?: boolean;
   /** The `ThreadState` handed to `execute`, bound to the call (for `uses`, queue parent) and run. */
   stateFor(call: { callId: string; tool: CompiledTool; turnId?: string }, execution: CallExecution | null): ThreadState;
   /** Whether the thread has a `tool_call_started` / `tool_call_finished` hook. */

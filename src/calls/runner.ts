@@ -55,7 +55,7 @@ export class CallRunner {
   request(execution: CallExecution | null, request: CallRequest, catalog?: ToolCatalog): Promise<CallOutcome> {
     return this.world.journal.hold(request.callId, async () => {
       // A direct call's own catalog may offer remote MCP tools: their lists are read first.
-      if (execution === null && catalog === undefined && this.world.prepareTools) await this.world.prepareTools(null);
+      if (execution === null && catalog === undefined && this.world.remoteAtRest) await this.world.prepareTools?.(null);
       // Without a `tool_call_finished` hook there is nothing to collect (the usual case).
       const finished: EventPayloads["tool_call_finished"][] | null = this.world.hasToolHook("tool_call_finished") ? [] : null;
       const ctx = this.contextOf(execution, catalog, finished ? (data) => finished.push(data) : undefined);

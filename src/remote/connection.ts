@@ -160,6 +160,7 @@ export class RemoteConnection {
   private async askOnce<T>(request: (client: Client) => Promise<T>): Promise<T> {
     // A session whose token nears its expiry is renewed, unless other requests still use it (a 401 then renews it).
     if (this.sessionUntil !== undefined && Date.now() >= this.sessionUntil && this.inFlight === 1) await this.close();
+    if (this.def.auth?.type === "oauth" && this.client !== null) await this.checkToken();
     for (let tries = 1; ; tries++) {
       try {
         return await request(await this.session());
@@ -193,18 +194,41 @@ export class RemoteConnection {
     return this.client;
   }
 
-  private async connect(): Promise<Client> {
-    let headers: Record<string, string>;
+  /**
+   * An OAuth session's token asked for again before each request: the user's account answers the
+   * token it holds now, so a connection revoked there (its tokens deleted) is used for nothing
+   * more, even by a session opened before (the request fails `mcp_auth_required` with the URL to
+   * authorize again); a token replaced there (refreshed, authorized again) opens a new session
+   * unless other requests still use this one.
+   */
+  private async checkToken(): Promise<void> {
+    const read = await this.readHeaders(undefined);
+    if (read.headers.Authorization === this.sentAuthorization || this.inFlight > 1) return;
+    await this.close();
+    this.fresh = read;
+  }
+
+  /** Headers read by {@link checkToken} for the session it closed: the next one opens with them. */
+  private fresh: SessionHeaders | undefined;
+
+  /** The session's headers. @throws WeftError `mcp_auth_required` (with the account's URL) or another `mcp_*` as the account answered. */
+  private async readHeaders(rejected: string | undefined): Promise<SessionHeaders> {
     try {
-      const read = await this.headers(this.rejected);
-      headers = read.headers;
-      this.sessionUntil = read.until;
-      this.rejected = undefined;
+      return await this.headers(rejected);
     } catch (e) {
       // The account's answer (an authorization URL, an unreachable authorization server) as it is.
       if (e instanceof WeftError && (e.code.startsWith("mcp_") || e.code === "capability_missing")) throw e;
       throw new WeftError("mcp_auth_required", `mcp server "${this.server}": its credentials could not be read: ${errorMessage(e)}`, { mcpServer: this.server });
     }
+  }
+
+  private async connect(): Promise<Client> {
+    const fresh = this.rejected === undefined ? this.fresh : undefined;
+    this.fresh = undefined;
+    const read = fresh ?? (await this.readHeaders(this.rejected));
+    const headers = read.headers;
+    this.sessionUntil = read.until;
+    this.rejected = undefined;
     this.sentAuthorization = this.def.auth?.type === "oauth" ? headers.Authorization : undefined;
     const token = this.sentAuthorization?.replace(/^Bearer /, "");
     this.redactor = new Redactor([...Object.entries(this.def.headers ?? {}).map(([name, value]) => ({ name, value })), ...(token ? [{ name: "Authorization", value: token }] : [])]);

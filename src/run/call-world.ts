@@ -71,9 +71,11 @@ export function callWorldOf(engine: CallWorldHost, wakeSoon: () => void): CallWo
     journalDurably: (entry) => engine.journalDurably(entry),
     wakeSoon,
     catalogFor: (execution) => (execution === "everywhere" ? engine.callables.everything() : engine.callables.catalogFor(execution)),
-    // Only with remote MCP servers: an await before a call begins would take a read past the
-    // settle window, and its row and result would be written apart.
-    ...(engine.registry.mcpServers ? { prepareTools: async (execution: CallExecution | null | "everywhere") => engine.callables.prepare?.(execution) } : {}),
+    // Only with remote MCP servers (declared, or the owner's own): an await before a call begins
+    // would take a read past the settle window, and its row and result would be written apart.
+    // Direct calls are offered only declared ones (the owner's are offered to the sides' models).
+    ...(engine.registry.mcpServers || engine.workerEnv.ACCOUNT ? { prepareTools: async (execution: CallExecution | null | "everywhere") => engine.callables.prepare?.(execution) } : {}),
+    ...(engine.registry.mcpServers ? { remoteAtRest: true } : {}),
     stateFor: (call, execution) => createThreadState(engine, call, execution),
     hasToolHook: (name) => hasHook(engine, name),
     toolHook: (execution, name, data) => toolHook(engine, execution, name, data),

@@ -16,6 +16,8 @@ import { agentTool } from "./agent-tool.js";
 import type { RunWorld } from "./world.js";
 import { promptTool } from "./prompt-tool.js";
 import { RemoteServers } from "../remote/servers.js";
+import { OwnServers } from "../remote/own-servers.js";
+import { accountOf } from "../account/api.js";
 import { accountAuthorizer } from "../remote/authorizer.js";
 import { receiveEnv } from "./state.js";
 import { integerSetting } from "../config.js";
@@ -42,16 +44,52 @@ export class Callables {
 
   /**
    * Lists the remote MCP servers the place of `execution` (or `"everywhere"`: every side and prompt) names (those not listed within their
-   * TTL) before its catalog is read; a changed list drops the catalogs built from the old one.
+   * TTL) before its catalog is read, and, for a side or everywhere, reads the servers the thread's
+   * owner added; a changed list drops the catalogs built from the old one.
    * Never throws: a server that fails to list offers no tools.
    */
   async prepare(execution: CallExecution | null | "everywhere"): Promise<void> {
-    if (!this.engine.registry.mcpServers) return;
-    const servers = this.remote.serversIn(execution === "everywhere" ? this.everyName() : this.namesOfPlace(execution));
-    if (servers.length > 0 && (await this.remote.refresh(servers))) {
+    let changed = false;
+    const own = execution !== null && (execution === "everywhere" || execution.state.promptPath.length === 0) ? this.own : undefined;
+    if (own) changed = await own.sync();
+    if (this.engine.registry.mcpServers) {
+      const servers = this.remote.serversIn(execution === "everywhere" ? this.everyName() : this.namesOfPlace(execution));
+      if (servers.length > 0 && (await this.remote.refresh(servers))) changed = true;
+    }
+    if (changed) {
       this.catalogs.clear();
       this.atRest = undefined;
     }
+  }
+
+  private ownServers: OwnServers | null | undefined;
+
+  /**
+   * The servers the thread's owner added (`POST /mcp-servers`), offered on every side of the
+   * owner's threads (not inside prompts, whose tools are the prompt's, nor to direct calls);
+   * undefined for a thread without an owner or accounts.
+   */
+  get own(): OwnServers | undefined {
+    if (this.ownServers === undefined) {
+      const { meta, workerEnv, store, registry } = this.engine;
+      const ns = workerEnv.ACCOUNT as DurableObjectNamespace | undefined;
+      const userId = meta.userId;
+      this.ownServers =
+        ns && userId
+          ? new OwnServers({
+              // Read once, then after each change the account tells this thread of (UserEnv's notices).
+              list: () => accountOf(ns, userId).userMcpServers(meta.threadId),
+              generation: () => this.engine.userEnv.generation,
+              declared: registry.mcpServers ?? {},
+              taken: (name) => this.isLocal(name),
+              // The owner's account values are redacted in every thread of theirs (src/run/state.ts).
+              accountEnv: async (name) => (await this.engine.userEnv.get(userId, name))?.value,
+              callTimeoutMs: integerSetting(workerEnv, "WEFT_CALL_TIMEOUT_MS", 1),
+              oauth: { authorizer: accountAuthorizer(ns, userId, meta.threadId), parkReason: (callId: string) => store.calls.get(callId)?.parkReason },
+            })
+          : null;
+    }
+    return this.ownServers ?? undefined;
   }
 
   /** The names every side and prompt of the thread lists. */
@@ -95,7 +133,8 @@ export class Callables {
       const own = this.definitions(side.tools);
       // Tools built from the thread's arguments belong to side a.
       const all = side.side === "a" && agent.toolsFromArguments ? { ...own, ...agent.toolsFromArguments(meta.arguments) } : own;
-      return execution === null ? all : this.withBuiltIns(all);
+      // The owner's servers, under the project's names (a name the project offers stays the project's).
+      return execution === null ? all : this.withBuiltIns({ ...this.own?.definitions(), ...all });
     });
   }
 
@@ -134,7 +173,7 @@ export class Callables {
   everything(): ToolCatalog {
     return this.cached("all", () => {
       const sideA = this.catalogFor(null);
-      const all: Record<string, AnyToolDefinition> = Object.fromEntries(sideA.names().map((n) => [n, sideA.definition(n)]));
+      const all: Record<string, AnyToolDefinition> = { ...this.own?.removed(), ...this.own?.definitions(), ...Object.fromEntries(sideA.names().map((n) => [n, sideA.definition(n)])) };
       for (const side of this.engine.sides) Object.assign(all, this.definitions(side.tools));
       for (const [name, prompt] of Object.entries(this.engine.registry.prompts ?? {})) {
         Object.assign(all, this.definitions(prompt.tools), { [name]: promptTool(this.engine, name, prompt) });

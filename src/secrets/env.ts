@@ -42,6 +42,8 @@ export interface ResolvedEnv extends EnvEntry {
  */
 export interface UserEnvSource {
   get(userId: string, name: string): Promise<EnvEntry | undefined>;
+  /** Change notices the account sent (src/secrets/user-env.ts); absent where none are sent. */
+  readonly generation?: number;
 }
 
 /**

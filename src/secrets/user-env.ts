@@ -68,6 +68,14 @@ export class UserEnv implements UserEnvSource {
     this.currentFor = asOf;
   }
 
+  /**
+   * How many change notices the account sent this thread (its env values, or its MCP servers):
+   * what was read from the account before a notice is read again after it.
+   */
+  get generation(): number {
+    return this.notices;
+  }
+
   /** The account's values changed: the next request reads them again. */
   invalidate(): void {
     this.notices++;

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../scripts/lib/dev-server.mjs";
 import { startExampleMcp } from "../../scripts/example-mcp-server.mjs";
+import { startExampleOAuthMcp } from "../../scripts/example-oauth-mcp-server.mjs";
 import { ERROR_CODES } from "../../src/errors.js";
 import { BUILTIN_EVENT_TYPES } from "../../src/protocol.js";
 import { EXAMPLE_TOOLS, call, range1, runBash, startWeft, type DevServer, type Frame } from "./support.js";
@@ -207,6 +208,49 @@ const CHECKS: Array<{ name: string; check: (out: string, ctx: Record<string, any
     },
   },
   {
+    name: "a call parked for the user's authorization, with the URL",
+    check: (out, ctx) => {
+      const frame = json(out) as Frame;
+      expect(frame).toMatchObject({ type: "tool_call_parked", data: { callId: "diary_connect", toolName: "diary__connect" } });
+      const reason: string = frame.data.reason;
+      expect(reason).toMatch(/^mcp_auth_required: mcp server "diary" needs your authorization: open http:\/\/127\.0\.0\.1:8789\/authorize\?\S+$/);
+      const url = new URL(reason.slice(reason.indexOf("open ") + 5));
+      expect(url.searchParams.get("response_type")).toBe("code");
+      expect(url.searchParams.get("code_challenge_method")).toBe("S256");
+      expect(url.searchParams.get("code_challenge")).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(url.searchParams.get("redirect_uri")).toBe(`${weftUrl}/mcp-oauth/callback`);
+      expect(url.searchParams.get("resource")).toBe("http://127.0.0.1:8789/mcp");
+      ctx.state = url.searchParams.get("state");
+      expect(ctx.state).toBeTruthy();
+    },
+  },
+  {
+    name: "authorize: the redirect back and weft's callback page",
+    check: (out, ctx) => {
+      const [back, page] = out.split("\n");
+      const url = new URL(back!);
+      expect(url.origin + url.pathname).toBe(`${weftUrl}/mcp-oauth/callback`);
+      expect(url.searchParams.get("state")).toBe(ctx.state);
+      expect(url.searchParams.get("code")).toBeTruthy();
+      expect(page).toBe('<p>This connection was started in weft by the user <strong id="user">dev</strong>. It links the account you just approved at the server to that weft user\'s threads, and completes only in a browser signed in to weft as <strong>dev</strong>.</p>');
+    },
+  },
+  {
+    name: "POST /mcp-oauth/complete",
+    check: (out, ctx) => {
+      expect(json(out)).toEqual({ connected: true, server: "diary", threadId: ctx.thread });
+    },
+  },
+  {
+    name: "the parked call goes on, and the server's tool is called",
+    check: (out) => {
+      const [connect, write] = out.split("\n").map((line) => json(line));
+      expect(connect).toEqual({ toolName: "diary__connect", status: "succeeded", result: 'mcp server "diary" is connected; its tools are offered from the next step' });
+      expect(write).toMatchObject({ toolName: "diary__write_entry", status: "succeeded" });
+      expect(json(write.result)).toEqual({ user: "ada", entry: expect.any(Number) });
+    },
+  },
+  {
     name: "a budget admits two turns of the example agent and refuses the third (Usage and budgets)",
     check: (out) => {
       // The README prints these lines as the output: they are what the example agent reserves and uses.
@@ -223,6 +267,9 @@ const CHECKS: Array<{ name: string; check: (out: string, ctx: Record<string, any
     },
   },
 ];
+
+/** The address of the weft the tour runs against (its OAuth redirect URI is under it). */
+let weftUrl = "";
 
 describe("README.md", () => {
   it("opens with the install-and-start and test commands", () => {
@@ -256,18 +303,24 @@ describe("README.md", () => {
 
 let shared: DevServer | undefined;
 let almanac: { close(): Promise<void> } | undefined;
+let diary: { close(): Promise<void> } | undefined;
+/** A running npm start may hold an example server's port already. */
+const unlessTaken = (e: { code?: string }) => {
+  if (e.code !== "EADDRINUSE") throw e;
+  return { close: async () => undefined };
+};
 async function startWeftOnce(): Promise<DevServer> {
-  // The example's MCP server, as `npm start` runs it beside weft (a running npm start may hold its port already).
-  almanac ??= await startExampleMcp().catch((e: { code?: string }) => {
-    if (e.code !== "EADDRINUSE") throw e;
-    return { close: async () => undefined };
-  });
+  // The example's MCP servers, as `npm start` runs them beside weft.
+  almanac ??= await startExampleMcp().catch(unlessTaken);
+  diary ??= await startExampleOAuthMcp().catch(unlessTaken);
   shared ??= await startWeft(undefined, "wrangler.toml");
+  weftUrl = shared.url;
   return shared;
 }
 afterAll(async () => {
   await shared?.stop();
   await almanac?.close();
+  await diary?.close();
 });
 
 describe("the README tour, run literally", () => {

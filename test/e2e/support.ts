@@ -35,7 +35,7 @@ export function startWeft(persistTo?: string, config = "test/wrangler.toml"): Pr
   // The fixtures' config carries test credentials for the in-workerd auth suites; blanking them
   // here leaves development mode (as `npm start` runs), so these clients need no token.
   const devMode = config === "test/wrangler.toml" ? DEV_MODE_ARGS : [];
-  return startDevServer({ config, readyPath: "/v1/tools", extraArgs: devMode, ...(persistTo ? { persistTo } : {}) });
+  return startDevServer({ config, readyPath: "/v1/tools", extraArgs: devMode, ...(config === "wrangler.toml" ? { devOAuth: true } : {}), ...(persistTo ? { persistTo } : {}) });
 }
 
 /**
