@@ -164,8 +164,7 @@ export class Conversation implements TurnHost {
   onStep(steps: StepCounts, record: ModelStepRecord): TokenUsage | void {
     const turnId = this.place.turnId;
     if (turnId === undefined) return;
-    this.world.store.turns.step(turnId, steps.total);
-    return this.world.store.turns.recordModelStep(turnId, record);
+    return this.world.store.turns.recordModelStep(turnId, record, steps.total);
   }
 
   uniqueIds(calls: ToolCallRequest[]): ToolCallRequest[] {
