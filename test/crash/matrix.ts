@@ -243,7 +243,7 @@ export function render(results: CellResult[]): string {
   for (const source of SOURCES) {
     const points = POINTS.filter((p) => results.some((c) => c.source === source && c.point === p));
     if (points.length === 0) continue;
-    const head = [`${source} calls`.padEnd(width), ...points.map((p) => p.padEnd(16))].join(" | ");
+    const head = [`${source} calls`.padEnd(width), ...points.map((p) => p.padEnd(18))].join(" | ");
     out.push(head, "-".repeat(head.length));
     for (const cls of Object.keys(CLASSES) as EffectClass[]) {
       out.push(
@@ -251,7 +251,7 @@ export function render(results: CellResult[]): string {
           cls.padEnd(width),
           ...points.map((p) => {
             const c = results.find((x) => x.cls === cls && x.point === p && x.source === source);
-            return (c ? `${c.ok ? "ok" : "FAIL"} ${c.observed}` : "-").padEnd(16);
+            return (c ? `${c.ok ? "ok" : "FAIL"} ${c.observed}` : "-").padEnd(18);
           }),
         ].join(" | "),
       );
