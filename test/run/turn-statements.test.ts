@@ -26,7 +26,7 @@ async function recordStatements(threadId: string): Promise<() => Promise<Array<{
 }
 
 describe("a scripted turn with three tool calls", () => {
-  it("syncs 4 times and runs at most 65 statements, each call row written once", async () => {
+  it("syncs 4 times and runs at most 63 statements, each call row written once", async () => {
     const threadId = await createThread({ agent: "robustness" });
     await runTurn(threadId, "warm", SCRIPT);
     const statements = await recordStatements(threadId);
@@ -44,7 +44,7 @@ describe("a scripted turn with three tool calls", () => {
     // answer: the output gate holds what follows them (src/tools/journal-order.ts).
     expect(syncsAfter - syncs, detail).toBe(4);
     // Every statement a row or event needs, and the reads around them; more means new per-turn work.
-    expect(all.length, detail).toBeLessThanOrEqual(65);
+    expect(all.length, detail).toBeLessThanOrEqual(63);
     // The calls' rows and their results: one row each, written once (a held read).
     expect(all.filter((s) => /^INSERT INTO calls/.test(s.query)).length, detail).toBe(3);
     expect(all.filter((s) => /^UPDATE calls/.test(s.query)).length, detail).toBe(0);
