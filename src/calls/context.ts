@@ -56,6 +56,12 @@ export interface CallSettings {
   readonly branchId: string;
   /** Dry-run thread: only reads execute. */
   readonly dryRun: boolean;
+  /**
+   * The host holds every outgoing message until the storage writes before it are confirmed (a
+   * Durable Object's output gate): `execute` need not wait for its journal row's commit
+   * (src/tools/journal-order.ts).
+   */
+  readonly outputGate?: boolean;
   /** ISO-8601 instant the thread is frozen at, for `timeArgs`. */
   readonly asOf?: string;
   /** Bytes of result text the model sees. */
@@ -151,6 +157,7 @@ export interface CallContext extends CallSettings {
 class BoundContext implements CallContext {
   readonly branchId: string;
   readonly dryRun: boolean;
+  readonly outputGate?: boolean;
   readonly asOf?: string;
   readonly resultCapBytes: number;
   readonly callTimeoutMs?: number;
@@ -170,6 +177,7 @@ class BoundContext implements CallContext {
     const set = world.settings;
     this.branchId = set.branchId;
     this.dryRun = set.dryRun;
+    if (set.outputGate) this.outputGate = true;
     if (set.asOf) this.asOf = set.asOf;
     this.resultCapBytes = set.resultCapBytes;
     if (set.callTimeoutMs !== undefined) this.callTimeoutMs = set.callTimeoutMs;

@@ -16,6 +16,7 @@ import { wireValue } from "../json-shape.js";
 import { MAX_STEP_BYTES } from "../limits.js";
 import type { CompiledTool } from "../tools/catalog.js";
 import { judgeApproval, judgeEffect } from "../tools/judge.js";
+import { journalWait } from "../tools/journal-order.js";
 import { policyFor } from "../tools/policy.js";
 import type { ThreadState } from "../tools/thread-state.js";
 import type { Effect, ToolCallContext } from "../tools/types.js";
@@ -166,16 +167,18 @@ export async function enterExecute(ctx: CallContext, call: ReadyCall): Promise<C
   // A call the policy simply re-runs after a restart (a read) waits for no flush; its row commits
   // with the result, like every other write of the request. A fresh one may even keep its row and
   // event in memory until its result comes, so each is written once.
-  const rerun = policyFor(effect, "restart_after_journal") === "rerun";
+  const wait = journalWait(effect, ctx.outputGate === true);
+  const rerun = wait === "nothing";
   const held = rerun && !call.existing && ctx.holdStart !== undefined;
-  // The journal row of anything but a read is durable before execute runs, so a restart finds the call.
+  // The journal row of anything but a read is durable before any effect of execute can leave, so
+  // a restart finds the call: written now behind the output gate, or awaited where there is none.
   let journaled: Promise<void> | undefined;
   if (held) ctx.holdStart!({ ...rowOf(request, effectKey), status: "started", input }, request.announced ? null : started);
   else if (call.existing) ctx.journal.start(request.callId, input);
-  else if (!rerun && ctx.journalDurably) journaled = ctx.journalDurably({ ...rowOf(request, effectKey), status: "started", input });
+  else if (wait === "commit" && ctx.journalDurably) journaled = ctx.journalDurably({ ...rowOf(request, effectKey), status: "started", input });
   else ctx.journal.insert({ ...rowOf(request, effectKey), status: "started", input });
   let attempts = (call.existing?.attempts ?? 0) + 1;
-  if (!rerun) await (journaled ?? ctx.flush());
+  if (wait === "commit") await (journaled ?? ctx.flush());
   if (ctx.checkpoint) await ctx.checkpoint("after_journal", mark);
   // A call announced while its arguments streamed had its event and hook then.
   if (!request.announced) {

@@ -96,7 +96,8 @@ export class MemoryTurns implements TurnTable, TurnSteps, Inbox {
     if (turn) turn.forcedSide = side;
   }
 
-  recordModelStep(turnId: string, record: ModelStepRecord): TokenUsage {
+  recordModelStep(turnId: string, record: ModelStepRecord, count?: number): TokenUsage {
+    if (count !== undefined) this.step(turnId, count);
     const turn = this.find(turnId);
     const steps = [...(turn?.modelSteps ?? []), clone(record)];
     if (turn) {

@@ -196,8 +196,11 @@ export interface TurnSteps {
   forcedSide(turnId: string): "a" | "b" | null;
   /** Forces the side of the turn's next model step. */
   setForcedSide(turnId: string, side: "a" | "b"): void;
-  /** Appends a model step's record (clearing any forced side); returns the turn's usage so far. */
-  recordModelStep(turnId: string, record: ModelStepRecord): TokenUsage;
+  /**
+   * Appends a model step's record (clearing any forced side), and sets the turn's step count to
+   * `steps` when given (as `step` does, in the same write); returns the turn's usage so far.
+   */
+  recordModelStep(turnId: string, record: ModelStepRecord, steps?: number): TokenUsage;
 }
 
 /** A message waiting for the next turn. */

@@ -37,6 +37,8 @@ function settingsOf(engine: CallWorldHost): CallSettings {
   return {
     branchId: meta.threadId,
     dryRun: meta.dryRun,
+    // A Durable Object: its output gate holds what `execute` sends until the journal row is durable.
+    outputGate: true,
     ...(meta.asOf ? { asOf: meta.asOf } : {}),
     resultCapBytes: resultCapBytes(workerEnv),
     ...(callTimeoutMs !== undefined ? { callTimeoutMs } : {}),

@@ -15,7 +15,7 @@ import type { ThreadMeter } from "../usage/meter.js";
 import { AttemptTally } from "../usage/attempt.js";
 import { DEFAULT_STEP_DEADLINES, type StepDeadlines, withDeadlines } from "./step-deadline.js";
 import { MAX_MODEL_ATTEMPTS, modelBackoffMs } from "./model-request.js";
-import { type HistorySource, type HistorySummary, NEWEST, estimateTokens, selectWindow, summaryMessage } from "./window.js";
+import { type HistorySource, type HistorySummary, NEWEST, type Window, estimateTokens, selectWindow, summaryMessage } from "./window.js";
 
 /** How a history window is kept within its budget. */
 export interface HistoryPolicy {
@@ -75,6 +75,8 @@ export interface CompactionHost {
   deadlines?: StepDeadlines;
   /** Meters each summarizing request like a model step (src/usage/); absent: not metered. */
   meter?: ThreadMeter;
+  /** Given the window when nothing needed compacting: the request's window, not selected twice. */
+  fits?(window: Window): void;
 }
 
 /** Smallest window budget, in tokens. */
@@ -94,7 +96,10 @@ export async function compactIfNeeded(host: CompactionHost, budget: number): Pro
   const previous = host.latest();
   const floor = previous?.throughId ?? 0;
   const window = selectWindow(host.source, Math.max(1, budget - (previous?.tokens ?? 0)), floor);
-  if (window.startId === NEWEST || host.source.newestFirst(window.startId, floor, 1).length === 0) return null;
+  if (window.startId === NEWEST || host.source.newestFirst(window.startId, floor, 1).length === 0) {
+    host.fits?.(window);
+    return null;
+  }
   // Keep the newest half of the budget; everything above the floor before it is folded in now.
   const keep = selectWindow(host.source, Math.floor(budget / 2), floor);
   const maxTokens = Math.max(64, Math.floor(budget / 4));

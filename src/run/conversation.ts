@@ -133,7 +133,11 @@ export class Conversation implements TurnHost {
     const turnId = this.place.turnId;
     const turns = this.world.store.turns;
     await this.world.createMessages(this.execution, this.place.mark(messages), turnId === undefined ? undefined : () => turns.setPendingStep(turnId, pending));
-    await this.world.flush();
+    // A step with calls is durable before they run: a restart cut inside them resumes the step
+    // instead of asking the model again, which the step's request count would call a restart loop.
+    // Other rows need no sync: what follows leaves the object only through the output gate, after
+    // them (src/tools/journal-order.ts), and the next request's count is synced with them.
+    if (pending !== null) await this.world.flush();
   }
 
   recordProviderCalls(execution: Execution, calls: ToolCallRequest[]): Promise<void> {
@@ -160,8 +164,7 @@ export class Conversation implements TurnHost {
   onStep(steps: StepCounts, record: ModelStepRecord): TokenUsage | void {
     const turnId = this.place.turnId;
     if (turnId === undefined) return;
-    this.world.store.turns.step(turnId, steps.total);
-    return this.world.store.turns.recordModelStep(turnId, record);
+    return this.world.store.turns.recordModelStep(turnId, record, steps.total);
   }
 
   uniqueIds(calls: ToolCallRequest[]): ToolCallRequest[] {

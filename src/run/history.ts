@@ -8,7 +8,7 @@ import type { Message } from "../protocol.js";
 import type { Model } from "../models/model.js";
 import { type CompactionHost, type HistoryPolicy, compactIfNeeded, windowTokens } from "./compaction.js";
 import type { Execution } from "./execution.js";
-import { NEWEST, historyWindow, selectWindow } from "./window.js";
+import { NEWEST, type Window, historyWindow, selectWindow, summaryMessage } from "./window.js";
 import type { RunTables, RunWorld } from "./world.js";
 import { resolveModelSpec } from "./model-choice.js";
 import { modelDeadlinesOf } from "./model-deadlines.js";
@@ -43,10 +43,13 @@ export async function requestHistory(engine: RunWorld, execution: Execution): Pr
   const policy = policyOf(engine, execution.model);
   if (policy.compaction === "summarize") {
     const spec = engine.agent.history?.summaryModel;
+    const previous = engine.store.summaries.latest();
+    // The window compaction found to fit is this request's window (same summary, same budget).
+    let fits: Window | undefined;
     const summary = await compactIfNeeded(
       {
         source: conversation(engine.store),
-        latest: () => engine.store.summaries.latest(),
+        latest: () => previous,
         save: (s) => engine.store.summaries.save(s),
         model: async () => (spec ? resolveModelSpec(engine, spec, `agents/agents/${engine.meta.agentId}.ts (history.summaryModel)`) : execution.model),
         threadId: engine.meta.threadId,
@@ -54,9 +57,11 @@ export async function requestHistory(engine: RunWorld, execution: Execution): Pr
         signal: execution.signal,
         deadlines: modelDeadlinesOf(engine.workerEnv),
         ...(engine.meter ? { meter: engine.meter } : {}),
+        fits: (window) => (fits = window),
       },
       policy.maxTokens,
     );
+    if (fits) return previous ? [summaryMessage(previous), ...fits.messages] : fits.messages;
     if (summary) {
       engine.emit("history_compacted", { turnId: execution.flowId, throughId: summary.throughId, messages: summary.messages, tokens: summary.tokens, model: summary.model });
     }

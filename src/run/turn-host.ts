@@ -53,7 +53,9 @@ export interface TurnHost {
   prepareMessages?(snapshot: Message[]): Promise<Message[]>;
   /**
    * Appends messages in one transaction; `pending` sets (calls) or clears (null) the open step.
-   * Resolves once that is durable, so a step's calls never run before the step is recorded.
+   * Resolves once durable when `pending` has calls (so a restart inside them resumes the step);
+   * otherwise once stored: what follows leaves the object only through the output gate, after the
+   * rows (src/tools/journal-order.ts).
    */
   commit(messages: NewTurnMessage[], pending: ToolCallRequest[] | null): Promise<void>;
   /**

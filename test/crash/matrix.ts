@@ -20,8 +20,12 @@ export const CLASSES = {
   "reconcilable nonfinal": "effect_reconcile_nonfinal",
 } as const;
 
-/** Crash points along one call; `second_crash` crashes after the effect and again as recovery starts. */
-export const POINTS = ["before_journal", "after_journal", "inside_execute", "after_effect", "while_recording", "after_result", "second_crash", "queue_drain"] as const;
+/**
+ * Crash points along one call; `second_crash` crashes after the effect and again as recovery starts;
+ * `effect_unconfirmed` crashes inside `execute` once its effect's message is sent, before the
+ * journal row's commit is confirmed (the output gate still holds the message).
+ */
+export const POINTS = ["before_journal", "after_journal", "effect_unconfirmed", "inside_execute", "after_effect", "while_recording", "after_result", "second_crash", "queue_drain"] as const;
 
 /** Who makes the call. */
 export const SOURCES = ["model", "queue", "invoke", "direct"] as const;
@@ -53,7 +57,7 @@ export function cells(): { cls: EffectClass; point: Point; source: Source }[] {
 
 /**
  * A sample of the cells that still meets every pair of the three dimensions: every class at every
- * point, every point by every caller and every class by every caller, once each (56 cells, a
+ * point, every point by every caller and every class by every caller, once each (63 cells, a
  * quarter of the matrix). The caller of class c at point p turns with c + p; queue_drain exists
  * only for queued calls. npm test runs this sample; `npm run crash-matrix` runs every cell.
  */
@@ -66,27 +70,27 @@ export function pairwiseCells(): { cls: EffectClass; point: Point; source: Sourc
 
 /**
  * The specification each cell is held to (a write never runs twice; a restart re-runs, reconciles or parks by effect class), written independently of
- * the product's policy table. Before the journal row, or once the result is durable, nothing is
- * left to recover. After the row, the class decides; whether the effect happened only changes what
- * `lookup` finds and how many executions the ledger sees.
+ * the product's policy table. Before the journal row is confirmed, or once the result is durable,
+ * nothing is left to recover. After the row is confirmed, the effect happened (it could not leave
+ * before), and the class decides.
  */
 export function expected(cls: EffectClass, point: Point, source: Source): { outcome: Expected; runs: number } {
-  if (point === "before_journal" && source === "direct") return { outcome: "never ran", runs: 0 };
-  // A read's row is not flushed before it runs (running it again is harmless): cut right after the
-  // row, before any I/O committed it, a direct read left nothing behind, as if cut before the row.
-  if (point === "after_journal" && source === "direct" && cls === "read") return { outcome: "never ran", runs: 0 };
-  if (point === "before_journal" || point === "after_result" || point === "queue_drain") return { outcome: "ran once", runs: 1 };
-  const happened = point !== "after_journal";
+  // `execute` does not wait for its row's commit: cut after the row is written, before the commit
+  // is confirmed (with or without the effect's message sent), the row is lost and the output gate
+  // never let the message out, so it is as if cut before the row. An effect with no row would show
+  // as a run here (a direct call "1 runs", a write run twice).
+  const unconfirmed = point === "after_journal" || point === "effect_unconfirmed";
+  if ((point === "before_journal" || unconfirmed) && source === "direct") return { outcome: "never ran", runs: 0 };
+  if (point === "before_journal" || unconfirmed || point === "after_result" || point === "queue_drain") return { outcome: "ran once", runs: 1 };
   switch (cls) {
     case "read":
     case "idempotent (in window)":
-      return happened ? { outcome: "re-run", runs: 2 } : { outcome: "ran once", runs: 1 };
+      return { outcome: "re-run", runs: 2 };
     case "reconcilable final":
-      return happened ? { outcome: "reconciled", runs: 1 } : { outcome: "ran once", runs: 1 };
     case "reconcilable nonfinal":
-      return happened ? { outcome: "reconciled", runs: 1 } : { outcome: "parked", runs: 0 };
+      return { outcome: "reconciled", runs: 1 };
     default:
-      return { outcome: "parked", runs: happened ? 1 : 0 };
+      return { outcome: "parked", runs: 1 };
   }
 }
 
@@ -239,7 +243,7 @@ export function render(results: CellResult[]): string {
   for (const source of SOURCES) {
     const points = POINTS.filter((p) => results.some((c) => c.source === source && c.point === p));
     if (points.length === 0) continue;
-    const head = [`${source} calls`.padEnd(width), ...points.map((p) => p.padEnd(16))].join(" | ");
+    const head = [`${source} calls`.padEnd(width), ...points.map((p) => p.padEnd(18))].join(" | ");
     out.push(head, "-".repeat(head.length));
     for (const cls of Object.keys(CLASSES) as EffectClass[]) {
       out.push(
@@ -247,7 +251,7 @@ export function render(results: CellResult[]): string {
           cls.padEnd(width),
           ...points.map((p) => {
             const c = results.find((x) => x.cls === cls && x.point === p && x.source === source);
-            return (c ? `${c.ok ? "ok" : "FAIL"} ${c.observed}` : "-").padEnd(16);
+            return (c ? `${c.ok ? "ok" : "FAIL"} ${c.observed}` : "-").padEnd(18);
           }),
         ].join(" | "),
       );

@@ -84,3 +84,14 @@ export function crashInsideExecute(effectKey: string, callId: string): void {
   const abort = aborters.get(threadId);
   if (abort && takeCrash(threadId, "inside_execute", callId)) cut(threadId, "inside_execute", callId, abort, `injected crash inside execute of ${callId}`);
 }
+
+/**
+ * Called by the effect fixtures once their effect's message is sent and before it is answered:
+ * crashes the thread when planned, while the call's journal row is written but not yet confirmed
+ * (nothing awaited the commit), so the output gate still holds the message.
+ */
+export function crashWithEffectInFlight(effectKey: string, callId: string): void {
+  const threadId = effectKey.slice(0, effectKey.length - callId.length - 1);
+  const abort = aborters.get(threadId);
+  if (abort && takeCrash(threadId, "effect_unconfirmed", callId)) cut(threadId, "effect_unconfirmed", callId, abort, `injected crash with the effect of ${callId} in flight`);
+}

@@ -8,7 +8,7 @@ import { callsOf, createThread, json, ledgerOf, messagesOf } from "../helpers.js
 import { CLASSES, type EffectClass, MAY_REPEAT, callsWithoutOneResult, settleParked, waitAtRest } from "./matrix.js";
 import { type PlannedCrash, firedCrashes, planCrashes } from "./plan.js";
 
-const RANDOM_POINTS = ["before_journal", "after_journal", "inside_execute", "after_effect", "while_recording", "after_result", "recovering", "queue_drain"];
+const RANDOM_POINTS = ["before_journal", "after_journal", "effect_unconfirmed", "inside_execute", "after_effect", "while_recording", "after_result", "recovering", "queue_drain"];
 const CALLERS = ["model", "queue", "invoke"] as const;
 
 /** mulberry32: a small seeded PRNG, enough to make runs repeatable. */

@@ -153,11 +153,12 @@ export function storeConformance(impl: string, withTables: WithTables): void {
         turns.setForcedSide("t2", "b");
         expect(turns.forcedSide("t2")).toBe("b");
         turns.recordModelStep("t2", { model: "m", finishReason: "stop", usage: { inputTokens: 3 }, attempts: 1 } as never);
-        const usage = turns.recordModelStep("t2", { model: "m", finishReason: "stop", usage: { inputTokens: 4, outputTokens: 1 }, attempts: 1 } as never);
+        // With a count: the step count is set in the same write.
+        const usage = turns.recordModelStep("t2", { model: "m", finishReason: "stop", usage: { inputTokens: 4, outputTokens: 1 }, attempts: 1 } as never, 3);
         expect(usage).toEqual({ inputTokens: 7, outputTokens: 1 });
         expect(turns.forcedSide("t2")).toBeNull();
         turns.end("t2", "failed", "it broke", "model_error" as never);
-        expect(turns.latest()).toMatchObject({ turnId: "t2", status: "failed", steps: 2, startedAt: 200, error: "it broke", errorCode: "model_error", usage: { inputTokens: 7, outputTokens: 1 } });
+        expect(turns.latest()).toMatchObject({ turnId: "t2", status: "failed", steps: 3, startedAt: 200, error: "it broke", errorCode: "model_error", usage: { inputTokens: 7, outputTokens: 1 } });
         expect(turns.latest()!.modelSteps).toHaveLength(2);
         expect(turns.statusOf("t1")).toBe("completed");
         expect(turns.statusOf("none")).toBeUndefined();

@@ -10,7 +10,8 @@ describe("the watchdog alarm and work a crash left", () => {
   it("a write cut by a crash is parked by the alarm due for it, however many direct calls come meanwhile", async () => {
     const id = await createThread({ agent: "guarantees" });
     const owner = { userId: "tester", name: "tester", roles: [], admin: false };
-    await crashAt(id, "c", "after_journal");
+    // After the effect: the row is durable (the gate let the effect out only then).
+    await crashAt(id, "c", "after_effect");
     await stubOf(id).callTool(owner, { toolName: "effect_write", input: {}, callId: "c" }).catch(() => undefined);
     // The restarted object keeps the alarm due for the cut call; calls start just before it fires.
     const due = (await inThread(id, (t) => t.ctx.storage.getAlarm())) as number;
@@ -27,7 +28,7 @@ describe("the watchdog alarm and work a crash left", () => {
       if (status === "parked") break;
     }
     expect(status).toBe("parked");
-    // Cut after its journal row, before execute: never run, by recovery either.
-    expect((await ledgerOf(`${id}:c`)).runs).toBe(0);
+    // Cut after its effect: it ran once, and recovery does not run it again.
+    expect((await ledgerOf(`${id}:c`)).runs).toBe(1);
   });
 });

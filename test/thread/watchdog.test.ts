@@ -141,13 +141,14 @@ describe("the watchdog alarm of direct calls", () => {
     for (let i = 0; Date.now() - began < 2 * PERIOD || i < 5; i++) {
       expect((await json("POST", "/v1/tools/effect_write", { sessionId: id, input: { label: `w${i}` } })).status).toBe(200);
     }
-    await crashAt(id, "c", "after_journal");
+    // After the effect: the row is durable (the gate let the effect out only then).
+    await crashAt(id, "c", "after_effect");
     // The RPC dies with the object; no request follows until the alarm has finished the call.
     await stubOf(id).callTool(owner, { toolName: "effect_write", input: {}, callId: "c" }).catch(() => undefined);
     expect(await waitForAlarm(id)).toBe(true);
     expect((await callsOf(id)).find((c) => c.callId === "c")?.status).toBe("parked");
-    // Cut after its journal row, before execute: the write never ran, and is not run by recovery.
-    expect((await ledgerOf(`${id}:c`)).runs).toBe(0);
+    // Cut after its effect: the write ran once, and is not run again by recovery.
+    expect((await ledgerOf(`${id}:c`)).runs).toBe(1);
     expect(await settleParked(id)).toBe(1);
     expect(await waitAtRest(id)).toBeNull();
     expect(await callsWithoutOneResult(id)).toEqual([]);

@@ -85,10 +85,10 @@ export class TurnStore implements TurnTable, TurnSteps, Inbox {
   }
 
   /** Appends a model step's record to its turn (the step took any forced side); returns the turn's usage so far. */
-  recordModelStep(turnId: string, record: ModelStepRecord): TokenUsage {
+  recordModelStep(turnId: string, record: ModelStepRecord, count?: number): TokenUsage {
     const steps = this.modelSteps(turnId);
     steps.push(record);
-    this.sql.exec("UPDATE turns SET model_steps = ?, forced_side = NULL WHERE turn_id = ?", JSON.stringify(steps), turnId);
+    this.sql.exec("UPDATE turns SET model_steps = ?, steps = COALESCE(?, steps), forced_side = NULL WHERE turn_id = ?", JSON.stringify(steps), count ?? null, turnId);
     return steps.reduce((sum, s) => addUsage(sum, s.usage), {} as TokenUsage);
   }
 
