@@ -333,7 +333,7 @@ const leftOut = {
   errors: 0,
 };
 lines.push(
-  `left out: a warm-up of ${leftOut.warmupSeconds} s; per sequential step the first 20 calls (one thread) or 100 (one per thread, 100 threads); per 16-client step one untimed call per thread; per turn step the first ${UNTIMED_TURNS} turns of its fresh thread; per cold start 20 untimed writes; rounds dropped 0 of ${ROUNDS}; errors 0 (a failed request stops the run, none is retried or skipped)`,
+  `left out: a warm-up of ${leftOut.warmupSeconds} s; per sequential step the first 20 calls (one thread) or 100 (one per thread, 100 threads); per 16-client step one untimed call per thread; per turn step the first ${UNTIMED_TURNS} turns of its fresh thread; per cold start 20 untimed writes; per side of the tracing pair ${UNTIMED_TURNS} untimed turns; rounds dropped 0 of ${ROUNDS}; errors 0 (a failed request stops the run, none is retried or skipped)`,
 );
 for (const line of lines) console.log(line);
 

@@ -56,14 +56,17 @@ export class BenchAgent extends Agent<Env> {
     }
     if (action === "burst") {
       const { count, text } = (await request.json()) as { count: number; text: string };
-      const batched = [...this.getConnections<{ batch: boolean }>()].filter((c) => c.state?.batch);
+      const connections = [...this.getConnections<{ batch: boolean }>()];
+      const batched = connections.filter((c) => c.state?.batch);
       const skip = batched.map((c) => c.id);
+      // As bare does: no per-event send when every socket asked for batches.
+      const perEvent = batched.length < connections.length;
       const frames: string[] = [];
       for (let i = 0; i < count; i++) {
         const seq = ++this.seq;
         const frame = JSON.stringify({ seq, type: "burst", data: { i, text }, at: Date.now() });
         this.sql`INSERT INTO events (seq, data) VALUES (${seq}, ${frame})`;
-        this.broadcast(frame, skip);
+        if (perEvent) this.broadcast(frame, skip);
         if (batched.length) frames.push(frame);
       }
       if (batched.length) {

@@ -1,7 +1,8 @@
 /**
  * Rows a target's Durable Objects read and write, counted as Durable Object storage bills them:
  * each SQL cursor's `rowsRead` and `rowsWritten` (workerd's own counters, read once the cursor is
- * done with), one row per key the KV API reads or writes (it keeps its keys in a SQLite table), and
+ * done with), one row per key the KV API (async and `ctx.storage.kv`) reads or writes (it keeps its
+ * keys in a SQLite table), and
  * one row written per `setAlarm` or `deleteAlarm`. Every object of a target runs in one isolate
  * under workerd, so one count per isolate covers them all (threads and, for weft, accounts); the
  * harness reads and resets it with `GET /__bench/rows`.
@@ -49,6 +50,24 @@ export function countRows(ctx: DurableObjectState): void {
   wrap("list", (_a, out) => [(out as Map<string, unknown>).size, 0]);
   wrap("setAlarm", () => [0, 1]);
   wrap("deleteAlarm", () => [0, 1]);
+  // The synchronous KV API (ctx.storage.kv), one key at a time.
+  const kv = (storage as unknown as { kv?: Record<string, (...a: unknown[]) => unknown> }).kv;
+  if (kv) {
+    for (const [name, read, written] of [["get", 1, 0], ["put", 0, 1], ["delete", 0, 1]] as const) {
+      const original = kv[name]!.bind(kv);
+      kv[name] = (...args: unknown[]) => {
+        kvRead += read;
+        kvWritten += written;
+        return original(...args);
+      };
+    }
+    const list = kv.list!.bind(kv);
+    kv.list = (...args: unknown[]) => {
+      const entries = [...(list(...args) as Iterable<unknown>)];
+      kvRead += entries.length;
+      return entries[Symbol.iterator]();
+    };
+  }
 }
 
 /** Rows read and written (and SQL statements run) since the last call, across the isolate. */
