@@ -32,10 +32,11 @@ export class BareThread extends DurableObject<Env> {
     this.seq = (ctx.storage.sql.exec("SELECT seq FROM events ORDER BY seq DESC LIMIT 1").toArray()[0]?.seq as number | undefined) ?? 0;
   }
 
-  call(name: string, input: unknown) {
+  /** The answer as JSON text, made once here (as weft's thread answers a direct call), not an object cloned back and serialized again. */
+  call(name: string, input: unknown): string {
     const result = JSON.stringify(input);
     const id = this.ctx.storage.sql.exec("INSERT INTO calls (name, input, result) VALUES (?, ?, ?) RETURNING id", name, result, result).one().id;
-    return { ok: true, toolName: name, callId: `call_${id}`, isError: false, result };
+    return JSON.stringify({ ok: true, toolName: name, callId: `call_${id}`, isError: false, result });
   }
 
   /** The round trip alone: no row written, so no commit for the response to wait for. */
@@ -85,6 +86,8 @@ export class BareThread extends DurableObject<Env> {
   }
 }
 
+const JSON_HEADERS = { headers: { "content-type": "application/json" } };
+
 export default {
   async fetch(request: Request, env: Env): Promise<Response> {
     const rows = rowsRoute(request);
@@ -94,7 +97,7 @@ export default {
     const parts = url.pathname.split("/").filter(Boolean);
     if (parts[0] === "v1" && parts[1] === "tools" && parts[2] && request.method === "POST") {
       const body = (await request.json()) as { input: unknown; sessionId: string };
-      return Response.json(await env.BARE.get(env.BARE.idFromName(body.sessionId)).call(parts[2], body.input));
+      return new Response(await env.BARE.get(env.BARE.idFromName(body.sessionId)).call(parts[2], body.input), JSON_HEADERS);
     }
     if (parts[0] === "threads" && parts[1]) {
       const stub = env.BARE.get(env.BARE.idFromName(parts[1]));
