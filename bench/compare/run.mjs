@@ -344,7 +344,7 @@ const file = path.join(ROOT, "bench/results", `compare-${new Date().toISOString(
 writeFileSync(file, JSON.stringify({ rounds: ROUNDS, seconds, machine, ...(BASE ? { base: BASE } : {}), metrics: METRICS, medians, perRound: results, tracing, fanoutClientCpu: { batched: clientCpu, perEvent: clientCpu1 }, leftOut, lines }, null, 2) + "\n");
 console.log(`bench:compare: ${seconds.toFixed(0)} s on ${machine.cpus} x ${machine.cpu}; wrote ${path.relative(ROOT, file)}`);
 
-/** The weft/bare column of the first table in docs/performance.md, by metric label. */
+/** The weft/bare column of docs/performance.md's tables, by metric label: the first filled-in row of each. */
 function tableRatios(markdown) {
   const out = new Map();
   for (const line of markdown.split("\n")) {
@@ -353,7 +353,8 @@ function tableRatios(markdown) {
     // (and weft / AIChatAgent last).
     const at = cells.length === 8 ? 5 : cells.length === 10 ? 6 : 0;
     if (!at || !Object.values(METRICS).some((m) => m.label === cells[1])) continue;
-    if (!out.has(cells[1])) out.set(cells[1], Number(cells[at]));
+    // A cell not filled in yet ("-") leaves the label to a later table.
+    if (!out.has(cells[1]) && Number.isFinite(Number(cells[at])) && cells[at] !== "") out.set(cells[1], Number(cells[at]));
   }
   return out;
 }
