@@ -35,6 +35,8 @@ export const MAX_STEPS = 10;
 
 const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 5, text: 5, reasoning: undefined } };
 let calls = 0;
+/** Per isolate, so call ids stay unique in a thread's stored history across restarts (made on first use: no randomness at global scope in Workers). */
+let isolate = "";
 
 /**
  * weft's scripted turn as a model: when the prompt does not end with tool results, three
@@ -50,10 +52,11 @@ export function scriptedModel(): LanguageModelV3 {
     doStream: async (options) => {
       const afterTools = options.prompt.at(-1)?.role === "tool";
       const parts: LanguageModelV3StreamPart[] = [{ type: "stream-start", warnings: [] }];
+      isolate ||= crypto.randomUUID().slice(0, 8);
       if (afterTools) {
         parts.push({ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "done" }, { type: "text-end", id: "t" });
       } else {
-        for (let n = 0; n < 3; n++) parts.push({ type: "tool-call", toolCallId: `call_${++calls}`, toolName: "bench_read", input: JSON.stringify({ n, text: "turn" }) });
+        for (let n = 0; n < 3; n++) parts.push({ type: "tool-call", toolCallId: `call_${isolate}_${++calls}`, toolName: "bench_read", input: JSON.stringify({ n, text: "turn" }) });
       }
       parts.push({ type: "finish", finishReason: { unified: afterTools ? "stop" : "tool-calls", raw: undefined }, usage });
       return {
