@@ -98,7 +98,7 @@ try {
         await turns(t, base[n], 20);
         await coldStart(t, base[n], 5);
         await idleMemory(t, base[n], pid[n], 200);
-        await fanOut(t, base[n], 100, 200, 3);
+        await fanOut(t, base[n], 100, 200, 3, true);
       }
       while (size[n] < target) size[n] += (await measure(n, big[n], 5000)).calls;
     }

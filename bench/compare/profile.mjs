@@ -7,7 +7,8 @@
  * bench/results/.
  *
  *   npm run bench:profile -- [--target weft|bare|sdk] [--tool bench_write|bench_read] [--threads 1|100] [--seconds 5]
- *   npm run bench:profile -- --turns 200 [--target weft|bare|sdk]   (scripted turns with 3 tool calls, one after another)
+ *   npm run bench:profile -- --turns 200 [--target weft|bare|sdk|chat] [--model scripted|provider]
+ *     (turns with 3 tool calls, one after another; `provider`: over the fake provider, lib/provider.mjs)
  * @module
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -16,6 +17,7 @@ import { fileURLToPath } from "node:url";
 import { devtools } from "./lib/devtools.mjs";
 import { closeAll } from "./lib/http.mjs";
 import { throughput, turns } from "./lib/measure.mjs";
+import { startProvider } from "./lib/provider.mjs";
 import { freePort, startAll } from "./lib/serve.mjs";
 import { targets } from "./lib/targets.mjs";
 
@@ -27,17 +29,21 @@ const tool = opt("tool", "bench_write");
 const threadCount = Number(opt("threads", "1"));
 const seconds = Number(opt("seconds", "5"));
 const turnCount = Number(opt("turns", "0"));
+const model = opt("model", "scripted");
 const TOP = 25;
 
 const t = targets[target];
 if (!t) throw new Error(`--target: one of ${Object.keys(targets).join(", ")}`);
 const inspectorPort = await freePort();
-const { servers, stop, work } = await startAll(ROOT, [{ ...t.spec, port: await freePort(), inspectorPort }]);
+const provider = await startProvider();
+const { servers, stop: stopAll, work } = await startAll(ROOT, [{ ...t.spec, outbound: `127.0.0.1:${provider.port}`, port: await freePort(), inspectorPort }]);
+const stop = () => (stopAll(), provider.close());
+const turnOpts = { model, fake: provider.fake };
 const base = servers[0].base;
 try {
   const threads = [];
   for (let i = 0; i < threadCount; i++) threads.push(await t.newThread(base));
-  if (turnCount > 0) await turns(t, base, 20); // warm up
+  if (turnCount > 0) await turns(t, base, 20, turnOpts); // warm up
   else await throughput(t, base, tool, threads, 1000); // warm up
   const list = /** @type {Array<{ webSocketDebuggerUrl: string }>} */ (await (await fetch(`http://127.0.0.1:${inspectorPort}/json/list`)).json());
   const cdp = await devtools(list[0].webSocketDebuggerUrl);
@@ -46,15 +52,15 @@ try {
   await cdp.send("Profiler.start");
   const started = performance.now();
   // A turn's median ms, or calls/s under the 16-client load.
-  const rate = turnCount > 0 ? await turns(t, base, turnCount) : await throughput(t, base, tool, threads, seconds * 1000);
+  const rate = turnCount > 0 ? await turns(t, base, turnCount, turnOpts) : await throughput(t, base, tool, threads, seconds * 1000);
   const wallS = (performance.now() - started) / 1000;
   const { profile } = await cdp.send("Profiler.stop");
   cdp.close();
   mkdirSync(path.join(ROOT, "bench/results"), { recursive: true });
-  const what = turnCount > 0 ? "turns" : `${tool}-${threadCount}t`;
+  const what = turnCount > 0 ? (model === "provider" ? "provider-turns" : "turns") : `${tool}-${threadCount}t`;
   const file = path.join(ROOT, "bench/results", `profile-${target}-${what}.cpuprofile`);
   writeFileSync(file, JSON.stringify(profile));
-  if (turnCount > 0) console.log(`${target} scripted turns with 3 tool calls: ${turnCount} in ${wallS.toFixed(1)} s, median ${rate.toFixed(2)} ms while profiling; wrote ${path.relative(ROOT, file)}`);
+  if (turnCount > 0) console.log(`${target} ${model} turns with 3 tool calls: ${turnCount} in ${wallS.toFixed(1)} s, median ${rate.toFixed(2)} ms while profiling; wrote ${path.relative(ROOT, file)}`);
   else console.log(`${target} ${tool}, ${threadCount} thread(s), 16 clients: ${rate.toFixed(0)} calls/s while profiling; wrote ${path.relative(ROOT, file)}`);
   const units = turnCount > 0 ? turnCount + 3 : rate * seconds;
   for (const line of perCall(profile, units, turnCount > 0 ? "turn" : "call")) console.log(line);

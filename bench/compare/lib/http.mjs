@@ -1,10 +1,18 @@
 // @ts-check
 /**
  * The harness's HTTP client: node:http over keep-alive sockets (one pool per target, at most 16
- * sockets), so client overhead is small and the same for every target.
+ * sockets), so client overhead is small and the same for every target. Every request carries the
+ * bench's API key (`Authorization: Bearer`), which each target checks as a deployment would.
  * @module
  */
+import { createHash } from "node:crypto";
 import http from "node:http";
+
+/** The API key every request sends; the targets get its SHA-256 ({@link BENCH_KEY_SHA256}). */
+export const BENCH_KEY = "weft-bench-key-0123456789abcdef";
+/** SHA-256 (hex) of {@link BENCH_KEY}: weft's `WEFT_API_KEYS` entry, the baselines' `BENCH_API_KEY_SHA256`. */
+export const BENCH_KEY_SHA256 = createHash("sha256").update(BENCH_KEY).digest("hex");
+const AUTH = `Bearer ${BENCH_KEY}`;
 
 const agents = new Map();
 
@@ -30,7 +38,7 @@ export function request(base, method, pathname, body) {
       {
         method,
         agent: agentFor(base),
-        headers: payload === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(payload) },
+        headers: payload === undefined ? { authorization: AUTH } : { authorization: AUTH, "content-type": "application/json", "content-length": Buffer.byteLength(payload) },
       },
       (res) => {
         const chunks = [];

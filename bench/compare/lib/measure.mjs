@@ -4,7 +4,8 @@
  * throughput with 16 clients, a scripted turn, cold start after eviction, idle memory, fan-out.
  * @module
  */
-import { rssKiB } from "./serve.mjs";
+import { scriptTurn, freshKey } from "./provider.mjs";
+import { cpuMs, rssKiB } from "./serve.mjs";
 import { countingSocket } from "./ws-count.mjs";
 
 /** The q-quantile (0..1) of `values` (nearest rank). */
@@ -18,18 +19,24 @@ export const median = (values) => quantile(values, 0.5);
 
 const input = (n) => ({ n, text: "benchmark payload" });
 
+/** Rows the target's objects read and wrote since it was last asked (NaN where it cannot say). */
+const rowsOf = (t, base) => (t.rows ? t.rows(base) : Promise.resolve({ rowsRead: NaN, rowsWritten: NaN }));
+
 /**
  * Sequential calls cycling over `threads`; latencies in ms of the calls after `warmup` (by default
- * 20, and at least one per thread: see {@link warm}).
+ * 20, and at least one per thread: see {@link warm}), and the rows read and written per call over
+ * those same calls.
  */
 export async function sequential(t, base, name, threads, calls, warmup = Math.max(20, threads.length)) {
   const times = [];
   for (let i = 0; i < calls + warmup; i++) {
+    if (i === warmup) await rowsOf(t, base);
     const start = performance.now();
     await t.tool(base, threads[i % threads.length], name, input(i));
     if (i >= warmup) times.push(performance.now() - start);
   }
-  return { p50: quantile(times, 0.5), p95: quantile(times, 0.95) };
+  const rows = await rowsOf(t, base);
+  return { p50: quantile(times, 0.5), p95: quantile(times, 0.95), rowsRead: rows.rowsRead / calls, rowsWritten: rows.rowsWritten / calls };
 }
 
 /**
@@ -64,21 +71,49 @@ export async function warm(t, base, name, threads) {
   for (const [i, thread] of threads.entries()) await t.tool(base, thread, name, input(i));
 }
 
-/** Median ms of `runs` scripted turns (3 tool calls each) on a fresh thread. */
-export async function turns(t, base, runs) {
-  const thread = await t.newThread(base);
+/** Turns left out at the start of every turn measurement (the thread's first turns). */
+export const UNTIMED_TURNS = 3;
+
+/**
+ * `runs` turns with 3 tool calls each, one after another on a fresh thread, after
+ * {@link UNTIMED_TURNS} untimed ones: their median ms (`p50`), and per turn over the same turns
+ * the target's workerd CPU ms (`cpuMs`, when `pid` is given) and the rows its objects read and
+ * wrote. `model`: `scripted` (the target's own scripted model) or `provider` (the fake provider
+ * `fake`, scripted before each turn for the thread's own key).
+ * @param {{ model?: "scripted" | "provider", fake?: any, pid?: number }} [opts]
+ */
+export async function turnRun(t, base, runs, { model = "scripted", fake = null, pid = 0 } = {}) {
+  const key = model === "provider" ? freshKey() : "";
+  const thread = await t.newThread(base, key);
   const sub = await t.turnSetup(base, thread);
   const times = [];
+  let cpu0 = 0;
+  let cpu = NaN;
+  let rows = { rowsRead: NaN, rowsWritten: NaN };
   try {
-    for (let i = 0; i < runs + 3; i++) {
+    for (let i = 0; i < runs + UNTIMED_TURNS; i++) {
+      if (i === UNTIMED_TURNS) {
+        await rowsOf(t, base);
+        if (pid) cpu0 = cpuMs(pid);
+      }
+      if (model === "provider") scriptTurn(fake, key);
       const start = performance.now();
-      await t.turn(base, thread, sub);
-      if (i >= 3) times.push(performance.now() - start);
+      await t.turn(base, thread, sub, { model, key });
+      if (i >= UNTIMED_TURNS) times.push(performance.now() - start);
     }
+    if (pid) cpu = (cpuMs(pid) - cpu0) / runs;
+    rows = await rowsOf(t, base);
   } finally {
     sub?.ws.close();
+    // The fake keeps every request it saw; nothing here reads them.
+    if (fake) fake.requests.length = fake.outbound.length = 0;
   }
-  return median(times);
+  return { p50: median(times), cpuMs: cpu, rowsRead: rows.rowsRead / runs, rowsWritten: rows.rowsWritten / runs };
+}
+
+/** Median ms of `runs` scripted turns (3 tool calls each) on a fresh thread ({@link turnRun}). */
+export async function turns(t, base, runs, opts) {
+  return (await turnRun(t, base, runs, opts)).p50;
 }
 
 /** Median ms of the first call after the thread's Durable Object was evicted. */
@@ -105,18 +140,19 @@ export async function idleMemory(t, base, pid, count) {
 }
 
 /**
- * Fan-out: `sockets` subscribers of one thread, then bursts of `count` events. Events/s counts
+ * Fan-out: `sockets` subscribers of one thread (`batch`: each asks for batched frames), then
+ * bursts of `count` events. Events/s counts
  * events delivered (count x sockets) over the time from the burst request until the last socket
  * has its last event; first event is the median over sockets of the first burst event's arrival.
  * The subscribers are byte-counting clients (ws-count.mjs), cheap enough per frame that the
  * figure is the server's sending, not the client's receiving; `clientCpuShare` says how busy the
  * client process was meanwhile (1 = one core), so a client-bound figure shows.
  */
-export async function fanOut(t, base, sockets, count, bursts) {
+export async function fanOut(t, base, sockets, count, bursts, batch = false) {
   const thread = await t.newThread(base);
   await t.tool(base, thread, "bench_read", input(0));
   const subs = [];
-  for (let i = 0; i < sockets; i++) subs.push(await countingSocket(t.wsUrl(base, thread), BURST_MARKER));
+  for (let i = 0; i < sockets; i++) subs.push(await countingSocket(t.wsUrl(base, thread, batch), BURST_MARKER));
   await new Promise((r) => setTimeout(r, 200));
   const rates = [];
   const firsts = [];

@@ -1,11 +1,17 @@
 // @ts-check
 /**
- * The three targets of bench/compare behind one interface: make a thread, call a tool, run a
- * scripted turn with three tool calls, subscribe, emit a burst of events, evict the thread's
- * Durable Object. Only the URLs differ; each target does the same work its own way.
+ * The targets of bench/compare behind one interface: make a thread, call a tool, run a turn with
+ * three tool calls (`model`: `scripted`, in the target, or `provider`, the harness's fake provider
+ * with the thread's `key`), subscribe, emit a burst of events (`batch`: one message per burst
+ * instead of one per event), evict the thread's Durable Object, read the rows its objects touched.
+ * Only the URLs differ; each target does the same work its own way. `chat` (an `AIChatAgent`) only
+ * runs turns: it has no tool route, and its fan-out is the `Agent` broadcast the `sdk` target
+ * measures.
  * @module
  */
-import { request } from "./http.mjs";
+import { readUIMessageStream } from "ai";
+import { BENCH_KEY, BENCH_KEY_SHA256, request } from "./http.mjs";
+import { FAKE_BASE } from "./provider.mjs";
 
 let names = 0;
 const freshName = () => `t${process.pid}-${Date.now().toString(36)}-${names++}`;
@@ -13,7 +19,8 @@ const freshName = () => `t${process.pid}-${Date.now().toString(36)}-${names++}`;
 /** WebSocket collecting frames (parsed JSON when possible) in arrival order, with arrival times. */
 export function subscribe(url) {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url);
+    // Node's WebSocket sends no headers: the key goes as ?access_token=, as a browser's would.
+    const ws = new WebSocket(`${url}${url.includes("?") ? "&" : "?"}access_token=${BENCH_KEY}`);
     const sub = { ws, frames: /** @type {any[]} */ ([]), times: /** @type {number[]} */ ([]), listeners: new Set() };
     ws.onmessage = (e) => {
       let frame;
@@ -50,31 +57,68 @@ export function until(sub, pred, ms = 30_000) {
 }
 
 const ws = (base) => base.replace(/^http/, "ws");
+/** weft's scripted turn: three tool calls, then "done" (the baselines' scripted model plays the same). */
 const SCRIPT = [
   { toolCalls: [0, 1, 2].map((n) => ({ name: "bench_read", arguments: { n, text: "turn" } })) },
   { text: "done" },
 ];
+const baseline = { BENCH_API_KEY_SHA256: BENCH_KEY_SHA256 };
+/** Rows the target's objects read and wrote since the last read (bench/compare/targets/lib/rows.ts); NaN where the target has no count (an older --base). */
+const rows = async (base) => {
+  try {
+    return /** @type {{ rowsRead: number, rowsWritten: number }} */ (await request(base, "GET", "/__bench/rows"));
+  } catch {
+    return { rowsRead: NaN, rowsWritten: NaN };
+  }
+};
 
 export const targets = {
   bare: {
-    spec: { name: "bare", durableObjects: [{ binding: "BARE", className: "BareThread" }] },
+    spec: { name: "bare", durableObjects: [{ binding: "BARE", className: "BareThread" }], vars: baseline },
     newThread: async () => freshName(),
     tool: (base, t, name, input) => request(base, "POST", `/v1/tools/${name}`, { input, sessionId: t }),
     turnSetup: async () => null,
-    turn: (base, t) => request(base, "POST", `/threads/${t}/turn`, { content: "hello" }),
-    wsUrl: (base, t) => `${ws(base)}/threads/${t}/ws`,
+    turn: (base, t, _sub, { model = "scripted", key = "" } = {}) => request(base, "POST", `/threads/${t}/turn`, { content: "hello", model, key }),
+    wsUrl: (base, t, batch) => `${ws(base)}/threads/${t}/ws${batch ? "?batch=1" : ""}`,
     burst: (base, t, count, text) => request(base, "POST", `/threads/${t}/burst`, { count, text }),
     evict: (base, t) => request(base, "POST", `/threads/${t}/evict`),
+    rows,
   },
   sdk: {
-    spec: { name: "sdk", durableObjects: [{ binding: "BenchAgent", className: "BenchAgent" }] },
+    spec: { name: "sdk", durableObjects: [{ binding: "BenchAgent", className: "BenchAgent" }], vars: baseline },
     newThread: async () => freshName(),
     tool: (base, t, name, input) => request(base, "POST", `/agents/bench-agent/${t}/tool/${name}`, { input }),
     turnSetup: async () => null,
-    turn: (base, t) => request(base, "POST", `/agents/bench-agent/${t}/turn`, { content: "hello" }),
-    wsUrl: (base, t) => `${ws(base)}/agents/bench-agent/${t}`,
+    turn: (base, t, _sub, { model = "scripted", key = "" } = {}) => request(base, "POST", `/agents/bench-agent/${t}/turn`, { content: "hello", model, key }),
+    wsUrl: (base, t, batch) => `${ws(base)}/agents/bench-agent/${t}${batch ? "?batch=1" : ""}`,
     burst: (base, t, count, text) => request(base, "POST", `/agents/bench-agent/${t}/burst`, { count, text }),
     evict: (base, t) => request(base, "POST", `/agents/bench-agent/${t}/evict`).catch(() => null),
+    rows,
+  },
+  chat: {
+    spec: { name: "chat", durableObjects: [{ binding: "BenchChat", className: "BenchChat" }], vars: baseline },
+    newThread: async () => freshName(),
+    turnSetup: async (base, t) => Object.assign(await subscribe(`${ws(base)}/agents/bench-chat/${t}`), { history: /** @type {any[]} */ ([]) }),
+    // As useAgentChat sends a turn: the whole history and the new user message, over the socket;
+    // done at the response's `done` frame. The assistant's message is rebuilt from the streamed
+    // chunks with the AI SDK's readUIMessageStream (as the hook's Chat does) for the next turn.
+    turn: async (base, t, sub, { model = "scripted", key = "" } = {}) => {
+      const id = `r${++turnIds}`;
+      const user = { id: `u${turnIds}`, role: "user", parts: [{ type: "text", text: "hello" }] };
+      const mark = sub.frames.length;
+      sub.ws.send(JSON.stringify({ type: "cf_agent_use_chat_request", id, init: { method: "POST", body: JSON.stringify({ messages: [...sub.history, user], trigger: "submit-message", model, key }) } }));
+      const mine = () => sub.frames.slice(mark).filter((f) => f?.type === "cf_agent_use_chat_response" && f.id === id);
+      await until(sub, () => mine().some((f) => f.done || f.error));
+      const frames = mine();
+      if (frames.some((f) => f.error)) throw new Error(`chat turn: ${JSON.stringify(frames.find((f) => f.error))}`);
+      const chunks = frames.filter((f) => f.body).map((f) => JSON.parse(f.body));
+      let assistant;
+      const stream = new ReadableStream({ start: (c) => (chunks.forEach((ch) => c.enqueue(ch)), c.close()) });
+      for await (const m of readUIMessageStream({ stream })) assistant = m;
+      sub.history.push(user, assistant);
+      sub.frames.length = 0;
+    },
+    rows,
   },
   weft: {
     spec: {
@@ -83,9 +127,13 @@ export const targets = {
         { binding: "THREAD", className: "Thread" },
         { binding: "ACCOUNT", className: "UserAccount" },
       ],
-      vars: { WEFT_AUTH: "none", WEFT_MAX_THREADS_PER_USER: "100000" },
+      vars: { WEFT_API_KEYS: JSON.stringify({ [BENCH_KEY_SHA256]: { userId: "bench" } }), WEFT_MAX_THREADS_PER_USER: "100000" },
     },
-    newThread: async (base) => /** @type {{ threadId: string }} */ (await request(base, "POST", "/threads", {})).threadId,
+    // A thread for turns over the provider names it (the fake at FAKE_BASE, with the thread's own key).
+    newThread: async (base, key) => {
+      const env = key ? { WEFT_MODEL: { value: "openai:gpt-4.1-mini", type: "text" }, OPENAI_API_KEY: { value: key, type: "secret" }, OPENAI_BASE_URL: { value: FAKE_BASE, type: "text" } } : undefined;
+      return /** @type {{ threadId: string }} */ (await request(base, "POST", "/threads", env ? { env } : {})).threadId;
+    },
     tool: async (base, t, name, input) => {
       const out = /** @type {{ ok: boolean }} */ (await request(base, "POST", `/v1/tools/${name}`, { input, sessionId: t }));
       if (!out.ok) throw new Error(`weft ${name}: ${JSON.stringify(out)}`);
@@ -93,14 +141,18 @@ export const targets = {
     },
     // A turn is done when its turn_finished frame arrives; one subscription per turn thread.
     turnSetup: (base, t) => subscribe(`${ws(base)}/threads/${t}/ws`),
-    turn: async (base, t, sub) => {
+    turn: async (base, t, sub, opts) => {
       const mark = sub.frames.length;
-      await request(base, "POST", `/threads/${t}/messages`, { content: "hello", script: SCRIPT });
+      await request(base, "POST", `/threads/${t}/messages`, opts?.model === "provider" ? { content: "hello" } : { content: "hello", script: SCRIPT });
       await until(sub, () => sub.frames.slice(mark).some((f) => f?.type === "turn_finished"));
+      const done = sub.frames.slice(mark).find((f) => f?.type === "turn_finished");
+      if ((done.data ?? done).status !== "completed") throw new Error(`weft turn: ${JSON.stringify(done).slice(0, 300)}`);
     },
-    // As weft's own client (src/client/subscribe.ts) subscribes: a burst arrives as JSON arrays of frames.
-    wsUrl: (base, t) => `${ws(base)}/threads/${t}/ws?batch=1`,
+    // batch: as weft's own client (src/client/subscribe.ts) subscribes, a burst arriving as JSON arrays of frames.
+    wsUrl: (base, t, batch) => `${ws(base)}/threads/${t}/ws${batch ? "?batch=1" : ""}`,
     burst: (base, t, count, text) => request(base, "POST", "/v1/tools/bench_burst", { input: { count, text }, sessionId: t }),
     evict: (base, t) => request(base, "POST", `/__bench/evict/${t}`),
+    rows,
   },
 };
+let turnIds = 0;

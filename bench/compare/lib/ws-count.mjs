@@ -10,6 +10,7 @@
  */
 import { randomBytes } from "node:crypto";
 import net from "node:net";
+import { BENCH_KEY } from "./http.mjs";
 
 /**
  * @typedef {{ events: number, onRead: null | ((at: number) => void), close: () => void }} CountingSocket
@@ -83,7 +84,7 @@ export function countingSocket(url, marker) {
     });
     socket.write(
       `GET ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
-        `Sec-WebSocket-Key: ${randomBytes(16).toString("base64")}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+        `Authorization: Bearer ${BENCH_KEY}\r\nSec-WebSocket-Key: ${randomBytes(16).toString("base64")}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
     );
   });
 }
