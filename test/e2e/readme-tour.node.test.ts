@@ -263,7 +263,9 @@ const CHECKS: Array<{ name: string; check: (out: string, ctx: Record<string, any
       expect(outLines.map((l) => l.replace(/needs up to \d+/, "needs up to N"))).toEqual(shownLines.map((l) => l.replace(/needs up to \d+/, "needs up to N")));
       expect(needs(out)).toBeGreaterThanOrEqual(needs(printed));
       expect(needs(out)).toBeLessThan(needs(printed) + 2000);
-      expect(out).toMatch(/^round 1: completed\nround 2: completed\nround 3: stopped \(budget user#0 \(thread, per lifetime\) would be exceeded: 1795 tokens used/);
+      const [, used, limit] = /would be exceeded: (\d+) tokens used of (\d+) tokens/.exec(out)!.map(Number);
+      expect(used! + needs(out)).toBeGreaterThan(limit!);
+      expect(used).toBeLessThan(limit!);
     },
   },
 ];
