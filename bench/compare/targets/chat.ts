@@ -12,7 +12,7 @@
 import { AIChatAgent } from "@cloudflare/ai-chat";
 import { routeAgentRequest } from "agents";
 import { convertToModelMessages, stepCountIs, streamText } from "ai";
-import { authorized, unauthorized } from "./lib/auth.js";
+import { agentsWorker } from "./lib/auth.js";
 import { MAX_STEPS, TOOLS, modelFor } from "./lib/loop.js";
 import { countRows, rowsRoute } from "./lib/rows.js";
 
@@ -39,11 +39,4 @@ export class BenchChat extends AIChatAgent<Env> {
   }
 }
 
-export default {
-  async fetch(request: Request, env: Env): Promise<Response> {
-    const rows = rowsRoute(request);
-    if (rows) return rows;
-    if (!(await authorized(request, env.BENCH_API_KEY_SHA256))) return unauthorized();
-    return (await routeAgentRequest(request, env)) ?? new Response("not found", { status: 404 });
-  },
-};
+export default agentsWorker(routeAgentRequest, rowsRoute);

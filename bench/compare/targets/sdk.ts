@@ -7,7 +7,7 @@
  */
 import { Agent, type Connection, type ConnectionContext, routeAgentRequest } from "agents";
 import type { ModelMessage } from "ai";
-import { authorized, unauthorized } from "./lib/auth.js";
+import { agentsWorker } from "./lib/auth.js";
 import { modelFor, runLoop } from "./lib/loop.js";
 import { countRows, rowsRoute } from "./lib/rows.js";
 
@@ -82,11 +82,4 @@ export class BenchAgent extends Agent<Env> {
   }
 }
 
-export default {
-  async fetch(request: Request, env: Env): Promise<Response> {
-    const rows = rowsRoute(request);
-    if (rows) return rows;
-    if (!(await authorized(request, env.BENCH_API_KEY_SHA256))) return unauthorized();
-    return (await routeAgentRequest(request, env)) ?? new Response("not found", { status: 404 });
-  },
-};
+export default agentsWorker(routeAgentRequest, rowsRoute);

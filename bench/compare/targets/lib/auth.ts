@@ -21,3 +21,18 @@ export async function authorized(request: Request, hashHex: string): Promise<boo
 
 /** The answer to a request without the key. */
 export const unauthorized = (): Response => Response.json({ error: { code: "unauthenticated" } }, { status: 401 });
+
+/**
+ * The Worker of an Agents SDK baseline: the rows counter, then the key check, then the SDK's
+ * router (`routeAgentRequest`, which finds the agent's Durable Object from the path).
+ */
+export function agentsWorker(route: (request: Request, env: Record<string, unknown>) => Promise<Response | null>, rowsRoute: (request: Request) => Response | null): ExportedHandler<{ BENCH_API_KEY_SHA256: string }> {
+  return {
+    async fetch(request, env) {
+      const rows = rowsRoute(request);
+      if (rows) return rows;
+      if (!(await authorized(request, env.BENCH_API_KEY_SHA256))) return unauthorized();
+      return (await route(request, env)) ?? new Response("not found", { status: 404 });
+    },
+  };
+}
