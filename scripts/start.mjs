@@ -15,7 +15,8 @@
  * never fires one on its own, and file schedules (`agents/schedules/`) are taken up by it;
  * and it runs the example's remote MCP servers (scripts/example-mcp-server.mjs, `agents/mcp/almanac.ts`;
  * scripts/example-oauth-mcp-server.mjs, `agents/mcp/diary.ts`, behind OAuth) in this process, so
- * they end with weft. For OAuth it sets `WEFT_PUBLIC_URL` (http://localhost and the port) and a
+ * they end with weft (`WEFT_EXAMPLE_SERVERS=off` leaves them out: weft's own tests that run this
+ * script beside the README tour, which runs the same servers on the same ports, set it). For OAuth it sets `WEFT_PUBLIC_URL` (http://localhost and the port) and a
  * development-only `WEFT_MCP_OAUTH_KEY`, unless `.dev.vars` sets them.
  *
  * Everything else is wrangler's output unchanged. Arguments are passed on to `wrangler dev`.
@@ -47,19 +48,21 @@ if (env.CLOUDFLARE_CF_FETCH_ENABLED === undefined) {
 if (process.stdout.isTTY && env.FORCE_COLOR === undefined) env.FORCE_COLOR = "1";
 
 console.log(modelLine(ROOT));
-try {
-  const almanac = await startExampleMcp();
-  console.log(`weft: the example's MCP server (agents/mcp/almanac.ts) is on ${almanac.url}`);
-} catch (e) {
-  // Another npm start holds it (or another program the port): weft runs; almanac calls reach whoever answers there.
-  console.log(`weft: the example's MCP server did not start: port ${EXAMPLE_MCP_PORT}: ${e instanceof Error ? e.message : e}`);
-}
+if (process.env.WEFT_EXAMPLE_SERVERS !== "off") {
+  try {
+    const almanac = await startExampleMcp();
+    console.log(`weft: the example's MCP server (agents/mcp/almanac.ts) is on ${almanac.url}`);
+  } catch (e) {
+    // Another npm start holds it (or another program the port): weft runs; almanac calls reach whoever answers there.
+    console.log(`weft: the example's MCP server did not start: port ${EXAMPLE_MCP_PORT}: ${e instanceof Error ? e.message : e}`);
+  }
 
-try {
-  const diary = await startExampleOAuthMcp();
-  console.log(`weft: the example's MCP server behind OAuth (agents/mcp/diary.ts) is on ${diary.url}`);
-} catch (e) {
-  console.log(`weft: the example's MCP server behind OAuth did not start: port ${EXAMPLE_OAUTH_MCP_PORT}: ${e instanceof Error ? e.message : e}`);
+  try {
+    const diary = await startExampleOAuthMcp();
+    console.log(`weft: the example's MCP server behind OAuth (agents/mcp/diary.ts) is on ${diary.url}`);
+  } catch (e) {
+    console.log(`weft: the example's MCP server behind OAuth did not start: port ${EXAMPLE_OAUTH_MCP_PORT}: ${e instanceof Error ? e.message : e}`);
+  }
 }
 // The port wrangler serves on (its default unless --port is given), for the OAuth redirect URI.
 const args = process.argv.slice(2);

@@ -61,7 +61,9 @@ beforeAll(async () => {
     process.execPath,
     ["scripts/start.mjs", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--persist-to", join(project, ".state"), "--show-interactive-dev-session=false"],
     // Its dev registry and logs in the copy: not ~/.config/.wrangler, which a second run shares.
-    { cwd: project, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1", WRANGLER_SEND_METRICS: "false", WRANGLER_REGISTRY_PATH: join(project, ".wrangler-home", "registry"), WRANGLER_LOG_PATH: join(project, ".wrangler-home", "logs") } },
+    // The example's MCP servers are left to the README tour, which runs them on the same ports and
+    // would otherwise talk to these once this test has ended them.
+    { cwd: project, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1", WEFT_EXAMPLE_SERVERS: "off", WRANGLER_SEND_METRICS: "false", WRANGLER_REGISTRY_PATH: join(project, ".wrangler-home", "registry"), WRANGLER_LOG_PATH: join(project, ".wrangler-home", "logs") } },
   );
   child.stdout!.on("data", (d) => (output += d));
   child.stderr!.on("data", (d) => (output += d));
