@@ -30,6 +30,9 @@ function hasBody(req: Request): boolean {
  */
 export function requestBodies(): MiddlewareHandler<AuthedEnv> {
   return async function checkBody(c, next) {
+    // A GET or HEAD body has no meaning (RFC 9110 9.3.1) and no route reads one: it is ignored,
+    // not wrapped into a fresh request (which a GET cannot have).
+    if (c.req.method === "GET" || c.req.method === "HEAD") return next();
     const body = checkBodyHeaders(c.req.raw, c.env);
     if (body === "none") return next();
     // Read whole (within the limit) and checked as UTF-8 before any route sees it; the routes

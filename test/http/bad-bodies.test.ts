@@ -84,6 +84,14 @@ describe("bodies that cannot cross to a Durable Object get 400, never 500", () =
     expect(JSON.parse((await fine.json<any>()).result)).toEqual({ note: "h\u00e9 \ud83d\ude00" });
   });
 
+  it("ignores a body on a GET (some clients send one, as `curl -X GET -d` does) instead of answering 500", async () => {
+    const id = await createThread();
+    for (const path of [`/threads/${id}`, `/threads/${id}/schedules`, `/threads/${id}/usage`, "/account/usage", "/threads", "/schedules/files"]) {
+      const res = await request(path, { method: "GET", headers: { "content-type": "application/json", "content-length": "2" } });
+      expect(res.status, path).toBe(200);
+    }
+  });
+
   it("refuses a lone surrogate in an object key", async () => {
     const res = await json("POST", "/threads", `{"arguments":{"\\udc00x":1}}`);
     expect(res.status).toBe(400);
