@@ -25,6 +25,7 @@ import type { TurnHost } from "./turn-host.js";
 import { DEFAULT_MAX_STEPS } from "./turn.js";
 import type { RunWorld } from "./world.js";
 import type { ThreadMeter } from "../usage/meter.js";
+import { OCCURRENCE_CALL_PREFIX } from "../schedules/info.js";
 
 /** What sets one conversation apart from another: a turn of the thread, or a nested prompt's run. */
 export interface ConversationPlace {
@@ -199,13 +200,16 @@ export function turnConversation(world: RunWorld, execution: Execution, settings
 
 /**
  * Makes a step's call ids unique in the thread: an id already taken (by an earlier call or an
- * earlier call of the same step) becomes `<id>_2`, `<id>_3`, ...
+ * earlier call of the same step) becomes `<id>_2`, `<id>_3`, ... An id in the schedules' reserved
+ * form (`sched_...`) becomes `model_sched_...`: otherwise a model could take an occurrence's call
+ * before it is due, and the occurrence would find that call as its own.
  */
 export function uniqueCallIds(calls: ToolCallRequest[], taken: (id: string) => boolean): ToolCallRequest[] {
   const seen = new Set<string>();
   return calls.map((call) => {
-    let id = call.id;
-    for (let n = 2; seen.has(id) || taken(id); n++) id = `${call.id}_${n}`;
+    const base = call.id.startsWith(OCCURRENCE_CALL_PREFIX) ? `model_${call.id}` : call.id;
+    let id = base;
+    for (let n = 2; seen.has(id) || taken(id); n++) id = `${base}_${n}`;
     seen.add(id);
     return id === call.id ? call : { ...call, id };
   });

@@ -58,5 +58,8 @@ export function infoOf(row: ScheduleRow): ScheduleInfo {
 /** An occurrence's key: `scheduleId:dueAt` (epoch ms), the same however often it is evaluated. */
 export const occurrenceKey = (scheduleId: string, dueAt: number) => `${scheduleId}:${dueAt}`;
 
+/** How an occurrence's call id begins; reserved: a model's call id that begins so is renamed (src/run/conversation.ts). */
+export const OCCURRENCE_CALL_PREFIX = "sched_";
+
 /** The call id a tool target's occurrence runs under: made from its key, so a repeat finds the call. */
-export const occurrenceCallId = (scheduleId: string, dueAt: number) => `sched_${scheduleId}_${dueAt}`;
+export const occurrenceCallId = (scheduleId: string, dueAt: number) => `${OCCURRENCE_CALL_PREFIX}${scheduleId}_${dueAt}`;

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createThread, eventsOf, inThread, ledgerOf } from "../helpers.js";
+import { occurrenceCallId } from "../../src/schedules/info.js";
+import { callsOf, createThread, eventsOf, inThread, ledgerOf, runTurn } from "../helpers.js";
 import { MINUTE, T0, alarmOf, deliverAlarm, makeSchedule, occurrenceEffectKey, occurrencesOf, setClock } from "./helpers.js";
 
 afterEach(() => setClock(null));
@@ -37,6 +38,18 @@ describe("schedules fire through the thread's one alarm, each occurrence once", 
     await inThread(id, (i) => i.alarm());
     expect(await ledgerOf(occurrenceEffectKey(id, s.scheduleId, due))).toEqual({ runs: 1 });
     expect((await occurrencesOf(id, s.scheduleId)).length).toBe(1);
+  });
+
+  it("a model's call id in an occurrence's form is renamed, so the occurrence still runs its own call when due", async () => {
+    const { id, s } = await everyFive();
+    const due = T0 + 5 * MINUTE;
+    const taken = occurrenceCallId(s.scheduleId, due);
+    await runTurn(id, "take it", [{ toolCalls: [{ id: taken, name: "effect_write", arguments: { label: "model" } }] }, { text: "done" }]);
+    setClock(due);
+    await deliverAlarm(id);
+    expect(await ledgerOf(occurrenceEffectKey(id, s.scheduleId, due))).toEqual({ runs: 1 });
+    const calls = (await callsOf(id)).map((c) => [c.callId, c.source]);
+    expect(calls).toEqual(expect.arrayContaining([[`model_${taken}`, "model"], [taken, "direct"]]));
   });
 
   it("a cancelled schedule never fires again, not even an occurrence already due", async () => {
