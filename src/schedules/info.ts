@@ -11,7 +11,7 @@ export interface ScheduleInfo {
   scheduleId: string;
   /** `active`, `cancelled`, or `done` (no occurrence left). */
   status: ScheduleStatus;
-  /** The next occurrence's nominal time (its key's `dueAt`), ISO-8601; null when none is left. */
+  /** The next occurrence's nominal time (its key's `dueAt`), ISO-8601; null when none is left or the schedule is cancelled. */
   nextDueAt: string | null;
   /** When it was made, ISO-8601. */
   createdAt: string;
@@ -49,7 +49,8 @@ export function infoOf(row: ScheduleRow): ScheduleInfo {
   return {
     scheduleId: row.id,
     status: row.status,
-    nextDueAt: row.nextDue === null ? null : isoOf(row.nextDue),
+    // A cancelled schedule fires no more, even where its row still holds the time it would have.
+    nextDueAt: row.nextDue === null || row.status === "cancelled" ? null : isoOf(row.nextDue),
     createdAt: isoOf(row.createdAt),
     schedule: row.spec,
   };

@@ -61,7 +61,7 @@ describe("schedules fire through the thread's one alarm, each occurrence once", 
     await inThread(id, (i) => i.alarm());
     expect(await ledgerOf(occurrenceEffectKey(id, s.scheduleId, due))).toEqual({ runs: 0 });
     expect(await occurrencesOf(id, s.scheduleId)).toEqual([]);
-    expect((await inThread(id, (i) => i.schedules.page().schedules))[0].status).toBe("cancelled");
+    expect((await inThread(id, (i) => i.schedules.page().schedules))[0]).toMatchObject({ status: "cancelled", nextDueAt: null });
     expect((await eventsOf(id)).some((e) => e.type === "schedule_cancelled")).toBe(true);
   });
 
