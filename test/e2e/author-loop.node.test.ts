@@ -7,7 +7,7 @@
  * `weft calls` and `weft approve` finish an approval-gated call that `weft tool call` started.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT, freePort } from "../../scripts/lib/dev-server.mjs";
@@ -93,8 +93,15 @@ describe("npm start", { timeout: 300_000 }, () => {
     expect(output).not.toContain("Unable to fetch the `Request.cf` object");
   });
 
-  it("takes the example's file schedule up with no trigger by hand, as a deploy's cron does, and a schedule's alarm fires on its own", async () => {
-    await until("the file schedules' sync line", () => (/weft: file schedules synced: nightly_clock: sch_file_nightly_clock_[0-9a-f]{8} active/.test(output) ? true : undefined));
+  it("takes every file schedule of agents/schedules/ up with no trigger by hand, as a deploy's cron does, and a schedule's alarm fires on its own", async () => {
+    // Whatever schedules the project has (the example's, the author's own, or none): each is in the line.
+    const names = existsSync(join(project, "agents/schedules")) ? readdirSync(join(project, "agents/schedules")).filter((f) => f.endsWith(".ts")).map((f) => f.slice(0, -3)) : [];
+    if (names.length > 0) {
+      await until("the file schedules' sync line", () => {
+        const line = /weft: file schedules synced: .*/.exec(output)?.[0];
+        return line && names.every((n) => new RegExp(`\\b${n}: sch_file_${n}_[0-9a-f]{8} active\\b`).test(line)) ? true : undefined;
+      });
+    }
     // A schedule due in two seconds: the thread's real alarm runs it, no request needed.
     const thread = (await (await fetch(`${base}/threads`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).json()) as { threadId: string };
     const at = Date.now() + 2000;
