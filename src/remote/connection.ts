@@ -3,7 +3,8 @@
  * the older HTTP+SSE), as
  * the Durable Object holds it: initialized on first use, re-initialized when the server forgot
  * the session (or after the object was evicted, when there is none to forget), listing tools a
- * page at a time within bounds of the whole list (tools, bytes, pages, one deadline), and turning every failure into a weft error with an `mcp_*` code.
+ * page at a time within bounds of the whole list (tools, bytes, pages, one deadline), and
+ * turning every failure into a weft error with an `mcp_*` code.
  * The declaration's literal header values are secrets the server gets and may say back: every
  * answer (tool list, result, error) is cleaned of them before anything else in weft sees it.
  * @module
