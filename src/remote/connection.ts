@@ -3,7 +3,8 @@
  * the older HTTP+SSE), as
  * the Durable Object holds it: initialized on first use, re-initialized when the server forgot
  * the session (or after the object was evicted, when there is none to forget), listing tools a
- * page at a time within a cap, and turning every failure into a weft error with an `mcp_*` code.
+ * page at a time within bounds of the whole list (tools, bytes, pages, one deadline), and
+ * turning every failure into a weft error with an `mcp_*` code.
  * The declaration's literal header values are secrets the server gets and may say back: every
  * answer (tool list, result, error) is cleaned of them before anything else in weft sees it.
  * @module
@@ -11,8 +12,9 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { type CallToolResult, ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, ErrorCode, ListToolsResultSchema, McpError, type Tool, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
+import { byteLength } from "../bytes.js";
 import { WeftError, errorMessage } from "../errors.js";
 import { DEFAULT_CALL_TIMEOUT_MS } from "../calls/execute.js";
 import { Redactor } from "../secrets/redact.js";
@@ -25,15 +27,50 @@ export const EFFECT_KEY_META = "weft/effectKey";
 /** Most tools weft takes from one server; a longer list is refused whole (`mcp_protocol_error`). */
 export const MAX_REMOTE_TOOLS = 256;
 
-/** Deadline of connecting and of listing tools, in milliseconds. */
+/**
+ * Deadline of a whole listing of a server's tools, all its pages and connecting included, in
+ * milliseconds (a server's `timeoutMs` when shorter); past it the listing fails `mcp_unreachable`.
+ */
 export const LIST_TIMEOUT_MS = 10_000;
 
-/** One tool as the server lists it (the fields weft reads). */
+/**
+ * Most bytes of a server's whole tool list, all its pages together (each answer as JSON text);
+ * past it the listing fails `mcp_protocol_error` and nothing more is read. Each page is also an
+ * answer, under {@link MAX_ANSWER_BYTES}.
+ */
+export const MAX_LIST_BYTES = 2 * 1024 * 1024;
+
+/** Most pages of a server's tool list; a server still giving a next cursor after them fails `mcp_protocol_error`. */
+export const MAX_LIST_PAGES = 32;
+
+/**
+ * One tool as weft keeps it from the server's list: only the fields it reads (the rest of what
+ * the server said, an `outputSchema` included, is dropped as each page is read).
+ */
 export interface RemoteToolInfo {
   name: string;
   description?: string;
   inputSchema: Record<string, unknown>;
-  annotations?: { readOnlyHint?: boolean; idempotentHint?: boolean; destructiveHint?: boolean };
+  annotations?: { readOnlyHint?: boolean; idempotentHint?: boolean };
+}
+
+/** Longest tool name kept as the server gave it; a longer one (never a valid tool name) is cut. */
+const MAX_KEPT_NAME_CHARS = 256;
+
+/** The fields weft reads of a listed tool ({@link RemoteToolInfo}), copied: nothing else of the server's answer stays referenced. */
+function keptOf(tool: Tool): RemoteToolInfo {
+  const hints = tool.annotations;
+  const annotations = {
+    ...(typeof hints?.readOnlyHint === "boolean" ? { readOnlyHint: hints.readOnlyHint } : {}),
+    ...(typeof hints?.idempotentHint === "boolean" ? { idempotentHint: hints.idempotentHint } : {}),
+  };
+  return {
+    // A name this long is refused anyway (src/remote/remote-tools.ts); it is kept for the refusal, cut.
+    name: tool.name.length > MAX_KEPT_NAME_CHARS ? `${tool.name.slice(0, MAX_KEPT_NAME_CHARS)}...` : tool.name,
+    ...(typeof tool.description === "string" ? { description: tool.description } : {}),
+    inputSchema: tool.inputSchema as Record<string, unknown>,
+    ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
+  };
 }
 
 /** What a session is opened with: its request headers, and when they are to be read again (epoch ms). */
@@ -100,23 +137,61 @@ export class RemoteConnection {
     return Math.max(this.def.timeoutMs ?? this.callTimeoutMs, this.listTimeoutMs);
   }
 
-  /** Deadline of connecting and of each page of the list: {@link LIST_TIMEOUT_MS}, or the server's `timeoutMs` when shorter. */
+  /** Deadline of connecting, and of a whole listing: {@link LIST_TIMEOUT_MS}, or the server's `timeoutMs` when shorter. */
   private get listTimeoutMs(): number {
     return Math.min(this.def.timeoutMs ?? LIST_TIMEOUT_MS, LIST_TIMEOUT_MS);
   }
 
-  /** Every tool the server lists (all pages), capped at {@link MAX_REMOTE_TOOLS}. @throws WeftError `mcp_*`. */
+  /**
+   * Every tool the server lists (all pages), each cut to the fields weft reads ({@link RemoteToolInfo}):
+   * the whole listing within {@link MAX_REMOTE_TOOLS} tools, {@link MAX_LIST_BYTES} bytes,
+   * {@link MAX_LIST_PAGES} pages and one deadline ({@link listTimeoutMs}, connecting included).
+   * @throws WeftError `mcp_*`: past a bound, `mcp_protocol_error` (tools, bytes, pages) or `mcp_unreachable` (time), naming the server and the bound.
+   */
   async listTools(): Promise<RemoteToolInfo[]> {
+    const ms = this.listTimeoutMs;
+    const deadline = Date.now() + ms;
+    const late = () => new WeftError("mcp_unreachable", `mcp server "${this.server}" timed out: it did not list its tools within ${ms} ms (the deadline of a whole listing, all its pages)`, { mcpServer: this.server, limitMs: ms });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stop = { stopped: false };
+    const pages = this.pages(deadline, stop, late);
+    // A page still under way at the deadline is dropped: its answer is capped (one answer's bytes and deadline).
+    pages.catch(() => undefined);
+    try {
+      return await Promise.race([pages, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(late()), ms)))]);
+    } finally {
+      stop.stopped = true;
+      clearTimeout(timer);
+    }
+  }
+
+  /** The pages of {@link listTools}, each asked within what is left of `deadline`; none once `stop.stopped`. */
+  private async pages(deadline: number, stop: { stopped: boolean }, late: () => WeftError): Promise<RemoteToolInfo[]> {
     const tools: RemoteToolInfo[] = [];
+    const details = { mcpServer: this.server };
+    let bytes = 0;
     let cursor: string | undefined;
-    for (let page = 0; ; page++) {
-      const answer = this.redactor.value(await this.ask((client) => client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.listTimeoutMs })));
-      tools.push(...(answer.tools as RemoteToolInfo[]));
+    for (let page = 1; ; page++) {
+      const left = deadline - Date.now();
+      if (stop.stopped || left <= 0) throw late();
+      const params = cursor === undefined ? {} : { cursor };
+      // `request`, not the SDK's `listTools`, which keeps a compiled validator of each tool's outputSchema from the last page.
+      const answer = await this.ask((client) => client.request({ method: "tools/list", params }, ListToolsResultSchema, { timeout: left })).catch((e: unknown) => {
+        throw Date.now() >= deadline ? late() : e;
+      });
+      bytes += byteLength(JSON.stringify(answer));
+      if (bytes > MAX_LIST_BYTES) {
+        throw new WeftError("mcp_protocol_error", `mcp server "${this.server}" lists more than ${MAX_LIST_BYTES} bytes of tools over all its pages (the limit of a whole listing); it was read no further`, { ...details, limit: MAX_LIST_BYTES });
+      }
+      for (const tool of answer.tools) tools.push(this.redactor.value(keptOf(tool)));
       if (tools.length > MAX_REMOTE_TOOLS) {
-        throw new WeftError("mcp_protocol_error", `mcp server "${this.server}" lists more than ${MAX_REMOTE_TOOLS} tools; weft takes at most ${MAX_REMOTE_TOOLS} from one server (name the ones you need in its tools allow-list)`, { mcpServer: this.server, limit: MAX_REMOTE_TOOLS });
+        throw new WeftError("mcp_protocol_error", `mcp server "${this.server}" lists more than ${MAX_REMOTE_TOOLS} tools; weft takes at most ${MAX_REMOTE_TOOLS} from one server (name the ones you need in its tools allow-list)`, { ...details, limit: MAX_REMOTE_TOOLS });
       }
       cursor = answer.nextCursor;
-      if (cursor === undefined || page > MAX_REMOTE_TOOLS) return tools;
+      if (cursor === undefined) return tools;
+      if (page >= MAX_LIST_PAGES) {
+        throw new WeftError("mcp_protocol_error", `mcp server "${this.server}" lists its tools in more than ${MAX_LIST_PAGES} pages (the limit of a whole listing); it was read no further`, { ...details, limit: MAX_LIST_PAGES });
+      }
     }
   }
 

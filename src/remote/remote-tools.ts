@@ -58,6 +58,8 @@ export function remoteEffect(def: McpServerDefinition, tool: RemoteToolInfo): Re
 export function remoteToolDefinition(server: string, def: McpServerDefinition, tool: RemoteToolInfo, connection: RemoteConnection): AnyToolDefinition {
   const window = connection.effectKeyWindowMs;
   const judged = remoteEffect(def, tool);
+  // Only the name is held by `execute`: the definition keeps no more of the listing than its fields below.
+  const remote = tool.name;
   const effect = window !== null && judged === "write" ? "idempotent" : judged;
   return {
     kind: "tool",
@@ -72,7 +74,7 @@ export function remoteToolDefinition(server: string, def: McpServerDefinition, t
     annotations: { mcpServer: server, mcpTool: tool.name },
     execute: async (_state: unknown, args: Record<string, unknown> | undefined, call: ToolCallContext): Promise<ToolResult> => {
       try {
-        return toolResultOf(await connection.callTool(tool.name, args ?? {}, call.signal, call.effectKey));
+        return toolResultOf(await connection.callTool(remote, args ?? {}, call.signal, call.effectKey));
       } catch (e) {
         // A server with the extension does not know the keyed call's outcome yet: ask it again.
         if (e instanceof RemoteToolError && window !== null && e.code === ErrorCode.InternalError) throw new TransientError(e.message, { cause: e });

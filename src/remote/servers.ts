@@ -5,6 +5,7 @@
  * catalog, which then reads the cache (`definitionsFor`).
  * @module
  */
+import { byteLength } from "../bytes.js";
 import { WeftError, errorMessage } from "../errors.js";
 import type { AnyToolDefinition } from "../tools/types.js";
 import { markResumable } from "../calls/suspend.js";
@@ -48,6 +49,8 @@ interface Listing {
   refused: RefusedRemoteTool[];
   /** Why listing failed (the server offers nothing until it lists again). */
   error?: WeftError;
+  /** Bytes of what it keeps of the server's tools (their descriptions and schemas as JSON text): see {@link RemoteServers.keptBytes}. */
+  bytes: number;
 }
 
 /** How a thread's OAuth servers get tokens, and how a parked call's reason is read. */
@@ -115,6 +118,17 @@ export class RemoteServers {
     for (const [remote, tool] of listing.tools) if (ref.tool === null || ref.tool === remote) out[tool.name] = tool.def;
     if (listing.connect) out[listing.connect.name] = listing.connect.def;
     return out;
+  }
+
+  /**
+   * Bytes of every list kept here: each offered tool's names, description and `inputSchema` as
+   * JSON text, the fields its definition holds. Each server's is under its listing's bound
+   * (`MAX_LIST_BYTES` in src/remote/connection.ts), since nothing else of the list is kept.
+   */
+  keptBytes(): number {
+    let bytes = 0;
+    for (const listing of this.listings.values()) bytes += listing.bytes;
+    return bytes;
   }
 
   /** Drops the server's list: the next {@link refresh} lists it again (after a connection was made). */
@@ -200,9 +214,9 @@ export class RemoteServers {
       tools = await connection.listTools();
     } catch (e) {
       const error = e instanceof WeftError ? e : new WeftError("mcp_protocol_error", `mcp server "${server}": ${errorMessage(e)}`, { mcpServer: server });
-      return { at: this.now(), tools: new Map(), refused: [], error, ...(connect ? { connect } : {}) };
+      return { at: this.now(), tools: new Map(), refused: [], error, bytes: 0, ...(connect ? { connect } : {}) };
     }
-    const listing: Listing = { at: this.now(), tools: new Map(), refused: [], ...(connect ? { connect } : {}) };
+    const listing: Listing = { at: this.now(), tools: new Map(), refused: [], bytes: 0, ...(connect ? { connect } : {}) };
     const seen = new Set<string>(connect ? [connect.name] : []);
     const refuse = (tool: string, code: RefusedRemoteTool["code"], reason: string) => listing.refused.push({ server, tool, code, reason });
     for (const tool of tools) {
@@ -217,6 +231,7 @@ export class RemoteServers {
         seen.add(name);
         // Every description goes to the model on every step: a server's essay is cut.
         const description = tool.description && tool.description.length > MAX_REMOTE_DESCRIPTION_CHARS ? `${tool.description.slice(0, MAX_REMOTE_DESCRIPTION_CHARS)}...` : tool.description;
+        listing.bytes += byteLength(JSON.stringify([name, tool.name, description ?? "", tool.inputSchema]));
         listing.tools.set(tool.name, { name, def: this.resumable(def, remoteToolDefinition(server, def, { ...tool, ...(description !== undefined ? { description } : {}) }, connection)) });
       }
     }

@@ -16,6 +16,7 @@ import { ToolCatalog, type ToolListing } from "../tools/catalog.js";
 import { type McpAuthorizer, accountAuthorizer } from "./authorizer.js";
 import type { McpServerDefinition } from "./define.js";
 import { RemoteServers } from "./servers.js";
+import { keepWithin } from "./kept-listings.js";
 
 /** A remote tool as `GET /v1/tools` lists it: a {@link ToolListing} and the server it comes from. */
 export interface RemoteToolListing extends ToolListing {
@@ -34,9 +35,6 @@ export interface RemoteListingProblem {
   /** What went wrong, for people (no token or declared header value in it). */
   reason: string;
 }
-
-/** Users whose servers are kept listed per isolate (each keeps its sessions and lists for their TTL); the oldest goes first. */
-const KEPT_USERS = 256;
 
 interface UserServers {
   servers: RemoteServers;
@@ -76,7 +74,7 @@ export async function listRemoteTools(options: RemoteListingOptions): Promise<{ 
   let user = kept.get(options.userId);
   if (!user) {
     user = serversOf(options);
-    if (kept.size >= KEPT_USERS) kept.delete(kept.keys().next().value!);
+    // Kept while it lists, so the user's requests meanwhile share its sessions; bounded below once listed.
     kept.set(options.userId, user);
   }
   const declared = await listed(user, user.servers, options.servers);
@@ -88,6 +86,8 @@ export async function listRemoteTools(options: RemoteListingOptions): Promise<{ 
     user.own = Object.keys(own).length === 0 ? null : { servers: ownServersOf(options, own, user.sent, user.authorizer), made };
   }
   const added = user.own ? await listed(user, user.own.servers, own) : { tools: [], problems: [] };
+  // What the isolate keeps over all users is bounded in bytes as well as users (src/remote/kept-listings.ts).
+  keepWithin(kept, options.userId, user, (u) => u.servers.keptBytes() + (u.own?.servers.keptBytes() ?? 0));
   const tools = [...declared.tools, ...added.tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const problems = [...declared.problems, ...added.problems, ...shadowed.map((server) => ({ server, code: "mcp_name_collision", reason: `a server you added is named "${server}", like a server in agents/mcp/; the declared one is listed` }))];
   const redactor = new Redactor([...user.sent].map((value) => ({ name: "bearer", value })));

@@ -1,0 +1,35 @@
+/**
+ * The bound of what one Worker isolate keeps of users' remote tool lists for `GET /v1/tools`
+ * (src/remote/tool-listing.ts): at most {@link KEPT_USERS} users and {@link MAX_KEPT_LISTING_BYTES}
+ * bytes of lists over all of them; past either, the users listed longest ago are dropped first
+ * (their servers are listed again at their next request).
+ * @module
+ */
+
+/** Users whose servers one isolate keeps listed (each keeps its sessions and lists for their TTL). */
+export const KEPT_USERS = 256;
+
+/**
+ * Bytes of remote tool lists one isolate keeps for `GET /v1/tools`, over all users: each offered
+ * tool's names, description and `inputSchema` as JSON text (`RemoteServers.keptBytes` in
+ * src/remote/servers.ts). A user whose lists alone pass it is answered and not kept.
+ */
+export const MAX_KEPT_LISTING_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Marks `key` as listed last, then drops the entries listed longest ago until `kept` holds at most
+ * `maxUsers` entries and `bytesOf` of them all is at most `maxBytes`. A `value` alone over
+ * `maxBytes` is not kept, and drops no other. Map order is the order of listing.
+ */
+export function keepWithin<T>(kept: Map<string, T>, key: string, value: T, bytesOf: (value: T) => number, maxBytes = MAX_KEPT_LISTING_BYTES, maxUsers = KEPT_USERS): void {
+  kept.delete(key);
+  if (bytesOf(value) > maxBytes) return;
+  kept.set(key, value);
+  let total = 0;
+  for (const entry of kept.values()) total += bytesOf(entry);
+  for (const [other, entry] of kept) {
+    if (total <= maxBytes && kept.size <= maxUsers) return;
+    total -= bytesOf(entry);
+    kept.delete(other);
+  }
+}
