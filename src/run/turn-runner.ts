@@ -231,8 +231,13 @@ export class TurnRunner {
 
   // A person's decision runs outside any execution: the waiting turn resumes after it.
 
-  /** Approves a waiting call (it runs once), then lets its turn go on. */
+  /**
+   * Approves a waiting call (it runs once), then lets its turn go on.
+   * @throws WeftError `agent_not_found` when the thread's agent is no longer deployed (its tools
+   * went with it; a denial or a stop still ends the wait).
+   */
   async approve(callId: string, approvedBy: string, argsHash?: string): Promise<CallOutcome> {
+    this.engine.requireAgent();
     return this.afterDecision(await this.engine.calls.approve(callId, approvedBy, argsHash, this.checkOpen));
   }
 

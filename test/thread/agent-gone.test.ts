@@ -6,14 +6,17 @@
  */
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { inThread, rawStub, stubOf } from "../helpers.js";
+import { API_KEYS, eventsOf, inThread, rawStub, stubOf } from "../helpers.js";
 import { freshUser, send } from "../usage/users.js";
 
 const GONE = "gone_agent_probe";
 
-/** A thread of `agent` run one scripted turn as a fresh user, then its stored agent renamed to one the deployment lacks, and restarted. */
-async function threadOfGoneAgent(opts: { leaveRunning?: boolean } = {}): Promise<{ token: string; id: string }> {
-  const user = await freshUser("agent-gone");
+/**
+ * A thread that ran one scripted turn (as a fresh user, or the shared `tester` whose WebSocket
+ * helpers the test uses), then its stored agent renamed to one the deployment lacks, and restarted.
+ */
+async function threadOfGoneAgent(opts: { leaveRunning?: boolean; tester?: boolean } = {}): Promise<{ token: string; id: string }> {
+  const user = opts.tester ? { token: API_KEYS.tester } : await freshUser("agent-gone");
   const created = await send(user.token, "POST", "/threads", { agent: "guarantees" });
   expect(created.status).toBe(201);
   const id = created.body.threadId as string;
@@ -35,7 +38,7 @@ describe("a thread whose agent is no longer deployed", () => {
     const original = console.error;
     console.error = (...args: unknown[]) => void errors.push(args.map(String).join(" "));
     try {
-      const { token, id } = await threadOfGoneAgent();
+      const { token, id } = await threadOfGoneAgent({ tester: true });
       const info = await send(token, "GET", `/threads/${id}`);
       expect(info.status).toBe(200);
       expect(info.body).toMatchObject({ threadId: id, agentId: GONE, status: "idle" });
@@ -44,6 +47,10 @@ describe("a thread whose agent is no longer deployed", () => {
       expect(messages.body.messages.map((m: { content: string }) => m.content)).toEqual(["hi", "hello"]);
       expect((await send(token, "GET", `/threads/${id}/calls`)).status).toBe(200);
       expect((await send(token, "GET", `/threads/${id}/usage`)).status).toBe(200);
+      // Subscribed to: the replay has every event, the first turn's among them.
+      const types = (await eventsOf(id)).map((e) => e.type);
+      expect(types[0]).toBe("thread_created");
+      expect(types).toContain("turn_finished");
       const posted = await send(token, "POST", `/threads/${id}/messages`, { content: "again", script: [{ text: "no" }] });
       expect(posted.status).toBe(404);
       expect(posted.body.error.code).toBe("agent_not_found");
