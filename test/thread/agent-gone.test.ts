@@ -6,7 +6,7 @@
  */
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { API_KEYS, eventsOf, inThread, rawStub, stubOf } from "../helpers.js";
+import { API_KEYS, eventsOf, inThread, rawStub, stubOf, until } from "../helpers.js";
 import { freshUser, send } from "../usage/users.js";
 
 const GONE = "gone_agent_probe";
@@ -88,5 +88,24 @@ describe("a thread whose agent is no longer deployed", () => {
     expect(info.body.lastTurn).toMatchObject({ status: "failed", errorCode: "agent_not_found" });
     expect(info.body.lastTurn.error).toContain(`"${GONE}" is no longer deployed`);
     expect(await inThread(id, (t) => t.ctx.storage.getAlarm())).toBeNull();
+  });
+
+  it("a call waiting for approval is not approved (its tool went with the agent); a denial ends the wait and the turn fails with agent_not_found", async () => {
+    const token = API_KEYS.tester;
+    const created = await send(token, "POST", "/threads", { agent: "guarantees" });
+    const id = created.body.threadId as string;
+    await send(token, "POST", `/threads/${id}/messages`, { content: "pay", script: [{ toolCalls: [{ id: "pay", name: "needs_ok", arguments: { amount: 500 } }] }, { text: "done" }] });
+    await stubOf(id).waitIdle();
+    await inThread(id, (t) => t.store.meta.write({ ...t.store.meta.read(), agentId: GONE }));
+    await inThread(id, (t) => t.restartForTest()).catch(() => undefined);
+    // The watchdog leaves the wait to a person: it neither loops nor throws.
+    for (let i = 0; i < 3 && (await runDurableObjectAlarm(rawStub(id))); i++);
+    expect((await send(token, "GET", `/threads/${id}`)).body.status).toBe("waiting");
+    const approved = await send(token, "POST", `/threads/${id}/calls/pay/approve`, {});
+    expect([approved.status, approved.body.error?.code]).toEqual([404, "agent_not_found"]);
+    expect((await send(token, "GET", `/threads/${id}/calls/pay`)).body.status).toBe("awaiting_approval");
+    expect((await send(token, "POST", `/threads/${id}/calls/pay/deny`, { reason: "gone" })).status).toBe(200);
+    await until(async () => (await send(token, "GET", `/threads/${id}`)).body.status === "idle", "the denied turn ended");
+    expect((await send(token, "GET", `/threads/${id}`)).body.lastTurn).toMatchObject({ status: "failed", errorCode: "agent_not_found" });
   });
 });
