@@ -49,8 +49,10 @@ export interface ModelStepRecord {
  * - `budget_exceeded` (on a `stopped` turn): a model request's reservation would have crossed a
  *   budget, so it was refused before any provider was called (the `budget_exceeded` event names
  *   the budget, its limit and what is used).
+ * - `agent_not_found`: the thread's agent is no longer deployed (a deploy removed or renamed it),
+ *   so the turn (one a restart cut, or a schedule's message) cannot run; nothing was sent.
  */
-export type TurnErrorCode = "restart_loop" | "stream_cut" | "model_timeout" | "unsupported_content" | "invalid_output" | "budget_exceeded";
+export type TurnErrorCode = "restart_loop" | "stream_cut" | "model_timeout" | "unsupported_content" | "invalid_output" | "budget_exceeded" | "agent_not_found";
 
 /** Payloads of the built-in event types, keyed by `type` (snake_case, the names clients see on the wire). */
 export interface EventPayloads {

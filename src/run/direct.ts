@@ -75,9 +75,11 @@ function busyRule(runner: TurnRunner, toolName: string): (effect: Effect) => voi
  * Runs a direct call: a request to the call runner like any other, which refuses an unknown tool
  * or a bad input before anything is stored. A busy thread runs reads alongside the turn and
  * refuses the rest, judged by the effect the pipeline judges once.
- * @throws WeftError `unknown_tool` (404), `invalid_tool_input` (400), `session_busy` (409).
+ * @throws WeftError `unknown_tool` (404), `invalid_tool_input` (400), `session_busy` (409),
+ * `agent_not_found` (404) when the thread's agent is no longer deployed.
  */
 export async function directCall(engine: RunWorld, runner: TurnRunner, call: DirectCallInput): Promise<DirectCallOutcome> {
+  engine.requireAgent();
   const toolName = call.toolName;
   const callId = call.callId ?? orderedId(`tool_${toolName}`, 12);
   const { outcome } = await engine.calls.requestWithQueue(null, {

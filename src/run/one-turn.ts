@@ -4,7 +4,7 @@
  * and ended with its record and `turn_finished`; a turn that waits for a person is left waiting.
  * @module
  */
-import { errorMessage } from "../errors.js";
+import { errorMessage, isWeftError } from "../errors.js";
 import type { Message } from "../protocol.js";
 import { Execution } from "./execution.js";
 import { resumePoint } from "./sides.js";
@@ -44,6 +44,7 @@ export async function runOneTurn(engine: RunWorld, slot: TurnSlot, from?: TurnRe
   const steps = resume?.steps ?? 0;
   let end: TurnEnd;
   try {
+    engine.requireAgent();
     const twoSided = engine.sides.length > 1;
     const at = resume
       ? resumePoint(engine.sides, steps, resume.modelSteps ?? [], store.messages.list({ order: "desc", limit: 1, maxDepth: 0, includeSilent: true }).messages[0])
@@ -61,8 +62,9 @@ export async function runOneTurn(engine: RunWorld, slot: TurnSlot, from?: TurnRe
     slot.hold(execution);
     end = await runTurn(turnConversation(engine, execution, settings), execution);
   } catch (e) {
-    // The model could not be made (a bad spec, a missing binding): the turn fails and says why.
-    end = { status: "failed", steps, error: errorMessage(e) };
+    // The model could not be made (a bad spec, a missing binding), or the agent is no longer
+    // deployed: the turn fails and says why.
+    end = { status: "failed", steps, error: errorMessage(e), ...(isWeftError(e) && e.code === "agent_not_found" ? { errorCode: "agent_not_found" as const } : {}) };
   } finally {
     slot.hold(null);
   }

@@ -21,7 +21,8 @@ import type { ToolCatalog } from "../tools/catalog.js";
 import type { JournalEntry } from "../tools/journal.js";
 import type { ExecutionState } from "../tools/thread-state.js";
 import { NO_USER_ENV, type UserEnvSource } from "../secrets/env.js";
-import { type AgentDefinition, type EnvDefault, type Registry, type ResolvedSide, findAgent, findPrompt, sidesOf } from "./agent.js";
+import { type AgentDefinition, type EnvDefault, type Registry, type ResolvedSide, findPrompt } from "./agent.js";
+import { type ThreadAgent, requireAgentOf, threadAgentOf } from "./gone-agent.js";
 import { Callables } from "./callables.js";
 import { logFailedCall } from "./call-log.js";
 import { callWorldOf } from "./call-world.js";
@@ -94,7 +95,7 @@ export class PortWorld implements RunWorld {
   /** The thread's schedules (set by the Durable Object, src/thread/core.ts). */
   schedules?: ScheduleControl;
 
-  /** @throws WeftError `agent_not_found` when the registry has no agent `meta.agentId`. */
+  /** Never throws for an agent the registry lacks: the thread starts without it (see `requireAgent`). */
   constructor(
     parts: WorldParts,
     readonly meta: ThreadMeta,
@@ -107,10 +108,9 @@ export class PortWorld implements RunWorld {
     this.userEnv = parts.userEnv ?? NO_USER_ENV;
     this.peers = parts.peers;
     this.redact = parts.redact;
-    const agent = findAgent(parts.registry, meta.agentId);
-    if (!agent) throw new WeftError("agent_not_found", `no agent "${meta.agentId}"`);
-    this.agent = agent;
-    this.sides = sidesOf(parts.registry, agent);
+    this.resolved = threadAgentOf(parts.registry, meta.agentId);
+    this.agent = this.resolved.agent;
+    this.sides = this.resolved.sides;
     this.callables = new Callables(this);
     this.calls = new CallRunner(callWorldOf(this, parts.wakeSoon));
     this.tracer = threadTracerOf(meta, parts.workerEnv, {
@@ -132,6 +132,13 @@ export class PortWorld implements RunWorld {
   /** The next new turn's trace continues the one a request's W3C `traceparent` names (src/usage/tracer.ts). */
   traceNextTurn(traceparent: string): void {
     this.tracer?.adopt(traceparent);
+  }
+
+  private readonly resolved: ThreadAgent;
+
+  /** @throws WeftError `agent_not_found` when this deployment no longer has the thread's agent (src/run/gone-agent.ts). */
+  requireAgent(): void {
+    requireAgentOf(this.meta.agentId, this.resolved);
   }
 
   /** Side a's tools: what direct calls and `GET /v1/tools` see. */

@@ -109,10 +109,12 @@ export class TurnRunner {
    * Its `modelSettings` ride with it (metadata) to the turn it begins.
    * @throws WeftError `hook_failed` when a create-message hook refused the message of a free
    * thread (nothing is stored, and the failed turn says why); `invalid_request` for settings the
-   * agent does not allow (see `checkPostedSettings`).
+   * agent does not allow (see `checkPostedSettings`); `agent_not_found` when the thread's agent
+   * is no longer deployed (nothing is stored).
    */
   async postMessage(input: { content: MessageContent; role?: "user" | "system"; script?: StoredStep[]; modelSettings?: TurnModelSettings }): Promise<{ queued: boolean; message?: Message }> {
     this.checkOpen();
+    this.engine.requireAgent();
     const { store } = this.engine;
     const role = input.role ?? "user";
     const { content, parts } = storedContent(input.content, role, MAX_CONTENT_BYTES);
@@ -229,8 +231,13 @@ export class TurnRunner {
 
   // A person's decision runs outside any execution: the waiting turn resumes after it.
 
-  /** Approves a waiting call (it runs once), then lets its turn go on. */
+  /**
+   * Approves a waiting call (it runs once), then lets its turn go on.
+   * @throws WeftError `agent_not_found` when the thread's agent is no longer deployed (its tools
+   * went with it; a denial or a stop still ends the wait).
+   */
   async approve(callId: string, approvedBy: string, argsHash?: string): Promise<CallOutcome> {
+    this.engine.requireAgent();
     return this.afterDecision(await this.engine.calls.approve(callId, approvedBy, argsHash, this.checkOpen));
   }
 

@@ -86,6 +86,11 @@ export interface RunWorld {
   readonly calls: CallRunner;
   /** Meters the thread's model requests: budgets and the usage ledger (src/usage/); absent: not metered. */
   readonly meter?: ThreadMeter;
+  /**
+   * @throws WeftError `agent_not_found` when this deployment no longer has the thread's agent: the
+   * thread is read and deleted as usual, but nothing that needs the agent runs (src/run/gone-agent.ts).
+   */
+  requireAgent(): void;
   /** The side `side` of the agent (side a when the agent has one side). */
   side(side?: "a" | "b"): ResolvedSide;
   /** A side's system prompt for this thread's `arguments`. */

@@ -102,7 +102,8 @@ export class ThreadSchedules {
    *   from `target.input`) for an input the tool's schema refuses, `payload_too_large`
    *   (413, with `path`) for a target over the deployment's limits, `too_many_schedules` (409, with
    *   `limit`, `scope` `thread` or `user`, and `path` `[]`) past {@link MAX_SCHEDULES_PER_THREAD} or
-   *   the owner's limit. Nothing is stored then.
+   *   the owner's limit; `agent_not_found` (404) when the thread's agent is no longer deployed.
+   *   Nothing is stored then.
    */
   async create(input: unknown, owner: string | null): Promise<ScheduleInfo> {
     const { world } = this.world();
@@ -117,6 +118,8 @@ export class ThreadSchedules {
     if (world.meta.ephemeral) {
       throw new WeftError("invalid_schedule", "a scratch thread (a direct call without a thread) is removed when its call answers, so a schedule there would never fire: make it on a thread", { path: [] });
     }
+    // Nothing could run it: every occurrence would fail.
+    world.requireAgent();
     const now = scheduleClock.now();
     const spec = checkSchedule(input, targetNames(world), now, scheduleLimitsOf(world.workerEnv));
     if ("tool" in spec.target) checkToolInput(world, spec.target.tool, spec.target.input);
