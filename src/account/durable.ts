@@ -182,7 +182,7 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
     await this.leaseAlarm();
   }
 
-  /** The alarm that releases reservations whose lease ended (their request never settled). */
+  /** The alarm that charges reservations whose lease ended (their request never settled: see `Reservations.charge`). */
   override async alarm(): Promise<void> {
     await this.leaseAlarm();
   }
