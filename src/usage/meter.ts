@@ -252,7 +252,7 @@ export class ThreadMeter {
     ticket.done = true;
     const bound = outputPlan({ id: r.model, ...(r.wire ? { wire: r.wire } : {}) }, ticket.settings ?? r.settings).sent;
     const row = modelUsageRow(
-      { turnId: r.turnId, step: r.step, model: r.model, userPaid: r.userPaid === true, durationMs: Date.now() - ticket.started, sent: r.messages, ...(r.system !== undefined ? { system: r.system } : {}), ...(bound !== undefined ? { outputBound: bound } : {}), ...got },
+      { turnId: r.turnId, step: r.step, model: r.model, userPaid: r.userPaid === true, durationMs: Date.now() - ticket.started, sent: r.messages, tools: r.tools, ...(r.contextTokens !== undefined ? { contextTokens: r.contextTokens } : {}), ...(r.system !== undefined ? { system: r.system } : {}), ...(bound !== undefined ? { outputBound: bound } : {}), ...got },
       priceTableOf(this.host.workerEnv),
     );
     const id = this.host.ledger.record(row);

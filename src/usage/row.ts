@@ -6,7 +6,9 @@
  * @module
  */
 import type { Message, TokenUsage } from "../protocol.js";
+import type { ModelTool } from "../models/model.js";
 import { estimateTokens } from "../run/window.js";
+import { inputTokensOf } from "./input-bound.js";
 import { type PriceTable, costMicroUsd, priceOf } from "./prices.js";
 
 /** A model request's ledger row. Token counts are whole tokens; `costMicroUsd` is millionths of a dollar. */
@@ -60,8 +62,12 @@ export interface AnsweredRequest {
   usage: TokenUsage;
   durationMs: number;
   /** What was sent, for the estimate when the provider reports nothing. */
-  sent: readonly Pick<Message, "content" | "toolCalls" | "name">[];
+  sent: readonly Pick<Message, "content" | "toolCalls" | "name" | "parts">[];
   system?: string;
+  /** The tools offered with it (their definitions are sent too). */
+  tools?: readonly ModelTool[];
+  /** The model's context window in tokens (what a file part is counted as, see `partBound`). */
+  contextTokens?: number;
   /** The answer's text and call arguments, for the output estimate. */
   answered: string;
   /** Characters received instead of `answered` (a failed request's partial stream, never kept whole). */
@@ -106,13 +112,23 @@ export function modelUsageRow(request: AnsweredRequest, prices: PriceTable, now 
   };
 }
 
-/** Estimated input tokens of a request: its system prompt and messages. */
-export function estimateInput(request: Pick<AnsweredRequest, "sent" | "system">): number {
+/**
+ * Estimated input tokens of a request: what its reservation counts (its system prompt, messages,
+ * image and file parts, tools and the tool-use allowance: `inputTokensOf` in
+ * src/usage/input-bound.ts), its text at weft's estimate (four characters a token) instead of a
+ * token a byte.
+ */
+export function estimateInput(request: Pick<AnsweredRequest, "sent" | "system" | "tools" | "model" | "contextTokens">): number {
   // A system prompt function may return something else (author code): only text is counted.
-  let tokens = typeof request.system === "string" ? estimateTokens({ content: request.system }) : 0;
-  for (const m of request.sent) tokens += estimateTokens(m);
-  return tokens;
+  const system = typeof request.system === "string" ? request.system : undefined;
+  return inputTokensOf(
+    { ...(system !== undefined ? { system } : {}), messages: request.sent, tools: request.tools ?? [], model: request.model, ...(request.contextTokens !== undefined ? { contextTokens: request.contextTokens } : {}) },
+    ESTIMATE,
+  );
 }
+
+/** Text at weft's estimate (`estimateTokens` of src/run/window.ts, its framing included). */
+const ESTIMATE = { message: estimateTokens, text: (t: string) => estimateTokens({ content: t }) };
 
 /** The provider's counts, each kept only when it is a whole number of tokens, zero or more. */
 function reportedCounts(usage: AnsweredRequest["usage"]): AnsweredRequest["usage"] {
