@@ -57,19 +57,20 @@ export interface TextMeasure {
 /**
  * A request's input tokens, its text counted by `measure`: the system prompt, each message and
  * each image and file part of it by {@link partBound}, each tool offered, and, when tools are
- * offered, {@link TOOL_USE_ALLOWANCE}. The one rule of what a request sends, for its reservation
+ * offered, {@link TOOL_USE_ALLOWANCE} (`textOnly`: the text alone, without parts and allowance,
+ * which are bounds rather than estimates). The one rule of what a request sends, for its reservation
  * ({@link inputBound}) and for the estimate of a request the provider reported no input for
  * (`estimateInput` in src/usage/row.ts).
  */
-export function inputTokensOf(request: BoundedInput, measure: TextMeasure): number {
+export function inputTokensOf(request: BoundedInput, measure: TextMeasure, textOnly = false): number {
   let n = request.system ? measure.text(request.system) + 8 : 0;
   for (const m of request.messages) {
     n += measure.message(m);
     // A text part repeats `content` (which holds the parts' text): only images and files add.
-    for (const part of m.parts ?? []) if (part.type !== "text") n += partBound(part, request) + 8;
+    if (!textOnly) for (const part of m.parts ?? []) if (part.type !== "text") n += partBound(part, request) + 8;
   }
   for (const t of request.tools) n += measure.text(t.name) + measure.text(t.description) + measure.text(JSON.stringify(t.inputSchema)) + 8;
-  return n + 16 + (request.tools.length > 0 ? TOOL_USE_ALLOWANCE : 0);
+  return n + 16 + (request.tools.length > 0 && !textOnly ? TOOL_USE_ALLOWANCE : 0);
 }
 
 /** Text counted at a token a UTF-8 byte (no byte-level BPE tokenizer makes more tokens than bytes). */

@@ -110,7 +110,8 @@ describe("the usage ledger", () => {
     const id = await turnAs(user.token, "openai-chat:gpt-4.1-mini", [
       { error: { status: 500, message: "upstream broke" } },
       { text: long, chunk: 400, resetAfterEvents: 6 },
-      { text: "answer", usage: { input: 50, output: 5 } },
+      // A count at least half weft's estimate of what was sent: a user-paid row keeps it as reported.
+      { text: "answer", usage: { input: 5000, output: 5 } },
     ]);
     const { body } = await send(user.token, "GET", `/threads/${id}/usage`);
     expect(body.requests.map((r: any) => [r.failed, r.estimated])).toEqual([[true, true], [true, true], [false, false]]);
@@ -125,7 +126,7 @@ describe("the usage ledger", () => {
     // The account counts every attempt (what day, month and lifetime budgets are held against).
     for (let i = 0; i < 500 && (await send(user.token, "GET", "/account/usage")).body.total.requests < 3; i++) await new Promise((r) => setTimeout(r, 20));
     const account = (await send(user.token, "GET", "/account/usage")).body.total;
-    expect(account).toMatchObject({ requests: 3, inputTokens: 2 * body.requests[0].inputTokens + 50, outputTokens: body.requests[1].outputTokens + 5 });
+    expect(account).toMatchObject({ requests: 3, inputTokens: 2 * body.requests[0].inputTokens + 5000, outputTokens: body.requests[1].outputTokens + 5 });
   });
 
   it("the requests that summarize a history for compaction are in the ledger too, under the turn (step 0)", async () => {

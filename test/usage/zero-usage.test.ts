@@ -1,9 +1,7 @@
 /**
- * Hostile review (issue 28): an endpoint the user points a thread at may report usage of 0 for
- * requests that sent thousands of characters. Negative and fractional counts are ignored since the
- * last review, but 0 is taken as reported, so every budget that counts user-paid requests (the
- * user's own, and an agent author's) is never filled. Expected: a user-paid request counts at least
- * weft's estimate of what it sent (or its reservation), never less than the bytes it sent justify.
+ * An endpoint a user points a thread at may report usage of 0 for requests that sent thousands of
+ * characters (hostile review). An input of 0 is no report: the row is estimated from what was sent,
+ * so every budget that counts user-paid requests (the user's own, and an agent author's) fills.
  */
 import { describe, expect, it } from "vitest";
 import { fakeEnv, fakeKey, scriptFake } from "../fake-provider.js";
