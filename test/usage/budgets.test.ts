@@ -235,6 +235,21 @@ describe("budgets", () => {
     expect(total).toMatchObject({ requests: 1, inputTokens: 6, outputTokens: 4, estimatedRequests: 1, costUsd: 0.000003 });
   });
 
+  it("a deleted thread leaves the account's watcher list: the first budget write does not call it", async () => {
+    const user = await freshUser();
+    const key = fakeKey("watcher-deleted");
+    await scriptFake(key, [{ text: "one" }]);
+    const id = await thread(user.token, "metered", key);
+    expect(await turn(user.token, id)).toMatchObject({ status: "completed" });
+    const ns = (env as unknown as { ACCOUNT: DurableObjectNamespace }).ACCOUNT;
+    const stub = ns.get(ns.idFromName(user.userId));
+    const watchers = () => runInDurableObject(stub, (_: unknown, state: DurableObjectState) => state.storage.sql.exec<{ thread_id: string }>("SELECT thread_id FROM budget_watchers").toArray().map((w) => w.thread_id));
+    expect(await watchers()).toEqual([id]);
+    expect((await send(user.token, "DELETE", `/threads/${id}`)).status).toBe(200);
+    expect(await watchers()).toEqual([]);
+    expect((await send(user.token, "PUT", "/account/budgets", { budgets: [{ scope: "user", period: "day", tokens: 10_000 }] })).status).toBe(200);
+  });
+
   it("a request whose lease ended before its answer came is counted once: its row replaces the lease's charge", async () => {
     const user = await freshUser();
     const account = accountOfUser(user.userId);
