@@ -130,17 +130,24 @@ export function rollUp(sql: SqlStorage, u: SettledUsage, sign: 1 | -1 = 1): void
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
+/** Whether `value` is a day of the calendar as YYYY-MM-DD (2026-02-30 is not: `Date` would roll it over to March). */
+function isDay(value: string): boolean {
+  return DAY.test(value) && !Number.isNaN(Date.parse(value)) && new Date(`${value}T00:00:00Z`).toISOString().slice(0, 10) === value;
+}
+
 /**
  * The user's usage over `from`..`to` (UTC days, `YYYY-MM-DD`, inclusive; default the last 30
  * days up to today), grouped by `groupBy` (default `day`).
- * @throws WeftError `invalid_request` naming `from`, `to` or `groupBy` when one is malformed.
+ * @throws WeftError `invalid_request` naming `from`, `to` or `groupBy` when one is malformed or
+ * names a day that does not exist, and naming `from` when it is later than `to`.
  */
 export function readAccountUsage(sql: SqlStorage, query: { from?: string; to?: string; groupBy?: string }, now = Date.now()): AccountUsage {
   const to = query.to ?? dayOf(now);
   const from = query.from ?? dayOf(now - 29 * 86_400_000);
   for (const [key, value] of [["from", from], ["to", to]] as const) {
-    if (!DAY.test(value) || Number.isNaN(Date.parse(value))) throw new WeftError("invalid_request", `${key}: expected a UTC day as YYYY-MM-DD`, { path: [key] });
+    if (!isDay(value)) throw new WeftError("invalid_request", `${key}: expected a UTC day that exists, as YYYY-MM-DD`, { path: [key] });
   }
+  if (from > to) throw new WeftError("invalid_request", `from: ${from} is later than to (${to})`, { path: ["from"] });
   const groupBy = (query.groupBy ?? "day") as UsageGroupBy;
   if (!["agent", "model", "day"].includes(groupBy)) throw new WeftError("invalid_request", "groupBy: expected agent, model or day", { path: ["groupBy"] });
   const column = groupBy === "agent" ? "agent_id" : groupBy;

@@ -211,6 +211,12 @@ describe("the usage ledger", () => {
     const badDay = await send(user.token, "GET", "/account/usage?from=yesterday");
     expect(badDay.status).toBe(400);
     expect(badDay.body.error.details.path).toEqual(["from"]);
+    // A day that does not exist (hostile review: 2026-02-30 was read as March 2nd), and a range the wrong way round.
+    for (const [query, path] of [["from=2026-02-30", "from"], ["to=2026-04-31", "to"], ["from=2026-13-01", "from"], ["from=2026-03-02&to=2026-03-01", "from"]]) {
+      const refused = await send(user.token, "GET", `/account/usage?${query}`);
+      expect([query, refused.status, refused.body.error.details.path]).toEqual([query, 400, [path]]);
+    }
+    expect((await send(user.token, "GET", "/account/usage?from=2028-02-29&to=2028-02-29")).status).toBe(200);
   });
 
   it("the account counts each of a thread's rows once, in order: a batch sent twice counts once, one that skips rows is answered with the last row it has", async () => {
