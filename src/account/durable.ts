@@ -6,13 +6,14 @@
  * @module
  */
 import { DurableObject } from "cloudflare:workers";
-import { WeftError, errorMessage } from "../errors.js";
+import { WeftError } from "../errors.js";
 import { checkStoredBytes, tooManySchedules } from "../limits.js";
 import { type RpcResult, rpc } from "../rpc.js";
 import type { EnvType } from "../protocol.js";
 import { type AccountApi, type BudgetWatcher, type EnvReader, NOT_A_CURSOR, type ThreadEntry, type ThreadPage } from "./api.js";
 import { ACCOUNT_USAGE_SCHEMA, type AccountUsage, migrateAccountUsage, readAccountUsage, setUserBudgets, userBudgets } from "../usage/account-ledger.js";
 import { type Budget, checkBudgets } from "../usage/budgets.js";
+import { handOverWatchers } from "../usage/hand-over.js";
 import { MCP_SERVERS_SCHEMA, type UserMcpServer, UserMcpServers } from "./mcp-servers.js";
 import type { McpServerDefinition } from "../remote/define.js";
 import { MCP_CONNECTIONS_SCHEMA, type McpConnectionInfo, McpConnections, type McpTokenAnswer, type McpTokenRequest } from "./mcp-connections.js";
@@ -168,21 +169,17 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
     const settled = new Set<string>();
     this.settlingBudgets.add(settled);
     try {
-      const handed = await Promise.all(
-        watchers.map((id) =>
-          (ns.get(ns.idFromString(id)) as unknown as BudgetWatcher).accountBudgetsSet().catch((e: unknown) => {
-            throw new WeftError("internal_error", `thread ${id} could not be told of the new budgets (${errorMessage(e)}); try again`, { threadId: id });
-          }),
-        ),
-      );
-      this.reservations.handedOver(watchers, handed.flat().filter((r) => !settled.has(r.id)));
+      await handOverWatchers(watchers, {
+        tell: (id) => (ns.get(ns.idFromString(id)) as unknown as BudgetWatcher).accountBudgetsSet(),
+        record: (told, requests) => this.reservations.handedOver(told, requests.filter((r) => !settled.has(r.id))),
+      });
     } finally {
       this.settlingBudgets.delete(settled);
+      await this.leaseAlarm();
     }
-    await this.leaseAlarm();
   }
 
-  /** The alarm that releases reservations whose lease ended (their request never settled). */
+  /** The alarm that charges reservations whose lease ended (their request never settled: see `Reservations.charge`). */
   override async alarm(): Promise<void> {
     await this.leaseAlarm();
   }
@@ -233,6 +230,8 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
       this.sql.exec("DELETE FROM account_threads WHERE thread_id = ?", threadId);
       this.sql.exec("DELETE FROM account_unlisted WHERE thread_id = ?", threadId);
       this.sql.exec("DELETE FROM schedule_counts WHERE thread_id = ?", threadId);
+      // A deleted thread has no request to hand over: telling it would be a call wasted per budget write.
+      this.sql.exec("DELETE FROM budget_watchers WHERE thread_id = ?", threadId);
       return null;
     });
   }

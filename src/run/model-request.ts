@@ -154,7 +154,11 @@ async function requestFrom(
   }
 }
 
-/** The flow a request counts under: its turn's (a nested prompt or agent run counts under the run that called it). */
+/**
+ * The flow a request counts under: its turn's (a nested prompt run in this thread counts under the
+ * run that called it). An agent called as a tool runs in a child thread of its own, whose turn is
+ * its own: a `turn` budget counts one thread's turn, not the caller's turn with its sub-agents'.
+ */
 function rootFlow(execution: Execution): string {
   let root = execution;
   while (root.parent) root = root.parent;

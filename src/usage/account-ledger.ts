@@ -26,7 +26,12 @@ export const ACCOUNT_USAGE_SCHEMA = `
   ) WITHOUT ROWID;
   CREATE TABLE IF NOT EXISTS budget_reservations (
     id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, agent_id TEXT NOT NULL, turn_id TEXT NOT NULL, instance TEXT NOT NULL,
-    tokens INTEGER NOT NULL, cost_micro_usd INTEGER NOT NULL, expires_at INTEGER NOT NULL, user_paid INTEGER NOT NULL DEFAULT 0
+    tokens INTEGER NOT NULL, cost_micro_usd INTEGER NOT NULL, expires_at INTEGER NOT NULL, user_paid INTEGER NOT NULL DEFAULT 0,
+    model TEXT NOT NULL DEFAULT '', input_tokens INTEGER, unpriced INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE TABLE IF NOT EXISTS budget_cut (
+    id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, agent_id TEXT NOT NULL, turn_id TEXT NOT NULL, model TEXT NOT NULL,
+    input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, cost_micro_usd INTEGER, user_paid INTEGER NOT NULL, at INTEGER NOT NULL
   );
   CREATE TABLE IF NOT EXISTS account_budgets (id INTEGER PRIMARY KEY CHECK (id = 1), budgets TEXT NOT NULL);
   CREATE TABLE IF NOT EXISTS budget_watchers (thread_id TEXT PRIMARY KEY) WITHOUT ROWID;
@@ -45,6 +50,12 @@ export function migrateAccountUsage(sql: SqlStorage): void {
     sql.exec(`ALTER TABLE ${table} ADD COLUMN user_paid_cost INTEGER NOT NULL DEFAULT 0`);
   }
   if (!has("budget_reservations", "user_paid")) sql.exec("ALTER TABLE budget_reservations ADD COLUMN user_paid INTEGER NOT NULL DEFAULT 0");
+  // What a reservation cut by a crash is charged as (see \`Reservations.charge\`); an older one is charged whole, as input.
+  if (!has("budget_reservations", "model")) {
+    sql.exec("ALTER TABLE budget_reservations ADD COLUMN model TEXT NOT NULL DEFAULT ''");
+    sql.exec("ALTER TABLE budget_reservations ADD COLUMN input_tokens INTEGER");
+    sql.exec("ALTER TABLE budget_reservations ADD COLUMN unpriced INTEGER NOT NULL DEFAULT 0");
+  }
 }
 
 /**
@@ -70,14 +81,17 @@ export interface AccountUsage {
   groups: Array<UsageTotals & { key: string }>;
 }
 
-/** Adds a request's usage to the rollups (one transaction with the caller's other writes). */
-export function rollUp(sql: SqlStorage, u: SettledUsage): void {
-  const userPaidTokens = u.userPaid ? u.inputTokens + u.outputTokens : 0;
-  const userPaidCost = u.userPaid ? (u.costMicroUsd ?? 0) : 0;
+/**
+ * Adds a request's usage to the rollups (one transaction with the caller's other writes);
+ * `sign` -1 takes back one added before (a crash-cut charge its request's own row replaces).
+ */
+export function rollUp(sql: SqlStorage, u: SettledUsage, sign: 1 | -1 = 1): void {
+  const userPaidTokens = sign * (u.userPaid ? u.inputTokens + u.outputTokens : 0);
+  const userPaidCost = sign * (u.userPaid ? (u.costMicroUsd ?? 0) : 0);
   sql.exec(
     `INSERT INTO usage_rollup (day, thread_id, agent_id, model, requests, input_tokens, output_tokens, cached_tokens, reasoning_tokens,
-       cache_write_tokens, estimated, duration_ms, cost_micro_usd, unpriced, user_paid_tokens, user_paid_cost) VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT (day, thread_id, model) DO UPDATE SET requests = requests + 1, input_tokens = input_tokens + excluded.input_tokens,
+       cache_write_tokens, estimated, duration_ms, cost_micro_usd, unpriced, user_paid_tokens, user_paid_cost) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (day, thread_id, model) DO UPDATE SET requests = requests + excluded.requests, input_tokens = input_tokens + excluded.input_tokens,
        output_tokens = output_tokens + excluded.output_tokens, cached_tokens = cached_tokens + excluded.cached_tokens,
        reasoning_tokens = reasoning_tokens + excluded.reasoning_tokens, cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens,
        estimated = estimated + excluded.estimated, duration_ms = duration_ms + excluded.duration_ms, cost_micro_usd = cost_micro_usd + excluded.cost_micro_usd,
@@ -87,15 +101,16 @@ export function rollUp(sql: SqlStorage, u: SettledUsage): void {
     u.threadId,
     u.agentId,
     u.model,
-    u.inputTokens,
-    u.outputTokens,
-    u.cachedInputTokens,
-    u.reasoningTokens,
-    u.cacheWriteTokens,
-    u.estimated ? 1 : 0,
-    u.durationMs,
-    u.costMicroUsd ?? 0,
-    u.costMicroUsd === null ? 1 : 0,
+    sign,
+    sign * u.inputTokens,
+    sign * u.outputTokens,
+    sign * u.cachedInputTokens,
+    sign * u.reasoningTokens,
+    sign * u.cacheWriteTokens,
+    sign * (u.estimated ? 1 : 0),
+    sign * u.durationMs,
+    sign * (u.costMicroUsd ?? 0),
+    sign * (u.costMicroUsd === null ? 1 : 0),
     userPaidTokens,
     userPaidCost,
   );
@@ -105,9 +120,9 @@ export function rollUp(sql: SqlStorage, u: SettledUsage): void {
        user_paid_tokens = user_paid_tokens + excluded.user_paid_tokens, user_paid_cost = user_paid_cost + excluded.user_paid_cost`,
     u.threadId,
     u.turnId,
-    u.inputTokens + u.outputTokens,
+    sign * (u.inputTokens + u.outputTokens),
     // A cost budget refuses an unpriced model's requests before they are sent: none is counted here.
-    u.costMicroUsd ?? 0,
+    sign * (u.costMicroUsd ?? 0),
     userPaidTokens,
     userPaidCost,
   );
@@ -115,17 +130,24 @@ export function rollUp(sql: SqlStorage, u: SettledUsage): void {
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
+/** Whether `value` is a day of the calendar as YYYY-MM-DD (2026-02-30 is not: `Date` would roll it over to March). */
+function isDay(value: string): boolean {
+  return DAY.test(value) && !Number.isNaN(Date.parse(value)) && new Date(`${value}T00:00:00Z`).toISOString().slice(0, 10) === value;
+}
+
 /**
  * The user's usage over `from`..`to` (UTC days, `YYYY-MM-DD`, inclusive; default the last 30
  * days up to today), grouped by `groupBy` (default `day`).
- * @throws WeftError `invalid_request` naming `from`, `to` or `groupBy` when one is malformed.
+ * @throws WeftError `invalid_request` naming `from`, `to` or `groupBy` when one is malformed or
+ * names a day that does not exist, and naming `from` when it is later than `to`.
  */
 export function readAccountUsage(sql: SqlStorage, query: { from?: string; to?: string; groupBy?: string }, now = Date.now()): AccountUsage {
   const to = query.to ?? dayOf(now);
   const from = query.from ?? dayOf(now - 29 * 86_400_000);
   for (const [key, value] of [["from", from], ["to", to]] as const) {
-    if (!DAY.test(value) || Number.isNaN(Date.parse(value))) throw new WeftError("invalid_request", `${key}: expected a UTC day as YYYY-MM-DD`, { path: [key] });
+    if (!isDay(value)) throw new WeftError("invalid_request", `${key}: expected a UTC day that exists, as YYYY-MM-DD`, { path: [key] });
   }
+  if (from > to) throw new WeftError("invalid_request", `from: ${from} is later than to (${to})`, { path: ["from"] });
   const groupBy = (query.groupBy ?? "day") as UsageGroupBy;
   if (!["agent", "model", "day"].includes(groupBy)) throw new WeftError("invalid_request", "groupBy: expected agent, model or day", { path: ["groupBy"] });
   const column = groupBy === "agent" ? "agent_id" : groupBy;

@@ -11,7 +11,10 @@ import { jsonSetting } from "../config.js";
 
 /** Where a budget counts: one thread, all of one user's threads, or one user's threads of one agent. */
 export type BudgetScope = "thread" | "user" | "agent";
-/** The window a budget counts over; `day` and `month` are UTC calendar periods. */
+/**
+ * The window a budget counts over; `day` and `month` are UTC calendar periods; `turn` is one
+ * thread's turn (an agent called as a tool runs in a child thread whose turns count on their own).
+ */
 export type BudgetPeriod = "turn" | "day" | "month" | "lifetime";
 
 /**

@@ -33,10 +33,10 @@ export const GPT_4O_MINI_IMAGE_INPUT_TOKENS = 48_169;
 /** Context window assumed for a file when the request names none, in tokens (weft's default window). */
 export const DEFAULT_CONTEXT_TOKENS = 128_000;
 
-/** What {@link inputBound} reads of a request. */
+/** What {@link inputBound} and {@link inputTokensOf} read of a request. */
 export interface BoundedInput {
   system?: string;
-  messages: readonly Message[];
+  messages: readonly Pick<Message, "content" | "toolCalls" | "name" | "parts">[];
   tools: readonly ModelTool[];
   /** `"<provider>:<model id>"`, for its image rule. */
   model?: string;
@@ -45,20 +45,46 @@ export interface BoundedInput {
 }
 
 /**
- * An upper bound on a request's input tokens: the UTF-8 bytes of its system prompt, messages and
- * tools (no byte-level BPE tokenizer makes more tokens than bytes), each image and file part of its
- * messages by {@link partBound}, plus per-message framing and, when tools are offered,
- * {@link TOOL_USE_ALLOWANCE}.
+ * How {@link inputTokensOf} counts a request's text: a whole message (its content, name and tool
+ * calls, with its framing) and any other text (the system prompt, a tool's name, description and
+ * schema).
+ */
+export interface TextMeasure {
+  message(m: Pick<Message, "content" | "toolCalls" | "name">): number;
+  text(t: string): number;
+}
+
+/**
+ * A request's input tokens, its text counted by `measure`: the system prompt, each message and
+ * each image and file part of it by {@link partBound}, each tool offered, and, when tools are
+ * offered, {@link TOOL_USE_ALLOWANCE} (`textOnly`: the text alone, without parts and allowance,
+ * which are bounds rather than estimates). The one rule of what a request sends, for its reservation
+ * ({@link inputBound}) and for the estimate of a request the provider reported no input for
+ * (`estimateInput` in src/usage/row.ts).
+ */
+export function inputTokensOf(request: BoundedInput, measure: TextMeasure, textOnly = false): number {
+  let n = request.system ? measure.text(request.system) + 8 : 0;
+  for (const m of request.messages) {
+    n += measure.message(m);
+    // A text part repeats `content` (which holds the parts' text): only images and files add.
+    if (!textOnly) for (const part of m.parts ?? []) if (part.type !== "text") n += partBound(part, request) + 8;
+  }
+  for (const t of request.tools) n += measure.text(t.name) + measure.text(t.description) + measure.text(JSON.stringify(t.inputSchema)) + 8;
+  return n + 16 + (request.tools.length > 0 && !textOnly ? TOOL_USE_ALLOWANCE : 0);
+}
+
+/** Text counted at a token a UTF-8 byte (no byte-level BPE tokenizer makes more tokens than bytes). */
+const BYTES: TextMeasure = {
+  message: (m) => bytes(m.content) + bytes(JSON.stringify(m.toolCalls ?? [])) + bytes(m.name ?? "") + 8,
+  text: bytes,
+};
+
+/**
+ * An upper bound on a request's input tokens: {@link inputTokensOf} with its text counted at a
+ * token a UTF-8 byte (no byte-level BPE tokenizer makes more tokens than bytes).
  */
 export function inputBound(request: BoundedInput): number {
-  let n = request.system ? bytes(request.system) + 8 : 0;
-  for (const m of request.messages) {
-    n += bytes(m.content) + bytes(JSON.stringify(m.toolCalls ?? [])) + bytes(m.name ?? "") + 8;
-    // A text part repeats `content` (which holds the parts' text): only images and files add.
-    for (const part of m.parts ?? []) if (part.type !== "text") n += partBound(part, request) + 8;
-  }
-  for (const t of request.tools) n += bytes(t.name) + bytes(t.description) + bytes(JSON.stringify(t.inputSchema)) + 8;
-  return n + 16 + (request.tools.length > 0 ? TOOL_USE_ALLOWANCE : 0);
+  return inputTokensOf(request, BYTES);
 }
 
 /**

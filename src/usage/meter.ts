@@ -155,7 +155,7 @@ export class ThreadMeter {
     for (const { row, ticket } of this.unsent) {
       if (row.reservation !== undefined) continue;
       row.reservation = ticket.id;
-      out.push({ ...this.reservation(ticket.id, ticket.request, []), tokens: row.inputTokens + row.outputTokens, costMicroUsd: row.costMicroUsd ?? 0 });
+      out.push({ ...this.reservation(ticket.id, ticket.request, []), tokens: row.inputTokens + row.outputTokens, inputTokens: row.inputTokens, costMicroUsd: row.costMicroUsd ?? 0 });
     }
     this.send();
     return out;
@@ -172,7 +172,9 @@ export class ThreadMeter {
       agentId: this.host.agentId,
       turnId: request.turnId,
       instance: this.instance,
+      model: request.model,
       tokens: input + output,
+      inputTokens: input,
       // Every input token at the dearest input price (none known yet to be a cache read).
       costMicroUsd: price ? costMicroUsd({ input, output, cached: 0, cacheWrite: 0 }, { ...price, input: Math.max(price.input, price.cacheWrite ?? 0) }) : 0,
       ...(price ? {} : { unpriced: true }),
@@ -233,7 +235,7 @@ export class ThreadMeter {
         await this.settle(ticket, { usage: sent.usage, answered: "", receivedChars: sent.chars, failed: true }, "error");
       } catch (e) {
         // Called while the request's own failure is handled (an instance being aborted cannot write):
-        // that failure stands; an unsettled reservation ends with its lease, still counted until then.
+        // that failure stands; an unsettled reservation is charged whole when its lease ends.
         console.error(`weft: a failed model request was not recorded: ${String(e)}`);
       }
       return;
@@ -250,7 +252,7 @@ export class ThreadMeter {
     ticket.done = true;
     const bound = outputPlan({ id: r.model, ...(r.wire ? { wire: r.wire } : {}) }, ticket.settings ?? r.settings).sent;
     const row = modelUsageRow(
-      { turnId: r.turnId, step: r.step, model: r.model, userPaid: r.userPaid === true, durationMs: Date.now() - ticket.started, sent: r.messages, ...(r.system !== undefined ? { system: r.system } : {}), ...(bound !== undefined ? { outputBound: bound } : {}), ...got },
+      { turnId: r.turnId, step: r.step, model: r.model, userPaid: r.userPaid === true, durationMs: Date.now() - ticket.started, sent: r.messages, tools: r.tools, ...(r.contextTokens !== undefined ? { contextTokens: r.contextTokens } : {}), ...(r.system !== undefined ? { system: r.system } : {}), ...(bound !== undefined ? { outputBound: bound } : {}), ...got },
       priceTableOf(this.host.workerEnv),
     );
     const id = this.host.ledger.record(row);
@@ -268,7 +270,7 @@ export class ThreadMeter {
 
   /**
    * Sends every unsent row to the account, not awaited: the answers stand whatever the account
-   * says (an unsettled reservation ends with its lease). When the account is behind (rows a crash
+   * says (an unsettled reservation is charged whole when its lease ends). When the account is behind (rows a crash
    * or a failed send kept from it), the rows it lacks are read from the thread's ledger and sent first.
    */
   private send(): void {

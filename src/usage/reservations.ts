@@ -4,8 +4,9 @@
  * that applies, and refused if that would cross one; after it, the reservation is settled to the
  * actual use. Check and insert run in one synchronous stretch of the account's single thread, so
  * concurrent requests of one user (any number of threads) serialize here and never pass a limit.
- * A reservation that is never settled (its request crashed) is released when the same thread
- * reserves again from a new instance, or at its lease's end by the account's alarm.
+ * A reservation that is never settled (its request was cut by a crash) is charged, not released,
+ * when the same thread reserves again from a new instance, or at its lease's end by the account's
+ * alarm (see {@link Reservations.charge}).
  *
  * A thread told that the user has no budgets of their own (`userBudgets: false`) is a watcher: it
  * stops reserving while its agent and deployment have no budget either. Before the user's first
@@ -26,13 +27,18 @@ export interface ReserveRequest {
   turnId: string;
   /** The thread instance making it: a reservation of another instance of the same thread was cut by a crash. */
   instance: string;
+  /** `"<provider>:<model id>"`: where its charge is rolled up if a crash cuts it. */
+  model: string;
+  /** Input and output together. */
   tokens: number;
+  /** The input part of `tokens` (its input bound). */
+  inputTokens: number;
   costMicroUsd: number;
   /** The model has no price in the price table: a cost budget cannot be held for it, so one refuses it. */
   unpriced?: boolean;
   /** The user pays for it: the deployment's budgets do not count it (and were not sent for it). */
   userPaid?: boolean;
-  /** When the reservation is released if never settled, epoch ms. */
+  /** When the reservation is charged (see `Reservations.charge`) if never settled, epoch ms. */
   expiresAt: number;
   /** The agent's and the deployment's budgets; the user's own are added here. */
   budgets: NamedBudget[];
@@ -88,6 +94,9 @@ export interface SettleAnswer {
   behind: number | null;
 }
 
+/** How long a crash-cut reservation's charge stays replaceable by its request's own row, ms. */
+const CHARGE_KEPT_MS = 86_400_000;
+
 /** The account side of budgets, over the account's SQLite. */
 export class Reservations {
   constructor(
@@ -102,7 +111,7 @@ export class Reservations {
    */
   reserve(r: ReserveRequest, now = Date.now(), settingBudgets = false): ReserveAnswer {
     // A reservation of an earlier instance of this thread belongs to a request a crash cut.
-    this.sql.exec("DELETE FROM budget_reservations WHERE thread_id = ? AND instance != ?", r.threadId, r.instance);
+    this.charge("thread_id = ? AND instance != ?", [r.threadId, r.instance], now);
     this.releaseExpired(now);
     const own = userBudgets(this.sql);
     const all = [...r.budgets, ...own.map((b, i) => ({ ...b, id: `user#${i}` }))];
@@ -141,7 +150,7 @@ export class Reservations {
 
   private insert(r: ReserveRequest): void {
     this.sql.exec(
-      "INSERT OR IGNORE INTO budget_reservations (id, thread_id, agent_id, turn_id, instance, tokens, cost_micro_usd, expires_at, user_paid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT OR IGNORE INTO budget_reservations (id, thread_id, agent_id, turn_id, instance, tokens, cost_micro_usd, expires_at, user_paid, model, input_tokens, unpriced) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       r.id,
       r.threadId,
       r.agentId,
@@ -151,7 +160,86 @@ export class Reservations {
       r.costMicroUsd,
       r.expiresAt,
       r.userPaid ? 1 : 0,
+      r.model,
+      Math.min(r.inputTokens, r.tokens),
+      r.unpriced ? 1 : 0,
     );
+  }
+
+  /**
+   * Charges the reservations matching \`where\` (their request never settled: a crash cut it, or its
+   * lease ended) and deletes them: each is rolled up as one request of its reservation's input and
+   * output bounds, marked estimated, so that the room it held is not handed to another request.
+   *
+   * Why the output bound too, not the input alone: a request cut mid-stream reached the provider,
+   * which bills the input and the output it generated before the cut; weft never saw that output
+   * (the instance that read it is gone), and only the bound it reserved is sure to cover it.
+   * Charging the input alone would let each crash spend up to its output bound past the ceiling.
+   * The cost is an over-charge of what the cut request did not generate (and the whole reservation
+   * of one a crash cut before it was sent): the ceiling errs on the side of holding.
+   *
+   * If the request's own row arrives later (a slow request past its lease), it replaces the charge
+   * (see {@link settle}); a row the thread re-sends from its ledger after a crash names no
+   * reservation, so in that narrow case both count (an over-charge, never an under-charge).
+   */
+  private charge(where: string, args: (string | number)[], now: number): void {
+    const cut = this.sql
+      .exec<{ id: string; thread_id: string; agent_id: string; turn_id: string; model: string; tokens: number; input_tokens: number | null; cost_micro_usd: number; user_paid: number; unpriced: number }>(
+        `SELECT id, thread_id, agent_id, turn_id, model, tokens, input_tokens, cost_micro_usd, user_paid, unpriced FROM budget_reservations WHERE ${where}`,
+        ...args,
+      )
+      .toArray();
+    if (cut.length === 0) return;
+    this.transaction(() => {
+      for (const c of cut) {
+        const usage = {
+          threadId: c.thread_id,
+          agentId: c.agent_id,
+          turnId: c.turn_id,
+          model: c.model,
+          // A reservation stored before the split was kept is charged whole, as input.
+          inputTokens: c.input_tokens ?? c.tokens,
+          outputTokens: c.tokens - (c.input_tokens ?? c.tokens),
+          cachedInputTokens: 0,
+          reasoningTokens: 0,
+          cacheWriteTokens: 0,
+          estimated: true,
+          durationMs: 0,
+          costMicroUsd: c.unpriced ? null : c.cost_micro_usd,
+          userPaid: c.user_paid === 1,
+          at: now,
+        };
+        rollUp(this.sql, usage);
+        this.sql.exec(
+          "INSERT OR REPLACE INTO budget_cut (id, thread_id, agent_id, turn_id, model, input_tokens, output_tokens, cost_micro_usd, user_paid, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+          c.id,
+          c.thread_id,
+          c.agent_id,
+          c.turn_id,
+          c.model,
+          usage.inputTokens,
+          usage.outputTokens,
+          usage.costMicroUsd,
+          c.user_paid,
+          now,
+        );
+        this.sql.exec("DELETE FROM budget_reservations WHERE id = ?", c.id);
+      }
+    });
+  }
+
+  /** Takes back the charge of reservation \`id\` (its request's own row, or its release, came after all). */
+  private uncharge(id: string): void {
+    const c = this.sql
+      .exec<{ thread_id: string; agent_id: string; turn_id: string; model: string; input_tokens: number; output_tokens: number; cost_micro_usd: number | null; user_paid: number; at: number }>(
+        "SELECT thread_id, agent_id, turn_id, model, input_tokens, output_tokens, cost_micro_usd, user_paid, at FROM budget_cut WHERE id = ?",
+        id,
+      )
+      .toArray()[0];
+    if (!c) return;
+    const usage = { threadId: c.thread_id, agentId: c.agent_id, turnId: c.turn_id, model: c.model, inputTokens: c.input_tokens, outputTokens: c.output_tokens };
+    rollUp(this.sql, { ...usage, cachedInputTokens: 0, reasoningTokens: 0, cacheWriteTokens: 0, estimated: true, durationMs: 0, costMicroUsd: c.cost_micro_usd, userPaid: c.user_paid === 1, at: c.at }, -1);
+    this.sql.exec("DELETE FROM budget_cut WHERE id = ?", id);
   }
 
   /**
@@ -171,7 +259,10 @@ export class Reservations {
       let top = last;
       for (const r of batch.rows) {
         if (r.row <= top) continue;
-        if (r.reservation !== undefined) this.sql.exec("DELETE FROM budget_reservations WHERE id = ?", r.reservation);
+        if (r.reservation !== undefined) {
+          this.sql.exec("DELETE FROM budget_reservations WHERE id = ?", r.reservation);
+          this.uncharge(r.reservation);
+        }
         rollUp(this.sql, { ...r, threadId: batch.threadId, agentId: batch.agentId });
         top = r.row;
       }
@@ -191,14 +282,19 @@ export class Reservations {
     return earlier ? batch.fromRow - 1 : 0;
   }
 
-  /** Releases a reservation whose request used nothing (it failed before an answer). */
+  /** Releases a reservation whose request was never sent (charged already if its lease ended: the charge is taken back). */
   release(id: string): void {
-    this.sql.exec("DELETE FROM budget_reservations WHERE id = ?", id);
+    this.transaction(() => {
+      this.sql.exec("DELETE FROM budget_reservations WHERE id = ?", id);
+      this.uncharge(id);
+    });
   }
 
-  /** Releases every reservation past its lease; returns the earliest lease still open, if any. */
+  /** Charges every reservation past its lease (see {@link charge}); returns the earliest lease still open, if any. */
   releaseExpired(now = Date.now()): number | undefined {
-    this.sql.exec("DELETE FROM budget_reservations WHERE expires_at <= ?", now);
+    this.charge("expires_at <= ?", [now], now);
+    // A charge is kept to be taken back while its request's row may still come (a lease is minutes).
+    this.sql.exec("DELETE FROM budget_cut WHERE at <= ?", now - CHARGE_KEPT_MS);
     return this.sql.exec<{ next: number | null }>("SELECT MIN(expires_at) AS next FROM budget_reservations").one().next ?? undefined;
   }
 

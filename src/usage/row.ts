@@ -6,7 +6,9 @@
  * @module
  */
 import type { Message, TokenUsage } from "../protocol.js";
+import type { ModelTool } from "../models/model.js";
 import { estimateTokens } from "../run/window.js";
+import { inputTokensOf } from "./input-bound.js";
 import { type PriceTable, costMicroUsd, priceOf } from "./prices.js";
 
 /** A model request's ledger row. Token counts are whole tokens; `costMicroUsd` is millionths of a dollar. */
@@ -60,8 +62,12 @@ export interface AnsweredRequest {
   usage: TokenUsage;
   durationMs: number;
   /** What was sent, for the estimate when the provider reports nothing. */
-  sent: readonly Pick<Message, "content" | "toolCalls" | "name">[];
+  sent: readonly Pick<Message, "content" | "toolCalls" | "name" | "parts">[];
   system?: string;
+  /** The tools offered with it (their definitions are sent too). */
+  tools?: readonly ModelTool[];
+  /** The model's context window in tokens (what a file part is counted as, see `partBound`). */
+  contextTokens?: number;
   /** The answer's text and call arguments, for the output estimate. */
   answered: string;
   /** Characters received instead of `answered` (a failed request's partial stream, never kept whole). */
@@ -73,17 +79,23 @@ export interface AnsweredRequest {
 }
 
 /**
- * The ledger row of an answered request. Counts the provider reported are kept as they are (a
- * negative, fractional or non-finite one is read as not reported: an endpoint a user points a thread
- * at must not lower what their budgets count as used); when
- * it reported neither input nor output, both are estimated (`estimated: true`) from what was sent
- * and received, four characters a token, the output at most the bound the request sent.
+ * The ledger row of an answered request. Counts the provider reported are kept as they are, but for
+ * counts that are no report: a negative, fractional or non-finite one, and an input of 0 (every
+ * request sends something), so an endpoint a user points a thread at cannot lower what budgets
+ * count as used. A main count (input or output) not reported is estimated from what was sent and
+ * received (the row is marked `estimated`), four characters a token, the output at most the bound
+ * the request sent. A user-paid row's reported input counts at least {@link userPaidInputFloor}
+ * (marked `estimated` when raised): the endpoint may be the user's own, and its counts are not
+ * trusted by the budgets that count the row (the user's own and the agent's).
  */
 export function modelUsageRow(request: AnsweredRequest, prices: PriceTable, now = Date.now()): ModelUsageRow {
   const u = reportedCounts(request.usage);
-  const estimated = u.inputTokens === undefined && u.outputTokens === undefined;
-  const inputTokens = estimated ? estimateInput(request) : (u.inputTokens ?? 0);
-  const outputTokens = estimated ? Math.min(Math.ceil((request.receivedChars ?? request.answered.length) / 4), request.outputBound ?? Infinity) : (u.outputTokens ?? 0);
+  const userPaid = request.userPaid === true;
+  // A main count not reported is estimated; a user-paid input reported under its floor is raised to it.
+  const floor = userPaid && u.inputTokens !== undefined ? userPaidInputFloor(request) : 0;
+  const inputTokens = u.inputTokens === undefined ? estimateInput(request) : Math.max(u.inputTokens, floor);
+  const outputTokens = u.outputTokens ?? Math.min(Math.ceil((request.receivedChars ?? request.answered.length) / 4), request.outputBound ?? Infinity);
+  const estimated = u.inputTokens === undefined || u.outputTokens === undefined || inputTokens > u.inputTokens;
   const tokens = { input: inputTokens, output: outputTokens, cached: u.cachedInputTokens ?? 0, cacheWrite: u.cacheWriteTokens ?? 0 };
   const price = priceOf(prices, request.model);
   return {
@@ -101,22 +113,48 @@ export function modelUsageRow(request: AnsweredRequest, prices: PriceTable, now 
     durationMs: Math.max(0, Math.round(request.durationMs)),
     costMicroUsd: price ? costMicroUsd(tokens, price) : null,
     priceVersion: prices.version,
-    userPaid: request.userPaid === true,
+    userPaid,
     at: now,
   };
 }
 
-/** Estimated input tokens of a request: its system prompt and messages. */
-export function estimateInput(request: Pick<AnsweredRequest, "sent" | "system">): number {
+/**
+ * Estimated input tokens of a request: what its reservation counts (its system prompt, messages,
+ * image and file parts, tools and the tool-use allowance: `inputTokensOf` in
+ * src/usage/input-bound.ts), its text at weft's estimate (four characters a token) instead of a
+ * token a byte. `textOnly`: its text alone (see `inputTokensOf`).
+ */
+export function estimateInput(request: Pick<AnsweredRequest, "sent" | "system" | "tools" | "model" | "contextTokens">, textOnly = false): number {
   // A system prompt function may return something else (author code): only text is counted.
-  let tokens = typeof request.system === "string" ? estimateTokens({ content: request.system }) : 0;
-  for (const m of request.sent) tokens += estimateTokens(m);
-  return tokens;
+  const system = typeof request.system === "string" ? request.system : undefined;
+  return inputTokensOf(
+    { ...(system !== undefined ? { system } : {}), messages: request.sent, tools: request.tools ?? [], model: request.model, ...(request.contextTokens !== undefined ? { contextTokens: request.contextTokens } : {}) },
+    ESTIMATE,
+    textOnly,
+  );
 }
 
-/** The provider's counts, each kept only when it is a whole number of tokens, zero or more. */
+/**
+ * The least input a user-paid request is counted: half weft's estimate of the text it sent. Half,
+ * so that a provider's honest count (a tokenizer rarely makes fewer tokens than one per eight
+ * characters) stands as reported, while an endpoint reporting next to nothing does not empty the
+ * budgets that count it; images and files are left out (their reservation's bound is no estimate).
+ */
+export function userPaidInputFloor(request: Pick<AnsweredRequest, "sent" | "system" | "tools" | "model" | "contextTokens">): number {
+  return Math.ceil(estimateInput(request, true) / 2);
+}
+
+/** Text at weft's estimate (`estimateTokens` of src/run/window.ts, its framing included). */
+const ESTIMATE = { message: estimateTokens, text: (t: string) => estimateTokens({ content: t }) };
+
+/**
+ * The provider's counts, each kept only when it is a whole number of tokens, zero or more; an input
+ * count of 0 is no report either (the request sent something: an endpoint answering 0 would make
+ * every budget that counts it never fill).
+ */
 function reportedCounts(usage: AnsweredRequest["usage"]): AnsweredRequest["usage"] {
   const out: Record<string, number> = {};
   for (const [key, value] of Object.entries(usage)) if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) out[key] = value;
+  if (out.inputTokens === 0) delete out.inputTokens;
   return out as AnsweredRequest["usage"];
 }

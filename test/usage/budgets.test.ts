@@ -214,12 +214,12 @@ describe("budgets", () => {
     expect(outputBound((await fakeRequests(k2))[0]!.body)).toBe(4096);
   });
 
-  it("a reservation never settled (its request crashed, its thread never came back) is released by the account's alarm at its lease's end", async () => {
+  it("a reservation never settled (its request crashed, its thread never came back) is charged by the account's alarm at its lease's end, not dropped", async () => {
     const user = await freshUser();
     const account = accountOfUser(user.userId);
     // A lease long enough to read the row before it ends, even on a loaded machine.
     const expiresAt = Date.now() + 2000;
-    const reserved = await account.reserveBudget({ id: "rsv_lost", threadId: "t".repeat(64), agentId: "metered", turnId: "turn_x", instance: "gone", tokens: 10, costMicroUsd: 0, expiresAt, budgets: [] });
+    const reserved = await account.reserveBudget({ id: "rsv_lost", threadId: "t".repeat(64), agentId: "metered", turnId: "turn_x", instance: "gone", model: "openai-chat:gpt-4.1-mini", tokens: 10, inputTokens: 6, costMicroUsd: 3, expiresAt, budgets: [] });
     expect(reserved).toEqual({ ok: true, value: { reserved: true, budgets: 0, userBudgets: false } });
     const ns = (env as unknown as { ACCOUNT: DurableObjectNamespace }).ACCOUNT;
     const stub = ns.get(ns.idFromName(user.userId));
@@ -230,17 +230,51 @@ describe("budgets", () => {
     for (let i = 0; i < 1000 && (await rows()) > 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(await rows()).toBe(0);
     expect(await runDurableObjectAlarm(stub)).toBe(false);
+    // The request may have reached the provider: its reservation is charged (input and output bounds, estimated), not handed back.
+    const total = (await send(user.token, "GET", "/account/usage")).body.total;
+    expect(total).toMatchObject({ requests: 1, inputTokens: 6, outputTokens: 4, estimatedRequests: 1, costUsd: 0.000003 });
   });
 
-  it("concurrent turns across threads never pass the limit; a crashed request's reservation is released", async () => {
+  it("a deleted thread leaves the account's watcher list: the first budget write does not call it", async () => {
+    const user = await freshUser();
+    const key = fakeKey("watcher-deleted");
+    await scriptFake(key, [{ text: "one" }]);
+    const id = await thread(user.token, "metered", key);
+    expect(await turn(user.token, id)).toMatchObject({ status: "completed" });
+    const ns = (env as unknown as { ACCOUNT: DurableObjectNamespace }).ACCOUNT;
+    const stub = ns.get(ns.idFromName(user.userId));
+    const watchers = () => runInDurableObject(stub, (_: unknown, state: DurableObjectState) => state.storage.sql.exec<{ thread_id: string }>("SELECT thread_id FROM budget_watchers").toArray().map((w) => w.thread_id));
+    expect(await watchers()).toEqual([id]);
+    expect((await send(user.token, "DELETE", `/threads/${id}`)).status).toBe(200);
+    expect(await watchers()).toEqual([]);
+    expect((await send(user.token, "PUT", "/account/budgets", { budgets: [{ scope: "user", period: "day", tokens: 10_000 }] })).status).toBe(200);
+  });
+
+  it("a request whose lease ended before its answer came is counted once: its row replaces the lease's charge", async () => {
+    const user = await freshUser();
+    const account = accountOfUser(user.userId);
+    const threadId = "s".repeat(64);
+    const model = "openai-chat:gpt-4.1-mini";
+    await account.reserveBudget({ id: "rsv_slow", threadId, agentId: "metered", turnId: "turn_s", instance: "alive", model, tokens: 100, inputTokens: 60, costMicroUsd: 50, expiresAt: Date.now() - 1, budgets: [] });
+    expect(await account.openReservations()).toBe(0);
+    expect((await send(user.token, "GET", "/account/usage")).body.total).toMatchObject({ requests: 1, inputTokens: 60, outputTokens: 40 });
+    const row = { row: 1, reservation: "rsv_slow", turnId: "turn_s", model, inputTokens: 30, outputTokens: 5, cachedInputTokens: 0, reasoningTokens: 0, cacheWriteTokens: 0, estimated: false, durationMs: 7, costMicroUsd: 9, at: Date.now() };
+    expect(await account.settleUsage({ threadId, agentId: "metered", fromRow: 1, rows: [row] })).toEqual({ ok: true, value: { behind: null } });
+    const total = (await send(user.token, "GET", "/account/usage")).body.total;
+    expect(total).toMatchObject({ requests: 1, inputTokens: 30, outputTokens: 5, estimatedRequests: 0, durationMs: 7, costUsd: 0.000009 });
+  });
+
+  it("concurrent turns across threads never pass the limit; a crashed request's reservation is charged", async () => {
     const result = await runRace({ turns: 12, allowed: 4, crashRate: 1, seed: 28 });
     expect(result.used).toBeLessThanOrEqual(result.limit);
-    // Exactly the 4 the budget allows, but for any failed attempt's charge (each less than one answer's).
-    expect(result.answered).toBeLessThanOrEqual(4);
-    expect(result.answered).toBeGreaterThanOrEqual(4 - result.failed);
+    // Exactly the 4 the budget allows, answered or cut by a crash (charged its reservation), but for
+    // any failed attempt's charge (each less than one answer's).
+    expect(result.answered + result.crashed).toBeLessThanOrEqual(4);
+    expect(result.answered + result.crashed).toBeGreaterThanOrEqual(4 - result.failed);
+    expect(result.reached).toBe(result.answered + result.crashed + result.failed);
     expect(result.leaked).toBe(0);
-    // Admitted requests were cut by a crash (those whose stream outran the crash were not), and
-    // asked again by their restarted thread.
+    // Admitted requests were cut by a crash (those whose stream outran the crash were not); their
+    // restarted thread asks again only where the budget has room.
     expect(result.crashed).toBeGreaterThanOrEqual(1);
     expect(result.refusedThatCalled).toBe(0);
     expect(result.refused).toBeGreaterThanOrEqual(12 - 4);

@@ -4,7 +4,9 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Message } from "../../src/records.js";
-import { GPT_4O_MINI_IMAGE_INPUT_TOKENS, IMAGE_INPUT_TOKENS, inputBound } from "../../src/usage/input-bound.js";
+import { GPT_4O_MINI_IMAGE_INPUT_TOKENS, IMAGE_INPUT_TOKENS, TOOL_USE_ALLOWANCE, inputBound } from "../../src/usage/input-bound.js";
+import { SHIPPED_PRICES } from "../../src/usage/prices.js";
+import { estimateInput, modelUsageRow } from "../../src/usage/row.js";
 
 const at = Date.UTC(2026, 11, 2);
 const text = (content: string): Message => ({ id: 1, role: "user", content, silent: false, createdAt: at });
@@ -33,5 +35,24 @@ describe("inputBound and message parts", () => {
     const csv = btoa("a,b\n".repeat(3000));
     const file = withParts("sum column b", [{ type: "file", data: csv, mediaType: "text/csv" }]);
     expect(inputBound({ messages: [file], tools: [] }) - inputBound({ messages: [text("sum column b")], tools: [] })).toBeGreaterThanOrEqual(12_000);
+  });
+
+  it("a failed request's estimate counts what was sent as its reservation does: tool schemas, the tool-use allowance, images (hostile review: 4,809 bytes of schemas estimated as none)", () => {
+    const schema = { type: "object", properties: Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`field_${i}`, { type: "string", description: "a field of the record" }])) };
+    const tools = [{ name: "save", description: "Saves a record.", inputSchema: schema }];
+    const schemaChars = JSON.stringify(schema).length;
+    expect(schemaChars).toBeGreaterThan(4000);
+    const sent = [text("save it")];
+    const bare = estimateInput({ sent, model: "openai:gpt-4.1-mini" });
+    const withTools = estimateInput({ sent, tools, model: "openai:gpt-4.1-mini" });
+    expect(withTools - bare).toBeGreaterThanOrEqual(Math.floor(schemaChars / 4) + TOOL_USE_ALLOWANCE);
+    // The row of a request that failed with nothing reported carries it.
+    const row = modelUsageRow({ turnId: "t", step: 1, model: "openai:gpt-4.1-mini", usage: {}, durationMs: 5, sent, tools, answered: "", receivedChars: 0, failed: true }, SHIPPED_PRICES);
+    expect([row.failed, row.estimated, row.inputTokens]).toEqual([true, true, withTools]);
+    // An image sent is counted by the same bound as the reservation's.
+    const image = withParts("describe", [{ type: "image", image: "https://example.com/cat.png" }]);
+    expect(estimateInput({ sent: [image], model: "openai:gpt-4.1" }) - estimateInput({ sent: [text("describe")], model: "openai:gpt-4.1" })).toBeGreaterThanOrEqual(IMAGE_INPUT_TOKENS);
+    // Never more than the reservation's bound (a token a byte): the charge fits in what was reserved.
+    expect(withTools).toBeLessThanOrEqual(inputBound({ messages: sent, tools }));
   });
 });

@@ -110,7 +110,8 @@ describe("the usage ledger", () => {
     const id = await turnAs(user.token, "openai-chat:gpt-4.1-mini", [
       { error: { status: 500, message: "upstream broke" } },
       { text: long, chunk: 400, resetAfterEvents: 6 },
-      { text: "answer", usage: { input: 50, output: 5 } },
+      // A count at least half weft's estimate of what was sent: a user-paid row keeps it as reported.
+      { text: "answer", usage: { input: 5000, output: 5 } },
     ]);
     const { body } = await send(user.token, "GET", `/threads/${id}/usage`);
     expect(body.requests.map((r: any) => [r.failed, r.estimated])).toEqual([[true, true], [true, true], [false, false]]);
@@ -125,7 +126,7 @@ describe("the usage ledger", () => {
     // The account counts every attempt (what day, month and lifetime budgets are held against).
     for (let i = 0; i < 500 && (await send(user.token, "GET", "/account/usage")).body.total.requests < 3; i++) await new Promise((r) => setTimeout(r, 20));
     const account = (await send(user.token, "GET", "/account/usage")).body.total;
-    expect(account).toMatchObject({ requests: 3, inputTokens: 2 * body.requests[0].inputTokens + 50, outputTokens: body.requests[1].outputTokens + 5 });
+    expect(account).toMatchObject({ requests: 3, inputTokens: 2 * body.requests[0].inputTokens + 5000, outputTokens: body.requests[1].outputTokens + 5 });
   });
 
   it("the requests that summarize a history for compaction are in the ledger too, under the turn (step 0)", async () => {
@@ -210,6 +211,12 @@ describe("the usage ledger", () => {
     const badDay = await send(user.token, "GET", "/account/usage?from=yesterday");
     expect(badDay.status).toBe(400);
     expect(badDay.body.error.details.path).toEqual(["from"]);
+    // A day that does not exist (hostile review: 2026-02-30 was read as March 2nd), and a range the wrong way round.
+    for (const [query, path] of [["from=2026-02-30", "from"], ["to=2026-04-31", "to"], ["from=2026-13-01", "from"], ["from=2026-03-02&to=2026-03-01", "from"]]) {
+      const refused = await send(user.token, "GET", `/account/usage?${query}`);
+      expect([query, refused.status, refused.body.error.details.path]).toEqual([query, 400, [path]]);
+    }
+    expect((await send(user.token, "GET", "/account/usage?from=2028-02-29&to=2028-02-29")).status).toBe(200);
   });
 
   it("the account counts each of a thread's rows once, in order: a batch sent twice counts once, one that skips rows is answered with the last row it has", async () => {

@@ -8,7 +8,7 @@ import { isWeftError } from "../../src/errors.js";
 import { budgetsFor, checkBudgets, deploymentBudgets } from "../../src/usage/budgets.js";
 import { inputBound } from "../../src/usage/input-bound.js";
 import { SHIPPED_PRICES, costMicroUsd, priceOf, priceTableOf } from "../../src/usage/prices.js";
-import { modelUsageRow } from "../../src/usage/row.js";
+import { estimateInput, modelUsageRow, userPaidInputFloor } from "../../src/usage/row.js";
 
 const answered = { turnId: "t1", step: 1, durationMs: 12.4, sent: [{ content: "hello there" }], answered: "hi" };
 
@@ -42,8 +42,8 @@ describe("prices", () => {
   });
 
   it("keeps reported counts as they are, and estimates (marked) only when the provider reported none", () => {
-    const reported = modelUsageRow({ ...answered, model: "scripted", usage: { inputTokens: 0, outputTokens: 7 } }, SHIPPED_PRICES);
-    expect(reported).toMatchObject({ inputTokens: 0, outputTokens: 7, estimated: false, provider: "scripted", durationMs: 12 });
+    const reported = modelUsageRow({ ...answered, model: "scripted", usage: { inputTokens: 3, outputTokens: 0 } }, SHIPPED_PRICES);
+    expect(reported).toMatchObject({ inputTokens: 3, outputTokens: 0, estimated: false, provider: "scripted", durationMs: 12 });
     const estimated = modelUsageRow({ ...answered, model: "scripted", usage: {} }, SHIPPED_PRICES);
     expect(estimated.estimated).toBe(true);
     expect(estimated.inputTokens).toBeGreaterThan(0);
@@ -101,11 +101,29 @@ describe("budget definitions", () => {
 
   it("a negative, fractional or non-finite count a provider reports is read as not reported, so no row lowers what budgets count as used", () => {
     const row = modelUsageRow({ ...answered, model: "openai:gpt-4.1-mini", usage: { inputTokens: -1_000_000, outputTokens: 7, cachedInputTokens: -5, reasoningTokens: 1.5, cacheWriteTokens: Number.NaN } }, SHIPPED_PRICES);
-    expect([row.inputTokens, row.outputTokens, row.cachedInputTokens, row.reasoningTokens, row.cacheWriteTokens, row.estimated]).toEqual([0, 7, 0, 0, 0, false]);
+    // The input is estimated from what was sent (marked), the output kept as reported.
+    expect([row.outputTokens, row.cachedInputTokens, row.reasoningTokens, row.cacheWriteTokens, row.estimated]).toEqual([7, 0, 0, 0, true]);
+    expect(row.inputTokens).toBe(estimateInput({ ...answered, model: "openai:gpt-4.1-mini" }));
     expect(row.costMicroUsd).toBeGreaterThanOrEqual(0);
     // Both main counts unusable: the row is estimated from what was sent and received, as when nothing is reported.
     const estimated = modelUsageRow({ ...answered, model: "openai:gpt-4.1-mini", usage: { inputTokens: -1, outputTokens: Number.POSITIVE_INFINITY } }, SHIPPED_PRICES);
     expect(estimated.estimated).toBe(true);
     expect(estimated.inputTokens).toBeGreaterThan(0);
+  });
+
+  it("an input of 0 is no report (every request sends something), and a user-paid row counts at least its floor (hostile review: an endpoint reporting 0 made budgets never fill)", () => {
+    const sent = [{ content: "word ".repeat(800) }];
+    const zero = modelUsageRow({ ...answered, sent, model: "openai:gpt-4.1-mini", usage: { inputTokens: 0, outputTokens: 0 } }, SHIPPED_PRICES);
+    expect([zero.inputTokens, zero.outputTokens, zero.estimated]).toEqual([estimateInput({ sent, model: "openai:gpt-4.1-mini" }), 0, true]);
+    expect(zero.inputTokens).toBeGreaterThanOrEqual(1000);
+    // A user's endpoint reporting 1 token for 4,000 characters: raised to the floor, marked.
+    const low = modelUsageRow({ ...answered, sent, model: "openai:gpt-4.1-mini", userPaid: true, usage: { inputTokens: 1, outputTokens: 1 } }, SHIPPED_PRICES);
+    expect([low.inputTokens, low.estimated]).toEqual([userPaidInputFloor({ sent, model: "openai:gpt-4.1-mini" }), true]);
+    expect(low.inputTokens).toBeGreaterThanOrEqual(500);
+    // An honest count above the floor stands, unmarked; the deployment's own provider is trusted as it reports.
+    const honest = modelUsageRow({ ...answered, sent, model: "openai:gpt-4.1-mini", userPaid: true, usage: { inputTokens: 801, outputTokens: 1 } }, SHIPPED_PRICES);
+    expect([honest.inputTokens, honest.estimated]).toEqual([801, false]);
+    const deployment = modelUsageRow({ ...answered, sent, model: "openai:gpt-4.1-mini", usage: { inputTokens: 1, outputTokens: 1 } }, SHIPPED_PRICES);
+    expect([deployment.inputTokens, deployment.estimated]).toEqual([1, false]);
   });
 });

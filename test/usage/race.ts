@@ -31,11 +31,22 @@ export interface RaceResult {
   answered: number;
   /** Requests that failed after they were sent (a crash's abort, a deadline under load): recorded and charged too. */
   failed: number;
+  /** Requests that reached the fake provider (answered, failed, or cut by a crash): each may be billed. */
+  reached: number;
+  /** The input tokens the fake provider bills for them (what each reports, a cut one's included). */
+  billedInput: number;
+  /** What one request reserves (and reports using, when answered). */
+  reserve: number;
 }
 
 /** The closing line `npm run budget-race` prints. */
 export function raceLine(r: RaceResult): string {
   return `budget-race: ${r.turns} turns, limit ${r.limit}, used ${r.used} <= ${r.limit}, ${r.leaked} leaked reservations, ${r.refused} refused before any provider call`;
+}
+
+/** The extra line `npm run budget-race` prints: the requests the provider saw, held against the limit too. */
+export function reachedLine(r: RaceResult): string {
+  return `budget-race: ${r.reached} requests reached the provider: ${r.answered} answered and ${r.crashed} cut by a crash (each charged its reservation, ${r.reserve}), ${r.failed} failed after they were sent (charged what they sent and got); billed input ${r.billedInput}, answered and cut ${(r.answered + r.crashed) * r.reserve} <= ${r.limit}`;
 }
 
 /** A small seeded generator (mulberry32). */
@@ -80,8 +91,9 @@ export async function until(check: () => Promise<boolean>, what: string, ms = 12
 /**
  * Runs the race. Every turn's one request reserves the same maximum R (found by a probe refused
  * at a 1-token budget) and reports exactly R used, so the user budget of `allowed` x R admits
- * exactly `allowed` answers whatever the timing; crashed requests hold their reservation until
- * the thread's next instance reserves again (or the lease ends).
+ * exactly `allowed` answers whatever the timing; a crashed request's reservation is charged
+ * when the thread's next instance reserves again (or the lease ends), so every request that
+ * reached the provider counts, and at most `allowed` of them do.
  */
 export async function runRace(options: RaceOptions): Promise<RaceResult> {
   const rand = random(options.seed);
@@ -135,10 +147,12 @@ export async function runRace(options: RaceOptions): Promise<RaceResult> {
   let refusedThatCalled = 0;
   let answered = 0;
   let failed = 0;
+  let reached = 0;
   for (const t of threads) {
     const usage = (await send(user.token, "GET", `/threads/${t.id}/usage`)).body;
     const refusals = (await framesOf(t.id)).filter((f) => f.type === "budget_exceeded").length;
     const calls = (await fakeRequests(t.key)).length;
+    reached += calls;
     refused += refusals;
     const failedHere = usage.requests.filter((r: { failed: boolean }) => r.failed).length;
     answered += usage.total.requests - failedHere;
@@ -149,7 +163,11 @@ export async function runRace(options: RaceOptions): Promise<RaceResult> {
   }
   // The rollups are sent when each answer is recorded, not awaited by the turn: read once all have landed.
   const rolledUp = async () => (await send(user.token, "GET", "/account/usage?groupBy=agent")).body.total;
-  await until(async () => (await rolledUp()).requests >= answered + failed, "every recorded request rolled up in the account");
+  // Each cut request is a charge of its own in the account (its reservation, estimated).
+  await until(async () => (await rolledUp()).requests >= answered + failed + crashed, "every recorded or cut request rolled up in the account");
   const total = await rolledUp();
-  return { turns: options.turns, limit, used: total.inputTokens + total.outputTokens, leaked: await account.openReservations(), refused, refusedThatCalled, crashed, answered, failed };
+  const leaked = await account.openReservations();
+  // Every call the fake provider saw is billed the input it reports (the scripted `reserve - 64`).
+  const billedInput = reached * (reserve - 64);
+  return { turns: options.turns, limit, used: total.inputTokens + total.outputTokens, leaked, refused, refusedThatCalled, crashed, answered, failed, reached, billedInput, reserve };
 }
