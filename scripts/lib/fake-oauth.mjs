@@ -8,9 +8,10 @@
  *   Its protected-resource metadata (RFC 9728) names `https://as.mcp.test`.
  * - `https://as.mcp.test`: the authorization server of scripts/lib/oauth-server.mjs (metadata,
  *   registration, PKCE S256, one-use codes, rotated refresh tokens), whose `/authorize` signs in
- *   the user named by `login` at once.
+ *   the user named by `login` at once. It sends `iss` (RFC 9207), as weft requires of the
+ *   authorization server of a server a user adds.
  * - `https://oauthpre.mcp.test/mcp` with `https://aspre.mcp.test`: the same without registration;
- *   one client is registered beforehand: `weft-pre` with secret `pre-secret-123`.
+ *   one client is registered beforehand: `weft-pre` with secret `pre-secret-123`. It sends no `iss`.
  * - `https://oauthhttp.mcp.test/mcp`: its metadata names an authorization server on plain http.
  * - `/__oauth` (any host): what happened (`tokenRequests`, refreshes, `codes` refused), and
  *   `POST /__oauth/expire` makes every access token refused (as a server-side revocation would).
@@ -28,7 +29,7 @@ export function createFakeOAuth(serve, goodServer) {
   const { access, log } = state;
   /** @param {URLSearchParams} q */
   const signIn = (q) => q.get("login") ?? "someone";
-  const as = authorizationServer(state, { issuer: "https://as.mcp.test", registration: true, signIn });
+  const as = authorizationServer(state, { issuer: "https://as.mcp.test", registration: true, signIn, iss: true });
   const aspre = authorizationServer(state, { issuer: "https://aspre.mcp.test", registration: false, signIn });
 
   /** @param {Request} request */

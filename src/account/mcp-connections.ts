@@ -37,6 +37,11 @@ export interface McpTokenRequest {
   rejected?: string;
   /** False: without a usable token, answer `mcp_auth_required` instead of starting an authorization (a listing outside any thread). */
   start?: false;
+  /**
+   * A server the user added (`POST /mcp-servers`), not one the deployment declares: its
+   * authorization server must advertise and send `iss` (RFC 9207), see {@link McpConnections.authorized}.
+   */
+  userAdded?: true;
 }
 
 /** A token, or the URL the user must open first. */
@@ -65,6 +70,8 @@ interface Pending {
   redirectUri: string;
   authorizationUrl: string;
   userId: string;
+  /** The response must carry `iss` equal to the issuer (a server the user added). */
+  requireIss?: true;
 }
 
 const tokenContext = (userId: string, url: string) => `tokens\n${userId}\n${url}`;
@@ -130,6 +137,15 @@ export class McpConnections {
     }
     const redirectUri = redirectUriOf(this.env);
     const plan = await discover(request.server, new URL(request.url), request.auth);
+    if (request.userAdded && (plan.metadata as { authorization_response_iss_parameter_supported?: unknown }).authorization_response_iss_parameter_supported !== true) {
+      // RFC 9700 4.4: weft sends one redirect URI to every authorization server, so without `iss` a
+      // code could come from another server than the one asked (the mix-up attack).
+      throw new WeftError(
+        "mcp_refused",
+        `mcp server "${request.server}": its authorization server ${plan.authorizationServer} does not advertise authorization_response_iss_parameter_supported (RFC 9207), which weft requires of a server you add: without iss weft cannot tell which authorization server a code comes from. Ask the server's operator to support RFC 9207, or the deployment's author to declare the server in agents/mcp/`,
+        { mcpServer: request.server, authorizationServer: plan.authorizationServer },
+      );
+    }
     const secret = request.auth.clientSecretEnv === undefined ? undefined : this.env[request.auth.clientSecretEnv];
     if (request.auth.clientSecretEnv !== undefined && typeof secret !== "string") {
       throw new WeftError("mcp_auth_required", `mcp server "${request.server}": its client secret ${request.auth.clientSecretEnv} is not a Worker secret here`, { mcpServer: request.server });
@@ -139,7 +155,7 @@ export class McpConnections {
     // The state names the user, the thread and this authorization; signed, so none is swapped.
     const state = await vault.sign({ u: request.userId, t: request.threadId, n: nonce });
     const { url, codeVerifier } = await authorizationUrl(plan, client, redirectUri, state);
-    const pending: Pending = { plan, client, codeVerifier, redirectUri, authorizationUrl: url, userId: request.userId };
+    const pending: Pending = { plan, client, codeVerifier, redirectUri, authorizationUrl: url, userId: request.userId, ...(request.userAdded ? { requireIss: true as const } : {}) };
     this.sql.exec(
       "INSERT INTO account_mcp_pending (nonce, thread_id, server, url, sealed, expires_at) VALUES (?, ?, ?, ?, ?, ?)",
       nonce,
@@ -175,9 +191,9 @@ export class McpConnections {
    * URL forwarded to someone else cannot link their account at the server to this user; a refusal
    * for that leaves the authorization open. Trades the code (with the PKCE verifier) for tokens,
    * keeps them, and wakes the thread, whose parked call then goes on. `iss` (RFC 9207) must be
-   * the issuer the authorization went to, and is required when that server says it sends one:
-   * else a code another server issued (the mix-up attack) would be sent to this one's token
-   * endpoint.
+   * the issuer the authorization went to, and is required when that server says it sends one or
+   * the server is one the user added: else a code another server issued (the mix-up attack)
+   * would be sent to this one's token endpoint.
    * @throws WeftError `mcp_wrong_user` (403) when `by` is not the state's user; `invalid_request`
    * for a state that names no open authorization here (path `state`), or an `iss` of another
    * issuer (path `iss`).
@@ -196,7 +212,7 @@ export class McpConnections {
     const pending = await vault.open<Pending>(row.sealed, pendingContext(state.u, nonce)).catch(() => null);
     if (!pending || pending.userId !== state.u) throw refused();
     const { issuer, authorization_response_iss_parameter_supported: issSent } = pending.plan.metadata as { issuer: string; authorization_response_iss_parameter_supported?: unknown };
-    if (iss !== undefined ? iss !== issuer : issSent === true) {
+    if (iss !== undefined ? iss !== issuer : issSent === true || pending.requireIss === true) {
       throw new WeftError("invalid_request", `iss: the authorization response names ${iss === undefined ? "no issuer" : JSON.stringify(iss)}, not ${issuer}, the authorization server asked (RFC 9207)`, { path: ["iss"] });
     }
     const tokens = await exchangeCode(row.server, pending.plan, pending.client, code, pending.codeVerifier, pending.redirectUri);

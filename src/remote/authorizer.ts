@@ -25,16 +25,17 @@ export interface McpAuthorizer {
 /**
  * The authorizer of thread `threadId` owned by `userId`, through the `ACCOUNT` binding. With
  * `start` false (a listing outside any thread, `threadId` empty), a user without a token gets
- * `mcp_auth_required` and no authorization is started.
+ * `mcp_auth_required` and no authorization is started. `userAdded`: the servers it serves are
+ * ones the user added (`POST /mcp-servers`), whose authorization servers must send `iss` (RFC 9207).
  */
-export function accountAuthorizer(ns: DurableObjectNamespace | undefined, userId: string | undefined, threadId: string, start = true): McpAuthorizer {
+export function accountAuthorizer(ns: DurableObjectNamespace | undefined, userId: string | undefined, threadId: string, start = true, userAdded = false): McpAuthorizer {
   const account = () => {
     if (!ns || !userId) throw new WeftError("mcp_auth_required", "OAuth connections need the ACCOUNT Durable Object binding and a thread owned by a user");
     return accountOf(ns, userId);
   };
   return {
     async token(server, def, rejected) {
-      const answer = await account().mcpToken({ server, url: def.url, auth: def.auth as McpOAuthAuth, userId: userId!, threadId, ...(rejected !== undefined ? { rejected } : {}), ...(start ? {} : { start: false as const }) });
+      const answer = await account().mcpToken({ server, url: def.url, auth: def.auth as McpOAuthAuth, userId: userId!, threadId, ...(rejected !== undefined ? { rejected } : {}), ...(start ? {} : { start: false as const }), ...(userAdded ? { userAdded: true as const } : {}) });
       if (!answer.ok) throw new WeftError(answer.error.code, answer.error.message, answer.error.details);
       if ("token" in answer.value) return answer.value;
       const url = answer.value.authorizationUrl;
