@@ -10,7 +10,7 @@ import type { AccountUsage } from "../usage/account-ledger.js";
 import type { Budget } from "../usage/budgets.js";
 import type { McpConnectionInfo, McpTokenAnswer, McpTokenRequest } from "./mcp-connections.js";
 import type { UserMcpServer } from "./mcp-servers.js";
-import type { McpServerDefinition } from "../remote/define.js";
+import type { McpOAuthAuth, McpServerDefinition } from "../remote/define.js";
 import type { ReserveAnswer, ReserveRequest, SettleAnswer, SettleBatch } from "../usage/reservations.js";
 
 import type { AccountEntry as ThreadEntry } from "../ports/threads.js";
@@ -81,7 +81,7 @@ export interface AccountApi {
    */
   mcpToken(request: McpTokenRequest): Promise<RpcResult<McpTokenAnswer>>;
   /** Whether the user holds tokens for the server at `url`. */
-  mcpConnected(url: string): Promise<boolean>;
+  mcpConnected(server: string, url: string, auth: McpOAuthAuth): Promise<boolean>;
   /**
    * Completes the authorization a verified `state` names with its `code`, for the verified weft
    * user `by` (who must be the one who started it), and wakes its thread; `iss` is the response's

@@ -14,12 +14,12 @@ export const AUTHORIZATION_PARK = "mcp_auth_required:";
 /** What a thread's remote servers ask of the owner's account. */
 export interface McpAuthorizer {
   /**
-   * The user's access token for `def`'s URL and when it expires (epoch ms; `rejected`: the one the server just refused).
+   * The user's access token for server `server` as `def` defines it, and when it expires (epoch ms; `rejected`: the one the server just refused).
    * @throws WeftError `mcp_auth_required` with `details.authorizationUrl` when the user must authorize first.
    */
   token(server: string, def: McpServerDefinition, rejected?: string): Promise<{ token: string; expiresAt: number | null }>;
-  /** Whether the user holds tokens for `def`'s URL. */
-  connected(def: McpServerDefinition): Promise<boolean>;
+  /** Whether the user holds tokens for server `server` as `def` defines it (its name, URL and `auth`). */
+  connected(server: string, def: McpServerDefinition): Promise<boolean>;
 }
 
 /**
@@ -41,8 +41,8 @@ export function accountAuthorizer(ns: DurableObjectNamespace | undefined, userId
       const url = answer.value.authorizationUrl;
       throw new WeftError("mcp_auth_required", `mcp server "${server}" needs your authorization: open ${url}`, { mcpServer: server, authorizationUrl: url });
     },
-    async connected(def) {
-      return ns && userId ? account().mcpConnected(def.url) : false;
+    async connected(server, def) {
+      return ns && userId ? account().mcpConnected(server, def.url, def.auth as McpOAuthAuth) : false;
     },
   };
 }

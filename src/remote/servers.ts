@@ -140,12 +140,12 @@ export class RemoteServers {
    * An OAuth server's tool as resumable: a call parked for authorization ({@link AUTHORIZATION_PARK})
    * waits until the user holds a token; any other parked call of it waits for a person as usual.
    */
-  private resumable(def: McpServerDefinition, tool: AnyToolDefinition): AnyToolDefinition {
+  private resumable(server: string, def: McpServerDefinition, tool: AnyToolDefinition): AnyToolDefinition {
     if (def.auth?.type !== "oauth") return tool;
     return markResumable(tool, {
       stillWaiting: async (callId) => {
         if (!this.oauth.parkReason?.(callId)?.startsWith(AUTHORIZATION_PARK)) return true;
-        return !(await this.authorizer().connected(def));
+        return !(await this.authorizer().connected(server, def));
       },
     });
   }
@@ -193,7 +193,7 @@ export class RemoteServers {
     const connectName = def.auth?.type === "oauth" ? remoteToolName(server, "connect") : null;
     const connect =
       connectName !== null && !this.taken(connectName)
-        ? { name: connectName, def: this.resumable(def, connectTool(server, () => this.authorizer().token(server, def), () => this.forget(server))) }
+        ? { name: connectName, def: this.resumable(server, def, connectTool(server, () => this.authorizer().token(server, def), () => this.forget(server))) }
         : undefined;
     let tools: RemoteToolInfo[];
     try {
@@ -217,7 +217,7 @@ export class RemoteServers {
         seen.add(name);
         // Every description goes to the model on every step: a server's essay is cut.
         const description = tool.description && tool.description.length > MAX_REMOTE_DESCRIPTION_CHARS ? `${tool.description.slice(0, MAX_REMOTE_DESCRIPTION_CHARS)}...` : tool.description;
-        listing.tools.set(tool.name, { name, def: this.resumable(def, remoteToolDefinition(server, def, { ...tool, ...(description !== undefined ? { description } : {}) }, connection)) });
+        listing.tools.set(tool.name, { name, def: this.resumable(server, def, remoteToolDefinition(server, def, { ...tool, ...(description !== undefined ? { description } : {}) }, connection)) });
       }
     }
     // An allowed tool the server does not list is said, not silently missing.
