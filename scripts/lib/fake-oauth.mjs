@@ -14,7 +14,8 @@
  *   one client is registered beforehand: `weft-pre` with secret `pre-secret-123`. It sends no `iss`.
  * - `https://oauthhttp.mcp.test/mcp`: its metadata names an authorization server on plain http.
  * - `/__oauth` (any host): what happened (`tokenRequests`, refreshes, `codes` refused), and
- *   `POST /__oauth/expire` makes every access token refused (as a server-side revocation would).
+ *   `POST /__oauth/expire` makes every access token refused (as a server-side revocation would),
+ *   `/__oauth/fail-code?code=` makes the next token request for that code answer 503.
  * @module
  */
 import { authorizationServer, createOAuthState, grantOf, unauthorized } from "./oauth-server.mjs";
@@ -56,6 +57,10 @@ export function createFakeOAuth(serve, goodServer) {
     if (url.pathname === "/__oauth") return Promise.resolve(Response.json(log));
     if (url.pathname === "/__oauth/expire") {
       for (const grant of access.values()) grant.expired = true;
+      return Promise.resolve(new Response(null, { status: 204 }));
+    }
+    if (url.pathname === "/__oauth/fail-code") {
+      state.failing.add(url.searchParams.get("code") ?? "");
       return Promise.resolve(new Response(null, { status: 204 }));
     }
     if (url.pathname === "/__oauth/lifetime") {

@@ -39,6 +39,8 @@ export function createOAuthState(preRegistered = []) {
     access: new Map(),
     /** @type {Map<string, { login: string, resource: string, clientId: string }>} */
     refresh: new Map(),
+    /** Codes whose next token request answers 503 (a server briefly down), the code kept. @type {Set<string>} */
+    failing: new Set(),
     log: { tokenRequests: 0, refreshes: 0, refused: /** @type {string[]} */ ([]), registrations: 0, expiresIn: 3600 },
   };
 }
@@ -134,6 +136,7 @@ export function authorizationServer(state, { issuer, registration, signIn, iss =
         return Response.json({ access_token: accessToken, token_type: "Bearer", expires_in: log.expiresIn, refresh_token: refreshToken });
       };
       if (form.get("grant_type") === "authorization_code") {
+        if (state.failing.delete(form.get("code") ?? "")) return new Response("busy", { status: 503 });
         const grant = codes.get(form.get("code") ?? "");
         codes.delete(form.get("code") ?? "");
         if (!grant || grant.clientId !== clientId || grant.redirectUri !== form.get("redirect_uri") || grant.as !== issuer) return oauthError("invalid_grant");

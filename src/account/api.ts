@@ -88,7 +88,8 @@ export interface AccountApi {
    * issuer (RFC 9207), if it named one.
    * @throws WeftError `mcp_wrong_user` (403) when `by` is another user (the authorization stays
    * open); `invalid_request` (path `state`) for no such authorization, (path `iss`) for another
-   * issuer than the one asked; `mcp_auth_required` when the code is refused.
+   * issuer than the one asked, (path `code`) when the code is refused; `mcp_unreachable` when it
+   * could not be traded now (the authorization stays open after either).
    */
   mcpAuthorized(state: Record<string, string>, code: string, by: string, iss?: string): Promise<RpcResult<{ server: string; threadId: string }>>;
   /** The user's connections (no tokens). */

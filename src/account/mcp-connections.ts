@@ -123,6 +123,8 @@ const pendingContext = (userId: string, nonce: string) => `pending\n${userId}\n$
 
 /** The connections of one account. */
 export class McpConnections {
+  /** Authorizations whose code is being traded now (by nonce): a second completion waits for none and is refused. */
+  private readonly completing = new Set<string>();
   /** Refreshes under way per binding: a rotated refresh token is used once, not by two racing requests. */
   private readonly refreshing = new Map<string, Promise<McpTokenAnswer>>();
 
@@ -235,7 +237,8 @@ export class McpConnections {
   /**
    * The redirect of a pending authorization came back with `code`, and a browser signed in to
    * weft as `by` hands it over: `state` (verified by the caller) must name this user, its thread
-   * and an open authorization, used once. Only the user who started it completes it (RFC 6749
+   * and an open authorization, used once it succeeded (a failed exchange leaves it open: the user
+   * completes the same link again, within its 10 minutes). Only the user who started it completes it (RFC 6749
    * 10.12: the state is bound to that user's own credential, not to whoever holds the URL), so a
    * URL forwarded to someone else cannot link their account at the server to this user; a refusal
    * for that leaves the authorization open. Trades the code (with the PKCE verifier) for tokens,
@@ -244,8 +247,9 @@ export class McpConnections {
    * the server is one the user added: else a code another server issued (the mix-up attack)
    * would be sent to this one's token endpoint.
    * @throws WeftError `mcp_wrong_user` (403) when `by` is not the state's user; `invalid_request`
-   * for a state that names no open authorization here (path `state`), or an `iss` of another
-   * issuer (path `iss`).
+   * for a state that names no open authorization here or one being completed now (path `state`),
+   * an `iss` of another issuer (path `iss`), a code the authorization server refused (path
+   * `code`); `mcp_unreachable` when it could not trade the code now.
    */
   async authorized(state: Record<string, string>, code: string, by: string, iss?: string): Promise<{ server: string; threadId: string }> {
     if (!state.u || by !== state.u) {
@@ -255,9 +259,8 @@ export class McpConnections {
     const row = this.sql.exec<{ thread_id: string; server: string; url: string; sealed: string; expires_at: number; binding: string | null }>("SELECT * FROM account_mcp_pending WHERE nonce = ?", nonce).toArray()[0];
     const refused = () => new WeftError("invalid_request", "state: names no authorization under way (it expired, was used, or was never made)", { path: ["state"] });
     if (!row || row.binding === null || row.thread_id !== state.t || row.expires_at <= this.now() || !state.u) throw refused();
+    if (this.completing.has(nonce)) throw new WeftError("invalid_request", "state: this authorization is being completed by another request now", { path: ["state"] });
     const binding = row.binding;
-    // Used once, whatever the exchange answers.
-    this.sql.exec("DELETE FROM account_mcp_pending WHERE nonce = ?", nonce);
     const vault = await Vault.of(this.env);
     const pending = await vault.open<Pending>(row.sealed, pendingContext(state.u, nonce)).catch(() => null);
     if (!pending || pending.userId !== state.u) throw refused();
@@ -265,7 +268,17 @@ export class McpConnections {
     if (iss !== undefined ? iss !== issuer : issSent === true || pending.requireIss === true) {
       throw new WeftError("invalid_request", `iss: the authorization response names ${iss === undefined ? "no issuer" : JSON.stringify(iss)}, not ${issuer}, the authorization server asked (RFC 9207)`, { path: ["iss"] });
     }
-    const tokens = await exchangeCode(row.server, pending.plan, pending.client, code, pending.codeVerifier, pending.redirectUri);
+    // One exchange at a time; the authorization is used up only once it succeeded.
+    this.completing.add(nonce);
+    let tokens: OAuthTokens;
+    try {
+      tokens = await exchangeCode(row.server, pending.plan, pending.client, code, pending.codeVerifier, pending.redirectUri);
+    } finally {
+      this.completing.delete(nonce);
+    }
+    // Revoked while the code was traded: nothing is kept.
+    if (this.sql.exec("SELECT 1 FROM account_mcp_pending WHERE nonce = ?", nonce).toArray().length === 0) throw refused();
+    this.sql.exec("DELETE FROM account_mcp_pending WHERE nonce = ?", nonce);
     await this.store(vault, state.u, binding, row.server, row.url, pending.plan, pending.client, tokens);
     // Other authorizations of the same definition by this user are moot now.
     this.sql.exec("DELETE FROM account_mcp_pending WHERE binding = ?", binding);

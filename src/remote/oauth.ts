@@ -9,6 +9,7 @@
  * @module
  */
 import { discoverOAuthServerInfo, exchangeAuthorization, refreshAuthorization, registerClient, startAuthorization } from "@modelcontextprotocol/sdk/client/auth.js";
+import { OAuthError, ServerError, TemporarilyUnavailableError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import type { AuthorizationServerMetadata, OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { WeftError, errorMessage } from "../errors.js";
 import { type McpOAuthAuth, isLoopback } from "./define.js";
@@ -170,12 +171,27 @@ export async function authorizationUrl(plan: OAuthPlan, client: OAuthClientInfor
   return { url: started.authorizationUrl.href, codeVerifier: started.codeVerifier };
 }
 
-/** Trades an authorization code for tokens. @throws WeftError `mcp_auth_required` (or another `mcp_*`). */
+/**
+ * Trades an authorization code for tokens.
+ * @throws WeftError `invalid_request` (path `code`, `details.oauthError`) when the authorization
+ * server refused the code (an OAuth error answer: `invalid_grant`...); `mcp_unreachable` when it
+ * could not answer now (network, deadline, `server_error`, `temporarily_unavailable`, an answer
+ * that is no OAuth error), worth trying again; `mcp_refused` or `mcp_protocol_error` for an
+ * endpoint weft refuses or an answer it cannot read. Never `mcp_auth_required`: its 401 would
+ * read as weft's own credential refused.
+ */
 export async function exchangeCode(server: string, plan: OAuthPlan, client: OAuthClientInformationMixed, code: string, codeVerifier: string, redirectUri: string, fetchFn: GuardedFetch = oauthFetch()): Promise<OAuthTokens> {
   try {
     return await exchangeAuthorization(plan.authorizationServer, { metadata: plan.metadata, clientInformation: client, authorizationCode: code, codeVerifier, redirectUri, resource: new URL(plan.resource), fetchFn });
   } catch (e) {
-    throw authFailure(server, "the authorization server refused the code", e);
+    if (e instanceof WeftError) throw authFailure(server, "trading the code failed", e);
+    if (e instanceof ServerError || e instanceof TemporarilyUnavailableError) {
+      throw new WeftError("mcp_unreachable", `mcp server "${server}": its authorization server could not trade the code now (${errorMessage(e).slice(0, 300)}); complete the same authorization again`, { mcpServer: server });
+    }
+    if (e instanceof OAuthError) {
+      throw new WeftError("invalid_request", `code: the authorization server of mcp server "${server}" refused it (${e.errorCode}: ${e.message.slice(0, 300)}); open the authorization URL again for a new code`, { path: ["code"], mcpServer: server, oauthError: e.errorCode });
+    }
+    throw new WeftError("mcp_protocol_error", `mcp server "${server}": its authorization server's answer to the code could not be read: ${errorMessage(e).slice(0, 300)}`, { mcpServer: server });
   }
 }
 
