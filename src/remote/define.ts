@@ -5,6 +5,7 @@
  */
 import { WeftError } from "../errors.js";
 import { checkStoredBytes } from "../limits.js";
+import { isLoopback, isPrivateHost } from "./hosts.js";
 import type { Effect } from "../tools/types.js";
 
 /** Server names: the file name under `agents/mcp/` (the same rule as tool names). */
@@ -159,11 +160,7 @@ export function checkMcpServerDefinition(name: string, def: unknown): asserts de
   if (d.timeoutMs !== undefined && (!Number.isInteger(d.timeoutMs) || (d.timeoutMs as number) < 1)) fail("timeoutMs must be a positive integer (milliseconds)");
 }
 
-/** Whether `hostname` (as `URL` gives it) names this machine: nothing sent there crosses a network. */
-export function isLoopback(hostname: string): boolean {
-  const host = hostname.toLowerCase();
-  return host === "localhost" || host.endsWith(".localhost") || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
+export { isLoopback } from "./hosts.js";
 
 /**
  * Splits a name an agent lists into a remote reference: `<server>.<tool>` or a whole `<server>`.
@@ -192,7 +189,7 @@ export const MAX_USER_MCP_DEFINITION_BYTES = 64 * 1024;
 /**
  * Checks a server a user adds at run time (`POST /mcp-servers`): the rules of a file under
  * `agents/mcp/` ({@link checkMcpServerDefinition}), and what a user may not ask of the Worker:
- * no loopback host (the Worker's own machine), no `clientSecretEnv` (it names a Worker secret),
+ * no loopback, private or link-local host (src/remote/hosts.ts), no `clientSecretEnv` (it names a Worker secret),
  * no literal `headers` (a credential goes in `auth` with an account env value), at most
  * {@link MAX_USER_MCP_TOOL_NAMES} names of at most {@link MAX_MCP_TOOL_NAME_LENGTH} characters in
  * `tools`, `effects` and `needsApproval`, and at most {@link MAX_USER_MCP_DEFINITION_BYTES} stored.
@@ -224,7 +221,7 @@ export function checkUserMcpServer(name: string, def: Record<string, unknown>): 
     const field = /^(name|url|transport|auth|tools|effects|needsApproval|timeoutMs)\b(?:\.(\w+))?/.exec(rule);
     refuse(field ? [field[1]!, ...(field[2] ? [field[2]] : [])] : ["name"], rule);
   }
-  if (isLoopback(new URL(String(def.url)).hostname)) refuse(["url"], "must not name a loopback host: a server you add is reached from the Worker, whose own machine is not yours to call");
+  if (isPrivateHost(new URL(String(def.url)).hostname)) refuse(["url"], "must not name a loopback, private or link-local host: a server you add is reached from the Worker, whose own machine and network are not yours to call");
   // Kept whole in one row of the user's account, and read by each of their threads.
   checkStoredBytes(JSON.stringify(definition), ["definition"], MAX_USER_MCP_DEFINITION_BYTES);
   return definition as McpServerDefinition;

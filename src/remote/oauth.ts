@@ -12,7 +12,8 @@ import { discoverOAuthServerInfo, exchangeAuthorization, refreshAuthorization, r
 import { OAuthError, ServerError, TemporarilyUnavailableError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import type { AuthorizationServerMetadata, OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { WeftError, errorMessage } from "../errors.js";
-import { type McpOAuthAuth, isLoopback } from "./define.js";
+import type { McpOAuthAuth } from "./define.js";
+import { isLoopback, isPrivateHost } from "./hosts.js";
 import { type GuardedFetch, capped } from "./fetch.js";
 
 /** Largest answer read from a metadata, registration or token endpoint, in bytes. */
@@ -39,8 +40,9 @@ export interface OAuthPlan {
 
 /**
  * Why a URL may not be an OAuth endpoint, or null when it may. `loopback` false (a server not on
- * loopback named it): a loopback host is refused, so remote metadata cannot aim weft's requests
- * at the Worker's own host.
+ * a loopback or private host named it): a loopback, private or link-local host is refused
+ * (src/remote/hosts.ts), so remote metadata cannot aim weft's requests at the Worker's own host
+ * or network.
  */
 export function endpointRefusal(raw: unknown, loopback = true): string | null {
   let url: URL;
@@ -49,7 +51,7 @@ export function endpointRefusal(raw: unknown, loopback = true): string | null {
   } catch {
     return `${JSON.stringify(raw)} is not an absolute URL`;
   }
-  if (!loopback && isLoopback(url.hostname)) return `${url.origin} is a loopback host, named by a server that is not on loopback`;
+  if (!loopback && isPrivateHost(url.hostname)) return `${url.origin} is a loopback, private or link-local host, named by a server that is not on one`;
   if (url.protocol === "https:") return null;
   if (url.protocol === "http:" && isLoopback(url.hostname)) return null;
   return `${url.origin} is not https:// (http:// only to a loopback host): codes, secrets and tokens would cross the network in clear`;
@@ -109,7 +111,7 @@ function authFailure(server: string, what: string, e: unknown): WeftError {
  * @throws WeftError `mcp_auth_required`, `mcp_refused`, `mcp_unreachable`, `mcp_protocol_error`.
  */
 export async function discover(server: string, serverUrl: URL, auth: McpOAuthAuth, fetchFn: GuardedFetch = oauthFetch()): Promise<OAuthPlan> {
-  const loopback = isLoopback(serverUrl.hostname);
+  const loopback = isPrivateHost(serverUrl.hostname);
   const guarded: GuardedFetch = (input, init) => {
     const refusal = endpointRefusal(input instanceof URL ? input.href : input, loopback);
     return refusal ? Promise.reject(new WeftError("mcp_refused", `refused an OAuth request: ${refusal}`)) : fetchFn(input, init);
