@@ -106,15 +106,29 @@ export class RemoteServers {
     return true;
   }
 
-  /** The definitions a listed name offers, by the name the model sees; empty until listed. */
+  /**
+   * The definitions a listed name offers, by the name the model sees; empty until listed. A name
+   * two servers both make (`a` offering `b__c`, `a__b` offering `c`) is offered by neither
+   * (said in {@link problems}).
+   */
   definitionsFor(name: string): Record<string, AnyToolDefinition> {
     const ref = remoteReference(name, this.servers);
     const listing = ref && this.listings.get(ref.server);
     if (!ref || !listing) return {};
+    const shared = this.sharedNames();
     const out: Record<string, AnyToolDefinition> = {};
-    for (const [remote, tool] of listing.tools) if (ref.tool === null || ref.tool === remote) out[tool.name] = tool.def;
-    if (listing.connect) out[listing.connect.name] = listing.connect.def;
+    for (const [remote, tool] of listing.tools) if ((ref.tool === null || ref.tool === remote) && !shared.has(tool.name)) out[tool.name] = tool.def;
+    if (listing.connect && !shared.has(listing.connect.name)) out[listing.connect.name] = listing.connect.def;
     return out;
+  }
+
+  /** Names the model would see that more than one listed server makes, with those servers. */
+  private sharedNames(): Map<string, string[]> {
+    const by = new Map<string, string[]>();
+    for (const [server, listing] of this.listings) {
+      for (const name of [...[...listing.tools.values()].map((t) => t.name), ...(listing.connect ? [listing.connect.name] : [])]) by.set(name, [...(by.get(name) ?? []), server]);
+    }
+    return new Map([...by].filter(([, servers]) => servers.length > 1));
   }
 
   /** Drops the server's list: the next {@link refresh} lists it again (after a connection was made). */
@@ -155,9 +169,14 @@ export class RemoteServers {
    * the servers are defined (listings land in the order they finish, which timing decides).
    */
   problems(): Array<RefusedRemoteTool | { server: string; code: string; reason: string }> {
+    const shared = this.sharedNames();
     return Object.keys(this.servers).flatMap((server) => {
       const l = this.listings.get(server);
-      return l ? [...(l.error ? [{ server, code: l.error.code, reason: l.error.message }] : []), ...l.refused] : [];
+      if (!l) return [];
+      const clashes: RefusedRemoteTool[] = [...l.tools]
+        .filter(([, t]) => shared.has(t.name))
+        .map(([remote, t]) => ({ server, tool: remote, code: "mcp_name_collision", reason: `"${t.name}" is also made by mcp server ${shared.get(t.name)!.filter((s) => s !== server).map((s) => `"${s}"`).join(", ")}; neither is offered` }));
+      return [...(l.error ? [{ server, code: l.error.code, reason: l.error.message }] : []), ...l.refused, ...clashes];
     });
   }
 
