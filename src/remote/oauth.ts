@@ -105,8 +105,9 @@ function authFailure(server: string, what: string, e: unknown): WeftError {
 /**
  * Finds the server's authorization server: its protected-resource metadata (RFC 9728, on the
  * server's origin) names it, else the server's own origin is taken (as the MCP spec's fallback);
- * then that server's metadata (RFC 8414, or OpenID discovery). Refused: a `resource` on another
- * origin than the server (tokens would be asked for someone else), metadata whose `issuer` is
+ * then that server's metadata (RFC 8414, or OpenID discovery). Refused: a `resource` other than
+ * the server's URL (RFC 9728 3.3; tokens would be asked for another resource, another path of its
+ * origin included), metadata whose `issuer` is
  * not the authorization server, an endpoint that is not https, no S256 PKCE.
  * @throws WeftError `mcp_auth_required`, `mcp_refused`, `mcp_unreachable`, `mcp_protocol_error`.
  */
@@ -131,7 +132,8 @@ export async function discover(server: string, serverUrl: URL, auth: McpOAuthAut
     refuse(`its metadata names the authorization server ${info.authorizationServerUrl}, not ${auth.authorizationServer} (auth.authorizationServer)`);
   }
   const resource = info.resourceMetadata?.resource ?? serverUrl.href;
-  if (new URL(resource).origin !== serverUrl.origin) refuse(`its protected-resource metadata names the resource ${resource}, not on its own origin ${serverUrl.origin}`);
+  // RFC 9728 3.3: the resource is the very URL whose metadata was asked for (a trailing slash aside), not another path of its origin.
+  if (!URL.canParse(resource) || bare(new URL(resource).href) !== bare(serverUrl.href)) refuse(`its protected-resource metadata names the resource ${resource}, not its own URL ${serverUrl.href} (RFC 9728 3.3)`);
   const metadata = info.authorizationServerMetadata;
   if (!metadata) throw new WeftError("mcp_auth_required", `mcp server "${server}": its authorization server ${info.authorizationServerUrl} publishes no metadata (RFC 8414)`, { mcpServer: server });
   // RFC 8414 3.3: the issuer is the very URL the metadata was asked for (a trailing slash aside), not another tenant of its origin.
