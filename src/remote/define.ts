@@ -135,6 +135,8 @@ export function checkMcpServerDefinition(name: string, def: unknown): asserts de
       }
     } else if (typeof a !== "object" || a === null || a.type !== "bearer" || !envName(a.env)) {
       fail('auth must be { type: "bearer", env: "<ENV_NAME>" } or { type: "oauth", scopes?, clientId?, clientSecretEnv? }');
+    } else {
+      for (const key of Object.keys(a)) if (key !== "type" && key !== "env") fail(`auth.${key} is not an option of bearer (env)`);
     }
   }
   if (d.tools !== undefined && (!Array.isArray(d.tools) || d.tools.some((t) => typeof t !== "string" || t === ""))) fail("tools must be an array of the server's tool names");
