@@ -320,6 +320,8 @@ export class McpConnections {
     const had = this.sql.exec(`SELECT 1 FROM account_mcp_tokens WHERE ${where}`, key).toArray().length > 0;
     this.sql.exec(`DELETE FROM account_mcp_tokens WHERE ${where}`, key);
     this.sql.exec(`DELETE FROM account_mcp_pending WHERE ${where}`, key);
+    // A row of this name and URL kept from before bindings may be this definition's too.
+    if (definition) this.sql.exec("DELETE FROM account_mcp_tokens WHERE binding = ? AND server = ?", LEGACY_BINDING_PREFIX + definition.url, server);
     return { deleted: had };
   }
 }

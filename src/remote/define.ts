@@ -162,8 +162,6 @@ export function checkMcpServerDefinition(name: string, def: unknown): asserts de
   if (d.timeoutMs !== undefined && (!Number.isInteger(d.timeoutMs) || (d.timeoutMs as number) < 1)) fail("timeoutMs must be a positive integer (milliseconds)");
 }
 
-export { isLoopback } from "./hosts.js";
-
 /**
  * Splits a name an agent lists into a remote reference: `<server>.<tool>` or a whole `<server>`.
  * Null when the name refers to no declared server.
