@@ -8,12 +8,14 @@
  *   Its protected-resource metadata (RFC 9728) names `https://as.mcp.test`.
  * - `https://as.mcp.test`: the authorization server of scripts/lib/oauth-server.mjs (metadata,
  *   registration, PKCE S256, one-use codes, rotated refresh tokens), whose `/authorize` signs in
- *   the user named by `login` at once.
+ *   the user named by `login` at once. It sends `iss` (RFC 9207), as weft requires of the
+ *   authorization server of a server a user adds.
  * - `https://oauthpre.mcp.test/mcp` with `https://aspre.mcp.test`: the same without registration;
- *   one client is registered beforehand: `weft-pre` with secret `pre-secret-123`.
+ *   one client is registered beforehand: `weft-pre` with secret `pre-secret-123`. It sends no `iss`.
  * - `https://oauthhttp.mcp.test/mcp`: its metadata names an authorization server on plain http.
  * - `/__oauth` (any host): what happened (`tokenRequests`, refreshes, `codes` refused), and
- *   `POST /__oauth/expire` makes every access token refused (as a server-side revocation would).
+ *   `POST /__oauth/expire` makes every access token refused (as a server-side revocation would),
+ *   `/__oauth/fail-code?code=` makes the next token request for that code answer 503.
  * @module
  */
 import { authorizationServer, createOAuthState, grantOf, unauthorized } from "./oauth-server.mjs";
@@ -28,7 +30,7 @@ export function createFakeOAuth(serve, goodServer) {
   const { access, log } = state;
   /** @param {URLSearchParams} q */
   const signIn = (q) => q.get("login") ?? "someone";
-  const as = authorizationServer(state, { issuer: "https://as.mcp.test", registration: true, signIn });
+  const as = authorizationServer(state, { issuer: "https://as.mcp.test", registration: true, signIn, iss: true });
   const aspre = authorizationServer(state, { issuer: "https://aspre.mcp.test", registration: false, signIn });
 
   /** @param {Request} request */
@@ -55,6 +57,10 @@ export function createFakeOAuth(serve, goodServer) {
     if (url.pathname === "/__oauth") return Promise.resolve(Response.json(log));
     if (url.pathname === "/__oauth/expire") {
       for (const grant of access.values()) grant.expired = true;
+      return Promise.resolve(new Response(null, { status: 204 }));
+    }
+    if (url.pathname === "/__oauth/fail-code") {
+      state.failing.add(url.searchParams.get("code") ?? "");
       return Promise.resolve(new Response(null, { status: 204 }));
     }
     if (url.pathname === "/__oauth/lifetime") {

@@ -39,6 +39,8 @@ export function createOAuthState(preRegistered = []) {
     access: new Map(),
     /** @type {Map<string, { login: string, resource: string, clientId: string }>} */
     refresh: new Map(),
+    /** Codes whose next token request answers 503 (a server briefly down), the code kept. @type {Set<string>} */
+    failing: new Set(),
     log: { tokenRequests: 0, refreshes: 0, refused: /** @type {string[]} */ ([]), registrations: 0, expiresIn: 3600 },
   };
 }
@@ -66,11 +68,12 @@ export function unauthorized(resourceMetadata) {
 /**
  * One authorization server at `issuer` (its paths at the issuer's origin).
  * @param {OAuthState} state
- * @param {{ issuer: string, registration: boolean, signIn: (query: URLSearchParams) => string }} options
- *   `registration`: offers dynamic client registration; `signIn`: the user an `/authorize` request signs in
+ * @param {{ issuer: string, registration: boolean, signIn: (query: URLSearchParams) => string, iss?: boolean }} options
+ *   `registration`: offers dynamic client registration; `signIn`: the user an `/authorize` request signs in;
+ *   `iss`: advertises `authorization_response_iss_parameter_supported` and sends `iss` back (RFC 9207)
  * @returns {(request: Request) => Promise<Response>}
  */
-export function authorizationServer(state, { issuer, registration, signIn }) {
+export function authorizationServer(state, { issuer, registration, signIn, iss = false }) {
   const { clients, codes, access, refresh, log } = state;
   const metadata = {
     issuer,
@@ -81,6 +84,7 @@ export function authorizationServer(state, { issuer, registration, signIn }) {
     grant_types_supported: ["authorization_code", "refresh_token"],
     code_challenge_methods_supported: ["S256"],
     token_endpoint_auth_methods_supported: ["none", "client_secret_post"],
+    ...(iss ? { authorization_response_iss_parameter_supported: true } : {}),
   };
 
   /** @param {string} error @param {number} [status] */
@@ -113,6 +117,7 @@ export function authorizationServer(state, { issuer, registration, signIn }) {
       const back = new URL(redirectUri);
       back.searchParams.set("code", code);
       back.searchParams.set("state", q.get("state") ?? "");
+      if (iss) back.searchParams.set("iss", issuer);
       return new Response(null, { status: 302, headers: { location: back.href } });
     }
     if (url.pathname === "/token" && request.method === "POST") {
@@ -131,6 +136,7 @@ export function authorizationServer(state, { issuer, registration, signIn }) {
         return Response.json({ access_token: accessToken, token_type: "Bearer", expires_in: log.expiresIn, refresh_token: refreshToken });
       };
       if (form.get("grant_type") === "authorization_code") {
+        if (state.failing.delete(form.get("code") ?? "")) return new Response("busy", { status: 503 });
         const grant = codes.get(form.get("code") ?? "");
         codes.delete(form.get("code") ?? "");
         if (!grant || grant.clientId !== clientId || grant.redirectUri !== form.get("redirect_uri") || grant.as !== issuer) return oauthError("invalid_grant");

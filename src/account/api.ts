@@ -10,7 +10,7 @@ import type { AccountUsage } from "../usage/account-ledger.js";
 import type { Budget } from "../usage/budgets.js";
 import type { McpConnectionInfo, McpTokenAnswer, McpTokenRequest } from "./mcp-connections.js";
 import type { UserMcpServer } from "./mcp-servers.js";
-import type { McpServerDefinition } from "../remote/define.js";
+import type { McpOAuthAuth, McpServerDefinition } from "../remote/define.js";
 import type { ReserveAnswer, ReserveRequest, SettleAnswer, SettleBatch } from "../usage/reservations.js";
 
 import type { AccountEntry as ThreadEntry } from "../ports/threads.js";
@@ -81,14 +81,15 @@ export interface AccountApi {
    */
   mcpToken(request: McpTokenRequest): Promise<RpcResult<McpTokenAnswer>>;
   /** Whether the user holds tokens for the server at `url`. */
-  mcpConnected(url: string): Promise<boolean>;
+  mcpConnected(server: string, url: string, auth: McpOAuthAuth): Promise<boolean>;
   /**
    * Completes the authorization a verified `state` names with its `code`, for the verified weft
    * user `by` (who must be the one who started it), and wakes its thread; `iss` is the response's
    * issuer (RFC 9207), if it named one.
    * @throws WeftError `mcp_wrong_user` (403) when `by` is another user (the authorization stays
    * open); `invalid_request` (path `state`) for no such authorization, (path `iss`) for another
-   * issuer than the one asked; `mcp_auth_required` when the code is refused.
+   * issuer than the one asked, (path `code`) when the code is refused; `mcp_unreachable` when it
+   * could not be traded now (the authorization stays open after either).
    */
   mcpAuthorized(state: Record<string, string>, code: string, by: string, iss?: string): Promise<RpcResult<{ server: string; threadId: string }>>;
   /** The user's connections (no tokens). */

@@ -15,8 +15,8 @@ import { ACCOUNT_USAGE_SCHEMA, type AccountUsage, migrateAccountUsage, readAccou
 import { type Budget, checkBudgets } from "../usage/budgets.js";
 import { handOverWatchers } from "../usage/hand-over.js";
 import { MCP_SERVERS_SCHEMA, type UserMcpServer, UserMcpServers } from "./mcp-servers.js";
-import type { McpServerDefinition } from "../remote/define.js";
-import { MCP_CONNECTIONS_SCHEMA, type McpConnectionInfo, McpConnections, type McpTokenAnswer, type McpTokenRequest } from "./mcp-connections.js";
+import type { McpOAuthAuth, McpServerDefinition } from "../remote/define.js";
+import { MCP_CONNECTIONS_SCHEMA, type McpConnectionInfo, migrateMcpConnections, McpConnections, type McpTokenAnswer, type McpTokenRequest } from "./mcp-connections.js";
 import { type ReserveAnswer, type ReserveRequest, Reservations, type SettleAnswer, type SettleBatch } from "../usage/reservations.js";
 
 const SCHEMA = `
@@ -58,6 +58,7 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
     migrateAccountUsage(this.sql);
     this.reservations = new Reservations(this.sql, (fn) => ctx.storage.transactionSync(fn));
     this.sql.exec(MCP_CONNECTIONS_SCHEMA);
+    migrateMcpConnections(this.sql);
     this.mcp = new McpConnections(this.sql, env as Record<string, unknown> & { THREAD?: DurableObjectNamespace });
     this.sql.exec(MCP_SERVERS_SCHEMA);
     this.mcpServers = new UserMcpServers(this.sql);
@@ -70,8 +71,8 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
     return rpc(() => this.mcp.token(request));
   }
 
-  async mcpConnected(url: string): Promise<boolean> {
-    return this.mcp.has(url);
+  async mcpConnected(server: string, url: string, auth: McpOAuthAuth): Promise<boolean> {
+    return this.mcp.has(server, url, auth);
   }
 
   async mcpAuthorized(state: Record<string, string>, code: string, by: string, iss?: string): Promise<RpcResult<{ server: string; threadId: string }>> {
@@ -105,10 +106,12 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
   }
 
   async removeUserMcpServer(name: string): Promise<RpcResult<{ deleted: boolean }>> {
-    // Its OAuth connection goes with it: the tokens were got for this server (stored under its name).
+    // Its OAuth connection goes with it: the tokens were got for this definition (src/account/mcp-connections.ts bindingOf).
     return rpc(async () => {
+      const definition = this.mcpServers.list().find((s) => s.name === name)?.definition;
       const removed = this.mcpServers.remove(name);
-      if (removed.deleted) this.mcp.revoke(name);
+      // Only this definition's connection: a declared server of the same name keeps its own.
+      if (removed.deleted && definition?.auth?.type === "oauth") await this.mcp.revoke(name, { url: definition.url, auth: definition.auth });
       await this.tellReaders();
       return removed;
     });

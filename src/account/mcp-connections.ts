@@ -1,6 +1,7 @@
 /**
  * A user's OAuth connections to remote MCP servers, kept in the user's account Durable Object:
- * per server URL, the tokens (sealed with src/account/mcp-vault.ts), refreshed before they
+ * per server definition (its name, URL and `auth`: {@link bindingOf}), the tokens (sealed with
+ * src/account/mcp-vault.ts), refreshed before they
  * expire and when the server refused them; and the authorizations under way (PKCE verifier,
  * bound to one thread, used once, expiring). Any of the user's threads asks here for a token, so
  * a connection outlives a thread's hibernation, eviction or a deploy. The network side is
@@ -14,11 +15,54 @@ import type { McpOAuthAuth } from "../remote/define.js";
 import { type OAuthPlan, REFRESH_AHEAD_MS, authorizationUrl, clientFor, discover, exchangeCode, redirectUriOf, refreshTokens } from "../remote/oauth.js";
 import { Vault } from "./mcp-vault.js";
 
-/** Tables of the connections (created with the account's schema). */
+/**
+ * Tables of the connections (created with the account's schema, then {@link migrateMcpConnections}).
+ * `binding`: the definition a connection was made for ({@link bindingOf}); a token is used by that
+ * definition only.
+ */
 export const MCP_CONNECTIONS_SCHEMA = `
-  CREATE TABLE IF NOT EXISTS account_mcp_tokens (url TEXT PRIMARY KEY, server TEXT NOT NULL, sealed TEXT NOT NULL, expires_at INTEGER, updated_at INTEGER NOT NULL);
-  CREATE TABLE IF NOT EXISTS account_mcp_pending (nonce TEXT PRIMARY KEY, thread_id TEXT NOT NULL, server TEXT NOT NULL, url TEXT NOT NULL, sealed TEXT NOT NULL, expires_at INTEGER NOT NULL);
+  CREATE TABLE IF NOT EXISTS account_mcp_tokens (binding TEXT PRIMARY KEY, server TEXT NOT NULL, url TEXT NOT NULL, sealed TEXT NOT NULL, expires_at INTEGER, updated_at INTEGER NOT NULL);
+  CREATE TABLE IF NOT EXISTS account_mcp_pending (nonce TEXT PRIMARY KEY, thread_id TEXT NOT NULL, server TEXT NOT NULL, url TEXT NOT NULL, sealed TEXT NOT NULL, expires_at INTEGER NOT NULL, binding TEXT);
 `;
+
+/** `binding` of a token row kept from before bindings (per URL): never equal to a {@link bindingOf}, so never used. */
+export const LEGACY_BINDING_PREFIX = "legacy:";
+
+/**
+ * Brings an account made before connections were bound to their definition up to date, at start.
+ * Token rows were keyed by URL alone, and which definition got them (a declared server's
+ * pre-registered client, or a server the user added at the same URL) is not known: they are kept
+ * under a legacy binding that no definition uses (listed, revocable by name, replaced when that
+ * name authorizes again), so no server gets a token another definition obtained. Authorizations
+ * under way from before are dropped (they last 10 minutes; the user opens a new URL).
+ */
+export function migrateMcpConnections(sql: SqlStorage): void {
+  const has = (table: string, column: string) => sql.exec("SELECT 1 FROM pragma_table_info(?) WHERE name = ?", table, column).toArray().length > 0;
+  if (!has("account_mcp_tokens", "binding")) {
+    // The primary key was the URL: a new table, since two definitions may share one URL.
+    sql.exec(`
+      CREATE TABLE account_mcp_tokens_bound (binding TEXT PRIMARY KEY, server TEXT NOT NULL, url TEXT NOT NULL, sealed TEXT NOT NULL, expires_at INTEGER, updated_at INTEGER NOT NULL);
+      INSERT INTO account_mcp_tokens_bound (binding, server, url, sealed, expires_at, updated_at) SELECT '${LEGACY_BINDING_PREFIX}' || url, server, url, sealed, expires_at, updated_at FROM account_mcp_tokens;
+      DROP TABLE account_mcp_tokens;
+      ALTER TABLE account_mcp_tokens_bound RENAME TO account_mcp_tokens;
+    `);
+  }
+  if (!has("account_mcp_pending", "binding")) sql.exec("ALTER TABLE account_mcp_pending ADD COLUMN binding TEXT");
+  sql.exec("DELETE FROM account_mcp_pending WHERE binding IS NULL");
+}
+
+/**
+ * The definition a connection belongs to: SHA-256 (hex) of the server's name, URL and `auth`
+ * (keys sorted). Another server at the same URL, the same name at another URL, or another client,
+ * scopes or authorization server is another connection: a token got through a deployment's
+ * pre-registered client for a declared server never serves a server a user added, and revoking a
+ * name removes exactly the connections made under it.
+ */
+export async function bindingOf(server: string, url: string, auth: McpOAuthAuth): Promise<string> {
+  const sorted = Object.fromEntries(Object.entries(auth).sort(([a], [b]) => (a < b ? -1 : 1)));
+  const bytes = new TextEncoder().encode(JSON.stringify([server, url, sorted]));
+  return [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
 
 /** How long an authorization URL can be followed, in milliseconds. */
 export const AUTHORIZATION_TTL_MS = 10 * 60_000;
@@ -27,7 +71,7 @@ export const AUTHORIZATION_TTL_MS = 10 * 60_000;
 export interface McpTokenRequest {
   /** The server's name in the thread's registry (said in messages and listings). */
   server: string;
-  /** The server's URL: tokens are kept per URL, so a server at another URL never gets them. */
+  /** The server's URL; tokens are kept per definition (name, URL, `auth`: {@link bindingOf}). */
   url: string;
   auth: McpOAuthAuth;
   userId: string;
@@ -37,6 +81,11 @@ export interface McpTokenRequest {
   rejected?: string;
   /** False: without a usable token, answer `mcp_auth_required` instead of starting an authorization (a listing outside any thread). */
   start?: false;
+  /**
+   * A server the user added (`POST /mcp-servers`), not one the deployment declares: its
+   * authorization server must advertise and send `iss` (RFC 9207), see {@link McpConnections.authorized}.
+   */
+  userAdded?: true;
 }
 
 /** A token, or the URL the user must open first. */
@@ -65,14 +114,18 @@ interface Pending {
   redirectUri: string;
   authorizationUrl: string;
   userId: string;
+  /** The response must carry `iss` equal to the issuer (a server the user added). */
+  requireIss?: true;
 }
 
-const tokenContext = (userId: string, url: string) => `tokens\n${userId}\n${url}`;
+const tokenContext = (userId: string, binding: string) => `tokens\n${userId}\n${binding}`;
 const pendingContext = (userId: string, nonce: string) => `pending\n${userId}\n${nonce}`;
 
 /** The connections of one account. */
 export class McpConnections {
-  /** Refreshes under way per URL: a rotated refresh token is used once, not by two racing requests. */
+  /** Authorizations whose code is being traded now (by nonce): a second completion waits for none and is refused. */
+  private readonly completing = new Set<string>();
+  /** Refreshes under way per binding: a rotated refresh token is used once, not by two racing requests. */
   private readonly refreshing = new Map<string, Promise<McpTokenAnswer>>();
 
   constructor(
@@ -81,32 +134,33 @@ export class McpConnections {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** A token for `request.url`: the stored one, refreshed when near expiry or refused, else a new authorization's URL. */
+  /** A token for the request's definition: the stored one, refreshed when near expiry or refused, else a new authorization's URL. */
   async token(request: McpTokenRequest): Promise<McpTokenAnswer> {
-    const running = this.refreshing.get(request.url);
+    const binding = await bindingOf(request.server, request.url, request.auth);
+    const running = this.refreshing.get(binding);
     // A token another request just got is this one's too; an authorization URL is the other thread's.
     const shared = running ? await running.catch(() => null) : null;
     if (shared && "token" in shared && shared.token !== request.rejected) return shared;
-    const answer = this.tokenOnce(request);
-    this.refreshing.set(request.url, answer);
+    const answer = this.tokenOnce(request, binding);
+    this.refreshing.set(binding, answer);
     try {
       return await answer;
     } finally {
-      this.refreshing.delete(request.url);
+      this.refreshing.delete(binding);
     }
   }
 
-  private async tokenOnce(request: McpTokenRequest): Promise<McpTokenAnswer> {
+  private async tokenOnce(request: McpTokenRequest, binding: string): Promise<McpTokenAnswer> {
     const vault = await Vault.of(this.env);
-    const row = this.sql.exec<{ sealed: string; expires_at: number | null }>("SELECT sealed, expires_at FROM account_mcp_tokens WHERE url = ?", request.url).toArray()[0];
+    const row = this.sql.exec<{ sealed: string; expires_at: number | null }>("SELECT sealed, expires_at FROM account_mcp_tokens WHERE binding = ?", binding).toArray()[0];
     if (row) {
-      const stored = await vault.open<Stored>(row.sealed, tokenContext(request.userId, request.url)).catch(() => null);
+      const stored = await vault.open<Stored>(row.sealed, tokenContext(request.userId, binding)).catch(() => null);
       const fresh = row.expires_at === null || row.expires_at > this.now() + REFRESH_AHEAD_MS;
       if (stored && stored.accessToken !== request.rejected && fresh) return { token: stored.accessToken, expiresAt: row.expires_at };
       if (stored?.refreshToken !== undefined) {
         try {
           const tokens = await refreshTokens(request.server, stored.plan, stored.client, stored.refreshToken);
-          const expiresAt = await this.store(vault, request.userId, request.server, request.url, stored.plan, stored.client, { ...tokens, refresh_token: tokens.refresh_token ?? stored.refreshToken });
+          const expiresAt = await this.store(vault, request.userId, binding, request.server, request.url, stored.plan, stored.client, { ...tokens, refresh_token: tokens.refresh_token ?? stored.refreshToken });
           return { token: tokens.access_token, expiresAt };
         } catch (e) {
           // An authorization server out of reach is a transient failure: the connection stays.
@@ -114,22 +168,31 @@ export class McpConnections {
           // A refused refresh ends the connection: the user authorizes again.
         }
       }
-      this.sql.exec("DELETE FROM account_mcp_tokens WHERE url = ?", request.url);
+      this.sql.exec("DELETE FROM account_mcp_tokens WHERE binding = ?", binding);
     }
     if (request.start === false) throw new WeftError("mcp_auth_required", `mcp server "${request.server}": not connected yet; a call of one of its tools in a thread asks for the authorization`, { mcpServer: request.server });
-    return { authorizationUrl: await this.start(vault, request) };
+    return { authorizationUrl: await this.start(vault, request, binding) };
   }
 
   /** An authorization URL for the thread: one still open for it is given again, else a new one. */
-  private async start(vault: Vault, request: McpTokenRequest): Promise<string> {
+  private async start(vault: Vault, request: McpTokenRequest, binding: string): Promise<string> {
     this.sql.exec("DELETE FROM account_mcp_pending WHERE expires_at <= ?", this.now());
-    const open = this.sql.exec<{ nonce: string; sealed: string }>("SELECT nonce, sealed FROM account_mcp_pending WHERE thread_id = ? AND url = ? AND expires_at > ?", request.threadId, request.url, this.now() + 60_000).toArray()[0];
+    const open = this.sql.exec<{ nonce: string; sealed: string }>("SELECT nonce, sealed FROM account_mcp_pending WHERE thread_id = ? AND binding = ? AND expires_at > ?", request.threadId, binding, this.now() + 60_000).toArray()[0];
     if (open) {
       const pending = await vault.open<Pending>(open.sealed, pendingContext(request.userId, open.nonce)).catch(() => null);
       if (pending) return pending.authorizationUrl;
     }
     const redirectUri = redirectUriOf(this.env);
     const plan = await discover(request.server, new URL(request.url), request.auth);
+    if (request.userAdded && (plan.metadata as { authorization_response_iss_parameter_supported?: unknown }).authorization_response_iss_parameter_supported !== true) {
+      // RFC 9700 4.4: weft sends one redirect URI to every authorization server, so without `iss` a
+      // code could come from another server than the one asked (the mix-up attack).
+      throw new WeftError(
+        "mcp_refused",
+        `mcp server "${request.server}": its authorization server ${plan.authorizationServer} does not advertise authorization_response_iss_parameter_supported (RFC 9207), which weft requires of a server you add: without iss weft cannot tell which authorization server a code comes from. Ask the server's operator to support RFC 9207, or the deployment's author to declare the server in agents/mcp/`,
+        { mcpServer: request.server, authorizationServer: plan.authorizationServer },
+      );
+    }
     const secret = request.auth.clientSecretEnv === undefined ? undefined : this.env[request.auth.clientSecretEnv];
     if (request.auth.clientSecretEnv !== undefined && typeof secret !== "string") {
       throw new WeftError("mcp_auth_required", `mcp server "${request.server}": its client secret ${request.auth.clientSecretEnv} is not a Worker secret here`, { mcpServer: request.server });
@@ -139,70 +202,86 @@ export class McpConnections {
     // The state names the user, the thread and this authorization; signed, so none is swapped.
     const state = await vault.sign({ u: request.userId, t: request.threadId, n: nonce });
     const { url, codeVerifier } = await authorizationUrl(plan, client, redirectUri, state);
-    const pending: Pending = { plan, client, codeVerifier, redirectUri, authorizationUrl: url, userId: request.userId };
+    const pending: Pending = { plan, client, codeVerifier, redirectUri, authorizationUrl: url, userId: request.userId, ...(request.userAdded ? { requireIss: true as const } : {}) };
     this.sql.exec(
-      "INSERT INTO account_mcp_pending (nonce, thread_id, server, url, sealed, expires_at) VALUES (?, ?, ?, ?, ?, ?)",
+      "INSERT INTO account_mcp_pending (nonce, thread_id, server, url, sealed, expires_at, binding) VALUES (?, ?, ?, ?, ?, ?, ?)",
       nonce,
       request.threadId,
       request.server,
       request.url,
       await vault.seal(pending, pendingContext(request.userId, nonce)),
       this.now() + AUTHORIZATION_TTL_MS,
+      binding,
     );
     return url;
   }
 
-  /** Keeps `tokens` for `url`; returns when the access token expires (epoch ms), null when the server said not. */
-  private async store(vault: Vault, userId: string, server: string, url: string, plan: OAuthPlan, client: OAuthClientInformationMixed, tokens: OAuthTokens): Promise<number | null> {
+  /** Keeps `tokens` for the definition `binding`; returns when the access token expires (epoch ms), null when the server said not. */
+  private async store(vault: Vault, userId: string, binding: string, server: string, url: string, plan: OAuthPlan, client: OAuthClientInformationMixed, tokens: OAuthTokens): Promise<number | null> {
     const stored: Stored = { plan, client, accessToken: tokens.access_token, ...(tokens.refresh_token ? { refreshToken: tokens.refresh_token } : {}) };
     const expiresAt = typeof tokens.expires_in === "number" ? this.now() + tokens.expires_in * 1000 : null;
     this.sql.exec(
-      "INSERT OR REPLACE INTO account_mcp_tokens (url, server, sealed, expires_at, updated_at) VALUES (?, ?, ?, ?, ?)",
-      url,
+      "INSERT OR REPLACE INTO account_mcp_tokens (binding, server, url, sealed, expires_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+      binding,
       server,
-      await vault.seal(stored, tokenContext(userId, url)),
+      url,
+      await vault.seal(stored, tokenContext(userId, binding)),
       expiresAt,
       this.now(),
     );
+    // A row kept from before bindings under this name and URL is replaced by this one.
+    this.sql.exec("DELETE FROM account_mcp_tokens WHERE binding = ? AND server = ?", LEGACY_BINDING_PREFIX + url, server);
     return expiresAt;
   }
 
   /**
    * The redirect of a pending authorization came back with `code`, and a browser signed in to
    * weft as `by` hands it over: `state` (verified by the caller) must name this user, its thread
-   * and an open authorization, used once. Only the user who started it completes it (RFC 6749
+   * and an open authorization, used once it succeeded (a failed exchange leaves it open: the user
+   * completes the same link again, within its 10 minutes). Only the user who started it completes it (RFC 6749
    * 10.12: the state is bound to that user's own credential, not to whoever holds the URL), so a
    * URL forwarded to someone else cannot link their account at the server to this user; a refusal
    * for that leaves the authorization open. Trades the code (with the PKCE verifier) for tokens,
    * keeps them, and wakes the thread, whose parked call then goes on. `iss` (RFC 9207) must be
-   * the issuer the authorization went to, and is required when that server says it sends one:
-   * else a code another server issued (the mix-up attack) would be sent to this one's token
-   * endpoint.
+   * the issuer the authorization went to, and is required when that server says it sends one or
+   * the server is one the user added: else a code another server issued (the mix-up attack)
+   * would be sent to this one's token endpoint.
    * @throws WeftError `mcp_wrong_user` (403) when `by` is not the state's user; `invalid_request`
-   * for a state that names no open authorization here (path `state`), or an `iss` of another
-   * issuer (path `iss`).
+   * for a state that names no open authorization here or one being completed now (path `state`),
+   * an `iss` of another issuer (path `iss`), a code the authorization server refused (path
+   * `code`); `mcp_unreachable` when it could not trade the code now.
    */
   async authorized(state: Record<string, string>, code: string, by: string, iss?: string): Promise<{ server: string; threadId: string }> {
     if (!state.u || by !== state.u) {
       throw new WeftError("mcp_wrong_user", "state: this authorization was started by another weft user; only that user, signed in to weft, can complete it (nothing was connected)", { path: ["state"] });
     }
     const nonce = state.n ?? "";
-    const row = this.sql.exec<{ thread_id: string; server: string; url: string; sealed: string; expires_at: number }>("SELECT * FROM account_mcp_pending WHERE nonce = ?", nonce).toArray()[0];
+    const row = this.sql.exec<{ thread_id: string; server: string; url: string; sealed: string; expires_at: number; binding: string | null }>("SELECT * FROM account_mcp_pending WHERE nonce = ?", nonce).toArray()[0];
     const refused = () => new WeftError("invalid_request", "state: names no authorization under way (it expired, was used, or was never made)", { path: ["state"] });
-    if (!row || row.thread_id !== state.t || row.expires_at <= this.now() || !state.u) throw refused();
-    // Used once, whatever the exchange answers.
-    this.sql.exec("DELETE FROM account_mcp_pending WHERE nonce = ?", nonce);
+    if (!row || row.binding === null || row.thread_id !== state.t || row.expires_at <= this.now() || !state.u) throw refused();
+    if (this.completing.has(nonce)) throw new WeftError("invalid_request", "state: this authorization is being completed by another request now", { path: ["state"] });
+    const binding = row.binding;
     const vault = await Vault.of(this.env);
     const pending = await vault.open<Pending>(row.sealed, pendingContext(state.u, nonce)).catch(() => null);
     if (!pending || pending.userId !== state.u) throw refused();
     const { issuer, authorization_response_iss_parameter_supported: issSent } = pending.plan.metadata as { issuer: string; authorization_response_iss_parameter_supported?: unknown };
-    if (iss !== undefined ? iss !== issuer : issSent === true) {
+    if (iss !== undefined ? iss !== issuer : issSent === true || pending.requireIss === true) {
       throw new WeftError("invalid_request", `iss: the authorization response names ${iss === undefined ? "no issuer" : JSON.stringify(iss)}, not ${issuer}, the authorization server asked (RFC 9207)`, { path: ["iss"] });
     }
-    const tokens = await exchangeCode(row.server, pending.plan, pending.client, code, pending.codeVerifier, pending.redirectUri);
-    await this.store(vault, state.u, row.server, row.url, pending.plan, pending.client, tokens);
-    // Other authorizations of the same server by this user are moot now.
-    this.sql.exec("DELETE FROM account_mcp_pending WHERE url = ?", row.url);
+    // One exchange at a time; the authorization is used up only once it succeeded.
+    this.completing.add(nonce);
+    let tokens: OAuthTokens;
+    try {
+      tokens = await exchangeCode(row.server, pending.plan, pending.client, code, pending.codeVerifier, pending.redirectUri);
+    } finally {
+      this.completing.delete(nonce);
+    }
+    // Revoked while the code was traded: nothing is kept.
+    if (this.sql.exec("SELECT 1 FROM account_mcp_pending WHERE nonce = ?", nonce).toArray().length === 0) throw refused();
+    this.sql.exec("DELETE FROM account_mcp_pending WHERE nonce = ?", nonce);
+    await this.store(vault, state.u, binding, row.server, row.url, pending.plan, pending.client, tokens);
+    // Other authorizations of the same definition by this user are moot now.
+    this.sql.exec("DELETE FROM account_mcp_pending WHERE binding = ?", binding);
     await this.wake(state.u, row.thread_id);
     return { server: row.server, threadId: row.thread_id };
   }
@@ -216,9 +295,9 @@ export class McpConnections {
     await stub.childChanged(owner).catch(() => undefined);
   }
 
-  /** Whether tokens are kept for `url`. */
-  has(url: string): boolean {
-    return this.sql.exec("SELECT 1 FROM account_mcp_tokens WHERE url = ?", url).toArray().length > 0;
+  /** Whether tokens are kept for the definition (`server` named so, at `url`, with `auth`). */
+  async has(server: string, url: string, auth: McpOAuthAuth): Promise<boolean> {
+    return this.sql.exec("SELECT 1 FROM account_mcp_tokens WHERE binding = ?", await bindingOf(server, url, auth)).toArray().length > 0;
   }
 
   /** The user's connections, without their tokens. */
@@ -229,11 +308,20 @@ export class McpConnections {
       .map((r) => ({ server: r.server, url: r.url, expiresAt: r.expires_at, updatedAt: r.updated_at }));
   }
 
-  /** Removes the tokens of every connection named `server` (and its authorizations under way). */
-  revoke(server: string): { deleted: boolean } {
-    const had = this.sql.exec("SELECT 1 FROM account_mcp_tokens WHERE server = ?", server).toArray().length > 0;
-    this.sql.exec("DELETE FROM account_mcp_tokens WHERE server = ?", server);
-    this.sql.exec("DELETE FROM account_mcp_pending WHERE server = ?", server);
+  /**
+   * Removes the tokens of every connection made under the name `server` (and its authorizations
+   * under way); with `definition`, only the connection of that one definition (a server the user
+   * removes, whose name a declared server may share).
+   */
+  async revoke(server: string, definition?: { url: string; auth: McpOAuthAuth }): Promise<{ deleted: boolean }> {
+    const binding = definition ? await bindingOf(server, definition.url, definition.auth) : null;
+    const where = binding === null ? "server = ?" : "binding = ?";
+    const key = binding ?? server;
+    const had = this.sql.exec(`SELECT 1 FROM account_mcp_tokens WHERE ${where}`, key).toArray().length > 0;
+    this.sql.exec(`DELETE FROM account_mcp_tokens WHERE ${where}`, key);
+    this.sql.exec(`DELETE FROM account_mcp_pending WHERE ${where}`, key);
+    // A row of this name and URL kept from before bindings may be this definition's too.
+    if (definition) this.sql.exec("DELETE FROM account_mcp_tokens WHERE binding = ? AND server = ?", LEGACY_BINDING_PREFIX + definition.url, server);
     return { deleted: had };
   }
 }

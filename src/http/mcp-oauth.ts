@@ -10,7 +10,7 @@
  * - `POST /mcp-oauth/complete` (authenticated like every other route) takes the state and code
  *   from that page with the browser's weft credential. Only the state's own user completes it
  *   (else 403 `mcp_wrong_user`, and the authorization stays open for them); the account takes
- *   the state once and trades the code (src/account/mcp-connections.ts).
+ *   the state once its code was traded (src/account/mcp-connections.ts; a failed exchange leaves it open).
  * @module
  */
 import { Hono } from "hono";
@@ -68,7 +68,7 @@ export function mcpOAuthCompletionRoutes() {
     OAUTH_COMPLETE_PATH,
     describe(
       "Complete an MCP server's OAuth authorization with the state and code of its redirect back: only the weft user who started it can (the code is exchanged, the tokens kept, the waiting call goes on)",
-      { 200: ok("The connection is made; the waiting call goes on", R.McpAuthorized), ...refused(400, 403, 413, 415) },
+      { 200: ok("The connection is made; the waiting call goes on", R.McpAuthorized), ...refused(400, 403, 413, 415, 502) },
     ),
     jsonBody(McpAuthorizationBody),
     async (c) => {

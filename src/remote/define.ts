@@ -4,6 +4,8 @@
  * @module
  */
 import { WeftError } from "../errors.js";
+import { checkStoredBytes } from "../limits.js";
+import { isLoopback, isPrivateHost } from "./hosts.js";
 import type { Effect } from "../tools/types.js";
 
 /** Server names: the file name under `agents/mcp/` (the same rule as tool names). */
@@ -133,6 +135,8 @@ export function checkMcpServerDefinition(name: string, def: unknown): asserts de
       }
     } else if (typeof a !== "object" || a === null || a.type !== "bearer" || !envName(a.env)) {
       fail('auth must be { type: "bearer", env: "<ENV_NAME>" } or { type: "oauth", scopes?, clientId?, clientSecretEnv? }');
+    } else {
+      for (const key of Object.keys(a)) if (key !== "type" && key !== "env") fail(`auth.${key} is not an option of bearer (env)`);
     }
   }
   if (d.tools !== undefined && (!Array.isArray(d.tools) || d.tools.some((t) => typeof t !== "string" || t === ""))) fail("tools must be an array of the server's tool names");
@@ -158,12 +162,6 @@ export function checkMcpServerDefinition(name: string, def: unknown): asserts de
   if (d.timeoutMs !== undefined && (!Number.isInteger(d.timeoutMs) || (d.timeoutMs as number) < 1)) fail("timeoutMs must be a positive integer (milliseconds)");
 }
 
-/** Whether `hostname` (as `URL` gives it) names this machine: nothing sent there crosses a network. */
-export function isLoopback(hostname: string): boolean {
-  const host = hostname.toLowerCase();
-  return host === "localhost" || host.endsWith(".localhost") || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
-
 /**
  * Splits a name an agent lists into a remote reference: `<server>.<tool>` or a whole `<server>`.
  * Null when the name refers to no declared server.
@@ -179,18 +177,38 @@ export function remoteReference(name: string, servers: Readonly<Record<string, u
 /** Most servers one user may add (`POST /mcp-servers`). */
 export const MAX_USER_MCP_SERVERS = 16;
 
+/** Most tool names a server a user adds may list in `tools`, `effects` or `needsApproval`, each. */
+export const MAX_USER_MCP_TOOL_NAMES = 256;
+
+/** Longest tool name in those lists, in characters (the MCP spec's tool names are 1 to 128). */
+export const MAX_MCP_TOOL_NAME_LENGTH = 128;
+
+/** Largest definition of a server a user adds, as stored (JSON), in bytes. */
+export const MAX_USER_MCP_DEFINITION_BYTES = 64 * 1024;
+
 /**
  * Checks a server a user adds at run time (`POST /mcp-servers`): the rules of a file under
  * `agents/mcp/` ({@link checkMcpServerDefinition}), and what a user may not ask of the Worker:
- * no loopback host (the Worker's own machine), no `clientSecretEnv` (it names a Worker secret),
- * no literal `headers` (a credential goes in `auth` with an account env value). A bearer token's
- * env is read from the user's own account env only, never the Worker's (src/remote/tool-listing.ts).
- * @throws WeftError `invalid_request` naming the field (`details.path`) and the rule.
+ * no loopback, private or link-local host (src/remote/hosts.ts), no `clientSecretEnv` (it names a Worker secret),
+ * no literal `headers` (a credential goes in `auth` with an account env value), at most
+ * {@link MAX_USER_MCP_TOOL_NAMES} names of at most {@link MAX_MCP_TOOL_NAME_LENGTH} characters in
+ * `tools`, `effects` and `needsApproval`, and at most {@link MAX_USER_MCP_DEFINITION_BYTES} stored.
+ * A bearer token's env is read from the user's own account env only, never the Worker's
+ * (src/remote/tool-listing.ts).
+ * @throws WeftError `invalid_request` naming the field (`details.path`) and the rule;
+ * `payload_too_large` (path `definition`) when the definition is too large to keep.
  */
 export function checkUserMcpServer(name: string, def: Record<string, unknown>): McpServerDefinition {
-  const refuse = (path: string[], rule: string): never => {
+  const refuse = (path: (string | number)[], rule: string): never => {
     throw new WeftError("invalid_request", `${path.join(".")}: ${rule}`, { path });
   };
+  for (const field of ["tools", "effects", "needsApproval"] as const) {
+    const value = def[field];
+    const names = Array.isArray(value) ? value : typeof value === "object" && value !== null ? Object.keys(value) : [];
+    if (names.length > MAX_USER_MCP_TOOL_NAMES) refuse([field], `names ${names.length} tools, more than the ${MAX_USER_MCP_TOOL_NAMES} a server you add may`);
+    const long = names.findIndex((t) => typeof t === "string" && t.length > MAX_MCP_TOOL_NAME_LENGTH);
+    if (long >= 0) refuse(Array.isArray(value) ? [field, long] : [field, String(names[long]).slice(0, 40)], `a tool name is at most ${MAX_MCP_TOOL_NAME_LENGTH} characters`);
+  }
   if (def.headers !== undefined) refuse(["headers"], "a server you add takes no literal headers; give a token through auth: { type: \"bearer\", env } and your account env (PUT /account/env/:name)");
   const auth = def.auth as Record<string, unknown> | undefined;
   if (auth && typeof auth === "object" && auth.clientSecretEnv !== undefined) refuse(["auth", "clientSecretEnv"], "names a Worker secret; a server you add uses dynamic client registration or a public clientId");
@@ -203,6 +221,8 @@ export function checkUserMcpServer(name: string, def: Record<string, unknown>): 
     const field = /^(name|url|transport|auth|tools|effects|needsApproval|timeoutMs)\b(?:\.(\w+))?/.exec(rule);
     refuse(field ? [field[1]!, ...(field[2] ? [field[2]] : [])] : ["name"], rule);
   }
-  if (isLoopback(new URL(String(def.url)).hostname)) refuse(["url"], "must not name a loopback host: a server you add is reached from the Worker, whose own machine is not yours to call");
+  if (isPrivateHost(new URL(String(def.url)).hostname)) refuse(["url"], "must not name a loopback, private or link-local host: a server you add is reached from the Worker, whose own machine and network are not yours to call");
+  // Kept whole in one row of the user's account, and read by each of their threads.
+  checkStoredBytes(JSON.stringify(definition), ["definition"], MAX_USER_MCP_DEFINITION_BYTES);
   return definition as McpServerDefinition;
 }

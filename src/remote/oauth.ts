@@ -9,9 +9,11 @@
  * @module
  */
 import { discoverOAuthServerInfo, exchangeAuthorization, refreshAuthorization, registerClient, startAuthorization } from "@modelcontextprotocol/sdk/client/auth.js";
+import { OAuthError, ServerError, TemporarilyUnavailableError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import type { AuthorizationServerMetadata, OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { WeftError, errorMessage } from "../errors.js";
-import { type McpOAuthAuth, isLoopback } from "./define.js";
+import type { McpOAuthAuth } from "./define.js";
+import { isLoopback, isPrivateHost } from "./hosts.js";
 import { type GuardedFetch, capped } from "./fetch.js";
 
 /** Largest answer read from a metadata, registration or token endpoint, in bytes. */
@@ -38,8 +40,9 @@ export interface OAuthPlan {
 
 /**
  * Why a URL may not be an OAuth endpoint, or null when it may. `loopback` false (a server not on
- * loopback named it): a loopback host is refused, so remote metadata cannot aim weft's requests
- * at the Worker's own host.
+ * a loopback or private host named it): a loopback, private or link-local host is refused
+ * (src/remote/hosts.ts), so remote metadata cannot aim weft's requests at the Worker's own host
+ * or network.
  */
 export function endpointRefusal(raw: unknown, loopback = true): string | null {
   let url: URL;
@@ -48,7 +51,7 @@ export function endpointRefusal(raw: unknown, loopback = true): string | null {
   } catch {
     return `${JSON.stringify(raw)} is not an absolute URL`;
   }
-  if (!loopback && isLoopback(url.hostname)) return `${url.origin} is a loopback host, named by a server that is not on loopback`;
+  if (!loopback && isPrivateHost(url.hostname)) return `${url.origin} is a loopback, private or link-local host, named by a server that is not on one`;
   if (url.protocol === "https:") return null;
   if (url.protocol === "http:" && isLoopback(url.hostname)) return null;
   return `${url.origin} is not https:// (http:// only to a loopback host): codes, secrets and tokens would cross the network in clear`;
@@ -102,13 +105,14 @@ function authFailure(server: string, what: string, e: unknown): WeftError {
 /**
  * Finds the server's authorization server: its protected-resource metadata (RFC 9728, on the
  * server's origin) names it, else the server's own origin is taken (as the MCP spec's fallback);
- * then that server's metadata (RFC 8414, or OpenID discovery). Refused: a `resource` on another
- * origin than the server (tokens would be asked for someone else), metadata whose `issuer` is
+ * then that server's metadata (RFC 8414, or OpenID discovery). Refused: a `resource` other than
+ * the server's URL (RFC 9728 3.3; tokens would be asked for another resource, another path of its
+ * origin included), metadata whose `issuer` is
  * not the authorization server, an endpoint that is not https, no S256 PKCE.
  * @throws WeftError `mcp_auth_required`, `mcp_refused`, `mcp_unreachable`, `mcp_protocol_error`.
  */
 export async function discover(server: string, serverUrl: URL, auth: McpOAuthAuth, fetchFn: GuardedFetch = oauthFetch()): Promise<OAuthPlan> {
-  const loopback = isLoopback(serverUrl.hostname);
+  const loopback = isPrivateHost(serverUrl.hostname);
   const guarded: GuardedFetch = (input, init) => {
     const refusal = endpointRefusal(input instanceof URL ? input.href : input, loopback);
     return refusal ? Promise.reject(new WeftError("mcp_refused", `refused an OAuth request: ${refusal}`)) : fetchFn(input, init);
@@ -128,7 +132,8 @@ export async function discover(server: string, serverUrl: URL, auth: McpOAuthAut
     refuse(`its metadata names the authorization server ${info.authorizationServerUrl}, not ${auth.authorizationServer} (auth.authorizationServer)`);
   }
   const resource = info.resourceMetadata?.resource ?? serverUrl.href;
-  if (new URL(resource).origin !== serverUrl.origin) refuse(`its protected-resource metadata names the resource ${resource}, not on its own origin ${serverUrl.origin}`);
+  // RFC 9728 3.3: the resource is the very URL whose metadata was asked for (a trailing slash aside), not another path of its origin.
+  if (!URL.canParse(resource) || bare(new URL(resource).href) !== bare(serverUrl.href)) refuse(`its protected-resource metadata names the resource ${resource}, not its own URL ${serverUrl.href} (RFC 9728 3.3)`);
   const metadata = info.authorizationServerMetadata;
   if (!metadata) throw new WeftError("mcp_auth_required", `mcp server "${server}": its authorization server ${info.authorizationServerUrl} publishes no metadata (RFC 8414)`, { mcpServer: server });
   // RFC 8414 3.3: the issuer is the very URL the metadata was asked for (a trailing slash aside), not another tenant of its origin.
@@ -170,12 +175,27 @@ export async function authorizationUrl(plan: OAuthPlan, client: OAuthClientInfor
   return { url: started.authorizationUrl.href, codeVerifier: started.codeVerifier };
 }
 
-/** Trades an authorization code for tokens. @throws WeftError `mcp_auth_required` (or another `mcp_*`). */
+/**
+ * Trades an authorization code for tokens.
+ * @throws WeftError `invalid_request` (path `code`, `details.oauthError`) when the authorization
+ * server refused the code (an OAuth error answer: `invalid_grant`...); `mcp_unreachable` when it
+ * could not answer now (network, deadline, `server_error`, `temporarily_unavailable`, an answer
+ * that is no OAuth error), worth trying again; `mcp_refused` or `mcp_protocol_error` for an
+ * endpoint weft refuses or an answer it cannot read. Never `mcp_auth_required`: its 401 would
+ * read as weft's own credential refused.
+ */
 export async function exchangeCode(server: string, plan: OAuthPlan, client: OAuthClientInformationMixed, code: string, codeVerifier: string, redirectUri: string, fetchFn: GuardedFetch = oauthFetch()): Promise<OAuthTokens> {
   try {
     return await exchangeAuthorization(plan.authorizationServer, { metadata: plan.metadata, clientInformation: client, authorizationCode: code, codeVerifier, redirectUri, resource: new URL(plan.resource), fetchFn });
   } catch (e) {
-    throw authFailure(server, "the authorization server refused the code", e);
+    if (e instanceof WeftError) throw authFailure(server, "trading the code failed", e);
+    if (e instanceof ServerError || e instanceof TemporarilyUnavailableError) {
+      throw new WeftError("mcp_unreachable", `mcp server "${server}": its authorization server could not trade the code now (${errorMessage(e).slice(0, 300)}); complete the same authorization again`, { mcpServer: server });
+    }
+    if (e instanceof OAuthError) {
+      throw new WeftError("invalid_request", `code: the authorization server of mcp server "${server}" refused it (${e.errorCode}: ${e.message.slice(0, 300)}); open the authorization URL again for a new code`, { path: ["code"], mcpServer: server, oauthError: e.errorCode });
+    }
+    throw new WeftError("mcp_protocol_error", `mcp server "${server}": its authorization server's answer to the code could not be read: ${errorMessage(e).slice(0, 300)}`, { mcpServer: server });
   }
 }
 

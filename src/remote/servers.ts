@@ -109,14 +109,19 @@ export class RemoteServers {
     return true;
   }
 
-  /** The definitions a listed name offers, by the name the model sees; empty until listed. */
+  /**
+   * The definitions a listed name offers, by the name the model sees; empty until listed. A name
+   * two servers both make (`a` offering `b__c`, `a__b` offering `c`) is offered by neither
+   * (said in {@link problems}).
+   */
   definitionsFor(name: string): Record<string, AnyToolDefinition> {
     const ref = remoteReference(name, this.servers);
     const listing = ref && this.listings.get(ref.server);
     if (!ref || !listing) return {};
+    const shared = this.sharedNames();
     const out: Record<string, AnyToolDefinition> = {};
-    for (const [remote, tool] of listing.tools) if (ref.tool === null || ref.tool === remote) out[tool.name] = tool.def;
-    if (listing.connect) out[listing.connect.name] = listing.connect.def;
+    for (const [remote, tool] of listing.tools) if ((ref.tool === null || ref.tool === remote) && !shared.has(tool.name)) out[tool.name] = tool.def;
+    if (listing.connect && !shared.has(listing.connect.name)) out[listing.connect.name] = listing.connect.def;
     return out;
   }
 
@@ -129,6 +134,15 @@ export class RemoteServers {
     let bytes = 0;
     for (const listing of this.listings.values()) bytes += listing.bytes;
     return bytes;
+  }
+
+  /** Names the model would see that more than one listed server makes, with those servers. */
+  private sharedNames(): Map<string, string[]> {
+    const by = new Map<string, string[]>();
+    for (const [server, listing] of this.listings) {
+      for (const name of [...[...listing.tools.values()].map((t) => t.name), ...(listing.connect ? [listing.connect.name] : [])]) by.set(name, [...(by.get(name) ?? []), server]);
+    }
+    return new Map([...by].filter(([, servers]) => servers.length > 1));
   }
 
   /** Drops the server's list: the next {@link refresh} lists it again (after a connection was made). */
@@ -154,12 +168,12 @@ export class RemoteServers {
    * An OAuth server's tool as resumable: a call parked for authorization ({@link AUTHORIZATION_PARK})
    * waits until the user holds a token; any other parked call of it waits for a person as usual.
    */
-  private resumable(def: McpServerDefinition, tool: AnyToolDefinition): AnyToolDefinition {
+  private resumable(server: string, def: McpServerDefinition, tool: AnyToolDefinition): AnyToolDefinition {
     if (def.auth?.type !== "oauth") return tool;
     return markResumable(tool, {
       stillWaiting: async (callId) => {
         if (!this.oauth.parkReason?.(callId)?.startsWith(AUTHORIZATION_PARK)) return true;
-        return !(await this.authorizer().connected(def));
+        return !(await this.authorizer().connected(server, def));
       },
     });
   }
@@ -169,9 +183,14 @@ export class RemoteServers {
    * the servers are defined (listings land in the order they finish, which timing decides).
    */
   problems(): Array<RefusedRemoteTool | { server: string; code: string; reason: string }> {
+    const shared = this.sharedNames();
     return Object.keys(this.servers).flatMap((server) => {
       const l = this.listings.get(server);
-      return l ? [...(l.error ? [{ server, code: l.error.code, reason: l.error.message }] : []), ...l.refused] : [];
+      if (!l) return [];
+      const clashes: RefusedRemoteTool[] = [...l.tools]
+        .filter(([, t]) => shared.has(t.name))
+        .map(([remote, t]) => ({ server, tool: remote, code: "mcp_name_collision", reason: `"${t.name}" is also made by mcp server ${shared.get(t.name)!.filter((s) => s !== server).map((s) => `"${s}"`).join(", ")}; neither is offered` }));
+      return [...(l.error ? [{ server, code: l.error.code, reason: l.error.message }] : []), ...l.refused, ...clashes];
     });
   }
 
@@ -207,7 +226,7 @@ export class RemoteServers {
     const connectName = def.auth?.type === "oauth" ? remoteToolName(server, "connect") : null;
     const connect =
       connectName !== null && !this.taken(connectName)
-        ? { name: connectName, def: this.resumable(def, connectTool(server, () => this.authorizer().token(server, def), () => this.forget(server))) }
+        ? { name: connectName, def: this.resumable(server, def, connectTool(server, () => this.authorizer().token(server, def), () => this.forget(server))) }
         : undefined;
     let tools: RemoteToolInfo[];
     try {
@@ -232,7 +251,7 @@ export class RemoteServers {
         // Every description goes to the model on every step: a server's essay is cut.
         const description = tool.description && tool.description.length > MAX_REMOTE_DESCRIPTION_CHARS ? `${tool.description.slice(0, MAX_REMOTE_DESCRIPTION_CHARS)}...` : tool.description;
         listing.bytes += byteLength(JSON.stringify([name, tool.name, description ?? "", tool.inputSchema]));
-        listing.tools.set(tool.name, { name, def: this.resumable(def, remoteToolDefinition(server, def, { ...tool, ...(description !== undefined ? { description } : {}) }, connection)) });
+        listing.tools.set(tool.name, { name, def: this.resumable(server, def, remoteToolDefinition(server, def, { ...tool, ...(description !== undefined ? { description } : {}) }, connection)) });
       }
     }
     // An allowed tool the server does not list is said, not silently missing.

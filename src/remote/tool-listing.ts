@@ -103,7 +103,7 @@ async function listed(user: UserServers, through: RemoteServers, servers: Readon
     names.map(async (server) => {
       const def = servers[server]!;
       if (def.auth?.type !== "oauth") return;
-      const now = await user.authorizer.connected(def).catch(() => false);
+      const now = await user.authorizer.connected(server, def).catch(() => false);
       const key = `${server}\n${def.url}`;
       if (user.connected.has(key) && user.connected.get(key) !== now) await through.reconnect(server);
       user.connected.set(key, now);

@@ -85,7 +85,7 @@ export class Callables {
               // The owner's account values are redacted in every thread of theirs (src/run/state.ts).
               accountEnv: async (name) => (await this.engine.userEnv.get(userId, name))?.value,
               callTimeoutMs: integerSetting(workerEnv, "WEFT_CALL_TIMEOUT_MS", 1),
-              oauth: { authorizer: accountAuthorizer(ns, userId, meta.threadId), parkReason: (callId: string) => store.calls.get(callId)?.parkReason },
+              oauth: { authorizer: accountAuthorizer(ns, userId, meta.threadId, true, true), parkReason: (callId: string) => store.calls.get(callId)?.parkReason },
             })
           : null;
     }

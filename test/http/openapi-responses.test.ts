@@ -277,8 +277,11 @@ describe("OpenAPI response schemas against real answers", () => {
     expect((await send("GET", `${back.pathname}?state=nonsense`, { as: null })).status).toBe(400);
     // The redirect back answers the page; the page completes it with the browser's weft credential.
     expect((await send("GET", back.pathname + back.search, { as: null })).status).toBe(200);
-    const claim = { state: back.searchParams.get("state"), code: back.searchParams.get("code") };
+    const claim = { state: back.searchParams.get("state"), code: back.searchParams.get("code"), iss: back.searchParams.get("iss") };
     expect((await send("POST", "/mcp-oauth/complete", { json: claim, as: "bob" })).body.error.code).toBe("mcp_wrong_user");
+    // The authorization server briefly down: 502, and the authorization stays open.
+    await fetch(`https://as.mcp.test/__oauth/fail-code?code=${encodeURIComponent(claim.code!)}`);
+    expect((await send("POST", "/mcp-oauth/complete", { json: claim })).status).toBe(502);
     expect((await send("POST", "/mcp-oauth/complete", { json: claim })).body).toEqual({ connected: true, server: "oauthed", threadId: id });
     expect((await send("POST", "/mcp-oauth/complete", { json: claim })).status).toBe(400);
     await until(async () => (await send("GET", `/threads/${id}/calls/c`)).body.status === "succeeded", "the connect call to finish");

@@ -49,13 +49,20 @@ const accountStub = (userId: string) => {
   return ns.get(ns.idFromName(userId));
 };
 
+/** `back` (path and query) with its `iss` replaced (the fake authorization server sends one). */
+function withIss(back: string, iss: string): string {
+  const url = new URL(back, "https://weft.test");
+  url.searchParams.set("iss", iss);
+  return url.pathname + url.search;
+}
+
 const oauthLog = async () => (await fetch("https://as.mcp.test/__oauth")).json() as Promise<{ tokenRequests: number }>;
 
 describe("the OAuth callback against a hostile redirect", () => {
   it("refuses an authorization response whose iss is not the authorization server that was asked (RFC 9207, mix-up)", async () => {
     const { url } = await authorizationUrlFor("alice");
     const back = await authorize(url, "alice-there");
-    const mixed = await completeAs(`${back}&iss=${encodeURIComponent("https://evil.example")}`, "alice");
+    const mixed = await completeAs(withIss(back, "https://evil.example"), "alice");
     expect(mixed.status).toBe(400);
     expect(((await mixed.json()) as { error: unknown }).error).toMatchObject({ code: "invalid_request", details: { path: ["iss"] } });
     // Nothing was kept for alice.
@@ -65,7 +72,7 @@ describe("the OAuth callback against a hostile redirect", () => {
   it("takes an iss equal to the authorization server", async () => {
     const { threadId, url } = await authorizationUrlFor("alice");
     const back = await authorize(url, "alice-there");
-    expect((await completeAs(`${back}&iss=${encodeURIComponent("https://as.mcp.test")}`, "alice")).status).toBe(200);
+    expect((await completeAs(withIss(back, "https://as.mcp.test"), "alice")).status).toBe(200);
     await until(async () => (await callsAs(threadId, "alice"))[0]!.status === "succeeded", "the connect call to finish");
     await stubOf(threadId).waitIdle();
     expect((await json("DELETE", "/account/mcp-connections/oauthed", undefined, "alice")).body).toEqual({ deleted: true });

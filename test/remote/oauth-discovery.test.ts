@@ -36,6 +36,22 @@ async function refusal(p: Promise<unknown>): Promise<WeftError> {
 }
 
 describe("OAuth discovery against hostile metadata", () => {
+  it("refuses protected-resource metadata naming another resource of the same origin (RFC 9728 3.3: identical resource)", async () => {
+    const { fetchFn } = table({
+      "https://mcp.example/.well-known/oauth-protected-resource/tenant/mcp": { resource: "https://mcp.example/mcp", authorization_servers: ["https://as.example"] },
+      "https://as.example/.well-known/oauth-authorization-server": asMetadata("https://as.example"),
+    });
+    const e = await refusal(discover("s", new URL("https://mcp.example/tenant/mcp"), { type: "oauth" }, fetchFn));
+    expect(e.code).toBe("mcp_refused");
+    expect(e.message).toContain("names the resource https://mcp.example/mcp, not its own URL https://mcp.example/tenant/mcp");
+    // The same resource but for a trailing slash is the server's own.
+    const own = table({
+      "https://mcp.example/.well-known/oauth-protected-resource/tenant/mcp": { resource: "https://mcp.example/tenant/mcp/", authorization_servers: ["https://as.example"] },
+      "https://as.example/.well-known/oauth-authorization-server": asMetadata("https://as.example"),
+    });
+    expect((await discover("s", new URL("https://mcp.example/tenant/mcp"), { type: "oauth" }, own.fetchFn)).resource).toBe("https://mcp.example/tenant/mcp/");
+  });
+
   it("refuses metadata whose issuer is another tenant of the same origin (RFC 8414 3.3: identical issuer)", async () => {
     const { fetchFn } = table({
       "https://mcp.example/.well-known/oauth-protected-resource/mcp": { resource: "https://mcp.example/mcp", authorization_servers: ["https://as.example/tenant-a"] },

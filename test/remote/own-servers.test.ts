@@ -52,7 +52,8 @@ async function authorize(parkReason: string | undefined, sub: string): Promise<v
   expect(answer.status).toBe(302);
   const back = new URL(answer.headers.get("location")!);
   expect((await request(back.pathname + back.search, undefined, null)).status).toBe(200);
-  const done = await as(sub, "POST", "/mcp-oauth/complete", { state: back.searchParams.get("state"), code: back.searchParams.get("code") });
+  const iss = back.searchParams.get("iss");
+  const done = await as(sub, "POST", "/mcp-oauth/complete", { state: back.searchParams.get("state"), code: back.searchParams.get("code"), ...(iss !== null ? { iss } : {}) });
   expect(done.status).toBe(200);
 }
 

@@ -46,6 +46,7 @@ describe("MCP servers a user adds", () => {
       [{ name: "hdr", url: "https://tools.mcp.test/mcp", headers: { "X-Key": "abc" } }, ["headers"]],
       [{ name: "sec", url: "https://tools.mcp.test/mcp", auth: { type: "oauth", clientId: "c", clientSecretEnv: "TEST_MCP_CLIENT_SECRET", authorizationServer: "https://as.mcp.test" } }, ["auth", "clientSecretEnv"]],
       [{ name: "badauth", url: "https://tools.mcp.test/mcp", auth: { type: "basic" } }, ["auth"]],
+      [{ name: "bearerx", url: "https://tools.mcp.test/mcp", auth: { type: "bearer", env: "X", extra: 1 } }, ["auth", "extra"]],
       [{ name: "eff", url: "https://tools.mcp.test/mcp", effects: { lookup: "reconcilable" } }, ["effects", "lookup"]],
       [{ name: "tls", url: "https://tools.mcp.test/mcp", tools: "lookup" }, ["tools"]],
       [{ name: "tmo", url: "https://tools.mcp.test/mcp", timeoutMs: -1 }, ["timeoutMs"]],

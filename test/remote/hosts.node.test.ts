@@ -1,0 +1,28 @@
+/**
+ * src/remote/hosts.ts: every spelling of this machine and of private networks, as `URL` gives the
+ * host, is recognized; public hosts and names are not (a name's DNS answer is not checked).
+ */
+import { describe, expect, it } from "vitest";
+import { isLoopback, isPrivateHost } from "../../src/remote/hosts.js";
+
+const host = (url: string) => new URL(url).hostname;
+
+describe("loopback and private hosts by spelling", () => {
+  it("knows the Worker's own machine however it is spelled", () => {
+    for (const url of ["https://localhost/", "https://LOCALHOST./", "https://foo.localhost./", "https://127.0.0.1/", "https://2130706433/", "https://0x7f.1/", "https://127.1/", "https://[::1]/", "https://[0:0:0:0:0:0:0:1]/", "https://[::ffff:127.0.0.1]/"]) {
+      expect([url, isLoopback(host(url)), isPrivateHost(host(url))]).toEqual([url, true, true]);
+    }
+  });
+
+  it("knows unspecified, private and link-local addresses, also mapped into IPv6", () => {
+    for (const url of ["https://0.0.0.0/", "https://0/", "https://[::]/", "https://10.0.0.1/", "https://172.16.0.1/", "https://172.31.255.255/", "https://192.168.1.1/", "https://169.254.169.254/", "https://[fc00::1]/", "https://[fd12:3456::1]/", "https://[fe80::1]/", "https://[febf::1]/", "https://[::ffff:10.0.0.1]/", "https://[::ffff:169.254.169.254]/"]) {
+      expect([url, isPrivateHost(host(url))]).toEqual([url, true]);
+    }
+  });
+
+  it("leaves public addresses and names alone", () => {
+    for (const url of ["https://example.com/", "https://8.8.8.8/", "https://172.32.0.1/", "https://172.15.0.1/", "https://192.169.0.1/", "https://[2001:db8::1]/", "https://[fec0::1]/", "https://[::ffff:8.8.8.8]/", "https://localhost.example.com/", "https://127.0.0.1.nip.io/"]) {
+      expect([url, isLoopback(host(url)), isPrivateHost(host(url))]).toEqual([url, false, false]);
+    }
+  });
+});
