@@ -113,6 +113,11 @@ export class OwnServers {
     return out;
   }
 
+  /** Why the owner's servers offer fewer tools than they list (as {@link RemoteServers.problems}). */
+  problems(): ReturnType<RemoteServers["problems"]> {
+    return this.servers?.problems() ?? [];
+  }
+
   /**
    * The tools of servers removed or changed since, for calls made before (looked up at rest: a
    * person's decision, recovery): approved, one refuses to run and sends nothing; denied, it ends.

@@ -185,10 +185,23 @@ export class Callables {
   private cached(key: string, build: () => Record<string, AnyToolDefinition>): ToolCatalog {
     let catalog = this.catalogs.get(key);
     if (!catalog) {
-      catalog = new ToolCatalog(build());
+      catalog = new ToolCatalog(build(), (name) => this.whyMissing(name));
       this.catalogs.set(key, catalog);
     }
     return catalog;
+  }
+
+  /**
+   * Why `<server>__<tool>` is not on offer, when its server (declared, or the owner's) failed to
+   * list its tools or refused that one: the server's problem as `GET /v1/tools` says it.
+   */
+  private whyMissing(name: string): string | undefined {
+    const cut = name.indexOf("__");
+    if (cut <= 0) return undefined;
+    const server = name.slice(0, cut);
+    const declared = this.engine.registry.mcpServers && Object.hasOwn(this.engine.registry.mcpServers, server) ? this.remote.problems() : [];
+    const problems = [...declared, ...(this.own?.problems() ?? [])].filter((p) => p.server === server && (!("tool" in p) || name === `${server}__${p.tool}`));
+    return problems.length > 0 ? problems.map((p) => `mcp server "${server}": ${p.code}: ${p.reason}`).join("; ") : undefined;
   }
 
   /** Definitions for a list of names; no list means every tool in `agents/tools/`. */

@@ -91,7 +91,15 @@ function compiledOnce(name: string, def: unknown): CompiledTool {
 export class ToolCatalog {
   private readonly compiled = new Map<string, CompiledTool>();
 
-  constructor(private readonly definitions: Readonly<Record<string, AnyToolDefinition>>) {}
+  /**
+   * @param whyMissing says why a name is not here when it can (a remote MCP server that failed to
+   * list its tools): added to the `unknown_tool` message, so the model and the person reading the
+   * call record see the cause, not only the names on offer.
+   */
+  constructor(
+    private readonly definitions: Readonly<Record<string, AnyToolDefinition>>,
+    private readonly whyMissing: (name: string) => string | undefined = () => undefined,
+  ) {}
 
   /** Sorted tool names. */
   names(): string[] {
@@ -116,7 +124,8 @@ export class ToolCatalog {
     if (cached) return cached;
     if (!this.has(name)) {
       const names = this.names();
-      throw new WeftError("unknown_tool", `unknown tool "${name}"; available tools: ${names.join(", ") || "(none)"}`, {
+      const why = this.whyMissing(name);
+      throw new WeftError("unknown_tool", `unknown tool "${name}"; available tools: ${names.join(", ") || "(none)"}${why ? `; ${why}` : ""}`, {
         toolName: name,
         available: names,
       });

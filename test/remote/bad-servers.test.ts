@@ -71,7 +71,8 @@ describe("a misbehaving remote MCP server", () => {
     const byId = Object.fromEntries((await callsOf(id)).map((c) => [c.callId, c]));
     expect(byId.good).toMatchObject({ status: "succeeded", result: { result: "record 9" } });
     expect(byId.bad).toMatchObject({ status: "failed" });
-    expect(byId.bad!.result!.error).toMatch(/^unknown_tool: /);
+    // It says why: the server's problem, as GET /v1/tools says it.
+    expect(byId.bad!.result!.error).toMatch(/^unknown_tool: unknown tool "down__anything"; available tools: .*; mcp server "down": mcp_unreachable: .*answered HTTP 503/);
   });
 
   it("a JSON-RPC error answer is an error result with the server's message, its outcome known", async () => {
