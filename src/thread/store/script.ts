@@ -13,11 +13,13 @@ export class ScriptStore implements ScriptSource {
     for (const step of steps) this.sql.exec("INSERT INTO script (step) VALUES (?)", JSON.stringify(step));
   }
 
-  /** Takes the next unplayed step, marking it played in the same write. */
-  next(): StoredStep | undefined {
-    const row = this.sql
-      .exec<{ step: string }>("UPDATE script SET consumed = 1 WHERE id = (SELECT id FROM script WHERE consumed = 0 ORDER BY id LIMIT 1) RETURNING step")
-      .toArray()[0];
-    return row ? (JSON.parse(row.step) as StoredStep) : undefined;
+  /** Takes the next unplayed step, marking it played; one `ready` refuses stays next (null). */
+  next(ready?: (step: StoredStep) => boolean): StoredStep | null | undefined {
+    const row = this.sql.exec<{ id: number; step: string }>("SELECT id, step FROM script WHERE consumed = 0 ORDER BY id LIMIT 1").toArray()[0];
+    if (!row) return undefined;
+    const step = JSON.parse(row.step) as StoredStep;
+    if (ready && !ready(step)) return null;
+    this.sql.exec("UPDATE script SET consumed = 1 WHERE id = ?", row.id);
+    return step;
   }
 }
