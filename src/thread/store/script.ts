@@ -13,13 +13,18 @@ export class ScriptStore implements ScriptSource {
     for (const step of steps) this.sql.exec("INSERT INTO script (step) VALUES (?)", JSON.stringify(step));
   }
 
-  /** Takes the next unplayed step, marking it played; one `ready` refuses stays next (null). */
+  /** Takes the next unplayed step, marking it played in the same write; one `ready` refuses is put back (null). */
   next(ready?: (step: StoredStep) => boolean): StoredStep | null | undefined {
-    const row = this.sql.exec<{ id: number; step: string }>("SELECT id, step FROM script WHERE consumed = 0 ORDER BY id LIMIT 1").toArray()[0];
+    const row = this.sql
+      .exec<{ id: number; step: string }>("UPDATE script SET consumed = 1 WHERE id = (SELECT id FROM script WHERE consumed = 0 ORDER BY id LIMIT 1) RETURNING id, step")
+      .toArray()[0];
     if (!row) return undefined;
     const step = JSON.parse(row.step) as StoredStep;
-    if (ready && !ready(step)) return null;
-    this.sql.exec("UPDATE script SET consumed = 1 WHERE id = ?", row.id);
+    // Synchronous with the take: nothing else runs between them (a held step is the rare case).
+    if (ready && !ready(step)) {
+      this.sql.exec("UPDATE script SET consumed = 0 WHERE id = ?", row.id);
+      return null;
+    }
     return step;
   }
 }
