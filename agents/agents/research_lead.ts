@@ -3,7 +3,8 @@ import { defineAgent } from "@standardagents/spec";
 /**
  * Splits a question into three sub-questions, runs topic_researcher detached for each, and
  * reports once all three findings are in. Each completion is a message that says how many runs
- * are still running; the report waits for the one that says none is.
+ * are still running; the report waits for the one that says none is (with the scripted model, its
+ * `waitFor` step), however the completions are grouped into turns.
  */
 export default defineAgent({
   description: "Researches a question with three background sub-runs and reports when all are done.",
@@ -21,6 +22,11 @@ export default defineAgent({
       ],
     },
     { text: "Three research runs started; I will report when all three are done." },
-    { text: "Report: all three research runs are done. What changed, who is affected, and what comes next are summed up above." },
+    // Completions arrive one by one or together: the report waits for the one that says none is left
+    // (earlier completion turns end with an empty reply).
+    {
+      waitFor: "[no background run is still running]",
+      text: "Report: all three research runs are done. What changed, who is affected, and what comes next are summed up above.",
+    },
   ],
 });

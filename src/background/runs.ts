@@ -79,10 +79,16 @@ export class BackgroundRuns implements RunControl {
     return this.store.nextCheck();
   }
 
-  /** The alarm's part: asks the children of runs due a look (never waiting for a running turn). */
+  /**
+   * The alarm's part: asks the children of runs due a look (never waiting for a running turn),
+   * and keeps the alarm armed for the next look. The alarm may fire before a look is due (the
+   * watchdog's firing); that firing consumed it, so it is armed again here, or the look was lost.
+   */
   async poll(): Promise<void> {
     const next = this.store.nextCheck();
     if (next !== null && next <= Date.now()) await this.collect(false);
+    const after = this.store.nextCheck();
+    if (after !== null) await this.host.wakeBy(after);
   }
 
   /**

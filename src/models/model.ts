@@ -146,4 +146,10 @@ export interface ScriptStep {
   text?: string;
   /** The tool calls the step asks for, in order. */
   toolCalls?: Array<{ id?: string; name: string; arguments?: string | Record<string, unknown> }>;
+  /**
+   * Holds the step until a model request's newest message contains this text: a request before
+   * then ends its turn with an empty reply and the step stays next. For replies that depend on
+   * what arrived, such as a report played once the message saying no background run is left came.
+   */
+  waitFor?: string;
 }

@@ -8,7 +8,7 @@ import { byteLength, fitsBytes } from "../bytes.js";
 import { WeftError } from "../errors.js";
 import { orderedId } from "../ids.js";
 import type { ToolCallRequest } from "../protocol.js";
-import type { Model, ModelStreamPart, ScriptStep } from "./model.js";
+import type { Model, ModelRequest, ModelStreamPart, ScriptStep } from "./model.js";
 import { MODEL_ENV } from "./registry.js";
 import { extractiveSummary } from "./summary.js";
 
@@ -25,6 +25,8 @@ export const MAX_STEP_BYTES = 1024 * 1024;
 export interface StoredStep {
   text: string;
   toolCalls: ToolCallRequest[];
+  /** See {@link ScriptStep.waitFor}. */
+  waitFor?: string;
 }
 
 /**
@@ -46,6 +48,9 @@ export function normalizeScript(steps: unknown, path: (string | number)[] = ["sc
     if (step.toolCalls !== undefined && !Array.isArray(step.toolCalls)) {
       throw new WeftError("invalid_request", `${at.join(".")}.toolCalls: expected an array`, { path: [...at, "toolCalls"] });
     }
+    if (step.waitFor !== undefined && (typeof step.waitFor !== "string" || step.waitFor === "")) {
+      throw new WeftError("invalid_request", `${at.join(".")}.waitFor: expected a non-empty string`, { path: [...at, "waitFor"] });
+    }
     const toolCalls = (step.toolCalls ?? []).map((call, j) => {
       const callPath = [...at, "toolCalls", j];
       if (!call || typeof call !== "object" || typeof call.name !== "string" || call.name === "") {
@@ -61,7 +66,7 @@ export function normalizeScript(steps: unknown, path: (string | number)[] = ["sc
         arguments: typeof args === "string" ? args : JSON.stringify(args ?? {}),
       };
     });
-    const stored = { text: step.text ?? "", toolCalls };
+    const stored: StoredStep = { text: step.text ?? "", toolCalls, ...(step.waitFor !== undefined ? { waitFor: step.waitFor } : {}) };
     // Each step is one SQLite row; keep it far from the 2 MB row limit.
     const json = JSON.stringify(stored);
     if (!fitsBytes(json, MAX_STEP_BYTES)) {
@@ -83,8 +88,11 @@ export const NOTHING_TO_PLAY =
 
 /** Where the scripted model takes its steps from: the thread's `script` table. */
 export interface ScriptSource {
-  /** Takes the next unplayed step (marking it played), or undefined when the script ran out. */
-  next(): StoredStep | undefined;
+  /**
+   * Takes the next unplayed step (marking it played), or undefined when the script ran out. With
+   * `ready`, a next step it refuses stays unplayed and null is answered (a held step).
+   */
+  next(ready?: (step: StoredStep) => boolean): StoredStep | null | undefined;
 }
 
 /**
@@ -98,8 +106,14 @@ export function createScriptedModel(source: ScriptSource): Model {
     wire: "generic",
     contextTokens: SCRIPTED_CONTEXT_TOKENS,
     summarize: async (input) => extractiveSummary(input),
-    async *stream(): AsyncGenerator<ModelStreamPart> {
-      const step = source.next();
+    async *stream(request: ModelRequest): AsyncGenerator<ModelStreamPart> {
+      const newest = request.messages.at(-1)?.content ?? "";
+      const step = source.next((s) => s.waitFor === undefined || newest.includes(s.waitFor));
+      if (step === null) {
+        // Held (`waitFor`): this request gets an empty reply, which ends the turn.
+        yield { type: "finish", finishReason: "stop", usage: {} };
+        return;
+      }
       if (!step) {
         yield { type: "finish", finishReason: "end", usage: {} };
         return;

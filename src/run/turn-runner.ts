@@ -15,6 +15,7 @@ import type { Settlement } from "../calls/runner.js";
 import type { RunWorld } from "./world.js";
 import { noSuchThread } from "../errors.js";
 import { type TurnSlot, admitInbox, runOneTurn } from "./one-turn.js";
+import { tellParent } from "./agent-tool.js";
 import { MAX_CONTENT_BYTES, checkContentSize } from "./messages.js";
 import { type MessageContent, storedContent } from "../content/parts.js";
 import type { TurnRecord } from "../ports/store.js";
@@ -289,9 +290,7 @@ export class TurnRunner {
         (settings) => this.loop(undefined, settings),
         () => undefined,
       )
-      .finally(() => {
-        this.running = null;
-      });
+      .finally(() => this.ended());
     return admitted;
   }
 
@@ -300,9 +299,17 @@ export class TurnRunner {
     this.running = this.engine
       .flush()
       .then(() => this.loop(resume))
-      .finally(() => {
-        this.running = null;
-      });
+      .finally(() => this.ended());
+  }
+
+  /**
+   * The turns stopped running. A child thread tells its parent again: the word each turn's end
+   * sends (one-turn.ts) is sent while this runner still runs, so a parent that asks at once hears
+   * `running` (a background run's completion then waited for the parent's next look).
+   */
+  private ended(): void {
+    this.running = null;
+    if (this.engine.meta.parent && !this.closed) void tellParent(this.engine);
   }
 
   /** Runs turns while messages wait: `resume` first if given, else a new turn with `settings` (its messages'). */
