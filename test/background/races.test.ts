@@ -6,22 +6,11 @@
  */
 import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { callsOf, createThread, eventsOf, inThread, json, rawStub, runTurn } from "../helpers.js";
+import { callsOf, createThread, inThread, json, rawStub, runTurn } from "../helpers.js";
+import { completionMessages, finishedOf, waitUntil } from "./helpers.js";
 
 /** Waits on `check`, up to 20 s: less than `RUN_CHECK_MS` (30 s), so no look of the alarm can end it. */
-async function waitUntil(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-type Frame = { type: string; data: Record<string, unknown> };
-const finishedOf = async (id: string) => ((await eventsOf(id)) as Frame[]).filter((e) => e.type === "run_finished");
-const completionMessages = async (id: string, runId: string) =>
-  ((await json("GET", `/threads/${id}/messages?limit=1000`)).body.messages as { content: string }[]).filter((m) => m.content.startsWith(`[background run ${runId} `));
+const waitLook = (check: () => Promise<boolean>, what: string) => waitUntil(check, what, 20_000);
 
 /** A lead whose one run (`bg_careful`, call id `callId`) waits for approval in its child; answers the child's thread id. */
 async function runWaiting(callId: string): Promise<{ id: string; child: string }> {
@@ -29,7 +18,7 @@ async function runWaiting(callId: string): Promise<{ id: string; child: string }
   await runTurn(id, "research", [{ toolCalls: [{ id: callId, name: "bg_careful", arguments: { input: "q" } }] }, { text: "Started." }, { text: "noted" }]);
   const [run] = await inThread(id, (i) => i.schedules.runs.list() as { childThreadId: string }[]);
   const child = run!.childThreadId;
-  await waitUntil(async () => (await callsOf(child)).some((c) => c.callId === "pay" && c.status === "awaiting_approval"), "the child's call to wait for approval");
+  await waitLook(async () => (await callsOf(child)).some((c) => c.callId === "pay" && c.status === "awaiting_approval"), "the child's call to wait for approval");
   return { id, child };
 }
 
@@ -44,7 +33,7 @@ describe("background runs: a completion is never lost to an interleaving", () =>
       i.runner.childAnswer = () => (asked++ === 0 ? { ...real(), status: "running" } : real());
     });
     expect((await json("POST", `/threads/${child}/calls/pay/approve`, {})).status).toBe(200);
-    await waitUntil(async () => (await finishedOf(id)).length >= 1, "run_finished (before the alarm's next look)");
+    await waitLook(async () => (await finishedOf(id)).length >= 1, "run_finished (before the alarm's next look)");
     await inThread(id, (i) => i.schedules.runs.collect());
     expect((await finishedOf(id)).map((e) => [e.data.runId, e.data.status])).toEqual([["run_race_tell", "completed"]]);
     expect(await completionMessages(id, "run_race_tell")).toHaveLength(1);
@@ -65,7 +54,7 @@ describe("background runs: a completion is never lost to an interleaving", () =>
       expect(at!).toBeLessThanOrEqual(look);
     }
     expect((await json("POST", `/threads/${child}/calls/pay/approve`, {})).status).toBe(200);
-    await waitUntil(async () => (await json("GET", `/threads/${child}`)).body.lastTurn?.status === "completed", "the child's turn to end");
+    await waitLook(async () => (await json("GET", `/threads/${child}`)).body.lastTurn?.status === "completed", "the child's turn to end");
     await evictDurableObject(rawStub(id));
     expect(await finishedOf(id)).toEqual([]);
     // The look comes due (moved to now through the store, which keeps the next look's time; the alarm is left as it is).

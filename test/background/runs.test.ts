@@ -7,21 +7,8 @@
 import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { callsOf, createThread, eventsOf, inThread, json, rawStub, runTurn } from "../helpers.js";
+import { type Frame, completionMessages, finishedOf, waitUntil } from "./helpers.js";
 
-/** Waits on `check` with a generous deadline (the machine may be loaded). */
-async function waitUntil(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 25_000;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-type Frame = { type: string; data: Record<string, unknown> };
-const finishedOf = async (id: string) => ((await eventsOf(id)) as Frame[]).filter((e) => e.type === "run_finished");
-const completionMessages = async (id: string, runId: string) =>
-  ((await json("GET", `/threads/${id}/messages?limit=1000`)).body.messages as { content: string }[]).filter((m) => m.content.startsWith(`[background run ${runId} `));
 const runsOf = (id: string) => inThread(id, (i) => i.schedules.runs.list() as { runId: string; status: string; childThreadId: string; answer?: string }[]);
 
 /** A turn of the lead that starts the runs `calls` (tool name per call id) and answers; later turns (one per completion at most) answer "noted". */

@@ -1,0 +1,21 @@
+/** What the background-run tests share: a condition wait, and a thread's completions read back. */
+import { eventsOf, json } from "../helpers.js";
+
+/** Waits on `check` until `ms` have passed (a generous bound: the machine may be loaded). */
+export async function waitUntil(check: () => Promise<boolean>, what: string, ms = 25_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+export type Frame = { type: string; data: Record<string, unknown> };
+
+/** The thread's `run_finished` events. */
+export const finishedOf = async (id: string) => ((await eventsOf(id)) as Frame[]).filter((e) => e.type === "run_finished");
+
+/** The messages that report the run `runId`'s completion to its parent. */
+export const completionMessages = async (id: string, runId: string) =>
+  ((await json("GET", `/threads/${id}/messages?limit=1000`)).body.messages as { content: string }[]).filter((m) => m.content.startsWith(`[background run ${runId} `));
