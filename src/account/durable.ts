@@ -99,7 +99,12 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
 
   async addUserMcpServer(name: string, definition: McpServerDefinition, max: number): Promise<RpcResult<UserMcpServer>> {
     return rpc(async () => {
+      const before = this.mcpServers.list().find((s) => s.name === name)?.definition;
       const added = this.mcpServers.add(name, definition, max);
+      // A replaced definition's connection goes: kept, it would come back with the old definition, no new consent asked.
+      if (before?.auth?.type === "oauth" && JSON.stringify([before.url, before.auth]) !== JSON.stringify([definition.url, definition.auth])) {
+        await this.mcp.revoke(name, { url: before.url, auth: before.auth });
+      }
       await this.tellReaders();
       return added;
     });
