@@ -34,6 +34,25 @@ async function verifiedState(env: AuthedEnv["Bindings"], state: string | undefin
   return payload;
 }
 
+/**
+ * Refuses a redirect back whose query an attacker shaped. weft's redirect URI has no query, so
+ * every parameter is the authorization server's, added once each after what the registered URI
+ * held. A mix-up attacker who registered weft's URI with `?iss=<its own issuer>` at an honest
+ * server (RFC 9700 4.4) gets its `iss` there before the honest `code`, or beside the honest `iss`:
+ * a repeated `code`, `state`, `iss` or `error`, or an `iss` before `code`, is refused before the
+ * page that exchanges the code is served.
+ * @throws WeftError `invalid_request` naming the parameter.
+ */
+function checkRedirectQuery(query: URLSearchParams): void {
+  const names = [...query.keys()];
+  for (const name of ["code", "state", "iss", "error"]) {
+    if (query.getAll(name).length > 1) throw new WeftError("invalid_request", `${name}: given more than once: the redirect back was altered, so the connection was not made`, { path: [name] });
+  }
+  if (query.has("iss") && query.has("code") && names.indexOf("iss") < names.indexOf("code")) {
+    throw new WeftError("invalid_request", "iss: comes before code, so it was not added by the authorization server: the connection was not made", { path: ["iss"] });
+  }
+}
+
 /** The redirect back (mounted before authentication: a browser coming back carries no weft credential). */
 export function mcpOAuthRoutes() {
   const app = new Hono<AuthedEnv>();
@@ -48,6 +67,7 @@ export function mcpOAuthRoutes() {
       // Whatever the answer, it holds a code: never cached, never sent on as a referrer.
       c.header("cache-control", "no-store");
       c.header("referrer-policy", "no-referrer");
+      checkRedirectQuery(new URL(c.req.url).searchParams);
       const payload = await verifiedState(c.env, c.req.query("state"));
       const error = c.req.query("error");
       if (error !== undefined) throw new WeftError("mcp_auth_required", `the authorization server answered ${JSON.stringify(error.slice(0, 100))}: the connection was not made`, { path: ["error"] });
