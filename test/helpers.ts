@@ -190,11 +190,11 @@ export async function ledgerOf(effectKey: string): Promise<{ runs: number }> {
   return stub.read(effectKey);
 }
 
-/** Waits until `check` answers true, looking every 10 ms, for 60 s at most. @throws Error naming `what` when it never does. */
-export async function until(check: () => Promise<boolean>, what: string): Promise<void> {
+/** Waits until `check` answers true, looking every 10 ms, for `ms` (60 s) at most. @throws Error naming `what` when it never does. */
+export async function until(check: () => Promise<boolean>, what: string, ms = 60_000): Promise<void> {
   // A bound for a condition that never comes, generous for a loaded machine (400 polls, a few
   // seconds, were outlasted beside a second npm test).
-  for (const end = Date.now() + 60_000; Date.now() < end; await new Promise((r) => setTimeout(r, 10))) {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 10))) {
     if (await check()) return;
   }
   if (await check()) return;

@@ -16,7 +16,7 @@ import { type Budget, checkBudgets } from "../usage/budgets.js";
 import { handOverWatchers } from "../usage/hand-over.js";
 import { MCP_SERVERS_SCHEMA, type UserMcpServer, UserMcpServers } from "./mcp-servers.js";
 import type { McpOAuthAuth, McpServerDefinition } from "../remote/define.js";
-import { MCP_CONNECTIONS_SCHEMA, type McpConnectionInfo, migrateMcpConnections, McpConnections, type McpTokenAnswer, type McpTokenRequest } from "./mcp-connections.js";
+import { MCP_CONNECTIONS_SCHEMA, type McpConnectionInfo, bindingOf, migrateMcpConnections, McpConnections, type McpTokenAnswer, type McpTokenRequest } from "./mcp-connections.js";
 import { type ReserveAnswer, type ReserveRequest, Reservations, type SettleAnswer, type SettleBatch } from "../usage/reservations.js";
 
 const SCHEMA = `
@@ -99,27 +99,39 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
 
   async addUserMcpServer(name: string, definition: McpServerDefinition, max: number): Promise<RpcResult<UserMcpServer>> {
     return rpc(async () => {
-      const before = this.mcpServers.list().find((s) => s.name === name)?.definition;
+      const before = this.userMcpServer(name);
       const added = this.mcpServers.add(name, definition, max);
-      // A replaced definition's connection goes: kept, it would come back with the old definition, no new consent asked.
-      if (before?.auth?.type === "oauth" && JSON.stringify([before.url, before.auth]) !== JSON.stringify([definition.url, definition.auth])) {
-        await this.mcp.revoke(name, { url: before.url, auth: before.auth });
-      }
+      await this.dropConnection(name, before, definition);
       await this.tellReaders();
       return added;
     });
   }
 
   async removeUserMcpServer(name: string): Promise<RpcResult<{ deleted: boolean }>> {
-    // Its OAuth connection goes with it: the tokens were got for this definition (src/account/mcp-connections.ts bindingOf).
     return rpc(async () => {
-      const definition = this.mcpServers.list().find((s) => s.name === name)?.definition;
+      const before = this.userMcpServer(name);
       const removed = this.mcpServers.remove(name);
-      // Only this definition's connection: a declared server of the same name keeps its own.
-      if (removed.deleted && definition?.auth?.type === "oauth") await this.mcp.revoke(name, { url: definition.url, auth: definition.auth });
+      await this.dropConnection(name, before);
       await this.tellReaders();
       return removed;
     });
+  }
+
+  private userMcpServer(name: string): McpServerDefinition | undefined {
+    return this.mcpServers.list().find((s) => s.name === name)?.definition;
+  }
+
+  /**
+   * Revokes the OAuth connection of the user's server `before` once `after` (another definition, or
+   * none: removed) holds its name: the tokens were got for that definition
+   * (src/account/mcp-connections.ts bindingOf), and kept they would come back with it, no new
+   * consent asked. Only that definition's: a declared server of the same name keeps its own.
+   */
+  private async dropConnection(name: string, before: McpServerDefinition | undefined, after?: McpServerDefinition): Promise<void> {
+    if (before?.auth?.type !== "oauth") return;
+    const old = await bindingOf(name, before.url, before.auth);
+    if (after?.auth?.type === "oauth" && (await bindingOf(name, after.url, after.auth)) === old) return;
+    await this.mcp.revoke(name, { url: before.url, auth: before.auth });
   }
   // --- end MCP servers ---
 

@@ -1,15 +1,5 @@
-/** What the background-run tests share: a condition wait, and a thread's completions read back. */
+/** What the background-run tests share: a thread's completions read back. */
 import { eventsOf, json } from "../helpers.js";
-
-/** Waits on `check` until `ms` have passed (a generous bound: the machine may be loaded). */
-export async function waitUntil(check: () => Promise<boolean>, what: string, ms = 25_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 export type Frame = { type: string; data: Record<string, unknown> };
 

@@ -6,11 +6,11 @@
  */
 import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { callsOf, createThread, inThread, json, rawStub, runTurn } from "../helpers.js";
-import { completionMessages, finishedOf, waitUntil } from "./helpers.js";
+import { callsOf, createThread, inThread, json, rawStub, runTurn, until } from "../helpers.js";
+import { completionMessages, finishedOf } from "./helpers.js";
 
 /** Waits on `check`, up to 20 s: less than `RUN_CHECK_MS` (30 s), so no look of the alarm can end it. */
-const waitLook = (check: () => Promise<boolean>, what: string) => waitUntil(check, what, 20_000);
+const waitLook = (check: () => Promise<boolean>, what: string) => until(check, what, 20_000);
 
 /** A lead whose one run (`bg_careful`, call id `callId`) waits for approval in its child; answers the child's thread id. */
 async function runWaiting(callId: string): Promise<{ id: string; child: string }> {

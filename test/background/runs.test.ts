@@ -6,8 +6,8 @@
  */
 import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { callsOf, createThread, eventsOf, inThread, json, rawStub, runTurn } from "../helpers.js";
-import { type Frame, completionMessages, finishedOf, waitUntil } from "./helpers.js";
+import { callsOf, createThread, eventsOf, inThread, json, rawStub, runTurn, until } from "../helpers.js";
+import { type Frame, completionMessages, finishedOf } from "./helpers.js";
 
 const runsOf = (id: string) => inThread(id, (i) => i.schedules.runs.list() as { runId: string; status: string; childThreadId: string; answer?: string }[]);
 
@@ -28,7 +28,7 @@ describe("background runs", () => {
       expect(call.status).toBe("succeeded");
       expect(JSON.parse((call.result as { result: string }).result)).toMatchObject({ runId: `run_${callId}`, agentId: "bg_researcher", status: "running" });
     }
-    await waitUntil(async () => (await finishedOf(id)).length >= 3, "three run_finished events");
+    await until(async () => (await finishedOf(id)).length >= 3, "three run_finished events", 25_000);
     await inThread(id, (i) => i.schedules.runs.collect());
     await runDurableObjectAlarm(rawStub(id));
     const finished = await finishedOf(id);
@@ -47,13 +47,13 @@ describe("background runs", () => {
     const [run] = await runsOf(id);
     expect(run).toMatchObject({ runId: "run_p1", status: "running" });
     const child = run!.childThreadId;
-    await waitUntil(async () => (await callsOf(child)).some((c) => c.callId === "pay" && c.status === "awaiting_approval"), "the child's call to wait for approval");
+    await until(async () => (await callsOf(child)).some((c) => c.callId === "pay" && c.status === "awaiting_approval"), "the child's call to wait for approval", 25_000);
     // Looked at while the child waits for a person: nothing is delivered.
     expect(await inThread(id, (i) => i.schedules.runs.collect())).toBe(0);
     await evictDurableObject(rawStub(id));
     await inThread(child, (i) => i.restartForTest()).catch(() => undefined);
     expect((await json("POST", `/threads/${child}/calls/pay/approve`, {})).status).toBe(200);
-    await waitUntil(async () => (await finishedOf(id)).length >= 1, "run_finished");
+    await until(async () => (await finishedOf(id)).length >= 1, "run_finished", 25_000);
     // The same completion looked for again: by the alarm, a second word from the child, another look.
     await evictDurableObject(rawStub(id));
     await runDurableObjectAlarm(rawStub(id));
@@ -66,11 +66,11 @@ describe("background runs", () => {
     const id = await startRuns({ q1: "bg_careful" });
     const [run] = await runsOf(id);
     const child = run!.childThreadId;
-    await waitUntil(async () => (await callsOf(child)).some((c) => c.callId === "pay" && c.status === "awaiting_approval"), "the child's call to wait for approval");
+    await until(async () => (await callsOf(child)).some((c) => c.callId === "pay" && c.status === "awaiting_approval"), "the child's call to wait for approval", 25_000);
     // The child will tell a thread that does not exist: its word is lost.
     await inThread(child, (i) => (i.world.meta.parent = { threadId: "0".repeat(64), callId: "q1" }));
     expect((await json("POST", `/threads/${child}/calls/pay/approve`, {})).status).toBe(200);
-    await waitUntil(async () => (await json("GET", `/threads/${child}`)).body.lastTurn?.status === "completed", "the child's turn to end");
+    await until(async () => (await json("GET", `/threads/${child}`)).body.lastTurn?.status === "completed", "the child's turn to end", 25_000);
     expect(await finishedOf(id)).toEqual([]);
     // RUN_CHECK_MS later (moved to now, through the store, which keeps the next check's time), the parent's one alarm looks.
     await inThread(id, (i) => i.schedules.runs.store.checkAt("run_q1", 0));
@@ -89,9 +89,9 @@ describe("background runs", () => {
       ["run_w2", "running"],
     ]);
     const child = waited[1].childThreadId as string;
-    await waitUntil(async () => (await callsOf(child)).some((c) => c.callId === "pay" && c.status === "awaiting_approval"), "the child's call to wait for approval");
+    await until(async () => (await callsOf(child)).some((c) => c.callId === "pay" && c.status === "awaiting_approval"), "the child's call to wait for approval", 25_000);
     await inThread(id, (i) => state(i).stop("run_w2"));
-    await waitUntil(async () => (await finishedOf(id)).some((e) => e.data.runId === "run_w2"), "the stopped run's completion");
+    await until(async () => (await finishedOf(id)).some((e) => e.data.runId === "run_w2"), "the stopped run's completion", 25_000);
     await inThread(id, (i) => state(i).collect());
     expect((await finishedOf(id)).filter((e) => e.data.runId === "run_w2").map((e) => e.data.status)).toEqual(["stopped"]);
     expect(await completionMessages(id, "run_w2")).toHaveLength(1);
@@ -102,7 +102,7 @@ describe("background runs", () => {
     const id = await startRuns({ o1: "bg_careful" });
     const [run] = await runsOf(id);
     const child = run!.childThreadId;
-    await waitUntil(async () => (await callsOf(child)).some((c) => c.callId === "pay" && c.status === "awaiting_approval"), "the child's call to wait for approval");
+    await until(async () => (await callsOf(child)).some((c) => c.callId === "pay" && c.status === "awaiting_approval"), "the child's call to wait for approval", 25_000);
     for (const [method, path, body] of [
       ["GET", `/threads/${child}`, undefined],
       ["GET", `/threads/${child}/messages`, undefined],

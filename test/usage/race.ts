@@ -5,8 +5,11 @@
  */
 import type { EventFrame } from "../../src/protocol.js";
 import { type FakeStep, fakeEnv, fakeKey, fakeRequests, releaseFake, scriptFake } from "../fake-provider.js";
-import { inThread, rawStub, stubOf } from "../helpers.js";
+import { inThread, rawStub, stubOf, until as untilWithin } from "../helpers.js";
 import { accountOfUser, freshUser, send } from "./users.js";
+
+/** `until` bounded at 120 s: the race and the usage tests run many threads on a loaded machine. */
+export const until = (check: () => Promise<boolean>, what: string) => untilWithin(check, what, 120_000);
 
 /** Options of {@link runRace}. */
 export interface RaceOptions {
@@ -76,16 +79,6 @@ export function framesOf(threadId: string): Promise<EventFrame[]> {
 
 async function finished(threadId: string): Promise<EventFrame | undefined> {
   return (await framesOf(threadId)).find((f) => f.type === "turn_finished");
-}
-
-/** Waits for `check`, polling, up to `ms` (the race runs many threads on a loaded machine). */
-export async function until(check: () => Promise<boolean>, what: string, ms = 120_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 /**
