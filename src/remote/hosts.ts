@@ -34,23 +34,47 @@ function ipv6(host: string): number[] | null {
   return groups.length === 8 && groups.every((g) => !Number.isNaN(g)) ? groups : null;
 }
 
-/** The IPv4 address an IPv6 one embeds (`::ffff:a.b.c.d` mapped, `::a.b.c.d` compatible), or null. */
-function embedded(groups: number[]): number[] | null {
-  const zero = groups.slice(0, 5).every((g) => g === 0);
-  if (!zero || (groups[5] !== 0xffff && groups[5] !== 0)) return null;
-  if (groups[5] === 0 && groups[6] === 0) return null; // `::` and `::1` are IPv6's own
-  return [groups[6]! >> 8, groups[6]! & 255, groups[7]! >> 8, groups[7]! & 255];
+/** The IPv4 address in two 16-bit groups. */
+const v4Of = (hi: number, lo: number) => [hi >> 8, hi & 255, lo >> 8, lo & 255];
+
+/**
+ * The IPv4 address an IPv6 one stands for on this host, or null: mapped `::ffff:a.b.c.d` and
+ * compatible `::a.b.c.d` (RFC 4291 2.5.5), translated `::ffff:0:a.b.c.d` (RFC 2765).
+ */
+function embedded(g: number[]): number[] | null {
+  const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  if (zeros(0, 5) && g[5] === 0xffff) return v4Of(g[6]!, g[7]!);
+  if (zeros(0, 6) && g[6] !== 0) return v4Of(g[6]!, g[7]!); // `::` and `::1` are IPv6's own
+  if (zeros(0, 4) && g[4] === 0xffff && g[5] === 0) return v4Of(g[6]!, g[7]!);
+  return null;
+}
+
+/**
+ * The IPv4 address an IPv6 one reaches through a gateway, or null: NAT64 `64:ff9b::a.b.c.d` and
+ * `64:ff9b:1::/48` (RFC 6052, RFC 8215), 6to4 `2002:aabb:ccdd::/48` (RFC 3056), Teredo `2001:0::/32`
+ * (the client's address is the last 32 bits inverted, RFC 4380). Such a request crosses a network
+ * to the gateway, so these are private when the address is, never loopback.
+ */
+function tunnelled(g: number[]): number[] | null {
+  if (g[0] === 0x64 && g[1] === 0xff9b && (g.slice(2, 6).every((x) => x === 0) || g[2] === 1)) return v4Of(g[6]!, g[7]!);
+  if (g[0] === 0x2002) return v4Of(g[1]!, g[2]!);
+  if (g[0] === 0x2001 && g[1] === 0) return v4Of(g[6]! ^ 0xffff, g[7]! ^ 0xffff);
+  return null;
 }
 
 const loopbackV4 = (b: number[]) => b[0] === 127;
-const privateV4 = (b: number[]) => b[0] === 0 || b[0] === 10 || b[0] === 127 || (b[0] === 172 && b[1]! >= 16 && b[1]! <= 31) || (b[0] === 192 && b[1] === 168) || (b[0] === 169 && b[1] === 254);
+
+/** 0/8, 10/8, 100.64/10 (carrier-grade NAT, RFC 6598), 127/8, 169.254/16, 172.16/12, 192.168/16. */
+const privateV4 = (b: number[]) =>
+  b[0] === 0 || b[0] === 10 || (b[0] === 100 && (b[1]! & 0xc0) === 64) || b[0] === 127 || (b[0] === 169 && b[1] === 254) || (b[0] === 172 && (b[1]! & 0xf0) === 16) || (b[0] === 192 && b[1] === 168);
 
 /** A name without its trailing dot (`localhost.` is `localhost`). */
 const bare = (hostname: string) => hostname.toLowerCase().replace(/\.$/, "");
 
 /**
  * Whether `hostname` names this machine: `localhost`, `*.localhost` (a trailing dot or not),
- * 127.0.0.0/8, `[::1]`, and 127/8 mapped into IPv6. Nothing sent there crosses a network.
+ * 127.0.0.0/8, `[::1]`, and 127/8 mapped, compatible or translated into IPv6. Nothing sent there
+ * crosses a network.
  */
 export function isLoopback(hostname: string): boolean {
   const host = bare(hostname);
@@ -65,8 +89,9 @@ export function isLoopback(hostname: string): boolean {
 
 /**
  * Whether `hostname` is this machine or a private network, by its spelling: a loopback host
- * ({@link isLoopback}), an unspecified address (`0.0.0.0`, `0/8`, `[::]`), 10/8, 172.16/12,
- * 192.168/16, link-local 169.254/16, fc00::/7, fe80::/10, and those mapped into IPv6.
+ * ({@link isLoopback}), an unspecified address (`0.0.0.0`, `0/8`, `[::]`), 10/8, 100.64/10,
+ * 172.16/12, 192.168/16, link-local 169.254/16, fc00::/7, fe80::/10, and those carried in IPv6
+ * (mapped, translated, NAT64, 6to4, Teredo).
  */
 export function isPrivateHost(hostname: string): boolean {
   const host = bare(hostname);
@@ -75,7 +100,7 @@ export function isPrivateHost(hostname: string): boolean {
   if (v4) return privateV4(v4);
   const v6 = ipv6(host);
   if (!v6) return false;
-  const inner = embedded(v6);
+  const inner = embedded(v6) ?? tunnelled(v6);
   if (inner) return privateV4(inner);
   return v6.every((g) => g === 0) || (v6[0]! & 0xfe00) === 0xfc00 || (v6[0]! & 0xffc0) === 0xfe80;
 }
