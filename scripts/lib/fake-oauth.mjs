@@ -15,7 +15,9 @@
  * - `https://oauthhttp.mcp.test/mcp`: its metadata names an authorization server on plain http.
  * - `/__oauth` (any host): what happened (`tokenRequests`, refreshes, `codes` refused), and
  *   `POST /__oauth/expire` makes every access token refused (as a server-side revocation would),
- *   `/__oauth/fail-code?code=` makes the next token request for that code answer 503.
+ *   `/__oauth/fail-code?code=` makes the next token request for that code answer 503,
+ *   `/__oauth/hold-refresh` makes refresh requests wait (counted in `refreshesHeld`) until
+ *   `/__oauth/release`.
  * @module
  */
 import { authorizationServer, createOAuthState, grantOf, unauthorized } from "./oauth-server.mjs";
@@ -28,6 +30,7 @@ export function createFakeOAuth(serve, goodServer) {
   // One state for both authorization servers (scripts/lib/oauth-server.mjs): `/__oauth` counts them together.
   const state = createOAuthState([["weft-pre", { redirectUris: ["https://weft.test/mcp-oauth/callback"], secret: "pre-secret-123" }]]);
   const { access, log } = state;
+  let releaseRefresh = () => {};
   /** @param {URLSearchParams} q */
   const signIn = (q) => q.get("login") ?? "someone";
   const as = authorizationServer(state, { issuer: "https://as.mcp.test", registration: true, signIn, iss: true });
@@ -61,6 +64,15 @@ export function createFakeOAuth(serve, goodServer) {
     }
     if (url.pathname === "/__oauth/fail-code") {
       state.failing.add(url.searchParams.get("code") ?? "");
+      return Promise.resolve(new Response(null, { status: 204 }));
+    }
+    if (url.pathname === "/__oauth/hold-refresh") {
+      state.refreshGate ??= new Promise((resolve) => (releaseRefresh = resolve));
+      return Promise.resolve(new Response(null, { status: 204 }));
+    }
+    if (url.pathname === "/__oauth/release") {
+      state.refreshGate = null;
+      releaseRefresh();
       return Promise.resolve(new Response(null, { status: 204 }));
     }
     if (url.pathname === "/__oauth/lifetime") {

@@ -41,7 +41,9 @@ export function createOAuthState(preRegistered = []) {
     refresh: new Map(),
     /** Codes whose next token request answers 503 (a server briefly down), the code kept. @type {Set<string>} */
     failing: new Set(),
-    log: { tokenRequests: 0, refreshes: 0, refused: /** @type {string[]} */ ([]), registrations: 0, expiresIn: 3600 },
+    /** While set, refresh requests wait for it (`/__oauth/hold-refresh`, `/__oauth/release`). @type {Promise<void> | null} */
+    refreshGate: /** @type {Promise<void> | null} */ (null),
+    log: { tokenRequests: 0, refreshes: 0, refreshesHeld: 0, refused: /** @type {string[]} */ ([]), registrations: 0, expiresIn: 3600 },
   };
 }
 
@@ -145,6 +147,10 @@ export function authorizationServer(state, { issuer, registration, signIn, iss =
         return issue(grant.login, grant.resource);
       }
       if (form.get("grant_type") === "refresh_token") {
+        if (state.refreshGate) {
+          log.refreshesHeld += 1;
+          await state.refreshGate;
+        }
         const old = refresh.get(form.get("refresh_token") ?? "");
         refresh.delete(form.get("refresh_token") ?? "");
         if (!old || old.clientId !== clientId) return oauthError("invalid_grant");

@@ -160,8 +160,10 @@ export class McpConnections {
       if (stored?.refreshToken !== undefined) {
         try {
           const tokens = await refreshTokens(request.server, stored.plan, stored.client, stored.refreshToken);
-          const expiresAt = await this.store(vault, request.userId, binding, request.server, request.url, stored.plan, stored.client, { ...tokens, refresh_token: tokens.refresh_token ?? stored.refreshToken });
-          return { token: tokens.access_token, expiresAt };
+          // Revoked while the refresh ran (the row is gone): the new tokens are not kept, nor used.
+          const stillConnected = () => this.sql.exec("SELECT 1 FROM account_mcp_tokens WHERE binding = ?", binding).toArray().length > 0;
+          const expiresAt = await this.store(vault, request.userId, binding, request.server, request.url, stored.plan, stored.client, { ...tokens, refresh_token: tokens.refresh_token ?? stored.refreshToken }, stillConnected);
+          if (expiresAt !== undefined) return { token: tokens.access_token, expiresAt };
         } catch (e) {
           // An authorization server out of reach is a transient failure: the connection stays.
           if (e instanceof WeftError && e.code === "mcp_unreachable") throw e;
@@ -216,16 +218,23 @@ export class McpConnections {
     return url;
   }
 
-  /** Keeps `tokens` for the definition `binding`; returns when the access token expires (epoch ms), null when the server said not. */
-  private async store(vault: Vault, userId: string, binding: string, server: string, url: string, plan: OAuthPlan, client: OAuthClientInformationMixed, tokens: OAuthTokens): Promise<number | null> {
+  /**
+   * Keeps `tokens` for the definition `binding`; returns when the access token expires (epoch ms),
+   * null when the server said not, undefined when `claim` said no. `claim` runs in the same
+   * synchronous step as the write, after every await: a revocation that came while the tokens were
+   * fetched or sealed must win, or a revoked connection would come back.
+   */
+  private async store(vault: Vault, userId: string, binding: string, server: string, url: string, plan: OAuthPlan, client: OAuthClientInformationMixed, tokens: OAuthTokens, claim: () => boolean): Promise<number | null | undefined> {
     const stored: Stored = { plan, client, accessToken: tokens.access_token, ...(tokens.refresh_token ? { refreshToken: tokens.refresh_token } : {}) };
     const expiresAt = typeof tokens.expires_in === "number" ? this.now() + tokens.expires_in * 1000 : null;
+    const sealed = await vault.seal(stored, tokenContext(userId, binding));
+    if (!claim()) return undefined;
     this.sql.exec(
       "INSERT OR REPLACE INTO account_mcp_tokens (binding, server, url, sealed, expires_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
       binding,
       server,
       url,
-      await vault.seal(stored, tokenContext(userId, binding)),
+      sealed,
       expiresAt,
       this.now(),
     );
@@ -276,12 +285,14 @@ export class McpConnections {
     } finally {
       this.completing.delete(nonce);
     }
-    // Revoked while the code was traded: nothing is kept.
-    if (this.sql.exec("SELECT 1 FROM account_mcp_pending WHERE nonce = ?", nonce).toArray().length === 0) throw refused();
-    this.sql.exec("DELETE FROM account_mcp_pending WHERE nonce = ?", nonce);
-    await this.store(vault, state.u, binding, row.server, row.url, pending.plan, pending.client, tokens);
-    // Other authorizations of the same definition by this user are moot now.
-    this.sql.exec("DELETE FROM account_mcp_pending WHERE binding = ?", binding);
+    // Revoked (the server removed or replaced) while the code was traded or the tokens sealed:
+    // nothing is kept. Else the authorization is used up, and so are others of the same definition.
+    const claim = () => {
+      if (this.sql.exec("SELECT 1 FROM account_mcp_pending WHERE nonce = ?", nonce).toArray().length === 0) return false;
+      this.sql.exec("DELETE FROM account_mcp_pending WHERE binding = ?", binding);
+      return true;
+    };
+    if ((await this.store(vault, state.u, binding, row.server, row.url, pending.plan, pending.client, tokens, claim)) === undefined) throw refused();
     await this.wake(state.u, row.thread_id);
     return { server: row.server, threadId: row.thread_id };
   }
