@@ -80,6 +80,7 @@ export const ThreadInfo = named(
     tools: z.array(ModelTool),
     unavailableTools: z.array(z.object({ name: z.string(), reason: z.string() })),
     models: z.array(z.object({ side, spec: z.string(), where: z.string() })),
+    agentMissing: z.object({ code: z.enum(["agent_not_found", "invalid_config"]), message: z.string() }).optional(),
   }),
 );
 

@@ -136,6 +136,11 @@ export class PortWorld implements RunWorld {
 
   private readonly resolved: ThreadAgent;
 
+  /** Why the thread's agent cannot run in this deployment (src/run/gone-agent.ts); null when it can. */
+  get agentMissing(): ThreadAgent["missing"] {
+    return this.resolved.missing;
+  }
+
   /** @throws WeftError `agent_not_found` when this deployment no longer has the thread's agent (src/run/gone-agent.ts). */
   requireAgent(): void {
     requireAgentOf(this.meta.agentId, this.resolved);

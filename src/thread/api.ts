@@ -72,6 +72,12 @@ export interface ThreadInfo extends ThreadMeta {
    * `WEFT_MODEL`). Fallback models are not listed.
    */
   models: ModelInForce[];
+  /**
+   * Present when this deployment cannot run the thread's agent (a deploy removed or renamed its
+   * file): `code` is `agent_not_found` (or `invalid_config`), `message` says what still works
+   * (reading, subscribing, deleting). A new message or direct call is refused with that code.
+   */
+  agentMissing?: { code: "agent_not_found" | "invalid_config"; message: string };
 }
 
 /** The model a side of a thread talks to (defined with the model choice). */

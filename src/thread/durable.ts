@@ -112,6 +112,7 @@ export function createThreadClass(registry: Registry) {
           tools: modelTools(world.catalog),
           unavailableTools: unavailableTools(world.catalog),
           models,
+          ...(world.agentMissing ? { agentMissing: world.agentMissing } : {}),
         };
       });
     }

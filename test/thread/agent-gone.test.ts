@@ -22,6 +22,8 @@ async function threadOfGoneAgent(opts: { leaveRunning?: boolean; tester?: boolea
   const id = created.body.threadId as string;
   expect((await send(user.token, "POST", `/threads/${id}/messages`, { content: "hi", script: [{ text: "hello" }] })).status).toBe(202);
   await stubOf(id).waitIdle();
+  // Its agent deployed: nothing said missing.
+  expect((await send(user.token, "GET", `/threads/${id}`)).body).not.toHaveProperty("agentMissing");
   await inThread(id, (t) => {
     const meta = t.store.meta.read();
     t.store.meta.write({ ...meta, agentId: GONE });
@@ -41,7 +43,7 @@ describe("a thread whose agent is no longer deployed", () => {
       const { token, id } = await threadOfGoneAgent({ tester: true });
       const info = await send(token, "GET", `/threads/${id}`);
       expect(info.status).toBe(200);
-      expect(info.body).toMatchObject({ threadId: id, agentId: GONE, status: "idle" });
+      expect(info.body).toMatchObject({ threadId: id, agentId: GONE, status: "idle", tools: [], agentMissing: { code: "agent_not_found", message: expect.stringContaining(`"${GONE}" is no longer deployed`) } });
       const messages = await send(token, "GET", `/threads/${id}/messages`);
       expect(messages.status).toBe(200);
       expect(messages.body.messages.map((m: { content: string }) => m.content)).toEqual(["hi", "hello"]);
