@@ -201,8 +201,8 @@ export class McpConnections {
     }
     const client = await clientFor(request.server, plan, request.auth, redirectUri, secret as string | undefined);
     const nonce = crypto.randomUUID();
-    // The state names the user, the thread and this authorization; signed, so none is swapped.
-    const state = await vault.sign({ u: request.userId, t: request.threadId, n: nonce });
+    // The state names the user, the thread and this authorization; sealed, so none is read or swapped.
+    const state = await vault.stateOf({ u: request.userId, t: request.threadId, n: nonce });
     const { url, codeVerifier } = await authorizationUrl(plan, client, redirectUri, state);
     const pending: Pending = { plan, client, codeVerifier, redirectUri, authorizationUrl: url, userId: request.userId, ...(request.userAdded ? { requireIss: true as const } : {}) };
     this.sql.exec(

@@ -1,9 +1,9 @@
 /**
  * The keys of a user's MCP connections, from the Worker secret `WEFT_MCP_OAUTH_KEY` (HKDF-SHA-256,
  * one key per use): AES-GCM seals every stored token, client secret and PKCE verifier (bound to
- * the user and the row it belongs to, so a sealed value copied elsewhere does not open), and
- * HMAC-SHA-256 signs the OAuth `state` (bound to the user, the thread and one pending
- * authorization). WebCrypto only.
+ * the user and the row it belongs to, so a sealed value copied elsewhere does not open) and the
+ * OAuth `state` (naming the user, the thread and one pending authorization: the authorization
+ * server, which may be one a user chose, reads none of it). WebCrypto only.
  * @module
  */
 import { WeftError } from "../errors.js";
@@ -22,12 +22,12 @@ function unb64url(s: string): Uint8Array<ArrayBuffer> {
   return Uint8Array.from(bin, (c) => c.charCodeAt(0));
 }
 
-/** Sealing and signing under keys derived from one secret. */
+/** The additional data of a sealed OAuth `state`: it opens as nothing else, nothing else opens as it. */
+const STATE_CONTEXT = "oauth state";
+
+/** Sealing under a key derived from one secret. */
 export class Vault {
-  private constructor(
-    private readonly seal_: CryptoKey,
-    private readonly sign_: CryptoKey,
-  ) {}
+  private constructor(private readonly seal_: CryptoKey) {}
 
   /** The vault of `env`'s {@link VAULT_SECRET}. @throws WeftError `capability_missing` when it is unset or shorter than 32 characters. */
   static async of(env: Readonly<Record<string, unknown>>): Promise<Vault> {
@@ -38,7 +38,7 @@ export class Vault {
     const base = await crypto.subtle.importKey("raw", text.encode(secret), "HKDF", false, ["deriveKey"]);
     const derive = (info: string, algorithm: { name: string; length: number; hash?: string }, usages: Array<"encrypt" | "decrypt" | "sign" | "verify">) =>
       crypto.subtle.deriveKey({ name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: text.encode(info) }, base, algorithm, false, usages);
-    return new Vault(await derive("weft mcp connections: seal", { name: "AES-GCM", length: 256 }, ["encrypt", "decrypt"]), await derive("weft mcp connections: state", { name: "HMAC", hash: "SHA-256", length: 256 }, ["sign", "verify"]));
+    return new Vault(await derive("weft mcp connections: seal", { name: "AES-GCM", length: 256 }, ["encrypt", "decrypt"]));
   }
 
   /** `value` as JSON, encrypted with a fresh 96-bit IV; `context` (user and row) is its additional data. */
@@ -55,19 +55,16 @@ export class Vault {
     return JSON.parse(new TextDecoder().decode(plain)) as T;
   }
 
-  /** `payload` as a signed, URL-safe token (`<payload>.<HMAC>`). */
-  async sign(payload: Record<string, string>): Promise<string> {
-    const body = b64url(text.encode(JSON.stringify(payload)));
-    return `${body}.${b64url(new Uint8Array(await crypto.subtle.sign("HMAC", this.sign_, text.encode(body))))}`;
+  /** `payload` as a sealed, URL-safe OAuth `state` (`<iv>.<ciphertext>`): unreadable and unalterable without the secret. */
+  stateOf(payload: Record<string, string>): Promise<string> {
+    return this.seal(payload, STATE_CONTEXT);
   }
 
-  /** The payload of a token {@link sign} made, or null for anything else (altered, forged, malformed). */
-  async verify(token: string): Promise<Record<string, string> | null> {
-    const [body, mac, extra] = token.split(".");
-    if (!body || !mac || extra !== undefined || token.length > 2048) return null;
+  /** The payload of a state {@link stateOf} made, or null for anything else (altered, forged, malformed). */
+  async readState(token: string): Promise<Record<string, string> | null> {
+    if (token.length > 2048 || token.split(".").length !== 2) return null;
     try {
-      if (!(await crypto.subtle.verify("HMAC", this.sign_, unb64url(mac), text.encode(body)))) return null;
-      const payload = JSON.parse(new TextDecoder().decode(unb64url(body))) as unknown;
+      const payload = await this.open<unknown>(token, STATE_CONTEXT);
       if (typeof payload !== "object" || payload === null || Object.values(payload).some((v) => typeof v !== "string")) return null;
       return payload as Record<string, string>;
     } catch {

@@ -4,7 +4,7 @@
  * state to the user agent's authenticated session):
  *
  * - `GET /mcp-oauth/callback` (the `redirect_uri` weft registers: `WEFT_PUBLIC_URL` + this path)
- *   takes no weft credential, since it is a browser redirect. It checks the signed `state` and
+ *   takes no weft credential, since it is a browser redirect. It checks the sealed `state` and
  *   answers a page (src/http/mcp-oauth-page.ts) naming the user the authorization is for; it
  *   exchanges nothing.
  * - `POST /mcp-oauth/complete` (authenticated like every other route) takes the state and code
@@ -29,7 +29,7 @@ import { jsonBody } from "./validate.js";
 /** The verified payload of `state` (user `u`, thread `t`, authorization `n`). @throws WeftError `invalid_request` (path `state`) for anything else. */
 async function verifiedState(env: AuthedEnv["Bindings"], state: string | undefined): Promise<Record<string, string>> {
   if (!state) throw new WeftError("invalid_request", "state: required", { path: ["state"] });
-  const payload = await (await Vault.of(env as unknown as Record<string, unknown>)).verify(state);
+  const payload = await (await Vault.of(env as unknown as Record<string, unknown>)).readState(state);
   if (!payload?.u || !payload.t || !payload.n) throw new WeftError("invalid_request", "state: not a state this Worker issued", { path: ["state"] });
   return payload;
 }
@@ -59,7 +59,7 @@ export function mcpOAuthRoutes() {
   app.get(
     OAUTH_CALLBACK_PATH,
     describe(
-      "Where an MCP server's authorization server sends the user back (no credential). Exchanges nothing: answers a page naming the weft user the signed state is for, which completes through POST /mcp-oauth/complete with that user's credential",
+      "Where an MCP server's authorization server sends the user back (no credential). Exchanges nothing: answers a page naming the weft user the sealed state is for, which completes through POST /mcp-oauth/complete with that user's credential",
       { 200: { description: "The page that completes the connection in a browser signed in as the state's user", media: ["text/html"] }, ...refused(400) },
       { public: true },
     ),

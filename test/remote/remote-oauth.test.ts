@@ -148,11 +148,14 @@ describe("OAuth 2.1 connections to remote MCP servers", () => {
     const state = bobUrl.searchParams.get("state")!;
     const back = new URL(`https://weft.test${await authorize(bobUrl, "bob-there")}`);
     const code = back.searchParams.get("code")!;
-    // A state altered anywhere (another user, another thread) is refused, as is one missing.
-    const [body, mac] = state.split(".");
-    const forged = JSON.parse(atob(body!.replace(/-/g, "+").replace(/_/g, "/")));
-    const swapped = btoa(JSON.stringify({ ...forged, u: "alice" })).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-    for (const bad of [`${swapped}.${mac}`, `${body}.${mac}x`, "nonsense"]) {
+    // The state is sealed: the authorization server reads neither the user nor the thread in it.
+    const decoded = state.split(".").map((part) => atob(part.replace(/-/g, "+").replace(/_/g, "/"))).join("");
+    expect(decoded).not.toContain("bob");
+    expect(decoded).not.toContain(bobs);
+    // A state altered anywhere is refused, as is one missing.
+    const [iv, sealed] = state.split(".");
+    const flipped = `${sealed!.slice(0, 10)}${sealed![10] === "A" ? "B" : "A"}${sealed!.slice(11)}`;
+    for (const bad of [`${iv}.${flipped}`, `${iv}.${sealed}x`, `${iv!.slice(1)}A.${sealed}`, "nonsense"]) {
       const path = `/mcp-oauth/callback?code=${code}&state=${encodeURIComponent(bad)}`;
       for (const answer of [await request(path, undefined, null), await postCompletion(path, "bob")]) {
         expect(answer.status).toBe(400);
