@@ -59,9 +59,9 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
     this.reservations = new Reservations(this.sql, (fn) => ctx.storage.transactionSync(fn));
     this.sql.exec(MCP_CONNECTIONS_SCHEMA);
     migrateMcpConnections(this.sql);
-    this.mcp = new McpConnections(this.sql, env as Record<string, unknown> & { THREAD?: DurableObjectNamespace });
     this.sql.exec(MCP_SERVERS_SCHEMA);
     this.mcpServers = new UserMcpServers(this.sql);
+    this.mcp = new McpConnections(this.sql, env as Record<string, unknown> & { THREAD?: DurableObjectNamespace }, (name) => this.mcpServers.definitionText(name));
   }
 
   // --- OAuth connections to remote MCP servers (src/account/mcp-connections.ts): the methods only delegate ---

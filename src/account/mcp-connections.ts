@@ -88,6 +88,10 @@ export interface McpTokenRequest {
   userAdded?: true;
 }
 
+/** A server the user added is gone, or changed, since the request for its token began. */
+const notAdded = (server: string) =>
+  new WeftError("mcp_auth_required", `mcp server "${server}": it is no longer one of your servers as it was when this call began (removed or changed), so no authorization is started for it`, { mcpServer: server });
+
 /** A token, or the URL the user must open first. */
 export type McpTokenAnswer = { token: string; expiresAt: number | null } | { authorizationUrl: string };
 
@@ -128,11 +132,30 @@ export class McpConnections {
   /** Refreshes under way per binding: a rotated refresh token is used once, not by two racing requests. */
   private readonly refreshing = new Map<string, Promise<McpTokenAnswer>>();
 
+  /**
+   * @param userServer the stored definition (JSON text) of the server the user added under a name,
+   * or undefined: an authorization for a server the user added starts only while it is added.
+   */
   constructor(
     private readonly sql: SqlStorage,
     private readonly env: Readonly<Record<string, unknown>> & { THREAD?: DurableObjectNamespace },
+    private readonly userServer: (name: string) => string | undefined = () => undefined,
     private readonly now: () => number = Date.now,
   ) {}
+
+  /**
+   * For a server the user added: its stored definition's text, when it is still the definition
+   * `binding` was made of. A removed or replaced server gets no new authorization (an old request
+   * in flight, such as a refresh refused after the removal, would start one).
+   * @throws WeftError `mcp_auth_required` naming the server otherwise.
+   */
+  private async addedAs(request: McpTokenRequest, binding: string): Promise<string | undefined> {
+    if (!request.userAdded) return undefined;
+    const text = this.userServer(request.server);
+    const def = text === undefined ? undefined : (JSON.parse(text) as { url?: string; auth?: McpOAuthAuth });
+    if (def?.url !== undefined && def.auth?.type === "oauth" && (await bindingOf(request.server, def.url, def.auth)) === binding) return text;
+    throw notAdded(request.server);
+  }
 
   /** A token for the request's definition: the stored one, refreshed when near expiry or refused, else a new authorization's URL. */
   async token(request: McpTokenRequest): Promise<McpTokenAnswer> {
@@ -184,6 +207,7 @@ export class McpConnections {
       const pending = await vault.open<Pending>(open.sealed, pendingContext(request.userId, open.nonce)).catch(() => null);
       if (pending) return pending.authorizationUrl;
     }
+    const added = await this.addedAs(request, binding);
     const redirectUri = redirectUriOf(this.env);
     const plan = await discover(request.server, new URL(request.url), request.auth);
     if (request.userAdded && (plan.metadata as { authorization_response_iss_parameter_supported?: unknown }).authorization_response_iss_parameter_supported !== true) {
@@ -205,13 +229,16 @@ export class McpConnections {
     const state = await vault.stateOf({ u: request.userId, t: request.threadId, n: nonce });
     const { url, codeVerifier } = await authorizationUrl(plan, client, redirectUri, state);
     const pending: Pending = { plan, client, codeVerifier, redirectUri, authorizationUrl: url, userId: request.userId, ...(request.userAdded ? { requireIss: true as const } : {}) };
+    const sealed = await vault.seal(pending, pendingContext(request.userId, nonce));
+    // Removed or replaced while discovery ran: checked in the same synchronous step as the insert.
+    if (added !== undefined && this.userServer(request.server) !== added) throw notAdded(request.server);
     this.sql.exec(
       "INSERT INTO account_mcp_pending (nonce, thread_id, server, url, sealed, expires_at, binding) VALUES (?, ?, ?, ?, ?, ?, ?)",
       nonce,
       request.threadId,
       request.server,
       request.url,
-      await vault.seal(pending, pendingContext(request.userId, nonce)),
+      sealed,
       this.now() + AUTHORIZATION_TTL_MS,
       binding,
     );

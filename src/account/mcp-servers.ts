@@ -51,6 +51,11 @@ export class UserMcpServers {
     return { name, definition, createdAt };
   }
 
+  /** The stored definition of `name` as its JSON text (compared as stored: any change shows), or undefined. */
+  definitionText(name: string): string | undefined {
+    return this.sql.exec<{ definition: string }>("SELECT definition FROM account_mcp_servers WHERE name = ?", name).toArray()[0]?.definition;
+  }
+
   /** Removes the server `name`. */
   remove(name: string): { deleted: boolean } {
     const had = this.sql.exec("SELECT 1 FROM account_mcp_servers WHERE name = ?", name).toArray().length > 0;

@@ -62,7 +62,8 @@ export class Vault {
 
   /** The payload of a state {@link stateOf} made, or null for anything else (altered, forged, malformed). */
   async readState(token: string): Promise<Record<string, string> | null> {
-    if (token.length > 2048 || token.split(".").length !== 2) return null;
+    // Bounded, yet long enough for a state naming any user id a JWT may carry (about 6,000 bytes).
+    if (token.length > 8192 || token.split(".").length !== 2) return null;
     try {
       const payload = await this.open<unknown>(token, STATE_CONTEXT);
       if (typeof payload !== "object" || payload === null || Object.values(payload).some((v) => typeof v !== "string")) return null;

@@ -1,10 +1,11 @@
 /**
  * The page `GET /mcp-oauth/callback` answers a browser coming back from an MCP server's
- * authorization server. It exchanges nothing itself: it names the weft user the authorization
- * was started for, and its script hands the state and code to `POST /mcp-oauth/complete` with a
- * weft credential (the playground's, kept in this tab's `sessionStorage`, or one the person
- * pastes), which completes only for that same user. So whoever merely opens a forwarded
- * authorization URL cannot connect their account to someone else's threads.
+ * authorization server. It exchanges nothing itself, and names no one (the state's user is not
+ * the authorization server's to learn): its script hands the state and code to
+ * `POST /mcp-oauth/complete` with a weft credential (the playground's, kept in this tab's
+ * `sessionStorage`, or one the person pastes), which completes only for the user who started the
+ * authorization. So whoever merely opens a forwarded authorization URL cannot connect their
+ * account to someone else's threads.
  *
  * The code stays out of everything that outlives the page: the script drops it from the address
  * bar and history at once, the answer is `no-store` and sends no referrer, and no frame may hold
@@ -26,7 +27,6 @@ if (query.has("iss")) claim.iss = query.get("iss");
 history.replaceState(null, "", location.pathname);
 const $ = (id) => document.getElementById(id);
 const say = (text) => { $("status").textContent = text; };
-const user = $("user").textContent;
 async function complete(token) {
   const headers = { "content-type": "application/json" };
   if (token) headers.authorization = "Bearer " + token;
@@ -43,14 +43,14 @@ async function complete(token) {
     claim.code = "";
     $("sign-in").hidden = true;
     $("done").hidden = false;
-    say("Connected: MCP server " + JSON.stringify(body.server) + " for weft user " + JSON.stringify(user) + ". The waiting call goes on by itself; you can close this page.");
+    say("Connected: MCP server " + JSON.stringify(body.server) + ". The waiting call goes on by itself; you can close this page.");
     return;
   }
   const error = body.error ?? { code: "internal_error", message: "HTTP " + res.status };
   const retry = error.code === "unauthenticated" || error.code === "mcp_wrong_user";
   $("sign-in").hidden = !retry;
-  if (error.code === "mcp_wrong_user") say("Not connected: you are signed in to weft as someone other than " + JSON.stringify(user) + ". Only that user can complete this connection. If someone sent you this link, close this page.");
-  else if (error.code === "unauthenticated") say("Not connected yet: sign in to weft as " + JSON.stringify(user) + " to finish (" + error.message + ").");
+  if (error.code === "mcp_wrong_user") say("Not connected: you are signed in to weft as someone other than the user who started this connection. Only that user can complete it. If someone sent you this link, close this page.");
+  else if (error.code === "unauthenticated") say("Not connected yet: sign in to weft as the user who started this connection to finish (" + error.message + ").");
   else say("Not connected: " + error.message);
   if (retry) $("token").focus();
 }
@@ -60,8 +60,6 @@ $("sign-in").addEventListener("submit", (e) => {
 });
 complete(sessionStorage.getItem(${JSON.stringify(PLAYGROUND_TOKEN_KEY)}) ?? "");
 `;
-
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
 let policy: Promise<string> | null = null;
 
@@ -76,12 +74,10 @@ function contentSecurityPolicy(): Promise<string> {
 }
 
 /**
- * The page for an authorization started by weft user `userId` (from the verified state). Its
- * headers: the CSP above, `Cache-Control: no-store`, `Referrer-Policy: no-referrer`,
+ * The page for an authorization whose state was verified. Its headers: the CSP above, `Cache-Control: no-store`, `Referrer-Policy: no-referrer`,
  * `X-Frame-Options: DENY`, `X-Content-Type-Options: nosniff`.
  */
-export async function callbackPage(userId: string): Promise<Response> {
-  const user = escapeHtml(userId);
+export async function callbackPage(): Promise<Response> {
   const html = `<!doctype html>
 <html lang="en">
 <head>
@@ -93,11 +89,11 @@ export async function callbackPage(userId: string): Promise<Response> {
 </head>
 <body>
 <h1>Finish connecting an MCP server</h1>
-<p>This connection was started in weft by the user <strong id="user">${user}</strong>. It links the account you just approved at the server to that weft user's threads, and completes only in a browser signed in to weft as <strong>${user}</strong>.</p>
+<p>This connection was started by a weft user. It links the account you just approved at the server to that user's threads, and completes only in a browser signed in to weft as the same user.</p>
 <p id="status" role="status" aria-live="polite">Checking who you are at weft...</p>
 <p id="done" hidden>Nothing else to do here.</p>
 <form id="sign-in" hidden aria-label="Sign in to weft">
-<label for="token">weft token of <strong>${user}</strong> (JWT or API key)</label>
+<label for="token">weft token of the user who started it (JWT or API key)</label>
 <input id="token" type="password" autocomplete="off">
 <button type="submit">Complete the connection</button>
 </form>

@@ -59,7 +59,7 @@ export function mcpOAuthRoutes() {
   app.get(
     OAUTH_CALLBACK_PATH,
     describe(
-      "Where an MCP server's authorization server sends the user back (no credential). Exchanges nothing: answers a page naming the weft user the sealed state is for, which completes through POST /mcp-oauth/complete with that user's credential",
+      "Where an MCP server's authorization server sends the user back (no credential). Exchanges nothing: answers a page (naming no one) which completes through POST /mcp-oauth/complete with that user's credential",
       { 200: { description: "The page that completes the connection in a browser signed in as the state's user", media: ["text/html"] }, ...refused(400) },
       { public: true },
     ),
@@ -68,14 +68,14 @@ export function mcpOAuthRoutes() {
       c.header("cache-control", "no-store");
       c.header("referrer-policy", "no-referrer");
       checkRedirectQuery(new URL(c.req.url).searchParams);
-      const payload = await verifiedState(c.env, c.req.query("state"));
+      await verifiedState(c.env, c.req.query("state"));
       const error = c.req.query("error");
       if (error !== undefined) throw new WeftError("mcp_auth_required", `the authorization server answered ${JSON.stringify(error.slice(0, 100))}: the connection was not made`, { path: ["error"] });
       const code = c.req.query("code");
       if (!code || code.length > 4096) throw new WeftError("invalid_request", "code: required (at most 4096 characters)", { path: ["code"] });
       const iss = c.req.query("iss");
       if (iss !== undefined && iss.length > 2048) throw new WeftError("invalid_request", "iss: at most 2048 characters", { path: ["iss"] });
-      return callbackPage(payload.u!);
+      return callbackPage();
     },
   );
   return app;

@@ -174,7 +174,7 @@ export const UserMcpServerBody = closedObject(
  * completes is the verified caller.
  */
 export const McpAuthorizationBody = closedObject(
-  { state: z.string().min(1).max(2048), code: z.string().min(1).max(4096), iss: z.string().max(2048).optional() },
+  { state: z.string().min(1).max(8192), code: z.string().min(1).max(4096), iss: z.string().max(2048).optional() },
   "unknown field; the fields are state, code and iss",
   [],
 );

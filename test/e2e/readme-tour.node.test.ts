@@ -232,7 +232,7 @@ const CHECKS: Array<{ name: string; check: (out: string, ctx: Record<string, any
       expect(url.origin + url.pathname).toBe(`${weftUrl}/mcp-oauth/callback`);
       expect(url.searchParams.get("state")).toBe(ctx.state);
       expect(url.searchParams.get("code")).toBeTruthy();
-      expect(page).toBe('<p>This connection was started in weft by the user <strong id="user">dev</strong>. It links the account you just approved at the server to that weft user\'s threads, and completes only in a browser signed in to weft as <strong>dev</strong>.</p>');
+      expect(page).toBe("<p>This connection was started by a weft user. It links the account you just approved at the server to that user's threads, and completes only in a browser signed in to weft as the same user.</p>");
     },
   },
   {
