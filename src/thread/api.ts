@@ -69,7 +69,7 @@ export interface ThreadInfo extends ThreadMeta {
    * The model each side's next turn talks to, side a first (one entry for a one-sided agent):
    * `spec` as `provider:model-id`, or `scripted` when none is configured (the scripted model plays
    * the thread's script); `where` names what chose it (a definition file, or the env level of
-   * `WEFT_MODEL`). Fallback models are not listed.
+   * `WEFT_MODEL`). Fallback models are not listed. Empty when the agent is missing (`agentMissing`).
    */
   models: ModelInForce[];
   /**

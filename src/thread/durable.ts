@@ -111,8 +111,7 @@ export function createThreadClass(registry: Registry) {
           ...(lastTurn ? { lastTurn } : {}),
           tools: modelTools(world.catalog),
           unavailableTools: unavailableTools(world.catalog),
-          models,
-          ...(world.agentMissing ? { agentMissing: world.agentMissing } : {}),
+          ...(world.agentMissing ? { models: [], agentMissing: world.agentMissing } : { models }),
         };
       });
     }

@@ -43,7 +43,7 @@ describe("a thread whose agent is no longer deployed", () => {
       const { token, id } = await threadOfGoneAgent({ tester: true });
       const info = await send(token, "GET", `/threads/${id}`);
       expect(info.status).toBe(200);
-      expect(info.body).toMatchObject({ threadId: id, agentId: GONE, status: "idle", tools: [], agentMissing: { code: "agent_not_found", message: expect.stringContaining(`"${GONE}" is no longer deployed`) } });
+      expect(info.body).toMatchObject({ threadId: id, agentId: GONE, status: "idle", tools: [], models: [], agentMissing: { code: "agent_not_found", message: expect.stringContaining(`"${GONE}" is no longer deployed`) } });
       const messages = await send(token, "GET", `/threads/${id}/messages`);
       expect(messages.status).toBe(200);
       expect(messages.body.messages.map((m: { content: string }) => m.content)).toEqual(["hi", "hello"]);
