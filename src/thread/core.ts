@@ -18,7 +18,7 @@ import type { CrashHook } from "../calls/context.js";
 import { PortWorld } from "../run/port-world.js";
 import { threadMeterOf } from "../usage/thread-meter.js";
 import { BATCH_TAG, Fanout } from "./fanout.js";
-import type { GroupCommit } from "./group-commit.js";
+import type { GroupCommit } from "../calls/group-commit.js";
 import { ThreadSecrets } from "../secrets/thread-secrets.js";
 import { UserEnv } from "../secrets/user-env.js";
 import { SCRATCH_TTL_MS, callerFromHeader, checkAccess, noSuchThread, thrownError } from "./guard.js";
@@ -171,7 +171,8 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
   protected watched<T>(run: () => Promise<T>): Promise<T> {
     // Known after an instance's first call: no await (one async step fewer on every direct call).
     // Counted in `inFlight`, which a removal waits for (see `removeAll`).
-    return this.alarmClock.known ? this.inFlight.run(run) : this.alarmClock.load().then(() => this.inFlight.run(run));
+    // Requests that come while a commit is unconfirmed share the next one (`GroupCommit.batched`).
+    return this.alarmClock.known ? this.commits.batched(() => this.inFlight.run(run)) : this.alarmClock.load().then(() => this.commits.batched(() => this.inFlight.run(run)));
   }
 
   /**
