@@ -12,8 +12,11 @@ const NOTHING = (): void => undefined;
  */
 export const PROBE_EVERY = 8;
 
-/** Requests after one that came while a sync ran that each start a sync after their work (`GroupCommit.batched`). */
-export const BATCHING_RUN = 64;
+/**
+ * Milliseconds after a request came while a sync ran during which every request starts a sync
+ * after its work (`GroupCommit.batched`): requests that come together keep finding one to wait for.
+ */
+export const BATCHING_MS = 50;
 
 /**
  * At most one sync runs at a time. A flush asked while none runs starts one at once; flushes
@@ -60,15 +63,15 @@ export class GroupCommit {
    * run, and each still writes its rows before any effect, behind the output gate or awaited as
    * before): it only groups the writes.
    *
-   * After a request's work settles (either way), a sync starts when none runs and requests have
-   * been coming while one ran (for the next {@link BATCHING_RUN} requests after one did), or as a
-   * probe every {@link PROBE_EVERY}th request, so those that come before that commit is
-   * confirmed see it. A thread whose requests come one at a time starts a sync for a few only.
+   * After a request's work settles (either way), a sync starts when none runs and a request came
+   * while one ran in the last {@link BATCHING_MS} ms, or as a probe every {@link PROBE_EVERY}th
+   * request, so those that come before that commit is confirmed see it. A thread whose requests
+   * come one at a time, or far apart, starts a sync for a few only.
    */
   batched<T>(work: () => Promise<T>): Promise<T> {
     const running = this.running;
     if (running === null) return this.tracked(work());
-    this.batching = BATCHING_RUN;
+    this.contendedAt = Date.now();
     // Inline arrows: a named one costs a defineProperty per call in a bundle that keeps names.
     return running.then(
       () => this.tracked(work()),
@@ -76,8 +79,8 @@ export class GroupCommit {
     );
   }
 
-  /** Requests {@link batched} still starts a sync after, since one came while a sync ran. */
-  private batching = 0;
+  /** When a request last came while a sync ran (ms since the epoch). */
+  private contendedAt = Number.NEGATIVE_INFINITY;
   /** Requests {@link batched} ran since its last probe. */
   private sinceProbe = 0;
 
@@ -89,8 +92,7 @@ export class GroupCommit {
 
   private readonly track = (): void => {
     if (this.running !== null) return;
-    if (this.batching > 0) this.batching--;
-    else if (++this.sinceProbe < PROBE_EVERY) return;
+    if (Date.now() - this.contendedAt > BATCHING_MS && ++this.sinceProbe < PROBE_EVERY) return;
     this.sinceProbe = 0;
     this.start(true).catch(NOTHING);
   };

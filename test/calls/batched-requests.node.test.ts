@@ -1,12 +1,12 @@
 /**
  * Requests batched on the thread's commits (`GroupCommit.batched`): a request that finds no sync
  * running runs at once; requests that arrive while one runs wait for its end and then run
- * together, in that one step, so their writes share one commit, and a sync follows them so the
- * next ones batch too; requests that come one at a time start a sync only as a probe; a failed
+ * together, in that one step, so their writes share one commit, and a sync follows them and every
+ * request for a while, so the next ones batch too; requests that come one at a time start a sync only as a probe; a failed
  * request or a failed sync holds up nothing.
  */
-import { describe, expect, it } from "vitest";
-import { BATCHING_RUN, GroupCommit, PROBE_EVERY } from "../../src/calls/group-commit.js";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { BATCHING_MS, GroupCommit, PROBE_EVERY } from "../../src/calls/group-commit.js";
 
 /** A sync that resolves (or fails) only when the test says so; `log` records starts and ends. */
 function manualSync() {
@@ -24,6 +24,8 @@ function manualSync() {
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
 describe("requests batched on the thread's commits", () => {
+  afterEach(() => void vi.useRealTimers());
+
   it("requests one at a time run at once; only every PROBE_EVERY-th starts a sync after it (a probe)", async () => {
     const m = manualSync();
     const commits = new GroupCommit(m.sync);
@@ -47,7 +49,7 @@ describe("requests batched on the thread's commits", () => {
     return commits;
   }
 
-  it("requests that arrive while a commit is unconfirmed run together once it ends, and one sync follows them; so do the next BATCHING_RUN", async () => {
+  it("requests that arrive while a commit is unconfirmed run together once it ends, and one sync follows them; so do the next for BATCHING_MS", async () => {
     const m = manualSync();
     const commits = await probing(m);
     const later = ["b", "c", "d"].map((k) => commits.batched(async () => (m.log.push(`work ${k}`), k)));
@@ -61,8 +63,9 @@ describe("requests batched on the thread's commits", () => {
     expect(m.log).toEqual(["sync 1", "end 1", "work b", "work c", "work d", "sync 2"]);
     // Neither was asked for by a flush: nothing waited on them.
     expect([commits.syncs, commits.trackingSyncs]).toEqual([0, 2]);
-    // BATCHING_RUN requests from the first that waited each start a sync after their work
-    // (b did; c and d found sync 2 running), alone or not; then only probes do.
+    // For BATCHING_MS after a request came while a sync ran, every request starts a sync after
+    // its work, alone or not; then only probes do.
+    vi.useFakeTimers({ toFake: ["Date"] });
     const syncsAfter = async (n: number) => {
       const before = commits.trackingSyncs;
       for (let i = 0; i < n; i++) {
@@ -73,7 +76,8 @@ describe("requests batched on the thread's commits", () => {
       }
       return commits.trackingSyncs - before;
     };
-    expect(await syncsAfter(BATCHING_RUN - 1)).toBe(BATCHING_RUN - 1);
+    expect(await syncsAfter(20)).toBe(20);
+    vi.setSystemTime(Date.now() + BATCHING_MS + 1);
     expect(await syncsAfter(PROBE_EVERY * 2)).toBe(2);
   });
 
