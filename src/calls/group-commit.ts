@@ -10,7 +10,7 @@ const NOTHING = (): void => undefined;
  * One request in this many starts a sync after its work even when none came while the last one
  * ran (`GroupCommit.batched`): the probe that finds requests coming together again.
  */
-export const PROBE_EVERY = 8;
+export const PROBE_EVERY = 32;
 
 /**
  * Milliseconds after a request came while a sync ran during which every request starts a sync
