@@ -8,7 +8,7 @@ import { type CallStatus, PERSON_WAIT_STATUSES, type ToolResult } from "../proto
 import type { CallJournal, CallLock, Decision, FinishDetails, JournalEntry, Ledger, LedgerQueries, LedgerRecord } from "../ports/ledger.js";
 import { CallLocks } from "../calls/lock.js";
 import { type CallRow, inputColumn, toRecord } from "../thread/store/call-row.js";
-import { GroupCommit } from "../thread/group-commit.js";
+import { GroupCommit } from "../calls/group-commit.js";
 import { SettleWindow } from "../thread/store/settle-window.js";
 
 const PERSON_WAIT: readonly string[] = PERSON_WAIT_STATUSES;

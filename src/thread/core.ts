@@ -18,7 +18,7 @@ import type { CrashHook } from "../calls/context.js";
 import { PortWorld } from "../run/port-world.js";
 import { threadMeterOf } from "../usage/thread-meter.js";
 import { BATCH_TAG, Fanout } from "./fanout.js";
-import type { GroupCommit } from "./group-commit.js";
+import type { GroupCommit } from "../calls/group-commit.js";
 import { ThreadSecrets } from "../secrets/thread-secrets.js";
 import { UserEnv } from "../secrets/user-env.js";
 import { SCRATCH_TTL_MS, callerFromHeader, checkAccess, noSuchThread, thrownError } from "./guard.js";
@@ -163,15 +163,16 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
    * under the watchdog: once the call has a row in storage that is not final, an alarm fires at
    * most `WEFT_WATCHDOG_MS` later, so a crash that cuts it is finished with no client request.
    * The alarm is armed in the same synchronous step as the row (`watchRow`), so both commit
-   * together: a write's alarm is durable with its journal row, before `execute`. A read that
-   * answers without waiting for I/O writes its row once, finished, and arms nothing: a crash
-   * before that row leaves nothing to finish (its caller gets the error). The alarm's time is
+   * together: a write's alarm is durable with its journal row, before `execute`'s effects leave. A
+   * call that answers without waiting for I/O writes its row once, finished, and arms nothing: a
+   * crash before that row leaves nothing to finish (its caller gets the error). The alarm's time is
    * kept in memory, read here once per instance, so arming reads no storage.
    */
   protected watched<T>(run: () => Promise<T>): Promise<T> {
     // Known after an instance's first call: no await (one async step fewer on every direct call).
     // Counted in `inFlight`, which a removal waits for (see `removeAll`).
-    return this.alarmClock.known ? this.inFlight.run(run) : this.alarmClock.load().then(() => this.inFlight.run(run));
+    // Requests that come while a commit is unconfirmed share the next one (`GroupCommit.batched`).
+    return this.alarmClock.known ? this.commits.batched(() => this.inFlight.run(run)) : this.alarmClock.load().then(() => this.commits.batched(() => this.inFlight.run(run)));
   }
 
   /**

@@ -1,12 +1,13 @@
 /**
- * The crash matrix: every effect class, called by the model, from the queue, by invokeTool and
- * directly, crashed (a real `ctx.abort()` of the thread's Durable Object) at every point of a call.
+ * The crash matrix: every effect class, called by the model (its call announced while it streamed
+ * or not), from the queue, by invokeTool and directly, crashed (a real `ctx.abort()` of the thread's Durable Object) at every point of a call.
  * The thread then resumes by its own alarm; the test only waits. Executions are counted raw on an
  * outside ledger, so "re-run" means the ledger saw two. Shared by test/crash/crash-matrix.test.ts and
  * `npm run crash-matrix` (bench/crash-matrix.bench.ts), with the random run in ./random.ts.
  * @module
  */
 import { callsOf, createThread, eventsOf, json, ledgerOf, messagesOf, stubOf } from "../helpers.js";
+import { EFFECT_PROGRESS } from "../fixtures/lib/effects.js";
 import { type PlannedCrash, firedCrashes, planCrashes, recoveredByAlarm } from "./plan.js";
 
 /** Effect classes, by fixture tool. */
@@ -27,8 +28,14 @@ export const CLASSES = {
  */
 export const POINTS = ["before_journal", "after_journal", "effect_unconfirmed", "inside_execute", "after_effect", "while_recording", "after_result", "second_crash", "queue_drain"] as const;
 
-/** Who makes the call. */
-export const SOURCES = ["model", "queue", "invoke", "direct"] as const;
+/**
+ * Who makes the call, and so which way its journal row goes in behind the output gate: a fresh
+ * call of the model, of `invokeTool` or a direct one keeps its row in memory until its result or
+ * the end of the synchronous step (its `tool_call_started` stored first locks the gate); a
+ * `streamed` one (the model's call announced while its arguments streamed, through the fixtures'
+ * `progressArgument`) has its row written at once; a queued one has its row already.
+ */
+export const SOURCES = ["model", "queue", "invoke", "direct", "streamed"] as const;
 
 export type EffectClass = keyof typeof CLASSES;
 export type Point = (typeof POINTS)[number];
@@ -185,17 +192,17 @@ async function start(threadId: string, cls: EffectClass, source: Source): Promis
     return { target: "c", visible: null };
   }
   const call =
-    source === "model"
-      ? { id: "c", name: tool, arguments: {} }
+    source === "model" || source === "streamed"
+      ? { id: "c", name: tool, arguments: source === "streamed" ? { [EFFECT_PROGRESS]: "working" } : {} }
       : { id: "d", name: "delegate", arguments: { mode: source, tool, args: {} } };
   await json("POST", `/threads/${threadId}/messages`, { content: "go", script: [{ toolCalls: [call] }, { text: "done" }] }).catch(() => undefined);
-  return { target: source === "model" ? "c" : `d.${source}1`, visible: call.id };
+  return { target: call.id === "c" ? "c" : `d.${source}1`, visible: call.id };
 }
 
 /** Runs one cell end to end and judges it. */
 export async function runCell(cls: EffectClass, point: Point, source: Source): Promise<CellResult> {
   const threadId = await createThread({ agent: "guarantees" });
-  const target = source === "model" || source === "direct" ? "c" : `d.${source}1`;
+  const target = source === "model" || source === "direct" || source === "streamed" ? "c" : `d.${source}1`;
   const plan: PlannedCrash[] = point === "second_crash" ? [{ point: "after_effect", callId: target }, { point: "recovering", callId: target }] : [{ point, callId: target }];
   planCrashes(threadId, plan);
   const { visible } = await start(threadId, cls, source);
@@ -214,6 +221,13 @@ export async function runCell(cls: EffectClass, point: Point, source: Source): P
     parkedEvents > 0 ? "parked" : reconciled ? "reconciled" : runs === 2 ? "re-run" : runs === 1 ? "ran once" : runs === 0 && !record ? "never ran" : `${runs} runs`;
   const writeTwice = !MAY_REPEAT.has(cls) && runs >= 2;
   const notOne = await callsWithoutOneResult(threadId);
+  if (source === "streamed") {
+    // Announced while its arguments streamed: its tool_call_started comes before the step's model_step.
+    const events = await eventsOf(threadId);
+    const startedAt = events.findIndex((e) => e.type === "tool_call_started" && (e.data as { callId: string }).callId === target);
+    const stepAt = events.findIndex((e) => e.type === "model_step");
+    if (!(startedAt >= 0 && stepAt >= 0 && startedAt < stepAt)) problems.push("the call was not announced while its arguments streamed");
+  }
   if (visible) {
     const toolMessages = (await messagesOf(threadId)).filter((m) => m.toolCallId === visible).length;
     if (toolMessages !== 1) problems.push(`${toolMessages} tool messages for ${visible}`);

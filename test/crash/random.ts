@@ -5,11 +5,12 @@
  * @module
  */
 import { callsOf, createThread, json, ledgerOf, messagesOf } from "../helpers.js";
+import { EFFECT_PROGRESS } from "../fixtures/lib/effects.js";
 import { CLASSES, type EffectClass, MAY_REPEAT, callsWithoutOneResult, settleParked, waitAtRest } from "./matrix.js";
 import { type PlannedCrash, firedCrashes, planCrashes } from "./plan.js";
 
 const RANDOM_POINTS = ["before_journal", "after_journal", "effect_unconfirmed", "inside_execute", "after_effect", "while_recording", "after_result", "recovering", "queue_drain"];
-const CALLERS = ["model", "queue", "invoke"] as const;
+const CALLERS = ["model", "queue", "invoke", "streamed"] as const;
 
 /** mulberry32: a small seeded PRNG, enough to make runs repeatable. */
 function prng(seed: number): () => number {
@@ -49,8 +50,8 @@ async function playThread(
     const caller = pick(CALLERS);
     const id = `c${i + 1}`;
     const tool = CLASSES[cls];
-    return caller === "model"
-      ? { cls, target: id, call: { id, name: tool, arguments: {} } }
+    return caller === "model" || caller === "streamed"
+      ? { cls, target: id, call: { id, name: tool, arguments: caller === "streamed" ? { [EFFECT_PROGRESS]: "working" } : {} } }
       : { cls, target: `${id}.${caller}1`, call: { id, name: "delegate", arguments: { mode: caller, tool, args: {} } } };
   });
   const plan: PlannedCrash[] = Array.from({ length: Math.min(maxCrashes, 1 + Math.floor(random() * 4)) }, () => ({

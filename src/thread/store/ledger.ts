@@ -8,7 +8,7 @@
 import type { CallStatus, ToolResult } from "../../protocol.js";
 import type { CallJournal, CallLock, Decision, FinishDetails, JournalEntry, Ledger, LedgerQueries, LedgerRecord } from "../../ports/ledger.js";
 import { CallLocks } from "../../calls/lock.js";
-import { GroupCommit } from "../group-commit.js";
+import { GroupCommit } from "../../calls/group-commit.js";
 import type { ThreadStore } from "./index.js";
 
 /** The SQLite ledger of one thread; also the `CallJournal` the pipeline takes today. */

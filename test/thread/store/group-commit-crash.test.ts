@@ -44,7 +44,7 @@ async function scenario(point: string, target: number, tool: string): Promise<{ 
 }
 
 describe("crashes while journal rows are deferred (group commit)", () => {
-  it("many direct writes to one thread defer no row: each is written at once, behind the output gate", async () => {
+  it("many direct writes to one thread defer no row: each is written at once, behind the output gate (no flush; only the syncs that batch requests)", async () => {
     const threadId = await createThread({ agent: "guarantees" });
     await stubOf(threadId).callTool(OWNER, { toolName: "effect_write", input: {}, callId: "warm" });
     const before = await inThread(threadId, (t: any) => ({ deferred: t.store.calls.deferrals as number, syncs: t.commits.syncs as number }));

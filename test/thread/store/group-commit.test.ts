@@ -4,7 +4,7 @@
  * runs are written together just before the next one starts, and a lone call's row at once.
  */
 import { describe, expect, it } from "vitest";
-import { GroupCommit } from "../../../src/thread/group-commit.js";
+import { GroupCommit } from "../../../src/calls/group-commit.js";
 import { createThread, inThread, json } from "../../helpers.js";
 
 /** A sync that resolves only when the test says so; `log` records when each started and ended. */
@@ -78,6 +78,7 @@ describe("group commit", () => {
   });
 
   it("write calls through the Durable Object wait for no sync: the output gate orders each row before its effect; every call keeps one row with its result", async () => {
+    // The syncs that batch requests (`GroupCommit.batched`) start after a call's work; none is a flush a call waits on.
     const id = await createThread({ agent: "guarantees" });
     const count = () => inThread(id, (instance: any) => ({ syncs: instance.commits.syncs as number, deferred: instance.store.calls.deferrals as number }));
     const before = await count();
