@@ -10,8 +10,14 @@
  *
  *   node bench/compare/quick.mjs [--rounds 3] [--base DIR] [--timeline bench_read] [--turns]
  *
+ * `--set "100 threads"` (or `"one thread"`) measures calls/s and CPU on that set of threads only.
+ *
  * `--turns` times scripted turns with three tool calls instead of single calls: per round and
  * target, the median of 20 turns on a fresh thread, and workerd's CPU time per turn.
+ *
+ * `--statements` prints, for 100 sequential calls of each tool on one thread after 20 warm-up
+ * calls, the SQL statements each target ran per call with the rows each read and wrote (what
+ * Durable Object storage bills), then stops.
  *
  * `--timeline TOOL` also takes a CPU profile of weft during sequential calls and splits each
  * call's wall time into JavaScript by where it ran and time with no JavaScript running.
@@ -33,6 +39,9 @@ const ROUNDS = Number(opt("rounds", "3"));
 const TIMELINE = opt("timeline", "");
 const BASE = opt("base", "");
 const TURNS = args.includes("--turns");
+const STATEMENTS = args.includes("--statements");
+// --set "one thread" | "100 threads": only that set's calls/s and CPU (sequential p50 still runs).
+const SETS = opt("set", "");
 const NAMES = BASE ? ["bare", "base", "weft"] : ["bare", "weft"];
 targets.base = targets.weft;
 // --watchdog MS: weft's WEFT_WATCHDOG_MS, to see what the watchdog alarm costs.
@@ -57,9 +66,12 @@ for (const n of NAMES) {
 const res = {};
 const put = (n, m, v) => ((res[n] ??= {})[m] ??= []).push(v);
 try {
-  if (TURNS) for (const n of NAMES) await turns(targets[n], base[n], 8);
+  if (STATEMENTS) {
+    for (const n of NAMES) await statements(n);
+    process.exitCode = 0;
+  } else if (TURNS) for (const n of NAMES) await turns(targets[n], base[n], 8);
   else for (const n of NAMES) for (const tool of ["bench_read", "bench_write"]) for (const set of [one[n], hundred[n]]) await throughput(targets[n], base[n], tool, set, 2000);
-  for (let r = 0; TURNS && r < ROUNDS; r++) {
+  for (let r = 0; !STATEMENTS && TURNS && r < ROUNDS; r++) {
     for (let k = 0; k < NAMES.length; k++) {
       const n = NAMES[(k + r) % NAMES.length];
       const pid = servers.find((x) => x.spec.name === n).child.pid;
@@ -69,13 +81,16 @@ try {
       put(n, "workerd CPU per turn (ms)", (cpuMs(pid) - cpu0) / 23);
     }
   }
-  for (let r = 0; !TURNS && r < ROUNDS; r++) {
+  for (let r = 0; !STATEMENTS && !TURNS && r < ROUNDS; r++) {
     for (const tool of ["bench_read", "bench_write"]) {
       for (let k = 0; k < NAMES.length; k++) {
         const n = NAMES[(k + r) % NAMES.length];
-        put(n, `${tool} p50`, (await sequential(targets[n], base[n], tool, one[n], 200)).p50);
+        const seq = await sequential(targets[n], base[n], tool, one[n], 200);
+        put(n, `${tool} p50`, seq.p50);
+        put(n, `${tool} rows read per call`, seq.rowsRead);
+        put(n, `${tool} rows written per call`, seq.rowsWritten);
         const pid = servers.find((x) => x.spec.name === n).child.pid;
-        for (const [set, threads] of [["one thread", one[n]], ["100 threads", hundred[n]]]) {
+        for (const [set, threads] of [["one thread", one[n]], ["100 threads", hundred[n]]].filter(([set]) => !SETS || set === SETS)) {
           await warm(targets[n], base[n], tool, threads);
           const cpu0 = cpuMs(pid);
           const t0 = performance.now();
@@ -99,12 +114,12 @@ try {
     }
     return median(xs);
   };
-  for (let r = 0; !TURNS && r < ROUNDS; r++) {
+  for (let r = 0; !STATEMENTS && !TURNS && r < ROUNDS; r++) {
     put("bare", "round trip, no write p50", await lat(() => request(base.bare, "POST", `/threads/${one.bare[0]}/ping`)));
     put("bare", "round trip, one row (one commit) p50", await lat((i) => targets.bare.tool(base.bare, one.bare[0], "bench_read", { n: i, text: "x" })));
   }
-  if (!TURNS) for (const m of ["round trip, no write p50", "round trip, one row (one commit) p50"]) console.log(`bare ${m}: ${median(res.bare[m]).toFixed(3)} ms`);
-  for (const m of Object.keys(res.weft)) {
+  if (!STATEMENTS && !TURNS) for (const m of ["round trip, no write p50", "round trip, one row (one commit) p50"]) console.log(`bare ${m}: ${median(res.bare[m]).toFixed(3)} ms`);
+  for (const m of STATEMENTS ? [] : Object.keys(res.weft)) {
     const b = median(res.bare[m]);
     const line = NAMES.slice(1).map((n) => `${n} ${median(res[n][m]).toFixed(2)} (${(median(res[n][m]) / b).toFixed(2)}x)`).join(" · ");
     console.log(`${m}: bare ${b.toFixed(2)} · ${line}  (weft rounds ${res.weft[m].map((v) => v.toFixed(2)).join(" ")})`);
@@ -114,6 +129,23 @@ try {
   closeAll();
   stop();
   rmSync(work, { recursive: true, force: true });
+}
+
+/** Prints the statements target `n` runs per sequential call of each tool on one thread, with their rows. */
+async function statements(n) {
+  const calls = 100;
+  for (const tool of ["bench_read", "bench_write"]) {
+    for (let i = 0; i < 20; i++) await targets[n].tool(base[n], one[n][0], tool, { n: i, text: "benchmark payload" });
+    await request(base[n], "GET", "/__bench/rows?by=statement");
+    for (let i = 0; i < calls; i++) await targets[n].tool(base[n], one[n][0], tool, { n: i, text: "benchmark payload" });
+    // Background work (an alarm) that the calls set off counts too.
+    await new Promise((r) => setTimeout(r, 100));
+    const rows = /** @type {{ rowsRead: number, rowsWritten: number, statements: number, byStatement: Record<string, { runs: number, rowsRead: number, rowsWritten: number }> }} */ (await request(base[n], "GET", "/__bench/rows"));
+    console.log(`${n} ${tool}: ${(rows.statements / calls).toFixed(2)} statements, ${(rows.rowsRead / calls).toFixed(2)} rows read, ${(rows.rowsWritten / calls).toFixed(2)} written per call (SQL below; the rest is KV and alarms)`);
+    for (const [q, d] of Object.entries(rows.byStatement).sort((a, b) => b[1].runs - a[1].runs)) {
+      console.log(`  ${(d.runs / calls).toFixed(2)} runs  read ${(d.rowsRead / calls).toFixed(2)}  written ${(d.rowsWritten / calls).toFixed(2)}  ${q.slice(0, 160)}`);
+    }
+  }
 }
 
 /** Profiles weft over sequential calls; prints ms per call by category. */

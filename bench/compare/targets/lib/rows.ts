@@ -14,6 +14,9 @@ let pending: SqlStorageCursor<Record<string, SqlStorageValue>>[] = [];
 let kvRead = 0;
 let kvWritten = 0;
 let statements = 0;
+/** With `GET /__bench/rows?by=statement`: each cursor's query text, to say which statements the rows came from. */
+let byStatement = false;
+let queries: string[] = [];
 
 const counted = new WeakSet<object>();
 
@@ -30,6 +33,7 @@ export function countRows(ctx: DurableObjectState): void {
   sql.exec = ((query: string, ...bindings: unknown[]) => {
     const cursor = exec(query, ...bindings);
     pending.push(cursor);
+    if (byStatement) queries.push(query);
     statements++;
     return cursor;
   }) as typeof sql.exec;
@@ -70,23 +74,45 @@ export function countRows(ctx: DurableObjectState): void {
   }
 }
 
-/** Rows read and written (and SQL statements run) since the last call, across the isolate. */
-export function takeRows(): { rowsRead: number; rowsWritten: number; statements: number } {
+/** Per query text: how many times it ran, and the rows it read and wrote. */
+type StatementRows = Record<string, { runs: number; rowsRead: number; rowsWritten: number }>;
+
+/**
+ * Rows read and written (and SQL statements run) since the last call, across the isolate; with
+ * `perStatement` (counted since the last call that asked for it) also per query text.
+ */
+export function takeRows(perStatement = false): { rowsRead: number; rowsWritten: number; statements: number; byStatement?: StatementRows } {
   let rowsRead = kvRead;
   let rowsWritten = kvWritten;
-  for (const c of pending) {
+  const detail: StatementRows = {};
+  pending.forEach((c, i) => {
     rowsRead += c.rowsRead;
     rowsWritten += c.rowsWritten;
-  }
-  const out = { rowsRead, rowsWritten, statements };
+    const q = queries[i];
+    if (byStatement && q !== undefined) {
+      const d = (detail[q.replace(/\s+/g, " ").trim()] ??= { runs: 0, rowsRead: 0, rowsWritten: 0 });
+      d.runs++;
+      d.rowsRead += c.rowsRead;
+      d.rowsWritten += c.rowsWritten;
+    }
+  });
+  const out = { rowsRead, rowsWritten, statements, ...(byStatement ? { byStatement: detail } : {}) };
   pending = [];
+  queries = [];
   kvRead = 0;
   kvWritten = 0;
   statements = 0;
+  byStatement = perStatement;
   return out;
 }
 
-/** The harness's route: `GET /__bench/rows` answers {@link takeRows}; null for any other request. */
+/**
+ * The harness's route: `GET /__bench/rows` answers {@link takeRows}; `?by=statement` also turns
+ * on the count per query text until the next read (it costs CPU, so figures are read without it).
+ * Null for any other request.
+ */
 export function rowsRoute(request: Request): Response | null {
-  return request.url.endsWith("/__bench/rows") ? Response.json(takeRows()) : null;
+  if (request.url.endsWith("/__bench/rows")) return Response.json(takeRows());
+  if (request.url.endsWith("/__bench/rows?by=statement")) return Response.json(takeRows(true));
+  return null;
 }
