@@ -219,6 +219,7 @@ export const MIGRATIONS: readonly string[] = [
   SCHEDULES_BY_CREATION_DDL, // v22: schedules by creation, so a page of the list reads only its own rows
   USAGE_REQUESTS_UNPRICED_DDL, // v23: rows of models with no price (their cost read back as unknown)
   MESSAGE_COUNTERS_DDL, // v24: only silent and nested messages counted (src/run/message-counters.ts)
+  "DELETE FROM script WHERE consumed = 1; DROP INDEX IF EXISTS script_unplayed;", // v25: a played script step is deleted, not marked
 ];
 
 /** True when the thread's tables exist; an id that was never created has none. */
