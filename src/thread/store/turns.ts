@@ -45,9 +45,9 @@ export class TurnStore implements TurnTable, TurnSteps, Inbox {
     this.sql.exec("UPDATE turns SET status = ? WHERE turn_id = ?", status, turnId);
   }
 
-  /** The calls of the step being dispatched; kept until their results join the history. */
+  /** The calls of the step being dispatched; kept until their results join the history. Unchanged, no row is written. */
   setPendingStep(turnId: string, calls: readonly unknown[] | null): void {
-    this.sql.exec("UPDATE turns SET pending_step = ? WHERE turn_id = ?", calls ? JSON.stringify(calls) : null, turnId);
+    this.sql.exec("UPDATE turns SET pending_step = ?1 WHERE turn_id = ?2 AND pending_step IS NOT ?1", calls ? JSON.stringify(calls) : null, turnId);
   }
 
   pendingStep<T>(turnId: string): T[] | null {
