@@ -8,6 +8,7 @@ import { SCHEDULES_BY_CREATION_DDL, SCHEDULES_DDL } from "../../schedules/store.
 import { CONTENT_DDL } from "../../content/ddl.js";
 import { BACKGROUND_RUNS_DDL } from "../../background/store.js";
 import { MESSAGE_COUNTERS_DDL } from "../../run/message-counters.js";
+import { TURNS_BY_ROWID_DDL } from "../../run/turn-table.js";
 
 /** Ordered migrations; append only, never edit a released entry. */
 export const MIGRATIONS: readonly string[] = [
@@ -221,6 +222,7 @@ export const MIGRATIONS: readonly string[] = [
   MESSAGE_COUNTERS_DDL, // v24: only silent and nested messages counted (src/run/message-counters.ts)
   "DELETE FROM script WHERE consumed = 1; DROP INDEX IF EXISTS script_unplayed;", // v25: a played script step is deleted, not marked
   USAGE_REQUESTS_UNINDEXED_DDL, // v26: usage rows unindexed by turn (read whole)
+  TURNS_BY_ROWID_DDL, // v27: a turn's number is its rowid (src/run/turn-table.ts)
 ];
 
 /** True when the thread's tables exist; an id that was never created has none. */

@@ -32,7 +32,7 @@ export class TurnStore implements TurnTable, TurnSteps, Inbox {
   begin(turnId: string, now = Date.now(), settings?: TurnRecord["modelSettings"]): void {
     this.newest = undefined;
     this.sql.exec(
-      "INSERT INTO turns (turn_id, ord, status, started_at, model_settings) VALUES (?, COALESCE((SELECT ord FROM turns ORDER BY ord DESC LIMIT 1), 0) + 1, 'running', ?, ?)",
+      "INSERT INTO turns (turn_id, status, started_at, model_settings) VALUES (?, 'running', ?, ?)", // ord: the rowid, the last one's + 1
       turnId,
       now,
       settings ? JSON.stringify(settings) : null,
