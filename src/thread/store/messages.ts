@@ -1,8 +1,9 @@
 /**
  * The thread's messages. `getMessages` walks an index from one end (or from a `before`/`after`
  * cursor), so a page costs O(offset + limit) whatever the history's length, and totals come from
- * counters (src/run/message-counters.ts), not COUNT(*). Model requests read their window with keyset queries over
- * `messages_by_depth (depth, id)`: newest first from a bound, never an OFFSET, never the whole table.
+ * counters (src/run/message-counters.ts), not COUNT(*). Model requests read their window with
+ * keyset queries over `messages_by_depth (depth, id)`: newest first from a bound, never an
+ * OFFSET, never the whole table.
  * @module
  */
 import type { Message, MessageRole, ToolCallRequest } from "../../protocol.js";
