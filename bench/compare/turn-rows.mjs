@@ -9,7 +9,8 @@
  *
  *   node bench/compare/turn-rows.mjs [weft] [bare] [sdk] ...   (default: weft)
  *
- * `npm run bench:turn-rows` builds the bench registry first.
+ * `npm run bench:turn-rows` builds the bench registry first and puts node_modules/.bin on PATH
+ * (wrangler, which builds the targets, needs the project's Node 22.12+ from there).
  */
 import path from "node:path";
 import { request } from "./lib/http.mjs";
