@@ -15,7 +15,7 @@ const TURNS_PER_SAMPLE = 4;
 
 /**
  * Stores `n` messages in one bulk insert (one statement, alternating user and assistant text), as a
- * long conversation would have left them, and sets the message counters to match.
+ * long conversation would have left them (visible messages at depth 0 need no counter).
  */
 async function seed(id: string, n: number): Promise<number> {
   return inThread(id, (instance) => {
@@ -29,8 +29,6 @@ async function seed(id: string, n: number): Promise<number> {
         n,
         Date.now(),
       );
-      store.meta.bump("messages", n);
-      store.meta.bump("visible_messages", n);
     });
     return performance.now() - t0;
   });

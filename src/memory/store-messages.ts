@@ -8,6 +8,7 @@ import type { MessageTable, MetaTable, NewMessage } from "../ports/store.js";
 import type { GetMessagesOptions, MessagesResult } from "../tools/thread-state.js";
 import { messagePage, promptCallOf } from "../thread/store/messages.js";
 import type { MemoryData } from "./data.js";
+import { countersOf } from "../run/message-counters.js";
 
 const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
@@ -39,12 +40,7 @@ export class MemoryMessages implements MessageTable {
     if (depth > 0) message.depth = depth;
     if (input.side === "a" || input.side === "b") message.side = input.side;
     this.rows.push({ message, promptCall: promptCallOf(input) });
-    this.meta.bump("messages", 1);
-    if (!silent) this.meta.bump("visible_messages", 1);
-    if (depth > 0) {
-      this.meta.bump(`messages@${depth}`, 1);
-      if (!silent) this.meta.bump(`visible_messages@${depth}`, 1);
-    }
+    for (const name of countersOf(silent, depth)) this.meta.bump(name, 1);
     return clone(message);
   }
 
@@ -91,6 +87,6 @@ export class MemoryMessages implements MessageTable {
   }
 
   count(): number {
-    return this.meta.counter("messages");
+    return this.rows.at(-1)?.message.id ?? 0;
   }
 }

@@ -5,7 +5,7 @@
  */
 import type { ModelStepRecord, TokenUsage, TurnErrorCode } from "../protocol.js";
 import type { Inbox, PendingMessage, TurnRecord, TurnStatus, TurnSteps, TurnTable } from "../ports/store.js";
-import { addUsage } from "../usage/totals.js";
+import { stepsUsage } from "../usage/totals.js";
 import type { MemoryData, MemoryTurn } from "./data.js";
 
 const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
@@ -64,7 +64,7 @@ export class MemoryTurns implements TurnTable, TurnSteps, Inbox {
     if (t.modelSettings !== undefined) turn.modelSettings = clone(t.modelSettings);
     if (t.modelSteps && t.modelSteps.length > 0) {
       turn.modelSteps = clone(t.modelSteps);
-      turn.usage = t.modelSteps.reduce((sum, s) => addUsage(sum, s.usage), {} as TokenUsage);
+      turn.usage = stepsUsage(t.modelSteps);
     }
     return turn;
   }
@@ -96,15 +96,20 @@ export class MemoryTurns implements TurnTable, TurnSteps, Inbox {
     if (turn) turn.forcedSide = side;
   }
 
-  recordModelStep(turnId: string, record: ModelStepRecord, count?: number): TokenUsage {
+  recordModelStep(turnId: string, record: ModelStepRecord, count?: number, pending?: readonly unknown[] | null): TokenUsage {
     if (count !== undefined) this.step(turnId, count);
+    if (pending !== undefined) this.setPendingStep(turnId, pending);
     const turn = this.find(turnId);
     const steps = [...(turn?.modelSteps ?? []), clone(record)];
     if (turn) {
       turn.modelSteps = steps;
       turn.forcedSide = null;
     }
-    return steps.reduce((sum, s) => addUsage(sum, s.usage), {} as TokenUsage);
+    return stepsUsage(steps);
+  }
+
+  stepUsage(turnId: string): TokenUsage {
+    return stepsUsage(this.find(turnId)?.modelSteps ?? []);
   }
 
   enqueue(message: Omit<PendingMessage, "id">, _now = Date.now()): number {

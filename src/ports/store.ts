@@ -198,9 +198,12 @@ export interface TurnSteps {
   setForcedSide(turnId: string, side: "a" | "b"): void;
   /**
    * Appends a model step's record (clearing any forced side), and sets the turn's step count to
-   * `steps` when given (as `step` does, in the same write); returns the turn's usage so far.
+   * `steps` when given (as `step` does) and the open step to `pending` when given (as
+   * `setPendingStep` does), in the same write; returns the turn's usage so far.
    */
-  recordModelStep(turnId: string, record: ModelStepRecord, steps?: number): TokenUsage;
+  recordModelStep(turnId: string, record: ModelStepRecord, steps?: number, pending?: readonly unknown[] | null): TokenUsage;
+  /** The turn's usage so far: its recorded model steps' usage, summed. */
+  stepUsage(turnId: string): TokenUsage;
 }
 
 /** A message waiting for the next turn. */

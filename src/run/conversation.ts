@@ -25,6 +25,7 @@ import type { TurnHost } from "./turn-host.js";
 import { DEFAULT_MAX_STEPS } from "./turn.js";
 import type { RunWorld } from "./world.js";
 import type { ThreadMeter } from "../usage/meter.js";
+import { addUsage } from "../usage/totals.js";
 import { OCCURRENCE_CALL_PREFIX } from "../schedules/info.js";
 
 /** What sets one conversation apart from another: a turn of the thread, or a nested prompt's run. */
@@ -133,7 +134,21 @@ export class Conversation implements TurnHost {
   async commit(messages: NewTurnMessage[], pending: ToolCallRequest[] | null): Promise<void> {
     const turnId = this.place.turnId;
     const turns = this.world.store.turns;
-    await this.world.createMessages(this.execution, this.place.mark(messages), turnId === undefined ? undefined : () => turns.setPendingStep(turnId, pending));
+    let step = this.unrecorded;
+    this.unrecorded = undefined;
+    // The step's record goes in the transaction of its message, in one write with the open step:
+    // a step is recorded exactly when its message is stored.
+    const keep = (id: string): void => {
+      if (step) turns.recordModelStep(id, step.record, step.total, pending);
+      else turns.setPendingStep(id, pending);
+      step = undefined;
+    };
+    try {
+      await this.world.createMessages(this.execution, this.place.mark(messages), turnId === undefined ? undefined : () => keep(turnId));
+    } finally {
+      // A create-message hook refused the message (the turn fails): the step's usage is kept all the same.
+      if (step && turnId !== undefined) turns.recordModelStep(turnId, step.record, step.total);
+    }
     // A step with calls is durable before they run: a restart cut inside them resumes the step
     // instead of asking the model again, which the step's request count would call a restart loop.
     // Other rows need no sync: what follows leaves the object only through the output gate, after
@@ -162,11 +177,16 @@ export class Conversation implements TurnHost {
     this.world.emit(type, data);
   }
 
+  /** Keeps the step's record for the commit of its message (see {@link commit}); returns the turn's usage with it. */
   onStep(steps: StepCounts, record: ModelStepRecord): TokenUsage | void {
     const turnId = this.place.turnId;
     if (turnId === undefined) return;
-    return this.world.store.turns.recordModelStep(turnId, record, steps.total);
+    this.unrecorded = { record, total: steps.total };
+    return addUsage(this.world.store.turns.stepUsage(turnId), record.usage);
   }
+
+  /** The model step whose record waits for its message's commit. */
+  private unrecorded: { record: ModelStepRecord; total: number } | undefined;
 
   uniqueIds(calls: ToolCallRequest[]): ToolCallRequest[] {
     return uniqueCallIds(calls, (id) => this.world.store.callIdTaken(id));

@@ -82,50 +82,109 @@ export interface AccountUsage {
 }
 
 /**
- * Adds a request's usage to the rollups (one transaction with the caller's other writes);
- * `sign` -1 takes back one added before (a crash-cut charge its request's own row replaces).
+ * Adds requests' usage to the rollups (one transaction with the caller's other writes): one
+ * upsert per rollup row and per turn they fall in, whatever their number (a batch of a thread's
+ * requests on one day and model writes one `usage_rollup` row). `sign` -1 takes back usage added
+ * before (a crash-cut charge its request's own row replaces).
  */
-export function rollUp(sql: SqlStorage, u: SettledUsage, sign: 1 | -1 = 1): void {
-  const userPaidTokens = sign * (u.userPaid ? u.inputTokens + u.outputTokens : 0);
-  const userPaidCost = sign * (u.userPaid ? (u.costMicroUsd ?? 0) : 0);
-  sql.exec(
-    `INSERT INTO usage_rollup (day, thread_id, agent_id, model, requests, input_tokens, output_tokens, cached_tokens, reasoning_tokens,
-       cache_write_tokens, estimated, duration_ms, cost_micro_usd, unpriced, user_paid_tokens, user_paid_cost) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT (day, thread_id, model) DO UPDATE SET requests = requests + excluded.requests, input_tokens = input_tokens + excluded.input_tokens,
-       output_tokens = output_tokens + excluded.output_tokens, cached_tokens = cached_tokens + excluded.cached_tokens,
-       reasoning_tokens = reasoning_tokens + excluded.reasoning_tokens, cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens,
-       estimated = estimated + excluded.estimated, duration_ms = duration_ms + excluded.duration_ms, cost_micro_usd = cost_micro_usd + excluded.cost_micro_usd,
-       unpriced = unpriced + excluded.unpriced, user_paid_tokens = user_paid_tokens + excluded.user_paid_tokens,
-       user_paid_cost = user_paid_cost + excluded.user_paid_cost`,
-    dayOf(u.at),
-    u.threadId,
-    u.agentId,
-    u.model,
-    sign,
-    sign * u.inputTokens,
-    sign * u.outputTokens,
-    sign * u.cachedInputTokens,
-    sign * u.reasoningTokens,
-    sign * u.cacheWriteTokens,
-    sign * (u.estimated ? 1 : 0),
-    sign * u.durationMs,
-    sign * (u.costMicroUsd ?? 0),
-    sign * (u.costMicroUsd === null ? 1 : 0),
-    userPaidTokens,
-    userPaidCost,
-  );
-  sql.exec(
-    `INSERT INTO usage_turns (thread_id, turn_id, tokens, cost_micro_usd, user_paid_tokens, user_paid_cost) VALUES (?, ?, ?, ?, ?, ?)
-     ON CONFLICT (thread_id, turn_id) DO UPDATE SET tokens = tokens + excluded.tokens, cost_micro_usd = cost_micro_usd + excluded.cost_micro_usd,
-       user_paid_tokens = user_paid_tokens + excluded.user_paid_tokens, user_paid_cost = user_paid_cost + excluded.user_paid_cost`,
-    u.threadId,
-    u.turnId,
-    sign * (u.inputTokens + u.outputTokens),
-    // A cost budget refuses an unpriced model's requests before they are sent: none is counted here.
-    sign * (u.costMicroUsd ?? 0),
-    userPaidTokens,
-    userPaidCost,
-  );
+export function rollUp(sql: SqlStorage, usage: SettledUsage | readonly SettledUsage[], sign: 1 | -1 = 1): void {
+  const rollups = new Map<string, { first: SettledUsage; sums: Sums }>();
+  const turns = new Map<string, { first: SettledUsage; sums: Sums }>();
+  for (const u of Array.isArray(usage) ? (usage as readonly SettledUsage[]) : [usage as SettledUsage]) {
+    for (const [groups, key] of [[rollups, JSON.stringify([dayOf(u.at), u.threadId, u.model])], [turns, JSON.stringify([u.threadId, u.turnId])]] as const) {
+      const group = groups.get(key) ?? groups.set(key, { first: u, sums: { ...NO_SUMS } }).get(key)!;
+      add(group.sums, u, sign);
+    }
+  }
+  for (const { first: u, sums: t } of rollups.values()) {
+    sql.exec(
+      `INSERT INTO usage_rollup (day, thread_id, agent_id, model, requests, input_tokens, output_tokens, cached_tokens, reasoning_tokens,
+         cache_write_tokens, estimated, duration_ms, cost_micro_usd, unpriced, user_paid_tokens, user_paid_cost) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (day, thread_id, model) DO UPDATE SET requests = requests + excluded.requests, input_tokens = input_tokens + excluded.input_tokens,
+         output_tokens = output_tokens + excluded.output_tokens, cached_tokens = cached_tokens + excluded.cached_tokens,
+         reasoning_tokens = reasoning_tokens + excluded.reasoning_tokens, cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens,
+         estimated = estimated + excluded.estimated, duration_ms = duration_ms + excluded.duration_ms, cost_micro_usd = cost_micro_usd + excluded.cost_micro_usd,
+         unpriced = unpriced + excluded.unpriced, user_paid_tokens = user_paid_tokens + excluded.user_paid_tokens,
+         user_paid_cost = user_paid_cost + excluded.user_paid_cost`,
+      dayOf(u.at),
+      u.threadId,
+      u.agentId,
+      u.model,
+      t.requests,
+      t.inputTokens,
+      t.outputTokens,
+      t.cachedInputTokens,
+      t.reasoningTokens,
+      t.cacheWriteTokens,
+      t.estimated,
+      t.durationMs,
+      t.costMicroUsd,
+      t.unpriced,
+      t.userPaidTokens,
+      t.userPaidCost,
+    );
+  }
+  for (const { first: u, sums: t } of turns.values()) {
+    sql.exec(
+      `INSERT INTO usage_turns (thread_id, turn_id, tokens, cost_micro_usd, user_paid_tokens, user_paid_cost) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (thread_id, turn_id) DO UPDATE SET tokens = tokens + excluded.tokens, cost_micro_usd = cost_micro_usd + excluded.cost_micro_usd,
+         user_paid_tokens = user_paid_tokens + excluded.user_paid_tokens, user_paid_cost = user_paid_cost + excluded.user_paid_cost`,
+      u.threadId,
+      u.turnId,
+      t.inputTokens + t.outputTokens,
+      // A cost budget refuses an unpriced model's requests before they are sent: none is counted here.
+      t.costMicroUsd,
+      t.userPaidTokens,
+      t.userPaidCost,
+    );
+  }
+}
+
+/** What one rollup row (or one turn's row) adds up, signed. */
+type Sums = {
+  requests: number;
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  reasoningTokens: number;
+  cacheWriteTokens: number;
+  estimated: number;
+  durationMs: number;
+  costMicroUsd: number;
+  unpriced: number;
+  userPaidTokens: number;
+  userPaidCost: number;
+};
+
+const NO_SUMS: Sums = {
+  requests: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  cachedInputTokens: 0,
+  reasoningTokens: 0,
+  cacheWriteTokens: 0,
+  estimated: 0,
+  durationMs: 0,
+  costMicroUsd: 0,
+  unpriced: 0,
+  userPaidTokens: 0,
+  userPaidCost: 0,
+};
+
+/** Adds request `u` to `sums`, times `sign`. */
+function add(sums: Sums, u: SettledUsage, sign: 1 | -1): void {
+  sums.requests += sign;
+  sums.inputTokens += sign * u.inputTokens;
+  sums.outputTokens += sign * u.outputTokens;
+  sums.cachedInputTokens += sign * u.cachedInputTokens;
+  sums.reasoningTokens += sign * u.reasoningTokens;
+  sums.cacheWriteTokens += sign * u.cacheWriteTokens;
+  sums.estimated += sign * (u.estimated ? 1 : 0);
+  sums.durationMs += sign * u.durationMs;
+  sums.costMicroUsd += sign * (u.costMicroUsd ?? 0);
+  sums.unpriced += sign * (u.costMicroUsd === null ? 1 : 0);
+  sums.userPaidTokens += sign * (u.userPaid ? u.inputTokens + u.outputTokens : 0);
+  sums.userPaidCost += sign * (u.userPaid ? (u.costMicroUsd ?? 0) : 0);
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;

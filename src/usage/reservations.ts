@@ -257,15 +257,18 @@ export class Reservations {
         return;
       }
       let top = last;
+      const rows: SettledUsage[] = [];
       for (const r of batch.rows) {
         if (r.row <= top) continue;
         if (r.reservation !== undefined) {
           this.sql.exec("DELETE FROM budget_reservations WHERE id = ?", r.reservation);
           this.uncharge(r.reservation);
         }
-        rollUp(this.sql, { ...r, threadId: batch.threadId, agentId: batch.agentId });
+        rows.push({ ...r, threadId: batch.threadId, agentId: batch.agentId });
         top = r.row;
       }
+      // Summed per rollup row and per turn: one upsert each, however many requests the batch holds.
+      rollUp(this.sql, rows);
       if (top > last) this.sql.exec("INSERT OR REPLACE INTO usage_senders (thread_id, last_row) VALUES (?, ?)", batch.threadId, top);
     });
     return { behind };

@@ -41,6 +41,12 @@ export const USAGE_REQUESTS_UNPRICED_DDL = `
   ALTER TABLE usage_requests ADD COLUMN user_paid INTEGER NOT NULL DEFAULT 0;
 `;
 
+/**
+ * Drops the index of rows by turn (a later migration than the table's): no query seeks it, since
+ * `GET /threads/:id/usage` reads every row whatever it groups by, and each request wrote it.
+ */
+export const USAGE_REQUESTS_UNINDEXED_DDL = "DROP INDEX IF EXISTS usage_requests_by_turn;";
+
 /** Tool calls' time and tries: every call of the journal with a result. */
 export interface ToolUsage {
   calls: number;

@@ -78,3 +78,8 @@ export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
   }
   return out;
 }
+
+/** The token usage of a turn's recorded model steps, summed. */
+export function stepsUsage(steps: readonly { usage: TokenUsage }[]): TokenUsage {
+  return steps.reduce((sum, s) => addUsage(sum, s.usage), {} as TokenUsage);
+}

@@ -156,10 +156,18 @@ export function storeConformance(impl: string, withTables: WithTables): void {
         // With a count: the step count is set in the same write.
         const usage = turns.recordModelStep("t2", { model: "m", finishReason: "stop", usage: { inputTokens: 4, outputTokens: 1 }, attempts: 1 } as never, 3);
         expect(usage).toEqual({ inputTokens: 7, outputTokens: 1 });
+        expect(turns.stepUsage("t2")).toEqual({ inputTokens: 7, outputTokens: 1 });
         expect(turns.forcedSide("t2")).toBeNull();
+        // With the open step: set (or cleared) in the same write; without, left as it was.
+        turns.recordModelStep("t2", { model: "m", finishReason: "tool_calls", usage: {}, attempts: 1 } as never, 3, [{ id: "c" }]);
+        expect(turns.pendingStep("t2")).toEqual([{ id: "c" }]);
+        turns.recordModelStep("t2", { model: "m", finishReason: "stop", usage: {}, attempts: 1 } as never);
+        expect(turns.pendingStep("t2")).toEqual([{ id: "c" }]);
+        turns.recordModelStep("t2", { model: "m", finishReason: "stop", usage: {}, attempts: 1 } as never, 3, null);
+        expect(turns.pendingStep("t2")).toBeNull();
         turns.end("t2", "failed", "it broke", "model_error" as never);
         expect(turns.latest()).toMatchObject({ turnId: "t2", status: "failed", steps: 3, startedAt: 200, error: "it broke", errorCode: "model_error", usage: { inputTokens: 7, outputTokens: 1 } });
-        expect(turns.latest()!.modelSteps).toHaveLength(2);
+        expect(turns.latest()!.modelSteps).toHaveLength(5);
         expect(turns.statusOf("t1")).toBe("completed");
         expect(turns.statusOf("none")).toBeUndefined();
       }));

@@ -100,6 +100,9 @@ describe("hooks", () => {
       // before_create_message and filter_messages throw before the answer is written; after_create_message after it was written whole.
       if (hook === "after_create_message") expect(stored).toEqual(["user:hello", "assistant:an answer"]);
       else expect(stored).toEqual(["user:hello"]);
+      // The step's record (its usage) is kept once, whether its message was stored or refused; filter_messages throws before the request.
+      const steps = await inThread(id, (i) => i.store.turns.latest().modelSteps?.length ?? 0);
+      expect(steps).toBe(hook === "filter_messages" ? 0 : 1);
     });
   }
 

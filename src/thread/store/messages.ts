@@ -1,8 +1,9 @@
 /**
  * The thread's messages. `getMessages` walks an index from one end (or from a `before`/`after`
  * cursor), so a page costs O(offset + limit) whatever the history's length, and totals come from
- * counters, not COUNT(*). Model requests read their window with keyset queries over
- * `messages_by_depth (depth, id)`: newest first from a bound, never an OFFSET, never the whole table.
+ * counters (src/run/message-counters.ts), not COUNT(*). Model requests read their window with
+ * keyset queries over `messages_by_depth (depth, id)`: newest first from a bound, never an
+ * OFFSET, never the whole table.
  * @module
  */
 import type { Message, MessageRole, ToolCallRequest } from "../../protocol.js";
@@ -14,7 +15,8 @@ import type { MetaStore } from "./meta.js";
 
 /** The content-size rule lives with the messages a run appends (src/run/messages.ts). */
 export { MAX_CONTENT_BYTES, MAX_DEPTH, checkContentSize, messagePage } from "../../run/messages.js";
-import { MAX_DEPTH, messagePage } from "../../run/messages.js";
+import { messagePage } from "../../run/messages.js";
+import { countersOf, messageTotal } from "../../run/message-counters.js";
 
 /** A message before it is stored (defined with the store port). */
 export type { NewMessage } from "../../ports/store.js";
@@ -93,10 +95,8 @@ export class MessageStore implements MessageTable {
         now,
       )
       .one();
-    // Per-depth counts of nested messages too, so a `maxDepth` total is a few counter reads.
-    const counters = silent ? ["messages"] : ["messages", "visible_messages"];
-    if (depth > 0) for (const name of [...counters]) counters.push(`${name}@${depth}`);
-    this.meta.bumpAll(counters, 1);
+    const counters = countersOf(silent, depth);
+    if (counters.length > 0) this.meta.bumpAll(counters, 1);
     const message = toMessage(row);
     this.tail.appended(message);
     return message;
@@ -113,9 +113,7 @@ export class MessageStore implements MessageTable {
   list(options: GetMessagesOptions = {}): MessagesResult {
     const { limit, offset, order, maxDepth, before, after } = messagePage(options);
     const includeSilent = options.includeSilent === true;
-    const counter = includeSilent ? "messages" : "visible_messages";
-    let total = this.meta.counter(counter);
-    if (maxDepth !== undefined) for (let d = maxDepth + 1; d <= MAX_DEPTH; d++) total -= this.meta.counter(`${counter}@${d}`);
+    const total = messageTotal(this.count(), (name) => this.meta.counter(name), includeSilent, maxDepth);
     const direction = order === "asc" ? "ASC" : "DESC";
     const filters = [
       ...(includeSilent ? [] : ["silent = 0"]),
@@ -201,8 +199,9 @@ export class MessageStore implements MessageTable {
     return row?.content ?? "";
   }
 
+  /** No statement deletes a message (`deleteAll` drops the database): ids are 1..n, the largest is the count. */
   count(): number {
-    return this.meta.counter("messages");
+    return this.sql.exec<{ n: number }>("SELECT COALESCE(MAX(id), 0) AS n FROM messages").one().n;
   }
 
   /**

@@ -32,7 +32,7 @@ export class MetaStore implements MetaTable {
     this.bumpAll([name], by);
   }
 
-  /** Adds `by` to each counter of `names`, in one statement (a message bumps two to four). */
+  /** Adds `by` to each counter of `names`, in one statement (a message bumps none to three). */
   bumpAll(names: readonly string[], by: number): void {
     const rows = names.map(() => "(?, ?)").join(", ");
     this.sql.exec(

@@ -3,10 +3,12 @@
  * transaction; the applied version is kept in `weft_schema`.
  * @module
  */
-import { USAGE_REQUESTS_DDL, USAGE_REQUESTS_FAILED_DDL, USAGE_REQUESTS_UNPRICED_DDL } from "../../usage/thread-ledger.js";
+import { USAGE_REQUESTS_DDL, USAGE_REQUESTS_FAILED_DDL, USAGE_REQUESTS_UNINDEXED_DDL, USAGE_REQUESTS_UNPRICED_DDL } from "../../usage/thread-ledger.js";
 import { SCHEDULES_BY_CREATION_DDL, SCHEDULES_DDL } from "../../schedules/store.js";
 import { CONTENT_DDL } from "../../content/ddl.js";
 import { BACKGROUND_RUNS_DDL } from "../../background/store.js";
+import { MESSAGE_COUNTERS_DDL } from "../../run/message-counters.js";
+import { TURNS_BY_ROWID_DDL } from "../../run/turn-table.js";
 
 /** Ordered migrations; append only, never edit a released entry. */
 export const MIGRATIONS: readonly string[] = [
@@ -217,6 +219,10 @@ export const MIGRATIONS: readonly string[] = [
   BACKGROUND_RUNS_DDL, // v21: background runs (src/background/store.ts), made on a thread's first run before
   SCHEDULES_BY_CREATION_DDL, // v22: schedules by creation, so a page of the list reads only its own rows
   USAGE_REQUESTS_UNPRICED_DDL, // v23: rows of models with no price (their cost read back as unknown)
+  MESSAGE_COUNTERS_DDL, // v24: only silent and nested messages counted (src/run/message-counters.ts)
+  "DELETE FROM script WHERE consumed = 1; DROP INDEX IF EXISTS script_unplayed;", // v25: a played script step is deleted, not marked
+  USAGE_REQUESTS_UNINDEXED_DDL, // v26: usage rows unindexed by turn (read whole)
+  TURNS_BY_ROWID_DDL, // v27: a turn's number is its rowid (src/run/turn-table.ts)
 ];
 
 /** True when the thread's tables exist; an id that was never created has none. */

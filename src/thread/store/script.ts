@@ -13,18 +13,15 @@ export class ScriptStore implements ScriptSource {
     for (const step of steps) this.sql.exec("INSERT INTO script (step) VALUES (?)", JSON.stringify(step));
   }
 
-  /** Takes the next unplayed step, marking it played in the same write; one `ready` refuses is put back (null). */
+  /** Takes the next step, deleting it (a played step is never read again); one `ready` refuses stays (null). */
   next(ready?: (step: StoredStep) => boolean): StoredStep | null | undefined {
-    const row = this.sql
-      .exec<{ id: number; step: string }>("UPDATE script SET consumed = 1 WHERE id = (SELECT id FROM script WHERE consumed = 0 ORDER BY id LIMIT 1) RETURNING id, step")
-      .toArray()[0];
+    // Rowid order (no index to write): the table holds only unplayed steps.
+    const row = this.sql.exec<{ id: number; step: string }>("SELECT id, step FROM script ORDER BY id LIMIT 1").toArray()[0];
     if (!row) return undefined;
     const step = JSON.parse(row.step) as StoredStep;
-    // Synchronous with the take: nothing else runs between them (a held step is the rare case).
-    if (ready && !ready(step)) {
-      this.sql.exec("UPDATE script SET consumed = 0 WHERE id = ?", row.id);
-      return null;
-    }
+    // Synchronous with the read: nothing else takes a step between them.
+    if (ready && !ready(step)) return null;
+    this.sql.exec("DELETE FROM script WHERE id = ?", row.id);
     return step;
   }
 }

@@ -6,7 +6,7 @@
 
 import type { ModelStepRecord, TokenUsage, TurnErrorCode } from "../../protocol.js";
 import type { Inbox, PendingMessage, TurnRecord, TurnStatus, TurnSteps, TurnTable } from "../../ports/store.js";
-import { addUsage } from "../../usage/totals.js";
+import { stepsUsage } from "../../usage/totals.js";
 
 /** Turn states and the stored turn (defined with the store port). */
 export type { TurnRecord, TurnStatus } from "../../ports/store.js";
@@ -32,7 +32,7 @@ export class TurnStore implements TurnTable, TurnSteps, Inbox {
   begin(turnId: string, now = Date.now(), settings?: TurnRecord["modelSettings"]): void {
     this.newest = undefined;
     this.sql.exec(
-      "INSERT INTO turns (turn_id, ord, status, started_at, model_settings) VALUES (?, COALESCE((SELECT ord FROM turns ORDER BY ord DESC LIMIT 1), 0) + 1, 'running', ?, ?)",
+      "INSERT INTO turns (turn_id, status, started_at, model_settings) VALUES (?, 'running', ?, ?)", // ord: the rowid, the last one's + 1
       turnId,
       now,
       settings ? JSON.stringify(settings) : null,
@@ -45,9 +45,9 @@ export class TurnStore implements TurnTable, TurnSteps, Inbox {
     this.sql.exec("UPDATE turns SET status = ? WHERE turn_id = ?", status, turnId);
   }
 
-  /** The calls of the step being dispatched; kept until their results join the history. */
+  /** The calls of the step being dispatched; kept until their results join the history. Unchanged, no row is written. */
   setPendingStep(turnId: string, calls: readonly unknown[] | null): void {
-    this.sql.exec("UPDATE turns SET pending_step = ? WHERE turn_id = ?", calls ? JSON.stringify(calls) : null, turnId);
+    this.sql.exec("UPDATE turns SET pending_step = ?1 WHERE turn_id = ?2 AND pending_step IS NOT ?1", calls ? JSON.stringify(calls) : null, turnId);
   }
 
   pendingStep<T>(turnId: string): T[] | null {
@@ -84,12 +84,16 @@ export class TurnStore implements TurnTable, TurnSteps, Inbox {
     this.sql.exec("UPDATE turns SET forced_side = ? WHERE turn_id = ?", side, turnId);
   }
 
-  /** Appends a model step's record to its turn (the step took any forced side); returns the turn's usage so far. */
-  recordModelStep(turnId: string, record: ModelStepRecord, count?: number): TokenUsage {
-    const steps = this.modelSteps(turnId);
-    steps.push(record);
-    this.sql.exec("UPDATE turns SET model_steps = ?, steps = COALESCE(?, steps), forced_side = NULL WHERE turn_id = ?", JSON.stringify(steps), count ?? null, turnId);
-    return steps.reduce((sum, s) => addUsage(sum, s.usage), {} as TokenUsage);
+  /** Appends a model step's record (the step took any forced side), with the open step when given, in one write; returns the turn's usage so far. */
+  recordModelStep(turnId: string, record: ModelStepRecord, count?: number, pending?: readonly unknown[] | null): TokenUsage {
+    const steps = [...this.modelSteps(turnId), record];
+    const set = "model_steps = ?1, steps = COALESCE(?2, steps), forced_side = NULL, pending_step = IIF(?3, ?4, pending_step)";
+    this.sql.exec(`UPDATE turns SET ${set} WHERE turn_id = ?5`, JSON.stringify(steps), count ?? null, pending === undefined ? 0 : 1, pending ? JSON.stringify(pending) : null, turnId);
+    return stepsUsage(steps);
+  }
+
+  stepUsage(turnId: string): TokenUsage {
+    return stepsUsage(this.modelSteps(turnId));
   }
 
   private modelSteps(turnId: string): ModelStepRecord[] {
@@ -129,17 +133,7 @@ export class TurnStore implements TurnTable, TurnSteps, Inbox {
   /** The newest turn, if any. */
   latest(): TurnRecord | undefined {
     const row = this.sql
-      .exec<{
-        turn_id: string;
-        status: string;
-        steps: number;
-        started_at: number;
-        finished_at: number | null;
-        error: string | null;
-        error_code: string | null;
-        model_steps: string | null;
-        model_settings: string | null;
-      }>(
+      .exec<{ turn_id: string; status: string; steps: number; started_at: number; finished_at: number | null } & Record<"error" | "error_code" | "model_steps" | "model_settings", string | null>>(
         "SELECT turn_id, status, steps, started_at, finished_at, error, error_code, model_steps, model_settings FROM turns ORDER BY ord DESC LIMIT 1",
       )
       .toArray()[0];
@@ -151,7 +145,7 @@ export class TurnStore implements TurnTable, TurnSteps, Inbox {
     if (row.model_settings !== null) turn.modelSettings = JSON.parse(row.model_settings) as TurnRecord["modelSettings"];
     if (row.model_steps) {
       turn.modelSteps = JSON.parse(row.model_steps) as ModelStepRecord[];
-      turn.usage = turn.modelSteps.reduce((sum, s) => addUsage(sum, s.usage), {} as TokenUsage);
+      turn.usage = stepsUsage(turn.modelSteps);
     }
     return turn;
   }

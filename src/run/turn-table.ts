@@ -1,0 +1,31 @@
+/**
+ * The thread's `turns` table as migration v27 rebuilds it: `ord` (the turn's number, 1, 2, ...)
+ * becomes the rowid, so a new turn's row enters two b-trees (the table and its `turn_id` key)
+ * instead of three (`turns_by_ord` goes: the newest turn is the last rowid). Rows keep their
+ * order, `ord` renumbered 1..n in it; every column is kept as it was.
+ * @module
+ */
+
+const COLUMNS = "turn_id, status, steps, started_at, finished_at, error, pending_step, model_steps, model_request, error_code, forced_side, model_settings";
+
+/** DDL of v27 (see the module). */
+export const TURNS_BY_ROWID_DDL = `
+  CREATE TABLE turns_v27 (
+    ord INTEGER PRIMARY KEY,
+    turn_id TEXT UNIQUE,
+    status TEXT NOT NULL,
+    steps INTEGER NOT NULL DEFAULT 0,
+    started_at INTEGER NOT NULL,
+    finished_at INTEGER,
+    error TEXT,
+    pending_step TEXT,
+    model_steps TEXT,
+    model_request TEXT,
+    error_code TEXT,
+    forced_side TEXT,
+    model_settings TEXT
+  );
+  INSERT INTO turns_v27 (ord, ${COLUMNS}) SELECT ROW_NUMBER() OVER (ORDER BY ord, rowid), ${COLUMNS} FROM turns;
+  DROP TABLE turns;
+  ALTER TABLE turns_v27 RENAME TO turns;
+`;
