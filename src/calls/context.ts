@@ -125,10 +125,8 @@ export interface CallContext extends CallSettings {
    * Like `journal.insert(entry)` then `emit("tool_call_started", started)`, but may keep both in
    * memory while the current synchronous work goes on: a call that answers within it then stores
    * its row with its result in one statement, and its two events in one. `entry` is null when the
-   * row is written already or must be now (not a fresh call, or one of a class other than a read
-   * without an output gate or announced), `started` null when it was announced while its
-   * arguments streamed or is stored already (a fresh write behind the output gate: that write
-   * locks the gate for the held row). Whatever else reads or writes the calls or the events stores them
+   * row is written already (anything but a fresh read), `started` null when it was announced while
+   * its arguments streamed. Whatever else reads or writes the calls or the events stores them
    * first, and they are stored before the synchronous work ends in any case, so they commit as an
    * insert made now would.
    */

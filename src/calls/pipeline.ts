@@ -169,20 +169,11 @@ export async function enterExecute(ctx: CallContext, call: ReadyCall): Promise<C
   // event in memory until its result comes, so each is written once.
   const wait = journalWait(effect, ctx.outputGate === true);
   const rerun = wait === "nothing";
-  // Behind the output gate, a fresh call of any other class may keep its row in memory too, once
-  // its `tool_call_started` is stored now: that write locks the gate, and the held row is written
-  // before this synchronous work ends (the settle window), into the transaction the gate waits
-  // for, so nothing `execute` sends leaves before the row is durable. One that answers at once
-  // writes its row once, finished: no unfinished row, no index entry for it, no watchdog.
-  const gated = wait === "write" && !call.existing && !request.announced && ctx.holdStart !== undefined;
-  const held = gated || (rerun && !call.existing && ctx.holdStart !== undefined);
+  const held = rerun && !call.existing && ctx.holdStart !== undefined;
   // The journal row of anything but a read is durable before any effect of execute can leave, so
   // a restart finds the call: written now behind the output gate, or awaited where there is none.
   let journaled: Promise<void> | undefined;
-  if (gated) {
-    ctx.emit("tool_call_started", started);
-    ctx.holdStart!({ ...rowOf(request, effectKey), status: "started", input }, null);
-  } else if (held) ctx.holdStart!({ ...rowOf(request, effectKey), status: "started", input }, request.announced ? null : started);
+  if (held) ctx.holdStart!({ ...rowOf(request, effectKey), status: "started", input }, request.announced ? null : started);
   else if (call.existing) ctx.journal.start(request.callId, input);
   else if (wait === "commit" && ctx.journalDurably) journaled = ctx.journalDurably({ ...rowOf(request, effectKey), status: "started", input });
   else ctx.journal.insert({ ...rowOf(request, effectKey), status: "started", input });
@@ -191,7 +182,7 @@ export async function enterExecute(ctx: CallContext, call: ReadyCall): Promise<C
   if (ctx.checkpoint) await ctx.checkpoint("after_journal", mark);
   // A call announced while its arguments streamed had its event and hook then.
   if (!request.announced) {
-    // A held read's event is held with its row, a held write's stored above; any other call's may wait for its finished one too.
+    // A held read's event is held with its row; any other call's may wait for its finished one too.
     if (!held && ctx.holdStart) ctx.holdStart(null, started);
     else if (!held) ctx.emit("tool_call_started", started);
     if (ctx.beforeExecute) {

@@ -92,9 +92,8 @@ export interface Ledger {
   /** Stores a new row now, in the current commit. @throws when the id has a row already. */
   begin(entry: JournalEntry): void;
   /**
-   * Takes a fresh `started` row that needs no durability before `execute` (a read; or any call
-   * behind an output gate that a write made just before has locked, so nothing leaves before the
-   * row's transaction commits) without writing it yet: when `finish` comes first, the row goes in with its result in one write. It
+   * Takes a fresh `started` row that needs no durability before `execute` (a read) without
+   * writing it yet: when `finish` comes first, the row goes in with its result in one write. It
    * is written by any other statement of the ledger first, and in any case within the settle
    * window (a few microtask turns), so it commits as a row begun now would.
    */

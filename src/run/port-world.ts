@@ -189,7 +189,7 @@ export class PortWorld implements RunWorld {
   }
 
   /**
-   * Journals a fresh read, or a fresh write behind the output gate (`entry`; null: the row is written already) and emits a call's
+   * Journals a fresh read (`entry`; null: the row is written already) and emits a call's
    * `tool_call_started` (null: announced already), both held in memory for now: a call that
    * answers within the current synchronous work stores its row with its result in one statement
    * and its two events in one (the ledger's `beginHeld`, the sink's `hold`).

@@ -163,9 +163,9 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
    * under the watchdog: once the call has a row in storage that is not final, an alarm fires at
    * most `WEFT_WATCHDOG_MS` later, so a crash that cuts it is finished with no client request.
    * The alarm is armed in the same synchronous step as the row (`watchRow`), so both commit
-   * together: a write's alarm is durable with its journal row, before `execute`'s effects leave. A
-   * call that answers without waiting for I/O writes its row once, finished, and arms nothing: a
-   * crash before that row leaves nothing to finish (its caller gets the error). The alarm's time is
+   * together: a write's alarm is durable with its journal row, before `execute`. A read that
+   * answers without waiting for I/O writes its row once, finished, and arms nothing: a crash
+   * before that row leaves nothing to finish (its caller gets the error). The alarm's time is
    * kept in memory, read here once per instance, so arming reads no storage.
    */
   protected watched<T>(run: () => Promise<T>): Promise<T> {

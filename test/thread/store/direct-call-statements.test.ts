@@ -45,24 +45,3 @@ describe("statements per direct call", () => {
     expect([...reads, ...writes].filter((q) => /^SELECT/i.test(q))).toEqual([]);
   }, 60_000);
 });
-
-describe("the journal row of a write behind the output gate", () => {
-  it("is written after its tool_call_started, once and finished when the write answers without waiting, unfinished before it waits", async () => {
-    const threadId = await createThread({ agent: "guarantees" });
-    const call = async (tool: string, input: unknown) => expect((await json("POST", `/v1/tools/${tool}`, { input, sessionId: threadId })).status).toBe(200);
-    await call("record_call", { warm: true });
-    await call("effect_write", { label: "warm" });
-    const statements = await collectStatements(threadId);
-    await statements.take();
-    // record_call writes the thread's own storage and answers: its row goes in with its result
-    // (no UPDATE: never stored unfinished, so no watchdog either).
-    await call("record_call", { n: 1 });
-    const own = (await statements.take()).filter((q) => / (calls|events) /.test(q));
-    expect(own.map((q) => q.split("(")[0]!.trim())).toEqual(["INSERT INTO events", "INSERT INTO calls", "INSERT INTO events"]);
-    // effect_write waits for an RPC: its row is written unfinished in the step where execute
-    // started (after the event that locked the output gate), and its result later.
-    await call("effect_write", { label: "w" });
-    const waiting = (await statements.take()).filter((q) => / (calls|events) /.test(q));
-    expect(waiting.map((q) => q.split("(")[0]!.split(" SET")[0]!.trim())).toEqual(["INSERT INTO events", "INSERT INTO calls", "UPDATE calls", "INSERT INTO events"]);
-  }, 60_000);
-});
