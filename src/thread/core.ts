@@ -172,7 +172,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     // Known after an instance's first call: no await (one async step fewer on every direct call).
     // Counted in `inFlight`, which a removal waits for (see `removeAll`).
     // Requests that come while a commit is unconfirmed share the next one (`GroupCommit.batched`).
-    return this.alarmClock.known ? this.commits.batched(() => this.inFlight.run(run)) : this.alarmClock.load().then(() => this.commits.batched(() => this.inFlight.run(run)));
+    return this.alarmClock.known ? this.inFlight.runBatched(this.commits, run) : this.alarmClock.load().then(() => this.inFlight.runBatched(this.commits, run));
   }
 
   /**

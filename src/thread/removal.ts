@@ -83,6 +83,15 @@ export class InFlight {
     return value;
   }
 
+  /**
+   * {@link run} around `commits.batched(work)`: counted while it waits for the thread's running
+   * commit too, so a removal that begins meanwhile waits for it (or it is refused), never deletes
+   * the rows under it.
+   */
+  runBatched<T>(commits: { batched<U>(work: () => Promise<U>): Promise<U> }, work: () => Promise<T>): Promise<T> {
+    return this.run(() => commits.batched(work));
+  }
+
   /** Runs `removal` unless one is under way already; either way resolves when that one ends. */
   remove(removal: () => Promise<void>): Promise<void> {
     if (this.removing === null) {
