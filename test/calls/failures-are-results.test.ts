@@ -149,8 +149,9 @@ describe("approval cannot be bypassed", () => {
     const id = await createThread({ agent: "robustness" });
     await json("POST", `/threads/${id}/messages`, {
       content: "go",
-      script: [{ toolCalls: [{ id: "A", name: "needs_ok", arguments: { amount: 500 } }, { id: "B", name: "slow_read", arguments: { ms: 400 } }] }, { text: "done" }],
+      script: [{ toolCalls: [{ id: "A", name: "needs_ok", arguments: { amount: 500 } }, { id: "B", name: "slow_read", arguments: { ms: 5000 } }] }, { text: "done" }],
     });
+    // B waits 5 s: still running when A is approved, however loaded the machine.
     await waitForStatus(id, "A", "awaiting_approval");
     expect((await callsOf(id)).find((c) => c.callId === "B")?.status).toBe("started");
     const approved = await json("POST", `/threads/${id}/calls/A/approve`, {});

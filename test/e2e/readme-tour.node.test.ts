@@ -11,6 +11,7 @@ import { startExampleMcp } from "../../scripts/example-mcp-server.mjs";
 import { startExampleOAuthMcp } from "../../scripts/example-oauth-mcp-server.mjs";
 import { ERROR_CODES } from "../../src/errors.js";
 import { BUILTIN_EVENT_TYPES } from "../../src/protocol.js";
+import { machineLock } from "./machine-lock.js";
 import { EXAMPLE_TOOLS, call, range1, runBash, startWeft, type DevServer, type Frame } from "./support.js";
 import { ONE_TOOL_TURN_TYPES } from "../frames.js";
 
@@ -306,13 +307,16 @@ describe("README.md", () => {
 let shared: DevServer | undefined;
 let almanac: { close(): Promise<void> } | undefined;
 let diary: { close(): Promise<void> } | undefined;
+let unlock: (() => void) | undefined;
 /** A running npm start may hold an example server's port already. */
 const unlessTaken = (e: { code?: string }) => {
   if (e.code !== "EADDRINUSE") throw e;
   return { close: async () => undefined };
 };
 async function startWeftOnce(): Promise<DevServer> {
-  // The example's MCP servers, as `npm start` runs them beside weft.
+  // The example's MCP servers, as `npm start` runs them beside weft, at the ports agents/mcp/ names:
+  // a second npm test on this machine waits here rather than use servers this one closes.
+  unlock ??= await machineLock("example-mcp-ports", 480_000);
   almanac ??= await startExampleMcp().catch(unlessTaken);
   diary ??= await startExampleOAuthMcp().catch(unlessTaken);
   shared ??= await startWeft(undefined, "wrangler.toml");
@@ -323,6 +327,7 @@ afterAll(async () => {
   await shared?.stop();
   await almanac?.close();
   await diary?.close();
+  unlock?.();
 });
 
 describe("the README tour, run literally", () => {
