@@ -114,7 +114,7 @@ const LOOPBACK_NAME = /(^|\.)localhost$/;
  * `.home.arpa` (RFC 8375) and `.internal` (ICANN, 2024; cloud metadata such as
  * `metadata.google.internal`).
  */
-const PRIVATE_NAME = /(^|\.)(localhost|ip6-localhost|ip6-loopback|localhost6|localdomain|localdomain6|local|home\.arpa|internal)$/;
+const PRIVATE_NAME = /(^|\.)(ip6-localhost|ip6-loopback|localhost6|localdomain|localdomain6|local|home\.arpa|internal)$/;
 
 /** A name without its trailing dot (`localhost.` is `localhost`). */
 const bare = (hostname: string) => hostname.toLowerCase().replace(/\.$/, "");
@@ -139,9 +139,9 @@ export function isLoopback(hostname: string): boolean {
 
 /**
  * Whether `hostname` is this machine or a network that is not the public Internet, by its
- * spelling: a loopback host ({@link isLoopback}); the special-use names of `PRIVATE_NAME`; an IPv4
- * address in `PRIVATE_V4` (10/8, 100.64/10, 172.16/12, 192.168/16, 169.254/16, 0/8, documentation,
- * benchmarking, multicast, reserved); an IPv6 address in `PRIVATE_V6` (fc00::/7, fe80::/10, ...),
+ * spelling: a loopback host ({@link isLoopback}, `localhost` among them); the special-use names
+ * of `PRIVATE_NAME`; an IPv4 address in `PRIVATE_V4` (10/8, 100.64/10, 172.16/12, 192.168/16,
+ * 169.254/16, 0/8, documentation, benchmarking, multicast, reserved); an IPv6 address in `PRIVATE_V6` (fc00::/7, fe80::/10, ...),
  * anywhere in ::/8 but a mapped public IPv4 address, or carrying a private IPv4 address (mapped,
  * NAT64, 6to4, Teredo).
  */

@@ -140,23 +140,8 @@ export function rollUp(sql: SqlStorage, usage: SettledUsage | readonly SettledUs
   }
 }
 
-/** What one rollup row (or one turn's row) adds up, signed. */
-type Sums = {
-  requests: number;
-  inputTokens: number;
-  outputTokens: number;
-  cachedInputTokens: number;
-  reasoningTokens: number;
-  cacheWriteTokens: number;
-  estimated: number;
-  durationMs: number;
-  costMicroUsd: number;
-  unpriced: number;
-  userPaidTokens: number;
-  userPaidCost: number;
-};
-
-const NO_SUMS: Sums = {
+/** What one rollup row (or one turn's row) adds up, signed: every sum starts at 0. */
+const NO_SUMS = {
   requests: 0,
   inputTokens: 0,
   outputTokens: 0,
@@ -170,6 +155,8 @@ const NO_SUMS: Sums = {
   userPaidTokens: 0,
   userPaidCost: 0,
 };
+
+type Sums = { -readonly [K in keyof typeof NO_SUMS]: number };
 
 /** Adds request `u` to `sums`, times `sign`. */
 function add(sums: Sums, u: SettledUsage, sign: 1 | -1): void {
