@@ -9,8 +9,8 @@ import type { RunInfo } from "../run/world.js";
 /**
  * The runs' table and the index of the open ones: a migration, so every migrated thread has it.
  * Made on first use instead, a thread that never ran one answered "no" to the schema lookup of
- * {@link RunStore.ready} on every call that armed its alarm (a scan of every table and index,
- * about 48 rows read per call).
+ * the schema lookup that `RunStore.ready` then made on every call that armed its alarm (a scan
+ * of every table and index, about 48 rows read per call).
  */
 export const BACKGROUND_RUNS_DDL = `CREATE TABLE IF NOT EXISTS background_runs (
   run_id TEXT PRIMARY KEY, call_id TEXT NOT NULL, agent_id TEXT NOT NULL, child_thread_id TEXT NOT NULL,
@@ -41,26 +41,23 @@ export interface RunEnd {
 
 /** The background runs table of one thread. */
 export class RunStore {
-  constructor(private readonly storage: DurableObjectStorage) {}
+  /** `hasTables`: whether the thread's tables exist now (a thread never made, or removed, has none). */
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    private readonly hasTables: () => boolean,
+  ) {}
 
   private get sql(): SqlStorage {
     return this.storage.sql;
   }
 
-  /**
-   * Whether the table exists: in every migrated thread, not in a removed one (its rows and tables
-   * are gone) or one never made. Only a yes is kept, so the lookup is made once per object; a
-   * removal of the thread drops the table, and {@link forget} the yes.
-   */
+  /** Whether the table exists: in every migrated thread, not in a removed one (its rows and tables are gone) or one never made. */
   private get ready(): boolean {
-    if (!this.exists) this.exists = this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'background_runs'").toArray().length > 0;
-    return this.exists;
+    return this.hasTables();
   }
-  private exists = false;
 
-  /** Drops the kept yes; call after the thread's rows were removed (`deleteAll`). */
+  /** Drops what it learnt of the rows; call after the thread's rows were removed (`deleteAll`). */
   forget(): void {
-    this.exists = false;
     this.nextKnown = undefined;
   }
 

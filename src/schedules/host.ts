@@ -16,11 +16,18 @@ export interface ScheduleAlarm {
 }
 
 /**
- * Makes a thread's schedules over its storage and alarm. `running` answers the thread's run
+ * Makes a thread's schedules over its storage and alarm. `hasTables` says whether the thread's
+ * tables exist (not before its create nor after its removal); `running` answers the thread's run
  * world (null when there is none); `crashHook` is the crash tests' seam (null in production):
  * each step of an occurrence calls it with the rows durable, as the pipeline's `after_result`.
  */
-export function schedulesOf(storage: DurableObjectStorage, alarm: ScheduleAlarm, running: ScheduleHost["running"], crashHook: (() => CrashHook | null | undefined) | null): ThreadSchedules {
+export function schedulesOf(
+  storage: DurableObjectStorage,
+  hasTables: () => boolean,
+  alarm: ScheduleAlarm,
+  running: ScheduleHost["running"],
+  crashHook: (() => CrashHook | null | undefined) | null,
+): ThreadSchedules {
   const crash = async (point: string, callId: string) => {
     const hook = crashHook?.();
     if (!hook) return;
@@ -28,8 +35,8 @@ export function schedulesOf(storage: DurableObjectStorage, alarm: ScheduleAlarm,
     await hook(point as CrashPoint, { callId, toolName: "schedule" });
   };
   const wakeBy = (at: number) => alarm.ensureDue(at);
-  const runs = new BackgroundRuns(new RunStore(storage), { running, wakeBy });
-  const schedules = new ThreadSchedules(new ScheduleStore(storage), { running, wakeBy, ...(crashHook ? { crash } : {}) }, runs);
+  const runs = new BackgroundRuns(new RunStore(storage, hasTables), { running, wakeBy });
+  const schedules = new ThreadSchedules(new ScheduleStore(storage, hasTables), { running, wakeBy, ...(crashHook ? { crash } : {}) }, runs);
   // Background runs share the alarm too: their next look at a child is a due time like a schedule's.
   alarm.due = () => {
     if (!running()) return null;

@@ -84,7 +84,11 @@ const occurrenceOf = (r: RawOccurrence): OccurrenceRow => ({ key: r.key, schedul
 
 /** The schedules tables of one thread. */
 export class ScheduleStore {
-  constructor(private readonly storage: DurableObjectStorage) {}
+  /** `hasTables`: whether the thread's tables exist now (a thread never made, or removed, has none). */
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    private readonly hasTables: () => boolean,
+  ) {}
 
   private get sql(): SqlStorage {
     return this.storage.sql;
@@ -115,17 +119,13 @@ export class ScheduleStore {
     this.noneOpen = false;
   }
 
-  /** Whether the tables exist (a thread made before this schema has none until it migrates). */
+  /** Whether the tables exist: in a made thread (which its migrations gave them), not before nor after its removal. */
   get ready(): boolean {
-    // Only a yes is kept: the thread's create migrates after this store was made.
-    if (!this.exists) this.exists = this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schedules'").toArray().length > 0;
-    return this.exists;
+    return this.hasTables();
   }
-  private exists = false;
 
   /** Forgets what it learnt of the tables (the thread's rows were removed). */
   forget(): void {
-    this.exists = false;
     this.unknown();
   }
 
@@ -141,7 +141,6 @@ export class ScheduleStore {
       row.fireAt,
       row.createdAt,
     );
-    this.exists = true;
     this.earliestKnown = undefined;
   }
 

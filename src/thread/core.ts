@@ -27,7 +27,7 @@ import { InFlight, deleteGraceMs } from "./removal.js";
 import { type RpcResult, rpcFailure } from "../rpc.js";
 import { TurnRunner } from "../run/turn-runner.js";
 import { closeAll, closeExpired, onSocketMessage, replayAndAccept, socketExpiry } from "./sockets.js";
-import { isInitialized, migrate } from "./store/migrations.js";
+import { deleteAllRows, hasTables, migrate, migrateIfMade } from "./store/migrations.js";
 import { ThreadStore } from "./store/index.js";
 import { SqliteLedger } from "./store/ledger.js";
 import { SqliteEventSink } from "./store/sink.js";
@@ -101,7 +101,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
       removeAll: () => this.removeAll(),
     });
     // Schedules share the one alarm through their due-time index (src/schedules/).
-    this.schedules = schedulesOf(ctx.storage, this.alarmClock, () => (this.gone ? null : { world: this.world!, runner: this.runner! }), this.crashHook() ? () => this.world?.crashHook : null);
+    this.schedules = schedulesOf(ctx.storage, () => hasTables(ctx.storage), this.alarmClock, () => (this.gone ? null : { world: this.world!, runner: this.runner! }), this.crashHook() ? () => this.world?.crashHook : null);
     this.store.calls.onUnfinishedRow = () => this.watchRow();
     // A value a tool sets is a secret from that moment, in logs too.
     this.store.env.onChange = () => void this.secrets.redactor();
@@ -115,8 +115,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     );
     redactLogs(this.secrets);
     void ctx.blockConcurrencyWhile(async () => {
-      if (!isInitialized(ctx.storage.sql)) return;
-      migrate(ctx.storage);
+      if (!migrateIfMade(ctx.storage)) return;
       const meta = this.store.meta.read();
       if (!meta) return;
       this.attach(this.newWorld(meta));
@@ -332,7 +331,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     this.runner = null;
     this.store.env.version++;
     await this.alarmClock.delete();
-    await this.ctx.storage.deleteAll();
+    await deleteAllRows(this.ctx.storage);
     this.store.forget();
     this.schedules.forget();
     closeAll(this.ctx, "thread deleted");

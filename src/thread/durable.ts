@@ -25,7 +25,7 @@ import { SCRATCH_TTL_MS, checkAccess } from "./guard.js";
 import { checkScriptable, modelsInForce } from "../run/model-choice.js";
 import { type RpcFailure, type RpcResult, rpc, rpcFailure } from "../rpc.js";
 import { type IdempotencyClaim, keyedCallId } from "./store/idempotency.js";
-import { migrate } from "./store/migrations.js";
+import { deleteAllRows, migrate } from "./store/migrations.js";
 import type { ThreadMeta } from "./store/meta.js";
 import { modelTools } from "../run/conversation.js";
 import { checkNewThread } from "../run/new-thread.js";
@@ -55,7 +55,7 @@ export function createThreadClass(registry: Registry) {
       if (this.inFlight.removals > 0 && created.ok) await this.listing.listInAccount(created.value, created.value.createdAt, true);
       // A failed create leaves no thread behind, not even its key: the retry fails the same way.
       if (idem && !created.ok && !this.world) {
-        await this.ctx.storage.deleteAll();
+        await deleteAllRows(this.ctx.storage);
         this.store.forget();
       }
       return created;

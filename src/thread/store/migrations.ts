@@ -225,21 +225,50 @@ export const MIGRATIONS: readonly string[] = [
   TURNS_BY_ROWID_DDL, // v27: a turn's number is its rowid (src/run/turn-table.ts)
 ];
 
-/** True when the thread's tables exist; an id that was never created has none. */
-export function isInitialized(sql: SqlStorage): boolean {
-  return sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'weft_schema'").toArray().length > 0;
+/**
+ * Objects whose database holds weft's tables at the current version in this instance: marked by
+ * {@link migrate}, unmarked by {@link deleteAllRows}. Stores whose tables a thread that was never
+ * made lacks ask {@link hasTables} instead of scanning `sqlite_master` (one row read per table and
+ * index, about 48, on every wake).
+ */
+const migrated = new WeakSet<DurableObjectStorage>();
+
+/** Whether this object's database holds the thread's tables (it was migrated in this instance and not emptied since). */
+export const hasTables = (storage: DurableObjectStorage): boolean => migrated.has(storage);
+
+/** The stored schema version, or null when the database has no thread (never made, or removed). */
+function storedVersion(sql: SqlStorage): number | null {
+  try {
+    return sql.exec<{ version: number }>("SELECT version FROM weft_schema").toArray()[0]?.version ?? 0;
+  } catch (e) {
+    // One statement instead of a lookup in `sqlite_master` first: only a thread never made lacks the table.
+    if (e instanceof Error && /no such table/.test(e.message)) return null;
+    throw e;
+  }
 }
 
 /**
- * Applies every migration newer than the stored version.
+ * Applies every migration newer than the stored version, making the schema table for a new thread.
  * @returns the schema version now in force.
  */
 export function migrate(storage: DurableObjectStorage): number {
+  const version = storedVersion(storage.sql);
+  if (version !== null) return migrateFrom(storage, version);
+  storage.sql.exec("CREATE TABLE weft_schema (version INTEGER NOT NULL); INSERT INTO weft_schema (version) VALUES (0)");
+  return migrateFrom(storage, 0);
+}
+
+/** {@link migrate} for a thread that exists; false (and nothing written) for an object that holds none. */
+export function migrateIfMade(storage: DurableObjectStorage): boolean {
+  const version = storedVersion(storage.sql);
+  if (version === null) return false;
+  migrateFrom(storage, version);
+  return true;
+}
+
+function migrateFrom(storage: DurableObjectStorage, from: number): number {
   const sql = storage.sql;
-  sql.exec("CREATE TABLE IF NOT EXISTS weft_schema (version INTEGER NOT NULL)");
-  const row = sql.exec<{ version: number }>("SELECT version FROM weft_schema").toArray()[0];
-  let version = row?.version ?? 0;
-  if (!row) sql.exec("INSERT INTO weft_schema (version) VALUES (0)");
+  let version = from;
   while (version < MIGRATIONS.length) {
     const next = version + 1;
     storage.transactionSync(() => {
@@ -248,5 +277,12 @@ export function migrate(storage: DurableObjectStorage): number {
     });
     version = next;
   }
+  migrated.add(storage);
   return version;
+}
+
+/** Removes every row and table of the object (`deleteAll`); from its start no store finds the thread's tables. */
+export async function deleteAllRows(storage: DurableObjectStorage): Promise<void> {
+  migrated.delete(storage);
+  await storage.deleteAll();
 }

@@ -1,0 +1,56 @@
+/**
+ * What a thread reads when its Durable Object wakes (the first request after an eviction): its
+ * schema version in one statement, and no lookup in `sqlite_master` (each one reads a row per
+ * table and index of the thread, about 48, billed as rows read on every wake). An object that
+ * holds no thread still answers `thread_not_found` and is left without tables.
+ */
+import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { createThread, json, rawStub } from "../../helpers.js";
+
+type Exec = SqlStorage["exec"];
+
+/**
+ * Runs `fn` with every SQL statement of this isolate recorded (an instance's constructor too),
+ * reaching the storage's prototype through thread `viaThreadId`.
+ */
+async function recorded(viaThreadId: string, fn: () => Promise<void>): Promise<string[]> {
+  const seen: string[] = [];
+  const proto = await runInDurableObject(rawStub(viaThreadId), (_i, state) => Object.getPrototypeOf(state.storage.sql) as { exec: Exec });
+  const exec = proto.exec;
+  proto.exec = function (this: SqlStorage, query: string, ...bindings: unknown[]) {
+    seen.push(query);
+    return exec.call(this, query, ...(bindings as []));
+  } as Exec;
+  try {
+    await fn();
+  } finally {
+    proto.exec = exec;
+  }
+  return seen;
+}
+
+describe("a thread waking", () => {
+  it("reads its schema version in one statement and never scans sqlite_master", async () => {
+    const threadId = await createThread({ agent: "guarantees" });
+    expect((await json("POST", "/v1/tools/effect_read", { input: { label: "before" }, sessionId: threadId })).status).toBe(200);
+    const other = await createThread({ agent: "guarantees" });
+    await evictDurableObject(rawStub(threadId));
+    const statements = await recorded(other, async () => {
+      expect((await json("POST", "/v1/tools/effect_read", { input: { label: "after" }, sessionId: threadId })).status).toBe(200);
+    });
+    expect(statements.filter((q) => q.includes("weft_schema"))).toEqual(["SELECT version FROM weft_schema"]);
+    expect(statements.filter((q) => q.includes("sqlite_master"))).toEqual([]);
+  });
+
+  it("an object that holds no thread answers not found and is left without tables", async () => {
+    const made = await createThread({ agent: "guarantees" });
+    const missing = (env as unknown as { THREAD: DurableObjectNamespace }).THREAD.newUniqueId().toString();
+    const statements = await recorded(made, async () => {
+      expect((await json("GET", `/threads/${missing}`)).status).toBe(404);
+    });
+    expect(statements.filter((q) => q.includes("sqlite_master"))).toEqual([]);
+    const tables = await runInDurableObject(rawStub(missing), (_i, state) => state.storage.sql.exec("SELECT name FROM sqlite_master").toArray());
+    expect(tables).toEqual([]);
+  });
+});
