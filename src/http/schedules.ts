@@ -16,7 +16,7 @@ import { Schedule, ScheduleList } from "./schedule-responses.js";
 import { threadStub, unwrap } from "./stubs.js";
 import { jsonBody, query } from "./validate.js";
 import { SchedulesQuery } from "./schemas.js";
-import { SCHEDULE_PAGE_BYTES } from "../schedules/schedules.js";
+import { SCHEDULE_PAGE_BYTES } from "../schedules/page.js";
 
 const time = z.union([z.string(), z.number()]);
 

@@ -4,7 +4,8 @@
  * @module
  */
 import type { CrashHook, CrashPoint } from "../calls/context.js";
-import { type ScheduleHost, ThreadSchedules } from "./schedules.js";
+import type { ScheduleHost } from "./schedule-host.js";
+import { ThreadSchedules } from "./schedules.js";
 import { ScheduleStore } from "./store.js";
 import { BackgroundRuns } from "../background/runs.js";
 import { RunStore } from "../background/store.js";

@@ -14,8 +14,8 @@ import { directCall } from "../run/direct.js";
 import type { TurnRunner } from "../run/turn-runner.js";
 import type { RunWorld } from "../run/world.js";
 import { scheduleClock } from "./clock.js";
-import { limitOf, pageSize } from "../limits.js";
-import { byteLength } from "../bytes.js";
+import { limitOf } from "../limits.js";
+import { schedulePage } from "./page.js";
 import { MAX_CATCH_UP, type ScheduleSpec, checkSchedule, scheduleLimitsOf } from "./define.js";
 import { type ScheduleInfo, type SchedulePage, type SchedulePageOptions, infoOf, occurrenceCallId, occurrenceKey } from "./info.js";
 import type { OccurrenceRow, ScheduleRow, ScheduleStore } from "./store.js";
@@ -23,10 +23,8 @@ import { dueThrough, jitterOf, nextDue } from "./timing.js";
 import { adoptFile, endFile, isFileAdoption, threadIdOf, threadOf } from "./adopt.js";
 import { fileScheduleHolds } from "./files.js";
 import type { BackgroundRuns } from "../background/runs.js";
+import type { ScheduleHost } from "./schedule-host.js";
 import { checkToolInput, targetNames } from "./target.js";
-
-/** The most JSON bytes one page of schedules holds (1 MiB), unless its one schedule is larger. */
-export const SCHEDULE_PAGE_BYTES = 1024 * 1024;
 
 /** At most this many schedules may be active on one thread. */
 export const MAX_SCHEDULES_PER_THREAD = 10_000;
@@ -46,23 +44,6 @@ export const OCCURRENCES_KEPT = 500;
 const BUSY_RETRY_MS = 1_000;
 /** After a firing that failed, the alarm waits this long (ms), four times longer after each further failure, up to an hour. */
 const FAILED_RETRY_MS = 1_000;
-
-/** What the schedules need of their Durable Object. */
-export interface ScheduleHost {
-  /** The thread's run world and turn runner; null when there is no thread (or it is being removed). */
-  running(): { world: RunWorld; runner: TurnRunner } | null;
-  /** Makes sure the alarm fires by `at` (epoch ms) at the latest. */
-  wakeBy(at: number): Promise<void>;
-  /**
-   * Test seam of the crash tests: called at each step of an occurrence (`occurrence_due` before
-   * its journal row, `occurrence_journaled` after it, `occurrence_done` after its call's result)
-   * with the occurrence's call id; the test Thread aborts there. Absent in production.
-   */
-  crash?(point: OccurrencePoint, callId: string): Promise<void>;
-}
-
-/** The steps of an occurrence a crash test may cut (see {@link ScheduleHost.crash}). */
-export type OccurrencePoint = "occurrence_due" | "occurrence_journaled" | "occurrence_done";
 
 /** The schedules of one thread. */
 export class ThreadSchedules {
@@ -198,26 +179,9 @@ export class ThreadSchedules {
     return this.host.wakeBy(at);
   }
 
-  /**
-   * A page of the thread's schedules in creation order: at most `limit` (`PAGE_SIZES.schedules`)
-   * and {@link SCHEDULE_PAGE_BYTES} of JSON (one schedule at least), after `cursor` (a page's `nextCursor`).
-   * @throws WeftError `invalid_request` (400, path `["limit"]` or `["cursor"]`).
-   */
+  /** A page of the thread's schedules ({@link schedulePage}). */
   page(options: SchedulePageOptions = {}): SchedulePage {
-    const limit = pageSize("schedules", options.limit);
-    const schedules: ScheduleInfo[] = [];
-    let bytes = 0;
-    let more = false;
-    const known = this.store.each(options.cursor, (row) => {
-      const info = infoOf(row);
-      const size = byteLength(JSON.stringify(info));
-      if (schedules.length >= limit || (schedules.length > 0 && bytes + size > SCHEDULE_PAGE_BYTES)) return !(more = true);
-      schedules.push(info);
-      bytes += size;
-      return true;
-    });
-    if (!known) throw new WeftError("invalid_request", "cursor: not a nextCursor of this thread's schedules", { path: ["cursor"] });
-    return { schedules, nextCursor: more ? schedules.at(-1)!.scheduleId : null };
+    return schedulePage(this.store, options);
   }
 
   /**

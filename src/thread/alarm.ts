@@ -20,7 +20,23 @@ export class ThreadAlarm {
   /** Whether `ensureBy` was asked since the alarm last fired (the thread was in use). */
   private asked = false;
 
-  constructor(private readonly storage: DurableObjectStorage) {}
+  /** `periodMs`: the watchdog's period (`WEFT_WATCHDOG_MS`), in milliseconds. */
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    readonly periodMs: number,
+  ) {}
+
+  /**
+   * A call's row went in unfinished: the watchdog is due within one period. When nothing else
+   * runs (`alone`), an alarm found due within a quarter period is moved a full period ahead, in
+   * the call's own commit, so a thread in steady use never has its alarm fire (each firing costs
+   * the runtime's alarm store and the handler more than a move). With another call or a turn
+   * running, moving it later could take it past that one's watch. Only an alarm a call armed
+   * moves; one due for work (or found after a restart) fires as set.
+   */
+  watchRow(alone: boolean): void {
+    void this.ensureBy(Date.now() + this.periodMs, alone ? (this.periodMs * 3) / 4 : Infinity);
+  }
 
   /**
    * The earliest time the thread's schedules fire (epoch ms), or null: no time this alarm is set

@@ -13,7 +13,6 @@ import { AccountListing } from "./listing.js";
 import { WATCHDOG_MS, integerSetting } from "../config.js";
 import { ThreadAlarm } from "./alarm.js";
 import type { Caller } from "../rpc.js";
-import { CALLER_HEADER } from "./api.js";
 import type { CrashHook } from "../calls/context.js";
 import { PortWorld } from "../run/port-world.js";
 import { threadMeterOf } from "../usage/thread-meter.js";
@@ -21,12 +20,12 @@ import { BATCH_TAG, Fanout } from "./fanout.js";
 import type { GroupCommit } from "../calls/group-commit.js";
 import { ThreadSecrets } from "../secrets/thread-secrets.js";
 import { UserEnv } from "../secrets/user-env.js";
-import { SCRATCH_TTL_MS, callerFromHeader, checkAccess, noSuchThread, thrownError } from "./guard.js";
+import { SCRATCH_TTL_MS, checkAccess, noSuchThread } from "./guard.js";
 import { redactLogs } from "../secrets/redact.js";
 import { InFlight, deleteGraceMs } from "./removal.js";
 import { type RpcResult, rpcFailure } from "../rpc.js";
 import { TurnRunner } from "../run/turn-runner.js";
-import { closeAll, closeExpired, onSocketMessage, replayAndAccept, socketExpiry } from "./sockets.js";
+import { closeAll, closeExpired, onSocketMessage, openSocket, socketExpiry } from "./sockets.js";
 import { deleteAllRows, hasTables, migrate, migrateIfMade } from "./store/migrations.js";
 import { ThreadStore } from "./store/index.js";
 import { SqliteLedger } from "./store/ledger.js";
@@ -91,7 +90,8 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
       (type, data) => this.secrets.event(type as keyof EventPayloads, data as EventPayloads[keyof EventPayloads]),
       (frame) => this.fanout.send(frame),
     );
-    this.alarmClock = new ThreadAlarm(ctx.storage);
+    // The watchdog's period: `WEFT_WATCHDOG_MS` (a positive integer of milliseconds), read once (the env is fixed for an instance).
+    this.alarmClock = new ThreadAlarm(ctx.storage, integerSetting(env, "WEFT_WATCHDOG_MS", 1) ?? WATCHDOG_MS);
     this.listing = new AccountListing({
       env,
       threadId: ctx.id.toString(),
@@ -102,7 +102,8 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     });
     // Schedules share the one alarm through their due-time index (src/schedules/).
     this.schedules = schedulesOf(ctx.storage, () => hasTables(ctx.storage), this.alarmClock, () => (this.gone ? null : { world: this.world!, runner: this.runner! }), this.crashHook() ? () => this.world?.crashHook : null);
-    this.store.calls.onUnfinishedRow = () => this.watchRow();
+    // A call's unfinished row arms the watchdog in its own commit (`ThreadAlarm.watchRow`).
+    this.store.calls.onUnfinishedRow = () => this.alarmClock.watchRow(this.inFlight.count <= 1 && !this.runner?.active);
     // A value a tool sets is a secret from that moment, in logs too.
     this.store.env.onChange = () => void this.secrets.redactor();
     this.userEnv = new UserEnv(() => this.env.ACCOUNT, () => this.world?.meta.userId, () => ctx.id.toString());
@@ -147,21 +148,14 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     this.world = world;
     world.schedules = this.schedules;
     world.crashHook = this.crashHook();
-    this.runner = new TurnRunner(world, (delayMs) => void this.alarmClock.set(Date.now() + delayMs), this.watchdogMs());
+    this.runner = new TurnRunner(world, (delayMs) => void this.alarmClock.set(Date.now() + delayMs), this.alarmClock.periodMs);
   }
-
-  /** `WEFT_WATCHDOG_MS` (a positive integer of milliseconds), else {@link WATCHDOG_MS}; read once (the env is fixed for an instance). */
-  private watchdogMs(): number {
-    this.watchdogPeriod ??= integerSetting(this.env, "WEFT_WATCHDOG_MS", 1) ?? WATCHDOG_MS;
-    return this.watchdogPeriod;
-  }
-  private watchdogPeriod: number | undefined = undefined;
 
   /**
    * Runs a direct call, or a person's decision that may run a call (approve, settle to retry),
    * under the watchdog: once the call has a row in storage that is not final, an alarm fires at
    * most `WEFT_WATCHDOG_MS` later, so a crash that cuts it is finished with no client request.
-   * The alarm is armed in the same synchronous step as the row (`watchRow`), so both commit
+   * The alarm is armed in the same synchronous step as the row (`ThreadAlarm.watchRow`), so both commit
    * together: a write's alarm is durable with its journal row, before `execute`. A read that
    * answers without waiting for I/O writes its row once, finished, and arms nothing: a crash
    * before that row leaves nothing to finish (its caller gets the error). The alarm's time is
@@ -172,20 +166,6 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     // Counted in `inFlight`, which a removal waits for (see `removeAll`).
     // Requests that come while a commit is unconfirmed share the next one (`GroupCommit.batched`).
     return this.alarmClock.known ? this.inFlight.runBatched(this.commits, run) : this.alarmClock.load().then(() => this.inFlight.runBatched(this.commits, run));
-  }
-
-  /**
-   * A call's row went in unfinished (`CallStore.onUnfinishedRow`): the watchdog is due within one
-   * period. When no other call or turn runs, an alarm found due within a quarter period is moved
-   * a full period ahead, in the call's own commit, so a thread in steady use never has its alarm
-   * fire (each firing costs the runtime's alarm store and the handler more than a move). With
-   * another call running, moving it later could take it past that call's watch. Only an alarm a
-   * call armed moves; one due for work (or found after a restart) fires as set.
-   */
-  private watchRow(): void {
-    const period = this.watchdogMs();
-    const alone = this.inFlight.count <= 1 && !this.runner?.active;
-    void this.alarmClock.ensureBy(Date.now() + period, alone ? (period * 3) / 4 : Infinity);
   }
 
   /** Test seam of the crash matrix: a subclass returns a hook called at each crash point. */
@@ -349,7 +329,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     // A removal under way starts nothing, but its rows stay until it ends: a crash that cuts it
     // leaves them, unfinished calls among them, for the alarm to finish.
     if (this.runner.active || this.inFlight.removing !== null) {
-      void this.alarmClock.set(Date.now() + this.watchdogMs());
+      void this.alarmClock.set(Date.now() + this.alarmClock.periodMs);
       return;
     }
     const meta = this.world!.meta;
@@ -367,14 +347,14 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
       // alarm) gets it armed again here, outside any call, so its next calls find it set and
       // write none. An idle thread writes nothing and stops, after at most one more alarm. A
       // scratch thread keeps the alarm that removes it.
-      const watching = this.alarmClock.wanted ? Date.now() + this.watchdogMs() : Infinity;
+      const watching = this.alarmClock.wanted ? Date.now() + this.alarmClock.periodMs : Infinity;
       if (meta.ephemeral) await this.alarmClock.set(Math.min(watching, meta.createdAt + SCRATCH_TTL_MS));
       else if (watching < Infinity) await this.alarmClock.rearm(watching);
       return;
     }
     const runner = this.runner;
     // Armed before recovering: if recovery itself is cut by a crash, the next alarm tries again.
-    await this.alarmClock.set(Date.now() + this.watchdogMs());
+    await this.alarmClock.set(Date.now() + this.alarmClock.periodMs);
     await this.refreshSecrets();
     await runner.resume();
     // Removed meanwhile (the resumption did nothing more once it began): nothing is left to watch.
@@ -388,18 +368,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
   }
 
   override async fetch(request: Request): Promise<Response> {
-    const url = new URL(request.url);
-    if (!url.pathname.endsWith("/ws")) return Response.json(new WeftError("not_found", `no route ${url.pathname}`).toBody(), { status: 404 });
-    // Checked before accepting: a refused upgrade is a plain 401/404, never a socket that closes.
-    const caller = callerFromHeader(request.headers.get(CALLER_HEADER));
-    const refused = !caller ? new WeftError("unauthenticated", "no verified caller") : thrownError(() => this.guard(caller, "read"));
-    if (refused) return Response.json(refused.toBody(), { status: refused.status });
-    // A token that expired since the Worker verified it (within its clock skew) opens nothing.
-    if (caller?.expiresAt !== undefined && Date.now() >= caller.expiresAt) return Response.json(new WeftError("unauthenticated", "token expired").toBody(), { status: 401 });
-    this.fanout.flush();
-    const accepted = replayAndAccept(this.ctx, this.events, request, caller?.expiresAt);
-    this.fanout.socketsChanged();
-    return accepted;
+    return openSocket(this.ctx, this.events, this.fanout, request, (caller) => this.guard(caller, "read"));
   }
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {

@@ -7,11 +7,34 @@
 import { byteLength } from "../bytes.js";
 import { WeftError } from "../errors.js";
 import { limitOf } from "../limits.js";
-import { BATCH_TAG, packFrames } from "./fanout.js";
+import { BATCH_TAG, type Fanout, packFrames } from "./fanout.js";
 import type { EventSink } from "../ports/events.js";
+import type { Caller } from "../rpc.js";
+import { CALLER_HEADER } from "./api.js";
+import { callerFromHeader, thrownError } from "./guard.js";
 
 /** Frames sent per replay batch; large backlogs go out in several batches, in order. */
 const REPLAY_BATCH = 5000;
+
+/**
+ * The thread's `GET .../ws`: the caller the Worker verified (its header) must pass `guard`, and
+ * its token must not have expired since, before the socket is accepted and replayed
+ * ({@link replayAndAccept}); a refused upgrade is a plain 401 or 404, never a socket that closes.
+ * Any other path is 404 `not_found`.
+ */
+export function openSocket(ctx: DurableObjectState, events: Pick<EventSink, "since" | "lastSeq">, fanout: Fanout, request: Request, guard: (caller: Caller) => unknown): Response {
+  const url = new URL(request.url);
+  if (!url.pathname.endsWith("/ws")) return Response.json(new WeftError("not_found", `no route ${url.pathname}`).toBody(), { status: 404 });
+  const caller = callerFromHeader(request.headers.get(CALLER_HEADER));
+  const refused = !caller ? new WeftError("unauthenticated", "no verified caller") : thrownError(() => guard(caller));
+  if (refused) return Response.json(refused.toBody(), { status: refused.status });
+  // A token that expired since the Worker verified it (within its clock skew) opens nothing.
+  if (caller?.expiresAt !== undefined && Date.now() >= caller.expiresAt) return Response.json(new WeftError("unauthenticated", "token expired").toBody(), { status: 401 });
+  fanout.flush();
+  const accepted = replayAndAccept(ctx, events, request, caller?.expiresAt);
+  fanout.socketsChanged();
+  return accepted;
+}
 
 /**
  * Upgrades to a hibernatable WebSocket and replays frames with `seq > since` (`?since=<seq>`,

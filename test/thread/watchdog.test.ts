@@ -35,7 +35,7 @@ function fakeStorage(at: number | null) {
 describe("the watchdog alarm's rule", () => {
   it("arms when none is set or the set one is later; keeps an earlier one unless moving it gains the renewal step", async () => {
     const storage = fakeStorage(null);
-    const alarm = new ThreadAlarm(storage as unknown as DurableObjectStorage);
+    const alarm = new ThreadAlarm(storage as unknown as DurableObjectStorage, 1000);
     await alarm.ensureBy(1000, 750);
     expect([storage.at, storage.writes]).toEqual([1000, 1]);
     // Due soon enough, and moving it would gain less than the step: nothing written.
@@ -67,7 +67,7 @@ describe("the watchdog alarm's rule", () => {
   it("never moves later an alarm found in storage or set for due work: only one it armed itself", async () => {
     // Found in storage: set before this instance, maybe for work a crash cut.
     const storage = fakeStorage(400);
-    const alarm = new ThreadAlarm(storage as unknown as DurableObjectStorage);
+    const alarm = new ThreadAlarm(storage as unknown as DurableObjectStorage, 1000);
     await alarm.ensureBy(2000, 750);
     expect([storage.at, storage.writes]).toEqual([400, 0]);
     // Set for due work (recovery, queued calls, a turn): kept however far a renewal would move it.
@@ -86,7 +86,7 @@ describe("the watchdog alarm's rule", () => {
     const storage = fakeStorage(400);
     let reads = 0;
     const counted = { ...storage, getAlarm: async () => (reads++, storage.at) };
-    const alarm = new ThreadAlarm(counted as unknown as DurableObjectStorage);
+    const alarm = new ThreadAlarm(counted as unknown as DurableObjectStorage, 1000);
     await alarm.ensureBy(1000, 750);
     await alarm.ensureBy(1100, 750);
     expect(reads).toBe(1);
