@@ -169,6 +169,8 @@ export type ListedCall = {
   outcome?: string;
   restarts?: number;
   result?: { status: string; result?: string; error?: string; attachments?: unknown[] };
+  errorCode?: string;
+  errorDetails?: Record<string, unknown>;
 };
 
 /** Every call of a thread, in creation order. */

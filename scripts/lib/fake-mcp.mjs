@@ -30,10 +30,7 @@
  *   authorization server (scripts/lib/fake-oauth.mjs).
  * - `redirect.mcp.test`: redirects to `elsewhere.mcp.test`, which records the headers it got
  *   (`/__seen`).
- * - `fat.mcp.test` (from a hostile review): lists `pages` pages (query of the server's URL,
- *   default 40) of one tool each, `t<page>`, whose `outputSchema` carries about `bytes` bytes
- *   (default 3,900,000, just under weft's cap of one answer), each page after `ms` ms (default 0).
- *   `/__fat?tag=<tag>` answers the bytes of padding served to the URLs with that `tag`.
+ * - `fat.mcp.test` and `shaped.mcp.test`: servers about output schemas (scripts/lib/fake-mcp-schemas.mjs).
  * @module
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -43,6 +40,7 @@ import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { createFakeOAuth } from "./fake-oauth.mjs";
+import { createSchemaServers } from "./fake-mcp-schemas.mjs";
 
 /** Whether a request is for one of these servers. @param {Request} request */
 export function isFakeMcp(request) {
@@ -270,31 +268,7 @@ export function createFakeMcp() {
 
   const oauth = createFakeOAuth(serve, goodServer);
 
-  /** Bytes of padding fat.mcp.test served, by the `tag` of the server's URL. @type {Map<string, number>} */
-  const fatServed = new Map();
-
-  /**
-   * fat.mcp.test: one tool per page, each with a huge `outputSchema` (never used by weft), the
-   * shape and sizes read from the query of the server's URL. @param {URLSearchParams} query
-   */
-  function fat(query) {
-    const pages = Number(query.get("pages") ?? "40");
-    const bytes = Number(query.get("bytes") ?? "3900000");
-    const ms = Number(query.get("ms") ?? "0");
-    const tag = query.get("tag") ?? "";
-    const server = new Server({ name: "fake-fat", version: "1.0.0" }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, async (request) => {
-      const i = Number(request.params?.cursor ?? "0");
-      if (ms > 0) await new Promise((r) => setTimeout(r, ms));
-      fatServed.set(tag, (fatServed.get(tag) ?? 0) + bytes);
-      return {
-        tools: [{ name: `t${i}`, description: "a tool", inputSchema: { type: "object", properties: {} }, outputSchema: { type: "object", properties: {}, padding: "p".repeat(bytes) } }],
-        ...(i + 1 < pages ? { nextCursor: String(i + 1) } : {}),
-      };
-    });
-    server.setRequestHandler(CallToolRequestSchema, async () => ({ content: [{ type: "text", text: "ok" }] }));
-    return server;
-  }
+  const schemaServers = createSchemaServers(count);
 
   /**
    * The OAuth mix-up attack (RFC 9700 4.4): mixup.mcp.test is an MCP server a user adds; its
@@ -362,7 +336,7 @@ export function createFakeMcp() {
       return new Response(null, { status: 204 });
     }
     if (url.pathname === "/__seen") return Response.json(seenElsewhere);
-    if (url.pathname === "/__fat") return Response.json({ served: fatServed.get(url.searchParams.get("tag") ?? "") ?? 0 });
+    if (url.pathname === "/__fat") return Response.json({ served: schemaServers.fatServed(url.searchParams.get("tag") ?? "") });
     switch (host) {
       case "tools.mcp.test":
         return serve(request, goodServer);
@@ -407,7 +381,9 @@ export function createFakeMcp() {
       case "redirect.mcp.test":
         return new Response(null, { status: 307, headers: { location: "http://elsewhere.mcp.test/mcp" } });
       case "fat.mcp.test":
-        return serve(request, () => fat(url.searchParams));
+        return serve(request, () => schemaServers.fat(url.searchParams));
+      case "shaped.mcp.test":
+        return serve(request, schemaServers.shaped);
       case "elsewhere.mcp.test":
         seenElsewhere.push({ ...Object.fromEntries(request.headers), ":url": request.url });
         return serve(request, goodServer);

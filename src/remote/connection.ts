@@ -45,12 +45,18 @@ export const MAX_LIST_PAGES = 32;
 
 /**
  * One tool as weft keeps it from the server's list: only the fields it reads (the rest of what
- * the server said, an `outputSchema` included, is dropped as each page is read).
+ * the server said is dropped as each page is read).
  */
 export interface RemoteToolInfo {
   name: string;
   description?: string;
   inputSchema: Record<string, unknown>;
+  /**
+   * The JSON Schema the server says its results conform to (MCP 2025-06-18, Tools > Output
+   * Schema), kept only when it is a JSON object: a call's success is checked against it
+   * (src/remote/remote-tools.ts).
+   */
+  outputSchema?: Record<string, unknown>;
   annotations?: { readOnlyHint?: boolean; idempotentHint?: boolean };
 }
 
@@ -69,8 +75,14 @@ function keptOf(tool: Tool): RemoteToolInfo {
     name: tool.name.length > MAX_KEPT_NAME_CHARS ? `${tool.name.slice(0, MAX_KEPT_NAME_CHARS)}...` : tool.name,
     ...(typeof tool.description === "string" ? { description: tool.description } : {}),
     inputSchema: tool.inputSchema as Record<string, unknown>,
+    ...(isJsonObject(tool.outputSchema) ? { outputSchema: tool.outputSchema } : {}),
     ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
   };
+}
+
+/** Whether `value` is a JSON object (not an array, not null). */
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** What a session is opened with: its request headers, and when they are to be read again (epoch ms). */

@@ -11,7 +11,7 @@ export const KEPT_USERS = 256;
 
 /**
  * Bytes of remote tool lists one isolate keeps for `GET /v1/tools`, over all users: each offered
- * tool's names, description and `inputSchema` as JSON text (`RemoteServers.keptBytes` in
+ * tool's names, description, `inputSchema` and `outputSchema` as JSON text (`RemoteServers.keptBytes` in
  * src/remote/servers.ts). A user whose lists alone pass it is answered and not kept.
  */
 export const MAX_KEPT_LISTING_BYTES = 16 * 1024 * 1024;

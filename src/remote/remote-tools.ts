@@ -2,7 +2,9 @@
  * A remote MCP tool as a weft tool definition, so its calls take the one pipeline like any
  * local tool: its `inputSchema` is the definition's JSON Schema `args` (validated before anything
  * is sent), its effect comes from the author's override or the server's annotations, and its
- * `execute` sends `tools/call` and reads the answer as a `ToolResult`.
+ * `execute` sends `tools/call` and reads the answer as a `ToolResult`. A tool that declares an
+ * `outputSchema` gets it as the definition's, so the pipeline's output check (stage 9,
+ * `invalid_tool_output`) is the MCP client's validation the specification asks for.
  * @module
  */
 import { type CallToolResult, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
@@ -12,7 +14,7 @@ import { TransientError } from "../calls/retry.js";
 import { CallSuspended } from "../calls/suspend.js";
 import { AUTHORIZATION_PARK } from "./authorizer.js";
 import { TOOL_NAME_PATTERN } from "../tools/define.js";
-import type { AnyToolDefinition, ToolCallContext } from "../tools/types.js";
+import type { AnyToolDefinition, SchemaInput, ToolCallContext } from "../tools/types.js";
 import { type RemoteConnection, RemoteToolError, type RemoteToolInfo } from "./connection.js";
 import type { McpServerDefinition, RemoteEffect } from "./define.js";
 
@@ -54,18 +56,23 @@ export function remoteEffect(def: McpServerDefinition, tool: RemoteToolInfo): Re
  * effect-key extension (`connection.effectKeyWindowMs`) gets each call's effect key and answers a
  * repeat with its recorded result, so a write to it is idempotent within that window: retried
  * after a transient failure and re-sent after a crash with the same key, never run twice.
+ * The tool's `outputSchema`, when kept, is the definition's: a success is checked against it
+ * (its structured content, see {@link toolResultOf}) and one that fails is `invalid_tool_output`.
  */
 export function remoteToolDefinition(server: string, def: McpServerDefinition, tool: RemoteToolInfo, connection: RemoteConnection): AnyToolDefinition {
   const window = connection.effectKeyWindowMs;
   const judged = remoteEffect(def, tool);
   // Only the name is held by `execute`: the definition keeps no more of the listing than its fields below.
   const remote = tool.name;
+  const checked = tool.outputSchema !== undefined;
   const effect = window !== null && judged === "write" ? "idempotent" : judged;
   return {
     kind: "tool",
     // The server's words as given (a local tool's are not trimmed either); blank says whose tool it is.
     description: tool.description?.trim() ? tool.description : `${tool.name} (a tool of MCP server ${server})`,
     args: tool.inputSchema,
+    // A JSON object (the listing kept no other); compiling it checks the rest.
+    ...(checked ? { outputSchema: tool.outputSchema as SchemaInput } : {}),
     effect,
     ...(effect === "idempotent" ? { dedupWindowMs: window ?? DEFAULT_REMOTE_DEDUP_MS } : {}),
     ...(window !== null && effect === "idempotent" ? { maxAttempts: EFFECT_KEY_MAX_ATTEMPTS } : {}),
@@ -74,7 +81,7 @@ export function remoteToolDefinition(server: string, def: McpServerDefinition, t
     annotations: { mcpServer: server, mcpTool: tool.name },
     execute: async (_state: unknown, args: Record<string, unknown> | undefined, call: ToolCallContext): Promise<ToolResult> => {
       try {
-        return toolResultOf(await connection.callTool(remote, args ?? {}, call.signal, call.effectKey));
+        return toolResultOf(await connection.callTool(remote, args ?? {}, call.signal, call.effectKey), checked);
       } catch (e) {
         // A server with the extension does not know the keyed call's outcome yet: ask it again.
         if (e instanceof RemoteToolError && window !== null && e.code === ErrorCode.InternalError) throw new TransientError(e.message, { cause: e });
@@ -99,8 +106,12 @@ const EXTENSIONS: Record<string, string> = { "image/png": "png", "image/jpeg": "
  * A `tools/call` answer as a `ToolResult`: text parts joined by newlines (or the structured
  * content as JSON when there is no text), images and audio as attachments, resources by their
  * text or URI; `isError: true` is an error result with the server's text.
+ * `structured`: the tool declares an `outputSchema`. Then a success's result is its
+ * `structuredContent` as JSON text (the text beside it is dropped: the value checked against the
+ * schema is the value the model sees); an answer without `structuredContent` keeps its text,
+ * which the pipeline reads as JSON and checks.
  */
-export function toolResultOf(answer: CallToolResult): ToolResult {
+export function toolResultOf(answer: CallToolResult, structured = false): ToolResult {
   const texts: string[] = [];
   const attachments: ToolAttachment[] = [];
   for (const [i, part] of (answer.content ?? []).entries()) {
@@ -112,8 +123,14 @@ export function toolResultOf(answer: CallToolResult): ToolResult {
       texts.push(typeof r.text === "string" ? r.text : `[resource ${r.uri}]`);
     } else if (part.type === "resource_link") texts.push(`[resource ${part.uri}]`);
   }
+  const withAttachments = attachments.length > 0 ? { attachments } : {};
+  // An error carries no structured result (the specification): its text, unchecked.
+  if (answer.isError !== true && structured && answer.structuredContent !== undefined) return { status: "success", result: JSON.stringify(answer.structuredContent), ...withAttachments };
+  // A tool with an outputSchema MUST answer structured content that conforms (MCP 2025-06-18,
+  // Tools > Output Schema): without it the text is all there is, so the pipeline checks the text
+  // as JSON, and one that does not conform fails as a missing structured result would.
   if (texts.length === 0 && answer.structuredContent !== undefined) texts.push(JSON.stringify(answer.structuredContent));
   const text = texts.join("\n");
   if (answer.isError === true) return { status: "error", error: text || "the MCP server reported an error without a message" };
-  return { status: "success", result: text, ...(attachments.length > 0 ? { attachments } : {}) };
+  return { status: "success", result: text, ...withAttachments };
 }

@@ -7,6 +7,7 @@
  */
 import { byteLength } from "../bytes.js";
 import { WeftError, errorMessage } from "../errors.js";
+import { compileOutputSchema } from "../tools/catalog.js";
 import type { AnyToolDefinition } from "../tools/types.js";
 import { markResumable } from "../calls/suspend.js";
 import { AUTHORIZATION_PARK, type McpAuthorizer } from "./authorizer.js";
@@ -28,10 +29,13 @@ export const FAILED_LIST_RETRY_MS = 30_000;
 /** Longest remote tool description offered to the model, in characters; a longer one is cut. */
 export const MAX_REMOTE_DESCRIPTION_CHARS = 2000;
 
-/** Largest remote `inputSchema` (its JSON text, in characters); a tool with a larger one is refused. */
+/** Largest remote `inputSchema` or `outputSchema` (its JSON text, in characters); a tool with a larger one is refused. */
 export const MAX_REMOTE_SCHEMA_CHARS = 64 * 1024;
 
-/** A remote tool weft does not offer, with the code and reason. */
+/**
+ * A remote tool weft does not offer, with the code and reason; or one it offers otherwise than
+ * the server lists it (`mcp_protocol_error`: an `outputSchema` weft cannot compile, so results are not checked).
+ */
 export interface RefusedRemoteTool {
   server: string;
   tool: string;
@@ -46,10 +50,11 @@ interface Listing {
   tools: Map<string, { name: string; def: AnyToolDefinition }>;
   /** An OAuth server's `<server>__connect`, offered whether or not the server could list. */
   connect?: { name: string; def: AnyToolDefinition };
+  /** Tools refused, and tools offered otherwise than listed (see {@link RefusedRemoteTool}). */
   refused: RefusedRemoteTool[];
   /** Why listing failed (the server offers nothing until it lists again). */
   error?: WeftError;
-  /** Bytes of what it keeps of the server's tools (their descriptions and schemas as JSON text): see {@link RemoteServers.keptBytes}. */
+  /** Bytes of what it keeps of the server's tools (their descriptions and schemas, output schemas included, as JSON text): see {@link RemoteServers.keptBytes}. */
   bytes: number;
 }
 
@@ -59,6 +64,16 @@ export interface OAuthOptions {
   authorizer?: McpAuthorizer;
   /** The park reason of a stored call, if it is parked. */
   parkReason?: (callId: string) => string | undefined;
+}
+
+/** Why the definition's outputSchema does not compile as the catalog compiles it (`<code>: <message>`), or null when it does or there is none. */
+function uncompiledOutput(name: string, made: AnyToolDefinition): string | null {
+  try {
+    compileOutputSchema(name, made);
+    return null;
+  } catch (e) {
+    return e instanceof WeftError ? `${e.code}: ${e.message}` : errorMessage(e);
+  }
 }
 
 /** The remote servers of one thread. */
@@ -126,8 +141,8 @@ export class RemoteServers {
   }
 
   /**
-   * Bytes of every list kept here: each offered tool's names, description and `inputSchema` as
-   * JSON text, the fields its definition holds. Each server's is under its listing's bound
+   * Bytes of every list kept here: each offered tool's names, description, `inputSchema` and
+   * `outputSchema` as JSON text, the fields its definition holds. Each server's is under its listing's bound
    * (`MAX_LIST_BYTES` in src/remote/connection.ts), since nothing else of the list is kept.
    */
   keptBytes(): number {
@@ -246,12 +261,25 @@ export class RemoteServers {
       else if (seen.has(name)) refuse(tool.name, "mcp_name_collision", `"${name}" is the name of another tool of the server`);
       else if (JSON.stringify(tool.inputSchema ?? null).length > MAX_REMOTE_SCHEMA_CHARS) {
         refuse(tool.name, "mcp_protocol_error", `its inputSchema is larger than ${MAX_REMOTE_SCHEMA_CHARS} characters`);
+      } else if (tool.outputSchema !== undefined && JSON.stringify(tool.outputSchema).length > MAX_REMOTE_SCHEMA_CHARS) {
+        refuse(tool.name, "mcp_protocol_error", `its outputSchema is larger than ${MAX_REMOTE_SCHEMA_CHARS} characters`);
       } else {
         seen.add(name);
         // Every description goes to the model on every step: a server's essay is cut.
         const description = tool.description && tool.description.length > MAX_REMOTE_DESCRIPTION_CHARS ? `${tool.description.slice(0, MAX_REMOTE_DESCRIPTION_CHARS)}...` : tool.description;
-        listing.bytes += byteLength(JSON.stringify([name, tool.name, description ?? "", tool.inputSchema]));
-        listing.tools.set(tool.name, { name, def: this.resumable(server, def, remoteToolDefinition(server, def, { ...tool, ...(description !== undefined ? { description } : {}) }, connection)) });
+        let kept: RemoteToolInfo = { ...tool, ...(description !== undefined ? { description } : {}) };
+        let made = remoteToolDefinition(server, def, kept, connection);
+        const uncompiled = uncompiledOutput(name, made);
+        if (uncompiled !== null) {
+          // Offered unchecked, as before weft checked results, and said: checking is the
+          // specification's SHOULD, and refusing would take away a tool that works.
+          refuse(tool.name, "mcp_protocol_error", `its outputSchema cannot be compiled, so its results are not checked: ${uncompiled}`);
+          const { outputSchema: _, ...rest } = kept;
+          kept = rest;
+          made = remoteToolDefinition(server, def, kept, connection);
+        }
+        listing.bytes += byteLength(JSON.stringify([name, tool.name, description ?? "", tool.inputSchema, kept.outputSchema ?? null]));
+        listing.tools.set(tool.name, { name, def: this.resumable(server, def, made) });
       }
     }
     // An allowed tool the server does not list is said, not silently missing.

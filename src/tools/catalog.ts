@@ -49,9 +49,9 @@ export interface ToolListing {
  */
 export function compileTool(name: string, def: unknown): CompiledTool {
   checkToolDefinition(name, def);
-  const options = def.formatAssertion === true ? { assertFormat: true } : {};
+  const options = schemaOptions(def);
   const args = def.args === undefined || def.args === null ? null : compileSchema(name, "args", def.args, options);
-  const output = def.outputSchema === undefined ? null : compileSchema(name, "outputSchema", def.outputSchema, options);
+  const output = compileOutputSchema(name, def);
   const inputSchema = args ? args.jsonSchema : NO_ARGS;
   const effect = def.effect;
   return {
@@ -64,6 +64,21 @@ export function compileTool(name: string, def: unknown): CompiledTool {
     warnings: [...(args?.warnings ?? []), ...(output?.warnings ?? [])],
     declaredEffect: typeof effect === "function" ? "predicate" : (effect ?? "write"),
   };
+}
+
+/** The options a definition's schemas compile with. */
+function schemaOptions(def: Pick<AnyToolDefinition, "formatAssertion">): { assertFormat?: boolean } {
+  return def.formatAssertion === true ? { assertFormat: true } : {};
+}
+
+/**
+ * A definition's `outputSchema` compiled as {@link compileTool} compiles it (stage 9 of the pipeline
+ * checks results with it); null when it declares none. Also what a remote tool's listing tries
+ * first (src/remote/servers.ts), so a schema is judged by this one rule wherever it comes from.
+ * @throws WeftError `invalid_config` naming the tool, `outputSchema` and the keyword weft refuses.
+ */
+export function compileOutputSchema(name: string, def: Pick<AnyToolDefinition, "outputSchema" | "formatAssertion">): CompiledSchema | null {
+  return def.outputSchema === undefined ? null : compileSchema(name, "outputSchema", def.outputSchema, schemaOptions(def));
 }
 
 /**

@@ -3,14 +3,15 @@
  * pages, its pages, and one deadline for the whole listing. Past any bound the server's listing
  * fails as a problem naming the server and the bound, its tools are not offered, and the other
  * servers listed beside it are not affected. What is kept of a listing is only the fields weft
- * reads. Servers: `fat.mcp.test` (scripts/lib/fake-mcp.mjs), shaped by its URL's query; each test
+ * reads, a tool's outputSchema among them (its results are checked against it), each schema
+ * within MAX_REMOTE_SCHEMA_CHARS, and counted in the bytes kept. Servers: `fat.mcp.test` (scripts/lib/fake-mcp.mjs), shaped by its URL's query; each test
  * has its own `tag`, so the bytes served to it are its own.
  */
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { LIST_TIMEOUT_MS, MAX_LIST_BYTES, MAX_LIST_PAGES, RemoteConnection } from "../../src/remote/connection.js";
 import { defineMcpServer } from "../../src/remote/define.js";
-import { RemoteServers } from "../../src/remote/servers.js";
+import { MAX_REMOTE_SCHEMA_CHARS, RemoteServers } from "../../src/remote/servers.js";
 import { request } from "../helpers.js";
 
 const fat = (query: string, timeoutMs?: number) => defineMcpServer({ url: `https://fat.mcp.test/mcp?${query}`, ...(timeoutMs !== undefined ? { timeoutMs } : {}) });
@@ -71,18 +72,30 @@ describe("a remote server's listing, bounded as a whole", () => {
     expect(LIST_TIMEOUT_MS).toBe(10_000);
   });
 
-  it("keeps only the fields weft reads of each tool, and the server's output schemas nowhere", async () => {
+  it("keeps only the fields weft reads of each tool; a ~200 KB outputSchema is over MAX_REMOTE_SCHEMA_CHARS, so its tool is refused and nothing of it kept", async () => {
+    // Each tool's outputSchema carries 200,000 bytes of padding: read (weft checks results against an outputSchema), and too large.
     const connection = new RemoteConnection("fat", fat("pages=3&bytes=200000&tag=lb-fields"));
     const tools = await connection.listTools();
     await connection.close();
     expect(tools.map((t) => t.name)).toEqual(["t0", "t1", "t2"]);
-    for (const tool of tools) expect(Object.keys(tool).sort()).toEqual(["description", "inputSchema", "name"]);
-    // What a thread keeps of the listing: its offered tools, counted as JSON, without the padding.
+    for (const tool of tools) expect(Object.keys(tool).sort()).toEqual(["description", "inputSchema", "name", "outputSchema"]);
+    // What a thread keeps of the listing: none of these tools, each refused as an oversized inputSchema is.
     const servers = new RemoteServers({ fat: fat("pages=3&bytes=200000&tag=lb-fields") }, () => false);
     await servers.refresh(["fat"]);
+    expect(Object.keys(servers.definitionsFor("fat"))).toEqual([]);
+    expect(servers.problems()).toEqual(["t0", "t1", "t2"].map((tool) => ({ server: "fat", tool, code: "mcp_protocol_error", reason: `its outputSchema is larger than ${MAX_REMOTE_SCHEMA_CHARS} characters` })));
+    expect(servers.keptBytes()).toBe(0);
+  });
+
+  it("counts each kept outputSchema in the bytes a listing keeps, and nothing else of the tool beyond the fields weft reads", async () => {
+    // 10,000 bytes of padding each: under MAX_REMOTE_SCHEMA_CHARS, so kept (and compiled: weft ignores an unknown keyword).
+    const servers = new RemoteServers({ fat: fat("pages=3&bytes=10000&tag=lb-kept") }, () => false);
+    await servers.refresh(["fat"]);
     expect(Object.keys(servers.definitionsFor("fat"))).toEqual(["fat__t0", "fat__t1", "fat__t2"]);
-    expect(servers.keptBytes()).toBeGreaterThan(0);
-    expect(servers.keptBytes()).toBeLessThan(2000);
+    expect(servers.problems()).toEqual([]);
+    // The three output schemas' padding, and under 2,000 bytes for the rest (names, descriptions, input schemas).
+    expect(servers.keptBytes()).toBeGreaterThan(3 * 10_000);
+    expect(servers.keptBytes()).toBeLessThan(3 * 10_000 + 2000);
   });
 
   it("GET /v1/tools of a user who added a fat server answers the bound as that server's problem", async () => {

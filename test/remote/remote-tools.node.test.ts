@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { defineMcpServer } from "../../src/remote/define.js";
-import { RemoteConnection } from "../../src/remote/connection.js";
+import { RemoteConnection, type RemoteToolInfo } from "../../src/remote/connection.js";
 import { remoteEffect, remoteToolDefinition, remoteToolName, toolResultOf } from "../../src/remote/remote-tools.js";
 
 const server = defineMcpServer({ url: "https://mcp.example.com/mcp", effects: { risky_read: "write", upsert: "idempotent" } });
@@ -53,5 +53,27 @@ describe("an answer as a result", () => {
     });
     expect(toolResultOf({ isError: true, content: [{ type: "text", text: "closed today" }] })).toEqual({ status: "error", error: "closed today" });
     expect(toolResultOf({ isError: true, content: [] }).status).toBe("error");
+  });
+
+  it("for a tool with an outputSchema, is the structured content (attachments kept), else the text to be checked; an error stays the server's text", () => {
+    const image = { type: "image" as const, data: "AAAA", mimeType: "image/png" };
+    expect(toolResultOf({ content: [{ type: "text", text: "two items" }, image], structuredContent: { n: 2 } }, true)).toEqual({
+      status: "success",
+      result: '{"n":2}',
+      attachments: [{ name: "image-2.png", mimeType: "image/png", data: "AAAA" }],
+    });
+    // Without the outputSchema the text wins, as before.
+    expect(toolResultOf({ content: [{ type: "text", text: "two items" }], structuredContent: { n: 2 } })).toEqual({ status: "success", result: "two items" });
+    expect(toolResultOf({ content: [{ type: "text", text: '{"n":2}' }] }, true)).toEqual({ status: "success", result: '{"n":2}' });
+    expect(toolResultOf({ isError: true, content: [{ type: "text", text: "not ready" }], structuredContent: { n: "none" } }, true)).toEqual({ status: "error", error: "not ready" });
+  });
+});
+
+describe("a remote tool's outputSchema", () => {
+  it("is the definition's when the server declared one, so the pipeline checks results against it", () => {
+    const outputSchema = { type: "object", properties: { n: { type: "integer" } } };
+    const made = (info: RemoteToolInfo) => remoteToolDefinition("docs", server, info, new RemoteConnection("docs", server));
+    expect(made({ ...tool("count"), outputSchema }).outputSchema).toEqual(outputSchema);
+    expect("outputSchema" in made(tool("count"))).toBe(false);
   });
 });
