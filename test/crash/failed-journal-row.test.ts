@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { effectKeyOf } from "../../src/calls/call.js";
 import { callsOf, createThread, json, keyed, ledgerOf, rawStub } from "../helpers.js";
 import { crashAt, waitAtRest, waitForAlarm } from "./matrix.js";
+import { firedCrashes } from "./plan.js";
 
 /** Makes `INSERT INTO calls` throw for the rows `matches` picks, as SQLite would for a row over its limit. */
 async function failCallInserts(threadId: string, matches: (bindings: unknown[]) => boolean): Promise<void> {
@@ -45,8 +46,12 @@ describe("a write whose journal row cannot be stored", () => {
     await failCallInserts(threadId, (bindings) => bindings[0] === "c" && bindings[2] === "effect_write");
     await crashAt(threadId, "c", "inside_execute");
     await json("POST", `/threads/${threadId}/messages`, { content: "go", script: [{ toolCalls: [{ id: "c", name: "effect_write", arguments: {} }] }, { text: "done" }] }).catch(() => undefined);
-    await waitForAlarm(threadId);
-    await waitAtRest(threadId);
+    expect(await waitAtRest(threadId)).toBeNull();
+    // Where the effect ran, the crash inside it fired: the alarm's recovery is what could run it again.
+    if (firedCrashes(threadId).length > 0) {
+      expect(await waitForAlarm(threadId)).toBe(true);
+      expect(await waitAtRest(threadId)).toBeNull();
+    }
     expect((await ledgerOf(`${threadId}:c`)).runs).toBeLessThanOrEqual(1);
   }, 120_000);
 });
