@@ -384,6 +384,10 @@ export function createFakeMcp() {
         return serve(request, () => schemaServers.fat(url.searchParams));
       case "shaped.mcp.test":
         return serve(request, schemaServers.shaped);
+      case "hostile.mcp.test":
+        return serve(request, () => schemaServers.hostile(url.searchParams));
+      case "leakydeep.mcp.test":
+        return serve(request, schemaServers.leakydeep);
       case "elsewhere.mcp.test":
         seenElsewhere.push({ ...Object.fromEntries(request.headers), ":url": request.url });
         return serve(request, goodServer);

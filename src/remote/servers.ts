@@ -66,6 +66,9 @@ export interface OAuthOptions {
   parkReason?: (callId: string) => string | undefined;
 }
 
+/** Longest reason kept for a refused tool, in characters. */
+const MAX_REASON_CHARS = 1000;
+
 /** Why the definition's outputSchema does not compile as the catalog compiles it (`<code>: <message>`), or null when it does or there is none. */
 function uncompiledOutput(name: string, made: AnyToolDefinition): string | null {
   try {
@@ -252,7 +255,9 @@ export class RemoteServers {
     }
     const listing: Listing = { at: this.now(), tools: new Map(), refused: [], bytes: 0, ...(connect ? { connect } : {}) };
     const seen = new Set<string>(connect ? [connect.name] : []);
-    const refuse = (tool: string, code: RefusedRemoteTool["code"], reason: string) => listing.refused.push({ server, tool, code, reason });
+    // A reason may quote the server's schema (a refused pattern, twice): kept short, since listings are kept.
+    const refuse = (tool: string, code: RefusedRemoteTool["code"], reason: string) =>
+      listing.refused.push({ server, tool, code, reason: reason.length > MAX_REASON_CHARS ? `${reason.slice(0, MAX_REASON_CHARS)}...` : reason });
     for (const tool of tools) {
       if (def.tools && !def.tools.includes(tool.name)) continue;
       const name = remoteToolName(server, tool.name);

@@ -105,7 +105,8 @@ export class Redactor {
 
   private walk(value: unknown, depth: number, decodeDepth = 0): unknown {
     if (typeof value === "string") return this.decoded(this.plain(value), decodeDepth);
-    if (value === null || typeof value !== "object" || depth > 64) return value;
+    if (value === null || typeof value !== "object") return value;
+    if (depth > MAX_WALK_DEPTH) return this.deep(value, decodeDepth);
     if (Array.isArray(value)) {
       let out: unknown[] | null = null;
       for (let i = 0; i < value.length; i++) {
@@ -140,7 +141,30 @@ export class Redactor {
     }
     return changed ? Object.fromEntries(entries) : value;
   }
+
+  /**
+   * A value nested past {@link MAX_WALK_DEPTH}, checked as its JSON text (no recursion of ours):
+   * itself when that holds no secret, else the redacted text in its place. One that cannot be
+   * serialized (a cycle, or deeper than the engine serializes) is replaced whole.
+   */
+  private deep(value: object, decodeDepth: number): unknown {
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(value);
+    } catch {
+      return "[redacted: too deeply nested to check for secrets]";
+    }
+    if (text === undefined) return value;
+    const clean = this.decoded(this.json(text), decodeDepth + 1);
+    return clean === text ? value : clean;
+  }
 }
+
+/**
+ * Levels of nesting a value is walked through; anything deeper is checked as JSON text. A server's
+ * or a tool's answer may nest as deep as it likes, and a secret at level 70 must not pass unread.
+ */
+const MAX_WALK_DEPTH = 64;
 
 /**
  * The stretches `[start, end)` of `text` covered by an occurrence of any of `forms` (overlapping

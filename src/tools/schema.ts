@@ -7,7 +7,7 @@
 import * as z from "zod";
 import { WeftError } from "../errors.js";
 import { zodJsonSchema } from "./json-form.js";
-import { type SchemaIssue, SchemaRefusal, compileJsonSchema, formatPath, pointerOf } from "./json-schema/compile.js";
+import { type SchemaIssue, SchemaRefusal, boundedIssues, compileJsonSchema, formatPath, pointerOf } from "./json-schema/compile.js";
 import type { SchemaInput } from "./types.js";
 
 // Workers refuse `new Function`; Zod's JIT would probe for it on every first parse.
@@ -67,7 +67,7 @@ export function compileSchema(
       warnings: [],
       validate(value) {
         const parsed = schema.safeParse(value);
-        return parsed.success ? { ok: true, data: parsed.data } : { ok: false, issues: describeIssues(parsed.error.issues) };
+        return parsed.success ? { ok: true, data: parsed.data } : { ok: false, issues: boundedIssues(describeIssues(parsed.error.issues)) };
       },
     };
   }

@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { WeftError } from "../../src/errors.js";
 import { compileSchema } from "../../src/tools/schema.js";
+import { MAX_ISSUES, MAX_ISSUE_CHARS } from "../../src/tools/json-schema/compile.js";
 
 const json = (schema: Record<string, unknown>) => compileSchema("t", "outputSchema", schema as never);
 const ok = (schema: Record<string, unknown>, value: unknown) => json(schema).validate(value).ok;
@@ -154,5 +155,45 @@ describe("drafts, formats, defaults and what the model sees", () => {
     const result = json(schema).validate({ items: [{ n: 1 }, { n: 1.5 }], extra: true });
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.issues.map((i) => i.path)).toEqual(expect.arrayContaining([["items", 1, "n"], ["extra"]]));
+  });
+});
+
+describe("a schema's cost to check is bounded at definition, and so is what a failure reports", () => {
+  /** An allOf of two $refs to the next level, `n` levels: 2^n checks of each value it meets. */
+  const chain = (n: number) => {
+    const $defs: Record<string, unknown> = { [`s${n}`]: { type: "object" } };
+    for (let i = 0; i < n; i++) $defs[`s${i}`] = { allOf: [{ $ref: `#/$defs/s${i + 1}` }, { $ref: `#/$defs/s${i + 1}` }] };
+    return { type: "object", allOf: [{ $ref: "#/$defs/s0" }], $defs };
+  };
+  /** `k` resources with $dynamicAnchors that refer to each other: linked once per scope, k * 2^k. */
+  const scopes = (k: number) => {
+    const $defs: Record<string, unknown> = {};
+    for (let i = 0; i < k; i++) {
+      const properties: Record<string, unknown> = {};
+      for (let j = 0; j < k; j++) if (j !== i) properties[`p${j}`] = { $ref: `r${j}` };
+      $defs[`d${i}`] = { $id: `r${i}`, $dynamicAnchor: `a${i}`, type: "object", properties };
+    }
+    return { type: "object", $defs, properties: { x: { $ref: "r0" } } };
+  };
+
+  it("an allOf chain applying one $ref millions of times to a value is refused naming $ref; a short one is kept", () => {
+    expect(refusal(chain(22)).details).toMatchObject({ keyword: "$ref", reason: "too many subschemas applied in place" });
+    expect(ok(chain(5), {})).toBe(true);
+    expect(ok(chain(5), [])).toBe(false);
+  });
+
+  it("resources whose $dynamicAnchor scopes would link exponentially many subschemas are refused; a few are kept", () => {
+    expect(refusal(scopes(13)).details).toMatchObject({ keyword: "$dynamicAnchor", reason: "too many subschemas when linked" });
+    expect(ok(scopes(4), { x: { p1: {} } })).toBe(true);
+  });
+
+  it("a value failing at every one of many places reports at most MAX_ISSUES issues of at most MAX_ISSUE_CHARS each", () => {
+    const schema = { type: "object", additionalProperties: { enum: Array.from({ length: 200 }, (_, i) => `value-${i}`) } };
+    const result = json(schema).validate(Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`k${i}`, 0])));
+    expect(result.ok).toBe(false);
+    const issues = result.ok ? [] : result.issues;
+    expect(issues.length).toBeGreaterThan(1);
+    expect(issues.length).toBeLessThanOrEqual(MAX_ISSUES);
+    for (const i of issues) expect(i.message.length).toBeLessThanOrEqual(MAX_ISSUE_CHARS + 3);
   });
 });

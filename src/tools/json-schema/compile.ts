@@ -28,6 +28,23 @@ export interface SchemaIssue {
   keyword?: string;
 }
 
+/** At most this many issues are reported for one value (a value can fail at every one of its members). */
+export const MAX_ISSUES = 20;
+/** Longest issue message, in characters: the validator quotes a whole `enum` or `const` in each. */
+export const MAX_ISSUE_CHARS = 500;
+/**
+ * Above this product of the value's and the schema's JSON lengths (characters), an invalid value
+ * is explained by the first failure found alone: every failure's message can quote the schema,
+ * so explaining all of them costs up to that product in memory (a 9 KB answer under a 40 KB
+ * enum made 39 MB of messages).
+ */
+const FULL_EXPLANATION_BUDGET = 1 << 24;
+
+/** `issues` as reported: the first {@link MAX_ISSUES}, each message cut to {@link MAX_ISSUE_CHARS}. */
+export function boundedIssues(issues: readonly SchemaIssue[]): SchemaIssue[] {
+  return issues.slice(0, MAX_ISSUES).map((i) => (i.message.length > MAX_ISSUE_CHARS ? { ...i, message: `${i.message.slice(0, MAX_ISSUE_CHARS)}...` } : i));
+}
+
 /** A compiled JSON Schema. */
 export interface CompiledJsonSchema {
   readonly draft: Draft;
@@ -54,7 +71,14 @@ export function compileJsonSchema(schema: Record<string, unknown> | boolean, opt
   const linked = linkSchema(schema, draft, { assertFormat });
   const root = linked.root as CfSchema;
   const lookup = dereference(root);
-  const run = (value: unknown) => cfValidate(value, root, draft, lookup, false);
+  // Short-circuit: the verdict, with the failure that decided it (see `explained`).
+  const run = (value: unknown) => cfValidate(value, root, draft, lookup, true);
+  const schemaChars = JSON.stringify(schema).length;
+  /** Every failure of an invalid value when that is affordable, else the one `verdict` found; bounded. */
+  const explained = (value: unknown, verdict: { errors: OutputUnit[] }): SchemaIssue[] => {
+    const affordable = (JSON.stringify(value)?.length ?? 0) * schemaChars <= FULL_EXPLANATION_BUDGET;
+    return boundedIssues(issuesOf(affordable ? cfValidate(value, root, draft, lookup, false).errors : verdict.errors, value));
+  };
 
   const warnings: string[] = [];
   const valid = new WeakSet<object>();
@@ -81,12 +105,12 @@ export function compileJsonSchema(schema: Record<string, unknown> | boolean, opt
       if (deep) return { ok: false, issues: [{ path: deep, message: `${formatPath(deep)}: nested deeper than ${MAX_VALUE_DEPTH} levels`, keyword: "depth" }] };
       try {
         const first = run(value);
-        if (!first.valid) return { ok: false, issues: issuesOf(first.errors, value) };
+        if (!first.valid) return { ok: false, issues: explained(value, first) };
         const data = structuredClone(value);
         if (!applyDefaults(data, root, table, valid)) return { ok: true, data };
         const second = run(data);
         if (second.valid) return { ok: true, data };
-        return { ok: false, issues: issuesOf(second.errors, data).map((i) => ({ ...i, message: `${i.message} (after applying defaults)` })) };
+        return { ok: false, issues: explained(data, second).map((i) => ({ ...i, message: `${i.message} (after applying defaults)` })) };
       } catch (e) {
         if (e instanceof RangeError) return { ok: false, issues: [{ path: [], message: "input: too deeply nested to validate", keyword: "depth" }] };
         // Definition refuses what it can foresee (a pattern that does not compile); anything

@@ -26,6 +26,19 @@ const LOCATORS = new Set(["$id", "$schema", "$anchor", "$dynamicAnchor", "$defs"
 /** Keywords `@cfworker/json-schema` would evaluate with semantics weft cannot honour. */
 const UNSUPPORTED = ["$recursiveRef", "$recursiveAnchor"];
 
+/**
+ * Most subschemas one document links to. Each `$dynamicAnchor` scope links what it reaches again,
+ * so a few kilobytes of resources that refer to each other can link to exponentially many
+ * (13 such resources took 42 s, in the Worker every user shares); real schemas link hundreds.
+ */
+export const MAX_LINKED_SUBSCHEMAS = 10_000;
+/**
+ * Most subschemas validating one value may apply to it in place through `$ref` (`allOf`, `anyOf`,
+ * `oneOf`, `if`... reaching the same `$ref` along many paths): an `allOf` of two `$ref`s to the
+ * next level, 22 levels deep, is 4 million checks of every value it meets.
+ */
+export const MAX_IN_PLACE_CHECKS = 10_000;
+
 /** Where a subschema sits in the author's document (JSON Pointer tokens). */
 export type SchemaPath = (string | number)[];
 
@@ -191,9 +204,13 @@ export function linkSchema(root: Schema, draft: Draft, options: { assertFormat: 
     return name;
   };
 
+  let linked = 0;
   const link = (schema: Schema, base: string, scope: Scope): Schema => {
     if (!isNode(schema)) return schema;
     const here = index.located.get(schema) ?? { base, path: [] };
+    if (++linked > MAX_LINKED_SUBSCHEMAS) {
+      throw new SchemaRefusal("$dynamicAnchor", `the schema links to more than ${MAX_LINKED_SUBSCHEMAS} subschemas (each $dynamicAnchor scope links what it reaches again)`, here.path, "too many subschemas when linked");
+    }
     if (here.base !== base) scope = enter(scope, here.base);
     base = here.base;
     for (const keyword of UNSUPPORTED) {
@@ -270,7 +287,10 @@ function checkPatterns(node: Node, path: SchemaPath): void {
 /** Keywords that apply a subschema to the same value (no step into the value). */
 const IN_PLACE = ["allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "dependencies"];
 
-/** Refuses a `$ref` cycle that stays on the same value: validating it could never finish. */
+/**
+ * Refuses a `$ref` cycle that stays on the same value (validating it could never finish), and a
+ * table whose `$ref`s apply more than {@link MAX_IN_PLACE_CHECKS} subschemas to one value.
+ */
 function checkLoops(table: Record<string, Schema>, index: Index, memo: Map<Schema, Map<string, string>>): void {
   const edges = (schema: Schema, out: string[]): string[] => {
     if (!isNode(schema)) return out;
@@ -284,20 +304,37 @@ function checkLoops(table: Record<string, Schema>, index: Index, memo: Map<Schem
     return out;
   };
   const state = new Map<string, "open" | "done">();
+  // Subschemas applied in place to one value from each entry, counted as entries close (every
+  // entry it refers to in place has closed before it: the graph has no cycle by then).
+  const checks = new Map<string, number>();
+  const close = (key: string, out: readonly string[]) => {
+    let n = 1;
+    for (const e of out) n = Math.min(n + checks.get(e)!, MAX_IN_PLACE_CHECKS + 1);
+    if (n > MAX_IN_PLACE_CHECKS) {
+      const at = authorPath(key, index, memo);
+      throw new SchemaRefusal("$ref", `validating a value at ${pointerOf(at)} would apply more than ${MAX_IN_PLACE_CHECKS} subschemas to it through $ref (the same $ref reached along many paths)`, at, "too many subschemas applied in place");
+    }
+    checks.set(key, n);
+  };
   const visit = (start: string) => {
-    const stack: { key: string; next: string[] }[] = [{ key: start, next: edges(table[start]!, []) }];
-    state.set(start, "open");
+    const stack: { key: string; next: string[]; out: readonly string[] }[] = [];
+    const open = (key: string) => {
+      const out = edges(table[key]!, []);
+      stack.push({ key, next: [...out], out });
+      state.set(key, "open");
+    };
+    open(start);
     while (stack.length > 0) {
       const top = stack[stack.length - 1]!;
       const next = top.next.pop();
       if (next === undefined) {
         state.set(top.key, "done");
+        close(top.key, top.out);
         stack.pop();
       } else if (state.get(next) === "open") {
         throw new SchemaRefusal("$ref", `$ref at ${pointerOf(authorPath(next, index, memo))} leads back to itself without reaching into the value, so validation could never finish`, authorPath(next, index, memo), "self-referential $ref");
       } else if (!state.has(next)) {
-        state.set(next, "open");
-        stack.push({ key: next, next: edges(table[next]!, []) });
+        open(next);
       }
     }
   };
