@@ -106,7 +106,8 @@ export class Redactor {
   private walk(value: unknown, depth: number, decodeDepth = 0): unknown {
     if (typeof value === "string") return this.decoded(this.plain(value), decodeDepth);
     if (value === null || typeof value !== "object") return value;
-    if (depth > MAX_WALK_DEPTH) return this.deep(value, decodeDepth);
+    // Deeper than any value weft validates: replaced whole, unread (never passed on unread).
+    if (depth > MAX_WALK_DEPTH) return TOO_DEEP;
     if (Array.isArray(value)) {
       let out: unknown[] | null = null;
       for (let i = 0; i < value.length; i++) {
@@ -141,30 +142,16 @@ export class Redactor {
     }
     return changed ? Object.fromEntries(entries) : value;
   }
-
-  /**
-   * A value nested past {@link MAX_WALK_DEPTH}, checked as its JSON text (no recursion of ours):
-   * itself when that holds no secret, else the redacted text in its place. One that cannot be
-   * serialized (a cycle, or deeper than the engine serializes) is replaced whole.
-   */
-  private deep(value: object, decodeDepth: number): unknown {
-    let text: string | undefined;
-    try {
-      text = JSON.stringify(value);
-    } catch {
-      return "[redacted: too deeply nested to check for secrets]";
-    }
-    if (text === undefined) return value;
-    const clean = this.decoded(this.json(text), decodeDepth + 1);
-    return clean === text ? value : clean;
-  }
 }
 
 /**
- * Levels of nesting a value is walked through; anything deeper is checked as JSON text. A server's
- * or a tool's answer may nest as deep as it likes, and a secret at level 70 must not pass unread.
+ * Levels of nesting a value is walked through: past the 256 levels a validated value may have
+ * (`MAX_VALUE_DEPTH`), and well within the stack (a string holding JSON is walked too, 8 deep at
+ * most). Anything deeper is replaced by {@link TOO_DEEP}: no part of an answer passes unread.
  */
-const MAX_WALK_DEPTH = 64;
+const MAX_WALK_DEPTH = 300;
+/** What stands for a part of a value nested deeper than {@link MAX_WALK_DEPTH}. */
+const TOO_DEEP = "[redacted: nested too deeply to check for secrets]";
 
 /**
  * The stretches `[start, end)` of `text` covered by an occurrence of any of `forms` (overlapping

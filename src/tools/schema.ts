@@ -67,7 +67,7 @@ export function compileSchema(
       warnings: [],
       validate(value) {
         const parsed = schema.safeParse(value);
-        return parsed.success ? { ok: true, data: parsed.data } : { ok: false, issues: boundedIssues(describeIssues(parsed.error.issues)) };
+        return parsed.success ? { ok: true, data: parsed.data } : { ok: false, issues: describeIssues(parsed.error.issues) };
       },
     };
   }
@@ -107,13 +107,14 @@ export function compileSchema(
 }
 
 /**
- * Converts Zod issues into `path: message` issues (`age: expected number, received string`). A
+ * Converts Zod issues into `path: message` issues, the first `MAX_ISSUES` of them (`age: expected number, received string`). A
  * union none of whose branches matched, and with no message of its own, reports the one branch the
  * value got into (its every issue below the union's path: a list where text or a list was
  * allowed), so the path names the part.
  */
 export function describeIssues(issues: readonly z.core.$ZodIssue[]): SchemaIssue[] {
-  return issues.flatMap(intoUnion).map((issue) => {
+  // Every caller (arguments, outputs, request bodies, the MCP server's refusals) reports a bounded few.
+  return boundedIssues(issues.flatMap(intoUnion)).map((issue) => {
     const path = issue.path.map((p) => (typeof p === "symbol" ? String(p) : p));
     const text = issue.message.replace(/^Invalid input: /, "");
     return { path, message: `${formatPath(path)}: ${text}`, keyword: issue.code };

@@ -30,8 +30,14 @@ export interface SchemaIssue {
 
 /** At most this many issues are reported for one value (a value can fail at every one of its members). */
 export const MAX_ISSUES = 20;
-/** Longest issue message, in characters: the validator quotes a whole `enum` or `const` in each. */
-export const MAX_ISSUE_CHARS = 500;
+/**
+ * Most `$ref`s one check follows before it gives up, unless the value is larger (then
+ * {@link REF_STEPS_PER_CHAR} per character of its JSON): refusal at definition bounds what one
+ * value can cost in place, but `$ref`s that step into the value (`items`, `properties`,
+ * `contains`...) under an `anyOf` can still double the work at each level of a small value.
+ */
+export const MAX_REF_STEPS = 20_000;
+const REF_STEPS_PER_CHAR = 20;
 /**
  * Above this product of the value's and the schema's JSON lengths (characters), an invalid value
  * is explained by the first failure found alone: every failure's message can quote the schema,
@@ -40,10 +46,16 @@ export const MAX_ISSUE_CHARS = 500;
  */
 const FULL_EXPLANATION_BUDGET = 1 << 24;
 
-/** `issues` as reported: the first {@link MAX_ISSUES}, each message cut to {@link MAX_ISSUE_CHARS}. */
-export function boundedIssues(issues: readonly SchemaIssue[]): SchemaIssue[] {
-  return issues.slice(0, MAX_ISSUES).map((i) => (i.message.length > MAX_ISSUE_CHARS ? { ...i, message: `${i.message.slice(0, MAX_ISSUE_CHARS)}...` } : i));
+/**
+ * `issues` as reported: the first {@link MAX_ISSUES}. Messages are not cut (a cut could leave part
+ * of a secret the redactor would match whole); a long `enum` or `const` is quoted short instead.
+ */
+export function boundedIssues<I>(issues: readonly I[]): I[] {
+  return issues.length > MAX_ISSUES ? issues.slice(0, MAX_ISSUES) : [...issues];
 }
+
+/** Thrown when one check follows more `$ref`s than {@link MAX_REF_STEPS} allows. */
+class TooManySteps extends Error {}
 
 /** A compiled JSON Schema. */
 export interface CompiledJsonSchema {
@@ -71,13 +83,34 @@ export function compileJsonSchema(schema: Record<string, unknown> | boolean, opt
   const linked = linkSchema(schema, draft, { assertFormat });
   const root = linked.root as CfSchema;
   const lookup = dereference(root);
+  // Every `$ref` the validator follows reads the lookup: counted, within a budget per check.
+  let steps = 0;
+  let allowed = MAX_REF_STEPS;
+  let checked: unknown;
+  const counted = new Proxy(lookup, {
+    get(target, key) {
+      if (++steps > allowed) {
+        // The budget grows with the value (read once, only when a check gets this far).
+        const grown = Math.max(MAX_REF_STEPS, (JSON.stringify(checked)?.length ?? 0) * REF_STEPS_PER_CHAR);
+        if (grown <= allowed) throw new TooManySteps(`checking the value followed more than ${allowed} $refs`);
+        allowed = grown;
+      }
+      return target[key as string];
+    },
+  });
+  const check = (value: unknown, shortCircuit: boolean) => {
+    steps = 0;
+    allowed = MAX_REF_STEPS;
+    checked = value;
+    return cfValidate(value, root, draft, counted, shortCircuit);
+  };
   // Short-circuit: the verdict, with the failure that decided it (see `explained`).
-  const run = (value: unknown) => cfValidate(value, root, draft, lookup, true);
+  const run = (value: unknown) => check(value, true);
   const schemaChars = JSON.stringify(schema).length;
   /** Every failure of an invalid value when that is affordable, else the one `verdict` found; bounded. */
   const explained = (value: unknown, verdict: { errors: OutputUnit[] }): SchemaIssue[] => {
     const affordable = (JSON.stringify(value)?.length ?? 0) * schemaChars <= FULL_EXPLANATION_BUDGET;
-    return boundedIssues(issuesOf(affordable ? cfValidate(value, root, draft, lookup, false).errors : verdict.errors, value));
+    return boundedIssues(issuesOf(affordable ? check(value, false).errors : verdict.errors, value));
   };
 
   const warnings: string[] = [];
@@ -113,6 +146,7 @@ export function compileJsonSchema(schema: Record<string, unknown> | boolean, opt
         return { ok: false, issues: explained(data, second).map((i) => ({ ...i, message: `${i.message} (after applying defaults)` })) };
       } catch (e) {
         if (e instanceof RangeError) return { ok: false, issues: [{ path: [], message: "input: too deeply nested to validate", keyword: "depth" }] };
+        if (e instanceof TooManySteps) return { ok: false, issues: [{ path: [], message: `input: the schema costs too much to check against this value (${e.message})`, keyword: "$ref" }] };
         // Definition refuses what it can foresee (a pattern that does not compile); anything
         // else the validator throws is this call's error, never its model step's or its siblings'.
         return { ok: false, issues: [{ path: [], message: `input: the schema could not be evaluated (${e instanceof Error ? e.message : String(e)})`, keyword: "schema" }] };

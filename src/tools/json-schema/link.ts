@@ -249,6 +249,7 @@ export function linkSchema(root: Schema, draft: Draft, options: { assertFormat: 
       if (isNode(map)) out[key] = Object.fromEntries(Object.entries(map).map(([k, s]) => [k, isSchema(s) ? link(s, base, scope) : s]));
     }
     checkPatterns(out, here.path);
+    quoteShort(out);
     if (refs.length === 1) out.$ref = `#/$defs/${refs[0]}`;
     else if (refs.length === 2) out.allOf = [...((out.allOf as Schema[]) ?? []), ...refs.map((r) => ({ $ref: `#/$defs/${r}` }))];
     if ("default" in schema) defaults.push({ node: out, path: here.path });
@@ -282,6 +283,27 @@ function checkPatterns(node: Node, path: SchemaPath): void {
   };
   if ("pattern" in node) check(node.pattern, "pattern", [...path, "pattern"]);
   if (isNode(node.patternProperties)) for (const key of Object.keys(node.patternProperties)) check(key, "patternProperties", [...path, "patternProperties", key]);
+}
+
+/** Longest `enum` or `const` a failure's message quotes whole, in characters of JSON. */
+const QUOTED_CHARS = 200;
+
+/**
+ * The validator quotes a failed `enum` or `const` whole in each failure's message: a 40 KB enum
+ * failed at a thousand places made 39 MB of messages. A long one is quoted by its start and its
+ * size instead (its `toJSON`, which only `JSON.stringify` reads; matching reads the values).
+ */
+function quoteShort(node: Node): void {
+  for (const key of ["enum", "const"]) {
+    const value = node[key];
+    if (value === null || typeof value !== "object") continue;
+    const text = JSON.stringify(value);
+    if (text.length <= QUOTED_CHARS) continue;
+    const short = `${text.slice(0, QUOTED_CHARS)}... (${text.length} characters${Array.isArray(value) ? `, ${value.length} values` : ""})`;
+    const copy = Array.isArray(value) ? [...value] : { ...(value as Node) };
+    Object.defineProperty(copy, "toJSON", { value: () => short, enumerable: false });
+    node[key] = copy;
+  }
 }
 
 /** Keywords that apply a subschema to the same value (no step into the value). */

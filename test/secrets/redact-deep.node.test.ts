@@ -1,0 +1,55 @@
+/**
+ * A value nested as deep as its sender likes passes the redactor no less read than a shallow one:
+ * walked to 300 levels (past the 256 a validated value may have), replaced whole beyond (re-review
+ * of the outputSchema check: a text check of the deep part let a quoted, a `\u`-escaped and an
+ * Error's secret through). And an issue message quotes a secret whole, so the redactor replaces it.
+ */
+import { describe, expect, it } from "vitest";
+import { Redactor } from "../../src/secrets/redact.js";
+import { compileSchema } from "../../src/tools/schema.js";
+
+const nest = (n: number, leaf: unknown) => {
+  let v: unknown = leaf;
+  for (let i = 0; i < n; i++) v = { a: v };
+  return v;
+};
+const SECRET = "sk-live-abcdef123456";
+
+describe("a secret nested deep in a value", () => {
+  it("with a quote, inside a string that is itself JSON, is redacted at 10, 80 and 400 levels", () => {
+    const secret = 'pa"ss-word-123';
+    const r = new Redactor([{ name: "S", value: secret }]);
+    for (const depth of [10, 80, 400]) expect(JSON.stringify(r.value(nest(depth, JSON.stringify({ k: secret }))))).not.toContain("ss-word-123");
+  });
+
+  it("\\u-escaped inside a JSON string is redacted at 300 and 330 levels", () => {
+    const r = new Redactor([{ name: "S", value: SECRET }]);
+    const inner = '{"k":"\\u0073k-live-abcdef123456"}';
+    for (const depth of [300, 330]) expect(JSON.stringify(r.value(nest(depth, inner)))).not.toContain("u0073k-live");
+  });
+
+  it("in an Error's message is redacted at 80 levels as at 10", () => {
+    const r = new Redactor([{ name: "S", value: SECRET }]);
+    const leaf = (v: any): any => (v && typeof v === "object" && "a" in v ? leaf(v.a) : v);
+    for (const depth of [10, 80]) expect(String(leaf(r.value(nest(depth, new Error(`token ${SECRET}`)))).message)).not.toContain(SECRET);
+  });
+
+  it("past 300 levels the deep part is replaced, the rest kept; a value without secrets comes back as it is", () => {
+    const r = new Redactor([{ name: "S", value: SECRET }]);
+    const out = JSON.stringify(r.value({ top: "kept", deep: nest(400, "plain") }));
+    expect(out).toContain('"top":"kept"');
+    expect(out).toContain("[redacted: nested too deeply");
+    const clean = { top: "kept" };
+    expect(r.value(clean)).toBe(clean);
+  });
+});
+
+describe("an issue message naming a secret", () => {
+  it("quotes it whole, so nothing of it is left once redacted", () => {
+    const r = new Redactor([{ name: "S", value: SECRET }]);
+    const schema = { type: "object", additionalProperties: { additionalProperties: { type: "string" } } };
+    const result = compileSchema("t", "outputSchema", schema as never).validate({ ["x".repeat(490)]: { [SECRET]: 1 } });
+    expect(result.ok).toBe(false);
+    expect(JSON.stringify(r.value(result.ok ? [] : result.issues))).not.toContain("sk-live-a");
+  });
+});
