@@ -37,6 +37,11 @@ describe("a check's $ref steps", () => {
     expect(compiled.validate(nestedA(6))).toEqual(costly);
   });
 
+  it("a schema's own default is checked within the same budget: not applied, said in a warning", () => {
+    const compiled = json({ $defs: { s: { anyOf: [{ items: { $ref: "#/$defs/s" } }, { items: { $ref: "#/$defs/s" } }], default: nestedArray(20) } }, $ref: "#/$defs/s" });
+    expect(compiled.warnings).toEqual([expect.stringContaining("costs too much to check")]);
+  });
+
   it("a large value gets a budget in proportion: 5,000 items each through a $ref are checked", () => {
     const compiled = json({ type: "array", items: { $ref: "#/$defs/n" }, $defs: { n: { anyOf: [{ $ref: "#/$defs/i" }, { $ref: "#/$defs/i" }] }, i: { type: "integer" } } });
     expect(compiled.validate(Array.from({ length: 5000 }, (_, i) => i)).ok).toBe(true);

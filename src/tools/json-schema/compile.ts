@@ -98,11 +98,11 @@ export function compileJsonSchema(schema: Record<string, unknown> | boolean, opt
       return target[key as string];
     },
   });
-  const check = (value: unknown, shortCircuit: boolean) => {
+  const check = (value: unknown, shortCircuit: boolean, against: CfSchema = root) => {
     steps = 0;
     allowed = MAX_REF_STEPS;
     checked = value;
-    return cfValidate(value, root, draft, counted, shortCircuit);
+    return cfValidate(value, against, draft, counted, shortCircuit);
   };
   // Short-circuit: the verdict, with the failure that decided it (see `explained`).
   const run = (value: unknown) => check(value, true);
@@ -120,7 +120,14 @@ export function compileJsonSchema(schema: Record<string, unknown> | boolean, opt
     // would lose the absolute URI `dereference` gave the node, so a `$ref` beside the default
     // (as Pydantic writes a field whose type is a model or an enum) could not resolve.
     const value = node.default;
-    const checked = cfValidate(value, node as CfSchema, draft, lookup, false);
+    // Within the same budget as a check of a value: a schema's own default cannot cost more.
+    let checked: ReturnType<typeof check>;
+    try {
+      checked = check(value, false, node as CfSchema);
+    } catch (e) {
+      if (!(e instanceof TooManySteps)) throw e;
+      checked = { valid: false, errors: [{ instanceLocation: "#", keyword: "$ref", keywordLocation: "#", error: `the schema costs too much to check against it (${e.message})` }] };
+    }
     if (checked.valid) valid.add(node);
     else {
       delete node.default;
