@@ -124,7 +124,7 @@ export class ScheduleStore {
     return this.hasTables();
   }
 
-  /** Forgets what it learnt of the tables (the thread's rows were removed). */
+  /** Forgets what it learnt of the rows (the thread's rows were removed). */
   forget(): void {
     this.unknown();
   }

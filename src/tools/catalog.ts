@@ -78,8 +78,24 @@ function schemaOptions(def: Pick<AnyToolDefinition, "formatAssertion">): { asser
  * @throws WeftError `invalid_config` naming the tool, `outputSchema` and the keyword weft refuses.
  */
 export function compileOutputSchema(name: string, def: Pick<AnyToolDefinition, "outputSchema" | "formatAssertion">): CompiledSchema | null {
-  return def.outputSchema === undefined ? null : compileSchema(name, "outputSchema", def.outputSchema, schemaOptions(def));
+  const schema = def.outputSchema;
+  if (schema === undefined) return null;
+  const options = schemaOptions(def);
+  if (typeof schema !== "object" || schema === null) return compileSchema(name, "outputSchema", schema, options);
+  // Compiled once per schema object, name and options: a remote listing's check and the catalog
+  // it feeds compile the same object under the same name.
+  const key = `${options.assertFormat === true}:${name}`;
+  let byKey = compiledOutputs.get(schema);
+  const kept = byKey?.get(key);
+  if (kept) return kept;
+  const compiled = compileSchema(name, "outputSchema", schema, options);
+  if (!byKey) compiledOutputs.set(schema, (byKey = new Map()));
+  byKey.set(key, compiled);
+  return compiled;
 }
+
+/** {@link compileOutputSchema}'s results by schema object (weakly: a schema goes with its definition); a failure is not kept. */
+const compiledOutputs = new WeakMap<object, Map<string, CompiledSchema>>();
 
 /**
  * Compiled tools by definition and name, shared by every catalog in the isolate: each thread's
