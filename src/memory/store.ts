@@ -101,6 +101,9 @@ class MemoryFiles implements FileTable {
       .map((f) => ({ ...f.info }))
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
+  any(): boolean {
+    return Object.keys(this.data().files).length > 0;
+  }
   delete(path: string): boolean {
     const files = this.data().files;
     if (!(path in files)) return false;

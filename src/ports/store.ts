@@ -135,6 +135,8 @@ export interface FileTable {
   content(path: string): (FileInfo & { data: string; encoding: "utf-8" | "base64" }) | undefined;
   /** Every file's metadata, by path. */
   list(): FileInfo[];
+  /** Whether the thread holds any file (one row read, however many it holds). */
+  any(): boolean;
   /** Removes a file; false when there was none. */
   delete(path: string): boolean;
 }

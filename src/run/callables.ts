@@ -162,7 +162,7 @@ export class Callables {
    */
   private withBuiltIns(defs: Record<string, AnyToolDefinition>): Record<string, AnyToolDefinition> {
     if (Object.keys(defs).length === 0 || Object.hasOwn(defs, READ_FILE_TOOL) || !readFileOffered(this.engine.registry)) return defs;
-    if (!(this.hasFiles ??= this.engine.store.files.list().length > 0)) return defs;
+    if (!(this.hasFiles ??= this.engine.store.files.any())) return defs;
     return { ...defs, [READ_FILE_TOOL]: (this.readFile ??= readFileTool(this.engine)) };
   }
 

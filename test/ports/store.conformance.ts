@@ -122,9 +122,10 @@ export function storeConformance(impl: string, withTables: WithTables): void {
         expect(env.get("BIG")).toBeUndefined();
       }));
 
-    it("files: written whole and replaced whole, listed by path, a text attachment decoded, deleted once", () =>
+    it("files: written whole and replaced whole, listed by path, a text attachment decoded, deleted once, any known without a listing", () =>
       run(({ files }) => {
         expect(files.info("/x")).toBeUndefined();
+        expect(files.any()).toBe(false);
         files.write("/b.txt", "old", "text/plain", 3, 10);
         files.write("/b.txt", "new text", "text/plain", 8, 20);
         files.write("/a/attachments/n.txt", btoa("hello"), "text/plain", 5, 30);
@@ -133,9 +134,12 @@ export function storeConformance(impl: string, withTables: WithTables): void {
         expect(files.list().map((f) => f.path)).toEqual(["/a/attachments/n.txt", "/b.txt"]);
         expect(files.content("/a/attachments/n.txt")).toMatchObject({ data: "hello", encoding: "utf-8" });
         expect(files.content("/b.txt")).toMatchObject({ data: "new text", encoding: "utf-8" });
+        expect(files.any()).toBe(true);
         expect(files.delete("/b.txt")).toBe(true);
         expect(files.delete("/b.txt")).toBe(false);
         expect(files.read("/b.txt")).toBeUndefined();
+        expect(files.delete("/a/attachments/n.txt")).toBe(true);
+        expect(files.any()).toBe(false);
       }));
 
     it("turns: the newest is the current one; status, steps, end with an error, model steps with summed usage", () =>

@@ -89,6 +89,11 @@ export class FileStore implements FileTable {
       .map((row) => ({ path: row.path, mimeType: row.mime_type, size: row.size, createdAt: row.created_at }));
   }
 
+  /** Whether the thread holds any file. */
+  any(): boolean {
+    return this.storage.sql.exec("SELECT 1 FROM files LIMIT 1").toArray().length > 0;
+  }
+
   /** Removes a file and its chunks; false when there was none. */
   delete(path: string): boolean {
     if (!this.info(path)) return false;

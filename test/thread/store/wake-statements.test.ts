@@ -1,8 +1,9 @@
 /**
  * What a thread reads when its Durable Object wakes (the first request after an eviction): its
  * schema version in one statement, and no lookup in `sqlite_master` (each one reads a row per
- * table and index of the thread, about 48, billed as rows read on every wake). An object that
- * holds no thread still answers `thread_not_found` and is left without tables.
+ * table and index of the thread, about 48, billed as rows read on every wake); whether it holds a
+ * file in one row, not a listing of them all. An object that holds no thread still answers
+ * `thread_not_found` and is left without tables.
  */
 import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -31,7 +32,7 @@ async function recorded(viaThreadId: string, fn: () => Promise<void>): Promise<s
 }
 
 describe("a thread waking", () => {
-  it("reads its schema version in one statement and never scans sqlite_master", async () => {
+  it("reads its schema version in one statement, never scans sqlite_master, never lists its files", async () => {
     const threadId = await createThread({ agent: "guarantees" });
     expect((await json("POST", "/v1/tools/effect_read", { input: { label: "before" }, sessionId: threadId })).status).toBe(200);
     const other = await createThread({ agent: "guarantees" });
@@ -41,6 +42,8 @@ describe("a thread waking", () => {
     });
     expect(statements.filter((q) => q.includes("weft_schema"))).toEqual(["SELECT version FROM weft_schema"]);
     expect(statements.filter((q) => q.includes("sqlite_master"))).toEqual([]);
+    // Whether the thread holds a file (for the built-in read_file) is one row, not its listing.
+    expect(statements.filter((q) => / FROM files\b/.test(q))).toEqual(["SELECT 1 FROM files LIMIT 1"]);
   });
 
   it("an object that holds no thread answers not found and is left without tables", async () => {
