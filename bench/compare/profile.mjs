@@ -9,6 +9,9 @@
  *   npm run bench:profile -- [--target weft|bare|sdk] [--tool bench_write|bench_read] [--threads 1|100] [--seconds 5]
  *   npm run bench:profile -- --turns 200 [--target weft|bare|sdk|chat] [--model scripted|provider]
  *     (turns with 3 tool calls, one after another; `provider`: over the fake provider, lib/provider.mjs)
+ *   npm run bench:profile -- --cold 200 [--target weft|bare|sdk]
+ *     (cold starts: the thread's Durable Object evicted, then one read call, 200 times)
+ * `--base DIR` profiles weft as built from another checkout (as bench:compare's `--base`).
  * @module
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -16,7 +19,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { devtools } from "./lib/devtools.mjs";
 import { closeAll } from "./lib/http.mjs";
-import { throughput, turns } from "./lib/measure.mjs";
+import { coldStart, throughput, turns } from "./lib/measure.mjs";
 import { startProvider } from "./lib/provider.mjs";
 import { freePort, startAll } from "./lib/serve.mjs";
 import { targets } from "./lib/targets.mjs";
@@ -30,13 +33,15 @@ const threadCount = Number(opt("threads", "1"));
 const seconds = Number(opt("seconds", "5"));
 const turnCount = Number(opt("turns", "0"));
 const model = opt("model", "scripted");
+const coldCount = Number(opt("cold", "0"));
+const FROM = opt("base", ROOT);
 const TOP = 25;
 
 const t = targets[target];
 if (!t) throw new Error(`--target: one of ${Object.keys(targets).join(", ")}`);
 const inspectorPort = await freePort();
 const provider = await startProvider();
-const { servers, stop: stopAll, work } = await startAll(ROOT, [{ ...t.spec, outbound: `127.0.0.1:${provider.port}`, port: await freePort(), inspectorPort }]);
+const { servers, stop: stopAll, work } = await startAll(FROM, [{ ...t.spec, outbound: `127.0.0.1:${provider.port}`, port: await freePort(), inspectorPort }]);
 const stop = () => (stopAll(), provider.close());
 const turnOpts = { model, fake: provider.fake };
 const base = servers[0].base;
@@ -52,18 +57,19 @@ try {
   await cdp.send("Profiler.start");
   const started = performance.now();
   // A turn's median ms, or calls/s under the 16-client load.
-  const rate = turnCount > 0 ? await turns(t, base, turnCount, turnOpts) : await throughput(t, base, tool, threads, seconds * 1000);
+  const rate = coldCount > 0 ? await coldStart(t, base, coldCount) : turnCount > 0 ? await turns(t, base, turnCount, turnOpts) : await throughput(t, base, tool, threads, seconds * 1000);
   const wallS = (performance.now() - started) / 1000;
   const { profile } = await cdp.send("Profiler.stop");
   cdp.close();
   mkdirSync(path.join(ROOT, "bench/results"), { recursive: true });
-  const what = turnCount > 0 ? (model === "provider" ? "provider-turns" : "turns") : `${tool}-${threadCount}t`;
+  const what = coldCount > 0 ? "cold" : turnCount > 0 ? (model === "provider" ? "provider-turns" : "turns") : `${tool}-${threadCount}t`;
   const file = path.join(ROOT, "bench/results", `profile-${target}-${what}.cpuprofile`);
   writeFileSync(file, JSON.stringify(profile));
-  if (turnCount > 0) console.log(`${target} ${model} turns with 3 tool calls: ${turnCount} in ${wallS.toFixed(1)} s, median ${rate.toFixed(2)} ms while profiling; wrote ${path.relative(ROOT, file)}`);
+  if (coldCount > 0) console.log(`${target} cold starts: ${coldCount} in ${wallS.toFixed(1)} s, median ${rate.toFixed(2)} ms while profiling; wrote ${path.relative(ROOT, file)}`);
+  else if (turnCount > 0) console.log(`${target} ${model} turns with 3 tool calls: ${turnCount} in ${wallS.toFixed(1)} s, median ${rate.toFixed(2)} ms while profiling; wrote ${path.relative(ROOT, file)}`);
   else console.log(`${target} ${tool}, ${threadCount} thread(s), 16 clients: ${rate.toFixed(0)} calls/s while profiling; wrote ${path.relative(ROOT, file)}`);
-  const units = turnCount > 0 ? turnCount + 3 : rate * seconds;
-  for (const line of perCall(profile, units, turnCount > 0 ? "turn" : "call")) console.log(line);
+  const units = coldCount > 0 ? coldCount : turnCount > 0 ? turnCount + 3 : rate * seconds;
+  for (const line of perCall(profile, units, coldCount > 0 ? "cold start" : turnCount > 0 ? "turn" : "call")) console.log(line);
   for (const line of summarize(profile)) console.log(line);
   for (const line of byModule(profile, readFileSync(path.join(work, target, `${target}.js`), "utf8"))) console.log(line);
 } finally {
