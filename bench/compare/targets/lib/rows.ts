@@ -6,17 +6,38 @@
  * one row written per `setAlarm` or `deleteAlarm`. Every object of a target runs in one isolate
  * under workerd, so one count per isolate covers them all (threads and, for weft, accounts); the
  * harness reads and resets it with `GET /__bench/rows`.
+ *
+ * A cursor is read once the code that made it has run to its end (a microtask later: weft and the
+ * baselines read every cursor in the synchronous step that made it) and then let go, so the count
+ * keeps no cursor alive: holding each one until the next read kept about 80 KiB per thread in the
+ * isolate (workerd's native cursors) and made the garbage collector's work part of the figures.
  * @module
  */
 
-/** Rows since the last {@link takeRows}. */
-let pending: SqlStorageCursor<Record<string, SqlStorageValue>>[] = [];
-let kvRead = 0;
-let kvWritten = 0;
+/** Cursors made since the last fold, with their query text when counted per statement. */
+let pending: Array<{ cursor: SqlStorageCursor<Record<string, SqlStorageValue>>; query?: string }> = [];
+let folding = false;
+let rowsRead = 0;
+let rowsWritten = 0;
 let statements = 0;
-/** With `GET /__bench/rows?by=statement`: each cursor's query text, to say which statements the rows came from. */
+/** With `GET /__bench/rows?by=statement`: rows per query text, to say which statements the rows came from. */
 let byStatement = false;
-let queries: string[] = [];
+let detail: StatementRows = {};
+
+/** Adds the rows of every pending cursor to the counts and lets the cursors go. */
+function fold(): void {
+  folding = false;
+  for (const { cursor, query } of pending) {
+    rowsRead += cursor.rowsRead;
+    rowsWritten += cursor.rowsWritten;
+    if (query === undefined) continue;
+    const d = (detail[query.replace(/\s+/g, " ").trim()] ??= { runs: 0, rowsRead: 0, rowsWritten: 0 });
+    d.runs++;
+    d.rowsRead += cursor.rowsRead;
+    d.rowsWritten += cursor.rowsWritten;
+  }
+  pending = [];
+}
 
 const counted = new WeakSet<object>();
 
@@ -32,9 +53,12 @@ export function countRows(ctx: DurableObjectState): void {
   const exec = sql.exec.bind(sql);
   sql.exec = ((query: string, ...bindings: unknown[]) => {
     const cursor = exec(query, ...bindings);
-    pending.push(cursor);
-    if (byStatement) queries.push(query);
+    pending.push(byStatement ? { cursor, query } : { cursor });
     statements++;
+    if (!folding) {
+      folding = true;
+      queueMicrotask(fold);
+    }
     return cursor;
   }) as typeof sql.exec;
   const keys = (k: unknown) => (Array.isArray(k) ? k.length : 1);
@@ -43,8 +67,8 @@ export function countRows(ctx: DurableObjectState): void {
     (storage as unknown as Record<string, unknown>)[name] = async (...args: unknown[]) => {
       const out = await original(...args);
       const [r, w] = count(args, out);
-      kvRead += r;
-      kvWritten += w;
+      rowsRead += r;
+      rowsWritten += w;
       return out;
     };
   };
@@ -60,15 +84,15 @@ export function countRows(ctx: DurableObjectState): void {
     for (const [name, read, written] of [["get", 1, 0], ["put", 0, 1], ["delete", 0, 1]] as const) {
       const original = kv[name]!.bind(kv);
       kv[name] = (...args: unknown[]) => {
-        kvRead += read;
-        kvWritten += written;
+        rowsRead += read;
+        rowsWritten += written;
         return original(...args);
       };
     }
     const list = kv.list!.bind(kv);
     kv.list = (...args: unknown[]) => {
       const entries = [...(list(...args) as Iterable<unknown>)];
-      kvRead += entries.length;
+      rowsRead += entries.length;
       return entries[Symbol.iterator]();
     };
   }
@@ -82,26 +106,12 @@ type StatementRows = Record<string, { runs: number; rowsRead: number; rowsWritte
  * `perStatement` (counted since the last call that asked for it) also per query text.
  */
 export function takeRows(perStatement = false): { rowsRead: number; rowsWritten: number; statements: number; byStatement?: StatementRows } {
-  let rowsRead = kvRead;
-  let rowsWritten = kvWritten;
-  const detail: StatementRows = {};
-  pending.forEach((c, i) => {
-    rowsRead += c.rowsRead;
-    rowsWritten += c.rowsWritten;
-    const q = queries[i];
-    if (byStatement && q !== undefined) {
-      const d = (detail[q.replace(/\s+/g, " ").trim()] ??= { runs: 0, rowsRead: 0, rowsWritten: 0 });
-      d.runs++;
-      d.rowsRead += c.rowsRead;
-      d.rowsWritten += c.rowsWritten;
-    }
-  });
+  fold();
   const out = { rowsRead, rowsWritten, statements, ...(byStatement ? { byStatement: detail } : {}) };
-  pending = [];
-  queries = [];
-  kvRead = 0;
-  kvWritten = 0;
+  rowsRead = 0;
+  rowsWritten = 0;
   statements = 0;
+  detail = {};
   byStatement = perStatement;
   return out;
 }
