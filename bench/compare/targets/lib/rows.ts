@@ -39,63 +39,78 @@ function fold(): void {
   pending = [];
 }
 
-const counted = new WeakSet<object>();
+/** Prototypes already wrapped: every object of the isolate shares them. */
+const wrapped = new WeakSet<object>();
+type Method = (this: unknown, ...args: unknown[]) => unknown;
+
+/** Replaces `proto[name]` once with `wrap(original)`, where the isolate's objects all find it. */
+function patch(proto: object, name: string, wrap: (original: Method) => Method): void {
+  const methods = proto as Record<string, Method>;
+  methods[name] = wrap(methods[name]!);
+}
 
 /**
- * Wraps `ctx.storage`'s SQL, KV and alarm methods so every row they touch is counted. Call it in
- * the Durable Object's constructor before anything reads storage (weft's own constructor included).
+ * Wraps the SQL, KV and alarm methods of `ctx.storage` so every row they touch is counted. They
+ * are wrapped on their prototypes, once per isolate, so a counted object keeps nothing more than
+ * one that is not. Call it in the Durable Object's constructor before anything reads storage
+ * (weft's own constructor included).
  */
 export function countRows(ctx: DurableObjectState): void {
-  const storage = ctx.storage;
-  const sql = storage.sql;
-  if (counted.has(sql)) return;
-  counted.add(sql);
-  const exec = sql.exec.bind(sql);
-  sql.exec = ((query: string, ...bindings: unknown[]) => {
-    const cursor = exec(query, ...bindings);
-    pending.push(byStatement ? { cursor, query } : { cursor });
-    statements++;
-    if (!folding) {
-      folding = true;
-      queueMicrotask(fold);
-    }
-    return cursor;
-  }) as typeof sql.exec;
+  const storage = Object.getPrototypeOf(ctx.storage) as object;
+  if (wrapped.has(storage)) return;
+  wrapped.add(storage);
+  patch(Object.getPrototypeOf(ctx.storage.sql) as object, "exec", (exec) =>
+    function (this: unknown, ...args: unknown[]) {
+      const cursor = exec.apply(this, args) as SqlStorageCursor<Record<string, SqlStorageValue>>;
+      pending.push(byStatement ? { cursor, query: args[0] as string } : { cursor });
+      statements++;
+      if (!folding) {
+        folding = true;
+        queueMicrotask(fold);
+      }
+      return cursor;
+    },
+  );
   const keys = (k: unknown) => (Array.isArray(k) ? k.length : 1);
-  const wrap = <K extends "get" | "put" | "delete" | "list" | "setAlarm" | "deleteAlarm">(name: K, count: (args: unknown[], out: unknown) => [number, number]) => {
-    const original = (storage[name] as (...a: unknown[]) => Promise<unknown>).bind(storage);
-    (storage as unknown as Record<string, unknown>)[name] = async (...args: unknown[]) => {
-      const out = await original(...args);
-      const [r, w] = count(args, out);
-      rowsRead += r;
-      rowsWritten += w;
-      return out;
-    };
+  const counts: Record<string, (args: unknown[], out: unknown) => [number, number]> = {
+    get: (a) => [keys(a[0]), 0],
+    put: (a) => [0, typeof a[0] === "string" ? 1 : Object.keys(a[0] as object).length],
+    delete: (a) => [0, keys(a[0])],
+    list: (_a, out) => [(out as Map<string, unknown>).size, 0],
+    setAlarm: () => [0, 1],
+    deleteAlarm: () => [0, 1],
   };
-  wrap("get", (a) => [keys(a[0]), 0]);
-  wrap("put", (a) => [0, typeof a[0] === "string" ? 1 : Object.keys(a[0] as object).length]);
-  wrap("delete", (a) => [0, keys(a[0])]);
-  wrap("list", (_a, out) => [(out as Map<string, unknown>).size, 0]);
-  wrap("setAlarm", () => [0, 1]);
-  wrap("deleteAlarm", () => [0, 1]);
+  for (const [name, count] of Object.entries(counts)) {
+    patch(storage, name, (original) =>
+      async function (this: unknown, ...args: unknown[]) {
+        const out = await original.apply(this, args);
+        const [r, w] = count(args, out);
+        rowsRead += r;
+        rowsWritten += w;
+        return out;
+      },
+    );
+  }
   // The synchronous KV API (ctx.storage.kv), one key at a time.
-  const kv = (storage as unknown as { kv?: Record<string, (...a: unknown[]) => unknown> }).kv;
-  if (kv) {
-    for (const [name, read, written] of [["get", 1, 0], ["put", 0, 1], ["delete", 0, 1]] as const) {
-      const original = kv[name]!.bind(kv);
-      kv[name] = (...args: unknown[]) => {
+  const kv = (ctx.storage as unknown as { kv?: object }).kv;
+  if (!kv) return;
+  const kvProto = Object.getPrototypeOf(kv) as object;
+  for (const [name, read, written] of [["get", 1, 0], ["put", 0, 1], ["delete", 0, 1]] as const) {
+    patch(kvProto, name, (original) =>
+      function (this: unknown, ...args: unknown[]) {
         rowsRead += read;
         rowsWritten += written;
-        return original(...args);
-      };
-    }
-    const list = kv.list!.bind(kv);
-    kv.list = (...args: unknown[]) => {
-      const entries = [...(list(...args) as Iterable<unknown>)];
+        return original.apply(this, args);
+      },
+    );
+  }
+  patch(kvProto, "list", (list) =>
+    function (this: unknown, ...args: unknown[]) {
+      const entries = [...(list.apply(this, args) as Iterable<unknown>)];
       rowsRead += entries.length;
       return entries[Symbol.iterator]();
-    };
-  }
+    },
+  );
 }
 
 /** Per query text: how many times it ran, and the rows it read and wrote. */
