@@ -15,7 +15,7 @@
 import { readFileSync } from "node:fs";
 import { build } from "esbuild";
 import { type Browser, type Page, chromium } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createFakeProvider, serveFakeProvider } from "../../scripts/lib/fake-provider.mjs";
 import { findChromium } from "./chromium.js";
 import { type FrontServer, startFront } from "./front-server.js";
@@ -135,10 +135,31 @@ async function payWaitingForApproval(): Promise<{ threadId: string; page: TestPa
   await page.fill("#script", JSON.stringify(SCRIPT));
   await page.click("button:text-is('Send')");
   await expect.poll(() => statusOf(page, "pay")).toBe("awaiting_approval");
+  // The call shows before the turn's last events (its waiting status) reach the page: a test that
+  // cuts the socket now must know the page has everything stored so far.
+  const waiting = await waitStatus(threadId, "waiting");
+  await expect.poll(() => page.getAttribute("#connection", "data-last-seq")).toBe(String(waiting.lastSeq));
   return { threadId, page };
 }
 
+/** The thread's `GET /threads/:id` body once its status is `status`. */
+async function waitStatus(threadId: string, status: string): Promise<{ status: string; lastSeq: number }> {
+  let body: { status: string; lastSeq: number } | undefined;
+  await expect
+    .poll(async () => {
+      body = (await call(weft.url, "GET", `/threads/${threadId}`)).body;
+      return body?.status;
+    })
+    .toBe(status);
+  return body!;
+}
+
 describe.skipIf(!found.path)("useThread in Chromium", () => {
+  // A test that failed while refusing upgrades must not leave the next test's page without a socket.
+  afterEach(() => {
+    front.refuseUpgrades = false;
+  });
+
   it("shows a scripted turn: the call waits, Approve runs it, and the turn's messages appear", async () => {
     const threadId = await createThread(weft.url, { agent: "default" });
     const page = await openPage(threadId);
