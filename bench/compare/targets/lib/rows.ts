@@ -2,15 +2,15 @@
  * Rows a target's Durable Objects read and write, counted as Durable Object storage bills them:
  * each SQL cursor's `rowsRead` and `rowsWritten` (workerd's own counters, read once the cursor is
  * done with), one row per key the KV API (async and `ctx.storage.kv`) reads or writes (it keeps its
- * keys in a SQLite table), and
- * one row written per `setAlarm` or `deleteAlarm`. Every object of a target runs in one isolate
- * under workerd, so one count per isolate covers them all (threads and, for weft, accounts); the
- * harness reads and resets it with `GET /__bench/rows`.
+ * keys in a SQLite table), and one row written per `setAlarm` or `deleteAlarm`. Every object of a
+ * target runs in one isolate under workerd, so one count per isolate covers them all (threads and,
+ * for weft, accounts); the harness reads and resets it with `GET /__bench/rows`.
  *
  * A cursor is read once the code that made it has run to its end (a microtask later: weft and the
  * baselines read every cursor in the synchronous step that made it) and then let go, so the count
- * keeps no cursor alive: holding each one until the next read kept about 80 KiB per thread in the
- * isolate (workerd's native cursors) and made the garbage collector's work part of the figures.
+ * keeps no cursor alive: holding each one until the next read kept about 80 of workerd's native
+ * cursors alive per weft thread (30-60 KiB of the isolate's memory per thread) and made the garbage
+ * collector's work part of the figures.
  * @module
  */
 
