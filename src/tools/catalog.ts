@@ -84,18 +84,22 @@ export function compileOutputSchema(name: string, def: Pick<AnyToolDefinition, "
   if (typeof schema !== "object" || schema === null) return compileSchema(name, "outputSchema", schema, options);
   // Compiled once per schema object, name and options: a remote listing's check and the catalog
   // it feeds compile the same object under the same name.
-  const key = `${options.assertFormat === true}:${name}`;
-  let byKey = compiledOutputs.get(schema);
-  const kept = byKey?.get(key);
-  if (kept) return kept;
-  const compiled = compileSchema(name, "outputSchema", schema, options);
-  if (!byKey) compiledOutputs.set(schema, (byKey = new Map()));
-  byKey.set(key, compiled);
-  return compiled;
+  return once(compiledOutputs, schema, `${options.assertFormat === true}:${name}`, () => compileSchema(name, "outputSchema", schema, options));
 }
 
 /** {@link compileOutputSchema}'s results by schema object (weakly: a schema goes with its definition); a failure is not kept. */
 const compiledOutputs = new WeakMap<object, Map<string, CompiledSchema>>();
+
+/** `make()` once per object and key, kept in `cache` (weakly by object); a throw is not kept. */
+function once<T>(cache: WeakMap<object, Map<string, T>>, of: object, key: string, make: () => T): T {
+  let byKey = cache.get(of);
+  const kept = byKey?.get(key);
+  if (kept) return kept;
+  const made = make();
+  if (!byKey) cache.set(of, (byKey = new Map()));
+  byKey.set(key, made);
+  return made;
+}
 
 /**
  * Compiled tools by definition and name, shared by every catalog in the isolate: each thread's
@@ -109,13 +113,7 @@ const shared = new WeakMap<object, Map<string, CompiledTool>>();
 /** {@link compileTool}, once per definition and name in the isolate. */
 function compiledOnce(name: string, def: unknown): CompiledTool {
   if (typeof def !== "object" || def === null) return compileTool(name, def);
-  let byName = shared.get(def);
-  const kept = byName?.get(name);
-  if (kept) return kept;
-  const tool = compileTool(name, def);
-  if (!byName) shared.set(def, (byName = new Map()));
-  byName.set(name, tool);
-  return tool;
+  return once(shared, def, name, () => compileTool(name, def));
 }
 
 /** A set of tools offered together; compiles lazily and caches. */
