@@ -36,6 +36,8 @@ const model = opt("model", "scripted");
 const coldCount = Number(opt("cold", "0"));
 const FROM = opt("base", ROOT);
 const TOP = 25;
+/** The profiler's sampling interval (µs). */
+const SAMPLING_US = 100;
 
 const t = targets[target];
 if (!t) throw new Error(`--target: one of ${Object.keys(targets).join(", ")}`);
@@ -45,31 +47,57 @@ const { servers, stop: stopAll, work } = await startAll(FROM, [{ ...t.spec, outb
 const stop = () => (stopAll(), provider.close());
 const turnOpts = { model, fake: provider.fake };
 const base = servers[0].base;
+/**
+ * What is profiled, by mode: its warm-up, the measured run (its figure), the file's name, the
+ * units the profile is divided by, and the line that says what ran.
+ * @type {{ warm: (threads: string[]) => Promise<unknown>, run: (threads: string[]) => Promise<number>, what: string, unit: string, units: (rate: number) => number, says: (rate: number, wallS: number) => string }}
+ */
+const mode =
+  coldCount > 0
+    ? {
+        warm: (threads) => throughput(t, base, tool, threads, 1000),
+        run: () => coldStart(t, base, coldCount),
+        what: "cold",
+        unit: "cold start",
+        units: () => coldCount,
+        says: (rate, wallS) => `${target} cold starts: ${coldCount} in ${wallS.toFixed(1)} s, median ${rate.toFixed(2)} ms while profiling`,
+      }
+    : turnCount > 0
+      ? {
+          warm: () => turns(t, base, 20, turnOpts),
+          run: () => turns(t, base, turnCount, turnOpts),
+          what: model === "provider" ? "provider-turns" : "turns",
+          unit: "turn",
+          units: () => turnCount + 3,
+          says: (rate, wallS) => `${target} ${model} turns with 3 tool calls: ${turnCount} in ${wallS.toFixed(1)} s, median ${rate.toFixed(2)} ms while profiling`,
+        }
+      : {
+          warm: (threads) => throughput(t, base, tool, threads, 1000),
+          run: (threads) => throughput(t, base, tool, threads, seconds * 1000),
+          what: `${tool}-${threadCount}t`,
+          unit: "call",
+          units: (rate) => rate * seconds,
+          says: (rate) => `${target} ${tool}, ${threadCount} thread(s), 16 clients: ${rate.toFixed(0)} calls/s while profiling`,
+        };
 try {
   const threads = [];
   for (let i = 0; i < threadCount; i++) threads.push(await t.newThread(base));
-  if (turnCount > 0) await turns(t, base, 20, turnOpts); // warm up
-  else await throughput(t, base, tool, threads, 1000); // warm up
+  await mode.warm(threads);
   const list = /** @type {Array<{ webSocketDebuggerUrl: string }>} */ (await (await fetch(`http://127.0.0.1:${inspectorPort}/json/list`)).json());
   const cdp = await devtools(list[0].webSocketDebuggerUrl);
   await cdp.send("Profiler.enable");
-  await cdp.send("Profiler.setSamplingInterval", { interval: 100 });
+  await cdp.send("Profiler.setSamplingInterval", { interval: SAMPLING_US });
   await cdp.send("Profiler.start");
   const started = performance.now();
-  // A turn's median ms, or calls/s under the 16-client load.
-  const rate = coldCount > 0 ? await coldStart(t, base, coldCount) : turnCount > 0 ? await turns(t, base, turnCount, turnOpts) : await throughput(t, base, tool, threads, seconds * 1000);
+  const rate = await mode.run(threads);
   const wallS = (performance.now() - started) / 1000;
   const { profile } = await cdp.send("Profiler.stop");
   cdp.close();
   mkdirSync(path.join(ROOT, "bench/results"), { recursive: true });
-  const what = coldCount > 0 ? "cold" : turnCount > 0 ? (model === "provider" ? "provider-turns" : "turns") : `${tool}-${threadCount}t`;
-  const file = path.join(ROOT, "bench/results", `profile-${target}-${what}.cpuprofile`);
+  const file = path.join(ROOT, "bench/results", `profile-${target}-${mode.what}.cpuprofile`);
   writeFileSync(file, JSON.stringify(profile));
-  if (coldCount > 0) console.log(`${target} cold starts: ${coldCount} in ${wallS.toFixed(1)} s, median ${rate.toFixed(2)} ms while profiling; wrote ${path.relative(ROOT, file)}`);
-  else if (turnCount > 0) console.log(`${target} ${model} turns with 3 tool calls: ${turnCount} in ${wallS.toFixed(1)} s, median ${rate.toFixed(2)} ms while profiling; wrote ${path.relative(ROOT, file)}`);
-  else console.log(`${target} ${tool}, ${threadCount} thread(s), 16 clients: ${rate.toFixed(0)} calls/s while profiling; wrote ${path.relative(ROOT, file)}`);
-  const units = coldCount > 0 ? coldCount : turnCount > 0 ? turnCount + 3 : rate * seconds;
-  for (const line of perCall(profile, units, coldCount > 0 ? "cold start" : turnCount > 0 ? "turn" : "call")) console.log(line);
+  console.log(`${mode.says(rate, wallS)}; wrote ${path.relative(ROOT, file)}`);
+  for (const line of perCall(profile, mode.units(rate), mode.unit, coldCount > 0 ? SAMPLING_US : undefined)) console.log(line);
   for (const line of summarize(profile)) console.log(line);
   for (const line of byModule(profile, readFileSync(path.join(work, target, `${target}.js`), "utf8"))) console.log(line);
 } finally {
@@ -81,9 +109,12 @@ try {
 /**
  * One line: the profile's wall time per call (µs) split into JavaScript (with builtins such as
  * SQLite's `exec`, and GC), "(program)" (workerd's native work outside JavaScript, commits among
- * it) and "(idle)", so two targets' profiles compare in µs rather than in shares.
+ * it) and "(idle)", so two targets' profiles compare in µs rather than in shares. With
+ * `intervalUs`, each sample counts that long instead: workerd takes few samples while the
+ * isolate sleeps, so a run with pauses (the cold starts' waits after each eviction) would spread
+ * the pauses over the samples it took.
  */
-function perCall(profile, calls, unit) {
+function perCall(profile, calls, unit, intervalUs) {
   const wall = profile.endTime - profile.startTime; // µs
   const byId = new Map(profile.nodes.map((n) => [n.id, n.callFrame.functionName]));
   const n = { js: 0, gc: 0, program: 0, idle: 0 };
@@ -96,8 +127,8 @@ function perCall(profile, calls, unit) {
       if (name === "(garbage collector)") n.gc++;
     }
   }
-  const us = (k) => ((n[k] / profile.samples.length) * wall) / calls;
-  return [`per ${unit} (µs of the profile's wall time): ${us("js").toFixed(0)} in JavaScript, builtins and GC (GC ${us("gc").toFixed(0)}), ${us("program").toFixed(0)} in "(program)", ${us("idle").toFixed(0)} "(idle)"; ${calls.toFixed(0)} ${unit}s`];
+  const us = (k) => (intervalUs ? n[k] * intervalUs : (n[k] / profile.samples.length) * wall) / calls;
+  return [`per ${unit} (µs ${intervalUs ? `of samples, ${intervalUs} µs each` : "of the profile's wall time"}): ${us("js").toFixed(0)} in JavaScript, builtins and GC (GC ${us("gc").toFixed(0)}), ${us("program").toFixed(0)} in "(program)", ${us("idle").toFixed(0)} "(idle)"; ${calls.toFixed(0)} ${unit}s`];
 }
 
 /** Lines: the share of samples per category, then the functions with the most self time. */
