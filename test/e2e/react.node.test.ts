@@ -19,7 +19,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createFakeProvider, serveFakeProvider } from "../../scripts/lib/fake-provider.mjs";
 import { findChromium } from "./chromium.js";
 import { type FrontServer, startFront } from "./front-server.js";
-import { call, createThread, sharedWeft, waitIdle, type DevServer } from "./support.js";
+import { call, createThread, sharedWeft, waitIdle, waitStatus, type DevServer } from "./support.js";
 
 const found = findChromium();
 if ("reason" in found) console.log(`weft/react browser test skipped: ${found.reason}`);
@@ -137,21 +137,9 @@ async function payWaitingForApproval(): Promise<{ threadId: string; page: TestPa
   await expect.poll(() => statusOf(page, "pay")).toBe("awaiting_approval");
   // The call shows before the turn's last events (its waiting status) reach the page: a test that
   // cuts the socket now must know the page has everything stored so far.
-  const waiting = await waitStatus(threadId, "waiting");
+  const waiting = await waitStatus(weft.url, threadId, "waiting");
   await expect.poll(() => page.getAttribute("#connection", "data-last-seq")).toBe(String(waiting.lastSeq));
   return { threadId, page };
-}
-
-/** The thread's `GET /threads/:id` body once its status is `status`. */
-async function waitStatus(threadId: string, status: string): Promise<{ status: string; lastSeq: number }> {
-  let body: { status: string; lastSeq: number } | undefined;
-  await expect
-    .poll(async () => {
-      body = (await call(weft.url, "GET", `/threads/${threadId}`)).body;
-      return body?.status;
-    })
-    .toBe(status);
-  return body!;
 }
 
 describe.skipIf(!found.path)("useThread in Chromium", () => {

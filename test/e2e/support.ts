@@ -86,12 +86,17 @@ export async function createThread(base: string, body: Record<string, unknown> =
 }
 
 /** Polls `GET /threads/:id` until no turn runs; returns the final info. */
-export async function waitIdle(base: string, threadId: string, timeoutMs = 15_000): Promise<any> {
+export function waitIdle(base: string, threadId: string, timeoutMs = 15_000): Promise<any> {
+  return waitStatus(base, threadId, "idle", timeoutMs);
+}
+
+/** Polls `GET /threads/:id` until its `status` is `status` (`idle`, `waiting`, ...); returns that info. */
+export async function waitStatus(base: string, threadId: string, status: string, timeoutMs = 15_000): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const info = await call(base, "GET", `/threads/${threadId}`);
-    if (info.status === 200 && info.body.status === "idle") return info.body;
-    if (Date.now() > deadline) throw new Error(`thread ${threadId} still busy after ${timeoutMs} ms: ${JSON.stringify(info.body)}`);
+    if (info.status === 200 && info.body.status === status) return info.body;
+    if (Date.now() > deadline) throw new Error(`thread ${threadId} not ${status} after ${timeoutMs} ms: ${JSON.stringify(info.body)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
