@@ -6,11 +6,15 @@
  * @module
  */
 import { spawn, execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The checkout this harness belongs to. */
+const HARNESS_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 
 /** The workerd binary of the `workerd` package that the project's wrangler depends on. */
 export function workerdBinary(root) {
@@ -20,11 +24,23 @@ export function workerdBinary(root) {
 
 /** Bundles a target: `wrangler deploy --dry-run --outdir`, returning the folder and the main module's name. */
 export function bundle(root, target, outdir) {
+  if (path.resolve(root) !== HARNESS_ROOT) useThisHarness(root, target);
   const wrangler = path.join(root, "node_modules/wrangler/bin/wrangler.js");
   const config = path.join(root, "bench/compare/wrangler", `${target}.toml`);
   execFileSync(process.execPath, [wrangler, "deploy", "--dry-run", "--outdir", outdir, "--config", config], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
   const files = readdirSync(outdir).filter((f) => !f.endsWith(".map") && f !== "README.md");
   return { outdir, main: `${target}.js`, files };
+}
+
+/**
+ * Gives another checkout (a `--base` tree) this harness's target entry points and their config,
+ * so both weft builds carry the same instrumentation (the row counter wraps every SQL cursor,
+ * about 5 µs each; a tree older than the counter has none) and a weft/base figure compares weft's
+ * code alone. Overwrites `bench/compare/targets/` and the target's `.toml` in `root`.
+ */
+function useThisHarness(root, target) {
+  cpSync(path.join(HARNESS_ROOT, "bench/compare/targets"), path.join(root, "bench/compare/targets"), { recursive: true });
+  cpSync(path.join(HARNESS_ROOT, "bench/compare/wrangler", `${target}.toml`), path.join(root, "bench/compare/wrangler", `${target}.toml`));
 }
 
 /**
