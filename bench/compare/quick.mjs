@@ -28,7 +28,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { devtools } from "./lib/devtools.mjs";
 import { closeAll, request } from "./lib/http.mjs";
-import { median, sequential, throughput, turns, warm } from "./lib/measure.mjs";
+import { ROW_CALLS, median, sequential, throughput, turns, warm } from "./lib/measure.mjs";
 import { cpuMs, freePort, startAll } from "./lib/serve.mjs";
 import { targets } from "./lib/targets.mjs";
 
@@ -85,7 +85,7 @@ try {
     for (const tool of ["bench_read", "bench_write"]) {
       for (let k = 0; k < NAMES.length; k++) {
         const n = NAMES[(k + r) % NAMES.length];
-        const seq = await sequential(targets[n], base[n], tool, one[n], 200);
+        const seq = await sequential(targets[n], base[n], tool, one[n], 200, undefined, ROW_CALLS);
         put(n, `${tool} p50`, seq.p50);
         put(n, `${tool} rows read per call`, seq.rowsRead);
         put(n, `${tool} rows written per call`, seq.rowsWritten);

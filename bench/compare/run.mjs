@@ -20,7 +20,8 @@
  * --inspect: weft's workerd gets --inspector-addr=127.0.0.1:9229 and waits for Enter before round 1.
  * --base DIR: one more target, weft as built from another checkout (say `git archive <commit>`
  * unpacked, node_modules linked), measured in the same rotation: each line adds its figure and
- * weft/base, which tells a change in weft's code from a change in the machine.
+ * weft/base, which tells a change in weft's code from a change in the machine. DIR is built with
+ * this harness's target files (copied over its own), so both carry the same instrumentation.
  * @module
  */
 import { execFileSync } from "node:child_process";
@@ -30,7 +31,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { closeAll } from "./lib/http.mjs";
 import { EXPORT_WAIT_MS, startCollector, tracedSpec } from "./lib/collector.mjs";
-import { UNTIMED_TURNS, coldStart, fanOut, idleMemory, median, sequential, throughput, turnRun, turns, warm } from "./lib/measure.mjs";
+import { ROW_CALLS, UNTIMED_TURNS, coldStart, fanOut, idleMemory, median, sequential, throughput, turnRun, turns, warm } from "./lib/measure.mjs";
 import { startProvider } from "./lib/provider.mjs";
 import { cpuMs, freePort, startAll, workerdBinary } from "./lib/serve.mjs";
 import { targets } from "./lib/targets.mjs";
@@ -198,7 +199,7 @@ async function tracingPair(round) {
 
 /** The turn measurements: every target runs them (chat runs only these). */
 const TURN_STEPS = [["turn", "scripted"], ["model", "provider"]].map(([m, model]) => async (n, t, base, f, r) => {
-  const run = await turnRun(t, base, TURNS, { model, fake: provider.fake, pid: server[n].child.pid });
+  const run = await turnRun(t, base, TURNS, { model, fake: provider.fake, pid: server[n].child.pid, rows: true });
   r[`${m}_ms`].push(run.p50);
   r[`${m}_cpu`].push(run.cpuMs);
   r[`${m}_rows_r`].push(run.rowsRead);
@@ -209,7 +210,7 @@ const TURN_STEPS = [["turn", "scripted"], ["model", "provider"]].map(([m, model]
 const STEPS = [
   ...["read", "write"].flatMap((tool) => [
     async (n, t, base, f, r) => {
-      const s = await sequential(t, base, `bench_${tool}`, f.one, SEQ_CALLS);
+      const s = await sequential(t, base, `bench_${tool}`, f.one, SEQ_CALLS, undefined, ROW_CALLS);
       r[`${tool}_p50_one`].push(s.p50);
       r[`${tool}_rows_r`].push(s.rowsRead);
       r[`${tool}_rows_w`].push(s.rowsWritten);
@@ -329,12 +330,14 @@ const leftOut = {
   untimedCallsPerSequentialStep: { oneThread: 20, hundredThreads: 100 },
   untimedCallsPerLoadStep: "one per thread",
   untimedTurnsPerTurnStep: UNTIMED_TURNS,
+  rowCountingCallsPerOneThreadSequentialStep: ROW_CALLS,
+  rowCountingTurnsPerTurnStep: `${TURNS} + ${UNTIMED_TURNS}, on a second fresh thread`,
   untimedWritesPerColdStart: 20,
   roundsDropped: 0,
   errors: 0,
 };
 lines.push(
-  `left out: a warm-up of ${leftOut.warmupSeconds} s; per sequential step the first 20 calls (one thread) or 100 (one per thread, 100 threads); per 16-client step one untimed call per thread; per turn step the first ${UNTIMED_TURNS} turns of its fresh thread; per cold start 20 untimed writes; per side of the tracing pair ${UNTIMED_TURNS} untimed turns; rounds dropped 0 of ${ROUNDS}; errors 0 (a failed request stops the run, none is retried or skipped)`,
+  `left out: a warm-up of ${leftOut.warmupSeconds} s; per sequential step the first 20 calls (one thread) or 100 (one per thread, 100 threads); per 16-client step one untimed call per thread; per turn step the first ${UNTIMED_TURNS} turns of its fresh thread; the calls and turns that count rows, untimed (no timed step counts them): ${ROW_CALLS} more calls after each one-thread sequential step, and each turn step's ${UNTIMED_TURNS} + ${TURNS} turns again on a second fresh thread, counted over the same ${TURNS}; per cold start 20 untimed writes; per side of the tracing pair ${UNTIMED_TURNS} untimed turns; rounds dropped 0 of ${ROUNDS}; errors 0 (a failed request stops the run, none is retried or skipped)`,
 );
 for (const line of lines) console.log(line);
 

@@ -19,24 +19,38 @@ export const median = (values) => quantile(values, 0.5);
 
 const input = (n) => ({ n, text: "benchmark payload" });
 
-/** Rows the target's objects read and wrote since it was last asked (NaN where it cannot say). */
-const rowsOf = (t, base) => (t.rows ? t.rows(base) : Promise.resolve({ rowsRead: NaN, rowsWritten: NaN }));
+/**
+ * Rows the target's objects read and wrote during `work` (NaN where it cannot say). Counting is on
+ * only meanwhile: a counted SQL cursor costs a few µs, and the targets run different numbers of
+ * statements, so no timed step runs with it.
+ */
+async function countedRows(t, base, work) {
+  if (!t.count) return { rowsRead: NaN, rowsWritten: NaN };
+  await t.count(base);
+  await work();
+  return t.rows(base);
+}
+
+/** Untimed calls after a sequential step, whose rows give its rows per call. */
+export const ROW_CALLS = 20;
 
 /**
  * Sequential calls cycling over `threads`; latencies in ms of the calls after `warmup` (by default
- * 20, and at least one per thread: see {@link warm}), and the rows read and written per call over
- * those same calls.
+ * 20, and at least one per thread: see {@link warm}). With `rowCalls`, that many more calls follow,
+ * untimed, with rows counted: the rows read and written per call.
  */
-export async function sequential(t, base, name, threads, calls, warmup = Math.max(20, threads.length)) {
+export async function sequential(t, base, name, threads, calls, warmup = Math.max(20, threads.length), rowCalls = 0) {
   const times = [];
-  for (let i = 0; i < calls + warmup; i++) {
-    if (i === warmup) await rowsOf(t, base);
+  let i = 0;
+  for (; i < calls + warmup; i++) {
     const start = performance.now();
     await t.tool(base, threads[i % threads.length], name, input(i));
     if (i >= warmup) times.push(performance.now() - start);
   }
-  const rows = await rowsOf(t, base);
-  return { p50: quantile(times, 0.5), p95: quantile(times, 0.95), rowsRead: rows.rowsRead / calls, rowsWritten: rows.rowsWritten / calls };
+  const rows = rowCalls ? await countedRows(t, base, async () => {
+    for (const end = i + rowCalls; i < end; i++) await t.tool(base, threads[i % threads.length], name, input(i));
+  }) : { rowsRead: NaN, rowsWritten: NaN };
+  return { p50: quantile(times, 0.5), p95: quantile(times, 0.95), rowsRead: rows.rowsRead / rowCalls, rowsWritten: rows.rowsWritten / rowCalls };
 }
 
 /**
@@ -77,38 +91,45 @@ export const UNTIMED_TURNS = 3;
 /**
  * `runs` turns with 3 tool calls each, one after another on a fresh thread, after
  * {@link UNTIMED_TURNS} untimed ones: their median ms (`p50`), and per turn over the same turns
- * the target's workerd CPU ms (`cpuMs`, when `pid` is given) and the rows its objects read and
- * wrote. `model`: `scripted` (the target's own scripted model) or `provider` (the fake provider
- * `fake`, scripted before each turn for the thread's own key).
- * @param {{ model?: "scripted" | "provider", fake?: any, pid?: number }} [opts]
+ * the target's workerd CPU ms (`cpuMs`, when `pid` is given). With `rows`, the same turns are
+ * played again on another fresh thread, untimed, with rows counted over the same turns: the rows
+ * its objects read and wrote per turn. `model`: `scripted` (the target's own scripted model) or
+ * `provider` (the fake provider `fake`, scripted before each turn for the thread's own key).
+ * @param {{ model?: "scripted" | "provider", fake?: any, pid?: number, rows?: boolean }} [opts]
  */
-export async function turnRun(t, base, runs, { model = "scripted", fake = null, pid = 0 } = {}) {
+export async function turnRun(t, base, runs, { model = "scripted", fake = null, pid = 0, rows = false } = {}) {
+  let cpu0 = 0;
+  const { times } = await playTurns(t, base, runs, model, fake, async () => {
+    if (pid) cpu0 = cpuMs(pid);
+  });
+  const cpu = pid ? (cpuMs(pid) - cpu0) / runs : NaN;
+  const counted = rows && t.count ? (await playTurns(t, base, runs, model, fake, () => t.count(base), () => t.rows(base))).end : { rowsRead: NaN, rowsWritten: NaN };
+  return { p50: median(times), cpuMs: cpu, rowsRead: counted.rowsRead / runs, rowsWritten: counted.rowsWritten / runs };
+}
+
+/**
+ * Plays {@link UNTIMED_TURNS} + `runs` turns on a fresh thread: `atTimed` runs before the first
+ * timed turn and `atEnd` after the last, before the thread's socket closes. The timed turns' ms.
+ */
+async function playTurns(t, base, runs, model, fake, atTimed, atEnd = async () => undefined) {
   const key = model === "provider" ? freshKey() : "";
   const thread = await t.newThread(base, key);
   const sub = await t.turnSetup(base, thread);
   const times = [];
-  let cpu0 = 0;
-  let cpu = NaN;
-  let rows = { rowsRead: NaN, rowsWritten: NaN };
   try {
     for (let i = 0; i < runs + UNTIMED_TURNS; i++) {
-      if (i === UNTIMED_TURNS) {
-        await rowsOf(t, base);
-        if (pid) cpu0 = cpuMs(pid);
-      }
+      if (i === UNTIMED_TURNS) await atTimed();
       if (model === "provider") scriptTurn(fake, key);
       const start = performance.now();
       await t.turn(base, thread, sub, { model, key });
       if (i >= UNTIMED_TURNS) times.push(performance.now() - start);
     }
-    if (pid) cpu = (cpuMs(pid) - cpu0) / runs;
-    rows = await rowsOf(t, base);
+    return { times, end: await atEnd() };
   } finally {
     sub?.ws.close();
     // The fake keeps every request it saw; nothing here reads them.
     if (fake) fake.requests.length = fake.outbound.length = 0;
   }
-  return { p50: median(times), cpuMs: cpu, rowsRead: rows.rowsRead / runs, rowsWritten: rows.rowsWritten / runs };
 }
 
 /** Median ms of `runs` scripted turns (3 tool calls each) on a fresh thread ({@link turnRun}). */

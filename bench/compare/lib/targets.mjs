@@ -63,7 +63,9 @@ const SCRIPT = [
   { text: "done" },
 ];
 const baseline = { BENCH_API_KEY_SHA256: BENCH_KEY_SHA256 };
-/** Rows the target's objects read and wrote since the last read (bench/compare/targets/lib/rows.ts); NaN where the target has no count (an older --base). */
+/** Starts counting the rows the target's objects read and write (bench/compare/targets/lib/rows.ts; off until asked, so timed steps run without it). */
+const count = (base) => request(base, "GET", "/__bench/rows?count");
+/** Rows the target's objects read and wrote since counting started, which stops it; NaN where the target has no count. */
 const rows = async (base) => {
   try {
     return /** @type {{ rowsRead: number, rowsWritten: number }} */ (await request(base, "GET", "/__bench/rows"));
@@ -82,6 +84,7 @@ export const targets = {
     wsUrl: (base, t, batch) => `${ws(base)}/threads/${t}/ws${batch ? "?batch=1" : ""}`,
     burst: (base, t, count, text) => request(base, "POST", `/threads/${t}/burst`, { count, text }),
     evict: (base, t) => request(base, "POST", `/threads/${t}/evict`),
+    count,
     rows,
   },
   sdk: {
@@ -93,6 +96,7 @@ export const targets = {
     wsUrl: (base, t, batch) => `${ws(base)}/agents/bench-agent/${t}${batch ? "?batch=1" : ""}`,
     burst: (base, t, count, text) => request(base, "POST", `/agents/bench-agent/${t}/burst`, { count, text }),
     evict: (base, t) => request(base, "POST", `/agents/bench-agent/${t}/evict`).catch(() => null),
+    count,
     rows,
   },
   chat: {
@@ -118,6 +122,7 @@ export const targets = {
       sub.history.push(user, assistant);
       sub.frames.length = 0;
     },
+    count,
     rows,
   },
   weft: {
@@ -152,6 +157,7 @@ export const targets = {
     wsUrl: (base, t, batch) => `${ws(base)}/threads/${t}/ws${batch ? "?batch=1" : ""}`,
     burst: (base, t, count, text) => request(base, "POST", "/v1/tools/bench_burst", { input: { count, text }, sessionId: t }),
     evict: (base, t) => request(base, "POST", `/__bench/evict/${t}`),
+    count,
     rows,
   },
 };

@@ -4,7 +4,10 @@
  * done with), one row per key the KV API (async and `ctx.storage.kv`) reads or writes (it keeps its
  * keys in a SQLite table), and one row written per `setAlarm` or `deleteAlarm`. Every object of a
  * target runs in one isolate under workerd, so one count per isolate covers them all (threads and,
- * for weft, accounts); the harness reads and resets it with `GET /__bench/rows`.
+ * for weft, accounts). Counting is off until the harness asks (`GET /__bench/rows?count`) and off
+ * again once it reads the count (`GET /__bench/rows`), so timed steps run without it: each counted
+ * cursor costs a few µs, and weft runs several statements per call where a baseline runs one, so
+ * counting during a timed step would bill weft for the instrument.
  *
  * A cursor is read once the code that made it has run to its end (a microtask later: weft and the
  * baselines read every cursor in the synchronous step that made it) and then let go, so the count
@@ -17,6 +20,8 @@
 /** Cursors made since the last fold, with their query text when counted per statement. */
 let pending: Array<{ cursor: SqlStorageCursor<Record<string, SqlStorageValue>>; query?: string }> = [];
 let folding = false;
+/** Whether rows are counted now (between `?count` and the next read). */
+let counting = false;
 let rowsRead = 0;
 let rowsWritten = 0;
 let statements = 0;
@@ -62,6 +67,7 @@ export function countRows(ctx: DurableObjectState): void {
   patch(Object.getPrototypeOf(ctx.storage.sql) as object, "exec", (exec) =>
     function (this: unknown, ...args: unknown[]) {
       const cursor = exec.apply(this, args) as SqlStorageCursor<Record<string, SqlStorageValue>>;
+      if (!counting) return cursor;
       pending.push(byStatement ? { cursor, query: args[0] as string } : { cursor });
       statements++;
       if (!folding) {
@@ -84,6 +90,7 @@ export function countRows(ctx: DurableObjectState): void {
     patch(storage, name, (original) =>
       async function (this: unknown, ...args: unknown[]) {
         const out = await original.apply(this, args);
+        if (!counting) return out;
         const [r, w] = count(args, out);
         rowsRead += r;
         rowsWritten += w;
@@ -98,14 +105,17 @@ export function countRows(ctx: DurableObjectState): void {
   for (const [name, read, written] of [["get", 1, 0], ["put", 0, 1], ["delete", 0, 1]] as const) {
     patch(kvProto, name, (original) =>
       function (this: unknown, ...args: unknown[]) {
-        rowsRead += read;
-        rowsWritten += written;
+        if (counting) {
+          rowsRead += read;
+          rowsWritten += written;
+        }
         return original.apply(this, args);
       },
     );
   }
   patch(kvProto, "list", (list) =>
     function (this: unknown, ...args: unknown[]) {
+      if (!counting) return list.apply(this, args);
       const entries = [...(list.apply(this, args) as Iterable<unknown>)];
       rowsRead += entries.length;
       return entries[Symbol.iterator]();
@@ -117,27 +127,35 @@ export function countRows(ctx: DurableObjectState): void {
 type StatementRows = Record<string, { runs: number; rowsRead: number; rowsWritten: number }>;
 
 /**
- * Rows read and written (and SQL statements run) since the last call, across the isolate; with
- * `perStatement` (counted since the last call that asked for it) also per query text.
+ * Rows read and written (and SQL statements run) since counting started, across the isolate, and
+ * per query text when it was started `perStatement`. Counting stops.
  */
-export function takeRows(perStatement = false): { rowsRead: number; rowsWritten: number; statements: number; byStatement?: StatementRows } {
+export function takeRows(): { rowsRead: number; rowsWritten: number; statements: number; byStatement?: StatementRows } {
   fold();
   const out = { rowsRead, rowsWritten, statements, ...(byStatement ? { byStatement: detail } : {}) };
-  rowsRead = 0;
-  rowsWritten = 0;
-  statements = 0;
-  detail = {};
-  byStatement = perStatement;
+  counting = false;
   return out;
 }
 
+/** Starts counting from zero; `perStatement` also counts per query text (it costs more CPU). */
+function startCounting(perStatement: boolean): void {
+  fold();
+  rowsRead = rowsWritten = statements = 0;
+  detail = {};
+  byStatement = perStatement;
+  counting = true;
+}
+
 /**
- * The harness's route: `GET /__bench/rows` answers {@link takeRows}; `?by=statement` also turns
- * on the count per query text until the next read (it costs CPU, so figures are read without it).
- * Null for any other request.
+ * The harness's routes: `GET /__bench/rows?count` starts counting (`?by=statement`: per query text
+ * too) and `GET /__bench/rows` answers {@link takeRows}. Null for any other request.
  */
 export function rowsRoute(request: Request): Response | null {
-  if (request.url.endsWith("/__bench/rows")) return Response.json(takeRows());
-  if (request.url.endsWith("/__bench/rows?by=statement")) return Response.json(takeRows(true));
+  const url = request.url;
+  if (url.endsWith("/__bench/rows")) return Response.json(takeRows());
+  if (url.endsWith("/__bench/rows?count") || url.endsWith("/__bench/rows?by=statement")) {
+    startCounting(url.endsWith("?by=statement"));
+    return Response.json({ counting: true });
+  }
   return null;
 }
