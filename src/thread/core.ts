@@ -117,7 +117,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     redactLogs(this.secrets);
     void ctx.blockConcurrencyWhile(async () => {
       if (!migrateIfMade(ctx.storage)) return;
-      const meta = this.store.meta.read();
+      const meta = this.store.wake();
       if (!meta) return;
       this.attach(this.newWorld(meta));
       await this.refreshSecrets();

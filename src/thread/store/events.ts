@@ -33,6 +33,9 @@ const MAX_HELD = 16;
 const inserts: string[] = [];
 const insertOf = (n: number) => (inserts[n] ??= `INSERT INTO events (seq, type, data, at) VALUES ${Array<string>(n).fill("(?, ?, ?, ?)").join(", ")}`);
 
+/** The newest seq, read once per instance (or by the wake read, `ThreadStore.wake`). */
+export const LAST_SEQ_SQL = "SELECT seq FROM events ORDER BY seq DESC LIMIT 1";
+
 /** Stored, seq-numbered events. */
 export class EventLog {
   /** The newest stored seq, read once: each append takes the next without asking SQLite for it. */
@@ -41,6 +44,11 @@ export class EventLog {
   private held: HeldEvent[] = [];
 
   constructor(private readonly sql: SqlStorage) {}
+
+  /** Takes the newest seq as the wake read found it ({@link LAST_SEQ_SQL}; 0 when empty). */
+  knowLastSeq(seq: number): void {
+    this.last = seq;
+  }
 
   /** Forgets the kept seq (a transaction that stored events was rolled back, or the rows were deleted). */
   forget(): void {
@@ -137,7 +145,7 @@ export class EventLog {
   /** The newest seq, 0 when empty (a held event is stored first). */
   lastSeq(): number {
     if (this.held.length > 0) this.settle();
-    return (this.last ??= this.sql.exec<{ seq: number }>("SELECT seq FROM events ORDER BY seq DESC LIMIT 1").toArray()[0]?.seq ?? 0);
+    return (this.last ??= this.sql.exec<{ seq: number }>(LAST_SEQ_SQL).toArray()[0]?.seq ?? 0);
   }
 }
 

@@ -3,18 +3,27 @@
  * @module
  */
 import type { ThreadTables } from "../../ports/store.js";
-import { CallStore } from "./calls.js";
+import type { ThreadMeta } from "../../ports/store.js";
+import { CallStore, LAST_ORD_SQL, QUEUED_SQL, QUEUE_CHILDREN_SQL } from "./calls.js";
 import { EnvStore } from "./env.js";
-import { EventLog } from "./events.js";
+import { EventLog, LAST_SEQ_SQL } from "./events.js";
 import { FileStore } from "./files.js";
 import { IdempotencyStore } from "./idempotency.js";
 import { KvStore } from "./kv.js";
 import { MessageStore } from "./messages.js";
-import { MetaStore } from "./meta.js";
+import { META_SQL, MetaStore, metaOf } from "./meta.js";
 import { ScriptStore } from "./script.js";
 import { SettleWindow } from "./settle-window.js";
 import { SummaryStore } from "./summaries.js";
-import { TurnStore } from "./turns.js";
+import { NEWEST_STATUS_SQL, TurnStore } from "./turns.js";
+
+/**
+ * What a waking thread reads, as one statement: on a new SQLite connection each distinct statement
+ * is compiled first (tens of µs each), and these would otherwise each be one in the first request.
+ */
+const WAKE_SQL = `SELECT (${META_SQL}) AS meta, (${NEWEST_STATUS_SQL}) AS turn_status, (${LAST_ORD_SQL}) AS last_ord,
+  (${LAST_SEQ_SQL}) AS last_seq, EXISTS (${QUEUED_SQL}) AS queued, EXISTS (${QUEUE_CHILDREN_SQL}) AS queue_children`;
+type WakeRow = { meta: string | null; turn_status: string | null; last_ord: number | null; last_seq: number | null; queued: number; queue_children: number };
 
 /** The thread's storage, one store per table group. */
 export class ThreadStore implements ThreadTables {
@@ -43,6 +52,21 @@ export class ThreadStore implements ThreadTables {
     this.files = new FileStore(storage);
     this.summaries = new SummaryStore(sql);
     this.idempotency = new IdempotencyStore(storage);
+  }
+
+  /**
+   * The thread's record, read when its object wakes, with what the stores read lazily (the newest
+   * turn's status, the last call's `ord` and event's seq, whether calls are queued) in the same
+   * statement. Undefined when the object holds no thread.
+   */
+  wake(): ThreadMeta | undefined {
+    const row = this.storage.sql.exec<WakeRow>(WAKE_SQL).one();
+    const meta = metaOf(row.meta);
+    if (!meta) return undefined;
+    this.turns.knowNewest(row.turn_status);
+    this.calls.knowAtWake(row.last_ord ?? 0, row.queued === 1, row.queue_children === 1);
+    this.events.knowLastSeq(row.last_seq ?? 0);
+    return meta;
   }
 
   /**

@@ -8,14 +8,19 @@ import type { MetaTable, ThreadMeta } from "../../ports/store.js";
 /** What a thread was created with (defined with the store port). */
 export type { ThreadMeta } from "../../ports/store.js";
 
+/** The thread's record, one row. */
+export const META_SQL = "SELECT value FROM meta WHERE key = 'thread'";
+
+/** The thread record stored as `text` (the `value` of {@link META_SQL}'s row), or undefined without one. */
+export const metaOf = (text: string | null | undefined): ThreadMeta | undefined => (text ? (JSON.parse(text) as ThreadMeta) : undefined);
+
 /** Reads and writes the single thread record. */
 export class MetaStore implements MetaTable {
   constructor(private readonly sql: SqlStorage) {}
 
   /** The record, or undefined before creation. */
   read(): ThreadMeta | undefined {
-    const row = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'thread'").toArray()[0];
-    return row ? (JSON.parse(row.value) as ThreadMeta) : undefined;
+    return metaOf(this.sql.exec<{ value: string }>(META_SQL).toArray()[0]?.value);
   }
 
   write(meta: ThreadMeta): void {

@@ -14,6 +14,9 @@ export type { TurnRecord, TurnStatus } from "../../ports/store.js";
 /** A message waiting for the next turn (defined with the store port). */
 export type { PendingMessage } from "../../ports/store.js";
 
+/** The newest turn's status, read once until a write changes it (or by the wake read, `ThreadStore.wake`). */
+export const NEWEST_STATUS_SQL = "SELECT status FROM turns ORDER BY ord DESC LIMIT 1";
+
 /** Turn rows and inbox rows. */
 export class TurnStore implements TurnTable, TurnSteps, Inbox {
   /**
@@ -27,6 +30,11 @@ export class TurnStore implements TurnTable, TurnSteps, Inbox {
   /** Forgets what is kept in memory (a transaction that wrote it was rolled back). */
   forget(): void {
     this.newest = undefined;
+  }
+
+  /** Takes the newest turn's status as the wake read found it ({@link NEWEST_STATUS_SQL}; null: no turn). */
+  knowNewest(status: string | null): void {
+    this.newest = status as TurnStatus | null;
   }
 
   begin(turnId: string, now = Date.now(), settings?: TurnRecord["modelSettings"]): void {
@@ -125,7 +133,7 @@ export class TurnStore implements TurnTable, TurnSteps, Inbox {
   /** The newest turn's status (one column of one row), if any. */
   latestStatus(): TurnStatus | undefined {
     if (this.newest === undefined) {
-      this.newest = (this.sql.exec<{ status: string }>("SELECT status FROM turns ORDER BY ord DESC LIMIT 1").toArray()[0]?.status as TurnStatus | undefined) ?? null;
+      this.newest = (this.sql.exec<{ status: string }>(NEWEST_STATUS_SQL).toArray()[0]?.status as TurnStatus | undefined) ?? null;
     }
     return this.newest ?? undefined;
   }

@@ -46,6 +46,34 @@ describe("a thread waking", () => {
     expect(statements.filter((q) => / FROM files\b/.test(q))).toEqual(["SELECT 1 FROM files LIMIT 1"]);
   });
 
+  it("reads its record and what its stores keep in memory (newest turn, last ord and seq, queued calls) in one statement", async () => {
+    const threadId = await createThread({ agent: "guarantees" });
+    expect((await json("POST", "/v1/tools/effect_read", { input: { label: "before" }, sessionId: threadId })).status).toBe(200);
+    const other = await createThread({ agent: "guarantees" });
+    await evictDurableObject(rawStub(threadId));
+    const statements = await recorded(other, async () => {
+      expect((await json("POST", "/v1/tools/effect_read", { input: { label: "after" }, sessionId: threadId })).status).toBe(200);
+    });
+    // Each distinct statement is compiled on the new connection first: these were five of them.
+    const alone = [
+      "SELECT status FROM turns ORDER BY ord DESC LIMIT 1",
+      "SELECT ord FROM calls ORDER BY ord DESC LIMIT 1",
+      "SELECT seq FROM events ORDER BY seq DESC LIMIT 1",
+      "SELECT * FROM calls WHERE status = 'queued' AND finished_at IS NULL ORDER BY ord",
+      "SELECT 1 FROM calls WHERE parent_call_id IS NOT NULL AND source = 'queue' LIMIT 1",
+    ];
+    expect(statements.filter((q) => alone.includes(q))).toEqual([]);
+    expect(statements.filter((q) => q.includes("FROM meta WHERE key = 'thread'"))).toHaveLength(1);
+    // What it read is what the thread holds: the call and its events after the wake continue the numbering.
+    const numbers = await runInDurableObject(rawStub(threadId), (_i, state) => ({
+      ords: state.storage.sql.exec<{ ord: number }>("SELECT ord FROM calls ORDER BY ord").toArray().map((r) => r.ord),
+      seqs: state.storage.sql.exec<{ seq: number }>("SELECT seq FROM events ORDER BY seq").toArray().map((r) => r.seq),
+    }));
+    expect(numbers.ords).toEqual([1, 2]);
+    expect(numbers.seqs).toEqual(numbers.seqs.map((_, i) => i + 1));
+    expect(numbers.seqs.length).toBeGreaterThan(2);
+  });
+
   it("an object that holds no thread answers not found and is left without tables", async () => {
     const made = await createThread({ agent: "guarantees" });
     const missing = (env as unknown as { THREAD: DurableObjectNamespace }).THREAD.newUniqueId().toString();
