@@ -39,8 +39,16 @@ export interface RunEnd {
   error?: string;
 }
 
+/** When a running run's child is to be asked next (epoch ms, null: none runs): one index lookup. */
+const NEXT_CHECK_SQL = "SELECT MIN(check_at) AS t FROM background_runs WHERE status = 'running'";
+
 /** The background runs table of one thread. */
+const WAKE_SQL: readonly string[] = [NEXT_CHECK_SQL];
+
 export class RunStore {
+  /** The store's part of a waking thread's one read (`ThreadStore.wake`); its answer goes to {@link RunStore.knowAtWake}. */
+  readonly wakeSql = WAKE_SQL;
+
   /** `hasTables`: whether the thread's tables exist now (a thread never made, or removed, has none). */
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -54,6 +62,11 @@ export class RunStore {
   /** Whether the table exists: in every migrated thread, not in a removed one (its rows and tables are gone) or one never made. */
   private get ready(): boolean {
     return this.hasTables();
+  }
+
+  /** Takes the answer to {@link RunStore.wakeSql}: the next time a run's child is asked. */
+  knowAtWake([next]: readonly SqlStorageValue[]): void {
+    this.nextKnown = (next ?? null) as number | null;
   }
 
   /** Drops what it learnt of the rows; call after the thread's rows were removed (`deleteAll`). */
@@ -113,7 +126,7 @@ export class RunStore {
   nextCheck(): number | null {
     if (this.nextKnown !== undefined) return this.nextKnown;
     if (!this.ready) return null;
-    this.nextKnown = this.sql.exec<{ t: number | null }>("SELECT MIN(check_at) AS t FROM background_runs WHERE status = 'running'").one().t;
+    this.nextKnown = this.sql.exec<{ t: number | null }>(NEXT_CHECK_SQL).one().t;
     return this.nextKnown;
   }
 

@@ -6,7 +6,7 @@
 import type { EventFrame } from "../protocol.js";
 import type { EventBroadcast, EventRedactor, EventSink } from "../ports/events.js";
 import { isoTime } from "../thread/store/events.js";
-import { SettleWindow } from "../thread/store/settle-window.js";
+import { SettleWindow } from "../calls/settle-window.js";
 
 /** Events held at most at once; one more stores them first (as the SQLite log). */
 const MAX_HELD = 16;

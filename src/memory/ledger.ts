@@ -9,7 +9,7 @@ import type { CallJournal, CallLock, Decision, FinishDetails, JournalEntry, Ledg
 import { CallLocks } from "../calls/lock.js";
 import { type CallRow, inputColumn, toRecord } from "../thread/store/call-row.js";
 import { GroupCommit } from "../calls/group-commit.js";
-import { SettleWindow } from "../thread/store/settle-window.js";
+import { SettleWindow } from "../calls/settle-window.js";
 
 const PERSON_WAIT: readonly string[] = PERSON_WAIT_STATUSES;
 

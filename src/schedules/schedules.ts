@@ -67,6 +67,21 @@ export class ThreadSchedules {
     return r;
   }
 
+  /**
+   * The schedules' and the runs' part of a waking thread's one read (`ThreadStore.wake`): scalar
+   * queries, their answers in the same order to {@link knowAtWake}, so `restore` runs none of them.
+   */
+  wakeSql(): readonly string[] {
+    return [...this.store.wakeSql, ...(this.runs?.store.wakeSql ?? [])];
+  }
+
+  /** Takes the answers to {@link wakeSql}, in its order. */
+  knowAtWake(values: readonly SqlStorageValue[]): void {
+    const mine = this.store.wakeSql.length;
+    this.store.knowAtWake(values.slice(0, mine));
+    this.runs?.store.knowAtWake(values.slice(mine));
+  }
+
   /** Drops what the schedules' and the runs' stores keep in memory; call after `deleteAll`. */
   forget(): void {
     this.store.forget();

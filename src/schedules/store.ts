@@ -83,7 +83,20 @@ const scheduleOf = (r: RawSchedule): ScheduleRow => ({
 const occurrenceOf = (r: RawOccurrence): OccurrenceRow => ({ key: r.key, scheduleId: r.schedule_id, dueAt: r.due_at, status: r.status as OccurrenceRow["status"], callId: r.call_id });
 
 /** The schedules tables of one thread. */
+/** The earliest time an active schedule fires (epoch ms, null: none): one index lookup. */
+const EARLIEST_SQL = "SELECT MIN(fire_at) AS t FROM schedules WHERE status = 'active'";
+/** An occurrence journaled but not finished. */
+const OPEN_WHERE = "status IN ('queued', 'started')";
+
+const WAKE_SQL: readonly string[] = [EARLIEST_SQL, `SELECT 1 FROM occurrences WHERE ${OPEN_WHERE} LIMIT 1`];
+
 export class ScheduleStore {
+  /**
+   * The store's part of a waking thread's one read (`ThreadStore.wake`): scalar queries whose
+   * answers, in order, go to {@link ScheduleStore.knowAtWake}.
+   */
+  readonly wakeSql = WAKE_SQL;
+
   /** `hasTables`: whether the thread's tables exist now (a thread never made, or removed, has none). */
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -113,6 +126,12 @@ export class ScheduleStore {
    */
   private earliestKnown: number | null | undefined = undefined;
   private noneOpen = false;
+
+  /** Takes the answers to {@link ScheduleStore.wakeSql}: the earliest fire time, and whether an occurrence is open. */
+  knowAtWake([earliest, open]: readonly SqlStorageValue[]): void {
+    this.earliestKnown = (earliest ?? null) as number | null;
+    this.noneOpen = open === null;
+  }
 
   private unknown(): void {
     this.earliestKnown = undefined;
@@ -185,7 +204,7 @@ export class ScheduleStore {
   earliest(): number | null {
     if (this.earliestKnown !== undefined) return this.earliestKnown;
     if (!this.ready) return null;
-    this.earliestKnown = this.sql.exec<{ t: number | null }>("SELECT MIN(fire_at) AS t FROM schedules WHERE status = 'active'").one().t;
+    this.earliestKnown = this.sql.exec<{ t: number | null }>(EARLIEST_SQL).one().t;
     return this.earliestKnown;
   }
 
@@ -270,8 +289,8 @@ export class ScheduleStore {
   open(limit: number, scheduleId?: string): OccurrenceRow[] {
     if (this.noneOpen || !this.ready) return [];
     const rows = scheduleId
-      ? this.sql.exec<RawOccurrence>(`SELECT ${OCCURRENCE_COLUMNS} FROM occurrences WHERE status IN ('queued', 'started') AND schedule_id = ? ORDER BY due_at LIMIT ?`, scheduleId, limit)
-      : this.sql.exec<RawOccurrence>(`SELECT ${OCCURRENCE_COLUMNS} FROM occurrences WHERE status IN ('queued', 'started') ORDER BY due_at LIMIT ?`, limit);
+      ? this.sql.exec<RawOccurrence>(`SELECT ${OCCURRENCE_COLUMNS} FROM occurrences WHERE ${OPEN_WHERE} AND schedule_id = ? ORDER BY due_at LIMIT ?`, scheduleId, limit)
+      : this.sql.exec<RawOccurrence>(`SELECT ${OCCURRENCE_COLUMNS} FROM occurrences WHERE ${OPEN_WHERE} ORDER BY due_at LIMIT ?`, limit);
     const open = rows.toArray().map(occurrenceOf);
     if (!scheduleId && open.length === 0) this.noneOpen = true;
     return open;

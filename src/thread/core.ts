@@ -117,7 +117,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     redactLogs(this.secrets);
     void ctx.blockConcurrencyWhile(async () => {
       if (!migrateIfMade(ctx.storage)) return;
-      const meta = this.store.wake();
+      const meta = this.store.wake(this.schedules.wakeSql(), (values) => this.schedules.knowAtWake(values));
       if (!meta) return;
       this.attach(this.newWorld(meta));
       await this.refreshSecrets();

@@ -2,8 +2,7 @@
  * All of a thread's tables behind one object, created over the Durable Object's SQLite storage.
  * @module
  */
-import type { ThreadTables } from "../../ports/store.js";
-import type { ThreadMeta } from "../../ports/store.js";
+import type { ThreadMeta, ThreadTables } from "../../ports/store.js";
 import { CallStore, LAST_ORD_SQL, QUEUED_SQL, QUEUE_CHILDREN_SQL } from "./calls.js";
 import { EnvStore } from "./env.js";
 import { EventLog, LAST_SEQ_SQL } from "./events.js";
@@ -13,14 +12,11 @@ import { KvStore } from "./kv.js";
 import { MessageStore } from "./messages.js";
 import { META_SQL, MetaStore, metaOf } from "./meta.js";
 import { ScriptStore } from "./script.js";
-import { SettleWindow } from "./settle-window.js";
+import { SettleWindow } from "../../calls/settle-window.js";
 import { SummaryStore } from "./summaries.js";
 import { NEWEST_STATUS_SQL, TurnStore } from "./turns.js";
 
-/**
- * What a waking thread reads, as one statement: on a new SQLite connection each distinct statement
- * is compiled first (tens of µs each), and these would otherwise each be one in the first request.
- */
+/** What a waking thread reads, in one statement: on a new SQLite connection each statement is compiled first. */
 const WAKE_SQL = `SELECT (${META_SQL}) AS meta, (${NEWEST_STATUS_SQL}) AS turn_status, (${LAST_ORD_SQL}) AS last_ord,
   (${LAST_SEQ_SQL}) AS last_seq, EXISTS (${QUEUED_SQL}) AS queued, EXISTS (${QUEUE_CHILDREN_SQL}) AS queue_children`;
 type WakeRow = { meta: string | null; turn_status: string | null; last_ord: number | null; last_seq: number | null; queued: number; queue_children: number };
@@ -55,14 +51,16 @@ export class ThreadStore implements ThreadTables {
   }
 
   /**
-   * The thread's record, read when its object wakes, with what the stores read lazily (the newest
-   * turn's status, the last call's `ord` and event's seq, whether calls are queued) in the same
-   * statement. Undefined when the object holds no thread.
+   * The thread's record when its object wakes, with what the stores read lazily (newest turn's
+   * status, last `ord` and seq, queued calls) and the scalar queries `extra` (their values to
+   * `answers`, in order) in the same statement. Undefined, nothing primed, without a thread.
    */
-  wake(): ThreadMeta | undefined {
-    const row = this.storage.sql.exec<WakeRow>(WAKE_SQL).one();
+  wake(extra: readonly string[] = [], answers?: (values: SqlStorageValue[]) => void): ThreadMeta | undefined {
+    const query = extra.length === 0 ? WAKE_SQL : `${WAKE_SQL}, ${extra.map((q, i) => `(${q}) AS x${i}`).join(", ")}`;
+    const row = this.storage.sql.exec<WakeRow & Record<string, SqlStorageValue>>(query).one();
     const meta = metaOf(row.meta);
     if (!meta) return undefined;
+    answers?.(extra.map((_, i) => row[`x${i}`] ?? null));
     this.turns.knowNewest(row.turn_status);
     this.calls.knowAtWake(row.last_ord ?? 0, row.queued === 1, row.queue_children === 1);
     this.events.knowLastSeq(row.last_seq ?? 0);
