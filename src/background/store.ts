@@ -42,9 +42,9 @@ export interface RunEnd {
 /** When a running run's child is to be asked next (epoch ms, null: none runs): one index lookup. */
 const NEXT_CHECK_SQL = "SELECT MIN(check_at) AS t FROM background_runs WHERE status = 'running'";
 
-/** The background runs table of one thread. */
 const WAKE_SQL: readonly string[] = [NEXT_CHECK_SQL];
 
+/** The background runs table of one thread. */
 export class RunStore {
   /** The store's part of a waking thread's one read (`ThreadStore.wake`); its answer goes to {@link RunStore.knowAtWake}. */
   readonly wakeSql = WAKE_SQL;

@@ -82,7 +82,6 @@ const scheduleOf = (r: RawSchedule): ScheduleRow => ({
 });
 const occurrenceOf = (r: RawOccurrence): OccurrenceRow => ({ key: r.key, scheduleId: r.schedule_id, dueAt: r.due_at, status: r.status as OccurrenceRow["status"], callId: r.call_id });
 
-/** The schedules tables of one thread. */
 /** The earliest time an active schedule fires (epoch ms, null: none): one index lookup. */
 const EARLIEST_SQL = "SELECT MIN(fire_at) AS t FROM schedules WHERE status = 'active'";
 /** An occurrence journaled but not finished. */
@@ -90,6 +89,7 @@ const OPEN_WHERE = "status IN ('queued', 'started')";
 
 const WAKE_SQL: readonly string[] = [EARLIEST_SQL, `SELECT 1 FROM occurrences WHERE ${OPEN_WHERE} LIMIT 1`];
 
+/** The schedules tables of one thread. */
 export class ScheduleStore {
   /**
    * The store's part of a waking thread's one read (`ThreadStore.wake`): scalar queries whose

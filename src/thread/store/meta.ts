@@ -8,6 +8,7 @@ import type { MetaTable, ThreadMeta } from "../../ports/store.js";
 /** What a thread was created with (defined with the store port). */
 export type { ThreadMeta } from "../../ports/store.js";
 
+/** The thread's record: one row. */
 export const META_SQL = "SELECT value FROM meta WHERE key = 'thread'";
 /** The thread record stored as `text` ({@link META_SQL}'s value), or undefined without one. */
 export const metaOf = (text: string | null | undefined): ThreadMeta | undefined => (text ? (JSON.parse(text) as ThreadMeta) : undefined);
