@@ -18,8 +18,6 @@ export type { StoredCall } from "./call-row.js";
 const UNFINISHED = "finished_at IS NULL";
 /** The newest call's `ord`, read once per instance (or by the wake read, `ThreadStore.wake`). */
 export const LAST_ORD_SQL = "SELECT ord FROM calls ORDER BY ord DESC LIMIT 1";
-/** Whether any call was queued by another (`queueTool`). */
-export const QUEUE_CHILDREN_SQL = "SELECT 1 FROM calls WHERE parent_call_id IS NOT NULL AND source = 'queue' LIMIT 1";
 /** Whether any unfinished call is queued. */
 export const QUEUED_SQL = `SELECT 1 FROM calls WHERE status = 'queued' AND ${UNFINISHED} LIMIT 1`;
 const PERSON_WAIT_SQL = `(${PERSON_WAIT_STATUSES.map((s) => `'${s}'`).join(", ")})`;
@@ -135,15 +133,10 @@ export class CallStore implements CallJournal, LedgerQueries {
 
   constructor(private readonly sql: SqlStorage) {}
 
-  /**
-   * Takes what the wake read found (`ThreadStore.wake`: {@link LAST_ORD_SQL} as `lastOrd`, 0 when
-   * empty, {@link QUEUED_SQL} and {@link QUEUE_CHILDREN_SQL} as booleans), so none of them is a
-   * statement of its own.
-   */
-  knowAtWake(lastOrd: number, queued: boolean, queueChildren: boolean): void {
+  /** Takes what the wake read found (`ThreadStore.wake`): {@link LAST_ORD_SQL}, 0 when empty, and {@link QUEUED_SQL} as a boolean. */
+  knowAtWake(lastOrd: number, queued: boolean): void {
     this.lastOrd = lastOrd;
     this.maybeQueued = queued;
-    this.queueChildren = queueChildren;
   }
 
   /** Forgets what is kept in memory (a transaction that wrote it was rolled back). */
@@ -344,7 +337,8 @@ export class CallStore implements CallJournal, LedgerQueries {
 
   /** Calls a call queued (`queueTool`), then the calls those queued, each level in queue order. */
   queuedBy(parentCallId: string): StoredCall[] {
-    this.queueChildren ??= this.exec(QUEUE_CHILDREN_SQL).toArray().length > 0;
+    // Left out of the wake read: without a queued child it reads every call with a parent (`source` is not indexed).
+    this.queueChildren ??= this.exec("SELECT 1 FROM calls WHERE parent_call_id IS NOT NULL AND source = 'queue' LIMIT 1").toArray().length > 0;
     if (!this.queueChildren) return [];
     const out: StoredCall[] = [];
     for (let parents = [parentCallId]; parents.length > 0; ) {

@@ -3,7 +3,7 @@
  * @module
  */
 import type { ThreadMeta, ThreadTables } from "../../ports/store.js";
-import { CallStore, LAST_ORD_SQL, QUEUED_SQL, QUEUE_CHILDREN_SQL } from "./calls.js";
+import { CallStore, LAST_ORD_SQL, QUEUED_SQL } from "./calls.js";
 import { EnvStore } from "./env.js";
 import { EventLog, LAST_SEQ_SQL } from "./events.js";
 import { FileStore } from "./files.js";
@@ -18,8 +18,8 @@ import { NEWEST_STATUS_SQL, TurnStore } from "./turns.js";
 
 /** What a waking thread reads, in one statement: on a new SQLite connection each statement is compiled first. */
 const WAKE_SQL = `SELECT (${META_SQL}) AS meta, (${NEWEST_STATUS_SQL}) AS turn_status, (${LAST_ORD_SQL}) AS last_ord,
-  (${LAST_SEQ_SQL}) AS last_seq, EXISTS (${QUEUED_SQL}) AS queued, EXISTS (${QUEUE_CHILDREN_SQL}) AS queue_children`;
-type WakeRow = { meta: string | null; turn_status: string | null; last_ord: number | null; last_seq: number | null; queued: number; queue_children: number };
+  (${LAST_SEQ_SQL}) AS last_seq, EXISTS (${QUEUED_SQL}) AS queued`;
+type WakeRow = { meta: string | null; turn_status: string | null; last_ord: number | null; last_seq: number | null; queued: number };
 
 /** The thread's storage, one store per table group. */
 export class ThreadStore implements ThreadTables {
@@ -62,7 +62,7 @@ export class ThreadStore implements ThreadTables {
     if (!meta) return undefined;
     answers?.(extra.map((_, i) => row[`x${i}`] ?? null));
     this.turns.knowNewest(row.turn_status);
-    this.calls.knowAtWake(row.last_ord ?? 0, row.queued === 1, row.queue_children === 1);
+    this.calls.knowAtWake(row.last_ord ?? 0, row.queued === 1);
     this.events.knowLastSeq(row.last_seq ?? 0);
     return meta;
   }

@@ -46,7 +46,7 @@ describe("a thread waking", () => {
     expect(statements.filter((q) => / FROM files\b/.test(q))).toEqual(["SELECT 1 FROM files LIMIT 1"]);
   });
 
-  it("reads its record and what its stores keep in memory (newest turn, last ord and seq, queued calls, schedules) in one statement", async () => {
+  it("reads its record and what its stores keep in memory (newest turn, last ord and seq, queued calls, schedules' restore) in one statement", async () => {
     const threadId = await createThread({ agent: "guarantees" });
     expect((await json("POST", "/v1/tools/effect_read", { input: { label: "before" }, sessionId: threadId })).status).toBe(200);
     const other = await createThread({ agent: "guarantees" });
@@ -54,13 +54,12 @@ describe("a thread waking", () => {
     const statements = await recorded(other, async () => {
       expect((await json("POST", "/v1/tools/effect_read", { input: { label: "after" }, sessionId: threadId })).status).toBe(200);
     });
-    // Each distinct statement is compiled on the new connection first: these were eight of them.
+    // Each distinct statement is compiled on the new connection first: these were seven of them.
     const alone = [
       "SELECT status FROM turns ORDER BY ord DESC LIMIT 1",
       "SELECT ord FROM calls ORDER BY ord DESC LIMIT 1",
       "SELECT seq FROM events ORDER BY seq DESC LIMIT 1",
       "SELECT * FROM calls WHERE status = 'queued' AND finished_at IS NULL ORDER BY ord",
-      "SELECT 1 FROM calls WHERE parent_call_id IS NOT NULL AND source = 'queue' LIMIT 1",
       // The schedules' and background runs' restore.
       "SELECT MIN(check_at) AS t FROM background_runs WHERE status = 'running'",
       "SELECT key, schedule_id, due_at, status, call_id FROM occurrences WHERE status IN ('queued', 'started') ORDER BY due_at LIMIT ?",
