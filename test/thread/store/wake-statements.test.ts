@@ -31,15 +31,21 @@ async function recorded(viaThreadId: string, fn: () => Promise<void>): Promise<s
   return seen;
 }
 
+/** A thread with one call, evicted, then called again: the statements of that call (its wake included). */
+async function wokenByCall(): Promise<{ threadId: string; statements: string[] }> {
+  const threadId = await createThread({ agent: "guarantees" });
+  expect((await json("POST", "/v1/tools/effect_read", { input: { label: "before" }, sessionId: threadId })).status).toBe(200);
+  const other = await createThread({ agent: "guarantees" });
+  await evictDurableObject(rawStub(threadId));
+  const statements = await recorded(other, async () => {
+    expect((await json("POST", "/v1/tools/effect_read", { input: { label: "after" }, sessionId: threadId })).status).toBe(200);
+  });
+  return { threadId, statements };
+}
+
 describe("a thread waking", () => {
   it("reads its schema version in one statement, never scans sqlite_master, never lists its files", async () => {
-    const threadId = await createThread({ agent: "guarantees" });
-    expect((await json("POST", "/v1/tools/effect_read", { input: { label: "before" }, sessionId: threadId })).status).toBe(200);
-    const other = await createThread({ agent: "guarantees" });
-    await evictDurableObject(rawStub(threadId));
-    const statements = await recorded(other, async () => {
-      expect((await json("POST", "/v1/tools/effect_read", { input: { label: "after" }, sessionId: threadId })).status).toBe(200);
-    });
+    const { statements } = await wokenByCall();
     expect(statements.filter((q) => q.includes("weft_schema"))).toEqual(["SELECT version FROM weft_schema"]);
     expect(statements.filter((q) => q.includes("sqlite_master"))).toEqual([]);
     // Whether the thread holds a file (for the built-in read_file) is one row, not its listing.
@@ -47,13 +53,7 @@ describe("a thread waking", () => {
   });
 
   it("reads its record and what its stores keep in memory (newest turn, last ord and seq, queued calls, schedules' restore) in one statement", async () => {
-    const threadId = await createThread({ agent: "guarantees" });
-    expect((await json("POST", "/v1/tools/effect_read", { input: { label: "before" }, sessionId: threadId })).status).toBe(200);
-    const other = await createThread({ agent: "guarantees" });
-    await evictDurableObject(rawStub(threadId));
-    const statements = await recorded(other, async () => {
-      expect((await json("POST", "/v1/tools/effect_read", { input: { label: "after" }, sessionId: threadId })).status).toBe(200);
-    });
+    const { threadId, statements } = await wokenByCall();
     // Each distinct statement is compiled on the new connection first: these were seven of them.
     const alone = [
       "SELECT status FROM turns ORDER BY ord DESC LIMIT 1",
