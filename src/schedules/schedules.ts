@@ -67,19 +67,15 @@ export class ThreadSchedules {
     return r;
   }
 
-  /**
-   * The schedules' and the runs' part of a waking thread's one read (`ThreadStore.wake`): scalar
-   * queries, their answers in the same order to {@link knowAtWake}, so `restore` runs none of them.
-   */
+  /** The schedules' and runs' scalar queries for a waking thread's one read (`ThreadStore.wake`), so `restore` runs none. */
   wakeSql(): readonly string[] {
     return [...this.store.wakeSql, ...(this.runs?.store.wakeSql ?? [])];
   }
 
   /** Takes the answers to {@link wakeSql}, in its order. */
   knowAtWake(values: readonly SqlStorageValue[]): void {
-    const mine = this.store.wakeSql.length;
-    this.store.knowAtWake(values.slice(0, mine));
-    this.runs?.store.knowAtWake(values.slice(mine));
+    this.store.knowAtWake(values.slice(0, this.store.wakeSql.length));
+    this.runs?.store.knowAtWake(values.slice(this.store.wakeSql.length));
   }
 
   /** Drops what the schedules' and the runs' stores keep in memory; call after `deleteAll`. */
