@@ -55,12 +55,12 @@ export class ThreadStore implements ThreadTables {
    * status, last `ord` and seq, queued calls) and the scalar queries `extra` (their values to
    * `answers`, in order) in the same statement. Undefined, nothing primed, without a thread.
    */
-  wake(extra: readonly string[] = [], answers?: (values: SqlStorageValue[]) => void): ThreadMeta | undefined {
-    const query = extra.length === 0 ? WAKE_SQL : `${WAKE_SQL}, ${extra.map((q, i) => `(${q}) AS x${i}`).join(", ")}`;
+  wake(extra: readonly string[], answers: (values: SqlStorageValue[]) => void): ThreadMeta | undefined {
+    const query = `${WAKE_SQL}${extra.map((q, i) => `, (${q}) AS x${i}`).join("")}`;
     const row = this.storage.sql.exec<WakeRow & Record<string, SqlStorageValue>>(query).one();
     const meta = metaOf(row.meta);
     if (!meta) return undefined;
-    answers?.(extra.map((_, i) => row[`x${i}`] ?? null));
+    answers(extra.map((_, i) => row[`x${i}`] ?? null));
     this.turns.knowNewest(row.turn_status);
     this.calls.knowAtWake(row.last_ord ?? 0, row.queued === 1);
     this.events.knowLastSeq(row.last_seq ?? 0);
