@@ -33,8 +33,13 @@ export interface FakeStep {
   malformedAfterEvents?: number;
   /** Fail the body (a connection reset) after this many events. */
   resetAfterEvents?: number;
-  /** After `afterEvents` events send only SSE keep-alive comments, every `keepAliveMs`, until the client goes away. */
-  stall?: { afterEvents: number; keepAliveMs: number };
+  /**
+   * After `afterEvents` events send only SSE keep-alive comments, every `keepAliveMs`, until the
+   * client goes away or `forMs` (default 30 s) has passed. Inside workerd the fake never learns
+   * that the client went away: a test whose client gives up sooner bounds the stall, so no stream
+   * is still open when the runtime closes.
+   */
+  stall?: { afterEvents: number; keepAliveMs: number; forMs?: number };
   /** Stop after `afterEvents` events until {@link releaseFake} of the key, then go on. */
   hold?: { afterEvents: number };
 }

@@ -23,7 +23,8 @@
  * - `leaky.mcp.test`: echoes the request headers it got (its declaration sends a secret one) in
  *   a tool's description, a call's answer and a JSON-RPC error.
  * - `trickle.mcp.test`: initializes and lists like the good server, but answers `tools/call` with
- *   an event stream of keep-alive comments that never ends.
+ *   an event stream of keep-alive comments and no answer, for 5 s (10 times the longest deadline
+ *   a fixture gives it).
  * - `changing.mcp.test`: the good server whose `grow` adds a tool `extra` and announces
  *   `notifications/tools/list_changed` in its answer's event stream.
  * - `oauth.mcp.test`, `as.mcp.test` and their kin: an MCP server behind OAuth 2.1 and its
@@ -179,18 +180,24 @@ export function createFakeMcp() {
   }
 
   /**
-   * trickle.mcp.test: a tools/call answered with keep-alive comments, 50 ms apart, without end.
-   * Pulled one at a time, so a client that stops reading stops it too. @param {Request} request
+   * trickle.mcp.test: a tools/call answered with keep-alive comments, 50 ms apart, and no answer.
+   * It ends after 5 s, far past its fixture's 500 ms deadline: miniflare copies an outbound
+   * answer to workerd until the body ends, even after workerd closed the connection, so a body
+   * without end was read for as long as the test runtime ran and kept it from closing (vitest
+   * waited out its 10 s teardown). That weft closes such a stream is tested against a real server
+   * (test/remote/fetch.node.test.ts). @param {Request} request
    */
   async function serveTrickle(request) {
     const body = request.method === "POST" ? await request.clone().json().catch(() => null) : null;
     if (body?.method !== "tools/call") return serve(request, goodServer);
     const chunk = new TextEncoder().encode(": keep-alive\n\n");
+    let left = 100;
     const stream = new ReadableStream(
       {
         async pull(controller) {
           await new Promise((r) => setTimeout(r, 50));
-          controller.enqueue(chunk);
+          if (left-- > 0) controller.enqueue(chunk);
+          else controller.close();
         },
       },
       { highWaterMark: 0 },
@@ -221,6 +228,20 @@ export function createFakeMcp() {
 
   /** Sessions of sse.mcp.test by id. @type {Map<string, SSEServerTransport>} */
   const sseSessions = new Map();
+  /** Each session's idle timer (see serveSse). @type {Map<string, ReturnType<typeof setTimeout>>} */
+  const sseTimers = new Map();
+  /** Ends `transport`'s session 5 s from now unless a message comes first. @param {SSEServerTransport} transport */
+  function sseIdle(transport) {
+    const id = transport.sessionId;
+    clearTimeout(sseTimers.get(id));
+    const timer = setTimeout(() => {
+      sseTimers.delete(id);
+      sseSessions.delete(id);
+      void transport.close().catch(() => undefined);
+    }, 5000);
+    timer.unref();
+    sseTimers.set(id, timer);
+  }
 
   /**
    * The SDK's HTTP+SSE server transport writes to a Node `ServerResponse`; this is the part of one
@@ -248,18 +269,26 @@ export function createFakeMcp() {
     return { res, response: head.then(() => new Response(stream, { status, headers })) };
   }
 
-  /** sse.mcp.test: the good server over the older HTTP+SSE transport. @param {Request} request */
+  /**
+   * sse.mcp.test: the good server over the older HTTP+SSE transport. A session's stream ends after
+   * 5 s without a message: weft closes its session when no request is left, but miniflare never
+   * passes that close on to a Node answer (it copies the body until the body ends), and an open
+   * stream kept the test runtime from closing (vitest waited out its 10 s teardown).
+   * @param {Request} request
+   */
   async function serveSse(request) {
     const url = new URL(request.url);
     if (request.method === "GET") {
       const { res, response } = nodeResponse();
       const transport = new SSEServerTransport("/messages", res);
       sseSessions.set(transport.sessionId, transport);
+      sseIdle(transport);
       await goodServer().connect(transport);
       return response;
     }
     const transport = sseSessions.get(url.searchParams.get("sessionId") ?? "");
     if (!transport) return new Response("no such session", { status: 404 });
+    sseIdle(transport);
     const { res, response } = nodeResponse();
     const req = { headers: Object.fromEntries(request.headers), url: url.pathname + url.search, socket: {} };
     await transport.handlePostMessage(/** @type {any} */ (req), /** @type {any} */ (res), await request.json());

@@ -20,7 +20,7 @@
  * chunk?: <characters per argument delta>, trailingEmptyArgs?: true, cutAfterEvents?: <n>,
  * delayMs?: <pause after each event>, network?: "close", providerCalls?: [{ id, query, urls }],
  * error?: { status, message, retryAfter? }, finishReason?: "length", noFinish?: true,
- * malformedAfterEvents?: <n>, resetAfterEvents?: <n>, stall?: { afterEvents, keepAliveMs }, hold?: { afterEvents } }`.
+ * malformedAfterEvents?: <n>, resetAfterEvents?: <n>, stall?: { afterEvents, keepAliveMs, forMs? }, hold?: { afterEvents } }`.
  * `arguments` is sent byte for byte. `network: "close"`
  * answers nothing: over Node HTTP the connection is closed without a response; inside workerd the
  * outbound fetch fails as a network error. `providerCalls` are web searches the provider runs
@@ -33,7 +33,10 @@
  * format's finish events; `malformedAfterEvents` sends a chunk that is not JSON after that many
  * events; `resetAfterEvents` fails the body (a connection reset) after that many events; `stall`
  * sends, after `afterEvents` events, only SSE keep-alive comments every `keepAliveMs` until the
- * client goes away (at most {@link MAX_STALL_MS}). `hold` stops the stream after `afterEvents` events
+ * client goes away, or for `forMs` (default {@link MAX_STALL_MS}), then closes the stream. Inside
+ * workerd the client's going away never reaches this side (miniflare copies an answer to workerd
+ * until its body ends), and a stream still open when the tests end holds their runtime's close
+ * up: a step whose client gives up sooner says so in `forMs`. `hold` stops the stream after `afterEvents` events
  * until the test releases the key (`POST /__fake/release`), then goes on: a test that must act
  * while a request streams waits on that condition, not on a pace it hopes is slow enough (at most
  * {@link MAX_STALL_MS}, then the stream is reset).
@@ -57,7 +60,7 @@ import { validateAnthropic, validateChatCompletions, validateResponses } from ".
  * @typedef {{ text?: string, toolCalls?: FakeCall[], providerCalls?: FakeSearch[], usage?: { input?: number, output?: number, cached?: number, reasoning?: number, cacheWrite?: number } | "none",
  *   chunk?: number, trailingEmptyArgs?: boolean, cutAfterEvents?: number, delayMs?: number, network?: "close",
  *   error?: { status: number, message: string, retryAfter?: string }, finishReason?: "length", noFinish?: boolean,
- *   malformedAfterEvents?: number, resetAfterEvents?: number, stall?: { afterEvents: number, keepAliveMs: number }, hold?: { afterEvents: number } }} FakeStep
+ *   malformedAfterEvents?: number, resetAfterEvents?: number, stall?: { afterEvents: number, keepAliveMs: number, forMs?: number }, hold?: { afterEvents: number } }} FakeStep
  */
 
 /** Longest a stalled stream keeps sending keep-alives when the client never goes away. */
@@ -203,7 +206,7 @@ function paced(events, step, released) {
     async pull(controller) {
       if (stalledAt !== null) {
         // Keep-alives only: the connection stays open, and no event ever comes.
-        if (Date.now() - stalledAt >= MAX_STALL_MS) return controller.close();
+        if (Date.now() - stalledAt >= (step.stall?.forMs ?? MAX_STALL_MS)) return controller.close();
         await pause(step.stall?.keepAliveMs ?? 1000);
         return controller.enqueue(encoder.encode(": keep-alive\n\n"));
       }

@@ -66,7 +66,7 @@ async function expectTakesMessages(id: string, scripted = true) {
 describe("stop ends a turn in every state", () => {
   it("streaming a model step: stopped, not a provider failure, and the step is not requested again", async () => {
     const key = fakeKey("stop-stream");
-    await scriptFake(key, [{ text: "this answer never finishes", stall: { afterEvents: 2, keepAliveMs: 50 } }]);
+    await scriptFake(key, [{ text: "this answer never finishes", stall: { afterEvents: 2, keepAliveMs: 50, forMs: 10_000 } }]);
     const id = await createThread({ agent: "streaming", env: fakeEnv("openai:gpt-4.1-mini", key) });
     await post(id, []);
     await until(async () => (await fakeRequests(key)).length === 1, "the model request to start");

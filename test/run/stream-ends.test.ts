@@ -171,9 +171,13 @@ describe("what a WebSocket client sees of a discarded attempt", () => {
   }, 120_000);
 });
 
+// Keep-alives only, for 5 s: five times this file's idle deadline. The client gave up long before;
+// the bound ends the stream on the fake's side, where inside workerd its going away never arrives.
+const STALL = { afterEvents: 1, keepAliveMs: 50, forMs: 5_000 };
+
 describe("model step deadlines", () => {
   it("a provider that sends only keep-alives meets the idle deadline and is asked again", async () => {
-    const { info, requests, steps } = await turnVia("openai-compatible:x", [{ text: "thinking", stall: { afterEvents: 1, keepAliveMs: 50 } }, { text: "awake" }]);
+    const { info, requests, steps } = await turnVia("openai-compatible:x", [{ text: "thinking", stall: STALL }, { text: "awake" }]);
     expect(requests).toHaveLength(2);
     expect(info.lastTurn.status).toBe("completed");
     expect(steps[0]).toMatchObject({ text: "awake", attempts: 2 });
@@ -181,7 +185,7 @@ describe("model step deadlines", () => {
   }, 120_000);
 
   it("keep-alives every time: the turn fails with model_timeout, and a message posted meanwhile runs after it", async () => {
-    const stall: FakeStep = { stall: { afterEvents: 1, keepAliveMs: 50 } };
+    const stall: FakeStep = { stall: STALL };
     const key = fakeKey("ends-idle");
     await scriptFake(key, [stall, stall, stall, { text: "the queued message's answer" }]);
     const id = await createThread({ agent: "streaming", env: fakeEnv("anthropic:claude-sonnet-4-5", key) });
@@ -250,7 +254,7 @@ describe("the summarizing request of a step's compaction", () => {
   it("meets the idle deadline too: a stalled summarizer is asked again and the step goes on", async () => {
     const main = fakeKey("ends-main");
     const summarizer = fakeKey("ends-sum");
-    await scriptFake(summarizer, [{ stall: { afterEvents: 1, keepAliveMs: 50 } }, ...Array.from({ length: 4 }, (_, i) => ({ text: `summary v${i + 1}` }))]);
+    await scriptFake(summarizer, [{ stall: STALL }, ...Array.from({ length: 4 }, (_, i) => ({ text: `summary v${i + 1}` }))]);
     await scriptFake(main, [{ text: "answer" }]);
     const id = await createThread({
       agent: "summarized",
