@@ -90,6 +90,16 @@ describe("fake provider: streams that end badly", () => {
     expect(events[1]).toContain("content_block_start");
   });
 
+  it("stall with forMs: a client that never goes away gets keep-alives for that long, then a clean end without the finish events", async () => {
+    fake.script("stall-bounded", [{ text: "thinking", stall: { afterEvents: 2, keepAliveMs: 20, forMs: 300 } }]);
+    const started = Date.now();
+    const { text, error } = await read(await post("anthropic", "stall-bounded"));
+    expect(error).toBeNull();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    expect((text.match(/: keep-alive/g) ?? []).length).toBeGreaterThanOrEqual(2);
+    expect(text).not.toContain("message_stop");
+  });
+
   it("hold: the stream stops after its first events until the test releases its key, then ends whole", async () => {
     fake.script("held", [{ text: "held answer", hold: { afterEvents: 2 } }]);
     const res = await post("chat", "held");
