@@ -4,7 +4,7 @@
  * wire format's validator before any step is played.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createFakeProvider, serveFakeProvider } from "../../scripts/lib/fake-provider.mjs";
+import { MAX_STALL_MS, createFakeProvider, serveFakeProvider } from "../../scripts/lib/fake-provider.mjs";
 
 const fake = createFakeProvider();
 let server: { url: string; close(): Promise<void> };
@@ -96,6 +96,8 @@ describe("fake provider: streams that end badly", () => {
     const { text, error } = await read(await post("anthropic", "stall-bounded"));
     expect(error).toBeNull();
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    // Ended by its own bound, not the default one.
+    expect(Date.now() - started).toBeLessThan(MAX_STALL_MS);
     expect((text.match(/: keep-alive/g) ?? []).length).toBeGreaterThanOrEqual(2);
     expect(text).not.toContain("message_stop");
   });
