@@ -36,10 +36,10 @@
  * client goes away, or for `forMs` (default {@link MAX_STALL_MS}), then closes the stream. Inside
  * workerd the client's going away never reaches this side (miniflare copies an answer to workerd
  * until its body ends), and a stream still open when the tests end holds their runtime's close
- * up: a step whose client gives up sooner says so in `forMs`. `hold` stops the stream after `afterEvents` events
- * until the test releases the key (`POST /__fake/release`), then goes on: a test that must act
- * while a request streams waits on that condition, not on a pace it hopes is slow enough (at most
- * {@link MAX_STALL_MS}, then the stream is reset).
+ * up: a step whose client gives up sooner says so in `forMs`. `hold` stops the stream after
+ * `afterEvents` events until the test releases the key (`POST /__fake/release`), then goes on: a
+ * test that must act while a request streams waits on that condition, not on a pace it hopes is
+ * slow enough (at most {@link MAX_STALL_MS}, then the stream is reset).
  *
  * Usage goes in each format's own fields, as the real APIs report it: Chat `prompt_tokens`
  * (cache reads included, `prompt_tokens_details.cached_tokens`), `completion_tokens` (reasoning
