@@ -226,21 +226,18 @@ export function createFakeMcp() {
     return transport.handleRequest(request);
   }
 
-  /** Sessions of sse.mcp.test by id. @type {Map<string, SSEServerTransport>} */
+  /** Sessions of sse.mcp.test by id, each with its idle timer (see serveSse). @type {Map<string, { transport: SSEServerTransport, idle?: ReturnType<typeof setTimeout> }>} */
   const sseSessions = new Map();
-  /** Each session's idle timer (see serveSse). @type {Map<string, ReturnType<typeof setTimeout>>} */
-  const sseTimers = new Map();
   /** Ends `transport`'s session 5 s from now unless a message comes first. @param {SSEServerTransport} transport */
   function sseIdle(transport) {
     const id = transport.sessionId;
-    clearTimeout(sseTimers.get(id));
-    const timer = setTimeout(() => {
-      sseTimers.delete(id);
+    clearTimeout(sseSessions.get(id)?.idle);
+    const idle = setTimeout(() => {
       sseSessions.delete(id);
       void transport.close().catch(() => undefined);
     }, 5000);
-    timer.unref();
-    sseTimers.set(id, timer);
+    idle.unref();
+    sseSessions.set(id, { transport, idle });
   }
 
   /**
@@ -281,12 +278,11 @@ export function createFakeMcp() {
     if (request.method === "GET") {
       const { res, response } = nodeResponse();
       const transport = new SSEServerTransport("/messages", res);
-      sseSessions.set(transport.sessionId, transport);
       sseIdle(transport);
       await goodServer().connect(transport);
       return response;
     }
-    const transport = sseSessions.get(url.searchParams.get("sessionId") ?? "");
+    const transport = sseSessions.get(url.searchParams.get("sessionId") ?? "")?.transport;
     if (!transport) return new Response("no such session", { status: 404 });
     sseIdle(transport);
     const { res, response } = nodeResponse();

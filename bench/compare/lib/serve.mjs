@@ -35,7 +35,8 @@ export function bundle(root, target, outdir) {
 /**
  * Gives another checkout (a `--base` tree) this harness's target entry points and their config,
  * so both weft builds carry the same instrumentation (the row counter wraps every SQL cursor; a
- * tree older than the counter has none) and a weft/base figure compares weft's code alone. Overwrites `bench/compare/targets/` and the target's `.toml` in `root`.
+ * tree older than the counter has none) and a weft/base figure compares weft's code alone.
+ * Overwrites `bench/compare/targets/` and the target's `.toml` in `root`.
  */
 function useThisHarness(root, target) {
   cpSync(path.join(HARNESS_ROOT, "bench/compare/targets"), path.join(root, "bench/compare/targets"), { recursive: true });
