@@ -72,11 +72,8 @@ export class GroupCommit {
     const running = this.running;
     if (running === null) return this.tracked(work());
     this.contendedAt = Date.now();
-    // Inline arrows: a named one costs a defineProperty per call in a bundle that keeps names.
-    return running.then(
-      () => this.tracked(work()),
-      () => this.tracked(work()),
-    );
+    const go = () => this.tracked(work());
+    return running.then(go, go);
   }
 
   /** When a request last came while a sync ran (ms since the epoch). */
@@ -115,12 +112,9 @@ export class GroupCommit {
     const run = this.sync();
     this.running = run;
     // Registered before any caller's reaction, so `running` is cleared before a caller goes on.
-    // Not `finally`: it makes two more promises per sync. Inline arrows: a named one costs a
-    // defineProperty per call in a bundle that keeps names.
-    run.then(
-      () => this.done(run),
-      () => this.done(run),
-    );
+    // Not `finally`: it makes two more promises per sync.
+    const done = () => this.done(run);
+    run.then(done, done);
     return run;
   }
 

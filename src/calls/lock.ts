@@ -16,12 +16,8 @@ export class CallLocks {
     // next holder waits for this work to settle either way (a failure frees the id too).
     const run = before ? before.then(work, work) : work();
     this.tails.set(callId, run);
-    // Inline arrows: a named one (`const release = () => ...`) costs a defineProperty per call in
-    // a bundle that keeps names (wrangler's default).
-    run.then(
-      () => this.release(callId, run),
-      () => this.release(callId, run),
-    );
+    const release = () => this.release(callId, run);
+    run.then(release, release);
     return run;
   }
 

@@ -58,11 +58,7 @@ export function readOutcomeText(text: string): { json: string; waits: boolean } 
   return { json: text.slice(1), waits: text.startsWith("w") };
 }
 
-/**
- * The busy-session rule: while a turn runs, only a read is admitted. Made where no name is
- * inferred: wrangler bundles with esbuild's `keepNames`, which wraps every closure JavaScript
- * would name by its binding or key in a `__name` call (a `defineProperty`) each time it is made.
- */
+/** The busy-session rule: while a turn runs, only a read is admitted. */
 function busyRule(runner: TurnRunner, toolName: string): (effect: Effect) => void {
   return (effect) => {
     if (runner.busy && effect !== "read") {

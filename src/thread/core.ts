@@ -231,7 +231,6 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
    * run a call (`how.watched`, see `watched`), and an answer without any secret (`answer`).
    */
   protected serve<T>(caller: Caller, how: ServeOptions, fn: (world: PortWorld, runner: TurnRunner) => T | Promise<T>): Promise<RpcResult<T>> {
-    // No named closure here (esbuild's keepNames would wrap each in a `__name` call per request).
     return how.idem ? this.once(caller, how.idem, () => this.serveNow(caller, how, fn)) : this.serveNow(caller, how, fn);
   }
 
