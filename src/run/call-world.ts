@@ -9,7 +9,10 @@ import type { CallWorld, CallSettings, CrashHook } from "../calls/context.js";
 import { READ_FILE_TOOL } from "../calls/file-pages.js";
 import { integerSetting } from "../config.js";
 import { limitOf } from "../limits.js";
-import type { ToolCatalog } from "../tools/catalog.js";
+import type { EventPayloads } from "../protocol.js";
+import type { CompiledTool, ToolCatalog } from "../tools/catalog.js";
+import type { JournalEntry } from "../tools/journal.js";
+import type { ThreadState } from "../tools/thread-state.js";
 import type { RunWorld } from "./world.js";
 import { hasHook, toolHook } from "./hook-calls.js";
 import { createThreadState } from "./state.js";
@@ -57,33 +60,81 @@ function settingsOf(engine: CallWorldHost): CallSettings {
   };
 }
 
+/**
+ * The {@link CallWorld} of `engine`'s thread. A class: every thread keeps one, and its members
+ * live on the prototype, where an object literal of arrows would give each thread its own
+ * closures and property table.
+ */
+class ThreadCallWorld implements CallWorld {
+  readonly journal: CallWorld["journal"];
+  /** Only with remote MCP servers (declared, or the owner's own); see {@link ThreadCallWorld.prepare}. */
+  readonly prepareTools?: CallWorld["prepareTools"];
+  readonly remoteAtRest?: boolean;
+  private kept: CallSettings | undefined;
+
+  constructor(
+    private readonly engine: CallWorldHost,
+    readonly wakeSoon: () => void,
+  ) {
+    this.journal = engine.ledger;
+    if (engine.registry.mcpServers || engine.workerEnv.ACCOUNT) this.prepareTools = this.prepare;
+    if (engine.registry.mcpServers) this.remoteAtRest = true;
+  }
+
+  /** Read from the env once, when the first call needs them. */
+  get settings(): CallSettings {
+    return (this.kept ??= settingsOf(this.engine));
+  }
+
+  get crashHook(): CrashHook | null {
+    return this.engine.crashHook;
+  }
+
+  // An await before a call begins would take a read past the settle window, and its row and
+  // result would be written apart: hence only with remote servers. Direct calls are offered only
+  // declared ones (the owner's are offered to the sides' models).
+  private async prepare(execution: CallExecution | null | "everywhere"): Promise<void> {
+    await this.engine.callables.prepare?.(execution);
+  }
+
+  emit<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): void {
+    this.engine.emit(type, data);
+  }
+
+  holdStart(entry: JournalEntry | null, started: EventPayloads["tool_call_started"] | null): void {
+    this.engine.holdStart(entry, started);
+  }
+
+  flush(): Promise<void> {
+    return this.engine.flush();
+  }
+
+  journalDurably(entry: JournalEntry): Promise<void> {
+    return this.engine.journalDurably(entry);
+  }
+
+  catalogFor(execution: CallExecution | null | "everywhere"): ToolCatalog {
+    return execution === "everywhere" ? this.engine.callables.everything() : this.engine.callables.catalogFor(execution);
+  }
+
+  stateFor(call: { callId: string; tool: CompiledTool; turnId?: string }, execution: CallExecution | null): ThreadState {
+    return createThreadState(this.engine, call, execution);
+  }
+
+  hasToolHook(name: "tool_call_started" | "tool_call_finished"): boolean {
+    return hasHook(this.engine, name);
+  }
+
+  toolHook<N extends "tool_call_started" | "tool_call_finished">(execution: CallExecution | null, name: N, data: EventPayloads[N]): Promise<void> {
+    return toolHook(this.engine, execution, name, data);
+  }
+
+  turnStatus(turnId: string): string | undefined {
+    return this.engine.store.turns.statusOf(turnId);
+  }
+}
+
 /** The {@link CallWorld} of `engine`'s thread. */
 export function callWorldOf(engine: CallWorldHost, wakeSoon: () => void): CallWorld {
-  const { store } = engine;
-  let settings: CallSettings | undefined;
-  return {
-    journal: engine.ledger,
-    // Read from the env once, when the first call needs them.
-    get settings() {
-      return (settings ??= settingsOf(engine));
-    },
-    emit: (type, data) => engine.emit(type, data),
-    holdStart: (entry, started) => engine.holdStart(entry, started),
-    flush: () => engine.flush(),
-    journalDurably: (entry) => engine.journalDurably(entry),
-    wakeSoon,
-    catalogFor: (execution) => (execution === "everywhere" ? engine.callables.everything() : engine.callables.catalogFor(execution)),
-    // Only with remote MCP servers (declared, or the owner's own): an await before a call begins
-    // would take a read past the settle window, and its row and result would be written apart.
-    // Direct calls are offered only declared ones (the owner's are offered to the sides' models).
-    ...(engine.registry.mcpServers || engine.workerEnv.ACCOUNT ? { prepareTools: async (execution: CallExecution | null | "everywhere") => engine.callables.prepare?.(execution) } : {}),
-    ...(engine.registry.mcpServers ? { remoteAtRest: true } : {}),
-    stateFor: (call, execution) => createThreadState(engine, call, execution),
-    hasToolHook: (name) => hasHook(engine, name),
-    toolHook: (execution, name, data) => toolHook(engine, execution, name, data),
-    get crashHook() {
-      return engine.crashHook;
-    },
-    turnStatus: (turnId) => store.turns.statusOf(turnId),
-  };
+  return new ThreadCallWorld(engine, wakeSoon);
 }

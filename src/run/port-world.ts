@@ -88,8 +88,25 @@ export class PortWorld implements RunWorld {
   /** The value with every secret of the thread replaced. */
   readonly redact: <T>(value: T) => T;
   private readonly events: EventSink;
-  /** Meters model requests: budgets and the usage ledger (src/usage/); absent: not metered. */
-  readonly meter?: ThreadMeter;
+  /**
+   * Meters model requests: budgets and the usage ledger (src/usage/); absent: not metered. Made at
+   * its first use, so a thread that runs no model (direct calls alone) keeps none in memory.
+   */
+  get meter(): ThreadMeter | undefined {
+    if (this.makeMeter) {
+      this.madeMeter = this.makeMeter(this, this.tracer);
+      this.makeMeter = undefined;
+    }
+    return this.madeMeter;
+  }
+
+  /** The meter if something has used it; a budget change hands over only what a meter holds. */
+  get meterInUse(): ThreadMeter | undefined {
+    return this.madeMeter;
+  }
+
+  private makeMeter: WorldParts["meter"];
+  private madeMeter: ThreadMeter | undefined;
   /** Spans of the thread's turns, when `WEFT_OTLP_URL` names a collector (src/usage/tracer.ts). */
   private readonly tracer: ThreadTracer | null;
   /** The thread's schedules (set by the Durable Object, src/thread/core.ts). */
@@ -121,7 +138,7 @@ export class PortWorld implements RunWorld {
       isTool: (name) => this.callables.everything().has(name),
       redact: (text) => this.redact(text),
     });
-    if (parts.meter) this.meter = parts.meter(this, this.tracer);
+    this.makeMeter = parts.meter;
     const tracer = this.tracer;
     if (tracer) this.traceCode = (run) => tracer.code(run);
   }

@@ -60,8 +60,9 @@ export class UserEnv implements UserEnvSource {
 
   private async reload(ns: DurableObjectNamespace, owner: string): Promise<void> {
     const asOf = this.notices;
-    const values = await accountOf(ns, owner).envValues(this.self());
-    this.values = values;
+    const answer = await accountOf(ns, owner).envValues(this.self());
+    // Kept as a plain copy: an RPC answer carries a disposer of its own, a native function each.
+    this.values = Object.fromEntries(Object.entries(answer));
     this.keptOwner = owner;
     this.version++;
     // A notice that arrived while asking leaves the values stale: the next request asks again.

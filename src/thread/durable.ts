@@ -209,7 +209,7 @@ export function createThreadClass(registry: Registry) {
     }
 
     /** The owner's account is about to store the user's first budgets (src/usage/meter.ts `handOver`; `BudgetWatcher`). */
-    async accountBudgetsSet() { return this.world?.meter?.handOver() ?? []; }
+    async accountBudgetsSet() { return this.world?.meterInUse?.handOver() ?? []; }
 
     async accountEnvChanged(): Promise<{ live: boolean }> {
       this.userEnv.invalidate();
