@@ -31,4 +31,12 @@ describe("configuration", () => {
     );
     expect(run.code, run.stderr).toBe(0);
   });
+
+  it("every wrangler config weft is bundled with sets keep_names as wrangler.toml does", () => {
+    const keepNames = (file: string) => /^keep_names\s*=\s*(\w+)/m.exec(readFileSync(path.join(ROOT, file), "utf8"))?.[1];
+    const copies = ["test/wrangler.toml", ...["bare", "chat", "sdk", "weft"].map((t) => `bench/compare/wrangler/${t}.toml`)];
+    const source = keepNames("wrangler.toml");
+    expect(source).toMatch(/^(true|false)$/);
+    expect(Object.fromEntries(copies.map((f) => [f, keepNames(f)]))).toEqual(Object.fromEntries(copies.map((f) => [f, source])));
+  });
 });

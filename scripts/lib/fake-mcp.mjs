@@ -23,8 +23,7 @@
  * - `leaky.mcp.test`: echoes the request headers it got (its declaration sends a secret one) in
  *   a tool's description, a call's answer and a JSON-RPC error.
  * - `trickle.mcp.test`: initializes and lists like the good server, but answers `tools/call` with
- *   an event stream of keep-alive comments and no answer, for 5 s (10 times the longest deadline
- *   a fixture gives it).
+ *   an event stream of keep-alive comments and no answer, for {@link ENDLESS_MS}.
  * - `changing.mcp.test`: the good server whose `grow` adds a tool `extra` and announces
  *   `notifications/tools/list_changed` in its answer's event stream.
  * - `oauth.mcp.test`, `as.mcp.test` and their kin: an MCP server behind OAuth 2.1 and its
@@ -42,6 +41,16 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } fr
 import { z } from "zod";
 import { createFakeOAuth } from "./fake-oauth.mjs";
 import { createSchemaServers } from "./fake-mcp-schemas.mjs";
+
+/**
+ * Milliseconds after which an answer that would otherwise never end here ends (10 times the
+ * longest deadline a fixture sets). Inside workerd a client's going away never reaches this side:
+ * miniflare copies an outbound answer until its body ends, even after workerd closed the
+ * connection, and a body still open when the tests end holds up the test runtime's close (vitest
+ * waits out its 10 s teardown). That weft closes such streams is tested against a real server
+ * (test/remote/fetch.node.test.ts).
+ */
+const ENDLESS_MS = 5_000;
 
 /** Whether a request is for one of these servers. @param {Request} request */
 export function isFakeMcp(request) {
@@ -180,23 +189,19 @@ export function createFakeMcp() {
   }
 
   /**
-   * trickle.mcp.test: a tools/call answered with keep-alive comments, 50 ms apart, and no answer.
-   * It ends after 5 s, far past its fixture's 500 ms deadline: miniflare copies an outbound
-   * answer to workerd until the body ends, even after workerd closed the connection, so a body
-   * without end was read for as long as the test runtime ran and kept it from closing (vitest
-   * waited out its 10 s teardown). That weft closes such a stream is tested against a real server
-   * (test/remote/fetch.node.test.ts). @param {Request} request
+   * trickle.mcp.test: a tools/call answered with keep-alive comments, 50 ms apart, and no answer,
+   * until {@link ENDLESS_MS}. @param {Request} request
    */
   async function serveTrickle(request) {
     const body = request.method === "POST" ? await request.clone().json().catch(() => null) : null;
     if (body?.method !== "tools/call") return serve(request, goodServer);
     const chunk = new TextEncoder().encode(": keep-alive\n\n");
-    let left = 100;
+    const ends = Date.now() + ENDLESS_MS;
     const stream = new ReadableStream(
       {
         async pull(controller) {
           await new Promise((r) => setTimeout(r, 50));
-          if (left-- > 0) controller.enqueue(chunk);
+          if (Date.now() < ends) controller.enqueue(chunk);
           else controller.close();
         },
       },
@@ -228,14 +233,14 @@ export function createFakeMcp() {
 
   /** Sessions of sse.mcp.test by id, each with its idle timer (see serveSse). @type {Map<string, { transport: SSEServerTransport, idle?: ReturnType<typeof setTimeout> }>} */
   const sseSessions = new Map();
-  /** Ends `transport`'s session 5 s from now unless a message comes first. @param {SSEServerTransport} transport */
+  /** Ends `transport`'s session {@link ENDLESS_MS} from now unless a message comes first. @param {SSEServerTransport} transport */
   function sseIdle(transport) {
     const id = transport.sessionId;
     clearTimeout(sseSessions.get(id)?.idle);
     const idle = setTimeout(() => {
       sseSessions.delete(id);
       void transport.close().catch(() => undefined);
-    }, 5000);
+    }, ENDLESS_MS);
     idle.unref();
     sseSessions.set(id, { transport, idle });
   }
@@ -267,10 +272,8 @@ export function createFakeMcp() {
   }
 
   /**
-   * sse.mcp.test: the good server over the older HTTP+SSE transport. A session's stream ends after
-   * 5 s without a message: weft closes its session when no request is left, but miniflare never
-   * passes that close on to a Node answer (it copies the body until the body ends), and an open
-   * stream kept the test runtime from closing (vitest waited out its 10 s teardown).
+   * sse.mcp.test: the good server over the older HTTP+SSE transport. A session's stream ends
+   * {@link ENDLESS_MS} after its last message: weft's closing it never reaches this side.
    * @param {Request} request
    */
   async function serveSse(request) {

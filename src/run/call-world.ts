@@ -65,7 +65,7 @@ function settingsOf(engine: CallWorldHost): CallSettings {
  * live on the prototype, where an object literal of arrows would give each thread its own
  * closures and property table.
  */
-class ThreadCallWorld implements CallWorld {
+export class ThreadCallWorld implements CallWorld {
   readonly journal: CallWorld["journal"];
   /** Only with remote MCP servers (declared, or the owner's own); see {@link ThreadCallWorld.prepare}. */
   readonly prepareTools?: CallWorld["prepareTools"];
@@ -132,9 +132,4 @@ class ThreadCallWorld implements CallWorld {
   turnStatus(turnId: string): string | undefined {
     return this.engine.store.turns.statusOf(turnId);
   }
-}
-
-/** The {@link CallWorld} of `engine`'s thread. */
-export function callWorldOf(engine: CallWorldHost, wakeSoon: () => void): CallWorld {
-  return new ThreadCallWorld(engine, wakeSoon);
 }

@@ -25,7 +25,7 @@ import { type AgentDefinition, type EnvDefault, type Registry, type ResolvedSide
 import { type ThreadAgent, requireAgentOf, threadAgentOf } from "./gone-agent.js";
 import { Callables } from "./callables.js";
 import { logFailedCall } from "./call-log.js";
-import { callWorldOf } from "./call-world.js";
+import { ThreadCallWorld } from "./call-world.js";
 import { createMessages } from "./hook-calls.js";
 import type { NewTurnMessage } from "./messages.js";
 import { systemText } from "./prompt.js";
@@ -129,7 +129,7 @@ export class PortWorld implements RunWorld {
     this.agent = this.resolved.agent;
     this.sides = this.resolved.sides;
     this.callables = new Callables(this);
-    this.calls = new CallRunner(callWorldOf(this, parts.wakeSoon));
+    this.calls = new CallRunner(new ThreadCallWorld(this, parts.wakeSoon));
     this.tracer = threadTracerOf(meta, parts.workerEnv, {
       effectOf: (name) => {
         const all = this.callables.everything();
