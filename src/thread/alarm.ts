@@ -27,7 +27,7 @@ export class ThreadAlarm {
   ) {}
 
   /**
-   * A call's row went in unfinished: the watchdog is due within one period. When nothing else
+   * A call's row is left unfinished: the watchdog is due within one period. When nothing else
    * runs (`alone`), an alarm found due within a quarter period is moved a full period ahead, in
    * the call's own commit, so a thread in steady use never has its alarm fire (each firing costs
    * the runtime's alarm store and the handler more than a move). With another call or a turn

@@ -119,12 +119,13 @@ describe("the watchdog alarm of direct calls", () => {
     expect(await callsWithoutOneResult(id)).toEqual([]);
   });
 
-  it("a read that answers at once arms nothing; a write arms the alarm with its journal row", async () => {
+  it("a read that answers at once and a write to the thread's own storage arm nothing; a write that waits for I/O arms the alarm with its journal row", async () => {
     const id = await createThread({ agent: "robustness" });
     for (let i = 0; i < 5; i++) {
       expect((await json("POST", "/v1/tools/emit_blob", { sessionId: id, input: { bytes: 3 } })).body).toMatchObject({ ok: true, status: "succeeded" });
+      expect((await json("POST", "/v1/tools/store_big", { sessionId: id, input: { via: "setValue", bytes: 3 } })).body).toMatchObject({ ok: true, status: "succeeded" });
     }
-    // Each read's row went in once, finished: nothing was left for a watchdog to finish.
+    // Each call committed with its result: nothing was left for a watchdog to finish.
     expect(await inThread(id, (t) => t.ctx.storage.getAlarm())).toBeNull();
     const before = Date.now();
     expect((await json("POST", "/v1/tools/effect_write", { sessionId: id, input: { label: "w" } })).status).toBe(200);

@@ -4,6 +4,7 @@
  * @module
  */
 import { type CallStatus, PERSON_WAIT_STATUSES, type ToolResult, isFinalStatus } from "../../protocol.js";
+import { SettleWindow } from "../../calls/settle-window.js";
 import type { CallJournal, FinishDetails, JournalEntry, LedgerQueries } from "../../ports/ledger.js";
 import { type CallRow, SAME_AS_ARGS, type StoredCall, inputColumn, toRecord } from "./call-row.js";
 
@@ -123,13 +124,23 @@ export class CallStore implements CallJournal, LedgerQueries {
   deferrals = 0;
 
   /**
-   * Called right after a row is stored unfinished, in the same synchronous step, so what it writes
-   * (the watchdog alarm) commits with the row: a direct call's new row, and the journal entry of a
-   * call that runs later (`start`: on a person's approval or retry, from the queue, in recovery).
-   * A read that answers at once is inserted finished and never calls it: nothing of it is left
-   * for a watchdog to finish.
+   * Called when a row stored unfinished is still unfinished at the end of the settle window, before
+   * the microtask queue drains, so what it writes (the watchdog alarm) commits with the row: a
+   * direct call's new row, and the journal entry of a call that runs later (`start`: on a person's
+   * approval or retry, from the queue, in recovery). A call finished within the window (a read
+   * inserted finished, or a write whose `execute` left nothing outside the object to wait for)
+   * commits with its result, so nothing of it is left for a watchdog to finish, and no alarm is set.
    */
   onUnfinishedRow: (() => void) | null = null;
+  /** Call ids stored unfinished since the window last closed and not finished since (see `onUnfinishedRow`). */
+  private unwatched = new Set<string>();
+  private readonly watchWindow = new SettleWindow(
+    () => this.unwatched.size > 0,
+    () => {
+      this.unwatched.clear();
+      this.onUnfinishedRow?.();
+    },
+  );
 
   constructor(private readonly sql: SqlStorage) {}
 
@@ -148,6 +159,7 @@ export class CallStore implements CallJournal, LedgerQueries {
     this.queueChildren = undefined;
     this.lastOrd = undefined;
     this.held = null;
+    this.unwatched.clear();
   }
 
   /** Every statement of the store runs here: a held row goes in first, so it is in place for whatever follows. */
@@ -182,7 +194,7 @@ export class CallStore implements CallJournal, LedgerQueries {
     insertRow(this.sql, rowValues(call, ord, now, call.status, started ? 1 : 0, started ? now : null));
     // Only once the row is in: an insert that failed (a duplicate id) takes no number.
     this.lastOrd = ord;
-    if (call.source === "direct") this.onUnfinishedRow?.();
+    if (call.source === "direct") this.leftUnfinished(call.callId);
   }
 
   /**
@@ -250,7 +262,14 @@ export class CallStore implements CallJournal, LedgerQueries {
       callId,
     );
     // An approval can come long after the watchdog last fired: the run it starts is watched too.
-    if (started.rowsWritten > 0) this.onUnfinishedRow?.();
+    if (started.rowsWritten > 0) this.leftUnfinished(callId);
+  }
+
+  /** A row went in (or started) unfinished: the watchdog is armed unless it is finished within the settle window. */
+  private leftUnfinished(callId: string): void {
+    if (this.onUnfinishedRow === null) return;
+    this.unwatched.add(callId);
+    this.watchWindow.open();
   }
 
   /** One more attempt of a started call (a retry). */
@@ -300,7 +319,9 @@ export class CallStore implements CallJournal, LedgerQueries {
       return true;
     }
     if (this.held !== null || this.deferred.length !== 0) this.settle();
-    return finishRow(this.sql, callId, status, details.attempts, resultValues(result, details, now)).rowsWritten > 0;
+    const finished = finishRow(this.sql, callId, status, details.attempts, resultValues(result, details, now)).rowsWritten > 0;
+    if (finished) this.unwatched.delete(callId);
+    return finished;
   }
 
   /** The held row, written with its final result in one statement. */
