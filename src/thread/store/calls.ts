@@ -132,15 +132,11 @@ export class CallStore implements CallJournal, LedgerQueries {
    * commits with its result, so nothing of it is left for a watchdog to finish, and no alarm is set.
    */
   onUnfinishedRow: (() => void) | null = null;
-  /** Call ids stored unfinished since the window last closed and not finished since (see `onUnfinishedRow`). */
-  private unwatched = new Set<string>();
-  private readonly watchWindow = new SettleWindow(
-    () => this.unwatched.size > 0,
-    () => {
-      this.unwatched.clear();
-      this.onUnfinishedRow?.();
-    },
-  );
+  /**
+   * Call ids stored unfinished since the window last closed and not finished since (see
+   * `onUnfinishedRow`), with their window; made at the first such row (an idle thread keeps neither).
+   */
+  private watch: { ids: Set<string>; window: SettleWindow } | null = null;
 
   constructor(private readonly sql: SqlStorage) {}
 
@@ -159,7 +155,7 @@ export class CallStore implements CallJournal, LedgerQueries {
     this.queueChildren = undefined;
     this.lastOrd = undefined;
     this.held = null;
-    this.unwatched.clear();
+    this.watch?.ids.clear();
   }
 
   /** Every statement of the store runs here: a held row goes in first, so it is in place for whatever follows. */
@@ -268,8 +264,21 @@ export class CallStore implements CallJournal, LedgerQueries {
   /** A row went in (or started) unfinished: the watchdog is armed unless it is finished within the settle window. */
   private leftUnfinished(callId: string): void {
     if (this.onUnfinishedRow === null) return;
-    this.unwatched.add(callId);
-    this.watchWindow.open();
+    const watch = (this.watch ??= this.newWatch());
+    watch.ids.add(callId);
+    watch.window.open();
+  }
+
+  private newWatch(): { ids: Set<string>; window: SettleWindow } {
+    const ids = new Set<string>();
+    const window = new SettleWindow(
+      () => ids.size > 0,
+      () => {
+        ids.clear();
+        this.onUnfinishedRow?.();
+      },
+    );
+    return { ids, window };
   }
 
   /** One more attempt of a started call (a retry). */
@@ -320,7 +329,7 @@ export class CallStore implements CallJournal, LedgerQueries {
     }
     if (this.held !== null || this.deferred.length !== 0) this.settle();
     const finished = finishRow(this.sql, callId, status, details.attempts, resultValues(result, details, now)).rowsWritten > 0;
-    if (finished) this.unwatched.delete(callId);
+    if (finished) this.watch?.ids.delete(callId);
     return finished;
   }
 
