@@ -4,7 +4,7 @@
  * @module
  */
 import { type CallStatus, PERSON_WAIT_STATUSES, type ToolResult, isFinalStatus } from "../../protocol.js";
-import { SettleWindow } from "../../calls/settle-window.js";
+import { OpenKeys } from "../../calls/settle-window.js";
 import type { CallJournal, FinishDetails, JournalEntry, LedgerQueries } from "../../ports/ledger.js";
 import { type CallRow, SAME_AS_ARGS, type StoredCall, inputColumn, toRecord } from "./call-row.js";
 
@@ -132,11 +132,8 @@ export class CallStore implements CallJournal, LedgerQueries {
    * commits with its result, so nothing of it is left for a watchdog to finish, and no alarm is set.
    */
   onUnfinishedRow: (() => void) | null = null;
-  /**
-   * Call ids stored unfinished since the window last closed and not finished since (see
-   * `onUnfinishedRow`), with their window; made at the first such row (an idle thread keeps neither).
-   */
-  private watch: { ids: Set<string>; window: SettleWindow } | null = null;
+  /** Call ids stored unfinished and not finished since, made at a thread's first such row. */
+  private watch: OpenKeys | null = null;
 
   constructor(private readonly sql: SqlStorage) {}
 
@@ -155,7 +152,7 @@ export class CallStore implements CallJournal, LedgerQueries {
     this.queueChildren = undefined;
     this.lastOrd = undefined;
     this.held = null;
-    this.watch?.ids.clear();
+    this.watch?.close();
   }
 
   /** Every statement of the store runs here: a held row goes in first, so it is in place for whatever follows. */
@@ -263,22 +260,7 @@ export class CallStore implements CallJournal, LedgerQueries {
 
   /** A row went in (or started) unfinished: the watchdog is armed unless it is finished within the settle window. */
   private leftUnfinished(callId: string): void {
-    if (this.onUnfinishedRow === null) return;
-    const watch = (this.watch ??= this.newWatch());
-    watch.ids.add(callId);
-    watch.window.open();
-  }
-
-  private newWatch(): { ids: Set<string>; window: SettleWindow } {
-    const ids = new Set<string>();
-    const window = new SettleWindow(
-      () => ids.size > 0,
-      () => {
-        ids.clear();
-        this.onUnfinishedRow?.();
-      },
-    );
-    return { ids, window };
+    if (this.onUnfinishedRow !== null) (this.watch ??= new OpenKeys(() => this.onUnfinishedRow?.())).open(callId);
   }
 
   /** One more attempt of a started call (a retry). */
@@ -329,7 +311,7 @@ export class CallStore implements CallJournal, LedgerQueries {
     }
     if (this.held !== null || this.deferred.length !== 0) this.settle();
     const finished = finishRow(this.sql, callId, status, details.attempts, resultValues(result, details, now)).rowsWritten > 0;
-    if (finished) this.watch?.ids.delete(callId);
+    if (finished) this.watch?.close(callId);
     return finished;
   }
 
