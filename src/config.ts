@@ -42,7 +42,7 @@ const OTHER_SETTINGS: readonly Setting[] = [
   {
     name: "WEFT_WATCHDOG_MS",
     default: String(WATCHDOG_MS),
-    what: "Milliseconds after a turn starts, a call's row is stored unfinished (a direct call still waiting for I/O when its row commits, a write run on a person's approval or retry), and after each recovery, by which the thread's alarm checks on it: work a crash cut is finished then, with no client request. A call that finishes without waiting for I/O (a read, or a write to the thread's own storage) commits with its result, leaves nothing to finish and sets no alarm. A thread in steady use moves its alarm ahead from its calls, so it does not fire while nothing is cut.",
+    what: "Milliseconds after a turn starts, a call's row is stored unfinished (a direct call still waiting for I/O when its row commits, a write run on a person's approval or retry), and after each recovery, by which the thread's alarm checks on it: work a crash cut is finished then, with no client request. A call that finishes at once, without waiting for I/O (a read, or a write only to the thread's own storage), commits with its result, leaves nothing to finish and sets no alarm. A thread in steady use moves its alarm ahead from its calls, so it does not fire while nothing is cut.",
   },
   {
     name: "WEFT_CALL_TIMEOUT_MS",

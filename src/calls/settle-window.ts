@@ -71,9 +71,8 @@ export class OpenKeys {
     this.window.open();
   }
 
-  /** `key` is closed (a call row finished), or every key when none is given (the rows were rolled back). */
-  close(key?: string): void {
-    if (key === undefined) this.keys.clear();
-    else this.keys.delete(key);
+  /** `key` is closed (a call row finished): it no longer makes the window settle. */
+  close(key: string): void {
+    this.keys.delete(key);
   }
 }

@@ -157,8 +157,8 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
    * most `WEFT_WATCHDOG_MS` later, so a crash that cuts it is finished with no client request.
    * The alarm is armed before the microtask queue drains after the row went in (`CallStore.onUnfinishedRow`),
    * so both commit together: a write's alarm is durable with its journal row, before any effect of
-   * `execute` leaves. A call that finishes without waiting for I/O (a read, or a write to the
-   * thread's own storage) commits with its result and arms nothing: a crash before that commit
+   * `execute` leaves. A call that finishes at once, without I/O (a read, or a write to the
+   * thread's own storage), commits with its result and arms nothing: a crash before that commit
    * leaves nothing to finish (its caller gets the error). The alarm's time is kept in memory,
    * read here once per instance, so arming reads no storage.
    */

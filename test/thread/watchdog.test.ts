@@ -1,7 +1,8 @@
 /**
- * The watchdog alarm of direct calls: a call whose row is stored unfinished (a write's journal
- * row, a read waiting for I/O) has an alarm due within one period (`WEFT_WATCHDOG_MS`, 100 ms in
- * the test worker) of its start, a read that answers at once arms none, a thread in steady use
+ * The watchdog alarm of direct calls: a call whose row is stored unfinished (a call waiting for
+ * I/O when its row commits) has an alarm due within one period (`WEFT_WATCHDOG_MS`, 100 ms in the
+ * test worker) of its start, a call that finishes at once (a read, a write only to the thread's
+ * own storage) arms none, a thread in steady use
  * renews its alarm from its calls instead of letting it fire, and a write cut by a crash after
  * such renewals is still finished by the alarm alone, with no client request. (A read cut while
  * it waits for I/O is finished by the alarm alone too: the crash matrix's direct read cells.)
@@ -133,6 +134,21 @@ describe("the watchdog alarm of direct calls", () => {
     expect(at).not.toBeNull();
     expect(at!).toBeGreaterThan(before);
     expect(await callsWithoutOneResult(id)).toEqual([]);
+  });
+
+  it("a row left unfinished keeps its alarm when another transaction in the same step rolls back", async () => {
+    const id = await createThread({ agent: "robustness" });
+    const row = { callId: "kept", toolName: "effect_write", source: "direct" as const, status: "started" as const, argsText: "{}", effectKey: `${id}:kept` };
+    await inThread(id, (t) => {
+      t.store.calls.insert(row);
+      // Found in review: the rollback's forget() once dropped the watch of rows it did not write.
+      const failing = () => {
+        throw new Error("another write fails");
+      };
+      expect(() => t.store.atomically(failing)).toThrow("another write fails");
+    });
+    expect(await inThread(id, (t) => t.store.calls.get("kept")?.status)).toBe("started");
+    expect(await inThread(id, (t) => t.ctx.storage.getAlarm())).not.toBeNull();
   });
 
   it("a write cut by a crash after its thread renewed the alarm is finished by the alarm alone", async () => {

@@ -152,7 +152,8 @@ export class CallStore implements CallJournal, LedgerQueries {
     this.queueChildren = undefined;
     this.lastOrd = undefined;
     this.held = null;
-    this.watch?.close();
+    // The watch stays: a row kept through a rollback (`ThreadStore.atomically` writes held rows
+    // first) still needs its alarm, and a rolled-back one costs one alarm that finds nothing.
   }
 
   /** Every statement of the store runs here: a held row goes in first, so it is in place for whatever follows. */
