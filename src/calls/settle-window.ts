@@ -47,32 +47,3 @@ export class SettleWindow {
     this.settle();
   };
 }
-
-/**
- * Keys left open within a settle window: `settle` runs when the window closes with any key not
- * yet closed, before the microtask queue drains (the call rows left unfinished that arm the
- * thread's watchdog, `CallStore.onUnfinishedRow`).
- */
-export class OpenKeys {
-  private readonly keys = new Set<string>();
-  private readonly window = new SettleWindow(
-    () => this.keys.size > 0,
-    () => {
-      this.keys.clear();
-      this.settle();
-    },
-  );
-
-  constructor(private readonly settle: () => void) {}
-
-  /** `key` is open: `settle` runs at the window's end unless it is closed first. */
-  open(key: string): void {
-    this.keys.add(key);
-    this.window.open();
-  }
-
-  /** `key` is closed (a call row finished): it no longer makes the window settle. */
-  close(key: string): void {
-    this.keys.delete(key);
-  }
-}

@@ -102,7 +102,6 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     });
     // Schedules share the one alarm through their due-time index (src/schedules/).
     this.schedules = schedulesOf(ctx.storage, () => hasTables(ctx.storage), this.alarmClock, () => (this.gone ? null : { world: this.world!, runner: this.runner! }), this.crashHook() ? () => this.world?.crashHook : null);
-    // A call's row left unfinished arms the watchdog in its own commit (`CallStore.onUnfinishedRow`).
     this.store.calls.onUnfinishedRow = () => this.alarmClock.watchRow(this.inFlight.count <= 1 && !this.runner?.active);
     // A value a tool sets is a secret from that moment, in logs too.
     this.store.env.onChange = () => void this.secrets.redactor();
@@ -153,14 +152,9 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
 
   /**
    * Runs a direct call, or a person's decision that may run a call (approve, settle to retry),
-   * under the watchdog: once the call has a row in storage that is not final, an alarm fires at
-   * most `WEFT_WATCHDOG_MS` later, so a crash that cuts it is finished with no client request.
-   * The alarm is armed before the microtask queue drains after the row went in (`CallStore.onUnfinishedRow`),
-   * so both commit together: a write's alarm is durable with its journal row, before any effect of
-   * `execute` leaves. A call that finishes at once, without I/O (a read, or a write to the
-   * thread's own storage), commits with its result and arms nothing: a crash before that commit
-   * leaves nothing to finish (its caller gets the error). The alarm's time is kept in memory,
-   * read here once per instance, so arming reads no storage.
+   * under the watchdog, which finishes a call a crash cut with no client request (its alarm
+   * commits with the row left unfinished: `CallStore.onUnfinishedRow`). The alarm's time is kept
+   * in memory, read here once per instance, so arming reads no storage.
    */
   protected watched<T>(run: () => Promise<T>): Promise<T> {
     // Known after an instance's first call: no await (one async step fewer on every direct call).

@@ -9,6 +9,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { SETTLE_TURNS } from "../../src/calls/settle-window.js";
 import { ThreadAlarm } from "../../src/thread/alarm.js";
 import { callsWithoutOneResult, crashAt, settleParked, waitAtRest, waitForAlarm } from "../crash/matrix.js";
 import { callsOf, createThread, inThread, json, ledgerOf, stubOf } from "../helpers.js";
@@ -149,6 +150,46 @@ describe("the watchdog alarm of direct calls", () => {
     });
     expect(await inThread(id, (t) => t.store.calls.get("kept")?.status)).toBe("started");
     expect(await inThread(id, (t) => t.ctx.storage.getAlarm())).not.toBeNull();
+  });
+
+  it("a row left unfinished arms the watchdog once, within microtask turns; one finished within the settle window arms nothing", async () => {
+    const id = await createThread({ agent: "robustness" });
+    const counts = await inThread(id, async (t) => {
+      const calls = t.store.calls;
+      const arm = calls.onUnfinishedRow;
+      let armed = 0;
+      calls.onUnfinishedRow = () => (armed++, arm());
+      const row = (callId: string) => ({ callId, toolName: "effect_write", source: "direct" as const, status: "started" as const, argsText: "{}", effectKey: `${id}:${callId}` });
+      const finish = (callId: string) => calls.finish(callId, "succeeded", { status: "success", result: "ok" }, { attempts: 1, durationMs: 0 });
+      const turns = async (n: number) => {
+        for (let i = 0; i < n; i++) await Promise.resolve();
+      };
+      const drained = () => new Promise((resolve) => setTimeout(resolve, 0));
+      const seen: number[] = [];
+      // Two rows, one finished at once: armed once for the other, within microtask turns (before
+      // workerd commits), and not again.
+      calls.insert(row("a"));
+      calls.insert(row("b"));
+      finish("a");
+      await turns(2 * SETTLE_TURNS);
+      seen.push(armed);
+      await drained();
+      seen.push(armed);
+      // Finished a few turns later, still within the window: nothing armed.
+      calls.insert(row("c"));
+      await turns(SETTLE_TURNS - 2);
+      finish("c");
+      await drained();
+      seen.push(armed);
+      // Finished only after the window (a call waiting for I/O): armed.
+      calls.insert(row("d"));
+      await drained();
+      finish("d");
+      seen.push(armed);
+      calls.onUnfinishedRow = arm;
+      return seen;
+    });
+    expect(counts).toEqual([1, 1, 1, 2]);
   });
 
   it("a write cut by a crash after its thread renewed the alarm is finished by the alarm alone", async () => {

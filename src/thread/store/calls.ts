@@ -4,7 +4,6 @@
  * @module
  */
 import { type CallStatus, PERSON_WAIT_STATUSES, type ToolResult, isFinalStatus } from "../../protocol.js";
-import { OpenKeys } from "../../calls/settle-window.js";
 import type { CallJournal, FinishDetails, JournalEntry, LedgerQueries } from "../../ports/ledger.js";
 import { type CallRow, SAME_AS_ARGS, type StoredCall, inputColumn, toRecord } from "./call-row.js";
 
@@ -124,18 +123,14 @@ export class CallStore implements CallJournal, LedgerQueries {
   deferrals = 0;
 
   /**
-   * Called when a row stored unfinished is still unfinished at the end of the settle window, before
-   * the microtask queue drains, so what it writes (the watchdog alarm) commits with the row: a
-   * direct call's new row, and the journal entry of a call that runs later (`start`: on a person's
-   * approval or retry, from the queue, in recovery). A call finished within the window (a read
-   * inserted finished, or a write whose `execute` left nothing outside the object to wait for)
-   * commits with its result, so nothing of it is left for a watchdog to finish, and no alarm is set.
+   * Called when a row stored unfinished (a direct call's, or one `start`ed) is still so as the
+   * settle window closes, before the microtask queue drains: the alarm it sets commits with the row.
    */
-  onUnfinishedRow: (() => void) | null = null;
-  /** Call ids stored unfinished and not finished since, made at a thread's first such row. */
-  private watch: OpenKeys | null = null;
+  onUnfinishedRow: () => void = () => undefined;
+  /** Call ids stored unfinished and not finished since (see `onUnfinishedRow`), made at the first. */
+  private leftOpen: Set<string> | null = null;
 
-  constructor(private readonly sql: SqlStorage) {}
+  constructor(private readonly sql: SqlStorage, private readonly settleSoon = (): void => undefined) {}
 
   /** Takes what the wake read found (`ThreadStore.wake`): {@link LAST_ORD_SQL}, 0 when empty, and {@link QUEUED_SQL} as a boolean. */
   knowAtWake(lastOrd: number, queued: boolean): void {
@@ -152,8 +147,6 @@ export class CallStore implements CallJournal, LedgerQueries {
     this.queueChildren = undefined;
     this.lastOrd = undefined;
     this.held = null;
-    // The watch stays: a row kept through a rollback (`ThreadStore.atomically` writes held rows
-    // first) still needs its alarm, and a rolled-back one costs one alarm that finds nothing.
   }
 
   /** Every statement of the store runs here: a held row goes in first, so it is in place for whatever follows. */
@@ -208,6 +201,11 @@ export class CallStore implements CallJournal, LedgerQueries {
     return this.held !== null;
   }
 
+  /** Whether a row is left unfinished since the last `watchLeftOpen`. */
+  get watching(): boolean {
+    return (this.leftOpen?.size ?? 0) > 0;
+  }
+
   /** Inserts the deferred rows, then the held row, if any. */
   settle(): void {
     // The deferred rows arrived before the held one: they take their ord first.
@@ -259,9 +257,16 @@ export class CallStore implements CallJournal, LedgerQueries {
     if (started.rowsWritten > 0) this.leftUnfinished(callId);
   }
 
-  /** A row went in (or started) unfinished: the watchdog is armed unless it is finished within the settle window. */
   private leftUnfinished(callId: string): void {
-    if (this.onUnfinishedRow !== null) (this.watch ??= new OpenKeys(() => this.onUnfinishedRow?.())).open(callId);
+    (this.leftOpen ??= new Set()).add(callId);
+    this.settleSoon();
+  }
+
+  /** Arms the watchdog (`onUnfinishedRow`) if a row is left unfinished (`ThreadStore.settle`). */
+  watchLeftOpen(): void {
+    if (!this.watching) return;
+    this.leftOpen!.clear();
+    this.onUnfinishedRow();
   }
 
   /** One more attempt of a started call (a retry). */
@@ -312,7 +317,7 @@ export class CallStore implements CallJournal, LedgerQueries {
     }
     if (this.held !== null || this.deferred.length !== 0) this.settle();
     const finished = finishRow(this.sql, callId, status, details.attempts, resultValues(result, details, now)).rowsWritten > 0;
-    if (finished) this.watch?.close(callId);
+    if (finished) this.leftOpen?.delete(callId);
     return finished;
   }
 

@@ -42,7 +42,7 @@ export class ThreadStore implements ThreadTables {
     this.kv = new KvStore(storage);
     this.env = new EnvStore(sql);
     this.events = new EventLog(sql);
-    this.calls = new CallStore(sql);
+    this.calls = new CallStore(sql, () => this.settleSoon());
     this.turns = new TurnStore(sql);
     this.script = new ScriptStore(sql);
     this.files = new FileStore(storage);
@@ -77,7 +77,7 @@ export class ThreadStore implements ThreadTables {
 
   /** Runs `fn` as one SQLite transaction: all of its writes land, or none. */
   atomically<T>(fn: () => T): T {
-    // Held rows are not `fn`'s: a rollback of `fn` must not take them with it.
+    // Held rows are not `fn`'s: a rollback of `fn` must not take them, or their alarm, with it.
     this.settle();
     try {
       return this.storage.transactionSync(fn);
@@ -88,8 +88,9 @@ export class ThreadStore implements ThreadTables {
     }
   }
 
-  /** Writes the call row and the event that `CallStore.hold` and `EventLog.hold` keep, if any. */
+  /** Arms the watchdog for call rows left unfinished (first: a held row failing leaves none unwatched), then writes what is held. */
   settle(): void {
+    this.calls.watchLeftOpen();
     this.calls.settle();
     this.events.settle();
   }
@@ -100,7 +101,7 @@ export class ThreadStore implements ThreadTables {
   }
 
   private readonly window = new SettleWindow(
-    () => this.calls.holding() || this.events.holding(),
+    () => this.calls.holding() || this.events.holding() || this.calls.watching,
     () => this.settle(),
   );
 
