@@ -11,12 +11,10 @@
  *   typecheck   tsc over src, agents, test and the Node scripts
  *   node        `vitest run --config vitest.node.config.ts`: build scripts, end-to-end runs
  *
- * Three lanes run side by side after the build: workerd, node, typecheck then agents. Much of
+ * Three lanes run side by side after the build: workerd then agents, node, typecheck. Much of
  * the workerd and node suites waits (on alarms, deadlines, `wrangler dev` starts; the workerd
  * runtime used about a fifth of a core over a run), so the type-check, which only computes, runs
- * in that idle time instead of holding the node suite back a minute. The agents suite follows the
- * type-check, the shortest lane, not the workerd suite, the longest (it added its 20 s to the wall
- * time there). One after another the suites
+ * in that idle time instead of holding the node suite back a minute. One after another the suites
  * took over 600 s. The workerd lane's output shows as it comes, the other lanes' output whole as
  * each of their suites ends. The long proofs run in full in their own scripts
  * (`npm run crash-matrix`, `fuzz`, `authz`, `sandbox`, `bfcl`, `jsts`, `author-project`).
@@ -34,12 +32,12 @@ const extra = process.argv.slice(2);
 
 const { failed } = await runLanes(
   [
-    [{ name: "workerd", command: bin("vitest"), args: ["run", ...extra] }],
-    [{ name: "node", command: bin("vitest"), args: ["run", "--config", "vitest.node.config.ts", ...extra] }],
     [
-      { name: "typecheck", command: "npm", args: ["run", "typecheck:tsc", "--silent"] },
+      { name: "workerd", command: bin("vitest"), args: ["run", ...extra] },
       { name: "agents", command: bin("vitest"), args: ["run", "--config", "vitest.agents.config.ts", ...extra] },
     ],
+    [{ name: "node", command: bin("vitest"), args: ["run", "--config", "vitest.node.config.ts", ...extra] }],
+    [{ name: "typecheck", command: "npm", args: ["run", "typecheck:tsc", "--silent"] }],
   ],
   ROOT,
   [{ name: "build", command: "npm", args: ["run", "build:all", "--silent"] }],
