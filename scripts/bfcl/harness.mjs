@@ -73,7 +73,7 @@ export const STRICT_NULL_NOTE = "null for an optional key played as a valid call
  * Plans one answerable case. Turn 1 plays the ground truth (all calls in one model step);
  * turn 2 replays every call the reference accepts with one argument made invalid.
  * @param {import("./data.mjs").BfclCase} kase
- * @param {ReturnType<import("./reference.mjs").createReference>} reference
+ * @param {ReturnType<typeof import("./reference.mjs").createReference>} reference
  * @param {{ strictNulls?: boolean, prefix?: string }} [options] `strictNulls`: the model is told strict function
  *   schemas (OpenAI `strict: true`), where every optional key is nullable and weft reads its
  *   `null` as absent; a `null` for an optional key is then a valid call, run without the key.
@@ -124,7 +124,7 @@ export function planCase(kase, reference, options = {}) {
 
 /**
  * Plays one case on a fresh thread and judges every call.
- * @param {ReturnType<import("./client.mjs").createClient>} client
+ * @param {ReturnType<typeof import("./client.mjs").createClient>} client
  * @param {import("./data.mjs").BfclCase} kase
  * @param {CasePlan | null} plan null for irrelevance cases (tools only)
  * @param {any[]} tools converted tools to offer
@@ -183,10 +183,10 @@ function labelOf(spec) {
 
 /**
  * Runs one case end to end and returns its tally and failure lines; never throws.
- * @param {ReturnType<import("./client.mjs").createClient>} client
+ * @param {ReturnType<typeof import("./client.mjs").createClient>} client
  * @param {import("./data.mjs").BfclCase} kase
  * @param {boolean} irrelevance
- * @param {ReturnType<import("./reference.mjs").createReference>} reference
+ * @param {ReturnType<typeof import("./reference.mjs").createReference>} reference
  * @param {{ turnTimeoutMs: number, strictNulls?: boolean, prefix?: string }} opts
  * @returns {Promise<{ tally: Tally, failures: string[], notes: string[] }>}
  */

@@ -18,9 +18,9 @@ export const VIA = {
 
 /**
  * Starts the fake provider and wraps `client` so threads talk to it.
- * @param {ReturnType<import("./client.mjs").createClient>} client
+ * @param {ReturnType<typeof import("./client.mjs").createClient>} client
  * @param {keyof typeof VIA} via
- * @returns {Promise<{ client: ReturnType<import("./client.mjs").createClient>, url: string, close(): Promise<void> }>}
+ * @returns {Promise<{ client: ReturnType<typeof import("./client.mjs").createClient>, url: string, close(): Promise<void> }>}
  */
 export async function viaProvider(client, via) {
   const provider = VIA[via];

@@ -15,7 +15,7 @@
  * The thread ids a `--from-threads` value names: comma-separated items, each a thread id,
  * `latest:<n>` (the caller's n newest threads) or `agent:<name>` (every thread of the caller's
  * that runs that agent, newest first, at most 1000). Ids are kept in the order given, once each.
- * @param {ReturnType<import("./client.mjs").evalClient>} client @param {string} spec
+ * @param {ReturnType<typeof import("./client.mjs").evalClient>} client @param {string} spec
  * @returns {Promise<string[]>}
  */
 export async function resolveThreadIds(client, spec) {
@@ -47,7 +47,7 @@ export async function resolveThreadIds(client, spec) {
 
 /**
  * Reads `threadIds` and builds their cases.
- * @param {ReturnType<import("./client.mjs").evalClient>} client
+ * @param {ReturnType<typeof import("./client.mjs").evalClient>} client
  * @param {string[]} threadIds
  * @returns {Promise<import("./suite.mjs").Case[]>}
  * @throws Error naming the thread and weft's code when a thread cannot be read (not the

@@ -33,7 +33,7 @@ export function judgePrompt(rubric, kase, t) {
 
 /**
  * Asks the judge; a judge that fails or answers anything but the JSON above fails the case, saying why.
- * @param {ReturnType<import("./client.mjs").evalClient>} client
+ * @param {ReturnType<typeof import("./client.mjs").evalClient>} client
  * @param {import("./suite.mjs").Candidate} judge
  * @param {string} rubric @param {import("./suite.mjs").Case} kase @param {import("./run-case.mjs").Transcript} t
  * @param {{ timeoutMs: number, cleanup?: boolean }} opts

@@ -42,7 +42,7 @@ export function threadBody(kase, candidate) {
 
 /**
  * Plays `kase`; never throws: a refusal or a timeout is a transcript with status `error`.
- * @param {ReturnType<import("./client.mjs").evalClient>} client
+ * @param {ReturnType<typeof import("./client.mjs").evalClient>} client
  * @param {import("./suite.mjs").Case} kase
  * @param {import("./suite.mjs").Candidate} candidate
  * @param {{ timeoutMs: number }} opts
@@ -57,7 +57,7 @@ export async function playCase(client, kase, candidate, opts) {
  * thread when `opts.cleanup` says so (a run against a deployed weft leaves no threads behind).
  * A thread that cannot be deleted is reported in `cleanupError`, never thrown.
  * @template T
- * @param {ReturnType<import("./client.mjs").evalClient>} client
+ * @param {ReturnType<typeof import("./client.mjs").evalClient>} client
  * @param {import("./suite.mjs").Case} kase @param {import("./suite.mjs").Candidate} candidate
  * @param {{ timeoutMs: number, cleanup?: boolean }} opts
  * @param {(t: Transcript) => Promise<T>} use
@@ -78,7 +78,7 @@ export async function withThread(client, kase, candidate, opts, use) {
 }
 
 /**
- * @param {ReturnType<import("./client.mjs").evalClient>} client @param {import("./suite.mjs").Case} kase
+ * @param {ReturnType<typeof import("./client.mjs").evalClient>} client @param {import("./suite.mjs").Case} kase
  * @param {import("./suite.mjs").Candidate} candidate @param {{ timeoutMs: number }} opts @returns {Promise<Transcript>}
  */
 async function play(client, kase, candidate, opts) {
@@ -133,7 +133,7 @@ async function play(client, kase, candidate, opts) {
  * Waits for the turn to finish, deciding each approval it asks for as the case says (`approve`
  * or `deny`, as the thread's owner would); with no such word, or for a parked call, the frame
  * that made it wait ends the wait.
- * @param {ReturnType<import("./client.mjs").evalClient>} client @param {string} threadId
+ * @param {ReturnType<typeof import("./client.mjs").evalClient>} client @param {string} threadId
  * @param {any} events @param {"approve" | "deny" | undefined} approvals @param {number} from @param {number} timeoutMs
  */
 async function untilTurnEnds(client, threadId, events, approvals, from, timeoutMs) {

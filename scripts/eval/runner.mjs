@@ -32,7 +32,7 @@ export async function pool(items, limit, work) {
 
 /**
  * @param {import("./suite.mjs").Suite} suite
- * @param {ReturnType<import("./client.mjs").evalClient>} client
+ * @param {ReturnType<typeof import("./client.mjs").evalClient>} client
  * @param {{ concurrency?: number, cleanup?: boolean, onProgress?: (done: number, total: number) => void }} [opts]
  *   `cleanup`: delete each case's threads once scored (for a weft that keeps them)
  * @returns {Promise<EvalResult>}
@@ -60,7 +60,7 @@ export async function runSuite(suite, client, opts = {}) {
 /**
  * Plays and scores one case. A thread that failed, stopped or waits for a person fails the case
  * with that reason, beside whatever the scorers say.
- * @param {ReturnType<import("./client.mjs").evalClient>} client @param {import("./suite.mjs").Suite} suite
+ * @param {ReturnType<typeof import("./client.mjs").evalClient>} client @param {import("./suite.mjs").Suite} suite
  * @param {import("./suite.mjs").Case} kase @param {import("./suite.mjs").Candidate} candidate
  * @param {boolean} cleanup delete the case's threads once scored
  * @returns {Promise<CaseResult>}
@@ -72,7 +72,7 @@ export async function scoreCase(client, suite, kase, candidate, cleanup = false)
 }
 
 /**
- * @param {ReturnType<import("./client.mjs").evalClient>} client @param {import("./suite.mjs").Suite} suite
+ * @param {ReturnType<typeof import("./client.mjs").evalClient>} client @param {import("./suite.mjs").Suite} suite
  * @param {import("./suite.mjs").Case} kase @param {import("./suite.mjs").Candidate} candidate
  * @param {import("./run-case.mjs").Transcript} t @param {{ timeoutMs: number, cleanup: boolean }} opts
  * @returns {Promise<CaseResult>}
