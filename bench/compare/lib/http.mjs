@@ -26,10 +26,19 @@ function agentFor(base) {
 }
 
 /**
+ * Requests sent again because the kept-alive socket they went out on had been closed by the
+ * target while idle (the run prints the count). Node's documented keep-alive race: a request
+ * written to a pooled socket as the server closes it fails with ECONNRESET before any answer, and
+ * `req.reusedSocket` says so; such a request is re-sent once on a fresh socket. Any other failure,
+ * or a second one, still stops the run.
+ */
+export const resent = { count: 0 };
+
+/**
  * Sends a JSON request and resolves to the parsed JSON answer.
  * @throws Error with the status and body when the answer is not 2xx.
  */
-export function request(base, method, pathname, body) {
+export function request(base, method, pathname, body, again = true) {
   const url = new URL(pathname, base);
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
@@ -55,7 +64,11 @@ export function request(base, method, pathname, body) {
         res.on("error", reject);
       },
     );
-    req.on("error", reject);
+    req.on("error", (error) => {
+      if (!(again && req.reusedSocket && /** @type {NodeJS.ErrnoException} */ (error).code === "ECONNRESET")) return reject(error);
+      resent.count++;
+      resolve(request(base, method, pathname, body, false));
+    });
     if (payload !== undefined) req.write(payload);
     req.end();
   });
