@@ -5,90 +5,16 @@
  */
 import { type CallStatus, PERSON_WAIT_STATUSES, type ToolResult, isFinalStatus } from "../../protocol.js";
 import type { CallJournal, FinishDetails, JournalEntry, LedgerQueries } from "../../ports/ledger.js";
-import { type CallRow, SAME_AS_ARGS, type StoredCall, inputColumn, toRecord } from "./call-row.js";
+import { type CallRow, SAME_AS_ARGS, type StoredCall, UNFINISHED, finishRow, inputColumn, insertRow, resultValues, rowValues, toRecord } from "./call-row.js";
 
 /** A stored call, with the parent that queued or invoked it (defined with the row it is read from). */
 export type { StoredCall } from "./call-row.js";
 
-/**
- * A row without a final result: `finished_at` is set exactly when the final result is (by `finish`),
- * so a final row is never rewritten. It is also the WHERE of the partial index `calls_unfinished`
- * (status, then ord), which SQLite seeks only for a query that states this term word for word.
- */
-const UNFINISHED = "finished_at IS NULL";
 /** The newest call's `ord`, read once per instance (or by the wake read, `ThreadStore.wake`). */
 export const LAST_ORD_SQL = "SELECT ord FROM calls ORDER BY ord DESC LIMIT 1";
 /** Whether any unfinished call is queued. */
 export const QUEUED_SQL = `SELECT 1 FROM calls WHERE status = 'queued' AND ${UNFINISHED} LIMIT 1`;
 const PERSON_WAIT_SQL = `(${PERSON_WAIT_STATUSES.map((s) => `'${s}'`).join(", ")})`;
-
-/** The columns a new row sets, in `rowValues`' order. */
-const ROW_COLUMNS = ["call_id", "ord", "tool_name", "source", "status", "args_text", "input", "attempts", "effect_key", "turn_id", "parent_call_id", "created_at", "started_at"];
-/** The columns a final result sets besides status and attempts, in `resultValues`' order. */
-const RESULT_COLUMNS = ["result", "duration_ms", "finished_at", "stubbed", "error_code", "full_result_path", "error_details", "outcome"];
-const INSERT_COLUMNS = [...ROW_COLUMNS, ...RESULT_COLUMNS];
-/** INSERTs of a row by which of `INSERT_COLUMNS` get a value (bit i for column i), made once each. */
-const inserts = new Map<number, string>();
-
-/** Appends the values that are not NULL to `given`; returns which they were (bit i for `values[i]`). */
-function pushGiven(values: SqlStorageValue[], given: SqlStorageValue[]): number {
-  let mask = 0;
-  for (let i = 0; i < values.length; i++) {
-    if (values[i] === null) continue;
-    mask |= 1 << i;
-    given.push(values[i]!);
-  }
-  return mask;
-}
-
-/**
- * Inserts a row given its values in `INSERT_COLUMNS`' order (a new row: `rowValues`; one with its
- * result: those and `resultValues`). Columns whose value is NULL are left out of the statement
- * (their default: NULL, or 0 for `stubbed`): a direct read binds 7 fewer values than the 21 columns, fewer to convert.
- */
-function insertRow(sql: SqlStorage, values: SqlStorageValue[]): void {
-  const given: SqlStorageValue[] = [];
-  const mask = pushGiven(values, given);
-  let query = inserts.get(mask);
-  if (query === undefined) {
-    const columns = INSERT_COLUMNS.filter((_, i) => mask & (1 << i));
-    query = `INSERT INTO calls (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`;
-    inserts.set(mask, query);
-  }
-  sql.exec(query, ...given);
-}
-
-/** UPDATEs recording a final result by which of `RESULT_COLUMNS` get a value (bit i for column i), made once each. */
-const finishes = new Map<number, string>();
-
-/**
- * Records a final result on an unfinished row, given `resultValues`. A result column whose value
- * is NULL is left out: on a row without a result every one of them still holds its default (only
- * a final result sets them, once), so a write's result binds 6 values instead of 11.
- */
-function finishRow(sql: SqlStorage, callId: string, status: CallStatus, attempts: number, values: SqlStorageValue[]): SqlStorageCursor<Record<string, SqlStorageValue>> {
-  const given: SqlStorageValue[] = [status, attempts];
-  const mask = pushGiven(values, given);
-  let query = finishes.get(mask);
-  if (query === undefined) {
-    const columns = RESULT_COLUMNS.filter((_, i) => mask & (1 << i));
-    query = `UPDATE calls SET status = ?, attempts = ?, ${columns.map((c) => `${c} = ?`).join(", ")} WHERE call_id = ? AND ${UNFINISHED}`;
-    finishes.set(mask, query);
-  }
-  given.push(callId);
-  return sql.exec(query, ...given);
-}
-
-function rowValues(call: NewCall, ord: number, createdAt: number, status: CallStatus, attempts: number, startedAt: number | null): SqlStorageValue[] {
-  const input = call.input === undefined ? null : inputColumn(call.input, call.argsText);
-  return [call.callId, ord, call.toolName, call.source, status, call.argsText, input, attempts, call.effectKey, call.turnId ?? null, call.parentCallId ?? null, createdAt, startedAt];
-}
-
-function resultValues(result: ToolResult, details: FinishDetails, now: number): SqlStorageValue[] {
-  const errorDetails = details.errorDetails ? JSON.stringify(details.errorDetails) : null;
-  // Not stubbed is the column's default (0), so NULL here: left out of the statement.
-  return [JSON.stringify(result), details.durationMs, now, details.stubbed ? 1 : null, details.errorCode ?? null, details.fullResultPath ?? null, errorDetails, details.outcome ?? null];
-}
 
 /** A new call row (the journal entry of the dispatch pipeline). */
 export type NewCall = JournalEntry;
