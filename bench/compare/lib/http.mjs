@@ -38,7 +38,12 @@ export const resent = { count: 0 };
  * Sends a JSON request and resolves to the parsed JSON answer.
  * @throws Error with the status and body when the answer is not 2xx.
  */
-export function request(base, method, pathname, body, again = true) {
+export function request(base, method, pathname, body) {
+  return send(base, method, pathname, body, true);
+}
+
+/** `request`, re-sending once (`again`) after the keep-alive race described at {@link resent}. */
+function send(base, method, pathname, body, again) {
   const url = new URL(pathname, base);
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
@@ -67,7 +72,7 @@ export function request(base, method, pathname, body, again = true) {
     req.on("error", (error) => {
       if (!(again && req.reusedSocket && /** @type {NodeJS.ErrnoException} */ (error).code === "ECONNRESET")) return reject(error);
       resent.count++;
-      resolve(request(base, method, pathname, body, false));
+      resolve(send(base, method, pathname, body, false));
     });
     if (payload !== undefined) req.write(payload);
     req.end();
