@@ -9,6 +9,8 @@
  *   npm run bench:profile -- [--target weft|bare|sdk] [--tool bench_write|bench_read] [--threads 1|100] [--seconds 5]
  *   npm run bench:profile -- --turns 200 [--target weft|bare|sdk|chat] [--model scripted|provider]
  *     (turns with 3 tool calls, one after another; `provider`: over the fake provider, lib/provider.mjs)
+ *   npm run bench:profile -- --bursts 10 [--one-message] [--target weft|bare|sdk]
+ *     (fan-out: bursts of 200 events to 100 sockets, batched frames, or one message per event)
  *   npm run bench:profile -- --cold 200 [--target weft|bare|sdk]
  *     (cold starts: the thread's Durable Object evicted, then one read call, 200 times)
  * `--base DIR` profiles weft as built from another checkout (as bench:compare's `--base`).
@@ -19,7 +21,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { devtools } from "./lib/devtools.mjs";
 import { closeAll } from "./lib/http.mjs";
-import { coldStart, throughput, turns } from "./lib/measure.mjs";
+import { coldStart, fanOut, throughput, turns } from "./lib/measure.mjs";
 import { startProvider } from "./lib/provider.mjs";
 import { freePort, startAll } from "./lib/serve.mjs";
 import { targets } from "./lib/targets.mjs";
@@ -34,6 +36,8 @@ const seconds = Number(opt("seconds", "5"));
 const turnCount = Number(opt("turns", "0"));
 const model = opt("model", "scripted");
 const coldCount = Number(opt("cold", "0"));
+const burstCount = Number(opt("bursts", "0"));
+const batched = !args.includes("--one-message");
 const FROM = opt("base", ROOT);
 const TOP = 25;
 /** The profiler's sampling interval (µs). */
@@ -53,7 +57,16 @@ const base = servers[0].base;
  * @type {{ warm: (threads: string[]) => Promise<unknown>, run: (threads: string[]) => Promise<number>, what: string, unit: string, units: (rate: number) => number, says: (rate: number, wallS: number) => string }}
  */
 const mode =
-  coldCount > 0
+  burstCount > 0
+    ? {
+        warm: () => fanOut(t, base, 100, 200, 2, batched),
+        run: async () => (await fanOut(t, base, 100, 200, burstCount, batched)).eventsPerSecond,
+        what: batched ? "fanout" : "fanout1",
+        unit: "event",
+        units: () => burstCount * 200,
+        says: (rate, wallS) => `${target} fan-out, ${burstCount} bursts of 200 events to 100 sockets, ${batched ? "batched frames" : "one message per event"}: median ${rate.toFixed(0)} events/s delivered in ${wallS.toFixed(1)} s while profiling (setup included)`,
+      }
+    : coldCount > 0
     ? {
         warm: (threads) => throughput(t, base, tool, threads, 1000),
         run: () => coldStart(t, base, coldCount),

@@ -235,7 +235,8 @@ export class PortWorld implements RunWorld {
         limit: MAX_EVENT_BYTES,
       });
     }
-    this.events.emit(event, data);
+    // Held: a burst of emits is stored in a few multi-row INSERTs (16 events each) instead of one per event.
+    this.events.hold(event, data);
   }
 
   /** Appends one message (redacted) and emits `message_created`. */

@@ -21,6 +21,8 @@ export function frameText(frame: EventFrame): string {
 interface HeldEvent {
   type: string;
   data: unknown;
+  /** `data`'s JSON, made when it was held. */
+  text: string;
   at: number;
   /** Gets the frame once the event is stored (to send it). */
   stored: (frame: EventFrame) => void;
@@ -28,6 +30,8 @@ interface HeldEvent {
 
 /** Events held at most at once (see `EventLog.hold`); one more stores them first. */
 const MAX_HELD = 16;
+/** JSON characters held at most at once: an event that would pass it stores the held ones first, so one INSERT binds at most about this much. */
+const MAX_HELD_CHARS = 256 * 1024;
 
 /** The `INSERT` of `n` event rows, made once for each `n`. */
 const inserts: string[] = [];
@@ -42,6 +46,8 @@ export class EventLog {
   private last: number | undefined = undefined;
   /** Events taken by `hold`, oldest first, not stored yet. */
   private held: HeldEvent[] = [];
+  /** The JSON characters of the held events. */
+  private heldChars = 0;
 
   constructor(private readonly sql: SqlStorage) {}
 
@@ -54,6 +60,7 @@ export class EventLog {
   forget(): void {
     this.last = undefined;
     this.held = [];
+    this.heldChars = 0;
   }
 
   /**
@@ -75,8 +82,10 @@ export class EventLog {
    * the current synchronous work ends. Nothing is sent before it is stored (`stored` gets its frame).
    */
   hold(type: string, data: unknown, stored: (frame: EventFrame) => void, now = Date.now()): void {
-    if (this.held.length >= MAX_HELD) this.settle();
-    this.held.push({ type, data, at: now, stored });
+    const text = JSON.stringify(data ?? null);
+    if (this.held.length >= MAX_HELD || this.heldChars + text.length > MAX_HELD_CHARS) this.settle();
+    this.held.push({ type, data, text, at: now, stored });
+    this.heldChars += text.length;
   }
 
   /** Whether an event is held (see `hold`). */
@@ -88,12 +97,14 @@ export class EventLog {
   settle(): void {
     const newest = this.held.pop();
     if (!newest) return;
+    this.heldChars -= newest.text.length;
     let frame: EventFrame;
     try {
-      frame = this.append(newest.type, newest.data, newest.at);
+      frame = this.append(newest.type, newest.data, newest.at, newest.text);
     } catch (e) {
       // Nothing was stored: the newest waits with the others for the next chance, as `append` keeps them.
       this.held.push(newest);
+      this.heldChars += newest.text.length;
       throw e;
     }
     newest.stored(frame);
@@ -102,15 +113,14 @@ export class EventLog {
   /** The held events and a new one, stored in one statement with consecutive seqs. */
   private appendAfterHeld(type: string, data: unknown, now: number, text: string): EventFrame {
     const held = this.held;
+    const heldChars = this.heldChars;
     this.held = [];
+    this.heldChars = 0;
     const first = this.lastSeq() + 1;
-    const texts: string[] = [];
     const bindings: SqlStorageValue[] = [];
     for (let i = 0; i < held.length; i++) {
       const h = held[i]!;
-      const heldText = JSON.stringify(h.data ?? null);
-      texts.push(heldText);
-      bindings.push(first + i, h.type, heldText, h.at);
+      bindings.push(first + i, h.type, h.text, h.at);
     }
     const seq = first + held.length;
     bindings.push(seq, type, text, now);
@@ -119,12 +129,13 @@ export class EventLog {
     } catch (e) {
       // Nothing was stored: the held events wait for the next chance, the new one fails alone.
       this.held = held;
+      this.heldChars = heldChars;
       throw e;
     }
     this.last = seq;
     for (let i = 0; i < held.length; i++) {
       const h = held[i]!;
-      h.stored(frameOf(first + i, h.type, h.data, h.at, texts[i]!));
+      h.stored(frameOf(first + i, h.type, h.data, h.at, h.text));
     }
     return frameOf(seq, type, data, now, text);
   }

@@ -1,0 +1,54 @@
+/**
+ * A burst of `state.emit` is stored in multi-row INSERTs of held events (EventLog.hold), not one
+ * statement per event, and held events never bind more than about MAX_HELD_CHARS at once. The log
+ * still numbers every event in emit order with no gap, and a subscriber gets each once.
+ */
+import { runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import type { EventFrame } from "../../../src/protocol.js";
+import { createThread, eventsOf, json, rawStub } from "../../helpers.js";
+
+/** The events INSERTs `threadId`'s object runs from now on, each with the characters it binds; `take` answers and clears them. */
+async function collectEventInserts(threadId: string): Promise<{ take: () => Promise<number[]> }> {
+  const key = `__eventInserts:${threadId}`;
+  await runInDurableObject(rawStub(threadId), (_instance, state) => {
+    const sql = state.storage.sql as SqlStorage & { exec: SqlStorage["exec"] };
+    const seen: number[] = [];
+    const exec = sql.exec.bind(sql);
+    sql.exec = ((query: string, ...bindings: unknown[]) => {
+      if (/^INSERT INTO events/.test(query)) seen.push(bindings.reduce<number>((n, b) => n + (typeof b === "string" ? b.length : 0), 0));
+      return exec(query, ...bindings);
+    }) as SqlStorage["exec"];
+    (globalThis as Record<string, unknown>)[key] = () => seen.splice(0);
+  });
+  return { take: () => runInDurableObject(rawStub(threadId), () => ((globalThis as Record<string, unknown>)[key] as () => number[])()) };
+}
+
+const ticks = (frames: EventFrame[]) => frames.filter((f) => f.type === "tick").map((f) => (f.data as { i: number }).i);
+
+describe("a burst of state.emit", () => {
+  it("stores 100 events in at most 8 statements, numbered in emit order with no gap", async () => {
+    const id = await createThread({ agent: "robustness" });
+    const inserts = await collectEventInserts(id);
+    const answer = await json("POST", "/v1/tools/emit_burst", { input: { count: 100, bytes: 10 }, sessionId: id });
+    expect(answer.status).toBe(200);
+    // 100 ticks and the call's two events, 16 to a statement: 7 (one per event before).
+    expect((await inserts.take()).length).toBeLessThanOrEqual(8);
+    const frames = await eventsOf(id);
+    expect(frames.map((f) => f.seq)).toEqual(frames.map((_, i) => i + 1));
+    expect(ticks(frames)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    expect(frames.at(-1)!.type).toBe("tool_call_finished");
+  });
+
+  it("binds at most about 256 KiB of held events in one statement", async () => {
+    const id = await createThread({ agent: "robustness" });
+    const inserts = await collectEventInserts(id);
+    const answer = await json("POST", "/v1/tools/emit_burst", { input: { count: 6, bytes: 200_000 }, sessionId: id });
+    expect(answer.status).toBe(200);
+    const sizes = await inserts.take();
+    // Each statement holds what was held (at most 256 KiB) and the event that would have passed it.
+    for (const size of sizes) expect(size).toBeLessThanOrEqual(256 * 1024 + 200_100);
+    expect(sizes.length).toBeGreaterThanOrEqual(3);
+    expect(ticks(await eventsOf(id))).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+});
