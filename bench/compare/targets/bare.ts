@@ -7,6 +7,11 @@
  * it to every socket, one message per event, or one message per burst (a JSON array of the
  * burst's frames) to a socket that asked for batches (`?batch=1`). It is the floor weft is
  * measured against.
+ *
+ * With `BENCH_JOURNAL=1` (the `bare-journaled` target of bench/compare/journal-floor.mjs) a call of
+ * `bench_write` keeps weft's promises for a write the shortest way instead: its row, with a unique
+ * call id and an index of unfinished calls, stored before the tool's work; the result after it; the
+ * call's started and finished events in one statement. That is the floor of a journaled write.
  * @module
  */
 import type { ModelMessage } from "ai";
@@ -18,6 +23,8 @@ import { countRows, rowsRoute } from "./lib/rows.js";
 interface Env {
   BARE: DurableObjectNamespace<BareThread>;
   BENCH_API_KEY_SHA256: string;
+  /** "1": `bench_write` is journaled (see the module's comment). */
+  BENCH_JOURNAL?: string;
 }
 
 export class BareThread extends DurableObject<Env> {
@@ -30,13 +37,39 @@ export class BareThread extends DurableObject<Env> {
     ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS messages (id INTEGER PRIMARY KEY, message TEXT)");
     ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY, data TEXT)");
     this.seq = (ctx.storage.sql.exec("SELECT seq FROM events ORDER BY seq DESC LIMIT 1").toArray()[0]?.seq as number | undefined) ?? 0;
+    // Only the journaled variant makes its tables: the plain target's wake stays as it was.
+    if (env.BENCH_JOURNAL === "1") {
+      ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS journal (ord INTEGER PRIMARY KEY, call_id TEXT UNIQUE, name TEXT, input TEXT, status TEXT, result TEXT, finished_at INTEGER)");
+      ctx.storage.sql.exec("CREATE INDEX IF NOT EXISTS journal_unfinished ON journal (status) WHERE finished_at IS NULL");
+    }
   }
 
   /** The answer as JSON text, made once here (as weft's thread answers a direct call), not an object cloned back and serialized again. */
   call(name: string, input: unknown): string {
+    if (name === "bench_write" && this.env.BENCH_JOURNAL === "1") return this.journaledWrite(name, input);
     const result = JSON.stringify(input);
     const id = this.ctx.storage.sql.exec("INSERT INTO calls (name, input, result) VALUES (?, ?, ?) RETURNING id", name, result, result).one().id;
     return JSON.stringify({ ok: true, toolName: name, callId: `call_${id}`, isError: false, result });
+  }
+
+  /** A write as weft promises it, in three statements: the journal row, the tool's work (here the answer), the result, the two events. */
+  private journaledWrite(name: string, input: unknown): string {
+    const sql = this.ctx.storage.sql;
+    const callId = `call_${crypto.randomUUID()}`;
+    const ord = sql.exec("INSERT INTO journal (call_id, name, input, status) VALUES (?, ?, ?, 'started') RETURNING ord", callId, name, JSON.stringify(input)).one().ord;
+    const result = JSON.stringify(input);
+    const now = Date.now();
+    sql.exec("UPDATE journal SET status = 'succeeded', result = ?, finished_at = ? WHERE ord = ?", result, now, ord);
+    const started = ++this.seq;
+    const finished = ++this.seq;
+    sql.exec(
+      "INSERT INTO events (seq, data) VALUES (?, ?), (?, ?)",
+      started,
+      JSON.stringify({ seq: started, type: "tool_call_started", data: { callId, toolName: name, input }, at: now }),
+      finished,
+      JSON.stringify({ seq: finished, type: "tool_call_finished", data: { callId, toolName: name, result }, at: now }),
+    );
+    return JSON.stringify({ ok: true, toolName: name, callId, isError: false, result });
   }
 
   /** The round trip alone: no row written, so no commit for the response to wait for. */
