@@ -5,7 +5,7 @@
  */
 import type { EventFrame } from "../protocol.js";
 import type { EventBroadcast, EventRedactor, EventSink } from "../ports/events.js";
-import { isoTime } from "../thread/store/events.js";
+import { isoTime } from "../event-time.js";
 import { SettleWindow } from "../calls/settle-window.js";
 
 /** Events held at most at once; one more stores them first (as the SQLite log). */

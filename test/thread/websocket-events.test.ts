@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isoTime } from "../../src/thread/store/events.js";
+import { isoTime } from "../../src/event-time.js";
 import { createThread, inThread, json, request, runTurn, stubOf, subscribe } from "../helpers.js";
 import { ONE_TOOL_TURN_TYPES } from "../frames.js";
 

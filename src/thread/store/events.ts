@@ -3,6 +3,7 @@
  * step that stores it, so replay from any cursor is exact: no gap, no duplicate.
  * @module
  */
+import { isoTime } from "../../event-time.js";
 import type { EventFrame } from "../../protocol.js";
 
 /** Where a frame made here keeps its data's JSON text (a symbol: neither JSON nor structured clone carry it). */
@@ -158,25 +159,6 @@ export class EventLog {
     if (this.held.length > 0) this.settle();
     return (this.last ??= this.sql.exec<{ seq: number }>(LAST_SEQ_SQL).toArray()[0]?.seq ?? 0);
   }
-}
-
-/** The whole second `isoTime` last formatted (ms since the epoch) and its ISO text up to the `.` before the milliseconds. */
-let lastSecond = Number.NaN;
-let secondText = "";
-
-/**
- * `new Date(now).toISOString()`, with the text up to the second formatted once per second: a
- * thread's events mostly share it, and `toISOString` costs ~0.6 us in workerd.
- */
-export function isoTime(now: number): string {
-  const ms = now % 1000;
-  if (!Number.isInteger(now) || ms < 0) return new Date(now).toISOString();
-  const second = now - ms;
-  if (second !== lastSecond) {
-    secondText = new Date(second).toISOString().slice(0, -4);
-    lastSecond = second;
-  }
-  return `${secondText}${ms < 10 ? "00" : ms < 100 ? "0" : ""}${ms}Z`;
 }
 
 function frameOf(seq: number, type: string, data: unknown, now: number, text: string): EventFrame {

@@ -1,0 +1,23 @@
+/**
+ * The `at` of an event frame: its time as ISO 8601 text, made cheaply for the many frames of one second.
+ * @module
+ */
+
+/** The whole second `isoTime` last formatted (ms since the epoch) and its ISO text up to the `.` before the milliseconds. */
+let lastSecond = Number.NaN;
+let secondText = "";
+
+/**
+ * `new Date(now).toISOString()`, with the text up to the second formatted once per second: a
+ * thread's events mostly share it, and `toISOString` costs ~0.6 us in workerd.
+ */
+export function isoTime(now: number): string {
+  const ms = now % 1000;
+  if (!Number.isInteger(now) || ms < 0) return new Date(now).toISOString();
+  const second = now - ms;
+  if (second !== lastSecond) {
+    secondText = new Date(second).toISOString().slice(0, -4);
+    lastSecond = second;
+  }
+  return `${secondText}${ms < 10 ? "00" : ms < 100 ? "0" : ""}${ms}Z`;
+}
