@@ -204,6 +204,27 @@ export async function until(check: () => Promise<boolean>, what: string, ms = 60
 }
 
 /**
+ * Starts recording the SQL statements `threadId`'s object runs (by wrapping `storage.sql.exec`):
+ * `record` maps each to what the test keeps (undefined: not kept); `take` answers what was kept
+ * since the last `take` and clears it.
+ */
+export async function recordStatements<T>(threadId: string, record: (query: string, bindings: unknown[]) => T | undefined): Promise<{ take: () => Promise<T[]> }> {
+  const key = `__statements:${threadId}`;
+  await runInDurableObject(rawStub(threadId), (_instance, state) => {
+    const sql = state.storage.sql as SqlStorage & { exec: SqlStorage["exec"] };
+    const kept: T[] = [];
+    const exec = sql.exec.bind(sql);
+    sql.exec = ((query: string, ...bindings: unknown[]) => {
+      const entry = record(query, bindings);
+      if (entry !== undefined) kept.push(entry);
+      return exec(query, ...bindings);
+    }) as SqlStorage["exec"];
+    (globalThis as Record<string, unknown>)[key] = () => kept.splice(0);
+  });
+  return { take: () => runInDurableObject(rawStub(threadId), () => ((globalThis as Record<string, unknown>)[key] as () => T[])()) };
+}
+
+/**
  * Starts counting the rows every query of the thread reads and writes (workerd's `cursor.rowsRead`
  * and `cursor.rowsWritten`); `read()` and `written()` are the totals since.
  */

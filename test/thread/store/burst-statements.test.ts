@@ -3,33 +3,22 @@
  * statement per event, and held events never bind more than about MAX_HELD_CHARS at once. The log
  * still numbers every event in emit order with no gap, and a subscriber gets each once.
  */
-import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { EventFrame } from "../../../src/protocol.js";
-import { createThread, eventsOf, json, rawStub } from "../../helpers.js";
+import { createThread, eventsOf, json, recordStatements } from "../../helpers.js";
 
-/** The events INSERTs `threadId`'s object runs from now on, each with the characters it binds; `take` answers and clears them. */
-async function collectEventInserts(threadId: string): Promise<{ take: () => Promise<number[]> }> {
-  const key = `__eventInserts:${threadId}`;
-  await runInDurableObject(rawStub(threadId), (_instance, state) => {
-    const sql = state.storage.sql as SqlStorage & { exec: SqlStorage["exec"] };
-    const seen: number[] = [];
-    const exec = sql.exec.bind(sql);
-    sql.exec = ((query: string, ...bindings: unknown[]) => {
-      if (/^INSERT INTO events/.test(query)) seen.push(bindings.reduce<number>((n, b) => n + (typeof b === "string" ? b.length : 0), 0));
-      return exec(query, ...bindings);
-    }) as SqlStorage["exec"];
-    (globalThis as Record<string, unknown>)[key] = () => seen.splice(0);
-  });
-  return { take: () => runInDurableObject(rawStub(threadId), () => ((globalThis as Record<string, unknown>)[key] as () => number[])()) };
-}
+/** Records the events INSERTs `threadId`'s object runs, each as the characters it binds. */
+const recordEventInserts = (threadId: string) =>
+  recordStatements(threadId, (query, bindings) =>
+    /^INSERT INTO events/.test(query) ? bindings.reduce<number>((n, b) => n + (typeof b === "string" ? b.length : 0), 0) : undefined,
+  );
 
 const ticks = (frames: EventFrame[]) => frames.filter((f) => f.type === "tick").map((f) => (f.data as { i: number }).i);
 
 describe("a burst of state.emit", () => {
   it("stores 100 events in at most 8 statements, numbered in emit order with no gap", async () => {
     const id = await createThread({ agent: "robustness" });
-    const inserts = await collectEventInserts(id);
+    const inserts = await recordEventInserts(id);
     const answer = await json("POST", "/v1/tools/emit_burst", { input: { count: 100, bytes: 10 }, sessionId: id });
     expect(answer.status).toBe(200);
     // 100 ticks and the call's two events, 16 to a statement: 7 (one per event before).
@@ -42,7 +31,7 @@ describe("a burst of state.emit", () => {
 
   it("binds at most about 256 KiB of held events in one statement", async () => {
     const id = await createThread({ agent: "robustness" });
-    const inserts = await collectEventInserts(id);
+    const inserts = await recordEventInserts(id);
     const answer = await json("POST", "/v1/tools/emit_burst", { input: { count: 6, bytes: 200_000 }, sessionId: id });
     expect(answer.status).toBe(200);
     const sizes = await inserts.take();

@@ -4,25 +4,8 @@
  * read the schedules' and background runs' next times (two MIN queries per arming); this
  * instance writes those tables itself, so it keeps them (src/schedules/store.ts, src/background/store.ts).
  */
-import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { createThread, json, rawStub } from "../../helpers.js";
-
-/** Starts collecting the statements `threadId`'s object runs; `take` answers and clears them. */
-async function collectStatements(threadId: string): Promise<{ take: () => Promise<string[]> }> {
-  const key = `__statements:${threadId}`;
-  await runInDurableObject(rawStub(threadId), (_instance, state) => {
-    const sql = state.storage.sql as SqlStorage & { exec: SqlStorage["exec"] };
-    const seen: string[] = [];
-    const exec = sql.exec.bind(sql);
-    sql.exec = ((query: string, ...bindings: unknown[]) => {
-      seen.push(query.replace(/\s+/g, " ").slice(0, 90));
-      return exec(query, ...bindings);
-    }) as SqlStorage["exec"];
-    (globalThis as Record<string, unknown>)[key] = () => seen.splice(0);
-  });
-  return { take: () => runInDurableObject(rawStub(threadId), () => ((globalThis as Record<string, unknown>)[key] as () => string[])()) };
-}
+import { createThread, json, recordStatements } from "../../helpers.js";
 
 describe("statements per direct call", () => {
   it("a read and a write each run at most 4 statements, none of them a read of storage", async () => {
@@ -30,7 +13,7 @@ describe("statements per direct call", () => {
     const call = async (tool: string, label: string) => expect((await json("POST", `/v1/tools/${tool}`, { input: { label }, sessionId: threadId })).status).toBe(200);
     await call("effect_read", "warm");
     await call("effect_write", "warm");
-    const statements = await collectStatements(threadId);
+    const statements = await recordStatements(threadId, (query) => query.replace(/\s+/g, " ").slice(0, 90));
     const per = async (tool: string): Promise<string[]> => {
       await statements.take();
       for (let i = 0; i < 10; i++) await call(tool, `${tool}${i}`);
