@@ -23,6 +23,8 @@ interface StoredEvent {
 interface HeldEvent {
   type: string;
   data: unknown;
+  /** `data`'s JSON, made when it was held. */
+  text?: string;
   at: number;
 }
 
@@ -56,7 +58,9 @@ export class MemoryEventSink implements EventSink {
     const clean = this.redact(type, data);
     if (clean === null && data !== null) return;
     if (this.held.length >= MAX_HELD) this.settle();
-    this.held.push({ type, data: clean, at: Date.now() });
+    // Its JSON now, as the SQLite log makes it: a later change to `data` is neither stored nor sent.
+    const text = jsonOf(type, clean);
+    this.held.push({ type, data: JSON.parse(text) as unknown, text, at: Date.now() });
     this.window.open();
   }
 
@@ -93,11 +97,7 @@ export class MemoryEventSink implements EventSink {
     const first = (this.log.at(-1)?.seq ?? 0) + 1;
     let texts: string[];
     try {
-      texts = events.map((e) => {
-        const text = JSON.stringify(e.data ?? null) as string | undefined;
-        if (text === undefined) throw new TypeError(`event ${e.type}: data has no JSON form`);
-        return text;
-      });
+      texts = events.map((e) => e.text ?? jsonOf(e.type, e.data));
     } catch (e) {
       // Nothing was stored: the held events wait for the next chance (a new one fails alone).
       this.held = held;
@@ -110,4 +110,11 @@ export class MemoryEventSink implements EventSink {
     for (const frame of frames) this.broadcast(frame);
     return frames.at(-1)!;
   }
+}
+
+/** An event's JSON. @throws TypeError for data with no JSON form. */
+function jsonOf(type: string, data: unknown): string {
+  const text = JSON.stringify(data ?? null) as string | undefined;
+  if (text === undefined) throw new TypeError(`event ${type}: data has no JSON form`);
+  return text;
 }

@@ -222,13 +222,14 @@ export class PortWorld implements RunWorld {
   /**
    * Emits a tool's custom event (`state.emit`).
    * @throws WeftError `invalid_request` for a name that is not usable (built-in names are
-   * reserved); `payload_too_large` for data over {@link MAX_EVENT_BYTES} once redacted.
+   * reserved) or data with no JSON form; `payload_too_large` for data over {@link MAX_EVENT_BYTES} once redacted.
    */
   emitCustom(event: string, data: unknown): void {
     if (typeof event !== "string" || !/^[a-z][a-z0-9_.:-]{0,63}$/i.test(event) || BUILTIN_EVENT_TYPES.has(event)) {
       throw new WeftError("invalid_request", `emit: "${String(event)}" is not a usable event name (built-in names are reserved)`);
     }
-    const text = JSON.stringify(this.redact(data) ?? null) ?? "null";
+    const text = JSON.stringify(this.redact(data) ?? null) as string | undefined;
+    if (text === undefined) throw new WeftError("invalid_request", `emit: event "${event}" has data with no JSON form (a function or a symbol)`);
     // One event is one row: over the limit it would not store on Cloudflare (2 MB a row).
     if (!fitsBytes(text, MAX_EVENT_BYTES)) {
       throw new WeftError("payload_too_large", `emit: event "${event}" is ${byteLength(text)} bytes, over the ${MAX_EVENT_BYTES}-byte event limit; store large data with state files or a kv value and emit a reference`, {

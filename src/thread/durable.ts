@@ -71,6 +71,8 @@ export function createThreadClass(registry: Registry) {
           throw new WeftError("thread_exists", "a thread with this continuationToken exists already", { threadId: this.world.meta.threadId, path: ["continuationToken"] });
         }
         const { meta, script, env: threadEnv, history } = prepareThread(registry, caller, input, threadId);
+        // Nothing a thread removed earlier in this instance kept in memory carries into this one.
+        this.store.forget();
         migrate(this.ctx.storage);
         const world = this.newWorld(meta);
         await checkNewThread(world, (name) => threadEnv.get(name));

@@ -31,8 +31,11 @@ interface HeldEvent {
 
 /** Events held at most at once (see `EventLog.hold`); one more stores them first. */
 const MAX_HELD = 16;
-/** JSON characters held at most at once: an event that would pass it stores the held ones first, so one INSERT binds at most about this much. */
-const MAX_HELD_CHARS = 256 * 1024;
+/**
+ * UTF-8 bytes of held events' JSON at most at once, counted as 3 per UTF-16 unit (its most): an event
+ * that would pass it stores the held ones first, and one that passes it alone is stored at once.
+ */
+const MAX_HELD_BYTES = 256 * 1024;
 
 /** The `INSERT` of `n` event rows, made once for each `n`. */
 const inserts: string[] = [];
@@ -47,7 +50,7 @@ export class EventLog {
   private last: number | undefined = undefined;
   /** Events taken by `hold`, oldest first, not stored yet. */
   private held: HeldEvent[] = [];
-  /** The JSON characters of the held events. */
+  /** The held events' JSON in UTF-16 units (see {@link MAX_HELD_BYTES}). */
   private heldChars = 0;
 
   constructor(private readonly sql: SqlStorage) {}
@@ -83,8 +86,9 @@ export class EventLog {
    * the current synchronous work ends. Nothing is sent before it is stored (`stored` gets its frame).
    */
   hold(type: string, data: unknown, stored: (frame: EventFrame) => void, now = Date.now()): void {
-    const text = JSON.stringify(data ?? null);
-    if (this.held.length >= MAX_HELD || this.heldChars + text.length > MAX_HELD_CHARS) this.settle();
+    const text = JSON.stringify(data ?? null) ?? "null";
+    if (this.held.length >= MAX_HELD || (this.heldChars + text.length) * 3 > MAX_HELD_BYTES) this.settle();
+    if (text.length * 3 > MAX_HELD_BYTES) return stored(this.append(type, data, now, text));
     this.held.push({ type, data, text, at: now, stored });
     this.heldChars += text.length;
   }
@@ -117,15 +121,12 @@ export class EventLog {
     const heldChars = this.heldChars;
     this.held = [];
     this.heldChars = 0;
-    const first = this.lastSeq() + 1;
-    const bindings: SqlStorageValue[] = [];
-    for (let i = 0; i < held.length; i++) {
-      const h = held[i]!;
-      bindings.push(first + i, h.type, h.text, h.at);
-    }
-    const seq = first + held.length;
-    bindings.push(seq, type, text, now);
+    let first: number;
     try {
+      first = this.lastSeq() + 1;
+      const bindings: SqlStorageValue[] = [];
+      for (let i = 0; i < held.length; i++) bindings.push(first + i, held[i]!.type, held[i]!.text, held[i]!.at);
+      bindings.push(first + held.length, type, text, now);
       this.sql.exec(insertOf(held.length + 1), ...bindings);
     } catch (e) {
       // Nothing was stored: the held events wait for the next chance, the new one fails alone.
@@ -133,6 +134,7 @@ export class EventLog {
       this.heldChars = heldChars;
       throw e;
     }
+    const seq = first + held.length;
     this.last = seq;
     for (let i = 0; i < held.length; i++) {
       const h = held[i]!;

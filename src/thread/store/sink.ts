@@ -6,6 +6,7 @@
 import type { EventFrame } from "../../protocol.js";
 import type { EventBroadcast, EventRedactor, EventSink } from "../../ports/events.js";
 import type { ThreadStore } from "./index.js";
+import { hasTables } from "./migrations.js";
 
 /** The SQLite event sink of one thread. */
 export class SqliteEventSink implements EventSink {
@@ -30,6 +31,9 @@ export class SqliteEventSink implements EventSink {
   }
 
   hold(type: string, data: unknown): void {
+    // A thread being removed has no tables: stored now, so the failure reaches the caller and
+    // nothing stays held for a thread made later under the same id.
+    if (!hasTables(this.store.storage)) return void this.emit(type, data);
     const clean = this.redact(type, data);
     if (clean === null && data !== null) return;
     this.store.events.hold(type, clean, this.broadcast);

@@ -1,16 +1,18 @@
 /**
  * A burst of `state.emit` is stored in multi-row INSERTs of held events (EventLog.hold), not one
- * statement per event, and held events never bind more than about MAX_HELD_CHARS at once. The log
- * still numbers every event in emit order with no gap, and a subscriber gets each once.
+ * statement per event; held events never bind more than about 256 KiB of UTF-8 at once, and an
+ * event over that alone is stored at once, by itself. The log still numbers every event in emit
+ * order with no gap.
  */
 import { describe, expect, it } from "vitest";
 import type { EventFrame } from "../../../src/protocol.js";
 import { createThread, eventsOf, json, recordStatements } from "../../helpers.js";
 
-/** Records the events INSERTs `threadId`'s object runs, each as the characters it binds. */
+const utf8 = new TextEncoder();
+/** Records the events INSERTs `threadId`'s object runs, each as the UTF-8 bytes of the text it binds. */
 const recordEventInserts = (threadId: string) =>
   recordStatements(threadId, (query, bindings) =>
-    /^INSERT INTO events/.test(query) ? bindings.reduce<number>((n, b) => n + (typeof b === "string" ? b.length : 0), 0) : undefined,
+    /^INSERT INTO events/.test(query) ? bindings.reduce<number>((n, b) => n + (typeof b === "string" ? utf8.encode(b).length : 0), 0) : undefined,
   );
 
 const ticks = (frames: EventFrame[]) => frames.filter((f) => f.type === "tick").map((f) => (f.data as { i: number }).i);
@@ -29,15 +31,27 @@ describe("a burst of state.emit", () => {
     expect(frames.at(-1)!.type).toBe("tool_call_finished");
   });
 
-  it("binds at most about 256 KiB of held events in one statement", async () => {
+  it("binds at most about 256 KiB of held events' UTF-8 in one statement", async () => {
+    const id = await createThread({ agent: "robustness" });
+    const inserts = await recordEventInserts(id);
+    // 17,000 "€" are 51,000 bytes of UTF-8 for 17,000 UTF-16 units.
+    const answer = await json("POST", "/v1/tools/emit_burst", { input: { count: 15, bytes: 17_000, char: "€" }, sessionId: id });
+    expect(answer.status).toBe(200);
+    const sizes = await inserts.take();
+    for (const size of sizes) expect(size).toBeLessThanOrEqual(256 * 1024 + 2_000);
+    expect(sizes.length).toBeGreaterThanOrEqual(3);
+    expect(ticks(await eventsOf(id))).toEqual(Array.from({ length: 15 }, (_, i) => i));
+  });
+
+  it("stores an event over that bound at once, by itself", async () => {
     const id = await createThread({ agent: "robustness" });
     const inserts = await recordEventInserts(id);
     const answer = await json("POST", "/v1/tools/emit_burst", { input: { count: 6, bytes: 200_000 }, sessionId: id });
     expect(answer.status).toBe(200);
     const sizes = await inserts.take();
-    // Each statement holds what was held (at most 256 KiB) and the event that would have passed it.
-    for (const size of sizes) expect(size).toBeLessThanOrEqual(256 * 1024 + 200_100);
-    expect(sizes.length).toBeGreaterThanOrEqual(3);
+    // Each tick alone (never two, never with the call's events).
+    expect(sizes.filter((size) => size > 200_000)).toHaveLength(6);
+    for (const size of sizes) expect(size).toBeLessThan(201_000);
     expect(ticks(await eventsOf(id))).toEqual([0, 1, 2, 3, 4, 5]);
   });
 });
