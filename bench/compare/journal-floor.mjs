@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 // @ts-check
 /**
- * `npm run bench:journal-floor`: what weft's promises for a write cost by themselves, on 100
- * threads with 16 clients (each call commits alone). Three targets side by side: bare (one row a
- * call), bare-journaled (bare's object keeping weft's promises for a write the shortest way: the
- * journal row before the work, the result after it, the call's two events; targets/bare.ts
- * `BENCH_JOURNAL`) and weft. Rounds rotate the targets; each prints its median calls/s, workerd CPU
- * per call (user + system, /proc), bytes written per call (/proc's `wchar`: SQLite's WAL frames and
- * the rest), rows written per call, and the median of its per-round ratios to bare.
+ * `npm run bench:journal-floor`: what weft's promises for a tool call cost by themselves, on 100
+ * threads with 16 clients (each call commits alone), for the read and the write tool. Three targets
+ * side by side: bare (one row a call), bare-journaled (bare's object keeping weft's promises the
+ * shortest way: a read's row with its result and its two events; a write's journal row before the
+ * work, the result after it, its two events; targets/bare.ts `BENCH_JOURNAL`) and weft. Rounds
+ * rotate the targets; per tool, each prints its median calls/s, workerd CPU per call (user +
+ * system, /proc), bytes written per call (/proc's `wchar`: SQLite's WAL frames and the rest), rows
+ * written per call, and the median of its per-round ratios to bare.
  *
  *   npm run bench:journal-floor -- [--rounds 9] [--seconds 2]
  * @module
@@ -25,7 +26,7 @@ const args = process.argv.slice(2);
 const opt = (name, fallback) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : fallback);
 const ROUNDS = Number(opt("rounds", "9"));
 const MS = Number(opt("seconds", "2")) * 1000;
-const TOOL = "bench_write";
+const TOOLS = ["bench_read", "bench_write"];
 const NAMES = ["bare", "bare-journaled", "weft"];
 
 /** CPU (user + system, ms) and bytes written so far by a process (Linux /proc). */
@@ -37,47 +38,54 @@ function usage(pid) {
 
 const { servers, stop, work } = await startAll(ROOT, await Promise.all(NAMES.map(async (n) => ({ ...targets[n].spec, port: await freePort() }))));
 const server = Object.fromEntries(servers.map((s) => [s.spec.name, s]));
-/** @type {Record<string, Array<{ cps: number, cpuUs: number, bytes: number }>>} */
-const res = Object.fromEntries(NAMES.map((n) => [n, []]));
 try {
   const threads = {};
+  for (const n of NAMES) {
+    threads[n] = [];
+    for (let i = 0; i < 100; i++) threads[n].push(await targets[n].newThread(server[n].base));
+  }
+  for (const tool of TOOLS) await floor(tool, threads);
+} finally {
+  closeAll();
+  stop();
+  rmSync(work, { recursive: true, force: true });
+}
+
+/** One tool's rows written per call, then its rotating rounds; prints a line per target. */
+async function floor(tool, threads) {
+  /** @type {Record<string, Array<{ cps: number, cpuUs: number, bytes: number }>>} */
+  const res = Object.fromEntries(NAMES.map((n) => [n, []]));
   const rowsWritten = {};
   for (const n of NAMES) {
     const t = targets[n];
     const base = server[n].base;
-    threads[n] = [];
-    for (let i = 0; i < 100; i++) threads[n].push(await t.newThread(base));
-    await warm(t, base, TOOL, threads[n]);
-    await throughput(t, base, TOOL, threads[n], 1000);
+    await warm(t, base, tool, threads[n]);
+    await throughput(t, base, tool, threads[n], 1000);
     // Rows written per call, on one thread after 20 calls there (what Durable Object storage bills).
-    for (let i = 0; i < 20; i++) await t.tool(base, threads[n][0], TOOL, { n: i, text: "rows" });
+    for (let i = 0; i < 20; i++) await t.tool(base, threads[n][0], tool, { n: i, text: "rows" });
     await t.count(base);
-    for (let i = 0; i < 20; i++) await t.tool(base, threads[n][0], TOOL, { n: i, text: "rows" });
+    for (let i = 0; i < 20; i++) await t.tool(base, threads[n][0], tool, { n: i, text: "rows" });
     rowsWritten[n] = (await t.rows(base)).rowsWritten / 20;
   }
   for (let round = 0; round < ROUNDS; round++) {
     for (let k = 0; k < NAMES.length; k++) {
       const n = NAMES[(k + round) % NAMES.length];
       const { pid } = server[n].child;
-      await warm(targets[n], server[n].base, TOOL, threads[n]);
+      await warm(targets[n], server[n].base, tool, threads[n]);
       const before = usage(pid);
       const t0 = performance.now();
-      const cps = await throughput(targets[n], server[n].base, TOOL, threads[n], MS);
+      const cps = await throughput(targets[n], server[n].base, tool, threads[n], MS);
       const calls = (cps * (performance.now() - t0)) / 1000;
       const after = usage(pid);
       res[n].push({ cps, cpuUs: ((after.cpuMs - before.cpuMs) * 1000) / calls, bytes: (after.written - before.written) / calls });
     }
   }
-  console.log(`journal floor: ${TOOL} on 100 threads, 16 clients, ${ROUNDS} rounds of ${MS / 1000} s per target`);
+  console.log(`journal floor: ${tool} on 100 threads, 16 clients, ${ROUNDS} rounds of ${MS / 1000} s per target`);
   for (const n of NAMES) {
     const r = res[n];
     const ratio = (k) => median(r.map((x, i) => x[k] / res.bare[i][k])).toFixed(2);
     console.log(
-      `${n}: ${median(r.map((x) => x.cps)).toFixed(0)} calls/s (${ratio("cps")}x bare), ${median(r.map((x) => x.cpuUs)).toFixed(0)} µs CPU per call (${ratio("cpuUs")}x), ${(median(r.map((x) => x.bytes)) / 1024).toFixed(1)} KiB written per call, ${rowsWritten[n].toFixed(2)} rows written per call`,
+      `  ${n}: ${median(r.map((x) => x.cps)).toFixed(0)} calls/s (${ratio("cps")}x bare), ${median(r.map((x) => x.cpuUs)).toFixed(0)} µs CPU per call (${ratio("cpuUs")}x), ${(median(r.map((x) => x.bytes)) / 1024).toFixed(1)} KiB written per call, ${rowsWritten[n].toFixed(2)} rows written per call`,
     );
   }
-} finally {
-  closeAll();
-  stop();
-  rmSync(work, { recursive: true, force: true });
 }

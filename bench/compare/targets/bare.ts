@@ -8,10 +8,11 @@
  * burst's frames) to a socket that asked for batches (`?batch=1`). It is the floor weft is
  * measured against.
  *
- * With `BENCH_JOURNAL=1` (the `bare-journaled` target of bench/compare/journal-floor.mjs) a call of
- * `bench_write` keeps weft's promises for a write the shortest way instead: its row, with a unique
- * call id and an index of unfinished calls, stored before the tool's work; the result after it; the
- * call's started and finished events in one statement. That is the floor of a journaled write.
+ * With `BENCH_JOURNAL=1` (the `bare-journaled` target of bench/compare/journal-floor.mjs) a tool
+ * call keeps weft's promises for a call record and its events the shortest way instead: a
+ * `bench_read` stores its row (a unique call id) with its result and the call's started and finished
+ * events, in two statements; a `bench_write` stores its row (also in an index of unfinished calls)
+ * before the tool's work, then the result, then the two events. That is the floor of a journaled call.
  * @module
  */
 import type { ModelMessage } from "ai";
@@ -23,7 +24,7 @@ import { countRows, rowsRoute } from "./lib/rows.js";
 interface Env {
   BARE: DurableObjectNamespace<BareThread>;
   BENCH_API_KEY_SHA256: string;
-  /** "1": `bench_write` is journaled (see the module's comment). */
+  /** "1": tool calls are journaled (see the module's comment). */
   BENCH_JOURNAL?: string;
 }
 
@@ -46,10 +47,18 @@ export class BareThread extends DurableObject<Env> {
 
   /** The answer as JSON text, made once here (as weft's thread answers a direct call), not an object cloned back and serialized again. */
   call(name: string, input: unknown): string {
-    if (name === "bench_write" && this.env.BENCH_JOURNAL === "1") return this.journaledWrite(name, input);
+    if (this.env.BENCH_JOURNAL === "1") return name === "bench_write" ? this.journaledWrite(name, input) : this.journaledRead(name, input);
     const result = JSON.stringify(input);
     const id = this.ctx.storage.sql.exec("INSERT INTO calls (name, input, result) VALUES (?, ?, ?) RETURNING id", name, result, result).one().id;
     return JSON.stringify({ ok: true, toolName: name, callId: `call_${id}`, isError: false, result });
+  }
+
+  /** A read as weft promises it, in two statements: the call's row with its result, its two events. */
+  private journaledRead(name: string, input: unknown): string {
+    const callId = `call_${crypto.randomUUID()}`;
+    const result = JSON.stringify(input);
+    this.ctx.storage.sql.exec("INSERT INTO journal (call_id, name, input, status, result, finished_at) VALUES (?, ?, ?, 'succeeded', ?, ?)", callId, name, result, result, Date.now());
+    return this.callEvents(callId, name, input, result);
   }
 
   /** A write as weft promises it, in three statements: the journal row, the tool's work (here the answer), the result, the two events. */
@@ -58,11 +67,16 @@ export class BareThread extends DurableObject<Env> {
     const callId = `call_${crypto.randomUUID()}`;
     const ord = sql.exec("INSERT INTO journal (call_id, name, input, status) VALUES (?, ?, ?, 'started') RETURNING ord", callId, name, JSON.stringify(input)).one().ord;
     const result = JSON.stringify(input);
+    sql.exec("UPDATE journal SET status = 'succeeded', result = ?, finished_at = ? WHERE ord = ?", result, Date.now(), ord);
+    return this.callEvents(callId, name, input, result);
+  }
+
+  /** Stores a call's started and finished events in one statement; answers the call. */
+  private callEvents(callId: string, name: string, input: unknown, result: string): string {
     const now = Date.now();
-    sql.exec("UPDATE journal SET status = 'succeeded', result = ?, finished_at = ? WHERE ord = ?", result, now, ord);
     const started = ++this.seq;
     const finished = ++this.seq;
-    sql.exec(
+    this.ctx.storage.sql.exec(
       "INSERT INTO events (seq, data) VALUES (?, ?), (?, ?)",
       started,
       JSON.stringify({ seq: started, type: "tool_call_started", data: { callId, toolName: name, input }, at: now }),
