@@ -82,8 +82,10 @@ export class EventLog {
 
   /**
    * Takes an event without storing it yet: it gets its seq when stored, by the next `append` (in
-   * one statement with it), by any read of the log, or by `settle`, which the owner calls before
-   * the current synchronous work ends. Nothing is sent before it is stored (`stored` gets its frame).
+   * one statement with it), by any read of the log, or by `settle`, which the owner calls within
+   * the settle window (a few microtask turns, before the object waits for I/O). One whose JSON alone
+   * passes {@link MAX_HELD_BYTES} is stored at once. Nothing is sent before it is stored (`stored`
+   * gets its frame).
    */
   hold(type: string, data: unknown, stored: (frame: EventFrame) => void, now = Date.now()): void {
     const text = JSON.stringify(data ?? null) ?? "null";
@@ -136,10 +138,7 @@ export class EventLog {
     }
     const seq = first + held.length;
     this.last = seq;
-    for (let i = 0; i < held.length; i++) {
-      const h = held[i]!;
-      h.stored(frameOf(first + i, h.type, h.data, h.at, h.text));
-    }
+    held.forEach((h, i) => h.stored(frameOf(first + i, h.type, h.data, h.at, h.text)));
     return frameOf(seq, type, data, now, text);
   }
 
