@@ -10,7 +10,7 @@
  * system, /proc), bytes written per call (/proc's `wchar`: SQLite's WAL frames and the rest), rows
  * written per call, and the median of its per-round ratios to bare.
  *
- *   npm run bench:journal-floor -- [--rounds 9] [--seconds 2]
+ *   npm run bench:journal-floor -- [--rounds 9] [--seconds 2] [--tools bench_read,bench_write]
  * @module
  */
 import { readFileSync, rmSync } from "node:fs";
@@ -26,7 +26,8 @@ const args = process.argv.slice(2);
 const opt = (name, fallback) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : fallback);
 const ROUNDS = Number(opt("rounds", "9"));
 const MS = Number(opt("seconds", "2")) * 1000;
-const TOOLS = ["bench_read", "bench_write"];
+/** The tools measured, in this order (`--tools`, comma-separated). */
+const TOOLS = opt("tools", "bench_read,bench_write").split(",");
 const NAMES = ["bare", "bare-journaled", "weft"];
 
 /** CPU (user + system, ms) and bytes written so far by a process (Linux /proc). */
