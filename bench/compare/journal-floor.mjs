@@ -18,7 +18,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { closeAll } from "./lib/http.mjs";
 import { median, throughput, warm } from "./lib/measure.mjs";
-import { freePort, startAll } from "./lib/serve.mjs";
+import { cpuMs, freePort, startAll } from "./lib/serve.mjs";
 import { targets } from "./lib/targets.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -30,11 +30,9 @@ const MS = Number(opt("seconds", "2")) * 1000;
 const TOOLS = opt("tools", "bench_read,bench_write").split(",");
 const NAMES = ["bare", "bare-journaled", "weft"];
 
-/** CPU (user + system, ms) and bytes written so far by a process (Linux /proc). */
+/** CPU (user + system, ms: serve.mjs's `cpuMs`) and bytes written so far by a process (Linux /proc's `wchar`). */
 function usage(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  const io = readFileSync(`/proc/${pid}/io`, "utf8");
-  return { cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / 100, written: Number(/wchar: (\d+)/.exec(io)?.[1]) };
+  return { cpuMs: cpuMs(pid), written: Number(/wchar: (\d+)/.exec(readFileSync(`/proc/${pid}/io`, "utf8"))?.[1]) };
 }
 
 const { servers, stop, work } = await startAll(ROOT, await Promise.all(NAMES.map(async (n) => ({ ...targets[n].spec, port: await freePort() }))));
