@@ -44,6 +44,7 @@ try {
     for (let i = 0; i < 100; i++) threads[n].push(await targets[n].newThread(server[n].base));
   }
   for (const tool of TOOLS) await floor(tool, threads);
+  console.log(`left out: per target and tool, one warm-up call per thread and 1 s of 16-client calls, 40 calls on one thread (the last 20 count rows), and before each timed step one call per thread; rounds dropped 0 of ${ROUNDS}; errors 0 (a failed request stops the run)`);
 } finally {
   closeAll();
   stop();
