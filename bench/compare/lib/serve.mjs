@@ -82,7 +82,8 @@ const worker :Workerd.Worker = (
 }
 
 /**
- * Builds and starts every target; resolves once each answers on its port.
+ * Builds and starts every target; resolves once each answers on its port. Each server's `disk` is
+ * the folder of its Durable Objects' SQLite files.
  * @param {string} root
  * @param {Array<TargetSpec & { port: number, inspectorPort?: number }>} specs
  */
@@ -103,7 +104,7 @@ export async function startAll(root, specs) {
     child.stderr.on("data", (d) => {
       stderr = (stderr + d).slice(-4000);
     });
-    servers.push({ spec, child, stderr: () => stderr, base: `http://127.0.0.1:${spec.port}` });
+    servers.push({ spec, child, stderr: () => stderr, base: `http://127.0.0.1:${spec.port}`, disk });
   }
   const stop = () => servers.forEach((s) => s.child.exitCode === null && s.child.kill("SIGTERM"));
   try {
