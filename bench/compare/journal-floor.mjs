@@ -10,12 +10,12 @@
  * system, /proc), bytes written per call (/proc's `wchar`: SQLite's WAL frames and the rest), rows
  * written per call, and the median of its per-round ratios to bare.
  *
- * Two phases of a thread's database (lib/wal.mjs), each measured alone: `fresh`, 100 new threads
- * per target and round, whose logs are still growing toward their first checkpoint (a new
- * conversation); `steady`, 100 threads whose logs are past it (a thread's life after its first few
- * MB of writes).
+ * Each round gives every target 100 new threads, so every timed step runs on SQLite logs that are
+ * still growing toward their first checkpoint (lib/wal.mjs; each target's largest log is printed):
+ * threads kept across rounds put the journaled targets past that checkpoint within a few rounds
+ * and bare not, and the step that ran first decided the ratios.
  *
- *   npm run bench:journal-floor -- [--rounds 9] [--seconds 2] [--tools bench_read,bench_write] [--phases fresh,steady]
+ *   npm run bench:journal-floor -- [--rounds 9] [--seconds 2] [--tools bench_read,bench_write]
  * @module
  */
 import { readFileSync, rmSync } from "node:fs";
@@ -23,9 +23,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { closeAll } from "./lib/http.mjs";
 import { median, throughput, warm } from "./lib/measure.mjs";
-import { cpuMs, freePort, startAll } from "./lib/serve.mjs";
+import { cpuMs, freePort, startAll, threadStorage } from "./lib/serve.mjs";
 import { targets } from "./lib/targets.mjs";
-import { AUTOCHECKPOINT_FRAMES, checkpointedLogs, pastFirstCheckpoint } from "./lib/wal.mjs";
+import { AUTOCHECKPOINT_FRAMES, largestLog } from "./lib/wal.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const args = process.argv.slice(2);
@@ -34,9 +34,6 @@ const ROUNDS = Number(opt("rounds", "9"));
 const MS = Number(opt("seconds", "2")) * 1000;
 /** The tools measured, in this order (`--tools`, comma-separated). */
 const TOOLS = opt("tools", "bench_read,bench_write").split(",");
-/** The phases measured, in this order (`--phases`, comma-separated). */
-const PHASES = opt("phases", "fresh,steady").split(",");
-for (const p of PHASES) if (p !== "fresh" && p !== "steady") throw new Error(`--phases: fresh or steady, not ${p}`);
 const NAMES = ["bare", "bare-journaled", "weft"];
 const THREADS = 100;
 
@@ -47,28 +44,13 @@ function usage(pid) {
 
 const { servers, stop, work } = await startAll(ROOT, await Promise.all(NAMES.map(async (n) => ({ ...targets[n].spec, port: await freePort() }))));
 const server = Object.fromEntries(servers.map((s) => [s.spec.name, s]));
-const leftOut = [];
+/** Per target, the most frames any of its threads' logs held after a timed step. */
+const logFrames = Object.fromEntries(NAMES.map((n) => [n, 0]));
 try {
-  const newThreads = async (n) => {
-    const made = [];
-    for (let i = 0; i < THREADS; i++) made.push(await targets[n].newThread(server[n].base));
-    return made;
-  };
-  /** The steady phase's threads: made, then written to until each one's log is past its first checkpoint. */
-  const steady = {};
-  if (PHASES.includes("steady")) {
-    for (const n of NAMES) {
-      steady[n] = await newThreads(n);
-      const before = checkpointedLogs(server[n].disk);
-      const { ms, bursts } = await pastFirstCheckpoint(server[n].disk, before + THREADS, () => throughput(targets[n], server[n].base, "bench_write", steady[n], 2000));
-      leftOut.push(`${n}: ${(ms / 1000).toFixed(0)} s of 16-client writes (${bursts} bursts of 2 s) until ${THREADS} more logs had reached ${AUTOCHECKPOINT_FRAMES} frames`);
-    }
-  }
-  for (const phase of PHASES) {
-    for (const tool of TOOLS) await floor(phase, tool, phase === "steady" ? () => steady : async () => Object.fromEntries(await Promise.all(NAMES.map(async (n) => [n, await newThreads(n)]))));
-  }
+  for (const tool of TOOLS) await floor(tool);
+  console.log(`largest thread's SQLite log after a timed step, in frames (a checkpoint at ${AUTOCHECKPOINT_FRAMES}): ${NAMES.map((n) => `${n} ${logFrames[n]}`).join(", ")}`);
   console.log(
-    `left out: per target and tool, one warm-up call per thread and 1 s of 16-client calls, 40 calls on one thread (the last 20 count rows), and before each timed step one call per thread; fresh phase: the ${THREADS} threads made per target and round; steady phase: ${leftOut.join("; ")}; rounds dropped 0 of ${ROUNDS}; errors 0 (a failed request stops the run)`,
+    `left out: per target and tool, a set of ${THREADS} threads for one warm-up call each, 1 s of 16-client calls and 40 calls on its first thread (the last 20 count rows); per round and target, the making of its ${THREADS} new threads and one call on each before the timed step; rounds dropped 0 of ${ROUNDS}; errors 0 (a failed request stops the run)`,
   );
 } finally {
   closeAll();
@@ -76,14 +58,20 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 
-/**
- * One tool's rows written per call, then its rotating rounds, each on the threads `threadsFor()`
- * gives (per target); prints a line per target.
- * @param {string} phase
- * @param {string} tool
- * @param {() => Promise<Record<string, string[]>> | Record<string, string[]>} threadsFor
- */
-async function floor(phase, tool, threadsFor) {
+/** `THREADS` new threads of target `n`. */
+async function newThreads(n) {
+  const made = [];
+  for (let i = 0; i < THREADS; i++) made.push(await targets[n].newThread(server[n].base));
+  return made;
+}
+
+/** `THREADS` new threads for every target. */
+async function threadsFor() {
+  return Object.fromEntries(await Promise.all(NAMES.map(async (n) => [n, await newThreads(n)])));
+}
+
+/** One tool's rows written per call, then its rotating rounds, each on new threads; prints a line per target. */
+async function floor(tool) {
   /** @type {Record<string, Array<{ cps: number, cpuUs: number, bytes: number }>>} */
   const res = Object.fromEntries(NAMES.map((n) => [n, []]));
   const rowsWritten = {};
@@ -111,9 +99,10 @@ async function floor(phase, tool, threadsFor) {
       const calls = (cps * (performance.now() - t0)) / 1000;
       const after = usage(pid);
       res[n].push({ cps, cpuUs: ((after.cpuMs - before.cpuMs) * 1000) / calls, bytes: (after.written - before.written) / calls });
+      logFrames[n] = Math.max(logFrames[n], largestLog(threadStorage(server[n])));
     }
   }
-  console.log(`journal floor, ${phase} threads: ${tool} on ${THREADS} threads, 16 clients, ${ROUNDS} rounds of ${MS / 1000} s per target`);
+  console.log(`journal floor: ${tool} on ${THREADS} new threads per round, 16 clients, ${ROUNDS} rounds of ${MS / 1000} s per target`);
   for (const n of NAMES) {
     const r = res[n];
     const ratio = (k) => median(r.map((x, i) => x[k] / res.bare[i][k])).toFixed(2);

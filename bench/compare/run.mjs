@@ -9,9 +9,7 @@
  * served by this process: lib/provider.mjs). Every round runs every measurement on the targets
  * back to back (their order rotating), so drift on a shared machine hits all of them alike; each
  * printed figure is the median over rounds, with CPU and rows (what Cloudflare bills) per call
- * and per turn, and a line of what the harness leaves out. Before round 1, every caller's 101
- * threads are written to until their SQLite logs are past their first checkpoint (lib/wal.mjs), so
- * every target's thread steps run in the same phase of their databases.
+ * and per turn, and a line of what the harness leaves out.
  * A fourth server, weft with tracing on (`WEFT_OTLP_URL` naming a collector this process serves on
  * loopback, the default OTLP/HTTP protobuf), runs the scripted turn beside weft with it off in
  * every round, and the turn's figures are printed side by side with their ratio. Writes
@@ -37,7 +35,6 @@ import { ROW_CALLS, UNTIMED_TURNS, coldStart, fanOut, idleMemory, median, sequen
 import { startProvider } from "./lib/provider.mjs";
 import { cpuMs, freePort, startAll, workerdBinary } from "./lib/serve.mjs";
 import { targets } from "./lib/targets.mjs";
-import { checkpointedLogs, pastFirstCheckpoint } from "./lib/wal.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const args = process.argv.slice(2);
@@ -130,19 +127,6 @@ for (const n of CALLERS) {
   for (let i = 0; i < 100; i++) hundred.push(await targets[n].newThread(base));
   fixtures[n] = { one, hundred };
 }
-// Every caller's threads written to until each one's SQLite log is past its first checkpoint
-// (lib/wal.mjs): with fresh logs, bare stayed in their first phase for the whole run while weft's,
-// writing four times the pages per call, left it in round 3 or 4.
-const logsStart = performance.now();
-const logWrites = [];
-for (const n of CALLERS) {
-  const set = [...fixtures[n].one, ...fixtures[n].hundred];
-  const before = checkpointedLogs(server[n].disk);
-  const { ms } = await pastFirstCheckpoint(server[n].disk, before + set.length, () => throughput(targets[n], server[n].base, "bench_write", set, 2000));
-  logWrites.push(`${n} ${(ms / 1000).toFixed(0)} s`);
-}
-const logsS = (performance.now() - logsStart) / 1000;
-console.log(`threads' logs past their first checkpoint: ${logsS.toFixed(0)} s of 16-client writes on the 101 threads (${logWrites.join(", ")}; not recorded)`);
 // Warm-up, not recorded: every target's JIT, caches and SQLite pages reach their steady state
 // before round 1, so round 1 -> round N measures a thread growing, not a process warming.
 const warmStart = performance.now();
@@ -344,7 +328,6 @@ for (const n of NAMES) {
 // skipped; one whose kept-alive socket the target had closed is re-sent once, and counted).
 const leftOut = {
   warmupSeconds: Math.round(warmS),
-  logWriteSeconds: Math.round(logsS),
   untimedCallsPerSequentialStep: { oneThread: 20, hundredThreads: 100 },
   untimedCallsPerLoadStep: "one per thread",
   untimedTurnsPerTurnStep: UNTIMED_TURNS,
@@ -356,7 +339,7 @@ const leftOut = {
   resentOnClosedSocket: resent.count,
 };
 lines.push(
-  `left out: ${leftOut.logWriteSeconds} s of writes bringing every caller's 101 threads past their first log checkpoint (${logWrites.join(", ")}); a warm-up of ${leftOut.warmupSeconds} s; per sequential step the first 20 calls (one thread) or 100 (one per thread, 100 threads); per 16-client step one untimed call per thread; per turn step the first ${UNTIMED_TURNS} turns of its fresh thread; the calls and turns that count rows, untimed (no timed step counts them): ${ROW_CALLS} more calls after each one-thread sequential step, and each turn step's ${UNTIMED_TURNS} + ${TURNS} turns again on a second fresh thread, counted over the same ${TURNS}; per cold start 20 untimed writes; per side of the tracing pair ${UNTIMED_TURNS} untimed turns; rounds dropped 0 of ${ROUNDS}; errors 0 (a failed request stops the run, none is skipped); requests re-sent once because the target had closed their kept-alive socket before any answer: ${resent.count}`,
+  `left out: a warm-up of ${leftOut.warmupSeconds} s; per sequential step the first 20 calls (one thread) or 100 (one per thread, 100 threads); per 16-client step one untimed call per thread; per turn step the first ${UNTIMED_TURNS} turns of its fresh thread; the calls and turns that count rows, untimed (no timed step counts them): ${ROW_CALLS} more calls after each one-thread sequential step, and each turn step's ${UNTIMED_TURNS} + ${TURNS} turns again on a second fresh thread, counted over the same ${TURNS}; per cold start 20 untimed writes; per side of the tracing pair ${UNTIMED_TURNS} untimed turns; rounds dropped 0 of ${ROUNDS}; errors 0 (a failed request stops the run, none is skipped); requests re-sent once because the target had closed their kept-alive socket before any answer: ${resent.count}`,
 );
 for (const line of lines) console.log(line);
 

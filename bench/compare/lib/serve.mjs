@@ -45,10 +45,16 @@ function useThisHarness(root, target) {
 
 /**
  * A target: its name, its bundle (bench/compare/wrangler/<bundle or name>.toml), its Durable Objects
- * and vars, and where its outbound fetches go (`outbound`, a loopback `host:port`: every fetch the
+ * (the first is its threads' class) and vars, and where its outbound fetches go (`outbound`, a loopback `host:port`: every fetch the
  * Worker makes reaches that server; unset, workerd's default).
  * @typedef {{ name: string, bundle?: string, durableObjects: Array<{ binding: string, className: string }>, vars?: Record<string, string>, outbound?: string }} TargetSpec
  */
+
+/** A Durable Object class's `uniqueKey`, which is also the folder of its SQLite files in the target's `disk`. */
+export const namespaceKey = (spec, className) => `bench-${spec.name}-${className}`;
+
+/** The folder of the SQLite files of a target's threads: its first Durable Object class. */
+export const threadStorage = (server) => path.join(server.disk, namespaceKey(server.spec, server.spec.durableObjects[0].className));
 
 /** The capnp config serving one bundle on 127.0.0.1:port. */
 export function capnpConfig(spec, built, port, diskDir) {
@@ -63,7 +69,7 @@ export function capnpConfig(spec, built, port, diskDir) {
     ...spec.durableObjects.map((d) => `(name = "${d.binding}", durableObjectNamespace = "${d.className}")`),
     ...Object.entries(spec.vars ?? {}).map(([k, v]) => `(name = "${k}", text = ${JSON.stringify(v)})`),
   ];
-  const namespaces = spec.durableObjects.map((d) => `(className = "${d.className}", uniqueKey = "bench-${spec.name}-${d.className}", enableSql = true)`);
+  const namespaces = spec.durableObjects.map((d) => `(className = "${d.className}", uniqueKey = "${namespaceKey(spec, d.className)}", enableSql = true)`);
   return `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
   services = [(name = "main", worker = .worker), (name = "disk", disk = (path = ${JSON.stringify(diskDir)}, writable = true))${spec.outbound ? `, (name = "outbound", external = (address = ${JSON.stringify(spec.outbound)}, http = ()))` : ""}],
