@@ -13,7 +13,8 @@
  * A fourth server, weft with tracing on (`WEFT_OTLP_URL` naming a collector this process serves on
  * loopback, the default OTLP/HTTP protobuf), runs the scripted turn beside weft with it off in
  * every round, and the turn's figures are printed side by side with their ratio. Writes
- * bench/results/compare-<time>.json.
+ * bench/results/compare-<time>.json, with the commit each measured tree was built from and whether
+ * its tracked files had changes.
  *
  *   npm run bench:compare [-- --rounds N] [-- --inspect] [-- --base DIR]
  *
@@ -116,7 +117,21 @@ const stop = () => (own.stop(), other?.stop(), provider.close());
 process.on("exit", stop);
 const server = Object.fromEntries(servers.map((s) => [s.spec.name, s]));
 const WORKERD = execFileSync(workerdBinary(ROOT), ["--version"], { encoding: "utf8" }).trim();
-console.log(`bench:compare: ${NAMES.join(", ")} on ${WORKERD} (wrangler's binary), ${ROUNDS} rounds, storage in ${work}`);
+
+/** The commit a checkout's files were built from and whether tracked files differed from it; null outside a git checkout (a `git archive` base). */
+function treeOf(dir) {
+  try {
+    const git = (...a) => execFileSync("git", a, { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    if (path.resolve(git("rev-parse", "--show-toplevel")) !== path.resolve(dir)) return null;
+    return { commit: git("rev-parse", "HEAD"), dirty: git("status", "--porcelain", "--untracked-files=no") !== "" };
+  } catch {
+    return null;
+  }
+}
+/** What was measured, as built at the start of the run. */
+const TREES = { weft: treeOf(ROOT), ...(BASE ? { base: treeOf(BASE) } : {}) };
+const treeText = (t) => (t ? `${t.commit.slice(0, 7)}${t.dirty ? " with changes" : ""}` : "not a git checkout");
+console.log(`bench:compare: ${NAMES.join(", ")} on ${WORKERD} (wrangler's binary), ${ROUNDS} rounds, weft at ${treeText(TREES.weft)}${BASE ? `, base at ${treeText(TREES.base)}` : ""}, storage in ${work}`);
 
 // Per target: one long-lived thread (it collects calls over the rounds: the flatness check) and 100 threads.
 const fixtures = {};
@@ -347,7 +362,7 @@ const machine = { workerd: WORKERD, cpus: os.cpus().length, cpu: os.cpus()[0]?.m
 const seconds = (performance.now() - started) / 1000;
 mkdirSync(path.join(ROOT, "bench/results"), { recursive: true });
 const file = path.join(ROOT, "bench/results", `compare-${new Date().toISOString().replaceAll(":", "-").slice(0, 19)}.json`);
-writeFileSync(file, JSON.stringify({ rounds: ROUNDS, seconds, machine, ...(BASE ? { base: BASE } : {}), metrics: METRICS, medians, perRound: results, tracing, fanoutClientCpu: { batched: clientCpu, perEvent: clientCpu1 }, leftOut, lines }, null, 2) + "\n");
+writeFileSync(file, JSON.stringify({ rounds: ROUNDS, seconds, machine, trees: TREES, ...(BASE ? { base: BASE } : {}), metrics: METRICS, medians, perRound: results, tracing, fanoutClientCpu: { batched: clientCpu, perEvent: clientCpu1 }, leftOut, lines }, null, 2) + "\n");
 console.log(`bench:compare: ${seconds.toFixed(0)} s on ${machine.cpus} x ${machine.cpu}; wrote ${path.relative(ROOT, file)}`);
 
 /** The weft/bare column of docs/performance.md's tables, by metric label: the first filled-in row of each. */
