@@ -2,15 +2,17 @@
 // @ts-check
 /**
  * `npm run bench:compare`: weft beside a bare Worker + Durable Object, the Agents SDK's `Agent` and
- * its `AIChatAgent`, each served by the workerd binary wrangler ships (bench/compare/lib/serve.mjs),
- * on loopback only, every one checking the same API key on every request (weft as deployed, with
- * `WEFT_API_KEYS`). Turns run the baselines' agent loop (the AI SDK's `streamText` with tools) and
- * weft's, with the scripted model and over a fake provider (the OpenAI Responses wire format,
- * served by this process: lib/provider.mjs). Every round runs every measurement on the targets
- * back to back (their order rotating), so drift on a shared machine hits all of them alike; each
- * printed figure is the median over rounds, with CPU and rows (what Cloudflare bills) per call
+ * its `AIChatAgent`, each served by the workerd binary wrangler ships
+ * (bench/compare/lib/serve.mjs), on loopback only, every one checking the same API key on every
+ * request (weft as deployed, with `WEFT_API_KEYS`), and for the tool calls bare-journaled: bare's
+ * object keeping weft's promises for a call the shortest way (the floor they set; each tool line
+ * adds weft/bare-journaled). Turns run the baselines' agent loop (the AI SDK's `streamText` with
+ * tools) and weft's, with the scripted model and over a fake provider (the OpenAI Responses wire
+ * format, served by this process: lib/provider.mjs). Every round runs every measurement on the
+ * targets back to back (their order rotating), so drift on a shared machine hits all of them alike;
+ * each printed figure is the median over rounds, with CPU and rows (what Cloudflare bills) per call
  * and per turn, and a line of what the harness leaves out.
- * A fourth server, weft with tracing on (`WEFT_OTLP_URL` naming a collector this process serves on
+ * One more server, weft with tracing on (`WEFT_OTLP_URL` naming a collector this process serves on
  * loopback, the default OTLP/HTTP protobuf), runs the scripted turn beside weft with it off in
  * every round, and the turn's figures are printed side by side with their ratio. Writes
  * bench/results/compare-<time>.json, with the commit each measured tree was built from and whether
@@ -44,9 +46,17 @@ const args = process.argv.slice(2);
 const ROUNDS = Number(args[args.indexOf("--rounds") + 1]) > 0 && args.includes("--rounds") ? Number(args[args.indexOf("--rounds") + 1]) : 5;
 const INSPECT = args.includes("--inspect");
 const BASE = args.includes("--base") ? path.resolve(args[args.indexOf("--base") + 1]) : "";
-const NAMES = BASE ? ["bare", "sdk", "chat", "base", "weft"] : ["bare", "sdk", "chat", "weft"];
+/**
+ * bare-journaled: bare's object keeping weft's promises for a call the shortest way (targets/bare.ts
+ * `BENCH_JOURNAL`), the floor those promises set; it runs the tool steps only (its turns and
+ * bursts are bare's).
+ */
+const FLOOR = "bare-journaled";
+const NAMES = BASE ? ["bare", FLOOR, "sdk", "chat", "base", "weft"] : ["bare", FLOOR, "sdk", "chat", "weft"];
 /** The targets with a tool route (chat, an AIChatAgent, runs turns only). */
 const CALLERS = NAMES.filter((n) => n !== "chat");
+/** The targets of every step but the tool calls'. */
+const WHOLE = NAMES.filter((n) => n !== FLOOR);
 targets.base = targets.weft;
 const SEQ_CALLS = 200;
 // 40: workerd's CPU is read from /proc in 10 ms ticks, so 20 turns of about 7 ms left CPU per turn +-7%.
@@ -104,10 +114,10 @@ const provider = await startProvider();
 // Every fetch a target makes goes to the fake provider (the traced weft's to the collector).
 const outbound = `127.0.0.1:${provider.port}`;
 const TRACED = "weft-traced";
-const ports = { bare: await freePort(), sdk: await freePort(), chat: await freePort(), weft: await freePort(), [TRACED]: await freePort() };
+const ports = { bare: await freePort(), [FLOOR]: await freePort(), sdk: await freePort(), chat: await freePort(), weft: await freePort(), [TRACED]: await freePort() };
 const traced = tracedSpec(targets.weft.spec, collector.port);
 const own = await startAll(ROOT, [
-  ...["bare", "sdk", "chat", "weft"].map((n) => ({ ...targets[n].spec, outbound, port: ports[n], ...(INSPECT && n === "weft" ? { inspectorPort: 9229 } : {}) })),
+  ...["bare", FLOOR, "sdk", "chat", "weft"].map((n) => ({ ...targets[n].spec, outbound, port: ports[n], ...(INSPECT && n === "weft" ? { inspectorPort: 9229 } : {}) })),
   { ...traced, port: ports[TRACED] },
 ]);
 const other = BASE ? await startAll(BASE, [{ ...targets.weft.spec, outbound, port: await freePort() }]) : null;
@@ -152,6 +162,7 @@ for (const n of NAMES) {
       await throughput(targets[n], server[n].base, tool, fixtures[n].hundred, WARMUP_MS);
     }
   }
+  if (!WHOLE.includes(n)) continue;
   await turns(targets[n], server[n].base, 5);
   await turns(targets[n], server[n].base, 5, { model: "provider", fake: provider.fake });
 }
@@ -221,24 +232,27 @@ const TURN_STEPS = [["turn", "scripted"], ["model", "provider"]].map(([m, model]
   r[`${m}_rows_w`].push(run.rowsWritten);
 });
 
+/** The tool calls' steps: sequential and 16-client calls of each tool, on one thread and on 100. */
+const TOOL_STEPS = ["read", "write"].flatMap((tool) => [
+  async (n, t, base, f, r) => {
+    const s = await sequential(t, base, `bench_${tool}`, f.one, SEQ_CALLS, undefined, ROW_CALLS);
+    r[`${tool}_p50_one`].push(s.p50);
+    r[`${tool}_rows_r`].push(s.rowsRead);
+    r[`${tool}_rows_w`].push(s.rowsWritten);
+  },
+  async (n, t, base, f, r) => {
+    const s = await sequential(t, base, `bench_${tool}`, f.hundred, SEQ_CALLS);
+    r[`${tool}_p50_100`].push(s.p50);
+    r[`${tool}_p95_100`].push(s.p95);
+    if (tool === "write") r.write_bg_100.push((await background(n)) / f.hundred.length);
+  },
+  async (n, t, base, f, r) => load(n, t, base, `bench_${tool}`, f.one, r[`${tool}_cps_one`], r[`${tool}_cpu_one`]),
+  async (n, t, base, f, r) => load(n, t, base, `bench_${tool}`, f.hundred, r[`${tool}_cps_100`], r[`${tool}_cpu_100`], tool === "write"),
+]);
+
 /** The measurements, in run order; each runs on every target back to back, so drift hits all alike. */
 const STEPS = [
-  ...["read", "write"].flatMap((tool) => [
-    async (n, t, base, f, r) => {
-      const s = await sequential(t, base, `bench_${tool}`, f.one, SEQ_CALLS, undefined, ROW_CALLS);
-      r[`${tool}_p50_one`].push(s.p50);
-      r[`${tool}_rows_r`].push(s.rowsRead);
-      r[`${tool}_rows_w`].push(s.rowsWritten);
-    },
-    async (n, t, base, f, r) => {
-      const s = await sequential(t, base, `bench_${tool}`, f.hundred, SEQ_CALLS);
-      r[`${tool}_p50_100`].push(s.p50);
-      r[`${tool}_p95_100`].push(s.p95);
-      if (tool === "write") r.write_bg_100.push((await background(n)) / f.hundred.length);
-    },
-    async (n, t, base, f, r) => load(n, t, base, `bench_${tool}`, f.one, r[`${tool}_cps_one`], r[`${tool}_cpu_one`]),
-    async (n, t, base, f, r) => load(n, t, base, `bench_${tool}`, f.hundred, r[`${tool}_cps_100`], r[`${tool}_cpu_100`], tool === "write"),
-  ]),
+  ...TOOL_STEPS,
   ...TURN_STEPS,
   async (n, t, base, f, r) => r.cold_ms.push(await coldStart(t, base, 5)),
   // 200 threads: with 50, allocator and GC swings of a few MiB gave per-thread figures from -28 to 317 KiB.
@@ -270,6 +284,7 @@ try {
       for (const k of NAMES.keys()) {
         const n = NAMES[(k + i + round) % NAMES.length];
         if (!CALLERS.includes(n) && !TURN_STEPS.includes(step)) continue;
+        if (!WHOLE.includes(n) && !TOOL_STEPS.includes(step)) continue;
         await step(n, targets[n], server[n].base, fixtures[n], results[n]);
       }
     }
@@ -295,10 +310,11 @@ for (const [m, { label }] of Object.entries(METRICS)) {
   // Each round's own weft/bare too: how far one round's ratio strays from the median's.
   const perRound = results.weft[m].map((w, i) => ratio(w, results.bare[m][i])).join(" ");
   const besideBase = BASE ? ` · base ${fmt(v("base"))} · base/bare ${ratio(v("base"), v("bare"))} · weft/base ${ratio(v("weft"), v("base"))}` : "";
-  // chat (an AIChatAgent) runs turns only.
+  // chat (an AIChatAgent) runs turns only; bare-journaled tool calls only.
   const chat = results.chat[m].length > 0;
+  const floor = results[FLOOR][m].length > 0 ? ` · ${FLOOR} ${fmt(v(FLOOR))} · weft/${FLOOR} ${ratio(v("weft"), v(FLOOR))}` : "";
   lines.push(
-    `${label}: bare ${fmt(v("bare"))} · sdk ${fmt(v("sdk"))}${chat ? ` · chat ${fmt(v("chat"))}` : ""} · weft ${fmt(v("weft"))} · weft/bare ${ratio(v("weft"), v("bare"))} · weft/sdk ${ratio(v("weft"), v("sdk"))}${chat ? ` · weft/chat ${ratio(v("weft"), v("chat"))}` : ""}${besideBase} · weft/bare by round ${perRound}`,
+    `${label}: bare ${fmt(v("bare"))} · sdk ${fmt(v("sdk"))}${chat ? ` · chat ${fmt(v("chat"))}` : ""} · weft ${fmt(v("weft"))} · weft/bare ${ratio(v("weft"), v("bare"))} · weft/sdk ${ratio(v("weft"), v("sdk"))}${chat ? ` · weft/chat ${ratio(v("weft"), v("chat"))}` : ""}${floor}${besideBase} · weft/bare by round ${perRound}`,
   );
 }
 // The flatness check: a long-lived thread's write calls/s (and CPU per call) in round 1, round 3
@@ -328,7 +344,7 @@ if (BASE) {
   const behind = Object.entries(METRICS).filter(([m, { better }]) => medians.base[m] > 0 && worse(medians.weft[m] / medians.base[m], 1, better));
   lines.push(`against base (${BASE}): ${Object.keys(METRICS).length - behind.length} of ${Object.keys(METRICS).length} figures within 5%${behind.length ? `; worse: ${behind.map(([m]) => `${m} ${ratio(medians.weft[m], medians.base[m])}`).join(", ")}` : ""}`);
 }
-lines.push(`fan-out client (this process) CPU during bursts, share of one core, batched / one message per event: ${CALLERS.map((n) => `${n} ${median(clientCpu[n]).toFixed(2)} / ${median(clientCpu1[n]).toFixed(2)}`).join(" · ")}`);
+lines.push(`fan-out client (this process) CPU during bursts, share of one core, batched / one message per event: ${CALLERS.filter((n) => WHOLE.includes(n)).map((n) => `${n} ${median(clientCpu[n]).toFixed(2)} / ${median(clientCpu1[n]).toFixed(2)}`).join(" · ")}`);
 // Cost as Cloudflare bills it: CPU time (ms) and Durable Object rows, per call and per turn.
 const ms = (us) => fmt(us / 1000);
 const rw = (r, w) => `${fmt(r)} read, ${fmt(w)} written`;
@@ -337,7 +353,8 @@ for (const n of NAMES) {
   const calls = CALLERS.includes(n)
     ? `read call ${ms(v.read_cpu_one)} ms CPU (100 threads ${ms(v.read_cpu_100)}), rows ${rw(v.read_rows_r, v.read_rows_w)}; write call ${ms(v.write_cpu_one)} ms CPU (100 threads, with its background, ${ms(v.write_cpu_100)}), rows ${rw(v.write_rows_r, v.write_rows_w)}; `
     : "";
-  lines.push(`cost, ${n}: ${calls}scripted turn ${fmt(v.turn_cpu)} ms CPU, rows ${rw(v.turn_rows_r, v.turn_rows_w)}; turn over the provider ${fmt(v.model_cpu)} ms CPU, rows ${rw(v.model_rows_r, v.model_rows_w)}`);
+  const turns = WHOLE.includes(n) ? `scripted turn ${fmt(v.turn_cpu)} ms CPU, rows ${rw(v.turn_rows_r, v.turn_rows_w)}; turn over the provider ${fmt(v.model_cpu)} ms CPU, rows ${rw(v.model_rows_r, v.model_rows_w)}` : "no turns (bare's)";
+  lines.push(`cost, ${n}: ${calls}${turns}`);
 }
 // What no figure includes, so nothing is dropped unsaid (any failed request stops the run: none is
 // skipped; one whose kept-alive socket the target had closed is re-sent once, and counted).
