@@ -45,8 +45,8 @@ function useThisHarness(root, target) {
 
 /**
  * A target: its name, its bundle (bench/compare/wrangler/<bundle or name>.toml), its Durable Objects
- * (the first is its threads' class) and vars, and where its outbound fetches go (`outbound`, a loopback `host:port`: every fetch the
- * Worker makes reaches that server; unset, workerd's default).
+ * (the first is its threads' class) and vars, and where its outbound fetches go (`outbound`, a
+ * loopback `host:port`: every fetch the Worker makes reaches that server; unset, workerd's default).
  * @typedef {{ name: string, bundle?: string, durableObjects: Array<{ binding: string, className: string }>, vars?: Record<string, string>, outbound?: string }} TargetSpec
  */
 

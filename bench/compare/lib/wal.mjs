@@ -43,7 +43,10 @@ function walFrames(file) {
   }
 }
 
-/** The most frames any log in `folder` (a namespace's SQLite files: serve.mjs's `threadStorage`) has room for: the furthest any of its objects' logs grew since each was last started. */
+/**
+ * The most frames any log in `folder` (a namespace's SQLite files: serve.mjs's `threadStorage`) has
+ * room for: the furthest any of its objects' logs grew since each was last started.
+ */
 export function largestLog(folder) {
   return readdirSync(folder, { encoding: "utf8" })
     .filter((f) => f.endsWith("-wal"))
