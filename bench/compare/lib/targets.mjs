@@ -161,6 +161,6 @@ export const targets = {
     rows,
   },
 };
-/** bare, with its `bench_write` keeping weft's promises for a write (targets/bare.ts, `BENCH_JOURNAL`): the floor of a journaled write (journal-floor.mjs). */
+/** bare with its tool calls keeping weft's promises for a call (targets/bare.ts, `BENCH_JOURNAL`): the floor of a journaled call (journal-floor.mjs, and the tool steps of run.mjs). */
 targets["bare-journaled"] = { ...targets.bare, spec: { ...targets.bare.spec, name: "bare-journaled", bundle: "bare", vars: { ...baseline, BENCH_JOURNAL: "1" } } };
 let turnIds = 0;

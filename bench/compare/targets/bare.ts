@@ -8,11 +8,12 @@
  * burst's frames) to a socket that asked for batches (`?batch=1`). It is the floor weft is
  * measured against.
  *
- * With `BENCH_JOURNAL=1` (the `bare-journaled` target of bench/compare/journal-floor.mjs) a tool
- * call keeps weft's promises for a call record and its events the shortest way instead: a
- * `bench_read` stores its row (a unique call id) with its result and the call's started and finished
- * events, in two statements; a `bench_write` stores its row (also in an index of unfinished calls)
- * before the tool's work, then the result, then the two events. That is the floor of a journaled call.
+ * With `BENCH_JOURNAL=1` (the `bare-journaled` target of bench/compare's journal-floor.mjs and
+ * run.mjs) a tool call keeps weft's promises for a call record and its events the shortest way
+ * instead: a `bench_read` stores its row (a unique call id) with its result and the call's started
+ * and finished events, in two statements; a `bench_write` stores its row (also in an index of
+ * unfinished calls) before the tool's work, then the result, then the two events. That is the
+ * floor of a journaled call.
  * @module
  */
 import type { ModelMessage } from "ai";
@@ -65,8 +66,9 @@ export class BareThread extends DurableObject<Env> {
   private journaledWrite(name: string, input: unknown): string {
     const sql = this.ctx.storage.sql;
     const callId = `call_${crypto.randomUUID()}`;
-    const ord = sql.exec("INSERT INTO journal (call_id, name, input, status) VALUES (?, ?, ?, 'started') RETURNING ord", callId, name, JSON.stringify(input)).one().ord;
+    // The input's JSON, made once: the bench tools answer with their input.
     const result = JSON.stringify(input);
+    const ord = sql.exec("INSERT INTO journal (call_id, name, input, status) VALUES (?, ?, ?, 'started') RETURNING ord", callId, name, result).one().ord;
     sql.exec("UPDATE journal SET status = 'succeeded', result = ?, finished_at = ? WHERE ord = ?", result, Date.now(), ord);
     return this.callEvents(callId, name, input, result);
   }
