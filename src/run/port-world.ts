@@ -76,6 +76,8 @@ export class PortWorld implements RunWorld {
   readonly callables: Callables;
   /** Set by crash-matrix tests only. */
   crashHook: CrashHook | null = null;
+  /** Set by the Durable Object when it removes the thread (src/thread/core.ts). */
+  removed = false;
   /** Every way this thread's calls move (src/calls/runner.ts). */
   readonly calls: CallRunner;
   readonly store: RunTables;

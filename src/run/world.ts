@@ -64,6 +64,12 @@ export interface RunTables extends ThreadTables {
 export interface RunWorld {
   /** What the thread was created with. */
   readonly meta: ThreadMeta;
+  /**
+   * True once the thread was removed (`DELETE /threads/:id`, a scratch thread's end). A tool that
+   * ignored its signal and still runs keeps this world; its `state` then refuses everything, since
+   * the tables it would reach may belong to a thread made again on the same id.
+   */
+  readonly removed: boolean;
   readonly store: RunTables;
   readonly registry: Registry;
   /** The thread's agent. */

@@ -301,6 +301,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
       () => null,
       (e: unknown) => ({ e }),
     );
+    if (this.world) this.world.removed = true;
     this.world = null;
     this.runner = null;
     this.store.env.version++;
