@@ -29,6 +29,7 @@ import { ThreadCallWorld } from "./call-world.js";
 import { createMessages } from "./hook-calls.js";
 import type { NewTurnMessage } from "./messages.js";
 import { systemText } from "./prompt.js";
+import { revocable } from "./revocable.js";
 import type { RunTables, RunWorld, ScheduleControl } from "./world.js";
 import type { ThreadMeter } from "../usage/meter.js";
 import { type ThreadTracer, effectName, threadTracerOf } from "../usage/tracer.js";
@@ -67,6 +68,15 @@ export const MAX_EVENT_BYTES = 1024 * 1024;
 /** A call, turn or flow id: time-ordered (see `orderedId`), 16 random hex digits as before. */
 const newId = (prefix: string) => orderedId(prefix, 16);
 
+/** What the removed thread's world answers every use with (see `RunWorld.removed`). */
+export function removedThread(): WeftError {
+  return new WeftError(
+    "thread_not_found",
+    "this thread was deleted while its code ran: its tables, journal and events are gone (a thread made again on the same id is another thread)",
+    { deleted: true },
+  );
+}
+
 /** A thread's running behaviour over its ports. */
 export class PortWorld implements RunWorld {
   readonly agent: AgentDefinition;
@@ -76,7 +86,7 @@ export class PortWorld implements RunWorld {
   readonly callables: Callables;
   /** Set by crash-matrix tests only. */
   crashHook: CrashHook | null = null;
-  /** Set by the Durable Object when it removes the thread (src/thread/core.ts). */
+  /** Set by the Durable Object when it removes the thread (src/thread/core.ts); see `RunWorld.removed`. */
   removed = false;
   /** Every way this thread's calls move (src/calls/runner.ts). */
   readonly calls: CallRunner;
@@ -111,17 +121,25 @@ export class PortWorld implements RunWorld {
   private madeMeter: ThreadMeter | undefined;
   /** Spans of the thread's turns, when `WEFT_OTLP_URL` names a collector (src/usage/tracer.ts). */
   private readonly tracer: ThreadTracer | null;
-  /** The thread's schedules (set by the Durable Object, src/thread/core.ts). */
-  schedules?: ScheduleControl;
+  /** The thread's schedules (set by the Durable Object, src/thread/core.ts), refused once it is removed. */
+  get schedules(): ScheduleControl | undefined {
+    return this.scheduleControl;
+  }
+  set schedules(control: ScheduleControl | undefined) {
+    this.scheduleControl = control && revocable(control, () => this.removed, removedThread);
+  }
+  private scheduleControl: ScheduleControl | undefined;
 
   /** Never throws for an agent the registry lacks: the thread starts without it (see `requireAgent`). */
   constructor(
     parts: WorldParts,
     readonly meta: ThreadMeta,
   ) {
-    this.store = parts.tables;
-    this.ledger = parts.ledger;
-    this.events = parts.events;
+    // The parts are the Durable Object's, shared with the thread a later create makes on its id.
+    const live = <T extends object>(part: T): T => revocable(part, () => this.removed, removedThread);
+    this.store = live(parts.tables);
+    this.ledger = live(parts.ledger);
+    this.events = live(parts.events);
     this.registry = parts.registry;
     this.workerEnv = parts.workerEnv;
     this.userEnv = parts.userEnv ?? NO_USER_ENV;

@@ -64,26 +64,6 @@ function runsOf(host: RunWorld): NonNullable<NonNullable<RunWorld["schedules"]>[
   return control;
 }
 
-/** What a tool's `state` answers once its thread was removed while the tool ran on (`RunWorld.removed`). */
-function removedThread(): WeftError {
-  return new WeftError(
-    "thread_not_found",
-    "this thread was deleted while the tool ran: its state is gone (a thread made again on the same id is another thread)",
-    { deleted: true },
-  );
-}
-
-const AsyncFunction = (async () => undefined).constructor;
-
-/** `fn`, refused once `host`'s thread is removed: an async `fn` rejects, any other throws. */
-function whileLive<A extends unknown[], R>(host: RunWorld, fn: (...args: A) => R): (...args: A) => R {
-  if (fn instanceof AsyncFunction) return (...args: A) => (host.removed ? (Promise.reject(removedThread()) as R) : fn(...args));
-  return (...args: A) => {
-    if (host.removed) throw removedThread();
-    return fn(...args);
-  };
-}
-
 /**
  * Builds the `ThreadState` for one call (or none) under `execution`, the run the call belongs to.
  * Outside any run, `execution` is null and the state gets a `context` of its own.
@@ -186,10 +166,10 @@ class CallState implements ThreadState {
   get runs(): ThreadState["runs"] {
     const host = this.#host;
     this.#runs ??= {
-      list: whileLive(host, async () => runsOf(host).list()),
-      get: whileLive(host, async (runId: string) => runsOf(host).get(runId)),
-      wait: whileLive(host, async (runIds: string[], options?: { timeoutMs?: number }) => runsOf(host).wait(runIds, options?.timeoutMs)),
-      stop: whileLive(host, async (runId: string) => runsOf(host).stop(runId)),
+      list: async () => runsOf(host).list(),
+      get: async (runId) => runsOf(host).get(runId),
+      wait: async (runIds, options) => runsOf(host).wait(runIds, options?.timeoutMs),
+      stop: async (runId) => runsOf(host).stop(runId),
     };
     return this.#runs;
   }
@@ -275,7 +255,7 @@ class StateFunctions {
       store.kv.set(key, value);
     };
 
-    this.env = async (name: string): Promise<string> => receiveEnv(host, name, execution);
+    this.env = (name: string): Promise<string> => receiveEnv(host, name, execution);
     this.envType = async (name: string): Promise<"text" | "secret"> => (await resolveThreadEnv(host, name, execution))?.type ?? "secret";
     this.setEnv = async (name: string, value: string, options?: { type?: "text" | "secret" }): Promise<void> => {
       if (typeof name !== "string" || name === "" || typeof value !== "string") {
@@ -286,13 +266,14 @@ class StateFunctions {
 
     this.runCode = (source: string, options?: CodeExecutionOptions): CodeExecution =>
       startCodeExecution(source, options, {
-        scope: meta.threadId,
+        // One lifetime of the thread: code of a deleted thread shares no module state with one made again on its id.
+        scope: `${meta.threadId}:${meta.createdAt}`,
         ...(call ? { callId: call.callId } : {}),
         workerEnv: host.workerEnv,
         // A stopped run cancels its code.
         ...(execution ? { signal: execution.signal } : {}),
         checkTool: (toolName) => checkUses(host.catalogFor(execution), call?.tool, toolName, "invoke"),
-        invokeTool: whileLive(host, async (toolName: string, args: Record<string, unknown>) => host.calls.invoke(call?.callId, toolName, args, execution, call?.turnId)),
+        invokeTool: (toolName, args) => host.calls.invoke(call?.callId, toolName, args, execution, call?.turnId),
         // Code still running once its thread is removed has nowhere to log: its events are dropped.
         emit: (type, data) => void (host.removed || host.emit(type, data)),
         ...(host.traceCode ? { finished: (run: CodeRunEnd) => host.traceCode!(run) } : {}),
@@ -302,11 +283,6 @@ class StateFunctions {
     this.schedule = async (options) => schedulesOf(host).create(options, meta.userId);
     this.cancelSchedule = async (scheduleId) => schedulesOf(host).cancel(scheduleId);
     this.listSchedules = async (options) => schedulesOf(host).page(options);
-
-    // Every function is refused once the thread is removed: a tool that ignored its signal may run
-    // on into a thread made again on the same id, whose tables are not its thread's.
-    const fns = this as unknown as Record<string, (...args: unknown[]) => unknown>;
-    for (const name of Object.keys(fns)) fns[name] = whileLive(host, fns[name]!);
   }
 }
 

@@ -65,9 +65,10 @@ export interface RunWorld {
   /** What the thread was created with. */
   readonly meta: ThreadMeta;
   /**
-   * True once the thread was removed (`DELETE /threads/:id`, a scratch thread's end). A tool that
-   * ignored its signal and still runs keeps this world; its `state` then refuses everything, since
-   * the tables it would reach may belong to a thread made again on the same id.
+   * True once the thread was removed (`DELETE /threads/:id`, a scratch thread's end). Code of the
+   * thread still running then (a tool that ignored its signal, a predicate or hook still waiting)
+   * keeps this world, whose tables, journal, events and schedules then refuse every use with
+   * `thread_not_found`: the rows they reach may belong to a thread made again on the same id.
    */
   readonly removed: boolean;
   readonly store: RunTables;

@@ -292,6 +292,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     const meta = this.world?.meta;
     runner?.close();
     await this.inFlight.drain(async () => runner?.settled(), this.world?.calls.deadlines, deleteGraceMs(this.env));
+    if (this.world) this.world.removed = true;
     // Unlisted inside the removal (a create of this id that waits for it lists the new thread
     // after), before the rows go: a crash between the two leaves a thread that a retried delete
     // finds and ends, never an entry naming no thread, which a delete (404) could not remove. A
@@ -301,7 +302,6 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
       () => null,
       (e: unknown) => ({ e }),
     );
-    if (this.world) this.world.removed = true;
     this.world = null;
     this.runner = null;
     this.store.env.version++;
