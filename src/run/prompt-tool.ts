@@ -131,7 +131,9 @@ async function runPrompt(
   // A resumed run goes on counting the steps it took.
   const steps = opening ? engine.store.messages.promptCallSteps(context.callId) : 0;
   const child = Execution.nested(parent, { flowId: `prompt_${context.callId}`, model, fallbacks, history, promptName: name, steps: { total: steps, a: steps, b: 0 } });
-  context.signal.addEventListener("abort", () => child.abort(context.signal.reason), { once: true });
+  // A stop or cut may have come during the awaits above: the listener alone would never hear it.
+  if (context.signal.aborted) child.abort(context.signal.reason);
+  else context.signal.addEventListener("abort", () => child.abort(context.signal.reason), { once: true });
   if (!opening) [opening] = await engine.createMessages(child, [{ role: "user", content: openingMessage(args), depth, metadata: tag }]);
 
   const system = prompt.system !== undefined ? systemText(prompt.system, engine.meta.arguments)! : undefined;
