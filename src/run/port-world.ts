@@ -126,7 +126,7 @@ export class PortWorld implements RunWorld {
     return this.scheduleControl;
   }
   set schedules(control: ScheduleControl | undefined) {
-    this.scheduleControl = control && revocable(control, () => this.removed, removedThread);
+    this.scheduleControl = control && revocable(control, () => this.removed, removedThread, ["runs"]);
   }
   private scheduleControl: ScheduleControl | undefined;
 
@@ -245,6 +245,8 @@ export class PortWorld implements RunWorld {
    * reserved) or data with no JSON form; `payload_too_large` for data over {@link MAX_EVENT_BYTES} once redacted.
    */
   emitCustom(event: string, data: unknown): void {
+    // Refused before the data is redacted and measured: a removed thread's code learns nothing of the secrets now in force.
+    if (this.removed) throw removedThread();
     if (typeof event !== "string" || !/^[a-z][a-z0-9_.:-]{0,63}$/i.test(event) || BUILTIN_EVENT_TYPES.has(event)) {
       throw new WeftError("invalid_request", `emit: "${String(event)}" is not a usable event name (built-in names are reserved)`);
     }

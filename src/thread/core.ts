@@ -154,12 +154,11 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
    * Runs a direct call, or a person's decision that may run a call (approve, settle to retry),
    * under the watchdog, which finishes a call a crash cut with no client request (its alarm
    * commits with the row left unfinished: `CallStore.onUnfinishedRow`). The alarm's time is kept
-   * in memory, read here once per instance, so arming reads no storage.
+   * in memory, read once per instance, so after the first call arming reads no storage and awaits
+   * nothing. Counted in `inFlight`, which a removal waits for (see `removeAll`); requests that
+   * come while a commit is unconfirmed share the next one (`GroupCommit.batched`).
    */
   protected watched<T>(run: () => Promise<T>): Promise<T> {
-    // Known after an instance's first call: no await (one async step fewer on every direct call).
-    // Counted in `inFlight`, which a removal waits for (see `removeAll`).
-    // Requests that come while a commit is unconfirmed share the next one (`GroupCommit.batched`).
     return this.alarmClock.known ? this.inFlight.runBatched(this.commits, run) : this.alarmClock.load().then(() => this.inFlight.runBatched(this.commits, run));
   }
 
@@ -199,7 +198,6 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
 
   /** The thread's world, when `caller` may reach this thread for `access`. */
   protected guard(caller: Caller, access: "read" | "write"): PortWorld {
-    // A thread being removed is gone for every request that comes meanwhile.
     if (this.gone) throw noSuchThread();
     const world = this.world!;
     checkAccess(world.meta.userId, caller, access);
@@ -264,9 +262,10 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     });
     if (!claimed.ok) return claimed;
     if (claimed.value.state === "answered") return claimed.value.answer;
+    const removals = this.inFlight.removals;
     const result = await act(claimed.value.cut);
-    // Deleted meanwhile: the key goes with the thread's rows.
-    if (this.inFlight.removing !== null) return result;
+    // Deleted meanwhile: the key went with the thread's rows, and one made again on this id keeps its own.
+    if (this.inFlight.removing !== null || this.inFlight.removals !== removals) return result;
     if (result.ok || !ERROR_CODES[result.error.code].retryable) this.store.idempotency.answer(caller.userId, idem, result);
     else this.store.idempotency.release(caller.userId, idem);
     return result;

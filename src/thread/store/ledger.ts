@@ -1,13 +1,12 @@
 /**
  * The ledger port over a thread's SQLite storage: the calls table (`CallStore`), its held and
  * deferred rows, the settle window (`ThreadStore.settleSoon`), group commit (`GroupCommit`) and
- * the per-call lock (`CallLocks`) behind one object, so the order in which rows, results and
+ * the per-call lock (`CallStore.locks`) behind one object, so the order in which rows, results and
  * syncs happen is kept in one place.
  * @module
  */
 import type { CallStatus, ToolResult } from "../../protocol.js";
 import type { CallJournal, CallLock, Decision, FinishDetails, JournalEntry, Ledger, LedgerQueries, LedgerRecord } from "../../ports/ledger.js";
-import { CallLocks } from "../../calls/lock.js";
 import { GroupCommit } from "../../calls/group-commit.js";
 import type { ThreadStore } from "./index.js";
 
@@ -18,8 +17,6 @@ export class SqliteLedger implements Ledger, LedgerQueries, CallJournal, CallLoc
    * each sync starts, the rows deferred while the previous one ran are written, so it covers them.
    */
   readonly commits: GroupCommit;
-  /** The one lock per call id (see `CallLock`). */
-  private readonly locks = new CallLocks();
 
   /**
    * @param store the thread's tables; the ledger writes its `calls` rows.
@@ -116,7 +113,7 @@ export class SqliteLedger implements Ledger, LedgerQueries, CallJournal, CallLoc
   }
 
   hold<T>(callId: string, work: () => Promise<T>): Promise<T> {
-    return this.locks.hold(callId, work);
+    return this.rows.locks.hold(callId, work);
   }
 
   mayHaveQueued(): boolean {
