@@ -9,7 +9,7 @@
 import type { CallRecord, CallStatus, EventPayloads } from "../protocol.js";
 import type { CompiledTool, ToolCatalog } from "../tools/catalog.js";
 import type { CallJournal, JournalEntry } from "../tools/journal.js";
-import type { CallLock } from "../ports/ledger.js";
+import type { CallLock } from "./lock.js";
 import type { ThreadState } from "../tools/thread-state.js";
 import type { Effect } from "../tools/types.js";
 import type { Deadlines } from "./attempt.js";
@@ -31,7 +31,7 @@ export type CrashHook = (point: CrashPoint, call: { callId: string; toolName: st
 export type BookedCall = CallRecord & { parentCallId?: string };
 
 /** The call journal with the reads the runner's queue, recovery and stop need, and the per-call lock. */
-export interface CallBook extends CallJournal, CallLock {
+export interface CallBook extends CallJournal {
   get(callId: string): BookedCall | undefined;
   /** False when certainly nothing is queued (a cheap check before a drain). */
   mayHaveQueued(): boolean;
@@ -74,6 +74,12 @@ export interface CallSettings {
 /** The thread as the call runner needs it; the Durable Object implements it once. */
 export interface CallWorld {
   readonly journal: CallBook;
+  /**
+   * The one lock per call id, of this lifetime of the thread: its own, so leftover work of a thread
+   * removed from the same Durable Object (code that ignored its signal) holds up no call of a
+   * thread made again on the id, and a rollback that makes the journal forget its memory frees no lock.
+   */
+  readonly locks: CallLock;
   readonly settings: CallSettings;
   /** Stores (redacted) and broadcasts an event. */
   emit<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): void;

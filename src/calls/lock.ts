@@ -5,8 +5,18 @@
  * @module
  */
 
+/** The per-call lock of one lifetime of a thread (the call world's `locks`). */
+export interface CallLock {
+  /**
+   * Runs `work` holding call `callId`, once the work holding it before has settled either way (a
+   * failure frees the id too). Work on other ids does not wait. Never call it from inside work
+   * that holds the same id: that work would wait for itself.
+   */
+  hold<T>(callId: string, work: () => Promise<T>): Promise<T>;
+}
+
 /** The tails of the work holding each call id of one thread. */
-export class CallLocks {
+export class CallLocks implements CallLock {
   private readonly tails = new Map<string, Promise<unknown>>();
 
   /** Runs `work` holding call `callId`, once the work holding it before has settled either way. */

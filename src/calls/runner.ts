@@ -3,7 +3,7 @@
  * requested (by a model step, a direct call, `invokeTool`, an MCP call: `source` says which), or
  * queued (`queueTool`) and drained; it may wait for a person, who approves, denies or settles it;
  * a restart leaves it to recover; a suspended call resumes; a stopped run ends it. Each transition
- * holds the call's one lock (the ledger's `CallLock`), so work on one call id never overlaps, and enters the pipeline
+ * holds the call's one lock (the world's `locks`), so work on one call id never overlaps, and enters the pipeline
  * (pipeline.ts) at the stage it needs. The turn reads where a call stands with {@link CallRunner.outcomeOf}.
  * @module
  */
@@ -53,7 +53,7 @@ export class CallRunner {
    * `catalog`: where the call's name is looked up (default: the execution's own tools).
    */
   request(execution: CallExecution | null, request: CallRequest, catalog?: ToolCatalog): Promise<CallOutcome> {
-    return this.world.journal.hold(request.callId, async () => {
+    return this.world.locks.hold(request.callId, async () => {
       // A direct call's own catalog may offer remote MCP tools: their lists are read first.
       if (execution === null && catalog === undefined && this.world.remoteAtRest) await this.world.prepareTools?.(null);
       // Without a `tool_call_finished` hook there is nothing to collect (the usual case).
@@ -88,7 +88,7 @@ export class CallRunner {
    * stop transition first, so what the turn reads is final.
    */
   outcomeOf(execution: CallExecution | null, callId: string): Promise<CallOutcome> {
-    return this.world.journal.hold(callId, async () => {
+    return this.world.locks.hold(callId, async () => {
       const ctx = this.contextOf(execution);
       const record = ctx.journal.get(callId)!;
       if (ctx.signal?.aborted && waitsForPersonStatus(record.status)) return stopWaiting(ctx, record);
@@ -225,7 +225,7 @@ export class CallRunner {
    * on side b or inside a prompt), holding the call's lock.
    */
   private async decide(callId: string, decision: (ctx: CallContext) => CallOutcome | Promise<CallOutcome>, check?: () => void): Promise<CallOutcome> {
-    const outcome = await this.world.journal.hold(callId, async () => {
+    const outcome = await this.world.locks.hold(callId, async () => {
       check?.();
       // The lock first, so a read asked after the decision waits for it; then the remote lists.
       if (this.world.prepareTools) await this.world.prepareTools("everywhere");
@@ -272,7 +272,7 @@ export class CallRunner {
       // The call may wait on side b or inside a prompt: its tool is looked up everywhere, as a person's decision does.
       const ctx = this.contextOf(null, everywhere);
       done.push(
-        await this.world.journal.hold(record.callId, async () => {
+        await this.world.locks.hold(record.callId, async () => {
           // Decided meanwhile: its outcome stands.
           const now = ctx.journal.get(record.callId)!;
           return now.status === "awaiting_approval" ? approveCall(ctx, record.callId, record.approvedBy!) : outcomeOf(ctx, now);

@@ -5,8 +5,7 @@
  * @module
  */
 import { type CallStatus, PERSON_WAIT_STATUSES, type ToolResult } from "../protocol.js";
-import type { CallJournal, CallLock, Decision, FinishDetails, JournalEntry, Ledger, LedgerQueries, LedgerRecord } from "../ports/ledger.js";
-import { CallLocks } from "../calls/lock.js";
+import type { CallJournal, Decision, FinishDetails, JournalEntry, Ledger, LedgerQueries, LedgerRecord } from "../ports/ledger.js";
 import { type CallRow, inputColumn, toRecord } from "../thread/store/call-row.js";
 import { GroupCommit } from "../calls/group-commit.js";
 import { SettleWindow } from "../calls/settle-window.js";
@@ -24,9 +23,7 @@ interface Deferred {
 const nextTask = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
 
 /** The memory ledger of one thread. */
-export class MemoryLedger implements Ledger, LedgerQueries, CallJournal, CallLock {
-  /** The one lock per call id (see `CallLock`). */
-  private readonly locks = new CallLocks();
+export class MemoryLedger implements Ledger, LedgerQueries, CallJournal {
   /** Rows by call id, each as the SQLite calls table holds it (so reads share `toRecord`). */
   private readonly rows = new Map<string, CallRow>();
   private lastOrd = 0;
@@ -216,9 +213,6 @@ export class MemoryLedger implements Ledger, LedgerQueries, CallJournal, CallLoc
     return true;
   }
 
-  hold<T>(callId: string, work: () => Promise<T>): Promise<T> {
-    return this.locks.hold(callId, work);
-  }
 
   flush(): Promise<void> {
     return this.commits.flush();

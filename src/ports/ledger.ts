@@ -126,20 +126,6 @@ export interface Ledger {
   flush(): Promise<void>;
 }
 
-/**
- * The per-call lock: work on one call id never overlaps, so however many requests, alarms,
- * recoveries and decisions arrive together, a call runs (or is recovered) once and the later
- * ones find its result.
- */
-export interface CallLock {
-  /**
-   * Runs `work` holding call `callId`, once the work holding it before has settled either way (a
-   * failure frees the id too). Work on other ids does not wait. Never call it from inside work
-   * that holds the same id: that work would wait for itself.
-   */
-  hold<T>(callId: string, work: () => Promise<T>): Promise<T>;
-}
-
 /** What the runner asks the ledger about many calls at once. Lists are in the order rows went in. */
 export interface LedgerQueries {
   /** False only when no call can be queued (none was found since the last queued row went in): a drain may skip `queued`. */

@@ -7,6 +7,7 @@
 import type { CallExecution } from "../calls/call.js";
 import type { CallWorld, CallSettings, CrashHook } from "../calls/context.js";
 import { READ_FILE_TOOL } from "../calls/file-pages.js";
+import { CallLocks } from "../calls/lock.js";
 import { integerSetting } from "../config.js";
 import { limitOf } from "../limits.js";
 import type { EventPayloads } from "../protocol.js";
@@ -67,6 +68,7 @@ function settingsOf(engine: CallWorldHost): CallSettings {
  */
 export class ThreadCallWorld implements CallWorld {
   readonly journal: CallWorld["journal"];
+  readonly locks = new CallLocks();
   /** Only with remote MCP servers (declared, or the owner's own); see {@link ThreadCallWorld.prepare}. */
   readonly prepareTools?: CallWorld["prepareTools"];
   readonly remoteAtRest?: boolean;

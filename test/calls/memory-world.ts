@@ -17,12 +17,6 @@ const WAITS = new Set<CallStatus>(["awaiting_approval", "parked"]);
 /** The journal in memory, with the one-final-result rule of the SQLite store. */
 export class MemoryBook implements CallBook {
   readonly rows = new Map<string, BookedCall>();
-  private readonly locks = new CallLocks();
-
-  hold<T>(callId: string, work: () => Promise<T>): Promise<T> {
-    return this.locks.hold(callId, work);
-  }
-
   get(callId: string): BookedCall | undefined {
     const row = this.rows.get(callId);
     return row && structuredClone(row);
@@ -104,6 +98,7 @@ export function memoryWorld(tools: Record<string, AnyToolDefinition>) {
   const catalog = new ToolCatalog(tools);
   const world: CallWorld = {
     journal,
+    locks: new CallLocks(),
     settings: { branchId: "t", dryRun: false, resultCapBytes: 64 * 1024, files: { writeFile: () => {}, fileUrl: (p) => p, maxAttachments: 4 } },
     emit: (type, data) => void events.push({ type, data }),
     holdStart(entry, started) {

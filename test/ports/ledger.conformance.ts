@@ -5,11 +5,11 @@
  * @module
  */
 import { describe, expect, it } from "vitest";
-import type { CallLock, JournalEntry, Ledger, LedgerQueries } from "../../src/ports/ledger.js";
+import type { JournalEntry, Ledger, LedgerQueries } from "../../src/ports/ledger.js";
 
 /** A ledger to test, and a look at what its storage holds now, held and deferred rows not written. */
 export interface LedgerFixture {
-  ledger: Ledger & LedgerQueries & CallLock;
+  ledger: Ledger & LedgerQueries;
   /** The row's status as written now (null: not written), writing nothing held. */
   written(callId: string): string | null;
 }
@@ -235,28 +235,6 @@ export function ledgerConformance(impl: string, withLedger: WithLedger): void {
         await ledger.beginDurably(entry("d", "started"));
         await ledger.flush();
         expect(written("d")).toBe("started");
-      }));
-
-    it("hold: work on one call id never overlaps and runs in arrival order; other ids do not wait; a failure frees the id", () =>
-      run(async ({ ledger }) => {
-        const log: string[] = [];
-        let release!: () => void;
-        const gate = new Promise<void>((r) => (release = r));
-        const first = ledger.hold("c1", async () => {
-          log.push("a start");
-          await gate;
-          log.push("a end");
-          throw new Error("a failed");
-        });
-        const second = ledger.hold("c1", async () => void log.push("b"));
-        const other = ledger.hold("c2", async () => void log.push("other"));
-        await other;
-        expect(log).toEqual(["a start", "other"]);
-        release();
-        await expect(first).rejects.toThrow("a failed");
-        await second;
-        expect(log).toEqual(["a start", "other", "a end", "b"]);
-        expect(await ledger.hold("c1", async () => "free again")).toBe("free again");
       }));
 
     it("queries: the queue in order, started calls without a result, queued children level by level, listings", () =>

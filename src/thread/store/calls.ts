@@ -5,7 +5,6 @@
  */
 import { type CallStatus, PERSON_WAIT_STATUSES, type ToolResult, isFinalStatus } from "../../protocol.js";
 import type { CallJournal, FinishDetails, JournalEntry, LedgerQueries } from "../../ports/ledger.js";
-import { CallLocks } from "../../calls/lock.js";
 import { type CallRow, SAME_AS_ARGS, type StoredCall, UNFINISHED, finishRow, inputColumn, insertRow, resultValues, rowValues, toRecord } from "./call-row.js";
 
 /** A stored call, with the parent that queued or invoked it (defined with the row it is read from). */
@@ -48,8 +47,6 @@ export class CallStore implements CallJournal, LedgerQueries {
   private deferred: DeferredRow[] = [];
   /** Rows taken by `defer` so far (how many calls shared a commit they did not start). */
   deferrals = 0;
-  /** The one lock per call id (`CallLock`), new with each lifetime (`forget`): leftover code of a removed thread holds up nothing. */
-  locks = new CallLocks();
 
   /**
    * Called when a row stored unfinished (a direct call's, or one `start`ed) is still so as the
@@ -76,7 +73,6 @@ export class CallStore implements CallJournal, LedgerQueries {
     this.queueChildren = undefined;
     this.lastOrd = undefined;
     this.held = null;
-    this.locks = new CallLocks();
   }
 
   /** Every statement of the store runs here: a held row goes in first, so it is in place for whatever follows. */

@@ -1,17 +1,16 @@
 /**
  * The ledger port over a thread's SQLite storage: the calls table (`CallStore`), its held and
- * deferred rows, the settle window (`ThreadStore.settleSoon`), group commit (`GroupCommit`) and
- * the per-call lock (`CallStore.locks`) behind one object, so the order in which rows, results and
- * syncs happen is kept in one place.
+ * deferred rows, the settle window (`ThreadStore.settleSoon`) and group commit (`GroupCommit`)
+ * behind one object, so the order in which rows, results and syncs happen is kept in one place.
  * @module
  */
 import type { CallStatus, ToolResult } from "../../protocol.js";
-import type { CallJournal, CallLock, Decision, FinishDetails, JournalEntry, Ledger, LedgerQueries, LedgerRecord } from "../../ports/ledger.js";
+import type { CallJournal, Decision, FinishDetails, JournalEntry, Ledger, LedgerQueries, LedgerRecord } from "../../ports/ledger.js";
 import { GroupCommit } from "../../calls/group-commit.js";
 import type { ThreadStore } from "./index.js";
 
 /** The SQLite ledger of one thread; also the `CallJournal` the pipeline takes today. */
-export class SqliteLedger implements Ledger, LedgerQueries, CallJournal, CallLock {
+export class SqliteLedger implements Ledger, LedgerQueries, CallJournal {
   /**
    * The thread's syncs (`storage.sync()`), shared by every `beginDurably` and `flush`. Right before
    * each sync starts, the rows deferred while the previous one ran are written, so it covers them.
@@ -110,10 +109,6 @@ export class SqliteLedger implements Ledger, LedgerQueries, CallJournal, CallLoc
 
   flush(): Promise<void> {
     return this.commits.flush();
-  }
-
-  hold<T>(callId: string, work: () => Promise<T>): Promise<T> {
-    return this.rows.locks.hold(callId, work);
   }
 
   mayHaveQueued(): boolean {
