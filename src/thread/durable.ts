@@ -47,14 +47,16 @@ export function createThreadClass(registry: Registry) {
       // A create that comes while this thread is being deleted starts once the old rows are gone.
       const removing = this.inFlight.removing;
       if (removing) await removing.catch(() => undefined);
+      const removals = this.inFlight.removals;
       // Counted like a call: a delete that comes before the create answered waits for it.
       const created: RpcResult<ThreadMeta> = await this.inFlight.run(() => this.once(caller, idem, (cut) => this.createOnce(caller, input, threadId, cut), true)).catch(rpcFailure);
       // A deletion here may have unlisted the id after the Worker listed it for this create (the
       // Worker lists first, and its create may arrive during the deletion or after it), so it is
       // listed again. Only an id deleted in this instance pays the extra request.
       if (this.inFlight.removals > 0 && created.ok) await this.listing.listInAccount(created.value, created.value.createdAt, true);
-      // A failed create leaves no thread behind, not even its key: the retry fails the same way.
-      if (idem && !created.ok && !this.world) {
+      // A failed create leaves no thread behind, not even its key: the retry fails the same way. Not
+      // when other work runs (another create may be making the thread) or the id had a removal since.
+      if (idem && !created.ok && !this.world && this.inFlight.count === 0 && this.inFlight.removals === removals) {
         await deleteAllRows(this.ctx.storage);
         this.store.forget();
       }
