@@ -30,7 +30,7 @@ export type CrashHook = (point: CrashPoint, call: { callId: string; toolName: st
 /** A stored call with the call that queued or invoked it, or whose nested run made it. */
 export type BookedCall = CallRecord & { parentCallId?: string };
 
-/** The call journal with the reads the runner's queue, recovery and stop need, and the per-call lock. */
+/** The call journal with the reads the runner's queue, recovery and stop need. */
 export interface CallBook extends CallJournal {
   get(callId: string): BookedCall | undefined;
   /** False when certainly nothing is queued (a cheap check before a drain). */

@@ -43,20 +43,25 @@ export function createThreadClass(registry: Registry) {
       super(ctx, env, registry);
     }
 
+    /** Creates running in this instance now (a failed one cleans up only when it is the last). */
+    private creating = 0;
+
     async create(caller: Caller, input: CreateThreadInput, threadId: string, idem?: IdempotencyClaim): Promise<RpcResult<ThreadMeta>> {
       // A create that comes while this thread is being deleted starts once the old rows are gone.
       const removing = this.inFlight.removing;
       if (removing) await removing.catch(() => undefined);
       const removals = this.inFlight.removals;
       // Counted like a call: a delete that comes before the create answered waits for it.
+      this.creating++;
       const created: RpcResult<ThreadMeta> = await this.inFlight.run(() => this.once(caller, idem, (cut) => this.createOnce(caller, input, threadId, cut), true)).catch(rpcFailure);
+      this.creating--;
       // A deletion here may have unlisted the id after the Worker listed it for this create (the
       // Worker lists first, and its create may arrive during the deletion or after it), so it is
       // listed again. Only an id deleted in this instance pays the extra request.
       if (this.inFlight.removals > 0 && created.ok) await this.listing.listInAccount(created.value, created.value.createdAt, true);
       // A failed create leaves no thread behind, not even its key: the retry fails the same way. Not
-      // when other work runs (another create may be making the thread) or the id had a removal since.
-      if (idem && !created.ok && !this.world && this.inFlight.count === 0 && this.inFlight.removals === removals) {
+      // while another create may be making the thread, or a removal has run since it began (or runs).
+      if (idem && !created.ok && !this.world && this.creating === 0 && this.inFlight.removing === null && this.inFlight.removals === removals) {
         await deleteAllRows(this.ctx.storage);
         this.store.forget();
       }

@@ -1,7 +1,6 @@
 /**
  * The ledger port's contract, as behaviour checks any implementation must pass: rows, transitions,
- * finish once, held rows and the settle window, group commit, the per-call lock, and the queries
- * over many calls.
+ * finish once, held rows and the settle window, group commit, and the queries over many calls.
  * @module
  */
 import { describe, expect, it } from "vitest";
