@@ -213,7 +213,6 @@ export class MemoryLedger implements Ledger, LedgerQueries, CallJournal {
     return true;
   }
 
-
   flush(): Promise<void> {
     return this.commits.flush();
   }
