@@ -2,6 +2,7 @@
  * What the tests of `DELETE /threads/:id` racing other work share: the thread's owner, a direct
  * call by session, and waits for calls to start and for the removal to begin.
  */
+import { expect } from "vitest";
 import type { Caller } from "../src/rpc.js";
 import { inThread, json, stubOf, until } from "./helpers.js";
 
@@ -22,4 +23,20 @@ export function untilStarted(threadId: string, n: number): Promise<void> {
 /** Waits until the thread's removal has begun (and is still under way). */
 export function untilDeleting(threadId: string): Promise<void> {
   return until(() => inThread(threadId, (t) => t.inFlight.removing !== null), "the delete to begin");
+}
+
+/** A thread of the `deletable` agent under a fresh `continuationToken` (named for `name`), with `again` making a thread on the same id. */
+export async function keyedThread(name: string): Promise<{ id: string; again: () => Promise<void> }> {
+  const token = `${name}:${crypto.randomUUID()}`;
+  const first = await json("POST", "/threads", { agent: "deletable", continuationToken: token });
+  expect(first.status).toBe(201);
+  const id = first.body.threadId as string;
+  return {
+    id,
+    again: async () => {
+      const made = await json("POST", "/threads", { agent: "deletable", continuationToken: token });
+      expect(made.status).toBe(201);
+      expect(made.body.threadId).toBe(id);
+    },
+  };
 }

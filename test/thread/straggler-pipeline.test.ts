@@ -7,23 +7,7 @@
  */
 import { expect, it } from "vitest";
 import { eventsOf, inThread, json, stubOf, until } from "../helpers.js";
-import { OWNER, direct } from "../removal-helpers.js";
-
-/** A thread of the `deletable` agent under a fresh `continuationToken`, so a second create lands on the same id. */
-async function keyedThread(name: string): Promise<{ id: string; again: () => Promise<void> }> {
-  const token = `${name}:${crypto.randomUUID()}`;
-  const first = await json("POST", "/threads", { agent: "deletable", continuationToken: token });
-  expect(first.status).toBe(201);
-  const id = first.body.threadId as string;
-  return {
-    id,
-    again: async () => {
-      const made = await json("POST", "/threads", { agent: "deletable", continuationToken: token });
-      expect(made.status).toBe(201);
-      expect(made.body.threadId).toBe(id);
-    },
-  };
-}
+import { OWNER, direct, keyedThread } from "../removal-helpers.js";
 
 it("an approval predicate of a deleted thread that answers late writes nothing into the thread re-created on that id", async () => {
   const { id, again } = await keyedThread("straggler-predicate");

@@ -6,22 +6,7 @@
  */
 import { expect, it } from "vitest";
 import { inThread, json, keyed, until } from "../helpers.js";
-
-/** A thread of the `deletable` agent under a fresh `continuationToken`, so a second create lands on the same id. */
-async function keyedThread(name: string): Promise<{ id: string; again: () => Promise<void> }> {
-  const token = `${name}:${crypto.randomUUID()}`;
-  const first = await json("POST", "/threads", { agent: "deletable", continuationToken: token });
-  expect(first.status).toBe(201);
-  const id = first.body.threadId as string;
-  return {
-    id,
-    again: async () => {
-      const made = await json("POST", "/threads", { agent: "deletable", continuationToken: token });
-      expect(made.status).toBe(201);
-      expect(made.body.threadId).toBe(id);
-    },
-  };
-}
+import { keyedThread } from "../removal-helpers.js";
 
 type Releases = { __approveRelease?: Record<string, () => void>; __oldRelease?: Record<string, () => void> };
 
