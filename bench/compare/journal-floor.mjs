@@ -22,8 +22,8 @@ import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { closeAll } from "./lib/http.mjs";
-import { median, throughput, warm } from "./lib/measure.mjs";
-import { cpuMs, freePort, startAll, threadStorage } from "./lib/serve.mjs";
+import { median, newThreads, throughput, throughputCost, warm } from "./lib/measure.mjs";
+import { freePort, startAll, threadStorage } from "./lib/serve.mjs";
 import { targets } from "./lib/targets.mjs";
 import { AUTOCHECKPOINT_FRAMES, largestLog } from "./lib/wal.mjs";
 
@@ -37,9 +37,9 @@ const TOOLS = opt("tools", "bench_read,bench_write").split(",");
 const NAMES = ["bare", "bare-journaled", "weft"];
 const THREADS = 100;
 
-/** CPU (user + system, ms: serve.mjs's `cpuMs`) and bytes written so far by a process (Linux /proc's `wchar`). */
-function usage(pid) {
-  return { cpuMs: cpuMs(pid), written: Number(/wchar: (\d+)/.exec(readFileSync(`/proc/${pid}/io`, "utf8"))?.[1]) };
+/** Bytes written so far by a process (Linux /proc's `wchar`). */
+function written(pid) {
+  return Number(/wchar: (\d+)/.exec(readFileSync(`/proc/${pid}/io`, "utf8"))?.[1]);
 }
 
 const { servers, stop, work } = await startAll(ROOT, await Promise.all(NAMES.map(async (n) => ({ ...targets[n].spec, port: await freePort() }))));
@@ -58,16 +58,9 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 
-/** `THREADS` new threads of target `n`. */
-async function newThreads(n) {
-  const made = [];
-  for (let i = 0; i < THREADS; i++) made.push(await targets[n].newThread(server[n].base));
-  return made;
-}
-
 /** `THREADS` new threads for every target. */
 async function threadsFor() {
-  return Object.fromEntries(await Promise.all(NAMES.map(async (n) => [n, await newThreads(n)])));
+  return Object.fromEntries(await Promise.all(NAMES.map(async (n) => [n, await newThreads(targets[n], server[n].base, THREADS)])));
 }
 
 /** One tool's rows written per call, then its rotating rounds, each on new threads; prints a line per target. */
@@ -93,12 +86,9 @@ async function floor(tool) {
       const n = NAMES[(k + round) % NAMES.length];
       const { pid } = server[n].child;
       await warm(targets[n], server[n].base, tool, threads[n]);
-      const before = usage(pid);
-      const t0 = performance.now();
-      const cps = await throughput(targets[n], server[n].base, tool, threads[n], MS);
-      const calls = (cps * (performance.now() - t0)) / 1000;
-      const after = usage(pid);
-      res[n].push({ cps, cpuUs: ((after.cpuMs - before.cpuMs) * 1000) / calls, bytes: (after.written - before.written) / calls });
+      const bytes0 = written(pid);
+      const { cps, calls, cpuMs } = await throughputCost(targets[n], server[n].base, tool, threads[n], MS, pid);
+      res[n].push({ cps, cpuUs: (cpuMs * 1000) / calls, bytes: (written(pid) - bytes0) / calls });
       logFrames[n] = Math.max(logFrames[n], largestLog(threadStorage(server[n])));
     }
   }

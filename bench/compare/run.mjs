@@ -34,7 +34,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { closeAll, resent } from "./lib/http.mjs";
 import { EXPORT_WAIT_MS, startCollector, tracedSpec } from "./lib/collector.mjs";
-import { ROW_CALLS, UNTIMED_TURNS, coldStart, fanOut, idleMemory, median, sequential, throughput, turnRun, turns, warm } from "./lib/measure.mjs";
+import { ROW_CALLS, UNTIMED_TURNS, coldStart, fanOut, idleMemory, median, newThreads, sequential, throughput, throughputCost, turnRun, turns, warm } from "./lib/measure.mjs";
 import { startProvider } from "./lib/provider.mjs";
 import { cpuMs, freePort, startAll, workerdBinary } from "./lib/serve.mjs";
 import { targets } from "./lib/targets.mjs";
@@ -147,10 +147,7 @@ console.log(`bench:compare: ${NAMES.join(", ")} on ${WORKERD} (wrangler's binary
 const fixtures = {};
 for (const n of CALLERS) {
   const base = server[n].base;
-  const one = [await targets[n].newThread(base)];
-  const hundred = [];
-  for (let i = 0; i < 100; i++) hundred.push(await targets[n].newThread(base));
-  fixtures[n] = { one, hundred };
+  fixtures[n] = { one: await newThreads(targets[n], base, 1), hundred: await newThreads(targets[n], base, 100) };
 }
 // Warm-up, not recorded: every target's JIT, caches and SQLite pages reach their steady state
 // before round 1, so round 1 -> round N measures a thread growing, not a process warming.
@@ -188,13 +185,10 @@ const clientCpu1 = Object.fromEntries(NAMES.map((n) => [n, /** @type {number[]} 
 async function load(n, t, base, tool, threads, cps, cpu, settle = false) {
   const pid = server[n].child.pid;
   await warm(t, base, tool, threads);
-  const cpu0 = cpuMs(pid);
-  const t0 = performance.now();
-  const rate = await throughput(t, base, tool, threads, LOAD_MS);
-  const calls = (rate * (performance.now() - t0)) / 1000;
-  const used = cpuMs(pid) - cpu0 + (settle ? await background(n) : 0);
-  cps.push(rate);
-  cpu.push((used * 1000) / calls);
+  const run = await throughputCost(t, base, tool, threads, LOAD_MS, pid);
+  const used = run.cpuMs + (settle ? await background(n) : 0);
+  cps.push(run.cps);
+  cpu.push((used * 1000) / run.calls);
 }
 
 /** The target's CPU (ms) over `SETTLE_MS` of no requests. */

@@ -19,8 +19,8 @@ import { rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { closeAll } from "./lib/http.mjs";
-import { median, throughput, warm } from "./lib/measure.mjs";
-import { cpuMs, freePort, startAll } from "./lib/serve.mjs";
+import { median, newThreads, throughputCost, warm } from "./lib/measure.mjs";
+import { freePort, startAll } from "./lib/serve.mjs";
 import { targets } from "./lib/targets.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -46,19 +46,14 @@ try {
     const threads = [];
     for (const [i, side] of sides.entries()) {
       const t = targets[side.name];
-      const made = [];
-      for (let n = 0; n < THREADS; n++) made.push(await t.newThread(servers[i].base));
+      const made = await newThreads(t, servers[i].base, THREADS);
       await warm(t, servers[i].base, TOOL, made);
       threads.push(made);
     }
     const got = await Promise.all(
       sides.map(async (side, i) => {
-        const pid = servers[i].child.pid;
-        const cpu0 = cpuMs(pid);
-        const t0 = performance.now();
-        const cps = await throughput(targets[side.name], servers[i].base, TOOL, threads[i], MS);
-        const calls = (cps * (performance.now() - t0)) / 1000;
-        return { cps, cpuUs: ((cpuMs(pid) - cpu0) * 1000) / calls };
+        const { cps, calls, cpuMs } = await throughputCost(targets[side.name], servers[i].base, TOOL, threads[i], MS, servers[i].child.pid);
+        return { cps, cpuUs: (cpuMs * 1000) / calls };
       }),
     );
     const [a, b] = got;

@@ -75,6 +75,25 @@ export async function throughput(t, base, name, threads, ms, clients = 16) {
 }
 
 /**
+ * {@link throughput} with what it cost the target: the calls made and the CPU time (ms, user +
+ * system, /proc) of its workerd process `pid` meanwhile.
+ * @returns {Promise<{ cps: number, calls: number, cpuMs: number }>}
+ */
+export async function throughputCost(t, base, name, threads, ms, pid) {
+  const cpu0 = cpuMs(pid);
+  const t0 = performance.now();
+  const cps = await throughput(t, base, name, threads, ms);
+  return { cps, calls: (cps * (performance.now() - t0)) / 1000, cpuMs: cpuMs(pid) - cpu0 };
+}
+
+/** `count` new threads of target `t`, made one after another. */
+export async function newThreads(t, base, count) {
+  const made = [];
+  for (let i = 0; i < count; i++) made.push(await t.newThread(base));
+  return made;
+}
+
+/**
  * One call on every thread, not timed. Local workerd evicts a Durable Object after about 10 s
  * without requests (a first call after 15 s idle took 1.9-2.7 ms on bare, 3.4-4.2 on weft, against
  * about 1 ms warm), where Cloudflare keeps it for a minute or more; a set of 100 threads last used
