@@ -20,6 +20,8 @@ import type {
 } from "../tools/thread-state.js";
 import { type EnvSources, type ResolvedEnv, resolveEnv } from "../secrets/env.js";
 import { checkContentSize } from "./messages.js";
+import { checkInjectedMetadata } from "./inject-metadata.js";
+import { limitOf } from "../limits.js";
 import type { RunWorld } from "./world.js";
 
 /** The call a state is bound to; absent for state used outside a tool. */
@@ -219,6 +221,7 @@ class StateFunctions {
         throw new WeftError("invalid_request", 'injectMessage: expected { role: "user" | "assistant" | "system", content: string }');
       }
       checkContentSize(input.content, ["content"]);
+      const metadata = input.metadata === undefined ? undefined : checkInjectedMetadata(input.metadata, input.content, limitOf(host.workerEnv, "jsonDepth"));
       // Inside a nested prompt run the message joins that run's conversation, at its depth.
       const depth = execution?.depth ?? 0;
       const [stored] = await host.createMessages(execution, [
@@ -226,7 +229,7 @@ class StateFunctions {
           role: input.role,
           content: input.content,
           ...(input.silent !== undefined ? { silent: input.silent } : {}),
-          ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
+          ...(metadata !== undefined ? { metadata } : {}),
           ...(depth > 0 ? { depth } : {}),
         },
       ]);

@@ -43,6 +43,56 @@ describe("ThreadState", () => {
     expect(out.silent.messages[0]).toMatchObject({ content: "hidden", silent: true, metadata: { k: 1 } });
   });
 
+  it("injectMessage refuses metadata it cannot store as given, with a code and the path, and stores nothing", async () => {
+    const deep: Record<string, unknown> = {};
+    let node = deep;
+    for (let i = 0; i < 100; i++) node = node.next = {};
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    const cases: Array<[string, unknown, string?]> = [
+      ["array", [1, 2]],
+      ["not an object", "text"],
+      ["bigint", { n: 1n }],
+      ["cycle", cyclic],
+      ["toJSON to a string", { toJSON: () => "x" }],
+      ["too deep", deep],
+      ["lone surrogate", { k: "\ud800" }],
+      ["weft's key promptCall", { promptCall: "c1" }],
+      ["weft's key queued", { queued: true }],
+      ["weft's key modelSettings", { modelSettings: { temperature: 0 } }],
+      ["over the limit with the content", { blob: "x".repeat(600 * 1024) }, "y".repeat(600 * 1024)],
+    ];
+    const out = await withState({}, async (state) => {
+      const seen: Record<string, string> = {};
+      for (const [name, metadata, content] of cases) {
+        try {
+          await state.injectMessage({ role: "user", content: content ?? "hi", metadata: metadata as Record<string, unknown> });
+          seen[name] = "stored";
+        } catch (e) {
+          seen[name] = `${(e as any).code} ${JSON.stringify((e as any).details?.path)}`;
+        }
+      }
+      // A Date is stored as its JSON text, as a later read returns it.
+      const dated = await state.injectMessage({ role: "user", content: "dated", metadata: { at: new Date(0), gone: undefined } });
+      return { seen, dated: dated.metadata, total: (await state.getMessages({ includeSilent: true })).total };
+    });
+    expect(out.seen).toEqual({
+      array: 'invalid_request ["metadata"]',
+      "not an object": 'invalid_request ["metadata"]',
+      bigint: 'invalid_request ["metadata"]',
+      cycle: 'invalid_request ["metadata"]',
+      "toJSON to a string": 'invalid_request ["metadata"]',
+      "too deep": expect.stringMatching(/^invalid_request \["metadata","next",/),
+      "lone surrogate": 'invalid_request ["metadata","k"]',
+      "weft's key promptCall": 'invalid_request ["metadata","promptCall"]',
+      "weft's key queued": 'invalid_request ["metadata","queued"]',
+      "weft's key modelSettings": 'invalid_request ["metadata","modelSettings"]',
+      "over the limit with the content": 'payload_too_large ["metadata"]',
+    });
+    expect(out.dated).toEqual({ at: "1970-01-01T00:00:00.000Z" });
+    expect(out.total).toBe(1);
+  });
+
   it("refuses a bad page with a code and the offending option", async () => {
     const code = await withState({}, async (state) => {
       try {
