@@ -160,6 +160,7 @@ export type ListedCall = {
   source: string;
   status: string;
   attempts: number;
+  effectKey: string;
   input?: unknown;
   stubbed?: boolean;
   approvedBy?: string;
@@ -187,9 +188,17 @@ export async function messagesOf(threadId: string): Promise<Array<{ role: string
 
 /** How often the outside ledger saw an effect key execute (raw count, no deduplication). */
 export async function ledgerOf(effectKey: string): Promise<{ runs: number }> {
+  return ledgerStub().read(effectKey);
+}
+
+/** How often the outside ledger saw call `callId` of thread `threadId` execute, whatever branch its key had. */
+export async function effectRuns(threadId: string, callId: string): Promise<{ runs: number }> {
+  return ledgerStub().runsOf(threadId, callId);
+}
+
+function ledgerStub(): { read(key: string): Promise<{ runs: number }>; runsOf(threadId: string, callId: string): Promise<{ runs: number }> } {
   const ns = (env as unknown as { LEDGER: DurableObjectNamespace }).LEDGER;
-  const stub = ns.get(ns.idFromName("ledger")) as unknown as { read(key: string): Promise<{ runs: number }> };
-  return stub.read(effectKey);
+  return ns.get(ns.idFromName("ledger")) as never;
 }
 
 /** Waits until `check` answers true, looking every 10 ms, for `ms` (60 s) at most. @throws Error naming `what` when it never does. */

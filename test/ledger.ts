@@ -23,6 +23,17 @@ export class Ledger extends DurableObject {
       .one();
   }
 
+  /**
+   * How often call `callId` of thread `threadId` ran, over every lifetime of the thread: the keys
+   * `<threadId>:<callId>` and `<threadId>.<8 hex digits>:<callId>` (a thread's branches).
+   */
+  async runsOf(threadId: string, callId: string): Promise<{ runs: number }> {
+    this.init();
+    const key = new RegExp(`^${threadId}(\\.[0-9a-f]{8})?:`);
+    const rows = this.ctx.storage.sql.exec<{ effect_key: string; runs: number }>("SELECT effect_key, runs FROM executions WHERE substr(effect_key, 1, ?) = ?", threadId.length, threadId).toArray();
+    return { runs: rows.filter((r) => key.test(r.effect_key) && r.effect_key.slice(r.effect_key.indexOf(":") + 1) === callId).reduce((n, r) => n + r.runs, 0) };
+  }
+
   /** How often a key ran; 0 when never seen. */
   async read(effectKey: string): Promise<{ runs: number }> {
     this.init();

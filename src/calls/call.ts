@@ -87,6 +87,25 @@ export function effectKeyOf(branchId: string, callId: string): string {
   return `${branchId}:${callId}`;
 }
 
+/** The call id inside `effectKey`, a key of branch `branchId` ({@link effectKeyOf}). */
+export function callIdOfEffectKey(branchId: string, effectKey: string): string {
+  return effectKey.slice(branchId.length + 1);
+}
+
+/** A branch for a new lifetime of thread `threadId`: its id, a dot and 8 random hex digits. */
+export function newBranchId(threadId: string): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(4));
+  return `${threadId}.${[...bytes].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
+
+/**
+ * The branch of a thread's effect keys: the one stored at its creation, or its id for a thread
+ * stored before threads had one (whose calls keep the keys they were journaled with).
+ */
+export function branchIdOf(thread: { readonly threadId: string; readonly branchId?: string }): string {
+  return thread.branchId ?? thread.threadId;
+}
+
 /** A call ready to run: its tool, parsed input and effect, and the row it may already have. */
 export interface ReadyCall {
   request: CallRequest;

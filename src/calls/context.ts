@@ -52,7 +52,7 @@ export interface CallBook extends CallJournal {
 
 /** What the thread's configuration fixes for every call it runs. */
 export interface CallSettings {
-  /** `<branchId>` of effect keys; a thread is its own branch unless forked. */
+  /** `<branchId>` of effect keys: one per lifetime of the thread (`ThreadMeta.branchId`). */
   readonly branchId: string;
   /** Dry-run thread: only reads execute. */
   readonly dryRun: boolean;

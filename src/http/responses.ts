@@ -60,6 +60,7 @@ export const ThreadMeta = named(
     agentId: z.string(),
     userId: z.string().nullable(),
     createdAt: epochMs,
+    branchId: z.string().optional().describe("The first part of its calls' effect keys (`<branchId>:<callId>`): new with each thread made on this id"),
     arguments: z.record(z.string(), z.unknown()),
     dryRun: z.boolean(),
     asOf: z.string().optional(),

@@ -18,6 +18,12 @@ export interface ThreadMeta {
   userId: string | null;
   /** When it was created (epoch ms). */
   createdAt: number;
+  /**
+   * The `<branchId>` of its calls' effect keys: its id and a random part drawn at creation, so a
+   * thread made again on a deleted thread's id repeats none of its keys (nor its child threads).
+   * Absent on threads stored before it existed, whose branch is their id.
+   */
+  branchId?: string;
   /** Its creation arguments (`state.arguments`). */
   arguments: Record<string, unknown>;
   /** Dry run: only reads execute. */

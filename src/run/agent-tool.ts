@@ -23,7 +23,7 @@ import { limitOf } from "../limits.js";
 import type { ToolResult } from "../protocol.js";
 import type { ChildAnswer, ThreadOwner } from "../ports/threads.js";
 import type { AgentDefinition } from "./agent.js";
-import { effectKeyOf } from "../calls/call.js";
+import { branchIdOf, callIdOfEffectKey, effectKeyOf } from "../calls/call.js";
 import { CallSuspended, markResumable } from "../calls/suspend.js";
 import type { LookupResult, ToolCallContext, AnyToolDefinition } from "../tools/types.js";
 import type { ThreadState } from "../tools/thread-state.js";
@@ -67,7 +67,7 @@ export function agentTool(engine: RunWorld, name: string, agent: AgentDefinition
       lookup: async (effectKey: string): Promise<LookupResult> => {
         const done = await childNow(engine, effectKey);
         // Detached: a child that exists is the run started (recorded again: a crash may have cut it before its row).
-        const callId = effectKey.slice(engine.meta.threadId.length + 1);
+        const callId = callIdOfEffectKey(branchIdOf(engine.meta), effectKey);
         if (detached(agent, engine.store.calls.get(callId)?.input)) return done ? { status: "found", value: startedResult(engine, name, callId, peersOf(engine).childId(effectKey)) } : { status: "not_found" };
         if (!done || done.status === "running" || done.status === "idle" || done.status === "waiting") return { status: "not_found" };
         return { status: "found", value: resultOf(name, done) };
@@ -83,7 +83,7 @@ export function agentTool(engine: RunWorld, name: string, agent: AgentDefinition
   return markResumable(def, {
     // While the child waits for a person (or cannot be asked), so does the call.
     stillWaiting: async (callId) => {
-      const done = await childNow(engine, effectKeyOf(engine.meta.threadId, callId));
+      const done = await childNow(engine, effectKeyOf(branchIdOf(engine.meta), callId));
       return !done || done.status === "waiting";
     },
   });

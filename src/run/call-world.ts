@@ -4,7 +4,7 @@
  * of a call, its tool-call hooks and the crash seam.
  * @module
  */
-import type { CallExecution } from "../calls/call.js";
+import { type CallExecution, branchIdOf } from "../calls/call.js";
 import type { CallWorld, CallSettings, CrashHook } from "../calls/context.js";
 import { READ_FILE_TOOL } from "../calls/file-pages.js";
 import { CallLocks } from "../calls/lock.js";
@@ -39,7 +39,7 @@ function settingsOf(engine: CallWorldHost): CallSettings {
   const { meta, store, workerEnv } = engine;
   const callTimeoutMs = integerSetting(workerEnv, "WEFT_CALL_TIMEOUT_MS", 1);
   return {
-    branchId: meta.threadId,
+    branchId: branchIdOf(meta),
     dryRun: meta.dryRun,
     // A Durable Object: its output gate holds what `execute` sends until the journal row is durable.
     outputGate: true,

@@ -17,6 +17,7 @@ import type { Message, ToolCallRequest, ToolResult } from "../protocol.js";
 import { Execution } from "./execution.js";
 import { PROMPT_CALL_KEY, type PromptDefinition, systemText } from "./prompt.js";
 import { DEFAULT_MAX_STEPS, runTurn } from "./turn.js";
+import { branchIdOf, callIdOfEffectKey } from "../calls/call.js";
 import { CallSuspended, markResumable, waitsForPerson } from "../calls/suspend.js";
 import type { AnyToolDefinition, LookupResult, ToolCallContext } from "../tools/types.js";
 import type { ThreadState } from "../tools/thread-state.js";
@@ -66,9 +67,9 @@ export function promptTool(engine: RunWorld, name: string, prompt: PromptDefinit
   return markResumable(def, { stillWaiting: async (callId) => nestedCallsWait(engine, callId) });
 }
 
-/** The call id inside an effect key (`<branchId>:<callId>`; a thread is its own branch). */
+/** The call id inside an effect key of `engine`'s thread. */
 function callIdOf(engine: RunWorld, effectKey: string): string {
-  return effectKey.slice(engine.meta.threadId.length + 1);
+  return callIdOfEffectKey(branchIdOf(engine.meta), effectKey);
 }
 
 /** The first (opening) and last stored messages of call `callId`'s nested run; none before it starts. */

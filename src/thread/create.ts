@@ -6,6 +6,7 @@
  */
 import { WeftError } from "../errors.js";
 import { checkStoredBytes } from "../limits.js";
+import { newBranchId } from "../calls/call.js";
 import { normalizeScript } from "../models/scripted.js";
 import { type Registry, agentIds, defaultAgentId, findAgent } from "../run/agent.js";
 import type { NewTurnMessage } from "../run/messages.js";
@@ -45,6 +46,7 @@ export function prepareThread(registry: Registry, caller: Caller, input: CreateT
     agentId,
     userId: caller.userId,
     createdAt: Date.now(),
+    branchId: newBranchId(threadId),
     arguments: input.arguments ?? {},
     dryRun: input.dryRun === true,
     ephemeral: input.ephemeral === true,

@@ -124,7 +124,8 @@ async function observe(pieces: string[], via: "text" | "args"): Promise<unknown>
   return normalise({ frames: sub.frames.map((f: EventFrame) => ({ seq: f.seq, type: f.type, data: f.data })), http });
 }
 
-const ID = /^(thr|thread|turn|msg|call|m)[_-]?[0-9A-Za-z_-]{6,}$|^[0-9a-f-]{32,64}$/;
+// A thread id, or a branch of one (its id, a dot and 8 hex digits).
+const ID = /^(thr|thread|turn|msg|call|m)[_-]?[0-9A-Za-z_-]{6,}$|^[0-9a-f-]{32,64}(\.[0-9a-f]{8})?$/;
 const TIME_KEY = /(^at$|At$|Ms$|ms$|^ts$|[Dd]uration|[Ll]atency)/;
 
 /** Ids become their order of first appearance; times and durations are dropped. */

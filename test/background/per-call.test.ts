@@ -34,7 +34,8 @@ describe('background: "per-call"', () => {
     // Recovery after a restart: lookup finds a detached call's run, and a waited call's answer.
     const found = await inThread(id, async (i) => {
       const lookup = i.world.catalog.get("bg_either").def.reconcile.lookup as (key: string) => Promise<{ status: string; value?: unknown }>;
-      return [await lookup(`${id}:d1`), await lookup(`${id}:w1`)];
+      const branch = i.world.meta.branchId as string;
+      return [await lookup(`${branch}:d1`), await lookup(`${branch}:w1`)];
     });
     expect(found[0]).toMatchObject({ status: "found", value: { status: "success" } });
     expect(JSON.parse((found[0]!.value as { result: string }).result)).toMatchObject({ runId: "run_d1", status: "completed" });

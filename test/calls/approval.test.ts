@@ -1,6 +1,6 @@
 import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { callsOf, createThread, eventsOf, inThread, json, ledgerOf, messagesOf, rawStub, stubOf } from "../helpers.js";
+import { callsOf, createThread, eventsOf, inThread, json, effectRuns, messagesOf, rawStub, stubOf } from "../helpers.js";
 
 async function startWaiting() {
   const id = await createThread({ agent: "guarantees" });
@@ -38,7 +38,7 @@ describe("needsApproval", () => {
 
     const after = await callsOf(id);
     expect(after.find((c) => c.callId === "pay")).toMatchObject({ status: "succeeded", approvedBy: "tester", attempts: 1 });
-    expect((await ledgerOf(`${id}:pay`)).runs).toBe(1);
+    expect((await effectRuns(id, "pay")).runs).toBe(1);
     // The automatic call kept its result and did not run again.
     expect(await inThread(id, (i) => i.store.kv.get("count:auto"))).toBe(1);
     // The next model request carries both results, in call order, then the turn went on.
@@ -48,7 +48,7 @@ describe("needsApproval", () => {
     const again = await json("POST", `/threads/${id}/calls/pay/approve`, { approvedBy: "mallory" });
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe("call_not_waiting");
-    expect((await ledgerOf(`${id}:pay`)).runs).toBe(1);
+    expect((await effectRuns(id, "pay")).runs).toBe(1);
   });
 
   it("a denial becomes a result the model sees, and execute never runs", async () => {
@@ -59,7 +59,7 @@ describe("needsApproval", () => {
     const tool = (await messagesOf(id)).find((m) => m.toolCallId === "pay");
     expect(tool!.content).toBe("denied by tester: too much");
     expect((await callsOf(id)).find((c) => c.callId === "pay")).toMatchObject({ status: "denied", decidedBy: "tester" });
-    expect((await ledgerOf(`${id}:pay`)).runs).toBe(0);
+    expect((await effectRuns(id, "pay")).runs).toBe(0);
     const events = await eventsOf(id);
     expect(events.map((e) => e.type)).toContain("tool_call_approval_requested");
     expect(events.filter((e) => e.type === "turn_finished").map((e) => (e.data as { status: string }).status)).toEqual(["completed"]);

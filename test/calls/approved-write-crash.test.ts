@@ -8,7 +8,7 @@ import { evictDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { callsWithoutOneResult, settleParked, waitAtRest, waitForAlarm } from "../crash/matrix.js";
 import { firedCrashes, planCrashes } from "../crash/plan.js";
-import { callsOf, createThread, inThread, json, ledgerOf, rawStub, stubOf, until } from "../helpers.js";
+import { callsOf, createThread, inThread, json, effectRuns, rawStub, stubOf, until } from "../helpers.js";
 
 const owner = { userId: "tester", name: "tester", roles: [], admin: false };
 
@@ -39,7 +39,7 @@ describe("a write cut by a crash while it runs after its approval", () => {
     expect((await callsOf(id)).find((c) => c.callId === callId)).toMatchObject({ status: "parked", approvedBy: "tester" });
     expect(await settleParked(id)).toBe(1);
     expect(await callsWithoutOneResult(id)).toEqual([]);
-    expect((await ledgerOf(`${id}:${callId}`)).runs).toBe(1);
+    expect((await effectRuns(id, callId)).runs).toBe(1);
   });
 
   it("a model call's, in a turn waiting for the approval: the alarm parks it and the turn goes on", async () => {
@@ -55,7 +55,7 @@ describe("a write cut by a crash while it runs after its approval", () => {
     expect(await settleParked(id)).toBe(1);
     expect(await waitAtRest(id)).toBeNull();
     expect(await callsWithoutOneResult(id)).toEqual([]);
-    expect((await ledgerOf(`${id}:pay`)).runs).toBe(1);
+    expect((await effectRuns(id, "pay")).runs).toBe(1);
   });
 
   it("a parked write a person retries: the alarm parks it again", async () => {
@@ -74,6 +74,6 @@ describe("a write cut by a crash while it runs after its approval", () => {
     expect(await settleParked(id)).toBe(1);
     expect(await callsWithoutOneResult(id)).toEqual([]);
     // Once, then once more because the person asked for it.
-    expect((await ledgerOf(`${id}:c`)).runs).toBe(2);
+    expect((await effectRuns(id, "c")).runs).toBe(2);
   });
 });

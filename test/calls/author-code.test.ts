@@ -8,7 +8,7 @@ import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Message } from "../../src/protocol.js";
 import { wireProblems } from "../fuzz/wire.js";
-import { callsOf, createThread, eventsOf, inThread, json, ledgerOf, rawStub, stubOf } from "../helpers.js";
+import { callsOf, createThread, eventsOf, inThread, json, effectRuns, rawStub, stubOf } from "../helpers.js";
 
 const MODES = ["throw", "garbage"] as const;
 const FINAL = ["succeeded", "failed", "denied", "aborted"];
@@ -78,11 +78,11 @@ describe("every place author code runs: throwing or returning garbage ends as on
     it(`reconcile.lookup (${mode}) when recovery asks it after a crash`, async () => {
       const id = await createThread({ agent: "faulty_system", arguments: { site: "lookup", mode } });
       const posted = await turnWith(id, [{ id: "r", name: "faulty_lookup", arguments: {} }]);
-      for (let i = 0; i < 200 && (await ledgerOf(`${id}:r`)).runs === 0; i++) await sleep(10);
+      for (let i = 0; i < 200 && (await effectRuns(id, "r")).runs === 0; i++) await sleep(10);
       await inThread(id, (i) => i.ctx.abort("crash inside execute")).catch(() => undefined);
       await runDurableObjectAlarm(rawStub(id)).catch(() => undefined);
       expect(await judge(id, [posted])).toEqual([]);
-      expect((await ledgerOf(`${id}:r`)).runs).toBe(1);
+      expect((await effectRuns(id, "r")).runs).toBe(1);
     });
 
     it(`a system prompt function (${mode})`, async () => {

@@ -1,6 +1,6 @@
 /** Direct calls, queueTool and invokeTool obey the same rules as model calls (one pipeline). */
 import { describe, expect, it } from "vitest";
-import { callsOf, createThread, json, ledgerOf, runTurn, stubOf } from "../helpers.js";
+import { callsOf, createThread, json, effectRuns, runTurn, stubOf } from "../helpers.js";
 
 describe("direct calls follow the guarantees", () => {
   it("are stubbed in a dry-run session", async () => {
@@ -8,7 +8,7 @@ describe("direct calls follow the guarantees", () => {
     const res = await json("POST", "/v1/tools/effect_write", { input: {}, sessionId: id });
     expect(res.body).toMatchObject({ ok: true, result: "Operation acknowledged." });
     expect((await callsOf(id))[0]!.stubbed).toBe(true);
-    expect((await ledgerOf(`${id}:${res.body.callId}`)).runs).toBe(0);
+    expect((await effectRuns(id, res.body.callId)).runs).toBe(0);
   });
 
   it("check timeArgs in an asOf session", async () => {
@@ -25,7 +25,7 @@ describe("direct calls follow the guarantees", () => {
     expect(res.body).toMatchObject({ status: "awaiting_approval", ok: false, isError: false, result: null });
     const approved = await json("POST", `/threads/${id}/calls/${res.body.callId}/approve`, { approvedBy: "ops" });
     expect(approved.body.status).toBe("succeeded");
-    expect((await ledgerOf(`${id}:${res.body.callId}`)).runs).toBe(1);
+    expect((await effectRuns(id, res.body.callId)).runs).toBe(1);
   });
 
   it("keep a scratch thread when the call waits, so it can be approved", async () => {
@@ -57,7 +57,7 @@ describe("queueTool and invokeTool follow the guarantees", () => {
     const calls = await callsOf(id);
     const writes = calls.filter((c) => c.toolName === "effect_write");
     expect(writes.map((c) => `${c.source}:${c.stubbed}`).sort()).toEqual(["invoke:true", "queue:true"]);
-    for (const w of writes) expect((await ledgerOf(`${id}:${w.callId}`)).runs).toBe(0);
+    for (const w of writes) expect((await effectRuns(id, w.callId)).runs).toBe(0);
   });
 
   it("retry a transient read invoked from a tool, and refuse invalid input before execute", async () => {

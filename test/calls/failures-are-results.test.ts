@@ -5,7 +5,7 @@ import type { PortWorld } from "../../src/run/port-world.js";
 import { conversationWindow } from "../../src/run/history.js";
 import { runOneTurn } from "../../src/run/one-turn.js";
 import { turnConversation } from "../../src/run/conversation.js";
-import { callsOf, createThread, eventsOf, inThread, json, ledgerOf, messagesOf, runTurn, stubOf } from "../helpers.js";
+import { callsOf, createThread, eventsOf, inThread, json, effectRuns, messagesOf, runTurn, stubOf } from "../helpers.js";
 
 /** Every tool call of the history has exactly one tool result after it (what every provider requires). */
 function expectValidHistory(messages: Array<{ role: string; toolCallId?: string; toolCalls?: Array<{ id: string }> }>) {
@@ -29,8 +29,8 @@ describe("every failure of author code is a result, and the step's other calls g
     const calls = await callsOf(id);
     expect(calls.map((c) => `${c.callId}:${c.status}`)).toEqual(["x:failed", "y:succeeded"]);
     expect(calls[0]!.result!.error).toBe('tool "approval_throws": needsApproval failed: boom; the call did not run');
-    expect((await ledgerOf(`${id}:x`)).runs).toBe(0);
-    expect((await ledgerOf(`${id}:y`)).runs).toBe(1);
+    expect((await effectRuns(id, "x")).runs).toBe(0);
+    expect((await effectRuns(id, "y")).runs).toBe(1);
     const messages = (await json("GET", `/threads/${id}/messages?limit=100`)).body.messages;
     expectValidHistory(messages);
     expect(messages.at(-1).content).toBe("done");
@@ -126,12 +126,12 @@ describe("approval cannot be bypassed", () => {
     const id = await createThread({ agent: "robustness" });
     await runTurn(id, "go", [{ toolCalls: [{ id: "t", name: "approval_truthy", arguments: {} }] }, { text: "done" }]);
     expect((await callsOf(id))[0]).toMatchObject({ callId: "t", status: "failed", result: { error } });
-    expect((await ledgerOf(`${id}:t`)).runs).toBe(0);
+    expect((await effectRuns(id, "t")).runs).toBe(0);
     const other = await createThread({ agent: "robustness" });
     const direct = await json("POST", "/v1/tools/approval_truthy", { input: {}, sessionId: other });
     expect(direct.status).toBe(200);
     expect(direct.body).toMatchObject({ ok: false, isError: true, status: "failed", error });
-    expect((await ledgerOf(`${other}:${direct.body.callId}`)).runs).toBe(0);
+    expect((await effectRuns(other, direct.body.callId)).runs).toBe(0);
   });
 
   it("11. approving a write on a dry-run thread stubs it instead of running it", async () => {
@@ -141,7 +141,7 @@ describe("approval cannot be bypassed", () => {
     const approved = await json("POST", `/threads/${id}/calls/pay/approve`, {});
     expect(approved.body).toMatchObject({ status: "succeeded", stubbed: true, result: { result: "Operation acknowledged." } });
     await stubOf(id).waitIdle();
-    expect((await ledgerOf(`${id}:pay`)).runs).toBe(0);
+    expect((await effectRuns(id, "pay")).runs).toBe(0);
     expect((await callsOf(id))[0]).toMatchObject({ stubbed: true, approvedBy: "tester" });
   });
 
@@ -203,7 +203,7 @@ describe("uncertain outcomes say so", () => {
     const [call] = await callsOf(id);
     expect(call).toMatchObject({ status: "failed", attempts: 1, outcome: "unknown" });
     expect(call!.result!.error).toMatch(/^read timeout\. The outcome is unknown: .*effect may have happened; repeating the call may repeat the effect$/);
-    expect((await ledgerOf(`${id}:w`)).runs).toBe(1);
+    expect((await effectRuns(id, "w")).runs).toBe(1);
     const tool = (await messagesOf(id)).find((m) => m.toolCallId === "w")!;
     expect(tool.content).toContain("may have happened");
   });

@@ -2,7 +2,7 @@ import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { CLASSES, type EffectClass, POINTS, callsWithoutOneResult, crashAt, expected, settleParked, waitAtRest } from "../crash/matrix.js";
 import { firedCrashes, planCrashes } from "../crash/plan.js";
-import { callsOf, createThread, eventsOf, inThread, json, keyed, ledgerOf, messagesOf, rawStub, stubOf, until } from "../helpers.js";
+import { callsOf, createThread, eventsOf, inThread, json, keyed, effectRuns, messagesOf, rawStub, stubOf, until } from "../helpers.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -83,8 +83,8 @@ describe("recovery runs once: every effect class x crash point, with many reques
     expect((await messagesOf(id)).at(-1)?.content).toBe("later");
     expect((await messagesOf(id)).filter((m) => m.content === "and then?")).toHaveLength(1);
     const want = expected(cls, point, "model");
-    expect((await ledgerOf(`${id}:r`)).runs, `${want.outcome}`).toBe(want.runs);
-    expect((await ledgerOf(`${id}:p1`)).runs).toBe(1);
+    expect((await effectRuns(id, "r")).runs, `${want.outcome}`).toBe(want.runs);
+    expect((await effectRuns(id, "p1")).runs).toBe(1);
     expect(await callsWithoutOneResult(id)).toEqual([]);
     const calls = await callsOf(id);
     expect(calls.filter((c) => ["p1", "p2"].includes(c.callId)).map((c) => `${c.callId}:${c.status}`)).toEqual(["p1:succeeded", "p2:denied"]);
@@ -122,7 +122,7 @@ describe("a turn resumes once however many resumptions arrive together", () => {
     const count = (type: string) => events.filter((e) => e.type === type).length;
     expect([count("turn_started"), count("model_step"), count("turn_finished")]).toEqual([2, 2, 1]);
     expect((await messagesOf(id)).map((m) => `${m.role}:${m.role === "tool" ? m.toolCallId : m.content}`)).toEqual(["user:pay", "assistant:", "tool:pay", "assistant:done"]);
-    expect((await ledgerOf(`${id}:pay`)).runs).toBe(1);
+    expect((await effectRuns(id, "pay")).runs).toBe(1);
   });
 });
 
@@ -131,7 +131,7 @@ describe("a crash loop ends", () => {
     const id = await createThread({ agent: "robustness" });
     await json("POST", `/threads/${id}/messages`, { content: "go", script: [{ toolCalls: [{ id: "loop", name: "crash_loop_read", arguments: {} }] }, { text: "done" }] });
     for (let run = 1; run <= 3; run++) {
-      await until(async () => (await ledgerOf(`${id}:loop`)).runs >= run, `run ${run}`);
+      await until(async () => (await effectRuns(id, "loop")).runs >= run, `run ${run}`);
       await inThread(id, (instance) => instance.ctx.abort(`crash during run ${run}`)).catch(() => undefined);
       // The alarm resumes the thread; it is not awaited, since a re-run hangs until the next crash.
       void runDurableObjectAlarm(rawStub(id)).catch(() => undefined);
@@ -141,7 +141,7 @@ describe("a crash loop ends", () => {
     const [call] = await callsOf(id);
     expect(call).toMatchObject({ status: "aborted", restarts: 3, outcome: "unknown" });
     expect(call!.result!.error).toMatch(/^aborted: the thread restarted during each of 3 runs of this call/);
-    expect((await ledgerOf(`${id}:loop`)).runs).toBe(3);
+    expect((await effectRuns(id, "loop")).runs).toBe(3);
     await until(async () => (await messagesOf(id)).at(-1)?.content === "done", "the turn to finish");
     expect((await json("GET", `/threads/${id}`)).body).toMatchObject({ status: "idle", lastTurn: { status: "completed" } });
   });
@@ -153,7 +153,7 @@ describe("a turn cut by a restart keeps the thread busy until it resumes", () =>
     // The resumed turn takes a while (a 500 ms read in its second step), so the post below meets it still running.
     const slow = { toolCalls: [{ id: "s", name: "slow_read", arguments: { ms: 500 } }] };
     await json("POST", `/threads/${id}/messages`, { content: "first", script: [{ toolCalls: [{ id: "h", name: "effect_read", arguments: { hang: true } }] }, slow, { text: "done" }] });
-    await until(async () => (await ledgerOf(`${id}:h`)).runs === 1, "the first run");
+    await until(async () => (await effectRuns(id, "h")).runs === 1, "the first run");
     await inThread(id, (instance) => instance.ctx.abort("crash inside execute")).catch(() => undefined);
     // The first request after the restart wakes the thread, and the cut turn resumes at once.
     expect((await json("GET", `/threads/${id}`)).body.status).toBe("running");
@@ -189,7 +189,7 @@ describe("an approval survives a crash right after it", () => {
     await until(async () => (await callsOf(id))[0]?.status === "succeeded", "the approved call to run");
     await stubOf(id).waitIdle();
     expect((await callsOf(id))[0]).toMatchObject({ status: "succeeded", approvedBy: "tester" });
-    expect((await ledgerOf(`${id}:pay`)).runs).toBe(1);
+    expect((await effectRuns(id, "pay")).runs).toBe(1);
     await until(async () => (await messagesOf(id)).at(-1)?.content === "done", "the turn to finish");
   });
 });

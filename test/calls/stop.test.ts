@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { fakeEnv, fakeKey, fakeRequests, scriptFake } from "../fake-provider.js";
-import { callsOf, createThread, eventsOf, json, ledgerOf, messagesOf, stubOf, until } from "../helpers.js";
+import { callsOf, createThread, eventsOf, json, effectRuns, messagesOf, stubOf, until } from "../helpers.js";
 
 const call = (id: string, name: string, args: Record<string, unknown> = {}) => ({ id, name, arguments: args });
 const statusOf = async (id: string, callId: string) => (await callsOf(id)).find((c) => c.callId === callId)?.status;
@@ -51,7 +51,7 @@ async function expectDecisionRefused(id: string, callId: string) {
     expect(res.status, `${verb} ${callId}`).toBe(409);
     expect(res.body.error.code).toBe("call_not_waiting");
   }
-  expect((await ledgerOf(`${id}:${callId}`)).runs).toBe(0);
+  expect((await effectRuns(id, callId)).runs).toBe(0);
 }
 
 /** The stopped thread takes a new message at once: a turn starts (not queued) and completes (`scripted`: the step comes with the message). */
@@ -87,7 +87,7 @@ describe("stop ends a turn in every state", () => {
     const calls = Object.fromEntries((await callsOf(id)).map((c) => [c.callId, c]));
     expect(calls.r).toMatchObject({ status: "aborted" });
     expect(calls.w).toMatchObject({ status: "aborted", attempts: 0 });
-    expect((await ledgerOf(`${id}:w`)).runs).toBe(0);
+    expect((await effectRuns(id, "w")).runs).toBe(0);
     await expectOneResultEach(id);
     await expectDecisionRefused(id, "w");
     await expectTakesMessages(id);
@@ -145,7 +145,7 @@ describe("stop ends a turn in every state", () => {
     const calls = Object.fromEntries((await callsOf(id)).map((c) => [c.callId, c]));
     expect(calls["q.queue1"]).toMatchObject({ status: "aborted", attempts: 0 });
     expect(calls["d.queue1"]).toMatchObject({ status: "aborted", attempts: 0 });
-    expect((await ledgerOf(`${id}:q.queue1`)).runs).toBe(0);
+    expect((await effectRuns(id, "q.queue1")).runs).toBe(0);
     await expectOneResultEach(id);
     await expectDecisionRefused(id, "d.queue1");
     await expectTakesMessages(id);

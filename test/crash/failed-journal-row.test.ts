@@ -7,7 +7,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { effectKeyOf } from "../../src/calls/call.js";
-import { callsOf, createThread, json, keyed, ledgerOf, rawStub } from "../helpers.js";
+import { callsOf, createThread, json, keyed, effectRuns, ledgerOf, rawStub } from "../helpers.js";
 import { crashAt, waitAtRest, waitForAlarm } from "./matrix.js";
 import { firedCrashes } from "./plan.js";
 
@@ -52,6 +52,6 @@ describe("a write whose journal row cannot be stored", () => {
       expect(await waitForAlarm(threadId)).toBe(true);
       expect(await waitAtRest(threadId)).toBeNull();
     }
-    expect((await ledgerOf(`${threadId}:c`)).runs).toBeLessThanOrEqual(1);
+    expect((await effectRuns(threadId, "c")).runs).toBeLessThanOrEqual(1);
   }, 120_000);
 });

@@ -6,7 +6,7 @@
  * `npm run crash-matrix` (bench/crash-matrix.bench.ts), with the random run in ./random.ts.
  * @module
  */
-import { callsOf, createThread, eventsOf, json, ledgerOf, messagesOf, stubOf } from "../helpers.js";
+import { callsOf, createThread, eventsOf, json, effectRuns, messagesOf, stubOf } from "../helpers.js";
 import { EFFECT_PROGRESS } from "../fixtures/lib/effects.js";
 import { type PlannedCrash, firedCrashes, planCrashes, recoveredByAlarm } from "./plan.js";
 
@@ -214,7 +214,7 @@ export async function runCell(cls: EffectClass, point: Point, source: Source): P
   const parkedEvents = (await eventsOf(threadId)).filter((e) => e.type === "tool_call_parked" && (e.data as { callId: string }).callId === target).length;
   if ((await settleParked(threadId)) > 0) rest = await waitAtRest(threadId);
   if (rest) problems.push(rest);
-  const { runs } = await ledgerOf(`${threadId}:${target}`);
+  const { runs } = await effectRuns(threadId, target);
   const record = (await callsOf(threadId)).find((c) => c.callId === target);
   const reconciled = record?.result?.result?.includes('"reconciled":true') === true;
   const observed =

@@ -78,9 +78,12 @@ export function cut(threadId: string, point: string, callId: string, abort: (rea
   abort(reason);
 }
 
+/** The thread whose call has `effectKey` (`<threadId>.<lifetime>:<callId>`; a thread id is hex). */
+const threadOfEffectKey = (effectKey: string): string => effectKey.split(/[.:]/, 1)[0]!;
+
 /** Called by the effect fixtures after their effect: crashes the thread when planned. */
 export function crashInsideExecute(effectKey: string, callId: string): void {
-  const threadId = effectKey.slice(0, effectKey.length - callId.length - 1);
+  const threadId = threadOfEffectKey(effectKey);
   const abort = aborters.get(threadId);
   if (abort && takeCrash(threadId, "inside_execute", callId)) cut(threadId, "inside_execute", callId, abort, `injected crash inside execute of ${callId}`);
 }
@@ -91,7 +94,7 @@ export function crashInsideExecute(effectKey: string, callId: string): void {
  * (nothing awaited the commit), so the output gate still holds the message.
  */
 export function crashWithEffectInFlight(effectKey: string, callId: string): void {
-  const threadId = effectKey.slice(0, effectKey.length - callId.length - 1);
+  const threadId = threadOfEffectKey(effectKey);
   const abort = aborters.get(threadId);
   if (abort && takeCrash(threadId, "effect_unconfirmed", callId)) cut(threadId, "effect_unconfirmed", callId, abort, `injected crash with the effect of ${callId} in flight`);
 }

@@ -4,7 +4,7 @@
  * by its own alarm. Seeded, so a failure replays; bounded by a crash count and a time budget.
  * @module
  */
-import { callsOf, createThread, json, ledgerOf, messagesOf } from "../helpers.js";
+import { callsOf, createThread, json, effectRuns, messagesOf } from "../helpers.js";
 import { EFFECT_PROGRESS } from "../fixtures/lib/effects.js";
 import { CLASSES, type EffectClass, MAY_REPEAT, callsWithoutOneResult, settleParked, waitAtRest } from "./matrix.js";
 import { type PlannedCrash, firedCrashes, planCrashes } from "./plan.js";
@@ -86,7 +86,7 @@ async function playThread(
   planCrashes(threadId, []); // what did not fire stays unfired
   let writesTwice = 0;
   for (const c of calls) {
-    const { runs } = await ledgerOf(`${threadId}:${c.target}`);
+    const { runs } = await effectRuns(threadId, c.target);
     if (!MAY_REPEAT.has(c.cls) && runs >= 2) {
       writesTwice++;
       problems.push(`${label}: ${c.cls} ${c.target} ran ${runs} times`);

@@ -1,7 +1,7 @@
 import { evictDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { IDEMPOTENCY_MAX_KEYS, IDEMPOTENCY_WINDOW_MS } from "../../src/thread/store/idempotency.js";
-import { callsOf, createThread, inThread, json as send, keyed, ledgerOf, messagesOf, rawStub, stubOf } from "../helpers.js";
+import { callsOf, createThread, inThread, json as send, keyed, effectRuns, ledgerOf, messagesOf, rawStub, stubOf } from "../helpers.js";
 
 const fresh = () => `key-${crypto.randomUUID()}`;
 
@@ -75,7 +75,7 @@ describe("Idempotency-Key", () => {
     expect(approved).toMatchObject({ status: 200, body: { callId: "pay", status: "succeeded" } });
     await evictDurableObject(rawStub(id));
     expect(await keyed("POST", `/threads/${id}/calls/pay/approve`, key, {})).toEqual(approved);
-    expect((await ledgerOf(`${id}:pay`)).runs).toBe(1);
+    expect((await effectRuns(id, "pay")).runs).toBe(1);
     // Without the key the same request is a new one: the call is decided already.
     expect((await send("POST", `/threads/${id}/calls/pay/approve`, {})).body.error.code).toBe("call_not_waiting");
 

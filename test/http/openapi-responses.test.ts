@@ -8,7 +8,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { type Document, ResponseCheck } from "../openapi-check.js";
-import { createThread, json, ledgerOf, request, stubOf, until } from "../helpers.js";
+import { createThread, json, effectRuns, request, stubOf, until } from "../helpers.js";
 
 let check: ResponseCheck;
 const send = (...args: Parameters<ResponseCheck["send"]>) => check.send(...args);
@@ -163,7 +163,7 @@ describe("OpenAPI response schemas against real answers", () => {
     // A write that hangs after its effect, stopped: parked, for a person to settle.
     const parked = await createThread({ agent: "guarantees" });
     await send("POST", `/threads/${parked}/messages`, { json: { content: "go", script: [{ toolCalls: [{ id: "w", name: "effect_write", arguments: { hang: true } }] }] } });
-    await until(async () => (await ledgerOf(`${parked}:w`)).runs === 1, "the write's effect");
+    await until(async () => (await effectRuns(parked, "w")).runs === 1, "the write's effect");
     expect((await send("POST", `/threads/${parked}/stop`)).body).toEqual({ stopped: true });
     await stubOf(parked).waitIdle();
     expect((await send("GET", `/threads/${parked}/calls/w`)).body.status).toBe("parked");

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/http/app.js";
 import { SCRATCH_TTL_MS } from "../../src/thread/guard.js";
 import { registry } from "../generated/registry.js";
-import { callsOf, createThread, inThread, json, ledgerOf, rawStub, request, stubOf } from "../helpers.js";
+import { callsOf, createThread, inThread, json, effectRuns, rawStub, request, stubOf } from "../helpers.js";
 
 describe("ownership", () => {
   it("another user gets 404 thread_not_found on every route; an admin may read but not act", async () => {
@@ -114,8 +114,8 @@ describe("scratch threads of direct calls", () => {
     const stub = ns.get(id) as unknown as import("../../src/thread/api.js").ThreadApi;
     // A direct write without a session; its first run hangs after its effect, and the thread restarts there.
     const pending = stub.scratchCall(caller, {}, threadId, { toolName: "effect_write", input: { hang: true }, callId: "w" }).catch(() => undefined);
-    for (let i = 0; i < 400 && (await ledgerOf(`${threadId}:w`)).runs === 0; i++) await new Promise((r) => setTimeout(r, 10));
-    expect((await ledgerOf(`${threadId}:w`)).runs).toBe(1);
+    for (let i = 0; i < 400 && (await effectRuns(threadId, "w")).runs === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect((await effectRuns(threadId, "w")).runs).toBe(1);
     await inThread(threadId, (instance) => instance.ctx.abort("crash inside execute")).catch(() => undefined);
     await pending;
     // The client never got an answer; the thread's own alarm recovers the call: a write is parked, never run again.
@@ -133,7 +133,7 @@ describe("scratch threads of direct calls", () => {
     expect((await json("GET", `/threads/${threadId}`)).body).toMatchObject({ ephemeral: false });
     const settled = await json("POST", `/threads/${threadId}/calls/w/settle`, { outcome: "succeeded", result: "done by hand" });
     expect([settled.status, settled.body.status]).toEqual([200, "succeeded"]);
-    expect((await ledgerOf(`${threadId}:w`)).runs).toBe(1);
+    expect((await effectRuns(threadId, "w")).runs).toBe(1);
   });
 
   it("a deleted thread closes its open WebSockets, so a client is not left waiting on a thread that is gone", async () => {

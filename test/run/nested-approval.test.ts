@@ -4,7 +4,7 @@
  */
 import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { callsOf, createThread, eventsOf, inThread, json, ledgerOf, messagesOf, rawStub, stubOf, until } from "../helpers.js";
+import { callsOf, createThread, eventsOf, inThread, json, effectRuns, messagesOf, rawStub, stubOf, until } from "../helpers.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -49,7 +49,7 @@ describe("12. a nested call waiting for a person holds its parent", () => {
     expect(waiting).toContainEqual(["d.invoke1"]);
     expect((await json("POST", `/threads/${id}/calls/d.invoke1/approve`, {})).status).toBe(200);
     await expectDecisionReachedModel(id, "d", /invoked needs_ok: .*"status":"success".*approvedBy/);
-    expect((await ledgerOf(`${id}:d.invoke1`)).runs).toBe(1);
+    expect((await effectRuns(id, "d.invoke1")).runs).toBe(1);
     expect((await callsOf(id)).map((c) => `${c.callId}:${c.status}`).sort()).toEqual(["d.invoke1:succeeded", "d:succeeded"]);
   });
 
@@ -66,7 +66,7 @@ describe("12. a nested call waiting for a person holds its parent", () => {
     expect((await callsOf(id)).map((c) => `${c.callId}:${c.status}`).sort()).toEqual(["d.invoke1:awaiting_approval", "d:started"]);
     expect((await json("POST", `/threads/${id}/calls/d.invoke1/deny`, { reason: "too much" })).status).toBe(200);
     await expectDecisionReachedModel(id, "d", /invoked needs_ok: .*denied by tester: too much/);
-    expect((await ledgerOf(`${id}:d.invoke1`)).runs).toBe(0);
+    expect((await effectRuns(id, "d.invoke1")).runs).toBe(0);
   });
 
   it("invokeTool, approved while the thread is down: the parent takes the decision when it comes back", async () => {
@@ -74,7 +74,7 @@ describe("12. a nested call waiting for a person holds its parent", () => {
     await inThread(id, (i) => i.ctx.abort("restart while waiting")).catch(() => undefined);
     expect((await json("POST", `/threads/${id}/calls/d.invoke1/approve`, {})).status).toBe(200);
     await expectDecisionReachedModel(id, "d", /invoked needs_ok: .*"status":"success"/);
-    expect((await ledgerOf(`${id}:d.invoke1`)).runs).toBe(1);
+    expect((await effectRuns(id, "d.invoke1")).runs).toBe(1);
   });
 
   it("queueTool: the queued call that waits keeps the turn waiting across a restart; its result joins the history", async () => {
@@ -88,6 +88,6 @@ describe("12. a nested call waiting for a person holds its parent", () => {
     expect((await json("GET", `/threads/${id}`)).body.status).toBe("waiting");
     expect((await json("POST", `/threads/${id}/calls/d.queue1/approve`, {})).status).toBe(200);
     await expectDecisionReachedModel(id, "d.queue1", /"status"|approvedBy/);
-    expect((await ledgerOf(`${id}:d.queue1`)).runs).toBe(1);
+    expect((await effectRuns(id, "d.queue1")).runs).toBe(1);
   });
 });

@@ -9,7 +9,7 @@ import { evictDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { planCrashes } from "../crash/plan.js";
 import { waitAtRest, waitForAlarm } from "../crash/matrix.js";
-import { callsOf, createThread, eventsOf, json, ledgerOf, rawStub, runTurn, stubOf } from "../helpers.js";
+import { callsOf, createThread, eventsOf, json, effectRuns, rawStub, runTurn, stubOf } from "../helpers.js";
 
 const call = (id: string, name: string, args: Record<string, unknown> = {}) => ({ toolCalls: [{ id, name, arguments: args }] });
 
@@ -41,7 +41,7 @@ describe("a call inside a prompt called as a tool waits for approval", () => {
     const calls = Object.fromEntries((await callsOf(id)).map((c) => [c.callId, c]));
     expect(calls.p1).toMatchObject({ status: "succeeded", result: { status: "success", result: "paid 500" } });
     expect(calls.n_pay).toMatchObject({ status: "succeeded", approvedBy: "tester", attempts: 1 });
-    expect((await ledgerOf(`${id}:n_pay`)).runs).toBe(1);
+    expect((await effectRuns(id, "n_pay")).runs).toBe(1);
     // The nested loop went on where it stood: one opening message, the call's result once, then its answer.
     expect(await nestedOf(id)).toEqual(["1:user:pay 500", "1:assistant:", `1:tool:${calls.n_pay!.result!.result}`, "1:assistant:paid 500"]);
     expect((await json("GET", `/threads/${id}`)).body.lastTurn).toMatchObject({ status: "completed" });
@@ -61,7 +61,7 @@ describe("a call inside a prompt called as a tool waits for approval", () => {
     const calls = Object.fromEntries((await callsOf(id)).map((c) => [c.callId, c]));
     expect(calls.n_pay).toMatchObject({ status: "denied" });
     expect(calls.p1).toMatchObject({ status: "succeeded", result: { result: "could not pay" } });
-    expect((await ledgerOf(`${id}:n_pay`)).runs).toBe(0);
+    expect((await effectRuns(id, "n_pay")).runs).toBe(0);
     expect(await nestedOf(id)).toContain("1:tool:denied by tester: too much");
   });
 
@@ -78,7 +78,7 @@ describe("a call inside a prompt called as a tool waits for approval", () => {
     await stubOf(id).waitIdle();
     const done = (await callsOf(id)).find((c) => c.callId === callId);
     expect(done).toMatchObject({ status: "succeeded", result: { status: "success", result: "paid directly" } });
-    expect((await ledgerOf(`${id}:d_pay`)).runs).toBe(1);
+    expect((await effectRuns(id, "d_pay")).runs).toBe(1);
   });
 });
 
@@ -96,7 +96,7 @@ describe("a prompt call cut by a restart", () => {
     await stubOf(id).waitIdle();
     const calls = Object.fromEntries((await callsOf(id)).map((c) => [c.callId, c]));
     expect(calls.w1).toMatchObject({ status: "succeeded" });
-    expect((await ledgerOf(`${id}:w1`)).runs).toBe(1);
+    expect((await effectRuns(id, "w1")).runs).toBe(1);
     expect(calls.p1).toMatchObject({ status: "succeeded", result: { status: "success", result: "wrote it" } });
     const events = await eventsOf(id);
     expect(events.filter((e) => e.type === "tool_call_parked")).toEqual([]);

@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { occurrenceCallId } from "../../src/schedules/info.js";
 import { CLASSES, type EffectClass, MAY_REPEAT } from "../crash/matrix.js";
 import { firedCrashes, planCrashes } from "../crash/plan.js";
-import { callsOf, createThread, inThread, ledgerOf } from "../helpers.js";
-import { MINUTE, T0, deliverAlarm, makeSchedule, occurrenceEffectKey, occurrencesOf, setClock } from "./helpers.js";
+import { callsOf, createThread, inThread } from "../helpers.js";
+import { MINUTE, T0, deliverAlarm, makeSchedule, occurrenceRuns, occurrencesOf, setClock } from "./helpers.js";
 
 afterEach(() => setClock(null));
 
@@ -45,7 +45,7 @@ describe("a crash at each step of an occurrence, then alarms (and a second deliv
     const end = await settle(id, s.scheduleId, callId);
     // A second delivery, and firings side by side, after recovery: nothing runs again.
     await Promise.all([deliverAlarm(id), inThread(id, (i) => i.schedules.fire()), inThread(id, (i) => i.schedules.fire())]);
-    const runs = (await ledgerOf(occurrenceEffectKey(id, s.scheduleId, due))).runs;
+    const runs = (await occurrenceRuns(id, s.scheduleId, due)).runs;
     if (!MAY_REPEAT.has(cls)) expect(runs).toBeLessThanOrEqual(1);
     // Ran, or waits for a person (a write whose outcome the crash left unknown parks, by the effect table).
     if (end.startsWith("done")) expect(runs).toBeGreaterThanOrEqual(1);

@@ -12,8 +12,8 @@ import worker from "../worker.js";
 import type { SyncReport } from "../../src/schedules/deployment.js";
 import { fileScheduleOf, fileThreadName } from "../../src/schedules/files.js";
 import type { ScheduleDefinition } from "../../src/schedules/define.js";
-import { eventsOf, inThread, ledgerOf, rawStub } from "../helpers.js";
-import { MINUTE, T0, alarmOf, deliverAlarm, occurrenceEffectKey, setClock } from "./helpers.js";
+import { eventsOf, inThread, rawStub } from "../helpers.js";
+import { MINUTE, T0, alarmOf, deliverAlarm, occurrenceRuns, setClock } from "./helpers.js";
 
 const original = registry.schedules!.pulse!;
 afterEach(() => {
@@ -58,12 +58,12 @@ describe("file schedules run after a deploy with no user action", () => {
     expect(await alarmOf(threadId)).toBeLessThanOrEqual(due);
     setClock(due);
     await settle(due + 1);
-    const key = occurrenceEffectKey(threadId, current.scheduleId, due);
-    expect(await ledgerOf(key)).toEqual({ runs: 1 });
+    const runs = () => occurrenceRuns(threadId, current.scheduleId, due);
+    expect(await runs()).toEqual({ runs: 1 });
     // The same alarm again, after an eviction: the occurrence is journaled, nothing runs twice.
     await evictDurableObject(rawStub(threadId));
     await inThread(threadId, (i) => i.alarm());
-    expect(await ledgerOf(key)).toEqual({ runs: 1 });
+    expect(await runs()).toEqual({ runs: 1 });
     expect(await alarmOf(threadId)).toBe(due + 5 * MINUTE);
     const fired = (await eventsOf(threadId)).filter((e) => e.type === "schedule_fired" && (e.data as { scheduleId: string }).scheduleId === current.scheduleId);
     expect(fired.map((e) => (e.data as { key: string }).key)).toEqual([`${current.scheduleId}:${due}`]);
@@ -85,14 +85,14 @@ describe("file schedules run after a deploy with no user action", () => {
     expect(rows.find((s) => s.scheduleId === changed.scheduleId)!.status).toBe("active");
     setClock(due);
     await settle(due + 1);
-    expect(await ledgerOf(occurrenceEffectKey(threadId, before.scheduleId, due))).toEqual({ runs: 0 });
+    expect(await occurrenceRuns(threadId, before.scheduleId, due)).toEqual({ runs: 0 });
     // Removed: the thread's next firing finds the deployment without it and ends it, no sync needed.
     const next = Date.parse((await schedulesOf()).find((s) => s.scheduleId === changed.scheduleId)!.nextDueAt!);
     delete registry.schedules!.pulse;
     setClock(next);
     await deliverAlarm(threadId);
     await settle(next + 1);
-    expect(await ledgerOf(occurrenceEffectKey(threadId, changed.scheduleId, next))).toEqual({ runs: 0 });
+    expect(await occurrenceRuns(threadId, changed.scheduleId, next)).toEqual({ runs: 0 });
     expect((await schedulesOf()).filter((s) => s.status === "active")).toEqual([]);
     // The sync after that deploy finds the thread holds nothing; brought back, the file starts again.
     expect((await sync()).failed).toEqual([]);

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { occurrenceCallId } from "../../src/schedules/info.js";
-import { callsOf, createThread, eventsOf, inThread, ledgerOf, runTurn } from "../helpers.js";
-import { MINUTE, T0, alarmOf, deliverAlarm, makeSchedule, occurrenceEffectKey, occurrencesOf, setClock } from "./helpers.js";
+import { callsOf, createThread, eventsOf, inThread, runTurn } from "../helpers.js";
+import { MINUTE, T0, alarmOf, deliverAlarm, makeSchedule, occurrenceRuns, occurrencesOf, setClock } from "./helpers.js";
 
 afterEach(() => setClock(null));
 
@@ -21,7 +21,7 @@ describe("schedules fire through the thread's one alarm, each occurrence once", 
     expect(await alarmOf(id)).toBe(due);
     setClock(due);
     expect(await deliverAlarm(id)).toBe(true);
-    expect(await ledgerOf(occurrenceEffectKey(id, s.scheduleId, due))).toEqual({ runs: 1 });
+    expect(await occurrenceRuns(id, s.scheduleId, due)).toEqual({ runs: 1 });
     expect((await occurrencesOf(id, s.scheduleId)).map((o) => [o.key, o.status])).toEqual([[`${s.scheduleId}:${due}`, "done"]]);
     // The alarm now waits for the next occurrence (the watchdog's may come first, once).
     for (let i = 0; i < 3 && (await alarmOf(id))! < due + 5 * MINUTE; i++) await deliverAlarm(id);
@@ -36,7 +36,7 @@ describe("schedules fire through the thread's one alarm, each occurrence once", 
     setClock(due);
     await Promise.all([deliverAlarm(id), inThread(id, (i) => i.schedules.fire()), inThread(id, (i) => i.schedules.fire()), inThread(id, (i) => i.alarm())]);
     await inThread(id, (i) => i.alarm());
-    expect(await ledgerOf(occurrenceEffectKey(id, s.scheduleId, due))).toEqual({ runs: 1 });
+    expect(await occurrenceRuns(id, s.scheduleId, due)).toEqual({ runs: 1 });
     expect((await occurrencesOf(id, s.scheduleId)).length).toBe(1);
   });
 
@@ -47,7 +47,7 @@ describe("schedules fire through the thread's one alarm, each occurrence once", 
     await runTurn(id, "take it", [{ toolCalls: [{ id: taken, name: "effect_write", arguments: { label: "model" } }] }, { text: "done" }]);
     setClock(due);
     await deliverAlarm(id);
-    expect(await ledgerOf(occurrenceEffectKey(id, s.scheduleId, due))).toEqual({ runs: 1 });
+    expect(await occurrenceRuns(id, s.scheduleId, due)).toEqual({ runs: 1 });
     const calls = (await callsOf(id)).map((c) => [c.callId, c.source]);
     expect(calls).toEqual(expect.arrayContaining([[`model_${taken}`, "model"], [taken, "direct"]]));
   });
@@ -59,7 +59,7 @@ describe("schedules fire through the thread's one alarm, each occurrence once", 
     await inThread(id, (i) => i.schedules.cancel(s.scheduleId));
     await deliverAlarm(id);
     await inThread(id, (i) => i.alarm());
-    expect(await ledgerOf(occurrenceEffectKey(id, s.scheduleId, due))).toEqual({ runs: 0 });
+    expect(await occurrenceRuns(id, s.scheduleId, due)).toEqual({ runs: 0 });
     expect(await occurrencesOf(id, s.scheduleId)).toEqual([]);
     expect((await inThread(id, (i) => i.schedules.page().schedules))[0]).toMatchObject({ status: "cancelled", nextDueAt: null });
     expect((await eventsOf(id)).some((e) => e.type === "schedule_cancelled")).toBe(true);
@@ -73,7 +73,7 @@ describe("schedules fire through the thread's one alarm, each occurrence once", 
       await deliverAlarm(id);
       const occ = await occurrencesOf(id, s.scheduleId);
       ran[missed] = occ.map((o) => (o.dueAt - T0) / MINUTE).reverse();
-      for (const o of occ) expect([missed, o.key, o.status, await ledgerOf(occurrenceEffectKey(id, s.scheduleId, o.dueAt))]).toEqual([missed, o.key, "done", { runs: 1 }]);
+      for (const o of occ) expect([missed, o.key, o.status, await occurrenceRuns(id, s.scheduleId, o.dueAt)]).toEqual([missed, o.key, "done", { runs: 1 }]);
       const skipped = (await eventsOf(id)).filter((e) => e.type === "schedule_skipped").map((e) => (e.data as { count: number }).count);
       expect(skipped).toEqual([{ skip: 12, once: 11, all: 2 }[missed]]);
     }

@@ -7,7 +7,7 @@ import { runDurableObjectAlarm } from "cloudflare:test";
 import { scheduleClock } from "../../src/schedules/clock.js";
 import type { ScheduleInfo } from "../../src/schedules/info.js";
 import type { OccurrenceRow } from "../../src/schedules/store.js";
-import { inThread, rawStub } from "../helpers.js";
+import { effectRuns, inThread, rawStub } from "../helpers.js";
 
 /** 2030-01-01T00:00:00Z: the tests' clock starts here, far from the real one, so no alarm fires on its own. */
 export const T0 = Date.UTC(2030, 0, 1);
@@ -47,5 +47,5 @@ export function deliverAlarm(threadId: string): Promise<boolean | "crashed"> {
   );
 }
 
-/** The effect key of a tool occurrence's call: `<threadId>:sched_<scheduleId>_<dueAt>`. */
-export const occurrenceEffectKey = (threadId: string, scheduleId: string, dueAt: number) => `${threadId}:sched_${scheduleId}_${dueAt}`;
+/** How often the ledger saw a tool occurrence's call (`sched_<scheduleId>_<dueAt>`) of thread `threadId` run. */
+export const occurrenceRuns = (threadId: string, scheduleId: string, dueAt: number) => effectRuns(threadId, `sched_${scheduleId}_${dueAt}`);

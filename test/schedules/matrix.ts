@@ -12,7 +12,7 @@ import { nextDue } from "../../src/schedules/timing.js";
 import { checkSchedule } from "../../src/schedules/define.js";
 import { CLASSES, type EffectClass, MAY_REPEAT } from "../crash/matrix.js";
 import { firedCrashes, planCrashes } from "../crash/plan.js";
-import { createThread, inThread, json, ledgerOf } from "../helpers.js";
+import { createThread, inThread, json, effectRuns } from "../helpers.js";
 import { MINUTE, T0, deliverAlarm, setClock } from "./helpers.js";
 
 const PERIOD = 5 * MINUTE;
@@ -140,7 +140,7 @@ async function playThread(random: () => number, o: MatrixOptions, out: MatrixRes
     for (const r of mine) {
       if (r.status !== "done") continue;
       out.occurrences++;
-      const { runs } = await ledgerOf(`${id}:${occurrenceCallId(s.id, r.due_at)}`);
+      const { runs } = await effectRuns(id, occurrenceCallId(s.id, r.due_at));
       if (runs > 1 && !MAY_REPEAT.has(s.cls)) {
         out.runTwice++;
         out.problems.push(`${s.cls} occurrence ${r.key} ran ${runs} times`);

@@ -9,9 +9,9 @@ import { checkSchedule } from "../../src/schedules/define.js";
 import { occurrenceKey } from "../../src/schedules/info.js";
 import { MAX_SCHEDULES_PER_THREAD } from "../../src/schedules/schedules.js";
 import { jitterOf } from "../../src/schedules/timing.js";
-import { createThread, inThread, json, ledgerOf } from "../helpers.js";
+import { createThread, inThread, json } from "../helpers.js";
 import { freshUser, send } from "../usage/users.js";
-import { MINUTE, T0, alarmOf, deliverAlarm, makeSchedule, occurrenceEffectKey, occurrencesOf, setClock } from "./helpers.js";
+import { MINUTE, T0, alarmOf, deliverAlarm, makeSchedule, occurrenceRuns, occurrencesOf, setClock } from "./helpers.js";
 
 afterEach(() => setClock(null));
 
@@ -32,7 +32,7 @@ describe("jitterMs and until", () => {
     await deliverAlarm(id);
     await inThread(id, (i) => i.schedules.fire());
     expect((await occurrencesOf(id, s.scheduleId)).map((o) => [o.dueAt, o.status])).toEqual([[due, "done"]]);
-    expect(await ledgerOf(occurrenceEffectKey(id, s.scheduleId, due))).toEqual({ runs: 1 });
+    expect(await occurrenceRuns(id, s.scheduleId, due)).toEqual({ runs: 1 });
   });
 
   it("until: occurrences up to it run, none after, and the schedule ends done", async () => {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createThreadState } from "../../src/run/state.js";
-import { createThread, eventsOf, inThread, ledgerOf, messagesOf, stubOf, subscribe } from "../helpers.js";
-import { MINUTE, T0, deliverAlarm, occurrenceEffectKey, occurrencesOf, setClock } from "./helpers.js";
+import { createThread, eventsOf, inThread, messagesOf, stubOf, subscribe } from "../helpers.js";
+import { MINUTE, T0, deliverAlarm, occurrenceRuns, occurrencesOf, setClock } from "./helpers.js";
 
 afterEach(() => setClock(null));
 
@@ -68,7 +68,7 @@ describe("schedules at run time", () => {
     sub.close();
     const fired = sub.frames.find((f) => f.type === "schedule_fired")!;
     expect(fired.data).toMatchObject({ scheduleId: s.scheduleId, key: `${s.scheduleId}:${at}` });
-    expect(await ledgerOf(occurrenceEffectKey(id, s.scheduleId, at))).toEqual({ runs: 1 });
+    expect(await occurrenceRuns(id, s.scheduleId, at)).toEqual({ runs: 1 });
     expect((await eventsOf(id)).filter((e) => e.type === "schedule_fired").length).toBe(1);
   });
 });

@@ -8,7 +8,7 @@
  */
 import { env } from "cloudflare:workers";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { callsOf, createThread, eventsOf, json, ledgerOf, messagesOf, stubOf } from "../helpers.js";
+import { callsOf, createThread, eventsOf, json, effectRuns, messagesOf, stubOf } from "../helpers.js";
 import { OWNER, direct, untilDeleting, untilStarted } from "../removal-helpers.js";
 
 // Unhandled rejections in the thread's code (the same isolate as these tests) are collected and
@@ -37,7 +37,7 @@ describe("DELETE /threads/:id while calls run", () => {
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ ok: true, isError: false, status: "succeeded", toolName: "slow_write", attempts: 1 });
     expect(JSON.parse(answer.body.result)).toEqual({ runs: 1 });
-    expect((await ledgerOf(`${id}:${answer.body.callId}`)).runs).toBe(1);
+    expect((await effectRuns(id, answer.body.callId)).runs).toBe(1);
     expect((await json("GET", `/threads/${id}`)).body.error.code).toBe("thread_not_found");
   });
 
@@ -112,7 +112,7 @@ describe("DELETE /threads/:id while calls run", () => {
     expect(succeeded.length).toBeGreaterThan(0);
     for (const { callId, toolName, answer } of answers) {
       if (typeof answer === "string") throw new Error(`${callId} threw instead of answering: ${answer}`);
-      const runs = (await ledgerOf(`${id}:${callId}`)).runs;
+      const runs = (await effectRuns(id, callId)).runs;
       if (answer.ok) {
         expect(answer.value.status, callId).toBe("succeeded");
         if (toolName.endsWith("write")) expect(runs, callId).toBe(1);
@@ -146,8 +146,8 @@ describe("DELETE /threads/:id while calls run", () => {
     ]);
     expect(await approving).toMatchObject({ status: 200, body: { callId: first, status: "succeeded", final: true } });
     expect((await deleting).status).toBe(200);
-    expect((await ledgerOf(`${id}:${first}`)).runs).toBe(1);
-    expect((await ledgerOf(`${id}:${second}`)).runs).toBe(0);
+    expect((await effectRuns(id, first!)).runs).toBe(1);
+    expect((await effectRuns(id, second!)).runs).toBe(0);
   });
 
   it("a running turn stops at once (its write running, the next call never run) and the rows go", async () => {
@@ -162,8 +162,8 @@ describe("DELETE /threads/:id while calls run", () => {
     expect((await json("GET", `/threads/${id}`)).status).toBe(404);
     expect((await stubOf(id).waitIdle()).ok).toBe(true);
     // The write that was running ran once; the stopped turn ran nothing more.
-    expect((await ledgerOf(`${id}:t1`)).runs).toBe(1);
-    expect((await ledgerOf(`${id}:t2`)).runs).toBe(0);
+    expect((await effectRuns(id, "t1")).runs).toBe(1);
+    expect((await effectRuns(id, "t2")).runs).toBe(0);
   });
 
   it("a create of the same id while the delete runs waits for it and starts empty, listed once", async () => {

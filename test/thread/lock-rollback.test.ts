@@ -5,7 +5,7 @@
  * went in at once, parked the call as cut by a restart, and a settlement to retry ran it twice.
  */
 import { expect, it } from "vitest";
-import { createThread, inThread, json, ledgerOf, stubOf } from "../helpers.js";
+import { createThread, inThread, json, effectRuns, stubOf } from "../helpers.js";
 import { OWNER, untilStarted } from "../removal-helpers.js";
 
 type Answer = { ok: true; value: { status: string; result: string | null } } | { ok: false; error: { code: string } };
@@ -19,10 +19,10 @@ async function twoRequestsOneCall(rollback: (id: string) => Promise<unknown>) {
   await untilStarted(id, 1);
   const rolled = await rollback(id);
   const second = (await stub.callTool(OWNER, { toolName: "slow_write", input: { ms: 2000 }, callId: "c1" })) as Answer;
-  return { rolled, first: pick(await first), second: pick(second), runs: (await ledgerOf(`${id}:c1`)).runs };
+  return { rolled, first: pick(await first), second: pick(second), runs: (await effectRuns(id, "c1")).runs };
 }
 
-it("a tool's failed injectMessage (rolled back) while a write runs: a second request for the write's call id waits for it and gets its one result", async () => {
+it("a tool's refused injectMessage while a write runs: a second request for the write's call id waits for it and gets its one result", async () => {
   const seen = await twoRequestsOneCall(async (id) => (await json("POST", "/v1/tools/inject_unstorable", { sessionId: id, input: {} })).body.result);
   expect(seen.rolled).toMatch(/^refused/);
   expect(seen.first).toMatchObject({ ok: true, status: "succeeded" });

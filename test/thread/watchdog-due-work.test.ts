@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { crashAt } from "../crash/matrix.js";
-import { callsOf, createThread, inThread, json, ledgerOf, stubOf } from "../helpers.js";
+import { callsOf, createThread, inThread, json, effectRuns, stubOf } from "../helpers.js";
 
 const PERIOD = Number((env as Record<string, unknown>).WEFT_WATCHDOG_MS);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -29,6 +29,6 @@ describe("the watchdog alarm and work a crash left", () => {
     }
     expect(status).toBe("parked");
     // Cut after its effect: it ran once, and recovery does not run it again.
-    expect((await ledgerOf(`${id}:c`)).runs).toBe(1);
+    expect((await effectRuns(id, "c")).runs).toBe(1);
   });
 });

@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { SETTLE_TURNS } from "../../src/calls/settle-window.js";
 import { ThreadAlarm } from "../../src/thread/alarm.js";
 import { callsWithoutOneResult, crashAt, settleParked, waitAtRest, waitForAlarm } from "../crash/matrix.js";
-import { callsOf, createThread, inThread, json, ledgerOf, stubOf } from "../helpers.js";
+import { callsOf, createThread, inThread, json, effectRuns, stubOf } from "../helpers.js";
 
 const PERIOD = Number((env as Record<string, unknown>).WEFT_WATCHDOG_MS);
 
@@ -206,7 +206,7 @@ describe("the watchdog alarm of direct calls", () => {
     expect(await waitForAlarm(id)).toBe(true);
     expect((await callsOf(id)).find((c) => c.callId === "c")?.status).toBe("parked");
     // Cut after its effect: the write ran once, and is not run again by recovery.
-    expect((await ledgerOf(`${id}:c`)).runs).toBe(1);
+    expect((await effectRuns(id, "c")).runs).toBe(1);
     expect(await settleParked(id)).toBe(1);
     expect(await waitAtRest(id)).toBeNull();
     expect(await callsWithoutOneResult(id)).toEqual([]);

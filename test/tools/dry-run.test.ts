@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { callsOf, createThread, eventsOf, inThread, json, ledgerOf, messagesOf, request, runTurn, stubOf } from "../helpers.js";
+import { callsOf, createThread, eventsOf, inThread, json, effectRuns, messagesOf, request, runTurn, stubOf } from "../helpers.js";
 
 describe("dry-run threads", () => {
   it("execute reads, stub writes and idempotent calls, and mark them stubbed", async () => {
@@ -17,8 +17,8 @@ describe("dry-run threads", () => {
     const calls = await callsOf(id);
     expect(calls.map((c) => `${c.callId}:${c.stubbed === true}`)).toEqual(["r:false", "w:true", "i:true", "n:true"]);
     expect(calls[1]!.result!.result).toBe("Operation acknowledged.");
-    expect((await ledgerOf(`${id}:r`)).runs).toBe(1);
-    for (const key of ["w", "i"]) expect((await ledgerOf(`${id}:${key}`)).runs).toBe(0);
+    expect((await effectRuns(id, "r")).runs).toBe(1);
+    for (const key of ["w", "i"]) expect((await effectRuns(id, key)).runs).toBe(0);
     expect(await inThread(id, (i) => i.store.kv.get("count:n"))).toBeNull();
     const finished = (await eventsOf(id)).filter((e) => e.type === "tool_call_finished").map((e) => (e.data as { stubbed?: boolean }).stubbed ?? false);
     expect(finished).toEqual([false, true, true, true]);
@@ -77,7 +77,7 @@ describe("outputSchema and endsTurn", () => {
     const [bad, ok] = await callsOf(id);
     expect(bad!.status).toBe("failed");
     expect(bad!.result!.error).toMatch(/^invalid_tool_output: the tool ran and its effect happened.*id: expected string.*total/);
-    expect((await ledgerOf(`${id}:bad`)).runs).toBe(1);
+    expect((await effectRuns(id, "bad")).runs).toBe(1);
     expect(ok!.status).toBe("succeeded");
     const listed = (await json("GET", "/v1/tools")).body.tools.find((t: { name: string }) => t.name === "typed_output");
     expect(listed.outputSchema).toMatchObject({ type: "object", required: ["id", "total"] });
@@ -137,10 +137,10 @@ describe("stopping a thread while a call runs", () => {
     expect(calls.find((c) => c.callId === "w")).toMatchObject({ status: "parked" });
     expect(calls.find((c) => c.callId === "w")!.parkReason).toContain("stopped");
     expect(calls.find((c) => c.callId === "later")).toMatchObject({ status: "aborted" });
-    expect((await ledgerOf(`${id}:later`)).runs).toBe(0);
+    expect((await effectRuns(id, "later")).runs).toBe(0);
     const settled = await json("POST", `/threads/${id}/calls/w/settle`, { outcome: "failed", error: "cancelled by ops" });
     expect(settled.body.status).toBe("failed");
-    expect((await ledgerOf(`${id}:w`)).runs).toBe(1);
+    expect((await effectRuns(id, "w")).runs).toBe(1);
     // The stopped turn will not resume, so the model learns the settlement from a system message.
     await stubOf(id).waitIdle();
     const last = (await messagesOf(id)).at(-1)!;

@@ -9,7 +9,7 @@ import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { MIGRATIONS } from "../../../src/thread/store/migrations.js";
-import { callsOf, createThread, eventsOf, json, ledgerOf, rawStub, stubOf } from "../../helpers.js";
+import { callsOf, createThread, eventsOf, json, effectRuns, rawStub, stubOf } from "../../helpers.js";
 
 const ns = () => (env as unknown as { THREAD: DurableObjectNamespace }).THREAD;
 /** The migration that rebuilt the calls table, and the schema version before it. */
@@ -97,7 +97,7 @@ describe("a thread made before a call's order became the rowid", () => {
     const approved = await json("POST", `/threads/${id}/calls/pay/approve`, {});
     expect(approved.status).toBe(200);
     await stubOf(id).waitIdle();
-    expect((await ledgerOf(`${id}:pay`)).runs).toBe(1);
+    expect((await effectRuns(id, "pay")).runs).toBe(1);
     expect((await json("POST", `/threads/${id}/calls/pay/approve`, {})).body.error.code).toBe("call_not_waiting");
     // New calls come after the old ones, with ids of their own.
     const read = await json("POST", `/v1/tools/effect_read`, { input: { label: "r2" }, sessionId: id });

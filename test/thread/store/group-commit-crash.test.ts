@@ -6,7 +6,7 @@
  * row has exactly one result.
  */
 import { describe, expect, it } from "vitest";
-import { callsOf, createThread, inThread, ledgerOf, rawStub, stubOf } from "../../helpers.js";
+import { callsOf, createThread, inThread, effectRuns, rawStub, stubOf } from "../../helpers.js";
 import { callsWithoutOneResult, settleParked, waitAtRest, waitForAlarm } from "../../crash/matrix.js";
 import { firedCrashes, planCrashes } from "../../crash/plan.js";
 
@@ -29,7 +29,7 @@ async function scenario(point: string, target: number, tool: string): Promise<{ 
   if (rest) problems.push(rest);
   const rows = new Map((await callsOf(threadId)).map((c) => [c.callId, c]));
   for (const [i, callId] of ids.entries()) {
-    const { runs } = await ledgerOf(`${threadId}:${callId}`);
+    const { runs } = await effectRuns(threadId, callId);
     const row = rows.get(callId);
     if (runs > 1) problems.push(`${callId} ran ${runs} times`);
     // The journal comes first: a call that ran has its row, whatever the crash cut.
@@ -68,7 +68,7 @@ describe("crashes while journal rows are deferred (group commit)", () => {
     const answers = await Promise.all(ids.map((callId) => stubOf(threadId).callTool(OWNER, { toolName: "effect_write", input: {}, callId }) as Promise<any>));
     const dups = answers.filter((_, i) => ids[i] === "dup").map((a) => JSON.stringify(a.value ?? a));
     expect(new Set(dups).size).toBe(1);
-    expect((await ledgerOf(`${threadId}:dup`)).runs).toBe(1);
+    expect((await effectRuns(threadId, "dup")).runs).toBe(1);
     expect((await callsOf(threadId)).map((c) => c.callId)).toEqual(["warm", "a0", "dup", "a1", "a2", "a3"]);
     expect(await callsWithoutOneResult(threadId)).toEqual([]);
   });
@@ -82,7 +82,7 @@ describe("crashes while journal rows are deferred (group commit)", () => {
     const answers = await Promise.all(calls);
     await Promise.all(alarms);
     expect(answers.map((a) => a.ok && a.value.status)).toEqual(Array(CALLS).fill("succeeded"));
-    for (const id of ids) expect((await ledgerOf(`${threadId}:${id}`)).runs, id).toBe(1);
+    for (const id of ids) expect((await effectRuns(threadId, id)).runs, id).toBe(1);
     const rows = await callsOf(threadId);
     expect(rows.filter((r) => ids.includes(r.callId)).map((r) => [r.status, r.restarts ?? 0])).toEqual(Array(CALLS).fill(["succeeded", 0]));
     expect(await callsWithoutOneResult(threadId)).toEqual([]);

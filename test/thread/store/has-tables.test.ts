@@ -7,9 +7,9 @@
 import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { hasTables, migrate } from "../../../src/thread/store/migrations.js";
-import { json, ledgerOf, rawStub, stubOf } from "../../helpers.js";
+import { inThread, json, ledgerOf, rawStub, stubOf } from "../../helpers.js";
 import { OWNER } from "../../removal-helpers.js";
-import { MINUTE, T0, alarmOf, deliverAlarm, makeSchedule, occurrenceEffectKey, setClock } from "../../schedules/helpers.js";
+import { MINUTE, T0, alarmOf, deliverAlarm, makeSchedule, setClock } from "../../schedules/helpers.js";
 
 afterEach(() => setClock(null));
 
@@ -22,7 +22,9 @@ async function firesOnce(id: string) {
   expect(await alarmOf(id)).toBe(due);
   setClock(due);
   expect(await deliverAlarm(id)).toBe(true);
-  expect(await ledgerOf(occurrenceEffectKey(id, s.scheduleId, due))).toEqual({ runs: 1 });
+  // This lifetime's key exactly: a thread made again on the id has a branch of its own.
+  const branch = await inThread(id, (i) => i.world.meta.branchId as string);
+  expect(await ledgerOf(`${branch}:sched_${s.scheduleId}_${due}`)).toEqual({ runs: 1 });
 }
 
 describe("a thread's stores know its tables without sqlite_master", () => {

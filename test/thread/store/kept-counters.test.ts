@@ -2,7 +2,7 @@ import { evictDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { EventFrame } from "../../../src/protocol.js";
 import { Redactor } from "../../../src/secrets/redact.js";
-import { callsOf, createThread, inThread, json, ledgerOf, rawStub, request, subscribe, until } from "../../helpers.js";
+import { callsOf, createThread, inThread, json, effectRuns, rawStub, request, subscribe, until } from "../../helpers.js";
 
 // The thread keeps some of its rows' facts in memory (the newest event seq, the newest call ord,
 // whether a call can be queued, the attempts' deadlines) instead of asking SQLite on every call.
@@ -129,7 +129,7 @@ describe("counters kept in memory stay true to the rows", () => {
       Promise.all(labels.map(() => json("POST", "/v1/tools/emit_blob", { input: { bytes: 10 }, sessionId: id }))),
     ]);
     for (const e of emits) expect(e.status).toBe(200);
-    for (const w of writes) expect((await ledgerOf(`${id}:${w.callId}`)).runs).toBe(1);
+    for (const w of writes) expect((await effectRuns(id, w.callId)).runs).toBe(1);
     const calls = await callsOf(id);
     expect(calls).toHaveLength(24);
     for (const c of calls) expect(["succeeded"]).toContain(c.status);
