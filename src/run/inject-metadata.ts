@@ -24,17 +24,17 @@ const RESERVED_METADATA_KEYS: readonly string[] = [PROMPT_CALL_KEY, "queued", TU
 export function checkInjectedMetadata(metadata: unknown, content: string, maxDepth: number): Record<string, unknown> {
   const path = ["metadata"];
   const refuse = (why: string, at: string[] = path) => new WeftError("invalid_request", `injectMessage: ${at.join(".")} ${why}`, { path: at });
-  if (metadata === null || typeof metadata !== "object" || Array.isArray(metadata)) throw refuse("must be a JSON object");
-  const taken = RESERVED_METADATA_KEYS.find((key) => Object.hasOwn(metadata, key));
-  if (taken !== undefined) throw refuse("is set by weft itself; use another key", [...path, taken]);
   let text: string | undefined;
   try {
     text = JSON.stringify(metadata);
   } catch (e) {
     throw refuse(`has no JSON form (${errorMessage(e)})`);
   }
+  // Every check is on what is stored: a getter or proxy cannot answer one thing here and another there.
   const stored: unknown = text === undefined ? undefined : JSON.parse(text);
-  if (stored === null || typeof stored !== "object" || Array.isArray(stored)) throw refuse("must be a JSON object (its toJSON answered something else)");
+  if (stored === null || typeof stored !== "object" || Array.isArray(stored)) throw refuse("must be a JSON object");
+  const taken = RESERVED_METADATA_KEYS.find((key) => Object.hasOwn(stored, key));
+  if (taken !== undefined) throw refuse("is set by weft itself; use another key", [...path, taken]);
   checkJsonShape(stored, maxDepth, path);
   const bytes = jsonTextBytes(content) + byteLength(text!);
   if (bytes > MAX_CONTENT_BYTES) {

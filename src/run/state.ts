@@ -217,21 +217,18 @@ class StateFunctions {
 
     this.getMessages = async (options?: GetMessagesOptions): Promise<MessagesResult> => store.messages.list(options);
     this.injectMessage = async (input: InjectMessageInput): Promise<Message> => {
-      if (!input || !["user", "assistant", "system"].includes(input.role) || typeof input.content !== "string") {
+      // Read once: what is checked is what is stored.
+      const { role, content, silent, metadata: given } = input ?? ({} as Partial<InjectMessageInput>);
+      if (!role || !["user", "assistant", "system"].includes(role) || typeof content !== "string") {
         throw new WeftError("invalid_request", 'injectMessage: expected { role: "user" | "assistant" | "system", content: string }');
       }
-      checkContentSize(input.content, ["content"]);
-      const metadata = input.metadata === undefined ? undefined : checkInjectedMetadata(input.metadata, input.content, limitOf(host.workerEnv, "jsonDepth"));
+      if (silent !== undefined && typeof silent !== "boolean") throw new WeftError("invalid_request", "injectMessage: silent must be true or false", { path: ["silent"] });
+      checkContentSize(content, ["content"]);
+      const metadata = given === undefined ? undefined : checkInjectedMetadata(given, content, limitOf(host.workerEnv, "jsonDepth"));
       // Inside a nested prompt run the message joins that run's conversation, at its depth.
       const depth = execution?.depth ?? 0;
       const [stored] = await host.createMessages(execution, [
-        {
-          role: input.role,
-          content: input.content,
-          ...(input.silent !== undefined ? { silent: input.silent } : {}),
-          ...(metadata !== undefined ? { metadata } : {}),
-          ...(depth > 0 ? { depth } : {}),
-        },
+        { role, content, ...(silent !== undefined ? { silent } : {}), ...(metadata !== undefined ? { metadata } : {}), ...(depth > 0 ? { depth } : {}) },
       ]);
       return stored!;
     };

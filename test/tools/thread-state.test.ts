@@ -72,6 +72,16 @@ describe("ThreadState", () => {
           seen[name] = `${(e as any).code} ${JSON.stringify((e as any).details?.path)}`;
         }
       }
+      try {
+        await state.injectMessage({ role: "user", content: "hi", silent: "yes" as unknown as boolean });
+        seen.silent = "stored";
+      } catch (e) {
+        seen.silent = `${(e as any).code} ${JSON.stringify((e as any).details?.path)}`;
+      }
+      // What is checked is what is stored: a getter cannot answer one thing to the check and another to the row.
+      let reads = 0;
+      const shifty = { get metadata() { return ++reads === 1 ? { ok: 1 } : { promptCall: "c1" }; } };
+      seen.getter = JSON.stringify((await state.injectMessage(Object.defineProperties({ role: "user", content: "g" }, Object.getOwnPropertyDescriptors(shifty)) as never)).metadata);
       // A Date is stored as its JSON text, as a later read returns it.
       const dated = await state.injectMessage({ role: "user", content: "dated", metadata: { at: new Date(0), gone: undefined } });
       return { seen, dated: dated.metadata, total: (await state.getMessages({ includeSilent: true })).total };
@@ -88,9 +98,11 @@ describe("ThreadState", () => {
       "weft's key queued": 'invalid_request ["metadata","queued"]',
       "weft's key modelSettings": 'invalid_request ["metadata","modelSettings"]',
       "over the limit with the content": 'payload_too_large ["metadata"]',
+      silent: 'invalid_request ["silent"]',
+      getter: '{"ok":1}',
     });
     expect(out.dated).toEqual({ at: "1970-01-01T00:00:00.000Z" });
-    expect(out.total).toBe(1);
+    expect(out.total).toBe(2);
   });
 
   it("refuses a bad page with a code and the offending option", async () => {
