@@ -85,6 +85,12 @@ export type SettledRow = Omit<SettledUsage, "threadId" | "agentId"> & {
 export interface SettleBatch {
   threadId: string;
   agentId: string;
+  /**
+   * Whose ledger numbers the rows: the thread's `branchId`, new with each thread made on its id (a
+   * thread made again after a delete numbers from 1 again). Absent from threads that have none,
+   * and from meters older than it: the thread id.
+   */
+  sender?: string;
   fromRow: number;
   rows: SettledRow[];
 }
@@ -251,7 +257,8 @@ export class Reservations {
   settle(batch: SettleBatch): SettleAnswer {
     let behind: number | null = null;
     this.transaction(() => {
-      const last = this.sql.exec<{ last_row: number }>("SELECT last_row FROM usage_senders WHERE thread_id = ?", batch.threadId).toArray()[0]?.last_row ?? this.firstRowOf(batch);
+      const sender = batch.sender ?? batch.threadId;
+      const last = this.sql.exec<{ last_row: number }>("SELECT last_row FROM usage_senders WHERE thread_id = ?", sender).toArray()[0]?.last_row ?? this.firstRowOf(batch);
       if (batch.fromRow > last + 1) {
         behind = last;
         return;
@@ -269,7 +276,7 @@ export class Reservations {
       }
       // Summed per rollup row and per turn: one upsert each, however many requests the batch holds.
       rollUp(this.sql, rows);
-      if (top > last) this.sql.exec("INSERT OR REPLACE INTO usage_senders (thread_id, last_row) VALUES (?, ?)", batch.threadId, top);
+      if (top > last) this.sql.exec("INSERT OR REPLACE INTO usage_senders (thread_id, last_row) VALUES (?, ?)", sender, top);
     });
     return { behind };
   }
@@ -280,7 +287,8 @@ export class Reservations {
    * batch is taken as sent, so none counts twice (one that a crash lost then stays lost, as it was).
    */
   private firstRowOf(batch: SettleBatch): number {
-    if (batch.fromRow <= 1) return 0;
+    // A branch's rows were counted from its first; only a thread id may predate the count.
+    if (batch.fromRow <= 1 || (batch.sender !== undefined && batch.sender !== batch.threadId)) return 0;
     const earlier = this.sql.exec("SELECT 1 FROM usage_rollup WHERE thread_id = ? LIMIT 1", batch.threadId).toArray().length > 0;
     return earlier ? batch.fromRow - 1 : 0;
   }

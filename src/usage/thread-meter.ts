@@ -4,6 +4,7 @@
  * @module
  */
 import { accountOf } from "../account/api.js";
+import { branchIdOf } from "../calls/call.js";
 import type { EventPayloads } from "../protocol.js";
 import type { Budget } from "./budgets.js";
 import { ThreadMeter } from "./meter.js";
@@ -12,7 +13,7 @@ import type { ThreadTracer } from "./tracer.js";
 
 /** What {@link threadMeterOf} reads of the thread. */
 export interface MeteredThread {
-  readonly meta: { threadId: string; agentId: string; userId: string | null };
+  readonly meta: { threadId: string; branchId?: string; agentId: string; userId: string | null };
   readonly agent: { budgets?: readonly Budget[] };
   readonly workerEnv: Readonly<Record<string, unknown>>;
   emit(type: "budget_exceeded", data: EventPayloads["budget_exceeded"]): void;
@@ -27,6 +28,7 @@ export function threadMeterOf(thread: MeteredThread, sql: SqlStorage, tracer: Th
   const userId = thread.meta.userId;
   return new ThreadMeter({
     threadId: thread.meta.threadId,
+    branchId: branchIdOf(thread.meta),
     agentId: thread.meta.agentId,
     ...(thread.agent.budgets ? { agentBudgets: thread.agent.budgets } : {}),
     workerEnv: thread.workerEnv,

@@ -47,6 +47,7 @@ function meterOf(account: AccountApi, agentBudgets?: Budget[], first = 1) {
   const deferred: Promise<unknown>[] = [];
   const meter = new ThreadMeter({
     threadId: "t1",
+    branchId: "t1.0000abcd",
     agentId: "metered",
     ...(agentBudgets ? { agentBudgets } : {}),
     workerEnv: {},
