@@ -29,7 +29,7 @@ import { ThreadCallWorld } from "./call-world.js";
 import { createMessages } from "./hook-calls.js";
 import type { NewTurnMessage } from "./messages.js";
 import { systemText } from "./prompt.js";
-import { revocable } from "./revocable.js";
+import { removedThread, revocable } from "./revocable.js";
 import type { RunTables, RunWorld, ScheduleControl } from "./world.js";
 import type { ThreadMeter } from "../usage/meter.js";
 import { type ThreadTracer, effectName, threadTracerOf } from "../usage/tracer.js";
@@ -68,14 +68,6 @@ export const MAX_EVENT_BYTES = 1024 * 1024;
 /** A call, turn or flow id: time-ordered (see `orderedId`), 16 random hex digits as before. */
 const newId = (prefix: string) => orderedId(prefix, 16);
 
-/** What the removed thread's world answers every use with (see `RunWorld.removed`). */
-export function removedThread(): WeftError {
-  return new WeftError(
-    "thread_not_found",
-    "this thread was deleted while its code ran: its tables, journal and events are gone (a thread made again on the same id is another thread)",
-    { deleted: true },
-  );
-}
 
 /** A thread's running behaviour over its ports. */
 export class PortWorld implements RunWorld {

@@ -3,6 +3,16 @@
  * removed (see `RunWorld.removed`).
  * @module
  */
+import { WeftError } from "../errors.js";
+
+/** What the removed thread's world answers every use with (see `RunWorld.removed`). */
+export function removedThread(): WeftError {
+  return new WeftError(
+    "thread_not_found",
+    "this thread was deleted while its code ran: its tables, journal and events are gone (a thread made again on the same id is another thread)",
+    { deleted: true },
+  );
+}
 
 /**
  * A view of `target` whose every property read throws `refusal()` once `revoked()` is true. Its

@@ -9,6 +9,7 @@ import type { EventPayloads } from "../protocol.js";
 import type { Budget } from "./budgets.js";
 import { ThreadMeter } from "./meter.js";
 import { ThreadUsageLedger } from "./thread-ledger.js";
+import { removedThread, revocable } from "../run/revocable.js";
 import type { ThreadTracer } from "./tracer.js";
 
 /** What {@link threadMeterOf} reads of the thread. */
@@ -16,6 +17,8 @@ export interface MeteredThread {
   readonly meta: { threadId: string; branchId?: string; agentId: string; userId: string | null };
   readonly agent: { budgets?: readonly Budget[] };
   readonly workerEnv: Readonly<Record<string, unknown>>;
+  /** True once the thread is removed: its ledger then refuses (the table may be a new thread's). */
+  readonly removed: boolean;
   emit(type: "budget_exceeded", data: EventPayloads["budget_exceeded"]): void;
 }
 
@@ -33,7 +36,8 @@ export function threadMeterOf(thread: MeteredThread, sql: SqlStorage, tracer: Th
     ...(thread.agent.budgets ? { agentBudgets: thread.agent.budgets } : {}),
     workerEnv: thread.workerEnv,
     account: ns && userId ? accountOf(ns, userId) : null,
-    ledger: new ThreadUsageLedger(sql),
+    // `sql` is the Durable Object's, shared with a thread made again on the id after a delete.
+    ledger: revocable(new ThreadUsageLedger(sql), () => thread.removed, removedThread),
     refused: (turnId, r) => thread.emit("budget_exceeded", { turnId, budget: r.budget, measure: r.measure, limit: r.limit, used: r.used, requested: r.requested, ...(r.unpriced ? { unpriced: true as const } : {}) }),
     ...(defer ? { defer } : {}),
     ...(tracer ? { recorded: (row, finishReason) => tracer.chat(row, finishReason) } : {}),
