@@ -377,10 +377,12 @@ export class ThreadSchedules {
     try {
       // A refusal (its tool gone, its input no longer valid) is stored as the occurrence's failed call: seen, never lost.
       const outcome = await directCall(r.world, r.runner, { toolName: target.tool, input: target.input ?? {}, callId: o.callId, recordRefusal: true });
-      if (outcome.status === "awaiting_approval" || outcome.status === "parked") return;
+      // Deleted meanwhile: these tables may be a thread's made again on the id since.
+      if (r.world.removed || outcome.status === "awaiting_approval" || outcome.status === "parked") return;
       if (this.host.crash) await this.host.crash("occurrence_done", o.callId);
       this.store.mark(o.key, "done", scheduleClock.now(), outcome.status);
     } catch (e) {
+      if (r.world.removed) return;
       if (isWeftError(e) && e.code === "session_busy") {
         await this.host.wakeBy(Date.now() + BUSY_RETRY_MS);
         return;
