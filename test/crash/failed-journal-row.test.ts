@@ -6,8 +6,7 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { effectKeyOf } from "../../src/calls/call.js";
-import { callsOf, createThread, json, keyed, effectRuns, ledgerOf, rawStub } from "../helpers.js";
+import { callsOf, createThread, effectRuns, json, keyed, rawStub } from "../helpers.js";
 import { crashAt, waitAtRest, waitForAlarm } from "./matrix.js";
 import { firedCrashes } from "./plan.js";
 
@@ -35,7 +34,7 @@ describe("a write whose journal row cannot be stored", () => {
     const calls = await callsOf(threadId);
     const ids = [...new Set([...(callId ? [callId] : []), ...calls.map((c) => c.callId)])];
     for (const id of ids) {
-      const { runs } = await ledgerOf(effectKeyOf(threadId, id));
+      const { runs } = await effectRuns(threadId, id);
       expect(runs, `runs of ${id}`).toBeLessThanOrEqual(1);
       if (runs > 0) expect(calls.some((c) => c.callId === id), `row of ${id}`).toBe(true);
     }
