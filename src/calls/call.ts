@@ -92,8 +92,13 @@ export function callIdOfEffectKey(branchId: string, effectKey: string): string {
   return effectKey.slice(branchId.length + 1);
 }
 
-/** A branch for a new lifetime of thread `threadId`: its id, a dot and 8 random hex digits. */
-export function newBranchId(threadId: string): string {
+/**
+ * The branch of a new thread `threadId`: its id, a dot and 8 random hex digits, so a thread made
+ * again on a deleted one's id is a new branch. A direct call's scratch thread (`scratch`) keeps its
+ * id: made again for a repeat of the call's key, it is that same call, whose effect key stays.
+ */
+export function newBranchId(threadId: string, scratch = false): string {
+  if (scratch) return threadId;
   const bytes = crypto.getRandomValues(new Uint8Array(4));
   return `${threadId}.${[...bytes].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
 }

@@ -11,7 +11,7 @@ import { type CallToolRequest, type CallToolResult, CallToolRequestSchema, Error
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
 import { type ErrorCode as ErrorCodeName, WeftError } from "../errors.js";
 import { waitsForPersonStatus } from "../protocol.js";
-import { IDEMPOTENCY_WINDOW_MS } from "../thread/store/idempotency.js";
+import { SCRATCH_TTL_MS } from "../thread/guard.js";
 import type { ToolListing } from "../tools/catalog.js";
 import { formatPath } from "../tools/json-schema/compile.js";
 import { describeIssues } from "../tools/schema.js";
@@ -43,10 +43,11 @@ export const SESSION_META = { sessionId: "weft/sessionId", continuationToken: "w
 export const EFFECT_KEY_META = "weft/effectKey";
 
 /**
- * The extension's capability: its version, and how long a key's answer is kept (`windowMs`, the
- * Idempotency-Key window of src/thread/store/idempotency.ts), within which a repeat is answered.
+ * The extension's capability: its version, and how long a key's answer is kept (`windowMs`): a
+ * call without a session keeps it in its scratch thread, which lives {@link SCRATCH_TTL_MS} (a call
+ * in a session keeps it longer, for the Idempotency-Key window), so the window is the shorter.
  */
-export const EFFECT_KEY_CAPABILITY = { version: 1, windowMs: IDEMPOTENCY_WINDOW_MS } as const;
+export const EFFECT_KEY_CAPABILITY = { version: 1, windowMs: SCRATCH_TTL_MS } as const;
 
 /** A direct call's answer as the MCP server needs it (a subset of `POST /v1/tools/:name`'s body). */
 export interface McpCallAnswer {

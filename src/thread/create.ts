@@ -46,7 +46,7 @@ export function prepareThread(registry: Registry, caller: Caller, input: CreateT
     agentId,
     userId: caller.userId,
     createdAt: Date.now(),
-    branchId: newBranchId(threadId),
+    branchId: newBranchId(threadId, input.ephemeral === true),
     arguments: input.arguments ?? {},
     dryRun: input.dryRun === true,
     ephemeral: input.ephemeral === true,

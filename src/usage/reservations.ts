@@ -86,9 +86,8 @@ export interface SettleBatch {
   threadId: string;
   agentId: string;
   /**
-   * Whose ledger numbers the rows: the thread's `branchId`, new with each thread made on its id (a
-   * thread made again after a delete numbers from 1 again). Absent from threads that have none,
-   * and from meters older than it: the thread id.
+   * Whose ledger numbers the rows: one per thread made on the id (one made again after a delete
+   * numbers from 1 again). Absent (the thread id) from meters older than it.
    */
   sender?: string;
   fromRow: number;

@@ -6,7 +6,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
 import { EFFECT_KEY_META } from "../../src/mcp/server.js";
-import { ledgerOf, request } from "../helpers.js";
+import { runDurableObjectAlarm } from "cloudflare:test";
+import { SCRATCH_TTL_MS } from "../../src/thread/guard.js";
+import { inThread, ledgerOf, rawStub, request } from "../helpers.js";
 
 async function client(): Promise<Client> {
   const c = new Client({ name: "weft-test", version: "1.0.0" });
@@ -20,7 +22,9 @@ const textOf = (r: Awaited<ReturnType<Client["callTool"]>>) => (r.content as Arr
 describe("the effect-key extension", () => {
   it("is announced in the server's capabilities", async () => {
     const c = await client();
-    expect(c.getServerCapabilities()?.experimental?.[EFFECT_KEY_META]).toEqual({ version: 1, windowMs: 86_400_000 });
+    // As long as a call without a session keeps its answer: its scratch thread's life.
+    expect(c.getServerCapabilities()?.experimental?.[EFFECT_KEY_META]).toEqual({ version: 1, windowMs: SCRATCH_TTL_MS });
+    expect(SCRATCH_TTL_MS).toBe(600_000);
     await c.close();
   });
 
@@ -33,6 +37,22 @@ describe("the effect-key extension", () => {
     const ran = JSON.parse(textOf(first)) as { effectKey: string; runs: number };
     expect(ran.runs).toBe(1);
     expect((await ledgerOf(ran.effectKey)).runs).toBe(1);
+  });
+
+  it("past the window (its scratch thread gone) a repeat runs again, under the same effect key, for a provider that deduplicates by it", async () => {
+    const key = `caller:${crypto.randomUUID()}`;
+    const send = async () => JSON.parse(textOf(await (await client()).callTool({ name: "effect_write", arguments: { label: "x" }, _meta: { [EFFECT_KEY_META]: key } }))) as { effectKey: string; runs: number };
+    const first = await send();
+    const threadId = first.effectKey.split(/[.:]/)[0]!;
+    await inThread(threadId, (t) => {
+      t.world.meta.createdAt -= SCRATCH_TTL_MS + 1;
+      t.store.meta.write(t.world.meta);
+    });
+    expect(await runDurableObjectAlarm(rawStub(threadId))).toBe(true);
+    expect(await inThread(threadId, (t) => t.world === null || t.world === undefined)).toBe(true);
+    const again = await send();
+    expect(again.effectKey).toBe(first.effectKey);
+    expect((await ledgerOf(first.effectKey)).runs).toBe(2);
   });
 
   it("answers a repeat that arrives while the first still runs with JSON-RPC -32603 (outcome not known yet), and the recorded result once it has one", async () => {

@@ -47,7 +47,7 @@ function meterOf(account: AccountApi, agentBudgets?: Budget[], first = 1) {
   const deferred: Promise<unknown>[] = [];
   const meter = new ThreadMeter({
     threadId: "t1",
-    branchId: "t1.0000abcd",
+    sender: "t1@1",
     agentId: "metered",
     ...(agentBudgets ? { agentBudgets } : {}),
     workerEnv: {},
