@@ -8,7 +8,9 @@ import { WeftError, errorMessage } from "../errors.js";
 import type { EventPayloads, Message } from "../protocol.js";
 import type { HookDefinition, HookName, HookSignatures } from "./hooks.js";
 import type { NewTurnMessage } from "./messages.js";
-import { PROMPT_CALL_KEY } from "./prompt.js";
+import { checkContentSize } from "./messages.js";
+import { hookMetadata } from "./message-metadata.js";
+import { limitOf } from "../limits.js";
 import type { CallExecution } from "../calls/call.js";
 import type { RunWorld } from "./world.js";
 import { createThreadState } from "./state.js";
@@ -77,8 +79,7 @@ export async function createMessages(engine: RunWorld, execution: CallExecution 
           hook: "before_create_message",
         });
       }
-      // Where the message sits (its call, depth and side) is the runtime's, not the hook's.
-      current = { ...replaced, ...pick(message, replaced) };
+      current = placed(hook, limitOf(engine.workerEnv, "jsonDepth"), message, replaced);
     }
     prepared.push(current);
   }
@@ -87,11 +88,23 @@ export async function createMessages(engine: RunWorld, execution: CallExecution 
   return stored;
 }
 
-/** The fields that place a message in the conversation (its nested run's tag among them). */
-function pick(m: NewTurnMessage, replaced: NewTurnMessage): Partial<NewTurnMessage> {
-  const run = m.metadata?.[PROMPT_CALL_KEY];
+/**
+ * What a `before_create_message` hook returned for `m`, where `m` sits: its call, depth, side and
+ * weft's metadata keys are the runtime's, not the hook's; its content and metadata as they will be stored.
+ * @throws WeftError `hook_failed` naming the hook when they cannot be stored (too large, no JSON form).
+ */
+function placed(hook: BoundHook<"before_create_message">, maxDepth: number, m: NewTurnMessage, replaced: NewTurnMessage): NewTurnMessage {
+  let metadata: Record<string, unknown> | undefined;
+  try {
+    checkContentSize(replaced.content, ["content"]);
+    metadata = hookMetadata(replaced.metadata, m.metadata, replaced.content, maxDepth);
+  } catch (e) {
+    throw new WeftError("hook_failed", `${hook.label} returned a message that cannot be stored: ${errorMessage(e)}`, { hook: "before_create_message" });
+  }
+  const { metadata: _returned, ...rest } = replaced;
   return {
-    ...(run !== undefined ? { metadata: { ...replaced.metadata, [PROMPT_CALL_KEY]: run } } : {}),
+    ...rest,
+    ...(metadata ? { metadata } : {}),
     ...(m.toolCalls ? { toolCalls: m.toolCalls } : {}),
     ...(m.toolCallId ? { toolCallId: m.toolCallId } : {}),
     ...(m.name ? { name: m.name } : {}),

@@ -20,7 +20,7 @@ import type {
 } from "../tools/thread-state.js";
 import { type EnvSources, type ResolvedEnv, resolveEnv } from "../secrets/env.js";
 import { checkContentSize } from "./messages.js";
-import { checkInjectedMetadata } from "./inject-metadata.js";
+import { checkInjectedMetadata } from "./message-metadata.js";
 import { limitOf } from "../limits.js";
 import type { RunWorld } from "./world.js";
 
@@ -224,7 +224,8 @@ class StateFunctions {
       }
       if (silent !== undefined && typeof silent !== "boolean") throw new WeftError("invalid_request", "injectMessage: silent must be true or false", { path: ["silent"] });
       checkContentSize(content, ["content"]);
-      const metadata = given === undefined ? undefined : checkInjectedMetadata(given, content, limitOf(host.workerEnv, "jsonDepth"));
+      // null, like undefined, is none (a plain-JS tool may pass it).
+      const metadata = given === undefined || given === null ? undefined : checkInjectedMetadata(given, content, limitOf(host.workerEnv, "jsonDepth"));
       // Inside a nested prompt run the message joins that run's conversation, at its depth.
       const depth = execution?.depth ?? 0;
       const [stored] = await host.createMessages(execution, [

@@ -64,6 +64,22 @@ describe("hooks", () => {
     expect(await kv(id, "created")).toEqual(["user:hello again", "assistant:never"]);
   });
 
+  it("a before_create_message replacement keeps weft's metadata keys as the message had them, and one that cannot be stored fails with hook_failed", async () => {
+    const id = await createThread({ agent: "hooked" });
+    await runTurn(id, "the meta-word", [{ text: "ok" }]);
+    const [stored] = (await json("GET", `/threads/${id}/messages?limit=1`)).body.messages;
+    expect(stored).toMatchObject({ content: "the meta-word", metadata: { note: "kept" } });
+    expect(stored.metadata).not.toHaveProperty("promptCall");
+    expect(stored.metadata).not.toHaveProperty("modelSettings");
+    for (const [word, why] of [["huge-meta", /payload_too_large|over the 1048576-byte limit/], ["bigint-meta", /no JSON form/]] as const) {
+      const posted = await json("POST", `/threads/${id}/messages`, { content: `a ${word}`, script: [{ text: "never" }] });
+      expect(posted.body.error.code).toBe("hook_failed");
+      expect(posted.body.error.message).toMatch(/^hook "before_create_message" returned a message that cannot be stored: /);
+      expect(posted.body.error.message).toMatch(why);
+    }
+    expect((await messagesOf(id)).filter((m) => m.includes("-meta"))).toEqual([]);
+  });
+
   it("injectMessage runs the create-message hooks and joins the live history", async () => {
     const id = await createThread({ agent: "hooked" });
     const out = await inThread(id, async (instance: any) => {

@@ -84,7 +84,9 @@ describe("ThreadState", () => {
       seen.getter = JSON.stringify((await state.injectMessage(Object.defineProperties({ role: "user", content: "g" }, Object.getOwnPropertyDescriptors(shifty)) as never)).metadata);
       // A Date is stored as its JSON text, as a later read returns it.
       const dated = await state.injectMessage({ role: "user", content: "dated", metadata: { at: new Date(0), gone: undefined } });
-      return { seen, dated: dated.metadata, total: (await state.getMessages({ includeSilent: true })).total };
+      // null, like no metadata, stores none (a plain-JS tool may pass it).
+      const none = await state.injectMessage({ role: "user", content: "none", metadata: null as never });
+      return { seen, dated: dated.metadata, none: none.metadata ?? "none", total: (await state.getMessages({ includeSilent: true })).total };
     });
     expect(out.seen).toEqual({
       array: 'invalid_request ["metadata"]',
@@ -102,7 +104,8 @@ describe("ThreadState", () => {
       getter: '{"ok":1}',
     });
     expect(out.dated).toEqual({ at: "1970-01-01T00:00:00.000Z" });
-    expect(out.total).toBe(2);
+    expect(out.none).toBe("none");
+    expect(out.total).toBe(3);
   });
 
   it("refuses a bad page with a code and the offending option", async () => {
