@@ -35,7 +35,7 @@ export const ACCOUNT_USAGE_SCHEMA = `
   );
   CREATE TABLE IF NOT EXISTS account_budgets (id INTEGER PRIMARY KEY CHECK (id = 1), budgets TEXT NOT NULL);
   CREATE TABLE IF NOT EXISTS budget_watchers (thread_id TEXT PRIMARY KEY) WITHOUT ROWID;
-  CREATE TABLE IF NOT EXISTS usage_senders (thread_id TEXT PRIMARY KEY, last_row INTEGER NOT NULL) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS usage_senders (thread_id TEXT PRIMARY KEY, last_row INTEGER NOT NULL, created_at INTEGER) WITHOUT ROWID;
 `;
 
 /** Brings an account's usage tables made before a column was added up to {@link ACCOUNT_USAGE_SCHEMA} (run after it). */
@@ -49,6 +49,8 @@ export function migrateAccountUsage(sql: SqlStorage): void {
     sql.exec(`ALTER TABLE ${table} ADD COLUMN user_paid_tokens INTEGER NOT NULL DEFAULT 0`);
     sql.exec(`ALTER TABLE ${table} ADD COLUMN user_paid_cost INTEGER NOT NULL DEFAULT 0`);
   }
+  // Which thread made on the id the count is of (see \`SettleBatch.createdAt\`); before, not known.
+  if (!has("usage_senders", "created_at")) sql.exec("ALTER TABLE usage_senders ADD COLUMN created_at INTEGER");
   if (!has("budget_reservations", "user_paid")) sql.exec("ALTER TABLE budget_reservations ADD COLUMN user_paid INTEGER NOT NULL DEFAULT 0");
   // What a reservation cut by a crash is charged as (see \`Reservations.charge\`); an older one is charged whole, as input.
   if (!has("budget_reservations", "model")) {

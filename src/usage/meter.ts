@@ -102,8 +102,8 @@ export class BudgetExceeded extends Error {
 /** What the meter needs of its thread. */
 export interface MeterHost {
   threadId: string;
-  /** Whose rows the account counts apart (`SettleBatch.sender`): one per thread made on the id. */
-  sender: string;
+  /** When the thread was created (epoch ms; `SettleBatch.createdAt`): the account counts each thread made on the id apart. */
+  createdAt: number;
   agentId: string;
   /** The agent definition's budgets. */
   agentBudgets?: readonly Budget[];
@@ -281,7 +281,7 @@ export class ThreadMeter {
     const account = this.host.account;
     if (!account || this.unsent.length === 0) return;
     const rows = this.unsent.splice(0).map((u) => u.row);
-    const batch = (list: SettledRow[]) => ({ threadId: this.host.threadId, sender: this.host.sender, agentId: this.host.agentId, fromRow: list[0]!.row, rows: list });
+    const batch = (list: SettledRow[]) => ({ threadId: this.host.threadId, createdAt: this.host.createdAt, agentId: this.host.agentId, fromRow: list[0]!.row, rows: list });
     this.background(
       account.settleUsage(batch(rows)).then(async (answer) => {
         if (!answer.ok) throw new Error(`rows ${rows[0]!.row} to ${rows.at(-1)!.row}: ${answer.error.message}`);

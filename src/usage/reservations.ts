@@ -86,10 +86,12 @@ export interface SettleBatch {
   threadId: string;
   agentId: string;
   /**
-   * Whose ledger numbers the rows: one per thread made on the id (one made again after a delete
-   * numbers from 1 again). Absent (the thread id) from meters older than it.
+   * When the sending thread was created (epoch ms). A thread made again on a deleted thread's id
+   * numbers its rows from 1 again: a batch from a thread created later than the one the account
+   * counts for the id starts a new count, and one from a thread created earlier (a deleted
+   * thread's late rows) is dropped. Absent from meters older than it: the count goes on.
    */
-  sender?: string;
+  createdAt?: number;
   fromRow: number;
   rows: SettledRow[];
 }
@@ -256,8 +258,11 @@ export class Reservations {
   settle(batch: SettleBatch): SettleAnswer {
     let behind: number | null = null;
     this.transaction(() => {
-      const sender = batch.sender ?? batch.threadId;
-      const last = this.sql.exec<{ last_row: number }>("SELECT last_row FROM usage_senders WHERE thread_id = ?", sender).toArray()[0]?.last_row ?? this.firstRowOf(batch);
+      const kept = this.sql.exec<{ last_row: number; created_at: number | null }>("SELECT last_row, created_at FROM usage_senders WHERE thread_id = ?", batch.threadId).toArray()[0];
+      // A count kept before threads sent when they were created is taken as the sender's own.
+      const since = kept?.created_at ?? batch.createdAt ?? null;
+      if (kept && batch.createdAt !== undefined && since !== null && batch.createdAt < since) return;
+      const last = kept && (batch.createdAt === undefined || batch.createdAt === since) ? kept.last_row : kept ? 0 : this.firstRowOf(batch);
       if (batch.fromRow > last + 1) {
         behind = last;
         return;
@@ -275,7 +280,10 @@ export class Reservations {
       }
       // Summed per rollup row and per turn: one upsert each, however many requests the batch holds.
       rollUp(this.sql, rows);
-      if (top > last) this.sql.exec("INSERT OR REPLACE INTO usage_senders (thread_id, last_row) VALUES (?, ?)", sender, top);
+      const createdAt = batch.createdAt ?? since;
+      if (top > last || (kept !== undefined && kept.created_at !== createdAt)) {
+        this.sql.exec("INSERT OR REPLACE INTO usage_senders (thread_id, last_row, created_at) VALUES (?, ?, ?)", batch.threadId, top, createdAt);
+      }
     });
     return { behind };
   }
@@ -287,7 +295,7 @@ export class Reservations {
    */
   private firstRowOf(batch: SettleBatch): number {
     // A branch's rows were counted from its first; only a thread id may predate the count.
-    if (batch.fromRow <= 1 || (batch.sender !== undefined && batch.sender !== batch.threadId)) return 0;
+    if (batch.fromRow <= 1) return 0;
     const earlier = this.sql.exec("SELECT 1 FROM usage_rollup WHERE thread_id = ? LIMIT 1", batch.threadId).toArray().length > 0;
     return earlier ? batch.fromRow - 1 : 0;
   }

@@ -13,21 +13,12 @@ import type { ThreadTracer } from "./tracer.js";
 
 /** What {@link threadMeterOf} reads of the thread. */
 export interface MeteredThread {
-  readonly meta: { threadId: string; branchId?: string; createdAt: number; agentId: string; userId: string | null };
+  readonly meta: { threadId: string; createdAt: number; agentId: string; userId: string | null };
   readonly agent: { budgets?: readonly Budget[] };
   readonly workerEnv: Readonly<Record<string, unknown>>;
   /** True once the thread is removed: its ledger then refuses (the table may be a new thread's). */
   readonly removed: boolean;
   emit(type: "budget_exceeded", data: EventPayloads["budget_exceeded"]): void;
-}
-
-/**
- * Whose ledger the account counts the rows of: each thread made on an id numbers its rows from 1
- * again, so one stored with a branch (every thread made since) sends as `<threadId>@<createdAt>`;
- * one stored before, as its id, as it always did.
- */
-function senderOf(meta: MeteredThread["meta"]): string {
-  return meta.branchId === undefined ? meta.threadId : `${meta.threadId}@${meta.createdAt}`;
 }
 
 /**
@@ -39,7 +30,7 @@ export function threadMeterOf(thread: MeteredThread, sql: SqlStorage, tracer: Th
   const userId = thread.meta.userId;
   return new ThreadMeter({
     threadId: thread.meta.threadId,
-    sender: senderOf(thread.meta),
+    createdAt: thread.meta.createdAt,
     agentId: thread.meta.agentId,
     ...(thread.agent.budgets ? { agentBudgets: thread.agent.budgets } : {}),
     workerEnv: thread.workerEnv,

@@ -38,8 +38,11 @@ describe("an account made before the usage columns", () => {
     const day = new Date().toISOString().slice(0, 10);
     await runInDurableObject(stub, (_account, state) => {
       const sql = state.storage.sql;
-      sql.exec("DROP TABLE usage_rollup; DROP TABLE usage_turns; DROP TABLE budget_reservations;");
+      sql.exec("DROP TABLE usage_rollup; DROP TABLE usage_turns; DROP TABLE budget_reservations; DROP TABLE usage_senders;");
       sql.exec(BEFORE);
+      // The row count as kept before it said which thread made on the id it is of.
+      sql.exec("CREATE TABLE usage_senders (thread_id TEXT PRIMARY KEY, last_row INTEGER NOT NULL) WITHOUT ROWID");
+      sql.exec("INSERT INTO usage_senders VALUES ('thread_old', 2)");
       sql.exec("INSERT INTO usage_rollup VALUES (?, 'thread_old', 'support', 'openai:gpt-4.1-mini', 2, 100, 20, 0, 0, 0, 0, 50, 700)", day);
       sql.exec("INSERT INTO usage_turns VALUES ('thread_old', 'turn_old', 120, 700)");
       expect(columns(sql, "usage_rollup")).not.toContain("unpriced");
@@ -51,6 +54,7 @@ describe("an account made before the usage columns", () => {
       expect(columns(sql, "usage_rollup")).toEqual(expect.arrayContaining(["unpriced", "user_paid_tokens", "user_paid_cost"]));
       expect(columns(sql, "usage_turns")).toEqual(expect.arrayContaining(["user_paid_tokens", "user_paid_cost"]));
       expect(columns(sql, "budget_reservations")).toContain("user_paid");
+      expect(columns(sql, "usage_senders")).toContain("created_at");
       // A request of a model with no price, paid by the user, on the same day, thread and model as the old row.
       rollUp(sql, {
         threadId: "thread_old", agentId: "support", turnId: "turn_new", model: "openai:gpt-4.1-mini", at: Date.now(), inputTokens: 10, outputTokens: 5,

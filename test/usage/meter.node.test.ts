@@ -47,7 +47,7 @@ function meterOf(account: AccountApi, agentBudgets?: Budget[], first = 1) {
   const deferred: Promise<unknown>[] = [];
   const meter = new ThreadMeter({
     threadId: "t1",
-    sender: "t1@1",
+    createdAt: 1,
     agentId: "metered",
     ...(agentBudgets ? { agentBudgets } : {}),
     workerEnv: {},
