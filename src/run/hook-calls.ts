@@ -8,7 +8,9 @@ import { WeftError, errorMessage } from "../errors.js";
 import type { EventPayloads, Message } from "../protocol.js";
 import type { HookDefinition, HookName, HookSignatures } from "./hooks.js";
 import type { NewTurnMessage } from "./messages.js";
-import { checkContentSize } from "./messages.js";
+import { MAX_CONTENT_BYTES, checkContentSize } from "./messages.js";
+import { type ContentPart, storedContent } from "../content/parts.js";
+import { jsonTextBytes } from "../bytes.js";
 import { hookMetadata } from "./message-metadata.js";
 import { limitOf } from "../limits.js";
 import type { CallExecution } from "../calls/call.js";
@@ -90,26 +92,37 @@ export async function createMessages(engine: RunWorld, execution: CallExecution 
 
 /**
  * What a `before_create_message` hook returned for `m`, where `m` sits: its call, depth, side and
- * weft's metadata keys are the runtime's, not the hook's; its content and metadata as they will be stored.
- * @throws WeftError `hook_failed` naming the hook when they cannot be stored (too large, no JSON form).
+ * weft's metadata keys are the runtime's, not the hook's; its text, parts and metadata as they will
+ * be stored (parts checked as a posted message's, and `content` their text).
+ * @throws WeftError `hook_failed` naming the hook when they cannot be stored (too large, a bad
+ * part, content that is not the text of its parts, metadata with no JSON form).
  */
 function placed(hook: BoundHook<"before_create_message">, maxDepth: number, m: NewTurnMessage, replaced: NewTurnMessage): NewTurnMessage {
-  let metadata: Record<string, unknown> | undefined;
+  const { content, parts, silent } = replaced;
+  let checked: { parts?: ContentPart[]; metadata?: Record<string, unknown> };
   try {
-    checkContentSize(replaced.content, ["content"]);
-    metadata = hookMetadata(replaced.metadata, m.metadata, replaced.content, maxDepth);
+    if (silent !== undefined && typeof silent !== "boolean") throw new WeftError("invalid_request", "silent must be true or false", { path: ["silent"] });
+    const stored = parts === undefined ? undefined : storedContent(parts, m.role === "user" ? "user" : "system", MAX_CONTENT_BYTES);
+    if (stored && stored.content !== content) throw new WeftError("invalid_request", "content is not the text of its parts: change both", { path: ["content"] });
+    if (!stored) checkContentSize(content, ["content"]);
+    const used = jsonTextBytes(content) + (stored ? jsonTextBytes(JSON.stringify(stored.parts)) : 0);
+    checked = { ...(stored?.parts ? { parts: stored.parts } : {}), metadata: hookMetadata(replaced.metadata, m.metadata, used, maxDepth) };
   } catch (e) {
     throw new WeftError("hook_failed", `${hook.label} returned a message that cannot be stored: ${errorMessage(e)}`, { hook: "before_create_message" });
   }
-  const { metadata: _returned, ...rest } = replaced;
+  const { role, toolCalls, toolCallId, name, isError, depth, side } = m;
   return {
-    ...rest,
-    ...(metadata ? { metadata } : {}),
-    ...(m.toolCalls ? { toolCalls: m.toolCalls } : {}),
-    ...(m.toolCallId ? { toolCallId: m.toolCallId } : {}),
-    ...(m.name ? { name: m.name } : {}),
-    ...(m.depth ? { depth: m.depth } : {}),
-    ...(m.side ? { side: m.side } : {}),
+    role,
+    content,
+    ...(checked.parts ? { parts: checked.parts } : {}),
+    ...(silent !== undefined ? { silent } : m.silent !== undefined ? { silent: m.silent } : {}),
+    ...(checked.metadata ? { metadata: checked.metadata } : {}),
+    ...(toolCalls ? { toolCalls } : {}),
+    ...(toolCallId ? { toolCallId } : {}),
+    ...(name ? { name } : {}),
+    ...(isError !== undefined ? { isError } : {}),
+    ...(depth ? { depth } : {}),
+    ...(side ? { side } : {}),
   };
 }
 

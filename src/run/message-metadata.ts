@@ -23,7 +23,7 @@ const RESERVED_METADATA_KEYS: readonly string[] = [PROMPT_CALL_KEY, "queued", TU
  * `payload_too_large` (path `metadata`, with `limit`) when content and metadata are over the limit.
  */
 export function checkInjectedMetadata(metadata: unknown, content: string, maxDepth: number): Record<string, unknown> {
-  const stored = storedMetadata(metadata, content, maxDepth);
+  const stored = storedMetadata(metadata, jsonTextBytes(content), maxDepth);
   const taken = RESERVED_METADATA_KEYS.find((key) => Object.hasOwn(stored, key));
   if (taken !== undefined) throw refusal("is set by weft itself; use another key", ["metadata", taken]);
   return stored;
@@ -32,19 +32,19 @@ export function checkInjectedMetadata(metadata: unknown, content: string, maxDep
 /**
  * The metadata a `before_create_message` hook returned for `original`, as it will be stored: the
  * hook's own keys (checked as {@link checkInjectedMetadata} checks them) and weft's keys as
- * `original` has them, since where a message belongs is the runtime's, not the hook's. Undefined
- * when neither has any.
+ * `original` has them, since where a message belongs is the runtime's, not the hook's; `usedBytes`
+ * are the replacement's text and parts as stored. Undefined when neither has any.
  * @throws WeftError as {@link checkInjectedMetadata}, except for weft's keys.
  */
-export function hookMetadata(returned: unknown, original: Record<string, unknown> | undefined, content: string, maxDepth: number): Record<string, unknown> | undefined {
-  const own = returned === undefined || returned === null ? {} : storedMetadata(returned, content, maxDepth);
+export function hookMetadata(returned: unknown, original: Record<string, unknown> | undefined, usedBytes: number, maxDepth: number): Record<string, unknown> | undefined {
+  const own = returned === undefined || returned === null ? {} : storedMetadata(returned, usedBytes, maxDepth);
   for (const key of RESERVED_METADATA_KEYS) delete own[key];
   for (const key of RESERVED_METADATA_KEYS) if (original && Object.hasOwn(original, key)) own[key] = original[key];
   return Object.keys(own).length > 0 ? own : undefined;
 }
 
-/** `metadata` as it will be stored: a JSON object read back from its text, of a size to store with `content`. */
-function storedMetadata(metadata: unknown, content: string, maxDepth: number): Record<string, unknown> {
+/** `metadata` as it will be stored: a JSON object read back from its text, of a size to store beside `usedBytes` of text and parts. */
+function storedMetadata(metadata: unknown, usedBytes: number, maxDepth: number): Record<string, unknown> {
   const path = ["metadata"];
   let text: string | undefined;
   try {
@@ -56,7 +56,7 @@ function storedMetadata(metadata: unknown, content: string, maxDepth: number): R
   const stored: unknown = text === undefined ? undefined : JSON.parse(text);
   if (stored === null || typeof stored !== "object" || Array.isArray(stored)) throw refusal("must be a JSON object", path);
   checkJsonShape(stored, maxDepth, path);
-  const bytes = jsonTextBytes(content) + byteLength(text!);
+  const bytes = usedBytes + byteLength(text!);
   if (bytes > MAX_CONTENT_BYTES) {
     throw new WeftError("payload_too_large", `metadata: ${bytes} bytes with the content as stored (JSON), over the ${MAX_CONTENT_BYTES}-byte limit of a message`, { path, limit: MAX_CONTENT_BYTES });
   }

@@ -71,8 +71,16 @@ describe("hooks", () => {
     expect(stored).toMatchObject({ content: "the meta-word", metadata: { note: "kept" } });
     expect(stored.metadata).not.toHaveProperty("promptCall");
     expect(stored.metadata).not.toHaveProperty("modelSettings");
-    for (const [word, why] of [["huge-meta", /payload_too_large|over the 1048576-byte limit/], ["bigint-meta", /no JSON form/]] as const) {
-      const posted = await json("POST", `/threads/${id}/messages`, { content: `a ${word}`, script: [{ text: "never" }] });
+    const cases = [
+      ["huge-meta", /over the 1048576-byte limit/],
+      ["bigint-meta", /no JSON form/],
+      ["huge-parts", /over the 1048576-byte limit/],
+      // A hook that rewrites the text but not the parts (the model is sent the parts): refused, not stored half-changed.
+      ["parts-mismatch", /content is not the text of its parts/],
+    ] as const;
+    for (const [word, why] of cases) {
+      const content = word === "parts-mismatch" ? [{ type: "text", text: `a ${word}` }] : `a ${word}`;
+      const posted = await json("POST", `/threads/${id}/messages`, { content, script: [{ text: "never" }] });
       expect(posted.body.error.code).toBe("hook_failed");
       expect(posted.body.error.message).toMatch(/^hook "before_create_message" returned a message that cannot be stored: /);
       expect(posted.body.error.message).toMatch(why);
