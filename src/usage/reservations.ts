@@ -89,7 +89,9 @@ export interface SettleBatch {
    * When the sending thread was created (epoch ms). A thread made again on a deleted thread's id
    * numbers its rows from 1 again: a batch from a thread created later than the one the account
    * counts for the id starts a new count, and one from a thread created earlier (a deleted
-   * thread's late rows) is dropped. Absent from meters older than it: the count goes on.
+   * thread's late rows) is dropped. Absent from meters older than it: the count goes on, and
+   * whose it is becomes unknown; a batch that says continues such a count when it starts past its
+   * rows, and starts a new one when it starts at rows the account has.
    */
   createdAt?: number;
   fromRow: number;
@@ -259,10 +261,16 @@ export class Reservations {
     let behind: number | null = null;
     this.transaction(() => {
       const kept = this.sql.exec<{ last_row: number; created_at: number | null }>("SELECT last_row, created_at FROM usage_senders WHERE thread_id = ?", batch.threadId).toArray()[0];
-      // A count kept before threads sent when they were created is taken as the sender's own.
-      const since = kept?.created_at ?? batch.createdAt ?? null;
-      if (kept && batch.createdAt !== undefined && since !== null && batch.createdAt < since) return;
-      const last = kept && (batch.createdAt === undefined || batch.createdAt === since) ? kept.last_row : kept ? 0 : this.firstRowOf(batch);
+      const made = batch.createdAt;
+      let last: number;
+      if (!kept) last = this.firstRowOf(batch);
+      // The same thread's count goes on: a batch that does not say (old code), or one of the thread
+      // the count is of; under a count that does not say, one that starts past the rows it has.
+      else if (made === undefined || made === kept.created_at || (kept.created_at === null && batch.fromRow > kept.last_row)) last = kept.last_row;
+      // A deleted thread's late rows: the id's count is a later thread's now.
+      else if (kept.created_at !== null && made < kept.created_at) return;
+      // A thread made later on the id numbers its rows from 1 again.
+      else last = 0;
       if (batch.fromRow > last + 1) {
         behind = last;
         return;
@@ -280,9 +288,10 @@ export class Reservations {
       }
       // Summed per rollup row and per turn: one upsert each, however many requests the batch holds.
       rollUp(this.sql, rows);
-      const createdAt = batch.createdAt ?? since;
-      if (top > last || (kept !== undefined && kept.created_at !== createdAt)) {
-        this.sql.exec("INSERT OR REPLACE INTO usage_senders (thread_id, last_row, created_at) VALUES (?, ?, ?)", batch.threadId, top, createdAt);
+      // A batch that does not say leaves the count's thread unknown: old code may serve a later one.
+      const of = made ?? null;
+      if (top > last || (kept !== undefined && kept.created_at !== of)) {
+        this.sql.exec("INSERT OR REPLACE INTO usage_senders (thread_id, last_row, created_at) VALUES (?, ?, ?)", batch.threadId, Math.max(top, last), of);
       }
     });
     return { behind };

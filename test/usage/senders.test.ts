@@ -48,6 +48,25 @@ describe("the account's count of a thread's rows", () => {
     expect(await requests(userId)).toBe(5);
   });
 
+  it("starts again for a thread made on the id after a count that does not say whose it is, when its rows begin at rows the account has", async () => {
+    const { userId } = await freshUser("senders");
+    // A thread counted before the deploy (or by old code after a rollback): its count says no thread.
+    expect(await settle(userId, 1, 3)).toBeNull();
+    // Deleted, then made again on the id by the new code: its rows 1 and 2 count.
+    expect(await settle(userId, 1, 2, 5000)).toBeNull();
+    expect(await requests(userId)).toBe(5);
+  });
+
+  it("counts nothing twice when old and new code serve a thread made again on the id in turn (a mixed rollout)", async () => {
+    const { userId } = await freshUser("senders");
+    expect(await settle(userId, 1, 3, 1000)).toBeNull();
+    // The thread made again (at 2000) is served by old code first: it goes on with the deleted thread's count (its rows 1 to 3 are lost, as they always were).
+    expect(await settle(userId, 1, 4)).toBeNull();
+    // Then by new code: its next row goes on from there, and no row is sent twice.
+    expect(await settle(userId, 5, 5, 2000)).toBeNull();
+    expect(await requests(userId)).toBe(5);
+  });
+
   it("starts again for a thread made later on the id, and drops the deleted thread's late rows", async () => {
     const { userId } = await freshUser("senders");
     expect(await settle(userId, 1, 3, 1000)).toBeNull();
