@@ -8,11 +8,12 @@ import { WeftError, errorMessage } from "../errors.js";
 import type { EventPayloads, Message } from "../protocol.js";
 import type { HookDefinition, HookName, HookSignatures } from "./hooks.js";
 import type { NewTurnMessage } from "./messages.js";
-import { MAX_CONTENT_BYTES, checkContentSize } from "./messages.js";
+import { MAX_CONTENT_BYTES } from "./messages.js";
+import { checkJsonShape } from "../json-shape.js";
 import { type ContentPart, storedContent } from "../content/parts.js";
 import { jsonTextBytes } from "../bytes.js";
 import { hookMetadata } from "./message-metadata.js";
-import { limitOf } from "../limits.js";
+import { MAX_STEP_BYTES, limitOf } from "../limits.js";
 import type { CallExecution } from "../calls/call.js";
 import type { RunWorld } from "./world.js";
 import { createThreadState } from "./state.js";
@@ -93,7 +94,8 @@ export async function createMessages(engine: RunWorld, execution: CallExecution 
 /**
  * What a `before_create_message` hook returned for `m`, where `m` sits: its call, depth, side and
  * weft's metadata keys are the runtime's, not the hook's; its text, parts and metadata as they will
- * be stored (parts checked as a posted message's, and `content` their text).
+ * be stored (parts checked as a posted message's, `content` their text, well-formed Unicode, and
+ * with the tool calls at most {@link MAX_STEP_BYTES}: what a model step may store in one row).
  * @throws WeftError `hook_failed` naming the hook when they cannot be stored (too large, a bad
  * part, content that is not the text of its parts, metadata with no JSON form).
  */
@@ -102,11 +104,15 @@ function placed(hook: BoundHook<"before_create_message">, maxDepth: number, m: N
   let checked: { parts?: ContentPart[]; metadata?: Record<string, unknown> };
   try {
     if (silent !== undefined && typeof silent !== "boolean") throw new WeftError("invalid_request", "silent must be true or false", { path: ["silent"] });
+    checkJsonShape(content, 1, ["content"]);
     const stored = parts === undefined ? undefined : storedContent(parts, m.role === "user" ? "user" : "system", MAX_CONTENT_BYTES);
+    if (stored) checkJsonShape(stored.parts, maxDepth, ["parts"]);
     if (stored && stored.content !== content) throw new WeftError("invalid_request", "content is not the text of its parts: change both", { path: ["content"] });
-    if (!stored) checkContentSize(content, ["content"]);
-    const used = jsonTextBytes(content) + (stored ? jsonTextBytes(JSON.stringify(stored.parts)) : 0);
-    checked = { ...(stored?.parts ? { parts: stored.parts } : {}), metadata: hookMetadata(replaced.metadata, m.metadata, used, maxDepth) };
+    const used = jsonTextBytes(content) + (stored ? jsonTextBytes(JSON.stringify(stored.parts)) : 0) + (m.toolCalls ? jsonTextBytes(JSON.stringify(m.toolCalls)) : 0);
+    if (used > MAX_STEP_BYTES) {
+      throw new WeftError("payload_too_large", `content: ${used} bytes as stored with its parts and tool calls (JSON), over the ${MAX_STEP_BYTES}-byte limit of a message`, { path: ["content"], limit: MAX_STEP_BYTES });
+    }
+    checked = { ...(stored?.parts ? { parts: stored.parts } : {}), metadata: hookMetadata(replaced.metadata, m.metadata, used, maxDepth, MAX_STEP_BYTES) };
   } catch (e) {
     throw new WeftError("hook_failed", `${hook.label} returned a message that cannot be stored: ${errorMessage(e)}`, { hook: "before_create_message" });
   }

@@ -33,18 +33,19 @@ export function checkInjectedMetadata(metadata: unknown, content: string, maxDep
  * The metadata a `before_create_message` hook returned for `original`, as it will be stored: the
  * hook's own keys (checked as {@link checkInjectedMetadata} checks them) and weft's keys as
  * `original` has them, since where a message belongs is the runtime's, not the hook's; `usedBytes`
- * are the replacement's text and parts as stored. Undefined when neither has any.
+ * are the replacement's text, parts and tool calls as stored, which with the metadata stay within
+ * `maxBytes`. Undefined when neither has any.
  * @throws WeftError as {@link checkInjectedMetadata}, except for weft's keys.
  */
-export function hookMetadata(returned: unknown, original: Record<string, unknown> | undefined, usedBytes: number, maxDepth: number): Record<string, unknown> | undefined {
-  const own = returned === undefined || returned === null ? {} : storedMetadata(returned, usedBytes, maxDepth);
+export function hookMetadata(returned: unknown, original: Record<string, unknown> | undefined, usedBytes: number, maxDepth: number, maxBytes: number): Record<string, unknown> | undefined {
+  const own = returned === undefined || returned === null ? {} : storedMetadata(returned, usedBytes, maxDepth, maxBytes);
   for (const key of RESERVED_METADATA_KEYS) delete own[key];
   for (const key of RESERVED_METADATA_KEYS) if (original && Object.hasOwn(original, key)) own[key] = original[key];
   return Object.keys(own).length > 0 ? own : undefined;
 }
 
-/** `metadata` as it will be stored: a JSON object read back from its text, of a size to store beside `usedBytes` of text and parts. */
-function storedMetadata(metadata: unknown, usedBytes: number, maxDepth: number): Record<string, unknown> {
+/** `metadata` as it will be stored: a JSON object read back from its text, within `maxBytes` with the `usedBytes` of the rest of its message. */
+function storedMetadata(metadata: unknown, usedBytes: number, maxDepth: number, maxBytes = MAX_CONTENT_BYTES): Record<string, unknown> {
   const path = ["metadata"];
   let text: string | undefined;
   try {
@@ -57,8 +58,8 @@ function storedMetadata(metadata: unknown, usedBytes: number, maxDepth: number):
   if (stored === null || typeof stored !== "object" || Array.isArray(stored)) throw refusal("must be a JSON object", path);
   checkJsonShape(stored, maxDepth, path);
   const bytes = usedBytes + byteLength(text!);
-  if (bytes > MAX_CONTENT_BYTES) {
-    throw new WeftError("payload_too_large", `metadata: ${bytes} bytes with the content as stored (JSON), over the ${MAX_CONTENT_BYTES}-byte limit of a message`, { path, limit: MAX_CONTENT_BYTES });
+  if (bytes > maxBytes) {
+    throw new WeftError("payload_too_large", `metadata: ${bytes} bytes with the rest of the message as stored (JSON), over the ${maxBytes}-byte limit of a message`, { path, limit: maxBytes });
   }
   return stored as Record<string, unknown>;
 }

@@ -22,6 +22,7 @@ import { type EnvSources, type ResolvedEnv, resolveEnv } from "../secrets/env.js
 import { checkContentSize } from "./messages.js";
 import { checkInjectedMetadata } from "./message-metadata.js";
 import { limitOf } from "../limits.js";
+import { checkJsonShape } from "../json-shape.js";
 import type { RunWorld } from "./world.js";
 
 /** The call a state is bound to; absent for state used outside a tool. */
@@ -224,6 +225,7 @@ class StateFunctions {
       }
       if (silent !== undefined && typeof silent !== "boolean") throw new WeftError("invalid_request", "injectMessage: silent must be true or false", { path: ["silent"] });
       checkContentSize(content, ["content"]);
+      checkJsonShape(content, 1, ["content"]);
       // null, like undefined, is none (a plain-JS tool may pass it).
       const metadata = given === undefined || given === null ? undefined : checkInjectedMetadata(given, content, limitOf(host.workerEnv, "jsonDepth"));
       // Inside a nested prompt run the message joins that run's conversation, at its depth.

@@ -72,7 +72,8 @@ describe("hooks", () => {
     expect(stored.metadata).not.toHaveProperty("promptCall");
     expect(stored.metadata).not.toHaveProperty("modelSettings");
     const cases = [
-      ["huge-meta", /over the 1048576-byte limit/],
+      ["huge-meta", /over the 1572864-byte limit/],
+      ["lone-word", /not well-formed Unicode/],
       ["bigint-meta", /no JSON form/],
       ["huge-parts", /over the 1048576-byte limit/],
       // A hook that rewrites the text but not the parts (the model is sent the parts): refused, not stored half-changed.
@@ -85,7 +86,19 @@ describe("hooks", () => {
       expect(posted.body.error.message).toMatch(/^hook "before_create_message" returned a message that cannot be stored: /);
       expect(posted.body.error.message).toMatch(why);
     }
-    expect((await messagesOf(id)).filter((m) => m.includes("-meta"))).toEqual([]);
+    expect((await messagesOf(id)).filter((m) => m.includes("-meta") || m.includes("lone-word"))).toEqual([]);
+  });
+
+  it("a replacement that grows a model step with its tool calls past what one row holds fails the turn with hook_failed, storing nothing of the step", async () => {
+    const id = await createThread({ agent: "hooked" });
+    const big = { note: "z".repeat(700 * 1024) };
+    const posted = await json("POST", `/threads/${id}/messages`, { content: "go", script: [{ text: "grow-word", toolCalls: [{ id: "g1", name: "record_call", arguments: big }] }, { text: "never" }] });
+    expect(posted.status).toBe(202);
+    await stubOf(id).waitIdle();
+    const info = (await json("GET", `/threads/${id}`)).body;
+    expect(info.lastTurn.status).toBe("failed");
+    expect(info.lastTurn.error).toMatch(/^hook "before_create_message" returned a message that cannot be stored: content: \d+ bytes as stored with its parts and tool calls/);
+    expect((await messagesOf(id)).filter((m) => m.startsWith("assistant:"))).toEqual([]);
   });
 
   it("injectMessage runs the create-message hooks and joins the live history", async () => {

@@ -73,6 +73,12 @@ describe("ThreadState", () => {
         }
       }
       try {
+        await state.injectMessage({ role: "user", content: "a\ud800b" });
+        seen.loneContent = "stored";
+      } catch (e) {
+        seen.loneContent = `${(e as any).code} ${JSON.stringify((e as any).details?.path)}`;
+      }
+      try {
         await state.injectMessage({ role: "user", content: "hi", silent: "yes" as unknown as boolean });
         seen.silent = "stored";
       } catch (e) {
@@ -101,6 +107,7 @@ describe("ThreadState", () => {
       "weft's key modelSettings": 'invalid_request ["metadata","modelSettings"]',
       "over the limit with the content": 'payload_too_large ["metadata"]',
       silent: 'invalid_request ["silent"]',
+      loneContent: 'invalid_request ["content"]',
       getter: '{"ok":1}',
     });
     expect(out.dated).toEqual({ at: "1970-01-01T00:00:00.000Z" });
