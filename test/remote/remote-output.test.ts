@@ -97,7 +97,9 @@ describe("a server's outputSchemas at listing", () => {
   it("the unchecked tool still runs in a thread and answers as before", async () => {
     const id = await createThread({ agent: "remote_shaped" });
     await runTurn(id, "go", [{ toolCalls: [{ id: "u", name: "shaped__unchecked", arguments: { tag: tag() } }] }, { text: "done" }]);
-    expect((await callsOf(id))[0]).toMatchObject({ status: "succeeded", result: { status: "success", result: "unchecked ran" } });
+    const [call] = await callsOf(id);
+    // Failed once in a CI run under load (status failed, result error): the message says why next time.
+    expect(call, JSON.stringify({ errorCode: call?.errorCode, result: call?.result })).toMatchObject({ status: "succeeded", result: { status: "success", result: "unchecked ran" } });
   });
 
   it("GET /v1/tools lists the outputSchema a remote tool is checked against, and the server's problems", async () => {
