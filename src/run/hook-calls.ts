@@ -7,8 +7,7 @@
 import { WeftError, errorMessage } from "../errors.js";
 import type { EventPayloads, Message } from "../protocol.js";
 import type { HookDefinition, HookName, HookSignatures } from "./hooks.js";
-import type { NewTurnMessage } from "./messages.js";
-import { MAX_CONTENT_BYTES } from "./messages.js";
+import { MAX_CONTENT_BYTES, type NewTurnMessage } from "./messages.js";
 import { checkJsonShape } from "../json-shape.js";
 import { type ContentPart, storedContent } from "../content/parts.js";
 import { jsonTextBytes } from "../bytes.js";

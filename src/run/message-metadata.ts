@@ -39,8 +39,10 @@ export function checkInjectedMetadata(metadata: unknown, content: string, maxDep
  */
 export function hookMetadata(returned: unknown, original: Record<string, unknown> | undefined, usedBytes: number, maxDepth: number, maxBytes: number): Record<string, unknown> | undefined {
   const own = returned === undefined || returned === null ? {} : storedMetadata(returned, usedBytes, maxDepth, maxBytes);
-  for (const key of RESERVED_METADATA_KEYS) delete own[key];
-  for (const key of RESERVED_METADATA_KEYS) if (original && Object.hasOwn(original, key)) own[key] = original[key];
+  for (const key of RESERVED_METADATA_KEYS) {
+    delete own[key];
+    if (original && Object.hasOwn(original, key)) own[key] = original[key];
+  }
   return Object.keys(own).length > 0 ? own : undefined;
 }
 

@@ -68,7 +68,6 @@ export const MAX_EVENT_BYTES = 1024 * 1024;
 /** A call, turn or flow id: time-ordered (see `orderedId`), 16 random hex digits as before. */
 const newId = (prefix: string) => orderedId(prefix, 16);
 
-
 /** A thread's running behaviour over its ports. */
 export class PortWorld implements RunWorld {
   readonly agent: AgentDefinition;

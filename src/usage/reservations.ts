@@ -303,7 +303,6 @@ export class Reservations {
    * batch is taken as sent, so none counts twice (one that a crash lost then stays lost, as it was).
    */
   private firstRowOf(batch: SettleBatch): number {
-    // A branch's rows were counted from its first; only a thread id may predate the count.
     if (batch.fromRow <= 1) return 0;
     const earlier = this.sql.exec("SELECT 1 FROM usage_rollup WHERE thread_id = ? LIMIT 1", batch.threadId).toArray().length > 0;
     return earlier ? batch.fromRow - 1 : 0;
