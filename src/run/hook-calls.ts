@@ -10,7 +10,7 @@ import type { HookDefinition, HookName, HookSignatures } from "./hooks.js";
 import { MAX_CONTENT_BYTES, type NewTurnMessage } from "./messages.js";
 import { checkJsonShape } from "../json-shape.js";
 import { type ContentPart, storedContent } from "../content/parts.js";
-import { jsonTextBytes } from "../bytes.js";
+import { byteLength, jsonTextBytes } from "../bytes.js";
 import { hookMetadata } from "./message-metadata.js";
 import { MAX_STEP_BYTES, limitOf } from "../limits.js";
 import type { CallExecution } from "../calls/call.js";
@@ -107,7 +107,8 @@ function placed(hook: BoundHook<"before_create_message">, maxDepth: number, m: N
     const stored = parts === undefined ? undefined : storedContent(parts, m.role === "user" ? "user" : "system", MAX_CONTENT_BYTES);
     if (stored) checkJsonShape(stored.parts, maxDepth, ["parts"]);
     if (stored && stored.content !== content) throw new WeftError("invalid_request", "content is not the text of its parts: change both", { path: ["content"] });
-    const used = jsonTextBytes(content) + (stored ? jsonTextBytes(JSON.stringify(stored.parts)) : 0) + (m.toolCalls ? jsonTextBytes(JSON.stringify(m.toolCalls)) : 0);
+    // As stored: the text escaped once inside the row's JSON, parts and tool calls as their JSON text.
+    const used = jsonTextBytes(content) + (stored ? byteLength(JSON.stringify(stored.parts)) : 0) + (m.toolCalls ? byteLength(JSON.stringify(m.toolCalls)) : 0);
     if (used > MAX_STEP_BYTES) {
       throw new WeftError("payload_too_large", `content: ${used} bytes as stored with its parts and tool calls (JSON), over the ${MAX_STEP_BYTES}-byte limit of a message`, { path: ["content"], limit: MAX_STEP_BYTES });
     }

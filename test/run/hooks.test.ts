@@ -89,6 +89,18 @@ describe("hooks", () => {
     expect((await messagesOf(id)).filter((m) => m.includes("-meta") || m.includes("lone-word"))).toEqual([]);
   });
 
+  it("a replacement that leaves a large step's tool calls as they are stores it: they count as stored, escaped once", async () => {
+    const id = await createThread({ agent: "hooked" });
+    // 0.5 MB of arguments as JSON text, 1 MB written inside the row's JSON: a step that fits (found by review).
+    const big = { note: '"'.repeat(250_000) };
+    const posted = await json("POST", `/threads/${id}/messages`, { content: "go", script: [{ text: "meta-word", toolCalls: [{ id: "g1", name: "record_call", arguments: big }] }, { text: "done" }] });
+    expect(posted.status).toBe(202);
+    await stubOf(id).waitIdle();
+    const info = (await json("GET", `/threads/${id}`)).body;
+    expect(info.lastTurn.error).toBeUndefined();
+    expect(info.lastTurn.status).not.toBe("failed");
+  });
+
   it("a replacement that grows a model step with its tool calls past what one row holds fails the turn with hook_failed, storing nothing of the step", async () => {
     const id = await createThread({ agent: "hooked" });
     const big = { note: "z".repeat(700 * 1024) };
