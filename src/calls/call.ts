@@ -87,9 +87,9 @@ export function effectKeyOf(branchId: string, callId: string): string {
   return `${branchId}:${callId}`;
 }
 
-/** The call id inside `effectKey`, a key of branch `branchId` ({@link effectKeyOf}). */
-export function callIdOfEffectKey(branchId: string, effectKey: string): string {
-  return effectKey.slice(branchId.length + 1);
+/** The call id inside `effectKey`, a key of `thread`'s branch ({@link effectKeyOf}, {@link branchIdOf}). */
+export function callIdOfEffectKey(thread: { readonly threadId: string; readonly branchId?: string }, effectKey: string): string {
+  return effectKey.slice(branchIdOf(thread).length + 1);
 }
 
 /**

@@ -67,7 +67,7 @@ export function agentTool(engine: RunWorld, name: string, agent: AgentDefinition
       lookup: async (effectKey: string): Promise<LookupResult> => {
         const done = await childNow(engine, effectKey);
         // Detached: a child that exists is the run started (recorded again: a crash may have cut it before its row).
-        const callId = callIdOfEffectKey(branchIdOf(engine.meta), effectKey);
+        const callId = callIdOfEffectKey(engine.meta, effectKey);
         if (detached(agent, engine.store.calls.get(callId)?.input)) return done ? { status: "found", value: startedResult(engine, name, callId, peersOf(engine).childId(effectKey)) } : { status: "not_found" };
         if (!done || done.status === "running" || done.status === "idle" || done.status === "waiting") return { status: "not_found" };
         return { status: "found", value: resultOf(name, done) };

@@ -17,7 +17,7 @@ import type { Message, ToolCallRequest, ToolResult } from "../protocol.js";
 import { Execution } from "./execution.js";
 import { PROMPT_CALL_KEY, type PromptDefinition, systemText } from "./prompt.js";
 import { DEFAULT_MAX_STEPS, runTurn } from "./turn.js";
-import { branchIdOf, callIdOfEffectKey } from "../calls/call.js";
+import { callIdOfEffectKey } from "../calls/call.js";
 import { CallSuspended, markResumable, waitsForPerson } from "../calls/suspend.js";
 import type { AnyToolDefinition, LookupResult, ToolCallContext } from "../tools/types.js";
 import type { ThreadState } from "../tools/thread-state.js";
@@ -57,7 +57,7 @@ export function promptTool(engine: RunWorld, name: string, prompt: PromptDefinit
     reconcile: {
       finality: "final",
       lookup: async (effectKey: string): Promise<LookupResult> => {
-        const answer = finalAnswer(runEnds(engine, callIdOf(engine, effectKey)));
+        const answer = finalAnswer(runEnds(engine, callIdOfEffectKey(engine.meta, effectKey)));
         return answer === undefined ? { status: "not_found" } : { status: "found", value: answer };
       },
     },
@@ -65,11 +65,6 @@ export function promptTool(engine: RunWorld, name: string, prompt: PromptDefinit
     execute: (state: ThreadState, args: Record<string, unknown>, context: ToolCallContext) => runPrompt(engine, name, prompt, state, args, context),
   } as AnyToolDefinition;
   return markResumable(def, { stillWaiting: async (callId) => nestedCallsWait(engine, callId) });
-}
-
-/** The call id inside an effect key of `engine`'s thread. */
-function callIdOf(engine: RunWorld, effectKey: string): string {
-  return callIdOfEffectKey(branchIdOf(engine.meta), effectKey);
 }
 
 /** The first (opening) and last stored messages of call `callId`'s nested run; none before it starts. */
