@@ -8,7 +8,10 @@
  * - `tools.mcp.test`: a good stateful server: `lookup` (readOnlyHint), `create_order` (no hints: a
  *   write; answers after `ms`), `set_flag` (idempotentHint), `reject` (answers `isError`), `slow` (answers after
  *   `ms`), `huge` (a result of `bytes` bytes). Its `/__calls` counts the calls each tool received
- *   (by `tag` argument); `POST /__forget` drops every session (as a restarted server would).
+ *   (by `tag` argument); `POST /__forget` drops every session of the host it is sent to (as that server restarted would).
+ * - `restarting.mcp.test`: the good server, restarted between a session's `initialize` and the
+ *   client's `notifications/initialized`: the first session of each `tag` (the URL's query) is
+ *   forgotten as its first request after `initialize` arrives, which finds none (404).
  * - `auth.mcp.test`: the good server (with `whoami`, echoing the Authorization it got) behind
  *   `Authorization: Bearer s3cret-mcp-token`, 401 otherwise.
  * - `sse.mcp.test`: the good server over the older HTTP+SSE transport (GET /sse, POST /messages).
@@ -62,6 +65,10 @@ export function createFakeMcp() {
   const calls = new Map();
   /** @type {Map<string, WebStandardStreamableHTTPServerTransport>} */
   const sessions = new Map();
+  /** The host each session was opened on (`/__forget` drops one host's). @type {Map<string, string>} */
+  const hostOf = new Map();
+  /** Tags of restarting.mcp.test whose first session was forgotten. @type {Set<string>} */
+  const restarted = new Set();
   /** @type {Array<Record<string, string>>} */
   const seenElsewhere = [];
   /** Answers of weft.mcp.test by effect key. @type {Map<string, unknown>} */
@@ -225,7 +232,10 @@ export function createFakeMcp() {
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       enableJsonResponse: !stream,
-      onsessioninitialized: (sid) => void sessions.set(sid, transport),
+      onsessioninitialized: (sid) => {
+        sessions.set(sid, transport);
+        hostOf.set(sid, new URL(request.url).hostname);
+      },
     });
     await make().connect(transport);
     return transport.handleRequest(request);
@@ -360,7 +370,7 @@ export function createFakeMcp() {
     const host = url.hostname;
     if (url.pathname === "/__calls") return Response.json(Object.fromEntries(calls));
     if (url.pathname === "/__forget") {
-      sessions.clear();
+      for (const [sid, at] of hostOf) if (at === host) sessions.delete(sid) && hostOf.delete(sid);
       return new Response(null, { status: 204 });
     }
     if (url.pathname === "/__seen") return Response.json(seenElsewhere);
@@ -368,6 +378,15 @@ export function createFakeMcp() {
     switch (host) {
       case "tools.mcp.test":
         return serve(request, goodServer);
+      case "restarting.mcp.test": {
+        const tag = url.searchParams.get("tag") ?? "";
+        const sid = request.headers.get("mcp-session-id");
+        if (sid !== null && !restarted.has(tag)) {
+          restarted.add(tag);
+          sessions.delete(sid);
+        }
+        return serve(request, goodServer);
+      }
       case "dunder.mcp.test": {
         // Tools whose names make the same <server>__<tool> under two server names (a: b__c, a__b: c).
         const server = new Server({ name: "fake-dunder", version: "1.0.0" }, { capabilities: { tools: {} } });

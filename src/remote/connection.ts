@@ -336,7 +336,11 @@ export class RemoteConnection {
     try {
       await client.connect(transport, { timeout: this.listTimeoutMs });
     } catch (e) {
+      const opened = transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined;
       await client.close().catch(() => undefined);
+      // A 404 once the server gave a session id: it forgot the session it just opened (a
+      // restart), which askOnce treats as any forgotten session.
+      if (opened && e instanceof StreamableHTTPError && e.code === 404) throw e;
       throw this.failure(e);
     }
     this.live = client;
