@@ -123,6 +123,11 @@ export class WeftError extends Error {
     if (this.details !== undefined) error.details = this.details;
     return { error };
   }
+
+  /** The wire body as a JSON response with the code's status; `headers` are added to it. */
+  toResponse(headers?: HeadersInit): Response {
+    return Response.json(this.toBody(), { status: this.status, ...(headers ? { headers } : {}) });
+  }
 }
 
 /** True for a {@link WeftError}, including one that crossed an RPC boundary as a plain Error. */

@@ -38,7 +38,7 @@ export function mcpRoutes(registry: Registry) {
     const refusal = mcpRefusal(new URL(c.req.url), c.req.header("origin") ?? null, c.env);
     if (refusal !== null) {
       const error = new WeftError("origin_not_allowed", refusal);
-      return Response.json(error.toBody(), { status: error.status });
+      return error.toResponse();
     }
     return handleMcpRequest(
       c.req.raw,

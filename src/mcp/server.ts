@@ -222,14 +222,14 @@ const REFUSALS: Readonly<Record<number, ErrorCodeName>> = {
 export async function handleMcpRequest(request: Request, backend: McpBackend, version: string): Promise<Response> {
   if (request.method !== "POST") {
     const refusal = new WeftError("method_not_allowed", `${request.method} /mcp: this MCP server is stateless, so it takes requests by POST only`);
-    return Response.json(refusal.toBody(), { status: refusal.status, headers: { allow: "POST" } });
+    return refusal.toResponse({ allow: "POST" });
   }
   // JSON that is not JSON-RPC: the SDK calls that a parse error (-32700) and lets an empty batch through.
   const body = await jsonOf(request);
   const wrong = body && notJsonRpc(body.value);
   if (wrong) {
     const refusal = new WeftError("invalid_request", wrong.message, { path: wrong.path, jsonRpcCode: ErrorCode.InvalidRequest });
-    return Response.json(refusal.toBody(), { status: refusal.status });
+    return refusal.toResponse();
   }
   const server = createMcpServer(backend, version);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
@@ -253,5 +253,5 @@ export async function handleMcpRequest(request: Request, backend: McpBackend, ve
   const refusal = new WeftError(code, typeof rpc?.message === "string" ? rpc.message : text.slice(0, 500) || `HTTP ${res.status}`, {
     ...(typeof rpc?.code === "number" ? { jsonRpcCode: rpc.code } : {}),
   });
-  return Response.json(refusal.toBody(), { status: refusal.status });
+  return refusal.toResponse();
 }

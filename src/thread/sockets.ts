@@ -24,12 +24,12 @@ const REPLAY_BATCH = 5000;
  */
 export function openSocket(ctx: DurableObjectState, events: Pick<EventSink, "since" | "lastSeq">, fanout: Fanout, request: Request, guard: (caller: Caller) => unknown): Response {
   const url = new URL(request.url);
-  if (!url.pathname.endsWith("/ws")) return Response.json(new WeftError("not_found", `no route ${url.pathname}`).toBody(), { status: 404 });
+  if (!url.pathname.endsWith("/ws")) return new WeftError("not_found", `no route ${url.pathname}`).toResponse();
   const caller = callerFromHeader(request.headers.get(CALLER_HEADER));
   const refused = !caller ? new WeftError("unauthenticated", "no verified caller") : thrownError(() => guard(caller));
-  if (refused) return Response.json(refused.toBody(), { status: refused.status });
+  if (refused) return refused.toResponse();
   // A token that expired since the Worker verified it (within its clock skew) opens nothing.
-  if (caller?.expiresAt !== undefined && Date.now() >= caller.expiresAt) return Response.json(new WeftError("unauthenticated", "token expired").toBody(), { status: 401 });
+  if (caller?.expiresAt !== undefined && Date.now() >= caller.expiresAt) return new WeftError("unauthenticated", "token expired").toResponse();
   fanout.flush();
   const accepted = replayAndAccept(ctx, events, request, caller?.expiresAt);
   fanout.socketsChanged();
@@ -45,26 +45,14 @@ export function openSocket(ctx: DurableObjectState, events: Pick<EventSink, "sin
  * @returns 101 with the socket, 426 `upgrade_required` without an upgrade header, 400 `invalid_request` for a bad `since` or `batch`.
  */
 export function replayAndAccept(ctx: DurableObjectState, events: Pick<EventSink, "since" | "lastSeq">, request: Request, expiresAt?: number): Response {
-  if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") {
-    const refused = new WeftError("upgrade_required", "expected a WebSocket upgrade (Upgrade: websocket)");
-    return Response.json(refused.toBody(), { status: refused.status });
-  }
+  if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") return new WeftError("upgrade_required", "expected a WebSocket upgrade (Upgrade: websocket)").toResponse();
   const params = new URL(request.url).searchParams;
   const raw = params.get("since");
   const since = raw === null || raw === "" ? 0 : /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN;
   const last = events.lastSeq();
-  if (!Number.isSafeInteger(since) || since > last) {
-    return Response.json(
-      new WeftError("invalid_request", `since: expected a seq from 0 to ${last} (the newest), got ${JSON.stringify(raw)}`, { path: ["since"] }).toBody(),
-      { status: 400 },
-    );
-  }
+  if (!Number.isSafeInteger(since) || since > last) return new WeftError("invalid_request", `since: expected a seq from 0 to ${last} (the newest), got ${JSON.stringify(raw)}`, { path: ["since"] }).toResponse();
   const batch = params.get("batch");
-  if (batch !== null && batch !== "" && batch !== "0" && batch !== "1") {
-    return Response.json(new WeftError("invalid_request", `batch: expected 1 (frames as JSON arrays) or 0, got ${JSON.stringify(batch)}`, { path: ["batch"] }).toBody(), {
-      status: 400,
-    });
-  }
+  if (batch !== null && batch !== "" && batch !== "0" && batch !== "1") return new WeftError("invalid_request", `batch: expected 1 (frames as JSON arrays) or 0, got ${JSON.stringify(batch)}`, { path: ["batch"] }).toResponse();
   const batched = batch === "1";
   const pair = new WebSocketPair();
   const [client, server] = [pair[0], pair[1]];
