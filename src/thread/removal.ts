@@ -61,6 +61,8 @@ export class InFlight {
   private drained: (() => void) | null = null;
   /** Removals that cut calls short: a call that sees it change while it ran was cut. */
   private cuts = 0;
+  /** Lifetimes of the thread ended in this instance (`detach`): a call counts only in its own. */
+  private lifetimes = 0;
 
   /**
    * Runs `work` counted. A call that comes once a removal began never starts (`thread_not_found`,
@@ -70,6 +72,7 @@ export class InFlight {
   async run<T>(work: () => Promise<T>): Promise<T> {
     if (this.removing !== null) throw noSuchThread();
     const cuts = this.cuts;
+    const lifetime = this.lifetimes;
     this.count++;
     let value: T;
     try {
@@ -77,7 +80,7 @@ export class InFlight {
     } catch (e) {
       throw this.cuts === cuts ? e : cutByRemoval();
     } finally {
-      if (--this.count === 0 && this.drained !== null) this.drained();
+      if (this.lifetimes === lifetime && --this.count === 0 && this.drained !== null) this.drained();
     }
     if (this.cuts !== cuts) throw cutByRemoval();
     return value;
@@ -119,6 +122,13 @@ export class InFlight {
     this.cuts++;
     deadlines?.cut(cutByRemoval());
     await settlesWithin(running(), CUT_SETTLE_MS);
+  }
+
+  /** Stops counting what still runs: its thread's rows are gone, and one made again on the id does not wait for it. */
+  detach(): void {
+    this.lifetimes++;
+    this.count = 0;
+    this.drained = null;
   }
 
   /** Resolves once no counted call runs. */

@@ -18,8 +18,7 @@ it("a failed keyed create on an id whose deleted thread left work running is cle
   await until(() => inThread(id, () => g.__approveRelease?.[predicateKey] !== undefined), "the predicate to wait");
   try {
     expect(await json("DELETE", `/threads/${id}`)).toEqual({ status: 200, body: { deleted: true } });
-    // The predicate's request is still counted: the leftover work this test is about.
-    expect(await inThread(id, (t) => t.inFlight.count)).toBe(1);
+    // The predicate's request still runs: the leftover work this test is about.
     const controlToken = `straggler-control:${crypto.randomUUID()}`;
     const controlKey = `idem-${crypto.randomUUID()}`;
     const idemKey = `idem-${crypto.randomUUID()}`;
@@ -39,3 +38,24 @@ it("a failed keyed create on an id whose deleted thread left work running is cle
     expect((await straggler).status).toBe(404);
   }
 }, 120_000);
+
+it("a thread made again on the id neither counts nor waits for what its deleted thread left running", async () => {
+  const g = globalThis as unknown as { __approveRelease?: Record<string, () => void> };
+  const token = `straggler-count:${crypto.randomUUID()}`;
+  const made = () => json("POST", "/threads", { agent: "deletable", continuationToken: token });
+  const id = (await made()).body.threadId as string;
+  const key = crypto.randomUUID();
+  const straggler = json("POST", "/v1/tools/approve_after_release", { input: { key }, sessionId: id });
+  await until(() => inThread(id, () => g.__approveRelease?.[key] !== undefined), "the predicate to wait");
+  try {
+    expect(await json("DELETE", `/threads/${id}`)).toEqual({ status: 200, body: { deleted: true } });
+    expect((await made()).status).toBe(201);
+    // Counted, it would make the new thread's DELETE wait out WEFT_DELETE_GRACE_MS for work not its own.
+    expect(await inThread(id, (t) => t.inFlight.count)).toBe(0);
+  } finally {
+    await inThread(id, () => g.__approveRelease?.[key]?.());
+    expect((await straggler).status).toBe(404);
+  }
+  // Its end takes nothing off the new thread's count.
+  expect(await inThread(id, (t) => t.inFlight.count)).toBe(0);
+}, 60_000);
