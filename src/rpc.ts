@@ -26,6 +26,14 @@ export interface Caller extends Principal {
   admin: boolean;
 }
 
+/** What the Worker sends with a request that carried `Idempotency-Key`. */
+export interface IdempotencyClaim {
+  /** The header's value. */
+  key: string;
+  /** SHA-256 hex of the method, path and canonical body: a different request under the same key differs here. */
+  fingerprint: string;
+}
+
 /** `{ ok: true, value }` or `{ ok: false, error: { code, message, details? } }`. */
 export type RpcResult<T> = { ok: true; value: T } | { ok: false; error: ErrorBody["error"] };
 

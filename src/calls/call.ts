@@ -3,8 +3,10 @@
  * it belongs to.
  * @module
  */
+import { sha256Hex } from "../bytes.js";
 import type { WeftError } from "../errors.js";
 import type { CallRecord, CallSource, CallStatus, ToolResult } from "../protocol.js";
+import type { IdempotencyClaim } from "../rpc.js";
 import type { CompiledTool } from "../tools/catalog.js";
 import type { ExecutionState } from "../tools/thread-state.js";
 import type { Effect } from "../tools/types.js";
@@ -90,6 +92,15 @@ export function effectKeyOf(branchId: string, callId: string): string {
 /** The call id inside `effectKey`, a key of `thread`'s branch ({@link effectKeyOf}, {@link branchIdOf}). */
 export function callIdOfEffectKey(thread: { readonly threadId: string; readonly branchId?: string }, effectKey: string): string {
   return effectKey.slice(branchIdOf(thread).length + 1);
+}
+
+/**
+ * The id of a direct call of `toolName` made under an Idempotency-Key `claim` for user `scope`:
+ * every retry of the request gets the same id, so a retry after a restart cut the first one finds
+ * that call (its result, or its recovery by effect policy) instead of running the tool again.
+ */
+export async function keyedCallId(scope: string, claim: IdempotencyClaim, toolName: string): Promise<string> {
+  return `tool_${toolName}_${(await sha256Hex(`${scope}\n${claim.key}\n${claim.fingerprint}`)).slice(0, 24)}`;
 }
 
 /**

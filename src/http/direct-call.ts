@@ -11,7 +11,7 @@ import type { Caller } from "../rpc.js";
 import { type DirectCallInput, type DirectCallOutcome, outcomeWaitsForPerson, readOutcomeText } from "../run/direct.js";
 import type { WeftEnv } from "../thread/durable.js";
 import type { RpcResult } from "../rpc.js";
-import type { IdempotencyClaim } from "../thread/store/idempotency.js";
+import type { IdempotencyClaim } from "../rpc.js";
 import type { ToolCatalog } from "../tools/catalog.js";
 import { answerJson } from "./answers.js";
 import { keyedThread, newThread, threadStub, tokenThread, unwrap } from "./stubs.js";

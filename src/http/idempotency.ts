@@ -7,7 +7,7 @@
 import type { Context } from "hono";
 import { sha256Hex } from "../bytes.js";
 import { WeftError } from "../errors.js";
-import type { IdempotencyClaim } from "../thread/store/idempotency.js";
+import type { IdempotencyClaim } from "../rpc.js";
 import { canonicalJson } from "../tools/catalog.js";
 
 /** The header's name (HTTP header names are case-insensitive). */

@@ -107,13 +107,14 @@ export class TurnRunner {
    * Accepts a message. When the thread is free it joins the history now, through the
    * create-message hooks like any message, and a turn starts; otherwise it waits in the inbox and
    * joins (through the same hooks) when the next turn starts. No orphan rows, no duplicate calls.
-   * Its `modelSettings` ride with it (metadata) to the turn it begins.
+   * Its `modelSettings` ride with it (metadata) to the turn it begins. `enqueued` runs in the
+   * transaction that takes the message in (a keyed request keeps its answer there).
    * @throws WeftError `hook_failed` when a create-message hook refused the message of a free
    * thread (nothing is stored, and the failed turn says why); `invalid_request` for settings the
    * agent does not allow (see `checkPostedSettings`); `agent_not_found` when the thread's agent
    * is no longer deployed (nothing is stored).
    */
-  async postMessage(input: { content: MessageContent; role?: "user" | "system"; script?: StoredStep[]; modelSettings?: TurnModelSettings }): Promise<{ queued: boolean; message?: Message }> {
+  async postMessage(input: { content: MessageContent; role?: "user" | "system"; script?: StoredStep[]; modelSettings?: TurnModelSettings }, enqueued?: () => void): Promise<{ queued: boolean; message?: Message }> {
     this.checkOpen();
     this.engine.requireAgent();
     const { store } = this.engine;
@@ -127,6 +128,7 @@ export class TurnRunner {
     store.atomically(() => {
       if (input.script && input.script.length > 0) store.script.add(input.script);
       store.turns.enqueue({ role, content, ...(Object.keys(metadata).length > 0 ? { metadata } : {}) });
+      enqueued?.();
     });
     if (this.busy) {
       // A turn cut by a restart resumes now, not at the next watchdog; the message waits behind it.

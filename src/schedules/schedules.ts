@@ -95,9 +95,9 @@ export class ThreadSchedules {
    *   (413, with `path`) for a target over the deployment's limits, `too_many_schedules` (409, with
    *   `limit`, `scope` `thread` or `user`, and `path` `[]`) past {@link MAX_SCHEDULES_PER_THREAD} or
    *   the owner's limit; `agent_not_found` (404) when the thread's agent is no longer deployed.
-   *   Nothing is stored then.
+   *   Nothing is stored then. `stored` gets the answer in the transaction that stores the row.
    */
-  async create(input: unknown, owner: string | null): Promise<ScheduleInfo> {
+  async create(input: unknown, owner: string | null, stored?: (info: ScheduleInfo) => void): Promise<ScheduleInfo> {
     const { world } = this.world();
     // The deployment's sync of a file schedule (files.ts); the HTTP body's schema never lets `file` through.
     if (isFileAdoption(input)) {
@@ -125,7 +125,7 @@ export class ThreadSchedules {
       const userId = world.meta.userId;
       if (userId) await world.peers.countSchedules(userId, world.meta.threadId, active + 1, limitOf(world.workerEnv, "schedulesPerUser"));
       try {
-        return await this.add(world, orderedId("sch", 8), spec, owner, now);
+        return await this.add(world, orderedId("sch", 8), spec, owner, now, stored);
       } catch (e) {
         this.recount();
         throw e;
@@ -158,12 +158,13 @@ export class ThreadSchedules {
   }
 
   /** Stores a checked schedule under `id` as of `now` (epoch ms), announces it and arms the alarm for its first occurrence (`done` at once when it has none). */
-  async add(world: RunWorld, id: string, spec: ScheduleSpec, owner: string | null, now: number): Promise<ScheduleInfo> {
+  async add(world: RunWorld, id: string, spec: ScheduleSpec, owner: string | null, now: number, stored?: (info: ScheduleInfo) => void): Promise<ScheduleInfo> {
     const first = nextDue(spec, now, now);
     const fireAt = first === null ? null : first + jitterOf(occurrenceKey(id, first), spec.jitterMs);
     const row: ScheduleRow = { id, spec, owner, status: first === null ? "done" : "active", anchor: now, nextDue: first, fireAt, createdAt: now };
     this.store.insert(row);
     const info = infoOf(row);
+    stored?.(info);
     world.emit("schedule_created", { schedule: info });
     if (fireAt !== null) await this.host.wakeBy(fireAt);
     return info;

@@ -17,7 +17,7 @@ import type { GetMessagesOptions, MessagesResult } from "../tools/thread-state.j
 import type { DirectCallInput, DirectCallOutcome } from "../run/direct.js";
 import type { Caller, RpcFailure, RpcResult } from "../rpc.js";
 import type { FileInfo } from "./store/files.js";
-import type { IdempotencyClaim } from "./store/idempotency.js";
+import type { IdempotencyClaim } from "../rpc.js";
 import type { ThreadMeta } from "./store/meta.js";
 import type { TurnRecord } from "./store/turns.js";
 

@@ -22,7 +22,7 @@ import { UserEnv } from "../secrets/user-env.js";
 import { SCRATCH_TTL_MS, checkAccess, noSuchThread } from "./guard.js";
 import { redactLogs } from "../secrets/redact.js";
 import { InFlight, deleteGraceMs } from "./removal.js";
-import { type Caller, type RpcResult, rpcFailure } from "../rpc.js";
+import { type Caller, type IdempotencyClaim, type RpcResult, rpcFailure } from "../rpc.js";
 import { TurnRunner } from "../run/turn-runner.js";
 import { closeAll, closeExpired, onSocketMessage, openSocket, socketExpiry } from "./sockets.js";
 import { deleteAllRows, hasTables, migrate, migrateIfMade } from "./store/migrations.js";
@@ -30,7 +30,6 @@ import { ThreadStore } from "./store/index.js";
 import { SqliteLedger } from "./store/ledger.js";
 import { SqliteEventSink } from "./store/sink.js";
 import type { ThreadMeta } from "./store/meta.js";
-import type { IdempotencyClaim } from "./store/idempotency.js";
 import { schedulesOf } from "../schedules/host.js";
 import type { ThreadSchedules } from "../schedules/schedules.js";
 
@@ -221,25 +220,23 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
    * the access check (`guard`), the owner's env reloaded first for work that may read it
    * (`how.env`; awaiting only when the account must be asked), the watchdog over work that may
    * run a call (`how.watched`, see `watched`), and an answer without any secret (`answer`).
+   * `fn` calls `taken(answer)` in the transaction of its effect, if it has one (see `IdempotencyStore.taken`).
    */
-  protected serve<T>(caller: Caller, how: ServeOptions, fn: (world: PortWorld, runner: TurnRunner) => T | Promise<T>): Promise<RpcResult<T>> {
+  protected serve<T>(caller: Caller, how: ServeOptions, fn: (world: PortWorld, runner: TurnRunner, taken: (answer: NoInfer<T>) => void) => T | Promise<T>): Promise<RpcResult<T>> {
     return how.idem ? this.once(caller, how.idem, () => this.serveNow(caller, how, fn)) : this.serveNow(caller, how, fn);
   }
 
   /** `serve` past the Idempotency-Key. */
-  private serveNow<T>(caller: Caller, how: ServeOptions, fn: (world: PortWorld, runner: TurnRunner) => T | Promise<T>): Promise<RpcResult<T>> {
+  private serveNow<T>(caller: Caller, how: ServeOptions, fn: (world: PortWorld, runner: TurnRunner, taken: (answer: NoInfer<T>) => void) => T | Promise<T>): Promise<RpcResult<T>> {
+    const idem = how.idem;
+    const taken = (value: T) => idem && this.store.idempotency.taken(caller.userId, idem, this.secrets.redactor().value({ ok: true, value }));
     return this.answer(() => {
       const world = this.guard(caller, how.access);
       const reloading = how.env ? this.refreshSecrets() : undefined;
+      const run = (w: PortWorld) => (how.watched ? this.watched(() => Promise.resolve(fn(w, this.runner!, taken))) : fn(w, this.runner!, taken));
       // After a reload the thread is asked for again: it may have been removed meanwhile.
-      return reloading ? reloading.then(() => this.serveIn(this.guard(caller, how.access), how, fn)) : this.serveIn(world, how, fn);
+      return reloading ? reloading.then(() => run(this.guard(caller, how.access))) : run(world);
     });
-  }
-
-  /** Runs `fn` for `serve`, under the watchdog when `how.watched`. */
-  private serveIn<T>(world: PortWorld, how: ServeOptions, fn: (world: PortWorld, runner: TurnRunner) => T | Promise<T>): T | Promise<T> {
-    const runner = this.runner!;
-    return how.watched ? this.watched(() => Promise.resolve(fn(world, runner))) : fn(world, runner);
   }
 
   /**

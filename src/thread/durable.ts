@@ -7,7 +7,7 @@
  * @module
  */
 import { WeftError } from "../errors.js";
-import type { CallRecord } from "../protocol.js";
+import type { CallRecord, Message } from "../protocol.js";
 import { normalizeScript } from "../models/scripted.js";
 import type { Registry } from "../run/agent.js";
 import type { GetMessagesOptions } from "../tools/thread-state.js";
@@ -16,15 +16,16 @@ import { unavailableTools } from "../tools/catalog.js";
 import type { ChildAnswer } from "../run/agent-tool.js";
 import type { Caller } from "../rpc.js";
 import type { CreateThreadInput, ScratchCallOutcome, ThreadApi, ThreadInfo } from "./api.js";
+import type { ScheduleInfo } from "../schedules/info.js";
 import { ThreadObject, type WeftEnv } from "./core.js";
 import { historyRedactor, prepareThread, storeNewThread } from "./create.js";
 import { checkStoredHistory } from "../run/seed-history.js";
 import type { PostMessageInput } from "../run/posted.js";
 import { type DirectCallInput, directCall, outcomeText, outcomeWaitsForPerson } from "../run/direct.js";
+import { keyedCallId } from "../calls/call.js";
 import { SCRATCH_TTL_MS, checkAccess } from "./guard.js";
 import { checkScriptable, modelsInForce } from "../run/model-choice.js";
-import { type RpcFailure, type RpcResult, rpc, rpcFailure } from "../rpc.js";
-import { type IdempotencyClaim, keyedCallId } from "./store/idempotency.js";
+import { type IdempotencyClaim, type RpcFailure, type RpcResult, rpc, rpcFailure } from "../rpc.js";
 import { deleteAllRows, migrate } from "./store/migrations.js";
 import type { ThreadMeta } from "./store/meta.js";
 import { modelTools } from "../run/conversation.js";
@@ -132,11 +133,12 @@ export function createThreadClass(registry: Registry) {
     }
 
     async postMessage(caller: Caller, input: PostMessageInput, idem?: IdempotencyClaim) {
-      return this.serve(caller, { access: "write", idem, env: true }, async (world, runner) => {
+      return this.serve<{ queued: boolean; message?: Message }>(caller, { access: "write", idem, env: true }, async (world, runner, taken) => {
         if (input.traceparent !== undefined) world.traceNextTurn(input.traceparent);
         const script = input.script === undefined ? undefined : normalizeScript(input.script, ["script"]);
         if (script && script.length > 0) await checkScriptable(world);
-        return await runner.postMessage({ content: input.content, ...(input.role ? { role: input.role } : {}), ...(script ? { script } : {}), ...(input.modelSettings ? { modelSettings: input.modelSettings } : {}) });
+        const message = { content: input.content, ...(input.role ? { role: input.role } : {}), ...(script ? { script } : {}), ...(input.modelSettings ? { modelSettings: input.modelSettings } : {}) };
+        return await runner.postMessage(message, () => taken({ queued: true }));
       });
     }
 
@@ -188,7 +190,7 @@ export function createThreadClass(registry: Registry) {
     // --- schedules (src/schedules/)
     async createSchedule(caller: Caller, input: unknown, idem?: IdempotencyClaim) {
       // A schedule due at once may fire in this request: work that may run a call is watched.
-      return this.serve(caller, { access: "write", idem, env: true, watched: true }, () => this.schedules.create(input, caller.userId));
+      return this.serve<ScheduleInfo>(caller, { access: "write", idem, env: true, watched: true }, (_w, _r, taken) => this.schedules.create(input, caller.userId, taken));
     }
 
     async listSchedules(caller: Caller, page?: Parameters<ThreadApi["listSchedules"]>[1]) {

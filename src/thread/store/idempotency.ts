@@ -6,8 +6,8 @@
  * are kept per thread; answers are chunked so no row nears SQLite's 2 MB limit.
  * @module
  */
-import { sha256Hex } from "../../bytes.js";
 import { WeftError } from "../../errors.js";
+import type { IdempotencyClaim } from "../../rpc.js";
 import { CHUNK_CHARS } from "./kv.js";
 
 /** How long a key's answer is kept: 24 hours, in milliseconds. */
@@ -16,29 +16,13 @@ export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** Keys kept per thread; the oldest go first beyond it. */
 export const IDEMPOTENCY_MAX_KEYS = 1000;
 
-/** What the Worker sends with a request that carried `Idempotency-Key`. */
-export interface IdempotencyClaim {
-  /** The header's value. */
-  key: string;
-  /** SHA-256 hex of the method, path and canonical body: a different request under the same key differs here. */
-  fingerprint: string;
-}
-
-/**
- * The id of a direct call of `toolName` made under `claim` for user `scope`: every retry of the
- * request gets the same id, so a retry after a restart cut the first one finds that call (its
- * result, or its recovery by effect policy) instead of running the tool a second time.
- */
-export async function keyedCallId(scope: string, claim: IdempotencyClaim, toolName: string): Promise<string> {
-  return `tool_${toolName}_${(await sha256Hex(`${scope}\n${claim.key}\n${claim.fingerprint}`)).slice(0, 24)}`;
-}
-
 /**
  * What a claim found: nothing (act now; `cut` when an earlier request with the key was cut by a
  * restart, so part of its work may be durable), or the first answer to replay.
  */
 export type ClaimOutcome<T> = { state: "claimed"; cut: boolean } | { state: "answered"; answer: T };
 
+/** `done`: 0 claimed, 1 answered, 2 taken with its effect (see `taken`). */
 type Row = { fingerprint: string; instance: string; done: number };
 
 /** The idempotency table of one thread. */
@@ -65,7 +49,8 @@ export class IdempotencyStore {
         path: ["headers", "idempotency-key"],
       });
     }
-    if (row?.done) {
+    // A key taken with its effect by a run a restart cut (done 2) replays what it kept.
+    if (row?.done === 1 || (row?.done === 2 && row.instance !== this.instance)) {
       const chunks = sql.exec<{ data: string }>("SELECT data FROM idempotency_chunks WHERE scoped_key = ? ORDER BY chunk", scoped).toArray();
       return { state: "answered", answer: JSON.parse(chunks.map((c) => c.data).join("")) as T };
     }
@@ -95,8 +80,22 @@ export class IdempotencyStore {
 
   /** Stores the answer of a claimed key (chunked). */
   answer(scope: string, claim: IdempotencyClaim, answer: unknown): void {
-    const sql = this.storage.sql;
+    this.keep(JSON.stringify([scope, claim.key]), answer, 1);
+  }
+
+  /**
+   * Keeps `answer` for a key this instance claimed, in the transaction of the request's effect
+   * (a message enqueued, a schedule stored), before the request answers: a retry after a restart
+   * cut it replays this instead of acting again. While the request runs, a retry is still
+   * `idempotency_key_in_use`, and its own answer replaces this one.
+   */
+  taken(scope: string, claim: IdempotencyClaim, answer: unknown): void {
     const scoped = JSON.stringify([scope, claim.key]);
+    if (this.storage.sql.exec("SELECT 1 FROM idempotency WHERE scoped_key = ? AND instance = ? AND done = 0", scoped, this.instance).toArray().length > 0) this.keep(scoped, answer, 2);
+  }
+
+  private keep(scoped: string, answer: unknown, done: 1 | 2): void {
+    const sql = this.storage.sql;
     const text = JSON.stringify(answer) ?? "null";
     this.storage.transactionSync(() => {
       sql.exec("DELETE FROM idempotency_chunks WHERE scoped_key = ?", scoped);
@@ -104,12 +103,14 @@ export class IdempotencyStore {
       for (let i = 0; i < text.length || chunk === 0; i += CHUNK_CHARS, chunk++) {
         sql.exec("INSERT INTO idempotency_chunks (scoped_key, chunk, data) VALUES (?, ?, ?)", scoped, chunk, text.slice(i, i + CHUNK_CHARS));
       }
-      sql.exec("UPDATE idempotency SET done = 1, chunks = ? WHERE scoped_key = ?", chunk, scoped);
+      sql.exec("UPDATE idempotency SET done = ?, chunks = ? WHERE scoped_key = ?", done, chunk, scoped);
     });
   }
 
-  /** Forgets a claim whose request failed in a way a retry may not (a retryable error). */
+  /** Forgets a claim whose request failed retryably; a key taken with its effect keeps that answer (the effect happened). */
   release(scope: string, claim: IdempotencyClaim): void {
-    this.storage.sql.exec("DELETE FROM idempotency WHERE scoped_key = ? AND done = 0", JSON.stringify([scope, claim.key]));
+    const scoped = JSON.stringify([scope, claim.key]);
+    this.storage.sql.exec("UPDATE idempotency SET done = 1 WHERE scoped_key = ? AND done = 2", scoped);
+    this.storage.sql.exec("DELETE FROM idempotency WHERE scoped_key = ? AND done = 0", scoped);
   }
 }
