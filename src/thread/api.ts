@@ -15,9 +15,8 @@ import type { Settlement } from "../calls/decide.js";
 import type { CallOutcome } from "../calls/call.js";
 import type { GetMessagesOptions, MessagesResult } from "../tools/thread-state.js";
 import type { DirectCallInput, DirectCallOutcome } from "../run/direct.js";
-import type { Caller, RpcFailure, RpcResult } from "../rpc.js";
+import type { Caller, IdempotencyClaim, RpcFailure, RpcResult } from "../rpc.js";
 import type { FileInfo } from "./store/files.js";
-import type { IdempotencyClaim } from "../rpc.js";
 import type { ThreadMeta } from "./store/meta.js";
 import type { TurnRecord } from "./store/turns.js";
 

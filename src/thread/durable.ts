@@ -14,7 +14,6 @@ import type { GetMessagesOptions } from "../tools/thread-state.js";
 import type { Settlement } from "../calls/decide.js";
 import { unavailableTools } from "../tools/catalog.js";
 import type { ChildAnswer } from "../run/agent-tool.js";
-import type { Caller } from "../rpc.js";
 import type { CreateThreadInput, ScratchCallOutcome, ThreadApi, ThreadInfo } from "./api.js";
 import type { ScheduleInfo } from "../schedules/info.js";
 import { ThreadObject, type WeftEnv } from "./core.js";
@@ -25,7 +24,7 @@ import { type DirectCallInput, directCall, outcomeText, outcomeWaitsForPerson } 
 import { keyedCallId } from "../calls/call.js";
 import { SCRATCH_TTL_MS, checkAccess } from "./guard.js";
 import { checkScriptable, modelsInForce } from "../run/model-choice.js";
-import { type IdempotencyClaim, type RpcFailure, type RpcResult, rpc, rpcFailure } from "../rpc.js";
+import { type Caller, type IdempotencyClaim, type RpcFailure, type RpcResult, rpc, rpcFailure } from "../rpc.js";
 import { deleteAllRows, migrate } from "./store/migrations.js";
 import type { ThreadMeta } from "./store/meta.js";
 import { modelTools } from "../run/conversation.js";
