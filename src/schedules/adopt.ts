@@ -10,6 +10,7 @@
  * @module
  */
 import { WeftError } from "../errors.js";
+import { removedThread } from "../run/revocable.js";
 import type { RunWorld } from "../run/world.js";
 import type { ScheduleSpec } from "./define.js";
 import { type FileThread, fileBelongs, fileNameOf, fileScheduleOf } from "./files.js";
@@ -51,6 +52,8 @@ export function endFile(store: ScheduleStore, world: RunWorld, scheduleId: strin
  * @throws WeftError `schedule_not_found` (404) when the registry has no such file for this thread and it held none.
  */
 export async function adoptFile(schedules: Adopter, world: RunWorld, name: string, now: number): Promise<ScheduleInfo> {
+  // Run after earlier count changes were answered: the thread may have been removed meanwhile, and its store is shared with one made again.
+  if (world.removed) throw removedThread();
   const { store } = schedules;
   const file = fileScheduleOf(world.registry, name);
   const mine = file && fileBelongs(file, threadOf(world), threadIdOf(world)) ? file : undefined;

@@ -13,6 +13,7 @@ import { orderedId } from "../ids.js";
 import { directCall } from "../run/direct.js";
 import type { TurnRunner } from "../run/turn-runner.js";
 import type { RunWorld } from "../run/world.js";
+import { removedThread } from "../run/revocable.js";
 import { scheduleClock } from "./clock.js";
 import { limitOf } from "../limits.js";
 import { schedulePage } from "./page.js";
@@ -162,6 +163,8 @@ export class ThreadSchedules {
     const first = nextDue(spec, now, now);
     const fireAt = first === null ? null : first + jitterOf(occurrenceKey(id, first), spec.jitterMs);
     const row: ScheduleRow = { id, spec, owner, status: first === null ? "done" : "active", anchor: now, nextDue: first, fireAt, createdAt: now };
+    // The store outlives the thread: a request its removal cut (after the account's answer) must not write into one made again on the id.
+    if (world.removed) throw removedThread();
     this.store.insert(row);
     const info = infoOf(row);
     stored?.(info);

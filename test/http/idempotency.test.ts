@@ -125,7 +125,11 @@ describe("Idempotency-Key", () => {
       // Past the window the old answer is gone: the key acts again.
       expect(store.claim("tester", claim, 1_000 + IDEMPOTENCY_WINDOW_MS + 1)).toEqual({ state: "claimed", cut: false });
       const now = 10 * IDEMPOTENCY_WINDOW_MS;
-      for (let k = 0; k < IDEMPOTENCY_MAX_KEYS + 5; k++) store.claim("tester", { key: `k${k}`, fingerprint: "f" }, now + k);
+      // Answered keys go oldest first; one whose request still runs stays (idempotency-eviction.test.ts).
+      for (let k = 0; k < IDEMPOTENCY_MAX_KEYS + 5; k++) {
+        store.claim("tester", { key: `k${k}`, fingerprint: "f" }, now + k);
+        store.answer("tester", { key: `k${k}`, fingerprint: "f" }, { ok: true, value: k });
+      }
       const rows = i.ctx.storage.sql.exec("SELECT COUNT(*) AS n FROM idempotency").one().n;
       expect(rows).toBe(IDEMPOTENCY_MAX_KEYS);
       const biggest = i.ctx.storage.sql.exec("SELECT MAX(LENGTH(data)) AS n FROM idempotency_chunks").one().n;

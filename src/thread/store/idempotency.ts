@@ -13,7 +13,7 @@ import { CHUNK_CHARS } from "./kv.js";
 /** How long a key's answer is kept: 24 hours, in milliseconds. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
-/** Keys kept per thread; the oldest go first beyond it. */
+/** Keys kept per thread; beyond it the oldest go first, never one whose request runs here or whose answer waits (see `claim`). */
 export const IDEMPOTENCY_MAX_KEYS = 1000;
 
 /**
@@ -70,9 +70,11 @@ export class IdempotencyStore {
       );
       const count = sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM idempotency").one().n;
       if (count > IDEMPOTENCY_MAX_KEYS) {
-        const oldest = "SELECT scoped_key FROM idempotency ORDER BY created_at LIMIT ?";
-        sql.exec(`DELETE FROM idempotency_chunks WHERE scoped_key IN (${oldest})`, count - IDEMPOTENCY_MAX_KEYS);
-        sql.exec(`DELETE FROM idempotency WHERE scoped_key IN (${oldest})`, count - IDEMPOTENCY_MAX_KEYS);
+        // Never a key whose request still runs here, or whose effect is stored without its answer
+        // (done 2): a retry would act again. Those expire with the window.
+        const oldest = "SELECT scoped_key FROM idempotency WHERE done = 1 OR (done = 0 AND instance != ?) ORDER BY created_at LIMIT ?";
+        sql.exec(`DELETE FROM idempotency_chunks WHERE scoped_key IN (${oldest})`, this.instance, count - IDEMPOTENCY_MAX_KEYS);
+        sql.exec(`DELETE FROM idempotency WHERE scoped_key IN (${oldest})`, this.instance, count - IDEMPOTENCY_MAX_KEYS);
       }
     });
     return { state: "claimed", cut: row !== undefined };
