@@ -40,6 +40,12 @@ export type RpcResult<T> = { ok: true; value: T } | { ok: false; error: ErrorBod
 /** The failure of an {@link RpcResult}, for a method whose success is not wrapped. */
 export type RpcFailure = Extract<RpcResult<never>, { ok: false }>;
 
+/** The value of an RPC result. @throws WeftError the refusal it carries, with its code and details. */
+export function unwrap<T>(result: RpcResult<T>): T {
+  if (result.ok) return result.value;
+  throw new WeftError(result.error.code, result.error.message, result.error.details);
+}
+
 /** Runs `fn`, turning a WeftError into `{ ok: false }`; any other throw becomes `internal_error`. */
 export async function rpc<T>(fn: () => T | Promise<T>): Promise<RpcResult<T>> {
   try {

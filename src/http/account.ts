@@ -3,6 +3,7 @@
  * agent's defaults and the Worker's vars). Secret values are never shown back.
  * @module
  */
+import { unwrap } from "../rpc.js";
 import { Hono } from "hono";
 import { WeftError } from "../errors.js";
 import { MCP_SERVER_NAME_PATTERN } from "../remote/define.js";
@@ -10,7 +11,7 @@ import type { AuthedEnv } from "./auth.js";
 import { describe, ok, refused } from "./openapi.js";
 import * as R from "./responses.js";
 import { AccountEnvBody, AccountUsageQuery, BudgetsBody } from "./schemas.js";
-import { accountStub, unwrap } from "./stubs.js";
+import { accountStub } from "./stubs.js";
 import { jsonBody, query } from "./validate.js";
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;

@@ -5,6 +5,7 @@
  * (source-stacks.ts).
  * @module
  */
+import { unwrap } from "../rpc.js";
 import { Hono } from "hono";
 import type { AuthedEnv } from "./auth.js";
 import { idempotencyOf } from "./idempotency.js";
@@ -12,7 +13,7 @@ import { describe, ok, refused } from "./openapi.js";
 import * as R from "./responses.js";
 import { withSourceStacks } from "./source-stacks.js";
 import { ApproveBody, CallsQuery, DenyBody, SettleBody } from "./schemas.js";
-import { threadStub, unwrap } from "./stubs.js";
+import { threadStub } from "./stubs.js";
 import { jsonBody, query } from "./validate.js";
 
 /** The `/threads/:id/calls` routes. */

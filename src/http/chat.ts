@@ -15,13 +15,13 @@ import { parseApprovalId, UiChunkTranslator } from "../chat/ui-stream.js";
 import { type ErrorBody, WeftError } from "../errors.js";
 import { PAGE_SIZES, limitOf } from "../limits.js";
 import { type CallRecord, type EventFrame, FINAL_CALL_STATUSES } from "../protocol.js";
-import type { Caller } from "../rpc.js";
+import { type Caller, unwrap } from "../rpc.js";
 import { CALLER_HEADER, type ThreadApi } from "../thread/api.js";
 import { checkContentSize } from "../thread/store/messages.js";
 import type { AuthedEnv } from "./auth.js";
 import { describe, ok, refused } from "./openapi.js";
 import * as R from "./responses.js";
-import { threadStub, unwrap } from "./stubs.js";
+import { threadStub } from "./stubs.js";
 import { jsonBody } from "./validate.js";
 
 /** How many stored messages `GET /threads/:id/chat` turns into UI messages (the newest): one full page. */

@@ -7,12 +7,12 @@
 import { byteLength, fitsBytes } from "../bytes.js";
 import { WeftError } from "../errors.js";
 import { limitOf } from "../limits.js";
-import type { Caller, IdempotencyClaim, RpcResult } from "../rpc.js";
+import { type Caller, type IdempotencyClaim, type RpcResult, unwrap } from "../rpc.js";
 import { type DirectCallInput, type DirectCallOutcome, outcomeWaitsForPerson, readOutcomeText } from "../run/direct.js";
 import type { WeftEnv } from "../thread/durable.js";
 import type { ToolCatalog } from "../tools/catalog.js";
 import { answerJson } from "./answers.js";
-import { keyedThread, newThread, threadStub, tokenThread, unwrap } from "./stubs.js";
+import { keyedThread, newThread, threadStub, tokenThread } from "./stubs.js";
 
 const TOKEN = /^[^:]+:.+$/;
 

@@ -3,11 +3,12 @@
  * with their content type and a `Content-Disposition`, delete. Owner only (admins may read).
  * @module
  */
+import { unwrap } from "../rpc.js";
 import { Hono } from "hono";
 import type { AuthedEnv } from "./auth.js";
 import { describe, ok, refused } from "./openapi.js";
 import * as R from "./responses.js";
-import { threadStub, unwrap } from "./stubs.js";
+import { threadStub } from "./stubs.js";
 
 /** The path after `/files/`, decoded once (stored paths hold percent-encoded call ids). */
 function filePath(url: string): string {

@@ -13,6 +13,7 @@
  *   the state once its code was traded (src/account/mcp-connections.ts; a failed exchange leaves it open).
  * @module
  */
+import { unwrap } from "../rpc.js";
 import { Hono } from "hono";
 import { accountOf } from "../account/api.js";
 import { Vault } from "../account/mcp-vault.js";
@@ -23,7 +24,6 @@ import { OAUTH_COMPLETE_PATH, callbackPage } from "./mcp-oauth-page.js";
 import { describe, ok, refused } from "./openapi.js";
 import * as R from "./responses.js";
 import { McpAuthorizationBody } from "./schemas.js";
-import { unwrap } from "./stubs.js";
 import { jsonBody } from "./validate.js";
 
 /** The verified payload of `state` (user `u`, thread `t`, authorization `n`). @throws WeftError `invalid_request` (path `state`) for anything else. */

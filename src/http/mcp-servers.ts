@@ -5,6 +5,7 @@
  * for that user only.
  * @module
  */
+import { unwrap } from "../rpc.js";
 import { Hono } from "hono";
 import { WeftError } from "../errors.js";
 import { MAX_USER_MCP_SERVERS, MCP_SERVER_NAME_PATTERN, checkUserMcpServer } from "../remote/define.js";
@@ -13,7 +14,7 @@ import type { AuthedEnv } from "./auth.js";
 import { describe, ok, refused } from "./openapi.js";
 import * as R from "./responses.js";
 import { UserMcpServerBody } from "./schemas.js";
-import { accountStub, unwrap } from "./stubs.js";
+import { accountStub } from "./stubs.js";
 import { jsonBody } from "./validate.js";
 
 /** The `/mcp-servers` routes; `registry` names what a user's server may not be called. */

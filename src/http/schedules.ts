@@ -7,13 +7,14 @@
  * each with its path, storing nothing.
  * @module
  */
+import { unwrap } from "../rpc.js";
 import { Hono } from "hono";
 import * as z from "zod";
 import type { AuthedEnv } from "./auth.js";
 import { idempotencyOf } from "./idempotency.js";
 import { describe, ok, refused } from "./openapi.js";
 import { Schedule, ScheduleList } from "./schedule-responses.js";
-import { threadStub, unwrap } from "./stubs.js";
+import { threadStub } from "./stubs.js";
 import { jsonBody, query } from "./validate.js";
 import { SchedulesQuery } from "./schemas.js";
 import { SCHEDULE_PAGE_BYTES } from "../schedules/page.js";

@@ -1,7 +1,6 @@
 /**
- * Reaching Durable Objects from the Worker: thread ids parsed without ever a 500, the one typed
- * RPC interface (`ThreadApi`, which the Thread class implements), and RPC results turned back
- * into thrown WeftErrors.
+ * Reaching Durable Objects from the Worker: thread ids parsed without ever a 500, and the one
+ * typed RPC interface (`ThreadApi`, which the Thread class implements).
  * @module
  */
 import { WeftError } from "../errors.js";
@@ -10,7 +9,6 @@ import { accountOf } from "../account/api.js";
 import type { Caller } from "../rpc.js";
 import type { ThreadApi } from "../thread/api.js";
 import type { WeftEnv } from "../thread/durable.js";
-import type { RpcResult } from "../rpc.js";
 
 /**
  * The stub for a thread id (64 hex characters, as `POST /threads` returns).
@@ -75,8 +73,3 @@ export function accountStub(env: WeftEnv, caller: Caller): AccountApi | null {
   return env.ACCOUNT ? accountOf(env.ACCOUNT, caller.userId) : null;
 }
 
-/** The value of an RPC result, or its error thrown as a WeftError. */
-export function unwrap<T>(result: RpcResult<T>): T {
-  if (result.ok) return result.value;
-  throw new WeftError(result.error.code, result.error.message, result.error.details);
-}

@@ -3,6 +3,7 @@
  * a new thread is the verified caller; every other route answers only its owner (reads: admins too).
  * @module
  */
+import { unwrap } from "../rpc.js";
 import { Hono } from "hono";
 import { WeftError } from "../errors.js";
 import { limitOf, pageSize } from "../limits.js";
@@ -15,7 +16,7 @@ import { idempotencyOf } from "./idempotency.js";
 import { describe, ok, refused } from "./openapi.js";
 import * as R from "./responses.js";
 import { CreateThreadBody, MessagesQuery, PostMessageBody, ThreadsQuery, WsQuery } from "./schemas.js";
-import { accountStub, keyedThread, newThread, threadStub, tokenThread, unwrap } from "./stubs.js";
+import { accountStub, keyedThread, newThread, threadStub, tokenThread } from "./stubs.js";
 import { jsonBody, query } from "./validate.js";
 
 /** The `/threads` routes. */

@@ -19,7 +19,7 @@ export interface ScheduleAlarm {
 /**
  * Makes a thread's schedules over its storage and alarm. `hasTables` says whether the thread's
  * tables exist (not before its create nor after its removal); `running` answers the thread's run
- * world (null when there is none); `crashHook` is the crash tests' seam (null in production):
+ * world (null when there is none); `counted` runs an occurrence's call as work a removal waits for; `crashHook` is the crash tests' seam (null in production):
  * each step of an occurrence calls it with the rows durable, as the pipeline's `after_result`.
  */
 export function schedulesOf(
@@ -27,6 +27,7 @@ export function schedulesOf(
   hasTables: () => boolean,
   alarm: ScheduleAlarm,
   running: ScheduleHost["running"],
+  counted: ScheduleHost["counted"],
   crashHook: (() => CrashHook | null | undefined) | null,
 ): ThreadSchedules {
   const crash = async (point: string, callId: string) => {
@@ -37,7 +38,7 @@ export function schedulesOf(
   };
   const wakeBy = (at: number) => alarm.ensureDue(at);
   const runs = new BackgroundRuns(new RunStore(storage, hasTables), { running, wakeBy });
-  const schedules = new ThreadSchedules(new ScheduleStore(storage, hasTables), { running, wakeBy, ...(crashHook ? { crash } : {}) }, runs);
+  const schedules = new ThreadSchedules(new ScheduleStore(storage, hasTables), { running, wakeBy, counted, ...(crashHook ? { crash } : {}) }, runs);
   // Background runs share the alarm too: their next look at a child is a due time like a schedule's.
   alarm.due = () => {
     if (!running()) return null;

@@ -12,6 +12,8 @@ export interface ScheduleHost {
   running(): { world: RunWorld; runner: TurnRunner } | null;
   /** Makes sure the alarm fires by `at` (epoch ms) at the latest. */
   wakeBy(at: number): Promise<void>;
+  /** Runs an occurrence's call as work the thread's removal waits for, and cuts once its grace ends. */
+  counted<T>(work: () => Promise<T>): Promise<T>;
   /**
    * Test seam of the crash tests: called at each step of an occurrence (`occurrence_due` before
    * its journal row, `occurrence_journaled` after it, `occurrence_done` after its call's result)

@@ -83,6 +83,8 @@ export class ThreadSchedules {
   forget(): void {
     this.store.forget();
     this.runs?.store.forget();
+    // A removed thread's count changes still waiting must not hold up one made again on the id.
+    this.counting = Promise.resolve();
   }
 
   /**
@@ -119,6 +121,8 @@ export class ThreadSchedules {
     if (nextDue(spec, now, now) === null) throw new WeftError("invalid_schedule", "the schedule has no occurrence before its until", { path: ["until"] });
     // One count change at a time: the check, the account's answer and the row belong together.
     return this.counted(async () => {
+      // Removed while it waited behind an earlier count change: nothing to count, nothing to store.
+      if (world.removed) throw removedThread();
       const active = this.store.activeCount();
       if (active >= MAX_SCHEDULES_PER_THREAD) {
         throw new WeftError("too_many_schedules", `this thread has ${MAX_SCHEDULES_PER_THREAD} active schedules already; cancel one first`, { limit: MAX_SCHEDULES_PER_THREAD, scope: "thread", path: [] });
@@ -380,7 +384,8 @@ export class ThreadSchedules {
     }
     try {
       // A refusal (its tool gone, its input no longer valid) is stored as the occurrence's failed call: seen, never lost.
-      const outcome = await directCall(r.world, r.runner, { toolName: target.tool, input: target.input ?? {}, callId: o.callId, recordRefusal: true });
+      const call = { toolName: target.tool, input: target.input ?? {}, callId: o.callId, recordRefusal: true };
+      const outcome = await this.host.counted(() => directCall(r.world, r.runner, call));
       // Deleted meanwhile: these tables may be a thread's made again on the id since.
       if (r.world.removed || outcome.status === "awaiting_approval" || outcome.status === "parked") return;
       if (this.host.crash) await this.host.crash("occurrence_done", o.callId);

@@ -1,11 +1,12 @@
 /**
  * The user-account level of a thread's env: the owner's values, read from their UserAccount and
- * kept until the account says they changed.
+ * kept until the account says they changed; and the redactor a new thread's history is stored through.
  * @module
  */
 import { accountOf } from "../account/api.js";
 import type { EnvType } from "../protocol.js";
 import type { EnvEntry, UserEnvSource } from "./env.js";
+import { Redactor, secretsOf } from "./redact.js";
 
 /**
  * The user-account level of env resolution, read from the owner's UserAccount. The owner's values
@@ -81,4 +82,13 @@ export class UserEnv implements UserEnvSource {
   invalidate(): void {
     this.notices++;
   }
+}
+
+/**
+ * What a new thread's `history` is stored through: the secrets the thread holds from its start
+ * (its own env values and its owner's account values) replaced, as in every message it stores.
+ */
+export async function historyRedactor(accounts: DurableObjectNamespace | undefined, userId: string | null, threadEnv: Map<string, EnvEntry>): Promise<Redactor> {
+  const owner = accounts && userId ? await accountOf(accounts, userId).envValues() : {};
+  return new Redactor([...secretsOf(threadEnv), ...secretsOf(Object.entries(owner))]);
 }

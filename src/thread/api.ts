@@ -132,8 +132,10 @@ export interface ThreadApi {
   /**
    * A direct call without a session, in one round trip: creates the scratch thread `threadId`
    * (`input` gives its arguments), runs the call, and removes the thread, unless the call waits
-   * for a person (the thread is kept as an ordinary session: `kept`) or `idem` is given (the
-   * thread keeps the key until its alarm removes it).
+   * for a person (the thread is kept as an ordinary session: `kept`, listed in the caller's
+   * account) or `idem` is given (the thread keeps the key until its alarm removes it, counted
+   * unlisted against the per-user limit from before the call runs; a repeat under the key finds it
+   * and its answer).
    */
   scratchCall(caller: Caller, input: CreateThreadInput, threadId: string, call: DirectCallInput, idem?: IdempotencyClaim): Promise<RpcResult<ScratchCallOutcome>>;
   stop(caller: Caller): Promise<RpcResult<{ stopped: boolean }>>;

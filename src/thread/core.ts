@@ -94,12 +94,13 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
       env,
       threadId: ctx.id.toString(),
       meta: () => this.world!.meta,
+      alive: (meta) => !this.gone && this.world!.meta === meta,
       writeMeta: (meta) => this.store.meta.write(meta),
       inFlight: this.inFlight,
       removeAll: () => this.removeAll(),
     });
     // Schedules share the one alarm through their due-time index (src/schedules/).
-    this.schedules = schedulesOf(ctx.storage, () => hasTables(ctx.storage), this.alarmClock, () => (this.gone ? null : { world: this.world!, runner: this.runner! }), this.crashHook() ? () => this.world?.crashHook : null);
+    this.schedules = schedulesOf(ctx.storage, () => hasTables(ctx.storage), this.alarmClock, () => (this.gone ? null : { world: this.world!, runner: this.runner! }), (work) => this.inFlight.run(work), this.crashHook() ? () => this.world?.crashHook : null);
     this.store.calls.onUnfinishedRow = () => this.alarmClock.watchRow(this.inFlight.count <= 1 && !this.runner?.active);
     // A value a tool sets is a secret from that moment, in logs too.
     this.store.env.onChange = () => void this.secrets.redactor();

@@ -11,8 +11,6 @@ import { normalizeScript } from "../models/scripted.js";
 import { type Registry, agentIds, defaultAgentId, findAgent } from "../run/agent.js";
 import type { NewTurnMessage } from "../run/messages.js";
 import { checkHistory } from "../run/seed-history.js";
-import { accountOf } from "../account/api.js";
-import { Redactor, secretsOf } from "../secrets/redact.js";
 import type { Caller } from "../rpc.js";
 import type { CreateThreadInput } from "./api.js";
 import type { EnvEntry } from "../secrets/env.js";
@@ -58,15 +56,6 @@ export function prepareThread(registry: Registry, caller: Caller, input: CreateT
     Object.entries(input.env ?? {}).map(([k, v]) => [k, typeof v === "string" ? { value: v, type: "secret" } : { value: v.value, type: v.type ?? "secret" }]),
   );
   return { meta, script: [...agentScript, ...script], env, history: checkHistory(input.history ?? []) };
-}
-
-/**
- * What a new thread's `history` is stored through: the secrets the thread holds from its start
- * (its own env values and its owner's account values) replaced, as in every message it stores.
- */
-export async function historyRedactor(accounts: DurableObjectNamespace | undefined, userId: string | null, threadEnv: Map<string, EnvEntry>): Promise<Redactor> {
-  const owner = accounts && userId ? await accountOf(accounts, userId).envValues() : {};
-  return new Redactor([...secretsOf(threadEnv), ...secretsOf(Object.entries(owner))]);
 }
 
 /**

@@ -17,12 +17,14 @@ import type { ChildAnswer } from "../run/agent-tool.js";
 import type { CreateThreadInput, ScratchCallOutcome, ThreadApi, ThreadInfo } from "./api.js";
 import type { ScheduleInfo } from "../schedules/info.js";
 import { ThreadObject, type WeftEnv } from "./core.js";
-import { historyRedactor, prepareThread, storeNewThread } from "./create.js";
+import { prepareThread, storeNewThread } from "./create.js";
+import { historyRedactor } from "../secrets/user-env.js";
 import { checkStoredHistory } from "../run/seed-history.js";
 import type { PostMessageInput } from "../run/posted.js";
 import { type DirectCallInput, directCall, outcomeText, outcomeWaitsForPerson } from "../run/direct.js";
 import { keyedCallId } from "../calls/call.js";
 import { SCRATCH_TTL_MS, checkAccess } from "./guard.js";
+import { cutByRemoval } from "./removal.js";
 import { checkScriptable, modelsInForce } from "../run/model-choice.js";
 import { type Caller, type IdempotencyClaim, type RpcFailure, type RpcResult, rpc, rpcFailure } from "../rpc.js";
 import { deleteAllRows, migrate } from "./store/migrations.js";
@@ -53,12 +55,16 @@ export function createThreadClass(registry: Registry) {
       const removals = this.inFlight.removals;
       // Counted like a call: a delete that comes before the create answered waits for it.
       this.creating++;
-      const created: RpcResult<ThreadMeta> = await this.inFlight.run(() => this.once(caller, idem, (cut) => this.createOnce(caller, input, threadId, cut), true)).catch(rpcFailure);
+      const created: RpcResult<ThreadMeta> = await this.inFlight
+        .run(async () => {
+          const made = await this.once(caller, idem, (cut) => this.createOnce(caller, input, threadId, cut), true);
+          // A deletion here may have unlisted the id after the Worker listed it for this create: listed
+          // again (counted, so a delete of the new thread unlists it after). Only such an id pays it.
+          if (this.inFlight.removals > 0 && made.ok) await this.listing.listInAccount(made.value, made.value.createdAt, true);
+          return made;
+        })
+        .catch(rpcFailure);
       this.creating--;
-      // A deletion here may have unlisted the id after the Worker listed it for this create (the
-      // Worker lists first, and its create may arrive during the deletion or after it), so it is
-      // listed again. Only an id deleted in this instance pays the extra request.
-      if (this.inFlight.removals > 0 && created.ok) await this.listing.listInAccount(created.value, created.value.createdAt, true);
       // A failed create leaves no thread behind, not even its key: the retry fails the same way. Not
       // while another create may be making the thread, or a removal has run since it began (or runs).
       if (idem && !created.ok && !this.world && this.creating === 0 && this.inFlight.removing === null && this.inFlight.removals === removals) {
@@ -186,7 +192,6 @@ export function createThreadClass(registry: Registry) {
       });
     }
 
-    // --- schedules (src/schedules/)
     async createSchedule(caller: Caller, input: unknown, idem?: IdempotencyClaim) {
       // A schedule due at once may fire in this request: work that may run a call is watched.
       return this.serve<ScheduleInfo>(caller, { access: "write", idem, env: true, watched: true }, (_w, _r, taken) => this.schedules.create(input, caller.userId, taken));
@@ -199,7 +204,6 @@ export function createThreadClass(registry: Registry) {
     async cancelSchedule(caller: Caller, scheduleId: string) {
       return this.serve(caller, { access: "write" }, () => this.schedules.cancel(scheduleId));
     }
-    // --- end schedules
 
     async callTool(caller: Caller, input: DirectCallInput, idem?: IdempotencyClaim) {
       // A direct call runs outside any turn; the watchdog finishes it if a crash cuts it.
@@ -270,16 +274,12 @@ export function createThreadClass(registry: Registry) {
       });
     }
 
-    /**
-     * A direct call without a session, in one round trip: makes a scratch thread here, runs the
-     * call, and removes the thread again, unless the call waits for a person (then the thread is
-     * kept and listed in the caller's account) or `idem` is given (the thread keeps the key until
-     * its own alarm removes it, counted unlisted against the per-user limit from before the call
-     * runs). A repeat under the same key finds this thread and its answer.
-     */
     async scratchCall(caller: Caller, input: CreateThreadInput, threadId: string, call: DirectCallInput, idem?: IdempotencyClaim): Promise<RpcResult<ScratchCallOutcome>> {
       const created = await this.create(caller, { ...input, ephemeral: true }, threadId);
       if (!created.ok && !(idem && created.error.code === "thread_exists")) return created;
+      // A DELETE may remove this thread while the call waits, and a retry of the key make it again.
+      const world = this.world;
+      const mine = () => world !== null && this.world === world && !world.removed;
       if (idem) {
         // Kept whatever the call's end (an error too, to replay it): counted before it runs.
         const counted = await this.listing.countScratch();
@@ -289,15 +289,15 @@ export function createThreadClass(registry: Registry) {
       // A call that waits for a person keeps its scratch thread, or nobody could approve it.
       const kept = result.ok && outcomeWaitsForPerson(result.value);
       if (kept) {
-        this.guard(caller, "write");
+        if (!mine()) return rpcFailure(cutByRemoval());
         // Over the per-user limit, a call that only waits for its approval (nothing ran) is
         // refused as a create is, with its scratch thread; one that began must stay findable.
         const listed = await this.listing.keepAsSession(!result.ok || result.value.status !== "awaiting_approval");
         if (!listed.ok) {
-          await this.removeAll();
+          if (mine()) await this.removeAll();
           return listed;
         }
-      } else if (!idem && this.world) await this.removeAll();
+      } else if (!idem && mine()) await this.removeAll();
       return result.ok ? { ok: true, value: { ...result.value, kept } } : result;
     }
   };

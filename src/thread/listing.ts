@@ -6,7 +6,7 @@
  */
 import { type AccountApi, accountOf, claimThread } from "../account/api.js";
 import { type RpcResult, rpcFailure } from "../rpc.js";
-import type { InFlight } from "./removal.js";
+import { type InFlight, cutByRemoval } from "./removal.js";
 import type { ThreadMeta } from "./store/meta.js";
 
 /** What the listing needs of its Durable Object. */
@@ -17,6 +17,8 @@ export interface ListingParts {
   readonly threadId: string;
   /** The thread's record (the thread exists). */
   meta(): ThreadMeta;
+  /** Whether `meta` is still the record of the thread here: not removed, nor made again on the id. */
+  alive(meta: ThreadMeta): boolean;
   /** Stores the changed record. */
   writeMeta(meta: ThreadMeta): void;
   /** Work running in this instance; a removal waits for it. */
@@ -40,15 +42,24 @@ export class AccountListing {
   async keepAsSession(mustKeep: boolean): Promise<RpcResult<null>> {
     const meta = this.parts.meta();
     if (!meta.ephemeral) return { ok: true, value: null };
-    // Listed first: a refusal leaves the thread scratch, and a crash between the two leaves an
-    // entry the next keep (the alarm's) finds listed already.
+    // Counted: a removal waits for it. Listed first: a refusal leaves the thread scratch, and a
+    // crash between the two leaves an entry the next keep (the alarm's) finds listed already.
     // A scratch thread counted already (kept for its Idempotency-Key) is listed in its own slot.
-    const listed = await this.listInAccount({ ...meta, ephemeral: false }, Date.now(), mustKeep);
-    if (!listed.ok) return listed;
-    meta.ephemeral = false;
-    delete meta.counted;
-    this.parts.writeMeta(meta);
-    return listed;
+    return this.counted(async () => {
+      const listed = await this.listInAccount({ ...meta, ephemeral: false }, Date.now(), mustKeep);
+      if (!listed.ok) return listed;
+      // Removed meanwhile: its record must not overwrite a thread made again on the id.
+      if (!this.parts.alive(meta)) throw cutByRemoval();
+      meta.ephemeral = false;
+      delete meta.counted;
+      this.parts.writeMeta(meta);
+      return listed;
+    });
+  }
+
+  /** Runs `work` counted in `inFlight`, so a removal waits for it; what it throws (a cut) is its answer. */
+  private counted(work: () => Promise<RpcResult<null>>): Promise<RpcResult<null>> {
+    return this.parts.inFlight.run(work).catch(rpcFailure);
   }
 
   /**
@@ -59,8 +70,10 @@ export class AccountListing {
    * the slot. A thread counted already (a repeat of the key) or kept as a session passes.
    */
   async countScratch(): Promise<RpcResult<null>> {
+    const meta = this.parts.meta();
     const counted = await this.takeScratchSlot(false);
-    if (!counted.ok) await this.parts.removeAll();
+    // Cut by a removal instead, it is gone already: one made again on the id is not this one.
+    if (!counted.ok && this.parts.alive(meta)) await this.parts.removeAll();
     return counted;
   }
 
@@ -68,19 +81,17 @@ export class AccountListing {
   takeScratchSlot(mustKeep: boolean): Promise<RpcResult<null>> {
     // Counted in `inFlight`: a removal that begins meanwhile (its alarm's) frees the slot only
     // after it is taken; one under way already takes none (`thread_not_found`, as for a call).
-    return this.parts.inFlight
-      .run(async (): Promise<RpcResult<null>> => {
-        const meta = this.parts.meta();
-        if (!meta.ephemeral) return { ok: true, value: null };
-        if (!meta.counted) {
-          // Marked before the slot is taken: after a crash between the two, its removal frees a
-          // slot it does not hold (nothing), never leaves one taken.
-          meta.counted = true;
-          this.parts.writeMeta(meta);
-        }
-        return this.listInAccount(meta, meta.createdAt, mustKeep);
-      })
-      .catch(rpcFailure);
+    return this.counted(async () => {
+      const meta = this.parts.meta();
+      if (!meta.ephemeral) return { ok: true, value: null };
+      if (!meta.counted) {
+        // Marked before the slot is taken: after a crash between the two, its removal frees a
+        // slot it does not hold (nothing), never leaves one taken.
+        meta.counted = true;
+        this.parts.writeMeta(meta);
+      }
+      return this.listInAccount(meta, meta.createdAt, mustKeep);
+    });
   }
 
   /**

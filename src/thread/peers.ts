@@ -7,7 +7,7 @@
 import { WeftError } from "../errors.js";
 import type { AccountEntry, AccountNotices, ChildAnswer, ChildThreadInput, ChildThreads, ThreadOwner } from "../ports/threads.js";
 import { accountOf } from "../account/api.js";
-import type { Caller, RpcResult } from "../rpc.js";
+import { type Caller, type RpcResult, unwrap } from "../rpc.js";
 import type { CreateThreadInput } from "./api.js";
 
 /** The part of a Thread stub another thread or an account uses. */
@@ -16,12 +16,6 @@ interface PeerStub {
   childAnswer(caller: Caller, wait: boolean): Promise<RpcResult<ChildAnswer>>;
   childChanged(caller: Caller): Promise<RpcResult<null>>;
   accountEnvChanged(): Promise<{ live: boolean }>;
-}
-
-/** The value of an RPC answer. @throws WeftError the refusal it carries. */
-function unwrap<T>(result: RpcResult<T>): T {
-  if (!result.ok) throw new WeftError(result.error.code, result.error.message, result.error.details);
-  return result.value;
 }
 
 /** Threads and accounts reached through the Worker's Durable Object bindings. */

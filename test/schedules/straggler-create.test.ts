@@ -2,8 +2,11 @@
  * A schedule request still waiting for the owner's account (its count check) when a DELETE cut it
  * must not store its schedule once the account answers: the schedules' store is the Durable
  * Object's, shared with a thread made again on the same id (found by a hostile review: the new
- * thread fired the deleted thread's schedule every hour).
+ * thread fired the deleted thread's schedule every hour; a request waiting behind it counted the
+ * deleted thread in the owner's account for good, and held up the new thread's requests).
  */
+import { env } from "cloudflare:workers";
+import { runInDurableObject } from "cloudflare:test";
 import { expect, it } from "vitest";
 import { inThread, json, keyed, until } from "../helpers.js";
 
@@ -35,4 +38,54 @@ it("a schedule request a DELETE cut stores nothing in the thread made again on t
   expect((await straggler).status).toBe(404);
   expect((await json("GET", `/threads/${id}/schedules`)).body.schedules).toEqual([]);
   expect(await inThread(id, (t) => (t.ctx.storage.sql as SqlStorage).exec("SELECT COUNT(*) AS n FROM schedules").one().n)).toBe(0);
+}, 90_000);
+
+/** The schedules the owner's account counts for `threadId`. */
+function countedIn(threadId: string): Promise<number> {
+  const ns = (env as unknown as { ACCOUNT: DurableObjectNamespace }).ACCOUNT;
+  const run = runInDurableObject as unknown as (stub: DurableObjectStub, cb: (a: { ctx: DurableObjectState }) => number) => Promise<number>;
+  return run(ns.get(ns.idFromName("tester")), (a) => a.ctx.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM schedule_counts WHERE thread_id = ?", threadId).one().n);
+}
+
+it("a schedule request waiting behind another when a DELETE came tells the account nothing of the deleted thread", async () => {
+  const id = (await json("POST", "/threads", { agent: "guarantees" })).body.threadId as string;
+  const tag = crypto.randomUUID();
+  // The first count reaches the account at once; its answer comes back when released.
+  await inThread(id, (t) => {
+    const peers = t.world!.peers;
+    const count = peers.countSchedules.bind(peers);
+    peers.countSchedules = (...args: Parameters<typeof count>) => {
+      peers.countSchedules = count;
+      const answered = count(...args);
+      return new Promise((resolve, reject) => void ((g.__heldCount ??= {})[tag] = () => void answered.then(resolve, reject)));
+    };
+  });
+  const body = { every: "1h", target: { tool: "effect_read", input: {} } };
+  const first = keyed("POST", `/threads/${id}/schedules`, `a-${tag}`, body);
+  await until(() => inThread(id, () => g.__heldCount?.[tag] !== undefined), "the count check to wait");
+  const second = keyed("POST", `/threads/${id}/schedules`, `b-${tag}`, body);
+  await until(() => inThread(id, (t) => t.inFlight.count === 2), "the second request to wait behind the first");
+  expect(await json("DELETE", `/threads/${id}`)).toEqual({ status: 200, body: { deleted: true } });
+  await inThread(id, () => g.__heldCount![tag]!());
+  expect((await Promise.all([first, second])).map((a) => a.status)).toEqual([404, 404]);
+  expect(await countedIn(id)).toBe(0);
+}, 90_000);
+
+it("a deleted thread's schedule request waiting for the account does not hold up the new thread's", async () => {
+  const token = `schedule-chain:${crypto.randomUUID()}`;
+  const made = () => json("POST", "/threads", { agent: "guarantees", continuationToken: token });
+  const id = (await made()).body.threadId as string;
+  const tag = crypto.randomUUID();
+  await holdCount(id, tag);
+  const body = { every: "1h", target: { tool: "effect_read", input: {} } };
+  const straggler = keyed("POST", `/threads/${id}/schedules`, `old-${tag}`, body);
+  await until(() => inThread(id, () => g.__heldCount?.[tag] !== undefined), "the count check to wait");
+  expect(await json("DELETE", `/threads/${id}`)).toEqual({ status: 200, body: { deleted: true } });
+  expect((await made()).status).toBe(201);
+  // Held up, it would answer only once the deleted thread's request did: it is given 5 s.
+  const fresh = keyed("POST", `/threads/${id}/schedules`, `new-${tag}`, body);
+  const early = await Promise.race([fresh.then((r) => r.status), new Promise((r) => setTimeout(() => r("no answer"), 5000))]);
+  await inThread(id, () => g.__heldCount![tag]!());
+  await straggler;
+  expect(early).toBe(201);
 }, 90_000);

@@ -49,3 +49,20 @@ it("a deleted thread's occurrence that ends late leaves the re-created thread's 
   expect(after.occurrences).toEqual(planted.occurrences);
   expect(ended).toBe("ended");
 }, 60_000);
+
+it("a DELETE waits out its grace for an occurrence's call still running, then cuts it", async () => {
+  const { id } = await keyedThread("occurrence-cut");
+  setClock(T0);
+  await makeSchedule(id, { every: "5m", target: { tool: "slow_read", input: { ms: 60_000 } } });
+  setClock(T0 + 5 * MINUTE);
+  const alarm = deliverAlarm(id).then(
+    () => "ended",
+    () => "ended",
+  );
+  await until(() => inThread(id, (t) => (t.ctx.storage.sql as SqlStorage).exec("SELECT COUNT(*) AS n FROM calls WHERE status = 'started'").one().n === 1), "the occurrence's call to start");
+  const deleting = json("DELETE", `/threads/${id}`);
+  // Counted like a direct call, it holds the delete until the grace ends and it is cut (slow_read heeds its signal).
+  const first = await Promise.race([deleting.then(() => "deleted"), alarm]);
+  expect(await deleting).toEqual({ status: 200, body: { deleted: true } });
+  expect({ first, alarm: await Promise.race([alarm, new Promise((r) => setTimeout(() => r("still running"), 3000))]) }).toEqual({ first: "ended", alarm: "ended" });
+}, 60_000);

@@ -1,0 +1,75 @@
+/**
+ * A keyed direct call without a session runs in a scratch thread whose id comes from its key, so a
+ * retry of the key after a DELETE makes that thread again on the same id. Work of the deleted one
+ * still waiting for the owner's account must act on nothing of the new one (found by a hostile
+ * review: it removed the new thread, so the tool ran twice under one key, and it overwrote the new
+ * thread's record with its own).
+ */
+import { env } from "cloudflare:workers";
+import { expect, it } from "vitest";
+import { inThread, json, keyed, ledgerOf, until } from "../helpers.js";
+import { untilDeleting } from "../removal-helpers.js";
+
+const g = globalThis as unknown as { __heldListing?: Record<string, () => void> };
+
+/** The scratch thread a keyed call of user `userId` runs in (src/http/stubs.ts `keyedThread`). */
+function scratchIdOf(userId: string, key: string): string {
+  const ns = (env as unknown as { THREAD: DurableObjectNamespace }).THREAD;
+  return ns.idFromName(`idem:${JSON.stringify(["call", userId, key])}`).toString();
+}
+
+/** Holds the thread's next account listing that `which` picks until `g.__heldListing[tag]` is called. */
+function holdListing(id: string, tag: string, which: (meta: { ephemeral?: boolean }) => boolean): Promise<void> {
+  return inThread(id, (t) => {
+    const listing = t.listing;
+    const list = listing.listInAccount.bind(listing);
+    listing.listInAccount = (...args: Parameters<typeof list>) => {
+      if (!which(args[0] as { ephemeral?: boolean })) return list(...args);
+      listing.listInAccount = list;
+      return new Promise((resolve, reject) => void ((g.__heldListing ??= {})[tag] = () => void list(...args).then(resolve, reject)));
+    };
+  });
+}
+
+async function listed(id: string): Promise<boolean> {
+  const page = await json("GET", "/threads?limit=200");
+  return page.body.threads.some((t: { threadId: string }) => t.threadId === id);
+}
+
+it("a deleted scratch thread's count answering late leaves the one made again on the id, whose call ran once", async () => {
+  const key = `scratch-count-${crypto.randomUUID()}`;
+  const id = scratchIdOf("tester", key);
+  await holdListing(id, key, () => true);
+  const body = { input: { label: "scratch" } };
+  const first = keyed("POST", "/v1/tools/effect_write", key, body);
+  await until(() => inThread(id, () => g.__heldListing?.[key] !== undefined), "the count to wait");
+  expect(await json("DELETE", `/threads/${id}`)).toEqual({ status: 200, body: { deleted: true } });
+  const second = await keyed("POST", "/v1/tools/effect_write", key, body);
+  expect(second.status).toBe(200);
+  const effectKey = JSON.parse(second.body.result).effectKey as string;
+  await inThread(id, () => g.__heldListing![key]!());
+  expect((await first).status).toBe(404);
+  const repeat = await keyed("POST", "/v1/tools/effect_write", key, body);
+  expect({ repeat: repeat.status, sameCall: repeat.body.callId === second.body.callId, runs: (await ledgerOf(effectKey)).runs }).toEqual({ repeat: 200, sameCall: true, runs: 1 });
+}, 90_000);
+
+it("a DELETE waits for a scratch call being kept as a session, which then writes nothing and leaves nothing listed", async () => {
+  const key = `scratch-keep-${crypto.randomUUID()}`;
+  const id = scratchIdOf("tester", key);
+  await holdListing(id, key, (meta) => meta.ephemeral === false);
+  const first = keyed("POST", "/v1/tools/dated", key, { input: { when: "2026-01-01T00:00:00Z" } });
+  await until(() => inThread(id, () => g.__heldListing?.[key] !== undefined), "the keep to wait");
+  const deleting = json("DELETE", `/threads/${id}`);
+  await untilDeleting(id);
+  // The account answers within the delete's grace: the delete waited for it, and unlists after.
+  await inThread(id, () => g.__heldListing![key]!());
+  expect(await deleting).toEqual({ status: 200, body: { deleted: true } });
+  expect((await first).status).toBe(404);
+  expect(await listed(id)).toBe(false);
+  // Made again by the key: its record is its own.
+  const again = await keyed("POST", "/v1/tools/effect_write", key, { input: { label: "again" } });
+  expect([again.status, again.body.scratchWorkspace]).toEqual([200, true]);
+  const stored = await inThread(id, (t) => ({ memory: t.world!.meta, stored: t.store.meta.read() }));
+  expect(stored.stored).toEqual(stored.memory);
+  expect(await listed(id)).toBe(false);
+}, 90_000);
