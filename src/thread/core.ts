@@ -271,8 +271,8 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
   /**
    * Removes the whole thread: rows, files, alarm, sockets. From its first step every request
    * that comes finds no thread (`thread_not_found`, as for one never made) and nothing new starts;
-   * a running turn stops (as `POST /threads/:id/stop`). The calls already running, direct ones and
-   * a person's decisions, get `WEFT_DELETE_GRACE_MS` to finish and answer as usual; whatever still
+   * a running turn stops (as `POST /threads/:id/stop`). The calls already running (direct ones, a
+   * person's decisions, a schedule's occurrences) get `WEFT_DELETE_GRACE_MS` to finish and answer as usual; whatever still
    * runs then is cut (every attempt ends, see `Deadlines.cut`) and answers `thread_not_found` with
    * `details.deleted`. Only then does the owner's account unlist it and do the rows go, so no call
    * writes into a removed thread and each still gets exactly one answer. A second removal
