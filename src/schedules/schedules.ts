@@ -83,7 +83,8 @@ export class ThreadSchedules {
   forget(): void {
     this.store.forget();
     this.runs?.store.forget();
-    // A removed thread's count changes still waiting must not hold up one made again on the id.
+    // A removed thread's count changes still waiting do nothing, nor hold up one made again on the id.
+    this.lifetime++;
     this.counting = Promise.resolve();
   }
 
@@ -140,10 +141,14 @@ export class ThreadSchedules {
 
   /** The tail of this thread's count changes, each sent to the owner's account after the one before. */
   private counting: Promise<unknown> = Promise.resolve();
+  /** Lifetimes of the thread this object has ended (`forget`): a count change runs only in its own. */
+  private lifetime = 0;
 
-  /** Runs `work` after every count change before it has been answered. */
+  /** Runs `work` after every count change before it has been answered; not at all once its thread is removed. */
   private counted<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.counting.then(work, work);
+    const lifetime = this.lifetime;
+    const mine = () => (this.lifetime === lifetime ? work() : Promise.reject(removedThread()));
+    const run = this.counting.then(mine, mine);
     this.counting = run.catch(() => undefined);
     return run;
   }
@@ -159,7 +164,9 @@ export class ThreadSchedules {
       const userId = r?.world.meta.userId;
       if (!r || !userId || !this.store.ready) return;
       await r.world.peers.countSchedules(userId, r.world.meta.threadId, this.store.activeCount(), Number.MAX_SAFE_INTEGER);
-    }).catch((e: unknown) => console.error(`weft: could not tell the owner's account how many schedules are active: ${String(e)}`));
+    }).catch((e: unknown) => {
+      if (!(isWeftError(e) && e.code === "thread_not_found")) console.error(`weft: could not tell the owner's account how many schedules are active: ${String(e)}`);
+    });
   }
 
   /** Stores a checked schedule under `id` as of `now` (epoch ms), announces it and arms the alarm for its first occurrence (`done` at once when it has none). */

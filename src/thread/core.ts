@@ -94,7 +94,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
       env,
       threadId: ctx.id.toString(),
       meta: () => this.world!.meta,
-      alive: (meta) => !this.gone && this.world!.meta === meta,
+      alive: (meta) => this.world?.meta === meta && !this.world.removed,
       writeMeta: (meta) => this.store.meta.write(meta),
       inFlight: this.inFlight,
       removeAll: () => this.removeAll(),

@@ -17,7 +17,7 @@ export interface ListingParts {
   readonly threadId: string;
   /** The thread's record (the thread exists). */
   meta(): ThreadMeta;
-  /** Whether `meta` is still the record of the thread here: not removed, nor made again on the id. */
+  /** Whether `meta` is still the record of the thread here: not removed (its removal may be under way), nor made again on the id. */
   alive(meta: ThreadMeta): boolean;
   /** Stores the changed record. */
   writeMeta(meta: ThreadMeta): void;

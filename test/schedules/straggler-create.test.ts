@@ -10,7 +10,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { expect, it } from "vitest";
 import { inThread, json, keyed, until } from "../helpers.js";
 
-const g = globalThis as unknown as { __heldCount?: Record<string, () => void> };
+const g = globalThis as unknown as { __heldCount?: Record<string, () => void>; __gates?: Record<string, { go: () => void; fail: () => void }> };
 
 /** Holds the thread's next `countSchedules` (the account's answer) until `g.__heldCount[tag]` is called. */
 function holdCount(id: string, tag: string): Promise<void> {
@@ -88,4 +88,54 @@ it("a deleted thread's schedule request waiting for the account does not hold up
   await inThread(id, () => g.__heldCount![tag]!());
   await straggler;
   expect(early).toBe(201);
+}, 90_000);
+
+it("a schedule request a DELETE cut while its count was on its way leaves nothing counted for the deleted thread", async () => {
+  const id = (await json("POST", "/threads", { agent: "guarantees" })).body.threadId as string;
+  const tag = crypto.randomUUID();
+  await holdCount(id, tag);
+  const straggler = keyed("POST", `/threads/${id}/schedules`, `key-${tag}`, { every: "1h", target: { tool: "effect_read", input: {} } });
+  await until(() => inThread(id, () => g.__heldCount?.[tag] !== undefined), "the count check to wait");
+  expect(await json("DELETE", `/threads/${id}`)).toEqual({ status: 200, body: { deleted: true } });
+  // The count reaches the account after the removal unlisted the thread.
+  await inThread(id, () => g.__heldCount![tag]!());
+  expect((await straggler).status).toBe(404);
+  expect(await countedIn(id)).toBe(0);
+}, 90_000);
+
+it("a count change left on a deleted thread's chain does not overwrite the new thread's", async () => {
+  const token = `chain-lifetime:${crypto.randomUUID()}`;
+  const made = () => json("POST", "/threads", { agent: "guarantees", continuationToken: token });
+  const id = (await made()).body.threadId as string;
+  const body = { every: "1h", target: { tool: "effect_read", input: {} } };
+  const first = await keyed("POST", `/threads/${id}/schedules`, `s0-${token}`, body);
+  expect(first.status).toBe(201);
+  const gates = (g.__gates ??= {});
+  /** Holds the thread's next count until `gates[tag].go()` sends it or `.fail()` makes the account unreachable. */
+  const hold = (tag: string) =>
+    inThread(id, (t) => {
+      const peers = t.world!.peers;
+      const count = peers.countSchedules.bind(peers);
+      peers.countSchedules = (...args: Parameters<typeof count>) => {
+        peers.countSchedules = count;
+        return new Promise((resolve, reject) => void (gates[tag] = { go: () => void count(...args).then(resolve, reject), fail: () => reject(new Error("account unreachable")) }));
+      };
+    });
+  await hold(`old-${token}`);
+  const straggler = keyed("POST", `/threads/${id}/schedules`, `c1-${token}`, body);
+  await until(() => inThread(id, () => gates[`old-${token}`] !== undefined), "the old request's count to wait");
+  // A cancel queues its recount on the old chain, behind the held request.
+  expect((await json("DELETE", `/threads/${id}/schedules/${first.body.scheduleId}`)).status).toBe(200);
+  expect(await json("DELETE", `/threads/${id}`)).toEqual({ status: 200, body: { deleted: true } });
+  expect((await made()).status).toBe(201);
+  await hold(`new-${token}`);
+  // The old request fails at the account: its chain goes on to the cancel's recount.
+  await inThread(id, () => gates[`old-${token}`]!.fail());
+  const fresh = keyed("POST", `/threads/${id}/schedules`, `c2-${token}`, body);
+  await until(() => inThread(id, () => gates[`new-${token}`] !== undefined), "the new thread's count to wait");
+  await inThread(id, () => gates[`new-${token}`]!.go());
+  expect((await fresh).status).toBe(201);
+  await straggler;
+  const active = (await json("GET", `/threads/${id}/schedules`)).body.schedules.filter((s: { status: string }) => s.status === "active").length;
+  expect({ active, counted: await countedIn(id) }).toEqual({ active: 1, counted: 1 });
 }, 90_000);

@@ -53,7 +53,7 @@ it("a deleted scratch thread's count answering late leaves the one made again on
   expect({ repeat: repeat.status, sameCall: repeat.body.callId === second.body.callId, runs: (await ledgerOf(effectKey)).runs }).toEqual({ repeat: 200, sameCall: true, runs: 1 });
 }, 90_000);
 
-it("a DELETE waits for a scratch call being kept as a session, which then writes nothing and leaves nothing listed", async () => {
+it("a DELETE waits for a keyed scratch call being kept as a session, and unlists it after", async () => {
   const key = `scratch-keep-${crypto.randomUUID()}`;
   const id = scratchIdOf("tester", key);
   await holdListing(id, key, (meta) => meta.ephemeral === false);
@@ -61,10 +61,10 @@ it("a DELETE waits for a scratch call being kept as a session, which then writes
   await until(() => inThread(id, () => g.__heldListing?.[key] !== undefined), "the keep to wait");
   const deleting = json("DELETE", `/threads/${id}`);
   await untilDeleting(id);
-  // The account answers within the delete's grace: the delete waited for it, and unlists after.
+  // The account answers within the delete's grace: the keep ends as usual (the call waits for approval), and the delete unlists after.
   await inThread(id, () => g.__heldListing![key]!());
   expect(await deleting).toEqual({ status: 200, body: { deleted: true } });
-  expect((await first).status).toBe(404);
+  expect((await first).status).toBe(202);
   expect(await listed(id)).toBe(false);
   // Made again by the key: its record is its own.
   const again = await keyed("POST", "/v1/tools/effect_write", key, { input: { label: "again" } });
@@ -72,4 +72,32 @@ it("a DELETE waits for a scratch call being kept as a session, which then writes
   const stored = await inThread(id, (t) => ({ memory: t.world!.meta, stored: t.store.meta.read() }));
   expect(stored.stored).toEqual(stored.memory);
   expect(await listed(id)).toBe(false);
+}, 90_000);
+
+it("a DELETE during an unkeyed scratch call's keep unlists what the keep listed", async () => {
+  // Any thread of this isolate gives the listing's prototype: the next keep of a scratch thread is held.
+  const helper = (await json("POST", "/threads", { agent: "guarantees" })).body.threadId as string;
+  const held: { id?: string; release?: () => void } = {};
+  (globalThis as unknown as { __keepHeld?: typeof held }).__keepHeld = held;
+  await inThread(helper, (t) => {
+    const proto = Object.getPrototypeOf(t.listing);
+    const list = proto.listInAccount;
+    const h = (globalThis as unknown as { __keepHeld: typeof held }).__keepHeld;
+    proto.listInAccount = function (this: { parts: { threadId: string } }, ...args: unknown[]) {
+      if ((args[0] as { ephemeral?: boolean }).ephemeral !== false || this.parts.threadId === helper) return list.apply(this, args);
+      proto.listInAccount = list;
+      h.id = this.parts.threadId;
+      return new Promise((resolve, reject) => void (h.release = () => void list.apply(this, args).then(resolve, reject)));
+    };
+  });
+  const first = json("POST", "/v1/tools/dated", { input: { when: "2026-01-01T00:00:00Z" } });
+  await until(async () => held.release !== undefined, "the keep to wait");
+  const id = held.id!;
+  const deleting = json("DELETE", `/threads/${id}`);
+  await untilDeleting(id);
+  // The account answers within the grace: the keep ends as usual (the call waits for approval), then the delete unlists.
+  await inThread(id, () => held.release!());
+  expect(await deleting).toEqual({ status: 200, body: { deleted: true } });
+  expect((await first).status).toBe(202);
+  expect({ listed: await listed(id), deleteAgain: (await json("DELETE", `/threads/${id}`)).status }).toEqual({ listed: false, deleteAgain: 404 });
 }, 90_000);
