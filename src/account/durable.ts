@@ -258,8 +258,6 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
 
   async countSchedules(threadId: string, active: number, max: number): Promise<RpcResult<null>> {
     return rpc(() => {
-      // Only a thread the account holds counts: a deleted thread's count that arrives after its removal counts nothing.
-      if (active > 0 && !this.has("account_threads", threadId) && !this.has("account_unlisted", threadId)) return null;
       // Synchronous from the sum to the write: two threads of this user rising at once serialize here.
       const before = this.sql.exec<{ n: number }>("SELECT COALESCE(MAX(active), 0) AS n FROM schedule_counts WHERE thread_id = ?", threadId).one().n;
       const all = this.sql.exec<{ n: number }>("SELECT COALESCE(SUM(active), 0) AS n FROM schedule_counts").one().n;

@@ -113,8 +113,7 @@ export class MemoryThreads implements ChildThreads, AccountNotices {
   }
 
   async countSchedules(userId: string, threadId: string, active: number, max: number): Promise<void> {
-    const { schedules, listed, unlisted } = this.account(userId);
-    if (active > 0 && ![...listed, ...unlisted].some((e) => e.threadId === threadId)) return;
+    const { schedules } = this.account(userId);
     const before = schedules.get(threadId) ?? 0;
     const others = [...schedules.values()].reduce((n, c) => n + c, 0) - before;
     if (active > before && others + active > max) throw tooManySchedules(others + before, max);

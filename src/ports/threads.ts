@@ -89,8 +89,7 @@ export interface AccountNotices {
    * Sets how many active schedules thread `threadId` holds in `userId`'s count (0 drops it). A
    * rise is refused when the user's threads would then hold more than `max` together; a fall, or
    * the same count again, never is. The thread sends its whole count, not a change, so a lost
-   * notice is made good by the next one. A thread the account does not hold (never claimed, or
-   * unlisted: deleted) counts nothing, so a count that arrives after its removal is dropped.
+   * notice is made good by the next one.
    * @throws WeftError `too_many_schedules` (with `limit`) at the limit; nothing is written then.
    */
   countSchedules(userId: string, threadId: string, active: number, max: number): Promise<void>;

@@ -90,19 +90,6 @@ it("a deleted thread's schedule request waiting for the account does not hold up
   expect(early).toBe(201);
 }, 90_000);
 
-it("a schedule request a DELETE cut while its count was on its way leaves nothing counted for the deleted thread", async () => {
-  const id = (await json("POST", "/threads", { agent: "guarantees" })).body.threadId as string;
-  const tag = crypto.randomUUID();
-  await holdCount(id, tag);
-  const straggler = keyed("POST", `/threads/${id}/schedules`, `key-${tag}`, { every: "1h", target: { tool: "effect_read", input: {} } });
-  await until(() => inThread(id, () => g.__heldCount?.[tag] !== undefined), "the count check to wait");
-  expect(await json("DELETE", `/threads/${id}`)).toEqual({ status: 200, body: { deleted: true } });
-  // The count reaches the account after the removal unlisted the thread.
-  await inThread(id, () => g.__heldCount![tag]!());
-  expect((await straggler).status).toBe(404);
-  expect(await countedIn(id)).toBe(0);
-}, 90_000);
-
 it("a count change left on a deleted thread's chain does not overwrite the new thread's", async () => {
   const token = `chain-lifetime:${crypto.randomUUID()}`;
   const made = () => json("POST", "/threads", { agent: "guarantees", continuationToken: token });
