@@ -19,9 +19,6 @@ import { CreateThreadBody, MessagesQuery, PostMessageBody, ThreadsQuery, WsQuery
 import { accountStub, keyedThread, newThread, threadStub, tokenThread } from "./stubs.js";
 import { jsonBody, query } from "./validate.js";
 
-/** A failed create's codes that say a thread is there (or being made by a request under the same key). */
-const THREAD_THERE = new Set(["thread_exists", "idempotency_key_in_use", "idempotency_key_reused"]);
-
 /** The `/threads` routes. */
 export function threadRoutes() {
   const app = new Hono<AuthedEnv>();
@@ -48,10 +45,8 @@ export function threadRoutes() {
     const account = accountStub(c.env, caller);
     // The index entry first, so the per-user limit holds even for concurrent creates.
     if (account) unwrap(await claimThread(account, c.env, { threadId, agentId: input.agent ?? "default", createdAt: Date.now() }));
-    const created = await stub.create(caller, input, threadId, idem);
-    // Taken back when no thread was made; not when one exists, or a request under the key makes it.
-    if (!created.ok && !THREAD_THERE.has(created.error.code)) await account?.removeThread(threadId);
-    return c.json(unwrap(created), 201);
+    // A create that makes no thread takes the entry back itself (the thread object knows whether one is there).
+    return c.json(unwrap(await stub.create(caller, input, threadId, idem)), 201);
   });
 
   app.get("/:id", describe("Read a thread: status, messageCount, lastSeq, lastTurn", { 200: ok("The thread", R.ThreadInfo), ...refused(404) }), async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).info(c.var.caller))));

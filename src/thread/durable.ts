@@ -25,6 +25,7 @@ import { type DirectCallInput, directCall, outcomeText, outcomeWaitsForPerson } 
 import { keyedCallId } from "../calls/call.js";
 import { SCRATCH_TTL_MS, checkAccess } from "./guard.js";
 import { cutByRemoval } from "./removal.js";
+import { accountOf } from "../account/api.js";
 import { checkScriptable, modelsInForce } from "../run/model-choice.js";
 import { type Caller, type IdempotencyClaim, type RpcFailure, type RpcResult, rpc, rpcFailure } from "../rpc.js";
 import { deleteAllRows, migrate } from "./store/migrations.js";
@@ -47,6 +48,8 @@ export function createThreadClass(registry: Registry) {
 
     /** Creates running in this instance now (a failed one cleans up only when it is the last). */
     private creating = 0;
+    /** Failed creates in this instance that took their id's listing back: a create after lists it again. */
+    private takenBack = 0;
 
     async create(caller: Caller, input: CreateThreadInput, threadId: string, idem?: IdempotencyClaim): Promise<RpcResult<ThreadMeta>> {
       // A create that comes while this thread is being deleted starts once the old rows are gone.
@@ -58,18 +61,19 @@ export function createThreadClass(registry: Registry) {
       const created: RpcResult<ThreadMeta> = await this.inFlight
         .run(async () => {
           const made = await this.once(caller, idem, (cut) => this.createOnce(caller, input, threadId, cut), true);
-          // A deletion here may have unlisted the id after the Worker listed it for this create: listed
-          // again (counted, so a delete of the new thread unlists it after). Only such an id pays it.
-          if (this.inFlight.removals > 0 && made.ok) await this.listing.listInAccount(made.value, made.value.createdAt, true);
+          // A deletion or a failed create here may have unlisted the id the Worker listed: listed again (counted).
+          if (this.inFlight.removals + this.takenBack > 0 && made.ok) await this.listing.listInAccount(made.value, made.value.createdAt, true);
           return made;
         })
         .catch(rpcFailure);
       this.creating--;
-      // A failed create leaves no thread behind, not even its key: the retry fails the same way. Not
-      // while another create may be making the thread, or a removal has run since it began (or runs).
-      if (idem && !created.ok && !this.world && this.creating === 0 && this.inFlight.removing === null && this.inFlight.removals === removals) {
+      // A failed create leaves nothing behind (rows, key, the Worker's listing), decided by the last create out
+      // finding no thread (another may have made it), and not once a removal ran since it began (or runs).
+      if (!created.ok && !this.world && this.creating === 0 && this.inFlight.removing === null && this.inFlight.removals === removals) {
         await deleteAllRows(this.ctx.storage);
         this.store.forget();
+        this.takenBack++;
+        if (this.env.ACCOUNT) await accountOf(this.env.ACCOUNT, caller.userId).removeThread(threadId).catch(() => undefined);
       }
       return created;
     }
