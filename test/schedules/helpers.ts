@@ -49,3 +49,18 @@ export function deliverAlarm(threadId: string): Promise<boolean | "crashed"> {
 
 /** How often the ledger saw a tool occurrence's call (`sched_<scheduleId>_<dueAt>`) of thread `threadId` run. */
 export const occurrenceRuns = (threadId: string, scheduleId: string, dueAt: number) => effectRuns(threadId, `sched_${scheduleId}_${dueAt}`);
+
+/** Counts held by {@link holdCount}, by tag: calling one sends its count to the account. */
+export const heldCounts = ((globalThis as unknown as { __heldCount?: Record<string, () => void> }).__heldCount ??= {});
+
+/** Holds the thread's next `countSchedules` (the owner's account's answer) until `heldCounts[tag]` is called. */
+export function holdCount(threadId: string, tag: string): Promise<void> {
+  return inThread(threadId, (t) => {
+    const peers = t.world!.peers;
+    const count = peers.countSchedules.bind(peers);
+    peers.countSchedules = (...args: Parameters<typeof count>) => {
+      peers.countSchedules = count;
+      return new Promise((resolve, reject) => void (heldCounts[tag] = () => void count(...args).then(resolve, reject)));
+    };
+  });
+}

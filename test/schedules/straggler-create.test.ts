@@ -9,20 +9,9 @@ import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { expect, it } from "vitest";
 import { inThread, json, keyed, until } from "../helpers.js";
+import { heldCounts, holdCount } from "./helpers.js";
 
-const g = globalThis as unknown as { __heldCount?: Record<string, () => void>; __gates?: Record<string, { go: () => void; fail: () => void }> };
-
-/** Holds the thread's next `countSchedules` (the account's answer) until `g.__heldCount[tag]` is called. */
-function holdCount(id: string, tag: string): Promise<void> {
-  return inThread(id, (t) => {
-    const peers = t.world!.peers;
-    const count = peers.countSchedules.bind(peers);
-    peers.countSchedules = (...args: Parameters<typeof count>) => {
-      peers.countSchedules = count;
-      return new Promise((resolve, reject) => void ((g.__heldCount ??= {})[tag] = () => void count(...args).then(resolve, reject)));
-    };
-  });
-}
+const g = globalThis as unknown as { __gates?: Record<string, { go: () => void; fail: () => void }> };
 
 it("a schedule request a DELETE cut stores nothing in the thread made again on the id", async () => {
   const token = `schedule-straggler:${crypto.randomUUID()}`;
@@ -31,10 +20,10 @@ it("a schedule request a DELETE cut stores nothing in the thread made again on t
   const tag = crypto.randomUUID();
   await holdCount(id, tag);
   const straggler = keyed("POST", `/threads/${id}/schedules`, `key-${tag}`, { every: "1h", target: { tool: "effect_read", input: {} } });
-  await until(() => inThread(id, () => g.__heldCount?.[tag] !== undefined), "the count check to wait");
+  await until(() => inThread(id, () => heldCounts[tag] !== undefined), "the count check to wait");
   expect(await json("DELETE", `/threads/${id}`)).toEqual({ status: 200, body: { deleted: true } });
   expect((await made()).status).toBe(201);
-  await inThread(id, () => g.__heldCount![tag]!());
+  await inThread(id, () => heldCounts[tag]!());
   expect((await straggler).status).toBe(404);
   expect((await json("GET", `/threads/${id}/schedules`)).body.schedules).toEqual([]);
   expect(await inThread(id, (t) => (t.ctx.storage.sql as SqlStorage).exec("SELECT COUNT(*) AS n FROM schedules").one().n)).toBe(0);
@@ -57,16 +46,16 @@ it("a schedule request waiting behind another when a DELETE came tells the accou
     peers.countSchedules = (...args: Parameters<typeof count>) => {
       peers.countSchedules = count;
       const answered = count(...args);
-      return new Promise((resolve, reject) => void ((g.__heldCount ??= {})[tag] = () => void answered.then(resolve, reject)));
+      return new Promise((resolve, reject) => void (heldCounts[tag] = () => void answered.then(resolve, reject)));
     };
   });
   const body = { every: "1h", target: { tool: "effect_read", input: {} } };
   const first = keyed("POST", `/threads/${id}/schedules`, `a-${tag}`, body);
-  await until(() => inThread(id, () => g.__heldCount?.[tag] !== undefined), "the count check to wait");
+  await until(() => inThread(id, () => heldCounts[tag] !== undefined), "the count check to wait");
   const second = keyed("POST", `/threads/${id}/schedules`, `b-${tag}`, body);
   await until(() => inThread(id, (t) => t.inFlight.count === 2), "the second request to wait behind the first");
   expect(await json("DELETE", `/threads/${id}`)).toEqual({ status: 200, body: { deleted: true } });
-  await inThread(id, () => g.__heldCount![tag]!());
+  await inThread(id, () => heldCounts[tag]!());
   expect((await Promise.all([first, second])).map((a) => a.status)).toEqual([404, 404]);
   expect(await countedIn(id)).toBe(0);
 }, 90_000);
@@ -79,13 +68,13 @@ it("a deleted thread's schedule request waiting for the account does not hold up
   await holdCount(id, tag);
   const body = { every: "1h", target: { tool: "effect_read", input: {} } };
   const straggler = keyed("POST", `/threads/${id}/schedules`, `old-${tag}`, body);
-  await until(() => inThread(id, () => g.__heldCount?.[tag] !== undefined), "the count check to wait");
+  await until(() => inThread(id, () => heldCounts[tag] !== undefined), "the count check to wait");
   expect(await json("DELETE", `/threads/${id}`)).toEqual({ status: 200, body: { deleted: true } });
   expect((await made()).status).toBe(201);
   // Held up, it would answer only once the deleted thread's request did: it is given 5 s.
   const fresh = keyed("POST", `/threads/${id}/schedules`, `new-${tag}`, body);
   const early = await Promise.race([fresh.then((r) => r.status), new Promise((r) => setTimeout(() => r("no answer"), 5000))]);
-  await inThread(id, () => g.__heldCount![tag]!());
+  await inThread(id, () => heldCounts[tag]!());
   await straggler;
   expect(early).toBe(201);
 }, 90_000);
