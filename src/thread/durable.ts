@@ -46,33 +46,27 @@ export function createThreadClass(registry: Registry) {
       super(ctx, env, registry);
     }
 
-    /** Creates running in this instance now (a failed one cleans up only when it is the last). */
-    private creating = 0;
-    /** Failed creates in this instance that took their id's listing back: a create after lists it again. */
-    private takenBack = 0;
-
     async create(caller: Caller, input: CreateThreadInput, threadId: string, idem?: IdempotencyClaim): Promise<RpcResult<ThreadMeta>> {
       // A create that comes while this thread is being deleted starts once the old rows are gone.
       const removing = this.inFlight.removing;
       if (removing) await removing.catch(() => undefined);
       const removals = this.inFlight.removals;
       // Counted like a call: a delete that comes before the create answered waits for it.
-      this.creating++;
       const created: RpcResult<ThreadMeta> = await this.inFlight
         .run(async () => {
           const made = await this.once(caller, idem, (cut) => this.createOnce(caller, input, threadId, cut), true);
-          // A deletion or a failed create here may have unlisted the id the Worker listed: listed again (counted).
-          if (this.inFlight.removals + this.takenBack > 0 && made.ok) await this.listing.listInAccount(made.value, made.value.createdAt, true);
+          // A deletion, or a failed create (maybe in an instance before a restart), may have unlisted
+          // the id the Worker listed: listed again (counted; nothing to add when listed already).
+          if (made.ok && !made.value.ephemeral) await this.listing.listInAccount(made.value, made.value.createdAt, true);
           return made;
         })
         .catch(rpcFailure);
-      this.creating--;
-      // A failed create leaves nothing behind (rows, key, the Worker's listing), decided by the last create out
-      // finding no thread (another may have made it), and not once a removal ran since it began (or runs).
-      if (!created.ok && !this.world && this.creating === 0 && this.inFlight.removing === null && this.inFlight.removals === removals) {
+      // A failed create leaves nothing behind (rows, key, the Worker's listing), decided by the last work
+      // out of this lifetime finding no thread (another create may have made it), and not once a removal
+      // ran since it began (or runs).
+      if (!created.ok && !this.world && this.inFlight.count === 0 && this.inFlight.removing === null && this.inFlight.removals === removals) {
         await deleteAllRows(this.ctx.storage);
         this.store.forget();
-        this.takenBack++;
         if (this.env.ACCOUNT) await accountOf(this.env.ACCOUNT, caller.userId).removeThread(threadId).catch(() => undefined);
       }
       return created;

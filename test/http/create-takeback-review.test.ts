@@ -1,0 +1,65 @@
+/**
+ * A create that makes no thread takes its id's listing back; a create that makes one lists it
+ * again, whatever happened in between, a restart of the object included (found by a hostile review).
+ */
+import { env } from "cloudflare:workers";
+import { expect, it } from "vitest";
+import { inThread, json, rawStub, stubOf, until } from "../helpers.js";
+
+const g = globalThis as unknown as { __gates?: Record<string, Array<() => void>> };
+const ns = () => (env as unknown as { THREAD: DurableObjectNamespace }).THREAD;
+const account = (userId: string) => {
+  const a = (env as unknown as { ACCOUNT: DurableObjectNamespace }).ACCOUNT;
+  return a.get(a.idFromName(userId)) as unknown as { addThread(e: unknown, max: number, listed?: boolean): Promise<{ ok: boolean }> };
+};
+
+async function listed(id: string): Promise<boolean> {
+  const page = await json("GET", "/threads?limit=200");
+  return page.body.threads.some((t: { threadId: string }) => t.threadId === id);
+}
+
+const tokenId = (token: string) => ns().idFromName(`ct:${JSON.stringify(["tester", token])}`).toString();
+
+async function gateVariable(id: string, gate: string): Promise<void> {
+  await inThread(id, (t) => {
+    const gates = (g.__gates ??= {});
+    gates[gate] = [];
+    const get = t.userEnv.get.bind(t.userEnv);
+    t.userEnv.get = async (userId: string, name: string) => {
+      if (name === "WEFT_FIXTURE_PAYMENT_KEY") await new Promise<void>((r) => gates[gate]!.push(r));
+      return get(userId, name);
+    };
+  });
+}
+
+async function claimedBeforeTakeBack(restart: boolean): Promise<void> {
+  const token = `tb-restart:${crypto.randomUUID()}`;
+  const id = tokenId(token);
+  const gate = `r-${token}`;
+  await gateVariable(id, gate);
+  // A: refused (missing_variables), held inside the object.
+  const a = json("POST", "/threads", { agent: "needs_key", continuationToken: token });
+  await until(() => inThread(id, () => (g.__gates?.[gate]?.length ?? 0) >= 1), "A to wait");
+  // B, on the same token: the Worker's first step (the account entry; A's claim already holds it).
+  const caller = { userId: "tester", name: "tester", roles: [], admin: false };
+  expect((await account("tester").addThread({ threadId: id, agentId: "guarantees", createdAt: Date.now() }, 1000, true)).ok).toBe(true);
+  // A ends: the last create out finds no thread and takes the listing back (B's too: the same entry).
+  await inThread(id, () => g.__gates![gate]![0]!());
+  expect((await a).status).toBe(400);
+  expect(await listed(id)).toBe(false);
+  // The object restarts (eviction, deploy) before B's create reaches it: nothing in memory says the id was unlisted.
+  if (restart) await (rawStub(id) as unknown as { testCrash(): Promise<void> }).testCrash().catch(() => undefined);
+  // B's second step, as the Worker makes it.
+  const made = await stubOf(id).create(caller, { agent: "guarantees" }, id);
+  expect(made.ok).toBe(true);
+  try {
+    expect({ info: (await json("GET", `/threads/${id}`)).status, listed: await listed(id) }).toEqual({ info: 200, listed: true });
+  } finally {
+    await json("DELETE", `/threads/${id}`);
+  }
+}
+
+
+it("a thread made after a failed create took the listing back is listed", () => claimedBeforeTakeBack(false), 60_000);
+
+it("a thread made after a failed create took the listing back is listed, after a restart of the object too", () => claimedBeforeTakeBack(true), 60_000);
