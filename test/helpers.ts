@@ -295,3 +295,9 @@ export async function growHistory(threadId: string, copies: number): Promise<voi
     (instance as unknown as { store: { forget(): void } }).store.forget();
   });
 }
+
+/** Whether `GET /threads` (its newest 200) lists thread `id` for the tester. */
+export async function isListed(id: string): Promise<boolean> {
+  const page = await json<{ threads: Array<{ threadId: string }> }>("GET", "/threads?limit=200");
+  return page.body.threads.some((t) => t.threadId === id);
+}

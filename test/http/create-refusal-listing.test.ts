@@ -7,12 +7,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { json, keyed } from "../helpers.js";
-
-async function listed(id: string): Promise<boolean> {
-  const page = await json("GET", "/threads?limit=200");
-  return page.body.threads.some((t: { threadId: string }) => t.threadId === id);
-}
+import { isListed, json, keyed } from "../helpers.js";
 
 describe("a refused create and the thread's listing", () => {
   it("a keyed create sent twice at once leaves its thread listed", async () => {
@@ -20,7 +15,7 @@ describe("a refused create and the thread's listing", () => {
     const answers = await Promise.all([keyed("POST", "/threads", key, { agent: "guarantees" }), keyed("POST", "/threads", key, { agent: "guarantees" })]);
     const made = answers.find((a) => a.status === 201)!;
     expect(answers.map((a) => a.status).sort()).toEqual([201, 409]);
-    expect(await listed(made.body.threadId)).toBe(true);
+    expect(await isListed(made.body.threadId)).toBe(true);
   });
 
   it("a key reused with another body leaves the thread it made listed", async () => {
@@ -29,7 +24,7 @@ describe("a refused create and the thread's listing", () => {
     expect(made.status).toBe(201);
     const reused = await keyed("POST", "/threads", key, { agent: "guarantees", arguments: { other: true } });
     expect([reused.status, reused.body.error.code]).toEqual([422, "idempotency_key_reused"]);
-    expect(await listed(made.body.threadId)).toBe(true);
+    expect(await isListed(made.body.threadId)).toBe(true);
   });
 
   it("a create the thread refused before any thread was made is not listed", async () => {
@@ -38,6 +33,6 @@ describe("a refused create and the thread's listing", () => {
     const refused = await keyed("POST", "/threads", key, { agent: "needs_key" });
     expect([refused.status, refused.body.error.code]).toEqual([400, "missing_variables"]);
     const ns = (env as unknown as { THREAD: DurableObjectNamespace }).THREAD;
-    expect(await listed(ns.idFromName(`idem:${JSON.stringify(["thread", "tester", key])}`).toString())).toBe(false);
+    expect(await isListed(ns.idFromName(`idem:${JSON.stringify(["thread", "tester", key])}`).toString())).toBe(false);
   });
 });

@@ -4,7 +4,7 @@
  */
 import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
-import { inThread, json, rawStub, stubOf, until } from "../helpers.js";
+import { inThread, isListed, json, rawStub, stubOf, until } from "../helpers.js";
 
 const g = globalThis as unknown as { __gates?: Record<string, Array<() => void>> };
 const ns = () => (env as unknown as { THREAD: DurableObjectNamespace }).THREAD;
@@ -12,11 +12,6 @@ const account = (userId: string) => {
   const a = (env as unknown as { ACCOUNT: DurableObjectNamespace }).ACCOUNT;
   return a.get(a.idFromName(userId)) as unknown as { addThread(e: unknown, max: number, listed?: boolean): Promise<{ ok: boolean }> };
 };
-
-async function listed(id: string): Promise<boolean> {
-  const page = await json("GET", "/threads?limit=200");
-  return page.body.threads.some((t: { threadId: string }) => t.threadId === id);
-}
 
 const tokenId = (token: string) => ns().idFromName(`ct:${JSON.stringify(["tester", token])}`).toString();
 
@@ -46,19 +41,18 @@ async function claimedBeforeTakeBack(restart: boolean): Promise<void> {
   // A ends: the last create out finds no thread and takes the listing back (B's too: the same entry).
   await inThread(id, () => g.__gates![gate]![0]!());
   expect((await a).status).toBe(400);
-  expect(await listed(id)).toBe(false);
+  expect(await isListed(id)).toBe(false);
   // The object restarts (eviction, deploy) before B's create reaches it: nothing in memory says the id was unlisted.
   if (restart) await (rawStub(id) as unknown as { testCrash(): Promise<void> }).testCrash().catch(() => undefined);
   // B's second step, as the Worker makes it.
   const made = await stubOf(id).create(caller, { agent: "guarantees" }, id);
   expect(made.ok).toBe(true);
   try {
-    expect({ info: (await json("GET", `/threads/${id}`)).status, listed: await listed(id) }).toEqual({ info: 200, listed: true });
+    expect({ info: (await json("GET", `/threads/${id}`)).status, listed: await isListed(id) }).toEqual({ info: 200, listed: true });
   } finally {
     await json("DELETE", `/threads/${id}`);
   }
 }
-
 
 it("a thread made after a failed create took the listing back is listed", () => claimedBeforeTakeBack(false), 60_000);
 

@@ -5,14 +5,9 @@
  */
 import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
-import { inThread, json, keyed, until } from "../helpers.js";
+import { inThread, isListed, json, keyed, until } from "../helpers.js";
 
 const g = globalThis as unknown as { __hold?: Record<string, { waiting: number; release?: () => void }> };
-
-async function listed(id: string): Promise<boolean> {
-  const page = await json("GET", "/threads?limit=200");
-  return page.body.threads.some((t: { threadId: string }) => t.threadId === id);
-}
 
 it("a create refused while a deleted thread's create still runs takes its listing and rows back", async () => {
   const token = `tb-straggler:${crypto.randomUUID()}`;
@@ -35,7 +30,7 @@ it("a create refused while a deleted thread's create still runs takes its listin
   // B makes the thread on the token; its owner deletes it: the deletion cuts A (still held) after its grace.
   expect((await json("POST", "/threads", { agent: "guarantees", continuationToken: token })).status).toBe(201);
   expect((await json("DELETE", `/threads/${id}`)).status).toBe(200);
-  expect(await listed(id)).toBe(false);
+  expect(await isListed(id)).toBe(false);
   // C, later, on the same token under a key: refused (the user lacks the variable). A still runs, so C is not "the last out".
   const key = `tb-straggler-${crypto.randomUUID()}`;
   const c = await keyed("POST", "/threads", key, { agent: "needs_key", continuationToken: token });
@@ -43,7 +38,7 @@ it("a create refused while a deleted thread's create still runs takes its listin
   // A ends (cut): a removal ran in its lifetime, so it takes nothing back either.
   await inThread(id, () => g.__hold![token]!.release!());
   expect((await a).status).toBeGreaterThanOrEqual(400);
-  const state = { info: (await json("GET", `/threads/${id}`)).status, listed: await listed(id), tables: await inThread(id, (t) => (t.ctx.storage.sql as SqlStorage).exec("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table'").one().n) };
+  const state = { info: (await json("GET", `/threads/${id}`)).status, listed: await isListed(id), tables: await inThread(id, (t) => (t.ctx.storage.sql as SqlStorage).exec("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table'").one().n) };
   const del = (await json("DELETE", `/threads/${id}`)).status;
   // No thread: no listing (the slot free; on 56d39b4^ the Worker took it back after C's refusal).
   expect({ info: state.info, listed: state.listed, del }).toEqual({ info: 404, listed: false, del: 404 });

@@ -5,15 +5,10 @@
  * (found by a hostile review: the delete unlisted first, then the listing landed).
  */
 import { expect, it } from "vitest";
-import { inThread, json, until } from "../helpers.js";
+import { inThread, isListed, json, until } from "../helpers.js";
 import { keyedThread, untilDeleting } from "../removal-helpers.js";
 
 const g = globalThis as unknown as { __heldRelist?: Record<string, () => void> };
-
-async function listed(id: string): Promise<boolean> {
-  const page = await json("GET", "/threads?limit=200");
-  return page.body.threads.some((t: { threadId: string }) => t.threadId === id);
-}
 
 it("a DELETE that comes while a re-made thread is listed again unlists it after", async () => {
   const { id, again } = await keyedThread("relist-after-delete");
@@ -36,5 +31,5 @@ it("a DELETE that comes while a re-made thread is listed again unlists it after"
   await inThread(id, () => g.__heldRelist![tag]!());
   expect(await deleting).toEqual({ status: 200, body: { deleted: true } });
   await creating;
-  expect({ listed: await listed(id), deleteAgain: (await json("DELETE", `/threads/${id}`)).status }).toEqual({ listed: false, deleteAgain: 404 });
+  expect({ listed: await isListed(id), deleteAgain: (await json("DELETE", `/threads/${id}`)).status }).toEqual({ listed: false, deleteAgain: 404 });
 }, 90_000);

@@ -7,7 +7,7 @@
  */
 import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
-import { inThread, json, keyed, ledgerOf, until } from "../helpers.js";
+import { inThread, isListed, json, keyed, ledgerOf, until } from "../helpers.js";
 import { untilDeleting } from "../removal-helpers.js";
 
 const g = globalThis as unknown as { __heldListing?: Record<string, () => void> };
@@ -29,11 +29,6 @@ function holdListing(id: string, tag: string, which: (meta: { ephemeral?: boolea
       return new Promise((resolve, reject) => void ((g.__heldListing ??= {})[tag] = () => void list(...args).then(resolve, reject)));
     };
   });
-}
-
-async function listed(id: string): Promise<boolean> {
-  const page = await json("GET", "/threads?limit=200");
-  return page.body.threads.some((t: { threadId: string }) => t.threadId === id);
 }
 
 it("a deleted scratch thread's count answering late leaves the one made again on the id, whose call ran once", async () => {
@@ -65,13 +60,13 @@ it("a DELETE waits for a keyed scratch call being kept as a session, and unlists
   await inThread(id, () => g.__heldListing![key]!());
   expect(await deleting).toEqual({ status: 200, body: { deleted: true } });
   expect((await first).status).toBe(202);
-  expect(await listed(id)).toBe(false);
+  expect(await isListed(id)).toBe(false);
   // Made again by the key: its record is its own.
   const again = await keyed("POST", "/v1/tools/effect_write", key, { input: { label: "again" } });
   expect([again.status, again.body.scratchWorkspace]).toEqual([200, true]);
   const stored = await inThread(id, (t) => ({ memory: t.world!.meta, stored: t.store.meta.read() }));
   expect(stored.stored).toEqual(stored.memory);
-  expect(await listed(id)).toBe(false);
+  expect(await isListed(id)).toBe(false);
 }, 90_000);
 
 it("a DELETE during an unkeyed scratch call's keep unlists what the keep listed", async () => {
@@ -99,5 +94,5 @@ it("a DELETE during an unkeyed scratch call's keep unlists what the keep listed"
   await inThread(id, () => held.release!());
   expect(await deleting).toEqual({ status: 200, body: { deleted: true } });
   expect((await first).status).toBe(202);
-  expect({ listed: await listed(id), deleteAgain: (await json("DELETE", `/threads/${id}`)).status }).toEqual({ listed: false, deleteAgain: 404 });
+  expect({ listed: await isListed(id), deleteAgain: (await json("DELETE", `/threads/${id}`)).status }).toEqual({ listed: false, deleteAgain: 404 });
 }, 90_000);
