@@ -5,31 +5,10 @@
  * an Idempotency-Key and replayed, or a create refused after its thread was attached each left the
  * listing and the thread apart when the Worker decided by the code (found by a hostile review).
  */
-import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
-import { inThread, isListed, json, keyed, until } from "../helpers.js";
+import { inThread, isListed, json, keyed } from "../helpers.js";
+import { gateVariable, release, tokenId, waiting } from "./create-gates.js";
 
-const g = globalThis as unknown as { __gates?: Record<string, Array<() => void>> };
-
-function tokenId(token: string): string {
-  const ns = (env as unknown as { THREAD: DurableObjectNamespace }).THREAD;
-  return ns.idFromName(`ct:${JSON.stringify(["tester", token])}`).toString();
-}
-
-/** Holds each lookup of the needs_key agent's variable in the thread until the test releases it. */
-async function gateVariable(id: string, gate: string): Promise<void> {
-  await inThread(id, (t) => {
-    const gates = (g.__gates ??= {});
-    gates[gate] = [];
-    const get = t.userEnv.get.bind(t.userEnv);
-    t.userEnv.get = async (userId: string, name: string) => {
-      if (name === "WEFT_FIXTURE_PAYMENT_KEY") await new Promise<void>((r) => gates[gate]!.push(r));
-      return get(userId, name);
-    };
-  });
-}
-const waiting = (id: string, gate: string, n: number) => until(() => inThread(id, () => (g.__gates?.[gate]?.length ?? 0) >= n), `${n} create(s) to wait`);
-const release = (id: string, gate: string, i: number) => inThread(id, () => g.__gates![gate]![i]!());
 
 it("a create refused while another create on the same continuationToken makes the thread leaves that thread listed", async () => {
   const token = `race-b:${crypto.randomUUID()}`;

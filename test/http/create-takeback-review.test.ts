@@ -4,28 +4,13 @@
  */
 import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
-import { inThread, isListed, json, rawStub, stubOf, until } from "../helpers.js";
+import { isListed, json, rawStub, stubOf } from "../helpers.js";
+import { gateVariable, release, tokenId, waiting } from "./create-gates.js";
 
-const g = globalThis as unknown as { __gates?: Record<string, Array<() => void>> };
-const ns = () => (env as unknown as { THREAD: DurableObjectNamespace }).THREAD;
 const account = (userId: string) => {
   const a = (env as unknown as { ACCOUNT: DurableObjectNamespace }).ACCOUNT;
   return a.get(a.idFromName(userId)) as unknown as { addThread(e: unknown, max: number, listed?: boolean): Promise<{ ok: boolean }> };
 };
-
-const tokenId = (token: string) => ns().idFromName(`ct:${JSON.stringify(["tester", token])}`).toString();
-
-async function gateVariable(id: string, gate: string): Promise<void> {
-  await inThread(id, (t) => {
-    const gates = (g.__gates ??= {});
-    gates[gate] = [];
-    const get = t.userEnv.get.bind(t.userEnv);
-    t.userEnv.get = async (userId: string, name: string) => {
-      if (name === "WEFT_FIXTURE_PAYMENT_KEY") await new Promise<void>((r) => gates[gate]!.push(r));
-      return get(userId, name);
-    };
-  });
-}
 
 async function claimedBeforeTakeBack(restart: boolean): Promise<void> {
   const token = `tb-restart:${crypto.randomUUID()}`;
@@ -34,12 +19,12 @@ async function claimedBeforeTakeBack(restart: boolean): Promise<void> {
   await gateVariable(id, gate);
   // A: refused (missing_variables), held inside the object.
   const a = json("POST", "/threads", { agent: "needs_key", continuationToken: token });
-  await until(() => inThread(id, () => (g.__gates?.[gate]?.length ?? 0) >= 1), "A to wait");
+  await waiting(id, gate, 1);
   // B, on the same token: the Worker's first step (the account entry; A's claim already holds it).
   const caller = { userId: "tester", name: "tester", roles: [], admin: false };
   expect((await account("tester").addThread({ threadId: id, agentId: "guarantees", createdAt: Date.now() }, 1000, true)).ok).toBe(true);
   // A ends: the last create out finds no thread and takes the listing back (B's too: the same entry).
-  await inThread(id, () => g.__gates![gate]![0]!());
+  await release(id, gate, 0);
   expect((await a).status).toBe(400);
   expect(await isListed(id)).toBe(false);
   // The object restarts (eviction, deploy) before B's create reaches it: nothing in memory says the id was unlisted.
