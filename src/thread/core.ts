@@ -33,6 +33,9 @@ import type { ThreadMeta } from "./store/meta.js";
 import { schedulesOf } from "../schedules/host.js";
 import type { ThreadSchedules } from "../schedules/schedules.js";
 
+/** `taken` of a request without an Idempotency-Key: nothing to keep. */
+const ignoreAnswer = (): void => undefined;
+
 /** The bindings weft expects on the Worker: `THREAD`, `ACCOUNT`, plus any vars and secrets. */
 export interface WeftEnv {
   THREAD: DurableObjectNamespace;
@@ -230,7 +233,8 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
   /** `serve` past the Idempotency-Key. */
   private serveNow<T>(caller: Caller, how: ServeOptions, fn: (world: PortWorld, runner: TurnRunner, taken: (answer: NoInfer<T>) => void) => T | Promise<T>): Promise<RpcResult<T>> {
     const idem = how.idem;
-    const taken = (value: T) => idem && this.store.idempotency.taken(caller.userId, idem, this.secrets.redactor().value({ ok: true, value }));
+    // Made only for a keyed request: every direct call passes here.
+    const taken = idem ? (value: T) => this.store.idempotency.taken(caller.userId, idem, this.secrets.redactor().value({ ok: true, value })) : ignoreAnswer;
     return this.answer(() => {
       const world = this.guard(caller, how.access);
       const reloading = how.env ? this.refreshSecrets() : undefined;
