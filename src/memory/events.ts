@@ -57,9 +57,12 @@ export class MemoryEventSink implements EventSink {
   hold(type: string, data: unknown): void {
     const clean = this.redact(type, data);
     if (clean === null && data !== null) return;
-    if (this.held.length >= MAX_HELD) this.settle();
     // Its JSON now, as the SQLite log makes it: a later change to `data` is neither stored nor sent.
-    const text = jsonOf(type, clean);
+    this.holdRedacted(type, clean, jsonOf(type, clean));
+  }
+
+  holdRedacted(type: string, _data: unknown, text: string): void {
+    if (this.held.length >= MAX_HELD) this.settle();
     this.held.push({ type, data: JSON.parse(text) as unknown, text, at: Date.now() });
     this.window.open();
   }

@@ -30,6 +30,12 @@ export interface EventSink {
    * the settle window (a few microtask turns). It is broadcast once stored, never before.
    */
   hold(type: string, data: unknown): void;
+  /**
+   * `hold` for data the caller has redacted with the thread's redactor already, with `text` its
+   * JSON (as `JSON.stringify` gives it): neither is made again (a tool's `state.emit` measures
+   * the redacted text before it is held).
+   */
+  holdRedacted(type: string, data: unknown, text: string): void;
   /** Stored frames with `seq > after`, oldest first, at most `limit` (default 10,000); held events are stored first. */
   since(after: number, limit?: number): EventFrame[];
   /** The newest stored seq, 0 when none (held events are stored first). */

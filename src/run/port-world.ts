@@ -241,7 +241,8 @@ export class PortWorld implements RunWorld {
     if (typeof event !== "string" || !/^[a-z][a-z0-9_.:-]{0,63}$/i.test(event) || BUILTIN_EVENT_TYPES.has(event)) {
       throw new WeftError("invalid_request", `emit: "${String(event)}" is not a usable event name (built-in names are reserved)`);
     }
-    const text = JSON.stringify(this.redact(data) ?? null) as string | undefined;
+    const clean = this.redact(data);
+    const text = JSON.stringify(clean ?? null) as string | undefined;
     if (text === undefined) throw new WeftError("invalid_request", `emit: event "${event}" has data with no JSON form (a function or a symbol)`);
     // One event is one row: over the limit it would not store on Cloudflare (2 MB a row).
     if (!fitsBytes(text, MAX_EVENT_BYTES)) {
@@ -249,8 +250,9 @@ export class PortWorld implements RunWorld {
         limit: MAX_EVENT_BYTES,
       });
     }
-    // Held: a burst of emits is stored in a few multi-row INSERTs (16 events each) instead of one per event.
-    this.events.hold(event, data);
+    // Held: a burst of emits is stored in a few multi-row INSERTs (16 events each) instead of one per
+    // event; redacted and serialized once, here.
+    this.events.holdRedacted(event, clean, text);
   }
 
   /** Appends one message (redacted) and emits `message_created`. */

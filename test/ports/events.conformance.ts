@@ -121,6 +121,29 @@ export function eventsConformance(impl: string, withSink: WithSink): void {
         },
       ));
 
+    it("an event held as redacted already is stored from its text, redacted by nobody again, and sent once stored", () => {
+      let redactions = 0;
+      const sent: EventFrame[] = [];
+      return withSink(
+        (_type, data) => (redactions++, data),
+        (frame) => void sent.push(structuredClone(frame)),
+        async (sink) => {
+          const data: Record<string, unknown> = { step: 1, note: "[REDACTED]" };
+          sink.holdRedacted("custom.progress", data, JSON.stringify(data));
+          data.step = 2;
+          expect(sent).toEqual([]);
+          sink.emit("custom.after", {});
+          expect(sent.map((f) => [f.seq, f.type])).toEqual([
+            [1, "custom.progress"],
+            [2, "custom.after"],
+          ]);
+          expect(sink.since(0).map((f) => f.data)).toEqual([{ step: 1, note: "[REDACTED]" }, {}]);
+          // Only the emit's data went through the redactor.
+          expect(redactions).toBe(1);
+        },
+      );
+    });
+
     it("held events are stored by a read, and by the settle window before the microtasks drain", () =>
       run(async (sink, sent) => {
         sink.hold("custom.h1", {});

@@ -87,8 +87,7 @@ export class EventLog {
    * passes {@link MAX_HELD_BYTES} is stored at once. Nothing is sent before it is stored (`stored`
    * gets its frame).
    */
-  hold(type: string, data: unknown, stored: (frame: EventFrame) => void, now = Date.now()): void {
-    const text = JSON.stringify(data ?? null) ?? "null";
+  hold(type: string, data: unknown, stored: (frame: EventFrame) => void, now: number, text: string): void {
     if (this.held.length >= MAX_HELD || (this.heldChars + text.length) * 3 > MAX_HELD_BYTES) this.settle();
     if (text.length * 3 > MAX_HELD_BYTES) return stored(this.append(type, data, now, text));
     this.held.push({ type, data, text, at: now, stored });

@@ -31,12 +31,15 @@ export class SqliteEventSink implements EventSink {
   }
 
   hold(type: string, data: unknown): void {
-    // A thread being removed has no tables: stored now, so the failure reaches the caller and
-    // nothing stays held for a thread made later under the same id.
-    if (!hasTables(this.store.storage)) return void this.emit(type, data);
     const clean = this.redact(type, data);
     if (clean === null && data !== null) return;
-    this.store.events.hold(type, clean, this.broadcast);
+    this.holdRedacted(type, clean, JSON.stringify(clean ?? null) ?? "null");
+  }
+
+  holdRedacted(type: string, data: unknown, text: string): void {
+    // A removed thread has no tables: stored now, the failure reaches the caller, nothing stays held.
+    if (!hasTables(this.store.storage)) return this.broadcast(this.store.events.append(type, data, Date.now(), text));
+    this.store.events.hold(type, data, this.broadcast, Date.now(), text);
     this.store.settleSoon();
   }
 

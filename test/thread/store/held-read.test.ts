@@ -90,14 +90,14 @@ describe("a read's row and started event held until its result", () => {
       const sent: number[] = [];
       const row = (callId: string) => ({ callId, toolName: "emit_blob", source: "direct", status: "started", argsText: "{}", input: {}, effectKey: `${id}:${callId}` });
       calls.hold(row("held_a"));
-      events.hold("tool_call_started", { callId: "held_a" }, (f: EventFrame) => sent.push(f.seq));
+      events.hold("tool_call_started", { callId: "held_a" }, (f: EventFrame) => sent.push(f.seq), Date.now(), '{"callId":"held_a"}');
       // Another call's row and event: the held ones come first.
       calls.insert({ ...row("plain_b"), status: "queued" });
       const plain = events.append("probe", { n: 1 });
       const afterInsert = { listed: calls.list().map((c: { callId: string }) => c.callId), sent: [...sent], plainSeq: plain.seq };
       // A held row is stored before a transaction begins, so its rollback leaves it.
       calls.hold(row("held_c"));
-      events.hold("tool_call_started", { callId: "held_c" }, (f: EventFrame) => sent.push(f.seq));
+      events.hold("tool_call_started", { callId: "held_c" }, (f: EventFrame) => sent.push(f.seq), Date.now(), '{"callId":"held_c"}');
       try {
         i.store.atomically(() => {
           events.append("rolled_back", {});
@@ -127,11 +127,11 @@ describe("held events", () => {
       const { events } = i.store;
       const sent: string[] = [];
       const before = events.lastSeq();
-      for (const n of [1, 2, 3]) events.hold("held", { n }, (f: EventFrame) => sent.push(`${f.seq}:${(f.data as { n: number }).n}`));
+      for (const n of [1, 2, 3]) events.hold("held", { n }, (f: EventFrame) => sent.push(`${f.seq}:${(f.data as { n: number }).n}`), Date.now(), `{"n":${n}}`);
       const sentBeforeAppend = sent.length;
       const plain = events.append("plain", { n: 4 });
       // A row SQLite refuses (data must not be NULL): nothing of the statement lands, the held event stays held.
-      events.hold("held", { n: 5 }, (f: EventFrame) => sent.push(`${f.seq}:${(f.data as { n: number }).n}`));
+      events.hold("held", { n: 5 }, (f: EventFrame) => sent.push(`${f.seq}:${(f.data as { n: number }).n}`), Date.now(), '{"n":5}');
       let refused = "";
       try {
         events.append("bad", undefined, Date.now(), null as unknown as string);
