@@ -1,9 +1,8 @@
 /**
- * Fan-out of event frames to a thread's WebSockets. Frames stored in one turn of the event loop
- * (a burst of `state.emit`, a tool call's events) are sent together at its end: the socket list
- * is read once per burst instead of once per frame, and each frame is serialized once for every
- * socket. A plain socket gets each frame as its own WebSocket message; a socket that asked for
- * batches (`?batch=1`) gets the burst as JSON arrays of frames, in seq order either way.
+ * Fan-out of event frames to a thread's WebSockets. Frames stored in one turn of the event loop (a
+ * burst of `state.emit`, a tool call's events) are sent together after it: the socket list is read
+ * once per burst, each frame serialized once for every socket. A plain socket gets each frame as
+ * its own message; one that asked for batches (`?batch=1`) gets JSON arrays of frames; seq order.
  * @module
  */
 import type { EventFrame } from "../protocol.js";
@@ -67,22 +66,24 @@ export class Fanout {
 
   constructor(private readonly sockets: SocketLists) {}
 
-  /** A socket was accepted or closed: the next burst reads the list again. */
+  /** A socket was accepted or closed: the queue goes now to the sockets it was for (a new one replayed it). */
   socketsChanged(): void {
+    this.flush();
     this.known = null;
   }
 
   /**
-   * Queues one frame; the first of a burst takes the socket list and schedules the send. With no
-   * socket open the frame is not even serialized, nor a send scheduled: a client that connects
-   * later replays the log. The list is read again only after a socket was accepted or closed.
+   * Queues one frame; the first of a burst takes the socket list and sets a 0 ms timer, not a
+   * microtask, so a tool's events and its call's finish go as one batch (none leaves later for it:
+   * the output gate holds a frame until its row commits, once JS yields). With no socket open the
+   * frame is not even serialized: a client that connects later replays the log.
    */
   send(frame: EventFrame): void {
     if (this.targets === null) {
       const sockets = (this.known ??= this.read());
       if (sockets.all.length === 0) return;
       this.targets = sockets;
-      queueMicrotask(() => this.flush());
+      setTimeout(() => this.flush(), 0);
     }
     this.queue.push(frameText(frame));
   }
@@ -105,11 +106,8 @@ export class Fanout {
     return kept;
   }
 
-  /**
-   * Sends every queued frame now. Called before a new socket is accepted too: its replay reads
-   * the stored log, so no queued frame may be left to reach it a second time.
-   */
-  flush(): void {
+  /** Sends every queued frame now, to the sockets of its burst. */
+  private flush(): void {
     let sockets = this.targets;
     this.targets = null;
     if (this.queue.length === 0 || sockets === null) return;

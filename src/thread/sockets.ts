@@ -30,8 +30,8 @@ export function openSocket(ctx: DurableObjectState, events: Pick<EventSink, "sin
   if (refused) return refused.toResponse();
   // A token that expired since the Worker verified it (within its clock skew) opens nothing.
   if (caller?.expiresAt !== undefined && Date.now() >= caller.expiresAt) return new WeftError("unauthenticated", "token expired").toResponse();
-  fanout.flush();
   const accepted = replayAndAccept(ctx, events, request, caller?.expiresAt);
+  // Frames queued until now were stored before the replay: they go to the sockets they were for.
   fanout.socketsChanged();
   return accepted;
 }
