@@ -73,6 +73,7 @@ export class CallStore implements CallJournal, LedgerQueries {
     this.queueChildren = undefined;
     this.lastOrd = undefined;
     this.held = null;
+    this.leftOpen = null;
   }
 
   /** Every statement of the store runs here: a held row goes in first, so it is in place for whatever follows. */
