@@ -37,12 +37,18 @@ export interface AccountApi {
   /**
    * Sets how many active schedules the user's thread `threadId` holds (0 drops its row). A rise
    * is refused when the user's threads would then hold more than `max` together; a fall or the
-   * same count never is. `removeThread` drops the thread's count too.
+   * same count never is. `removeThread` drops the thread's count too. `createdAt` names the thread
+   * that counts (its lifetime on the id): a count of a removed one is dropped.
    * @throws WeftError `too_many_schedules` (409, `details.limit`) at the limit; nothing is written then.
    */
-  countSchedules(threadId: string, active: number, max: number): Promise<RpcResult<null>>;
-  /** Frees the thread's slot (listed or not) and its schedules' count; a thread not counted changes nothing. */
-  removeThread(threadId: string): Promise<RpcResult<null>>;
+  countSchedules(threadId: string, active: number, max: number, createdAt?: number): Promise<RpcResult<null>>;
+  /**
+   * Frees the thread's slot (listed or not) and its schedules' count; a thread not counted changes
+   * nothing. With the removed thread's `createdAt`, a listing (`addThread`) or schedule count that
+   * names that thread and arrives later (sent before the removal, delivered after) is dropped, for
+   * a day (`REMOVED_KEPT_MS`): it would list a deleted thread, or count for it, for good.
+   */
+  removeThread(threadId: string, createdAt?: number): Promise<RpcResult<null>>;
   /** @throws WeftError `invalid_request` for a cursor this index did not issue. */
   listThreads(options: { limit: number; cursor?: string }): Promise<RpcResult<ThreadPage>>;
   /**

@@ -11,6 +11,7 @@ import { checkStoredBytes, tooManySchedules } from "../limits.js";
 import { type RpcResult, rpc } from "../rpc.js";
 import type { EnvType } from "../protocol.js";
 import { type AccountApi, type BudgetWatcher, type EnvReader, NOT_A_CURSOR, type ThreadEntry, type ThreadPage } from "./api.js";
+import { REMOVED_KEPT_MS } from "../ports/threads.js";
 import { ACCOUNT_USAGE_SCHEMA, type AccountUsage, migrateAccountUsage, readAccountUsage, setUserBudgets, userBudgets } from "../usage/account-ledger.js";
 import { type Budget, checkBudgets } from "../usage/budgets.js";
 import { handOverWatchers } from "../usage/hand-over.js";
@@ -26,6 +27,8 @@ const SCHEMA = `
   CREATE TABLE IF NOT EXISTS account_env_readers (thread_id TEXT PRIMARY KEY);
   CREATE TABLE IF NOT EXISTS account_unlisted (thread_id TEXT PRIMARY KEY, agent_id TEXT NOT NULL, created_at INTEGER NOT NULL);
   CREATE TABLE IF NOT EXISTS schedule_counts (thread_id TEXT PRIMARY KEY, active INTEGER NOT NULL);
+  CREATE TABLE IF NOT EXISTS account_removed (thread_id TEXT NOT NULL, created_at INTEGER NOT NULL, removed_at INTEGER NOT NULL, PRIMARY KEY (thread_id, created_at)) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS account_removed_by_age ON account_removed (removed_at);
 `;
 
 const encodeCursor = (e: { createdAt: number; threadId: string }) => btoa(`${e.createdAt}:${e.threadId}`);
@@ -214,6 +217,8 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
 
   async addThread(entry: ThreadEntry, max: number, listed = true): Promise<RpcResult<null>> {
     return rpc(() => {
+      // A removed thread's listing, delivered after its removal: the thread is gone.
+      if (this.removed(entry.threadId, entry.createdAt)) return null;
       // A retried create (same Idempotency-Key) finds its thread listed already: nothing to add.
       if (this.has("account_threads", entry.threadId)) return null;
       if (this.has("account_unlisted", entry.threadId)) {
@@ -245,8 +250,20 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
     });
   }
 
-  async removeThread(threadId: string): Promise<RpcResult<null>> {
+  /** Whether the thread of `threadId` made at `createdAt` was removed within `REMOVED_KEPT_MS` (see `removeThread`). */
+  private removed(threadId: string, createdAt: number | undefined): boolean {
+    if (createdAt === undefined) return false;
+    const query = "SELECT 1 FROM account_removed WHERE thread_id = ? AND created_at = ? AND removed_at >= ?";
+    return this.sql.exec(query, threadId, createdAt, Date.now() - REMOVED_KEPT_MS).toArray().length > 0;
+  }
+
+  async removeThread(threadId: string, createdAt?: number): Promise<RpcResult<null>> {
     return rpc(() => {
+      if (createdAt !== undefined) {
+        const now = Date.now();
+        this.sql.exec("DELETE FROM account_removed WHERE removed_at < ?", now - REMOVED_KEPT_MS);
+        this.sql.exec("INSERT OR REPLACE INTO account_removed (thread_id, created_at, removed_at) VALUES (?, ?, ?)", threadId, createdAt, now);
+      }
       this.sql.exec("DELETE FROM account_threads WHERE thread_id = ?", threadId);
       this.sql.exec("DELETE FROM account_unlisted WHERE thread_id = ?", threadId);
       this.sql.exec("DELETE FROM schedule_counts WHERE thread_id = ?", threadId);
@@ -256,8 +273,10 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
     });
   }
 
-  async countSchedules(threadId: string, active: number, max: number): Promise<RpcResult<null>> {
+  async countSchedules(threadId: string, active: number, max: number, createdAt?: number): Promise<RpcResult<null>> {
     return rpc(() => {
+      // A removed thread's count, delivered after its removal: it holds no schedule.
+      if (this.removed(threadId, createdAt)) return null;
       // Synchronous from the sum to the write: two threads of this user rising at once serialize here.
       const before = this.sql.exec<{ n: number }>("SELECT COALESCE(MAX(active), 0) AS n FROM schedule_counts WHERE thread_id = ?", threadId).one().n;
       const all = this.sql.exec<{ n: number }>("SELECT COALESCE(SUM(active), 0) AS n FROM schedule_counts").one().n;

@@ -5,7 +5,15 @@
  */
 import { WeftError } from "../errors.js";
 import { tooManySchedules } from "../limits.js";
-import type { AccountEntry, AccountNotices, ChildAnswer, ChildThreadInput, ChildThreads, ThreadOwner } from "../ports/threads.js";
+import { type AccountEntry, type AccountNotices, type ChildAnswer, type ChildThreadInput, type ChildThreads, REMOVED_KEPT_MS, type ThreadOwner } from "../ports/threads.js";
+
+/** A user's account in memory: its threads, their schedules' counts, and removed threads (`id@createdAt` -> when). */
+interface MemoryAccount {
+  listed: AccountEntry[];
+  unlisted: AccountEntry[];
+  schedules: Map<string, number>;
+  removed: Map<string, number>;
+}
 
 /** What a memory agent answers to a child's opening message: its final text, or a turn that waits or fails. */
 export type MemoryAgent = (opening: string, args: Record<string, unknown>) => string | ChildAnswer;
@@ -36,7 +44,7 @@ function idOf(name: string): string {
 /** Threads and accounts in memory. */
 export class MemoryThreads implements ChildThreads, AccountNotices {
   private readonly threads = new Map<string, MemoryThread>();
-  private readonly accounts = new Map<string, { listed: AccountEntry[]; unlisted: AccountEntry[]; schedules: Map<string, number> }>();
+  private readonly accounts = new Map<string, MemoryAccount>();
 
   /** @param agents the agents a child may run, by name. */
   constructor(private readonly agents: Readonly<Record<string, MemoryAgent>>) {}
@@ -82,14 +90,15 @@ export class MemoryThreads implements ChildThreads, AccountNotices {
     this.owned(owner, parentThreadId).childNotices++;
   }
 
-  private account(userId: string): { listed: AccountEntry[]; unlisted: AccountEntry[]; schedules: Map<string, number> } {
+  private account(userId: string): MemoryAccount {
     let account = this.accounts.get(userId);
-    if (!account) this.accounts.set(userId, (account = { listed: [], unlisted: [], schedules: new Map() }));
+    if (!account) this.accounts.set(userId, (account = { listed: [], unlisted: [], schedules: new Map(), removed: new Map() }));
     return account;
   }
 
   async claim(userId: string, entry: AccountEntry, max: number, listed = true): Promise<void> {
     const account = this.account(userId);
+    if (this.removed(account, entry.threadId, entry.createdAt)) return;
     if (account.listed.some((e) => e.threadId === entry.threadId)) return;
     const unlisted = account.unlisted.findIndex((e) => e.threadId === entry.threadId);
     if (unlisted >= 0) {
@@ -105,15 +114,24 @@ export class MemoryThreads implements ChildThreads, AccountNotices {
     (listed ? account.listed : account.unlisted).push({ ...entry });
   }
 
-  async unlist(userId: string, threadId: string): Promise<void> {
+  /** Whether the thread of `threadId` made at `createdAt` was removed within `REMOVED_KEPT_MS`. */
+  private removed(account: MemoryAccount, threadId: string, createdAt: number | undefined): boolean {
+    const at = createdAt === undefined ? undefined : account.removed.get(`${threadId}@${createdAt}`);
+    return at !== undefined && Date.now() - at <= REMOVED_KEPT_MS;
+  }
+
+  async unlist(userId: string, threadId: string, createdAt?: number): Promise<void> {
     const account = this.account(userId);
+    if (createdAt !== undefined) account.removed.set(`${threadId}@${createdAt}`, Date.now());
     account.listed = account.listed.filter((e) => e.threadId !== threadId);
     account.unlisted = account.unlisted.filter((e) => e.threadId !== threadId);
     account.schedules.delete(threadId);
   }
 
-  async countSchedules(userId: string, threadId: string, active: number, max: number): Promise<void> {
-    const { schedules } = this.account(userId);
+  async countSchedules(userId: string, threadId: string, active: number, max: number, createdAt?: number): Promise<void> {
+    const account = this.account(userId);
+    if (this.removed(account, threadId, createdAt)) return;
+    const { schedules } = account;
     const before = schedules.get(threadId) ?? 0;
     const others = [...schedules.values()].reduce((n, c) => n + c, 0) - before;
     if (active > before && others + active > max) throw tooManySchedules(others + before, max);

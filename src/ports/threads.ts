@@ -64,6 +64,13 @@ export interface ChildThreads {
   tellParent(owner: ThreadOwner, parentThreadId: string): Promise<void>;
 }
 
+/**
+ * How long (ms) an account remembers a removed thread (its id and `createdAt`, see `unlist`): one
+ * day, far past any notice the thread sent before its removal, which would otherwise list a deleted
+ * thread or count its schedules for good.
+ */
+export const REMOVED_KEPT_MS = 24 * 60 * 60 * 1000;
+
 /** One thread in a user's index. `createdAt` is epoch milliseconds. */
 export interface AccountEntry {
   /** The thread's id. */
@@ -83,16 +90,20 @@ export interface AccountNotices {
    * @throws WeftError `too_many_threads` at the limit; nothing is written then.
    */
   claim(userId: string, entry: AccountEntry, max: number, listed?: boolean): Promise<void>;
-  /** Frees the thread's slot (listed or not); a thread not counted changes nothing. */
-  unlist(userId: string, threadId: string): Promise<void>;
+  /**
+   * Frees the thread's slot (listed or not) and its schedules' count; a thread not counted changes
+   * nothing. With the removed thread's `createdAt` (its lifetime on the id), a `claim` or
+   * `countSchedules` naming that thread that arrives later, for {@link REMOVED_KEPT_MS}, changes nothing.
+   */
+  unlist(userId: string, threadId: string, createdAt?: number): Promise<void>;
   /**
    * Sets how many active schedules thread `threadId` holds in `userId`'s count (0 drops it). A
    * rise is refused when the user's threads would then hold more than `max` together; a fall, or
    * the same count again, never is. The thread sends its whole count, not a change, so a lost
-   * notice is made good by the next one.
+   * notice is made good by the next one. `createdAt` names the counting thread (see `unlist`).
    * @throws WeftError `too_many_schedules` (with `limit`) at the limit; nothing is written then.
    */
-  countSchedules(userId: string, threadId: string, active: number, max: number): Promise<void>;
+  countSchedules(userId: string, threadId: string, active: number, max: number, createdAt?: number): Promise<void>;
   /** The ids `userId` has listed, newest first (at most `limit`). */
   listed(userId: string, limit: number): Promise<string[]>;
   /**

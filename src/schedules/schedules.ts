@@ -129,7 +129,7 @@ export class ThreadSchedules {
         throw new WeftError("too_many_schedules", `this thread has ${MAX_SCHEDULES_PER_THREAD} active schedules already; cancel one first`, { limit: MAX_SCHEDULES_PER_THREAD, scope: "thread", path: [] });
       }
       const userId = world.meta.userId;
-      if (userId) await world.peers.countSchedules(userId, world.meta.threadId, active + 1, limitOf(world.workerEnv, "schedulesPerUser"));
+      if (userId) await world.peers.countSchedules(userId, world.meta.threadId, active + 1, limitOf(world.workerEnv, "schedulesPerUser"), world.meta.createdAt);
       try {
         return await this.add(world, orderedId("sch", 8), spec, owner, now, stored);
       } catch (e) {
@@ -163,7 +163,7 @@ export class ThreadSchedules {
       const r = this.host.running();
       const userId = r?.world.meta.userId;
       if (!r || !userId || !this.store.ready) return;
-      await r.world.peers.countSchedules(userId, r.world.meta.threadId, this.store.activeCount(), Number.MAX_SAFE_INTEGER);
+      await r.world.peers.countSchedules(userId, r.world.meta.threadId, this.store.activeCount(), Number.MAX_SAFE_INTEGER, r.world.meta.createdAt);
     }).catch((e: unknown) => {
       if (!(isWeftError(e) && e.code === "thread_not_found")) console.error(`weft: could not tell the owner's account how many schedules are active: ${String(e)}`);
     });

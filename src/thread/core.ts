@@ -297,7 +297,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     // after), before the rows go: a crash between the two leaves a thread that a retried delete
     // finds and ends, never an entry naming no thread, which a delete (404) could not remove. A
     // failure to unlist does not stop the deletion; the delete answers it at the end.
-    const unlisting = meta && this.listing.ownerAccount(meta)?.removeThread(meta.threadId);
+    const unlisting = meta && this.listing.ownerAccount(meta)?.removeThread(meta.threadId, meta.createdAt);
     const unlistFailure = await unlisting?.then(
       () => null,
       (e: unknown) => ({ e }),

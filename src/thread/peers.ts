@@ -63,12 +63,12 @@ export class DurableThreads implements ChildThreads, AccountNotices {
     if (this.env.ACCOUNT) unwrap(await accountOf(this.env.ACCOUNT, userId).addThread(entry, max, listed));
   }
 
-  async unlist(userId: string, threadId: string): Promise<void> {
-    if (this.env.ACCOUNT) unwrap(await accountOf(this.env.ACCOUNT, userId).removeThread(threadId));
+  async unlist(userId: string, threadId: string, createdAt?: number): Promise<void> {
+    if (this.env.ACCOUNT) unwrap(await accountOf(this.env.ACCOUNT, userId).removeThread(threadId, createdAt));
   }
 
-  async countSchedules(userId: string, threadId: string, active: number, max: number): Promise<void> {
-    if (this.env.ACCOUNT) unwrap(await accountOf(this.env.ACCOUNT, userId).countSchedules(threadId, active, max));
+  async countSchedules(userId: string, threadId: string, active: number, max: number, createdAt?: number): Promise<void> {
+    if (this.env.ACCOUNT) unwrap(await accountOf(this.env.ACCOUNT, userId).countSchedules(threadId, active, max, createdAt));
   }
 
   async listed(userId: string, limit: number): Promise<string[]> {

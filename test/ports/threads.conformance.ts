@@ -131,6 +131,33 @@ export function threadsConformance(impl: string, make: () => ThreadsFixture): vo
       await threads.countSchedules(user, b, 3, 3);
     });
 
+    it("account: a removed thread's listing or schedule count that arrives after its removal changes nothing; the id's next thread counts", async () => {
+      const { threads } = make();
+      const user = owner().userId;
+      const [a, b] = ["a".repeat(64), "b".repeat(64)];
+      await threads.claim(user, { threadId: a, agentId: "x", createdAt: 100 }, 2);
+      await threads.countSchedules(user, a, 2, 3, 100);
+      await threads.unlist(user, a, 100);
+      // Sent by thread a (made at 100) before its removal, delivered after it.
+      await threads.claim(user, { threadId: a, agentId: "x", createdAt: 100 }, 2);
+      await threads.countSchedules(user, a, 3, 3, 100);
+      expect(await threads.listed(user, 10)).toEqual([]);
+      // Neither holds a slot: two threads and three schedules fit.
+      await threads.claim(user, { threadId: b, agentId: "x", createdAt: 101 }, 2);
+      await threads.countSchedules(user, b, 3, 3, 101);
+      await threads.countSchedules(user, b, 0, 3, 101);
+      // The thread made again on the id (another createdAt) is listed and counted, and the old one's late fall leaves its count.
+      await threads.claim(user, { threadId: a, agentId: "x", createdAt: 200 }, 2);
+      expect(await threads.listed(user, 10)).toEqual([a, b]);
+      await threads.countSchedules(user, a, 2, 3, 200);
+      await threads.countSchedules(user, a, 0, 3, 100);
+      expect(await codeOf(threads.countSchedules(user, b, 2, 3, 101))).toBe("too_many_schedules");
+      // Unlisting without a createdAt remembers nothing: the same entry is listed again.
+      await threads.unlist(user, b);
+      await threads.claim(user, { threadId: b, agentId: "x", createdAt: 101 }, 2);
+      expect(await threads.listed(user, 10)).toEqual([a, b]);
+    });
+
     it("an env notice reaches a live thread and says when the thread is gone", async () => {
       const f = make();
       const me = owner();

@@ -3,7 +3,8 @@
  * thread's Durable Object, its alarm read from storage.
  * @module
  */
-import { runDurableObjectAlarm } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { scheduleClock } from "../../src/schedules/clock.js";
 import type { ScheduleInfo } from "../../src/schedules/info.js";
 import type { OccurrenceRow } from "../../src/schedules/store.js";
@@ -63,4 +64,11 @@ export function holdCount(threadId: string, tag: string): Promise<void> {
       return new Promise((resolve, reject) => void (heldCounts[tag] = () => void count(...args).then(resolve, reject)));
     };
   });
+}
+
+/** The schedules the owner's account ("tester") counts for `threadId` (its `schedule_counts` row, 0 without one). */
+export function countedIn(threadId: string): Promise<number> {
+  const ns = (env as unknown as { ACCOUNT: DurableObjectNamespace }).ACCOUNT;
+  const run = runInDurableObject as unknown as (stub: DurableObjectStub, cb: (a: { ctx: DurableObjectState }) => number) => Promise<number>;
+  return run(ns.get(ns.idFromName("tester")), (a) => a.ctx.storage.sql.exec<{ n: number }>("SELECT COALESCE(SUM(active), 0) AS n FROM schedule_counts WHERE thread_id = ?", threadId).one().n);
 }

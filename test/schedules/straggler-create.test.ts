@@ -5,11 +5,9 @@
  * thread fired the deleted thread's schedule every hour; a request waiting behind it counted the
  * deleted thread in the owner's account for good, and held up the new thread's requests).
  */
-import { env } from "cloudflare:workers";
-import { runInDurableObject } from "cloudflare:test";
 import { expect, it } from "vitest";
 import { inThread, json, keyed, until } from "../helpers.js";
-import { heldCounts, holdCount } from "./helpers.js";
+import { countedIn, heldCounts, holdCount } from "./helpers.js";
 
 const g = globalThis as unknown as { __gates?: Record<string, { go: () => void; fail: () => void }> };
 
@@ -28,13 +26,6 @@ it("a schedule request a DELETE cut stores nothing in the thread made again on t
   expect((await json("GET", `/threads/${id}/schedules`)).body.schedules).toEqual([]);
   expect(await inThread(id, (t) => (t.ctx.storage.sql as SqlStorage).exec("SELECT COUNT(*) AS n FROM schedules").one().n)).toBe(0);
 }, 90_000);
-
-/** The schedules the owner's account counts for `threadId`. */
-function countedIn(threadId: string): Promise<number> {
-  const ns = (env as unknown as { ACCOUNT: DurableObjectNamespace }).ACCOUNT;
-  const run = runInDurableObject as unknown as (stub: DurableObjectStub, cb: (a: { ctx: DurableObjectState }) => number) => Promise<number>;
-  return run(ns.get(ns.idFromName("tester")), (a) => a.ctx.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM schedule_counts WHERE thread_id = ?", threadId).one().n);
-}
 
 it("a schedule request waiting behind another when a DELETE came tells the account nothing of the deleted thread", async () => {
   const id = (await json("POST", "/threads", { agent: "guarantees" })).body.threadId as string;
