@@ -9,8 +9,8 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
 import { accountOf } from "../../src/account/api.js";
-import { createThread, inThread, isListed, json, keyed, until } from "../helpers.js";
-import { countedIn, heldCounts, holdCount } from "../schedules/helpers.js";
+import { createThread, inThread, isListed, json, keyed } from "../helpers.js";
+import { HOURLY, countHeldAcrossDelete, countedIn } from "../schedules/helpers.js";
 
 /** The account's rows for `threadId`, listed and unlisted: the slots of the per-user limit it holds. */
 function slotsOf(threadId: string): Promise<number> {
@@ -23,22 +23,14 @@ function slotsOf(threadId: string): Promise<number> {
 const account = () => accountOf((env as unknown as { ACCOUNT: DurableObjectNamespace }).ACCOUNT, "tester");
 
 it("a schedule count the account gets after the thread's removal counts nothing; the id's next thread counts its own", async () => {
-  const token = `late-count:${crypto.randomUUID()}`;
-  const made = () => json("POST", "/threads", { agent: "guarantees", continuationToken: token });
-  const id = (await made()).body.threadId as string;
-  const tag = crypto.randomUUID();
-  await holdCount(id, tag);
-  const body = { every: "1h", target: { tool: "effect_read", input: {} } };
-  const straggler = keyed("POST", `/threads/${id}/schedules`, `old-${tag}`, body);
-  await until(() => inThread(id, () => heldCounts[tag] !== undefined), "the count to wait");
-  expect(await json("DELETE", `/threads/${id}`)).toEqual({ status: 200, body: { deleted: true } });
+  const { id, tag, made, straggler, release } = await countHeldAcrossDelete("late-count");
   // Sent now, after the removal unlisted the thread: the account gets the deleted thread's count of 1.
-  await inThread(id, () => heldCounts[tag]!());
+  await release();
   expect((await straggler).status).toBe(404);
   expect(await countedIn(id)).toBe(0);
   // The thread made again on the id counts its own schedules.
   expect((await made()).status).toBe(201);
-  expect((await keyed("POST", `/threads/${id}/schedules`, `new-${tag}`, body)).status).toBe(201);
+  expect((await keyed("POST", `/threads/${id}/schedules`, `new-${tag}`, HOURLY)).status).toBe(201);
   expect(await countedIn(id)).toBe(1);
 }, 90_000);
 

@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { scheduleClock } from "../../src/schedules/clock.js";
 import type { ScheduleInfo } from "../../src/schedules/info.js";
 import type { OccurrenceRow } from "../../src/schedules/store.js";
-import { effectRuns, inThread, rawStub } from "../helpers.js";
+import { effectRuns, inThread, json, keyed, rawStub, until } from "../helpers.js";
 
 /** 2030-01-01T00:00:00Z: the tests' clock starts here, far from the real one, so no alarm fires on its own. */
 export const T0 = Date.UTC(2030, 0, 1);
@@ -71,4 +71,25 @@ export function countedIn(threadId: string): Promise<number> {
   const ns = (env as unknown as { ACCOUNT: DurableObjectNamespace }).ACCOUNT;
   const run = runInDurableObject as unknown as (stub: DurableObjectStub, cb: (a: { ctx: DurableObjectState }) => number) => Promise<number>;
   return run(ns.get(ns.idFromName("tester")), (a) => a.ctx.storage.sql.exec<{ n: number }>("SELECT COALESCE(SUM(active), 0) AS n FROM schedule_counts WHERE thread_id = ?", threadId).one().n);
+}
+
+/** A schedule request's body the tests of a deleted thread's stragglers send. */
+export const HOURLY = { every: "1h", target: { tool: "effect_read", input: {} } };
+
+/**
+ * A thread made on a fresh `continuationToken` whose schedule request waits for the owner's
+ * account (its count held, see {@link holdCount}) while a DELETE removes the thread: `made` makes a
+ * thread on the id again, `release` sends the held count (late), `straggler` is the request's answer.
+ */
+export async function countHeldAcrossDelete(name: string) {
+  const token = `${name}:${crypto.randomUUID()}`;
+  const made = () => json("POST", "/threads", { agent: "guarantees", continuationToken: token });
+  const id = (await made()).body.threadId as string;
+  const tag = crypto.randomUUID();
+  await holdCount(id, tag);
+  const straggler = keyed("POST", `/threads/${id}/schedules`, `old-${tag}`, HOURLY);
+  await until(() => inThread(id, () => heldCounts[tag] !== undefined), "the count check to wait");
+  const deleted = await json("DELETE", `/threads/${id}`);
+  if (deleted.status !== 200) throw new Error(`DELETE answered ${deleted.status}`);
+  return { id, tag, made, straggler, release: () => inThread(id, () => heldCounts[tag]!()) };
 }

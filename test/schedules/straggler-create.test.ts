@@ -7,21 +7,14 @@
  */
 import { expect, it } from "vitest";
 import { inThread, json, keyed, until } from "../helpers.js";
-import { countedIn, heldCounts, holdCount } from "./helpers.js";
+import { HOURLY, countHeldAcrossDelete, countedIn, heldCounts } from "./helpers.js";
 
 const g = globalThis as unknown as { __gates?: Record<string, { go: () => void; fail: () => void }> };
 
 it("a schedule request a DELETE cut stores nothing in the thread made again on the id", async () => {
-  const token = `schedule-straggler:${crypto.randomUUID()}`;
-  const made = () => json("POST", "/threads", { agent: "guarantees", continuationToken: token });
-  const id = (await made()).body.threadId as string;
-  const tag = crypto.randomUUID();
-  await holdCount(id, tag);
-  const straggler = keyed("POST", `/threads/${id}/schedules`, `key-${tag}`, { every: "1h", target: { tool: "effect_read", input: {} } });
-  await until(() => inThread(id, () => heldCounts[tag] !== undefined), "the count check to wait");
-  expect(await json("DELETE", `/threads/${id}`)).toEqual({ status: 200, body: { deleted: true } });
+  const { id, made, straggler, release } = await countHeldAcrossDelete("schedule-straggler");
   expect((await made()).status).toBe(201);
-  await inThread(id, () => heldCounts[tag]!());
+  await release();
   expect((await straggler).status).toBe(404);
   expect((await json("GET", `/threads/${id}/schedules`)).body.schedules).toEqual([]);
   expect(await inThread(id, (t) => (t.ctx.storage.sql as SqlStorage).exec("SELECT COUNT(*) AS n FROM schedules").one().n)).toBe(0);
@@ -40,7 +33,7 @@ it("a schedule request waiting behind another when a DELETE came tells the accou
       return new Promise((resolve, reject) => void (heldCounts[tag] = () => void answered.then(resolve, reject)));
     };
   });
-  const body = { every: "1h", target: { tool: "effect_read", input: {} } };
+  const body = HOURLY;
   const first = keyed("POST", `/threads/${id}/schedules`, `a-${tag}`, body);
   await until(() => inThread(id, () => heldCounts[tag] !== undefined), "the count check to wait");
   const second = keyed("POST", `/threads/${id}/schedules`, `b-${tag}`, body);
@@ -52,20 +45,12 @@ it("a schedule request waiting behind another when a DELETE came tells the accou
 }, 90_000);
 
 it("a deleted thread's schedule request waiting for the account does not hold up the new thread's", async () => {
-  const token = `schedule-chain:${crypto.randomUUID()}`;
-  const made = () => json("POST", "/threads", { agent: "guarantees", continuationToken: token });
-  const id = (await made()).body.threadId as string;
-  const tag = crypto.randomUUID();
-  await holdCount(id, tag);
-  const body = { every: "1h", target: { tool: "effect_read", input: {} } };
-  const straggler = keyed("POST", `/threads/${id}/schedules`, `old-${tag}`, body);
-  await until(() => inThread(id, () => heldCounts[tag] !== undefined), "the count check to wait");
-  expect(await json("DELETE", `/threads/${id}`)).toEqual({ status: 200, body: { deleted: true } });
+  const { id, tag, made, straggler, release } = await countHeldAcrossDelete("schedule-chain");
   expect((await made()).status).toBe(201);
   // Held up, it would answer only once the deleted thread's request did: it is given 5 s.
-  const fresh = keyed("POST", `/threads/${id}/schedules`, `new-${tag}`, body);
+  const fresh = keyed("POST", `/threads/${id}/schedules`, `new-${tag}`, HOURLY);
   const early = await Promise.race([fresh.then((r) => r.status), new Promise((r) => setTimeout(() => r("no answer"), 5000))]);
-  await inThread(id, () => heldCounts[tag]!());
+  await release();
   await straggler;
   expect(early).toBe(201);
 }, 90_000);
@@ -74,7 +59,7 @@ it("a count change left on a deleted thread's chain does not overwrite the new t
   const token = `chain-lifetime:${crypto.randomUUID()}`;
   const made = () => json("POST", "/threads", { agent: "guarantees", continuationToken: token });
   const id = (await made()).body.threadId as string;
-  const body = { every: "1h", target: { tool: "effect_read", input: {} } };
+  const body = HOURLY;
   const first = await keyed("POST", `/threads/${id}/schedules`, `s0-${token}`, body);
   expect(first.status).toBe(201);
   const gates = (g.__gates ??= {});
