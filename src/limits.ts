@@ -46,6 +46,13 @@ export const MAX_STEP_TEXT_BYTES = 1024 * 1024;
 export const MAX_STORED_VALUE_BYTES = 1024 * 1024;
 
 /**
+ * How long (ms) a user's account remembers a removed thread (its id and `createdAt`): one day, far
+ * past any notice the thread sent before its removal, which would otherwise list a deleted thread
+ * or count its schedules for good (`removeThread` in src/account/api.ts).
+ */
+export const REMOVED_KEPT_MS = 24 * 60 * 60 * 1000;
+
+/**
  * Refuses a value too large to store whole in one row.
  * @throws WeftError `payload_too_large` naming `path` and the limit when `text` is over `max` bytes.
  */

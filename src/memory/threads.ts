@@ -4,8 +4,8 @@
  * @module
  */
 import { WeftError } from "../errors.js";
-import { tooManySchedules } from "../limits.js";
-import { type AccountEntry, type AccountNotices, type ChildAnswer, type ChildThreadInput, type ChildThreads, REMOVED_KEPT_MS, type ThreadOwner } from "../ports/threads.js";
+import { REMOVED_KEPT_MS, tooManySchedules } from "../limits.js";
+import type { AccountEntry, AccountNotices, ChildAnswer, ChildThreadInput, ChildThreads, ThreadOwner } from "../ports/threads.js";
 
 /** A user's account in memory: its threads, their schedules' counts, and removed threads (`id@createdAt` -> when). */
 interface MemoryAccount {

@@ -64,13 +64,6 @@ export interface ChildThreads {
   tellParent(owner: ThreadOwner, parentThreadId: string): Promise<void>;
 }
 
-/**
- * How long (ms) an account remembers a removed thread (its id and `createdAt`, see `unlist`): one
- * day, far past any notice the thread sent before its removal, which would otherwise list a deleted
- * thread or count its schedules for good.
- */
-export const REMOVED_KEPT_MS = 24 * 60 * 60 * 1000;
-
 /** One thread in a user's index. `createdAt` is epoch milliseconds. */
 export interface AccountEntry {
   /** The thread's id. */
@@ -93,7 +86,7 @@ export interface AccountNotices {
   /**
    * Frees the thread's slot (listed or not) and its schedules' count; a thread not counted changes
    * nothing. With the removed thread's `createdAt` (its lifetime on the id), a `claim` or
-   * `countSchedules` naming that thread that arrives later, for {@link REMOVED_KEPT_MS}, changes nothing.
+   * `countSchedules` naming that thread that arrives later, for a day (`REMOVED_KEPT_MS`), changes nothing.
    */
   unlist(userId: string, threadId: string, createdAt?: number): Promise<void>;
   /**

@@ -56,14 +56,11 @@ async function listedCount(userId: string): Promise<number> {
   return run(accountStubOf(userId), (instance) => (instance.ctx.storage.sql as SqlStorage).exec<{ n: number }>("SELECT COUNT(*) AS n FROM account_threads").one().n);
 }
 
-/** Every thread the user's account counts against the limit, listed or not. */
+/** Every thread the user's account counts against the limit, listed or not (as `addThread` counts them). */
 async function countedCount(userId: string): Promise<number> {
   const run = runInDurableObject as unknown as (stub: DurableObjectStub, cb: (instance: any) => number) => Promise<number>;
-  return run(accountStubOf(userId), (instance) => {
-    const sql = instance.ctx.storage.sql as SqlStorage;
-    const tables = sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'account_%' AND name != 'account_env' AND name != 'account_env_readers'").toArray();
-    return tables.reduce((n, t) => n + sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${t.name}`).one().n, 0);
-  });
+  const query = "SELECT (SELECT COUNT(*) FROM account_threads) + (SELECT COUNT(*) FROM account_unlisted) AS n";
+  return run(accountStubOf(userId), (instance) => (instance.ctx.storage.sql as SqlStorage).exec<{ n: number }>(query).one().n);
 }
 
 /** The scratch thread an `Idempotency-Key` names for a direct call of `userId` (as the Worker names it). */
