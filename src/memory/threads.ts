@@ -72,7 +72,10 @@ export class MemoryThreads implements ChildThreads, AccountNotices {
       if (existing.owner !== owner.userId) throw new WeftError("thread_not_found", `no thread ${threadId}`);
       return "exists";
     }
-    if (!(input.agent in this.agents)) throw new WeftError("agent_not_found", `no agent "${input.agent}"`);
+    if (!(input.agent in this.agents)) {
+      await this.unlist(owner.userId, threadId);
+      throw new WeftError("agent_not_found", `no agent "${input.agent}"`);
+    }
     this.threads.set(threadId, { owner: owner.userId, input: structuredClone(input), done: null, childNotices: 0, envNotices: 0 });
     return "created";
   }

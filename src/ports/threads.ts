@@ -49,7 +49,7 @@ export interface ChildThreads {
   /**
    * Creates child `threadId` as `owner`, its opening message queued with it.
    * @returns `created`, or `exists` when `owner`'s thread of that id exists already (nothing changed: the first one stands).
-   * @throws WeftError with the refusal's code (`agent_not_found`, `invalid_request`, ...; `thread_not_found` for an id another user's thread holds); nothing is created then.
+   * @throws WeftError with the refusal's code (`agent_not_found`, `invalid_request`, ...; `thread_not_found` for an id another user's thread holds); nothing is created then, and a refusal that leaves no thread at the id takes back `owner`'s `claim` of it.
    */
   create(owner: ThreadOwner, threadId: string, input: ChildThreadInput): Promise<"created" | "exists">;
   /**

@@ -115,8 +115,7 @@ async function runChild(engine: RunWorld, name: string, agent: AgentDefinition, 
       parent: { threadId: engine.meta.threadId, callId: context.callId },
     });
   } catch (e) {
-    // Its listing is taken back: no child was made.
-    if (userId && isWeftError(e)) await peers.unlist(userId, childThreadId).catch(ignoreRefusal);
+    // A create that made no child took its listing back; one that made it before failing left it listed.
     return refused(e);
   }
   if (background) return startedResult(engine, name, context.callId, childThreadId);
@@ -179,11 +178,6 @@ export async function tellParent(engine: RunWorld): Promise<void> {
   } catch (e) {
     if (!isWeftError(e)) console.error(`weft: could not tell parent thread ${parent.threadId} that child ${engine.meta.threadId} moved on: ${errorMessage(e)}`);
   }
-}
-
-/** Lets a refusal (a WeftError) pass, as an ignored RPC answer; rethrows anything else. */
-function ignoreRefusal(e: unknown): void {
-  if (!isWeftError(e)) throw e;
 }
 
 /** The tool result a child's answer becomes. */

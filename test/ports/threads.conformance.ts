@@ -71,12 +71,14 @@ export function threadsConformance(impl: string, make: () => ThreadsFixture): vo
       expect(await codeOf(f.threads.answer(me, f.neverMade(), false))).toBe("thread_not_found");
     });
 
-    it("an unknown agent is refused with agent_not_found and leaves no thread", async () => {
+    it("an unknown agent is refused with agent_not_found and leaves no thread, nor its owner's claim of the id", async () => {
       const f = make();
       const me = owner();
       const id = f.threads.childId(`k:${crypto.randomUUID()}`);
+      await f.threads.claim(me.userId, { threadId: id, agentId: "no-such-agent", createdAt: 1 }, 10);
       expect(await codeOf(f.threads.create(me, id, input(f, "no-such-agent")))).toBe("agent_not_found");
       expect(await codeOf(f.threads.answer(me, id, false))).toBe("thread_not_found");
+      expect(await f.threads.listed(me.userId, 10)).toEqual([]);
     });
 
     it("a parent is told its child moved on; a parent that is gone is thread_not_found", async () => {
