@@ -6,37 +6,12 @@
  * @module
  */
 import type { EventFrame } from "../protocol.js";
+import { SettleWindow } from "../calls/settle-window.js";
+import { packFrames } from "../frame-batches.js";
 import { frameText } from "./store/events.js";
 
 /** The tag of a socket that takes its frames as JSON arrays (`GET /threads/:id/ws?batch=1`). */
 export const BATCH_TAG = "batch";
-
-/**
- * Upper bound, in bytes, of one batched message (a single larger frame still goes alone, as a
- * one-element array): a burst of small frames becomes a few messages, never one without bound.
- */
-export const BATCH_MAX_BYTES = 128 * 1024;
-
-/**
- * Packs serialized frames, in order, into JSON-array messages of about {@link BATCH_MAX_BYTES}
- * at most (measured as string length: a bound that keeps messages modest, not a protocol limit).
- */
-export function packFrames(texts: readonly string[]): string[] {
-  const messages: string[] = [];
-  let part: string[] = [];
-  let size = 2;
-  for (const text of texts) {
-    if (part.length > 0 && size + 1 + text.length > BATCH_MAX_BYTES) {
-      messages.push(`[${part.join(",")}]`);
-      part = [];
-      size = 2;
-    }
-    part.push(text);
-    size += text.length + 1;
-  }
-  if (part.length > 0) messages.push(`[${part.join(",")}]`);
-  return messages;
-}
 
 /** The sockets of a thread: all of them, and those that take batches. */
 export interface SocketLists {
@@ -72,20 +47,24 @@ export class Fanout {
     this.known = null;
   }
 
+  /** Sends the queue once frames stop coming for a few microtask turns, within the same JS run. */
+  private readonly window = new SettleWindow(() => this.queue.length > 0, () => this.flush());
+
   /**
-   * Queues one frame; the first of a burst takes the socket list and sets a 0 ms timer, not a
-   * microtask, so a tool's events and its call's finish go as one batch (none leaves later for it:
-   * the output gate holds a frame until its row commits, once JS yields). With no socket open the
-   * frame is not even serialized: a client that connects later replays the log.
+   * Queues one frame; the first of a burst takes the socket list. The burst is sent once no frame
+   * came for `SETTLE_TURNS` microtask turns, so a tool's events and its call's finish go as one
+   * batch; none leaves later for it, as the output gate holds a frame until its row commits, once
+   * JS yields. With no socket open the frame is not even serialized: a client that connects later
+   * replays the log.
    */
   send(frame: EventFrame): void {
     if (this.targets === null) {
       const sockets = (this.known ??= this.read());
       if (sockets.all.length === 0) return;
       this.targets = sockets;
-      setTimeout(() => this.flush(), 0);
     }
     this.queue.push(frameText(frame));
+    this.window.open();
   }
 
   /** The socket lists with their earliest token expiry (read once per change, not per burst). */

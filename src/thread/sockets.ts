@@ -7,7 +7,8 @@
 import { byteLength } from "../bytes.js";
 import { WeftError } from "../errors.js";
 import { limitOf } from "../limits.js";
-import { BATCH_TAG, type Fanout, packFrames } from "./fanout.js";
+import { packFrames } from "../frame-batches.js";
+import { BATCH_TAG, type Fanout } from "./fanout.js";
 import type { EventSink } from "../ports/events.js";
 import type { Caller } from "../rpc.js";
 import { CALLER_HEADER } from "./api.js";

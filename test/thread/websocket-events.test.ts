@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isoTime } from "../../src/event-time.js";
-import { createThread, inThread, json, request, runTurn, stubOf, subscribe } from "../helpers.js";
+import { createThread, eventsOf, inThread, json, request, runTurn, stubOf, subscribe } from "../helpers.js";
 import { ONE_TOOL_TURN_TYPES } from "../frames.js";
 
 describe("WebSocket events", () => {
@@ -72,6 +72,17 @@ describe("WebSocket events", () => {
     await sub.until((f) => f.some((e) => e.type === "progress"));
     sub.close();
     expect(sub.frames.find((f) => f.type === "progress")!.data).toEqual({ current: 5, total: 10 });
+  });
+
+  it("a tool's burst goes to a batched socket as one message with its call's started and finished events", async () => {
+    const id = await createThread({ agent: "robustness" });
+    const batched = await subscribe(id, (await eventsOf(id)).at(-1)!.seq, true);
+    const answer = await json("POST", "/v1/tools/emit_burst", { input: { count: 200, bytes: 40 }, sessionId: id });
+    expect(answer.status).toBe(200);
+    await batched.until((f) => f.some((e) => e.type === "tool_call_finished"));
+    batched.close();
+    expect(batched.frames.map((f) => f.type)).toEqual(["tool_call_started", ...Array<string>(200).fill("tick"), "tool_call_finished"]);
+    expect(batched.messages).toBe(1);
   });
 
   it("with ?batch=1 a burst arrives as JSON arrays of frames: the same frames, seq order, no gap, replay too", async () => {
