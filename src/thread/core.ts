@@ -297,11 +297,8 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     // after), before the rows go: a crash between the two leaves a thread that a retried delete
     // finds and ends, never an entry naming no thread, which a delete (404) could not remove. A
     // failure to unlist does not stop the deletion; the delete answers it at the end.
-    const unlisting = meta && this.listing.ownerAccount(meta)?.removeThread(meta.threadId, meta.createdAt);
-    const unlistFailure = await unlisting?.then(
-      () => null,
-      (e: unknown) => ({ e }),
-    );
+    const account = meta && this.listing.ownerAccount(meta);
+    const unlistFailure = await account?.removeThread(meta!.threadId).then(() => null, (e: unknown) => ({ e }));
     this.world = null;
     this.runner = null;
     this.store.env.version++;
@@ -310,8 +307,10 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     this.inFlight.detach();
     this.store.forget();
     this.schedules.forget();
-    closeAll(this.ctx, "thread deleted");
     this.fanout.socketsChanged();
+    closeAll(this.ctx, "thread deleted");
+    // Gone: the account drops its late notices from now on (named by its lifetime, not before, as it could survive a crash).
+    if (!unlistFailure) await account?.removeThread(meta!.threadId, meta!.createdAt).catch(() => undefined);
     if (unlistFailure) throw unlistFailure.e;
   }
 

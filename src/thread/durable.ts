@@ -25,7 +25,7 @@ import { type DirectCallInput, directCall, outcomeText, outcomeWaitsForPerson } 
 import { keyedCallId } from "../calls/call.js";
 import { SCRATCH_TTL_MS, checkAccess } from "./guard.js";
 import { cutByRemoval } from "./removal.js";
-import { accountOf } from "../account/api.js";
+import { accountOf, claimThread } from "../account/api.js";
 import { checkScriptable, modelsInForce } from "../run/model-choice.js";
 import { type Caller, type IdempotencyClaim, type RpcFailure, type RpcResult, rpc, rpcFailure } from "../rpc.js";
 import { deleteAllRows, migrate } from "./store/migrations.js";
@@ -50,6 +50,10 @@ export function createThreadClass(registry: Registry) {
       // A create that comes while this thread is being deleted starts once the old rows are gone.
       const removing = this.inFlight.removing;
       if (removing) await removing.catch(() => undefined);
+      // The removal unlisted the id the Worker found listed (the deleted thread's): this one takes a slot now, under the limit.
+      const account = removing && !input.ephemeral && this.env.ACCOUNT ? accountOf(this.env.ACCOUNT, caller.userId) : null;
+      const claimed = account && (await claimThread(account, this.env, { threadId, agentId: input.agent ?? "default", createdAt: Date.now() }));
+      if (claimed && !claimed.ok) return claimed;
       const removals = this.inFlight.removals;
       // Counted like a call: a delete that comes before the create answered waits for it.
       const created: RpcResult<ThreadMeta> = await this.inFlight

@@ -29,6 +29,9 @@ export interface ListingParts {
 
 /** The account side of one thread (see the module doc). */
 export class AccountListing {
+  /** Threads (their `meta`) whose keep as a session began: their removal unlists them, kept or not yet. */
+  private readonly keeping = new WeakSet<ThreadMeta>();
+
   constructor(private readonly parts: ListingParts) {}
 
   /**
@@ -42,11 +45,12 @@ export class AccountListing {
   async keepAsSession(mustKeep: boolean): Promise<RpcResult<null>> {
     const meta = this.parts.meta();
     if (!meta.ephemeral) return { ok: true, value: null };
+    this.keeping.add(meta);
     // Counted: a removal waits for it. Listed first: a refusal leaves the thread scratch, and a
     // crash between the two leaves an entry the next keep (the alarm's) finds listed already.
     // A scratch thread counted already (kept for its Idempotency-Key) is listed in its own slot.
     return this.counted(async () => {
-      const listed = await this.listInAccount({ ...meta, ephemeral: false }, Date.now(), mustKeep);
+      const listed = await this.listInAccount({ ...meta, ephemeral: false }, meta.createdAt, mustKeep);
       if (!listed.ok) return listed;
       // Removed meanwhile: its record must not overwrite a thread made again on the id.
       if (!this.parts.alive(meta)) throw cutByRemoval();
@@ -105,10 +109,11 @@ export class AccountListing {
   }
 
   /**
-   * The account that counts this thread: none for a scratch thread that is not counted, one
-   * without an owner, or without accounts.
+   * The account that counts this thread: none for a scratch thread that is not counted (nor being
+   * kept), one without an owner, or without accounts.
    */
   ownerAccount(meta: ThreadMeta): AccountApi | null {
-    return (!meta.ephemeral || meta.counted === true) && this.parts.env.ACCOUNT && meta.userId ? accountOf(this.parts.env.ACCOUNT, meta.userId) : null;
+    const counts = !meta.ephemeral || meta.counted === true || this.keeping.has(meta);
+    return counts && this.parts.env.ACCOUNT && meta.userId ? accountOf(this.parts.env.ACCOUNT, meta.userId) : null;
   }
 }
