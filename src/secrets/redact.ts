@@ -129,6 +129,13 @@ export class Redactor {
       return copy;
     }
     if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return value;
+    // What JSON makes of it (a URL's href, a class's toJSON) is what leaves: that is what is redacted.
+    const toJSON = (value as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === "function" && !(value instanceof Date)) {
+      const json: unknown = toJSON.call(value);
+      const clean = this.walk(json, depth + 1, decodeDepth);
+      return clean === json ? value : clean;
+    }
     const entries = Object.entries(value);
     let changed = false;
     for (const entry of entries) {

@@ -53,3 +53,19 @@ describe("an issue message naming a secret", () => {
     expect(JSON.stringify(r.value(result.ok ? [] : result.issues))).not.toContain("sk-live-a");
   });
 });
+
+describe("a secret in what JSON makes of an object (its toJSON)", () => {
+  it("a URL or a class with toJSON carrying a secret is redacted as its JSON; a clean one, and a Date, come back as they are", () => {
+    const r = new Redactor([{ name: "S", value: SECRET }]);
+    class Token {
+      toJSON() {
+        return { bearer: SECRET };
+      }
+    }
+    const value = { url: new URL(`https://api.example.com/v1?key=${SECRET}`), token: new Token() };
+    expect(JSON.stringify(r.value(value))).not.toContain(SECRET);
+    expect(JSON.parse(JSON.stringify(r.value(value)))).toEqual({ url: "https://api.example.com/v1?key=[redacted]", token: { bearer: "[redacted]" } });
+    const clean = { url: new URL("https://api.example.com/v1"), at: new Date(0) };
+    expect(r.value(clean)).toBe(clean);
+  });
+});
