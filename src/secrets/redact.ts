@@ -76,12 +76,12 @@ export class Redactor {
 
   /**
    * A JSON-like value with every string (keys too) redacted. Only what holds a secret is copied:
-   * a value without any comes back as it is (the same object), so a clean answer costs a walk
-   * and no allocation.
+   * a value without any comes back as it is (the same object), so a clean answer costs a walk.
+   * An object with `toJSON` (a URL, a Date) is replaced by its JSON form, redacted.
    */
   value<T>(value: T): T {
     if (this.secrets.length === 0) return value;
-    return this.walk(value, 0) as T;
+    return this.walk(value, 0, 0, "", new Map()) as T;
   }
 
   /**
@@ -99,19 +99,32 @@ export class Redactor {
     } catch {
       return text;
     }
-    const clean = this.walk(parsed, 0, depth + 1);
+    const clean = this.walk(parsed, 0, depth + 1, "", new Map());
     return clean === parsed ? text : JSON.stringify(clean);
   }
 
-  private walk(value: unknown, depth: number, decodeDepth = 0): unknown {
+  /**
+   * `key` is the value's key in its parent (as `JSON.stringify` passes it to `toJSON`); `seen` holds
+   * each object walked in this value with its redacted form, so an object met twice is walked once
+   * and one that contains itself does not send the walk round it.
+   */
+  private walk(value: unknown, depth: number, decodeDepth: number, key: string, seen: Map<object, unknown>): unknown {
     if (typeof value === "string") return this.decoded(this.plain(value), decodeDepth);
     if (value === null || typeof value !== "object") return value;
     // Deeper than any value weft validates: replaced whole, unread (never passed on unread).
     if (depth > MAX_WALK_DEPTH) return TOO_DEEP;
+    if (seen.has(value)) return seen.get(value);
+    seen.set(value, CYCLE);
+    const clean = this.walkObject(value, depth, decodeDepth, key, seen);
+    seen.set(value, clean);
+    return clean;
+  }
+
+  private walkObject(value: object, depth: number, decodeDepth: number, key: string, seen: Map<object, unknown>): unknown {
     if (Array.isArray(value)) {
       let out: unknown[] | null = null;
       for (let i = 0; i < value.length; i++) {
-        const v = this.walk(value[i], depth + 1, decodeDepth);
+        const v = this.walk(value[i], depth + 1, decodeDepth, String(i), seen);
         if (out === null && v !== value[i]) out = value.slice(0, i);
         out?.push(v);
       }
@@ -129,18 +142,15 @@ export class Redactor {
       return copy;
     }
     if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return value;
-    // What JSON makes of it (a URL's href, a class's toJSON) is what leaves: that is what is redacted.
+    // What JSON makes of it (a URL's href, a Date's ISO text, a class's toJSON) is what leaves: that
+    // is what is redacted and given back, so JSON does not ask the object again (it may answer otherwise).
     const toJSON = (value as { toJSON?: unknown }).toJSON;
-    if (typeof toJSON === "function" && !(value instanceof Date)) {
-      const json: unknown = toJSON.call(value);
-      const clean = this.walk(json, depth + 1, decodeDepth);
-      return clean === json ? value : clean;
-    }
+    if (typeof toJSON === "function") return this.walk(toJSON.call(value, key) as unknown, depth + 1, decodeDepth, key, seen);
     const entries = Object.entries(value);
     let changed = false;
     for (const entry of entries) {
       const k = this.text(entry[0]);
-      const v = this.walk(entry[1], depth + 1, decodeDepth);
+      const v = this.walk(entry[1], depth + 1, decodeDepth, entry[0], seen);
       if (k !== entry[0] || v !== entry[1]) {
         changed = true;
         entry[0] = k;
@@ -159,6 +169,8 @@ export class Redactor {
 const MAX_WALK_DEPTH = 300;
 /** What stands for a part of a value nested deeper than {@link MAX_WALK_DEPTH}. */
 const TOO_DEEP = "[redacted: nested too deeply to check for secrets]";
+/** What stands for an object inside itself (JSON has no form for it; `JSON.stringify` throws). */
+const CYCLE = "[redacted: a value inside itself]";
 
 /**
  * The stretches `[start, end)` of `text` covered by an occurrence of any of `forms` (overlapping

@@ -55,7 +55,7 @@ describe("an issue message naming a secret", () => {
 });
 
 describe("a secret in what JSON makes of an object (its toJSON)", () => {
-  it("a URL or a class with toJSON carrying a secret is redacted as its JSON; a clean one, and a Date, come back as they are", () => {
+  it("a URL or a class with toJSON carrying a secret is redacted as its JSON; a clean one gives the same JSON", () => {
     const r = new Redactor([{ name: "S", value: SECRET }]);
     class Token {
       toJSON() {
@@ -65,7 +65,33 @@ describe("a secret in what JSON makes of an object (its toJSON)", () => {
     const value = { url: new URL(`https://api.example.com/v1?key=${SECRET}`), token: new Token() };
     expect(JSON.stringify(r.value(value))).not.toContain(SECRET);
     expect(JSON.parse(JSON.stringify(r.value(value)))).toEqual({ url: "https://api.example.com/v1?key=[redacted]", token: { bearer: "[redacted]" } });
-    const clean = { url: new URL("https://api.example.com/v1"), at: new Date(0) };
-    expect(r.value(clean)).toBe(clean);
+    const clean = { url: new URL("https://api.example.com/v1"), at: new Date(0), n: [1, { k: "v" }] };
+    expect(JSON.stringify(r.value(clean))).toBe(JSON.stringify(clean));
+    // JSON asks the object once, with its key: what the redactor read is what leaves.
+    let calls = 0;
+    const shifty = { toJSON: (key: string) => (calls++ === 0 || key !== "s" ? "clean" : SECRET) };
+    const stamp = Object.assign(new Date(0), { toJSON: () => `at ${SECRET}` });
+    expect(JSON.stringify(r.value({ s: shifty, when: stamp }))).toBe('{"s":"clean","when":"at [redacted]"}');
+    expect(calls).toBe(1);
+  });
+
+  it("a value that holds itself, or one object many times, is walked once per object, not round and round", () => {
+    const r = new Redactor([{ name: "S", value: SECRET }]);
+    const loop: unknown[] = [];
+    loop.push(loop, loop, SECRET);
+    expect(JSON.stringify(r.value(loop))).toBe('["[redacted: a value inside itself]","[redacted: a value inside itself]","[redacted]"]');
+    let reads = 0;
+    const shared = { get k() {
+      reads++;
+      return SECRET;
+    } };
+    let wide: unknown = shared;
+    for (let i = 0; i < 12; i++) wide = { a: wide, b: wide };
+    expect(JSON.stringify(r.value(wide))).not.toContain(SECRET);
+    expect(reads).toBe(1);
+    const selfish = { toJSON() {
+      return [this, this];
+    } };
+    expect(JSON.stringify(r.value({ x: selfish }))).toBe('{"x":["[redacted: a value inside itself]","[redacted: a value inside itself]"]}');
   });
 });
