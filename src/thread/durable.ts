@@ -25,7 +25,7 @@ import { type DirectCallInput, directCall, outcomeText, outcomeWaitsForPerson } 
 import { keyedCallId } from "../calls/call.js";
 import { SCRATCH_TTL_MS, checkAccess } from "./guard.js";
 import { cutByRemoval } from "./removal.js";
-import { accountOf, claimThread } from "../account/api.js";
+import { accountOf } from "../account/api.js";
 import { checkScriptable, modelsInForce } from "../run/model-choice.js";
 import { type Caller, type IdempotencyClaim, type RpcFailure, type RpcResult, rpc, rpcFailure } from "../rpc.js";
 import { deleteAllRows, migrate } from "./store/migrations.js";
@@ -50,18 +50,18 @@ export function createThreadClass(registry: Registry) {
       // A create that comes while this thread is being deleted starts once the old rows are gone.
       const removing = this.inFlight.removing;
       if (removing) await removing.catch(() => undefined);
-      // The removal unlisted the id the Worker found listed (the deleted thread's): this one takes a slot now, under the limit.
-      const account = removing && !input.ephemeral && this.env.ACCOUNT ? accountOf(this.env.ACCOUNT, caller.userId) : null;
-      const claimed = account && (await claimThread(account, this.env, { threadId, agentId: input.agent ?? "default", createdAt: Date.now() }));
-      if (claimed && !claimed.ok) return claimed;
       const removals = this.inFlight.removals;
       // Counted like a call: a delete that comes before the create answered waits for it.
       const created: RpcResult<ThreadMeta> = await this.inFlight
         .run(async () => {
+          // A deletion, or a failed create (maybe in an instance before a restart), may have unlisted the
+          // id the Worker listed (or found listed: a deleted thread's): a new thread takes its slot under
+          // the limit before it is made, one there already (a replay) is listed again past it.
+          const fresh = !this.world && !input.ephemeral;
+          const claimed = fresh ? await this.listing.claimNew(caller.userId, input.agent ?? "default") : null;
+          if (claimed && !claimed.ok) return claimed;
           const made = await this.once(caller, idem, (cut) => this.createOnce(caller, input, threadId, cut), true);
-          // A deletion, or a failed create (maybe in an instance before a restart), may have unlisted
-          // the id the Worker listed: listed again (counted; nothing to add when listed already).
-          if (made.ok && !made.value.ephemeral) await this.listing.listInAccount(made.value, made.value.createdAt, true);
+          if (!fresh && made.ok && !made.value.ephemeral) await this.listing.listInAccount(made.value, made.value.createdAt, true);
           return made;
         })
         .catch(rpcFailure);

@@ -29,9 +29,6 @@ export interface ListingParts {
 
 /** The account side of one thread (see the module doc). */
 export class AccountListing {
-  /** Threads (their `meta`) whose keep as a session began: their removal unlists them, kept or not yet. */
-  private readonly keeping = new WeakSet<ThreadMeta>();
-
   constructor(private readonly parts: ListingParts) {}
 
   /**
@@ -45,12 +42,16 @@ export class AccountListing {
   async keepAsSession(mustKeep: boolean): Promise<RpcResult<null>> {
     const meta = this.parts.meta();
     if (!meta.ephemeral) return { ok: true, value: null };
-    this.keeping.add(meta);
     // Counted: a removal waits for it. Listed first: a refusal leaves the thread scratch, and a
     // crash between the two leaves an entry the next keep (the alarm's) finds listed already.
     // A scratch thread counted already (kept for its Idempotency-Key) is listed in its own slot.
     return this.counted(async () => {
+      // Marked counted before it is listed: its removal unlists it, after a restart between the two too.
+      const counted = meta.counted === true;
+      if (!counted) this.parts.writeMeta(Object.assign(meta, { counted: true as const }));
       const listed = await this.listInAccount({ ...meta, ephemeral: false }, meta.createdAt, mustKeep);
+      // Refused: as it was (an uncounted one is counted by its alarm).
+      if (!listed.ok && !counted && this.parts.alive(meta)) this.parts.writeMeta((delete meta.counted, meta));
       if (!listed.ok) return listed;
       // Removed meanwhile: its record must not overwrite a thread made again on the id.
       if (!this.parts.alive(meta)) throw cutByRemoval();
@@ -108,12 +109,17 @@ export class AccountListing {
     return claimThread(account, this.parts.env, { threadId: this.parts.threadId, agentId: meta.agentId, createdAt }, { mustKeep, listed: !meta.ephemeral });
   }
 
+  /** Counts a thread about to be made in `userId`'s account, under the per-user limit (nothing is added when it is listed already). */
+  claimNew(userId: string, agentId: string): Promise<RpcResult<null>> {
+    const entry = { threadId: this.parts.threadId, agentId, createdAt: Date.now() };
+    return this.parts.env.ACCOUNT ? claimThread(accountOf(this.parts.env.ACCOUNT, userId), this.parts.env, entry) : Promise.resolve({ ok: true, value: null });
+  }
+
   /**
-   * The account that counts this thread: none for a scratch thread that is not counted (nor being
-   * kept), one without an owner, or without accounts.
+   * The account that counts this thread: none for a scratch thread that is not counted, one
+   * without an owner, or without accounts.
    */
   ownerAccount(meta: ThreadMeta): AccountApi | null {
-    const counts = !meta.ephemeral || meta.counted === true || this.keeping.has(meta);
-    return counts && this.parts.env.ACCOUNT && meta.userId ? accountOf(this.parts.env.ACCOUNT, meta.userId) : null;
+    return (!meta.ephemeral || meta.counted === true) && this.parts.env.ACCOUNT && meta.userId ? accountOf(this.parts.env.ACCOUNT, meta.userId) : null;
   }
 }

@@ -8,13 +8,12 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
+import { claimThread } from "../../src/account/api.js";
 import { LIMITS } from "../../src/limits.js";
 import { SCRATCH_TTL_MS } from "../../src/thread/guard.js";
-import { inThread, rawStub, request, stubOf, until } from "../helpers.js";
+import { inThread, rawStub, request, stubOf } from "../helpers.js";
 
 const LIMIT = LIMITS.threadsPerUser.default;
-/** Listings held by a test, by tag: calling one sends it to the account. */
-const heldRelists = ((globalThis as unknown as { __heldRelists?: Record<string, () => void> }).__heldRelists ??= {});
 
 /** A JWT for a user of its own, so its account holds only what this test puts there. */
 async function freshUser(): Promise<{ userId: string; token: string }> {
@@ -211,38 +210,26 @@ describe("the per-user thread limit", () => {
     expect(await tablesOf(threadId)).toBe(0);
     expect(await countedCount(userId)).toBe(LIMIT - 1);
   });
-  it("a create on the token of a thread being deleted takes the slot the removal frees under the limit, never one past it", async () => {
-    // Review 20a: the Worker's claim found the id listed (the deleted thread's entry) and added nothing,
-    // the removal freed that slot, and the new thread was listed past the limit while another create took it.
-    const { userId, token } = await freshUser();
-    const continuationToken = `during-delete:${crypto.randomUUID()}`;
-    const first = await send(token, "POST", "/threads", { agent: "deletable", continuationToken });
-    const id = first.body.threadId as string;
-    await fillAccount(userId, LIMIT);
-    expect(await countedCount(userId)).toBe(LIMIT);
-    // A running call keeps the delete in its grace while the create on the token comes and waits.
-    const slow = send(token, "POST", "/v1/tools/slow_write", { input: { ms: 1500 }, sessionId: id });
-    await until(() => inThread(id, (t) => t.inFlight.count > 0), "the call to run");
-    // The new thread's listing again after its create is held, so another create comes before it.
-    const tag = crypto.randomUUID();
-    await inThread(id, (t) => {
-      const list = t.listing.listInAccount.bind(t.listing);
-      t.listing.listInAccount = (...args: Parameters<typeof list>) => {
-        if (args[2] !== true) return list(...args);
-        t.listing.listInAccount = list;
-        return new Promise((resolve, reject) => void (heldRelists[tag] = () => void list(...args).then(resolve, reject)));
-      };
-    });
-    const deleting = send(token, "DELETE", `/threads/${id}`);
-    await until(() => inThread(id, (t) => t.inFlight.removing !== null), "the delete to begin");
-    const again = send(token, "POST", "/threads", { agent: "deletable", continuationToken });
-    expect((await deleting).status).toBe(200);
-    await slow;
-    await until(() => inThread(id, () => heldRelists[tag] !== undefined), "the new thread's listing again");
-    // The slot the delete freed goes to one of the two creates.
-    const other = await send(token, "POST", "/threads", { agent: "deletable" });
-    await inThread(id, () => heldRelists[tag]!());
-    expect([(await again).status, other.status].sort()).toEqual([201, 429]);
-    expect(await countedCount(userId)).toBe(LIMIT);
-  }, 90_000);
+  for (const how of ["continuationToken", "Idempotency-Key"] as const) {
+    it(`a ${how} re-create whose Worker claim came before a DELETE and whose create came after it is refused at the limit`, async () => {
+      // Reviews 20a and 20b: the Worker's claim found the id listed (the deleted thread's entry) and added
+      // nothing; the removal freed that slot, another create took it, and the new thread was listed past the limit.
+      const { userId, token } = await freshUser();
+      const caller = { userId, name: userId, roles: [], admin: false };
+      const key = crypto.randomUUID();
+      const body = how === "continuationToken" ? { agent: "deletable", continuationToken: `ct:${key}` } : { agent: "deletable" };
+      const first = await send(token, "POST", "/threads", body, how === "Idempotency-Key" ? { "idempotency-key": key } : {});
+      const id = first.body.threadId as string;
+      await fillAccount(userId, LIMIT);
+      // The Worker's first step of the create again: the id is listed (the old thread's), nothing is added.
+      const { ACCOUNT: _account, ...vars } = env as unknown as Record<string, unknown>;
+      expect((await claimThread(accountStubOf(userId) as never, vars, { threadId: id, agentId: "deletable", createdAt: Date.now() })).ok).toBe(true);
+      // The DELETE runs to its end and another create takes the slot it freed.
+      expect((await send(token, "DELETE", `/threads/${id}`)).status).toBe(200);
+      expect((await send(token, "POST", "/threads", { agent: "deletable" })).status).toBe(201);
+      // The Worker's second step reaches the thread object now.
+      const created = await stubOf(id).create(caller, { agent: "deletable" } as never, id, how === "Idempotency-Key" ? ({ key, fingerprint: "f".repeat(64) } as never) : undefined);
+      expect({ created: created.ok, counted: await countedCount(userId) }).toEqual({ created: false, counted: LIMIT });
+    }, 60_000);
+  }
 });
