@@ -2,6 +2,7 @@
  * What the tests of `DELETE /threads/:id` racing other work share: the thread's owner, a direct
  * call by session, and waits for calls to start and for the removal to begin.
  */
+import { env } from "cloudflare:workers";
 import { expect } from "vitest";
 import type { Caller } from "../src/rpc.js";
 import { inThread, json, stubOf, until } from "./helpers.js";
@@ -39,4 +40,48 @@ export async function keyedThread(name: string): Promise<{ id: string; again: ()
       expect(made.body.threadId).toBe(id);
     },
   };
+}
+
+/** The scratch thread a keyed direct call of user `userId` runs in (src/http/stubs.ts `keyedThread`). */
+export function scratchIdOf(userId: string, key: string): string {
+  const ns = (env as unknown as { THREAD: DurableObjectNamespace }).THREAD;
+  return ns.idFromName(`idem:${JSON.stringify(["call", userId, key])}`).toString();
+}
+
+/** Listings held by {@link holdListing}, by tag: calling one sends it to the account. */
+export const heldListings = ((globalThis as unknown as { __heldListing?: Record<string, () => void> }).__heldListing ??= {});
+
+/** Holds the thread's next account listing that `which` picks until `heldListings[tag]` is called. */
+export function holdListing(id: string, tag: string, which: (meta: { ephemeral?: boolean }) => boolean): Promise<void> {
+  return inThread(id, (t) => {
+    const listing = t.listing;
+    const list = listing.listInAccount.bind(listing);
+    listing.listInAccount = (...args: Parameters<typeof list>) => {
+      if (!which(args[0] as { ephemeral?: boolean })) return list(...args);
+      listing.listInAccount = list;
+      return new Promise((resolve, reject) => void (heldListings[tag] = () => void list(...args).then(resolve, reject)));
+    };
+  });
+}
+
+/**
+ * Holds the next keep as a session of a scratch thread of this isolate (its listing, taken on the
+ * listing's prototype through a thread of its own): `id` names that thread once held, `release` sends it.
+ */
+export async function holdNextKeep(): Promise<{ id?: string; release?: () => void }> {
+  const helper = (await json("POST", "/threads", { agent: "guarantees" })).body.threadId as string;
+  const held: { id?: string; release?: () => void } = {};
+  (globalThis as unknown as { __keepHeld?: typeof held }).__keepHeld = held;
+  await inThread(helper, (t) => {
+    const proto = Object.getPrototypeOf(t.listing);
+    const list = proto.listInAccount;
+    const h = (globalThis as unknown as { __keepHeld: typeof held }).__keepHeld;
+    proto.listInAccount = function (this: { parts: { threadId: string } }, ...args: unknown[]) {
+      if ((args[0] as { ephemeral?: boolean }).ephemeral !== false || this.parts.threadId === helper) return list.apply(this, args);
+      proto.listInAccount = list;
+      h.id = this.parts.threadId;
+      return new Promise((resolve, reject) => void (h.release = () => void list.apply(this, args).then(resolve, reject)));
+    };
+  });
+  return held;
 }

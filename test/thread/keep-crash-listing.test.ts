@@ -5,21 +5,10 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { SignJWT } from "jose";
 import { expect, it } from "vitest";
 import { inThread, request, stubOf } from "../helpers.js";
+import { freshUser } from "../usage/users.js";
 
-async function freshUser(): Promise<{ userId: string; token: string }> {
-  const userId = `review20b-${crypto.randomUUID()}`;
-  const token = await new SignJWT({})
-    .setProtectedHeader({ alg: "HS256" })
-    .setIssuer("weft-tests")
-    .setAudience("weft-test")
-    .setSubject(userId)
-    .setExpirationTime(Math.floor(Date.now() / 1000) + 600)
-    .sign(new TextEncoder().encode("weft-test-jwt-secret-not-for-production"));
-  return { userId, token };
-}
 
 async function listedIds(userId: string): Promise<string[]> {
   const ns = (env as unknown as { ACCOUNT: DurableObjectNamespace }).ACCOUNT;
@@ -28,7 +17,7 @@ async function listedIds(userId: string): Promise<string[]> {
 }
 
 it("a scratch thread whose keep listed it before a restart cut the keep is unlisted by its DELETE", async () => {
-  const { userId, token } = await freshUser();
+  const { userId, token } = await freshUser("keep-crash");
   const ns = (env as unknown as { THREAD: DurableObjectNamespace }).THREAD;
   const threadId = ns.newUniqueId().toString();
   const caller = { userId, name: userId, roles: [], admin: false };

@@ -5,31 +5,10 @@
  * review: it removed the new thread, so the tool ran twice under one key, and it overwrote the new
  * thread's record with its own).
  */
-import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
 import { inThread, isListed, json, keyed, ledgerOf, until } from "../helpers.js";
-import { untilDeleting } from "../removal-helpers.js";
+import { heldListings, holdListing, holdNextKeep, scratchIdOf, untilDeleting } from "../removal-helpers.js";
 
-const g = globalThis as unknown as { __heldListing?: Record<string, () => void> };
-
-/** The scratch thread a keyed call of user `userId` runs in (src/http/stubs.ts `keyedThread`). */
-function scratchIdOf(userId: string, key: string): string {
-  const ns = (env as unknown as { THREAD: DurableObjectNamespace }).THREAD;
-  return ns.idFromName(`idem:${JSON.stringify(["call", userId, key])}`).toString();
-}
-
-/** Holds the thread's next account listing that `which` picks until `g.__heldListing[tag]` is called. */
-function holdListing(id: string, tag: string, which: (meta: { ephemeral?: boolean }) => boolean): Promise<void> {
-  return inThread(id, (t) => {
-    const listing = t.listing;
-    const list = listing.listInAccount.bind(listing);
-    listing.listInAccount = (...args: Parameters<typeof list>) => {
-      if (!which(args[0] as { ephemeral?: boolean })) return list(...args);
-      listing.listInAccount = list;
-      return new Promise((resolve, reject) => void ((g.__heldListing ??= {})[tag] = () => void list(...args).then(resolve, reject)));
-    };
-  });
-}
 
 it("a deleted scratch thread's count answering late leaves the one made again on the id, whose call ran once", async () => {
   const key = `scratch-count-${crypto.randomUUID()}`;
@@ -37,12 +16,12 @@ it("a deleted scratch thread's count answering late leaves the one made again on
   await holdListing(id, key, () => true);
   const body = { input: { label: "scratch" } };
   const first = keyed("POST", "/v1/tools/effect_write", key, body);
-  await until(() => inThread(id, () => g.__heldListing?.[key] !== undefined), "the count to wait");
+  await until(() => inThread(id, () => heldListings[key] !== undefined), "the count to wait");
   expect(await json("DELETE", `/threads/${id}`)).toEqual({ status: 200, body: { deleted: true } });
   const second = await keyed("POST", "/v1/tools/effect_write", key, body);
   expect(second.status).toBe(200);
   const effectKey = JSON.parse(second.body.result).effectKey as string;
-  await inThread(id, () => g.__heldListing![key]!());
+  await inThread(id, () => heldListings[key]!());
   expect((await first).status).toBe(404);
   const repeat = await keyed("POST", "/v1/tools/effect_write", key, body);
   expect({ repeat: repeat.status, sameCall: repeat.body.callId === second.body.callId, runs: (await ledgerOf(effectKey)).runs }).toEqual({ repeat: 200, sameCall: true, runs: 1 });
@@ -53,11 +32,11 @@ it("a DELETE waits for a keyed scratch call being kept as a session, and unlists
   const id = scratchIdOf("tester", key);
   await holdListing(id, key, (meta) => meta.ephemeral === false);
   const first = keyed("POST", "/v1/tools/dated", key, { input: { when: "2026-01-01T00:00:00Z" } });
-  await until(() => inThread(id, () => g.__heldListing?.[key] !== undefined), "the keep to wait");
+  await until(() => inThread(id, () => heldListings[key] !== undefined), "the keep to wait");
   const deleting = json("DELETE", `/threads/${id}`);
   await untilDeleting(id);
   // The account answers within the delete's grace: the keep ends as usual (the call waits for approval), and the delete unlists after.
-  await inThread(id, () => g.__heldListing![key]!());
+  await inThread(id, () => heldListings[key]!());
   expect(await deleting).toEqual({ status: 200, body: { deleted: true } });
   expect((await first).status).toBe(202);
   expect(await isListed(id)).toBe(false);
@@ -70,21 +49,7 @@ it("a DELETE waits for a keyed scratch call being kept as a session, and unlists
 }, 90_000);
 
 it("a DELETE during an unkeyed scratch call's keep unlists what the keep listed", async () => {
-  // Any thread of this isolate gives the listing's prototype: the next keep of a scratch thread is held.
-  const helper = (await json("POST", "/threads", { agent: "guarantees" })).body.threadId as string;
-  const held: { id?: string; release?: () => void } = {};
-  (globalThis as unknown as { __keepHeld?: typeof held }).__keepHeld = held;
-  await inThread(helper, (t) => {
-    const proto = Object.getPrototypeOf(t.listing);
-    const list = proto.listInAccount;
-    const h = (globalThis as unknown as { __keepHeld: typeof held }).__keepHeld;
-    proto.listInAccount = function (this: { parts: { threadId: string } }, ...args: unknown[]) {
-      if ((args[0] as { ephemeral?: boolean }).ephemeral !== false || this.parts.threadId === helper) return list.apply(this, args);
-      proto.listInAccount = list;
-      h.id = this.parts.threadId;
-      return new Promise((resolve, reject) => void (h.release = () => void list.apply(this, args).then(resolve, reject)));
-    };
-  });
+  const held = await holdNextKeep();
   const first = json("POST", "/v1/tools/dated", { input: { when: "2026-01-01T00:00:00Z" } });
   await until(async () => held.release !== undefined, "the keep to wait");
   const id = held.id!;
