@@ -77,7 +77,7 @@ export class Redactor {
   /**
    * A JSON-like value with every string (keys too) redacted. Only what holds a secret is copied:
    * a value without any comes back as it is (the same object), so a clean answer costs a walk.
-   * An object with `toJSON` (a URL, a Date) is replaced by its JSON form, redacted.
+   * An object with `toJSON` (a URL, a class) is replaced by its JSON form, redacted; a plain Date stays.
    */
   value<T>(value: T): T {
     if (this.secrets.length === 0) return value;
@@ -145,6 +145,8 @@ export class Redactor {
     // What JSON makes of it (a URL's href, a Date's ISO text, a class's toJSON) is what leaves: that
     // is what is redacted and given back, so JSON does not ask the object again (it may answer otherwise).
     const toJSON = (value as { toJSON?: unknown }).toJSON;
+    // A Date with the standard toJSON stays a Date (its JSON is a timestamp).
+    if (value instanceof Date && toJSON === Date.prototype.toJSON) return value;
     if (typeof toJSON === "function") return this.walk(toJSON.call(value, key) as unknown, depth + 1, decodeDepth, key, seen);
     const entries = Object.entries(value);
     let changed = false;

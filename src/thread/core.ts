@@ -330,8 +330,9 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     const meta = this.world!.meta;
     // A scratch thread without a key is removed in its call's round trip: one its alarm finds
     // outlived it (a restart cut the call, or the call runs long). Counted from now, past the
-    // limit too (it exists already and holds a call that began); its removal frees the slot.
-    if (meta.ephemeral && !meta.counted) await this.listing.takeScratchSlot(true);
+    // limit too (it exists already and holds a call that began); its removal frees the slot. A
+    // counted one is claimed again (nothing added when held): a restart may have cut its keep's listing.
+    if (meta.ephemeral) await this.listing.takeScratchSlot(true);
     if (meta.ephemeral && Date.now() >= meta.createdAt + SCRATCH_TTL_MS && !this.runner.busy && !this.runner!.hasUnfinishedWork() && !this.store.calls.waitForPerson()) {
       await this.removeAll();
       return;

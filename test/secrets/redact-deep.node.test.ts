@@ -67,6 +67,7 @@ describe("a secret in what JSON makes of an object (its toJSON)", () => {
     expect(JSON.parse(JSON.stringify(r.value(value)))).toEqual({ url: "https://api.example.com/v1?key=[redacted]", token: { bearer: "[redacted]" } });
     const clean = { url: new URL("https://api.example.com/v1"), at: new Date(0), n: [1, { k: "v" }] };
     expect(JSON.stringify(r.value(clean))).toBe(JSON.stringify(clean));
+    expect((r.value(clean) as { at: unknown }).at).toBeInstanceOf(Date);
     // JSON asks the object once, with its key: what the redactor read is what leaves.
     let calls = 0;
     const shifty = { toJSON: (key: string) => (calls++ === 0 || key !== "s" ? "clean" : SECRET) };
