@@ -133,11 +133,12 @@ export class Redactor {
     if (value instanceof Error) {
       const message = this.text(value.message);
       const stack = value.stack === undefined ? undefined : this.text(value.stack);
+      const name = this.text(String(value.name));
       // Only a bare error is kept as is: whatever else it carries (details, a cause) is dropped
       // by the copy, as it always was, so no secret rides along unread.
-      if (message === value.message && stack === value.stack && value.cause === undefined && Object.keys(value).length === 0) return value;
+      if (message === value.message && stack === value.stack && name === value.name && value.cause === undefined && Object.keys(value).length === 0) return value;
       const copy = new Error(message);
-      copy.name = value.name;
+      copy.name = name;
       if (stack) copy.stack = stack;
       return copy;
     }

@@ -76,6 +76,14 @@ describe("a secret in what JSON makes of an object (its toJSON)", () => {
     expect(calls).toBe(1);
   });
 
+  it("an Error's name is redacted like its message (review 20c: the copy took it as it was)", () => {
+    const r = new Redactor([{ name: "S", value: SECRET }]);
+    const e = new Error("boom");
+    e.name = `Named ${SECRET}`;
+    expect(JSON.stringify(r.value({ e }))).not.toContain(SECRET);
+    expect((r.value(e) as Error).name).toBe("Named [redacted]");
+  });
+
   it("a value that holds itself, or one object many times, is walked once per object, not round and round", () => {
     const r = new Redactor([{ name: "S", value: SECRET }]);
     const loop: unknown[] = [];
