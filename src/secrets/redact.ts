@@ -143,10 +143,10 @@ export class Redactor {
       return copy;
     }
     if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return value;
-    // What JSON makes of it (a URL's href, a Date's ISO text, a class's toJSON) is what leaves: that
-    // is what is redacted and given back, so JSON does not ask the object again (it may answer otherwise).
+    // What JSON makes of it (a URL's href, a class's toJSON) is what leaves: that is what is redacted
+    // and given back, so JSON does not ask the object again (it may answer otherwise). A Date with the
+    // standard toJSON stays a Date (its JSON is a timestamp).
     const toJSON = (value as { toJSON?: unknown }).toJSON;
-    // A Date with the standard toJSON stays a Date (its JSON is a timestamp).
     if (value instanceof Date && toJSON === Date.prototype.toJSON) return value;
     if (typeof toJSON === "function") return this.walk(toJSON.call(value, key) as unknown, depth + 1, decodeDepth, key, seen);
     const entries = Object.entries(value);
