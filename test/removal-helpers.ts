@@ -5,7 +5,7 @@
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
 import type { Caller } from "../src/rpc.js";
-import { inThread, json, stubOf, until } from "./helpers.js";
+import { inThread, json, keyed, stubOf, until } from "./helpers.js";
 
 /** The caller the test API key stands for, as the thread sees it. */
 export const OWNER: Caller = { userId: "tester", name: "tester", roles: [], admin: false };
@@ -68,7 +68,7 @@ export function holdListing(id: string, tag: string, which: (meta: { ephemeral?:
  * Holds the next keep as a session of a scratch thread of this isolate (its listing, taken on the
  * listing's prototype through a thread of its own): `id` names that thread once held, `release` sends it.
  */
-export async function holdNextKeep(): Promise<{ id?: string; release?: () => void }> {
+async function holdNextKeep(): Promise<{ id?: string; release?: () => void }> {
   const helper = (await json("POST", "/threads", { agent: "guarantees" })).body.threadId as string;
   const held: { id?: string; release?: () => void } = {};
   (globalThis as unknown as { __keepHeld?: typeof held }).__keepHeld = held;
@@ -84,4 +84,33 @@ export async function holdNextKeep(): Promise<{ id?: string; release?: () => voi
     };
   });
   return held;
+}
+
+/**
+ * A direct call (`dated`: it waits for approval; keyed with `key`, or not) whose scratch thread's
+ * keep as a session is held, and a DELETE of that thread begun meanwhile: `release` sends the keep's
+ * listing (late or within the grace, as the test orders it), `first` is the call's answer,
+ * `deleting` the DELETE's.
+ */
+export async function keepHeldAcrossDelete(key?: string) {
+  const input = { input: { when: "2026-01-01T00:00:00Z" } };
+  let id: string;
+  let first: Promise<{ status: number; body: any }>;
+  let release: () => void;
+  if (key === undefined) {
+    const held = await holdNextKeep();
+    first = json("POST", "/v1/tools/dated", input);
+    await until(async () => held.release !== undefined, "the keep to wait");
+    id = held.id!;
+    release = () => held.release!();
+  } else {
+    id = scratchIdOf("tester", key);
+    await holdListing(id, key, (meta) => meta.ephemeral === false);
+    first = keyed("POST", "/v1/tools/dated", key, input);
+    await until(() => inThread(id, () => heldListings[key] !== undefined), "the keep to wait");
+    release = () => heldListings[key]!();
+  }
+  const deleting = json("DELETE", `/threads/${id}`);
+  await untilDeleting(id);
+  return { id, first, deleting, release: () => inThread(id, release) };
 }

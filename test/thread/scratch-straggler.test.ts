@@ -7,7 +7,7 @@
  */
 import { expect, it } from "vitest";
 import { inThread, isListed, json, keyed, ledgerOf, until } from "../helpers.js";
-import { heldListings, holdListing, holdNextKeep, scratchIdOf, untilDeleting } from "../removal-helpers.js";
+import { heldListings, holdListing, keepHeldAcrossDelete, scratchIdOf } from "../removal-helpers.js";
 
 
 it("a deleted scratch thread's count answering late leaves the one made again on the id, whose call ran once", async () => {
@@ -29,14 +29,9 @@ it("a deleted scratch thread's count answering late leaves the one made again on
 
 it("a DELETE waits for a keyed scratch call being kept as a session, and unlists it after", async () => {
   const key = `scratch-keep-${crypto.randomUUID()}`;
-  const id = scratchIdOf("tester", key);
-  await holdListing(id, key, (meta) => meta.ephemeral === false);
-  const first = keyed("POST", "/v1/tools/dated", key, { input: { when: "2026-01-01T00:00:00Z" } });
-  await until(() => inThread(id, () => heldListings[key] !== undefined), "the keep to wait");
-  const deleting = json("DELETE", `/threads/${id}`);
-  await untilDeleting(id);
+  const { id, first, deleting, release } = await keepHeldAcrossDelete(key);
   // The account answers within the delete's grace: the keep ends as usual (the call waits for approval), and the delete unlists after.
-  await inThread(id, () => heldListings[key]!());
+  await release();
   expect(await deleting).toEqual({ status: 200, body: { deleted: true } });
   expect((await first).status).toBe(202);
   expect(await isListed(id)).toBe(false);
@@ -49,14 +44,9 @@ it("a DELETE waits for a keyed scratch call being kept as a session, and unlists
 }, 90_000);
 
 it("a DELETE during an unkeyed scratch call's keep unlists what the keep listed", async () => {
-  const held = await holdNextKeep();
-  const first = json("POST", "/v1/tools/dated", { input: { when: "2026-01-01T00:00:00Z" } });
-  await until(async () => held.release !== undefined, "the keep to wait");
-  const id = held.id!;
-  const deleting = json("DELETE", `/threads/${id}`);
-  await untilDeleting(id);
+  const { id, first, deleting, release } = await keepHeldAcrossDelete();
   // The account answers within the grace: the keep ends as usual (the call waits for approval), then the delete unlists.
-  await inThread(id, () => held.release!());
+  await release();
   expect(await deleting).toEqual({ status: 200, body: { deleted: true } });
   expect((await first).status).toBe(202);
   expect({ listed: await isListed(id), deleteAgain: (await json("DELETE", `/threads/${id}`)).status }).toEqual({ listed: false, deleteAgain: 404 });
