@@ -75,13 +75,17 @@ export class Redactor {
   }
 
   /**
-   * A JSON-like value with every string (keys too) redacted. Only what holds a secret is copied:
-   * a value without any comes back as it is (the same object), so a clean answer costs a walk.
-   * An object with `toJSON` (a URL, a class) is replaced by its JSON form, redacted; a plain Date stays.
+   * A value with every string (keys too) redacted, as a copy built from what was read once: what
+   * leaves is the copy, so a getter, a Proxy or a `toJSON` that answers otherwise when asked again
+   * is never asked again. Plain objects, arrays, a `Map` and a `Set` are copied (a class instance
+   * becomes a plain object of its own enumerable properties, as JSON and structured clone see it),
+   * an object with `toJSON` (a URL, a class) becomes its JSON form, redacted; a Date stays a Date,
+   * an Error becomes an Error of its redacted name, message and stack; bytes pass as they are.
+   * A value without secrets to look for comes back as it is.
    */
   value<T>(value: T): T {
     if (this.secrets.length === 0) return value;
-    return this.walk(value, 0, 0, "", new Map()) as T;
+    return this.walk(value, 0, new Walk(true, 0)) as T;
   }
 
   /**
@@ -99,44 +103,44 @@ export class Redactor {
     } catch {
       return text;
     }
-    const clean = this.walk(parsed, 0, depth + 1, "", new Map());
+    // Parsed JSON is plain data: copied only where a secret was found, so a clean text stays as written.
+    const clean = this.walk(parsed, 0, new Walk(false, depth + 1));
     return clean === parsed ? text : JSON.stringify(clean);
   }
 
-  /**
-   * `key` is the value's key in its parent (as `JSON.stringify` passes it to `toJSON`); `seen` holds
-   * each object walked in this value with its redacted form, so an object met twice is walked once
-   * and one that contains itself does not send the walk round it.
-   */
-  private walk(value: unknown, depth: number, decodeDepth: number, key: string, seen: Map<object, unknown>): unknown {
-    if (typeof value === "string") return this.decoded(this.plain(value), decodeDepth);
+  /** `key` is the value's key in its parent (as `JSON.stringify` passes it to `toJSON`). */
+  private walk(value: unknown, depth: number, w: Walk, key = ""): unknown {
+    if (typeof value === "string") return this.decoded(this.plain(value), w.decodeDepth);
     if (value === null || typeof value !== "object") return value;
     // Deeper than any value weft validates: replaced whole, unread (never passed on unread).
     if (depth > MAX_WALK_DEPTH) return TOO_DEEP;
+    // Each object is walked once per value: one met twice gets the same copy, and one inside
+    // itself does not send the walk round it.
+    const seen = (w.seen ??= new Map());
     if (seen.has(value)) return seen.get(value);
     seen.set(value, CYCLE);
-    const clean = this.walkObject(value, depth, decodeDepth, key, seen);
+    const clean = this.walkObject(value, depth, w, key);
     seen.set(value, clean);
     return clean;
   }
 
-  private walkObject(value: object, depth: number, decodeDepth: number, key: string, seen: Map<object, unknown>): unknown {
+  private walkObject(value: object, depth: number, w: Walk, key: string): unknown {
     if (Array.isArray(value)) {
-      let out: unknown[] | null = null;
-      for (let i = 0; i < value.length; i++) {
-        const v = this.walk(value[i], depth + 1, decodeDepth, String(i), seen);
-        if (out === null && v !== value[i]) out = value.slice(0, i);
+      let out: unknown[] | null = w.copy ? [] : null;
+      const length = value.length;
+      for (let i = 0; i < length; i++) {
+        const item: unknown = value[i];
+        const v = this.walk(item, depth + 1, w, String(i));
+        if (out === null && v !== item) out = value.slice(0, i);
         out?.push(v);
       }
       return out ?? value;
     }
     if (value instanceof Error) {
-      const message = this.text(value.message);
-      const stack = value.stack === undefined ? undefined : this.text(value.stack);
+      const message = this.text(String(value.message));
+      const stack = value.stack === undefined ? undefined : this.text(String(value.stack));
       const name = this.text(String(value.name));
-      // Only a bare error is kept as is: whatever else it carries (details, a cause) is dropped
-      // by the copy, as it always was, so no secret rides along unread.
-      if (message === value.message && stack === value.stack && name === value.name && value.cause === undefined && Object.keys(value).length === 0) return value;
+      // Whatever else an error carries (details, a cause) is dropped by the copy, so no secret rides along unread.
       const copy = new Error(message);
       copy.name = name;
       if (stack) copy.stack = stack;
@@ -144,16 +148,24 @@ export class Redactor {
     }
     if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return value;
     // What JSON makes of it (a URL's href, a class's toJSON) is what leaves: that is what is redacted
-    // and given back, so JSON does not ask the object again (it may answer otherwise). A Date with the
-    // standard toJSON stays a Date (its JSON is a timestamp).
+    // and given back, so JSON does not ask the object again. A Date with the standard toJSON stays a
+    // Date (its JSON is a timestamp), copied from its time.
     const toJSON = (value as { toJSON?: unknown }).toJSON;
-    if (value instanceof Date && toJSON === Date.prototype.toJSON) return value;
-    if (typeof toJSON === "function") return this.walk(toJSON.call(value, key) as unknown, depth + 1, decodeDepth, key, seen);
+    if (value instanceof Date && toJSON === Date.prototype.toJSON) {
+      const time = builtin(() => Date.prototype.getTime.call(value));
+      if (time !== undefined) return w.copy ? new Date(time) : value;
+    }
+    if (typeof toJSON === "function") return this.walk(toJSON.call(value, key) as unknown, depth + 1, w, key);
+    // A Map's and a Set's contents travel by structured clone (an RPC answer) and show in logs.
+    const pairs = value instanceof Map ? builtin(() => [...Map.prototype.entries.call(value)]) : undefined;
+    if (pairs) return new Map(pairs.map(([k, v]) => [this.walk(k, depth + 1, w), this.walk(v, depth + 1, w)]));
+    const members = value instanceof Set ? builtin(() => [...Set.prototype.values.call(value)]) : undefined;
+    if (members) return new Set(members.map((v) => this.walk(v, depth + 1, w)));
     const entries = Object.entries(value);
-    let changed = false;
+    let changed = w.copy;
     for (const entry of entries) {
       const k = this.text(entry[0]);
-      const v = this.walk(entry[1], depth + 1, decodeDepth, entry[0], seen);
+      const v = this.walk(entry[1], depth + 1, w, entry[0]);
       if (k !== entry[0] || v !== entry[1]) {
         changed = true;
         entry[0] = k;
@@ -162,6 +174,28 @@ export class Redactor {
     }
     return changed ? Object.fromEntries(entries) : value;
   }
+}
+
+/** What `read` gives, or undefined when the object is not the built-in it claims to be (a Proxy, a lookalike). */
+function builtin<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One walk over a value. `copy`: build every object anew from what was read (a value from code);
+ * otherwise copy only what holds a secret (parsed JSON, plain data already). `seen` holds each
+ * object walked with its redacted form, made at the first object met.
+ */
+class Walk {
+  seen?: Map<object, unknown>;
+  constructor(
+    readonly copy: boolean,
+    readonly decodeDepth: number,
+  ) {}
 }
 
 /**
