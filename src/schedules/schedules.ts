@@ -26,6 +26,7 @@ import { fileScheduleHolds } from "./files.js";
 import type { BackgroundRuns } from "../background/runs.js";
 import type { ScheduleHost } from "./schedule-host.js";
 import { checkToolInput, targetNames } from "./target.js";
+import { ScheduleCount } from "./count.js";
 
 /** At most this many schedules may be active on one thread. */
 export const MAX_SCHEDULES_PER_THREAD = 10_000;
@@ -51,6 +52,8 @@ export class ThreadSchedules {
   /** Firings that failed in a row, and the time (epoch ms) before which no firing is tried again. */
   private failures = 0;
   private backoffUntil = 0;
+  /** The owner's account's count of this thread's active schedules. */
+  private readonly count: ScheduleCount;
 
   /**
    * @param runs the thread's background runs (src/background/), which share this alarm: each
@@ -60,7 +63,9 @@ export class ThreadSchedules {
     readonly store: ScheduleStore,
     private readonly host: ScheduleHost,
     readonly runs?: BackgroundRuns,
-  ) {}
+  ) {
+    this.count = new ScheduleCount(store, host);
+  }
 
   private world(): { world: RunWorld; runner: TurnRunner } {
     const r = this.host.running();
@@ -83,9 +88,7 @@ export class ThreadSchedules {
   forget(): void {
     this.store.forget();
     this.runs?.store.forget();
-    // A removed thread's count changes still waiting do nothing, nor hold up one made again on the id.
-    this.lifetime++;
-    this.counting = Promise.resolve();
+    this.count.end();
   }
 
   /**
@@ -105,8 +108,8 @@ export class ThreadSchedules {
     const { world } = this.world();
     // The deployment's sync of a file schedule (files.ts); the HTTP body's schema never lets `file` through.
     if (isFileAdoption(input)) {
-      const info = await this.counted(() => adoptFile(this, world, input.file, scheduleClock.now()));
-      this.recount();
+      const info = await this.count.run(() => adoptFile(this, world, input.file, scheduleClock.now()));
+      this.count.fell();
       return info;
     }
     // A scratch thread is removed once its call answers: a schedule there could never fire, and
@@ -121,7 +124,7 @@ export class ThreadSchedules {
     if ("tool" in spec.target) checkToolInput(world, spec.target.tool, spec.target.input);
     if (nextDue(spec, now, now) === null) throw new WeftError("invalid_schedule", "the schedule has no occurrence before its until", { path: ["until"] });
     // One count change at a time: the check, the account's answer and the row belong together.
-    return this.counted(async () => {
+    return this.count.run(async () => {
       // Removed while it waited behind an earlier count change: nothing to count, nothing to store.
       if (world.removed) throw removedThread();
       const active = this.store.activeCount();
@@ -133,39 +136,9 @@ export class ThreadSchedules {
       try {
         return await this.add(world, orderedId("sch", 8), spec, owner, now, stored);
       } catch (e) {
-        this.recount();
+        this.count.fell();
         throw e;
       }
-    });
-  }
-
-  /** The tail of this thread's count changes, each sent to the owner's account after the one before. */
-  private counting: Promise<unknown> = Promise.resolve();
-  /** Lifetimes of the thread this object has ended (`forget`): a count change runs only in its own. */
-  private lifetime = 0;
-
-  /** Runs `work` after every count change before it has been answered; not at all once its thread is removed. */
-  private counted<T>(work: () => Promise<T>): Promise<T> {
-    const lifetime = this.lifetime;
-    const mine = () => (this.lifetime === lifetime ? work() : Promise.reject(removedThread()));
-    const run = this.counting.then(mine, mine);
-    this.counting = run.catch(() => undefined);
-    return run;
-  }
-
-  /**
-   * Tells the owner's account how many schedules are active here now, after a fall (a cancel, a
-   * schedule out of occurrences, a file version ended). Best effort: a notice that fails leaves the
-   * account counting more than there are, never fewer, until the next one.
-   */
-  private recount(): void {
-    void this.counted(async () => {
-      const r = this.host.running();
-      const userId = r?.world.meta.userId;
-      if (!r || !userId || !this.store.ready) return;
-      await r.world.peers.countSchedules(userId, r.world.meta.threadId, this.store.activeCount(), Number.MAX_SAFE_INTEGER, r.world.meta.createdAt);
-    }).catch((e: unknown) => {
-      if (!(isWeftError(e) && e.code === "thread_not_found")) console.error(`weft: could not tell the owner's account how many schedules are active: ${String(e)}`);
     });
   }
 
@@ -195,7 +168,7 @@ export class ThreadSchedules {
     if (!this.store.get(scheduleId)) throw new WeftError("schedule_not_found", `no schedule ${JSON.stringify(scheduleId)} in this thread`, { scheduleId });
     if (this.store.atomically(() => this.store.cancel(scheduleId, now))) {
       world.emit("schedule_cancelled", { scheduleId });
-      this.recount();
+      this.count.fell();
     }
     return infoOf(this.store.get(scheduleId)!);
   }
@@ -276,7 +249,7 @@ export class ThreadSchedules {
       if (this.host.crash) for (const o of started) await this.host.crash("occurrence_journaled", o.callId!);
       starts.push(...started);
     }
-    if (ended) this.recount();
+    if (ended) this.count.fell();
     await Promise.all([...starts, ...this.leftOpen(starts)].map((o) => this.run(o)));
     const next = fired >= FIRES_PER_ALARM ? now : this.dueAt();
     if (next !== null) await this.host.wakeBy(next);
