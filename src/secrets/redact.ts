@@ -111,6 +111,8 @@ export class Redactor {
   /** `key` is the value's key in its parent (as `JSON.stringify` passes it to `toJSON`). */
   private walk(value: unknown, depth: number, w: Walk, key = ""): unknown {
     if (typeof value === "string") return this.decoded(this.plain(value), w.decodeDepth);
+    // JSON leaves a function or a symbol out, as the copy does; logs would show its properties or description.
+    if (typeof value === "function" || typeof value === "symbol") return w.copy ? undefined : value;
     if (value === null || typeof value !== "object") return value;
     // Deeper than any value weft validates: replaced whole, unread (never passed on unread).
     if (depth > MAX_WALK_DEPTH) return TOO_DEEP;
@@ -126,8 +128,10 @@ export class Redactor {
 
   private walkObject(value: object, depth: number, w: Walk, key: string): unknown {
     if (Array.isArray(value)) {
-      let out: unknown[] | null = w.copy ? [] : null;
       const length = value.length;
+      // A copy of a huge (or sparse) array would take its length in memory: replaced whole, unread.
+      if (w.copy && length > MAX_WALK_ITEMS) return TOO_MANY;
+      let out: unknown[] | null = w.copy ? [] : null;
       for (let i = 0; i < length; i++) {
         const item: unknown = value[i];
         const v = this.walk(item, depth + 1, w, String(i));
@@ -146,7 +150,12 @@ export class Redactor {
       if (stack) copy.stack = stack;
       return copy;
     }
-    if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return value;
+    // Bytes leave as a copy of their bytes (not their own properties); a lookalike is walked as an object.
+    const bytes = bytesOf(value);
+    if (bytes !== undefined) return bytes;
+    // A String, Number, Boolean or BigInt object is its primitive to JSON.
+    const boxed = primitiveOf(value);
+    if (boxed !== undefined) return this.walk(boxed, depth, w, key);
     // What JSON makes of it (a URL's href, a class's toJSON) is what leaves: that is what is redacted
     // and given back, so JSON does not ask the object again. A Date with the standard toJSON stays a
     // Date (its JSON is a timestamp), copied from its time.
@@ -185,6 +194,41 @@ function builtin<T>(read: () => T): T | undefined {
   }
 }
 
+const getter = (proto: object, name: PropertyKey) => Object.getOwnPropertyDescriptor(proto, name)!.get!;
+/** A typed array's type, read from its internal slot: undefined for anything else. */
+const typedArrayName = getter(Object.getPrototypeOf(Uint8Array.prototype) as object, Symbol.toStringTag);
+const bufferLength = getter(ArrayBuffer.prototype, "byteLength");
+const view = { buffer: getter(DataView.prototype, "buffer"), offset: getter(DataView.prototype, "byteOffset"), length: getter(DataView.prototype, "byteLength") };
+
+/**
+ * A copy of a typed array, an ArrayBuffer or a DataView, made from its bytes through the built-ins
+ * (a lookalike or a Proxy is not one); undefined for anything else. The `instanceof` tests only
+ * spare a thrown error per plain object: one that fails them is walked as an object, as sound.
+ */
+function bytesOf(value: object): object | undefined {
+  const name = typedArrayName.call(value) as string | undefined;
+  if (name !== undefined) return builtin(() => new (globalThis as unknown as Record<string, new (from: object) => object>)[name]!(value));
+  if (value instanceof ArrayBuffer) return builtin(() => (bufferLength.call(value), new Uint8Array(new Uint8Array(value)).buffer));
+  if (value instanceof DataView) return builtin(() => new DataView(new Uint8Array(new Uint8Array(view.buffer.call(value) as ArrayBuffer, view.offset.call(value) as number, view.length.call(value) as number)).buffer));
+  return undefined;
+}
+
+/**
+ * The primitive in a String, Number, Boolean or BigInt object; undefined for anything else. A
+ * String object is found by its own `length` whatever its prototype (walked as an object, its
+ * characters would pass one by one, each too short to match, and JSON would print the string).
+ */
+function primitiveOf(value: object): unknown {
+  if (Object.hasOwn(value, "length")) {
+    const text = builtin(() => String.prototype.valueOf.call(value));
+    if (text !== undefined) return text;
+  }
+  if (value instanceof Number) return builtin(() => Number.prototype.valueOf.call(value));
+  if (value instanceof Boolean) return builtin(() => Boolean.prototype.valueOf.call(value));
+  if (value instanceof BigInt) return builtin(() => BigInt.prototype.valueOf.call(value));
+  return undefined;
+}
+
 /**
  * One walk over a value. `copy`: build every object anew from what was read (a value from code);
  * otherwise copy only what holds a secret (parsed JSON, plain data already). `seen` holds each
@@ -206,6 +250,10 @@ class Walk {
 const MAX_WALK_DEPTH = 300;
 /** What stands for a part of a value nested deeper than {@link MAX_WALK_DEPTH}. */
 const TOO_DEEP = "[redacted: nested too deeply to check for secrets]";
+/** Items of an array a copy is made of at most; a longer array is replaced by {@link TOO_MANY}. */
+const MAX_WALK_ITEMS = 1_000_000;
+/** What stands for an array longer than {@link MAX_WALK_ITEMS}. */
+const TOO_MANY = "[redacted: too many items to check for secrets]";
 /** What stands for an object inside itself (JSON has no form for it; `JSON.stringify` throws). */
 const CYCLE = "[redacted: a value inside itself]";
 

@@ -2,8 +2,11 @@
  * What leaves is what the redactor read (review 20c): the walk read a value once and handed the
  * object on, so anything that answers otherwise when read again (a getter, a Proxy, a `toJSON` that
  * appears later) and anything the walk did not read (a Map's entries, an array's extra properties,
- * both kept by structured clone) left with its secret.
+ * both kept by structured clone) left with its secret. Review 21a: bytes were handed on with their
+ * own properties, a String object was copied one character at a time, and a function's properties
+ * and a symbol's description showed in logs.
  */
+import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
 import { Redactor } from "../../src/secrets/redact.js";
 
@@ -79,5 +82,40 @@ describe("what leaves the redactor is what it read", () => {
     const out = r.value(e);
     expect(out.message).toBe("first");
     expect(JSON.stringify(structuredClone(out))).not.toContain(SECRET);
+  });
+});
+
+describe("what the copy is made of", () => {
+  /** workerd's console prints like util.inspect. */
+  const everywhere = (value: unknown) => [...leaves(value), inspect(value, { depth: 10 })];
+
+  it("bytes are copied from their bytes: a typed array's extra property, a lookalike ArrayBuffer and a subclass's field stay behind", () => {
+    class Creds extends ArrayBuffer {
+      token = SECRET;
+    }
+    const fake = Object.assign(Object.create(ArrayBuffer.prototype) as object, { token: SECRET });
+    const out = r.value({ bytes: Object.assign(new Uint8Array([1, 2]), { note: SECRET }), fake, creds: new Creds(2), wide: new Float64Array([1.5]), view: new DataView(new ArrayBuffer(2)) });
+    for (const text of [JSON.stringify(out), inspect(out, { depth: 10 })]) expect(text).not.toContain(SECRET);
+    expect([out.bytes, out.wide, out.view, out.creds].map((b) => b.constructor.name)).toEqual(["Uint8Array", "Float64Array", "DataView", "ArrayBuffer"]);
+    expect([...(out.bytes as Uint8Array)]).toEqual([1, 2]);
+  });
+
+  it("a String object is its string, even without its prototype or behind another tag; a Number or Boolean object its primitive", () => {
+    const hidden = Object.setPrototypeOf(new String(SECRET), null) as object;
+    Object.defineProperty(hidden, Symbol.toStringTag, { value: "Object" });
+    expect(JSON.stringify(r.value({ s: new String(SECRET), hidden, n: new Number(5), b: new Boolean(false) }))).toBe('{"s":"[redacted]","hidden":"[redacted]","n":5,"b":false}');
+  });
+
+  it("a function or a symbol is left out, as JSON leaves it out: its properties and description do not reach the logs", () => {
+    const out = r.value({ fn: Object.assign(() => 1, { token: SECRET }), sym: Symbol(SECRET), list: [() => 1] });
+    for (const text of everywhere(out)) expect(text).not.toContain(SECRET);
+    expect(JSON.stringify(out)).toBe('{"list":[null]}');
+  });
+
+  it("an array too long to copy is replaced whole, unread", () => {
+    const sparse: unknown[] = [];
+    sparse.length = 50_000_000;
+    sparse[49_999_999] = SECRET;
+    expect(r.value({ sparse })).toEqual({ sparse: "[redacted: too many items to check for secrets]" });
   });
 });
