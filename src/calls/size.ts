@@ -26,6 +26,8 @@ export interface FileSink {
    * and `read_file` pages it, so no secret is split across the cut or a page's edge.
    */
   redact?(text: string): string;
+  /** Base64 bytes with the thread's secrets replaced in them (an attachment is stored so, and sized after). */
+  redactBase64?(data: string): string;
   /** Attachments one result may store (`WEFT_MAX_ATTACHMENTS_PER_CALL`); more store none. */
   readonly maxAttachments?: number;
 }
@@ -67,10 +69,14 @@ export function capResult(
   if (result.attachments) {
     out.attachments = result.attachments.map((a, i) => {
       if (!isInline(a)) return a;
-      const safe = (a.name || `attachment-${i}`).replace(/[^A-Za-z0-9._-]/g, "_");
+      // Redacted before it is made safe: a secret's characters rewritten would no longer match.
+      const name = a.name || `attachment-${i}`;
+      const safe = (sink.redact ? sink.redact(name) : name).replace(/[^A-Za-z0-9._-]/g, "_");
       const path = `calls/${encodeURIComponent(callId)}/attachments/${i}-${safe}`;
-      const size = Math.floor((a.data.length * 3) / 4) - (a.data.endsWith("==") ? 2 : a.data.endsWith("=") ? 1 : 0);
-      sink.writeFile(path, a.data, a.mimeType, size);
+      // Stored without the secrets its bytes hold, and sized so: a size of the raw bytes would tell their length.
+      const data = sink.redactBase64 ? sink.redactBase64(a.data) : a.data;
+      const size = Math.floor((data.length * 3) / 4) - (data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0);
+      sink.writeFile(path, data, a.mimeType, size);
       const ref: AttachmentRef = { name: a.name, mimeType: a.mimeType, path, size };
       return ref;
     });
@@ -78,17 +84,18 @@ export function capResult(
   const field = result.status === "success" ? "result" : "error";
   const text = result[field];
   if (text === undefined) return { result: out };
-  if (fitsBytes(text, capBytes)) return { result: out };
-  const size = byteLength(text);
-  const path = `calls/${encodeURIComponent(callId)}/${field}.txt`;
-  sink.writeFile(path, text, "text/plain; charset=utf-8", size);
+  // Measured and stored as a reader gets it: whether it is cut, and its size, tell nothing of a secret's length.
   const seen = sink.redact ? sink.redact(text) : text;
+  if (fitsBytes(seen, capBytes)) return { result: out };
+  const size = byteLength(seen);
+  const path = `calls/${encodeURIComponent(callId)}/${field}.txt`;
+  sink.writeFile(path, seen, "text/plain; charset=utf-8", size);
   const shown = truncateUtf8(seen, capBytes);
   const shownBytes = byteLength(shown);
   // The model has the first bytes already: the call it is given reads on from there.
   const rest = sink.readTool
     ? `the whole text is the thread's file ${path}; call ${sink.readTool} with ${JSON.stringify(readFileInput(path, shownBytes))} to read the rest`
     : `the full text is at GET ${sink.fileUrl(path)}`;
-  out[field] = `${shown}\n[weft: ${field} truncated to ${shownBytes} of ${seen === text ? size : byteLength(seen)} bytes; ${rest}]`;
+  out[field] = `${shown}\n[weft: ${field} truncated to ${shownBytes} of ${size} bytes; ${rest}]`;
   return { result: out, fullResultPath: path };
 }

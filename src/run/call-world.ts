@@ -57,6 +57,7 @@ function settingsOf(engine: CallWorldHost): CallSettings {
       maxAttachments: limitOf(workerEnv, "attachmentsPerCall"),
       ...(readFileOffered(engine.registry) ? { readTool: READ_FILE_TOOL } : {}),
       redact: (text) => engine.redact(text),
+      ...(engine.redactBase64 ? { redactBase64: engine.redactBase64 } : {}),
     },
   };
 }

@@ -53,6 +53,8 @@ export interface WorldParts {
   readonly userEnv?: UserEnvSource;
   /** The value with every secret of the thread replaced (applied to every message and file path stored). */
   readonly redact: <T>(value: T) => T;
+  /** Base64 bytes with every secret of the thread replaced in them (applied to every attachment stored). */
+  readonly redactBase64?: (data: string) => string;
   /** Makes sure the thread wakes by itself (an alarm) to drain what was queued. */
   readonly wakeSoon: () => void;
   /**
@@ -90,6 +92,7 @@ export class PortWorld implements RunWorld {
   readonly peers: ChildThreads & AccountNotices;
   /** The value with every secret of the thread replaced. */
   readonly redact: <T>(value: T) => T;
+  readonly redactBase64?: (data: string) => string;
   private readonly events: EventSink;
   /**
    * Meters model requests: budgets and the usage ledger (src/usage/); absent: not metered. Made at
@@ -136,6 +139,7 @@ export class PortWorld implements RunWorld {
     this.userEnv = parts.userEnv ?? NO_USER_ENV;
     this.peers = parts.peers;
     this.redact = parts.redact;
+    if (parts.redactBase64) this.redactBase64 = parts.redactBase64;
     this.resolved = threadAgentOf(parts.registry, meta.agentId);
     this.agent = this.resolved.agent;
     this.sides = this.resolved.sides;

@@ -83,6 +83,8 @@ export interface RunWorld {
   readonly workerEnv: Readonly<Record<string, unknown>>;
   /** The value with every secret of the thread replaced (what a model or client may see of it). */
   readonly redact: <T>(value: T) => T;
+  /** Base64 bytes with every secret of the thread replaced in them; absent: no secrets to look for. */
+  readonly redactBase64?: (data: string) => string;
   /** The user-account level of env resolution. */
   readonly userEnv: UserEnvSource;
   /** Every tool a run of the thread may meet (every side's and prompt's), to judge stored calls. */

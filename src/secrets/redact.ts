@@ -44,6 +44,8 @@ export class Redactor {
   readonly longest: number;
   /** Whether some form holds whitespace: streams then never cut at whitespace. */
   readonly spaced: boolean;
+  /** What {@link bytes} looks for, made at its first use. */
+  private byteForms?: readonly string[];
 
   constructor(secrets: Iterable<Secret>) {
     const seen = new Map<string, Secret>();
@@ -72,6 +74,37 @@ export class Redactor {
   /** Serialized JSON with every secret replaced in its JSON-escaped form. */
   json(text: string): string {
     return replaceRuns(text, runsOf(text, this.escaped));
+  }
+
+  /**
+   * Bytes, as a binary string (one character per byte, as `atob` gives them), with every stretch of
+   * a secret's bytes replaced by the marker's: its UTF-8 forms (raw and JSON-escaped) and, for a
+   * secret of Latin-1 characters only, its Latin-1 form (a file in another encoding holds it so).
+   */
+  bytes(binary: string): string {
+    if (this.secrets.length === 0) return binary;
+    this.byteForms ??= [
+      ...new Set(
+        this.forms.flatMap((f) => {
+          const utf8 = String.fromCharCode(...new TextEncoder().encode(f));
+          return /^[\0-\xff]*$/.test(f) ? [utf8, f] : [utf8];
+        }),
+      ),
+    ];
+    return replaceRuns(binary, runsOf(binary, this.byteForms));
+  }
+
+  /** Base64 data with every secret's bytes replaced (see {@link bytes}); the same string when none was found, or when it is not base64. */
+  base64(data: string): string {
+    if (this.secrets.length === 0) return data;
+    let binary: string;
+    try {
+      binary = atob(data);
+    } catch {
+      return data;
+    }
+    const clean = this.bytes(binary);
+    return clean === binary ? data : btoa(clean);
   }
 
   /**

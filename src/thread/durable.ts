@@ -183,7 +183,8 @@ export function createThreadClass(registry: Registry) {
       return this.serve(caller, { access: "read" }, () => {
         const file = this.store.files.content(path);
         if (!file) throw new WeftError("not_found", `no file ${JSON.stringify(path)} in this thread`, { path: ["path"] });
-        return file;
+        // Text is redacted with the answer; bytes (binary, or text in another encoding than UTF-8) here.
+        return file.encoding === "base64" ? { ...file, data: this.secrets.redactor().base64(file.data) } : file;
       });
     }
 
