@@ -17,7 +17,7 @@ export const ACCOUNT_USAGE_SCHEMA = `
     reasoning_tokens INTEGER NOT NULL, cache_write_tokens INTEGER NOT NULL, estimated INTEGER NOT NULL, duration_ms INTEGER NOT NULL,
     cost_micro_usd INTEGER NOT NULL, unpriced INTEGER NOT NULL DEFAULT 0,
     user_paid_tokens INTEGER NOT NULL DEFAULT 0, user_paid_cost INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (day, thread_id, model)
+    PRIMARY KEY (day, thread_id, agent_id, model)
   ) WITHOUT ROWID;
   CREATE TABLE IF NOT EXISTS usage_turns (
     thread_id TEXT NOT NULL, turn_id TEXT NOT NULL, tokens INTEGER NOT NULL, cost_micro_usd INTEGER NOT NULL,
@@ -58,6 +58,17 @@ export function migrateAccountUsage(sql: SqlStorage): void {
     sql.exec("ALTER TABLE budget_reservations ADD COLUMN input_tokens INTEGER");
     sql.exec("ALTER TABLE budget_reservations ADD COLUMN unpriced INTEGER NOT NULL DEFAULT 0");
   }
+  // A rollup row is keyed by its agent too: a thread made again on a deleted one's id (its
+  // continuation token) may run another agent, whose usage an agent's budget must count. Rebuilt
+  // (SQLite cannot change a key in place) in this one synchronous step, so it commits whole.
+  const keyed = sql.exec<{ pk: number }>("SELECT pk FROM pragma_table_info('usage_rollup') WHERE name = 'agent_id'").one().pk > 0;
+  if (!keyed) {
+    const columns = sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('usage_rollup')").toArray().map((c) => c.name).join(", ");
+    sql.exec("ALTER TABLE usage_rollup RENAME TO usage_rollup_unkeyed");
+    sql.exec(ACCOUNT_USAGE_SCHEMA);
+    sql.exec(`INSERT INTO usage_rollup (${columns}) SELECT ${columns} FROM usage_rollup_unkeyed`);
+    sql.exec("DROP TABLE usage_rollup_unkeyed");
+  }
 }
 
 /**
@@ -93,7 +104,7 @@ export function rollUp(sql: SqlStorage, usage: SettledUsage | readonly SettledUs
   const rollups = new Map<string, { first: SettledUsage; sums: Sums }>();
   const turns = new Map<string, { first: SettledUsage; sums: Sums }>();
   for (const u of Array.isArray(usage) ? (usage as readonly SettledUsage[]) : [usage as SettledUsage]) {
-    for (const [groups, key] of [[rollups, JSON.stringify([dayOf(u.at), u.threadId, u.model])], [turns, JSON.stringify([u.threadId, u.turnId])]] as const) {
+    for (const [groups, key] of [[rollups, JSON.stringify([dayOf(u.at), u.threadId, u.agentId, u.model])], [turns, JSON.stringify([u.threadId, u.turnId])]] as const) {
       const group = groups.get(key) ?? groups.set(key, { first: u, sums: { ...NO_SUMS } }).get(key)!;
       add(group.sums, u, sign);
     }
@@ -102,7 +113,7 @@ export function rollUp(sql: SqlStorage, usage: SettledUsage | readonly SettledUs
     sql.exec(
       `INSERT INTO usage_rollup (day, thread_id, agent_id, model, requests, input_tokens, output_tokens, cached_tokens, reasoning_tokens,
          cache_write_tokens, estimated, duration_ms, cost_micro_usd, unpriced, user_paid_tokens, user_paid_cost) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (day, thread_id, model) DO UPDATE SET requests = requests + excluded.requests, input_tokens = input_tokens + excluded.input_tokens,
+       ON CONFLICT (day, thread_id, agent_id, model) DO UPDATE SET requests = requests + excluded.requests, input_tokens = input_tokens + excluded.input_tokens,
          output_tokens = output_tokens + excluded.output_tokens, cached_tokens = cached_tokens + excluded.cached_tokens,
          reasoning_tokens = reasoning_tokens + excluded.reasoning_tokens, cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens,
          estimated = estimated + excluded.estimated, duration_ms = duration_ms + excluded.duration_ms, cost_micro_usd = cost_micro_usd + excluded.cost_micro_usd,

@@ -55,6 +55,10 @@ describe("an account made before the usage columns", () => {
       expect(columns(sql, "usage_turns")).toEqual(expect.arrayContaining(["user_paid_tokens", "user_paid_cost"]));
       expect(columns(sql, "budget_reservations")).toContain("user_paid");
       expect(columns(sql, "usage_senders")).toContain("created_at");
+      // A rollup row's key names its agent now (review 21b); the old row is kept under it.
+      const key = sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('usage_rollup') WHERE pk > 0 ORDER BY pk").toArray().map((c) => c.name);
+      expect(key).toEqual(["day", "thread_id", "agent_id", "model"]);
+      expect(sql.exec("SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'usage_rollup_unkeyed'").one().n).toBe(0);
       // A request of a model with no price, paid by the user, on the same day, thread and model as the old row.
       rollUp(sql, {
         threadId: "thread_old", agentId: "support", turnId: "turn_new", model: "openai:gpt-4.1-mini", at: Date.now(), inputTokens: 10, outputTokens: 5,
@@ -64,5 +68,14 @@ describe("an account made before the usage columns", () => {
     const usage = await send(user.token, "GET", "/account/usage");
     expect(usage.status).toBe(200);
     expect(usage.body.total).toMatchObject({ requests: 3, inputTokens: 110, outputTokens: 25, costUsd: 0.0007, unpricedRequests: 1 });
+    // The same day, thread and model under another agent (a thread made again on the id) is a row of its own.
+    await runInDurableObject(stub, (_account, state) => {
+      rollUp(state.storage.sql, {
+        threadId: "thread_old", agentId: "billing", turnId: "turn_other", model: "openai:gpt-4.1-mini", at: Date.now(), inputTokens: 7, outputTokens: 1,
+        cachedInputTokens: 0, reasoningTokens: 0, cacheWriteTokens: 0, estimated: false, durationMs: 5, costMicroUsd: 10,
+      });
+    });
+    const byAgent = await send(user.token, "GET", "/account/usage?groupBy=agent");
+    expect(byAgent.body.groups.map((g: { key: string; inputTokens: number }) => [g.key, g.inputTokens])).toEqual([["billing", 7], ["support", 110]]);
   });
 });
