@@ -104,8 +104,13 @@ async function randomCrash(env: PeerVars, ctx: DurableObjectState, point: string
   ctx.abort(`injected random crash at ${point}`);
 }
 
-/** The per-user account Durable Object. */
-export const UserAccount = weft.UserAccount;
+/** The per-user account Durable Object, under Cloudflare's row limit as threads are. */
+export class UserAccount extends weft.UserAccount {
+  constructor(ctx: DurableObjectState, env: ConstructorParameters<typeof weft.UserAccount>[1]) {
+    enforceRowLimit(ctx.storage.sql, "UserAccount");
+    super(ctx, env);
+  }
+}
 
 /** The deployment's file schedules (src/schedules/deployment.ts). */
 export const FileSchedules = weft.FileSchedules;

@@ -83,7 +83,7 @@ export function createApp(registry: Registry, catalog = new ToolCatalog(registry
   app.get("/", describe("Name the agents, tools and routes; a browser (Accept: text/html) gets the playground page", { 200: { description: "JSON, or the playground's HTML", json: R.Index, media: ["text/html"] } }), (c) =>
     c.json({ name: "weft", agents: agentIds(registry), tools: Object.keys(registry.tools).sort(), routes: routeList(app), caller: c.var.caller.userId } satisfies R.Body<typeof R.Index>),
   );
-  app.route("/threads", threadRoutes());
+  app.route("/threads", threadRoutes(registry));
   app.route("/threads", callRoutes());
   app.route("/threads", fileRoutes());
   app.route("/threads", scheduleRoutes());

@@ -8,6 +8,7 @@ import { Hono } from "hono";
 import { WeftError } from "../errors.js";
 import { limitOf, pageSize } from "../limits.js";
 import { claimThread } from "../account/api.js";
+import { type Registry, agentToRun } from "../run/agent.js";
 import { checkContentSize } from "../thread/store/messages.js";
 import { storedContent } from "../content/parts.js";
 import { CALLER_HEADER } from "../thread/api.js";
@@ -20,7 +21,7 @@ import { accountStub, keyedThread, newThread, threadStub, tokenThread } from "./
 import { jsonBody, query } from "./validate.js";
 
 /** The `/threads` routes. */
-export function threadRoutes() {
+export function threadRoutes(registry: Registry) {
   const app = new Hono<AuthedEnv>();
 
   app.get("/", describe("List your threads, newest first (cursor pages)", { 200: ok("A page of threads; nextCursor is null on the last", R.ThreadPage), ...refused(400) }), query(ThreadsQuery), async (c) => {
@@ -43,8 +44,10 @@ export function threadRoutes() {
         : newThread(c.env);
     const threadId = id.toString();
     const account = accountStub(c.env, caller);
+    // No entry for an agent that is not there (its id, as the user wrote it, would be stored).
+    const { agentId } = agentToRun(registry, input.agent);
     // The index entry first, so the per-user limit holds even for concurrent creates.
-    if (account) unwrap(await claimThread(account, c.env, { threadId, agentId: input.agent ?? "default", createdAt: Date.now() }));
+    if (account) unwrap(await claimThread(account, c.env, { threadId, agentId, createdAt: Date.now() }));
     // A create that makes no thread takes the entry back itself (the thread object knows whether one is there).
     return c.json(unwrap(await stub.create(caller, input, threadId, idem)), 201);
   });

@@ -4,6 +4,7 @@
  * and, with `exposeAsTool`, a tool that runs the agent in a child thread.
  * @module
  */
+import { WeftError } from "../errors.js";
 import type { ScheduleDefinition } from "../schedules/define.js";
 import type { ScriptStep } from "../models/model.js";
 import { type ModelSettings, type TurnSettingName, checkModelSettings, checkTurnSettingNames } from "../models/settings.js";
@@ -181,6 +182,17 @@ export function findAgent(registry: Registry, agentId: string): AgentDefinition 
   // Own properties only: "__proto__" or "constructor" must not name an agent.
   if (Object.hasOwn(registry.agents, agentId)) return registry.agents[agentId];
   return agentId === DEFAULT_AGENT_ID ? { kind: "agent" } : undefined;
+}
+
+/**
+ * The agent a new thread runs: `agentId`, or the default when absent.
+ * @throws WeftError `agent_not_found` (404, path `agent`) when no agent has that id.
+ */
+export function agentToRun(registry: Registry, agentId: string | undefined): { agentId: string; agent: AgentDefinition } {
+  const id = agentId ?? defaultAgentId(registry);
+  const agent = findAgent(registry, id);
+  if (!agent) throw new WeftError("agent_not_found", `no agent ${JSON.stringify(id.length > 80 ? `${id.slice(0, 80)}...` : id)}; agents: ${agentIds(registry).join(", ")}`, { path: ["agent"] });
+  return { agentId: id, agent };
 }
 
 /** A prompt by name, own properties only. */

@@ -8,7 +8,7 @@ import { WeftError } from "../errors.js";
 import { checkStoredBytes } from "../limits.js";
 import { newBranchId } from "../calls/call.js";
 import { normalizeScript } from "../models/scripted.js";
-import { type Registry, agentIds, defaultAgentId, findAgent } from "../run/agent.js";
+import { type Registry, agentToRun } from "../run/agent.js";
 import type { NewTurnMessage } from "../run/messages.js";
 import { checkHistory } from "../run/seed-history.js";
 import type { Caller } from "../rpc.js";
@@ -33,9 +33,7 @@ export interface PreparedThread {
  * `payload_too_large` for `arguments` too large to store, and what `checkHistory` throws for a bad `history`.
  */
 export function prepareThread(registry: Registry, caller: Caller, input: CreateThreadInput, threadId: string): PreparedThread {
-  const agentId = input.agent ?? defaultAgentId(registry);
-  const agent = findAgent(registry, agentId);
-  if (!agent) throw new WeftError("agent_not_found", `no agent "${agentId}"; agents: ${agentIds(registry).join(", ")}`, { path: ["agent"] });
+  const { agentId, agent } = agentToRun(registry, input.agent);
   checkStoredBytes(JSON.stringify(input.arguments ?? {}), ["arguments"]);
   const script = normalizeScript(input.script ?? [], ["script"]);
   const agentScript = normalizeScript(agent.script ?? [], ["agent", "script"]);

@@ -8,6 +8,7 @@
  */
 import { WeftError } from "../errors.js";
 import { jsonSetting } from "../config.js";
+import { TOOL_NAME_PATTERN } from "../tools/define.js";
 
 /** Where a budget counts: one thread, all of one user's threads, or one user's threads of one agent. */
 export type BudgetScope = "thread" | "user" | "agent";
@@ -76,6 +77,8 @@ export function checkBudgets(value: unknown, path: (string | number)[], code: "i
     if (b.costUsd !== undefined && !(typeof b.costUsd === "number" && Number.isFinite(b.costUsd) && b.costUsd >= 0)) fail([i, "costUsd"], "expected dollars, at least 0");
     if (b.tokens === undefined && b.costUsd === undefined) fail([i], "set tokens, costUsd or both");
     if (b.agent !== undefined && (typeof b.agent !== "string" || b.scope !== "agent")) fail([i, "agent"], 'a string, only with scope "agent"');
+    // Agents are named by the tools' rule: a name no agent can have is refused, not stored.
+    if (typeof b.agent === "string" && !TOOL_NAME_PATTERN.test(b.agent)) fail([i, "agent"], `an agent's name (${TOOL_NAME_PATTERN.source})`);
     return b as unknown as Budget;
   });
 }

@@ -1,0 +1,30 @@
+/**
+ * What a user sends is checked before the account stores it (review 21b): an agent name of 2 MB in
+ * a budget, or in a create (claimed in the account before the thread found no such agent), made a
+ * row Cloudflare refuses (SQLITE_TOOBIG), answered 500. The test worker holds the account to the
+ * row limit (test/worker.ts).
+ */
+import { expect, it } from "vitest";
+import { oversizedWrites } from "../row-limit.js";
+import { freshUser, send } from "../usage/users.js";
+
+const BIG = "a".repeat(2_200_000);
+
+it("a budget naming an agent no agent can be is refused with its path, and nothing is stored", async () => {
+  const user = await freshUser("budget-row");
+  const before = oversizedWrites.length;
+  const put = await send(user.token, "PUT", "/account/budgets", { budgets: [{ scope: "agent", agent: BIG, period: "day", tokens: 1000 }] });
+  expect([put.status, put.body.error?.code, put.body.error?.details?.path, oversizedWrites.length - before]).toEqual([400, "invalid_request", ["budgets", 0, "agent"], 0]);
+  expect((await send(user.token, "GET", "/account/budgets")).body.budgets).toEqual([]);
+});
+
+it("a create naming an agent that is not there answers agent_not_found before the account lists anything", async () => {
+  const user = await freshUser("agent-row");
+  const before = oversizedWrites.length;
+  for (const agent of [BIG, "not_deployed"]) {
+    const created = await send(user.token, "POST", "/threads", { agent });
+    expect([created.status, created.body.error?.code, created.body.error?.details?.path]).toEqual([404, "agent_not_found", ["agent"]]);
+  }
+  expect(oversizedWrites.length - before).toBe(0);
+  expect((await send(user.token, "GET", "/threads")).body.threads).toEqual([]);
+});
