@@ -10,10 +10,11 @@ import { WeftError } from "../errors.js";
 import { checkStoredBytes, REMOVED_KEPT_MS, tooManySchedules } from "../limits.js";
 import { type RpcResult, rpc } from "../rpc.js";
 import type { EnvType } from "../protocol.js";
-import { type AccountApi, type BudgetWatcher, type EnvReader, NOT_A_CURSOR, type ThreadEntry, type ThreadPage } from "./api.js";
+import { type AccountApi, type BudgetWatcher, NOT_A_CURSOR, type ThreadEntry, type ThreadPage } from "./api.js";
 import { ACCOUNT_USAGE_SCHEMA, type AccountUsage, migrateAccountUsage, readAccountUsage, setUserBudgets, userBudgets } from "../usage/account-ledger.js";
 import { type Budget, checkBudgets } from "../usage/budgets.js";
 import { handOverWatchers } from "../usage/hand-over.js";
+import { EnvReaders } from "./env-readers.js";
 import { MCP_SERVERS_SCHEMA, type UserMcpServer, UserMcpServers } from "./mcp-servers.js";
 import type { McpOAuthAuth, McpServerDefinition } from "../remote/define.js";
 import { MCP_CONNECTIONS_SCHEMA, type McpConnectionInfo, bindingOf, migrateMcpConnections, McpConnections, type McpTokenAnswer, type McpTokenRequest } from "./mcp-connections.js";
@@ -23,7 +24,6 @@ const SCHEMA = `
   CREATE TABLE IF NOT EXISTS account_env (name TEXT PRIMARY KEY, value TEXT NOT NULL, type TEXT NOT NULL);
   CREATE TABLE IF NOT EXISTS account_threads (thread_id TEXT PRIMARY KEY, agent_id TEXT NOT NULL, created_at INTEGER NOT NULL);
   CREATE INDEX IF NOT EXISTS account_threads_newest ON account_threads (created_at DESC, thread_id DESC);
-  CREATE TABLE IF NOT EXISTS account_env_readers (thread_id TEXT PRIMARY KEY);
   CREATE TABLE IF NOT EXISTS account_unlisted (thread_id TEXT PRIMARY KEY, agent_id TEXT NOT NULL, created_at INTEGER NOT NULL);
   CREATE TABLE IF NOT EXISTS schedule_counts (thread_id TEXT PRIMARY KEY, active INTEGER NOT NULL);
   CREATE TABLE IF NOT EXISTS account_removed (thread_id TEXT NOT NULL, created_at INTEGER NOT NULL, removed_at INTEGER NOT NULL, PRIMARY KEY (thread_id, created_at)) WITHOUT ROWID;
@@ -51,6 +51,8 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
   private readonly reservations: Reservations;
   /** While the user's first budgets are being stored: the ids settled or released meanwhile (their handed-over reservation is not inserted). */
   private readonly settlingBudgets = new Set<Set<string>>();
+  /** The threads that keep this user's values, told of every change. */
+  private readonly readers: EnvReaders;
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env as { THREAD?: DurableObjectNamespace });
@@ -63,6 +65,7 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
     migrateMcpConnections(this.sql);
     this.sql.exec(MCP_SERVERS_SCHEMA);
     this.mcpServers = new UserMcpServers(this.sql);
+    this.readers = new EnvReaders(this.sql, () => this.env.THREAD);
     this.mcp = new McpConnections(this.sql, env as Record<string, unknown> & { THREAD?: DurableObjectNamespace }, (name) => this.mcpServers.definitionText(name));
   }
 
@@ -95,7 +98,7 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
 
   async userMcpServers(reader?: string): Promise<UserMcpServer[]> {
     // A thread that offers them is told of every change, as a reader of the env values is.
-    if (reader !== undefined && this.env.THREAD) this.sql.exec("INSERT OR IGNORE INTO account_env_readers (thread_id) VALUES (?)", reader);
+    if (reader !== undefined) this.readers.read(reader);
     return this.mcpServers.list();
   }
 
@@ -103,8 +106,9 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
     return rpc(async () => {
       const before = this.userMcpServer(name);
       const added = this.mcpServers.add(name, definition, max);
+      if (JSON.stringify(before) !== JSON.stringify(added.definition)) this.readers.changed();
       await this.dropConnection(name, before, definition);
-      await this.tellReaders();
+      await this.readers.tell();
       return added;
     });
   }
@@ -113,8 +117,10 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
     return rpc(async () => {
       const before = this.userMcpServer(name);
       const removed = this.mcpServers.remove(name);
+      if (removed.deleted) this.readers.changed();
       await this.dropConnection(name, before);
-      await this.tellReaders();
+      // A retry after a write that could not tell every reader tells the rest.
+      await this.readers.tell();
       return removed;
     });
   }
@@ -268,6 +274,8 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
       this.sql.exec("DELETE FROM schedule_counts WHERE thread_id = ?", threadId);
       // A deleted thread has no request to hand over: telling it would be a call wasted per budget write.
       this.sql.exec("DELETE FROM budget_watchers WHERE thread_id = ?", threadId);
+      // Nor values to keep, once its rows are gone (named by its lifetime: see core.ts `remove`).
+      if (createdAt !== undefined) this.readers.forget(threadId);
       return null;
     });
   }
@@ -305,7 +313,7 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
   }
 
   async envValues(reader?: string): Promise<Record<string, { value: string; type: EnvType }>> {
-    if (reader !== undefined && this.env.THREAD) this.sql.exec("INSERT OR IGNORE INTO account_env_readers (thread_id) VALUES (?)", reader);
+    if (reader !== undefined) this.readers.read(reader);
     const rows = this.sql.exec<{ name: string; value: string; type: EnvType }>("SELECT * FROM account_env").toArray();
     return Object.fromEntries(rows.map((r) => [r.name, { value: r.value, type: r.type }]));
   }
@@ -313,35 +321,21 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
   async setEnv(name: string, value: string, type: EnvType): Promise<RpcResult<null>> {
     return rpc(async () => {
       checkStoredBytes(value, ["value"]);
+      const before = this.sql.exec<{ value: string; type: string }>("SELECT value, type FROM account_env WHERE name = ?", name).toArray()[0];
       this.sql.exec("INSERT OR REPLACE INTO account_env (name, value, type) VALUES (?, ?, ?)", name, value, type);
-      await this.tellReaders();
+      // The same value again (a retry) is no change: it tells the readers the write before left.
+      if (before?.value !== value || before.type !== type) this.readers.changed();
+      await this.readers.tell();
       return null;
     });
-  }
-
-  /**
-   * Tells every thread that keeps this user's env values or MCP servers that they changed, before
-   * the change is acknowledged: a secret is redacted everywhere from the moment its write returns,
-   * and a server added or removed is seen by the next model step. A thread that no longer exists
-   * is dropped from the readers.
-   */
-  private async tellReaders(): Promise<void> {
-    const ns = this.env.THREAD;
-    if (!ns) return;
-    const readers = this.sql.exec<{ thread_id: string }>("SELECT thread_id FROM account_env_readers").toArray();
-    await Promise.all(
-      readers.map(async ({ thread_id }) => {
-        const answer = await (ns.get(ns.idFromString(thread_id)) as unknown as EnvReader).accountEnvChanged().catch(() => ({ live: true }));
-        if (!answer.live) this.sql.exec("DELETE FROM account_env_readers WHERE thread_id = ?", thread_id);
-      }),
-    );
   }
 
   async deleteEnv(name: string): Promise<RpcResult<{ deleted: boolean }>> {
     return rpc(async () => {
       const had = this.sql.exec("SELECT 1 FROM account_env WHERE name = ?", name).toArray().length > 0;
       this.sql.exec("DELETE FROM account_env WHERE name = ?", name);
-      if (had) await this.tellReaders();
+      if (had) this.readers.changed();
+      await this.readers.tell();
       return { deleted: had };
     });
   }

@@ -43,6 +43,11 @@ export class UserEnv implements UserEnvSource {
     return Object.hasOwn(values, name) ? values[name] : undefined;
   }
 
+  /** Whether the owner's values were read from their account, which then tells this thread of each change. */
+  get registered(): boolean {
+    return this.keptOwner !== null;
+  }
+
   entries(): Array<[string, { value: string; type: EnvType }]> {
     return Object.entries(this.values);
   }

@@ -311,7 +311,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     this.fanout.socketsChanged();
     closeAll(this.ctx, "thread deleted");
     // Gone: the account drops its late notices from now on (named by its lifetime, not before, as it could survive a crash).
-    if (!unlistFailure) await account?.removeThread(meta!.threadId, meta!.createdAt).catch(() => undefined);
+    if (!unlistFailure) await (meta && this.listing.goneAccount(meta, this.userEnv.registered))?.removeThread(meta.threadId, meta.createdAt).catch(() => undefined);
     if (unlistFailure) throw unlistFailure.e;
   }
 

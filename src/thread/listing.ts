@@ -122,4 +122,9 @@ export class AccountListing {
   ownerAccount(meta: ThreadMeta): AccountApi | null {
     return (!meta.ephemeral || meta.counted === true) && this.parts.env.ACCOUNT && meta.userId ? accountOf(this.parts.env.ACCOUNT, meta.userId) : null;
   }
+
+  /** The account told the thread is gone: the one counting it, else (`readValues`: it is told of their changes) the owner's. */
+  goneAccount(meta: ThreadMeta, readValues: boolean): AccountApi | null {
+    return this.ownerAccount(meta) ?? (readValues && this.parts.env.ACCOUNT && meta.userId ? accountOf(this.parts.env.ACCOUNT, meta.userId) : null);
+  }
 }
