@@ -9,6 +9,7 @@ import type { EnvDefault } from "../run/prompt.js";
 import { JsonArgumentStream } from "../run/partial-json.js";
 import { type ReceivedLevel, fromDefault } from "./env.js";
 import { Redactor, type Secret, secretsOf, workerSecrets } from "./redact.js";
+import { JsonEscapes } from "./json-escapes.js";
 import { StreamRedactor } from "./redact-stream.js";
 import type { UserEnv } from "./user-env.js";
 
@@ -63,6 +64,8 @@ export class ThreadSecrets {
   private readonly streams = new Map<string, StreamRedactor>();
   /** Per streamed call: its released (redacted) argument text, parsed, for `preview`. */
   private readonly released = new Map<string, JsonArgumentStream>();
+  /** Per streamed call: its argument text's escapes, rewritten before it is redacted. */
+  private readonly escapes = new Map<string, JsonEscapes>();
 
   /**
    * An event payload with every secret replaced. Stream deltas (`text_delta`, `tool_call_delta`)
@@ -78,7 +81,10 @@ export class ThreadSecrets {
       const key = `${d.turnId}:${d.step}:${d.callId ?? ""}`;
       let stream = this.streams.get(key);
       if (!stream) this.streams.set(key, (stream = new StreamRedactor(r)));
-      const delta = stream.push(d.delta);
+      // Arguments are JSON, which a client parses: a secret written with escapes is found once they are rewritten.
+      let escapes = this.escapes.get(key);
+      if (!escapes && type === "tool_call_delta") this.escapes.set(key, (escapes = new JsonEscapes()));
+      const delta = stream.push(escapes ? escapes.push(d.delta) : d.delta);
       if (delta === "") return null;
       // The delta is redacted already: redacting it again as a whole could disagree with the stream.
       const clean = { ...r.value({ ...data, delta: "" }), delta };
@@ -99,6 +105,7 @@ export class ThreadSecrets {
       const prefix = type === "model_step" ? `${d.turnId}:${d.step}:` : `${d.turnId}:`;
       for (const key of this.streams.keys()) if (key.startsWith(prefix)) this.streams.delete(key);
       for (const key of this.released.keys()) if (key.startsWith(prefix)) this.released.delete(key);
+      for (const key of this.escapes.keys()) if (key.startsWith(prefix)) this.escapes.delete(key);
     }
     return r.value(data);
   }
