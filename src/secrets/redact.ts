@@ -113,8 +113,9 @@ export class Redactor {
    * is never asked again. Plain objects, arrays, a `Map` and a `Set` are copied (a class instance
    * becomes a plain object of its own enumerable properties, as JSON and structured clone see it),
    * an object with `toJSON` (a URL, a class) becomes its JSON form, redacted; a Date stays a Date,
-   * an Error becomes an Error of its redacted name, message and stack; bytes pass as they are.
-   * A value without secrets to look for comes back as it is.
+   * an Error becomes an Error of its redacted name, message and stack; bytes (a typed array, an
+   * ArrayBuffer, a DataView) are copied from their bytes, unscanned (see {@link bytes}); a function or
+   * a symbol is left out, as JSON leaves it. A value without secrets to look for comes back as it is.
    */
   value<T>(value: T): T {
     if (this.secrets.length === 0) return value;
