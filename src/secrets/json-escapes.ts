@@ -21,6 +21,8 @@ const isLow = (code: number) => code >= 0xdc00 && code <= 0xdfff;
 export class JsonEscapes {
   /** Text whose last escape may not be complete yet. */
   private pending = "";
+  /** The last code unit given out (0 before any): a raw high surrogate there pairs with an escaped low one. */
+  private last = 0;
 
   /** Adds a piece; returns the text now complete, its escapes rewritten (maybe ""). */
   push(piece: string): string {
@@ -40,14 +42,20 @@ export class JsonEscapes {
       // An escape that may still grow waits for the next piece.
       if (!ending && text.length - slash < PAIR_UNITS && this.mayGrow(text.slice(slash))) {
         this.pending = text.slice(slash);
-        return out;
+        return this.given(out);
       }
-      const [escape, length] = this.escapeAt(text, slash);
+      const before = out.length > 0 ? out.charCodeAt(out.length - 1) : this.last;
+      const [escape, length] = this.escapeAt(text, slash, before);
       out += escape;
       at = slash + length;
     }
     this.pending = "";
-    return out + text.slice(at);
+    return this.given(out + text.slice(at));
+  }
+
+  private given(out: string): string {
+    if (out.length > 0) this.last = out.charCodeAt(out.length - 1);
+    return out;
   }
 
   /** Whether `tail` (from a backslash to the end) is an escape cut short: more text could change what it stands for. */
@@ -62,18 +70,24 @@ export class JsonEscapes {
     return "\\u".startsWith(next.slice(0, 2)) && /^[0-9a-fA-F]*$/.test(next.slice(2));
   }
 
-  /** The rewritten escape starting at `slash`, and how many units of `text` it took. */
-  private escapeAt(text: string, slash: number): [string, number] {
+  /**
+   * The rewritten escape starting at `slash`, and how many units of `text` it took. A surrogate
+   * pair is written as its character whichever of its halves were escaped (`before`: the unit given
+   * out just before the escape).
+   */
+  private escapeAt(text: string, slash: number, before: number): [string, number] {
     const kind = text[slash + 1];
     if (kind === "/") return ["/", 2];
     if (kind !== "u") return [text.slice(slash, slash + 2), kind === undefined ? 1 : 2];
     const hex = text.slice(slash + 2, slash + 6);
     if (!HEX4.test(hex)) return ["\\u", 2];
     const code = parseInt(hex, 16);
-    const low = text.slice(slash + 8, slash + 12);
-    if (isHigh(code) && text.startsWith("\\u", slash + 6) && HEX4.test(low) && isLow(parseInt(low, 16))) {
-      return [String.fromCharCode(code, parseInt(low, 16)), 12];
+    if (isHigh(code)) {
+      const low = text.slice(slash + 8, slash + 12);
+      if (text.startsWith("\\u", slash + 6) && HEX4.test(low) && isLow(parseInt(low, 16))) return [String.fromCharCode(code, parseInt(low, 16)), 12];
+      if (isLow(text.charCodeAt(slash + 6))) return [String.fromCharCode(code), 6];
     }
+    if (isLow(code) && isHigh(before)) return [String.fromCharCode(code), 6];
     return [canonical(String.fromCharCode(code)), 6];
   }
 }

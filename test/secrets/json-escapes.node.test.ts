@@ -1,7 +1,8 @@
 /**
  * A streamed tool call's arguments are JSON a client parses: a secret the model writes with escapes
  * (`\u0061`, `\/`) passed the stream redactor, which looks for the secret as written (review 21a).
- * The escapes are rewritten as `JSON.stringify` writes them before the stream is redacted.
+ * The escapes are rewritten as `JSON.stringify` writes them before the stream is redacted; a
+ * surrogate pair with one half escaped and the other raw too (review 21c).
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -23,9 +24,21 @@ function rewritten(text: string, cuts: number[]): string {
   return out + e.push(text.slice(at)) + e.end();
 }
 
-/** Every character's escape written the long way (`\uXXXX`), or as JSON writes it. */
+/**
+ * `s` as JSON string text with some UTF-16 units written the long way (`\uXXXX`, upper or lower
+ * case hex; a surrogate pair may have one half escaped and the other raw) and the rest as JSON writes them.
+ */
 const escapedLong = (s: string, every: (i: number) => boolean) =>
-  [...s].map((ch, i) => (every(i) ? Array.from({ length: ch.length }, (_, k) => `\\u${ch.charCodeAt(k).toString(16).padStart(4, "0")}`).join("") : JSON.stringify(ch).slice(1, -1))).join("");
+  [...s]
+    .map((ch, i) => {
+      const long = (k: number) => {
+        const hex = ch.charCodeAt(k).toString(16).padStart(4, "0");
+        return `\\u${i % 2 ? hex.toUpperCase() : hex}`;
+      };
+      if (ch.length === 2) return (every(2 * i) ? long(0) : ch[0]) + (every(2 * i + 1) ? long(1) : ch[1]);
+      return every(2 * i) ? long(0) : JSON.stringify(ch).slice(1, -1);
+    })
+    .join("");
 
 describe("rewritten escapes", () => {
   it("parse to the same value, and to the text JSON.stringify writes, however the text is cut", () => {
@@ -55,6 +68,22 @@ describe("rewritten escapes", () => {
       const s = new StreamRedactor(r);
       const out = [s.push(e.push(args.slice(0, cut))), s.push(e.push(args.slice(cut))), s.push(e.end()), s.end()].join("");
       expect(JSON.parse(out)).toEqual({ query: "[redacted] and /[redacted]" });
+    }
+  });
+});
+
+describe("a surrogate pair half escaped (review 21c)", () => {
+  it("is its character, cut anywhere, so a secret holding one is redacted", () => {
+    const secret = "sk-live-\u{1F511}-abcdef123456";
+    const r = new Redactor([{ name: "K", value: secret }]);
+    for (const written of ["sk-live-\\ud83d\udd11-abcdef123456", "sk-live-\ud83d\\uDD11-abcdef123456"]) {
+      const args = `{"q":"${written}"}`;
+      for (let cut = 0; cut <= args.length; cut++) {
+        const e = new JsonEscapes();
+        const s = new StreamRedactor(r);
+        const out = [s.push(e.push(args.slice(0, cut))), s.push(e.push(args.slice(cut))), s.push(e.end()), s.end()].join("");
+        expect(JSON.parse(out)).toEqual({ q: "[redacted]" });
+      }
     }
   });
 });
