@@ -78,19 +78,13 @@ export class Redactor {
 
   /**
    * Bytes, as a binary string (one character per byte, as `atob` gives them), with every stretch of
-   * a secret's bytes replaced by the marker's: its UTF-8 forms (raw and JSON-escaped) and, for a
-   * secret of Latin-1 characters only, its Latin-1 form (a file in another encoding holds it so).
+   * a secret's bytes replaced by the marker's, in each encoding a text file may use: UTF-8, UTF-16
+   * (both byte orders) and, for a secret of Latin-1 characters only, Latin-1; each of the secret's
+   * forms (raw and JSON-escaped).
    */
   bytes(binary: string): string {
     if (this.secrets.length === 0) return binary;
-    this.byteForms ??= [
-      ...new Set(
-        this.forms.flatMap((f) => {
-          const utf8 = String.fromCharCode(...new TextEncoder().encode(f));
-          return /^[\0-\xff]*$/.test(f) ? [utf8, f] : [utf8];
-        }),
-      ),
-    ];
+    this.byteForms ??= [...new Set(this.forms.flatMap(encodingsOf))];
     return replaceRuns(binary, runsOf(binary, this.byteForms));
   }
 
@@ -226,6 +220,14 @@ function builtin<T>(read: () => T): T | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** `text` as bytes (binary strings) in UTF-8, UTF-16LE, UTF-16BE and, where it can be, Latin-1. */
+function encodingsOf(text: string): string[] {
+  const units = Array.from({ length: text.length }, (_, i) => text.charCodeAt(i));
+  const out = [String.fromCharCode(...new TextEncoder().encode(text)), units.map((u) => String.fromCharCode(u & 0xff, u >> 8)).join(""), units.map((u) => String.fromCharCode(u >> 8, u & 0xff)).join("")];
+  if (units.every((u) => u <= 0xff)) out.push(text);
+  return out;
 }
 
 const getter = (proto: object, name: PropertyKey) => Object.getOwnPropertyDescriptor(proto, name)!.get!;

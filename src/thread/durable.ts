@@ -33,6 +33,7 @@ import type { ThreadMeta } from "./store/meta.js";
 import { modelTools } from "../run/conversation.js";
 import { checkNewThread } from "../run/new-thread.js";
 import { ThreadUsageLedger } from "../usage/thread-ledger.js";
+import { servedFile } from "../secrets/served-file.js";
 
 /** The body of a thread create and what reading a thread answers, as the Durable Object's RPC methods take and give them. */
 export type { CreateThreadInput, ThreadInfo } from "./api.js";
@@ -183,8 +184,7 @@ export function createThreadClass(registry: Registry) {
       return this.serve(caller, { access: "read" }, () => {
         const file = this.store.files.content(path);
         if (!file) throw new WeftError("not_found", `no file ${JSON.stringify(path)} in this thread`, { path: ["path"] });
-        // Text is redacted with the answer; bytes (binary, or text in another encoding than UTF-8) here.
-        return file.encoding === "base64" ? { ...file, data: this.secrets.redactor().base64(file.data) } : file;
+        return servedFile(file, this.secrets.redactor());
       });
     }
 
@@ -230,6 +230,8 @@ export function createThreadClass(registry: Registry) {
 
     async accountEnvChanged(): Promise<{ live: boolean }> {
       this.userEnv.invalidate();
+      // In force before the account answers its write: every answer from here on, reads too, is redacted with the new values.
+      if (this.world) await this.refreshSecrets();
       return { live: this.world !== null };
     }
 

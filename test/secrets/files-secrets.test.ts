@@ -3,7 +3,8 @@
  * 21a): an attachment's name was made safe (characters outside `[A-Za-z0-9._-]` rewritten) before
  * its path was redacted, so a secret holding one such character passed spelled out; a text
  * attachment that was not UTF-8 was served as base64, unscanned; a file's listed size was its raw
- * content's, telling the length of the secrets its served content hides.
+ * content's, telling the length of the secrets its served content hides. Review 21c: text in UTF-16
+ * (which decodes as UTF-8 when it is ASCII, NULs between the letters) was not scanned.
  */
 import { describe, expect, it } from "vitest";
 import { inThread, json, request } from "../helpers.js";
@@ -62,5 +63,19 @@ describe("a thread's files", () => {
     const raw = `\u0000\u0001${OWN}\u00ff`;
     await inThread(id, (o) => o.store.files.write(path, btoa(raw), "application/octet-stream", raw.length));
     expect(String.fromCharCode(...(await served(id, path)))).toBe("\u0000\u0001[redacted]\u00ff");
+  });
+});
+
+describe("a text attachment in UTF-16 (review 21c)", () => {
+  it("is served without the secret, in either byte order, whether it decodes as UTF-8 or not", async () => {
+    const id = await thread();
+    const text = `\ufeffkey=${OWN}\r\n`;
+    const le = [...text].map((ch) => String.fromCharCode(ch.charCodeAt(0) & 0xff, ch.charCodeAt(0) >> 8)).join("");
+    const be = [...text].map((ch) => String.fromCharCode(ch.charCodeAt(0) >> 8, ch.charCodeAt(0) & 0xff)).join("");
+    for (const [name, bin, decoding] of [["le", le, "utf-16le"], ["be", be, "utf-16be"]] as const) {
+      const path = `calls/c3/attachments/0-${name}.txt`;
+      await inThread(id, (o) => o.store.files.write(path, btoa(bin), `text/plain; charset=${decoding}`, bin.length));
+      expect(new TextDecoder(decoding).decode(await served(id, path))).not.toContain(OWN);
+    }
   });
 });

@@ -35,7 +35,7 @@ const escapedLong = (s: string, every: (i: number) => boolean) =>
         const hex = ch.charCodeAt(k).toString(16).padStart(4, "0");
         return `\\u${i % 2 ? hex.toUpperCase() : hex}`;
       };
-      if (ch.length === 2) return (every(2 * i) ? long(0) : ch[0]) + (every(2 * i + 1) ? long(1) : ch[1]);
+      if (ch.length === 2) return (every(2 * i) ? long(0) : ch.charAt(0)) + (every(2 * i + 1) ? long(1) : ch.charAt(1));
       return every(2 * i) ? long(0) : JSON.stringify(ch).slice(1, -1);
     })
     .join("");
