@@ -12,8 +12,11 @@ export const DEFAULT_RESULT_CAP_BYTES = 32 * 1024;
 
 /** Where capped results and attachments are written. */
 export interface FileSink {
-  /** Stores `data` (text, or base64 for binary) at `path`; `size` is in bytes. */
-  writeFile(path: string, data: string, mimeType: string, size: number): void;
+  /**
+   * Stores `data` (text, or base64 for binary) at `path`, `size` bytes; returns its size as stored,
+   * which is what a reader gets (the thread's secrets replaced, in its text and its bytes).
+   */
+  writeFile(path: string, data: string, mimeType: string, size: number): number | void;
   /** The URL path a client fetches a stored file from (named by the notice when no tool reads files). */
   fileUrl(path: string): string;
   /**
@@ -26,8 +29,6 @@ export interface FileSink {
    * and `read_file` pages it, so no secret is split across the cut or a page's edge.
    */
   redact?(text: string): string;
-  /** Base64 bytes with the thread's secrets replaced in them (an attachment is stored so, and sized after). */
-  redactBase64?(data: string): string;
   /** Attachments one result may store (`WEFT_MAX_ATTACHMENTS_PER_CALL`); more store none. */
   readonly maxAttachments?: number;
 }
@@ -73,10 +74,9 @@ export function capResult(
       const name = a.name || `attachment-${i}`;
       const safe = (sink.redact ? sink.redact(name) : name).replace(/[^A-Za-z0-9._-]/g, "_");
       const path = `calls/${encodeURIComponent(callId)}/attachments/${i}-${safe}`;
-      // Stored without the secrets its bytes hold, and sized so: a size of the raw bytes would tell their length.
-      const data = sink.redactBase64 ? sink.redactBase64(a.data) : a.data;
-      const size = Math.floor((data.length * 3) / 4) - (data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0);
-      sink.writeFile(path, data, a.mimeType, size);
+      const raw = Math.floor((a.data.length * 3) / 4) - (a.data.endsWith("==") ? 2 : a.data.endsWith("=") ? 1 : 0);
+      // Sized as stored, without the secrets its bytes held: a size of the raw bytes would tell their length.
+      const size = sink.writeFile(path, a.data, a.mimeType, raw) ?? raw;
       const ref: AttachmentRef = { name: a.name, mimeType: a.mimeType, path, size };
       return ref;
     });
@@ -87,9 +87,8 @@ export function capResult(
   // Measured and stored as a reader gets it: whether it is cut, and its size, tell nothing of a secret's length.
   const seen = sink.redact ? sink.redact(text) : text;
   if (fitsBytes(seen, capBytes)) return { result: out };
-  const size = byteLength(seen);
   const path = `calls/${encodeURIComponent(callId)}/${field}.txt`;
-  sink.writeFile(path, seen, "text/plain; charset=utf-8", size);
+  const size = sink.writeFile(path, seen, "text/plain; charset=utf-8", byteLength(seen)) ?? byteLength(seen);
   const shown = truncateUtf8(seen, capBytes);
   const shownBytes = byteLength(shown);
   // The model has the first bytes already: the call it is given reads on from there.

@@ -31,6 +31,8 @@ export interface MemoryData {
   received: string[];
   /** Files by path. */
   files: Record<string, { info: FileInfo; data: string }>;
+  /** The fingerprint of the secrets the files were last redacted for. */
+  filesRedactedFor?: string;
   /** Turns, oldest first. */
   turns: MemoryTurn[];
   /** The inbox, oldest first. */

@@ -6,7 +6,7 @@
  */
 import { checkStoredBytes } from "../limits.js";
 import type { EnvTable, EnvType, FileInfo, FileTable, KvTable, MetaTable, ReceivedLevel, ThreadMeta, ThreadTables } from "../ports/store.js";
-import { withContent } from "../thread/store/files.js";
+import { withContent } from "../content/file-content.js";
 import { kvText } from "../thread/store/kv.js";
 import type { MemoryData } from "./data.js";
 import { MemoryMessages } from "./store-messages.js";
@@ -95,6 +95,12 @@ class MemoryFiles implements FileTable {
   content(path: string): (FileInfo & { data: string; encoding: "utf-8" | "base64" }) | undefined {
     const file = this.data().files[path];
     return file && withContent({ ...file.info }, file.data);
+  }
+  redactedFor(): string | undefined {
+    return this.data().filesRedactedFor;
+  }
+  markRedactedFor(fingerprint: string): void {
+    this.data().filesRedactedFor = fingerprint;
   }
   list(): FileInfo[] {
     return Object.values(this.data().files)

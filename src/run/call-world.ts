@@ -19,6 +19,7 @@ import { hasHook, toolHook } from "./hook-calls.js";
 import { createThreadState } from "./state.js";
 import { readFileOffered } from "./read-file.js";
 import { resultCapBytes } from "./result-cap.js";
+import { storedFile } from "../secrets/served-file.js";
 
 /**
  * What the call world needs of its thread (`PortWorld` is it): the run view, the call journal
@@ -49,15 +50,18 @@ function settingsOf(engine: CallWorldHost): CallSettings {
     files: {
       // A path made from a tool's attachment name is redacted like everything else a client sees.
       writeFile: (path, data, mimeType, size) => {
-        store.files.write(engine.redact(path), data, mimeType, size);
+        const at = engine.redact(path);
+        const redactor = engine.redactor?.();
+        const stored = redactor ? storedFile({ path: at, mimeType, size, createdAt: 0 }, data, redactor) : { data, size };
+        store.files.write(at, stored.data, mimeType, stored.size);
         // From the next step on, the model is offered read_file, which the cap's notice names.
         engine.callables.filesWritten();
+        return stored.size;
       },
       fileUrl: (path) => `/threads/${meta.threadId}/files/${encodeURI(path)}`,
       maxAttachments: limitOf(workerEnv, "attachmentsPerCall"),
       ...(readFileOffered(engine.registry) ? { readTool: READ_FILE_TOOL } : {}),
       redact: (text) => engine.redact(text),
-      ...(engine.redactBase64 ? { redactBase64: engine.redactBase64 } : {}),
     },
   };
 }

@@ -34,6 +34,7 @@ import type { RunTables, RunWorld, ScheduleControl } from "./world.js";
 import type { ThreadMeter } from "../usage/meter.js";
 import { type ThreadTracer, effectName, threadTracerOf } from "../usage/tracer.js";
 import type { CodeRunEnd } from "../sandbox/run-code.js";
+import type { Redactor } from "../secrets/redact.js";
 
 /** What a thread's world is built from: its ports and its settings. */
 export interface WorldParts {
@@ -53,8 +54,8 @@ export interface WorldParts {
   readonly userEnv?: UserEnvSource;
   /** The value with every secret of the thread replaced (applied to every message and file path stored). */
   readonly redact: <T>(value: T) => T;
-  /** Base64 bytes with every secret of the thread replaced in them (applied to every attachment stored). */
-  readonly redactBase64?: (data: string) => string;
+  /** The thread's redactor now (what files are stored through); absent: no secrets to look for. */
+  readonly redactor?: () => Redactor;
   /** Makes sure the thread wakes by itself (an alarm) to drain what was queued. */
   readonly wakeSoon: () => void;
   /**
@@ -92,7 +93,7 @@ export class PortWorld implements RunWorld {
   readonly peers: ChildThreads & AccountNotices;
   /** The value with every secret of the thread replaced. */
   readonly redact: <T>(value: T) => T;
-  readonly redactBase64?: (data: string) => string;
+  readonly redactor?: () => Redactor;
   private readonly events: EventSink;
   /**
    * Meters model requests: budgets and the usage ledger (src/usage/); absent: not metered. Made at
@@ -139,7 +140,7 @@ export class PortWorld implements RunWorld {
     this.userEnv = parts.userEnv ?? NO_USER_ENV;
     this.peers = parts.peers;
     this.redact = parts.redact;
-    if (parts.redactBase64) this.redactBase64 = parts.redactBase64;
+    if (parts.redactor) this.redactor = parts.redactor;
     this.resolved = threadAgentOf(parts.registry, meta.agentId);
     this.agent = this.resolved.agent;
     this.sides = this.resolved.sides;

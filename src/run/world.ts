@@ -21,6 +21,7 @@ import type { NewTurnMessage } from "./messages.js";
 import type { ScheduleInfo, SchedulePage, SchedulePageOptions } from "../schedules/info.js";
 import type { RunInfo } from "../background/info.js";
 import type { CodeRunEnd } from "../sandbox/run-code.js";
+import type { Redactor } from "../secrets/redact.js";
 
 /** A background run (src/background/info.ts). */
 export type { RunInfo } from "../background/info.js";
@@ -83,8 +84,8 @@ export interface RunWorld {
   readonly workerEnv: Readonly<Record<string, unknown>>;
   /** The value with every secret of the thread replaced (what a model or client may see of it). */
   readonly redact: <T>(value: T) => T;
-  /** Base64 bytes with every secret of the thread replaced in them; absent: no secrets to look for. */
-  readonly redactBase64?: (data: string) => string;
+  /** The thread's redactor now (what files are stored through); absent: no secrets to look for. */
+  readonly redactor?: () => Redactor;
   /** The user-account level of env resolution. */
   readonly userEnv: UserEnvSource;
   /** Every tool a run of the thread may meet (every side's and prompt's), to judge stored calls. */

@@ -46,6 +46,7 @@ export class Redactor {
   readonly spaced: boolean;
   /** What {@link bytes} looks for, made at its first use. */
   private byteForms?: readonly string[];
+  private fingerprinted?: string;
 
   constructor(secrets: Iterable<Secret>) {
     const seen = new Map<string, Secret>();
@@ -74,6 +75,15 @@ export class Redactor {
   /** Serialized JSON with every secret replaced in its JSON-escaped form. */
   json(text: string): string {
     return replaceRuns(text, runsOf(text, this.escaped));
+  }
+
+  /**
+   * A short hash of the secrets held (106 bits, hex), the same for the same set whatever their
+   * order: what stored text was redacted for, kept beside it in the thread's own storage (it never
+   * leaves the thread).
+   */
+  get fingerprint(): string {
+    return (this.fingerprinted ??= hashText(this.secrets.map((s) => s.value).sort().join("\0")));
   }
 
   /**
@@ -220,6 +230,23 @@ function builtin<T>(read: () => T): T | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** cyrb53 with two seeds: a fast, well-spread hash of a text (not a cryptographic one). */
+function hashText(text: string): string {
+  const lane = (seed: number) => {
+    let h1 = 0xdeadbeef ^ seed;
+    let h2 = 0x41c6ce57 ^ seed;
+    for (let i = 0; i < text.length; i++) {
+      const ch = text.charCodeAt(i);
+      h1 = Math.imul(h1 ^ ch, 2654435761);
+      h2 = Math.imul(h2 ^ ch, 1597334677);
+    }
+    h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+    h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+    return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(16).padStart(14, "0");
+  };
+  return lane(1) + lane(2);
 }
 
 /** `text` as bytes (binary strings) in UTF-8, UTF-16LE, UTF-16BE and, where it can be, Latin-1. */

@@ -1,13 +1,64 @@
 /**
- * A thread's file as a reader gets it: its bytes without the secrets they hold. The answer's own
- * redaction reads text as text; this reads the bytes, for what text alone misses (binary, and text
- * in an encoding that decodes as UTF-8 anyway, such as UTF-16 of ASCII, NULs between the letters).
+ * A thread's files as a reader gets them: without the secrets the thread holds, in their text and
+ * in their bytes (binary, and text in an encoding that decodes as UTF-8 anyway, such as UTF-16 of
+ * ASCII), and listed with the size of what is served. Files are stored redacted; when the thread's
+ * secrets change (a fingerprint kept beside the files says), every file is stored again for the new
+ * ones before any is listed or served: a size measured before a secret was known tells its length.
  * @module
  */
+import { byteLength } from "../bytes.js";
+import { type FileContent, withContent } from "../content/file-content.js";
+import type { FileInfo, FileTable } from "../ports/store.js";
 import type { Redactor } from "./redact.js";
 
-/** `file` with its content's bytes redacted: base64 data decoded and encoded again, text read as bytes. */
-export function servedFile<F extends { data: string; encoding: "utf-8" | "base64" }>(file: F, redactor: Redactor): F {
-  const data = file.encoding === "base64" ? redactor.base64(file.data) : redactor.bytes(file.data);
+/** `file` as served: base64 data redacted in its bytes, text in its bytes and its text. */
+export function servedFile(file: FileContent, redactor: Redactor): FileContent {
+  const data = file.encoding === "base64" ? redactor.base64(file.data) : redactor.text(redactor.bytes(file.data));
   return data === file.data ? file : { ...file, data };
+}
+
+/** What to store for `info` so that it is served as `data` would be, and its size in bytes as served. */
+export function storedFile(info: FileInfo, data: string, redactor: Redactor): { data: string; size: number } {
+  const served = servedFile(withContent(info, data), redactor);
+  if (served.encoding === "base64") return { data: served.data, size: base64Bytes(served.data) };
+  const size = byteLength(served.data);
+  // An attachment stays base64 at rest, as `withContent` reads it.
+  return { data: info.path.includes("/attachments/") ? toBase64(served.data) : served.data, size };
+}
+
+/** Every stored file redacted for `redactor`'s secrets, once per change of them. */
+function restate(files: FileTable, redactor: Redactor): void {
+  const fingerprint = redactor.fingerprint;
+  if (files.redactedFor() === fingerprint) return;
+  for (const info of files.list()) {
+    const stored = files.read(info.path);
+    if (stored === undefined) continue;
+    const next = storedFile(info, stored, redactor);
+    if (next.data !== stored || next.size !== info.size) files.write(info.path, next.data, info.mimeType, next.size, info.createdAt);
+  }
+  files.markRedactedFor(fingerprint);
+}
+
+/** The thread's files as listed: each sized as it is served. */
+export function listedFiles(files: FileTable, redactor: Redactor): FileInfo[] {
+  restate(files, redactor);
+  return files.list();
+}
+
+/** The file at `path` as served, or undefined when there is none. */
+export function servedFileAt(files: FileTable, path: string, redactor: Redactor): FileContent | undefined {
+  restate(files, redactor);
+  const file = files.content(path);
+  return file && servedFile(file, redactor);
+}
+
+function base64Bytes(data: string): number {
+  const clean = data.replace(/\s/g, "");
+  return Math.floor((clean.length * 3) / 4) - (clean.endsWith("==") ? 2 : clean.endsWith("=") ? 1 : 0);
+}
+
+function toBase64(text: string): string {
+  let binary = "";
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  return btoa(binary);
 }

@@ -186,7 +186,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
         workerEnv: this.env,
         userEnv: this.userEnv,
         redact: (value) => this.secrets.redactor().value(value),
-        redactBase64: (data) => this.secrets.redactor().base64(data),
+        redactor: () => this.secrets.redactor(),
         wakeSoon: () => void this.alarmClock.set(Date.now() + 50),
         meter: (world, tracer) => threadMeterOf(world, this.ctx.storage.sql, tracer, (work) => this.ctx.waitUntil(work)),
       },

@@ -33,7 +33,7 @@ import type { ThreadMeta } from "./store/meta.js";
 import { modelTools } from "../run/conversation.js";
 import { checkNewThread } from "../run/new-thread.js";
 import { ThreadUsageLedger } from "../usage/thread-ledger.js";
-import { servedFile } from "../secrets/served-file.js";
+import { listedFiles, servedFileAt } from "../secrets/served-file.js";
 
 /** The body of a thread create and what reading a thread answers, as the Durable Object's RPC methods take and give them. */
 export type { CreateThreadInput, ThreadInfo } from "./api.js";
@@ -176,15 +176,15 @@ export function createThreadClass(registry: Registry) {
     }
 
     async listFiles(caller: Caller) {
-      return this.serve(caller, { access: "read" }, () => ({ files: this.store.files.list() }));
+      return this.serve(caller, { access: "read" }, () => ({ files: listedFiles(this.store.files, this.secrets.redactor()) }));
     }
 
     /** A file of the thread: a capped result's full text, or an attachment (base64 for binary). */
     async getFile(caller: Caller, path: string) {
       return this.serve(caller, { access: "read" }, () => {
-        const file = this.store.files.content(path);
+        const file = servedFileAt(this.store.files, path, this.secrets.redactor());
         if (!file) throw new WeftError("not_found", `no file ${JSON.stringify(path)} in this thread`, { path: ["path"] });
-        return servedFile(file, this.secrets.redactor());
+        return file;
       });
     }
 

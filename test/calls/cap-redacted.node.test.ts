@@ -6,13 +6,20 @@
 import { expect, it } from "vitest";
 import { capResult, type FileSink } from "../../src/calls/size.js";
 import { Redactor } from "../../src/secrets/redact.js";
+import { storedFile } from "../../src/secrets/served-file.js";
 
 const SECRET = "sk-live-" + "x".repeat(200);
 const r = new Redactor([{ name: "S", value: SECRET }]);
 
 function sink(): FileSink & { files: Array<{ path: string; data: string; size: number }> } {
   const files: Array<{ path: string; data: string; size: number }> = [];
-  return { files, writeFile: (path, data, _m, size) => void files.push({ path, data, size }), fileUrl: (p) => `/f/${p}`, redact: (t) => r.text(t), redactBase64: (d) => r.base64(d) };
+  // As the thread's sink does (src/run/call-world.ts): stored as served, and sized so.
+  const writeFile = (path: string, data: string, mimeType: string, size: number) => {
+    const stored = storedFile({ path, mimeType, size, createdAt: 0 }, data, r);
+    files.push({ path, ...stored });
+    return stored.size;
+  };
+  return { files, writeFile, fileUrl: (p) => `/f/${p}`, redact: (t) => r.text(t) };
 }
 
 it("a result that fits once redacted is not cut, whatever the secret's length", () => {

@@ -6,28 +6,10 @@
 import { CHUNK_CHARS } from "./kv.js";
 
 import type { FileInfo, FileTable } from "../../ports/store.js";
+import { withContent } from "../../content/file-content.js";
 
 /** A stored file's metadata (defined with the store port). */
 export type { FileInfo } from "../../ports/store.js";
-
-/**
- * A file with its content as `FileTable.content` gives it: text as is; attachments are stored
- * base64, and a text attachment is decoded (so redaction can read it); binary content stays base64.
- */
-export function withContent(info: FileInfo, stored: string): FileInfo & { data: string; encoding: "utf-8" | "base64" } {
-  const path = info.path;
-  const text = info.mimeType.startsWith("text/") || info.mimeType.includes("json");
-  if (!path.includes("/attachments/")) return { ...info, data: stored, encoding: text ? "utf-8" : "base64" };
-  if (text) {
-    try {
-      const bytes = Uint8Array.from(atob(stored), (ch) => ch.charCodeAt(0));
-      return { ...info, data: new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes), encoding: "utf-8" };
-    } catch {
-      // Not UTF-8 after all: sent as stored.
-    }
-  }
-  return { ...info, data: stored, encoding: "base64" };
-}
 
 /** Chunked text files keyed by path. Binary data is kept base64-encoded. */
 export class FileStore implements FileTable {
@@ -79,6 +61,14 @@ export class FileStore implements FileTable {
     const info = this.info(path);
     if (!info) return undefined;
     return withContent(info, this.read(path)!);
+  }
+
+  redactedFor(): string | undefined {
+    return this.storage.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'files_redacted_for'").toArray()[0]?.value;
+  }
+
+  markRedactedFor(fingerprint: string): void {
+    this.storage.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('files_redacted_for', ?)", fingerprint);
   }
 
   /** Every file's metadata, by path. */
