@@ -16,11 +16,17 @@ function filePath(url: string): string {
   return decodeURIComponent(raw.slice(raw.indexOf("/files/") + "/files/".length));
 }
 
+/**
+ * Types a browser shows without running anything: plain text, JSON and raster images. Anything
+ * else (HTML, SVG, XML, scripts) a tool or a remote server chose is downloaded, never shown on
+ * weft's origin.
+ */
+const SHOWN = /^(text\/(plain|csv|markdown)|application\/json|image\/(png|jpeg|gif|webp|avif))\s*(;|$)/i;
+
 /** `filename*` per RFC 6266 / RFC 5987, so any name survives. */
 function disposition(path: string, mimeType: string): string {
   const name = path.slice(path.lastIndexOf("/") + 1) || "file";
-  const inline = mimeType.startsWith("text/") || mimeType.startsWith("image/") || mimeType.includes("json");
-  return `${inline ? "inline" : "attachment"}; filename*=UTF-8''${encodeURIComponent(name)}`;
+  return `${SHOWN.test(mimeType) ? "inline" : "attachment"}; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
 /** The `/threads/:id/files` routes. */
@@ -39,6 +45,8 @@ export function fileRoutes() {
         "content-length": String(body.byteLength),
         "content-disposition": disposition(path, file.mimeType),
         "x-content-type-options": "nosniff",
+        // Shown or not, a file's content runs nothing and loads nothing on weft's origin.
+        "content-security-policy": "sandbox; default-src 'none'",
       },
     });
   });
