@@ -27,12 +27,19 @@ import { lookup } from "node:dns/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { fireCrons } from "./lib/dev-cron.mjs";
-import { devOAuthArgs, modelLine } from "./lib/dev-vars.mjs";
+import { devOAuthArgs, loopbackArgs, modelLine } from "./lib/dev-vars.mjs";
 import { relay, startStackMapper } from "./lib/stack-map.mjs";
 import { EXAMPLE_MCP_PORT, startExampleMcp } from "./example-mcp-server.mjs";
 import { EXAMPLE_OAUTH_MCP_PORT, startExampleOAuthMcp } from "./example-oauth-mcp-server.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+// Development mode acts as an admin for every request: refused at once on an address others reach.
+const listening = loopbackArgs(process.argv.slice(2));
+if ("refused" in listening) {
+  console.error(listening.refused);
+  process.exit(2);
+}
 
 const env = { ...process.env };
 if (env.CLOUDFLARE_CF_FETCH_ENABLED === undefined) {
@@ -65,7 +72,7 @@ if (process.env.WEFT_EXAMPLE_SERVERS !== "off") {
   }
 }
 // The port wrangler serves on (its default unless --port is given), for the OAuth redirect URI.
-const args = process.argv.slice(2);
+const args = listening.args;
 const portArg = args.findIndex((a) => a === "--port" || a.startsWith("--port="));
 const port = portArg < 0 ? "8787" : String(args[portArg]).includes("=") ? String(args[portArg]).split("=")[1] : args[portArg + 1];
 

@@ -50,3 +50,20 @@ export function devOAuthArgs(root, publicUrl) {
     ...(local.WEFT_MCP_OAUTH_KEY ? [] : ["--var", `WEFT_MCP_OAUTH_KEY:${DEV_MCP_OAUTH_KEY}`]),
   ];
 }
+
+/**
+ * Where `npm start` listens, from its arguments: `--ip` as given, else `localhost` (wrangler's own
+ * default, made explicit so no wrangler.toml `[dev] ip` widens it). Development mode answers every
+ * request as an admin, so only an address of this machine is allowed.
+ * @param {string[]} args the arguments passed on to `wrangler dev`
+ * @returns {{ args: string[] } | { refused: string }} the arguments to pass, or why they are refused
+ */
+export function loopbackArgs(args) {
+  const at = args.findIndex((a) => a === "--ip" || a.startsWith("--ip="));
+  if (at < 0) return { args: [...args, "--ip", "localhost"] };
+  const ip = String(args[at]).includes("=") ? String(args[at]).slice("--ip=".length) : String(args[at + 1] ?? "");
+  if (/^(localhost|127(?:\.\d{1,3}){3}|::1|\[::1\])$/i.test(ip)) return { args };
+  return {
+    refused: `weft: npm start runs in development mode, where every request without a token acts as "dev" (an admin), so it listens on this machine only; --ip ${ip} is refused. To serve other machines, configure authentication (README "Authentication") and run wrangler dev without WEFT_DEV_MODE.`,
+  };
+}

@@ -19,6 +19,7 @@ import { RESERVED_USER_PREFIX, isReservedUserId } from "../ids.js";
 import { perEnv } from "../per-env.js";
 import type { Caller, Principal } from "../rpc.js";
 import type { WeftEnv } from "../thread/durable.js";
+import { isLoopback, originRefusal } from "./mcp-origin.js";
 
 /** Hono env of routes behind {@link authenticate}. */
 export type AuthedEnv = { Bindings: WeftEnv; Variables: { caller: Caller } };
@@ -51,8 +52,6 @@ export function authConfigured(env: WeftEnv): boolean {
   return [env.WEFT_JWT_SECRET, env.WEFT_JWKS_URL, env.WEFT_JWKS, env.WEFT_API_KEYS].some((v) => typeof v === "string" && v !== "");
 }
 
-const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|[a-z0-9-]+\.localhost)$/i;
-
 /** The mode the env allows, before the request's host is known: `dev` still needs a loopback host. */
 const envMode = perEnv((env: WeftEnv): AuthMode => {
   if (authConfigured(env)) return "verify";
@@ -63,7 +62,7 @@ const envMode = perEnv((env: WeftEnv): AuthMode => {
 /** The mode for a request to `url`. */
 export function authMode(env: WeftEnv, url: string): AuthMode {
   const mode = envMode(env);
-  if (mode === "dev") return LOOPBACK.test(new URL(url).hostname) ? "dev" : "refuse";
+  if (mode === "dev") return isLoopback(new URL(url).hostname) ? "dev" : "refuse";
   return mode;
 }
 
@@ -247,6 +246,10 @@ export async function requestCaller(env: WeftEnv, req: Request, mode: AuthMode):
 export function authenticate(): MiddlewareHandler<AuthedEnv> {
   return async function authenticateRequest(c, next) {
     const mode = authMode(c.env, c.req.url);
+    // Without a token to ask for, any page a browser opens could act as the caller: only weft's
+    // own origin (or a listed one) may, WebSocket upgrades and bodiless posts included.
+    const refusal = mode === "dev" || mode === "none" ? originRefusal(new URL(c.req.url), c.req.header("origin") ?? null, c.env) : null;
+    if (refusal !== null) throw new WeftError("origin_not_allowed", refusal);
     if (mode === "dev") c.header(DEV_MODE_HEADER, DEV_MODE_NOTICE);
     c.set("caller", await requestCaller(c.env, c.req.raw, mode));
     await next();

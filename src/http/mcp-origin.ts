@@ -1,11 +1,14 @@
 /**
- * Which hosts and browser origins `POST /mcp` serves: the MCP transport's defence against DNS
- * rebinding (a page whose name was made to resolve to a local weft calls it as its own origin).
+ * Which hosts and browser origins weft serves: `POST /mcp` always (the MCP transport's defence
+ * against DNS rebinding: a page whose name was made to resolve to a local weft calls it as its own
+ * origin), and every route when no token is asked for (development mode, `WEFT_AUTH = "none"`).
  * @module
  */
 
-/** Host names that are this machine: a local `wrangler dev` answers them. */
-const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
+/** Whether a host name is this machine (`localhost`, a `*.localhost` name, `127.x.x.x`, `[::1]`): a local `wrangler dev` answers them. */
+export function isLoopback(hostname: string): boolean {
+  return /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|[a-z0-9-]+\.localhost)$/i.test(hostname);
+}
 
 /** Comma-separated list setting as trimmed, lower-cased, non-empty entries. */
 const listOf = (value: unknown): string[] =>
@@ -18,20 +21,29 @@ const listOf = (value: unknown): string[] =>
  * Why `/mcp` refuses a request from `url` (its Host) with `origin` (the `Origin` header, null
  * without one), or null when it serves it.
  * - `WEFT_MCP_HOSTS` set: the Host (`name` or `name:port`) must be one of them.
- * - An `Origin` (a browser) must be in `WEFT_CORS_ORIGINS`, or be the request's own origin on a
- *   host weft serves by name: a listed one, or with the setting unset a loopback name. So a page
- *   whose name was rebound to weft's address is refused even though it looks same-origin.
+ * - An `Origin` (a browser) is checked by {@link originRefusal}.
  * A request with no `Origin` (an MCP client outside a browser) is checked by Host only. `env`:
  * the Worker's variables (`WEFT_MCP_HOSTS`, `WEFT_CORS_ORIGINS`).
  */
 export function mcpRefusal(url: URL, origin: string | null, env: object): string | null {
-  const vars = env as { WEFT_MCP_HOSTS?: unknown; WEFT_CORS_ORIGINS?: unknown };
-  const hosts = listOf(vars.WEFT_MCP_HOSTS);
+  const hosts = listOf((env as { WEFT_MCP_HOSTS?: unknown }).WEFT_MCP_HOSTS);
   const host = url.host.toLowerCase();
-  const named = hosts.length > 0 ? hosts.includes(host) || hosts.includes(url.hostname.toLowerCase()) : LOOPBACK.has(url.hostname.toLowerCase());
-  if (hosts.length > 0 && !named) return `Host ${host} is not served at /mcp (WEFT_MCP_HOSTS)`;
+  if (hosts.length > 0 && !hosts.includes(host) && !hosts.includes(url.hostname.toLowerCase())) return `Host ${host} is not served at /mcp (WEFT_MCP_HOSTS)`;
+  return originRefusal(url, origin, env, "at /mcp");
+}
+
+/**
+ * Why a browser request (one with an `Origin`) is refused, or null: it must come from an origin in
+ * `WEFT_CORS_ORIGINS`, or be the request's own origin on a host weft serves by name (one in
+ * `WEFT_MCP_HOSTS`, or with that unset a loopback name), so a page whose name was made to resolve to
+ * weft's address (DNS rebinding) is refused even though it looks same-origin. `where` ends the message.
+ */
+export function originRefusal(url: URL, origin: string | null, env: object, where = "here"): string | null {
   if (origin === null) return null;
+  const vars = env as { WEFT_MCP_HOSTS?: unknown; WEFT_CORS_ORIGINS?: unknown };
   if (listOf(vars.WEFT_CORS_ORIGINS).includes(origin.toLowerCase())) return null;
+  const hosts = listOf(vars.WEFT_MCP_HOSTS);
+  const named = hosts.length > 0 ? hosts.includes(url.host.toLowerCase()) || hosts.includes(url.hostname.toLowerCase()) : isLoopback(url.hostname);
   if (origin.toLowerCase() === url.origin.toLowerCase() && named) return null;
-  return `Origin ${origin} is not served at /mcp: list it in WEFT_CORS_ORIGINS, or its host in WEFT_MCP_HOSTS`;
+  return `Origin ${origin} is not served ${where}: list it in WEFT_CORS_ORIGINS, or its host in WEFT_MCP_HOSTS`;
 }

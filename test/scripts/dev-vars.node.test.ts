@@ -1,13 +1,15 @@
 /**
  * The model line `npm start` prints: `WEFT_MODEL` from the env file wrangler dev reads (`.dev.vars`,
  * else `.env`), else wrangler.toml's `[vars]`, else the scripted model; and the OAuth values it
- * sets for development unless the env file does.
+ * sets for development unless the env file does; and where it listens.
  */
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, expect, it } from "vitest";
-import { DEV_MCP_OAUTH_KEY, devOAuthArgs, modelLine } from "../../scripts/lib/dev-vars.mjs";
+import { afterEach, describe, expect, it } from "vitest";
+import { DEV_MCP_OAUTH_KEY, devOAuthArgs, loopbackArgs, modelLine } from "../../scripts/lib/dev-vars.mjs";
+import { ROOT } from "../sources.node.js";
 
 let dir = "";
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -42,4 +44,18 @@ it("sets WEFT_PUBLIC_URL and a development OAuth key for wrangler dev, each unle
   expect(devOAuthArgs(project({ ".dev.vars": "WEFT_MCP_OAUTH_KEY=mine-0123456789-0123456789-0123456789\n" }), "http://localhost:9000")).toEqual(["--var", "WEFT_PUBLIC_URL:http://localhost:9000"]);
   rmSync(dir, { recursive: true, force: true });
   expect(devOAuthArgs(project({ ".dev.vars": "WEFT_PUBLIC_URL=https://weft.example\nWEFT_MCP_OAUTH_KEY=mine-0123456789-0123456789-0123456789\n" }), "http://localhost:8787")).toEqual([]);
+});
+
+describe("where npm start listens (review 21d: a peer on the network sending Host: localhost acted as dev)", () => {
+  it("this machine only: localhost by default, a loopback --ip kept, any other refused", () => {
+    expect(loopbackArgs(["--port", "9000"])).toEqual({ args: ["--port", "9000", "--ip", "localhost"] });
+    expect(loopbackArgs(["--ip", "127.0.0.1"])).toEqual({ args: ["--ip", "127.0.0.1"] });
+    expect(loopbackArgs(["--ip=::1"])).toEqual({ args: ["--ip=::1"] });
+    for (const args of [["--ip", "0.0.0.0"], ["--ip=192.168.1.5"], ["--ip", "::"]]) expect(loopbackArgs(args)).toMatchObject({ refused: expect.stringContaining("listens on this machine only") });
+  });
+
+  it("npm start refuses an address others reach before it starts anything", () => {
+    const run = spawnSync(process.execPath, ["scripts/start.mjs", "--ip", "0.0.0.0"], { cwd: ROOT, encoding: "utf8", timeout: 20_000 });
+    expect([run.status, run.stderr]).toEqual([2, expect.stringContaining("--ip 0.0.0.0 is refused")]);
+  });
 });

@@ -1,0 +1,51 @@
+/**
+ * Without a token to ask for (development mode, `WEFT_AUTH = "none"`), a web page on another origin
+ * could act as the caller (review 21d): an empty cross-site form post ran a tool and made threads as
+ * "dev", an admin, and a cross-site WebSocket read a thread's events. A browser request (one with an
+ * `Origin`) is served only from weft's own origin on a host it serves by name, or a listed origin.
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/http/app.js";
+import { registry } from "../generated/registry.js";
+
+const app = createApp(registry);
+const bindings = env as unknown as Record<string, unknown>;
+const tokenless = { ...bindings, WEFT_JWT_SECRET: "", WEFT_API_KEYS: "", WEFT_JWKS: "", WEFT_JWKS_URL: "" };
+const DEV = { ...tokenless, WEFT_DEV_MODE: "on" };
+const OPEN = { ...tokenless, WEFT_AUTH: "none" };
+
+const send = (vars: Record<string, unknown>, url: string, init?: RequestInit) => Promise.resolve(app.fetch(new Request(url, init), vars as never));
+/** What a `<form method=post>` with no fields sends from another site. */
+const form = (origin: string) => ({ method: "POST", headers: { origin, "content-type": "application/x-www-form-urlencoded" } });
+const codeOf = async (res: Response) => [res.status, ((await res.json()) as { error?: { code?: string } }).error?.code];
+
+describe("a page on another origin, with no token to ask for", () => {
+  it("cannot run a tool or make a thread with an empty form post, in development mode or open", async () => {
+    expect(await codeOf(await send(DEV, "http://localhost:8787/v1/tools/get_server_time", form("https://evil.example")))).toEqual([403, "origin_not_allowed"]);
+    expect(await codeOf(await send(DEV, "http://localhost:8787/threads", form("https://evil.example")))).toEqual([403, "origin_not_allowed"]);
+    expect(await codeOf(await send(OPEN, "https://weft.internal.example/v1/tools/get_server_time", form("https://evil.example")))).toEqual([403, "origin_not_allowed"]);
+    // A name rebound to weft's address looks same-origin: refused unless weft serves that host by name.
+    expect(await codeOf(await send(OPEN, "https://weft.internal.example/threads", form("https://weft.internal.example")))).toEqual([403, "origin_not_allowed"]);
+  });
+
+  it("cannot open a thread's WebSocket", async () => {
+    const created = await send(DEV, "http://localhost:8787/threads", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    const { threadId } = (await created.json()) as { threadId: string };
+    const res = await send(DEV, `http://localhost:8787/threads/${threadId}/ws`, { headers: { upgrade: "websocket", origin: "https://evil.example" } });
+    res.webSocket?.accept();
+    res.webSocket?.close();
+    expect(res.status).toBe(403);
+  });
+});
+
+describe("what is still served", () => {
+  it("weft's own page on a loopback name, a listed host or origin, and clients that send no Origin", async () => {
+    const json = { "content-type": "application/json" };
+    const own = await send(DEV, "http://localhost:8787/threads", { method: "POST", headers: { ...json, origin: "http://localhost:8787" }, body: "{}" });
+    const listedHost = await send({ ...OPEN, WEFT_MCP_HOSTS: "weft.internal.example" }, "https://weft.internal.example/threads", { method: "POST", headers: { ...json, origin: "https://weft.internal.example" }, body: "{}" });
+    const listedOrigin = await send({ ...OPEN, WEFT_CORS_ORIGINS: "https://app.example" }, "https://weft.internal.example/threads", { method: "POST", headers: { ...json, origin: "https://app.example" }, body: "{}" });
+    const client = await send(OPEN, "https://weft.internal.example/threads", { method: "POST", headers: json, body: "{}" });
+    expect([own.status, listedHost.status, listedOrigin.status, client.status]).toEqual([201, 201, 201, 201]);
+  });
+});
