@@ -16,6 +16,8 @@ import type { AuthedEnv } from "./auth.js";
 import { runDirectCall } from "./direct-call.js";
 import { describe, ok, refused } from "./openapi.js";
 import * as R from "./responses.js";
+import { checkJsonShape } from "../json-shape.js";
+import { limitOf } from "../limits.js";
 
 /** Version the MCP server reports in `initialize` (the package's). */
 export const MCP_SERVER_VERSION = "0.1.0";
@@ -45,8 +47,11 @@ export function mcpRoutes(registry: Registry) {
       {
         tools: () => catalog.list().map((t) => asAuthored(catalog, t)),
         // An effect key is the call's Idempotency-Key: a repeat replays the first answer (EFFECT_KEY_META).
-        call: async (name, input, session, effectKey) =>
-          runDirectCall(c.env, c.var.caller, catalog, name, { input, ...session }, effectKey === undefined ? undefined : { key: `mcp:${effectKey}`, fingerprint: await sha256Hex(`MCP tools/call ${name}\n${canonicalJson(input ?? null)}`) }),
+        call: async (name, input, session, effectKey) => {
+          // The shape every other body is held to (nesting, lone surrogates): refused as the client's mistake.
+          checkJsonShape(input, limitOf(c.env, "jsonDepth"), ["params", "arguments"]);
+          return runDirectCall(c.env, c.var.caller, catalog, name, { input, ...session }, effectKey === undefined ? undefined : { key: `mcp:${effectKey}`, fingerprint: await sha256Hex(`MCP tools/call ${name}\n${canonicalJson(input ?? null)}`) });
+        },
       },
       MCP_SERVER_VERSION,
     );

@@ -1,0 +1,28 @@
+/**
+ * `tools/call` arguments on `/mcp` are held to the shape every other body is (review 21d): nesting
+ * within WEFT_MAX_JSON_DEPTH and no lone surrogate. They were handed to the thread as sent, and a
+ * value deep enough to overflow a stack was answered as a run cut before it answered, with the
+ * engine's message.
+ */
+import { expect, it } from "vitest";
+import { request } from "../helpers.js";
+
+const rpc = async (id: number, args: string) => {
+  // The refusal's text names the offending path.
+  const body = `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo_json_schema","arguments":${args}}}`;
+  const res = await request("/mcp", { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body });
+  return (await res.json()) as { result?: { isError?: boolean; content?: Array<{ text: string }>; _meta?: Record<string, unknown> }; error?: unknown };
+};
+const nested = (depth: number) => `${'{"x":'.repeat(depth)}1${"}".repeat(depth)}`;
+
+it("too deep, or holding a lone surrogate, is refused as the client's mistake with its path", async () => {
+  for (const [id, args, path] of [
+    [1, `{"city":"Oslo","deep":${nested(80)}}`, "params.arguments.deep.x"],
+    [2, `{"city":"Oslo\\ud800"}`, "params.arguments.city"],
+    [3, `{"city":"Oslo","deep":${nested(20000)}}`, "params.arguments.deep.x"],
+  ] as const) {
+    const answer = await rpc(id, args);
+    expect([id, answer.result?.isError, answer.result?._meta?.["weft/errorCode"]]).toEqual([id, true, "invalid_request"]);
+    expect(answer.result?.content?.[0]?.text).toContain(`invalid_request: ${path}`);
+  }
+});
