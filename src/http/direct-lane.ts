@@ -5,7 +5,7 @@
  * same answers and errors. A direct call is the request an agent makes most, and the router, its
  * context and seven middleware layers cost about as much Worker CPU as the checks themselves.
  *
- * Every other request, and any the lane is not sure of (CORS or development mode configured, a
+ * Every other request, and any the lane is not sure of (CORS configured, no token to verify, a
  * percent-encoded path, a query string, an empty or chunked body, a body that cannot be read or
  * is not JSON), goes
  * to the app, whose answer is the reference: the lane's answers must equal it (test/http/direct-lane.test.ts).
@@ -50,8 +50,9 @@ export function laneRequest(request: Request, env: WeftEnv): LaneRequest | null 
   if (length === null || length === "0" || request.headers.has("transfer-encoding")) return null;
   if (corsOf(env) !== null) return null;
   const mode = authMode(env, url);
-  // Development mode marks every answer with its header: the app's middleware does that.
-  if (mode === "dev") return null;
+  // Only calls that verify a token: without one to ask for, the app's middleware checks the origin
+  // (and marks development mode's answers).
+  if (mode !== "verify") return null;
   return { name: match[1]!, path, mode, length };
 }
 

@@ -7,15 +7,19 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/http/app.js";
+import { directCallLane } from "../../src/http/direct-lane.js";
+import { ToolCatalog } from "../../src/tools/catalog.js";
 import { registry } from "../generated/registry.js";
 
-const app = createApp(registry);
+// The Worker's own entry: its direct-call lane answers `POST /v1/tools/:name` without the app (review 21e: the lane skipped the check).
+const catalog = new ToolCatalog(registry.tools);
+const worker = directCallLane(createApp(registry, catalog), catalog);
 const bindings = env as unknown as Record<string, unknown>;
 const tokenless = { ...bindings, WEFT_JWT_SECRET: "", WEFT_API_KEYS: "", WEFT_JWKS: "", WEFT_JWKS_URL: "" };
 const DEV = { ...tokenless, WEFT_DEV_MODE: "on" };
 const OPEN = { ...tokenless, WEFT_AUTH: "none" };
 
-const send = (vars: Record<string, unknown>, url: string, init?: RequestInit) => Promise.resolve(app.fetch(new Request(url, init), vars as never));
+const send = (vars: Record<string, unknown>, url: string, init?: RequestInit) => worker(new Request(url, init), vars as never);
 /** What a `<form method=post>` with no fields sends from another site. */
 const form = (origin: string) => ({ method: "POST", headers: { origin, "content-type": "application/x-www-form-urlencoded" } });
 const codeOf = async (res: Response) => [res.status, ((await res.json()) as { error?: { code?: string } }).error?.code];
@@ -25,8 +29,12 @@ describe("a page on another origin, with no token to ask for", () => {
     expect(await codeOf(await send(DEV, "http://localhost:8787/v1/tools/get_server_time", form("https://evil.example")))).toEqual([403, "origin_not_allowed"]);
     expect(await codeOf(await send(DEV, "http://localhost:8787/threads", form("https://evil.example")))).toEqual([403, "origin_not_allowed"]);
     expect(await codeOf(await send(OPEN, "https://weft.internal.example/v1/tools/get_server_time", form("https://evil.example")))).toEqual([403, "origin_not_allowed"]);
-    // A name rebound to weft's address looks same-origin: refused unless weft serves that host by name.
+    // A name rebound to weft's address looks same-origin: refused unless weft serves that host by name,
+    // a JSON call with its declared length (the lane's) too.
     expect(await codeOf(await send(OPEN, "https://weft.internal.example/threads", form("https://weft.internal.example")))).toEqual([403, "origin_not_allowed"]);
+    const body = JSON.stringify({ input: {} });
+    const call = { method: "POST", headers: { origin: "https://weft.internal.example", "content-type": "application/json", "content-length": String(body.length) }, body };
+    expect(await codeOf(await send(OPEN, "https://weft.internal.example/v1/tools/get_server_time", call))).toEqual([403, "origin_not_allowed"]);
   });
 
   it("cannot open a thread's WebSocket", async () => {
