@@ -15,6 +15,7 @@ import type { AnyToolDefinition } from "../tools/types.js";
 import { type Registry, findPrompt } from "./agent.js";
 import { resultCapBytes } from "./result-cap.js";
 import type { RunWorld } from "./world.js";
+import { servedFileAt } from "../secrets/served-file.js";
 
 const ReadFileArgs = z.object({
   path: z.string().min(1).max(2048).describe("The file's path in this thread, as a notice gives it, such as calls/<call id>/result.txt"),
@@ -47,7 +48,9 @@ export function readFileTool(engine: RunWorld): AnyToolDefinition {
     effect: "read",
     execute: async (_state: unknown, args: z.output<typeof ReadFileArgs>): Promise<ToolResult> => {
       try {
-        const file = engine.store.files.content(args.path);
+        // As a reader fetches it: the thread's files brought up to its secrets, and its bytes redacted too.
+        const redactor = engine.redactor?.();
+        const file = redactor ? servedFileAt(engine.store.files, args.path, redactor) : engine.store.files.content(args.path);
         if (!file) throw new WeftError("not_found", `path: no file ${JSON.stringify(args.path)} in this thread; pass the path a notice gives`, { path: ["path"] });
         if (file.encoding !== "utf-8") {
           throw new WeftError("unsupported_media_type", `path: ${JSON.stringify(args.path)} is binary (${file.mimeType}); ${READ_FILE_TOOL} reads text files`, { path: ["path"] });

@@ -83,7 +83,7 @@ export class Redactor {
    * leaves the thread).
    */
   get fingerprint(): string {
-    return (this.fingerprinted ??= hashText(this.secrets.map((s) => s.value).sort().join("\0")));
+    return (this.fingerprinted ??= hashText(JSON.stringify(this.secrets.map((s) => s.value).sort())));
   }
 
   /**
@@ -251,10 +251,19 @@ function hashText(text: string): string {
 
 /** `text` as bytes (binary strings) in UTF-8, UTF-16LE, UTF-16BE and, where it can be, Latin-1. */
 function encodingsOf(text: string): string[] {
-  const units = Array.from({ length: text.length }, (_, i) => text.charCodeAt(i));
-  const out = [String.fromCharCode(...new TextEncoder().encode(text)), units.map((u) => String.fromCharCode(u & 0xff, u >> 8)).join(""), units.map((u) => String.fromCharCode(u >> 8, u & 0xff)).join("")];
-  if (units.every((u) => u <= 0xff)) out.push(text);
-  return out;
+  // Built a character at a time: a secret may be a megabyte, too many arguments for one call.
+  let utf8 = "";
+  for (const byte of new TextEncoder().encode(text)) utf8 += String.fromCharCode(byte);
+  let le = "";
+  let be = "";
+  let latin1 = true;
+  for (let i = 0; i < text.length; i++) {
+    const u = text.charCodeAt(i);
+    le += String.fromCharCode(u & 0xff, u >> 8);
+    be += String.fromCharCode(u >> 8, u & 0xff);
+    if (u > 0xff) latin1 = false;
+  }
+  return latin1 ? [utf8, le, be, text] : [utf8, le, be];
 }
 
 const getter = (proto: object, name: PropertyKey) => Object.getOwnPropertyDescriptor(proto, name)!.get!;

@@ -7,7 +7,7 @@
  * (which decodes as UTF-8 when it is ASCII, NULs between the letters) was not scanned.
  */
 import { describe, expect, it } from "vitest";
-import { inThread, json, request } from "../helpers.js";
+import { inThread, json, messagesOf, request, runTurn } from "../helpers.js";
 
 // A thread-level secret with characters a safe name rewrites.
 const SPELLED = "canary:worker/9b2d+6e7a15";
@@ -77,5 +77,32 @@ describe("a text attachment in UTF-16 (review 21c)", () => {
       await inThread(id, (o) => o.store.files.write(path, btoa(bin), `text/plain; charset=${decoding}`, bin.length));
       expect(new TextDecoder(decoding).decode(await served(id, path))).not.toContain(OWN);
     }
+  });
+});
+
+describe("review 21e", () => {
+  it("a thread holding a 200 KB secret still lists and serves its files (its byte forms were built in one call: a stack overflow)", async () => {
+    const big = `-----BEGIN KEY-----${"A".repeat(200_000)}-----END KEY-----`;
+    const created = await json("POST", "/threads", { env: { CERT: { value: big, type: "secret" } } });
+    expect(created.status).toBe(201);
+    const id = created.body.threadId as string;
+    const path = "calls/c1/result.txt";
+    await inThread(id, (o) => o.store.files.write(path, `plain text, then ${big}`, "text/plain; charset=utf-8", 0));
+    const listed = await json<{ files: Array<{ size: number }> }>("GET", `/threads/${id}/files`);
+    const fetched = await request(`/threads/${id}/files/${path}`);
+    expect([listed.status, fetched.status, await fetched.text()]).toEqual([200, 200, "plain text, then [redacted]"]);
+    expect(listed.body.files[0]!.size).toBe("plain text, then [redacted]".length);
+  });
+
+  it("read_file gives the model no secret a file holds in UTF-16 (it read the stored text, not what a reader gets)", async () => {
+    const id = await thread();
+    const text = `key=${OWN}\n`;
+    const le = [...text].map((ch) => String.fromCharCode(ch.charCodeAt(0) & 0xff, ch.charCodeAt(0) >> 8)).join("");
+    const path = "calls/c9/attachments/0-wide.txt";
+    await inThread(id, (o) => o.store.files.write(path, btoa(le), "text/plain; charset=utf-16le", le.length));
+    await runTurn(id, "read", [{ toolCalls: [{ id: "r1", name: "read_file", arguments: { path } }] }]);
+    const content = (await messagesOf(id)).find((m) => m.toolCallId === "r1")!.content as string;
+    expect(content.replace(/\0/g, "")).not.toContain(OWN);
+    expect(content).toContain("[redacted]");
   });
 });
