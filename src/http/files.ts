@@ -17,16 +17,28 @@ function filePath(url: string): string {
 }
 
 /**
- * Types a browser shows without running anything: plain text, JSON and raster images. Anything
- * else (HTML, SVG, XML, scripts) a tool or a remote server chose is downloaded, never shown on
- * weft's origin.
+ * Types a browser shows without running anything: plain text, CSV, Markdown, JSON and raster
+ * images. Anything else (HTML, SVG, XML, scripts) a tool or a remote server chose is downloaded,
+ * never shown on weft's origin.
  */
-const SHOWN = /^(text\/(plain|csv|markdown)|application\/json|image\/(png|jpeg|gif|webp|avif))\s*(;|$)/i;
+const SHOWN = /^(text\/(plain|csv|markdown)|application\/json|image\/(png|jpeg|gif|webp|avif))$/;
 
-/** `filename*` per RFC 6266 / RFC 5987, so any name survives. */
-function disposition(path: string, mimeType: string): string {
+/**
+ * The `Content-Type` a file is sent with: its stored type when that is one plain media type, with a
+ * charset at most (lower-cased); otherwise `application/octet-stream`. A browser reads a header
+ * holding several types (`text/plain, text/html`) by the last, so one is never passed on as stored.
+ */
+function contentType(mimeType: string): string {
+  const m = /^\s*([a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*)\s*(?:;\s*charset\s*=\s*"?([a-z0-9._-]+)"?\s*)?$/i.exec(mimeType);
+  if (!m) return "application/octet-stream";
+  const essence = m[1]!.toLowerCase();
+  return m[2] ? `${essence}; charset=${m[2].toLowerCase()}` : essence;
+}
+
+/** `filename*` per RFC 6266 / RFC 5987, so any name survives; shown only for a type in {@link SHOWN}. */
+function disposition(path: string, type: string): string {
   const name = path.slice(path.lastIndexOf("/") + 1) || "file";
-  return `${SHOWN.test(mimeType) ? "inline" : "attachment"}; filename*=UTF-8''${encodeURIComponent(name)}`;
+  return `${SHOWN.test(type.split(";")[0]!) ? "inline" : "attachment"}; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
 /** The `/threads/:id/files` routes. */
@@ -39,11 +51,12 @@ export function fileRoutes() {
     const path = filePath(c.req.url);
     const file = unwrap(await threadStub(c.env, c.req.param("id")).getFile(c.var.caller, path));
     const body = file.encoding === "utf-8" ? new TextEncoder().encode(file.data) : Uint8Array.from(atob(file.data), (ch) => ch.charCodeAt(0));
+    const type = contentType(file.mimeType);
     return new Response(body, {
       headers: {
-        "content-type": file.mimeType,
+        "content-type": type,
         "content-length": String(body.byteLength),
-        "content-disposition": disposition(path, file.mimeType),
+        "content-disposition": disposition(path, type),
         "x-content-type-options": "nosniff",
         // Shown or not, a file's content runs nothing and loads nothing on weft's origin.
         "content-security-policy": "sandbox; default-src 'none'",
