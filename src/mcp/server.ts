@@ -16,6 +16,7 @@ import type { ToolListing } from "../tools/catalog.js";
 import { formatPath } from "../tools/json-schema/compile.js";
 import { describeIssues } from "../tools/schema.js";
 import type { Effect } from "../tools/types.js";
+import { loneSurrogateAt } from "../json-shape.js";
 
 /**
  * MCP tool annotations for each declared effect. A predicate decides per input, so it claims
@@ -146,6 +147,8 @@ export function createMcpServer(backend: McpBackend, version: string): Server {
       const value = _meta?.[SESSION_META[field]];
       if (value === undefined) continue;
       if (typeof value !== "string") return refusal(new WeftError("invalid_request", `_meta.${SESSION_META[field]}: expected a string (${expected})`, { path: ["_meta", SESSION_META[field]] }));
+      // Held to what every other body is: two names differing in a lone surrogate would be one once encoded.
+      if (loneSurrogateAt(value) !== -1) return refusal(new WeftError("invalid_request", `_meta.${SESSION_META[field]}: holds a lone surrogate (not text)`, { path: ["_meta", SESSION_META[field]] }));
       session[field] = value;
     }
     const effectKey = _meta?.[EFFECT_KEY_META];

@@ -2,7 +2,7 @@
  * `tools/call` arguments on `/mcp` are held to the shape every other body is (review 21d): nesting
  * within WEFT_MAX_JSON_DEPTH and no lone surrogate. They were handed to the thread as sent, and a
  * value deep enough to overflow a stack was answered as a run cut before it answered, with the
- * engine's message.
+ * engine's message. Review 21e: a session named in `_meta` with a lone surrogate passed too.
  */
 import { expect, it } from "vitest";
 import { request } from "../helpers.js";
@@ -24,5 +24,14 @@ it("too deep, or holding a lone surrogate, is refused as the client's mistake wi
     const answer = await rpc(id, args);
     expect([id, answer.result?.isError, answer.result?._meta?.["weft/errorCode"]]).toEqual([id, true, "invalid_request"]);
     expect(answer.result?.content?.[0]?.text).toContain(`invalid_request: ${path}`);
+  }
+});
+
+it("a session named with a lone surrogate in _meta is refused too (review 21e), as POST /v1/tools refuses it", async () => {
+  for (const key of ["weft/continuationToken", "weft/sessionId"]) {
+    const body = `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo_json_schema","arguments":{"city":"Oslo"},"_meta":{"${key}":"slack:a\\ud800"}}}`;
+    const res = await request("/mcp", { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body });
+    const answer = (await res.json()) as { result?: { isError?: boolean; content?: Array<{ text: string }> } };
+    expect([key, answer.result?.isError, answer.result?.content?.[0]?.text]).toEqual([key, true, expect.stringContaining(`invalid_request: _meta.${key}: holds a lone surrogate`)]);
   }
 });
