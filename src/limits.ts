@@ -46,6 +46,12 @@ export const MAX_STEP_TEXT_BYTES = 1024 * 1024;
 export const MAX_STORED_VALUE_BYTES = 1024 * 1024;
 
 /**
+ * Bytes of all of a user's account env values together: every thread that reads them takes them
+ * whole in one RPC answer (32 MiB at most on Cloudflare), and a change reaches each one so.
+ */
+export const MAX_ACCOUNT_ENV_BYTES = 8 * 1024 * 1024;
+
+/**
  * How long (ms) a user's account remembers a removed thread (its id and `createdAt`): one day, far
  * past any notice the thread sent before its removal, which would otherwise list a deleted thread
  * or count its schedules for good (`removeThread` in src/account/api.ts).

@@ -7,7 +7,8 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { WeftError } from "../errors.js";
-import { checkStoredBytes, REMOVED_KEPT_MS, tooManySchedules } from "../limits.js";
+import { checkStoredBytes, MAX_ACCOUNT_ENV_BYTES, REMOVED_KEPT_MS, tooManySchedules } from "../limits.js";
+import { byteLength } from "../bytes.js";
 import { type RpcResult, rpc } from "../rpc.js";
 import type { EnvType } from "../protocol.js";
 import { type AccountApi, type BudgetWatcher, NOT_A_CURSOR, type ThreadEntry, type ThreadPage } from "./api.js";
@@ -322,6 +323,10 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
     return rpc(async () => {
       checkStoredBytes(value, ["value"]);
       const before = this.sql.exec<{ value: string; type: string }>("SELECT value, type FROM account_env WHERE name = ?", name).toArray()[0];
+      const others = this.sql.exec<{ n: number }>("SELECT COALESCE(SUM(LENGTH(CAST(value AS BLOB))), 0) AS n FROM account_env WHERE name != ?", name).one().n;
+      if (others + byteLength(value) > MAX_ACCOUNT_ENV_BYTES) {
+        throw new WeftError("payload_too_large", `value: your account's env values would take ${others + byteLength(value)} bytes together, over the ${MAX_ACCOUNT_ENV_BYTES}-byte limit; delete one first`, { path: ["value"], limit: MAX_ACCOUNT_ENV_BYTES });
+      }
       this.sql.exec("INSERT OR REPLACE INTO account_env (name, value, type) VALUES (?, ?, ?)", name, value, type);
       // The same value again (a retry) is no change: it tells the readers the write before left.
       if (before?.value !== value || before.type !== type) this.readers.changed();

@@ -28,3 +28,13 @@ it("a create naming an agent that is not there answers agent_not_found before th
   expect(oversizedWrites.length - before).toBe(0);
   expect((await send(user.token, "GET", "/threads")).body.threads).toEqual([]);
 });
+
+it("a user's account env values are refused past 8 MiB together, naming the limit (review 21e: every reader takes them whole in one RPC answer)", async () => {
+  const user = await freshUser("env-total");
+  const value = "v".repeat(1_000_000);
+  for (let i = 0; i < 8; i++) expect((await send(user.token, "PUT", `/account/env/BIG_${i}`, { value, type: "text" })).status).toBe(200);
+  const over = await send(user.token, "PUT", "/account/env/BIG_8", { value, type: "text" });
+  expect([over.status, over.body.error?.code, over.body.error?.details?.path, over.body.error?.details?.limit]).toEqual([413, "payload_too_large", ["value"], 8 * 1024 * 1024]);
+  // Replacing one keeps the total: allowed.
+  expect((await send(user.token, "PUT", "/account/env/BIG_0", { value: "w".repeat(1_000_000), type: "text" })).status).toBe(200);
+});
