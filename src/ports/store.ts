@@ -139,10 +139,10 @@ export interface FileTable {
   read(path: string): string | undefined;
   /** A file with its content: text as is; a text attachment (under `/attachments/`, stored base64) decoded when it is UTF-8. */
   content(path: string): (FileInfo & { data: string; encoding: "utf-8" | "base64" }) | undefined;
-  /** The fingerprint of the secrets the files were last redacted for (`Redactor.fingerprint`), if any. */
+  /** How far the files are redacted for the thread's secrets: a mark `markRedactedFor` kept (src/secrets/served-file.ts reads it), if any. */
   redactedFor(): string | undefined;
-  /** Records that every file is redacted for the secrets of `fingerprint`. */
-  markRedactedFor(fingerprint: string): void;
+  /** Keeps the mark of how far the files are redacted for the thread's secrets. */
+  markRedactedFor(mark: string): void;
   /** Every file's metadata, by path. */
   list(): FileInfo[];
   /** Whether the thread holds any file (one row read, however many it holds). */

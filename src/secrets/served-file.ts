@@ -7,6 +7,7 @@
  * @module
  */
 import { byteLength } from "../bytes.js";
+import { WeftError } from "../errors.js";
 import { type FileContent, withContent } from "../content/file-content.js";
 import type { FileInfo, FileTable } from "../ports/store.js";
 import type { Redactor } from "./redact.js";
@@ -26,28 +27,57 @@ export function storedFile(info: FileInfo, data: string, redactor: Redactor): { 
   return { data: info.path.includes("/attachments/") ? toBase64(served.data) : served.data, size };
 }
 
-/** Every stored file redacted for `redactor`'s secrets, once per change of them. */
-function restate(files: FileTable, redactor: Redactor): void {
+/**
+ * Stored file data one request brings up to new secrets, at most (UTF-16 units): past it the work
+ * is kept where it stopped and the request answers `session_busy`, so no request's CPU grows with
+ * the thread's files and each one moves the work on.
+ */
+export const RESTATE_UNITS_PER_REQUEST = 16 * 1024 * 1024;
+
+/**
+ * Every stored file redacted for `redactor`'s secrets, once per change of them. The mark kept with
+ * the files is the secrets' fingerprint once all are done, or the fingerprint and the last path done.
+ * @throws WeftError `session_busy` (retryable) when more than `budget` units are left to do.
+ */
+function restate(files: FileTable, redactor: Redactor, budget: number): void {
   const fingerprint = redactor.fingerprint;
-  if (files.redactedFor() === fingerprint) return;
+  const mark = files.redactedFor();
+  if (mark === fingerprint) return;
+  const [markedFor, through] = (mark ?? "").split("\n");
+  const from = markedFor === fingerprint ? (through ?? "") : "";
+  let spent = 0;
+  let done = from;
   for (const info of files.list()) {
+    if (info.path <= from) continue;
+    if (spent >= budget) {
+      files.markRedactedFor(`${fingerprint}\n${done}`);
+      throw new WeftError("session_busy", "this thread's files are being brought up to its secrets, a part at a time; try again");
+    }
     const stored = files.read(info.path);
     if (stored === undefined) continue;
     const next = storedFile(info, stored, redactor);
     if (next.data !== stored || next.size !== info.size) files.write(info.path, next.data, info.mimeType, next.size, info.createdAt);
+    spent += stored.length;
+    done = info.path;
   }
   files.markRedactedFor(fingerprint);
 }
 
-/** The thread's files as listed: each sized as it is served. */
-export function listedFiles(files: FileTable, redactor: Redactor): FileInfo[] {
-  restate(files, redactor);
+/**
+ * The thread's files as listed: each sized as it is served.
+ * @throws WeftError `session_busy` while they are being brought up to new secrets (see {@link RESTATE_UNITS_PER_REQUEST}).
+ */
+export function listedFiles(files: FileTable, redactor: Redactor, budget = RESTATE_UNITS_PER_REQUEST): FileInfo[] {
+  restate(files, redactor, budget);
   return files.list();
 }
 
-/** The file at `path` as served, or undefined when there is none. */
-export function servedFileAt(files: FileTable, path: string, redactor: Redactor): FileContent | undefined {
-  restate(files, redactor);
+/**
+ * The file at `path` as served, or undefined when there is none.
+ * @throws WeftError `session_busy` while the files are being brought up to new secrets.
+ */
+export function servedFileAt(files: FileTable, path: string, redactor: Redactor, budget = RESTATE_UNITS_PER_REQUEST): FileContent | undefined {
+  restate(files, redactor, budget);
   const file = files.content(path);
   return file && servedFile(file, redactor);
 }
