@@ -43,7 +43,7 @@ export function createOAuthState(preRegistered = []) {
     failing: new Set(),
     /** While set, refresh requests wait for it (`/__oauth/hold-refresh`, `/__oauth/release`). @type {Promise<void> | null} */
     refreshGate: /** @type {Promise<void> | null} */ (null),
-    log: { tokenRequests: 0, refreshes: 0, refreshesHeld: 0, refused: /** @type {string[]} */ ([]), registrations: 0, expiresIn: 3600 },
+    log: { tokenRequests: 0, tradedCodes: /** @type {string[]} */ ([]), refreshes: 0, refreshesHeld: 0, refused: /** @type {string[]} */ ([]), registrations: 0, expiresIn: 3600 },
   };
 }
 
@@ -125,6 +125,8 @@ export function authorizationServer(state, { issuer, registration, signIn, iss =
     if (url.pathname === "/token" && request.method === "POST") {
       const form = new URLSearchParams(await request.text());
       log.tokenRequests += 1;
+      // Which codes were traded: a test asks about its own, whatever other tests trade meanwhile.
+      if (form.get("code")) log.tradedCodes.push(form.get("code") ?? "");
       const clientId = form.get("client_id") ?? "";
       const client = clients.get(clientId);
       if (!client) return oauthError("invalid_client", 401);
