@@ -19,7 +19,7 @@ import { RESERVED_USER_PREFIX, isReservedUserId } from "../ids.js";
 import { perEnv } from "../per-env.js";
 import type { Caller, Principal } from "../rpc.js";
 import type { WeftEnv } from "../thread/durable.js";
-import { isLoopback, originRefusal } from "./mcp-origin.js";
+import { isLoopback, tokenlessRefusal } from "./mcp-origin.js";
 
 /** Hono env of routes behind {@link authenticate}. */
 export type AuthedEnv = { Bindings: WeftEnv; Variables: { caller: Caller } };
@@ -246,9 +246,9 @@ export async function requestCaller(env: WeftEnv, req: Request, mode: AuthMode):
 export function authenticate(): MiddlewareHandler<AuthedEnv> {
   return async function authenticateRequest(c, next) {
     const mode = authMode(c.env, c.req.url);
-    // Without a token to ask for, any page a browser opens could act as the caller: only weft's
-    // own origin (or a listed one) may, WebSocket upgrades and bodiless posts included.
-    const refusal = mode === "dev" || mode === "none" ? originRefusal(new URL(c.req.url), c.req.header("origin") ?? null, c.env) : null;
+    // Without a token to ask for, any page a browser opens could act as the caller: only on a host
+    // weft is named by, and from its own origin (or a listed one), WebSocket upgrades and bodiless posts included.
+    const refusal = mode === "dev" || mode === "none" ? tokenlessRefusal(new URL(c.req.url), c.req.header("origin") ?? null, c.env) : null;
     if (refusal !== null) throw new WeftError("origin_not_allowed", refusal);
     if (mode === "dev") c.header(DEV_MODE_HEADER, DEV_MODE_NOTICE);
     c.set("caller", await requestCaller(c.env, c.req.raw, mode));

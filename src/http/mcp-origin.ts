@@ -40,10 +40,26 @@ export function mcpRefusal(url: URL, origin: string | null, env: object): string
  */
 export function originRefusal(url: URL, origin: string | null, env: object, where = "here"): string | null {
   if (origin === null) return null;
-  const vars = env as { WEFT_MCP_HOSTS?: unknown; WEFT_CORS_ORIGINS?: unknown };
-  if (listOf(vars.WEFT_CORS_ORIGINS).includes(origin.toLowerCase())) return null;
-  const hosts = listOf(vars.WEFT_MCP_HOSTS);
-  const named = hosts.length > 0 ? hosts.includes(url.host.toLowerCase()) || hosts.includes(url.hostname.toLowerCase()) : isLoopback(url.hostname);
-  if (origin.toLowerCase() === url.origin.toLowerCase() && named) return null;
+  if (listOf((env as { WEFT_CORS_ORIGINS?: unknown }).WEFT_CORS_ORIGINS).includes(origin.toLowerCase())) return null;
+  if (origin.toLowerCase() === url.origin.toLowerCase() && servedByName(url, env)) return null;
   return `Origin ${origin} is not served ${where}: list it in WEFT_CORS_ORIGINS, or its host in WEFT_MCP_HOSTS`;
+}
+
+/**
+ * Why a request to `url` is refused when no token is asked for (development mode, `WEFT_AUTH =
+ * "none"`), or null: its Host must be one weft serves by name ({@link servedByName}), whatever its
+ * `Origin`, or a page whose name was made to resolve to weft's address would read it by plain GETs
+ * (a browser sends no `Origin` on a same-origin GET).
+ */
+export function tokenlessRefusal(url: URL, origin: string | null, env: object): string | null {
+  if (!servedByName(url, env)) {
+    return `Host ${url.host} is not served: with no token to ask for, weft answers only the hosts it is named by (WEFT_MCP_HOSTS; unset, a loopback name), so list this one there`;
+  }
+  return originRefusal(url, origin, env);
+}
+
+/** Whether weft serves `url`'s host by name: one in `WEFT_MCP_HOSTS` (`name` or `name:port`), or with that unset a loopback name. */
+function servedByName(url: URL, env: object): boolean {
+  const hosts = listOf((env as { WEFT_MCP_HOSTS?: unknown }).WEFT_MCP_HOSTS);
+  return hosts.length > 0 ? hosts.includes(url.host.toLowerCase()) || hosts.includes(url.hostname.toLowerCase()) : isLoopback(url.hostname);
 }

@@ -123,8 +123,11 @@ describe("without any credential configured", () => {
     // Even with the development flag: a deployed Worker is never reached on a loopback host.
     const flagged = await send({ ...NO_AUTH, WEFT_DEV_MODE: "on" }, "https://weft.example.com/v1/tools");
     expect(flagged.status).toBe(503);
-    const open = await send({ ...NO_AUTH, WEFT_AUTH: "none" }, "https://weft.example.com/account");
+    // Open on purpose, on the hosts it is named by only (a name rebound to its address is refused).
+    const open = await send({ ...NO_AUTH, WEFT_AUTH: "none", WEFT_MCP_HOSTS: "weft.example.com" }, "https://weft.example.com/account");
     expect(await open.json()).toMatchObject({ userId: "anonymous", admin: false });
+    const unnamed = await send({ ...NO_AUTH, WEFT_AUTH: "none" }, "https://weft.example.com/account");
+    expect([unnamed.status, (await unnamed.json<any>()).error.code]).toEqual([403, "origin_not_allowed"]);
   });
 
   it("wrangler dev with the development flag runs as the dev user and says so on every response", async () => {

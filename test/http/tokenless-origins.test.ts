@@ -2,7 +2,8 @@
  * Without a token to ask for (development mode, `WEFT_AUTH = "none"`), a web page on another origin
  * could act as the caller (review 21d): an empty cross-site form post ran a tool and made threads as
  * "dev", an admin, and a cross-site WebSocket read a thread's events. A browser request (one with an
- * `Origin`) is served only from weft's own origin on a host it serves by name, or a listed origin.
+ * `Origin`) is served only from weft's own origin on a host it serves by name, or a listed origin;
+ * and any request only on a host weft serves by name (review 21f: a rebound name read by GETs).
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -37,6 +38,13 @@ describe("a page on another origin, with no token to ask for", () => {
     expect(await codeOf(await send(OPEN, "https://weft.internal.example/v1/tools/get_server_time", call))).toEqual([403, "origin_not_allowed"]);
   });
 
+  it("cannot read by plain GETs from a name rebound to weft's address (a browser sends no Origin on a same-origin GET; review 21f)", async () => {
+    expect(await codeOf(await send(OPEN, "http://evil.example/threads"))).toEqual([403, "origin_not_allowed"]);
+    expect(await codeOf(await send({ ...OPEN, WEFT_MCP_HOSTS: "weft.internal.example" }, "http://evil.example/account/env"))).toEqual([403, "origin_not_allowed"]);
+    // Development mode answers loopback names only, as before.
+    expect((await send(DEV, "http://evil.example/threads")).status).toBe(503);
+  });
+
   it("cannot open a thread's WebSocket", async () => {
     const created = await send(DEV, "http://localhost:8787/threads", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
     const { threadId } = (await created.json()) as { threadId: string };
@@ -52,8 +60,9 @@ describe("what is still served", () => {
     const json = { "content-type": "application/json" };
     const own = await send(DEV, "http://localhost:8787/threads", { method: "POST", headers: { ...json, origin: "http://localhost:8787" }, body: "{}" });
     const listedHost = await send({ ...OPEN, WEFT_MCP_HOSTS: "weft.internal.example" }, "https://weft.internal.example/threads", { method: "POST", headers: { ...json, origin: "https://weft.internal.example" }, body: "{}" });
-    const listedOrigin = await send({ ...OPEN, WEFT_CORS_ORIGINS: "https://app.example" }, "https://weft.internal.example/threads", { method: "POST", headers: { ...json, origin: "https://app.example" }, body: "{}" });
-    const client = await send(OPEN, "https://weft.internal.example/threads", { method: "POST", headers: json, body: "{}" });
-    expect([own.status, listedHost.status, listedOrigin.status, client.status]).toEqual([201, 201, 201, 201]);
+    const listedOrigin = await send({ ...OPEN, WEFT_CORS_ORIGINS: "https://app.example", WEFT_MCP_HOSTS: "weft.internal.example" }, "https://weft.internal.example/threads", { method: "POST", headers: { ...json, origin: "https://app.example" }, body: "{}" });
+    const client = await send({ ...OPEN, WEFT_MCP_HOSTS: "weft.internal.example" }, "https://weft.internal.example/threads", { method: "POST", headers: json, body: "{}" });
+    const local = await send(OPEN, "http://localhost:8787/threads", { method: "POST", headers: json, body: "{}" });
+    expect([own.status, listedHost.status, listedOrigin.status, client.status, local.status]).toEqual([201, 201, 201, 201, 201]);
   });
 });
