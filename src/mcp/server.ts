@@ -178,10 +178,18 @@ export function createMcpServer(backend: McpBackend, version: string): Server {
   return server;
 }
 
+/** Messages one JSON-RPC batch may hold. */
+const MAX_BATCH = 16;
+
 /** Why a parsed body is not a JSON-RPC 2.0 message or a non-empty batch of them (`undefined` when it is). */
 function notJsonRpc(body: unknown): { message: string; path: (string | number)[] } | undefined {
   if (Array.isArray(body) && body.length === 0) return { message: "body: an empty batch is not a JSON-RPC request", path: [] };
   const messages = Array.isArray(body) ? body : [body];
+  // A batch (gone from MCP since 2025-06-18) may not hold more work than one request does elsewhere:
+  // one call at most, every call running in a thread of its own.
+  if (messages.length > MAX_BATCH) return { message: `body: a batch holds at most ${MAX_BATCH} messages`, path: [] };
+  const calls = messages.flatMap((m, i) => ((m as { method?: unknown } | null)?.method === "tools/call" ? [i] : []));
+  if (calls.length > 1) return { message: `${formatPath([calls[1]!])}: a batch holds one tools/call at most; send each in a request of its own`, path: [calls[1]!] };
   for (const [i, message] of messages.entries()) {
     const parsed = JSONRPCMessageSchema.safeParse(message);
     if (parsed.success) continue;

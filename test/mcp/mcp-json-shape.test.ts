@@ -35,3 +35,17 @@ it("a session named with a lone surrogate in _meta is refused too (review 21e), 
     expect([key, answer.result?.isError, answer.result?.content?.[0]?.text]).toEqual([key, true, expect.stringContaining(`invalid_request: _meta.${key}: holds a lone surrogate`)]);
   }
 });
+
+it("a batch holds one tools/call and 16 messages at most (review 21f: 100 calls in one request ran, a thread each)", async () => {
+  const call = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "get_server_time", arguments: {} } });
+  const post = async (body: unknown) => {
+    const res = await request("/mcp", { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify(body) });
+    return [res.status, JSON.stringify(await res.json())] as const;
+  };
+  const [twoStatus, two] = await post([call(1), call(2)]);
+  expect([twoStatus, two]).toEqual([400, expect.stringContaining("a batch holds one tools/call at most")]);
+  const [manyStatus, many] = await post(Array.from({ length: 17 }, (_, i) => ({ jsonrpc: "2.0", method: "notifications/initialized", params: { i } })));
+  expect([manyStatus, many]).toEqual([400, expect.stringContaining("a batch holds at most 16 messages")]);
+  const [oneStatus, one] = await post([call(3), { jsonrpc: "2.0", id: 4, method: "tools/list" }]);
+  expect([oneStatus, JSON.parse(one).length]).toEqual([200, 2]);
+});
