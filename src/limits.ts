@@ -51,6 +51,9 @@ export const MAX_STORED_VALUE_BYTES = 1024 * 1024;
  */
 export const MAX_ACCOUNT_ENV_BYTES = 8 * 1024 * 1024;
 
+/** Env values one user's account may hold (for the same reason as {@link MAX_ACCOUNT_ENV_BYTES}). */
+export const MAX_ACCOUNT_ENV_VALUES = 1000;
+
 /**
  * How long (ms) a user's account remembers a removed thread (its id and `createdAt`): one day, far
  * past any notice the thread sent before its removal, which would otherwise list a deleted thread

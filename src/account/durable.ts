@@ -7,8 +7,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { WeftError } from "../errors.js";
-import { checkStoredBytes, MAX_ACCOUNT_ENV_BYTES, REMOVED_KEPT_MS, tooManySchedules } from "../limits.js";
-import { byteLength } from "../bytes.js";
+import { checkStoredBytes, MAX_ACCOUNT_ENV_BYTES, MAX_ACCOUNT_ENV_VALUES, REMOVED_KEPT_MS, tooManySchedules } from "../limits.js";
 import { type RpcResult, rpc } from "../rpc.js";
 import type { EnvType } from "../protocol.js";
 import { type AccountApi, type BudgetWatcher, NOT_A_CURSOR, type ThreadEntry, type ThreadPage } from "./api.js";
@@ -30,6 +29,16 @@ const SCHEMA = `
   CREATE TABLE IF NOT EXISTS account_removed (thread_id TEXT NOT NULL, created_at INTEGER NOT NULL, removed_at INTEGER NOT NULL, PRIMARY KEY (thread_id, created_at)) WITHOUT ROWID;
   CREATE INDEX IF NOT EXISTS account_removed_by_age ON account_removed (removed_at);
 `;
+
+/**
+ * Bytes an env entry takes in the RPC answer a thread reads them by: structured clone keeps a string
+ * one byte a character, or two for all of it once one character is past U+00FF; and a little for the
+ * entry's own shape.
+ */
+function entryWireBytes(name: string, value: string): number {
+  const wire = (s: string) => (/[^\0-\xff]/.test(s) ? 2 : 1) * s.length;
+  return wire(name) + wire(value) + 32;
+}
 
 const encodeCursor = (e: { createdAt: number; threadId: string }) => btoa(`${e.createdAt}:${e.threadId}`);
 
@@ -323,9 +332,13 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
     return rpc(async () => {
       checkStoredBytes(value, ["value"]);
       const before = this.sql.exec<{ value: string; type: string }>("SELECT value, type FROM account_env WHERE name = ?", name).toArray()[0];
-      const others = this.sql.exec<{ n: number }>("SELECT COALESCE(SUM(LENGTH(CAST(value AS BLOB))), 0) AS n FROM account_env WHERE name != ?", name).one().n;
-      if (others + byteLength(value) > MAX_ACCOUNT_ENV_BYTES) {
-        throw new WeftError("payload_too_large", `value: your account's env values would take ${others + byteLength(value)} bytes together, over the ${MAX_ACCOUNT_ENV_BYTES}-byte limit; delete one first`, { path: ["value"], limit: MAX_ACCOUNT_ENV_BYTES });
+      const others = this.sql.exec<{ name: string; value: string }>("SELECT name, value FROM account_env WHERE name != ?", name).toArray();
+      if (others.length >= MAX_ACCOUNT_ENV_VALUES) {
+        throw new WeftError("payload_too_large", `name: your account has ${others.length} env values, the most it may; delete one first`, { path: ["name"], limit: MAX_ACCOUNT_ENV_VALUES });
+      }
+      const total = others.reduce((n, row) => n + entryWireBytes(row.name, row.value), entryWireBytes(name, value));
+      if (total > MAX_ACCOUNT_ENV_BYTES) {
+        throw new WeftError("payload_too_large", `value: your account's env values would take ${total} bytes together as a thread reads them, over the ${MAX_ACCOUNT_ENV_BYTES}-byte limit; delete one first`, { path: ["value"], limit: MAX_ACCOUNT_ENV_BYTES });
       }
       this.sql.exec("INSERT OR REPLACE INTO account_env (name, value, type) VALUES (?, ?, ?)", name, value, type);
       // The same value again (a retry) is no change: it tells the readers the write before left.

@@ -4,6 +4,7 @@
  * row Cloudflare refuses (SQLITE_TOOBIG), answered 500. The test worker holds the account to the
  * row limit (test/worker.ts).
  */
+import { env, runInDurableObject } from "cloudflare:test";
 import { expect, it } from "vitest";
 import { oversizedWrites } from "../row-limit.js";
 import { freshUser, send } from "../usage/users.js";
@@ -35,6 +36,19 @@ it("a user's account env values are refused past 8 MiB together, naming the limi
   for (let i = 0; i < 8; i++) expect((await send(user.token, "PUT", `/account/env/BIG_${i}`, { value, type: "text" })).status).toBe(200);
   const over = await send(user.token, "PUT", "/account/env/BIG_8", { value, type: "text" });
   expect([over.status, over.body.error?.code, over.body.error?.details?.path, over.body.error?.details?.limit]).toEqual([413, "payload_too_large", ["value"], 8 * 1024 * 1024]);
-  // Replacing one keeps the total: allowed.
+  // Replacing one keeps the total: allowed; with one character past U+00FF it travels at two bytes a character: refused.
   expect((await send(user.token, "PUT", "/account/env/BIG_0", { value: "w".repeat(1_000_000), type: "text" })).status).toBe(200);
+  expect((await send(user.token, "PUT", "/account/env/BIG_0", { value: `${"w".repeat(999_999)}\u0101`, type: "text" })).status).toBe(413);
+});
+
+it("a user's account holds 1000 env values at most, named or empty (review 21f: names and entries were not counted)", async () => {
+  const user = await freshUser("env-count");
+  const ns = (env as unknown as { ACCOUNT: DurableObjectNamespace }).ACCOUNT;
+  const account = ns.get(ns.idFromName(user.userId));
+  await runInDurableObject(account, (_i, state) => {
+    for (let i = 0; i < 999; i++) state.storage.sql.exec("INSERT INTO account_env (name, value, type) VALUES (?, '', 'text')", `E_${i}`);
+  });
+  expect((await send(user.token, "PUT", "/account/env/LAST", { value: "", type: "text" })).status).toBe(200);
+  const over = await send(user.token, "PUT", "/account/env/ONE_MORE", { value: "", type: "text" });
+  expect([over.status, over.body.error?.details?.path, over.body.error?.details?.limit]).toEqual([413, ["name"], 1000]);
 });
