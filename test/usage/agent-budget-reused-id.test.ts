@@ -6,18 +6,12 @@
  */
 import { describe, expect, it } from "vitest";
 import { fakeEnv, fakeKey, fakeRequests, scriptFake } from "../fake-provider.js";
-import { stubOf } from "../helpers.js";
 import { until } from "../usage/race.js";
-import { accountOfUser, freshUser, send } from "../usage/users.js";
+import { accountOfUser, freshUser, send, turnOf } from "../usage/users.js";
 
 const DEPLOYMENT_KEY = "deploy-budgeted-deployment-key";
 const SPEC = "openai-chat:gpt-4.1-mini";
 
-async function talk(token: string, id: string): Promise<any> {
-  expect((await send(token, "POST", `/threads/${id}/messages`, { content: "go" })).status).toBe(202);
-  await stubOf(id).waitIdle();
-  return (await send(token, "GET", `/threads/${id}`)).body.lastTurn;
-}
 
 describe("agent budgets on a reused thread id", () => {
   it("a deployment agent budget still refuses once its agent has used it, on a thread made again on a deleted thread's id", async () => {
@@ -29,7 +23,7 @@ describe("agent budgets on a reused thread id", () => {
     const first = await send(user.token, "POST", "/threads", { agent: "metered", env: fakeEnv(SPEC, own), continuationToken: ct });
     expect(first.status).toBe(201);
     const id = first.body.threadId as string;
-    expect(await talk(user.token, id)).toMatchObject({ status: "completed" });
+    expect(await turnOf(user.token, id)).toMatchObject({ status: "completed" });
     await until(async () => (await send(user.token, "GET", "/account/usage")).body.total.requests === 1, "first request rolled up");
     expect((await send(user.token, "DELETE", `/threads/${id}`)).status).toBe(200);
     // 2. The same id again, now the budgeted agent on the deployment's key.
@@ -41,11 +35,11 @@ describe("agent budgets on a reused thread id", () => {
     const again = await send(user.token, "POST", "/threads", { agent: "deploy_budgeted", continuationToken: ct });
     expect(again.status).toBe(201);
     expect(again.body.threadId).toBe(id);
-    expect(await talk(user.token, id)).toMatchObject({ status: "completed" });
+    expect(await turnOf(user.token, id)).toMatchObject({ status: "completed" });
     await until(async () => (await accountOfUser(user.userId).openReservations()) === 0 && (await send(user.token, "GET", "/account/usage")).body.total.requests === 2, "second request settled");
     const before = (await fakeRequests(DEPLOYMENT_KEY)).length;
     // 1,980 of the agent's 2,000 tokens are spent: the next request must be refused.
-    const second = await talk(user.token, id);
+    const second = await turnOf(user.token, id);
     const byAgent = (await send(user.token, "GET", "/account/usage?groupBy=agent")).body.groups;
     expect(byAgent.map((g: { key: string; requests: number }) => [g.key, g.requests])).toEqual([["deploy_budgeted", 1], ["metered", 1]]);
     expect(second).toMatchObject({ status: "stopped", errorCode: "budget_exceeded" });

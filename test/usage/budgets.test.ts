@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { fakeEnv, fakeKey, fakeRequests, releaseFake, scriptFake } from "../fake-provider.js";
 import { request, stubOf } from "../helpers.js";
 import { framesOf, raceLine, runRace, until } from "./race.js";
-import { accountOfUser, freshUser, send } from "./users.js";
+import { accountOfUser, freshUser, send, turnOf } from "./users.js";
 
 const SPEC = "openai-chat:gpt-4.1-mini";
 
@@ -21,11 +21,6 @@ async function thread(token: string, agent: string, key: string): Promise<string
   return created.body.threadId as string;
 }
 
-async function turn(token: string, id: string): Promise<any> {
-  expect((await send(token, "POST", `/threads/${id}/messages`, { content: "go" })).status).toBe(202);
-  await stubOf(id).waitIdle();
-  return (await send(token, "GET", `/threads/${id}`)).body.lastTurn;
-}
 
 describe("budgets", () => {
   it("an agent's per-turn budget stops the turn before the request that would cross it; the next turn has its own", async () => {
@@ -36,7 +31,7 @@ describe("budgets", () => {
       { text: "second turn", usage: { input: 300, output: 10 } },
     ]);
     const id = await thread(user.token, "budgeted", key);
-    const first = await turn(user.token, id);
+    const first = await turnOf(user.token, id);
     expect(first).toMatchObject({ status: "stopped", errorCode: "budget_exceeded", steps: 1 });
     // Only the first step reached the provider.
     expect(await fakeRequests(key)).toHaveLength(1);
@@ -48,7 +43,7 @@ describe("budgets", () => {
     // The agent's budgetMessage answers in the model's place.
     const messages = (await send(user.token, "GET", `/threads/${id}/messages`)).body.messages;
     expect(messages.at(-1)).toMatchObject({ role: "assistant", content: "This turn reached its token budget; ask again in a new message." });
-    const second = await turn(user.token, id);
+    const second = await turnOf(user.token, id);
     expect(second).toMatchObject({ status: "completed", steps: 1 });
     expect(await fakeRequests(key)).toHaveLength(2);
     await until(async () => (await accountOfUser(user.userId).openReservations()) === 0, "every reservation settled");
@@ -65,7 +60,7 @@ describe("budgets", () => {
       { text: "never", usage: { input: 10, output: 1 } },
     ]);
     const id = await thread(user.token, "metered", key);
-    expect(await turn(user.token, id)).toMatchObject({ status: "completed" });
+    expect(await turnOf(user.token, id)).toMatchObject({ status: "completed" });
     await until(async () => (await send(user.token, "GET", "/account/usage")).body.total.requests === 1, "the first request rolled up");
     // No budget applies: the second request reserves nothing...
     expect((await send(user.token, "POST", `/threads/${id}/messages`, { content: "again" })).status).toBe(202);
@@ -79,7 +74,7 @@ describe("budgets", () => {
     await stubOf(id).waitIdle();
     await until(async () => (await account.openReservations()) === 0, "the handed-over request settled");
     // 105 + 960 used of 1200: the next request reserves (it no longer skips the account) and is refused.
-    const third = await turn(user.token, id);
+    const third = await turnOf(user.token, id);
     expect(third).toMatchObject({ status: "stopped", errorCode: "budget_exceeded", steps: 0 });
     expect(await fakeRequests(key)).toHaveLength(2);
     expect((await framesOf(id)).find((f) => f.type === "budget_exceeded")!.data).toMatchObject({ budget: { id: "user#0" }, limit: 1200, used: 1065 });
@@ -98,7 +93,7 @@ describe("budgets", () => {
     let refused: any;
     // Charged, about 1,000 tokens an attempt exhaust the budget within two turns; released, never.
     for (let i = 0; i < 6 && !refused; i++) {
-      const last = await turn(user.token, id);
+      const last = await turnOf(user.token, id);
       await until(async () => (await account.openReservations()) === 0, "the turn's attempts settled");
       if (last.errorCode === "budget_exceeded") refused = last;
       else expect(last.status).toBe("failed");
@@ -120,13 +115,13 @@ describe("budgets", () => {
       { text: "never", usage: { input: 10, output: 1 } },
     ]);
     const id = await thread(user.token, "metered", key);
-    expect(await turn(user.token, id)).toMatchObject({ status: "completed" });
+    expect(await turnOf(user.token, id)).toMatchObject({ status: "completed" });
     // No budget applies: the second request's usage waits in the thread (up to a second) to go with others'.
-    expect(await turn(user.token, id)).toMatchObject({ status: "completed" });
+    expect(await turnOf(user.token, id)).toMatchObject({ status: "completed" });
     const budgets = [{ scope: "user", period: "day", tokens: 1200 }];
     expect((await send(user.token, "PUT", "/account/budgets", { budgets })).body).toEqual({ budgets });
     // Handed over before the budget held (as a reservation of what it used, or already rolled up): 105 + 960 of 1200 are used.
-    const third = await turn(user.token, id);
+    const third = await turnOf(user.token, id);
     expect(third).toMatchObject({ status: "stopped", errorCode: "budget_exceeded", steps: 0 });
     expect((await framesOf(id)).find((f) => f.type === "budget_exceeded")!.data).toMatchObject({ budget: { id: "user#0" }, limit: 1200, used: 1065 });
     expect(await fakeRequests(key)).toHaveLength(2);
@@ -147,11 +142,11 @@ describe("budgets", () => {
     const [k1, k2] = [fakeKey("user1"), fakeKey("user2")];
     await scriptFake(k1, [{ text: "first", usage: { input: 4960, output: 20 } }]);
     await scriptFake(k2, [{ text: "never", usage: { input: 10, output: 1 } }]);
-    expect(await turn(user.token, await thread(user.token, "metered", k1))).toMatchObject({ status: "completed" });
+    expect(await turnOf(user.token, await thread(user.token, "metered", k1))).toMatchObject({ status: "completed" });
     // The settle is not awaited by the turn: until it lands the account counts the reservation instead.
     await until(async () => (await accountOfUser(user.userId).openReservations()) === 0, "the first turn settled");
     const other = await thread(user.token, "metered", k2);
-    expect(await turn(user.token, other)).toMatchObject({ status: "stopped", errorCode: "budget_exceeded", steps: 0 });
+    expect(await turnOf(user.token, other)).toMatchObject({ status: "stopped", errorCode: "budget_exceeded", steps: 0 });
     expect(await fakeRequests(k2)).toHaveLength(0);
     const refusal = (await framesOf(other)).find((f) => f.type === "budget_exceeded")!.data as any;
     expect(refusal).toMatchObject({ budget: { id: "user#0", scope: "user", period: "day" }, limit: 5000, used: 4980 });
@@ -159,7 +154,7 @@ describe("budgets", () => {
     const stranger = await freshUser();
     const k3 = fakeKey("stranger");
     await scriptFake(k3, [{ text: "fine", usage: { input: 4000, output: 20 } }]);
-    expect(await turn(stranger.token, await thread(stranger.token, "metered", k3))).toMatchObject({ status: "completed" });
+    expect(await turnOf(stranger.token, await thread(stranger.token, "metered", k3))).toMatchObject({ status: "completed" });
   });
 
   it("a budget whose only limit is under a JSON __proto__ key is refused, not stored without a limit (hostile review)", async () => {
@@ -177,9 +172,9 @@ describe("budgets", () => {
     // maximum (its 64 output tokens alone cost $0.0001) would pass $0.005.
     await scriptFake(k1, [{ text: "first", usage: { input: 12_400, output: 0 } }]);
     await scriptFake(k2, [{ text: "never" }]);
-    expect(await turn(user.token, await thread(user.token, "metered", k1))).toMatchObject({ status: "completed" });
+    expect(await turnOf(user.token, await thread(user.token, "metered", k1))).toMatchObject({ status: "completed" });
     const other = await thread(user.token, "metered", k2);
-    expect(await turn(user.token, other)).toMatchObject({ status: "stopped", errorCode: "budget_exceeded" });
+    expect(await turnOf(user.token, other)).toMatchObject({ status: "stopped", errorCode: "budget_exceeded" });
     expect(await fakeRequests(k2)).toHaveLength(0);
     const refusal = (await framesOf(other)).find((f) => f.type === "budget_exceeded")!.data as any;
     expect(refusal).toMatchObject({ measure: "costUsd", limit: 0.005, used: 0.00496 });
@@ -194,7 +189,7 @@ describe("budgets", () => {
     const created = await send(user.token, "POST", "/threads", { agent: "metered", env: fakeEnv("openai:gpt-5-nano-2025-08-07", key) });
     expect(created.status).toBe(201);
     const id = created.body.threadId as string;
-    expect(await turn(user.token, id)).toMatchObject({ status: "stopped", errorCode: "budget_exceeded" });
+    expect(await turnOf(user.token, id)).toMatchObject({ status: "stopped", errorCode: "budget_exceeded" });
     expect(await fakeRequests(key)).toHaveLength(0);
     expect((await framesOf(id)).find((f) => f.type === "budget_exceeded")!.data).toMatchObject({ measure: "costUsd", unpriced: true });
   });
@@ -204,13 +199,13 @@ describe("budgets", () => {
     const free = await freshUser();
     const k1 = fakeKey("free");
     await scriptFake(k1, [{ text: "free" }]);
-    await turn(free.token, await thread(free.token, "streaming", k1));
+    await turnOf(free.token, await thread(free.token, "streaming", k1));
     expect(outputBound((await fakeRequests(k1))[0]!.body)).toBeUndefined();
     const limited = await freshUser();
     await send(limited.token, "PUT", "/account/budgets", { budgets: [{ scope: "thread", period: "lifetime", tokens: 1_000_000 }] });
     const k2 = fakeKey("limited");
     await scriptFake(k2, [{ text: "limited" }]);
-    await turn(limited.token, await thread(limited.token, "streaming", k2));
+    await turnOf(limited.token, await thread(limited.token, "streaming", k2));
     expect(outputBound((await fakeRequests(k2))[0]!.body)).toBe(4096);
   });
 
@@ -240,7 +235,7 @@ describe("budgets", () => {
     const key = fakeKey("watcher-deleted");
     await scriptFake(key, [{ text: "one" }]);
     const id = await thread(user.token, "metered", key);
-    expect(await turn(user.token, id)).toMatchObject({ status: "completed" });
+    expect(await turnOf(user.token, id)).toMatchObject({ status: "completed" });
     const ns = (env as unknown as { ACCOUNT: DurableObjectNamespace }).ACCOUNT;
     const stub = ns.get(ns.idFromName(user.userId));
     const watchers = () => runInDurableObject(stub, (_: unknown, state: DurableObjectState) => state.storage.sql.exec<{ thread_id: string }>("SELECT thread_id FROM budget_watchers").toArray().map((w) => w.thread_id));

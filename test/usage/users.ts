@@ -5,7 +5,8 @@
 import { env } from "cloudflare:workers";
 import { SignJWT } from "jose";
 import type { AccountApi } from "../../src/account/api.js";
-import { request } from "../helpers.js";
+import { expect } from "vitest";
+import { request, stubOf } from "../helpers.js";
 
 /** A user of its own with a token the test worker accepts. */
 export async function freshUser(label = "usage"): Promise<{ userId: string; token: string }> {
@@ -30,4 +31,11 @@ export async function send(token: string, method: string, path: string, body?: u
 export function accountOfUser(userId: string): AccountApi {
   const ns = (env as unknown as { ACCOUNT: DurableObjectNamespace }).ACCOUNT;
   return ns.get(ns.idFromName(userId)) as unknown as AccountApi;
+}
+
+/** Posts "go" to thread `id` as `token`'s user, waits until the thread is idle, and answers its `lastTurn`. */
+export async function turnOf(token: string, id: string): Promise<any> {
+  expect((await send(token, "POST", `/threads/${id}/messages`, { content: "go" })).status).toBe(202);
+  await stubOf(id).waitIdle();
+  return (await send(token, "GET", `/threads/${id}`)).body.lastTurn;
 }
