@@ -333,11 +333,13 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
       checkStoredBytes(value, ["value"]);
       const before = this.sql.exec<{ value: string; type: string }>("SELECT value, type FROM account_env WHERE name = ?", name).toArray()[0];
       const others = this.sql.exec<{ name: string; value: string }>("SELECT name, value FROM account_env WHERE name != ?", name).toArray();
-      if (others.length >= MAX_ACCOUNT_ENV_VALUES) {
+      // Only a write that adds or grows is refused: one over the limits (from before them) can still replace a value.
+      if (before === undefined && others.length >= MAX_ACCOUNT_ENV_VALUES) {
         throw new WeftError("payload_too_large", `name: your account has ${others.length} env values, the most it may; delete one first`, { path: ["name"], limit: MAX_ACCOUNT_ENV_VALUES });
       }
-      const total = others.reduce((n, row) => n + entryWireBytes(row.name, row.value), entryWireBytes(name, value));
-      if (total > MAX_ACCOUNT_ENV_BYTES) {
+      const rest = others.reduce((n, row) => n + entryWireBytes(row.name, row.value), 0);
+      const total = rest + entryWireBytes(name, value);
+      if (total > MAX_ACCOUNT_ENV_BYTES && total > rest + (before ? entryWireBytes(name, before.value) : 0)) {
         throw new WeftError("payload_too_large", `value: your account's env values would take ${total} bytes together as a thread reads them, over the ${MAX_ACCOUNT_ENV_BYTES}-byte limit; delete one first`, { path: ["value"], limit: MAX_ACCOUNT_ENV_BYTES });
       }
       this.sql.exec("INSERT OR REPLACE INTO account_env (name, value, type) VALUES (?, ?, ?)", name, value, type);

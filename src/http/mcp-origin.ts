@@ -34,8 +34,8 @@ export function mcpRefusal(url: URL, origin: string | null, env: object): string
 
 /**
  * Why a browser request (one with an `Origin`) is refused, or null: it must come from an origin in
- * `WEFT_CORS_ORIGINS`, or be the request's own origin on a host weft serves by name (one in
- * `WEFT_MCP_HOSTS`, or with that unset a loopback name), so a page whose name was made to resolve to
+ * `WEFT_CORS_ORIGINS`, or be the request's own origin on a host weft serves by name (a loopback
+ * name, or one in `WEFT_MCP_HOSTS`), so a page whose name was made to resolve to
  * weft's address (DNS rebinding) is refused even though it looks same-origin. `where` ends the message.
  */
 export function originRefusal(url: URL, origin: string | null, env: object, where = "here"): string | null {
@@ -53,13 +53,16 @@ export function originRefusal(url: URL, origin: string | null, env: object, wher
  */
 export function tokenlessRefusal(url: URL, origin: string | null, env: object): string | null {
   if (!servedByName(url, env)) {
-    return `Host ${url.host} is not served: with no token to ask for, weft answers only the hosts it is named by (WEFT_MCP_HOSTS; unset, a loopback name), so list this one there`;
+    return `Host ${url.host} is not served: with no token to ask for, weft answers only loopback names and the hosts it is named by (WEFT_MCP_HOSTS), so list this one there`;
   }
   return originRefusal(url, origin, env);
 }
 
-/** Whether weft serves `url`'s host by name: one in `WEFT_MCP_HOSTS` (`name` or `name:port`), or with that unset a loopback name. */
+/**
+ * Whether weft serves `url`'s host by name: a loopback name (no page can make a browser name one:
+ * rebinding keeps the page's own name), or one in `WEFT_MCP_HOSTS` (`name` or `name:port`).
+ */
 function servedByName(url: URL, env: object): boolean {
   const hosts = listOf((env as { WEFT_MCP_HOSTS?: unknown }).WEFT_MCP_HOSTS);
-  return hosts.length > 0 ? hosts.includes(url.host.toLowerCase()) || hosts.includes(url.hostname.toLowerCase()) : isLoopback(url.hostname);
+  return isLoopback(url.hostname) || hosts.includes(url.host.toLowerCase()) || hosts.includes(url.hostname.toLowerCase());
 }

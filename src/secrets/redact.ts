@@ -11,6 +11,7 @@
  * and are redacted from logs only (an answer that held them would be an oracle for guesses).
  * @module
  */
+import { builtin, bytesOf, primitiveOf } from "./built-ins.js";
 
 /** A secret to hide: its env name (for the configuration only: markers never show it) and its value. */
 export interface Secret {
@@ -223,15 +224,6 @@ export class Redactor {
   }
 }
 
-/** What `read` gives, or undefined when the object is not the built-in it claims to be (a Proxy, a lookalike). */
-function builtin<T>(read: () => T): T | undefined {
-  try {
-    return read();
-  } catch {
-    return undefined;
-  }
-}
-
 /** cyrb53 with two seeds: a fast, well-spread hash of a text (not a cryptographic one). */
 function hashText(text: string): string {
   const lane = (seed: number) => {
@@ -264,41 +256,6 @@ function encodingsOf(text: string): string[] {
     if (u > 0xff) latin1 = false;
   }
   return latin1 ? [utf8, le, be, text] : [utf8, le, be];
-}
-
-const getter = (proto: object, name: PropertyKey) => Object.getOwnPropertyDescriptor(proto, name)!.get!;
-/** A typed array's type, read from its internal slot: undefined for anything else. */
-const typedArrayName = getter(Object.getPrototypeOf(Uint8Array.prototype) as object, Symbol.toStringTag);
-const bufferLength = getter(ArrayBuffer.prototype, "byteLength");
-const view = { buffer: getter(DataView.prototype, "buffer"), offset: getter(DataView.prototype, "byteOffset"), length: getter(DataView.prototype, "byteLength") };
-
-/**
- * A copy of a typed array, an ArrayBuffer or a DataView, made from its bytes through the built-ins
- * (a lookalike or a Proxy is not one); undefined for anything else. The `instanceof` tests only
- * spare a thrown error per plain object: one that fails them is walked as an object, as sound.
- */
-function bytesOf(value: object): object | undefined {
-  const name = typedArrayName.call(value) as string | undefined;
-  if (name !== undefined) return builtin(() => new (globalThis as unknown as Record<string, new (from: object) => object>)[name]!(value));
-  if (value instanceof ArrayBuffer) return builtin(() => (bufferLength.call(value), new Uint8Array(new Uint8Array(value)).buffer));
-  if (value instanceof DataView) return builtin(() => new DataView(new Uint8Array(new Uint8Array(view.buffer.call(value) as ArrayBuffer, view.offset.call(value) as number, view.length.call(value) as number)).buffer));
-  return undefined;
-}
-
-/**
- * The primitive in a String, Number, Boolean or BigInt object; undefined for anything else. A
- * String object is found by its own `length` whatever its prototype (walked as an object, its
- * characters would pass one by one, each too short to match, and JSON would print the string).
- */
-function primitiveOf(value: object): unknown {
-  if (Object.hasOwn(value, "length")) {
-    const text = builtin(() => String.prototype.valueOf.call(value));
-    if (text !== undefined) return text;
-  }
-  if (value instanceof Number) return builtin(() => Number.prototype.valueOf.call(value));
-  if (value instanceof Boolean) return builtin(() => Boolean.prototype.valueOf.call(value));
-  if (value instanceof BigInt) return builtin(() => BigInt.prototype.valueOf.call(value));
-  return undefined;
 }
 
 /**
@@ -394,57 +351,4 @@ export function workerSecrets(env: Readonly<Record<string, unknown>>, options: {
 /** Names in `WEFT_PUBLIC_VARS`: Worker vars that tools may show (their `envType` is `text`). */
 export function publicVars(env: Readonly<Record<string, unknown>>): Set<string> {
   return new Set(String(env.WEFT_PUBLIC_VARS ?? "").split(",").map((s) => s.trim()).filter(Boolean));
-}
-
-/** Something that knows a redactor without I/O (a thread's secrets); held weakly. */
-export interface RedactorSource {
-  last(): Redactor;
-}
-
-// Weak, so an evicted Durable Object is not kept alive by the console patch.
-const logSources = new Set<WeakRef<RedactorSource>>();
-const logTaps = new Set<(level: string, args: unknown[]) => void>();
-let consolePatched = false;
-
-/**
- * Observes console output after redaction (what reaches the logs); returns an unsubscribe. For
- * harnesses that check no secret is logged.
- */
-export function tapLogs(listener: (level: string, args: unknown[]) => void): () => void {
-  logTaps.add(listener);
-  return () => logTaps.delete(listener);
-}
-
-/**
- * Routes `console.*` output of this isolate through every registered redactor, so a tool that logs
- * a secret writes the marker instead. Registering twice is harmless; the patch is installed once.
- */
-export function redactLogs(source: RedactorSource): void {
-  logSources.add(new WeakRef(source));
-  if (!consolePatched) {
-    consolePatched = true;
-    for (const level of ["log", "info", "warn", "error", "debug"] as const) {
-      const original = console[level].bind(console);
-      console[level] = (...args: unknown[]) => {
-        let out = args;
-        for (const ref of logSources) {
-          const source = ref.deref();
-          if (!source) {
-            logSources.delete(ref);
-            continue;
-          }
-          let r: Redactor;
-          try {
-            r = source.last();
-          } catch {
-            // A source whose object is gone (a restart) or out of reach from this context.
-            continue;
-          }
-          out = out.map((a) => r.value(a));
-        }
-        for (const tap of logTaps) tap(level, out);
-        original(...out);
-      };
-    }
-  }
 }

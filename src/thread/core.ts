@@ -20,7 +20,7 @@ import type { GroupCommit } from "../calls/group-commit.js";
 import { ThreadSecrets } from "../secrets/thread-secrets.js";
 import { UserEnv } from "../secrets/user-env.js";
 import { SCRATCH_TTL_MS, checkAccess, noSuchThread } from "./guard.js";
-import { redactLogs } from "../secrets/redact.js";
+import { redactLogs } from "../secrets/redact-logs.js";
 import { InFlight, deleteGraceMs } from "./removal.js";
 import { type Caller, type IdempotencyClaim, type RpcResult, rpcFailure } from "../rpc.js";
 import { TurnRunner } from "../run/turn-runner.js";

@@ -52,3 +52,15 @@ it("a user's account holds 1000 env values at most, named or empty (review 21f: 
   const over = await send(user.token, "PUT", "/account/env/ONE_MORE", { value: "", type: "text" });
   expect([over.status, over.body.error?.details?.path, over.body.error?.details?.limit]).toEqual([413, ["name"], 1000]);
 });
+
+it("an account over the limits from before them can still replace a value with one no larger (review 21g)", async () => {
+  const user = await freshUser("env-legacy");
+  const ns = (env as unknown as { ACCOUNT: DurableObjectNamespace }).ACCOUNT;
+  await runInDurableObject(ns.get(ns.idFromName(user.userId)), (_i, state) => {
+    for (let i = 0; i < 1000; i++) state.storage.sql.exec("INSERT INTO account_env (name, value, type) VALUES (?, ?, 'secret')", `E_${i}`, i < 10 ? "x".repeat(1_000_000) : "");
+  });
+  expect((await send(user.token, "PUT", "/account/env/E_0", { value: "rotated-key-123", type: "secret" })).status).toBe(200);
+  expect((await send(user.token, "PUT", "/account/env/E_500", { value: "", type: "secret" })).status).toBe(200);
+  expect((await send(user.token, "PUT", "/account/env/E_500", { value: "longer-now", type: "secret" })).status).toBe(413);
+  expect((await send(user.token, "PUT", "/account/env/NEW", { value: "", type: "text" })).status).toBe(413);
+});

@@ -7,7 +7,7 @@
  */
 import { SignJWT } from "jose";
 import { routeList, createApp } from "../../src/http/app.js";
-import { tapLogs } from "../../src/secrets/redact.js";
+import { tapLogs } from "../../src/secrets/redact-logs.js";
 import { registry } from "../generated/registry.js";
 import { API_KEYS, request, stubOf } from "../helpers.js";
 

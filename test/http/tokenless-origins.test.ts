@@ -63,6 +63,10 @@ describe("what is still served", () => {
     const listedOrigin = await send({ ...OPEN, WEFT_CORS_ORIGINS: "https://app.example", WEFT_MCP_HOSTS: "weft.internal.example" }, "https://weft.internal.example/threads", { method: "POST", headers: { ...json, origin: "https://app.example" }, body: "{}" });
     const client = await send({ ...OPEN, WEFT_MCP_HOSTS: "weft.internal.example" }, "https://weft.internal.example/threads", { method: "POST", headers: json, body: "{}" });
     const local = await send(OPEN, "http://localhost:8787/threads", { method: "POST", headers: json, body: "{}" });
-    expect([own.status, listedHost.status, listedOrigin.status, client.status, local.status]).toEqual([201, 201, 201, 201, 201]);
+    // A loopback name is served whatever WEFT_MCP_HOSTS lists (review 21g: listing the deployed name shut out npm start and weft/testing).
+    const named = { WEFT_MCP_HOSTS: "weft.example.com" };
+    const localListed = await send({ ...OPEN, ...named }, "http://localhost/threads", { method: "POST", headers: json, body: "{}" });
+    const devListed = await send({ ...DEV, ...named }, "http://localhost:8787/threads", { method: "POST", headers: { ...json, origin: "http://localhost:8787" }, body: "{}" });
+    expect([own.status, listedHost.status, listedOrigin.status, client.status, local.status, localListed.status, devListed.status]).toEqual([201, 201, 201, 201, 201, 201, 201]);
   });
 });

@@ -5,7 +5,7 @@
  * an error naming it, leaving no half-written message.
  */
 import { describe, expect, it } from "vitest";
-import { tapLogs } from "../../src/secrets/redact.js";
+import { tapLogs } from "../../src/secrets/redact-logs.js";
 import { fakeEnv, fakeKey, fakeRequests, scriptFake } from "../fake-provider.js";
 import { callsOf, createThread, inThread, json, runTurn, stubOf } from "../helpers.js";
 

@@ -5,7 +5,7 @@
  * hidden from the very call that first reads it.
  */
 import { describe, expect, it } from "vitest";
-import { tapLogs } from "../../src/secrets/redact.js";
+import { tapLogs } from "../../src/secrets/redact-logs.js";
 import { CANARIES } from "../authz/matrix.js";
 import { eventsOf, json, request } from "../helpers.js";
 

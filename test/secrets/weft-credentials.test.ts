@@ -5,7 +5,7 @@
  * Logs are still cleaned of them.
  */
 import { describe, expect, it } from "vitest";
-import { tapLogs } from "../../src/secrets/redact.js";
+import { tapLogs } from "../../src/secrets/redact-logs.js";
 import { createThread, inThread, json, stubOf } from "../helpers.js";
 
 const JWT_SECRET = "weft-test-jwt-secret-not-for-production";

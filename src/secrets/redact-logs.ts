@@ -1,0 +1,59 @@
+/**
+ * Console output of this isolate through the redactors of the threads that live in it: a tool that
+ * logs a secret writes the marker instead (README "Secrets and redaction").
+ * @module
+ */
+import type { Redactor } from "./redact.js";
+
+/** Something that knows a redactor without I/O (a thread's secrets); held weakly. */
+export interface RedactorSource {
+  last(): Redactor;
+}
+
+// Weak, so an evicted Durable Object is not kept alive by the console patch.
+const logSources = new Set<WeakRef<RedactorSource>>();
+const logTaps = new Set<(level: string, args: unknown[]) => void>();
+let consolePatched = false;
+
+/**
+ * Observes console output after redaction (what reaches the logs); returns an unsubscribe. For
+ * harnesses that check no secret is logged.
+ */
+export function tapLogs(listener: (level: string, args: unknown[]) => void): () => void {
+  logTaps.add(listener);
+  return () => logTaps.delete(listener);
+}
+
+/**
+ * Routes `console.*` output of this isolate through every registered redactor, so a tool that logs
+ * a secret writes the marker instead. Registering twice is harmless; the patch is installed once.
+ */
+export function redactLogs(source: RedactorSource): void {
+  logSources.add(new WeakRef(source));
+  if (!consolePatched) {
+    consolePatched = true;
+    for (const level of ["log", "info", "warn", "error", "debug"] as const) {
+      const original = console[level].bind(console);
+      console[level] = (...args: unknown[]) => {
+        let out = args;
+        for (const ref of logSources) {
+          const source = ref.deref();
+          if (!source) {
+            logSources.delete(ref);
+            continue;
+          }
+          let r: Redactor;
+          try {
+            r = source.last();
+          } catch {
+            // A source whose object is gone (a restart) or out of reach from this context.
+            continue;
+          }
+          out = out.map((a) => r.value(a));
+        }
+        for (const tap of logTaps) tap(level, out);
+        original(...out);
+      };
+    }
+  }
+}
