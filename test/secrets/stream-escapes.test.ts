@@ -19,7 +19,8 @@ it("the streamed arguments, joined and parsed, and their previews hold no secret
   expect((await json("POST", `/threads/${id}/messages`, { content: "go" })).status).toBe(202);
   await stubOf(id).waitIdle();
   const deltas = (await eventsOf(id)).filter((f: EventFrame) => f.type === "tool_call_delta") as Array<EventFrame & { data: { delta: string; preview?: unknown } }>;
-  expect(deltas.length).toBeGreaterThan(1);
+  // At least one: a loaded machine may read the whole stream in one window (test/run/streaming.test.ts, PACE_MS).
+  expect(deltas.length).toBeGreaterThan(0);
   const joined = deltas.map((d) => d.data.delta).join("");
   // What a client reads: the text parsed (with what the step's end adds, held back at most), and every preview.
   const decoded = joined.replace(/\\u([0-9a-f]{4})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
