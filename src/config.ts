@@ -113,7 +113,7 @@ const OTHER_SETTINGS: readonly Setting[] = [
   {
     name: "WEFT_MCP_HOSTS",
     default: "(unset)",
-    what: "Comma-separated hosts (`name` or `name:port`) `POST /mcp` answers; any other Host is 403 `origin_not_allowed`. A browser's request (with `Origin`) is served only from an origin in `WEFT_CORS_ORIGINS` or its own origin on a listed host (unset: a loopback name), so a page whose name was rebound to weft's address is refused.",
+    what: "Comma-separated hosts (`name` or `name:port`) weft is named by. `POST /mcp` answers only these when set; any other Host is 403 `origin_not_allowed`. With no token to ask for (development mode, `WEFT_AUTH = \"none\"`), every route answers only these and loopback names. A browser's request (with `Origin`) to `/mcp`, or to any route in those modes, is served only from an origin in `WEFT_CORS_ORIGINS` or its own origin on such a host (unset: a loopback name), so a page whose name was rebound to weft's address is refused.",
   },
   {
     name: "WEFT_PUBLIC_URL",
