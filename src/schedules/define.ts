@@ -20,8 +20,12 @@ export const MIN_EVERY_MS = 60_000;
 export const MAX_JITTER_MS = 3_600_000;
 /** The longest interval `every` may have, in milliseconds (3,650 days: about ten years). */
 export const MAX_EVERY_MS = 3_650 * 86_400_000;
-/** The latest time `at` and `until` may name, epoch ms: 9999-12-31T23:59:59.999Z, the last an ISO-8601 four-digit year writes. */
-export const MAX_TIME_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+/**
+ * The latest time `at` and `until` may name, epoch ms: 2099-12-31T23:59:59.999Z. A Durable Object's
+ * alarm cannot be set much later (workerd refuses a date past its clock's range, in the 2200s), and a
+ * stored schedule due then would fail every start of its thread.
+ */
+export const MAX_TIME_MS = Date.UTC(2099, 11, 31, 23, 59, 59, 999);
 /** The longest message an agent target may carry, in characters (and never more bytes as stored than a message may take). */
 const MAX_MESSAGE_CHARS = 32_000;
 /**

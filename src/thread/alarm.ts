@@ -5,6 +5,7 @@
  * so the kept time is the stored one.
  * @module
  */
+import { MAX_TIME_MS } from "../schedules/define.js";
 
 /** The alarm of one Durable Object instance. */
 export class ThreadAlarm {
@@ -68,6 +69,8 @@ export class ThreadAlarm {
   /** `due`: the schedules' earliest time when the caller has just read it (two queries saved). */
   private arm(at: number, renewable: boolean, due = this.due()): Promise<void> {
     if (due !== null && due < at) [at, renewable] = [due, false];
+    // Past what an alarm can name (a row stored before schedules were held to MAX_TIME_MS): wakes at that limit.
+    at = Math.min(at, MAX_TIME_MS);
     this.at = at;
     this.renewable = renewable;
     return this.storage.setAlarm(at);
