@@ -45,6 +45,18 @@ interface Decision {
   reason?: string;
 }
 
+/**
+ * A denial holds to the arguments its approval id names, as an approval does: one for another
+ * version of the call's arguments (a stale or forged part) is refused, never applied to the call.
+ * @throws WeftError `approval_mismatch` (409).
+ */
+async function checkDenied(stub: ThreadApi, caller: Caller, d: Decision): Promise<void> {
+  const call = await stub.getCall(caller, d.callId);
+  if (call.ok && call.value.argsHash !== undefined && call.value.argsHash !== d.argsHash) {
+    throw new WeftError("approval_mismatch", "argsHash does not match the arguments this call holds", { callId: d.callId, argsHash: call.value.argsHash });
+  }
+}
+
 /** The action a chat request asks for; throws `invalid_request` naming the path when it asks for none. */
 function actionOf(body: ChatBody): { content: string } | { decisions: Decision[] } {
   if (body.trigger === "regenerate-message") {
@@ -64,7 +76,12 @@ function actionOf(body: ChatBody): { content: string } | { decisions: Decision[]
     const path = ["messages", i, "parts", j, "approval", "id"];
     const ids = typeof approval.id === "string" ? parseApprovalId(approval.id) : null;
     if (!ids) throw new WeftError("invalid_request", `${path.join(".")}: not an approval weft asked for`, { path });
-    decisions.push({ ...ids, approved: approval.approved === true, ...(typeof approval.reason === "string" ? { reason: approval.reason } : {}) });
+    // A decision is given, never guessed: anything but true or false would otherwise deny for good.
+    if (typeof approval.approved !== "boolean") {
+      const at = ["messages", i, "parts", j, "approval", "approved"];
+      throw new WeftError("invalid_request", `${at.join(".")}: expected true or false`, { path: at });
+    }
+    decisions.push({ ...ids, approved: approval.approved, ...(typeof approval.reason === "string" ? { reason: approval.reason } : {}) });
   });
   if (decisions.length === 0) {
     throw new WeftError("invalid_request", `messages.${i}: expected a user message, or an assistant message with approval responses`, { path: ["messages", i] });
@@ -137,6 +154,7 @@ export function chatRoutes() {
       } else {
         let follow = false;
         for (const d of action.decisions) {
+          if (!d.approved) await checkDenied(stub, caller, d);
           const decided = d.approved ? await stub.approve(caller, d.callId, d.argsHash) : await stub.deny(caller, d.callId, d.reason);
           follow ||= decided.ok;
           if (decided.ok || decided.error.code !== "call_not_waiting") {
