@@ -16,7 +16,11 @@ import { finishCall, outcomeOf } from "./record.js";
 /** How a person settles a parked call; `settledBy` is the verified user who did. */
 export type Settlement = ({ outcome: "succeeded"; result: string } | { outcome: "failed"; error: string } | { outcome: "retry" }) & { settledBy?: string };
 
-function waitingCall(ctx: CallContext, callId: string, status: "awaiting_approval" | "parked") {
+/**
+ * The call waiting in `status`, and its tool. `argsHash`, when given, must name the arguments the
+ * call holds: a decision made for another version of them is refused, approval or denial alike.
+ */
+function waitingCall(ctx: CallContext, callId: string, status: "awaiting_approval" | "parked", argsHash?: string) {
   const record = ctx.journal.get(callId);
   if (!record) throw new WeftError("call_not_found", `no call ${JSON.stringify(callId)} in this thread`, { callId });
   if (record.status !== status) {
@@ -24,6 +28,9 @@ function waitingCall(ctx: CallContext, callId: string, status: "awaiting_approva
       callId,
       status: record.status,
     });
+  }
+  if (argsHash !== undefined && argsHash !== record.argsHash) {
+    throw new WeftError("approval_mismatch", "argsHash does not match the arguments this call holds", { callId, argsHash: record.argsHash });
   }
   return { record, tool: ctx.catalog.get(record.toolName) };
 }
@@ -35,10 +42,7 @@ function waitingCall(ctx: CallContext, callId: string, status: "awaiting_approva
  * is given and differs from the arguments the call holds.
  */
 export async function approveCall(ctx: CallContext, callId: string, approvedBy: string, argsHash?: string): Promise<CallOutcome> {
-  const { record, tool } = waitingCall(ctx, callId, "awaiting_approval");
-  if (argsHash !== undefined && argsHash !== record.argsHash) {
-    throw new WeftError("approval_mismatch", "argsHash does not match the arguments this call holds", { callId, argsHash: record.argsHash });
-  }
+  const { record, tool } = waitingCall(ctx, callId, "awaiting_approval", argsHash);
   if (record.argsHash !== (await argsHashOf(record.input))) {
     throw new WeftError("approval_mismatch", "the call's stored arguments changed since approval was requested", { callId });
   }
@@ -49,9 +53,12 @@ export async function approveCall(ctx: CallContext, callId: string, approvedBy: 
   return enterJudge(ctx, { request: requestOf(record), tool, input, existing: record, approvedBy, startedAt: Date.now() });
 }
 
-/** Denies a call: the model sees a denial result; `execute` never runs. */
-export function denyCall(ctx: CallContext, callId: string, deniedBy: string, reason?: string): CallOutcome {
-  const { record, tool } = waitingCall(ctx, callId, "awaiting_approval");
+/**
+ * Denies a call: the model sees a denial result; `execute` never runs.
+ * @throws WeftError `call_not_found`, `call_not_waiting`, or `approval_mismatch` when `argsHash` is given and differs.
+ */
+export function denyCall(ctx: CallContext, callId: string, deniedBy: string, reason?: string, argsHash?: string): CallOutcome {
+  const { record, tool } = waitingCall(ctx, callId, "awaiting_approval", argsHash);
   ctx.journal.setDecidedBy(callId, deniedBy);
   const result: ToolResult = { status: "error", error: `denied by ${deniedBy}${reason ? `: ${reason}` : ""}` };
   return finishCall(ctx, { request: requestOf(record), tool, startedAt: Date.now() }, result, "denied", 0);

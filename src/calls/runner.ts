@@ -211,8 +211,8 @@ export class CallRunner {
   }
 
   /** A person denies a waiting call; the model sees the denial. See {@link approve} for `check`. */
-  deny(callId: string, deniedBy: string, reason?: string, check?: () => void): Promise<CallOutcome> {
-    return this.decide(callId, (ctx) => denyCall(ctx, callId, deniedBy, reason), check);
+  deny(callId: string, deniedBy: string, reason?: string, argsHash?: string, check?: () => void): Promise<CallOutcome> {
+    return this.decide(callId, (ctx) => denyCall(ctx, callId, deniedBy, reason, argsHash), check);
   }
 
   /** A person settles a parked call, or has it run again. See {@link approve} for `check`. */

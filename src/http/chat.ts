@@ -45,18 +45,6 @@ interface Decision {
   reason?: string;
 }
 
-/**
- * A denial holds to the arguments its approval id names, as an approval does: one for another
- * version of the call's arguments (a stale or forged part) is refused, never applied to the call.
- * @throws WeftError `approval_mismatch` (409).
- */
-async function checkDenied(stub: ThreadApi, caller: Caller, d: Decision): Promise<void> {
-  const call = await stub.getCall(caller, d.callId);
-  if (call.ok && call.value.argsHash !== undefined && call.value.argsHash !== d.argsHash) {
-    throw new WeftError("approval_mismatch", "argsHash does not match the arguments this call holds", { callId: d.callId, argsHash: call.value.argsHash });
-  }
-}
-
 /** The action a chat request asks for; throws `invalid_request` naming the path when it asks for none. */
 function actionOf(body: ChatBody): { content: string } | { decisions: Decision[] } {
   if (body.trigger === "regenerate-message") {
@@ -154,8 +142,8 @@ export function chatRoutes() {
       } else {
         let follow = false;
         for (const d of action.decisions) {
-          if (!d.approved) await checkDenied(stub, caller, d);
-          const decided = d.approved ? await stub.approve(caller, d.callId, d.argsHash) : await stub.deny(caller, d.callId, d.reason);
+          // Either decision holds to the arguments its approval id names (approval_mismatch otherwise).
+          const decided = d.approved ? await stub.approve(caller, d.callId, d.argsHash) : await stub.deny(caller, d.callId, d.reason, undefined, d.argsHash);
           follow ||= decided.ok;
           if (decided.ok || decided.error.code !== "call_not_waiting") {
             unwrap(decided);

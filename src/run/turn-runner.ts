@@ -245,8 +245,8 @@ export class TurnRunner {
   }
 
   /** Denies a waiting call; the model sees the denial when its turn goes on. */
-  async deny(callId: string, deniedBy: string, reason?: string): Promise<CallOutcome> {
-    return this.afterDecision(await this.engine.calls.deny(callId, deniedBy, reason, this.checkOpen));
+  async deny(callId: string, deniedBy: string, reason?: string, argsHash?: string): Promise<CallOutcome> {
+    return this.afterDecision(await this.engine.calls.deny(callId, deniedBy, reason, argsHash, this.checkOpen));
   }
 
   /** Settles a parked call, then lets its turn go on. */

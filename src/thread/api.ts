@@ -107,7 +107,8 @@ export interface ThreadApi {
   listCalls(caller: Caller, options?: { status?: CallRecord["status"]; limit?: number; offset?: number }): Promise<RpcResult<{ calls: CallRecord[] }>>;
   getCall(caller: Caller, callId: string): Promise<RpcResult<CallRecord>>;
   approve(caller: Caller, callId: string, argsHash?: string, idem?: IdempotencyClaim): Promise<RpcResult<CallOutcome>>;
-  deny(caller: Caller, callId: string, reason?: string, idem?: IdempotencyClaim): Promise<RpcResult<CallOutcome>>;
+  /** `argsHash`, when given, must name the arguments the call holds (`approval_mismatch`), as for `approve`. */
+  deny(caller: Caller, callId: string, reason?: string, idem?: IdempotencyClaim, argsHash?: string): Promise<RpcResult<CallOutcome>>;
   settle(caller: Caller, callId: string, settlement: Settlement, idem?: IdempotencyClaim): Promise<RpcResult<CallOutcome>>;
   listFiles(caller: Caller): Promise<RpcResult<{ files: FileInfo[] }>>;
   getFile(caller: Caller, path: string): Promise<RpcResult<FileContent>>;

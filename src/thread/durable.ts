@@ -167,8 +167,8 @@ export function createThreadClass(registry: Registry) {
       return this.serve(caller, { access: "write", idem, env: true, watched: true }, (_w, runner) => runner.approve(callId, caller.userId, argsHash));
     }
 
-    async deny(caller: Caller, callId: string, reason?: string, idem?: IdempotencyClaim) {
-      return this.serve(caller, { access: "write", idem, env: true }, (_w, runner) => runner.deny(callId, caller.userId, reason));
+    async deny(caller: Caller, callId: string, reason?: string, idem?: IdempotencyClaim, argsHash?: string) {
+      return this.serve(caller, { access: "write", idem, env: true }, (_w, runner) => runner.deny(callId, caller.userId, reason, argsHash));
     }
 
     async settle(caller: Caller, callId: string, settlement: Settlement, idem?: IdempotencyClaim) {
