@@ -1,5 +1,5 @@
 /**
- * UTF-8 sizes, shared by every size limit (bodies, messages, script steps, result caps).
+ * UTF-8 and base64 sizes, shared by every size limit (bodies, messages, script steps, result caps, files).
  * @module
  */
 
@@ -32,6 +32,19 @@ export function jsonTextBytes(text: string): number {
  */
 export function fitsJsonBytes(text: string, maxBytes: number): boolean {
   return text.length * 6 <= maxBytes || jsonTextBytes(text) <= maxBytes;
+}
+
+/** Bytes that base64 `data` decodes to (whitespace ignored, padding counted off). */
+export function base64Bytes(data: string): number {
+  const clean = /\s/.test(data) ? data.replace(/\s/g, "") : data;
+  return Math.floor((clean.length * 3) / 4) - (clean.endsWith("==") ? 2 : clean.endsWith("=") ? 1 : 0);
+}
+
+/** `text`'s UTF-8 bytes as base64. */
+export function utf8Base64(text: string): string {
+  let binary = "";
+  for (const byte of encoder.encode(text)) binary += String.fromCharCode(byte);
+  return btoa(binary);
 }
 
 /** SHA-256 of a string's UTF-8 bytes, as lowercase hex. */

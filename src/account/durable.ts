@@ -331,8 +331,9 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
   async setEnv(name: string, value: string, type: EnvType): Promise<RpcResult<null>> {
     return rpc(async () => {
       checkStoredBytes(value, ["value"]);
-      const before = this.sql.exec<{ value: string; type: string }>("SELECT value, type FROM account_env WHERE name = ?", name).toArray()[0];
-      const others = this.sql.exec<{ name: string; value: string }>("SELECT name, value FROM account_env WHERE name != ?", name).toArray();
+      const rows = this.sql.exec<{ name: string; value: string; type: string }>("SELECT name, value, type FROM account_env").toArray();
+      const before = rows.find((row) => row.name === name);
+      const others = rows.filter((row) => row !== before);
       // Only a write that adds or grows is refused: one over the limits (from before them) can still replace a value.
       if (before === undefined && others.length >= MAX_ACCOUNT_ENV_VALUES) {
         throw new WeftError("payload_too_large", `name: your account has ${others.length} env values, the most it may; delete one first`, { path: ["name"], limit: MAX_ACCOUNT_ENV_VALUES });

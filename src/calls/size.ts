@@ -3,7 +3,7 @@
  * the full payload and any attachments go to the thread's files, so nothing fails to persist on size.
  * @module
  */
-import { byteLength, fitsBytes } from "../bytes.js";
+import { base64Bytes, byteLength, fitsBytes } from "../bytes.js";
 import type { AttachmentRef, ToolAttachment, ToolResult } from "../protocol.js";
 import { readFileInput } from "./file-pages.js";
 
@@ -74,7 +74,7 @@ export function capResult(
       const name = a.name || `attachment-${i}`;
       const safe = (sink.redact ? sink.redact(name) : name).replace(/[^A-Za-z0-9._-]/g, "_");
       const path = `calls/${encodeURIComponent(callId)}/attachments/${i}-${safe}`;
-      const raw = Math.floor((a.data.length * 3) / 4) - (a.data.endsWith("==") ? 2 : a.data.endsWith("=") ? 1 : 0);
+      const raw = base64Bytes(a.data);
       // Sized as stored, without the secrets its bytes held: a size of the raw bytes would tell their length.
       const size = sink.writeFile(path, a.data, a.mimeType, raw) ?? raw;
       const ref: AttachmentRef = { name: a.name, mimeType: a.mimeType, path, size };

@@ -19,7 +19,7 @@ import { RESERVED_USER_PREFIX, isReservedUserId } from "../ids.js";
 import { perEnv } from "../per-env.js";
 import type { Caller, Principal } from "../rpc.js";
 import type { WeftEnv } from "../thread/durable.js";
-import { isLoopback, tokenlessRefusal } from "./mcp-origin.js";
+import { isLoopback, tokenlessRefusal } from "./origins.js";
 
 /** Hono env of routes behind {@link authenticate}. */
 export type AuthedEnv = { Bindings: WeftEnv; Variables: { caller: Caller } };

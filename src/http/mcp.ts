@@ -7,7 +7,7 @@
 import { type Context, Hono } from "hono";
 import { WeftError } from "../errors.js";
 import { handleMcpRequest } from "../mcp/server.js";
-import { mcpRefusal } from "./mcp-origin.js";
+import { mcpRefusal } from "./origins.js";
 import type { Registry } from "../run/agent.js";
 import { sha256Hex } from "../bytes.js";
 import { ToolCatalog, type ToolListing, canonicalJson } from "../tools/catalog.js";

@@ -27,8 +27,7 @@ const listOf = (value: unknown): string[] =>
  */
 export function mcpRefusal(url: URL, origin: string | null, env: object): string | null {
   const hosts = listOf((env as { WEFT_MCP_HOSTS?: unknown }).WEFT_MCP_HOSTS);
-  const host = url.host.toLowerCase();
-  if (hosts.length > 0 && !hosts.includes(host) && !hosts.includes(url.hostname.toLowerCase())) return `Host ${host} is not served at /mcp (WEFT_MCP_HOSTS)`;
+  if (hosts.length > 0 && !listed(url, hosts)) return `Host ${url.host.toLowerCase()} is not served at /mcp (WEFT_MCP_HOSTS)`;
   return originRefusal(url, origin, env, "at /mcp");
 }
 
@@ -63,6 +62,8 @@ export function tokenlessRefusal(url: URL, origin: string | null, env: object): 
  * rebinding keeps the page's own name), or one in `WEFT_MCP_HOSTS` (`name` or `name:port`).
  */
 function servedByName(url: URL, env: object): boolean {
-  const hosts = listOf((env as { WEFT_MCP_HOSTS?: unknown }).WEFT_MCP_HOSTS);
-  return isLoopback(url.hostname) || hosts.includes(url.host.toLowerCase()) || hosts.includes(url.hostname.toLowerCase());
+  return isLoopback(url.hostname) || listed(url, listOf((env as { WEFT_MCP_HOSTS?: unknown }).WEFT_MCP_HOSTS));
 }
+
+/** Whether `url`'s host is in `hosts`, as `name` or `name:port`. */
+const listed = (url: URL, hosts: readonly string[]) => hosts.includes(url.host.toLowerCase()) || hosts.includes(url.hostname.toLowerCase());

@@ -51,8 +51,7 @@ function settingsOf(engine: CallWorldHost): CallSettings {
       // A path made from a tool's attachment name is redacted like everything else a client sees.
       writeFile: (path, data, mimeType, size) => {
         const at = engine.redact(path);
-        const redactor = engine.redactor?.();
-        const stored = redactor ? storedFile({ path: at, mimeType, size, createdAt: 0 }, data, redactor) : { data, size };
+        const stored = storedFile({ path: at, mimeType, size, createdAt: 0 }, data, engine.redactor());
         store.files.write(at, stored.data, mimeType, stored.size);
         // From the next step on, the model is offered read_file, which the cap's notice names.
         engine.callables.filesWritten();

@@ -52,10 +52,8 @@ export interface WorldParts {
   readonly workerEnv: Readonly<Record<string, unknown>>;
   /** The user-account level of env resolution; absent: none (`NO_USER_ENV`). */
   readonly userEnv?: UserEnvSource;
-  /** The value with every secret of the thread replaced (applied to every message and file path stored). */
-  readonly redact: <T>(value: T) => T;
-  /** The thread's redactor now (what files are stored through); absent: no secrets to look for. */
-  readonly redactor?: () => Redactor;
+  /** The thread's redactor now (it changes with the thread's secrets): every message, file and path stored goes through it. */
+  readonly redactor: () => Redactor;
   /** Makes sure the thread wakes by itself (an alarm) to drain what was queued. */
   readonly wakeSoon: () => void;
   /**
@@ -93,7 +91,7 @@ export class PortWorld implements RunWorld {
   readonly peers: ChildThreads & AccountNotices;
   /** The value with every secret of the thread replaced. */
   readonly redact: <T>(value: T) => T;
-  readonly redactor?: () => Redactor;
+  readonly redactor: () => Redactor;
   private readonly events: EventSink;
   /**
    * Meters model requests: budgets and the usage ledger (src/usage/); absent: not metered. Made at
@@ -139,8 +137,8 @@ export class PortWorld implements RunWorld {
     this.workerEnv = parts.workerEnv;
     this.userEnv = parts.userEnv ?? NO_USER_ENV;
     this.peers = parts.peers;
-    this.redact = parts.redact;
-    if (parts.redactor) this.redactor = parts.redactor;
+    this.redactor = parts.redactor;
+    this.redact = (value) => parts.redactor().value(value);
     this.resolved = threadAgentOf(parts.registry, meta.agentId);
     this.agent = this.resolved.agent;
     this.sides = this.resolved.sides;

@@ -49,8 +49,7 @@ export function readFileTool(engine: RunWorld): AnyToolDefinition {
     execute: async (_state: unknown, args: z.output<typeof ReadFileArgs>): Promise<ToolResult> => {
       try {
         // As a reader fetches it: the thread's files brought up to its secrets, and its bytes redacted too.
-        const redactor = engine.redactor?.();
-        const file = redactor ? servedFileAt(engine.store.files, args.path, redactor) : engine.store.files.content(args.path);
+        const file = servedFileAt(engine.store.files, args.path, engine.redactor());
         if (!file) throw new WeftError("not_found", `path: no file ${JSON.stringify(args.path)} in this thread; pass the path a notice gives`, { path: ["path"] });
         if (file.encoding !== "utf-8") {
           throw new WeftError("unsupported_media_type", `path: ${JSON.stringify(args.path)} is binary (${file.mimeType}); ${READ_FILE_TOOL} reads text files`, { path: ["path"] });

@@ -84,8 +84,8 @@ export interface RunWorld {
   readonly workerEnv: Readonly<Record<string, unknown>>;
   /** The value with every secret of the thread replaced (what a model or client may see of it). */
   readonly redact: <T>(value: T) => T;
-  /** The thread's redactor now (what files are stored through); absent: no secrets to look for. */
-  readonly redactor?: () => Redactor;
+  /** The thread's redactor now (`redact` is its `value`; files are stored through it). */
+  readonly redactor: () => Redactor;
   /** The user-account level of env resolution. */
   readonly userEnv: UserEnvSource;
   /** Every tool a run of the thread may meet (every side's and prompt's), to judge stored calls. */

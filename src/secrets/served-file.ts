@@ -6,14 +6,14 @@
  * ones before any is listed or served: a size measured before a secret was known tells its length.
  * @module
  */
-import { byteLength } from "../bytes.js";
+import { base64Bytes, byteLength, utf8Base64 } from "../bytes.js";
 import { WeftError } from "../errors.js";
 import { type FileContent, withContent } from "../content/file-content.js";
 import type { FileInfo, FileTable } from "../ports/store.js";
 import type { Redactor } from "./redact.js";
 
 /** `file` as served: base64 data redacted in its bytes, text in its bytes and its text. */
-export function servedFile(file: FileContent, redactor: Redactor): FileContent {
+function servedFile(file: FileContent, redactor: Redactor): FileContent {
   const data = file.encoding === "base64" ? redactor.base64(file.data) : redactor.text(redactor.bytes(file.data));
   return data === file.data ? file : { ...file, data };
 }
@@ -24,7 +24,7 @@ export function storedFile(info: FileInfo, data: string, redactor: Redactor): { 
   if (served.encoding === "base64") return { data: served.data, size: base64Bytes(served.data) };
   const size = byteLength(served.data);
   // An attachment stays base64 at rest, as `withContent` reads it.
-  return { data: info.path.includes("/attachments/") ? toBase64(served.data) : served.data, size };
+  return { data: info.path.includes("/attachments/") ? utf8Base64(served.data) : served.data, size };
 }
 
 /**
@@ -80,15 +80,4 @@ export function servedFileAt(files: FileTable, path: string, redactor: Redactor,
   restate(files, redactor, budget);
   const file = files.content(path);
   return file && servedFile(file, redactor);
-}
-
-function base64Bytes(data: string): number {
-  const clean = data.replace(/\s/g, "");
-  return Math.floor((clean.length * 3) / 4) - (clean.endsWith("==") ? 2 : clean.endsWith("=") ? 1 : 0);
-}
-
-function toBase64(text: string): string {
-  let binary = "";
-  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
-  return btoa(binary);
 }

@@ -61,11 +61,11 @@ export class ThreadSecrets {
     private readonly ready: () => boolean,
   ) {}
 
-  private readonly streams = new Map<string, StreamRedactor>();
-  /** Per streamed call: its released (redacted) argument text, parsed, for `preview`. */
-  private readonly released = new Map<string, JsonArgumentStream>();
-  /** Per streamed call: its argument text's escapes, rewritten before it is redacted. */
-  private readonly escapes = new Map<string, JsonEscapes>();
+  /**
+   * Per streamed text (`turnId:step:callId`): its stream redactor, and for a call's arguments the
+   * rewriting of their escapes before it and the released text parsed for `preview` after it.
+   */
+  private readonly streams = new Map<string, { redactor: StreamRedactor; escapes?: JsonEscapes; released?: JsonArgumentStream }>();
 
   /**
    * An event payload with every secret replaced. Stream deltas (`text_delta`, `tool_call_delta`)
@@ -80,21 +80,20 @@ export class ThreadSecrets {
       const d = data as { turnId: string; step: number; delta: string; callId?: string };
       const key = `${d.turnId}:${d.step}:${d.callId ?? ""}`;
       let stream = this.streams.get(key);
-      if (!stream) this.streams.set(key, (stream = new StreamRedactor(r)));
-      // Arguments are JSON, which a client parses: a secret written with escapes is found once they are rewritten.
-      let escapes = this.escapes.get(key);
-      if (!escapes && type === "tool_call_delta") this.escapes.set(key, (escapes = new JsonEscapes()));
-      const delta = stream.push(escapes ? escapes.push(d.delta) : d.delta);
+      if (!stream) {
+        // Arguments are JSON, which a client parses: a secret written with escapes is found once they are rewritten.
+        stream = type === "tool_call_delta" ? { redactor: new StreamRedactor(r), escapes: new JsonEscapes(), released: new JsonArgumentStream() } : { redactor: new StreamRedactor(r) };
+        this.streams.set(key, stream);
+      }
+      const delta = stream.redactor.push(stream.escapes ? stream.escapes.push(d.delta) : d.delta);
       if (delta === "") return null;
       // The delta is redacted already: redacting it again as a whole could disagree with the stream.
       const clean = { ...r.value({ ...data, delta: "" }), delta };
-      if (type === "text_delta") return clean;
+      if (!stream.released) return clean;
       // A call's preview is parsed from what was released, never from text still held back (it
       // would show the start of a secret before the stream knows it is one).
-      let args = this.released.get(key);
-      if (!args) this.released.set(key, (args = new JsonArgumentStream()));
-      args.push(delta);
-      const preview = args.preview();
+      stream.released.push(delta);
+      const preview = stream.released.preview();
       const { preview: _raw, ...rest } = clean as EventPayloads["tool_call_delta"];
       return (preview === undefined ? rest : { ...rest, preview: r.value(preview) }) as EventPayloads[K];
     }
@@ -104,8 +103,6 @@ export class ThreadSecrets {
       const d = data as { turnId: string; step?: number };
       const prefix = type === "model_step" ? `${d.turnId}:${d.step}:` : `${d.turnId}:`;
       for (const key of this.streams.keys()) if (key.startsWith(prefix)) this.streams.delete(key);
-      for (const key of this.released.keys()) if (key.startsWith(prefix)) this.released.delete(key);
-      for (const key of this.escapes.keys()) if (key.startsWith(prefix)) this.escapes.delete(key);
     }
     return r.value(data);
   }

@@ -185,7 +185,6 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
         registry: this.registry,
         workerEnv: this.env,
         userEnv: this.userEnv,
-        redact: (value) => this.secrets.redactor().value(value),
         redactor: () => this.secrets.redactor(),
         wakeSoon: () => void this.alarmClock.set(Date.now() + 50),
         meter: (world, tracer) => threadMeterOf(world, this.ctx.storage.sql, tracer, (work) => this.ctx.waitUntil(work)),

@@ -1,6 +1,6 @@
-/** The DNS-rebinding rule of `POST /mcp` (src/http/mcp-origin.ts), case by case. */
+/** The DNS-rebinding rule of `POST /mcp` (src/http/origins.ts), case by case. */
 import { describe, expect, it } from "vitest";
-import { mcpRefusal } from "../../src/http/mcp-origin.js";
+import { mcpRefusal } from "../../src/http/origins.js";
 
 const at = (u: string) => new URL(u);
 
