@@ -82,6 +82,11 @@ export interface CallOutcome {
   stubbed?: boolean;
   /** Thread file holding the full result when the recorded one was capped. */
   fullResultPath?: string;
+  /**
+   * A person's decision that the call already held, made by the same person (a retry after a lost
+   * answer or a restart): nothing was done again; this is how the call stands.
+   */
+  repeated?: true;
 }
 
 /** `effectKey = <branchId>:<callId>` (weft's effect table), stable across retries and restarts. */

@@ -5,7 +5,8 @@
  * @module
  */
 import { WeftError } from "../errors.js";
-import type { ToolResult } from "../protocol.js";
+import type { CallRecord, ToolResult } from "../protocol.js";
+import type { CompiledTool } from "../tools/catalog.js";
 import { effectOrWrite } from "../tools/judge.js";
 import type { CallOutcome } from "./call.js";
 import type { CallContext } from "./context.js";
@@ -17,32 +18,44 @@ import { finishCall, outcomeOf } from "./record.js";
 export type Settlement = ({ outcome: "succeeded"; result: string } | { outcome: "failed"; error: string } | { outcome: "retry" }) & { settledBy?: string };
 
 /**
- * The call waiting in `status`, and its tool. `argsHash`, when given, must name the arguments the
- * call holds: a decision made for another version of them is refused, approval or denial alike.
+ * The call waiting in `status`, and its tool; or, when `madeAlready` says the call holds the very
+ * decision asked for, the call as it stands (a client that lost the first answer retries, and
+ * gets it rather than a refusal of its own decision). `argsHash`, when
+ * given, must name the arguments the call holds: a decision made for another version of them is
+ * refused, approval or denial alike.
  */
-function waitingCall(ctx: CallContext, callId: string, status: "awaiting_approval" | "parked", argsHash?: string) {
+function waitingCall(
+  ctx: CallContext,
+  callId: string,
+  status: "awaiting_approval" | "parked",
+  argsHash?: string,
+  madeAlready?: (record: CallRecord) => boolean,
+): { repeat: CallOutcome } | { record: CallRecord; tool: CompiledTool } {
   const record = ctx.journal.get(callId);
   if (!record) throw new WeftError("call_not_found", `no call ${JSON.stringify(callId)} in this thread`, { callId });
+  const sameArgs = argsHash === undefined || argsHash === record.argsHash;
+  if (record.status !== status && sameArgs && madeAlready?.(record)) return { repeat: { ...outcomeOf(ctx, record), repeated: true } };
   if (record.status !== status) {
     throw new WeftError("call_not_waiting", `call ${callId} is ${record.status}, not ${status.replace("_", " ")}`, {
       callId,
       status: record.status,
     });
   }
-  if (argsHash !== undefined && argsHash !== record.argsHash) {
-    throw new WeftError("approval_mismatch", "argsHash does not match the arguments this call holds", { callId, argsHash: record.argsHash });
-  }
+  if (!sameArgs) throw new WeftError("approval_mismatch", "argsHash does not match the arguments this call holds", { callId, argsHash: record.argsHash });
   return { record, tool: ctx.catalog.get(record.toolName) };
 }
 
 /**
  * Approves a call: it runs exactly once, with `approvedBy` recorded and passed to `execute`. An
  * approval obeys the thread's other rules: its effect is judged again, and a dry-run thread stubs it.
- * @throws WeftError `call_not_found`, `call_not_waiting`, or `approval_mismatch` when `argsHash`
- * is given and differs from the arguments the call holds.
+ * The same person approving it again is answered with the call as it stands, `repeated`; it does not run again.
+ * @throws WeftError `call_not_found`, `call_not_waiting` (decided otherwise),
+ * or `approval_mismatch` when `argsHash` is given and differs from the arguments the call holds.
  */
 export async function approveCall(ctx: CallContext, callId: string, approvedBy: string, argsHash?: string): Promise<CallOutcome> {
-  const { record, tool } = waitingCall(ctx, callId, "awaiting_approval", argsHash);
+  const waiting = waitingCall(ctx, callId, "awaiting_approval", argsHash, (r) => r.approvedBy === approvedBy);
+  if ("repeat" in waiting) return waiting.repeat;
+  const { record, tool } = waiting;
   if (record.argsHash !== (await argsHashOf(record.input))) {
     throw new WeftError("approval_mismatch", "the call's stored arguments changed since approval was requested", { callId });
   }
@@ -54,19 +67,35 @@ export async function approveCall(ctx: CallContext, callId: string, approvedBy: 
 }
 
 /**
- * Denies a call: the model sees a denial result; `execute` never runs.
+ * Denies a call: the model sees a denial result; `execute` never runs. The same person denying
+ * it again is answered with the denied call (`repeated`).
  * @throws WeftError `call_not_found`, `call_not_waiting`, or `approval_mismatch` when `argsHash` is given and differs.
  */
 export function denyCall(ctx: CallContext, callId: string, deniedBy: string, reason?: string, argsHash?: string): CallOutcome {
-  const { record, tool } = waitingCall(ctx, callId, "awaiting_approval", argsHash);
+  const waiting = waitingCall(ctx, callId, "awaiting_approval", argsHash, (r) => r.status === "denied" && r.decidedBy === deniedBy);
+  if ("repeat" in waiting) return waiting.repeat;
+  const { record, tool } = waiting;
   ctx.journal.setDecidedBy(callId, deniedBy);
   const result: ToolResult = { status: "error", error: `denied by ${deniedBy}${reason ? `: ${reason}` : ""}` };
   return finishCall(ctx, { request: requestOf(record), tool, startedAt: Date.now() }, result, "denied", 0);
 }
 
+/**
+ * Whether a call already holds this settlement by this person: the same verdict with the same
+ * text. A `retry` is never taken as made: its run may have parked the call again.
+ */
+function settledAlready(record: CallRecord, settlement: Settlement): boolean {
+  if (settlement.settledBy === undefined || record.decidedBy !== settlement.settledBy) return false;
+  if (settlement.outcome === "succeeded") return record.status === "succeeded" && record.result?.result === settlement.result;
+  if (settlement.outcome === "failed") return record.status === "failed" && record.result?.error === settlement.error;
+  return false;
+}
+
 /** Settles a parked call with a person's verdict, or runs it again on `retry`. */
 export async function settleCall(ctx: CallContext, callId: string, settlement: Settlement): Promise<CallOutcome> {
-  const { record, tool } = waitingCall(ctx, callId, "parked");
+  const waiting = waitingCall(ctx, callId, "parked", undefined, (r) => settledAlready(r, settlement));
+  if ("repeat" in waiting) return waiting.repeat;
+  const { record, tool } = waiting;
   if (settlement.settledBy !== undefined) ctx.journal.setDecidedBy(callId, settlement.settledBy);
   const call = { request: requestOf(record), tool, startedAt: Date.now() };
   if (settlement.outcome === "succeeded") return finishCall(ctx, call, { status: "success", result: settlement.result }, "succeeded", record.attempts);

@@ -144,13 +144,13 @@ export function chatRoutes() {
         for (const d of action.decisions) {
           // Either decision holds to the arguments its approval id names (approval_mismatch otherwise).
           const decided = d.approved ? await stub.approve(caller, d.callId, d.argsHash) : await stub.deny(caller, d.callId, d.reason, undefined, d.argsHash);
-          follow ||= decided.ok;
-          if (decided.ok || decided.error.code !== "call_not_waiting") {
-            unwrap(decided);
+          if (decided.ok && !decided.value.repeated) {
+            follow = true;
             continue;
           }
-          // Decided already (a resent history, another tab): weft's decision stands. A finished
-          // call's outcome is shown at once; one still running is followed to its result.
+          if (!decided.ok && decided.error.code !== "call_not_waiting") unwrap(decided);
+          // Decided already (a resent history, another tab, a repeat of this one): weft's decision
+          // stands. A finished call's outcome is shown at once; one still running is followed to its result.
           const call = unwrap(await stub.getCall(caller, d.callId));
           if (FINAL_CALL_STATUSES.includes(call.status)) earlier.push(call);
           else follow = true;

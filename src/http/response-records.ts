@@ -177,6 +177,7 @@ export const CallOutcome = named(
     endsTurn: z.boolean(),
     stubbed: z.boolean().optional(),
     fullResultPath: z.string().optional(),
+    repeated: z.literal(true).optional(),
   }),
 );
 

@@ -259,6 +259,8 @@ export class TurnRunner {
    * (it was stopped), the model would never see it, so a system message carries it instead.
    */
   private afterDecision(outcome: CallOutcome): CallOutcome {
+    // A repeat changed nothing: the first answer told the turn, or the history, already.
+    if (outcome.repeated) return outcome;
     const { store } = this.engine;
     const record = store.calls.get(outcome.callId);
     const turnStatus = record?.turnId ? store.turns.statusOf(record.turnId) : undefined;

@@ -45,15 +45,21 @@ describe("needsApproval", () => {
     const messages = await messagesOf(id);
     expect(messages.map((m) => `${m.role}:${m.toolCallId ?? ""}`)).toEqual(["user:", "assistant:", "tool:auto", "tool:pay", "assistant:"]);
     expect(messages.at(-1)!.content).toBe("all done");
+    // The same person approving again (a retry that lost the answer, or one cut by a restart) is
+    // answered as the call stands: it does not run again, and the turn hears nothing twice.
     const again = await json("POST", `/threads/${id}/calls/pay/approve`, { approvedBy: "mallory" });
-    expect(again.status).toBe(409);
-    expect(again.body.error.code).toBe("call_not_waiting");
+    expect(again).toMatchObject({ status: 200, body: { callId: "pay", status: "succeeded", result: approved.body.result } });
+    await stubOf(id).waitIdle();
+    expect((await effectRuns(id, "pay")).runs).toBe(1);
+    expect((await messagesOf(id)).length).toBe(messages.length);
+    // A denial of it now is not that decision.
+    expect((await json("POST", `/threads/${id}/calls/pay/deny`, {})).body.error.code).toBe("call_not_waiting");
     expect((await effectRuns(id, "pay")).runs).toBe(1);
   });
 
   it("a denial becomes a result the model sees, and execute never runs", async () => {
     const id = await startWaiting();
-    const denied = await json("POST", `/threads/${id}/calls/pay/deny`, { reason: "too much" }, );
+    const denied = await json("POST", `/threads/${id}/calls/pay/deny`, { reason: "too much" });
     expect(denied.body).toMatchObject({ status: "denied", result: { status: "error", error: "denied by tester: too much" } });
     await stubOf(id).waitIdle();
     const tool = (await messagesOf(id)).find((m) => m.toolCallId === "pay");
@@ -63,6 +69,12 @@ describe("needsApproval", () => {
     const events = await eventsOf(id);
     expect(events.map((e) => e.type)).toContain("tool_call_approval_requested");
     expect(events.filter((e) => e.type === "turn_finished").map((e) => (e.data as { status: string }).status)).toEqual(["completed"]);
+    // Denied again by the same person: the denied call, and no second result or event.
+    const again = await json("POST", `/threads/${id}/calls/pay/deny`, { reason: "still too much" });
+    expect(again).toMatchObject({ status: 200, body: { status: "denied", result: { error: "denied by tester: too much" } } });
+    await stubOf(id).waitIdle();
+    expect((await eventsOf(id)).length).toBe(events.length);
+    expect((await json("POST", `/threads/${id}/calls/pay/approve`, {})).body.error.code).toBe("call_not_waiting");
   });
 
   it("binds approval to the arguments' hash and refuses a mismatch", async () => {

@@ -76,8 +76,9 @@ describe("Idempotency-Key", () => {
     await evictDurableObject(rawStub(id));
     expect(await keyed("POST", `/threads/${id}/calls/pay/approve`, key, {})).toEqual(approved);
     expect((await effectRuns(id, "pay")).runs).toBe(1);
-    // Without the key the same request is a new one: the call is decided already.
-    expect((await send("POST", `/threads/${id}/calls/pay/approve`, {})).body.error.code).toBe("call_not_waiting");
+    // Without the key it is the same person's approval again: answered as the call stands, not run again.
+    expect(await send("POST", `/threads/${id}/calls/pay/approve`, {})).toMatchObject({ status: 200, body: { callId: "pay", status: "succeeded" } });
+    expect((await effectRuns(id, "pay")).runs).toBe(1);
 
     const other = await waitingCall();
     const denied = await keyed("POST", `/threads/${other}/calls/pay/deny`, key, { reason: "no" });

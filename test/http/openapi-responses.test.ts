@@ -150,14 +150,17 @@ describe("OpenAPI response schemas against real answers", () => {
     expect((await send("GET", `/threads/${approving}/calls/nope`)).body.error.code).toBe("call_not_found");
     expect(await keyReused("POST", `/threads/${approving}/calls/pay/approve`, crypto.randomUUID(), {}, { argsHash: "f".repeat(64) })).toEqual({ first: 200, second: 422 });
     expect((await send("POST", `/threads/${approving}/calls/pay/approve`, { json: { argsHash: 5 } })).status).toBe(400);
-    expect((await send("POST", `/threads/${approving}/calls/pay/approve`, { json: {} })).body.error.code).toBe("call_not_waiting");
+    // The same approval again is answered as the call stands; a denial now is refused.
+    expect((await send("POST", `/threads/${approving}/calls/pay/approve`, { json: {} })).body).toMatchObject({ callId: "pay", repeated: true });
+    expect((await send("POST", `/threads/${approving}/calls/pay/deny`, { json: {} })).body.error.code).toBe("call_not_waiting");
     await stubOf(approving).waitIdle();
     expect((await send("GET", `/threads/${approving}`)).body.lastTurn.modelSteps.length).toBe(2);
 
     const denying = await waitingThread();
     expect(await keyReused("POST", `/threads/${denying}/calls/pay/deny`, crypto.randomUUID(), { reason: "no" }, { reason: "never" })).toEqual({ first: 200, second: 422 });
     expect((await send("POST", `/threads/${denying}/calls/pay/deny`, { json: { reason: 5 } })).status).toBe(400);
-    expect((await send("POST", `/threads/${denying}/calls/pay/deny`, { json: {} })).status).toBe(409);
+    expect((await send("POST", `/threads/${denying}/calls/pay/deny`, { json: {} })).body).toMatchObject({ status: "denied", repeated: true });
+    expect((await send("POST", `/threads/${denying}/calls/pay/approve`, { json: {} })).status).toBe(409);
     await stubOf(denying).waitIdle();
 
     // A write that hangs after its effect, stopped: parked, for a person to settle.

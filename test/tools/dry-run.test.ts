@@ -145,6 +145,16 @@ describe("stopping a thread while a call runs", () => {
     await stubOf(id).waitIdle();
     const last = (await messagesOf(id)).at(-1)!;
     expect(last).toMatchObject({ role: "system", content: "A person settled call w (effect_write) after its turn ended: failed: cancelled by ops" });
+
+    // The same settlement again (a retry that lost the answer) is answered as the call stands, and tells the history nothing twice.
+    const count = (await messagesOf(id)).length;
+    const again = await json("POST", `/threads/${id}/calls/w/settle`, { outcome: "failed", error: "cancelled by ops" });
+    expect(again).toMatchObject({ status: 200, body: { callId: "w", status: "failed" } });
+    await stubOf(id).waitIdle();
+    expect((await messagesOf(id)).length).toBe(count);
+    // Another verdict is not the same decision.
+    const other = await json("POST", `/threads/${id}/calls/w/settle`, { outcome: "failed", error: "something else" });
+    expect(other).toMatchObject({ status: 409, body: { error: { code: "call_not_waiting" } } });
   });
 });
 

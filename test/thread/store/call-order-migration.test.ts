@@ -98,7 +98,7 @@ describe("a thread made before a call's order became the rowid", () => {
     expect(approved.status).toBe(200);
     await stubOf(id).waitIdle();
     expect((await effectRuns(id, "pay")).runs).toBe(1);
-    expect((await json("POST", `/threads/${id}/calls/pay/approve`, {})).body.error.code).toBe("call_not_waiting");
+    expect((await json("POST", `/threads/${id}/calls/pay/deny`, {})).body.error.code).toBe("call_not_waiting");
     // New calls come after the old ones, with ids of their own.
     const read = await json("POST", `/v1/tools/effect_read`, { input: { label: "r2" }, sessionId: id });
     const write = await json("POST", `/v1/tools/effect_write`, { input: { label: "w2" }, sessionId: id });
