@@ -276,7 +276,8 @@ class StateFunctions {
         // A stopped run cancels its code.
         ...(execution ? { signal: execution.signal } : {}),
         checkTool: (toolName) => checkUses(host.catalogFor(execution), call?.tool, toolName, "invoke"),
-        invokeTool: (toolName, args) => host.calls.invoke(call?.callId, toolName, args, execution, call?.turnId),
+        // Numbered with the call's other children: a parent run again finds what its code invoked before.
+        invokeTool: (toolName, args) => host.calls.invoke(call?.callId, toolName, args, execution, call?.turnId, childIdOf(call, "invoke", ++children)),
         // Code still running once its thread is removed has nowhere to log: its events are dropped.
         emit: (type, data) => void (host.removed || host.emit(type, data)),
         ...(host.traceCode ? { finished: (run: CodeRunEnd) => host.traceCode!(run) } : {}),
