@@ -56,19 +56,22 @@ export function isRefusal(thrown: unknown): boolean {
 
 /**
  * A stop after `execute` began never records success: the effect policy's "stopped while
- * running" column decides between aborted, a lookup, and parked. Also the stop of a call that
- * ran and is suspended on work inside it (src/calls/stop.ts).
+ * running" column decides between aborted, a lookup, and parked. `inFlight`: the stop cut
+ * `execute` before it settled, so its request may still land after any lookup, and a lookup's
+ * `not_found` cannot tell that nothing happened. Also the stop of a call that ran and is
+ * suspended on work inside it (src/calls/stop.ts), whose `execute` had ended.
  */
-export async function afterAbort(host: CallContext, call: ReadyCall, state: ThreadState, attempts: number): Promise<CallOutcome> {
+export async function afterAbort(host: CallContext, call: ReadyCall, state: ThreadState, attempts: number, inFlight: boolean): Promise<CallOutcome> {
   const reason = "the thread was stopped while the call ran; its outcome is unknown";
   const action = policyFor(call.effect, "stop_while_running");
   if (action === "abort") return finishCall(host, call, { status: "error", error: `aborted: ${reason}` }, "aborted", attempts);
   if (action === "lookup_or_abort") {
     const answer = await reconcileCall(call.tool, effectKeyOf(host.branchId, call.request.callId), state);
     if (answer.decision === "found") return finishCall(host, call, answer.result, "succeeded", attempts);
-    if (answer.decision === "nothing_happened") {
+    if (answer.decision === "nothing_happened" && !inFlight) {
       return finishCall(host, call, { status: "error", error: "aborted: the thread was stopped; lookup confirms nothing happened" }, "aborted", attempts);
     }
+    if (answer.decision === "nothing_happened") return parkCall(host, call.request, `${reason}: lookup found no effect yet, and the request the stop cut may still land`, attempts);
   }
   return parkCall(host, call.request, reason, attempts);
 }

@@ -208,7 +208,7 @@ export async function enterExecute(ctx: CallContext, call: ReadyCall): Promise<C
     const attempt = new Attempt(ctx.signal, ctx.deadlines);
     const context = new AttemptContext(request.callId, effectKey, tool.name, attempts, attempt, call.approvedBy);
     const ended = await attempt.run(() => (tool.def.execute as Execute)(state, input, context), timeoutMs, () => new TransientError(`timed out: execute did not finish within ${timeoutMs} ms (timeoutMs)`));
-    if (ended.aborted && ctx.signal?.aborted) return afterAbort(ctx, call, state, attempts);
+    if (ended.aborted && ctx.signal?.aborted) return afterAbort(ctx, call, state, attempts, true);
     const ran = ended.aborted ? { ok: false as const, error: ended.reason } : ended;
     if (ran.ok) {
       result = executeResult(ran.value);

@@ -31,7 +31,7 @@ export async function stopWaiting(ctx: CallContext, record: CallRecord): Promise
   const input = await liveInput(tool, record);
   const call = { request, tool, input, effect: effectOrWrite(tool, input), existing: record, startedAt: Date.now() };
   const state = ctx.stateFor({ callId: record.callId, tool, ...(record.turnId ? { turnId: record.turnId } : {}) });
-  return afterAbort(ctx, call, state, record.attempts);
+  return afterAbort(ctx, call, state, record.attempts, false);
 }
 
 /** What finding a stopped run's open calls reads: the thread's calls by status, and one by id. */

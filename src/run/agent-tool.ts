@@ -27,6 +27,7 @@ import { branchIdOf, callIdOfEffectKey, effectKeyOf } from "../calls/call.js";
 import { CallSuspended, markResumable } from "../calls/suspend.js";
 import type { LookupResult, ToolCallContext, AnyToolDefinition } from "../tools/types.js";
 import type { ThreadState } from "../tools/thread-state.js";
+import { runOf } from "./state.js";
 import type { RunWorld } from "./world.js";
 import { DEFAULT_CALL_ARGS, NESTED_RUN_TIMEOUT_MS, openingMessage } from "./prompt-tool.js";
 
@@ -64,12 +65,17 @@ export function agentTool(engine: RunWorld, name: string, agent: AgentDefinition
     reconcile: {
       // Found: the child finished. Otherwise running the call again only waits on the same child.
       finality: "final",
-      lookup: async (effectKey: string): Promise<LookupResult> => {
+      lookup: async (effectKey: string, state: ThreadState): Promise<LookupResult> => {
         const done = await childNow(engine, effectKey);
         // Detached: a child that exists is the run started (recorded again: a crash may have cut it before its row).
         const callId = callIdOfEffectKey(engine.meta, effectKey);
         if (detached(agent, engine.store.calls.get(callId)?.input)) return done ? { status: "found", value: startedResult(engine, name, callId, peersOf(engine).childId(effectKey)) } : { status: "not_found" };
-        if (!done || done.status === "running" || done.status === "idle" || done.status === "waiting") return { status: "not_found" };
+        if (done && (done.status === "running" || done.status === "idle" || done.status === "waiting")) {
+          // Asked at the parent's stop, a child still at work may yet act: the call's outcome is not known (it parks).
+          // Asked after a restart, running the call again rejoins the same child.
+          return runOf(state)?.signal.aborted ? { status: "unknown" } : { status: "not_found" };
+        }
+        if (!done) return { status: "not_found" };
         return { status: "found", value: resultOf(name, done) };
       },
     },

@@ -17,7 +17,8 @@ export type Situation = "transient_failure" | "restart_after_journal" | "stop_wh
  * - `rerun`: run again;
  * - `rerun_in_window`: run again with the same effect key inside `dedupWindowMs`, else `park`;
  * - `lookup_or_rerun`: `reconcile.lookup`; found -> recorded; `not_found` + `final` -> run again; else `park`;
- * - `lookup_or_abort`: `reconcile.lookup`; found -> recorded; `not_found` + `final` -> recorded `aborted`; else `park`;
+ * - `lookup_or_abort`: `reconcile.lookup`; found -> recorded; `not_found` + `final` -> recorded `aborted`, unless
+ *   the stop cut `execute` mid-flight (its request may still land after the lookup: then `park`); else `park`;
  * - `abort`: recorded `aborted`;
  * - `park`: waits for a person to settle it;
  * - `run`: runs as in any thread;
@@ -71,7 +72,7 @@ export const ACTION_TEXT: Readonly<Record<PolicyAction, string>> = {
   rerun: "run again",
   rerun_in_window: "run again with the same `effectKey` inside the window; parked after it",
   lookup_or_rerun: "`lookup(effectKey)`: found → its value is the result; `not_found` + `final` → run again; otherwise parked",
-  lookup_or_abort: "`lookup(effectKey)`: found → its value is the result; `not_found` + `final` → `aborted`; otherwise parked",
+  lookup_or_abort: "`lookup(effectKey)`: found → its value is the result; `not_found` + `final` → `aborted` if `execute` had ended (parked if the stop cut it mid-flight); otherwise parked",
   abort: "recorded `aborted`",
   park: "parked",
   run: "runs",

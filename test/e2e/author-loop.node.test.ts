@@ -198,10 +198,13 @@ describe("npm start", { timeout: 300_000 }, () => {
     expect(approved.code, approved.stderr).toBe(0);
     expect(JSON.parse(approved.stdout)).toMatchObject({ callId, status: "succeeded", isError: false });
     expect(approved.stdout).toContain("Refunded order A-1001 (blue kettle).");
-    // Decided once: a second approval is refused with weft's code, exit 1.
+    // Decided once: the same approval again answers the call as it stands; a denial now is refused with weft's code, exit 1.
     const again = await weft(`approve ${sessionId} ${callId} --json`);
-    expect(again.code).toBe(1);
-    expect(JSON.parse(again.stdout).error.code).toMatch(/^[a-z_]+$/);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ callId, status: "succeeded", repeated: true });
+    const denied = await weft(`deny ${sessionId} ${callId} --json`);
+    expect(denied.code).toBe(1);
+    expect(JSON.parse(denied.stdout).error.code).toBe("call_not_waiting");
     const done = await weft(`calls ${sessionId} --status succeeded --json`);
     expect(JSON.parse(done.stdout).calls).toMatchObject([{ callId, toolName: "refund_order", status: "succeeded" }]);
 
