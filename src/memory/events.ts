@@ -67,12 +67,17 @@ export class MemoryEventSink implements EventSink {
     this.window.open();
   }
 
-  since(after: number, limit = 10_000): EventFrame[] {
+  since(after: number, limit = 10_000, maxChars = Number.POSITIVE_INFINITY): EventFrame[] {
     this.settle();
-    return this.log
-      .filter((e) => e.seq > after)
-      .slice(0, limit)
-      .map((e) => ({ seq: e.seq, type: e.type, data: JSON.parse(e.text) as unknown, at: isoTime(e.at) }) as EventFrame);
+    const frames: EventFrame[] = [];
+    let chars = 0;
+    for (const e of this.log) {
+      if (e.seq <= after) continue;
+      if (frames.length >= limit || chars >= maxChars) break;
+      chars += e.text.length;
+      frames.push({ seq: e.seq, type: e.type, data: JSON.parse(e.text) as unknown, at: isoTime(e.at) } as EventFrame);
+    }
+    return frames;
   }
 
   lastSeq(): number {

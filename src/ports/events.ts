@@ -36,8 +36,12 @@ export interface EventSink {
    * the redacted text before it is held).
    */
   holdRedacted(type: string, data: unknown, text: string): void;
-  /** Stored frames with `seq > after`, oldest first, at most `limit` (default 10,000); held events are stored first. */
-  since(after: number, limit?: number): EventFrame[];
+  /**
+   * Stored frames with `seq > after`, oldest first, at most `limit` (default 10,000) and, with
+   * `maxChars`, no more once their data's JSON text reaches that many characters (the first frame
+   * always comes); held events are stored first.
+   */
+  since(after: number, limit?: number, maxChars?: number): EventFrame[];
   /** The newest stored seq, 0 when none (held events are stored first). */
   lastSeq(): number;
 }

@@ -14,8 +14,12 @@ import type { Caller } from "../rpc.js";
 import { CALLER_HEADER } from "./api.js";
 import { callerFromHeader, thrownError } from "./guard.js";
 
-/** Frames sent per replay batch; large backlogs go out in several batches, in order. */
-const REPLAY_BATCH = 5000;
+/**
+ * A replay page: at most this many frames and about this many characters of their data (events
+ * are up to 1 MiB each, and a log of them far outgrows a Durable Object's 128 MB), so a replay
+ * holds one page at a time; large backlogs go out in several pages, in order.
+ */
+const REPLAY_PAGE = { frames: 5000, chars: 4 * 1024 * 1024 } as const;
 
 /**
  * The thread's `GET .../ws`: the caller the Worker verified (its header) must pass `guard`, and
@@ -61,11 +65,12 @@ export function replayAndAccept(ctx: DurableObjectState, events: Pick<EventSink,
   ctx.acceptWebSocket(server, batched ? [BATCH_TAG] : []);
   if (expiresAt !== undefined) server.serializeAttachment({ expiresAt } satisfies SocketAttachment);
   ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
-  for (let cursor = since; ; ) {
-    const frames = events.since(cursor, REPLAY_BATCH);
+  // One synchronous step: no frame is stored meanwhile, so the pages end at `last`.
+  for (let cursor = since; cursor < last; ) {
+    const frames = events.since(cursor, REPLAY_PAGE.frames, REPLAY_PAGE.chars);
+    if (frames.length === 0) break;
     const texts = frames.map((frame) => JSON.stringify(frame));
     for (const message of batched ? packFrames(texts) : texts) server.send(message);
-    if (frames.length < REPLAY_BATCH) break;
     cursor = frames[frames.length - 1]!.seq;
   }
   return new Response(null, { status: 101, webSocket: client });

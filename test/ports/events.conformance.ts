@@ -49,6 +49,16 @@ export function eventsConformance(impl: string, withSink: WithSink): void {
         expect(sink.since(1, 2).map((f) => f.seq)).toEqual([2, 3]);
       }));
 
+    it("a page by characters: frames until their data's text reaches maxChars, the first always", () =>
+      run((sink) => {
+        for (let i = 1; i <= 4; i++) sink.emit("custom.blob", { s: "x".repeat(100) }); // data text: 108 characters each
+        expect(sink.since(0, 10, 200).map((f) => f.seq)).toEqual([1, 2]);
+        expect(sink.since(0, 10, 216).map((f) => f.seq)).toEqual([1, 2]);
+        expect(sink.since(0, 10, 217).map((f) => f.seq)).toEqual([1, 2, 3]);
+        expect(sink.since(2, 10, 1).map((f) => f.seq)).toEqual([3]);
+        expect(sink.since(0, 1, 10_000).map((f) => f.seq)).toEqual([1]);
+      }));
+
     it("replayed frames are copies: changing one changes nothing stored", () =>
       run((sink) => {
         sink.emit("custom.tick", { list: [1] });

@@ -141,17 +141,22 @@ export class EventLog {
     return frameOf(seq, type, data, now, text);
   }
 
-  /** Frames with `seq > since`, oldest first, at most `limit`. */
-  since(since: number, limit = 10_000): EventFrame[] {
+  /**
+   * Frames with `seq > since`, oldest first, at most `limit` and, with `maxChars`, no more once
+   * their data's text reaches that many characters (the first always comes). Rows are read one at
+   * a time, so a budget keeps a page of large events from being held whole.
+   */
+  since(since: number, limit = 10_000, maxChars = Number.POSITIVE_INFINITY): EventFrame[] {
     this.settle();
-    return this.sql
-      .exec<{ seq: number; type: string; data: string; at: number }>(
-        "SELECT seq, type, data, at FROM events WHERE seq > ? ORDER BY seq LIMIT ?",
-        since,
-        limit,
-      )
-      .toArray()
-      .map((r) => ({ seq: r.seq, type: r.type, data: JSON.parse(r.data) as unknown, at: isoTime(r.at) }) as EventFrame);
+    const frames: EventFrame[] = [];
+    let chars = 0;
+    const rows = this.sql.exec<{ seq: number; type: string; data: string; at: number }>("SELECT seq, type, data, at FROM events WHERE seq > ? ORDER BY seq LIMIT ?", since, limit);
+    for (const r of rows) {
+      frames.push({ seq: r.seq, type: r.type, data: JSON.parse(r.data) as unknown, at: isoTime(r.at) } as EventFrame);
+      chars += r.data.length;
+      if (chars >= maxChars) break;
+    }
+    return frames;
   }
 
   /** The newest seq, 0 when empty (a held event is stored first). */

@@ -43,8 +43,8 @@ export class SqliteEventSink implements EventSink {
     this.store.settleSoon();
   }
 
-  since(after: number, limit?: number): EventFrame[] {
-    return this.store.events.since(after, limit);
+  since(after: number, limit?: number, maxChars?: number): EventFrame[] {
+    return this.store.events.since(after, limit, maxChars);
   }
 
   lastSeq(): number {
