@@ -5,6 +5,7 @@
  */
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { WeftClient, WeftClientError } from "weft/client";
+import { printable } from "./format.ts";
 import { withRuntime } from "./runtime.ts";
 
 export interface Common {
@@ -41,20 +42,21 @@ export function common(cmd: Command, ephemeral = false): Command {
 }
 
 export const out = (value: unknown, json: boolean | undefined): void => void process.stdout.write(`${json ? JSON.stringify(value) : JSON.stringify(value, null, 2)}\n`);
-export const say = (line: string): void => void process.stdout.write(`${line}\n`);
+/** Prints a line for people: control characters written out ({@link printable}). */
+export const say = (line: string): void => void process.stdout.write(`${printable(line)}\n`);
 
 /** Prints a refusal (stdout: the error body; stderr: one line for people) and sets exit code 1. */
 export function refused(error: unknown, json: boolean | undefined): void {
   process.exitCode = 1;
   if (!(error instanceof WeftClientError)) {
-    process.stderr.write(`weft: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`weft: ${printable(error instanceof Error ? error.message : String(error))}\n`);
     return;
   }
   const body = { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } };
   out(body, json);
   if (!json) {
     const path = Array.isArray(error.details?.path) ? ` (at ${(error.details.path as unknown[]).join(".") || "the top level"})` : "";
-    process.stderr.write(`weft: ${error.code}: ${error.message}${path}\n`);
+    process.stderr.write(`weft: ${printable(`${error.code}: ${error.message}${path}`)}\n`);
   }
 }
 

@@ -5,6 +5,20 @@
  */
 import type { EventFrame, Message, ToolListing } from "weft/client";
 
+// C0 controls but tab and newline, DEL, and C1 controls: what a terminal reads as commands.
+// eslint-disable-next-line no-control-regex
+const TERMINAL_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/**
+ * `line` as a terminal shows it, not obeys it: each control character written out as `\xNN`.
+ * Text a model or a tool wrote reaches people's terminals through the CLI's lines, and an escape
+ * sequence in it could rewrite what they read (erase a "waits for approval" line, fake a finished
+ * turn) or set the clipboard (OSC 52).
+ */
+export function printable(line: string): string {
+  return line.replace(TERMINAL_CONTROLS, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+}
+
 /** `text` on one line, cut to `max` characters with an ellipsis. */
 export function clip(text: string, max = 100): string {
   const flat = text.replace(/\s+/g, " ").trim();

@@ -6,7 +6,7 @@
  */
 import yoctoSpinner from "yocto-spinner";
 import type { EventFrame, WeftClient, WeftClientError } from "weft/client";
-import { frameLine } from "./format.ts";
+import { frameLine, printable } from "./format.ts";
 
 /** Options of {@link tail}. */
 export interface TailOptions {
@@ -38,7 +38,7 @@ export function tail(client: WeftClient, threadId: string, options: TailOptions)
       if (options.json) print(JSON.stringify(frame));
       else {
         const line = frameLine(frame);
-        if (line !== null) print(line);
+        if (line !== null) print(printable(line));
       }
       if (f.type === "turn_started") {
         turnStart = Date.parse((frame as { at: string }).at) || Date.now();

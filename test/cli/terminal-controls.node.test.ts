@@ -1,0 +1,33 @@
+/**
+ * What the CLI prints for people carries no terminal control characters: a model's or a tool's
+ * text (a message, a step's text, a result, an error) reaches the operator's terminal through
+ * `weft thread tail`, `weft messages` and refusals, and an escape sequence in it could erase and
+ * rewrite lines (hide "waits for approval", fake a finished turn) or set the clipboard (OSC 52).
+ * Found by a hostile review; each is written out as `\xNN` instead.
+ */
+import { describe, expect, it } from "vitest";
+import { frameLine, messageLine, printable } from "../../bin/cli/format.ts";
+
+const ESC = "\u001b";
+const hostile = `ok${ESC}[2K${ESC}[1A\r   9 turn completed${ESC}]52;c;cm0gLXJmIH4=\u0007\u009b2J`;
+const at = "2025-01-01T00:00:00.000Z";
+// eslint-disable-next-line no-control-regex
+const controls = (line: string) => [...line.matchAll(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g)].map((m) => m[0].charCodeAt(0));
+
+describe("lines for people", () => {
+  it.each([
+    ["message_created", { seq: 5, type: "message_created", at, data: { message: { id: 3, role: "assistant", content: hostile } } }],
+    ["tool_call_finished", { seq: 6, type: "tool_call_finished", at, data: { callId: "c1", toolName: "fetch_page", status: "succeeded", isError: false, durationMs: 3, result: hostile } }],
+    ["model_step", { seq: 7, type: "model_step", at, data: { turnId: "t", step: 1, text: hostile, toolCalls: [] } }],
+  ])("a %s frame prints its text with every control character written out", (_type, frame) => {
+    const line = printable(frameLine(frame as never)!);
+    expect(controls(line)).toEqual([]);
+    expect(line).toContain("ok\\x1b[2K\\x1b[1A");
+    expect(line).toContain("\\x07\\x9b2J");
+  });
+
+  it("a message line, and any text: tab and newline stay, every other control is written out", () => {
+    expect(controls(printable(messageLine({ id: 1, role: "assistant", content: hostile } as never)))).toEqual([]);
+    expect(printable("a\tb\nc\u0000d\u007fe")).toBe("a\tb\nc\\x00d\\x7fe");
+  });
+});
