@@ -222,12 +222,14 @@ export function turnConversation(world: RunWorld, execution: Execution, settings
  * Makes a step's call ids unique in the thread: an id already taken (by an earlier call or an
  * earlier call of the same step) becomes `<id>_2`, `<id>_3`, ... An id in the schedules' reserved
  * form (`sched_...`) becomes `model_sched_...`: otherwise a model could take an occurrence's call
- * before it is due, and the occurrence would find that call as its own.
+ * before it is due, and the occurrence would find that call as its own. An id that is no URL path
+ * segment of its own (empty, `.` or `..`, which URLs remove as dot segments, RFC 3986 section
+ * 5.2.4, in any spelling) becomes `model_<id>` too: no route could reach the call to decide it.
  */
 export function uniqueCallIds(calls: ToolCallRequest[], taken: (id: string) => boolean): ToolCallRequest[] {
   const seen = new Set<string>();
   return calls.map((call) => {
-    const base = call.id.startsWith(OCCURRENCE_CALL_PREFIX) ? `model_${call.id}` : call.id;
+    const base = call.id.startsWith(OCCURRENCE_CALL_PREFIX) || call.id === "" || call.id === "." || call.id === ".." ? `model_${call.id}` : call.id;
     let id = base;
     for (let n = 2; seen.has(id) || taken(id); n++) id = `${base}_${n}`;
     seen.add(id);
