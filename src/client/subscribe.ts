@@ -6,12 +6,21 @@
  */
 import ReconnectingWebSocket from "partysocket/ws";
 import type { EventFrame } from "../protocol.js";
+import type { ThreadInfo } from "../thread/api.js";
 import { type ConnectionOptions, WeftClientError, request, urlOf } from "./request.ts";
 
 /** Options of `WeftClient.subscribe`. */
 export interface SubscribeOptions {
   /** Deliver frames with `seq` above this; default 0 (the whole history, then live frames). */
   since?: number;
+  /**
+   * The `createdAt` (epoch ms) of the thread `since` belongs to, when it came from an earlier
+   * subscription (its {@link Subscription.createdAt}). A thread removed and made again on its id
+   * starts its seqs over: a cursor of the first then ends the subscription with 404
+   * `thread_not_found` instead of skipping the second's first frames. Default: the thread's as
+   * the subscription starts (asked with `GET /threads/:id`).
+   */
+  createdAt?: number;
   /** Called once per frame, in `seq` order, never twice for one `seq` and never with a gap. */
   onEvent(frame: EventFrame): void;
   /** Called when the subscription ends for good: the upgrade was refused (bad token, unknown thread). */
@@ -38,6 +47,8 @@ export interface SubscribeOptions {
 export interface Subscription {
   /** The `seq` of the last frame delivered (the `since` of the next connection). */
   readonly lastSeq: number;
+  /** The followed thread's `createdAt` (epoch ms) once known: keep it with `lastSeq` to resume later. */
+  readonly createdAt: number | undefined;
   /** How many connections opened so far (1 + the reconnects). */
   readonly connections: number;
   /** Stops delivering and closes the socket; no reconnect follows. */
@@ -49,11 +60,14 @@ export interface Subscription {
 /**
  * Subscribes to `GET /threads/:id/ws`. A connection that fails before it opens is followed by
  * `GET /threads/:id` with the same token: a 4xx answer there (401 `unauthenticated`, 404
- * `thread_not_found`) means no retry can succeed, so the subscription ends with that error
- * (`onError`, `closed`); anything else (the network, a restarting thread) is retried.
+ * `thread_not_found`), a thread made again on the id (404 `thread_not_found`) or one whose newest
+ * seq is below the cursor (400 `invalid_request`) means no retry can succeed, so the subscription
+ * ends with that error (`onError`, `closed`); anything else (the network, a restarting thread) is
+ * retried.
  */
 export function subscribe(conn: ConnectionOptions, threadId: string, options: SubscribeOptions): Subscription {
   let lastSeq = options.since ?? 0;
+  let createdAt = options.createdAt;
   let connections = 0;
   let attempts = 0;
   let openedSinceAttempt = false;
@@ -75,15 +89,19 @@ export function subscribe(conn: ConnectionOptions, threadId: string, options: Su
   // thread answers this caller at all, so a refused upgrade is reported instead of retried forever.
   const nextUrl = async (): Promise<string> => {
     const token = options.token ? await options.token() : conn.token;
+    const asked = { ...conn, ...(token ? { token } : { token: undefined }) };
     if (attempts > 0 && !openedSinceAttempt) {
-      const refusal = await refused({ ...conn, ...(token ? { token } : { token: undefined }) }, threadId);
+      const refusal = await refused(asked, threadId, lastSeq, createdAt);
       if (refusal) end(refusal);
+    } else if (createdAt === undefined) {
+      // Which thread on the id this subscription follows, learned beside its first connection.
+      void threadNow(asked, threadId).then((thread) => void (createdAt ??= thread?.createdAt));
     }
     attempts++;
     openedSinceAttempt = false;
     // batch=1: a burst of events arrives as a few JSON arrays of frames instead of one message each.
     // An empty token is no token, as over HTTP (request.ts): "" would be a token sent, and refused.
-    return urlOf(wsBase, path, { since: lastSeq, batch: 1, access_token: token || undefined });
+    return urlOf(wsBase, path, { since: lastSeq, createdAt, batch: 1, access_token: token || undefined });
   };
 
   const socket = new ReconnectingWebSocket(nextUrl, undefined, {
@@ -132,19 +150,41 @@ export function subscribe(conn: ConnectionOptions, threadId: string, options: Su
     get connections() {
       return connections;
     },
+    get createdAt() {
+      return createdAt;
+    },
     close: () => end(null),
     closed,
   };
 }
 
-/** The error that refuses this caller the thread, or null when the thread answers (or nothing answers). */
-async function refused(conn: ConnectionOptions, threadId: string): Promise<WeftClientError | null> {
+/** What the subscription reads of `GET /threads/:id`. */
+type ThreadNow = Pick<ThreadInfo, "createdAt" | "lastSeq">;
+
+/** The thread as it answers this caller now; null when it cannot be asked (the error is `refused`'s). */
+function threadNow(conn: ConnectionOptions, threadId: string): Promise<ThreadNow | null> {
+  return request<ThreadNow>(conn, "GET", `/threads/${encodeURIComponent(threadId)}`).catch(() => null);
+}
+
+/**
+ * The error that ends a subscription whose connection failed before it opened: the thread refuses
+ * this caller, is another thread made on its id since, or has no frame at the cursor; null when
+ * it answers as followed (or nothing answers: retried).
+ */
+async function refused(conn: ConnectionOptions, threadId: string, since: number, createdAt: number | undefined): Promise<WeftClientError | null> {
+  let thread: ThreadNow;
   try {
-    await request(conn, "GET", `/threads/${encodeURIComponent(threadId)}`);
-    return null;
+    thread = await request<ThreadNow>(conn, "GET", `/threads/${encodeURIComponent(threadId)}`);
   } catch (e) {
     const error = e as WeftClientError;
     const permanent = (error.status >= 400 && error.status < 500) || error.code === "auth_not_configured";
     return permanent ? error : null;
   }
+  if (createdAt !== undefined && thread.createdAt !== createdAt) {
+    return new WeftClientError("thread_not_found", `thread ${threadId} made at ${createdAt} is gone; the thread on its id now was made at ${thread.createdAt}, and its seqs start over`, 404, { createdAt: thread.createdAt });
+  }
+  if (thread.lastSeq < since) {
+    return new WeftClientError("invalid_request", `since: expected a seq from 0 to ${thread.lastSeq} (the newest), got ${since}`, 400, { path: ["since"] });
+  }
+  return null;
 }

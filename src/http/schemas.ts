@@ -225,6 +225,7 @@ export const SchedulesQuery = z.object({
  */
 export const WsQuery = z.object({
   since: z.string().optional(),
+  createdAt: z.string().optional(),
   batch: z.string().optional(),
   access_token: z.string().optional(),
 });

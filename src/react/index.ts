@@ -125,7 +125,7 @@ export function useThread(options: UseThreadOptions): UseThreadResult {
   const [error, setError] = useState<WeftClientError | null>(null);
   // What has been delivered, kept outside React so a new subscription (a new client, StrictMode's
   // second mount) resumes after frames dispatched but not yet rendered.
-  const delivered = useRef({ threadId: threadId ?? "", lastSeq: 0 });
+  const delivered = useRef<{ threadId: string; lastSeq: number; createdAt?: number }>({ threadId: threadId ?? "", lastSeq: 0 });
   const onEvent = useRef(options.onEvent);
   onEvent.current = options.onEvent;
   const reconnect = useRef(options.reconnect);
@@ -141,10 +141,14 @@ export function useThread(options: UseThreadOptions): UseThreadResult {
     } else {
       setConnection((c) => ({ ...c, state: c.connections > 0 ? "reconnecting" : "connecting" }));
     }
+    const followed = delivered.current.createdAt;
     const subscription = client.subscribe(threadId, {
       since: delivered.current.lastSeq,
+      // The cursor is this thread's: one made again on the id since is not resumed from it.
+      ...(followed !== undefined ? { createdAt: followed } : {}),
       onEvent(frame) {
         delivered.current.lastSeq = frame.seq;
+        delivered.current.createdAt ??= subscription.createdAt;
         dispatch({ kind: "frame", frame });
         onEvent.current?.(frame);
       },

@@ -364,7 +364,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
   }
 
   override async fetch(request: Request): Promise<Response> {
-    return openSocket(this.ctx, this.events, this.fanout, request, (caller) => this.guard(caller, "read"));
+    return openSocket(this.ctx, this.events, this.fanout, request, (caller) => this.guard(caller, "read").meta);
   }
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {

@@ -27,15 +27,22 @@ const REPLAY_PAGE = { frames: 5000, chars: 4 * 1024 * 1024 } as const;
  * ({@link replayAndAccept}); a refused upgrade is a plain 401 or 404, never a socket that closes.
  * Any other path is 404 `not_found`.
  */
-export function openSocket(ctx: DurableObjectState, events: Pick<EventSink, "since" | "lastSeq">, fanout: Fanout, request: Request, guard: (caller: Caller) => unknown): Response {
+export function openSocket(
+  ctx: DurableObjectState,
+  events: Pick<EventSink, "since" | "lastSeq">,
+  fanout: Fanout,
+  request: Request,
+  guard: (caller: Caller) => { createdAt: number },
+): Response {
   const url = new URL(request.url);
   if (!url.pathname.endsWith("/ws")) return new WeftError("not_found", `no route ${url.pathname}`).toResponse();
   const caller = callerFromHeader(request.headers.get(CALLER_HEADER));
-  const refused = !caller ? new WeftError("unauthenticated", "no verified caller") : thrownError(() => guard(caller));
+  let createdAt = 0;
+  const refused = !caller ? new WeftError("unauthenticated", "no verified caller") : thrownError(() => void (createdAt = guard(caller).createdAt));
   if (refused) return refused.toResponse();
   // A token that expired since the Worker verified it (within its clock skew) opens nothing.
   if (caller?.expiresAt !== undefined && Date.now() >= caller.expiresAt) return new WeftError("unauthenticated", "token expired").toResponse();
-  const accepted = replayAndAccept(ctx, events, request, caller?.expiresAt);
+  const accepted = replayAndAccept(ctx, events, request, createdAt, caller?.expiresAt);
   // Frames queued until now were stored before the replay: they go to the sockets they were for.
   fanout.socketsChanged();
   return accepted;
@@ -45,13 +52,23 @@ export function openSocket(ctx: DurableObjectState, events: Pick<EventSink, "sin
  * Upgrades to a hibernatable WebSocket and replays frames with `seq > since` (`?since=<seq>`,
  * default 0: everything). With `?batch=1` every message, replayed or live, is a JSON array of
  * frames in seq order (a burst goes out as a few messages instead of one per frame).
+ * `?createdAt=<epoch ms>` names the thread the cursor belongs to (`createdAt` is this one's): a
+ * thread removed and made again on its id starts its seqs over, and a cursor of the first is
+ * refused rather than served the second's frames as if they went on from it.
  * `expiresAt` (epoch ms, the caller's token's `exp`) is kept with the socket, hibernation
  * included: the socket is closed then ({@link TOKEN_EXPIRED}).
- * @returns 101 with the socket, 426 `upgrade_required` without an upgrade header, 400 `invalid_request` for a bad `since` or `batch`.
+ * @returns 101 with the socket, 426 `upgrade_required` without an upgrade header, 400
+ * `invalid_request` for a bad `since`, `createdAt` or `batch`, 404 `thread_not_found` for a
+ * `createdAt` that is not this thread's.
  */
-export function replayAndAccept(ctx: DurableObjectState, events: Pick<EventSink, "since" | "lastSeq">, request: Request, expiresAt?: number): Response {
+export function replayAndAccept(ctx: DurableObjectState, events: Pick<EventSink, "since" | "lastSeq">, request: Request, createdAt: number, expiresAt?: number): Response {
   if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") return new WeftError("upgrade_required", "expected a WebSocket upgrade (Upgrade: websocket)").toResponse();
   const params = new URL(request.url).searchParams;
+  const named = params.get("createdAt");
+  if (named !== null && !/^\d{1,15}$/.test(named)) return new WeftError("invalid_request", `createdAt: expected the thread's createdAt (epoch ms), got ${JSON.stringify(named)}`, { path: ["createdAt"] }).toResponse();
+  if (named !== null && Number(named) !== createdAt) {
+    return new WeftError("thread_not_found", `the thread made at ${named} is gone; the thread on this id now was made at ${createdAt}, and its seqs start over`, { createdAt }).toResponse();
+  }
   const raw = params.get("since");
   const since = raw === null || raw === "" ? 0 : /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN;
   const last = events.lastSeq();

@@ -299,13 +299,13 @@ describe.skipIf(!found.path)("useThread in Chromium", () => {
 
     // A second drop with nothing missed: it reconnects and shows nothing twice.
     const opened = await page.getAttribute("#connection", "data-connections");
-    // The reconnect asked for the frames after the last one shown before the cut.
+    // The reconnect asked for the frames after the last one shown before the cut, of the thread it follows.
     const ofThread = () => front.upgrades.filter((u) => u.startsWith(`/threads/${threadId}/ws`));
-    expect(ofThread().at(-1)).toBe(`/threads/${threadId}/ws?since=${before}&batch=1`);
-    expect(front.cutSockets(threadId)).toEqual([`/threads/${threadId}/ws?since=${before}&batch=1`]);
+    expect(ofThread().at(-1)).toBe(`/threads/${threadId}/ws?since=${before}&createdAt=${info.createdAt}&batch=1`);
+    expect(front.cutSockets(threadId)).toEqual([`/threads/${threadId}/ws?since=${before}&createdAt=${info.createdAt}&batch=1`]);
     await expect.poll(() => page.getAttribute("#connection", "data-connections"), { timeout: 90_000 }).not.toBe(opened);
     await expect.poll(() => page.getAttribute("#connection", "data-state")).toBe("connected");
-    expect(ofThread().at(-1)).toBe(`/threads/${threadId}/ws?since=${info.lastSeq}&batch=1`);
+    expect(ofThread().at(-1)).toBe(`/threads/${threadId}/ws?since=${info.lastSeq}&createdAt=${info.createdAt}&batch=1`);
     expect(await shown(page)).toEqual(await stored(threadId));
     await expectEveryFrameOnce(page, threadId);
     expect(page.errors).toEqual([]);
