@@ -24,8 +24,9 @@ hideInjectedCrashes();
 const EXCLUDED = ["test/**/*.node.test.ts", "test/**/*.agents.test.ts", "node_modules/**"];
 // Files that change a test user's account env each get a runtime of their own: every change
 // wakes each thread that ever read that account's values (src/account/durable.ts), and in the
-// shared runtime that is every such thread of every file before.
-const OWN_RUNTIME = ["test/secrets/env-levels.test.ts", "test/http/openapi-responses.test.ts", "test/secrets/direct-call-secrets.test.ts", "test/secrets/weft-credentials.test.ts", "test/authz/matrix-short.test.ts", "test/authz/secrets-endpoints-short.test.ts"];
+// shared runtime that is every such thread of every file before. socket-limit.test.ts needs the
+// low socket limit these runtimes are given.
+const OWN_RUNTIME = ["test/thread/socket-limit.test.ts", "test/secrets/env-levels.test.ts", "test/http/openapi-responses.test.ts", "test/secrets/direct-call-secrets.test.ts", "test/secrets/weft-credentials.test.ts", "test/authz/matrix-short.test.ts", "test/authz/secrets-endpoints-short.test.ts"];
 
 // The test worker, with `bindings` over test/wrangler.toml's vars.
 const testWorker = (bindings: Record<string, string> = {}) =>
@@ -64,7 +65,8 @@ export default defineConfig({
       // per file cost seconds each (98 files: most of the suite's wall time). Files share storage
       // then: a test makes its own threads and never counts all of a user's.
       { extends: true, plugins: [testWorker()], test: { name: "workerd", isolate: false, include: ["test/**/*.test.ts"], exclude: [...EXCLUDED, ...OWN_RUNTIME, ...DEADLINE_TESTS] } },
-      { extends: true, plugins: [testWorker()], test: { name: "workerd-own", include: OWN_RUNTIME } },
+      // A runtime per file: a socket limit low enough to reach (test/thread/socket-limit.test.ts, the OpenAPI check's 429).
+      { extends: true, plugins: [testWorker({ WEFT_MAX_SOCKETS_PER_THREAD: "8" })], test: { name: "workerd-own", include: OWN_RUNTIME } },
       { extends: true, plugins: [testWorker(SHORT_DEADLINES)], test: { name: "workerd-deadlines", isolate: false, include: DEADLINE_TESTS } },
     ],
   },

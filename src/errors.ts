@@ -37,6 +37,8 @@ export const ERROR_CODES = {
   not_acceptable: { status: 406, retryable: false },
   upgrade_required: { status: 426, retryable: false },
   too_many_threads: { status: 429, retryable: false },
+  /** A thread holds `WEFT_MAX_SOCKETS_PER_THREAD` open WebSocket subscriptions: one must close first. */
+  too_many_sockets: { status: 429, retryable: true },
   unauthenticated: { status: 401, retryable: false },
   auth_not_configured: { status: 503, retryable: false },
   internal_error: { status: 500, retryable: true },

@@ -88,7 +88,7 @@ export function threadRoutes(registry: Registry) {
 
   app.post("/:id/stop", describe("Stop the turn, running or waiting for a person", { 200: ok("Whether a turn was stopped", R.Stopped), ...refused(404) }), async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).stop(c.var.caller))));
 
-  app.get("/:id/ws", describe("Subscribe to the thread's events: WebSocket upgrade, replaying frames after ?since=<seq>; ?batch=1 sends JSON arrays of frames", { 101: { description: "Switching Protocols: frames { seq, type, data, at }" }, ...refused(400, 404, 426) }), query(WsQuery), async (c) => {
+  app.get("/:id/ws", describe("Subscribe to the thread's events: WebSocket upgrade, replaying frames after ?since=<seq>; ?batch=1 sends JSON arrays of frames", { 101: { description: "Switching Protocols: frames { seq, type, data, at }" }, ...refused(400, 404, 426, 429) }), query(WsQuery), async (c) => {
     const stub = threadStub(c.env, c.req.param("id"));
     // The thread checks the caller before it accepts: a refused upgrade is a plain 401/404.
     const request = new Request(c.req.raw);

@@ -24,7 +24,8 @@ import { redactLogs } from "../secrets/redact-logs.js";
 import { InFlight, deleteGraceMs } from "./removal.js";
 import { type Caller, type IdempotencyClaim, type RpcResult, rpcFailure } from "../rpc.js";
 import { TurnRunner } from "../run/turn-runner.js";
-import { closeAll, closeExpired, onSocketMessage, openSocket, socketExpiry } from "./sockets.js";
+import { closeAll, closeExpired, onSocketMessage, socketExpiry } from "../socket-policy.js";
+import { openSocket } from "./sockets.js";
 import { deleteAllRows, hasTables, migrate, migrateIfMade } from "./store/migrations.js";
 import { ThreadStore } from "./store/index.js";
 import { SqliteLedger } from "./store/ledger.js";
@@ -364,7 +365,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
   }
 
   override async fetch(request: Request): Promise<Response> {
-    return openSocket(this.ctx, this.events, this.fanout, request, (caller) => this.guard(caller, "read").meta);
+    return openSocket(this.ctx, this.events, this.fanout, request, (caller) => this.guard(caller, "read").meta, this.env);
   }
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {

@@ -4,7 +4,6 @@
  * cursor exactly once, then the live ones.
  * @module
  */
-import { byteLength } from "../bytes.js";
 import { WeftError } from "../errors.js";
 import { limitOf } from "../limits.js";
 import { packFrames } from "../frame-batches.js";
@@ -13,6 +12,7 @@ import type { EventSink } from "../ports/events.js";
 import type { Caller } from "../rpc.js";
 import { CALLER_HEADER } from "./api.js";
 import { callerFromHeader, thrownError } from "./guard.js";
+import type { SocketAttachment } from "../socket-policy.js";
 
 /**
  * A replay page: at most this many frames and about this many characters of their data (events
@@ -33,6 +33,7 @@ export function openSocket(
   fanout: Fanout,
   request: Request,
   guard: (caller: Caller) => { createdAt: number },
+  env: Readonly<Record<string, unknown>>,
 ): Response {
   const url = new URL(request.url);
   if (!url.pathname.endsWith("/ws")) return new WeftError("not_found", `no route ${url.pathname}`).toResponse();
@@ -42,6 +43,11 @@ export function openSocket(
   if (refused) return refused.toResponse();
   // A token that expired since the Worker verified it (within its clock skew) opens nothing.
   if (caller?.expiresAt !== undefined && Date.now() >= caller.expiresAt) return new WeftError("unauthenticated", "token expired").toResponse();
+  // Every event goes to every socket: their number is bounded like any kept connection.
+  const maxSockets = limitOf(env, "socketsPerThread");
+  if (ctx.getWebSockets().length >= maxSockets) {
+    return new WeftError("too_many_sockets", `this thread has ${maxSockets} open WebSocket subscriptions, the limit (WEFT_MAX_SOCKETS_PER_THREAD); close one first`, { limit: maxSockets }).toResponse();
+  }
   const accepted = replayAndAccept(ctx, events, request, createdAt, caller?.expiresAt);
   // Frames queued until now were stored before the replay: they go to the sockets they were for.
   fanout.socketsChanged();
@@ -91,62 +97,4 @@ export function replayAndAccept(ctx: DurableObjectState, events: Pick<EventSink,
     cursor = frames[frames.length - 1]!.seq;
   }
   return new Response(null, { status: 101, webSocket: client });
-}
-
-/**
- * Polices what a subscriber sends (subscribers only listen; "ping" is answered by the runtime
- * without reaching here). A frame over `WEFT_MAX_WS_FRAME_BYTES` closes the socket with 1009; more
- * than `WEFT_MAX_WS_MESSAGES_PER_SECOND` messages in one second close it with 1008 (policy
- * violation). Only that connection ends: the thread and its other sockets go on.
- */
-export function onSocketMessage(ws: WebSocket, message: string | ArrayBuffer, env: Readonly<Record<string, unknown>>): void {
-  const size = typeof message === "string" ? byteLength(message) : message.byteLength;
-  const maxBytes = limitOf(env, "wsFrameBytes");
-  if (size > maxBytes) return closeQuietly(ws, 1009, `frame of ${size} bytes is over the ${maxBytes}-byte limit`);
-  const perSecond = limitOf(env, "wsMessagesPerSecond");
-  const now = Date.now();
-  // Counted on the connection itself, so the count survives hibernation.
-  const seen = (ws.deserializeAttachment() as SocketAttachment | null) ?? {};
-  if (seen.expiresAt !== undefined && now >= seen.expiresAt) return closeQuietly(ws, TOKEN_EXPIRED.code, TOKEN_EXPIRED.reason);
-  const start = seen.windowStart ?? now;
-  const window = now - start >= 1000 ? { windowStart: now, count: 1 } : { windowStart: start, count: (seen.count ?? 0) + 1 };
-  ws.serializeAttachment({ ...seen, ...window } satisfies SocketAttachment);
-  if (window.count > perSecond) closeQuietly(ws, 1008, `over the limit of ${perSecond} messages per second`);
-}
-
-/** What a socket keeps across hibernation: its token's expiry, and its message-rate window. */
-interface SocketAttachment {
-  /** Epoch ms when the token it was opened with expires; absent for credentials that do not. */
-  expiresAt?: number;
-  windowStart?: number;
-  count?: number;
-}
-
-/**
- * How a socket whose token expired is closed: 1008 (policy violation) and a reason a client can
- * read. A client reconnects with a fresh token (the client's `subscribe` asks its `token` getter).
- */
-export const TOKEN_EXPIRED = { code: 1008, reason: "token expired: reconnect with a fresh token" } as const;
-
-/** When the token a socket was opened with expires (epoch ms), or Infinity. */
-export function socketExpiry(ws: WebSocket): number {
-  return (ws.deserializeAttachment() as SocketAttachment | null)?.expiresAt ?? Number.POSITIVE_INFINITY;
-}
-
-/** Closes a socket whose token expired ({@link TOKEN_EXPIRED}). */
-export function closeExpired(ws: WebSocket): void {
-  closeQuietly(ws, TOKEN_EXPIRED.code, TOKEN_EXPIRED.reason);
-}
-
-/** Closes every socket of a thread that was removed (1000, `reason`): a client's reconnect then gets a plain 404. */
-export function closeAll(ctx: DurableObjectState, reason: string): void {
-  for (const ws of ctx.getWebSockets()) closeQuietly(ws, 1000, reason);
-}
-
-function closeQuietly(ws: WebSocket, code: number, reason: string): void {
-  try {
-    ws.close(code, reason);
-  } catch {
-    // Already closing.
-  }
 }

@@ -138,6 +138,16 @@ describe("OpenAPI response schemas against real answers", () => {
     const ahead = await request(`/threads/${id}/ws?since=999999`, { headers: { upgrade: "websocket" } });
     expect((await check.check("GET", `/threads/${id}/ws`, ahead)).status).toBe(400);
     expect((await send("GET", `/threads/${id}/ws`)).body.error.code).toBe("upgrade_required");
+    // This runtime's socket limit is 8 (vitest.config.ts): the ninth open one is refused.
+    const open: WebSocket[] = [];
+    for (let i = 0; i < 8; i++) {
+      const res = await request(`/threads/${id}/ws`, { headers: { upgrade: "websocket" } });
+      res.webSocket!.accept();
+      open.push(res.webSocket!);
+    }
+    const crowded = await request(`/threads/${id}/ws`, { headers: { upgrade: "websocket" } });
+    expect((await check.check("GET", `/threads/${id}/ws`, crowded)).status).toBe(429);
+    for (const socket of open) socket.close(1000, "done");
 
     expect((await send("DELETE", `/threads/${id}`)).body).toEqual({ deleted: true });
   });
