@@ -7,31 +7,7 @@
  */
 import { expect, it } from "vitest";
 import { WeftClient } from "weft/client";
-
-/** A socket the server refuses before it opens (what a browser sees of a refused upgrade). */
-function refusedSocket(urls: string[]) {
-  return class extends EventTarget {
-    static readonly CONNECTING = 0;
-    static readonly OPEN = 1;
-    static readonly CLOSING = 2;
-    static readonly CLOSED = 3;
-    readyState = 0;
-    binaryType = "blob";
-    constructor(url: string) {
-      super();
-      urls.push(url);
-      setTimeout(() => {
-        this.readyState = 3;
-        this.dispatchEvent(new Event("error"));
-        this.dispatchEvent(Object.assign(new Event("close"), { code: 1006, reason: "" }));
-      }, 1);
-    }
-    send() {}
-    close() {
-      this.readyState = 3;
-    }
-  };
-}
+import { fakeSocket } from "./fake-socket.js";
 
 const quick = { minReconnectionDelay: 1, maxReconnectionDelay: 5, connectionTimeout: 50 };
 
@@ -39,7 +15,7 @@ async function ending(thread: { createdAt: number; lastSeq: number }, options: {
   const urls: string[] = [];
   const errors: Array<{ code: string; status: number }> = [];
   const fetch = (async () => Response.json({ threadId: "t1", status: "idle", ...thread })) as typeof globalThis.fetch;
-  const weft = new WeftClient({ url: "http://weft.test", token: "k", WebSocket: refusedSocket(urls) as never, fetch });
+  const weft = new WeftClient({ url: "http://weft.test", token: "k", WebSocket: fakeSocket(urls, { refuse: true }) as never, fetch });
   const sub = weft.subscribe("t1", { ...options, onEvent: () => {}, onError: (e) => errors.push({ code: e.code, status: e.status }), reconnect: quick });
   const ended = await Promise.race([sub.closed.then(() => "ended"), new Promise((r) => setTimeout(() => r("still retrying"), 1500))]);
   sub.close();

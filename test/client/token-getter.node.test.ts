@@ -5,26 +5,7 @@
  */
 import { expect, it } from "vitest";
 import { WeftClient } from "weft/client";
-
-/** Records the URL of each socket the client opens, and closes it at once. */
-function recordingSocket(urls: string[]) {
-  return class extends EventTarget {
-    static readonly CONNECTING = 0;
-    static readonly OPEN = 1;
-    static readonly CLOSING = 2;
-    static readonly CLOSED = 3;
-    readyState = 0;
-    binaryType = "blob";
-    constructor(url: string) {
-      super();
-      urls.push(url);
-    }
-    send() {}
-    close() {
-      this.readyState = 3;
-    }
-  };
-}
+import { fakeSocket } from "./fake-socket.js";
 
 it.each([
   ["no token", undefined, null],
@@ -35,7 +16,7 @@ it.each([
   const weft = new WeftClient({
     url: "http://weft.test",
     ...(token !== undefined ? { token } : {}),
-    WebSocket: recordingSocket(urls) as never,
+    WebSocket: fakeSocket(urls) as never,
     fetch: (async () => Response.json({})) as typeof fetch,
   });
   const sub = weft.subscribe("t1", { onEvent: () => {} });
@@ -48,7 +29,7 @@ it.each([
 it("subscribe asks its token getter before every connection, so a reconnect after a token expired sends a fresh one", async () => {
   const urls: string[] = [];
   let issued = 0;
-  const weft = new WeftClient({ url: "http://weft.test", token: "stale", WebSocket: recordingSocket(urls) as never, fetch: (async () => Response.json({})) as typeof fetch });
+  const weft = new WeftClient({ url: "http://weft.test", token: "stale", WebSocket: fakeSocket(urls) as never, fetch: (async () => Response.json({})) as typeof fetch });
   const sub = weft.subscribe("t1", { onEvent: () => {}, token: () => `fresh-${++issued}`, reconnect: { minReconnectionDelay: 1, maxReconnectionDelay: 5, connectionTimeout: 20 } });
   for (let i = 0; i < 200 && urls.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
   sub.close();
