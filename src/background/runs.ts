@@ -185,11 +185,11 @@ export class BackgroundRuns implements RunControl {
     const { world } = this.world();
     const run = this.get(runId);
     if (run.status !== "running") return run;
-    const ns = world.workerEnv.THREAD as DurableObjectNamespace | undefined;
-    if (!ns) throw new WeftError("capability_missing", "background runs need the THREAD Durable Object binding");
-    const child = ns.get(ns.idFromString(run.childThreadId)) as unknown as { stop(caller: ReturnType<typeof ownerOf>): Promise<RpcResult<{ stopped: boolean }>> };
-    const stopped = await child.stop(ownerOf(world));
-    if (!stopped.ok && stopped.error.code !== "thread_not_found") throw new WeftError(stopped.error.code, stopped.error.message, stopped.error.details);
+    try {
+      await world.peers.stop(ownerOf(world), run.childThreadId);
+    } catch (e) {
+      if (!isWeftError(e) || e.code !== "thread_not_found") throw e;
+    }
     // The child's turn ends stopped and tells this thread; a stop that found no turn running ends nothing.
     await this.collect();
     return this.get(runId);

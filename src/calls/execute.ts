@@ -15,6 +15,7 @@ import { type CallOutcome, type ReadyCall, effectKeyOf } from "./call.js";
 import type { CallContext } from "./context.js";
 import { type FinishExtra, finishCall, parkCall } from "./record.js";
 import { normalizeResult } from "./result.js";
+import { resumableOf } from "./suspend.js";
 
 /**
  * The `ToolCallContext` of one attempt. `signal` is an accessor on the prototype, made only when
@@ -66,8 +67,10 @@ export async function afterAbort(host: CallContext, call: ReadyCall, state: Thre
   const action = policyFor(call.effect, "stop_while_running");
   if (action === "abort") return finishCall(host, call, { status: "error", error: `aborted: ${reason}` }, "aborted", attempts);
   if (action === "lookup_or_abort") {
+    // Work the call started outside this thread (an agent's child thread) is stopped too, and the lookup reads how it ended.
+    await resumableOf(call.tool.def)?.stopInside?.(call.request.callId).catch(() => undefined);
     const answer = await reconcileCall(call.tool, effectKeyOf(host.branchId, call.request.callId), state);
-    if (answer.decision === "found") return finishCall(host, call, answer.result, "succeeded", attempts);
+    if (answer.decision === "found") return finishCall(host, call, answer.result, answer.result.status === "success" ? "succeeded" : "failed", attempts);
     if (answer.decision === "nothing_happened" && !inFlight) {
       return finishCall(host, call, { status: "error", error: "aborted: the thread was stopped; lookup confirms nothing happened" }, "aborted", attempts);
     }

@@ -26,6 +26,12 @@ export class CallSuspended extends Error {
 export interface Resumable {
   /** True while something inside call `callId` still waits for a person. */
   stillWaiting(callId: string): Promise<boolean>;
+  /**
+   * Stops the work call `callId` started outside this thread's runs (an agent's child thread) when
+   * the call's run is stopped, and resolves once that work has ended; the call's lookup then reads
+   * how it ended. Work inside this thread's runs is stopped with them and needs none.
+   */
+  stopInside?(callId: string): Promise<void>;
 }
 
 const RESUMABLE = new WeakMap<object, Resumable>();

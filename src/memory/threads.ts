@@ -89,6 +89,11 @@ export class MemoryThreads implements ChildThreads, AccountNotices {
     return thread.done ? { ...thread.done } : { status: "running", answer: "" };
   }
 
+  async stop(owner: ThreadOwner, threadId: string): Promise<void> {
+    const thread = this.owned(owner, threadId);
+    thread.done ??= { status: "stopped", answer: "" };
+  }
+
   async tellParent(owner: ThreadOwner, parentThreadId: string): Promise<void> {
     this.owned(owner, parentThreadId).childNotices++;
   }

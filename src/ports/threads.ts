@@ -58,6 +58,12 @@ export interface ChildThreads {
    */
   answer(owner: ThreadOwner, threadId: string, wait: boolean): Promise<ChildAnswer>;
   /**
+   * Stops child `threadId`'s turn, running or waiting for a person (its open calls end as the
+   * effect table says for a stop); nothing when no turn runs. Its answer then tells how it ended.
+   * @throws WeftError `thread_not_found` as {@link answer} does.
+   */
+  stop(owner: ThreadOwner, threadId: string): Promise<void>;
+  /**
    * Tells parent `parentThreadId` that its child's turn ended, so a call waiting on it goes on.
    * @throws WeftError `thread_not_found` when the parent is gone or not `owner`'s, or what reaching it threw.
    */

@@ -70,12 +70,15 @@ export function agentTool(engine: RunWorld, name: string, agent: AgentDefinition
         // Detached: a child that exists is the run started (recorded again: a crash may have cut it before its row).
         const callId = callIdOfEffectKey(engine.meta, effectKey);
         if (detached(agent, engine.store.calls.get(callId)?.input)) return done ? { status: "found", value: startedResult(engine, name, callId, peersOf(engine).childId(effectKey)) } : { status: "not_found" };
+        const atStop = runOf(state)?.signal.aborted === true;
         if (done && (done.status === "running" || done.status === "idle" || done.status === "waiting")) {
-          // Asked at the parent's stop, a child still at work may yet act: the call's outcome is not known (it parks).
+          // Asked at the parent's stop, a child still at work (its stop failed) may yet act: the call's outcome is not known (it parks).
           // Asked after a restart, running the call again rejoins the same child.
-          return runOf(state)?.signal.aborted ? { status: "unknown" } : { status: "not_found" };
+          return atStop ? { status: "unknown" } : { status: "not_found" };
         }
         if (!done) return { status: "not_found" };
+        // Stopped with its parent's turn (stopInside): what it did so far, as the call's failure.
+        if (atStop && done.status === "stopped") return { status: "found", value: { status: "error", error: `agent "${name}" was stopped with its parent's turn; its answer so far: ${done.answer || "none"}` } };
         return { status: "found", value: resultOf(name, done) };
       },
     },
@@ -91,6 +94,15 @@ export function agentTool(engine: RunWorld, name: string, agent: AgentDefinition
     stillWaiting: async (callId) => {
       const done = await childNow(engine, effectKeyOf(branchIdOf(engine.meta), callId));
       return !done || done.status === "waiting";
+    },
+    // The parent's turn stopped: so does the child's, and the call ends once the child's open calls have.
+    stopInside: async (callId) => {
+      // A background run outlives the turn that started it (it is stopped by its own id).
+      if (detached(agent, engine.store.calls.get(callId)?.input)) return;
+      const peers = peersOf(engine);
+      const childThreadId = peers.childId(effectKeyOf(branchIdOf(engine.meta), callId));
+      await peers.stop(ownerOf(engine), childThreadId);
+      await peers.answer(ownerOf(engine), childThreadId, true);
     },
   });
 }

@@ -15,6 +15,7 @@ interface PeerStub {
   create(caller: Caller, input: CreateThreadInput, threadId: string): Promise<RpcResult<unknown>>;
   childAnswer(caller: Caller, wait: boolean): Promise<RpcResult<ChildAnswer>>;
   childChanged(caller: Caller): Promise<RpcResult<null>>;
+  stop(caller: Caller): Promise<RpcResult<{ stopped: boolean }>>;
   accountEnvChanged(): Promise<{ live: boolean }>;
 }
 
@@ -53,6 +54,10 @@ export class DurableThreads implements ChildThreads, AccountNotices {
 
   async answer(owner: ThreadOwner, threadId: string, wait: boolean): Promise<ChildAnswer> {
     return unwrap(await this.thread(threadId).childAnswer(owner, wait));
+  }
+
+  async stop(owner: ThreadOwner, threadId: string): Promise<void> {
+    unwrap(await this.thread(threadId).stop(owner));
   }
 
   async tellParent(owner: ThreadOwner, parentThreadId: string): Promise<void> {

@@ -1,10 +1,11 @@
 /**
- * A stop that cuts a reconcilable call's work mid-flight (a request sent, a child thread at work)
- * may find nothing by its lookup of an effect still on its way: the call parks for a person, never
- * "nothing happened" (the effect table's "stopped while running"). Found by a hostile review: both
- * cases below were recorded aborted with "lookup confirms nothing happened", and the effect then
- * happened. A prompt called as a tool, whose work inside is stopped with it, is still aborted
- * (test/calls/stop.test.ts).
+ * A stop that cuts a reconcilable call's work mid-flight may find nothing by its lookup of an
+ * effect still on its way (a request sent): the call parks for a person, never "nothing happened"
+ * (the effect table's "stopped while running"). An agent called as a tool has its child thread
+ * stopped with the parent's turn, and the call ends as the child did. Found by a hostile review:
+ * both were recorded aborted with "lookup confirms nothing happened", and the request landed, or
+ * the child went on and ran its write once a person approved it. A prompt called as a tool, whose
+ * work inside is stopped with it, is still aborted (test/calls/stop.test.ts).
  */
 import { describe, expect, it } from "vitest";
 import { callsOf, createThread, effectRuns, eventsOf, json, stubOf, until } from "../helpers.js";
@@ -23,7 +24,7 @@ describe("a stop while a reconcilable call's effect may still land", () => {
     await until(async () => (await effectRuns(id, "c1")).runs === 1, "the effect to land", 10_000);
   });
 
-  it("an agent called as a tool whose child still waits for a person: parked, not aborted", async () => {
+  it("an agent called as a tool: the parent's stop stops its child too, whose waiting write never runs", async () => {
     const id = await createThread({ agent: "careful_delegator" });
     await json("POST", `/threads/${id}/messages`, {
       content: "research",
@@ -36,10 +37,11 @@ describe("a stop while a reconcilable call's effect may still land", () => {
     expect((await json("POST", `/threads/${id}/stop`)).body).toEqual({ stopped: true });
     await stubOf(id).waitIdle();
     const parent = (await callsOf(id)).find((c) => c.callId === "c1")!;
-    expect(parent.status).toBe("parked");
-    // The child can still act: its write runs once approved, and the parent's call waits for a person to settle it.
-    expect((await json("POST", `/threads/${child}/calls/c_pay/approve`, {})).status).toBe(200);
-    await stubOf(child).waitIdle();
-    expect((await callsOf(child)).find((c) => c.callId === "c_pay")?.status).toBe("succeeded");
+    expect(parent).toMatchObject({ status: "failed" });
+    expect(parent.result?.error).toMatch(/^agent "careful_researcher" was stopped with its parent's turn; its answer so far: /);
+    // The child's turn ended stopped: its write, waiting for a person, never runs.
+    expect((await json("GET", `/threads/${child}`)).body.lastTurn.status).toBe("stopped");
+    expect((await callsOf(child)).find((c) => c.callId === "c_pay")?.status).toBe("aborted");
+    expect((await json("POST", `/threads/${child}/calls/c_pay/approve`, {})).body.error.code).toBe("call_not_waiting");
   });
 });

@@ -81,6 +81,19 @@ export function threadsConformance(impl: string, make: () => ThreadsFixture): vo
       expect(await f.threads.listed(me.userId, 10)).toEqual([]);
     });
 
+    it("the owner stops a child's turn: its answer then tells how it ended; another owner finds no thread to stop", async () => {
+      const f = make();
+      const me = owner();
+      const id = f.threads.childId(`k:${crypto.randomUUID()}`);
+      await f.threads.create(me, id, input(f));
+      expect(await codeOf(f.threads.stop(owner(), id))).toBe("thread_not_found");
+      await expect(f.threads.stop(me, id)).resolves.toBeUndefined();
+      // Stopped, or done before the stop reached it: either way no longer at work.
+      expect(["stopped", "completed"]).toContain((await f.threads.answer(me, id, true)).status);
+      await expect(f.threads.stop(me, id)).resolves.toBeUndefined();
+      expect(await codeOf(f.threads.stop(me, f.neverMade()))).toBe("thread_not_found");
+    });
+
     it("a parent is told its child moved on; a parent that is gone is thread_not_found", async () => {
       const f = make();
       const me = owner();
