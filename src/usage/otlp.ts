@@ -22,6 +22,16 @@ export const MAX_OTLP_DELAY_MS = 10_000;
 /** Spans that, once waiting, are sent at once rather than at the delay's end (OpenTelemetry's `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` default). */
 export const MAX_EXPORT_BATCH = 512;
 
+/**
+ * Export requests a thread instance has open at once; spans finished meanwhile wait in the buffer.
+ * A slow or hung collector then holds a bounded number of requests (a Worker's simultaneous
+ * outgoing connections are few, and its model requests need them), not one per turn.
+ */
+export const MAX_EXPORTS_IN_FLIGHT = 2;
+
+/** How long one export may take before it is abandoned, in milliseconds (OpenTelemetry's `OTEL_EXPORTER_OTLP_TIMEOUT` default). */
+export const EXPORT_TIMEOUT_MS = 10_000;
+
 /** Random lowercase hex of `bytes` bytes (a trace id is 16, a span id 8). */
 export function hexId(bytes: 16 | 8): string {
   return [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
@@ -81,9 +91,9 @@ export function otlpBody(protocol: OtlpProtocol, spans: readonly Span[], dropped
   return protocol === "http/json" ? { body: otlpJson(spans, dropped), contentType: "application/json" } : { body: otlpProtobuf(spans, dropped), contentType: "application/x-protobuf" };
 }
 
-/** POSTs one export; a collector that answers other than 2xx is an error (logged by the exporter). */
+/** POSTs one export; a collector that answers other than 2xx, or not within {@link EXPORT_TIMEOUT_MS}, is an error (logged by the exporter). */
 async function post(url: string, { body, contentType }: OtlpBody): Promise<void> {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": contentType }, body });
+  const res = await fetch(url, { method: "POST", headers: { "content-type": contentType }, body, signal: AbortSignal.timeout(EXPORT_TIMEOUT_MS) });
   await res.body?.cancel();
   if (!res.ok) throw new Error(`the collector answered ${res.status}`);
 }
@@ -96,6 +106,7 @@ async function post(url: string, { body, contentType }: OtlpBody): Promise<void>
 export class OtlpExporter {
   private buffer: Span[] = [];
   private timer: ReturnType<typeof setTimeout> | null = null;
+  private inFlight = 0;
   /** Spans dropped because the buffer was full, since the last send that reported them. */
   dropped = 0;
 
@@ -122,17 +133,26 @@ export class OtlpExporter {
     this.timer ??= setTimeout(() => void this.flush(), this.delayMs);
   }
 
-  /** Sends what is buffered now, not awaited by the caller: a collector that fails or is slow costs the turn nothing. */
+  /**
+   * Sends what is buffered now, not awaited by the caller: a collector that fails or is slow costs
+   * the turn nothing. With {@link MAX_EXPORTS_IN_FLIGHT} requests open the spans wait, and go when one ends.
+   */
   flush(): Promise<void> {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
-    if (this.buffer.length === 0) return Promise.resolve();
+    if (this.buffer.length === 0 || this.inFlight >= MAX_EXPORTS_IN_FLIGHT) return Promise.resolve();
     const body = otlpBody(this.protocol, this.buffer, this.dropped);
     this.buffer = [];
     this.dropped = 0;
-    return Promise.resolve(this.send(this.url, body)).then(
-      () => undefined,
-      (e: unknown) => console.error(`weft: traces not exported: ${String(e)}`),
-    );
+    this.inFlight++;
+    return Promise.resolve(this.send(this.url, body))
+      .then(
+        () => undefined,
+        (e: unknown) => console.error(`weft: traces not exported: ${String(e)}`),
+      )
+      .finally(() => {
+        this.inFlight--;
+        this.soon();
+      });
   }
 }
