@@ -93,9 +93,16 @@ export function otlpBody(protocol: OtlpProtocol, spans: readonly Span[], dropped
 
 /** POSTs one export; a collector that answers other than 2xx, or not within {@link EXPORT_TIMEOUT_MS}, is an error (logged by the exporter). */
 async function post(url: string, { body, contentType }: OtlpBody): Promise<void> {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": contentType }, body, signal: AbortSignal.timeout(EXPORT_TIMEOUT_MS) });
-  await res.body?.cancel();
-  if (!res.ok) throw new Error(`the collector answered ${res.status}`);
+  // A timer cleared once the answer came (AbortSignal.timeout's would stay pending for its whole span).
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new Error(`the collector did not answer within ${EXPORT_TIMEOUT_MS} ms`)), EXPORT_TIMEOUT_MS);
+  try {
+    const res = await fetch(url, { method: "POST", headers: { "content-type": contentType }, body, signal: deadline.signal });
+    await res.body?.cancel();
+    if (!res.ok) throw new Error(`the collector answered ${res.status}`);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
