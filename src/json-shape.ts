@@ -8,6 +8,11 @@ import { WeftError } from "./errors.js";
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/** `text` with each lone surrogate replaced by U+FFFD, as storing it as UTF-8 would (`String.prototype.toWellFormed`). */
+export function wellFormed(text: string): string {
+  return loneSurrogateAt(text) < 0 ? text : text.replace(new RegExp(LONE_SURROGATE.source, "g"), "\uFFFD");
+}
+
 /** Index of the first lone surrogate in `text`, or -1 when it is well-formed UTF-16. */
 export function loneSurrogateAt(text: string): number {
   const match = LONE_SURROGATE.exec(text);

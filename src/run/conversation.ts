@@ -27,6 +27,8 @@ import type { RunWorld } from "./world.js";
 import type { ThreadMeter } from "../usage/meter.js";
 import { addUsage } from "../usage/totals.js";
 import { OCCURRENCE_CALL_PREFIX } from "../schedules/info.js";
+import { wellFormed } from "../json-shape.js";
+import { CHILD_ID } from "./state.js";
 
 /** What sets one conversation apart from another: a turn of the thread, or a nested prompt's run. */
 export interface ConversationPlace {
@@ -220,16 +222,21 @@ export function turnConversation(world: RunWorld, execution: Execution, settings
 
 /**
  * Makes a step's call ids unique in the thread: an id already taken (by an earlier call or an
- * earlier call of the same step) becomes `<id>_2`, `<id>_3`, ... An id in the schedules' reserved
- * form (`sched_...`) becomes `model_sched_...`: otherwise a model could take an occurrence's call
- * before it is due, and the occurrence would find that call as its own. An id that is no URL path
- * segment of its own (empty, `.` or `..`, which URLs remove as dot segments, RFC 3986 section
- * 5.2.4, in any spelling) becomes `model_<id>` too: no route could reach the call to decide it.
+ * earlier call of the same step) becomes `<id>_2`, `<id>_3`, ... Ids weft makes itself are never
+ * taken by a model first, or their call would find the model's call as its own (its result, and a
+ * write never run): one in the schedules' reserved form (`sched_...`) becomes `model_sched_...`,
+ * and one in the form of a call's child (`<id>.invoke<n>`, `<id>.queue<n>`) has that last `.`
+ * made `_`. An id that is no URL path segment of its own (empty, `.` or `..`, which URLs remove as
+ * dot segments, RFC 3986 section 5.2.4, in any spelling) becomes `model_<id>`: no route could
+ * reach the call to decide it. A lone surrogate becomes U+FFFD, as storing the id would make it.
  */
 export function uniqueCallIds(calls: ToolCallRequest[], taken: (id: string) => boolean): ToolCallRequest[] {
   const seen = new Set<string>();
   return calls.map((call) => {
-    const base = call.id.startsWith(OCCURRENCE_CALL_PREFIX) || call.id === "" || call.id === "." || call.id === ".." ? `model_${call.id}` : call.id;
+    const sent = wellFormed(call.id);
+    const dot = sent.lastIndexOf(".");
+    const own = CHILD_ID.test(sent) ? `${sent.slice(0, dot)}_${sent.slice(dot + 1)}` : sent;
+    const base = own.startsWith(OCCURRENCE_CALL_PREFIX) || own === "" || own === "." || own === ".." ? `model_${own}` : own;
     let id = base;
     for (let n = 2; seen.has(id) || taken(id); n++) id = `${base}_${n}`;
     seen.add(id);

@@ -49,10 +49,13 @@ export function checkUses(catalog: ToolCatalog, caller: CompiledTool | undefined
   if (!catalog.has(target)) catalog.get(target); // throws unknown_tool listing the names
 }
 
-/** The id of the `n`th child call a call queues or invokes (none outside a call). */
+/** The id of the `n`th child call a call queues or invokes (none outside a call); no id a model sends takes this form ({@link CHILD_ID}). */
 function childIdOf(call: BoundCall | undefined, kind: "queue" | "invoke", n: number): string | undefined {
   return call ? `${call.callId}.${kind}${n}` : undefined;
 }
+
+/** The tail of every id {@link childIdOf} makes. */
+export const CHILD_ID = /\.(?:queue|invoke)\d+$/;
 
 /** The thread's schedules, for a tool's `state`. @throws WeftError `capability_missing` */
 function schedulesOf(host: RunWorld): NonNullable<RunWorld["schedules"]> {

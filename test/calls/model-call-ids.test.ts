@@ -1,0 +1,74 @@
+/**
+ * A call id the model sends is kept unless it could not stand as sent (found by hostile reviews):
+ * - "", "." and ".." are no URL path segment of their own (URLs remove dot segments, in any
+ *   spelling: `%2E%2E` too): a call so named that waits for approval could never be decided, and
+ *   its turn waited until stopped;
+ * - `<id>.invoke<n>` and `<id>.queue<n>` are the ids of a call's children: the model's call took
+ *   the child's id first, and the child found it as its own (its result, its write never run);
+ * - a lone surrogate is stored as U+FFFD: the call's id in memory no longer found its row (the turn
+ *   failed, or its tool message answered an id the assistant's call did not have).
+ */
+import { exports } from "cloudflare:workers";
+import { expect, it } from "vitest";
+import { WeftClient } from "../../src/client/index.js";
+import { fakeEnv, fakeKey, scriptFake } from "../fake-provider.js";
+import { API_KEYS, callsOf, createThread, json, messagesOf, runTurn, stubOf } from "../helpers.js";
+
+it("calls the model names '.' or '..' are renamed model_<id>, and weft/client decides them", async () => {
+  const id = await createThread({ agent: "guarantees" });
+  const ids = ["..", "."];
+  await json("POST", `/threads/${id}/messages`, {
+    content: "pay",
+    script: [{ toolCalls: ids.map((callId) => ({ id: callId, name: "needs_ok", arguments: { amount: 500 } })) }, { text: "all done" }],
+  });
+  await stubOf(id).waitIdle();
+  const calls = await callsOf(id);
+  expect(calls.map((c) => `${c.callId}:${c.status}`).sort()).toEqual(["model_..:awaiting_approval", "model_.:awaiting_approval"]);
+
+  const weft = new WeftClient({
+    url: "http://weft.test",
+    token: API_KEYS.tester,
+    fetch: ((input: RequestInfo | URL, init?: RequestInit) => (exports as unknown as { default: Fetcher }).default.fetch(new Request(input, init))) as typeof fetch,
+  });
+  expect(await weft.approve(id, "model_..")).toMatchObject({ callId: "model_..", status: "succeeded" });
+  expect(await weft.deny(id, "model_.")).toMatchObject({ callId: "model_.", status: "denied" });
+  await stubOf(id).waitIdle();
+  expect((await json("GET", `/threads/${id}`)).body.lastTurn.status).toBe("completed");
+});
+
+it("a model's id in a call's child form is renamed: the child's write runs under its own id", async () => {
+  const id = await createThread({ agent: "code_children" });
+  await runTurn(id, "go", [
+    {
+      toolCalls: [
+        { id: "p1.invoke1", name: "record_call", arguments: { order: "Z" } },
+        { id: "p1", name: "code_then_transient", arguments: { via: "code" } },
+        { id: "p1.queue2", name: "record_call", arguments: { order: "Y" } },
+      ],
+    },
+    { text: "done" },
+  ]);
+  const writes = (await callsOf(id)).filter((c) => c.toolName === "record_call").map((w) => `${w.callId} ${w.result?.result}`);
+  expect(writes.sort()).toEqual(['p1.invoke1 {"order":"A"}', 'p1.invoke2 {"order":"B"}', 'p1_invoke1 {"order":"Z"}', 'p1_queue2 {"order":"Y"}']);
+});
+
+it("a provider's call id with a lone surrogate is stored as its well-formed form, and the turn goes on with it", async () => {
+  const key = fakeKey("surrogate-ids");
+  await scriptFake(key, [{ toolCalls: [{ id: "w\ud800", name: "record_call", arguments: '{"order":"X"}' }, { id: "a\udc00b", name: "needs_ok", arguments: '{"amount":500}' }] }, { text: "done" }]);
+  const id = await createThread({ agent: "guarantees", env: fakeEnv("openai-compatible:any", key) });
+  await json("POST", `/threads/${id}/messages`, { content: "pay" });
+  await stubOf(id).waitIdle();
+  const calls = await callsOf(id);
+  expect(calls.map((c) => `${c.callId}:${c.status}`).sort()).toEqual(["a\ufffdb:awaiting_approval", "w\ufffd:succeeded"]);
+  const weft = new WeftClient({
+    url: "http://weft.test",
+    token: API_KEYS.tester,
+    fetch: ((input: RequestInfo | URL, init?: RequestInit) => (exports as unknown as { default: Fetcher }).default.fetch(new Request(input, init))) as typeof fetch,
+  });
+  expect(await weft.approve(id, "a\ufffdb")).toMatchObject({ status: "succeeded" });
+  await stubOf(id).waitIdle();
+  expect((await json("GET", `/threads/${id}`)).body.lastTurn).toMatchObject({ status: "completed" });
+  const messages = await messagesOf(id);
+  const asked = (messages.find((m) => m.role === "assistant") as { toolCalls?: Array<{ id: string }> }).toolCalls!.map((c) => c.id);
+  expect(messages.filter((m) => m.role === "tool").map((m) => m.toolCallId).sort()).toEqual([...asked].sort());
+});
