@@ -76,7 +76,8 @@ export function agentTool(engine: RunWorld, name: string, agent: AgentDefinition
           // Asked after a restart, running the call again rejoins the same child.
           return atStop ? { status: "unknown" } : { status: "not_found" };
         }
-        if (!done) return { status: "not_found" };
+        // Not answering (gone, or out of reach): at a stop it may have acted, so nothing is known; after a restart, running again makes or rejoins it.
+        if (!done) return atStop ? { status: "unknown" } : { status: "not_found" };
         // Stopped with its parent's turn (stopInside): what it did so far, as the call's failure.
         if (atStop && done.status === "stopped") return { status: "found", value: { status: "error", error: `agent "${name}" was stopped with its parent's turn; its answer so far: ${done.answer || "none"}` } };
         return { status: "found", value: resultOf(name, done) };

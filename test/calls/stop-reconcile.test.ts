@@ -44,4 +44,19 @@ describe("a stop while a reconcilable call's effect may still land", () => {
     expect((await callsOf(child)).find((c) => c.callId === "c_pay")?.status).toBe("aborted");
     expect((await json("POST", `/threads/${child}/calls/c_pay/approve`, {})).body.error.code).toBe("call_not_waiting");
   });
+
+  it("an agent called as a tool whose child cannot be reached at the stop: parked, never 'nothing happened'", async () => {
+    const id = await createThread({ agent: "careful_delegator" });
+    await json("POST", `/threads/${id}/messages`, {
+      content: "research",
+      script: [{ toolCalls: [{ id: "c1", name: "careful_researcher", arguments: { input: "what?" } }] }, { text: "done" }],
+    });
+    await until(async () => (await callsOf(id)).find((c) => c.callId === "c1")?.status === "parked", "the agent call to suspend");
+    const child = ((await eventsOf(id)).find((e) => e.type === "subagent_started")!.data as { childThreadId: string }).childThreadId;
+    // Out of reach (here removed by its owner; a failed RPC alike): whatever it did cannot be asked.
+    expect((await json("DELETE", `/threads/${child}`)).status).toBe(200);
+    expect((await json("POST", `/threads/${id}/stop`)).body).toEqual({ stopped: true });
+    await stubOf(id).waitIdle();
+    expect((await callsOf(id)).find((c) => c.callId === "c1")).toMatchObject({ status: "parked" });
+  });
 });
