@@ -18,7 +18,8 @@ export interface SubscribeOptions {
    * subscription (its {@link Subscription.createdAt}). A thread removed and made again on its id
    * starts its seqs over: a cursor of the first then ends the subscription with 404
    * `thread_not_found` instead of skipping the second's first frames. Default: the thread's as
-   * the subscription starts (asked with `GET /threads/:id`).
+   * the subscription starts (asked with `GET /threads/:id` before the first connection, again
+   * until it answers).
    */
   createdAt?: number;
   /** Called once per frame, in `seq` order, never twice for one `seq` and never with a gap. */
@@ -85,17 +86,22 @@ export function subscribe(conn: ConnectionOptions, threadId: string, options: Su
     finish(error);
   };
 
-  // Asked before every connection; after an attempt that never opened it first asks whether the
-  // thread answers this caller at all, so a refused upgrade is reported instead of retried forever.
+  // Asked before every connection. Until the followed thread's createdAt is known, and after an
+  // attempt that never opened, it first asks how the thread answers this caller: a refusal is
+  // reported instead of retried forever, and no frame is taken before the cursor's thread is known
+  // (a thread made again on the id meanwhile would otherwise be followed as if it were the first).
   const nextUrl = async (): Promise<string> => {
     const token = options.token ? await options.token() : conn.token;
     const asked = { ...conn, ...(token ? { token } : { token: undefined }) };
-    if (attempts > 0 && !openedSinceAttempt) {
-      const refusal = await refused(asked, threadId, lastSeq, createdAt);
-      if (refusal) end(refusal);
-    } else if (createdAt === undefined) {
-      // Which thread on the id this subscription follows, learned beside its first connection.
-      void threadNow(asked, threadId).then((thread) => void (createdAt ??= thread?.createdAt));
+    if (createdAt === undefined || (attempts > 0 && !openedSinceAttempt)) {
+      for (let wait = 100; !ended; wait = Math.min(wait * 2, 5_000)) {
+        const now = await threadCheck(asked, threadId, lastSeq, createdAt);
+        if (now instanceof WeftClientError) end(now);
+        else if (now) createdAt ??= now.createdAt;
+        // Nothing answered: a known thread is tried again by connecting; an unknown one is asked again first.
+        if (now !== null || createdAt !== undefined) break;
+        await new Promise((r) => setTimeout(r, wait));
+      }
     }
     attempts++;
     openedSinceAttempt = false;
@@ -161,17 +167,12 @@ export function subscribe(conn: ConnectionOptions, threadId: string, options: Su
 /** What the subscription reads of `GET /threads/:id`. */
 type ThreadNow = Pick<ThreadInfo, "createdAt" | "lastSeq">;
 
-/** The thread as it answers this caller now; null when it cannot be asked (the error is `refused`'s). */
-function threadNow(conn: ConnectionOptions, threadId: string): Promise<ThreadNow | null> {
-  return request<ThreadNow>(conn, "GET", `/threads/${encodeURIComponent(threadId)}`).catch(() => null);
-}
-
 /**
- * The error that ends a subscription whose connection failed before it opened: the thread refuses
- * this caller, is another thread made on its id since, or has no frame at the cursor; null when
- * it answers as followed (or nothing answers: retried).
+ * How the thread answers this caller now (`GET /threads/:id`): the thread, the error that ends the
+ * subscription (it refuses this caller, is another thread made on its id since `createdAt`, or
+ * has no frame at the cursor `since`), or null when nothing answered (the network, a restart).
  */
-async function refused(conn: ConnectionOptions, threadId: string, since: number, createdAt: number | undefined): Promise<WeftClientError | null> {
+async function threadCheck(conn: ConnectionOptions, threadId: string, since: number, createdAt: number | undefined): Promise<ThreadNow | WeftClientError | null> {
   let thread: ThreadNow;
   try {
     thread = await request<ThreadNow>(conn, "GET", `/threads/${encodeURIComponent(threadId)}`);
@@ -186,5 +187,5 @@ async function refused(conn: ConnectionOptions, threadId: string, since: number,
   if (thread.lastSeq < since) {
     return new WeftClientError("invalid_request", `since: expected a seq from 0 to ${thread.lastSeq} (the newest), got ${since}`, 400, { path: ["since"] });
   }
-  return null;
+  return thread;
 }

@@ -1,28 +1,50 @@
+/** What a fake server does with one socket: fail it before it opens, open it, send it a message. */
+export interface FakeConnection {
+  readonly url: string;
+  fail(): void;
+  open(): void;
+  message(data: string): void;
+}
+
 /**
- * A WebSocket class for weft/client's tests: records the URL of each socket the client opens;
- * with `refuse`, each fails before it opens, as a browser sees a refused upgrade.
+ * A WebSocket class for weft/client's tests: records the URL of each socket the client opens and
+ * hands it to `serve` a moment later (none: it stays connecting). The last one made is `last`.
  */
-export function fakeSocket(urls: string[], { refuse = false } = {}) {
-  return class extends EventTarget {
+export function fakeSocket(urls: string[], serve?: (socket: FakeConnection) => void) {
+  return class FakeSocket extends EventTarget {
     static readonly CONNECTING = 0;
     static readonly OPEN = 1;
     static readonly CLOSING = 2;
     static readonly CLOSED = 3;
+    static last: FakeSocket | undefined;
     readyState = 0;
     binaryType = "blob";
-    constructor(url: string) {
+    constructor(readonly url: string) {
       super();
       urls.push(url);
-      if (!refuse) return;
-      setTimeout(() => {
-        this.readyState = 3;
-        this.dispatchEvent(new Event("error"));
-        this.dispatchEvent(Object.assign(new Event("close"), { code: 1006, reason: "" }));
-      }, 1);
+      FakeSocket.last = this;
+      if (serve) setTimeout(() => serve(this), 1);
+    }
+    fail() {
+      this.readyState = 3;
+      this.dispatchEvent(new Event("error"));
+      this.dispatchEvent(Object.assign(new Event("close"), { code: 1006, reason: "" }));
+    }
+    open() {
+      this.readyState = 1;
+      this.dispatchEvent(new Event("open"));
+    }
+    message(data: string) {
+      this.dispatchEvent(Object.assign(new Event("message"), { data }));
     }
     send() {}
-    close() {
+    close(code = 1000, reason = "") {
+      if (this.readyState === 3) return;
       this.readyState = 3;
+      this.dispatchEvent(Object.assign(new Event("close"), { code, reason }));
     }
   };
 }
+
+/** A server that refuses every upgrade, as a browser sees a refused one. */
+export const refuseAll = (socket: FakeConnection) => socket.fail();

@@ -268,12 +268,14 @@ describe.skipIf(!found.path)("useThread in Chromium", () => {
   it("a socket dropped while the turn goes on reconnects and replays what it missed, nothing twice", async () => {
     const { threadId, page } = await payWaitingForApproval();
     const before = Number(await page.getAttribute("#connection", "data-last-seq"));
+    // Every connection names the thread its cursor belongs to, known before the first.
+    const { createdAt } = (await call(weft.url, "GET", `/threads/${threadId}`)).body;
 
     // Cut the socket and refuse new ones while the turn finishes without the page.
     page.dropsExpected = true;
     front.refuseUpgrades = true;
     // One socket per thread: StrictMode's first mount left none open.
-    expect(front.cutSockets(threadId)).toEqual([`/threads/${threadId}/ws?since=0&batch=1`]);
+    expect(front.cutSockets(threadId)).toEqual([`/threads/${threadId}/ws?since=0&createdAt=${createdAt}&batch=1`]);
     await expect.poll(() => page.getAttribute("#connection", "data-state")).toBe("reconnecting");
     const approved = await call(weft.url, "POST", `/threads/${threadId}/calls/pay/approve`, {});
     expect(approved.status).toBe(200);
@@ -301,11 +303,11 @@ describe.skipIf(!found.path)("useThread in Chromium", () => {
     const opened = await page.getAttribute("#connection", "data-connections");
     // The reconnect asked for the frames after the last one shown before the cut, of the thread it follows.
     const ofThread = () => front.upgrades.filter((u) => u.startsWith(`/threads/${threadId}/ws`));
-    expect(ofThread().at(-1)).toBe(`/threads/${threadId}/ws?since=${before}&createdAt=${info.createdAt}&batch=1`);
-    expect(front.cutSockets(threadId)).toEqual([`/threads/${threadId}/ws?since=${before}&createdAt=${info.createdAt}&batch=1`]);
+    expect(ofThread().at(-1)).toBe(`/threads/${threadId}/ws?since=${before}&createdAt=${createdAt}&batch=1`);
+    expect(front.cutSockets(threadId)).toEqual([`/threads/${threadId}/ws?since=${before}&createdAt=${createdAt}&batch=1`]);
     await expect.poll(() => page.getAttribute("#connection", "data-connections"), { timeout: 90_000 }).not.toBe(opened);
     await expect.poll(() => page.getAttribute("#connection", "data-state")).toBe("connected");
-    expect(ofThread().at(-1)).toBe(`/threads/${threadId}/ws?since=${info.lastSeq}&createdAt=${info.createdAt}&batch=1`);
+    expect(ofThread().at(-1)).toBe(`/threads/${threadId}/ws?since=${info.lastSeq}&createdAt=${createdAt}&batch=1`);
     expect(await shown(page)).toEqual(await stored(threadId));
     await expectEveryFrameOnce(page, threadId);
     expect(page.errors).toEqual([]);
