@@ -5,7 +5,7 @@
  * @module
  */
 import { WeftError } from "../errors.js";
-import type { CallRecord, ToolResult } from "../protocol.js";
+import type { CallRecord } from "../protocol.js";
 import type { CompiledTool } from "../tools/catalog.js";
 import { effectOrWrite } from "../tools/judge.js";
 import type { CallOutcome } from "./call.js";
@@ -68,32 +68,41 @@ export async function approveCall(ctx: CallContext, callId: string, approvedBy: 
 
 /**
  * Denies a call: the model sees a denial result; `execute` never runs. The same person denying
- * it again is answered with the denied call (`repeated`).
+ * it again for the same reason is answered with the denied call (`repeated`).
  * @throws WeftError `call_not_found`, `call_not_waiting`, or `approval_mismatch` when `argsHash` is given and differs.
  */
 export function denyCall(ctx: CallContext, callId: string, deniedBy: string, reason?: string, argsHash?: string): CallOutcome {
-  const waiting = waitingCall(ctx, callId, "awaiting_approval", argsHash, (r) => r.status === "denied" && r.decidedBy === deniedBy);
+  const error = `denied by ${deniedBy}${reason ? `: ${reason}` : ""}`;
+  const waiting = waitingCall(ctx, callId, "awaiting_approval", argsHash, (r) => r.status === "denied" && r.decidedBy === deniedBy && holdsText(ctx, r, "error", error));
   if ("repeat" in waiting) return waiting.repeat;
   const { record, tool } = waiting;
   ctx.journal.setDecidedBy(callId, deniedBy);
-  const result: ToolResult = { status: "error", error: `denied by ${deniedBy}${reason ? `: ${reason}` : ""}` };
-  return finishCall(ctx, { request: requestOf(record), tool, startedAt: Date.now() }, result, "denied", 0);
+  return finishCall(ctx, { request: requestOf(record), tool, startedAt: Date.now() }, { status: "error", error }, "denied", 0);
+}
+
+/**
+ * Whether `record`'s result holds `text` in `field` as it would have stored it: the thread's
+ * secrets replaced, and in full from its file when the record's text was cut to the result cap.
+ */
+function holdsText(ctx: CallContext, record: CallRecord, field: "result" | "error", text: string): boolean {
+  const stored = record.fullResultPath ? ctx.files.readFile?.(record.fullResultPath) : record.result?.[field];
+  return stored !== undefined && (stored === text || stored === ctx.files.redact?.(text));
 }
 
 /**
  * Whether a call already holds this settlement by this person: the same verdict with the same
  * text. A `retry` is never taken as made: its run may have parked the call again.
  */
-function settledAlready(record: CallRecord, settlement: Settlement): boolean {
+function settledAlready(ctx: CallContext, record: CallRecord, settlement: Settlement): boolean {
   if (settlement.settledBy === undefined || record.decidedBy !== settlement.settledBy) return false;
-  if (settlement.outcome === "succeeded") return record.status === "succeeded" && record.result?.result === settlement.result;
-  if (settlement.outcome === "failed") return record.status === "failed" && record.result?.error === settlement.error;
+  if (settlement.outcome === "succeeded") return record.status === "succeeded" && holdsText(ctx, record, "result", settlement.result);
+  if (settlement.outcome === "failed") return record.status === "failed" && holdsText(ctx, record, "error", settlement.error);
   return false;
 }
 
 /** Settles a parked call with a person's verdict, or runs it again on `retry`. */
 export async function settleCall(ctx: CallContext, callId: string, settlement: Settlement): Promise<CallOutcome> {
-  const waiting = waitingCall(ctx, callId, "parked", undefined, (r) => settledAlready(r, settlement));
+  const waiting = waitingCall(ctx, callId, "parked", undefined, (r) => settledAlready(ctx, r, settlement));
   if ("repeat" in waiting) return waiting.repeat;
   const { record, tool } = waiting;
   if (settlement.settledBy !== undefined) ctx.journal.setDecidedBy(callId, settlement.settledBy);

@@ -31,6 +31,8 @@ export interface FileSink {
   redact?(text: string): string;
   /** Attachments one result may store (`WEFT_MAX_ATTACHMENTS_PER_CALL`); more store none. */
   readonly maxAttachments?: number;
+  /** The text stored at `path` (as stored: the thread's secrets replaced), or undefined when there is none. */
+  readFile?(path: string): string | undefined;
 }
 
 const encoder = new TextEncoder();

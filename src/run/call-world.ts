@@ -58,6 +58,7 @@ function settingsOf(engine: CallWorldHost): CallSettings {
         return stored.size;
       },
       fileUrl: (path) => `/threads/${meta.threadId}/files/${encodeURI(path)}`,
+      readFile: (path) => store.files.read(path),
       maxAttachments: limitOf(workerEnv, "attachmentsPerCall"),
       ...(readFileOffered(engine.registry) ? { readTool: READ_FILE_TOOL } : {}),
       redact: (text) => engine.redact(text),

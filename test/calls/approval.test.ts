@@ -69,11 +69,13 @@ describe("needsApproval", () => {
     const events = await eventsOf(id);
     expect(events.map((e) => e.type)).toContain("tool_call_approval_requested");
     expect(events.filter((e) => e.type === "turn_finished").map((e) => (e.data as { status: string }).status)).toEqual(["completed"]);
-    // Denied again by the same person: the denied call, and no second result or event.
-    const again = await json("POST", `/threads/${id}/calls/pay/deny`, { reason: "still too much" });
-    expect(again).toMatchObject({ status: 200, body: { status: "denied", result: { error: "denied by tester: too much" } } });
+    // Denied again by the same person for the same reason: the denied call, and no second result or event.
+    const again = await json("POST", `/threads/${id}/calls/pay/deny`, { reason: "too much" });
+    expect(again).toMatchObject({ status: 200, body: { status: "denied", repeated: true, result: { error: "denied by tester: too much" } } });
     await stubOf(id).waitIdle();
     expect((await eventsOf(id)).length).toBe(events.length);
+    // For another reason it is another decision, which the call does not wait for.
+    expect((await json("POST", `/threads/${id}/calls/pay/deny`, { reason: "wrong recipient" })).body.error.code).toBe("call_not_waiting");
     expect((await json("POST", `/threads/${id}/calls/pay/approve`, {})).body.error.code).toBe("call_not_waiting");
   });
 

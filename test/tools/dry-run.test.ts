@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { callsOf, createThread, eventsOf, inThread, json, effectRuns, messagesOf, request, runTurn, stubOf } from "../helpers.js";
+import { callsOf, createThread, eventsOf, inThread, json, effectRuns, messagesOf, request, runTurn, stubOf, until } from "../helpers.js";
 
 describe("dry-run threads", () => {
   it("execute reads, stub writes and idempotent calls, and mark them stubbed", async () => {
@@ -155,6 +155,22 @@ describe("stopping a thread while a call runs", () => {
     // Another verdict is not the same decision.
     const other = await json("POST", `/threads/${id}/calls/w/settle`, { outcome: "failed", error: "something else" });
     expect(other).toMatchObject({ status: 409, body: { error: { code: "call_not_waiting" } } });
+  });
+
+  it("a settlement over the result cap, repeated the same way, is a repeat: compared in full, from its file", async () => {
+    const id = await createThread({ agent: "guarantees" });
+    await json("POST", `/threads/${id}/messages`, { content: "go", script: [{ toolCalls: [{ id: "w", name: "effect_write", arguments: { hang: true } }] }] });
+    await until(async () => (await callsOf(id)).some((c) => c.callId === "w" && c.status === "started"), "the write to start");
+    await json("POST", `/threads/${id}/stop`);
+    await stubOf(id).waitIdle();
+    const result = "r".repeat(40_000);
+    expect((await json("POST", `/threads/${id}/calls/w/settle`, { outcome: "succeeded", result })).status).toBe(200);
+    await stubOf(id).waitIdle();
+    const count = (await messagesOf(id)).length;
+    expect(await json("POST", `/threads/${id}/calls/w/settle`, { outcome: "succeeded", result })).toMatchObject({ status: 200, body: { repeated: true } });
+    expect((await json("POST", `/threads/${id}/calls/w/settle`, { outcome: "succeeded", result: `${result}s` })).status).toBe(409);
+    await stubOf(id).waitIdle();
+    expect((await messagesOf(id)).length).toBe(count);
   });
 });
 
