@@ -5,7 +5,7 @@
  */
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { WeftClient, WeftClientError } from "weft/client";
-import { printable } from "./format.ts";
+import { jsonText, printable } from "./format.ts";
 import { withRuntime } from "./runtime.ts";
 
 export interface Common {
@@ -41,7 +41,8 @@ export function common(cmd: Command, ephemeral = false): Command {
     .option("--json", "print JSON", false);
 }
 
-export const out = (value: unknown, json: boolean | undefined): void => void process.stdout.write(`${json ? JSON.stringify(value) : JSON.stringify(value, null, 2)}\n`);
+/** Prints a value as JSON: one line with `--json`, indented for people without (control characters escaped either way, {@link jsonText}). */
+export const out = (value: unknown, json: boolean | undefined): void => void process.stdout.write(`${jsonText(value, json ? undefined : 2)}\n`);
 /** Prints a line for people: control characters written out ({@link printable}). */
 export const say = (line: string): void => void process.stdout.write(`${printable(line)}\n`);
 

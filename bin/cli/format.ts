@@ -19,6 +19,15 @@ export function printable(line: string): string {
   return line.replace(TERMINAL_CONTROLS, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
 }
 
+/**
+ * `value` as JSON for a terminal: `JSON.stringify` escapes the C0 controls but leaves DEL and the C1
+ * controls (CSI, OSC, ...) as they are; here they are `\u00NN` escapes too, which read back as the
+ * same JSON value.
+ */
+export function jsonText(value: unknown, indent?: number): string {
+  return (JSON.stringify(value, null, indent) ?? "null").replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
 /** `text` on one line, cut to `max` characters with an ellipsis. */
 export function clip(text: string, max = 100): string {
   const flat = text.replace(/\s+/g, " ").trim();

@@ -138,7 +138,10 @@ export function program(): Command {
     .action(async (threadId: string, opts: Common & { limit?: number; offset?: number; order?: "asc" | "desc"; all?: boolean }) => {
       await run(opts, async (client) => {
         if (opts.all) {
-          for await (const m of client.messages(threadId, opts.limit !== undefined ? { pageSize: opts.limit } : {})) say(opts.json ? JSON.stringify(m) : messageLine(m));
+          for await (const m of client.messages(threadId, opts.limit !== undefined ? { pageSize: opts.limit } : {})) {
+            if (opts.json) out(m, true);
+            else say(messageLine(m));
+          }
           return;
         }
         const page = await client.getMessages(threadId, {

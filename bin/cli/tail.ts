@@ -6,7 +6,7 @@
  */
 import yoctoSpinner from "yocto-spinner";
 import type { EventFrame, WeftClient, WeftClientError } from "weft/client";
-import { frameLine, printable } from "./format.ts";
+import { frameLine, jsonText, printable } from "./format.ts";
 
 /** Options of {@link tail}. */
 export interface TailOptions {
@@ -35,7 +35,7 @@ export function tail(client: WeftClient, threadId: string, options: TailOptions)
     since: options.since,
     onEvent(frame: EventFrame) {
       const f = frame as { type: string; data: any };
-      if (options.json) print(JSON.stringify(frame));
+      if (options.json) print(jsonText(frame));
       else {
         const line = frameLine(frame);
         if (line !== null) print(printable(line));

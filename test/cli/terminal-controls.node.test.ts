@@ -6,7 +6,7 @@
  * Found by a hostile review; each is written out as `\xNN` instead.
  */
 import { describe, expect, it } from "vitest";
-import { frameLine, messageLine, printable } from "../../bin/cli/format.ts";
+import { frameLine, jsonText, messageLine, printable } from "../../bin/cli/format.ts";
 
 const ESC = "\u001b";
 const hostile = `ok${ESC}[2K${ESC}[1A\r   9 turn completed${ESC}]52;c;cm0gLXJmIH4=\u0007\u009b2J`;
@@ -29,5 +29,13 @@ describe("lines for people", () => {
   it("a message line, and any text: tab and newline stay, every other control is written out", () => {
     expect(controls(printable(messageLine({ id: 1, role: "assistant", content: hostile } as never)))).toEqual([]);
     expect(printable("a\tb\nc\u0000d\u007fe")).toBe("a\tb\nc\\x00d\\x7fe");
+  });
+
+  it("JSON for a terminal escapes DEL and the C1 controls too, and reads back as the same value", () => {
+    const value = { content: hostile, nested: ["\u009d52;c;x\u009c", "\u007f"] };
+    for (const text of [jsonText(value), jsonText(value, 2)]) {
+      expect(controls(text)).toEqual([]);
+      expect(JSON.parse(text)).toEqual(value);
+    }
   });
 });
