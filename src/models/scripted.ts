@@ -95,6 +95,9 @@ export interface ScriptSource {
   next(ready?: (step: StoredStep) => boolean): StoredStep | null | undefined;
 }
 
+/** The scripted model's id, which names no provider (a provider's model of that name is another model). */
+export const SCRIPTED_MODEL_ID = "scripted";
+
 /**
  * Creates the scripted model over a source of stored steps. It streams each step the way a
  * provider would (text, then each call's arguments, then `finish`); an exhausted script finishes
@@ -102,7 +105,7 @@ export interface ScriptSource {
  */
 export function createScriptedModel(source: ScriptSource): Model {
   return {
-    id: "scripted",
+    id: SCRIPTED_MODEL_ID,
     wire: "generic",
     contextTokens: SCRIPTED_CONTEXT_TOKENS,
     summarize: async (input) => extractiveSummary(input),

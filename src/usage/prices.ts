@@ -6,6 +6,7 @@
  */
 import { WeftError } from "../errors.js";
 import { jsonSetting } from "../config.js";
+import { SCRIPTED_MODEL_ID } from "../models/scripted.js";
 
 /** A model's price in USD per million tokens; `cachedInput` (prompt-cache reads) defaults to `input`. */
 export interface Price {
@@ -40,7 +41,7 @@ export const SHIPPED_PRICES: PriceTable = {
     "claude-haiku-4-5": { input: 1, cachedInput: 0.1, cacheWrite: 1.25, output: 5 },
     "claude-sonnet-4-5": { input: 3, cachedInput: 0.3, cacheWrite: 3.75, output: 15 },
     // weft's scripted model plays a script in the thread: no provider is called, nothing is billed.
-    scripted: { input: 0, output: 0 },
+    [SCRIPTED_MODEL_ID]: { input: 0, output: 0 },
   },
 };
 
@@ -87,7 +88,9 @@ const SNAPSHOT_SUFFIX = /-(?:\d{4}-\d{2}-\d{2}|\d{8})$/;
  */
 export function priceOf(table: PriceTable, modelId: string): Price | undefined {
   const bare = modelId.includes(":") ? modelId.slice(modelId.indexOf(":") + 1) : modelId;
-  const own = Object.hasOwn(table.models, modelId) ? table.models[modelId] : Object.hasOwn(table.models, bare) ? table.models[bare] : undefined;
+  // The scripted model's free price is its own: `openai-compatible:scripted` is any model a user names so.
+  const byBare = bare !== SCRIPTED_MODEL_ID && Object.hasOwn(table.models, bare);
+  const own = Object.hasOwn(table.models, modelId) ? table.models[modelId] : byBare ? table.models[bare] : undefined;
   if (own) return own;
   const family = bare.replace(SNAPSHOT_SUFFIX, "");
   return family !== bare && Object.hasOwn(table.models, family) ? table.models[family] : undefined;

@@ -33,6 +33,11 @@ describe("models the price table does not list by their id", () => {
     expect(priceOf(SHIPPED_PRICES, "openai:constructor")).toBeUndefined();
   });
 
+  it("the scripted model's free price is its own: a provider's model a user names `scripted` is unpriced (review: it was free)", () => {
+    expect(priceOf(SHIPPED_PRICES, "scripted")).toEqual({ input: 0, output: 0 });
+    for (const spec of ["openai-compatible:scripted", "workers-ai:scripted", "openai:scripted"]) expect(priceOf(SHIPPED_PRICES, spec)).toBeUndefined();
+  });
+
   it("a dated snapshot's turn is recorded at its family's price", async () => {
     const { token, id } = await oneTurn("snapshot", "openai-chat:gpt-4.1-mini-2025-04-14");
     const usage = (await send(token, "GET", `/threads/${id}/usage`)).body;
