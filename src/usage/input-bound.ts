@@ -1,7 +1,8 @@
 /**
  * An upper bound on a model request's input tokens, counted before it is sent (the budget
  * reservation's input). Text is bounded by its UTF-8 bytes; images and files, which a provider
- * reads by pixels and pages rather than bytes, by the rules of {@link partBound}.
+ * reads by pixels and pages rather than bytes, by the rules of {@link partBound}; the results of
+ * tools the provider runs itself (web search), by the model's context window.
  * @module
  */
 import type { Message } from "../protocol.js";
@@ -70,6 +71,9 @@ export function inputTokensOf(request: BoundedInput, measure: TextMeasure, textO
     if (!textOnly) for (const part of m.parts ?? []) if (part.type !== "text") n += partBound(part, request) + 8;
   }
   for (const t of request.tools) n += measure.text(t.name) + measure.text(t.description) + measure.text(JSON.stringify(t.inputSchema)) + 8;
+  // A tool the provider runs itself (a web search) adds its results to the input it bills: not
+  // known before they come, bounded as a file is by the model's window.
+  if (!textOnly && request.tools.some((t) => t.executionMode === "provider")) n += request.contextTokens ?? DEFAULT_CONTEXT_TOKENS;
   return n + 16 + (request.tools.length > 0 && !textOnly ? TOOL_USE_ALLOWANCE : 0);
 }
 

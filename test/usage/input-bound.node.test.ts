@@ -31,6 +31,13 @@ describe("inputBound and message parts", () => {
     expect(inputBound({ messages: [byUrl], tools: [], model: "openai:gpt-4o-mini" }) - base).toBeGreaterThanOrEqual(GPT_4O_MINI_IMAGE_INPUT_TOKENS);
   });
 
+  it("a tool the provider runs itself (web search) counts the model's window: its results are billed as input (hostile review: a 20,000-token budget admitted a request that used 180,400)", () => {
+    const search = { name: "web_search", description: "Searches the web.", inputSchema: { type: "object" }, executionMode: "provider" as const, providerTool: { id: "anthropic.web_search_20250305" } };
+    const own = { name: "save", description: "Saves.", inputSchema: { type: "object" } };
+    const base = inputBound({ messages: [text("look it up")], tools: [own], contextTokens: 200_000 });
+    expect(inputBound({ messages: [text("look it up")], tools: [own, search], contextTokens: 200_000 }) - base).toBeGreaterThanOrEqual(200_000);
+  });
+
   it("an inline text file counts its decoded bytes", () => {
     const csv = btoa("a,b\n".repeat(3000));
     const file = withParts("sum column b", [{ type: "file", data: csv, mediaType: "text/csv" }]);
