@@ -95,6 +95,9 @@ async function* streamStep(lm: LanguageModelV4, options: LanguageModelV4CallOpti
         case "text-delta":
           if (part.delta !== "") yield { type: "text-delta", delta: part.delta };
           break;
+        case "reasoning-delta":
+          if (part.delta !== "") yield { type: "reasoning-delta", delta: part.delta };
+          break;
         case "tool-input-start":
           yield { type: "tool-input-start", id: part.id, toolName: part.toolName };
           break;

@@ -65,6 +65,8 @@ export type Usage = TokenUsage;
  */
 export type ModelStreamPart =
   | { type: "text-delta"; delta: string }
+  /** Reasoning the provider streams (its thinking): neither kept nor shown, but counted as output a cut request received. */
+  | { type: "reasoning-delta"; delta: string }
   | { type: "tool-input-start"; id: string; toolName: string }
   | { type: "tool-input-delta"; id: string; delta: string }
   | { type: "tool-call"; id: string; toolName: string; input: string; providerExecuted?: boolean; providerMetadata?: ProviderMetadata }

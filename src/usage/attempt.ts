@@ -1,6 +1,6 @@
 /**
  * What one model request received before it ended, counted as it streams: the characters of its
- * text and call arguments, and the usage if the provider reported any. A request that then fails
+ * text, reasoning and call arguments, and the usage if the provider reported any. A request that then fails
  * is recorded from this (src/usage/meter.ts `failed`), so a failure never makes it free.
  * @module
  */
@@ -9,7 +9,7 @@ import type { ModelStreamPart } from "../models/model.js";
 
 /** Counts one request's stream; `part` is given every part in order. */
 export class AttemptTally {
-  /** Characters of text and call arguments received (only counted: a partial answer is never kept). */
+  /** Characters of text, reasoning and call arguments received (only counted: a partial answer is never kept). */
   chars = 0;
   /** The usage the provider reported, if its finish part came. */
   usage: TokenUsage = {};
@@ -19,6 +19,7 @@ export class AttemptTally {
   part(part: ModelStreamPart): void {
     switch (part.type) {
       case "text-delta":
+      case "reasoning-delta":
         this.chars += part.delta.length;
         break;
       case "tool-input-delta":
