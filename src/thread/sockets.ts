@@ -22,6 +22,17 @@ import type { SocketAttachment } from "../socket-policy.js";
 const REPLAY_PAGE = { frames: 5000, chars: 4 * 1024 * 1024 } as const;
 
 /**
+ * Characters of frame data one connection replays, about: the messages a socket is sent wait in
+ * the object until they go, and a Worker cannot see how many do. A longer backlog is sent this much
+ * at a time: the socket is then closed with {@link REPLAY_CONTINUES}, and the client's reconnect
+ * (`since` its last frame) gets the next part.
+ */
+const REPLAY_PER_CONNECTION_CHARS = 16 * 1024 * 1024;
+
+/** How a socket is closed when its replay continues on the next connection: 1013, Try Again Later (RFC 6455 section 7.4.1). */
+export const REPLAY_CONTINUES = 1013;
+
+/**
  * The thread's `GET .../ws`: the caller the Worker verified (its header) must pass `guard`, and
  * its token must not have expired since, before the socket is accepted and replayed
  * ({@link replayAndAccept}); a refused upgrade is a plain 401 or 404, never a socket that closes.
@@ -89,12 +100,15 @@ export function replayAndAccept(ctx: DurableObjectState, events: Pick<EventSink,
   if (expiresAt !== undefined) server.serializeAttachment({ expiresAt } satisfies SocketAttachment);
   ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
   // One synchronous step: no frame is stored meanwhile, so the pages end at `last`.
-  for (let cursor = since; cursor < last; ) {
+  let cursor = since;
+  for (let chars = 0; cursor < last && chars < REPLAY_PER_CONNECTION_CHARS; ) {
     const frames = events.since(cursor, REPLAY_PAGE.frames, REPLAY_PAGE.chars);
     if (frames.length === 0) break;
     const texts = frames.map((frame) => JSON.stringify(frame));
     for (const message of batched ? packFrames(texts) : texts) server.send(message);
+    for (const text of texts) chars += text.length;
     cursor = frames[frames.length - 1]!.seq;
   }
+  if (cursor < last) server.close(REPLAY_CONTINUES, `replay continues after seq ${cursor}: reconnect with since=${cursor}`);
   return new Response(null, { status: 101, webSocket: client });
 }
