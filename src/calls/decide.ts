@@ -19,10 +19,9 @@ export type Settlement = ({ outcome: "succeeded"; result: string } | { outcome: 
 
 /**
  * The call waiting in `status`, and its tool; or, when `madeAlready` says the call holds the very
- * decision asked for, the call as it stands (a client that lost the first answer retries, and
- * gets it rather than a refusal of its own decision). `argsHash`, when
- * given, must name the arguments the call holds: a decision made for another version of them is
- * refused, approval or denial alike.
+ * decision asked for, the call as it stands (a client that lost the first answer retries, and gets
+ * it rather than a refusal of its own decision). `argsHash`, when given, must name the arguments
+ * the call holds: a decision made for another version of them is refused, approval or denial alike.
  */
 function waitingCall(
   ctx: CallContext,

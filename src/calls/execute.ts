@@ -71,10 +71,10 @@ export async function afterAbort(host: CallContext, call: ReadyCall, state: Thre
     await resumableOf(call.tool.def)?.stopInside?.(call.request.callId).catch(() => undefined);
     const answer = await reconcileCall(call.tool, effectKeyOf(host.branchId, call.request.callId), state);
     if (answer.decision === "found") return finishCall(host, call, answer.result, answer.result.status === "success" ? "succeeded" : "failed", attempts);
-    if (answer.decision === "nothing_happened" && !inFlight) {
+    if (answer.decision === "nothing_happened") {
+      if (inFlight) return parkCall(host, call.request, `${reason}: lookup found no effect yet, and the request the stop cut may still land`, attempts);
       return finishCall(host, call, { status: "error", error: "aborted: the thread was stopped; lookup confirms nothing happened" }, "aborted", attempts);
     }
-    if (answer.decision === "nothing_happened") return parkCall(host, call.request, `${reason}: lookup found no effect yet, and the request the stop cut may still land`, attempts);
   }
   return parkCall(host, call.request, reason, attempts);
 }
