@@ -39,6 +39,9 @@ export function ownerOf(engine: RunWorld): ThreadOwner {
   return { userId: engine.meta.userId ?? "", name: `thread ${engine.meta.threadId}`, roles: [], admin: false };
 }
 
+/** How long a parent's stop waits for its child's stopped turn to end (ms); a child still busy then leaves the call parked. */
+const STOP_SETTLE_MS = 2000;
+
 /** Attempts at reaching a child whose object restarts under the parent's wait. */
 const CHILD_ATTEMPTS = 5;
 
@@ -70,16 +73,15 @@ export function agentTool(engine: RunWorld, name: string, agent: AgentDefinition
         // Detached: a child that exists is the run started (recorded again: a crash may have cut it before its row).
         const callId = callIdOfEffectKey(engine.meta, effectKey);
         if (detached(agent, engine.store.calls.get(callId)?.input)) return done ? { status: "found", value: startedResult(engine, name, callId, peersOf(engine).childId(effectKey)) } : { status: "not_found" };
-        const atStop = runOf(state)?.signal.aborted === true;
-        if (done && (done.status === "running" || done.status === "idle" || done.status === "waiting")) {
-          // Asked at the parent's stop, a child still at work (its stop failed) may yet act: the call's outcome is not known (it parks).
-          // Asked after a restart, running the call again rejoins the same child.
-          return atStop ? { status: "unknown" } : { status: "not_found" };
+        if (runOf(state)?.signal.aborted === true) {
+          // Asked at the parent's stop, after stopInside stopped the child: its newest turn stopped is
+          // this call's, ended so far. Anything else (busy, out of reach, or a later turn the child's
+          // owner queued, which may have run since) does not tell how this call's work ended: it parks.
+          if (done?.status !== "stopped") return { status: "unknown" };
+          return { status: "found", value: { status: "error", error: `agent "${name}" was stopped with its parent's turn; its answer so far: ${done.answer || "none"}` } };
         }
-        // Not answering (gone, or out of reach): at a stop it may have acted, so nothing is known; after a restart, running again makes or rejoins it.
-        if (!done) return atStop ? { status: "unknown" } : { status: "not_found" };
-        // Stopped with its parent's turn (stopInside): what it did so far, as the call's failure.
-        if (atStop && done.status === "stopped") return { status: "found", value: { status: "error", error: `agent "${name}" was stopped with its parent's turn; its answer so far: ${done.answer || "none"}` } };
+        // After a restart, running the call again makes or rejoins the same child.
+        if (!done || done.status === "running" || done.status === "idle" || done.status === "waiting") return { status: "not_found" };
         return { status: "found", value: resultOf(name, done) };
       },
     },
@@ -103,7 +105,11 @@ export function agentTool(engine: RunWorld, name: string, agent: AgentDefinition
       const peers = peersOf(engine);
       const childThreadId = peers.childId(effectKeyOf(branchIdOf(engine.meta), callId));
       await peers.stop(ownerOf(engine), childThreadId);
-      await peers.answer(ownerOf(engine), childThreadId, true);
+      // Asked without `wait`, which would run work queued behind the stopped turn (another turn's
+      // answer is not this call's): a child still busy then is read as unknown, and the call parks.
+      for (const until = Date.now() + STOP_SETTLE_MS; Date.now() < until; await new Promise((r) => setTimeout(r, 20))) {
+        if ((await childNow(engine, effectKeyOf(branchIdOf(engine.meta), callId)))?.status !== "running") return;
+      }
     },
   });
 }

@@ -59,4 +59,25 @@ describe("a stop while a reconcilable call's effect may still land", () => {
     await stubOf(id).waitIdle();
     expect((await callsOf(id)).find((c) => c.callId === "c1")).toMatchObject({ status: "parked" });
   });
+
+  it("an agent call whose child has a turn queued behind the stopped one never takes that turn's answer as its own", async () => {
+    const id = await createThread({ agent: "careful_delegator" });
+    await json("POST", `/threads/${id}/messages`, {
+      content: "research",
+      script: [{ toolCalls: [{ id: "c1", name: "careful_researcher", arguments: { input: "what?" } }] }, { text: "done" }],
+    });
+    await until(async () => (await callsOf(id)).find((c) => c.callId === "c1")?.status === "parked", "the agent call to suspend");
+    const child = ((await eventsOf(id)).find((e) => e.type === "subagent_started")!.data as { childThreadId: string }).childThreadId;
+    // The child's owner posts to it meanwhile: queued behind its waiting turn (review 22e: the stop
+    // waited for the child with `wait`, which ran this turn, and recorded its answer as the call's success).
+    expect((await json("POST", `/threads/${child}/messages`, { content: "something else", script: [{ text: "ANSWER OF ANOTHER TURN" }] })).status).toBe(202);
+    expect((await json("POST", `/threads/${id}/stop`)).body).toEqual({ stopped: true });
+    await stubOf(id).waitIdle();
+    const parent = (await callsOf(id)).find((c) => c.callId === "c1")!;
+    // Stopped as far as it got, or (the queued turn having begun) not known: parked. Never the other turn's answer.
+    expect(["failed", "parked"]).toContain(parent.status);
+    expect(JSON.stringify(parent.result ?? null)).not.toContain("ANSWER OF ANOTHER TURN");
+    expect((await callsOf(child)).find((c) => c.callId === "c_pay")?.status).toBe("aborted");
+  });
 });
+
