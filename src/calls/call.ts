@@ -99,13 +99,16 @@ export function callIdOfEffectKey(thread: { readonly threadId: string; readonly 
   return effectKey.slice(branchIdOf(thread).length + 1);
 }
 
+/** How a direct call's id begins (`tool_<name>_...`): no model call takes an id of this form (it could take a keyed call's first). */
+export const DIRECT_CALL_PREFIX = "tool_";
+
 /**
  * The id of a direct call of `toolName` made under an Idempotency-Key `claim` for user `scope`:
  * every retry of the request gets the same id, so a retry after a restart cut the first one finds
  * that call (its result, or its recovery by effect policy) instead of running the tool again.
  */
 export async function keyedCallId(scope: string, claim: IdempotencyClaim, toolName: string): Promise<string> {
-  return `tool_${toolName}_${(await sha256Hex(`${scope}\n${claim.key}\n${claim.fingerprint}`)).slice(0, 24)}`;
+  return `${DIRECT_CALL_PREFIX}${toolName}_${(await sha256Hex(`${scope}\n${claim.key}\n${claim.fingerprint}`)).slice(0, 24)}`;
 }
 
 /**

@@ -10,7 +10,7 @@ import type { EventPayloads, Message, ModelStepRecord, TokenUsage, ToolCallReque
 import type { ModelTool } from "../models/model.js";
 import type { ModelSettings, TurnModelSettings } from "../models/settings.js";
 import { sideSettings } from "./turn-settings.js";
-import type { CallOutcome, CallRequest } from "../calls/call.js";
+import { type CallOutcome, type CallRequest, DIRECT_CALL_PREFIX } from "../calls/call.js";
 import type { ToolCatalog } from "../tools/catalog.js";
 import type { CompiledSchema } from "../tools/schema.js";
 import { finalAnswerSchema, outputInstruction } from "./final-answer.js";
@@ -224,9 +224,10 @@ export function turnConversation(world: RunWorld, execution: Execution, settings
  * Makes a step's call ids unique in the thread: an id already taken (by an earlier call or an
  * earlier call of the same step) becomes `<id>_2`, `<id>_3`, ... Ids weft makes itself are never
  * taken by a model first, or their call would find the model's call as its own (its result, and a
- * write never run): one in the schedules' reserved form (`sched_...`) becomes `model_sched_...`,
- * and one in the form of a call's child (`<id>.invoke<n>`, `<id>.queue<n>`) has that last `.`
- * made `_`. An id that is no URL path segment of its own (empty, `.` or `..`, which URLs remove as
+ * write never run): one in the schedules' reserved form (`sched_...`) or a direct call's (`tool_...`,
+ * in which a keyed call's id can be computed) becomes `model_<id>`, and one in the form of a call's
+ * child (`<id>.invoke<n>`, `<id>.queue<n>`) has that last `.` made `_`. An id that is no URL path
+ * segment of its own (empty, `.` or `..`, which URLs remove as
  * dot segments, RFC 3986 section 5.2.4, in any spelling) becomes `model_<id>`: no route could
  * reach the call to decide it. A lone surrogate becomes U+FFFD, as storing the id would make it.
  */
@@ -236,7 +237,8 @@ export function uniqueCallIds(calls: ToolCallRequest[], taken: (id: string) => b
     const sent = wellFormed(call.id);
     const dot = sent.lastIndexOf(".");
     const own = CHILD_ID.test(sent) ? `${sent.slice(0, dot)}_${sent.slice(dot + 1)}` : sent;
-    const base = own.startsWith(OCCURRENCE_CALL_PREFIX) || own === "" || own === "." || own === ".." ? `model_${own}` : own;
+    const reserved = own.startsWith(OCCURRENCE_CALL_PREFIX) || own.startsWith(DIRECT_CALL_PREFIX);
+    const base = reserved || own === "" || own === "." || own === ".." ? `model_${own}` : own;
     let id = base;
     for (let n = 2; seen.has(id) || taken(id); n++) id = `${base}_${n}`;
     seen.add(id);

@@ -4,6 +4,7 @@
  * @module
  */
 import { WeftError } from "../errors.js";
+import { DIRECT_CALL_PREFIX } from "../calls/call.js";
 import { orderedId } from "../ids.js";
 import { waitsForPersonStatus } from "../protocol.js";
 import type { Effect } from "../tools/types.js";
@@ -77,7 +78,7 @@ function busyRule(runner: TurnRunner, toolName: string): (effect: Effect) => voi
 export async function directCall(engine: RunWorld, runner: TurnRunner, call: DirectCallInput): Promise<DirectCallOutcome> {
   engine.requireAgent();
   const toolName = call.toolName;
-  const callId = call.callId ?? orderedId(`tool_${toolName}`, 12);
+  const callId = call.callId ?? orderedId(`${DIRECT_CALL_PREFIX}${toolName}`, 12);
   const { outcome } = await engine.calls.requestWithQueue(null, {
     callId,
     toolName,

@@ -88,12 +88,12 @@ const SNAPSHOT_SUFFIX = /-(?:\d{4}-\d{2}-\d{2}|\d{8})$/;
  */
 export function priceOf(table: PriceTable, modelId: string): Price | undefined {
   const bare = modelId.includes(":") ? modelId.slice(modelId.indexOf(":") + 1) : modelId;
-  // The scripted model's free price is its own: `openai-compatible:scripted` is any model a user names so.
-  const byBare = bare !== SCRIPTED_MODEL_ID && Object.hasOwn(table.models, bare);
-  const own = Object.hasOwn(table.models, modelId) ? table.models[modelId] : byBare ? table.models[bare] : undefined;
-  if (own) return own;
+  // The scripted model's free price is its own: `openai-compatible:scripted` (or a dated name of it) is any model a user names so.
+  const listed = (key: string) => Object.hasOwn(table.models, key) && (key !== SCRIPTED_MODEL_ID || key === modelId);
+  if (listed(modelId)) return table.models[modelId];
+  if (listed(bare)) return table.models[bare];
   const family = bare.replace(SNAPSHOT_SUFFIX, "");
-  return family !== bare && Object.hasOwn(table.models, family) ? table.models[family] : undefined;
+  return family !== bare && listed(family) ? table.models[family] : undefined;
 }
 
 /** Token counts a cost is computed from (input includes cache reads and writes, as the AI SDK counts it). */

@@ -3,8 +3,9 @@
  * - "", "." and ".." are no URL path segment of their own (URLs remove dot segments, in any
  *   spelling: `%2E%2E` too): a call so named that waits for approval could never be decided, and
  *   its turn waited until stopped;
- * - `<id>.invoke<n>` and `<id>.queue<n>` are the ids of a call's children: the model's call took
- *   the child's id first, and the child found it as its own (its result, its write never run);
+ * - `<id>.invoke<n>` and `<id>.queue<n>` are the ids of a call's children, and `tool_...` a direct
+ *   call's (a keyed one's can be computed): the model's call took the id first, and the child or
+ *   the direct call found it as its own (its result, its write never run);
  * - a lone surrogate is stored as U+FFFD: the call's id in memory no longer found its row (the turn
  *   failed, or its tool message answered an id the assistant's call did not have).
  */
@@ -12,7 +13,9 @@ import { exports } from "cloudflare:workers";
 import { expect, it } from "vitest";
 import { WeftClient } from "../../src/client/index.js";
 import { fakeEnv, fakeKey, scriptFake } from "../fake-provider.js";
-import { API_KEYS, callsOf, createThread, json, messagesOf, runTurn, stubOf } from "../helpers.js";
+import { keyedCallId } from "../../src/calls/call.js";
+import { idempotencyClaim } from "../../src/http/idempotency.js";
+import { API_KEYS, callsOf, createThread, json, keyed, messagesOf, runTurn, stubOf } from "../helpers.js";
 
 it("calls the model names '.' or '..' are renamed model_<id>, and weft/client decides them", async () => {
   const id = await createThread({ agent: "guarantees" });
@@ -71,4 +74,16 @@ it("a provider's call id with a lone surrogate is stored as its well-formed form
   const messages = await messagesOf(id);
   const asked = (messages.find((m) => m.role === "assistant") as { toolCalls?: Array<{ id: string }> }).toolCalls!.map((c) => c.id);
   expect(messages.filter((m) => m.role === "tool").map((m) => m.toolCallId).sort()).toEqual([...asked].sort());
+});
+
+it("a model's call named as a keyed direct call would be does not answer that direct call", async () => {
+  const id = await createThread({ agent: "guarantees" });
+  const key = `model-takes-${crypto.randomUUID()}`;
+  const body = { input: { order: "DIRECT" }, sessionId: id };
+  const claim = (await idempotencyClaim(new Headers({ "Idempotency-Key": key }), "POST", "/v1/tools/record_call", body))!;
+  const derived = await keyedCallId("tester", claim, "record_call");
+  await runTurn(id, "go", [{ toolCalls: [{ id: derived, name: "record_call", arguments: { order: "MODEL" } }] }, { text: "done" }]);
+  expect((await keyed("POST", "/v1/tools/record_call", key, body)).body).toMatchObject({ ok: true, callId: derived, result: '{"order":"DIRECT"}' });
+  const writes = (await callsOf(id)).filter((c) => c.toolName === "record_call").map((c) => `${c.callId} ${c.result?.result}`);
+  expect(writes.sort()).toEqual([`model_${derived} {"order":"MODEL"}`, `${derived} {"order":"DIRECT"}`]);
 });

@@ -35,7 +35,9 @@ describe("models the price table does not list by their id", () => {
 
   it("the scripted model's free price is its own: a provider's model a user names `scripted` is unpriced (review: it was free)", () => {
     expect(priceOf(SHIPPED_PRICES, "scripted")).toEqual({ input: 0, output: 0 });
-    for (const spec of ["openai-compatible:scripted", "workers-ai:scripted", "openai:scripted"]) expect(priceOf(SHIPPED_PRICES, spec)).toBeUndefined();
+    for (const spec of ["openai-compatible:scripted", "workers-ai:scripted", "openai:scripted", "openai-compatible:scripted-2025-01-01", "openai-compatible:scripted-20250101"]) {
+      expect(priceOf(SHIPPED_PRICES, spec)).toBeUndefined();
+    }
   });
 
   it("a dated snapshot's turn is recorded at its family's price", async () => {
