@@ -46,18 +46,21 @@ export const out = (value: unknown, json: boolean | undefined): void => void pro
 /** Prints a line for people: control characters written out ({@link printable}). */
 export const say = (line: string): void => void process.stdout.write(`${printable(line)}\n`);
 
+/** Prints a line for people on stderr (notes, progress, refusals), control characters written out too. */
+export const note = (line: string): void => void process.stderr.write(`${printable(line)}\n`);
+
 /** Prints a refusal (stdout: the error body; stderr: one line for people) and sets exit code 1. */
 export function refused(error: unknown, json: boolean | undefined): void {
   process.exitCode = 1;
   if (!(error instanceof WeftClientError)) {
-    process.stderr.write(`weft: ${printable(error instanceof Error ? error.message : String(error))}\n`);
+    note(`weft: ${error instanceof Error ? error.message : String(error)}`);
     return;
   }
   const body = { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } };
   out(body, json);
   if (!json) {
     const path = Array.isArray(error.details?.path) ? ` (at ${(error.details.path as unknown[]).join(".") || "the top level"})` : "";
-    process.stderr.write(`weft: ${printable(`${error.code}: ${error.message}${path}`)}\n`);
+    note(`weft: ${error.code}: ${error.message}${path}`);
   }
 }
 

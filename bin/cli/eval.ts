@@ -14,7 +14,7 @@ import { casesFromThreads, resolveThreadIds } from "../../scripts/eval/from-thre
 import { countLine, diffLines, htmlReport, leftOutLines, summaryTable, underThreshold } from "../../scripts/eval/report.mjs";
 import { runSuite } from "../../scripts/eval/runner.mjs";
 import { loadSuite, SuiteError } from "../../scripts/eval/suite.mjs";
-import { say } from "./command.ts";
+import { note, say } from "./command.ts";
 import { localUrl, withRuntime } from "./runtime.ts";
 
 interface EvalOptions {
@@ -30,8 +30,6 @@ interface EvalOptions {
   maxDiffs: number;
   keepThreads?: boolean;
 }
-
-const note = (line: string): void => void process.stderr.write(`${line}\n`);
 
 /** A progress bar on a terminal; a line every 10% otherwise (CI logs). */
 function progress(): (done: number, total: number) => void {

@@ -9,7 +9,7 @@
 import { Command, Option } from "commander";
 import { addCallCommands } from "./calls.ts";
 import { addScheduleCommands } from "./schedules.ts";
-import { type Common, common, intArg, jsonArg, out, run, say } from "./command.ts";
+import { type Common, common, intArg, jsonArg, note, out, run, say } from "./command.ts";
 import { evalCommand } from "./eval.ts";
 import { messageLine, toolLines } from "./format.ts";
 import { tail } from "./tail.ts";
@@ -42,9 +42,9 @@ export function program(): Command {
           if (outcome.isError) process.exitCode = 1;
           const where = outcome.sessionId ?? opts.session;
           if (!opts.json && where && outcome.status === "awaiting_approval") {
-            process.stderr.write(`weft: call ${outcome.callId} waits for approval: weft approve ${where} ${outcome.callId} (or weft deny)\n`);
+            note(`weft: call ${outcome.callId} waits for approval: weft approve ${where} ${outcome.callId} (or weft deny)`);
           } else if (!opts.json && where && outcome.status === "parked") {
-            process.stderr.write(`weft: call ${outcome.callId} is parked: weft calls ${where} says how to settle it\n`);
+            note(`weft: call ${outcome.callId} is parked: weft calls ${where} says how to settle it`);
           }
         },
         true,

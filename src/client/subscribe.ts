@@ -90,17 +90,19 @@ export function subscribe(conn: ConnectionOptions, threadId: string, options: Su
   // attempt that never opened, it first asks how the thread answers this caller: a refusal is
   // reported instead of retried forever, and no frame is taken before the cursor's thread is known
   // (a thread made again on the id meanwhile would otherwise be followed as if it were the first).
+  const tokenNow = async () => (options.token ? await options.token() : conn.token);
   const nextUrl = async (): Promise<string> => {
-    const token = options.token ? await options.token() : conn.token;
-    const asked = { ...conn, ...(token ? { token } : { token: undefined }) };
+    let token = await tokenNow();
     if (createdAt === undefined || (attempts > 0 && !openedSinceAttempt)) {
       for (let wait = 100; !ended; wait = Math.min(wait * 2, 5_000)) {
-        const now = await threadCheck(asked, threadId, lastSeq, createdAt);
+        const now = await threadCheck({ ...conn, ...(token ? { token } : { token: undefined }) }, threadId, lastSeq, createdAt);
         if (now instanceof WeftClientError) end(now);
         else if (now) createdAt ??= now.createdAt;
         // Nothing answered: a known thread is tried again by connecting; an unknown one is asked again first.
         if (now !== null || createdAt !== undefined) break;
         await new Promise((r) => setTimeout(r, wait));
+        // Asked again after each wait: one longer than the token's life would answer 401 with the old one.
+        token = await tokenNow();
       }
     }
     attempts++;

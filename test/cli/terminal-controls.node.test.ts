@@ -5,7 +5,8 @@
  * rewrite lines (hide "waits for approval", fake a finished turn) or set the clipboard (OSC 52).
  * Found by a hostile review; each is written out as `\xNN` instead.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { note, say } from "../../bin/cli/command.ts";
 import { frameLine, jsonText, messageLine, printable } from "../../bin/cli/format.ts";
 
 const ESC = "\u001b";
@@ -38,4 +39,20 @@ describe("lines for people", () => {
       expect(JSON.parse(text)).toEqual(value);
     }
   });
+
+  it("what the commands write for people, on stdout and stderr alike (eval's notes, a call's hints), goes through it (review 22e: eval's notes wrote a server's text raw)", () => {
+    const written: string[] = [];
+    const out = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => (written.push(String(chunk)), true));
+    const err = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => (written.push(String(chunk)), true));
+    try {
+      say(`said ${hostile}`);
+      note(`weft eval: ${hostile}`);
+    } finally {
+      out.mockRestore();
+      err.mockRestore();
+    }
+    expect(written).toHaveLength(2);
+    for (const line of written) expect(controls(line.replace(/\n$/, ""))).toEqual([]);
+  });
 });
+

@@ -36,3 +36,23 @@ it("subscribe asks its token getter before every connection, so a reconnect afte
   expect(urls.length).toBeGreaterThanOrEqual(2);
   expect(urls.slice(0, 2).map((u) => new URL(u).searchParams.get("access_token"))).toEqual(["fresh-1", "fresh-2"]);
 });
+
+it("a token that expired while the thread could not be asked is replaced by the getter's fresh one, not reported as 401 (review 22e)", async () => {
+  let issued = 0;
+  let gets = 0;
+  const fetch = (async (_input: RequestInfo | URL, init?: RequestInit) => {
+    gets++;
+    // The network is down for the first three asks; meanwhile the first token expires.
+    if (gets <= 3) throw new TypeError("fetch failed");
+    if (new Headers(init?.headers).get("authorization") === "Bearer tok-1") return Response.json({ error: { code: "unauthenticated", message: "token expired" } }, { status: 401 });
+    return Response.json({ threadId: "t1", status: "idle", createdAt: 1000, lastSeq: 0 });
+  }) as typeof globalThis.fetch;
+  const urls: string[] = [];
+  const weft = new WeftClient({ url: "http://weft.test", WebSocket: fakeSocket(urls, (s) => s.open()) as never, fetch });
+  const errors: string[] = [];
+  const sub = weft.subscribe("t1", { onEvent: () => {}, onError: (e) => errors.push(`${e.status} ${e.code}`), token: () => `tok-${++issued}` });
+  for (let i = 0; i < 300 && urls.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+  sub.close();
+  expect(errors).toEqual([]);
+  expect(new URL(urls[0]!).searchParams.get("access_token")).not.toBe("tok-1");
+});
