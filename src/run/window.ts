@@ -45,7 +45,7 @@ const NON_ASCII = /[^\x00-\x7f]/;
  * differ, so a window that fits the estimate fits the model. Four characters a token for every
  * script counted Chinese at a quarter of its tokens.
  */
-function quarterTokens(text: string): number {
+export function quarterTokens(text: string): number {
   if (!NON_ASCII.test(text)) return text.length;
   let quarters = 0;
   for (let i = 0; i < text.length; i++) {

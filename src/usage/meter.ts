@@ -234,7 +234,7 @@ export class ThreadMeter {
     if (ticket.done) return;
     if (sent) {
       try {
-        await this.settle(ticket, { usage: sent.usage, answered: "", receivedChars: sent.chars, failed: true }, "error");
+        await this.settle(ticket, { usage: sent.usage, answered: "", receivedQuarters: sent.quarters, failed: true }, "error");
       } catch (e) {
         // Called while the request's own failure is handled (an instance being aborted cannot write):
         // that failure stands; an unsettled reservation is charged whole when its lease ends.
@@ -249,7 +249,7 @@ export class ThreadMeter {
   }
 
   /** Records the request's row in the thread's ledger and settles it in the account (see {@link send}). */
-  private async settle(ticket: MeterTicket, got: { usage: TokenUsage; answered: string; receivedChars?: number; failed?: boolean }, finishReason: string): Promise<ModelUsageRow> {
+  private async settle(ticket: MeterTicket, got: { usage: TokenUsage; answered: string; receivedQuarters?: number; failed?: boolean }, finishReason: string): Promise<ModelUsageRow> {
     const r = ticket.request;
     ticket.done = true;
     const bound = outputPlan({ id: r.model, ...(r.wire ? { wire: r.wire } : {}) }, ticket.settings ?? r.settings).sent;

@@ -7,7 +7,7 @@
  */
 import type { Message, TokenUsage } from "../protocol.js";
 import type { ModelTool } from "../models/model.js";
-import { estimateTokens } from "../run/window.js";
+import { estimateTokens, quarterTokens } from "../run/window.js";
 import { inputTokensOf } from "./input-bound.js";
 import { type PriceTable, costMicroUsd, priceOf } from "./prices.js";
 
@@ -70,8 +70,8 @@ export interface AnsweredRequest {
   contextTokens?: number;
   /** The answer's text and call arguments, for the output estimate. */
   answered: string;
-  /** Characters received instead of `answered` (a failed request's partial stream, never kept whole). */
-  receivedChars?: number;
+  /** What was received instead of `answered`, in quarter tokens (a failed request's partial stream, never kept whole: `AttemptTally`). */
+  receivedQuarters?: number;
   /** The request failed after it was sent. */
   failed?: boolean;
   /** The output bound the request sent, if any: an estimate never passes it (the provider stops there). */
@@ -83,7 +83,8 @@ export interface AnsweredRequest {
  * counts that are no report: a negative, fractional or non-finite one, and an input of 0 (every
  * request sends something), so an endpoint a user points a thread at cannot lower what budgets
  * count as used. A main count (input or output) not reported is estimated from what was sent and
- * received (the row is marked `estimated`), four characters a token, the output at most the bound
+ * received (the row is marked `estimated`) by script as weft estimates a window (four ASCII
+ * characters a token, a CJK character or an emoji one or more), the output at most the bound
  * the request sent. A user-paid row's reported input counts at least {@link userPaidInputFloor}
  * (marked `estimated` when raised): the endpoint may be the user's own, and its counts are not
  * trusted by the budgets that count the row (the user's own and the agent's).
@@ -94,7 +95,7 @@ export function modelUsageRow(request: AnsweredRequest, prices: PriceTable, now 
   // A main count not reported is estimated; a user-paid input reported under its floor is raised to it.
   const floor = userPaid && u.inputTokens !== undefined ? userPaidInputFloor(request) : 0;
   const inputTokens = u.inputTokens === undefined ? estimateInput(request) : Math.max(u.inputTokens, floor);
-  const outputTokens = u.outputTokens ?? Math.min(Math.ceil((request.receivedChars ?? request.answered.length) / 4), request.outputBound ?? Infinity);
+  const outputTokens = u.outputTokens ?? Math.min(Math.ceil((request.receivedQuarters ?? quarterTokens(request.answered)) / 4), request.outputBound ?? Infinity);
   const estimated = u.inputTokens === undefined || u.outputTokens === undefined || inputTokens > u.inputTokens;
   const tokens = { input: inputTokens, output: outputTokens, cached: u.cachedInputTokens ?? 0, cacheWrite: u.cacheWriteTokens ?? 0 };
   const price = priceOf(prices, request.model);

@@ -54,7 +54,7 @@ describe("inputBound and message parts", () => {
     const withTools = estimateInput({ sent, tools, model: "openai:gpt-4.1-mini" });
     expect(withTools - bare).toBeGreaterThanOrEqual(Math.floor(schemaChars / 4) + TOOL_USE_ALLOWANCE);
     // The row of a request that failed with nothing reported carries it.
-    const row = modelUsageRow({ turnId: "t", step: 1, model: "openai:gpt-4.1-mini", usage: {}, durationMs: 5, sent, tools, answered: "", receivedChars: 0, failed: true }, SHIPPED_PRICES);
+    const row = modelUsageRow({ turnId: "t", step: 1, model: "openai:gpt-4.1-mini", usage: {}, durationMs: 5, sent, tools, answered: "", receivedQuarters: 0, failed: true }, SHIPPED_PRICES);
     expect([row.failed, row.estimated, row.inputTokens]).toEqual([true, true, withTools]);
     // An image sent is counted by the same bound as the reservation's.
     const image = withParts("describe", [{ type: "image", image: "https://example.com/cat.png" }]);

@@ -49,9 +49,9 @@ describe("prices", () => {
     expect(estimated.inputTokens).toBeGreaterThan(0);
     expect(estimated.outputTokens).toBe(1);
     // A failed request's partial stream is counted by its characters, never past the output bound it sent.
-    const failed = modelUsageRow({ ...answered, model: "scripted", usage: {}, receivedChars: 4000, failed: true }, SHIPPED_PRICES);
+    const failed = modelUsageRow({ ...answered, model: "scripted", usage: {}, receivedQuarters: 4000, failed: true }, SHIPPED_PRICES);
     expect([failed.failed, failed.estimated, failed.outputTokens]).toEqual([true, true, 1000]);
-    expect(modelUsageRow({ ...answered, model: "scripted", usage: {}, receivedChars: 4000, outputBound: 64 }, SHIPPED_PRICES).outputTokens).toBe(64);
+    expect(modelUsageRow({ ...answered, model: "scripted", usage: {}, receivedQuarters: 4000, outputBound: 64 }, SHIPPED_PRICES).outputTokens).toBe(64);
   });
 
   it("bounds a request's input tokens by the UTF-8 bytes it sends", () => {

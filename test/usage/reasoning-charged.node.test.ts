@@ -46,12 +46,21 @@ it("reasoning received before a cut counts in what the failed request is charged
     })(),
   ).rejects.toThrow();
   const row = modelUsageRow(
-    { turnId: "turn_1", step: 1, model: "anthropic:claude-sonnet-4-5", usage: tally.usage, durationMs: 1000, sent: [{ content: "think hard" }], answered: "", receivedChars: tally.chars, failed: true, outputBound: 32_000 },
+    { turnId: "turn_1", step: 1, model: "anthropic:claude-sonnet-4-5", usage: tally.usage, durationMs: 1000, sent: [{ content: "think hard" }], answered: "", receivedQuarters: tally.quarters, failed: true, outputBound: 32_000 },
     priceTableOf({}),
   );
-  expect({ partsSeenByWeft: [...kinds], charsCounted: tally.chars, outputTokensCharged: row.outputTokens }).toEqual({
+  expect({ partsSeenByWeft: [...kinds], charsCounted: tally.quarters, outputTokensCharged: row.outputTokens }).toEqual({
     partsSeenByWeft: ["reasoning-delta"],
     charsCounted: REASONING_CHARS,
     outputTokensCharged: REASONING_CHARS / 4,
   });
 });
+
+it("what a cut request received is estimated by script, as a window is: an emoji or a CJK character is a token or more, not a quarter (review 22e: 1,000 crabs were charged 500)", () => {
+  const tally = new AttemptTally();
+  tally.part({ type: "text-delta", delta: "\u{1F980}".repeat(1000) });
+  tally.part({ type: "text-delta", delta: "漢".repeat(1000) });
+  const row = modelUsageRow({ turnId: "t", step: 1, model: "anthropic:claude-sonnet-4-5", usage: {}, durationMs: 5, sent: [{ content: "go" }], answered: "", receivedQuarters: tally.quarters, failed: true }, priceTableOf({}));
+  expect(row.outputTokens).toBeGreaterThanOrEqual(2000);
+});
+
