@@ -17,6 +17,14 @@ import { keyedCallId } from "../../src/calls/call.js";
 import { idempotencyClaim } from "../../src/http/idempotency.js";
 import { API_KEYS, callsOf, createThread, json, keyed, messagesOf, runTurn, stubOf } from "../helpers.js";
 
+/** weft/client over the test worker, as the test user. */
+const testClient = () =>
+  new WeftClient({
+    url: "http://weft.test",
+    token: API_KEYS.tester,
+    fetch: ((input: RequestInfo | URL, init?: RequestInit) => (exports as unknown as { default: Fetcher }).default.fetch(new Request(input, init))) as typeof fetch,
+  });
+
 it("calls the model names '.' or '..' are renamed model_<id>, and weft/client decides them", async () => {
   const id = await createThread({ agent: "guarantees" });
   const ids = ["..", "."];
@@ -28,11 +36,7 @@ it("calls the model names '.' or '..' are renamed model_<id>, and weft/client de
   const calls = await callsOf(id);
   expect(calls.map((c) => `${c.callId}:${c.status}`).sort()).toEqual(["model_..:awaiting_approval", "model_.:awaiting_approval"]);
 
-  const weft = new WeftClient({
-    url: "http://weft.test",
-    token: API_KEYS.tester,
-    fetch: ((input: RequestInfo | URL, init?: RequestInit) => (exports as unknown as { default: Fetcher }).default.fetch(new Request(input, init))) as typeof fetch,
-  });
+  const weft = testClient();
   expect(await weft.approve(id, "model_..")).toMatchObject({ callId: "model_..", status: "succeeded" });
   expect(await weft.deny(id, "model_.")).toMatchObject({ callId: "model_.", status: "denied" });
   await stubOf(id).waitIdle();
@@ -63,12 +67,7 @@ it("a provider's call id with a lone surrogate is stored as its well-formed form
   await stubOf(id).waitIdle();
   const calls = await callsOf(id);
   expect(calls.map((c) => `${c.callId}:${c.status}`).sort()).toEqual(["a\ufffdb:awaiting_approval", "w\ufffd:succeeded"]);
-  const weft = new WeftClient({
-    url: "http://weft.test",
-    token: API_KEYS.tester,
-    fetch: ((input: RequestInfo | URL, init?: RequestInit) => (exports as unknown as { default: Fetcher }).default.fetch(new Request(input, init))) as typeof fetch,
-  });
-  expect(await weft.approve(id, "a\ufffdb")).toMatchObject({ status: "succeeded" });
+  expect(await testClient().approve(id, "a\ufffdb")).toMatchObject({ status: "succeeded" });
   await stubOf(id).waitIdle();
   expect((await json("GET", `/threads/${id}`)).body.lastTurn).toMatchObject({ status: "completed" });
   const messages = await messagesOf(id);

@@ -10,6 +10,19 @@
 import { describe, expect, it } from "vitest";
 import { callsOf, createThread, effectRuns, eventsOf, json, stubOf, until } from "../helpers.js";
 
+/** A parent thread whose agent call `c1` is suspended on its child thread, which waits for a person to approve its write `c_pay`. */
+async function delegatedAndWaiting(): Promise<{ id: string; child: string }> {
+  const id = await createThread({ agent: "careful_delegator" });
+  await json("POST", `/threads/${id}/messages`, {
+    content: "research",
+    script: [{ toolCalls: [{ id: "c1", name: "careful_researcher", arguments: { input: "what?" } }] }, { text: "done" }],
+  });
+  await until(async () => (await callsOf(id)).find((c) => c.callId === "c1")?.status === "parked", "the agent call to suspend");
+  const child = ((await eventsOf(id)).find((e) => e.type === "subagent_started")!.data as { childThreadId: string }).childThreadId;
+  await until(async () => (await callsOf(child)).find((c) => c.callId === "c_pay")?.status === "awaiting_approval", "the child's write to wait");
+  return { id, child };
+}
+
 describe("a stop while a reconcilable call's effect may still land", () => {
   it("a request in flight: the call parks, and the effect that lands is there to settle it by", async () => {
     const id = await createThread({ agent: "in_flight" });
@@ -25,13 +38,7 @@ describe("a stop while a reconcilable call's effect may still land", () => {
   });
 
   it("an agent called as a tool: the parent's stop stops its child too, whose waiting write never runs", async () => {
-    const id = await createThread({ agent: "careful_delegator" });
-    await json("POST", `/threads/${id}/messages`, {
-      content: "research",
-      script: [{ toolCalls: [{ id: "c1", name: "careful_researcher", arguments: { input: "what?" } }] }, { text: "done" }],
-    });
-    await until(async () => (await callsOf(id)).find((c) => c.callId === "c1")?.status === "parked", "the agent call to suspend");
-    const child = ((await eventsOf(id)).find((e) => e.type === "subagent_started")!.data as { childThreadId: string }).childThreadId;
+    const { id, child } = await delegatedAndWaiting();
     expect((await callsOf(child)).find((c) => c.callId === "c_pay")?.status).toBe("awaiting_approval");
 
     expect((await json("POST", `/threads/${id}/stop`)).body).toEqual({ stopped: true });
@@ -46,13 +53,7 @@ describe("a stop while a reconcilable call's effect may still land", () => {
   });
 
   it("an agent called as a tool whose child cannot be reached at the stop: parked, never 'nothing happened'", async () => {
-    const id = await createThread({ agent: "careful_delegator" });
-    await json("POST", `/threads/${id}/messages`, {
-      content: "research",
-      script: [{ toolCalls: [{ id: "c1", name: "careful_researcher", arguments: { input: "what?" } }] }, { text: "done" }],
-    });
-    await until(async () => (await callsOf(id)).find((c) => c.callId === "c1")?.status === "parked", "the agent call to suspend");
-    const child = ((await eventsOf(id)).find((e) => e.type === "subagent_started")!.data as { childThreadId: string }).childThreadId;
+    const { id, child } = await delegatedAndWaiting();
     // Out of reach (here removed by its owner; a failed RPC alike): whatever it did cannot be asked.
     expect((await json("DELETE", `/threads/${child}`)).status).toBe(200);
     expect((await json("POST", `/threads/${id}/stop`)).body).toEqual({ stopped: true });
@@ -61,13 +62,7 @@ describe("a stop while a reconcilable call's effect may still land", () => {
   });
 
   it("an agent call whose child has a turn queued behind the stopped one never takes that turn's answer as its own", async () => {
-    const id = await createThread({ agent: "careful_delegator" });
-    await json("POST", `/threads/${id}/messages`, {
-      content: "research",
-      script: [{ toolCalls: [{ id: "c1", name: "careful_researcher", arguments: { input: "what?" } }] }, { text: "done" }],
-    });
-    await until(async () => (await callsOf(id)).find((c) => c.callId === "c1")?.status === "parked", "the agent call to suspend");
-    const child = ((await eventsOf(id)).find((e) => e.type === "subagent_started")!.data as { childThreadId: string }).childThreadId;
+    const { id, child } = await delegatedAndWaiting();
     // The child's owner posts to it meanwhile: queued behind its waiting turn (review 22e: the stop
     // waited for the child with `wait`, which ran this turn, and recorded its answer as the call's success).
     expect((await json("POST", `/threads/${child}/messages`, { content: "something else", script: [{ text: "ANSWER OF ANOTHER TURN" }] })).status).toBe(202);
