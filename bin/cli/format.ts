@@ -28,6 +28,11 @@ export function jsonText(value: unknown, indent?: number): string {
   return (JSON.stringify(value, null, indent) ?? "null").replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
+/** `n` and `word`, the word in the plural unless `n` is 1: "1 call", "2 calls". */
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
 /** `text` on one line, cut to `max` characters with an ellipsis. */
 export function clip(text: string, max = 100): string {
   const flat = text.replace(/\s+/g, " ").trim();
@@ -68,7 +73,7 @@ export function frameLine(frame: EventFrame): string | null {
     case "turn_waiting":
       return `${head}turn waits for a person: ${(d.callIds ?? []).join(", ")}`;
     case "turn_finished":
-      return `${head}turn ${d.status} after ${d.steps} step${d.steps === 1 ? "" : "s"}${d.error ? `: ${clip(d.error, 80)}` : ""}`;
+      return `${head}turn ${d.status} after ${plural(d.steps, "step")}${d.error ? `: ${clip(d.error, 80)}` : ""}`;
     default:
       return `${head}${f.type} ${clip(json(d), 80)}`;
   }

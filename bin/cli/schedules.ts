@@ -58,7 +58,7 @@ export function addScheduleCommands(weft: Command): void {
     .description("make a schedule on a thread: each occurrence calls a tool or posts a message, once")
     .option("--cron <expr>", "five cron fields, in --timezone")
     .option("--timezone <zone>", "an IANA zone such as Europe/Berlin (required with --cron)")
-    .option("--every <interval>", "milliseconds, or 90s, 5m, 2h, 1d")
+    .option("--every <interval>", "milliseconds, or 90s, 5m, 2h, 1d; at least a minute")
     .option("--at <time>", "one time, ISO-8601")
     .option("--tool <name>", "call this tool")
     .option("--input <json>", "the tool's input", jsonArg("--input"))

@@ -6,7 +6,7 @@
  */
 import yoctoSpinner from "yocto-spinner";
 import type { EventFrame, WeftClient, WeftClientError } from "weft/client";
-import { frameLine, jsonText, printable } from "./format.ts";
+import { frameLine, jsonText, plural, printable } from "./format.ts";
 
 /** Options of {@link tail}. */
 export interface TailOptions {
@@ -23,7 +23,7 @@ export function tail(client: WeftClient, threadId: string, options: TailOptions)
   let turnStart = 0;
   let step = 0;
   const running = new Set<string>();
-  const progress = () => `turn running: step ${step + 1}, ${running.size} call${running.size === 1 ? "" : "s"} in flight, ${((Date.now() - turnStart) / 1000).toFixed(1)} s`;
+  const progress = () => `turn running: step ${step + 1}, ${plural(running.size, "call")} in flight, ${((Date.now() - turnStart) / 1000).toFixed(1)} s`;
   const ticker = live ? setInterval(() => spinner!.isSpinning && (spinner!.text = progress()), 200) : null;
   const print = (line: string) => {
     if (spinner?.isSpinning) spinner.clear();

@@ -5,12 +5,13 @@
  */
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { type Common, common, out, run, say } from "./command.ts";
+import { plural } from "./format.ts";
 
 /** Totals as one line: requests, tokens in/out (cached, reasoning), cost (and how many requests have no price) and time. */
 export function totalsLine(t: { requests: number; inputTokens: number; outputTokens: number; cachedInputTokens: number; reasoningTokens: number; estimatedRequests: number; costUsd: number; unpricedRequests?: number; durationMs: number }): string {
   const extra = [t.cachedInputTokens ? `${t.cachedInputTokens} cached` : "", t.reasoningTokens ? `${t.reasoningTokens} reasoning` : "", t.estimatedRequests ? `${t.estimatedRequests} estimated` : ""].filter(Boolean).join(", ");
-  const unknown = t.unpricedRequests ? ` + ${t.unpricedRequests} requests of unpriced models (cost unknown)` : "";
-  return `${t.requests} requests, ${t.inputTokens} in / ${t.outputTokens} out tokens${extra ? ` (${extra})` : ""}, $${t.costUsd.toFixed(6)}${unknown}, ${(t.durationMs / 1000).toFixed(1)} s`;
+  const unknown = t.unpricedRequests ? ` + ${plural(t.unpricedRequests, "request")} of unpriced models (cost unknown)` : "";
+  return `${plural(t.requests, "request")}, ${t.inputTokens} in / ${t.outputTokens} out tokens${extra ? ` (${extra})` : ""}, $${t.costUsd.toFixed(6)}${unknown}, ${(t.durationMs / 1000).toFixed(1)} s`;
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -33,8 +34,8 @@ export function addUsageCommand(weft: Command): void {
           if (threadId !== undefined) {
             const usage = await client.getThreadUsage(threadId);
             if (opts.json) return out(usage, true);
-            say(`thread ${usage.threadId} (${usage.agentId}): ${totalsLine(usage.total)}; tools: ${usage.total.tools.calls} calls, ${usage.total.tools.attempts} attempts, ${(usage.total.tools.durationMs / 1000).toFixed(1)} s`);
-            for (const t of usage.turns) say(`  turn ${t.turnId}: ${totalsLine(t)}; tools: ${t.tools.calls} calls`);
+            say(`thread ${usage.threadId} (${usage.agentId}): ${totalsLine(usage.total)}; tools: ${plural(usage.total.tools.calls, "call")}, ${plural(usage.total.tools.attempts, "attempt")}, ${(usage.total.tools.durationMs / 1000).toFixed(1)} s`);
+            for (const t of usage.turns) say(`  turn ${t.turnId}: ${totalsLine(t)}; tools: ${plural(t.tools.calls, "call")}`);
             for (const m of usage.models) say(`  model ${m.model}: ${totalsLine(m)}`);
             return;
           }

@@ -114,8 +114,8 @@ it("weft thread new, send --follow, tail, messages and usage", async () => {
   const usage = await weftCli(["usage", id, "--url", weft.url]);
   expect(usage.code, usage.stderr).toBe(0);
   const [whole, turn] = usage.stdout.trim().split("\n");
-  expect(whole).toMatch(new RegExp(`^thread ${id} \\(\\w+\\): 2 requests, \\d+ in / \\d+ out tokens \\(2 estimated\\), \\$0\\.000000, [\\d.]+ s; tools: 1 calls, 1 attempts`));
-  expect(turn).toMatch(/^  turn turn_\w+: 2 requests, .*; tools: 1 calls$/);
+  expect(whole).toMatch(new RegExp(`^thread ${id} \\(\\w+\\): 2 requests, \\d+ in / \\d+ out tokens \\(2 estimated\\), \\$0\\.000000, [\\d.]+ s; tools: 1 call, 1 attempt`));
+  expect(turn).toMatch(/^  turn turn_\w+: 2 requests, .*; tools: 1 call$/);
   const account = await weftCli(["usage", "--group-by", "model", "--json", "--url", weft.url]);
   expect(account.code, account.stderr).toBe(0);
   expect(JSON.parse(account.stdout)).toMatchObject({ groupBy: "model", groups: expect.arrayContaining([expect.objectContaining({ key: "scripted" })]) });
