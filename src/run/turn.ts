@@ -92,9 +92,12 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
       // A call cut off mid-stream joins the step (so the model sees why it did not run), marked so it never runs.
       const cut = response.cutOff.map((c): ToolCallRequest => ({ id: c.id, name: c.name, arguments: c.partial, cutOff: c.reason ?? true }));
       const made = wellFormedCalls([...response.toolCalls, ...cut], turnId, steps);
-      const calls = host.uniqueIds(made).map((c, i) => (announced.has(made[i]!.id) ? { ...c, announced: true } : c));
-      // What the provider ran itself is stored with the step, under the provider's ids, and never dispatched.
-      const provided = response.providerCalls.map((c) => providerExecuted(c, model.id));
+      // What the provider ran itself is stored with the step and never dispatched. Its ids are held to
+      // the model's rules with them (an endpoint could name one as an id weft makes, a keyed direct call's).
+      const ran = response.providerCalls.map((c) => providerExecuted(c, model.id));
+      const ids = host.uniqueIds([...ran, ...made]);
+      const provided = ids.slice(0, ran.length);
+      const calls = ids.slice(ran.length).map((c, i) => (announced.has(made[i]!.id) ? { ...c, announced: true } : c));
       host.emit("model_step", { turnId, text: response.text, toolCalls: [...provided, ...calls], ...record, turnUsage });
       const assistant: NewTurnMessage = { role: "assistant", content: response.text, ...(provided.length > 0 ? { toolCalls: provided } : {}) };
       if (calls.length === 0) {

@@ -6,6 +6,7 @@
  * - `<id>.invoke<n>` and `<id>.queue<n>` are the ids of a call's children, and `tool_...` a direct
  *   call's (a keyed one's can be computed): the model's call took the id first, and the child or
  *   the direct call found it as its own (its result, its write never run);
+ * - the same for a call the provider ran itself (an endpoint names those too);
  * - a lone surrogate is stored as U+FFFD: the call's id in memory no longer found its row (the turn
  *   failed, or its tool message answered an id the assistant's call did not have).
  */
@@ -86,3 +87,18 @@ it("a model's call named as a keyed direct call would be does not answer that di
   const writes = (await callsOf(id)).filter((c) => c.toolName === "record_call").map((c) => `${c.callId} ${c.result?.result}`);
   expect(writes.sort()).toEqual([`model_${derived} {"order":"MODEL"}`, `${derived} {"order":"DIRECT"}`]);
 });
+
+it("a call the provider ran itself, named as a keyed direct call would be, does not answer that direct call either", async () => {
+  const key = fakeKey("provider-ids");
+  const id = await createThread({ agent: "searcher", env: fakeEnv("openai:gpt-4.1-mini", key) });
+  const idem = `provider-takes-${crypto.randomUUID()}`;
+  const body = { input: { name: "Ada", age: 36 }, sessionId: id };
+  const claim = (await idempotencyClaim(new Headers({ "Idempotency-Key": idem }), "POST", "/v1/tools/person", body))!;
+  const derived = await keyedCallId("tester", claim, "person");
+  await scriptFake(key, [{ providerCalls: [{ id: derived, query: "weft runtime", urls: ["https://example.com/weft"] }], text: "Found it." }]);
+  expect((await json("POST", `/threads/${id}/messages`, { content: "search" })).status).toBe(202);
+  await stubOf(id).waitIdle();
+  expect((await keyed("POST", "/v1/tools/person", idem, body)).body).toMatchObject({ ok: true, toolName: "person", callId: derived, result: '{"name":"Ada","age":36}' });
+  expect((await callsOf(id)).map((c) => c.callId).sort()).toEqual([`model_${derived}`, derived].sort());
+});
+
