@@ -81,6 +81,7 @@ export function subscribe(conn: ConnectionOptions, threadId: string, options: Su
   const end = (error: WeftClientError | null) => {
     if (ended) return;
     ended = true;
+    clearTimeout(gapTimer);
     socket.close();
     if (error) options.onError?.(error);
     finish(error);
@@ -121,9 +122,24 @@ export function subscribe(conn: ConnectionOptions, threadId: string, options: Su
     ...options.reconnect,
   });
 
+  let gapWaitMs = 0;
+  let gapTimer: ReturnType<typeof setTimeout> | undefined;
+  let openedAt = 0;
+  const reconnectAfterGap = () => {
+    if (gapTimer !== undefined) return;
+    // A connection that held for a while starts the waits over.
+    gapWaitMs = gapWaitMs === 0 || Date.now() - openedAt > 5_000 ? 100 : Math.min(gapWaitMs * 2, 5_000);
+    socket.close(); // nothing more is read from it; the timer opens the next
+    gapTimer = setTimeout(() => {
+      gapTimer = undefined;
+      if (!ended) socket.reconnect();
+    }, gapWaitMs);
+  };
+
   let open = false;
   socket.addEventListener("open", () => {
     open = true;
+    openedAt = Date.now();
     openedSinceAttempt = true;
     connections++;
     options.onOpen?.({ since: lastSeq, connection: connections });
@@ -144,8 +160,9 @@ export function subscribe(conn: ConnectionOptions, threadId: string, options: Su
     for (const frame of Array.isArray(message) ? message : [message]) {
       if (ended) return;
       if (typeof frame?.seq !== "number" || frame.seq <= lastSeq) continue; // already delivered
-      // A hole means a frame was lost in transit: ask again from the last one delivered.
-      if (frame.seq !== lastSeq + 1) return socket.reconnect();
+      // A hole means a frame was lost in transit: ask again from the last one delivered, after a
+      // wait that doubles while holes keep coming (partysocket's own reconnect would not wait).
+      if (frame.seq !== lastSeq + 1) return reconnectAfterGap();
       lastSeq = frame.seq;
       options.onEvent(frame);
     }
@@ -180,7 +197,8 @@ async function threadCheck(conn: ConnectionOptions, threadId: string, since: num
     thread = await request<ThreadNow>(conn, "GET", `/threads/${encodeURIComponent(threadId)}`);
   } catch (e) {
     const error = e as WeftClientError;
-    const permanent = (error.status >= 400 && error.status < 500) || error.code === "auth_not_configured";
+    // A 4xx is the thread's answer to this caller, but for a timeout or a rate limit on the way (408, 429).
+    const permanent = (error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429) || error.code === "auth_not_configured";
     return permanent ? error : null;
   }
   if (createdAt !== undefined && thread.createdAt !== createdAt) {

@@ -68,3 +68,35 @@ it("no frame is taken before the followed thread is known: a first GET that fail
   await sub.closed;
   expect({ delivered, errors, createdAt: sub.createdAt }).toEqual({ delivered: ["T1#1", "T1#2", "T1#3"], errors: ["thread_not_found"], createdAt: 1000 });
 });
+
+it("a 429 or 408 on the way to the thread is retried, not the end of the subscription (review 22g)", async () => {
+  for (const status of [429, 408]) {
+    let gets = 0;
+    const fetch = (async () => (++gets === 1 ? new Response("slow down", { status }) : Response.json({ threadId: "t1", status: "idle", createdAt: 1000, lastSeq: 0 }))) as typeof globalThis.fetch;
+    const urls: string[] = [];
+    const weft = new WeftClient({ url: "http://weft.test", token: "k", WebSocket: fakeSocket(urls, (s) => s.open()) as never, fetch });
+    const errors: string[] = [];
+    const sub = weft.subscribe("t1", { onEvent: () => {}, onError: (e) => errors.push(`${e.status} ${e.code}`) });
+    for (let i = 0; i < 100 && urls.length === 0 && errors.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    sub.close();
+    expect({ status, errors, connected: urls.length > 0 }).toEqual({ status, errors: [], connected: true });
+  }
+});
+
+it("frames past a hole, again and again, are asked for again after waits that grow, not in a tight loop (review 22g)", async () => {
+  const fetch = (async () => Response.json({ threadId: "t1", status: "idle", createdAt: 1000, lastSeq: 10 })) as typeof globalThis.fetch;
+  const urls: string[] = [];
+  const Socket = fakeSocket(urls, (s) => {
+    s.open();
+    s.message(JSON.stringify({ seq: 5, type: "x", data: {}, at: 0 }));
+  });
+  const weft = new WeftClient({ url: "http://weft.test", token: "k", WebSocket: Socket as never, fetch });
+  const sub = weft.subscribe("t1", { onEvent: () => {} });
+  await new Promise((r) => setTimeout(r, 1000));
+  sub.close();
+  // Waits of 100, 200, 400 ms...: a handful of connections in a second (a tight loop made hundreds).
+  expect(urls.length).toBeGreaterThan(1);
+  expect(urls.length).toBeLessThan(6);
+  expect(urls.every((u) => new URL(u).searchParams.get("since") === "0")).toBe(true);
+});
+
