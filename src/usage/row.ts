@@ -85,9 +85,10 @@ export interface AnsweredRequest {
  * count as used. A main count (input or output) not reported is estimated from what was sent and
  * received (the row is marked `estimated`) by script as weft estimates a window (four ASCII
  * characters a token, a CJK character or an emoji one or more), the output at most the bound
- * the request sent. A user-paid row's reported input counts at least {@link userPaidInputFloor}
- * (marked `estimated` when raised): the endpoint may be the user's own, and its counts are not
- * trusted by the budgets that count the row (the user's own and the agent's).
+ * the request sent. A user-paid row's reported input counts at least {@link userPaidInputFloor},
+ * and its reported output at least half the estimate of what was received (marked `estimated`
+ * when raised): the endpoint may be the user's own, and its counts are not trusted by the budgets
+ * that count the row (the user's own and the agent's).
  */
 export function modelUsageRow(request: AnsweredRequest, prices: PriceTable, now = Date.now()): ModelUsageRow {
   const u = reportedCounts(request.usage);
@@ -95,8 +96,10 @@ export function modelUsageRow(request: AnsweredRequest, prices: PriceTable, now 
   // A main count not reported is estimated; a user-paid input reported under its floor is raised to it.
   const floor = userPaid && u.inputTokens !== undefined ? userPaidInputFloor(request) : 0;
   const inputTokens = u.inputTokens === undefined ? estimateInput(request) : Math.max(u.inputTokens, floor);
-  const outputTokens = u.outputTokens ?? Math.min(Math.ceil((request.receivedQuarters ?? quarterTokens(request.answered)) / 4), request.outputBound ?? Infinity);
-  const estimated = u.inputTokens === undefined || u.outputTokens === undefined || inputTokens > u.inputTokens;
+  const received = Math.min(Math.ceil((request.receivedQuarters ?? quarterTokens(request.answered)) / 4), request.outputBound ?? Infinity);
+  // The output likewise: at least half of weft's estimate of what it received.
+  const outputTokens = u.outputTokens === undefined ? received : userPaid ? Math.max(u.outputTokens, Math.ceil(received / 2)) : u.outputTokens;
+  const estimated = u.inputTokens === undefined || u.outputTokens === undefined || inputTokens > u.inputTokens || outputTokens > u.outputTokens;
   const tokens = { input: inputTokens, output: outputTokens, cached: u.cachedInputTokens ?? 0, cacheWrite: u.cacheWriteTokens ?? 0 };
   const price = priceOf(prices, request.model);
   return {

@@ -177,7 +177,9 @@ describe("budgets", () => {
     expect(await turnOf(user.token, other)).toMatchObject({ status: "stopped", errorCode: "budget_exceeded" });
     expect(await fakeRequests(k2)).toHaveLength(0);
     const refusal = (await framesOf(other)).find((f) => f.type === "budget_exceeded")!.data as any;
-    expect(refusal).toMatchObject({ measure: "costUsd", limit: 0.005, used: 0.00496 });
+    // The user's own key: its reported output of 0 for "first" counts a token (at least half weft's estimate of what came).
+    expect(refusal).toMatchObject({ measure: "costUsd", limit: 0.005 });
+    expect(refusal.used).toBeCloseTo(0.00496, 5);
   });
 
   it("a model with no price is refused under a cost budget, never counted as free (a user may choose the model)", async () => {

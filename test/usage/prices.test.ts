@@ -125,5 +125,12 @@ describe("budget definitions", () => {
     expect([honest.inputTokens, honest.estimated]).toEqual([801, false]);
     const deployment = modelUsageRow({ ...answered, sent, model: "openai:gpt-4.1-mini", usage: { inputTokens: 1, outputTokens: 1 } }, SHIPPED_PRICES);
     expect([deployment.inputTokens, deployment.estimated]).toEqual([1, false]);
+    // Its output too (review 22g: 0 reported for 40,000 characters received stood): at least half the estimate.
+    const long = "x".repeat(40_000);
+    const silent = modelUsageRow({ ...answered, answered: long, sent, model: "openai:gpt-4.1-mini", userPaid: true, usage: { inputTokens: 801, outputTokens: 0 } }, SHIPPED_PRICES);
+    expect([silent.outputTokens, silent.estimated]).toEqual([5000, true]);
+    const cut = modelUsageRow({ ...answered, answered: "", receivedQuarters: 40_000, sent, model: "openai:gpt-4.1-mini", userPaid: true, usage: { inputTokens: 801, outputTokens: 0 }, failed: true }, SHIPPED_PRICES);
+    expect(cut.outputTokens).toBe(5000);
+    expect(modelUsageRow({ ...answered, answered: long, sent, model: "openai:gpt-4.1-mini", usage: { inputTokens: 801, outputTokens: 0 } }, SHIPPED_PRICES).outputTokens).toBe(0);
   });
 });

@@ -25,7 +25,7 @@ it("a turn is one trace, sent as protobuf: invoke_agent over a chat span per req
   const reported = [
     { input: 120, output: 11, cached: 64, reasoning: 5, cacheWrite: 0 },
     { input: 150, output: 12, cached: 0, reasoning: 0, cacheWrite: 0 },
-    { input: 170, output: 4, cached: 128, reasoning: 0, cacheWrite: 0 },
+    { input: 170, output: 40, cached: 128, reasoning: 0, cacheWrite: 0 },
   ];
   await scriptFake(key, [
     { toolCalls: [{ id: "t1", name: "person", arguments: `{"name":"${secretish}","age":1}` }], usage: reported[0]! },
