@@ -5,9 +5,10 @@
  */
 import type { EventFrame, Message, ToolListing } from "weft/client";
 
-// C0 controls but tab and newline, DEL, and C1 controls: what a terminal reads as commands.
+// C0 controls but tab and newline, DEL, and C1 controls: what a terminal reads as commands; and the
+// bidirectional marks and overrides, which reorder what is shown (Trojan Source, CVE-2021-42574).
 // eslint-disable-next-line no-control-regex
-const TERMINAL_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+const TERMINAL_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /**
  * `line` as a terminal shows it, not obeys it: each control character written out as `\xNN`.
@@ -16,7 +17,7 @@ const TERMINAL_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
  * turn) or set the clipboard (OSC 52).
  */
 export function printable(line: string): string {
-  return line.replace(TERMINAL_CONTROLS, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+  return line.replace(TERMINAL_CONTROLS, (c) => (c.charCodeAt(0) < 0x100 ? `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}` : `\\u${c.charCodeAt(0).toString(16)}`));
 }
 
 /**
@@ -25,7 +26,7 @@ export function printable(line: string): string {
  * same JSON value.
  */
 export function jsonText(value: unknown, indent?: number): string {
-  return (JSON.stringify(value, null, indent) ?? "null").replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return (JSON.stringify(value, null, indent) ?? "null").replace(/[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /** `n` and `word`, the word in the plural unless `n` is 1: "1 call", "2 calls". */

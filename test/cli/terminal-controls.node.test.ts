@@ -10,10 +10,10 @@ import { note, say } from "../../bin/cli/command.ts";
 import { frameLine, jsonText, messageLine, printable } from "../../bin/cli/format.ts";
 
 const ESC = "\u001b";
-const hostile = `ok${ESC}[2K${ESC}[1A\r   9 turn completed${ESC}]52;c;cm0gLXJmIH4=\u0007\u009b2J`;
+const hostile = `ok${ESC}[2K${ESC}[1A\r   9 turn completed${ESC}]52;c;cm0gLXJmIH4=\u0007\u009b2J\u202edevorppa\u2066`;
 const at = "2025-01-01T00:00:00.000Z";
 // eslint-disable-next-line no-control-regex
-const controls = (line: string) => [...line.matchAll(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g)].map((m) => m[0].charCodeAt(0));
+const controls = (line: string) => [...line.matchAll(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g)].map((m) => m[0].charCodeAt(0));
 
 describe("lines for people", () => {
   it.each([
