@@ -5,10 +5,12 @@
  */
 import type { EventFrame, Message, ToolListing } from "weft/client";
 
-// C0 controls but tab and newline, DEL, and C1 controls: what a terminal reads as commands; and the
-// bidirectional marks and overrides, which reorder what is shown (Trojan Source, CVE-2021-42574).
-// eslint-disable-next-line no-control-regex
-const TERMINAL_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+// DEL and the C1 controls, which a terminal reads as commands, and the bidirectional marks and
+// overrides, which reorder what it shows (Trojan Source, CVE-2021-42574): what JSON leaves as it is.
+const BEYOND_JSON = "\\u007f-\\u009f\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069";
+const UNESCAPED_IN_JSON = new RegExp(`[${BEYOND_JSON}]`, "g");
+// With the C0 controls but tab and newline: everything a line for people must not carry raw.
+const TERMINAL_CONTROLS = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f${BEYOND_JSON}]`, "g");
 
 /**
  * `line` as a terminal shows it, not obeys it: each control character written out as `\xNN`.
@@ -26,7 +28,7 @@ export function printable(line: string): string {
  * same JSON value.
  */
 export function jsonText(value: unknown, indent?: number): string {
-  return (JSON.stringify(value, null, indent) ?? "null").replace(/[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return (JSON.stringify(value, null, indent) ?? "null").replace(UNESCAPED_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /** `n` and `word`, the word in the plural unless `n` is 1: "1 call", "2 calls". */

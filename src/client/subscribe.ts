@@ -58,6 +58,10 @@ export interface Subscription {
   readonly closed: Promise<WeftClientError | null>;
 }
 
+/** The first and the longest wait between tries (ms): reconnects, asks for the thread, asks after a hole. */
+const FIRST_WAIT_MS = 100;
+const LONGEST_WAIT_MS = 5_000;
+
 /**
  * Subscribes to `GET /threads/:id/ws`. A connection that fails before it opens is followed by
  * `GET /threads/:id` with the same token: a 4xx answer there (401 `unauthenticated`, 404
@@ -78,6 +82,11 @@ export function subscribe(conn: ConnectionOptions, threadId: string, options: Su
   const wsBase = conn.url.replace(/^http/i, "ws");
   const path = `/threads/${encodeURIComponent(threadId)}/ws`;
 
+  // After a hole in the frames: the socket is closed and the next opened after a wait (see below).
+  let gapWaitMs = 0;
+  let gapTimer: ReturnType<typeof setTimeout> | undefined;
+  let openedAt = 0;
+
   const end = (error: WeftClientError | null) => {
     if (ended) return;
     ended = true;
@@ -95,7 +104,7 @@ export function subscribe(conn: ConnectionOptions, threadId: string, options: Su
   const nextUrl = async (): Promise<string> => {
     let token = await tokenNow();
     if (createdAt === undefined || (attempts > 0 && !openedSinceAttempt)) {
-      for (let wait = 100; !ended; wait = Math.min(wait * 2, 5_000)) {
+      for (let wait = FIRST_WAIT_MS; !ended; wait = Math.min(wait * 2, LONGEST_WAIT_MS)) {
         const now = await threadCheck({ ...conn, ...(token ? { token } : { token: undefined }) }, threadId, lastSeq, createdAt);
         if (now instanceof WeftClientError) end(now);
         else if (now) createdAt ??= now.createdAt;
@@ -115,20 +124,17 @@ export function subscribe(conn: ConnectionOptions, threadId: string, options: Su
 
   const socket = new ReconnectingWebSocket(nextUrl, undefined, {
     WebSocket: conn.WebSocket ?? globalThis.WebSocket,
-    minReconnectionDelay: 100,
-    maxReconnectionDelay: 5_000,
+    minReconnectionDelay: FIRST_WAIT_MS,
+    maxReconnectionDelay: LONGEST_WAIT_MS,
     connectionTimeout: 10_000,
     minUptime: 1_000,
     ...options.reconnect,
   });
 
-  let gapWaitMs = 0;
-  let gapTimer: ReturnType<typeof setTimeout> | undefined;
-  let openedAt = 0;
   const reconnectAfterGap = () => {
     if (gapTimer !== undefined) return;
     // A connection that held for a while starts the waits over.
-    gapWaitMs = gapWaitMs === 0 || Date.now() - openedAt > 5_000 ? 100 : Math.min(gapWaitMs * 2, 5_000);
+    gapWaitMs = gapWaitMs === 0 || Date.now() - openedAt > LONGEST_WAIT_MS ? FIRST_WAIT_MS : Math.min(gapWaitMs * 2, LONGEST_WAIT_MS);
     socket.close(); // nothing more is read from it; the timer opens the next
     gapTimer = setTimeout(() => {
       gapTimer = undefined;

@@ -30,7 +30,7 @@ const REPLAY_PAGE = { frames: 5000, chars: 4 * 1024 * 1024 } as const;
 const REPLAY_PER_CONNECTION_CHARS = 16 * 1024 * 1024;
 
 /** How a socket is closed when its replay continues on the next connection: 1013, Try Again Later (RFC 6455 section 7.4.1). */
-export const REPLAY_CONTINUES = 1013;
+const REPLAY_CONTINUES = 1013;
 
 /**
  * The thread's `GET .../ws`: the caller the Worker verified (its header) must pass `guard`, and
