@@ -154,6 +154,12 @@ export async function enterExecute(ctx: CallContext, call: ReadyCall): Promise<C
   const effectKey = effectKeyOf(ctx.branchId, request.callId);
   const mark = { callId: request.callId, toolName: tool.name, effect };
   if (ctx.signal?.aborted) {
+    // Run before (a suspended call going on, a cut one recovered): its work may have happened, so
+    // the effect table's stop decides, as for a call the stop found running.
+    if (call.existing && call.existing.attempts > 0) {
+      const state = ctx.stateFor({ callId: request.callId, tool, ...(request.turnId ? { turnId: request.turnId } : {}) });
+      return afterAbort(ctx, call, state, call.existing.attempts, false);
+    }
     if (!call.existing) ctx.journal.insert({ ...rowOf(request, effectKey), status: "queued", input });
     return finishCall(ctx, call, { status: "error", error: "aborted: the thread was stopped before this call ran" }, "aborted", call.existing?.attempts ?? 0);
   }

@@ -13,6 +13,8 @@ export interface MemoryTurn extends TurnRecord {
   modelRequest: { step: number; count: number } | null;
   /** The side forced for the next step. */
   forcedSide: "a" | "b" | null;
+  /** The newest message id when it began. */
+  messagesBefore: number;
 }
 
 /** Every table's rows, plain data (so `atomically` can copy and restore it whole). */

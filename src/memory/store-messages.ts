@@ -4,7 +4,7 @@
  * @module
  */
 import type { Message, MessageRole } from "../protocol.js";
-import type { MessageTable, MetaTable, NewMessage } from "../ports/store.js";
+import type { AnswerRange, MessageTable, MetaTable, NewMessage } from "../ports/store.js";
 import type { GetMessagesOptions, MessagesResult } from "../tools/thread-state.js";
 import { messagePage, promptCallOf } from "../thread/store/messages.js";
 import type { MemoryData } from "./data.js";
@@ -78,9 +78,10 @@ export class MemoryMessages implements MessageTable {
     return this.rows.filter((r) => r.promptCall === callId && r.message.role === "assistant" && r.message.metadata?.queued === undefined).length;
   }
 
-  lastAnswer(): string {
+  lastAnswer(within?: AnswerRange): string {
     for (let i = this.rows.length - 1; i >= 0; i--) {
       const m = this.rows[i]!.message;
+      if (within && (m.id <= within.after || (within.until !== null && m.id > within.until))) continue;
       if ((m.depth ?? 0) === 0 && m.role === "assistant" && m.content !== "" && (m.side === undefined || m.side === "a")) return m.content;
     }
     return "";

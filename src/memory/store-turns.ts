@@ -4,7 +4,7 @@
  * @module
  */
 import type { ModelStepRecord, TokenUsage, TurnErrorCode } from "../protocol.js";
-import type { Inbox, PendingMessage, TurnRecord, TurnStatus, TurnSteps, TurnTable } from "../ports/store.js";
+import type { FirstTurn, Inbox, PendingMessage, TurnRecord, TurnStatus, TurnSteps, TurnTable } from "../ports/store.js";
 import { stepsUsage } from "../usage/totals.js";
 import type { MemoryData, MemoryTurn } from "./data.js";
 
@@ -22,7 +22,16 @@ export class MemoryTurns implements TurnTable, TurnSteps, Inbox {
   begin(turnId: string, now = Date.now(), settings?: TurnRecord["modelSettings"]): void {
     if (this.find(turnId)) throw new Error(`UNIQUE constraint failed: turns.turn_id (${turnId})`);
     const own = settings ? { modelSettings: clone(settings) } : {};
-    this.data().turns.push({ turnId, status: "running", steps: 0, startedAt: now, pendingStep: null, modelRequest: null, forcedSide: null, ...own });
+    const messagesBefore = this.data().messages.at(-1)?.message.id ?? 0;
+    this.data().turns.push({ turnId, status: "running", steps: 0, startedAt: now, pendingStep: null, modelRequest: null, forcedSide: null, messagesBefore, ...own });
+  }
+
+  first(): FirstTurn | undefined {
+    const [t, later] = this.data().turns;
+    if (!t) return undefined;
+    const turn: FirstTurn = { turnId: t.turnId, status: t.status, messages: { after: t.messagesBefore, until: later ? later.messagesBefore : null } };
+    if (t.error !== undefined) turn.error = t.error;
+    return turn;
   }
 
   setStatus(turnId: string, status: "running" | "waiting"): void {

@@ -73,8 +73,8 @@ export interface MessageTable {
   ofPromptCall(callId: string, after: number, before: number, limit: number, order: "asc" | "desc"): Message[];
   /** Model steps the nested run of prompt call `callId` took (its assistant messages, queued calls aside). */
   promptCallSteps(callId: string): number;
-  /** The latest non-empty answer at depth 0 of side a (or no side); "" when none. */
-  lastAnswer(): string;
+  /** The latest non-empty answer at depth 0 of side a (or no side), among the ids of `within` when given; "" when none. */
+  lastAnswer(within?: AnswerRange): string;
   /** Every stored message, silent and nested ones included. */
   count(): number;
 }
@@ -194,6 +194,29 @@ export interface TurnTable {
   latestStatus(): TurnStatus | undefined;
   /** The newest turn, if any. */
   latest(): TurnRecord | undefined;
+  /** The thread's first turn, if any, with the ids of the messages that are its own. */
+  first(): FirstTurn | undefined;
+}
+
+/**
+ * A thread's first turn: for a child thread, the turn its opening message started, which is the
+ * work of the parent's call (a turn the child's owner posts later is not).
+ */
+export interface FirstTurn {
+  /** The turn's id. */
+  turnId: string;
+  /** Where it stands. */
+  status: TurnStatus;
+  /** Why it failed or stopped, in words. */
+  error?: string;
+  /** Its own messages: ids above `after`, and up to `until` when a later turn has begun (null: none has). */
+  messages: AnswerRange;
+}
+
+/** Message ids of one turn: above `after`, up to and including `until` (null: no bound). */
+export interface AnswerRange {
+  after: number;
+  until: number | null;
 }
 
 /** What a running turn keeps about its current model step, so a restart or a wait loses none of it. */

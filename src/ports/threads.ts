@@ -32,13 +32,16 @@ export interface ChildThreadInput {
   parent: { threadId: string; callId: string };
 }
 
-/** How a child thread's work stands, as its parent asks. */
+/**
+ * How a child thread's work for its parent stands: its first turn, the one its opening message
+ * started. A later turn (only the child's owner can post one) is not the parent's call.
+ */
 export interface ChildAnswer {
-  /** `running`: a turn runs or a message waits for one; `idle`: no turn yet; else the newest turn's status. */
+  /** `running`: the first turn runs, or its opening waits for it; `idle`: no turn and nothing queued; else the first turn's status. */
   status: "completed" | "stopped" | "failed" | "waiting" | "running" | "idle";
-  /** The child's final text (its side a's last non-empty answer; "" when none). */
+  /** The first turn's final text (side a's last non-empty answer in it; "" when none), so far while it runs. */
   answer: string;
-  /** Why the newest turn failed or stopped, when it did. */
+  /** Why the first turn failed or stopped, when it did. */
   error?: string;
 }
 
@@ -53,13 +56,14 @@ export interface ChildThreads {
    */
   create(owner: ThreadOwner, threadId: string, input: ChildThreadInput): Promise<"created" | "exists">;
   /**
-   * How child `threadId` stands; with `wait`, once its queued and cut work is done (or waits for a person).
+   * How child `threadId`'s first turn stands; with `wait`, once that turn has ended (or waits for a person).
    * @throws WeftError `thread_not_found` for a thread that does not exist or that `owner` does not own (the two look the same).
    */
   answer(owner: ThreadOwner, threadId: string, wait: boolean): Promise<ChildAnswer>;
   /**
-   * Stops child `threadId`'s turn, running or waiting for a person (its open calls end as the
-   * effect table says for a stop); nothing when no turn runs. Its answer then tells how it ended.
+   * Stops child `threadId`'s first turn, running or waiting for a person (its open calls end as
+   * the effect table says for a stop); nothing when it has ended or not begun, and a later turn
+   * is left alone. Its answer then tells how it ended.
    * @throws WeftError `thread_not_found` as {@link answer} does.
    */
   stop(owner: ThreadOwner, threadId: string): Promise<void>;

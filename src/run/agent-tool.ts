@@ -74,11 +74,11 @@ export function agentTool(engine: RunWorld, name: string, agent: AgentDefinition
         const callId = callIdOfEffectKey(engine.meta, effectKey);
         if (detached(agent, engine.store.calls.get(callId)?.input)) return done ? { status: "found", value: startedResult(engine, name, callId, peersOf(engine).childId(effectKey)) } : { status: "not_found" };
         if (runOf(state)?.signal.aborted === true) {
-          // Asked at the parent's stop, after stopInside stopped the child: its newest turn stopped is
-          // this call's, ended so far. Anything else (busy, out of reach, or a later turn the child's
-          // owner queued, which may have run since) does not tell how this call's work ended: it parks.
-          if (done?.status !== "stopped") return { status: "unknown" };
-          return { status: "found", value: { status: "error", error: `agent "${name}" was stopped with its parent's turn; its answer so far: ${done.answer || "none"}` } };
+          // Asked at the parent's stop, after stopInside stopped the child's first turn (this call's):
+          // stopped, it ended so far. Anything else (still busy, or out of reach) does not tell how
+          // this call's work ended: it parks. A first turn that ended before the stop is the call's answer.
+          if (done?.status === "stopped") return { status: "found", value: { status: "error", error: `agent "${name}" was stopped with its parent's turn; its answer so far: ${done.answer || "none"}` } };
+          if (done?.status !== "completed" && done?.status !== "failed") return { status: "unknown" };
         }
         // After a restart, running the call again makes or rejoins the same child.
         if (!done || done.status === "running" || done.status === "idle" || done.status === "waiting") return { status: "not_found" };

@@ -80,12 +80,29 @@ export class TurnRunner {
     return latest === "waiting" || this.engine.calls.waitsForPerson() ? "waiting" : "idle";
   }
 
-  /** What a parent thread reads of this one as its child: status, final answer, and why its turn failed or stopped. */
+  /**
+   * What a parent thread reads of this one as its child: how its first turn stands (the one its
+   * opening message started: the parent's call), that turn's final answer, and why it failed or
+   * stopped. A later turn, which only the child's owner can start, is not the call's.
+   */
   childAnswer(): ChildAnswer {
-    const turn = this.engine.store.turns.latest();
-    const busy = this.active || this.engine.store.turns.inboxSize() > 0;
-    const status: ChildAnswer["status"] = busy ? "running" : (turn?.status ?? "idle");
-    return { status, answer: this.engine.store.messages.lastAnswer(), ...(turn?.error ? { error: turn.error } : {}) };
+    const { turns, messages } = this.engine.store;
+    const first = turns.first();
+    if (!first) return { status: this.active || turns.inboxSize() > 0 ? "running" : "idle", answer: "" };
+    // While it is unfinished no later turn begins, so a running runner runs it.
+    const status: ChildAnswer["status"] = first.status === "waiting" && this.active ? "running" : first.status;
+    return { status, answer: messages.lastAnswer(first.messages), ...(first.error ? { error: first.error } : {}) };
+  }
+
+  /** Whether the first turn ended (see {@link childAnswer}). */
+  firstTurnEnded(): boolean {
+    const status = this.engine.store.turns.first()?.status;
+    return status !== undefined && status !== "running" && status !== "waiting";
+  }
+
+  /** Stops the first turn (see {@link childAnswer}) if it has not ended; a later turn is left alone. */
+  stopFirstTurn(): boolean {
+    return this.engine.store.turns.first() !== undefined && !this.firstTurnEnded() && this.stop();
   }
 
   /** Whether work is left unfinished: a running turn, a call without its result, a queued call, a waiting message. */

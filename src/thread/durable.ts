@@ -239,13 +239,18 @@ export function createThreadClass(registry: Registry) {
       return this.serve(caller, { access: "write" }, (_w, runner) => ({ stopped: runner.stop() }));
     }
 
+    /** Stops this child thread's first turn, its parent's call (a later turn is its owner's). */
+    async childStop(caller: Caller) {
+      return this.serve(caller, { access: "write" }, (_w, runner) => ({ stopped: runner.stopFirstTurn() }));
+    }
+
     /**
-     * How this thread's work stands, for the parent of a child thread (the caller is the parent's
-     * owner): with `wait`, once its queued and cut work is done (or waits for a person).
+     * How this thread's first turn stands, for the parent of a child thread (the caller is the
+     * parent's owner): with `wait`, once it has ended or waits for a person.
      */
     async childAnswer(caller: Caller, wait: boolean): Promise<RpcResult<ChildAnswer>> {
       return this.serve(caller, { access: "read" }, async (_w, runner) => {
-        if (wait) {
+        if (wait && !runner.firstTurnEnded()) {
           await runner.resume();
           // Deleted meanwhile: the rows below may be gone.
           this.guard(caller, "read");

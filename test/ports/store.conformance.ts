@@ -176,6 +176,24 @@ export function storeConformance(impl: string, withTables: WithTables): void {
         expect(turns.statusOf("none")).toBeUndefined();
       }));
 
+    it("turns: the first turn and its own messages, bounded by the next turn's start", () =>
+      run(({ turns, messages }) => {
+        expect(turns.first()).toBeUndefined();
+        messages.append({ role: "user", content: "opening" });
+        turns.begin("t1", 1);
+        messages.append({ role: "assistant", content: "first answer" });
+        expect(turns.first()).toEqual({ turnId: "t1", status: "running", messages: { after: 1, until: null } });
+        turns.end("t1", "stopped", "cut");
+        messages.append({ role: "user", content: "the owner's" });
+        turns.begin("t2", 2);
+        messages.append({ role: "assistant", content: "second answer" });
+        expect(turns.first()).toEqual({ turnId: "t1", status: "stopped", error: "cut", messages: { after: 1, until: 3 } });
+        expect(messages.lastAnswer(turns.first()!.messages)).toBe("first answer");
+        expect(messages.lastAnswer({ after: 3, until: null })).toBe("second answer");
+        expect(messages.lastAnswer({ after: 0, until: 1 })).toBe("");
+        expect(messages.lastAnswer()).toBe("second answer");
+      }));
+
     it("turns: the pending step and request counts survive as written; the inbox keeps arrival order", () =>
       run(({ turns }) => {
         turns.begin("t", 1);

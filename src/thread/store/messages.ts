@@ -9,7 +9,7 @@
 import type { Message, MessageRole, ToolCallRequest } from "../../protocol.js";
 import { PROMPT_CALL_KEY } from "../../run/prompt.js";
 import type { GetMessagesOptions, MessagesResult } from "../../tools/thread-state.js";
-import type { MessageTable, NewMessage } from "../../ports/store.js";
+import type { AnswerRange, MessageTable, NewMessage } from "../../ports/store.js";
 import { MessageTail } from "./message-tail.js";
 import type { MetaStore } from "./meta.js";
 
@@ -189,11 +189,13 @@ export class MessageStore implements MessageTable {
       .one().n;
   }
 
-  /** The latest non-empty answer of the thread's own conversation (side a's, with two sides). */
-  lastAnswer(): string {
+  /** The latest non-empty answer of the thread's own conversation (side a's, with two sides), within ids `within` when given. */
+  lastAnswer(within?: AnswerRange): string {
     const row = this.sql
       .exec<{ content: string }>(
-        "SELECT content FROM messages WHERE depth = 0 AND role = 'assistant' AND content != '' AND (side IS NULL OR side = 'a') ORDER BY id DESC LIMIT 1",
+        "SELECT content FROM messages WHERE id > ? AND id <= ? AND depth = 0 AND role = 'assistant' AND content != '' AND (side IS NULL OR side = 'a') ORDER BY id DESC LIMIT 1",
+        within?.after ?? 0,
+        within?.until ?? Number.MAX_SAFE_INTEGER,
       )
       .toArray()[0];
     return row?.content ?? "";

@@ -223,6 +223,9 @@ export const MIGRATIONS: readonly string[] = [
   "DELETE FROM script WHERE consumed = 1; DROP INDEX IF EXISTS script_unplayed;", // v25: a played script step is deleted, not marked
   USAGE_REQUESTS_UNINDEXED_DDL, // v26: usage rows unindexed by turn (read whole)
   TURNS_BY_ROWID_DDL, // v27: a turn's number is its rowid (src/run/turn-table.ts)
+  // v28: the newest message id when a turn began, so a turn's own answer can be told from a later
+  // turn's (a child thread's first turn is its parent's call: `TurnTable.first`).
+  "ALTER TABLE turns ADD COLUMN messages_before INTEGER;",
 ];
 
 /**

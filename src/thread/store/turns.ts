@@ -5,7 +5,7 @@
  */
 
 import type { ModelStepRecord, TokenUsage, TurnErrorCode } from "../../protocol.js";
-import type { Inbox, PendingMessage, TurnRecord, TurnStatus, TurnSteps, TurnTable } from "../../ports/store.js";
+import type { FirstTurn, Inbox, PendingMessage, TurnRecord, TurnStatus, TurnSteps, TurnTable } from "../../ports/store.js";
 import { stepsUsage } from "../../usage/totals.js";
 
 /** Turn states and the stored turn (defined with the store port). */
@@ -40,7 +40,8 @@ export class TurnStore implements TurnTable, TurnSteps, Inbox {
   begin(turnId: string, now = Date.now(), settings?: TurnRecord["modelSettings"]): void {
     this.newest = undefined;
     this.sql.exec(
-      "INSERT INTO turns (turn_id, status, started_at, model_settings) VALUES (?, 'running', ?, ?)", // ord: the rowid, the last one's + 1
+      // ord: the rowid, the last one's + 1; messages_before: the messages so far (ids are 1..n)
+      "INSERT INTO turns (turn_id, status, started_at, model_settings, messages_before) VALUES (?, 'running', ?, ?, (SELECT COALESCE(MAX(id), 0) FROM messages))",
       turnId,
       now,
       settings ? JSON.stringify(settings) : null,
@@ -155,6 +156,21 @@ export class TurnStore implements TurnTable, TurnSteps, Inbox {
       turn.modelSteps = JSON.parse(row.model_steps) as ModelStepRecord[];
       turn.usage = stepsUsage(turn.modelSteps);
     }
+    return turn;
+  }
+
+  first(): FirstTurn | undefined {
+    const row = this.sql
+      .exec<{ turn_id: string; status: string; error: string | null; after: number | null; until: number | null }>(
+        `SELECT turn_id, status, error, messages_before AS after,
+           (SELECT messages_before FROM turns AS later WHERE later.ord > first.ord ORDER BY later.ord LIMIT 1) AS until
+         FROM turns AS first ORDER BY ord LIMIT 1`,
+      )
+      .toArray()[0];
+    if (!row) return undefined;
+    // A turn begun before v28 has no bound: its range starts at the first message.
+    const turn: FirstTurn = { turnId: row.turn_id, status: row.status as TurnStatus, messages: { after: row.after ?? 0, until: row.until } };
+    if (row.error !== null) turn.error = row.error;
     return turn;
   }
 
