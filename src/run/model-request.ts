@@ -31,7 +31,7 @@ export async function requestStep(
   execution: Execution,
   step: number,
   messages: Message[],
-): Promise<{ response: StepResult; model: Model; announced: Set<string>; attempts: number; retries: string[] }> {
+): Promise<{ response: StepResult; model: Model; announced: Announced; attempts: number; retries: string[] }> {
   const retries: string[] = [];
   const failures: string[] = [];
   const models = [execution.model, ...execution.fallbacks];
@@ -54,6 +54,9 @@ export async function requestStep(
   const message = failures.join("; then ");
   throw code ? new WeftError(code, message) : new Error(message);
 }
+
+/** The calls a step announced while they streamed (see {@link StreamEvents.announcedAs}). */
+export type Announced = Pick<StreamEvents, "announcedAs">;
 
 /** A model's step that failed for good; `fallback` when a fallback model may answer instead. */
 class StepFailure extends Error {
@@ -82,7 +85,7 @@ async function requestFrom(
   messages: Message[],
   retries: string[],
   before: number,
-): Promise<{ response: StepResult; announced: Set<string>; attempts: number }> {
+): Promise<{ response: StepResult; announced: Announced; attempts: number }> {
   const turnId = execution.flowId;
   const deadlines = host.modelDeadlines ?? DEFAULT_STEP_DEADLINES;
   // Remote MCP servers' tool lists are fetched (or taken from their cache) before the step's catalog is read.
@@ -92,7 +95,8 @@ async function requestFrom(
       {
         emit: (type, data) => host.emit(type, data),
         progressArgumentOf: (name) => host.progressArgumentOf(name),
-        announce: (call) => host.announce({ ...call, callId: host.uniqueIds([{ id: call.callId, name: call.toolName, arguments: "" }])[0]!.id }),
+        announce: (call) => host.announce(call),
+        idOf: (id) => host.uniqueIds([{ id, name: "", arguments: "" }])[0]!.id,
       },
       turnId,
       step,
@@ -130,15 +134,15 @@ async function requestFrom(
       });
       const cut = response.finishReason === "interrupted" || response.finishReason === "error";
       // A cut stream of which something was acted on is kept: its calls end as cut off.
-      if (cut && !execution.signal.aborted && events.announced.size === 0 && !providerRan) throw cutStream(response);
+      if (cut && !execution.signal.aborted && !events.anyAnnounced && !providerRan) throw cutStream(response);
       // The scripted model's "nothing to play" (reason `end`, nothing in it) called no provider: not charged, its reservation released.
       const played = !(response.finishReason === "end" && response.text === "" && response.toolCalls.length === 0);
       if (ticket) await (played ? host.meter!.answered(ticket, response.usage, answeredText(response), response.finishReason) : host.meter!.failed(ticket));
-      return { response, announced: events.announced, attempts: attempt };
+      return { response, announced: events, attempts: attempt };
     } catch (e) {
       if (ticket) await host.meter!.failed(ticket, tally);
       // Retried (or handed to a fallback) only while nothing of the attempt was acted on.
-      const actedOn = events.announced.size > 0 || providerRan;
+      const actedOn = events.anyAnnounced || providerRan;
       const provider = e instanceof ModelError && !actedOn && !execution.signal.aborted;
       const code = e instanceof ModelError ? e.code : undefined;
       // Clients drop what they were shown of the attempt: the next one (or a fallback) streams from the start.

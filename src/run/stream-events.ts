@@ -24,6 +24,8 @@ export interface StreamEventsHost {
   progressArgumentOf(toolName: string): string | undefined;
   /** Announces a call early (its progress argument finished streaming): event and hook. */
   announce(call: EventPayloads["tool_call_started"]): Promise<void>;
+  /** The id a call the stream names `id` is announced under (the id rules of a model's calls); `id` itself when not given. */
+  idOf?(id: string): string;
   now?(): number;
 }
 
@@ -42,8 +44,10 @@ export class StreamEvents implements StepObserver {
   private text = "";
   /** When the window began: the step's first part (the request before it is not streaming), then each flush. */
   private lastFlush: number | null = null;
-  /** Ids of calls announced while they streamed (their dispatch must not announce them again). */
-  readonly announced = new Set<string>();
+  /** Calls announced while they streamed, by the id the stream named them with: the id each was announced under. */
+  private readonly announced = new Map<string, string>();
+  /** Ids the stream named more than one call with: an announcement under one cannot be told apart. */
+  private readonly repeated = new Set<string>();
   /** Whether any delta event went out: a retried attempt must then tell clients to drop them. */
   sent = false;
 
@@ -61,6 +65,7 @@ export class StreamEvents implements StepObserver {
         this.text += part.delta;
         break;
       case "tool-input-start":
+        if (this.calls.has(part.id)) this.repeated.add(part.id);
         this.calls.set(part.id, {
           id: part.id,
           toolName: part.toolName,
@@ -84,15 +89,29 @@ export class StreamEvents implements StepObserver {
     if (this.due()) this.flush();
   }
 
+  /** Whether any call was announced (its hook ran): the step was acted on. */
+  get anyAnnounced(): boolean {
+    return this.announced.size > 0;
+  }
+
+  /**
+   * The id the call the stream named `id` was announced under, if it was and the stream named no
+   * other call so. Its dispatch must not announce it again when that is the id it is stored with.
+   */
+  announcedAs(id: string): string | undefined {
+    return this.repeated.has(id) ? undefined : this.announced.get(id);
+  }
+
   private announceCall(call: OpenCall): Promise<void> {
     call.announced = true;
-    this.announced.add(call.id);
+    const callId = this.host.idOf?.(call.id) ?? call.id;
+    this.announced.set(call.id, callId);
     // Finished members only: a string still streaming may be the start of a secret that
     // redaction, which sees whole values, cannot recognise yet.
     const input = call.args.preview(false) ?? {};
     const progress = input[call.progressArg!];
     return this.host.announce({
-      callId: call.id,
+      callId,
       toolName: call.toolName,
       source: "model",
       input,

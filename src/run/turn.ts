@@ -97,7 +97,10 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
       const ran = response.providerCalls.map((c) => providerExecuted(c, model.id));
       const ids = host.uniqueIds([...ran, ...made]);
       const provided = ids.slice(0, ran.length);
-      const calls = ids.slice(ran.length).map((c, i) => (announced.has(made[i]!.id) ? { ...c, announced: true } : c));
+      // Announced under the id it is stored with, and no other call of the step sent that id: else it is announced when it runs.
+      const sent = made.map((c) => c.id);
+      const once = (id: string) => sent.indexOf(id) === sent.lastIndexOf(id);
+      const calls = ids.slice(ran.length).map((c, i) => (once(sent[i]!) && announced.announcedAs(sent[i]!) === c.id ? { ...c, announced: true } : c));
       host.emit("model_step", { turnId, text: response.text, toolCalls: [...provided, ...calls], ...record, turnUsage });
       const assistant: NewTurnMessage = { role: "assistant", content: response.text, ...(provided.length > 0 ? { toolCalls: provided } : {}) };
       if (calls.length === 0) {
