@@ -29,3 +29,15 @@ export const TURNS_BY_ROWID_DDL = `
   DROP TABLE turns;
   ALTER TABLE turns_v27 RENAME TO turns;
 `;
+
+/** DDL of v28: the newest message id when a turn began, so a turn's own answer is told from a later turn's ({@link FIRST_TURN_SQL}). */
+export const TURN_MESSAGES_DDL = "ALTER TABLE turns ADD COLUMN messages_before INTEGER;";
+
+/**
+ * The first turn, and the ids of its own messages: above its `messages_before`, up to the next
+ * turn's (a turn begun before v28 has none: its range starts at the first message).
+ */
+export const FIRST_TURN_SQL = `
+  SELECT turn_id, status, error, COALESCE(messages_before, 0) AS after,
+    (SELECT messages_before FROM turns AS later WHERE later.ord > first.ord ORDER BY later.ord LIMIT 1) AS until
+  FROM turns AS first ORDER BY ord LIMIT 1`;

@@ -139,7 +139,7 @@ export interface ThreadApi {
    * and its answer).
    */
   scratchCall(caller: Caller, input: CreateThreadInput, threadId: string, call: DirectCallInput, idem?: IdempotencyClaim): Promise<RpcResult<ScratchCallOutcome>>;
-  stop(caller: Caller): Promise<RpcResult<{ stopped: boolean }>>;
+  stop(caller: Caller, firstTurn?: boolean): Promise<RpcResult<{ stopped: boolean }>>;
   /** Resolves once no turn runs; for tests and graceful shutdown (reveals nothing). */
   waitIdle(): Promise<RpcResult<null>>;
   /**

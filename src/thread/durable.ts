@@ -235,13 +235,9 @@ export function createThreadClass(registry: Registry) {
       return { live: this.world !== null };
     }
 
-    async stop(caller: Caller) {
-      return this.serve(caller, { access: "write" }, (_w, runner) => ({ stopped: runner.stop() }));
-    }
-
-    /** Stops this child thread's first turn, its parent's call (a later turn is its owner's). */
-    async childStop(caller: Caller) {
-      return this.serve(caller, { access: "write" }, (_w, runner) => ({ stopped: runner.stopFirstTurn() }));
+    /** Stops the turn; with `firstTurn` (a parent stopping its child's work), only the thread's first turn. */
+    async stop(caller: Caller, firstTurn = false) {
+      return this.serve(caller, { access: "write" }, (_w, runner) => ({ stopped: firstTurn ? runner.stopFirstTurn() : runner.stop() }));
     }
 
     /**

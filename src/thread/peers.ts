@@ -15,7 +15,7 @@ interface PeerStub {
   create(caller: Caller, input: CreateThreadInput, threadId: string): Promise<RpcResult<unknown>>;
   childAnswer(caller: Caller, wait: boolean): Promise<RpcResult<ChildAnswer>>;
   childChanged(caller: Caller): Promise<RpcResult<null>>;
-  childStop(caller: Caller): Promise<RpcResult<{ stopped: boolean }>>;
+  stop(caller: Caller, firstTurn: boolean): Promise<RpcResult<{ stopped: boolean }>>;
   accountEnvChanged(): Promise<{ live: boolean }>;
 }
 
@@ -57,7 +57,7 @@ export class DurableThreads implements ChildThreads, AccountNotices {
   }
 
   async stop(owner: ThreadOwner, threadId: string): Promise<void> {
-    unwrap(await this.thread(threadId).childStop(owner));
+    unwrap(await this.thread(threadId).stop(owner, true));
   }
 
   async tellParent(owner: ThreadOwner, parentThreadId: string): Promise<void> {

@@ -7,6 +7,7 @@
 import type { ModelStepRecord, TokenUsage, TurnErrorCode } from "../../protocol.js";
 import type { FirstTurn, Inbox, PendingMessage, TurnRecord, TurnStatus, TurnSteps, TurnTable } from "../../ports/store.js";
 import { stepsUsage } from "../../usage/totals.js";
+import { FIRST_TURN_SQL } from "../../run/turn-table.js";
 
 /** Turn states and the stored turn (defined with the store port). */
 export type { TurnRecord, TurnStatus } from "../../ports/store.js";
@@ -160,18 +161,9 @@ export class TurnStore implements TurnTable, TurnSteps, Inbox {
   }
 
   first(): FirstTurn | undefined {
-    const row = this.sql
-      .exec<{ turn_id: string; status: string; error: string | null; after: number | null; until: number | null }>(
-        `SELECT turn_id, status, error, messages_before AS after,
-           (SELECT messages_before FROM turns AS later WHERE later.ord > first.ord ORDER BY later.ord LIMIT 1) AS until
-         FROM turns AS first ORDER BY ord LIMIT 1`,
-      )
-      .toArray()[0];
+    const row = this.sql.exec<{ turn_id: string; status: TurnStatus; error: string | null; after: number; until: number | null }>(FIRST_TURN_SQL).toArray()[0];
     if (!row) return undefined;
-    // A turn begun before v28 has no bound: its range starts at the first message.
-    const turn: FirstTurn = { turnId: row.turn_id, status: row.status as TurnStatus, messages: { after: row.after ?? 0, until: row.until } };
-    if (row.error !== null) turn.error = row.error;
-    return turn;
+    return { turnId: row.turn_id, status: row.status, ...(row.error !== null ? { error: row.error } : {}), messages: { after: row.after, until: row.until } };
   }
 
   /** Queues a message for the next turn. */
