@@ -212,12 +212,23 @@ export class RemoteConnection {
    * a 404 for the session means the server never took it).
    * @throws RemoteToolError for a JSON-RPC error answer; WeftError `mcp_*` for anything else.
    */
-  async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal, effectKey?: string): Promise<CallToolResult> {
-    // Only to a server that announced the extension: another would keep or echo an unknown key.
-    const meta = effectKey !== undefined && this.effectKeyWindowMs !== null ? { _meta: { [EFFECT_KEY_META]: effectKey } } : {};
-    const params = { name, arguments: args, ...meta };
-    // The pipeline's deadline fires `signal`; the SDK's own timeout is only a backstop.
-    return this.redactor.value(await this.ask((client) => client.callTool(params, undefined, { signal, timeout: 24 * 3600_000 }) as Promise<CallToolResult>));
+  async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal, effectKey?: string, keyed = false): Promise<CallToolResult> {
+    const answer = await this.ask((client) => {
+      // Only to a server whose session announced the extension: another would keep or echo an unknown key.
+      const key = effectKey !== undefined && this.effectKeyWindowMs !== null;
+      if (keyed && !key) {
+        // Retried as a keyed call, it would run again at each try: not sent, and the tools listed again.
+        this.onListChanged?.();
+        throw new WeftError("mcp_protocol_error", `mcp server "${this.server}" no longer announces weft's effect-key extension, which made ${name} safe to retry; the call was not sent (its tools are listed again before the next one)`);
+      }
+      const params = { name, arguments: args, ...(key ? { _meta: { [EFFECT_KEY_META]: effectKey } } : {}) };
+      // The pipeline's deadline fires `signal`; the SDK's own timeout is only a backstop.
+      return client.callTool(params, undefined, { signal, timeout: 24 * 3600_000 }) as Promise<CallToolResult>;
+    });
+    const clean = this.redactor.value(answer);
+    // Bytes (an image, a recording) may hold a header or token too, in any of its encodings.
+    for (const part of clean.content ?? []) if (part.type === "image" || part.type === "audio") part.data = this.redactor.base64(part.data);
+    return clean;
   }
 
   /** Drops the session; the next request initializes a new one. */

@@ -65,7 +65,9 @@ export function remoteToolDefinition(server: string, def: McpServerDefinition, t
   // Only the name is held by `execute`: the definition keeps no more of the listing than its fields below.
   const remote = tool.name;
   const checked = tool.outputSchema !== undefined;
-  const effect = window !== null && judged === "write" ? "idempotent" : judged;
+  // A write made idempotent by the server's key must never go without it.
+  const keyed = window !== null && judged === "write";
+  const effect = keyed ? "idempotent" : judged;
   return {
     kind: "tool",
     // The server's words as given (a local tool's are not trimmed either); blank says whose tool it is.
@@ -81,7 +83,7 @@ export function remoteToolDefinition(server: string, def: McpServerDefinition, t
     annotations: { mcpServer: server, mcpTool: tool.name },
     execute: async (_state: unknown, args: Record<string, unknown> | undefined, call: ToolCallContext): Promise<ToolResult> => {
       try {
-        return toolResultOf(await connection.callTool(remote, args ?? {}, call.signal, call.effectKey), checked);
+        return toolResultOf(await connection.callTool(remote, args ?? {}, call.signal, call.effectKey, keyed), checked);
       } catch (e) {
         // A server with the extension does not know the keyed call's outcome yet: ask it again.
         if (e instanceof RemoteToolError && window !== null && e.code === ErrorCode.InternalError) throw new TransientError(e.message, { cause: e });
