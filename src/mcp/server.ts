@@ -7,7 +7,7 @@
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { type CallToolRequest, type CallToolResult, CallToolRequestSchema, ErrorCode, JSONRPCMessageSchema, ListToolsRequestSchema, type Tool, type ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolRequest, type CallToolResult, CallToolRequestSchema, ErrorCode, InitializeRequestSchema, JSONRPCMessageSchema, ListToolsRequestSchema, type Tool, type ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
 import { type ErrorCode as ErrorCodeName, WeftError } from "../errors.js";
 import { waitsForPersonStatus } from "../protocol.js";
@@ -98,10 +98,23 @@ export function mcpResult(answer: McpCallAnswer, tool: ToolListing): CallToolRes
   if (answer.isError) return { isError: true, content: text(answer.error ?? answer.result ?? "error"), _meta: meta };
   const body = answer.result ?? "";
   if (objectSchema(tool.outputSchema)) {
-    // The pipeline checked the output against the schema, so it is JSON of an object.
-    return { content: text(body), structuredContent: JSON.parse(body) as Record<string, unknown>, _meta: meta };
+    // The pipeline checked the output against the schema, so it was JSON of an object; a secret of
+    // the caller's that spanned its syntax was redacted through it, and then the text is all there is.
+    const structured = jsonObject(body);
+    if (!structured) return { content: text(body), _meta: { ...meta, "weft/structuredContent": "withheld: redacting a secret left the result's JSON broken; its text is the result" } };
+    return { content: text(body), structuredContent: structured, _meta: meta };
   }
   return { content: text(body), _meta: meta };
+}
+
+/** `body` parsed, when it is JSON of an object. */
+function jsonObject(body: string): Record<string, unknown> | undefined {
+  try {
+    const value = JSON.parse(body) as unknown;
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A refusal before the tool ran, as the `isError` result MCP asks for (the model can correct its input). */
@@ -204,6 +217,26 @@ function notJsonRpc(body: unknown): { message: string; path: (string | number)[]
   return undefined;
 }
 
+/** The request schemas whose mismatch the SDK would answer as an internal error. */
+const PARAMS_CHECKED: Readonly<Record<string, { safeParse(v: unknown): { success: boolean; error?: { issues: Parameters<typeof describeIssues>[0] } } }>> = {
+  initialize: InitializeRequestSchema,
+  "tools/list": ListToolsRequestSchema,
+};
+
+/**
+ * Why a request's params are wrong, where the SDK would answer -32603 (internal error), which
+ * the effect-key extension reads as "the outcome is not known yet: ask again": a params shape
+ * its schema refuses, or a `tools/call` asking for a task (weft announces no tasks capability).
+ */
+function badParams(message: unknown): string | undefined {
+  const m = message as { method?: unknown; params?: unknown };
+  if (m.method === "tools/call" && typeof m.params === "object" && m.params !== null && "task" in m.params) {
+    return "params.task: weft runs a tools/call at once, never as a task (it announces no tasks capability); send the call without it";
+  }
+  const parsed = typeof m.method === "string" ? PARAMS_CHECKED[m.method]?.safeParse(message) : undefined;
+  return parsed && !parsed.success ? issuesText(parsed.error!.issues) : undefined;
+}
+
 /** The body as JSON, or `undefined` when it does not parse (the transport answers that with a parse error). */
 async function jsonOf(request: Request): Promise<{ value: unknown } | undefined> {
   try {
@@ -241,6 +274,14 @@ export async function handleMcpRequest(request: Request, backend: McpBackend, ve
   if (wrong) {
     const refusal = new WeftError("invalid_request", wrong.message, { path: wrong.path, jsonRpcCode: ErrorCode.InvalidRequest });
     return refusal.toResponse();
+  }
+  const messages = body === undefined ? [] : Array.isArray(body.value) ? body.value : [body.value];
+  for (const [i, message] of messages.entries()) {
+    const bad = badParams(message);
+    if (bad === undefined) continue;
+    // One request: its JSON-RPC error; in a batch, the batch is refused naming the message.
+    if (!Array.isArray(body!.value)) return Response.json({ jsonrpc: "2.0", id: (message as { id?: unknown }).id ?? null, error: { code: ErrorCode.InvalidParams, message: bad } });
+    return new WeftError("invalid_request", `${formatPath([i])}: ${bad}`, { path: [i], jsonRpcCode: ErrorCode.InvalidParams }).toResponse();
   }
   const server = createMcpServer(backend, version);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

@@ -1,0 +1,65 @@
+/**
+ * weft as an MCP server answers a client's malformed params as invalid params (-32602), never
+ * -32603 (internal error), which its effect-key extension defines as "the outcome is not known
+ * yet: ask again with the same key"; and a call that ran is answered with its result even when
+ * redacting one of the caller's secrets broke the result's JSON. Review 23a found each answered
+ * -32603 (the last one for a write that had run, asked again by a keyed client ten times).
+ */
+import { describe, expect, it } from "vitest";
+import { json, request } from "../helpers.js";
+
+const rpc = async (body: unknown, as: "tester" | "alice" = "tester") => {
+  const res = await request("/mcp", { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify(body) }, as);
+  return { status: res.status, body: (await res.json()) as any };
+};
+
+describe("/mcp: a client's malformed params", () => {
+  it("tools/list with a cursor that is not a string is -32602 naming params.cursor", async () => {
+    const res = await rpc({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { cursor: 123 } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ jsonrpc: "2.0", id: 1, error: { code: -32602 } });
+    expect(res.body.error.message).toContain("params.cursor");
+  });
+
+  it("initialize without protocolVersion is -32602 naming it", async () => {
+    const res = await rpc({ jsonrpc: "2.0", id: 2, method: "initialize", params: { capabilities: {}, clientInfo: { name: "x", version: "1" } } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: 2, error: { code: -32602 } });
+    expect(res.body.error.message).toContain("params.protocolVersion");
+  });
+
+  it("a keyed tools/call asking for a task is -32602, and nothing runs", async () => {
+    const res = await rpc({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "save_draft", arguments: { title: "t", body: "b" }, task: { ttl: 1000 }, _meta: { "weft/effectKey": "params-task-1" } } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: 3, error: { code: -32602 } });
+    expect(res.body.error.message).toContain("params.task");
+  });
+
+  it("in a batch, the batch is refused naming the message", async () => {
+    const res = await rpc([
+      { jsonrpc: "2.0", id: 4, method: "tools/list" },
+      { jsonrpc: "2.0", id: 5, method: "tools/list", params: { cursor: 7 } },
+    ]);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: "invalid_request", details: { path: [1], jsonRpcCode: -32602 } });
+  });
+
+  it("well-formed requests still go through", async () => {
+    const res = await rpc({ jsonrpc: "2.0", id: 6, method: "tools/list", params: {} });
+    expect(res.body.result.tools.length).toBeGreaterThan(0);
+  });
+});
+
+describe("/mcp: a call that ran", () => {
+  it("a write with an object outputSchema whose result's JSON a redacted secret broke answers its text, not -32603", async () => {
+    // The caller's own account secret, spanning the JSON's quotes; typed_output answers {"id":"inv_1","total":12.5}.
+    expect((await json("PUT", "/account/env/PARAMS_REF", { value: '"inv_1"' }, "alice")).status).toBe(200);
+    const res = await rpc({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "typed_output", arguments: { broken: false }, _meta: { "weft/effectKey": "redacted-structured-1" } } }, "alice");
+    expect(res.body.error).toBeUndefined();
+    expect(res.body.result.isError).toBeFalsy();
+    expect(res.body.result.content[0].text).toContain("[redacted]");
+    expect(res.body.result.content[0].text).not.toContain('"inv_1"');
+    expect(res.body.result.structuredContent).toBeUndefined();
+    expect(res.body.result._meta["weft/structuredContent"]).toMatch(/^withheld/);
+  });
+});
