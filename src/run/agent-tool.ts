@@ -50,13 +50,19 @@ function peersOf(engine: RunWorld): RunWorld["peers"] {
   return engine.peers;
 }
 
-/** How the child of the call with `effectKey` stands now (its id is derived from the key alone); null when it cannot be asked. */
-function childNow(engine: RunWorld, effectKey: string): Promise<ChildAnswer | null> {
+/**
+ * How the child of the call with `effectKey` stands now (its id is derived from the key alone):
+ * `gone` when there is none (deleted by its owner, or never made), null when it cannot be asked.
+ */
+function childNow(engine: RunWorld, effectKey: string): Promise<ChildAnswer | "gone" | null> {
   const peers = peersOf(engine);
   return Promise.resolve()
     .then(() => peers.answer(ownerOf(engine), peers.childId(effectKey), false))
-    .catch(() => null);
+    .catch((e: unknown) => (isWeftError(e) && e.code === "thread_not_found" ? "gone" : null));
 }
+
+/** A child's answer, or null for one that is gone or out of reach. */
+const known = (answer: ChildAnswer | "gone" | null): ChildAnswer | null => (answer === "gone" ? null : answer);
 
 /** The tool definition of agent `name`. */
 export function agentTool(engine: RunWorld, name: string, agent: AgentDefinition): AnyToolDefinition {
@@ -72,15 +78,18 @@ export function agentTool(engine: RunWorld, name: string, agent: AgentDefinition
         const done = await childNow(engine, effectKey);
         // Detached: a child that exists is the run started (recorded again: a crash may have cut it before its row).
         const callId = callIdOfEffectKey(engine.meta, effectKey);
-        if (detached(agent, engine.store.calls.get(callId)?.input)) return done ? { status: "found", value: startedResult(engine, name, callId, peersOf(engine).childId(effectKey)) } : { status: "not_found" };
+        if (detached(agent, engine.store.calls.get(callId)?.input)) return known(done) ? { status: "found", value: startedResult(engine, name, callId, peersOf(engine).childId(effectKey)) } : { status: "not_found" };
         if (runOf(state)?.signal.aborted === true) {
           // Asked at the parent's stop, after stopInside stopped the child's first turn (this call's):
           // stopped, it ended so far. Anything else (still busy, or out of reach) does not tell how
           // this call's work ended: it parks. A first turn that ended before the stop is the call's answer.
-          if (done?.status === "stopped") return { status: "found", value: { status: "error", error: `agent "${name}" was stopped with its parent's turn; its answer so far: ${done.answer || "none"}` } };
-          if (done?.status !== "completed" && done?.status !== "failed") return { status: "unknown" };
+          if (known(done)?.status === "stopped") return { status: "found", value: { status: "error", error: `agent "${name}" was stopped with its parent's turn; its answer so far: ${known(done)!.answer || "none"}` } };
+          if (known(done)?.status !== "completed" && known(done)?.status !== "failed") return { status: "unknown" };
         }
-        // After a restart, running the call again makes or rejoins the same child.
+        // Gone (its owner deleted it, or a crash came before it was made): what it did cannot be told, and
+        // running the call again would make a new child to do it again.
+        if (done === "gone") return { status: "unknown" };
+        // After a restart, running the call again rejoins the same child.
         if (!done || done.status === "running" || done.status === "idle" || done.status === "waiting") return { status: "not_found" };
         return { status: "found", value: resultOf(name, done) };
       },
@@ -95,7 +104,7 @@ export function agentTool(engine: RunWorld, name: string, agent: AgentDefinition
   return markResumable(def, {
     // While the child waits for a person (or cannot be asked), so does the call.
     stillWaiting: async (callId) => {
-      const done = await childNow(engine, effectKeyOf(branchIdOf(engine.meta), callId));
+      const done = known(await childNow(engine, effectKeyOf(branchIdOf(engine.meta), callId)));
       return !done || done.status === "waiting";
     },
     // The parent's turn stopped: so does the child's, and the call ends once the child's open calls have.
@@ -108,7 +117,7 @@ export function agentTool(engine: RunWorld, name: string, agent: AgentDefinition
       // Asked without `wait`, which would run work queued behind the stopped turn (another turn's
       // answer is not this call's): a child still busy then is read as unknown, and the call parks.
       for (const until = Date.now() + STOP_SETTLE_MS; Date.now() < until; await new Promise((r) => setTimeout(r, 20))) {
-        if ((await childNow(engine, effectKeyOf(branchIdOf(engine.meta), callId)))?.status !== "running") return;
+        if (known(await childNow(engine, effectKeyOf(branchIdOf(engine.meta), callId)))?.status !== "running") return;
       }
     },
   });
@@ -123,15 +132,18 @@ async function runChild(engine: RunWorld, name: string, agent: AgentDefinition, 
     if (!isWeftError(e)) throw e;
     return { status: "error", error: `agent "${name}": the child thread could not be created: ${e.code}: ${e.message}` };
   };
+  // The first attempt makes the child; a later one (the call going on, or run again after a restart
+  // or a failure) only rejoins it: a child gone by then is not made again, which would redo its work.
+  const rejoin = context.attempt > 1 && !background;
   // The child is the owner's thread like any other: counted against the per-user limit first.
   const userId = engine.meta.userId;
   try {
-    if (userId) await peers.claim(userId, { threadId: childThreadId, agentId: name, createdAt: Date.now() }, limitOf(engine.workerEnv, "threadsPerUser"));
+    if (userId && !rejoin) await peers.claim(userId, { threadId: childThreadId, agentId: name, createdAt: Date.now() }, limitOf(engine.workerEnv, "threadsPerUser"));
   } catch (e) {
     return refused(e);
   }
   try {
-    await peers.create(owner, childThreadId, {
+    if (!rejoin) await peers.create(owner, childThreadId, {
       agent: name,
       arguments: args,
       dryRun: engine.meta.dryRun,
@@ -151,6 +163,8 @@ async function runChild(engine: RunWorld, name: string, agent: AgentDefinition, 
     try {
       done = await peers.answer(owner, childThreadId, true);
     } catch (e) {
+      // Gone: what it did cannot be told from here; the call waits for a person to settle it.
+      if (isWeftError(e) && e.code === "thread_not_found") throw new CallSuspended(`agent "${name}": its child thread ${childThreadId} is gone (deleted, or never made), so what it did is not known; settle this call`, [childThreadId]);
       // The child's object restarted under the wait; its watchdog resumes it, so wait again.
       lastError = errorMessage(e);
       await new Promise((r) => setTimeout(r, 50 * attempt));

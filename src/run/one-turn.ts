@@ -61,6 +61,8 @@ export async function runOneTurn(engine: RunWorld, slot: TurnSlot, from?: TurnRe
     });
     slot.hold(execution);
     end = await runTurn(turnConversation(engine, execution, settings), execution);
+    // A stop asked for (not a side ending the run) says why: a parent never takes it for the work done.
+    if (end.status === "stopped" && !end.stoppedBy && !end.error && execution.signal.aborted) end = { ...end, error: stopReason(execution.signal) };
   } catch (e) {
     // The model could not be made (a bad spec, a missing binding), or the agent is no longer
     // deployed: the turn fails and says why.
@@ -93,6 +95,11 @@ export async function runOneTurn(engine: RunWorld, slot: TurnSlot, from?: TurnRe
   // A parent call may wait on this child thread; not awaited, since the parent may be waiting on us.
   if (engine.meta.parent) void tellParent(engine);
   return end;
+}
+
+/** Why a stopped execution's signal fired, in words. */
+function stopReason(signal: AbortSignal): string {
+  return signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? "stopped");
 }
 
 /**

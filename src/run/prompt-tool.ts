@@ -56,15 +56,33 @@ export function promptTool(engine: RunWorld, name: string, prompt: PromptDefinit
     effect: "reconcilable",
     reconcile: {
       finality: "final",
-      lookup: async (effectKey: string): Promise<LookupResult> => {
-        const answer = finalAnswer(runEnds(engine, callIdOfEffectKey(engine.meta, effectKey)));
-        return answer === undefined ? { status: "not_found" } : { status: "found", value: answer };
+      lookup: async (effectKey: string, state: ThreadState): Promise<LookupResult> => {
+        const callId = callIdOfEffectKey(engine.meta, effectKey);
+        const ends = runEnds(engine, callId);
+        const answer = finalAnswer(ends);
+        if (answer !== undefined) return { status: "found", value: answer };
+        // Asked at a stop: a nested run whose calls ran did work (a write, say), so it ended stopped, not "nothing happened".
+        if (runOf(state)?.signal.aborted === true && nestedCallRan(engine, callId)) {
+          return { status: "found", value: { status: "error", error: `prompt "${name}" was stopped with its caller's turn; its answer so far: ${ends.last?.role === "assistant" && ends.last.content ? ends.last.content : "none"}` } };
+        }
+        return { status: "not_found" };
       },
     },
     timeoutMs: NESTED_RUN_TIMEOUT_MS,
     execute: (state: ThreadState, args: Record<string, unknown>, context: ToolCallContext) => runPrompt(engine, name, prompt, state, args, context),
   } as AnyToolDefinition;
   return markResumable(def, { stillWaiting: async (callId) => nestedCallsWait(engine, callId) });
+}
+
+/** Whether a call of call `callId`'s nested run has run (its work may have happened). */
+function nestedCallRan(engine: RunWorld, callId: string): boolean {
+  const PAGE = 200;
+  for (let after = 0; ; ) {
+    const page = engine.store.messages.ofPromptCall(callId, after, Number.MAX_SAFE_INTEGER, PAGE, "asc");
+    if (page.some((m) => (m.toolCalls ?? []).some((c) => (engine.store.calls.get(c.id)?.attempts ?? 0) > 0))) return true;
+    if (page.length < PAGE) return false;
+    after = page.at(-1)!.id;
+  }
 }
 
 /** The first (opening) and last stored messages of call `callId`'s nested run; none before it starts. */

@@ -100,10 +100,34 @@ export class TurnRunner {
     return status !== undefined && status !== "running" && status !== "waiting";
   }
 
-  /** Stops the first turn (see {@link childAnswer}) if it has not ended; a later turn is left alone. */
+  /**
+   * Stops the first turn (see {@link childAnswer}) if it has not ended; a later turn is left
+   * alone. Not begun yet (its opening waits, or is being admitted), it begins stopped.
+   */
   stopFirstTurn(): boolean {
-    return this.engine.store.turns.first() !== undefined && !this.firstTurnEnded() && this.stop();
+    if (this.engine.store.turns.first() !== undefined) return !this.firstTurnEnded() && this.stop();
+    if (!this.active && this.engine.store.turns.inboxSize() === 0) return false;
+    this.stopping = "thread stopped";
+    if (!this.active) void this.resume();
+    return true;
   }
+
+  /**
+   * Resolves once the first turn (see {@link childAnswer}) has ended or waits for a person,
+   * starting it if its opening waits; turns queued behind it are not waited for.
+   */
+  async firstTurnSettled(): Promise<void> {
+    const resumed = this.resume();
+    resumed.catch(() => undefined);
+    for (;;) {
+      const status = this.engine.store.turns.first()?.status;
+      if (status !== undefined && status !== "running") return;
+      if (await Promise.race([resumed.then(() => true), new Promise<false>((r) => this.turnEnds.push(() => r(false)))])) return;
+    }
+  }
+
+  /** Told when a turn of the loop ends (see {@link firstTurnSettled}). */
+  private turnEnds: Array<() => void> = [];
 
   /** Whether work is left unfinished: a running turn, a call without its result, a queued call, a waiting message. */
   hasUnfinishedWork(): boolean {
@@ -216,7 +240,9 @@ export class TurnRunner {
    */
   stop(reason = "thread stopped"): boolean {
     if (this.running) {
-      this.execution?.abort(new Error(reason));
+      // Before its execution exists (its messages being admitted), or between two turns, the turn begins stopped.
+      if (this.execution) this.execution.abort(new Error(reason));
+      else this.stopping = reason;
       return true;
     }
     const latest = this.engine.store.turns.latest();
@@ -330,6 +356,8 @@ export class TurnRunner {
    */
   private ended(): void {
     this.running = null;
+    // A stop asked for as the last turn ended has no turn left to stop.
+    this.stopping = null;
     if (this.engine.meta.parent && !this.closed) void tellParent(this.engine);
   }
 
@@ -337,6 +365,7 @@ export class TurnRunner {
   private async loop(resume?: TurnRecord, settings?: TurnModelSettings): Promise<void> {
     for (let next = resume; ; next = undefined) {
       const end = await runOneTurn(this.engine, this.slot, next ?? settings);
+      for (const told of this.turnEnds.splice(0)) told();
       const ran = this.lastRun;
       this.lastRun = null;
       // A stopped turn leaves no call waiting: each takes the stop transition.

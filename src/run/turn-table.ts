@@ -35,9 +35,12 @@ export const TURN_MESSAGES_DDL = "ALTER TABLE turns ADD COLUMN messages_before I
 
 /**
  * The first turn, and the ids of its own messages: above its `messages_before`, up to the next
- * turn's (a turn begun before v28 has none: its range starts at the first message).
+ * turn's. A turn begun before v28 has none: the first turn's range starts at the first message,
+ * and a later turn's bound is the message it began with (the last user or system message made by
+ * then: the model's messages come after it).
  */
 export const FIRST_TURN_SQL = `
   SELECT turn_id, status, error, COALESCE(messages_before, 0) AS after,
-    (SELECT messages_before FROM turns AS later WHERE later.ord > first.ord ORDER BY later.ord LIMIT 1) AS until
+    (SELECT COALESCE(messages_before, (SELECT MAX(id) FROM messages WHERE depth = 0 AND role IN ('user', 'system') AND created_at <= later.started_at))
+     FROM turns AS later WHERE later.ord > first.ord ORDER BY later.ord LIMIT 1) AS until
   FROM turns AS first ORDER BY ord LIMIT 1`;

@@ -247,7 +247,7 @@ export function createThreadClass(registry: Registry) {
     async childAnswer(caller: Caller, wait: boolean): Promise<RpcResult<ChildAnswer>> {
       return this.serve(caller, { access: "read" }, async (_w, runner) => {
         if (wait && !runner.firstTurnEnded()) {
-          await runner.resume();
+          await runner.firstTurnSettled();
           // Deleted meanwhile: the rows below may be gone.
           this.guard(caller, "read");
         }
