@@ -8,20 +8,9 @@
  * work inside is stopped with it, is still aborted (test/calls/stop.test.ts).
  */
 import { describe, expect, it } from "vitest";
-import { callsOf, createThread, effectRuns, eventsOf, json, stubOf, until } from "../helpers.js";
+import { callsOf, createThread, effectRuns, json, stubOf, until } from "../helpers.js";
+import { delegatedAndWaiting } from "../run/delegation.js";
 
-/** A parent thread whose agent call `c1` is suspended on its child thread, which waits for a person to approve its write `c_pay`. */
-async function delegatedAndWaiting(): Promise<{ id: string; child: string }> {
-  const id = await createThread({ agent: "careful_delegator" });
-  await json("POST", `/threads/${id}/messages`, {
-    content: "research",
-    script: [{ toolCalls: [{ id: "c1", name: "careful_researcher", arguments: { input: "what?" } }] }, { text: "done" }],
-  });
-  await until(async () => (await callsOf(id)).find((c) => c.callId === "c1")?.status === "parked", "the agent call to suspend");
-  const child = ((await eventsOf(id)).find((e) => e.type === "subagent_started")!.data as { childThreadId: string }).childThreadId;
-  await until(async () => (await callsOf(child)).find((c) => c.callId === "c_pay")?.status === "awaiting_approval", "the child's write to wait");
-  return { id, child };
-}
 
 describe("a stop while a reconcilable call's effect may still land", () => {
   it("a request in flight: the call parks, and the effect that lands is there to settle it by", async () => {

@@ -10,8 +10,22 @@
  */
 import { describe, expect, it } from "vitest";
 import { callsOf, createThread, effectRuns, eventsOf, inThread, json, stubOf, until } from "../helpers.js";
+import { childThreadOf, delegatedAndWaiting } from "./delegation.js";
 
 const OWN_ANSWER = "Bought the source; the answer is 42.";
+/** A parent whose call `c1` waits on a slow_researcher child, whose first turn has written (`c_w`) and now runs a slow read. */
+async function slowlyDelegated(): Promise<{ id: string; child: string }> {
+    const id = await createThread({ agent: "slow_delegator" });
+    await json("POST", `/threads/${id}/messages`, {
+      content: "research",
+      script: [{ toolCalls: [{ id: "c1", name: "slow_researcher", arguments: { input: "what?" } }] }, { text: "done" }],
+    });
+    await until(async () => (await eventsOf(id)).some((e) => e.type === "subagent_started"), "the child to start");
+    const child = await childThreadOf(id);
+    await until(async () => (await callsOf(child)).find((c) => c.callId === "c_slow")?.status === "started", "the child's first turn to run its slow read");
+  return { id, child };
+}
+
 const call = (id: string, name: string, args: Record<string, unknown> = {}) => ({ id, name, arguments: args });
 
 describe("a prompt called as a tool", () => {
@@ -34,14 +48,7 @@ describe("a prompt called as a tool", () => {
 
 describe("a parent restarted while its child is deleted", () => {
   it("never runs the child's work again (a write runs once)", async () => {
-    const id = await createThread({ agent: "slow_delegator" });
-    await json("POST", `/threads/${id}/messages`, {
-      content: "research",
-      script: [{ toolCalls: [{ id: "c1", name: "slow_researcher", arguments: { input: "what?" } }] }, { text: "done" }],
-    });
-    await until(async () => (await eventsOf(id)).some((e) => e.type === "subagent_started"), "the child to start");
-    const child = ((await eventsOf(id)).find((e) => e.type === "subagent_started")!.data as { childThreadId: string }).childThreadId;
-    await until(async () => (await callsOf(child)).find((c) => c.callId === "c_slow")?.status === "started", "the child's first turn to run its slow read");
+    const { id, child } = await slowlyDelegated();
     expect((await effectRuns(child, "c_w")).runs).toBe(1);
 
     // The parent restarts while its call waits; the child's owner deletes the child meanwhile.
@@ -60,7 +67,7 @@ describe("a parent's stop landing before its child's first turn begins", () => {
       script: [{ toolCalls: [{ id: "c1", name: "late_researcher", arguments: { input: "write it" } }] }, { text: "done" }],
     });
     await until(async () => (await eventsOf(id)).some((e) => e.type === "subagent_started"), "the child to start", 10_000);
-    const child = ((await eventsOf(id)).find((e) => e.type === "subagent_started")!.data as { childThreadId: string }).childThreadId;
+    const child = await childThreadOf(id);
     expect((await json("POST", `/threads/${id}/stop`)).body).toEqual({ stopped: true });
     await stubOf(id).waitIdle();
     await until(async () => (await json("GET", `/threads/${child}`)).body.status === "idle", "the child to settle", 10_000);
@@ -72,14 +79,7 @@ describe("a parent's stop landing before its child's first turn begins", () => {
 
 describe("an agent call waiting on its child's first turn", () => {
   it("answers once that turn ends, not after a turn the child's owner queued behind it", async () => {
-    const id = await createThread({ agent: "slow_delegator" });
-    await json("POST", `/threads/${id}/messages`, {
-      content: "research",
-      script: [{ toolCalls: [{ id: "c1", name: "slow_researcher", arguments: { input: "what?" } }] }, { text: "done" }],
-    });
-    await until(async () => (await eventsOf(id)).some((e) => e.type === "subagent_started"), "the child to start");
-    const child = ((await eventsOf(id)).find((e) => e.type === "subagent_started")!.data as { childThreadId: string }).childThreadId;
-    await until(async () => (await callsOf(child)).find((c) => c.callId === "c_slow")?.status === "started", "the child's first turn to run its slow read");
+    const { id, child } = await slowlyDelegated();
     // The child's owner queues a turn of their own behind the first, which runs 20 s.
     const other = { content: "something else", script: [{ toolCalls: [{ id: "c_long", name: "slow_read", arguments: { ms: 20_000 } }] }, { text: "OTHER" }] };
     expect((await json("POST", `/threads/${child}/messages`, other)).body).toMatchObject({ queued: true });
@@ -94,14 +94,7 @@ describe("an agent call waiting on its child's first turn", () => {
 
 describe("a child's first turn stopped by the child's owner", () => {
   it("does not answer the parent's call as a success", async () => {
-    const id = await createThread({ agent: "careful_delegator" });
-    await json("POST", `/threads/${id}/messages`, {
-      content: "research",
-      script: [{ toolCalls: [{ id: "c1", name: "careful_researcher", arguments: { input: "what?" } }] }, { text: "done" }],
-    });
-    await until(async () => (await callsOf(id)).find((c) => c.callId === "c1")?.status === "parked", "the agent call to suspend");
-    const child = ((await eventsOf(id)).find((e) => e.type === "subagent_started")!.data as { childThreadId: string }).childThreadId;
-    await until(async () => (await callsOf(child)).find((c) => c.callId === "c_pay")?.status === "awaiting_approval", "the child's write to wait");
+    const { id, child } = await delegatedAndWaiting();
     expect((await json("POST", `/threads/${child}/stop`)).body).toEqual({ stopped: true });
     await until(async () => !["parked", "started"].includes((await callsOf(id)).find((c) => c.callId === "c1")!.status), "the call to end", 15_000);
     const c1 = (await callsOf(id)).find((c) => c.callId === "c1")!;
@@ -112,14 +105,7 @@ describe("a child's first turn stopped by the child's owner", () => {
 
 describe("a child thread from before v28", () => {
   it("answers with its first turn's answer, not a later turn's", async () => {
-    const id = await createThread({ agent: "careful_delegator" });
-    await json("POST", `/threads/${id}/messages`, {
-      content: "research",
-      script: [{ toolCalls: [{ id: "c1", name: "careful_researcher", arguments: { input: "what?" } }] }, { text: "done" }],
-    });
-    await until(async () => (await callsOf(id)).find((c) => c.callId === "c1")?.status === "parked", "the agent call to suspend");
-    const child = ((await eventsOf(id)).find((e) => e.type === "subagent_started")!.data as { childThreadId: string }).childThreadId;
-    await until(async () => (await callsOf(child)).find((c) => c.callId === "c_pay")?.status === "awaiting_approval", "the child's write to wait");
+    const { id, child } = await delegatedAndWaiting();
     expect((await json("POST", `/threads/${child}/messages`, { content: "something else", script: [{ text: "ANSWER OF ANOTHER TURN" }] })).status).toBe(202);
     expect((await json("POST", `/threads/${child}/calls/c_pay/approve`, {})).status).toBe(200);
     await until(async () => (await eventsOf(child)).filter((e) => e.type === "turn_finished").length === 2, "both child turns to end", 10_000);

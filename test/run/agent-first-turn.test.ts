@@ -5,22 +5,11 @@
  * newest turn as its own).
  */
 import { describe, expect, it } from "vitest";
-import { callsOf, createThread, eventsOf, json, stubOf, until } from "../helpers.js";
+import { callsOf, eventsOf, json, stubOf, until } from "../helpers.js";
+import { delegatedAndWaiting } from "./delegation.js";
 
 const OWN_ANSWER = "Bought the source; the answer is 42.";
 
-/** A parent whose call of careful_researcher is parked while the child's write waits for approval. */
-async function delegatedAndWaiting(): Promise<{ id: string; child: string }> {
-  const id = await createThread({ agent: "careful_delegator" });
-  await json("POST", `/threads/${id}/messages`, {
-    content: "research",
-    script: [{ toolCalls: [{ id: "c1", name: "careful_researcher", arguments: { input: "what?" } }] }, { text: "done" }],
-  });
-  await until(async () => (await callsOf(id)).find((c) => c.callId === "c1")?.status === "parked", "the agent call to suspend");
-  const child = ((await eventsOf(id)).find((e) => e.type === "subagent_started")!.data as { childThreadId: string }).childThreadId;
-  await until(async () => (await callsOf(child)).find((c) => c.callId === "c_pay")?.status === "awaiting_approval", "the child's write to wait");
-  return { id, child };
-}
 
 const parentCall = async (id: string) => (await callsOf(id)).find((c) => c.callId === "c1")!;
 
