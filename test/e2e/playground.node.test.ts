@@ -125,6 +125,23 @@ describe.skipIf(!found.path)("playground page", () => {
     await page.close();
   });
 
+  it("waits longer between reconnects while its thread's upgrade is refused", async () => {
+    const page = await openPage();
+    await page.selectOption("#agent", "guarantees");
+    await page.click("text=New thread");
+    await expect.poll(() => page.textContent("#thread-id")).toMatch(/^[0-9a-f]{64}$/);
+    const id = (await page.textContent("#thread-id"))!;
+    let upgrades = 0;
+    page.on("websocket", () => void upgrades++);
+    // Removed: its sockets close, and every upgrade after is refused (404).
+    expect(await page.evaluate(async (thread) => (await fetch(`/threads/${thread}`, { method: "DELETE" })).status, id)).toBe(200);
+    await page.waitForTimeout(7_500);
+    // Waits of 1, 2 and 4 s: three tries in 7.5 s (a try every second made seven).
+    expect(upgrades).toBeGreaterThanOrEqual(2);
+    expect(upgrades).toBeLessThanOrEqual(4);
+    await page.close();
+  });
+
   it("works with the keyboard alone", async () => {
     const page = await openPage();
     await tabTo(page, "Agent");
