@@ -135,8 +135,8 @@ describe.skipIf(!found.path)("playground page", () => {
     page.on("websocket", () => void upgrades++);
     // Removed: its sockets close, and every upgrade after is refused (404).
     expect(await page.evaluate(async (thread) => (await fetch(`/threads/${thread}`, { method: "DELETE" })).status, id)).toBe(200);
-    await page.waitForTimeout(7_500);
-    // Waits of 1, 2 and 4 s: three tries in 7.5 s (a try every second made seven).
+    await page.waitForTimeout(10_000);
+    // Waits of 1, 2 and 4 s: three tries in 10 s (a try every second made seven to nine).
     expect(upgrades).toBeGreaterThanOrEqual(2);
     expect(upgrades).toBeLessThanOrEqual(4);
     await page.close();
