@@ -75,20 +75,21 @@ export function agentTool(engine: RunWorld, name: string, agent: AgentDefinition
       // Found: the child finished. Otherwise running the call again only waits on the same child.
       finality: "final",
       lookup: async (effectKey: string, state: ThreadState): Promise<LookupResult> => {
-        const done = await childNow(engine, effectKey);
+        const now = await childNow(engine, effectKey);
+        const done = known(now);
         // Detached: a child that exists is the run started (recorded again: a crash may have cut it before its row).
         const callId = callIdOfEffectKey(engine.meta, effectKey);
-        if (detached(agent, engine.store.calls.get(callId)?.input)) return known(done) ? { status: "found", value: startedResult(engine, name, callId, peersOf(engine).childId(effectKey)) } : { status: "not_found" };
+        if (detached(agent, engine.store.calls.get(callId)?.input)) return done ? { status: "found", value: startedResult(engine, name, callId, peersOf(engine).childId(effectKey)) } : { status: "not_found" };
         if (runOf(state)?.signal.aborted === true) {
           // Asked at the parent's stop, after stopInside stopped the child's first turn (this call's):
           // stopped, it ended so far. Anything else (still busy, or out of reach) does not tell how
           // this call's work ended: it parks. A first turn that ended before the stop is the call's answer.
-          if (known(done)?.status === "stopped") return { status: "found", value: { status: "error", error: `agent "${name}" was stopped with its parent's turn; its answer so far: ${known(done)!.answer || "none"}` } };
-          if (known(done)?.status !== "completed" && known(done)?.status !== "failed") return { status: "unknown" };
+          if (done?.status === "stopped") return { status: "found", value: { status: "error", error: `agent "${name}" was stopped with its parent's turn; its answer so far: ${done.answer || "none"}` } };
+          if (done?.status !== "completed" && done?.status !== "failed") return { status: "unknown" };
         }
         // Gone (its owner deleted it, or a crash came before it was made): what it did cannot be told, and
         // running the call again would make a new child to do it again.
-        if (done === "gone") return { status: "unknown" };
+        if (now === "gone") return { status: "unknown" };
         // After a restart, running the call again rejoins the same child.
         if (!done || done.status === "running" || done.status === "idle" || done.status === "waiting") return { status: "not_found" };
         return { status: "found", value: resultOf(name, done) };
