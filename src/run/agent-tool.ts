@@ -159,19 +159,23 @@ async function runChild(engine: RunWorld, name: string, agent: AgentDefinition, 
   if (background) return startedResult(engine, name, context.callId, childThreadId);
   engine.emit("subagent_started", { callId: context.callId, agentId: name, childThreadId });
   let done: ChildAnswer | null = null;
-  let lastError = "";
+  let why = "";
   for (let attempt = 1; attempt <= CHILD_ATTEMPTS && !done; attempt++) {
     try {
-      done = await peers.answer(owner, childThreadId, true);
+      const answer = await peers.answer(owner, childThreadId, true);
+      // Still under way (a restart cut it, or a decision is resuming it): asked again.
+      if (answer.status === "running" || answer.status === "idle") why = `its first turn is ${answer.status}`;
+      else done = answer;
     } catch (e) {
       // Gone: what it did cannot be told from here; the call waits for a person to settle it.
       if (isWeftError(e) && e.code === "thread_not_found") throw new CallSuspended(`agent "${name}": its child thread ${childThreadId} is gone (deleted, or never made), so what it did is not known; settle this call`, [childThreadId]);
       // The child's object restarted under the wait; its watchdog resumes it, so wait again.
-      lastError = errorMessage(e);
-      await new Promise((r) => setTimeout(r, 50 * attempt));
+      why = `it did not answer: ${errorMessage(e)}`;
     }
+    if (!done) await new Promise((r) => setTimeout(r, 50 * attempt));
   }
-  if (!done) done = { status: "failed", answer: "", error: `the child thread did not answer: ${lastError}` };
+  // Not known yet: the call waits, and goes on when the child tells its parent that its turn ended.
+  if (!done) throw new CallSuspended(`agent "${name}" waits on its child thread ${childThreadId} (${why})`, [childThreadId]);
   if (done.status === "waiting") throw new CallSuspended(`agent "${name}" waits for a person in its child thread ${childThreadId}`, [childThreadId]);
   engine.emit("subagent_finished", { callId: context.callId, agentId: name, childThreadId, status: done.status });
   return resultOf(name, done);

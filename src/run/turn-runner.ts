@@ -121,7 +121,8 @@ export class TurnRunner {
     resumed.catch(() => undefined);
     for (;;) {
       const status = this.engine.store.turns.first()?.status;
-      if (status !== undefined && status !== "running") return;
+      // Waiting while this runner is active is a decision or a stop resuming it: not settled yet.
+      if (status !== undefined && status !== "running" && !(status === "waiting" && this.active)) return;
       if (await Promise.race([resumed.then(() => true), new Promise<false>((r) => this.turnEnds.push(() => r(false)))])) return;
     }
   }
@@ -210,7 +211,8 @@ export class TurnRunner {
     if (this.running) return false;
     // Interrupted calls (and approvals given just before a restart) first, each once. Without
     // any, a turn resumes in this same step, so whoever asked sees it running at once.
-    if (this.engine.calls.recoverable()) await this.engine.calls.recover();
+    // A stop waiting for the cut turn to resume skips that: the turn's calls end as its stop says.
+    if (this.stopping === null && this.engine.calls.recoverable()) await this.engine.calls.recover();
     if (this.running) return false;
     const waiting = this.engine.store.turns.latest();
     // Nothing to do until a person decides; the decision calls resume again.
@@ -246,9 +248,12 @@ export class TurnRunner {
       return true;
     }
     const latest = this.engine.store.turns.latest();
-    if (this.closed || latest?.status !== "waiting") return false;
+    if (this.closed || (latest?.status !== "waiting" && latest?.status !== "running")) return false;
     this.stopping = reason;
-    this.start(latest);
+    // Waiting, it resumes now, stopped; cut by a restart and not resumed yet (its calls may be
+    // being recovered), it resumes stopped when that is done.
+    if (latest.status === "waiting") this.start(latest);
+    else void this.resume();
     return true;
   }
 
