@@ -186,13 +186,17 @@ export const MAX_MCP_TOOL_NAME_LENGTH = 128;
 /** Largest definition of a server a user adds, as stored (JSON), in bytes. */
 export const MAX_USER_MCP_DEFINITION_BYTES = 64 * 1024;
 
+/** Longest `timeoutMs` of a server a user adds (ms): one call holds its thread, billed as it waits, no longer than 10 minutes. */
+export const MAX_USER_MCP_TIMEOUT_MS = 10 * 60_000;
+
 /**
  * Checks a server a user adds at run time (`POST /mcp-servers`): the rules of a file under
  * `agents/mcp/` ({@link checkMcpServerDefinition}), and what a user may not ask of the Worker:
  * no loopback, private or link-local host (src/remote/hosts.ts), no `clientSecretEnv` (it names a Worker secret),
  * no literal `headers` (a credential goes in `auth` with an account env value), at most
  * {@link MAX_USER_MCP_TOOL_NAMES} names of at most {@link MAX_MCP_TOOL_NAME_LENGTH} characters in
- * `tools`, `effects` and `needsApproval`, and at most {@link MAX_USER_MCP_DEFINITION_BYTES} stored.
+ * `tools`, `effects` and `needsApproval`, a `timeoutMs` of at most {@link MAX_USER_MCP_TIMEOUT_MS},
+ * and at most {@link MAX_USER_MCP_DEFINITION_BYTES} stored.
  * A bearer token's env is read from the user's own account env only, never the Worker's
  * (src/remote/tool-listing.ts).
  * @throws WeftError `invalid_request` naming the field (`details.path`) and the rule;
@@ -221,6 +225,7 @@ export function checkUserMcpServer(name: string, def: Record<string, unknown>): 
     const field = /^(name|url|transport|auth|tools|effects|needsApproval|timeoutMs)\b(?:\.(\w+))?/.exec(rule);
     refuse(field ? [field[1]!, ...(field[2] ? [field[2]] : [])] : ["name"], rule);
   }
+  if (typeof def.timeoutMs === "number" && def.timeoutMs > MAX_USER_MCP_TIMEOUT_MS) refuse(["timeoutMs"], `at most ${MAX_USER_MCP_TIMEOUT_MS} (10 minutes) for a server you add`);
   if (isPrivateHost(new URL(String(def.url)).hostname)) refuse(["url"], "must not name a loopback, private or link-local host: a server you add is reached from the Worker, whose own machine and network are not yours to call");
   // Kept whole in one row of the user's account, and read by each of their threads.
   checkStoredBytes(JSON.stringify(definition), ["definition"], MAX_USER_MCP_DEFINITION_BYTES);

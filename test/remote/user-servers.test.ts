@@ -50,6 +50,8 @@ describe("MCP servers a user adds", () => {
       [{ name: "eff", url: "https://tools.mcp.test/mcp", effects: { lookup: "reconcilable" } }, ["effects", "lookup"]],
       [{ name: "tls", url: "https://tools.mcp.test/mcp", tools: "lookup" }, ["tools"]],
       [{ name: "tmo", url: "https://tools.mcp.test/mcp", timeoutMs: -1 }, ["timeoutMs"]],
+      // A call may hold its thread (billed as it waits) 10 minutes at most, not a day.
+      [{ name: "tmolong", url: "https://tools.mcp.test/mcp", timeoutMs: 24 * 3600_000 }, ["timeoutMs"]],
       [{ name: "extra", url: "https://tools.mcp.test/mcp", kind: "mcp" }, ["kind"]],
     ];
     for (const [body, path] of cases) {
