@@ -15,6 +15,8 @@ export interface MemoryTurn extends TurnRecord {
   forcedSide: "a" | "b" | null;
   /** The newest message id when it began. */
   messagesBefore: number;
+  /** Why a stop was asked of it while unfinished. */
+  stopRequested?: string;
 }
 
 /** Every table's rows, plain data (so `atomically` can copy and restore it whole). */

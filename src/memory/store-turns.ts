@@ -34,6 +34,15 @@ export class MemoryTurns implements TurnTable, TurnSteps, Inbox {
     return turn;
   }
 
+  requestStop(turnId: string, reason: string): void {
+    const turn = this.find(turnId);
+    if (turn) turn.stopRequested = reason;
+  }
+
+  stopRequested(turnId: string): string | undefined {
+    return this.find(turnId)?.stopRequested;
+  }
+
   setStatus(turnId: string, status: "running" | "waiting"): void {
     const turn = this.find(turnId);
     if (turn) turn.status = status;

@@ -196,6 +196,10 @@ export interface TurnTable {
   latest(): TurnRecord | undefined;
   /** The thread's first turn, if any, with the ids of the messages that are its own. */
   first(): FirstTurn | undefined;
+  /** Keeps a stop asked of an unfinished turn, with why, so a restart before it ends resumes it stopped. */
+  requestStop(turnId: string, reason: string): void;
+  /** Why a stop was asked of the turn (see {@link requestStop}), if one was. */
+  stopRequested(turnId: string): string | undefined;
 }
 
 /**

@@ -39,8 +39,10 @@ export class TurnRunner {
     private readonly watchdogMs: number = WATCHDOG_MS,
   ) {}
 
-  /** Why a waiting turn was stopped, until the turn resumes to end (see `stop`). */
+  /** Why the turn about to begin (or resume) was stopped, until its execution exists (see `stop`). */
   private stopping: string | null = null;
+  /** A turn is about to begin: its messages are being admitted, or it is being started or resumed (see `stop`). */
+  private opening = false;
   /** The execution of the turn that ran last, for the loop to see whether it was stopped. */
   private lastRun: Execution | null = null;
 
@@ -50,6 +52,7 @@ export class TurnRunner {
     hold: (execution) => {
       if (execution && this.stopping !== null) execution.abort(new Error(this.stopping));
       this.stopping = null;
+      this.opening = false;
       this.execution = execution;
       if (execution) this.lastRun = execution;
     },
@@ -106,9 +109,11 @@ export class TurnRunner {
    */
   stopFirstTurn(): boolean {
     if (this.engine.store.turns.first() !== undefined) return !this.firstTurnEnded() && this.stop();
-    if (!this.active && this.engine.store.turns.inboxSize() === 0) return false;
+    if (this.active) return this.stop();
+    if (this.engine.store.turns.inboxSize() === 0) return false;
+    // Its opening waits: the turn it starts begins stopped.
+    void this.resume();
     this.stopping = "thread stopped";
-    if (!this.active) void this.resume();
     return true;
   }
 
@@ -209,10 +214,16 @@ export class TurnRunner {
   private async resumeOnce(): Promise<boolean> {
     if (this.closed) return true;
     if (this.running) return false;
+    // A stop asked of the unfinished turn (before a restart, or while its calls were recovered): it
+    // resumes stopped, and its calls end as the stop says instead of being recovered.
+    const asked = this.engine.store.turns.latest();
+    if ((asked?.status === "running" || asked?.status === "waiting") && this.engine.store.turns.stopRequested(asked.turnId) !== undefined) {
+      this.start(asked);
+      return true;
+    }
     // Interrupted calls (and approvals given just before a restart) first, each once. Without
     // any, a turn resumes in this same step, so whoever asked sees it running at once.
-    // A stop waiting for the cut turn to resume skips that: the turn's calls end as its stop says.
-    if (this.stopping === null && this.engine.calls.recoverable()) await this.engine.calls.recover();
+    if (this.engine.calls.recoverable()) await this.engine.calls.recover();
     if (this.running) return false;
     const waiting = this.engine.store.turns.latest();
     // Nothing to do until a person decides; the decision calls resume again.
@@ -241,18 +252,24 @@ export class TurnRunner {
    * Either way every open call of the turn then ends (the call runner's `stop`) and the thread is free.
    */
   stop(reason = "thread stopped"): boolean {
+    const { turns } = this.engine.store;
+    const latest = turns.latest();
+    const unfinished = latest?.status === "running" || latest?.status === "waiting" ? latest : undefined;
     if (this.running) {
-      // Before its execution exists (its messages being admitted), or between two turns, the turn begins stopped.
+      // Between two turns of the loop nothing runs to stop: a turn that begins after is not this stop's.
+      if (!this.execution && !this.opening) return false;
+      // Kept with the turn: a restart before it ends resumes it stopped.
+      if (unfinished) turns.requestStop(unfinished.turnId, reason);
+      // Its execution not made yet (its messages being admitted, or it being resumed): it begins stopped.
       if (this.execution) this.execution.abort(new Error(reason));
       else this.stopping = reason;
       return true;
     }
-    const latest = this.engine.store.turns.latest();
-    if (this.closed || (latest?.status !== "waiting" && latest?.status !== "running")) return false;
-    this.stopping = reason;
+    if (this.closed || !unfinished) return false;
+    turns.requestStop(unfinished.turnId, reason);
     // Waiting, it resumes now, stopped; cut by a restart and not resumed yet (its calls may be
     // being recovered), it resumes stopped when that is done.
-    if (latest.status === "waiting") this.start(latest);
+    if (unfinished.status === "waiting") this.start(unfinished);
     else void this.resume();
     return true;
   }
@@ -332,6 +349,7 @@ export class TurnRunner {
    * is busy from the first moment, so a message posted meanwhile queues behind them.
    */
   private startWithInbox(): Promise<Message[]> {
+    this.opening = true;
     const admitted = admitInbox(this.engine);
     this.running = admitted
       .then(async (messages) => {
@@ -347,6 +365,10 @@ export class TurnRunner {
   }
 
   private start(resume?: TurnRecord): void {
+    this.opening = true;
+    // A stop asked of it before (kept with the turn) stops it as it resumes.
+    const asked = resume ? this.engine.store.turns.stopRequested(resume.turnId) : undefined;
+    if (asked !== undefined) this.stopping = asked;
     // The turn starts once what the request wrote is durable, and apart from the request.
     this.running = this.engine
       .flush()
@@ -361,8 +383,8 @@ export class TurnRunner {
    */
   private ended(): void {
     this.running = null;
-    // A stop asked for as the last turn ended has no turn left to stop.
     this.stopping = null;
+    this.opening = false;
     if (this.engine.meta.parent && !this.closed) void tellParent(this.engine);
   }
 
@@ -381,6 +403,7 @@ export class TurnRunner {
       // A message a hook refused has its failed turn recorded; whatever came after it still runs.
       let admitted = false;
       while (!admitted && this.engine.store.turns.inboxSize() > 0) {
+        this.opening = true;
         admitted = await admitInbox(this.engine).then(
           (messages) => ((settings = settingsOfMessages(messages)), true),
           () => false,

@@ -44,3 +44,12 @@ export const FIRST_TURN_SQL = `
     (SELECT COALESCE(messages_before, (SELECT MAX(id) FROM messages WHERE depth = 0 AND role IN ('user', 'system') AND created_at <= later.started_at))
      FROM turns AS later WHERE later.ord > first.ord ORDER BY later.ord LIMIT 1) AS until
   FROM turns AS first ORDER BY ord LIMIT 1`;
+
+/** DDL of v29: a stop asked of an unfinished turn, kept with it so a restart before the turn ends does not lose it (`TurnTable.requestStop`). */
+export const TURN_STOP_DDL = "ALTER TABLE turns ADD COLUMN stop_requested TEXT;";
+
+/** Counts a request of model step ?1 of turn ?2 in one statement: 1 for the step's first, one more for each cut before its answer was stored. */
+export const COUNT_REQUEST_SQL = `
+  UPDATE turns SET model_request = json_object('step', ?1, 'count',
+    CASE WHEN json_extract(model_request, '$.step') = ?1 THEN json_extract(model_request, '$.count') + 1 ELSE 1 END)
+  WHERE turn_id = ?2 RETURNING json_extract(model_request, '$.count') AS count`;

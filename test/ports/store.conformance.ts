@@ -192,6 +192,10 @@ export function storeConformance(impl: string, withTables: WithTables): void {
         expect(messages.lastAnswer({ after: 3, until: null })).toBe("second answer");
         expect(messages.lastAnswer({ after: 0, until: 1 })).toBe("");
         expect(messages.lastAnswer()).toBe("second answer");
+        // A stop asked of an unfinished turn is kept with it.
+        expect(turns.stopRequested("t2")).toBeUndefined();
+        turns.requestStop("t2", "thread stopped");
+        expect([turns.stopRequested("t2"), turns.stopRequested("t1"), turns.stopRequested("none")]).toEqual(["thread stopped", undefined, undefined]);
       }));
 
     it("turns: the pending step and request counts survive as written; the inbox keeps arrival order", () =>

@@ -122,30 +122,6 @@ describe("a child thread from before v28", () => {
   });
 });
 
-describe("a stop landing while a restarted thread recovers its cut turn", () => {
-  it("stops that turn: the write of its next step never runs (review 23c)", async () => {
-    const id = await createThread({ agent: "guarantees" });
-    const script = [
-      { toolCalls: [{ id: "s", name: "slow_read", arguments: { ms: 3000 } }] },
-      { toolCalls: [{ id: "w", name: "effect_write", arguments: { label: "after the stop" } }] },
-      { text: "done" },
-    ];
-    expect((await json("POST", `/threads/${id}/messages`, { content: "go", script })).status).toBe(202);
-    await until(async () => (await callsOf(id)).find((c) => c.callId === "s")?.status === "started", "the slow read to run");
-    await inThread(id, (t) => t.ctx.abort("crash inside the slow read")).catch(() => undefined);
-    // The thread says it is running (the cut turn resumes at once), and the person stops it.
-    expect((await json("GET", `/threads/${id}`)).body.status).toBe("running");
-    const stopped = await json("POST", `/threads/${id}/stop`);
-    await until(async () => (await json("GET", `/threads/${id}`)).body.status === "idle", "the thread to come to rest", 20_000);
-    const info = (await json("GET", `/threads/${id}`)).body;
-    expect({ stop: stopped.body, writeRuns: (await effectRuns(id, "w")).runs, lastTurn: info.lastTurn?.status }).toEqual({ stop: { stopped: true }, writeRuns: 0, lastTurn: "stopped" });
-    // The read's one result: what its recovery got (the stop came during it), or aborted; the write never had a call.
-    const calls = await callsOf(id);
-    expect(calls.map((c) => c.callId)).toEqual(["s"]);
-    expect(["succeeded", "aborted"]).toContain(calls[0]!.status);
-  }, 30_000);
-});
-
 describe("a parent waiting on its child's first turn as a person's decision resumes it", () => {
   it("is never answered 'running', which its call would take as the agent's failure (review 23c)", async () => {
     const { child } = await delegatedAndWaiting();

@@ -7,7 +7,7 @@
 import type { ModelStepRecord, TokenUsage, TurnErrorCode } from "../../protocol.js";
 import type { FirstTurn, Inbox, PendingMessage, TurnRecord, TurnStatus, TurnSteps, TurnTable } from "../../ports/store.js";
 import { stepsUsage } from "../../usage/totals.js";
-import { FIRST_TURN_SQL } from "../../run/turn-table.js";
+import { COUNT_REQUEST_SQL, FIRST_TURN_SQL } from "../../run/turn-table.js";
 
 /** Turn states and the stored turn (defined with the store port). */
 export type { TurnRecord, TurnStatus } from "../../ports/store.js";
@@ -70,16 +70,7 @@ export class TurnStore implements TurnTable, TurnSteps, Inbox {
    * cut an earlier request of the same step before its answer was stored.
    */
   countModelRequest(turnId: string, step: number): number {
-    // One statement: each model step sends at least one request.
-    const row = this.sql
-      .exec<{ count: number }>(
-        `UPDATE turns SET model_request = json_object('step', ?1, 'count',
-           CASE WHEN json_extract(model_request, '$.step') = ?1 THEN json_extract(model_request, '$.count') + 1 ELSE 1 END)
-         WHERE turn_id = ?2 RETURNING json_extract(model_request, '$.count') AS count`,
-        step,
-        turnId,
-      )
-      .toArray()[0];
+    const row = this.sql.exec<{ count: number }>(COUNT_REQUEST_SQL, step, turnId).toArray()[0];
     return row?.count ?? 1;
   }
 
@@ -164,6 +155,14 @@ export class TurnStore implements TurnTable, TurnSteps, Inbox {
     const row = this.sql.exec<{ turn_id: string; status: TurnStatus; error: string | null; after: number; until: number | null }>(FIRST_TURN_SQL).toArray()[0];
     if (!row) return undefined;
     return { turnId: row.turn_id, status: row.status, ...(row.error !== null ? { error: row.error } : {}), messages: { after: row.after, until: row.until } };
+  }
+
+  requestStop(turnId: string, reason: string): void {
+    this.sql.exec("UPDATE turns SET stop_requested = ? WHERE turn_id = ?", reason, turnId);
+  }
+
+  stopRequested(turnId: string): string | undefined {
+    return this.sql.exec<{ r: string | null }>("SELECT stop_requested AS r FROM turns WHERE turn_id = ?", turnId).toArray()[0]?.r ?? undefined;
   }
 
   /** Queues a message for the next turn. */

@@ -32,8 +32,8 @@ describe("a thread made before a turn's number became the rowid", () => {
     await runTurn(id, "one", [{ text: "first" }]);
     await runTurn(id, "two", [{ toolCalls: [{ id: "t1", name: "record_call", arguments: { note: "n" } }] }, { text: "second" }]);
     await runTurn(id, "pay", [{ toolCalls: [{ id: "pay", name: "needs_ok", arguments: { amount: 500 } }] }, { text: "paid" }]);
-    // As rows were then: without the bound of their messages that v28 added.
-    const rows = (await turnRows(id)).map(({ messages_before: _, ...row }: Record<string, unknown>) => row);
+    // As rows were then: without the columns v28 and v29 added.
+    const rows = (await turnRows(id)).map(({ messages_before: _, stop_requested: __, ...row }: Record<string, unknown>) => row);
     expect(rows.map((r: { status: string }) => r.status)).toEqual(["completed", "completed", "waiting"]);
     // Back to the old table: rows inserted newest first, numbers with gaps.
     await inThread(id, (i) => {
@@ -50,7 +50,7 @@ describe("a thread made before a turn's number became the rowid", () => {
     });
     expect((await schemaOf(id)).indexes).toEqual(["sqlite_autoindex_turns_1", "turns_by_ord"]);
     await evictDurableObject(rawStub(id));
-    expect(await turnRows(id)).toEqual(rows.map((row: Record<string, unknown>) => ({ ...row, messages_before: null })));
+    expect(await turnRows(id)).toEqual(rows.map((row: Record<string, unknown>) => ({ ...row, messages_before: null, stop_requested: null })));
     expect(await schemaOf(id)).toEqual({ version: MIGRATIONS.length, indexes: ["sqlite_autoindex_turns_1"] });
     expect((await json("GET", `/threads/${id}`)).body.status).toBe("waiting");
     expect((await json("POST", `/threads/${id}/calls/pay/approve`, {})).status).toBe(200);
