@@ -24,8 +24,8 @@ async function settle(id: string, status: string): Promise<void> {
   throw new Error(`the last turn never ended ${status}`);
 }
 
-describe("a stop landing while a restarted thread recovers its cut turn", () => {
-  it("stops that turn: the write of its next step never runs", async () => {
+/** A thread whose turn (a 3 s read, then a write) was cut by a restart inside the read: the read is recovered (run again) as the thread comes back. */
+async function cutInsideSlowRead(): Promise<string> {
     const id = await createThread({ agent: "guarantees" });
     const script = [
       { toolCalls: [{ id: "s", name: "slow_read", arguments: { ms: 3000 } }] },
@@ -35,6 +35,12 @@ describe("a stop landing while a restarted thread recovers its cut turn", () => 
     expect((await json("POST", `/threads/${id}/messages`, { content: "go", script })).status).toBe(202);
     await until(async () => (await callsOf(id)).find((c) => c.callId === "s")?.status === "started", "the slow read to run");
     await inThread(id, (t) => t.ctx.abort("crash inside the slow read")).catch(() => undefined);
+  return id;
+}
+
+describe("a stop landing while a restarted thread recovers its cut turn", () => {
+  it("stops that turn: the write of its next step never runs", async () => {
+    const id = await cutInsideSlowRead();
     // The thread says it is running (the cut turn resumes at once), and the person stops it.
     expect((await json("GET", `/threads/${id}`)).body.status).toBe("running");
     const stopped = await json("POST", `/threads/${id}/stop`);
@@ -46,16 +52,9 @@ describe("a stop landing while a restarted thread recovers its cut turn", () => 
     expect(calls.map((c) => c.callId)).toEqual(["s"]);
     expect(["succeeded", "aborted"]).toContain(calls[0]!.status);
   }, 30_000);
+
   it("still stops that turn when the thread restarts again before the turn resumed", async () => {
-    const id = await createThread({ agent: "guarantees" });
-    const script = [
-      { toolCalls: [{ id: "s", name: "slow_read", arguments: { ms: 3000 } }] },
-      { toolCalls: [{ id: "w", name: "effect_write", arguments: { label: "after the stop" } }] },
-      { text: "done" },
-    ];
-    expect((await json("POST", `/threads/${id}/messages`, { content: "go", script })).status).toBe(202);
-    await until(async () => (await callsOf(id)).find((c) => c.callId === "s")?.status === "started", "the slow read to run");
-    await inThread(id, (t) => t.ctx.abort("crash inside the slow read")).catch(() => undefined);
+    const id = await cutInsideSlowRead();
     // The thread comes back and recovers the read (run again, three seconds); the person stops it.
     expect((await json("GET", `/threads/${id}`)).body.status).toBe("running");
     const stopped = (await json("POST", `/threads/${id}/stop`)).body;
