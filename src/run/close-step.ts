@@ -9,7 +9,7 @@ import type { ToolCallRequest } from "../protocol.js";
 import { errorMark, resultText } from "../calls/result.js";
 import type { RunWorld } from "./world.js";
 
-/** Closes the open step of turn `turnId` after the turn failed with `error`. */
+/** Closes the open step of turn `turnId` after the turn failed with `error` (or was stopped before it could go on, `error` the stop's reason). */
 export function closeOpenStep(engine: RunWorld, turnId: string, error: string): void {
   const { store } = engine;
   const open = store.turns.pendingStep<ToolCallRequest>(turnId);

@@ -23,6 +23,8 @@ import { admittedMessage } from "./turn-settings.js";
 export interface TurnSlot {
   /** Arms the watchdog alarm that resumes this turn if a restart cuts it. */
   armWatchdog(): void;
+  /** The turn is begun (or resumed) in the store: returns why a stop was asked of it, if one was (it then runs stopped). */
+  begun(turnId: string): string | undefined;
   /** The turn's execution once it exists, and null once the turn's run is over. */
   hold(execution: Execution | null): void;
 }
@@ -39,10 +41,13 @@ export async function runOneTurn(engine: RunWorld, slot: TurnSlot, from?: TurnRe
   const turnId = resume?.turnId ?? engine.newId("turn");
   if (resume) store.turns.setStatus(turnId, "running");
   else store.turns.begin(turnId, Date.now(), settings);
+  slot.begun(turnId);
   engine.emit("turn_started", { turnId, ...(resume ? { resumed: true } : {}) });
   slot.armWatchdog();
   const steps = resume?.steps ?? 0;
   let end: TurnEnd;
+  // Whether the turn's execution was made: a turn ended before (a failure, or a stop asked of it) closes its open step here.
+  let made = false;
   try {
     engine.requireAgent();
     const twoSided = engine.sides.length > 1;
@@ -59,14 +64,17 @@ export async function runOneTurn(engine: RunWorld, slot: TurnSlot, from?: TurnRe
       ...(at ? { steps: at.steps, side: at.side, forced: store.turns.forcedSide(turnId) } : {}),
       keepForced: (side) => store.turns.setForcedSide(turnId, side),
     });
+    made = true;
     slot.hold(execution);
     end = await runTurn(turnConversation(engine, execution, settings), execution);
     // A stop asked for (not a side ending the run) says why: a parent never takes it for the work done.
     if (end.status === "stopped" && !end.stoppedBy && !end.error && execution.signal.aborted) end = { ...end, error: stopReason(execution.signal) };
   } catch (e) {
     // The model could not be made (a bad spec, a missing binding), or the agent is no longer
-    // deployed: the turn fails and says why.
-    end = { status: "failed", steps, error: errorMessage(e), ...(isWeftError(e) && e.code === "agent_not_found" ? { errorCode: "agent_not_found" as const } : {}) };
+    // deployed: the turn fails and says why; one a stop was asked of ends stopped, as asked.
+    const asked = store.turns.stopRequested(turnId);
+    if (asked !== undefined) end = { status: "stopped", steps, error: asked };
+    else end = { status: "failed", steps, error: errorMessage(e), ...(isWeftError(e) && e.code === "agent_not_found" ? { errorCode: "agent_not_found" as const } : {}) };
   } finally {
     slot.hold(null);
   }
@@ -74,9 +82,9 @@ export async function runOneTurn(engine: RunWorld, slot: TurnSlot, from?: TurnRe
     store.turns.setStatus(turnId, "waiting");
     return end;
   }
-  if (end.status === "failed") {
+  if (end.status === "failed" || (end.status === "stopped" && !made)) {
     // The author's console says so too: under `npm start` a failed turn is otherwise silent.
-    console.error(`weft: turn ${turnId} of thread ${engine.meta.threadId} failed: ${end.error ?? "unknown error"}`);
+    if (end.status === "failed") console.error(`weft: turn ${turnId} of thread ${engine.meta.threadId} failed: ${end.error ?? "unknown error"}`);
     try {
       closeOpenStep(engine, turnId, end.error ?? "unknown error");
     } catch (e) {

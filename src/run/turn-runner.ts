@@ -13,7 +13,7 @@ import type { CallOutcome } from "../calls/call.js";
 import { resultText } from "../calls/result.js";
 import type { Settlement } from "../calls/runner.js";
 import type { RunWorld } from "./world.js";
-import { noSuchThread } from "../errors.js";
+import { WeftError, noSuchThread } from "../errors.js";
 import { type TurnSlot, admitInbox, runOneTurn } from "./one-turn.js";
 import { tellParent } from "./agent-tool.js";
 import { MAX_CONTENT_BYTES, checkContentSize } from "./messages.js";
@@ -49,6 +49,15 @@ export class TurnRunner {
   /** What each turn gets from here: the watchdog, and where its execution is kept for `stop`. */
   private readonly slot: TurnSlot = {
     armWatchdog: () => this.armAlarm(this.watchdogMs),
+    begun: (turnId) => {
+      const { turns } = this.engine.store;
+      // A stop asked as it was about to begin is kept with it now; the stop's answer waited for this.
+      if (this.stopping !== null) turns.requestStop(turnId, this.stopping);
+      const asked = turns.stopRequested(turnId);
+      if (asked !== undefined) this.stopping = asked;
+      this.tellBegun(true);
+      return asked;
+    },
     hold: (execution) => {
       if (execution && this.stopping !== null) execution.abort(new Error(this.stopping));
       this.stopping = null;
@@ -105,16 +114,45 @@ export class TurnRunner {
 
   /**
    * Stops the first turn (see {@link childAnswer}) if it has not ended; a later turn is left
-   * alone. Not begun yet (its opening waits, or is being admitted), it begins stopped.
+   * alone. Not begun yet (its opening waits, or is being admitted), it begins stopped; answered
+   * once the stop is kept with it (see {@link stopKept}).
    */
-  stopFirstTurn(): boolean {
-    if (this.engine.store.turns.first() !== undefined) return !this.firstTurnEnded() && this.stop();
-    if (this.active) return this.stop();
-    if (this.engine.store.turns.inboxSize() === 0) return false;
+  async stopFirstTurn(): Promise<boolean> {
+    const { turns } = this.engine.store;
+    if (turns.first() !== undefined) return !this.firstTurnEnded() && this.stopKept();
+    if (this.active) return this.stopKept();
+    if (turns.inboxSize() === 0) return false;
     // Its opening waits: the turn it starts begins stopped.
-    void this.resume();
+    const begun = new Promise<boolean>((resolve) => this.begins.push(resolve));
     this.stopping = "thread stopped";
-    return true;
+    return Promise.race([begun, this.resume().then(() => false, () => false)]);
+  }
+
+  /**
+   * {@link stop}, answered once the stop is kept with its turn, so a restart after the answer
+   * cannot lose it: a turn whose messages are being admitted is waited for until it begins (false
+   * when it never does: a hook refused them, and nothing ran).
+   */
+  async stopKept(reason = "thread stopped"): Promise<boolean> {
+    const latest = this.engine.store.turns.latest()?.status;
+    const beginning = this.running !== null && !this.execution && this.opening && latest !== "running" && latest !== "waiting";
+    if (!this.stop(reason)) return false;
+    return beginning ? new Promise<boolean>((resolve) => this.begins.push(resolve)) : true;
+  }
+
+  /** Stops waiting to be kept with a turn (see {@link stopKept}). */
+  private begins: Array<(begun: boolean) => void> = [];
+
+  /** Tells the stops waiting for a turn to begin whether it did. */
+  private tellBegun(begun: boolean): void {
+    for (const told of this.begins.splice(0)) told(begun);
+  }
+
+  /** Messages a hook refused began no turn: a stop asked as they were admitted has nothing to stop. */
+  private refused(): false {
+    this.stopping = null;
+    this.tellBegun(false);
+    return false;
   }
 
   /**
@@ -237,7 +275,7 @@ export class TurnRunner {
     await this.engine.calls.resumeDirect();
     await this.engine.calls.drain(null);
     // A hook's refusal is recorded as a failed turn; nobody here waits for the answer.
-    if (!this.running && this.engine.store.turns.inboxSize() > 0) this.startWithInbox().catch(() => undefined);
+    if (!this.running && !this.closed && this.engine.store.turns.inboxSize() > 0) this.startWithInbox().catch(() => undefined);
     return true;
   }
 
@@ -297,6 +335,21 @@ export class TurnRunner {
     if (this.closed) throw noSuchThread();
   };
 
+  /**
+   * An approval or denial holds the call's lock: the thread is open, and the call's turn was not
+   * stopped (a stop answered before the turn's calls took it: they are aborted, never run).
+   * @throws WeftError `thread_not_found`, or `call_not_waiting` for a call of a stopped turn.
+   */
+  private checkDecidable(callId: string): void {
+    this.checkOpen();
+    const { turns, calls } = this.engine.store;
+    const latest = turns.latest();
+    const unfinished = latest?.status === "running" || latest?.status === "waiting";
+    if (calls.get(callId)?.turnId !== undefined && unfinished && turns.stopRequested(latest.turnId) !== undefined) {
+      throw new WeftError("call_not_waiting", `call ${callId}'s turn was stopped; it does not run`, { callId, status: "aborted" });
+    }
+  }
+
   // A person's decision runs outside any execution: the waiting turn resumes after it.
 
   /**
@@ -306,12 +359,12 @@ export class TurnRunner {
    */
   async approve(callId: string, approvedBy: string, argsHash?: string): Promise<CallOutcome> {
     this.engine.requireAgent();
-    return this.afterDecision(await this.engine.calls.approve(callId, approvedBy, argsHash, this.checkOpen));
+    return this.afterDecision(await this.engine.calls.approve(callId, approvedBy, argsHash, () => this.checkDecidable(callId)));
   }
 
   /** Denies a waiting call; the model sees the denial when its turn goes on. */
   async deny(callId: string, deniedBy: string, reason?: string, argsHash?: string): Promise<CallOutcome> {
-    return this.afterDecision(await this.engine.calls.deny(callId, deniedBy, reason, argsHash, this.checkOpen));
+    return this.afterDecision(await this.engine.calls.deny(callId, deniedBy, reason, argsHash, () => this.checkDecidable(callId)));
   }
 
   /** Settles a parked call, then lets its turn go on. */
@@ -358,7 +411,7 @@ export class TurnRunner {
       })
       .then(
         (settings) => this.loop(undefined, settings),
-        () => undefined,
+        () => void this.refused(),
       )
       .finally(() => this.ended());
     return admitted;
@@ -385,6 +438,9 @@ export class TurnRunner {
     this.running = null;
     this.stopping = null;
     this.opening = false;
+    this.tellBegun(false);
+    // A message posted as the last admission was refused (or as the loop ended) gets its turn.
+    if (!this.closed && this.engine.store.turns.inboxSize() > 0) void this.resume().catch(() => undefined);
     if (this.engine.meta.parent && !this.closed) void tellParent(this.engine);
   }
 
@@ -399,16 +455,19 @@ export class TurnRunner {
       if (ran?.signal.aborted) await this.engine.calls.stop(ran);
       if (end.status === "waiting" || this.closed) return;
       await this.engine.calls.recover();
+      if (this.closed) return;
       await this.engine.calls.drain(null);
       // A message a hook refused has its failed turn recorded; whatever came after it still runs.
       let admitted = false;
-      while (!admitted && this.engine.store.turns.inboxSize() > 0) {
+      while (!admitted && !this.closed && this.engine.store.turns.inboxSize() > 0) {
         this.opening = true;
         admitted = await admitInbox(this.engine).then(
           (messages) => ((settings = settingsOfMessages(messages)), true),
-          () => false,
+          () => this.refused(),
         );
       }
+      // Being removed: no turn begins in the thread (its messages were admitted, and are removed with it).
+      if (this.closed) return;
       if (!admitted) return;
     }
   }

@@ -105,7 +105,7 @@ describe("every failure of author code is a result, and the step's other calls g
         return dispatch.apply(engine.calls, args);
       };
       try {
-        await runOneTurn(engine, { armWatchdog: () => undefined, hold: () => undefined }, { turnId, status: "running", steps: 1, startedAt: Date.now() });
+        await runOneTurn(engine, { armWatchdog: () => undefined, begun: () => undefined, hold: () => undefined }, { turnId, status: "running", steps: 1, startedAt: Date.now() });
       } finally {
         engine.calls.requestWithQueue = dispatch;
       }

@@ -1,0 +1,232 @@
+/**
+ * A stop is kept with the turn it stops before it is answered true, and reaches only that turn:
+ * a DELETE between two turns lets no next turn begin; a stop asked while a turn's messages are
+ * admitted is answered once that turn has begun and holds it (a restart before then leaves no
+ * answer to break); a stop of messages a hook refuses reaches no later turn; an approval after a
+ * stop answered is refused; a turn that cannot resume ends stopped as asked; and a message posted
+ * while another is refused gets its turn. Review 23e found each failing.
+ */
+import { describe, expect, it } from "vitest";
+import { callsOf, createThread, effectRuns, eventsOf, inThread, json, messagesOf, stubOf, until } from "../helpers.js";
+
+type G = Record<string, any>;
+const g = globalThis as unknown as G;
+
+/** Starts a direct slow write in thread `id` at rest and waits until it runs: the loop's recover() then waits on its lock. */
+async function slowDirectWrite(id: string, ms: number): Promise<{ done: Promise<unknown> }> {
+  const direct = json("POST", "/v1/tools/slow_write", { input: { ms }, sessionId: id });
+  await until(async () => (await callsOf(id)).some((c) => c.toolName === "slow_write" && c.status === "started"), "the direct write to run");
+  return { done: direct };
+}
+
+async function settle(id: string, status: string): Promise<void> {
+  for (let i = 0; i < 40; i++) {
+    if ((await json("GET", `/threads/${id}`)).body.lastTurn?.status === status) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`the last turn never ended ${status}`);
+}
+
+/**
+ * Holds the thread's next inbox admission (createMessages outside any execution) whose messages
+ * `match` until `g[tag].open()` is called; `g[tag].held` says it is held.
+ */
+async function holdAdmission(id: string, tag: string, match: (contents: string[]) => boolean): Promise<void> {
+  await inThread(id, (t) => {
+    const w = t.world;
+    const orig = w.createMessages.bind(w);
+    const gate: G = { held: false };
+    gate.promise = new Promise<void>((r) => (gate.open = r));
+    g[tag] = gate;
+    w.createMessages = async (execution: unknown, messages: Array<{ content: unknown }>, also?: () => void) => {
+      if (execution === null && !gate.used && match(messages.map((m) => String(m.content)))) {
+        gate.used = true;
+        gate.held = true;
+        await gate.promise;
+      }
+      return orig(execution, messages, also);
+    };
+  });
+}
+
+describe("DELETE landing between two turns of the loop", () => {
+  it("does not let the loop begin the next turn and run its write in the thread being deleted", async () => {
+    const id = await createThread({ agent: "deletable" });
+    const direct = await slowDirectWrite(id, 1500);
+    // Turn 1 completes at once; the loop then recovers calls, waiting on the direct write's lock.
+    expect((await json("POST", `/threads/${id}/messages`, { content: "one", script: [{ text: "one done" }] })).body).toMatchObject({ queued: false });
+    await settle(id, "completed");
+    // A message queued behind it (the loop is still running), whose turn writes.
+    const posted = await json("POST", `/threads/${id}/messages`, {
+      content: "two",
+      script: [{ toolCalls: [{ id: "w", name: "effect_write", arguments: { label: "after the delete" } }] }, { text: "two done" }],
+    });
+    expect(posted.body).toMatchObject({ queued: true });
+    // The owner deletes the thread: "a running turn stops" and nothing new starts.
+    const deleted = await json("DELETE", `/threads/${id}`);
+    await direct.done;
+    expect({ deleted: deleted.status < 300, writeRuns: (await effectRuns(id, "w")).runs }).toEqual({ deleted: true, writeRuns: 0 });
+  }, 30_000);
+});
+
+describe("a stop answered true while a turn's messages are admitted", () => {
+  it("still stops that turn when the thread restarts before it began (the write never runs)", async () => {
+    const id = await createThread({ agent: "guarantees" });
+    await holdAdmission(id, "__r23e_b", () => true);
+    const script = [{ toolCalls: [{ id: "w", name: "effect_write", arguments: { label: "after the stop" } }] }, { text: "done" }];
+    const post = json("POST", `/threads/${id}/messages`, { content: "go", script }).catch((e) => e);
+    await until(async () => g.__r23e_b?.held === true, "the admission to be held");
+    expect((await json("GET", `/threads/${id}`)).body.status).toBe("running");
+    // Asked while the admission is held: it is answered once the turn has begun and holds the stop.
+    const stop = json("POST", `/threads/${id}/stop`).then((r) => r.body, (e) => e);
+    await new Promise((r) => setTimeout(r, 300));
+    // A restart (a deploy) before the turn began.
+    await inThread(id, (t) => t.ctx.abort("crash before the turn began")).catch(() => undefined);
+    const stopped = await stop;
+    await post;
+    await until(async () => {
+      const info = (await json("GET", `/threads/${id}`)).body;
+      return info.status === "idle" && info.lastTurn !== undefined;
+    }, "the thread to come to rest", 20_000);
+    const info = (await json("GET", `/threads/${id}`)).body;
+    // Never answered true for a stop the restart lost: answered true, the turn ended stopped and its write never ran.
+    if ((stopped as { stopped?: boolean } | undefined)?.stopped === true) expect({ writeRuns: (await effectRuns(id, "w")).runs, lastTurn: info.lastTurn?.status }).toEqual({ writeRuns: 0, lastTurn: "stopped" });
+    else expect(stopped).not.toEqual({ stopped: true });
+  }, 30_000);
+});
+
+describe("a stop answered while a queued message a hook refuses is admitted", () => {
+  it("does not stop the turn of a message posted after the stop answered", async () => {
+    const id = await createThread({ agent: "hooked" });
+    // Turn 1 waits for approval; message A (the hook refuses it) queues behind it.
+    expect((await json("POST", `/threads/${id}/messages`, { content: "one", script: [{ toolCalls: [{ id: "n", name: "needs_ok", arguments: { amount: 500 } }] }, { text: "one done" }] })).status).toBe(202);
+    await until(async () => (await json("GET", `/threads/${id}`)).body.status === "waiting", "turn 1 to wait");
+    expect((await json("POST", `/threads/${id}/messages`, { content: "A forbidden-word" })).body).toMatchObject({ queued: true });
+    await holdAdmission(id, "__r23e_c", (c) => c.some((x) => x.includes("forbidden-word")));
+    expect((await json("POST", `/threads/${id}/calls/n/approve`, {})).status).toBe(200);
+    await until(async () => g.__r23e_c?.held === true, "A's admission to be held");
+    // The person stops what is about to begin (A's turn), then posts message B.
+    const stop = json("POST", `/threads/${id}/stop`);
+    await new Promise((r) => setTimeout(r, 200));
+    const posted = (await json("POST", `/threads/${id}/messages`, { content: "two", script: [{ text: "two done" }] })).body;
+    await inThread(id, () => g.__r23e_c.open());
+    // A refused: no turn began for the stop to hold, and it says so.
+    const stopped = (await stop).body;
+    expect(stopped).toEqual({ stopped: false });
+    await stubOf(id).waitIdle();
+    const finished = (await eventsOf(id)).filter((e) => e.type === "turn_finished").map((e) => (e.data as { status: string }).status);
+    expect({ stopped, posted, finished, last: (await messagesOf(id)).at(-1)?.content }).toEqual({
+      stopped,
+      posted,
+      // turn 1 completed, A's turn failed (refused), B's turn is B's own: completed
+      finished: ["completed", "failed", "completed"],
+      last: "two done",
+    });
+  }, 30_000);
+});
+
+describe("a stop answered true of a turn waiting for approval, then a restart", () => {
+  it("leaves no approval to run: a later approve answers 409 and the write never runs", async () => {
+    const id = await createThread({ agent: "guarantees" });
+    expect((await json("POST", `/threads/${id}/messages`, { content: "pay", script: [{ toolCalls: [{ id: "p", name: "needs_ok", arguments: { amount: 500 } }] }, { text: "paid" }] })).status).toBe(202);
+    await until(async () => (await json("GET", `/threads/${id}`)).body.status === "waiting", "the turn to wait");
+    // The stopped resume waits on its flush (real I/O); the restart lands there.
+    await inThread(id, (t) => {
+      t.world.flush = () => new Promise<void>(() => undefined);
+    });
+    const stopped = (await json("POST", `/threads/${id}/stop`)).body;
+    await inThread(id, (t) => t.ctx.abort("crash as the stopped turn resumes")).catch(() => undefined);
+    // Well past the watchdog (100 ms here).
+    await new Promise((r) => setTimeout(r, 1500));
+    const status = (await json("GET", `/threads/${id}`)).body.status;
+    const approve = await json("POST", `/threads/${id}/calls/p/approve`, {});
+    await stubOf(id).waitIdle();
+    expect({ stopped, status, approve: approve.status, writeRuns: (await effectRuns(id, "p")).runs }).toEqual({ stopped: { stopped: true }, status: "idle", approve: 409, writeRuns: 0 });
+  }, 30_000);
+});
+
+describe("an approval landing after a stop answered true, before the stopped turn resumed", () => {
+  it("answers 409 call_not_waiting and never runs the write (README: a later approve or deny answers 409)", async () => {
+    const id = await createThread({ agent: "guarantees" });
+    expect((await json("POST", `/threads/${id}/messages`, { content: "pay", script: [{ toolCalls: [{ id: "p", name: "needs_ok", arguments: { amount: 500 } }] }, { text: "paid" }] })).status).toBe(202);
+    await until(async () => (await json("GET", `/threads/${id}`)).body.status === "waiting", "the turn to wait");
+    // The stopped resume waits on its flush (real I/O: storage sync) a little longer than usual.
+    await inThread(id, (t) => {
+      const w = t.world;
+      const flush = w.flush.bind(w);
+      const gate: G = {};
+      gate.promise = new Promise<void>((r) => (gate.open = r));
+      g.__r23e_d = gate;
+      w.flush = async () => {
+        w.flush = flush;
+        await gate.promise;
+        return flush();
+      };
+    });
+    const stopped = (await json("POST", `/threads/${id}/stop`)).body;
+    const approve = await json("POST", `/threads/${id}/calls/p/approve`, {});
+    await inThread(id, () => g.__r23e_d.open());
+    await stubOf(id).waitIdle();
+    const finished = (await eventsOf(id)).filter((e) => e.type === "turn_finished").map((e) => (e.data as { status: string }).status);
+    expect({ stopped, approve: approve.status, writeRuns: (await effectRuns(id, "p")).runs, finished }).toEqual({ stopped: { stopped: true }, approve: 409, writeRuns: 0, finished: ["stopped"] });
+  }, 30_000);
+});
+
+describe("a stop of a waiting turn whose agent is no longer deployed", () => {
+  it("ends the turn stopped and its waiting call aborted (a later deny answers 409)", async () => {
+    const id = await createThread({ agent: "guarantees" });
+    expect((await json("POST", `/threads/${id}/messages`, { content: "pay", script: [{ toolCalls: [{ id: "p", name: "needs_ok", arguments: { amount: 500 } }] }, { text: "paid" }] })).status).toBe(202);
+    await until(async () => (await json("GET", `/threads/${id}`)).body.status === "waiting", "the turn to wait");
+    await inThread(id, (t) => {
+      const meta = t.store.meta.read();
+      t.store.meta.write({ ...meta, agentId: "gone_agent_probe_23e" });
+    });
+    await inThread(id, (t) => t.restartForTest()).catch(() => undefined);
+    const stopped = (await json("POST", `/threads/${id}/stop`)).body;
+    await until(async () => (await json("GET", `/threads/${id}`)).body.status === "idle", "the thread to come to rest", 10_000);
+    const info = (await json("GET", `/threads/${id}`)).body;
+    const call = (await callsOf(id)).find((c) => c.callId === "p");
+    const deny = await json("POST", `/threads/${id}/calls/p/deny`, {});
+    expect({ stopped, lastTurn: info.lastTurn?.status, call: call?.status, deny: deny.status }).toEqual({ stopped: { stopped: true }, lastTurn: "stopped", call: "aborted", deny: 409 });
+  }, 30_000);
+});
+
+describe("a message posted while a refused message is admitted (a free thread)", () => {
+  it("gets its turn: the thread does not sit idle with a message in its inbox", async () => {
+    const id = await createThread({ agent: "hooked" });
+    await holdAdmission(id, "__r23e_f", (c) => c.some((x) => x.includes("forbidden-word")));
+    const refused = json("POST", `/threads/${id}/messages`, { content: "A forbidden-word" });
+    await until(async () => g.__r23e_f?.held === true, "A's admission to be held");
+    const posted = (await json("POST", `/threads/${id}/messages`, { content: "two", script: [{ text: "two done" }] })).body;
+    await inThread(id, () => g.__r23e_f.open());
+    const first = await refused;
+    await new Promise((r) => setTimeout(r, 2000));
+    const info = (await json("GET", `/threads/${id}`)).body;
+    const inbox = await inThread(id, (t) => t.store.turns.inboxSize() as number);
+    expect({ first: first.status, posted, inbox, status: info.status, last: (await messagesOf(id)).at(-1)?.content }).toEqual({ first: first.status, posted, inbox: 0, status: "idle", last: "two done" });
+  }, 30_000);
+});
+
+describe("a parent's stop of its child's first turn before it began (stopFirstTurn), then the child restarts", () => {
+  it("still stops that first turn: its write never runs", async () => {
+    const { OWNER } = await import("../removal-helpers.js");
+    const id = await createThread({ agent: "guarantees" });
+    await holdAdmission(id, "__r23e_g", () => true);
+    const script = [{ toolCalls: [{ id: "w", name: "effect_write", arguments: { label: "after the parent's stop" } }] }, { text: "done" }];
+    const post = json("POST", `/threads/${id}/messages`, { content: "the parent's opening", script }).catch((e) => e);
+    await until(async () => g.__r23e_g?.held === true, "the opening's admission to be held");
+    // What the parent's stop sends its child (src/thread/peers.ts: stop(owner, true)); the child restarts before its first turn began.
+    const stop = stubOf(id).stop(OWNER, true).then((r: unknown) => r, (e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 300));
+    await inThread(id, (t) => t.ctx.abort("the child restarts")).catch(() => undefined);
+    const stopped = await stop;
+    await post;
+    await until(async () => {
+      const info = (await json("GET", `/threads/${id}`)).body;
+      return info.status === "idle" && info.lastTurn !== undefined;
+    }, "the child to come to rest", 20_000);
+    const info = (await json("GET", `/threads/${id}`)).body;
+    if ((stopped as { value?: { stopped?: boolean } } | undefined)?.value?.stopped === true) expect({ writeRuns: (await effectRuns(id, "w")).runs, firstTurn: info.lastTurn?.status }).toEqual({ writeRuns: 0, firstTurn: "stopped" });
+    else expect(stopped).not.toEqual({ ok: true, value: { stopped: true } });
+  }, 30_000);
+});
