@@ -149,6 +149,10 @@ export class MemoryTurns implements TurnTable, TurnSteps, Inbox {
     data.inbox = data.inbox.filter((m) => !ids.includes(m.id));
   }
 
+  stopAdmission(ids: readonly number[], reason: string): void {
+    for (const m of this.data().inbox) if (ids.includes(m.id)) m.stopRequested = reason;
+  }
+
   inboxSize(): number {
     return this.data().inbox.length;
   }

@@ -255,6 +255,8 @@ export interface PendingMessage {
   content: string;
   /** Its metadata, if any. */
   metadata?: Record<string, unknown>;
+  /** Why a stop was asked of the turn it is being admitted to begin (see `Inbox.stopAdmission`). */
+  stopRequested?: string;
 }
 
 /** Messages waiting for the next turn, oldest first. */
@@ -265,6 +267,8 @@ export interface Inbox {
   inbox(): PendingMessage[];
   /** Removes pending messages by id (unknown ids are ignored). */
   dropInbox(ids: readonly number[]): void;
+  /** Keeps a stop asked of the turn that pending messages `ids`, being admitted, begin: a restart before it begins admits them (and no later ones) into a turn that begins stopped. */
+  stopAdmission(ids: readonly number[], reason: string): void;
   /** How many messages wait. */
   inboxSize(): number;
 }

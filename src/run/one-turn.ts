@@ -112,14 +112,19 @@ function stopReason(signal: AbortSignal): string {
 
 /**
  * Moves the inbox into the history through the create-message hooks (outside any execution):
- * the messages land and leave the inbox in one transaction.
+ * the messages land and leave the inbox in one transaction. `admitting` is told at once which
+ * rows these are, and the stop asked of their turn, if one was kept with them.
  * @throws the hook's error when a hook throws: then nothing of them is stored, they leave the
  * inbox (refused), and a failed turn names the hook.
  */
-export async function admitInbox(engine: RunWorld): Promise<Message[]> {
+export async function admitInbox(engine: RunWorld, admitting?: (ids: readonly number[], stopAsked: string | undefined) => void): Promise<Message[]> {
   const { store } = engine;
-  const pending = store.turns.inbox();
+  const waiting = store.turns.inbox();
+  // Rows a stop was asked of (a restart came before their turn began) begin their turn alone, stopped.
+  const last = waiting.findLastIndex((p) => p.stopRequested !== undefined);
+  const pending = last >= 0 ? waiting.slice(0, last + 1) : waiting;
   const ids = pending.map((p) => p.id);
+  admitting?.(ids, last >= 0 ? waiting[last]!.stopRequested : undefined);
   try {
     return await engine.createMessages(
       null,

@@ -55,7 +55,7 @@ export class TurnRunner {
       if (this.stopping !== null) turns.requestStop(turnId, this.stopping);
       const asked = turns.stopRequested(turnId);
       if (asked !== undefined) this.stopping = asked;
-      this.tellBegun(true);
+      this.admitting = [];
       return asked;
     },
     hold: (execution) => {
@@ -114,44 +114,33 @@ export class TurnRunner {
 
   /**
    * Stops the first turn (see {@link childAnswer}) if it has not ended; a later turn is left
-   * alone. Not begun yet (its opening waits, or is being admitted), it begins stopped; answered
-   * once the stop is kept with it (see {@link stopKept}).
+   * alone. Not begun yet (its opening waits, or is being admitted), it begins stopped.
    */
-  async stopFirstTurn(): Promise<boolean> {
+  stopFirstTurn(): boolean {
     const { turns } = this.engine.store;
-    if (turns.first() !== undefined) return !this.firstTurnEnded() && this.stopKept();
-    if (this.active) return this.stopKept();
-    if (turns.inboxSize() === 0) return false;
-    // Its opening waits: the turn it starts begins stopped.
-    const begun = new Promise<boolean>((resolve) => this.begins.push(resolve));
-    this.stopping = "thread stopped";
-    return Promise.race([begun, this.resume().then(() => false, () => false)]);
+    if (turns.first() !== undefined) return !this.firstTurnEnded() && this.stop();
+    if (this.active) return this.stop();
+    // Its opening waits: kept with it, the turn it begins is stopped (with nothing posted after it).
+    const [opening] = turns.inbox();
+    if (!opening) return false;
+    turns.stopAdmission([opening.id], "thread stopped");
+    void this.resume().catch(() => undefined);
+    return true;
   }
 
-  /**
-   * {@link stop}, answered once the stop is kept with its turn, so a restart after the answer
-   * cannot lose it: a turn whose messages are being admitted is waited for until it begins (false
-   * when it never does: a hook refused them, and nothing ran).
-   */
-  async stopKept(reason = "thread stopped"): Promise<boolean> {
-    const latest = this.engine.store.turns.latest()?.status;
-    const beginning = this.running !== null && !this.execution && this.opening && latest !== "running" && latest !== "waiting";
-    if (!this.stop(reason)) return false;
-    return beginning ? new Promise<boolean>((resolve) => this.begins.push(resolve)) : true;
-  }
+  /** Inbox rows being admitted for the turn about to begin (see `stop`). */
+  private admitting: readonly number[] = [];
 
-  /** Stops waiting to be kept with a turn (see {@link stopKept}). */
-  private begins: Array<(begun: boolean) => void> = [];
-
-  /** Tells the stops waiting for a turn to begin whether it did. */
-  private tellBegun(begun: boolean): void {
-    for (const told of this.begins.splice(0)) told(begun);
-  }
+  /** Told which inbox rows an admission takes, and the stop kept with them, if any. */
+  private readonly admit = (ids: readonly number[], stopAsked: string | undefined): void => {
+    this.admitting = ids;
+    if (stopAsked !== undefined) this.stopping = stopAsked;
+  };
 
   /** Messages a hook refused began no turn: a stop asked as they were admitted has nothing to stop. */
   private refused(): false {
     this.stopping = null;
-    this.tellBegun(false);
+    this.admitting = [];
     return false;
   }
 
@@ -296,8 +285,10 @@ export class TurnRunner {
     if (this.running) {
       // Between two turns of the loop nothing runs to stop: a turn that begins after is not this stop's.
       if (!this.execution && !this.opening) return false;
-      // Kept with the turn: a restart before it ends resumes it stopped.
+      // Kept with the turn (or with the messages being admitted to begin it): a restart before it
+      // ends resumes it stopped, or admits them into a turn that begins stopped.
       if (unfinished) turns.requestStop(unfinished.turnId, reason);
+      else turns.stopAdmission(this.admitting, reason);
       // Its execution not made yet (its messages being admitted, or it being resumed): it begins stopped.
       if (this.execution) this.execution.abort(new Error(reason));
       else this.stopping = reason;
@@ -403,7 +394,7 @@ export class TurnRunner {
    */
   private startWithInbox(): Promise<Message[]> {
     this.opening = true;
-    const admitted = admitInbox(this.engine);
+    const admitted = admitInbox(this.engine, this.admit);
     this.running = admitted
       .then(async (messages) => {
         await this.engine.flush();
@@ -438,7 +429,7 @@ export class TurnRunner {
     this.running = null;
     this.stopping = null;
     this.opening = false;
-    this.tellBegun(false);
+    this.admitting = [];
     // A message posted as the last admission was refused (or as the loop ended) gets its turn.
     if (!this.closed && this.engine.store.turns.inboxSize() > 0) void this.resume().catch(() => undefined);
     if (this.engine.meta.parent && !this.closed) void tellParent(this.engine);
@@ -461,7 +452,7 @@ export class TurnRunner {
       let admitted = false;
       while (!admitted && !this.closed && this.engine.store.turns.inboxSize() > 0) {
         this.opening = true;
-        admitted = await admitInbox(this.engine).then(
+        admitted = await admitInbox(this.engine, this.admit).then(
           (messages) => ((settings = settingsOfMessages(messages)), true),
           () => this.refused(),
         );

@@ -1,10 +1,14 @@
 /**
- * The thread's `turns` table as migration v27 rebuilds it: `ord` (the turn's number, 1, 2, ...)
- * becomes the rowid, so a new turn's row enters two b-trees (the table and its `turn_id` key)
- * instead of three (`turns_by_ord` goes: the newest turn is the last rowid). Rows keep their
- * order, `ord` renumbered 1..n in it; every column is kept as it was.
+ * The thread's `turns` table (and its inbox's stop column): the DDL of the migrations that shape
+ * it, and the statements and row reading its store shares. Migration v27 rebuilds it so `ord`
+ * (the turn's number, 1, 2, ...) is the rowid, so a new turn's row enters two b-trees (the table
+ * and its `turn_id` key) instead of three (`turns_by_ord` goes: the newest turn is the last
+ * rowid); rows keep their order, `ord` renumbered 1..n in it, every column kept as it was.
  * @module
  */
+import type { ModelStepRecord, TurnErrorCode } from "../protocol.js";
+import type { TurnRecord, TurnStatus } from "../ports/store.js";
+import { stepsUsage } from "../usage/totals.js";
 
 const COLUMNS = "turn_id, status, steps, started_at, finished_at, error, pending_step, model_steps, model_request, error_code, forced_side, model_settings";
 
@@ -48,8 +52,31 @@ export const FIRST_TURN_SQL = `
 /** DDL of v29: a stop asked of an unfinished turn, kept with it so a restart before the turn ends does not lose it (`TurnTable.requestStop`). */
 export const TURN_STOP_DDL = "ALTER TABLE turns ADD COLUMN stop_requested TEXT;";
 
+/** DDL of v30: a stop asked of the turn that inbox rows being admitted will begin, kept with them until it does (`Inbox.stopAdmission`). */
+export const INBOX_STOP_DDL = "ALTER TABLE inbox ADD COLUMN stop_requested TEXT;";
+
 /** Counts a request of model step ?1 of turn ?2 in one statement: 1 for the step's first, one more for each cut before its answer was stored. */
 export const COUNT_REQUEST_SQL = `
   UPDATE turns SET model_request = json_object('step', ?1, 'count',
     CASE WHEN json_extract(model_request, '$.step') = ?1 THEN json_extract(model_request, '$.count') + 1 ELSE 1 END)
   WHERE turn_id = ?2 RETURNING json_extract(model_request, '$.count') AS count`;
+
+/** The columns of a turn's record, as {@link turnRecordOf} reads them. */
+export const TURN_RECORD_COLUMNS = "turn_id, status, steps, started_at, finished_at, error, error_code, model_steps, model_settings";
+
+/** A row of {@link TURN_RECORD_COLUMNS}. */
+export type TurnRow = { turn_id: string; status: string; steps: number; started_at: number; finished_at: number | null } & Record<"error" | "error_code" | "model_steps" | "model_settings", string | null>;
+
+/** A turn's record from its row (usage summed over its model steps). */
+export function turnRecordOf(row: TurnRow): TurnRecord {
+  const turn: TurnRecord = { turnId: row.turn_id, status: row.status as TurnStatus, steps: row.steps, startedAt: row.started_at };
+  if (row.finished_at !== null) turn.finishedAt = row.finished_at;
+  if (row.error !== null) turn.error = row.error;
+  if (row.error_code !== null) turn.errorCode = row.error_code as TurnErrorCode;
+  if (row.model_settings !== null) turn.modelSettings = JSON.parse(row.model_settings) as TurnRecord["modelSettings"];
+  if (row.model_steps) {
+    turn.modelSteps = JSON.parse(row.model_steps) as ModelStepRecord[];
+    turn.usage = stepsUsage(turn.modelSteps);
+  }
+  return turn;
+}

@@ -77,21 +77,39 @@ describe("a stop answered true while a turn's messages are admitted", () => {
     const post = json("POST", `/threads/${id}/messages`, { content: "go", script }).catch((e) => e);
     await until(async () => g.__r23e_b?.held === true, "the admission to be held");
     expect((await json("GET", `/threads/${id}`)).body.status).toBe("running");
-    // Asked while the admission is held: it is answered once the turn has begun and holds the stop.
-    const stop = json("POST", `/threads/${id}/stop`).then((r) => r.body, (e) => e);
-    await new Promise((r) => setTimeout(r, 300));
+    // Asked while the admission is held (a slow hook): answered at once, kept with the messages being admitted.
+    const stopped = (await json("POST", `/threads/${id}/stop`)).body;
     // A restart (a deploy) before the turn began.
     await inThread(id, (t) => t.ctx.abort("crash before the turn began")).catch(() => undefined);
-    const stopped = await stop;
     await post;
     await until(async () => {
       const info = (await json("GET", `/threads/${id}`)).body;
       return info.status === "idle" && info.lastTurn !== undefined;
     }, "the thread to come to rest", 20_000);
     const info = (await json("GET", `/threads/${id}`)).body;
-    // Never answered true for a stop the restart lost: answered true, the turn ended stopped and its write never ran.
-    if ((stopped as { stopped?: boolean } | undefined)?.stopped === true) expect({ writeRuns: (await effectRuns(id, "w")).runs, lastTurn: info.lastTurn?.status }).toEqual({ writeRuns: 0, lastTurn: "stopped" });
-    else expect(stopped).not.toEqual({ stopped: true });
+    expect({ stopped, writeRuns: (await effectRuns(id, "w")).runs, lastTurn: info.lastTurn?.status }).toEqual({ stopped: { stopped: true }, writeRuns: 0, lastTurn: "stopped" });
+  }, 30_000);
+
+  it("and a message posted after the stop answered gets a turn of its own after the restart", async () => {
+    const id = await createThread({ agent: "guarantees" });
+    await holdAdmission(id, "__stop_b2", () => true);
+    const post = json("POST", `/threads/${id}/messages`, { content: "one", script: [{ text: "done" }] }).catch((e) => e);
+    await until(async () => g.__stop_b2?.held === true, "the admission to be held");
+    expect((await json("POST", `/threads/${id}/stop`)).body).toEqual({ stopped: true });
+    expect((await json("POST", `/threads/${id}/messages`, { content: "two" })).body).toMatchObject({ queued: true });
+    await inThread(id, (t) => t.ctx.abort("crash before the turn began")).catch(() => undefined);
+    await post;
+    await until(async () => (await json("GET", `/threads/${id}`)).body.lastTurn?.status === "completed", "the second turn to end", 20_000);
+    const finished = (await eventsOf(id)).filter((e) => e.type === "turn_finished").map((e) => (e.data as { status: string }).status);
+    // "one" began its turn alone, stopped; "two" began the next, which answered.
+    expect({ finished, messages: (await messagesOf(id)).map((m) => [m.role, m.content]) }).toEqual({
+      finished: ["stopped", "completed"],
+      messages: [
+        ["user", "one"],
+        ["user", "two"],
+        ["assistant", "done"],
+      ],
+    });
   }, 30_000);
 });
 
@@ -106,13 +124,9 @@ describe("a stop answered while a queued message a hook refuses is admitted", ()
     expect((await json("POST", `/threads/${id}/calls/n/approve`, {})).status).toBe(200);
     await until(async () => g.__r23e_c?.held === true, "A's admission to be held");
     // The person stops what is about to begin (A's turn), then posts message B.
-    const stop = json("POST", `/threads/${id}/stop`);
-    await new Promise((r) => setTimeout(r, 200));
+    const stopped = (await json("POST", `/threads/${id}/stop`)).body;
     const posted = (await json("POST", `/threads/${id}/messages`, { content: "two", script: [{ text: "two done" }] })).body;
     await inThread(id, () => g.__r23e_c.open());
-    // A refused: no turn began for the stop to hold, and it says so.
-    const stopped = (await stop).body;
-    expect(stopped).toEqual({ stopped: false });
     await stubOf(id).waitIdle();
     const finished = (await eventsOf(id)).filter((e) => e.type === "turn_finished").map((e) => (e.data as { status: string }).status);
     expect({ stopped, posted, finished, last: (await messagesOf(id)).at(-1)?.content }).toEqual({
@@ -216,17 +230,29 @@ describe("a parent's stop of its child's first turn before it began (stopFirstTu
     const post = json("POST", `/threads/${id}/messages`, { content: "the parent's opening", script }).catch((e) => e);
     await until(async () => g.__r23e_g?.held === true, "the opening's admission to be held");
     // What the parent's stop sends its child (src/thread/peers.ts: stop(owner, true)); the child restarts before its first turn began.
-    const stop = stubOf(id).stop(OWNER, true).then((r: unknown) => r, (e: unknown) => e);
-    await new Promise((r) => setTimeout(r, 300));
+    const stopped = await stubOf(id).stop(OWNER, true);
     await inThread(id, (t) => t.ctx.abort("the child restarts")).catch(() => undefined);
-    const stopped = await stop;
     await post;
     await until(async () => {
       const info = (await json("GET", `/threads/${id}`)).body;
       return info.status === "idle" && info.lastTurn !== undefined;
     }, "the child to come to rest", 20_000);
     const info = (await json("GET", `/threads/${id}`)).body;
-    if ((stopped as { value?: { stopped?: boolean } } | undefined)?.value?.stopped === true) expect({ writeRuns: (await effectRuns(id, "w")).runs, firstTurn: info.lastTurn?.status }).toEqual({ writeRuns: 0, firstTurn: "stopped" });
-    else expect(stopped).not.toEqual({ ok: true, value: { stopped: true } });
+    expect({ stopped, writeRuns: (await effectRuns(id, "w")).runs, firstTurn: info.lastTurn?.status }).toEqual({ stopped: { ok: true, value: { stopped: true } }, writeRuns: 0, firstTurn: "stopped" });
+  }, 30_000);
+});
+
+describe("POST /stop while a message's admission (its create-message hooks) takes long", () => {
+  it("answers at once: the stop does not wait on an author's hook (review 23f)", async () => {
+    const id = await createThread({ agent: "guarantees" });
+    await holdAdmission(id, "__stop_h", () => true);
+    const post = json("POST", `/threads/${id}/messages`, { content: "go", script: [{ text: "done" }] }).catch((e) => e);
+    await until(async () => g.__stop_h?.held === true, "the admission to be held");
+    const stop = json("POST", `/threads/${id}/stop`).then((r) => r.body, (e) => e);
+    const answered = await Promise.race([stop, new Promise((r) => setTimeout(() => r("no answer after 5 s"), 5000))]);
+    await inThread(id, () => g.__stop_h.open());
+    await post;
+    await stubOf(id).waitIdle();
+    expect({ answered, lastTurn: (await json("GET", `/threads/${id}`)).body.lastTurn?.status }).toEqual({ answered: { stopped: true }, lastTurn: "stopped" });
   }, 30_000);
 });

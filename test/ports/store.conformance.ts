@@ -214,6 +214,9 @@ export function storeConformance(impl: string, withTables: WithTables): void {
           { id: a, role: "user", content: "a" },
           { id: b, role: "system", content: "b", metadata: { m: 1 } },
         ]);
+        // A stop asked of the turn rows being admitted will begin is kept with them.
+        turns.stopAdmission([a], "thread stopped");
+        expect(turns.inbox().map((m) => m.stopRequested)).toEqual(["thread stopped", undefined]);
         turns.dropInbox([a, 999]);
         expect(turns.inboxSize()).toBe(1);
         expect(turns.inbox().map((m) => m.content)).toEqual(["b"]);

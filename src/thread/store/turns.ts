@@ -7,7 +7,7 @@
 import type { ModelStepRecord, TokenUsage, TurnErrorCode } from "../../protocol.js";
 import type { FirstTurn, Inbox, PendingMessage, TurnRecord, TurnStatus, TurnSteps, TurnTable } from "../../ports/store.js";
 import { stepsUsage } from "../../usage/totals.js";
-import { COUNT_REQUEST_SQL, FIRST_TURN_SQL } from "../../run/turn-table.js";
+import { COUNT_REQUEST_SQL, FIRST_TURN_SQL, TURN_RECORD_COLUMNS, type TurnRow, turnRecordOf } from "../../run/turn-table.js";
 
 /** Turn states and the stored turn (defined with the store port). */
 export type { TurnRecord, TurnStatus } from "../../ports/store.js";
@@ -133,22 +133,8 @@ export class TurnStore implements TurnTable, TurnSteps, Inbox {
 
   /** The newest turn, if any. */
   latest(): TurnRecord | undefined {
-    const row = this.sql
-      .exec<{ turn_id: string; status: string; steps: number; started_at: number; finished_at: number | null } & Record<"error" | "error_code" | "model_steps" | "model_settings", string | null>>(
-        "SELECT turn_id, status, steps, started_at, finished_at, error, error_code, model_steps, model_settings FROM turns ORDER BY ord DESC LIMIT 1",
-      )
-      .toArray()[0];
-    if (!row) return undefined;
-    const turn: TurnRecord = { turnId: row.turn_id, status: row.status as TurnStatus, steps: row.steps, startedAt: row.started_at };
-    if (row.finished_at !== null) turn.finishedAt = row.finished_at;
-    if (row.error !== null) turn.error = row.error;
-    if (row.error_code !== null) turn.errorCode = row.error_code as TurnErrorCode;
-    if (row.model_settings !== null) turn.modelSettings = JSON.parse(row.model_settings) as TurnRecord["modelSettings"];
-    if (row.model_steps) {
-      turn.modelSteps = JSON.parse(row.model_steps) as ModelStepRecord[];
-      turn.usage = stepsUsage(turn.modelSteps);
-    }
-    return turn;
+    const row = this.sql.exec<TurnRow>(`SELECT ${TURN_RECORD_COLUMNS} FROM turns ORDER BY ord DESC LIMIT 1`).toArray()[0];
+    return row ? turnRecordOf(row) : undefined;
   }
 
   first(): FirstTurn | undefined {
@@ -181,11 +167,12 @@ export class TurnStore implements TurnTable, TurnSteps, Inbox {
   /** Every pending message, oldest first, left in the inbox. */
   inbox(): PendingMessage[] {
     return this.sql
-      .exec<{ id: number; role: string; content: string; metadata: string | null }>("SELECT id, role, content, metadata FROM inbox ORDER BY id")
+      .exec<{ id: number; role: string; content: string; metadata: string | null; stop: string | null }>("SELECT id, role, content, metadata, stop_requested AS stop FROM inbox ORDER BY id")
       .toArray()
       .map((r) => {
         const m: PendingMessage = { id: r.id, role: r.role as PendingMessage["role"], content: r.content };
         if (r.metadata !== null) m.metadata = JSON.parse(r.metadata) as Record<string, unknown>;
+        if (r.stop !== null) m.stopRequested = r.stop;
         return m;
       });
   }
@@ -193,6 +180,10 @@ export class TurnStore implements TurnTable, TurnSteps, Inbox {
   /** Removes pending messages by id (they joined the history, or a hook refused them). */
   dropInbox(ids: readonly number[]): void {
     for (const id of ids) this.sql.exec("DELETE FROM inbox WHERE id = ?", id);
+  }
+
+  stopAdmission(ids: readonly number[], reason: string): void {
+    for (const id of ids) this.sql.exec("UPDATE inbox SET stop_requested = ? WHERE id = ?", reason, id);
   }
 
   inboxSize(): number {
