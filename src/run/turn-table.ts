@@ -52,8 +52,12 @@ export const FIRST_TURN_SQL = `
 /** DDL of v29: a stop asked of an unfinished turn, kept with it so a restart before the turn ends does not lose it (`TurnTable.requestStop`). */
 export const TURN_STOP_DDL = "ALTER TABLE turns ADD COLUMN stop_requested TEXT;";
 
-/** DDL of v30: a stop asked of the turn that inbox rows being admitted will begin, kept with them until it does (`Inbox.stopAdmission`). */
-export const INBOX_STOP_DDL = "ALTER TABLE inbox ADD COLUMN stop_requested TEXT;";
+/**
+ * DDL of v30: a stop asked of the turn that inbox rows being admitted will begin, kept with them
+ * until it does (`Inbox.stopAdmission`); a table of its own, so a test that sets the schema
+ * version back finds it made already.
+ */
+export const INBOX_STOP_DDL = "CREATE TABLE IF NOT EXISTS inbox_stops (id INTEGER PRIMARY KEY, reason TEXT NOT NULL);";
 
 /** Counts a request of model step ?1 of turn ?2 in one statement: 1 for the step's first, one more for each cut before its answer was stored. */
 export const COUNT_REQUEST_SQL = `

@@ -240,6 +240,8 @@ export class ScheduleStore {
   private dropMessages(id: string, now: number): void {
     const waiting = "FROM inbox WHERE metadata IS NOT NULL AND json_extract(metadata, '$.scheduleId') = ?";
     this.sql.exec(`UPDATE occurrences SET status = 'cancelled', finished_at = ? WHERE key IN (SELECT json_extract(metadata, '$.occurrence') ${waiting})`, now, id);
+    // A stop kept with a row goes with it (an inbox id is reused once the newest row is gone).
+    this.sql.exec(`DELETE FROM inbox_stops WHERE id IN (SELECT id ${waiting})`, id);
     this.sql.exec(`DELETE ${waiting}`, id);
   }
 

@@ -167,7 +167,7 @@ export class TurnStore implements TurnTable, TurnSteps, Inbox {
   /** Every pending message, oldest first, left in the inbox. */
   inbox(): PendingMessage[] {
     return this.sql
-      .exec<{ id: number; role: string; content: string; metadata: string | null; stop: string | null }>("SELECT id, role, content, metadata, stop_requested AS stop FROM inbox ORDER BY id")
+      .exec<{ id: number; role: string; content: string; metadata: string | null; stop: string | null }>("SELECT id, role, content, metadata, (SELECT reason FROM inbox_stops WHERE inbox_stops.id = inbox.id) AS stop FROM inbox ORDER BY id")
       .toArray()
       .map((r) => {
         const m: PendingMessage = { id: r.id, role: r.role as PendingMessage["role"], content: r.content };
@@ -179,11 +179,12 @@ export class TurnStore implements TurnTable, TurnSteps, Inbox {
 
   /** Removes pending messages by id (they joined the history, or a hook refused them). */
   dropInbox(ids: readonly number[]): void {
-    for (const id of ids) this.sql.exec("DELETE FROM inbox WHERE id = ?", id);
+    // A stop kept with a row goes with it (ids are reused once the newest row is gone).
+    for (const id of ids) for (const table of ["inbox", "inbox_stops"]) this.sql.exec(`DELETE FROM ${table} WHERE id = ?`, id);
   }
 
   stopAdmission(ids: readonly number[], reason: string): void {
-    for (const id of ids) this.sql.exec("UPDATE inbox SET stop_requested = ? WHERE id = ?", reason, id);
+    for (const id of ids) this.sql.exec("INSERT OR REPLACE INTO inbox_stops (id, reason) SELECT id, ? FROM inbox WHERE id = ?", reason, id);
   }
 
   inboxSize(): number {
