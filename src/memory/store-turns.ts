@@ -131,9 +131,11 @@ export class MemoryTurns implements TurnTable, TurnSteps, Inbox {
   }
 
   enqueue(message: Omit<PendingMessage, "id">, _now = Date.now()): number {
-    const inbox = this.data().inbox;
-    // As an INTEGER PRIMARY KEY: one more than the largest id present.
-    const id = inbox.reduce((max, m) => Math.max(max, m.id), 0) + 1;
+    const data = this.data();
+    const inbox = data.inbox;
+    // As an INTEGER PRIMARY KEY AUTOINCREMENT: one more than the largest id ever given.
+    const id = Math.max(inbox.reduce((max, m) => Math.max(max, m.id), 0), data.counters.inbox ?? 0) + 1;
+    data.counters.inbox = id;
     const pending: PendingMessage = { id, role: message.role, content: message.content };
     if (message.metadata) pending.metadata = clone(message.metadata);
     inbox.push(pending);

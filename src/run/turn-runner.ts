@@ -56,6 +56,7 @@ export class TurnRunner {
       const asked = turns.stopRequested(turnId);
       if (asked !== undefined) this.stopping = asked;
       this.admitting = [];
+      this.tellBegun(true);
       return asked;
     },
     hold: (execution) => {
@@ -116,10 +117,10 @@ export class TurnRunner {
    * Stops the first turn (see {@link childAnswer}) if it has not ended; a later turn is left
    * alone. Not begun yet (its opening waits, or is being admitted), it begins stopped.
    */
-  stopFirstTurn(): boolean {
+  stopFirstTurn(): boolean | Promise<boolean> {
     const { turns } = this.engine.store;
-    if (turns.first() !== undefined) return !this.firstTurnEnded() && this.stop();
-    if (this.active) return this.stop();
+    if (turns.first() !== undefined) return !this.firstTurnEnded() && this.stopKept();
+    if (this.active) return this.stopKept();
     // Its opening waits: kept with it, the turn it begins is stopped (with nothing posted after it).
     const [opening] = turns.inbox();
     if (!opening) return false;
@@ -128,7 +129,27 @@ export class TurnRunner {
     return true;
   }
 
-  /** Inbox rows being admitted for the turn about to begin (see `stop`). */
+  /**
+   * {@link stop}, answered once the stop is kept: at once, but for a turn whose messages were
+   * admitted and that has not begun (the storage flush between), answered once it has (false if
+   * it never does).
+   */
+  stopKept(reason = "thread stopped"): boolean | Promise<boolean> {
+    const latest = this.engine.store.turns.latest()?.status;
+    const between = this.running !== null && !this.execution && this.opening && this.admitting.length === 0 && latest !== "running" && latest !== "waiting";
+    if (!this.stop(reason)) return false;
+    return between ? new Promise<boolean>((resolve) => this.begins.push(resolve)) : true;
+  }
+
+  /** Stops waiting for their turn to begin (see {@link stopKept}). */
+  private begins: Array<(begun: boolean) => void> = [];
+
+  /** Tells the stops waiting for a turn to begin whether it did. */
+  private tellBegun(begun: boolean): void {
+    for (const told of this.begins.splice(0)) told(begun);
+  }
+
+  /** Inbox rows being admitted for the turn about to begin (see `stop`); none once their admission stored them. */
   private admitting: readonly number[] = [];
 
   /** Told which inbox rows an admission takes, and the stop kept with them, if any. */
@@ -141,6 +162,7 @@ export class TurnRunner {
   private refused(): false {
     this.stopping = null;
     this.admitting = [];
+    this.tellBegun(false);
     return false;
   }
 
@@ -199,9 +221,10 @@ export class TurnRunner {
     if (settings) checkPostedSettings(this.engine, settings);
     // Settings and parts ride in the inbox row's metadata; admitInbox lifts the parts out.
     const metadata = { ...(settings ? { [TURN_SETTINGS_KEY]: settings } : {}), ...(parts ? { [PARTS_KEY]: parts } : {}) };
+    let mine = 0;
     store.atomically(() => {
       if (input.script && input.script.length > 0) store.script.add(input.script);
-      store.turns.enqueue({ role, content, ...(Object.keys(metadata).length > 0 ? { metadata } : {}) });
+      mine = store.turns.enqueue({ role, content, ...(Object.keys(metadata).length > 0 ? { metadata } : {}) });
       enqueued?.();
     });
     if (this.busy) {
@@ -209,7 +232,13 @@ export class TurnRunner {
       if (!this.running) void this.resume();
       return { queued: true };
     }
-    const [message] = await this.startWithInbox();
+    const admitted = this.startWithInbox();
+    // Rows a stop was kept with begin their turn alone (a restart came between): this one waits for the next.
+    if (!this.admitting.includes(mine)) {
+      admitted.catch(() => undefined);
+      return { queued: true };
+    }
+    const [message] = await admitted;
     return message ? { queued: false, message } : { queued: false };
   }
 
@@ -397,6 +426,8 @@ export class TurnRunner {
     const admitted = admitInbox(this.engine, this.admit);
     this.running = admitted
       .then(async (messages) => {
+        // Stored, and gone from the inbox: a stop now is kept when the turn begins (see stopKept).
+        this.admitting = [];
         await this.engine.flush();
         return settingsOfMessages(messages);
       })
@@ -430,6 +461,7 @@ export class TurnRunner {
     this.stopping = null;
     this.opening = false;
     this.admitting = [];
+    this.tellBegun(false);
     // A message posted as the last admission was refused (or as the loop ended) gets its turn.
     if (!this.closed && this.engine.store.turns.inboxSize() > 0) void this.resume().catch(() => undefined);
     if (this.engine.meta.parent && !this.closed) void tellParent(this.engine);

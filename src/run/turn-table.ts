@@ -59,6 +59,19 @@ export const TURN_STOP_DDL = "ALTER TABLE turns ADD COLUMN stop_requested TEXT;"
  */
 export const INBOX_STOP_DDL = "CREATE TABLE IF NOT EXISTS inbox_stops (id INTEGER PRIMARY KEY, reason TEXT NOT NULL);";
 
+/**
+ * DDL of v31: inbox ids are never reused (AUTOINCREMENT): SQLite gave a new row the id of the
+ * newest one gone, so what was kept by id (a stop, an admission's rows) reached a message posted
+ * after. Rows and their ids are kept; `inbox_stops` is made if an earlier v30 left none.
+ */
+export const INBOX_IDS_DDL = `
+  CREATE TABLE inbox_v31 (id INTEGER PRIMARY KEY AUTOINCREMENT, role TEXT NOT NULL, content TEXT NOT NULL, metadata TEXT, created_at INTEGER NOT NULL);
+  INSERT INTO inbox_v31 (id, role, content, metadata, created_at) SELECT id, role, content, metadata, created_at FROM inbox;
+  DROP TABLE inbox;
+  ALTER TABLE inbox_v31 RENAME TO inbox;
+  ${INBOX_STOP_DDL}
+`;
+
 /** Counts a request of model step ?1 of turn ?2 in one statement: 1 for the step's first, one more for each cut before its answer was stored. */
 export const COUNT_REQUEST_SQL = `
   UPDATE turns SET model_request = json_object('step', ?1, 'count',

@@ -220,6 +220,9 @@ export function storeConformance(impl: string, withTables: WithTables): void {
         turns.dropInbox([a, 999]);
         expect(turns.inboxSize()).toBe(1);
         expect(turns.inbox().map((m) => m.content)).toEqual(["b"]);
+        // An id is never given again, even once the newest row is gone.
+        turns.dropInbox([b]);
+        expect(turns.enqueue({ role: "user", content: "c" })).toBeGreaterThan(b);
       }));
 
     it("atomically: every write lands, or on a throw none does (counters included) and the throw comes through", () =>
