@@ -23,8 +23,8 @@ import { admittedMessage } from "./turn-settings.js";
 export interface TurnSlot {
   /** Arms the watchdog alarm that resumes this turn if a restart cuts it. */
   armWatchdog(): void;
-  /** The turn is begun (or resumed) in the store: returns why a stop was asked of it, if one was (it then runs stopped). */
-  begun(turnId: string): string | undefined;
+  /** The turn is begun (or `resumed`) in the store: returns why a stop was asked of it, if one was (it then runs stopped). */
+  begun(turnId: string, resumed: boolean): string | undefined;
   /** The turn's execution once it exists, and null once the turn's run is over. */
   hold(execution: Execution | null): void;
 }
@@ -41,7 +41,7 @@ export async function runOneTurn(engine: RunWorld, slot: TurnSlot, from?: TurnRe
   const turnId = resume?.turnId ?? engine.newId("turn");
   if (resume) store.turns.setStatus(turnId, "running");
   else store.turns.begin(turnId, Date.now(), settings);
-  slot.begun(turnId);
+  slot.begun(turnId, resume !== undefined);
   engine.emit("turn_started", { turnId, ...(resume ? { resumed: true } : {}) });
   slot.armWatchdog();
   const steps = resume?.steps ?? 0;

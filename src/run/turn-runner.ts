@@ -49,11 +49,12 @@ export class TurnRunner {
   /** What each turn gets from here: the watchdog, and where its execution is kept for `stop`. */
   private readonly slot: TurnSlot = {
     armWatchdog: () => this.armAlarm(this.watchdogMs),
-    begun: (turnId) => {
+    begun: (turnId, resumed) => {
       const { turns } = this.engine.store;
       // A stop asked as it was about to begin is kept with it now; the stop's answer waited for this.
       if (this.stopping !== null) turns.requestStop(turnId, this.stopping);
-      const asked = turns.stopRequested(turnId);
+      // One kept with a turn resumed (a row just begun holds none but that).
+      const asked = resumed ? turns.stopRequested(turnId) : (this.stopping ?? undefined);
       if (asked !== undefined) this.stopping = asked;
       this.admitting = [];
       this.tellBegun(true);

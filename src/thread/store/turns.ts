@@ -179,11 +179,16 @@ export class TurnStore implements TurnTable, TurnSteps, Inbox {
 
   /** Removes pending messages by id (they joined the history, or a hook refused them). */
   dropInbox(ids: readonly number[]): void {
-    // A stop kept with a row goes with it (ids are reused once the newest row is gone).
-    for (const id of ids) for (const table of ["inbox", "inbox_stops"]) this.sql.exec(`DELETE FROM ${table} WHERE id = ?`, id);
+    // A stop kept with a row goes with it.
+    this.stopsKept ??= this.sql.exec("SELECT 1 FROM inbox_stops LIMIT 1").toArray().length > 0;
+    for (const id of ids) for (const table of this.stopsKept ? ["inbox", "inbox_stops"] : ["inbox"]) this.sql.exec(`DELETE FROM ${table} WHERE id = ?`, id);
   }
 
+  /** Whether `inbox_stops` may hold a row (read once, then kept: only this class adds to it). */
+  private stopsKept: boolean | undefined;
+
   stopAdmission(ids: readonly number[], reason: string): void {
+    this.stopsKept = true;
     for (const id of ids) this.sql.exec("INSERT OR REPLACE INTO inbox_stops (id, reason) SELECT id, ? FROM inbox WHERE id = ?", reason, id);
   }
 
