@@ -441,10 +441,8 @@ export class TurnRunner {
   }
 
   private start(resume?: TurnRecord): void {
+    // A stop kept with it stops it as it resumes (slot.begun reads it).
     this.opening = true;
-    // A stop asked of it before (kept with the turn) stops it as it resumes.
-    const asked = resume ? this.engine.store.turns.stopRequested(resume.turnId) : undefined;
-    if (asked !== undefined) this.stopping = asked;
     // The turn starts once what the request wrote is durable, and apart from the request.
     this.running = this.engine
       .flush()
