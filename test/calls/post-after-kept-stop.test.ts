@@ -5,27 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { createThread, inThread, json, messagesOf, stubOf, until } from "../helpers.js";
-
-type G = Record<string, any>;
-const g = globalThis as unknown as G;
-
-async function holdAdmission(id: string, tag: string, match: (contents: string[]) => boolean): Promise<void> {
-  await inThread(id, (t) => {
-    const w = t.world;
-    const orig = w.createMessages.bind(w);
-    const gate: G = { held: false };
-    gate.promise = new Promise<void>((r) => (gate.open = r));
-    g[tag] = gate;
-    w.createMessages = async (execution: unknown, messages: Array<{ content: unknown }>, also?: () => void) => {
-      if (execution === null && !gate.used && match(messages.map((m) => String(m.content)))) {
-        gate.used = true;
-        gate.held = true;
-        await gate.promise;
-      }
-      return orig(execution, messages, also);
-    };
-  });
-}
+import { g, holdAdmission } from "./hold.js";
 
 describe("a message posted right after a restart that left a stop kept with a refused message's rows", () => {
   it("is not answered hook_failed for another message's refusal while it is then admitted and answered", async () => {

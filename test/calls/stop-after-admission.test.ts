@@ -6,26 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { createThread, eventsOf, inThread, json, messagesOf, stubOf, until } from "../helpers.js";
-
-type G = Record<string, any>;
-const g = globalThis as unknown as G;
-
-/** Holds the next `world.flush()` (the one startWithInbox awaits after the admission committed) until `g[tag].open()`. */
-async function holdNextFlush(id: string, tag: string): Promise<void> {
-  await inThread(id, (t) => {
-    const w = t.world;
-    const flush = w.flush.bind(w);
-    const gate: G = { held: false };
-    gate.promise = new Promise<void>((r) => (gate.open = r));
-    g[tag] = gate;
-    w.flush = async () => {
-      w.flush = flush;
-      gate.held = true;
-      await gate.promise;
-      return flush();
-    };
-  });
-}
+import { g, holdNextFlush } from "./hold.js";
 
 const finishedOf = async (id: string) => (await eventsOf(id)).filter((e) => e.type === "turn_finished").map((e) => (e.data as { status: string }).status);
 

@@ -8,46 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { callsOf, createThread, effectRuns, eventsOf, inThread, json, messagesOf, stubOf, until } from "../helpers.js";
-
-type G = Record<string, any>;
-const g = globalThis as unknown as G;
-
-/** Starts a direct slow write in thread `id` at rest and waits until it runs: the loop's recover() then waits on its lock. */
-async function slowDirectWrite(id: string, ms: number): Promise<{ done: Promise<unknown> }> {
-  const direct = json("POST", "/v1/tools/slow_write", { input: { ms }, sessionId: id });
-  await until(async () => (await callsOf(id)).some((c) => c.toolName === "slow_write" && c.status === "started"), "the direct write to run");
-  return { done: direct };
-}
-
-async function settle(id: string, status: string): Promise<void> {
-  for (let i = 0; i < 40; i++) {
-    if ((await json("GET", `/threads/${id}`)).body.lastTurn?.status === status) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`the last turn never ended ${status}`);
-}
-
-/**
- * Holds the thread's next inbox admission (createMessages outside any execution) whose messages
- * `match` until `g[tag].open()` is called; `g[tag].held` says it is held.
- */
-async function holdAdmission(id: string, tag: string, match: (contents: string[]) => boolean): Promise<void> {
-  await inThread(id, (t) => {
-    const w = t.world;
-    const orig = w.createMessages.bind(w);
-    const gate: G = { held: false };
-    gate.promise = new Promise<void>((r) => (gate.open = r));
-    g[tag] = gate;
-    w.createMessages = async (execution: unknown, messages: Array<{ content: unknown }>, also?: () => void) => {
-      if (execution === null && !gate.used && match(messages.map((m) => String(m.content)))) {
-        gate.used = true;
-        gate.held = true;
-        await gate.promise;
-      }
-      return orig(execution, messages, also);
-    };
-  });
-}
+import { type G, g, holdAdmission, settle, slowDirectWrite } from "./hold.js";
 
 describe("DELETE landing between two turns of the loop", () => {
   it("does not let the loop begin the next turn and run its write in the thread being deleted", async () => {

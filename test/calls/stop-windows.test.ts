@@ -7,22 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { callsOf, createThread, effectRuns, eventsOf, inThread, json, messagesOf, stubOf, until } from "../helpers.js";
-
-/** Starts a direct slow write in thread `id` at rest and waits until it runs: its journal row is on disk, so the loop's recover() waits on its lock. */
-async function slowDirectWrite(id: string, ms: number): Promise<{ done: Promise<unknown> }> {
-  const direct = json("POST", "/v1/tools/slow_write", { input: { ms }, sessionId: id });
-  await until(async () => (await callsOf(id)).some((c) => c.toolName === "slow_write" && c.status === "started"), "the direct write to run");
-  return { done: direct };
-}
-
-/** Waits (polling gently: a tight poll delayed the turn in workerd) until the last turn ended `status`. */
-async function settle(id: string, status: string): Promise<void> {
-  for (let i = 0; i < 20; i++) {
-    if ((await json("GET", `/threads/${id}`)).body.lastTurn?.status === status) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`the last turn never ended ${status}`);
-}
+import { settle, slowDirectWrite } from "./hold.js";
 
 /** A thread whose turn (a 3 s read, then a write) was cut by a restart inside the read: the read is recovered (run again) as the thread comes back. */
 async function cutInsideSlowRead(): Promise<string> {

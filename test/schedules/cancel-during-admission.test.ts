@@ -6,30 +6,10 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createThread, eventsOf, inThread, json, messagesOf, stubOf, until } from "../helpers.js";
+import { g, holdAdmission } from "../calls/hold.js";
 import { MINUTE, T0, deliverAlarm, makeSchedule, setClock } from "../schedules/helpers.js";
 
-type G = Record<string, any>;
-const g = globalThis as unknown as G;
-
 afterEach(() => setClock(null));
-
-async function holdAdmission(id: string, tag: string, match: (contents: string[]) => boolean): Promise<void> {
-  await inThread(id, (t) => {
-    const w = t.world;
-    const orig = w.createMessages.bind(w);
-    const gate: G = { held: false };
-    gate.promise = new Promise<void>((r) => (gate.open = r));
-    g[tag] = gate;
-    w.createMessages = async (execution: unknown, messages: Array<{ content: unknown }>, also?: () => void) => {
-      if (execution === null && !gate.used && match(messages.map((m) => String(m.content)))) {
-        gate.used = true;
-        gate.held = true;
-        await gate.promise;
-      }
-      return orig(execution, messages, also);
-    };
-  });
-}
 
 async function scheduledAdmissionHeld(tag: string): Promise<{ id: string; scheduleId: string }> {
   const id = await createThread({ agent: "guarantees" });
