@@ -133,7 +133,7 @@ export class MemoryTurns implements TurnTable, TurnSteps, Inbox {
   enqueue(message: Omit<PendingMessage, "id">, _now = Date.now()): number {
     const data = this.data();
     const inbox = data.inbox;
-    // As an INTEGER PRIMARY KEY AUTOINCREMENT: one more than the largest id ever given.
+    // As the SQLite store: never an id given before.
     const id = Math.max(inbox.reduce((max, m) => Math.max(max, m.id), 0), data.counters.inbox ?? 0) + 1;
     data.counters.inbox = id;
     const pending: PendingMessage = { id, role: message.role, content: message.content };

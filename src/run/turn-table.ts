@@ -59,19 +59,6 @@ export const TURN_STOP_DDL = "ALTER TABLE turns ADD COLUMN stop_requested TEXT;"
  */
 export const INBOX_STOP_DDL = "CREATE TABLE IF NOT EXISTS inbox_stops (id INTEGER PRIMARY KEY, reason TEXT NOT NULL);";
 
-/**
- * DDL of v31: inbox ids are never reused (AUTOINCREMENT): SQLite gave a new row the id of the
- * newest one gone, so what was kept by id (a stop, an admission's rows) reached a message posted
- * after. Rows and their ids are kept; `inbox_stops` is made if an earlier v30 left none.
- */
-export const INBOX_IDS_DDL = `
-  CREATE TABLE inbox_v31 (id INTEGER PRIMARY KEY AUTOINCREMENT, role TEXT NOT NULL, content TEXT NOT NULL, metadata TEXT, created_at INTEGER NOT NULL);
-  INSERT INTO inbox_v31 (id, role, content, metadata, created_at) SELECT id, role, content, metadata, created_at FROM inbox;
-  DROP TABLE inbox;
-  ALTER TABLE inbox_v31 RENAME TO inbox;
-  ${INBOX_STOP_DDL}
-`;
-
 /** Counts a request of model step ?1 of turn ?2 in one statement: 1 for the step's first, one more for each cut before its answer was stored. */
 export const COUNT_REQUEST_SQL = `
   UPDATE turns SET model_request = json_object('step', ?1, 'count',
@@ -97,3 +84,12 @@ export function turnRecordOf(row: TurnRow): TurnRecord {
   }
   return turn;
 }
+
+/**
+ * Queues a message (?2 to ?5: role, content, metadata, created_at) under an id this instance never
+ * gave before (?1: the newest it gave), where SQLite alone gives the newest gone row's id again:
+ * an admission under way holds its rows' ids, and a schedule's cancel may delete one of them under
+ * it. Across a restart no such hold is left, and a stop kept with a row goes with it.
+ */
+export const INBOX_INSERT_SQL =
+  "INSERT INTO inbox (id, role, content, metadata, created_at) VALUES (MAX(?1, (SELECT COALESCE(MAX(id), 0) FROM inbox)) + 1, ?2, ?3, ?4, ?5) RETURNING id";

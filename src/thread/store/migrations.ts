@@ -8,7 +8,7 @@ import { SCHEDULES_BY_CREATION_DDL, SCHEDULES_DDL } from "../../schedules/store.
 import { CONTENT_DDL } from "../../content/ddl.js";
 import { BACKGROUND_RUNS_DDL } from "../../background/store.js";
 import { MESSAGE_COUNTERS_DDL } from "../../run/message-counters.js";
-import { INBOX_IDS_DDL, INBOX_STOP_DDL, TURNS_BY_ROWID_DDL, TURN_MESSAGES_DDL, TURN_STOP_DDL } from "../../run/turn-table.js";
+import { INBOX_STOP_DDL, TURNS_BY_ROWID_DDL, TURN_MESSAGES_DDL, TURN_STOP_DDL } from "../../run/turn-table.js";
 
 /** Ordered migrations; append only, never edit a released entry. */
 export const MIGRATIONS: readonly string[] = [
@@ -226,7 +226,7 @@ export const MIGRATIONS: readonly string[] = [
   TURN_MESSAGES_DDL, // v28: where a turn's messages begin (src/run/turn-table.ts)
   TURN_STOP_DDL, // v29: a stop asked of an unfinished turn
   INBOX_STOP_DDL, // v30: a stop asked of the turn inbox rows begin
-  INBOX_IDS_DDL, // v31: inbox ids never reused
+  INBOX_STOP_DDL, // v31: again, for a database that took v30's first form (a column, 0b3ea5a)
 ];
 
 /**

@@ -7,7 +7,7 @@
 import type { ModelStepRecord, TokenUsage, TurnErrorCode } from "../../protocol.js";
 import type { FirstTurn, Inbox, PendingMessage, TurnRecord, TurnStatus, TurnSteps, TurnTable } from "../../ports/store.js";
 import { stepsUsage } from "../../usage/totals.js";
-import { COUNT_REQUEST_SQL, FIRST_TURN_SQL, TURN_RECORD_COLUMNS, type TurnRow, turnRecordOf } from "../../run/turn-table.js";
+import { COUNT_REQUEST_SQL, FIRST_TURN_SQL, INBOX_INSERT_SQL, TURN_RECORD_COLUMNS, type TurnRow, turnRecordOf } from "../../run/turn-table.js";
 
 /** Turn states and the stored turn (defined with the store port). */
 export type { TurnRecord, TurnStatus } from "../../ports/store.js";
@@ -153,16 +153,13 @@ export class TurnStore implements TurnTable, TurnSteps, Inbox {
 
   /** Queues a message for the next turn. */
   enqueue(message: Omit<PendingMessage, "id">, now = Date.now()): number {
-    return this.sql
-      .exec<{ id: number }>(
-        "INSERT INTO inbox (role, content, metadata, created_at) VALUES (?, ?, ?, ?) RETURNING id",
-        message.role,
-        message.content,
-        message.metadata ? JSON.stringify(message.metadata) : null,
-        now,
-      )
-      .one().id;
+    const metadata = message.metadata ? JSON.stringify(message.metadata) : null;
+    this.lastInboxId = this.sql.exec<{ id: number }>(INBOX_INSERT_SQL, this.lastInboxId, message.role, message.content, metadata, now).one().id;
+    return this.lastInboxId;
   }
+
+  /** The newest inbox id this instance gave (see INBOX_INSERT_SQL). */
+  private lastInboxId = 0;
 
   /** Every pending message, oldest first, left in the inbox. */
   inbox(): PendingMessage[] {
