@@ -111,8 +111,8 @@ describe("a stop answered true of a turn waiting for approval, then a restart", 
     });
     const stopped = (await json("POST", `/threads/${id}/stop`)).body;
     await inThread(id, (t) => t.ctx.abort("crash as the stopped turn resumes")).catch(() => undefined);
-    // Well past the watchdog (100 ms here).
-    await new Promise((r) => setTimeout(r, 1500));
+    // The watchdog (100 ms here) resumes the turn stopped: the thread comes to rest (on a loaded machine, in seconds).
+    await until(async () => (await json("GET", `/threads/${id}`)).body.status === "idle", "the stopped turn to end", 15_000).catch(() => undefined);
     const status = (await json("GET", `/threads/${id}`)).body.status;
     const approve = await json("POST", `/threads/${id}/calls/p/approve`, {});
     await stubOf(id).waitIdle();
