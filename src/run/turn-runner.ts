@@ -18,9 +18,12 @@ import { type TurnSlot, admitInbox, runOneTurn } from "./one-turn.js";
 import { tellParent } from "./agent-tool.js";
 import { MAX_CONTENT_BYTES, checkContentSize } from "./messages.js";
 import { type MessageContent, storedContent } from "../content/parts.js";
-import type { TurnRecord } from "../ports/store.js";
+import type { TurnRecord, TurnStatus } from "../ports/store.js";
 import type { TurnModelSettings } from "../models/settings.js";
 import { PARTS_KEY, TURN_SETTINGS_KEY, checkPostedSettings, settingsOfMessages } from "./turn-settings.js";
+
+/** Whether a turn in `status` has not ended: it runs, waits for a person, or was cut by a restart. */
+const isUnfinished = (status: TurnStatus | undefined): boolean => status === "running" || status === "waiting";
 
 /** Runs a thread's turns. */
 export class TurnRunner {
@@ -111,7 +114,7 @@ export class TurnRunner {
   /** Whether the first turn ended (see {@link childAnswer}). */
   firstTurnEnded(): boolean {
     const status = this.engine.store.turns.first()?.status;
-    return status !== undefined && status !== "running" && status !== "waiting";
+    return status !== undefined && !isUnfinished(status);
   }
 
   /**
@@ -136,8 +139,7 @@ export class TurnRunner {
    * it never does).
    */
   stopKept(reason = "thread stopped"): boolean | Promise<boolean> {
-    const latest = this.engine.store.turns.latest()?.status;
-    const between = this.running !== null && !this.execution && this.opening && this.admitting.length === 0 && latest !== "running" && latest !== "waiting";
+    const between = this.running !== null && !this.execution && this.opening && this.admitting.length === 0 && !isUnfinished(this.engine.store.turns.latestStatus());
     if (!this.stop(reason)) return false;
     return between ? new Promise<boolean>((resolve) => this.begins.push(resolve)) : true;
   }
@@ -273,8 +275,8 @@ export class TurnRunner {
     if (this.running) return false;
     // A stop asked of the unfinished turn (before a restart, or while its calls were recovered): it
     // resumes stopped, and its calls end as the stop says instead of being recovered.
-    const asked = this.engine.store.turns.latest();
-    if ((asked?.status === "running" || asked?.status === "waiting") && this.engine.store.turns.stopRequested(asked.turnId) !== undefined) {
+    const asked = this.unfinishedTurn();
+    if (asked && this.engine.store.turns.stopRequested(asked.turnId) !== undefined) {
       this.start(asked);
       return true;
     }
@@ -286,8 +288,8 @@ export class TurnRunner {
     // Nothing to do until a person decides; the decision calls resume again.
     if (waiting?.status === "waiting" && (await this.stillWaiting(waiting.turnId))) return true;
     if (this.running) return false;
-    const latest = this.engine.store.turns.latest();
-    if (latest && (latest.status === "running" || latest.status === "waiting")) {
+    const latest = this.unfinishedTurn();
+    if (latest) {
       this.start(latest);
       return true;
     }
@@ -310,8 +312,7 @@ export class TurnRunner {
    */
   stop(reason = "thread stopped"): boolean {
     const { turns } = this.engine.store;
-    const latest = turns.latest();
-    const unfinished = latest?.status === "running" || latest?.status === "waiting" ? latest : undefined;
+    const unfinished = this.unfinishedTurn();
     if (this.running) {
       // Between two turns of the loop nothing runs to stop: a turn that begins after is not this stop's.
       if (!this.execution && !this.opening) return false;
@@ -351,6 +352,12 @@ export class TurnRunner {
     }
   }
 
+  /** The newest turn while it is unfinished (running, waiting, or cut by a restart); its row is read only then. */
+  private unfinishedTurn(): TurnRecord | undefined {
+    const { turns } = this.engine.store;
+    return isUnfinished(turns.latestStatus()) ? turns.latest() : undefined;
+  }
+
   /** @throws WeftError `thread_not_found` once the thread is being removed (`close`). */
   private readonly checkOpen = (): void => {
     if (this.closed) throw noSuchThread();
@@ -364,9 +371,8 @@ export class TurnRunner {
   private checkDecidable(callId: string): void {
     this.checkOpen();
     const { turns, calls } = this.engine.store;
-    const latest = turns.latest();
-    const unfinished = latest?.status === "running" || latest?.status === "waiting";
-    if (calls.get(callId)?.turnId !== undefined && unfinished && turns.stopRequested(latest.turnId) !== undefined) {
+    const unfinished = this.unfinishedTurn();
+    if (calls.get(callId)?.turnId !== undefined && unfinished && turns.stopRequested(unfinished.turnId) !== undefined) {
       throw new WeftError("call_not_waiting", `call ${callId}'s turn was stopped; it does not run`, { callId, status: "aborted" });
     }
   }
