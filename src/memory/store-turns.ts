@@ -146,9 +146,11 @@ export class MemoryTurns implements TurnTable, TurnSteps, Inbox {
     return clone(this.data().inbox);
   }
 
-  dropInbox(ids: readonly number[]): void {
+  dropInbox(ids: readonly number[]): string | undefined {
     const data = this.data();
+    const stop = data.inbox.findLast((m) => ids.includes(m.id) && m.stopRequested !== undefined)?.stopRequested;
     data.inbox = data.inbox.filter((m) => !ids.includes(m.id));
+    return stop;
   }
 
   stopAdmission(ids: readonly number[], reason: string): void {

@@ -65,7 +65,7 @@ export function hasHook(engine: RunWorld, name: HookName): boolean {
  * `after_create_message` runs.
  * @throws WeftError `hook_failed` naming the hook; `invalid_config` when a hook returns a message of another role.
  */
-export async function createMessages(engine: RunWorld, execution: CallExecution | null, messages: NewTurnMessage[], also?: () => void): Promise<Message[]> {
+export async function createMessages(engine: RunWorld, execution: CallExecution | null, messages: NewTurnMessage[], also?: (stored: readonly Message[]) => void): Promise<Message[]> {
   const before = hooksOf(engine, "before_create_message");
   const after = hooksOf(engine, "after_create_message");
   const state = before.length > 0 || after.length > 0 ? createThreadState(engine, undefined, execution) : null;

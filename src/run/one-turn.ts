@@ -17,33 +17,44 @@ import { fallbacksFor, modelFor } from "./model-choice.js";
 import type { TurnRecord } from "../ports/store.js";
 import { turnConversation } from "./conversation.js";
 import type { TurnModelSettings } from "../models/settings.js";
-import { admittedMessage } from "./turn-settings.js";
+import { admittedMessage, settingsOfMessages } from "./turn-settings.js";
 
 /** What the scheduler lends one turn: the watchdog, and a place to hold the turn's execution so `stop` can reach it. */
 export interface TurnSlot {
   /** Arms the watchdog alarm that resumes this turn if a restart cuts it. */
   armWatchdog(): void;
-  /** The turn is begun (or `resumed`) in the store: returns why a stop was asked of it, if one was (it then runs stopped). */
-  begun(turnId: string, resumed: boolean): string | undefined;
+  /**
+   * The turn runs: `kept` is the stop its admission kept with it, or for a `resumed` turn the one
+   * its row keeps (read here). Returns why a stop was asked of it, if one was (it then runs stopped).
+   */
+  begun(turnId: string, resumed: boolean, kept?: string): string | undefined;
   /** The turn's execution once it exists, and null once the turn's run is over. */
   hold(execution: Execution | null): void;
 }
 
+/** A turn its messages' admission began ({@link admitInbox}): its id, the settings they gave it, and a stop kept with them. */
+export interface AdmittedTurn {
+  turnId: string;
+  settings?: TurnModelSettings;
+  stopAsked?: string;
+}
+
 /**
  * Runs one turn: `from` is a turn to resume (cut by a restart, or back from a person's decision),
- * or else the settings its messages gave a new turn (kept on the turn, for when it resumes).
- * Never throws: a model that cannot be made fails the turn, which says why.
+ * or the turn its messages' admission began. Never throws: a model that cannot be made fails the
+ * turn, which says why.
  */
-export async function runOneTurn(engine: RunWorld, slot: TurnSlot, from?: TurnRecord | TurnModelSettings): Promise<TurnEnd> {
+export async function runOneTurn(engine: RunWorld, slot: TurnSlot, from: TurnRecord | AdmittedTurn): Promise<TurnEnd> {
   const { store } = engine;
-  const resume = from !== undefined && "turnId" in from ? from : undefined;
-  const settings = resume ? resume.modelSettings : (from as TurnModelSettings | undefined);
-  const turnId = resume?.turnId ?? engine.newId("turn");
-  if (resume) store.turns.setStatus(turnId, "running");
-  else store.turns.begin(turnId, Date.now(), settings);
-  slot.begun(turnId, resume !== undefined);
+  const resume = "status" in from ? from : undefined;
+  const settings = resume ? resume.modelSettings : (from as AdmittedTurn).settings;
+  const { turnId } = from;
+  if (resume) {
+    store.turns.setStatus(turnId, "running");
+    slot.armWatchdog();
+  }
+  slot.begun(turnId, resume !== undefined, resume ? undefined : (from as AdmittedTurn).stopAsked);
   engine.emit("turn_started", { turnId, ...(resume ? { resumed: true } : {}) });
-  slot.armWatchdog();
   const steps = resume?.steps ?? 0;
   let end: TurnEnd;
   // Whether the turn's execution was made: a turn ended before (a failure, or a stop asked of it) closes its open step here.
@@ -111,26 +122,39 @@ function stopReason(signal: AbortSignal): string {
 }
 
 /**
- * Moves the inbox into the history through the create-message hooks (outside any execution):
- * the messages land and leave the inbox in one transaction. `admitting` is told at once which
- * rows these are, and the stop asked of their turn, if one was kept with them.
+ * Moves the inbox into the history through the create-message hooks (outside any execution) and
+ * begins their turn: the messages land, leave the inbox, and the turn's row (with a stop kept with
+ * them) and its watchdog are written in one transaction, so a restart after it resumes the turn.
+ * `admitting` is told at once which rows these are, and the stop asked of their turn, if one was
+ * kept with them.
  * @throws the hook's error when a hook throws: then nothing of them is stored, they leave the
  * inbox (refused), and a failed turn names the hook.
  */
-export async function admitInbox(engine: RunWorld, admitting?: (ids: readonly number[], stopAsked: string | undefined) => void): Promise<Message[]> {
+export async function admitInbox(
+  engine: RunWorld,
+  slot: Pick<TurnSlot, "armWatchdog">,
+  admitting: (ids: readonly number[], stopAsked: string | undefined) => void,
+): Promise<{ messages: Message[]; turn: AdmittedTurn }> {
   const { store } = engine;
   const waiting = store.turns.inbox();
   // Rows a stop was asked of (a restart came before their turn began) begin their turn alone, stopped.
   const last = waiting.findLastIndex((p) => p.stopRequested !== undefined);
   const pending = last >= 0 ? waiting.slice(0, last + 1) : waiting;
   const ids = pending.map((p) => p.id);
-  admitting?.(ids, last >= 0 ? waiting[last]!.stopRequested : undefined);
+  admitting(ids, last >= 0 ? waiting[last]!.stopRequested : undefined);
+  const turn: AdmittedTurn = { turnId: engine.newId("turn") };
+  const begin = (stored: readonly Message[]): void => {
+    // The stop kept with the rows (a restart came between, or it was asked while hooks ran) moves to the turn.
+    const stopAsked = store.turns.dropInbox(ids);
+    const settings = settingsOfMessages(stored);
+    // After its messages: they are before it, as the turn table counts (`TurnTable.first`).
+    store.turns.begin(turn.turnId, Date.now(), settings);
+    if (stopAsked !== undefined) store.turns.requestStop(turn.turnId, stopAsked);
+    slot.armWatchdog();
+    Object.assign(turn, settings ? { settings } : {}, stopAsked !== undefined ? { stopAsked } : {});
+  };
   try {
-    return await engine.createMessages(
-      null,
-      pending.map(admittedMessage),
-      () => store.turns.dropInbox(ids),
-    );
+    return { messages: await engine.createMessages(null, pending.map(admittedMessage), begin), turn };
   } catch (e) {
     store.turns.dropInbox(ids);
     const turnId = engine.newId("turn");

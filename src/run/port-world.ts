@@ -204,7 +204,7 @@ export class PortWorld implements RunWorld {
   }
 
   /** Stores messages through the create-message hooks (see src/run/hook-calls.ts `createMessages`). */
-  createMessages(execution: CallExecution | null, messages: NewTurnMessage[], also?: () => void): Promise<Message[]> {
+  createMessages(execution: CallExecution | null, messages: NewTurnMessage[], also?: (stored: readonly Message[]) => void): Promise<Message[]> {
     return createMessages(this, execution, messages, also);
   }
 
@@ -264,11 +264,11 @@ export class PortWorld implements RunWorld {
   }
 
   /** Appends messages in one transaction (with `also` inside it), then emits `message_created`. */
-  appendMessages(messages: NewTurnMessage[], also?: () => void): Message[] {
+  appendMessages(messages: NewTurnMessage[], also?: (stored: readonly Message[]) => void): Message[] {
     const stored = this.store.atomically(() => {
       // Stored messages are what the model and every reader see: no secret gets in.
       const out = messages.map((m) => this.store.messages.append(this.redact(m)));
-      also?.();
+      also?.(out);
       return out;
     });
     for (const message of stored) this.emit("message_created", { message });

@@ -14,13 +14,13 @@ import { resultText } from "../calls/result.js";
 import type { Settlement } from "../calls/runner.js";
 import type { RunWorld } from "./world.js";
 import { WeftError, noSuchThread } from "../errors.js";
-import { type TurnSlot, admitInbox, runOneTurn } from "./one-turn.js";
+import { type AdmittedTurn, type TurnSlot, admitInbox, runOneTurn } from "./one-turn.js";
 import { tellParent } from "./agent-tool.js";
 import { MAX_CONTENT_BYTES, checkContentSize } from "./messages.js";
 import { type MessageContent, storedContent } from "../content/parts.js";
 import type { TurnRecord, TurnStatus } from "../ports/store.js";
 import type { TurnModelSettings } from "../models/settings.js";
-import { PARTS_KEY, TURN_SETTINGS_KEY, checkPostedSettings, settingsOfMessages } from "./turn-settings.js";
+import { PARTS_KEY, TURN_SETTINGS_KEY, checkPostedSettings } from "./turn-settings.js";
 
 /** Whether a turn in `status` has not ended: it runs, waits for a person, or was cut by a restart. */
 const isUnfinished = (status: TurnStatus | undefined): boolean => status === "running" || status === "waiting";
@@ -52,16 +52,14 @@ export class TurnRunner {
   /** What each turn gets from here: the watchdog, and where its execution is kept for `stop`. */
   private readonly slot: TurnSlot = {
     armWatchdog: () => this.armAlarm(this.watchdogMs),
-    begun: (turnId, resumed) => {
+    begun: (turnId, resumed, kept) => {
       const { turns } = this.engine.store;
-      // A stop asked as it was about to begin is kept with it now; the stop's answer waited for this.
-      if (this.stopping !== null) turns.requestStop(turnId, this.stopping);
-      // One kept with a turn resumed (a row just begun holds none but that).
-      const asked = resumed ? turns.stopRequested(turnId) : (this.stopping ?? undefined);
+      // Kept with the turn already (by `stop` at once, or moved from its inbox rows by the
+      // admission); a resumed turn's is read from its row.
+      const asked = resumed ? turns.stopRequested(turnId) : kept;
       if (asked !== undefined) this.stopping = asked;
       this.admitting = [];
-      this.tellBegun(true);
-      return asked;
+      return this.stopping ?? undefined;
     },
     hold: (execution) => {
       if (execution && this.stopping !== null) execution.abort(new Error(this.stopping));
@@ -121,35 +119,16 @@ export class TurnRunner {
    * Stops the first turn (see {@link childAnswer}) if it has not ended; a later turn is left
    * alone. Not begun yet (its opening waits, or is being admitted), it begins stopped.
    */
-  stopFirstTurn(): boolean | Promise<boolean> {
+  stopFirstTurn(): boolean {
     const { turns } = this.engine.store;
-    if (turns.first() !== undefined) return !this.firstTurnEnded() && this.stopKept();
-    if (this.active) return this.stopKept();
+    if (turns.first() !== undefined) return !this.firstTurnEnded() && this.stop();
+    if (this.active) return this.stop();
     // Its opening waits: kept with it, the turn it begins is stopped (with nothing posted after it).
     const [opening] = turns.inbox();
     if (!opening) return false;
     turns.stopAdmission([opening.id], "thread stopped");
     void this.resume().catch(() => undefined);
     return true;
-  }
-
-  /**
-   * {@link stop}, answered once the stop is kept: at once, but for a turn whose messages were
-   * admitted and that has not begun (the storage flush between), answered once it has (false if
-   * it never does).
-   */
-  stopKept(reason = "thread stopped"): boolean | Promise<boolean> {
-    const between = this.running !== null && !this.execution && this.opening && this.admitting.length === 0 && !isUnfinished(this.engine.store.turns.latestStatus());
-    if (!this.stop(reason)) return false;
-    return between ? new Promise<boolean>((resolve) => this.begins.push(resolve)) : true;
-  }
-
-  /** Stops waiting for their turn to begin (see {@link stopKept}). */
-  private begins: Array<(begun: boolean) => void> = [];
-
-  /** Tells the stops waiting for a turn to begin whether it did. */
-  private tellBegun(begun: boolean): void {
-    for (const told of this.begins.splice(0)) told(begun);
   }
 
   /** Inbox rows being admitted for the turn about to begin (see `stop`); none once their admission stored them. */
@@ -165,7 +144,7 @@ export class TurnRunner {
   private refused(): false {
     this.stopping = null;
     this.admitting = [];
-    this.tellBegun(false);
+    this.opening = false;
     return false;
   }
 
@@ -430,23 +409,23 @@ export class TurnRunner {
    */
   private startWithInbox(): Promise<Message[]> {
     this.opening = true;
-    const admitted = admitInbox(this.engine, this.admit);
+    const admitted = admitInbox(this.engine, this.slot, this.admit);
     this.running = admitted
-      .then(async (messages) => {
-        // Stored, and gone from the inbox: a stop now is kept when the turn begins (see stopKept).
+      .then(async ({ turn }) => {
+        // Stored, gone from the inbox, and begun: a stop now is kept with the turn's row.
         this.admitting = [];
         await this.engine.flush();
-        return settingsOfMessages(messages);
+        return turn;
       })
       .then(
-        (settings) => this.loop(undefined, settings),
+        (turn) => this.loop(turn),
         () => void this.refused(),
       )
       .finally(() => this.ended());
-    return admitted;
+    return admitted.then(({ messages }) => messages);
   }
 
-  private start(resume?: TurnRecord): void {
+  private start(resume: TurnRecord): void {
     // A stop kept with it stops it as it resumes (slot.begun reads it).
     this.opening = true;
     // The turn starts once what the request wrote is durable, and apart from the request.
@@ -466,16 +445,15 @@ export class TurnRunner {
     this.stopping = null;
     this.opening = false;
     this.admitting = [];
-    this.tellBegun(false);
     // A message posted as the last admission was refused (or as the loop ended) gets its turn.
     if (!this.closed && this.engine.store.turns.inboxSize() > 0) void this.resume().catch(() => undefined);
     if (this.engine.meta.parent && !this.closed) void tellParent(this.engine);
   }
 
-  /** Runs turns while messages wait: `resume` first if given, else a new turn with `settings` (its messages'). */
-  private async loop(resume?: TurnRecord, settings?: TurnModelSettings): Promise<void> {
-    for (let next = resume; ; next = undefined) {
-      const end = await runOneTurn(this.engine, this.slot, next ?? settings);
+  /** Runs turns while messages wait: `first` (a turn to resume, or one its messages' admission began), then the next admission's. */
+  private async loop(first: TurnRecord | AdmittedTurn): Promise<void> {
+    for (let next = first; ; ) {
+      const end = await runOneTurn(this.engine, this.slot, next);
       for (const told of this.turnEnds.splice(0)) told();
       const ran = this.lastRun;
       this.lastRun = null;
@@ -489,8 +467,8 @@ export class TurnRunner {
       let admitted = false;
       while (!admitted && !this.closed && this.engine.store.turns.inboxSize() > 0) {
         this.opening = true;
-        admitted = await admitInbox(this.engine, this.admit).then(
-          (messages) => ((settings = settingsOfMessages(messages)), true),
+        admitted = await admitInbox(this.engine, this.slot, this.admit).then(
+          ({ turn }) => ((next = turn), true),
           () => this.refused(),
         );
       }

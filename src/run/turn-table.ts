@@ -7,7 +7,7 @@
  * @module
  */
 import type { ModelStepRecord, TurnErrorCode } from "../protocol.js";
-import type { TurnRecord, TurnStatus } from "../ports/store.js";
+import type { PendingMessage, TurnRecord, TurnStatus } from "../ports/store.js";
 import { stepsUsage } from "../usage/totals.js";
 
 const COLUMNS = "turn_id, status, steps, started_at, finished_at, error, pending_step, model_steps, model_request, error_code, forced_side, model_settings";
@@ -93,3 +93,17 @@ export function turnRecordOf(row: TurnRow): TurnRecord {
  */
 export const INBOX_INSERT_SQL =
   "INSERT INTO inbox (id, role, content, metadata, created_at) VALUES (MAX(?1, (SELECT COALESCE(MAX(id), 0) FROM inbox)) + 1, ?2, ?3, ?4, ?5) RETURNING id";
+
+/** Every pending message with the stop kept with it, oldest first, as {@link pendingOf} reads them. */
+export const INBOX_SQL = "SELECT id, role, content, metadata, (SELECT reason FROM inbox_stops WHERE inbox_stops.id = inbox.id) AS stop FROM inbox ORDER BY id";
+
+/** A row of {@link INBOX_SQL}. */
+export type InboxRow = { id: number; role: string; content: string; metadata: string | null; stop: string | null };
+
+/** A pending message from its row. */
+export function pendingOf(r: InboxRow): PendingMessage {
+  const m: PendingMessage = { id: r.id, role: r.role as PendingMessage["role"], content: r.content };
+  if (r.metadata !== null) m.metadata = JSON.parse(r.metadata) as Record<string, unknown>;
+  if (r.stop !== null) m.stopRequested = r.stop;
+  return m;
+}

@@ -113,11 +113,11 @@ export interface RunWorld {
   /** The tools offered where `execution` runs (its prompt, else its side; side a at rest). */
   catalogFor(execution: CallExecution | null): ToolCatalog;
   /** Stores messages through the create-message hooks; resolves once they are stored. */
-  createMessages(execution: CallExecution | null, messages: NewTurnMessage[], also?: () => void): Promise<Message[]>;
+  createMessages(execution: CallExecution | null, messages: NewTurnMessage[], also?: (stored: readonly Message[]) => void): Promise<Message[]>;
   /** Appends a message and emits `message_created`. */
   appendMessage(message: NewTurnMessage): Message;
   /** Appends messages in one transaction (with `also` inside it), then emits `message_created`. */
-  appendMessages(messages: NewTurnMessage[], also?: () => void): Message[];
+  appendMessages(messages: NewTurnMessage[], also?: (stored: readonly Message[]) => void): Message[];
   /** Stores (redacted) and broadcasts one built-in event. */
   emit<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): void;
   /** Emits a tool's custom event. */

@@ -237,7 +237,7 @@ export function createThreadClass(registry: Registry) {
 
     /** Stops the turn; with `firstTurn` (a parent stopping its child's work), only the thread's first turn. */
     async stop(caller: Caller, firstTurn = false) {
-      return this.serve(caller, { access: "write" }, async (_w, runner) => ({ stopped: await (firstTurn ? runner.stopFirstTurn() : runner.stopKept()) }));
+      return this.serve(caller, { access: "write" }, async (_w, runner) => ({ stopped: firstTurn ? runner.stopFirstTurn() : runner.stop() }));
     }
 
     /**

@@ -1,8 +1,8 @@
 /**
  * A stop asked after a turn's messages were admitted and before the turn began (the storage flush
- * between) is answered once the turn has begun with the stop kept on its row, and reaches no
- * message posted meanwhile (which took the admitted row's id: review 23g). A restart in that
- * window answers no stop true that it loses.
+ * between) is kept with the turn the admission began and answered at once; it reaches no message
+ * posted meanwhile (which took the admitted row's id: review 23g), and a restart in that window
+ * resumes the turn stopped.
  */
 import { describe, expect, it } from "vitest";
 import { createThread, eventsOf, inThread, json, messagesOf, stubOf, until } from "../helpers.js";
@@ -20,11 +20,9 @@ describe("a stop asked after a turn's messages were admitted, before the turn be
     // "one" left the inbox (its row deleted); "two" queues behind it and SQLite gives it the same id.
     const queued = (await json("POST", `/threads/${id}/messages`, { content: "two", script: [{ text: "two done" }] })).body;
     const inboxIds = await inThread(id, (t) => t.store.turns.inbox().map((p: { id: number }) => p.id));
-    // The stop of the turn about to begin ("one"'s): answered once it has begun.
-    const stop = json("POST", `/threads/${id}/stop`);
-    await new Promise((r) => setTimeout(r, 200));
+    // The stop of the turn the admission began ("one"'s), answered at once.
+    const stopped = (await json("POST", `/threads/${id}/stop`)).body;
     await inThread(id, () => g.__r23g_a.open());
-    const stopped = (await stop).body;
     await post;
     await stubOf(id).waitIdle();
     await until(async () => (await finishedOf(id)).length >= 2, "both turns to end", 10_000);
@@ -45,20 +43,21 @@ describe("a stop asked after a turn's messages were admitted, before the turn be
   }, 30_000);
 });
 
-describe("a restart after a turn's messages were admitted, before the turn began (startWithInbox's flush)", () => {
-  it("answers no stop true that the restart loses", async () => {
+describe("a restart after a turn's messages were admitted, before the turn ran (startWithInbox's flush)", () => {
+  it("keeps the stop it answered: the turn the admission began resumes stopped, its step never played", async () => {
     const id = await createThread({ agent: "guarantees" });
     await holdNextFlush(id, "__r23g_b");
     const post = json("POST", `/threads/${id}/messages`, { content: "one", script: [{ text: "one done" }] }).catch((e) => e);
     await until(async () => g.__r23g_b?.held === true, "the admission to commit and the flush to be held");
-    const stop = json("POST", `/threads/${id}/stop`).then((r) => r.body, (e) => e);
-    await new Promise((r) => setTimeout(r, 200));
-    await inThread(id, (t) => t.ctx.abort("restart before the turn began")).catch(() => undefined);
+    // The admission began the turn: the stop is kept with its row and answered at once.
+    const stopped = (await json("POST", `/threads/${id}/stop`)).body;
+    await inThread(id, (t) => t.ctx.abort("restart before the turn ran")).catch(() => undefined);
     await post;
-    const stopped = await stop;
-    const info = (await json("GET", `/threads/${id}`)).body;
-    // Answered true, the turn ended stopped; otherwise the answer was no stop.
-    if ((stopped as { stopped?: boolean }).stopped === true) expect(info.lastTurn?.status).toBe("stopped");
-    else expect(stopped).not.toEqual({ stopped: true });
+    await until(async () => (await json("GET", `/threads/${id}`)).body.lastTurn?.status === "stopped", "the turn to resume stopped", 10_000);
+    expect({ stopped, contents: (await messagesOf(id)).map((m) => m.content), finished: await finishedOf(id) }).toEqual({
+      stopped: { stopped: true },
+      contents: ["one"],
+      finished: ["stopped"],
+    });
   }, 30_000);
 });

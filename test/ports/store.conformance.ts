@@ -217,11 +217,12 @@ export function storeConformance(impl: string, withTables: WithTables): void {
         // A stop asked of the turn rows being admitted will begin is kept with them.
         turns.stopAdmission([a], "thread stopped");
         expect(turns.inbox().map((m) => m.stopRequested)).toEqual(["thread stopped", undefined]);
-        turns.dropInbox([a, 999]);
+        // Dropped, the rows hand their stop on (to the turn their admission begins).
+        expect(turns.dropInbox([a, 999])).toBe("thread stopped");
         expect(turns.inboxSize()).toBe(1);
         expect(turns.inbox().map((m) => m.content)).toEqual(["b"]);
         // An id is never given again, even once the newest row is gone.
-        turns.dropInbox([b]);
+        expect(turns.dropInbox([b])).toBeUndefined();
         expect(turns.enqueue({ role: "user", content: "c" })).toBeGreaterThan(b);
       }));
 

@@ -7,7 +7,7 @@
 import type { ModelStepRecord, TokenUsage, TurnErrorCode } from "../../protocol.js";
 import type { FirstTurn, Inbox, PendingMessage, TurnRecord, TurnStatus, TurnSteps, TurnTable } from "../../ports/store.js";
 import { stepsUsage } from "../../usage/totals.js";
-import { COUNT_REQUEST_SQL, FIRST_TURN_SQL, INBOX_INSERT_SQL, TURN_RECORD_COLUMNS, type TurnRow, turnRecordOf } from "../../run/turn-table.js";
+import { COUNT_REQUEST_SQL, FIRST_TURN_SQL, INBOX_INSERT_SQL, INBOX_SQL, type InboxRow, TURN_RECORD_COLUMNS, type TurnRow, pendingOf, turnRecordOf } from "../../run/turn-table.js";
 
 /** Turn states and the stored turn (defined with the store port). */
 export type { TurnRecord, TurnStatus } from "../../ports/store.js";
@@ -163,22 +163,19 @@ export class TurnStore implements TurnTable, TurnSteps, Inbox {
 
   /** Every pending message, oldest first, left in the inbox. */
   inbox(): PendingMessage[] {
-    return this.sql
-      .exec<{ id: number; role: string; content: string; metadata: string | null; stop: string | null }>("SELECT id, role, content, metadata, (SELECT reason FROM inbox_stops WHERE inbox_stops.id = inbox.id) AS stop FROM inbox ORDER BY id")
-      .toArray()
-      .map((r) => {
-        const m: PendingMessage = { id: r.id, role: r.role as PendingMessage["role"], content: r.content };
-        if (r.metadata !== null) m.metadata = JSON.parse(r.metadata) as Record<string, unknown>;
-        if (r.stop !== null) m.stopRequested = r.stop;
-        return m;
-      });
+    return this.sql.exec<InboxRow>(INBOX_SQL).toArray().map(pendingOf);
   }
 
   /** Removes pending messages by id (they joined the history, or a hook refused them). */
-  dropInbox(ids: readonly number[]): void {
-    // A stop kept with a row goes with it.
+  dropInbox(ids: readonly number[]): string | undefined {
+    // A stop kept with a row goes with it, to the caller.
     this.stopsKept ??= this.sql.exec("SELECT 1 FROM inbox_stops LIMIT 1").toArray().length > 0;
-    for (const id of ids) for (const table of this.stopsKept ? ["inbox", "inbox_stops"] : ["inbox"]) this.sql.exec(`DELETE FROM ${table} WHERE id = ?`, id);
+    let stop: string | undefined;
+    for (const id of ids) {
+      this.sql.exec("DELETE FROM inbox WHERE id = ?", id);
+      if (this.stopsKept) stop = this.sql.exec<{ reason: string }>("DELETE FROM inbox_stops WHERE id = ? RETURNING reason", id).toArray()[0]?.reason ?? stop;
+    }
+    return stop;
   }
 
   /** Whether `inbox_stops` may hold a row (read once, then kept: only this class adds to it). */
