@@ -1,29 +1,27 @@
 /**
  * Turns over time: the inbox, starting and resuming turns, waiting for people and their
  * decisions, stops, and the watchdog alarm that resumes a turn cut by a restart with no client
- * request needed. One turn's own course (begin, run, end) is in one-turn.ts.
+ * request needed. One turn's own course (begin, run, end) is in one-turn.ts, a person's decisions
+ * in decisions.ts, and the first turn as a parent thread sees it in first-turn.ts.
  * @module
  */
-import type { ChildAnswer } from "../ports/threads.js";
 import { WATCHDOG_MS } from "../config.js";
 import type { StoredStep } from "../models/scripted.js";
 import type { Message, ToolCallRequest } from "../protocol.js";
 import type { Execution } from "./execution.js";
-import type { CallOutcome } from "../calls/call.js";
-import { resultText } from "../calls/result.js";
-import type { Settlement } from "../calls/runner.js";
 import type { RunWorld } from "./world.js";
-import { WeftError, noSuchThread } from "../errors.js";
+import { noSuchThread } from "../errors.js";
 import { type AdmittedTurn, type TurnSlot, admitInbox, runOneTurn } from "./one-turn.js";
+import { FirstTurn } from "./first-turn.js";
+import { Decisions } from "./decisions.js";
+import { isUnfinished } from "./turn-table.js";
 import { tellParent } from "./agent-tool.js";
 import { MAX_CONTENT_BYTES, checkContentSize } from "./messages.js";
 import { type MessageContent, storedContent } from "../content/parts.js";
-import type { TurnRecord, TurnStatus } from "../ports/store.js";
+import type { TurnRecord } from "../ports/store.js";
 import type { TurnModelSettings } from "../models/settings.js";
 import { PARTS_KEY, TURN_SETTINGS_KEY, checkPostedSettings } from "./turn-settings.js";
 
-/** Whether a turn in `status` has not ended: it runs, waits for a person, or was cut by a restart. */
-const isUnfinished = (status: TurnStatus | undefined): boolean => status === "running" || status === "waiting";
 
 /** Runs a thread's turns. */
 export class TurnRunner {
@@ -40,7 +38,20 @@ export class TurnRunner {
     private readonly armAlarm: (delayMs: number) => void,
     /** How long the watchdog alarm waits; `WEFT_WATCHDOG_MS` overrides {@link WATCHDOG_MS}. */
     private readonly watchdogMs: number = WATCHDOG_MS,
-  ) {}
+  ) {
+    this.firstTurn = new FirstTurn(engine, {
+      active: () => this.active,
+      stop: () => this.stop(),
+      resume: () => this.resume(),
+      onTurnEnd: (told) => this.turnEnds.push(told),
+    });
+    this.decisions = new Decisions(engine, { busy: () => this.busy, resume: () => this.resume(), checkOpen: this.checkOpen });
+  }
+
+  /** The first turn, as a parent reads, waits for and stops it when this thread is its child. */
+  readonly firstTurn: FirstTurn;
+  /** A person's decisions on the thread's calls; the waiting turn goes on after each. */
+  readonly decisions: Decisions;
 
   /** Why the turn about to begin (or resume) was stopped, until its execution exists (see `stop`). */
   private stopping: string | null = null;
@@ -95,42 +106,6 @@ export class TurnRunner {
     return latest === "waiting" || this.engine.calls.waitsForPerson() ? "waiting" : "idle";
   }
 
-  /**
-   * What a parent thread reads of this one as its child: how its first turn stands (the one its
-   * opening message started: the parent's call), that turn's final answer, and why it failed or
-   * stopped. A later turn, which only the child's owner can start, is not the call's.
-   */
-  childAnswer(): ChildAnswer {
-    const { turns, messages } = this.engine.store;
-    const first = turns.first();
-    if (!first) return { status: this.active || turns.inboxSize() > 0 ? "running" : "idle", answer: "" };
-    // While it is unfinished no later turn begins, so a running runner runs it.
-    const status: ChildAnswer["status"] = first.status === "waiting" && this.active ? "running" : first.status;
-    return { status, answer: messages.lastAnswer(first.messages), ...(first.error ? { error: first.error } : {}) };
-  }
-
-  /** Whether the first turn ended (see {@link childAnswer}). */
-  firstTurnEnded(): boolean {
-    const status = this.engine.store.turns.first()?.status;
-    return status !== undefined && !isUnfinished(status);
-  }
-
-  /**
-   * Stops the first turn (see {@link childAnswer}) if it has not ended; a later turn is left
-   * alone. Not begun yet (its opening waits, or is being admitted), it begins stopped.
-   */
-  stopFirstTurn(): boolean {
-    const { turns } = this.engine.store;
-    if (turns.first() !== undefined) return !this.firstTurnEnded() && this.stop();
-    if (this.active) return this.stop();
-    // Its opening waits: kept with it, the turn it begins is stopped (with nothing posted after it).
-    const [opening] = turns.inbox();
-    if (!opening) return false;
-    turns.stopAdmission([opening.id], "thread stopped");
-    void this.resume().catch(() => undefined);
-    return true;
-  }
-
   /** Inbox rows being admitted for the turn about to begin (see `stop`); none once their admission stored them. */
   private admitting: readonly number[] = [];
 
@@ -148,22 +123,7 @@ export class TurnRunner {
     return false;
   }
 
-  /**
-   * Resolves once the first turn (see {@link childAnswer}) has ended or waits for a person,
-   * starting it if its opening waits; turns queued behind it are not waited for.
-   */
-  async firstTurnSettled(): Promise<void> {
-    const resumed = this.resume();
-    resumed.catch(() => undefined);
-    for (;;) {
-      const status = this.engine.store.turns.first()?.status;
-      // Waiting while this runner is active is a decision or a stop resuming it: not settled yet.
-      if (status !== undefined && status !== "running" && !(status === "waiting" && this.active)) return;
-      if (await Promise.race([resumed.then(() => true), new Promise<false>((r) => this.turnEnds.push(() => r(false)))])) return;
-    }
-  }
-
-  /** Told when a turn of the loop ends (see {@link firstTurnSettled}). */
+  /** Told when a turn of the loop ends (see `FirstTurn.settled`). */
   private turnEnds: Array<() => void> = [];
 
   /** Whether work is left unfinished: a running turn, a call without its result, a queued call, a waiting message. */
@@ -341,62 +301,6 @@ export class TurnRunner {
   private readonly checkOpen = (): void => {
     if (this.closed) throw noSuchThread();
   };
-
-  /**
-   * An approval or denial holds the call's lock: the thread is open, and the call's turn was not
-   * stopped (a stop answered before the turn's calls took it: they are aborted, never run).
-   * @throws WeftError `thread_not_found`, or `call_not_waiting` for a call of a stopped turn.
-   */
-  private checkDecidable(callId: string): void {
-    this.checkOpen();
-    const { turns, calls } = this.engine.store;
-    const unfinished = this.unfinishedTurn();
-    if (calls.get(callId)?.turnId !== undefined && unfinished && turns.stopRequested(unfinished.turnId) !== undefined) {
-      throw new WeftError("call_not_waiting", `call ${callId}'s turn was stopped; it does not run`, { callId, status: "aborted" });
-    }
-  }
-
-  // A person's decision runs outside any execution: the waiting turn resumes after it.
-
-  /**
-   * Approves a waiting call (it runs once), then lets its turn go on.
-   * @throws WeftError `agent_not_found` when the thread's agent is no longer deployed (its tools
-   * went with it; a denial or a stop still ends the wait).
-   */
-  async approve(callId: string, approvedBy: string, argsHash?: string): Promise<CallOutcome> {
-    this.engine.requireAgent();
-    return this.afterDecision(await this.engine.calls.approve(callId, approvedBy, argsHash, () => this.checkDecidable(callId)));
-  }
-
-  /** Denies a waiting call; the model sees the denial when its turn goes on. */
-  async deny(callId: string, deniedBy: string, reason?: string, argsHash?: string): Promise<CallOutcome> {
-    return this.afterDecision(await this.engine.calls.deny(callId, deniedBy, reason, argsHash, () => this.checkDecidable(callId)));
-  }
-
-  /** Settles a parked call, then lets its turn go on. */
-  async settle(callId: string, settlement: Settlement): Promise<CallOutcome> {
-    return this.afterDecision(await this.engine.calls.settle(callId, settlement, this.checkOpen));
-  }
-
-  /**
-   * A waiting turn resumes and hands the model the result. When the call's turn already ended
-   * (it was stopped), the model would never see it, so a system message carries it instead.
-   */
-  private afterDecision(outcome: CallOutcome): CallOutcome {
-    // A repeat changed nothing: the first answer told the turn, or the history, already.
-    if (outcome.repeated) return outcome;
-    const { store } = this.engine;
-    const record = store.calls.get(outcome.callId);
-    const turnStatus = record?.turnId ? store.turns.statusOf(record.turnId) : undefined;
-    if (outcome.final && record?.source === "model" && turnStatus && turnStatus !== "waiting" && turnStatus !== "running") {
-      const content = `A person settled call ${outcome.callId} (${outcome.toolName}) after its turn ended: ${outcome.status}: ${resultText(outcome.result)}`;
-      // Into the history for the next turn; while another turn runs, through the inbox instead.
-      if (this.busy) store.turns.enqueue({ role: "system", content });
-      else this.engine.appendMessage({ role: "system", content });
-    }
-    void this.resume();
-    return outcome;
-  }
 
   /** Whether a call of the turn's open step, or one they queued, still waits for a person (the call runner's `turnWaits`). */
   private stillWaiting(turnId: string): Promise<boolean> {

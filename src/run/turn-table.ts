@@ -12,6 +12,9 @@ import { stepsUsage } from "../usage/totals.js";
 
 const COLUMNS = "turn_id, status, steps, started_at, finished_at, error, pending_step, model_steps, model_request, error_code, forced_side, model_settings";
 
+/** Whether a turn in `status` has not ended: it runs, waits for a person, or was cut by a restart. */
+export const isUnfinished = (status: TurnStatus | undefined): boolean => status === "running" || status === "waiting";
+
 /** DDL of v27 (see the module). */
 export const TURNS_BY_ROWID_DDL = `
   CREATE TABLE turns_v27 (

@@ -164,15 +164,15 @@ export function createThreadClass(registry: Registry) {
 
     async approve(caller: Caller, callId: string, argsHash?: string, idem?: IdempotencyClaim) {
       // The approved call runs now, maybe long after the watchdog last fired: it is watched like a direct call.
-      return this.serve(caller, { access: "write", idem, env: true, watched: true }, (_w, runner) => runner.approve(callId, caller.userId, argsHash));
+      return this.serve(caller, { access: "write", idem, env: true, watched: true }, (_w, runner) => runner.decisions.approve(callId, caller.userId, argsHash));
     }
 
     async deny(caller: Caller, callId: string, reason?: string, idem?: IdempotencyClaim, argsHash?: string) {
-      return this.serve(caller, { access: "write", idem, env: true }, (_w, runner) => runner.deny(callId, caller.userId, reason, argsHash));
+      return this.serve(caller, { access: "write", idem, env: true }, (_w, runner) => runner.decisions.deny(callId, caller.userId, reason, argsHash));
     }
 
     async settle(caller: Caller, callId: string, settlement: Settlement, idem?: IdempotencyClaim) {
-      return this.serve(caller, { access: "write", idem, env: true, watched: true }, (_w, runner) => runner.settle(callId, { ...settlement, settledBy: caller.userId }));
+      return this.serve(caller, { access: "write", idem, env: true, watched: true }, (_w, runner) => runner.decisions.settle(callId, { ...settlement, settledBy: caller.userId }));
     }
 
     async listFiles(caller: Caller) {
@@ -237,7 +237,7 @@ export function createThreadClass(registry: Registry) {
 
     /** Stops the turn; with `firstTurn` (a parent stopping its child's work), only the thread's first turn. */
     async stop(caller: Caller, firstTurn = false) {
-      return this.serve(caller, { access: "write" }, async (_w, runner) => ({ stopped: firstTurn ? runner.stopFirstTurn() : runner.stop() }));
+      return this.serve(caller, { access: "write" }, async (_w, runner) => ({ stopped: firstTurn ? runner.firstTurn.stop() : runner.stop() }));
     }
 
     /**
@@ -246,12 +246,12 @@ export function createThreadClass(registry: Registry) {
      */
     async childAnswer(caller: Caller, wait: boolean): Promise<RpcResult<ChildAnswer>> {
       return this.serve(caller, { access: "read" }, async (_w, runner) => {
-        if (wait && !runner.firstTurnEnded()) {
-          await runner.firstTurnSettled();
+        if (wait && !runner.firstTurn.ended()) {
+          await runner.firstTurn.settled();
           // Deleted meanwhile: the rows below may be gone.
           this.guard(caller, "read");
         }
-        return runner.childAnswer();
+        return runner.firstTurn.answer();
       });
     }
 

@@ -28,9 +28,9 @@ describe("background runs: a completion is never lost to an interleaving", () =>
     // The first look at the child, the one its turn's end asks for, finds it still running, as
     // when the parent's question overtakes the end of the child's turns.
     await inThread(child, (i) => {
-      const real = i.runner.childAnswer.bind(i.runner);
+      const real = i.runner.firstTurn.answer.bind(i.runner.firstTurn);
       let asked = 0;
-      i.runner.childAnswer = () => (asked++ === 0 ? { ...real(), status: "running" } : real());
+      i.runner.firstTurn.answer = () => (asked++ === 0 ? { ...real(), status: "running" } : real());
     });
     expect((await json("POST", `/threads/${child}/calls/pay/approve`, {})).status).toBe(200);
     await waitLook(async () => (await finishedOf(id)).length >= 1, "run_finished (before the alarm's next look)");

@@ -182,7 +182,7 @@ describe("a message posted while a refused message is admitted (a free thread)",
   }, 30_000);
 });
 
-describe("a parent's stop of its child's first turn before it began (stopFirstTurn), then the child restarts", () => {
+describe("a parent's stop of its child's first turn before it began (FirstTurn.stop), then the child restarts", () => {
   it("still stops that first turn: its write never runs", async () => {
     const { OWNER } = await import("../removal-helpers.js");
     const id = await createThread({ agent: "guarantees" });

@@ -112,11 +112,11 @@ describe("a child thread from before v28", () => {
     await stubOf(child).waitIdle();
 
     // As migrated from before v28: the column is there, its values are NULL.
-    const before = await inThread(child, (t) => t.runner.childAnswer());
+    const before = await inThread(child, (t) => t.runner.firstTurn.answer());
     expect(before).toMatchObject({ status: "completed", answer: OWN_ANSWER });
     const after = await inThread(child, (t) => {
       t.ctx.storage.sql.exec("UPDATE turns SET messages_before = NULL");
-      return t.runner.childAnswer();
+      return t.runner.firstTurn.answer();
     });
     expect(after).toMatchObject({ status: "completed", answer: OWN_ANSWER });
   });
@@ -129,8 +129,8 @@ describe("a parent waiting on its child's first turn as a person's decision resu
     // start), and the parent asks with wait, as durable.ts childAnswer does, in that same moment.
     const answer = await inThread(child, async (t) => {
       t.runner.stop();
-      if (!t.runner.firstTurnEnded()) await t.runner.firstTurnSettled();
-      return t.runner.childAnswer();
+      if (!t.runner.firstTurn.ended()) await t.runner.firstTurn.settled();
+      return t.runner.firstTurn.answer();
     });
     expect(answer.status).toBe("stopped");
   }, 30_000);
