@@ -146,11 +146,12 @@ export class MemoryTurns implements TurnTable, TurnSteps, Inbox {
     return clone(this.data().inbox);
   }
 
-  dropInbox(ids: readonly number[]): string | undefined {
+  dropInbox(ids: readonly number[]): { dropped: number; stopAsked?: string } {
     const data = this.data();
-    const stop = data.inbox.findLast((m) => ids.includes(m.id) && m.stopRequested !== undefined)?.stopRequested;
+    const gone = data.inbox.filter((m) => ids.includes(m.id));
+    const stopAsked = gone.findLast((m) => m.stopRequested !== undefined)?.stopRequested;
     data.inbox = data.inbox.filter((m) => !ids.includes(m.id));
-    return stop;
+    return { dropped: gone.length, ...(stopAsked !== undefined ? { stopAsked } : {}) };
   }
 
   stopAdmission(ids: readonly number[], reason: string): void {

@@ -265,8 +265,11 @@ export interface Inbox {
   enqueue(message: Omit<PendingMessage, "id">, now?: number): number;
   /** Every pending message, oldest first, left in the inbox. */
   inbox(): PendingMessage[];
-  /** Removes pending messages by id (unknown ids are ignored); returns the stop kept with the newest of them that has one (see `stopAdmission`). */
-  dropInbox(ids: readonly number[]): string | undefined;
+  /**
+   * Removes pending messages by id (unknown ids are ignored): how many were there, and the stop
+   * kept with the newest of them that has one (see `stopAdmission`).
+   */
+  dropInbox(ids: readonly number[]): { dropped: number; stopAsked?: string };
   /** Keeps a stop asked of the turn that pending messages `ids`, being admitted, begin: a restart before it begins admits them (and no later ones) into a turn that begins stopped. */
   stopAdmission(ids: readonly number[], reason: string): void;
   /** How many messages wait. */

@@ -126,7 +126,8 @@ function stopReason(signal: AbortSignal): string {
  * begins their turn: the messages land, leave the inbox, and the turn's row (with a stop kept with
  * them) and its watchdog are written in one transaction, so a restart after it resumes the turn.
  * `admitting` is told at once which rows these are, and the stop asked of their turn, if one was
- * kept with them.
+ * kept with them. A row that left the inbox while the hooks ran (its schedule was cancelled) is
+ * not stored: the admission starts over with what still waits. Resolves null when nothing does.
  * @throws the hook's error when a hook throws: then nothing of them is stored, they leave the
  * inbox (refused), and a failed turn names the hook.
  */
@@ -134,9 +135,10 @@ export async function admitInbox(
   engine: RunWorld,
   slot: Pick<TurnSlot, "armWatchdog">,
   admitting: (ids: readonly number[], stopAsked: string | undefined) => void,
-): Promise<{ messages: Message[]; turn: AdmittedTurn }> {
+): Promise<{ messages: Message[]; turn: AdmittedTurn } | null> {
   const { store } = engine;
   const waiting = store.turns.inbox();
+  if (waiting.length === 0) return null;
   // Rows a stop was asked of (a restart came before their turn began) begin their turn alone, stopped.
   const last = waiting.findLastIndex((p) => p.stopRequested !== undefined);
   const pending = last >= 0 ? waiting.slice(0, last + 1) : waiting;
@@ -145,7 +147,8 @@ export async function admitInbox(
   const turn: AdmittedTurn = { turnId: engine.newId("turn") };
   const begin = (stored: readonly Message[]): void => {
     // The stop kept with the rows (a restart came between, or it was asked while hooks ran) moves to the turn.
-    const stopAsked = store.turns.dropInbox(ids);
+    const { dropped, stopAsked } = store.turns.dropInbox(ids);
+    if (dropped < ids.length) throw new InboxChanged();
     const settings = settingsOfMessages(stored);
     // After its messages: they are before it, as the turn table counts (`TurnTable.first`).
     store.turns.begin(turn.turnId, Date.now(), settings);
@@ -156,7 +159,10 @@ export async function admitInbox(
   try {
     return { messages: await engine.createMessages(null, pending.map(admittedMessage), begin), turn };
   } catch (e) {
-    store.turns.dropInbox(ids);
+    // Rolled back with the messages; the hooks run again over what still waits.
+    if (e instanceof InboxChanged) return admitInbox(engine, slot, admitting);
+    // Refused messages that were taken out meanwhile leave no failed turn.
+    if (store.turns.dropInbox(ids).dropped === 0) throw e;
     const turnId = engine.newId("turn");
     const error = errorMessage(e);
     store.turns.begin(turnId);
@@ -166,3 +172,6 @@ export async function admitInbox(
     throw e;
   }
 }
+
+/** Thrown inside an admission's transaction (rolling it back) when one of its rows left the inbox. */
+class InboxChanged extends Error {}

@@ -112,7 +112,8 @@ export class TurnRunner {
   /** Told which inbox rows an admission takes, and the stop kept with them, if any. */
   private readonly admit = (ids: readonly number[], stopAsked: string | undefined): void => {
     this.admitting = ids;
-    if (stopAsked !== undefined) this.stopping = stopAsked;
+    // An admission started over (a row was cancelled) keeps no stop of rows no longer in it.
+    this.stopping = stopAsked ?? null;
   };
 
   /** Messages a hook refused began no turn: a stop asked as they were admitted has nothing to stop. */
@@ -315,18 +316,19 @@ export class TurnRunner {
     this.opening = true;
     const admitted = admitInbox(this.engine, this.slot, this.admit);
     this.running = admitted
-      .then(async ({ turn }) => {
+      .then(async (admission) => {
         // Stored, gone from the inbox, and begun: a stop now is kept with the turn's row.
         this.admitting = [];
         await this.engine.flush();
-        return turn;
+        return admission?.turn;
       })
       .then(
-        (turn) => this.loop(turn),
+        // Nothing was left to admit (every row cancelled meanwhile): no turn, as for a refusal.
+        (turn) => (turn ? this.loop(turn) : void this.refused()),
         () => void this.refused(),
       )
       .finally(() => this.ended());
-    return admitted.then(({ messages }) => messages);
+    return admitted.then((admission) => admission?.messages ?? []);
   }
 
   private start(resume: TurnRecord): void {
@@ -372,7 +374,7 @@ export class TurnRunner {
       while (!admitted && !this.closed && this.engine.store.turns.inboxSize() > 0) {
         this.opening = true;
         admitted = await admitInbox(this.engine, this.slot, this.admit).then(
-          ({ turn }) => ((next = turn), true),
+          (admission) => (admission ? ((next = admission.turn), true) : this.refused()),
           () => this.refused(),
         );
       }

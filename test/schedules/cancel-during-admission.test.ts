@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createThread, eventsOf, inThread, json, messagesOf, stubOf, until } from "../helpers.js";
 import { g, holdAdmission } from "../calls/hold.js";
-import { MINUTE, T0, deliverAlarm, makeSchedule, setClock } from "../schedules/helpers.js";
+import { MINUTE, T0, deliverAlarm, makeSchedule, occurrencesOf, setClock } from "../schedules/helpers.js";
 
 afterEach(() => setClock(null));
 
@@ -22,6 +22,24 @@ async function scheduledAdmissionHeld(tag: string): Promise<{ id: string; schedu
   return { id, scheduleId: s.scheduleId };
 }
 
+describe("a schedule cancelled while its message is being admitted", () => {
+  it("stores nothing of the message and runs no turn for it: the occurrence ends cancelled, as answered", async () => {
+    const { id, scheduleId } = await scheduledAdmissionHeld("__r24_s0");
+    const cancelled = (await json("DELETE", `/threads/${id}/schedules/${scheduleId}`)).body.status;
+    await inThread(id, () => g.__r24_s0.open());
+    await stubOf(id).waitIdle();
+    await new Promise((r) => setTimeout(r, 300));
+    const info = (await json("GET", `/threads/${id}`)).body;
+    expect({
+      cancelled,
+      occurrences: (await occurrencesOf(id, scheduleId)).map((o) => o.status),
+      contents: (await messagesOf(id)).map((m) => m.content),
+      turns: (await eventsOf(id)).filter((e) => e.type === "turn_started").length,
+      status: info.status,
+    }).toEqual({ cancelled: "cancelled", occurrences: ["cancelled"], contents: [], turns: 0, status: "idle" });
+  }, 30_000);
+});
+
 describe("a schedule cancelled while its message is being admitted, then a message posted", () => {
   it("the posted message (answered queued) is neither lost nor stopped", async () => {
     const { id, scheduleId } = await scheduledAdmissionHeld("__r23g_s1");
@@ -32,8 +50,9 @@ describe("a schedule cancelled while its message is being admitted, then a messa
     await stubOf(id).waitIdle();
     await new Promise((r) => setTimeout(r, 500));
     const contents = (await messagesOf(id)).map((m) => m.content);
-    expect({ cancelled, queued, inboxIds, mine: contents.includes("mine"), answered: contents.includes("mine done") }).toEqual({
+    expect({ cancelled, queued, inboxIds, scheduled: contents.includes("SCHEDULED WORK"), mine: contents.includes("mine"), answered: contents.includes("mine done") }).toEqual({
       cancelled: "cancelled",
+      scheduled: false,
       queued: { queued: true },
       // A new id, not the scheduled message's.
       inboxIds: [2],

@@ -167,15 +167,16 @@ export class TurnStore implements TurnTable, TurnSteps, Inbox {
   }
 
   /** Removes pending messages by id (they joined the history, or a hook refused them). */
-  dropInbox(ids: readonly number[]): string | undefined {
+  dropInbox(ids: readonly number[]): { dropped: number; stopAsked?: string } {
     // A stop kept with a row goes with it, to the caller.
     this.stopsKept ??= this.sql.exec("SELECT 1 FROM inbox_stops LIMIT 1").toArray().length > 0;
-    let stop: string | undefined;
+    let dropped = 0;
+    let stopAsked: string | undefined;
     for (const id of ids) {
-      this.sql.exec("DELETE FROM inbox WHERE id = ?", id);
-      if (this.stopsKept) stop = this.sql.exec<{ reason: string }>("DELETE FROM inbox_stops WHERE id = ? RETURNING reason", id).toArray()[0]?.reason ?? stop;
+      dropped += this.sql.exec("DELETE FROM inbox WHERE id = ?", id).rowsWritten;
+      if (this.stopsKept) stopAsked = this.sql.exec<{ reason: string }>("DELETE FROM inbox_stops WHERE id = ? RETURNING reason", id).toArray()[0]?.reason ?? stopAsked;
     }
-    return stop;
+    return { dropped, ...(stopAsked !== undefined ? { stopAsked } : {}) };
   }
 
   /** Whether `inbox_stops` may hold a row (read once, then kept: only this class adds to it). */
