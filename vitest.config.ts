@@ -39,11 +39,11 @@ const testWorker = (bindings: Record<string, string> = {}) =>
     },
   });
 
-// The tests of the model step deadlines meet them in a second or three; every other file runs
+// The tests of the model step and hook deadlines meet them in a second or three; every other file runs
 // under test/wrangler.toml's, which no stream a test plays meets however loaded the machine is
 // (at 1 s and 3 s, streams of a second or two were retried under load, and tests failed).
-const DEADLINE_TESTS = ["test/run/stream-ends.test.ts"];
-const SHORT_DEADLINES = { WEFT_MODEL_IDLE_MS: "1000", WEFT_MODEL_STEP_MS: "3000" };
+const DEADLINE_TESTS = ["test/run/stream-ends.test.ts", "test/run/hook-deadline.test.ts"];
+const SHORT_DEADLINES = { WEFT_MODEL_IDLE_MS: "1000", WEFT_MODEL_STEP_MS: "3000", WEFT_HOOK_TIMEOUT_MS: "1000" };
 
 export default defineConfig({
   // The Standard Agents tools API's examples import from @standardagents/spec; weft's public entry answers for it.

@@ -14,6 +14,9 @@ import { MAX_EXPORT_BATCH, MAX_OTLP_DELAY_MS, OTLP_DELAY_MS } from "./usage/otlp
 /** How long the watchdog alarm waits at most before checking on a turn or an unfinished call, in milliseconds (`WEFT_WATCHDOG_MS`). */
 export const WATCHDOG_MS = 2000;
 
+/** Deadline of one run of a hook, in milliseconds (`WEFT_HOOK_TIMEOUT_MS`). */
+export const HOOK_TIMEOUT_MS = 30_000;
+
 /**
  * How long deleting a thread waits for the work running in it (direct calls, a person's decision,
  * the stopped turn) before it cuts what still runs, in milliseconds (`WEFT_DELETE_GRACE_MS`).
@@ -43,6 +46,11 @@ const OTHER_SETTINGS: readonly Setting[] = [
     name: "WEFT_WATCHDOG_MS",
     default: String(WATCHDOG_MS),
     what: "Milliseconds after a turn starts, a call's row is stored unfinished (a direct call still waiting for I/O when its row commits, a write run on a person's approval or retry), and after each recovery, by which the thread's alarm checks on it: work a crash cut is finished then, with no client request. A call that finishes at once, without waiting for I/O (a read, or a write only to the thread's own storage), commits with its result, leaves nothing to finish and sets no alarm. A thread in steady use moves its alarm ahead from its calls, so it does not fire while nothing is cut.",
+  },
+  {
+    name: "WEFT_HOOK_TIMEOUT_MS",
+    default: String(HOOK_TIMEOUT_MS),
+    what: "Deadline of one run of a hook (`agents/hooks/`, or an agent's `hooks`), in milliseconds. A hook still running past it fails as if it threw (`hook_failed`, saying it did not finish in time): a `before_create_message` stores nothing, and a thread is never held by a hook that does not return. What the hook does after its deadline is ignored.",
   },
   {
     name: "WEFT_CALL_TIMEOUT_MS",

@@ -5,6 +5,8 @@
  * @module
  */
 import { WeftError, errorMessage } from "../errors.js";
+import { HOOK_TIMEOUT_MS, integerSetting } from "../config.js";
+import { perEnv } from "../per-env.js";
 import type { EventPayloads, Message } from "../protocol.js";
 import type { HookDefinition, HookName, HookSignatures } from "./hooks.js";
 import { MAX_CONTENT_BYTES, type NewTurnMessage } from "./messages.js";
@@ -45,14 +47,30 @@ function findHooks<N extends HookName>(engine: RunWorld, name: N): BoundHook<N>[
   return out;
 }
 
-/** Calls one hook, turning a throw into `hook_failed` naming it. */
-async function call<N extends HookName, R>(hook: BoundHook<N>, name: N, run: () => R | Promise<R>): Promise<R> {
+/** A hook's deadline as the Worker's env sets it (`WEFT_HOOK_TIMEOUT_MS`), else {@link HOOK_TIMEOUT_MS}. */
+const hookTimeoutOf = perEnv((env: Readonly<Record<string, unknown>>): number => integerSetting(env, "WEFT_HOOK_TIMEOUT_MS", 1) ?? HOOK_TIMEOUT_MS);
+
+/**
+ * Calls one hook, turning a throw into `hook_failed` naming it; one still running past its
+ * deadline fails the same way (it may go on, but nothing waits for it or takes its answer).
+ */
+async function call<N extends HookName, R>(engine: RunWorld, hook: BoundHook<N>, name: N, run: () => R | Promise<R>): Promise<R> {
+  const ms = hookTimeoutOf(engine.workerEnv);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let out: R | typeof LATE;
   try {
-    return await run();
+    out = await Promise.race([Promise.resolve().then(run), new Promise<typeof LATE>((resolve) => (timer = setTimeout(() => resolve(LATE), ms)))]);
   } catch (e) {
     throw new WeftError("hook_failed", `${hook.label} threw: ${errorMessage(e)}`, { hook: name });
+  } finally {
+    clearTimeout(timer);
   }
+  if (out === LATE) throw new WeftError("hook_failed", `${hook.label} did not finish within ${ms} ms (WEFT_HOOK_TIMEOUT_MS)`, { hook: name, timeoutMs: ms });
+  return out;
 }
+
+/** What a hook's race resolves with when its deadline came first. */
+const LATE = Symbol("late");
 
 /** Whether the thread has a hook of that name (so callers skip work for absent hooks). */
 export function hasHook(engine: RunWorld, name: HookName): boolean {
@@ -74,7 +92,7 @@ export async function createMessages(engine: RunWorld, execution: CallExecution 
     // Each hook sees what the one before it returned.
     let current = message;
     for (const hook of before) {
-      const replaced = await call(hook, "before_create_message", () => hook.run(state!, { ...current }));
+      const replaced = await call(engine, hook, "before_create_message", () => hook.run(state!, { ...current }));
       if (replaced === undefined || replaced === null) continue;
       if (typeof replaced !== "object" || replaced.role !== message.role || typeof replaced.content !== "string") {
         throw new WeftError("hook_failed", `${hook.label} returned ${JSON.stringify(replaced)}; return a message of the same role with string content, or nothing`, {
@@ -86,7 +104,7 @@ export async function createMessages(engine: RunWorld, execution: CallExecution 
     prepared.push(current);
   }
   const stored = engine.appendMessages(prepared, also);
-  for (const hook of after) for (const message of stored) await call(hook, "after_create_message", () => hook.run(state!, message));
+  for (const hook of after) for (const message of stored) await call(engine, hook, "after_create_message", () => hook.run(state!, message));
   return stored;
 }
 
@@ -144,7 +162,7 @@ export async function filterMessages(engine: RunWorld, execution: CallExecution 
   const state = createThreadState(engine, undefined, execution);
   for (const hook of filters) {
     const input = messages;
-    const out = await call(hook, "filter_messages", () => hook.run(state, input.map((m) => ({ ...m }))));
+    const out = await call(engine, hook, "filter_messages", () => hook.run(state, input.map((m) => ({ ...m }))));
     if (out === undefined || out === null) continue;
     if (!Array.isArray(out) || out.some((m) => typeof m !== "object" || m === null || typeof m.role !== "string" || typeof m.content !== "string")) {
       throw new WeftError("hook_failed", `${hook.label} must return a list of messages, or nothing`, { hook: "filter_messages" });
@@ -164,5 +182,5 @@ export async function toolHook<N extends "tool_call_started" | "tool_call_finish
   const hooks = hooksOf(engine, name);
   if (hooks.length === 0) return;
   const state = createThreadState(engine, undefined, execution);
-  for (const hook of hooks) await call(hook, name, () => (hook.run as (s: typeof state, d: EventPayloads[N]) => void | Promise<void>)(state, data));
+  for (const hook of hooks) await call(engine, hook, name, () => (hook.run as (s: typeof state, d: EventPayloads[N]) => void | Promise<void>)(state, data));
 }

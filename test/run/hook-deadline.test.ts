@@ -1,0 +1,54 @@
+/**
+ * A hook that never returns fails at its deadline (`WEFT_HOOK_TIMEOUT_MS`, 1 s in this project) as
+ * if it threw: a `before_create_message` stores nothing of its message, and the thread is not held
+ * (it held the thread's admission for good: no later message got a turn).
+ */
+import { describe, expect, it } from "vitest";
+import { createThread, eventsOf, inThread, json, messagesOf, stubOf, until } from "../helpers.js";
+import { g, holdNextFlush } from "../calls/hold.js";
+
+const turnsOf = async (id: string) =>
+  (await eventsOf(id)).filter((e) => e.type === "turn_finished").map((e) => {
+    const d = e.data as { status: string; error?: string };
+    return d.error ? `${d.status}: ${d.error}` : d.status;
+  });
+
+describe("a hook past its deadline", () => {
+  it("refuses the message of a free thread with hook_failed, and the next message runs", async () => {
+    const id = await createThread({ agent: "hooked_too" });
+    const hung = await json("POST", `/threads/${id}/messages`, { content: "[hang] hello" });
+    const next = await json("POST", `/threads/${id}/messages`, { content: "next", script: [{ text: "next done" }] });
+    await stubOf(id).waitIdle();
+    expect({
+      hung: [hung.status, hung.body.error?.code, hung.body.error?.message],
+      next: next.body.queued,
+      contents: (await messagesOf(id)).map((m) => m.content),
+      turns: await turnsOf(id),
+    }).toEqual({
+      hung: [500, "hook_failed", 'agent "hooked_too" hook "before_create_message" did not finish within 1000 ms (WEFT_HOOK_TIMEOUT_MS)'],
+      next: false,
+      contents: ["next", "next done"],
+      turns: ['failed: agent "hooked_too" hook "before_create_message" did not finish within 1000 ms (WEFT_HOOK_TIMEOUT_MS)', "completed"],
+    });
+  }, 30_000);
+
+  it("refuses a message that waited behind a turn, and the thread takes the next one", async () => {
+    const id = await createThread({ agent: "hooked_too" });
+    // The first turn is held before it runs, so the message queues behind it.
+    await holdNextFlush(id, "__hook_deadline");
+    const first = await json("POST", `/threads/${id}/messages`, { content: "first", script: [{ text: "first done" }] });
+    await until(async () => g.__hook_deadline?.held === true, "the first turn to be held");
+    const hung = (await json("POST", `/threads/${id}/messages`, { content: "[hang] queued" })).body;
+    await inThread(id, () => g.__hook_deadline.open());
+    await until(async () => (await turnsOf(id)).length >= 2, "the queued message's admission to fail", 20_000);
+    const after = (await json("POST", `/threads/${id}/messages`, { content: "after", script: [{ text: "after done" }] })).body;
+    await stubOf(id).waitIdle();
+    expect({ first: first.body.queued, hung, after: after.queued, contents: (await messagesOf(id)).map((m) => m.content), turns: (await turnsOf(id)).map((t) => t.split(":")[0]) }).toEqual({
+      first: false,
+      hung: { queued: true },
+      after: false,
+      contents: ["first", "first done", "after", "after done"],
+      turns: ["completed", "failed", "completed"],
+    });
+  }, 30_000);
+});
