@@ -161,16 +161,23 @@ export async function admitInbox(
   } catch (e) {
     // Rolled back with the messages; the hooks run again over what still waits.
     if (e instanceof InboxChanged) return admitInbox(engine, slot, admitting);
+    // An after hook threw: the messages are stored and their turn begun; it fails, naming the hook.
+    if (store.turns.statusOf(turn.turnId) !== undefined) return failTurn(engine, turn.turnId, e);
     // Refused messages that were taken out meanwhile leave no failed turn.
     if (store.turns.dropInbox(ids).dropped === 0) throw e;
     const turnId = engine.newId("turn");
-    const error = errorMessage(e);
     store.turns.begin(turnId);
-    engine.emit("turn_started", { turnId });
-    store.turns.end(turnId, "failed", error);
-    engine.emit("turn_finished", { turnId, status: "failed", steps: 0, error });
-    throw e;
+    return failTurn(engine, turnId, e);
   }
+}
+
+/** Ends a turn that never ran, failed with `e`'s message (a hook refused its messages), and throws `e`. */
+function failTurn(engine: RunWorld, turnId: string, e: unknown): never {
+  const error = errorMessage(e);
+  engine.emit("turn_started", { turnId });
+  engine.store.turns.end(turnId, "failed", error);
+  engine.emit("turn_finished", { turnId, status: "failed", steps: 0, error });
+  throw e;
 }
 
 /** Thrown inside an admission's transaction (rolling it back) when one of its rows left the inbox. */
