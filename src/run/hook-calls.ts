@@ -52,25 +52,28 @@ const hookTimeoutOf = perEnv((env: Readonly<Record<string, unknown>>): number =>
 
 /**
  * Calls one hook, turning a throw into `hook_failed` naming it; one still running past its
- * deadline fails the same way (it may go on, but nothing waits for it or takes its answer).
+ * deadline fails the same way (it may go on, but nothing waits for it or takes its answer). Not an
+ * async function: a hook's answer takes the microtask turns an `await` of it took before the
+ * deadline, so a call's rows still settle within their window (src/calls/settle-window.ts).
  */
-async function call<N extends HookName, R>(engine: RunWorld, hook: BoundHook<N>, name: N, run: () => R | Promise<R>): Promise<R> {
-  const ms = hookTimeoutOf(engine.workerEnv);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let out: R | typeof LATE;
+function call<N extends HookName, R>(engine: RunWorld, hook: BoundHook<N>, name: N, run: () => R | Promise<R>): Promise<R> {
+  const threw = (e: unknown) => new WeftError("hook_failed", `${hook.label} threw: ${errorMessage(e)}`, { hook: name });
+  let out: R | Promise<R>;
   try {
-    out = await Promise.race([Promise.resolve().then(run), new Promise<typeof LATE>((resolve) => (timer = setTimeout(() => resolve(LATE), ms)))]);
+    out = run();
   } catch (e) {
-    throw new WeftError("hook_failed", `${hook.label} threw: ${errorMessage(e)}`, { hook: name });
-  } finally {
-    clearTimeout(timer);
+    return Promise.reject(threw(e));
   }
-  if (out === LATE) throw new WeftError("hook_failed", `${hook.label} did not finish within ${ms} ms (WEFT_HOOK_TIMEOUT_MS)`, { hook: name, timeoutMs: ms });
-  return out;
+  if (!(out instanceof Promise)) return Promise.resolve(out);
+  const ms = hookTimeoutOf(engine.workerEnv);
+  return new Promise<R>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new WeftError("hook_failed", `${hook.label} did not finish within ${ms} ms (WEFT_HOOK_TIMEOUT_MS)`, { hook: name, timeoutMs: ms })), ms);
+    (out as Promise<R>).then(
+      (value) => (clearTimeout(timer), resolve(value)),
+      (e: unknown) => (clearTimeout(timer), reject(threw(e))),
+    );
+  });
 }
-
-/** What a hook's race resolves with when its deadline came first. */
-const LATE = Symbol("late");
 
 /** Whether the thread has a hook of that name (so callers skip work for absent hooks). */
 export function hasHook(engine: RunWorld, name: HookName): boolean {
