@@ -84,31 +84,44 @@ export function hasHook(engine: RunWorld, name: HookName): boolean {
  * Stores messages through the create-message hooks: every `before_create_message` runs first (a
  * throw writes nothing), then the messages land in one transaction (with `also`), then every
  * `after_create_message` runs.
- * @throws WeftError `hook_failed` naming the hook; `invalid_config` when a hook returns a message of another role.
+ * @throws WeftError `hook_failed` naming the hook (which message it refused: {@link refusedMessageIndex}); `invalid_config` when a hook returns a message of another role.
  */
 export async function createMessages(engine: RunWorld, execution: CallExecution | null, messages: NewTurnMessage[], also?: (stored: readonly Message[]) => void): Promise<Message[]> {
   const before = hooksOf(engine, "before_create_message");
   const after = hooksOf(engine, "after_create_message");
   const state = before.length > 0 || after.length > 0 ? createThreadState(engine, undefined, execution) : null;
   const prepared: NewTurnMessage[] = [];
-  for (const message of messages) {
+  for (const [i, message] of messages.entries()) {
     // Each hook sees what the one before it returned.
     let current = message;
-    for (const hook of before) {
-      const replaced = await call(engine, hook, "before_create_message", () => hook.run(state!, { ...current }));
-      if (replaced === undefined || replaced === null) continue;
-      if (typeof replaced !== "object" || replaced.role !== message.role || typeof replaced.content !== "string") {
-        throw new WeftError("hook_failed", `${hook.label} returned ${JSON.stringify(replaced)}; return a message of the same role with string content, or nothing`, {
-          hook: "before_create_message",
-        });
+    try {
+      for (const hook of before) {
+        const replaced = await call(engine, hook, "before_create_message", () => hook.run(state!, { ...current }));
+        if (replaced === undefined || replaced === null) continue;
+        if (typeof replaced !== "object" || replaced.role !== message.role || typeof replaced.content !== "string") {
+          throw new WeftError("hook_failed", `${hook.label} returned ${JSON.stringify(replaced)}; return a message of the same role with string content, or nothing`, {
+            hook: "before_create_message",
+          });
+        }
+        current = placed(hook, limitOf(engine.workerEnv, "jsonDepth"), message, replaced);
       }
-      current = placed(hook, limitOf(engine.workerEnv, "jsonDepth"), message, replaced);
+    } catch (e) {
+      if (e instanceof Error) refusedAt.set(e, i);
+      throw e;
     }
     prepared.push(current);
   }
   const stored = engine.appendMessages(prepared, also);
   for (const hook of after) for (const message of stored) await call(engine, hook, "after_create_message", () => hook.run(state!, message));
   return stored;
+}
+
+/** The index (in the list given to {@link createMessages}) of the message a hook refused, by the error it threw. */
+const refusedAt = new WeakMap<Error, number>();
+
+/** Which message of a {@link createMessages} call its `before_create_message` hooks refused with `e`; undefined for any other error. */
+export function refusedMessageIndex(e: unknown): number | undefined {
+  return e instanceof Error ? refusedAt.get(e) : undefined;
 }
 
 /**

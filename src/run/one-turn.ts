@@ -18,6 +18,7 @@ import type { TurnRecord } from "../ports/store.js";
 import { turnConversation } from "./conversation.js";
 import type { TurnModelSettings } from "../models/settings.js";
 import { admittedMessage, settingsOfMessages } from "./turn-settings.js";
+import { refusedMessageIndex } from "./hook-calls.js";
 
 /** What the scheduler lends one turn: the watchdog, and a place to hold the turn's execution so `stop` can reach it. */
 export interface TurnSlot {
@@ -128,8 +129,10 @@ function stopReason(signal: AbortSignal): string {
  * `admitting` is told at once which rows these are, and the stop asked of their turn, if one was
  * kept with them. A row that left the inbox while the hooks ran (its schedule was cancelled) is
  * not stored: the admission starts over with what still waits. Resolves null when nothing does.
- * @throws the hook's error when a hook throws: then nothing of them is stored, they leave the
- * inbox (refused), and a failed turn names the hook.
+ * @throws the hook's error when a hook throws: then nothing of them is stored, the message it
+ * refused leaves the inbox ({@link refusedRows}; all of them for another error), a failed turn
+ * names the hook, and the others wait for the next admission (their `before_create_message`
+ * hooks run again then).
  */
 export async function admitInbox(
   engine: RunWorld,
@@ -162,13 +165,33 @@ export async function admitInbox(
     // Rolled back with the messages; the hooks run again over what still waits.
     if (e instanceof InboxChanged) return admitInbox(engine, slot, admitting);
     // An after hook threw: the messages are stored and their turn begun; it fails, naming the hook.
-    if (store.turns.statusOf(turn.turnId) !== undefined) return failTurn(engine, turn.turnId, e);
+    if (store.turns.statusOf(turn.turnId) !== undefined) return failTurn(engine, turn.turnId, answering(e, ids));
+    // A hook refused one message: it leaves the inbox alone; those beside it wait for the next admission.
+    const at = refusedMessageIndex(e);
+    const refused = at === undefined ? ids : [ids[at]!];
     // Refused messages that were taken out meanwhile leave no failed turn.
-    if (store.turns.dropInbox(ids).dropped === 0) throw e;
+    if (store.turns.dropInbox(refused).dropped === 0) throw e;
     const turnId = engine.newId("turn");
     store.turns.begin(turnId);
-    return failTurn(engine, turnId, e);
+    return failTurn(engine, turnId, answering(e, refused));
   }
+}
+
+/** The inbox rows whose messages an admission's error answers, by the error. */
+const refusedRowsOf = new WeakMap<Error, readonly number[]>();
+
+/** `e`, marked as the answer of the messages of inbox rows `rows`. */
+function answering(e: unknown, rows: readonly number[]): unknown {
+  if (e instanceof Error) refusedRowsOf.set(e, rows);
+  return e;
+}
+
+/**
+ * The inbox rows whose messages the admission that threw `e` failed ({@link admitInbox}): the one
+ * a hook refused, or all it took; the others it took wait for the next admission.
+ */
+export function refusedRows(e: unknown): readonly number[] {
+  return (e instanceof Error ? refusedRowsOf.get(e) : undefined) ?? [];
 }
 
 /** Ends a turn that never ran, failed with `e`'s message (a hook refused its messages), and throws `e`. */

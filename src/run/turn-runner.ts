@@ -11,7 +11,7 @@ import type { Message, ToolCallRequest } from "../protocol.js";
 import type { Execution } from "./execution.js";
 import type { RunWorld } from "./world.js";
 import { noSuchThread } from "../errors.js";
-import { type AdmittedTurn, type TurnSlot, admitInbox, runOneTurn } from "./one-turn.js";
+import { type AdmittedTurn, type TurnSlot, admitInbox, refusedRows, runOneTurn } from "./one-turn.js";
 import { FirstTurn } from "./first-turn.js";
 import { Decisions } from "./decisions.js";
 import { isUnfinished } from "./turn-table.js";
@@ -181,7 +181,14 @@ export class TurnRunner {
       admitted.catch(() => undefined);
       return { queued: true };
     }
-    const [message] = await admitted;
+    let message: Message | undefined;
+    try {
+      [message] = await admitted;
+    } catch (e) {
+      // Another message of the admission was refused: this one waits for the next.
+      if (!refusedRows(e).includes(mine)) return { queued: true };
+      throw e;
+    }
     return message ? { queued: false, message } : { queued: false };
   }
 
