@@ -37,6 +37,9 @@ function completionText(run: RunInfo, end: RunEnd, left: number): string {
   return `[background run ${run.runId} (agent ${run.agentId}) ${what}]\n[${left === 0 ? "no background run is still running" : `${left} background run${left === 1 ? " is" : "s are"} still running`}]`;
 }
 
+/** The id of the run the call `callId` starts: one run per call, found again by a repeat. */
+const runIdOf = (callId: string): string => `run_${callId}`;
+
 /** The background runs of one thread. */
 export class BackgroundRuns implements RunControl {
   constructor(
@@ -52,7 +55,7 @@ export class BackgroundRuns implements RunControl {
 
   started(callId: string, agentId: string, childThreadId: string): RunInfo {
     const { world } = this.world();
-    const runId = `run_${callId}`;
+    const runId = runIdOf(callId);
     const now = Date.now();
     if (!this.store.get(runId)) {
       this.store.insert(runId, callId, agentId, childThreadId, now, now + RUN_CHECK_MS);
@@ -62,6 +65,10 @@ export class BackgroundRuns implements RunControl {
       void this.collect().catch(() => undefined);
     }
     return this.store.get(runId)!;
+  }
+
+  startedBy(callId: string): RunInfo | undefined {
+    return this.store.get(runIdOf(callId));
   }
 
   list(): RunInfo[] {

@@ -78,9 +78,11 @@ export function agentTool(engine: RunWorld, name: string, agent: AgentDefinition
         const now = await childNow(engine, effectKey);
         const done = known(now);
         // Detached: a child that exists is the run started (recorded again: a crash may have cut it
-        // before its row); one that is gone is told below, as for a waited call.
+        // before its row). One gone whose run was recorded was made, and deleted since: told below,
+        // as for a waited call; gone with none recorded, it was never made (a crash came first).
         const callId = callIdOfEffectKey(engine.meta, effectKey);
-        if (detached(agent, engine.store.calls.get(callId)?.input) && now !== "gone") return done ? { status: "found", value: startedResult(engine, name, callId, peersOf(engine).childId(effectKey)) } : { status: "not_found" };
+        const wasMade = now === "gone" && engine.schedules?.runs?.startedBy(callId) !== undefined;
+        if (detached(agent, engine.store.calls.get(callId)?.input) && !wasMade) return done ? { status: "found", value: startedResult(engine, name, callId, peersOf(engine).childId(effectKey)) } : { status: "not_found" };
         if (runOf(state)?.signal.aborted === true) {
           // Asked at the parent's stop, after stopInside stopped the child's first turn (this call's):
           // stopped, it ended so far. Anything else (still busy, or out of reach) does not tell how

@@ -39,6 +39,8 @@ export interface ScheduleControl {
 export interface RunControl {
   /** Records a run the call `callId` started in child `childThreadId` (once: a repeat finds it). */
   started(callId: string, agentId: string, childThreadId: string): RunInfo;
+  /** The run the call `callId` started, once recorded (its child was made before it is). */
+  startedBy(callId: string): RunInfo | undefined;
   /** The thread's runs, newest first (at most 1000). */
   list(): RunInfo[];
   /** @throws WeftError `run_not_found` (404). */
