@@ -64,11 +64,13 @@ function call<N extends HookName, R>(engine: RunWorld, hook: BoundHook<N>, name:
   } catch (e) {
     return Promise.reject(threw(e));
   }
-  if (!(out instanceof Promise)) return Promise.resolve(out);
+  if (!isThenable(out)) return Promise.resolve(out);
+  // A thenable of a library (a query builder) is taken as a promise, under the same deadline.
+  const answer = out instanceof Promise ? out : Promise.resolve(out);
   const ms = hookTimeoutOf(engine.workerEnv);
   return new Promise<R>((resolve, reject) => {
     const timer = setTimeout(() => reject(new WeftError("hook_failed", `${hook.label} did not finish within ${ms} ms (WEFT_HOOK_TIMEOUT_MS)`, { hook: name, timeoutMs: ms })), ms);
-    (out as Promise<R>).then(
+    answer.then(
       (value) => (clearTimeout(timer), resolve(value)),
       (e: unknown) => (clearTimeout(timer), reject(threw(e))),
     );
@@ -114,6 +116,11 @@ export async function createMessages(engine: RunWorld, execution: CallExecution 
   const stored = engine.appendMessages(prepared, also);
   for (const hook of after) for (const message of stored) await call(engine, hook, "after_create_message", () => hook.run(state!, message));
   return stored;
+}
+
+/** Whether `value` is a promise or another thenable. */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";
 }
 
 /** The index (in the list given to {@link createMessages}) of the message a hook refused, by the error it threw. */

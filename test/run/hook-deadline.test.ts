@@ -32,6 +32,12 @@ describe("a hook past its deadline", () => {
     });
   }, 30_000);
 
+  it("holds a thenable that never settles to the same deadline", async () => {
+    const id = await createThread({ agent: "hooked_too" });
+    const hung = await json("POST", `/threads/${id}/messages`, { content: "[thenable] hello" });
+    expect([hung.status, hung.body.error?.code, hung.body.error?.message]).toEqual([500, "hook_failed", 'agent "hooked_too" hook "before_create_message" did not finish within 1000 ms (WEFT_HOOK_TIMEOUT_MS)']);
+  }, 30_000);
+
   it("refuses a message that waited behind a turn, and the thread takes the next one", async () => {
     const id = await createThread({ agent: "hooked_too" });
     // The first turn is held before it runs, so the message queues behind it.
