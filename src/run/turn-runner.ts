@@ -22,7 +22,6 @@ import type { TurnRecord } from "../ports/store.js";
 import type { TurnModelSettings } from "../models/settings.js";
 import { PARTS_KEY, TURN_SETTINGS_KEY, checkPostedSettings } from "./turn-settings.js";
 
-
 /** Runs a thread's turns. */
 export class TurnRunner {
   private running: Promise<void> | null = null;

@@ -1,6 +1,6 @@
 /**
- * The thread's `turns` table (and its inbox's stop column): the DDL of the migrations that shape
- * it, and the statements and row reading its store shares. Migration v27 rebuilds it so `ord`
+ * The thread's `turns` table and its inbox (with the stops kept with inbox rows): the DDL of the
+ * migrations that shape them, and the statements and row reading their store shares. Migration v27 rebuilds it so `ord`
  * (the turn's number, 1, 2, ...) is the rowid, so a new turn's row enters two b-trees (the table
  * and its `turn_id` key) instead of three (`turns_by_ord` goes: the newest turn is the last
  * rowid); rows keep their order, `ord` renumbered 1..n in it, every column kept as it was.
