@@ -273,6 +273,9 @@ export class TurnRunner {
     }
     if (this.closed || !unfinished) return false;
     turns.requestStop(unfinished.turnId, reason);
+    // With the stop, the watchdog: a restart before the turn resumes leaves it to the alarm (a
+    // waiting thread keeps none).
+    this.slot.armWatchdog();
     // Waiting, it resumes now, stopped; cut by a restart and not resumed yet (its calls may be
     // being recovered), it resumes stopped when that is done.
     if (unfinished.status === "waiting") this.start(unfinished);
