@@ -126,6 +126,18 @@ export class TurnRunner {
   /** Told when a turn of the loop ends (see `FirstTurn.settled`). */
   private turnEnds: Array<() => void> = [];
 
+  /**
+   * Whether the newest turn goes on with no request: cut by a restart (still `running`), or
+   * waiting for a person with a stop kept (it resumes to end stopped).
+   */
+  goesOnByItself(): boolean {
+    const { turns } = this.engine.store;
+    const status = turns.latestStatus();
+    if (status === "running") return true;
+    const waiting = status === "waiting" ? turns.latest() : undefined;
+    return waiting !== undefined && turns.stopRequested(waiting.turnId) !== undefined;
+  }
+
   /** Whether work is left unfinished: a running turn, a call without its result, a queued call, a waiting message. */
   hasUnfinishedWork(): boolean {
     const turns = this.engine.store.turns;

@@ -127,11 +127,11 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
       // Work a crash left behind is finished by the alarm, even if no client ever calls again.
       if (this.runner!.hasUnfinishedWork() && !(await this.alarmClock.isSet())) await this.alarmClock.set(Date.now() + 10);
     }).then(() => {
-      // A turn the restart cut goes on now, whatever woke us. Left to the alarm alone it could
+      // A turn the restart cut (or one waiting with a stop kept) goes on now, whatever woke us. Left to the alarm alone it could
       // wait for the runtime's retry backoff (2 s, 4 s, ... then dropped) when the restart also
       // cut the alarm handler that was resuming it before that handler re-armed. A failure here
       // (this instance aborted again meanwhile) is left to the alarm armed above.
-      if (this.runner && this.store.turns.latestStatus() === "running") this.runner.resume().catch(() => undefined);
+      if (this.runner?.goesOnByItself()) this.runner.resume().catch(() => undefined);
     });
   }
 

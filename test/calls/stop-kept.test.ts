@@ -142,6 +142,28 @@ describe("a stop answered true of a turn waiting for approval, then a restart, w
   }, 30_000);
 });
 
+describe("a stop answered true of a turn waiting for approval, then a restart, and its alarm lost", () => {
+  it("resumes the turn stopped when the thread next wakes (it stayed waiting until a post or a decision)", async () => {
+    const id = await createThread({ agent: "guarantees" });
+    expect((await json("POST", `/threads/${id}/messages`, { content: "pay", script: [{ toolCalls: [{ id: "p", name: "needs_ok", arguments: { amount: 500 } }] }, { text: "paid" }] })).status).toBe(202);
+    await until(async () => (await json("GET", `/threads/${id}`)).body.status === "waiting", "the turn to wait");
+    await inThread(id, (t) => {
+      t.world.flush = () => new Promise<void>(() => undefined);
+    });
+    const stopped = (await json("POST", `/threads/${id}/stop`)).body;
+    await inThread(id, (t) => t.ctx.abort("crash as the stopped turn resumes")).catch(() => undefined);
+    // The runtime gave up on the alarm (its handler cut by restarts each time): the next wake is a read.
+    await inThread(id, (t) => t.ctx.storage.deleteAlarm());
+    await until(async () => (await json("GET", `/threads/${id}`)).body.status === "idle", "the stopped turn to end", 10_000).catch(() => undefined);
+    expect({ stopped, status: (await json("GET", `/threads/${id}`)).body.status, call: (await callsOf(id)).find((c) => c.callId === "p")?.status, writeRuns: (await effectRuns(id, "p")).runs }).toEqual({
+      stopped: { stopped: true },
+      status: "idle",
+      call: "aborted",
+      writeRuns: 0,
+    });
+  }, 30_000);
+});
+
 describe("an approval landing after a stop answered true, before the stopped turn resumed", () => {
   it("answers 409 call_not_waiting and never runs the write (README: a later approve or deny answers 409)", async () => {
     const id = await createThread({ agent: "guarantees" });
