@@ -48,13 +48,14 @@ export interface AdmittedTurn {
 export async function runOneTurn(engine: RunWorld, slot: TurnSlot, from: TurnRecord | AdmittedTurn): Promise<TurnEnd> {
   const { store } = engine;
   const resume = "status" in from ? from : undefined;
-  const settings = resume ? resume.modelSettings : (from as AdmittedTurn).settings;
+  const admitted = resume ? undefined : (from as AdmittedTurn);
+  const settings = resume ? resume.modelSettings : admitted!.settings;
   const { turnId } = from;
   if (resume) {
     store.turns.setStatus(turnId, "running");
     slot.armWatchdog();
   }
-  slot.begun(turnId, resume !== undefined, resume ? undefined : (from as AdmittedTurn).stopAsked);
+  slot.begun(turnId, resume !== undefined, admitted?.stopAsked);
   engine.emit("turn_started", { turnId, ...(resume ? { resumed: true } : {}) });
   const steps = resume?.steps ?? 0;
   let end: TurnEnd;

@@ -16,11 +16,10 @@ import { FirstTurn } from "./first-turn.js";
 import { Decisions } from "./decisions.js";
 import { isUnfinished } from "./turn-table.js";
 import { tellParent } from "./agent-tool.js";
-import { MAX_CONTENT_BYTES, checkContentSize } from "./messages.js";
-import { type MessageContent, storedContent } from "../content/parts.js";
+import type { MessageContent } from "../content/parts.js";
 import type { TurnRecord } from "../ports/store.js";
 import type { TurnModelSettings } from "../models/settings.js";
-import { PARTS_KEY, TURN_SETTINGS_KEY, checkPostedSettings } from "./turn-settings.js";
+import { inboxMessageOf } from "./turn-settings.js";
 
 /** Runs a thread's turns. */
 export class TurnRunner {
@@ -131,11 +130,8 @@ export class TurnRunner {
    * waiting for a person with a stop kept (it resumes to end stopped).
    */
   goesOnByItself(): boolean {
-    const { turns } = this.engine.store;
-    const status = turns.latestStatus();
-    if (status === "running") return true;
-    const waiting = status === "waiting" ? turns.latest() : undefined;
-    return waiting !== undefined && turns.stopRequested(waiting.turnId) !== undefined;
+    const turn = this.unfinishedTurn();
+    return turn !== undefined && (turn.status === "running" || this.engine.store.turns.stopRequested(turn.turnId) !== undefined);
   }
 
   /** Whether work is left unfinished: a running turn, a call without its result, a queued call, a waiting message. */
@@ -168,17 +164,12 @@ export class TurnRunner {
     this.checkOpen();
     this.engine.requireAgent();
     const { store } = this.engine;
-    const role = input.role ?? "user";
-    const { content, parts } = storedContent(input.content, role, MAX_CONTENT_BYTES);
-    checkContentSize(content, ["content"]);
-    const settings = input.modelSettings && Object.keys(input.modelSettings).length > 0 ? input.modelSettings : undefined;
-    if (settings) checkPostedSettings(this.engine, settings);
     // Settings and parts ride in the inbox row's metadata; admitInbox lifts the parts out.
-    const metadata = { ...(settings ? { [TURN_SETTINGS_KEY]: settings } : {}), ...(parts ? { [PARTS_KEY]: parts } : {}) };
+    const waiting = inboxMessageOf(this.engine, input);
     let mine = 0;
     store.atomically(() => {
       if (input.script && input.script.length > 0) store.script.add(input.script);
-      mine = store.turns.enqueue({ role, content, ...(Object.keys(metadata).length > 0 ? { metadata } : {}) });
+      mine = store.turns.enqueue(waiting);
       enqueued?.();
     });
     if (this.busy) {

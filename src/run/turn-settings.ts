@@ -6,8 +6,9 @@
  * @module
  */
 import type { Message } from "../protocol.js";
-import type { ContentPart } from "../content/parts.js";
-import type { NewTurnMessage } from "./messages.js";
+import { type ContentPart, type MessageContent, storedContent } from "../content/parts.js";
+import { MAX_CONTENT_BYTES, type NewTurnMessage, checkContentSize } from "./messages.js";
+import type { PendingMessage } from "../ports/store.js";
 import { type ModelSettings, type TurnModelSettings, checkTurnSettings, withTurnSettings } from "../models/settings.js";
 import type { RunWorld } from "./world.js";
 
@@ -16,6 +17,22 @@ export const TURN_SETTINGS_KEY = "modelSettings";
 
 /** The inbox metadata key of a waiting message's parts (they become the message's own `parts`). */
 export const PARTS_KEY = "weft:parts";
+
+/**
+ * A posted message as it waits in the inbox: its content checked and stored as text, its parts and
+ * its turn's settings (checked against the agent) in its metadata. {@link admittedMessage} undoes it.
+ * @throws WeftError `payload_too_large` for content over the message limit; `invalid_request` for
+ * settings the agent does not allow, or content that is not a message's (see `storedContent`).
+ */
+export function inboxMessageOf(engine: RunWorld, input: { content: MessageContent; role?: "user" | "system"; modelSettings?: TurnModelSettings }): Omit<PendingMessage, "id"> {
+  const role = input.role ?? "user";
+  const { content, parts } = storedContent(input.content, role, MAX_CONTENT_BYTES);
+  checkContentSize(content, ["content"]);
+  const settings = input.modelSettings && Object.keys(input.modelSettings).length > 0 ? input.modelSettings : undefined;
+  if (settings) checkPostedSettings(engine, settings);
+  const metadata = { ...(settings ? { [TURN_SETTINGS_KEY]: settings } : {}), ...(parts ? { [PARTS_KEY]: parts } : {}) };
+  return { role, content, ...(Object.keys(metadata).length > 0 ? { metadata } : {}) };
+}
 
 /** A waiting message as it joins the history: its parts out of its metadata into their own field. */
 export function admittedMessage(p: { role: "user" | "system"; content: string; metadata?: Record<string, unknown> }): NewTurnMessage {

@@ -10,6 +10,29 @@ import { describe, expect, it } from "vitest";
 import { callsOf, createThread, effectRuns, eventsOf, inThread, json, messagesOf, stubOf, until } from "../helpers.js";
 import { type G, g, holdAdmission, settle, slowDirectWrite } from "./hold.js";
 
+/** A thread whose turn waits for approval of its write `p` (`needs_ok`). */
+async function waitingForApproval(): Promise<string> {
+  const id = await createThread({ agent: "guarantees" });
+  expect((await json("POST", `/threads/${id}/messages`, { content: "pay", script: [{ toolCalls: [{ id: "p", name: "needs_ok", arguments: { amount: 500 } }] }, { text: "paid" }] })).status).toBe(202);
+  await until(async () => (await json("GET", `/threads/${id}`)).body.status === "waiting", "the turn to wait");
+  return id;
+}
+
+/** Stops thread `id`'s waiting turn and restarts the thread as the stopped turn resumes (its flush, real I/O, never ends); the stop's answer. */
+async function stopThenRestart(id: string): Promise<unknown> {
+  await inThread(id, (t) => {
+    t.world.flush = () => new Promise<void>(() => undefined);
+  });
+  const stopped = (await json("POST", `/threads/${id}/stop`)).body;
+  await inThread(id, (t) => t.ctx.abort("crash as the stopped turn resumes")).catch(() => undefined);
+  return stopped;
+}
+
+/** How thread `id` and its write `p` stand: the thread's status, the call's, and how often the write ran. */
+async function stoppedCallAtRest(id: string) {
+  return { status: (await json("GET", `/threads/${id}`)).body.status, call: (await callsOf(id)).find((c) => c.callId === "p")?.status, writeRuns: (await effectRuns(id, "p")).runs };
+}
+
 describe("DELETE landing between two turns of the loop", () => {
   it("does not let the loop begin the next turn and run its write in the thread being deleted", async () => {
     const id = await createThread({ agent: "deletable" });
@@ -102,15 +125,8 @@ describe("a stop answered while a queued message a hook refuses is admitted", ()
 
 describe("a stop answered true of a turn waiting for approval, then a restart", () => {
   it("leaves no approval to run: a later approve answers 409 and the write never runs", async () => {
-    const id = await createThread({ agent: "guarantees" });
-    expect((await json("POST", `/threads/${id}/messages`, { content: "pay", script: [{ toolCalls: [{ id: "p", name: "needs_ok", arguments: { amount: 500 } }] }, { text: "paid" }] })).status).toBe(202);
-    await until(async () => (await json("GET", `/threads/${id}`)).body.status === "waiting", "the turn to wait");
-    // The stopped resume waits on its flush (real I/O); the restart lands there.
-    await inThread(id, (t) => {
-      t.world.flush = () => new Promise<void>(() => undefined);
-    });
-    const stopped = (await json("POST", `/threads/${id}/stop`)).body;
-    await inThread(id, (t) => t.ctx.abort("crash as the stopped turn resumes")).catch(() => undefined);
+    const id = await waitingForApproval();
+    const stopped = await stopThenRestart(id);
     // The watchdog (100 ms here) resumes the turn stopped: the thread comes to rest (on a loaded machine, in seconds).
     await until(async () => (await json("GET", `/threads/${id}`)).body.status === "idle", "the stopped turn to end", 15_000).catch(() => undefined);
     const status = (await json("GET", `/threads/${id}`)).body.status;
@@ -122,53 +138,29 @@ describe("a stop answered true of a turn waiting for approval, then a restart", 
 
 describe("a stop answered true of a turn waiting for approval, then a restart, with no alarm left", () => {
   it("resumes the turn stopped by the watchdog the stop armed (it stayed waiting: a waiting thread keeps no alarm)", async () => {
-    const id = await createThread({ agent: "guarantees" });
-    expect((await json("POST", `/threads/${id}/messages`, { content: "pay", script: [{ toolCalls: [{ id: "p", name: "needs_ok", arguments: { amount: 500 } }] }, { text: "paid" }] })).status).toBe(202);
-    await until(async () => (await json("GET", `/threads/${id}`)).body.status === "waiting", "the turn to wait");
+    const id = await waitingForApproval();
     // The watchdog that turn armed has fired and, finding it waiting, left no alarm.
     await until(async () => (await inThread(id, (t) => t.ctx.storage.getAlarm())) === null, "the turn's watchdog to fire and go", 10_000);
-    await inThread(id, (t) => {
-      t.world.flush = () => new Promise<void>(() => undefined);
-    });
-    const stopped = (await json("POST", `/threads/${id}/stop`)).body;
-    await inThread(id, (t) => t.ctx.abort("crash as the stopped turn resumes")).catch(() => undefined);
+    const stopped = await stopThenRestart(id);
     await until(async () => (await json("GET", `/threads/${id}`)).body.status === "idle", "the stopped turn to end", 10_000).catch(() => undefined);
-    expect({ stopped, status: (await json("GET", `/threads/${id}`)).body.status, call: (await callsOf(id)).find((c) => c.callId === "p")?.status, writeRuns: (await effectRuns(id, "p")).runs }).toEqual({
-      stopped: { stopped: true },
-      status: "idle",
-      call: "aborted",
-      writeRuns: 0,
-    });
+    expect({ stopped, ...(await stoppedCallAtRest(id)) }).toEqual({ stopped: { stopped: true }, status: "idle", call: "aborted", writeRuns: 0 });
   }, 30_000);
 });
 
 describe("a stop answered true of a turn waiting for approval, then a restart, and its alarm lost", () => {
   it("resumes the turn stopped when the thread next wakes (it stayed waiting until a post or a decision)", async () => {
-    const id = await createThread({ agent: "guarantees" });
-    expect((await json("POST", `/threads/${id}/messages`, { content: "pay", script: [{ toolCalls: [{ id: "p", name: "needs_ok", arguments: { amount: 500 } }] }, { text: "paid" }] })).status).toBe(202);
-    await until(async () => (await json("GET", `/threads/${id}`)).body.status === "waiting", "the turn to wait");
-    await inThread(id, (t) => {
-      t.world.flush = () => new Promise<void>(() => undefined);
-    });
-    const stopped = (await json("POST", `/threads/${id}/stop`)).body;
-    await inThread(id, (t) => t.ctx.abort("crash as the stopped turn resumes")).catch(() => undefined);
+    const id = await waitingForApproval();
+    const stopped = await stopThenRestart(id);
     // The runtime gave up on the alarm (its handler cut by restarts each time): the next wake is a read.
     await inThread(id, (t) => t.ctx.storage.deleteAlarm());
     await until(async () => (await json("GET", `/threads/${id}`)).body.status === "idle", "the stopped turn to end", 10_000).catch(() => undefined);
-    expect({ stopped, status: (await json("GET", `/threads/${id}`)).body.status, call: (await callsOf(id)).find((c) => c.callId === "p")?.status, writeRuns: (await effectRuns(id, "p")).runs }).toEqual({
-      stopped: { stopped: true },
-      status: "idle",
-      call: "aborted",
-      writeRuns: 0,
-    });
+    expect({ stopped, ...(await stoppedCallAtRest(id)) }).toEqual({ stopped: { stopped: true }, status: "idle", call: "aborted", writeRuns: 0 });
   }, 30_000);
 });
 
 describe("an approval landing after a stop answered true, before the stopped turn resumed", () => {
   it("answers 409 call_not_waiting and never runs the write (README: a later approve or deny answers 409)", async () => {
-    const id = await createThread({ agent: "guarantees" });
-    expect((await json("POST", `/threads/${id}/messages`, { content: "pay", script: [{ toolCalls: [{ id: "p", name: "needs_ok", arguments: { amount: 500 } }] }, { text: "paid" }] })).status).toBe(202);
-    await until(async () => (await json("GET", `/threads/${id}`)).body.status === "waiting", "the turn to wait");
+    const id = await waitingForApproval();
     // The stopped resume waits on its flush (real I/O: storage sync) a little longer than usual.
     await inThread(id, (t) => {
       const w = t.world;
@@ -193,9 +185,7 @@ describe("an approval landing after a stop answered true, before the stopped tur
 
 describe("a stop of a waiting turn whose agent is no longer deployed", () => {
   it("ends the turn stopped and its waiting call aborted (a later deny answers 409)", async () => {
-    const id = await createThread({ agent: "guarantees" });
-    expect((await json("POST", `/threads/${id}/messages`, { content: "pay", script: [{ toolCalls: [{ id: "p", name: "needs_ok", arguments: { amount: 500 } }] }, { text: "paid" }] })).status).toBe(202);
-    await until(async () => (await json("GET", `/threads/${id}`)).body.status === "waiting", "the turn to wait");
+    const id = await waitingForApproval();
     await inThread(id, (t) => {
       const meta = t.store.meta.read();
       t.store.meta.write({ ...meta, agentId: "gone_agent_probe_23e" });
