@@ -19,6 +19,7 @@
 import type { ModelMessage } from "ai";
 import { DurableObject } from "cloudflare:workers";
 import { authorized, unauthorized } from "./lib/auth.js";
+import { frameJson } from "./lib/frame.js";
 import { modelFor, runLoop } from "./lib/loop.js";
 import { countRows, rowsRoute } from "./lib/rows.js";
 
@@ -81,9 +82,9 @@ export class BareThread extends DurableObject<Env> {
     this.ctx.storage.sql.exec(
       "INSERT INTO events (seq, data) VALUES (?, ?), (?, ?)",
       started,
-      JSON.stringify({ seq: started, type: "tool_call_started", data: { callId, toolName: name, input }, at: now }),
+      frameJson(started, "tool_call_started", { callId, toolName: name, input }, now),
       finished,
-      JSON.stringify({ seq: finished, type: "tool_call_finished", data: { callId, toolName: name, result }, at: now }),
+      frameJson(finished, "tool_call_finished", { callId, toolName: name, result }, now),
     );
     return JSON.stringify({ ok: true, toolName: name, callId, isError: false, result });
   }
@@ -111,7 +112,7 @@ export class BareThread extends DurableObject<Env> {
     const frames: string[] = [];
     for (let i = 0; i < count; i++) {
       const seq = ++this.seq;
-      const frame = JSON.stringify({ seq, type: "burst", data: { i, text }, at: Date.now() });
+      const frame = frameJson(seq, "burst", { i, text }, Date.now());
       this.ctx.storage.sql.exec("INSERT INTO events (seq, data) VALUES (?, ?)", seq, frame);
       for (const ws of single) ws.send(frame);
       if (batched.length) frames.push(frame);

@@ -8,6 +8,7 @@
 import { Agent, type Connection, type ConnectionContext, routeAgentRequest } from "agents";
 import type { ModelMessage } from "ai";
 import { agentsWorker } from "./lib/auth.js";
+import { frameJson } from "./lib/frame.js";
 import { modelFor, runLoop } from "./lib/loop.js";
 import { countRows, rowsRoute } from "./lib/rows.js";
 
@@ -64,7 +65,7 @@ export class BenchAgent extends Agent<Env> {
       const frames: string[] = [];
       for (let i = 0; i < count; i++) {
         const seq = ++this.seq;
-        const frame = JSON.stringify({ seq, type: "burst", data: { i, text }, at: Date.now() });
+        const frame = frameJson(seq, "burst", { i, text }, Date.now());
         this.sql`INSERT INTO events (seq, data) VALUES (${seq}, ${frame})`;
         if (perEvent) this.broadcast(frame, skip);
         if (batched.length) frames.push(frame);
