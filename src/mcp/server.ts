@@ -100,8 +100,10 @@ export function mcpResult(answer: McpCallAnswer, tool: ToolListing): CallToolRes
   if (objectSchema(tool.outputSchema)) {
     // The pipeline checked the output against the schema, so it was JSON of an object; a secret of
     // the caller's that spanned its syntax was redacted through it, and then the text is all there is.
+    // MCP asks a result of a tool with an output schema for structuredContent unless it is an error
+    // (SDK clients refuse it otherwise), so it goes as an error that says the call ran.
     const structured = jsonObject(body);
-    if (!structured) return { content: text(body), _meta: { ...meta, "weft/structuredContent": "withheld: redacting a secret left the result's JSON broken; its text is the result" } };
+    if (!structured) return { isError: true, content: text(`${tool.name} ran and succeeded (call ${answer.callId}), but redacting a secret left its result's JSON broken, so it has no structured content; its text follows.\n${body}`), _meta: { ...meta, "weft/structuredContent": "withheld: redacting a secret left the result's JSON broken; the text is the result" } };
     return { content: text(body), structuredContent: structured, _meta: meta };
   }
   return { content: text(body), _meta: meta };

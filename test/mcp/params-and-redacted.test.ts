@@ -5,6 +5,8 @@
  * redacting one of the caller's secrets broke the result's JSON. Review 23a found each answered
  * -32603 (the last one for a write that had run, asked again by a keyed client ten times).
  */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
 import { json, request } from "../helpers.js";
 
@@ -56,10 +58,26 @@ describe("/mcp: a call that ran", () => {
     expect((await json("PUT", "/account/env/PARAMS_REF", { value: '"inv_1"' }, "alice")).status).toBe(200);
     const res = await rpc({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "typed_output", arguments: { broken: false }, _meta: { "weft/effectKey": "redacted-structured-1" } } }, "alice");
     expect(res.body.error).toBeUndefined();
-    expect(res.body.result.isError).toBeFalsy();
+    // Without structuredContent MCP allows only an error result; its words and its status say the call ran.
+    expect(res.body.result.isError).toBe(true);
+    expect(res.body.result.content[0].text).toMatch(/^typed_output ran and succeeded/);
     expect(res.body.result.content[0].text).toContain("[redacted]");
     expect(res.body.result.content[0].text).not.toContain('"inv_1"');
     expect(res.body.result.structuredContent).toBeUndefined();
+    expect(res.body.result._meta["weft/status"]).toBe("succeeded");
     expect(res.body.result._meta["weft/structuredContent"]).toMatch(/^withheld/);
+  });
+
+  it("the MCP SDK's client takes that answer (it refuses a success without structuredContent from a tool with an output schema)", async () => {
+    expect((await json("PUT", "/account/env/PARAMS_REF", { value: '"inv_1"' }, "alice")).status).toBe(200);
+    const client = new Client({ name: "weft-test", version: "1.0.0" });
+    const fetchAs = (url: string | URL, init?: RequestInit) => request(new URL(url).pathname, init, "alice");
+    await client.connect(new StreamableHTTPClientTransport(new URL("http://weft.test/mcp"), { fetch: fetchAs }));
+    const { tools } = await client.listTools();
+    expect(tools.find((t) => t.name === "typed_output")?.outputSchema).toBeDefined();
+    const result = await client.callTool({ name: "typed_output", arguments: { broken: false } });
+    expect(result.isError).toBe(true);
+    expect((result.content as { text: string }[])[0]!.text).toMatch(/^typed_output ran and succeeded/);
+    await client.close();
   });
 });
