@@ -14,9 +14,9 @@ import { removedThread } from "../run/revocable.js";
 import type { RunWorld } from "../run/world.js";
 import type { ScheduleSpec } from "./define.js";
 import { type FileThread, fileBelongs, fileNameOf, fileScheduleOf } from "./files.js";
-import { type ScheduleInfo, infoOf, occurrenceKey } from "./info.js";
+import { type ScheduleInfo, infoOf } from "./info.js";
 import type { ScheduleStore } from "./store.js";
-import { jitterOf, nextDue } from "./timing.js";
+import { fireTimeOf, nextDue } from "./timing.js";
 
 /** What adopting needs of the thread's schedules (src/schedules/schedules.ts). */
 export interface Adopter {
@@ -71,7 +71,7 @@ export async function adoptFile(schedules: Adopter, world: RunWorld, name: strin
   if (!held) return schedules.add(world, mine.scheduleId, mine.spec, mine.owner, now);
   const next = held.status === "done" ? nextDue(mine.spec, now, now) : null;
   if (next === null) return infoOf(held);
-  const fireAt = next + jitterOf(occurrenceKey(held.id, next), mine.spec.jitterMs);
+  const fireAt = fireTimeOf(mine.spec, now, held.id, next);
   if (store.atomically(() => store.reopen(held.id, now, next, fireAt))) {
     const info = infoOf(store.get(held.id)!);
     world.emit("schedule_created", { schedule: info });

@@ -9,7 +9,7 @@ import { WeftError } from "../errors.js";
 import { RESERVED_USER_PREFIX } from "../ids.js";
 import { LIMITS, limitOf } from "../limits.js";
 import type { ScheduleSpec, ScheduleTarget } from "./spec.js";
-import { checkCron, checkZone } from "./timing.js";
+import { checkCron, checkZone, shortestInterval } from "./timing.js";
 
 /** A checked schedule, and what each occurrence does (spec.ts). */
 export type { ScheduleSpec, ScheduleTarget } from "./spec.js";
@@ -18,6 +18,8 @@ export type { ScheduleSpec, ScheduleTarget } from "./spec.js";
 export const MIN_EVERY_MS = 60_000;
 /** The largest `jitterMs`, in milliseconds (one hour). */
 export const MAX_JITTER_MS = 3_600_000;
+/** The most characters a cron may have (every minute listed one by one takes 170). */
+export const MAX_CRON_CHARS = 1024;
 /** The longest interval `every` may have, in milliseconds (3,650 days: about ten years). */
 export const MAX_EVERY_MS = 3_650 * 86_400_000;
 /**
@@ -155,7 +157,8 @@ function nameRefused(kind: "agent" | "tool", name: string, answer: boolean | str
  * `until` in the past (not at build, where `now` is omitted).
  * @throws WeftError `invalid_schedule` (400) with the offending `path`: not exactly one of cron,
  *   every and at; a bad cron or an unknown IANA zone; an interval under one minute; a
- *   time in the past; an unknown agent or tool; a bad policy or jitter; a tool input that is not JSON.
+ *   time in the past; an unknown agent or tool; a bad policy; a jitter as long as the time between two
+ *   occurrences; a cron over {@link MAX_CRON_CHARS} characters; a tool input that is not JSON.
  *   `payload_too_large` (413) with the path and `limit` for a target over `limits` ({@link ScheduleLimits}).
  */
 export function checkSchedule(input: unknown, known: KnownNames, now?: number, limits: ScheduleLimits = scheduleLimitsOf()): ScheduleSpec {
@@ -174,6 +177,7 @@ export function checkSchedule(input: unknown, known: KnownNames, now?: number, l
   if (o.cron !== undefined) {
     if (spec.timezone === undefined) throw bad('a cron schedule needs a timezone (an IANA name such as "UTC" or "America/New_York")', ["timezone"]);
     if (typeof o.cron !== "string") throw bad("cron must be a string of five fields", ["cron"]);
+    if (o.cron.length > MAX_CRON_CHARS) throw bad(`cron: ${o.cron.length} characters, over the ${MAX_CRON_CHARS} a cron may have`, ["cron"]);
     const problem = checkCron(o.cron, spec.timezone);
     if (problem) throw bad(`bad cron ${JSON.stringify(o.cron)}: ${problem}`, ["cron"]);
     spec.cron = o.cron.trim();
@@ -198,6 +202,8 @@ export function checkSchedule(input: unknown, known: KnownNames, now?: number, l
   if (o.jitterMs !== undefined) {
     if (!Number.isSafeInteger(o.jitterMs) || (o.jitterMs as number) < 0 || (o.jitterMs as number) > MAX_JITTER_MS) throw bad(`jitterMs must be an integer from 0 to ${MAX_JITTER_MS}`, ["jitterMs"]);
     spec.jitterMs = o.jitterMs as number;
+    const interval = shortestInterval(spec, now ?? Date.now());
+    if (spec.jitterMs >= interval) throw bad(`jitterMs must be shorter than the ${interval} ms between two occurrences: an occurrence never waits for the next one`, ["jitterMs"]);
   }
   return spec;
 }

@@ -20,7 +20,7 @@ import { schedulePage } from "./page.js";
 import { MAX_CATCH_UP, type ScheduleSpec, checkSchedule, scheduleLimitsOf } from "./define.js";
 import { type ScheduleInfo, type SchedulePage, type SchedulePageOptions, infoOf, occurrenceCallId, occurrenceKey } from "./info.js";
 import type { OccurrenceRow, ScheduleRow, ScheduleStore } from "./store.js";
-import { dueThrough, jitterOf, nextDue } from "./timing.js";
+import { dueThrough, fireTimeOf, nextDue } from "./timing.js";
 import { adoptFile, endFile, isFileAdoption, threadIdOf, threadOf } from "./adopt.js";
 import { fileScheduleHolds } from "./files.js";
 import type { BackgroundRuns } from "../background/runs.js";
@@ -145,7 +145,7 @@ export class ThreadSchedules {
   /** Stores a checked schedule under `id` as of `now` (epoch ms), announces it and arms the alarm for its first occurrence (`done` at once when it has none). */
   async add(world: RunWorld, id: string, spec: ScheduleSpec, owner: string | null, now: number, stored?: (info: ScheduleInfo) => void): Promise<ScheduleInfo> {
     const first = nextDue(spec, now, now);
-    const fireAt = first === null ? null : first + jitterOf(occurrenceKey(id, first), spec.jitterMs);
+    const fireAt = first === null ? null : fireTimeOf(spec, now, id, first);
     const row: ScheduleRow = { id, spec, owner, status: first === null ? "done" : "active", anchor: now, nextDue: first, fireAt, createdAt: now };
     // The store outlives the thread: a request its removal cut (after the account's answer) must not write into one made again on the id.
     if (world.removed) throw removedThread();
@@ -286,20 +286,22 @@ export class ThreadSchedules {
     // Fired: those whose jittered time has come, in order; the first not yet ready waits.
     const ready: number[] = [];
     for (const d of due) {
-      if (d + jitterOf(occurrenceKey(row.id, d), spec.jitterMs) > now) break;
+      if (fireTimeOf(spec, row.anchor, row.id, d) > now) break;
       ready.push(d);
     }
-    const late = (d: number) => now - (d + jitterOf(occurrenceKey(row.id, d), spec.jitterMs)) > MISSED_GRACE_MS;
+    const late = (d: number) => now - fireTimeOf(spec, row.anchor, row.id, d) > MISSED_GRACE_MS;
     const run = spec.missed === "all" ? ready : spec.missed === "once" ? ready.slice(-1) : ready.filter((d) => !late(d));
     const missed = dropped + ready.length - run.length;
-    const after = ready.at(-1) ?? row.nextDue! - 1;
+    // The schedule moves past what it fired, and past what it dropped (counted missed once, here).
+    const after = ready.at(-1) ?? (due[0] ?? (dropped > 0 ? now : row.nextDue!)) - 1;
     const next = nextDue(spec, row.anchor, after);
-    const fireAt = next === null ? null : next + jitterOf(occurrenceKey(row.id, next), spec.jitterMs);
+    const fireAt = next === null ? null : fireTimeOf(spec, row.anchor, row.id, next);
     const starts: OccurrenceRow[] = [];
     const skipped: { d: number; reason: "overlap" | "queue_full" }[] = [];
     this.store.atomically(() => {
-      // Overlap is judged against occurrences of earlier firings; a catch-up's own run in turn.
-      const overlapping = "tool" in spec.target && this.store.open(1, row.id).length > 0;
+      // Overlap is judged against occurrences of earlier firings (an open call, a message still
+      // waiting for its turn); a catch-up's own run in turn.
+      const overlapping = "tool" in spec.target ? this.store.open(1, row.id).length > 0 : this.store.messagesWaiting(row.id) > 0;
       for (const [i, d] of run.entries()) {
         const o = this.journalOne(world, row, d, now, overlapping, i > 0);
         if (o === "overlap" || o === "queue_full") skipped.push({ d, reason: o });
@@ -331,10 +333,9 @@ export class ThreadSchedules {
     const target = spec.target;
     const skip = (why: "overlap" | "queue_full") => (this.store.journal({ key, scheduleId: row.id, dueAt, status: "skipped", callId: null }, now) ? why : null);
     if ("agent" in target) {
-      // The previous occurrence still runs while its message waits for its turn.
-      const waiting = this.store.messagesWaiting(row.id);
-      if (spec.overlap === "skip" && waiting > 0) return skip("overlap");
-      if (waiting >= MAX_QUEUED) return skip("queue_full");
+      // An earlier firing's occurrence still runs while its message waits for its turn.
+      if (spec.overlap === "skip" && overlapping) return skip("overlap");
+      if (this.store.messagesWaiting(row.id) >= MAX_QUEUED) return skip("queue_full");
       const o: OccurrenceRow = { key, scheduleId: row.id, dueAt, status: "done", callId: null };
       // The message commits with the journal row: the turn that takes it is the occurrence's work.
       if (this.store.journal(o, now)) world.store.turns.enqueue({ role: "user", content: target.message, metadata: { scheduleId: row.id, occurrence: key } }, now);

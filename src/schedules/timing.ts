@@ -10,6 +10,7 @@
  * @module
  */
 import { Cron } from "croner";
+import { occurrenceKey } from "./info.js";
 import type { ScheduleSpec } from "./spec.js";
 
 /** Whether `zone` is an IANA time zone this runtime knows. */
@@ -113,12 +114,14 @@ export function nextDue(spec: ScheduleSpec, anchor: number, after: number): numb
 export function dueThrough(spec: ScheduleSpec, anchor: number, first: number, now: number, limit: number): { due: number[]; dropped: number } {
   const due: number[] = [];
   let dropped = 0;
+  // Nothing after `until` is due: the window ends there when it passed during downtime.
+  const end = spec.until === undefined ? now : Math.min(now, spec.until);
   // `every` jumps straight to the window: downtime of a year costs no loop of a million steps.
-  if (spec.everyMs !== undefined && now - first > limit * spec.everyMs) {
-    const last = anchor + Math.floor((now - anchor) / spec.everyMs) * spec.everyMs;
+  if (spec.everyMs !== undefined && end - first > limit * spec.everyMs) {
+    const last = anchor + Math.floor((end - anchor) / spec.everyMs) * spec.everyMs;
     const start = last - (limit - 1) * spec.everyMs;
     dropped = Math.round((start - first) / spec.everyMs);
-    for (let d = start; d <= last; d += spec.everyMs) if (spec.until === undefined || d <= spec.until) due.push(d);
+    for (let d = start; d <= last; d += spec.everyMs) due.push(d);
     return { due, dropped };
   }
   // Cron: forward from `first` for a bounded number of steps; after longer downtime the window
@@ -133,9 +136,9 @@ export function dueThrough(spec: ScheduleSpec, anchor: number, first: number, no
   }
   if (d === null || d > now || spec.cron === undefined) return { due, dropped };
   const back = cronOf(spec.cron, spec.timezone ?? "UTC")
-    .previousRuns(limit, new Date(now + 1))
+    .previousRuns(limit, new Date(end + 1))
     .map((t) => t.getTime())
-    .filter((t) => t >= d! && (spec.until === undefined || t <= spec.until))
+    .filter((t) => t >= d!)
     .reverse();
   return { due: back, dropped: dropped + due.length };
 }
@@ -146,6 +149,38 @@ const CRON_WALK = 2000;
 /** The delay (0 to `jitterMs`, in ms) of the occurrence `key`: the same for every evaluation of it. */
 export function jitterOf(key: string, jitterMs: number): number {
   return jitterMs <= 0 ? 0 : fnv1a(key) % (jitterMs + 1);
+}
+
+/**
+ * When occurrence `due` of schedule `id` fires (epoch ms): `due` delayed by its jitter, held under
+ * the time to the next occurrence, so occurrences fire in their order (a schedule keeps one next
+ * occurrence; new ones are refused a jitter as long as their interval, `shortestInterval`).
+ */
+export function fireTimeOf(spec: ScheduleSpec, anchor: number, id: string, due: number): number {
+  if (spec.jitterMs <= 0) return due;
+  const jitter = jitterOf(occurrenceKey(id, due), spec.jitterMs);
+  const next = nextDue(spec, anchor, due);
+  return due + (next === null ? jitter : Math.min(jitter, next - due - 1));
+}
+
+/** How many occurrences of a cron `shortestInterval` reads. */
+const INTERVALS_READ = 64;
+
+/**
+ * The shortest time between two occurrences (ms): `every`'s interval, the least of a cron's next
+ * {@link INTERVALS_READ} gaps from `from`, Infinity for a single `at`.
+ */
+export function shortestInterval(spec: ScheduleSpec, from: number): number {
+  if (spec.everyMs !== undefined) return spec.everyMs;
+  if (spec.cron === undefined) return Number.POSITIVE_INFINITY;
+  let shortest = Number.POSITIVE_INFINITY;
+  let d = nextDue({ ...spec, until: undefined }, from, from);
+  for (let i = 0; d !== null && i < INTERVALS_READ; i++) {
+    const next = nextDue({ ...spec, until: undefined }, from, d);
+    if (next !== null) shortest = Math.min(shortest, next - d);
+    d = next;
+  }
+  return shortest;
 }
 
 /** FNV-1a of `text` as an unsigned 32-bit integer: stable across restarts, instances and deploys, unlike a random draw. */
