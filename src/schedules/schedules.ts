@@ -20,7 +20,7 @@ import { schedulePage } from "./page.js";
 import { MAX_CATCH_UP, type ScheduleSpec, checkSchedule, scheduleLimitsOf } from "./define.js";
 import { type ScheduleInfo, type SchedulePage, type SchedulePageOptions, infoOf, occurrenceCallId, occurrenceKey } from "./info.js";
 import type { OccurrenceRow, ScheduleRow, ScheduleStore } from "./store.js";
-import { dueThrough, fireTimeOf, nextDue } from "./timing.js";
+import { CRON_WALK, dueThrough, fireTimeOf, nextDue } from "./timing.js";
 import { adoptFile, endFile, isFileAdoption, threadIdOf, threadOf } from "./adopt.js";
 import { fileScheduleHolds } from "./files.js";
 import type { BackgroundRuns } from "../background/runs.js";
@@ -40,6 +40,12 @@ export const MISSED_GRACE_MS = 60_000;
 export const MAX_QUEUED = MAX_CATCH_UP;
 /** How many due schedules one alarm fires before it arms itself again at once for the rest. */
 const FIRES_PER_ALARM = 200;
+/**
+ * How many cron occurrences one alarm computes before it arms itself again at once for the rest: a
+ * cron's catch-up after a day of downtime computes up to `CRON_WALK` (about 0.3 s of CPU), and 200
+ * such passed a Durable Object's CPU limit, so every alarm would have died before firing any.
+ */
+const STEPS_PER_ALARM = 10 * CRON_WALK;
 /** How many of its newest occurrences a schedule's journal keeps (older ended ones are forgotten). */
 export const OCCURRENCES_KEPT = 500;
 /** How long a tool occurrence refused by a busy thread waits before it tries again (ms). */
@@ -234,9 +240,11 @@ export class ThreadSchedules {
     const now = scheduleClock.now();
     const starts: OccurrenceRow[] = [];
     let fired = 0;
+    let steps = 0;
+    const full = () => fired >= FIRES_PER_ALARM || steps >= STEPS_PER_ALARM;
     // Whether a schedule ended here (out of occurrences, or its file gone): its owner's count falls.
     let ended = false;
-    for (let row = this.store.firstDue(now); row && fired < FIRES_PER_ALARM; row = this.store.firstDue(now), fired++) {
+    for (let row = this.store.firstDue(now); row && !full(); row = this.store.firstDue(now), fired++) {
       // A file schedule the deployment no longer has (removed or changed) ends instead.
       if (!fileScheduleHolds(r.world.registry, row.id, threadOf(r.world), threadIdOf(r.world))) {
         endFile(this.store, r.world, row.id, now);
@@ -244,14 +252,15 @@ export class ThreadSchedules {
         continue;
       }
       if (this.host.crash) await this.host.crash("occurrence_due", occurrenceCallId(row.id, row.nextDue!));
-      const { starts: started, last } = this.fireOne(r, row, now);
+      const { starts: started, last, walked } = this.fireOne(r, row, now);
+      steps += walked;
       ended ||= last;
       if (this.host.crash) for (const o of started) await this.host.crash("occurrence_journaled", o.callId!);
       starts.push(...started);
     }
     if (ended) this.count.fell();
     await Promise.all([...starts, ...this.leftOpen(starts)].map((o) => this.run(o)));
-    const next = fired >= FIRES_PER_ALARM ? now : this.dueAt();
+    const next = full() ? now : this.dueAt();
     if (next !== null) await this.host.wakeBy(next);
   }
 
@@ -278,11 +287,12 @@ export class ThreadSchedules {
   /**
    * Fires one due schedule in one transaction: journals the occurrences its `missed` and
    * `overlap` policies run, counts those they skip, and moves it to its next occurrence.
-   * @returns the tool occurrences to start now, and whether the schedule has none left (it is `done`).
+   * @returns the tool occurrences to start now, whether the schedule has none left (it is `done`),
+   *   and how many cron occurrences finding the due ones computed.
    */
-  private fireOne({ world, runner }: { world: RunWorld; runner: TurnRunner }, row: ScheduleRow, now: number): { starts: OccurrenceRow[]; last: boolean } {
+  private fireOne({ world, runner }: { world: RunWorld; runner: TurnRunner }, row: ScheduleRow, now: number): { starts: OccurrenceRow[]; last: boolean; walked: number } {
     const spec = row.spec;
-    const { due, dropped } = dueThrough(spec, row.anchor, row.nextDue!, now, MAX_CATCH_UP);
+    const { due, dropped, steps: walked } = dueThrough(spec, row.anchor, row.nextDue!, now, MAX_CATCH_UP);
     // Fired: those whose jittered time has come, in order; the first not yet ready waits.
     const ready: number[] = [];
     for (const d of due) {
@@ -320,7 +330,7 @@ export class ThreadSchedules {
       world.emit("schedule_fired", { scheduleId: row.id, key, dueAt: new Date(d).toISOString(), ...(callId ? { callId } : {}) });
     }
     if ("agent" in spec.target && run.length > skipped.length) void runner.resume().catch(() => undefined);
-    return { starts, last: next === null };
+    return { starts, last: next === null, walked };
   }
 
   /**

@@ -109,9 +109,11 @@ export function nextDue(spec: ScheduleSpec, anchor: number, after: number): numb
 
 /**
  * The occurrences due at or before `now` from `first` on, oldest first, at most `limit` of
- * them (the newest `limit` when there are more), with how many older ones were left out.
+ * them (the newest `limit` when there are more), with how many older ones were left out and how
+ * many cron occurrences were computed to find them (`steps`: the work, at most
+ * {@link CRON_WALK} + `limit`).
  */
-export function dueThrough(spec: ScheduleSpec, anchor: number, first: number, now: number, limit: number): { due: number[]; dropped: number } {
+export function dueThrough(spec: ScheduleSpec, anchor: number, first: number, now: number, limit: number): { due: number[]; dropped: number; steps: number } {
   const due: number[] = [];
   let dropped = 0;
   // Nothing after `until` is due: the window ends there when it passed during downtime.
@@ -122,29 +124,30 @@ export function dueThrough(spec: ScheduleSpec, anchor: number, first: number, no
     const start = last - (limit - 1) * spec.everyMs;
     dropped = Math.round((start - first) / spec.everyMs);
     for (let d = start; d <= last; d += spec.everyMs) due.push(d);
-    return { due, dropped };
+    return { due, dropped, steps: 0 };
   }
   // Cron: forward from `first` for a bounded number of steps; after longer downtime the window
   // is read backwards from `now` and the steps walked are what is counted as dropped (a floor).
   let d: number | null = first;
-  for (let steps = 0; d !== null && d <= now && steps < CRON_WALK; d = nextDue(spec, anchor, d), steps++) {
+  let steps = 0;
+  for (; d !== null && d <= now && steps < CRON_WALK; d = nextDue(spec, anchor, d), steps++) {
     due.push(d);
     if (due.length > limit) {
       due.shift();
       dropped++;
     }
   }
-  if (d === null || d > now || spec.cron === undefined) return { due, dropped };
+  if (d === null || d > now || spec.cron === undefined) return { due, dropped, steps };
   const back = cronOf(spec.cron, spec.timezone ?? "UTC")
     .previousRuns(limit, new Date(end + 1))
     .map((t) => t.getTime())
     .filter((t) => t >= d!)
     .reverse();
-  return { due: back, dropped: dropped + due.length };
+  return { due: back, dropped: dropped + due.length, steps: steps + limit };
 }
 
 /** How many cron occurrences a catch-up walks forward before it reads its window backwards. */
-const CRON_WALK = 2000;
+export const CRON_WALK = 2000;
 
 /** The delay (0 to `jitterMs`, in ms) of the occurrence `key`: the same for every evaluation of it. */
 export function jitterOf(key: string, jitterMs: number): number {
