@@ -59,8 +59,6 @@ export async function runOneTurn(engine: RunWorld, slot: TurnSlot, from: TurnRec
   engine.emit("turn_started", { turnId, ...(resume ? { resumed: true } : {}) });
   const steps = resume?.steps ?? 0;
   let end: TurnEnd;
-  // Whether the turn's execution was made: a turn ended before (a failure, or a stop asked of it) closes its open step here.
-  let made = false;
   try {
     engine.requireAgent();
     const twoSided = engine.sides.length > 1;
@@ -77,7 +75,6 @@ export async function runOneTurn(engine: RunWorld, slot: TurnSlot, from: TurnRec
       ...(at ? { steps: at.steps, side: at.side, forced: store.turns.forcedSide(turnId) } : {}),
       keepForced: (side) => store.turns.setForcedSide(turnId, side),
     });
-    made = true;
     slot.hold(execution);
     end = await runTurn(turnConversation(engine, execution, settings), execution);
     // A stop asked for (not a side ending the run) says why: a parent never takes it for the work done.
@@ -95,7 +92,10 @@ export async function runOneTurn(engine: RunWorld, slot: TurnSlot, from: TurnRec
     store.turns.setStatus(turnId, "waiting");
     return end;
   }
-  if (end.status === "failed" || (end.status === "stopped" && !made)) {
+  // A failed or stopped turn leaves no open step: its run closes its step as it stops, but a turn
+  // ended before its run (a failure, or a stop asked of it), or one whose stop cut a hook storing
+  // the step's results, closes it here.
+  if (end.status === "failed" || end.status === "stopped") {
     // The author's console says so too: under `npm start` a failed turn is otherwise silent.
     if (end.status === "failed") console.error(`weft: turn ${turnId} of thread ${engine.meta.threadId} failed: ${end.error ?? "unknown error"}`);
     try {
