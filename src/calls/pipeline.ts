@@ -195,6 +195,8 @@ export async function enterExecute(ctx: CallContext, call: ReadyCall): Promise<C
       try {
         await ctx.beforeExecute(started);
       } catch (e) {
+        // The run was stopped while its hook ran (nothing waits for the hook then): the call never ran.
+        if (ctx.signal?.aborted) return finishCall(ctx, call, { status: "error", error: "aborted: the thread was stopped before the call ran (its tool_call_started hook was still running)" }, "aborted", attempts);
         finishCall(ctx, call, { status: "error", error: errorMessage(e) }, "failed", attempts);
         throw e;
       }

@@ -1,7 +1,7 @@
 /**
  * Runs the hooks of `agents/hooks/` for one thread, then the agent's own (`defineAgent({ hooks })`).
  * Every hook gets the `ThreadState` of the execution it runs under. A hook that throws becomes a `hook_failed` error naming the hook; the
- * caller lets it end the turn.
+ * caller lets it end the turn. A stop ends the wait for a hook at once (see {@link HookBatch}).
  * @module
  */
 import { WeftError, errorMessage } from "../errors.js";
@@ -18,6 +18,7 @@ import { MAX_STEP_BYTES, limitOf } from "../limits.js";
 import type { CallExecution } from "../calls/call.js";
 import type { RunWorld } from "./world.js";
 import { createThreadState } from "./state.js";
+import type { ThreadState } from "../tools/thread-state.js";
 
 /** One hook to run: where it was declared (for errors) and its body. */
 interface BoundHook<N extends HookName> {
@@ -51,12 +52,37 @@ function findHooks<N extends HookName>(engine: RunWorld, name: N): BoundHook<N>[
 const hookTimeoutOf = perEnv((env: Readonly<Record<string, unknown>>): number => integerSetting(env, "WEFT_HOOK_TIMEOUT_MS", 1) ?? HOOK_TIMEOUT_MS);
 
 /**
- * Calls one hook, turning a throw into `hook_failed` naming it; one still running past its
- * deadline fails the same way (it may go on, but nothing waits for it or takes its answer). Not an
- * async function: a hook's answer takes the microtask turns an `await` of it took before the
- * deadline, so a call's rows still settle within their window (src/calls/settle-window.ts).
+ * The hooks one piece of work runs in a row (one message's creation, one request's filter, one
+ * call's event), and the signal that stops the wait for them: the stop of the execution they run
+ * under, or of the admission of a message (src/run/one-turn.ts `admitInbox`).
  */
-function call<N extends HookName, R>(engine: RunWorld, hook: BoundHook<N>, name: N, run: () => R | Promise<R>): Promise<R> {
+interface HookBatch {
+  readonly signal: AbortSignal | null;
+  /** The hook a stop cut short, once one did: the work ended there, and the batch's state takes no more writes. */
+  cut?: string;
+}
+
+/** A batch under `signal` (none: nothing stops it but its hooks' deadline). */
+const batchOf = (signal: AbortSignal | null): HookBatch => ({ signal });
+
+/**
+ * Whether `e` is how a hook call under `signal` ended when the signal fired while the hook ran:
+ * the signal's reason, as a stopped tool call or model stream ends with it.
+ */
+export function cutByStop(e: unknown, signal: AbortSignal | null | undefined): boolean {
+  return signal?.aborted === true && e === signal.reason;
+}
+
+/**
+ * Calls one hook, turning a throw into `hook_failed` naming it; one still running past its
+ * deadline fails the same way, and one still running when the batch's signal fires ends at once
+ * with the signal's reason ({@link cutByStop}). Either way it may go on, but nothing waits for it
+ * or takes its answer. A hook that begins once the signal fired is waited for as usual: what a
+ * stopped turn's hooks store (its step's last results) closes that turn. Not an async function:
+ * a hook's answer takes the microtask turns an `await` of it took before the deadline, so a call's
+ * rows still settle within their window (src/calls/settle-window.ts).
+ */
+function call<N extends HookName, R>(engine: RunWorld, hook: BoundHook<N>, name: N, batch: HookBatch, run: () => R | Promise<R>): Promise<R> {
   const threw = (e: unknown) => new WeftError("hook_failed", `${hook.label} threw: ${errorMessage(e)}`, { hook: name });
   let out: R | Promise<R>;
   try {
@@ -68,12 +94,64 @@ function call<N extends HookName, R>(engine: RunWorld, hook: BoundHook<N>, name:
   // A thenable of a library (a query builder) is taken as a promise, under the same deadline.
   const answer = out instanceof Promise ? out : Promise.resolve(out);
   const ms = hookTimeoutOf(engine.workerEnv);
+  const signal = batch.signal?.aborted === false ? batch.signal : null;
   return new Promise<R>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new WeftError("hook_failed", `${hook.label} did not finish within ${ms} ms (WEFT_HOOK_TIMEOUT_MS)`, { hook: name, timeoutMs: ms })), ms);
+    const stopped = (): void => {
+      clearTimeout(timer);
+      batch.cut = hook.label;
+      reject(signal!.reason);
+    };
+    const done = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", stopped);
+    };
+    const timer = setTimeout(() => (done(), reject(new WeftError("hook_failed", `${hook.label} did not finish within ${ms} ms (WEFT_HOOK_TIMEOUT_MS)`, { hook: name, timeoutMs: ms }))), ms);
+    signal?.addEventListener("abort", stopped, { once: true });
     answer.then(
-      (value) => (clearTimeout(timer), resolve(value)),
-      (e: unknown) => (clearTimeout(timer), reject(threw(e))),
+      (value) => (done(), resolve(value)),
+      (e: unknown) => (done(), reject(threw(e))),
     );
+  });
+}
+
+/** The state's functions that write (or start work): refused once a stop cut the batch, those answering a promise with a rejected one. */
+const WRITES: ReadonlyMap<string, "async" | "sync"> = new Map([
+  ["injectMessage", "async"],
+  ["setValue", "async"],
+  ["setEnv", "async"],
+  ["invokeTool", "async"],
+  ["schedule", "async"],
+  ["cancelSchedule", "async"],
+  ["queueTool", "sync"],
+  ["emit", "sync"],
+  ["runCode", "sync"],
+]);
+
+/**
+ * The `ThreadState` the hooks of `batch` get. Under a signal it refuses writes once a stop cut
+ * one of them, so a hook that goes on after nothing waits for it leaves nothing in the thread (a
+ * write it began before the stop may still land).
+ */
+function stateOf(engine: RunWorld, execution: CallExecution | null, batch: HookBatch): ThreadState {
+  const state = createThreadState(engine, undefined, execution);
+  if (batch.signal === null) return state;
+  const guarded = new Map<string, unknown>();
+  return new Proxy(state, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key);
+      const kind = typeof key === "string" ? WRITES.get(key) : undefined;
+      if (kind === undefined || typeof value !== "function") return value;
+      let fn = guarded.get(key as string);
+      if (!fn) {
+        guarded.set(key as string, (fn = (...args: unknown[]) => {
+          if (batch.cut === undefined) return (value as (...a: unknown[]) => unknown)(...args);
+          const refused = new WeftError("hook_failed", `${batch.cut} was cut short by a stop (${errorMessage(batch.signal!.reason)}): ${String(key)} after that is refused`);
+          if (kind === "async") return Promise.reject(refused);
+          throw refused;
+        }));
+      }
+      return fn;
+    },
   });
 }
 
@@ -85,20 +163,28 @@ export function hasHook(engine: RunWorld, name: HookName): boolean {
 /**
  * Stores messages through the create-message hooks: every `before_create_message` runs first (a
  * throw writes nothing), then the messages land in one transaction (with `also`), then every
- * `after_create_message` runs.
+ * `after_create_message` runs. A hook still running when `stop` (else the execution's signal)
+ * fires is waited for no more: the call rejects with the signal's reason ({@link cutByStop}).
  * @throws WeftError `hook_failed` naming the hook (which message it refused: {@link refusedMessageIndex}); `invalid_config` when a hook returns a message of another role.
  */
-export async function createMessages(engine: RunWorld, execution: CallExecution | null, messages: NewTurnMessage[], also?: (stored: readonly Message[]) => void): Promise<Message[]> {
+export async function createMessages(
+  engine: RunWorld,
+  execution: CallExecution | null,
+  messages: NewTurnMessage[],
+  also?: (stored: readonly Message[]) => void,
+  stop?: AbortSignal,
+): Promise<Message[]> {
   const before = hooksOf(engine, "before_create_message");
   const after = hooksOf(engine, "after_create_message");
-  const state = before.length > 0 || after.length > 0 ? createThreadState(engine, undefined, execution) : null;
+  const batch = batchOf(stop ?? execution?.signal ?? null);
+  const state = before.length > 0 || after.length > 0 ? stateOf(engine, execution, batch) : null;
   const prepared: NewTurnMessage[] = [];
   for (const [i, message] of messages.entries()) {
     // Each hook sees what the one before it returned.
     let current = message;
     try {
       for (const hook of before) {
-        const replaced = await call(engine, hook, "before_create_message", () => hook.run(state!, { ...current }));
+        const replaced = await call(engine, hook, "before_create_message", batch, () => hook.run(state!, { ...current }));
         if (replaced === undefined || replaced === null) continue;
         if (typeof replaced !== "object" || replaced.role !== message.role || typeof replaced.content !== "string") {
           throw new WeftError("hook_failed", `${hook.label} returned ${JSON.stringify(replaced)}; return a message of the same role with string content, or nothing`, {
@@ -114,7 +200,7 @@ export async function createMessages(engine: RunWorld, execution: CallExecution 
     prepared.push(current);
   }
   const stored = engine.appendMessages(prepared, also);
-  for (const hook of after) for (const message of stored) await call(engine, hook, "after_create_message", () => hook.run(state!, message));
+  for (const hook of after) for (const message of stored) await call(engine, hook, "after_create_message", batch, () => hook.run(state!, message));
   return stored;
 }
 
@@ -182,10 +268,11 @@ export async function filterMessages(engine: RunWorld, execution: CallExecution 
   const filters = hooksOf(engine, "filter_messages");
   let messages = [...snapshot];
   if (filters.length === 0) return messages;
-  const state = createThreadState(engine, undefined, execution);
+  const batch = batchOf(execution?.signal ?? null);
+  const state = stateOf(engine, execution, batch);
   for (const hook of filters) {
     const input = messages;
-    const out = await call(engine, hook, "filter_messages", () => hook.run(state, input.map((m) => ({ ...m }))));
+    const out = await call(engine, hook, "filter_messages", batch, () => hook.run(state, input.map((m) => ({ ...m }))));
     if (out === undefined || out === null) continue;
     if (!Array.isArray(out) || out.some((m) => typeof m !== "object" || m === null || typeof m.role !== "string" || typeof m.content !== "string")) {
       throw new WeftError("hook_failed", `${hook.label} must return a list of messages, or nothing`, { hook: "filter_messages" });
@@ -204,6 +291,7 @@ export async function toolHook<N extends "tool_call_started" | "tool_call_finish
 ): Promise<void> {
   const hooks = hooksOf(engine, name);
   if (hooks.length === 0) return;
-  const state = createThreadState(engine, undefined, execution);
-  for (const hook of hooks) await call(engine, hook, name, () => (hook.run as (s: typeof state, d: EventPayloads[N]) => void | Promise<void>)(state, data));
+  const batch = batchOf(execution?.signal ?? null);
+  const state = stateOf(engine, execution, batch);
+  for (const hook of hooks) await call(engine, hook, name, batch, () => (hook.run as (s: typeof state, d: EventPayloads[N]) => void | Promise<void>)(state, data));
 }

@@ -4,7 +4,7 @@
  * and ended with its record and `turn_finished`; a turn that waits for a person is left waiting.
  * @module
  */
-import { errorMessage, isWeftError } from "../errors.js";
+import { WeftError, errorMessage, isWeftError } from "../errors.js";
 import type { Message } from "../protocol.js";
 import { Execution } from "./execution.js";
 import { resumePoint } from "./sides.js";
@@ -18,7 +18,7 @@ import type { TurnRecord } from "../ports/store.js";
 import { turnConversation } from "./conversation.js";
 import type { TurnModelSettings } from "../models/settings.js";
 import { admittedMessage, settingsOfMessages } from "./turn-settings.js";
-import { refusedMessageIndex } from "./hook-calls.js";
+import { cutByStop, refusedMessageIndex } from "./hook-calls.js";
 
 /** What the scheduler lends one turn: the watchdog, and a place to hold the turn's execution so `stop` can reach it. */
 export interface TurnSlot {
@@ -59,8 +59,6 @@ export async function runOneTurn(engine: RunWorld, slot: TurnSlot, from: TurnRec
   engine.emit("turn_started", { turnId, ...(resume ? { resumed: true } : {}) });
   const steps = resume?.steps ?? 0;
   let end: TurnEnd;
-  // Whether the turn's execution was made: a turn ended before (a failure, or a stop asked of it) closes its open step here.
-  let made = false;
   try {
     engine.requireAgent();
     const twoSided = engine.sides.length > 1;
@@ -77,7 +75,6 @@ export async function runOneTurn(engine: RunWorld, slot: TurnSlot, from: TurnRec
       ...(at ? { steps: at.steps, side: at.side, forced: store.turns.forcedSide(turnId) } : {}),
       keepForced: (side) => store.turns.setForcedSide(turnId, side),
     });
-    made = true;
     slot.hold(execution);
     end = await runTurn(turnConversation(engine, execution, settings), execution);
     // A stop asked for (not a side ending the run) says why: a parent never takes it for the work done.
@@ -95,7 +92,10 @@ export async function runOneTurn(engine: RunWorld, slot: TurnSlot, from: TurnRec
     store.turns.setStatus(turnId, "waiting");
     return end;
   }
-  if (end.status === "failed" || (end.status === "stopped" && !made)) {
+  // A failed or stopped turn leaves no open step: its run closes its step as it stops, but a turn
+  // ended before its run (a failure, or a stop asked of it), or one whose stop cut a hook storing
+  // the step's results, closes it here.
+  if (end.status === "failed" || end.status === "stopped") {
     // The author's console says so too: under `npm start` a failed turn is otherwise silent.
     if (end.status === "failed") console.error(`weft: turn ${turnId} of thread ${engine.meta.threadId} failed: ${end.error ?? "unknown error"}`);
     try {
@@ -127,9 +127,11 @@ function stopReason(signal: AbortSignal): string {
  * Moves the inbox into the history through the create-message hooks (outside any execution) and
  * begins their turn: the messages land, leave the inbox, and the turn's row (with a stop kept with
  * them) and its watchdog are written in one transaction, so a restart after it resumes the turn.
- * `admitting` is told at once which rows these are, and the stop asked of their turn, if one was
- * kept with them. A row that left the inbox while the hooks ran (its schedule was cancelled) is
- * not stored: the admission starts over with what still waits. Resolves null when nothing does.
+ * `admitting` is told at once which rows these are, the stop asked of their turn, if one was kept
+ * with them, and how to stop the wait for a hook of theirs when a stop is asked of it: the
+ * admission then ends as a stop kept with its rows says ({@link stoppedAdmission}). A row that
+ * left the inbox while the hooks ran (its schedule was cancelled) is not stored: the admission
+ * starts over with what still waits. Resolves null when nothing does.
  * @throws the hook's error when a hook throws: then nothing of them is stored, the message it
  * refused leaves the inbox ({@link refusedRows}; all of them for another error), a failed turn
  * names the hook, and the others wait for the next admission (their `before_create_message`
@@ -138,7 +140,7 @@ function stopReason(signal: AbortSignal): string {
 export async function admitInbox(
   engine: RunWorld,
   slot: Pick<TurnSlot, "armWatchdog">,
-  admitting: (ids: readonly number[], stopAsked: string | undefined) => void,
+  admitting: (ids: readonly number[], stopAsked: string | undefined, stop: (reason: string) => void) => void,
 ): Promise<{ messages: Message[]; turn: AdmittedTurn } | null> {
   const { store } = engine;
   const waiting = store.turns.inbox();
@@ -147,13 +149,16 @@ export async function admitInbox(
   const last = waiting.findLastIndex((p) => p.stopRequested !== undefined);
   const pending = last >= 0 ? waiting.slice(0, last + 1) : waiting;
   const ids = pending.map((p) => p.id);
-  admitting(ids, last >= 0 ? waiting[last]!.stopRequested : undefined);
+  const stop = new AbortController();
+  admitting(ids, last >= 0 ? waiting[last]!.stopRequested : undefined, (reason) => stop.abort(new Error(reason)));
   const turn: AdmittedTurn = { turnId: engine.newId("turn") };
-  const begin = (stored: readonly Message[]): void => {
+  let stored: readonly Message[] = [];
+  const begin = (messages: readonly Message[]): void => {
+    stored = messages;
     // The stop kept with the rows (a restart came between, or it was asked while hooks ran) moves to the turn.
     const { dropped, stopAsked } = store.turns.dropInbox(ids);
     if (dropped < ids.length) throw new InboxChanged();
-    const settings = settingsOfMessages(stored);
+    const settings = settingsOfMessages(messages);
     // After its messages: they are before it, as the turn table counts (`TurnTable.first`).
     store.turns.begin(turn.turnId, Date.now(), settings);
     if (stopAsked !== undefined) store.turns.requestStop(turn.turnId, stopAsked);
@@ -161,10 +166,11 @@ export async function admitInbox(
     Object.assign(turn, settings ? { settings } : {}, stopAsked !== undefined ? { stopAsked } : {});
   };
   try {
-    return { messages: await engine.createMessages(null, pending.map(admittedMessage), begin), turn };
+    return { messages: await engine.createMessages(null, pending.map(admittedMessage), begin, stop.signal), turn };
   } catch (e) {
     // Rolled back with the messages; the hooks run again over what still waits.
     if (e instanceof InboxChanged) return admitInbox(engine, slot, admitting);
+    if (cutByStop(e, stop.signal)) return stoppedAdmission(engine, slot, turn, ids, stored, errorMessage(e));
     // An after hook threw: the messages are stored and their turn begun; it fails, naming the hook.
     if (store.turns.statusOf(turn.turnId) !== undefined) return failTurn(engine, turn.turnId, answering(e, ids));
     // A hook refused one message: it leaves the inbox alone; those beside it wait for the next admission.
@@ -176,6 +182,42 @@ export async function admitInbox(
     store.turns.begin(turnId);
     return failTurn(engine, turnId, answering(e, refused));
   }
+}
+
+/**
+ * Ends an admission a stop cut while one of its hooks ran (the hook may go on; nothing waits for
+ * it): the turn begins stopped, as a stop kept with the rows says. An `after_create_message` hook
+ * was cut: the messages are stored and the turn begun with them. A `before_create_message` hook
+ * was: no hook let them through, so they leave the inbox unstored (a post of one answers without
+ * its `message`) and the turn begins without them. Null when every row left the inbox meanwhile.
+ */
+function stoppedAdmission(
+  engine: RunWorld,
+  slot: Pick<TurnSlot, "armWatchdog">,
+  turn: AdmittedTurn,
+  ids: readonly number[],
+  stored: readonly Message[],
+  reason: string,
+): { messages: Message[]; turn: AdmittedTurn } | null {
+  const { turns } = engine.store;
+  const { turnId } = turn;
+  if (turns.statusOf(turnId) === undefined) {
+    let kept: string | undefined;
+    engine.store.atomically(() => {
+      const { dropped, stopAsked } = turns.dropInbox(ids);
+      if (dropped === 0) return;
+      turns.begin(turnId, Date.now());
+      turns.requestStop(turnId, (kept = stopAsked ?? reason));
+      slot.armWatchdog();
+    });
+    if (kept === undefined) return null;
+  }
+  return { messages: [...stored], turn: { ...turn, stopAsked: turns.stopRequested(turnId) ?? reason } };
+}
+
+/** What a post answers when its thread was deleted while a hook held its message's admission: it was not stored. */
+export function deletedWhileAdmitted(): WeftError {
+  return new WeftError("thread_not_found", "the thread was deleted while this message was being admitted (a create-message hook was still running): it was not stored", { deleted: true });
 }
 
 /** The inbox rows whose messages an admission's error answers, by the error. */

@@ -204,8 +204,8 @@ export class PortWorld implements RunWorld {
   }
 
   /** Stores messages through the create-message hooks (see src/run/hook-calls.ts `createMessages`). */
-  createMessages(execution: CallExecution | null, messages: NewTurnMessage[], also?: (stored: readonly Message[]) => void): Promise<Message[]> {
-    return createMessages(this, execution, messages, also);
+  createMessages(execution: CallExecution | null, messages: NewTurnMessage[], also?: (stored: readonly Message[]) => void, stop?: AbortSignal): Promise<Message[]> {
+    return createMessages(this, execution, messages, also, stop);
   }
 
   /** Stores and broadcasts one event through the event sink (which redacts it first). */

@@ -11,7 +11,7 @@ import type { Message, ToolCallRequest } from "../protocol.js";
 import type { Execution } from "./execution.js";
 import type { RunWorld } from "./world.js";
 import { noSuchThread } from "../errors.js";
-import { type AdmittedTurn, type TurnSlot, admitInbox, refusedRows, runOneTurn } from "./one-turn.js";
+import { type AdmittedTurn, type TurnSlot, admitInbox, deletedWhileAdmitted, refusedRows, runOneTurn } from "./one-turn.js";
 import { FirstTurn } from "./first-turn.js";
 import { Decisions } from "./decisions.js";
 import { isUnfinished } from "./turn-table.js";
@@ -67,7 +67,7 @@ export class TurnRunner {
       // admission); a resumed turn's is read from its row.
       const asked = resumed ? turns.stopRequested(turnId) : kept;
       if (asked !== undefined) this.stopping = asked;
-      this.admitting = [];
+      this.admission = null;
       return this.stopping ?? undefined;
     },
     hold: (execution) => {
@@ -104,20 +104,20 @@ export class TurnRunner {
     return latest === "waiting" || this.engine.calls.waitsForPerson() ? "waiting" : "idle";
   }
 
-  /** Inbox rows being admitted for the turn about to begin (see `stop`); none once their admission stored them. */
-  private admitting: readonly number[] = [];
+  /** The admission of the turn about to begin (see `stop`): its inbox rows, and how to cut the wait for its hooks; null once it stored them. */
+  private admission: { ids: readonly number[]; stop: (reason: string) => void } | null = null;
 
-  /** Told which inbox rows an admission takes, and the stop kept with them, if any. */
-  private readonly admit = (ids: readonly number[], stopAsked: string | undefined): void => {
-    this.admitting = ids;
+  /** Told which inbox rows an admission takes, the stop kept with them, if any, and how to stop it. */
+  private readonly admit = (ids: readonly number[], stopAsked: string | undefined, stop: (reason: string) => void): void => {
+    this.admission = { ids, stop };
     // An admission started over (a row was cancelled) keeps no stop of rows no longer in it.
     this.stopping = stopAsked ?? null;
   };
 
-  /** Messages a hook refused began no turn: a stop asked as they were admitted has nothing to stop. */
-  private refused(): false {
+  /** No turn is about to begin (a hook refused its messages, or the loop ended): a stop asked as they were admitted has nothing to stop. */
+  private noOpening(): false {
     this.stopping = null;
-    this.admitting = [];
+    this.admission = null;
     this.opening = false;
     return false;
   }
@@ -179,7 +179,7 @@ export class TurnRunner {
     }
     const admitted = this.startWithInbox();
     // Rows a stop was kept with begin their turn alone (a restart came between): this one waits for the next.
-    if (!this.admitting.includes(mine)) {
+    if (!this.admission?.ids.includes(mine)) {
       admitted.catch(() => undefined);
       return { queued: true };
     }
@@ -191,6 +191,8 @@ export class TurnRunner {
       if (!refusedRows(e).includes(mine)) return { queued: true };
       throw e;
     }
+    // Deleted while a hook held its admission: it was not stored, and the thread is gone.
+    if (!message && this.closed) throw deletedWhileAdmitted();
     return message ? { queued: false, message } : { queued: false };
   }
 
@@ -268,10 +270,11 @@ export class TurnRunner {
       // Kept with the turn (or with the messages being admitted to begin it): a restart before it
       // ends resumes it stopped, or admits them into a turn that begins stopped.
       if (unfinished) turns.requestStop(unfinished.turnId, reason);
-      else turns.stopAdmission(this.admitting, reason);
-      // Its execution not made yet (its messages being admitted, or it being resumed): it begins stopped.
+      else turns.stopAdmission(this.admission?.ids ?? [], reason);
+      // Its execution not made yet (being admitted, or resumed): it begins stopped, and its admission waits for no hook.
       if (this.execution) this.execution.abort(new Error(reason));
       else this.stopping = reason;
+      this.admission?.stop(reason);
       return true;
     }
     if (this.closed || !unfinished) return false;
@@ -330,14 +333,14 @@ export class TurnRunner {
     this.running = admitted
       .then(async (admission) => {
         // Stored, gone from the inbox, and begun: a stop now is kept with the turn's row.
-        this.admitting = [];
+        this.admission = null;
         await this.engine.flush();
         return admission?.turn;
       })
       .then(
         // Nothing was left to admit (every row cancelled meanwhile): no turn, as for a refusal.
-        (turn) => (turn ? this.loop(turn) : void this.refused()),
-        () => void this.refused(),
+        (turn) => (turn ? this.loop(turn) : void this.noOpening()),
+        () => void this.noOpening(),
       )
       .finally(() => this.ended());
     return admitted.then((admission) => admission?.messages ?? []);
@@ -360,9 +363,7 @@ export class TurnRunner {
    */
   private ended(): void {
     this.running = null;
-    this.stopping = null;
-    this.opening = false;
-    this.admitting = [];
+    this.noOpening();
     // A message posted as the last admission was refused (or as the loop ended) gets its turn.
     if (!this.closed && this.engine.store.turns.inboxSize() > 0) void this.resume().catch(() => undefined);
     if (this.engine.meta.parent && !this.closed) void tellParent(this.engine);
@@ -386,8 +387,8 @@ export class TurnRunner {
       while (!admitted && !this.closed && this.engine.store.turns.inboxSize() > 0) {
         this.opening = true;
         admitted = await admitInbox(this.engine, this.slot, this.admit).then(
-          (admission) => (admission ? ((next = admission.turn), true) : this.refused()),
-          () => this.refused(),
+          (admission) => (admission ? ((next = admission.turn), true) : this.noOpening()),
+          () => this.noOpening(),
         );
       }
       // Being removed: no turn begins in the thread (its messages were admitted, and are removed with it).

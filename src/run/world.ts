@@ -114,8 +114,12 @@ export interface RunWorld {
   promptEnv(execution?: ExecutionState): Readonly<Record<string, EnvDefault>> | undefined;
   /** The tools offered where `execution` runs (its prompt, else its side; side a at rest). */
   catalogFor(execution: CallExecution | null): ToolCatalog;
-  /** Stores messages through the create-message hooks; resolves once they are stored. */
-  createMessages(execution: CallExecution | null, messages: NewTurnMessage[], also?: (stored: readonly Message[]) => void): Promise<Message[]>;
+  /**
+   * Stores messages through the create-message hooks; resolves once they are stored. `stop` (an
+   * admission's, outside any execution) ends the wait for a hook still running when it fires, as
+   * the execution's signal does inside one.
+   */
+  createMessages(execution: CallExecution | null, messages: NewTurnMessage[], also?: (stored: readonly Message[]) => void, stop?: AbortSignal): Promise<Message[]>;
   /** Appends a message and emits `message_created`. */
   appendMessage(message: NewTurnMessage): Message;
   /** Appends messages in one transaction (with `also` inside it), then emits `message_created`. */

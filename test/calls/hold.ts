@@ -20,13 +20,14 @@ export async function holdAdmission(id: string, tag: string, match: (contents: s
     const gate: G = { held: false };
     gate.promise = new Promise<void>((r) => (gate.open = r));
     g[tag] = gate;
-    w.createMessages = async (execution: unknown, messages: Array<{ content: unknown }>, also?: () => void) => {
+    // `rest`: the admission's stop signal, which cuts the wait for its hooks.
+    w.createMessages = async (execution: unknown, messages: Array<{ content: unknown }>, also?: () => void, ...rest: unknown[]) => {
       if (execution === null && !gate.used && match(messages.map((m) => String(m.content)))) {
         gate.used = true;
         gate.held = true;
         await gate.promise;
       }
-      return orig(execution, messages, also);
+      return orig(execution, messages, also, ...rest);
     };
   });
 }
