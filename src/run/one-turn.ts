@@ -215,9 +215,16 @@ function stoppedAdmission(
   return { messages: [...stored], turn: { ...turn, stopAsked: turns.stopRequested(turnId) ?? reason } };
 }
 
-/** What a post answers when its thread was deleted while a hook held its message's admission: it was not stored. */
-export function deletedWhileAdmitted(): WeftError {
-  return new WeftError("thread_not_found", "the thread was deleted while this message was being admitted (a create-message hook was still running): it was not stored", { deleted: true });
+/**
+ * What a post answers when a stop or its thread's deletion cut its message's admission while a
+ * `before_create_message` hook still ran: the message was not stored.
+ */
+export function cutWhileAdmitted(deleted: boolean): WeftError {
+  if (deleted) return new WeftError("thread_not_found", "the thread was deleted while this message was being admitted (a create-message hook was still running): it was not stored", { deleted: true });
+  return new WeftError("hook_failed", "the thread was stopped while a before_create_message hook of this message was still running: the message was not stored; post it again", {
+    hook: "before_create_message",
+    stopped: true,
+  });
 }
 
 /** The inbox rows whose messages an admission's error answers, by the error. */

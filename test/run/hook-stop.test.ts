@@ -37,14 +37,14 @@ describe("a stop while a hook is stuck", () => {
     await stubOf(id).waitIdle();
     expect({
       stopped,
-      // No hook let it through: the message is not stored, and the post says so (no `message`).
-      posted: [posted.status, posted.body],
+      // No hook let it through: the message is not stored, and the post says so.
+      posted: [posted.status, posted.body.error?.code, posted.body.error?.details],
       next: next.queued,
       contents: (await messagesOf(id)).map((m) => m.content),
       turns: await turnsOf(id),
     }).toEqual({
       stopped: { stopped: true },
-      posted: [202, { queued: false }],
+      posted: [500, "hook_failed", { hook: "before_create_message", stopped: true }],
       next: false,
       contents: ["next", "next done"],
       turns: ["stopped: thread stopped", "completed"],
