@@ -131,8 +131,9 @@ function stopReason(signal: AbortSignal): string {
  * with them, and how to stop the wait for a hook of theirs when a stop is asked of it: the
  * admission then ends as a stop kept with its rows says ({@link stoppedAdmission}). A row that
  * left the inbox while the hooks ran (its schedule was cancelled) is not stored: the admission
- * starts over with what still waits. Resolves null when nothing does.
- * @throws the hook's error when a hook throws: then nothing of them is stored, the message it
+ * starts over with what still waits. Resolves null when nothing does, and with no turn when an
+ * `after_create_message` hook threw: the messages are stored, and their turn ended failed naming it.
+ * @throws the hook's error when a `before_create_message` hook throws: then nothing of them is stored, the message it
  * refused leaves the inbox ({@link refusedRows}; all of them for another error), a failed turn
  * names the hook, and the others wait for the next admission (their `before_create_message`
  * hooks run again then).
@@ -141,7 +142,7 @@ export async function admitInbox(
   engine: RunWorld,
   slot: Pick<TurnSlot, "armWatchdog">,
   admitting: (ids: readonly number[], stopAsked: string | undefined, stop: (reason: string) => void) => void,
-): Promise<{ messages: Message[]; turn: AdmittedTurn } | null> {
+): Promise<{ messages: Message[]; turn: AdmittedTurn | null } | null> {
   const { store } = engine;
   const waiting = store.turns.inbox();
   if (waiting.length === 0) return null;
@@ -171,8 +172,11 @@ export async function admitInbox(
     // Rolled back with the messages; the hooks run again over what still waits.
     if (e instanceof InboxChanged) return admitInbox(engine, slot, admitting);
     if (cutByStop(e, stop.signal)) return stoppedAdmission(engine, slot, turn, ids, stored, errorMessage(e));
-    // An after hook threw: the messages are stored and their turn begun; it fails, naming the hook.
-    if (store.turns.statusOf(turn.turnId) !== undefined) return failTurn(engine, turn.turnId, answering(e, ids));
+    // An after hook threw: the messages are stored (their posts answer them) and their turn, begun, fails naming the hook.
+    if (store.turns.statusOf(turn.turnId) !== undefined) {
+      endUnrun(engine, turn.turnId, e);
+      return { messages: [...stored], turn: null };
+    }
     // A hook refused one message: it leaves the inbox alone; those beside it wait for the next admission.
     const at = refusedMessageIndex(e);
     const refused = at === undefined ? ids : [ids[at]!];
@@ -180,7 +184,8 @@ export async function admitInbox(
     if (store.turns.dropInbox(refused).dropped === 0) throw e;
     const turnId = engine.newId("turn");
     store.turns.begin(turnId);
-    return failTurn(engine, turnId, answering(e, refused));
+    endUnrun(engine, turnId, e);
+    throw answering(e, refused);
   }
 }
 
@@ -244,13 +249,12 @@ export function refusedRows(e: unknown): readonly number[] {
   return (e instanceof Error ? refusedRowsOf.get(e) : undefined) ?? [];
 }
 
-/** Ends a turn that never ran, failed with `e`'s message (a hook refused its messages), and throws `e`. */
-function failTurn(engine: RunWorld, turnId: string, e: unknown): never {
+/** Ends a turn that never ran, failed with `e`'s message (a create-message hook threw). */
+function endUnrun(engine: RunWorld, turnId: string, e: unknown): void {
   const error = errorMessage(e);
   engine.emit("turn_started", { turnId });
   engine.store.turns.end(turnId, "failed", error);
   engine.emit("turn_finished", { turnId, status: "failed", steps: 0, error });
-  throw e;
 }
 
 /** Thrown inside an admission's transaction (rolling it back) when one of its rows left the inbox. */

@@ -387,7 +387,7 @@ export class TurnRunner {
       while (!admitted && !this.closed && this.engine.store.turns.inboxSize() > 0) {
         this.opening = true;
         admitted = await admitInbox(this.engine, this.slot, this.admit).then(
-          (admission) => (admission ? ((next = admission.turn), true) : this.noOpening()),
+          (admission) => (admission?.turn ? ((next = admission.turn), true) : this.noOpening()),
           () => this.noOpening(),
         );
       }
