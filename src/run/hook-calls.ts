@@ -58,7 +58,7 @@ const hookTimeoutOf = perEnv((env: Readonly<Record<string, unknown>>): number =>
  */
 interface HookBatch {
   readonly signal: AbortSignal | null;
-  /** The hook a stop cut short, once one did: the work ended there, and the batch's state takes no more writes. */
+  /** Why nothing waits for a hook of the batch any more (a stop cut it, or it ran past its deadline): the batch's state takes no more writes. */
   cut?: string;
 }
 
@@ -98,14 +98,19 @@ function call<N extends HookName, R>(engine: RunWorld, hook: BoundHook<N>, name:
   return new Promise<R>((resolve, reject) => {
     const stopped = (): void => {
       clearTimeout(timer);
-      batch.cut = hook.label;
+      batch.cut = `${hook.label} was cut short by a stop (${errorMessage(signal!.reason)})`;
       reject(signal!.reason);
     };
     const done = (): void => {
       clearTimeout(timer);
       signal?.removeEventListener("abort", stopped);
     };
-    const timer = setTimeout(() => (done(), reject(new WeftError("hook_failed", `${hook.label} did not finish within ${ms} ms (WEFT_HOOK_TIMEOUT_MS)`, { hook: name, timeoutMs: ms }))), ms);
+    const late = (): void => {
+      done();
+      batch.cut = `${hook.label} did not finish within ${ms} ms (WEFT_HOOK_TIMEOUT_MS)`;
+      reject(new WeftError("hook_failed", batch.cut, { hook: name, timeoutMs: ms }));
+    };
+    const timer = setTimeout(late, ms);
     signal?.addEventListener("abort", stopped, { once: true });
     answer.then(
       (value) => (done(), resolve(value)),
@@ -128,13 +133,12 @@ const WRITES: ReadonlyMap<string, "async" | "sync"> = new Map([
 ]);
 
 /**
- * The `ThreadState` the hooks of `batch` get. Under a signal it refuses writes once a stop cut
- * one of them, so a hook that goes on after nothing waits for it leaves nothing in the thread (a
- * write it began before the stop may still land).
+ * The `ThreadState` the hooks of `batch` get. It refuses writes once nothing waits for one of them
+ * (a stop cut it, or it ran past its deadline), so a hook that goes on alone leaves nothing in the
+ * thread (a write it began before may still land).
  */
 function stateOf(engine: RunWorld, execution: CallExecution | null, batch: HookBatch): ThreadState {
   const state = createThreadState(engine, undefined, execution);
-  if (batch.signal === null) return state;
   const guarded = new Map<string, unknown>();
   return new Proxy(state, {
     get(target, key) {
@@ -145,7 +149,7 @@ function stateOf(engine: RunWorld, execution: CallExecution | null, batch: HookB
       if (!fn) {
         guarded.set(key as string, (fn = (...args: unknown[]) => {
           if (batch.cut === undefined) return (value as (...a: unknown[]) => unknown)(...args);
-          const refused = new WeftError("hook_failed", `${batch.cut} was cut short by a stop (${errorMessage(batch.signal!.reason)}): ${String(key)} after that is refused`);
+          const refused = new WeftError("hook_failed", `${batch.cut}: ${String(key)} after that is refused`);
           if (kind === "async") return Promise.reject(refused);
           throw refused;
         }));

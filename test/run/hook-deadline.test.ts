@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { createThread, eventsOf, inThread, json, messagesOf, stubOf, until } from "../helpers.js";
 import { g, holdNextFlush } from "../calls/hold.js";
+import { stuck } from "../fixtures/lib/hooked.js";
 
 const turnsOf = async (id: string) =>
   (await eventsOf(id)).filter((e) => e.type === "turn_finished").map((e) => {
@@ -55,6 +56,21 @@ describe("a hook past its deadline", () => {
       after: false,
       contents: ["first", "first done", "after", "after done"],
       turns: ["completed", "failed", "completed"],
+    });
+  }, 30_000);
+
+  it("refuses what the hook writes after its deadline (a value, a message)", async () => {
+    const id = await createThread({ agent: "hooked_too" });
+    const hung = await json("POST", `/threads/${id}/messages`, { content: "[gate] hello" });
+    expect(hung.body.error?.code).toBe("hook_failed");
+    // The hook goes on now, past its deadline.
+    await inThread(id, () => stuck[id]!.open!());
+    await until(async () => stuck[id]?.late !== undefined, "the late hook to write");
+    const late = await inThread(id, (t) => t.world.store.kv.get("late"));
+    expect({ late: stuck[id]!.late, value: late ?? null, contents: (await messagesOf(id)).map((m) => m.content) }).toEqual({
+      late: expect.stringContaining("did not finish within 1000 ms (WEFT_HOOK_TIMEOUT_MS): setValue after that is refused"),
+      value: null,
+      contents: [],
     });
   }, 30_000);
 });
