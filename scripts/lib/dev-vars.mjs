@@ -30,7 +30,7 @@ export function modelLine(root) {
   const toml = existsSync(join(root, "wrangler.toml")) ? /^\s*WEFT_MODEL\s*=\s*"([^"]*)"/m.exec(readFileSync(join(root, "wrangler.toml"), "utf8"))?.[1] : undefined;
   const [spec, where] = local ? [local, `WEFT_MODEL in ${file}`] : toml ? [toml, "WEFT_MODEL in wrangler.toml"] : [undefined, undefined];
   if (!spec) return `weft: model: scripted (no WEFT_MODEL in .dev.vars): threads play the scripted steps they are given; set WEFT_MODEL=<provider>:<model> and its key in .dev.vars for a real one`;
-  return `weft: model: ${spec} (${where}); an agent or prompt that names its own model uses it, and GET /threads/:id shows each thread's`;
+  return `weft: model: ${spec} (${where}); an agent or prompt that names its own model uses it, and GET /threads/:id shows the model each thread uses`;
 }
 
 /** The sealing key of OAuth tokens under `npm start` when the local env file sets none: development only, never a deployment's. */

@@ -188,10 +188,15 @@ export function toModelError(e: unknown, signal?: AbortSignal, streaming = false
     return new ModelError(`${status ? `provider answered ${status}: ` : ""}${detail}`, retryable, status, retryAfterMs);
   }
   // A request that never got an answer: Node's fetch throws TypeError ("fetch failed"), workerd's an
-  // Error ("Network connection lost", "connection refused"); the provider packages pass it through.
+  // Error ("Network connection lost", "connection refused", or only "internal error; reference = ..."
+  // for a host it cannot resolve); the provider packages pass it through.
   const message = errorMessage(e);
-  return new ModelError(message, e instanceof TypeError || NETWORK_FAILURE.test(message));
+  const unanswered = e instanceof TypeError || NETWORK_FAILURE.test(message) || WORKERD_OPAQUE.test(message);
+  return new ModelError(unanswered ? `the provider could not be reached (${message}): check its URL and that the network reaches it` : message, unanswered);
 }
+
+/** workerd's whole message for a failure it keeps to itself, such as a DNS lookup that failed (the cause goes to its log). */
+const WORKERD_OPAQUE = /^internal error; reference = /;
 
 /** The provider packages' names of message content they cannot send (file parts, media types). */
 const CONTENT_FUNCTIONALITY = /part|media type/i;

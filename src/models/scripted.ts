@@ -83,7 +83,7 @@ export function normalizeScript(steps: unknown, path: (string | number)[] = ["sc
  */
 export const NOTHING_TO_PLAY =
   "Nothing to play: this thread has no model configured and no scripted steps left, so the turn ended without a reply. " +
-  `Set ${MODEL_ENV} to "<provider>:<model id>" (for example "openai:gpt-4o-mini", with OPENAI_API_KEY in .dev.vars) ` +
+  `Set ${MODEL_ENV} to "<provider>:<model id>" (for example "openai:gpt-4.1-mini", with OPENAI_API_KEY in .dev.vars) ` +
   'or name a model in the agent, or post the message with a "script" of model steps. See docs/configuration.md.';
 
 /** Where the scripted model takes its steps from: the thread's `script` table. */
