@@ -25,10 +25,8 @@ const EXCLUDED = ["test/**/*.node.test.ts", "test/**/*.agents.test.ts", "node_mo
 // Files that change a test user's account env each get a runtime of their own: every change
 // wakes each thread that ever read that account's values (src/account/durable.ts), and in the
 // shared runtime that is every such thread of every file before. socket-limit.test.ts needs the
-// low socket limit these runtimes are given. hostile-yields.test.ts drops the isolate's shared
-// QuickJS engine on purpose: beside another file's run in the same runtime it failed that run (seen
-// with four runtimes: test/sandbox/stop.test.ts's run ended `error`).
-const OWN_RUNTIME = ["test/sandbox/hostile-yields.test.ts", "test/thread/socket-limit.test.ts", "test/secrets/env-levels.test.ts", "test/http/openapi-responses.test.ts", "test/secrets/direct-call-secrets.test.ts", "test/secrets/weft-credentials.test.ts", "test/authz/matrix-short.test.ts", "test/authz/secrets-endpoints-short.test.ts"];
+// low socket limit these runtimes are given.
+const OWN_RUNTIME = ["test/thread/socket-limit.test.ts", "test/secrets/env-levels.test.ts", "test/http/openapi-responses.test.ts", "test/secrets/direct-call-secrets.test.ts", "test/secrets/weft-credentials.test.ts", "test/authz/matrix-short.test.ts", "test/authz/secrets-endpoints-short.test.ts"];
 
 // The test worker, with `bindings` over test/wrangler.toml's vars.
 const testWorker = (bindings: Record<string, string> = {}) =>

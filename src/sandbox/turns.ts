@@ -16,6 +16,14 @@
  * that holds the engine (a tool that runs code, imported by code) is part of that run's work and
  * runs at once on the same engine: waiting would deadlock until the holder's deadline. Only while
  * that run is open, so the turn lasts at most two deadlines and others get theirs.
+ *
+ * A waiter is never woken by the run that lets go: that run is another thread's, and in workerd a
+ * promise resolved from one Durable Object's I/O context continues in that context, not its own (a
+ * waiter's run then did its thread's I/O as the other thread, which threw "Cannot perform I/O on
+ * behalf of a different Durable Object", and its thread's request never completed). The release
+ * only marks the next waiter's turn; each waiter looks for its turn on timers of its own context
+ * (the first in line every {@link TURN_POLL_MS}), and ends its wait at once when its run ends
+ * (cancelled, or its wait passed its bound: both come from its own context).
  * @module
  */
 import { AsyncLocalStorage } from "node:async_hooks";
@@ -26,9 +34,19 @@ export interface EngineTurn {
   release(): void;
 }
 
+/**
+ * How often the first waiting run looks whether its turn came, in milliseconds: the most the
+ * engine stays idle between one run letting go and the next starting.
+ */
+export const TURN_POLL_MS = 5;
+
+/** How often a run further back in the queue looks (it can be next only once those ahead left). */
+const QUEUED_POLL_MS = 50;
+
 interface Waiter {
   readonly session: RunSession;
-  readonly grant: (turn: EngineTurn) => void;
+  /** Set by `next` (in the releasing run's context); the waiter finds it in its own. */
+  turn: EngineTurn | null;
 }
 
 /** The turn a run's host calls happen under (so a nested run finds its holder). */
@@ -52,16 +70,26 @@ export class EngineTurns {
     if (inherited && inherited === this.holder && !this.holderSession?.closed) return this.share(inherited);
     // No holder means no one waits: `next` hands the engine on at each release.
     if (!this.holder) return this.grantNew(session);
-    return new Promise((resolve) => {
-      const waiter: Waiter = { session, grant: resolve };
-      this.waiting.push(waiter);
-      void session.ended.then(() => {
-        const at = this.waiting.indexOf(waiter);
-        if (at < 0) return;
-        this.waiting.splice(at, 1);
-        resolve(null);
-      });
-    });
+    const waiter: Waiter = { session, turn: null };
+    this.waiting.push(waiter);
+    return this.wait(waiter);
+  }
+
+  /**
+   * Waits in the waiter's own I/O context (see the module's note) until `next` hands it the
+   * engine, or its run ends first.
+   */
+  private async wait(waiter: Waiter): Promise<EngineTurn | null> {
+    while (!waiter.turn && !waiter.session.closed) {
+      const pause = this.waiting[0] === waiter ? TURN_POLL_MS : QUEUED_POLL_MS;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([waiter.session.ended, new Promise((resolve) => (timer = setTimeout(resolve, pause)))]);
+      clearTimeout(timer);
+    }
+    if (waiter.turn) return waiter.turn;
+    const at = this.waiting.indexOf(waiter);
+    if (at >= 0) this.waiting.splice(at, 1);
+    return null;
   }
 
   /** Runs `fn` as the work of `turn`: runs it starts through host calls share the turn. */
@@ -111,7 +139,7 @@ export class EngineTurns {
       const waiter = this.waiting.shift();
       if (!waiter) return;
       if (waiter.session.closed) continue;
-      waiter.grant(this.grantNew(waiter.session));
+      waiter.turn = this.grantNew(waiter.session);
     }
   }
 }
