@@ -115,8 +115,8 @@ export class QuickJsExecutor implements SandboxExecutor {
   }
 }
 
-/** The turns of this isolate's runs on the engine. */
-const turns = new EngineTurns();
+/** The turns of this isolate's runs on the engine; a turn taken as lost leaves its engine to it. */
+const turns = new EngineTurns(discardQuickJsEngine);
 
 async function execute(session: RunSession, qjs: QuickJSAsyncWASMModule, yields: EngineYields, heap: WebAssembly.Memory): Promise<void> {
   if (session.closed) return;

@@ -43,6 +43,14 @@ export const TURN_POLL_MS = 5;
 /** How often a run further back in the queue looks (it can be next only once those ahead left). */
 const QUEUED_POLL_MS = 50;
 
+/**
+ * How long past the deadline of every run on the holder's turn the engine waits for the turn to be
+ * let go before it takes the turn as lost, in milliseconds: its thread's Durable Object was aborted
+ * mid-run (a restart, a deletion), so nothing of it runs again and it never lets go. A run alive that
+ * long past its deadline has been ended by it long since.
+ */
+export const LOST_AFTER_MS = 10_000;
+
 interface Waiter {
   readonly session: RunSession;
   /** Set by `next` (in the releasing run's context); the waiter finds it in its own. */
@@ -59,6 +67,13 @@ const rootOf = new WeakMap<EngineTurn, EngineTurn>();
 export class EngineTurns {
   private holder: EngineTurn | null = null;
   private readonly waiting: Waiter[] = [];
+  /** The runs on the holder's turn (its own and the nested ones). */
+  private sessions: RunSession[] = [];
+  /** Counts the turns granted: a release of a turn taken as lost ({@link LOST_AFTER_MS}) is a no-op. */
+  private granted = 0;
+
+  /** @param lost called when a holder's turn is taken as lost: its engine may be mid-run, and is not used again. */
+  constructor(private readonly lost: () => void = () => undefined) {}
 
   /**
    * Resolves with a turn once `session` may run, or with null when it ended while waiting
@@ -67,7 +82,8 @@ export class EngineTurns {
   take(session: RunSession): Promise<EngineTurn | null> | EngineTurn {
     const inherited = holding.getStore();
     // Only while the run that took the turn is open: a chain of nested runs cannot keep the engine.
-    if (inherited && inherited === this.holder && !this.holderSession?.closed) return this.share(inherited);
+    if (inherited && inherited === this.holder && !this.holderSession?.closed) return this.share(inherited, session);
+    this.takeBackLost();
     // No holder means no one waits: `next` hands the engine on at each release.
     if (!this.holder) return this.grantNew(session);
     const waiter: Waiter = { session, turn: null };
@@ -81,6 +97,8 @@ export class EngineTurns {
    */
   private async wait(waiter: Waiter): Promise<EngineTurn | null> {
     while (!waiter.turn && !waiter.session.closed) {
+      this.takeBackLost();
+      if (waiter.turn) break;
       const pause = this.waiting[0] === waiter ? TURN_POLL_MS : QUEUED_POLL_MS;
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([waiter.session.ended, new Promise((resolve) => (timer = setTimeout(resolve, pause)))]);
@@ -104,9 +122,11 @@ export class EngineTurns {
   private holderSession: RunSession | null = null;
 
   private grantNew(session: RunSession): EngineTurn {
+    this.granted++;
     const turn: EngineTurn = { release: this.releaser() };
     this.holder = turn;
     this.holderSession = session;
+    this.sessions = [session];
     this.holds = 1;
     return turn;
   }
@@ -115,22 +135,42 @@ export class EngineTurns {
    * A nested run's share of the holder's turn: the engine passes on only once every run on the
    * turn has ended, so a nested run that outlives its starter still runs alone with it.
    */
-  private share(holder: EngineTurn): EngineTurn {
+  private share(holder: EngineTurn, session: RunSession): EngineTurn {
     this.holds++;
+    this.sessions.push(session);
     const turn = { release: this.releaser() };
     rootOf.set(turn, holder);
     return turn;
   }
 
   private releaser(): () => void {
+    const of = this.granted;
     let released = false;
     return () => {
-      if (released) return;
+      if (released || of !== this.granted) return;
       released = true;
       if (--this.holds > 0) return;
       this.holder = this.holderSession = null;
+      this.sessions = [];
       this.next();
     };
+  }
+
+  /**
+   * Takes the holder's turn as lost once every run on it is {@link LOST_AFTER_MS} past its
+   * deadline (see there), and hands the engine on: a fresh one, since the lost run may be mid-run on
+   * the old one. A run that waited past its own bound meanwhile ended `timeout`, never started.
+   */
+  private takeBackLost(): void {
+    if (!this.holder) return;
+    const now = Date.now();
+    if (!this.sessions.every((s) => now > s.deadline + LOST_AFTER_MS)) return;
+    this.granted++;
+    this.holder = this.holderSession = null;
+    this.sessions = [];
+    this.holds = 0;
+    this.lost();
+    this.next();
   }
 
   /** Hands the engine to the first waiter whose run is still open. */

@@ -155,4 +155,20 @@ export default async () => { held(); let n = 0; for (;;) { for (let i = 0; i < 2
     expect(call, JSON.stringify(call)).toMatchObject({ status: "succeeded", result: { status: "success", result: "42" } });
     expect(await bounded(attack)).toMatchObject({ status: "timeout" });
   }, 120_000);
+
+  it("a run whose thread's Durable Object is aborted while it holds the engine does not hold it for good: another thread's run ends well", async () => {
+    const id = await createThread();
+    // The attacker's run holds the engine; its thread is aborted mid-run (a restart, a deletion), so it never lets go.
+    await inThread(id, async (instance: any) => {
+      const { createThreadState } = await import("../../src/run/state.js");
+      const state = createThreadState(instance.world, { callId: "call_aborted", tool: instance.world.catalog.get("run_code") }, null);
+      void state.runCode(LOOP, { sandbox: "quickjs", timeoutMs: 1000, imports: { host: { held: () => void signals.add("aborted") } } }).result.catch(() => undefined);
+      await until("aborted");
+    });
+    await inThread(id, (instance: any) => instance.ctx.abort("restart while its run holds the engine")).catch(() => undefined);
+    // Past the attacker's deadline and the grace (11 s), well before a waiter's own bound (60 s).
+    const victim = await bounded(runIn("after-abort", VICTIM), "after-abort", within(40_000));
+    expectWell(victim, 0);
+    expect(victim.durationMs).toBeLessThan(30_000);
+  }, 120_000);
 });
