@@ -153,13 +153,11 @@ export async function enterExecute(ctx: CallContext, call: ReadyCall): Promise<C
   const { request, tool, input, effect } = call;
   const effectKey = effectKeyOf(ctx.branchId, request.callId);
   const mark = { callId: request.callId, toolName: tool.name, effect };
+  const bound = { callId: request.callId, tool, ...(request.turnId ? { turnId: request.turnId } : {}) };
   if (ctx.signal?.aborted) {
     // Run before (a suspended call going on, a cut one recovered): its work may have happened, so
     // the effect table's stop decides, as for a call the stop found running.
-    if (call.existing && call.existing.attempts > 0) {
-      const state = ctx.stateFor({ callId: request.callId, tool, ...(request.turnId ? { turnId: request.turnId } : {}) });
-      return afterAbort(ctx, call, state, call.existing.attempts, false);
-    }
+    if (call.existing && call.existing.attempts > 0) return afterAbort(ctx, call, ctx.stateFor(bound), call.existing.attempts, false);
     if (!call.existing) ctx.journal.insert({ ...rowOf(request, effectKey), status: "queued", input });
     return finishCall(ctx, call, { status: "error", error: "aborted: the thread was stopped before this call ran" }, "aborted", call.existing?.attempts ?? 0);
   }
@@ -195,15 +193,19 @@ export async function enterExecute(ctx: CallContext, call: ReadyCall): Promise<C
       try {
         await ctx.beforeExecute(started);
       } catch (e) {
-        // The run was stopped while its hook ran (nothing waits for the hook then): the call never ran.
-        if (ctx.signal?.aborted) return finishCall(ctx, call, { status: "error", error: "aborted: the thread was stopped before the call ran (its tool_call_started hook was still running)" }, "aborted", attempts);
+        // The run was stopped while its hook ran (nothing waits for the hook then): this attempt never
+        // ran; one that ran before (a suspended call going on) goes by the effect table, as above.
+        if (ctx.signal?.aborted) {
+          const before = call.existing?.attempts ?? 0;
+          if (before > 0) return afterAbort(ctx, call, ctx.stateFor(bound), before, false);
+          return finishCall(ctx, call, { status: "error", error: "aborted: the thread was stopped before the call ran (its tool_call_started hook was still running)" }, "aborted", 0);
+        }
         finishCall(ctx, call, { status: "error", error: errorMessage(e) }, "failed", attempts);
         throw e;
       }
     }
   }
 
-  const bound = { callId: request.callId, tool, ...(request.turnId ? { turnId: request.turnId } : {}) };
   const maxAttempts = retryable(effect) ? (tool.def.maxAttempts ?? DEFAULT_MAX_ATTEMPTS) : 1;
   let result: ToolResult;
   // A WeftError thrown by execute keeps its code and details (the offending path) in the record.

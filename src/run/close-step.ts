@@ -8,6 +8,7 @@
 import type { ToolCallRequest } from "../protocol.js";
 import { errorMark, resultText } from "../calls/result.js";
 import type { RunWorld } from "./world.js";
+import { hasHook } from "./hook-calls.js";
 
 /** Closes the open step of turn `turnId` after the turn failed with `error` (or was stopped before it could go on, `error` the stop's reason). */
 export function closeOpenStep(engine: RunWorld, turnId: string, error: string): void {
@@ -15,9 +16,16 @@ export function closeOpenStep(engine: RunWorld, turnId: string, error: string): 
   const open = store.turns.pendingStep<ToolCallRequest>(turnId);
   if (!open || open.length === 0) return;
   const records = engine.calls.abortOpen(turnId, open, error);
+  // Stored here without the create-message hooks (one of them may be what failed): a result no
+  // `before_create_message` let through (a redaction) is not put in the history; the call's record keeps it.
+  const unhooked = hasHook(engine, "before_create_message");
   const messages = open.map((call, i) => {
     const result = records[i]!.result ?? { status: "error" as const, error: "no result" };
-    return { role: "tool" as const, content: resultText(result), toolCallId: call.id, name: call.name, ...errorMark(result) };
+    const content = unhooked ? withheld(records[i]!.status) : resultText(result);
+    return { role: "tool" as const, content, toolCallId: call.id, name: call.name, ...errorMark(result) };
   });
   engine.appendMessages(messages, () => store.turns.setPendingStep(turnId, null));
 }
+
+/** A result kept out of the history: the call ended `status`, and its result did not pass the hooks. */
+const withheld = (status: string) => `(the call ended ${status}; its result is not in the history: the turn ended before the before_create_message hooks let it through)`;

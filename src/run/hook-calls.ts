@@ -1,7 +1,8 @@
 /**
  * Runs the hooks of `agents/hooks/` for one thread, then the agent's own (`defineAgent({ hooks })`).
  * Every hook gets the `ThreadState` of the execution it runs under. A hook that throws becomes a `hook_failed` error naming the hook; the
- * caller lets it end the turn. A stop ends the wait for a hook at once (see {@link HookBatch}).
+ * caller lets it end the turn. A stop ends the wait for a hook that stores nothing the history
+ * needs at once (see {@link HookBatch}): an admission's, `filter_messages`, `tool_call_started`.
  * @module
  */
 import { WeftError, errorMessage } from "../errors.js";
@@ -132,29 +133,44 @@ const WRITES: ReadonlyMap<string, "async" | "sync"> = new Map([
   ["runCode", "sync"],
 ]);
 
+/** Writes of the state's member objects, refused alike: `runs.stop`, `execution.stop`, `execution.forceTurn`. */
+const MEMBER_WRITES: ReadonlyMap<string, ReadonlyMap<string, "async" | "sync">> = new Map([
+  ["runs", new Map([["stop", "async"]])],
+  ["execution", new Map<string, "async" | "sync">([["stop", "sync"], ["forceTurn", "sync"]])],
+]);
+
 /**
  * The `ThreadState` the hooks of `batch` get. It refuses writes once nothing waits for one of them
  * (a stop cut it, or it ran past its deadline), so a hook that goes on alone leaves nothing in the
  * thread (a write it began before may still land).
  */
 function stateOf(engine: RunWorld, execution: CallExecution | null, batch: HookBatch): ThreadState {
-  const state = createThreadState(engine, undefined, execution);
-  const guarded = new Map<string, unknown>();
-  return new Proxy(state, {
-    get(target, key) {
-      const value: unknown = Reflect.get(target, key);
-      const kind = typeof key === "string" ? WRITES.get(key) : undefined;
+  return guarded(createThreadState(engine, undefined, execution), WRITES, batch);
+}
+
+/** `target` with its functions named in `writes` refused once `batch` is cut, and its members of {@link MEMBER_WRITES} alike. */
+function guarded<T extends object>(target: T, writes: ReadonlyMap<string, "async" | "sync">, batch: HookBatch): T {
+  const made = new Map<string, unknown>();
+  return new Proxy(target, {
+    get(of, key) {
+      const value: unknown = Reflect.get(of, key);
+      if (typeof key !== "string" || value === null || (typeof value !== "function" && typeof value !== "object")) return value;
+      // A member read anew each time (the execution's view): guarded as read.
+      const members = writes === WRITES ? MEMBER_WRITES.get(key) : undefined;
+      if (members !== undefined) return guarded(value as object, members, batch);
+      const kind = writes.get(key);
       if (kind === undefined || typeof value !== "function") return value;
-      let fn = guarded.get(key as string);
-      if (!fn) {
-        guarded.set(key as string, (fn = (...args: unknown[]) => {
-          if (batch.cut === undefined) return (value as (...a: unknown[]) => unknown)(...args);
-          const refused = new WeftError("hook_failed", `${batch.cut}: ${String(key)} after that is refused`);
+      let wrapped = made.get(key);
+      if (wrapped === undefined) {
+        wrapped = (...args: unknown[]) => {
+          if (batch.cut === undefined) return (value as (...a: unknown[]) => unknown).apply(of, args);
+          const refused = new WeftError("hook_failed", `${batch.cut}: ${key} after that is refused`);
           if (kind === "async") return Promise.reject(refused);
           throw refused;
-        }));
+        };
+        made.set(key, wrapped);
       }
-      return fn;
+      return wrapped;
     },
   });
 }
@@ -167,8 +183,8 @@ export function hasHook(engine: RunWorld, name: HookName): boolean {
 /**
  * Stores messages through the create-message hooks: every `before_create_message` runs first (a
  * throw writes nothing), then the messages land in one transaction (with `also`), then every
- * `after_create_message` runs. A hook still running when `stop` (else the execution's signal)
- * fires is waited for no more: the call rejects with the signal's reason ({@link cutByStop}).
+ * `after_create_message` runs. A hook still running when `stop` (an admission's) fires is waited
+ * for no more: the call rejects with the signal's reason ({@link cutByStop}).
  * @throws WeftError `hook_failed` naming the hook (which message it refused: {@link refusedMessageIndex}); `invalid_config` when a hook returns a message of another role.
  */
 export async function createMessages(
@@ -180,7 +196,9 @@ export async function createMessages(
 ): Promise<Message[]> {
   const before = hooksOf(engine, "before_create_message");
   const after = hooksOf(engine, "after_create_message");
-  const batch = batchOf(stop ?? execution?.signal ?? null);
+  // Only an admission's hooks are cut by a stop: inside a turn these store the step's messages and
+  // results, which the history needs (bounded by their deadline).
+  const batch = batchOf(stop ?? null);
   const state = before.length > 0 || after.length > 0 ? stateOf(engine, execution, batch) : null;
   const prepared: NewTurnMessage[] = [];
   for (const [i, message] of messages.entries()) {
@@ -295,7 +313,9 @@ export async function toolHook<N extends "tool_call_started" | "tool_call_finish
 ): Promise<void> {
   const hooks = hooksOf(engine, name);
   if (hooks.length === 0) return;
-  const batch = batchOf(execution?.signal ?? null);
+  // A stop cuts `tool_call_started` (the call then never runs), not `tool_call_finished`: the call
+  // ran, and its result goes on to the history (bounded by the hook's deadline).
+  const batch = batchOf(name === "tool_call_started" ? (execution?.signal ?? null) : null);
   const state = stateOf(engine, execution, batch);
   for (const hook of hooks) await call(engine, hook, name, batch, () => (hook.run as (s: typeof state, d: EventPayloads[N]) => void | Promise<void>)(state, data));
 }

@@ -59,6 +59,8 @@ export async function runOneTurn(engine: RunWorld, slot: TurnSlot, from: TurnRec
   engine.emit("turn_started", { turnId, ...(resume ? { resumed: true } : {}) });
   const steps = resume?.steps ?? 0;
   let end: TurnEnd;
+  // Whether the turn's execution was made: a turn ended before (a failure, or a stop asked of it) closes its open step here.
+  let made = false;
   try {
     engine.requireAgent();
     const twoSided = engine.sides.length > 1;
@@ -75,6 +77,7 @@ export async function runOneTurn(engine: RunWorld, slot: TurnSlot, from: TurnRec
       ...(at ? { steps: at.steps, side: at.side, forced: store.turns.forcedSide(turnId) } : {}),
       keepForced: (side) => store.turns.setForcedSide(turnId, side),
     });
+    made = true;
     slot.hold(execution);
     end = await runTurn(turnConversation(engine, execution, settings), execution);
     // A stop asked for (not a side ending the run) says why: a parent never takes it for the work done.
@@ -92,10 +95,9 @@ export async function runOneTurn(engine: RunWorld, slot: TurnSlot, from: TurnRec
     store.turns.setStatus(turnId, "waiting");
     return end;
   }
-  // A failed or stopped turn leaves no open step: its run closes its step as it stops, but a turn
-  // ended before its run (a failure, or a stop asked of it), or one whose stop cut a hook storing
-  // the step's results, closes it here.
-  if (end.status === "failed" || end.status === "stopped") {
+  // A stopped turn's run closes its open step as it stops (by the effect table: a write it cut is
+  // parked, not aborted); a failed one, or one stopped before its run, closes it here.
+  if (end.status === "failed" || (end.status === "stopped" && !made)) {
     // The author's console says so too: under `npm start` a failed turn is otherwise silent.
     if (end.status === "failed") console.error(`weft: turn ${turnId} of thread ${engine.meta.threadId} failed: ${end.error ?? "unknown error"}`);
     try {
@@ -171,7 +173,7 @@ export async function admitInbox(
   } catch (e) {
     // Rolled back with the messages; the hooks run again over what still waits.
     if (e instanceof InboxChanged) return admitInbox(engine, slot, admitting);
-    if (cutByStop(e, stop.signal)) return stoppedAdmission(engine, slot, turn, ids, stored, errorMessage(e));
+    if (cutByStop(e, stop.signal)) return stoppedAdmission(engine, turn, stored, errorMessage(e));
     // An after hook threw: the messages are stored (their posts answer them) and their turn, begun, fails naming the hook.
     if (store.turns.statusOf(turn.turnId) !== undefined) {
       endUnrun(engine, turn.turnId, e);
@@ -191,45 +193,21 @@ export async function admitInbox(
 
 /**
  * Ends an admission a stop cut while one of its hooks ran (the hook may go on; nothing waits for
- * it): the turn begins stopped, as a stop kept with the rows says. An `after_create_message` hook
- * was cut: the messages are stored and the turn begun with them. A `before_create_message` hook
- * was: no hook let them through, so they leave the inbox unstored (a post of one answers without
- * its `message`) and the turn begins without them. Null when every row left the inbox meanwhile.
+ * it). An `after_create_message` hook was cut: the messages are stored and their turn begun, with
+ * the stop kept on its row, so it ends stopped. A `before_create_message` hook was: no hook let the
+ * messages through, so none is stored; they stay in the inbox with the stop kept with them
+ * (`TurnRunner.stop`), and the next admission takes them alone into a turn that begins stopped
+ * (their hooks run again then). Null then: no turn begins now.
  */
-function stoppedAdmission(
-  engine: RunWorld,
-  slot: Pick<TurnSlot, "armWatchdog">,
-  turn: AdmittedTurn,
-  ids: readonly number[],
-  stored: readonly Message[],
-  reason: string,
-): { messages: Message[]; turn: AdmittedTurn } | null {
+function stoppedAdmission(engine: RunWorld, turn: AdmittedTurn, stored: readonly Message[], reason: string): { messages: Message[]; turn: AdmittedTurn } | null {
   const { turns } = engine.store;
-  const { turnId } = turn;
-  if (turns.statusOf(turnId) === undefined) {
-    let kept: string | undefined;
-    engine.store.atomically(() => {
-      const { dropped, stopAsked } = turns.dropInbox(ids);
-      if (dropped === 0) return;
-      turns.begin(turnId, Date.now());
-      turns.requestStop(turnId, (kept = stopAsked ?? reason));
-      slot.armWatchdog();
-    });
-    if (kept === undefined) return null;
-  }
-  return { messages: [...stored], turn: { ...turn, stopAsked: turns.stopRequested(turnId) ?? reason } };
+  if (turns.statusOf(turn.turnId) === undefined) return null;
+  return { messages: [...stored], turn: { ...turn, stopAsked: turns.stopRequested(turn.turnId) ?? reason } };
 }
 
-/**
- * What a post answers when a stop or its thread's deletion cut its message's admission while a
- * `before_create_message` hook still ran: the message was not stored.
- */
-export function cutWhileAdmitted(deleted: boolean): WeftError {
-  if (deleted) return new WeftError("thread_not_found", "the thread was deleted while this message was being admitted (a create-message hook was still running): it was not stored", { deleted: true });
-  return new WeftError("hook_failed", "the thread was stopped while a before_create_message hook of this message was still running: the message was not stored; post it again", {
-    hook: "before_create_message",
-    stopped: true,
-  });
+/** What a post answers when its thread's deletion cut its message's admission while a `before_create_message` hook still ran: it was not stored. */
+export function deletedWhileAdmitted(): WeftError {
+  return new WeftError("thread_not_found", "the thread was deleted while this message was being admitted (a create-message hook was still running): it was not stored", { deleted: true });
 }
 
 /** The inbox rows whose messages an admission's error answers, by the error. */

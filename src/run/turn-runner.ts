@@ -11,7 +11,7 @@ import type { Message, ToolCallRequest } from "../protocol.js";
 import type { Execution } from "./execution.js";
 import type { RunWorld } from "./world.js";
 import { noSuchThread } from "../errors.js";
-import { type AdmittedTurn, type TurnSlot, admitInbox, cutWhileAdmitted, refusedRows, runOneTurn } from "./one-turn.js";
+import { type AdmittedTurn, type TurnSlot, admitInbox, deletedWhileAdmitted, refusedRows, runOneTurn } from "./one-turn.js";
 import { FirstTurn } from "./first-turn.js";
 import { Decisions } from "./decisions.js";
 import { isUnfinished } from "./turn-table.js";
@@ -191,9 +191,10 @@ export class TurnRunner {
       if (!refusedRows(e).includes(mine)) return { queued: true };
       throw e;
     }
-    // A stop or a DELETE cut a hook that held its admission: it was not stored.
-    if (!message) throw cutWhileAdmitted(this.closed);
-    return { queued: false, message };
+    // A DELETE cut a hook that held its admission: it was not stored. A stop did: it waits in the
+    // inbox for the next admission (with the stop kept, its turn begins stopped).
+    if (!message && this.closed) throw deletedWhileAdmitted();
+    return message ? { queued: false, message } : { queued: true };
   }
 
   /**

@@ -56,8 +56,8 @@ export function infoOf(row: ScheduleRow): ScheduleInfo {
   };
 }
 
-/** An occurrence's key: `scheduleId:dueAt` (epoch ms), the same however often it is evaluated. */
-export const occurrenceKey = (scheduleId: string, dueAt: number) => `${scheduleId}:${dueAt}`;
+/** An occurrence's key (`scheduleId:dueAt`), made where its jitter is (timing.ts). */
+export { occurrenceKey } from "./timing.js";
 
 /** How an occurrence's call id begins; reserved: a model's call id that begins so is renamed (src/run/conversation.ts). */
 export const OCCURRENCE_CALL_PREFIX = "sched_";

@@ -10,7 +10,6 @@
  * @module
  */
 import { Cron } from "croner";
-import { occurrenceKey } from "./info.js";
 import type { ScheduleSpec } from "./spec.js";
 
 /** Whether `zone` is an IANA time zone this runtime knows. */
@@ -148,6 +147,9 @@ export function dueThrough(spec: ScheduleSpec, anchor: number, first: number, no
 
 /** How many cron occurrences a catch-up walks forward before it reads its window backwards. */
 export const CRON_WALK = 2000;
+
+/** An occurrence's key: `scheduleId:dueAt` (epoch ms), the same however often it is evaluated. */
+export const occurrenceKey = (scheduleId: string, dueAt: number) => `${scheduleId}:${dueAt}`;
 
 /** The delay (0 to `jitterMs`, in ms) of the occurrence `key`: the same for every evaluation of it. */
 export function jitterOf(key: string, jitterMs: number): number {

@@ -4,7 +4,7 @@
  * (it held the thread's admission for good: no later message got a turn).
  */
 import { describe, expect, it } from "vitest";
-import { createThread, eventsOf, inThread, json, messagesOf, stubOf, until } from "../helpers.js";
+import { callsOf, createThread, eventsOf, inThread, json, messagesOf, stubOf, until } from "../helpers.js";
 import { g, holdNextFlush } from "../calls/hold.js";
 import { stuck } from "../fixtures/lib/hooked.js";
 
@@ -73,4 +73,22 @@ describe("a hook past its deadline", () => {
       contents: [],
     });
   }, 30_000);
+
+  it("a before_create_message hook over a tool result past its deadline: the failed turn's step closes without the result it never let through (review 25b)", async () => {
+    const id = await createThread({ agent: "review25b" });
+    await json("POST", `/threads/${id}/messages`, {
+      content: "go",
+      script: [{ toolCalls: [{ id: "c1", name: "record_call", arguments: { note: "SECRET [rv-slow]" } }] }, { text: "done" }],
+    });
+    await stubOf(id).waitIdle();
+    const result = (await messagesOf(id)).find((m) => m.role === "tool" && m.toolCallId === "c1");
+    const call = (await callsOf(id)).find((c) => c.callId === "c1");
+    // The step is closed (c1 has its result message), with nothing the redaction hook never saw: the call's record keeps the result.
+    expect({ closed: result !== undefined, content: result?.content, call: call?.status }).toEqual({
+      closed: true,
+      content: "(the call ended succeeded; its result is not in the history: the turn ended before the before_create_message hooks let it through)",
+      call: "succeeded",
+    });
+  }, 30_000);
+
 });
