@@ -9,7 +9,7 @@
  */
 import { isWeftError } from "../errors.js";
 import { orderedId } from "../ids.js";
-import { type CallRecord, type EventPayloads, type ToolCallRequest, type ToolResult, waitsForPersonStatus } from "../protocol.js";
+import { type CallRecord, type EventPayloads, type ToolCallRequest, type ToolResult, isFinalStatus, waitsForPersonStatus } from "../protocol.js";
 import type { ToolCatalog } from "../tools/catalog.js";
 import { Deadlines } from "./attempt.js";
 import { type CallExecution, type CallOutcome, type CallRequest, effectKeyOf } from "./call.js";
@@ -317,6 +317,12 @@ export class CallRunner {
   abortOpen(turnId: string, calls: readonly ToolCallRequest[], error: string): CallRecord[] {
     const ctx = this.contextOf(null);
     return calls.map((call) => abortOpenCall(ctx, turnId, call, error));
+  }
+
+  /** The calls `callIds` queued (`queueTool`) that ran to a final outcome, in queue order: a closed step's history holds them too. */
+  queuedDone(callIds: readonly string[]): CallOutcome[] {
+    const ctx = this.contextOf(null);
+    return callIds.flatMap((id) => this.world.journal.queuedBy(id).filter((c) => isFinalStatus(c.status)).map((c) => outcomeOf(ctx, c)));
   }
 
   /**

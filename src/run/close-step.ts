@@ -6,6 +6,7 @@
  * @module
  */
 import type { ToolCallRequest } from "../protocol.js";
+import type { NewTurnMessage } from "./messages.js";
 import { errorMark, resultText } from "../calls/result.js";
 import type { RunWorld } from "./world.js";
 import { hasHook } from "./hook-calls.js";
@@ -19,13 +20,18 @@ export function closeOpenStep(engine: RunWorld, turnId: string, error: string): 
   // Stored here without the create-message hooks (one of them may be what failed): a result no
   // `before_create_message` let through (a redaction) is not put in the history; the call's record keeps it.
   const unhooked = hasHook(engine, "before_create_message");
-  const messages = open.map((call, i) => {
+  const messages: NewTurnMessage[] = open.map((call, i) => {
     const result = records[i]!.result ?? { status: "error" as const, error: "no result" };
     const content = unhooked ? withheld(records[i]!.status) : resultText(result);
     return { role: "tool" as const, content, toolCallId: call.id, name: call.name, ...errorMark(result) };
   });
+  // A call they queued that ran joins too, as its own call and result (as a settled step's does).
+  for (const q of engine.calls.queuedDone(open.map((call) => call.id))) {
+    messages.push({ role: "assistant", content: "", toolCalls: [{ id: q.callId, name: q.toolName, arguments: q.argsText }], metadata: { queued: true } });
+    messages.push({ role: "tool", content: unhooked ? withheld(q.status) : resultText(q.result), toolCallId: q.callId, name: q.toolName, ...errorMark(q.result) });
+  }
   engine.appendMessages(messages, () => store.turns.setPendingStep(turnId, null));
 }
 
-/** A result kept out of the history: the call ended `status`, and its result did not pass the hooks. */
-const withheld = (status: string) => `(the call ended ${status}; its result is not in the history: the turn ended before the before_create_message hooks let it through)`;
+/** A result kept out of the history: the call is `status`, and its result did not pass the hooks. */
+const withheld = (status: string) => `(the call's status is ${status}; its result is not in the history: the turn ended before the before_create_message hooks let it through)`;

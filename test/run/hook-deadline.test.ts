@@ -86,9 +86,18 @@ describe("a hook past its deadline", () => {
     // The step is closed (c1 has its result message), with nothing the redaction hook never saw: the call's record keeps the result.
     expect({ closed: result !== undefined, content: result?.content, call: call?.status }).toEqual({
       closed: true,
-      content: "(the call ended succeeded; its result is not in the history: the turn ended before the before_create_message hooks let it through)",
+      content: "(the call's status is succeeded; its result is not in the history: the turn ended before the before_create_message hooks let it through)",
       call: "succeeded",
     });
   }, 30_000);
 
+
+  it("a tool_call_finished hook of a queued call past its deadline: the call that ran and its result reach the history (review 25b)", async () => {
+    const id = await createThread({ agent: "review25b", arguments: { hangFinishedOf: "record_call" } });
+    await json("POST", `/threads/${id}/messages`, { content: "go", script: [{ toolCalls: [{ id: "q1", name: "queue_two", arguments: {} }] }, { text: "done" }] });
+    await stubOf(id).waitIdle();
+    const recorded = (await callsOf(id)).find((c) => c.toolName === "record_call");
+    const messages = await messagesOf(id);
+    expect({ ran: recorded?.status, inHistory: messages.some((m) => m.role === "tool" && m.toolCallId === recorded?.callId) }).toEqual({ ran: "succeeded", inHistory: true });
+  }, 30_000);
 });

@@ -3,7 +3,7 @@
  * docs/prompts-and-agents.md); `state.runs.stop` (it stops another thread's turn) is not refused.
  */
 import { describe, expect, it } from "vitest";
-import { createThread, inThread, json, until } from "../helpers.js";
+import { callsOf, createThread, inThread, json, until } from "../helpers.js";
 import { stuck } from "../fixtures/lib/hooked.js";
 
 describe("a hook cut by a stop, going on afterwards", () => {
@@ -17,5 +17,16 @@ describe("a hook cut by a stop, going on afterwards", () => {
     await inThread(id, () => (stuck[id] as { open: () => void }).open());
     await until(async () => (stuck[id] as { late?: string }).late !== undefined, "the late hook to act");
     expect((stuck[id] as { late?: string }).late).toContain("cut short by a stop");
+  }, 60_000);
+});
+
+describe("a write a stop caught running, when a hook then refuses the step's results (review 25b)", () => {
+  it("keeps the effect table's outcome: parked for a person, not aborted", async () => {
+    const id = await createThread({ agent: "review25b", arguments: { refuseTools: true } });
+    await json("POST", `/threads/${id}/messages`, { content: "go", script: [{ toolCalls: [{ id: "w1", name: "slow_write", arguments: { ms: 4000 } }] }, { text: "done" }] });
+    await until(async () => (await callsOf(id)).find((c) => c.callId === "w1")?.status === "started", "the write to run");
+    expect((await json("POST", `/threads/${id}/stop`)).body).toEqual({ stopped: true });
+    await until(async () => ["stopped", "failed"].includes((await json("GET", `/threads/${id}`)).body.lastTurn?.status), "the turn to end", 15_000);
+    expect((await callsOf(id)).find((c) => c.callId === "w1")?.status).toBe("parked");
   }, 60_000);
 });
