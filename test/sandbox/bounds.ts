@@ -20,3 +20,6 @@ export const LOADED_MS = 10_000;
 
 /** `tightMs` under `npm run sandbox`; `tightMs` + {@link LOADED_MS} under npm test. */
 export const within = (tightMs: number): number => (inject("sandboxScale") === "full" ? tightMs : tightMs + LOADED_MS);
+
+/** Whether this is `npm run sandbox` (every case); npm test leaves out the slowest cases of a kind it still covers. */
+export const fullScale = (): boolean => inject("sandboxScale") === "full";

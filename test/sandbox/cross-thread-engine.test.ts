@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { callsOf, createThread, inThread, json, stubOf } from "../helpers.js";
-import { within } from "./bounds.js";
+import { fullScale, within } from "./bounds.js";
 
 /** Spins about `ms` of CPU synchronously through instrumented loops (so it yields). */
 const SPIN = "const spin = (ms) => { const t = Date.now(); let x = 0; for (let i = 0; i < 5e6 && Date.now() - t < ms; i++) x = (x + i) % 1009; return x; };";
@@ -94,7 +94,8 @@ describe("one thread's run on the QuickJS engine never fails another thread's", 
     expect(await bounded(attack)).toMatchObject({ status: "timeout" });
   }, 120_000);
 
-  it("a run waiting while the attacker fails inside the engine (recursion past V8's stack) ends well on a fresh one", async () => {
+  // Seconds each, beside the other attacks: `npm run sandbox` runs them.
+  it.runIf(fullScale())("a run waiting while the attacker fails inside the engine (recursion past V8's stack) ends well on a fresh one", async () => {
     const attack = runIn(
       "proxy",
       `${SPIN}
@@ -106,7 +107,8 @@ export default () => { held(); spin(300); let depth = 0; const h = { get(t, k) {
     expect((await bounded(attack)).status).not.toBe("hung");
   }, 120_000);
 
-  it("a run waiting while the attacker fills the heap to its maximum and spins ends well", async () => {
+  // Seconds each, beside the other attacks: `npm run sandbox` runs them.
+  it.runIf(fullScale())("a run waiting while the attacker fills the heap to its maximum and spins ends well", async () => {
     const attack = runIn(
       "heap",
       `${SPIN}
