@@ -15,7 +15,7 @@ import { type Registry, agentIds } from "../run/agent.js";
 import { ToolCatalog } from "../tools/catalog.js";
 import { accountRoutes } from "./account.js";
 import { errorAnswer } from "./answers.js";
-import { type AuthedEnv, authenticate } from "./auth.js";
+import { type AuthedEnv, authMode, authenticate, markedDevMode } from "./auth.js";
 import { callRoutes } from "./calls.js";
 import { chatRoutes } from "./chat.js";
 import { fileRoutes } from "./files.js";
@@ -73,7 +73,7 @@ export function createApp(registry: Registry, catalog = new ToolCatalog(registry
     return next();
   });
   // The playground page holds no data: a browser gets it before authentication (then signs in on it).
-  app.get("/", (c, next) => (wantsHtml(c.req.header("accept")) ? playgroundResponse() : next()));
+  app.get("/", (c, next) => (wantsHtml(c.req.header("accept")) ? playgroundResponse().then((res) => markedDevMode(res, authMode(c.env, c.req.url))) : next()));
   // A browser coming back from an MCP server's authorization server carries no weft credential: it gets a page that completes with one.
   app.route("/", mcpOAuthRoutes());
   app.use("*", authenticate());

@@ -254,10 +254,17 @@ export function authenticate(): MiddlewareHandler<AuthedEnv> {
     c.set("caller", await requestCaller(c.env, c.req.raw, mode));
     await next();
     // A response made elsewhere (the thread's WebSocket answers: 101, 426, 400) skips c.header's.
-    if (mode === "dev" && !c.res.headers.has(DEV_MODE_HEADER)) {
-      const marked = new Response(c.res.body, c.res);
-      marked.headers.set(DEV_MODE_HEADER, DEV_MODE_NOTICE);
-      c.res = marked;
-    }
+    c.res = markedDevMode(c.res, mode);
   };
+}
+
+/**
+ * `res` with the development-mode header when `mode` is `dev` and it has none yet: a response made
+ * outside the middleware's reach (a WebSocket answer, the playground page) carries it too.
+ */
+export function markedDevMode(res: Response, mode: AuthMode): Response {
+  if (mode !== "dev" || res.headers.has(DEV_MODE_HEADER)) return res;
+  const marked = new Response(res.body, res);
+  marked.headers.set(DEV_MODE_HEADER, DEV_MODE_NOTICE);
+  return marked;
 }

@@ -137,6 +137,9 @@ describe("without any credential configured", () => {
       expect(res.headers.get("x-weft-dev-mode")).toMatch(/^on: no authentication/);
     }
     expect(await (await send(vars, "http://localhost:8787/account")).json()).toMatchObject({ userId: "dev", admin: true });
+    // The playground page, served before authentication, says so too.
+    const page = await send(vars, "http://localhost:8787/", { headers: { accept: "text/html" } });
+    expect([page.headers.get("content-type"), page.headers.get("x-weft-dev-mode")]).toEqual([expect.stringContaining("text/html"), expect.stringMatching(/^on: no authentication/)]);
   });
 
   it("development mode marks the WebSocket route's answers too (the thread's own 426, 400 and 101)", async () => {
