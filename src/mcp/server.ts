@@ -17,6 +17,7 @@ import { formatPath } from "../tools/json-schema/compile.js";
 import { describeIssues } from "../tools/schema.js";
 import type { Effect } from "../tools/types.js";
 import { loneSurrogateAt } from "../json-shape.js";
+import { REDACTED } from "../secrets/redact.js";
 
 /**
  * MCP tool annotations for each declared effect. A predicate decides per input, so it claims
@@ -102,11 +103,19 @@ export function mcpResult(answer: McpCallAnswer, tool: ToolListing): CallToolRes
     // the caller's that spanned its syntax was redacted through it, and then the text is all there is.
     // MCP asks a result of a tool with an output schema for structuredContent unless it is an error
     // (SDK clients refuse it otherwise), so it goes as an error that says the call ran.
+    // Redacted, it may also be JSON of another shape (a secret spanning a key): checked again, as clients check it.
     const structured = jsonObject(body);
-    if (!structured) return { isError: true, content: text(`${tool.name} ran and succeeded (call ${answer.callId}), but redacting a secret left its result's JSON broken, so it has no structured content; its text follows.\n${body}`), _meta: { ...meta, "weft/structuredContent": "withheld: redacting a secret left the result's JSON broken; the text is the result" } };
+    if (!structured || (body.includes(REDACTED) && !fitsSchema(tool.outputSchema!, structured))) {
+      return { isError: true, content: text(`${tool.name} ran and succeeded (call ${answer.callId}), but redacting a secret left its result unfit for the tool's output schema, so it has no structured content; its text follows.\n${body}`), _meta: { ...meta, "weft/structuredContent": "withheld: redacting a secret left the result unfit for the output schema; the text is the result" } };
+    }
     return { content: text(body), structuredContent: structured, _meta: meta };
   }
   return { content: text(body), _meta: meta };
+}
+
+/** Whether `value` conforms to `schema`, checked as the MCP SDK checks structured content. */
+function fitsSchema(schema: Record<string, unknown>, value: unknown): boolean {
+  return new CfWorkerJsonSchemaValidator().getValidator(schema as Parameters<CfWorkerJsonSchemaValidator["getValidator"]>[0])(value).valid;
 }
 
 /** `body` parsed, when it is JSON of an object. */
