@@ -68,6 +68,7 @@ export class TurnRunner {
       const asked = resumed ? turns.stopRequested(turnId) : kept;
       if (asked !== undefined) this.stopping = asked;
       this.admission = null;
+      this.heldByStop = false;
       return this.stopping ?? undefined;
     },
     hold: (execution) => {
@@ -106,6 +107,13 @@ export class TurnRunner {
 
   /** The admission of the turn about to begin (see `stop`): its inbox rows, and how to cut the wait for its hooks; null once it stored them. */
   private admission: { ids: readonly number[]; stop: (reason: string) => void } | null = null;
+  /** A stop cut an admission's hooks: its rows wait (with the stop) for the next post, not admitted again at once (their hook may hang again). */
+  private heldByStop = false;
+
+  /** Whether messages wait that this instance admits by itself (a post admits any). */
+  private admissionDue(): boolean {
+    return !this.closed && !this.heldByStop && this.engine.store.turns.inboxSize() > 0;
+  }
 
   /** Told which inbox rows an admission takes, the stop kept with them, if any, and how to stop it. */
   private readonly admit = (ids: readonly number[], stopAsked: string | undefined, stop: (reason: string) => void): void => {
@@ -125,10 +133,7 @@ export class TurnRunner {
   /** Told when a turn of the loop ends (see `FirstTurn.settled`). */
   private turnEnds: Array<() => void> = [];
 
-  /**
-   * Whether the newest turn goes on with no request: cut by a restart (still `running`), or
-   * waiting for a person with a stop kept (it resumes to end stopped).
-   */
+  /** Whether the newest turn goes on with no request: cut by a restart (`running`), or waiting for a person with a stop kept (it resumes to end stopped). */
   goesOnByItself(): boolean {
     const turn = this.unfinishedTurn();
     return turn !== undefined && (turn.status === "running" || this.engine.store.turns.stopRequested(turn.turnId) !== undefined);
@@ -140,21 +145,17 @@ export class TurnRunner {
     return turns.latestStatus() === "running" || this.engine.calls.hasOpenCalls() || turns.inboxSize() > 0;
   }
 
-  /**
-   * Whether `resume()` has anything to do: unfinished work, a call to recover (or approved before
-   * a restart), a turn waiting for a person, or a parked direct call that may go on.
-   */
+  /** Whether `resume()` has anything to do: unfinished work, a call to recover (or approved before a restart), a turn waiting for a person, a parked direct call. */
   hasWorkToResume(): boolean {
     const { calls, store } = this.engine;
     return this.hasUnfinishedWork() || calls.recoverable() || store.turns.latestStatus() === "waiting" || calls.parkedDirect();
   }
 
   /**
-   * Accepts a message. When the thread is free it joins the history now, through the
-   * create-message hooks like any message, and a turn starts; otherwise it waits in the inbox and
-   * joins (through the same hooks) when the next turn starts. No orphan rows, no duplicate calls.
-   * Its `modelSettings` ride with it (metadata) to the turn it begins. `enqueued` runs in the
-   * transaction that takes the message in (a keyed request keeps its answer there).
+   * Accepts a message. On a free thread it joins the history now, through the create-message hooks,
+   * and a turn starts; else it waits in the inbox and joins (through the same hooks) when the next
+   * turn starts. Its `modelSettings` ride with it (metadata) to the turn it begins. `enqueued` runs
+   * in the transaction that takes the message in (a keyed request keeps its answer there).
    * @throws WeftError `hook_failed` when a create-message hook refused the message of a free
    * thread (nothing is stored, and the failed turn says why); `invalid_request` for settings the
    * agent does not allow (see `checkPostedSettings`); `agent_not_found` when the thread's agent
@@ -172,6 +173,7 @@ export class TurnRunner {
       mine = store.turns.enqueue(waiting);
       enqueued?.();
     });
+    this.heldByStop = false;
     if (this.busy) {
       // A turn cut by a restart resumes now, not at the next watchdog; the message waits behind it.
       if (!this.running) void this.resume();
@@ -248,7 +250,7 @@ export class TurnRunner {
     await this.engine.calls.resumeDirect();
     await this.engine.calls.drain(null);
     // A hook's refusal is recorded as a failed turn; nobody here waits for the answer.
-    if (!this.running && !this.closed && this.engine.store.turns.inboxSize() > 0) this.startWithInbox().catch(() => undefined);
+    if (!this.running && this.admissionDue()) this.startWithInbox().catch(() => undefined);
     return true;
   }
 
@@ -275,6 +277,7 @@ export class TurnRunner {
       // Its execution not made yet (being admitted, or resumed): it begins stopped, and its admission waits for no hook.
       if (this.execution) this.execution.abort(new Error(reason));
       else this.stopping = reason;
+      this.heldByStop ||= this.admission !== null;
       this.admission?.stop(reason);
       return true;
     }
@@ -324,10 +327,7 @@ export class TurnRunner {
     return this.engine.calls.turnWaits(turnId, this.engine.store.turns.pendingStep<ToolCallRequest>(turnId) ?? []);
   }
 
-  /**
-   * Starts a turn for the inbox's messages; resolves with them once they are stored. The thread
-   * is busy from the first moment, so a message posted meanwhile queues behind them.
-   */
+  /** Starts a turn for the inbox's messages; resolves with them once stored. Busy at once: a message posted meanwhile queues. */
   private startWithInbox(): Promise<Message[]> {
     this.opening = true;
     const admitted = admitInbox(this.engine, this.slot, this.admit);
@@ -366,7 +366,7 @@ export class TurnRunner {
     this.running = null;
     this.noOpening();
     // A message posted as the last admission was refused (or as the loop ended) gets its turn.
-    if (!this.closed && this.engine.store.turns.inboxSize() > 0) void this.resume().catch(() => undefined);
+    if (this.admissionDue()) void this.resume().catch(() => undefined);
     if (this.engine.meta.parent && !this.closed) void tellParent(this.engine);
   }
 
@@ -385,7 +385,7 @@ export class TurnRunner {
       await this.engine.calls.drain(null);
       // A message a hook refused has its failed turn recorded; whatever came after it still runs.
       let admitted = false;
-      while (!admitted && !this.closed && this.engine.store.turns.inboxSize() > 0) {
+      while (!admitted && this.admissionDue()) {
         this.opening = true;
         admitted = await admitInbox(this.engine, this.slot, this.admit).then(
           (admission) => (admission?.turn ? ((next = admission.turn), true) : this.noOpening()),
@@ -393,8 +393,7 @@ export class TurnRunner {
         );
       }
       // Being removed: no turn begins in the thread (its messages were admitted, and are removed with it).
-      if (this.closed) return;
-      if (!admitted) return;
+      if (this.closed || !admitted) return;
     }
   }
 }

@@ -1,8 +1,9 @@
 /**
- * Review 25c: a stop while an admission's before_create_message hook is stuck does not end the
- * wait: the rows stay in the inbox with the stop kept, and the same loop admits them again at once,
- * so the stuck hook is waited for again (30 s), the thread stays `running`, and at the deadline the
- * message the post answered `202 { queued: true }` is dropped as refused (its turn fails hook_failed).
+ * Review 25c: a stop while an admission's before_create_message hook was stuck did not end the
+ * wait: the rows stayed in the inbox with the stop kept, and the loop admitted them again at once,
+ * so the stuck hook was waited for again (30 s), the thread stayed `running`, and at the deadline
+ * the message its post answered `202 { queued: true }` was dropped as refused. Held rows now wait
+ * for the next post.
  */
 import { describe, expect, it } from "vitest";
 import { createThread, eventsOf, inThread, json, messagesOf, until } from "../helpers.js";
