@@ -80,6 +80,8 @@ describe.skipIf(!found.path)("playground page", () => {
     expect(await page.textContent('[data-call="pay"]')).toContain('"approvedBy":"dev"');
     await page.waitForSelector(".event[data-type=turn_finished]");
     await expect.poll(() => page.locator(".msg[data-role=assistant]").allTextContents()).toContain("assistantPaid.");
+    // An assistant message shows the calls it made (one that only calls tools was an empty box).
+    expect(await page.locator(".msg[data-role=assistant]").allTextContents()).toContainEqual(expect.stringMatching(/^assistantPaying\.\n→ needs_ok\(\{"amount": ?500\}\)$/));
     // The turn's tokens and cost, as GET /threads/:id/usage gives them (the scripted model reports
     // no usage, so weft's estimates, marked).
     const id = (await page.textContent("#thread-id"))!;
