@@ -59,9 +59,8 @@ export default defineConfig({
     // Four runtimes take files side by side on 2 cores (vitest's default there is one): most of a
     // file's time is waiting on alarms, deadlines and paced streams (workerd used about a fifth of a
     // core over a whole run), so more runtimes overlap those waits for the cost of a start each.
-    // A clean clone's CI here, beside the Node suite: with 2 the workerd suite took 444 s, with 3 341 s,
-    // with 4 319 s (2026-12-05) and 343 s (2026-12-06, on a slower machine); with 5 see the commit.
-    maxWorkers: 5,
+    // A clean clone's CI here, beside the Node suite: with 2 the workerd suite took 444 s, with 3 341 s.
+    maxWorkers: 4,
     projects: [
       // One workerd for every file, the Worker and weft's modules loaded once: a runtime of its own
       // per file cost seconds each (98 files: most of the suite's wall time). Files share storage
