@@ -6,7 +6,7 @@
  * @module
  */
 import type { ToolCallRequest } from "../protocol.js";
-import type { NewTurnMessage } from "./messages.js";
+import { type NewTurnMessage, queuedCallEntries } from "./messages.js";
 import { errorMark, resultText } from "../calls/result.js";
 import type { RunWorld } from "./world.js";
 import { hasHook } from "./hook-calls.js";
@@ -26,10 +26,7 @@ export function closeOpenStep(engine: RunWorld, turnId: string, error: string): 
     return { role: "tool" as const, content, toolCallId: call.id, name: call.name, ...errorMark(result) };
   });
   // A call they queued that ran joins too, as its own call and result (as a settled step's does).
-  for (const q of engine.calls.queuedDone(open.map((call) => call.id))) {
-    messages.push({ role: "assistant", content: "", toolCalls: [{ id: q.callId, name: q.toolName, arguments: q.argsText }], metadata: { queued: true } });
-    messages.push({ role: "tool", content: unhooked ? withheld(q.status) : resultText(q.result), toolCallId: q.callId, name: q.toolName, ...errorMark(q.result) });
-  }
+  for (const q of engine.calls.queuedDone(open.map((call) => call.id))) messages.push(...queuedCallEntries(q, unhooked ? withheld(q.status) : undefined));
   engine.appendMessages(messages, () => store.turns.setPendingStep(turnId, null));
 }
 

@@ -8,6 +8,8 @@ import { pageSize } from "../limits.js";
 import type { ContentPart } from "../content/parts.js";
 import type { MessageRole, ToolCallRequest } from "../protocol.js";
 import type { GetMessagesOptions } from "../tools/thread-state.js";
+import type { CallOutcome } from "../calls/call.js";
+import { errorMark, resultText } from "../calls/result.js";
 
 /** A message the turn appends to the thread's history. */
 export interface NewTurnMessage {
@@ -86,4 +88,15 @@ export function messagePage(options: GetMessagesOptions): MessagePage {
   nonNegative("before", before);
   nonNegative("after", after);
   return { limit, offset, order, maxDepth, before, after };
+}
+
+/**
+ * A queued call's history entries, after its step's results: its call (marked `queued`) and its
+ * result, whose text is `content` (the result's own by default).
+ */
+export function queuedCallEntries(q: CallOutcome, content = resultText(q.result)): NewTurnMessage[] {
+  return [
+    { role: "assistant", content: "", toolCalls: [{ id: q.callId, name: q.toolName, arguments: q.argsText }], metadata: { queued: true } },
+    { role: "tool", content, toolCallId: q.callId, name: q.toolName, ...errorMark(q.result) },
+  ];
 }

@@ -18,7 +18,7 @@ import { checkFinalAnswer, retryInstruction } from "./final-answer.js";
 import { requestStep } from "./model-request.js";
 import { BudgetExceeded } from "../usage/meter.js";
 import type { ProviderCall } from "./step.js";
-import type { NewTurnMessage } from "./messages.js";
+import { type NewTurnMessage, queuedCallEntries } from "./messages.js";
 import { ONE_SIDE, checkStopTool, handOver, sideForStep } from "./sides.js";
 import type { TurnHost } from "./turn-host.js";
 
@@ -238,10 +238,7 @@ async function settleStep(
     ...errorMark(o.result),
   }));
   // A queued call's result joins the history as its own call and result, after the step's results.
-  for (const q of queued.filter((o) => o.final)) {
-    messages.push({ role: "assistant", content: "", toolCalls: [{ id: q.callId, name: q.toolName, arguments: q.argsText }], metadata: { queued: true } });
-    messages.push({ role: "tool", content: resultText(q.result), toolCallId: q.callId, name: q.toolName, ...errorMark(q.result) });
-  }
+  for (const q of queued.filter((o) => o.final)) messages.push(...queuedCallEntries(q));
   await host.commit(messages, null);
   return { endTurn: outcomes.some((o) => o.endsTurn) };
 }

@@ -67,7 +67,7 @@ const rootOf = new WeakMap<EngineTurn, EngineTurn>();
 export class EngineTurns {
   private holder: EngineTurn | null = null;
   private readonly waiting: Waiter[] = [];
-  /** The runs on the holder's turn (its own and the nested ones). */
+  /** The runs on the holder's turn: the one that took it first, then the nested ones. */
   private sessions: RunSession[] = [];
   /** Counts the turns granted: a release of a turn taken as lost ({@link LOST_AFTER_MS}) is a no-op. */
   private granted = 0;
@@ -82,7 +82,7 @@ export class EngineTurns {
   take(session: RunSession): Promise<EngineTurn | null> | EngineTurn {
     const inherited = holding.getStore();
     // Only while the run that took the turn is open: a chain of nested runs cannot keep the engine.
-    if (inherited && inherited === this.holder && !this.holderSession?.closed) return this.share(inherited, session);
+    if (inherited && inherited === this.holder && !this.sessions[0]?.closed) return this.share(inherited, session);
     this.takeBackLost();
     // No holder means no one waits: `next` hands the engine on at each release.
     if (!this.holder) return this.grantNew(session);
@@ -118,14 +118,11 @@ export class EngineTurns {
   /** Runs on the holder's turn: its own run and the nested ones it started. */
   private holds = 0;
 
-  /** The run that took the holder's turn. */
-  private holderSession: RunSession | null = null;
 
   private grantNew(session: RunSession): EngineTurn {
     this.granted++;
     const turn: EngineTurn = { release: this.releaser() };
     this.holder = turn;
-    this.holderSession = session;
     this.sessions = [session];
     this.holds = 1;
     return turn;
@@ -150,7 +147,7 @@ export class EngineTurns {
       if (released || of !== this.granted) return;
       released = true;
       if (--this.holds > 0) return;
-      this.holder = this.holderSession = null;
+      this.holder = null;
       this.sessions = [];
       this.next();
     };
@@ -166,7 +163,7 @@ export class EngineTurns {
     const now = Date.now();
     if (!this.sessions.every((s) => now > s.deadline + LOST_AFTER_MS)) return;
     this.granted++;
-    this.holder = this.holderSession = null;
+    this.holder = null;
     this.sessions = [];
     this.holds = 0;
     this.lost();

@@ -40,11 +40,7 @@ export const MISSED_GRACE_MS = 60_000;
 export const MAX_QUEUED = MAX_CATCH_UP;
 /** How many due schedules one alarm fires before it arms itself again at once for the rest. */
 const FIRES_PER_ALARM = 200;
-/**
- * How many cron occurrences one alarm computes before it arms itself again at once for the rest: a
- * cron's catch-up after a day of downtime computes up to `CRON_WALK` (about 0.3 s of CPU), and 200
- * such passed a Durable Object's CPU limit, so every alarm would have died before firing any.
- */
+/** Cron occurrences one alarm computes before it re-arms at once for the rest (200 day-long catch-ups, `CRON_WALK` each, passed the CPU limit). */
 const STEPS_PER_ALARM = 10 * CRON_WALK;
 /** How many of its newest occurrences a schedule's journal keeps (older ended ones are forgotten). */
 export const OCCURRENCES_KEPT = 500;
@@ -295,12 +291,14 @@ export class ThreadSchedules {
     const { due, dropped, steps: walked } = dueThrough(spec, row.anchor, row.nextDue!, now, MAX_CATCH_UP);
     // Fired: those whose jittered time has come, in order; the first not yet ready waits.
     const ready: number[] = [];
+    const late = new Set<number>();
     for (const d of due) {
-      if (fireTimeOf(spec, row.anchor, row.id, d) > now) break;
+      const at = fireTimeOf(spec, row.anchor, row.id, d);
+      if (at > now) break;
       ready.push(d);
+      if (now - at > MISSED_GRACE_MS) late.add(d);
     }
-    const late = (d: number) => now - fireTimeOf(spec, row.anchor, row.id, d) > MISSED_GRACE_MS;
-    const run = spec.missed === "all" ? ready : spec.missed === "once" ? ready.slice(-1) : ready.filter((d) => !late(d));
+    const run = spec.missed === "all" ? ready : spec.missed === "once" ? ready.slice(-1) : ready.filter((d) => !late.has(d));
     const missed = dropped + ready.length - run.length;
     // The schedule moves past what it fired, and past what it dropped (counted missed once, here).
     const after = ready.at(-1) ?? (due[0] ?? (dropped > 0 ? now : row.nextDue!)) - 1;

@@ -179,9 +179,10 @@ export function shortestInterval(spec: ScheduleSpec, from: number): number {
   if (spec.everyMs !== undefined) return spec.everyMs;
   if (spec.cron === undefined) return Number.POSITIVE_INFINITY;
   let shortest = Number.POSITIVE_INFINITY;
-  let d = nextDue({ ...spec, until: undefined }, from, from);
+  const endless = { ...spec, until: undefined };
+  let d = nextDue(endless, from, from);
   for (let i = 0; d !== null && i < INTERVALS_READ; i++) {
-    const next = nextDue({ ...spec, until: undefined }, from, d);
+    const next = nextDue(endless, from, d);
     if (next !== null) shortest = Math.min(shortest, next - d);
     d = next;
   }
