@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { hideInjectedCrashes } from "./scripts/lib/expected-noise.mjs";
 import { createFakeProvider } from "./scripts/lib/fake-provider.mjs";
 import { createFakeMcp, isFakeMcp } from "./scripts/lib/fake-mcp.mjs";
@@ -22,10 +23,11 @@ hideInjectedCrashes();
 // test/README.md: a *.node.test.ts runs in Node (vitest.node.config.ts), a *.agents.test.ts under
 // vitest.agents.config.ts, every other test/**/*.test.ts here.
 const EXCLUDED = ["test/**/*.node.test.ts", "test/**/*.agents.test.ts", "node_modules/**"];
-// Files that change a test user's account env each get a runtime of their own: every change
+// Files that change a test user's account env run apart from the shared runtime: every change
 // wakes each thread that ever read that account's values (src/account/durable.ts), and in the
-// shared runtime that is every such thread of every file before. socket-limit.test.ts needs the
-// low socket limit these runtimes are given.
+// shared runtime that is every such thread of every file before. They share runtimes among
+// themselves (seven files, few threads; a runtime each cost a start of 10-15 s a file).
+// socket-limit.test.ts needs the low socket limit these runtimes are given.
 const OWN_RUNTIME = ["test/thread/socket-limit.test.ts", "test/secrets/env-levels.test.ts", "test/http/openapi-responses.test.ts", "test/secrets/direct-call-secrets.test.ts", "test/secrets/weft-credentials.test.ts", "test/authz/matrix-short.test.ts", "test/authz/secrets-endpoints-short.test.ts"];
 
 // The test worker, with `bindings` over test/wrangler.toml's vars.
@@ -45,6 +47,21 @@ const testWorker = (bindings: Record<string, string> = {}) =>
 const DEADLINE_TESTS = ["test/run/stream-ends.test.ts", "test/run/hook-deadline.test.ts"];
 const SHORT_DEADLINES = { WEFT_MODEL_IDLE_MS: "1000", WEFT_MODEL_STEP_MS: "3000", WEFT_HOOK_TIMEOUT_MS: "1000" };
 
+/**
+ * Files of the projects with runtimes of their own first, then the shared runtime's, each project's
+ * as vitest orders them (longest or largest first). vitest's order puts whole projects one after
+ * another by name, so the shared runtime's files all ran first and the others' runtimes started at
+ * the end, one long file running alone: a clean clone's workerd suite ended 70 s after the shared
+ * files did. Started first, their starts and long files overlap the shared files instead.
+ */
+class OwnRuntimesFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const shared = (spec: TestSpecification) => (spec.project.name === "workerd" ? 1 : 0);
+    return sorted.map((spec, at) => ({ spec, at })).sort((a, b) => shared(a.spec) - shared(b.spec) || a.at - b.at).map(({ spec }) => spec);
+  }
+}
+
 export default defineConfig({
   // The Standard Agents tools API's examples import from @standardagents/spec; weft's public entry answers for it.
   resolve: { alias: { "@standardagents/spec": fileURLToPath(new URL("./src/index.ts", import.meta.url)) } },
@@ -52,6 +69,7 @@ export default defineConfig({
   // under vitest.agents.config.ts (`npm run test:agents`).
   test: {
     setupFiles: ["test/setup.ts"],
+    sequence: { sequencer: OwnRuntimesFirst },
     // A bound for a test that hangs, not a claim about speed: generous for a machine loaded by a
     // second npm test (vitest's default 5 s was outlasted by tests of about a second at load
     // average 10, 30 s by a test of a few seconds at load average 25).
@@ -66,8 +84,8 @@ export default defineConfig({
       // per file cost seconds each (98 files: most of the suite's wall time). Files share storage
       // then: a test makes its own threads and never counts all of a user's.
       { extends: true, plugins: [testWorker()], test: { name: "workerd", isolate: false, include: ["test/**/*.test.ts"], exclude: [...EXCLUDED, ...OWN_RUNTIME, ...DEADLINE_TESTS] } },
-      // A runtime per file: a socket limit low enough to reach (test/thread/socket-limit.test.ts, the OpenAPI check's 429).
-      { extends: true, plugins: [testWorker({ WEFT_MAX_SOCKETS_PER_THREAD: "8" })], test: { name: "workerd-own", include: OWN_RUNTIME } },
+      // Runtimes apart from the shared one, with a socket limit low enough to reach (test/thread/socket-limit.test.ts, the OpenAPI check's 429).
+      { extends: true, plugins: [testWorker({ WEFT_MAX_SOCKETS_PER_THREAD: "8" })], test: { name: "workerd-own", isolate: false, include: OWN_RUNTIME } },
       { extends: true, plugins: [testWorker(SHORT_DEADLINES)], test: { name: "workerd-deadlines", isolate: false, include: DEADLINE_TESTS } },
     ],
   },

@@ -1,7 +1,12 @@
+/**
+ * Recovery runs each effect once however many requests meet a crashed thread at once. npm test plays
+ * each effect class and each crash point once; `npm run crash-matrix` plays every class at every point.
+ */
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { CLASSES, type EffectClass, POINTS, callsWithoutOneResult, crashAt, expected, settleParked, waitAtRest } from "../crash/matrix.js";
 import { firedCrashes, planCrashes } from "../crash/plan.js";
+import { crossOrSample } from "../crash/scale.js";
 import { callsOf, createThread, eventsOf, inThread, json, keyed, effectRuns, messagesOf, rawStub, stubOf, until } from "../helpers.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -26,8 +31,9 @@ function validHistory(messages: Array<{ role: string; toolCallId?: string; toolC
   return JSON.stringify(asked) === JSON.stringify(answered);
 }
 
-describe("recovery runs once: every effect class x crash point, with many requests at once", () => {
-  const cases = (Object.keys(CLASSES) as EffectClass[]).flatMap((cls) => POINTS.filter((p) => p !== "queue_drain").map((point) => [cls, point] as const));
+describe("recovery runs once: effect classes x crash points, with many requests at once", () => {
+  // Every class at every point under `npm run crash-matrix`; npm test plays each class and each point once.
+  const cases = crossOrSample(Object.keys(CLASSES) as EffectClass[], POINTS.filter((p) => p !== "queue_drain"));
   it.concurrent.each(cases)("4. %s cut at %s, then every kind of request at the same moment: each effect runs once", async (cls, point) => {
     const id = await createThread({ agent: "guarantees" });
     planCrashes(id, point === "second_crash" ? [{ point: "after_effect", callId: "r" }, { point: "recovering", callId: "r" }] : [{ point, callId: "r" }]);
