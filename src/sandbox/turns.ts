@@ -33,7 +33,7 @@
  * waiter's run then did its thread's I/O as the other thread, which threw "Cannot perform I/O on
  * behalf of a different Durable Object", and its thread's request never completed). The release
  * only marks the next waiter's turn; each waiter looks for its turn on timers of its own context
- * (the first in line every {@link TURN_POLL_MS}), and ends its wait at once when its run ends
+ * (the next in line every {@link TURN_POLL_MS}), and ends its wait at once when its run ends
  * (cancelled, or its wait passed its bound: both come from its own context).
  * @module
  */
@@ -46,7 +46,7 @@ export interface EngineTurn {
 }
 
 /**
- * How often the first waiting run looks whether its turn came, in milliseconds: the most the
+ * How often the next waiting run in line looks whether its turn came, in milliseconds: the most the
  * engine stays idle between one run letting go and the next starting.
  */
 export const TURN_POLL_MS = 5;
