@@ -274,6 +274,8 @@ class StateFunctions {
       startCodeExecution(source, options, {
         // One lifetime of the thread: code of a deleted thread shares no module state with one made again on its id.
         scope: `${meta.threadId}:${meta.createdAt}`,
+        // Its user's runs take turns with other users' on a shared engine (src/sandbox/turns.ts).
+        ...(meta.userId ? { owner: meta.userId } : {}),
         ...(call ? { callId: call.callId } : {}),
         workerEnv: host.workerEnv,
         // A stopped run cancels its code.

@@ -51,6 +51,11 @@ export interface SandboxRequest {
   fetchAllow: readonly string[];
   /** Scope of reuse: warm state is never shared across scopes (weft passes the thread id). */
   scope: string;
+  /**
+   * Whose run it is: the thread's owner (its `userId`). QuickJS hands its one engine round robin
+   * over owners (turns.ts); absent, the run's scope is an owner of its own.
+   */
+  owner?: string;
   /** Cancelling ends the run with `cancelled`. */
   cancellation: Cancellation;
   /** Each console call, as it happens. */

@@ -22,6 +22,8 @@ import { stripTypes } from "./typescript.js";
 export interface CodeHost {
   /** Scope of warm isolate reuse: the thread id. */
   readonly scope: string;
+  /** The thread's owner, when it has one: QuickJS turns are fair between owners (turns.ts). */
+  readonly owner?: string;
   /** The calling tool's call id, when there is one (it appears in `code_*` events). */
   readonly callId?: string;
   /** The Worker's bindings and vars: `LOADER` (Worker Loader) and `WEFT_SANDBOX` are read. */
@@ -193,6 +195,7 @@ function prepare(id: string, source: unknown, options: CodeExecutionOptions, hos
       maxResultBytes: MAX_VALUE_BYTES,
       fetchAllow: fetchAllowOf(options.fetch),
       scope: host.scope,
+      ...(host.owner ? { owner: host.owner } : {}),
       cancellation,
       ...(options.report === true
         ? {

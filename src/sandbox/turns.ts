@@ -1,7 +1,7 @@
 /**
  * Turns on the QuickJS engine: the runs of one isolate (every thread's Durable Object in it) share
- * one WebAssembly instance of QuickJS, and they take turns on it, first come first served, so one
- * run's memory can never fail another's.
+ * one WebAssembly instance of QuickJS, and they take turns on it, round robin over users, so one
+ * run's memory can never fail another's and one user's runs cannot keep another's from it.
  *
  * Why turns: the instance's heap has a fixed maximum (heap.ts) and QuickJS's own per-run memory
  * limit does not hold in this build (it counts no usable size per allocation: measured, an 8 MiB
@@ -17,12 +17,23 @@
  * runs at once on the same engine: waiting would deadlock until the holder's deadline. Only while
  * that run is open, so the turn lasts at most two deadlines and others get theirs.
  *
+ * Order: a run's user is its thread's owner (`SandboxRequest.owner`; a thread without one is a
+ * user of its own). A run holds its turn even while it only waits (a timer, a slow tool), so in
+ * order of arrival one user's runs queued ahead could make another's wait pass its bound. Instead
+ * the users with waiting runs get the engine in rotation, each its earliest waiting run (in order
+ * of arrival within a user); a user joins the rotation last, but ahead of the user whose run holds
+ * the engine, which has just had its turn. So no user's second run goes ahead of another user's
+ * first: a run of a user with no other run holding or waiting waits for the turn in progress and
+ * one turn of each other user already waiting, at most. With two users that is the turn in
+ * progress only, one deadline, within the wait's bound (unless its run starts a nested run late,
+ * which stretches the turn towards two).
+ *
  * A waiter is never woken by the run that lets go: that run is another thread's, and in workerd a
  * promise resolved from one Durable Object's I/O context continues in that context, not its own (a
  * waiter's run then did its thread's I/O as the other thread, which threw "Cannot perform I/O on
  * behalf of a different Durable Object", and its thread's request never completed). The release
  * only marks the next waiter's turn; each waiter looks for its turn on timers of its own context
- * (the first in line every {@link TURN_POLL_MS}), and ends its wait at once when its run ends
+ * (the next in line every {@link TURN_POLL_MS}), and ends its wait at once when its run ends
  * (cancelled, or its wait passed its bound: both come from its own context).
  * @module
  */
@@ -35,7 +46,7 @@ export interface EngineTurn {
 }
 
 /**
- * How often the first waiting run looks whether its turn came, in milliseconds: the most the
+ * How often the next waiting run in line looks whether its turn came, in milliseconds: the most the
  * engine stays idle between one run letting go and the next starting.
  */
 export const TURN_POLL_MS = 5;
@@ -53,6 +64,7 @@ export const LOST_AFTER_MS = 10_000;
 
 interface Waiter {
   readonly session: RunSession;
+  readonly user: string;
   /** Set by `next` (in the releasing run's context); the waiter finds it in its own. */
   turn: EngineTurn | null;
 }
@@ -63,10 +75,24 @@ const holding = new AsyncLocalStorage<EngineTurn>();
 /** The holder's turn of each nested run's share: runs nested deeper share it too. */
 const rootOf = new WeakMap<EngineTurn, EngineTurn>();
 
-/** The FIFO of runs waiting for the QuickJS engine, and the turn that holds it. */
+/** The user a run takes turns as (see the module's note on order); the prefixes keep an owner from naming a scope. */
+function userOf(session: RunSession): string {
+  const { owner, scope } = session.request;
+  return owner ? `owner:${owner}` : `scope:${scope}`;
+}
+
+/**
+ * The runs waiting for the QuickJS engine, in the order they get it (round robin over users, see
+ * the module's note), and the turn that holds it.
+ */
 export class EngineTurns {
   private holder: EngineTurn | null = null;
+  /** In the order they came. */
   private readonly waiting: Waiter[] = [];
+  /** The users with waiting runs, in the order they get the engine. */
+  private rotation: string[] = [];
+  /** The user of the holder's turn: the last to have had the engine. */
+  private holderUser: string | null = null;
   /** The runs on the holder's turn: the one that took it first, then the nested ones. */
   private sessions: RunSession[] = [];
   /** Counts the turns granted: a release of a turn taken as lost ({@link LOST_AFTER_MS}) is a no-op. */
@@ -86,9 +112,32 @@ export class EngineTurns {
     this.takeBackLost();
     // No holder means no one waits: `next` hands the engine on at each release.
     if (!this.holder) return this.grantNew(session);
-    const waiter: Waiter = { session, turn: null };
+    const waiter: Waiter = { session, user: userOf(session), turn: null };
     this.waiting.push(waiter);
+    this.join(waiter.user);
     return this.wait(waiter);
+  }
+
+  /** Puts a user new to the rotation last, but ahead of the holder's user: it has just had its turn. */
+  private join(user: string): void {
+    if (this.rotation.includes(user)) return;
+    const last = this.rotation.length - 1;
+    if (last >= 0 && this.rotation[last] === this.holderUser) this.rotation.splice(last, 0, user);
+    else this.rotation.push(user);
+  }
+
+  /** The run that gets the engine next: the earliest of the first user in the rotation. */
+  private upNext(): Waiter | undefined {
+    const user = this.rotation[0];
+    return user === undefined ? undefined : this.waiting.find((w) => w.user === user);
+  }
+
+  /** Takes `waiter` out of the queue; a user left with no waiting run leaves the rotation. */
+  private leave(waiter: Waiter): void {
+    const at = this.waiting.indexOf(waiter);
+    if (at < 0) return;
+    this.waiting.splice(at, 1);
+    if (!this.waiting.some((w) => w.user === waiter.user)) this.rotation = this.rotation.filter((u) => u !== waiter.user);
   }
 
   /**
@@ -99,14 +148,13 @@ export class EngineTurns {
     while (!waiter.turn && !waiter.session.closed) {
       this.takeBackLost();
       if (waiter.turn) break;
-      const pause = this.waiting[0] === waiter ? TURN_POLL_MS : QUEUED_POLL_MS;
+      const pause = this.upNext() === waiter ? TURN_POLL_MS : QUEUED_POLL_MS;
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([waiter.session.ended, new Promise((resolve) => (timer = setTimeout(resolve, pause)))]);
       clearTimeout(timer);
     }
     if (waiter.turn) return waiter.turn;
-    const at = this.waiting.indexOf(waiter);
-    if (at >= 0) this.waiting.splice(at, 1);
+    this.leave(waiter);
     return null;
   }
 
@@ -119,10 +167,11 @@ export class EngineTurns {
   private holds = 0;
 
 
-  private grantNew(session: RunSession): EngineTurn {
+  private grantNew(session: RunSession, user = userOf(session)): EngineTurn {
     this.granted++;
     const turn: EngineTurn = { release: this.releaser() };
     this.holder = turn;
+    this.holderUser = user;
     this.sessions = [session];
     this.holds = 1;
     return turn;
@@ -170,13 +219,15 @@ export class EngineTurns {
     this.next();
   }
 
-  /** Hands the engine to the first waiter whose run is still open. */
+  /** Hands the engine to the next waiter whose run is still open; its user goes last in the rotation. */
   private next(): void {
     while (!this.holder) {
-      const waiter = this.waiting.shift();
+      const waiter = this.upNext();
       if (!waiter) return;
+      this.leave(waiter);
       if (waiter.session.closed) continue;
-      waiter.turn = this.grantNew(waiter.session);
+      if (this.rotation[0] === waiter.user) this.rotation.push(this.rotation.shift()!);
+      waiter.turn = this.grantNew(waiter.session, waiter.user);
     }
   }
 }

@@ -10,8 +10,30 @@ import { RunSession } from "../../src/sandbox/session.js";
 import { type EngineTurn, EngineTurns } from "../../src/sandbox/turns.js";
 import { within } from "./bounds.js";
 
-const request = (timeoutMs: number): SandboxRequest =>
-  ({ timeoutMs, scope: "turns-test", cancellation: new Cancellation(), imports: {}, maxLogBytes: 1024, maxResultBytes: 1024, fetchAllow: [] }) as unknown as SandboxRequest;
+const request = (timeoutMs: number, owner?: string): SandboxRequest =>
+  ({ timeoutMs, scope: "turns-test", ...(owner ? { owner } : {}), cancellation: new Cancellation(), imports: {}, maxLogBytes: 1024, maxResultBytes: 1024, fetchAllow: [] }) as unknown as SandboxRequest;
+
+/**
+ * The order in which runs get the engine when they come in the order of `names` (`a2` is user a's
+ * second): the first finds it free and holds it until all the others came; each lets go at once.
+ */
+async function grantOrder(names: string[]): Promise<string[]> {
+  const turns = new EngineTurns();
+  const order: string[] = [];
+  let allCame!: () => void;
+  const came = new Promise<void>((resolve) => (allCame = resolve));
+  const runs = names.map(async (name, i) => {
+    const session = new RunSession(request(5_000, name.replace(/\d+$/, "")), "quickjs", 1, 60_000);
+    const turn = await turns.take(session);
+    order.push(name);
+    if (i === 0) await came;
+    session.end("success", undefined, 1);
+    turn!.release();
+  });
+  allCame();
+  await Promise.all(runs);
+  return order;
+}
 
 describe("turns on the QuickJS engine", () => {
   it("a wait past its bound ends timeout saying the run never started, and the queue goes on in order", async () => {
@@ -97,5 +119,37 @@ describe("turns on the QuickJS engine", () => {
     const after = turns.take(new RunSession(request(100), "quickjs", 1, 60_000));
     expect(after).not.toBeInstanceOf(Promise);
     (after as EngineTurn).release();
+  });
+
+  it("runs take the engine round robin over their users, in order of arrival within a user", async () => {
+    // b1 comes while a1 holds the engine and a2, a3 wait: a's turn is in progress, so b1 goes next.
+    expect(await grantOrder(["a1", "a2", "a3", "b1", "b2"])).toEqual(["a1", "b1", "a2", "b2", "a3"]);
+    // Three users: each waiting user once, in the order they came, before any goes again.
+    expect(await grantOrder(["a1", "a2", "b1", "c1", "b2", "c2", "a3"])).toEqual(["a1", "b1", "c1", "a2", "b2", "c2", "a3"]);
+    expect(await grantOrder(["a1", "a2", "a3"])).toEqual(["a1", "a2", "a3"]);
+  });
+
+  it("a user whose run just had the engine waits behind another user's run that comes during the next turn", async () => {
+    const turns = new EngineTurns();
+    const run = (owner: string) => new RunSession(request(5_000, owner), "quickjs", 1, 60_000);
+    const b1 = run("b");
+    const held = turns.take(b1) as EngineTurn;
+    const [a1, a2] = [run("a"), run("a")];
+    const [a1Turn, a2Turn] = [turns.take(a1), turns.take(a2)];
+    b1.end("success", undefined, 1);
+    held.release();
+    const a1Held = (await a1Turn)!;
+    // b's second run comes while a1 holds the engine: b's turn comes before a's second.
+    const b2 = run("b");
+    const b2Turn = turns.take(b2);
+    a1.end("success", undefined, 1);
+    a1Held.release();
+    const next = await Promise.race([Promise.resolve(b2Turn).then((turn) => ({ name: "b2", turn })), Promise.resolve(a2Turn).then((turn) => ({ name: "a2", turn }))]);
+    expect(next.name).toBe("b2");
+    b2.end("success", undefined, 1);
+    next.turn!.release();
+    const a2Held = (await a2Turn)!;
+    a2.end("success", undefined, 1);
+    a2Held.release();
   });
 });
