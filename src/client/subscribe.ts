@@ -66,7 +66,7 @@ const LONGEST_WAIT_MS = 5_000;
  * Subscribes to `GET /threads/:id/ws`. A connection that fails before it opens is followed by
  * `GET /threads/:id` with the same token: a 4xx answer there (401 `unauthenticated`, 404
  * `thread_not_found`), a thread made again on the id (404 `thread_not_found`) or one whose newest
- * seq is below the cursor (400 `invalid_request`) means no retry can succeed, so the subscription
+ * seq is below the cursor, or a cursor that is no seq (400 `invalid_request`), means no retry can succeed, so the subscription
  * ends with that error (`onError`, `closed`); anything else (the network, a restarting thread) is
  * retried.
  */
@@ -210,7 +210,8 @@ async function threadCheck(conn: ConnectionOptions, threadId: string, since: num
   if (createdAt !== undefined && thread.createdAt !== createdAt) {
     return new WeftClientError("thread_not_found", `thread ${threadId} made at ${createdAt} is gone; the thread on its id now was made at ${thread.createdAt}, and its seqs start over`, 404, { createdAt: thread.createdAt });
   }
-  if (thread.lastSeq < since) {
+  // A seq is a whole number from 0 to the newest: any other cursor is refused by every connection.
+  if (!Number.isSafeInteger(since) || since < 0 || thread.lastSeq < since) {
     return new WeftClientError("invalid_request", `since: expected a seq from 0 to ${thread.lastSeq} (the newest), got ${since}`, 400, { path: ["since"] });
   }
   return thread;
