@@ -22,7 +22,10 @@ export interface SubscribeOptions {
    * until it answers).
    */
   createdAt?: number;
-  /** Called once per frame, in `seq` order, never twice for one `seq` and never with a gap. */
+  /**
+   * Called once per frame, in `seq` order, never twice for one `seq` and never with a gap. A frame
+   * whose call throws counts as delivered; the error is rethrown in a microtask (the host reports it).
+   */
   onEvent(frame: EventFrame): void;
   /** Called when the subscription ends for good: the upgrade was refused (bad token, unknown thread). */
   onError?(error: WeftClientError): void;
@@ -142,6 +145,17 @@ export function subscribe(conn: ConnectionOptions, threadId: string, options: Su
     }, gapWaitMs);
   };
 
+  // The handler's own failure is reported as the handler's (after this), not a reason to drop the frames after it.
+  const deliver = (frame: EventFrame) => {
+    try {
+      options.onEvent(frame);
+    } catch (e) {
+      queueMicrotask(() => {
+        throw e;
+      });
+    }
+  };
+
   let open = false;
   socket.addEventListener("open", () => {
     open = true;
@@ -170,7 +184,7 @@ export function subscribe(conn: ConnectionOptions, threadId: string, options: Su
       // wait that doubles while holes keep coming (partysocket's own reconnect would not wait).
       if (frame.seq !== lastSeq + 1) return reconnectAfterGap();
       lastSeq = frame.seq;
-      options.onEvent(frame);
+      deliver(frame);
     }
   });
 
