@@ -22,7 +22,10 @@ export interface SubscribeOptions {
    * until it answers).
    */
   createdAt?: number;
-  /** Called once per frame, in `seq` order, never twice for one `seq` and never with a gap. */
+  /**
+   * Called once per frame, in `seq` order, never twice for one `seq` and never with a gap. A frame
+   * whose call throws counts as delivered; the error is rethrown in a microtask (the host reports it).
+   */
   onEvent(frame: EventFrame): void;
   /** Called when the subscription ends for good: the upgrade was refused (bad token, unknown thread). */
   onError?(error: WeftClientError): void;
@@ -66,7 +69,7 @@ const LONGEST_WAIT_MS = 5_000;
  * Subscribes to `GET /threads/:id/ws`. A connection that fails before it opens is followed by
  * `GET /threads/:id` with the same token: a 4xx answer there (401 `unauthenticated`, 404
  * `thread_not_found`), a thread made again on the id (404 `thread_not_found`) or one whose newest
- * seq is below the cursor (400 `invalid_request`) means no retry can succeed, so the subscription
+ * seq is below the cursor, or a cursor that is no seq (400 `invalid_request`), means no retry can succeed, so the subscription
  * ends with that error (`onError`, `closed`); anything else (the network, a restarting thread) is
  * retried.
  */
@@ -142,6 +145,17 @@ export function subscribe(conn: ConnectionOptions, threadId: string, options: Su
     }, gapWaitMs);
   };
 
+  // The handler's own failure is reported as the handler's (after this), not a reason to drop the frames after it.
+  const deliver = (frame: EventFrame) => {
+    try {
+      options.onEvent(frame);
+    } catch (e) {
+      queueMicrotask(() => {
+        throw e;
+      });
+    }
+  };
+
   let open = false;
   socket.addEventListener("open", () => {
     open = true;
@@ -170,7 +184,7 @@ export function subscribe(conn: ConnectionOptions, threadId: string, options: Su
       // wait that doubles while holes keep coming (partysocket's own reconnect would not wait).
       if (frame.seq !== lastSeq + 1) return reconnectAfterGap();
       lastSeq = frame.seq;
-      options.onEvent(frame);
+      deliver(frame);
     }
   });
 
@@ -210,7 +224,8 @@ async function threadCheck(conn: ConnectionOptions, threadId: string, since: num
   if (createdAt !== undefined && thread.createdAt !== createdAt) {
     return new WeftClientError("thread_not_found", `thread ${threadId} made at ${createdAt} is gone; the thread on its id now was made at ${thread.createdAt}, and its seqs start over`, 404, { createdAt: thread.createdAt });
   }
-  if (thread.lastSeq < since) {
+  // A seq is a whole number from 0 to the newest: any other cursor is refused by every connection.
+  if (!Number.isSafeInteger(since) || since < 0 || thread.lastSeq < since) {
     return new WeftClientError("invalid_request", `since: expected a seq from 0 to ${thread.lastSeq} (the newest), got ${since}`, 400, { path: ["since"] });
   }
   return thread;

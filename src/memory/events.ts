@@ -113,7 +113,8 @@ export class MemoryEventSink implements EventSink {
     }
     const frames = events.map((e, i): EventFrame => {
       this.log.push({ seq: first + i, type: e.type, text: texts[i]!, at: e.at });
-      return { seq: first + i, type: e.type, data: e.data, at: isoTime(e.at) } as EventFrame;
+      // Sent as stored: data that is undefined is stored as `null`, and a replay serves it so.
+      return { seq: first + i, type: e.type, data: e.data === undefined ? null : e.data, at: isoTime(e.at) } as EventFrame;
     });
     for (const frame of frames) this.broadcast(frame);
     return frames.at(-1)!;

@@ -135,6 +135,7 @@ async function runPrompt(
   }
   const tag = { [PROMPT_CALL_KEY]: context.callId };
   let opening: Message | undefined = runEnds(engine, context.callId).first;
+  const resumed = opening !== undefined;
   // The run's window, read from its opening message on; sibling runs at this depth stay out.
   const history = (): Message[] => nestedWindow(engine, context.callId, opening, model);
   // The prompt's own model when it names one; otherwise the model of the run that called it.
@@ -162,6 +163,8 @@ async function runPrompt(
     mark: (messages) => messages.map((m) => ({ ...m, depth, metadata: { ...m.metadata, ...tag } })),
     parentCallId: context.callId,
   });
+  // Resumed with no step open: a restart may have cut its next step mid-stream, which is asked again from the start.
+  if (resumed && !openCalls(history().at(-1))) engine.emit("model_step_discarded", { turnId: child.flowId, step: steps + 1, attempt: 1, reason: "the thread restarted during this step" });
   const end = await runTurn(conversation, child);
   if (end.status === "failed") return { status: "error", error: `prompt "${name}" failed: ${end.error ?? "unknown error"}` };
   if (end.status === "waiting") {

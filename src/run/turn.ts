@@ -69,6 +69,8 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
         const error = `model step ${steps + 1} was cut by a restart ${requests - 1} times; it is not requested again`;
         return { status: "failed", steps, error, errorCode: "restart_loop" };
       }
+      // Asked before by an instance a restart ended: what it streamed of the step is void, as for a cut attempt.
+      if (requests > 1) host.emit("model_step_discarded", { turnId, step: steps + 1, attempt: requests - 1, reason: "the thread restarted during this step" });
       // One snapshot per request: what is injected while it is prepared enters the next request.
       const snapshot = await host.history();
       const messages = host.prepareMessages ? await host.prepareMessages(snapshot) : snapshot;

@@ -167,8 +167,8 @@ export class EventLog {
 }
 
 function frameOf(seq: number, type: string, data: unknown, now: number, text: string): EventFrame {
-  const frame = { seq, type, data, at: isoTime(now) } as EventFrame & { [DATA_TEXT]?: string };
-  // `JSON.stringify` leaves out a key whose value is undefined; such a frame is serialized as it is.
-  if (data !== undefined) frame[DATA_TEXT] = text;
+  // Sent as stored: data that is undefined is stored as `null`, and a replay serves it so.
+  const frame = { seq, type, data: data === undefined ? null : data, at: isoTime(now) } as EventFrame & { [DATA_TEXT]?: string };
+  frame[DATA_TEXT] = text;
   return frame;
 }
