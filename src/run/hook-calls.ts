@@ -19,7 +19,7 @@ import { MAX_STEP_BYTES, limitOf } from "../limits.js";
 import type { CallExecution } from "../calls/call.js";
 import type { RunWorld } from "./world.js";
 import { createThreadState } from "./state.js";
-import type { ThreadState } from "../tools/thread-state.js";
+import type { CodeExecution, ThreadState } from "../tools/thread-state.js";
 
 /** One hook to run: where it was declared (for errors) and its body. */
 interface BoundHook<N extends HookName> {
@@ -61,10 +61,18 @@ interface HookBatch {
   readonly signal: AbortSignal | null;
   /** Why nothing waits for a hook of the batch any more (a stop cut it, or it ran past its deadline): the batch's state takes no more writes. */
   cut?: string;
+  /** Code its hooks started (`state.runCode`): the hooks' own work, cancelled with them. */
+  readonly code: CodeExecution[];
 }
 
 /** A batch under `signal` (none: nothing stops it but its hooks' deadline). */
-const batchOf = (signal: AbortSignal | null): HookBatch => ({ signal });
+const batchOf = (signal: AbortSignal | null): HookBatch => ({ signal, code: [] });
+
+/** Marks `batch` cut for `why`; the code its hooks started is cancelled, so none of it acts after the cut. */
+function cutBatch(batch: HookBatch, why: string): void {
+  batch.cut = why;
+  for (const run of batch.code.splice(0)) run.cancel();
+}
 
 /**
  * Whether `e` is how a hook call under `signal` ended when the signal fired while the hook ran:
@@ -99,7 +107,7 @@ function call<N extends HookName, R>(engine: RunWorld, hook: BoundHook<N>, name:
   return new Promise<R>((resolve, reject) => {
     const stopped = (): void => {
       clearTimeout(timer);
-      batch.cut = `${hook.label} was cut short by a stop (${errorMessage(signal!.reason)})`;
+      cutBatch(batch, `${hook.label} was cut short by a stop (${errorMessage(signal!.reason)})`);
       reject(signal!.reason);
     };
     const done = (): void => {
@@ -108,8 +116,9 @@ function call<N extends HookName, R>(engine: RunWorld, hook: BoundHook<N>, name:
     };
     const late = (): void => {
       done();
-      batch.cut = `${hook.label} did not finish within ${ms} ms (WEFT_HOOK_TIMEOUT_MS)`;
-      reject(new WeftError("hook_failed", batch.cut, { hook: name, timeoutMs: ms }));
+      const why = `${hook.label} did not finish within ${ms} ms (WEFT_HOOK_TIMEOUT_MS)`;
+      cutBatch(batch, why);
+      reject(new WeftError("hook_failed", why, { hook: name, timeoutMs: ms }));
     };
     const timer = setTimeout(late, ms);
     signal?.addEventListener("abort", stopped, { once: true });
@@ -163,7 +172,11 @@ function guarded<T extends object>(target: T, writes: ReadonlyMap<string, "async
       let wrapped = made.get(key);
       if (wrapped === undefined) {
         wrapped = (...args: unknown[]) => {
-          if (batch.cut === undefined) return (value as (...a: unknown[]) => unknown).apply(of, args);
+          if (batch.cut === undefined) {
+            const out = (value as (...a: unknown[]) => unknown).apply(of, args);
+            if (key === "runCode") batch.code.push(out as CodeExecution);
+            return out;
+          }
           const refused = new WeftError("hook_failed", `${batch.cut}: ${key} after that is refused`);
           if (kind === "async") return Promise.reject(refused);
           throw refused;
