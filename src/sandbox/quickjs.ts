@@ -29,7 +29,7 @@ import { instrument } from "./instrument.js";
 import { MAX_TIMEOUT_MS, QUICKJS_HEAP_BYTES } from "./limits.js";
 import { QUICKJS_PRELUDE, importModuleSource } from "./prelude.js";
 import { RunSession, describeError } from "./session.js";
-import { EngineTurns } from "./turns.js";
+import { type EngineTurn, EngineTurns } from "./turns.js";
 import { hostTick, installHost } from "./quickjs-host.js";
 import { EngineYields, enter, executePendingJobsAsync, newAsyncRuntime } from "./yields.js";
 
@@ -95,7 +95,7 @@ export class QuickJsExecutor implements SandboxExecutor {
     try {
       if (session.closed) return session.ended;
       session.begin();
-      const current = loadEngine();
+      const current = engineOf(turn);
       try {
         await turns.within(turn, async () => {
           const { qjs, yields } = await current.module;
@@ -117,6 +117,21 @@ export class QuickJsExecutor implements SandboxExecutor {
 
 /** The turns of this isolate's runs on the engine; a turn taken as lost leaves its engine to it. */
 const turns = new EngineTurns(discardQuickJsEngine);
+
+/** The engine each turn runs on, kept by the turn granted whole. */
+const engines = new WeakMap<EngineTurn, Engine>();
+
+/**
+ * The engine of `turn`: a nested run's is its holder's, even once a run of the turn dropped it
+ * (the next turn's starts fresh), since a second heap beside the holder's, still in use, would pass
+ * the isolate's 128 MB.
+ */
+function engineOf(turn: EngineTurn): Engine {
+  const root = turns.rootOf(turn);
+  let pinned = engines.get(root);
+  if (!pinned) engines.set(root, (pinned = loadEngine()));
+  return pinned;
+}
 
 async function execute(session: RunSession, qjs: QuickJSAsyncWASMModule, yields: EngineYields, heap: WebAssembly.Memory): Promise<void> {
   if (session.closed) return;

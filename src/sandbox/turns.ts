@@ -158,6 +158,11 @@ export class EngineTurns {
     return null;
   }
 
+  /** The turn whole that `turn` is a share of (itself when it was granted whole). */
+  rootOf(turn: EngineTurn): EngineTurn {
+    return rootOf.get(turn) ?? turn;
+  }
+
   /** Runs `fn` as the work of `turn`: runs it starts through host calls share the turn. */
   within<T>(turn: EngineTurn, fn: () => T): T {
     return holding.run(rootOf.get(turn) ?? turn, fn);

@@ -1,0 +1,32 @@
+/**
+ * Runs nested on one QuickJS turn (a host call of the running code starts another run) share the
+ * holder's engine, even once one of them had it dropped: the next turn starts a fresh engine, but a
+ * second heap beside the holder's, still in use, would take two 64 MiB heaps at once, past a
+ * Worker isolate's 128 MB.
+ */
+import { expect, it } from "vitest";
+import { createThread, inThread } from "../helpers.js";
+import { quickJsHeap } from "../../src/sandbox/heap.js";
+
+it("a nested run after one that dropped the engine runs on the holder's heap, not a second one", async () => {
+  const id = await createThread();
+  const out = await inThread(id, async (instance: any) => {
+    const { createThreadState } = await import("../../src/run/state.js");
+    const state = createThreadState(instance.world, { callId: "call_nested_engine", tool: instance.world.catalog.get("run_code") }, null);
+    const heaps: Array<WebAssembly.Memory | null> = [];
+    const nested = (source: string) => async () => (await state.runCode(source, { sandbox: "quickjs", timeoutMs: 500 }).result).status;
+    const imports = {
+      host: {
+        heap: () => void heaps.push(quickJsHeap.current),
+        // Cut midway by its deadline: its runtime cannot be freed, so the engine is dropped.
+        looping: nested("export default () => { let x = 0; for (;;) x++; }"),
+        plain: nested("export default () => 1"),
+      },
+    };
+    const source = `import { heap, looping, plain } from "host";
+export default async () => { heap(); const first = await looping(); const second = await plain(); heap(); return [first, second]; }`;
+    const run = await state.runCode(source, { sandbox: "quickjs", timeoutMs: 30_000, imports }).result;
+    return { status: run.status, value: run.value, sameHeap: heaps.length === 2 && heaps[0] === heaps[1] };
+  });
+  expect(out).toEqual({ status: "success", value: ["timeout", "success"], sameHeap: true });
+}, 60_000);
