@@ -94,7 +94,7 @@ export class QuickJsExecutor implements SandboxExecutor {
     if (!turn) return session.ended;
     try {
       if (session.closed) return session.ended;
-      session.begin();
+      session.begin(turn.until);
       const current = engineOf(turn);
       try {
         await turns.within(turn, async () => {

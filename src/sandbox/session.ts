@@ -39,6 +39,8 @@ export class RunSession {
   private expiresAt: number;
   /** False while the run waits for its executor (QuickJS turns, turns.ts); its deadline starts with `begin`. */
   private begun: boolean;
+  /** Whether its deadline is that of the run that started it (a nested QuickJS run's, turns.ts), sooner than its own. */
+  private startersDeadline = false;
   private logBytes = 0;
   private outcome: CodeOutcome | null = null;
   private resolveEnded!: (outcome: CodeOutcome) => void;
@@ -67,19 +69,22 @@ export class RunSession {
     return this.outcome !== null;
   }
 
-  /** Starts the deadline of a run that waited: it counts from now. */
-  begin(): void {
+  /** Starts the deadline of a run that waited: it counts from now, and ends by `until` (ms since the epoch) when sooner. */
+  begin(until = Infinity): void {
     if (this.begun || this.outcome) return;
     this.begun = true;
     this.sweeper.delete(this);
-    this.expiresAt = Date.now() + this.request.timeoutMs;
+    const own = Date.now() + this.request.timeoutMs;
+    this.startersDeadline = until < own;
+    this.expiresAt = Math.min(own, until);
     this.sweeper.add(this);
   }
 
   /** Ends the run with `timeout`: its deadline passed; `how` says how that was measured, if not by the clock. */
   expire(how?: string): CodeOutcome {
     if (!this.begun) return this.end("timeout", `the run waited ${this.maxWaitMs} ms for the ${this.executor} engine, busy with other runs of this isolate, and never started`);
-    return this.end("timeout", `the run passed its ${this.request.timeoutMs} ms deadline${how ? ` (${how})` : ""}`);
+    const which = this.startersDeadline ? "the deadline of the run that started it" : `its ${this.request.timeoutMs} ms deadline`;
+    return this.end("timeout", `the run passed ${which}${how ? ` (${how})` : ""}`);
   }
 
   /** Decides the outcome (first call wins) and releases timers and listeners. */

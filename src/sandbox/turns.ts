@@ -15,7 +15,7 @@
  * deadline of the run ahead) and a cancel ends it at once. A run started by a host call of the run
  * that holds the engine (a tool that runs code, imported by code) is part of that run's work and
  * runs at once on the same engine: waiting would deadlock until the holder's deadline. Only while
- * that run is open, so the turn lasts at most two deadlines and others get theirs.
+ * that run is open, and it ends by that run's deadline, so a turn lasts one deadline.
  *
  * Order: a run's user is its thread's owner (`SandboxRequest.owner`; a thread without one is a
  * user of its own). A run holds its turn even while it only waits (a timer, a slow tool), so in
@@ -25,8 +25,7 @@
  * the engine, which has just had its turn. So no user's second run goes ahead of another user's
  * first: a run of a user with no other run holding or waiting waits for the turn in progress and
  * one turn of each other user already waiting, at most. With two users that is the turn in
- * progress only, one deadline, within the wait's bound (unless its run starts a nested run late,
- * which stretches the turn towards two).
+ * progress only, one deadline, within the wait's bound.
  *
  * A waiter is never woken by the run that lets go: that run is another thread's, and in workerd a
  * promise resolved from one Durable Object's I/O context continues in that context, not its own (a
@@ -43,6 +42,11 @@ import type { RunSession } from "./session.js";
 /** The right to run on the engine; `release` once the run's runtime is freed. */
 export interface EngineTurn {
   release(): void;
+  /**
+   * For a nested run's share: when the run that holds the turn expires (ms since the epoch). The
+   * nested run ends by then too, so a turn lasts one deadline however late a run nests.
+   */
+  readonly until?: number;
 }
 
 /**
@@ -189,7 +193,7 @@ export class EngineTurns {
   private share(holder: EngineTurn, session: RunSession): EngineTurn {
     this.holds++;
     this.sessions.push(session);
-    const turn = { release: this.releaser() };
+    const turn = { release: this.releaser(), until: this.sessions[0]!.deadline };
     rootOf.set(turn, holder);
     return turn;
   }
