@@ -118,8 +118,11 @@ export class QuickJsExecutor implements SandboxExecutor {
 /** The turns of this isolate's runs on the engine; a turn taken as lost leaves its engine to it. */
 const turns = new EngineTurns(discardQuickJsEngine);
 
-/** The engine each turn runs on, kept by the turn granted whole. */
-const engines = new WeakMap<EngineTurn, Engine>();
+/**
+ * The engine of the newest turn (one turn holds the engine at a time), kept until the next turn
+ * begins: not by the turn object, which async work its code started may keep alive for long.
+ */
+let pinned: { turn: EngineTurn; engine: Engine } | null = null;
 
 /**
  * The engine of `turn`: a nested run's is its holder's, even once a run of the turn dropped it
@@ -128,9 +131,11 @@ const engines = new WeakMap<EngineTurn, Engine>();
  */
 function engineOf(turn: EngineTurn): Engine {
   const root = turns.rootOf(turn);
-  let pinned = engines.get(root);
-  if (!pinned) engines.set(root, (pinned = loadEngine()));
-  return pinned;
+  if (pinned?.turn === root) return pinned.engine;
+  // Let go of the last turn's engine first: a dropped one is garbage once its runs are gone.
+  pinned = null;
+  pinned = { turn: root, engine: loadEngine() };
+  return pinned.engine;
 }
 
 async function execute(session: RunSession, qjs: QuickJSAsyncWASMModule, yields: EngineYields, heap: WebAssembly.Memory): Promise<void> {
