@@ -65,17 +65,4 @@ export class Cancellation {
     this.outer = undefined;
   }
 
-  /** An `AbortSignal` for a `fetch` of the run, made only when one is needed. */
-  toSignal(): AbortSignal {
-    const controller = new AbortController();
-    if (this.done) controller.abort();
-    else {
-      const previous = this.listener;
-      this.listener = () => {
-        controller.abort();
-        previous?.();
-      };
-    }
-    return controller.signal;
-  }
 }

@@ -45,6 +45,8 @@ export class RunSession {
   private readonly started = performance.now();
   /** Sandbox timers (QuickJS `setTimeout`); the deadline is the scope's sweeper's. */
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  /** Granted fetches in flight: the run's end aborts them, so none reads on into the host's memory. */
+  private readonly fetches = new Set<AbortController>();
   private readonly sweeper: DeadlineWatch<RunSession>;
 
   constructor(
@@ -90,6 +92,8 @@ export class RunSession {
       for (const t of this.timers) clearTimeout(t);
       this.timers.clear();
     }
+    for (const f of this.fetches) f.abort();
+    this.fetches.clear();
     this.request.cancellation.release();
     this.outcome = {
       status,
@@ -171,17 +175,49 @@ export class RunSession {
       throw new Error(`fetch to ${target.origin} is not permitted (${granted})`);
     }
     const init = decodeValue(initText) as { method?: string; headers?: Record<string, string>; body?: string };
-    const response = await fetch(target, {
-      method: init.method ?? "GET",
-      headers: init.headers ?? {},
-      ...(init.body !== undefined ? { body: init.body } : {}),
-      redirect: "manual",
-      signal: this.request.cancellation.toSignal(),
-    });
-    const body = await response.text();
-    if (byteLength(body) > this.request.maxResultBytes) throw new RangeError(`fetch: the response body is over the ${this.request.maxResultBytes}-byte cap`);
-    this.refuseIfClosed();
-    return encodeValue({ status: response.status, statusText: response.statusText, headers: Object.fromEntries(response.headers), body }, "response");
+    const controller = new AbortController();
+    this.fetches.add(controller);
+    try {
+      const response = await fetch(target, {
+        method: init.method ?? "GET",
+        headers: init.headers ?? {},
+        ...(init.body !== undefined ? { body: init.body } : {}),
+        redirect: "manual",
+        signal: controller.signal,
+      });
+      const body = await this.bodyOf(response);
+      this.refuseIfClosed();
+      return encodeValue({ status: response.status, statusText: response.statusText, headers: Object.fromEntries(response.headers), body }, "response");
+    } finally {
+      this.fetches.delete(controller);
+    }
+  }
+
+  /** A response's body as text, read only up to the value cap: past it the rest is let go unread. */
+  private async bodyOf(response: Response): Promise<string> {
+    const cap = this.request.maxResultBytes;
+    const tooLarge = () => new RangeError(`fetch: the response body is over the ${cap}-byte cap`);
+    if (!response.body) return "";
+    const reader = response.body.getReader();
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > cap) {
+        void reader.cancel().catch(() => {});
+        throw tooLarge();
+      }
+      chunks.push(value);
+    }
+    const bytes = new Uint8Array(size);
+    let at = 0;
+    for (const chunk of chunks) bytes.set(chunk, (at += chunk.byteLength) - chunk.byteLength);
+    const body = new TextDecoder().decode(bytes);
+    // Bytes that are no UTF-8 decode to replacement characters, which take more bytes than they did.
+    if (!fitsBytes(body, cap)) throw tooLarge();
+    return body;
   }
 
   /** Resolves after `ms` (a sandbox timer), or never once the run has ended. */
