@@ -40,6 +40,7 @@ export class RunSession {
   /** False while the run waits for its executor (QuickJS turns, turns.ts); its deadline starts with `begin`. */
   private begun: boolean;
   private logBytes = 0;
+  private progressBytes = 0;
   private outcome: CodeOutcome | null = null;
   private resolveEnded!: (outcome: CodeOutcome) => void;
   private readonly started = performance.now();
@@ -123,24 +124,44 @@ export class RunSession {
     return this.end("success", undefined, value);
   }
 
+  /**
+   * Ends the run with `timeout` when its deadline has passed by the clock. Checked at every call of
+   * the sandbox into the host: a run whose calls keep the thread busy may leave no turn to the
+   * deadline's timer, so the calls themselves enforce it.
+   */
+  private overdue(): void {
+    if (this.begun && !this.outcome && Date.now() >= this.expiresAt) this.expire();
+  }
+
   private refuseIfClosed(): void {
+    this.overdue();
     if (this.outcome) throw new Error("this sandbox call has ended");
   }
 
-  log(level: string, text: string): void {
-    if (this.outcome) return;
+  /** Takes a console line; false once the run has ended (the sandbox may stop sending). */
+  log(level: string, text: string): boolean {
+    this.overdue();
+    if (this.outcome) return false;
     const line = level === "log" ? String(text) : `[${level}] ${String(text)}`;
-    this.logBytes += byteLength(line);
+    // Each line counts with its newline: empty lines are output too, and each is an event.
+    this.logBytes += byteLength(line) + 1;
     if (this.logBytes > this.request.maxLogBytes) {
       this.end("error", `RangeError: console output passed the ${this.request.maxLogBytes}-byte cap`);
-      return;
+      return false;
     }
     this.logs.push(line);
     this.request.onLog?.(level, String(text));
+    return true;
   }
 
+  /** Takes a `reportProgress` value, encoded; its data counts against the console's cap (`maxLogBytes`), apart. */
   progress(text: string): void {
     this.refuseIfClosed();
+    this.progressBytes += byteLength(text);
+    if (this.progressBytes > this.request.maxLogBytes) {
+      this.end("error", `RangeError: reportProgress data passed the ${this.request.maxLogBytes}-byte cap`);
+      this.refuseIfClosed();
+    }
     this.request.onProgress?.(decodeValue(text));
   }
 

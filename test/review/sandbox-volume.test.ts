@@ -58,8 +58,11 @@ for (const sandbox of ["quickjs", "isolate"] as const) {
         sandbox,
         `import { take } from "host";
         export default async () => {
+          const real = JSON.stringify;
           JSON.stringify = () => '[{"$weft":"bytes","v":{"length":33554432}}]';
-          try { await take("x") } catch {}
+          let sent;
+          try { sent = take("x") } finally { JSON.stringify = real }
+          try { await sent } catch {}
           return "done";
         }`,
         { imports: { host: { take: (value: unknown) => void (received = heldBytes(value)) } } },
