@@ -8,6 +8,7 @@ import { byteLength, fitsBytes } from "../bytes.js";
 import { DeadlineWatch } from "../deadlines.js";
 import { decodeValue, encodeValue } from "./codec.js";
 import type { CodeOutcome, CodeStatus, ExecutorName, SandboxRequest } from "./executor.js";
+import { ISOLATE_SUBREQUESTS } from "./limits.js";
 
 /** A `Name: message` line for any thrown value. */
 export function describeError(error: unknown): string {
@@ -41,6 +42,8 @@ export class RunSession {
   private begun: boolean;
   private logBytes = 0;
   private progressBytes = 0;
+  /** Fetches made through the gateway; the isolate's own `subRequests` limit never sees them. */
+  private fetchCount = 0;
   private outcome: CodeOutcome | null = null;
   private resolveEnded!: (outcome: CodeOutcome) => void;
   private readonly started = performance.now();
@@ -181,7 +184,8 @@ export class RunSession {
    * The outbound gateway: performs `fetch` for the sandbox when the request's origin was granted
    * (`fetchAllow`), refusing every other origin. Redirects are returned, not followed, so a
    * granted origin cannot bounce the request elsewhere. Resolves with an encoded
-   * `{ status, statusText, headers, body }`; a body over the value cap is refused.
+   * `{ status, statusText, headers, body }`; a body over the value cap is refused, and so is a
+   * fetch past the run's {@link ISOLATE_SUBREQUESTS}th, whichever the executor.
    */
   async fetch(url: string, initText: string): Promise<string> {
     this.refuseIfClosed();
@@ -195,6 +199,7 @@ export class RunSession {
       const granted = this.request.fetchAllow.length ? `granted: ${this.request.fetchAllow.join(", ")}` : "no origin is granted";
       throw new Error(`fetch to ${target.origin} is not permitted (${granted})`);
     }
+    if (++this.fetchCount > ISOLATE_SUBREQUESTS) throw new RangeError(`fetch: a run may make at most ${ISOLATE_SUBREQUESTS} fetches`);
     const init = decodeValue(initText) as { method?: string; headers?: Record<string, string>; body?: string };
     const controller = new AbortController();
     this.fetches.add(controller);
