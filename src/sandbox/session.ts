@@ -141,6 +141,11 @@ export class RunSession {
     if (this.outcome) throw new Error("this sandbox call has ended");
   }
 
+  /** Refuses text from the sandbox over the value cap (`maxResultBytes`) before anything decodes it. */
+  private refuseOverCap(text: string, what: string): void {
+    if (!fitsBytes(text, this.request.maxResultBytes)) throw new RangeError(`${what} ${byteLength(text)} bytes encoded, over the ${this.request.maxResultBytes}-byte cap`);
+  }
+
   /** Takes a console line; false once the run has ended (the sandbox may stop sending). */
   log(level: string, text: string): boolean {
     this.overdue();
@@ -174,6 +179,7 @@ export class RunSession {
     const table = Object.hasOwn(this.request.imports, module) ? this.request.imports[module] : undefined;
     const fn = table && Object.hasOwn(table, name) ? table[name] : undefined;
     if (!fn) throw new Error(`the import ${JSON.stringify(module)} has no function ${JSON.stringify(name)}`);
+    this.refuseOverCap(argsText, `${name}: the arguments are`);
     const args = decodeValue(argsText) as unknown[];
     const value = await fn(...args);
     this.refuseIfClosed();
@@ -199,6 +205,7 @@ export class RunSession {
       const granted = this.request.fetchAllow.length ? `granted: ${this.request.fetchAllow.join(", ")}` : "no origin is granted";
       throw new Error(`fetch to ${target.origin} is not permitted (${granted})`);
     }
+    this.refuseOverCap(initText, "fetch: the request is");
     if (++this.fetchCount > ISOLATE_SUBREQUESTS) throw new RangeError(`fetch: a run may make at most ${ISOLATE_SUBREQUESTS} fetches`);
     const init = decodeValue(initText) as { method?: string; headers?: Record<string, string>; body?: string };
     const controller = new AbortController();
