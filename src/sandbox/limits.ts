@@ -50,3 +50,10 @@ export const QUICKJS_STACK_BYTES = 256 * 1024;
 
 /** Compatibility date of the isolates the Worker Loader starts. */
 export const ISOLATE_COMPATIBILITY_DATE = "2026-11-02";
+
+/**
+ * Timers a QuickJS run may have pending at once (its `setTimeout`s are the host's timers). workerd
+ * allows the thread's Durable Object 10,000 active timeouts in all; past this a run's `setTimeout`
+ * throws, so no run can take the thread's own.
+ */
+export const MAX_RUN_TIMERS = 1_000;

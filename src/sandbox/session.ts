@@ -8,7 +8,7 @@ import { byteLength, fitsBytes } from "../bytes.js";
 import { DeadlineWatch } from "../deadlines.js";
 import { decodeValue, encodeValue } from "./codec.js";
 import type { CodeOutcome, CodeStatus, ExecutorName, SandboxRequest } from "./executor.js";
-import { ISOLATE_SUBREQUESTS } from "./limits.js";
+import { ISOLATE_SUBREQUESTS, MAX_RUN_TIMERS } from "./limits.js";
 
 /** A `Name: message` line for any thrown value. */
 export function describeError(error: unknown): string {
@@ -253,9 +253,10 @@ export class RunSession {
     return body;
   }
 
-  /** Resolves after `ms` (a sandbox timer), or never once the run has ended. */
+  /** Resolves after `ms` (a sandbox timer), or never once the run has ended; throws past {@link MAX_RUN_TIMERS} pending. */
   sleep(ms: number): Promise<void> {
     this.refuseIfClosed();
+    if (this.timers.size >= MAX_RUN_TIMERS) throw new RangeError(`setTimeout: a run may have at most ${MAX_RUN_TIMERS} timers pending`);
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.timers.delete(timer);
