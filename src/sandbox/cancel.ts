@@ -64,5 +64,4 @@ export class Cancellation {
     if (this.outer) followers.get(this.outer)?.delete(this);
     this.outer = undefined;
   }
-
 }
