@@ -64,18 +64,4 @@ export class Cancellation {
     if (this.outer) followers.get(this.outer)?.delete(this);
     this.outer = undefined;
   }
-
-  /** An `AbortSignal` for a `fetch` of the run, made only when one is needed. */
-  toSignal(): AbortSignal {
-    const controller = new AbortController();
-    if (this.done) controller.abort();
-    else {
-      const previous = this.listener;
-      this.listener = () => {
-        controller.abort();
-        previous?.();
-      };
-    }
-    return controller.signal;
-  }
 }

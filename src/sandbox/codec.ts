@@ -110,6 +110,8 @@ export function decodeValue(text: string): unknown {
       case "regexp":
         return new RegExp(v.v[0], v.v[1]);
       case "bytes":
+        // Only an array: an array-like such as {"length": 1e9} would allocate its length from a few bytes of text.
+        if (!Array.isArray(v.v)) throw new TypeError("a byte array is not encoded as an array");
         return Uint8Array.from(v.v);
       case "object":
         return v.v;
@@ -173,7 +175,7 @@ function decode(text) {
       case "map": return new Map(v.v);
       case "set": return new Set(v.v);
       case "regexp": return new RegExp(v.v[0], v.v[1]);
-      case "bytes": return Uint8Array.from(v.v);
+      case "bytes": if (!Array.isArray(v.v)) throw new TypeError("a byte array is not encoded as an array"); return Uint8Array.from(v.v);
       case "object": return v.v;
     }
     return v;

@@ -25,8 +25,8 @@ class SessionGateway extends RpcTarget {
   constructor(private readonly session: RunSession) {
     super();
   }
-  log(level: string, text: string): void {
-    this.session.log(String(level), String(text));
+  log(level: string, text: string): boolean {
+    return this.session.log(String(level), String(text));
   }
   progress(text: string): void {
     this.session.progress(String(text));

@@ -29,7 +29,10 @@ export const QUICKJS_STRETCH_CPU_MS = 20_000;
 /** CPU budget passed to the Workers runtime for an isolate run (enforced in production only). */
 export const ISOLATE_CPU_MS = 5_000;
 
-/** Subrequests an isolate run may make (enforced in production only). */
+/**
+ * Subrequests an isolate run may make (the runtime's limit, enforced in production only), and the
+ * fetches any run may make through the host's gateway (session.ts, counted by weft everywhere).
+ */
 export const ISOLATE_SUBREQUESTS = 50;
 
 /** Cap of a run's console output, in UTF-8 bytes; past it the run ends with `error`. */
@@ -47,3 +50,10 @@ export const QUICKJS_STACK_BYTES = 256 * 1024;
 
 /** Compatibility date of the isolates the Worker Loader starts. */
 export const ISOLATE_COMPATIBILITY_DATE = "2026-11-02";
+
+/**
+ * Timers a QuickJS run may have pending at once (its `setTimeout`s are the host's timers). workerd
+ * allows the thread's Durable Object 10,000 active timeouts in all; past this a run's `setTimeout`
+ * throws, so no run can take the thread's own.
+ */
+export const MAX_RUN_TIMERS = 1_000;

@@ -92,21 +92,51 @@ let open = 0;
 const runOf = () => { const run = current.getStore() ?? solo; if (!run || run.ended) throw new Error("this sandbox call has ended"); return run; };
 const hostOf = () => { const host = runOf().host; if (!host) throw new Error("this sandbox was granted no host capability"); return host; };
 const ignore = () => {};
+// A run's calls to the host go out in order, at most MAX_IN_FLIGHT at once; the rest wait here, in
+// the isolate's memory. Thousands of calls in flight on one stub kept the host's thread busy past
+// the run's deadline (the cost grew with their square). Once the host says the run has ended
+// (a log answered false, a call refused), what still waits is refused here.
+const MAX_IN_FLIGHT = 16;
+const ENDED = "this sandbox call has ended";
+const send = (run, op) => new Promise((resolve, reject) => {
+  run.queue.push([op, resolve, reject]);
+  pump(run);
+});
+const pump = (run) => {
+  while (run.inFlight < MAX_IN_FLIGHT && run.head < run.queue.length) {
+    const [op, resolve, reject] = run.queue[run.head];
+    run.queue[run.head++] = undefined;
+    if (run.hostEnded) { reject(new Error(ENDED)); continue; }
+    run.inFlight++;
+    Promise.resolve().then(op).then(
+      (value) => { if (value === false) run.hostEnded = true; resolve(value); },
+      (error) => { if (String(error && error.message).includes(ENDED)) run.hostEnded = true; reject(error); },
+    ).finally(() => { run.inFlight--; pump(run); });
+  }
+  if (run.head === run.queue.length) { run.queue.length = 0; run.head = 0; }
+};
 const out = {};
 // Output past the cap is dropped here too, so a logging loop does not flood the host with calls.
 for (const level of ["log", "info", "warn", "error", "debug"]) out[level] = (...args) => {
   const run = runOf();
   if (run.logBytes > run.maxLogBytes) return;
   const text = format(args);
-  run.logBytes += text.length;
+  // Each line counts with its newline, as the host counts it.
+  run.logBytes += text.length + 1;
   // Without a host stub (nothing to stream), lines travel back with the reply.
-  if (run.host) run.pending.push(Promise.resolve(run.host.log(level, text)).catch(ignore));
+  if (run.host) run.pending.push(send(run, () => run.host.log(level, text)).catch(ignore));
   else run.logs.push([level, text]);
 };
 Object.defineProperty(globalThis, "console", { value: out, writable: true, configurable: true });
-globalThis.reportProgress = (data) => { const run = runOf(); const text = encode(data, "progress"); if (run.host) run.pending.push(Promise.resolve(run.host.progress(text)).catch(ignore)); };
+globalThis.reportProgress = (data) => {
+  const run = runOf();
+  if (run.progressBytes > run.maxLogBytes) return;
+  const text = encode(data, "progress");
+  run.progressBytes += text.length;
+  if (run.host) run.pending.push(send(run, () => run.host.progress(text)).catch(ignore));
+};
 Object.defineProperty(globalThis, "__weft", { value: Object.freeze({
-  call: (module, name, args) => hostOf().call(module, name, encode(args, name + " arguments")).then(decode),
+  call: (module, name, args) => { const host = hostOf(); const run = runOf(); const text = encode(args, name + " arguments"); return send(run, () => host.call(module, name, text)).then(decode); },
 }) });
 { const values = decode(${JSON.stringify(globalsText)}); for (const key of Object.keys(values)) globalThis[key] = values[key]; }
 ${
@@ -115,7 +145,9 @@ ${
 globalThis.fetch = async (input, init = {}) => {
   const request = new Request(input, init);
   const body = request.body ? await request.text() : undefined;
-  const r = decode(await hostOf().fetch(request.url, encode({ method: request.method, headers: Object.fromEntries(request.headers), body }, "fetch init")));
+  const host = hostOf();
+  const initText = encode({ method: request.method, headers: Object.fromEntries(request.headers), body }, "fetch init");
+  const r = decode(await send(runOf(), () => host.fetch(request.url, initText)));
   return new Response(r.status === 204 || r.status === 304 ? null : r.body, { status: r.status, statusText: r.statusText, headers: r.headers });
 };`
     : ""
@@ -127,7 +159,7 @@ let entryModule;
  */
 export class Sandbox extends WorkerEntrypoint {
   async run(fn, argsText, maxLogBytes, host) {
-    const run = { host, maxLogBytes, logBytes: 0, pending: [], logs: [], ended: false };
+    const run = { host, maxLogBytes, logBytes: 0, progressBytes: 0, pending: [], logs: [], ended: false, queue: [], head: 0, inFlight: 0, hostEnded: false };
     const call = async () => {
       try {
         const ns = await (entryModule ??= import(${JSON.stringify(`./${entry}`)}));

@@ -8,6 +8,7 @@ import { byteLength, fitsBytes } from "../bytes.js";
 import { DeadlineWatch } from "../deadlines.js";
 import { decodeValue, encodeValue } from "./codec.js";
 import type { CodeOutcome, CodeStatus, ExecutorName, SandboxRequest } from "./executor.js";
+import { ISOLATE_SUBREQUESTS, MAX_RUN_TIMERS } from "./limits.js";
 
 /** A `Name: message` line for any thrown value. */
 export function describeError(error: unknown): string {
@@ -42,11 +43,16 @@ export class RunSession {
   /** Whether its deadline is that of the run that started it (a nested QuickJS run's, turns.ts), sooner than its own. */
   private startersDeadline = false;
   private logBytes = 0;
+  private progressBytes = 0;
+  /** Fetches made through the gateway; the isolate's own `subRequests` limit never sees them. */
+  private fetchCount = 0;
   private outcome: CodeOutcome | null = null;
   private resolveEnded!: (outcome: CodeOutcome) => void;
   private readonly started = performance.now();
   /** Sandbox timers (QuickJS `setTimeout`); the deadline is the scope's sweeper's. */
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  /** Granted fetches in flight: the run's end aborts them, so none reads on into the host's memory. */
+  private readonly fetches = new Set<AbortController>();
   private readonly sweeper: DeadlineWatch<RunSession>;
 
   constructor(
@@ -95,6 +101,8 @@ export class RunSession {
       for (const t of this.timers) clearTimeout(t);
       this.timers.clear();
     }
+    for (const f of this.fetches) f.abort();
+    this.fetches.clear();
     this.request.cancellation.release();
     this.outcome = {
       status,
@@ -124,24 +132,49 @@ export class RunSession {
     return this.end("success", undefined, value);
   }
 
+  /**
+   * Ends the run with `timeout` when its deadline has passed by the clock. Checked at every call of
+   * the sandbox into the host: a run whose calls keep the thread busy may leave no turn to the
+   * deadline's timer, so the calls themselves enforce it.
+   */
+  private overdue(): void {
+    if (this.begun && !this.outcome && Date.now() >= this.expiresAt) this.expire();
+  }
+
   private refuseIfClosed(): void {
+    this.overdue();
     if (this.outcome) throw new Error("this sandbox call has ended");
   }
 
-  log(level: string, text: string): void {
-    if (this.outcome) return;
+  /** Refuses text from the sandbox over the value cap (`maxResultBytes`) before anything decodes it. */
+  private refuseOverCap(text: string, what: string): void {
+    if (!fitsBytes(text, this.request.maxResultBytes)) throw new RangeError(`${what} ${byteLength(text)} bytes encoded, over the ${this.request.maxResultBytes}-byte cap`);
+  }
+
+  /** Takes a console line; false once the run has ended (the sandbox may stop sending). */
+  log(level: string, text: string): boolean {
+    this.overdue();
+    if (this.outcome) return false;
     const line = level === "log" ? String(text) : `[${level}] ${String(text)}`;
-    this.logBytes += byteLength(line);
+    // Each line counts with its newline: empty lines are output too, and each is an event.
+    this.logBytes += byteLength(line) + 1;
     if (this.logBytes > this.request.maxLogBytes) {
       this.end("error", `RangeError: console output passed the ${this.request.maxLogBytes}-byte cap`);
-      return;
+      return false;
     }
     this.logs.push(line);
     this.request.onLog?.(level, String(text));
+    return true;
   }
 
+  /** Takes a `reportProgress` value, encoded; its data counts against the console's cap (`maxLogBytes`), apart. */
   progress(text: string): void {
     this.refuseIfClosed();
+    this.progressBytes += byteLength(text);
+    if (this.progressBytes > this.request.maxLogBytes) {
+      this.end("error", `RangeError: reportProgress data passed the ${this.request.maxLogBytes}-byte cap`);
+      this.refuseIfClosed();
+    }
     this.request.onProgress?.(decodeValue(text));
   }
 
@@ -151,6 +184,7 @@ export class RunSession {
     const table = Object.hasOwn(this.request.imports, module) ? this.request.imports[module] : undefined;
     const fn = table && Object.hasOwn(table, name) ? table[name] : undefined;
     if (!fn) throw new Error(`the import ${JSON.stringify(module)} has no function ${JSON.stringify(name)}`);
+    this.refuseOverCap(argsText, `${name}: the arguments are`);
     const args = decodeValue(argsText) as unknown[];
     const value = await fn(...args);
     this.refuseIfClosed();
@@ -161,7 +195,8 @@ export class RunSession {
    * The outbound gateway: performs `fetch` for the sandbox when the request's origin was granted
    * (`fetchAllow`), refusing every other origin. Redirects are returned, not followed, so a
    * granted origin cannot bounce the request elsewhere. Resolves with an encoded
-   * `{ status, statusText, headers, body }`; a body over the value cap is refused.
+   * `{ status, statusText, headers, body }`; a body over the value cap is refused, and so is a
+   * fetch past the run's {@link ISOLATE_SUBREQUESTS}th, whichever the executor.
    */
   async fetch(url: string, initText: string): Promise<string> {
     this.refuseIfClosed();
@@ -175,23 +210,58 @@ export class RunSession {
       const granted = this.request.fetchAllow.length ? `granted: ${this.request.fetchAllow.join(", ")}` : "no origin is granted";
       throw new Error(`fetch to ${target.origin} is not permitted (${granted})`);
     }
+    this.refuseOverCap(initText, "fetch: the request is");
+    if (++this.fetchCount > ISOLATE_SUBREQUESTS) throw new RangeError(`fetch: a run may make at most ${ISOLATE_SUBREQUESTS} fetches`);
     const init = decodeValue(initText) as { method?: string; headers?: Record<string, string>; body?: string };
-    const response = await fetch(target, {
-      method: init.method ?? "GET",
-      headers: init.headers ?? {},
-      ...(init.body !== undefined ? { body: init.body } : {}),
-      redirect: "manual",
-      signal: this.request.cancellation.toSignal(),
-    });
-    const body = await response.text();
-    if (byteLength(body) > this.request.maxResultBytes) throw new RangeError(`fetch: the response body is over the ${this.request.maxResultBytes}-byte cap`);
-    this.refuseIfClosed();
-    return encodeValue({ status: response.status, statusText: response.statusText, headers: Object.fromEntries(response.headers), body }, "response");
+    const controller = new AbortController();
+    this.fetches.add(controller);
+    try {
+      const response = await fetch(target, {
+        method: init.method ?? "GET",
+        headers: init.headers ?? {},
+        ...(init.body !== undefined ? { body: init.body } : {}),
+        redirect: "manual",
+        signal: controller.signal,
+      });
+      const body = await this.bodyOf(response);
+      this.refuseIfClosed();
+      return encodeValue({ status: response.status, statusText: response.statusText, headers: Object.fromEntries(response.headers), body }, "response");
+    } finally {
+      this.fetches.delete(controller);
+    }
   }
 
-  /** Resolves after `ms` (a sandbox timer), or never once the run has ended. */
+  /** A response's body as text, read only up to the value cap: past it the rest is let go unread. */
+  private async bodyOf(response: Response): Promise<string> {
+    const cap = this.request.maxResultBytes;
+    const tooLarge = () => new RangeError(`fetch: the response body is over the ${cap}-byte cap`);
+    if (!response.body) return "";
+    const reader = response.body.getReader();
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > cap) {
+        void reader.cancel().catch(() => {});
+        throw tooLarge();
+      }
+      chunks.push(value);
+    }
+    const bytes = new Uint8Array(size);
+    let at = 0;
+    for (const chunk of chunks) bytes.set(chunk, (at += chunk.byteLength) - chunk.byteLength);
+    const body = new TextDecoder().decode(bytes);
+    // Bytes that are no UTF-8 decode to replacement characters, which take more bytes than they did.
+    if (!fitsBytes(body, cap)) throw tooLarge();
+    return body;
+  }
+
+  /** Resolves after `ms` (a sandbox timer), or never once the run has ended; throws past {@link MAX_RUN_TIMERS} pending. */
   sleep(ms: number): Promise<void> {
     this.refuseIfClosed();
+    if (this.timers.size >= MAX_RUN_TIMERS) throw new RangeError(`setTimeout: a run may have at most ${MAX_RUN_TIMERS} timers pending`);
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.timers.delete(timer);

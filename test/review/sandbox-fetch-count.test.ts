@@ -1,0 +1,40 @@
+/**
+ * Review (sandbox): an isolate run is started with `limits: { subRequests: 50 }` (README "Running
+ * code"), but with `globalOutbound: null` its `fetch` goes through the host's gateway, which the
+ * runtime does not count as the isolate's subrequests: the host made every fetch the code asked
+ * for, for as long as the deadline allowed, from the thread's Durable Object. QuickJS had no
+ * bound either. A run's fetches must be bounded whatever the executor.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { ISOLATE_SUBREQUESTS } from "../../src/sandbox/limits.js";
+import { createThread, inThread } from "../helpers.js";
+
+const ORIGIN = "https://api.review.test";
+const realFetch = globalThis.fetch;
+afterEach(() => void (globalThis.fetch = realFetch));
+
+for (const sandbox of ["quickjs", "isolate"] as const) {
+  describe(`sandbox ${sandbox}`, () => {
+    it(`a run makes at most ${ISOLATE_SUBREQUESTS} fetches through the host's gateway`, async () => {
+      let made = 0;
+      globalThis.fetch = (async () => {
+        made++;
+        return new Response("ok");
+      }) as typeof fetch;
+      const id = await createThread();
+      const out = await inThread(id, async (instance: any) => {
+        const { createThreadState } = await import("../../src/run/state.js");
+        const state = createThreadState(instance.world, { callId: "call_review_fetch_count", tool: instance.world.catalog.get("run_code") }, null);
+        const source = `export default async () => {
+          let ok = 0, refused = "";
+          for (let i = 0; i < 200; i++) { try { await fetch("${ORIGIN}/n" + i); ok++ } catch (e) { refused = e.message; break } }
+          return { ok, refused };
+        }`;
+        return state.runCode(source, { sandbox, fetch: { allow: [ORIGIN] }, timeoutMs: 20_000 }).result;
+      });
+      expect(made, `the host made ${made} fetches for one run`).toBeLessThanOrEqual(ISOLATE_SUBREQUESTS);
+      expect(out.status).toBe("success");
+      expect((out.value as { refused: string }).refused).toMatch(/fetch/);
+    });
+  });
+}
