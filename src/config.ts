@@ -50,7 +50,7 @@ const OTHER_SETTINGS: readonly Setting[] = [
   {
     name: "WEFT_HOOK_TIMEOUT_MS",
     default: String(HOOK_TIMEOUT_MS),
-    what: "Deadline of one run of a hook (`agents/hooks/`, or an agent's `hooks`), in milliseconds. A hook still running past it fails as if it threw (`hook_failed`, saying it did not finish in time): a `before_create_message` stores nothing, and a thread is never held by a hook that does not return. Its answer after the deadline is ignored, and what it writes through its `state` from then on (values, injected messages) is refused. A stop does not wait for the deadline of a hook over a message being admitted, a `filter_messages` or a `tool_call_started`: the wait ends at once, and what the hook writes after the stop is refused too.",
+    what: "Deadline of one run of a hook (`agents/hooks/`, or an agent's `hooks`), in milliseconds. A hook still running past it fails as if it threw (`hook_failed`, saying it did not finish in time): a `before_create_message` stores nothing, and a thread is never held by a hook that does not return. Its answer after the deadline is ignored, what it writes through its `state` from then on (values, injected messages) is refused, and code it started with `state.runCode` is cancelled. A stop does not wait for the deadline of a hook over a message being admitted, a `filter_messages` or a `tool_call_started`: the wait ends at once, what the hook writes after the stop is refused too, and its code is cancelled.",
   },
   {
     name: "WEFT_CALL_TIMEOUT_MS",
