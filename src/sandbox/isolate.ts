@@ -20,7 +20,10 @@ import { RunSession, describeError } from "./session.js";
 
 const HARNESS = "weft-harness.js";
 
-/** What the sandbox holds of the host during a run; every method refuses once the run ended. */
+/**
+ * What the sandbox holds of the host during a run; every method refuses once the run ended, and
+ * answers `false` then, which the harness takes as the run's end (no answer is `false` otherwise).
+ */
 class SessionGateway extends RpcTarget {
   constructor(private readonly session: RunSession) {
     super();
@@ -28,15 +31,37 @@ class SessionGateway extends RpcTarget {
   log(level: string, text: string): boolean {
     return this.session.log(String(level), String(text));
   }
-  progress(text: string): void {
-    this.session.progress(String(text));
+  progress(text: string): boolean {
+    try {
+      this.session.progress(String(text));
+      return true;
+    } catch (error) {
+      return refusal(this.session, error);
+    }
   }
-  call(module: string, name: string, argsText: string): Promise<string> {
-    return this.session.call(String(module), String(name), String(argsText));
+  async call(module: string, name: string, argsText: string): Promise<string | false> {
+    try {
+      return await this.session.call(String(module), String(name), String(argsText));
+    } catch (error) {
+      return refusal(this.session, error);
+    }
   }
-  fetch(url: string, initText: string): Promise<string> {
-    return this.session.fetch(String(url), String(initText));
+  async fetch(url: string, initText: string): Promise<string | false> {
+    try {
+      return await this.session.fetch(String(url), String(initText));
+    } catch (error) {
+      return refusal(this.session, error);
+    }
   }
+}
+
+/**
+ * `false` when a call failed because (or while) the run ended, else the call's error: the harness
+ * tells the host's refusal by that answer, not by a message, which a tool's own error may share.
+ */
+function refusal(session: RunSession, error: unknown): false {
+  if (session.closed) return false;
+  throw error;
 }
 
 /** The reply of the harness's `run`: the encoded value alone, or an object when lines travel with it. */

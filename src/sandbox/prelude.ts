@@ -17,7 +17,7 @@ const format = (args) => args.map((a) => {
 
 /**
  * The VM side of a run (QuickJS): expects `globalThis.__weftHost` with `tick()`, `log(level, text)`,
- * `progress(text)`, `call(module, name, argsText)`, `sleep(ms)` and, when an origin is granted,
+ * `progress(text)`, `call(module, name, argsText)`, `sleep(ms, id)`, `wake(id)` (a cleared timer) and, when an origin is granted,
  * `fetch(url, initText)` (a small Response-like result), and replaces it by
  * `globalThis.__weft` (`setGlobals`, `call`, `start`).
  */
@@ -37,10 +37,11 @@ const timers = new Set();
 globalThis.setTimeout = (fn, ms, ...args) => {
   const id = nextTimer++;
   timers.add(id);
-  host.sleep(Number(ms) || 0).then(() => { if (timers.delete(id)) fn(...args); });
+  host.sleep(Number(ms) || 0, id).then(() => { if (timers.delete(id)) fn(...args); });
   return id;
 };
-globalThis.clearTimeout = (id) => { timers.delete(id); };
+// A cleared timer is let go in the host too: it no longer counts against the run's pending timers.
+globalThis.clearTimeout = (id) => { if (timers.delete(id)) host.wake(id); };
 const call = (module, name, args) => host.call(module, name, encode(args, name + " arguments")).then(decode);
 if (host.fetch) {
   globalThis.fetch = async (url, init = {}) => {
@@ -92,28 +93,31 @@ let open = 0;
 const runOf = () => { const run = current.getStore() ?? solo; if (!run || run.ended) throw new Error("this sandbox call has ended"); return run; };
 const hostOf = () => { const host = runOf().host; if (!host) throw new Error("this sandbox was granted no host capability"); return host; };
 const ignore = () => {};
-// A run's calls to the host go out in order, at most MAX_IN_FLIGHT at once; the rest wait here, in
-// the isolate's memory. Thousands of calls in flight on one stub kept the host's thread busy past
-// the run's deadline (the cost grew with their square). Once the host says the run has ended
-// (a log answered false, a call refused), what still waits is refused here.
+// A run's calls to the host go out in order, in two lanes of at most MAX_IN_FLIGHT at once: console
+// lines and progress in one, imports and fetches in the other, so output never waits behind slow
+// calls (the reply waits for its lines). The rest wait here, in the isolate's memory: thousands of
+// calls in flight on one stub kept the host's thread busy past the run's deadline (the cost grew
+// with their square). Once the host says the run has ended (it answers false, which no call
+// answers otherwise; a tool's error may say anything), what still waits is refused here.
 const MAX_IN_FLIGHT = 16;
 const ENDED = "this sandbox call has ended";
-const send = (run, op) => new Promise((resolve, reject) => {
-  run.queue.push([op, resolve, reject]);
-  pump(run);
+const newLane = () => ({ queue: [], head: 0, inFlight: 0 });
+const send = (run, lane, op) => new Promise((resolve, reject) => {
+  lane.queue.push([op, resolve, reject]);
+  pump(run, lane);
 });
-const pump = (run) => {
-  while (run.inFlight < MAX_IN_FLIGHT && run.head < run.queue.length) {
-    const [op, resolve, reject] = run.queue[run.head];
-    run.queue[run.head++] = undefined;
+const pump = (run, lane) => {
+  while (lane.inFlight < MAX_IN_FLIGHT && lane.head < lane.queue.length) {
+    const [op, resolve, reject] = lane.queue[lane.head];
+    lane.queue[lane.head++] = undefined;
     if (run.hostEnded) { reject(new Error(ENDED)); continue; }
-    run.inFlight++;
+    lane.inFlight++;
     Promise.resolve().then(op).then(
-      (value) => { if (value === false) run.hostEnded = true; resolve(value); },
-      (error) => { if (String(error && error.message).includes(ENDED)) run.hostEnded = true; reject(error); },
-    ).finally(() => { run.inFlight--; pump(run); });
+      (value) => { if (value !== false) return resolve(value); run.hostEnded = true; reject(new Error(ENDED)); },
+      reject,
+    ).finally(() => { lane.inFlight--; pump(run, lane); });
   }
-  if (run.head === run.queue.length) { run.queue.length = 0; run.head = 0; }
+  if (lane.head === lane.queue.length) { lane.queue.length = 0; lane.head = 0; }
 };
 const out = {};
 // Output past the cap is dropped here too, so a logging loop does not flood the host with calls.
@@ -124,7 +128,7 @@ for (const level of ["log", "info", "warn", "error", "debug"]) out[level] = (...
   // Each line counts with its newline, as the host counts it.
   run.logBytes += text.length + 1;
   // Without a host stub (nothing to stream), lines travel back with the reply.
-  if (run.host) run.pending.push(send(run, () => run.host.log(level, text)).catch(ignore));
+  if (run.host) run.pending.push(send(run, run.output, () => run.host.log(level, text)).catch(ignore));
   else run.logs.push([level, text]);
 };
 Object.defineProperty(globalThis, "console", { value: out, writable: true, configurable: true });
@@ -133,10 +137,10 @@ globalThis.reportProgress = (data) => {
   if (run.progressBytes > run.maxLogBytes) return;
   const text = encode(data, "progress");
   run.progressBytes += text.length;
-  if (run.host) run.pending.push(send(run, () => run.host.progress(text)).catch(ignore));
+  if (run.host) run.pending.push(send(run, run.output, () => run.host.progress(text)).catch(ignore));
 };
 Object.defineProperty(globalThis, "__weft", { value: Object.freeze({
-  call: (module, name, args) => { const host = hostOf(); const run = runOf(); const text = encode(args, name + " arguments"); return send(run, () => host.call(module, name, text)).then(decode); },
+  call: (module, name, args) => { const host = hostOf(); const run = runOf(); const text = encode(args, name + " arguments"); return send(run, run.calls, () => host.call(module, name, text)).then(decode); },
 }) });
 { const values = decode(${JSON.stringify(globalsText)}); for (const key of Object.keys(values)) globalThis[key] = values[key]; }
 ${
@@ -147,7 +151,8 @@ globalThis.fetch = async (input, init = {}) => {
   const body = request.body ? await request.text() : undefined;
   const host = hostOf();
   const initText = encode({ method: request.method, headers: Object.fromEntries(request.headers), body }, "fetch init");
-  const r = decode(await send(runOf(), () => host.fetch(request.url, initText)));
+  const run = runOf();
+  const r = decode(await send(run, run.calls, () => host.fetch(request.url, initText)));
   return new Response(r.status === 204 || r.status === 304 ? null : r.body, { status: r.status, statusText: r.statusText, headers: r.headers });
 };`
     : ""
@@ -159,7 +164,7 @@ let entryModule;
  */
 export class Sandbox extends WorkerEntrypoint {
   async run(fn, argsText, maxLogBytes, host) {
-    const run = { host, maxLogBytes, logBytes: 0, progressBytes: 0, pending: [], logs: [], ended: false, queue: [], head: 0, inFlight: 0, hostEnded: false };
+    const run = { host, maxLogBytes, logBytes: 0, progressBytes: 0, pending: [], logs: [], ended: false, output: newLane(), calls: newLane(), hostEnded: false };
     const call = async () => {
       try {
         const ns = await (entryModule ??= import(${JSON.stringify(`./${entry}`)}));

@@ -21,7 +21,7 @@ export const hostTick = {
   },
 };
 
-/** `globalThis.__weftHost`: tick, log, progress, call, sleep and a granted fetch, each backed by the session. */
+/** `globalThis.__weftHost`: tick, log, progress, call, sleep, wake and a granted fetch, each backed by the session. */
 export function installHost(context: QuickJSContext, session: RunSession, deferreds: Set<QuickJSDeferredPromise>, yields: EngineYields): void {
   const host = context.newObject();
   const asyncOp = (op: () => Promise<string | undefined>) => {
@@ -69,9 +69,12 @@ export function installHost(context: QuickJSContext, session: RunSession, deferr
       const [m, n, a] = [context.getString(module), context.getString(name), context.getString(args)];
       return asyncOp(() => session.call(m, n, a));
     })),
-    sleep: context.newFunction("sleep", hosted((ms) => {
-      const delay = context.getNumber(ms);
-      return asyncOp(() => session.sleep(delay).then(() => undefined));
+    sleep: context.newFunction("sleep", hosted((ms, id) => {
+      const [delay, timer] = [context.getNumber(ms), context.getNumber(id)];
+      return asyncOp(() => session.sleep(delay, timer).then(() => undefined));
+    })),
+    wake: context.newFunction("wake", hosted((id) => {
+      session.wake(context.getNumber(id));
     })),
   };
   if (session.request.fetchAllow.length > 0) {

@@ -49,8 +49,8 @@ export class RunSession {
   private outcome: CodeOutcome | null = null;
   private resolveEnded!: (outcome: CodeOutcome) => void;
   private readonly started = performance.now();
-  /** Sandbox timers (QuickJS `setTimeout`); the deadline is the scope's sweeper's. */
-  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  /** Sandbox timers (QuickJS `setTimeout`) by the sandbox's id, each with its sleeper's wake; the deadline is the scope's sweeper's. */
+  private readonly timers = new Map<number, { timer: ReturnType<typeof setTimeout>; wake: () => void }>();
   /** Granted fetches in flight: the run's end aborts them, so none reads on into the host's memory. */
   private readonly fetches = new Set<AbortController>();
   private readonly sweeper: DeadlineWatch<RunSession>;
@@ -98,7 +98,7 @@ export class RunSession {
     if (this.outcome) return this.outcome;
     this.sweeper.delete(this);
     if (this.timers.size > 0) {
-      for (const t of this.timers) clearTimeout(t);
+      for (const { timer } of this.timers.values()) clearTimeout(timer);
       this.timers.clear();
     }
     for (const f of this.fetches) f.abort();
@@ -258,16 +258,27 @@ export class RunSession {
     return body;
   }
 
-  /** Resolves after `ms` (a sandbox timer), or never once the run has ended; throws past {@link MAX_RUN_TIMERS} pending. */
-  sleep(ms: number): Promise<void> {
+  /**
+   * Resolves after `ms` (sandbox timer `id`, a `setTimeout`'s), or never once the run has ended;
+   * throws past {@link MAX_RUN_TIMERS} pending.
+   */
+  sleep(ms: number, id: number): Promise<void> {
     this.refuseIfClosed();
     if (this.timers.size >= MAX_RUN_TIMERS) throw new RangeError(`setTimeout: a run may have at most ${MAX_RUN_TIMERS} timers pending`);
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.timers.delete(timer);
+      const wake = () => {
+        this.timers.delete(id);
         resolve();
-      }, Math.max(0, Math.min(ms, this.request.timeoutMs)));
-      this.timers.add(timer);
+      };
+      this.timers.set(id, { timer: setTimeout(wake, Math.max(0, Math.min(ms, this.request.timeoutMs))), wake });
     });
+  }
+
+  /** Clears sandbox timer `id` (`clearTimeout`): it no longer counts as pending, and its sleep resolves now. */
+  wake(id: number): void {
+    const pending = this.timers.get(id);
+    if (!pending) return;
+    clearTimeout(pending.timer);
+    pending.wake();
   }
 }
