@@ -146,6 +146,8 @@ Object.defineProperty(globalThis, "__weft", { value: Object.freeze({
 ${
   fetchGranted
     ? `// globalOutbound is null: fetch goes through the host's gateway, which checks the granted origins.
+// The statuses whose response has no body (the Fetch standard's null body statuses the host can see).
+const NULL_BODY = [204, 205, 304];
 globalThis.fetch = async (input, init = {}) => {
   const request = new Request(input, init);
   const body = request.body ? await request.text() : undefined;
@@ -153,7 +155,7 @@ globalThis.fetch = async (input, init = {}) => {
   const initText = encode({ method: request.method, headers: Object.fromEntries(request.headers), body }, "fetch init");
   const run = runOf();
   const r = decode(await send(run, run.calls, () => host.fetch(request.url, initText)));
-  return new Response(r.status === 204 || r.status === 304 ? null : r.body, { status: r.status, statusText: r.statusText, headers: r.headers });
+  return new Response(NULL_BODY.includes(r.status) ? null : r.body, { status: r.status, statusText: r.statusText, headers: r.headers });
 };`
     : ""
 }

@@ -115,3 +115,12 @@ for (const sandbox of ["quickjs", "isolate"] as const) {
     });
   });
 }
+
+for (const sandbox of ["quickjs", "isolate"] as const) {
+  it(`sandbox ${sandbox}: a granted origin answering 205 Reset Content reaches the code as a response with its status`, async () => {
+    globalThis.fetch = (async () => new Response(null, { status: 205 })) as typeof fetch;
+    const source = "export default async (url) => { const r = await fetch(url); return [r.status, await r.text()]; }";
+    const out = await runIn(sandbox, source, { fetch: { allow: [ORIGIN] }, execute: { fn: "default", args: [`${ORIGIN}/reset`] } });
+    expect({ status: out.status, value: out.value, error: out.error }).toEqual({ status: "success", value: [205, ""], error: undefined });
+  });
+}
