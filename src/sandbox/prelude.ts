@@ -36,8 +36,10 @@ let nextTimer = 1;
 const timers = new Set();
 globalThis.setTimeout = (fn, ms, ...args) => {
   const id = nextTimer++;
+  // Kept only once the host took it: a refused one (past the run's pending timers) throws here.
+  const slept = host.sleep(Number(ms) || 0, id);
   timers.add(id);
-  host.sleep(Number(ms) || 0, id).then(() => { if (timers.delete(id)) fn(...args); });
+  slept.then(() => { if (timers.delete(id)) fn(...args); });
   return id;
 };
 // A cleared timer is let go in the host too: it no longer counts against the run's pending timers.
@@ -98,18 +100,21 @@ const ignore = () => {};
 // calls (the reply waits for its lines). The rest wait here, in the isolate's memory: thousands of
 // calls in flight on one stub kept the host's thread busy past the run's deadline (the cost grew
 // with their square). Once the host says the run has ended (it answers false, which no call
-// answers otherwise; a tool's error may say anything), what still waits is refused here.
+// answers otherwise; a tool's error may say anything), what still waits is refused here. A call
+// goes out only after the lines written before it (calls on one stub arrive in order), so a tool
+// never runs ahead of the output that preceded it; lines never wait for calls.
 const MAX_IN_FLIGHT = 16;
 const ENDED = "this sandbox call has ended";
-const newLane = () => ({ queue: [], head: 0, inFlight: 0 });
+const newLane = () => ({ queue: [], head: 0, inFlight: 0, taken: 0 });
 const send = (run, lane, op) => new Promise((resolve, reject) => {
-  lane.queue.push([op, resolve, reject]);
+  lane.queue.push([op, resolve, reject, run.output.taken + run.output.queue.length - run.output.head]);
   pump(run, lane);
 });
 const pump = (run, lane) => {
-  while (lane.inFlight < MAX_IN_FLIGHT && lane.head < lane.queue.length) {
+  while (lane.inFlight < MAX_IN_FLIGHT && lane.head < lane.queue.length && (lane === run.output || lane.queue[lane.head][3] <= run.output.taken)) {
     const [op, resolve, reject] = lane.queue[lane.head];
     lane.queue[lane.head++] = undefined;
+    lane.taken++;
     if (run.hostEnded) { reject(new Error(ENDED)); continue; }
     lane.inFlight++;
     Promise.resolve().then(op).then(
@@ -118,6 +123,7 @@ const pump = (run, lane) => {
     ).finally(() => { lane.inFlight--; pump(run, lane); });
   }
   if (lane.head === lane.queue.length) { lane.queue.length = 0; lane.head = 0; }
+  if (lane === run.output && run.calls.head < run.calls.queue.length) pump(run, run.calls);
 };
 const out = {};
 // Output past the cap is dropped here too, so a logging loop does not flood the host with calls.

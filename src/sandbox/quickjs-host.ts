@@ -25,9 +25,12 @@ export const hostTick = {
 export function installHost(context: QuickJSContext, session: RunSession, deferreds: Set<QuickJSDeferredPromise>, yields: EngineYields): void {
   const host = context.newObject();
   const asyncOp = (op: () => Promise<string | undefined>) => {
+    // An operation refused at once (a closed run, too many timers) throws into the VM before a
+    // deferred is made: one nothing settles would keep settle waiting until the deadline.
+    const pending = op();
     const deferred = context.newPromise();
     deferreds.add(deferred);
-    op().then(
+    pending.then(
       (text) => {
         if (!deferred.alive || !context.alive) return;
         const value = text === undefined ? context.undefined : context.newString(text);
