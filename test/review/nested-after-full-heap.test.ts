@@ -7,12 +7,12 @@
  */
 import { expect, it } from "vitest";
 import { createThread, inThread } from "../helpers.js";
+import { codeState } from "../sandbox/code-state.js";
 
 it("a plain run nested after a sibling that filled the heap still runs", async () => {
   const id = await createThread();
   const out = await inThread(id, async (instance: any) => {
-    const { createThreadState } = await import("../../src/run/state.js");
-    const state = createThreadState(instance.world, { callId: "call_nested_full", tool: instance.world.catalog.get("run_code") }, null);
+    const state = await codeState(instance, "call_nested_full");
     const seen: unknown[] = [];
     const nested = (source: string) => async () => {
       const r = await state.runCode(source, { sandbox: "quickjs", timeoutMs: 20_000 }).result;

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ExecutorName } from "../../src/sandbox/executor.js";
 import { MAX_VALUE_BYTES } from "../../src/sandbox/limits.js";
 import type { CodeExecutionOptions, CodeExecutionResult } from "../../src/tools/thread-state.js";
-import { createThread, inThread } from "../helpers.js";
+import { runInNewThread } from "../sandbox/code-state.js";
 
 const ORIGIN = "https://api.review.test";
 const CHUNK = 64 * 1024;
@@ -75,14 +75,7 @@ function serve(totalBytes: number, everyMs = 0, chunkBytes = CHUNK): Body {
   return body;
 }
 
-async function runIn(sandbox: ExecutorName, source: string, options: CodeExecutionOptions): Promise<CodeExecutionResult> {
-  const id = await createThread();
-  return inThread(id, async (instance: any) => {
-    const { createThreadState } = await import("../../src/run/state.js");
-    const state = createThreadState(instance.world, { callId: "call_review_fetch", tool: instance.world.catalog.get("run_code") }, null);
-    return state.runCode(source, { sandbox, ...options }).result;
-  });
-}
+const runIn = (sandbox: ExecutorName, source: string, options: CodeExecutionOptions): Promise<CodeExecutionResult> => runInNewThread(source, { sandbox, ...options }, "call_review_fetch");
 
 const FETCH_LENGTH = `export default async (url) => {
   try { const r = await fetch(url); return "read " + (await r.text()).length } catch (e) { return "refused: " + e.message }

@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ISOLATE_SUBREQUESTS } from "../../src/sandbox/limits.js";
 import { createThread, inThread } from "../helpers.js";
+import { codeState } from "../sandbox/code-state.js";
 
 const ORIGIN = "https://api.review.test";
 const realFetch = globalThis.fetch;
@@ -23,8 +24,7 @@ for (const sandbox of ["quickjs", "isolate"] as const) {
       }) as typeof fetch;
       const id = await createThread();
       const out = await inThread(id, async (instance: any) => {
-        const { createThreadState } = await import("../../src/run/state.js");
-        const state = createThreadState(instance.world, { callId: "call_review_fetch_count", tool: instance.world.catalog.get("run_code") }, null);
+        const state = await codeState(instance, "call_review_fetch_count");
         const source = `export default async () => {
           let ok = 0, refused = "";
           for (let i = 0; i < 200; i++) { try { await fetch("${ORIGIN}/n" + i); ok++ } catch (e) { refused = e.message; break } }

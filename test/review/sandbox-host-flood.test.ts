@@ -11,12 +11,12 @@ import { describe, expect, it } from "vitest";
 import type { CodeExecutionOptions, CodeExecutionResult } from "../../src/tools/thread-state.js";
 import { within } from "../sandbox/bounds.js";
 import { createThread, inThread } from "../helpers.js";
+import { codeState } from "../sandbox/code-state.js";
 
 async function timed(source: string, options: CodeExecutionOptions): Promise<{ out: CodeExecutionResult; ticks: number }> {
   const id = await createThread();
   return inThread(id, async (instance: any) => {
-    const { createThreadState } = await import("../../src/run/state.js");
-    const state = createThreadState(instance.world, { callId: "call_review_flood", tool: instance.world.catalog.get("run_code") }, null);
+    const state = await codeState(instance, "call_review_flood");
     // A timer of the thread's own: it should keep firing while the run goes on.
     let ticks = 0;
     const timer = setInterval(() => ticks++, 100);

@@ -8,6 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { MAX_VALUE_BYTES } from "../../src/sandbox/limits.js";
 import { createThread, inThread } from "../helpers.js";
+import { codeState } from "../sandbox/code-state.js";
 
 for (const sandbox of ["quickjs", "isolate"] as const) {
   describe(`sandbox ${sandbox}`, () => {
@@ -15,8 +16,7 @@ for (const sandbox of ["quickjs", "isolate"] as const) {
       let largest = 0;
       const id = await createThread();
       const out = await inThread(id, async (instance: any) => {
-        const { createThreadState } = await import("../../src/run/state.js");
-        const state = createThreadState(instance.world, { callId: "call_review_args", tool: instance.world.catalog.get("run_code") }, null);
+        const state = await codeState(instance, "call_review_args");
         const source = `import { take } from "host";
           export default async () => { try { await take("a".repeat(8 * 1024 * 1024)); return "taken" } catch (e) { return "refused: " + e.message } }`;
         return state.runCode(source, { sandbox, timeoutMs: 20_000, imports: { host: { take: (text: unknown) => void (largest = Math.max(largest, String(text).length)) } } }).result;

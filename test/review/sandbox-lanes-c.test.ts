@@ -15,15 +15,9 @@ import type { SandboxRequest } from "../../src/sandbox/executor.js";
 import { IsolateExecutor } from "../../src/sandbox/isolate.js";
 import type { CodeExecutionOptions, CodeExecutionResult } from "../../src/tools/thread-state.js";
 import { createThread, inThread } from "../helpers.js";
+import { runInNewThread } from "../sandbox/code-state.js";
 
-async function run(source: string, options: CodeExecutionOptions): Promise<CodeExecutionResult> {
-  const id = await createThread();
-  return inThread(id, async (instance: any) => {
-    const { createThreadState } = await import("../../src/run/state.js");
-    const state = createThreadState(instance.world, { callId: "call_review_26c", tool: instance.world.catalog.get("run_code") }, null);
-    return state.runCode(source, options).result;
-  });
-}
+const run = (source: string, options: CodeExecutionOptions): Promise<CodeExecutionResult> => runInNewThread(source, options, "call_review_26c");
 
 describe("sandbox lanes and timers (review-26c)", () => {
   it("isolate: a call made after console lines reaches the host after them", async () => {

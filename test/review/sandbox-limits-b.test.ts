@@ -12,16 +12,9 @@
  */
 import { describe, expect, it } from "vitest";
 import type { CodeExecutionOptions, CodeExecutionResult } from "../../src/tools/thread-state.js";
-import { createThread, inThread } from "../helpers.js";
+import { runInNewThread } from "../sandbox/code-state.js";
 
-async function run(source: string, options: CodeExecutionOptions): Promise<CodeExecutionResult> {
-  const id = await createThread();
-  return inThread(id, async (instance: any) => {
-    const { createThreadState } = await import("../../src/run/state.js");
-    const state = createThreadState(instance.world, { callId: "call_review_26b", tool: instance.world.catalog.get("run_code") }, null);
-    return state.runCode(source, options).result;
-  });
-}
+const run = (source: string, options: CodeExecutionOptions): Promise<CodeExecutionResult> => runInNewThread(source, options, "call_review_26b");
 
 describe("sandbox limits (review-26b)", () => {
   it("quickjs: timers cleared with clearTimeout do not count against the 1,000 pending", async () => {

@@ -7,12 +7,12 @@
  */
 import { expect, it } from "vitest";
 import { createThread, inThread } from "../helpers.js";
+import { codeState } from "../sandbox/code-state.js";
 
 it("sandbox quickjs: a run that sets timers without bound leaves the thread able to set its own", async () => {
   const id = await createThread();
   const { thread, code } = await inThread(id, async (instance: any) => {
-    const { createThreadState } = await import("../../src/run/state.js");
-    const state = createThreadState(instance.world, { callId: "call_review_timers", tool: instance.world.catalog.get("run_code") }, null);
+    const state = await codeState(instance, "call_review_timers");
     let filled!: () => void;
     const hasFilled = new Promise<void>((resolve) => (filled = resolve));
     const run = state.runCode(

@@ -16,12 +16,12 @@ import type { ExecutorName } from "../../src/sandbox/executor.js";
 import { MAX_LOG_BYTES, MAX_VALUE_BYTES } from "../../src/sandbox/limits.js";
 import type { CodeExecutionOptions, CodeExecutionResult } from "../../src/tools/thread-state.js";
 import { createThread, inThread } from "../helpers.js";
+import { codeState } from "../sandbox/code-state.js";
 
 async function runIn(sandbox: ExecutorName, source: string, options: CodeExecutionOptions = {}): Promise<{ out: CodeExecutionResult; events: Array<{ type: string; data: any }> }> {
   const id = await createThread();
   return inThread(id, async (instance: any) => {
-    const { createThreadState } = await import("../../src/run/state.js");
-    const state = createThreadState(instance.world, { callId: "call_review_volume", tool: instance.world.catalog.get("run_code") }, null);
+    const state = await codeState(instance, "call_review_volume");
     const out = await state.runCode(source, { sandbox, ...options }).result;
     return { out, events: instance.store.events.since(0, 1_000_000) };
   });

@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { inThread, json, type TestUser } from "../helpers.js";
+import { codeState } from "./code-state.js";
 
 /** When each run's code began (epoch ms), by name: the order the engine was handed on. */
 const started = new Map<string, number>();
@@ -28,8 +29,7 @@ async function runAs(user: TestUser, name: string, source: string, options: { af
   const created = await json<{ threadId: string }>("POST", "/threads", {}, user);
   expect(created.status).toBe(201);
   return inThread(created.body.threadId, async (instance: any) => {
-    const { createThreadState } = await import("../../src/run/state.js");
-    const state = createThreadState(instance.world, { callId: `call_${name}`, tool: instance.world.catalog.get("run_code") }, null);
+    const state = await codeState(instance, `call_${name}`);
     if (options.after) await until(options.after);
     if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
     const imports = { host: { began: () => void started.set(name, Date.now()) } };

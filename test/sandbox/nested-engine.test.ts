@@ -6,13 +6,13 @@
  */
 import { expect, it } from "vitest";
 import { createThread, inThread } from "../helpers.js";
+import { codeState } from "./code-state.js";
 import { quickJsHeap } from "../../src/sandbox/heap.js";
 
 it("a nested run after one that dropped the engine runs on the holder's heap, not a second one", async () => {
   const id = await createThread();
   const out = await inThread(id, async (instance: any) => {
-    const { createThreadState } = await import("../../src/run/state.js");
-    const state = createThreadState(instance.world, { callId: "call_nested_engine", tool: instance.world.catalog.get("run_code") }, null);
+    const state = await codeState(instance, "call_nested_engine");
     const heaps: Array<WebAssembly.Memory | null> = [];
     const nested = (source: string) => async () => (await state.runCode(source, { sandbox: "quickjs", timeoutMs: 500 }).result).status;
     const imports = {
@@ -34,8 +34,7 @@ export default async () => { heap(); const first = await looping(); const second
 it("a run nested late in its holder's run ends by the holder's deadline, so the turn lasts one deadline", async () => {
   const id = await createThread();
   const out = await inThread(id, async (instance: any) => {
-    const { createThreadState } = await import("../../src/run/state.js");
-    const state = createThreadState(instance.world, { callId: "call_nested_late", tool: instance.world.catalog.get("run_code") }, null);
+    const state = await codeState(instance, "call_nested_late");
     let nested: any;
     const imports = {
       host: {
