@@ -1,7 +1,9 @@
 /**
- * The `at` of an event frame: its time as ISO 8601 text, made cheaply for the many frames of one second.
+ * The `at` of an event frame: its time as ISO 8601 text, made cheaply for the many frames of one second;
+ * and the frame itself as every event sink sends it.
  * @module
  */
+import type { EventFrame } from "./protocol.js";
 
 /** The whole second `isoTime` last formatted (ms since the epoch) and its ISO text up to the `.` before the milliseconds. */
 let lastSecond = Number.NaN;
@@ -20,4 +22,12 @@ export function isoTime(now: number): string {
     lastSecond = second;
   }
   return `${secondText}${ms < 10 ? "00" : ms < 100 ? "0" : ""}${ms}Z`;
+}
+
+/**
+ * The frame of event `seq` as it is stored and replayed: data that is undefined is stored as `null`
+ * (`JSON.stringify(data ?? null)`), so it goes live as `null` too, never without its `data` key.
+ */
+export function eventFrame(seq: number, type: string, data: unknown, at: number): EventFrame {
+  return { seq, type, data: data ?? null, at: isoTime(at) } as EventFrame;
 }

@@ -5,7 +5,7 @@
  */
 import type { EventFrame } from "../protocol.js";
 import type { EventBroadcast, EventRedactor, EventSink } from "../ports/events.js";
-import { isoTime } from "../event-time.js";
+import { eventFrame } from "../event-time.js";
 import { SettleWindow } from "../calls/settle-window.js";
 
 /** Events held at most at once; one more stores them first (as the SQLite log). */
@@ -75,7 +75,7 @@ export class MemoryEventSink implements EventSink {
       if (e.seq <= after) continue;
       if (frames.length >= limit || chars >= maxChars) break;
       chars += e.text.length;
-      frames.push({ seq: e.seq, type: e.type, data: JSON.parse(e.text) as unknown, at: isoTime(e.at) } as EventFrame);
+      frames.push(eventFrame(e.seq, e.type, JSON.parse(e.text), e.at));
     }
     return frames;
   }
@@ -113,8 +113,7 @@ export class MemoryEventSink implements EventSink {
     }
     const frames = events.map((e, i): EventFrame => {
       this.log.push({ seq: first + i, type: e.type, text: texts[i]!, at: e.at });
-      // Sent as stored: data that is undefined is stored as `null`, and a replay serves it so.
-      return { seq: first + i, type: e.type, data: e.data === undefined ? null : e.data, at: isoTime(e.at) } as EventFrame;
+      return eventFrame(first + i, e.type, e.data, e.at);
     });
     for (const frame of frames) this.broadcast(frame);
     return frames.at(-1)!;

@@ -31,37 +31,28 @@ class SessionGateway extends RpcTarget {
   log(level: string, text: string): boolean {
     return this.session.log(String(level), String(text));
   }
-  progress(text: string): boolean {
-    try {
-      this.session.progress(String(text));
-      return true;
-    } catch (error) {
-      return refusal(this.session, error);
-    }
+  progress(text: string): Promise<boolean> {
+    return answered(this.session, () => (this.session.progress(String(text)), true));
   }
-  async call(module: string, name: string, argsText: string): Promise<string | false> {
-    try {
-      return await this.session.call(String(module), String(name), String(argsText));
-    } catch (error) {
-      return refusal(this.session, error);
-    }
+  call(module: string, name: string, argsText: string): Promise<string | false> {
+    return answered(this.session, () => this.session.call(String(module), String(name), String(argsText)));
   }
-  async fetch(url: string, initText: string): Promise<string | false> {
-    try {
-      return await this.session.fetch(String(url), String(initText));
-    } catch (error) {
-      return refusal(this.session, error);
-    }
+  fetch(url: string, initText: string): Promise<string | false> {
+    return answered(this.session, () => this.session.fetch(String(url), String(initText)));
   }
 }
 
 /**
- * `false` when a call failed because (or while) the run ended, else the call's error: the harness
- * tells the host's refusal by that answer, not by a message, which a tool's own error may share.
+ * `work`'s answer, or `false` when it failed because (or while) the run ended, else its error: the
+ * harness tells the host's refusal by that answer, not by a message, which a tool's own error may share.
  */
-function refusal(session: RunSession, error: unknown): false {
-  if (session.closed) return false;
-  throw error;
+async function answered<T>(session: RunSession, work: () => T | Promise<T>): Promise<T | false> {
+  try {
+    return await work();
+  } catch (error) {
+    if (session.closed) return false;
+    throw error;
+  }
 }
 
 /** The reply of the harness's `run`: the encoded value alone, or an object when lines travel with it. */

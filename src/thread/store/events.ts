@@ -3,7 +3,7 @@
  * step that stores it, so replay from any cursor is exact: no gap, no duplicate.
  * @module
  */
-import { isoTime } from "../../event-time.js";
+import { eventFrame } from "../../event-time.js";
 import type { EventFrame } from "../../protocol.js";
 
 /** Where a frame made here keeps its data's JSON text (a symbol: neither JSON nor structured clone carry it). */
@@ -152,7 +152,7 @@ export class EventLog {
     let chars = 0;
     const rows = this.sql.exec<{ seq: number; type: string; data: string; at: number }>("SELECT seq, type, data, at FROM events WHERE seq > ? ORDER BY seq LIMIT ?", since, limit);
     for (const r of rows) {
-      frames.push({ seq: r.seq, type: r.type, data: JSON.parse(r.data) as unknown, at: isoTime(r.at) } as EventFrame);
+      frames.push(eventFrame(r.seq, r.type, JSON.parse(r.data), r.at));
       chars += r.data.length;
       if (chars >= maxChars) break;
     }
@@ -167,8 +167,7 @@ export class EventLog {
 }
 
 function frameOf(seq: number, type: string, data: unknown, now: number, text: string): EventFrame {
-  // Sent as stored: data that is undefined is stored as `null`, and a replay serves it so.
-  const frame = { seq, type, data: data === undefined ? null : data, at: isoTime(now) } as EventFrame & { [DATA_TEXT]?: string };
+  const frame = eventFrame(seq, type, data, now) as EventFrame & { [DATA_TEXT]?: string };
   frame[DATA_TEXT] = text;
   return frame;
 }
