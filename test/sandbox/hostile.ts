@@ -20,7 +20,7 @@ export const hostileCases: SandboxCase[] = [
     productionOnly: { isolate: LOCAL_NO_CPU_LIMIT },
     async run({ run }) {
       const out = await run("export default () => { for (;;) {} }", { timeoutMs: 500 });
-      expect(out.status).toBe("timeout");
+      expect(out.status, `error: ${out.error}`).toBe("timeout");
       expect(out.error).toMatch(/passed its 500 ms deadline/);
       expect(out.durationMs).toBeLessThan(within(500 + 1000));
     },
