@@ -11,6 +11,8 @@
  *     (turns with 3 tool calls, one after another; `provider`: over the fake provider, lib/provider.mjs)
  *   npm run bench:profile -- --bursts 10 [--one-message] [--target weft|bare|sdk]
  *     (fan-out: bursts of 200 events to 100 sockets, batched frames, or one message per event)
+ *   npm run bench:profile -- --sequential 2000 [--target ...] [--tool ...] [--threads 100]
+ *     (calls one at a time: where a call's latency goes, JavaScript against waiting)
  *   npm run bench:profile -- --cold 200 [--target weft|bare|sdk]
  *     (cold starts: the thread's Durable Object evicted, then one read call, 200 times)
  * `--base DIR` profiles weft as built from another checkout (as bench:compare's `--base`).
@@ -21,7 +23,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { devtools } from "./lib/devtools.mjs";
 import { closeAll } from "./lib/http.mjs";
-import { coldStart, fanOut, throughput, turns } from "./lib/measure.mjs";
+import { coldStart, fanOut, sequential, throughput, turns } from "./lib/measure.mjs";
 import { startProvider } from "./lib/provider.mjs";
 import { freePort, startAll } from "./lib/serve.mjs";
 import { targets } from "./lib/targets.mjs";
@@ -37,6 +39,7 @@ const turnCount = Number(opt("turns", "0"));
 const model = opt("model", "scripted");
 const coldCount = Number(opt("cold", "0"));
 const burstCount = Number(opt("bursts", "0"));
+const sequentialCount = Number(opt("sequential", "0"));
 const batched = !args.includes("--one-message");
 const FROM = opt("base", ROOT);
 const TOP = 25;
@@ -75,6 +78,15 @@ const mode =
         units: () => coldCount,
         says: (rate, wallS) => `${target} cold starts: ${coldCount} in ${wallS.toFixed(1)} s, median ${rate.toFixed(2)} ms while profiling`,
       }
+    : sequentialCount > 0
+    ? {
+        warm: (threads) => throughput(t, base, tool, threads, 1000),
+        run: async (threads) => (await sequential(t, base, tool, threads, sequentialCount, 0)).p50,
+        what: `${tool}-${threadCount}t-sequential`,
+        unit: "call",
+        units: () => sequentialCount,
+        says: (rate, wallS) => `${target} ${tool}, ${threadCount} thread(s), ${sequentialCount} sequential calls in ${wallS.toFixed(1)} s: p50 ${rate.toFixed(3)} ms while profiling`,
+      }
     : turnCount > 0
       ? {
           warm: () => turns(t, base, 20, turnOpts),
@@ -112,7 +124,7 @@ try {
   console.log(`${mode.says(rate, wallS)}; wrote ${path.relative(ROOT, file)}`);
   for (const line of perCall(profile, mode.units(rate), mode.unit, coldCount > 0 ? SAMPLING_US : undefined)) console.log(line);
   for (const line of summarize(profile)) console.log(line);
-  for (const line of byModule(profile, readFileSync(path.join(work, target, `${target}.js`), "utf8"))) console.log(line);
+  for (const line of byModule(profile, readFileSync(path.join(work, target, `${t.spec.bundle ?? target}.js`), "utf8"))) console.log(line);
 } finally {
   closeAll();
   stop();
