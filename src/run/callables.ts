@@ -185,7 +185,7 @@ export class Callables {
   private cached(key: string, build: () => Record<string, AnyToolDefinition>): ToolCatalog {
     let catalog = this.catalogs.get(key);
     if (!catalog) {
-      catalog = new ToolCatalog(build(), (name) => this.whyMissing(name));
+      catalog = new ToolCatalog(build(), (name) => this.whyMissing(name) ?? this.notListedHere(name, key));
       this.catalogs.set(key, catalog);
     }
     return catalog;
@@ -202,6 +202,21 @@ export class Callables {
     const declared = this.engine.registry.mcpServers && Object.hasOwn(this.engine.registry.mcpServers, server) ? this.remote.problems() : [];
     const problems = [...declared, ...(this.own?.problems() ?? [])].filter((p) => p.server === server && (!("tool" in p) || name === `${server}__${p.tool}`));
     return problems.length > 0 ? problems.map((p) => `mcp server "${server}": ${p.code}: ${p.reason}`).join("; ") : undefined;
+  }
+
+  /**
+   * Why a tool, prompt or agent of the project is not on offer in the place a catalog was built
+   * for (its `cached` key): its agent or prompt does not list it. An author who adds a tool and
+   * calls it before listing it reads where to list it, not only that the name is unknown.
+   */
+  private notListedHere(name: string, key: string): string | undefined {
+    const { registry } = this.engine;
+    const offerable = Object.hasOwn(registry.tools, name) || findPrompt(registry, name) !== undefined || (Object.hasOwn(registry.agents, name) && registry.agents[name]!.exposeAsTool);
+    if (key === "all" || !offerable) return undefined;
+    // "rest" is side a's place; "side:b" side b's.
+    const prompt = key.startsWith("prompt:") ? key.slice("prompt:".length) : (this.engine.sides.find((s) => key === `side:${s.side}`) ?? this.engine.sides[0]!).promptName;
+    const place = prompt === undefined ? `agent "${this.engine.meta.agentId}"` : `prompt "${prompt}"`;
+    return `"${name}" is in the project, but ${place} does not offer it: add it to the tools of ${place}`;
   }
 
   /** Definitions for a list of names; no list means every tool in `agents/tools/`. */

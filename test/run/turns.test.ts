@@ -62,6 +62,14 @@ describe("model turns through the dispatch pipeline", () => {
     expect(next!.status).toBe("succeeded");
   });
 
+  it("says which agent or prompt to list a project tool in when its place does not offer it", async () => {
+    const id = await createThread({ agent: "catalog_side_b" });
+    // catalog_a (side a) lists only inspect_execution; person is a tool of the project.
+    await runTurn(id, "hi", [{ toolCalls: [{ id: "c1", name: "person", arguments: { name: "a", age: 1 } }] }, { text: "ok" }]);
+    const [call] = await calls(id);
+    expect(call!.result.error).toMatch(/^unknown_tool: unknown tool "person"; available tools: inspect_execution; "person" is in the project, but prompt "catalog_a" does not offer it: add it to the tools of prompt "catalog_a"$/);
+  });
+
   it.each([
     ["error", "card declined"],
     ["string", "x"],
