@@ -27,6 +27,7 @@ import { lookup } from "node:dns/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { fireCrons } from "./lib/dev-cron.mjs";
+import { argValue, portRefusal, takeState } from "./lib/dev-port.mjs";
 import { devOAuthArgs, loopbackArgs, modelLine } from "./lib/dev-vars.mjs";
 import { relay, startStackMapper } from "./lib/stack-map.mjs";
 import { EXAMPLE_MCP_PORT, startExampleMcp } from "./example-mcp-server.mjs";
@@ -38,6 +39,18 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const listening = loopbackArgs(process.argv.slice(2));
 if ("refused" in listening) {
   console.error(listening.refused);
+  process.exit(2);
+}
+
+// The port wrangler serves on (its default unless --port is given): free, and this project's state
+// not held by another start, or wrangler moves to another port and the two share their databases.
+const args = listening.args;
+const port = argValue(args, "port") ?? "8787";
+const state = takeState(ROOT, args);
+const refused = "refused" in state ? state.refused : await portRefusal(String(argValue(args, "ip")).replace(/^\[|\]$/g, ""), Number(port));
+if (refused !== null) {
+  if ("release" in state) state.release();
+  console.error(refused);
   process.exit(2);
 }
 
@@ -60,8 +73,8 @@ if (process.env.WEFT_EXAMPLE_SERVERS !== "off") {
     const almanac = await startExampleMcp();
     console.log(`weft: the example's MCP server (agents/mcp/almanac.ts) is on ${almanac.url}`);
   } catch (e) {
-    // Another npm start holds it (or another program the port): weft runs; almanac calls reach whoever answers there.
-    console.log(`weft: the example's MCP server did not start: port ${EXAMPLE_MCP_PORT}: ${e instanceof Error ? e.message : e}`);
+    // Another project's npm start holds it (or another program the port): weft runs; almanac calls reach whoever answers there.
+    console.log(`weft: the example's MCP server did not start: port ${EXAMPLE_MCP_PORT}: ${e instanceof Error ? e.message : e} (another npm start's, if one runs: almanac calls reach that one)`);
   }
 
   try {
@@ -71,11 +84,6 @@ if (process.env.WEFT_EXAMPLE_SERVERS !== "off") {
     console.log(`weft: the example's MCP server behind OAuth did not start: port ${EXAMPLE_OAUTH_MCP_PORT}: ${e instanceof Error ? e.message : e}`);
   }
 }
-// The port wrangler serves on (its default unless --port is given), for the OAuth redirect URI.
-const args = listening.args;
-const portArg = args.findIndex((a) => a === "--port" || a.startsWith("--port="));
-const port = portArg < 0 ? "8787" : String(args[portArg]).includes("=") ? String(args[portArg]).split("=")[1] : args[portArg + 1];
-
 const mapper = await startStackMapper(ROOT);
 const wrangler = path.join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
 const child = spawn(process.execPath, [wrangler, "dev", "--var", "WEFT_DEV_MODE:on", "--var", `WEFT_DEV_STACK_MAPPER:${mapper.url}`, ...devOAuthArgs(ROOT, `http://localhost:${port}`), ...args], {
@@ -88,6 +96,7 @@ relay(ROOT, /** @type {NodeJS.ReadableStream} */ (child.stderr), process.stderr)
 const stopCrons = fireCrons(ROOT, /** @type {NodeJS.ReadableStream} */ (child.stdout), process.argv.slice(2));
 for (const signal of /** @type {const} */ (["SIGINT", "SIGTERM"])) process.on(signal, () => child.kill(signal));
 child.on("exit", (code, signal) => {
+  if ("release" in state) state.release();
   stopCrons();
   mapper.close();
   process.exit(code ?? (signal ? 1 : 0));
