@@ -22,6 +22,8 @@
  */
 /** A thread under test: create it for an agent, post, approve, deny, and read what happened. */
 export { createTestThread, TestThread, type TestEnvValue, type TestThreadOptions, type TurnOutcome } from "./thread.js";
+/** What `thread.callTool` answers: the outcome of a direct call (`isError`, `result`, or the call waiting for a person). */
+export type { ToolCallOutcome } from "../client/index.js";
 /** Where a test thread's model answers come from: a script, a recorded provider file, or a live provider. */
 export { live, recorded, scripted, RECORDABLE_PROVIDERS, type ModelSource, type RecordableProvider } from "./models.js";
 /** What the helpers return: call records, event frames and messages, as the HTTP API shows them. */

@@ -4,7 +4,7 @@
  * @module
  */
 import { exports } from "cloudflare:workers";
-import { WeftClient } from "../client/index.js";
+import { type ToolCallOutcome, WeftClient } from "../client/index.js";
 import type { CallRecord, EventFrame, Message } from "../protocol.js";
 import type { ThreadInfo } from "../thread/api.js";
 import type { ScriptStep } from "../models/model.js";
@@ -133,6 +133,18 @@ export class TestThread {
   /** Denies a call waiting for approval; the model gets the denial (with `reason`). Waits as {@link TestThread.post} does. */
   async deny(callId: string, reason?: string, options: { timeoutMs?: number } = {}): Promise<TurnOutcome> {
     return this.#settle(() => this.client.deny(this.id, callId, reason === undefined ? {} : { reason }), options.timeoutMs);
+  }
+
+  /**
+   * Calls tool `name` directly in this thread (`POST /v1/tools/:name` with the thread as its
+   * session), through the pipeline a model's call takes: the input validated, the call journaled,
+   * its state the thread's (key-value store, env). No model and no turn.
+   * @returns the outcome: `isError: true` for the tool's own failure, the call waiting for a person
+   *   (`awaiting_approval`) for a tool that needs approval.
+   * @throws WeftClientError (weft/client) for a refused call, with its `code`: `unknown_tool`, `invalid_tool_input` naming the path.
+   */
+  callTool(name: string, input: unknown = {}): Promise<ToolCallOutcome> {
+    return this.client.callTool(name, input, { sessionId: this.id });
   }
 
   /** `GET /threads/:id`: status, last turn, tools offered. */
