@@ -22,14 +22,14 @@ function framesOf(stack: string | undefined): string {
     .join("\n");
 }
 
-/** Prints the line for `finished` when it is an error and logging is on. */
+/** Prints the line for `finished` when it is an error and logging is on; a denial is a person's decision, not a failure, and prints none. */
 export function logFailedCall(
   env: Readonly<Record<string, unknown>>,
   finished: EventPayloads["tool_call_finished"],
   stack: () => string | undefined,
   redact: (text: string) => string,
 ): void {
-  if (!finished.isError || settingOf(env, "WEFT_LOG_FAILED_CALLS") === "off") return;
+  if (!finished.isError || finished.status === "denied" || settingOf(env, "WEFT_LOG_FAILED_CALLS") === "off") return;
   const frames = framesOf(stack());
   console.error(redact(`weft: tool ${finished.toolName} call ${finished.callId} failed: ${finished.error ?? "error"}${frames ? `\n${frames}` : ""}`));
 }

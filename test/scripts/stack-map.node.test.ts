@@ -37,9 +37,10 @@ describe("the console line of a failed call", () => {
     ]);
   });
 
-  it("prints nothing for a success, or with WEFT_LOG_FAILED_CALLS off; redacts what it prints", () => {
+  it("prints nothing for a success, a denial, or with WEFT_LOG_FAILED_CALLS off; redacts what it prints", () => {
     const error = vi.spyOn(console, "error").mockImplementation(() => {});
     logFailedCall({}, { ...finished, isError: false } as never, () => stack, (t) => t);
+    logFailedCall({}, { ...finished, status: "denied", error: "denied by dev: wrong amount" } as never, () => undefined, (t) => t);
     logFailedCall({ WEFT_LOG_FAILED_CALLS: "off" }, finished as never, () => stack, (t) => t);
     expect(error).not.toHaveBeenCalled();
     logFailedCall({}, { ...finished, error: "key sk-123 refused" } as never, () => undefined, (t) => t.replace("sk-123", "[redacted]"));
