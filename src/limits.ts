@@ -15,6 +15,7 @@ export const LIMITS = {
   toolInputBytes: { env: "WEFT_MAX_TOOL_INPUT_BYTES", default: 1024 * 1024, max: 1024 * 1024, unit: "bytes", what: "tool input as stored (its JSON text)" },
   wsFrameBytes: { env: "WEFT_MAX_WS_FRAME_BYTES", default: 64 * 1024, unit: "bytes", what: "WebSocket frame from a client" },
   wsMessagesPerSecond: { env: "WEFT_MAX_WS_MESSAGES_PER_SECOND", default: 20, unit: "messages per second", what: "WebSocket messages from one connection" },
+  wsCharsPerConnection: { env: "WEFT_MAX_WS_CHARS_PER_CONNECTION", default: 16 * 1024 * 1024, unit: "characters", what: "frame text sent on one WebSocket connection, replayed and live together" },
   socketsPerThread: { env: "WEFT_MAX_SOCKETS_PER_THREAD", default: 1000, unit: "sockets", what: "WebSocket subscriptions open on one thread (each event is sent to every one)" },
   attachmentsPerCall: { env: "WEFT_MAX_ATTACHMENTS_PER_CALL", default: 16, unit: "attachments", what: "attachments of one tool result" },
   threadsPerUser: { env: "WEFT_MAX_THREADS_PER_USER", default: 1000, unit: "threads", what: "threads per user" },

@@ -28,12 +28,14 @@ export function onSocketMessage(ws: WebSocket, message: string | ArrayBuffer, en
   if (window.count > perSecond) closeQuietly(ws, 1008, `over the limit of ${perSecond} messages per second`);
 }
 
-/** What a socket keeps across hibernation: its token's expiry, and its message-rate window. */
+/** What a socket keeps across hibernation: its token's expiry, its message-rate window, what it was sent. */
 export interface SocketAttachment {
   /** Epoch ms when the token it was opened with expires; absent for credentials that do not. */
   expiresAt?: number;
   windowStart?: number;
   count?: number;
+  /** Characters of frames sent on the connection, as last kept (src/send-budget.ts). */
+  sent?: number;
 }
 
 /**
@@ -50,6 +52,18 @@ export function socketExpiry(ws: WebSocket): number {
 /** Closes a socket whose token expired ({@link TOKEN_EXPIRED}). */
 export function closeExpired(ws: WebSocket): void {
   closeQuietly(ws, TOKEN_EXPIRED.code, TOKEN_EXPIRED.reason);
+}
+
+/** The close code of {@link closeToContinue}. */
+const FRAMES_CONTINUE = 1013;
+
+/**
+ * How a socket is closed once its connection was sent `WEFT_MAX_WS_CHARS_PER_CONNECTION`
+ * characters of frames, replayed and live together: 1013, Try Again Later (RFC 6455 section
+ * 7.4.1), with a reason naming the last seq it was sent. The client reconnects with `since` that seq.
+ */
+export function closeToContinue(ws: WebSocket, lastSent: number): void {
+  closeQuietly(ws, FRAMES_CONTINUE, `frames continue after seq ${lastSent}: reconnect with since=${lastSent}`);
 }
 
 /** Closes every socket of a thread that was removed (1000, `reason`): a client's reconnect then gets a plain 404. */

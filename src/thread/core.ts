@@ -16,6 +16,7 @@ import type { CrashHook } from "../calls/context.js";
 import { PortWorld } from "../run/port-world.js";
 import { threadMeterOf } from "../usage/thread-meter.js";
 import { BATCH_TAG, Fanout } from "./fanout.js";
+import { limitOf } from "../limits.js";
 import type { GroupCommit } from "../calls/group-commit.js";
 import { ThreadSecrets } from "../secrets/thread-secrets.js";
 import { UserEnv } from "../secrets/user-env.js";
@@ -86,7 +87,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     super(ctx, env);
     this.store = new ThreadStore(ctx.storage);
     this.ledger = new SqliteLedger(this.store, () => ctx.storage.sync());
-    this.fanout = new Fanout({ all: () => ctx.getWebSockets(), batched: () => ctx.getWebSockets(BATCH_TAG), expiresAt: socketExpiry, expire: closeExpired });
+    this.fanout = new Fanout({ all: () => ctx.getWebSockets(), batched: () => ctx.getWebSockets(BATCH_TAG), expiresAt: socketExpiry, expire: closeExpired }, limitOf(env, "wsCharsPerConnection"));
     this.events = new SqliteEventSink(
       this.store,
       (type, data) => this.secrets.event(type as keyof EventPayloads, data as EventPayloads[keyof EventPayloads]),

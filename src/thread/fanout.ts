@@ -3,12 +3,14 @@
  * burst of `state.emit`, a tool call's events) are sent together after it: the socket list is read
  * once per burst, each frame serialized once for every socket. A plain socket gets each frame as
  * its own message; one that asked for batches (`?batch=1`) gets JSON arrays of frames; seq order.
+ * Each connection is sent at most its budget ({@link SendBudget}), then closed to reconnect.
  * @module
  */
 import type { EventFrame } from "../protocol.js";
 import { SettleWindow } from "../calls/settle-window.js";
-import { packFrames } from "../frame-batches.js";
+import { packFrameRuns, type PackedFrames } from "../frame-batches.js";
 import { frameText } from "./store/events.js";
+import { SendBudget } from "../send-budget.js";
 
 /** The tag of a socket that takes its frames as JSON arrays (`GET /threads/:id/ws?batch=1`). */
 export const BATCH_TAG = "batch";
@@ -34,12 +36,19 @@ interface KnownSockets {
 /** Queues frames and sends them to every socket once the current synchronous work is done. */
 export class Fanout {
   private queue: string[] = [];
+  /** The seq of each queued frame. */
+  private seqs: number[] = [];
   /** The sockets of the burst being queued, taken at its first frame; null between bursts. */
   private targets: KnownSockets | null = null;
   /** The socket lists as last read; null once a socket was accepted or closed since. */
   private known: KnownSockets | null = null;
 
-  constructor(private readonly sockets: SocketLists) {}
+  private readonly budget: SendBudget;
+
+  /** @param charsPerConnection what one connection is sent at most, its replay included ({@link SendBudget}) */
+  constructor(private readonly sockets: SocketLists, charsPerConnection: number) {
+    this.budget = new SendBudget(charsPerConnection);
+  }
 
   /** A socket was accepted or closed: the queue goes now to the sockets it was for (a new one replayed it). */
   socketsChanged(): void {
@@ -64,6 +73,7 @@ export class Fanout {
       this.targets = sockets;
     }
     this.queue.push(frameText(frame));
+    this.seqs.push(frame.seq);
     this.window.open();
   }
 
@@ -94,15 +104,13 @@ export class Fanout {
     const now = Date.now();
     if (now >= sockets.earliest) sockets = this.dropExpired(sockets, now);
     const frames = this.queue;
+    const seqs = this.seqs;
     this.queue = [];
-    let packed: string[] | null = null;
+    this.seqs = [];
+    let packed: PackedFrames | null = null;
     for (const ws of sockets.all) {
-      const messages = sockets.batched.has(ws) ? (packed ??= packFrames(frames)) : frames;
-      try {
-        for (const text of messages) ws.send(text);
-      } catch {
-        // A socket that closed mid-send is dropped by the runtime; its client replays on reconnect.
-      }
+      if (!sockets.batched.has(ws)) this.budget.send(ws, frames, null, seqs);
+      else this.budget.send(ws, (packed ??= packFrameRuns(frames)).messages, packed.ends, seqs);
     }
   }
 }

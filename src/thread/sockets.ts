@@ -12,7 +12,7 @@ import type { EventSink } from "../ports/events.js";
 import type { Caller } from "../rpc.js";
 import { CALLER_HEADER } from "./api.js";
 import { callerFromHeader, thrownError } from "./guard.js";
-import type { SocketAttachment } from "../socket-policy.js";
+import { closeToContinue, type SocketAttachment } from "../socket-policy.js";
 
 /**
  * A replay page: at most this many frames and about this many characters of their data (events
@@ -20,17 +20,6 @@ import type { SocketAttachment } from "../socket-policy.js";
  * holds one page at a time; large backlogs go out in several pages, in order.
  */
 const REPLAY_PAGE = { frames: 5000, chars: 4 * 1024 * 1024 } as const;
-
-/**
- * Characters of frame data one connection replays, about: the messages a socket is sent wait in
- * the object until they go, and a Worker cannot see how many do. A longer backlog is sent this much
- * at a time: the socket is then closed with {@link REPLAY_CONTINUES}, and the client's reconnect
- * (`since` its last frame) gets the next part.
- */
-const REPLAY_PER_CONNECTION_CHARS = 16 * 1024 * 1024;
-
-/** How a socket is closed when its replay continues on the next connection: 1013, Try Again Later (RFC 6455 section 7.4.1). */
-const REPLAY_CONTINUES = 1013;
 
 /**
  * The thread's `GET .../ws`: the caller the Worker verified (its header) must pass `guard`, and
@@ -59,7 +48,7 @@ export function openSocket(
   if (ctx.getWebSockets().length >= maxSockets) {
     return new WeftError("too_many_sockets", `this thread has ${maxSockets} open WebSocket subscriptions, the limit (WEFT_MAX_SOCKETS_PER_THREAD); close one first`, { limit: maxSockets }).toResponse();
   }
-  const accepted = replayAndAccept(ctx, events, request, createdAt, caller?.expiresAt);
+  const accepted = replayAndAccept(ctx, events, request, createdAt, limitOf(env, "wsCharsPerConnection"), caller?.expiresAt);
   // Frames queued until now were stored before the replay: they go to the sockets they were for.
   fanout.socketsChanged();
   return accepted;
@@ -72,13 +61,17 @@ export function openSocket(
  * `?createdAt=<epoch ms>` names the thread the cursor belongs to (`createdAt` is this one's): a
  * thread removed and made again on its id starts its seqs over, and a cursor of the first is
  * refused rather than served the second's frames as if they went on from it.
+ * A connection is sent about `budget` characters of frames (`WEFT_MAX_WS_CHARS_PER_CONNECTION`),
+ * its replay first: a longer backlog goes a part per connection, each closed 1013 naming its last
+ * seq ({@link closeToContinue}), and the reconnect (`since` that seq) gets the next. What the
+ * replay spent is kept with the socket; live frames spend the rest (src/send-budget.ts).
  * `expiresAt` (epoch ms, the caller's token's `exp`) is kept with the socket, hibernation
  * included: the socket is closed then ({@link TOKEN_EXPIRED}).
  * @returns 101 with the socket, 426 `upgrade_required` without an upgrade header, 400
  * `invalid_request` for a bad `since`, `createdAt` or `batch`, 404 `thread_not_found` for a
  * `createdAt` that is not this thread's.
  */
-export function replayAndAccept(ctx: DurableObjectState, events: Pick<EventSink, "since" | "lastSeq">, request: Request, createdAt: number, expiresAt?: number): Response {
+export function replayAndAccept(ctx: DurableObjectState, events: Pick<EventSink, "since" | "lastSeq">, request: Request, createdAt: number, budget: number, expiresAt?: number): Response {
   if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") return new WeftError("upgrade_required", "expected a WebSocket upgrade (Upgrade: websocket)").toResponse();
   const params = new URL(request.url).searchParams;
   const named = params.get("createdAt");
@@ -97,18 +90,20 @@ export function replayAndAccept(ctx: DurableObjectState, events: Pick<EventSink,
   const [client, server] = [pair[0], pair[1]];
   // The tag outlives hibernation: every later burst reaches this socket as arrays too.
   ctx.acceptWebSocket(server, batched ? [BATCH_TAG] : []);
-  if (expiresAt !== undefined) server.serializeAttachment({ expiresAt } satisfies SocketAttachment);
   ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
   // One synchronous step: no frame is stored meanwhile, so the pages end at `last`.
   let cursor = since;
-  for (let chars = 0; cursor < last && chars < REPLAY_PER_CONNECTION_CHARS; ) {
-    const frames = events.since(cursor, REPLAY_PAGE.frames, REPLAY_PAGE.chars);
+  let chars = 0;
+  while (cursor < last && chars < budget) {
+    // A page stops at the budget too: the connection gets at most one frame past it.
+    const frames = events.since(cursor, REPLAY_PAGE.frames, Math.min(REPLAY_PAGE.chars, budget - chars));
     if (frames.length === 0) break;
     const texts = frames.map((frame) => JSON.stringify(frame));
     for (const message of batched ? packFrames(texts) : texts) server.send(message);
     for (const text of texts) chars += text.length;
     cursor = frames[frames.length - 1]!.seq;
   }
-  if (cursor < last) server.close(REPLAY_CONTINUES, `replay continues after seq ${cursor}: reconnect with since=${cursor}`);
+  server.serializeAttachment({ ...(expiresAt === undefined ? {} : { expiresAt }), sent: chars } satisfies SocketAttachment);
+  if (cursor < last) closeToContinue(server, cursor);
   return new Response(null, { status: 101, webSocket: client });
 }
