@@ -13,6 +13,7 @@ import { createServer } from "node:http";
 import { SourceMap } from "node:module";
 import path from "node:path";
 import { createInterface } from "node:readline";
+import { bannerOnce } from "./dev-banner.mjs";
 
 /** A bundle frame: `file:///.../.wrangler/tmp/dev-XXX/worker.js:LINE:COL`. */
 const BUNDLE_FRAME = /(?:file:\/\/)?(\/[^\s()]*\.wrangler\/tmp\/[^\s()/]+\/[^\s()/]+\.js):(\d+):(\d+)/g;
@@ -65,22 +66,26 @@ export function mapLine(root, line) {
 }
 
 /**
- * Copies a stream line by line, mapping frames; drops weft's own frames under a failed call's line.
+ * Copies a stream line by line, mapping frames; drops weft's own frames under a failed call's line, and
+ * the development-mode banner after its first showing (scripts/lib/dev-banner.mjs).
  * @param {string} root
  * @param {NodeJS.ReadableStream} from
  * @param {NodeJS.WritableStream} to
  */
 export function relay(root, from, to) {
   let inFailure = false;
-  createInterface({ input: from, crlfDelay: Infinity }).on("line", (raw) => {
+  const banner = bannerOnce();
+  const lines = createInterface({ input: from, crlfDelay: Infinity });
+  lines.on("line", (raw) => {
     const line = mapLine(root, raw);
     const plain = line.replace(/\x1b\[[0-9;]*m/g, "");
     if (/^weft: tool \S+ call \S+ failed: /.test(plain)) inFailure = true;
     else if (inFailure && plain.trim() === "") return; // wrangler's blank line before the frames
     else if (!/^\s+at /.test(plain)) inFailure = false;
     else if (inFailure && /[\s(]src\//.test(plain)) return;
-    to.write(`${line}\n`);
+    for (const out of banner(line, plain)) to.write(`${out}\n`);
   });
+  lines.on("close", () => banner.flush().forEach((out) => to.write(`${out}\n`)));
 }
 
 /**
