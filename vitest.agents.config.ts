@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { createRecorder, testWranglerConfig } from "./scripts/lib/recorder.mjs";
+import { quietDependencySourcemaps } from "./scripts/lib/vite-logger.mjs";
 
 // Your own tests (`npm run test:agents`): agents/**/*.test.ts and the smoke test of agents/, inside
 // workerd, against the Worker `npm start` serves (wrangler.toml, the registry built from agents/).
@@ -15,6 +16,8 @@ const { configPath, vars } = testWranglerConfig(root);
 
 export default defineConfig({
   plugins: [
+    // Without Vite's warnings about dependencies' source maps (scripts/lib/vite-logger.mjs).
+    quietDependencySourcemaps(),
     cloudflareTest({
       wrangler: { configPath },
       miniflare: {
