@@ -13,6 +13,7 @@
 import wasmModule from "../../node_modules/@jitl/quickjs-wasmfile-release-asyncify/dist/emscripten-module.wasm";
 import variant from "@jitl/quickjs-wasmfile-release-asyncify";
 import {
+  type DisposableResult,
   type QuickJSAsyncContext as QuickJSContext,
   type QuickJSAsyncRuntime as QuickJSRuntime,
   type QuickJSAsyncWASMModule,
@@ -170,7 +171,9 @@ async function execute(session: RunSession, qjs: QuickJSAsyncWASMModule, yields:
   let poisoned = false;
   try {
     installHost(context, session, deferreds, yields);
-    evalOrThrow(context, QUICKJS_PRELUDE, "weft:prelude");
+    // The context's first interrupt check comes in the prelude: a run whose deadline passed while it
+    // started (a loaded isolate, a fresh engine's load) is interrupted there, and ends `timeout`.
+    if (!ranSetup(session, runtime, context, context.evalCode(QUICKJS_PRELUDE, "weft:prelude", { type: "global" }))) return;
     const globalsText = encodeValue(request.globals, "globals");
     const argsText = encodeValue(request.execute.args, "args");
     const weft = context.getProp(context.global, "__weft");
@@ -178,7 +181,7 @@ async function execute(session: RunSession, qjs: QuickJSAsyncWASMModule, yields:
       const globals = context.newString(globalsText);
       const set = context.callMethod(weft, "setGlobals", [globals]);
       globals.dispose();
-      set.unwrap().dispose();
+      if (!ranSetup(session, runtime, context, set)) return;
       const namespace = await enter(yields, session, () => context.evalCodeAsync(sources[request.filename]!, request.filename, { type: "module" }));
       if (namespace.error) {
         finishWithError(session, runtime, context, namespace.error);
@@ -254,8 +257,18 @@ async function settle(session: RunSession, runtime: QuickJSRuntime, context: Qui
   }
 }
 
-function evalOrThrow(context: QuickJSContext, source: string, filename: string): void {
-  context.evalCode(source, filename, { type: "global" }).unwrap().dispose();
+/**
+ * Takes the result of weft's own code in the VM (the prelude, `setGlobals`): true when it ran;
+ * false when it threw, and the run then ended as `finishWithError` maps the exception (an interrupt
+ * there is the run's deadline, not an error of weft's code).
+ */
+function ranSetup(session: RunSession, runtime: QuickJSRuntime, context: QuickJSContext, result: DisposableResult<QuickJSHandle, QuickJSHandle>): boolean {
+  if (result.error) {
+    finishWithError(session, runtime, context, result.error);
+    return false;
+  }
+  result.value.dispose();
+  return true;
 }
 
 /**

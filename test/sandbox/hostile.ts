@@ -35,7 +35,7 @@ export const hostileCases: SandboxCase[] = [
       const out = await run("export default () => { while (true) {} }", { timeoutMs: 500 });
       await new Promise((resolve) => setTimeout(resolve, 1));
       const elapsedMs = Date.now() - started;
-      expect(out.status).toBe("timeout");
+      expect(out.status, `error: ${out.error}`).toBe("timeout");
       expect(out.error).toMatch(/passed its 500 ms deadline/);
       if (!/counted/.test(out.error ?? "")) expect(elapsedMs).toBeGreaterThanOrEqual(500);
       expect(elapsedMs).toBeLessThan(within(500 + 1000));
