@@ -75,7 +75,9 @@ for (const sandbox of ["quickjs", "isolate"] as const) {
       // 300,000 lines, each at least its newline: more than the 256 KiB cap. With `report: true`
       // each would be a stored code_log event; without it (here, so the isolate's lines travel back
       // with the reply instead of one RPC each, see sandbox-host-flood.test.ts) each is an entry of `logs`.
-      const { out } = await runIn(sandbox, "export default () => { for (let i = 0; i < 300000; i++) console.log(); return 'done' }", { timeoutMs: 30_000 });
+      // The longest deadline: QuickJS takes about 12 s for these lines on an idle machine, and a
+      // loaded one passed 30 s (the run ended timeout before the cap).
+      const { out } = await runIn(sandbox, "export default () => { for (let i = 0; i < 300000; i++) console.log(); return 'done' }", { timeoutMs: 60_000 });
       expect(out.logs.length, `${out.logs.length} console lines kept`).toBeLessThanOrEqual(MAX_LOG_BYTES);
       expect(out.status).toBe("error");
       expect(out.error).toMatch(/console output passed the \d+-byte cap/);
