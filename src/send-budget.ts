@@ -9,11 +9,25 @@
  */
 import { closeToContinue, type SocketAttachment } from "./socket-policy.js";
 
-/** Counts the characters sent to each socket and closes one that spent its budget. */
+/** What this object knows of one socket's connection. */
+interface Spent {
+  /** Characters sent on it, at least (Infinity once closed for its budget). */
+  sent: number;
+  /** The count its attachment holds: never below what was sent, hibernation included. */
+  kept: number;
+}
+
+/**
+ * Counts the characters sent to each socket and closes one that spent its budget. The count kept
+ * with a socket is an upper bound, written ahead: a step past what was sent, whenever the sends
+ * pass it. A woken object goes on from it, so an eviction between two writes cannot forget what
+ * was sent (an exact count kept only every step would, and bursts under a step with the object
+ * evicted between them would never close the socket); each wake costs at most a step, and an
+ * honest client reconnects a little early.
+ */
 export class SendBudget {
-  /** Characters sent per socket; Infinity once closed for its budget. */
-  private readonly sent = new WeakMap<WebSocket, number>();
-  /** The count is kept with the socket every this many characters, so a woken object goes on from it. */
+  private readonly spent = new WeakMap<WebSocket, Spent>();
+  /** How far ahead of the sends the kept count is written, so it is written about every this many characters. */
   private readonly step: number;
 
   /** @param limit characters per connection (`WEFT_MAX_WS_CHARS_PER_CONNECTION`) */
@@ -28,37 +42,39 @@ export class SendBudget {
    * frame (null: one frame a message). A socket that closed under us is sent nothing more.
    */
   send(ws: WebSocket, messages: readonly string[], ends: readonly number[] | null, seqs: readonly number[]): void {
+    const spent = this.of(ws);
+    if (spent.sent === Infinity) return;
     try {
-      let sent = this.count(ws);
-      if (sent === Infinity) return;
       // Spent before this burst (a replay that ended at the newest frame, right at the limit).
-      if (sent >= this.limit) return this.close(ws, seqs[0]! - 1);
-      const start = sent;
+      if (spent.sent >= this.limit) return this.close(ws, spent, seqs[0]! - 1);
       for (let i = 0; i < messages.length; i++) {
         ws.send(messages[i]!);
-        sent += messages[i]!.length;
-        if (sent >= this.limit) return this.close(ws, seqs[(ends ? ends[i]! : i + 1) - 1]!);
+        spent.sent += messages[i]!.length;
+        if (spent.sent >= this.limit) return this.close(ws, spent, seqs[(ends ? ends[i]! : i + 1) - 1]!);
       }
-      this.sent.set(ws, sent);
-      if (Math.floor(sent / this.step) !== Math.floor(start / this.step)) keep(ws, sent);
+      if (spent.sent > spent.kept) {
+        spent.kept = Math.min(spent.sent + this.step, this.limit);
+        keep(ws, spent.kept);
+      }
     } catch {
       // Closed under us: the runtime drops it, and its client replays on reconnect.
-      this.sent.set(ws, Infinity);
+      spent.sent = Infinity;
     }
   }
 
-  private count(ws: WebSocket): number {
-    let sent = this.sent.get(ws);
-    if (sent === undefined) {
-      // First seen by this instance: the replay's count, or the last kept before hibernation.
-      sent = (ws.deserializeAttachment() as SocketAttachment | null)?.sent ?? 0;
-      this.sent.set(ws, sent);
+  private of(ws: WebSocket): Spent {
+    let spent = this.spent.get(ws);
+    if (spent === undefined) {
+      // First seen by this instance: the replay's count, or the bound kept before hibernation.
+      const kept = (ws.deserializeAttachment() as SocketAttachment | null)?.sent ?? 0;
+      spent = { sent: kept, kept };
+      this.spent.set(ws, spent);
     }
-    return sent;
+    return spent;
   }
 
-  private close(ws: WebSocket, lastSent: number): void {
-    this.sent.set(ws, Infinity);
+  private close(ws: WebSocket, spent: Spent, lastSent: number): void {
+    spent.sent = Infinity;
     closeToContinue(ws, lastSent);
   }
 }

@@ -34,7 +34,7 @@ export interface SocketAttachment {
   expiresAt?: number;
   windowStart?: number;
   count?: number;
-  /** Characters of frames sent on the connection, as last kept (src/send-budget.ts). */
+  /** Characters of frames sent on the connection, or a little more: written ahead of the sends (src/send-budget.ts). */
   sent?: number;
 }
 

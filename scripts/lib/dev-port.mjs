@@ -7,6 +7,7 @@
  * the first one).
  * @module
  */
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
@@ -56,7 +57,7 @@ export function takeState(root, args) {
   const dir = path.resolve(root, argValue(args, "persist-to") ?? ".wrangler/state");
   const file = path.join(dir, "weft-npm-start.pid");
   const holder = existsSync(file) ? Number(readFileSync(file, "utf8")) : NaN;
-  if (Number.isInteger(holder) && holder !== process.pid && alive(holder)) {
+  if (Number.isInteger(holder) && holder !== process.pid && runningStart(holder)) {
     return { refused: `weft: another npm start of this project is running (pid ${holder}) on ${path.relative(root, dir) || dir}: two would share its databases; stop it, or give this one its own port and state: ${SECOND}` };
   }
   mkdirSync(dir, { recursive: true });
@@ -65,6 +66,35 @@ export function takeState(root, args) {
     if (existsSync(file) && readFileSync(file, "utf8") === String(process.pid)) rmSync(file, { force: true });
   };
   return { release };
+}
+
+/**
+ * Whether process `pid` is a running `npm start` (scripts/start.mjs): it runs (a signal 0 reaches
+ * it, or it exists under another user), and its command line, where this system shows one, names
+ * start.mjs. A start that crashed, or whose terminal closed, leaves its pid in the file, and the
+ * system gives that pid to other programs later (after a reboot, or in a container, soon): such a
+ * program does not hold the state.
+ * @param {number} pid
+ */
+function runningStart(pid) {
+  if (!alive(pid)) return false;
+  const command = commandLine(pid);
+  return command === undefined || /(^|[\\/\s])start\.mjs(\s|$)/.test(command);
+}
+
+/**
+ * The command line of process `pid` (Linux: /proc; macOS: ps), or undefined where it cannot be read.
+ * @param {number} pid
+ * @returns {string | undefined}
+ */
+function commandLine(pid) {
+  try {
+    if (process.platform === "linux") return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim();
+    if (process.platform === "darwin") return execFileSync("ps", ["-o", "command=", "-p", String(pid)], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+  } catch {
+    // Hidden from this user, or gone since: the signal's answer stands.
+  }
+  return undefined;
 }
 
 /**

@@ -43,7 +43,10 @@ describe("npm start's port and state checks", () => {
 
   it("refuses the state of a running start, takes over one whose process is gone, and releases its own", async () => {
     dir = mkdtempSync(join(tmpdir(), "weft-dev-port-"));
-    const other = spawn(process.execPath, ["-e", "setTimeout(() => {}, 30000)"]);
+    // Another start: node running a scripts/start.mjs, as npm start runs it.
+    mkdirSync(join(dir, "scripts"));
+    writeFileSync(join(dir, "scripts/start.mjs"), "setTimeout(() => {}, 30000);\n");
+    const other = spawn(process.execPath, [join(dir, "scripts/start.mjs"), "--port", "8787"]);
     try {
       mkdirSync(join(dir, ".wrangler/state"), { recursive: true });
       writeFileSync(join(dir, ".wrangler/state/weft-npm-start.pid"), String(other.pid));
@@ -61,6 +64,22 @@ describe("npm start's port and state checks", () => {
     expect(readFileSync(join(dir, ".wrangler/state/weft-npm-start.pid"), "utf8")).toBe(String(process.pid));
     if ("release" in taken) taken.release();
     expect(existsSync(join(dir, ".wrangler/state/weft-npm-start.pid"))).toBe(false);
+  });
+
+  it("takes over a state whose pid a crashed start left and another program now runs", async () => {
+    dir = mkdtempSync(join(tmpdir(), "weft-dev-port-"));
+    // The pid was a start's; the start crashed (no release) and the system gave the pid to another program.
+    const other = spawn(process.execPath, ["-e", "setTimeout(() => {}, 30000)"]);
+    try {
+      mkdirSync(join(dir, ".wrangler/state"), { recursive: true });
+      writeFileSync(join(dir, ".wrangler/state/weft-npm-start.pid"), String(other.pid));
+      const taken = takeState(dir, []);
+      expect(taken).toEqual({ release: expect.any(Function) });
+      expect(readFileSync(join(dir, ".wrangler/state/weft-npm-start.pid"), "utf8")).toBe(String(process.pid));
+    } finally {
+      other.kill();
+      await new Promise((r) => other.once("exit", r));
+    }
   });
 
   it("npm start itself refuses a taken port before starting anything", async () => {
