@@ -214,8 +214,12 @@ export class Callables {
     const offerable = Object.hasOwn(registry.tools, name) || findPrompt(registry, name) !== undefined || (Object.hasOwn(registry.agents, name) && registry.agents[name]!.exposeAsTool);
     if (key === "all" || !offerable) return undefined;
     // "rest" is side a's place; "side:b" side b's.
-    const prompt = key.startsWith("prompt:") ? key.slice("prompt:".length) : (this.engine.sides.find((s) => key === `side:${s.side}`) ?? this.engine.sides[0]!).promptName;
+    const side = key.startsWith("prompt:") ? undefined : (this.engine.sides.find((s) => key === `side:${s.side}`) ?? this.engine.sides[0]!);
+    const prompt = side === undefined ? key.slice("prompt:".length) : side.promptName;
     const place = prompt === undefined ? `agent "${this.engine.meta.agentId}"` : `prompt "${prompt}"`;
+    const listed = side === undefined ? findPrompt(registry, prompt!)?.tools : side.tools;
+    // No list offers every tool of agents/tools/ and nothing else: adding a list narrows it to the list.
+    if (listed === undefined) return `"${name}" is in the project, but ${place} lists no tools, so it offers only those of agents/tools/: give it a tools list with every name it should offer, this one among them`;
     return `"${name}" is in the project, but ${place} does not offer it: add it to the tools of ${place}`;
   }
 

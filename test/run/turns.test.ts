@@ -68,6 +68,12 @@ describe("model turns through the dispatch pipeline", () => {
     await runTurn(id, "hi", [{ toolCalls: [{ id: "c1", name: "person", arguments: { name: "a", age: 1 } }] }, { text: "ok" }]);
     const [call] = await calls(id);
     expect(call!.result.error).toMatch(/^unknown_tool: unknown tool "person"; available tools: inspect_execution; "person" is in the project, but prompt "catalog_a" does not offer it: add it to the tools of prompt "catalog_a"$/);
+
+    // An agent with no tools list offers every tool of agents/tools/ and no prompt: adding a list narrows it.
+    const plain = await createThread();
+    await runTurn(plain, "hi", [{ toolCalls: [{ id: "c2", name: "catalog_a", arguments: {} }] }, { text: "ok" }]);
+    const [prompt] = await calls(plain);
+    expect(prompt!.result.error).toMatch(/; "catalog_a" is in the project, but agent "default" lists no tools, so it offers only those of agents\/tools\/: give it a tools list with every name it should offer, this one among them$/);
   });
 
   it.each([
