@@ -43,8 +43,12 @@ interface UserServers {
   /** The servers the user added (`POST /mcp-servers`), and the definitions they were made from (made again when those change). */
   own: { servers: RemoteServers; made: string } | null;
   authorizer: McpAuthorizer;
-  /** Whether the user held a connection to each OAuth server when it was listed: a change lists it again at once. */
-  connected: Map<string, boolean>;
+  /**
+   * Whether the user held a connection to each OAuth server when it was listed (a change lists it
+   * again at once), per set of servers: those of definitions since replaced go with them, so what
+   * is kept does not grow with each URL a user gives their servers.
+   */
+  connected: WeakMap<RemoteServers, Map<string, boolean>>;
 }
 
 const perUser = perEnv((_env: object) => new Map<string, UserServers>());
@@ -98,14 +102,16 @@ async function listed(user: UserServers, through: RemoteServers, servers: Readon
   const names = Object.keys(servers);
   if (names.length === 0) return { tools: [], problems: [] };
   // A connection made or revoked since the last listing: that server's list is stale whatever its age.
+  let connected = user.connected.get(through);
+  if (!connected) user.connected.set(through, (connected = new Map()));
   await Promise.all(
     names.map(async (server) => {
       const def = servers[server]!;
       if (def.auth?.type !== "oauth") return;
       const now = await user.authorizer.connected(server, def).catch(() => false);
       const key = `${server}\n${def.url}`;
-      if (user.connected.has(key) && user.connected.get(key) !== now) await through.reconnect(server);
-      user.connected.set(key, now);
+      if (connected.has(key) && connected.get(key) !== now) await through.reconnect(server);
+      connected.set(key, now);
     }),
   );
   await through.refresh(names);
@@ -137,7 +143,7 @@ function serversOf(options: RemoteListingOptions): UserServers {
     return resolved.value;
   };
   const authorizer = accountAuthorizer(ns, userId, "", false);
-  return { servers: new RemoteServers(options.servers, options.taken, bearer, Date.now, options.callTimeoutMs, { authorizer }), own: null, authorizer, connected: new Map() };
+  return { servers: new RemoteServers(options.servers, options.taken, bearer, Date.now, options.callTimeoutMs, { authorizer }), own: null, authorizer, connected: new WeakMap() };
 }
 
 /** The servers a user added: a bearer token from their account env only, so no Worker secret is ever sent to a server a user chose. */
