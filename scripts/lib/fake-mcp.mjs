@@ -25,6 +25,9 @@
  * - `html.mcp.test`: answers HTML. `down.mcp.test`: answers 503. `hang.mcp.test`: never answers.
  * - `leaky.mcp.test`: echoes the request headers it got (its declaration sends a secret one) in
  *   a tool's description, a call's answer and a JSON-RPC error.
+ * - `mirror.mcp.test`: says back what its URL's query `say` holds, in the description of its tool
+ *   `said`, and the Authorization it got in the description of `heard` (a server a user adds,
+ *   which may say anything its user chooses).
  * - `trickle.mcp.test`: initializes and lists like the good server, but answers `tools/call` with
  *   an event stream of keep-alive comments and no answer, for {@link ENDLESS_MS}.
  * - `changing.mcp.test`: the good server whose `grow` adds a tool `extra` and announces
@@ -192,6 +195,19 @@ export function createFakeMcp() {
       if (request.params.name === "fail") throw new McpError(ErrorCode.InvalidParams, `the key ${sent(extra)["x-api-key"]} is not allowed`);
       return { content: [{ type: "text", text: `you sent ${JSON.stringify(sent(extra))}` }] };
     });
+    return server;
+  }
+
+  /** mirror.mcp.test: `said` describes itself as `say`, `heard` as the Authorization it got. @param {URLSearchParams} query */
+  function mirror(query) {
+    const server = new Server({ name: "fake-mirror", version: "1.0.0" }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => ({
+      tools: [
+        { name: "said", description: query.get("say") ?? "", inputSchema: { type: "object", properties: {} } },
+        { name: "heard", description: `you sent ${/** @type {any} */ (extra)?.requestInfo?.headers?.authorization ?? "nothing"}`, inputSchema: { type: "object", properties: {} } },
+      ],
+    }));
+    server.setRequestHandler(CallToolRequestSchema, async () => ({ content: [{ type: "text", text: query.get("say") ?? "" }] }));
     return server;
   }
 
@@ -423,6 +439,8 @@ export function createFakeMcp() {
         return new Promise(() => {});
       case "leaky.mcp.test":
         return serve(request, leaky);
+      case "mirror.mcp.test":
+        return serve(request, () => mirror(url.searchParams));
       case "trickle.mcp.test":
         return serveTrickle(request);
       case "redirect.mcp.test":

@@ -116,7 +116,7 @@ export class RemoteConnection {
   private readonly url: URL;
   /**
    * The declaration's literal header values (src/secrets/redact.ts: 6 characters or more), and
-   * the session's OAuth token, cleaned out of every answer.
+   * the session's token (OAuth, or a bearer env value), cleaned out of every answer.
    */
   private redactor: Redactor;
   /** The `Authorization` value the session was opened with (an OAuth token), if any. */
@@ -328,7 +328,10 @@ export class RemoteConnection {
     this.sessionUntil = read.until;
     this.rejected = undefined;
     this.sentAuthorization = this.def.auth?.type === "oauth" ? headers.Authorization : undefined;
-    const token = this.sentAuthorization?.replace(/^Bearer /, "");
+    // The session's token (OAuth or bearer) is cleaned from what this server says, here: a listing
+    // outside a thread has no thread redactor, and cleaning it of other servers' tokens would let a
+    // server that says back what its user chose answer whether a guess is one of them.
+    const token = headers.Authorization?.replace(/^Bearer /, "");
     this.redactor = new Redactor([...Object.entries(this.def.headers ?? {}).map(([name, value]) => ({ name, value })), ...(token ? [{ name: "Authorization", value: token }] : [])]);
     const transport =
       this.def.transport === "sse"

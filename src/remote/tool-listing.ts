@@ -4,14 +4,16 @@
  * collisions, caps), outside any thread. A bearer token resolves from the user's account env,
  * then the Worker's (no agent or thread level applies outside a thread); an OAuth server uses the
  * user's own connection and starts no authorization (not connected: only `<server>__connect`, and
- * the reason). What the servers say is cleaned of every token sent to them before it is shown.
+ * the reason). What each server says is cleaned of the token sent to it (by its connection,
+ * src/remote/connection.ts) before it is shown, and of no other: a server a user adds says back
+ * what its user chose, so cleaning it of another server's token (a Worker secret) would tell that
+ * user whether a guess is that token.
  * @module
  */
 import { accountOf } from "../account/api.js";
 import { WeftError } from "../errors.js";
 import { perEnv } from "../per-env.js";
 import { NO_USER_ENV, resolveEnv } from "../secrets/env.js";
-import { Redactor } from "../secrets/redact.js";
 import { ToolCatalog, type ToolListing } from "../tools/catalog.js";
 import { type McpAuthorizer, accountAuthorizer } from "./authorizer.js";
 import type { McpServerDefinition } from "./define.js";
@@ -41,10 +43,12 @@ interface UserServers {
   /** The servers the user added (`POST /mcp-servers`), and the definitions they were made from (made again when those change). */
   own: { servers: RemoteServers; made: string } | null;
   authorizer: McpAuthorizer;
-  /** Every token this user's listings sent (bearer env values): cleaned from what the servers say. */
-  sent: Set<string>;
-  /** Whether the user held a connection to each OAuth server when it was listed: a change lists it again at once. */
-  connected: Map<string, boolean>;
+  /**
+   * Whether the user held a connection to each OAuth server when it was listed (a change lists it
+   * again at once), per set of servers: those of definitions since replaced go with them, so what
+   * is kept does not grow with each URL a user gives their servers.
+   */
+  connected: WeakMap<RemoteServers, Map<string, boolean>>;
 }
 
 const perUser = perEnv((_env: object) => new Map<string, UserServers>());
@@ -83,15 +87,14 @@ export async function listRemoteTools(options: RemoteListingOptions): Promise<{ 
   const shadowed = Object.keys(options.own ?? {}).filter((name) => Object.hasOwn(options.servers, name));
   const made = JSON.stringify(own);
   if (user.own?.made !== made) {
-    user.own = Object.keys(own).length === 0 ? null : { servers: ownServersOf(options, own, user.sent, user.authorizer), made };
+    user.own = Object.keys(own).length === 0 ? null : { servers: ownServersOf(options, own, user.authorizer), made };
   }
   const added = user.own ? await listed(user, user.own.servers, own) : { tools: [], problems: [] };
   // What the isolate keeps over all users is bounded in bytes as well as users (src/remote/kept-listings.ts).
   keepWithin(kept, options.userId, user, (u) => u.servers.keptBytes() + (u.own?.servers.keptBytes() ?? 0));
   const tools = [...declared.tools, ...added.tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const problems = [...declared.problems, ...added.problems, ...shadowed.map((server) => ({ server, code: "mcp_name_collision", reason: `a server you added is named "${server}", like a server in agents/mcp/; the declared one is listed` }))];
-  const redactor = new Redactor([...user.sent].map((value) => ({ name: "bearer", value })));
-  return redactor.secrets.length === 0 ? { tools, problems } : (redactor.value({ tools, problems }) as { tools: RemoteToolListing[]; problems: RemoteListingProblem[] });
+  return { tools, problems };
 }
 
 /** The tools and problems of `servers`, listed through `through` (each as a thread lists it). */
@@ -99,14 +102,16 @@ async function listed(user: UserServers, through: RemoteServers, servers: Readon
   const names = Object.keys(servers);
   if (names.length === 0) return { tools: [], problems: [] };
   // A connection made or revoked since the last listing: that server's list is stale whatever its age.
+  let connected = user.connected.get(through);
+  if (!connected) user.connected.set(through, (connected = new Map()));
   await Promise.all(
     names.map(async (server) => {
       const def = servers[server]!;
       if (def.auth?.type !== "oauth") return;
       const now = await user.authorizer.connected(server, def).catch(() => false);
       const key = `${server}\n${def.url}`;
-      if (user.connected.has(key) && user.connected.get(key) !== now) await through.reconnect(server);
-      user.connected.set(key, now);
+      if (connected.has(key) && connected.get(key) !== now) await through.reconnect(server);
+      connected.set(key, now);
     }),
   );
   await through.refresh(names);
@@ -131,25 +136,22 @@ async function listed(user: UserServers, through: RemoteServers, servers: Readon
 function serversOf(options: RemoteListingOptions): UserServers {
   const { env, userId } = options;
   const ns = env.ACCOUNT as DurableObjectNamespace | undefined;
-  const sent = new Set<string>();
   const user = ns ? { get: async (id: string, name: string) => (await accountOf(ns, id).envValues())[name] } : NO_USER_ENV;
   const bearer = async (name: string) => {
     const resolved = await resolveEnv({ thread: () => undefined, userId, user, worker: env }, name);
     if (!resolved) throw new WeftError("env_not_found", `environment value "${name}" is not set for this user or the Worker`, { name });
-    sent.add(resolved.value);
     return resolved.value;
   };
   const authorizer = accountAuthorizer(ns, userId, "", false);
-  return { servers: new RemoteServers(options.servers, options.taken, bearer, Date.now, options.callTimeoutMs, { authorizer }), own: null, authorizer, sent, connected: new Map() };
+  return { servers: new RemoteServers(options.servers, options.taken, bearer, Date.now, options.callTimeoutMs, { authorizer }), own: null, authorizer, connected: new WeakMap() };
 }
 
 /** The servers a user added: a bearer token from their account env only, so no Worker secret is ever sent to a server a user chose. */
-function ownServersOf(options: RemoteListingOptions, own: Readonly<Record<string, McpServerDefinition>>, sent: Set<string>, authorizer: McpAuthorizer): RemoteServers {
+function ownServersOf(options: RemoteListingOptions, own: Readonly<Record<string, McpServerDefinition>>, authorizer: McpAuthorizer): RemoteServers {
   const ns = options.env.ACCOUNT as DurableObjectNamespace | undefined;
   const bearer = async (name: string) => {
     const entry = ns ? (await accountOf(ns, options.userId).envValues())[name] : undefined;
     if (!entry) throw new WeftError("env_not_found", `environment value "${name}" is not set in your account env (PUT /account/env/${name})`, { name });
-    sent.add(entry.value);
     return entry.value;
   };
   return new RemoteServers(own, options.taken, bearer, Date.now, options.callTimeoutMs, { authorizer });
