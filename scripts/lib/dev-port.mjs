@@ -11,19 +11,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
-
-/**
- * The value of `--name value` or `--name=value` in `args`, or undefined.
- * @param {readonly string[]} args
- * @param {string} name
- * @returns {string | undefined}
- */
-export function argValue(args, name) {
-  const at = args.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
-  if (at < 0) return undefined;
-  const arg = String(args[at]);
-  return arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : args[at + 1];
-}
+import { argValue } from "./dev-vars.mjs";
 
 /** The example of a second start on its own port and state, for the messages below. */
 const SECOND = "npm start -- --port 8795 --persist-to .wrangler/state-2";

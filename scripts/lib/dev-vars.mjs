@@ -52,6 +52,19 @@ export function devOAuthArgs(root, publicUrl) {
 }
 
 /**
+ * The value of `--name value` or `--name=value` in `args`, or undefined.
+ * @param {readonly string[]} args
+ * @param {string} name
+ * @returns {string | undefined}
+ */
+export function argValue(args, name) {
+  const at = args.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+  if (at < 0) return undefined;
+  const arg = String(args[at]);
+  return arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : args[at + 1];
+}
+
+/**
  * Where `npm start` listens, from its arguments: `--ip` as given, else `localhost` (wrangler's own
  * default, made explicit so no wrangler.toml `[dev] ip` widens it). Development mode answers every
  * request as an admin, so only an address of this machine is allowed.
@@ -59,9 +72,9 @@ export function devOAuthArgs(root, publicUrl) {
  * @returns {{ args: string[] } | { refused: string }} the arguments to pass, or why they are refused
  */
 export function loopbackArgs(args) {
-  const at = args.findIndex((a) => a === "--ip" || a.startsWith("--ip="));
-  if (at < 0) return { args: [...args, "--ip", "localhost"] };
-  const ip = String(args[at]).includes("=") ? String(args[at]).slice("--ip=".length) : String(args[at + 1] ?? "");
+  const given = argValue(args, "ip");
+  if (given === undefined && !args.includes("--ip")) return { args: [...args, "--ip", "localhost"] };
+  const ip = given ?? "";
   if (/^(localhost|127(?:\.\d{1,3}){3}|::1|\[::1\])$/i.test(ip)) return { args };
   return {
     refused: `weft: npm start runs in development mode, where every request without a token acts as "dev" (an admin), so it listens on this machine only; --ip ${ip} is refused. To serve other machines, configure authentication (README "Authentication") and run wrangler dev without WEFT_DEV_MODE.`,

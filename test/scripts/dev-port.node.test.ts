@@ -8,7 +8,8 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { argValue, portRefusal, takeState } from "../../scripts/lib/dev-port.mjs";
+import { portRefusal, takeState } from "../../scripts/lib/dev-port.mjs";
+import { argValue } from "../../scripts/lib/dev-vars.mjs";
 import { ROOT } from "../sources.node.js";
 
 let dir = "";
