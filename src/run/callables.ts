@@ -8,7 +8,7 @@
  * get full results and are offered only the project's tools.
  * @module
  */
-import { findPrompt } from "./agent.js";
+import { type ResolvedSide, findPrompt } from "./agent.js";
 import { ToolCatalog } from "../tools/catalog.js";
 import type { CallExecution } from "../calls/call.js";
 import type { AnyToolDefinition } from "../tools/types.js";
@@ -23,6 +23,9 @@ import { receiveEnv } from "./state.js";
 import { integerSetting } from "../config.js";
 import { READ_FILE_TOOL } from "../calls/file-pages.js";
 import { readFileOffered, readFileTool } from "./read-file.js";
+
+/** Where a model's catalog is offered (an agent's side, or a prompt): the prompt that makes it, if any, and the names it lists. */
+type Place = Pick<ResolvedSide, "promptName" | "tools">;
 
 /** The catalogs of one thread. */
 export class Callables {
@@ -126,7 +129,10 @@ export class Callables {
 
   private catalogOfPlace(execution: CallExecution | null): ToolCatalog {
     const prompt = execution?.state.promptPath.at(-1);
-    if (prompt !== undefined) return this.cached(`prompt:${prompt}`, () => this.withBuiltIns(this.definitions(findPrompt(this.engine.registry, prompt)?.tools)));
+    if (prompt !== undefined) {
+      const place = (): Place => ({ promptName: prompt, tools: findPrompt(this.engine.registry, prompt)?.tools });
+      return this.cached(`prompt:${prompt}`, () => this.withBuiltIns(this.definitions(place().tools)), place);
+    }
     const side = this.engine.sides.find((s) => s.side === (execution?.state.currentSide ?? "a")) ?? this.engine.sides[0]!;
     return this.cached(execution === null ? "rest" : `side:${side.side}`, () => {
       const { agent, meta } = this.engine;
@@ -135,7 +141,7 @@ export class Callables {
       const all = side.side === "a" && agent.toolsFromArguments ? { ...own, ...agent.toolsFromArguments(meta.arguments) } : own;
       // The owner's servers, under the project's names (a name the project offers stays the project's).
       return execution === null ? all : this.withBuiltIns({ ...this.own?.definitions(), ...all });
-    });
+    }, () => side);
   }
 
   /** `read_file` made once per thread. */
@@ -182,10 +188,11 @@ export class Callables {
     });
   }
 
-  private cached(key: string, build: () => Record<string, AnyToolDefinition>): ToolCatalog {
+  /** The catalog kept under `key`, built once; `place` (the agent's side or the prompt it is for) says where a missing project name would be listed. */
+  private cached(key: string, build: () => Record<string, AnyToolDefinition>, place?: () => Place): ToolCatalog {
     let catalog = this.catalogs.get(key);
     if (!catalog) {
-      catalog = new ToolCatalog(build(), (name) => this.whyMissing(name) ?? this.notListedHere(name, key));
+      catalog = new ToolCatalog(build(), (name) => this.whyMissing(name) ?? (place && this.notListedHere(name, place())));
       this.catalogs.set(key, catalog);
     }
     return catalog;
@@ -205,22 +212,16 @@ export class Callables {
   }
 
   /**
-   * Why a tool, prompt or agent of the project is not on offer in the place a catalog was built
-   * for (its `cached` key): its agent or prompt does not list it. An author who adds a tool and
-   * calls it before listing it reads where to list it, not only that the name is unknown.
+   * Why a tool, prompt or agent of the project is not on offer in `place`: its agent or prompt
+   * does not list it. An author who adds a tool and calls it before listing it reads where to list
+   * it, not only that the name is unknown.
    */
-  private notListedHere(name: string, key: string): string | undefined {
-    const { registry } = this.engine;
-    const offerable = Object.hasOwn(registry.tools, name) || findPrompt(registry, name) !== undefined || (Object.hasOwn(registry.agents, name) && registry.agents[name]!.exposeAsTool);
-    if (key === "all" || !offerable) return undefined;
-    // "rest" is side a's place; "side:b" side b's.
-    const side = key.startsWith("prompt:") ? undefined : (this.engine.sides.find((s) => key === `side:${s.side}`) ?? this.engine.sides[0]!);
-    const prompt = side === undefined ? key.slice("prompt:".length) : side.promptName;
-    const place = prompt === undefined ? `agent "${this.engine.meta.agentId}"` : `prompt "${prompt}"`;
-    const listed = side === undefined ? findPrompt(registry, prompt!)?.tools : side.tools;
+  private notListedHere(name: string, place: Place): string | undefined {
+    if (!Object.hasOwn(this.definitions([name]), name)) return undefined;
+    const where = place.promptName === undefined ? `agent "${this.engine.meta.agentId}"` : `prompt "${place.promptName}"`;
     // No list offers every tool of agents/tools/ and nothing else: adding a list narrows it to the list.
-    if (listed === undefined) return `"${name}" is in the project, but ${place} lists no tools, so it offers only those of agents/tools/: give it a tools list with every name it should offer, this one among them`;
-    return `"${name}" is in the project, but ${place} does not offer it: add it to the tools of ${place}`;
+    if (place.tools === undefined) return `"${name}" is in the project, but ${where} lists no tools, so it offers only those of agents/tools/: give it a tools list with every name it should offer, this one among them`;
+    return `"${name}" is in the project, but ${where} does not offer it: add it to the tools of ${where}`;
   }
 
   /** Definitions for a list of names; no list means every tool in `agents/tools/`. */
