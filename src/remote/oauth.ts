@@ -12,6 +12,7 @@ import { discoverOAuthServerInfo, exchangeAuthorization, refreshAuthorization, r
 import { OAuthError, ServerError, TemporarilyUnavailableError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import type { AuthorizationServerMetadata, OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { WeftError, errorMessage } from "../errors.js";
+import { Redactor } from "../secrets/redact.js";
 import type { McpOAuthAuth } from "./define.js";
 import { isLoopback, isPrivateHost } from "./hosts.js";
 import { type GuardedFetch, capped } from "./fetch.js";
@@ -96,10 +97,37 @@ export function oauthFetch(): GuardedFetch {
   };
 }
 
-/** An OAuth failure as `mcp_auth_required` (or the `mcp_*` error it already is), naming the server. */
-function authFailure(server: string, what: string, e: unknown): WeftError {
-  if (e instanceof WeftError && e.code !== "mcp_auth_required") return new WeftError(e.code, `mcp server "${server}": ${what}: ${e.message}`, { ...e.details, mcpServer: server });
-  return new WeftError("mcp_auth_required", `mcp server "${server}": ${what}: ${errorMessage(e)}`, { mcpServer: server });
+/** Text as it was, for a failure of a request that carried no client secret. */
+const asIs = (text: string) => text;
+
+/**
+ * An OAuth failure as `mcp_auth_required` (or the `mcp_*` error it already is), naming the server;
+ * its text through `clean` (see {@link clientSecretCleaner}).
+ */
+function authFailure(server: string, what: string, e: unknown, clean: (text: string) => string = asIs): WeftError {
+  if (e instanceof WeftError && e.code !== "mcp_auth_required") return new WeftError(e.code, `mcp server "${server}": ${what}: ${clean(e.message)}`, { ...e.details, mcpServer: server });
+  return new WeftError("mcp_auth_required", `mcp server "${server}": ${what}: ${clean(errorMessage(e))}`, { mcpServer: server });
+}
+
+/**
+ * Cleans a token endpoint's error text of the client's secret (a Worker secret, or one the
+ * authorization server issued weft): a server may quote the request it refused, and the text
+ * reaches the user (the completion's answer, a thread's call result). Each form the request
+ * carried it in: as is, percent- and form-encoded (`client_secret_post`), and base64 of
+ * `id:secret` (`client_secret_basic`, RFC 6749 2.3.1). Applied before a text is cut to length,
+ * so no cut leaves part of a secret.
+ */
+function clientSecretCleaner(client: OAuthClientInformationMixed): (text: string) => string {
+  const secret = client.client_secret;
+  if (typeof secret !== "string" || secret === "") return asIs;
+  const forms = [secret, encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2)];
+  try {
+    forms.push(btoa(`${client.client_id}:${secret}`));
+  } catch {
+    // Not Latin-1: the SDK's own btoa fails the same way, so no request carried this form.
+  }
+  const redactor = new Redactor(forms.map((value) => ({ name: "client_secret", value })));
+  return (text) => redactor.text(text);
 }
 
 /**
@@ -188,14 +216,16 @@ export async function exchangeCode(server: string, plan: OAuthPlan, client: OAut
   try {
     return await exchangeAuthorization(plan.authorizationServer, { metadata: plan.metadata, clientInformation: client, authorizationCode: code, codeVerifier, redirectUri, resource: new URL(plan.resource), fetchFn });
   } catch (e) {
-    if (e instanceof WeftError) throw authFailure(server, "trading the code failed", e);
+    const clean = clientSecretCleaner(client);
+    if (e instanceof WeftError) throw authFailure(server, "trading the code failed", e, clean);
+    const told = clean(errorMessage(e)).slice(0, 300);
     if (e instanceof ServerError || e instanceof TemporarilyUnavailableError) {
-      throw new WeftError("mcp_unreachable", `mcp server "${server}": its authorization server could not trade the code now (${errorMessage(e).slice(0, 300)}); complete the same authorization again`, { mcpServer: server });
+      throw new WeftError("mcp_unreachable", `mcp server "${server}": its authorization server could not trade the code now (${told}); complete the same authorization again`, { mcpServer: server });
     }
     if (e instanceof OAuthError) {
-      throw new WeftError("invalid_request", `code: the authorization server of mcp server "${server}" refused it (${e.errorCode}: ${e.message.slice(0, 300)}); open the authorization URL again for a new code`, { path: ["code"], mcpServer: server, oauthError: e.errorCode });
+      throw new WeftError("invalid_request", `code: the authorization server of mcp server "${server}" refused it (${e.errorCode}: ${clean(e.message).slice(0, 300)}); open the authorization URL again for a new code`, { path: ["code"], mcpServer: server, oauthError: clean(e.errorCode) });
     }
-    throw new WeftError("mcp_protocol_error", `mcp server "${server}": its authorization server's answer to the code could not be read: ${errorMessage(e).slice(0, 300)}`, { mcpServer: server });
+    throw new WeftError("mcp_protocol_error", `mcp server "${server}": its authorization server's answer to the code could not be read: ${told}`, { mcpServer: server });
   }
 }
 
@@ -204,7 +234,7 @@ export async function refreshTokens(server: string, plan: OAuthPlan, client: OAu
   try {
     return await refreshAuthorization(plan.authorizationServer, { metadata: plan.metadata, clientInformation: client, refreshToken, resource: new URL(plan.resource), fetchFn });
   } catch (e) {
-    throw authFailure(server, "refreshing its token failed", e);
+    throw authFailure(server, "refreshing its token failed", e, clientSecretCleaner(client));
   }
 }
 

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { WeftError } from "../../src/errors.js";
 import { checkMcpServerDefinition } from "../../src/remote/define.js";
-import { clientFor, discover, exchangeCode } from "../../src/remote/oauth.js";
+import { clientFor, discover, exchangeCode, refreshTokens } from "../../src/remote/oauth.js";
 
 /** A fetch answering JSON from `table` by exact URL (404 otherwise), recording what was asked. */
 function table(answers: Record<string, unknown>) {
@@ -120,5 +120,53 @@ describe("OAuth discovery against hostile metadata", () => {
     expect(declare({ type: "oauth", clientId: "weft-prod", clientSecretEnv: "CRM_SECRET" })).toThrow(/authorizationServer/);
     expect(declare({ type: "oauth", clientId: "weft-prod", clientSecretEnv: "CRM_SECRET", authorizationServer: "http://login.crm.example" })).toThrow(/authorizationServer/);
     expect(declare({ type: "oauth", clientId: "weft-prod", clientSecretEnv: "CRM_SECRET", authorizationServer: "https://login.crm.example" })).not.toThrow();
+  });
+
+  describe("an authorization server that echoes what it was sent", () => {
+    const secret = "the worker's+secret/=";
+    const auth = { type: "oauth" as const, clientId: "weft-prod", clientSecretEnv: "CRM_CLIENT_SECRET", authorizationServer: "https://login.crm.example" };
+    const network = table({
+      "https://crm.example/.well-known/oauth-protected-resource/mcp": { resource: "https://crm.example/mcp", authorization_servers: ["https://login.crm.example"] },
+      "https://login.crm.example/.well-known/oauth-authorization-server": asMetadata("https://login.crm.example"),
+    });
+    /**
+     * The token endpoint answers `status` with an error description quoting the secret after
+     * `pad` characters, then the request: its Authorization header and its body.
+     */
+    const echoing = (status: number, error: string, pad: number) => async (input: string | URL, init?: RequestInit) => {
+      if (String(input) !== "https://login.crm.example/token") return network.fetchFn(input);
+      const sent = `${new Headers(init?.headers).get("authorization") ?? ""} ${String(init?.body ?? "")}`;
+      return Response.json({ error, error_description: `${"x".repeat(pad)}${secret} you sent ${sent}` }, { status });
+    };
+    // Its start too: a message cut to length must not end in part of it.
+    const forms = [secret, encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2), btoa(`weft-prod:${secret}`), secret.slice(0, 8)];
+
+    for (const [status, error] of [
+      [400, "invalid_grant"],
+      [503, "temporarily_unavailable"],
+      [500, "server_error"],
+    ] as const) {
+      it(`cleans the client secret, in each form it was sent, out of a refused code's error (${error})`, async () => {
+        for (const pad of [0, 290]) {
+          const fetchFn = echoing(status, error, pad);
+          const plan = await discover("crm", new URL("https://crm.example/mcp"), auth, fetchFn);
+          const client = await clientFor("crm", plan, auth, "https://weft.test/mcp-oauth/callback", secret, fetchFn);
+          const e = await refusal(exchangeCode("crm", plan, client, "code", "verifier", "https://weft.test/mcp-oauth/callback", fetchFn));
+          const told = `${e.message} ${JSON.stringify(e.details)}`;
+          for (const form of forms) expect(told).not.toContain(form);
+          expect(told).toContain(pad ? "xxx" : "you sent Basic");
+        }
+      });
+    }
+
+    it("cleans the client secret out of a refused refresh's error", async () => {
+      const fetchFn = echoing(400, "invalid_grant", 0);
+      const plan = await discover("crm", new URL("https://crm.example/mcp"), auth, fetchFn);
+      const client = await clientFor("crm", plan, auth, "https://weft.test/mcp-oauth/callback", secret, fetchFn);
+      const e = await refusal(refreshTokens("crm", plan, client, "the-refresh-token", fetchFn));
+      const told = `${e.message} ${JSON.stringify(e.details)}`;
+      for (const form of forms) expect(told).not.toContain(form);
+      expect(told).toContain("you sent Basic");
+    });
   });
 });
