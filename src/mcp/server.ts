@@ -225,6 +225,28 @@ function notJsonRpc(body: unknown): { message: string; path: (string | number)[]
     if (!("method" in m) && !("result" in m) && !("error" in m)) return { message: `${where("method")}: expected a string (a JSON-RPC request or notification)`, path: [...at, "method"] };
     return { message: issuesText(parsed.error.issues), path: at };
   }
+  return Array.isArray(body) ? unanswerable(body as { id?: unknown; method?: unknown; params?: { requestId?: unknown } }[]) : undefined;
+}
+
+/**
+ * A batch the transport would leave unanswered: it answers a body once every request in it has an
+ * answer, keyed by id, and the SDK sends none for a request cancelled meanwhile. So two requests
+ * sharing an id get one answer, and a `notifications/cancelled` naming a request of its own batch
+ * hung the body until the runtime cut it (a 5xx), the call having run. A call, once begun, runs on
+ * in its thread anyway: there is nothing for a cancellation in the same body to stop.
+ */
+function unanswerable(batch: readonly { id?: unknown; method?: unknown; params?: { requestId?: unknown } }[]): { message: string; path: (string | number)[] } | undefined {
+  const ids = new Set<unknown>();
+  for (const [i, m] of batch.entries()) {
+    if (typeof m.method !== "string" || m.id === undefined) continue;
+    if (ids.has(m.id)) return { message: `${formatPath([i, "id"])}: another request of this batch has the id ${JSON.stringify(m.id)}; give each its own`, path: [i, "id"] };
+    ids.add(m.id);
+  }
+  for (const [i, m] of batch.entries()) {
+    if (m.method === "notifications/cancelled" && ids.has(m.params?.requestId)) {
+      return { message: `${formatPath([i, "params", "requestId"])}: names a request of this same batch, which runs to its end whatever comes with it; send a cancellation in a request of its own`, path: [i, "params", "requestId"] };
+    }
+  }
   return undefined;
 }
 
