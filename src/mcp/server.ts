@@ -223,6 +223,10 @@ function notJsonRpc(body: unknown): { message: string; path: (string | number)[]
     if (typeof m !== "object" || m === null || Array.isArray(m)) return { message: `${where()}: expected a JSON-RPC message (an object)`, path: at };
     if (m.jsonrpc !== "2.0") return { message: `${where("jsonrpc")}: expected "2.0" (a JSON-RPC 2.0 message)`, path: [...at, "jsonrpc"] };
     if (!("method" in m) && !("result" in m) && !("error" in m)) return { message: `${where("method")}: expected a string (a JSON-RPC request or notification)`, path: [...at, "method"] };
+    // The schema is a union, whose issues name no field ("input: Unrecognized key") for these.
+    if ("id" in m && typeof m.id !== "string" && !Number.isSafeInteger(m.id) && !(m.id === null && "error" in m)) return { message: `${where("id")}: expected a string or an integer (a JSON-RPC id)`, path: [...at, "id"] };
+    if ("method" in m && ("result" in m || "error" in m)) return { message: `${where("method")}: a message is a request or an answer, so it holds a method or a result or error, not both`, path: [...at, "method"] };
+    if ("params" in m && (typeof m.params !== "object" || m.params === null || Array.isArray(m.params))) return { message: `${where("params")}: expected an object (MCP's params are named)`, path: [...at, "params"] };
     return { message: issuesText(parsed.error.issues), path: at };
   }
   return Array.isArray(body) ? unanswerable(body as { id?: unknown; method?: unknown; params?: { requestId?: unknown } }[]) : undefined;
