@@ -22,6 +22,8 @@ import type { RunEnd, RunStore } from "./store.js";
 export const RUN_CHECK_MS = 30_000;
 /** How long `state.runs.wait` waits by default (ms). */
 const WAIT_MS = 60_000;
+/** How long a stop inside a turn waits for the stopped child's answer (ms); a child still busy then is answered `running`. */
+const STOP_WAIT_MS = 5_000;
 
 /** What the runs need of their Durable Object. */
 export interface RunHost {
@@ -197,6 +199,9 @@ export class BackgroundRuns implements RunControl {
     } catch (e) {
       if (!isWeftError(e) || e.code !== "thread_not_found") throw e;
     }
+    // Called by a tool inside a turn, delivering now would wait for that turn, which waits on this
+    // call: the completion is delivered after it, and the stop answers from the child meanwhile.
+    if (this.host.running()?.runner.active) return (await this.wait([runId], STOP_WAIT_MS))[0]!;
     // The child's turn ends stopped and tells this thread; a stop that found no turn running ends nothing.
     await this.collect();
     return this.get(runId);

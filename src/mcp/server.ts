@@ -223,7 +223,33 @@ function notJsonRpc(body: unknown): { message: string; path: (string | number)[]
     if (typeof m !== "object" || m === null || Array.isArray(m)) return { message: `${where()}: expected a JSON-RPC message (an object)`, path: at };
     if (m.jsonrpc !== "2.0") return { message: `${where("jsonrpc")}: expected "2.0" (a JSON-RPC 2.0 message)`, path: [...at, "jsonrpc"] };
     if (!("method" in m) && !("result" in m) && !("error" in m)) return { message: `${where("method")}: expected a string (a JSON-RPC request or notification)`, path: [...at, "method"] };
+    // The schema is a union, whose issues name no field ("input: Unrecognized key") for these.
+    if ("id" in m && typeof m.id !== "string" && !Number.isSafeInteger(m.id) && !(m.id === null && "error" in m)) return { message: `${where("id")}: expected a string or an integer (a JSON-RPC id)`, path: [...at, "id"] };
+    if ("method" in m && ("result" in m || "error" in m)) return { message: `${where("method")}: a message is a request or an answer, so it holds a method or a result or error, not both`, path: [...at, "method"] };
+    if ("params" in m && (typeof m.params !== "object" || m.params === null || Array.isArray(m.params))) return { message: `${where("params")}: expected an object (MCP's params are named)`, path: [...at, "params"] };
     return { message: issuesText(parsed.error.issues), path: at };
+  }
+  return Array.isArray(body) ? unanswerable(body as { id?: unknown; method?: unknown; params?: { requestId?: unknown } }[]) : undefined;
+}
+
+/**
+ * A batch the transport would leave unanswered: it answers a body once every request in it has an
+ * answer, keyed by id, and the SDK sends none for a request cancelled meanwhile. So two requests
+ * sharing an id get one answer, and a `notifications/cancelled` naming a request of its own batch
+ * hung the body until the runtime cut it (a 5xx), the call having run. A call, once begun, runs on
+ * in its thread anyway: there is nothing for a cancellation in the same body to stop.
+ */
+function unanswerable(batch: readonly { id?: unknown; method?: unknown; params?: { requestId?: unknown } }[]): { message: string; path: (string | number)[] } | undefined {
+  const ids = new Set<unknown>();
+  for (const [i, m] of batch.entries()) {
+    if (typeof m.method !== "string" || m.id === undefined) continue;
+    if (ids.has(m.id)) return { message: `${formatPath([i, "id"])}: another request of this batch has the id ${JSON.stringify(m.id)}; give each its own`, path: [i, "id"] };
+    ids.add(m.id);
+  }
+  for (const [i, m] of batch.entries()) {
+    if (m.method === "notifications/cancelled" && ids.has(m.params?.requestId)) {
+      return { message: `${formatPath([i, "params", "requestId"])}: names a request of this same batch, which runs to its end whatever comes with it; send a cancellation in a request of its own`, path: [i, "params", "requestId"] };
+    }
   }
   return undefined;
 }
