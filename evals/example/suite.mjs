@@ -1,8 +1,9 @@
 /**
  * An eval suite for the example agents (agents/agents/example.ts and support_desk.ts), run with
  * `npm run eval -- evals/example`. The `scripted` candidate plays each case's `script` on weft's
- * scripted model, so the suite runs offline; add a candidate with a `model` (and its key in
- * .dev.vars) to judge a real model on the same cases. Every case runs on a fresh dry-run thread:
+ * scripted model, so the suite runs offline; add a candidate with a `model` (its key given as
+ * `env: { OPENAI_API_KEY: { fromEnv: "OPENAI_API_KEY" } }`: the runtime weft eval starts does
+ * not read .dev.vars) to judge a real model on the same cases. Every case runs on a fresh dry-run thread:
  * `add_note` is answered by its `dryRunResult` and saves nothing.
  */
 

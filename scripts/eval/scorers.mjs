@@ -33,11 +33,27 @@ export function readArguments(tools, name, args) {
   const key = JSON.stringify(schema);
   let check = compiled.get(key);
   if (!check) {
-    check = reference.compile(schema).check;
+    check = compileOrAsSent(schema);
     compiled.set(key, check);
   }
   const verdict = check(args);
   return verdict.ok ? verdict.value : args;
+}
+
+/**
+ * The reference check of `schema`, read as draft 2020-12 whatever draft its `$schema` names (the
+ * MCP SDK's servers name draft-07, which Ajv2020 does not load, and weft reads them as 2020-12
+ * too); a schema that still does not compile passes every argument on as sent, instead of
+ * stopping the whole eval.
+ * @param {Record<string, unknown>} schema
+ */
+function compileOrAsSent(schema) {
+  const { $schema: _draft, ...rest } = schema;
+  try {
+    return reference.compile(rest).check;
+  } catch {
+    return () => /** @type {import("../bfcl/reference.mjs").Verdict} */ ({ ok: false, paths: [], messages: [] });
+  }
 }
 
 /**

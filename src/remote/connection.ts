@@ -19,7 +19,7 @@ import { WeftError, errorMessage } from "../errors.js";
 import { DEFAULT_CALL_TIMEOUT_MS } from "../calls/execute.js";
 import { Redactor } from "../secrets/redact.js";
 import type { McpServerDefinition } from "./define.js";
-import { MAX_ANSWER_BYTES, guardedFetch } from "./fetch.js";
+import { MAX_ANSWER_BYTES, failingOnCut, guardedFetch } from "./fetch.js";
 
 /** `_meta` key and capability name of weft's effect-key extension (docs/remote-mcp.md; served by src/mcp/server.ts). */
 export const EFFECT_KEY_META = "weft/effectKey";
@@ -188,7 +188,7 @@ export class RemoteConnection {
       if (stop.stopped || left <= 0) throw late();
       const params = cursor === undefined ? {} : { cursor };
       // `request`, not the SDK's `listTools`, which keeps a compiled validator of each tool's outputSchema from the last page.
-      const answer = await this.ask((client) => client.request({ method: "tools/list", params }, ListToolsResultSchema, { timeout: left })).catch((e: unknown) => {
+      const answer = await this.ask((client, cut) => client.request({ method: "tools/list", params }, ListToolsResultSchema, { timeout: left, signal: cut })).catch((e: unknown) => {
         throw Date.now() >= deadline ? late() : e;
       });
       bytes += byteLength(JSON.stringify(answer));
@@ -213,7 +213,7 @@ export class RemoteConnection {
    * @throws RemoteToolError for a JSON-RPC error answer; WeftError `mcp_*` for anything else.
    */
   async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal, effectKey?: string, keyed = false): Promise<CallToolResult> {
-    const answer = await this.ask((client) => {
+    const answer = await this.ask((client, cut) => {
       // Only to a server whose session announced the extension: another would keep or echo an unknown key.
       const key = effectKey !== undefined && this.effectKeyWindowMs !== null;
       if (keyed && !key) {
@@ -223,7 +223,7 @@ export class RemoteConnection {
       }
       const params = { name, arguments: args, ...(key ? { _meta: { [EFFECT_KEY_META]: effectKey } } : {}) };
       // The pipeline's deadline fires `signal`; the SDK's own timeout is only a backstop.
-      return client.callTool(params, undefined, { signal, timeout: 24 * 3600_000 }) as Promise<CallToolResult>;
+      return client.callTool(params, undefined, { signal: AbortSignal.any([signal, cut]), timeout: 24 * 3600_000 }) as Promise<CallToolResult>;
     });
     const clean = this.redactor.value(answer);
     // Bytes (an image, a recording) may hold a header or token too, in any of its encodings.
@@ -244,7 +244,7 @@ export class RemoteConnection {
   /** Requests under way; an HTTP+SSE session is closed when none is left. */
   private inFlight = 0;
 
-  private async ask<T>(request: (client: Client) => Promise<T>): Promise<T> {
+  private async ask<T>(request: (client: Client, cut: AbortSignal) => Promise<T>): Promise<T> {
     this.inFlight += 1;
     try {
       return await this.askOnce(request);
@@ -255,13 +255,13 @@ export class RemoteConnection {
     }
   }
 
-  private async askOnce<T>(request: (client: Client) => Promise<T>): Promise<T> {
+  private async askOnce<T>(request: (client: Client, cut: AbortSignal) => Promise<T>): Promise<T> {
     // A session whose token nears its expiry is renewed, unless other requests still use it (a 401 then renews it).
     if (this.sessionUntil !== undefined && Date.now() >= this.sessionUntil && this.inFlight === 1) await this.close();
     if (this.def.auth?.type === "oauth" && this.client !== null) await this.checkToken();
     for (let tries = 1; ; tries++) {
       try {
-        return await request(await this.session());
+        return await failingOnCut(async (cut) => request(await this.session(), cut));
       } catch (e) {
         if (tries === 1 && e instanceof StreamableHTTPError && e.code === 404) {
           await this.close();

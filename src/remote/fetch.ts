@@ -5,6 +5,7 @@
  * filling the Durable Object's memory or holding a connection open without end.
  * @module
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { WeftError } from "../errors.js";
 
 /** Largest answer body weft reads from a remote server (a tool list or a call's result), in bytes. */
@@ -15,6 +16,25 @@ export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
  * the session (it lasts while requests are under way), so it holds a few answers' worth.
  */
 export const MAX_SESSION_STREAM_BYTES = 4 * MAX_ANSWER_BYTES;
+
+/** Told when an answer of the request under way in this async context is cut (see {@link failingOnCut}). */
+const cutHandlers = new AsyncLocalStorage<(error: WeftError) => void>();
+
+/**
+ * Runs `request` (given a signal to pass the MCP SDK) so that an answer of it that a guarded fetch
+ * cuts rejects it with the cut's error. The SDK rejects a cut JSON answer itself, but reports a
+ * cut event stream (the SDK server's default answer) only to `onerror` and leaves the request
+ * waiting: without this a 10 MiB answer failed at its deadline, retried, as a timeout.
+ */
+export async function failingOnCut<T>(request: (cut: AbortSignal) => Promise<T>): Promise<T> {
+  const cut = new AbortController();
+  try {
+    return await cutHandlers.run((error) => cut.abort(error), () => request(cut.signal));
+  } catch (e) {
+    // The SDK wraps an abort's reason in its own timeout error: the cut's own error says why.
+    throw cut.signal.aborted ? cut.signal.reason : e;
+  }
+}
 
 /** What the MCP SDK calls as `fetch`. */
 export type GuardedFetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
@@ -58,15 +78,16 @@ export function guardedFetch(serverUrl: URL, maxBytes = MAX_ANSWER_BYTES, stream
     }
     // The HTTP+SSE transport's one stream carries every answer of the session: its own byte cap,
     // and no deadline of one answer (it lasts while requests are under way, each under its own).
-    return get ? capped(response, MAX_SESSION_STREAM_BYTES, Infinity, origin) : capped(response, maxBytes, maxMs - (Date.now() - sent), origin);
+    return get ? capped(response, MAX_SESSION_STREAM_BYTES, Infinity, origin) : capped(response, maxBytes, maxMs - (Date.now() - sent), origin, cutHandlers.getStore());
   };
 }
 
 /**
  * `response` whose body errors once more than `maxBytes` have passed (a declared length is
- * checked first) or once it is still open after `maxMs`; then the server's stream is cancelled.
+ * checked first) or once it is still open after `maxMs`; then the server's stream is cancelled
+ * and `onCut` is told why.
  */
-export function capped(response: Response, maxBytes: number, maxMs: number, origin: string): Response {
+export function capped(response: Response, maxBytes: number, maxMs: number, origin: string, onCut?: (error: WeftError) => void): Response {
   const tooLarge = () => new WeftError("mcp_protocol_error", `${origin} answered more than ${maxBytes} bytes (the limit of one answer)`, { origin, limit: maxBytes });
   const declared = Number(response.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > maxBytes) {
@@ -85,6 +106,7 @@ export function capped(response: Response, maxBytes: number, maxMs: number, orig
     clearTimeout(timer);
     controller.error(error);
     void reader.cancel(error).catch(() => undefined);
+    onCut?.(error);
   };
   const body = new ReadableStream<Uint8Array>({
     start(controller) {

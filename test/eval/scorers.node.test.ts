@@ -58,6 +58,15 @@ describe("exact tool-call match", () => {
     expect(scoreToolCalls([{ name: "weather", arguments: { city: "A", unit: "k" } }, { name: "weather", arguments: { city: "B" } }], t).pass).toBe(true);
     expect(scoreToolCalls([{ name: "weather", arguments: { city: "A", unit: "c" } }, { name: "weather", arguments: { city: "B" } }], t).pass).toBe(false);
   });
+
+  it("reads a remote MCP tool's schema that names draft-07 (as the MCP SDK's servers do), instead of throwing", () => {
+    const draft7 = { type: "object", properties: { text: { type: "string" }, loud: { type: "boolean", default: false } }, required: ["text"], $schema: "http://json-schema.org/draft-07/schema#" };
+    const tools = new Map<string, Record<string, unknown>>([["toys__echo", draft7]]);
+    expect(readArguments(tools, "toys__echo", { text: "hi" })).toEqual({ text: "hi", loud: false });
+    // A schema no draft compiles: its arguments are compared as sent.
+    const broken = new Map<string, Record<string, unknown>>([["bad", { type: "object", properties: { a: { $ref: "#/nowhere" } } }]]);
+    expect(readArguments(broken, "bad", { a: 1 })).toEqual({ a: 1 });
+  });
 });
 
 describe("exact tool-call match, BFCL's way (acceptable values per argument)", () => {

@@ -91,6 +91,16 @@ describe("a misbehaving remote MCP server", () => {
     expect(call).toMatchObject({ status: "failed", attempts: 1 });
     expect(call!.result!.error).toMatch(/^mcp_protocol_error: .*answered more than 4194304 bytes/);
   });
+
+  it("an answer larger than the cap on an event stream (the MCP SDK server's default) fails at once too, not at its deadline", async () => {
+    const id = await createThread({ agent: "remote_changing" });
+    const started = Date.now();
+    await runTurn(id, "go", [{ toolCalls: [{ id: "h", name: "changing__huge", arguments: { bytes: 10 * 1024 * 1024 } }] }, { text: "done" }]);
+    const [call] = await callsOf(id);
+    expect(call).toMatchObject({ status: "failed", attempts: 1 });
+    expect(call!.result!.error).toMatch(/^mcp_protocol_error: .*answered more than 4194304 bytes/);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
 });
 
 describe("a server's listing, bounded", () => {
