@@ -217,7 +217,9 @@ export async function enterExecute(ctx: CallContext, call: ReadyCall): Promise<C
     const timeoutMs = tool.def.timeoutMs ?? ctx.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     const attempt = new Attempt(ctx.signal, ctx.deadlines);
     const context = new AttemptContext(request.callId, effectKey, tool.name, attempts, attempt, call.approvedBy);
-    const ended = await attempt.run(() => (tool.def.execute as Execute)(state, input, context), timeoutMs, () => new TransientError(`timed out: execute did not finish within ${timeoutMs} ms (timeoutMs)`));
+    // Named: a remote tool's name says which server did not answer.
+    const late = () => new TransientError(`timed out: ${tool.name} did not finish within ${timeoutMs} ms (timeoutMs)`);
+    const ended = await attempt.run(() => (tool.def.execute as Execute)(state, input, context), timeoutMs, late);
     if (ended.aborted && ctx.signal?.aborted) return afterAbort(ctx, call, state, attempts, true);
     const ran = ended.aborted ? { ok: false as const, error: ended.reason } : ended;
     if (ran.ok) {

@@ -214,9 +214,9 @@ describe("no call hangs a turn", () => {
     const id = await createThread({ agent: "robustness" });
     await runTurn(id, "go", [{ toolCalls: [{ id: "r", name: "deadline_read", arguments: {} }, { id: "w", name: "deadline_write", arguments: {} }] }, { text: "done" }]);
     const [r, w] = await callsOf(id);
-    expect(r).toMatchObject({ status: "failed", attempts: 2, result: { error: "timed out: execute did not finish within 30 ms (timeoutMs)" } });
+    expect(r).toMatchObject({ status: "failed", attempts: 2, result: { error: "timed out: deadline_read did not finish within 30 ms (timeoutMs)" } });
     expect(w).toMatchObject({ status: "failed", attempts: 1, outcome: "unknown" });
-    expect(w!.result!.error).toMatch(/^timed out: execute did not finish within 30 ms \(timeoutMs\)\. The outcome is unknown/);
+    expect(w!.result!.error).toMatch(/^timed out: deadline_write did not finish within 30 ms \(timeoutMs\)\. The outcome is unknown/);
     expect((await messagesOf(id)).at(-1)!.content).toBe("done");
   });
 });

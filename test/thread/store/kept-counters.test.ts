@@ -175,8 +175,8 @@ describe("attempts of execute share one deadline timer", () => {
       const short = json("POST", "/v1/tools/deadline_read", { input: {}, sessionId: id }).then((r) => (order.push("short"), r));
       const [s, q] = await Promise.all([slow, short]);
       expect([round, order]).toEqual([round, ["short", "slow"]]);
-      expect(q.body).toMatchObject({ ok: false, attempts: 2, error: "timed out: execute did not finish within 30 ms (timeoutMs)" });
-      expect(s.body).toMatchObject({ ok: false, attempts: 1, error: "timed out: execute did not finish within 2000 ms (timeoutMs)" });
+      expect(q.body).toMatchObject({ ok: false, attempts: 2, error: "timed out: deadline_read did not finish within 30 ms (timeoutMs)" });
+      expect(s.body).toMatchObject({ ok: false, attempts: 1, error: "timed out: deadline_slow did not finish within 2000 ms (timeoutMs)" });
       expect(s.body.durationMs).toBeGreaterThanOrEqual(2000);
       await evictDurableObject(rawStub(id));
     }
