@@ -223,7 +223,9 @@ export function checkUserMcpServer(name: string, def: Record<string, unknown>): 
     if (!(e instanceof WeftError)) throw e;
     const rule = e.message.replace(/^mcp server "[^"]*": /, "");
     const field = /^(name|url|transport|auth|tools|effects|needsApproval|timeoutMs)\b(?:\.(\w+))?/.exec(rule);
-    refuse(field ? [field[1]!, ...(field[2] ? [field[2]] : [])] : ["name"], rule);
+    // The rule names its field first ("url must be..."): the path says it once.
+    if (field) refuse([field[1]!, ...(field[2] ? [field[2]] : [])], rule.slice(field[0].length).trimStart());
+    refuse(["name"], rule);
   }
   if (typeof def.timeoutMs === "number" && def.timeoutMs > MAX_USER_MCP_TIMEOUT_MS) refuse(["timeoutMs"], `at most ${MAX_USER_MCP_TIMEOUT_MS} (10 minutes) for a server you add`);
   if (isPrivateHost(new URL(String(def.url)).hostname)) refuse(["url"], "must not name a loopback, private or link-local host: a server you add is reached from the Worker, whose own machine and network are not yours to call");

@@ -57,6 +57,10 @@ describe("MCP servers a user adds", () => {
     for (const [body, path] of cases) {
       const answer = await add(body);
       expect([JSON.stringify(body), answer.status, answer.body.error?.code, answer.body.error?.details?.path]).toEqual([JSON.stringify(body), 400, "invalid_request", path]);
+      // The path once, then the rule: not "url: url must be".
+      const message = String(answer.body.error?.message);
+      expect(message.startsWith(`${path.join(".")}: `), message).toBe(true);
+      expect(message.slice(path.join(".").length + 2).startsWith(`${path[0]}`), message).toBe(false);
     }
     // Nothing of them was kept.
     expect((await json("GET", "/mcp-servers", undefined, "alice")).body.servers).toEqual([]);
