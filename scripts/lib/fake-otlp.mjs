@@ -42,7 +42,8 @@ function loadTypes() {
 /**
  * @typedef {string | number | boolean | Array<string | number | boolean>} Value
  * @typedef {{ traceId: string, spanId: string, parentSpanId: string, name: string, kind: number, startTimeUnixNano: string, endTimeUnixNano: string, attributes: Record<string, Value>, status: { code: number } }} DecodedSpan
- * @typedef {{ contentType: string, resource: Record<string, Value>, spans: DecodedSpan[], error?: string }} DecodedExport
+ * @typedef {{ contentType: string, resource: Record<string, Value>, spans: DecodedSpan[], doubles: string[], error?: string }} DecodedExport
+ *   `doubles`: the attribute keys some span of the export sent as a `double_value` (its numbers read alike whichever type came)
  */
 
 /**
@@ -72,7 +73,7 @@ export function createFakeOtlp(options = {}) {
       if (!decoded) throw new Error(`unsupported content-type ${JSON.stringify(contentType)}`);
       exports.push({ contentType, ...decoded });
     } catch (e) {
-      exports.push({ contentType, resource: {}, spans: [], error: String(e) });
+      exports.push({ contentType, resource: {}, spans: [], doubles: [], error: String(e) });
       return new Response(String(e), { status: 400 });
     }
     if (contentType === "application/json") return Response.json({});
@@ -90,37 +91,37 @@ function fromProtobuf(type, bytes) {
   const message = /** @type {any} */ (type.toObject(type.decode(bytes), { longs: String, enums: Number, bytes: Array, oneofs: true }));
   /** @param {any} v @returns {Value} */
   const value = (v) => (v.value === "arrayValue" ? v.arrayValue.values.map(value) : v.value === "intValue" ? Number(v.intValue) : v[v.value]);
-  return normalize(message, value, (b) => hex(b && Uint8Array.from(b)));
+  return normalize(message, value, (b) => hex(b && Uint8Array.from(b)), (v) => v.value === "doubleValue");
 }
 
 /** Reads the JSON encoding (ids already hex). @param {any} message */
 function fromJson(message) {
   /** @param {any} v @returns {Value} */
   const value = (v) => ("intValue" in v ? Number(v.intValue) : "arrayValue" in v ? v.arrayValue.values.map(value) : Object.values(v)[0]);
-  return normalize(message, value, (id) => id ?? "");
+  return normalize(message, value, (id) => id ?? "", (v) => "doubleValue" in v);
 }
 
-/** @param {any} message @param {(v: any) => Value} value @param {(id: any) => string} id */
-function normalize(message, value, id) {
+/** @param {any} message @param {(v: any) => Value} value @param {(id: any) => string} id @param {(v: any) => boolean} isDouble */
+function normalize(message, value, id, isDouble) {
+  const doubles = new Set();
   /** @param {any[] | undefined} list */
-  const attrs = (list) => Object.fromEntries((list ?? []).map((/** @type {any} */ kv) => [kv.key, value(kv.value)]));
+  const attrs = (list) => Object.fromEntries((list ?? []).map((/** @type {any} */ kv) => (isDouble(kv.value) && doubles.add(kv.key), [kv.key, value(kv.value)])));
   const resourceSpans = message.resourceSpans ?? [];
-  return {
-    resource: Object.assign({}, ...resourceSpans.map((/** @type {any} */ r) => attrs(r.resource?.attributes))),
-    spans: resourceSpans.flatMap((/** @type {any} */ r) =>
-      (r.scopeSpans ?? []).flatMap((/** @type {any} */ s) =>
-        (s.spans ?? []).map((/** @type {any} */ span) => ({
-          traceId: id(span.traceId),
-          spanId: id(span.spanId),
-          parentSpanId: id(span.parentSpanId),
-          name: span.name,
-          kind: span.kind,
-          startTimeUnixNano: String(span.startTimeUnixNano),
-          endTimeUnixNano: String(span.endTimeUnixNano),
-          attributes: attrs(span.attributes),
-          status: { code: span.status?.code ?? 0 },
-        })),
-      ),
+  const resource = Object.assign({}, ...resourceSpans.map((/** @type {any} */ r) => attrs(r.resource?.attributes)));
+  const spans = resourceSpans.flatMap((/** @type {any} */ r) =>
+    (r.scopeSpans ?? []).flatMap((/** @type {any} */ s) =>
+      (s.spans ?? []).map((/** @type {any} */ span) => ({
+        traceId: id(span.traceId),
+        spanId: id(span.spanId),
+        parentSpanId: id(span.parentSpanId),
+        name: span.name,
+        kind: span.kind,
+        startTimeUnixNano: String(span.startTimeUnixNano),
+        endTimeUnixNano: String(span.endTimeUnixNano),
+        attributes: attrs(span.attributes),
+        status: { code: span.status?.code ?? 0 },
+      })),
     ),
-  };
+  );
+  return { resource, spans, doubles: [...doubles].sort() };
 }

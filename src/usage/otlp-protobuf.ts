@@ -5,7 +5,7 @@
  * sends are written, in field-number order; the tests decode it with those definitions.
  * @module
  */
-import type { AttributeValue, Span } from "./span.js";
+import { type AttributeValue, Double, type Span } from "./span.js";
 
 /** Protobuf wire types. */
 const VARINT = 0;
@@ -148,6 +148,7 @@ function hexBytes(hex: string): Uint8Array {
 function anyValue(w: Writer, v: AttributeValue): void {
   if (Array.isArray(v)) w.message(5, (a) => v.forEach((s) => a.message(1, (x) => x.string(1, s))));
   else if (typeof v === "boolean") w.uint(2, v ? 1 : 0);
+  else if (v instanceof Double) w.double(4, v.value);
   else if (typeof v === "number") Number.isInteger(v) ? w.uint(3, v) : w.double(4, v);
   else w.string(1, v);
 }

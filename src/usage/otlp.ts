@@ -8,7 +8,7 @@
  * @module
  */
 import { otlpProtobuf } from "./otlp-protobuf.js";
-import type { AttributeValue, Span } from "./span.js";
+import { type AttributeValue, Double, type Span } from "./span.js";
 
 /** Spans a thread instance keeps waiting to be sent, at most; more are dropped and counted. */
 export const MAX_BUFFERED_SPANS = 1024;
@@ -42,6 +42,7 @@ const nanos = (ms: number) => `${BigInt(Math.round(ms * 1000)) * 1000n}`;
 function valueOf(v: AttributeValue): Record<string, unknown> {
   if (Array.isArray(v)) return { arrayValue: { values: v.map((s) => ({ stringValue: s })) } };
   if (typeof v === "boolean") return { boolValue: v };
+  if (v instanceof Double) return { doubleValue: v.value };
   if (typeof v === "number") return Number.isInteger(v) ? { intValue: String(v) } : { doubleValue: v };
   return { stringValue: v };
 }

@@ -4,8 +4,17 @@
  * @module
  */
 
-/** An attribute value: text, a whole number, a boolean, or a list of texts. */
-export type AttributeValue = string | number | boolean | string[];
+/**
+ * A number sent as OTLP's `double_value` whatever its value. A plain number goes as an
+ * `int_value` when whole, so an attribute that is sometimes whole (a cost of 0) would change type
+ * between spans, which collectors keying columns by type split or refuse.
+ */
+export class Double {
+  constructor(readonly value: number) {}
+}
+
+/** An attribute value: text, a number (`int_value` when whole, else `double_value`), a {@link Double}, a boolean, or a list of texts. */
+export type AttributeValue = string | number | Double | boolean | string[];
 
 /** One finished span. Times are epoch milliseconds; ids are lowercase hex (trace 32, span 16 digits). */
 export interface Span {

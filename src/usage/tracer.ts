@@ -9,7 +9,7 @@
 import type { EventPayloads } from "../protocol.js";
 import { settingOf } from "../config.js";
 import { MAX_OTLP_DELAY_MS, OTLP_DELAY_MS, OtlpExporter, type OtlpProtocol, hexId } from "./otlp.js";
-import type { AttributeValue } from "./span.js";
+import { type AttributeValue, Double } from "./span.js";
 import type { ModelUsageRow } from "./row.js";
 
 /** What the tracer knows of its thread. */
@@ -149,7 +149,7 @@ export class ThreadTracer {
         ...(row.cacheWriteTokens > 0 ? { "gen_ai.usage.cache_creation.input_tokens": row.cacheWriteTokens } : {}),
         ...(row.reasoningTokens > 0 ? { "weft.usage.reasoning_tokens": row.reasoningTokens } : {}),
         // No price for the model: the cost is unknown, said as such rather than as 0.
-        ...(row.costMicroUsd === null ? { "weft.usage.cost_unknown": true } : { "weft.usage.cost_usd": row.costMicroUsd / 1e6 }),
+        ...(row.costMicroUsd === null ? { "weft.usage.cost_unknown": true } : { "weft.usage.cost_usd": new Double(row.costMicroUsd / 1e6) }),
         "gen_ai.response.finish_reasons": [finishReason],
         "weft.turn.id": row.turnId,
         "weft.step": row.step,

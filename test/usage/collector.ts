@@ -26,6 +26,8 @@ export interface DecodedExport {
   contentType: string;
   resource: Record<string, Value>;
   spans: DecodedSpan[];
+  /** The attribute keys some span of it sent as a `double_value` (`attributes` reads numbers alike whichever type came). */
+  doubles: string[];
   error?: string;
 }
 

@@ -12,7 +12,7 @@ import { fakeEnv, fakeKey, outboundContaining, scriptFake } from "../fake-provid
 import { createThread, request, runTurn, stubOf, until } from "../helpers.js";
 import { MAX_BUFFERED_SPANS, MAX_EXPORT_BATCH, OtlpExporter } from "../../src/usage/otlp.js";
 import { threadTracerOf } from "../../src/usage/tracer.js";
-import type { Span } from "../../src/usage/span.js";
+import { Double, type Span } from "../../src/usage/span.js";
 import { type DecodedSpan, exportsOf, turnExports, undecodable } from "./collector.js";
 import { freshUser, send } from "./users.js";
 
@@ -99,7 +99,7 @@ const span = (threadId: string, n: number): Span => ({
   kind: n > 1 ? 3 : 1,
   startMs: 1_764_680_000_000.5 + n,
   endMs: 1_764_680_000_100 + n,
-  attributes: { "weft.thread.id": threadId, n, ratio: n / 4, flag: n % 2 === 0, none: "", zero: 0, below: -n, big: 2 ** 40 + n, text: `né ✓ 𝄞 ${"x".repeat(n * 40)}`, list: [`x${n}`, "y"] },
+  attributes: { "weft.thread.id": threadId, n, ratio: n / 4, cost: new Double(n === 4 ? 1 : n / 10), flag: n % 2 === 0, none: "", zero: 0, below: -n, big: 2 ** 40 + n, text: `né ✓ 𝄞 ${"x".repeat(n * 40)}`, list: [`x${n}`, "y"] },
   status: (n % 3) as 0 | 1 | 2,
 });
 
@@ -118,6 +118,8 @@ it("the same spans decode alike from OTLP protobuf and OTLP JSON", async () => {
   expect([pb!.contentType, js!.contentType]).toEqual(["application/x-protobuf", "application/json"]);
   const same = (spans: DecodedSpan[]) => spans.map((s) => ({ ...s, attributes: { ...s.attributes, "weft.thread.id": "-" } }));
   expect(same(pb!.spans)).toEqual(same(js!.spans));
+  // A Double is a double in both, a whole one too; a plain number only when it is not whole.
+  expect([pb!.doubles, js!.doubles]).toEqual([["cost", "ratio"], ["cost", "ratio"]]);
   expect(pb!.spans[1]).toEqual({
     traceId: "a".repeat(32),
     spanId: "0000000000000002",
@@ -126,7 +128,7 @@ it("the same spans decode alike from OTLP protobuf and OTLP JSON", async () => {
     kind: 3,
     startTimeUnixNano: "1764680000002500000",
     endTimeUnixNano: "1764680000102000000",
-    attributes: { "weft.thread.id": viaProtobuf, n: 2, ratio: 0.5, flag: true, none: "", zero: 0, below: -2, big: 2 ** 40 + 2, text: `né ✓ 𝄞 ${"x".repeat(80)}`, list: ["x2", "y"] },
+    attributes: { "weft.thread.id": viaProtobuf, n: 2, ratio: 0.5, cost: 0.2, flag: true, none: "", zero: 0, below: -2, big: 2 ** 40 + 2, text: `né ✓ 𝄞 ${"x".repeat(80)}`, list: ["x2", "y"] },
     status: { code: 2 },
   });
 });
@@ -171,6 +173,15 @@ it("a W3C traceparent on the request that posts the message becomes the parent o
   const ignored = (await post(`00-${"0".repeat(32)}-${parent}-01`)).find((s) => s.name === "invoke_agent streaming")!;
   expect(ignored.traceId).not.toBe("0".repeat(32));
   expect(ignored.parentSpanId).toBe("");
+});
+
+it("a chat span's cost is sent as a double even when whole (the scripted model's 0), so its type never changes with its value", async () => {
+  const id = await createThread({ agent: "streaming" });
+  await runTurn(id, "go", [{ text: "done" }]);
+  const exports = await turnExports(id);
+  const costed = exports.filter((e) => e.spans.some((s) => "weft.usage.cost_usd" in s.attributes));
+  expect(spansIn(costed).flatMap((s) => ("weft.usage.cost_usd" in s.attributes ? [s.attributes["weft.usage.cost_usd"]] : []))).toEqual([0]);
+  expect(costed.map((e) => e.doubles.includes("weft.usage.cost_usd"))).toEqual([true]);
 });
 
 it("each state.runCode run is a run_code span under the span of the tool call that ran it, with its executor and how it ended", async () => {
