@@ -156,8 +156,10 @@ async function runChild(engine: RunWorld, name: string, agent: AgentDefinition, 
       parent: { threadId: engine.meta.threadId, callId: context.callId },
     });
   } catch (e) {
-    // A create that made no child took its listing back; one that made it before failing left it listed.
-    return refused(e);
+    // A create that made no child took its listing back; one that made it before failing left it
+    // listed. One whose answer was lost after it made the child (the RPC failed, not the create)
+    // goes on with that child, found by its key, instead of failing with an orphan running.
+    if (isWeftError(e) || known(await childNow(engine, context.effectKey)) === null) return refused(e);
   }
   if (background) return startedResult(engine, name, context.callId, childThreadId);
   engine.emit("subagent_started", { callId: context.callId, agentId: name, childThreadId });

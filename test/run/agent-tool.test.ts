@@ -56,4 +56,22 @@ describe("an agent called as a tool", () => {
     });
     expect(args).toEqual({ input: "persist me" });
   });
+
+  it("a create whose answer was lost after it made the child goes on with that child: no failed call, no second child", async () => {
+    const id = await createThread({ agent: "delegator" });
+    // The child is made, then the answer is lost in transit (the RPC fails after the work was done).
+    await inThread(id, (instance: any) => {
+      const peers = instance.world.peers;
+      const create = peers.create.bind(peers);
+      peers.create = async (...args: unknown[]) => {
+        await create(...args);
+        peers.create = create;
+        throw new Error("Network connection lost.");
+      };
+    });
+    await runTurn(id, "find it", [{ toolCalls: [{ id: "r1", name: "researcher", arguments: { input: "What is 6x7?" } }] }, { text: "It is 42." }]);
+    const [r1] = await callsOf(id);
+    expect(r1).toMatchObject({ toolName: "researcher", status: "succeeded", attempts: 1, result: { status: "success", result: "The answer is 42." } });
+    expect((await eventsOf(id)).filter((e) => e.type === "subagent_started")).toHaveLength(1);
+  });
 });
