@@ -5,6 +5,7 @@
  * @module
  */
 import { type ErrorBody, WeftError, errorMessage } from "./errors.js";
+import { log } from "./log.js";
 
 /** A verified identity: who sent a request, as the auth middleware established it. */
 export interface Principal {
@@ -58,6 +59,6 @@ export async function rpc<T>(fn: () => T | Promise<T>): Promise<RpcResult<T>> {
 /** What {@link rpc} answers for a throw: a WeftError as `{ ok: false }`, anything else as `internal_error` (and logged). */
 export function rpcFailure(e: unknown): RpcFailure {
   if (e instanceof WeftError) return { ok: false, error: e.toBody().error };
-  console.error("weft: internal error", e);
+  log("error", "weft: internal error", e);
   return { ok: false, error: { code: "internal_error", message: errorMessage(e) } };
 }

@@ -12,19 +12,20 @@ import { UserAccount } from "./account/durable.js";
 import { type WeftEnv, createThreadClass } from "./thread/durable.js";
 import { ToolCatalog } from "./tools/catalog.js";
 import { createFileSchedulesClass, syncFileSchedules } from "./schedules/deployment.js";
+import { log } from "./log.js";
 
 /** Says at start, loudly, when this Worker runs without authentication. */
 function announceAuth(vars: WeftEnv | undefined): void {
   if (!vars || authConfigured(vars)) return;
   if (vars.WEFT_DEV_MODE === "on") {
-    console.warn(
+    log("warn", 
       "\n*** weft: DEVELOPMENT MODE: no authentication is configured. Requests to localhost without a\n" +
         '*** token act as the development user "dev" (admin); one with a token is refused (nothing can\n' +
         "*** verify it). Every response carries x-weft-dev-mode. A deployed weft without auth refuses\n" +
         '*** every request. See README "Authentication".\n',
     );
   } else if (vars.WEFT_AUTH === "none") {
-    console.warn('weft: WEFT_AUTH = "none": every request is accepted as "anonymous", on purpose.');
+    log("warn", 'weft: WEFT_AUTH = "none": every request is accepted as "anonymous", on purpose.');
   }
 }
 

@@ -24,6 +24,7 @@ import { approvedWaiting, heldByPerson, recoverCall } from "./recover.js";
 import { resumeSuspended } from "./resume.js";
 import { turnWaits } from "./suspend.js";
 import { openCallsOf, stopWaiting } from "./stop.js";
+import { log } from "../log.js";
 
 /** The calls of one thread, and every way they move. */
 export class CallRunner {
@@ -65,7 +66,7 @@ export class CallRunner {
         return outcome;
       } catch (e) {
         if (execution !== null || !isWeftError(e) || e.code !== "hook_failed") throw e;
-        console.error(`weft: ${e.message} (call ${request.callId}, outside any turn)`);
+        log("error", `weft: ${e.message} (call ${request.callId}, outside any turn)`);
         // The call has its row now (however fresh its id was): its recorded result is found.
         return this.move(ctx, { ...request, fresh: false });
       }

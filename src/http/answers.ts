@@ -9,6 +9,7 @@ import { type ErrorBody, WeftError } from "../errors.js";
 import { perEnv } from "../per-env.js";
 import type { WeftEnv } from "../thread/durable.js";
 import { Redactor, workerSecrets } from "../secrets/redact.js";
+import { log } from "../log.js";
 
 /** The redactor of the Worker's logs: every secret of the Worker, weft's credentials included. */
 export const workerLogRedactor = perEnv((env: WeftEnv) => new Redactor(workerSecrets(env)));
@@ -59,7 +60,7 @@ export function errorAnswer(err: unknown, env: WeftEnv): ErrorAnswer {
             )
           : null;
   if (!error) {
-    console.error("weft: unhandled error", workerLogRedactor(env).value(err));
+    log("error", "weft: unhandled error", workerLogRedactor(env).value(err));
     return { status: 500, body: new WeftError("internal_error", "internal error").toBody(), headers: {} };
   }
   const headers: Record<string, string> =

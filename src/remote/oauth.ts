@@ -12,7 +12,6 @@ import { discoverOAuthServerInfo, exchangeAuthorization, refreshAuthorization, r
 import { OAuthError, ServerError, TemporarilyUnavailableError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import type { AuthorizationServerMetadata, OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { WeftError, errorMessage } from "../errors.js";
-import { Redactor } from "../secrets/redact.js";
 import type { McpOAuthAuth } from "./define.js";
 import { isLoopback, isPrivateHost } from "./hosts.js";
 import { type GuardedFetch, capped } from "./fetch.js";
@@ -102,32 +101,24 @@ const asIs = (text: string) => text;
 
 /**
  * An OAuth failure as `mcp_auth_required` (or the `mcp_*` error it already is), naming the server;
- * its text through `clean` (see {@link clientSecretCleaner}).
+ * the server's own text through `told` (see {@link serverText}). A WeftError's text is weft's own.
  */
-function authFailure(server: string, what: string, e: unknown, clean: (text: string) => string = asIs): WeftError {
-  if (e instanceof WeftError && e.code !== "mcp_auth_required") return new WeftError(e.code, `mcp server "${server}": ${what}: ${clean(e.message)}`, { ...e.details, mcpServer: server });
-  return new WeftError("mcp_auth_required", `mcp server "${server}": ${what}: ${clean(errorMessage(e))}`, { mcpServer: server });
+function authFailure(server: string, what: string, e: unknown, told: (text: string) => string = asIs): WeftError {
+  if (e instanceof WeftError && e.code !== "mcp_auth_required") return new WeftError(e.code, `mcp server "${server}": ${what}: ${e.message}`, { ...e.details, mcpServer: server });
+  return new WeftError("mcp_auth_required", `mcp server "${server}": ${what}: ${e instanceof WeftError ? e.message : told(errorMessage(e))}`, { mcpServer: server });
 }
 
 /**
- * Cleans a token endpoint's error text of the client's secret (a Worker secret, or one the
- * authorization server issued weft): a server may quote the request it refused, and the text
- * reaches the user (the completion's answer, a thread's call result). Each form the request
- * carried it in: as is, percent- and form-encoded (`client_secret_post`), and base64 of
- * `id:secret` (`client_secret_basic`, RFC 6749 2.3.1). Applied before a text is cut to length,
- * so no cut leaves part of a secret.
+ * What the user may see of a token endpoint's error text (or of an SDK message quoting its body):
+ * all of it when the request carried no client secret; else only its HTTP status. The text reaches
+ * the user (the completion's answer), and a server may quote the request it refused: the secret
+ * (a Worker secret) can be there in forms no list holds (JSON escapes such as `\/`, another
+ * encoder's percent-encoding) or cut short (the JSON parser's excerpt of a body that is no OAuth
+ * error), so no cleaning of known forms is whole. The OAuth error code stays.
  */
-function clientSecretCleaner(client: OAuthClientInformationMixed): (text: string) => string {
-  const secret = client.client_secret;
-  if (typeof secret !== "string" || secret === "") return asIs;
-  const forms = [secret, encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2)];
-  try {
-    forms.push(btoa(`${client.client_id}:${secret}`));
-  } catch {
-    // Not Latin-1: the SDK's own btoa fails the same way, so no request carried this form.
-  }
-  const redactor = new Redactor(forms.map((value) => ({ name: "client_secret", value })));
-  return (text) => redactor.text(text);
+function serverText(client: OAuthClientInformationMixed): (text: string) => string {
+  if (typeof client.client_secret !== "string" || client.client_secret === "") return asIs;
+  return (text) => `${/^HTTP \d{3}: /.exec(text)?.[0] ?? ""}its text is not shown, as the request carried weft's client secret, which it may quote`;
 }
 
 /**
@@ -216,14 +207,14 @@ export async function exchangeCode(server: string, plan: OAuthPlan, client: OAut
   try {
     return await exchangeAuthorization(plan.authorizationServer, { metadata: plan.metadata, clientInformation: client, authorizationCode: code, codeVerifier, redirectUri, resource: new URL(plan.resource), fetchFn });
   } catch (e) {
-    const clean = clientSecretCleaner(client);
-    if (e instanceof WeftError) throw authFailure(server, "trading the code failed", e, clean);
-    const told = clean(errorMessage(e)).slice(0, 300);
+    if (e instanceof WeftError) throw authFailure(server, "trading the code failed", e);
+    const text = serverText(client);
+    const told = text(errorMessage(e)).slice(0, 300);
     if (e instanceof ServerError || e instanceof TemporarilyUnavailableError) {
       throw new WeftError("mcp_unreachable", `mcp server "${server}": its authorization server could not trade the code now (${told}); complete the same authorization again`, { mcpServer: server });
     }
     if (e instanceof OAuthError) {
-      throw new WeftError("invalid_request", `code: the authorization server of mcp server "${server}" refused it (${e.errorCode}: ${clean(e.message).slice(0, 300)}); open the authorization URL again for a new code`, { path: ["code"], mcpServer: server, oauthError: clean(e.errorCode) });
+      throw new WeftError("invalid_request", `code: the authorization server of mcp server "${server}" refused it (${e.errorCode}: ${told}); open the authorization URL again for a new code`, { path: ["code"], mcpServer: server, oauthError: e.errorCode });
     }
     throw new WeftError("mcp_protocol_error", `mcp server "${server}": its authorization server's answer to the code could not be read: ${told}`, { mcpServer: server });
   }
@@ -234,7 +225,7 @@ export async function refreshTokens(server: string, plan: OAuthPlan, client: OAu
   try {
     return await refreshAuthorization(plan.authorizationServer, { metadata: plan.metadata, clientInformation: client, refreshToken, resource: new URL(plan.resource), fetchFn });
   } catch (e) {
-    throw authFailure(server, "refreshing its token failed", e, clientSecretCleaner(client));
+    throw authFailure(server, "refreshing its token failed", e, serverText(client));
   }
 }
 

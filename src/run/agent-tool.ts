@@ -30,6 +30,7 @@ import type { ThreadState } from "../tools/thread-state.js";
 import { runOf } from "./state.js";
 import type { RunWorld } from "./world.js";
 import { DEFAULT_CALL_ARGS, NESTED_RUN_TIMEOUT_MS, openingMessage } from "./prompt-tool.js";
+import { log } from "../log.js";
 
 /** How a child thread's work stands, as its parent asks (defined with the threads port). */
 export type { ChildAnswer } from "../ports/threads.js";
@@ -225,7 +226,7 @@ export async function tellParent(engine: RunWorld): Promise<void> {
   try {
     await peersOf(engine).tellParent(ownerOf(engine), parent.threadId);
   } catch (e) {
-    if (!isWeftError(e)) console.error(`weft: could not tell parent thread ${parent.threadId} that child ${engine.meta.threadId} moved on: ${errorMessage(e)}`);
+    if (!isWeftError(e)) log("error", `weft: could not tell parent thread ${parent.threadId} that child ${engine.meta.threadId} moved on: ${errorMessage(e)}`);
   }
 }
 

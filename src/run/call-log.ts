@@ -11,6 +11,7 @@
  */
 import { settingOf } from "../config.js";
 import type { EventPayloads } from "../protocol.js";
+import { log } from "../log.js";
 
 /** The `at` lines of a stack; frames in the copy of agents/ the bundle imports are shown as agents/. */
 function framesOf(stack: string | undefined): string {
@@ -31,5 +32,5 @@ export function logFailedCall(
 ): void {
   if (!finished.isError || finished.status === "denied" || settingOf(env, "WEFT_LOG_FAILED_CALLS") === "off") return;
   const frames = framesOf(stack());
-  console.error(redact(`weft: tool ${finished.toolName} call ${finished.callId} failed: ${finished.error ?? "error"}${frames ? `\n${frames}` : ""}`));
+  log("error", redact(`weft: tool ${finished.toolName} call ${finished.callId} failed: ${finished.error ?? "error"}${frames ? `\n${frames}` : ""}`));
 }

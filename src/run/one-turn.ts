@@ -19,6 +19,7 @@ import { turnConversation } from "./conversation.js";
 import type { TurnModelSettings } from "../models/settings.js";
 import { admittedMessage, settingsOfMessages } from "./turn-settings.js";
 import { cutByStop, refusedMessageIndex } from "./hook-calls.js";
+import { log } from "../log.js";
 
 /** What the scheduler lends one turn: the watchdog, and a place to hold the turn's execution so `stop` can reach it. */
 export interface TurnSlot {
@@ -99,11 +100,11 @@ export async function runOneTurn(engine: RunWorld, slot: TurnSlot, from: TurnRec
   // parked, not aborted); a failed one, or one stopped before its run, closes it here.
   if (end.status === "failed" || (end.status === "stopped" && !made)) {
     // The author's console says so too: under `npm start` a failed turn is otherwise silent.
-    if (end.status === "failed") console.error(`weft: turn ${turnId} of thread ${engine.meta.threadId} failed: ${end.error ?? "unknown error"}`);
+    if (end.status === "failed") log("error", `weft: turn ${turnId} of thread ${engine.meta.threadId} failed: ${end.error ?? "unknown error"}`);
     try {
       closeOpenStep(engine, turnId, end.error ?? "unknown error");
     } catch (e) {
-      console.error("weft: could not close the failed turn's open step", e);
+      log("error", "weft: could not close the failed turn's open step", e);
     }
   }
   store.turns.end(turnId, end.status, end.error, end.errorCode);

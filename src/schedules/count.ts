@@ -8,6 +8,7 @@ import { isWeftError } from "../errors.js";
 import { removedThread } from "../run/revocable.js";
 import type { ScheduleHost } from "./schedule-host.js";
 import type { ScheduleStore } from "./store.js";
+import { log } from "../log.js";
 
 /** The chain of one thread object's count changes. */
 export class ScheduleCount {
@@ -45,7 +46,7 @@ export class ScheduleCount {
       if (!r || !userId || !this.store.ready) return;
       await r.world.peers.countSchedules(userId, r.world.meta.threadId, this.store.activeCount(), Number.MAX_SAFE_INTEGER, r.world.meta.createdAt);
     }).catch((e: unknown) => {
-      if (!(isWeftError(e) && e.code === "thread_not_found")) console.error(`weft: could not tell the owner's account how many schedules are active: ${String(e)}`);
+      if (!(isWeftError(e) && e.code === "thread_not_found")) log("error", `weft: could not tell the owner's account how many schedules are active: ${String(e)}`);
     });
   }
 

@@ -17,6 +17,7 @@ import type { CreateThreadInput } from "../thread/api.js";
 import type { ScheduleInfo } from "./info.js";
 import { type FileSchedule, fileSchedulesOf, fileThreadName } from "./files.js";
 import { fnv1a } from "./timing.js";
+import { log } from "../log.js";
 
 /** The bindings a sync uses. */
 export interface FileScheduleEnv {
@@ -90,13 +91,13 @@ export function createFileSchedulesClass(registry: Registry) {
       if (report.failed.length > 0) {
         // What was taken up stays; the whole sync runs again (every step finds its work done).
         await this.ctx.storage.setAlarm(Date.now() + RETRY_MS);
-        for (const line of report.failed) console.error(`weft: file schedule ${line}`);
+        for (const line of report.failed) log("error", `weft: file schedule ${line}`);
         return report;
       }
       const threads: Synced[] = files.map((f) => ({ name: f.name, owner: f.owner }));
       await this.ctx.storage.put({ version, threads });
       // Once per deploy (later syncs find nothing changed): what the deployment's schedules are now.
-      if (report.schedules.length > 0) console.log(`weft: file schedules synced: ${report.schedules.join(", ")}`);
+      if (report.schedules.length > 0) log("log", `weft: file schedules synced: ${report.schedules.join(", ")}`);
       return report;
     }
 
@@ -142,7 +143,7 @@ export async function syncFileSchedules(env: FileScheduleEnv, registry: Registry
   if (!env.SCHEDULES) {
     if (Object.keys(registry.schedules ?? {}).length > 0 && !warned) {
       warned = true;
-      console.warn("weft: agents/schedules/ has schedules but the Worker has no SCHEDULES Durable Object binding: they do not run (see docs/schedules.md)");
+      log("warn", "weft: agents/schedules/ has schedules but the Worker has no SCHEDULES Durable Object binding: they do not run (see docs/schedules.md)");
     }
     return null;
   }

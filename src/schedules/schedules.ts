@@ -27,6 +27,7 @@ import type { BackgroundRuns } from "../background/runs.js";
 import type { ScheduleHost } from "./schedule-host.js";
 import { checkToolInput, targetNames } from "./target.js";
 import { ScheduleCount } from "./count.js";
+import { log } from "../log.js";
 
 /** At most this many schedules may be active on one thread. */
 export const MAX_SCHEDULES_PER_THREAD = 10_000;
@@ -206,7 +207,7 @@ export class ThreadSchedules {
    */
   async fire(): Promise<void> {
     // A run's child is asked apart: a firing that fails does not hold a completion back.
-    const looking = this.runs?.poll().catch((e: unknown) => console.error(`weft: looking at background runs failed: ${String(e)}`));
+    const looking = this.runs?.poll().catch((e: unknown) => log("error", `weft: looking at background runs failed: ${String(e)}`));
     try {
       await this.fireDue();
       await looking;
@@ -387,7 +388,7 @@ export class ThreadSchedules {
       }
       // Refused before it ran (its tool gone, its input no longer valid): the occurrence ends, its failed call recorded.
       this.store.mark(o.key, "done", scheduleClock.now(), isWeftError(e) ? e.code : "internal_error");
-      if (!isWeftError(e)) console.error(`weft: schedule ${o.scheduleId} occurrence ${o.key} failed: ${String(e)}`);
+      if (!isWeftError(e)) log("error", `weft: schedule ${o.scheduleId} occurrence ${o.key} failed: ${String(e)}`);
     }
     const queued = this.store.open(1, o.scheduleId)[0];
     if (queued?.status === "queued") {

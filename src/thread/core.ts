@@ -34,6 +34,7 @@ import { SqliteEventSink } from "./store/sink.js";
 import type { ThreadMeta } from "./store/meta.js";
 import { schedulesOf } from "../schedules/host.js";
 import type { ThreadSchedules } from "../schedules/schedules.js";
+import { log } from "../log.js";
 
 /** `taken` of a request without an Idempotency-Key: nothing to keep. */
 const ignoreAnswer = (): void => undefined;
@@ -321,7 +322,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     this.alarmClock.fired();
     if (!this.runner) return;
     // Schedules due now fire first, and the alarm is armed for the next one (src/schedules/).
-    if (this.inFlight.removing === null) await this.schedules.fire().catch((e: unknown) => console.error(`weft: firing schedules failed: ${String(e)}`));
+    if (this.inFlight.removing === null) await this.schedules.fire().catch((e: unknown) => log("error", `weft: firing schedules failed: ${String(e)}`));
     if (!this.runner) return;
     // A removal under way starts nothing, but its rows stay until it ends: a crash that cuts it
     // leaves them, unfinished calls among them, for the alarm to finish.

@@ -39,6 +39,7 @@ import type { ThreadUsageLedger } from "./thread-ledger.js";
 import type { AttemptTally } from "./attempt.js";
 import { modelDeadlinesOf } from "../run/model-deadlines.js";
 import { inputBound } from "./input-bound.js";
+import { log } from "../log.js";
 
 /** Output tokens a request is bounded to when budgets apply and its settings name no `maxOutputTokens`. */
 export const DEFAULT_RESERVED_OUTPUT_TOKENS = 4096;
@@ -188,7 +189,7 @@ export class ThreadMeter {
 
   /** Work off the turn's path: kept alive by the host, a failure only logged. */
   private background(work: Promise<unknown>): void {
-    const done = work.catch((e: unknown) => console.error(`weft: usage not rolled up in the account: ${String(e)}`));
+    const done = work.catch((e: unknown) => log("error", `weft: usage not rolled up in the account: ${String(e)}`));
     this.host.defer?.(done);
   }
 
@@ -238,7 +239,7 @@ export class ThreadMeter {
       } catch (e) {
         // Called while the request's own failure is handled (an instance being aborted cannot write):
         // that failure stands; an unsettled reservation is charged whole when its lease ends.
-        console.error(`weft: a failed model request was not recorded: ${String(e)}`);
+        log("error", `weft: a failed model request was not recorded: ${String(e)}`);
       }
       return;
     }

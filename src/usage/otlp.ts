@@ -9,6 +9,7 @@
  */
 import { otlpProtobuf } from "./otlp-protobuf.js";
 import { type AttributeValue, Double, type Span } from "./span.js";
+import { log } from "../log.js";
 
 /** Spans a thread instance keeps waiting to be sent, at most; more are dropped and counted. */
 export const MAX_BUFFERED_SPANS = 1024;
@@ -156,7 +157,7 @@ export class OtlpExporter {
     return Promise.resolve(this.send(this.url, body))
       .then(
         () => undefined,
-        (e: unknown) => console.error(`weft: traces not exported: ${String(e)}`),
+        (e: unknown) => log("error", `weft: traces not exported: ${String(e)}`),
       )
       .finally(() => {
         this.inFlight--;

@@ -11,6 +11,7 @@ import { settingOf } from "../config.js";
 import { MAX_OTLP_DELAY_MS, OTLP_DELAY_MS, OtlpExporter, type OtlpProtocol, hexId } from "./otlp.js";
 import { type AttributeValue, Double } from "./span.js";
 import type { ModelUsageRow } from "./row.js";
+import { log } from "../log.js";
 
 /** What the tracer knows of its thread. */
 export interface TracedThread {
@@ -253,14 +254,14 @@ function otlpDelayOf(env: Readonly<Record<string, unknown>>): number {
   const named = settingOf(env, "WEFT_OTLP_DELAY_MS");
   const ms = Number(named);
   if (/^\d+$/.test(named) && ms <= MAX_OTLP_DELAY_MS) return ms;
-  console.error(`weft: WEFT_OTLP_DELAY_MS: expected whole milliseconds from 0 to ${MAX_OTLP_DELAY_MS}, got ${JSON.stringify(named)}; using ${OTLP_DELAY_MS}`);
+  log("error", `weft: WEFT_OTLP_DELAY_MS: expected whole milliseconds from 0 to ${MAX_OTLP_DELAY_MS}, got ${JSON.stringify(named)}; using ${OTLP_DELAY_MS}`);
   return OTLP_DELAY_MS;
 }
 
 function otlpProtocolOf(env: Readonly<Record<string, unknown>>): OtlpProtocol {
   const named = settingOf(env, "WEFT_OTLP_PROTOCOL");
   if (named === "http/protobuf" || named === "http/json") return named;
-  console.error(`weft: WEFT_OTLP_PROTOCOL: expected "http/protobuf" or "http/json", got ${JSON.stringify(named)}; sending http/protobuf`);
+  log("error", `weft: WEFT_OTLP_PROTOCOL: expected "http/protobuf" or "http/json", got ${JSON.stringify(named)}; sending http/protobuf`);
   return "http/protobuf";
 }
 

@@ -146,7 +146,7 @@ describe("OAuth discovery against hostile metadata", () => {
       [503, "temporarily_unavailable"],
       [500, "server_error"],
     ] as const) {
-      it(`cleans the client secret, in each form it was sent, out of a refused code's error (${error})`, async () => {
+      it(`shows none of a refused code's error text, which quotes the client secret in each form it was sent, but its code (${error})`, async () => {
         for (const pad of [0, 290]) {
           const fetchFn = echoing(status, error, pad);
           const plan = await discover("crm", new URL("https://crm.example/mcp"), auth, fetchFn);
@@ -154,19 +154,40 @@ describe("OAuth discovery against hostile metadata", () => {
           const e = await refusal(exchangeCode("crm", plan, client, "code", "verifier", "https://weft.test/mcp-oauth/callback", fetchFn));
           const told = `${e.message} ${JSON.stringify(e.details)}`;
           for (const form of forms) expect(told).not.toContain(form);
-          expect(told).toContain(pad ? "xxx" : "you sent Basic");
+          expect(told).toContain("its text is not shown");
+          if (status === 400) expect(e.details).toMatchObject({ path: ["code"], oauthError: "invalid_grant" });
         }
       });
     }
 
-    it("cleans the client secret out of a refused refresh's error", async () => {
+    // A body that is no OAuth error reaches the SDK's message raw ("Raw body: ..."), where the
+    // secret may be written with JSON escapes or another encoder's percent form, or cut short in
+    // a JSON parser's excerpt: none of these is a form the cleaner knows.
+    for (const [what, body] of [
+      ["JSON-escaped (PHP's \\/)", JSON.stringify({ message: `bad client: ${secret}` }).replace(/\//g, "\\/")],
+      ["JSON-escaped (\\u)", JSON.stringify({ message: `bad client: ${secret}` }).replace(/'/g, "\\u0027")],
+      ["percent-encoded by another encoder (%27 and a bare /)", `bad client_secret=${encodeURIComponent(secret).replace(/'/g, "%27").replace(/%2F/g, "/")}`],
+      ["cut short in a parser's excerpt", `${secret} is not a client secret of this server`],
+    ] as const) {
+      it(`never shows the client secret, or its start, from a token endpoint's answer that is no OAuth error: ${what}`, async () => {
+        const fetchFn = async (input: string | URL) => (String(input) === "https://login.crm.example/token" ? new Response(body, { status: 401 }) : network.fetchFn(input));
+        const plan = await discover("crm", new URL("https://crm.example/mcp"), auth, fetchFn);
+        const client = await clientFor("crm", plan, auth, "https://weft.test/mcp-oauth/callback", secret, fetchFn);
+        const e = await refusal(exchangeCode("crm", plan, client, "code", "verifier", "https://weft.test/mcp-oauth/callback", fetchFn));
+        const told = `${e.message} ${JSON.stringify(e.details)}`;
+        expect(told).not.toMatch(/worker|secret\\?\//);
+        expect(told).toContain("401");
+      });
+    }
+
+    it("shows none of a refused refresh's error text, which quotes the client secret", async () => {
       const fetchFn = echoing(400, "invalid_grant", 0);
       const plan = await discover("crm", new URL("https://crm.example/mcp"), auth, fetchFn);
       const client = await clientFor("crm", plan, auth, "https://weft.test/mcp-oauth/callback", secret, fetchFn);
       const e = await refusal(refreshTokens("crm", plan, client, "the-refresh-token", fetchFn));
       const told = `${e.message} ${JSON.stringify(e.details)}`;
       for (const form of forms) expect(told).not.toContain(form);
-      expect(told).toContain("you sent Basic");
+      expect(told).toContain("its text is not shown");
     });
   });
 });

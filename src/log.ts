@@ -1,0 +1,30 @@
+/**
+ * weft's console lines. They carry text a user controls (a tool name a model made up, a tool's or
+ * a provider's error, a call id), and `npm start` (wrangler dev) prints a Worker's console as it
+ * is: an ESC or C1 sequence there would drive the reader's terminal (OSC 52 writes the clipboard,
+ * CSI 2J clears the screen, OSC 8 disguises a link). Every line goes through {@link log}.
+ * @module
+ */
+
+/** C0 controls but tab and line feed, DEL, C1 controls: what a terminal acts on (as `wrangler tail` escapes them). */
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/** `text` with every terminal control written out as `\u001b`; tabs and line feeds stay (a stack's frames). */
+export function printable(text: string): string {
+  return text.replace(CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** A console argument made printable: a string, and an Error's name, message and stack (printed as they are). */
+function printableArg(value: unknown): unknown {
+  if (typeof value === "string") return printable(value);
+  if (!(value instanceof Error)) return value;
+  const copy = new Error(printable(String(value.message)));
+  copy.name = printable(String(value.name));
+  copy.stack = value.stack === undefined ? undefined : printable(String(value.stack));
+  return copy;
+}
+
+/** Writes one console line at `level`, its text made {@link printable}. */
+export function log(level: "log" | "info" | "warn" | "error", ...args: unknown[]): void {
+  console[level](...args.map(printableArg));
+}

@@ -1,0 +1,41 @@
+/**
+ * Console lines that carry text a user controls (a tool name the model made up, a tool's error,
+ * a provider's message) print it with terminal controls written out as text: `npm start` (wrangler
+ * dev) prints a Worker's console raw, so an ESC sequence there would drive the operator's terminal
+ * (OSC 52 writes the clipboard, CSI 2J clears the screen, OSC 8 disguises a link).
+ */
+import { describe, expect, it, vi } from "vitest";
+import { logFailedCall } from "../../src/run/call-log.js";
+import { rpcFailure } from "../../src/rpc.js";
+
+/** C0 controls but tab and line feed, DEL, C1 controls: what a terminal acts on. */
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+const HOSTILE = "x\u001b]52;c;cHduZWQ=\u0007\u001b[2J\u009b31m\r";
+const SHOWN = "x\\u001b]52;c;cHduZWQ=\\u0007\\u001b[2J\\u009b31m\\u000d";
+
+describe("console lines with text a user controls", () => {
+  it("write a thrown error's message and stack in the internal-error line with their terminal controls escaped", () => {
+    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      rpcFailure(new Error(HOSTILE));
+      const args = error.mock.calls[0]!;
+      const shown = args.map((a) => (a instanceof Error ? `${a.name}: ${a.message}\n${a.stack}` : String(a))).join(" ");
+      expect(shown).toContain(SHOWN);
+      expect(shown).not.toMatch(CONTROLS);
+    } finally {
+      error.mockRestore();
+    }
+  });
+
+  it("write a made-up tool name and its error in a failed call's line with their terminal controls escaped, frames still on lines of their own", () => {
+    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      const finished = { callId: "c1", toolName: HOSTILE, isError: true, status: "failed", error: `unknown tool ${HOSTILE}` };
+      logFailedCall({}, finished as never, () => "Error: x\n    at f (agents/tools/t.ts:1:1)", (t) => t);
+      const line = String(error.mock.calls[0]![0]);
+      expect(line).toBe(`weft: tool ${SHOWN} call c1 failed: unknown tool ${SHOWN}\n    at f (agents/tools/t.ts:1:1)`);
+    } finally {
+      error.mockRestore();
+    }
+  });
+});
