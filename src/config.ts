@@ -75,7 +75,7 @@ const OTHER_SETTINGS: readonly Setting[] = [
   {
     name: "WEFT_LOG_FAILED_CALLS",
     default: "on",
-    what: "`on`: every failed tool call (not a denied one: a person decided it) prints one line to the Worker's console (`npm start`, `npx wrangler tail`): tool, call id and message, then the stack. `off`: nothing is printed.",
+    what: "`on`: every failed tool call (not a denied one: a person decided it) prints one line to the Worker's console (`npm start`, `npx wrangler tail`): tool, call id, thread id and message, then the stack. `off`: nothing is printed.",
   },
   {
     name: "WEFT_SANDBOX",

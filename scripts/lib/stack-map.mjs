@@ -3,7 +3,7 @@
  * Readable stacks for `npm start`: frames that point into wrangler's bundle
  * (`.wrangler/tmp/dev-XXX/worker.js:LINE:COL`) are mapped through the bundle's source map to the
  * source file and line, and the copy of agents/ the bundle imports is shown as agents/. Under a
- * failed tool call's line (`weft: tool <name> call <id> failed: ...`), weft's own frames are
+ * failed tool call's line (`weft: tool <name> call <id> of thread <threadId> failed: ...`), weft's own frames are
  * dropped, so the stack ends at your code. The same mapping serves the Worker over loopback
  * ({@link startStackMapper}), so a call record's `stack` read over HTTP names the source too.
  * @module
@@ -79,7 +79,7 @@ export function relay(root, from, to) {
   lines.on("line", (raw) => {
     const line = mapLine(root, raw);
     const plain = line.replace(/\x1b\[[0-9;]*m/g, "");
-    if (/^weft: tool \S+ call \S+ failed: /.test(plain)) inFailure = true;
+    if (/^weft: tool \S+ call \S+ of thread \S+ failed: /.test(plain)) inFailure = true;
     else if (inFailure && plain.trim() === "") return; // wrangler's blank line before the frames
     else if (!/^\s+at /.test(plain)) inFailure = false;
     else if (inFailure && /[\s(]src\//.test(plain)) return;

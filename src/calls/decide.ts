@@ -10,7 +10,7 @@ import type { CompiledTool } from "../tools/catalog.js";
 import { effectOrWrite } from "../tools/judge.js";
 import type { CallOutcome } from "./call.js";
 import type { CallContext } from "./context.js";
-import { argsHashOf, liveInput, requestOf } from "./input.js";
+import { argsHashOf, liveInput, requestOf, storedInput } from "./input.js";
 import { enterExecute, enterJudge } from "./pipeline.js";
 import { finishCall, outcomeOf } from "./record.js";
 
@@ -58,10 +58,19 @@ export async function approveCall(ctx: CallContext, callId: string, approvedBy: 
   if (record.argsHash !== (await argsHashOf(record.input))) {
     throw new WeftError("approval_mismatch", "the call's stored arguments changed since approval was requested", { callId });
   }
+  const { input, refused } = await storedInput(tool, record);
   ctx.journal.setApprovedBy(callId, approvedBy);
+  // A deploy changed the tool's schema while the call waited: what it refuses now never runs.
+  // Refused in the write that records the approval, so no recovery runs it with the old input.
+  if (refused) {
+    const error = `${refused.code}: ${refused.message} (the tool's input schema changed since this call asked for approval; it did not run)`;
+    return finishCall(ctx, { request: requestOf(record), tool, startedAt: Date.now() }, { status: "error", error }, "failed", 0, {
+      errorCode: refused.code,
+      ...(refused.details ? { errorDetails: refused.details } : {}),
+    });
+  }
   // The approval is durable before anything runs or the request answers.
   await ctx.flush();
-  const input = await liveInput(tool, record);
   return enterJudge(ctx, { request: requestOf(record), tool, input, existing: record, approvedBy, startedAt: Date.now() });
 }
 

@@ -58,13 +58,27 @@ export async function argsHashOf(input: unknown): Promise<string> {
  * with an input of that hash; the stored wire form is the last resort.
  */
 export async function liveInput(tool: CompiledTool, record: CallRecord): Promise<unknown> {
+  return (await storedInput(tool, record)).input;
+}
+
+/**
+ * `liveInput`, and whether the tool as deployed now refuses every form of the stored arguments
+ * (its schema changed while the call waited): `refused` holds the first refusal, naming the path.
+ */
+export async function storedInput(tool: CompiledTool, record: CallRecord): Promise<{ input: unknown; refused?: WeftError }> {
   const parsed = parseArgs({ text: record.argsText });
+  let refused: WeftError | undefined;
+  let validated = false;
   for (const sent of parsed.ok ? [parsed.value, record.input] : [record.input]) {
     const checked = validateInput(tool, sent);
-    if (!checked.ok) continue;
-    if (record.argsHash === undefined || (await argsHashOf(checked.input)) === record.argsHash) return checked.input;
+    if (!checked.ok) {
+      refused ??= checked.error;
+      continue;
+    }
+    validated = true;
+    if (record.argsHash === undefined || (await argsHashOf(checked.input)) === record.argsHash) return { input: checked.input };
   }
-  return record.input;
+  return refused && !validated ? { input: record.input, refused } : { input: record.input };
 }
 
 /** The request a stored call was made with. */

@@ -2,10 +2,11 @@
  * The console line of a failed tool call, so a failure shows where `npm start` (or
  * `npx wrangler tail`) prints its output instead of only in the call record:
  *
- *   weft: tool thrower call tool_thrower_1a2b3c failed: boom
+ *   weft: tool thrower call tool_thrower_1a2b3c of thread 4f0c...9a1e failed: boom
  *       at execute (agents/tools/thrower.ts:7:11)
  *
- * One line with the tool, the call id and the message, then the stack frames when the tool threw.
+ * One line with the tool, the call id, its thread (an operator reading `wrangler tail` needs it to
+ * fetch the call record) and the message, then the stack frames when the tool threw.
  * `WEFT_LOG_FAILED_CALLS = "off"` turns it off. Redacted like every other way out of a thread.
  * @module
  */
@@ -23,14 +24,15 @@ function framesOf(stack: string | undefined): string {
     .join("\n");
 }
 
-/** Prints the line for `finished` when it is an error and logging is on; a denial is a person's decision, not a failure, and prints none. */
+/** Prints the line for `finished` in thread `threadId` when it is an error and logging is on; a denial is a person's decision, not a failure, and prints none. */
 export function logFailedCall(
   env: Readonly<Record<string, unknown>>,
+  threadId: string,
   finished: EventPayloads["tool_call_finished"],
   stack: () => string | undefined,
   redact: (text: string) => string,
 ): void {
   if (!finished.isError || finished.status === "denied" || settingOf(env, "WEFT_LOG_FAILED_CALLS") === "off") return;
   const frames = framesOf(stack());
-  log("error", redact(`weft: tool ${finished.toolName} call ${finished.callId} failed: ${finished.error ?? "error"}${frames ? `\n${frames}` : ""}`));
+  log("error", redact(`weft: tool ${finished.toolName} call ${finished.callId} of thread ${threadId} failed: ${finished.error ?? "error"}${frames ? `\n${frames}` : ""}`));
 }

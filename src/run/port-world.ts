@@ -215,7 +215,7 @@ export class PortWorld implements RunWorld {
     if (type === "tool_call_finished") {
       const finished = data as EventPayloads["tool_call_finished"];
       // Only a failed call is logged: a success makes no closures for it.
-      if (finished.isError) logFailedCall(this.workerEnv, finished, () => this.ledger.get(finished.callId)?.result?.stack, (text) => this.redact(text));
+      if (finished.isError) logFailedCall(this.workerEnv, this.meta.threadId, finished, () => this.ledger.get(finished.callId)?.result?.stack, (text) => this.redact(text));
     }
   }
 

@@ -147,11 +147,11 @@ describe("npm start", { timeout: 300_000 }, () => {
       return r.status === 200 ? r : undefined;
     });
     expect(res.body).toMatchObject({ ok: false, isError: true, error: "boom", result: null });
-    const line = `weft: tool thrower call ${res.body.callId} failed: boom`;
+    const line = `weft: tool thrower call ${res.body.callId} of thread `;
     await until("the failure line", () => (output.includes(line) ? true : undefined));
     const plain = output.replace(/\x1b\[[0-9;]*m/g, "");
     const after = plain.slice(plain.indexOf(line)).split("\n").slice(0, 8).join("\n");
-    expect(after).toMatch(/^weft: tool thrower call \S+ failed: boom\n\s+at .*\(?agents\/tools\/thrower\.ts:7:\d+\)?\n/);
+    expect(after).toMatch(/^weft: tool thrower call \S+ of thread [0-9a-f]+ failed: boom\n\s+at .*\(?agents\/tools\/thrower\.ts:7:\d+\)?\n/);
     // weft's own frames are left out: the stack ends at the tool.
     expect(after.split("\n").slice(1, 3).join("\n")).not.toMatch(/\bsrc\//);
   });

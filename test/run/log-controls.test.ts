@@ -31,9 +31,9 @@ describe("console lines with text a user controls", () => {
     const error = vi.spyOn(console, "error").mockImplementation(() => {});
     try {
       const finished = { callId: "c1", toolName: HOSTILE, isError: true, status: "failed", error: `unknown tool ${HOSTILE}` };
-      logFailedCall({}, finished as never, () => "Error: x\n    at f (agents/tools/t.ts:1:1)", (t) => t);
+      logFailedCall({}, "t1", finished as never, () => "Error: x\n    at f (agents/tools/t.ts:1:1)", (t) => t);
       const line = String(error.mock.calls[0]![0]);
-      expect(line).toBe(`weft: tool ${SHOWN} call c1 failed: unknown tool ${SHOWN}\n    at f (agents/tools/t.ts:1:1)`);
+      expect(line).toBe(`weft: tool ${SHOWN} call c1 of thread t1 failed: unknown tool ${SHOWN}\n    at f (agents/tools/t.ts:1:1)`);
     } finally {
       error.mockRestore();
     }

@@ -29,21 +29,21 @@ describe("the console line of a failed call", () => {
   const finished = { callId: "tool_thrower_1", toolName: "thrower", source: "direct", status: "failed", isError: true, error: "boom", durationMs: 1, attempts: 1 } as const;
   const stack = "Error: boom\n    at Object.execute (file:///p/src/generated/agents/tools/thrower.ts:6:13)\n    at runCall (file:///p/.wrangler/tmp/dev-1/worker.js:9:9)";
 
-  it("names the tool, the call id and the message, then the frames", () => {
+  it("names the tool, the call id, its thread and the message, then the frames", () => {
     const error = vi.spyOn(console, "error").mockImplementation(() => {});
-    logFailedCall({}, finished as never, () => stack, (t) => t);
+    logFailedCall({}, "t1", finished as never, () => stack, (t) => t);
     expect(error.mock.calls).toEqual([
-      ["weft: tool thrower call tool_thrower_1 failed: boom\n    at Object.execute (agents/tools/thrower.ts:6:13)\n    at runCall (file:///p/.wrangler/tmp/dev-1/worker.js:9:9)"],
+      ["weft: tool thrower call tool_thrower_1 of thread t1 failed: boom\n    at Object.execute (agents/tools/thrower.ts:6:13)\n    at runCall (file:///p/.wrangler/tmp/dev-1/worker.js:9:9)"],
     ]);
   });
 
   it("prints nothing for a success, a denial, or with WEFT_LOG_FAILED_CALLS off; redacts what it prints", () => {
     const error = vi.spyOn(console, "error").mockImplementation(() => {});
-    logFailedCall({}, { ...finished, isError: false } as never, () => stack, (t) => t);
-    logFailedCall({}, { ...finished, status: "denied", error: "denied by dev: wrong amount" } as never, () => undefined, (t) => t);
-    logFailedCall({ WEFT_LOG_FAILED_CALLS: "off" }, finished as never, () => stack, (t) => t);
+    logFailedCall({}, "t1", { ...finished, isError: false } as never, () => stack, (t) => t);
+    logFailedCall({}, "t1", { ...finished, status: "denied", error: "denied by dev: wrong amount" } as never, () => undefined, (t) => t);
+    logFailedCall({ WEFT_LOG_FAILED_CALLS: "off" }, "t1", finished as never, () => stack, (t) => t);
     expect(error).not.toHaveBeenCalled();
-    logFailedCall({}, { ...finished, error: "key sk-123 refused" } as never, () => undefined, (t) => t.replace("sk-123", "[redacted]"));
-    expect(error.mock.calls).toEqual([["weft: tool thrower call tool_thrower_1 failed: key [redacted] refused"]]);
+    logFailedCall({}, "t1", { ...finished, error: "key sk-123 refused" } as never, () => undefined, (t) => t.replace("sk-123", "[redacted]"));
+    expect(error.mock.calls).toEqual([["weft: tool thrower call tool_thrower_1 of thread t1 failed: key [redacted] refused"]]);
   });
 });
