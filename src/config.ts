@@ -115,7 +115,7 @@ const OTHER_SETTINGS: readonly Setting[] = [
   { name: "WEFT_JWKS", default: "(unset)", what: "A JWKS as JSON, instead of `WEFT_JWKS_URL`." },
   { name: "WEFT_JWT_ISSUER", default: "(unset)", what: "When set, a JWT's `iss` must equal it." },
   { name: "WEFT_JWT_AUDIENCE", default: "(unset)", what: "When set, a JWT's `aud` must include it." },
-  { name: "WEFT_API_KEYS", default: "(unset)", what: 'JSON object mapping the SHA-256 (hex) of each API key to `{ "userId", "roles"? }`. Set it with `wrangler secret put`.' },
+  { name: "WEFT_API_KEYS", default: "(unset)", what: 'JSON object mapping the SHA-256 (hex) of each API key to `{ "userId", "name"?, "roles"? }`. Set it with `wrangler secret put`.' },
   { name: "WEFT_ADMIN_ROLE", default: "admin", what: "The role that may read every thread." },
   { name: "WEFT_CORS_ORIGINS", default: "(unset)", what: "Comma-separated origins allowed by CORS; unset, CORS is off." },
   {
