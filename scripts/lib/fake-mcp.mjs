@@ -6,7 +6,7 @@
  * fake model provider). Each host is one kind of server:
  *
  * - `tools.mcp.test`: a good stateful server: `lookup` (readOnlyHint), `create_order` (no hints: a
- *   write; answers after `ms`), `set_flag` (idempotentHint), `reject` (answers `isError`), `slow` (answers after
+ *   write; answers after `ms`), `set_flag` (idempotentHint, destructiveHint false), `reject` (answers `isError`), `slow` (answers after
  *   `ms`), `huge` (a result of `bytes` bytes). Its `/__calls` counts the calls each tool received
  *   (by `tag` argument); `POST /__forget` drops every session of the host it is sent to (as that server restarted would).
  * - `restarting.mcp.test`: the good server, restarted between a session's `initialize` and the
@@ -95,7 +95,7 @@ export function createFakeMcp() {
       if (args.ms) await new Promise((r) => setTimeout(r, args.ms));
       return { content: [{ type: "text", text: `order for ${args.item} created` }] };
     });
-    server.registerTool("set_flag", { description: "Set a flag", inputSchema: { on: z.boolean(), tag: z.string().optional() }, annotations: { idempotentHint: true } }, async (args) => {
+    server.registerTool("set_flag", { description: "Set a flag", inputSchema: { on: z.boolean(), tag: z.string().optional() }, annotations: { idempotentHint: true, destructiveHint: false } }, async (args) => {
       count("set_flag", args);
       return { content: [{ type: "text", text: `flag ${args.on ? "on" : "off"}` }] };
     });

@@ -62,7 +62,8 @@ export function enterRequest(ctx: CallContext, request: CallRequest, existing: C
   }
   // The provider runs these itself; a plain call to one (a model that could not) is never run here.
   if (tool.def.executionMode === "provider") {
-    return refuse(ctx, request, existing, startedAt, new WeftError("invalid_tool_input", `tool "${tool.name}" is executed by the provider (${String(tool.def.executionProvider)}), never by weft; this model cannot run it`, { path: [] }));
+    // Not the input's fault: the tool cannot run on this host (tool_not_callable, the direct-call error table).
+    return refuse(ctx, request, existing, startedAt, new WeftError("tool_not_callable", `tool "${tool.name}" is executed by the provider (${String(tool.def.executionProvider)}), never by weft; this model cannot run it`));
   }
   // Partial text may happen to parse; a call whose arguments were cut off still never runs.
   if (request.cutOff === "length") {

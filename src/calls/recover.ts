@@ -53,7 +53,8 @@ export async function recoverCall(ctx: CallContext, record: CallRecord, now = Da
     case "lookup_or_rerun": {
       const state = ctx.stateFor({ callId: record.callId, tool, ...(record.turnId ? { turnId: record.turnId } : {}) });
       const answer = await reconcileCall(tool, effectKeyOf(ctx.branchId, record.callId), state);
-      if (answer.decision === "found") return finishCall(ctx, ready, answer.result, "succeeded", record.attempts);
+      // What lookup found is the call's result, an error included: its status follows it, as after a stop.
+      if (answer.decision === "found") return finishCall(ctx, ready, answer.result, answer.result.status === "success" ? "succeeded" : "failed", record.attempts);
       if (answer.decision === "nothing_happened") return enterExecute(ctx, { ...ready, effect });
       return parkCall(ctx, request, `interrupted by a restart; ${answer.why}`, record.attempts);
     }

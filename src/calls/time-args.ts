@@ -13,7 +13,8 @@ const ABSOLUTE_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]
 
 /**
  * Checks a call's time arguments against `asOf`: each as sent when it was text, else the wire
- * form of its validated value (a `z.coerce.date()` field's `Date` is its ISO-8601 text).
+ * form of its validated value (a `z.coerce.date()` field's `Date` is its ISO-8601 text). One the
+ * call did not send is refused, default or not.
  * @throws WeftError `invalid_tool_input` naming the argument and telling the model how to retry.
  */
 export function checkTimeArgs(tool: CompiledTool, sent: unknown, input: unknown, asOf: string): void {
@@ -23,9 +24,11 @@ export function checkTimeArgs(tool: CompiledTool, sent: unknown, input: unknown,
   const raw = (sent ?? {}) as Record<string, unknown>;
   const wire = (wireValue(input) ?? {}) as Record<string, unknown>;
   for (const name of names) {
-    const value = typeof raw[name] === "string" ? raw[name] : wire[name];
+    const given = raw[name];
+    const value = typeof given === "string" ? given : wire[name];
     const retry = `retry with absolute ISO-8601 instants that include an offset (for example 2024-01-31T00:00:00Z) and are not later than ${asOf}`;
-    if (value === undefined || value === null || value === "") {
+    // Judged on what the call sent: a bound it left out is refused even where the schema's default would fill it.
+    if (given === undefined || given === null || given === "" || value === undefined || value === null || value === "") {
       throw new WeftError("invalid_tool_input", `${name}: required in a thread frozen at ${asOf}; ${retry}`, { path: [name] });
     }
     if (typeof value !== "string" || !ABSOLUTE_INSTANT.test(value) || Number.isNaN(Date.parse(value))) {

@@ -38,7 +38,7 @@ export type DirectCallAnswer = DirectCallOutcome & { scratchWorkspace?: true; se
  * Runs tool `name` for `caller` through the thread's dispatch pipeline. With `idem` (the request's
  * `Idempotency-Key`) a repeat gets the first answer: the session's thread keeps the key, and
  * without a session the key names the scratch thread, which keeps it until its own alarm removes it.
- * @throws WeftError `unknown_tool`, `invalid_tool_input` (naming the path), `payload_too_large`
+ * @throws WeftError `unknown_tool`, `invalid_tool_input` (naming the path), `tool_not_callable`, `payload_too_large`
  *   (over `WEFT_MAX_TOOL_INPUT_BYTES`), `session_not_found`, `session_busy`, `invalid_continuation_token`.
  */
 export async function runDirectCall(

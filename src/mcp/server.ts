@@ -21,11 +21,13 @@ import { REDACTED } from "../secrets/redact.js";
 
 /**
  * MCP tool annotations for each declared effect. A predicate decides per input, so it claims
- * nothing and MCP's defaults (may write, may destroy) apply.
+ * nothing and MCP's defaults (may write, may destroy) apply. `idempotent` says `destructiveHint`
+ * outright: a client reading the hints as weft does (src/remote/remote-tools.ts) counts a bare
+ * `idempotentHint` as a write, and an idempotent call may still change things, so it is `true`.
  */
 export const EFFECT_ANNOTATIONS: Readonly<Record<Effect | "predicate", ToolAnnotations>> = {
   read: { readOnlyHint: true },
-  idempotent: { readOnlyHint: false, idempotentHint: true },
+  idempotent: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
   reconcilable: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
   write: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
   predicate: {},

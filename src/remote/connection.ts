@@ -57,7 +57,7 @@ export interface RemoteToolInfo {
    * (src/remote/remote-tools.ts).
    */
   outputSchema?: Record<string, unknown>;
-  annotations?: { readOnlyHint?: boolean; idempotentHint?: boolean };
+  annotations?: { readOnlyHint?: boolean; idempotentHint?: boolean; destructiveHint?: boolean };
 }
 
 /** Longest tool name kept as the server gave it; a longer one (never a valid tool name) is cut. */
@@ -69,6 +69,7 @@ function keptOf(tool: Tool): RemoteToolInfo {
   const annotations = {
     ...(typeof hints?.readOnlyHint === "boolean" ? { readOnlyHint: hints.readOnlyHint } : {}),
     ...(typeof hints?.idempotentHint === "boolean" ? { idempotentHint: hints.idempotentHint } : {}),
+    ...(typeof hints?.destructiveHint === "boolean" ? { destructiveHint: hints.destructiveHint } : {}),
   };
   return {
     // A name this long is refused anyway (src/remote/remote-tools.ts); it is kept for the refusal, cut.

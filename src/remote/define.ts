@@ -61,7 +61,8 @@ export interface DefineMcpServerOptions {
   tools?: readonly string[];
   /**
    * Effect class per tool (the server's name), which wins over the server's annotations.
-   * Otherwise `readOnlyHint: true` -> read, `idempotentHint: true` -> idempotent, else write.
+   * Otherwise `readOnlyHint: true` -> read, `idempotentHint: true` with `destructiveHint` said
+   * (true or false) -> idempotent, else write (a bare `idempotentHint` too).
    */
   effects?: Readonly<Record<string, RemoteEffect>>;
   /** Whether a person approves each call first: `true` for every tool, or the server's names of the tools that need it. */

@@ -40,14 +40,18 @@ export function remoteToolName(server: string, tool: string): string | null {
 
 /**
  * A remote tool's effect: the author's `effects` override wins; otherwise `readOnlyHint: true`
- * is read, `idempotentHint: true` idempotent, anything else write (the hints are the server's
- * word, so only the cautious reading of a missing hint is taken).
+ * is read, `idempotentHint: true` beside an explicit `destructiveHint` (true or false) is
+ * idempotent, anything else write. A bare `idempotentHint` is a write: MCP defaults an unsaid
+ * `destructiveHint` to true and the server said nothing about whether a repeat is safe
+ * (the Agent SDK tools reference, "Retry a transient read or idempotent call"). The hints are the
+ * server's word, so only the cautious reading of a missing hint is taken.
  */
 export function remoteEffect(def: McpServerDefinition, tool: RemoteToolInfo): RemoteEffect {
   const override = def.effects && Object.hasOwn(def.effects, tool.name) ? def.effects[tool.name] : undefined;
   if (override) return override;
-  if (tool.annotations?.readOnlyHint === true) return "read";
-  if (tool.annotations?.idempotentHint === true) return "idempotent";
+  const hints = tool.annotations;
+  if (hints?.readOnlyHint === true) return "read";
+  if (hints?.idempotentHint === true && typeof hints.destructiveHint === "boolean") return "idempotent";
   return "write";
 }
 

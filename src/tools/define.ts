@@ -40,7 +40,8 @@ export function defineTool<
 /**
  * Checks a definition's shape and the pairing rules of weft's effect table. Argument schemas are checked when
  * they are compiled (`compileTool`).
- * @throws WeftError `invalid_config` naming the tool and the rule broken.
+ * @throws WeftError `capability_missing` when `execute` is not a function; `invalid_config` for any
+ *   other rule, naming the tool and the rule broken.
  */
 export function checkToolDefinition(name: string, def: unknown): asserts def is AnyToolDefinition {
   const fail = (rule: string): never => {
@@ -51,7 +52,10 @@ export function checkToolDefinition(name: string, def: unknown): asserts def is 
   const d = def as Record<string, unknown>;
   if (d.kind !== "tool") fail("the default export must be the value returned by defineTool({...})");
   if (typeof d.description !== "string" || d.description.trim() === "") fail("description must be a non-empty string");
-  if (typeof d.execute !== "function") fail("execute must be a function");
+  // A tool with no body is a missing capability, not a bad option (the threads tool reference, `execute`).
+  if (typeof d.execute !== "function") {
+    throw new WeftError("capability_missing", `tool "${name}": execute must be a function: weft has no body to run`, { tool: name });
+  }
   if (d.effect !== undefined && typeof d.effect !== "function" && !isEffect(d.effect)) {
     fail(`effect must be one of read, write, idempotent, reconcilable or a predicate; got ${JSON.stringify(d.effect)}`);
   }

@@ -14,7 +14,6 @@ import { type Effect, isEffect } from "./types.js";
 /** A predicate's answer, or why there is none (the error result's text, naming the predicate). */
 export type Judged<T> = { ok: true; value: T } | { ok: false; error: string };
 
-
 /** Short JSON text of whatever a predicate answered, for the error result. */
 function shown(value: unknown): string {
   let text: string;
@@ -33,8 +32,9 @@ function refused(tool: CompiledTool, predicate: string, why: string): { ok: fals
 /**
  * The effect class of a call of `tool` with `input`: the declared class, `write` when undeclared,
  * or what the effect predicate answers (weft's effect table).
- * @returns an error naming `its effect predicate` when it throws or answers anything but
- * `read`, `write`, `idempotent` or `reconcilable`.
+ * @returns an error naming `its effect predicate` when it throws, answers anything but
+ * `read`, `write`, `idempotent` or `reconcilable`, or answers `idempotent` for a tool without
+ * `dedupWindowMs` or `reconcilable` for one without `reconcile`.
  */
 export function judgeEffect(tool: CompiledTool, input: unknown): Judged<Effect> {
   const effect = tool.def.effect;
@@ -46,7 +46,26 @@ export function judgeEffect(tool: CompiledTool, input: unknown): Judged<Effect> 
     return refused(tool, "its effect predicate", errorMessage(e));
   }
   if (!isEffect(decided)) return refused(tool, "its effect predicate", `it returned ${shown(decided)}, not one of read, write, idempotent or reconcilable`);
+  const unpaired = unpairedAnswer(tool, decided);
+  if (unpaired) return refused(tool, "its effect predicate", unpaired);
   return { ok: true, value: decided };
+}
+
+/**
+ * Why a predicate's answer cannot stand, or null: an answer pairs with the tool's options as a
+ * declared effect must (weft's effect table; `checkToolDefinition` for a declared one), or a retry,
+ * restart or stop would run it without the window or lookup the class relies on.
+ */
+function unpairedAnswer(tool: CompiledTool, decided: Effect): string | null {
+  const def = tool.def;
+  if (decided === "idempotent" && !(Number.isInteger(def.dedupWindowMs) && (def.dedupWindowMs as number) > 0)) {
+    return "it returned idempotent, but the tool has no dedupWindowMs (a positive integer of milliseconds)";
+  }
+  const r = def.reconcile as { lookup?: unknown; finality?: unknown } | undefined;
+  if (decided === "reconcilable" && !(r && typeof r.lookup === "function" && (r.finality === "final" || r.finality === "nonfinal"))) {
+    return 'it returned reconcilable, but the tool has no reconcile: { lookup, finality: "final" | "nonfinal" }';
+  }
+  return null;
 }
 
 /**

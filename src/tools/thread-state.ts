@@ -190,7 +190,7 @@ export interface ThreadState {
 
   /** Resolves an environment value: thread, agent, prompt, user account, then Worker. @throws WeftError `env_not_found` */
   env(propertyName: string): Promise<string>;
-  /** Whether a resolved environment value is `text` (may be shown) or `secret` (redacted). @throws WeftError `env_not_found` */
+  /** Whether an environment value is `text` (may be shown) or `secret` (redacted); `secret` for a name no level holds (never throws). */
   envType(propertyName: string): Promise<"text" | "secret">;
   /** Stores an environment value on the thread; a new name is `secret` unless `type` says `text`. */
   setEnv(propertyName: string, value: string, options?: { type?: "text" | "secret" }): Promise<void>;

@@ -9,6 +9,36 @@ import type { ThreadState } from "./thread-state.js";
 /** A Zod 4 object schema for a tool's arguments (the Standard Agents tools API's `ToolArgs`). */
 export type ToolArgs = z.ZodObject<z.ZodRawShape>;
 
+/** The fields of a {@link ToolArgs} object, by argument name (the Standard Agents tools API's `ToolArgsRawShape`). */
+export type ToolArgsRawShape = z.ZodRawShape;
+
+/**
+ * The field schemas the Standard Agents tools API lists as supported (its `ToolArgsNode`). weft
+ * takes any Zod 4 field with a JSON form in `args` (the build refuses the rest), so this union
+ * names the portable subset rather than a limit.
+ */
+export type ToolArgsNode =
+  | z.ZodString
+  | z.ZodNumber
+  | z.ZodBoolean
+  | z.ZodEnum
+  | z.ZodLiteral
+  | z.ZodArray
+  | z.ZodObject
+  | z.ZodRecord
+  | z.ZodUnion
+  | z.ZodOptional
+  | z.ZodNullable
+  | z.ZodDefault;
+
+/**
+ * A tool body in the Standard Agents tools API's form (its `Tool`): `state` and, when the tool has
+ * `args`, the parsed arguments. Usable as `execute`; weft's third argument ({@link ToolCallContext}) is optional to take.
+ */
+export type Tool<State = ThreadState, Args extends ToolArgs | null = null> = Args extends ToolArgs
+  ? (state: State, args: z.infer<Args>) => Promise<ToolResult>
+  : (state: State) => Promise<ToolResult>;
+
 /** A plain JSON Schema object describing a tool's arguments; validated with JSON Schema semantics. */
 export interface JsonSchemaObject {
   /** Arguments are always one JSON object. */

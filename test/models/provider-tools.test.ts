@@ -69,11 +69,19 @@ describe("provider-executed tools", () => {
     expect(stored.toolCalls[0]).toMatchObject({ id: "ws_1", name: "claude_search", providerExecuted: true });
   });
 
+  it("a direct call to a provider tool is refused 400 tool_not_callable", async () => {
+    const id = await createThread({ agent: "searcher" });
+    const res = await json("POST", "/v1/tools/web_search", { input: { query: "x" }, sessionId: id });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: "tool_not_callable" });
+  });
+
   it("a plain call to a provider tool (a model that cannot run it) is refused and never runs here", async () => {
     const id = await createThread({ agent: "searcher" });
     await runTurn(id, "search", [{ toolCalls: [{ id: "s1", name: "web_search", arguments: { query: "x" } }] }, { text: "ok" }]);
     const [s1] = await callsOf(id);
-    expect(s1).toMatchObject({ status: "failed", errorCode: "invalid_tool_input" });
+    // It cannot run on this host: tool_not_callable, as for any tool weft has no body to run here.
+    expect(s1).toMatchObject({ status: "failed", errorCode: "tool_not_callable" });
     expect(s1!.result!.error).toContain("executed by the provider");
     expect(await ranLocally(id)).toBeNull();
     expect((await messagesOf(id)).at(-1)).toMatchObject({ role: "assistant", content: "ok" });

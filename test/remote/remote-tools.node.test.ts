@@ -5,17 +5,31 @@
 import { describe, expect, it } from "vitest";
 import { defineMcpServer } from "../../src/remote/define.js";
 import { RemoteConnection, type RemoteToolInfo } from "../../src/remote/connection.js";
+import { EFFECT_ANNOTATIONS } from "../../src/mcp/server.js";
 import { remoteEffect, remoteToolDefinition, remoteToolName, toolResultOf } from "../../src/remote/remote-tools.js";
 
 const server = defineMcpServer({ url: "https://mcp.example.com/mcp", effects: { risky_read: "write", upsert: "idempotent" } });
 const tool = (name: string, annotations?: Record<string, boolean>) => ({ name, inputSchema: { type: "object" }, ...(annotations ? { annotations } : {}) });
 
 describe("a remote tool's effect", () => {
-  it("takes readOnlyHint as read, idempotentHint as idempotent, and anything else as write", () => {
+  it("takes readOnlyHint as read, idempotentHint with an explicit destructiveHint as idempotent, and anything else as write", () => {
     expect(remoteEffect(server, tool("search", { readOnlyHint: true }))).toBe("read");
-    expect(remoteEffect(server, tool("put", { idempotentHint: true }))).toBe("idempotent");
+    expect(remoteEffect(server, tool("put", { idempotentHint: true, destructiveHint: false }))).toBe("idempotent");
+    expect(remoteEffect(server, tool("wipe", { idempotentHint: true, destructiveHint: true }))).toBe("idempotent");
     expect(remoteEffect(server, tool("send"))).toBe("write");
     expect(remoteEffect(server, tool("send", { readOnlyHint: false, destructiveHint: false }))).toBe("write");
+    expect(remoteEffect(server, tool("send", { destructiveHint: true }))).toBe("write");
+  });
+
+  it("does not take a bare idempotentHint (no destructiveHint said) as idempotent: the call is a write, run once", () => {
+    expect(remoteEffect(server, tool("put", { idempotentHint: true }))).toBe("write");
+    expect(remoteEffect(server, tool("put", { readOnlyHint: false, idempotentHint: true }))).toBe("write");
+  });
+
+  it("reads weft's own MCP annotations back as the effect each was made from", () => {
+    for (const effect of ["read", "idempotent", "write"] as const) {
+      expect(remoteEffect(server, { name: "t", inputSchema: { type: "object" }, annotations: EFFECT_ANNOTATIONS[effect] } as RemoteToolInfo)).toBe(effect);
+    }
   });
 
   it("lets the author's override win over the hints", () => {

@@ -51,6 +51,17 @@ describe("env resolution", () => {
     });
   });
 
+  it("envType of a name no level holds is secret, where env throws env_not_found", async () => {
+    const id = await createThread({ agent: "env_levels" });
+    const out = await inThread(id, async (instance: any) => {
+      const { createThreadState } = await import("../../src/run/state.js");
+      const state = createThreadState(instance.world, undefined, null);
+      const thrown = await state.env("NO_SUCH_NAME").then(() => "none", (e: { code?: string }) => e.code);
+      return { type: await state.envType("NO_SUCH_NAME"), thrown };
+    });
+    expect(out).toEqual({ type: "secret", thrown: "env_not_found" });
+  });
+
   it("a plain-string default is secret; an unset thread value does not hide a default", async () => {
     const id = await createThread({ agent: "env_levels" });
     const out = await inThread(id, async (instance: any) => {

@@ -1,0 +1,27 @@
+// What a tool definition that cannot run is refused with (checkToolDefinition), in plain Node.
+import { describe, expect, it } from "vitest";
+import { WeftError } from "../../src/errors.js";
+import { checkToolDefinition } from "../../src/tools/define.js";
+
+const codeOf = (def: unknown): string | undefined => {
+  try {
+    checkToolDefinition("no_body", def);
+    return undefined;
+  } catch (e) {
+    return e instanceof WeftError ? e.code : String(e);
+  }
+};
+
+describe("a tool definition without a body", () => {
+  it("is refused with capability_missing: weft has nothing to run", () => {
+    expect(codeOf({ kind: "tool", description: "has no execute" })).toBe("capability_missing");
+    expect(codeOf({ kind: "tool", description: "execute is not a function", execute: "run" })).toBe("capability_missing");
+  });
+
+  it("leaves the option rules on invalid_config", () => {
+    const execute = async () => ({ status: "success" });
+    expect(codeOf({ kind: "tool", description: "d", execute, effect: "write", dedupWindowMs: 1000 })).toBe("invalid_config");
+    expect(codeOf({ kind: "tool", description: "d", execute, effect: "idempotent" })).toBe("invalid_config");
+    expect(codeOf({ kind: "tool", description: "d", execute })).toBeUndefined();
+  });
+});
