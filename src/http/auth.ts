@@ -140,6 +140,8 @@ async function verifiedClaims(env: WeftEnv, token: string): Promise<JWTPayload> 
     ...(typeof env.WEFT_JWT_ISSUER === "string" && env.WEFT_JWT_ISSUER ? { issuer: env.WEFT_JWT_ISSUER } : {}),
     ...(typeof env.WEFT_JWT_AUDIENCE === "string" && env.WEFT_JWT_AUDIENCE ? { audience: env.WEFT_JWT_AUDIENCE } : {}),
   };
+  // The setting whose key the token was checked against, for the refusal's words.
+  let keyOf = "";
   try {
     let header: { alg?: string } = {};
     try {
@@ -148,13 +150,16 @@ async function verifiedClaims(env: WeftEnv, token: string): Promise<JWTPayload> 
       throw unauthenticated("token is not a JWT");
     }
     if (header.alg === "HS256" && typeof env.WEFT_JWT_SECRET === "string" && env.WEFT_JWT_SECRET) {
+      keyOf = "WEFT_JWT_SECRET";
       return (await jwtVerify(token, await hmacKey(env), { ...options, algorithms: ["HS256"] })).payload;
     }
     const algorithms = ["RS256", "ES256"];
     if (typeof env.WEFT_JWKS === "string" && env.WEFT_JWKS) {
+      keyOf = "WEFT_JWKS";
       return (await jwtVerify(token, localJwks(env), { ...options, algorithms })).payload;
     }
     if (typeof env.WEFT_JWKS_URL === "string" && env.WEFT_JWKS_URL) {
+      keyOf = "WEFT_JWKS_URL";
       let set = remoteSets.get(env.WEFT_JWKS_URL);
       if (!set) remoteSets.set(env.WEFT_JWKS_URL, (set = createRemoteJWKSet(new URL(env.WEFT_JWKS_URL))));
       return (await jwtVerify(token, set, { ...options, algorithms })).payload;
@@ -164,9 +169,19 @@ async function verifiedClaims(env: WeftEnv, token: string): Promise<JWTPayload> 
     if (e instanceof WeftError) throw e;
     if (e instanceof joseErrors.JWTExpired) throw unauthenticated("token expired");
     if (e instanceof joseErrors.JWTClaimValidationFailed) throw unauthenticated(`token claim ${JSON.stringify(e.claim)} is not acceptable: ${e.reason}`);
-    if (e instanceof joseErrors.JOSEError) throw unauthenticated(`token refused: ${e.code}`);
+    if (e instanceof joseErrors.JOSEError) throw unauthenticated(`token refused: ${joseReason(e.code, keyOf)} (${e.code})`);
     throw unauthenticated("token could not be verified");
   }
+}
+
+/** What a jose error code means for the one who sent the token, naming the setting its key came from. */
+function joseReason(code: string, keyOf: string): string {
+  if (code === "ERR_JWS_SIGNATURE_VERIFICATION_FAILED") return `its signature does not verify with the key of ${keyOf}`;
+  if (code === "ERR_JWKS_NO_MATCHING_KEY") return `no key of ${keyOf} matches its kid and alg`;
+  if (code === "ERR_JOSE_ALG_NOT_ALLOWED") return `its alg is not one ${keyOf} verifies (HS256 with WEFT_JWT_SECRET; RS256 or ES256 with WEFT_JWKS or WEFT_JWKS_URL)`;
+  if (code === "ERR_JWKS_TIMEOUT" || code === "ERR_JWKS_INVALID") return `the keys of ${keyOf} could not be read`;
+  if (code === "ERR_JWS_INVALID" || code === "ERR_JWT_INVALID") return "it is not a well-formed JWT";
+  return "it could not be verified";
 }
 
 /** SHA-256 of an API key, hex: what `WEFT_API_KEYS` stores instead of the key. */

@@ -54,6 +54,8 @@ describe("bearer JWTs (HS256)", () => {
       expect(me.header).toMatch(/^Bearer error="invalid_token"/);
     }
     expect((await whoAmI(cases[0]![1])).body.error.message).toBe("token expired");
+    // Which key it failed against, in words, with jose's code to search for.
+    expect((await whoAmI(cases[5]![1])).body.error.message).toBe("token refused: its signature does not verify with the key of WEFT_JWT_SECRET (ERR_JWS_SIGNATURE_VERIFICATION_FAILED)");
   });
 
   it("take a verified token on trust for a while, never past its exp and the skew", async () => {
