@@ -10,7 +10,7 @@ import type { CompiledTool } from "../tools/catalog.js";
 import { effectOrWrite } from "../tools/judge.js";
 import type { CallOutcome } from "./call.js";
 import type { CallContext } from "./context.js";
-import { argsHashOf, liveInput, requestOf, storedInput } from "./input.js";
+import { argsHashOf, requestOf, storedInput } from "./input.js";
 import { enterExecute, enterJudge } from "./pipeline.js";
 import { finishCall, outcomeOf } from "./record.js";
 
@@ -108,16 +108,28 @@ function settledAlready(ctx: CallContext, record: CallRecord, settlement: Settle
   return false;
 }
 
-/** Settles a parked call with a person's verdict, or runs it again on `retry`. */
+/**
+ * Settles a parked call with a person's verdict, or runs it again on `retry`.
+ * @throws WeftError `invalid_tool_input` on `retry` when the tool as deployed now refuses the call's
+ * stored input: nothing runs and the call stays parked.
+ */
 export async function settleCall(ctx: CallContext, callId: string, settlement: Settlement): Promise<CallOutcome> {
   const waiting = waitingCall(ctx, callId, "parked", undefined, (r) => settledAlready(ctx, r, settlement));
   if ("repeat" in waiting) return waiting.repeat;
   const { record, tool } = waiting;
+  const { input, refused } = settlement.outcome === "retry" ? await storedInput(tool, record) : { input: undefined };
+  // It may have run already: run again only with input the tool as deployed accepts. It stays
+  // parked, undecided, for the person to settle by hand.
+  if (refused) {
+    throw new WeftError("invalid_tool_input", `${refused.message} (the tool's input schema changed since this call ran; it was not run again and stays parked)`, {
+      callId,
+      ...refused.details,
+    });
+  }
   if (settlement.settledBy !== undefined) ctx.journal.setDecidedBy(callId, settlement.settledBy);
   const call = { request: requestOf(record), tool, startedAt: Date.now() };
   if (settlement.outcome === "succeeded") return finishCall(ctx, call, { status: "success", result: settlement.result }, "succeeded", record.attempts);
   if (settlement.outcome === "failed") return finishCall(ctx, call, { status: "error", error: settlement.error }, "failed", record.attempts);
-  const input = await liveInput(tool, record);
   // It ran before it was parked: a predicate failing now cannot refuse it (see judge.ts).
   const effect = effectOrWrite(tool, input);
   const outcome = await enterExecute(ctx, { ...call, input, effect, existing: record, ...(record.approvedBy ? { approvedBy: record.approvedBy } : {}) });

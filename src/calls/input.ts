@@ -62,23 +62,20 @@ export async function liveInput(tool: CompiledTool, record: CallRecord): Promise
 }
 
 /**
- * `liveInput`, and whether the tool as deployed now refuses every form of the stored arguments
- * (its schema changed while the call waited): `refused` holds the first refusal, naming the path.
+ * `liveInput`, and whether the tool as deployed now refuses the input it would run with (its
+ * schema changed while the call waited): `refused` holds that refusal, naming the path. A caller
+ * never runs a refused input: approval fails the call, recovery parks it, a retry is refused.
  */
 export async function storedInput(tool: CompiledTool, record: CallRecord): Promise<{ input: unknown; refused?: WeftError }> {
   const parsed = parseArgs({ text: record.argsText });
-  let refused: WeftError | undefined;
-  let validated = false;
   for (const sent of parsed.ok ? [parsed.value, record.input] : [record.input]) {
     const checked = validateInput(tool, sent);
-    if (!checked.ok) {
-      refused ??= checked.error;
-      continue;
-    }
-    validated = true;
-    if (record.argsHash === undefined || (await argsHashOf(checked.input)) === record.argsHash) return { input: checked.input };
+    if (checked.ok && (record.argsHash === undefined || (await argsHashOf(checked.input)) === record.argsHash)) return { input: checked.input };
   }
-  return refused && !validated ? { input: record.input, refused } : { input: record.input };
+  // The last resort is the stored input itself, and only if the tool as deployed accepts it: the
+  // model's text may pass a new schema while the input it was approved as does not.
+  const last = validateInput(tool, record.input === undefined && tool.args === null ? {} : record.input);
+  return last.ok ? { input: record.input } : { input: record.input, refused: last.error };
 }
 
 /** The request a stored call was made with. */

@@ -63,7 +63,10 @@ export function enterRequest(ctx: CallContext, request: CallRequest, existing: C
   // The provider runs these itself; a plain call to one (a model that could not) is never run here.
   if (tool.def.executionMode === "provider") {
     // Not the input's fault: the tool cannot run on this host (tool_not_callable, the direct-call error table).
-    return refuse(ctx, request, existing, startedAt, new WeftError("tool_not_callable", `tool "${tool.name}" is executed by the provider (${String(tool.def.executionProvider)}), never by weft; this model cannot run it`));
+    const error = new WeftError("tool_not_callable", `tool "${tool.name}" is executed by the provider (${String(tool.def.executionProvider)}), never by weft; this model cannot run it`);
+    // A direct caller's mistake leaves no row, as an unknown tool or a refused input does.
+    if (request.refuseUnstored) throw error;
+    return refuse(ctx, request, existing, startedAt, error);
   }
   // Partial text may happen to parse; a call whose arguments were cut off still never runs.
   if (request.cutOff === "length") {

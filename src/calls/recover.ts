@@ -10,7 +10,7 @@ import { policyFor } from "../tools/policy.js";
 import { type CallOutcome, effectKeyOf } from "./call.js";
 import type { CallBook, CallContext, CallWorld } from "./context.js";
 import { reconcileCall } from "./execute.js";
-import { liveInput, requestOf } from "./input.js";
+import { requestOf, storedInput } from "./input.js";
 import { enterExecute } from "./pipeline.js";
 import { finishCall, parkCall } from "./record.js";
 
@@ -37,17 +37,22 @@ export async function recoverCall(ctx: CallContext, record: CallRecord, now = Da
   } catch {
     return parkCall(ctx, request, "interrupted by a restart, and the tool no longer exists", record.attempts);
   }
-  const input = await liveInput(tool, record);
+  const { input, refused } = await storedInput(tool, record);
   const ready = { request, tool, input, existing: record, startedAt: now, ...(record.approvedBy ? { approvedBy: record.approvedBy } : {}) };
   // It started before the restart: a predicate failing now cannot refuse it (see judge.ts).
   const effect = effectOrWrite(tool, input);
+  // A deploy changed the tool's schema: input it refuses never runs, and it may have run, so a person settles it.
+  const rerun = () =>
+    refused
+      ? parkCall(ctx, request, `interrupted by a restart, and the tool's input schema changed since it started (${refused.message})`, record.attempts)
+      : enterExecute(ctx, { ...ready, effect });
   switch (policyFor(effect, "restart_after_journal")) {
     case "rerun":
-      return enterExecute(ctx, { ...ready, effect });
+      return rerun();
     case "rerun_in_window": {
       const window = tool.def.dedupWindowMs ?? 0;
       const since = record.startedAt ?? record.createdAt;
-      if (now - since <= window) return enterExecute(ctx, { ...ready, effect });
+      if (now - since <= window) return rerun();
       return parkCall(ctx, request, `interrupted by a restart ${now - since} ms after it started, past its ${window} ms dedup window`, record.attempts);
     }
     case "lookup_or_rerun": {
@@ -55,7 +60,7 @@ export async function recoverCall(ctx: CallContext, record: CallRecord, now = Da
       const answer = await reconcileCall(tool, effectKeyOf(ctx.branchId, record.callId), state);
       // What lookup found is the call's result, an error included: its status follows it, as after a stop.
       if (answer.decision === "found") return finishCall(ctx, ready, answer.result, answer.result.status === "success" ? "succeeded" : "failed", record.attempts);
-      if (answer.decision === "nothing_happened") return enterExecute(ctx, { ...ready, effect });
+      if (answer.decision === "nothing_happened") return rerun();
       return parkCall(ctx, request, `interrupted by a restart; ${answer.why}`, record.attempts);
     }
     default:

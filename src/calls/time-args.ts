@@ -12,9 +12,9 @@ import type { AnyToolDefinition } from "../tools/types.js";
 const ABSOLUTE_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i;
 
 /**
- * Checks a call's time arguments against `asOf`: each as sent when it was text, else the wire
- * form of its validated value (a `z.coerce.date()` field's `Date` is its ISO-8601 text). One the
- * call did not send is refused, default or not.
+ * Checks a call's time arguments against `asOf`: each as sent when it was text, a `Date` given by
+ * code as its ISO-8601 text, anything else (a number a `z.coerce.date()` field would take) refused.
+ * One the call did not send is refused, default or not.
  * @throws WeftError `invalid_tool_input` naming the argument and telling the model how to retry.
  */
 export function checkTimeArgs(tool: CompiledTool, sent: unknown, input: unknown, asOf: string): void {
@@ -25,7 +25,9 @@ export function checkTimeArgs(tool: CompiledTool, sent: unknown, input: unknown,
   const wire = (wireValue(input) ?? {}) as Record<string, unknown>;
   for (const name of names) {
     const given = raw[name];
-    const value = typeof given === "string" ? given : wire[name];
+    // Text is judged as sent and a Date (from code) by its ISO text; a number the schema would
+    // coerce to a Date is no ISO-8601 instant, so it is judged as itself and refused.
+    const value = typeof given === "string" ? given : given instanceof Date ? wire[name] : given;
     const retry = `retry with absolute ISO-8601 instants that include an offset (for example 2024-01-31T00:00:00Z) and are not later than ${asOf}`;
     // Judged on what the call sent: a bound it left out is refused even where the schema's default would fill it.
     if (given === undefined || given === null || given === "" || value === undefined || value === null || value === "") {

@@ -40,3 +40,35 @@ describe("timeArgs under asOf", () => {
     expect(refusal({ since: "2024-05-01T00:00:00Z", until: "2024-07-01T00:00:00Z" })).toMatch(/later than the thread's asOf/);
   });
 });
+
+describe("timeArgs under asOf, a z.coerce.date() bound", () => {
+  const dated = compileTool(
+    "since_date",
+    defineTool({
+      description: "Query since a date.",
+      args: z.object({ since: z.coerce.date() }),
+      effect: "read",
+      timeArgs: ["since"],
+      execute: async () => ({ status: "success", result: "[]" }),
+    }),
+  );
+  const judged = (sent: Record<string, unknown>): string | undefined => {
+    const checked = validateInput(dated, sent);
+    if (!checked.ok) throw checked.error;
+    try {
+      checkTimeArgs(dated, sent, checked.input, ASOF);
+      return undefined;
+    } catch (e) {
+      return e instanceof WeftError ? `${e.code}: ${e.message}` : String(e);
+    }
+  };
+
+  it("refuses a number the schema coerces to a Date: what was sent is no ISO-8601 instant", () => {
+    expect(judged({ since: Date.parse("2024-05-01T00:00:00Z") })).toMatch(/^invalid_tool_input: since: 1714521600000 is not an absolute instant/);
+  });
+
+  it("takes ISO text with an offset, and a Date given by code (an instant)", () => {
+    expect(judged({ since: "2024-05-01T00:00:00Z" })).toBeUndefined();
+    expect(judged({ since: new Date("2024-05-01T00:00:00Z") })).toBeUndefined();
+  });
+});

@@ -74,6 +74,8 @@ describe("provider-executed tools", () => {
     const res = await json("POST", "/v1/tools/web_search", { input: { query: "x" }, sessionId: id });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: "tool_not_callable" });
+    // Refused before anything is stored, as an unknown tool or a bad input is: no failed row in the session.
+    expect(await callsOf(id)).toEqual([]);
   });
 
   it("a plain call to a provider tool (a model that cannot run it) is refused and never runs here", async () => {
