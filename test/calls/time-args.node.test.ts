@@ -19,16 +19,19 @@ const tool = compileTool(
   }),
 );
 
-function refusal(sent: Record<string, unknown>): string | undefined {
-  const checked = validateInput(tool, sent);
+/** Why `of` refuses a call that sent `sent` under {@link ASOF}, or undefined when it takes it. */
+function refusalOf(of: ReturnType<typeof compileTool>, sent: Record<string, unknown>): string | undefined {
+  const checked = validateInput(of, sent);
   if (!checked.ok) throw checked.error;
   try {
-    checkTimeArgs(tool, sent, checked.input, ASOF);
+    checkTimeArgs(of, sent, checked.input, ASOF);
     return undefined;
   } catch (e) {
     return e instanceof WeftError ? `${e.code}: ${e.message}` : String(e);
   }
 }
+
+const refusal = (sent: Record<string, unknown>) => refusalOf(tool, sent);
 
 describe("timeArgs under asOf", () => {
   it("refuses a call that omits a bound, even one the schema would default", () => {
@@ -52,16 +55,7 @@ describe("timeArgs under asOf, a z.coerce.date() bound", () => {
       execute: async () => ({ status: "success", result: "[]" }),
     }),
   );
-  const judged = (sent: Record<string, unknown>): string | undefined => {
-    const checked = validateInput(dated, sent);
-    if (!checked.ok) throw checked.error;
-    try {
-      checkTimeArgs(dated, sent, checked.input, ASOF);
-      return undefined;
-    } catch (e) {
-      return e instanceof WeftError ? `${e.code}: ${e.message}` : String(e);
-    }
-  };
+  const judged = (sent: Record<string, unknown>) => refusalOf(dated, sent);
 
   it("refuses a number the schema coerces to a Date: what was sent is no ISO-8601 instant", () => {
     expect(judged({ since: Date.parse("2024-05-01T00:00:00Z") })).toMatch(/^invalid_tool_input: since: 1714521600000 is not an absolute instant/);
