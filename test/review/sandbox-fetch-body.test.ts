@@ -13,8 +13,9 @@ import type { ExecutorName } from "../../src/sandbox/executor.js";
 import { MAX_VALUE_BYTES } from "../../src/sandbox/limits.js";
 import type { CodeExecutionOptions, CodeExecutionResult } from "../../src/tools/thread-state.js";
 import { runInNewThread } from "../sandbox/code-state.js";
+import { stubOrigin, unstubOrigin } from "./origin-stubs.js";
 
-const ORIGIN = "https://api.review.test";
+const ORIGIN = "https://body.review.test";
 const CHUNK = 64 * 1024;
 
 /** A response body the test controls: how many bytes the host pulled, and whether it let go. */
@@ -25,11 +26,10 @@ interface Body {
   stop(): void;
 }
 
-const realFetch = globalThis.fetch;
 let bodies: Body[] = [];
 
 afterEach(() => {
-  globalThis.fetch = realFetch;
+  unstubOrigin(ORIGIN);
   for (const b of bodies) b.stop();
   bodies = [];
 });
@@ -44,7 +44,7 @@ function serve(totalBytes: number, everyMs = 0, chunkBytes = CHUNK): Body {
   // The stream belongs to the thread's I/O context: stopping only tells its next pull to give nothing.
   const body: Body = { pulled: 0, cancelled: false, stop: () => void (stopped = true) };
   bodies.push(body);
-  globalThis.fetch = (async (_input: RequestInfo | URL, init?: RequestInit) => {
+  stubOrigin(ORIGIN, async (_input: RequestInfo | URL, init?: RequestInit) => {
     const stream = new ReadableStream<Uint8Array>(
       {
         start(c) {
@@ -71,7 +71,7 @@ function serve(totalBytes: number, everyMs = 0, chunkBytes = CHUNK): Body {
       { highWaterMark: 0 },
     );
     return new Response(stream, { status: 200, headers: { "content-type": "text/plain" } });
-  }) as typeof fetch;
+  });
   return body;
 }
 
@@ -85,9 +85,7 @@ for (const sandbox of ["quickjs", "isolate"] as const) {
   describe(`sandbox ${sandbox}`, () => {
     it("a granted fetch's body over the cap is refused after at most the cap is read, not after the whole body is in the host's memory", async () => {
       const body = serve(48 * 1024 * 1024);
-      // A deadline far past the read's own time: under a loaded npm test the run may first wait its
-      // turn on the isolate's QuickJS engine behind other files' runs (it timed out once at 20 s, cause not proven).
-      const out = await runIn(sandbox, FETCH_LENGTH, { fetch: { allow: [ORIGIN] }, timeoutMs: 60_000, execute: { fn: "default", args: [`${ORIGIN}/big`] } });
+      const out = await runIn(sandbox, FETCH_LENGTH, { fetch: { allow: [ORIGIN] }, timeoutMs: 20_000, execute: { fn: "default", args: [`${ORIGIN}/big`] } });
       expect(out.status).toBe("success");
       expect(String(out.value)).toMatch(/^refused: .*over the 1048576-byte cap/);
       // The host may read one chunk past the cap to see it is over; it read the whole 48 MiB.
@@ -113,7 +111,7 @@ for (const sandbox of ["quickjs", "isolate"] as const) {
 
 for (const sandbox of ["quickjs", "isolate"] as const) {
   it(`sandbox ${sandbox}: a granted origin answering 205 Reset Content reaches the code as a response with its status`, async () => {
-    globalThis.fetch = (async () => new Response(null, { status: 205 })) as typeof fetch;
+    stubOrigin(ORIGIN, async () => new Response(null, { status: 205 }));
     const source = "export default async (url) => { const r = await fetch(url); return [r.status, await r.text()]; }";
     const out = await runIn(sandbox, source, { fetch: { allow: [ORIGIN] }, execute: { fn: "default", args: [`${ORIGIN}/reset`] } });
     expect({ status: out.status, value: out.value, error: out.error }).toEqual({ status: "success", value: [205, ""], error: undefined });

@@ -9,19 +9,19 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ISOLATE_SUBREQUESTS } from "../../src/sandbox/limits.js";
 import { createThread, inThread } from "../helpers.js";
 import { codeState } from "../sandbox/code-state.js";
+import { stubOrigin, unstubOrigin } from "./origin-stubs.js";
 
-const ORIGIN = "https://api.review.test";
-const realFetch = globalThis.fetch;
-afterEach(() => void (globalThis.fetch = realFetch));
+const ORIGIN = "https://count.review.test";
+afterEach(() => unstubOrigin(ORIGIN));
 
 for (const sandbox of ["quickjs", "isolate"] as const) {
   describe(`sandbox ${sandbox}`, () => {
     it(`a run makes at most ${ISOLATE_SUBREQUESTS} fetches through the host's gateway`, async () => {
       let made = 0;
-      globalThis.fetch = (async () => {
+      stubOrigin(ORIGIN, async () => {
         made++;
         return new Response("ok");
-      }) as typeof fetch;
+      });
       const id = await createThread();
       const out = await inThread(id, async (instance: any) => {
         const state = await codeState(instance, "call_review_fetch_count");
