@@ -4,7 +4,7 @@
  * way (only the message survives).
  * @module
  */
-import { type ErrorBody, WeftError, errorMessage } from "./errors.js";
+import { type ErrorBody, WeftError } from "./errors.js";
 import { log } from "./log.js";
 
 /** A verified identity: who sent a request, as the auth middleware established it. */
@@ -56,9 +56,13 @@ export async function rpc<T>(fn: () => T | Promise<T>): Promise<RpcResult<T>> {
   }
 }
 
-/** What {@link rpc} answers for a throw: a WeftError as `{ ok: false }`, anything else as `internal_error` (and logged). */
+/**
+ * What {@link rpc} answers for a throw: a WeftError as `{ ok: false }`, anything else as
+ * `internal_error` saying only that, its message and stack in the Worker's log: an unexpected
+ * exception's text is the runtime's, not the caller's to read (the HTTP answer of one is the same).
+ */
 export function rpcFailure(e: unknown): RpcFailure {
   if (e instanceof WeftError) return { ok: false, error: e.toBody().error };
   log("error", "weft: internal error", e);
-  return { ok: false, error: { code: "internal_error", message: errorMessage(e) } };
+  return { ok: false, error: { code: "internal_error", message: "internal error (the Worker's log has its cause)" } };
 }
