@@ -18,7 +18,8 @@ import { log } from "./log.js";
 function announceAuth(vars: WeftEnv | undefined): void {
   if (!vars || authConfigured(vars)) return;
   if (vars.WEFT_DEV_MODE === "on") {
-    log("warn", 
+    log(
+      "warn",
       "\n*** weft: DEVELOPMENT MODE: no authentication is configured. Requests to localhost without a\n" +
         '*** token act as the development user "dev" (admin); one with a token is refused (nothing can\n' +
         "*** verify it). Every response carries x-weft-dev-mode. A deployed weft without auth refuses\n" +

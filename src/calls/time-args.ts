@@ -30,7 +30,7 @@ export function checkTimeArgs(tool: CompiledTool, sent: unknown, input: unknown,
     const value = typeof given === "string" ? given : given instanceof Date ? wire[name] : given;
     const retry = `retry with absolute ISO-8601 instants that include an offset (for example 2024-01-31T00:00:00Z) and are not later than ${asOf}`;
     // Judged on what the call sent: a bound it left out is refused even where the schema's default would fill it.
-    if (given === undefined || given === null || given === "" || value === undefined || value === null || value === "") {
+    if (given === undefined || given === null || given === "") {
       throw new WeftError("invalid_tool_input", `${name}: required in a thread frozen at ${asOf}; ${retry}`, { path: [name] });
     }
     if (typeof value !== "string" || !ABSOLUTE_INSTANT.test(value) || Number.isNaN(Date.parse(value))) {

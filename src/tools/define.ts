@@ -11,6 +11,7 @@ import {
   type ToolDefinition,
   type ToolTenvs,
   isEffect,
+  missingForEffect,
 } from "./types.js";
 import type { ThreadState } from "./thread-state.js";
 
@@ -60,21 +61,10 @@ export function checkToolDefinition(name: string, def: unknown): asserts def is 
     fail(`effect must be one of read, write, idempotent, reconcilable or a predicate; got ${JSON.stringify(d.effect)}`);
   }
   // weft's effect table: dedupWindowMs exactly when idempotent, reconcile exactly when reconcilable.
-  if (d.effect === "idempotent") {
-    if (!Number.isInteger(d.dedupWindowMs) || (d.dedupWindowMs as number) <= 0) {
-      fail("effect idempotent requires dedupWindowMs, a positive integer of milliseconds");
-    }
-  } else if (d.dedupWindowMs !== undefined && typeof d.effect !== "function") {
-    fail("dedupWindowMs is only allowed with effect idempotent");
-  }
-  if (d.effect === "reconcilable") {
-    const r = d.reconcile as { lookup?: unknown; finality?: unknown } | undefined;
-    if (!r || typeof r.lookup !== "function" || (r.finality !== "final" && r.finality !== "nonfinal")) {
-      fail('effect reconcilable requires reconcile: { lookup, finality: "final" | "nonfinal" }');
-    }
-  } else if (d.reconcile !== undefined && typeof d.effect !== "function") {
-    fail("reconcile is only allowed with effect reconcilable");
-  }
+  const missing = missingForEffect(d.effect, d);
+  if (missing) fail(`effect ${String(d.effect)} requires ${missing}`);
+  if (d.effect !== "idempotent" && d.dedupWindowMs !== undefined && typeof d.effect !== "function") fail("dedupWindowMs is only allowed with effect idempotent");
+  if (d.effect !== "reconcilable" && d.reconcile !== undefined && typeof d.effect !== "function") fail("reconcile is only allowed with effect reconcilable");
   if (d.executionMode !== undefined && d.executionMode !== "local" && d.executionMode !== "provider") {
     fail('executionMode must be "local" or "provider"');
   }

@@ -9,7 +9,7 @@
 import { errorMessage } from "../errors.js";
 import type { ThreadState } from "./thread-state.js";
 import type { CompiledTool } from "./catalog.js";
-import { type Effect, isEffect } from "./types.js";
+import { type Effect, isEffect, missingForEffect } from "./types.js";
 
 /** A predicate's answer, or why there is none (the error result's text, naming the predicate). */
 export type Judged<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -46,26 +46,11 @@ export function judgeEffect(tool: CompiledTool, input: unknown): Judged<Effect> 
     return refused(tool, "its effect predicate", errorMessage(e));
   }
   if (!isEffect(decided)) return refused(tool, "its effect predicate", `it returned ${shown(decided)}, not one of read, write, idempotent or reconcilable`);
-  const unpaired = unpairedAnswer(tool, decided);
-  if (unpaired) return refused(tool, "its effect predicate", unpaired);
+  // An answer pairs with the tool's options as a declared effect must, or a retry, restart or stop
+  // would run it without the window or lookup the class relies on.
+  const missing = missingForEffect(decided, tool.def);
+  if (missing) return refused(tool, "its effect predicate", `it returned ${decided}, but the tool has no ${missing}`);
   return { ok: true, value: decided };
-}
-
-/**
- * Why a predicate's answer cannot stand, or null: an answer pairs with the tool's options as a
- * declared effect must (weft's effect table; `checkToolDefinition` for a declared one), or a retry,
- * restart or stop would run it without the window or lookup the class relies on.
- */
-function unpairedAnswer(tool: CompiledTool, decided: Effect): string | null {
-  const def = tool.def;
-  if (decided === "idempotent" && !(Number.isInteger(def.dedupWindowMs) && (def.dedupWindowMs as number) > 0)) {
-    return "it returned idempotent, but the tool has no dedupWindowMs (a positive integer of milliseconds)";
-  }
-  const r = def.reconcile as { lookup?: unknown; finality?: unknown } | undefined;
-  if (decided === "reconcilable" && !(r && typeof r.lookup === "function" && (r.finality === "final" || r.finality === "nonfinal"))) {
-    return 'it returned reconcilable, but the tool has no reconcile: { lookup, finality: "final" | "nonfinal" }';
-  }
-  return null;
 }
 
 /**

@@ -89,6 +89,20 @@ export function isEffect(value: unknown): value is Effect {
   return (EFFECTS as readonly unknown[]).includes(value);
 }
 
+/**
+ * What weft's effect table needs beside `effect` that `def` lacks, or null: `dedupWindowMs` with
+ * `idempotent`, `reconcile` with `reconcilable`. A declared effect is checked with it at build
+ * (`checkToolDefinition`), a predicate's answer at each call (`judgeEffect`).
+ */
+export function missingForEffect(effect: unknown, def: { dedupWindowMs?: unknown; reconcile?: unknown }): string | null {
+  if (effect === "idempotent" && (!Number.isInteger(def.dedupWindowMs) || (def.dedupWindowMs as number) <= 0)) return "dedupWindowMs, a positive integer of milliseconds";
+  const r = def.reconcile as { lookup?: unknown; finality?: unknown } | undefined;
+  if (effect === "reconcilable" && (!r || typeof r.lookup !== "function" || (r.finality !== "final" && r.finality !== "nonfinal"))) {
+    return 'reconcile: { lookup, finality: "final" | "nonfinal" }';
+  }
+  return null;
+}
+
 /** Answer of `reconcile.lookup` (weft's effect table, `LookupResult`). */
 export type LookupResult =
   | { status: "found"; value: string | ToolResult }
