@@ -9,9 +9,15 @@
 /** C0 controls but tab and line feed, DEL, C1 controls: what a terminal acts on (as `wrangler tail` escapes them). */
 const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
-/** `text` with every terminal control written out as `\u001b`; tabs and line feeds stay (a stack's frames). */
+/** A line feed not followed by a stack frame's `    at ` line: in a user's text it would fake a console line of weft's. */
+const LINE_FEED = /\n(?![ \t]+at )/g;
+
+/**
+ * `text` with every terminal control written out as `\u001b`, and every line feed as `\n` but
+ * those that begin a stack's frame line; tabs stay.
+ */
 export function printable(text: string): string {
-  return text.replace(CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return text.replace(CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).replace(LINE_FEED, "\\n");
 }
 
 /** A console argument made printable: a string, and an Error's name, message and stack (printed as they are). */

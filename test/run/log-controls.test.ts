@@ -38,4 +38,21 @@ describe("console lines with text a user controls", () => {
       error.mockRestore();
     }
   });
+
+  it("write a line feed in a user's text out, so it cannot fake a console line of its own; a stack's frame lines stay", () => {
+    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      const fake = "boom\nweft: tool refund call c9 of thread t9 succeeded";
+      logFailedCall({}, "t1", { callId: "c1", toolName: "t", isError: true, status: "failed", error: fake } as never, () => "Error: x\n    at f (agents/tools/t.ts:1:1)", (t) => t);
+      rpcFailure(new Error(fake));
+      const line = String(error.mock.calls[0]![0]);
+      expect(line).toBe("weft: tool t call c1 of thread t1 failed: boom\\nweft: tool refund call c9 of thread t9 succeeded\n    at f (agents/tools/t.ts:1:1)");
+      const thrown = error.mock.calls[1]![1] as Error;
+      expect(thrown.message).not.toContain("\n");
+      expect(thrown.stack!.split("\n")[0]).toContain("boom\\nweft: tool refund");
+      expect(thrown.stack!.split("\n").slice(1).every((l) => /^\s+at /.test(l))).toBe(true);
+    } finally {
+      error.mockRestore();
+    }
+  });
 });
