@@ -21,7 +21,7 @@ import type { RemoteListingProblem, RemoteToolListing } from "../remote/tool-lis
 import type { UserMcpServer } from "../account/mcp-servers.js";
 import type { DefineMcpServerOptions } from "../remote/define.js";
 import type { GetMessagesOptions } from "../tools/thread-state.js";
-import type { CallStatus, Message } from "../protocol.js";
+import type { BuiltinEventFrame, CallStatus, EventFrame, Message } from "../protocol.js";
 import type { ScheduleOptions } from "../schedules/define.js";
 import { type ConnectionOptions, request } from "./request.ts";
 import { type SubscribeOptions, type Subscription, subscribe } from "./subscribe.ts";
@@ -79,6 +79,18 @@ export type ToolCallOutcome = Answer<"callTool"> & {
   /** Set when a scratch call waits for a person: the thread to approve or settle it in. */
   sessionId?: string;
 };
+
+/**
+ * Narrows `frame` to the built-in event `type`, with that event's `data`. An {@link EventFrame}
+ * may also be a tool's own event (`state.emit`: any `type`, `data` unknown), so comparing
+ * `frame.type` alone leaves `data` unknown; a tool cannot emit a built-in type, so a frame of one
+ * is always weft's.
+ * @example
+ * if (isEvent(frame, "tool_call_approval_requested")) await weft.approve(threadId, frame.data.callId, { argsHash: frame.data.argsHash });
+ */
+export function isEvent<K extends BuiltinEventFrame["type"]>(frame: EventFrame, type: K): frame is Extract<BuiltinEventFrame, { type: K }> {
+  return frame.type === type;
+}
 
 /** How a person settles a parked call. */
 export type Settlement = { outcome: "succeeded"; result: string } | { outcome: "failed"; error: string } | { outcome: "retry" };

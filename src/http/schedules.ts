@@ -16,25 +16,33 @@ import { describe, ok, refused } from "./openapi.js";
 import { Schedule, ScheduleList } from "./schedule-responses.js";
 import { threadStub } from "./stubs.js";
 import { jsonBody, query } from "./validate.js";
-import { SchedulesQuery } from "./schemas.js";
+import { SchedulesQuery, closedObject } from "./schemas.js";
 import { SCHEDULE_PAGE_BYTES } from "../schedules/page.js";
 
 const time = z.union([z.string(), z.number()]);
 
-/** Body of `POST /threads/:id/schedules`: `defineSchedule`'s options (src/schedules/define.ts). */
-export const ScheduleBody = z
-  .object({
+/**
+ * Body of `POST /threads/:id/schedules`: `defineSchedule`'s options (src/schedules/define.ts). A
+ * misspelt field is refused by name, and a target of neither shape says both shapes (a union's
+ * own issue names no field: "input: Unrecognized key", "target: Invalid input").
+ */
+export const ScheduleBody = closedObject(
+  {
     cron: z.string().optional(),
     every: time.optional(),
     at: time.optional(),
     timezone: z.string().optional(),
-    target: z.union([z.object({ agent: z.string(), message: z.string() }).strict(), z.object({ tool: z.string(), input: z.unknown().optional() }).strict()]),
+    target: z.union([z.object({ agent: z.string(), message: z.string() }).strict(), z.object({ tool: z.string(), input: z.unknown().optional() }).strict()], {
+      error: "expected { agent, message } (a message for a turn of the thread's agent) or { tool, input? } (a call of one of its tools)",
+    }),
     missed: z.enum(["skip", "once", "all"]).optional(),
     overlap: z.enum(["skip", "queue"]).optional(),
     jitterMs: z.number().int().nonnegative().optional(),
     until: time.optional(),
-  })
-  .strict();
+  },
+  "unknown field; the fields are cron, every, at, timezone, target, missed, overlap, jitterMs and until",
+  [],
+);
 
 /** The `/threads/:id/schedules` routes. */
 export function scheduleRoutes() {

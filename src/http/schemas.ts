@@ -29,7 +29,7 @@ const PERSON_FIELDS = ["userId"];
  * dropping it: a misspelt field (`agnet`, `scirpt`) would otherwise pass and its default apply.
  * The keys in `ignored` are accepted and dropped.
  */
-function closedObject<T extends z.ZodRawShape>(fields: T, message: string, ignored: readonly string[] = PERSON_FIELDS) {
+export function closedObject<T extends z.ZodRawShape>(fields: T, message: string, ignored: readonly string[] = PERSON_FIELDS) {
   const known = new Set([...Object.keys(fields), ...ignored]);
   return z.preprocess((value, ctx) => {
     if (value !== null && typeof value === "object" && !Array.isArray(value)) {

@@ -55,6 +55,17 @@ describe("/threads/:id/schedules", () => {
     expect((await json("POST", `/threads/${id}/schedules`, { every: "1h", target: { tool: "effect_write", input: { label: '"'.repeat(30_000) } } })).status).toBe(201);
   });
 
+  it.each([
+    ["a misspelt field", { every: "1h", untill: "2099-01-01T00:00:00Z", target: { tool: "effect_read" } }, ["untill"], /^untill: unknown field; the fields are cron, every, at, timezone, target, missed, overlap, jitterMs and until$/],
+    ["a misspelt target field", { every: "1h", target: { agent: "guarantees", mesage: "hi" } }, ["target"], /^target: expected \{ agent, message \} .* or \{ tool, input\? \}/],
+  ])("%s: 400 invalid_request naming it and saying what is expected, nothing stored", async (_what, body, path, message) => {
+    const id = await createThread({ agent: "guarantees" });
+    const res = await json("POST", `/threads/${id}/schedules`, body);
+    expect(res).toMatchObject({ status: 400, body: { error: { code: "invalid_request", details: { path } } } });
+    expect(res.body.error.message).toMatch(message);
+    expect(await inThread(id, (i) => i.schedules.page().schedules)).toEqual([]);
+  });
+
   it("an unknown schedule id: 404 schedule_not_found", async () => {
     const id = await createThread({ agent: "guarantees" });
     expect(await json("DELETE", `/threads/${id}/schedules/sch_nope`)).toMatchObject({ status: 404, body: { error: { code: "schedule_not_found" } } });
