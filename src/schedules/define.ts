@@ -87,7 +87,7 @@ export interface ScheduleDefinition extends ScheduleOptions {
   kind: "schedule";
   /**
    * The user whose thread the schedule runs in (one thread per schedule and owner, src/schedules/files.ts):
-   * that user reads its events and may cancel it. Default `FILE_SCHEDULE_OWNER` (`weft:schedules`), which only admins read.
+   * that user reads its events and may cancel it. Default `FILE_SCHEDULE_OWNER` (`weft:schedules`), which only admins read and act on.
    */
   owner?: string;
 }

@@ -1,9 +1,11 @@
 /**
- * Who may reach a thread: the owner; an admin may read. Which secrets its answers are cleaned of
+ * Who may reach a thread: the owner; an admin may read, and act on a thread weft itself owns (a
+ * file schedule's without an `owner`), where no person could. Which secrets its answers are cleaned of
  * is src/secrets/ (`ThreadSecrets`).
  * @module
  */
 import { WeftError, noSuchThread } from "../errors.js";
+import { isReservedUserId } from "../ids.js";
 import type { Caller } from "../rpc.js";
 
 /** How long a direct call's scratch thread may live before its alarm removes it (ms). */
@@ -13,12 +15,14 @@ export const SCRATCH_TTL_MS = 10 * 60 * 1000;
 export { noSuchThread };
 
 /**
- * Whether `caller` may reach a thread owned by `owner` for `access`.
+ * Whether `caller` may reach a thread owned by `owner` for `access`: its owner may; an admin may
+ * read any, and write one of a reserved `weft:` owner (no credential names one).
  * @throws WeftError `thread_not_found` otherwise: existence does not leak (never 403).
  */
 export function checkAccess(owner: string | null, caller: Caller, access: "read" | "write"): void {
   if (owner !== null && owner === caller.userId) return;
-  if (access === "read" && caller.admin) return;
+  // A thread of a `weft:` id has no person to approve its calls or stop it: an admin does.
+  if (caller.admin && (access === "read" || (owner !== null && isReservedUserId(owner)))) return;
   throw noSuchThread();
 }
 
