@@ -4,16 +4,15 @@
  */
 import { errorMessage, errorStack } from "../errors.js";
 import type { ToolResult } from "../protocol.js";
-import { truncateUtf8 } from "./size.js";
 
-/** Bytes of a stack trace kept with a result (the message is capped with the result itself). */
-const MAX_STACK_BYTES = 16 * 1024;
-
-/** An error result from any thrown value: the message is never empty; the stack is kept. */
+/**
+ * An error result from any thrown value: the message is never empty; the stack is kept (cut to
+ * `MAX_STACK_BYTES` once redacted, where the result is recorded: `capResult` in size.ts).
+ */
 export function resultFromThrown(thrown: unknown): ToolResult {
   const result: ToolResult = { status: "error", error: errorMessage(thrown) };
   const stack = errorStack(thrown);
-  if (stack) result.stack = truncateUtf8(stack, MAX_STACK_BYTES);
+  if (stack) result.stack = stack;
   return result;
 }
 
@@ -63,7 +62,7 @@ export function normalizeResult(value: unknown): ToolResult {
   } else if (raw.error !== undefined) {
     out.error = String(raw.error);
   }
-  if (typeof raw.stack === "string") out.stack = truncateUtf8(raw.stack, MAX_STACK_BYTES);
+  if (typeof raw.stack === "string") out.stack = raw.stack;
   if (raw.attachments !== undefined) {
     const bad = attachmentProblem(raw.attachments);
     if (bad) return { status: "error", error: `tool returned ${bad}; an attachment is { name: string, mimeType: string, data: base64 string }` };
