@@ -227,7 +227,7 @@ export async function enterExecute(ctx: CallContext, call: ReadyCall): Promise<C
     if (ended.aborted && ctx.signal?.aborted) return afterAbort(ctx, call, state, attempts, true);
     const ran = ended.aborted ? { ok: false as const, error: ended.reason } : ended;
     if (ran.ok) {
-      result = executeResult(ran.value);
+      result = executeResult(ran.value, (text) => ctx.files.redact?.(text) ?? text);
       break;
     }
     // The nested work waits for a person: the call waits too, and resumes once nothing inside does.

@@ -4,16 +4,15 @@
  */
 import { errorMessage, errorStack } from "../errors.js";
 import type { ToolResult } from "../protocol.js";
-import { truncateUtf8 } from "./size.js";
 
-/** Bytes of a stack trace kept with a result (the message is capped with the result itself). */
-const MAX_STACK_BYTES = 16 * 1024;
-
-/** An error result from any thrown value: the message is never empty; the stack is kept. */
+/**
+ * An error result from any thrown value: the message is never empty; the stack is kept (cut to
+ * `MAX_STACK_BYTES` once redacted, where the result is recorded: `capResult` in size.ts).
+ */
 export function resultFromThrown(thrown: unknown): ToolResult {
   const result: ToolResult = { status: "error", error: errorMessage(thrown) };
   const stack = errorStack(thrown);
-  if (stack) result.stack = truncateUtf8(stack, MAX_STACK_BYTES);
+  if (stack) result.stack = stack;
   return result;
 }
 
@@ -23,12 +22,15 @@ const EXPECTED_RESULT = 'expected a ToolResult { status: "success" | "error", re
 /**
  * The result of what `execute` returned. `execute` returns a `ToolResult` (the Standard Agents
  * tools API's `Tool`), so a bare string, which only untyped code can return, is an error result
- * that quotes it (its first 200 characters), as a plain object without `status` is; otherwise
- * as {@link normalizeResult}.
+ * that quotes it (its first 200 characters, after `redact`), as a plain object without `status` is; otherwise
+ * as {@link normalizeResult}. `redact` is the thread's (secrets replaced whole): a cut made
+ * before it would keep a secret's first characters, and one made in a text its caller partly
+ * wrote could be moved along the secret to read it.
  */
-export function executeResult(value: unknown): ToolResult {
+export function executeResult(value: unknown, redact: (text: string) => string = (text) => text): ToolResult {
   if (typeof value !== "string") return normalizeResult(value);
-  const shown = value.length > 200 ? `${JSON.stringify(value.slice(0, 200))}...` : JSON.stringify(value);
+  const seen = redact(value);
+  const shown = seen.length > 200 ? `${JSON.stringify(seen.slice(0, 200))}...` : JSON.stringify(seen);
   return { status: "error", error: `tool returned a bare string (${shown}); ${EXPECTED_RESULT}` };
 }
 
@@ -60,7 +62,7 @@ export function normalizeResult(value: unknown): ToolResult {
   } else if (raw.error !== undefined) {
     out.error = String(raw.error);
   }
-  if (typeof raw.stack === "string") out.stack = truncateUtf8(raw.stack, MAX_STACK_BYTES);
+  if (typeof raw.stack === "string") out.stack = raw.stack;
   if (raw.attachments !== undefined) {
     const bad = attachmentProblem(raw.attachments);
     if (bad) return { status: "error", error: `tool returned ${bad}; an attachment is { name: string, mimeType: string, data: base64 string }` };
@@ -73,7 +75,8 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** What is wrong with a result's `attachments`, or null when each is a usable inline file. */
 function attachmentProblem(list: unknown): string | null {
-  if (!Array.isArray(list)) return `attachments that are not an array (${safeJson(list).slice(0, 100)})`;
+  // Named by its type, not quoted: a quote cut short could keep a secret's first characters.
+  if (!Array.isArray(list)) return `attachments that are not an array (${list === null ? "null" : typeof list})`;
   for (const [i, a] of list.entries()) {
     if (a === null || typeof a !== "object") return `attachments[${i}] that is not an object`;
     const item = a as Record<string, unknown>;

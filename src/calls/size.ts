@@ -10,6 +10,9 @@ import { readFileInput } from "./file-pages.js";
 /** Bytes of result text the model sees by default. */
 export const DEFAULT_RESULT_CAP_BYTES = 32 * 1024;
 
+/** Bytes of a stack trace kept with a result (the message is capped with the result itself). */
+export const MAX_STACK_BYTES = 16 * 1024;
+
 /** Where capped results and attachments are written. */
 export interface FileSink {
   /**
@@ -61,6 +64,9 @@ export function capResult(
   sink: FileSink,
 ): { result: ToolResult; fullResultPath?: string } {
   const out: ToolResult = { ...result };
+  // Cut once redacted: a cut made first could keep a secret's first characters, and a stack starts
+  // with the error's message, which may quote the caller's input ahead of a secret.
+  if (result.stack !== undefined) out.stack = truncateUtf8(sink.redact ? sink.redact(result.stack) : result.stack, MAX_STACK_BYTES);
   const max = sink.maxAttachments ?? Number.POSITIVE_INFINITY;
   if (result.attachments && result.attachments.length > max) {
     // All or nothing: a result over the limit stores no attachment, and says why.

@@ -121,13 +121,17 @@ export function resolveModel(spec: string, env: ModelEnv, where: string): Model 
   const model = entry.create(settings, modelId);
   // `openai:` speaks the Responses API; most servers "compatible with OpenAI" speak only Chat Completions.
   const elsewhere = provider === "openai" && settings.baseURL !== entry.defaultBaseUrl;
+  // The base URL is quoted only when the user set it: the deployment's is a Worker secret (a
+  // gateway's path may name an account or carry a token) that no thread code received.
+  const base = entry.baseUrlEnv ? env.lookup(entry.baseUrlEnv) : undefined;
+  const where404 = base && USER_LEVELS.has(base.level) ? settings.baseURL : `<${entry.baseUrlEnv}>`;
   return fromLanguageModel(model, {
     id: `${provider}:${modelId}`,
     wire: entry.wire,
     ...(entry.strictTools ? { strictTools: true } : {}),
     contextTokens: contextTokensOf(provider, modelId),
     ...(settings.userPaid ? { userPaid: true } : {}),
-    ...(elsewhere ? { notFoundHint: `openai:${modelId} speaks OpenAI's Responses API (POST ${settings.baseURL}/responses); a server that speaks only Chat Completions is reached as openai-chat:${modelId}` } : {}),
+    ...(elsewhere ? { notFoundHint: `openai:${modelId} speaks OpenAI's Responses API (POST ${where404}/responses); a server that speaks only Chat Completions is reached as openai-chat:${modelId}` } : {}),
   });
 }
 

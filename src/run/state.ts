@@ -282,7 +282,9 @@ class StateFunctions {
         ...(execution ? { signal: execution.signal } : {}),
         checkTool: (toolName) => checkUses(host.catalogFor(execution), call?.tool, toolName, "invoke"),
         // Numbered with the call's other children: a parent run again finds what its code invoked before.
-        invokeTool: (toolName, args) => host.calls.invoke(call?.callId, toolName, args, execution, call?.turnId, childIdOf(call, "invoke", ++children)),
+        // The code is untrusted: it gets a result as its readers do, without the thread's secrets
+        // (raw, it could hand one out in a form redaction does not look for).
+        invokeTool: async (toolName, args) => host.redact(await host.calls.invoke(call?.callId, toolName, args, execution, call?.turnId, childIdOf(call, "invoke", ++children))),
         // Code still running once its thread is removed has nowhere to log: its events are dropped.
         emit: (type, data) => void (host.removed || host.emit(type, data)),
         ...(host.traceCode ? { finished: (run: CodeRunEnd) => host.traceCode!(run) } : {}),
