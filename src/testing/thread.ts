@@ -136,6 +136,20 @@ export class TestThread {
   }
 
   /**
+   * Waits for the next turn this test did not post (one a schedule or a background run started)
+   * to begin and to stop running, and reports what changed from this call on, as
+   * {@link TestThread.post} does. Call it after the action that will start the turn (making a
+   * schedule), not after the turn may have begun.
+   * @throws Error after `timeoutMs` (default 60 000) without such a turn stopping
+   * @example
+   * await thread.client.createSchedule(thread.id, { at: Date.now() + 1500, target: { agent: "example", message: "Remind me." } });
+   * expect((await thread.nextTurn()).text).toBe("Reminder sent.");
+   */
+  async nextTurn(options: { timeoutMs?: number } = {}): Promise<TurnOutcome> {
+    return this.#settle(async () => undefined, options.timeoutMs, (info, before) => info.lastTurn !== undefined && info.lastTurn.turnId !== before.lastTurn?.turnId);
+  }
+
+  /**
    * Calls tool `name` directly in this thread (`POST /v1/tools/:name` with the thread as its
    * session), through the pipeline a model's call takes: the input validated, the call journaled,
    * its state the thread's (key-value store, env). No model and no turn.
@@ -190,8 +204,11 @@ export class TestThread {
     return frames.filter((f) => f.seq <= lastSeq);
   }
 
-  /** Runs `action`, then waits until no turn runs and reports what changed. */
-  async #settle(action: () => Promise<unknown>, timeoutMs = 60_000): Promise<TurnOutcome> {
+  /**
+   * Runs `action`, then waits until no turn runs and the thread `moved` since (by default: a message
+   * or an event came), and reports what changed.
+   */
+  async #settle(action: () => Promise<unknown>, timeoutMs = 60_000, moved = (info: ThreadInfo, before: ThreadInfo) => info.messageCount !== before.messageCount || info.lastSeq !== before.lastSeq): Promise<TurnOutcome> {
     const before = await this.info();
     const newest = (await this.client.getMessages(this.id, { limit: 1, order: "desc", includeSilent: true })).messages[0]?.id ?? 0;
     const callsBefore = new Map((await this.calls()).map((c) => [c.callId, JSON.stringify(c)]));
@@ -199,7 +216,7 @@ export class TestThread {
     const deadline = Date.now() + timeoutMs;
     let info = await this.info();
     // A turn may be starting: a post answers before its turn runs.
-    while (info.status === "running" || (info.messageCount === before.messageCount && info.lastSeq === before.lastSeq)) {
+    while (info.status === "running" || !moved(info, before)) {
       if (Date.now() > deadline) throw new Error(`thread ${this.id} still ${info.status} after ${timeoutMs} ms (last turn: ${JSON.stringify(info.lastTurn ?? null)})`);
       await new Promise((r) => setTimeout(r, 10));
       info = await this.info();

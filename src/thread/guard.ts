@@ -16,12 +16,11 @@ export { noSuchThread };
 
 /**
  * Whether `caller` may reach a thread owned by `owner` for `access`: its owner may; an admin may
- * read any, and write one of a reserved `weft:` owner (no credential names one).
+ * read any, and write one of a reserved `weft:` owner, which no person could.
  * @throws WeftError `thread_not_found` otherwise: existence does not leak (never 403).
  */
 export function checkAccess(owner: string | null, caller: Caller, access: "read" | "write"): void {
   if (owner !== null && owner === caller.userId) return;
-  // A thread of a `weft:` id has no person to approve its calls or stop it: an admin does.
   if (caller.admin && (access === "read" || (owner !== null && isReservedUserId(owner)))) return;
   throw noSuchThread();
 }
