@@ -1,7 +1,6 @@
 /**
- * Who may reach a thread: the owner; an admin may read, and act on a thread weft itself owns (a
- * file schedule's without an `owner`), where no person could. Which secrets its answers are cleaned of
- * is src/secrets/ (`ThreadSecrets`).
+ * Who may reach a thread ({@link checkAccess}). Which secrets its answers are cleaned of is
+ * src/secrets/ (`ThreadSecrets`).
  * @module
  */
 import { WeftError, noSuchThread } from "../errors.js";
@@ -15,8 +14,8 @@ export const SCRATCH_TTL_MS = 10 * 60 * 1000;
 export { noSuchThread };
 
 /**
- * Whether `caller` may reach a thread owned by `owner` for `access`: its owner may; an admin may
- * read any, and write one of a reserved `weft:` owner, which no person could.
+ * Whether `caller` may reach a thread owned by `owner` for `access`: its owner may; an admin reads
+ * any, and acts on one of a reserved `weft:` owner (a file schedule's), where no person could.
  * @throws WeftError `thread_not_found` otherwise: existence does not leak (never 403).
  */
 export function checkAccess(owner: string | null, caller: Caller, access: "read" | "write"): void {
