@@ -9,6 +9,7 @@ import { MIGRATIONS } from "../../../src/thread/store/migrations.js";
 import { waitAtRest } from "../../crash/matrix.js";
 import { declare } from "../../fixtures/lib/redeclared.js";
 import { callsOf, createThread, effectRuns, rawStub } from "../../helpers.js";
+import { schemaBackTo } from "./schema-back.js";
 
 /** The migration that adds the column, and the schema version before it. */
 const ADDED = MIGRATIONS.findIndex((m) => /ALTER TABLE calls ADD COLUMN effect\b/.test(m));
@@ -23,8 +24,7 @@ describe("a thread made before calls kept the effect class they started under", 
       await state.storage.deleteAlarm();
       const sql = state.storage.sql;
       state.storage.transactionSync(() => {
-        sql.exec("ALTER TABLE calls DROP COLUMN effect");
-        sql.exec("UPDATE weft_schema SET version = ?", ADDED);
+        schemaBackTo(sql, ADDED);
         const started = `INSERT INTO calls (ord, call_id, tool_name, source, status, args_text, input, attempts, effect_key, created_at, started_at)
           VALUES (?, ?, ?, 'model', 'started', ?, '=', 1, ?, 100, 100)`;
         sql.exec(started, 1, "w", "effect_write", "{}", `${id}:w`);
