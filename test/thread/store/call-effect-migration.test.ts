@@ -16,6 +16,7 @@ const ADDED = MIGRATIONS.findIndex((m) => /ALTER TABLE calls ADD COLUMN effect\b
 
 describe("a thread made before calls kept the effect class they started under", () => {
   it("migrates when it starts; its interrupted calls are recovered by the class their tool has now", async () => {
+    expect(ADDED, "the migration that adds calls.effect").toBeGreaterThan(0);
     const id = await createThread({ agent: "guarantees" });
     const label = `before-${id}`;
     // Started as a write by then, a read now: with no class stored, recovery goes by the tool as it is.
