@@ -130,6 +130,14 @@ export function branchIdOf(thread: { readonly threadId: string; readonly branchI
   return thread.branchId ?? thread.threadId;
 }
 
+/**
+ * A stored call as the thread's API answers it (`GET /threads/:id/calls`): without `effect`, the
+ * class its row was started under, which recovery alone reads (see `LedgerRecord.effect`).
+ */
+export function publicRecord<T extends { effect?: Effect }>({ effect: _startedAs, ...record }: T): Omit<T, "effect"> {
+  return record;
+}
+
 /** A call ready to run: its tool, parsed input and effect, and the row it may already have. */
 export interface ReadyCall {
   request: CallRequest;

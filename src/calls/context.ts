@@ -27,8 +27,8 @@ export type CrashPoint = "before_journal" | "after_journal" | "after_effect" | "
 /** Test seam of the crash matrix: called at each crash point of the pipeline. */
 export type CrashHook = (point: CrashPoint, call: { callId: string; toolName: string; effect?: Effect }) => void | Promise<void>;
 
-/** A stored call with the call that queued or invoked it, or whose nested run made it. */
-export type BookedCall = CallRecord & { parentCallId?: string };
+/** A stored call with the call that queued or invoked it, or whose nested run made it, and the effect class it last started under. */
+export type BookedCall = CallRecord & { parentCallId?: string; effect?: Effect };
 
 /** The call journal with the reads the runner's queue, recovery and stop need. */
 export interface CallBook extends CallJournal {

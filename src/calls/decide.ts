@@ -9,7 +9,7 @@ import type { CallRecord } from "../protocol.js";
 import type { CompiledTool } from "../tools/catalog.js";
 import { effectOrWrite } from "../tools/judge.js";
 import type { CallOutcome } from "./call.js";
-import type { CallContext } from "./context.js";
+import type { BookedCall, CallContext } from "./context.js";
 import { argsHashOf, requestOf, storedInput } from "./input.js";
 import { enterExecute, enterJudge } from "./pipeline.js";
 import { finishCall, outcomeOf } from "./record.js";
@@ -29,7 +29,7 @@ function waitingCall(
   status: "awaiting_approval" | "parked",
   argsHash?: string,
   madeAlready?: (record: CallRecord) => boolean,
-): { repeat: CallOutcome } | { record: CallRecord; tool: CompiledTool } {
+): { repeat: CallOutcome } | { record: BookedCall; tool: CompiledTool } {
   const record = ctx.journal.get(callId);
   if (!record) throw new WeftError("call_not_found", `no call ${JSON.stringify(callId)} in this thread`, { callId });
   const sameArgs = argsHash === undefined || argsHash === record.argsHash;
@@ -71,6 +71,7 @@ export async function approveCall(ctx: CallContext, callId: string, approvedBy: 
   }
   // The approval is durable before anything runs or the request answers.
   await ctx.flush();
+  // It never ran (a call waiting for approval was never started): the tool as it is now judges its effect.
   return enterJudge(ctx, { request: requestOf(record), tool, input, existing: record, approvedBy, startedAt: Date.now() });
 }
 
@@ -130,8 +131,9 @@ export async function settleCall(ctx: CallContext, callId: string, settlement: S
   const call = { request: requestOf(record), tool, startedAt: Date.now() };
   if (settlement.outcome === "succeeded") return finishCall(ctx, call, { status: "success", result: settlement.result }, "succeeded", record.attempts);
   if (settlement.outcome === "failed") return finishCall(ctx, call, { status: "error", error: settlement.error }, "failed", record.attempts);
-  // It ran before it was parked: a predicate failing now cannot refuse it (see judge.ts).
-  const effect = effectOrWrite(tool, input);
+  // It ran before it was parked: a predicate failing now cannot refuse it, nor a redeclaration
+  // since then make it less cautious than the class it started under (see judge.ts).
+  const effect = effectOrWrite(tool, input, record.effect);
   const outcome = await enterExecute(ctx, { ...call, input, effect, existing: record, ...(record.approvedBy ? { approvedBy: record.approvedBy } : {}) });
   return outcome.final ? outcome : outcomeOf(ctx, ctx.journal.get(callId)!);
 }

@@ -181,10 +181,11 @@ export async function enterExecute(ctx: CallContext, call: ReadyCall): Promise<C
   // The journal row of anything but a read is durable before any effect of execute can leave, so
   // a restart finds the call: written now behind the output gate, or awaited where there is none.
   let journaled: Promise<void> | undefined;
-  if (held) ctx.holdStart!({ ...rowOf(request, effectKey), status: "started", input }, request.announced ? null : started);
-  else if (call.existing) ctx.journal.start(request.callId, input);
-  else if (wait === "commit" && ctx.journalDurably) journaled = ctx.journalDurably({ ...rowOf(request, effectKey), status: "started", input });
-  else ctx.journal.insert({ ...rowOf(request, effectKey), status: "started", input });
+  // The row keeps the class it starts under: recovery after a deploy that redeclared the tool takes the more cautious (judge.ts).
+  if (held) ctx.holdStart!({ ...rowOf(request, effectKey), status: "started", input, effect }, request.announced ? null : started);
+  else if (call.existing) ctx.journal.start(request.callId, input, effect);
+  else if (wait === "commit" && ctx.journalDurably) journaled = ctx.journalDurably({ ...rowOf(request, effectKey), status: "started", input, effect });
+  else ctx.journal.insert({ ...rowOf(request, effectKey), status: "started", input, effect });
   let attempts = (call.existing?.attempts ?? 0) + 1;
   if (wait === "commit") await (journaled ?? ctx.flush());
   if (ctx.checkpoint) await ctx.checkpoint("after_journal", mark);

@@ -3,12 +3,11 @@
  * no result is re-run, reconciled, or parked by its effect class. A write is never run again.
  * @module
  */
-import type { CallRecord } from "../protocol.js";
 import type { CompiledTool } from "../tools/catalog.js";
 import { effectOrWrite } from "../tools/judge.js";
 import { policyFor } from "../tools/policy.js";
 import { type CallOutcome, effectKeyOf } from "./call.js";
-import type { CallBook, CallContext, CallWorld } from "./context.js";
+import type { BookedCall, CallBook, CallContext, CallWorld } from "./context.js";
 import { reconcileCall } from "./execute.js";
 import { requestOf, storedInput } from "./input.js";
 import { enterExecute } from "./pipeline.js";
@@ -20,9 +19,11 @@ export const MAX_RESTARTS = 3;
 /**
  * Decides what happens to an interrupted call by the effect policy's `restart_after_journal`
  * column (src/tools/policy.ts): run again, run again inside the dedup window, reconcile, or
- * park. A call run again enters the pipeline at execute (stage 8).
+ * park. The class is the more cautious of the one its row was started under and the tool's now,
+ * so a write redeclared `read` by a later deploy is still parked. A call run again enters the
+ * pipeline at execute (stage 8).
  */
-export async function recoverCall(ctx: CallContext, record: CallRecord, now = Date.now()): Promise<CallOutcome> {
+export async function recoverCall(ctx: CallContext, record: BookedCall, now = Date.now()): Promise<CallOutcome> {
   const request = requestOf(record);
   await ctx.checkpoint?.("recovering", { callId: record.callId, toolName: record.toolName });
   // A call whose runs keep ending in a restart (it crashes its thread) is not run forever.
@@ -39,8 +40,9 @@ export async function recoverCall(ctx: CallContext, record: CallRecord, now = Da
   }
   const { input, refused } = await storedInput(tool, record);
   const ready = { request, tool, input, existing: record, startedAt: now, ...(record.approvedBy ? { approvedBy: record.approvedBy } : {}) };
-  // It started before the restart: a predicate failing now cannot refuse it (see judge.ts).
-  const effect = effectOrWrite(tool, input);
+  // It started before the restart: a predicate failing now cannot refuse it, nor a redeclaration
+  // since then make it less cautious than the class it started under (see judge.ts).
+  const effect = effectOrWrite(tool, input, record.effect);
   // A deploy changed the tool's schema: input it refuses never runs, and it may have run, so a person settles it.
   const rerun = () =>
     refused

@@ -5,21 +5,21 @@
  * twice). Any other parked call stays as it is until a person settles it.
  * @module
  */
-import type { CallRecord } from "../protocol.js";
 import { effectOrWrite } from "../tools/judge.js";
 import type { CallOutcome } from "./call.js";
-import type { CallContext } from "./context.js";
+import type { BookedCall, CallContext } from "./context.js";
 import { liveInput, requestOf } from "./input.js";
 import { enterExecute } from "./pipeline.js";
 import { outcomeOf } from "./record.js";
 import { waitsForPerson } from "./suspend.js";
 
 /** Resumes parked call `record` when nothing inside it waits any more; else answers where it stands. */
-export async function resumeSuspended(ctx: CallContext, record: CallRecord): Promise<CallOutcome> {
+export async function resumeSuspended(ctx: CallContext, record: BookedCall): Promise<CallOutcome> {
   if (await waitsForPerson(record, ctx.catalog)) return outcomeOf(ctx, record);
   const tool = ctx.catalog.get(record.toolName);
   const input = await liveInput(tool, record);
-  // It ran before it suspended: a predicate failing now cannot refuse it (see judge.ts).
-  const effect = effectOrWrite(tool, input);
+  // It ran before it suspended: a predicate failing now cannot refuse it, nor a redeclaration
+  // since then make it less cautious than the class it started under (see judge.ts).
+  const effect = effectOrWrite(tool, input, record.effect);
   return enterExecute(ctx, { request: requestOf(record), tool, input, effect, existing: record, startedAt: Date.now(), ...(record.approvedBy ? { approvedBy: record.approvedBy } : {}) });
 }

@@ -4,7 +4,7 @@
  * ran ends as the effect table's "stopped while running" column says.
  * @module
  */
-import type { CallRecord, CallStatus } from "../protocol.js";
+import type { CallStatus } from "../protocol.js";
 import { effectOrWrite } from "../tools/judge.js";
 import type { CallOutcome } from "./call.js";
 import type { BookedCall, CallContext } from "./context.js";
@@ -20,7 +20,7 @@ import { resumableOf } from "./suspend.js";
  * tool): it ran, so the effect table decides. Parked for a person to settle: that is already the
  * table's outcome for a stopped write, and a person still settles it.
  */
-export async function stopWaiting(ctx: CallContext, record: CallRecord): Promise<CallOutcome> {
+export async function stopWaiting(ctx: CallContext, record: BookedCall): Promise<CallOutcome> {
   const request = requestOf(record);
   if (record.status === "awaiting_approval") {
     const error = "aborted: the thread was stopped before a person decided; the call did not run";
@@ -29,7 +29,8 @@ export async function stopWaiting(ctx: CallContext, record: CallRecord): Promise
   const tool = ctx.catalog.has(record.toolName) ? ctx.catalog.get(record.toolName) : undefined;
   if (record.status !== "parked" || !tool || !resumableOf(tool.def)) return outcomeOf(ctx, record);
   const input = await liveInput(tool, record);
-  const call = { request, tool, input, effect: effectOrWrite(tool, input), existing: record, startedAt: Date.now() };
+  // It ran: the class it started under still holds, whatever a deploy since declares (see judge.ts).
+  const call = { request, tool, input, effect: effectOrWrite(tool, input, record.effect), existing: record, startedAt: Date.now() };
   const state = ctx.stateFor({ callId: record.callId, tool, ...(record.turnId ? { turnId: record.turnId } : {}) });
   return afterAbort(ctx, call, state, record.attempts, false);
 }

@@ -9,6 +9,7 @@ import type { CallJournal, Decision, FinishDetails, JournalEntry, Ledger, Ledger
 import { type CallRow, inputColumn, toRecord } from "../thread/store/call-row.js";
 import { GroupCommit } from "../calls/group-commit.js";
 import { SettleWindow } from "../calls/settle-window.js";
+import type { Effect } from "../tools/types.js";
 
 const PERSON_WAIT: readonly string[] = PERSON_WAIT_STATUSES;
 
@@ -99,6 +100,7 @@ export class MemoryLedger implements Ledger, LedgerQueries, CallJournal {
       error_details: null,
       outcome: null,
       restarts: 0,
+      effect: entry.effect ?? null,
     };
     if (result) writeResult(row, result.status, result.result, result.details, result.at);
     this.rows.set(entry.callId, row);
@@ -148,13 +150,14 @@ export class MemoryLedger implements Ledger, LedgerQueries, CallJournal {
     return row && row.finished_at === null ? row : undefined;
   }
 
-  start(callId: string, input: unknown): void {
+  start(callId: string, input: unknown, effect: Effect): void {
     const row = this.open(callId);
     if (!row) return;
     row.status = "started";
     row.input = inputColumn(input, row.args_text);
     row.attempts += 1;
     row.started_at = Date.now();
+    row.effect = effect;
   }
 
   attempt(callId: string): void {

@@ -4,6 +4,10 @@
  * @module
  */
 import type { CallRecord, CallSource, CallStatus, ToolResult } from "../protocol.js";
+import type { Effect } from "../tools/types.js";
+
+/** The effect classes a row is started under (weft's effect table), for the port's implementations. */
+export type { Effect } from "../tools/types.js";
 
 /** A new journal row: a call as the pipeline first records it. */
 export interface JournalEntry {
@@ -25,10 +29,16 @@ export interface JournalEntry {
   turnId?: string;
   /** The call that queued or invoked this one. */
   parentCallId?: string;
+  /** With status `started`: the effect class it starts under (see `LedgerRecord.effect`). */
+  effect?: Effect;
 }
 
-/** A stored call: the public call record, with the parent that queued or invoked it. */
-export type LedgerRecord = CallRecord & { parentCallId?: string };
+/**
+ * A stored call: the public call record, with the parent that queued or invoked it and `effect`,
+ * the class its row was last started under (absent until it starts, and on rows journaled before
+ * weft stored it): what may have run, whatever a later deploy declares.
+ */
+export type LedgerRecord = CallRecord & { parentCallId?: string; effect?: Effect };
 
 /** What a final result records besides its status and result. */
 export interface FinishDetails {
@@ -57,8 +67,8 @@ export interface CallJournal {
   get(callId: string): LedgerRecord | undefined;
   /** Stores a new row. @throws when the id has a row already (nothing written). */
   insert(entry: JournalEntry): void;
-  /** Marks an attempt started, durably, before `execute` runs: status `started`, attempts + 1; a final row is left as it is. */
-  start(callId: string, input: unknown): void;
+  /** Marks an attempt started, durably, before `execute` runs: status `started` under `effect`, attempts + 1; a final row is left as it is. */
+  start(callId: string, input: unknown, effect: Effect): void;
   /** One more attempt of a started call (a retry); any other row is left as it is. */
   attempt(callId: string): void;
   /** Holds a validated call for a person's approval, bound to `argsHash` (hex SHA-256 of its arguments). */
@@ -106,7 +116,7 @@ export interface Ledger {
    */
   beginDurably(entry: JournalEntry): Promise<void>;
   /** {@inheritDoc CallJournal.start} */
-  start(callId: string, input: unknown): void;
+  start(callId: string, input: unknown, effect: Effect): void;
   /** {@inheritDoc CallJournal.attempt} */
   attempt(callId: string): void;
   /** {@inheritDoc CallJournal.awaitApproval} */

@@ -22,7 +22,7 @@ import { historyRedactor } from "../secrets/user-env.js";
 import { checkStoredHistory } from "../run/seed-history.js";
 import type { PostMessageInput } from "../run/posted.js";
 import { type DirectCallInput, directCall, outcomeText, outcomeWaitsForPerson } from "../run/direct.js";
-import { keyedCallId } from "../calls/call.js";
+import { keyedCallId, publicRecord } from "../calls/call.js";
 import { SCRATCH_TTL_MS, checkAccess } from "./guard.js";
 import { cutByRemoval } from "./removal.js";
 import { accountOf } from "../account/api.js";
@@ -151,14 +151,14 @@ export function createThreadClass(registry: Registry) {
     }
 
     async listCalls(caller: Caller, options: { status?: CallRecord["status"]; limit?: number; offset?: number } = {}) {
-      return this.serve(caller, { access: "read" }, () => ({ calls: this.ledger.list(options.limit ?? 1000, options.offset ?? 0, options.status) }));
+      return this.serve(caller, { access: "read" }, () => ({ calls: this.ledger.list(options.limit ?? 1000, options.offset ?? 0, options.status).map(publicRecord) }));
     }
 
     async getCall(caller: Caller, callId: string) {
       return this.serve(caller, { access: "read" }, () => {
         const call = this.ledger.get(callId);
         if (!call) throw new WeftError("call_not_found", `no call ${JSON.stringify(callId)} in this thread`, { callId });
-        return call;
+        return publicRecord(call);
       });
     }
 

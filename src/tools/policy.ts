@@ -49,6 +49,18 @@ export function policyFor(effect: Effect, situation: Situation): PolicyAction {
   return EFFECT_POLICY[effect][situation];
 }
 
+/**
+ * The more cautious of two effect classes: what a call that started as one and is judged as the
+ * other now (a deploy redeclared its tool) runs under when it may have run. `write` is above every
+ * class and `read` below every class; `idempotent` and `reconcilable` guard a second run each its
+ * own way (a window, a lookup), so neither stands in for the other and together they are `write`.
+ */
+export function moreCautious(a: Effect, b: Effect): Effect {
+  if (a === b || b === "read") return a;
+  if (a === "read") return b;
+  return "write";
+}
+
 /** Column order and headings of the effect table (docs/guarantees.md). */
 export const SITUATION_HEADINGS: Readonly<Record<Situation, string>> = {
   transient_failure: "transient failure",

@@ -10,7 +10,7 @@ import { isFinalStatus } from "../../src/protocol.js";
 import { ToolCatalog } from "../../src/tools/catalog.js";
 import type { JournalEntry } from "../../src/tools/journal.js";
 import type { ThreadState } from "../../src/tools/thread-state.js";
-import type { AnyToolDefinition } from "../../src/tools/types.js";
+import type { AnyToolDefinition, Effect } from "../../src/tools/types.js";
 
 const WAITS = new Set<CallStatus>(["awaiting_approval", "parked"]);
 
@@ -29,9 +29,9 @@ export class MemoryBook implements CallBook {
     const row = this.rows.get(callId);
     return row && !isFinalStatus(row.status) ? row : undefined;
   }
-  start(callId: string, input: unknown): void {
+  start(callId: string, input: unknown, effect: Effect): void {
     const row = this.open(callId);
-    if (row) Object.assign(row, { status: "started", input, attempts: row.attempts + 1, startedAt: Date.now() });
+    if (row) Object.assign(row, { status: "started", input, attempts: row.attempts + 1, startedAt: Date.now(), effect });
   }
   attempt(callId: string): void {
     const row = this.rows.get(callId);

@@ -78,11 +78,12 @@ export function ledgerConformance(impl: string, withLedger: WithLedger): void {
       run(({ ledger }) => {
         ledger.begin(entry("c", "started"));
         ledger.finish("c", "failed", OK, { attempts: 1, durationMs: 1, outcome: "unknown", errorDetails: { why: 1 } });
-        ledger.start("c", { b: 2 });
+        ledger.start("c", { b: 2 }, "read");
         ledger.park("c", "later");
         ledger.awaitApproval("c", {}, "h");
         ledger.attempt("c");
         expect(ledger.get("c")).toMatchObject({ status: "failed", attempts: 1, input: { a: 1 }, outcome: "unknown", errorDetails: { why: 1 } });
+        expect(ledger.get("c")!.effect).toBeUndefined();
         expect(ledger.get("c")!.parkReason).toBeUndefined();
       }));
 
@@ -91,9 +92,24 @@ export function ledgerConformance(impl: string, withLedger: WithLedger): void {
         ledger.begin(entry("q", "queued"));
         ledger.attempt("q");
         expect(ledger.get("q")).toMatchObject({ status: "queued", attempts: 0 });
-        ledger.start("q", { b: 2 });
+        ledger.start("q", { b: 2 }, "write");
         ledger.attempt("q");
         expect(ledger.get("q")).toMatchObject({ status: "started", attempts: 2, input: { b: 2 } });
+      }));
+
+    it("a row keeps the effect class it was started under, from the statement that starts it: begun, held, deferred or started later", () =>
+      run(async ({ ledger }) => {
+        ledger.begin(entry("q", "queued"));
+        expect(ledger.get("q")!.effect).toBeUndefined();
+        ledger.start("q", {}, "idempotent");
+        ledger.begin(entry("w", "started", { effect: "write" }));
+        ledger.beginHeld(entry("r", "started", { effect: "read" }));
+        expect(ledger.finish("r", "succeeded", OK, { attempts: 1, durationMs: 1 })).toBe(true);
+        await ledger.beginDurably(entry("d", "started", { effect: "reconcilable" }));
+        expect(["q", "w", "r", "d"].map((id) => ledger.get(id)!.effect)).toEqual(["idempotent", "write", "read", "reconcilable"]);
+        // Parked, it still says what may have run.
+        ledger.park("w", "uncertain");
+        expect(ledger.get("w")).toMatchObject({ status: "parked", effect: "write" });
       }));
 
     it("awaitApproval and decide: the call waits for a person, bound to its hash, and records who decided", () =>

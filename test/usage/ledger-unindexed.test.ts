@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { MIGRATIONS } from "../../src/thread/store/migrations.js";
 import { USAGE_REQUESTS_UNINDEXED_DDL } from "../../src/usage/thread-ledger.js";
 import { createThread, inThread, json, rawStub, runTurn } from "../helpers.js";
+import { schemaBackTo } from "../thread/store/schema-back.js";
 
 const indexes = (id: string) =>
   inThread(id, (i) => i.ctx.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'usage_requests'").toArray().map((r: { name: string }) => r.name));
@@ -28,7 +29,7 @@ describe("usage rows by turn", () => {
     await inThread(id, (i) => {
       const sql = i.ctx.storage.sql;
       sql.exec("CREATE INDEX usage_requests_by_turn ON usage_requests (turn_id)");
-      sql.exec("UPDATE weft_schema SET version = ?", MIGRATIONS.indexOf(USAGE_REQUESTS_UNINDEXED_DDL));
+      schemaBackTo(sql, MIGRATIONS.indexOf(USAGE_REQUESTS_UNINDEXED_DDL));
     });
     await evictDurableObject(rawStub(id));
     expect(await usage(id)).toEqual(before);

@@ -4,7 +4,7 @@
  * @module
  */
 import type { CallSource, CallStatus, ToolResult } from "../../protocol.js";
-import type { FinishDetails, JournalEntry, LedgerRecord } from "../../ports/ledger.js";
+import type { Effect, FinishDetails, JournalEntry, LedgerRecord } from "../../ports/ledger.js";
 import { wireJson } from "../../json-shape.js";
 
 /** A row of the calls table, column for column (`SELECT *`). */
@@ -35,6 +35,7 @@ export interface CallRow extends Record<string, SqlStorageValue> {
   error_details: string | null;
   outcome: string | null;
   restarts: number;
+  effect: string | null;
 }
 
 /**
@@ -81,6 +82,7 @@ export function toRecord(row: CallRow): StoredCall {
   if (row.full_result_path !== null) record.fullResultPath = row.full_result_path;
   if (row.outcome === "unknown") record.outcome = "unknown";
   if (row.restarts > 0) record.restarts = row.restarts;
+  if (row.effect !== null) record.effect = row.effect as Effect;
   return record;
 }
 
@@ -91,7 +93,7 @@ export function toRecord(row: CallRow): StoredCall {
 export const UNFINISHED = "finished_at IS NULL";
 
 /** The columns a new row sets, in `rowValues`' order. */
-const ROW_COLUMNS = ["call_id", "ord", "tool_name", "source", "status", "args_text", "input", "attempts", "effect_key", "turn_id", "parent_call_id", "created_at", "started_at"];
+const ROW_COLUMNS = ["call_id", "ord", "tool_name", "source", "status", "args_text", "input", "attempts", "effect_key", "turn_id", "parent_call_id", "created_at", "started_at", "effect"];
 /** The columns a final result sets besides status and attempts, in `resultValues`' order. */
 const RESULT_COLUMNS = ["result", "duration_ms", "finished_at", "stubbed", "error_code", "full_result_path", "error_details", "outcome"];
 const INSERT_COLUMNS = [...ROW_COLUMNS, ...RESULT_COLUMNS];
@@ -113,7 +115,7 @@ function pushGiven(values: SqlStorageValue[], given: SqlStorageValue[]): number 
 /**
  * Inserts a row given its values in `INSERT_COLUMNS`' order (a new row: `rowValues`; one with its
  * result: those and `resultValues`). Columns whose value is NULL are left out of the statement
- * (their default: NULL, or 0 for `stubbed`): a direct read binds 7 fewer values than the 21 columns, fewer to convert.
+ * (their default: NULL, or 0 for `stubbed`): a direct read binds 7 fewer values than the 22 columns, fewer to convert.
  */
 export function insertRow(sql: SqlStorage, values: SqlStorageValue[]): void {
   const given: SqlStorageValue[] = [];
@@ -148,7 +150,7 @@ export function finishRow(sql: SqlStorage, callId: string, status: CallStatus, a
 /** A new row's values in `ROW_COLUMNS`' order, for `insertRow`. */
 export function rowValues(call: JournalEntry, ord: number, createdAt: number, status: CallStatus, attempts: number, startedAt: number | null): SqlStorageValue[] {
   const input = call.input === undefined ? null : inputColumn(call.input, call.argsText);
-  return [call.callId, ord, call.toolName, call.source, status, call.argsText, input, attempts, call.effectKey, call.turnId ?? null, call.parentCallId ?? null, createdAt, startedAt];
+  return [call.callId, ord, call.toolName, call.source, status, call.argsText, input, attempts, call.effectKey, call.turnId ?? null, call.parentCallId ?? null, createdAt, startedAt, call.effect ?? null];
 }
 
 /** A final result's values in `RESULT_COLUMNS`' order, for `finishRow` (or after `rowValues`, for `insertRow`). */

@@ -4,7 +4,7 @@
  * @module
  */
 import { type CallStatus, PERSON_WAIT_STATUSES, type ToolResult, isFinalStatus } from "../../protocol.js";
-import type { CallJournal, FinishDetails, JournalEntry, LedgerQueries } from "../../ports/ledger.js";
+import type { CallJournal, Effect, FinishDetails, JournalEntry, LedgerQueries } from "../../ports/ledger.js";
 import { type CallRow, SAME_AS_ARGS, type StoredCall, UNFINISHED, finishRow, inputColumn, insertRow, resultValues, rowValues, toRecord } from "./call-row.js";
 
 /** A stored call, with the parent that queued or invoked it (defined with the row it is read from). */
@@ -15,6 +15,9 @@ export const LAST_ORD_SQL = "SELECT ord FROM calls ORDER BY ord DESC LIMIT 1";
 /** Whether any unfinished call is queued. */
 export const QUEUED_SQL = `SELECT 1 FROM calls WHERE status = 'queued' AND ${UNFINISHED} LIMIT 1`;
 const PERSON_WAIT_SQL = `(${PERSON_WAIT_STATUSES.map((s) => `'${s}'`).join(", ")})`;
+/** Starts an attempt (`start`): input stored once when it is the argument text, and the effect class it runs under. */
+const START_SQL = `UPDATE calls SET status = 'started', input = CASE WHEN args_text = ?1 THEN '${SAME_AS_ARGS}' ELSE ?1 END, attempts = attempts + 1, started_at = ?, effect = ?
+  WHERE call_id = ? AND ${UNFINISHED}`;
 
 /** A new call row (the journal entry of the dispatch pipeline). */
 export type NewCall = JournalEntry;
@@ -171,15 +174,9 @@ export class CallStore implements CallJournal, LedgerQueries {
     }
   }
 
-  /** The journal entry before an attempt of `execute`: status started, attempts + 1. */
-  start(callId: string, input: unknown, now = Date.now()): void {
-    const started = this.exec(
-      `UPDATE calls SET status = 'started', input = CASE WHEN args_text = ?1 THEN '${SAME_AS_ARGS}' ELSE ?1 END, attempts = attempts + 1, started_at = ?
-       WHERE call_id = ? AND ${UNFINISHED}`,
-      inputColumn(input, undefined),
-      now,
-      callId,
-    );
+  /** The journal entry before an attempt of `execute`: status started under `effect`, attempts + 1. */
+  start(callId: string, input: unknown, effect: Effect, now = Date.now()): void {
+    const started = this.exec(START_SQL, inputColumn(input, undefined), now, effect, callId);
     // An approval can come long after the watchdog last fired: the run it starts is watched too.
     if (started.rowsWritten > 0) this.leftUnfinished(callId);
   }

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { MIGRATIONS } from "../../../src/thread/store/migrations.js";
 import { MESSAGE_COUNTERS_DDL } from "../../../src/run/message-counters.js";
 import { createThread, inThread, rawStub } from "../../helpers.js";
+import { schemaBackTo } from "./schema-back.js";
 
 /** The migration to the counters of the rare kinds, and the schema version before it. */
 const COUNTERS = MIGRATIONS.indexOf(MESSAGE_COUNTERS_DDL);
@@ -105,7 +106,7 @@ describe("message counters", () => {
           bump(`n:messages@${d}`, `depth = ${d}`);
           bump(`n:visible_messages@${d}`, `depth = ${d} AND silent = 0`);
         }
-        sql.exec("UPDATE weft_schema SET version = ?", COUNTERS);
+        schemaBackTo(sql, COUNTERS);
       });
     });
     expect(Object.keys(await metaRows(id)).sort()).toEqual(["n:messages", "n:messages@1", "n:messages@2", "n:visible_messages", "n:visible_messages@1", "n:visible_messages@2"]);

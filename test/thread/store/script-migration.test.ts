@@ -7,6 +7,7 @@ import { evictDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { MIGRATIONS } from "../../../src/thread/store/migrations.js";
 import { createThread, inThread, messagesOf, rawStub, runTurn } from "../../helpers.js";
+import { schemaBackTo } from "./schema-back.js";
 
 /** The migration that deletes played steps, and the schema version before it. */
 const DELETED = MIGRATIONS.findIndex((m) => m.includes("DROP INDEX IF EXISTS script_unplayed"));
@@ -40,7 +41,7 @@ describe("script steps", () => {
         for (const [text, consumed] of [["played a", 1], ["played b", 1], ["next", 0], ["after", 0]] as const) {
           sql.exec("INSERT INTO script (step, consumed) VALUES (?, ?)", JSON.stringify({ text, toolCalls: [] }), consumed);
         }
-        sql.exec("UPDATE weft_schema SET version = ?", DELETED);
+        schemaBackTo(sql, DELETED);
       });
     });
     await evictDurableObject(rawStub(id));

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { MIGRATIONS } from "../../../src/thread/store/migrations.js";
 import { TURNS_BY_ROWID_DDL } from "../../../src/run/turn-table.js";
 import { createThread, inThread, json, rawStub, runTurn, stubOf } from "../../helpers.js";
+import { schemaBackTo } from "./schema-back.js";
 
 const REBUILD = MIGRATIONS.indexOf(TURNS_BY_ROWID_DDL);
 
@@ -45,7 +46,7 @@ describe("a thread made before a turn's number became the rowid", () => {
           const columns = Object.keys(row);
           sql.exec(`INSERT INTO turns (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`, ...columns.map((c) => (c === "ord" ? row[c] * 10 + 3 : row[c])));
         }
-        sql.exec("UPDATE weft_schema SET version = ?", REBUILD);
+        schemaBackTo(sql, REBUILD);
       });
     });
     expect((await schemaOf(id)).indexes).toEqual(["sqlite_autoindex_turns_1", "turns_by_ord"]);
