@@ -13,9 +13,9 @@ export class ScriptStore {
     for (const step of steps) this.sql.exec("INSERT INTO script (step) VALUES (?)", JSON.stringify(step));
   }
 
-  /** The first step: rowid order, no index to write, as the table holds only unplayed steps. */
-  first(): { id: number; step: StoredStep } | undefined {
-    const row = this.sql.exec<{ id: number; step: string }>("SELECT id, step FROM script ORDER BY id LIMIT 1").toArray()[0];
+  /** The first step after row `after`: rowid order, no index to write, as the table holds only unplayed steps. */
+  first(after: number): { id: number; step: StoredStep } | undefined {
+    const row = this.sql.exec<{ id: number; step: string }>("SELECT id, step FROM script WHERE id > ? ORDER BY id LIMIT 1", after).toArray()[0];
     return row && { id: row.id, step: JSON.parse(row.step) as StoredStep };
   }
 
