@@ -154,4 +154,18 @@ export interface ScriptStep {
    * what arrived, such as a report played once the message saying no background run is left came.
    */
   waitFor?: string;
+  /**
+   * The step's text as the pieces a provider would stream it in, instead of `text` (give one or
+   * the other): each piece is one text delta, `chunkDelayMs` apart. Without a pace the pieces
+   * arrive at once and weft's coalescing (at most one `text_delta` per 100 ms or 1 KiB) sends
+   * them with the step's `model_step` only, as it does a fast provider's stream.
+   */
+  chunks?: string[];
+  /**
+   * Milliseconds the step waits after each of its `chunks`: an integer from 0 (the default) to
+   * 60 000, below the model request's idle deadline (`WEFT_MODEL_IDLE_MS`). At 100 or more each
+   * piece reaches clients as a `text_delta` of its own, but for a trailing word, which redaction
+   * holds back until whitespace follows or the step ends. A stop ends the wait at once.
+   */
+  chunkDelayMs?: number;
 }

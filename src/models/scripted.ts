@@ -1,7 +1,8 @@
 /**
  * The scripted model: plays a list of steps (text, tool calls, parallel calls, malformed JSON,
- * unknown names) so turns run with no model API. The thread keeps the steps durably, so a
- * resumed turn continues where it stopped.
+ * unknown names, text streamed in paced pieces) so turns run with no model API. The thread keeps
+ * the steps durably, so a resumed turn continues where it stopped; a paced step stays stored
+ * until its stream ends, so a turn resumed after a restart mid-stream plays it again.
  * @module
  */
 import { byteLength, fitsBytes } from "../bytes.js";
@@ -21,12 +22,25 @@ export const SCRIPTED_CONTEXT_TOKENS = 8192;
 /** Largest stored step in UTF-8 bytes. */
 export const MAX_STEP_BYTES = 1024 * 1024;
 
+/**
+ * Longest `chunkDelayMs` of a step, in milliseconds: half the default idle deadline of a model
+ * request (`WEFT_MODEL_IDLE_MS`, 2 minutes), which a longer wait between parts would pass.
+ */
+export const MAX_CHUNK_DELAY_MS = 60_000;
+
 /** A step with every call's id and argument text fixed, as stored. */
 export interface StoredStep {
   text: string;
   toolCalls: ToolCallRequest[];
   /** See {@link ScriptStep.waitFor}. */
   waitFor?: string;
+  /**
+   * The lengths, in UTF-16 units, of the pieces `text` streams in ({@link ScriptStep.chunks}):
+   * the text is stored once, so pieces add only their lengths to the step's bytes.
+   */
+  chunkLengths?: number[];
+  /** See {@link ScriptStep.chunkDelayMs}; absent for no wait. */
+  chunkDelayMs?: number;
 }
 
 /**
@@ -51,6 +65,7 @@ export function normalizeScript(steps: unknown, path: (string | number)[] = ["sc
     if (step.waitFor !== undefined && (typeof step.waitFor !== "string" || step.waitFor === "")) {
       throw new WeftError("invalid_request", `${at.join(".")}.waitFor: expected a non-empty string`, { path: [...at, "waitFor"] });
     }
+    const chunks = chunksOf(step, at);
     const toolCalls = (step.toolCalls ?? []).map((call, j) => {
       const callPath = [...at, "toolCalls", j];
       if (!call || typeof call !== "object" || typeof call.name !== "string" || call.name === "") {
@@ -66,7 +81,13 @@ export function normalizeScript(steps: unknown, path: (string | number)[] = ["sc
         arguments: typeof args === "string" ? args : JSON.stringify(args ?? {}),
       };
     });
-    const stored: StoredStep = { text: step.text ?? "", toolCalls, ...(step.waitFor !== undefined ? { waitFor: step.waitFor } : {}) };
+    const stored: StoredStep = {
+      text: chunks ? chunks.join("") : (step.text ?? ""),
+      toolCalls,
+      ...(step.waitFor !== undefined ? { waitFor: step.waitFor } : {}),
+      ...(chunks ? { chunkLengths: chunks.map((c) => c.length) } : {}),
+      ...(step.chunkDelayMs ? { chunkDelayMs: step.chunkDelayMs } : {}),
+    };
     // Each step is one SQLite row; keep it far from the 2 MB row limit.
     const json = JSON.stringify(stored);
     if (!fitsBytes(json, MAX_STEP_BYTES)) {
@@ -74,6 +95,52 @@ export function normalizeScript(steps: unknown, path: (string | number)[] = ["sc
       throw new WeftError("payload_too_large", `${at.join(".")}: ${bytes} bytes, over the ${MAX_STEP_BYTES}-byte limit of a step`, { path: at });
     }
     return stored;
+  });
+}
+
+/**
+ * A step's `chunks`, checked together with its `chunkDelayMs`; undefined when it has none.
+ * @throws WeftError `invalid_request` naming the field (and the piece) at fault.
+ */
+function chunksOf(step: ScriptStep, at: (string | number)[]): string[] | undefined {
+  const fail = (field: (string | number)[], what: string): never => {
+    const path = [...at, ...field];
+    throw new WeftError("invalid_request", `${path.join(".")}: ${what}`, { path });
+  };
+  const { chunks, chunkDelayMs } = step as { chunks?: unknown; chunkDelayMs?: unknown };
+  if (chunkDelayMs !== undefined) {
+    if (chunks === undefined) fail(["chunkDelayMs"], "paces a step's chunks; give its text as chunks");
+    if (typeof chunkDelayMs !== "number" || !Number.isInteger(chunkDelayMs) || chunkDelayMs < 0 || chunkDelayMs > MAX_CHUNK_DELAY_MS) {
+      fail(["chunkDelayMs"], `expected an integer from 0 to ${MAX_CHUNK_DELAY_MS} (milliseconds)`);
+    }
+  }
+  if (chunks === undefined) return undefined;
+  if (!Array.isArray(chunks)) return fail(["chunks"], "expected an array of strings (the text in the pieces it streams in)");
+  if (step.text !== undefined) fail(["chunks"], "give text or chunks, not both (chunks are the text in pieces)");
+  for (const [i, piece] of chunks.entries()) if (typeof piece !== "string") fail(["chunks", i], "expected a string");
+  return chunks as string[];
+}
+
+/** The pieces a stored step's text streams in: the whole text as one when it was not given in chunks. */
+function piecesOf(step: StoredStep): string[] {
+  if (!step.chunkLengths) return [step.text];
+  let from = 0;
+  return step.chunkLengths.map((length) => step.text.slice(from, (from += length)));
+}
+
+/** Waits `ms`, or rejects with the signal's reason as soon as it fires (a stop must not wait out a pace). */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
   });
 }
 
@@ -93,6 +160,12 @@ export interface ScriptSource {
    * `ready`, a next step it refuses stays unplayed and null is answered (a held step).
    */
   next(ready?: (step: StoredStep) => boolean): StoredStep | null | undefined;
+  /**
+   * The stream of a step `next` answered ended: whole, or cut by a stop or a deadline. A source
+   * may keep a paced step (one with `chunkDelayMs`) unplayed until then, so that a restart
+   * mid-stream, which ends nothing, plays it again from its first piece.
+   */
+  ended?(step: StoredStep): void;
 }
 
 /** The scripted model's id, which names no provider (a provider's model of that name is another model). */
@@ -100,8 +173,9 @@ export const SCRIPTED_MODEL_ID = "scripted";
 
 /**
  * Creates the scripted model over a source of stored steps. It streams each step the way a
- * provider would (text, then each call's arguments, then `finish`); an exhausted script finishes
- * with reason `end` and nothing else, which ends the turn.
+ * provider would (text, in its pieces when given in chunks, then each call's arguments, then
+ * `finish`); an exhausted script finishes with reason `end` and nothing else, which ends the
+ * turn. A paced step throws the request signal's reason as soon as it fires.
  */
 export function createScriptedModel(source: ScriptSource): Model {
   return {
@@ -121,13 +195,24 @@ export function createScriptedModel(source: ScriptSource): Model {
         yield { type: "finish", finishReason: "end", usage: {} };
         return;
       }
-      if (step.text !== "") yield { type: "text-delta", delta: step.text };
-      for (const call of step.toolCalls) {
-        yield { type: "tool-input-start", id: call.id, toolName: call.name };
-        if (call.arguments !== "") yield { type: "tool-input-delta", id: call.id, delta: call.arguments };
-        yield { type: "tool-call", id: call.id, toolName: call.name, input: call.arguments };
+      try {
+        for (const piece of piecesOf(step)) {
+          if (piece !== "") yield { type: "text-delta", delta: piece };
+          if (!step.chunkDelayMs) continue;
+          await pause(step.chunkDelayMs, request.signal);
+          // The wait shows as time passed: weft looks at its coalescing window only when a part
+          // comes, so without this part the piece would wait for the next one to be sent.
+          yield { type: "text-delta", delta: "" };
+        }
+        for (const call of step.toolCalls) {
+          yield { type: "tool-input-start", id: call.id, toolName: call.name };
+          if (call.arguments !== "") yield { type: "tool-input-delta", id: call.id, delta: call.arguments };
+          yield { type: "tool-call", id: call.id, toolName: call.name, input: call.arguments };
+        }
+        yield { type: "finish", finishReason: step.toolCalls.length > 0 ? "tool-calls" : "stop", usage: {} };
+      } finally {
+        source.ended?.(step);
       }
-      yield { type: "finish", finishReason: step.toolCalls.length > 0 ? "tool-calls" : "stop", usage: {} };
     },
   };
 }

@@ -30,5 +30,5 @@ export { live, recorded, scripted, RECORDABLE_PROVIDERS, type ModelSource, type 
 export type { CallRecord, EventFrame, Message } from "../protocol.js";
 /** A posted message's content: text, or parts (text, images, files). */
 export type { ContentPart, MessageContent } from "../content/parts.js";
-/** One step of the scripted model: `{ text?, toolCalls?: [{ id?, name, arguments }] }`. */
+/** One step of the scripted model: `{ text?, toolCalls?: [{ id?, name, arguments }], waitFor?, chunks?, chunkDelayMs? }`. */
 export type { ScriptStep } from "../models/model.js";

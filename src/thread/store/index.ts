@@ -12,6 +12,7 @@ import { KvStore } from "./kv.js";
 import { MessageStore } from "./messages.js";
 import { META_SQL, MetaStore, metaOf } from "./meta.js";
 import { ScriptStore } from "./script.js";
+import { ScriptQueue } from "../../models/script-queue.js";
 import { SettleWindow } from "../../calls/settle-window.js";
 import { SummaryStore } from "./summaries.js";
 import { NEWEST_STATUS_SQL, TurnStore } from "./turns.js";
@@ -30,7 +31,7 @@ export class ThreadStore implements ThreadTables {
   readonly events: EventLog;
   readonly calls: CallStore;
   readonly turns: TurnStore;
-  readonly script: ScriptStore;
+  readonly script: ScriptQueue;
   readonly files: FileStore;
   readonly summaries: SummaryStore;
   readonly idempotency: IdempotencyStore;
@@ -44,7 +45,7 @@ export class ThreadStore implements ThreadTables {
     this.events = new EventLog(sql);
     this.calls = new CallStore(sql, () => this.settleSoon());
     this.turns = new TurnStore(sql);
-    this.script = new ScriptStore(sql);
+    this.script = new ScriptQueue(new ScriptStore(sql));
     this.files = new FileStore(storage);
     this.summaries = new SummaryStore(sql);
     this.idempotency = new IdempotencyStore(storage);

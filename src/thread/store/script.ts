@@ -1,11 +1,11 @@
 /**
- * The scripted model's steps: the `script` table, played in order, each step once.
+ * The scripted model's steps: the `script` table, unplayed steps in the order they are played in.
  * @module
  */
-import type { ScriptSource, StoredStep } from "../../models/scripted.js";
+import type { StoredStep } from "../../models/scripted.js";
 
-/** Script rows of one thread. */
-export class ScriptStore implements ScriptSource {
+/** Script rows of one thread: the `ScriptRows` a thread's `ScriptQueue` plays (src/models/script-queue.ts). */
+export class ScriptStore {
   constructor(private readonly sql: SqlStorage) {}
 
   /** Appends steps after any not yet played. */
@@ -13,15 +13,14 @@ export class ScriptStore implements ScriptSource {
     for (const step of steps) this.sql.exec("INSERT INTO script (step) VALUES (?)", JSON.stringify(step));
   }
 
-  /** Takes the next step, deleting it (a played step is never read again); one `ready` refuses stays (null). */
-  next(ready?: (step: StoredStep) => boolean): StoredStep | null | undefined {
-    // Rowid order (no index to write): the table holds only unplayed steps.
-    const row = this.sql.exec<{ id: number; step: string }>("SELECT id, step FROM script ORDER BY id LIMIT 1").toArray()[0];
-    if (!row) return undefined;
-    const step = JSON.parse(row.step) as StoredStep;
-    // Synchronous with the read: nothing else takes a step between them.
-    if (ready && !ready(step)) return null;
-    this.sql.exec("DELETE FROM script WHERE id = ?", row.id);
-    return step;
+  /** The first step after row `after`: rowid order, no index to write, as the table holds only unplayed steps. */
+  first(after: number): { id: number; step: StoredStep } | undefined {
+    const row = this.sql.exec<{ id: number; step: string }>("SELECT id, step FROM script WHERE id > ? ORDER BY id LIMIT 1", after).toArray()[0];
+    return row && { id: row.id, step: JSON.parse(row.step) as StoredStep };
+  }
+
+  /** Deletes a played step: it is never read again. */
+  drop(id: number): void {
+    this.sql.exec("DELETE FROM script WHERE id = ?", id);
   }
 }
