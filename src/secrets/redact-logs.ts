@@ -35,25 +35,35 @@ export function redactLogs(source: RedactorSource): void {
     for (const level of ["log", "info", "warn", "error", "debug"] as const) {
       const original = console[level].bind(console);
       console[level] = (...args: unknown[]) => {
-        let out = args;
-        for (const ref of logSources) {
-          const source = ref.deref();
-          if (!source) {
-            logSources.delete(ref);
-            continue;
-          }
-          let r: Redactor;
-          try {
-            r = source.last();
-          } catch {
-            // A source whose object is gone (a restart) or out of reach from this context.
-            continue;
-          }
-          out = out.map((a) => r.value(a));
-        }
+        const out = redactedForLogs(args);
         for (const tap of logTaps) tap(level, out);
         original(...out);
       };
     }
   }
+}
+
+/**
+ * `args` through every registered redactor (see {@link redactLogs}). weft's own lines are redacted
+ * so before `log` writes them out printable (src/log.ts): a secret whose characters that rewrites (a
+ * line feed, a carriage return) would match neither its raw form nor its JSON-escaped one.
+ */
+export function redactedForLogs(args: unknown[]): unknown[] {
+  let out = args;
+  for (const ref of logSources) {
+    const source = ref.deref();
+    if (!source) {
+      logSources.delete(ref);
+      continue;
+    }
+    let r: Redactor;
+    try {
+      r = source.last();
+    } catch {
+      // A source whose object is gone (a restart) or out of reach from this context.
+      continue;
+    }
+    out = out.map((a) => r.value(a));
+  }
+  return out;
 }
