@@ -9,6 +9,7 @@ import type { CallRecord, CallSource, CallStatus, ToolResult } from "../protocol
 import type { IdempotencyClaim } from "../rpc.js";
 import type { CompiledTool } from "../tools/catalog.js";
 import type { ExecutionState } from "../tools/thread-state.js";
+import type { EffectTerms, StartedAs } from "../tools/started-as.js";
 import type { Effect } from "../tools/types.js";
 
 /**
@@ -132,18 +133,21 @@ export function branchIdOf(thread: { readonly threadId: string; readonly branchI
 
 /**
  * A stored call as the thread's API answers it (`GET /threads/:id/calls`): without `effect`, the
- * class its row was started under, which recovery alone reads (see `LedgerRecord.effect`).
+ * class and setting its row was started under, which recovery alone reads (see `LedgerRecord.effect`).
  */
-export function publicRecord<T extends { effect?: Effect }>({ effect: _startedAs, ...record }: T): Omit<T, "effect"> {
+export function publicRecord<T extends { effect?: StartedAs }>({ effect: _startedAs, ...record }: T): Omit<T, "effect"> {
   return record;
 }
 
-/** A call ready to run: its tool, parsed input and effect, and the row it may already have. */
-export interface ReadyCall {
+/**
+ * A call ready to run: its tool, parsed input, the effect class and setting it runs under (the
+ * tool's, or for a call that may have run the more cautious of those and the ones it started
+ * under: judge.ts), and the row it may already have.
+ */
+export interface ReadyCall extends EffectTerms {
   request: CallRequest;
   tool: CompiledTool;
   input: unknown;
-  effect: Effect;
   existing?: CallRecord;
   approvedBy?: string;
   startedAt: number;

@@ -11,6 +11,7 @@ import type { CompiledTool, ToolCatalog } from "../tools/catalog.js";
 import type { CallJournal, JournalEntry } from "../tools/journal.js";
 import type { CallLock } from "./lock.js";
 import type { ThreadState } from "../tools/thread-state.js";
+import type { StartedAs } from "../tools/started-as.js";
 import type { Effect } from "../tools/types.js";
 import type { Deadlines } from "./attempt.js";
 import type { CallExecution } from "./call.js";
@@ -27,8 +28,8 @@ export type CrashPoint = "before_journal" | "after_journal" | "after_effect" | "
 /** Test seam of the crash matrix: called at each crash point of the pipeline. */
 export type CrashHook = (point: CrashPoint, call: { callId: string; toolName: string; effect?: Effect }) => void | Promise<void>;
 
-/** A stored call with the call that queued or invoked it, or whose nested run made it, and the effect class it last started under. */
-export type BookedCall = CallRecord & { parentCallId?: string; effect?: Effect };
+/** A stored call with the call that queued or invoked it, or whose nested run made it, and the effect class and setting it last started under (`StartedAs`). */
+export type BookedCall = CallRecord & { parentCallId?: string; effect?: StartedAs };
 
 /** The call journal with the reads the runner's queue, recovery and stop need. */
 export interface CallBook extends CallJournal {

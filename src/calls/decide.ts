@@ -133,7 +133,7 @@ export async function settleCall(ctx: CallContext, callId: string, settlement: S
   if (settlement.outcome === "failed") return finishCall(ctx, call, { status: "error", error: settlement.error }, "failed", record.attempts);
   // It ran before it was parked: a predicate failing now cannot refuse it, nor a redeclaration
   // since then make it less cautious than the class it started under (see judge.ts).
-  const effect = effectOrWrite(tool, input, record.effect);
-  const outcome = await enterExecute(ctx, { ...call, input, effect, existing: record, ...(record.approvedBy ? { approvedBy: record.approvedBy } : {}) });
+  const terms = effectOrWrite(tool, input, record.effect);
+  const outcome = await enterExecute(ctx, { ...call, input, ...terms, existing: record, ...(record.approvedBy ? { approvedBy: record.approvedBy } : {}) });
   return outcome.final ? outcome : outcomeOf(ctx, ctx.journal.get(callId)!);
 }

@@ -8,6 +8,7 @@ import { WeftError, errorMessage } from "../errors.js";
 import type { ToolResult } from "../protocol.js";
 import type { CompiledTool } from "../tools/catalog.js";
 import { policyFor } from "../tools/policy.js";
+import type { Finality } from "../tools/started-as.js";
 import type { ThreadState } from "../tools/thread-state.js";
 import type { LookupResult, ToolCallContext } from "../tools/types.js";
 import type { Attempt } from "./attempt.js";
@@ -69,7 +70,7 @@ export async function afterAbort(host: CallContext, call: ReadyCall, state: Thre
   if (action === "lookup_or_abort") {
     // Work the call started outside this thread (an agent's child thread) is stopped too, and the lookup reads how it ended.
     await resumableOf(call.tool.def)?.stopInside?.(call.request.callId).catch(() => undefined);
-    const answer = await reconcileCall(call.tool, effectKeyOf(host.branchId, call.request.callId), state);
+    const answer = await reconcileCall(call.tool, effectKeyOf(host.branchId, call.request.callId), state, call.finality);
     if (answer.decision === "found") return finishCall(host, call, answer.result, answer.result.status === "success" ? "succeeded" : "failed", attempts);
     if (answer.decision === "nothing_happened") {
       if (inFlight) return parkCall(host, call.request, `${reason}: lookup found no effect yet, and the request the stop cut may still land`, attempts);
@@ -80,17 +81,18 @@ export async function afterAbort(host: CallContext, call: ReadyCall, state: Thre
 }
 
 /**
- * Asks a reconcilable tool whether its effect happened and reads the answer by the tool's
- * finality: found, certainly nothing (`not_found` + `final`), or unknown (with why).
+ * Asks a reconcilable tool whether its effect happened and reads the answer by `finality`, the one
+ * the call runs under (ReadyCall): found, certainly nothing (`not_found` + `final`), or unknown (with why).
  */
 export async function reconcileCall(
   tool: CompiledTool,
   effectKey: string,
   state: ThreadState,
+  finality: Finality | undefined,
 ): Promise<{ decision: "found"; result: ToolResult } | { decision: "nothing_happened" } | { decision: "unknown"; why: string }> {
   const answer = await lookup(tool, effectKey, state);
   if (answer.status === "found") return { decision: "found", result: foundResult(answer.value) };
-  if (answer.status === "not_found" && tool.def.reconcile?.finality === "final") return { decision: "nothing_happened" };
+  if (answer.status === "not_found" && finality === "final") return { decision: "nothing_happened" };
   return { decision: "unknown", why: answer.status === "not_found" ? "lookup found nothing, but its not_found is not final" : "lookup could not tell" };
 }
 

@@ -16,6 +16,7 @@ import { wireValue } from "../json-shape.js";
 import { MAX_STEP_BYTES } from "../limits.js";
 import type { CompiledTool } from "../tools/catalog.js";
 import { judgeApproval, judgeEffect } from "../tools/judge.js";
+import { startedAs, termsOf } from "../tools/started-as.js";
 import { journalWait } from "../tools/journal-order.js";
 import { policyFor } from "../tools/policy.js";
 import type { ThreadState } from "../tools/thread-state.js";
@@ -106,7 +107,7 @@ export async function enterJudge(ctx: CallContext, call: Omit<ReadyCall, "effect
   const effect = judgeEffect(tool, input);
   if (!effect.ok) return failed(ctx, call, effect.error);
   request.admit?.(effect.value);
-  const ready: ReadyCall = { ...call, effect: effect.value };
+  const ready: ReadyCall = { ...call, ...termsOf(effect.value, tool.def) };
   if (call.approvedBy !== undefined) return effectPolicy(ctx, ready);
   // A stopped run starts nothing, not even a wait for a person: stage 8 records it aborted.
   if (ctx.signal?.aborted) return enterExecute(ctx, ready);
@@ -181,11 +182,12 @@ export async function enterExecute(ctx: CallContext, call: ReadyCall): Promise<C
   // The journal row of anything but a read is durable before any effect of execute can leave, so
   // a restart finds the call: written now behind the output gate, or awaited where there is none.
   let journaled: Promise<void> | undefined;
-  // The row keeps the class it starts under: recovery after a deploy that redeclared the tool takes the more cautious (judge.ts).
-  if (held) ctx.holdStart!({ ...rowOf(request, effectKey), status: "started", input, effect }, request.announced ? null : started);
-  else if (call.existing) ctx.journal.start(request.callId, input, effect);
-  else if (wait === "commit" && ctx.journalDurably) journaled = ctx.journalDurably({ ...rowOf(request, effectKey), status: "started", input, effect });
-  else ctx.journal.insert({ ...rowOf(request, effectKey), status: "started", input, effect });
+  // The row keeps the class and setting it starts under: recovery after a deploy that redeclared the tool takes the more cautious (judge.ts).
+  const startedUnder = startedAs(call);
+  if (held) ctx.holdStart!({ ...rowOf(request, effectKey), status: "started", input, effect: startedUnder }, request.announced ? null : started);
+  else if (call.existing) ctx.journal.start(request.callId, input, startedUnder);
+  else if (wait === "commit" && ctx.journalDurably) journaled = ctx.journalDurably({ ...rowOf(request, effectKey), status: "started", input, effect: startedUnder });
+  else ctx.journal.insert({ ...rowOf(request, effectKey), status: "started", input, effect: startedUnder });
   let attempts = (call.existing?.attempts ?? 0) + 1;
   if (wait === "commit") await (journaled ?? ctx.flush());
   if (ctx.checkpoint) await ctx.checkpoint("after_journal", mark);

@@ -19,8 +19,9 @@ export const MAX_RESTARTS = 3;
 /**
  * Decides what happens to an interrupted call by the effect policy's `restart_after_journal`
  * column (src/tools/policy.ts): run again, run again inside the dedup window, reconcile, or
- * park. The class is the more cautious of the one its row was started under and the tool's now,
- * so a write redeclared `read` by a later deploy is still parked. A call run again enters the
+ * park. The class and its setting are the more cautious of those its row was started under and
+ * the tool's now, so a write redeclared `read` by a later deploy is still parked, and a widened
+ * window or a lookup redeclared `final` does not run it again. A call run again enters the
  * pipeline at execute (stage 8).
  */
 export async function recoverCall(ctx: CallContext, record: BookedCall, now = Date.now()): Promise<CallOutcome> {
@@ -42,24 +43,24 @@ export async function recoverCall(ctx: CallContext, record: BookedCall, now = Da
   const ready = { request, tool, input, existing: record, startedAt: now, ...(record.approvedBy ? { approvedBy: record.approvedBy } : {}) };
   // It started before the restart: a predicate failing now cannot refuse it, nor a redeclaration
   // since then make it less cautious than the class it started under (see judge.ts).
-  const effect = effectOrWrite(tool, input, record.effect);
+  const terms = effectOrWrite(tool, input, record.effect);
   // A deploy changed the tool's schema: input it refuses never runs, and it may have run, so a person settles it.
   const rerun = () =>
     refused
       ? parkCall(ctx, request, `interrupted by a restart, and the tool's input schema changed since it started (${refused.message})`, record.attempts)
-      : enterExecute(ctx, { ...ready, effect });
-  switch (policyFor(effect, "restart_after_journal")) {
+      : enterExecute(ctx, { ...ready, ...terms });
+  switch (policyFor(terms.effect, "restart_after_journal")) {
     case "rerun":
       return rerun();
     case "rerun_in_window": {
-      const window = tool.def.dedupWindowMs ?? 0;
+      const window = terms.dedupWindowMs ?? 0;
       const since = record.startedAt ?? record.createdAt;
       if (now - since <= window) return rerun();
       return parkCall(ctx, request, `interrupted by a restart ${now - since} ms after it started, past its ${window} ms dedup window`, record.attempts);
     }
     case "lookup_or_rerun": {
       const state = ctx.stateFor({ callId: record.callId, tool, ...(record.turnId ? { turnId: record.turnId } : {}) });
-      const answer = await reconcileCall(tool, effectKeyOf(ctx.branchId, record.callId), state);
+      const answer = await reconcileCall(tool, effectKeyOf(ctx.branchId, record.callId), state, terms.finality);
       // What lookup found is the call's result, an error included: its status follows it, as after a stop.
       if (answer.decision === "found") return finishCall(ctx, ready, answer.result, answer.result.status === "success" ? "succeeded" : "failed", record.attempts);
       if (answer.decision === "nothing_happened") return rerun();

@@ -20,6 +20,6 @@ export async function resumeSuspended(ctx: CallContext, record: BookedCall): Pro
   const input = await liveInput(tool, record);
   // It ran before it suspended: a predicate failing now cannot refuse it, nor a redeclaration
   // since then make it less cautious than the class it started under (see judge.ts).
-  const effect = effectOrWrite(tool, input, record.effect);
-  return enterExecute(ctx, { request: requestOf(record), tool, input, effect, existing: record, startedAt: Date.now(), ...(record.approvedBy ? { approvedBy: record.approvedBy } : {}) });
+  const terms = effectOrWrite(tool, input, record.effect);
+  return enterExecute(ctx, { request: requestOf(record), tool, input, ...terms, existing: record, startedAt: Date.now(), ...(record.approvedBy ? { approvedBy: record.approvedBy } : {}) });
 }

@@ -30,7 +30,7 @@ export async function stopWaiting(ctx: CallContext, record: BookedCall): Promise
   if (record.status !== "parked" || !tool || !resumableOf(tool.def)) return outcomeOf(ctx, record);
   const input = await liveInput(tool, record);
   // It ran: the class it started under still holds, whatever a deploy since declares (see judge.ts).
-  const call = { request, tool, input, effect: effectOrWrite(tool, input, record.effect), existing: record, startedAt: Date.now() };
+  const call = { request, tool, input, ...effectOrWrite(tool, input, record.effect), existing: record, startedAt: Date.now() };
   const state = ctx.stateFor({ callId: record.callId, tool, ...(record.turnId ? { turnId: record.turnId } : {}) });
   return afterAbort(ctx, call, state, record.attempts, false);
 }

@@ -9,7 +9,7 @@ import type { CallJournal, Decision, FinishDetails, JournalEntry, Ledger, Ledger
 import { type CallRow, inputColumn, toRecord } from "../thread/store/call-row.js";
 import { GroupCommit } from "../calls/group-commit.js";
 import { SettleWindow } from "../calls/settle-window.js";
-import type { Effect } from "../tools/types.js";
+import type { StartedAs } from "../tools/started-as.js";
 
 const PERSON_WAIT: readonly string[] = PERSON_WAIT_STATUSES;
 
@@ -150,7 +150,7 @@ export class MemoryLedger implements Ledger, LedgerQueries, CallJournal {
     return row && row.finished_at === null ? row : undefined;
   }
 
-  start(callId: string, input: unknown, effect: Effect): void {
+  start(callId: string, input: unknown, effect: StartedAs): void {
     const row = this.open(callId);
     if (!row) return;
     row.status = "started";

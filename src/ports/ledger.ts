@@ -4,10 +4,10 @@
  * @module
  */
 import type { CallRecord, CallSource, CallStatus, ToolResult } from "../protocol.js";
-import type { Effect } from "../tools/types.js";
+import type { StartedAs } from "../tools/started-as.js";
 
-/** The effect classes a row is started under (weft's effect table), for the port's implementations. */
-export type { Effect } from "../tools/types.js";
+/** The effect class and its setting a row is started under, as stored (`idempotent:60000`), for the port's implementations. */
+export type { StartedAs } from "../tools/started-as.js";
 
 /** A new journal row: a call as the pipeline first records it. */
 export interface JournalEntry {
@@ -29,16 +29,17 @@ export interface JournalEntry {
   turnId?: string;
   /** The call that queued or invoked this one. */
   parentCallId?: string;
-  /** With status `started`: the effect class it starts under (see `LedgerRecord.effect`). */
-  effect?: Effect;
+  /** With status `started`: the effect class and its setting it starts under (see `LedgerRecord.effect`). */
+  effect?: StartedAs;
 }
 
 /**
  * A stored call: the public call record, with the parent that queued or invoked it and `effect`,
- * the class its row was last started under (absent until it starts, and on rows journaled before
- * weft stored it): what may have run, whatever a later deploy declares.
+ * the class and its setting (dedup window, finality) its row was last started under, in the form
+ * `StartedAs` defines (absent until it starts, and on rows journaled before weft stored it): what
+ * may have run, whatever a later deploy declares.
  */
-export type LedgerRecord = CallRecord & { parentCallId?: string; effect?: Effect };
+export type LedgerRecord = CallRecord & { parentCallId?: string; effect?: StartedAs };
 
 /** What a final result records besides its status and result. */
 export interface FinishDetails {
@@ -68,7 +69,7 @@ export interface CallJournal {
   /** Stores a new row. @throws when the id has a row already (nothing written). */
   insert(entry: JournalEntry): void;
   /** Marks an attempt started, durably, before `execute` runs: status `started` under `effect`, attempts + 1; a final row is left as it is. */
-  start(callId: string, input: unknown, effect: Effect): void;
+  start(callId: string, input: unknown, effect: StartedAs): void;
   /** One more attempt of a started call (a retry); any other row is left as it is. */
   attempt(callId: string): void;
   /** Holds a validated call for a person's approval, bound to `argsHash` (hex SHA-256 of its arguments). */
@@ -116,7 +117,7 @@ export interface Ledger {
    */
   beginDurably(entry: JournalEntry): Promise<void>;
   /** {@inheritDoc CallJournal.start} */
-  start(callId: string, input: unknown, effect: Effect): void;
+  start(callId: string, input: unknown, effect: StartedAs): void;
   /** {@inheritDoc CallJournal.attempt} */
   attempt(callId: string): void;
   /** {@inheritDoc CallJournal.awaitApproval} */

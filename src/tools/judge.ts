@@ -9,7 +9,7 @@
 import { errorMessage } from "../errors.js";
 import type { ThreadState } from "./thread-state.js";
 import type { CompiledTool } from "./catalog.js";
-import { moreCautious } from "./policy.js";
+import { type EffectTerms, type StartedAs, moreCautiousTerms, readStartedAs, termsOf } from "./started-as.js";
 import { type Effect, isEffect, missingForEffect } from "./types.js";
 
 /** A predicate's answer, or why there is none (the error result's text, naming the predicate). */
@@ -55,20 +55,20 @@ export function judgeEffect(tool: CompiledTool, input: unknown): Judged<Effect> 
 }
 
 /**
- * The effect class recovery, a stop, a resumed call and a person's retry run a call under, where
- * the call started before and no refusal can undo that: a predicate that fails now counts as
- * `write`, the class that never runs twice. `startedAs` is the class its journal row was started
- * under: a deploy since then that redeclared the tool cannot make it less cautious
- * ({@link moreCautious}), and a class the tool no longer has the options for (`dedupWindowMs`,
- * `reconcile`) counts as `write`. Undefined (a row journaled before weft stored it) leaves the
- * class the tool has now.
+ * The effect class and its setting (dedup window, finality) that recovery, a stop, a resumed call
+ * and a person's retry run a call under, where the call started before and no refusal can undo
+ * that: a predicate that fails now counts as `write`, the class that never runs twice.
+ * `startedAs` is what its journal row was started under: a deploy since then that redeclared the
+ * tool cannot make it less cautious ({@link moreCautiousTerms}: the smaller window, `nonfinal` if
+ * either is), and a class the tool no longer has the options for (`dedupWindowMs`, `reconcile`)
+ * counts as `write`. Undefined (a row journaled before weft stored it) leaves the tool's terms now.
  */
-export function effectOrWrite(tool: CompiledTool, input: unknown, startedAs: Effect | undefined): Effect {
+export function effectOrWrite(tool: CompiledTool, input: unknown, startedAs: StartedAs | undefined): EffectTerms {
   const judged = judgeEffect(tool, input);
-  const now = judged.ok ? judged.value : "write";
+  const now = termsOf(judged.ok ? judged.value : "write", tool.def);
   if (startedAs === undefined) return now;
-  const effect = moreCautious(startedAs, now);
-  return missingForEffect(effect, tool.def) ? "write" : effect;
+  const terms = moreCautiousTerms(readStartedAs(startedAs), now);
+  return missingForEffect(terms.effect, tool.def) ? { effect: "write" } : terms;
 }
 
 /**

@@ -10,7 +10,8 @@ import { isFinalStatus } from "../../src/protocol.js";
 import { ToolCatalog } from "../../src/tools/catalog.js";
 import type { JournalEntry } from "../../src/tools/journal.js";
 import type { ThreadState } from "../../src/tools/thread-state.js";
-import type { AnyToolDefinition, Effect } from "../../src/tools/types.js";
+import type { StartedAs } from "../../src/tools/started-as.js";
+import type { AnyToolDefinition } from "../../src/tools/types.js";
 
 const WAITS = new Set<CallStatus>(["awaiting_approval", "parked"]);
 
@@ -29,7 +30,7 @@ export class MemoryBook implements CallBook {
     const row = this.rows.get(callId);
     return row && !isFinalStatus(row.status) ? row : undefined;
   }
-  start(callId: string, input: unknown, effect: Effect): void {
+  start(callId: string, input: unknown, effect: StartedAs): void {
     const row = this.open(callId);
     if (row) Object.assign(row, { status: "started", input, attempts: row.attempts + 1, startedAt: Date.now(), effect });
   }

@@ -97,16 +97,16 @@ export function ledgerConformance(impl: string, withLedger: WithLedger): void {
         expect(ledger.get("q")).toMatchObject({ status: "started", attempts: 2, input: { b: 2 } });
       }));
 
-    it("a row keeps the effect class it was started under, from the statement that starts it: begun, held, deferred or started later", () =>
+    it("a row keeps the effect class and setting it was started under, from the statement that starts it: begun, held, deferred or started later", () =>
       run(async ({ ledger }) => {
         ledger.begin(entry("q", "queued"));
         expect(ledger.get("q")!.effect).toBeUndefined();
-        ledger.start("q", {}, "idempotent");
+        ledger.start("q", {}, "idempotent:60000");
         ledger.begin(entry("w", "started", { effect: "write" }));
         ledger.beginHeld(entry("r", "started", { effect: "read" }));
         expect(ledger.finish("r", "succeeded", OK, { attempts: 1, durationMs: 1 })).toBe(true);
-        await ledger.beginDurably(entry("d", "started", { effect: "reconcilable" }));
-        expect(["q", "w", "r", "d"].map((id) => ledger.get(id)!.effect)).toEqual(["idempotent", "write", "read", "reconcilable"]);
+        await ledger.beginDurably(entry("d", "started", { effect: "reconcilable:nonfinal" }));
+        expect(["q", "w", "r", "d"].map((id) => ledger.get(id)!.effect)).toEqual(["idempotent:60000", "write", "read", "reconcilable:nonfinal"]);
         // Parked, it still says what may have run.
         ledger.park("w", "uncertain");
         expect(ledger.get("w")).toMatchObject({ status: "parked", effect: "write" });

@@ -4,7 +4,7 @@
  * @module
  */
 import type { CallSource, CallStatus, ToolResult } from "../../protocol.js";
-import type { Effect, FinishDetails, JournalEntry, LedgerRecord } from "../../ports/ledger.js";
+import type { StartedAs, FinishDetails, JournalEntry, LedgerRecord } from "../../ports/ledger.js";
 import { wireJson } from "../../json-shape.js";
 
 /** A row of the calls table, column for column (`SELECT *`). */
@@ -82,7 +82,7 @@ export function toRecord(row: CallRow): StoredCall {
   if (row.full_result_path !== null) record.fullResultPath = row.full_result_path;
   if (row.outcome === "unknown") record.outcome = "unknown";
   if (row.restarts > 0) record.restarts = row.restarts;
-  if (row.effect !== null) record.effect = row.effect as Effect;
+  if (row.effect !== null) record.effect = row.effect as StartedAs;
   return record;
 }
 

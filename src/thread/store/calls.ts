@@ -4,7 +4,7 @@
  * @module
  */
 import { type CallStatus, PERSON_WAIT_STATUSES, type ToolResult, isFinalStatus } from "../../protocol.js";
-import type { CallJournal, Effect, FinishDetails, JournalEntry, LedgerQueries } from "../../ports/ledger.js";
+import type { CallJournal, StartedAs, FinishDetails, JournalEntry, LedgerQueries } from "../../ports/ledger.js";
 import { type CallRow, SAME_AS_ARGS, type StoredCall, UNFINISHED, finishRow, inputColumn, insertRow, resultValues, rowValues, toRecord } from "./call-row.js";
 
 /** A stored call, with the parent that queued or invoked it (defined with the row it is read from). */
@@ -175,7 +175,7 @@ export class CallStore implements CallJournal, LedgerQueries {
   }
 
   /** The journal entry before an attempt of `execute`: status started under `effect`, attempts + 1. */
-  start(callId: string, input: unknown, effect: Effect, now = Date.now()): void {
+  start(callId: string, input: unknown, effect: StartedAs, now = Date.now()): void {
     const started = this.exec(START_SQL, inputColumn(input, undefined), now, effect, callId);
     // An approval can come long after the watchdog last fired: the run it starts is watched too.
     if (started.rowsWritten > 0) this.leftUnfinished(callId);

@@ -5,7 +5,7 @@
  * @module
  */
 import type { CallStatus, ToolResult } from "../../protocol.js";
-import type { CallJournal, Decision, Effect, FinishDetails, JournalEntry, Ledger, LedgerQueries, LedgerRecord } from "../../ports/ledger.js";
+import type { CallJournal, Decision, StartedAs, FinishDetails, JournalEntry, Ledger, LedgerQueries, LedgerRecord } from "../../ports/ledger.js";
 import { GroupCommit } from "../../calls/group-commit.js";
 import type { ThreadStore } from "./index.js";
 
@@ -68,7 +68,7 @@ export class SqliteLedger implements Ledger, LedgerQueries, CallJournal {
     });
   }
 
-  start(callId: string, input: unknown, effect: Effect): void {
+  start(callId: string, input: unknown, effect: StartedAs): void {
     this.rows.start(callId, input, effect);
   }
 

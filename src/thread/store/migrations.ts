@@ -227,7 +227,7 @@ export const MIGRATIONS: readonly string[] = [
   TURN_STOP_DDL, // v29: a stop asked of an unfinished turn
   INBOX_STOP_DDL, // v30: a stop asked of the turn inbox rows begin
   INBOX_STOP_DDL, // v31: again, for a database that took v30's first form (a column, 0b3ea5a)
-  "ALTER TABLE calls ADD COLUMN effect TEXT;", // v32: the effect class a call started under (NULL before), so no redeclaration makes recovery less cautious
+  "ALTER TABLE calls ADD COLUMN effect TEXT;", // v32: the effect class and setting a call started under, as StartedAs stores it (NULL before), so no redeclaration makes recovery less cautious
 ];
 
 /**
