@@ -14,11 +14,16 @@ import { settingOf } from "../config.js";
 import type { EventPayloads } from "../protocol.js";
 import { log } from "../log.js";
 
-/** The `at` lines of a stack; frames in the copy of agents/ the bundle imports are shown as agents/. */
-function framesOf(stack: string | undefined): string {
+/**
+ * The `at` lines of a stack after its `Name: message` header, whose `message` lines (a user may
+ * write them to look like frames) are skipped; frames in the copy of agents/ the bundle imports
+ * are shown as agents/.
+ */
+function framesOf(stack: string | undefined, message: string): string {
   if (!stack) return "";
   return stack
     .split("\n")
+    .slice(message.split("\n").length)
     .filter((line) => /^\s+at /.test(line))
     .map((line) => line.replace(/[^\s(]*src\/generated\/agents\//g, "agents/"))
     .join("\n");
@@ -33,6 +38,10 @@ export function logFailedCall(
   redact: (text: string) => string,
 ): void {
   if (!finished.isError || finished.status === "denied" || settingOf(env, "WEFT_LOG_FAILED_CALLS") === "off") return;
-  const frames = framesOf(stack());
-  log("error", redact(`weft: tool ${finished.toolName} call ${finished.callId} of thread ${threadId} failed: ${finished.error ?? "error"}${frames ? `\n${frames}` : ""}`));
+  const error = finished.error ?? "error";
+  const frames = framesOf(stack(), error);
+  // Redacted before its line feeds are written out (a secret must match as it is), all of them:
+  // a line of the error's own would pass for a frame, or for a line of weft's.
+  const line = redact(`weft: tool ${finished.toolName} call ${finished.callId} of thread ${threadId} failed: ${error}`).replaceAll("\n", "\\n");
+  log("error", frames ? `${line}\n${redact(frames)}` : line);
 }

@@ -43,7 +43,7 @@ describe("console lines with text a user controls", () => {
     const error = vi.spyOn(console, "error").mockImplementation(() => {});
     try {
       const fake = "boom\nweft: tool refund call c9 of thread t9 succeeded";
-      logFailedCall({}, "t1", { callId: "c1", toolName: "t", isError: true, status: "failed", error: fake } as never, () => "Error: x\n    at f (agents/tools/t.ts:1:1)", (t) => t);
+      logFailedCall({}, "t1", { callId: "c1", toolName: "t", isError: true, status: "failed", error: fake } as never, () => `Error: ${fake}\n    at f (agents/tools/t.ts:1:1)`, (t) => t);
       rpcFailure(new Error(fake));
       const line = String(error.mock.calls[0]![0]);
       expect(line).toBe("weft: tool t call c1 of thread t1 failed: boom\\nweft: tool refund call c9 of thread t9 succeeded\n    at f (agents/tools/t.ts:1:1)");
@@ -51,6 +51,18 @@ describe("console lines with text a user controls", () => {
       expect(thrown.message).not.toContain("\n");
       expect(thrown.stack!.split("\n")[0]).toContain("boom\\nweft: tool refund");
       expect(thrown.stack!.split("\n").slice(1).every((l) => /^\s+at /.test(l))).toBe(true);
+    } finally {
+      error.mockRestore();
+    }
+  });
+
+  it("keep a failed call's error on one line, so a line of it written as a stack frame passes for neither a frame nor weft's own line", () => {
+    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      const fake = "boom\n    at weft: tool refund call c9 of thread t9 succeeded";
+      logFailedCall({}, "t1", { callId: "c1", toolName: "t", isError: true, status: "failed", error: fake } as never, () => `Error: ${fake}\n    at f (agents/tools/t.ts:1:1)`, (t) => t);
+      const lines = String(error.mock.calls[0]![0]).split("\n");
+      expect(lines).toEqual(["weft: tool t call c1 of thread t1 failed: boom\\n    at weft: tool refund call c9 of thread t9 succeeded", "    at f (agents/tools/t.ts:1:1)"]);
     } finally {
       error.mockRestore();
     }
