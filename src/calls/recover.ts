@@ -45,17 +45,19 @@ export async function recoverCall(ctx: CallContext, record: BookedCall, now = Da
   // since then make it less cautious than the class it started under (see judge.ts).
   const terms = effectOrWrite(tool, input, record.effect);
   // A deploy changed the tool's schema: input it refuses never runs, and it may have run, so a person settles it.
-  const rerun = () =>
+  const rerun = (under = terms) =>
     refused
       ? parkCall(ctx, request, `interrupted by a restart, and the tool's input schema changed since it started (${refused.message})`, record.attempts)
-      : enterExecute(ctx, { ...ready, ...terms });
+      : enterExecute(ctx, { ...ready, ...under });
   switch (policyFor(terms.effect, "restart_after_journal")) {
     case "rerun":
       return rerun();
     case "rerun_in_window": {
       const window = terms.dedupWindowMs ?? 0;
       const since = record.startedAt ?? record.createdAt;
-      if (now - since <= window) return rerun();
+      // Run again under the window left: the row's start moves to now, and a second restart must
+      // still measure from the first request, which the service's dedup counts from.
+      if (now - since <= window) return rerun({ ...terms, dedupWindowMs: window - (now - since) });
       return parkCall(ctx, request, `interrupted by a restart ${now - since} ms after it started, past its ${window} ms dedup window`, record.attempts);
     }
     case "lookup_or_rerun": {

@@ -148,3 +148,20 @@ describe("a call keeps the settings of the class it started under", () => {
     expect(journal.get("c")?.parkReason).toMatch(/not final/);
   });
 });
+
+describe("an idempotent call re-run by recovery and cut again", () => {
+  it("is held to the window of its first start: a second recovery past that window parks it, though the re-run began inside it", async () => {
+    const deploy = { runs: 0 };
+    const execute = async () => (deploy.runs++, { status: "success" as const, result: "again" });
+    const { world, journal } = memoryWorld({ keyed: defineTool({ description: "its service dedups a key for a minute from the first request", args: z.object({}), effect: "idempotent", dedupWindowMs: 60_000, execute }) });
+    await crashedAfterJournal(world, "keyed");
+    // First start (and its request) 50 s ago: recovery re-runs it inside the window, and the re-run is cut again after its row.
+    journal.rows.get("c")!.startedAt! -= 50_000;
+    const crashing = { ...world, crashHook: async (point: string) => { if (point === "after_journal") throw new Error("restart"); } };
+    await expect(new CallRunner(crashing).recover()).rejects.toThrow("restart");
+    // 50 s later: 100 s after the first request, whose key the service has forgotten.
+    journal.rows.get("c")!.startedAt! -= 50_000;
+    const [outcome] = await new CallRunner(world).recover();
+    expect({ status: outcome?.status, runs: deploy.runs }).toEqual({ status: "parked", runs: 0 });
+  });
+});
