@@ -148,7 +148,7 @@ async function stub(ctx: CallContext, call: ReadyCall): Promise<CallOutcome> {
 type Execute = (state: ThreadState, args: unknown, call: ToolCallContext) => Promise<unknown>;
 
 /** Retries follow the effect policy: reads and idempotent calls only; writes run once. */
-const retryable = (effect: Effect): boolean => policyFor(effect, "transient_failure") === "retry";
+const retryable = (effect: Effect): boolean => policyFor(effect, "transient_failure") !== "record_failure";
 
 /**
  * Stage 8 on: journals, runs (the only place a tool's `execute` is called) and records one call;
@@ -214,6 +214,10 @@ export async function enterExecute(ctx: CallContext, call: ReadyCall): Promise<C
   }
 
   const maxAttempts = retryable(effect) ? (tool.def.maxAttempts ?? DEFAULT_MAX_ATTEMPTS) : 1;
+  // The provider dedups an idempotent call's key for its window from the first request, no longer:
+  // a retry that would go out later may repeat the effect, so there is none (a recovered call's
+  // window is what was left of it, recover.ts).
+  const dedupUntil = policyFor(effect, "transient_failure") === "retry_in_window" ? Date.now() + (call.dedupWindowMs ?? 0) : Number.POSITIVE_INFINITY;
   let result: ToolResult;
   // A WeftError thrown by execute keeps its code and details (the offending path) in the record.
   let thrown: FinishExtra | undefined;
@@ -235,16 +239,18 @@ export async function enterExecute(ctx: CallContext, call: ReadyCall): Promise<C
     }
     // The nested work waits for a person: the call waits too, and resumes once nothing inside does.
     if (ran.error instanceof CallSuspended) return parkCall(ctx, request, ran.error.message, attempts);
-    if (attempts < maxAttempts && isTransient(ran.error) && !ctx.signal?.aborted) {
+    const backoff = backoffMs(attempts);
+    const deduped = Date.now() + backoff <= dedupUntil;
+    if (attempts < maxAttempts && isTransient(ran.error) && !ctx.signal?.aborted && deduped) {
       // The sleep holds no lock: other requests to the thread run meanwhile.
-      await ctx.sleep(backoffMs(attempts));
+      await ctx.sleep(backoff);
       ctx.journal.attempt(request.callId);
       attempts += 1;
       continue;
     }
     result = resultFromThrown(ran.error);
     if (ran.error instanceof WeftError) thrown = { errorCode: ran.error.code, ...(ran.error.details ? { errorDetails: ran.error.details } : {}) };
-    if (!retryable(effect) && !isRefusal(ran.error)) {
+    if ((!retryable(effect) || !deduped) && !isRefusal(ran.error)) {
       // The throw may have come after the request went out: say so, or a repeat repeats the effect.
       result.error = `${result.error}. ${UNKNOWN_OUTCOME}`;
       if (ctx.checkpoint) await ctx.checkpoint("after_effect", mark);

@@ -13,6 +13,8 @@ export type Situation = "transient_failure" | "restart_after_journal" | "stop_wh
 /**
  * What happens:
  * - `retry`: run again after a backoff, up to `maxAttempts`, same effect key;
+ * - `retry_in_window`: `retry` while the retry goes out inside `dedupWindowMs` of the first request, else
+ *   the failure is the result, its outcome unknown;
  * - `record_failure`: the failure is the result, no second attempt;
  * - `rerun`: run again;
  * - `rerun_in_window`: run again with the same effect key inside `dedupWindowMs`, else `park`;
@@ -26,6 +28,7 @@ export type Situation = "transient_failure" | "restart_after_journal" | "stop_wh
  */
 export type PolicyAction =
   | "retry"
+  | "retry_in_window"
   | "record_failure"
   | "rerun"
   | "rerun_in_window"
@@ -39,7 +42,7 @@ export type PolicyAction =
 /** The effect policy table: effect class x situation -> action. */
 export const EFFECT_POLICY: Readonly<Record<Effect, Readonly<Record<Situation, PolicyAction>>>> = {
   read: { transient_failure: "retry", restart_after_journal: "rerun", stop_while_running: "abort", dry_run: "run" },
-  idempotent: { transient_failure: "retry", restart_after_journal: "rerun_in_window", stop_while_running: "park", dry_run: "stub" },
+  idempotent: { transient_failure: "retry_in_window", restart_after_journal: "rerun_in_window", stop_while_running: "park", dry_run: "stub" },
   reconcilable: { transient_failure: "record_failure", restart_after_journal: "lookup_or_rerun", stop_while_running: "lookup_or_abort", dry_run: "stub" },
   write: { transient_failure: "record_failure", restart_after_journal: "park", stop_while_running: "park", dry_run: "stub" },
 };
@@ -80,9 +83,10 @@ export const EFFECT_LABELS: Readonly<Record<Effect, string>> = {
 /** How each action reads in the effect table (docs/guarantees.md). */
 export const ACTION_TEXT: Readonly<Record<PolicyAction, string>> = {
   retry: "retried (3 attempts by default, backoff), same `effectKey`",
+  retry_in_window: "retried (3 attempts by default, backoff), same `effectKey`, while the retry goes out inside the window (counted from its first start); past it the failure is the result, its outcome unknown",
   record_failure: "run once; the failure is the result",
   rerun: "run again",
-  rerun_in_window: "run again with the same `effectKey` inside the window; parked after it",
+  rerun_in_window: "run again with the same `effectKey` inside the window (counted from its first start: a re-run cut again keeps only the window left); parked after it",
   lookup_or_rerun: "`lookup(effectKey)`: found → its value is the result; `not_found` + `final` → run again; otherwise parked",
   lookup_or_abort: "`lookup(effectKey)`: found → its value is the result; `not_found` + `final` → `aborted` if `execute` had ended (parked if the stop cut it mid-flight); otherwise parked",
   abort: "recorded `aborted`",
