@@ -5,7 +5,7 @@
  * CSI 2J clears the screen, OSC 8 disguises a link). Every line goes through {@link log}.
  * @module
  */
-import { redactedForLogs } from "./secrets/redact-logs.js";
+import { writeRedacted } from "./secrets/redact-logs.js";
 
 /** C0 controls but tab and line feed, DEL, C1 controls: what a terminal acts on (as `wrangler tail` escapes them). */
 const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
@@ -33,5 +33,5 @@ function printableArg(value: unknown): unknown {
 
 /** Writes one console line at `level`, redacted (src/secrets/redact-logs.ts), then its text made {@link printable}. */
 export function log(level: "log" | "info" | "warn" | "error", ...args: unknown[]): void {
-  console[level](...redactedForLogs(args).map(printableArg));
+  writeRedacted(level, args, printableArg);
 }

@@ -5,11 +5,10 @@
  * @module
  */
 import { type CallStatus, PERSON_WAIT_STATUSES, type ToolResult } from "../protocol.js";
-import type { CallJournal, Decision, FinishDetails, JournalEntry, Ledger, LedgerQueries, LedgerRecord } from "../ports/ledger.js";
+import type { CallJournal, Decision, FinishDetails, JournalEntry, Ledger, LedgerQueries, LedgerRecord, StartedAs } from "../ports/ledger.js";
 import { type CallRow, inputColumn, toRecord } from "../thread/store/call-row.js";
 import { GroupCommit } from "../calls/group-commit.js";
 import { SettleWindow } from "../calls/settle-window.js";
-import type { StartedAs } from "../tools/started-as.js";
 
 const PERSON_WAIT: readonly string[] = PERSON_WAIT_STATUSES;
 

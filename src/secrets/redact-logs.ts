@@ -14,6 +14,8 @@ export interface RedactorSource {
 const logSources = new Set<WeakRef<RedactorSource>>();
 const logTaps = new Set<(level: string, args: unknown[]) => void>();
 let consolePatched = false;
+/** True while {@link writeRedacted} writes a line it redacted already: the patch passes it on as it is. */
+let redactedAlready = false;
 
 /**
  * Observes console output after redaction (what reaches the logs); returns an unsubscribe. For
@@ -35,7 +37,7 @@ export function redactLogs(source: RedactorSource): void {
     for (const level of ["log", "info", "warn", "error", "debug"] as const) {
       const original = console[level].bind(console);
       console[level] = (...args: unknown[]) => {
-        const out = redactedForLogs(args);
+        const out = redactedAlready ? args : redactedForLogs(args);
         for (const tap of logTaps) tap(level, out);
         original(...out);
       };
@@ -44,11 +46,22 @@ export function redactLogs(source: RedactorSource): void {
 }
 
 /**
- * `args` through every registered redactor (see {@link redactLogs}). weft's own lines are redacted
- * so before `log` writes them out printable (src/log.ts): a secret whose characters that rewrites (a
- * line feed, a carriage return) would match neither its raw form nor its JSON-escaped one.
+ * Writes weft's own line (src/log.ts) at `level`: redacted once, then each argument made printable
+ * by `finish`. Redaction comes first: a secret whose characters `finish` rewrites (a line feed, a
+ * carriage return) would match neither its raw form nor its JSON-escaped one.
  */
-export function redactedForLogs(args: unknown[]): unknown[] {
+export function writeRedacted(level: "log" | "info" | "warn" | "error", args: unknown[], finish: (arg: unknown) => unknown): void {
+  const out = redactedForLogs(args).map(finish);
+  redactedAlready = true;
+  try {
+    console[level](...out);
+  } finally {
+    redactedAlready = false;
+  }
+}
+
+/** `args` through every registered redactor (see {@link redactLogs}). */
+function redactedForLogs(args: unknown[]): unknown[] {
   let out = args;
   for (const ref of logSources) {
     const source = ref.deref();
