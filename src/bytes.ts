@@ -47,8 +47,21 @@ export function utf8Base64(text: string): string {
   return btoa(binary);
 }
 
+/** Bytes as lowercase hex, two digits each. */
+const hexOf = (bytes: ArrayBuffer | Uint8Array) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
+
 /** SHA-256 of a string's UTF-8 bytes, as lowercase hex. */
 export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return hexOf(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
+}
+
+/** HMAC-SHA-256 of `text`'s UTF-8 bytes under `key` (its UTF-8 bytes), as lowercase hex. */
+export async function hmacSha256Hex(key: string, text: string): Promise<string> {
+  const hmac = await crypto.subtle.importKey("raw", encoder.encode(key), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return hexOf(await crypto.subtle.sign("HMAC", hmac, encoder.encode(text)));
+}
+
+/** `bytes` fresh random bytes (`crypto.getRandomValues`) as lowercase hex: a secret of `8 * bytes` bits. */
+export function randomHex(bytes: number): string {
+  return hexOf(crypto.getRandomValues(new Uint8Array(bytes)));
 }

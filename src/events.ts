@@ -120,7 +120,7 @@ export interface EventPayloads {
     /** The provider ran the call itself (`executionMode: "provider"`); `result` is its answer as JSON. */
     providerExecuted?: boolean;
   };
-  /** A call of a `needsApproval` tool waits for a person; approving names `argsHash`, the hash of `input` it is bound to. */
+  /** A call of a `needsApproval` tool waits for a person; approving names `argsHash`, the thread's keyed hash of the arguments it is bound to (opaque). */
   tool_call_approval_requested: { callId: string; toolName: string; input: unknown; argsHash: string };
   /** A call whose outcome is uncertain (a write cut by a restart, say) waits for a person to settle it. */
   tool_call_parked: { callId: string; toolName: string; reason: string };

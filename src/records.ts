@@ -178,7 +178,7 @@ export interface CallRecord {
   decidedBy?: string;
   /** Why it is parked, or was before it was settled. */
   parkReason?: string;
-  /** SHA-256 of the canonical input, the approval is bound to it. */
+  /** Hash of the canonical input under the thread's own key (opaque; a plain SHA-256 on calls stored before it was keyed): the approval is bound to it. */
   argsHash?: string;
   /** Code of a refusal (`unknown_tool`, `invalid_tool_input`, `invalid_tool_output`). */
   errorCode?: string;

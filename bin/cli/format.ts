@@ -5,9 +5,10 @@
  */
 import type { EventFrame, Message, ToolListing } from "weft/client";
 
-// DEL and the C1 controls, which a terminal reads as commands, and the bidirectional marks and
-// overrides, which reorder what it shows (Trojan Source, CVE-2021-42574): what JSON leaves as it is.
-const BEYOND_JSON = "\\u007f-\\u009f\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069";
+// DEL and the C1 controls, which a terminal reads as commands, the line and paragraph separators,
+// which it may break a line at, and the bidirectional marks and overrides, which reorder what it
+// shows (Trojan Source, CVE-2021-42574): what JSON leaves as it is. As src/log.ts for the Worker's console.
+const BEYOND_JSON = "\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028-\\u202e\\u2066-\\u2069";
 const UNESCAPED_IN_JSON = new RegExp(`[${BEYOND_JSON}]`, "g");
 // With the C0 controls but tab and newline: everything a line for people must not carry raw.
 const TERMINAL_CONTROLS = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f${BEYOND_JSON}]`, "g");
@@ -19,7 +20,7 @@ const TERMINAL_CONTROLS = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f${BEYOND_JS
  * turn) or set the clipboard (OSC 52).
  */
 export function printable(line: string): string {
-  return line.replace(TERMINAL_CONTROLS, (c) => (c.charCodeAt(0) < 0x100 ? `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}` : `\\u${c.charCodeAt(0).toString(16)}`));
+  return line.replace(TERMINAL_CONTROLS, (c) => (c.charCodeAt(0) < 0x100 ? `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}` : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`));
 }
 
 /**

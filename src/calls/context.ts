@@ -67,6 +67,8 @@ export interface CallSettings {
   readonly asOf?: string;
   /** Bytes of result text the model sees. */
   readonly resultCapBytes: number;
+  /** The thread's key of argsHash: a random secret kept in its own storage and never answered, read (drawn the first time) when needed. */
+  readonly argsKey: () => string;
   /** Deadline of one attempt of `execute` for tools without `timeoutMs` (`WEFT_CALL_TIMEOUT_MS`). */
   readonly callTimeoutMs?: number;
   readonly files: FileSink;
@@ -167,6 +169,7 @@ class BoundContext implements CallContext {
   readonly outputGate?: boolean;
   readonly asOf?: string;
   readonly resultCapBytes: number;
+  readonly argsKey: () => string;
   readonly callTimeoutMs?: number;
   readonly files: FileSink;
   readonly journal: CallBook;
@@ -187,6 +190,7 @@ class BoundContext implements CallContext {
     if (set.outputGate) this.outputGate = true;
     if (set.asOf) this.asOf = set.asOf;
     this.resultCapBytes = set.resultCapBytes;
+    this.argsKey = set.argsKey;
     if (set.callTimeoutMs !== undefined) this.callTimeoutMs = set.callTimeoutMs;
     this.files = set.files;
     this.journal = world.journal;

@@ -10,7 +10,7 @@ import type { CompiledTool } from "../tools/catalog.js";
 import { effectOrWrite } from "../tools/judge.js";
 import type { CallOutcome } from "./call.js";
 import type { BookedCall, CallContext } from "./context.js";
-import { argsHashOf, requestOf, storedInput } from "./input.js";
+import { holdsArgs, requestOf, storedInput } from "./input.js";
 import { enterExecute, enterJudge } from "./pipeline.js";
 import { finishCall, outcomeOf } from "./record.js";
 
@@ -55,10 +55,10 @@ export async function approveCall(ctx: CallContext, callId: string, approvedBy: 
   const waiting = waitingCall(ctx, callId, "awaiting_approval", argsHash, (r) => r.approvedBy === approvedBy);
   if ("repeat" in waiting) return waiting.repeat;
   const { record, tool } = waiting;
-  if (record.argsHash !== (await argsHashOf(record.input))) {
+  if (!(await holdsArgs(record.argsHash, record.input, ctx.argsKey))) {
     throw new WeftError("approval_mismatch", "the call's stored arguments changed since approval was requested", { callId });
   }
-  const { input, refused } = await storedInput(tool, record);
+  const { input, refused } = await storedInput(tool, record, ctx.argsKey);
   ctx.journal.setApprovedBy(callId, approvedBy);
   // A deploy changed the tool's schema while the call waited: what it refuses now never runs.
   // Refused in the write that records the approval, so no recovery runs it with the old input.
@@ -118,7 +118,7 @@ export async function settleCall(ctx: CallContext, callId: string, settlement: S
   const waiting = waitingCall(ctx, callId, "parked", undefined, (r) => settledAlready(ctx, r, settlement));
   if ("repeat" in waiting) return waiting.repeat;
   const { record, tool } = waiting;
-  const { input, refused } = settlement.outcome === "retry" ? await storedInput(tool, record) : { input: undefined };
+  const { input, refused } = settlement.outcome === "retry" ? await storedInput(tool, record, ctx.argsKey) : { input: undefined };
   // It may have run already: run again only with input the tool as deployed accepts. It stays
   // parked, undecided, for the person to settle by hand.
   if (refused) {

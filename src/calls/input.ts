@@ -3,6 +3,7 @@
  * for an approval, and read back from the journal for a call that runs again.
  * @module
  */
+import { hmacSha256Hex, sha256Hex } from "../bytes.js";
 import { WeftError, errorMessage } from "../errors.js";
 import type { CallRecord } from "../protocol.js";
 import { wireValue } from "../json-shape.js";
@@ -44,21 +45,40 @@ export function validateInput(tool: CompiledTool, value: unknown): { ok: true; i
 }
 
 /**
- * SHA-256 (hex) of the canonical JSON of an input as it goes on the wire (dates as ISO-8601 text):
- * what an approval is bound to. Distinct inputs have distinct canonical JSON, so distinct hashes.
+ * What an approval is bound to: HMAC-SHA-256 (hex) of the canonical JSON of an input as it goes on
+ * the wire (dates as ISO-8601 text), under the thread's `key` (`CallSettings.argsKey`). Keyed
+ * because readers see the input redacted: a plain hash would let anyone who reads the thread test
+ * guesses of a secret in the arguments offline. Distinct inputs have distinct canonical JSON, so
+ * distinct hashes.
  */
-export async function argsHashOf(input: unknown): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(canonicalJson(wireValue(input) ?? {})));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+export function argsHashOf(input: unknown, key: string): Promise<string> {
+  return hmacSha256Hex(key, canonicalJson(wireValue(input) ?? {}));
+}
+
+/**
+ * SHA-256 (hex) of a value's canonical wire JSON, unkeyed: a cache key, and the argsHash of calls
+ * that waited for approval before argsHash was keyed. Never expose it for input that may hold a secret.
+ */
+export function canonicalHashOf(value: unknown): Promise<string> {
+  return sha256Hex(canonicalJson(wireValue(value) ?? {}));
+}
+
+/**
+ * Whether `hash` is the argsHash of `input` under the thread's key (read only when needed); a call
+ * stored before argsHash was keyed holds the plain {@link canonicalHashOf}, and still matches it.
+ */
+export async function holdsArgs(hash: string | undefined, input: unknown, key: () => string): Promise<boolean> {
+  if (hash === undefined) return false;
+  return hash === (await argsHashOf(input, key())) || hash === (await canonicalHashOf(input));
 }
 
 /**
  * The input a stored call runs with: its arguments validated again, so a `Date` (or any parsed
  * value) is what `execute` gets, not its stored JSON text. A call bound to an argsHash runs only
- * with an input of that hash; the stored wire form is the last resort.
+ * with an input of that hash (`key`: the thread's, as for {@link holdsArgs}); the stored wire form is the last resort.
  */
-export async function liveInput(tool: CompiledTool, record: CallRecord): Promise<unknown> {
-  return (await storedInput(tool, record)).input;
+export async function liveInput(tool: CompiledTool, record: CallRecord, key: () => string): Promise<unknown> {
+  return (await storedInput(tool, record, key)).input;
 }
 
 /**
@@ -66,11 +86,11 @@ export async function liveInput(tool: CompiledTool, record: CallRecord): Promise
  * schema changed while the call waited): `refused` holds that refusal, naming the path. A caller
  * never runs a refused input: approval fails the call, recovery parks it, a retry is refused.
  */
-export async function storedInput(tool: CompiledTool, record: CallRecord): Promise<{ input: unknown; refused?: WeftError }> {
+export async function storedInput(tool: CompiledTool, record: CallRecord, key: () => string): Promise<{ input: unknown; refused?: WeftError }> {
   const parsed = parseArgs({ text: record.argsText });
   for (const sent of parsed.ok ? [parsed.value, record.input] : [record.input]) {
     const checked = validateInput(tool, sent);
-    if (checked.ok && (record.argsHash === undefined || (await argsHashOf(checked.input)) === record.argsHash)) return { input: checked.input };
+    if (checked.ok && (record.argsHash === undefined || (await holdsArgs(record.argsHash, checked.input, key)))) return { input: checked.input };
   }
   // The last resort is the stored input itself, and only if the tool as deployed accepts it: the
   // model's text may pass a new schema while the input it was approved as does not.

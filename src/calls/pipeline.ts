@@ -115,7 +115,7 @@ export async function enterJudge(ctx: CallContext, call: Omit<ReadyCall, "effect
   const answer = asked instanceof Promise ? await asked : asked;
   if (!answer.ok) return failed(ctx, call, answer.error);
   if (!answer.value) return effectPolicy(ctx, ready);
-  const argsHash = await argsHashOf(input);
+  const argsHash = await argsHashOf(input, ctx.argsKey());
   if (!existing) ctx.journal.insert({ ...rowOf(request, effectKeyOf(ctx.branchId, request.callId)), status: "queued" });
   ctx.journal.awaitApproval(request.callId, input, argsHash);
   ctx.emit("tool_call_approval_requested", { callId: request.callId, toolName: tool.name, input: wireValue(input) ?? {}, argsHash });

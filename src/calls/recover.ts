@@ -39,7 +39,7 @@ export async function recoverCall(ctx: CallContext, record: BookedCall, now = Da
   } catch {
     return parkCall(ctx, request, "interrupted by a restart, and the tool no longer exists", record.attempts);
   }
-  const { input, refused } = await storedInput(tool, record);
+  const { input, refused } = await storedInput(tool, record, ctx.argsKey);
   const ready = { request, tool, input, existing: record, startedAt: now, ...(record.approvedBy ? { approvedBy: record.approvedBy } : {}) };
   // It started before the restart: a predicate failing now cannot refuse it, nor a redeclaration
   // since then make it less cautious than the class it started under (see judge.ts).

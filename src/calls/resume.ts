@@ -17,7 +17,7 @@ import { waitsForPerson } from "./suspend.js";
 export async function resumeSuspended(ctx: CallContext, record: BookedCall): Promise<CallOutcome> {
   if (await waitsForPerson(record, ctx.catalog)) return outcomeOf(ctx, record);
   const tool = ctx.catalog.get(record.toolName);
-  const input = await liveInput(tool, record);
+  const input = await liveInput(tool, record, ctx.argsKey);
   // It ran before it suspended: a predicate failing now cannot refuse it, nor a redeclaration
   // since then make it less cautious than the class it started under (see judge.ts).
   const terms = effectOrWrite(tool, input, record.effect);

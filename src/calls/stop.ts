@@ -28,7 +28,7 @@ export async function stopWaiting(ctx: CallContext, record: BookedCall): Promise
   }
   const tool = ctx.catalog.has(record.toolName) ? ctx.catalog.get(record.toolName) : undefined;
   if (record.status !== "parked" || !tool || !resumableOf(tool.def)) return outcomeOf(ctx, record);
-  const input = await liveInput(tool, record);
+  const input = await liveInput(tool, record, ctx.argsKey);
   // It ran: the class it started under still holds, whatever a deploy since declares (see judge.ts).
   const call = { request, tool, input, ...effectOrWrite(tool, input, record.effect), existing: record, startedAt: Date.now() };
   const state = ctx.stateFor({ callId: record.callId, tool, ...(record.turnId ? { turnId: record.turnId } : {}) });

@@ -15,7 +15,7 @@ import type { CallRecord, Message, ModelStepRecord, ToolCallRequest, ToolResult,
 import type { Caller } from "../rpc.js";
 import type { ThreadApi, ThreadInfo } from "../thread/api.js";
 import type { FileInfo } from "../thread/store/files.js";
-import type { ThreadMeta } from "../thread/store/meta.js";
+import type { ThreadMeta } from "../ports/store.js";
 import type { TurnRecord } from "../thread/store/turns.js";
 import type { MessagesResult } from "../tools/thread-state.js";
 import type { ToolListing } from "../tools/catalog.js";

@@ -25,6 +25,8 @@ export interface MemoryData {
   meta: string | null;
   /** Counters by name. */
   counters: Record<string, number>;
+  /** Secrets by name (`MetaTable.secret`). */
+  secrets: Record<string, string>;
   /** Messages in id order, with the prompt call each belongs to. */
   messages: Array<{ message: Message; promptCall: string | null }>;
   /** Values' JSON text by key. */

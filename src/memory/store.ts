@@ -4,6 +4,7 @@
  * `atomically` rolling every table back on a throw.
  * @module
  */
+import { randomHex } from "../bytes.js";
 import { checkStoredBytes } from "../limits.js";
 import type { EnvTable, EnvType, FileInfo, FileTable, KvTable, MetaTable, ReceivedLevel, ThreadMeta, ThreadTables } from "../ports/store.js";
 import { withContent } from "../content/file-content.js";
@@ -13,7 +14,7 @@ import { MemoryMessages } from "./store-messages.js";
 import { MemoryTurns } from "./store-turns.js";
 
 function empty(): MemoryData {
-  return { meta: null, counters: {}, messages: [], kv: {}, env: {}, received: [], files: {}, turns: [], inbox: [] };
+  return { meta: null, counters: {}, secrets: {}, messages: [], kv: {}, env: {}, received: [], files: {}, turns: [], inbox: [] };
 }
 
 /** A JSON round trip: what a row gives back (a fresh copy, undefined members gone). */
@@ -34,6 +35,9 @@ class MemoryMeta implements MetaTable {
   bump(name: string, by: number): void {
     const counters = this.data().counters;
     counters[name] = (counters[name] ?? 0) + by;
+  }
+  secret(name: string): string {
+    return (this.data().secrets[name] ??= randomHex(32));
   }
 }
 

@@ -72,7 +72,7 @@ export interface CallJournal {
   start(callId: string, input: unknown, effect: StartedAs): void;
   /** One more attempt of a started call (a retry); any other row is left as it is. */
   attempt(callId: string): void;
-  /** Holds a validated call for a person's approval, bound to `argsHash` (hex SHA-256 of its arguments). */
+  /** Holds a validated call for a person's approval, bound to `argsHash` (hex HMAC-SHA-256 of its arguments under the thread's key: `argsHashOf`). */
   awaitApproval(callId: string, input: unknown, argsHash: string): void;
   /** Records who approved the call. */
   setApprovedBy(callId: string, who: string): void;

@@ -51,6 +51,11 @@ export interface MetaTable {
   counter(name: string): number;
   /** Adds `by` (may be negative) to a counter. */
   bump(name: string, by: number): void;
+  /**
+   * A random secret (64 hex digits, 256 bits) kept under `name`, drawn the first time it is asked
+   * for and the same ever after: never part of the record, nor of any answer or event.
+   */
+  secret(name: string): string;
 }
 
 /** A message before it is stored. */

@@ -12,7 +12,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { type CallToolResult, ErrorCode, ListToolsResultSchema, McpError, type Tool, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, ErrorCode, ListToolsResultSchema, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
 import { byteLength } from "../bytes.js";
 import { WeftError, errorMessage } from "../errors.js";
@@ -20,6 +20,7 @@ import { DEFAULT_CALL_TIMEOUT_MS } from "../calls/execute.js";
 import { Redactor } from "../secrets/redact.js";
 import type { McpServerDefinition } from "./define.js";
 import { MAX_ANSWER_BYTES, failingOnCut, guardedFetch } from "./fetch.js";
+import { type RemoteToolInfo, keptOf } from "./kept-tool.js";
 
 /** `_meta` key and capability name of weft's effect-key extension (docs/remote-mcp.md; served by src/mcp/server.ts). */
 export const EFFECT_KEY_META = "weft/effectKey";
@@ -42,49 +43,6 @@ export const MAX_LIST_BYTES = 2 * 1024 * 1024;
 
 /** Most pages of a server's tool list; a server still giving a next cursor after them fails `mcp_protocol_error`. */
 export const MAX_LIST_PAGES = 32;
-
-/**
- * One tool as weft keeps it from the server's list: only the fields it reads (the rest of what
- * the server said is dropped as each page is read).
- */
-export interface RemoteToolInfo {
-  name: string;
-  description?: string;
-  inputSchema: Record<string, unknown>;
-  /**
-   * The JSON Schema the server says its results conform to (MCP 2025-06-18, Tools > Output
-   * Schema), kept only when it is a JSON object: a call's success is checked against it
-   * (src/remote/remote-tools.ts).
-   */
-  outputSchema?: Record<string, unknown>;
-  annotations?: { readOnlyHint?: boolean; idempotentHint?: boolean; destructiveHint?: boolean };
-}
-
-/** Longest tool name kept as the server gave it; a longer one (never a valid tool name) is cut. */
-const MAX_KEPT_NAME_CHARS = 256;
-
-/** The fields weft reads of a listed tool ({@link RemoteToolInfo}), copied: nothing else of the server's answer stays referenced. */
-function keptOf(tool: Tool): RemoteToolInfo {
-  const hints = tool.annotations;
-  const annotations = {
-    ...(typeof hints?.readOnlyHint === "boolean" ? { readOnlyHint: hints.readOnlyHint } : {}),
-    ...(typeof hints?.idempotentHint === "boolean" ? { idempotentHint: hints.idempotentHint } : {}),
-    ...(typeof hints?.destructiveHint === "boolean" ? { destructiveHint: hints.destructiveHint } : {}),
-  };
-  return {
-    // A name this long is refused anyway (src/remote/remote-tools.ts); it is kept for the refusal, cut.
-    name: tool.name.length > MAX_KEPT_NAME_CHARS ? `${tool.name.slice(0, MAX_KEPT_NAME_CHARS)}...` : tool.name,
-    ...(typeof tool.description === "string" ? { description: tool.description } : {}),
-    inputSchema: tool.inputSchema as Record<string, unknown>,
-    ...(isJsonObject(tool.outputSchema) ? { outputSchema: tool.outputSchema } : {}),
-    ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
-  };
-}
-
-/** Whether `value` is a JSON object (not an array, not null). */
-function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** What a session is opened with: its request headers, and when they are to be read again (epoch ms). */
 export interface SessionHeaders {
@@ -196,7 +154,7 @@ export class RemoteConnection {
       if (bytes > MAX_LIST_BYTES) {
         throw new WeftError("mcp_protocol_error", `mcp server "${this.server}" lists more than ${MAX_LIST_BYTES} bytes of tools over all its pages (the limit of a whole listing); it was read no further`, { ...details, limit: MAX_LIST_BYTES });
       }
-      for (const tool of answer.tools) tools.push(this.redactor.value(keptOf(tool)));
+      for (const tool of answer.tools) tools.push(keptOf(tool, this.redactor));
       if (tools.length > MAX_REMOTE_TOOLS) {
         throw new WeftError("mcp_protocol_error", `mcp server "${this.server}" lists more than ${MAX_REMOTE_TOOLS} tools; weft takes at most ${MAX_REMOTE_TOOLS} from one server (name the ones you need in its tools allow-list)`, { ...details, limit: MAX_REMOTE_TOOLS });
       }

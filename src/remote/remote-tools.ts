@@ -15,7 +15,8 @@ import { CallSuspended } from "../calls/suspend.js";
 import { AUTHORIZATION_PARK } from "./authorizer.js";
 import { TOOL_NAME_PATTERN } from "../tools/define.js";
 import type { AnyToolDefinition, SchemaInput, ToolCallContext } from "../tools/types.js";
-import { type RemoteConnection, RemoteToolError, type RemoteToolInfo } from "./connection.js";
+import { type RemoteConnection, RemoteToolError } from "./connection.js";
+import type { RemoteToolInfo } from "./kept-tool.js";
 import type { McpServerDefinition, RemoteEffect } from "./define.js";
 
 /** Dedup window weft assumes for a remote tool judged idempotent, in milliseconds. */

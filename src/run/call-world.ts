@@ -46,6 +46,7 @@ function settingsOf(engine: CallWorldHost): CallSettings {
     outputGate: true,
     ...(meta.asOf ? { asOf: meta.asOf } : {}),
     resultCapBytes: resultCapBytes(workerEnv),
+    argsKey: () => store.meta.secret("args_key"),
     ...(callTimeoutMs !== undefined ? { callTimeoutMs } : {}),
     files: {
       // A path made from a tool's attachment name is redacted like everything else a client sees.

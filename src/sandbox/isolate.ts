@@ -11,7 +11,7 @@
  * @module
  */
 import { RpcTarget } from "cloudflare:workers";
-import { argsHashOf } from "../calls/input.js";
+import { canonicalHashOf } from "../calls/input.js";
 import { encodeValue } from "./codec.js";
 import type { CodeOutcome, SandboxExecutor, SandboxRequest } from "./executor.js";
 import { ISOLATE_COMPATIBILITY_DATE, ISOLATE_CPU_MS, ISOLATE_SUBREQUESTS, MEMORY_CEILING_BYTES } from "./limits.js";
@@ -73,7 +73,7 @@ const keys = new Map<string, string>();
 const MAX_KEYS = 500;
 
 async function newKey(text: string, identity: unknown): Promise<string> {
-  const key = `weft-sandbox-${await argsHashOf(identity)}`;
+  const key = `weft-sandbox-${await canonicalHashOf(identity)}`;
   if (keys.size >= MAX_KEYS) keys.delete(keys.keys().next().value!);
   keys.set(text, key);
   return key;

@@ -17,7 +17,7 @@ import type { GetMessagesOptions, MessagesResult } from "../tools/thread-state.j
 import type { DirectCallInput, DirectCallOutcome } from "../run/direct.js";
 import type { Caller, IdempotencyClaim, RpcFailure, RpcResult } from "../rpc.js";
 import type { FileInfo } from "./store/files.js";
-import type { ThreadMeta } from "./store/meta.js";
+import type { ThreadMeta } from "../ports/store.js";
 import type { TurnRecord } from "./store/turns.js";
 
 /** Options of `POST /threads`. */

@@ -31,7 +31,7 @@ import { deleteAllRows, hasTables, migrate, migrateIfMade } from "./store/migrat
 import { ThreadStore } from "./store/index.js";
 import { SqliteLedger } from "./store/ledger.js";
 import { SqliteEventSink } from "./store/sink.js";
-import type { ThreadMeta } from "./store/meta.js";
+import type { ThreadMeta } from "../ports/store.js";
 import { schedulesOf } from "../schedules/host.js";
 import type { ThreadSchedules } from "../schedules/schedules.js";
 import { log } from "../log.js";

@@ -14,7 +14,7 @@ import { checkHistory } from "../run/seed-history.js";
 import type { Caller } from "../rpc.js";
 import type { CreateThreadInput } from "./api.js";
 import type { EnvEntry } from "../secrets/env.js";
-import type { ThreadMeta } from "./store/meta.js";
+import type { ThreadMeta } from "../ports/store.js";
 import type { ThreadStore } from "./store/index.js";
 import type { Message } from "../protocol.js";
 

@@ -29,7 +29,7 @@ import { accountOf } from "../account/api.js";
 import { checkScriptable, modelsInForce } from "../run/model-choice.js";
 import { type Caller, type IdempotencyClaim, type RpcFailure, type RpcResult, rpc, rpcFailure } from "../rpc.js";
 import { deleteAllRows, migrate } from "./store/migrations.js";
-import type { ThreadMeta } from "./store/meta.js";
+import type { ThreadMeta } from "../ports/store.js";
 import { modelTools } from "../run/conversation.js";
 import { checkNewThread } from "../run/new-thread.js";
 import { ThreadUsageLedger } from "../usage/thread-ledger.js";

@@ -7,7 +7,7 @@
 import { type AccountApi, accountOf, claimThread } from "../account/api.js";
 import { type RpcResult, rpcFailure } from "../rpc.js";
 import { type InFlight, cutByRemoval } from "./removal.js";
-import type { ThreadMeta } from "./store/meta.js";
+import type { ThreadMeta } from "../ports/store.js";
 
 /** What the listing needs of its Durable Object. */
 export interface ListingParts {

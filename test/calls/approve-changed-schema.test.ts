@@ -14,7 +14,7 @@ describe("approving a call whose tool changed since it asked", () => {
     await inThread(id, async (instance) => {
       const calls = instance.world.store.calls;
       calls.insert({ callId: "old", toolName: "needs_ok", source: "direct", status: "queued", argsText: JSON.stringify(old), effectKey: `${id}:old` });
-      calls.awaitApproval("old", old, await argsHashOf(old));
+      calls.awaitApproval("old", old, await argsHashOf(old, instance.world.store.meta.secret("args_key")));
     });
     const approved = await json("POST", `/threads/${id}/calls/old/approve`, {});
     expect(approved.status).toBe(200);

@@ -51,7 +51,7 @@ describe("a call stored before its tool's schema changed", () => {
     const { runner, journal, ran } = fixture("write");
     // Asked under `amount: z.coerce.number()`: the text said "5", the approved input holds 5.
     journal.insert({ callId: "c", toolName: "pay", source: "model", status: "queued", argsText: '{"amount":"5"}', effectKey: "t:c" });
-    journal.awaitApproval("c", { amount: 5 }, await argsHashOf({ amount: 5 }));
+    journal.awaitApproval("c", { amount: 5 }, await argsHashOf({ amount: 5 }, "memory-world args key"));
     const outcome = await runner.approve("c", "ann");
     expect(ran).toEqual([]);
     expect(outcome).toMatchObject({ callId: "c", status: "failed" });

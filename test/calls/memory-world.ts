@@ -100,7 +100,7 @@ export function memoryWorld(tools: Record<string, AnyToolDefinition>) {
   const world: CallWorld = {
     journal,
     locks: new CallLocks(),
-    settings: { branchId: "t", dryRun: false, resultCapBytes: 64 * 1024, files: { writeFile: () => {}, fileUrl: (p) => p, maxAttachments: 4 } },
+    settings: { branchId: "t", dryRun: false, resultCapBytes: 64 * 1024, argsKey: () => "memory-world args key", files: { writeFile: () => {}, fileUrl: (p) => p, maxAttachments: 4 } },
     emit: (type, data) => void events.push({ type, data }),
     holdStart(entry, started) {
       if (entry) journal.insert(entry);

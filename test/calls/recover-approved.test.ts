@@ -10,8 +10,8 @@ import { callsOf, createThread, inThread } from "../helpers.js";
 describe("recovering an approval given before a restart", () => {
   it("runs a side b call (a tool side a does not offer) once, with approvedBy", async () => {
     const id = await createThread({ agent: "catalog_side_b" });
-    const hash = await argsHashOf({ note: "b" });
     const outcomes = await inThread(id, async (instance) => {
+      const hash = await argsHashOf({ note: "b" }, instance.world.store.meta.secret("args_key"));
       const calls = instance.world.store.calls;
       // A side b call that waited for approval, approved just before the thread restarted.
       calls.insert({ callId: "b1", toolName: "record_call", source: "model", status: "queued", argsText: '{"note":"b"}', effectKey: `${id}:b1` });

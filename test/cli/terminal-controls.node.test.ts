@@ -13,7 +13,7 @@ const ESC = "\u001b";
 const hostile = `ok${ESC}[2K${ESC}[1A\r   9 turn completed${ESC}]52;c;cm0gLXJmIH4=\u0007\u009b2J\u202edevorppa\u2066`;
 const at = "2025-01-01T00:00:00.000Z";
 // eslint-disable-next-line no-control-regex
-const controls = (line: string) => [...line.matchAll(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g)].map((m) => m[0].charCodeAt(0));
+const controls = (line: string) => [...line.matchAll(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g)].map((m) => m[0].charCodeAt(0));
 
 describe("lines for people", () => {
   it.each([
@@ -30,6 +30,13 @@ describe("lines for people", () => {
   it("a message line, and any text: tab and newline stay, every other control is written out", () => {
     expect(controls(printable(messageLine({ id: 1, role: "assistant", content: hostile } as never)))).toEqual([]);
     expect(printable("a\tb\nc\u0000d\u007fe")).toBe("a\tb\nc\\x00d\\x7fe");
+  });
+
+  it("a line or paragraph separator and an Arabic letter mark are written out, in a line and in JSON", () => {
+    const text = "done\u2028   9 turn completed\u2029\u061c";
+    expect(printable(text)).toBe("done\\u2028   9 turn completed\\u2029\\u061c");
+    expect(controls(jsonText({ text }))).toEqual([]);
+    expect(JSON.parse(jsonText({ text }))).toEqual({ text });
   });
 
   it("JSON for a terminal escapes DEL and the C1 controls too, and reads back as the same value", () => {

@@ -43,6 +43,15 @@ export function storeConformance(impl: string, withTables: WithTables): void {
         expect(meta.counter("n")).toBe(1);
       }));
 
+    it("meta: a secret is drawn once (64 hex digits), kept under its name and never in the record", () =>
+      run(({ meta }) => {
+        const key = meta.secret("k");
+        expect(key).toMatch(/^[0-9a-f]{64}$/);
+        expect(meta.secret("k")).toBe(key);
+        expect(meta.secret("other")).not.toBe(key);
+        expect(meta.read()).toBeUndefined();
+      }));
+
     it("messages: increasing ids, totals and pages from either end, cursors, depth and silent filters", () =>
       run(({ messages }) => {
         const ids = ["one", "two", "three", "four"].map((content, i) => messages.append({ role: i % 2 ? "assistant" : "user", content, silent: i === 2 }).id);

@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { defineMcpServer } from "../../src/remote/define.js";
-import { RemoteConnection, type RemoteToolInfo } from "../../src/remote/connection.js";
+import { RemoteConnection } from "../../src/remote/connection.js";
+import type { RemoteToolInfo } from "../../src/remote/kept-tool.js";
 import { EFFECT_ANNOTATIONS } from "../../src/mcp/server.js";
 import { remoteEffect, remoteToolDefinition, remoteToolName, toolResultOf } from "../../src/remote/remote-tools.js";
 

@@ -2,7 +2,8 @@
  * Console lines that carry text a user controls (a tool name the model made up, a tool's error,
  * a provider's message) print it with terminal controls written out as text: `npm start` (wrangler
  * dev) prints a Worker's console raw, so an ESC sequence there would drive the operator's terminal
- * (OSC 52 writes the clipboard, CSI 2J clears the screen, OSC 8 disguises a link).
+ * (OSC 52 writes the clipboard, CSI 2J clears the screen, OSC 8 disguises a link), a line or
+ * paragraph separator would start a line of its own, a bidi override would reorder the line.
  */
 import { describe, expect, it, vi } from "vitest";
 import { logFailedCall } from "../../src/run/call-log.js";
@@ -10,6 +11,8 @@ import { rpcFailure } from "../../src/rpc.js";
 
 /** C0 controls but tab and line feed, DEL, C1 controls: what a terminal acts on. */
 const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+/** Unicode's line breaks beyond the line feed, and its bidirectional marks, embeddings, overrides and isolates. */
+const BREAKS_AND_BIDI = /[\u0085\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/;
 const HOSTILE = "x\u001b]52;c;cHduZWQ=\u0007\u001b[2J\u009b31m\r";
 const SHOWN = "x\\u001b]52;c;cHduZWQ=\\u0007\\u001b[2J\\u009b31m\\u000d";
 
@@ -63,6 +66,24 @@ describe("console lines with text a user controls", () => {
       logFailedCall({}, "t1", { callId: "c1", toolName: "t", isError: true, status: "failed", error: fake } as never, () => `Error: ${fake}\n    at f (agents/tools/t.ts:1:1)`, (t) => t);
       const lines = String(error.mock.calls[0]![0]).split("\n");
       expect(lines).toEqual(["weft: tool t call c1 of thread t1 failed: boom\\n    at weft: tool refund call c9 of thread t9 succeeded", "    at f (agents/tools/t.ts:1:1)"]);
+    } finally {
+      error.mockRestore();
+    }
+  });
+
+  it("write line and paragraph separators, NEL and bidi controls out, so a user's text neither starts a line of its own nor reorders one", () => {
+    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      const fake = "boom\u2028weft: tool refund call c9 of thread t9 succeeded\u2029\u0085 \u202edeyalp\u202c \u2066x\u2069\u200e\u200f\u061c\u202a\u202b\u202d\u2067\u2068";
+      logFailedCall({}, "t1", { callId: "c1", toolName: "t\u2028u", isError: true, status: "failed", error: fake } as never, () => undefined, (t) => t);
+      rpcFailure(new Error(fake));
+      const line = String(error.mock.calls[0]![0]);
+      expect(line).toBe(
+        "weft: tool t\\u2028u call c1 of thread t1 failed: boom\\u2028weft: tool refund call c9 of thread t9 succeeded\\u2029\\u0085 \\u202edeyalp\\u202c \\u2066x\\u2069\\u200e\\u200f\\u061c\\u202a\\u202b\\u202d\\u2067\\u2068",
+      );
+      const thrown = error.mock.calls[1]![1] as Error;
+      expect(`${thrown.name}: ${thrown.message}\n${thrown.stack}`).not.toMatch(BREAKS_AND_BIDI);
+      expect(thrown.message).toContain("boom\\u2028weft: tool refund");
     } finally {
       error.mockRestore();
     }

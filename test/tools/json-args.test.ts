@@ -31,13 +31,15 @@ describe("schema types without a JSON form", () => {
   });
 });
 
-describe("argsHash is the canonical JSON of the validated input as sent on the wire", () => {
-  it("distinct dates never share a hash; equal values in any key order do", async () => {
-    const a = await argsHashOf({ when: new Date("2024-01-01T00:00:00Z") });
-    const b = await argsHashOf({ when: new Date("2025-01-01T00:00:00Z") });
+describe("argsHash is keyed over the canonical JSON of the validated input as sent on the wire", () => {
+  it("distinct dates never share a hash; equal values in any key order do; another key gives another hash", async () => {
+    const hash = (input: unknown, key = "k") => argsHashOf(input, key);
+    const a = await hash({ when: new Date("2024-01-01T00:00:00Z") });
+    const b = await hash({ when: new Date("2025-01-01T00:00:00Z") });
     expect(a).not.toBe(b);
-    expect(a).toBe(await argsHashOf({ when: "2024-01-01T00:00:00.000Z" }));
-    expect(await argsHashOf({ x: 1, y: { b: 2, a: 1 } })).toBe(await argsHashOf({ y: { a: 1, b: 2 }, x: 1 }));
-    expect(await argsHashOf({ n: 12n })).not.toBe(await argsHashOf({ n: 13n }));
+    expect(a).toBe(await hash({ when: "2024-01-01T00:00:00.000Z" }));
+    expect(await hash({ x: 1, y: { b: 2, a: 1 } })).toBe(await hash({ y: { a: 1, b: 2 }, x: 1 }));
+    expect(await hash({ n: 12n })).not.toBe(await hash({ n: 13n }));
+    expect(await hash({ x: 1 }, "other")).not.toBe(await hash({ x: 1 }));
   });
 });

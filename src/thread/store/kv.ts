@@ -28,9 +28,7 @@ export function kvText(key: string, value: unknown): string {
 
 /** Chunked JSON values keyed by string. */
 export class KvStore implements KvTable {
-  constructor(
-    private readonly storage: DurableObjectStorage,
-  ) {}
+  constructor(private readonly storage: DurableObjectStorage) {}
 
   /** The stored value, or null when the key is absent. */
   get<T = unknown>(key: string): T | null {

@@ -2,11 +2,8 @@
  * The thread's own record (identity, creation arguments, options) in the `meta` table.
  * @module
  */
-
+import { randomHex } from "../../bytes.js";
 import type { MetaTable, ThreadMeta } from "../../ports/store.js";
-
-/** What a thread was created with (defined with the store port). */
-export type { ThreadMeta } from "../../ports/store.js";
 
 /** The thread's record: one row. */
 export const META_SQL = "SELECT value FROM meta WHERE key = 'thread'";
@@ -43,5 +40,10 @@ export class MetaStore implements MetaTable {
       `INSERT INTO meta (key, value) VALUES ${rows} ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + CAST(excluded.value AS INTEGER)`,
       ...names.flatMap((name) => [`n:${name}`, String(by)]),
     );
+  }
+
+  secret(name: string): string {
+    this.sql.exec("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)", `s:${name}`, randomHex(32));
+    return this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", `s:${name}`).one().value;
   }
 }
