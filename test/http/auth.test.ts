@@ -127,6 +127,23 @@ describe("bearer JWTs against a JWKS (RS256, ES256)", () => {
   }
 });
 
+describe("algorithm confusion", () => {
+  it("an HS256 token signed with a key set's public key, or one with alg none, is refused", async () => {
+    const pair = await generateKeyPair("RS256", { extractable: true });
+    const jwk = { ...(await exportJWK(pair.publicKey)), kid: "k1", alg: "RS256" };
+    const vars = { ...NO_AUTH, WEFT_JWT_AUDIENCE: "weft-test", WEFT_JWKS: JSON.stringify({ keys: [jwk] }) };
+    const claims = { roles: ["admin"], sub: "mallory", iss: "weft-tests", aud: "weft-test", exp: Math.floor(Date.now() / 1000) + 300 };
+    // The public key, known to all, used as an HMAC secret: verified as HS256 it would pass.
+    const asSecret = new TextEncoder().encode(JSON.stringify(jwk));
+    const confused = await new SignJWT(claims).setProtectedHeader({ alg: "HS256", kid: "k1" }).sign(asSecret);
+    const b64 = (o: unknown) => btoa(JSON.stringify(o)).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
+    for (const token of [confused, `${b64({ alg: "none" })}.${b64(claims)}.`]) {
+      const res = await send(vars, "http://weft.test/account", { headers: { authorization: `Bearer ${token}` } });
+      expect([res.status, (await res.json<any>()).error?.code]).toEqual([401, "unauthenticated"]);
+    }
+  });
+});
+
 describe("API keys", () => {
   it("are stored as SHA-256 hashes and name their user", async () => {
     expect(await hashApiKey("test-key-alice")).toBe("ad77f83d5d5b9a3b738cfc75982ec0460450b94aa1bac0f16451a1142c89c4c8");
