@@ -74,10 +74,22 @@ export function callerOf(env: WeftEnv, p: Principal): Caller {
 
 const remoteSets = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
 
-/** The HS256 key of `WEFT_JWT_SECRET`, imported once per env (jose would import it on every verify). */
-const hmacKey = perEnv((env: WeftEnv) =>
-  crypto.subtle.importKey("raw", new TextEncoder().encode(String(env.WEFT_JWT_SECRET)), { name: "HMAC", hash: "SHA-256" }, false, ["verify"]),
-);
+/** Fewest bytes of an HS256 secret: the hash's size (RFC 7518 section 3.2); a shorter one can be guessed offline from any token. */
+const MIN_HS256_SECRET_BYTES = 32;
+
+/**
+ * The HS256 key of `WEFT_JWT_SECRET`, imported once per env (jose would import it on every verify).
+ * @throws WeftError `invalid_config` for a secret under {@link MIN_HS256_SECRET_BYTES}: every holder
+ *   of a token could find it offline and sign themselves any user, admin included.
+ */
+const hmacKey = perEnv(async (env: WeftEnv) => {
+  const secret = new TextEncoder().encode(String(env.WEFT_JWT_SECRET));
+  if (secret.byteLength < MIN_HS256_SECRET_BYTES) {
+    const why = `${secret.byteLength} bytes; an HS256 secret needs at least ${MIN_HS256_SECRET_BYTES} random bytes, or a token's holder can guess it offline and sign any token (openssl rand -base64 32)`;
+    throw new WeftError("invalid_config", `WEFT_JWT_SECRET: ${why}`, { path: ["WEFT_JWT_SECRET"] });
+  }
+  return crypto.subtle.importKey("raw", secret, { name: "HMAC", hash: "SHA-256" }, false, ["verify"]);
+});
 
 /** The key set of `WEFT_JWKS`, parsed once per env; it keeps each key it imported. */
 const localJwks = perEnv((env: WeftEnv) => createLocalJWKSet(JSON.parse(String(env.WEFT_JWKS))));
@@ -154,6 +166,11 @@ async function verifiedClaims(env: WeftEnv, token: string): Promise<JWTPayload> 
       return (await jwtVerify(token, await hmacKey(env), { ...options, algorithms: ["HS256"] })).payload;
     }
     const algorithms = ["RS256", "ES256"];
+    // A published key set's issuer signs tokens for other applications too: only `aud` says one is for this deployment.
+    const setting = typeof env.WEFT_JWKS === "string" && env.WEFT_JWKS ? "WEFT_JWKS" : typeof env.WEFT_JWKS_URL === "string" && env.WEFT_JWKS_URL ? "WEFT_JWKS_URL" : null;
+    if (setting !== null && !options.audience) {
+      throw new WeftError("invalid_config", `WEFT_JWT_AUDIENCE: unset; tokens verified with ${setting} must name this deployment in their aud claim, or a token its issuer made for any other application would be taken: set WEFT_JWT_AUDIENCE`, { path: ["WEFT_JWT_AUDIENCE"] });
+    }
     if (typeof env.WEFT_JWKS === "string" && env.WEFT_JWKS) {
       keyOf = "WEFT_JWKS";
       return (await jwtVerify(token, localJwks(env), { ...options, algorithms })).payload;

@@ -83,6 +83,32 @@ describe("bearer JWTs (HS256)", () => {
   });
 });
 
+describe("token settings an attacker could get around", () => {
+  it("a WEFT_JWT_SECRET shorter than 32 bytes verifies nothing: a token signed with it, admin role and all, is refused", async () => {
+    // "changeme" falls to an offline guess from any one token its holder got: they could sign themselves admin.
+    const vars = { ...NO_AUTH, WEFT_JWT_SECRET: "changeme" };
+    const forged = await new SignJWT({ roles: ["admin"] }).setProtectedHeader({ alg: "HS256" }).setSubject("mallory").setIssuer("weft-tests").setAudience("weft-test").setExpirationTime("5m").sign(new TextEncoder().encode("changeme"));
+    const res = await send(vars, "http://weft.test/account", { headers: { authorization: `Bearer ${forged}` } });
+    const body = await res.json<any>();
+    expect([res.status, body.error?.code, body.error?.details?.path]).toEqual([500, "invalid_config", ["WEFT_JWT_SECRET"]]);
+    expect(body.error.message).toBe("WEFT_JWT_SECRET: 8 bytes; an HS256 secret needs at least 32 random bytes, or a token's holder can guess it offline and sign any token (openssl rand -base64 32)");
+    // The same secret is never shown, nor the token.
+    expect(JSON.stringify(body)).not.toContain("changeme");
+  });
+
+  it("a key set verifies no token without WEFT_JWT_AUDIENCE: its issuer's tokens for any other application would pass", async () => {
+    const pair = await generateKeyPair("ES256", { extractable: true });
+    const jwk = { ...(await exportJWK(pair.publicKey)), kid: "k1", alg: "ES256" };
+    const vars = { ...NO_AUTH, WEFT_JWT_AUDIENCE: "", WEFT_JWKS: JSON.stringify({ keys: [jwk] }) };
+    // A token the same issuer made for another application (its own audience) that names an admin role.
+    const elsewhere = await new SignJWT({ roles: ["admin"] }).setProtectedHeader({ alg: "ES256", kid: "k1" }).setSubject("mallory").setIssuer("weft-tests").setAudience("another-app").setExpirationTime("5m").sign(pair.privateKey);
+    const res = await send(vars, "http://weft.test/account", { headers: { authorization: `Bearer ${elsewhere}` } });
+    const body = await res.json<any>();
+    expect([res.status, body.error?.code, body.error?.details?.path]).toEqual([500, "invalid_config", ["WEFT_JWT_AUDIENCE"]]);
+    expect(body.error.message).toMatch(/^WEFT_JWT_AUDIENCE: unset; tokens verified with WEFT_JWKS must name this deployment in their aud claim/);
+  });
+});
+
 describe("bearer JWTs against a JWKS (RS256, ES256)", () => {
   for (const alg of ["RS256", "ES256"] as const) {
     it(`verify ${alg} tokens with the key set, and refuse a key not in it`, async () => {
@@ -99,6 +125,23 @@ describe("bearer JWTs against a JWKS (RS256, ES256)", () => {
       expect(bad.status).toBe(401);
     });
   }
+});
+
+describe("algorithm confusion", () => {
+  it("an HS256 token signed with a key set's public key, or one with alg none, is refused", async () => {
+    const pair = await generateKeyPair("RS256", { extractable: true });
+    const jwk = { ...(await exportJWK(pair.publicKey)), kid: "k1", alg: "RS256" };
+    const vars = { ...NO_AUTH, WEFT_JWT_AUDIENCE: "weft-test", WEFT_JWKS: JSON.stringify({ keys: [jwk] }) };
+    const claims = { roles: ["admin"], sub: "mallory", iss: "weft-tests", aud: "weft-test", exp: Math.floor(Date.now() / 1000) + 300 };
+    // The public key, known to all, used as an HMAC secret: verified as HS256 it would pass.
+    const asSecret = new TextEncoder().encode(JSON.stringify(jwk));
+    const confused = await new SignJWT(claims).setProtectedHeader({ alg: "HS256", kid: "k1" }).sign(asSecret);
+    const b64 = (o: unknown) => btoa(JSON.stringify(o)).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
+    for (const token of [confused, `${b64({ alg: "none" })}.${b64(claims)}.`]) {
+      const res = await send(vars, "http://weft.test/account", { headers: { authorization: `Bearer ${token}` } });
+      expect([res.status, (await res.json<any>()).error?.code]).toEqual([401, "unauthenticated"]);
+    }
+  });
 });
 
 describe("API keys", () => {
