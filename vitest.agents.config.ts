@@ -21,8 +21,8 @@ export default defineConfig({
     cloudflareTest({
       wrangler: { configPath },
       miniflare: {
-        // Tests reach the Worker without credentials.
-        bindings: { ...vars, WEFT_AUTH: "none" },
+        // Tests reach the Worker without credentials; only they reach it, so it need not say so.
+        bindings: { ...vars, WEFT_AUTH: "none", WEFT_TEST_RUNNER: "on" },
         outboundService: (request: Request) => (new URL(request.url).host === "weft-recorder.test" ? recorder.handle(request) : fetch(request)),
       },
     }),

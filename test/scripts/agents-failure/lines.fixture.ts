@@ -1,4 +1,4 @@
-// Fails on purpose: test/scripts/agents-failure-location.node.test.ts runs it under the author's
+// Fails on purpose: test/scripts/agents-run-output.node.test.ts runs it under the author's
 // test config and reads where the failures are reported. Moving a line here moves the expectation.
 import { expect, it } from "vitest";
 import { createTestThread, scripted } from "weft/testing";

@@ -1,5 +1,5 @@
 // The author's test config (vitest.agents.config.ts) over one file that fails on purpose, for
-// test/scripts/agents-failure-location.node.test.ts.
+// test/scripts/agents-run-output.node.test.ts.
 import { fileURLToPath } from "node:url";
 import agents from "../../../vitest.agents.config.ts";
 
