@@ -18,11 +18,13 @@ const vars = env as unknown as { THREAD: DurableObjectNamespace; SCHEDULES: Dura
 const threadOf = (name: string, owner: string) => vars.THREAD.idFromName(fileThreadName(name, owner)).toString();
 const sync = () => (vars.SCHEDULES.get(vars.SCHEDULES.idFromName("deployment")) as unknown as { sync(): Promise<SyncReport> }).sync();
 
-// Two files as a deploy would add them (the registry edited in place, as files.test.ts does): a
-// write of "tester"'s every hour, and a turn of weft:schedules' every day.
+// Files as a deploy would add them (the registry edited in place, as files.test.ts does): a write
+// of "tester"'s every hour, a turn of weft:schedules' every day, and a write of "tester"'s that
+// waits for approval.
 const added: Record<string, ScheduleDefinition> = {
   run_now_write: defineSchedule({ every: "1h", target: { tool: "effect_write", input: { label: "now" } }, owner: "tester" }),
   run_now_turn: defineSchedule({ cron: "0 9 * * *", timezone: "UTC", target: { agent: "guarantees", message: "MORNING REPORT" } }),
+  run_now_held: defineSchedule({ every: "1h", target: { tool: "needs_ok", input: { amount: 500 } }, owner: "tester" }),
 };
 afterEach(async () => {
   for (const name of Object.keys(added)) delete registry.schedules![name];
@@ -93,6 +95,23 @@ describe("running a file schedule now", () => {
     expect((await messages())[0]).toMatchObject({ role: "user", content: "MORNING REPORT" });
     const next = (await json("GET", `/threads/${threadId}/schedules`, undefined, "root")).body.schedules[0].nextDueAt;
     expect(next).toBe(new Date(T0 + 9 * 60 * MINUTE).toISOString());
+  });
+
+  it("the overlap rule applies: a second run while the first one's call waits for approval is skipped; a cancelled schedule no longer runs", async () => {
+    deploy();
+    setClock(T0 + 20);
+    const file = fileScheduleOf(registry, "run_now_held")!;
+    const threadId = threadOf("run_now_held", "tester");
+    const first = await json("POST", "/schedules/files/run_now_held/run", undefined, "tester");
+    expect(first.body).toMatchObject({ status: "fired", callId: `sched_${file.scheduleId}_${T0 + 20}` });
+    expect((await json("GET", `/threads/${threadId}/calls/${first.body.callId}`, undefined, "tester")).body.status).toBe("awaiting_approval");
+    const second = await json("POST", "/schedules/files/run_now_held/run", undefined, "tester");
+    expect(second.body).toEqual({ name: "run_now_held", threadId, scheduleId: file.scheduleId, key: `${file.scheduleId}:${T0 + 21}`, dueAt: new Date(T0 + 21).toISOString(), status: "skipped", reason: "overlap" });
+    const skipped = (await eventsOf(threadId)).filter((e) => e.type === "schedule_skipped").map((e) => e.data);
+    expect(skipped).toEqual([{ scheduleId: file.scheduleId, reason: "overlap", count: 1, dueAt: new Date(T0 + 21).toISOString() }]);
+    expect((await json("DELETE", `/threads/${threadId}/schedules/${file.scheduleId}`, undefined, "tester")).status).toBe(200);
+    const cancelled = await json("POST", "/schedules/files/run_now_held/run", undefined, "tester");
+    expect([cancelled.status, cancelled.body.error.code]).toEqual([404, "schedule_not_found"]);
   });
 
   it("an unknown name, another user's file schedule and, for an admin, a user's own answer 404 schedule_not_found naming it; nothing runs", async () => {
