@@ -108,6 +108,11 @@ const OTHER_SETTINGS: readonly Setting[] = [
     what: `How long, in milliseconds (0 to ${MAX_OTLP_DELAY_MS}), a finished span waits before it is sent, so the spans of a thread's turns and calls in that time share one request (as OpenTelemetry's \`OTEL_BSP_SCHEDULE_DELAY\` does; ${MAX_EXPORT_BATCH} waiting spans are sent at once). 0 sends each turn's spans when it ends. Spans still waiting when a thread's Durable Object is evicted are lost.`,
   },
   { name: "WEFT_AUTH", default: "(unset)", what: '`"none"` runs without authentication on purpose; unset, a deployment without credentials answers 503 `auth_not_configured`.' },
+  {
+    name: "WEFT_TEST_RUNNER",
+    default: "(unset)",
+    what: '`on` (set by `npm run test:agents`): the Worker runs inside the test runner, which alone reaches it, so the start-up line about `WEFT_AUTH = "none"` is left out. Never set it in a deployment.',
+  },
   { name: "WEFT_DEV_MODE", default: "(unset)", what: "`on` (set by `npm start`): requests from loopback addresses act as a local developer when no credentials are configured; a request that sends a token there is refused (401 `unauthenticated`), since nothing can verify it." },
   { name: "WEFT_DEV_STACK_MAPPER", default: "(unset)", what: "A loopback URL (set by `npm start`) of the process that maps a call record's `stack` from wrangler's bundle to your source files (`agents/tools/x.ts:LINE:COL`) as `GET /threads/:id/calls` reads it. Other URLs are ignored; unset (deployed), stacks are read as recorded." },
   { name: "WEFT_JWT_SECRET", default: "(unset)", what: "Secret for HS256 JWTs, at least 32 bytes (`openssl rand -base64 32`). Set it with `wrangler secret put`." },

@@ -163,8 +163,12 @@ export interface EventPayloads {
   };
   /** A schedule was made on the thread (src/schedules/). */
   schedule_created: { schedule: ScheduleInfo };
-  /** An occurrence was journaled and its work began: a tool call (`callId`) or a message for a turn. `key` is `scheduleId:dueAt` (epoch ms). */
-  schedule_fired: { scheduleId: string; key: string; dueAt: string; callId?: string };
+  /**
+   * An occurrence was journaled and its work began: a tool call (`callId`) or a message for a turn.
+   * `key` is `scheduleId:dueAt` (epoch ms); `manual` when a person asked for it at once
+   * (`POST /schedules/files/:name/run`), its `dueAt` then the time of asking.
+   */
+  schedule_fired: { scheduleId: string; key: string; dueAt: string; callId?: string; manual?: true };
   /** Occurrences that will not run: `missed` by downtime beyond the `missed` policy, `overlap` with the previous one still running, or `queue_full` when `overlap: "queue"` has `MAX_QUEUED` (10) waiting already; `dueAt` is the first of them. */
   schedule_skipped: { scheduleId: string; reason: "missed" | "overlap" | "queue_full"; count: number; dueAt: string };
   /** A schedule was cancelled: none of its occurrences fires after this. */

@@ -4,7 +4,7 @@
  * @module
  */
 import { env } from "cloudflare:workers";
-import { authConfigured } from "./http/auth.js";
+import { announceAuth } from "./http/auth.js";
 import { createApp } from "./http/app.js";
 import { directCallLane } from "./http/direct-lane.js";
 import type { Registry } from "./run/agent.js";
@@ -12,23 +12,6 @@ import { UserAccount } from "./account/durable.js";
 import { type WeftEnv, createThreadClass } from "./thread/durable.js";
 import { ToolCatalog } from "./tools/catalog.js";
 import { createFileSchedulesClass, syncFileSchedules } from "./schedules/deployment.js";
-import { log } from "./log.js";
-
-/** Says at start, loudly, when this Worker runs without authentication. */
-function announceAuth(vars: WeftEnv | undefined): void {
-  if (!vars || authConfigured(vars)) return;
-  if (vars.WEFT_DEV_MODE === "on") {
-    log(
-      "warn",
-      "\n*** weft: DEVELOPMENT MODE: no authentication is configured. Requests to localhost without a\n" +
-        '*** token act as the development user "dev" (admin); one with a token is refused (nothing can\n' +
-        "*** verify it). Every response carries x-weft-dev-mode. A deployed weft without auth refuses\n" +
-        '*** every request. See README "Authentication".\n',
-    );
-  } else if (vars.WEFT_AUTH === "none") {
-    log("warn", 'weft: WEFT_AUTH = "none": every request is accepted as "anonymous", on purpose.');
-  }
-}
 
 /**
  * Builds weft for the tools and agents of a generated registry.

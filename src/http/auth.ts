@@ -15,6 +15,7 @@ import type { MiddlewareHandler } from "hono";
 import { type JWTPayload, createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, jwtVerify } from "jose";
 import { sha256Hex } from "../bytes.js";
 import { WeftError } from "../errors.js";
+import { log } from "../log.js";
 import { RESERVED_USER_PREFIX, isReservedUserId } from "../ids.js";
 import { perEnv } from "../per-env.js";
 import type { Caller, Principal } from "../rpc.js";
@@ -50,6 +51,27 @@ export type AuthMode = "verify" | "none" | "dev" | "refuse";
 /** True when any way to verify a token is configured. */
 export function authConfigured(env: WeftEnv): boolean {
   return [env.WEFT_JWT_SECRET, env.WEFT_JWKS_URL, env.WEFT_JWKS, env.WEFT_API_KEYS].some((v) => typeof v === "string" && v !== "");
+}
+
+/**
+ * Says at start, loudly, when this Worker runs without authentication: the development-mode banner
+ * (`WEFT_DEV_MODE=on`), or one line for `WEFT_AUTH = "none"`. That line is left out under
+ * `WEFT_TEST_RUNNER=on` (set by vitest.agents.config.ts), where only the test runner reaches the
+ * Worker; a deployment never sets it, so one open on purpose still says so.
+ */
+export function announceAuth(vars: WeftEnv | undefined): void {
+  if (!vars || authConfigured(vars)) return;
+  if (vars.WEFT_DEV_MODE === "on") {
+    log(
+      "warn",
+      "\n*** weft: DEVELOPMENT MODE: no authentication is configured. Requests to localhost without a\n" +
+        '*** token act as the development user "dev" (admin); one with a token is refused (nothing can\n' +
+        "*** verify it). Every response carries x-weft-dev-mode. A deployed weft without auth refuses\n" +
+        '*** every request. See README "Authentication".\n',
+    );
+  } else if (vars.WEFT_AUTH === "none" && vars.WEFT_TEST_RUNNER !== "on") {
+    log("warn", 'weft: WEFT_AUTH = "none": every request is accepted as "anonymous", on purpose.');
+  }
 }
 
 /** The mode the env allows, before the request's host is known: `dev` still needs a loopback host. */

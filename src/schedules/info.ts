@@ -64,3 +64,19 @@ export const OCCURRENCE_CALL_PREFIX = "sched_";
 
 /** The call id a tool target's occurrence runs under: made from its key, so a repeat finds the call. */
 export const occurrenceCallId = (scheduleId: string, dueAt: number) => `${OCCURRENCE_CALL_PREFIX}${scheduleId}_${dueAt}`;
+
+/**
+ * What running a schedule's occurrence at once started (src/schedules/run-now.ts): `fired` (its
+ * message waits for the thread's turn, or its call ran: read it under `callId`), `queued` (behind
+ * the schedule's running occurrence, `overlap: "queue"`), or `skipped` with the `reason` its
+ * `overlap` rule gave. `dueAt` (ISO-8601) is when it was asked for, and `key` is `scheduleId:dueAt` in epoch ms.
+ */
+export interface ScheduleRun {
+  scheduleId: string;
+  key: string;
+  dueAt: string;
+  status: "fired" | "queued" | "skipped";
+  reason?: "overlap" | "queue_full";
+  /** A tool target's call id (`sched_<scheduleId>_<dueAt>`). */
+  callId?: string;
+}

@@ -333,10 +333,10 @@ export class ThreadSchedules {
   }
 
   /**
-   * Journals one occurrence (inside `fireOne`'s transaction): "overlap" when its policy skips it,
+   * Journals one occurrence (inside a transaction: `fireOne`'s, or run-now.ts's): "overlap" when its policy skips it,
    * "queue_full" when `overlap: "queue"` has {@link MAX_QUEUED} of the schedule's occurrences waiting already.
    */
-  private journalOne(world: RunWorld, row: ScheduleRow, dueAt: number, now: number, overlapping: boolean, behind: boolean): OccurrenceRow | "overlap" | "queue_full" | null {
+  journalOne(world: RunWorld, row: ScheduleRow, dueAt: number, now: number, overlapping: boolean, behind: boolean): OccurrenceRow | "overlap" | "queue_full" | null {
     const spec: ScheduleSpec = row.spec;
     const key = occurrenceKey(row.id, dueAt);
     const target = spec.target;
@@ -360,9 +360,9 @@ export class ThreadSchedules {
   /**
    * Runs (or finds again) a tool occurrence's call. A final outcome ends the occurrence; one that
    * waits for a person, or a busy thread, leaves it open for a later alarm. Then the schedule's
-   * next queued occurrence starts.
+   * next queued occurrence starts. Also run-now.ts's, for an occurrence asked for at once.
    */
-  private async run(o: OccurrenceRow): Promise<void> {
+  async run(o: OccurrenceRow): Promise<void> {
     const r = this.host.running();
     const row = this.store.get(o.scheduleId);
     if (!r || !row || !("tool" in row.spec.target) || o.callId === null) return;

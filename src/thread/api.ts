@@ -4,7 +4,7 @@
  * @module
  */
 import type { ThreadUsage } from "../usage/thread-ledger.js";
-import type { ScheduleInfo, SchedulePage, SchedulePageOptions } from "../schedules/info.js";
+import type { ScheduleInfo, SchedulePage, SchedulePageOptions, ScheduleRun } from "../schedules/info.js";
 import type { ModelInForce } from "../run/model-choice.js";
 import type { HistoryMessage } from "../run/seed-history.js";
 import type { PostMessageInput } from "../run/posted.js";
@@ -119,6 +119,8 @@ export interface ThreadApi {
   listSchedules(caller: Caller, page?: SchedulePageOptions): Promise<RpcResult<SchedulePage>>;
   /** Cancels a schedule of the thread; write access. */
   cancelSchedule(caller: Caller, scheduleId: string): Promise<RpcResult<ScheduleInfo>>;
+  /** Runs an occurrence of a schedule of the thread now (src/schedules/run-now.ts); write access. */
+  runSchedule(caller: Caller, scheduleId: string, idem?: IdempotencyClaim): Promise<RpcResult<ScheduleRun>>;
   callTool(caller: Caller, input: DirectCallInput, idem?: IdempotencyClaim): Promise<RpcResult<DirectCallOutcome>>;
   /**
    * {@link callTool} with its outcome as a string (`outcomeText` in src/run/direct.ts: the JSON text the

@@ -16,6 +16,7 @@ import { unavailableTools } from "../tools/catalog.js";
 import type { ChildAnswer } from "../run/agent-tool.js";
 import type { CreateThreadInput, ScratchCallOutcome, ThreadApi, ThreadInfo } from "./api.js";
 import type { ScheduleInfo } from "../schedules/info.js";
+import { runScheduleNow } from "../schedules/run-now.js";
 import { ThreadObject, type WeftEnv } from "./core.js";
 import { prepareThread, storeNewThread } from "./create.js";
 import { historyRedactor } from "../secrets/user-env.js";
@@ -136,9 +137,7 @@ export function createThreadClass(registry: Registry) {
 
     async usage(caller: Caller) { return this.serve(caller, { access: "read" }, (w) => new ThreadUsageLedger(this.store.storage.sql).read(w.meta.threadId, w.meta.agentId)); }
 
-    async getMessages(caller: Caller, options: GetMessagesOptions) {
-      return this.serve(caller, { access: "read" }, () => this.store.messages.list(options));
-    }
+    async getMessages(caller: Caller, options: GetMessagesOptions) { return this.serve(caller, { access: "read" }, () => this.store.messages.list(options)); }
 
     async postMessage(caller: Caller, input: PostMessageInput, idem?: IdempotencyClaim) {
       return this.serve<{ queued: boolean; message?: Message }>(caller, { access: "write", idem, env: true }, async (world, runner, taken) => {
@@ -175,9 +174,7 @@ export function createThreadClass(registry: Registry) {
       return this.serve(caller, { access: "write", idem, env: true, watched: true }, (_w, runner) => runner.decisions.settle(callId, { ...settlement, settledBy: caller.userId }));
     }
 
-    async listFiles(caller: Caller) {
-      return this.serve(caller, { access: "read" }, () => ({ files: listedFiles(this.store.files, this.secrets.redactor()) }));
-    }
+    async listFiles(caller: Caller) { return this.serve(caller, { access: "read" }, () => ({ files: listedFiles(this.store.files, this.secrets.redactor()) })); }
 
     /** A file of the thread: a capped result's full text, or an attachment (base64 for binary). */
     async getFile(caller: Caller, path: string) {
@@ -200,13 +197,12 @@ export function createThreadClass(registry: Registry) {
       return this.serve<ScheduleInfo>(caller, { access: "write", idem, env: true, watched: true }, (_w, _r, taken) => this.schedules.create(input, caller.userId, taken));
     }
 
-    async listSchedules(caller: Caller, page?: Parameters<ThreadApi["listSchedules"]>[1]) {
-      return this.serve(caller, { access: "read" }, () => this.schedules.page(page));
-    }
+    async listSchedules(caller: Caller, page?: Parameters<ThreadApi["listSchedules"]>[1]) { return this.serve(caller, { access: "read" }, () => this.schedules.page(page)); }
 
-    async cancelSchedule(caller: Caller, scheduleId: string) {
-      return this.serve(caller, { access: "write" }, () => this.schedules.cancel(scheduleId));
-    }
+    async cancelSchedule(caller: Caller, scheduleId: string) { return this.serve(caller, { access: "write" }, () => this.schedules.cancel(scheduleId)); }
+
+    // An occurrence now, fired as the alarm fires one; a tool target's call is watched like a direct call.
+    async runSchedule(caller: Caller, scheduleId: string, idem?: IdempotencyClaim) { return this.serve(caller, { access: "write", idem, env: true, watched: true }, (w, r) => runScheduleNow(this.schedules, w, r, scheduleId)); }
 
     async callTool(caller: Caller, input: DirectCallInput, idem?: IdempotencyClaim) {
       // A direct call runs outside any turn; the watchdog finishes it if a crash cuts it.

@@ -7,6 +7,7 @@
  */
 import { SignJWT } from "jose";
 import { routeList, createApp } from "../../src/http/app.js";
+import { defineSchedule } from "../../src/schedules/define.js";
 import { tapLogs } from "../../src/secrets/redact-logs.js";
 import { registry } from "../generated/registry.js";
 import { API_KEYS, request, stubOf } from "../helpers.js";
@@ -88,6 +89,7 @@ export async function runMatrix(options: { short?: boolean } = {}): Promise<Matr
     }
   };
 
+  registry.schedules![OWNED_FILE] = defineSchedule({ ...SCHEDULE, owner: "alice" });
   try {
     // The owner's world: a user-level canary, a thread with a thread-level canary, the canary turn.
     await send("owner", "PUT", "/account/env/CANARY_USER", { value: CANARIES.CANARY_USER });
@@ -122,7 +124,7 @@ export async function runMatrix(options: { short?: boolean } = {}): Promise<Matr
         .replace(":callId", "pay")
         .replace(":scheduleId", scheduleId)
         .replace(":server", "oauthed")
-        .replace(":name", pattern.startsWith("/account") ? "CANARY_USER" : "needs_ok")
+        .replace(":name", pattern.startsWith("/account") ? "CANARY_USER" : pattern.startsWith("/schedules/files") ? OWNED_FILE : "needs_ok")
         .replace("*", file.split("/").map(encodeURIComponent).join("/"));
       const body = bodyFor(route, id);
       const threadScoped = pattern.includes(":id") || route === "POST /v1/tools/:name";
@@ -154,6 +156,7 @@ export async function runMatrix(options: { short?: boolean } = {}): Promise<Matr
     socket.res.webSocket!.close();
     for (const f of frames) scan("ws frame", f);
   } finally {
+    delete registry.schedules![OWNED_FILE];
     untap();
   }
   return out;
@@ -170,6 +173,9 @@ function rank(route: string): number {
 
 /** A schedule the owner may make (a read, hourly: it never fires during the matrix). */
 const SCHEDULE = { every: "1h", target: { tool: "needs_ok", input: { amount: 1 } } };
+
+/** A file schedule of the owner's, added to the registry for the run as a deploy adds one: the `/schedules/files` routes name it. */
+const OWNED_FILE = "matrix_owned";
 
 /** A valid body for each route that takes one (the matrix tests who may, not what is valid). */
 function bodyFor(route: string, threadId: string): unknown {

@@ -212,6 +212,8 @@ describe("OpenAPI response schemas against real answers", () => {
     expect((await send("DELETE", `/threads/${id}/schedules/${made.body.scheduleId}`)).body.status).toBe("cancelled");
     expect((await send("DELETE", `/threads/${id}/schedules/sch_none`)).status).toBe(404);
     expect((await send("GET", "/schedules/files")).status).toBe(200);
+    expect((await send("POST", "/schedules/files/pulse/run")).body).toMatchObject({ name: "pulse", status: "fired" });
+    expect((await send("POST", "/schedules/files/no_such_file/run")).status).toBe(404);
   });
 
   it("records with their optional fields: a capped result with an attachment, a refused input, a thrown error, a dry run", async () => {

@@ -1,0 +1,32 @@
+/**
+ * A Worker open on purpose (`WEFT_AUTH = "none"`) says so once at start, as a deployment and
+ * `wrangler dev` run it; inside the author's test runner (`WEFT_TEST_RUNNER=on`, set by
+ * vitest.agents.config.ts), which alone reaches the Worker, that line is left out.
+ */
+import { expect, it, vi } from "vitest";
+import { announceAuth } from "../../src/http/auth.js";
+
+const LINE = 'weft: WEFT_AUTH = "none": every request is accepted as "anonymous", on purpose.';
+
+const warned = (vars: Record<string, unknown>): unknown[][] => {
+  const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+  announceAuth({ THREAD: {} as DurableObjectNamespace, ...vars });
+  const calls = [...warn.mock.calls];
+  warn.mockRestore();
+  return calls;
+};
+
+it("warns at start when a Worker runs with WEFT_AUTH none, whatever else is set", () => {
+  expect(warned({ WEFT_AUTH: "none" })).toEqual([[LINE]]);
+  expect(warned({ WEFT_AUTH: "none", WEFT_EXAMPLE_GREETING: "hello from weft", WEFT_TEST_RUNNER: "" })).toEqual([[LINE]]);
+  expect(warned({ WEFT_AUTH: "none", WEFT_TEST_RUNNER: "yes" })).toEqual([[LINE]]);
+});
+
+it("leaves the line out in the author's test runner, and says nothing with credentials", () => {
+  expect(warned({ WEFT_AUTH: "none", WEFT_TEST_RUNNER: "on" })).toEqual([]);
+  expect(warned({ WEFT_AUTH: "none", WEFT_JWT_SECRET: "s" })).toEqual([]);
+});
+
+it("still shows the development-mode banner under npm start", () => {
+  expect(String(warned({ WEFT_DEV_MODE: "on" })[0]?.[0])).toContain("weft: DEVELOPMENT MODE");
+});
