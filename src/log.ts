@@ -43,3 +43,12 @@ function printableArg(value: unknown): unknown {
 export function log(level: "log" | "info" | "warn" | "error", ...args: unknown[]): void {
   writeRedacted(level, args, printableArg);
 }
+
+/**
+ * Writes weft's own text of several lines (the development-mode banner) as one console entry: each
+ * line redacted and made {@link printable} as {@link log} does, joined by real line feeds, which
+ * only this text's own lines carry.
+ */
+export function logLines(level: "log" | "info" | "warn" | "error", lines: readonly string[]): void {
+  writeRedacted(level, [lines.join("\n")], (text) => String(text).split("\n").map(printable).join("\n"));
+}

@@ -15,7 +15,7 @@ import type { MiddlewareHandler } from "hono";
 import { type JWTPayload, createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, jwtVerify } from "jose";
 import { sha256Hex } from "../bytes.js";
 import { WeftError } from "../errors.js";
-import { log } from "../log.js";
+import { log, logLines } from "../log.js";
 import { RESERVED_USER_PREFIX, isReservedUserId } from "../ids.js";
 import { perEnv } from "../per-env.js";
 import type { Caller, Principal } from "../rpc.js";
@@ -62,13 +62,14 @@ export function authConfigured(env: WeftEnv): boolean {
 export function announceAuth(vars: WeftEnv | undefined): void {
   if (!vars || authConfigured(vars)) return;
   if (vars.WEFT_DEV_MODE === "on") {
-    log(
-      "warn",
-      "\n*** weft: DEVELOPMENT MODE: no authentication is configured. Requests to localhost without a\n" +
-        '*** token act as the development user "dev" (admin); one with a token is refused (nothing can\n' +
-        "*** verify it). Every response carries x-weft-dev-mode. A deployed weft without auth refuses\n" +
-        '*** every request. See README "Authentication".\n',
-    );
+    logLines("warn", [
+      "",
+      "*** weft: DEVELOPMENT MODE: no authentication is configured. Requests to localhost without a",
+      '*** token act as the development user "dev" (admin); one with a token is refused (nothing can',
+      "*** verify it). Every response carries x-weft-dev-mode. A deployed weft without auth refuses",
+      '*** every request. See README "Authentication".',
+      "",
+    ]);
   } else if (vars.WEFT_AUTH === "none" && vars.WEFT_TEST_RUNNER !== "on") {
     log("warn", 'weft: WEFT_AUTH = "none": every request is accepted as "anonymous", on purpose.');
   }

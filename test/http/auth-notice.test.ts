@@ -27,6 +27,11 @@ it("leaves the line out in the author's test runner, and says nothing with crede
   expect(warned({ WEFT_AUTH: "none", WEFT_JWT_SECRET: "s" })).toEqual([]);
 });
 
-it("still shows the development-mode banner under npm start", () => {
-  expect(String(warned({ WEFT_DEV_MODE: "on" })[0]?.[0])).toContain("weft: DEVELOPMENT MODE");
+it("still shows the development-mode banner under npm start, its lines as lines (npm start's filter finds each)", () => {
+  const banner = warned({ WEFT_DEV_MODE: "on" });
+  expect(banner).toHaveLength(1);
+  const lines = String(banner[0]?.[0]).split("\n");
+  expect(lines[1]).toMatch(/^\*\*\* weft: DEVELOPMENT MODE: no authentication is configured/);
+  expect(lines.filter((l) => l.startsWith("*** "))).toHaveLength(4);
+  expect(String(banner[0]?.[0])).not.toContain("\\n");
 });
