@@ -51,6 +51,18 @@ export interface TurnOutcome {
   text: string;
 }
 
+/** Where a thread stood when an outcome was reported: what the next outcome counts from. */
+interface Seen {
+  messageCount: number;
+  lastSeq: number;
+  /** The newest turn's id, if any. */
+  lastTurn: string | undefined;
+  /** The newest message's id (0: none). */
+  newest: number;
+  /** Each call record then, as JSON, by call id. */
+  calls: Map<string, string>;
+}
+
 /** The test Worker's fetch: the `main` of the vitest config's wrangler file. */
 function workerFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
   return (exports as unknown as { default: Fetcher }).default.fetch(new Request(input, init));
@@ -136,17 +148,17 @@ export class TestThread {
   }
 
   /**
-   * Waits for the next turn this test did not post (one a schedule or a background run started)
-   * to begin and to stop running, and reports what changed from this call on, as
-   * {@link TestThread.post} does. Call it after the action that will start the turn (making a
-   * schedule), not after the turn may have begun.
+   * Waits for the next turn this test has not seen (one a schedule or a background run started) to
+   * end, and reports it as {@link TestThread.post} does, with what changed since the last outcome
+   * this thread's helpers reported (or since the thread was made). A turn that ended before the
+   * call and after that outcome is the one reported, at once: no race with a schedule due soon.
    * @throws Error after `timeoutMs` (default 60 000) without such a turn stopping
    * @example
    * await thread.client.createSchedule(thread.id, { at: Date.now() + 1500, target: { agent: "example", message: "Remind me." } });
    * expect((await thread.nextTurn()).text).toBe("Reminder sent.");
    */
   async nextTurn(options: { timeoutMs?: number } = {}): Promise<TurnOutcome> {
-    return this.#settle(async () => undefined, options.timeoutMs, (info, before) => info.lastTurn !== undefined && info.lastTurn.turnId !== before.lastTurn?.turnId);
+    return this.#settle(async () => undefined, options.timeoutMs, (info, before) => info.lastTurn !== undefined && info.lastTurn.turnId !== before.lastTurn, this.#seen);
   }
 
   /**
@@ -208,10 +220,9 @@ export class TestThread {
    * Runs `action`, then waits until no turn runs and the thread `moved` since (by default: a message
    * or an event came), and reports what changed.
    */
-  async #settle(action: () => Promise<unknown>, timeoutMs = 60_000, moved = (info: ThreadInfo, before: ThreadInfo) => info.messageCount !== before.messageCount || info.lastSeq !== before.lastSeq): Promise<TurnOutcome> {
-    const before = await this.info();
-    const newest = (await this.client.getMessages(this.id, { limit: 1, order: "desc", includeSilent: true })).messages[0]?.id ?? 0;
-    const callsBefore = new Map((await this.calls()).map((c) => [c.callId, JSON.stringify(c)]));
+  async #settle(action: () => Promise<unknown>, timeoutMs = 60_000, moved = (info: ThreadInfo, before: Seen) => info.messageCount !== before.messageCount || info.lastSeq !== before.lastSeq, since?: Seen): Promise<TurnOutcome> {
+    const before = since ?? (await this.#now());
+    const { newest, calls: callsBefore } = before;
     await action();
     const deadline = Date.now() + timeoutMs;
     let info = await this.info();
@@ -228,8 +239,20 @@ export class TestThread {
     const calls = all.filter((c) => callsBefore.get(c.callId) !== JSON.stringify(c));
     const waiting = all.filter((c) => c.status === "awaiting_approval" || c.status === "parked");
     const text = [...messages].reverse().find((m) => m.role === "assistant" && m.content !== "")?.content ?? "";
+    this.#seen = { messageCount: info.messageCount, lastSeq: info.lastSeq, lastTurn: info.lastTurn?.turnId, newest: messages.at(-1)?.id ?? newest, calls: new Map(all.map((c) => [c.callId, JSON.stringify(c)])) };
     return { status: info.status, turn: info.lastTurn, messages, calls, waiting, text };
   }
+
+  /** Where the thread stands now, as {@link Seen} records it. */
+  async #now(): Promise<Seen> {
+    const info = await this.info();
+    const newest = (await this.client.getMessages(this.id, { limit: 1, order: "desc", includeSilent: true })).messages[0]?.id ?? 0;
+    const calls = new Map((await this.calls()).map((c) => [c.callId, JSON.stringify(c)]));
+    return { messageCount: info.messageCount, lastSeq: info.lastSeq, lastTurn: info.lastTurn?.turnId, newest, calls };
+  }
+
+  /** What the last reported outcome showed (nothing yet: a thread just made); {@link TestThread.nextTurn} counts from it. */
+  #seen: Seen = { messageCount: 0, lastSeq: 0, lastTurn: undefined, newest: 0, calls: new Map() };
 
   /** Throws what the recorder found wrong (a request that differs from the recording). */
   async #recorderErrors(): Promise<void> {
