@@ -11,8 +11,9 @@ export interface ConnectionOptions {
   url: string;
   /**
    * Bearer token: a JWT or a static API key (README "Authentication"). Sent as
-   * `Authorization: Bearer <token>`, and as `?access_token=` on WebSocket upgrades (browsers
-   * cannot set headers there). Omit it against a development-mode Worker.
+   * `Authorization: Bearer <token>`, and on WebSocket upgrades (where browsers cannot set headers)
+   * as the subprotocol `weft.bearer.<base64url>` beside `weft`, never in the URL. Omit it against
+   * a development-mode Worker.
    */
   token?: string;
   /** The `fetch` to use; default the global one (browsers, Node 18+, Workers). */

@@ -7,6 +7,7 @@
 import ReconnectingWebSocket from "partysocket/ws";
 import type { EventFrame } from "../protocol.js";
 import type { ThreadInfo } from "../thread/api.js";
+import { socketProtocols } from "../socket-token.ts";
 import { type ConnectionOptions, WeftClientError, request, urlOf } from "./request.ts";
 
 /** Options of `WeftClient.subscribe`. */
@@ -104,7 +105,7 @@ export function subscribe(conn: ConnectionOptions, threadId: string, options: Su
   // reported instead of retried forever, and no frame is taken before the cursor's thread is known
   // (a thread made again on the id meanwhile would otherwise be followed as if it were the first).
   const tokenNow = async () => (options.token ? await options.token() : conn.token);
-  const nextUrl = async (): Promise<string> => {
+  const nextConnection = async (): Promise<{ url: string; token: string | undefined }> => {
     let token = await tokenNow();
     if (createdAt === undefined || (attempts > 0 && !openedSinceAttempt)) {
       for (let wait = FIRST_WAIT_MS; !ended; wait = Math.min(wait * 2, LONGEST_WAIT_MS)) {
@@ -122,10 +123,25 @@ export function subscribe(conn: ConnectionOptions, threadId: string, options: Su
     openedSinceAttempt = false;
     // batch=1: a burst of events arrives as a few JSON arrays of frames instead of one message each.
     // An empty token is no token, as over HTTP (request.ts): "" would be a token sent, and refused.
-    return urlOf(wsBase, path, { since: lastSeq, createdAt, batch: 1, access_token: token || undefined });
+    return { url: urlOf(wsBase, path, { since: lastSeq, createdAt, batch: 1 }), token: token || undefined };
+  };
+  // partysocket asks for each connection's URL and subprotocols side by side: the n-th ask of
+  // either gets the n-th connection's, prepared once. The token goes as a subprotocol, never in the
+  // URL, where request logs and proxies would keep it (src/socket-token.ts).
+  let prepared: { n: number; next: ReturnType<typeof nextConnection> } | undefined;
+  const asked = { url: 0, protocols: 0 };
+  const preparedFor = (which: keyof typeof asked) => {
+    const n = asked[which]++;
+    if (prepared?.n !== n) prepared = { n, next: nextConnection() };
+    return prepared.next;
+  };
+  const nextUrl = async () => (await preparedFor("url")).url;
+  const nextProtocols = async () => {
+    const { token } = await preparedFor("protocols");
+    return token ? socketProtocols(token) : null;
   };
 
-  const socket = new ReconnectingWebSocket(nextUrl, undefined, {
+  const socket = new ReconnectingWebSocket(nextUrl, nextProtocols, {
     WebSocket: conn.WebSocket ?? globalThis.WebSocket,
     minReconnectionDelay: FIRST_WAIT_MS,
     maxReconnectionDelay: LONGEST_WAIT_MS,

@@ -21,6 +21,7 @@ import { perEnv } from "../per-env.js";
 import type { Caller, Principal } from "../rpc.js";
 import type { WeftEnv } from "../thread/durable.js";
 import { isLoopback, tokenlessRefusal } from "./origins.js";
+import { TOKEN_PROTOCOL_PREFIX, offeredProtocols, tokenOfProtocol } from "../socket-token.js";
 
 /** Hono env of routes behind {@link authenticate}. */
 export type AuthedEnv = { Bindings: WeftEnv; Variables: { caller: Caller } };
@@ -261,13 +262,29 @@ const apiKeyTable = perEnv((env: WeftEnv): Array<{ stored: Uint8Array; who: Prin
   }));
 });
 
+/**
+ * The request's bearer token: `Authorization: Bearer`; on a WebSocket upgrade (browsers cannot set
+ * headers there) else the `weft.bearer.` subprotocol (src/socket-token.ts), else `?access_token=`,
+ * the fallback that leaves the token in URL logs. A header beats the URL, as `Authorization` always has.
+ * @throws WeftError `unauthenticated` for a token subprotocol that is not one readable token.
+ */
 function bearerOf(req: Request): string | null {
   const header = req.headers.get("authorization");
   const m = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
   if (m) return m[1]!;
-  // Browsers cannot set headers on a WebSocket: upgrades may carry the token as ?access_token=.
-  if (req.headers.get("upgrade")?.toLowerCase() === "websocket") return new URL(req.url).searchParams.get("access_token");
-  return null;
+  if (req.headers.get("upgrade")?.toLowerCase() !== "websocket") return null;
+  return protocolToken(req.headers.get("sec-websocket-protocol")) ?? new URL(req.url).searchParams.get("access_token");
+}
+
+/** The token of the offered `weft.bearer.` subprotocol; null when none is offered. */
+function protocolToken(header: string | null): string | null {
+  const carried = offeredProtocols(header).filter((p) => p.startsWith(TOKEN_PROTOCOL_PREFIX));
+  if (carried.length === 0) return null;
+  const path = ["Sec-WebSocket-Protocol"];
+  if (carried.length > 1) throw new WeftError("unauthenticated", `Sec-WebSocket-Protocol: ${carried.length} token subprotocols offered; offer one`, { path });
+  const token = tokenOfProtocol(carried[0]!);
+  if (token === null) throw new WeftError("unauthenticated", `Sec-WebSocket-Protocol: a token subprotocol is "${TOKEN_PROTOCOL_PREFIX}" then base64url of the token's UTF-8 bytes, without padding`, { path });
+  return token;
 }
 
 const DEV_MODE_NOTICE = `on: no authentication, every request without a token acts as "${DEV_PRINCIPAL.userId}" (admin); local development only`;

@@ -11,12 +11,12 @@ import { claimThread } from "../account/api.js";
 import { type Registry, agentToRun } from "../run/agent.js";
 import { checkContentSize } from "../thread/store/messages.js";
 import { storedContent } from "../content/parts.js";
-import { CALLER_HEADER } from "../thread/api.js";
 import type { AuthedEnv } from "./auth.js";
 import { idempotencyOf } from "./idempotency.js";
 import { describe, ok, refused } from "./openapi.js";
 import * as R from "./responses.js";
 import { CreateThreadBody, MessagesQuery, PostMessageBody, ThreadsQuery, WsQuery } from "./schemas.js";
+import { selectingWeft, selectsWeft, threadUpgrade } from "./socket-upgrade.js";
 import { accountStub, keyedThread, newThread, threadStub, tokenThread } from "./stubs.js";
 import { jsonBody, query } from "./validate.js";
 
@@ -89,11 +89,10 @@ export function threadRoutes(registry: Registry) {
   app.post("/:id/stop", describe("Stop the turn, running or waiting for a person", { 200: ok("Whether a turn was stopped", R.Stopped), ...refused(404) }), async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).stop(c.var.caller))));
 
   app.get("/:id/ws", describe("Subscribe to the thread's events: WebSocket upgrade, replaying frames after ?since=<seq>; ?batch=1 sends JSON arrays of frames", { 101: { description: "Switching Protocols: frames { seq, type, data, at }" }, ...refused(400, 404, 426, 429) }), query(WsQuery), async (c) => {
-    const stub = threadStub(c.env, c.req.param("id"));
+    const selects = selectsWeft(c.req.raw);
     // The thread checks the caller before it accepts: a refused upgrade is a plain 401/404.
-    const request = new Request(c.req.raw);
-    request.headers.set(CALLER_HEADER, JSON.stringify(c.var.caller));
-    return stub.fetch(request);
+    const res = await threadStub(c.env, c.req.param("id")).fetch(threadUpgrade(c.req.raw, c.var.caller));
+    return selects ? selectingWeft(res) : res;
   });
 
   return app;

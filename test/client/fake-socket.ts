@@ -7,10 +7,11 @@ export interface FakeConnection {
 }
 
 /**
- * A WebSocket class for weft/client's tests: records the URL of each socket the client opens and
- * hands it to `serve` a moment later (none: it stays connecting). The last one made is `last`.
+ * A WebSocket class for weft/client's tests: records the URL of each socket the client opens (and
+ * in `protocols` the subprotocols it offers, `undefined` for none) and hands it to `serve` a moment
+ * later (none: it stays connecting). The last one made is `last`.
  */
-export function fakeSocket(urls: string[], serve?: (socket: FakeConnection) => void) {
+export function fakeSocket(urls: string[], serve?: (socket: FakeConnection) => void, protocols: Array<string | string[] | undefined> = []) {
   return class FakeSocket extends EventTarget {
     static readonly CONNECTING = 0;
     static readonly OPEN = 1;
@@ -19,9 +20,10 @@ export function fakeSocket(urls: string[], serve?: (socket: FakeConnection) => v
     static last: FakeSocket | undefined;
     readyState = 0;
     binaryType = "blob";
-    constructor(readonly url: string) {
+    constructor(readonly url: string, offered?: string | string[]) {
       super();
       urls.push(url);
+      protocols.push(offered);
       FakeSocket.last = this;
       if (serve) setTimeout(() => serve(this), 1);
     }

@@ -189,8 +189,16 @@ describe.skipIf(!found.path)("playground page with authentication on", () => {
     await secured?.stop();
   });
 
-  it("asks for a token, then works as that user over HTTP and the WebSocket", async () => {
+  it("asks for a token, then works as that user over HTTP and the WebSocket, its token in a subprotocol, not the URL", async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    // Each WebSocket handshake as Chromium sends and receives it.
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("Network.enable");
+    const sent: Array<{ url: string; headers: Record<string, string> }> = [];
+    const answered: Array<Record<string, string>> = [];
+    cdp.on("Network.webSocketCreated", (e) => void sent.push({ url: e.url, headers: {} }));
+    cdp.on("Network.webSocketWillSendHandshakeRequest", (e) => void (sent.at(-1)!.headers = e.request.headers));
+    cdp.on("Network.webSocketHandshakeResponseReceived", (e) => void answered.push(e.response.headers));
     await page.goto(`${secured.url}/`);
     await expect.poll(() => page.textContent("#who")).toContain("a token is needed");
     await page.fill("#token", "test-key-alice");
@@ -202,9 +210,20 @@ describe.skipIf(!found.path)("playground page with authentication on", () => {
     await page.fill("#content", "Add 1 to 3");
     await page.fill("#script", JSON.stringify([{ toolCalls: [{ id: "sum", name: "sum_range", arguments: {} }] }, { text: "Six." }]));
     await page.click("button:text-is('Send')");
-    // Events arrive over the WebSocket, which carries the token as ?access_token=.
+    // Events arrive over the WebSocket, which carries the token as a subprotocol beside "weft".
     await expect.poll(() => statusOf(page, "sum")).toBe("succeeded");
     await page.waitForSelector(".event[data-type=turn_finished]");
+    expect(sent.length).toBeGreaterThan(0);
+    for (const { url, headers } of sent) {
+      expect(url).not.toContain("test-key-alice");
+      const offered = Object.entries(headers).find(([k]) => k.toLowerCase() === "sec-websocket-protocol")?.[1];
+      expect(offered).toBe(`weft, weft.bearer.${Buffer.from("test-key-alice").toString("base64url")}`);
+    }
+    expect(answered.length).toBeGreaterThan(0);
+    for (const headers of answered) {
+      const selected = Object.entries(headers).find(([k]) => k.toLowerCase() === "sec-websocket-protocol")?.[1];
+      expect(selected).toBe("weft");
+    }
     await page.screenshot({ path: `${SHOTS}/playground-token.png`, fullPage: true });
     await page.close();
   });

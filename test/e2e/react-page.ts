@@ -1,7 +1,8 @@
 /**
  * The page react.node.test.ts drives in Chromium: a small chat screen built on `useThread` alone
  * (bundled with esbuild). `?thread=<id>` names the thread; weft answers at the page's own origin
- * (the test's server passes every other request and WebSocket through to it). For the test it
+ * (the test's server passes every other request and WebSocket through to it); `?token=` a token to
+ * send, when that weft verifies tokens. For the test it
  * keeps every frame's `seq` the hook delivered (`window.__seqs`) and each render that showed
  * streaming text (`window.__renders`).
  */
@@ -18,10 +19,13 @@ declare global {
 window.__seqs = [];
 window.__renders = [];
 const threadId = new URLSearchParams(location.search).get("thread");
+/** `?token=`: the token to act with, against a weft that verifies tokens. */
+const token = new URLSearchParams(location.search).get("token");
 
 function App() {
   const thread = useThread({
     url: location.origin,
+    ...(token ? { token } : {}),
     threadId,
     onEvent: (frame) => window.__seqs.push(frame.seq),
     reconnect: { minReconnectionDelay: 50, maxReconnectionDelay: 400, minUptime: 100 },

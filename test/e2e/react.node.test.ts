@@ -330,3 +330,46 @@ describe.skipIf(!found.path)("useThread in Chromium", () => {
     await page.close();
   });
 });
+
+describe.skipIf(!found.path)("useThread with a token", () => {
+  let secured: DevServer;
+  let securedFront: FrontServer;
+  // The fixtures' config with its test API keys kept: tokens are required, even on localhost.
+  beforeAll(async () => {
+    secured = await sharedWeft("secured");
+    securedFront = await startFront(secured.url, pages);
+  }, 300_000);
+  afterAll(async () => {
+    await securedFront?.close();
+    await secured?.stop();
+  });
+
+  it("sends it on the WebSocket as a subprotocol beside weft, never in the URL, and gets the thread's events", async () => {
+    const token = "test-key-tester";
+    const created = await fetch(`${secured.url}/threads`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ agent: "default" }) });
+    const { threadId } = (await created.json()) as { threadId: string };
+    const page = await browser.newPage();
+    // Each WebSocket handshake as Chromium sends and receives it.
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("Network.enable");
+    const offered: string[] = [];
+    const selected: string[] = [];
+    const header = (headers: Record<string, string>) => Object.entries(headers).find(([k]) => k.toLowerCase() === "sec-websocket-protocol")?.[1] ?? "";
+    cdp.on("Network.webSocketWillSendHandshakeRequest", (e) => void offered.push(header(e.request.headers)));
+    cdp.on("Network.webSocketHandshakeResponseReceived", (e) => void selected.push(header(e.response.headers)));
+    await page.goto(`${securedFront.url}/__react/?thread=${threadId}&token=${token}`);
+    await page.waitForSelector("#connection[data-state=connected]");
+    await page.fill("#content", "hello");
+    await page.fill("#script", JSON.stringify([{ text: "Hi there." }]));
+    await page.click("button:text-is('Send')");
+    await expect.poll(() => text(page, "#last-turn")).toBe("completed");
+    const upgrades = securedFront.upgrades.filter((u) => u.startsWith(`/threads/${threadId}/ws`));
+    expect(upgrades.length).toBeGreaterThan(0);
+    for (const url of upgrades) expect(url).not.toContain(token);
+    expect(offered.length).toBeGreaterThan(0);
+    for (const value of offered) expect(value).toBe(`weft, weft.bearer.${Buffer.from(token).toString("base64url")}`);
+    expect(selected.length).toBeGreaterThan(0);
+    for (const value of selected) expect(value).toBe("weft");
+    await page.close();
+  });
+});
