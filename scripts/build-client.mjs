@@ -1,0 +1,83 @@
+#!/usr/bin/env node
+// @ts-check
+/**
+ * `npm run build:client`: builds `weft/client` and `weft/react` as a package another project can
+ * install (`npm pack dist/weft-client` gives the tarball), into dist/weft-client/ (git-ignored):
+ *
+ *   client.js, react.js, chunk-*.js   ESM bundles (esbuild) of src/client/ and src/react/, with
+ *                                     partysocket and react left as imports
+ *   types/                            declarations (tsc) of those entries and of the server's
+ *                                     types they are typed from (ThreadApi, EventFrame, ...)
+ *   package.json                      named `weft`, so `import ... from "weft/client"` reads the
+ *                                     same inside and outside this repository
+ *
+ * The bundle may contain only src/client/, src/react/ and src/socket-token.ts: anything else
+ * would be server code shipped to browsers, so the build fails naming the file.
+ * @module
+ */
+import { execFileSync } from "node:child_process";
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const OUT = path.join(ROOT, "dist/weft-client");
+/** The source files the runtime bundle may contain (what a browser would download). */
+const ALLOWED = /^src\/(client\/|react\/|socket-token\.ts$)/;
+
+const pkg = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8"));
+/** A dependency's version range exactly as weft's own package.json pins it. */
+function rangeOf(/** @type {string} */ name) {
+  const range = pkg.dependencies?.[name] ?? pkg.devDependencies?.[name];
+  if (!range) throw new Error(`build:client: package.json names no version of ${name}`);
+  return range;
+}
+
+rmSync(OUT, { recursive: true, force: true });
+
+// One chunk shared by both entries, so weft/react's WeftClientError is weft/client's (instanceof holds).
+const result = await build({
+  absWorkingDir: ROOT,
+  entryPoints: { client: "src/client/index.ts", react: "src/react/index.ts" },
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "neutral",
+  target: "es2022",
+  outdir: OUT,
+  external: ["partysocket", "partysocket/*", "react"],
+  metafile: true,
+  logLevel: "error",
+});
+const strays = Object.keys(result.metafile.inputs).filter((f) => !ALLOWED.test(f));
+if (strays.length > 0) {
+  throw new Error(`build:client: the client bundle reaches files outside src/client/, src/react/ and src/socket-token.ts: ${strays.join(", ")}`);
+}
+
+// Declarations of the entries and of every server type they name (types only: nothing runs).
+execFileSync(process.execPath, [path.join(ROOT, "node_modules/typescript7/bin/tsc"), "-p", path.join(ROOT, "tsconfig.client.json")], { cwd: ROOT, stdio: "inherit" });
+
+const entry = (/** @type {string} */ name) => ({ types: `./types/${name}/index.d.ts`, default: `./${name}.js` });
+const manifest = {
+  name: "weft",
+  version: pkg.version,
+  description: "Typed HTTP and WebSocket client for a weft Worker (weft/client) and its React hook (weft/react)",
+  type: "module",
+  license: pkg.license,
+  sideEffects: false,
+  exports: { "./client": entry("client"), "./react": entry("react"), "./package.json": "./package.json" },
+  engines: pkg.engines,
+  // zod only for types: a posted message's content parts are typed from weft's zod schema.
+  dependencies: { partysocket: rangeOf("partysocket"), zod: rangeOf("zod") },
+  peerDependencies: { react: pkg.peerDependencies.react },
+  peerDependenciesMeta: { react: { optional: true } },
+};
+writeFileSync(path.join(OUT, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+copyFileSync(path.join(ROOT, "LICENSE"), path.join(OUT, "LICENSE"));
+writeFileSync(
+  path.join(OUT, "README.md"),
+  "# weft (client)\n\n`weft/client` and `weft/react`, built from the weft repository by `npm run build:client`.\n" +
+    "See the repository's README, \"Using the client from another project\", and docs/client.md.\n",
+);
+console.log(`build:client: ${path.relative(ROOT, OUT)} (npm pack ${path.relative(ROOT, OUT)} makes the tarball)`);
