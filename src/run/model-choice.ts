@@ -31,8 +31,26 @@ export interface ModelChoice {
   level?: ResolvedEnv["level"];
 }
 
+/**
+ * The env value weft/testing gives a thread's model by (a spec, or `scripted`). Honoured only when
+ * the Worker runs under the author's test runner (its own `WEFT_TEST_RUNNER=on`, which no thread or
+ * account env sets), where it beats the agent's and prompt's `model`: a test of an agent pinned to
+ * a provider plays its script instead of calling the provider. A deployed Worker ignores it.
+ */
+export const TEST_MODEL_ENV = "WEFT_TEST_MODEL";
+
+/** The model a test gave the thread (`undefined`: none, or not under the test runner; null: the scripted model). */
+async function testModelOf(engine: RunWorld, sources: EnvSources): Promise<ModelChoice | null | undefined> {
+  if (engine.workerEnv.WEFT_TEST_RUNNER !== "on") return undefined;
+  const forced = await resolveEnv(sources, TEST_MODEL_ENV, { nonEmpty: true });
+  if (!forced) return undefined;
+  return forced.value === "scripted" ? null : { spec: forced.value, where: `env ${TEST_MODEL_ENV}`, level: forced.level };
+}
+
 /** The model spec a side uses, or null for the scripted model. */
 export async function modelChoiceOf(engine: RunWorld, sources: EnvSources, side: ResolvedSide = engine.sides[0]!): Promise<ModelChoice | null> {
+  const tested = await testModelOf(engine, sources);
+  if (tested !== undefined) return tested;
   if (side.model !== undefined) return { spec: side.model, where: whereOf(engine, side) };
   // As for provider keys, an empty value is no value: `WEFT_MODEL=` in .dev.vars means the scripted model.
   const fromEnv = await resolveEnv(sources, MODEL_ENV, { nonEmpty: true });
@@ -76,7 +94,8 @@ function whereOf(engine: RunWorld, side: ResolvedSide): string {
  */
 export async function fallbacksFor(engine: RunWorld, side: ResolvedSide = engine.sides[0]!): Promise<Model[]> {
   const specs = side.fallbackModels ?? [];
-  if (specs.length === 0) return [];
+  // A test's model stands alone: a fallback would reach the provider the test replaced.
+  if (specs.length === 0 || (await testModelOf(engine, envSources(engine))) !== undefined) return [];
   const env = await modelEnvOf(engine, envSources(engine));
   return specs.map((spec, i) => modelOf(spec, env, `${whereOf(engine, side)} (fallbackModels[${i}])`));
 }

@@ -78,8 +78,9 @@ async function recorder<T>(method: string, path: string, body?: unknown): Promis
 
 /** The thread env a model source needs, and the recorder session when it is recorded. */
 async function modelEnv(model: ModelSource, env: Record<string, TestEnvValue>): Promise<{ env: Record<string, TestEnvValue>; session?: string }> {
-  if (model.kind === "scripted") return { env };
-  const spec = { WEFT_MODEL: { value: model.model, type: "text" as const } };
+  // WEFT_TEST_MODEL beats an agent's own `model` under the test runner (src/run/model-choice.ts); WEFT_MODEL does elsewhere.
+  if (model.kind === "scripted") return { env: { WEFT_TEST_MODEL: { value: "scripted", type: "text" }, ...env } };
+  const spec = { WEFT_MODEL: { value: model.model, type: "text" as const }, WEFT_TEST_MODEL: { value: model.model, type: "text" as const } };
   if (model.kind === "live") return { env: { ...spec, ...env } };
   const provider = model.model.slice(0, model.model.indexOf(":")) as RecordableProvider;
   const names = RECORDABLE_PROVIDERS[provider];
