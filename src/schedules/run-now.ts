@@ -27,12 +27,13 @@ export interface OccurrenceFirer {
  * Runs an occurrence of `scheduleId` now: a tool target's call is awaited until it ends or waits
  * for a person, an agent target's message is queued and the thread's turn started.
  * @throws WeftError `schedule_not_found` (404, `details.scheduleId`) for a schedule the thread does
- *   not have, one cancelled, or a file version the running deployment no longer has.
+ *   not have, one cancelled or ended (`done`), or a file version the running deployment no longer has.
  */
 export async function runScheduleNow(schedules: OccurrenceFirer, world: RunWorld, runner: TurnRunner, scheduleId: string): Promise<ScheduleRun> {
   const store = schedules.store;
   const row = store.get(scheduleId);
-  if (!row || row.status === "cancelled" || !fileScheduleHolds(world.registry, scheduleId, threadOf(world), threadIdOf(world))) {
+  // Cancelled, or ended (its `at` ran, its `until` passed): its author's word that no more run.
+  if (!row || row.status !== "active" || !fileScheduleHolds(world.registry, scheduleId, threadOf(world), threadIdOf(world))) {
     throw new WeftError("schedule_not_found", `no schedule ${JSON.stringify(scheduleId)} that may run in this thread`, { scheduleId });
   }
   const now = scheduleClock.now();

@@ -25,6 +25,9 @@ const added: Record<string, ScheduleDefinition> = {
   run_now_write: defineSchedule({ every: "1h", target: { tool: "effect_write", input: { label: "now" } }, owner: "tester" }),
   run_now_turn: defineSchedule({ cron: "0 9 * * *", timezone: "UTC", target: { agent: "guarantees", message: "MORNING REPORT" } }),
   run_now_held: defineSchedule({ every: "1h", target: { tool: "needs_ok", input: { amount: 500 } }, owner: "tester" }),
+  // Once, ten minutes after T0; and hourly until T0 + 90 min: both end, by the author's word.
+  run_now_once: defineSchedule({ at: T0 + 10 * MINUTE, target: { tool: "effect_write", input: { label: "once" } }, owner: "tester" }),
+  run_now_until: defineSchedule({ every: "1h", until: T0 + 90 * MINUTE, target: { tool: "effect_write", input: { label: "until" } }, owner: "tester" }),
 };
 afterEach(async () => {
   for (const name of Object.keys(added)) delete registry.schedules![name];
@@ -112,6 +115,24 @@ describe("running a file schedule now", () => {
     expect((await json("DELETE", `/threads/${threadId}/schedules/${file.scheduleId}`, undefined, "tester")).status).toBe(200);
     const cancelled = await json("POST", "/schedules/files/run_now_held/run", undefined, "tester");
     expect([cancelled.status, cancelled.body.error.code]).toEqual([404, "schedule_not_found"]);
+  });
+
+  it("a schedule that ended (its one `at` occurrence ran, or its `until` passed) runs no more: 404 schedule_not_found, nothing journaled", async () => {
+    deploy();
+    setClock(T0);
+    await sync();
+    for (const [name, end] of [["run_now_once", T0 + 10 * MINUTE], ["run_now_until", T0 + 90 * MINUTE]] as const) {
+      const file = fileScheduleOf(registry, name)!;
+      const threadId = threadOf(name, "tester");
+      setClock(end + MINUTE);
+      for (let i = 0; i < 5 && ((await alarmOf(threadId)) ?? Infinity) <= end + MINUTE; i++) await deliverAlarm(threadId);
+      const listed = (await json("GET", `/threads/${threadId}/schedules`, undefined, "tester")).body.schedules;
+      expect(listed.map((s: { status: string }) => s.status)).toEqual(["done"]);
+      const before = (await occurrencesOf(threadId, file.scheduleId)).length;
+      const ran = await json("POST", `/schedules/files/${name}/run`, undefined, "tester");
+      expect([ran.status, ran.body.error?.code]).toEqual([404, "schedule_not_found"]);
+      expect(await occurrencesOf(threadId, file.scheduleId)).toHaveLength(before);
+    }
   });
 
   it("an unknown name, another user's file schedule and, for an admin, a user's own answer 404 schedule_not_found naming it; nothing runs", async () => {
