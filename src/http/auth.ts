@@ -108,7 +108,8 @@ const MIN_HS256_SECRET_BYTES = 32;
 const hmacKey = perEnv(async (env: WeftEnv) => {
   const secret = new TextEncoder().encode(String(env.WEFT_JWT_SECRET));
   if (secret.byteLength < MIN_HS256_SECRET_BYTES) {
-    const why = `${secret.byteLength} bytes; an HS256 secret needs at least ${MIN_HS256_SECRET_BYTES} random bytes, or a token's holder can guess it offline and sign any token (openssl rand -base64 32)`;
+    // Its length is not said: anyone with any token reads this, and a known length shortens a search.
+    const why = `shorter than ${MIN_HS256_SECRET_BYTES} bytes; an HS256 secret needs at least ${MIN_HS256_SECRET_BYTES} random bytes, or a token's holder can guess it offline and sign any token (openssl rand -base64 32)`;
     throw new WeftError("invalid_config", `WEFT_JWT_SECRET: ${why}`, { path: ["WEFT_JWT_SECRET"] });
   }
   return crypto.subtle.importKey("raw", secret, { name: "HMAC", hash: "SHA-256" }, false, ["verify"]);
