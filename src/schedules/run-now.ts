@@ -12,6 +12,7 @@ import type { RunWorld } from "../run/world.js";
 import { threadIdOf, threadOf } from "./adopt.js";
 import { scheduleClock } from "./clock.js";
 import { fileScheduleHolds } from "./files.js";
+import { OCCURRENCES_KEPT } from "./schedules.js";
 import { type ScheduleRun, occurrenceCallId, occurrenceKey } from "./info.js";
 import type { OccurrenceRow, ScheduleRow, ScheduleStore } from "./store.js";
 import { nextDue } from "./timing.js";
@@ -43,7 +44,10 @@ export async function runScheduleNow(schedules: OccurrenceFirer, world: RunWorld
   const tool = "tool" in row.spec.target;
   const o = store.atomically(() => {
     const overlapping = tool ? store.open(1, row.id).length > 0 : store.messagesWaiting(row.id) > 0;
-    return schedules.journalOne(world, row, dueAt, now, overlapping, false);
+    const journaled = schedules.journalOne(world, row, dueAt, now, overlapping, false);
+    // As each firing of the alarm does: runs asked for in a loop must not grow the journal without end.
+    store.prune(row.id, OCCURRENCES_KEPT);
+    return journaled;
   });
   if (o === null) throw new WeftError("internal_error", `the occurrence ${occurrenceKey(row.id, dueAt)} was journaled already`);
   const run = { scheduleId: row.id, key: occurrenceKey(row.id, dueAt), dueAt: new Date(dueAt).toISOString() };
