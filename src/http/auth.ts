@@ -56,12 +56,21 @@ export function authConfigured(env: WeftEnv): boolean {
 
 /**
  * Says at start, loudly, when this Worker runs without authentication: the development-mode banner
- * (`WEFT_DEV_MODE=on`), or one line for `WEFT_AUTH = "none"`. That line is left out under
+ * (`WEFT_DEV_MODE=on`), or one line for `WEFT_AUTH = "none"`; with credentials, one line for each
+ * token setting that verifies nothing ({@link settingRefusal}). That line is left out under
  * `WEFT_TEST_RUNNER=on` (set by vitest.agents.config.ts), where only the test runner reaches the
  * Worker; a deployment never sets it, so one open on purpose still says so.
  */
 export function announceAuth(vars: WeftEnv | undefined): void {
-  if (!vars || authConfigured(vars)) return;
+  if (!vars) return;
+  if (authConfigured(vars)) {
+    // Its operator learns it at start, not from the first user refused.
+    for (const kind of ["HS256", "key set"] as const) {
+      const refusal = settingRefusal(vars, kind);
+      if (refusal) log("warn", `weft: ${refusal.message}: every token it would verify is refused (500 invalid_config) until it is fixed`);
+    }
+    return;
+  }
   if (vars.WEFT_DEV_MODE === "on") {
     logLines("warn", [
       "",
@@ -102,17 +111,32 @@ const remoteSets = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
 const MIN_HS256_SECRET_BYTES = 32;
 
 /**
+ * Why a token setting verifies no token of `kind`, or null: an HS256 secret under
+ * {@link MIN_HS256_SECRET_BYTES} (every holder of a token could find it offline and sign themselves
+ * any user, admin included), or a key set without `WEFT_JWT_AUDIENCE` (its issuer signs tokens for
+ * other applications too: only `aud` says one is for this deployment). One rule for the start-up
+ * warning and every verification.
+ */
+function settingRefusal(env: WeftEnv, kind: "HS256" | "key set"): WeftError | null {
+  if (kind === "HS256") {
+    if (typeof env.WEFT_JWT_SECRET !== "string" || !env.WEFT_JWT_SECRET || new TextEncoder().encode(env.WEFT_JWT_SECRET).byteLength >= MIN_HS256_SECRET_BYTES) return null;
+    // Its length is not said: anyone with any token reads this, and a known length shortens a search.
+    const why = `shorter than ${MIN_HS256_SECRET_BYTES} bytes; an HS256 secret needs at least ${MIN_HS256_SECRET_BYTES} random bytes, or a token's holder can guess it offline and sign any token (openssl rand -base64 32)`;
+    return new WeftError("invalid_config", `WEFT_JWT_SECRET: ${why}`, { path: ["WEFT_JWT_SECRET"] });
+  }
+  const setting = typeof env.WEFT_JWKS === "string" && env.WEFT_JWKS ? "WEFT_JWKS" : typeof env.WEFT_JWKS_URL === "string" && env.WEFT_JWKS_URL ? "WEFT_JWKS_URL" : null;
+  if (setting === null || (typeof env.WEFT_JWT_AUDIENCE === "string" && env.WEFT_JWT_AUDIENCE)) return null;
+  return new WeftError("invalid_config", `WEFT_JWT_AUDIENCE: unset; tokens verified with ${setting} must name this deployment in their aud claim, or a token its issuer made for any other application would be taken: set WEFT_JWT_AUDIENCE`, { path: ["WEFT_JWT_AUDIENCE"] });
+}
+
+/**
  * The HS256 key of `WEFT_JWT_SECRET`, imported once per env (jose would import it on every verify).
- * @throws WeftError `invalid_config` for a secret under {@link MIN_HS256_SECRET_BYTES}: every holder
- *   of a token could find it offline and sign themselves any user, admin included.
+ * @throws WeftError `invalid_config` for a secret {@link settingRefusal} refuses.
  */
 const hmacKey = perEnv(async (env: WeftEnv) => {
-  const secret = new TextEncoder().encode(String(env.WEFT_JWT_SECRET));
-  if (secret.byteLength < MIN_HS256_SECRET_BYTES) {
-    const why = `${secret.byteLength} bytes; an HS256 secret needs at least ${MIN_HS256_SECRET_BYTES} random bytes, or a token's holder can guess it offline and sign any token (openssl rand -base64 32)`;
-    throw new WeftError("invalid_config", `WEFT_JWT_SECRET: ${why}`, { path: ["WEFT_JWT_SECRET"] });
-  }
-  return crypto.subtle.importKey("raw", secret, { name: "HMAC", hash: "SHA-256" }, false, ["verify"]);
+  const refusal = settingRefusal(env, "HS256");
+  if (refusal) throw refusal;
+  return crypto.subtle.importKey("raw", new TextEncoder().encode(String(env.WEFT_JWT_SECRET)), { name: "HMAC", hash: "SHA-256" }, false, ["verify"]);
 });
 
 /** The key set of `WEFT_JWKS`, parsed once per env; it keeps each key it imported. */
@@ -190,11 +214,8 @@ async function verifiedClaims(env: WeftEnv, token: string): Promise<JWTPayload> 
       return (await jwtVerify(token, await hmacKey(env), { ...options, algorithms: ["HS256"] })).payload;
     }
     const algorithms = ["RS256", "ES256"];
-    // A published key set's issuer signs tokens for other applications too: only `aud` says one is for this deployment.
-    const setting = typeof env.WEFT_JWKS === "string" && env.WEFT_JWKS ? "WEFT_JWKS" : typeof env.WEFT_JWKS_URL === "string" && env.WEFT_JWKS_URL ? "WEFT_JWKS_URL" : null;
-    if (setting !== null && !options.audience) {
-      throw new WeftError("invalid_config", `WEFT_JWT_AUDIENCE: unset; tokens verified with ${setting} must name this deployment in their aud claim, or a token its issuer made for any other application would be taken: set WEFT_JWT_AUDIENCE`, { path: ["WEFT_JWT_AUDIENCE"] });
-    }
+    const refusal = settingRefusal(env, "key set");
+    if (refusal) throw refusal;
     if (typeof env.WEFT_JWKS === "string" && env.WEFT_JWKS) {
       keyOf = "WEFT_JWKS";
       return (await jwtVerify(token, localJwks(env), { ...options, algorithms })).payload;

@@ -12,6 +12,7 @@ import type { RunWorld } from "../run/world.js";
 import { threadIdOf, threadOf } from "./adopt.js";
 import { scheduleClock } from "./clock.js";
 import { fileScheduleHolds } from "./files.js";
+import { OCCURRENCES_KEPT } from "./schedules.js";
 import { type ScheduleRun, occurrenceCallId, occurrenceKey } from "./info.js";
 import type { OccurrenceRow, ScheduleRow, ScheduleStore } from "./store.js";
 import { nextDue } from "./timing.js";
@@ -27,12 +28,13 @@ export interface OccurrenceFirer {
  * Runs an occurrence of `scheduleId` now: a tool target's call is awaited until it ends or waits
  * for a person, an agent target's message is queued and the thread's turn started.
  * @throws WeftError `schedule_not_found` (404, `details.scheduleId`) for a schedule the thread does
- *   not have, one cancelled, or a file version the running deployment no longer has.
+ *   not have, one cancelled or ended (`done`), or a file version the running deployment no longer has.
  */
 export async function runScheduleNow(schedules: OccurrenceFirer, world: RunWorld, runner: TurnRunner, scheduleId: string): Promise<ScheduleRun> {
   const store = schedules.store;
   const row = store.get(scheduleId);
-  if (!row || row.status === "cancelled" || !fileScheduleHolds(world.registry, scheduleId, threadOf(world), threadIdOf(world))) {
+  // Cancelled, or ended (its `at` ran, its `until` passed): its author's word that no more run.
+  if (!row || row.status !== "active" || !fileScheduleHolds(world.registry, scheduleId, threadOf(world), threadIdOf(world))) {
     throw new WeftError("schedule_not_found", `no schedule ${JSON.stringify(scheduleId)} that may run in this thread`, { scheduleId });
   }
   const now = scheduleClock.now();
@@ -42,7 +44,10 @@ export async function runScheduleNow(schedules: OccurrenceFirer, world: RunWorld
   const tool = "tool" in row.spec.target;
   const o = store.atomically(() => {
     const overlapping = tool ? store.open(1, row.id).length > 0 : store.messagesWaiting(row.id) > 0;
-    return schedules.journalOne(world, row, dueAt, now, overlapping, false);
+    const journaled = schedules.journalOne(world, row, dueAt, now, overlapping, false);
+    // As each firing of the alarm does: runs asked for in a loop must not grow the journal without end.
+    store.prune(row.id, OCCURRENCES_KEPT);
+    return journaled;
   });
   if (o === null) throw new WeftError("internal_error", `the occurrence ${occurrenceKey(row.id, dueAt)} was journaled already`);
   const run = { scheduleId: row.id, key: occurrenceKey(row.id, dueAt), dueAt: new Date(dueAt).toISOString() };

@@ -1,7 +1,8 @@
 /**
  * A Worker open on purpose (`WEFT_AUTH = "none"`) says so once at start, as a deployment and
  * `wrangler dev` run it; inside the author's test runner (`WEFT_TEST_RUNNER=on`, set by
- * vitest.agents.config.ts), which alone reaches the Worker, that line is left out.
+ * vitest.agents.config.ts), which alone reaches the Worker, that line is left out. A token setting
+ * that verifies nothing is said at start too.
  */
 import { expect, it, vi } from "vitest";
 import { announceAuth } from "../../src/http/auth.js";
@@ -24,7 +25,7 @@ it("warns at start when a Worker runs with WEFT_AUTH none, whatever else is set"
 
 it("leaves the line out in the author's test runner, and says nothing with credentials", () => {
   expect(warned({ WEFT_AUTH: "none", WEFT_TEST_RUNNER: "on" })).toEqual([]);
-  expect(warned({ WEFT_AUTH: "none", WEFT_JWT_SECRET: "s" })).toEqual([]);
+  expect(warned({ WEFT_AUTH: "none", WEFT_JWT_SECRET: "s".repeat(32) })).toEqual([]);
 });
 
 it("still shows the development-mode banner under npm start, its lines as lines (npm start's filter finds each)", () => {
@@ -34,4 +35,14 @@ it("still shows the development-mode banner under npm start, its lines as lines 
   expect(lines[1]).toMatch(/^\*\*\* weft: DEVELOPMENT MODE: no authentication is configured/);
   expect(lines.filter((l) => l.startsWith("*** "))).toHaveLength(4);
   expect(String(banner[0]?.[0])).not.toContain("\\n");
+});
+
+it("warns at start of a token setting that verifies nothing, before any request is refused for it", () => {
+  const short = warned({ WEFT_JWT_SECRET: "changeme", WEFT_JWT_AUDIENCE: "" });
+  expect(short).toEqual([[expect.stringMatching(/^weft: WEFT_JWT_SECRET: shorter than 32 bytes; .* every token it would verify is refused \(500 invalid_config\) until it is fixed$/)]]);
+  const keySet = warned({ WEFT_JWKS_URL: "https://issuer.example/jwks.json", WEFT_JWT_AUDIENCE: "" });
+  expect(keySet).toEqual([[expect.stringMatching(/^weft: WEFT_JWT_AUDIENCE: unset; tokens verified with WEFT_JWKS_URL must name this deployment/)]]);
+  // Sound settings, and API keys alone, say nothing.
+  expect(warned({ WEFT_JWT_SECRET: "x".repeat(32), WEFT_JWKS_URL: "https://issuer.example/jwks.json", WEFT_JWT_AUDIENCE: "weft" })).toEqual([]);
+  expect(warned({ WEFT_API_KEYS: "{}" })).toEqual([]);
 });

@@ -91,9 +91,20 @@ describe("token settings an attacker could get around", () => {
     const res = await send(vars, "http://weft.test/account", { headers: { authorization: `Bearer ${forged}` } });
     const body = await res.json<any>();
     expect([res.status, body.error?.code, body.error?.details?.path]).toEqual([500, "invalid_config", ["WEFT_JWT_SECRET"]]);
-    expect(body.error.message).toBe("WEFT_JWT_SECRET: 8 bytes; an HS256 secret needs at least 32 random bytes, or a token's holder can guess it offline and sign any token (openssl rand -base64 32)");
+    expect(body.error.message).toBe("WEFT_JWT_SECRET: shorter than 32 bytes; an HS256 secret needs at least 32 random bytes, or a token's holder can guess it offline and sign any token (openssl rand -base64 32)");
     // The same secret is never shown, nor the token.
     expect(JSON.stringify(body)).not.toContain("changeme");
+  });
+
+  it("the refusal of a short WEFT_JWT_SECRET does not tell its length: anyone sending any HS256 token gets it, and a known length shortens an offline search", async () => {
+    const answers: unknown[] = [];
+    // Anyone's made-up token: nothing signs it with the secret.
+    const made = await new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setSubject("mallory").setExpirationTime("5m").sign(new TextEncoder().encode("x".repeat(32)));
+    for (const secret of ["changeme", "a-secret-of-20-bytes"]) {
+      const res = await send({ ...NO_AUTH, WEFT_JWT_SECRET: secret }, "http://weft.test/account", { headers: { authorization: `Bearer ${made}` } });
+      answers.push([res.status, await res.json()]);
+    }
+    expect(answers[0]).toEqual(answers[1]);
   });
 
   it("a key set verifies no token without WEFT_JWT_AUDIENCE: its issuer's tokens for any other application would pass", async () => {

@@ -10,8 +10,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { SyncReport } from "../../src/schedules/deployment.js";
 import { type ScheduleDefinition, defineSchedule } from "../../src/schedules/define.js";
 import { fileScheduleOf, fileThreadName } from "../../src/schedules/files.js";
+import { OCCURRENCES_KEPT } from "../../src/schedules/schedules.js";
 import { registry } from "../generated/registry.js";
-import { eventsOf, json, keyed, until } from "../helpers.js";
+import { eventsOf, inThread, json, keyed, until } from "../helpers.js";
 import { MINUTE, T0, alarmOf, deliverAlarm, occurrenceRuns, occurrencesOf, setClock } from "./helpers.js";
 
 const vars = env as unknown as { THREAD: DurableObjectNamespace; SCHEDULES: DurableObjectNamespace };
@@ -25,6 +26,10 @@ const added: Record<string, ScheduleDefinition> = {
   run_now_write: defineSchedule({ every: "1h", target: { tool: "effect_write", input: { label: "now" } }, owner: "tester" }),
   run_now_turn: defineSchedule({ cron: "0 9 * * *", timezone: "UTC", target: { agent: "guarantees", message: "MORNING REPORT" } }),
   run_now_held: defineSchedule({ every: "1h", target: { tool: "needs_ok", input: { amount: 500 } }, owner: "tester" }),
+  run_now_loop: defineSchedule({ every: "1h", target: { tool: "needs_ok", input: { amount: 700 } }, owner: "tester" }),
+  // Once, ten minutes after T0; and hourly until T0 + 90 min: both end, by the author's word.
+  run_now_once: defineSchedule({ at: T0 + 10 * MINUTE, target: { tool: "effect_write", input: { label: "once" } }, owner: "tester" }),
+  run_now_until: defineSchedule({ every: "1h", until: T0 + 90 * MINUTE, target: { tool: "effect_write", input: { label: "until" } }, owner: "tester" }),
 };
 afterEach(async () => {
   for (const name of Object.keys(added)) delete registry.schedules![name];
@@ -112,6 +117,47 @@ describe("running a file schedule now", () => {
     expect((await json("DELETE", `/threads/${threadId}/schedules/${file.scheduleId}`, undefined, "tester")).status).toBe(200);
     const cancelled = await json("POST", "/schedules/files/run_now_held/run", undefined, "tester");
     expect([cancelled.status, cancelled.body.error.code]).toEqual([404, "schedule_not_found"]);
+  });
+
+  it("runs asked for in a loop keep the schedule's journal to its last OCCURRENCES_KEPT occurrences, as its alarm's firings do; the one waiting stays", async () => {
+    deploy();
+    setClock(T0 + 30);
+    const file = fileScheduleOf(registry, "run_now_loop")!;
+    const threadId = threadOf("run_now_loop", "tester");
+    const first = await json("POST", "/schedules/files/run_now_loop/run", undefined, "tester");
+    expect(first.body).toMatchObject({ status: "fired" });
+    // Each later one is skipped (the first waits for approval) and journaled: a row each, in the thread's own object.
+    const tester = { userId: "tester", name: "tester", roles: [], admin: false };
+    const statuses = await inThread(threadId, async (i) => {
+      const seen = new Set<string>();
+      for (let n = 0; n < OCCURRENCES_KEPT + 20; n++) {
+        const ran = await i.runSchedule(tester, file.scheduleId);
+        seen.add(ran.ok ? ran.value.status : ran.error.code);
+      }
+      return [...seen];
+    });
+    expect(statuses).toEqual(["skipped"]);
+    const journal = await inThread(threadId, (i) => i.schedules.store.occurrences(file.scheduleId, 10 * OCCURRENCES_KEPT) as { key: string; status: string }[]);
+    expect(journal.length).toBeLessThanOrEqual(OCCURRENCES_KEPT + 1);
+    expect(journal.find((o) => o.key === first.body.key)?.status).toBe("started");
+  });
+
+  it("a schedule that ended (its one `at` occurrence ran, or its `until` passed) runs no more: 404 schedule_not_found, nothing journaled", async () => {
+    deploy();
+    setClock(T0);
+    await sync();
+    for (const [name, end] of [["run_now_once", T0 + 10 * MINUTE], ["run_now_until", T0 + 90 * MINUTE]] as const) {
+      const file = fileScheduleOf(registry, name)!;
+      const threadId = threadOf(name, "tester");
+      setClock(end + MINUTE);
+      for (let i = 0; i < 5 && ((await alarmOf(threadId)) ?? Infinity) <= end + MINUTE; i++) await deliverAlarm(threadId);
+      const listed = (await json("GET", `/threads/${threadId}/schedules`, undefined, "tester")).body.schedules;
+      expect(listed.map((s: { status: string }) => s.status)).toEqual(["done"]);
+      const before = (await occurrencesOf(threadId, file.scheduleId)).length;
+      const ran = await json("POST", `/schedules/files/${name}/run`, undefined, "tester");
+      expect([ran.status, ran.body.error?.code]).toEqual([404, "schedule_not_found"]);
+      expect(await occurrencesOf(threadId, file.scheduleId)).toHaveLength(before);
+    }
   });
 
   it("an unknown name, another user's file schedule and, for an admin, a user's own answer 404 schedule_not_found naming it; nothing runs", async () => {
