@@ -12,7 +12,7 @@ import { wireValue } from "../json-shape.js";
 import type { EventPayloads, ToolResult } from "../protocol.js";
 import type { CompiledTool } from "../tools/catalog.js";
 import { startedAs } from "../tools/started-as.js";
-import { type CallOutcome, type ReadyCall, effectKeyOf } from "./call.js";
+import { type CallOutcome, type CallRequest, type ReadyCall, effectKeyOf } from "./call.js";
 import type { BookedCall, CallContext } from "./context.js";
 import { checkOutput } from "./execute.js";
 import { requestOf } from "./input.js";
@@ -31,16 +31,15 @@ export function isClientTool(def: { executionMode?: string }): boolean {
 }
 
 /**
- * Stage 8 of a client tool's call: its row (started, under the class it is judged) and its park
- * are written in one synchronous step, so no restart finds it started and recovery never touches
- * it; `tool_call_started` and its hook go as for any call, then `tool_call_parked` tells the
- * client (with the input) that the call is its to answer.
+ * Stage 8 of a client tool's call: its row (started, under the class it is judged), then
+ * `tool_call_started` and its hook as for any call, then the park, whose `tool_call_parked` tells
+ * the client (with the input) that the call is its to answer. A restart while the hook runs finds
+ * it started: recovery parks it for the client again ({@link parkForClient}).
  */
 export async function awaitClient(ctx: CallContext, call: ReadyCall): Promise<CallOutcome> {
   const { request, tool, input } = call;
   if (call.existing) ctx.journal.start(request.callId, input, startedAs(call));
   else ctx.journal.insert({ ...rowOf(request, effectKeyOf(ctx.branchId, request.callId)), status: "started", input, effect: startedAs(call) });
-  ctx.journal.park(request.callId, CLIENT_WAIT_REASON);
   if (!request.announced) {
     const started: EventPayloads["tool_call_started"] = { callId: request.callId, toolName: tool.name, source: request.source, input: input ?? {} };
     ctx.emit("tool_call_started", started);
@@ -55,9 +54,15 @@ export async function awaitClient(ctx: CallContext, call: ReadyCall): Promise<Ca
       throw e;
     }
   }
-  // Without an output gate nothing holds the event back until the park is durable: wait for it.
+  const parked = parkForClient(ctx, request, input, (call.existing?.attempts ?? 0) + 1);
+  // Without an output gate nothing holds the answer back until the park is durable: wait for it.
   if (ctx.outputGate !== true) await ctx.flush();
-  return parkCall(ctx, request, CLIENT_WAIT_REASON, (call.existing?.attempts ?? 0) + 1, { client: true, input: wireValue(input) ?? {} });
+  return parked;
+}
+
+/** Parks a client tool's call for the client's answer, through the one module that writes outcomes (record.ts). */
+export function parkForClient(ctx: CallContext, request: CallRequest, input: unknown, attempts: number): CallOutcome {
+  return parkCall(ctx, request, CLIENT_WAIT_REASON, attempts, { client: true, input: wireValue(input) ?? {} });
 }
 
 /**
