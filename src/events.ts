@@ -122,8 +122,13 @@ export interface EventPayloads {
   };
   /** A call of a `needsApproval` tool waits for a person; approving names `argsHash`, the thread's keyed hash of the arguments it is bound to (opaque). */
   tool_call_approval_requested: { callId: string; toolName: string; input: unknown; argsHash: string };
-  /** A call whose outcome is uncertain (a write cut by a restart, say) waits for a person to settle it. */
-  tool_call_parked: { callId: string; toolName: string; reason: string };
+  /**
+   * A call waits for someone outside: a person to settle it (its outcome is uncertain: a write cut
+   * by a restart, say), or, with `client: true`, the client to answer it (a tool with
+   * `executionMode: "client"`: `POST /threads/:id/calls/:callId/result`), `input` being the
+   * call's parsed input as `tool_call_started` gave it.
+   */
+  tool_call_parked: { callId: string; toolName: string; reason: string; client?: true; input?: unknown };
   /** The turn stops until a person decides the calls `callIds`; it resumes by itself after. */
   turn_waiting: { turnId: string; callIds: string[] };
   /**

@@ -32,11 +32,13 @@ export type { HookDefinition, HookName, HookSignatures } from "./run/hooks.js";
 /** Tool authoring types: options, schemas, effects, the call context (src/tools/types.ts). */
 export type {
   AnyToolDefinition,
+  ClientToolOptions,
   DefineToolOptions,
   Effect,
   InferArgs,
   JsonSchemaObject,
   LookupResult,
+  RunToolOptions,
   Tool,
   ToolArgs,
   ToolArgsNode,

@@ -164,6 +164,7 @@ export type ListedCall = {
   input?: unknown;
   stubbed?: boolean;
   approvedBy?: string;
+  decidedBy?: string;
   parkReason?: string;
   argsHash?: string;
   fullResultPath?: string;

@@ -13,9 +13,19 @@ import type { BookedCall, CallContext } from "./context.js";
 import { holdsArgs, requestOf, storedInput } from "./input.js";
 import { enterExecute, enterJudge } from "./pipeline.js";
 import { finishCall, outcomeOf } from "./record.js";
+import { type ClientAnswer, answerCall, isClientTool } from "./client.js";
 
-/** How a person settles a parked call; `settledBy` is the verified user who did. */
-export type Settlement = ({ outcome: "succeeded"; result: string } | { outcome: "failed"; error: string } | { outcome: "retry" }) & { settledBy?: string };
+/**
+ * How a parked call is settled; `settledBy` is the verified user who did. A person gives a
+ * verdict (`succeeded`, `failed`) or has it run again (`retry`); the client answers a client
+ * tool's call (`answered`: client.ts), which is checked and recorded as a result of `execute` is.
+ */
+export type Settlement = (
+  | { outcome: "succeeded"; result: string }
+  | { outcome: "failed"; error: string }
+  | { outcome: "retry" }
+  | { outcome: "answered"; answer: ClientAnswer }
+) & { settledBy?: string };
 
 /**
  * The call waiting in `status`, and its tool; or, when `madeAlready` says the call holds the very
@@ -110,14 +120,24 @@ function settledAlready(ctx: CallContext, record: CallRecord, settlement: Settle
 }
 
 /**
- * Settles a parked call with a person's verdict, or runs it again on `retry`.
- * @throws WeftError `invalid_tool_input` on `retry` when the tool as deployed now refuses the call's
- * stored input: nothing runs and the call stays parked.
+ * Settles a parked call with a person's verdict, runs it again on `retry`, or records the
+ * client's answer to a client tool's call (`answered`).
+ * @throws WeftError `call_not_found`; `call_not_waiting` when the call is not parked (a second
+ * answer included) or an answer is given for a call that is not a client tool's;
+ * `tool_not_callable` on `retry` of a client tool's call; `invalid_tool_input` on `retry` when
+ * the tool as deployed now refuses the call's stored input: nothing runs and the call stays parked.
  */
 export async function settleCall(ctx: CallContext, callId: string, settlement: Settlement): Promise<CallOutcome> {
-  const waiting = waitingCall(ctx, callId, "parked", undefined, (r) => settledAlready(ctx, r, settlement));
+  // A second answer is refused, never taken as the first one made again (only its Idempotency-Key repeats it).
+  const waiting = waitingCall(ctx, callId, "parked", undefined, (r) => settlement.outcome !== "answered" && settledAlready(ctx, r, settlement));
   if ("repeat" in waiting) return waiting.repeat;
   const { record, tool } = waiting;
+  if (settlement.outcome === "answered") {
+    return answerCall(ctx, record, tool, settlement.answer, settlement.settledBy);
+  }
+  if (settlement.outcome === "retry" && isClientTool(tool.def)) {
+    throw new WeftError("tool_not_callable", `call ${callId} is a client tool's (${record.toolName}): weft has nothing to run again; answer it (POST /threads/:id/calls/:callId/result) or settle it succeeded or failed`, { callId });
+  }
   const { input, refused } = settlement.outcome === "retry" ? await storedInput(tool, record, ctx.argsKey) : { input: undefined };
   // It may have run already: run again only with input the tool as deployed accepts. It stays
   // parked, undecided, for the person to settle by hand.

@@ -2,7 +2,8 @@
  * The one pipeline every call goes through, its stages once and in order:
  *
  * 1. tool -> 2. parse -> 3. validate -> 4. timeArgs -> 5. judge effect -> 6. approval
- * -> 7. effect policy (stub, or on) -> 8. execute (journal, attempts with retries, park)
+ * -> 7. effect policy (stub, or on) -> 8. execute (journal, attempts with retries, park; a
+ * client tool's call is parked for the client instead: client.ts)
  * -> 9. output check -> 10. record and emit (record.ts)
  *
  * A new call enters at 1 ({@link enterRequest}). A person's approval enters at 5 with `approvedBy`,
@@ -29,6 +30,7 @@ import { argsHashOf, parseArgs, validateInput } from "./input.js";
 import { type FinishExtra, finishCall, outcomeOf, parkCall, rowOf } from "./record.js";
 import { normalizeResult, executeResult, resultFromThrown } from "./result.js";
 import { DEFAULT_MAX_ATTEMPTS, TransientError, backoffMs, isTransient } from "./retry.js";
+import { awaitClient, isClientTool } from "./client.js";
 import { CallSuspended } from "./suspend.js";
 import { checkTimeArgs } from "./time-args.js";
 
@@ -66,6 +68,12 @@ export function enterRequest(ctx: CallContext, request: CallRequest, existing: C
     // Not the input's fault: the tool cannot run on this host (tool_not_callable, the direct-call error table).
     const error = new WeftError("tool_not_callable", `tool "${tool.name}" is executed by the provider (${String(tool.def.executionProvider)}), never by weft; this model cannot run it`);
     // A direct caller's mistake leaves no row, as an unknown tool or a refused input does.
+    if (request.refuseUnstored) throw error;
+    return refuse(ctx, request, existing, startedAt, error);
+  }
+  // Only a model's call reaches a client: a direct, queued or invoked one has none to answer it.
+  if (isClientTool(tool.def) && request.source !== "model") {
+    const error = new WeftError("tool_not_callable", `tool "${tool.name}" is answered by the client of the thread's chat, so only the model can call it`);
     if (request.refuseUnstored) throw error;
     return refuse(ctx, request, existing, startedAt, error);
   }
@@ -167,6 +175,8 @@ export async function enterExecute(ctx: CallContext, call: ReadyCall): Promise<C
     return finishCall(ctx, call, { status: "error", error: "aborted: the thread was stopped before this call ran" }, "aborted", call.existing?.attempts ?? 0);
   }
 
+  // A client tool runs nowhere here: its call waits for the client's answer (client.ts).
+  if (isClientTool(tool.def)) return awaitClient(ctx, call);
   if (ctx.checkpoint) await ctx.checkpoint("before_journal", mark);
   const started: EventPayloads["tool_call_started"] = { callId: request.callId, toolName: tool.name, source: request.source, input: input ?? {} };
   const progressArg = tool.def.progressArgument;

@@ -12,10 +12,10 @@ import type { CallContext } from "./context.js";
 import type { Effect } from "../tools/types.js";
 import { capResult } from "./size.js";
 
-/** Parks a call for a person to settle, and says so. */
-export function parkCall(host: CallContext, request: CallRequest, reason: string, attempts: number): CallOutcome {
+/** Parks a call for a person to settle (or, `client`, for the client to answer: client.ts), and says so. */
+export function parkCall(host: CallContext, request: CallRequest, reason: string, attempts: number, client?: { client: true; input: unknown }): CallOutcome {
   host.journal.park(request.callId, reason);
-  host.emit("tool_call_parked", { callId: request.callId, toolName: request.toolName, reason });
+  host.emit("tool_call_parked", { callId: request.callId, toolName: request.toolName, reason, ...client });
   return {
     callId: request.callId,
     toolName: request.toolName,

@@ -12,6 +12,7 @@ import { reconcileCall } from "./execute.js";
 import { requestOf, storedInput } from "./input.js";
 import { enterExecute } from "./pipeline.js";
 import { finishCall, parkCall } from "./record.js";
+import { isClientTool, parkForClient } from "./client.js";
 
 /** Runs of one call a restart may cut short before the call ends `aborted` (crash loops end). */
 export const MAX_RESTARTS = 3;
@@ -40,6 +41,8 @@ export async function recoverCall(ctx: CallContext, record: BookedCall, now = Da
     return parkCall(ctx, request, "interrupted by a restart, and the tool no longer exists", record.attempts);
   }
   const { input, refused } = await storedInput(tool, record, ctx.argsKey);
+  // A client tool's call cut before its park (its tool_call_started hook ran): nothing ran here, so the client is asked.
+  if (isClientTool(tool.def) && !refused) return parkForClient(ctx, request, input, record.attempts);
   const ready = { request, tool, input, existing: record, startedAt: now, ...(record.approvedBy ? { approvedBy: record.approvedBy } : {}) };
   // It started before the restart: a predicate failing now cannot refuse it, nor a redeclaration
   // since then make it less cautious than the class it started under (see judge.ts).

@@ -9,6 +9,7 @@ import { effectOrWrite } from "../tools/judge.js";
 import type { CallOutcome } from "./call.js";
 import type { BookedCall, CallContext } from "./context.js";
 import { afterAbort } from "./execute.js";
+import { isClientTool } from "./client.js";
 import { liveInput, requestOf } from "./input.js";
 import { finishCall, outcomeOf } from "./record.js";
 import { resumableOf } from "./suspend.js";
@@ -16,8 +17,8 @@ import { resumableOf } from "./suspend.js";
 /**
  * Ends `record`, which waits for a person (awaiting approval, or parked) while its run is
  * stopped. Awaiting approval: it never ran, so it is `aborted`, and a later decision finds it
- * decided (`call_not_waiting`). Parked while work inside it waits (a prompt or agent called as a
- * tool): it ran, so the effect table decides. Parked for a person to settle: that is already the
+ * decided (`call_not_waiting`); so is a client tool's call waiting for its answer. Parked while
+ * work inside it waits (a prompt or agent called as a tool): it ran, so the effect table decides. Parked for a person to settle: that is already the
  * table's outcome for a stopped write, and a person still settles it.
  */
 export async function stopWaiting(ctx: CallContext, record: BookedCall): Promise<CallOutcome> {
@@ -27,6 +28,11 @@ export async function stopWaiting(ctx: CallContext, record: BookedCall): Promise
     return finishCall(ctx, { request, startedAt: Date.now() }, { status: "error", error }, "aborted", record.attempts);
   }
   const tool = ctx.catalog.has(record.toolName) ? ctx.catalog.get(record.toolName) : undefined;
+  // Nothing of it ran here, and no answer can reach a stopped run: it ends as an approval's wait does.
+  if (record.status === "parked" && tool && isClientTool(tool.def)) {
+    const error = "aborted: the thread was stopped before the client answered";
+    return finishCall(ctx, { request, tool, startedAt: Date.now() }, { status: "error", error }, "aborted", record.attempts);
+  }
   if (record.status !== "parked" || !tool || !resumableOf(tool.def)) return outcomeOf(ctx, record);
   const input = await liveInput(tool, record, ctx.argsKey);
   // It ran: the class it started under still holds, whatever a deploy since declares (see judge.ts).

@@ -151,7 +151,8 @@ export class UiChunkTranslator {
       }
       case "tool_call_parked": {
         const d = frame.data as Payload<"tool_call_parked">;
-        if (!this.shows(d.callId)) break;
+        // A client tool's call is the client's already: its tool part (onToolCall) is what it answers.
+        if (!this.shows(d.callId) || d.client) break;
         out.push({ type: "data-weft-parked", id: d.callId, data: { callId: d.callId, toolName: d.toolName, reason: d.reason } });
         break;
       }

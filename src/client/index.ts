@@ -95,6 +95,9 @@ export function isEvent<K extends BuiltinEventFrame["type"]>(frame: EventFrame, 
 /** How a person settles a parked call. */
 export type Settlement = { outcome: "succeeded"; result: string } | { outcome: "failed"; error: string } | { outcome: "retry" };
 
+/** The client's answer to a client tool's call: its result (a string, or any JSON value, which the model gets as JSON text), or an error the model sees. */
+export type ClientAnswer = { result: unknown } | { error: string };
+
 /** A client for one weft Worker. Methods throw {@link WeftClientError} for every error answer. */
 export class WeftClient {
   readonly #conn: ConnectionOptions;
@@ -253,6 +256,18 @@ export class WeftClient {
   /** `POST .../settle`: gives a parked call its outcome, or `retry` to run it again. */
   settle(threadId: string, callId: string, settlement: Settlement): Promise<Answer<"settle">> {
     return request(this.#conn, "POST", this.#thread(threadId, `/calls/${encodeURIComponent(callId)}/settle`), { body: settlement });
+  }
+
+  /**
+   * `POST .../result`: answers a call of a client tool (`executionMode: "client"`; its
+   * `tool_call_parked` event has `client: true` and the input) with its result or an error; the
+   * turn goes on with it. Recorded once: a second answer throws `call_not_waiting` (409), while a
+   * repeat with the same `idempotencyKey` (a retry after a lost answer) gets the first answer.
+   * @throws WeftClientError `call_not_found` (404), `call_not_waiting` (409: answered, stopped, or
+   *   not a client tool's call), `invalid_request` (400: neither or both of result and error).
+   */
+  answerCall(threadId: string, callId: string, answer: ClientAnswer, options: { idempotencyKey?: string } = {}): Promise<Answer<"settle">> {
+    return request(this.#conn, "POST", this.#thread(threadId, `/calls/${encodeURIComponent(callId)}/result`), { body: answer, ...options });
   }
 
   /**

@@ -60,11 +60,13 @@ export function urlOf(base: string, path: string, query: Query = {}): string {
 }
 
 /**
- * Sends one request and parses weft's JSON answer.
+ * Sends one request (with `Idempotency-Key` when `idempotencyKey` is given) and parses weft's JSON answer.
  * @throws WeftClientError for any non-2xx status, a network failure, or a body that is not JSON.
  */
-export async function request<T>(conn: ConnectionOptions, method: string, path: string, options: { body?: unknown; query?: Query } = {}): Promise<T> {
+export async function request<T>(conn: ConnectionOptions, method: string, path: string, options: { body?: unknown; query?: Query; idempotencyKey?: string } = {}): Promise<T> {
   const headers: Record<string, string> = { accept: "application/json" };
+  // A repeat under the same key gets the first answer and acts once (the write routes that take one).
+  if (options.idempotencyKey) headers["idempotency-key"] = options.idempotencyKey;
   if (conn.token) headers.authorization = `Bearer ${conn.token}`;
   if (options.body !== undefined) headers["content-type"] = "application/json";
   const doFetch = conn.fetch ?? fetch;

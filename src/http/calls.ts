@@ -1,6 +1,7 @@
 /**
- * Call routes of a thread: list, read, approve, deny, settle. Who approves, denies or settles is
- * the verified caller (recorded as `approvedBy` / `decidedBy`), never a body field or header.
+ * Call routes of a thread: list, read, approve, deny, settle, and the client's answer to a client
+ * tool's call (`result`, a settlement of that parked call). Who approves, denies, settles or
+ * answers is the verified caller (recorded as `approvedBy` / `decidedBy`), never a body field or header.
  * Decisions accept `Idempotency-Key`. Under `npm start` a record's `stack` is read in source terms
  * (source-stacks.ts).
  * @module
@@ -12,7 +13,7 @@ import { idempotencyOf } from "./idempotency.js";
 import { describe, ok, refused } from "./openapi.js";
 import * as R from "./responses.js";
 import { withSourceStacks } from "./source-stacks.js";
-import { ApproveBody, CallsQuery, DenyBody, SettleBody } from "./schemas.js";
+import { AnswerBody, ApproveBody, CallsQuery, DenyBody, SettleBody } from "./schemas.js";
 import { threadStub } from "./stubs.js";
 import { jsonBody, query } from "./validate.js";
 
@@ -47,6 +48,13 @@ export function callRoutes() {
     const body = c.req.valid("json");
     const idem = await idempotencyOf(c, body);
     return c.json(unwrap(await threadStub(c.env, c.req.param("id")).settle(c.var.caller, c.req.param("callId"), body, idem)));
+  });
+
+  app.post("/:id/calls/:callId/result", describe("Answer a client tool's call (executionMode client) with its result or an error; its turn goes on", { 200: ok("How the call stands now", R.CallOutcome), ...refused(400, 404, 409, 413, 415, 422) }), jsonBody(AnswerBody), async (c) => {
+    const body = c.req.valid("json");
+    const idem = await idempotencyOf(c, body);
+    const answer = body.error !== undefined ? { error: body.error } : { result: body.result };
+    return c.json(unwrap(await threadStub(c.env, c.req.param("id")).settle(c.var.caller, c.req.param("callId"), { outcome: "answered", answer }, idem)));
   });
 
   return app;

@@ -2,9 +2,10 @@
  * `POST /threads/:id/chat`: a turn of the thread streamed in the AI SDK's UI message stream
  * protocol, so `useChat` (with `DefaultChatTransport` pointed here) can use a weft thread as its
  * backend. From the request body only two things count: the text of a new last user message, or
- * the approval decisions on the last assistant message. Both go through weft (post a message;
- * approve or deny, recorded as the verified caller); the rest of the client's history is ignored,
- * since the thread holds the conversation.
+ * the approval decisions and client tool outputs (`addToolResult`) on the last assistant message.
+ * Each goes through weft (post a message; approve, deny, or answer a client tool's call, recorded
+ * as the verified caller); the rest of the client's history is ignored, since the thread holds
+ * the conversation.
  * @module
  */
 import { createUIMessageStream, createUIMessageStreamResponse } from "ai";
@@ -16,6 +17,7 @@ import { type ErrorBody, WeftError } from "../errors.js";
 import { PAGE_SIZES, limitOf } from "../limits.js";
 import { type CallRecord, type EventFrame, FINAL_CALL_STATUSES } from "../protocol.js";
 import { type Caller, unwrap } from "../rpc.js";
+import type { ClientAnswer } from "../calls/client.js";
 import { CALLER_HEADER, type ThreadApi } from "../thread/api.js";
 import { checkContentSize } from "../thread/store/messages.js";
 import type { AuthedEnv } from "./auth.js";
@@ -45,8 +47,30 @@ interface Decision {
   reason?: string;
 }
 
+/** A client tool's output (`addToolResult`) read from the last step of the client's last assistant message. */
+interface ToolOutput {
+  callId: string;
+  answer: ClientAnswer;
+}
+
+/**
+ * The outputs the client gave in the last step of its assistant message: every tool part with
+ * an output or an error the client did not get from the provider. Parts of calls weft ran carry
+ * their results too; answering one is refused (`call_not_waiting`) and skipped, so only a client
+ * tool's waiting call takes its answer.
+ */
+function outputsOf(parts: z.output<typeof Part>[]): ToolOutput[] {
+  const step = parts.slice(parts.findLastIndex((p) => p.type === "step-start") + 1);
+  return step.flatMap((p): ToolOutput[] => {
+    if (!(p.type.startsWith("tool-") || p.type === "dynamic-tool") || typeof p.toolCallId !== "string" || p.providerExecuted === true) return [];
+    if (p.state === "output-available") return [{ callId: p.toolCallId, answer: { result: p.output ?? null } }];
+    if (p.state === "output-error") return [{ callId: p.toolCallId, answer: { error: typeof p.errorText === "string" && p.errorText !== "" ? p.errorText : "the client's tool failed" } }];
+    return [];
+  });
+}
+
 /** The action a chat request asks for; throws `invalid_request` naming the path when it asks for none. */
-function actionOf(body: ChatBody): { content: string } | { decisions: Decision[] } {
+function actionOf(body: ChatBody): { content: string } | { decisions: Decision[]; outputs: ToolOutput[] } {
   if (body.trigger === "regenerate-message") {
     throw new WeftError("invalid_request", "trigger: regenerating a message is not supported; a weft thread keeps its history", { path: ["trigger"] });
   }
@@ -71,10 +95,11 @@ function actionOf(body: ChatBody): { content: string } | { decisions: Decision[]
     }
     decisions.push({ ...ids, approved: approval.approved, ...(typeof approval.reason === "string" ? { reason: approval.reason } : {}) });
   });
-  if (decisions.length === 0) {
-    throw new WeftError("invalid_request", `messages.${i}: expected a user message, or an assistant message with approval responses`, { path: ["messages", i] });
+  const outputs = outputsOf(last.parts);
+  if (decisions.length === 0 && outputs.length === 0) {
+    throw new WeftError("invalid_request", `messages.${i}: expected a user message, or an assistant message with approval responses or tool outputs`, { path: ["messages", i] });
   }
-  return { decisions };
+  return { decisions, outputs };
 }
 
 /** Frames of the thread after `since`, read from its WebSocket (the same feed clients get). */
@@ -155,6 +180,12 @@ export function chatRoutes() {
           if (FINAL_CALL_STATUSES.includes(call.status)) earlier.push(call);
           else follow = true;
         }
+        for (const o of action.outputs) {
+          const answered = await stub.settle(caller, o.callId, { outcome: "answered", answer: o.answer });
+          // Not waiting for an answer (a call weft ran, or one answered or stopped before): its part stands as the client has it.
+          if (answered.ok) follow = true;
+          else if (answered.error.code !== "call_not_waiting") unwrap(answered);
+        }
         // Nothing this request decided moves a turn: its stream ends now, never carrying a later turn.
         idle = !follow;
       }
@@ -162,7 +193,7 @@ export function chatRoutes() {
       feed.close();
       throw err;
     }
-    const translator = new UiChunkTranslator("decisions" in action ? action.decisions.map((d) => d.callId) : []);
+    const translator = new UiChunkTranslator("decisions" in action ? [...action.decisions, ...action.outputs].map((d) => d.callId) : []);
     // After a decision the turn goes on in the assistant message that asked: the stream names its
     // id (only the id is read from the client's copy), so the client continues that message.
     const asked = body.messages.at(-1)!;

@@ -93,6 +93,14 @@ export const SettleBody = z.discriminatedUnion("outcome", [
 ]);
 
 /**
+ * Body of `POST .../result`: a client tool's result (any JSON value; a string is taken as the
+ * result text, anything else as its JSON text) or an `error` the model sees; exactly one.
+ */
+export const AnswerBody = z
+  .strictObject({ result: z.json().optional(), error: z.string().min(1).optional() })
+  .refine((b) => ("result" in b) !== ("error" in b), { message: "give exactly one of result or error" });
+
+/**
  * Body of `POST /v1/tools/:name`: `sessionId` and `continuationToken` are mutually exclusive.
  * Any other top-level key is refused by name: it is almost always a tool argument that belongs
  * inside `input`.

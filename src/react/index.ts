@@ -2,8 +2,8 @@
  * `weft/react`: `useThread`, a React hook over one weft thread. It subscribes to the thread's
  * events with `weft/client` (reconnecting by itself, resuming after the last `seq` it saw) and
  * folds them into what a chat screen shows: the stored messages, the text of the model step that
- * is streaming, the tool calls with `approve()` / `deny()` on those that wait for a person, the
- * thread's status, and the connection. React 18 or newer is a peer dependency; the Worker never
+ * is streaming, the tool calls with `approve()` / `deny()` on those that wait for a person and
+ * `answer()` on a client tool's call waiting for this client, the thread's status, and the connection. React 18 or newer is a peer dependency; the Worker never
  * imports this module.
  *
  * @example
@@ -23,13 +23,15 @@
  * @module
  */
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
-import { type EventFrame, type Message, type MessageContent, type SubscribeOptions, WeftClient, WeftClientError } from "../client/index.ts";
+import { type ClientAnswer, type EventFrame, type Message, type MessageContent, type SubscribeOptions, WeftClient, WeftClientError } from "../client/index.ts";
 import { type ThreadCallState, type ThreadState, initialState, reduce } from "./state.ts";
 
 /** What the hook folds events into: thread status, a call's state, the end of a turn. */
 export type { ThreadCallState, ThreadStatus, TurnEnd } from "./state.ts";
 /** The client the hook talks through, and the error its actions reject with. */
 export { WeftClient, WeftClientError } from "../client/index.ts";
+/** What a client tool's call is answered with (`ThreadCall.answer`, `answerCall`). */
+export type { ClientAnswer } from "../client/index.ts";
 
 /** Options of {@link useThread}: a `client`, or the `url` (and `token`) to make one with; and the thread. */
 export interface UseThreadOptions {
@@ -63,6 +65,12 @@ export interface ThreadCall extends ThreadCallState {
    * Resolves as `approve` does (`undefined` and `error` set on a refusal).
    */
   deny?(reason?: string): Promise<unknown>;
+  /**
+   * Present while a client tool's call waits for this client (`client: true`, status `parked`):
+   * answers it with its result or an error, and the turn goes on (as the AI SDK's
+   * `addToolResult`). Resolves as `approve` does (`undefined` and `error` set on a refusal).
+   */
+  answer?(answer: ClientAnswer): Promise<unknown>;
 }
 
 /** The subscription's state: whether frames can arrive now, and how far they got. */
@@ -95,6 +103,12 @@ export interface UseThreadResult {
    * (`invalid_request`, `network_error`, ...). Never rejects.
    */
   send(content: MessageContent, options?: { script?: unknown[] }): Promise<Awaited<ReturnType<WeftClient["postMessage"]>> | undefined>;
+  /**
+   * Answers client tool call `callId` (see {@link ThreadCall.answer}); for a handler that keeps
+   * only the id. Resolves with the call's outcome, or `undefined` with `error` set (`call_not_waiting`
+   * once it was answered or stopped). Never rejects.
+   */
+  answerCall(callId: string, answer: ClientAnswer): Promise<unknown>;
   /** Stops the running turn. Resolves with `{ stopped }`, or `undefined` with `error` set when the request failed. Never rejects. */
   stop(): Promise<{ stopped: boolean } | undefined>;
   /** The last error: an action that failed, or the refusal that ended the subscription (401 `unauthenticated`, 404 `thread_not_found`). Null after a later action succeeds. */
@@ -109,7 +123,7 @@ export interface UseThreadResult {
  * a reconnect that asks for the frames after the last one shown: nothing is shown twice and
  * nothing is missed. Changing `threadId` starts over on the new thread.
  * @param options the thread, and a `client` or the `url`/`token` to reach weft with
- * @returns messages, streaming text, calls with `approve`/`deny`, status, `send`, `stop`, `error`, `connection`
+ * @returns messages, streaming text, calls with `approve`/`deny` (or `answer`, a client tool's), status, `send`, `stop`, `answerCall`, `error`, `connection`
  * @throws TypeError during render when neither `client` nor `url` is given (a mistake in the code, not a runtime condition)
  */
 export function useThread(options: UseThreadOptions): UseThreadResult {
@@ -181,11 +195,13 @@ export function useThread(options: UseThreadOptions): UseThreadResult {
     [act, client, threadId],
   );
   const stop = useCallback(() => act(() => client.stop(need(threadId)) as Promise<{ stopped: boolean }>), [act, client, threadId]);
+  const answerCall = useCallback((callId: string, answer: ClientAnswer) => act(() => client.answerCall(need(threadId), callId, answer)), [act, client, threadId]);
 
   const current = state.threadId === threadId ? state : initialState(threadId ?? "");
   const calls = useMemo(
     () =>
       current.calls.map((call): ThreadCall => {
+        if (call.status === "parked" && call.client) return { ...call, answer: (answer: ClientAnswer) => answerCall(call.callId, answer) };
         if (call.status !== "awaiting_approval" || !threadId) return call;
         return {
           ...call,
@@ -193,7 +209,7 @@ export function useThread(options: UseThreadOptions): UseThreadResult {
           deny: (reason?: string) => act(() => client.deny(threadId, call.callId, reason === undefined ? {} : { reason })),
         };
       }),
-    [current.calls, act, client, threadId],
+    [current.calls, act, answerCall, client, threadId],
   );
 
   const messages = useMemo(() => (includeSilent ? current.messages : current.messages.filter((m) => !m.silent)), [current.messages, includeSilent]);
@@ -206,6 +222,7 @@ export function useThread(options: UseThreadOptions): UseThreadResult {
     lastTurn: current.lastTurn,
     send,
     stop,
+    answerCall,
     error,
     connection: { ...connection, ...(threadId ? {} : { state: "closed" as const }), lastSeq: current.lastSeq },
   };

@@ -36,8 +36,10 @@ export interface ThreadCallState {
   error?: string;
   /** True when the call ended as an error (a failure or a denial). */
   isError?: boolean;
-  /** Why the call was parked, while it waits to be settled. */
+  /** Why the call was parked, while it waits to be settled (or answered). */
   reason?: string;
+  /** True for a client tool's call (`executionMode: "client"`): parked, it waits for this client's answer. */
+  client?: true;
   /** How long the call ran, in milliseconds, once finished. */
   durationMs?: number;
 }
@@ -159,8 +161,8 @@ export function reduce(state: ThreadState, action: ThreadAction): ThreadState {
       return { ...s, calls: upsertCall(s.calls, callId, { toolName, input, argsHash, status: "awaiting_approval" }) };
     }
     case "tool_call_parked": {
-      const { callId, toolName, reason } = f.data as { callId: string; toolName: string; reason: string };
-      return { ...s, calls: upsertCall(s.calls, callId, { toolName, reason, status: "parked" }) };
+      const { callId, toolName, reason, client, input } = f.data as { callId: string; toolName: string; reason: string; client?: true; input?: unknown };
+      return { ...s, calls: upsertCall(s.calls, callId, { toolName, reason, status: "parked", ...(client ? { client, input } : {}) }) };
     }
     case "tool_call_finished": {
       const d = f.data as { callId: string; toolName: string; status: CallStatus; isError: boolean; result?: string; error?: string; durationMs: number };

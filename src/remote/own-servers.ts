@@ -12,7 +12,7 @@ import { WeftError } from "../errors.js";
 import type { UserMcpServer } from "../account/mcp-servers.js";
 import { markResumable, resumableOf } from "../calls/suspend.js";
 import type { ToolResult } from "../protocol.js";
-import type { AnyToolDefinition } from "../tools/types.js";
+import type { AnyToolDefinition, ToolCallContext } from "../tools/types.js";
 import type { McpServerDefinition } from "./define.js";
 import { type OAuthOptions, RemoteServers } from "./servers.js";
 
@@ -131,12 +131,13 @@ export class OwnServers {
     let offered = this.offered.get(def);
     if (!offered) {
       const made = this.made;
-      const execute = async (state: unknown, args: Record<string, unknown> | undefined, call: Parameters<AnyToolDefinition["execute"]>[2]): Promise<ToolResult> => {
+      const execute = async (state: unknown, args: Record<string, unknown> | undefined, call: ToolCallContext): Promise<ToolResult> => {
         const now = JSON.stringify(this.ownOf(await this.options.list())[server] ?? null);
         if (now !== JSON.stringify((JSON.parse(made) as Record<string, unknown>)[server] ?? null)) {
           return { status: "error", error: `unknown_tool: mcp server "${server}" was removed or changed by its user after this call was made; nothing was sent` };
         }
-        return def.execute(state as never, args as never, call);
+        // A user's own server's tools are remote tools: each has a body (remote-tools.ts).
+        return def.execute!(state as never, args as never, call);
       };
       offered = { ...def, execute } as AnyToolDefinition;
       const resumable = resumableOf(def);

@@ -42,9 +42,15 @@ export class Decisions {
     return this.afterDecision(await this.engine.calls.deny(callId, deniedBy, reason, argsHash, () => this.checkDecidable(callId)));
   }
 
-  /** Settles a parked call, then lets its turn go on. @throws WeftError `thread_not_found` once the thread is being removed. */
+  /**
+   * Settles a parked call (or records the client's answer to a client tool's call), then lets its
+   * turn go on. @throws WeftError `thread_not_found` once the thread is being removed; an answer
+   * as {@link checkDecidable}.
+   */
   async settle(callId: string, settlement: Settlement): Promise<CallOutcome> {
-    return this.afterDecision(await this.engine.calls.settle(callId, settlement, () => this.turns.checkOpen()));
+    // An answer, like an approval, is refused for a call of a stopped turn: it ends aborted.
+    const check = settlement.outcome === "answered" ? () => this.checkDecidable(callId) : () => this.turns.checkOpen();
+    return this.afterDecision(await this.engine.calls.settle(callId, settlement, check));
   }
 
   /**

@@ -41,8 +41,8 @@ export function defineTool<
 /**
  * Checks a definition's shape and the pairing rules of weft's effect table. Argument schemas are checked when
  * they are compiled (`compileTool`).
- * @throws WeftError `capability_missing` when `execute` is not a function; `invalid_config` for any
- *   other rule, naming the tool and the rule broken.
+ * @throws WeftError `capability_missing` when `execute` is not a function (a tool weft runs);
+ *   `invalid_config` for any other rule (a client tool with `execute`, say), naming the tool and the rule broken.
  */
 export function checkToolDefinition(name: string, def: unknown): asserts def is AnyToolDefinition {
   const fail = (rule: string): never => {
@@ -53,8 +53,12 @@ export function checkToolDefinition(name: string, def: unknown): asserts def is 
   const d = def as Record<string, unknown>;
   if (d.kind !== "tool") fail("the default export must be the value returned by defineTool({...})");
   if (typeof d.description !== "string" || d.description.trim() === "") fail("description must be a non-empty string");
-  // A tool with no body is a missing capability, not a bad option (the threads tool reference, `execute`).
-  if (typeof d.execute !== "function") {
+  // A client tool's body is the client's: one here as well would be a second way to answer its calls.
+  if (d.executionMode === "client") {
+    if (d.execute !== undefined) fail('executionMode "client" takes no execute: the client answers each call (POST /threads/:id/calls/:callId/result); remove execute, or executionMode to run it in weft');
+    if (d.executionProvider !== undefined) fail('executionProvider goes only with executionMode "provider"');
+  } else if (typeof d.execute !== "function") {
+    // A tool with no body is a missing capability, not a bad option (the threads tool reference, `execute`).
     throw new WeftError("capability_missing", `tool "${name}": execute must be a function: weft has no body to run`, { tool: name });
   }
   if (d.effect !== undefined && typeof d.effect !== "function" && !isEffect(d.effect)) {
@@ -65,8 +69,8 @@ export function checkToolDefinition(name: string, def: unknown): asserts def is 
   if (missing) fail(`effect ${String(d.effect)} requires ${missing}`);
   if (d.effect !== "idempotent" && d.dedupWindowMs !== undefined && typeof d.effect !== "function") fail("dedupWindowMs is only allowed with effect idempotent");
   if (d.effect !== "reconcilable" && d.reconcile !== undefined && typeof d.effect !== "function") fail("reconcile is only allowed with effect reconcilable");
-  if (d.executionMode !== undefined && d.executionMode !== "local" && d.executionMode !== "provider") {
-    fail('executionMode must be "local" or "provider"');
+  if (d.executionMode !== undefined && d.executionMode !== "local" && d.executionMode !== "provider" && d.executionMode !== "client") {
+    fail('executionMode must be "local", "provider" or "client"');
   }
   if (d.executionMode === "provider" && (typeof d.executionProvider !== "string" || !/^[a-z][a-z0-9-]*(\.[A-Za-z0-9_.-]+)?$/.test(d.executionProvider))) {
     fail('executionMode "provider" needs executionProvider: the provider ("openai") or its tool ("anthropic.web_search_20250305")');

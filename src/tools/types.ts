@@ -137,8 +137,38 @@ export type ToolExecute<State, Args> = Args extends null
   ? (state: State, args: undefined, call: ToolCallContext) => Promise<ToolResult>
   : (state: State, args: InferArgs<Args>, call: ToolCallContext) => Promise<ToolResult>;
 
-/** Options of `defineTool` (the Standard Agents tools API parameters plus the Agent SDK tools reference and weft's effect table semantics). */
-export interface DefineToolOptions<
+/**
+ * Options of `defineTool` (the Standard Agents tools API parameters plus the Agent SDK tools
+ * reference and weft's effect table semantics): a tool weft runs (`execute`), or one the client
+ * answers (`executionMode: "client"`, no `execute`).
+ */
+export type DefineToolOptions<
+  State = ThreadState,
+  Args extends ToolArgs | JsonSchemaObject | null = null,
+  Tenvs extends ToolTenvs | null = null,
+  Uses extends readonly string[] = readonly string[],
+> = RunToolOptions<State, Args, Tenvs, Uses> | ClientToolOptions<State, Args, Tenvs, Uses>;
+
+/**
+ * A tool the client answers (a browser, the chat screen): when the model calls it, the call is
+ * validated, journaled and parked until the client posts its result
+ * (`POST /threads/:id/calls/:callId/result`); weft never runs anything for it. The build refuses
+ * one with an `execute` (`invalid_config`).
+ */
+export type ClientToolOptions<
+  State = ThreadState,
+  Args extends ToolArgs | JsonSchemaObject | null = null,
+  Tenvs extends ToolTenvs | null = null,
+  Uses extends readonly string[] = readonly string[],
+> = Omit<RunToolOptions<State, Args, Tenvs, Uses>, "execute" | "executionMode" | "executionProvider"> & {
+  /** `client`: the client answers each call; see {@link ClientToolOptions}. */
+  executionMode: "client";
+  /** A client tool has no body on the server. */
+  execute?: never;
+};
+
+/** Options of a tool weft runs, or its model's provider does (`executionMode` `local` or `provider`); see {@link DefineToolOptions}. */
+export interface RunToolOptions<
   State = ThreadState,
   Args extends ToolArgs | JsonSchemaObject | null = null,
   Tenvs extends ToolTenvs | null = null,

@@ -22,6 +22,7 @@ const VALID_BODY: Record<string, unknown> = {
   "POST /threads/{id}/calls/{callId}/approve": {},
   "POST /threads/{id}/calls/{callId}/deny": {},
   "POST /threads/{id}/calls/{callId}/settle": { outcome: "retry" },
+  "POST /threads/{id}/calls/{callId}/result": { result: "ok" },
   "PUT /account/budgets": { budgets: [] },
   "POST /threads/{id}/schedules": { every: "5m", target: { tool: "effect_read" } },
   "POST /threads/{id}/chat": { messages: [{ role: "user", parts: [{ type: "text", text: "hi" }] }] },
@@ -152,7 +153,7 @@ describe("OpenAPI response schemas against real answers", () => {
     expect((await send("DELETE", `/threads/${id}`)).body).toEqual({ deleted: true });
   });
 
-  it("calls: list, read, approve, deny, settle, and their refusals", async () => {
+  it("calls: list, read, approve, deny, settle, a client's answer, and their refusals", async () => {
     const approving = await waitingThread();
     expect((await send("GET", `/threads/${approving}/calls`)).body.calls[0]).toMatchObject({ callId: "pay", status: "awaiting_approval" });
     expect((await send("GET", `/threads/${approving}/calls?status=bogus`)).status).toBe(400);
@@ -185,6 +186,16 @@ describe("OpenAPI response schemas against real answers", () => {
     expect(await keyReused("POST", settle, crypto.randomUUID(), { outcome: "failed", error: "cancelled" }, { outcome: "retry" })).toEqual({ first: 200, second: 422 });
     expect((await send("POST", settle, { json: { outcome: "retry" } })).status).toBe(409);
     await stubOf(parked).waitIdle();
+
+    // A client tool's call, answered by the client: once.
+    const client = await createThread({ agent: "browser" });
+    await send("POST", `/threads/${client}/messages`, { json: { content: "pick", script: [{ toolCalls: [{ id: "pick", name: "pick_file", arguments: { prompt: "a file" } }] }, { text: "ok" }] } });
+    await stubOf(client).waitIdle();
+    const result = `/threads/${client}/calls/pick/result`;
+    expect((await send("POST", result, { json: {} })).status).toBe(400);
+    expect(await keyReused("POST", result, crypto.randomUUID(), { result: { name: "a.txt", bytes: 1 } }, { error: "closed" })).toEqual({ first: 200, second: 422 });
+    expect((await send("POST", result, { json: { error: "again" } })).status).toBe(409);
+    await stubOf(client).waitIdle();
   });
 
   it("files: list, fetch, delete", async () => {

@@ -71,6 +71,26 @@ describe("useThread's reducer", () => {
     expect(s.calls).toHaveLength(1);
   });
 
+  it("marks a client tool's parked call as this client's to answer, with its input; a person's park is not", () => {
+    seq = 0;
+    let s = fold(
+      initialState("t"),
+      frame("turn_started", { turnId: "u" }),
+      frame("model_step", { turnId: "u", step: 1, text: "", toolCalls: [{ id: "pick", name: "pick_file", arguments: '{"prompt":"a"}' }, { id: "w", name: "pay", arguments: "{}" }] }),
+      frame("tool_call_started", { callId: "pick", toolName: "pick_file", source: "model", input: { prompt: "a" } }),
+      frame("tool_call_parked", { callId: "pick", toolName: "pick_file", reason: "waiting for the client's answer", client: true, input: { prompt: "a" } }),
+      frame("tool_call_parked", { callId: "w", toolName: "pay", reason: "interrupted by a restart" }),
+      frame("turn_waiting", { turnId: "u", callIds: ["pick", "w"] }),
+    );
+    expect(s.calls).toMatchObject([
+      { callId: "pick", status: "parked", client: true, input: { prompt: "a" } },
+      { callId: "w", status: "parked" },
+    ]);
+    expect(s.calls[1]!.client).toBeUndefined();
+    s = fold(s, frame("tool_call_finished", { callId: "pick", toolName: "pick_file", source: "model", status: "succeeded", isError: false, result: "a.txt", durationMs: 5, attempts: 1 }));
+    expect(s.calls[0]).toMatchObject({ status: "succeeded", result: "a.txt" });
+  });
+
   it("a reset starts over on another thread", () => {
     seq = 0;
     const s = fold(initialState("t"), frame("message_created", { message: message(1, "user", "hi") }));

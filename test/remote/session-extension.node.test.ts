@@ -62,20 +62,20 @@ describe("a remote server's sessions", () => {
     const tool = (await connection.listTools()).find((t) => t.name === "create_order")!;
     const made = remoteToolDefinition("orders", def, tool, connection);
     expect(made).toMatchObject({ effect: "idempotent", maxAttempts: 10 });
-    await made.execute({} as never, {} as never, call("call_1"));
+    await made.execute!({} as never, {} as never, call("call_1"));
     expect(received).toEqual(["thread.0a1b2c3d:call_1"]);
     // A later session (the server forgot the old one, a token was renewed) of an instance without the extension.
     announce = false;
     await connection.close();
-    await expect(made.execute({} as never, {} as never, call("call_2"))).rejects.toThrow(/no longer announces weft's effect-key extension.*not sent/);
-    await expect(made.execute({} as never, {} as never, call("call_3"))).rejects.toThrow(/not sent/);
+    await expect(made.execute!({} as never, {} as never, call("call_2"))).rejects.toThrow(/no longer announces weft's effect-key extension.*not sent/);
+    await expect(made.execute!({} as never, {} as never, call("call_3"))).rejects.toThrow(/not sent/);
     await connection.close();
     expect(received).toEqual(["thread.0a1b2c3d:call_1"]);
     expect(relisted).toBeGreaterThan(0);
     // Listed again, the tool is what the server now says it is: a write, sent without a key.
     const again = remoteToolDefinition("orders", def, (await connection.listTools()).find((t) => t.name === "create_order")!, connection);
     expect(again.effect).toBe("write");
-    await again.execute({} as never, {} as never, call("call_4"));
+    await again.execute!({} as never, {} as never, call("call_4"));
     await connection.close();
     expect(received).toEqual(["thread.0a1b2c3d:call_1", null]);
   });

@@ -52,6 +52,11 @@ describe("a broken authoring folder fails the build", () => {
       line: `${CASES}/idempotent-no-window/tools/charge_card.ts: tool "charge_card": effect idempotent requires dedupWindowMs, a positive integer of milliseconds`,
     },
     {
+      rule: "a client tool with execute",
+      dirs: ["client-execute"],
+      line: `${CASES}/client-execute/tools/pick_color.ts: tool "pick_color": executionMode "client" takes no execute: the client answers each call (POST /threads/:id/calls/:callId/result); remove execute, or executionMode to run it in weft`,
+    },
+    {
       rule: "JSON Schema args that are not an object",
       dirs: ["json-non-object"],
       line: `${CASES}/json-non-object/tools/list_args.ts: tool "list_args": a JSON Schema args must have "type": "object"`,

@@ -1,0 +1,67 @@
+/**
+ * A client tool through `POST /threads/:id/chat` and the AI SDK's own chat client: `onToolCall`
+ * sees the model's call, `addToolOutput` answers it, `sendAutomaticallyWhen` sends the answer
+ * back, and weft records it once and goes on with the turn in the same assistant message.
+ */
+import { AbstractChat, type ChatState, type ChatStatus, DefaultChatTransport, type UIMessage, lastAssistantMessageIsCompleteWithToolCalls } from "ai";
+import { expect, it } from "vitest";
+import { callsOf, createThread, json, messagesOf, request, until } from "../helpers.js";
+
+/** The state `useChat` keeps, without React. */
+class PlainState implements ChatState<UIMessage> {
+  status: ChatStatus = "ready";
+  error: Error | undefined = undefined;
+  constructor(public messages: UIMessage[] = []) {}
+  pushMessage = (m: UIMessage) => void this.messages.push(m);
+  popMessage = () => void this.messages.pop();
+  replaceMessage = (i: number, m: UIMessage) => void (this.messages[i] = m);
+  snapshot = <T>(thing: T): T => structuredClone(thing);
+}
+
+/** A chat whose `onToolCall` answers `pick_file` as a browser would (with `answer`), and sends the answer back by itself. */
+class BrowserChat extends AbstractChat<UIMessage> {
+  readonly asked: string[] = [];
+  constructor(threadId: string, answer: (input: unknown) => { output: unknown } | { errorText: string }) {
+    super({
+      state: new PlainState(),
+      transport: new DefaultChatTransport({ api: `http://weft.test/threads/${threadId}/chat`, fetch: (url, init) => request(new URL(String(url)).pathname, init) }),
+      sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithToolCalls,
+      onToolCall: ({ toolCall }) => {
+        if (toolCall.toolName !== "pick_file") return;
+        this.asked.push(toolCall.toolCallId);
+        const given = answer(toolCall.input);
+        void this.addToolOutput("output" in given ? { tool: "pick_file", toolCallId: toolCall.toolCallId, output: given.output } : { tool: "pick_file", toolCallId: toolCall.toolCallId, state: "output-error", errorText: given.errorText });
+      },
+    });
+  }
+}
+
+const script = [{ text: "Let me ask.", toolCalls: [{ id: "pick", name: "pick_file", arguments: { prompt: "Pick the report" } }] }, { text: "Got your file." }];
+
+it("onToolCall answers a client tool's call with addToolOutput; weft records it once and the turn goes on", async () => {
+  const id = await createThread({ agent: "browser" });
+  const chat = new BrowserChat(id, () => ({ output: { name: "report.pdf", bytes: 1200 } }));
+  await chat.sendMessage({ text: "attach my report" }, { body: { script } });
+  await until(async () => chat.status !== "streaming" && chat.status !== "submitted" && (await json("GET", `/threads/${id}`)).body.status === "idle", "the answered turn", 10_000);
+  expect(chat.error).toBeUndefined();
+  expect(chat.asked).toEqual(["pick"]);
+  expect((await callsOf(id)).map((c) => [c.callId, c.status, c.decidedBy])).toEqual([["pick", "succeeded", "tester"]]);
+  expect(chat.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+  const parts = chat.messages[1]!.parts as any[];
+  expect(parts.filter((p) => p.type === "tool-pick_file")).toEqual([expect.objectContaining({ toolCallId: "pick", state: "output-available", output: { name: "report.pdf", bytes: 1200 } })]);
+  // No parked marker for the client's own call: its tool part is what it answered.
+  expect(parts.some((p) => p.type === "data-weft-parked")).toBe(false);
+  expect(parts.filter((p) => p.type === "text").map((p) => p.text).join("")).toBe("Let me ask.Got your file.");
+  const messages = await messagesOf(id);
+  expect(messages.map((m) => `${m.role}:${m.toolCallId ?? ""}`)).toEqual(["user:", "assistant:", "tool:pick", "assistant:"]);
+  expect(messages[2]!.content).toBe('{"name":"report.pdf","bytes":1200}');
+});
+
+it("an output-error from the client is the error result the model sees", async () => {
+  const id = await createThread({ agent: "browser" });
+  const chat = new BrowserChat(id, () => ({ errorText: "the user closed the dialog" }));
+  await chat.sendMessage({ text: "attach my report" }, { body: { script } });
+  await until(async () => chat.status !== "streaming" && chat.status !== "submitted" && (await json("GET", `/threads/${id}`)).body.status === "idle", "the answered turn", 10_000);
+  expect((await callsOf(id))[0]).toMatchObject({ status: "failed", result: { status: "error", error: "the user closed the dialog" } });
+  expect((await messagesOf(id)).at(-1)!.content).toBe("Got your file.");
+});
