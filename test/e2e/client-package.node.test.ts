@@ -67,6 +67,12 @@ it("type-checks a file that uses WeftClient's and useThread's types", async () =
     const checked = await run(process.execPath, [tsc, "-p", "."], { cwd: app }).catch((e: { stdout: string }) => e);
     expect({ skipLibCheck, errors: checked.stdout }).toEqual({ skipLibCheck, errors: "" });
   }
+  // The package ships only declarations the entries reach (as tsc resolves them), no other server file's.
+  const listed = await run(process.execPath, [tsc, "-p", ".", "--listFilesOnly"], { cwd: app });
+  const types = path.join(app, "node_modules/weft/types");
+  const reached = listed.stdout.split("\n").filter((f) => f.startsWith(types)).map((f) => path.relative(types, f));
+  const shipped = readdirSync(types, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".d.ts"));
+  expect(shipped.sort()).toEqual(reached.sort());
 
   // The same check sees a wrong use: the file above is really checked against weft's types.
   writeFileSync(path.join(app, "check.ts"), 'import { WeftClient } from "weft/client";\nnew WeftClient({ url: 1 });\n');
