@@ -7,7 +7,9 @@
  *   client.js, react.js, chunk-*.js   ESM bundles (esbuild) of src/client/ and src/react/, with
  *                                     partysocket and react left as imports
  *   types/                            declarations (tsc) of those entries and of the server's
- *                                     types they are typed from (ThreadApi, EventFrame, ...)
+ *                                     types they are typed from (ThreadApi, EventFrame, ...): only
+ *                                     the files the entries' declarations reach, which name no
+ *                                     Workers-only type (a consumer checks them without Workers types)
  *   package.json                      named `weft`, so `import ... from "weft/client"` reads the
  *                                     same inside and outside this repository
  *
@@ -16,7 +18,7 @@
  * @module
  */
 import { execFileSync } from "node:child_process";
-import { copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, readdirSync, rmSync, rmdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -56,7 +58,24 @@ if (strays.length > 0) {
 }
 
 // Declarations of the entries and of every server type they name (types only: nothing runs).
-execFileSync(process.execPath, [path.join(ROOT, "node_modules/typescript7/bin/tsc"), "-p", path.join(ROOT, "tsconfig.client.json")], { cwd: ROOT, stdio: "inherit" });
+const TSC = path.join(ROOT, "node_modules/typescript7/bin/tsc");
+execFileSync(process.execPath, [TSC, "-p", path.join(ROOT, "tsconfig.client.json")], { cwd: ROOT, stdio: "inherit" });
+
+// tsc emits a declaration for every file the entries import, code too; ship only those the entries'
+// declarations reach, as tsc itself resolves them from the entries (a consumer's tsc loads no other).
+const TYPES = path.join(OUT, "types");
+const entries = ["client", "react"].map((name) => path.join(TYPES, name, "index.d.ts"));
+const listed = execFileSync(process.execPath, [TSC, "--ignoreConfig", "--listFilesOnly", "--module", "nodenext", "--types", "", "--lib", "es2023,dom", ...entries], { cwd: OUT, encoding: "utf8" });
+const reached = new Set(listed.split("\n").filter((f) => f.startsWith(`${TYPES}${path.sep}`)).map((f) => path.resolve(f)));
+if (!entries.every((e) => reached.has(e))) throw new Error(`build:client: tsc listed neither entry's declarations:\n${listed}`);
+for (const file of readdirSync(TYPES, { recursive: true, encoding: "utf8" })) {
+  const abs = path.join(TYPES, file);
+  if (file.endsWith(".d.ts") && !reached.has(abs)) rmSync(abs);
+}
+// Folders left empty by the pruning, deepest first.
+for (const dir of readdirSync(TYPES, { recursive: true, encoding: "utf8" }).map((d) => path.join(TYPES, d)).sort().reverse()) {
+  if (statSync(dir).isDirectory() && readdirSync(dir).length === 0) rmdirSync(dir);
+}
 
 const entry = (/** @type {string} */ name) => ({ types: `./types/${name}/index.d.ts`, default: `./${name}.js` });
 const manifest = {

@@ -6,10 +6,10 @@
 import { limitOf } from "../limits.js";
 import type { EnvType } from "../protocol.js";
 import type { RpcResult } from "../rpc.js";
-import type { AccountUsage } from "../usage/account-ledger.js";
+import type { AccountUsage } from "../usage/reports.js";
 import type { Budget } from "../usage/budgets.js";
 import type { McpConnectionInfo, McpTokenAnswer, McpTokenRequest } from "./mcp-connections.js";
-import type { UserMcpServer } from "./mcp-servers.js";
+import type { ThreadPage, UserMcpServer } from "./types.js";
 import type { McpOAuthAuth, McpServerDefinition } from "../remote/define.js";
 import type { ReserveAnswer, ReserveRequest, SettleAnswer, SettleBatch } from "../usage/reservations.js";
 
@@ -17,12 +17,6 @@ import type { AccountEntry as ThreadEntry } from "../ports/threads.js";
 
 /** One thread in a user's index (defined with the threads port). */
 export type { AccountEntry as ThreadEntry } from "../ports/threads.js";
-
-/** A page of `GET /threads`: newest first; `nextCursor` is null on the last page. */
-export interface ThreadPage {
-  threads: ThreadEntry[];
-  nextCursor: string | null;
-}
 
 /** The UserAccount's RPC methods (the class implements this interface). */
 export interface AccountApi {

@@ -7,21 +7,12 @@
  */
 import { WeftError } from "../errors.js";
 import type { McpServerDefinition } from "../remote/define.js";
+import type { UserMcpServer } from "./types.js";
 
 /** Table of the user's servers (created with the account's schema). */
 export const MCP_SERVERS_SCHEMA = `
   CREATE TABLE IF NOT EXISTS account_mcp_servers (name TEXT PRIMARY KEY, definition TEXT NOT NULL, created_at INTEGER NOT NULL);
 `;
-
-/** A server as `GET /mcp-servers` shows it. */
-export interface UserMcpServer {
-  /** The server's name (`^[a-z][a-z0-9_]{0,31}$`); its tools are offered as `<name>__<tool>`. */
-  name: string;
-  /** The options as `defineMcpServer` returns them (`kind: "mcp"`). */
-  definition: McpServerDefinition;
-  /** When it was added or last replaced (epoch ms). */
-  createdAt: number;
-}
 
 /** The servers of one account. */
 export class UserMcpServers {

@@ -11,20 +11,21 @@
  * await weft.postMessage(threadId, { content: "Roll two dice." });
  * @module
  */
-import type { AccountApi } from "../account/api.js";
+// The account's answers from type-only modules: weft/client's declarations must reach no Workers type.
+import type { ThreadPage, UserMcpServer } from "../account/types.js";
+import type { AccountUsage } from "../usage/reports.js";
 import type { Budget } from "../usage/budgets.js";
 import type { CreateThreadInput, ThreadApi } from "../thread/api.js";
 import type { PostMessageInput } from "../run/posted.js";
 import type { RpcResult } from "../rpc.js";
 import type { ToolListing } from "../tools/catalog.js";
 import type { RemoteListingProblem, RemoteToolListing } from "../remote/tool-listing.js";
-import type { UserMcpServer } from "../account/mcp-servers.js";
 import type { DefineMcpServerOptions } from "../remote/define.js";
 import type { GetMessagesOptions } from "../tools/thread-state.js";
 import type { BuiltinEventFrame, CallStatus, EventFrame, Message } from "../protocol.js";
 import type { ScheduleOptions } from "../schedules/define.js";
-import { type ConnectionOptions, request } from "./request.ts";
-import { type SubscribeOptions, type Subscription, subscribe } from "./subscribe.ts";
+import { type ConnectionOptions, request } from "./request.js";
+import { type SubscribeOptions, type Subscription, subscribe } from "./subscribe.js";
 
 /**
  * The wire shapes the client hands back: WebSocket event frames (`{ seq, type, data }`, `seq`
@@ -40,7 +41,7 @@ export type { ToolListing } from "../tools/catalog.js";
 /** A remote MCP server's tool in `listTools`'s `remote`, and why a server offers fewer tools than it lists. */
 export type { RemoteToolListing, RemoteListingProblem } from "../remote/tool-listing.js";
 /** A server the caller added (`addMcpServer`, `listMcpServers`): its name, definition and when it was added. */
-export type { UserMcpServer } from "../account/mcp-servers.js";
+export type { UserMcpServer } from "../account/types.js";
 /** The options `addMcpServer` takes: those of `defineMcpServer` (docs/remote-mcp.md), `headers` aside. */
 export type { DefineMcpServerOptions } from "../remote/define.js";
 /**
@@ -48,13 +49,13 @@ export type { DefineMcpServerOptions } from "../remote/define.js";
  * and the error every method throws: weft's error `code`, HTTP `status` and `details` for a non-2xx
  * answer; `network_error` (status 0) or `bad_response` when no weft answer arrived.
  */
-export { WeftClientError, type ConnectionOptions } from "./request.ts";
+export { WeftClientError, type ConnectionOptions } from "./request.js";
 /** A schedule as written (`createSchedule`'s body) and as the thread answers it (`listSchedules`). */
 export type { ScheduleOptions, ScheduleTarget } from "../schedules/define.js";
 /** A schedule as the thread answers it. */
 export type { ScheduleInfo } from "../schedules/info.js";
 /** Options and handle of `subscribe`: the live event stream that resumes from the last `seq` it saw. */
-export type { SubscribeOptions, Subscription } from "./subscribe.ts";
+export type { SubscribeOptions, Subscription } from "./subscribe.js";
 /**
  * A posted message's `content`: text, or a user message's parts (`{ type: "text", text }`,
  * `{ type: "image", image, mediaType? }`, `{ type: "file", data, mediaType, filename? }`; data an
@@ -64,7 +65,6 @@ export type { ContentPart, MessageContent } from "../content/parts.js";
 
 /** What a thread RPC method answers over HTTP: the value of its `RpcResult`. */
 type Answer<K extends keyof ThreadApi> = ThreadApi[K] extends (...args: any[]) => Promise<RpcResult<infer T>> ? T : never;
-type AccountAnswer<K extends keyof AccountApi> = AccountApi[K] extends (...args: any[]) => Promise<RpcResult<infer T>> ? T : never;
 
 /** Body of `POST /threads` (the owner is whoever the token names). */
 export type CreateThreadOptions = Omit<CreateThreadInput, "ephemeral" | "opening" | "parent"> & {
@@ -121,7 +121,7 @@ export class WeftClient {
    * next page. `limit` is 1 to 200 (default 50).
    * @throws WeftClientError `invalid_request` for a `limit` outside that range.
    */
-  listThreads(options: { limit?: number; cursor?: string } = {}): Promise<AccountAnswer<"listThreads">> {
+  listThreads(options: { limit?: number; cursor?: string } = {}): Promise<ThreadPage> {
     return request(this.#conn, "GET", "/threads", { query: options });
   }
 
@@ -177,7 +177,7 @@ export class WeftClient {
    * default the last 30 days), grouped by `agent`, `model` or `day` (default).
    * @throws WeftClientError `invalid_request` for a malformed day or grouping.
    */
-  getAccountUsage(options: { from?: string; to?: string; groupBy?: "agent" | "model" | "day" } = {}): Promise<AccountAnswer<"usage">> {
+  getAccountUsage(options: { from?: string; to?: string; groupBy?: "agent" | "model" | "day" } = {}): Promise<AccountUsage> {
     return request(this.#conn, "GET", "/account/usage", { query: options });
   }
 

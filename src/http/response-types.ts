@@ -8,7 +8,8 @@
  */
 import type { UIMessage } from "ai";
 import type * as z from "zod";
-import type { AccountApi, ThreadPage } from "../account/api.js";
+import type { AccountApi } from "../account/api.js";
+import type { ThreadPage } from "../account/types.js";
 import type { ModelTool } from "../models/model.js";
 import type { ErrorBody as ErrorBodyType } from "../errors.js";
 import type { CallRecord, Message, ModelStepRecord, ToolCallRequest, ToolResult, TokenUsage } from "../protocol.js";

@@ -9,7 +9,7 @@
  * @module
  */
 import { WeftError } from "../errors.js";
-import type { UserMcpServer } from "../account/mcp-servers.js";
+import type { UserMcpServer } from "../account/types.js";
 import { markResumable, resumableOf } from "../calls/suspend.js";
 import type { ToolResult } from "../protocol.js";
 import type { AnyToolDefinition, ToolCallContext } from "../tools/types.js";

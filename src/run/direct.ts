@@ -10,36 +10,7 @@ import { waitsForPersonStatus } from "../protocol.js";
 import type { Effect } from "../tools/types.js";
 import type { RunWorld } from "./world.js";
 import type { TurnRunner } from "./turn-runner.js";
-
-/** Input of a direct call. */
-export interface DirectCallInput {
-  toolName: string;
-  input: unknown;
-  /** Caller-chosen id; default `tool_<name>_<time><random>` (see `orderedId`). */
-  callId?: string;
-  /**
-   * Whether a refused call (an unknown tool, an invalid input) is stored as a failed call record
-   * before the error is thrown: a schedule's occurrence, which no caller waits on, leaves a trace.
-   */
-  recordRefusal?: boolean;
-}
-
-/** The Agent SDK tools reference's direct-call outcome `{ ok, toolName, callId, isError, result, durationMs }`. */
-export interface DirectCallOutcome {
-  /** False exactly when `isError` is true. */
-  ok: boolean;
-  toolName: string;
-  callId: string;
-  isError: boolean;
-  /** The tool's result text (in full, even when the record was capped); null when it has none. */
-  result: string | null;
-  /** The error message when `isError`, the same text `tool_call_finished` carries in `error`. */
-  error?: string;
-  durationMs: number;
-  attempts: number;
-  /** The call's status; `awaiting_approval` or `parked` means it waits for a person. */
-  status: string;
-}
+import type { DirectCallInput, DirectCallOutcome } from "./rpc-shapes.js";
 
 /** True while a direct call waits for a person (an approval, or a parked outcome to settle). */
 export const outcomeWaitsForPerson = (o: Pick<DirectCallOutcome, "status">) => waitsForPersonStatus(o.status);

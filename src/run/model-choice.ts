@@ -11,16 +11,10 @@ import { parseModelSpec } from "../models/spec.js";
 import { createScriptedModel } from "../models/scripted.js";
 import type { ResolvedSide } from "./agent.js";
 import type { RunWorld } from "./world.js";
+import type { ModelInForce } from "./rpc-shapes.js";
 import { type EnvEntry, type EnvSources, type ResolvedEnv, resolveEnv } from "../secrets/env.js";
 import { Redactor } from "../secrets/redact.js";
 import { envSources } from "./state.js";
-
-/** The model a side of a thread talks to, and what chose it. */
-export interface ModelInForce {
-  side: "a" | "b";
-  spec: string;
-  where: string;
-}
 
 /** A model named by a definition or by env, with where it was named (for error messages). */
 export interface ModelChoice {

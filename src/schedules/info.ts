@@ -3,7 +3,7 @@
  * @module
  */
 import type { ScheduleSpec } from "./spec.js";
-import type { ScheduleRow, ScheduleStatus } from "./store.js";
+import type { ScheduleRow, ScheduleStatus } from "./rows.js";
 
 /** A schedule as `GET /threads/:id/schedules`, `state.listSchedules()` and `schedule_created` give it. */
 export interface ScheduleInfo {

@@ -14,7 +14,8 @@ import { scheduleClock } from "./clock.js";
 import { fileScheduleHolds } from "./files.js";
 import { OCCURRENCES_KEPT } from "./schedules.js";
 import { type ScheduleRun, occurrenceCallId, occurrenceKey } from "./info.js";
-import type { OccurrenceRow, ScheduleRow, ScheduleStore } from "./store.js";
+import type { OccurrenceRow, ScheduleRow } from "./rows.js";
+import type { ScheduleStore } from "./store.js";
 import { nextDue } from "./timing.js";
 
 /** What running an occurrence needs of the thread's schedules (src/schedules/schedules.ts). */

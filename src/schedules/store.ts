@@ -7,6 +7,7 @@
  * @module
  */
 import type { ScheduleSpec } from "./define.js";
+import type { OccurrenceRow, ScheduleRow, ScheduleStatus } from "./rows.js";
 
 /**
  * The tables of schedules and occurrences (the thread's migration v17). The index over active
@@ -31,38 +32,6 @@ export const SCHEDULES_DDL = `
  * its own rows one by one, never sorting every schedule (and its input) of the thread first.
  */
 export const SCHEDULES_BY_CREATION_DDL = "CREATE INDEX IF NOT EXISTS schedules_by_creation ON schedules (created_at, id)";
-
-/** Where a schedule stands: `active` until cancelled or out of occurrences (`done`). */
-export type ScheduleStatus = "active" | "cancelled" | "done";
-
-/** One schedule's row. Times are epoch ms. */
-export interface ScheduleRow {
-  id: string;
-  spec: ScheduleSpec;
-  /** The user who made it (null: the thread's code, for its owner). */
-  owner: string | null;
-  status: ScheduleStatus;
-  /** When an `every` schedule started counting. */
-  anchor: number;
-  /** The next occurrence's nominal time (its key's `dueAt`); null when none is left. */
-  nextDue: number | null;
-  /** When that occurrence fires: `nextDue` plus its jitter. */
-  fireAt: number | null;
-  createdAt: number;
-}
-
-/**
- * An occurrence's journal row: `queued` (waits for the schedule's previous one, overlap
- * `queue`), `started` (its work began or is about to), `done`, `skipped`, `cancelled`.
- */
-export interface OccurrenceRow {
-  key: string;
-  scheduleId: string;
-  dueAt: number;
-  status: "queued" | "started" | "done" | "skipped" | "cancelled";
-  /** The call a tool target runs under (its id is made from the key). */
-  callId: string | null;
-}
 
 type RawSchedule = { id: string; spec: string; owner: string | null; status: string; anchor: number; next_due: number | null; fire_at: number | null; created_at: number };
 type RawOccurrence = { key: string; schedule_id: string; due_at: number; status: string; call_id: string | null };

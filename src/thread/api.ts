@@ -3,9 +3,9 @@
  * class `implements` it, so the compiler keeps the two in step (no hand-kept copy).
  * @module
  */
-import type { ThreadUsage } from "../usage/thread-ledger.js";
+import type { ThreadUsage } from "../usage/reports.js";
 import type { ScheduleInfo, SchedulePage, SchedulePageOptions, ScheduleRun } from "../schedules/info.js";
-import type { ModelInForce } from "../run/model-choice.js";
+import type { DirectCallInput, DirectCallOutcome, ModelInForce } from "../run/rpc-shapes.js";
 import type { HistoryMessage } from "../run/seed-history.js";
 import type { PostMessageInput } from "../run/posted.js";
 import type { ModelTool } from "../models/model.js";
@@ -14,11 +14,9 @@ import type { UnavailableTool } from "../tools/catalog.js";
 import type { Settlement } from "../calls/decide.js";
 import type { CallOutcome } from "../calls/call.js";
 import type { GetMessagesOptions, MessagesResult } from "../tools/thread-state.js";
-import type { DirectCallInput, DirectCallOutcome } from "../run/direct.js";
 import type { Caller, IdempotencyClaim, RpcFailure, RpcResult } from "../rpc.js";
-import type { FileInfo } from "./store/files.js";
-import type { ThreadMeta } from "../ports/store.js";
-import type { TurnRecord } from "./store/turns.js";
+// The store port's types, not the SQLite tables': weft/client's declarations reach this file.
+import type { FileInfo, ThreadMeta, TurnRecord } from "../ports/store.js";
 
 /** Options of `POST /threads`. */
 export interface CreateThreadInput {
@@ -79,8 +77,8 @@ export interface ThreadInfo extends ThreadMeta {
   agentMissing?: { code: "agent_not_found" | "invalid_config"; message: string };
 }
 
-/** The model a side of a thread talks to (defined with the model choice). */
-export type { ModelInForce } from "../run/model-choice.js";
+/** The model a side of a thread talks to (defined with run/'s RPC shapes). */
+export type { ModelInForce } from "../run/rpc-shapes.js";
 
 /** A scratch call's outcome; `kept` when its thread stays (the call waits for a person). */
 export type ScratchCallOutcome = DirectCallOutcome & { kept: boolean };

@@ -7,7 +7,8 @@
 import { WeftError } from "../errors.js";
 import type { Budget } from "./budgets.js";
 import type { ModelUsageRow } from "./row.js";
-import { type TotalsRow, type UsageTotals, dayOf, sumColumns, totalsOf } from "./totals.js";
+import type { AccountUsage, UsageGroupBy } from "./reports.js";
+import { type TotalsRow, dayOf, sumColumns, totalsOf } from "./totals.js";
 
 /** The account's usage tables. */
 export const ACCOUNT_USAGE_SCHEMA = `
@@ -81,18 +82,6 @@ export type SettledUsage = Omit<ModelUsageRow, "step" | "provider" | "priceVersi
   threadId: string;
   agentId: string;
 };
-
-/** How `GET /account/usage` groups. */
-export type UsageGroupBy = "agent" | "model" | "day";
-
-/** `GET /account/usage`: the user's usage over UTC days `from`..`to` (inclusive), whole and grouped. */
-export interface AccountUsage {
-  from: string;
-  to: string;
-  groupBy: UsageGroupBy;
-  total: UsageTotals;
-  groups: Array<UsageTotals & { key: string }>;
-}
 
 /**
  * Adds requests' usage to the rollups (one transaction with the caller's other writes): one

@@ -5,7 +5,8 @@
  * @module
  */
 import type { ModelUsageRow } from "./row.js";
-import { SUM_COLUMNS, type TotalsRow, type UsageTotals, totalsOf } from "./totals.js";
+import type { ThreadUsage, ToolUsage } from "./reports.js";
+import { SUM_COLUMNS, type TotalsRow, totalsOf } from "./totals.js";
 
 /** The table's DDL (the thread's migration runs it). */
 export const USAGE_REQUESTS_DDL = `
@@ -46,25 +47,6 @@ export const USAGE_REQUESTS_UNPRICED_DDL = `
  * `GET /threads/:id/usage` reads every row whatever it groups by, and each request wrote it.
  */
 export const USAGE_REQUESTS_UNINDEXED_DDL = "DROP INDEX IF EXISTS usage_requests_by_turn;";
-
-/** Tool calls' time and tries: every call of the journal with a result. */
-export interface ToolUsage {
-  calls: number;
-  /** Attempts of the tools' `execute` (retries counted). */
-  attempts: number;
-  durationMs: number;
-}
-
-/** `GET /threads/:id/usage`: the thread's usage, whole and per turn and model, and its newest request rows. */
-export interface ThreadUsage {
-  threadId: string;
-  agentId: string;
-  total: UsageTotals & { tools: ToolUsage };
-  turns: Array<UsageTotals & { turnId: string; tools: ToolUsage }>;
-  models: Array<UsageTotals & { model: string }>;
-  /** The newest {@link MAX_LISTED_REQUESTS} request rows, oldest first, each with the price version it was costed at. */
-  requests: ModelUsageRow[];
-}
 
 /** Request rows `GET /threads/:id/usage` lists (the totals count every row). */
 export const MAX_LISTED_REQUESTS = 500;

@@ -1,7 +1,8 @@
 /**
  * `npm run build:client` makes a package another project installs: packed with `npm pack`,
  * installed from the tarball into a fresh project (plain Node ESM, no aliases or path mappings),
- * `weft/client` and `weft/react` import there, tsc finds their types, and a WeftClient from the
+ * `weft/client` and `weft/react` import there, tsc finds their types (checking the package's own
+ * declarations too, which reach no Workers-only type), and a WeftClient from the
  * installed package creates a thread on the shared `wrangler dev` and sees its turn over the socket.
  */
 import { execFile } from "node:child_process";
@@ -57,12 +58,24 @@ it("type-checks a file that uses WeftClient's and useThread's types", async () =
       "",
     ].join("\n"),
   );
-  // What a new project's tsconfig holds (tsc --init, Vite, Next all skip checking libraries' .d.ts).
-  const compilerOptions = { module: "nodenext", target: "es2022", strict: true, noEmit: true, skipLibCheck: true, lib: ["es2023", "dom"] };
-  writeFileSync(path.join(app, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["check.ts"] }));
   const tsc = path.join(ROOT, "node_modules/typescript7/bin/tsc");
-  const checked = await run(process.execPath, [tsc, "-p", "."], { cwd: app }).catch((e: { stdout: string }) => e);
-  expect(checked.stdout).toBe("");
+  // What a new project's tsconfig holds (tsc --init, Vite, Next skip checking libraries' .d.ts), and
+  // a stricter one that checks them: a browser project has no Workers types to resolve them with.
+  for (const skipLibCheck of [true, false]) {
+    const compilerOptions = { module: "nodenext", target: "es2022", strict: true, noEmit: true, skipLibCheck, lib: ["es2023", "dom"] };
+    writeFileSync(path.join(app, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["check.ts"] }));
+    const checked = await run(process.execPath, [tsc, "-p", "."], { cwd: app }).catch((e: { stdout: string }) => e);
+    expect({ skipLibCheck, errors: checked.stdout }).toEqual({ skipLibCheck, errors: "" });
+  }
+  // The package ships only declarations the entries reach (as tsc resolves them), no other server file's.
+  const listed = await run(process.execPath, [tsc, "-p", ".", "--listFilesOnly"], { cwd: app });
+  const types = path.join(app, "node_modules/weft/types");
+  const reached = listed.stdout.split("\n").filter((f) => f.startsWith(types)).map((f) => path.relative(types, f));
+  const shipped = readdirSync(types, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".d.ts"));
+  expect(shipped.sort()).toEqual(reached.sort());
+  // Their imports name .js files, as emitted declarations do (tsc before 5.0 refuses a .ts path there).
+  const tsSpecifiers = shipped.flatMap((f) => [...readFileSync(path.join(types, f), "utf8").matchAll(/from "(\.{1,2}\/[^"]*\.ts)"/g)].map((m) => `${f}: ${m[1]}`));
+  expect(tsSpecifiers).toEqual([]);
 
   // The same check sees a wrong use: the file above is really checked against weft's types.
   writeFileSync(path.join(app, "check.ts"), 'import { WeftClient } from "weft/client";\nnew WeftClient({ url: 1 });\n');

@@ -7,7 +7,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { scheduleClock } from "../../src/schedules/clock.js";
 import type { ScheduleInfo } from "../../src/schedules/info.js";
-import type { OccurrenceRow } from "../../src/schedules/store.js";
+import type { OccurrenceRow } from "../../src/schedules/rows.js";
 import { effectRuns, inThread, json, keyed, rawStub, until } from "../helpers.js";
 
 /** 2030-01-01T00:00:00Z: the tests' clock starts here, far from the real one, so no alarm fires on its own. */

@@ -1,0 +1,39 @@
+/**
+ * The usage reports the API answers, a thread's (`GET /threads/:id/usage`) and a user's
+ * (`GET /account/usage`), as types only: weft/client's declarations reach them without the
+ * ledgers' SQLite code (src/usage/thread-ledger.ts, src/usage/account-ledger.ts).
+ * @module
+ */
+import type { ModelUsageRow } from "./row.js";
+import type { UsageTotals } from "./totals.js";
+
+/** Tool calls' time and tries: every call of the journal with a result. */
+export interface ToolUsage {
+  calls: number;
+  /** Attempts of the tools' `execute` (retries counted). */
+  attempts: number;
+  durationMs: number;
+}
+
+/** `GET /threads/:id/usage`: the thread's usage, whole and per turn and model, and its newest request rows. */
+export interface ThreadUsage {
+  threadId: string;
+  agentId: string;
+  total: UsageTotals & { tools: ToolUsage };
+  turns: Array<UsageTotals & { turnId: string; tools: ToolUsage }>;
+  models: Array<UsageTotals & { model: string }>;
+  /** The newest request rows (at most `MAX_LISTED_REQUESTS`, src/usage/thread-ledger.ts), oldest first, each with the price version it was costed at. */
+  requests: ModelUsageRow[];
+}
+
+/** How `GET /account/usage` groups. */
+export type UsageGroupBy = "agent" | "model" | "day";
+
+/** `GET /account/usage`: the user's usage over UTC days `from`..`to` (inclusive), whole and grouped. */
+export interface AccountUsage {
+  from: string;
+  to: string;
+  groupBy: UsageGroupBy;
+  total: UsageTotals;
+  groups: Array<UsageTotals & { key: string }>;
+}
