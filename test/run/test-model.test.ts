@@ -6,7 +6,7 @@
  * `openai:gpt-4.1-mini` called the provider instead of its script).
  */
 import { describe, expect, it } from "vitest";
-import { fallbacksFor, modelChoiceOf } from "../../src/run/model-choice.js";
+import { fallbacksFor, modelChoiceOf, modelsInForce } from "../../src/run/model-choice.js";
 import type { ResolvedSide } from "../../src/run/agent.js";
 import type { RunWorld } from "../../src/run/world.js";
 import { NO_USER_ENV, type EnvEntry, type EnvSources } from "../../src/secrets/env.js";
@@ -52,5 +52,16 @@ describe("a test's model under the author's test runner", () => {
   it("a thread without it keeps the agent's model under the runner too", async () => {
     const { engine, sources } = pinnedThread({ WEFT_TEST_RUNNER: "on" }, {});
     expect(await modelChoiceOf(engine, sources, PINNED)).toMatchObject({ spec: "openai:gpt-4.1-mini" });
+  });
+
+  it("GET /threads/:id's models says the test's model is in force, not that the agent names none (h30i)", async () => {
+    // Under npm run test:agents a thread of agents/agents/pinned.ts (model: "openai:gpt-4.1-mini")
+    // given scripted(...) reported {"spec":"scripted","where":"no model in agents/agents/pinned.ts and no WEFT_MODEL"}:
+    // the file does name a model; the test's WEFT_TEST_MODEL is what replaced it.
+    const { engine } = pinnedThread({ WEFT_TEST_RUNNER: "on" }, { WEFT_TEST_MODEL: "scripted" });
+    const [model] = await modelsInForce(engine);
+    expect(model).toMatchObject({ side: "a", spec: "scripted" });
+    expect(model!.where).not.toMatch(/^no model in/);
+    expect(model!.where).toContain("WEFT_TEST_MODEL");
   });
 });
