@@ -2,7 +2,7 @@
 // @ts-check
 /**
  * `npm run build:client`: builds `weft/client` and `weft/react` as a package another project can
- * install (`npm pack dist/weft-client` gives the tarball), into dist/weft-client/ (git-ignored):
+ * install (`npm pack ./dist/weft-client` gives the tarball), into dist/weft-client/ (git-ignored):
  *
  *   client.js, react.js, chunk-*.js   ESM bundles (esbuild) of src/client/ and src/react/, with
  *                                     partysocket and react left as imports
@@ -99,4 +99,4 @@ writeFileSync(
   "# weft (client)\n\n`weft/client` and `weft/react`, built from the weft repository by `npm run build:client`.\n" +
     "See the repository's README, \"Using the client from another project\", and docs/client.md.\n",
 );
-console.log(`build:client: ${path.relative(ROOT, OUT)} (npm pack ${path.relative(ROOT, OUT)} makes the tarball)`);
+console.log(`build:client: ${path.relative(ROOT, OUT)} (npm pack ./${path.relative(ROOT, OUT)} makes the tarball)`);
