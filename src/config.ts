@@ -190,3 +190,6 @@ export function settingOf(env: Readonly<Record<string, unknown>>, name: Setting[
   if (typeof raw === "string" && raw !== "") return raw;
   return SETTINGS.find((s) => s.name === name)?.default ?? "";
 }
+
+/** The settings that configure credentials: any of them set, every request must carry a token (src/http/auth.ts `authConfigured`). */
+export const AUTH_SETTINGS = ["WEFT_JWT_SECRET", "WEFT_JWKS_URL", "WEFT_JWKS", "WEFT_API_KEYS"] as const;

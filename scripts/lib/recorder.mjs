@@ -41,8 +41,10 @@ export const SECRET_MARK = "[secret]";
 /**
  * The project's wrangler.toml for `npm run test:agents`, copied into `.wrangler/agents-test/`
  * with its relative paths made absolute, so wrangler finds no `.dev.vars` beside it; `vars` is
- * the project's `.dev.vars` without `WEFT_MODEL`, to pass as bindings (a model set for
- * `npm start` must not take over threads that name none).
+ * the project's `.dev.vars` without `WEFT_MODEL` (a model set for `npm start` must not take over
+ * threads that name none) and without the credential settings (the test Worker runs with
+ * `WEFT_AUTH = "none"`, which any credential would beat: every test's request would need a token),
+ * to pass as bindings.
  * @param {string} root the project folder
  * @returns {{ configPath: string, vars: Record<string, string> }}
  */
@@ -54,9 +56,13 @@ export function testWranglerConfig(root) {
     .replace(/=\s*"(\.{1,2}\/[^"]*)"/g, (_, p) => `= ${JSON.stringify(resolve(root, p))}`);
   const configPath = join(dir, "wrangler.toml");
   writeFileSync(configPath, text);
-  const { WEFT_MODEL: _model, ...vars } = readDevVars(join(root, ".dev.vars"));
+  const vars = readDevVars(join(root, ".dev.vars"));
+  for (const name of ["WEFT_MODEL", ...AUTH_SETTINGS]) delete vars[name];
   return { configPath, vars };
 }
+
+/** `AUTH_SETTINGS` of src/config.ts (test/testing/test-wrangler-config.node.test.ts keeps them equal). */
+export const AUTH_SETTINGS = ["WEFT_JWT_SECRET", "WEFT_JWKS_URL", "WEFT_JWKS", "WEFT_API_KEYS"];
 
 /** Replaces every secret (longest first) in `text`. @param {string} text @param {string[]} secrets */
 export function strip(text, secrets) {

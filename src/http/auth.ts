@@ -14,6 +14,7 @@
 import type { MiddlewareHandler } from "hono";
 import { type JWTPayload, createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, jwtVerify } from "jose";
 import { sha256Hex } from "../bytes.js";
+import { AUTH_SETTINGS } from "../config.js";
 import { WeftError } from "../errors.js";
 import { log, logLines } from "../log.js";
 import { RESERVED_USER_PREFIX, isReservedUserId } from "../ids.js";
@@ -51,7 +52,7 @@ export type AuthMode = "verify" | "none" | "dev" | "refuse";
 
 /** True when any way to verify a token is configured. */
 export function authConfigured(env: WeftEnv): boolean {
-  return [env.WEFT_JWT_SECRET, env.WEFT_JWKS_URL, env.WEFT_JWKS, env.WEFT_API_KEYS].some((v) => typeof v === "string" && v !== "");
+  return AUTH_SETTINGS.some((name) => typeof env[name] === "string" && env[name] !== "");
 }
 
 /**

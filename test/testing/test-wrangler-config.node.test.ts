@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync, writeFileSync, copyFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
-import { testWranglerConfig } from "../../scripts/lib/recorder.mjs";
+import { AUTH_SETTINGS as DROPPED, testWranglerConfig } from "../../scripts/lib/recorder.mjs";
+import { AUTH_SETTINGS } from "../../src/config.js";
 
 const root = mkdtempSync(join(tmpdir(), "weft-test-config-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -23,4 +24,8 @@ it("leaves the credentials of .dev.vars out of the test Worker's vars, as it lea
   const { vars } = testWranglerConfig(root);
   expect(vars).toMatchObject({ OPENAI_API_KEY: "sk-x" });
   for (const name of ["WEFT_MODEL", "WEFT_API_KEYS", "WEFT_JWT_SECRET", "WEFT_JWKS_URL", "WEFT_JWKS"]) expect(vars, name).not.toHaveProperty(name);
+});
+
+it("leaves out exactly the settings that configure credentials in the Worker", () => {
+  expect(DROPPED).toEqual([...AUTH_SETTINGS]);
 });
