@@ -9,3 +9,6 @@
 export * from "./records.js";
 /** The events on the wire and the model-step records they carry (src/events.ts). */
 export * from "./events.js";
+
+/** The client's answer to a client tool's call: its result (a string, or any JSON value, which the model gets as JSON text), or an error the model sees. */
+export type ClientAnswer = { result: unknown } | { error: string };

@@ -9,7 +9,7 @@
  */
 import { WeftError, errorMessage } from "../errors.js";
 import { wireValue } from "../json-shape.js";
-import type { EventPayloads, ToolResult } from "../protocol.js";
+import type { ClientAnswer, EventPayloads, ToolResult } from "../protocol.js";
 import type { CompiledTool } from "../tools/catalog.js";
 import { startedAs } from "../tools/started-as.js";
 import { type CallOutcome, type CallRequest, type ReadyCall, effectKeyOf } from "./call.js";
@@ -22,8 +22,6 @@ import { normalizeResult } from "./result.js";
 /** The park reason of a call waiting for the client's answer. */
 export const CLIENT_WAIT_REASON = "waiting for the client's answer (a client tool)";
 
-/** What the client answers a call with: the tool's result (a string, or any JSON value, sent as JSON text), or an error the model sees. */
-export type ClientAnswer = { result: unknown } | { error: string };
 
 /** Whether `def` is a client tool's: its calls wait for the client's answer, and nothing runs in weft. */
 export function isClientTool(def: { executionMode?: string }): boolean {

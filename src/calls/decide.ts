@@ -13,7 +13,8 @@ import type { BookedCall, CallContext } from "./context.js";
 import { holdsArgs, requestOf, storedInput } from "./input.js";
 import { enterExecute, enterJudge } from "./pipeline.js";
 import { finishCall, outcomeOf } from "./record.js";
-import { type ClientAnswer, answerCall, isClientTool } from "./client.js";
+import type { ClientAnswer } from "../protocol.js";
+import { answerCall, isClientTool } from "./client.js";
 
 /**
  * How a parked call is settled; `settledBy` is the verified user who did. A person gives a

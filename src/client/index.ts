@@ -22,7 +22,7 @@ import type { ToolListing } from "../tools/catalog.js";
 import type { RemoteListingProblem, RemoteToolListing } from "../remote/tool-listing.js";
 import type { DefineMcpServerOptions } from "../remote/define.js";
 import type { GetMessagesOptions } from "../tools/thread-state.js";
-import type { BuiltinEventFrame, CallStatus, EventFrame, Message } from "../protocol.js";
+import type { BuiltinEventFrame, CallStatus, ClientAnswer, EventFrame, Message } from "../protocol.js";
 import type { ScheduleOptions } from "../schedules/define.js";
 import { type ConnectionOptions, request } from "./request.js";
 import { type SubscribeOptions, type Subscription, subscribe } from "./subscribe.js";
@@ -95,8 +95,8 @@ export function isEvent<K extends BuiltinEventFrame["type"]>(frame: EventFrame, 
 /** How a person settles a parked call. */
 export type Settlement = { outcome: "succeeded"; result: string } | { outcome: "failed"; error: string } | { outcome: "retry" };
 
-/** The client's answer to a client tool's call: its result (a string, or any JSON value, which the model gets as JSON text), or an error the model sees. */
-export type ClientAnswer = { result: unknown } | { error: string };
+/** The client's answer to a client tool's call (`answerCall`). */
+export type { ClientAnswer } from "../protocol.js";
 
 /** A client for one weft Worker. Methods throw {@link WeftClientError} for every error answer. */
 export class WeftClient {

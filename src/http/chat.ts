@@ -17,7 +17,7 @@ import { type ErrorBody, WeftError } from "../errors.js";
 import { PAGE_SIZES, limitOf } from "../limits.js";
 import { type CallRecord, type EventFrame, FINAL_CALL_STATUSES } from "../protocol.js";
 import { type Caller, unwrap } from "../rpc.js";
-import type { ClientAnswer } from "../calls/client.js";
+import type { ClientAnswer } from "../protocol.js";
 import { CALLER_HEADER, type ThreadApi } from "../thread/api.js";
 import { checkContentSize } from "../thread/store/messages.js";
 import type { AuthedEnv } from "./auth.js";
