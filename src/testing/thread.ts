@@ -4,7 +4,7 @@
  * @module
  */
 import { exports } from "cloudflare:workers";
-import { type ToolCallOutcome, WeftClient } from "../client/index.js";
+import { type ClientAnswer, type ToolCallOutcome, WeftClient } from "../client/index.js";
 import type { CallRecord, EventFrame, Message } from "../protocol.js";
 import type { ThreadInfo } from "../thread/api.js";
 import type { ScriptStep } from "../models/model.js";
@@ -57,11 +57,19 @@ interface Seen {
   lastSeq: number;
   /** The newest turn's id, if any. */
   lastTurn: string | undefined;
+  /** Whether that turn was still open (`running`, or `waiting` for a person or a client's answer). */
+  lastTurnOpen: boolean;
   /** The newest message's id (0: none). */
   newest: number;
   /** Each call record then, as JSON, by call id. */
   calls: Map<string, string>;
 }
+
+/** Whether a turn has not ended: it runs, or waits for a person or a client's answer. */
+const isOpen = (turn: NonNullable<ThreadInfo["lastTurn"]>): boolean => turn.status === "running" || turn.status === "waiting";
+
+/** What of {@link Seen} a thread's info tells. */
+const seenOf = (info: ThreadInfo) => ({ messageCount: info.messageCount, lastSeq: info.lastSeq, lastTurn: info.lastTurn?.turnId, lastTurnOpen: info.lastTurn !== undefined && isOpen(info.lastTurn) });
 
 /** The test Worker's fetch: the `main` of the vitest config's wrangler file. */
 function workerFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
@@ -149,6 +157,16 @@ export class TestThread {
   }
 
   /**
+   * Answers a client tool's call (`executionMode: "client"`) that waits for the client, as a chat
+   * screen would (`POST /threads/:id/calls/:callId/result`), and waits as {@link TestThread.post}
+   * does: the turn goes on with the answer. `answer` is `{ result }` (the tool's result) or `{ error }`.
+   * @throws WeftClientError (weft/client) `call_not_waiting` for a call that is not a client tool's waiting one
+   */
+  async answer(callId: string, answer: ClientAnswer, options: { timeoutMs?: number } = {}): Promise<TurnOutcome> {
+    return this.#settle(() => this.client.answerCall(this.id, callId, answer), options.timeoutMs);
+  }
+
+  /**
    * Waits for the next turn this test has not seen (one a schedule or a background run started) to
    * end, and reports it as {@link TestThread.post} does, with what changed since the last outcome
    * this thread's helpers reported (or since the thread was made). A turn that ended before the
@@ -159,7 +177,7 @@ export class TestThread {
    * expect((await thread.nextTurn()).text).toBe("Reminder sent.");
    */
   async nextTurn(options: { timeoutMs?: number } = {}): Promise<TurnOutcome> {
-    return this.#settle(async () => undefined, options.timeoutMs, (info, before) => info.lastTurn !== undefined && info.lastTurn.turnId !== before.lastTurn, this.#seen);
+    return this.#settle(async () => undefined, options.timeoutMs, (info, before) => info.lastTurn !== undefined && (info.lastTurn.turnId !== before.lastTurn || (before.lastTurnOpen && !isOpen(info.lastTurn))), this.#seen);
   }
 
   /**
@@ -240,7 +258,7 @@ export class TestThread {
     const calls = all.filter((c) => callsBefore.get(c.callId) !== JSON.stringify(c));
     const waiting = all.filter((c) => c.status === "awaiting_approval" || c.status === "parked");
     const text = [...messages].reverse().find((m) => m.role === "assistant" && m.content !== "")?.content ?? "";
-    this.#seen = { messageCount: info.messageCount, lastSeq: info.lastSeq, lastTurn: info.lastTurn?.turnId, newest: messages.at(-1)?.id ?? newest, calls: new Map(all.map((c) => [c.callId, JSON.stringify(c)])) };
+    this.#seen = { ...seenOf(info), newest: messages.at(-1)?.id ?? newest, calls: new Map(all.map((c) => [c.callId, JSON.stringify(c)])) };
     return { status: info.status, turn: info.lastTurn, messages, calls, waiting, text };
   }
 
@@ -249,11 +267,11 @@ export class TestThread {
     const info = await this.info();
     const newest = (await this.client.getMessages(this.id, { limit: 1, order: "desc", includeSilent: true })).messages[0]?.id ?? 0;
     const calls = new Map((await this.calls()).map((c) => [c.callId, JSON.stringify(c)]));
-    return { messageCount: info.messageCount, lastSeq: info.lastSeq, lastTurn: info.lastTurn?.turnId, newest, calls };
+    return { ...seenOf(info), newest, calls };
   }
 
   /** What the last reported outcome showed (nothing yet: a thread just made); {@link TestThread.nextTurn} counts from it. */
-  #seen: Seen = { messageCount: 0, lastSeq: 0, lastTurn: undefined, newest: 0, calls: new Map() };
+  #seen: Seen = { messageCount: 0, lastSeq: 0, lastTurn: undefined, lastTurnOpen: false, newest: 0, calls: new Map() };
 
   /** Throws what the recorder found wrong (a request that differs from the recording). */
   async #recorderErrors(): Promise<void> {

@@ -11,6 +11,17 @@ import { createTestThread, scripted } from "../../src/testing/index.js";
 import { API_KEYS } from "../keys.js";
 
 describe("weft/testing with a client tool", () => {
+  it("thread.answer answers the waiting call and waits for the rest of the turn", async () => {
+    const thread = await createTestThread({
+      token: API_KEYS.tester,
+      agent: "browser",
+      model: scripted([{ toolCalls: [{ id: "pf", name: "pick_file", arguments: { prompt: "Pick" } }] }, { text: "Got b.csv." }]),
+    });
+    expect((await thread.post("Pick a file")).status).toBe("waiting");
+    const rest = await thread.answer("pf", { result: { name: "b.csv", bytes: 4 } }, { timeoutMs: 10_000 });
+    expect([rest.status, rest.turn?.status, rest.text, rest.calls.map((c) => [c.callId, c.status])]).toEqual(["idle", "completed", "Got b.csv.", [["pf", "succeeded"]]]);
+  });
+
   it("waits for the turn a client's answer carries on", async () => {
     const thread = await createTestThread({
       token: API_KEYS.tester,
