@@ -55,6 +55,8 @@ export async function modelChoiceOf(engine: RunWorld, sources: EnvSources, side:
 export async function modelsInForce(engine: RunWorld): Promise<ModelInForce[]> {
   const sources = envSources(engine);
   const out: ModelInForce[] = [];
+  // A test's model replaces every side's: said so, not "no model" in a file that names one.
+  if ((await testModelOf(engine, sources)) === null) return engine.sides.map((side) => ({ side: side.side, spec: "scripted", where: `env ${TEST_MODEL_ENV} (the test's model)` }));
   for (const side of engine.sides) {
     const choice = await modelChoiceOf(engine, sources, side);
     out.push(
