@@ -29,6 +29,15 @@ export function isClientTool(def: { executionMode?: string }): boolean {
 }
 
 /**
+ * Whether parked call `record` waits for the client's answer: parked as one by a client tool that
+ * still is one. Its tool alone does not say: recovery parks a client tool's call for a person when
+ * its input fails the schema now, and a deploy may make a parked write's tool a client tool.
+ */
+export function waitsForClient(record: { status: string; parkReason?: string }, tool: CompiledTool): boolean {
+  return record.status === "parked" && record.parkReason === CLIENT_WAIT_REASON && isClientTool(tool.def);
+}
+
+/**
  * Stage 8 of a client tool's call: its row (started, under the class it is judged), then
  * `tool_call_started` and its hook as for any call, then the park, whose `tool_call_parked` tells
  * the client (with the input) that the call is its to answer. A restart while the hook runs finds
@@ -68,10 +77,10 @@ export function parkForClient(ctx: CallContext, request: CallRequest, input: unk
  * through the output check (`outputSchema`), then is capped and recorded once, like a result of
  * `execute`; an error answer is an error result the model sees. `answeredBy` (the verified user
  * whose client answered) is recorded as the call's `decidedBy`.
- * @throws WeftError `call_not_waiting` when the call is not a client tool's (a person settles it instead).
+ * @throws WeftError `call_not_waiting` when the call does not wait for the client ({@link waitsForClient}: a person settles it instead).
  */
 export function answerCall(ctx: CallContext, record: BookedCall, tool: CompiledTool, answer: ClientAnswer, answeredBy?: string): CallOutcome {
-  if (!isClientTool(tool.def)) {
+  if (!waitsForClient(record, tool)) {
     throw new WeftError("call_not_waiting", `call ${record.callId} (${record.toolName}) is parked for a person to settle (POST /threads/:id/calls/:callId/settle), not waiting for a client's answer`, {
       callId: record.callId,
       status: record.status,

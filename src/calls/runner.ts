@@ -223,14 +223,25 @@ export class CallRunner {
 
   /**
    * A person's decision, outside any run and knowing every name of the thread (the call may wait
-   * on side b or inside a prompt), holding the call's lock.
+   * on side b or inside a prompt), holding the call's lock. The `tool_call_finished` hook of the
+   * result it records runs as for a call at rest: a hook that throws is logged, the result stands.
    */
   private async decide(callId: string, decision: (ctx: CallContext) => CallOutcome | Promise<CallOutcome>, check?: () => void): Promise<CallOutcome> {
     const outcome = await this.world.locks.hold(callId, async () => {
       check?.();
       // The lock first, so a read asked after the decision waits for it; then the remote lists.
       if (this.world.prepareTools) await this.world.prepareTools("everywhere");
-      return decision(this.contextOf(null, this.world.catalogFor("everywhere")));
+      const finished: EventPayloads["tool_call_finished"][] = [];
+      const decided = await decision(this.contextOf(null, this.world.catalogFor("everywhere"), this.world.hasToolHook("tool_call_finished") ? (data) => finished.push(data) : undefined));
+      for (const data of finished) {
+        try {
+          await this.world.toolHook(null, "tool_call_finished", data);
+        } catch (e) {
+          if (!isWeftError(e) || e.code !== "hook_failed") throw e;
+          log("error", `weft: ${e.message} (call ${data.callId}, decided outside any turn)`);
+        }
+      }
+      return decided;
     });
     // A parent waiting inside invokeTool for this call goes on with the decision.
     this.decisions.notify(callId);

@@ -9,7 +9,7 @@ import { effectOrWrite } from "../tools/judge.js";
 import type { CallOutcome } from "./call.js";
 import type { BookedCall, CallContext } from "./context.js";
 import { afterAbort } from "./execute.js";
-import { isClientTool } from "./client.js";
+import { waitsForClient } from "./client.js";
 import { liveInput, requestOf } from "./input.js";
 import { finishCall, outcomeOf } from "./record.js";
 import { resumableOf } from "./suspend.js";
@@ -29,7 +29,7 @@ export async function stopWaiting(ctx: CallContext, record: BookedCall): Promise
   }
   const tool = ctx.catalog.has(record.toolName) ? ctx.catalog.get(record.toolName) : undefined;
   // Nothing of it ran here, and no answer can reach a stopped run: it ends as an approval's wait does.
-  if (record.status === "parked" && tool && isClientTool(tool.def)) {
+  if (tool && waitsForClient(record, tool)) {
     const error = "aborted: the thread was stopped before the client answered";
     return finishCall(ctx, { request, tool, startedAt: Date.now() }, { status: "error", error }, "aborted", record.attempts);
   }
