@@ -24,8 +24,8 @@ import type { DefineMcpServerOptions } from "../remote/define.js";
 import type { GetMessagesOptions } from "../tools/thread-state.js";
 import type { BuiltinEventFrame, CallStatus, ClientAnswer, EventFrame, Message } from "../protocol.js";
 import type { ScheduleOptions } from "../schedules/define.js";
-import { type ConnectionOptions, request } from "./request.js";
-import { type SubscribeOptions, type Subscription, subscribe } from "./subscribe.js";
+import { type ConnectionOptions, request } from "./request.ts";
+import { type SubscribeOptions, type Subscription, subscribe } from "./subscribe.ts";
 
 /**
  * The wire shapes the client hands back: WebSocket event frames (`{ seq, type, data }`, `seq`
@@ -49,13 +49,13 @@ export type { DefineMcpServerOptions } from "../remote/define.js";
  * and the error every method throws: weft's error `code`, HTTP `status` and `details` for a non-2xx
  * answer; `network_error` (status 0) or `bad_response` when no weft answer arrived.
  */
-export { WeftClientError, type ConnectionOptions } from "./request.js";
+export { WeftClientError, type ConnectionOptions } from "./request.ts";
 /** A schedule as written (`createSchedule`'s body) and as the thread answers it (`listSchedules`). */
 export type { ScheduleOptions, ScheduleTarget } from "../schedules/define.js";
 /** A schedule as the thread answers it. */
 export type { ScheduleInfo } from "../schedules/info.js";
 /** Options and handle of `subscribe`: the live event stream that resumes from the last `seq` it saw. */
-export type { SubscribeOptions, Subscription } from "./subscribe.js";
+export type { SubscribeOptions, Subscription } from "./subscribe.ts";
 /**
  * A posted message's `content`: text, or a user message's parts (`{ type: "text", text }`,
  * `{ type: "image", image, mediaType? }`, `{ type: "file", data, mediaType, filename? }`; data an

@@ -7,8 +7,8 @@
 import ReconnectingWebSocket from "partysocket/ws";
 import type { EventFrame } from "../protocol.js";
 import type { ThreadInfo } from "../thread/api.js";
-import { socketProtocols } from "../socket-token.js";
-import { type ConnectionOptions, WeftClientError, request, urlOf } from "./request.js";
+import { socketProtocols } from "../socket-token.ts";
+import { type ConnectionOptions, WeftClientError, request, urlOf } from "./request.ts";
 
 /** Options of `WeftClient.subscribe`. */
 export interface SubscribeOptions {

@@ -23,15 +23,15 @@
  * @module
  */
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
-import { type ClientAnswer, type EventFrame, type Message, type MessageContent, type SubscribeOptions, WeftClient, WeftClientError } from "../client/index.js";
-import { type ThreadCallState, type ThreadState, initialState, reduce } from "./state.js";
+import { type ClientAnswer, type EventFrame, type Message, type MessageContent, type SubscribeOptions, WeftClient, WeftClientError } from "../client/index.ts";
+import { type ThreadCallState, type ThreadState, initialState, reduce } from "./state.ts";
 
 /** What the hook folds events into: thread status, a call's state, the end of a turn. */
-export type { ThreadCallState, ThreadStatus, TurnEnd } from "./state.js";
+export type { ThreadCallState, ThreadStatus, TurnEnd } from "./state.ts";
 /** The client the hook talks through, and the error its actions reject with. */
-export { WeftClient, WeftClientError } from "../client/index.js";
+export { WeftClient, WeftClientError } from "../client/index.ts";
 /** What a client tool's call is answered with (`ThreadCall.answer`, `answerCall`). */
-export type { ClientAnswer } from "../client/index.js";
+export type { ClientAnswer } from "../client/index.ts";
 
 /** Options of {@link useThread}: a `client`, or the `url` (and `token`) to make one with; and the thread. */
 export interface UseThreadOptions {

@@ -3,7 +3,7 @@
  * it, so the same frames always give the same state, and a frame seen twice changes nothing.
  * @module
  */
-import type { CallStatus, EventFrame, Message } from "../client/index.js";
+import type { CallStatus, EventFrame, Message } from "../client/index.ts";
 
 /** What the thread is doing, from its turn events: no turn, a turn running, or a turn waiting for a person. */
 export type ThreadStatus = "idle" | "running" | "waiting";
