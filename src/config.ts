@@ -113,6 +113,11 @@ const OTHER_SETTINGS: readonly Setting[] = [
     default: "(unset)",
     what: '`on` (set by `npm run test:agents`): the Worker runs inside the test runner, which alone reaches it, so the start-up line about `WEFT_AUTH = "none"` is left out, and a thread\'s `WEFT_TEST_MODEL` (set by weft/testing\'s `scripted` and `recorded`) beats the model an agent or prompt file names. Never set it in a deployment: any user could then choose their thread\'s model.',
   },
+  {
+    name: "WEFT_TEST_MODEL",
+    default: "(unset)",
+    what: "A thread env value weft/testing sets (`scripted`, or a model spec from `recorded`): the model the test gives its thread. Read only when the Worker's `WEFT_TEST_RUNNER` is `on`, where it beats the model an agent or prompt file names and no `fallbackModels` are tried; a deployed weft ignores it.",
+  },
   { name: "WEFT_DEV_MODE", default: "(unset)", what: "`on` (set by `npm start`): requests from loopback addresses act as a local developer when no credentials are configured; a request that sends a token there is refused (401 `unauthenticated`), since nothing can verify it." },
   { name: "WEFT_DEV_STACK_MAPPER", default: "(unset)", what: "A loopback URL (set by `npm start`) of the process that maps a call record's `stack` from wrangler's bundle to your source files (`agents/tools/x.ts:LINE:COL`) as `GET /threads/:id/calls` reads it. Other URLs are ignored; unset (deployed), stacks are read as recorded." },
   { name: "WEFT_JWT_SECRET", default: "(unset)", what: "Secret for HS256 JWTs, at least 32 bytes (`openssl rand -base64 32`). Set it with `wrangler secret put`." },

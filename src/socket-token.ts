@@ -1,7 +1,7 @@
 /**
  * How a bearer token rides a WebSocket upgrade without being part of the URL. Browsers cannot set
  * headers on a WebSocket, but they can offer subprotocols (`Sec-WebSocket-Protocol`): a client
- * offers {@link WEFT_PROTOCOL} and one `weft.bearer.<base64url>` value, and the server selects
+ * offers {@link SOCKET_PROTOCOL} and one `weft.bearer.<base64url>` value, and the server selects
  * `weft`, never the value that carries the token. URLs land in request logs (Logpush's
  * `ClientRequestURI`), proxies' access logs and browser tools; headers far less often (Workers Logs
  * and Tail Workers do keep request headers, and redact only those named like credentials, which
@@ -13,7 +13,7 @@
  */
 
 /** The subprotocol of weft's event socket: the one the server selects whenever a client offers it. */
-export const WEFT_PROTOCOL = "weft";
+export const SOCKET_PROTOCOL = "weft";
 
 /** How the offered subprotocol that carries the token starts; the rest is the token's base64url. */
 export const TOKEN_PROTOCOL_PREFIX = "weft.bearer.";
@@ -22,7 +22,7 @@ export const TOKEN_PROTOCOL_PREFIX = "weft.bearer.";
 export function socketProtocols(token: string): [string, string] {
   let binary = "";
   for (const byte of new TextEncoder().encode(token)) binary += String.fromCharCode(byte);
-  return [WEFT_PROTOCOL, TOKEN_PROTOCOL_PREFIX + btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")];
+  return [SOCKET_PROTOCOL, TOKEN_PROTOCOL_PREFIX + btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")];
 }
 
 /** The values of a `Sec-WebSocket-Protocol` header (comma-separated, repeated headers joined): none for null. */

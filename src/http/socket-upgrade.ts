@@ -5,7 +5,7 @@
  */
 import { WeftError } from "../errors.js";
 import type { Caller } from "../rpc.js";
-import { TOKEN_PROTOCOL_PREFIX, WEFT_PROTOCOL, offeredProtocols } from "../socket-token.js";
+import { TOKEN_PROTOCOL_PREFIX, SOCKET_PROTOCOL, offeredProtocols } from "../socket-token.js";
 import { CALLER_HEADER } from "../thread/api.js";
 
 /**
@@ -29,9 +29,9 @@ export function threadUpgrade(req: Request, caller: Caller): Request {
  */
 export function selectsWeft(req: Request): boolean {
   const offered = offeredProtocols(req.headers.get("sec-websocket-protocol"));
-  if (offered.includes(WEFT_PROTOCOL)) return true;
+  if (offered.includes(SOCKET_PROTOCOL)) return true;
   if (offered.some((p) => p.startsWith(TOKEN_PROTOCOL_PREFIX))) {
-    throw new WeftError("invalid_request", `Sec-WebSocket-Protocol: offer "${WEFT_PROTOCOL}" with the token's subprotocol; the answer selects "${WEFT_PROTOCOL}" and never the one carrying the token`, { path: ["Sec-WebSocket-Protocol"] });
+    throw new WeftError("invalid_request", `Sec-WebSocket-Protocol: offer "${SOCKET_PROTOCOL}" with the token's subprotocol; the answer selects "${SOCKET_PROTOCOL}" and never the one carrying the token`, { path: ["Sec-WebSocket-Protocol"] });
   }
   return false;
 }
@@ -40,6 +40,6 @@ export function selectsWeft(req: Request): boolean {
 export function selectingWeft(res: Response): Response {
   if (res.status !== 101 || !res.webSocket) return res;
   const headers = new Headers(res.headers);
-  headers.set("sec-websocket-protocol", WEFT_PROTOCOL);
+  headers.set("sec-websocket-protocol", SOCKET_PROTOCOL);
   return new Response(null, { status: 101, webSocket: res.webSocket, headers });
 }

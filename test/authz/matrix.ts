@@ -187,6 +187,7 @@ function bodyFor(route: string, threadId: string): unknown {
     "POST /threads/:id/calls/:callId/approve": {},
     "POST /threads/:id/calls/:callId/deny": { reason: "no" },
     "POST /threads/:id/calls/:callId/settle": { outcome: "retry" },
+    "POST /threads/:id/calls/:callId/result": { result: "ok" },
     "POST /v1/tools/:name": { input: { amount: 1 }, sessionId: threadId },
     "PUT /account/env/:name": { value: "mine-not-yours" },
     "POST /threads/:id/schedules": SCHEDULE,
