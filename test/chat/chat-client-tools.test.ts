@@ -3,20 +3,10 @@
  * sees the model's call, `addToolOutput` answers it, `sendAutomaticallyWhen` sends the answer
  * back, and weft records it once and goes on with the turn in the same assistant message.
  */
-import { AbstractChat, type ChatState, type ChatStatus, DefaultChatTransport, type UIMessage, lastAssistantMessageIsCompleteWithToolCalls } from "ai";
+import { AbstractChat, DefaultChatTransport, type UIMessage, lastAssistantMessageIsCompleteWithToolCalls } from "ai";
 import { expect, it } from "vitest";
+import { PlainState } from "./plain-state.js";
 import { callsOf, createThread, json, messagesOf, request, until } from "../helpers.js";
-
-/** The state `useChat` keeps, without React. */
-class PlainState implements ChatState<UIMessage> {
-  status: ChatStatus = "ready";
-  error: Error | undefined = undefined;
-  constructor(public messages: UIMessage[] = []) {}
-  pushMessage = (m: UIMessage) => void this.messages.push(m);
-  popMessage = () => void this.messages.pop();
-  replaceMessage = (i: number, m: UIMessage) => void (this.messages[i] = m);
-  snapshot = <T>(thing: T): T => structuredClone(thing);
-}
 
 /** A chat whose `onToolCall` answers `pick_file` as a browser would (with `answer`), and sends the answer back by itself. */
 class BrowserChat extends AbstractChat<UIMessage> {

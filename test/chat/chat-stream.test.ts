@@ -5,8 +5,6 @@
  */
 import {
   AbstractChat,
-  type ChatState,
-  type ChatStatus,
   DefaultChatTransport,
   type UIMessage,
   type UIMessageChunk,
@@ -16,18 +14,8 @@ import {
 } from "ai";
 import { describe, expect, it } from "vitest";
 import { UiChunkTranslator } from "../../src/chat/ui-stream.js";
+import { PlainState } from "./plain-state.js";
 import { callsOf, createThread, json, request } from "../helpers.js";
-
-/** The state `useChat` keeps, without React: a plain array. */
-class PlainState implements ChatState<UIMessage> {
-  status: ChatStatus = "ready";
-  error: Error | undefined = undefined;
-  constructor(public messages: UIMessage[] = []) {}
-  pushMessage = (m: UIMessage) => void this.messages.push(m);
-  popMessage = () => void this.messages.pop();
-  replaceMessage = (i: number, m: UIMessage) => void (this.messages[i] = m);
-  snapshot = <T>(thing: T): T => structuredClone(thing);
-}
 
 class TestChat extends AbstractChat<UIMessage> {
   constructor(threadId: string, user: "tester" | "bob" = "tester", messages: UIMessage[] = []) {
