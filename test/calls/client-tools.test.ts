@@ -57,7 +57,13 @@ describe("a client tool's call", () => {
 
     const other = await waitingForClient();
     const bad = await answer(other, { result: { name: 7 } });
-    expect(bad.body).toMatchObject({ status: "failed", result: { status: "error", error: expect.stringContaining("invalid_tool_output") } });
+    expect(bad.body).toMatchObject({ status: "failed", result: { status: "error", error: expect.stringMatching(/^invalid_tool_output: the client's answer does not match outputSchema: result\.name: /) } });
+    // Nothing ran in weft: no "effect happened", and the issue is the answer's, not an input's.
+    expect(bad.body.result.error).not.toMatch(/effect happened|input: /);
+    expect((await callsOf(other))[0]).toMatchObject({ errorCode: "invalid_tool_output", errorDetails: { path: ["name"] } });
+    // An answer of the wrong type altogether is named by the body's field, not as an input.
+    const third = await waitingForClient();
+    expect((await answer(third, { result: "report.pdf" })).body.result.error).toMatch(/^invalid_tool_output: the client's answer does not match outputSchema: result: expected object/);
   });
 
   it("refuses a bad body, an unknown call, another user, and a call that is not a client tool's", async () => {
