@@ -107,11 +107,13 @@ describe("a client tool's call", () => {
     expect(await callsOf(id)).toEqual([]);
   });
 
-  it("a stop ends the wait: the call is aborted and a late answer is refused", async () => {
+  it("a stop ends the wait: the call is aborted, with the time it waited, and a late answer is refused", async () => {
     const id = await waitingForClient();
+    await new Promise((r) => setTimeout(r, 60));
     expect((await json("POST", `/threads/${id}/stop`)).body).toEqual({ stopped: true });
     await stubOf(id).waitIdle();
     expect((await callsOf(id))[0]).toMatchObject({ status: "aborted", result: { status: "error", error: expect.stringContaining("before the client answered") } });
+    expect((await callsOf(id))[0]!.durationMs).toBeGreaterThanOrEqual(50);
     expect((await answer(id, { result: { name: "late.txt", bytes: 1 } })).body.error.code).toBe("call_not_waiting");
     expect((await json("GET", `/threads/${id}`)).body.status).toBe("idle");
   });
