@@ -107,6 +107,15 @@ describe("a client tool's call", () => {
     expect(await callsOf(id)).toEqual([]);
   });
 
+  it("GET /v1/tools says who runs each tool: executionMode client or provider, none for weft's own", async () => {
+    const { tools } = (await json("GET", "/v1/tools")).body as { tools: Record<string, unknown>[] };
+    const byName = (name: string) => tools.find((t) => t.name === name)!;
+    // effect stays the class its calls are judged under (approval, dry run): undeclared is write.
+    expect(byName("pick_file")).toMatchObject({ executionMode: "client", effect: "write" });
+    expect(byName("web_search")).toMatchObject({ executionMode: "provider" });
+    expect(byName("record_call")).not.toHaveProperty("executionMode");
+  });
+
   it("a stop ends the wait: the call is aborted, with the time it waited, and a late answer is refused", async () => {
     const id = await waitingForClient();
     await new Promise((r) => setTimeout(r, 60));
