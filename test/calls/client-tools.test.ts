@@ -116,6 +116,18 @@ describe("a client tool's call", () => {
     expect(byName("record_call")).not.toHaveProperty("executionMode");
   });
 
+  it("is refused as a schedule's target when the schedule is made: no occurrence could call it", async () => {
+    const id = await createThread({ agent: "browser" });
+    const made = await json("POST", `/threads/${id}/schedules`, { every: "1h", target: { tool: "pick_file", input: { prompt: "x" } } });
+    expect([made.status, made.body.error.code, made.body.error.details.path]).toEqual([400, "invalid_schedule", ["target", "tool"]]);
+    expect(made.body.error.message).toMatch(/"pick_file" is a client tool/);
+    expect((await json("GET", `/threads/${id}/schedules`)).body.schedules).toEqual([]);
+    // A tool its model's provider runs is no more callable by a schedule.
+    const searcher = await createThread({ agent: "searcher" });
+    const provider = await json("POST", `/threads/${searcher}/schedules`, { every: "1h", target: { tool: "web_search", input: { query: "x" } } });
+    expect([provider.status, provider.body.error.code, provider.body.error.details.path]).toEqual([400, "invalid_schedule", ["target", "tool"]]);
+  });
+
   it("a stop ends the wait: the call is aborted, with the time it waited, and a late answer is refused", async () => {
     const id = await waitingForClient();
     await new Promise((r) => setTimeout(r, 60));
