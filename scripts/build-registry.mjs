@@ -114,7 +114,10 @@ async function main() {
       if (typeof target?.tool === "string" && !tool) problems.push({ file: s.display, message: `target.tool: unknown tool "${target.tool}" (looked in ${where})` });
       // Its input as the tool's schema takes it: refused here, not found out at the first firing.
       const toolDef = tool && evaluation.defs.get(tool.file);
-      const refused = tool && toolDef ? evaluation.checkToolInput?.(tool.name, toolDef, /** @type {{ input?: unknown }} */ (target).input) : null;
+      // No occurrence could call a client or provider tool: each would fail tool_not_callable.
+      const modelOnly = tool && toolDef ? evaluation.modelOnlyReason?.(tool.name, /** @type {object} */ (toolDef)) : null;
+      if (modelOnly) problems.push({ file: s.display, message: `target.tool: ${modelOnly}` });
+      const refused = tool && toolDef && !modelOnly ? evaluation.checkToolInput?.(tool.name, toolDef, /** @type {{ input?: unknown }} */ (target).input) : null;
       if (refused) problems.push({ file: s.display, message: refused });
     }
   }

@@ -170,6 +170,7 @@ export type ListedCall = {
   fullResultPath?: string;
   outcome?: string;
   restarts?: number;
+  durationMs?: number;
   result?: { status: string; result?: string; error?: string; attachments?: unknown[] };
   errorCode?: string;
   errorDetails?: Record<string, unknown>;

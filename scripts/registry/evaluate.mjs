@@ -15,6 +15,7 @@ import { FACTORY, displayPath } from "./scan.mjs";
 /** weft modules the checks run, bundled with the authoring files so they share one zod. */
 const CHECK_MODULES = {
   weft_catalog: "src/tools/catalog.ts",
+  weft_define: "src/tools/define.ts",
   weft_errors: "src/errors.ts",
   weft_prompt: "src/run/prompt.ts",
   weft_agent: "src/run/agent.ts",
@@ -53,7 +54,7 @@ const stubCloudflareWorkers = {
 /**
  * @typedef {import("./scan.mjs").Entry} Entry
  * @typedef {import("./scan.mjs").Problem} Problem
- * @typedef {{ problems: Problem[], warnings: string[], defs: Map<string, unknown>, checkReferences: Function | null, checkToolInput: ((name: string, def: unknown, input: unknown) => string | null) | null }} Evaluation
+ * @typedef {{ problems: Problem[], warnings: string[], defs: Map<string, unknown>, checkReferences: Function | null, checkToolInput: ((name: string, def: unknown, input: unknown) => string | null) | null, modelOnlyReason: ((name: string, def: object) => string | null) | null }} Evaluation
  *   `warnings` are definition problems that do not refuse a tool (a `default` its own schema refuses).
  *   `defs` maps each file that passed its own checks to its default export, for the caller's
  *   cross-reference check (`checkReferences` of src/run/references.ts; null when nothing was built).
@@ -71,7 +72,7 @@ const messageOf = (error) => (error instanceof Error ? error.message : String(er
  */
 export async function evaluateEntries(root, entries) {
   /** @type {Evaluation} */
-  const out = { problems: [], warnings: [], defs: new Map(), checkReferences: null, checkToolInput: null };
+  const out = { problems: [], warnings: [], defs: new Map(), checkReferences: null, checkToolInput: null, modelOnlyReason: null };
   if (entries.length === 0) return out;
   const tmp = await mkdtemp(path.join(os.tmpdir(), "weft-registry-"));
   try {
@@ -85,6 +86,8 @@ export async function evaluateEntries(root, entries) {
     const checks = {};
     for (const name of Object.keys(CHECK_MODULES)) Object.assign(checks, await load(name));
     out.checkReferences = checks.checkReferences;
+    // A schedule file may not target a tool only a model calls (src/tools/define.ts).
+    out.modelOnlyReason = checks.modelOnlyReason;
     // A schedule file's tool input, checked as each occurrence's call will check it (src/calls/input.ts).
     out.checkToolInput = (name, def, input) => {
       const checked = checks.validateInput(checks.compileTool(name, def), input ?? {});

@@ -91,6 +91,6 @@ export function answerCall(ctx: CallContext, record: BookedCall, tool: CompiledT
   const call = { request: requestOf(record), tool, startedAt: record.startedAt ?? record.createdAt };
   if ("error" in answer) return finishCall(ctx, call, { status: "error", error: answer.error }, "failed", record.attempts);
   const given: ToolResult = normalizeResult({ status: "success", result: answer.result });
-  const checked = checkOutput(tool, given);
+  const checked = checkOutput(tool, given, "client");
   return finishCall(ctx, call, checked.result, checked.result.status === "success" ? "succeeded" : "failed", record.attempts, checked.extra);
 }

@@ -7,6 +7,7 @@
 import { WeftError, errorMessage } from "../errors.js";
 import type { ToolResult } from "../protocol.js";
 import type { CompiledTool } from "../tools/catalog.js";
+import { formatPath } from "../tools/json-schema/compile.js";
 import { policyFor } from "../tools/policy.js";
 import type { Finality } from "../tools/started-as.js";
 import type { ThreadState } from "../tools/thread-state.js";
@@ -112,16 +113,23 @@ export function foundResult(value: string | ToolResult): ToolResult {
   return typeof value === "string" ? { status: "success", result: value } : normalizeResult(value);
 }
 
-/** Stage 9 of the pipeline: a success whose value fails `outputSchema` is an error result; the effect still happened. */
-export function checkOutput(tool: CompiledTool, result: ToolResult): { result: ToolResult; extra?: FinishExtra } {
+/**
+ * Stage 9 of the pipeline: a success whose value fails `outputSchema` is an error result
+ * (`invalid_tool_output`, `errorDetails.path` into the value). `from` says whose result it is: a
+ * tool's `execute` (it ran, so its effect happened) or a client's answer (a client tool's; nothing
+ * ran in weft, and the text's paths start at the answer's `result` field).
+ */
+export function checkOutput(tool: CompiledTool, result: ToolResult, from: "tool" | "client" = "tool"): { result: ToolResult; extra?: FinishExtra } {
+  const what = from === "client" ? "the client's answer" : "the tool ran and its effect happened, but its result";
   try {
-    return checkOutputOrThrow(tool, result);
+    return checkOutputOrThrow(tool, result, what, from === "client" ? "result" : "");
   } catch (e) {
-    return { result: { status: "error", error: `invalid_tool_output: the tool ran and its effect happened, but checking its result against outputSchema failed: ${errorMessage(e)}` } };
+    return { result: { status: "error", error: `invalid_tool_output: ${what} could not be checked against outputSchema: ${errorMessage(e)}` } };
   }
 }
 
-function checkOutputOrThrow(tool: CompiledTool, result: ToolResult): { result: ToolResult; extra?: FinishExtra } {
+/** {@link checkOutput}; `root` prefixes each issue's path in the text (an empty root keeps the schema's own labels). */
+function checkOutputOrThrow(tool: CompiledTool, result: ToolResult, what: string, root: string): { result: ToolResult; extra?: FinishExtra } {
   if (!tool.output || result.status !== "success") return { result };
   let value: unknown = result.result;
   if (typeof value === "string") {
@@ -133,13 +141,9 @@ function checkOutputOrThrow(tool: CompiledTool, result: ToolResult): { result: T
   }
   const checked = tool.output.validate(value);
   if (checked.ok) return { result };
+  const issues = root === "" ? checked.issues.map((i) => i.message) : checked.issues.map((i) => `${formatPath([root, ...i.path])}${i.message.slice(formatPath(i.path).length)}`);
   return {
-    result: {
-      status: "error",
-      error: `invalid_tool_output: the tool ran and its effect happened, but its result does not match outputSchema: ${checked.issues
-        .map((i) => i.message)
-        .join("; ")}`,
-    },
+    result: { status: "error", error: `invalid_tool_output: ${what} does not match outputSchema: ${issues.join("; ")}` },
     extra: { errorCode: "invalid_tool_output", errorDetails: { path: checked.issues[0]!.path, issues: checked.issues } },
   };
 }

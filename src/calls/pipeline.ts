@@ -16,6 +16,7 @@ import type { CallRecord, EventPayloads, ToolResult } from "../protocol.js";
 import { wireValue } from "../json-shape.js";
 import { MAX_STEP_BYTES } from "../limits.js";
 import type { CompiledTool } from "../tools/catalog.js";
+import { modelOnlyReason } from "../tools/define.js";
 import { judgeApproval, judgeEffect } from "../tools/judge.js";
 import { startedAs, termsOf } from "../tools/started-as.js";
 import { journalWait } from "../tools/journal-order.js";
@@ -73,7 +74,7 @@ export function enterRequest(ctx: CallContext, request: CallRequest, existing: C
   }
   // Only a model's call reaches a client: a direct, queued or invoked one has none to answer it.
   if (isClientTool(tool.def) && request.source !== "model") {
-    const error = new WeftError("tool_not_callable", `tool "${tool.name}" is answered by the client of the thread's chat, so only the model can call it`);
+    const error = new WeftError("tool_not_callable", modelOnlyReason(tool.name, tool.def)!);
     if (request.refuseUnstored) throw error;
     return refuse(ctx, request, existing, startedAt, error);
   }

@@ -31,7 +31,8 @@ export async function stopWaiting(ctx: CallContext, record: BookedCall): Promise
   // Nothing of it ran here, and no answer can reach a stopped run: it ends as an approval's wait does.
   if (tool && waitsForClient(record, tool)) {
     const error = "aborted: the thread was stopped before the client answered";
-    return finishCall(ctx, { request, tool, startedAt: Date.now() }, { status: "error", error }, "aborted", record.attempts);
+    // It waited from its start: the time recorded is that wait, as an answer's is.
+    return finishCall(ctx, { request, tool, startedAt: record.startedAt ?? record.createdAt }, { status: "error", error }, "aborted", record.attempts);
   }
   if (record.status !== "parked" || !tool || !resumableOf(tool.def)) return outcomeOf(ctx, record);
   const input = await liveInput(tool, record, ctx.argsKey);

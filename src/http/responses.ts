@@ -160,7 +160,7 @@ export const UserMcpServer = named("UserMcpServer", z.object({ name: z.string(),
 /** `GET /mcp-servers`: the servers the caller added. */
 export const UserMcpServers = named("UserMcpServers", z.object({ servers: z.array(UserMcpServer) }));
 
-/** A tool as `GET /v1/tools` lists it: schemas, effect, endsTurn and needsApproval. */
+/** A tool as `GET /v1/tools` lists it: schemas, effect, endsTurn, needsApproval, and who runs it when weft does not (`executionMode`). */
 export const ToolListing = named(
   "ToolListing",
   z.object({
@@ -168,9 +168,13 @@ export const ToolListing = named(
     description: z.string(),
     inputSchema: z.record(z.string(), z.unknown()),
     outputSchema: z.record(z.string(), z.unknown()).nullable(),
-    effect: z.enum(["read", "write", "idempotent", "reconcilable", "predicate"]),
+    effect: z.enum(["read", "write", "idempotent", "reconcilable", "predicate"]).describe("The class its calls are judged under (retry, recovery, dry run); for a client or provider tool as well"),
     endsTurn: z.boolean(),
     needsApproval: z.union([z.boolean(), z.literal("predicate")]),
+    executionMode: z
+      .enum(["client", "provider"])
+      .optional()
+      .describe("Absent for a tool weft runs. client: the thread's client answers the model's call (POST /threads/{id}/calls/{callId}/result); provider: the model's provider runs it. Only a model calls either"),
   }),
 );
 

@@ -1,8 +1,9 @@
 /**
  * weft's tools as an MCP server (Model Context Protocol, via `@modelcontextprotocol/sdk`):
- * `tools/list` advertises every tool with its input and output JSON Schemas and annotations
- * derived from its effect; `tools/call` hands the call to the caller-supplied function, which
- * runs it through the dispatch pipeline exactly like `POST /v1/tools/:name`.
+ * `tools/list` advertises every tool weft runs (not client or provider tools, which only a model
+ * can call) with its input and output JSON Schemas and annotations derived from its effect;
+ * `tools/call` hands the call to the caller-supplied function, which runs it through the dispatch
+ * pipeline exactly like `POST /v1/tools/:name`.
  * @module
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -162,7 +163,9 @@ export function createMcpServer(backend: McpBackend, version: string): Server {
     { name: "weft", version },
     { capabilities: { tools: { listChanged: false }, experimental: { [EFFECT_KEY_META]: { ...EFFECT_KEY_CAPABILITY } } }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
   );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: backend.tools().map(mcpTool) }));
+  // A client or provider tool only a model's step can call (tool_not_callable otherwise): not offered.
+  // Called by name anyway, it is still found below, so the refusal says why.
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: backend.tools().filter((t) => t.executionMode === undefined).map(mcpTool) }));
   const callTool = async ({ name, arguments: input, _meta }: CallToolRequest["params"]): Promise<CallToolResult> => {
     const tool = backend.tools().find((t) => t.name === name);
     // An unknown tool is a protocol error (MCP's tools spec), not a result the model reads.

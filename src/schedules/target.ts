@@ -5,13 +5,15 @@
  */
 import { validateInput } from "../calls/input.js";
 import { WeftError } from "../errors.js";
+import { modelOnlyReason } from "../tools/define.js";
 import { findAgent } from "../run/agent.js";
 import type { RunWorld } from "../run/world.js";
 import type { KnownNames } from "./define.js";
 
 /**
- * The names a schedule on this thread may target: its own agent, and the tools its agent offers.
- * A name that exists elsewhere in the project gets its own reason, not "unknown".
+ * The names a schedule on this thread may target: its own agent, and the tools its agent offers
+ * that any caller can call (not a client or provider tool). A name that exists elsewhere in the
+ * project, or such a tool, gets its own reason, not "unknown".
  */
 export function targetNames(world: RunWorld): KnownNames {
   const own = world.meta.agentId;
@@ -21,7 +23,8 @@ export function targetNames(world: RunWorld): KnownNames {
       (findAgent(world.registry, name) !== undefined &&
         `agent ${JSON.stringify(name)} is not this thread's agent (${JSON.stringify(own)}): a schedule's message goes to its own thread; make it on a thread of ${JSON.stringify(name)}`),
     tool: (name) =>
-      world.catalog.has(name) ||
+      // No occurrence could call a tool only a model calls: each would fail tool_not_callable.
+      (world.catalog.has(name) && (modelOnlyReason(name, world.catalog.definition(name)) ?? true)) ||
       (Object.hasOwn(world.registry.tools, name) &&
         `tool ${JSON.stringify(name)} is not offered by this thread's agent (${JSON.stringify(own)}): a schedule calls its own thread's tools; make it on a thread whose agent offers ${JSON.stringify(name)}`),
   };

@@ -35,8 +35,18 @@ export interface ToolListing {
   inputSchema: Record<string, unknown>;
   /** JSON Schema a success's result is checked against, or null when the tool declares none. */
   outputSchema: Record<string, unknown> | null;
-  /** The declared effect; `predicate` when it depends on the input, `write` when undeclared. */
+  /**
+   * The declared effect; `predicate` when it depends on the input, `write` when undeclared. For a
+   * client or provider tool too it is the class its calls are judged under (a dry run stubs all but
+   * `read`), though weft runs nothing of them.
+   */
   effect: Effect | "predicate";
+  /**
+   * Who runs a call when weft does not: `client` (the thread's chat client answers the model's call,
+   * `POST /threads/:id/calls/:callId/result`) or `provider` (the model's provider); absent for a
+   * tool weft runs. Only a model can call either: a direct or MCP call is `tool_not_callable`.
+   */
+  executionMode?: "client" | "provider";
   /** Whether a success ends the turn with no further model call. */
   endsTurn: boolean;
   /** Whether a call waits for a person's approval first; `predicate` when it depends on the input. */
@@ -178,6 +188,7 @@ export class ToolCatalog {
         return [];
       }
       const approval = tool.def.needsApproval;
+      const mode = tool.def.executionMode;
       return {
         name,
         description: tool.def.description,
@@ -186,6 +197,7 @@ export class ToolCatalog {
         effect: tool.declaredEffect,
         endsTurn: tool.def.endsTurn === true,
         needsApproval: typeof approval === "function" ? "predicate" : approval === true,
+        ...(mode === "client" || mode === "provider" ? { executionMode: mode } : {}),
       } satisfies ToolListing;
     });
   }

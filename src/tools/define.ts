@@ -85,3 +85,15 @@ export function checkToolDefinition(name: string, def: unknown): asserts def is 
     fail("timeoutMs must be a positive integer (milliseconds)");
   }
 }
+
+/**
+ * Why only a model's step can call tool `name`, or null when any caller can: a client tool's call
+ * is answered by the client of the thread's chat, and a provider tool runs at the model's provider;
+ * a direct or MCP call, a schedule or `queueTool` has neither. Direct callers get it as
+ * `tool_not_callable`; a schedule naming such a tool is refused when it is made.
+ */
+export function modelOnlyReason(name: string, def: { executionMode?: unknown; executionProvider?: unknown }): string | null {
+  if (def.executionMode === "client") return `tool "${name}" is a client tool (executionMode "client"): the client of the thread's chat answers it, so only the model can call it`;
+  if (def.executionMode === "provider") return `tool "${name}" is executed by the provider (${String(def.executionProvider)}), never by weft, so only the model can call it`;
+  return null;
+}

@@ -57,7 +57,13 @@ describe("a client tool's call", () => {
 
     const other = await waitingForClient();
     const bad = await answer(other, { result: { name: 7 } });
-    expect(bad.body).toMatchObject({ status: "failed", result: { status: "error", error: expect.stringContaining("invalid_tool_output") } });
+    expect(bad.body).toMatchObject({ status: "failed", result: { status: "error", error: expect.stringMatching(/^invalid_tool_output: the client's answer does not match outputSchema: result\.name: /) } });
+    // Nothing ran in weft: no "effect happened", and the issue is the answer's, not an input's.
+    expect(bad.body.result.error).not.toMatch(/effect happened|input: /);
+    expect((await callsOf(other))[0]).toMatchObject({ errorCode: "invalid_tool_output", errorDetails: { path: ["name"] } });
+    // An answer of the wrong type altogether is named by the body's field, not as an input.
+    const third = await waitingForClient();
+    expect((await answer(third, { result: "report.pdf" })).body.result.error).toMatch(/^invalid_tool_output: the client's answer does not match outputSchema: result: expected object/);
   });
 
   it("refuses a bad body, an unknown call, another user, and a call that is not a client tool's", async () => {
@@ -101,11 +107,34 @@ describe("a client tool's call", () => {
     expect(await callsOf(id)).toEqual([]);
   });
 
-  it("a stop ends the wait: the call is aborted and a late answer is refused", async () => {
+  it("GET /v1/tools says who runs each tool: executionMode client or provider, none for weft's own", async () => {
+    const { tools } = (await json("GET", "/v1/tools")).body as { tools: Record<string, unknown>[] };
+    const byName = (name: string) => tools.find((t) => t.name === name)!;
+    // effect stays the class its calls are judged under (approval, dry run): undeclared is write.
+    expect(byName("pick_file")).toMatchObject({ executionMode: "client", effect: "write" });
+    expect(byName("web_search")).toMatchObject({ executionMode: "provider" });
+    expect(byName("record_call")).not.toHaveProperty("executionMode");
+  });
+
+  it("is refused as a schedule's target when the schedule is made: no occurrence could call it", async () => {
+    const id = await createThread({ agent: "browser" });
+    const made = await json("POST", `/threads/${id}/schedules`, { every: "1h", target: { tool: "pick_file", input: { prompt: "x" } } });
+    expect([made.status, made.body.error.code, made.body.error.details.path]).toEqual([400, "invalid_schedule", ["target", "tool"]]);
+    expect(made.body.error.message).toMatch(/"pick_file" is a client tool/);
+    expect((await json("GET", `/threads/${id}/schedules`)).body.schedules).toEqual([]);
+    // A tool its model's provider runs is no more callable by a schedule.
+    const searcher = await createThread({ agent: "searcher" });
+    const provider = await json("POST", `/threads/${searcher}/schedules`, { every: "1h", target: { tool: "web_search", input: { query: "x" } } });
+    expect([provider.status, provider.body.error.code, provider.body.error.details.path]).toEqual([400, "invalid_schedule", ["target", "tool"]]);
+  });
+
+  it("a stop ends the wait: the call is aborted, with the time it waited, and a late answer is refused", async () => {
     const id = await waitingForClient();
+    await new Promise((r) => setTimeout(r, 60));
     expect((await json("POST", `/threads/${id}/stop`)).body).toEqual({ stopped: true });
     await stubOf(id).waitIdle();
     expect((await callsOf(id))[0]).toMatchObject({ status: "aborted", result: { status: "error", error: expect.stringContaining("before the client answered") } });
+    expect((await callsOf(id))[0]!.durationMs).toBeGreaterThanOrEqual(50);
     expect((await answer(id, { result: { name: "late.txt", bytes: 1 } })).body.error.code).toBe("call_not_waiting");
     expect((await json("GET", `/threads/${id}`)).body.status).toBe("idle");
   });

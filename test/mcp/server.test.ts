@@ -96,11 +96,23 @@ describe("POST /mcp", () => {
   it("annotates each tool from its declared effect", async () => {
     const client = await clientAs("alice");
     const { tools } = await client.listTools();
-    const listed = (await json("GET", "/v1/tools")).body.tools as Array<{ name: string; effect: keyof typeof EFFECT_ANNOTATIONS }>;
+    const all = (await json("GET", "/v1/tools")).body.tools as Array<{ name: string; effect: keyof typeof EFFECT_ANNOTATIONS; executionMode?: string }>;
+    const listed = all.filter((t) => t.executionMode === undefined);
     expect(tools.length).toBe(listed.length);
     for (const t of listed) expect(tools.find((m) => m.name === t.name)!.annotations).toEqual(EFFECT_ANNOTATIONS[t.effect]);
     // Every declared effect class appears among the fixtures, so each row of the table is exercised.
     expect(new Set(listed.map((t) => t.effect))).toEqual(new Set(["read", "write", "idempotent", "reconcilable", "predicate"]));
+    await client.close();
+  });
+
+  it("lists no tool an MCP client could not call: client tools and provider-executed ones", async () => {
+    const client = await clientAs("alice");
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toContain("record_call");
+    for (const name of ["pick_file", "web_search", "claude_search"]) expect(names).not.toContain(name);
+    // Called anyway (by name), the call is refused with why, as POST /v1/tools/:name refuses it.
+    const called = await client.callTool({ name: "pick_file", arguments: { prompt: "x" } });
+    expect(called).toMatchObject({ isError: true, _meta: { "weft/errorCode": "tool_not_callable" } });
     await client.close();
   });
 });

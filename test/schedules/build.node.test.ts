@@ -1,7 +1,7 @@
 /**
  * scripts/build-registry.mjs over `schedules/`: a good schedule file lands in the registry; a bad
- * cron, an unknown zone, an unknown tool or agent, a tool input the tool's schema refuses each
- * fail the build with a `file: rule` line.
+ * cron, an unknown zone, an unknown tool or agent, a tool input the tool's schema refuses, a tool only a
+ * model can call (a client tool, a provider-executed one) each fail the build with a `file: rule` line.
  */
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
@@ -28,7 +28,7 @@ describe("schedule files are checked at build", () => {
     expect(text).toContain("schedules: {\n    nightly: schedule_nightly,\n  },");
   });
 
-  it("a bad cron, an unknown zone, a bad tool input, an unknown tool and an unknown agent: one file: rule line each, nothing written", async () => {
+  it("a bad cron, an unknown zone, a bad tool input, a tool only a model can call, an unknown tool and an unknown agent: one file: rule line each, nothing written", async () => {
     const out = path.join(tmp, "bad.ts");
     const run = await build("--agents", `${CASES}/base`, "--agents", `${CASES}/schedules-bad`, "--out", out);
     expect(run.code).toBe(1);
@@ -37,9 +37,11 @@ describe("schedule files are checked at build", () => {
       expect.stringMatching(new RegExp(`^${dir}/bad_cron.ts: schedule "bad_cron": bad cron "0 25 \\* \\* \\*": .+`)),
       expect.stringMatching(new RegExp(`^${dir}/bad_input.ts: target\\.input: sides: .+`)),
       `${dir}/bad_zone.ts: schedule "bad_zone": unknown time zone "Europe/Berlim": use an IANA name such as "Europe/Berlin"`,
+      expect.stringMatching(new RegExp(`^${dir}/client_tool.ts: target\\.tool: tool "pick_color" is a client tool`)),
+      expect.stringMatching(new RegExp(`^${dir}/provider_tool.ts: target\\.tool: tool "search_web" is executed by the provider`)),
       `${dir}/unknown_agent.ts: target.agent: unknown agent "nobody" (agents: none)`,
       `${dir}/unknown_tool.ts: target.tool: unknown tool "get_curent_time" (looked in ${CASES}/base/tools/ or ${CASES}/schedules-bad/tools/)`,
-      "registry: 5 problems; nothing written",
+      "registry: 7 problems; nothing written",
     ]);
   });
 });
