@@ -148,9 +148,20 @@ describe.skipIf(!found.path)("playground page", () => {
     expect(await card("pick").locator("pre[aria-label=arguments]").textContent()).toContain('"prompt": "Your notes"');
     expect(await card("pick").locator("[data-action=settle]").count()).toBe(0);
     await page.screenshot({ path: `${SHOTS}/playground-client-tool.png`, fullPage: true });
-    await card("pick").getByLabel("Result (JSON, or plain text) or error text").fill('{"name": "notes.txt", "bytes": 12}');
+    // A refusal that leaves the call waiting: shown on the card, the typed answer kept for another try.
+    const typed = '{"name": "notes.txt", "bytes": 12}';
+    await page.route(`**/threads/${id}/calls/pick/result`, (route) =>
+      route.fulfill({ status: 413, contentType: "application/json", body: JSON.stringify({ error: { code: "payload_too_large", message: "the body is over the limit" } }) }),
+    );
+    await card("pick").getByLabel("Result (JSON, or plain text) or error text").fill(typed);
+    await page.click("text=Answer pick_file");
+    await expect.poll(() => card("pick").locator("[data-refusal]").textContent().catch(() => null)).toBe("Refused: 413 payload_too_large: the body is over the limit");
+    expect(await statusOf(page, "pick")).toBe("parked");
+    expect(await card("pick").getByLabel("Result (JSON, or plain text) or error text").inputValue()).toBe(typed);
+    await page.unroute(`**/threads/${id}/calls/pick/result`);
     await page.click("text=Answer pick_file");
     await expect.poll(() => statusOf(page, "pick")).toBe("succeeded");
+    expect(await card("pick").locator("[data-refusal]").count()).toBe(0);
     expect(await card("pick").locator("pre[aria-label=result]").textContent()).toBe('result: {"name":"notes.txt","bytes":12}');
     await expect.poll(() => page.locator(".msg[data-role=assistant]").allTextContents()).toContain("assistantRead it.");
 
@@ -179,8 +190,8 @@ describe.skipIf(!found.path)("playground page", () => {
     await expect.poll(() => statusOf(page, "pick3")).toBe("failed");
     expect(await card("pick3").textContent()).toContain("error: answered in another tab");
     await page.screenshot({ path: `${SHOTS}/playground-client-tool-refused.png`, fullPage: true });
-    // Chromium logs the refused request itself; nothing else went wrong.
-    expect((page as any).errors).toEqual(["Failed to load resource: the server responded with a status of 409 (Conflict)"]);
+    // Chromium logs each refused request itself; nothing else went wrong.
+    expect((page as any).errors).toEqual([413, 409].map((s) => expect.stringMatching(new RegExp(`^Failed to load resource: the server responded with a status of ${s} `))));
     await page.close();
   });
 
