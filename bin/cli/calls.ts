@@ -1,22 +1,26 @@
 /**
  * The commands a person uses on a thread's calls: list them, approve or deny one that waits for
- * approval, settle one that is parked, and stop the running turn. They talk to a running weft
+ * approval, settle one that is parked, answer a client tool's call, and stop the running turn. They talk to a running weft
  * (default: the local one `npm start` serves); a call that waits for a person waits in that weft.
  * @module
  */
 import { type Command, InvalidArgumentError } from "commander";
-import type { CallRecord, CallStatus, Settlement } from "weft/client";
-import { type Common, common, out, run, say } from "./command.ts";
+import type { CallRecord, CallStatus, ClientAnswer, Settlement } from "weft/client";
+import { type Common, common, jsonArg, out, run, say } from "./command.ts";
 import { clip } from "./format.ts";
+
+/**
+ * The park reason of a client tool's call waiting for its answer: CLIENT_WAIT_REASON of
+ * src/calls/client.ts, which the CLI cannot import (it loads only `weft/client`); a test holds the two equal.
+ */
+export const CLIENT_WAIT_REASON = "waiting for the client's answer (a client tool)";
 
 /** One line per call: id, tool, status, and what a person can do about it. */
 export function callLine(threadId: string, c: CallRecord): string {
-  const next =
-    c.status === "awaiting_approval"
-      ? `  (weft approve ${threadId} ${c.callId}, or weft deny)`
-      : c.status === "parked"
-        ? `  (${c.parkReason ? `${clip(c.parkReason, 60)}; ` : ""}weft settle ${threadId} ${c.callId} --succeeded <result>|--failed <error>|--retry)`
-        : "";
+  let next = "";
+  if (c.status === "awaiting_approval") next = `  (weft approve ${threadId} ${c.callId}, or weft deny)`;
+  else if (c.status === "parked" && c.parkReason === CLIENT_WAIT_REASON) next = `  (${c.parkReason}; weft answer ${threadId} ${c.callId} --result <json>|--error <text>)`;
+  else if (c.status === "parked") next = `  (${c.parkReason ? `${clip(c.parkReason, 60)}; ` : ""}weft settle ${threadId} ${c.callId} --succeeded <result>|--failed <error>|--retry)`;
   return `${c.callId} ${c.toolName} ${c.status}${c.input !== undefined ? ` ${clip(JSON.stringify(c.input), 60)}` : ""}${next}`;
 }
 
@@ -29,7 +33,17 @@ function settlementOf(opts: { succeeded?: string; failed?: string; retry?: boole
   return { outcome: "retry" };
 }
 
-/** Adds `calls`, `approve`, `deny`, `settle` and `stop` to `weft`. */
+/** The answer the options name: exactly one of --result (already parsed JSON) and a non-empty --error. */
+function answerOf(opts: { result?: unknown; error?: string }): ClientAnswer {
+  if ((opts.result !== undefined) === (opts.error !== undefined)) throw new InvalidArgumentError("give exactly one of --result <json>, --error <text>");
+  if (opts.error !== undefined) {
+    if (opts.error === "") throw new InvalidArgumentError("--error needs a text (what the model is told went wrong)");
+    return { error: opts.error };
+  }
+  return { result: opts.result };
+}
+
+/** Adds `calls`, `approve`, `deny`, `settle`, `answer` and `stop` to `weft`. */
 export function addCallCommands(weft: Command): void {
   common(weft.command("calls").argument("<threadId>", "the thread (a direct call's sessionId)"))
     .description("list a thread's calls, with what a person can do about those that wait")
@@ -71,6 +85,20 @@ export function addCallCommands(weft: Command): void {
         return weft.error(`error: ${(e as Error).message}`, { exitCode: 2 });
       }
       await run(opts, async (client) => out(await client.settle(threadId, callId, settlement), opts.json), false, cmd);
+    });
+
+  common(weft.command("answer").argument("<threadId>").argument("<callId>"))
+    .description("answer a client tool's call that waits for the client: the model gets the result (or the error) and the turn goes on")
+    .option("--result <json>", 'the result, as JSON (a string result is quoted: \'"done"\')', jsonArg("--result"))
+    .option("--error <text>", "an error the model sees instead (the user refused, the dialog was closed)")
+    .action(async (threadId: string, callId: string, opts: Common & { result?: unknown; error?: string }, cmd: Command) => {
+      let answer: ClientAnswer;
+      try {
+        answer = answerOf(opts);
+      } catch (e) {
+        return weft.error(`error: ${(e as Error).message}`, { exitCode: 2 });
+      }
+      await run(opts, async (client) => out(await client.answerCall(threadId, callId, answer), opts.json), false, cmd);
     });
 
   common(weft.command("stop").argument("<threadId>"))

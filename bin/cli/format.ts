@@ -75,7 +75,7 @@ export function frameLine(frame: EventFrame): string | null {
     case "tool_call_parked":
       return `${head}! ${d.toolName} parked: ${clip(d.reason ?? "", 80)} (call ${d.callId})`;
     case "turn_waiting":
-      return `${head}turn waits for a person: ${(d.callIds ?? []).join(", ")}`;
+      return `${head}turn waits for a person or the client: ${(d.callIds ?? []).join(", ")}`;
     case "turn_finished":
       return `${head}turn ${d.status} after ${plural(d.steps, "step")}${d.error ? `: ${clip(d.error, 80)}` : ""}`;
     default:

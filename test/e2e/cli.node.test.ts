@@ -139,3 +139,29 @@ it("weft schedule, schedules and unschedule: made, listed, refused with its fiel
   expect(cancelled.code, cancelled.stderr).toBe(0);
   expect(cancelled.stdout).toContain(`${schedule.scheduleId} cancelled`);
 });
+
+it("weft answer: a client tool's call gets its result and the turn goes on; a second answer is refused; usage errors exit 2", async () => {
+  const id = (await weftCli(["thread", "new", "--agent", "browser", "--url", weft.url])).stdout.trim();
+  const script = JSON.stringify([{ toolCalls: [{ id: "pick", name: "pick_file", arguments: { prompt: "Your notes" } }] }, { text: "Read it." }]);
+  const sent = await weftCli(["thread", "send", id, "read my notes", "--script", script, "--follow", "--url", weft.url]);
+  expect(sent.code, sent.stderr).toBe(0);
+  expect(sent.stdout).toContain("pick_file parked: waiting for the client's answer (a client tool) (call pick)");
+  const listed = await weftCli(["calls", id, "--url", weft.url]);
+  expect(listed.stdout).toContain(`pick pick_file parked {"prompt":"Your notes"}  (waiting for the client's answer (a client tool); weft answer ${id} pick --result <json>|--error <text>)`);
+
+  for (const args of [[], ["--result", '{"name":"a"}', "--error", "no"], ["--result", "{oops"], ["--error", ""]]) {
+    const usage = await weftCli(["answer", id, "pick", ...args, "--url", weft.url]);
+    expect(usage.code, `${args.join(" ")}: ${usage.stderr}`).toBe(2);
+    expect(usage.stderr).toMatch(/give exactly one of --result <json>, --error <text>|--result is not valid JSON|--error needs a text/);
+  }
+
+  const answered = await weftCli(["answer", id, "pick", "--result", '{"name":"notes.txt","bytes":12}', "--json", "--url", weft.url]);
+  expect(answered.code, answered.stdout + answered.stderr).toBe(0);
+  expect(JSON.parse(answered.stdout)).toMatchObject({ callId: "pick", status: "succeeded", result: { status: "success", result: JSON.stringify({ name: "notes.txt", bytes: 12 }) } });
+  const tail = await weftCli(["thread", "tail", id, "--since", sent.stdout.match(/^ *(\d+) turn waits/m)![1]!, "--until-finished", "--json", "--url", weft.url]);
+  expect(tail.stdout.trim().split("\n").map((l) => JSON.parse(l)).at(-1)).toMatchObject({ type: "turn_finished", data: { status: "completed" } });
+
+  const again = await weftCli(["answer", id, "pick", "--error", "too late", "--json", "--url", weft.url]);
+  expect(again.code).toBe(1);
+  expect(JSON.parse(again.stdout).error.code).toBe("call_not_waiting");
+});

@@ -1,7 +1,8 @@
 /**
  * The playground page in headless Chromium (playwright-core), against a real `wrangler dev`:
- * create a thread, send a message, watch the events arrive, approve the call that waits, and call
- * a tool from its generated form; once with the mouse and once with the keyboard alone.
+ * create a thread, send a message, watch the events arrive, approve the call that waits, answer a
+ * client tool's call, and call a tool from its generated form; once with the mouse and once with
+ * the keyboard alone.
  * Screenshots go to test-results/.
  */
 import { mkdirSync } from "node:fs";
@@ -124,6 +125,73 @@ describe.skipIf(!found.path)("playground page", () => {
     expect(await page.textContent('[data-call="w"]')).toContain("cancelled in the playground");
     await page.screenshot({ path: `${SHOTS}/playground-settled.png`, fullPage: true });
     expect((page as any).errors).toEqual([]);
+    await page.close();
+  });
+
+  it("answers a client tool's call: a JSON result, an error, and a refusal shown on the card", async () => {
+    const page = await openPage();
+    await page.selectOption("#agent", "browser");
+    await page.click("text=New thread");
+    await expect.poll(() => page.textContent("#thread-id")).toMatch(/^[0-9a-f]{64}$/);
+    const id = (await page.textContent("#thread-id"))!;
+    const ask = async (callId: string, then: string) => {
+      await page.fill("#content", `pick (${callId})`);
+      await page.fill("#script", JSON.stringify([{ toolCalls: [{ id: callId, name: "pick_file", arguments: { prompt: "Your notes" } }] }, { text: then }]));
+      await page.click("button:text-is('Send')");
+      await expect.poll(() => statusOf(page, callId)).toBe("parked");
+    };
+    const card = (callId: string) => page.locator(`[data-call="${callId}"]`);
+
+    // Parked for this page, not for a person: an answer form, no Settle form; the input is shown.
+    await ask("pick", "Read it.");
+    expect(await card("pick").textContent()).toContain("waiting for the client's answer (a client tool)");
+    expect(await card("pick").locator("pre[aria-label=arguments]").textContent()).toContain('"prompt": "Your notes"');
+    expect(await card("pick").locator("[data-action=settle]").count()).toBe(0);
+    await page.screenshot({ path: `${SHOTS}/playground-client-tool.png`, fullPage: true });
+    // A refusal that leaves the call waiting: shown on the card, the typed answer kept for another try.
+    const typed = '{"name": "notes.txt", "bytes": 12}';
+    await page.route(`**/threads/${id}/calls/pick/result`, (route) =>
+      route.fulfill({ status: 413, contentType: "application/json", body: JSON.stringify({ error: { code: "payload_too_large", message: "the body is over the limit" } }) }),
+    );
+    await card("pick").getByLabel("Result (JSON, or plain text) or error text").fill(typed);
+    await page.click("text=Answer pick_file");
+    await expect.poll(() => card("pick").locator("[data-refusal]").textContent().catch(() => null)).toBe("Refused: 413 payload_too_large: the body is over the limit");
+    expect(await statusOf(page, "pick")).toBe("parked");
+    expect(await card("pick").getByLabel("Result (JSON, or plain text) or error text").inputValue()).toBe(typed);
+    await page.unroute(`**/threads/${id}/calls/pick/result`);
+    await page.click("text=Answer pick_file");
+    await expect.poll(() => statusOf(page, "pick")).toBe("succeeded");
+    expect(await card("pick").locator("[data-refusal]").count()).toBe(0);
+    expect(await card("pick").locator("pre[aria-label=result]").textContent()).toBe('result: {"name":"notes.txt","bytes":12}');
+    await expect.poll(() => page.locator(".msg[data-role=assistant]").allTextContents()).toContain("assistantRead it.");
+
+    // An error the model sees.
+    await ask("pick2", "No file then.");
+    await card("pick2").getByLabel("Answer with").selectOption("error");
+    await card("pick2").getByLabel("Result (JSON, or plain text) or error text").fill("the user closed the dialog");
+    await page.click("text=Answer pick_file");
+    await expect.poll(() => statusOf(page, "pick2")).toBe("failed");
+    expect(await card("pick2").textContent()).toContain("error: the user closed the dialog");
+    await expect.poll(() => page.locator(".msg[data-role=assistant]").allTextContents()).toContain("assistantNo file then.");
+
+    // Another client answers first: the page's answer (plain text, sent as a string) is refused, and says so on the card.
+    await ask("pick3", "Done.");
+    let sent: unknown;
+    await page.route(`**/threads/${id}/calls/pick3/result`, async (route) => {
+      sent = route.request().postDataJSON();
+      const first = await fetch(`${weft.url}/threads/${id}/calls/pick3/result`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ error: "answered in another tab" }) });
+      expect(first.status).toBe(200);
+      await route.continue();
+    });
+    await card("pick3").getByLabel("Result (JSON, or plain text) or error text").fill("notes.txt");
+    await page.click("text=Answer pick_file");
+    await expect.poll(() => card("pick3").locator("[data-refusal]").textContent().catch(() => null)).toMatch(/^Refused: 409 call_not_waiting: /);
+    expect(sent).toEqual({ result: "notes.txt" });
+    await expect.poll(() => statusOf(page, "pick3")).toBe("failed");
+    expect(await card("pick3").textContent()).toContain("error: answered in another tab");
+    await page.screenshot({ path: `${SHOTS}/playground-client-tool-refused.png`, fullPage: true });
+    // Chromium logs each refused request itself; nothing else went wrong.
+    expect((page as any).errors).toEqual([413, 409].map((s) => expect.stringMatching(new RegExp(`^Failed to load resource: the server responded with a status of ${s} `))));
     await page.close();
   });
 

@@ -1,0 +1,26 @@
+/**
+ * `weft calls` names the command that moves each waiting call: approve or deny for an approval,
+ * settle for a call parked for a person, answer for a client tool's call waiting for its client.
+ */
+import { describe, expect, it } from "vitest";
+import { CLIENT_WAIT_REASON, callLine } from "../../bin/cli/calls.ts";
+import { CLIENT_WAIT_REASON as RUNTIME_REASON } from "../../src/calls/client.js";
+
+const T = "t1";
+const call = (over: Record<string, unknown>) => ({ callId: "c1", toolName: "pick_file", status: "parked", input: { prompt: "a file" }, ...over }) as never;
+
+describe("weft calls lines", () => {
+  it("a client tool's waiting call says to answer it, not to settle it", () => {
+    const line = callLine(T, call({ parkReason: RUNTIME_REASON }));
+    expect(line).toBe(`c1 pick_file parked {"prompt":"a file"}  (waiting for the client's answer (a client tool); weft answer t1 c1 --result <json>|--error <text>)`);
+    expect(line).not.toContain("weft settle");
+  });
+
+  it("a call parked for a person still says to settle it", () => {
+    expect(callLine(T, call({ toolName: "effect_write", parkReason: "the thread was stopped while it ran" }))).toContain("weft settle t1 c1 --succeeded <result>|--failed <error>|--retry");
+  });
+
+  it("knows the runtime's park reason of a client tool's call (one text, two places)", () => {
+    expect(CLIENT_WAIT_REASON).toBe(RUNTIME_REASON);
+  });
+});
