@@ -129,7 +129,7 @@ export interface EventPayloads {
    * call's parsed input as `tool_call_started` gave it.
    */
   tool_call_parked: { callId: string; toolName: string; reason: string; client?: true; input?: unknown };
-  /** The turn stops until a person decides the calls `callIds`; it resumes by itself after. */
+  /** The turn stops until the calls `callIds` are decided (by a person, or a client tool's call by the client's answer); it resumes by itself after. */
   turn_waiting: { turnId: string; callIds: string[] };
   /**
    * Older messages left the history window and were summarized: the summary covers every message

@@ -96,6 +96,9 @@ describe.skipIf(!found.path)("playground page", () => {
     expect(usage.turns[0].inputTokens).toBeGreaterThan(0);
     expect(await page.textContent("#usage-note")).toContain("estimated");
 
+    // A client tool (pick_file) and a provider's (web_search) cannot be called from here: not offered.
+    const offered = await page.locator("#tool option").evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+    expect([offered.includes("sum_range"), offered.includes("pick_file"), offered.includes("web_search")]).toEqual([true, false, false]);
     await page.selectOption("#tool", "sum_range");
     await page.fill("#arg-from", "2");
     await page.fill("#arg-to", "4");
