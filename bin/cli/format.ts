@@ -89,8 +89,12 @@ export function messageLine(m: Message): string {
   return `#${m.id} ${m.side ? `${m.side} ` : ""}${m.role}${m.name ? ` ${m.name}` : ""}: ${clip(body)}`;
 }
 
-/** Two lines per tool: name, effect and description; then its input schema. */
+// Who runs a tool weft does not (GET /v1/tools's executionMode): `weft tool call` on one is tool_not_callable.
+const MODEL_ONLY = { client: "client tool: only a model calls it, its client answers", provider: "provider tool: only a model calls it, its provider runs it" } as const;
+
+/** Two lines per tool: name, effect, flags (a client or provider tool says so) and description; then its input schema. */
 export function toolLines(tool: ToolListing): string[] {
-  const flags = [tool.effect, tool.needsApproval ? "needs approval" : "", tool.endsTurn ? "ends turn" : ""].filter(Boolean).join(", ");
+  const mode = tool.executionMode === undefined ? "" : MODEL_ONLY[tool.executionMode];
+  const flags = [tool.effect, tool.needsApproval ? "needs approval" : "", tool.endsTurn ? "ends turn" : "", mode].filter(Boolean).join(", ");
   return [`${tool.name} (${flags}): ${clip(tool.description, 100)}`, `  input: ${JSON.stringify(tool.inputSchema)}`];
 }
