@@ -55,3 +55,40 @@ it("an output-error from the client is the error result the model sees", async (
   expect((await callsOf(id))[0]).toMatchObject({ status: "failed", result: { status: "error", error: "the user closed the dialog" } });
   expect((await messagesOf(id)).at(-1)!.content).toBe("Got your file.");
 });
+
+it("an answer to a call the thread stopped meanwhile does not make useChat send it again and again", async () => {
+  const id = await createThread({ agent: "browser" });
+  let posts = 0;
+  let answer: ((toolCallId: string) => void) | null = null;
+  const chat = new (class extends AbstractChat<UIMessage> {
+    constructor() {
+      super({
+        state: new PlainState(),
+        transport: new DefaultChatTransport({
+          api: `http://weft.test/threads/${id}/chat`,
+          fetch: (url, init) => {
+            // Bounded here, so a resend loop fails the test instead of running forever.
+            if (init?.method === "POST" && ++posts > 10) return Promise.reject(new Error("resent more than 10 times"));
+            return request(new URL(String(url)).pathname, init);
+          },
+        }),
+        sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithToolCalls,
+        // The user takes their time: the answer comes after the thread was stopped.
+        onToolCall: ({ toolCall }) => {
+          answer = (toolCallId) => void this.addToolOutput({ tool: "pick_file", toolCallId, output: { name: "late.pdf", bytes: 1 } });
+          expect(toolCall.toolCallId).toBe("pick");
+        },
+      });
+    }
+  })();
+  await chat.sendMessage({ text: "attach my report" }, { body: { script } });
+  await until(async () => chat.status === "ready" && (await json("GET", `/threads/${id}`)).body.status === "waiting", "the wait for the client", 10_000);
+  expect((await json("POST", `/threads/${id}/stop`, {})).body).toEqual({ stopped: true });
+  answer!("pick");
+  await until(async () => chat.status === "ready" || chat.status === "error", "the answer's request", 10_000);
+  await new Promise((r) => setTimeout(r, 500));
+  expect(chat.error).toBeUndefined();
+  // The first post and the late answer: weft's stream must settle the part so that nothing is resent.
+  expect(posts).toBe(2);
+  expect((await callsOf(id))[0]).toMatchObject({ callId: "pick", status: "aborted" });
+});
