@@ -188,10 +188,17 @@ export class UiChunkTranslator {
     return [outcomeChunk(call.callId, call.status, isError, call.result ? resultText(call.result) : undefined)];
   }
 
-  /** Closes the stream early (the thread was already waiting, or nothing this request decided moves a turn). */
-  finishNow(): UIMessageChunk[] {
+  /**
+   * Closes the stream early (the thread was already waiting, or nothing this request decided moves a
+   * turn). `settled`: an answer the request carried was refused (the call was stopped or answered
+   * before), so the stream ends in an empty step of its own: the client's last step no longer reads
+   * as tool calls all answered, which `useChat`'s `sendAutomaticallyWhen` would send again at once.
+   */
+  finishNow(settled = false): UIMessageChunk[] {
     const out: UIMessageChunk[] = [];
-    if (!this.done) this.finish(out, "tool-calls");
+    if (this.done) return out;
+    if (settled) out.push({ type: "start-step" }, { type: "finish-step" });
+    this.finish(out, settled ? "stop" : "tool-calls");
     return out;
   }
 

@@ -159,6 +159,8 @@ export function chatRoutes() {
     const feed = await eventFeed(stub, caller, threadId, info.lastSeq);
     let idle = false;
     const earlier: CallRecord[] = [];
+    /** An answer this request carried was refused: the call was stopped or answered before. */
+    let refused = false;
     try {
       if ("content" in action) {
         const posted = unwrap(await stub.postMessage(caller, { content: action.content, ...(body.script ? { script: body.script } : {}) }));
@@ -182,9 +184,14 @@ export function chatRoutes() {
         }
         for (const o of action.outputs) {
           const answered = await stub.settle(caller, o.callId, { outcome: "answered", answer: o.answer });
-          // Not waiting for an answer (a call weft ran, or one answered or stopped before): its part stands as the client has it.
           if (answered.ok) follow = true;
           else if (answered.error.code !== "call_not_waiting") unwrap(answered);
+          else {
+            // Not waiting for an answer (a call weft ran, or one answered or stopped before): its outcome as recorded is shown.
+            refused = true;
+            const call = unwrap(await stub.getCall(caller, o.callId));
+            if (FINAL_CALL_STATUSES.includes(call.status)) earlier.push(call);
+          }
         }
         // Nothing this request decided moves a turn: its stream ends now, never carrying a later turn.
         idle = !follow;
@@ -203,7 +210,7 @@ export function chatRoutes() {
         try {
           for (const chunk of translator.start()) writer.write(chunk);
           for (const call of earlier) for (const chunk of translator.decidedBefore(call)) writer.write(chunk);
-          if (idle) for (const chunk of translator.finishNow()) writer.write(chunk);
+          if (idle) for (const chunk of translator.finishNow(refused)) writer.write(chunk);
           while (!translator.done) {
             const frame = await feed.next();
             if (!frame) break;
