@@ -159,7 +159,7 @@ export function chatRoutes() {
     const feed = await eventFeed(stub, caller, threadId, info.lastSeq);
     let idle = false;
     const earlier: CallRecord[] = [];
-    /** An answer this request carried was refused: the call was stopped or answered before. */
+    /** Every answer this request carried was refused: each call was stopped, answered before, or weft's. */
     let refused = false;
     try {
       if ("content" in action) {
@@ -182,14 +182,19 @@ export function chatRoutes() {
           if (FINAL_CALL_STATUSES.includes(call.status)) earlier.push(call);
           else follow = true;
         }
+        // Not waiting for an answer: a call weft ran (its part came back with the client's), or one answered or stopped before.
+        const notWaiting: string[] = [];
         for (const o of action.outputs) {
           const answered = await stub.settle(caller, o.callId, { outcome: "answered", answer: o.answer });
           if (answered.ok) follow = true;
           else if (answered.error.code !== "call_not_waiting") unwrap(answered);
-          else {
-            // Not waiting for an answer (a call weft ran, or one answered or stopped before): its outcome as recorded is shown.
-            refused = true;
-            const call = unwrap(await stub.getCall(caller, o.callId));
+          else notWaiting.push(o.callId);
+        }
+        // Only when no answer was taken do those calls end the stream: shown as recorded, then a step of its own (finishNow).
+        if (!follow && notWaiting.length > 0) {
+          refused = true;
+          for (const callId of notWaiting) {
+            const call = unwrap(await stub.getCall(caller, callId));
             if (FINAL_CALL_STATUSES.includes(call.status)) earlier.push(call);
           }
         }
