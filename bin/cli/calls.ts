@@ -72,18 +72,22 @@ export function addCallCommands(weft: Command): void {
       await run(opts, async (client) => out(await client.deny(threadId, callId, opts.reason !== undefined ? { reason: opts.reason } : {}), opts.json), false, cmd);
     });
 
+  /** What `parse` reads from the options, or a usage error (exit 2) naming what is wrong. */
+  const usage = <T>(parse: () => T): T => {
+    try {
+      return parse();
+    } catch (e) {
+      return weft.error(`error: ${(e as Error).message}`, { exitCode: 2 });
+    }
+  };
+
   common(weft.command("settle").argument("<threadId>").argument("<callId>"))
     .description("give a parked call its outcome (what really happened), or run it again with --retry")
     .option("--succeeded <result>", "it happened: this is its result")
     .option("--failed <error>", "it did not happen: this is why")
     .option("--retry", "run it again")
     .action(async (threadId: string, callId: string, opts: Common & { succeeded?: string; failed?: string; retry?: boolean }, cmd: Command) => {
-      let settlement: Settlement;
-      try {
-        settlement = settlementOf(opts);
-      } catch (e) {
-        return weft.error(`error: ${(e as Error).message}`, { exitCode: 2 });
-      }
+      const settlement: Settlement = usage(() => settlementOf(opts));
       await run(opts, async (client) => out(await client.settle(threadId, callId, settlement), opts.json), false, cmd);
     });
 
@@ -92,12 +96,7 @@ export function addCallCommands(weft: Command): void {
     .option("--result <json>", 'the result, as JSON (a string result is quoted: \'"done"\')', jsonArg("--result"))
     .option("--error <text>", "an error the model sees instead (the user refused, the dialog was closed)")
     .action(async (threadId: string, callId: string, opts: Common & { result?: unknown; error?: string }, cmd: Command) => {
-      let answer: ClientAnswer;
-      try {
-        answer = answerOf(opts);
-      } catch (e) {
-        return weft.error(`error: ${(e as Error).message}`, { exitCode: 2 });
-      }
+      const answer: ClientAnswer = usage(() => answerOf(opts));
       await run(opts, async (client) => out(await client.answerCall(threadId, callId, answer), opts.json), false, cmd);
     });
 
