@@ -16,13 +16,17 @@
  * and bare not, and the step that ran first decided the ratios.
  *
  *   npm run bench:journal-floor -- [--rounds 9] [--seconds 2] [--tools bench_read,bench_write]
+ *
+ * `--sequential` times calls one at a time instead (bench:compare's "p50, 100 threads" step: one
+ * untimed call per thread, then 200 calls cycling over the 100 threads) and prints each target's
+ * median p50 and p95 (ms) with the median of its per-round ratios to bare.
  * @module
  */
 import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { closeAll } from "./lib/http.mjs";
-import { median, newThreads, throughput, throughputCost, warm } from "./lib/measure.mjs";
+import { median, newThreads, sequential, throughput, throughputCost, warm } from "./lib/measure.mjs";
 import { freePort, startAll, threadStorage } from "./lib/serve.mjs";
 import { targets } from "./lib/targets.mjs";
 import { AUTOCHECKPOINT_FRAMES, largestLog } from "./lib/wal.mjs";
@@ -36,6 +40,7 @@ const MS = Number(opt("seconds", "2")) * 1000;
 const TOOLS = opt("tools", "bench_read,bench_write").split(",");
 const NAMES = ["bare", "bare-journaled", "weft"];
 const THREADS = 100;
+const SEQUENTIAL = args.includes("--sequential");
 
 /** Bytes written so far by a process (Linux /proc's `wchar`). */
 function written(pid) {
@@ -47,7 +52,7 @@ const server = Object.fromEntries(servers.map((s) => [s.spec.name, s]));
 /** Per target, the most frames any of its threads' logs held after a timed step. */
 const logFrames = Object.fromEntries(NAMES.map((n) => [n, 0]));
 try {
-  for (const tool of TOOLS) await floor(tool);
+  for (const tool of TOOLS) await (SEQUENTIAL ? latency(tool) : floor(tool));
   console.log(`largest thread's SQLite log after a timed step, in frames (a checkpoint at ${AUTOCHECKPOINT_FRAMES}): ${NAMES.map((n) => `${n} ${logFrames[n]}`).join(", ")}`);
   console.log(
     `left out: per target and tool, a set of ${THREADS} threads for one warm-up call each, 1 s of 16-client calls and 40 calls on its first thread (the last 20 count rows); per round and target, the making of its ${THREADS} new threads and one call on each before the timed step; rounds dropped 0 of ${ROUNDS}; errors 0 (a failed request stops the run)`,
@@ -99,5 +104,28 @@ async function floor(tool) {
     console.log(
       `  ${n}: ${median(r.map((x) => x.cps)).toFixed(0)} calls/s (${ratio("cps")}x bare), ${median(r.map((x) => x.cpuUs)).toFixed(0)} µs CPU per call (${ratio("cpuUs")}x), ${(median(r.map((x) => x.bytes)) / 1024).toFixed(1)} KiB written per call, ${rowsWritten[n].toFixed(2)} rows written per call`,
     );
+  }
+}
+
+/** One tool's sequential latency on 100 new threads per round and target; prints a line per target. */
+async function latency(tool) {
+  /** @type {Record<string, Array<{ p50: number, p95: number }>>} */
+  const res = Object.fromEntries(NAMES.map((n) => [n, []]));
+  const first = await threadsFor();
+  for (const n of NAMES) await throughput(targets[n], server[n].base, tool, first[n], 1000);
+  for (let round = 0; round < ROUNDS; round++) {
+    const threads = await threadsFor();
+    for (let k = 0; k < NAMES.length; k++) {
+      const n = NAMES[(k + round) % NAMES.length];
+      const { p50, p95 } = await sequential(targets[n], server[n].base, tool, threads[n], 200);
+      res[n].push({ p50, p95 });
+    }
+  }
+  console.log(`journal floor, sequential: ${tool} on ${THREADS} new threads per round, 100 untimed calls then 200 timed, ${ROUNDS} rounds`);
+  for (const n of NAMES) {
+    const r = res[n];
+    const ratio = (k) => median(r.map((x, i) => x[k] / res.bare[i][k])).toFixed(2);
+    const rounds = r.map((x, i) => (x.p50 / res.bare[i].p50).toFixed(2)).join(" ");
+    console.log(`  ${n}: p50 ${median(r.map((x) => x.p50)).toFixed(3)} ms (${ratio("p50")}x bare; rounds ${rounds}), p95 ${median(r.map((x) => x.p95)).toFixed(3)} ms (${ratio("p95")}x)`);
   }
 }
