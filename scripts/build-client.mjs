@@ -25,8 +25,12 @@ import { build } from "esbuild";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const OUT = path.join(ROOT, "dist/weft-client");
-/** The source files the runtime bundle may contain (what a browser would download). */
-const ALLOWED = /^src\/(client\/|react\/|socket-token\.ts$)/;
+/**
+ * The source files the runtime bundle may contain (what a browser would download): the client, the
+ * hook, and the two wire tables they share with the Worker (the socket's token protocol, the
+ * built-in event names).
+ */
+const ALLOWED = /^src\/(client\/|react\/|socket-token\.ts$|events\.ts$)/;
 
 const pkg = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8"));
 /** A dependency's version range exactly as weft's own package.json pins it. */
@@ -54,7 +58,7 @@ const result = await build({
 });
 const strays = Object.keys(result.metafile.inputs).filter((f) => !ALLOWED.test(f));
 if (strays.length > 0) {
-  throw new Error(`build:client: the client bundle reaches files outside src/client/, src/react/ and src/socket-token.ts: ${strays.join(", ")}`);
+  throw new Error(`build:client: the client bundle reaches files outside src/client/, src/react/, src/socket-token.ts and src/events.ts: ${strays.join(", ")}`);
 }
 
 // Declarations of the entries and of every server type they name (types only: nothing runs).

@@ -206,9 +206,13 @@ export type BuiltinEventFrame = {
 
 /** A frame sent by a tool's `state.emit(event, data)`; `type` is the tool's event name. */
 export interface CustomEventFrame {
+  /** The frame's place in the thread's events, from 1, shared with weft's own events. */
   seq: number;
+  /** The name the tool gave (`state.emit`'s first argument); never a built-in type. */
   type: string;
+  /** What the tool passed, as JSON, with the thread's secrets redacted. */
   data: unknown;
+  /** When it was emitted (ISO 8601). */
   at: string;
 }
 

@@ -22,9 +22,10 @@ import type { ToolListing } from "../tools/catalog.js";
 import type { RemoteListingProblem, RemoteToolListing } from "../remote/tool-listing.js";
 import type { DefineMcpServerOptions } from "../remote/define.js";
 import type { GetMessagesOptions } from "../tools/thread-state.js";
-import type { BuiltinEventFrame, CallStatus, ClientAnswer, EventFrame, Message } from "../protocol.js";
+import type { BuiltinEventFrame, CallStatus, ClientAnswer, CustomEventFrame, EventFrame, Message } from "../protocol.js";
 import type { ScheduleOptions } from "../schedules/define.js";
 // `.ts` specifiers: the CLI (bin/) loads these files with Node's type stripping, which does not map `.js` to `.ts`.
+import { BUILTIN_EVENT_TYPES } from "../events.ts";
 import { type ConnectionOptions, request } from "./request.ts";
 import { type SubscribeOptions, type Subscription, subscribe } from "./subscribe.ts";
 
@@ -32,7 +33,7 @@ import { type SubscribeOptions, type Subscription, subscribe } from "./subscribe
  * The wire shapes the client hands back: WebSocket event frames (`{ seq, type, data }`, `seq`
  * counting from 1 per thread), stored messages and call records, as the server defines them.
  */
-export type { EventFrame, BuiltinEventFrame, EventPayloads, Message, CallRecord, CallStatus } from "../protocol.js";
+export type { EventFrame, BuiltinEventFrame, CustomEventFrame, EventPayloads, Message, CallRecord, CallStatus } from "../protocol.js";
 /** The code of a failed turn where weft names its reason (`restart_loop`, `stream_cut`, `model_timeout`, `unsupported_content`, `invalid_output`). */
 export type { TurnErrorCode } from "../events.js";
 /** What `getThread` answers: the thread's metadata, `status` (`idle`, `running`, `waiting`), `messageCount`, `lastSeq`, the last turn, and its offered and unavailable tools. */
@@ -91,6 +92,16 @@ export type ToolCallOutcome = Answer<"callTool"> & {
  */
 export function isEvent<K extends BuiltinEventFrame["type"]>(frame: EventFrame, type: K): frame is Extract<BuiltinEventFrame, { type: K }> {
   return frame.type === type;
+}
+
+/**
+ * Whether `frame` is a tool's own event (`state.emit(type, data)`), not one of weft's: its `type`
+ * is none of the built-in names, which `state.emit` refuses.
+ * @example
+ * if (isEmitted(frame) && frame.type === "cart") renderCart(frame.data);
+ */
+export function isEmitted(frame: EventFrame): frame is CustomEventFrame {
+  return !BUILTIN_EVENT_TYPES.has(frame.type);
 }
 
 /** How a person settles a parked call. */

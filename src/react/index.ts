@@ -49,6 +49,16 @@ export interface UseThreadOptions {
   onEvent?(frame: EventFrame): void;
   /** Reconnection timing of the subscription, in milliseconds (see `SubscribeOptions.reconnect`). */
   reconnect?: SubscribeOptions["reconnect"];
+  /**
+   * Answers client tool calls by itself (as the AI SDK's `onToolCall`): called once for each call
+   * of a client tool (`executionMode: "client"`) that waits for this client, with the call (its
+   * `toolName` and validated `input`); what it returns is sent as the answer, and a throw as
+   * `{ error: <its message> }`. Before calling it the hook asks weft whether the call still waits,
+   * so a call answered before the page loaded (seen again in the replay) is never handed over. An
+   * answer refused because another client answered first (409 `call_not_waiting`) is dropped
+   * quietly; any other refusal goes to `error`.
+   */
+  onClientCall?(call: ThreadCall): ClientAnswer | Promise<ClientAnswer>;
 }
 
 /** A tool call as the hook shows it: its state, and for a call waiting for approval, the two decisions. */
@@ -115,6 +125,12 @@ export interface UseThreadResult {
   error: WeftClientError | null;
   /** The subscription's state and `lastSeq`. */
   connection: ThreadConnection;
+  /**
+   * The `data` of the last event of each type the thread's tools emitted (`state.emit(type, data)`),
+   * by type, replayed from the thread's start: state a tool publishes to every client, such as
+   * `emitted.cart` after `state.emit("cart", cart)`. A type never emitted reads as `undefined`.
+   */
+  emitted: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -144,6 +160,10 @@ export function useThread(options: UseThreadOptions): UseThreadResult {
   onEvent.current = options.onEvent;
   const reconnect = useRef(options.reconnect);
   reconnect.current = options.reconnect;
+  const onClientCall = useRef(options.onClientCall);
+  onClientCall.current = options.onClientCall;
+  // The client calls handed to `onClientCall` (or being checked), by thread: each goes once.
+  const handled = useRef<{ threadId: string; callIds: Set<string> }>({ threadId: "", callIds: new Set() });
 
   useEffect(() => {
     if (!threadId) return;
@@ -212,6 +232,17 @@ export function useThread(options: UseThreadOptions): UseThreadResult {
     [current.calls, act, answerCall, client, threadId],
   );
 
+  useEffect(() => {
+    if (!threadId || !onClientCall.current) return;
+    if (handled.current.threadId !== threadId) handled.current = { threadId, callIds: new Set() };
+    const seen = handled.current.callIds;
+    for (const call of calls) {
+      if (!call.answer || seen.has(call.callId)) continue;
+      seen.add(call.callId);
+      void answerByHandler(client, threadId, call, () => onClientCall.current, setError);
+    }
+  }, [calls, client, threadId]);
+
   const messages = useMemo(() => (includeSilent ? current.messages : current.messages.filter((m) => !m.silent)), [current.messages, includeSilent]);
 
   return {
@@ -225,7 +256,36 @@ export function useThread(options: UseThreadOptions): UseThreadResult {
     answerCall,
     error,
     connection: { ...connection, ...(threadId ? {} : { state: "closed" as const }), lastSeq: current.lastSeq },
+    emitted: current.emitted,
   };
+}
+
+/**
+ * Hands a client call to `onClientCall` if weft says it still waits for a client, and sends what
+ * the handler gives. A refusal other than `call_not_waiting` (another client answered) goes to `fail`.
+ */
+async function answerByHandler(
+  client: WeftClient,
+  threadId: string,
+  call: ThreadCall,
+  handler: () => UseThreadOptions["onClientCall"],
+  fail: (error: WeftClientError) => void,
+): Promise<void> {
+  try {
+    const record = await client.getCall(threadId, call.callId);
+    const run = handler();
+    if (record.status !== "parked" || !run) return;
+    let answer: ClientAnswer;
+    try {
+      answer = await run(call);
+    } catch (e) {
+      answer = { error: e instanceof Error ? e.message : String(e) };
+    }
+    await client.answerCall(threadId, call.callId, answer);
+  } catch (e) {
+    if (e instanceof WeftClientError && e.code === "call_not_waiting") return;
+    fail(e instanceof WeftClientError ? e : new WeftClientError("bad_response", e instanceof Error ? e.message : String(e), 0));
+  }
 }
 
 /** The thread id an action needs; without one the action fails as a refused request would. */

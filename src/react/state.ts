@@ -3,7 +3,7 @@
  * it, so the same frames always give the same state, and a frame seen twice changes nothing.
  * @module
  */
-import type { CallStatus, EventFrame, Message } from "../client/index.ts";
+import { type CallStatus, type EventFrame, type Message, isEmitted } from "../client/index.ts";
 
 /** What the thread is doing, from its turn events: no turn, a turn running, or a turn waiting for a person. */
 export type ThreadStatus = "idle" | "running" | "waiting";
@@ -84,12 +84,17 @@ export interface ThreadState {
   status: ThreadStatus;
   /** The last turn that finished, or null. */
   lastTurn: TurnEnd | null;
+  /** The `data` of the last event of each type the thread's tools emitted (`state.emit`), by type; no prototype. */
+  emitted: Readonly<Record<string, unknown>>;
 }
 
 /** The state before any frame of `threadId`. */
 export function initialState(threadId: string): ThreadState {
-  return { threadId, lastSeq: 0, messages: [], streaming: null, calls: [], status: "idle", lastTurn: null };
+  return { threadId, lastSeq: 0, messages: [], streaming: null, calls: [], status: "idle", lastTurn: null, emitted: NO_EMITTED };
 }
+
+/** No event emitted yet: an object without a prototype, so a type such as `constructor` reads as absent until emitted. */
+const NO_EMITTED: Readonly<Record<string, unknown>> = Object.freeze(Object.create(null));
 
 /** What the reducer takes: one frame, or a reset to another thread. */
 export type ThreadAction = { kind: "frame"; frame: EventFrame } | { kind: "reset"; threadId: string };
@@ -105,8 +110,8 @@ function upsertCall(calls: ThreadCallState[], callId: string, patch: Partial<Thr
 
 /**
  * Folds one frame into the state. Frames at or below `lastSeq` change nothing (a replay after a
- * reconnect never duplicates a message); unknown frame types (a tool's own events) only advance
- * `lastSeq`.
+ * reconnect never duplicates a message); a tool's own event sets `emitted[type]` to its data, and
+ * built-in types the screen does not show only advance `lastSeq`.
  */
 export function reduce(state: ThreadState, action: ThreadAction): ThreadState {
   if (action.kind === "reset") return initialState(action.threadId);
@@ -181,6 +186,6 @@ export function reduce(state: ThreadState, action: ThreadAction): ThreadState {
       return { ...s, status: "idle", streaming: null, lastTurn };
     }
     default:
-      return s;
+      return isEmitted(f) ? { ...s, emitted: Object.freeze(Object.assign(Object.create(null), s.emitted, { [f.type]: f.data })) } : s;
   }
 }

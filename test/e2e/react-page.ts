@@ -4,7 +4,8 @@
  * (the test's server passes every other request and WebSocket through to it); `?token=` a token to
  * send, when that weft verifies tokens. For the test it
  * keeps every frame's `seq` the hook delivered (`window.__seqs`) and each render that showed
- * streaming text (`window.__renders`).
+ * streaming text (`window.__renders`). `?auto=1` answers client tool calls with `onClientCall`
+ * (`{ name: "auto-<prompt>", bytes: 7 }`), counting them in `window.__autoAnswered`.
  */
 import { StrictMode, createElement as h, useState } from "react";
 import { createRoot } from "react-dom/client";
@@ -14,10 +15,14 @@ declare global {
   interface Window {
     __seqs: number[];
     __renders: { streaming: string; assistant: number; status: string }[];
+    __autoAnswered: string[];
   }
 }
 window.__seqs = [];
 window.__renders = [];
+window.__autoAnswered = [];
+/** `?auto=1`: client tool calls are answered by `onClientCall`. */
+const auto = new URLSearchParams(location.search).get("auto") === "1";
 const threadId = new URLSearchParams(location.search).get("thread");
 /** `?token=`: the token to act with, against a weft that verifies tokens. */
 const token = new URLSearchParams(location.search).get("token");
@@ -29,6 +34,14 @@ function App() {
     threadId,
     onEvent: (frame) => window.__seqs.push(frame.seq),
     reconnect: { minReconnectionDelay: 50, maxReconnectionDelay: 400, minUptime: 100 },
+    ...(auto
+      ? {
+          onClientCall: (call) => {
+            window.__autoAnswered.push(call.callId);
+            return { result: { name: `auto-${(call.input as { prompt: string }).prompt}`, bytes: 7 } };
+          },
+        }
+      : {}),
   });
   const [content, setContent] = useState("");
   const [script, setScript] = useState("");
@@ -44,6 +57,7 @@ function App() {
     h("p", { id: "status" }, thread.status),
     h("p", { id: "connection", "data-state": connection.state, "data-connections": connection.connections, "data-last-seq": connection.lastSeq }, `${connection.state} #${connection.connections} at ${connection.lastSeq}`),
     h("p", { id: "last-turn" }, thread.lastTurn?.status ?? ""),
+    h("p", { id: "emitted" }, JSON.stringify(thread.emitted)),
     h("p", { id: "error" }, thread.error ? `${thread.error.code}: ${thread.error.message}` : ""),
     h(
       "ol",

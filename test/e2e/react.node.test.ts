@@ -94,14 +94,14 @@ afterAll(async () => {
 type TestPage = Page & { errors: string[]; dropsExpected: boolean };
 
 /** Opens the page on `threadId` and waits for its subscription to connect. */
-async function openPage(threadId: string, path = "/__react/"): Promise<TestPage> {
+async function openPage(threadId: string, path = "/__react/", query = ""): Promise<TestPage> {
   const page = (await browser.newPage()) as TestPage;
   page.errors = [];
   page.dropsExpected = false;
   page.on("pageerror", (e) => page.errors.push(e.message));
   // Failed upgrades once a test refuses them are expected; any other error is not.
   page.on("console", (m) => m.type() === "error" && !(page.dropsExpected && m.text().includes("WebSocket connection")) && page.errors.push(m.text()));
-  await page.goto(`${front.url}${path}?thread=${threadId}`);
+  await page.goto(`${front.url}${path}?thread=${threadId}${query}`);
   if (path !== "/__react/") return page;
   await page.waitForSelector("#connection[data-state=connected]").catch(async (e: Error) => {
     throw new Error(`${e.message}\npage errors: ${JSON.stringify(page.errors)}\npage: ${(await page.content()).slice(0, 2000)}`);
@@ -176,6 +176,37 @@ describe.skipIf(!found.path)("useThread in Chromium", () => {
     await expectEveryFrameOnce(page, threadId);
     expect(page.errors).toEqual([]);
     await page.close();
+  });
+
+  it("onClientCall answers a client tool's call by itself, once, and emitted shows each event type's last data", async () => {
+    const threadId = await createThread(weft.url, { agent: "default" });
+    const page = await openPage(threadId, "/__react/", "&auto=1");
+    const script = [
+      { toolCalls: [{ id: "burst", name: "emit_burst", arguments: { count: 3, bytes: 2 } }] },
+      { toolCalls: [{ id: "pick", name: "pick_file", arguments: { prompt: "notes" } }] },
+      { text: "Got it." },
+    ];
+    await page.fill("#content", "Pick a file");
+    await page.fill("#script", JSON.stringify(script));
+    await page.click("button:text-is('Send')");
+    await expect.poll(() => text(page, "#last-turn")).toBe("completed");
+    expect(JSON.parse((await text(page, "#emitted"))!)).toEqual({ tick: { i: 2, s: "xx" } });
+    const calls = (await call(weft.url, "GET", `/threads/${threadId}/calls`)).body.calls;
+    expect(calls.find((c: { callId: string }) => c.callId === "pick")).toMatchObject({ status: "succeeded", result: { status: "success", result: JSON.stringify({ name: "auto-notes", bytes: 7 }) } });
+    expect(await page.evaluate(() => window.__autoAnswered)).toEqual(["pick"]);
+    await expectEveryFrameOnce(page, threadId);
+    expect(page.errors).toEqual([]);
+    await page.close();
+
+    // A page opened later replays the answered call's park: the handler is never handed it.
+    const later = await openPage(threadId, "/__react/", "&auto=1");
+    await expectEveryFrameOnce(later, threadId);
+    expect(JSON.parse((await text(later, "#emitted"))!)).toEqual({ tick: { i: 2, s: "xx" } });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await later.evaluate(() => window.__autoAnswered)).toEqual([]);
+    expect(await text(later, "#error")).toBe("");
+    expect(later.errors).toEqual([]);
+    await later.close();
   });
 
   it("Deny ends the call denied and the model gets the denial with its reason", async () => {

@@ -91,6 +91,23 @@ describe("useThread's reducer", () => {
     expect(s.calls[0]).toMatchObject({ status: "succeeded", result: "a.txt" });
   });
 
+  it("keeps the last data of each event type a tool emitted, and none of weft's own", () => {
+    seq = 0;
+    const s = fold(
+      initialState("t"),
+      frame("cart", { items: ["a"] }),
+      frame("turn_started", { turnId: "u" }),
+      frame("code_progress", { callId: "c", progress: 0.5 }),
+      frame("constructor", 1),
+      frame("cart", { items: ["a", "b"] }),
+    );
+    expect({ ...s.emitted }).toEqual({ cart: { items: ["a", "b"] }, constructor: 1 });
+    expect(initialState("t").emitted.constructor).toBeUndefined();
+    expect(initialState("t").emitted.toString).toBeUndefined();
+    // A frame seen again changes nothing.
+    expect(reduce(s, { kind: "frame", frame: { seq: 1, type: "cart", data: "old", at: "" } as EventFrame })).toBe(s);
+  });
+
   it("a reset starts over on another thread", () => {
     seq = 0;
     const s = fold(initialState("t"), frame("message_created", { message: message(1, "user", "hi") }));
