@@ -105,6 +105,8 @@ const METRICS = {
   fanout_first_ms: { label: "fan-out to 100 sockets, batched frames, first event (ms)", better: "lower" },
   fanout1_eps: { label: "fan-out to 100 sockets, one message per event, events/s", better: "higher" },
   fanout1_first_ms: { label: "fan-out to 100 sockets, one message per event, first event (ms)", better: "lower" },
+  fanout_cpu: { label: "fan-out to 100 sockets, batched frames, workerd CPU per event delivered (us)", better: "lower" },
+  fanout1_cpu: { label: "fan-out to 100 sockets, one message per event, workerd CPU per event delivered (us)", better: "lower" },
 };
 
 const started = performance.now();
@@ -257,15 +259,17 @@ const STEPS = [
   // Each fan-out mode on every target: weft's batched frames (as its own client subscribes) against
   // the baselines' one message per burst, and one message per event on all of them.
   async (n, t, base, f, r) => {
-    const out = await fanOut(t, base, 100, 200, 3, true);
+    const out = await fanOut(t, base, 100, 200, 3, true, server[n].child.pid);
     r.fanout_eps.push(out.eventsPerSecond);
     r.fanout_first_ms.push(out.firstEventMs);
+    r.fanout_cpu.push(out.serverCpuUs);
     clientCpu[n].push(out.clientCpuShare);
   },
   async (n, t, base, f, r) => {
-    const out = await fanOut(t, base, 100, 200, 3, false);
+    const out = await fanOut(t, base, 100, 200, 3, false, server[n].child.pid);
     r.fanout1_eps.push(out.eventsPerSecond);
     r.fanout1_first_ms.push(out.firstEventMs);
+    r.fanout1_cpu.push(out.serverCpuUs);
     clientCpu1[n].push(out.clientCpuShare);
   },
 ];

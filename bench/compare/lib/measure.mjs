@@ -5,7 +5,7 @@
  * @module
  */
 import { scriptTurn, freshKey } from "./provider.mjs";
-import { cpuMs, rssKiB } from "./serve.mjs";
+import { cpuMs, cpuMsPrecise, rssKiB } from "./serve.mjs";
 import { countingSocket } from "./ws-count.mjs";
 
 /** The q-quantile (0..1) of `values` (nearest rank). */
@@ -186,9 +186,12 @@ export async function idleMemory(t, base, pid, count) {
  * has its last event; first event is the median over sockets of the first burst event's arrival.
  * The subscribers are byte-counting clients (ws-count.mjs), cheap enough per frame that the
  * figure is the server's sending, not the client's receiving; `clientCpuShare` says how busy the
- * client process was meanwhile (1 = one core), so a client-bound figure shows.
+ * client process was meanwhile (1 = one core), so a client-bound figure shows. With the target's
+ * workerd `pid`, `serverCpuUs` is its CPU time (its threads' time on a CPU, at nanosecond
+ * resolution: `cpuMsPrecise`) per event delivered over the bursts, from each burst's request to
+ * its last event: what the sending cost, however fast the client read.
  */
-export async function fanOut(t, base, sockets, count, bursts, batch = false) {
+export async function fanOut(t, base, sockets, count, bursts, batch = false, pid = 0) {
   const thread = await t.newThread(base);
   await t.tool(base, thread, "bench_read", input(0));
   const subs = [];
@@ -198,9 +201,11 @@ export async function fanOut(t, base, sockets, count, bursts, batch = false) {
   const firsts = [];
   let cpu = 0;
   let wall = 0;
+  let serverMs = 0;
   try {
     for (let b = 0; b < bursts; b++) {
       const marks = subs.map((s) => s.events);
+      const server0 = pid ? cpuMsPrecise(pid) : 0;
       const cpu0 = process.cpuUsage();
       const start = performance.now();
       const sent = t.burst(base, thread, count, "x".repeat(64));
@@ -221,6 +226,7 @@ export async function fanOut(t, base, sockets, count, bursts, batch = false) {
         ),
       );
       await sent;
+      if (pid) serverMs += cpuMsPrecise(pid) - server0;
       const used = process.cpuUsage(cpu0);
       wall += performance.now() - start;
       cpu += (used.user + used.system) / 1000;
@@ -234,7 +240,7 @@ export async function fanOut(t, base, sockets, count, bursts, batch = false) {
   } finally {
     for (const s of subs) s.close();
   }
-  return { eventsPerSecond: median(rates), firstEventMs: median(firsts), clientCpuShare: cpu / wall };
+  return { eventsPerSecond: median(rates), firstEventMs: median(firsts), clientCpuShare: cpu / wall, serverCpuUs: pid ? (serverMs * 1000) / (count * sockets * bursts) : NaN };
 }
 
 /** Each burst event of every target carries this once (its JSON frame's `type`). */
