@@ -176,8 +176,11 @@ export interface EventPayloads {
   schedule_fired: { scheduleId: string; key: string; dueAt: string; callId?: string; manual?: true };
   /** Occurrences that will not run: `missed` by downtime beyond the `missed` policy, `overlap` with the previous one still running, or `queue_full` when `overlap: "queue"` has `MAX_QUEUED` (10) waiting already; `dueAt` is the first of them. */
   schedule_skipped: { scheduleId: string; reason: "missed" | "overlap" | "queue_full"; count: number; dueAt: string };
-  /** A schedule was cancelled: none of its occurrences fires after this. */
-  schedule_cancelled: { scheduleId: string };
+  /**
+   * A schedule was cancelled: none of its occurrences fires after this. `errorCode` and `error`
+   * when weft ended it because it could not fire: `tool_not_callable`, its tool now one only a model calls.
+   */
+  schedule_cancelled: { scheduleId: string; errorCode?: "tool_not_callable"; error?: string };
   /** A background run began: the call `callId` started agent `agentId` detached in child thread `childThreadId` and answered at once (src/background/). */
   run_started: { runId: string; agentId: string; childThreadId: string; callId: string };
   /** A background run ended and its completion was delivered to this thread, once, as a message: `completed`, `failed` or `stopped`. */

@@ -29,6 +29,11 @@ export interface AccountApi {
    */
   addThread(entry: ThreadEntry, max: number, listed?: boolean): Promise<RpcResult<null>>;
   /**
+   * The user's key for direct calls' ids under an Idempotency-Key (`keyedCallId`): 32 random bytes
+   * as hex, made on first ask and never changed, so a repeat in a thread made again gets the same id.
+   */
+  callIdKey(): Promise<string>;
+  /**
    * Sets how many active schedules the user's thread `threadId` holds (0 drops its row). A rise
    * is refused when the user's threads would then hold more than `max` together; a fall or the
    * same count never is. `removeThread` drops the thread's count too. `createdAt` names the thread
@@ -126,6 +131,27 @@ export interface BudgetWatcher {
 /** The account stub of a user. */
 export function accountOf(ns: DurableObjectNamespace, userId: string): AccountApi {
   return ns.get(ns.idFromName(userId)) as unknown as AccountApi;
+}
+
+/** Keys already fetched, per user (a key never changes); dropped all at once past 1000 users. */
+const callIdKeys = new Map<string, Promise<string>>();
+
+/**
+ * The key a direct call's id is keyed with for `userId` (`keyedCallId`): the user's, kept by the
+ * account so it outlives any one thread (a scratch thread made again for a repeat of its key gives
+ * the same call id, so the same effect key); without accounts, the thread's own (`threadKey`).
+ */
+export function callIdKeyOf(ns: DurableObjectNamespace | undefined, userId: string, threadKey: () => string): Promise<string> {
+  if (!ns) return Promise.resolve(threadKey());
+  let key = callIdKeys.get(userId);
+  if (!key) {
+    if (callIdKeys.size >= 1000) callIdKeys.clear();
+    key = accountOf(ns, userId).callIdKey();
+    // A failed ask is asked again next time.
+    key.catch(() => callIdKeys.delete(userId));
+    callIdKeys.set(userId, key);
+  }
+  return key;
 }
 
 /** How a thread is counted by {@link claimThread}. */

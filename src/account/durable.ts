@@ -6,6 +6,7 @@
  * @module
  */
 import { DurableObject } from "cloudflare:workers";
+import { randomHex } from "../bytes.js";
 import { WeftError } from "../errors.js";
 import { checkStoredBytes, MAX_ACCOUNT_ENV_BYTES, MAX_ACCOUNT_ENV_VALUES, REMOVED_KEPT_MS, tooManySchedules } from "../limits.js";
 import { type RpcResult, rpc } from "../rpc.js";
@@ -30,6 +31,7 @@ const SCHEMA = `
   CREATE TABLE IF NOT EXISTS schedule_counts (thread_id TEXT PRIMARY KEY, active INTEGER NOT NULL);
   CREATE TABLE IF NOT EXISTS account_removed (thread_id TEXT NOT NULL, created_at INTEGER NOT NULL, removed_at INTEGER NOT NULL, PRIMARY KEY (thread_id, created_at)) WITHOUT ROWID;
   CREATE INDEX IF NOT EXISTS account_removed_by_age ON account_removed (removed_at);
+  CREATE TABLE IF NOT EXISTS account_keys (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 `;
 
 /**
@@ -322,6 +324,11 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
       const threads = rows.slice(0, options.limit).map((r) => ({ threadId: r.thread_id, agentId: r.agent_id, createdAt: r.created_at }));
       return { threads, nextCursor: rows.length > options.limit ? encodeCursor(threads.at(-1)!) : null };
     });
+  }
+
+  async callIdKey(): Promise<string> {
+    this.sql.exec("INSERT OR IGNORE INTO account_keys (name, value) VALUES ('call_id', ?)", randomHex(32));
+    return this.sql.exec<{ value: string }>("SELECT value FROM account_keys WHERE name = 'call_id'").one().value;
   }
 
   async envValues(reader?: string): Promise<Record<string, { value: string; type: EnvType }>> {

@@ -3,7 +3,7 @@
  * it belongs to.
  * @module
  */
-import { sha256Hex } from "../bytes.js";
+import { hmacSha256Hex, sha256Hex } from "../bytes.js";
 import type { WeftError } from "../errors.js";
 import type { CallRecord, CallSource, CallStatus, ToolResult } from "../protocol.js";
 import type { IdempotencyClaim } from "../rpc.js";
@@ -107,9 +107,15 @@ export const DIRECT_CALL_PREFIX = "tool_";
  * The id of a direct call of `toolName` made under an Idempotency-Key `claim` for user `scope`:
  * every retry of the request gets the same id, so a retry after a restart cut the first one finds
  * that call (its result, or its recovery by effect policy) instead of running the tool again.
+ * Keyed (HMAC-SHA-256 under the user's `key`, `AccountApi.callIdKey`) because the claim's
+ * fingerprint is a plain hash of the input: anyone who reads the id (a reader of the thread, a
+ * provider handed the effect key) could otherwise test guesses of a secret in it offline. A call
+ * stored under the unkeyed id of before (`stored` finds it) keeps that id, so its retry finds it.
  */
-export async function keyedCallId(scope: string, claim: IdempotencyClaim, toolName: string): Promise<string> {
-  return `${DIRECT_CALL_PREFIX}${toolName}_${(await sha256Hex(`${scope}\n${claim.key}\n${claim.fingerprint}`)).slice(0, 24)}`;
+export async function keyedCallId(key: string, scope: string, claim: IdempotencyClaim, toolName: string, stored: (callId: string) => boolean): Promise<string> {
+  const text = `${scope}\n${claim.key}\n${claim.fingerprint}`;
+  const unkeyed = `${DIRECT_CALL_PREFIX}${toolName}_${(await sha256Hex(text)).slice(0, 24)}`;
+  return stored(unkeyed) ? unkeyed : `${DIRECT_CALL_PREFIX}${toolName}_${(await hmacSha256Hex(key, text)).slice(0, 24)}`;
 }
 
 /**

@@ -22,11 +22,10 @@ import { type ScheduleInfo, type SchedulePage, type SchedulePageOptions, infoOf,
 import type { OccurrenceRow, ScheduleRow } from "./rows.js";
 import type { ScheduleStore } from "./store.js";
 import { CRON_WALK, dueThrough, fireTimeOf, nextDue } from "./timing.js";
-import { adoptFile, endFile, isFileAdoption, threadIdOf, threadOf } from "./adopt.js";
-import { fileScheduleHolds } from "./files.js";
+import { adoptFile, isFileAdoption } from "./adopt.js";
 import type { BackgroundRuns } from "../background/runs.js";
 import type { ScheduleHost } from "./schedule-host.js";
-import { checkToolInput, targetNames } from "./target.js";
+import { checkToolInput, endedUnfired, targetNames } from "./target.js";
 import { ScheduleCount } from "./count.js";
 import { log } from "../log.js";
 
@@ -243,9 +242,8 @@ export class ThreadSchedules {
     // Whether a schedule ended here (out of occurrences, or its file gone): its owner's count falls.
     let ended = false;
     for (let row = this.store.firstDue(now); row && !full(); row = this.store.firstDue(now), fired++) {
-      // A file schedule the deployment no longer has (removed or changed) ends instead.
-      if (!fileScheduleHolds(r.world.registry, row.id, threadOf(r.world), threadIdOf(r.world))) {
-        endFile(this.store, r.world, row.id, now);
+      // One that can fire no more (its file dropped by a deploy, its tool now only a model's) ends instead.
+      if (endedUnfired(this.store, r.world, row, now)) {
         ended = true;
         continue;
       }

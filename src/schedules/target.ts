@@ -8,7 +8,12 @@ import { WeftError } from "../errors.js";
 import { modelOnlyReason } from "../tools/define.js";
 import { findAgent } from "../run/agent.js";
 import type { RunWorld } from "../run/world.js";
+import { endFile, threadIdOf, threadOf } from "./adopt.js";
 import type { KnownNames } from "./define.js";
+import { fileScheduleHolds } from "./files.js";
+import { occurrenceKey } from "./info.js";
+import type { ScheduleRow } from "./rows.js";
+import type { ScheduleStore } from "./store.js";
 
 /**
  * The names a schedule on this thread may target: its own agent, and the tools its agent offers
@@ -39,4 +44,28 @@ export function checkToolInput(world: RunWorld, toolName: string, input: unknown
   if (checked.ok) return;
   const path = (checked.error.details?.path as (string | number)[] | undefined) ?? [];
   throw new WeftError("invalid_tool_input", `target.input: ${checked.error.message}`, { ...checked.error.details, path: ["target", "input", ...path] });
+}
+
+/**
+ * Ends, instead of firing, a due schedule that can fire no more, and says whether it did: a file
+ * schedule the deployment dropped ends `done` (adopt.ts `endFile`); one whose tool a deploy made
+ * one only a model calls (`modelOnlyReason`: made before, or the tool changed since) is cancelled,
+ * its due occurrence recorded `done` with outcome `tool_not_callable`, and `schedule_cancelled`
+ * names why, rather than every occurrence failing the same way for good.
+ */
+export function endedUnfired(store: ScheduleStore, world: RunWorld, row: ScheduleRow, now: number): boolean {
+  const target = row.spec.target;
+  const why = "tool" in target && world.catalog.has(target.tool) ? modelOnlyReason(target.tool, world.catalog.definition(target.tool)) : null;
+  if (why !== null) {
+    const key = occurrenceKey(row.id, row.nextDue!);
+    const cancelled = store.atomically(() => {
+      if (store.journal({ key, scheduleId: row.id, dueAt: row.nextDue!, status: "done", callId: null }, now)) store.mark(key, "done", now, "tool_not_callable");
+      return store.cancel(row.id, now);
+    });
+    if (cancelled) world.emit("schedule_cancelled", { scheduleId: row.id, errorCode: "tool_not_callable", error: why });
+    return true;
+  }
+  if (fileScheduleHolds(world.registry, row.id, threadOf(world), threadIdOf(world))) return false;
+  endFile(store, world, row.id, now);
+  return true;
 }

@@ -27,7 +27,7 @@ import type { DirectCallInput } from "../run/rpc-shapes.js";
 import { keyedCallId, publicRecord } from "../calls/call.js";
 import { SCRATCH_TTL_MS, checkAccess } from "./guard.js";
 import { cutByRemoval } from "./removal.js";
-import { accountOf } from "../account/api.js";
+import { accountOf, callIdKeyOf } from "../account/api.js";
 import { checkScriptable, modelsInForce } from "../run/model-choice.js";
 import { type Caller, type IdempotencyClaim, type RpcFailure, type RpcResult, rpc, rpcFailure } from "../rpc.js";
 import { deleteAllRows, migrate } from "./store/migrations.js";
@@ -211,7 +211,9 @@ export function createThreadClass(registry: Registry) {
         // Under an Idempotency-Key the id comes from the key: a retry that a restart made
         // necessary reaches the first call, never a second run of the tool.
         idem && input.callId === undefined
-          ? keyedCallId(caller.userId, idem, input.toolName).then((callId) => directCall(world, runner, { ...input, callId }))
+          ? callIdKeyOf(this.env.ACCOUNT, caller.userId, () => this.store.meta.secret("call_id_key"))
+              .then((key) => keyedCallId(key, caller.userId, idem, input.toolName, (id) => this.store.calls.get(id) !== undefined))
+              .then((callId) => directCall(world, runner, { ...input, callId }))
           : directCall(world, runner, input),
       );
     }

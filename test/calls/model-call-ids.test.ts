@@ -10,13 +10,19 @@
  * - a lone surrogate is stored as U+FFFD: the call's id in memory no longer found its row (the turn
  *   failed, or its tool message answered an id the assistant's call did not have).
  */
-import { exports } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { expect, it } from "vitest";
 import { WeftClient } from "../../src/client/index.js";
 import { fakeEnv, fakeKey, scriptFake } from "../fake-provider.js";
 import { keyedCallId } from "../../src/calls/call.js";
+import { accountOf } from "../../src/account/api.js";
+import type { IdempotencyClaim } from "../../src/rpc.js";
 import { idempotencyClaim } from "../../src/http/idempotency.js";
 import { API_KEYS, callsOf, createThread, json, keyed, messagesOf, runTurn, stubOf } from "../helpers.js";
+
+/** The id a keyed direct call of the test user gets (computed here with the user's key, which no reader has). */
+const keyedId = async (claim: IdempotencyClaim, toolName: string) =>
+  keyedCallId(await accountOf((env as unknown as { ACCOUNT: DurableObjectNamespace }).ACCOUNT, "tester").callIdKey(), "tester", claim, toolName, () => false);
 
 /** weft/client over the test worker, as the test user. */
 const testClient = () =>
@@ -81,7 +87,7 @@ it("a model's call named as a keyed direct call would be does not answer that di
   const key = `model-takes-${crypto.randomUUID()}`;
   const body = { input: { order: "DIRECT" }, sessionId: id };
   const claim = (await idempotencyClaim(new Headers({ "Idempotency-Key": key }), "POST", "/v1/tools/record_call", body))!;
-  const derived = await keyedCallId("tester", claim, "record_call");
+  const derived = await keyedId(claim, "record_call");
   await runTurn(id, "go", [{ toolCalls: [{ id: derived, name: "record_call", arguments: { order: "MODEL" } }] }, { text: "done" }]);
   expect((await keyed("POST", "/v1/tools/record_call", key, body)).body).toMatchObject({ ok: true, callId: derived, result: '{"order":"DIRECT"}' });
   const writes = (await callsOf(id)).filter((c) => c.toolName === "record_call").map((c) => `${c.callId} ${c.result?.result}`);
@@ -94,7 +100,7 @@ it("a call the provider ran itself, named as a keyed direct call would be, does 
   const idem = `provider-takes-${crypto.randomUUID()}`;
   const body = { input: { name: "Ada", age: 36 }, sessionId: id };
   const claim = (await idempotencyClaim(new Headers({ "Idempotency-Key": idem }), "POST", "/v1/tools/person", body))!;
-  const derived = await keyedCallId("tester", claim, "person");
+  const derived = await keyedId(claim, "person");
   await scriptFake(key, [{ providerCalls: [{ id: derived, query: "weft runtime", urls: ["https://example.com/weft"] }], text: "Found it." }]);
   expect((await json("POST", `/threads/${id}/messages`, { content: "search" })).status).toBe(202);
   await stubOf(id).waitIdle();
