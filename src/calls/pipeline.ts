@@ -64,17 +64,15 @@ export function enterRequest(ctx: CallContext, request: CallRequest, existing: C
     if (request.refuseUnstored) throw e;
     return refuse(ctx, request, existing, startedAt, e instanceof WeftError ? e : new WeftError("invalid_config", errorMessage(e)));
   }
-  // The provider runs these itself; a plain call to one (a model that could not) is never run here.
-  if (tool.def.executionMode === "provider") {
-    // Not the input's fault: the tool cannot run on this host (tool_not_callable, the direct-call error table).
-    const error = new WeftError("tool_not_callable", `tool "${tool.name}" is executed by the provider (${String(tool.def.executionProvider)}), never by weft; this model cannot run it`);
+  // The provider runs these itself; a plain call to one is never run here. Only a model's call
+  // reaches a client: a direct, queued or invoked one has none to answer it. Not the input's fault
+  // either way: tool_not_callable (the direct-call error table), in the words of the one rule for
+  // other callers, and for a model's call to a provider tool, that this model could not run it.
+  const provider = tool.def.executionMode === "provider";
+  if (provider || (isClientTool(tool.def) && request.source !== "model")) {
+    const reason = provider && request.source === "model" ? `tool "${tool.name}" is executed by the provider (${String(tool.def.executionProvider)}), never by weft; this model cannot run it` : modelOnlyReason(tool.name, tool.def)!;
+    const error = new WeftError("tool_not_callable", reason);
     // A direct caller's mistake leaves no row, as an unknown tool or a refused input does.
-    if (request.refuseUnstored) throw error;
-    return refuse(ctx, request, existing, startedAt, error);
-  }
-  // Only a model's call reaches a client: a direct, queued or invoked one has none to answer it.
-  if (isClientTool(tool.def) && request.source !== "model") {
-    const error = new WeftError("tool_not_callable", modelOnlyReason(tool.name, tool.def)!);
     if (request.refuseUnstored) throw error;
     return refuse(ctx, request, existing, startedAt, error);
   }

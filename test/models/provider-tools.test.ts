@@ -73,7 +73,8 @@ describe("provider-executed tools", () => {
     const id = await createThread({ agent: "searcher" });
     const res = await json("POST", "/v1/tools/web_search", { input: { query: "x" }, sessionId: id });
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: "tool_not_callable" });
+    // In the words schedules refuse it with (modelOnlyReason): no model is involved here.
+    expect(res.body.error).toMatchObject({ code: "tool_not_callable", message: expect.stringMatching(/executed by the provider .*only the model can call it/) });
     // Refused before anything is stored, as an unknown tool or a bad input is: no failed row in the session.
     expect(await callsOf(id)).toEqual([]);
   });
