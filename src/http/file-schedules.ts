@@ -91,7 +91,8 @@ export function fileScheduleRoutes(registry: Registry) {
       let ran = await run();
       // A file saved since the deployment's last sync has no thread yet: this one file is taken up
       // (its thread takes a new version of a file up itself), the rest at the next cron trigger.
-      if (!ran.ok && ran.error.code === "thread_not_found") {
+      // A thread deleted while it ran this is not made again.
+      if (!ran.ok && ran.error.code === "thread_not_found" && ran.error.details?.deleted !== true) {
         await takeUpFileSchedule(c.env, name);
         ran = await run();
       }
