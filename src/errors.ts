@@ -176,3 +176,20 @@ export function errorStack(thrown: unknown): string | undefined {
 export function noSuchThread(): WeftError {
   return new WeftError("thread_not_found", "no such thread");
 }
+
+/** Characters of a client's value (a name, an id, a path) an error answer repeats; the rest is cut. */
+export const MAX_ECHOED_CHARS = 80;
+
+/**
+ * A client's value as an error answer repeats it: its first {@link MAX_ECHOED_CHARS} characters,
+ * then `...` when it was longer, so a request cannot make its answer (or a log line of it) as
+ * large as the request itself. For a value in `details`; {@link quotedValue} for a message.
+ */
+export function echoedValue(value: string): string {
+  return value.length > MAX_ECHOED_CHARS ? `${value.slice(0, MAX_ECHOED_CHARS)}...` : value;
+}
+
+/** {@link echoedValue} JSON-quoted, as an error message names a client's value. */
+export function quotedValue(value: string): string {
+  return JSON.stringify(echoedValue(value));
+}

@@ -9,7 +9,7 @@
  * @module
  */
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { WeftError } from "../errors.js";
+import { WeftError, quotedValue } from "../errors.js";
 import type { Caller, RpcResult } from "../rpc.js";
 import type { McpOAuthAuth } from "../remote/define.js";
 import { type OAuthPlan, REFRESH_AHEAD_MS, authorizationUrl, clientFor, discover, exchangeCode, redirectUriOf, refreshTokens } from "../remote/oauth.js";
@@ -302,7 +302,7 @@ export class McpConnections {
     if (!pending || pending.userId !== state.u) throw refused();
     const { issuer, authorization_response_iss_parameter_supported: issSent } = pending.plan.metadata as { issuer: string; authorization_response_iss_parameter_supported?: unknown };
     if (iss !== undefined ? iss !== issuer : issSent === true || pending.requireIss === true) {
-      throw new WeftError("invalid_request", `iss: the authorization response names ${iss === undefined ? "no issuer" : JSON.stringify(iss)}, not ${issuer}, the authorization server asked (RFC 9207)`, { path: ["iss"] });
+      throw new WeftError("invalid_request", `iss: the authorization response names ${iss === undefined ? "no issuer" : quotedValue(iss)}, not ${issuer}, the authorization server asked (RFC 9207)`, { path: ["iss"] });
     }
     // One exchange at a time; the authorization is used up only once it succeeded.
     this.completing.add(nonce);

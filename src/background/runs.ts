@@ -10,7 +10,7 @@
  * to a crash or an eviction of either side, or a deploy): nothing depends on a request staying open.
  * @module
  */
-import { WeftError, isWeftError } from "../errors.js";
+import { WeftError, echoedValue, isWeftError, quotedValue } from "../errors.js";
 import type { RpcResult } from "../rpc.js";
 import { ownerOf } from "../run/agent-tool.js";
 import type { ChildAnswer } from "../ports/threads.js";
@@ -79,7 +79,7 @@ export class BackgroundRuns implements RunControl {
 
   get(runId: string): RunInfo {
     const run = this.store.get(runId);
-    if (!run) throw new WeftError("run_not_found", `no background run ${JSON.stringify(runId)} in this thread`, { runId });
+    if (!run) throw new WeftError("run_not_found", `no background run ${quotedValue(runId)} in this thread`, { runId: echoedValue(runId) });
     return run;
   }
 

@@ -4,7 +4,7 @@
  * judge (stage 5) with `approvedBy`; a settlement's retry enters at execute (stage 8).
  * @module
  */
-import { WeftError } from "../errors.js";
+import { WeftError, echoedValue, quotedValue } from "../errors.js";
 import type { CallRecord } from "../protocol.js";
 import type { CompiledTool } from "../tools/catalog.js";
 import { effectOrWrite } from "../tools/judge.js";
@@ -42,7 +42,7 @@ function waitingCall(
   madeAlready?: (record: CallRecord) => boolean,
 ): { repeat: CallOutcome } | { record: BookedCall; tool: CompiledTool } {
   const record = ctx.journal.get(callId);
-  if (!record) throw new WeftError("call_not_found", `no call ${JSON.stringify(callId)} in this thread`, { callId });
+  if (!record) throw new WeftError("call_not_found", `no call ${quotedValue(callId)} in this thread`, { callId: echoedValue(callId) });
   const sameArgs = argsHash === undefined || argsHash === record.argsHash;
   if (record.status !== status && sameArgs && madeAlready?.(record)) return { repeat: { ...outcomeOf(ctx, record), repeated: true } };
   if (record.status !== status) {

@@ -8,7 +8,7 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { WeftError } from "../errors.js";
+import { WeftError, echoedValue, quotedValue } from "../errors.js";
 import { perEnv } from "../per-env.js";
 import { playgroundResponse, wantsHtml } from "../playground/page.js";
 import { type Registry, agentIds } from "../run/agent.js";
@@ -68,7 +68,7 @@ export function createApp(registry: Registry, catalog = new ToolCatalog(registry
     try {
       decodeURIComponent(raw);
     } catch {
-      throw new WeftError("invalid_request", `path ${JSON.stringify(raw.slice(0, 200))} has malformed percent-encoding`, { path: ["path"] });
+      throw new WeftError("invalid_request", `path ${quotedValue(raw)} has malformed percent-encoding`, { path: ["path"] });
     }
     return next();
   });
@@ -97,7 +97,7 @@ export function createApp(registry: Registry, catalog = new ToolCatalog(registry
   let described: Promise<Record<string, unknown>> | null = null;
   app.get("/openapi.json", describe("This API's OpenAPI 3.1 description, generated from the router", { 200: ok("This document", R.OpenApiDocument) }), async (c) => c.json(await (described ??= openApiDocument(app))));
 
-  app.notFound((c) => c.json(new WeftError("not_found", `no route ${c.req.method} ${c.req.path}`).toBody(), 404));
+  app.notFound((c) => c.json(new WeftError("not_found", `no route ${echoedValue(`${c.req.method} ${c.req.path}`)}`).toBody(), 404));
   app.onError((err, c) => {
     const answer = errorAnswer(err, c.env);
     return c.json(answer.body, answer.status as ContentfulStatusCode, answer.headers);

@@ -15,7 +15,7 @@ import type { MiddlewareHandler } from "hono";
 import { type JWTPayload, createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, jwtVerify } from "jose";
 import { sha256Hex } from "../bytes.js";
 import { AUTH_SETTINGS } from "../config.js";
-import { WeftError } from "../errors.js";
+import { WeftError, quotedValue } from "../errors.js";
 import { log, logLines } from "../log.js";
 import { RESERVED_USER_PREFIX, isReservedUserId } from "../ids.js";
 import { perEnv } from "../per-env.js";
@@ -149,7 +149,7 @@ function unauthenticated(message: string): WeftError {
 
 /** A credential naming a user id weft keeps for itself (`weft:...`, src/ids.ts): refused, whoever signed it. */
 function reserved(userId: string, path: string[]): WeftError {
-  return new WeftError("unauthenticated", `${path.join(".")}: the user id ${JSON.stringify(userId)} is reserved for weft (ids starting "${RESERVED_USER_PREFIX}"); use another`, { path });
+  return new WeftError("unauthenticated", `${path.join(".")}: the user id ${quotedValue(userId)} is reserved for weft (ids starting "${RESERVED_USER_PREFIX}"); use another`, { path });
 }
 
 function principalOfClaims(claims: JWTPayload): Principal {

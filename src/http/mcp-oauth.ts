@@ -17,7 +17,7 @@ import { unwrap } from "../rpc.js";
 import { Hono } from "hono";
 import { accountOf } from "../account/api.js";
 import { Vault } from "../account/mcp-vault.js";
-import { WeftError } from "../errors.js";
+import { WeftError, quotedValue } from "../errors.js";
 import { OAUTH_CALLBACK_PATH } from "../remote/oauth.js";
 import type { AuthedEnv } from "./auth.js";
 import { OAUTH_COMPLETE_PATH, callbackPage } from "./mcp-oauth-page.js";
@@ -70,7 +70,7 @@ export function mcpOAuthRoutes() {
       checkRedirectQuery(new URL(c.req.url).searchParams);
       await verifiedState(c.env, c.req.query("state"));
       const error = c.req.query("error");
-      if (error !== undefined) throw new WeftError("mcp_auth_required", `the authorization server answered ${JSON.stringify(error.slice(0, 100))}: the connection was not made`, { path: ["error"] });
+      if (error !== undefined) throw new WeftError("mcp_auth_required", `the authorization server answered ${quotedValue(error)}: the connection was not made`, { path: ["error"] });
       const code = c.req.query("code");
       if (!code || code.length > 4096) throw new WeftError("invalid_request", "code: required (at most 4096 characters)", { path: ["code"] });
       const iss = c.req.query("iss");

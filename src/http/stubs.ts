@@ -3,7 +3,7 @@
  * typed RPC interface (`ThreadApi`, which the Thread class implements).
  * @module
  */
-import { WeftError } from "../errors.js";
+import { WeftError, quotedValue } from "../errors.js";
 import type { AccountApi } from "../account/api.js";
 import { accountOf } from "../account/api.js";
 import type { Caller } from "../rpc.js";
@@ -19,7 +19,7 @@ export function threadStub(env: WeftEnv, threadId: string, code: "thread_not_fou
   try {
     id = parsedId(env.THREAD, threadId);
   } catch {
-    throw new WeftError(code, `no thread ${JSON.stringify(threadId)}`, { path: [code === "thread_not_found" ? "id" : "sessionId"] });
+    throw new WeftError(code, `no thread ${quotedValue(threadId)}`, { path: [code === "thread_not_found" ? "id" : "sessionId"] });
   }
   return env.THREAD.get(id) as unknown as ThreadApi;
 }

@@ -9,7 +9,7 @@ import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { validator } from "hono/validator";
 import type { z } from "zod";
-import { WeftError } from "../errors.js";
+import { WeftError, quotedValue } from "../errors.js";
 import { checkJsonShape } from "../json-shape.js";
 import { limitOf } from "../limits.js";
 import { perEnv } from "../per-env.js";
@@ -119,7 +119,7 @@ export function checkDeclaredBody(headers: Headers, length: string, env: AuthedE
 function checkJsonType(headers: Headers): void {
   const type = (headers.get("content-type") ?? "").split(";")[0]!.trim();
   if (!JSON_TYPE.test(type)) {
-    throw new WeftError("unsupported_media_type", `request bodies must be application/json, not ${JSON.stringify(type || "(none)")}`, {
+    throw new WeftError("unsupported_media_type", `request bodies must be application/json, not ${quotedValue(type || "(none)")}`, {
       path: ["content-type"],
     });
   }

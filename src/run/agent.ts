@@ -4,7 +4,7 @@
  * and, with `exposeAsTool`, a tool that runs the agent in a child thread.
  * @module
  */
-import { WeftError } from "../errors.js";
+import { WeftError, quotedValue } from "../errors.js";
 import type { ScheduleDefinition } from "../schedules/define.js";
 import type { ScriptStep } from "../models/model.js";
 import { type ModelSettings, type TurnSettingName, checkModelSettings, checkTurnSettingNames } from "../models/settings.js";
@@ -191,7 +191,7 @@ export function findAgent(registry: Registry, agentId: string): AgentDefinition 
 export function agentToRun(registry: Registry, agentId: string | undefined): { agentId: string; agent: AgentDefinition } {
   const id = agentId ?? defaultAgentId(registry);
   const agent = findAgent(registry, id);
-  if (!agent) throw new WeftError("agent_not_found", `no agent ${JSON.stringify(id.length > 80 ? `${id.slice(0, 80)}...` : id)}; agents: ${agentIds(registry).join(", ")}`, { path: ["agent"] });
+  if (!agent) throw new WeftError("agent_not_found", `no agent ${quotedValue(id)}; agents: ${agentIds(registry).join(", ")}`, { path: ["agent"] });
   return { agentId: id, agent };
 }
 

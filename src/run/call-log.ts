@@ -12,21 +12,20 @@
  */
 import { settingOf } from "../config.js";
 import type { EventPayloads } from "../protocol.js";
-import { log } from "../log.js";
+import { logLines } from "../log.js";
 
 /**
  * The `at` lines of a stack after its `Name: message` header, whose `message` lines (a user may
  * write them to look like frames) are skipped; frames in the copy of agents/ the bundle imports
  * are shown as agents/.
  */
-function framesOf(stack: string | undefined, message: string): string {
-  if (!stack) return "";
+function framesOf(stack: string | undefined, message: string): string[] {
+  if (!stack) return [];
   return stack
     .split("\n")
     .slice(message.split("\n").length)
     .filter((line) => /^\s+at /.test(line))
-    .map((line) => line.replace(/[^\s(]*src\/generated\/agents\//g, "agents/"))
-    .join("\n");
+    .map((line) => line.replace(/[^\s(]*src\/generated\/agents\//g, "agents/"));
 }
 
 /** Prints the line for `finished` in thread `threadId` when it is an error and logging is on; a denial is a person's decision, not a failure, and prints none. */
@@ -40,8 +39,7 @@ export function logFailedCall(
   if (!finished.isError || finished.status === "denied" || settingOf(env, "WEFT_LOG_FAILED_CALLS") === "off") return;
   const error = finished.error ?? "error";
   const frames = framesOf(stack(), error);
-  // Redacted before its line feeds are written out (a secret must match as it is), all of them:
-  // a line of the error's own would pass for a frame, or for a line of weft's.
-  const line = redact(`weft: tool ${finished.toolName} call ${finished.callId} of thread ${threadId} failed: ${error}`).replaceAll("\n", "\\n");
-  log("error", frames ? `${line}\n${redact(frames)}` : line);
+  // Redacted before its line feeds are written out (a secret must match as it is), all of them
+  // (logLines): a line of the error's own would pass for a frame, or for a line of weft's.
+  logLines("error", [redact(`weft: tool ${finished.toolName} call ${finished.callId} of thread ${threadId} failed: ${error}`), ...frames.map(redact)]);
 }

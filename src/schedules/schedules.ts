@@ -8,7 +8,7 @@
  * same call (recovered by the effect table, never run again).
  * @module
  */
-import { WeftError, isWeftError } from "../errors.js";
+import { WeftError, echoedValue, isWeftError, quotedValue } from "../errors.js";
 import { orderedId } from "../ids.js";
 import { directCall } from "../run/direct.js";
 import type { TurnRunner } from "../run/turn-runner.js";
@@ -168,7 +168,7 @@ export class ThreadSchedules {
   cancel(scheduleId: string): ScheduleInfo {
     const { world } = this.world();
     const now = scheduleClock.now();
-    if (!this.store.get(scheduleId)) throw new WeftError("schedule_not_found", `no schedule ${JSON.stringify(scheduleId)} in this thread`, { scheduleId });
+    if (!this.store.get(scheduleId)) throw new WeftError("schedule_not_found", `no schedule ${quotedValue(scheduleId)} in this thread`, { scheduleId: echoedValue(scheduleId) });
     if (this.store.atomically(() => this.store.cancel(scheduleId, now))) {
       world.emit("schedule_cancelled", { scheduleId });
       this.count.fell();

@@ -6,7 +6,7 @@
  * cleaned of secrets (src/secrets/) before it leaves.
  * @module
  */
-import { WeftError } from "../errors.js";
+import { WeftError, echoedValue, quotedValue } from "../errors.js";
 import type { CallRecord, Message } from "../protocol.js";
 import { normalizeScript } from "../models/scripted.js";
 import type { Registry } from "../run/agent.js";
@@ -157,7 +157,7 @@ export function createThreadClass(registry: Registry) {
     async getCall(caller: Caller, callId: string) {
       return this.serve(caller, { access: "read" }, () => {
         const call = this.ledger.get(callId);
-        if (!call) throw new WeftError("call_not_found", `no call ${JSON.stringify(callId)} in this thread`, { callId });
+        if (!call) throw new WeftError("call_not_found", `no call ${quotedValue(callId)} in this thread`, { callId: echoedValue(callId) });
         return publicRecord(call);
       });
     }
@@ -181,14 +181,14 @@ export function createThreadClass(registry: Registry) {
     async getFile(caller: Caller, path: string) {
       return this.serve(caller, { access: "read" }, () => {
         const file = servedFileAt(this.store.files, path, this.secrets.redactor());
-        if (!file) throw new WeftError("not_found", `no file ${JSON.stringify(path)} in this thread`, { path: ["path"] });
+        if (!file) throw new WeftError("not_found", `no file ${quotedValue(path)} in this thread`, { path: ["path"] });
         return file;
       });
     }
 
     async deleteFile(caller: Caller, path: string) {
       return this.serve(caller, { access: "write" }, () => {
-        if (!this.store.files.delete(path)) throw new WeftError("not_found", `no file ${JSON.stringify(path)} in this thread`, { path: ["path"] });
+        if (!this.store.files.delete(path)) throw new WeftError("not_found", `no file ${quotedValue(path)} in this thread`, { path: ["path"] });
         return { deleted: true };
       });
     }

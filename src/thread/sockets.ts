@@ -4,7 +4,7 @@
  * cursor exactly once, then the live ones.
  * @module
  */
-import { WeftError } from "../errors.js";
+import { WeftError, echoedValue, quotedValue } from "../errors.js";
 import { limitOf } from "../limits.js";
 import { packFrames } from "../frame-batches.js";
 import { BATCH_TAG, type Fanout } from "./fanout.js";
@@ -36,7 +36,7 @@ export function openSocket(
   env: Readonly<Record<string, unknown>>,
 ): Response {
   const url = new URL(request.url);
-  if (!url.pathname.endsWith("/ws")) return new WeftError("not_found", `no route ${url.pathname}`).toResponse();
+  if (!url.pathname.endsWith("/ws")) return new WeftError("not_found", `no route ${echoedValue(url.pathname)}`).toResponse();
   const caller = callerFromHeader(request.headers.get(CALLER_HEADER));
   let createdAt = 0;
   const refused = !caller ? new WeftError("unauthenticated", "no verified caller") : thrownError(() => void (createdAt = guard(caller).createdAt));
@@ -75,16 +75,16 @@ export function replayAndAccept(ctx: DurableObjectState, events: Pick<EventSink,
   if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") return new WeftError("upgrade_required", "expected a WebSocket upgrade (Upgrade: websocket)").toResponse();
   const params = new URL(request.url).searchParams;
   const named = params.get("createdAt");
-  if (named !== null && !/^\d{1,15}$/.test(named)) return new WeftError("invalid_request", `createdAt: expected the thread's createdAt (epoch ms), got ${JSON.stringify(named)}`, { path: ["createdAt"] }).toResponse();
+  if (named !== null && !/^\d{1,15}$/.test(named)) return new WeftError("invalid_request", `createdAt: expected the thread's createdAt (epoch ms), got ${quotedValue(named)}`, { path: ["createdAt"] }).toResponse();
   if (named !== null && Number(named) !== createdAt) {
     return new WeftError("thread_not_found", `the thread made at ${named} is gone; the thread on this id now was made at ${createdAt}, and its seqs start over`, { createdAt }).toResponse();
   }
   const raw = params.get("since");
   const since = raw === null || raw === "" ? 0 : /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN;
   const last = events.lastSeq();
-  if (!Number.isSafeInteger(since) || since > last) return new WeftError("invalid_request", `since: expected a seq from 0 to ${last} (the newest), got ${JSON.stringify(raw)}`, { path: ["since"] }).toResponse();
+  if (!Number.isSafeInteger(since) || since > last) return new WeftError("invalid_request", `since: expected a seq from 0 to ${last} (the newest), got ${quotedValue(raw ?? "")}`, { path: ["since"] }).toResponse();
   const batch = params.get("batch");
-  if (batch !== null && batch !== "" && batch !== "0" && batch !== "1") return new WeftError("invalid_request", `batch: expected 1 (frames as JSON arrays) or 0, got ${JSON.stringify(batch)}`, { path: ["batch"] }).toResponse();
+  if (batch !== null && batch !== "" && batch !== "0" && batch !== "1") return new WeftError("invalid_request", `batch: expected 1 (frames as JSON arrays) or 0, got ${quotedValue(batch)}`, { path: ["batch"] }).toResponse();
   const batched = batch === "1";
   const pair = new WebSocketPair();
   const [client, server] = [pair[0], pair[1]];

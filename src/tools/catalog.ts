@@ -3,7 +3,7 @@
  * effect. The listing of `GET /v1/tools` and its `configHash` come from here.
  * @module
  */
-import { WeftError } from "../errors.js";
+import { WeftError, echoedValue, quotedValue } from "../errors.js";
 import { checkToolDefinition } from "./define.js";
 import { type CompiledSchema, compileSchema } from "./schema.js";
 import type { AnyToolDefinition, Effect } from "./types.js";
@@ -164,8 +164,8 @@ export class ToolCatalog {
     if (!this.has(name)) {
       const names = this.names();
       const why = this.whyMissing(name);
-      throw new WeftError("unknown_tool", `unknown tool "${name}"; available tools: ${names.join(", ") || "(none)"}${why ? `; ${why}` : ""}`, {
-        toolName: name,
+      throw new WeftError("unknown_tool", `unknown tool ${quotedValue(name)}; available tools: ${names.join(", ") || "(none)"}${why ? `; ${why}` : ""}`, {
+        toolName: echoedValue(name),
         available: names,
       });
     }
