@@ -70,7 +70,7 @@ export function enterRequest(ctx: CallContext, request: CallRequest, existing: C
   // other callers, and for a model's call to a provider tool, that this model could not run it.
   const provider = tool.def.executionMode === "provider";
   if (provider || (isClientTool(tool.def) && request.source !== "model")) {
-    const reason = provider && request.source === "model" ? `tool "${tool.name}" is executed by the provider (${String(tool.def.executionProvider)}), never by weft; this model cannot run it` : modelOnlyReason(tool.name, tool.def)!;
+    const reason = tool.def.executionMode === "provider" && request.source === "model" ? `tool "${tool.name}" is executed by the provider (${String(tool.def.executionProvider)}), never by weft; this model cannot run it` : modelOnlyReason(tool.name, tool.def)!;
     const error = new WeftError("tool_not_callable", reason);
     // A direct caller's mistake leaves no row, as an unknown tool or a refused input does.
     if (request.refuseUnstored) throw error;

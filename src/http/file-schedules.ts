@@ -12,7 +12,7 @@ import { WeftError, echoedValue } from "../errors.js";
 import type { Registry } from "../run/agent.js";
 import { type Caller, unwrap } from "../rpc.js";
 import { FILE_SCHEDULE_OWNER } from "../schedules/define.js";
-import { takeUpFileSchedule } from "../schedules/deployment.js";
+import { syncFileSchedules } from "../schedules/deployment.js";
 import { type FileSchedule, fileScheduleOf, fileSchedulesOf } from "../schedules/files.js";
 import type { AuthedEnv } from "./auth.js";
 import { idempotencyOf } from "./idempotency.js";
@@ -86,17 +86,11 @@ export function fileScheduleRoutes(registry: Registry) {
       // The name once, in details, cut: the message would repeat a path parameter of any length.
       if (!file || !mayRun(c.var.caller, file)) throw new WeftError("schedule_not_found", "no file schedule of yours has that name (details.name; a file schedule is agents/schedules/<name>.ts)", { name: echoedValue(name), path: ["name"] });
       const idem = await idempotencyOf(c, null);
+      // Taken up first, as the next cron trigger would (a file saved a moment ago has no thread yet).
+      await syncFileSchedules(c.env, registry);
       const threadId = (c.env.THREAD as DurableObjectNamespace).idFromName(file.threadName).toString();
-      const run = () => threadStub(c.env, threadId).runSchedule(c.var.caller, file.scheduleId, idem);
-      let ran = await run();
-      // A file saved since the deployment's last sync has no thread yet: this one file is taken up
-      // (its thread takes a new version of a file up itself), the rest at the next cron trigger.
-      // A thread deleted while it ran this is not made again.
-      if (!ran.ok && ran.error.code === "thread_not_found" && ran.error.details?.deleted !== true) {
-        await takeUpFileSchedule(c.env, name);
-        ran = await run();
-      }
-      return c.json({ name, threadId, ...unwrap(ran) } satisfies Body<typeof FileScheduleRun>);
+      const ran = unwrap(await threadStub(c.env, threadId).runSchedule(c.var.caller, file.scheduleId, idem));
+      return c.json({ name, threadId, ...ran } satisfies Body<typeof FileScheduleRun>);
     },
   );
   return app;

@@ -15,7 +15,7 @@ import type { Registry } from "../run/agent.js";
 import type { Caller, RpcResult } from "../rpc.js";
 import type { CreateThreadInput } from "../thread/api.js";
 import type { ScheduleInfo } from "./info.js";
-import { type FileSchedule, fileScheduleOf, fileSchedulesOf, fileThreadName } from "./files.js";
+import { type FileSchedule, fileSchedulesOf, fileThreadName } from "./files.js";
 import { fnv1a } from "./timing.js";
 import { log } from "../log.js";
 
@@ -51,9 +51,6 @@ export interface SyncReport {
 /** How long after a sync that failed in part it is tried again (ms). */
 const RETRY_MS = 60_000;
 
-/** What a sync records of the registry's file schedules: a later one that finds the same does nothing. */
-const versionOf = (files: FileSchedule[]): string => fnv1a(JSON.stringify(files.map((f) => [f.name, f.owner, f.scheduleId]))).toString(16);
-
 /** The caller a sync acts as on a file schedule's thread: its owner. */
 const ownerCaller = (owner: string): Caller => ({ userId: owner, name: "file schedules", roles: [], admin: false });
 
@@ -72,28 +69,9 @@ export function createFileSchedulesClass(registry: Registry) {
       await this.sync();
     }
 
-    /**
-     * Takes up the one file schedule `name` when the registry changed since the last sync (as that
-     * sync would, without the other files): a run asked for before the next cron trigger. The
-     * next sync then runs whole, and ends it should a deploy have removed it meanwhile.
-     */
-    async takeUpOne(name: string): Promise<void> {
-      const file = fileScheduleOf(registry, name);
-      if (!file || (await this.ctx.storage.get<string>("version")) === versionOf(fileSchedulesOf(registry))) return;
-      try {
-        await this.takeUp(file);
-      } catch (e) {
-        log("error", `weft: file schedule ${name}: ${errorMessage(e)}`);
-      }
-      const threads = (await this.ctx.storage.get<Synced[]>("threads")) ?? [];
-      const known = threads.some((t) => t.name === file.name && t.owner === file.owner);
-      // No version: the next sync runs whole, and knows this thread, to end its schedule if the file went.
-      await this.ctx.storage.put<unknown>({ version: "", threads: known ? threads : [...threads, { name: file.name, owner: file.owner }] });
-    }
-
     private async syncOnce(): Promise<SyncReport> {
       const files = fileSchedulesOf(registry);
-      const version = versionOf(files);
+      const version = fnv1a(JSON.stringify(files.map((f) => [f.name, f.owner, f.scheduleId]))).toString(16);
       if ((await this.ctx.storage.get<string>("version")) === version) return { changed: false, schedules: [], failed: [] };
       const before = (await this.ctx.storage.get<Synced[]>("threads")) ?? [];
       const report: SyncReport = { changed: true, schedules: [], failed: [] };
@@ -173,13 +151,3 @@ export async function syncFileSchedules(env: FileScheduleEnv, registry: Registry
   return (ns.get(ns.idFromName("deployment")) as unknown as { sync(): Promise<SyncReport> }).sync();
 }
 let warned = false;
-
-/**
- * `POST /schedules/files/:name/run`'s take-up of file schedule `name` whose thread it did not
- * find: the deployment's `FileSchedules` object makes it when the registry changed since its last
- * sync. Nothing without a `SCHEDULES` binding.
- */
-export async function takeUpFileSchedule(env: FileScheduleEnv, name: string): Promise<void> {
-  const ns = env.SCHEDULES;
-  if (ns) await (ns.get(ns.idFromName("deployment")) as unknown as { takeUpOne(name: string): Promise<void> }).takeUpOne(name);
-}

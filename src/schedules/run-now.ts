@@ -11,7 +11,7 @@ import type { TurnRunner } from "../run/turn-runner.js";
 import type { RunWorld } from "../run/world.js";
 import { threadIdOf, threadOf } from "./adopt.js";
 import { scheduleClock } from "./clock.js";
-import { fileNameOf, fileScheduleHolds } from "./files.js";
+import { fileScheduleHolds } from "./files.js";
 import { OCCURRENCES_KEPT } from "./schedules.js";
 import { type ScheduleRun, occurrenceCallId, occurrenceKey } from "./info.js";
 import type { OccurrenceRow, ScheduleRow } from "./rows.js";
@@ -23,8 +23,6 @@ export interface OccurrenceFirer {
   readonly store: ScheduleStore;
   journalOne(world: RunWorld, row: ScheduleRow, dueAt: number, now: number, overlapping: boolean, behind: boolean): OccurrenceRow | "overlap" | "queue_full" | null;
   run(o: OccurrenceRow): Promise<void>;
-  /** Makes a schedule; `{ file: name }` takes up that file schedule's current version (adopt.ts). */
-  create(input: unknown, owner: string | null): Promise<unknown>;
 }
 
 /**
@@ -35,17 +33,9 @@ export interface OccurrenceFirer {
  */
 export async function runScheduleNow(schedules: OccurrenceFirer, world: RunWorld, runner: TurnRunner, scheduleId: string): Promise<ScheduleRun> {
   const store = schedules.store;
-  let row = store.get(scheduleId);
-  const holds = fileScheduleHolds(world.registry, scheduleId, threadOf(world), threadIdOf(world));
-  const file = fileNameOf(scheduleId);
-  // A version of its file the deployment has and this thread has not taken up (a deploy since the
-  // last sync, or one that brought back a file it ended): taken up here, as that sync would.
-  if (holds && file !== null && (!row || (row.status === "done" && nextDue(row.spec, scheduleClock.now(), scheduleClock.now()) !== null))) {
-    await schedules.create({ file }, world.meta.userId);
-    row = store.get(scheduleId);
-  }
+  const row = store.get(scheduleId);
   // Cancelled, or ended (its `at` ran, its `until` passed): its author's word that no more run.
-  if (!row || row.status !== "active" || !holds) {
+  if (!row || row.status !== "active" || !fileScheduleHolds(world.registry, scheduleId, threadOf(world), threadIdOf(world))) {
     throw new WeftError("schedule_not_found", `no schedule ${quotedValue(scheduleId)} that may run in this thread`, { scheduleId: echoedValue(scheduleId) });
   }
   const now = scheduleClock.now();

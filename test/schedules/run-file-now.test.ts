@@ -30,8 +30,6 @@ const added: Record<string, ScheduleDefinition> = {
   // Once, ten minutes after T0; and hourly until T0 + 90 min: both end, by the author's word.
   run_now_once: defineSchedule({ at: T0 + 10 * MINUTE, target: { tool: "effect_write", input: { label: "once" } }, owner: "tester" }),
   run_now_until: defineSchedule({ every: "1h", until: T0 + 90 * MINUTE, target: { tool: "effect_write", input: { label: "until" } }, owner: "tester" }),
-  // Deployed beside run_now_write by the test that runs one file only.
-  run_now_beside: defineSchedule({ every: "1h", target: { tool: "effect_write", input: { label: "beside" } }, owner: "tester" }),
 };
 afterEach(async () => {
   for (const name of Object.keys(added)) delete registry.schedules![name];
@@ -186,40 +184,5 @@ describe("running a file schedule now", () => {
     const shown = JSON.stringify(refused.body);
     expect(shown.length).toBeLessThan(600);
     expect(shown.match(/x{20,}/g)).toHaveLength(1);
-  });
-
-  it("a run takes up its own file only: another file of the same deploy waits for the deployment's sync, and a changed version is taken up in its thread", async () => {
-    deploy();
-    setClock(T0 + 40);
-    const ran = await json("POST", "/schedules/files/run_now_write/run", undefined, "tester");
-    expect(ran.body).toMatchObject({ status: "fired" });
-    // Its thread made by an earlier test's sync, or none yet: either way no active schedule.
-    const besideActive = async () => ((await json("GET", `/threads/${threadOf("run_now_beside", "tester")}/schedules`, undefined, "tester")).body.schedules ?? []).filter((s: { status: string }) => s.status === "active");
-    expect(await besideActive()).toEqual([]);
-    // The file changed (a deploy): its thread takes the new version up and runs it.
-    registry.schedules!.run_now_write = defineSchedule({ every: "2h", target: { tool: "effect_write", input: { label: "now" } }, owner: "tester" });
-    const changed = fileScheduleOf(registry, "run_now_write")!;
-    const again = await json("POST", "/schedules/files/run_now_write/run", undefined, "tester");
-    expect(again.body).toMatchObject({ scheduleId: changed.scheduleId, status: "fired" });
-    expect(await besideActive()).toEqual([]);
-    // The deployment's sync takes up the rest.
-    await sync();
-    expect(await besideActive()).toHaveLength(1);
-  });
-
-  it("a file taken up by a run before any sync, then removed by a deploy, is ended by the next sync", async () => {
-    deploy();
-    setClock(T0 + 50);
-    await sync();
-    registry.schedules!.run_now_fresh = defineSchedule({ every: "1h", target: { tool: "effect_write", input: { label: "fresh" } }, owner: "tester" });
-    try {
-      expect((await json("POST", "/schedules/files/run_now_fresh/run", undefined, "tester")).body).toMatchObject({ status: "fired" });
-    } finally {
-      delete registry.schedules!.run_now_fresh;
-    }
-    // The registry is as the last sync found it, but that sync did not know the file.
-    await sync();
-    const listed = (await json("GET", `/threads/${threadOf("run_now_fresh", "tester")}/schedules`, undefined, "tester")).body.schedules;
-    expect(listed.map((s: { status: string }) => s.status)).toEqual(["done"]);
   });
 });
