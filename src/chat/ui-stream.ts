@@ -6,7 +6,7 @@
  * @module
  */
 import type { UIMessageChunk } from "ai";
-import type { CallRecord, CallStatus, EventFrame, EventPayloads } from "../protocol.js";
+import { BUILTIN_EVENT_TYPES, type CallRecord, type CallStatus, type EventFrame, type EventPayloads } from "../protocol.js";
 import { resultText } from "../calls/result.js";
 
 /** The `approvalId` of a call waiting for approval: its call id and the hash of its arguments. */
@@ -39,6 +39,9 @@ function outcomeChunk(callId: string, status: CallStatus, isError: boolean, text
 }
 
 type Payload<K extends keyof EventPayloads> = EventPayloads[K];
+
+/** The type prefix of weft's own data parts (`data-weft-parked`, `data-weft-discarded`). */
+const WEFT_PART_PREFIX = "weft-";
 
 /**
  * Turns event frames into UI message chunks, one frame at a time. The stream covers turns that
@@ -174,6 +177,12 @@ export class UiChunkTranslator {
         this.finish(out, d.status === "completed" ? "stop" : d.status === "failed" ? "error" : "other");
         break;
       }
+      default:
+        // A tool's own event (`state.emit(type, data)`) while the stream is open: a data part of
+        // that type with the type as its id, so the client keeps the last data of each type in the
+        // message (the SDK replaces a data part of the same type and id). weft's own parts keep
+        // their prefix: an emitted `weft-...` type is not forwarded.
+        if (!BUILTIN_EVENT_TYPES.has(frame.type) && !frame.type.startsWith(WEFT_PART_PREFIX)) out.push({ type: `data-${frame.type}`, id: frame.type, data: frame.data });
     }
     return out;
   }

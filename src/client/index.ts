@@ -26,7 +26,7 @@ import type { BuiltinEventFrame, CallStatus, ClientAnswer, CustomEventFrame, Eve
 import type { ScheduleOptions } from "../schedules/define.js";
 // `.ts` specifiers: the CLI (bin/) loads these files with Node's type stripping, which does not map `.js` to `.ts`.
 import { BUILTIN_EVENT_TYPES } from "../events.ts";
-import { type ConnectionOptions, request } from "./request.ts";
+import { type ConnectionOptions, WeftClientError, request } from "./request.ts";
 import { type SubscribeOptions, type Subscription, subscribe } from "./subscribe.ts";
 
 /**
@@ -126,6 +126,22 @@ export class WeftClient {
   /** `POST /threads`: creates a thread; answers its metadata (`threadId`, `agentId`, ...). */
   createThread(options: CreateThreadOptions = {}): Promise<Answer<"create">> {
     return request(this.#conn, "POST", "/threads", { body: options });
+  }
+
+  /**
+   * Get or create by name (as the Agents SDK's `getAgentByName` or `useAgent({ name })`): the
+   * thread of yours that `continuationToken` (`<channelId>:<key>`) names, created with `options`
+   * when you have none. `created` says which; `options` apply only to a thread made now.
+   * @throws WeftClientError as `createThread` does, except `thread_exists` (that is the thread answered)
+   */
+  async openThread(continuationToken: string, options: Omit<CreateThreadOptions, "continuationToken"> = {}): Promise<{ threadId: string; created: boolean }> {
+    try {
+      return { threadId: (await this.createThread({ ...options, continuationToken })).threadId, created: true };
+    } catch (e) {
+      const threadId = e instanceof WeftClientError && e.code === "thread_exists" ? e.details?.threadId : undefined;
+      if (typeof threadId === "string") return { threadId, created: false };
+      throw e;
+    }
   }
 
   /**

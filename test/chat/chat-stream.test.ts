@@ -65,6 +65,17 @@ describe("POST /threads/:id/chat with the AI SDK chat client", () => {
     expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
   });
 
+  it("a tool's own events reach the client as data parts of their type, the last data of each kept", async () => {
+    const id = await createThread();
+    const chat = new TestChat(id);
+    await chat.sendMessage({ text: "Tick" }, { body: { script: [{ toolCalls: [{ id: "b", name: "emit_burst", arguments: { count: 3, bytes: 1 } }] }, { text: "Ticked." }] } });
+    await settled(chat);
+    expect(chat.error).toBeUndefined();
+    const data = chat.messages[1]!.parts.filter((p) => p.type.startsWith("data-")) as any[];
+    expect(data).toEqual([{ type: "data-tick", id: "tick", data: { i: 2, s: "x" } }]);
+    expect(textOf(chat.messages[1])).toBe("Ticked.");
+  });
+
   it("shows a call waiting for approval as the SDK's approval part; approving it through the client runs it once, as the caller", async () => {
     const id = await createThread();
     const chat = new TestChat(id);
