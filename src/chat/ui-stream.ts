@@ -41,7 +41,7 @@ function outcomeChunk(callId: string, status: CallStatus, isError: boolean, text
 type Payload<K extends keyof EventPayloads> = EventPayloads[K];
 
 /** The type prefix of weft's own data parts (`data-weft-parked`, `data-weft-discarded`). */
-const WEFT_PART_PREFIX = "weft-";
+const OWN_PART_PREFIX = "weft-";
 
 /**
  * Turns event frames into UI message chunks, one frame at a time. The stream covers turns that
@@ -182,7 +182,7 @@ export class UiChunkTranslator {
         // that type with the type as its id, so the client keeps the last data of each type in the
         // message (the SDK replaces a data part of the same type and id). weft's own parts keep
         // their prefix: an emitted `weft-...` type is not forwarded.
-        if (!BUILTIN_EVENT_TYPES.has(frame.type) && !frame.type.startsWith(WEFT_PART_PREFIX)) out.push({ type: `data-${frame.type}`, id: frame.type, data: frame.data });
+        if (!BUILTIN_EVENT_TYPES.has(frame.type) && !frame.type.startsWith(OWN_PART_PREFIX)) out.push({ type: `data-${frame.type}`, id: frame.type, data: frame.data });
     }
     return out;
   }
