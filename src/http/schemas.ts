@@ -212,8 +212,8 @@ export const MessagesQuery = z.object({
   includeSilent: z.enum(["true", "false", "1", "0"]).optional(),
 });
 
-/** Query of `GET /threads/:id/calls`. */
-export const CallsQuery = z.object({ status: z.enum(CALL_STATUSES).optional() });
+/** Query of `GET /threads/:id/calls`: `offset` pages on past a page that `hasMore` says was cut. */
+export const CallsQuery = z.object({ status: z.enum(CALL_STATUSES).optional(), offset: Int });
 
 /** Query of `GET /threads`: newest first, `cursor` from the previous page's `nextCursor`. */
 export const ThreadsQuery = z.object({
