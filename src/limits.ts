@@ -57,6 +57,15 @@ export const MAX_ACCOUNT_ENV_BYTES = 8 * 1024 * 1024;
 export const MAX_ACCOUNT_ENV_VALUES = 1000;
 
 /**
+ * Env values a thread may be made with (`POST /threads` `env`), as many as an account may hold:
+ * each secret among them is a form the thread's redaction looks for in everything it shows.
+ */
+export const MAX_THREAD_ENV_VALUES = MAX_ACCOUNT_ENV_VALUES;
+
+/** Longest name of an env value, in characters (a thread's `env`, an account's `PUT /account/env/:name`): a name is stored in its value's row. */
+export const MAX_ENV_NAME_CHARS = 128;
+
+/**
  * How long (ms) a user's account remembers a removed thread (its id and `createdAt`): one day, far
  * past any notice the thread sent before its removal, which would otherwise list a deleted thread
  * or count its schedules for good (`removeThread` in src/account/api.ts).
