@@ -45,6 +45,29 @@ export interface StepObserver {
 }
 
 /**
+ * Longest call id and tool name a step keeps from its model, in characters (ids run to about 40, the
+ * longest tool name a deployment can have, `<server>.<tool>`, to 161). A model's are its own, and
+ * an endpoint a user named may send megabytes: each is stored in the call's row more than once.
+ */
+export const MAX_CALL_NAME_CHARS = 256;
+
+/** `text` within {@link MAX_CALL_NAME_CHARS}: a longer one keeps its start and a hash of the whole, so two stay two. */
+function bounded(text: string): string {
+  if (text.length <= MAX_CALL_NAME_CHARS) return text;
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return `${text.slice(0, MAX_CALL_NAME_CHARS - 9)}~${(h >>> 0).toString(16).padStart(8, "0")}`;
+}
+
+/** `part` with its call id and tool name {@link bounded}. */
+function boundedPart(part: ModelStreamPart): ModelStreamPart {
+  if (!("id" in part) || typeof part.id !== "string") return part;
+  const named = "toolName" in part && typeof part.toolName === "string";
+  if (part.id.length <= MAX_CALL_NAME_CHARS && (!named || part.toolName.length <= MAX_CALL_NAME_CHARS)) return part;
+  return { ...part, id: bounded(part.id), ...(named ? { toolName: bounded(part.toolName) } : {}) } as ModelStreamPart;
+}
+
+/**
  * Consumes a model stream. A stream that ends with no `finish` part finishes as `interrupted`;
  * any call that started but never completed is reported in `cutOff`, never in `toolCalls`.
  * @throws whatever the stream throws (a provider error, an abort).
@@ -56,7 +79,8 @@ export async function readStep(stream: AsyncIterable<ModelStreamPart>, observer?
   const providerCalls: ProviderCall[] = [];
   const executedByProvider = new Map<string, ToolCallRequest>();
   let finish: { finishReason: FinishReason; rawFinishReason?: string; error?: string; usage: Usage } | null = null;
-  for await (const part of stream) {
+  for await (const raw of stream) {
+    const part = boundedPart(raw);
     await observer?.part(part);
     switch (part.type) {
       case "text-delta":
