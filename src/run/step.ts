@@ -150,7 +150,8 @@ function isJson(text: unknown): boolean {
 /**
  * Keeps a step storable: text over {@link MAX_STEP_TEXT_BYTES} is cut with a notice saying so,
  * and a call whose arguments would take the step over {@link MAX_STEP_BYTES} keeps none of them
- * and carries `oversized` (its argument bytes), so dispatch refuses it with `payload_too_large`.
+ * and carries `oversized` (its argument bytes), so dispatch refuses it with `payload_too_large`;
+ * a call the provider ran that would keeps a notice in place of its arguments and result.
  */
 export function fitStep(step: StepResult): StepResult {
   let text = step.text;
@@ -161,6 +162,16 @@ export function fitStep(step: StepResult): StepResult {
     text = `${text.slice(0, Math.min(keep, text.length))}\n[weft: the model's text was ${bytes} bytes; only the start is stored, as a message may hold at most ${MAX_STEP_TEXT_BYTES} bytes]`;
   }
   let budget = MAX_STEP_BYTES - jsonBytes(text);
+  // What the provider ran is stored with the step too: a result that would take it over keeps a notice instead.
+  const ran = (call: ProviderCall): ProviderCall => {
+    const bytes = byteLength(JSON.stringify({ arguments: call.arguments, result: call.result ?? null }));
+    if (bytes <= budget) {
+      budget -= bytes;
+      return call;
+    }
+    return { ...call, arguments: "", result: `[weft: the provider's call and result were ${bytes} bytes, too large to store with the model's step (at most ${MAX_STEP_BYTES} bytes); they are not kept]` };
+  };
+  const providerCalls = step.providerCalls.map(ran);
   const fit = (call: ToolCallRequest): ToolCallRequest => {
     // An adapter may hand over structured arguments; they are stored as JSON text.
     const raw: unknown = call.arguments;
@@ -172,5 +183,5 @@ export function fitStep(step: StepResult): StepResult {
     }
     return { ...call, arguments: "", oversized: byteLength(args) };
   };
-  return { ...step, text, toolCalls: step.toolCalls.map(fit), cutOff: step.cutOff.map((c) => (fitsBytes(JSON.stringify(c.partial), budget) ? c : { ...c, partial: "" })) };
+  return { ...step, text, providerCalls, toolCalls: step.toolCalls.map(fit), cutOff: step.cutOff.map((c) => (fitsBytes(JSON.stringify(c.partial), budget) ? c : { ...c, partial: "" })) };
 }
