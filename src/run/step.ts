@@ -164,12 +164,13 @@ export function fitStep(step: StepResult): StepResult {
   let budget = MAX_STEP_BYTES - jsonBytes(text);
   // What the provider ran is stored with the step too: a result that would take it over keeps a notice instead.
   const ran = (call: ProviderCall): ProviderCall => {
-    const bytes = byteLength(JSON.stringify({ arguments: call.arguments, result: call.result ?? null }));
+    const bytes = byteLength(JSON.stringify(call));
     if (bytes <= budget) {
       budget -= bytes;
       return call;
     }
-    return { ...call, arguments: "", result: `[weft: the provider's call and result were ${bytes} bytes, too large to store with the model's step (at most ${MAX_STEP_BYTES} bytes); they are not kept]` };
+    const notice = `[weft: the provider's call and result were ${bytes} bytes, too large to store with the model's step (at most ${MAX_STEP_BYTES} bytes); they are not kept]`;
+    return { id: call.id, name: call.name, arguments: "", result: notice, isError: call.isError };
   };
   const providerCalls = step.providerCalls.map(ran);
   const fit = (call: ToolCallRequest): ToolCallRequest => {
