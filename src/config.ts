@@ -35,7 +35,7 @@ const OTHER_SETTINGS: readonly Setting[] = [
   {
     name: "WEFT_MODEL",
     default: "(unset)",
-    what: 'The model of a thread whose agent and prompt name none, as `"<provider>:<model id>"` (for example `"openai:gpt-4.1-mini"`, with `OPENAI_API_KEY` set). Unset or empty: the scripted model, which plays the steps posted as `script`.',
+    what: 'The model of a thread whose agent and prompt name none, as `"<provider>:<model id>"` (for example `"openai:gpt-4.1-mini"`, with `OPENAI_API_KEY` set; at most 256 characters). Unset or empty: the scripted model, which plays the steps posted as `script`.',
   },
   {
     name: "WEFT_RESULT_CAP_BYTES",

@@ -57,6 +57,15 @@ export const MAX_ACCOUNT_ENV_BYTES = 8 * 1024 * 1024;
 export const MAX_ACCOUNT_ENV_VALUES = 1000;
 
 /**
+ * Env values a thread may be made with (`POST /threads` `env`), as many as an account may hold:
+ * each secret among them is a form the thread's redaction looks for in everything it shows.
+ */
+export const MAX_THREAD_ENV_VALUES = MAX_ACCOUNT_ENV_VALUES;
+
+/** Longest name of an env value, in characters (a thread's `env`, an account's `PUT /account/env/:name`): a name is stored in its value's row. */
+export const MAX_ENV_NAME_CHARS = 128;
+
+/**
  * How long (ms) a user's account remembers a removed thread (its id and `createdAt`): one day, far
  * past any notice the thread sent before its removal, which would otherwise list a deleted thread
  * or count its schedules for good (`removeThread` in src/account/api.ts).
@@ -83,6 +92,32 @@ export const PAGE_SIZES = {
   messages: { default: 100, max: 1000 },
   schedules: { default: 100, max: 1000 },
 } as const;
+
+/**
+ * Most bytes of JSON one page of messages or calls holds (4 MiB), unless its first item alone is
+ * larger: a page goes whole in one RPC answer (32 MiB at most on Cloudflare) and is built in the
+ * thread's memory (128 MB), and one stored message or call may hold up to 2 MB.
+ */
+export const PAGE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The first of `rows` as `make` turns them: at most `limit`, and at most {@link PAGE_BYTES} of
+ * JSON together (one at least). Rows are read one at a time, so those past the page are never
+ * read. `more` says whether a row was left out (past the count or the bytes).
+ */
+export function pageWithin<R, T>(rows: Iterable<R>, limit: number, make: (row: R) => T): { items: T[]; more: boolean } {
+  const items: T[] = [];
+  let bytes = 0;
+  for (const row of rows) {
+    if (items.length >= limit) return { items, more: true };
+    const item = make(row);
+    const size = byteLength(JSON.stringify(item));
+    if (items.length > 0 && bytes + size > PAGE_BYTES) return { items, more: true };
+    items.push(item);
+    bytes += size;
+  }
+  return { items, more: false };
+}
 
 /** A paged list's name. */
 export type PagedList = keyof typeof PAGE_SIZES;

@@ -6,6 +6,7 @@
 import { unwrap } from "../rpc.js";
 import { Hono } from "hono";
 import { WeftError } from "../errors.js";
+import { MAX_ENV_NAME_CHARS } from "../limits.js";
 import { MCP_SERVER_NAME_PATTERN } from "../remote/define.js";
 import type { AuthedEnv } from "./auth.js";
 import { describe, ok, refused } from "./openapi.js";
@@ -14,7 +15,7 @@ import { AccountEnvBody, AccountUsageQuery, BudgetsBody } from "./schemas.js";
 import { accountStub } from "./stubs.js";
 import { jsonBody, query } from "./validate.js";
 
-const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+const NAME = new RegExp(`^[A-Za-z_][A-Za-z0-9_]{0,${MAX_ENV_NAME_CHARS - 1}}$`);
 
 /** The `/account` routes. */
 export function accountRoutes() {

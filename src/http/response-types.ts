@@ -55,7 +55,7 @@ export type ResponseTypesMatch = [
   Holds<Matches<typeof R.MessagePage, MessagesResult>>,
   Holds<Matches<typeof R.ToolResult, ToolResult>>,
   Holds<Matches<typeof R.CallRecord, CallRecord>>,
-  Holds<Matches<typeof R.CallList, { calls: CallRecord[] }>>,
+  Holds<Matches<typeof R.CallList, { calls: CallRecord[]; hasMore: boolean }>>,
   Holds<Matches<typeof R.CallOutcome, CallOutcome>>,
   Holds<Matches<typeof R.DirectCallAnswer, DirectCallAnswer>>,
   Holds<Matches<typeof R.FileInfo, FileInfo>>,

@@ -98,7 +98,7 @@ export const MessagePage = named("MessagePage", z.object({ messages: z.array(Mes
 export const PostedMessage = named("PostedMessage", z.object({ queued: z.boolean(), message: Message.optional() }));
 
 /** `GET /threads/:id/calls`. */
-export const CallList = named("CallList", z.object({ calls: z.array(CallRecord) }));
+export const CallList = named("CallList", z.object({ calls: z.array(CallRecord), hasMore: z.boolean().describe("More calls follow this page (past 1000 calls or 4 MiB of JSON): ask again with ?offset= the calls read so far") }));
 
 /** `POST /v1/tools/:name`: the direct call's outcome; a scratch thread adds `scratchWorkspace`, and `sessionId` while its call waits. */
 export const DirectCallAnswer = named(

@@ -4,7 +4,7 @@
  * @module
  */
 import * as z from "zod";
-import { type PagedList, isPageSize, pageSizeRule } from "../limits.js";
+import { MAX_ENV_NAME_CHARS, MAX_THREAD_ENV_VALUES, type PagedList, isPageSize, pageSizeRule } from "../limits.js";
 import { CALL_STATUSES } from "../protocol.js";
 import { NOT_A_CURSOR } from "../account/api.js";
 import { turnSettingsSchema } from "../models/settings.js";
@@ -12,6 +12,13 @@ import { messageContentSchema } from "../content/parts.js";
 
 const EnvValue = z.union([z.string(), z.object({ value: z.string(), type: z.enum(["text", "secret"]).optional() })], {
   error: 'expected a string, or { "value": string, "type"?: "text" | "secret" }',
+});
+/** A thread's env (`POST /threads`): at most {@link MAX_THREAD_ENV_VALUES} values, names of at most {@link MAX_ENV_NAME_CHARS} characters (never echoed). */
+const ThreadEnv = z.record(z.string(), EnvValue).superRefine((env, ctx) => {
+  const names = Object.keys(env);
+  if (names.length > MAX_THREAD_ENV_VALUES) ctx.addIssue({ code: "custom", message: `${names.length} values, over the ${MAX_THREAD_ENV_VALUES} a thread may be made with` });
+  const long = names.find((name) => name.length > MAX_ENV_NAME_CHARS);
+  if (long !== undefined) ctx.addIssue({ code: "custom", message: `a name of ${long.length} characters, over the ${MAX_ENV_NAME_CHARS} a name may have` });
 });
 const Token = z.string().regex(/^[^:]+:.+$/, "expected <channelId>:<key>");
 // The validator puts the parameter's name before each message, so the messages here leave it out.
@@ -59,7 +66,7 @@ export const CreateThreadBody = closedObject(
     agent: z.string().min(1).optional(),
     arguments: z.record(z.string(), z.unknown()).optional(),
     script: z.array(z.unknown()).optional(),
-    env: z.record(z.string(), EnvValue).optional(),
+    env: ThreadEnv.optional(),
     dryRun: z.boolean().optional(),
     asOf: z.iso.datetime({ offset: true }).optional(),
     history: z.array(HistoryMessage).optional(),
@@ -212,8 +219,8 @@ export const MessagesQuery = z.object({
   includeSilent: z.enum(["true", "false", "1", "0"]).optional(),
 });
 
-/** Query of `GET /threads/:id/calls`. */
-export const CallsQuery = z.object({ status: z.enum(CALL_STATUSES).optional() });
+/** Query of `GET /threads/:id/calls`: `offset` pages on past a page that `hasMore` says was cut. */
+export const CallsQuery = z.object({ status: z.enum(CALL_STATUSES).optional(), offset: Int });
 
 /** Query of `GET /threads`: newest first, `cursor` from the previous page's `nextCursor`. */
 export const ThreadsQuery = z.object({

@@ -9,6 +9,7 @@ import type { GetMessagesOptions, MessagesResult } from "../tools/thread-state.j
 import { messagePage, promptCallOf } from "../thread/store/messages.js";
 import type { MemoryData } from "./data.js";
 import { countersOf } from "../run/message-counters.js";
+import { pageWithin } from "../limits.js";
 
 const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
@@ -51,9 +52,9 @@ export class MemoryMessages implements MessageTable {
     const total = filtered.length;
     const bounded = filtered.filter((m) => (before === undefined || m.id < before) && (after === undefined || m.id > after));
     if (order === "desc") bounded.reverse();
-    const page = bounded.slice(offset, offset + limit).map(clone);
-    const hasMore = before !== undefined || after !== undefined ? bounded.length > offset + limit : offset + page.length < total;
-    return { messages: page, total, hasMore };
+    const page = pageWithin(bounded.slice(offset), limit, clone);
+    const hasMore = page.more || (before === undefined && after === undefined && offset + page.items.length < total);
+    return { messages: page.items, total, hasMore };
   }
 
   private at(depth: number, low: number, high: number): Message[] {

@@ -22,11 +22,22 @@ export const PROVIDER_MODEL_IDS = {
 export type ProviderName = keyof typeof PROVIDER_MODEL_IDS;
 
 /**
+ * Longest `"<provider>:<model id>"` weft takes, in characters. Real ids run to about 100 (a
+ * Bedrock inference-profile ARN); a user may name their thread's model, and the id is stored with
+ * every model step and usage row, and compared with each known id when it is unknown.
+ */
+export const MAX_MODEL_SPEC_LENGTH = 256;
+
+/**
  * Splits and checks `"<provider>:<model id>"`. `where` names the file or field for the message.
- * @throws WeftError `invalid_config` for a malformed spec, an unknown provider, or a model id the
- * provider's package does not declare (with the nearest declared ids).
+ * @throws WeftError `invalid_config` for a spec over {@link MAX_MODEL_SPEC_LENGTH} characters, a
+ * malformed spec, an unknown provider, or a model id the provider's package does not declare
+ * (with the nearest declared ids).
  */
 export function parseModelSpec(spec: unknown, where: string): { provider: ProviderName; modelId: string } {
+  if (typeof spec === "string" && spec.length > MAX_MODEL_SPEC_LENGTH) {
+    throw new WeftError("invalid_config", `${where}: model is ${spec.length} characters, over the ${MAX_MODEL_SPEC_LENGTH} a "<provider>:<model id>" may have`, { where });
+  }
   const match = typeof spec === "string" ? /^([a-z][a-z0-9-]*):(\S+)$/.exec(spec) : null;
   if (!match) throw new WeftError("invalid_config", `${where}: model ${JSON.stringify(spec)} is not "<provider>:<model id>"`, { where });
   const [, name, modelId] = match as unknown as [string, string, string];

@@ -20,6 +20,8 @@ import type { TurnModelSettings } from "../models/settings.js";
 import { admittedMessage, settingsOfMessages } from "./turn-settings.js";
 import { cutByStop, refusedMessageIndex } from "./hook-calls.js";
 import { log } from "../log.js";
+import { byteLength } from "../bytes.js";
+import { truncateUtf8 } from "../calls/size.js";
 
 /** What the scheduler lends one turn: the watchdog, and a place to hold the turn's execution so `stop` can reach it. */
 export interface TurnSlot {
@@ -92,6 +94,7 @@ export async function runOneTurn(engine: RunWorld, slot: TurnSlot, from: TurnRec
   } finally {
     slot.hold(null);
   }
+  if (end.error !== undefined) end = { ...end, error: keptError(engine, end.error) };
   if (end.status === "waiting") {
     store.turns.setStatus(turnId, "waiting");
     return end;
@@ -228,9 +231,22 @@ export function refusedRows(e: unknown): readonly number[] {
   return (e instanceof Error ? refusedRowsOf.get(e) : undefined) ?? [];
 }
 
+/** Most bytes of a turn's error kept (16 KiB): a provider's message may be its whole answer, from an endpoint a user named. */
+export const MAX_TURN_ERROR_BYTES = 16 * 1024;
+
+/**
+ * `error` as a turn keeps it (its row, `turn_finished`, the open step it closes): the thread's
+ * secrets replaced first, then cut to {@link MAX_TURN_ERROR_BYTES}, so no cut leaves part of a secret.
+ */
+function keptError(engine: RunWorld, error: string): string {
+  const seen = engine.redact(error);
+  const cut = truncateUtf8(seen, MAX_TURN_ERROR_BYTES);
+  return cut === seen ? seen : `${cut} [weft: cut; the error was ${byteLength(seen)} bytes]`;
+}
+
 /** Ends a turn that never ran, failed with `e`'s message (a create-message hook threw). */
 function endUnrun(engine: RunWorld, turnId: string, e: unknown): void {
-  const error = errorMessage(e);
+  const error = keptError(engine, errorMessage(e));
   engine.emit("turn_started", { turnId });
   engine.store.turns.end(turnId, "failed", error);
   engine.emit("turn_finished", { turnId, status: "failed", steps: 0, error });

@@ -45,6 +45,29 @@ export interface StepObserver {
 }
 
 /**
+ * Longest call id and tool name a step keeps from its model, in characters (ids run to about 40, the
+ * longest tool name a deployment can have, `<server>.<tool>`, to 161). A model's are its own, and
+ * an endpoint a user named may send megabytes: each is stored in the call's row more than once.
+ */
+export const MAX_CALL_NAME_CHARS = 256;
+
+/** `text` within {@link MAX_CALL_NAME_CHARS}: a longer one keeps its start and a hash of the whole, so two stay two. */
+function bounded(text: string): string {
+  if (text.length <= MAX_CALL_NAME_CHARS) return text;
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return `${text.slice(0, MAX_CALL_NAME_CHARS - 9)}~${(h >>> 0).toString(16).padStart(8, "0")}`;
+}
+
+/** `part` with its call id and tool name {@link bounded}. */
+function boundedPart(part: ModelStreamPart): ModelStreamPart {
+  if (!("id" in part) || typeof part.id !== "string") return part;
+  const named = "toolName" in part && typeof part.toolName === "string";
+  if (part.id.length <= MAX_CALL_NAME_CHARS && (!named || part.toolName.length <= MAX_CALL_NAME_CHARS)) return part;
+  return { ...part, id: bounded(part.id), ...(named ? { toolName: bounded(part.toolName) } : {}) } as ModelStreamPart;
+}
+
+/**
  * Consumes a model stream. A stream that ends with no `finish` part finishes as `interrupted`;
  * any call that started but never completed is reported in `cutOff`, never in `toolCalls`.
  * @throws whatever the stream throws (a provider error, an abort).
@@ -56,7 +79,8 @@ export async function readStep(stream: AsyncIterable<ModelStreamPart>, observer?
   const providerCalls: ProviderCall[] = [];
   const executedByProvider = new Map<string, ToolCallRequest>();
   let finish: { finishReason: FinishReason; rawFinishReason?: string; error?: string; usage: Usage } | null = null;
-  for await (const part of stream) {
+  for await (const raw of stream) {
+    const part = boundedPart(raw);
     await observer?.part(part);
     switch (part.type) {
       case "text-delta":
@@ -126,7 +150,8 @@ function isJson(text: unknown): boolean {
 /**
  * Keeps a step storable: text over {@link MAX_STEP_TEXT_BYTES} is cut with a notice saying so,
  * and a call whose arguments would take the step over {@link MAX_STEP_BYTES} keeps none of them
- * and carries `oversized` (its argument bytes), so dispatch refuses it with `payload_too_large`.
+ * and carries `oversized` (its argument bytes), so dispatch refuses it with `payload_too_large`;
+ * a call the provider ran that would keeps a notice in place of its arguments and result.
  */
 export function fitStep(step: StepResult): StepResult {
   let text = step.text;
@@ -137,6 +162,17 @@ export function fitStep(step: StepResult): StepResult {
     text = `${text.slice(0, Math.min(keep, text.length))}\n[weft: the model's text was ${bytes} bytes; only the start is stored, as a message may hold at most ${MAX_STEP_TEXT_BYTES} bytes]`;
   }
   let budget = MAX_STEP_BYTES - jsonBytes(text);
+  // What the provider ran is stored with the step too: a result that would take it over keeps a notice instead.
+  const ran = (call: ProviderCall): ProviderCall => {
+    const bytes = byteLength(JSON.stringify(call));
+    if (bytes <= budget) {
+      budget -= bytes;
+      return call;
+    }
+    const notice = `[weft: the provider's call and result were ${bytes} bytes, too large to store with the model's step (at most ${MAX_STEP_BYTES} bytes); they are not kept]`;
+    return { id: call.id, name: call.name, arguments: "", result: notice, isError: call.isError };
+  };
+  const providerCalls = step.providerCalls.map(ran);
   const fit = (call: ToolCallRequest): ToolCallRequest => {
     // An adapter may hand over structured arguments; they are stored as JSON text.
     const raw: unknown = call.arguments;
@@ -148,5 +184,5 @@ export function fitStep(step: StepResult): StepResult {
     }
     return { ...call, arguments: "", oversized: byteLength(args) };
   };
-  return { ...step, text, toolCalls: step.toolCalls.map(fit), cutOff: step.cutOff.map((c) => (fitsBytes(JSON.stringify(c.partial), budget) ? c : { ...c, partial: "" })) };
+  return { ...step, text, providerCalls, toolCalls: step.toolCalls.map(fit), cutOff: step.cutOff.map((c) => (fitsBytes(JSON.stringify(c.partial), budget) ? c : { ...c, partial: "" })) };
 }

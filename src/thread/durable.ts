@@ -7,6 +7,7 @@
  * @module
  */
 import { WeftError, echoedValue, quotedValue } from "../errors.js";
+import { pageWithin } from "../limits.js";
 import type { CallRecord, Message } from "../protocol.js";
 import { normalizeScript } from "../models/scripted.js";
 import type { Registry } from "../run/agent.js";
@@ -151,7 +152,11 @@ export function createThreadClass(registry: Registry) {
     }
 
     async listCalls(caller: Caller, options: { status?: CallRecord["status"]; limit?: number; offset?: number } = {}) {
-      return this.serve(caller, { access: "read" }, () => ({ calls: this.ledger.list(options.limit ?? 1000, options.offset ?? 0, options.status).map(publicRecord) }));
+      const limit = options.limit ?? 1000;
+      return this.serve(caller, { access: "read" }, () => {
+        const page = pageWithin(this.ledger.list(limit + 1, options.offset ?? 0, options.status), limit, publicRecord);
+        return { calls: page.items, hasMore: page.more };
+      });
     }
 
     async getCall(caller: Caller, callId: string) {

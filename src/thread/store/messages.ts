@@ -17,6 +17,7 @@ import type { MetaStore } from "./meta.js";
 export { MAX_CONTENT_BYTES, MAX_DEPTH, checkContentSize, messagePage } from "../../run/messages.js";
 import { messagePage } from "../../run/messages.js";
 import { countersOf, messageTotal } from "../../run/message-counters.js";
+import { pageWithin } from "../../limits.js";
 
 /** A message before it is stored (defined with the store port). */
 export type { NewMessage } from "../../ports/store.js";
@@ -123,15 +124,10 @@ export class MessageStore implements MessageTable {
     ];
     const where = filters.length > 0 ? `WHERE ${filters.join(" AND ")}` : "";
     const cursor = before !== undefined || after !== undefined;
-    // With a cursor the remaining count is unknown: one extra row says whether more follow.
-    const rows = this.sql
-      .exec<MessageRow>(`SELECT * FROM messages ${where} ORDER BY id ${direction} LIMIT ? OFFSET ?`, cursor ? limit + 1 : limit, offset)
-      .toArray();
-    if (cursor) {
-      const hasMore = rows.length > limit;
-      return { messages: rows.slice(0, limit).map(toMessage), total, hasMore };
-    }
-    return { messages: rows.map(toMessage), total, hasMore: offset + rows.length < total };
+    // With a cursor the remaining count is unknown: one extra row says whether more follow. A page is cut at its bytes as read.
+    const rows = this.sql.exec<MessageRow>(`SELECT * FROM messages ${where} ORDER BY id ${direction} LIMIT ? OFFSET ?`, cursor ? limit + 1 : limit, offset);
+    const page = pageWithin(rows, limit, toMessage);
+    return { messages: page.items, total, hasMore: page.more || (!cursor && offset + page.items.length < total) };
   }
 
   /**
