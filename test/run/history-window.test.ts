@@ -167,16 +167,12 @@ describe("getMessages cursors", () => {
       const ids: number[] = store.atomically(() => Array.from({ length: 20_000 }, (_, i) => store.messages.append({ role: "user", content: `m${i}` }).id));
       const sql = instance.ctx.storage.sql as SqlStorage;
       const exec = sql.exec.bind(sql);
+      // Rows read by every statement `fn` ran, however it read them (toArray or row by row), counted once it is done.
       const read = (fn: () => unknown) => {
-        let n = 0;
+        const cursors: SqlStorageCursor<Record<string, SqlStorageValue>>[] = [];
         sql.exec = ((q: string, ...b: unknown[]) => {
           const c = exec(q, ...b);
-          const toArray = c.toArray.bind(c);
-          c.toArray = () => {
-            const out = toArray();
-            n += c.rowsRead;
-            return out;
-          };
+          cursors.push(c);
           return c;
         }) as typeof sql.exec;
         try {
@@ -184,7 +180,7 @@ describe("getMessages cursors", () => {
         } finally {
           sql.exec = exec;
         }
-        return n;
+        return cursors.reduce((n, c) => n + c.rowsRead, 0);
       };
       return {
         first: read(() => store.messages.list({ limit: 20, order: "desc" })),
