@@ -82,6 +82,13 @@ export function checkStoredBytes(text: string, path: (string | number)[], max = 
 }
 
 /**
+ * Approval decisions and client tool outputs one `POST /threads/:id/chat` may carry together
+ * (128): each costs the thread one or two Durable Object calls, and a page's last assistant
+ * message answers one step's calls, far fewer.
+ */
+export const MAX_CHAT_ANSWERS = 128;
+
+/**
  * Page sizes of weft's lists: each list's default and largest `limit` (`?limit=` of `GET /threads`
  * and `GET /threads/:id/messages`, and `getMessages({ limit })`). One rule for all of them: a
  * `limit` is a whole number from 1 to the list's largest; anything else is refused with

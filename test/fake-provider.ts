@@ -31,6 +31,8 @@ export interface FakeStep {
   noFinish?: boolean;
   /** Send a chunk that is not JSON after this many events. */
   malformedAfterEvents?: number;
+  /** That chunk's text (default an unterminated JSON object): a provider's parse error quotes it. */
+  malformedText?: string;
   /** Fail the body (a connection reset) after this many events. */
   resetAfterEvents?: number;
   /**

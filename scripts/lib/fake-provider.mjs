@@ -20,7 +20,7 @@
  * chunk?: <characters per argument delta>, trailingEmptyArgs?: true, cutAfterEvents?: <n>,
  * delayMs?: <pause after each event>, network?: "close", providerCalls?: [{ id, query, urls }],
  * error?: { status, message, retryAfter? }, finishReason?: "length", noFinish?: true,
- * malformedAfterEvents?: <n>, resetAfterEvents?: <n>, stall?: { afterEvents, keepAliveMs, forMs? }, hold?: { afterEvents } }`.
+ * malformedAfterEvents?: <n>, malformedText?: <text>, resetAfterEvents?: <n>, stall?: { afterEvents, keepAliveMs, forMs? }, hold?: { afterEvents } }`.
  * `arguments` is sent byte for byte. `network: "close"`
  * answers nothing: over Node HTTP the connection is closed without a response; inside workerd the
  * outbound fetch fails as a network error. `providerCalls` are web searches the provider runs
@@ -31,7 +31,7 @@
  * as cut by the output-token limit (Chat `length`, Responses `incomplete` with
  * `max_output_tokens`, Anthropic `max_tokens`); `noFinish` closes the stream cleanly without the
  * format's finish events; `malformedAfterEvents` sends a chunk that is not JSON after that many
- * events; `resetAfterEvents` fails the body (a connection reset) after that many events; `stall`
+ * events (`malformedText` its text, which a parse error quotes); `resetAfterEvents` fails the body (a connection reset) after that many events; `stall`
  * sends, after `afterEvents` events, only SSE keep-alive comments every `keepAliveMs` until the
  * client goes away, or for `forMs` (default {@link MAX_STALL_MS}), then closes the stream. Inside
  * workerd the client's going away never reaches this side (miniflare copies an answer to workerd
@@ -60,7 +60,7 @@ import { validateAnthropic, validateChatCompletions, validateResponses } from ".
  * @typedef {{ text?: string, toolCalls?: FakeCall[], providerCalls?: FakeSearch[], usage?: { input?: number, output?: number, cached?: number, reasoning?: number, cacheWrite?: number } | "none",
  *   chunk?: number, trailingEmptyArgs?: boolean, cutAfterEvents?: number, delayMs?: number, network?: "close",
  *   error?: { status: number, message: string, retryAfter?: string }, finishReason?: "length", noFinish?: boolean,
- *   malformedAfterEvents?: number, resetAfterEvents?: number, stall?: { afterEvents: number, keepAliveMs: number, forMs?: number }, hold?: { afterEvents: number } }} FakeStep
+ *   malformedAfterEvents?: number, malformedText?: string, resetAfterEvents?: number, stall?: { afterEvents: number, keepAliveMs: number, forMs?: number }, hold?: { afterEvents: number } }} FakeStep
  */
 
 /** Longest a stalled stream keeps sending keep-alives when the client never goes away. */
@@ -141,7 +141,7 @@ export function createFakeProvider() {
     }
     const all = format === "chat" ? chatEvents(step, body) : format === "responses" ? responsesEvents(step, body) : anthropicEvents(step, body);
     const events = step.noFinish ? all.filter((e) => !isFinishEvent(format, e)) : all;
-    if (step.malformedAfterEvents !== undefined) events.splice(step.malformedAfterEvents, 0, MALFORMED_EVENT);
+    if (step.malformedAfterEvents !== undefined) events.splice(step.malformedAfterEvents, 0, step.malformedText === undefined ? MALFORMED_EVENT : `data: ${step.malformedText}\n\n`);
     const cut = step.cutAfterEvents !== undefined ? events.slice(0, step.cutAfterEvents) : events;
     const headers = { "content-type": "text/event-stream", "cache-control": "no-cache" };
     if (!step.delayMs && step.resetAfterEvents === undefined && !step.stall && !step.hold) return new Response(cut.join(""), { headers });

@@ -14,8 +14,8 @@ import { z } from "zod";
 import { toUIMessages } from "../chat/ui-messages.js";
 import { parseApprovalId, UiChunkTranslator } from "../chat/ui-stream.js";
 import { type ErrorBody, WeftError } from "../errors.js";
-import { PAGE_SIZES, limitOf } from "../limits.js";
-import { type CallRecord, type EventFrame, FINAL_CALL_STATUSES } from "../protocol.js";
+import { MAX_CHAT_ANSWERS, PAGE_SIZES, limitOf } from "../limits.js";
+import { type CallRecord, type EventFrame, FINAL_CALL_STATUSES, type Message } from "../protocol.js";
 import { type Caller, unwrap } from "../rpc.js";
 import type { ClientAnswer } from "../protocol.js";
 import { CALLER_HEADER, type ThreadApi } from "../thread/api.js";
@@ -96,6 +96,11 @@ function actionOf(body: ChatBody): { content: string } | { decisions: Decision[]
     decisions.push({ ...ids, approved: approval.approved, ...(typeof approval.reason === "string" ? { reason: approval.reason } : {}) });
   });
   const outputs = outputsOf(last.parts);
+  // Each answer costs the thread one or two calls: a body of thousands is refused before any.
+  if (decisions.length + outputs.length > MAX_CHAT_ANSWERS) {
+    const path = ["messages", i, "parts"];
+    throw new WeftError("invalid_request", `${path.join(".")}: ${decisions.length + outputs.length} approval decisions and tool outputs, over the ${MAX_CHAT_ANSWERS} one request may carry`, { path, limit: MAX_CHAT_ANSWERS });
+  }
   if (decisions.length === 0 && outputs.length === 0) {
     throw new WeftError("invalid_request", `messages.${i}: expected a user message, or an assistant message with approval responses or tool outputs`, { path: ["messages", i] });
   }
@@ -134,6 +139,23 @@ async function eventFeed(stub: ThreadApi, caller: Caller, threadId: string, sinc
   };
 }
 
+/**
+ * The calls `messages` (newest first) name, newest first, in one page of calls. Past its bytes,
+ * the messages from the newest one naming a call left unread are dropped (`cut`), so a tool part
+ * shows its call's outcome; only the newest message is always kept (its unread calls then show
+ * as running: one step's calls over a page's bytes).
+ */
+async function callsOfPage(stub: ThreadApi, caller: Caller, messages: Message[]): Promise<{ messages: Message[]; calls: CallRecord[]; cut: boolean }> {
+  const ids = [...new Set(messages.flatMap((m) => (m.toolCalls ?? []).map((call) => call.id)))];
+  if (ids.length === 0) return { messages, calls: [], cut: false };
+  const { calls, hasMore } = unwrap(await stub.listCalls(caller, { ids }));
+  if (!hasMore) return { messages, calls, cut: false };
+  const last = calls.at(-1);
+  const unread = new Set(last ? ids.slice(ids.indexOf(last.callId) + 1) : ids);
+  const first = messages.findIndex((m) => m.toolCalls?.some((call) => unread.has(call.id)));
+  return { messages: messages.slice(0, Math.max(first, 1)), calls, cut: true };
+}
+
 /** The `/threads/:id/chat` route. */
 export function chatRoutes() {
   const app = new Hono<AuthedEnv>();
@@ -142,8 +164,8 @@ export function chatRoutes() {
   app.get("/:id/chat", describe("The conversation so far as AI SDK UI messages (useChat's messages)", { 200: ok("The UI messages, oldest first", R.ChatHistory), ...refused(404) }), async (c) => {
     const stub = threadStub(c.env, c.req.param("id"));
     const page = unwrap(await stub.getMessages(c.var.caller, { limit: CHAT_HISTORY_LIMIT, order: "desc", maxDepth: 0 }));
-    const { calls } = unwrap(await stub.listCalls(c.var.caller));
-    return c.json({ messages: toUIMessages(page.messages.reverse(), calls), hasMore: page.hasMore });
+    const { messages, calls, cut } = await callsOfPage(stub, c.var.caller, page.messages);
+    return c.json({ messages: toUIMessages(messages.reverse(), calls), hasMore: page.hasMore || cut });
   });
 
   app.post("/:id/chat", describe("Stream a turn in the AI SDK's UI message stream protocol (useChat)", { 200: { description: "A UI message stream (server-sent events)", media: ["text/event-stream"] }, ...refused(400, 404, 413, 415) }), jsonBody(ChatBody), async (c) => {

@@ -179,6 +179,10 @@ export class Conversation implements TurnHost {
     this.world.emit(type, data);
   }
 
+  redact(text: string): string {
+    return this.world.redact(text);
+  }
+
   /** Keeps the step's record for the commit of its message (see {@link commit}); returns the turn's usage with it. */
   onStep(steps: StepCounts, record: ModelStepRecord): TokenUsage | void {
     const turnId = this.place.turnId;

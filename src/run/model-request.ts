@@ -15,6 +15,7 @@ import type { Execution } from "./execution.js";
 import { type StepResult, readStep } from "./step.js";
 import { DEFAULT_STEP_DEADLINES, withDeadlines } from "./step-deadline.js";
 import { StreamEvents } from "./stream-events.js";
+import { keptText } from "./kept-text.js";
 import { AttemptTally } from "../usage/attempt.js";
 import type { TurnHost } from "./turn-host.js";
 
@@ -48,7 +49,7 @@ export async function requestStep(
       code = e.code;
       const next = models[i + 1];
       if (!e.fallback || !next) break;
-      retries.push(`${e.message}; falling back to ${next.id}`);
+      retries.push(`${keptText((text) => host.redact(text), e.message, MAX_RETRY_NOTE_BYTES)}; falling back to ${next.id}`);
     }
   }
   const message = failures.join("; then ");
@@ -145,14 +146,17 @@ async function requestFrom(
       const actedOn = events.anyAnnounced || providerRan;
       const provider = e instanceof ModelError && !actedOn && !execution.signal.aborted;
       const code = e instanceof ModelError ? e.code : undefined;
+      // A provider's message is its to size (an endpoint a user named): kept redacted and cut wherever it goes.
+      const said = keptText((text) => host.redact(text), errorMessage(e));
       // Clients drop what they were shown of the attempt: the next one (or a fallback) streams from the start.
-      if (events.sent && !actedOn && !execution.signal.aborted) host.emit("model_step_discarded", { turnId, step, attempt: before + attempt, reason: errorMessage(e) });
+      if (events.sent && !actedOn && !execution.signal.aborted) host.emit("model_step_discarded", { turnId, step, attempt: before + attempt, reason: said });
       if (!provider || !e.retryable || attempt >= MAX_MODEL_ATTEMPTS) {
         const tried = attempt > 1 ? ` after ${attempt} attempts` : "";
-        throw new StepFailure(`model ${model.id} failed${tried}: ${errorMessage(e)}`, attempt, provider, code);
+        throw new StepFailure(`model ${model.id} failed${tried}: ${said}`, attempt, provider, code);
       }
       const waitMs = modelBackoffMs(attempt, e.retryAfterMs);
-      retries.push(`${e.message} (retried after ${waitMs} ms)`);
+      // Each step's record keeps its retries, and a turn's row all its steps: a note, shorter still.
+      retries.push(`${keptText((text) => host.redact(text), e.message, MAX_RETRY_NOTE_BYTES)} (retried after ${waitMs} ms)`);
       await sleep(waitMs, execution.signal);
     }
   }
@@ -173,6 +177,9 @@ function rootFlow(execution: Execution): string {
 function answeredText(response: StepResult): string {
   return response.text + response.toolCalls.map((c) => c.name + c.arguments).join("");
 }
+
+/** Most bytes of a provider's message a step's record keeps for each retry (1 KiB; `ModelStepRecord.retries`). */
+export const MAX_RETRY_NOTE_BYTES = 1024;
 
 /** Requests per model step: the first and up to two retries of a transient provider failure. */
 export const MAX_MODEL_ATTEMPTS = 3;

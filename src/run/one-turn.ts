@@ -20,8 +20,7 @@ import type { TurnModelSettings } from "../models/settings.js";
 import { admittedMessage, settingsOfMessages } from "./turn-settings.js";
 import { cutByStop, refusedMessageIndex } from "./hook-calls.js";
 import { log } from "../log.js";
-import { byteLength } from "../bytes.js";
-import { truncateUtf8 } from "../calls/size.js";
+import { keptText } from "./kept-text.js";
 
 /** What the scheduler lends one turn: the watchdog, and a place to hold the turn's execution so `stop` can reach it. */
 export interface TurnSlot {
@@ -231,17 +230,9 @@ export function refusedRows(e: unknown): readonly number[] {
   return (e instanceof Error ? refusedRowsOf.get(e) : undefined) ?? [];
 }
 
-/** Most bytes of a turn's error kept (16 KiB): a provider's message may be its whole answer, from an endpoint a user named. */
-export const MAX_TURN_ERROR_BYTES = 16 * 1024;
-
-/**
- * `error` as a turn keeps it (its row, `turn_finished`, the open step it closes): the thread's
- * secrets replaced first, then cut to {@link MAX_TURN_ERROR_BYTES}, so no cut leaves part of a secret.
- */
+/** `error` as a turn keeps it (its row, `turn_finished`, the open step it closes): redacted, then cut ({@link keptText}). */
 function keptError(engine: RunWorld, error: string): string {
-  const seen = engine.redact(error);
-  const cut = truncateUtf8(seen, MAX_TURN_ERROR_BYTES);
-  return cut === seen ? seen : `${cut} [weft: cut; the error was ${byteLength(seen)} bytes]`;
+  return keptText(engine.redact, error);
 }
 
 /** Ends a turn that never ran, failed with `e`'s message (a create-message hook threw). */

@@ -79,6 +79,8 @@ export interface TurnHost {
    */
   outcomeOf(execution: Execution, callId: string): Promise<CallOutcome>;
   emit<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): void;
+  /** `text` with the thread's secrets replaced, as everything the thread stores or shows. */
+  redact(text: string): string;
   /**
    * Called after each model step with the execution's step counts and the step's record, to
    * persist them; returns the turn's token usage so far (absent where it is not kept).

@@ -84,11 +84,9 @@ export function createThreadClass(registry: Registry) {
       return this.answer(async () => {
         // An earlier create with this key made the thread and was cut before it answered.
         if (cut && this.world && this.world.meta.userId === caller.userId) return this.world.meta;
-        if (this.world) {
-          // Only the owner learns that its continuation token names a thread already.
-          checkAccess(this.world.meta.userId, caller, "write");
-          throw new WeftError("thread_exists", "a thread with this continuationToken exists already", { threadId: this.world.meta.threadId, path: ["continuationToken"] });
-        }
+        // Only the owner learns that its continuation token names a thread already, and which (so `openThread` answers it).
+        const exists = ({ meta }: { meta: ThreadMeta }) => (checkAccess(meta.userId, caller, "write"), new WeftError("thread_exists", "a thread with this continuationToken exists already", { threadId: meta.threadId, path: ["continuationToken"] }));
+        if (this.world) throw exists(this.world);
         const { meta, script, env: threadEnv, history } = prepareThread(registry, caller, input, threadId);
         // Nothing a thread removed earlier in this instance kept in memory carries into this one.
         this.store.forget();
@@ -99,7 +97,8 @@ export function createThreadClass(registry: Registry) {
         const seeding = history.length > 0 ? await historyRedactor(this.env.ACCOUNT, meta.userId, threadEnv) : null;
         const seeds = seeding ? history.map((m) => seeding.value(m)) : [];
         checkStoredHistory(seeds);
-        if (this.world) throw new WeftError("thread_exists", "a thread with this continuationToken exists already", { path: ["continuationToken"] });
+        // Made meanwhile by a create of the same token that got here first.
+        if (this.world) throw exists(this.world);
         const seeded = storeNewThread(this.store, { meta, script, env: threadEnv }, input.opening, seeds);
         this.attach(world);
         // Announced before the first wait, so they commit with the rows: a restart at that wait
@@ -151,11 +150,11 @@ export function createThreadClass(registry: Registry) {
       });
     }
 
-    async listCalls(caller: Caller, options: { status?: CallRecord["status"]; limit?: number; offset?: number } = {}) {
+    async listCalls(caller: Caller, options: { status?: CallRecord["status"]; limit?: number; offset?: number; ids?: readonly string[] } = {}) {
       const limit = options.limit ?? 1000;
       return this.serve(caller, { access: "read" }, () => {
-        const page = pageWithin(this.ledger.list(limit + 1, options.offset ?? 0, options.status), limit, publicRecord);
-        return { calls: page.items, hasMore: page.more };
+        const page = options.ids ? pageWithin(options.ids, options.ids.length, (id) => this.ledger.get(id) ?? null) : pageWithin(this.ledger.list(limit + 1, options.offset ?? 0, options.status), limit, (call) => call);
+        return { calls: page.items.flatMap((call) => (call ? [publicRecord(call)] : [])), hasMore: page.more };
       });
     }
 
