@@ -48,7 +48,7 @@ export interface CallBook extends CallJournal {
   waitForPerson(): boolean;
   /** Calls started without a result (a restart cut them). */
   unfinished(): BookedCall[];
-  list(limit: number, offset: number, status?: CallStatus): BookedCall[];
+  list(limit: number, offset: number, status?: CallStatus): Iterable<BookedCall>;
 }
 
 /** What the thread's configuration fixes for every call it runs. */

@@ -78,7 +78,7 @@ export async function recoverCall(ctx: CallContext, record: BookedCall, now = Da
 
 /** Calls a person approved whose run had not begun when the thread restarted. */
 export function approvedWaiting(journal: CallBook) {
-  return journal.list(1000, 0, "awaiting_approval").filter((c) => c.approvedBy !== undefined);
+  return [...journal.list(1000, 0, "awaiting_approval")].filter((c) => c.approvedBy !== undefined);
 }
 
 /**

@@ -260,7 +260,7 @@ export class CallRunner {
 
   /** Whether a direct call is parked: a person's settle lets it go on. */
   parkedDirect(): boolean {
-    return this.world.journal.list(1000, 0, "parked").some((c) => c.source === "direct");
+    return [...this.world.journal.list(1000, 0, "parked")].some((c) => c.source === "direct");
   }
 
   /** Whether a restart left calls to recover: started without a result, or approved but not begun. */
@@ -307,7 +307,7 @@ export class CallRunner {
    * person) go on at rest once nothing inside waits; calls of a turn go on with their turn.
    */
   async resumeDirect(): Promise<void> {
-    for (const record of this.world.journal.list(1000, 0, "parked")) {
+    for (const record of [...this.world.journal.list(1000, 0, "parked")]) {
       if (record.source === "direct") await this.request(null, requestOf(record), this.world.catalogFor("everywhere"));
     }
   }

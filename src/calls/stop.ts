@@ -44,7 +44,7 @@ export async function stopWaiting(ctx: CallContext, record: BookedCall): Promise
 
 /** What finding a stopped run's open calls reads: the thread's calls by status, and one by id. */
 export interface OpenCallSource {
-  list(limit: number, offset: number, status: CallStatus): readonly BookedCall[];
+  list(limit: number, offset: number, status: CallStatus): Iterable<BookedCall>;
   get(callId: string): BookedCall | undefined;
 }
 
@@ -60,6 +60,6 @@ export function openCallsOf(calls: OpenCallSource, flowId: string): BookedCall[]
     }
     return false;
   };
-  return (["queued", "awaiting_approval", "parked"] as const).flatMap((status) => calls.list(1000, 0, status).filter(ofRun).reverse());
+  return (["queued", "awaiting_approval", "parked"] as const).flatMap((status) => [...calls.list(1000, 0, status)].filter(ofRun).reverse());
 }
 

@@ -153,6 +153,6 @@ export interface LedgerQueries {
   turnWaits(turnId: string): boolean;
   /** Calls whose journal says `started` with no result: cut by a restart. */
   unfinished(): LedgerRecord[];
-  /** Calls oldest first, at most `limit` (default 1000) from `offset` (default 0), optionally of one status. */
-  list(limit?: number, offset?: number, status?: CallStatus): LedgerRecord[];
+  /** Calls oldest first, at most `limit` (default 1000) from `offset` (default 0), optionally of one status; read as iterated. */
+  list(limit?: number, offset?: number, status?: CallStatus): Iterable<LedgerRecord>;
 }

@@ -97,7 +97,7 @@ describe("the per-user thread limit", () => {
     });
     expect(posted.status).toBe(202);
     await stubOf(parent.body.threadId).waitIdle();
-    const calls = await inThread(parent.body.threadId, (instance) => instance.store.calls.list(10, 0));
+    const calls = await inThread(parent.body.threadId, (instance) => [...instance.store.calls.list(10, 0)]);
     expect(calls).toHaveLength(1);
     expect(calls[0].result).toMatchObject({ status: "error" });
     expect(calls[0].result.error).toMatch(/too_many_threads: .*the limit is 1000 threads per user/);

@@ -58,7 +58,7 @@ export function ledgerConformance(impl: string, withLedger: WithLedger): void {
         ledger.begin(entry("x", "queued"));
         expect(() => ledger.begin(entry("x", "started", { toolName: "other" }))).toThrow();
         expect(ledger.get("x")).toMatchObject({ toolName: "t", status: "queued" });
-        expect(ledger.list()).toHaveLength(1);
+        expect([...ledger.list()]).toHaveLength(1);
       }));
 
     it("finish records once: a second finish returns false and the first result stands", () =>
@@ -146,7 +146,7 @@ export function ledgerConformance(impl: string, withLedger: WithLedger): void {
         expect(written("h")).toBe("started");
         ledger.beginHeld(entry("h2", "started"));
         ledger.begin(entry("c", "queued"));
-        expect(ledger.list().map((c) => c.callId)).toEqual(["a", "h", "h2", "c"]);
+        expect([...ledger.list()].map((c) => c.callId)).toEqual(["a", "h", "h2", "c"]);
       }));
 
     it("a held row is written by the settle window, before the microtasks drain", () =>
@@ -166,7 +166,7 @@ export function ledgerConformance(impl: string, withLedger: WithLedger): void {
         expect(ledger.finish("h", "failed", LATER, { attempts: 1, durationMs: 0 })).toBe(false);
         await task();
         expect(ledger.get("h")).toMatchObject({ status: "succeeded", result: OK });
-        expect(ledger.list()).toHaveLength(1);
+        expect([...ledger.list()]).toHaveLength(1);
       }));
 
     it("group commit: rows begun durably while a sync runs are visible at once and share the next sync, never the running one", async () => {
@@ -187,7 +187,7 @@ export function ledgerConformance(impl: string, withLedger: WithLedger): void {
         m.endOne();
         await Promise.all(later);
         expect(answered).toEqual(["d1", "d2", "d3"]);
-        expect(ledger.list().map((c) => c.callId)).toEqual(["d1", "d2", "d3"]);
+        expect([...ledger.list()].map((c) => c.callId)).toEqual(["d1", "d2", "d3"]);
       });
     });
 
@@ -219,7 +219,7 @@ export function ledgerConformance(impl: string, withLedger: WithLedger): void {
         const second = ledger.beginDurably(entry("d2", "started"));
         ledger.beginHeld(entry("h", "started"));
         expect(ledger.finish("h", "succeeded", OK, { attempts: 1, durationMs: 0 })).toBe(true);
-        expect(ledger.list().map((c) => c.callId)).toEqual(["d1", "d2", "h"]);
+        expect([...ledger.list()].map((c) => c.callId)).toEqual(["d1", "d2", "h"]);
         m.endOne();
         await first;
         await task();
@@ -270,9 +270,9 @@ export function ledgerConformance(impl: string, withLedger: WithLedger): void {
         expect(ledger.invokedWaiting("root")).toBe(true);
         ledger.finish("s1", "succeeded", OK, { attempts: 1, durationMs: 1 });
         expect(ledger.unfinished()).toEqual([]);
-        expect(ledger.list(2, 1).map((c) => c.callId)).toEqual(["s1", "q2"]);
-        expect(ledger.list(10, 0, "queued").map((c) => c.callId)).toEqual(["q1", "q2", "q3"]);
-        expect(ledger.list(10, 0, "succeeded").map((c) => c.callId)).toEqual(["s1"]);
+        expect([...ledger.list(2, 1)].map((c) => c.callId)).toEqual(["s1", "q2"]);
+        expect([...ledger.list(10, 0, "queued")].map((c) => c.callId)).toEqual(["q1", "q2", "q3"]);
+        expect([...ledger.list(10, 0, "succeeded")].map((c) => c.callId)).toEqual(["s1"]);
       }));
   });
 }

@@ -229,7 +229,7 @@ export const conformanceCases: SandboxCase[] = [
         imports: { tools: ["record_call"] },
       });
       expect(valueOf(out)).toBe(7);
-      const calls = instance.store.calls.list(100, 0) as Array<{ toolName: string; parentCallId?: string; status: string; source: string }>;
+      const calls = [...instance.store.calls.list(100, 0)] as Array<{ toolName: string; parentCallId?: string; status: string; source: string }>;
       const call = calls.find((c) => c.toolName === "record_call" && c.parentCallId === "call_sandbox_case");
       expect(call).toMatchObject({ status: "succeeded", source: "invoke" });
     },

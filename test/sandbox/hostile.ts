@@ -267,7 +267,7 @@ export const hostileCases: SandboxCase[] = [
       const sneaky = await run("import { record_call } from 'tools';\nexport default () => globalThis.__weft.call('tools', 'throws_error', [{}])", { imports: { tools: ["record_call"] } });
       expect(sneaky.status).toBe("error");
       expect(sneaky.error).toMatch(/has no function "throws_error"/);
-      const ran = (instance.store.calls.list(1000, 0) as Array<{ toolName: string }>).filter((c) => c.toolName === "throws_error");
+      const ran = ([...instance.store.calls.list(1000, 0)] as Array<{ toolName: string }>).filter((c) => c.toolName === "throws_error");
       expect(ran).toEqual([]);
     },
   },

@@ -314,16 +314,17 @@ export class CallStore implements CallJournal, LedgerQueries {
   }
 
   /**
-   * Calls in creation order, at most `limit` from `offset`, optionally of one status. A status
-   * without a result is found through `calls_unfinished`; a final one walks the calls in order.
+   * Calls in creation order, at most `limit` from `offset`, optionally of one status, each read as
+   * it is taken (a page cut at its bytes reads no more). A status without a result is found through
+   * `calls_unfinished`; a final one walks the calls in order.
    */
-  list(limit = 1000, offset = 0, status?: CallStatus): StoredCall[] {
+  *list(limit = 1000, offset = 0, status?: CallStatus): Generator<StoredCall> {
     const rows =
       status === undefined
         ? this.exec<CallRow>("SELECT * FROM calls ORDER BY ord LIMIT ? OFFSET ?", limit, offset)
         : isFinalStatus(status)
           ? this.exec<CallRow>("SELECT * FROM calls WHERE status = ? ORDER BY ord LIMIT ? OFFSET ?", status, limit, offset)
           : this.exec<CallRow>(`SELECT * FROM calls WHERE status = ? AND ${UNFINISHED} ORDER BY ord LIMIT ? OFFSET ?`, status, limit, offset);
-    return rows.toArray().map(toRecord);
+    for (const row of rows) yield toRecord(row);
   }
 }

@@ -52,9 +52,9 @@ describe("the call store's statements", () => {
       calls.waitForPerson();
       calls.turnWaits("turn1");
       calls.unfinished();
-      calls.list();
-      calls.list(10, 0, "parked");
-      calls.list(10, 0, "succeeded");
+      [...calls.list()];
+      [...calls.list(10, 0, "parked")];
+      [...calls.list(10, 0, "succeeded")];
       return [...seen].map(([query, bindings]) => ({
         query,
         plan: raw
@@ -118,8 +118,8 @@ describe("the migration that makes a call's order the rowid", () => {
         turnWaits: calls.turnWaits("turn1"),
         children: calls.queuedBy("done").map((c) => c.callId),
         invokedWaiting: calls.invokedWaiting("done"),
-        failed: calls.list(10, 0, "failed").map((c) => c.callId),
-        all: calls.list().map((c) => c.callId),
+        failed: [...calls.list(10, 0, "failed")].map((c) => c.callId),
+        all: [...calls.list()].map((c) => c.callId),
         parked: calls.get("parked1"),
         ords: sql.exec<{ ord: number; call_id: string }>("SELECT ord, call_id FROM calls ORDER BY ord").toArray(),
         duplicate,

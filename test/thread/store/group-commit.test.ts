@@ -89,7 +89,7 @@ describe("group commit", () => {
     expect(answers.map((a) => a.body.ok)).toEqual(Array(21).fill(true));
     const after = await count();
     expect([after.syncs - before.syncs, after.deferred - before.deferred]).toEqual([0, 0]);
-    const rows = await inThread(id, (instance: any) => instance.store.calls.list(100) as Array<{ callId: string; status: string; result?: unknown }>);
+    const rows = await inThread(id, (instance: any) => [...instance.store.calls.list(100)] as Array<{ callId: string; status: string; result?: unknown }>);
     const ids = new Set(answers.map((a) => a.body.callId));
     const mine = rows.filter((r) => ids.has(r.callId));
     expect(mine).toHaveLength(21);
@@ -107,7 +107,7 @@ describe("group commit", () => {
       // A reader settles them first: found as if inserted, oldest first, before anything inserted later.
       expect(calls.get("deferred_a")?.status).toBe("started");
       calls.insert(entry("later"));
-      expect(calls.list(10).map((c: { callId: string }) => c.callId)).toEqual(["first", "deferred_a", "deferred_b", "later"]);
+      expect([...calls.list(10)].map((c: { callId: string }) => c.callId)).toEqual(["first", "deferred_a", "deferred_b", "later"]);
       expect(a.failure).toBeUndefined();
       expect(b.failure).toBeUndefined();
       // An insert that fails (an id taken meanwhile) is kept on its row, not thrown at whoever settles it.

@@ -25,7 +25,7 @@ describe("held read row finished while write rows are deferred", () => {
       } catch (e) {
         thrown = String(e);
       }
-      return { thrown, failure: w.failure ? String(w.failure) : null, r: calls.get("r")?.status, w: calls.get("w")?.status, order: calls.list(10).map((c: { callId: string }) => c.callId) };
+      return { thrown, failure: w.failure ? String(w.failure) : null, r: calls.get("r")?.status, w: calls.get("w")?.status, order: [...calls.list(10)].map((c: { callId: string }) => c.callId) };
     });
     expect(outcome).toEqual({ thrown: null, failure: null, r: "succeeded", w: "started", order: ["first", "w", "r"] });
   });

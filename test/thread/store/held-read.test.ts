@@ -94,7 +94,7 @@ describe("a read's row and started event held until its result", () => {
       // Another call's row and event: the held ones come first.
       calls.insert({ ...row("plain_b"), status: "queued" });
       const plain = events.append("probe", { n: 1 });
-      const afterInsert = { listed: calls.list().map((c: { callId: string }) => c.callId), sent: [...sent], plainSeq: plain.seq };
+      const afterInsert = { listed: [...calls.list()].map((c: { callId: string }) => c.callId), sent: [...sent], plainSeq: plain.seq };
       // A held row is stored before a transaction begins, so its rollback leaves it.
       calls.hold(row("held_c"));
       events.hold("tool_call_started", { callId: "held_c" }, (f: EventFrame) => sent.push(f.seq), Date.now(), '{"callId":"held_c"}');
