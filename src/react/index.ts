@@ -119,6 +119,13 @@ export interface UseThreadResult {
    * once it was answered or stopped). Never rejects.
    */
   answerCall(callId: string, answer: ClientAnswer): Promise<unknown>;
+  /**
+   * Calls tool `name` directly in this thread (`POST /v1/tools/:name` with the thread as
+   * `sessionId`), as `weft.callTool` does: the client's way to act on state its tools keep.
+   * Resolves with the call's outcome (a tool's own failure is `isError: true`), or `undefined` with
+   * `error` set when weft refused it (`invalid_tool_input`, `session_busy`, ...). Never rejects.
+   */
+  callTool(name: string, input?: unknown): Promise<Awaited<ReturnType<WeftClient["callTool"]>> | undefined>;
   /** Stops the running turn. Resolves with `{ stopped }`, or `undefined` with `error` set when the request failed. Never rejects. */
   stop(): Promise<{ stopped: boolean } | undefined>;
   /** The last error: an action that failed, or the refusal that ended the subscription (401 `unauthenticated`, 404 `thread_not_found`). Null after a later action succeeds. */
@@ -216,6 +223,7 @@ export function useThread(options: UseThreadOptions): UseThreadResult {
   );
   const stop = useCallback(() => act(() => client.stop(need(threadId)) as Promise<{ stopped: boolean }>), [act, client, threadId]);
   const answerCall = useCallback((callId: string, answer: ClientAnswer) => act(() => client.answerCall(need(threadId), callId, answer)), [act, client, threadId]);
+  const callTool = useCallback((name: string, input?: unknown) => act(() => client.callTool(name, input ?? {}, { sessionId: need(threadId) })), [act, client, threadId]);
 
   const current = state.threadId === threadId ? state : initialState(threadId ?? "");
   const calls = useMemo(
@@ -254,6 +262,7 @@ export function useThread(options: UseThreadOptions): UseThreadResult {
     send,
     stop,
     answerCall,
+    callTool,
     error,
     connection: { ...connection, ...(threadId ? {} : { state: "closed" as const }), lastSeq: current.lastSeq },
     emitted: current.emitted,

@@ -91,6 +91,7 @@ function App() {
       "Send",
     ),
     h("button", { onClick: () => void thread.stop() }, "Stop"),
+    h("button", { onClick: () => void thread.callTool("emit_burst", { count: 1, bytes: 3, char: "y" }) }, "Tick"),
   );
 }
 

@@ -194,6 +194,9 @@ describe.skipIf(!found.path)("useThread in Chromium", () => {
     const calls = (await call(weft.url, "GET", `/threads/${threadId}/calls`)).body.calls;
     expect(calls.find((c: { callId: string }) => c.callId === "pick")).toMatchObject({ status: "succeeded", result: { status: "success", result: JSON.stringify({ name: "auto-notes", bytes: 7 }) } });
     expect(await page.evaluate(() => window.__autoAnswered)).toEqual(["pick"]);
+    // A tool called directly from the page (callTool) emits too: the page shows its data.
+    await page.click("button:text-is('Tick')");
+    await expect.poll(async () => JSON.parse((await text(page, "#emitted"))!)).toEqual({ tick: { i: 0, s: "yyy" } });
     await expectEveryFrameOnce(page, threadId);
     expect(page.errors).toEqual([]);
     await page.close();
@@ -201,7 +204,7 @@ describe.skipIf(!found.path)("useThread in Chromium", () => {
     // A page opened later replays the answered call's park: the handler is never handed it.
     const later = await openPage(threadId, "/__react/", "&auto=1");
     await expectEveryFrameOnce(later, threadId);
-    expect(JSON.parse((await text(later, "#emitted"))!)).toEqual({ tick: { i: 2, s: "xx" } });
+    expect(JSON.parse((await text(later, "#emitted"))!)).toEqual({ tick: { i: 0, s: "yyy" } });
     await new Promise((r) => setTimeout(r, 300));
     expect(await later.evaluate(() => window.__autoAnswered)).toEqual([]);
     expect(await text(later, "#error")).toBe("");
