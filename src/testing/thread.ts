@@ -71,6 +71,40 @@ const isOpen = (turn: NonNullable<ThreadInfo["lastTurn"]>): boolean => turn.stat
 /** What of {@link Seen} a thread's info tells. */
 const seenOf = (info: ThreadInfo) => ({ messageCount: info.messageCount, lastSeq: info.lastSeq, lastTurn: info.lastTurn?.turnId, lastTurnOpen: info.lastTurn !== undefined && isOpen(info.lastTurn) });
 
+/** The end of one turn, read from the thread's frames: its record as the frames tell it, where it ended, and the newest message by then. */
+interface TurnEnd {
+  turnId: string;
+  record: NonNullable<ThreadInfo["lastTurn"]>;
+  seq: number;
+  newestMessage: number;
+}
+
+/**
+ * The end of the turn that stored message `messageId` (the turn open when it was stored, or the next
+ * to start), once `frames` hold it; null before.
+ */
+function turnEndOf(frames: readonly EventFrame[], messageId: number): TurnEnd | null {
+  let open: { turnId: string; at: string } | null = null;
+  let ours: { turnId: string; at: string } | null = null;
+  let stored = false;
+  let newestMessage = 0;
+  for (const f of frames) {
+    const d = f.data as { turnId?: string; message?: { id: number }; status?: string; steps?: number; error?: string; errorCode?: string };
+    if (f.type === "message_created" && d.message) {
+      newestMessage = Math.max(newestMessage, d.message.id);
+      if (d.message.id === messageId) (stored = true), (ours = open);
+    } else if (f.type === "turn_started") {
+      open = { turnId: d.turnId!, at: f.at };
+      if (stored && !ours) ours = open;
+    } else if ((f.type === "turn_finished" || f.type === "turn_waiting") && ours && d.turnId === ours.turnId) {
+      const ended = f.type === "turn_finished";
+      const record = { turnId: ours.turnId, status: ended ? d.status : "waiting", steps: d.steps ?? 0, startedAt: Date.parse(ours.at), ...(ended ? { finishedAt: Date.parse(f.at) } : {}), ...(d.error !== undefined ? { error: d.error } : {}), ...(d.errorCode !== undefined ? { errorCode: d.errorCode } : {}) };
+      return { turnId: ours.turnId, record: record as TurnEnd["record"], seq: f.seq, newestMessage };
+    } else if (f.type === "turn_finished" && open && d.turnId === open.turnId) open = null;
+  }
+  return null;
+}
+
 /** The test Worker's fetch: the `main` of the vitest config's wrangler file. */
 function workerFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
   return (exports as unknown as { default: Fetcher }).default.fetch(new Request(input, init));
@@ -119,7 +153,7 @@ export async function createTestThread(options: TestThreadOptions = {}): Promise
     ...(model.kind === "scripted" && model.steps.length > 0 ? { script: model.steps } : {}),
     ...(Object.keys(env).length > 0 ? { env } : {}),
   });
-  return new TestThread(client, created.threadId, session);
+  return new TestThread(client, created.threadId, session, options.token);
 }
 
 /** A thread in the test Worker; every method goes through the Worker's HTTP routes. */
@@ -131,11 +165,15 @@ export class TestThread {
     /** The thread's id. */
     readonly id: string,
     private readonly session?: string,
+    /** The bearer token the client sends, for the socket `post` follows the thread on. */
+    private readonly token?: string,
   ) {}
 
   /**
    * Posts a user message (with `script`: steps for the scripted model to play first) and waits
-   * until the thread stops running: its turn ended, or a call waits for a person. `content` is
+   * for the turn it began to end, or to wait for a person; a turn that starts right after (a
+   * background run's completion) is left for {@link TestThread.nextTurn}. A message queued behind
+   * a running turn is reported once the thread stops running. `content` is
    * text, or parts: text, images and files (`{ type: "image", image, mediaType? }`,
    * `{ type: "file", data, mediaType, filename? }`, data an http(s) URL or base64), sent to the
    * model in its provider's own form.
@@ -143,7 +181,19 @@ export class TestThread {
    *   from the recording (with the diff), or after `timeoutMs` (default 60 000, a bound for a turn that hangs, generous for a loaded machine) of running
    */
   async post(content: MessageContent, options: { script?: ScriptStep[]; timeoutMs?: number } = {}): Promise<TurnOutcome> {
-    return this.#settle(() => this.client.postMessage(this.id, { content, ...(options.script ? { script: options.script } : {}) }), options.timeoutMs);
+    const post = () => this.client.postMessage(this.id, { content, ...(options.script ? { script: options.script } : {}) });
+    const before = await this.#now();
+    // Followed from before the post, so the turn its message began is told from one that starts
+    // right after it (a background run's completion): the outcome is that turn's.
+    const turns = await this.#follow(before.lastSeq);
+    try {
+      const posted = await post();
+      // Queued behind a running turn: its own turn comes when that one ends, as the thread's next.
+      if (!posted.message) return await this.#settle(async () => undefined, options.timeoutMs, undefined, before);
+      return await this.#report(before, await turns.endOf(posted.message.id, options.timeoutMs ?? 60_000));
+    } finally {
+      turns.close();
+    }
   }
 
   /** Approves a call waiting for approval (by call id) and waits as {@link TestThread.post} does. */
@@ -260,6 +310,49 @@ export class TestThread {
     const text = [...messages].reverse().find((m) => m.role === "assistant" && m.content !== "")?.content ?? "";
     this.#seen = { ...seenOf(info), newest: messages.at(-1)?.id ?? newest, calls: new Map(all.map((c) => [c.callId, JSON.stringify(c)])) };
     return { status: info.status, turn: info.lastTurn, messages, calls, waiting, text };
+  }
+
+  /**
+   * The thread's frames from `since` on, as they come (the WebSocket clients get), and how to wait
+   * for the end of the turn that stored message `messageId`: its `turn_finished`, or `turn_waiting`.
+   */
+  async #follow(since: number): Promise<{ endOf(messageId: number, timeoutMs: number): Promise<TurnEnd>; close(): void }> {
+    const auth: Record<string, string> = this.token === undefined ? {} : { Authorization: `Bearer ${this.token}` };
+    const res = await workerFetch(`${BASE}/threads/${this.id}/ws?since=${since}`, { headers: { Upgrade: "websocket", ...auth } });
+    const ws = res.webSocket;
+    if (!ws) throw new Error(`post: the WebSocket was refused: ${res.status} ${await res.text()}`);
+    const frames: EventFrame[] = [];
+    let wake = () => undefined as void;
+    ws.addEventListener("message", (e) => (frames.push(JSON.parse(String(e.data)) as EventFrame), wake()));
+    ws.accept();
+    const endOf = async (messageId: number, timeoutMs: number): Promise<TurnEnd> => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const end = turnEndOf(frames, messageId);
+        if (end) return end;
+        if (Date.now() > deadline) throw new Error(`thread ${this.id}: the turn of message ${messageId} did not end in ${timeoutMs} ms`);
+        await new Promise<void>((r) => ((wake = r), setTimeout(r, 50)));
+      }
+    };
+    return { endOf, close: () => ws.close(1000, "done") };
+  }
+
+  /** The outcome of the turn `end` closed: what changed since `before`, up to that turn's end. */
+  async #report(before: Seen, end: TurnEnd): Promise<TurnOutcome> {
+    await this.#recorderErrors();
+    const info = await this.info();
+    const messages: Message[] = [];
+    for await (const m of this.client.messages(this.id, { includeSilent: true, after: before.newest })) if (m.id <= end.newestMessage) messages.push(m);
+    const all = await this.calls();
+    // A later turn's calls are left for the outcome that reports it.
+    const ours = (c: CallRecord) => c.turnId === undefined || c.turnId === end.turnId;
+    const calls = all.filter((c) => ours(c) && before.calls.get(c.callId) !== JSON.stringify(c));
+    const waiting = all.filter((c) => c.status === "awaiting_approval" || c.status === "parked");
+    const text = [...messages].reverse().find((m) => m.role === "assistant" && m.content !== "")?.content ?? "";
+    const turn = info.lastTurn?.turnId === end.turnId ? info.lastTurn : end.record;
+    const seenCalls = new Map(all.map((c) => [c.callId, ours(c) ? JSON.stringify(c) : before.calls.get(c.callId) ?? ""]));
+    this.#seen = { messageCount: info.messageCount, lastSeq: end.seq, lastTurn: end.turnId, lastTurnOpen: end.record.status === "waiting", newest: messages.at(-1)?.id ?? before.newest, calls: seenCalls };
+    return { status: end.record.status === "waiting" ? "waiting" : "idle", turn, messages, calls, waiting, text };
   }
 
   /** Where the thread stands now, as {@link Seen} records it. */
