@@ -145,6 +145,26 @@ export async function subscribe(threadId: string, since?: number, batch = false)
 }
 
 /**
+ * Rows SQLite read for every statement `fn` ran on `sql` (workerd's `rowsRead`), however each was
+ * read (`toArray`, or row by row), counted once `fn` is done.
+ */
+export function rowsReadBy(sql: SqlStorage, fn: () => unknown): number {
+  const exec = sql.exec.bind(sql);
+  const cursors: SqlStorageCursor<Record<string, SqlStorageValue>>[] = [];
+  sql.exec = ((q: string, ...b: unknown[]) => {
+    const c = exec(q, ...b);
+    cursors.push(c);
+    return c;
+  }) as typeof sql.exec;
+  try {
+    fn();
+  } finally {
+    sql.exec = exec;
+  }
+  return cursors.reduce((n, c) => n + c.rowsRead, 0);
+}
+
+/**
  * Runs `fn` inside the thread's Durable Object with the instance untyped (its private fields are
  * what tests inspect). Wrapping `runInDurableObject` also spares tsc its deep RPC type inference.
  */

@@ -5,7 +5,7 @@
  * (useChat's history, always 1000) and `GET /threads/:id/calls` answer 500 for good (hostile review).
  */
 import { expect, it } from "vitest";
-import { createThread, growHistory, inThread, json, stubOf } from "../helpers.js";
+import { createThread, growHistory, inThread, json, rowsReadBy, stubOf } from "../helpers.js";
 
 const MB = 1000 * 1000;
 
@@ -70,22 +70,11 @@ it("a page of calls reads no row past its bytes: a thread's memory holds one pag
   const page = (await json("GET", `/threads/${id}/calls`)).body;
   expect(page.hasMore).toBe(true);
   // Rows the list's statement read: the page's, the one that did not fit, and the one SQLite steps to after it.
-  const read = await inThread(id, (instance: any) => {
-    const sql = instance.ctx.storage.sql as SqlStorage;
-    const exec = sql.exec.bind(sql);
-    const cursors: SqlStorageCursor<Record<string, SqlStorageValue>>[] = [];
-    sql.exec = ((q: string, ...b: unknown[]) => {
-      const c = exec(q, ...b);
-      cursors.push(c);
-      return c;
-    }) as typeof sql.exec;
-    try {
+  const read = await inThread(id, (instance: any) =>
+    rowsReadBy(instance.ctx.storage.sql as SqlStorage, () => {
       let taken = 0;
       for (const _call of instance.ledger.list(1001, 0)) if (++taken > page.calls.length) break;
-    } finally {
-      sql.exec = exec;
-    }
-    return cursors.reduce((n, c) => n + c.rowsRead, 0);
-  });
+    }),
+  );
   expect(read).toBeLessThanOrEqual(page.calls.length + 2);
 });

@@ -2,7 +2,7 @@ import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Message } from "../../src/protocol.js";
 import { type HistorySource, estimateTokens, selectWindow } from "../../src/run/window.js";
-import { createThread, inThread, json } from "../helpers.js";
+import { createThread, inThread, json, rowsReadBy } from "../helpers.js";
 
 /** An in-memory conversation read the way the store reads it (keyset, newest first). */
 function sourceOf(messages: Message[]): HistorySource & { reads: number } {
@@ -165,23 +165,7 @@ describe("getMessages cursors", () => {
     const rows = await inThread(id, async (instance) => {
       const { store } = instance;
       const ids: number[] = store.atomically(() => Array.from({ length: 20_000 }, (_, i) => store.messages.append({ role: "user", content: `m${i}` }).id));
-      const sql = instance.ctx.storage.sql as SqlStorage;
-      const exec = sql.exec.bind(sql);
-      // Rows read by every statement `fn` ran, however it read them (toArray or row by row), counted once it is done.
-      const read = (fn: () => unknown) => {
-        const cursors: SqlStorageCursor<Record<string, SqlStorageValue>>[] = [];
-        sql.exec = ((q: string, ...b: unknown[]) => {
-          const c = exec(q, ...b);
-          cursors.push(c);
-          return c;
-        }) as typeof sql.exec;
-        try {
-          fn();
-        } finally {
-          sql.exec = exec;
-        }
-        return cursors.reduce((n, c) => n + c.rowsRead, 0);
-      };
+      const read = (fn: () => unknown) => rowsReadBy(instance.ctx.storage.sql as SqlStorage, fn);
       return {
         first: read(() => store.messages.list({ limit: 20, order: "desc" })),
         deep: read(() => store.messages.list({ limit: 20, order: "desc", before: ids[100] })),
