@@ -145,6 +145,23 @@ export async function subscribe(threadId: string, since?: number, batch = false)
 }
 
 /**
+ * A thread of the `browser` fixture agent (created with `extra` options too) whose turn called the
+ * client tool `pick_file` (call `pick`) and waits for the client's answer.
+ */
+export async function waitingForClient(extra: Record<string, unknown> = {}): Promise<string> {
+  const id = await createThread({ agent: "browser", ...extra });
+  await json("POST", `/threads/${id}/messages`, {
+    content: "attach my report",
+    script: [{ toolCalls: [{ id: "pick", name: "pick_file", arguments: { prompt: "Pick the report" } }] }, { text: "got it" }],
+  });
+  await stubOf(id).waitIdle();
+  return id;
+}
+
+/** `POST /threads/:id/calls/:callId/result`: a client's answer (`{ result }` or `{ error }`) to a client tool's call. */
+export const answerClientCall = (id: string, body: unknown, callId = "pick") => json("POST", `/threads/${id}/calls/${callId}/result`, body);
+
+/**
  * Rows SQLite read for every statement `fn` ran on `sql` (workerd's `rowsRead`), however each was
  * read (`toArray`, or row by row), counted once `fn` is done.
  */

@@ -5,20 +5,7 @@
  */
 import { evictDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { callsOf, createThread, eventsOf, inThread, json, keyed, messagesOf, rawStub, stubOf } from "../helpers.js";
-
-/** A thread whose turn called `pick_file` (call `pick`) and waits for the client. */
-async function waitingForClient(after = "got it") {
-  const id = await createThread({ agent: "browser" });
-  await json("POST", `/threads/${id}/messages`, {
-    content: "attach my report",
-    script: [{ toolCalls: [{ id: "pick", name: "pick_file", arguments: { prompt: "Pick the report" } }] }, { text: after }],
-  });
-  await stubOf(id).waitIdle();
-  return id;
-}
-
-const answer = (id: string, body: unknown, callId = "pick") => json("POST", `/threads/${id}/calls/${callId}/result`, body);
+import { answerClientCall as answer, callsOf, createThread, eventsOf, inThread, json, keyed, messagesOf, rawStub, stubOf, waitingForClient } from "../helpers.js";
 
 describe("a client tool's call", () => {
   it("waits for the client, which the events tell; the answer is recorded once and the next model step sees it", async () => {

@@ -4,21 +4,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { evictDurableObject } from "cloudflare:test";
-import { callsOf, createThread, eventsOf, inThread, json, messagesOf, rawStub, request, stubOf, until } from "../helpers.js";
+import { answerClientCall as answer, callsOf, createThread, eventsOf, inThread, json, messagesOf, rawStub, request, stubOf, until, waitingForClient } from "../helpers.js";
 
 const SECRET = "sk-live-9f2c41d07be8a6";
-
-async function waitingForClient(extra: Record<string, unknown> = {}) {
-  const id = await createThread({ agent: "browser", ...extra });
-  await json("POST", `/threads/${id}/messages`, {
-    content: "attach my report",
-    script: [{ toolCalls: [{ id: "pick", name: "pick_file", arguments: { prompt: "Pick the report" } }] }, { text: "got it" }],
-  });
-  await stubOf(id).waitIdle();
-  return id;
-}
-
-const answer = (id: string, body: unknown, callId = "pick") => json("POST", `/threads/${id}/calls/${callId}/result`, body);
 
 describe("client tool attacks", () => {
   it("two answers raced: exactly one is recorded, one tool_call_finished, one tool message", async () => {
