@@ -291,7 +291,6 @@ export class TestThread {
    */
   async #settle(action: () => Promise<unknown>, timeoutMs = 60_000, moved = (info: ThreadInfo, before: Seen) => info.messageCount !== before.messageCount || info.lastSeq !== before.lastSeq, since?: Seen): Promise<TurnOutcome> {
     const before = since ?? (await this.#now());
-    const { newest, calls: callsBefore } = before;
     await action();
     const deadline = Date.now() + timeoutMs;
     let info = await this.info();
@@ -301,15 +300,7 @@ export class TestThread {
       await new Promise((r) => setTimeout(r, 10));
       info = await this.info();
     }
-    await this.#recorderErrors();
-    const messages: Message[] = [];
-    for await (const m of this.client.messages(this.id, { includeSilent: true, after: newest })) messages.push(m);
-    const all = await this.calls();
-    const calls = all.filter((c) => callsBefore.get(c.callId) !== JSON.stringify(c));
-    const waiting = all.filter((c) => c.status === "awaiting_approval" || c.status === "parked");
-    const text = [...messages].reverse().find((m) => m.role === "assistant" && m.content !== "")?.content ?? "";
-    this.#seen = { ...seenOf(info), newest: messages.at(-1)?.id ?? newest, calls: new Map(all.map((c) => [c.callId, JSON.stringify(c)])) };
-    return { status: info.status, turn: info.lastTurn, messages, calls, waiting, text };
+    return this.#report(before, null, info);
   }
 
   /**
@@ -337,22 +328,29 @@ export class TestThread {
     return { endOf, close: () => ws.close(1000, "done") };
   }
 
-  /** The outcome of the turn `end` closed: what changed since `before`, up to that turn's end. */
-  async #report(before: Seen, end: TurnEnd): Promise<TurnOutcome> {
+  /**
+   * What changed since `before`: up to the end of the turn `end` closed (a later turn's messages
+   * and calls are left for the outcome that reports it), or, with no `end`, up to `settled` (the
+   * thread's info once it stopped running).
+   */
+  async #report(before: Seen, end: TurnEnd | null, settled?: ThreadInfo): Promise<TurnOutcome> {
     await this.#recorderErrors();
-    const info = await this.info();
+    const info = settled ?? (await this.info());
     const messages: Message[] = [];
-    for await (const m of this.client.messages(this.id, { includeSilent: true, after: before.newest })) if (m.id <= end.newestMessage) messages.push(m);
+    for await (const m of this.client.messages(this.id, { includeSilent: true, after: before.newest })) if (!end || m.id <= end.newestMessage) messages.push(m);
     const all = await this.calls();
-    // A later turn's calls are left for the outcome that reports it.
-    const ours = (c: CallRecord) => c.turnId === undefined || c.turnId === end.turnId;
+    const ours = (c: CallRecord) => !end || c.turnId === undefined || c.turnId === end.turnId;
     const calls = all.filter((c) => ours(c) && before.calls.get(c.callId) !== JSON.stringify(c));
     const waiting = all.filter((c) => c.status === "awaiting_approval" || c.status === "parked");
     const text = [...messages].reverse().find((m) => m.role === "assistant" && m.content !== "")?.content ?? "";
-    const turn = info.lastTurn?.turnId === end.turnId ? info.lastTurn : end.record;
-    const seenCalls = new Map(all.map((c) => [c.callId, ours(c) ? JSON.stringify(c) : before.calls.get(c.callId) ?? ""]));
-    this.#seen = { messageCount: info.messageCount, lastSeq: end.seq, lastTurn: end.turnId, lastTurnOpen: end.record.status === "waiting", newest: messages.at(-1)?.id ?? before.newest, calls: seenCalls };
-    return { status: end.record.status === "waiting" ? "waiting" : "idle", turn, messages, calls, waiting, text };
+    const seen = { newest: messages.at(-1)?.id ?? before.newest, calls: new Map(all.map((c) => [c.callId, ours(c) ? JSON.stringify(c) : before.calls.get(c.callId) ?? ""])) };
+    if (!end) {
+      this.#seen = { ...seenOf(info), ...seen };
+      return { status: info.status, turn: info.lastTurn, messages, calls, waiting, text };
+    }
+    const waits = end.record.status === "waiting";
+    this.#seen = { messageCount: info.messageCount, lastSeq: end.seq, lastTurn: end.turnId, lastTurnOpen: waits, ...seen };
+    return { status: waits ? "waiting" : "idle", turn: info.lastTurn?.turnId === end.turnId ? info.lastTurn : end.record, messages, calls, waiting, text };
   }
 
   /** Where the thread stands now, as {@link Seen} records it. */
