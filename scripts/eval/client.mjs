@@ -33,6 +33,8 @@ export function evalClient(baseUrl, token) {
     approve: (/** @type {string} */ threadId, /** @type {string} */ callId, /** @type {{ argsHash?: string }} */ options) => weft.approve(threadId, callId, options),
     /** `POST .../deny`, as the caller. */
     deny: (/** @type {string} */ threadId, /** @type {string} */ callId, /** @type {{ reason?: string }} */ options) => weft.deny(threadId, callId, options),
+    /** `GET /threads/:id/usage`. */
+    usage: (/** @type {string} */ threadId) => weft.getThreadUsage(threadId),
     /** Every call record of a thread. */
     calls: async (/** @type {string} */ threadId) => (await weft.listCalls(threadId)).calls,
   };

@@ -35,7 +35,7 @@ const HEAD = ["candidate", "model", "passed", "pass rate", "exact calls", "token
 
 /** The summary's cells, one row per candidate. @param {EvalResult} r @returns {string[][]} */
 function summaryRows(r) {
-  return r.candidates.map((c) => [c.name, c.model, `${c.passed}/${c.total}`, pct(c.passed, c.total), `${c.exact[0]}/${c.exact[1]}`, `${c.tokens.input}/${c.tokens.output}`, money(c.cost), ms(c.p50Ms), ms(c.p95Ms)]);
+  return r.candidates.map((c) => [c.name, c.model, `${c.passed}/${c.total}`, pct(c.passed, c.total), `${c.exact[0]}/${c.exact[1]}`, `${c.tokens.estimated > 0 ? "~" : ""}${c.tokens.input}/${c.tokens.output}`, money(c.cost), ms(c.p50Ms), ms(c.p95Ms)]);
 }
 
 /** One line per failed score, as `FAIL <candidate> <case> <scorer>: <detail>`. @param {EvalResult} r */

@@ -9,11 +9,14 @@
  */
 
 /**
+ * @typedef {{ input: number, output: number, estimated: number, costUsd: number | null }} Usage
+ *   the thread's model tokens as its usage ledger counts them; `estimated`: requests whose counts are
+ *   weft's estimate (the provider reported none); `costUsd`: at weft's price table, null when a model has no price
  * @typedef {{ id: string, name: string, raw: string, arguments: unknown }} RequestedCall
  *   a call the model asked for: `raw` as sent, `arguments` parsed (the raw text when it is not JSON)
  * @typedef {{ threadId: string | null, status: "completed" | "failed" | "stopped" | "waiting" | "error",
  *   error?: string, requested: RequestedCall[], calls: any[], messages: any[], text: string,
- *   tools: Map<string, Record<string, unknown>>, usage: { input: number, output: number }, turnMs: number[] }} Transcript
+ *   tools: Map<string, Record<string, unknown>>, usage: Usage, turnMs: number[] }} Transcript
  *   `calls` are the thread's call records; `text` is the last assistant text; `tools` maps each
  *   offered tool to its input JSON Schema; `turnMs` is each turn's time, started to finished
  */
@@ -83,7 +86,7 @@ export async function withThread(client, kase, candidate, opts, use) {
  */
 async function play(client, kase, candidate, opts) {
   /** @type {Transcript} */
-  const t = { threadId: null, status: "completed", requested: [], calls: [], messages: [], text: "", tools: new Map(), usage: { input: 0, output: 0 }, turnMs: [] };
+  const t = { threadId: null, status: "completed", requested: [], calls: [], messages: [], text: "", tools: new Map(), usage: { input: 0, output: 0, estimated: 0, costUsd: null }, turnMs: [] };
   let events = null;
   try {
     const { threadId } = await client.createThread(threadBody(kase, candidate));
@@ -96,10 +99,6 @@ async function play(client, kase, candidate, opts) {
       const frames = events.frames.slice(from);
       const started = frames.find((f) => f.type === "turn_started");
       if (started) t.turnMs.push(Date.parse(end.at) - Date.parse(started.at));
-      const steps = frames.filter((f) => f.type === "model_step");
-      const usage = steps.at(-1)?.data?.turnUsage ?? {};
-      t.usage.input += usage.inputTokens ?? 0;
-      t.usage.output += usage.outputTokens ?? 0;
       if (end.type !== "turn_finished") {
         t.status = "waiting";
         t.error = `call ${end.data?.callId} (${end.data?.toolName ?? "?"}) waits for a person (${end.type})`;
@@ -111,7 +110,10 @@ async function play(client, kase, candidate, opts) {
         break;
       }
     }
-    const [messages, calls, info] = await Promise.all([client.messages(threadId), client.calls(threadId), client.getThread(threadId)]);
+    const [messages, calls, info, usage] = await Promise.all([client.messages(threadId), client.calls(threadId), client.getThread(threadId), client.usage(threadId)]);
+    // The thread's ledger, as `weft usage` reads it: every request, retries included, estimated where the provider reported nothing.
+    const total = usage.total;
+    t.usage = { input: total.inputTokens, output: total.outputTokens, estimated: total.estimatedRequests, costUsd: total.unpricedRequests > 0 ? null : total.costUsd };
     t.messages = messages;
     t.calls = calls;
     for (const tool of info.tools ?? []) t.tools.set(tool.name, tool.inputSchema);

@@ -11,13 +11,14 @@ import { scoreJudge } from "./judge.mjs";
 /**
  * @typedef {{ caseId: string, pass: boolean, scores: import("./scorers.mjs").Score[], threadId: string | null,
  *   status: string, error?: string, text: string, requested: Array<{ name: string, raw: string }>,
- *   usage: { input: number, output: number }, turnMs: number[], cleanupError?: string }} CaseResult
+ *   usage: import("./run-case.mjs").Usage, turnMs: number[], cleanupError?: string }} CaseResult
  *   `cleanupError`: why the case's thread could not be deleted (it stays in the caller's account)
  * @typedef {{ name: string, model: string, results: CaseResult[], passed: number, total: number,
- *   exact: [number, number], tokens: { input: number, output: number }, cost: number | null,
+ *   exact: [number, number], tokens: { input: number, output: number, estimated: number }, cost: number | null,
  *   p50Ms: number | null, p95Ms: number | null }} CandidateResult
  * @typedef {{ suite: string, cases: number, threshold: number, leftOut: Array<{ reason: string, count: number }>,
  *   candidates: CandidateResult[] }} EvalResult
+ *   a candidate's `cost`: at its `price` when it has one, else at weft's price table (null when a model has none)
  */
 
 /** Runs `work` over `items` with at most `limit` in flight. @template T @param {T[]} items @param {number} limit @param {(item: T) => Promise<void>} work */
@@ -105,7 +106,8 @@ async function scoreTranscript(client, suite, kase, candidate, t, opts) {
 function totals(c, results) {
   const withCalls = results.filter((r) => r.scores.some((s) => s.scorer === "toolCalls"));
   const exact = withCalls.filter((r) => r.scores.find((s) => s.scorer === "toolCalls")?.pass && r.status === "completed").length;
-  const tokens = results.reduce((t, r) => ({ input: t.input + r.usage.input, output: t.output + r.usage.output }), { input: 0, output: 0 });
+  const tokens = results.reduce((t, r) => ({ input: t.input + r.usage.input, output: t.output + r.usage.output, estimated: t.estimated + r.usage.estimated }), { input: 0, output: 0, estimated: 0 });
+  const priced = results.every((r) => r.usage.costUsd !== null) ? results.reduce((sum, r) => sum + (r.usage.costUsd ?? 0), 0) : null;
   const times = results.flatMap((r) => r.turnMs).sort((a, b) => a - b);
   return {
     name: c.name,
@@ -115,7 +117,7 @@ function totals(c, results) {
     total: results.length,
     exact: [exact, withCalls.length],
     tokens,
-    cost: c.price ? (tokens.input * c.price.input + tokens.output * c.price.output) / 1e6 : null,
+    cost: c.price ? (tokens.input * c.price.input + tokens.output * c.price.output) / 1e6 : priced,
     p50Ms: quantile(times, 0.5),
     p95Ms: quantile(times, 0.95),
   };

@@ -13,7 +13,7 @@ import { historyOf, threadCases } from "../../scripts/eval/from-threads.mjs";
 import { MISSING_RESULT } from "../../src/models/history.js";
 import { threadBody } from "../../scripts/eval/run-case.mjs";
 import { loadSuite } from "../../scripts/eval/suite.mjs";
-import { countLine, htmlReport, underThreshold } from "../../scripts/eval/report.mjs";
+import { countLine, htmlReport, summaryTable, underThreshold } from "../../scripts/eval/report.mjs";
 import { quantile } from "../../scripts/eval/runner.mjs";
 import { answerMismatch, expectedArguments } from "../../scripts/bfcl/answers.mjs";
 import { REPO_ROOT } from "../../scripts/lib/dev-server.mjs";
@@ -29,7 +29,7 @@ function transcript(requested: Array<{ name: string; arguments: unknown }>, text
     messages: [],
     text,
     tools: new Map<string, Record<string, unknown>>([["weather", SCHEMA]]),
-    usage: { input: 0, output: 0 },
+    usage: { input: 0, output: 0, estimated: 0, costUsd: null },
     turnMs: [],
   };
 }
@@ -247,15 +247,21 @@ describe("the report", () => {
     candidates: passed.map((p, i) => ({
       name: `c${i}`,
       model: "scripted",
-      results: [0, 1].map((n) => ({ caseId: `k${n}`, pass: n < p, scores: n < p ? [] : [{ scorer: "toolCalls", pass: false, detail: "expected x <b>" }], threadId: null, status: "completed", text: "t", requested: [], usage: { input: 1, output: 2 }, turnMs: [5] })),
+      results: [0, 1].map((n) => ({ caseId: `k${n}`, pass: n < p, scores: n < p ? [] : [{ scorer: "toolCalls", pass: false, detail: "expected x <b>" }], threadId: null, status: "completed", text: "t", requested: [], usage: { input: 1, output: 2, estimated: 0, costUsd: null }, turnMs: [5] })),
       passed: p,
       total: 2,
       exact: [p, 2] as [number, number],
-      tokens: { input: 2, output: 4 },
-      cost: null,
+      tokens: { input: 2, output: 4, estimated: i },
+      cost: i === 0 ? null : 0.25,
       p50Ms: 5,
       p95Ms: 5,
     })),
+  });
+
+  it("marks tokens weft estimated, as `weft usage` counts them, and prints each known cost", () => {
+    const [, , first, second] = summaryTable(result([2, 1]));
+    expect(first).toMatch(/^c0 .* 2\/4 +unknown /);
+    expect(second).toMatch(/^c1 .* ~2\/4 +\$0\.2500 /);
   });
 
   it("counts exact tool calls per candidate and flags a candidate under the threshold", () => {
