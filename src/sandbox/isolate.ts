@@ -72,6 +72,13 @@ type SandboxEntry = {
 const keys = new Map<string, string>();
 const MAX_KEYS = 500;
 
+/** UTF-16 units of identity text the isolate names are kept by: tests read it. */
+export function keptKeyChars(): number {
+  let chars = 0;
+  for (const text of keys.keys()) chars += text.length;
+  return chars;
+}
+
 async function newKey(text: string, identity: unknown): Promise<string> {
   const key = `weft-sandbox-${await canonicalHashOf(identity)}`;
   if (keys.size >= MAX_KEYS) keys.delete(keys.keys().next().value!);
