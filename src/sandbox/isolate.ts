@@ -71,11 +71,29 @@ type SandboxEntry = {
 /** Isolate names by identity text: hashing once per distinct code keeps a warm run cheap. */
 const keys = new Map<string, string>();
 const MAX_KEYS = 500;
+/**
+ * UTF-16 units of identity text kept at most (4 Mi, 8 MB at most): the map is shared by every
+ * thread of the Worker's isolate, and one text holds a run's code and globals as JSON, megabytes.
+ */
+const MAX_KEPT_CHARS = 4 * 1024 * 1024;
+let keptChars = 0;
+
+/** UTF-16 units of identity text the isolate names are kept by: tests read it. */
+export function keptKeyChars(): number {
+  return keptChars;
+}
 
 async function newKey(text: string, identity: unknown): Promise<string> {
   const key = `weft-sandbox-${await canonicalHashOf(identity)}`;
-  if (keys.size >= MAX_KEYS) keys.delete(keys.keys().next().value!);
+  // Past the bound the oldest go; a text larger than it alone is hashed again at each run.
+  if (text.length > MAX_KEPT_CHARS || keys.has(text)) return key;
+  while (keys.size > 0 && (keys.size >= MAX_KEYS || keptChars + text.length > MAX_KEPT_CHARS)) {
+    const oldest = keys.keys().next().value!;
+    keys.delete(oldest);
+    keptChars -= oldest.length;
+  }
   keys.set(text, key);
+  keptChars += text.length;
   return key;
 }
 
