@@ -15,7 +15,7 @@ import type { Execution } from "./execution.js";
 import { type StepResult, readStep } from "./step.js";
 import { DEFAULT_STEP_DEADLINES, withDeadlines } from "./step-deadline.js";
 import { StreamEvents } from "./stream-events.js";
-import { keptText } from "./kept-text.js";
+import { keptText } from "../kept-text.js";
 import { AttemptTally } from "../usage/attempt.js";
 import type { TurnHost } from "./turn-host.js";
 

@@ -20,7 +20,7 @@ import type { TurnModelSettings } from "../models/settings.js";
 import { admittedMessage, settingsOfMessages } from "./turn-settings.js";
 import { cutByStop, refusedMessageIndex } from "./hook-calls.js";
 import { log } from "../log.js";
-import { keptText } from "./kept-text.js";
+import { keptText } from "../kept-text.js";
 
 /** What the scheduler lends one turn: the watchdog, and a place to hold the turn's execution so `stop` can reach it. */
 export interface TurnSlot {

@@ -38,13 +38,6 @@ export const ISOLATE_SUBREQUESTS = 50;
 /** Cap of a run's console output, in UTF-8 bytes; past it the run ends with `error`. */
 export const MAX_LOG_BYTES = 256 * 1024;
 
-/**
- * Most UTF-8 bytes of a run's error kept (16 KiB, a turn's error's bound); the rest is cut with a
- * note of its size. The code chooses the text whole (what it throws), and `code_finished` stores it
- * in one event row, where a JSON escape takes up to six bytes a character.
- */
-export const MAX_ERROR_BYTES = 16 * 1024;
-
 /** Cap of a run's encoded result, and of its encoded arguments and globals, in UTF-8 bytes. */
 export const MAX_VALUE_BYTES = 1024 * 1024;
 

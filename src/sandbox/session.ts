@@ -5,11 +5,11 @@
  * @module
  */
 import { byteLength, fitsBytes } from "../bytes.js";
-import { truncateUtf8 } from "../calls/size.js";
+import { keptText } from "../kept-text.js";
 import { DeadlineWatch } from "../deadlines.js";
 import { decodeValue, encodeValue } from "./codec.js";
 import type { CodeOutcome, CodeStatus, ExecutorName, SandboxRequest } from "./executor.js";
-import { ISOLATE_SUBREQUESTS, MAX_ERROR_BYTES, MAX_RUN_TIMERS } from "./limits.js";
+import { ISOLATE_SUBREQUESTS, MAX_RUN_TIMERS } from "./limits.js";
 
 /** A `Name: message` line for any thrown value. */
 export function describeError(error: unknown): string {
@@ -17,14 +17,8 @@ export function describeError(error: unknown): string {
   return String(error);
 }
 
-/**
- * A run's error as its outcome keeps it: at most {@link MAX_ERROR_BYTES}, with a note of its size.
- * Cut unredacted: it is the code's own text, and code that held a secret could show it in any form.
- */
-function keptError(error: string): string {
-  const cut = truncateUtf8(error, MAX_ERROR_BYTES);
-  return cut === error ? error : `${cut} [weft: cut; the error was ${byteLength(error)} bytes]`;
-}
+/** The code's own text needs no redaction here: the code holds no secret to show (what reaches it was redacted). */
+const asWritten = (text: string) => text;
 
 /** The deadlines of a scope's open runs (a thread's Durable Object), one watch per scope while any is open. */
 const sweepers = new Map<string, DeadlineWatch<RunSession>>();
@@ -116,7 +110,7 @@ export class RunSession {
     this.request.cancellation.release();
     this.outcome = {
       status,
-      ...(status === "success" ? { value } : { error: keptError(error ?? status) }),
+      ...(status === "success" ? { value } : { error: keptText(asWritten, error ?? status) }),
       logs: this.logs,
       durationMs: Math.round((performance.now() - this.started) * 1000) / 1000,
       memoryLimitBytes: this.memoryLimitBytes,
