@@ -71,12 +71,10 @@ export class FileStore implements FileTable {
     this.storage.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('files_redacted_for', ?)", fingerprint);
   }
 
-  /** Every file's metadata, by path. */
-  list(): FileInfo[] {
-    return this.storage.sql
-      .exec<{ path: string; mime_type: string; size: number; created_at: number }>("SELECT path, mime_type, size, created_at FROM files ORDER BY path")
-      .toArray()
-      .map((row) => ({ path: row.path, mimeType: row.mime_type, size: row.size, createdAt: row.created_at }));
+  /** Files' metadata by path, at most `limit` (SQLite's -1: all) from `offset`, each read as it is taken. */
+  *list(limit = -1, offset = 0): Generator<FileInfo> {
+    const rows = this.storage.sql.exec<{ path: string; mime_type: string; size: number; created_at: number }>("SELECT path, mime_type, size, created_at FROM files ORDER BY path LIMIT ? OFFSET ?", limit, offset);
+    for (const row of rows) yield { path: row.path, mimeType: row.mime_type, size: row.size, createdAt: row.created_at };
   }
 
   /** Whether the thread holds any file. */
