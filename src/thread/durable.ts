@@ -153,8 +153,8 @@ export function createThreadClass(registry: Registry) {
     async listCalls(caller: Caller, options: { status?: CallRecord["status"]; limit?: number; offset?: number; ids?: readonly string[] } = {}) {
       const limit = options.limit ?? 1000;
       return this.serve(caller, { access: "read" }, () => {
-        const page = options.ids ? pageWithin(options.ids, options.ids.length, (id) => this.ledger.get(id) ?? null) : pageWithin(this.ledger.list(limit + 1, options.offset ?? 0, options.status), limit, (call) => call);
-        return { calls: page.items.flatMap((call) => (call ? [publicRecord(call)] : [])), hasMore: page.more };
+        const page = options.ids ? pageWithin(this.ledger.getMany(options.ids), options.ids.length, publicRecord) : pageWithin(this.ledger.list(limit + 1, options.offset ?? 0, options.status), limit, publicRecord);
+        return { calls: page.items, hasMore: page.more };
       });
     }
 
