@@ -158,6 +158,8 @@ export const AccountUsageQuery = z.object({
   from: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "expected a UTC day as YYYY-MM-DD").optional(),
   to: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "expected a UTC day as YYYY-MM-DD").optional(),
   groupBy: z.enum(["agent", "model", "day"]).optional(),
+  limit: pageLimit("usageGroups"),
+  cursor: z.string().min(1, NOT_A_CURSOR).optional(),
 });
 
 /** Body of `PUT /account/budgets`: the caller's own budgets, replacing those set before (checked by the account: src/usage/budgets.ts). */
