@@ -89,8 +89,9 @@ export function checkStoredBytes(text: string, path: (string | number)[], max = 
 export const MAX_CHAT_ANSWERS = 128;
 
 /**
- * Page sizes of weft's lists: each list's default and largest `limit` (`?limit=` of `GET /threads`
- * and `GET /threads/:id/messages`, and `getMessages({ limit })`). One rule for all of them: a
+ * Page sizes of weft's lists: each list's default and largest `limit` (`?limit=` of `GET /threads`,
+ * `GET /threads/:id/messages`, `GET /threads/:id/files` and `GET /account/usage`'s groups, and
+ * `getMessages({ limit })`). One rule for all of them: a
  * `limit` is a whole number from 1 to the list's largest; anything else is refused with
  * `invalid_request`, never quietly shrunk to fit.
  */
@@ -98,6 +99,8 @@ export const PAGE_SIZES = {
   threads: { default: 50, max: 200 },
   messages: { default: 100, max: 1000 },
   schedules: { default: 100, max: 1000 },
+  files: { default: 1000, max: 1000 },
+  usageGroups: { default: 1000, max: 1000 },
 } as const;
 
 /**
@@ -148,6 +151,16 @@ export function pageSize(list: PagedList, limit: number | undefined): number {
   if (limit === undefined) return PAGE_SIZES[list].default;
   if (isPageSize(list, limit)) return limit;
   throw new WeftError("invalid_request", `limit: ${pageSizeRule(list)}, got ${limit}`, { path: ["limit"] });
+}
+
+/**
+ * The offset in force: 0 when undefined.
+ * @throws WeftError `invalid_request` naming `offset` when it is not a whole number (0 or more).
+ */
+export function pageOffset(offset: number | undefined): number {
+  if (offset === undefined) return 0;
+  if (Number.isSafeInteger(offset) && offset >= 0) return offset;
+  throw new WeftError("invalid_request", `offset: expected a whole number (0 or more), got ${offset}`, { path: ["offset"] });
 }
 
 /** A limit's name. */

@@ -6,7 +6,7 @@
 import { limitOf } from "../limits.js";
 import type { EnvType } from "../protocol.js";
 import type { RpcResult } from "../rpc.js";
-import type { AccountUsage } from "../usage/reports.js";
+import type { AccountUsage, AccountUsageQuery } from "../usage/reports.js";
 import type { Budget } from "../usage/budgets.js";
 import type { McpConnectionInfo, McpTokenAnswer, McpTokenRequest } from "./mcp-connections.js";
 import type { ThreadPage, UserMcpServer } from "./types.js";
@@ -71,8 +71,8 @@ export interface AccountApi {
   releaseBudget(id: string): Promise<RpcResult<null>>;
   /** Reservations open now (budget-race and tests check that none leaked). */
   openReservations(): Promise<number>;
-  /** `GET /account/usage`. @throws WeftError `invalid_request` for a malformed `from`, `to` or `groupBy`. */
-  usage(query: { from?: string; to?: string; groupBy?: string }): Promise<RpcResult<AccountUsage>>;
+  /** `GET /account/usage`: the total and a page of groups. @throws WeftError `invalid_request` for a malformed `from`, `to`, `groupBy` or `limit`. */
+  usage(query: AccountUsageQuery): Promise<RpcResult<AccountUsage>>;
   /** The user's own budgets. */
   budgets(): Promise<Budget[]>;
   /** Replaces the user's own budgets. @throws WeftError `invalid_request` naming the bad entry. */

@@ -13,7 +13,7 @@ import { type RpcResult, rpc } from "../rpc.js";
 import type { EnvType } from "../protocol.js";
 import { type AccountApi, type BudgetWatcher, NOT_A_CURSOR, type ThreadEntry } from "./api.js";
 import type { ThreadPage, UserMcpServer } from "./types.js";
-import type { AccountUsage } from "../usage/reports.js";
+import type { AccountUsage, AccountUsageQuery } from "../usage/reports.js";
 import { ACCOUNT_USAGE_SCHEMA, migrateAccountUsage, readAccountUsage, setUserBudgets, userBudgets } from "../usage/account-ledger.js";
 import { type Budget, checkBudgets } from "../usage/budgets.js";
 import { handOverWatchers } from "../usage/hand-over.js";
@@ -181,7 +181,7 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
     return this.reservations.open();
   }
 
-  async usage(query: { from?: string; to?: string; groupBy?: string }): Promise<RpcResult<AccountUsage>> {
+  async usage(query: AccountUsageQuery): Promise<RpcResult<AccountUsage>> {
     return rpc(() => readAccountUsage(this.sql, query));
   }
 

@@ -202,10 +202,11 @@ export class WeftClient {
 
   /**
    * `GET /account/usage`: the caller's usage over UTC days `from`..`to` (`YYYY-MM-DD`, inclusive;
-   * default the last 30 days), grouped by `agent`, `model` or `day` (default).
-   * @throws WeftClientError `invalid_request` for a malformed day or grouping.
+   * default the last 30 days): `total` over all of it, and a page of `groups` by `agent`, `model` or
+   * `day` (default), at most `limit` (1 to 1000, default 1000); pass `nextCursor` as `cursor` for the next.
+   * @throws WeftClientError `invalid_request` for a malformed day, grouping, limit or cursor.
    */
-  getAccountUsage(options: { from?: string; to?: string; groupBy?: "agent" | "model" | "day" } = {}): Promise<AccountUsage> {
+  getAccountUsage(options: { from?: string; to?: string; groupBy?: "agent" | "model" | "day"; limit?: number; cursor?: string } = {}): Promise<AccountUsage> {
     return request(this.#conn, "GET", "/account/usage", { query: options });
   }
 

@@ -60,7 +60,7 @@ export function accountRoutes() {
   });
 
   // --- usage and budgets (src/usage/) ---
-  app.get("/usage", describe("The caller's usage over UTC days from..to, grouped by agent, model or day", { 200: ok("Totals and groups", R.AccountUsage), ...refused(400) }), query(AccountUsageQuery), async (c) => c.json(unwrap(await account(c).usage(c.req.valid("query")))));
+  app.get("/usage", describe("The caller's usage over UTC days from..to: the total, and a page of groups by agent, model or day (?limit= from 1 to 1000, default 1000; ?cursor= pages on)", { 200: ok("The total over the range and a page of groups; nextCursor is null on the last", R.AccountUsage), ...refused(400) }), query(AccountUsageQuery), async (c) => c.json(unwrap(await account(c).usage(c.req.valid("query")))));
 
   app.get("/budgets", describe("The caller's own budgets", { 200: ok("The budgets set on the account", R.Budgets) }), async (c) => c.json({ budgets: await account(c).budgets() } satisfies R.Body<typeof R.Budgets>));
 

@@ -8,7 +8,9 @@ import { Hono } from "hono";
 import type { AuthedEnv } from "./auth.js";
 import { describe, ok, refused } from "./openapi.js";
 import * as R from "./responses.js";
+import { FilesQuery } from "./schemas.js";
 import { threadStub } from "./stubs.js";
+import { query } from "./validate.js";
 
 /** The path after `/files/`, decoded once (stored paths hold percent-encoded call ids). */
 function filePath(url: string): string {
@@ -45,7 +47,10 @@ function disposition(path: string, type: string): string {
 export function fileRoutes() {
   const app = new Hono<AuthedEnv>();
 
-  app.get("/:id/files", describe("List the thread's files", { 200: ok("The files", R.FileList), ...refused(404) }), async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).listFiles(c.var.caller))));
+  app.get("/:id/files", describe("List the thread's files by path (?limit= from 1 to 1000, default 1000; at most 4 MiB of JSON a page, ?offset= pages on)", { 200: ok("The files; hasMore says more follow", R.FileList), ...refused(400, 404) }), query(FilesQuery), async (c) => {
+    const { limit, offset } = c.req.valid("query");
+    return c.json(unwrap(await threadStub(c.env, c.req.param("id")).listFiles(c.var.caller, { ...(limit !== undefined ? { limit } : {}), ...(offset !== undefined ? { offset } : {}) })));
+  });
 
   app.get("/:id/files/*", describe("Fetch one file, with its content type", { 200: { description: "The file's bytes, with the content type it was stored with", media: ["*/*"] }, ...refused(404) }), async (c) => {
     const path = filePath(c.req.url);

@@ -158,6 +158,8 @@ export const AccountUsageQuery = z.object({
   from: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "expected a UTC day as YYYY-MM-DD").optional(),
   to: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "expected a UTC day as YYYY-MM-DD").optional(),
   groupBy: z.enum(["agent", "model", "day"]).optional(),
+  limit: pageLimit("usageGroups"),
+  cursor: z.string().min(1, NOT_A_CURSOR).optional(),
 });
 
 /** Body of `PUT /account/budgets`: the caller's own budgets, replacing those set before (checked by the account: src/usage/budgets.ts). */
@@ -221,6 +223,9 @@ export const MessagesQuery = z.object({
 
 /** Query of `GET /threads/:id/calls`: `offset` pages on past a page that `hasMore` says was cut. */
 export const CallsQuery = z.object({ status: z.enum(CALL_STATUSES).optional(), offset: Int });
+
+/** Query of `GET /threads/:id/files`: by path, `offset` pages on past a page that `hasMore` says was cut. */
+export const FilesQuery = z.object({ limit: pageLimit("files"), offset: Int });
 
 /** Query of `GET /threads`: newest first, `cursor` from the previous page's `nextCursor`. */
 export const ThreadsQuery = z.object({

@@ -67,8 +67,9 @@ export const AccountUsage = named(
     from: z.string(),
     to: z.string(),
     groupBy: z.enum(["agent", "model", "day"]),
-    total: UsageTotals,
-    groups: z.array(z.object({ ...totals, key: z.string() })),
+    total: UsageTotals.describe("Over every group of the range, not only this page's"),
+    groups: z.array(z.object({ ...totals, key: z.string() })).describe("A page of groups in key order: at most ?limit= (1 to 1000, default 1000) and 4 MiB of JSON"),
+    nextCursor: z.string().nullable().describe("Ask again with ?cursor= this for the groups that follow; null on the last page"),
   }),
 );
 

@@ -265,6 +265,10 @@ export class MemoryLedger implements Ledger, LedgerQueries, CallJournal {
       .map(toRecord);
   }
 
+  getMany(callIds: readonly string[]): LedgerRecord[] {
+    return callIds.flatMap((id) => this.get(id) ?? []);
+  }
+
   list(limit = 1000, offset = 0, status?: CallStatus): LedgerRecord[] {
     return this.ordered()
       .filter((r) => status === undefined || r.status === status)

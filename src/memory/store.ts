@@ -106,10 +106,11 @@ class MemoryFiles implements FileTable {
   markRedactedFor(fingerprint: string): void {
     this.data().filesRedactedFor = fingerprint;
   }
-  list(): FileInfo[] {
+  list(limit = Number.POSITIVE_INFINITY, offset = 0): FileInfo[] {
     return Object.values(this.data().files)
       .map((f) => ({ ...f.info }))
-      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+      .slice(offset, offset + limit);
   }
   any(): boolean {
     return Object.keys(this.data().files).length > 0;

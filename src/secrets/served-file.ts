@@ -8,6 +8,7 @@
  */
 import { base64Bytes, byteLength, utf8Base64 } from "../bytes.js";
 import { WeftError } from "../errors.js";
+import { pageOffset, pageSize, pageWithin } from "../limits.js";
 import { type FileContent, withContent } from "../content/file-content.js";
 import type { FileInfo, FileTable } from "../ports/store.js";
 import type { Redactor } from "./redact.js";
@@ -47,7 +48,8 @@ function restate(files: FileTable, redactor: Redactor, budget: number): void {
   const from = markedFor === fingerprint ? (through ?? "") : "";
   let spent = 0;
   let done = from;
-  for (const info of files.list()) {
+  // Taken whole before any is written again: a write replaces the row a lazy read would be on.
+  for (const info of [...files.list()]) {
     if (info.path <= from) continue;
     if (spent >= budget) {
       files.markRedactedFor(`${fingerprint}\n${done}`);
@@ -63,13 +65,26 @@ function restate(files: FileTable, redactor: Redactor, budget: number): void {
   files.markRedactedFor(fingerprint);
 }
 
+/** Which page of a thread's files to list (`GET /threads/:id/files?limit=&offset=`). */
+export interface FilePage {
+  /** Files at most, 1 to 1000 (default 1000): `PAGE_SIZES.files` in src/limits.ts. */
+  limit?: number;
+  /** Files to skip, by path order (default 0): the files earlier pages held. */
+  offset?: number;
+}
+
 /**
- * The thread's files as listed: each sized as it is served.
+ * A page of the thread's files by path, each sized as it is served: at most `limit` and 4 MiB of
+ * JSON (one file at least; `PAGE_BYTES`), only the page's rows read. `hasMore` says files follow.
+ * @throws WeftError `invalid_request` naming `limit` or `offset` when one is out of range.
  * @throws WeftError `session_busy` while they are being brought up to new secrets (see {@link RESTATE_UNITS_PER_REQUEST}).
  */
-export function listedFiles(files: FileTable, redactor: Redactor, budget = RESTATE_UNITS_PER_REQUEST): FileInfo[] {
+export function listedFiles(files: FileTable, redactor: Redactor, page: FilePage = {}, budget = RESTATE_UNITS_PER_REQUEST): { files: FileInfo[]; hasMore: boolean } {
+  const limit = pageSize("files", page.limit);
+  const offset = pageOffset(page.offset);
   restate(files, redactor, budget);
-  return files.list();
+  const { items, more } = pageWithin(files.list(limit + 1, offset), limit, (info) => info);
+  return { files: items, hasMore: more };
 }
 
 /**

@@ -124,14 +124,9 @@ export class ThreadAlarm {
    */
   ensureBy(by: number, renewMs = Infinity): Promise<void> | undefined {
     this.asked = true;
-    if (this.at === undefined) return this.readThenEnsure(by, renewMs);
+    if (this.at === undefined) return this.load().then(() => this.ensureBy(by, renewMs));
     // Answered without a promise when the alarm stands (the usual case: nothing to wait for).
     if (this.at === null || this.at > by || (this.renewable && by - this.at >= renewMs)) return this.arm(by, true);
     return undefined;
-  }
-
-  private async readThenEnsure(by: number, renewMs: number): Promise<void> {
-    await this.load();
-    await this.ensureBy(by, renewMs);
   }
 }

@@ -36,7 +36,7 @@ import type { ThreadMeta } from "../ports/store.js";
 import { modelTools } from "../run/conversation.js";
 import { checkNewThread } from "../run/new-thread.js";
 import { ThreadUsageLedger } from "../usage/thread-ledger.js";
-import { listedFiles, servedFileAt } from "../secrets/served-file.js";
+import { type FilePage, listedFiles, servedFileAt } from "../secrets/served-file.js";
 
 /** The body of a thread create and what reading a thread answers, as the Durable Object's RPC methods take and give them. */
 export type { CreateThreadInput, ThreadInfo } from "./api.js";
@@ -153,8 +153,8 @@ export function createThreadClass(registry: Registry) {
     async listCalls(caller: Caller, options: { status?: CallRecord["status"]; limit?: number; offset?: number; ids?: readonly string[] } = {}) {
       const limit = options.limit ?? 1000;
       return this.serve(caller, { access: "read" }, () => {
-        const page = options.ids ? pageWithin(options.ids, options.ids.length, (id) => this.ledger.get(id) ?? null) : pageWithin(this.ledger.list(limit + 1, options.offset ?? 0, options.status), limit, (call) => call);
-        return { calls: page.items.flatMap((call) => (call ? [publicRecord(call)] : [])), hasMore: page.more };
+        const page = options.ids ? pageWithin(this.ledger.getMany(options.ids), options.ids.length, publicRecord) : pageWithin(this.ledger.list(limit + 1, options.offset ?? 0, options.status), limit, publicRecord);
+        return { calls: page.items, hasMore: page.more };
       });
     }
 
@@ -179,7 +179,7 @@ export function createThreadClass(registry: Registry) {
       return this.serve(caller, { access: "write", idem, env: true, watched: true }, (_w, runner) => runner.decisions.settle(callId, { ...settlement, settledBy: caller.userId }));
     }
 
-    async listFiles(caller: Caller) { return this.serve(caller, { access: "read" }, () => ({ files: listedFiles(this.store.files, this.secrets.redactor()) })); }
+    async listFiles(caller: Caller, page: FilePage = {}) { return this.serve(caller, { access: "read" }, () => listedFiles(this.store.files, this.secrets.redactor(), page)); }
 
     /** A file of the thread: a capped result's full text, or an attachment (base64 for binary). */
     async getFile(caller: Caller, path: string) {

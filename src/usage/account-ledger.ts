@@ -5,9 +5,10 @@
  * @module
  */
 import { WeftError } from "../errors.js";
+import { pageSize, pageWithin } from "../limits.js";
 import type { Budget } from "./budgets.js";
 import type { ModelUsageRow } from "./row.js";
-import type { AccountUsage, UsageGroupBy } from "./reports.js";
+import type { AccountUsage, AccountUsageQuery, UsageGroupBy } from "./reports.js";
 import { type TotalsRow, dayOf, sumColumns, totalsOf } from "./totals.js";
 
 /** The account's usage tables. */
@@ -185,11 +186,14 @@ function isDay(value: string): boolean {
 
 /**
  * The user's usage over `from`..`to` (UTC days, `YYYY-MM-DD`, inclusive; default the last 30
- * days up to today), grouped by `groupBy` (default `day`).
- * @throws WeftError `invalid_request` naming `from`, `to` or `groupBy` when one is malformed or
+ * days up to today): the total over every group, and a page of groups by `groupBy` (default
+ * `day`) in key order, at most `limit` and 4 MiB of JSON (`PAGE_BYTES`), after `cursor`.
+ * `nextCursor` (the page's last key) asks for the next page, null on the last. Only the page's
+ * groups (one more, to know) leave SQLite.
+ * @throws WeftError `invalid_request` naming `from`, `to`, `groupBy` or `limit` when one is malformed or
  * names a day that does not exist, and naming `from` when it is later than `to`.
  */
-export function readAccountUsage(sql: SqlStorage, query: { from?: string; to?: string; groupBy?: string }, now = Date.now()): AccountUsage {
+export function readAccountUsage(sql: SqlStorage, query: AccountUsageQuery, now = Date.now()): AccountUsage {
   const to = query.to ?? dayOf(now);
   const from = query.from ?? dayOf(now - 29 * 86_400_000);
   for (const [key, value] of [["from", from], ["to", to]] as const) {
@@ -198,11 +202,20 @@ export function readAccountUsage(sql: SqlStorage, query: { from?: string; to?: s
   if (from > to) throw new WeftError("invalid_request", `from: ${from} is later than to (${to})`, { path: ["from"] });
   const groupBy = (query.groupBy ?? "day") as UsageGroupBy;
   if (!["agent", "model", "day"].includes(groupBy)) throw new WeftError("invalid_request", "groupBy: expected agent, model or day", { path: ["groupBy"] });
+  const limit = pageSize("usageGroups", query.limit);
   const column = groupBy === "agent" ? "agent_id" : groupBy;
   const sums = sumColumns("SUM(requests)");
   const total = sql.exec<TotalsRow>(`SELECT ${sums} FROM usage_rollup WHERE day >= ? AND day <= ?`, from, to).toArray()[0];
-  const groups = sql.exec<TotalsRow & { key: string }>(`SELECT ${column} AS key, ${sums} FROM usage_rollup WHERE day >= ? AND day <= ? GROUP BY ${column} ORDER BY ${column}`, from, to).toArray();
-  return { from, to, groupBy, total: totalsOf(total), groups: groups.map((g) => ({ key: g.key, ...totalsOf(g) })) };
+  const after = query.cursor === undefined ? { where: "", bind: [] } : { where: ` AND ${column} > ?`, bind: [query.cursor] };
+  const groups = sql.exec<TotalsRow & { key: string }>(
+    `SELECT ${column} AS key, ${sums} FROM usage_rollup WHERE day >= ? AND day <= ?${after.where} GROUP BY ${column} ORDER BY ${column} LIMIT ?`,
+    from,
+    to,
+    ...after.bind,
+    limit + 1,
+  );
+  const page = pageWithin(groups, limit, (g) => ({ key: g.key, ...totalsOf(g) }));
+  return { from, to, groupBy, total: totalsOf(total), groups: page.items, nextCursor: page.more ? page.items.at(-1)!.key : null };
 }
 
 /** The budgets the user set on their account (none until set). */

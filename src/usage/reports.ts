@@ -29,11 +29,29 @@ export interface ThreadUsage {
 /** How `GET /account/usage` groups. */
 export type UsageGroupBy = "agent" | "model" | "day";
 
-/** `GET /account/usage`: the user's usage over UTC days `from`..`to` (inclusive), whole and grouped. */
+/** What `GET /account/usage` is asked: the range, the grouping and which page of groups. */
+export interface AccountUsageQuery {
+  /** First UTC day, `YYYY-MM-DD` (default 29 days before today). */
+  from?: string;
+  /** Last UTC day, `YYYY-MM-DD`, inclusive (default today). */
+  to?: string;
+  /** `agent`, `model` or `day` (default). */
+  groupBy?: string;
+  /** Groups a page, 1 to 1000 (default 1000): `PAGE_SIZES.usageGroups` in src/limits.ts. */
+  limit?: number;
+  /** The previous page's `nextCursor`: the groups after that key. */
+  cursor?: string;
+}
+
+/** `GET /account/usage`: the user's usage over UTC days `from`..`to` (inclusive), whole and a page of groups. */
 export interface AccountUsage {
   from: string;
   to: string;
   groupBy: UsageGroupBy;
+  /** Over every group of the range, not only this page's. */
   total: UsageTotals;
+  /** A page of groups in key order (at most `limit`, 1000 by default, and 4 MiB of JSON). */
   groups: Array<UsageTotals & { key: string }>;
+  /** Asks for the next page (`?cursor=`): the last group's key; null on the last page. */
+  nextCursor: string | null;
 }

@@ -206,6 +206,7 @@ describe("OpenAPI response schemas against real answers", () => {
     expect((await send("GET", `/threads/${id}`)).body.tools).toContainEqual(expect.objectContaining({ executionMode: "provider" }));
     const files = (await send("GET", `/threads/${id}/files`)).body.files as Array<{ path: string }>;
     expect(files.length).toBe(1);
+    expect((await send("GET", `/threads/${id}/files?limit=0`)).status).toBe(400);
     const file = await send("GET", `/threads/${id}/files/${files[0]!.path}`);
     expect([file.status, file.body]).toEqual([200, "note 0"]);
     expect((await send("GET", `/threads/${id}/files/none.txt`)).status).toBe(404);

@@ -273,6 +273,16 @@ export function ledgerConformance(impl: string, withLedger: WithLedger): void {
         expect([...ledger.list(2, 1)].map((c) => c.callId)).toEqual(["s1", "q2"]);
         expect([...ledger.list(10, 0, "queued")].map((c) => c.callId)).toEqual(["q1", "q2", "q3"]);
         expect([...ledger.list(10, 0, "succeeded")].map((c) => c.callId)).toEqual(["s1"]);
+        // By id: in the order asked, not the ledger's; an id with no row left out.
+        expect([...ledger.getMany(["q3", "none", "s1", "q1"])].map((c) => [c.callId, c.status])).toEqual([["q3", "queued"], ["s1", "succeeded"], ["q1", "queued"]]);
+        expect([...ledger.getMany([])]).toEqual([]);
+      }));
+
+    it("getMany finds a held row and deferred rows, as get does", () =>
+      run(({ ledger }) => {
+        ledger.begin(entry("a", "queued"));
+        ledger.beginHeld(entry("h", "started"));
+        expect([...ledger.getMany(["h", "a"])].map((c) => c.callId)).toEqual(["h", "a"]);
       }));
   });
 }

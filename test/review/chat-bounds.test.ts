@@ -6,7 +6,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { expect, it } from "vitest";
 import { MAX_CHAT_ANSWERS } from "../../src/limits.js";
-import { createThread, json, rawStub, stubOf } from "../helpers.js";
+import { createThread, json, rawStub, recordStatements, stubOf } from "../helpers.js";
 
 it(`a chat request carrying more than ${MAX_CHAT_ANSWERS} tool outputs is refused at once, naming the path`, async () => {
   const id = await createThread({ agent: "browser" });
@@ -65,4 +65,19 @@ it("GET /threads/:id/chat of a thread with more than 1000 calls shows its newest
     ["old", "output-available"],
     ["new", "output-available"],
   ]);
+});
+
+it("GET /threads/:id/chat reads the calls its page names in one statement, not one per call", async () => {
+  const id = await createThread({ agent: "browser" });
+  const calls = Array.from({ length: 300 }, (_, i) => ({ id: `k${i}`, name: "record_call", arguments: {} }));
+  expect((await json("POST", `/threads/${id}/messages`, { content: "go", script: [{ toolCalls: calls }, { text: "ok" }] })).status).toBe(202);
+  await stubOf(id).waitIdle();
+  const statements = await recordStatements(id, (query) => (/\bFROM (json_each\(\?\) AS j CROSS JOIN )?calls\b/.test(query) ? query : undefined));
+  await statements.take();
+  const chat = await json("GET", `/threads/${id}/chat`);
+  expect(chat.status).toBe(200);
+  const parts = chat.body.messages.flatMap((m: { parts: Array<{ type: string; state?: string }> }) => m.parts.filter((p) => p.type === "tool-record_call"));
+  expect(parts.length).toBe(300);
+  expect(parts.every((p: { state?: string }) => p.state === "output-available")).toBe(true);
+  expect((await statements.take()).length).toBeLessThanOrEqual(1);
 });

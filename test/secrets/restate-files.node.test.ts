@@ -25,7 +25,7 @@ describe("bringing files up to new secrets", () => {
     let busy = 0;
     for (;;) {
       try {
-        const files = listedFiles(t.files, r, 300);
+        const { files } = listedFiles(t.files, r, {}, 300);
         expect(files.map((f) => f.size)).toEqual(files.map((f) => new TextEncoder().encode(servedFileAt(t.files, f.path, r, 300)!.data).byteLength));
         break;
       } catch (e) {
@@ -42,13 +42,13 @@ describe("bringing files up to new secrets", () => {
   it("starts over for a newer set of secrets, and does nothing more once done", () => {
     const t = tables(4);
     const first = new Redactor([{ name: "S", value: SECRET }]);
-    expect(() => listedFiles(t.files, first, 150)).toThrow(/a part at a time/);
+    expect(() => listedFiles(t.files, first, {}, 150)).toThrow(/a part at a time/);
     const second = new Redactor([{ name: "S", value: SECRET }, { name: "T", value: "file 3: " }]);
     let tries = 0;
     while (tries < 10) {
       tries++;
       try {
-        listedFiles(t.files, second, 150);
+        listedFiles(t.files, second, {}, 150);
         break;
       } catch {
         // A part done; the next request goes on.
@@ -56,7 +56,7 @@ describe("bringing files up to new secrets", () => {
     }
     expect(t.files.read("calls/c03/result.txt")).toMatch(/^\[redacted\]\[redacted\]/);
     expect(t.files.redactedFor()).toBe(second.fingerprint);
-    const written = t.files.list().map((f) => f.createdAt);
-    expect(listedFiles(t.files, second, 1).map((f) => f.createdAt)).toEqual(written);
+    const written = [...t.files.list()].map((f) => f.createdAt);
+    expect(listedFiles(t.files, second, {}, 1).files.map((f) => f.createdAt)).toEqual(written);
   });
 });

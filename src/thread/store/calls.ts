@@ -19,6 +19,9 @@ const PERSON_WAIT_SQL = `(${PERSON_WAIT_STATUSES.map((s) => `'${s}'`).join(", ")
 const START_SQL = `UPDATE calls SET status = 'started', input = CASE WHEN args_text = ?1 THEN '${SAME_AS_ARGS}' ELSE ?1 END, attempts = attempts + 1, started_at = ?, effect = ?
   WHERE call_id = ? AND ${UNFINISHED}`;
 
+/** Ids `getMany` reads a statement: each at most 256 characters (`MAX_CALL_NAME_CHARS`), so their JSON fits a 2 MB value. */
+const IDS_PER_READ = 1000;
+
 /** A new call row (the journal entry of the dispatch pipeline). */
 export type NewCall = JournalEntry;
 
@@ -88,6 +91,18 @@ export class CallStore implements CallJournal, LedgerQueries {
   get(callId: string): StoredCall | undefined {
     const row = this.exec<CallRow>("SELECT * FROM calls WHERE call_id = ?", callId).toArray()[0];
     return row ? toRecord(row) : undefined;
+  }
+
+  /**
+   * The calls of `callIds` in that order (an id with no row left out), each read as it is taken: one
+   * statement per {@link IDS_PER_READ} ids, their JSON its one parameter. The cross join keeps the
+   * ids the outer loop, so rows come in their order unsorted (a sort would read every row first).
+   */
+  *getMany(callIds: readonly string[]): Generator<StoredCall> {
+    for (let i = 0; i < callIds.length; i += IDS_PER_READ) {
+      const ids = JSON.stringify(callIds.slice(i, i + IDS_PER_READ));
+      for (const row of this.exec<CallRow>("SELECT c.* FROM json_each(?) AS j CROSS JOIN calls AS c ON c.call_id = j.value", ids)) yield toRecord(row);
+    }
   }
 
   /** The next `ord`; the caller stores it in `lastOrd` once its row is in. Its lookup is the store's own, so it settles nothing. */
@@ -245,23 +260,18 @@ export class CallStore implements CallJournal, LedgerQueries {
     return finished;
   }
 
-  /** The held row, written with its final result in one statement. */
+  /** The held row (taken off by `finish`), written with its final result in one statement. */
   private insertFinished(held: { call: NewCall; now: number }, status: CallStatus, result: ToolResult, details: FinishDetails, now: number): void {
     const { call } = held;
-    this.held = null;
     const ord = this.nextOrd(call);
     try {
-      this.insertFinishedRow(call, ord, held.now, status, result, details, now);
+      insertRow(this.sql, [...rowValues(call, ord, held.now, status, details.attempts, held.now), ...resultValues(result, details, now)]);
     } catch (e) {
       // The result could not be stored (finishCall records a failure instead): the started row goes in as it would have.
       this.insert(call, held.now);
       throw e;
     }
     this.lastOrd = ord;
-  }
-
-  private insertFinishedRow(call: NewCall, ord: number, startedAt: number, status: CallStatus, result: ToolResult, details: FinishDetails, now: number): void {
-    insertRow(this.sql, [...rowValues(call, ord, startedAt, status, details.attempts, startedAt), ...resultValues(result, details, now)]);
   }
 
   /** False when no row can be queued (see `queued`), so a drain has nothing to look for. */

@@ -43,14 +43,10 @@ export class FileStore implements FileTable {
     return row ? { path: row.path, mimeType: row.mime_type, size: row.size, createdAt: row.created_at } : undefined;
   }
 
-  /** The stored text (base64 for binary files), or undefined. */
+  /** The stored text (base64 for binary files), or undefined: every file has a chunk at least, an empty one "". */
   read(path: string): string | undefined {
-    if (!this.info(path)) return undefined;
-    return this.storage.sql
-      .exec<{ data: string }>("SELECT data FROM file_chunks WHERE path = ? ORDER BY chunk", path)
-      .toArray()
-      .map((r) => r.data)
-      .join("");
+    const chunks = this.storage.sql.exec<{ data: string }>("SELECT data FROM file_chunks WHERE path = ? ORDER BY chunk", path).toArray();
+    return chunks.length > 0 ? chunks.map((r) => r.data).join("") : undefined;
   }
 
   /**
@@ -59,8 +55,7 @@ export class FileStore implements FileTable {
    */
   content(path: string): (FileInfo & { data: string; encoding: "utf-8" | "base64" }) | undefined {
     const info = this.info(path);
-    if (!info) return undefined;
-    return withContent(info, this.read(path)!);
+    return info && withContent(info, this.read(path)!);
   }
 
   redactedFor(): string | undefined {
@@ -71,12 +66,10 @@ export class FileStore implements FileTable {
     this.storage.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('files_redacted_for', ?)", fingerprint);
   }
 
-  /** Every file's metadata, by path. */
-  list(): FileInfo[] {
-    return this.storage.sql
-      .exec<{ path: string; mime_type: string; size: number; created_at: number }>("SELECT path, mime_type, size, created_at FROM files ORDER BY path")
-      .toArray()
-      .map((row) => ({ path: row.path, mimeType: row.mime_type, size: row.size, createdAt: row.created_at }));
+  /** Files' metadata by path, at most `limit` (SQLite's -1: all) from `offset`, each read as it is taken. */
+  *list(limit = -1, offset = 0): Generator<FileInfo> {
+    const rows = this.storage.sql.exec<{ path: string; mime_type: string; size: number; created_at: number }>("SELECT path, mime_type, size, created_at FROM files ORDER BY path LIMIT ? OFFSET ?", limit, offset);
+    for (const row of rows) yield { path: row.path, mimeType: row.mime_type, size: row.size, createdAt: row.created_at };
   }
 
   /** Whether the thread holds any file. */
@@ -86,11 +79,9 @@ export class FileStore implements FileTable {
 
   /** Removes a file and its chunks; false when there was none. */
   delete(path: string): boolean {
-    if (!this.info(path)) return false;
-    this.storage.transactionSync(() => {
+    return this.storage.transactionSync(() => {
       this.storage.sql.exec("DELETE FROM file_chunks WHERE path = ?", path);
-      this.storage.sql.exec("DELETE FROM files WHERE path = ?", path);
+      return this.storage.sql.exec("DELETE FROM files WHERE path = ?", path).rowsWritten > 0;
     });
-    return true;
   }
 }

@@ -37,6 +37,10 @@ export class SqliteLedger implements Ledger, LedgerQueries, CallJournal {
     return this.rows.get(callId);
   }
 
+  getMany(callIds: readonly string[]): Iterable<LedgerRecord> {
+    return this.rows.getMany(callIds);
+  }
+
   begin(entry: JournalEntry): void {
     this.rows.insert(entry);
   }
