@@ -154,13 +154,20 @@ export function pageSize(list: PagedList, limit: number | undefined): number {
 }
 
 /**
+ * `value` when it is undefined or a whole number (0 or more): a page's offset, a cursor, a depth.
+ * @throws WeftError `invalid_request` naming `name` otherwise.
+ */
+export function wholeNumberOption<N extends number | undefined>(name: string, value: N): N {
+  if (value === undefined || (Number.isSafeInteger(value) && value >= 0)) return value;
+  throw new WeftError("invalid_request", `${name}: expected a whole number (0 or more), got ${value}`, { path: [name] });
+}
+
+/**
  * The offset in force: 0 when undefined.
  * @throws WeftError `invalid_request` naming `offset` when it is not a whole number (0 or more).
  */
 export function pageOffset(offset: number | undefined): number {
-  if (offset === undefined) return 0;
-  if (Number.isSafeInteger(offset) && offset >= 0) return offset;
-  throw new WeftError("invalid_request", `offset: expected a whole number (0 or more), got ${offset}`, { path: ["offset"] });
+  return wholeNumberOption("offset", offset) ?? 0;
 }
 
 /** A limit's name. */

@@ -4,7 +4,7 @@
  */
 import { fitsJsonBytes, jsonTextBytes } from "../bytes.js";
 import { WeftError } from "../errors.js";
-import { pageSize } from "../limits.js";
+import { pageOffset, pageSize, wholeNumberOption } from "../limits.js";
 import type { ContentPart } from "../content/parts.js";
 import type { MessageRole, ToolCallRequest } from "../protocol.js";
 import type { GetMessagesOptions } from "../tools/thread-state.js";
@@ -72,21 +72,14 @@ export interface MessagePage {
  */
 export function messagePage(options: GetMessagesOptions): MessagePage {
   const limit = pageSize("messages", options.limit);
-  const offset = options.offset ?? 0;
+  const offset = pageOffset(options.offset);
   const order = options.order ?? "asc";
-  const nonNegative = (name: "offset" | "maxDepth" | "before" | "after", value: number | undefined) => {
-    if (value !== undefined && (!Number.isInteger(value) || value < 0)) {
-      throw new WeftError("invalid_request", `${name}: expected a non-negative integer, got ${value}`, { path: [name] });
-    }
-  };
-  nonNegative("offset", offset);
   if (order !== "asc" && order !== "desc") {
     throw new WeftError("invalid_request", `order: expected "asc" or "desc", got ${String(order)}`, { path: ["order"] });
   }
-  const { maxDepth, before, after } = options;
-  nonNegative("maxDepth", maxDepth);
-  nonNegative("before", before);
-  nonNegative("after", after);
+  const maxDepth = wholeNumberOption("maxDepth", options.maxDepth);
+  const before = wholeNumberOption("before", options.before);
+  const after = wholeNumberOption("after", options.after);
   return { limit, offset, order, maxDepth, before, after };
 }
 
