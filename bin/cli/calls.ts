@@ -51,7 +51,8 @@ export function addCallCommands(weft: Command): void {
     .option("--status <status>", "only calls in this status (awaiting_approval, parked, succeeded, ...)")
     .action(async (threadId: string, opts: Common & { status?: CallStatus }, cmd: Command) => {
       await run(opts, async (client) => {
-        const { calls } = await client.listCalls(threadId, opts.status ? { status: opts.status } : {});
+        const calls: CallRecord[] = [];
+        for await (const c of client.calls(threadId, opts.status ? { status: opts.status } : {})) calls.push(c);
         if (opts.json) return out({ calls }, true);
         if (calls.length === 0) say(opts.status ? `no ${opts.status} calls` : "no calls");
         for (const c of calls) say(callLine(threadId, c));

@@ -36,6 +36,10 @@ export function evalClient(baseUrl, token) {
     /** `GET /threads/:id/usage`. */
     usage: (/** @type {string} */ threadId) => weft.getThreadUsage(threadId),
     /** Every call record of a thread. */
-    calls: async (/** @type {string} */ threadId) => (await weft.listCalls(threadId)).calls,
+    async calls(/** @type {string} */ threadId) {
+      const out = [];
+      for await (const c of weft.calls(threadId)) out.push(c);
+      return out;
+    },
   };
 }

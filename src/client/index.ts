@@ -22,7 +22,7 @@ import type { ToolListing } from "../tools/catalog.js";
 import type { RemoteListingProblem, RemoteToolListing } from "../remote/tool-listing.js";
 import type { DefineMcpServerOptions } from "../remote/define.js";
 import type { GetMessagesOptions } from "../tools/thread-state.js";
-import type { BuiltinEventFrame, CallStatus, ClientAnswer, CustomEventFrame, EventFrame, Message } from "../protocol.js";
+import type { BuiltinEventFrame, CallRecord, CallStatus, ClientAnswer, CustomEventFrame, EventFrame, Message } from "../protocol.js";
 import type { ScheduleOptions } from "../schedules/define.js";
 // `.ts` specifiers: the CLI (bin/) loads these files with Node's type stripping, which does not map `.js` to `.ts`.
 import { BUILTIN_EVENT_TYPES } from "../events.ts";
@@ -262,9 +262,28 @@ export class WeftClient {
     return request(this.#conn, "POST", `/v1/tools/${encodeURIComponent(name)}`, { body: { input, ...options } });
   }
 
-  /** `GET /threads/:id/calls`: the thread's call records, optionally only those in one status (`parked`, `awaiting_approval`, ...). */
-  listCalls(threadId: string, options: { status?: CallStatus } = {}): Promise<Answer<"listCalls">> {
+  /**
+   * `GET /threads/:id/calls`: a page of the thread's call records in creation order, optionally only
+   * those in one status (`parked`, `awaiting_approval`, ...): at most `limit` (1 to 1000, default 1000)
+   * and 4 MiB of JSON from `offset` (default 0); `hasMore` says a next page starts at `offset` plus the page's length.
+   */
+  listCalls(threadId: string, options: { status?: CallStatus; limit?: number; offset?: number } = {}): Promise<Answer<"listCalls">> {
     return request(this.#conn, "GET", this.#thread(threadId, "/calls"), { query: options });
+  }
+
+  /**
+   * Every call record of a thread in creation order (or only those in one `status`), page by page
+   * (`pageSize` per request: 1 to 1000, default 1000). With `status`, a call that changes status
+   * while the pages are read may be missed or seen twice.
+   */
+  async *calls(threadId: string, options: { status?: CallStatus; pageSize?: number } = {}): AsyncGenerator<CallRecord> {
+    const { pageSize = 1000, status } = options;
+    for (let offset = 0; ; ) {
+      const page = await this.listCalls(threadId, { ...(status ? { status } : {}), limit: pageSize, offset });
+      yield* page.calls;
+      offset += page.calls.length;
+      if (!page.hasMore || page.calls.length === 0) return;
+    }
   }
 
   /** `GET /threads/:id/calls/:callId`. */

@@ -21,9 +21,9 @@ import { jsonBody, query } from "./validate.js";
 export function callRoutes() {
   const app = new Hono<AuthedEnv>();
 
-  app.get("/:id/calls", describe("List the thread's call records in creation order (?status= filters; at most 1000 and 4 MiB of JSON a page, ?offset= pages on)", { 200: ok("The call records; hasMore says more follow", R.CallList), ...refused(400, 404) }), query(CallsQuery), async (c) => {
-    const { status, offset } = c.req.valid("query");
-    const { calls, hasMore } = unwrap(await threadStub(c.env, c.req.param("id")).listCalls(c.var.caller, { ...(status ? { status } : {}), ...(offset ? { offset } : {}) }));
+  app.get("/:id/calls", describe("List the thread's call records in creation order (?status= filters; ?limit= from 1 to 1000, default 1000, and at most 4 MiB of JSON a page; ?offset= pages on)", { 200: ok("The call records; hasMore says more follow", R.CallList), ...refused(400, 404) }), query(CallsQuery), async (c) => {
+    const { status, limit, offset } = c.req.valid("query");
+    const { calls, hasMore } = unwrap(await threadStub(c.env, c.req.param("id")).listCalls(c.var.caller, { ...(status ? { status } : {}), ...(limit ? { limit } : {}), ...(offset ? { offset } : {}) }));
     return c.json({ calls: await withSourceStacks(c.env, calls), hasMore });
   });
 

@@ -222,7 +222,7 @@ export const MessagesQuery = z.object({
 });
 
 /** Query of `GET /threads/:id/calls`: `offset` pages on past a page that `hasMore` says was cut. */
-export const CallsQuery = z.object({ status: z.enum(CALL_STATUSES).optional(), offset: Int });
+export const CallsQuery = z.object({ status: z.enum(CALL_STATUSES).optional(), limit: pageLimit("calls"), offset: Int });
 
 /** Query of `GET /threads/:id/files`: by path, `offset` pages on past a page that `hasMore` says was cut. */
 export const FilesQuery = z.object({ limit: pageLimit("files"), offset: Int });

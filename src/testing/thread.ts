@@ -256,13 +256,16 @@ export class TestThread {
 
   /** Every call record, in creation order; with `toolName`, only that tool's. */
   async calls(toolName?: string): Promise<CallRecord[]> {
-    const { calls } = await this.client.listCalls(this.id);
-    return toolName === undefined ? calls : calls.filter((c) => c.toolName === toolName);
+    const calls: CallRecord[] = [];
+    for await (const c of this.client.calls(this.id)) if (toolName === undefined || c.toolName === toolName) calls.push(c);
+    return calls;
   }
 
   /** Calls waiting for approval now. */
   async pendingApprovals(): Promise<CallRecord[]> {
-    return (await this.client.listCalls(this.id, { status: "awaiting_approval" })).calls;
+    const calls: CallRecord[] = [];
+    for await (const c of this.client.calls(this.id, { status: "awaiting_approval" })) calls.push(c);
+    return calls;
   }
 
   /** Every event frame so far (`thread_created` first), read through the thread's WebSocket replay. */

@@ -7,7 +7,7 @@
  * @module
  */
 import { WeftError, echoedValue, quotedValue } from "../errors.js";
-import { pageWithin } from "../limits.js";
+import { pageSize, pageWithin } from "../limits.js";
 import type { CallRecord, Message } from "../protocol.js";
 import { normalizeScript } from "../models/scripted.js";
 import type { Registry } from "../run/agent.js";
@@ -151,7 +151,7 @@ export function createThreadClass(registry: Registry) {
     }
 
     async listCalls(caller: Caller, options: { status?: CallRecord["status"]; limit?: number; offset?: number; ids?: readonly string[] } = {}) {
-      const limit = options.limit ?? 1000;
+      const limit = pageSize("calls", options.limit);
       return this.serve(caller, { access: "read" }, () => {
         const page = options.ids ? pageWithin(this.ledger.getMany(options.ids), options.ids.length, publicRecord) : pageWithin(this.ledger.list(limit + 1, options.offset ?? 0, options.status), limit, publicRecord);
         return { calls: page.items, hasMore: page.more };
