@@ -51,8 +51,10 @@ export interface ModelStepRecord {
  *   the budget, its limit and what is used).
  * - `agent_not_found`: the thread's agent is no longer deployed (a deploy removed or renamed it),
  *   so the turn (one a restart cut, or a schedule's message) cannot run; nothing was sent.
+ * - `invalid_config`: the deployment or the thread is configured wrong (a malformed `WEFT_BUDGETS`
+ *   or `WEFT_PRICES`, a model whose binding or base URL is missing); `error` names the setting.
  */
-export type TurnErrorCode = "restart_loop" | "stream_cut" | "model_timeout" | "unsupported_content" | "invalid_output" | "budget_exceeded" | "agent_not_found";
+export type TurnErrorCode = "restart_loop" | "stream_cut" | "model_timeout" | "unsupported_content" | "invalid_output" | "budget_exceeded" | "agent_not_found" | "invalid_config";
 
 /** Payloads of the built-in event types, keyed by `type` (snake_case, the names clients see on the wire). */
 export interface EventPayloads {

@@ -45,6 +45,9 @@ export function clip(text: string, max = 100): string {
 
 const json = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value) ?? "");
 
+/** An error with its code in front, once: a call's recorded error often starts with its code already. */
+const coded = (code: string | undefined, error: string) => (code && !error.startsWith(`${code}:`) ? `${code}: ${error}` : error);
+
 /** One line for a frame, or null for frames that only feed the progress line (streaming deltas). */
 export function frameLine(frame: EventFrame): string | null {
   const f = frame as { seq: number; type: string; data: any };
@@ -69,7 +72,7 @@ export function frameLine(frame: EventFrame): string | null {
     case "tool_call_started":
       return `${head}→ ${d.toolName} ${clip(json(d.input), 80)}`;
     case "tool_call_finished":
-      return `${head}← ${d.toolName} ${d.status} in ${d.durationMs} ms: ${clip(d.isError ? `${d.errorCode ? `${d.errorCode}: ` : ""}${d.error ?? ""}` : json(d.result ?? ""), 80)}`;
+      return `${head}← ${d.toolName} ${d.status} in ${d.durationMs} ms: ${clip(d.isError ? coded(d.errorCode, d.error ?? "") : json(d.result ?? ""), 80)}`;
     case "tool_call_approval_requested":
       return `${head}? ${d.toolName} waits for approval (call ${d.callId})`;
     case "tool_call_parked":
@@ -77,7 +80,7 @@ export function frameLine(frame: EventFrame): string | null {
     case "turn_waiting":
       return `${head}turn waits for a person or the client: ${(d.callIds ?? []).join(", ")}`;
     case "turn_finished":
-      return `${head}turn ${d.status} after ${plural(d.steps, "step")}${d.error ? `: ${clip(d.error, 80)}` : ""}`;
+      return `${head}turn ${d.status} after ${plural(d.steps, "step")}${d.errorCode ? ` (${d.errorCode})` : ""}${d.error ? `: ${clip(d.error, 80)}` : ""}`;
     default:
       return `${head}${f.type} ${clip(json(d), 80)}`;
   }

@@ -56,6 +56,11 @@ export interface AccountApi {
    * instead of asking again on every request.
    */
   envValues(reader?: string): Promise<Record<string, { value: string; type: EnvType }>>;
+  /**
+   * Secret values the account held and no longer holds (replaced or deleted; at most 32, newest
+   * first), which the owner's threads keep redacting (src/account/retired-secrets.ts).
+   */
+  retiredSecrets(): Promise<string[]>;
   setEnv(name: string, value: string, type: EnvType): Promise<RpcResult<null>>;
   deleteEnv(name: string): Promise<RpcResult<{ deleted: boolean }>>;
   // --- usage and budgets (src/usage/) ---

@@ -18,6 +18,7 @@ import { ACCOUNT_USAGE_SCHEMA, migrateAccountUsage, readAccountUsage, setUserBud
 import { type Budget, checkBudgets } from "../usage/budgets.js";
 import { handOverWatchers } from "../usage/hand-over.js";
 import { EnvReaders } from "./env-readers.js";
+import { RETIRED_SECRETS_SCHEMA, RetiredSecrets } from "./retired-secrets.js";
 import { MCP_SERVERS_SCHEMA, UserMcpServers } from "./mcp-servers.js";
 import type { McpOAuthAuth, McpServerDefinition } from "../remote/define.js";
 import { MCP_CONNECTIONS_SCHEMA, type McpConnectionInfo, bindingOf, migrateMcpConnections, McpConnections, type McpTokenAnswer, type McpTokenRequest } from "./mcp-connections.js";
@@ -72,6 +73,7 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
     super(ctx, env as { THREAD?: DurableObjectNamespace });
     this.sql = ctx.storage.sql;
     this.sql.exec(SCHEMA);
+    this.sql.exec(RETIRED_SECRETS_SCHEMA);
     this.sql.exec(ACCOUNT_USAGE_SCHEMA);
     migrateAccountUsage(this.sql);
     this.reservations = new Reservations(this.sql, (fn) => ctx.storage.transactionSync(fn));
@@ -337,6 +339,10 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
     return Object.fromEntries(rows.map((r) => [r.name, { value: r.value, type: r.type }]));
   }
 
+  async retiredSecrets(): Promise<string[]> {
+    return new RetiredSecrets(this.sql).all();
+  }
+
   async setEnv(name: string, value: string, type: EnvType): Promise<RpcResult<null>> {
     return rpc(async () => {
       checkStoredBytes(value, ["value"]);
@@ -353,6 +359,7 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
         throw new WeftError("payload_too_large", `value: your account's env values would take ${total} bytes together as a thread reads them, over the ${MAX_ACCOUNT_ENV_BYTES}-byte limit; delete one first`, { path: ["value"], limit: MAX_ACCOUNT_ENV_BYTES });
       }
       this.sql.exec("INSERT OR REPLACE INTO account_env (name, value, type) VALUES (?, ?, ?)", name, value, type);
+      new RetiredSecrets(this.sql).change(before as { value: string; type: EnvType } | undefined, { value, type });
       // The same value again (a retry) is no change: it tells the readers the write before left.
       if (before?.value !== value || before.type !== type) this.readers.changed();
       await this.readers.tell();
@@ -362,8 +369,10 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
 
   async deleteEnv(name: string): Promise<RpcResult<{ deleted: boolean }>> {
     return rpc(async () => {
-      const had = this.sql.exec("SELECT 1 FROM account_env WHERE name = ?", name).toArray().length > 0;
+      const before = this.sql.exec<{ value: string; type: EnvType }>("SELECT value, type FROM account_env WHERE name = ?", name).toArray()[0];
+      const had = before !== undefined;
       this.sql.exec("DELETE FROM account_env WHERE name = ?", name);
+      new RetiredSecrets(this.sql).change(before, undefined);
       if (had) this.readers.changed();
       await this.readers.tell();
       return { deleted: had };

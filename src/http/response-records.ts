@@ -51,7 +51,7 @@ export const TurnRecord = named(
     startedAt: epochMs,
     finishedAt: epochMs.optional(),
     error: z.string().optional(),
-    errorCode: z.enum(["restart_loop", "stream_cut", "model_timeout", "unsupported_content", "invalid_output", "budget_exceeded", "agent_not_found"]).optional(),
+    errorCode: z.enum(["restart_loop", "stream_cut", "model_timeout", "unsupported_content", "invalid_output", "budget_exceeded", "agent_not_found", "invalid_config"]).optional(),
     modelSteps: z.array(ModelStepRecord).optional(),
     usage: TokenUsage.optional(),
     modelSettings: turnSettingsSchema.optional(),

@@ -153,11 +153,23 @@ export function validBody<S extends z.ZodType>(schema: S, body: unknown, env: Au
   return plain?.(body) ?? parse(schema, body, "body");
 }
 
-/** Validates the JSON body with `schema`; an absent body counts as `{}`. */
+/**
+ * Validates the JSON body with `schema`; an absent body counts as `{}`, even one labelled JSON
+ * (`curl -X POST -H 'content-type: application/json'` with no data), which Hono would parse and refuse.
+ */
 export function jsonBody<S extends z.ZodType>(schema: S) {
-  const check = validator("json", (value, c) => validBody(schema, hasBody(c.req.raw) ? value : {}, c.env));
+  const parsed = validator("json", (value, c) => validBody(schema, value, c.env));
+  const check: MiddlewareHandler<AuthedEnv> = async function checkJsonBody(c, next) {
+    if (hasBody(c.req.raw)) {
+      await parsed(c, next);
+      return;
+    }
+    c.req.addValidatedData("json", validBody(schema, {}, c.env) as object);
+    await next();
+  };
   documented(check, "json", schema);
-  return check;
+  // Typed as Hono's validator, so routes read `c.req.valid("json")` as the schema's output.
+  return check as unknown as typeof parsed;
 }
 
 /** Validates the query string with `schema` (each parameter once, as a string). */

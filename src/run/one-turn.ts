@@ -4,11 +4,11 @@
  * and ended with its record and `turn_finished`; a turn that waits for a person is left waiting.
  * @module
  */
-import { WeftError, errorMessage, isWeftError } from "../errors.js";
+import { WeftError, errorMessage } from "../errors.js";
 import type { Message } from "../protocol.js";
 import { Execution } from "./execution.js";
 import { resumePoint } from "./sides.js";
-import { type TurnEnd, runTurn } from "./turn.js";
+import { type TurnEnd, failedTurn, runTurn } from "./turn.js";
 import { tellParent } from "./agent-tool.js";
 import { closeOpenStep } from "./close-step.js";
 import type { RunWorld } from "./world.js";
@@ -89,7 +89,7 @@ export async function runOneTurn(engine: RunWorld, slot: TurnSlot, from: TurnRec
     // deployed: the turn fails and says why; one a stop was asked of ends stopped, as asked.
     const asked = store.turns.stopRequested(turnId);
     if (asked !== undefined) end = { status: "stopped", steps, error: asked };
-    else end = { status: "failed", steps, error: errorMessage(e), ...(isWeftError(e) && e.code === "agent_not_found" ? { errorCode: "agent_not_found" as const } : {}) };
+    else end = failedTurn(steps, e);
   } finally {
     slot.hold(null);
   }

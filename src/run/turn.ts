@@ -144,9 +144,7 @@ export async function runTurn(host: TurnHost, execution: Execution): Promise<Tur
       if (host.budgetMessage !== undefined) await host.commit([{ role: "assistant", content: host.budgetMessage }], null).catch(() => undefined);
       return { status: "stopped", steps, error: e.message, errorCode: "budget_exceeded" };
     }
-    // A cut stream or a deadline that outlasted the retries, or content the provider cannot take, is named with its code.
-    const code = isWeftError(e) && (e.code === "stream_cut" || e.code === "model_timeout" || e.code === "unsupported_content") ? e.code : undefined;
-    return { status: "failed", steps, error: errorMessage(e), ...(code ? { errorCode: code } : {}) };
+    return failedTurn(steps, e);
   }
 }
 
@@ -243,4 +241,17 @@ async function settleStep(
   for (const q of queued.filter((o) => o.final)) messages.push(...queuedCallEntries(q));
   await host.commit(messages, null);
   return { endTurn: outcomes.some((o) => o.endsTurn) };
+}
+
+/** Failures a failed turn names with their code: what an operator acts on differs for each. */
+const NAMED_FAILURES: ReadonlySet<string> = new Set<TurnErrorCode>(["stream_cut", "model_timeout", "unsupported_content", "agent_not_found", "invalid_config"]);
+
+/**
+ * A turn that failed on `e`: its message, and its code when it is one a reader acts on (a cut
+ * stream or a deadline past the retries, content the provider cannot take, an agent no longer
+ * deployed, a configuration mistake such as a bad `WEFT_BUDGETS` or a missing binding).
+ */
+export function failedTurn(steps: number, e: unknown): TurnEnd {
+  const code = isWeftError(e) && NAMED_FAILURES.has(e.code) ? (e.code as TurnErrorCode) : undefined;
+  return { status: "failed", steps, error: errorMessage(e), ...(code ? { errorCode: code } : {}) };
 }

@@ -35,7 +35,10 @@ export async function runScheduleNow(schedules: OccurrenceFirer, world: RunWorld
   const store = schedules.store;
   const row = store.get(scheduleId);
   // Cancelled, or ended (its `at` ran, its `until` passed): its author's word that no more run.
-  if (!row || row.status !== "active" || !fileScheduleHolds(world.registry, scheduleId, threadOf(world), threadIdOf(world))) {
+  if (row && row.status !== "active") {
+    throw new WeftError("schedule_not_found", `schedule ${quotedValue(scheduleId)} is ${row.status}: it runs no more`, { scheduleId: echoedValue(scheduleId), status: row.status });
+  }
+  if (!row || !fileScheduleHolds(world.registry, scheduleId, threadOf(world), threadIdOf(world))) {
     throw new WeftError("schedule_not_found", `no schedule ${quotedValue(scheduleId)} that may run in this thread`, { scheduleId: echoedValue(scheduleId) });
   }
   const now = scheduleClock.now();

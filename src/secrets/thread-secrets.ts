@@ -131,7 +131,7 @@ export class ThreadSecrets {
     if (this.cached && userVersion === this.keyUser && ownVersion === this.keyOwn && this.ready() === this.keyReady) return this.cached;
     // Before the thread exists there is no env table (nor agent) yet.
     const defaults = this.defaults();
-    const owners = [...(defaults ? secretsOf(this.store.env.all()) : []), ...secretsOf(this.userEnv.entries())];
+    const owners = [...(defaults ? secretsOf(this.store.env.all()) : []), ...this.userEnv.secrets()];
     const worker = workerSecrets(this.workerEnv, { credentials: false });
     const received: Secret[] = [];
     for (const { name, level } of defaults ? this.store.env.received() : []) {

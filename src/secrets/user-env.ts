@@ -6,7 +6,7 @@
 import { accountOf } from "../account/api.js";
 import type { EnvType } from "../protocol.js";
 import type { EnvEntry, UserEnvSource } from "./env.js";
-import { Redactor, secretsOf } from "./redact.js";
+import { Redactor, type Secret, secretsOf } from "./redact.js";
 
 /**
  * The user-account level of env resolution, read from the owner's UserAccount. The owner's values
@@ -16,6 +16,8 @@ import { Redactor, secretsOf } from "./redact.js";
  */
 export class UserEnv implements UserEnvSource {
   private values: Record<string, { value: string; type: EnvType }> = {};
+  /** Secret values the owner's account no longer holds, still redacted (src/account/retired-secrets.ts). */
+  private retiredValues: string[] = [];
   /** Bumped whenever the kept values are replaced (the redactor rebuilds then). */
   version = 0;
   /** Change notices received, and the count the kept values are current for (-1: never read). */
@@ -52,6 +54,11 @@ export class UserEnv implements UserEnvSource {
     return Object.entries(this.values);
   }
 
+  /** The owner's secrets to redact: those the account holds, then those it replaced or deleted. */
+  secrets(): Secret[] {
+    return [...secretsOf(this.entries()), ...this.retiredValues.map((value) => ({ name: "(retired)", value }))];
+  }
+
   /**
    * Reloads the owner's values unless the kept ones are current; a thread without an owner or
    * binding has none. Answers undefined (no promise to wait for) when there is nothing to reload.
@@ -66,9 +73,11 @@ export class UserEnv implements UserEnvSource {
 
   private async reload(ns: DurableObjectNamespace, owner: string): Promise<void> {
     const asOf = this.notices;
-    const answer = await accountOf(ns, owner).envValues(this.self());
-    // Kept as a plain copy: an RPC answer carries a disposer of its own, a native function each.
+    const account = accountOf(ns, owner);
+    const [answer, retired] = await Promise.all([account.envValues(this.self()), account.retiredSecrets()]);
+    // Kept as plain copies: an RPC answer carries a disposer of its own, a native function each.
     this.values = Object.fromEntries(Object.entries(answer));
+    this.retiredValues = [...retired];
     this.keptOwner = owner;
     this.version++;
     // A notice that arrived while asking leaves the values stale: the next request asks again.
@@ -91,9 +100,10 @@ export class UserEnv implements UserEnvSource {
 
 /**
  * What a new thread's `history` is stored through: the secrets the thread holds from its start
- * (its own env values and its owner's account values) replaced, as in every message it stores.
+ * (its own env values and its owner's account values, retired ones too) replaced, as in every message it stores.
  */
 export async function historyRedactor(accounts: DurableObjectNamespace | undefined, userId: string | null, threadEnv: Map<string, EnvEntry>): Promise<Redactor> {
-  const owner = accounts && userId ? await accountOf(accounts, userId).envValues() : {};
-  return new Redactor([...secretsOf(threadEnv), ...secretsOf(Object.entries(owner))]);
+  const account = accounts && userId ? accountOf(accounts, userId) : null;
+  const [owner, retired] = account ? await Promise.all([account.envValues(), account.retiredSecrets()]) : [{}, []];
+  return new Redactor([...secretsOf(threadEnv), ...secretsOf(Object.entries(owner)), ...retired.map((value) => ({ name: "(retired)", value }))]);
 }

@@ -134,6 +134,15 @@ describe("thread routes", () => {
     expect(page.body.messages[0].content).toBe("hi there");
   });
 
+  it("takes an empty body labelled JSON as {} where every field is optional, as it takes no body", async () => {
+    // curl -X POST -H 'content-type: application/json' <url> (no -d): an approve or a create with no fields.
+    const labels: Array<Record<string, string>> = [{ "content-type": "application/json" }, { "content-type": "application/json", "content-length": "0" }];
+    for (const headers of labels) {
+      const res = await request("/threads", { method: "POST", headers });
+      expect(res.status).toBe(201);
+    }
+  });
+
   it("answers client mistakes with 4xx and a code, never 500", async () => {
     const cases: Array<[string, string, string | undefined, number, string]> = [
       ["POST", "/threads", "{not json", 400, "invalid_json"],

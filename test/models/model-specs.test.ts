@@ -46,6 +46,16 @@ describe("models over the AI SDK against fake provider servers", () => {
     expect(info.lastTurn.error).toContain("model fake-chat does not exist");
   });
 
+  it("a model that cannot be made (a binding missing) fails the turn with errorCode invalid_config, so an operator can tell a config mistake from a provider's", async () => {
+    const id = await createThread({ agent: "faults", env: { WEFT_MODEL: "workers-ai:@cf/meta/llama-3.1-8b-instruct" } });
+    await json("POST", `/threads/${id}/messages`, { content: "go" });
+    await stubOf(id).waitIdle();
+    const turn = (await json("GET", `/threads/${id}`)).body.lastTurn;
+    expect(turn).toMatchObject({ status: "failed", errorCode: "invalid_config", error: expect.stringContaining("needs the Worker binding AI") });
+    const finished = (await eventsOf(id)).find((e) => e.type === "turn_finished");
+    expect(finished?.data).toMatchObject({ status: "failed", errorCode: "invalid_config" });
+  });
+
   it("refuses an unknown provider or model id when the thread is created", async () => {
     const unknownProvider = await json("POST", "/threads", { agent: "faults", env: { WEFT_MODEL: "nope:x" } });
     expect(unknownProvider.status).toBe(400);

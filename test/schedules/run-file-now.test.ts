@@ -117,6 +117,8 @@ describe("running a file schedule now", () => {
     expect((await json("DELETE", `/threads/${threadId}/schedules/${file.scheduleId}`, undefined, "tester")).status).toBe(200);
     const cancelled = await json("POST", "/schedules/files/run_now_held/run", undefined, "tester");
     expect([cancelled.status, cancelled.body.error.code]).toEqual([404, "schedule_not_found"]);
+    // Says why, so an operator who cancelled a misbehaving one does not look for a typo in its name.
+    expect(cancelled.body.error).toMatchObject({ message: expect.stringContaining("is cancelled"), details: { scheduleId: file.scheduleId, status: "cancelled" } });
   });
 
   it("runs asked for in a loop keep the schedule's journal to its last OCCURRENCES_KEPT occurrences, as its alarm's firings do; the one waiting stays", async () => {
