@@ -30,6 +30,8 @@
  *   which may say anything its user chooses).
  * - `trickle.mcp.test`: initializes and lists like the good server, but answers `tools/call` with
  *   an event stream of keep-alive comments and no answer, for {@link ENDLESS_MS}.
+ * - `dropping.mcp.test`: initializes and lists like the good server, but answers `tools/call` with
+ *   an event stream that sends one keep-alive and then breaks off (its connection lost), no answer.
  * - `changing.mcp.test`: the good server whose `grow` adds a tool `extra` and announces
  *   `notifications/tools/list_changed` in its answer's event stream.
  * - `oauth.mcp.test`, `as.mcp.test` and their kin: an MCP server behind OAuth 2.1 and its
@@ -230,6 +232,19 @@ export function createFakeMcp() {
       },
       { highWaterMark: 0 },
     );
+    return new Response(stream, { headers: { "content-type": "text/event-stream" } });
+  }
+
+  /** dropping.mcp.test: a tools/call whose event stream breaks off after one keep-alive. @param {Request} request */
+  async function serveDropping(request) {
+    const body = request.method === "POST" ? await request.clone().json().catch(() => null) : null;
+    if (body?.method !== "tools/call") return serve(request, goodServer);
+    const stream = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(": keep-alive\n\n"));
+        setTimeout(() => controller.error(new Error("connection lost")), 100);
+      },
+    });
     return new Response(stream, { headers: { "content-type": "text/event-stream" } });
   }
 
@@ -443,6 +458,8 @@ export function createFakeMcp() {
         return serve(request, () => mirror(url.searchParams));
       case "trickle.mcp.test":
         return serveTrickle(request);
+      case "dropping.mcp.test":
+        return serveDropping(request);
       case "redirect.mcp.test":
         return new Response(null, { status: 307, headers: { location: "http://elsewhere.mcp.test/mcp" } });
       case "fat.mcp.test":

@@ -28,11 +28,15 @@ const cutHandlers = new AsyncLocalStorage<(error: WeftError) => void>();
  */
 export async function failingOnCut<T>(request: (cut: AbortSignal) => Promise<T>): Promise<T> {
   const cut = new AbortController();
+  // A cut told after the answer arrived changes nothing (aborting then would send the server a cancellation).
+  let settled = false;
   try {
-    return await cutHandlers.run((error) => cut.abort(error), () => request(cut.signal));
+    return await cutHandlers.run((error) => settled || cut.abort(error), () => request(cut.signal));
   } catch (e) {
     // The SDK wraps an abort's reason in its own timeout error: the cut's own error says why.
     throw cut.signal.aborted ? cut.signal.reason : e;
+  } finally {
+    settled = true;
   }
 }
 
@@ -52,7 +56,7 @@ export type GuardedFetch = (url: string | URL, init?: RequestInit) => Promise<Re
  *   (a server that streams keep-alives without end); the session stream of `stream` ends with
  *   its session instead (closed once no request is under way, each request under its deadline).
  * - Either way the server's stream is cancelled: nothing more of it is read.
- * - A network failure throws `mcp_unreachable`.
+ * - A network failure throws `mcp_unreachable`; so does an event stream that ends before its answer (the server went away).
  */
 export function guardedFetch(serverUrl: URL, maxBytes = MAX_ANSWER_BYTES, stream = false, maxMs = Infinity): GuardedFetch {
   const origin = serverUrl.origin;
@@ -108,6 +112,12 @@ export function capped(response: Response, maxBytes: number, maxMs: number, orig
     void reader.cancel(error).catch(() => undefined);
     onCut?.(error);
   };
+  // The SDK leaves a request waiting when its event stream ends without the answer (the server went
+  // away): such a request fails now, not at its deadline.
+  const events = onCut !== undefined && (response.headers.get("content-type") ?? "").includes("text/event-stream") ? answerWatch() : undefined;
+  const broke = (why: string) => {
+    if (events && !events.answered) onCut?.(new WeftError("mcp_unreachable", `${origin} ${why} before answering the request`, { origin }));
+  };
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
       if (maxMs === Infinity) return;
@@ -123,6 +133,7 @@ export function capped(response: Response, maxBytes: number, maxMs: number, orig
         ended = true;
         clearTimeout(timer);
         controller.error(e);
+        broke(`broke off its event stream (${e instanceof Error ? e.message : String(e)})`);
         return;
       }
       if (ended) return;
@@ -130,11 +141,13 @@ export function capped(response: Response, maxBytes: number, maxMs: number, orig
         ended = true;
         clearTimeout(timer);
         controller.close();
+        broke("closed its event stream");
         return;
       }
       seen += chunk.value.byteLength;
-      if (seen > maxBytes) end(controller, tooLarge());
-      else controller.enqueue(chunk.value);
+      if (seen > maxBytes) return end(controller, tooLarge());
+      events?.see(chunk.value);
+      controller.enqueue(chunk.value);
     },
     cancel(reason) {
       ended = true;
@@ -143,4 +156,38 @@ export function capped(response: Response, maxBytes: number, maxMs: number, orig
     },
   });
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+/**
+ * Reads an event stream's bytes as they pass and says once an event carried a JSON-RPC answer
+ * (a message with an `id` and a `result` or `error`). Holds at most one event's text.
+ */
+function answerWatch(): { see(bytes: Uint8Array): void; readonly answered: boolean } {
+  const decoder = new TextDecoder();
+  let pending = "";
+  let data: string[] = [];
+  let answered = false;
+  const isAnswer = (m: unknown) => typeof m === "object" && m !== null && "id" in m && ("result" in m || "error" in m);
+  return {
+    get answered() {
+      return answered;
+    },
+    see(bytes) {
+      if (answered) return;
+      const lines = (pending + decoder.decode(bytes, { stream: true })).split(/\r\n|\r|\n/);
+      pending = lines.pop() ?? "";
+      for (const line of lines) {
+        if (line.startsWith("data:")) data.push(line.slice(line.startsWith("data: ") ? 6 : 5));
+        if (line !== "" || data.length === 0) continue;
+        let message: unknown;
+        try {
+          message = JSON.parse(data.join("\n"));
+        } catch {
+          message = null;
+        }
+        data = [];
+        if (Array.isArray(message) ? message.some(isAnswer) : isAnswer(message)) answered = true;
+      }
+    },
+  };
 }

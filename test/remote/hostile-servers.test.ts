@@ -57,3 +57,17 @@ describe("a server whose answer never ends", () => {
     expect((await messagesOf(id)).at(-1)).toMatchObject({ role: "assistant", content: "done" });
   });
 });
+
+describe("a server that goes away mid-answer", () => {
+  // The MCP SDK reports a broken event stream only to onerror and leaves its request waiting.
+  it("the call fails at once as mcp_unreachable, not at its deadline", async () => {
+    const id = await createThread({ agent: "hostile_mcp" });
+    const started = Date.now();
+    await runTurn(id, "go", [{ toolCalls: [{ id: "d", name: "dropping__lookup", arguments: { id: "1" } }] }, { text: "done" }]);
+    const [call] = await callsOf(id);
+    // A write: sent once, its outcome unknown; the deadline is 8 s.
+    expect(call).toMatchObject({ status: "failed", attempts: 1 });
+    expect(call!.result!.error).toMatch(/^mcp_unreachable: .*before answering the request/);
+    expect(Date.now() - started).toBeLessThan(4_000);
+  });
+});
