@@ -6,6 +6,7 @@
  * @module
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import { createParser } from "eventsource-parser";
 import { WeftError } from "../errors.js";
 
 /** Largest answer body weft reads from a remote server (a tool list or a call's result), in bytes. */
@@ -159,35 +160,31 @@ export function capped(response: Response, maxBytes: number, maxMs: number, orig
 }
 
 /**
- * Reads an event stream's bytes as they pass and says once an event carried a JSON-RPC answer
- * (a message with an `id` and a `result` or `error`). Holds at most one event's text.
+ * Reads an event stream's bytes as they pass (eventsource-parser, the parser the MCP SDK reads them
+ * with) and says once an event carried a JSON-RPC answer (a message with an `id` and a `result` or
+ * `error`). What it buffers is bounded by the answer's cap, which ends the stream first.
  */
 function answerWatch(): { see(bytes: Uint8Array): void; readonly answered: boolean } {
   const decoder = new TextDecoder();
-  let pending = "";
-  let data: string[] = [];
   let answered = false;
   const isAnswer = (m: unknown) => typeof m === "object" && m !== null && "id" in m && ("result" in m || "error" in m);
+  const parser = createParser({
+    onEvent(event) {
+      let message: unknown = null;
+      try {
+        message = JSON.parse(event.data);
+      } catch {
+        // Not JSON: no answer.
+      }
+      if (Array.isArray(message) ? message.some(isAnswer) : isAnswer(message)) answered = true;
+    },
+  });
   return {
     get answered() {
       return answered;
     },
     see(bytes) {
-      if (answered) return;
-      const lines = (pending + decoder.decode(bytes, { stream: true })).split(/\r\n|\r|\n/);
-      pending = lines.pop() ?? "";
-      for (const line of lines) {
-        if (line.startsWith("data:")) data.push(line.slice(line.startsWith("data: ") ? 6 : 5));
-        if (line !== "" || data.length === 0) continue;
-        let message: unknown;
-        try {
-          message = JSON.parse(data.join("\n"));
-        } catch {
-          message = null;
-        }
-        data = [];
-        if (Array.isArray(message) ? message.some(isAnswer) : isAnswer(message)) answered = true;
-      }
+      if (!answered) parser.feed(decoder.decode(bytes, { stream: true }));
     },
   };
 }
