@@ -87,6 +87,14 @@ it("lists a user's own waiting calls, never another's (an admin's neither); page
   expect((await allPages(a.token))[0].calls.map(keyOf)).toEqual([`${a.parked}/pick:parked`]);
 });
 
+it("a direct call kept in its scratch thread while it waits for approval is in the inbox", async () => {
+  const { token } = await freshUser();
+  const direct = await send(token, "POST", "/v1/tools/needs_ok", { input: { amount: 500 } });
+  expect([direct.status, direct.body.status]).toEqual([202, "awaiting_approval"]);
+  const [page] = await allPages(token);
+  expect(page.calls).toEqual([expect.objectContaining({ threadId: direct.body.sessionId, callId: direct.body.callId, toolName: "needs_ok", status: "awaiting_approval" })]);
+});
+
 it("a deleted thread drops out, and one the index lists that is gone is named in problems, not a 500", async () => {
   const a = await userWithThreads();
   expect((await send(a.token, "DELETE", `/threads/${a.parked}`)).status).toBe(200);
