@@ -91,7 +91,7 @@ export const MAX_CHAT_ANSWERS = 128;
 /**
  * Page sizes of weft's lists: each list's default and largest `limit` (`?limit=` of `GET /threads`,
  * `GET /threads/:id/messages`, `GET /threads/:id/calls`, `GET /threads/:id/files` and `GET /account/usage`'s groups, and
- * `getMessages({ limit })`). One rule for all of them: a
+ * `getMessages({ limit })`; `GET /account/waiting`'s counts threads, each one Durable Object asked). One rule for all of them: a
  * `limit` is a whole number from 1 to the list's largest; anything else is refused with
  * `invalid_request`, never quietly shrunk to fit.
  */
@@ -102,6 +102,7 @@ export const PAGE_SIZES = {
   calls: { default: 1000, max: 1000 },
   files: { default: 1000, max: 1000 },
   usageGroups: { default: 1000, max: 1000 },
+  waiting: { default: 50, max: 50 },
 } as const;
 
 /**

@@ -5,8 +5,8 @@
  * @module
  */
 import { type Command, InvalidArgumentError } from "commander";
-import type { CallRecord, CallStatus, ClientAnswer, Settlement } from "weft/client";
-import { type Common, common, jsonArg, out, run, say } from "./command.ts";
+import type { CallRecord, CallStatus, ClientAnswer, Settlement, WaitingCall, WaitingProblem } from "weft/client";
+import { type Common, common, jsonArg, note, out, run, say } from "./command.ts";
 import { clip } from "./format.ts";
 
 /**
@@ -16,12 +16,17 @@ import { clip } from "./format.ts";
 export const CLIENT_WAIT_REASON = "waiting for the client's answer (a client tool)";
 
 /** One line per call: id, tool, status, and what a person can do about it. */
-export function callLine(threadId: string, c: CallRecord): string {
+export function callLine(threadId: string, c: Pick<CallRecord, "callId" | "toolName" | "status" | "input" | "parkReason">): string {
   let next = "";
   if (c.status === "awaiting_approval") next = `  (weft approve ${threadId} ${c.callId}, or weft deny)`;
   else if (c.status === "parked" && c.parkReason === CLIENT_WAIT_REASON) next = `  (${c.parkReason}; weft answer ${threadId} ${c.callId} --result <json>|--error <text>)`;
   else if (c.status === "parked") next = `  (${c.parkReason ? `${clip(c.parkReason, 60)}; ` : ""}weft settle ${threadId} ${c.callId} --succeeded <result>|--failed <error>|--retry)`;
   return `${c.callId} ${c.toolName} ${c.status}${c.input !== undefined ? ` ${clip(JSON.stringify(c.input), 60)}` : ""}${next}`;
+}
+
+/** A line of `weft waiting`: the call's agent, then its `weft calls` line (no input: the inbox does not carry it). */
+export function waitingLine(c: WaitingCall): string {
+  return `${c.agentId} ${callLine(c.threadId, { callId: c.callId, toolName: c.toolName, status: c.status, ...(c.reason !== undefined ? { parkReason: c.reason } : {}) })}`;
 }
 
 /** The settlement the options name: exactly one of --succeeded, --failed, --retry. */
@@ -43,8 +48,30 @@ function answerOf(opts: { result?: unknown; error?: string }): ClientAnswer {
   return { result: opts.result };
 }
 
-/** Adds `calls`, `approve`, `deny`, `settle`, `answer` and `stop` to `weft`. */
+/** Adds `waiting`, `calls`, `approve`, `deny`, `settle`, `answer` and `stop` to `weft`. */
 export function addCallCommands(weft: Command): void {
+  common(weft.command("waiting"))
+    .description("list the calls that wait for you across your threads, with what to run for each")
+    .action(async (opts: Common, cmd: Command) => {
+      await run(opts, async (client) => {
+        const calls: WaitingCall[] = [];
+        const problems: WaitingProblem[] = [];
+        const more: string[] = [];
+        for (let cursor: string | null | undefined; cursor !== null; ) {
+          const page = await client.listWaitingCalls(cursor ? { cursor } : {});
+          calls.push(...page.calls);
+          problems.push(...page.problems);
+          more.push(...page.more);
+          cursor = page.nextCursor;
+        }
+        if (opts.json) return out({ calls, problems, more }, true);
+        if (calls.length === 0) say("no calls wait for you");
+        for (const c of calls) say(waitingLine(c));
+        for (const id of more) note(`weft: thread ${id} has more waiting calls: weft calls ${id} --status parked (or awaiting_approval)`);
+        for (const p of problems) note(`weft: thread ${p.threadId} could not be read: ${p.code}: ${p.message}`);
+      }, false, cmd);
+    });
+
   common(weft.command("calls").argument("<threadId>", "the thread (a direct call's sessionId)"))
     .description("list a thread's calls, with what a person can do about those that wait")
     // The server checks the status (one list of them, in weft): a wrong one is refused with its path.

@@ -121,6 +121,12 @@ export interface AccountApi {
 /** What a `cursor` that no page handed out is told (after `cursor: `). */
 export const NOT_A_CURSOR = "not a cursor from a previous page";
 
+/**
+ * The `cursor` of `GET /threads` (and `GET /account/waiting`) whose page starts just after `entry`
+ * in the index's order (newest first): an opaque base64 text the account reads back.
+ */
+export const threadCursor = (entry: { createdAt: number; threadId: string }): string => btoa(`${entry.createdAt}:${entry.threadId}`);
+
 /** What the account needs of a thread that keeps its env values: the change notice (the Thread's `accountEnvChanged`). */
 export interface EnvReader {
   /** The account's env values changed; `live: false` from a thread that no longer exists. */

@@ -11,7 +11,7 @@ import { WeftError } from "../errors.js";
 import { checkStoredBytes, MAX_ACCOUNT_ENV_BYTES, MAX_ACCOUNT_ENV_VALUES, REMOVED_KEPT_MS, tooManySchedules } from "../limits.js";
 import { type RpcResult, rpc } from "../rpc.js";
 import type { EnvType } from "../protocol.js";
-import { type AccountApi, type BudgetWatcher, NOT_A_CURSOR, type ThreadEntry } from "./api.js";
+import { type AccountApi, type BudgetWatcher, NOT_A_CURSOR, type ThreadEntry, threadCursor } from "./api.js";
 import type { ThreadPage, UserMcpServer } from "./types.js";
 import type { AccountUsage, AccountUsageQuery } from "../usage/reports.js";
 import { ACCOUNT_USAGE_SCHEMA, migrateAccountUsage, readAccountUsage, setUserBudgets, userBudgets } from "../usage/account-ledger.js";
@@ -44,8 +44,6 @@ function entryWireBytes(name: string, value: string): number {
   const wire = (s: string) => (/[^\0-\xff]/.test(s) ? 2 : 1) * s.length;
   return wire(name) + wire(value) + 32;
 }
-
-const encodeCursor = (e: { createdAt: number; threadId: string }) => btoa(`${e.createdAt}:${e.threadId}`);
 
 function decodeCursor(cursor: string): { createdAt: number; threadId: string } {
   let text = "";
@@ -324,7 +322,7 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
         )
         .toArray();
       const threads = rows.slice(0, options.limit).map((r) => ({ threadId: r.thread_id, agentId: r.agent_id, createdAt: r.created_at }));
-      return { threads, nextCursor: rows.length > options.limit ? encodeCursor(threads.at(-1)!) : null };
+      return { threads, nextCursor: rows.length > options.limit ? threadCursor(threads.at(-1)!) : null };
     });
   }
 

@@ -21,3 +21,46 @@ export interface UserMcpServer {
   /** When it was added or last replaced (epoch ms). */
   createdAt: number;
 }
+
+/** A call that waits for a person, as `GET /account/waiting` lists it: what names it and why it waits (never its input). */
+export interface WaitingCall {
+  /** The thread it waits in (a direct call's kept scratch thread: its `sessionId`). */
+  threadId: string;
+  /** The agent that thread runs. */
+  agentId: string;
+  /** The call's id in its thread: what `approve`, `deny`, `settle` and `answerCall` name. */
+  callId: string;
+  /** The tool it calls. */
+  toolName: string;
+  /** `awaiting_approval`: approve or deny it; `parked`: settle it, or answer it (a client tool's call). */
+  status: "awaiting_approval" | "parked";
+  /** Why it is parked (a client tool's call: waiting for the client's answer); absent for an approval. */
+  reason?: string;
+  /** When the call was made (epoch ms): its record keeps no separate time its wait began. */
+  since: number;
+}
+
+/** A thread of the page that answered nothing: gone, or failing (its calls show on a later ask). */
+export interface WaitingProblem {
+  /** The thread that did not answer. */
+  threadId: string;
+  /** weft's error code (`thread_not_found`, `internal_error`, ...). */
+  code: string;
+  /** What went wrong, for people. */
+  message: string;
+}
+
+/**
+ * A page of `GET /account/waiting`: the waiting calls of one page of the caller's threads (newest
+ * thread first; in a thread, oldest call first). `nextCursor` pages on over the threads, null on the last.
+ */
+export interface WaitingPage {
+  /** The waiting calls of this page's threads. */
+  calls: WaitingCall[];
+  /** Threads of this page that could not be read. */
+  problems: WaitingProblem[];
+  /** Threads with more waiting calls than this page shows (the oldest are): `GET /threads/:id/calls?status=` lists the rest. */
+  more: string[];
+  /** Pass it back as `cursor` for the next page of threads; null on the last. */
+  nextCursor: string | null;
+}

@@ -12,7 +12,7 @@
  * @module
  */
 // The account's answers from type-only modules: weft/client's declarations must reach no Workers type.
-import type { ThreadPage, UserMcpServer } from "../account/types.js";
+import type { ThreadPage, UserMcpServer, WaitingCall, WaitingPage } from "../account/types.js";
 import type { AccountUsage } from "../usage/reports.js";
 import type { Budget } from "../usage/budgets.js";
 import type { CreateThreadInput, ThreadApi } from "../thread/api.js";
@@ -42,6 +42,11 @@ export type { ThreadInfo } from "../thread/api.js";
 export type { ToolListing } from "../tools/catalog.js";
 /** A remote MCP server's tool in `listTools`'s `remote`, and why a server offers fewer tools than it lists. */
 export type { RemoteToolListing, RemoteListingProblem } from "../remote/tool-listing.js";
+/**
+ * What `listWaitingCalls` answers: a page of the calls that wait for the caller (`WaitingCall`:
+ * thread, agent, call id, tool, status, park reason, since), the threads it could not read, and the cursor on.
+ */
+export type { WaitingCall, WaitingPage, WaitingProblem } from "../account/types.js";
 /** A server the caller added (`addMcpServer`, `listMcpServers`): its name, definition and when it was added. */
 export type { UserMcpServer } from "../account/types.js";
 /** The options `addMcpServer` takes: those of `defineMcpServer` (docs/remote-mcp.md), `headers` aside. */
@@ -283,6 +288,29 @@ export class WeftClient {
       yield* page.calls;
       offset += page.calls.length;
       if (!page.hasMore || page.calls.length === 0) return;
+    }
+  }
+
+  /**
+   * `GET /account/waiting`: the calls that wait for the caller (approvals to give, parked calls to
+   * settle, client tools' calls to answer) in one page of their own threads, newest thread first:
+   * `limit` threads (1 to 50, default 50); pass `nextCursor` back as `cursor`. A thread that could
+   * not be read is in `problems`; one with more than 100 waiting calls shows its oldest and is in `more`.
+   * @throws WeftClientError `invalid_request` for a `limit` outside that range or a cursor no page handed out.
+   */
+  listWaitingCalls(options: { limit?: number; cursor?: string } = {}): Promise<WaitingPage> {
+    return request(this.#conn, "GET", "/account/waiting", { query: options });
+  }
+
+  /**
+   * Every call that waits for the caller, page by page over their threads (`pageSize` threads a
+   * request: 1 to 50, default 50). Threads a page could not read are skipped: `listWaitingCalls` names them.
+   */
+  async *waitingCalls(options: { pageSize?: number } = {}): AsyncGenerator<WaitingCall> {
+    for (let cursor: string | null | undefined; cursor !== null; ) {
+      const page = await this.listWaitingCalls({ ...(options.pageSize ? { limit: options.pageSize } : {}), ...(cursor ? { cursor } : {}) });
+      yield* page.calls;
+      cursor = page.nextCursor;
     }
   }
 

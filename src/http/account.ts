@@ -6,14 +6,15 @@
 import { unwrap } from "../rpc.js";
 import { Hono } from "hono";
 import { WeftError } from "../errors.js";
-import { MAX_ENV_NAME_CHARS } from "../limits.js";
+import { MAX_ENV_NAME_CHARS, PAGE_SIZES, pageSize } from "../limits.js";
 import { MCP_SERVER_NAME_PATTERN } from "../remote/define.js";
 import type { AuthedEnv } from "./auth.js";
 import { describe, ok, refused } from "./openapi.js";
 import * as R from "./responses.js";
-import { AccountEnvBody, AccountUsageQuery, BudgetsBody } from "./schemas.js";
+import { AccountEnvBody, AccountUsageQuery, BudgetsBody, WaitingQuery } from "./schemas.js";
 import { accountStub } from "./stubs.js";
 import { jsonBody, query } from "./validate.js";
+import { WAITING_PER_THREAD, waitingPage } from "./waiting.js";
 
 const NAME = new RegExp(`^[A-Za-z_][A-Za-z0-9_]{0,${MAX_ENV_NAME_CHARS - 1}}$`);
 
@@ -47,6 +48,12 @@ export function accountRoutes() {
   });
 
   app.delete("/env/:name", describe("Remove an account env value", { 200: ok("Whether there was such a value", R.Deleted), ...refused(400) }), async (c) => c.json(unwrap(await account(c).deleteEnv(envName(c.req.param("name"))))));
+
+  // An admin too sees only their own threads here: no route lists another user's calls.
+  app.get("/waiting", describe(`The calls that wait for the caller across their own threads: approvals to give, parked calls to settle, client tools' calls to answer (?limit= threads of the caller's index, newest first, from 1 to ${PAGE_SIZES.waiting.max}, default ${PAGE_SIZES.waiting.default}; ?cursor= pages on; at most ${WAITING_PER_THREAD} calls a thread, 4 MiB of JSON a page)`, { 200: ok("The waiting calls of a page of threads; nextCursor is null on the last", R.WaitingPage), ...refused(400) }), query(WaitingQuery), async (c) => {
+    const q = c.req.valid("query");
+    return c.json(await waitingPage(c.env, account(c), c.var.caller, { limit: pageSize("waiting", q.limit), ...(q.cursor ? { cursor: q.cursor } : {}) }));
+  });
 
   // --- OAuth connections to remote MCP servers (src/account/mcp-connections.ts) ---
   app.get("/mcp-connections", describe("The caller's OAuth connections to MCP servers (tokens are never shown)", { 200: ok("Each connection: server, URL, token expiry", R.McpConnections) }), async (c) =>

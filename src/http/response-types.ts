@@ -9,7 +9,7 @@
 import type { UIMessage } from "ai";
 import type * as z from "zod";
 import type { AccountApi } from "../account/api.js";
-import type { ThreadPage } from "../account/types.js";
+import type { ThreadPage, WaitingPage } from "../account/types.js";
 import type { ModelTool } from "../models/model.js";
 import type { ErrorBody as ErrorBodyType } from "../errors.js";
 import type { CallRecord, Message, ModelStepRecord, ToolCallRequest, ToolResult, TokenUsage } from "../protocol.js";
@@ -75,6 +75,7 @@ export type ResponseTypesMatch = [
   Holds<Matches<typeof R.Deleted, ThreadAnswer<"deleteFile">>>,
   Holds<Matches<typeof R.Stopped, ThreadAnswer<"stop">>>,
   Holds<Matches<typeof R.ThreadPage, AccountAnswer<"listThreads">>>,
+  Holds<Matches<typeof R.WaitingPage, WaitingPage>>,
   Holds<Matches<typeof R.Deleted, AccountAnswer<"deleteEnv">>>,
   Holds<Matches<typeof R.RemoteToolListing, RemoteToolListing>>,
   Holds<Matches<typeof R.ToolList, { tools: ToolListing[]; configHash: string; remote?: { tools: RemoteToolListing[]; problems: RemoteListingProblem[] } }>>,

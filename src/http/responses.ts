@@ -91,6 +91,27 @@ export const ThreadPage = named(
   z.object({ threads: z.array(z.object({ threadId: z.string(), agentId: z.string(), createdAt: epochMs })), nextCursor: z.string().nullable() }),
 );
 
+/** `GET /account/waiting`: the calls that wait for a person in a page of the caller's threads. */
+export const WaitingPage = named(
+  "WaitingPage",
+  z.object({
+    calls: z.array(
+      z.object({
+        threadId: z.string(),
+        agentId: z.string(),
+        callId: z.string(),
+        toolName: z.string(),
+        status: z.enum(["awaiting_approval", "parked"]),
+        reason: z.string().optional().describe("Why it is parked; absent for an approval"),
+        since: epochMs.describe("When the call was made (milliseconds since the Unix epoch)"),
+      }),
+    ),
+    problems: z.array(z.object({ threadId: z.string(), code: z.string(), message: z.string() })).describe("Threads of this page that could not be read (gone, or failing)"),
+    more: z.array(z.string()).describe("Threads with more waiting calls than this page shows: GET /threads/{id}/calls?status= lists them all"),
+    nextCursor: z.string().nullable(),
+  }),
+);
+
 /** `GET /threads/:id/messages`. */
 export const MessagePage = named("MessagePage", z.object({ messages: z.array(Message), total: count, hasMore: z.boolean() }));
 

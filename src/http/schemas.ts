@@ -233,6 +233,12 @@ export const ThreadsQuery = z.object({
   cursor: z.string().min(1, NOT_A_CURSOR).optional(),
 });
 
+/** Query of `GET /account/waiting`: `limit` threads of the caller's index, `cursor` from the previous page's `nextCursor`. */
+export const WaitingQuery = z.object({
+  limit: pageLimit("waiting"),
+  cursor: z.string().min(1, NOT_A_CURSOR).optional(),
+});
+
 /** Query of `GET /threads/:id/schedules`: creation order, `cursor` from the previous page's `nextCursor`. */
 export const SchedulesQuery = z.object({
   limit: pageLimit("schedules"),

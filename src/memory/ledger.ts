@@ -269,9 +269,10 @@ export class MemoryLedger implements Ledger, LedgerQueries, CallJournal {
     return callIds.flatMap((id) => this.get(id) ?? []);
   }
 
-  list(limit = 1000, offset = 0, status?: CallStatus): LedgerRecord[] {
+  list(limit = 1000, offset = 0, status?: CallStatus | readonly CallStatus[]): LedgerRecord[] {
+    const statuses: readonly string[] | undefined = status === undefined ? undefined : [status].flat();
     return this.ordered()
-      .filter((r) => status === undefined || r.status === status)
+      .filter((r) => statuses === undefined || statuses.includes(r.status))
       .slice(offset, offset + limit)
       .map(toRecord);
   }

@@ -155,6 +155,6 @@ export interface LedgerQueries {
   unfinished(): LedgerRecord[];
   /** The calls of `callIds` in that order, an id with no row left out; read as iterated, in few statements (not one per id). */
   getMany(callIds: readonly string[]): Iterable<LedgerRecord>;
-  /** Calls oldest first, at most `limit` (default 1000) from `offset` (default 0), optionally of one status; read as iterated. */
-  list(limit?: number, offset?: number, status?: CallStatus): Iterable<LedgerRecord>;
+  /** Calls oldest first, at most `limit` (default 1000) from `offset` (default 0), optionally of one status or any of several; read as iterated. */
+  list(limit?: number, offset?: number, status?: CallStatus | readonly CallStatus[]): Iterable<LedgerRecord>;
 }

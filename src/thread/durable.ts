@@ -150,7 +150,7 @@ export function createThreadClass(registry: Registry) {
       });
     }
 
-    async listCalls(caller: Caller, options: { status?: CallRecord["status"]; limit?: number; offset?: number; ids?: readonly string[] } = {}) {
+    async listCalls(caller: Caller, options: { status?: CallRecord["status"] | readonly CallRecord["status"][]; limit?: number; offset?: number; ids?: readonly string[] } = {}) {
       const limit = pageSize("calls", options.limit);
       return this.serve(caller, { access: "read" }, () => {
         const page = options.ids ? pageWithin(this.ledger.getMany(options.ids), options.ids.length, publicRecord) : pageWithin(this.ledger.list(limit + 1, options.offset ?? 0, options.status), limit, publicRecord);

@@ -1,9 +1,10 @@
 /**
  * `weft calls` names the command that moves each waiting call: approve or deny for an approval,
- * settle for a call parked for a person, answer for a client tool's call waiting for its client.
+ * settle for a call parked for a person, answer for a client tool's call waiting for its client;
+ * `weft waiting` says the same for each call of the caller's inbox.
  */
 import { describe, expect, it } from "vitest";
-import { CLIENT_WAIT_REASON, callLine } from "../../bin/cli/calls.ts";
+import { CLIENT_WAIT_REASON, callLine, waitingLine } from "../../bin/cli/calls.ts";
 import { CLIENT_WAIT_REASON as RUNTIME_REASON } from "../../src/calls/client.js";
 
 const T = "t1";
@@ -22,5 +23,11 @@ describe("weft calls lines", () => {
 
   it("knows the runtime's park reason of a client tool's call (one text, two places)", () => {
     expect(CLIENT_WAIT_REASON).toBe(RUNTIME_REASON);
+  });
+
+  it("weft waiting prints each inbox call's agent and the command that moves it, in its thread", () => {
+    const waiting = (over: Record<string, unknown>) => ({ threadId: "t9", agentId: "shop", callId: "pay", toolName: "refund_order", status: "awaiting_approval", since: 1, ...over }) as never;
+    expect(waitingLine(waiting({}))).toBe("shop pay refund_order awaiting_approval  (weft approve t9 pay, or weft deny)");
+    expect(waitingLine(waiting({ callId: "pick", toolName: "pick_file", status: "parked", reason: RUNTIME_REASON }))).toContain("weft answer t9 pick --result <json>|--error <text>");
   });
 });

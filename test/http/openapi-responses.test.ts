@@ -157,6 +157,9 @@ describe("OpenAPI response schemas against real answers", () => {
     const approving = await waitingThread();
     expect((await send("GET", `/threads/${approving}/calls`)).body.calls[0]).toMatchObject({ callId: "pay", status: "awaiting_approval" });
     expect((await send("GET", `/threads/${approving}/calls?status=bogus`)).status).toBe(400);
+    // The caller's inbox, newest thread first: this one's call is on its first page.
+    expect((await send("GET", "/account/waiting?limit=1")).body.calls).toEqual([expect.objectContaining({ threadId: approving, callId: "pay", status: "awaiting_approval" })]);
+    expect((await send("GET", "/account/waiting?cursor=nope")).status).toBe(400);
     expect((await send("GET", `/threads/${approving}/calls/pay`)).body.status).toBe("awaiting_approval");
     expect((await send("GET", `/threads/${approving}/calls/nope`)).body.error.code).toBe("call_not_found");
     expect(await keyReused("POST", `/threads/${approving}/calls/pay/approve`, crypto.randomUUID(), {}, { argsHash: "f".repeat(64) })).toEqual({ first: 200, second: 422 });

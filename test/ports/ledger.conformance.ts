@@ -273,6 +273,10 @@ export function ledgerConformance(impl: string, withLedger: WithLedger): void {
         expect([...ledger.list(2, 1)].map((c) => c.callId)).toEqual(["s1", "q2"]);
         expect([...ledger.list(10, 0, "queued")].map((c) => c.callId)).toEqual(["q1", "q2", "q3"]);
         expect([...ledger.list(10, 0, "succeeded")].map((c) => c.callId)).toEqual(["s1"]);
+        // Several statuses at once, in creation order (what a person's inbox asks for: awaiting_approval and parked).
+        ledger.park("q2", "a person decides");
+        expect([...ledger.list(10, 0, ["awaiting_approval", "parked"])].map((c) => [c.callId, c.status])).toEqual([["q2", "parked"], ["i1", "awaiting_approval"]]);
+        expect([...ledger.list(10, 0, ["queued", "succeeded"])].map((c) => c.callId)).toEqual(["q1", "s1", "q3"]);
         // By id: in the order asked, not the ledger's; an id with no row left out.
         expect([...ledger.getMany(["q3", "none", "s1", "q1"])].map((c) => [c.callId, c.status])).toEqual([["q3", "queued"], ["s1", "succeeded"], ["q1", "queued"]]);
         expect([...ledger.getMany([])]).toEqual([]);

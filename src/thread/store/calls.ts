@@ -324,17 +324,14 @@ export class CallStore implements CallJournal, LedgerQueries {
   }
 
   /**
-   * Calls in creation order, at most `limit` from `offset`, optionally of one status, each read as
-   * it is taken (a page cut at its bytes reads no more). A status without a result is found through
-   * `calls_unfinished`; a final one walks the calls in order.
+   * Calls in creation order, at most `limit` from `offset`, optionally of one status or any of
+   * several, each read as it is taken (a page cut at its bytes reads no more). A status without a
+   * result is found through `calls_unfinished`, a final one by walking the calls in order; several
+   * are merged in order (UNION ALL of ordered reads: no sort of every match).
    */
-  *list(limit = 1000, offset = 0, status?: CallStatus): Generator<StoredCall> {
-    const rows =
-      status === undefined
-        ? this.exec<CallRow>("SELECT * FROM calls ORDER BY ord LIMIT ? OFFSET ?", limit, offset)
-        : isFinalStatus(status)
-          ? this.exec<CallRow>("SELECT * FROM calls WHERE status = ? ORDER BY ord LIMIT ? OFFSET ?", status, limit, offset)
-          : this.exec<CallRow>(`SELECT * FROM calls WHERE status = ? AND ${UNFINISHED} ORDER BY ord LIMIT ? OFFSET ?`, status, limit, offset);
-    for (const row of rows) yield toRecord(row);
+  *list(limit = 1000, offset = 0, status?: CallStatus | readonly CallStatus[]): Generator<StoredCall> {
+    const statuses = [...new Set(status === undefined ? [] : [status].flat())];
+    const reads = statuses.length === 0 ? ["SELECT * FROM calls"] : statuses.map((s) => `SELECT * FROM calls WHERE status = ?${isFinalStatus(s) ? "" : ` AND ${UNFINISHED}`}`);
+    for (const row of this.exec<CallRow>(`${reads.join(" UNION ALL ")} ORDER BY ord LIMIT ? OFFSET ?`, ...statuses, limit, offset)) yield toRecord(row);
   }
 }

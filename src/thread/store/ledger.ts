@@ -143,7 +143,7 @@ export class SqliteLedger implements Ledger, LedgerQueries, CallJournal {
     return this.rows.unfinished();
   }
 
-  list(limit?: number, offset?: number, status?: CallStatus): Iterable<LedgerRecord> {
+  list(limit?: number, offset?: number, status?: CallStatus | readonly CallStatus[]): Iterable<LedgerRecord> {
     return this.rows.list(limit, offset, status);
   }
 }

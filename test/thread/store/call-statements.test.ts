@@ -55,6 +55,7 @@ describe("the call store's statements", () => {
       [...calls.list()];
       [...calls.list(10, 0, "parked")];
       [...calls.list(10, 0, "succeeded")];
+      [...calls.list(10, 0, ["awaiting_approval", "parked"])];
       return [...seen].map(([query, bindings]) => ({
         query,
         plan: raw
@@ -69,8 +70,10 @@ describe("the call store's statements", () => {
       if (/^INSERT/.test(query)) continue;
       expect(plan, query).not.toMatch(/TEMP B-TREE/);
       if (listing.test(query)) expect(plan, query).toMatch(/^SCAN calls$/);
-      else expect(plan, query).toMatch(/^SEARCH calls USING (INTEGER PRIMARY KEY|(COVERING )?INDEX \w+) \(/);
+      else expect(plan, query).toMatch(/^(MERGE \(UNION ALL\); LEFT; )?SEARCH calls USING (INTEGER PRIMARY KEY|(COVERING )?INDEX \w+) \(/);
     }
+    // Several statuses (a person's inbox: awaiting_approval and parked): each sought in order, the two merged, nothing sorted.
+    expect(plans.find((p) => / UNION ALL /.test(p.query))?.plan).toBe("MERGE (UNION ALL); LEFT; SEARCH calls USING INDEX calls_unfinished (status=?); RIGHT; SEARCH calls USING INDEX calls_unfinished (status=?)");
     // Calls waiting for something are found by status in the index of calls without a result.
     const unfinishedStatus = plans.filter((p) => /status (=|IN) /.test(p.query) && !/call_id = \?|parent_call_id|turn_id/.test(p.query) && !listing.test(p.query));
     expect(unfinishedStatus.map((p) => p.query).join("\n")).toMatch(/'queued'[\s\S]*'started'|'started'[\s\S]*'queued'/);
