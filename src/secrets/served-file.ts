@@ -8,7 +8,7 @@
  */
 import { base64Bytes, byteLength, utf8Base64 } from "../bytes.js";
 import { WeftError } from "../errors.js";
-import { pageOffset, pageSize, pageWithin } from "../limits.js";
+import { pageSize, pageWithin } from "../limits.js";
 import { type FileContent, withContent } from "../content/file-content.js";
 import type { FileInfo, FileTable } from "../ports/store.js";
 import type { Redactor } from "./redact.js";
@@ -78,26 +78,27 @@ function restate(files: FileTable, redactor: Redactor, budget: number): void {
   files.markRedactedFor(fingerprint);
 }
 
-/** Which page of a thread's files to list (`GET /threads/:id/files?limit=&offset=`). */
+/** Which page of a thread's files to list (`GET /threads/:id/files?limit=&cursor=`). */
 export interface FilePage {
   /** Files at most, 1 to 1000 (default 1000): `PAGE_SIZES.files` in src/limits.ts. */
   limit?: number;
-  /** Files to skip, by path order (default 0): the files earlier pages held. */
-  offset?: number;
+  /** The previous page's `nextCursor` (its last path): the files after it by path. */
+  cursor?: string;
 }
 
 /**
  * A page of the thread's files by path, each sized as it is served: at most `limit` and 4 MiB of
- * JSON (one file at least; `PAGE_BYTES`), only the page's rows read. `hasMore` says files follow.
- * @throws WeftError `invalid_request` naming `limit` or `offset` when one is out of range.
+ * JSON (one file at least; `PAGE_BYTES`), after `cursor`, only the page's rows read. `nextCursor`
+ * (the page's last path) asks for the files that follow, null on the last page; a file added or
+ * deleted before it moves no other file into or out of the next page.
+ * @throws WeftError `invalid_request` naming `limit` when it is out of range.
  * @throws WeftError `session_busy` while they are being brought up to new secrets (see {@link RESTATE_UNITS_PER_REQUEST}).
  */
-export function listedFiles(files: FileTable, redactor: Redactor, page: FilePage = {}, budget = RESTATE_UNITS_PER_REQUEST): { files: FileInfo[]; hasMore: boolean } {
+export function listedFiles(files: FileTable, redactor: Redactor, page: FilePage = {}, budget = RESTATE_UNITS_PER_REQUEST): { files: FileInfo[]; nextCursor: string | null } {
   const limit = pageSize("files", page.limit);
-  const offset = pageOffset(page.offset);
   restate(files, redactor, budget);
-  const { items, more } = pageWithin(files.list(limit + 1, offset), limit, (info) => info);
-  return { files: items, hasMore: more };
+  const { items, more } = pageWithin(files.list(limit + 1, 0, page.cursor), limit, (info) => info);
+  return { files: items, nextCursor: more ? items.at(-1)!.path : null };
 }
 
 /**
