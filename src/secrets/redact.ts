@@ -288,11 +288,30 @@ const CYCLE = "[redacted: a value inside itself]";
 
 /**
  * The stretches `[start, end)` of `text` covered by an occurrence of any of `forms` (overlapping
- * occurrences too), merged where they overlap, in order. Touching stretches stay apart.
+ * occurrences too), merged where they overlap, in order. Touching stretches stay apart. Time and
+ * memory grow with the text and the forms, not with how often a form overlaps itself: the user
+ * sets both a secret ("aaaaaa") and the text that repeats it, and a search from every character
+ * matched at each one, a span and the secret's length of comparing each.
  */
 export function runsOf(text: string, forms: readonly string[]): Array<[number, number]> {
   const spans: Array<[number, number]> = [];
-  for (const f of forms) for (let at = text.indexOf(f); at !== -1; at = text.indexOf(f, at + 1)) spans.push([at, at + f.length]);
+  for (const f of forms) {
+    let tail: string | undefined;
+    let tails: string | undefined;
+    for (let at = text.indexOf(f); at !== -1; ) {
+      // The occurrences a period on from the last overlap it: each is the text going on as the form's
+      // last period does, checked many periods at a time, then one (a slice compared whole, not a character at a time).
+      tail ??= f.slice(f.length - periodOf(f));
+      let end = at + f.length;
+      if (tail.length < f.length) {
+        tails ??= tail.repeat(Math.max(1, Math.floor(4096 / tail.length)));
+        while (text.slice(end, end + tails.length) === tails) end += tails.length;
+        while (text.slice(end, end + tail.length) === tail) end += tail.length;
+      }
+      spans.push([at, end]);
+      at = text.indexOf(f, end - f.length + 1);
+    }
+  }
   if (spans.length < 2) return spans;
   spans.sort((a, b) => a[0] - b[0]);
   const out: Array<[number, number]> = [spans[0]!];
@@ -302,6 +321,17 @@ export function runsOf(text: string, forms: readonly string[]): Array<[number, n
     else out.push([s, e]);
   }
   return out;
+}
+
+/** The smallest period of `f` (its length when it has none shorter): `f` less its longest proper prefix that is also a suffix. */
+function periodOf(f: string): number {
+  const border = new Int32Array(f.length);
+  for (let i = 1, k = 0; i < f.length; i++) {
+    while (k > 0 && f[i] !== f[k]) k = border[k - 1]!;
+    if (f[i] === f[k]) k++;
+    border[i] = k;
+  }
+  return f.length - (border[f.length - 1] ?? 0);
 }
 
 function replaceRuns(text: string, runs: ReadonlyArray<[number, number]>): string {
