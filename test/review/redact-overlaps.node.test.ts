@@ -43,13 +43,24 @@ it("finds the same stretches as trying every position, overlaps and touching occ
     return seed % n;
   };
   const word = (n: number, letters: string) => Array.from({ length: n }, () => letters[random(letters.length)]).join("");
-  for (let round = 0; round < 400; round++) {
+  for (let round = 0; round < 2000; round++) {
     const letters = round % 2 === 0 ? "ab" : "abc";
-    const forms = Array.from({ length: 1 + random(3) }, () => word(1 + random(8), letters));
+    const forms = Array.from({ length: 1 + random(3) }, () => (random(2) ? word(1 + random(12), letters) : word(1 + random(3), letters).repeat(2 + random(4)) + word(random(3), letters)));
     // Texts that repeat a form, with noise between: periodic runs, and occurrences that touch.
     const text = Array.from({ length: 6 }, () => (random(2) ? forms[random(forms.length)]!.repeat(1 + random(4)) : word(random(6), letters))).join("");
     expect(runsOf(text, forms), JSON.stringify({ text, forms })).toEqual(naiveRuns(text, forms));
   }
   // Two whole occurrences side by side stay two stretches (two markers).
   expect(runsOf("abcdefabcdef", ["abcdef"])).toEqual([[0, 6], [6, 12]]);
+});
+
+it("a long secret that repeats a short part costs the text's length to look for, found or not", () => {
+  // A search for "a" x 100 000 compared up to the whole form at each character of text that keeps almost matching it.
+  const form = "a".repeat(100_000);
+  const text = `${"a".repeat(99_999)}b`.repeat(10);
+  const started = performance.now();
+  const r = new Redactor([{ name: "L", value: form }]);
+  expect(r.text(text)).toBe(text);
+  expect(r.text(`${text}${form}a`)).toBe(`${text}[redacted]`);
+  expect(performance.now() - started, "ms to look for a repeating secret in 1 MB").toBeLessThan(3000);
 });
