@@ -49,6 +49,13 @@ export function truncateUtf8(text: string, maxBytes: number): string {
   return new TextDecoder().decode(bytes.subarray(0, end));
 }
 
+/**
+ * Characters of an attachment's name its path keeps, the last ones (its extension with them): a
+ * page of files goes on from a path sent back in a URL (`?cursor=`), and the name is the tool's to
+ * make long. The attachment's index before it keeps paths apart; the name itself is kept whole.
+ */
+export const MAX_PATH_NAME_CHARS = 200;
+
 function isInline(a: ToolAttachment | AttachmentRef): a is ToolAttachment {
   return typeof (a as ToolAttachment).data === "string";
 }
@@ -80,7 +87,7 @@ export function capResult(
       if (!isInline(a)) return a;
       // Redacted before it is made safe: a secret's characters rewritten would no longer match.
       const name = a.name || `attachment-${i}`;
-      const safe = (sink.redact ? sink.redact(name) : name).replace(/[^A-Za-z0-9._-]/g, "_");
+      const safe = (sink.redact ? sink.redact(name) : name).replace(/[^A-Za-z0-9._-]/g, "_").slice(-MAX_PATH_NAME_CHARS);
       const path = `calls/${encodeURIComponent(callId)}/attachments/${i}-${safe}`;
       const raw = base64Bytes(a.data);
       // Sized as stored, without the secrets its bytes held: a size of the raw bytes would tell their length.

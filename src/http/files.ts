@@ -47,9 +47,9 @@ function disposition(path: string, type: string): string {
 export function fileRoutes() {
   const app = new Hono<AuthedEnv>();
 
-  app.get("/:id/files", describe("List the thread's files by path (?limit= from 1 to 1000, default 1000; at most 4 MiB of JSON a page, ?offset= pages on)", { 200: ok("The files; hasMore says more follow", R.FileList), ...refused(400, 404) }), query(FilesQuery), async (c) => {
-    const { limit, offset } = c.req.valid("query");
-    return c.json(unwrap(await threadStub(c.env, c.req.param("id")).listFiles(c.var.caller, { ...(limit !== undefined ? { limit } : {}), ...(offset !== undefined ? { offset } : {}) })));
+  app.get("/:id/files", describe("List the thread's files by path (?limit= from 1 to 1000, default 1000; at most 4 MiB of JSON a page, ?cursor= pages on)", { 200: ok("The files; nextCursor is null on the last page", R.FileList), ...refused(400, 404) }), query(FilesQuery), async (c) => {
+    const { limit, cursor } = c.req.valid("query");
+    return c.json(unwrap(await threadStub(c.env, c.req.param("id")).listFiles(c.var.caller, { ...(limit !== undefined ? { limit } : {}), ...(cursor !== undefined ? { cursor } : {}) })));
   });
 
   app.get("/:id/files/*", describe("Fetch one file, with its content type", { 200: { description: "The file's bytes, with the content type it was stored with", media: ["*/*"] }, ...refused(404) }), async (c) => {

@@ -59,7 +59,7 @@ export type ResponseTypesMatch = [
   Holds<Matches<typeof R.CallOutcome, CallOutcome>>,
   Holds<Matches<typeof R.DirectCallAnswer, DirectCallAnswer>>,
   Holds<Matches<typeof R.FileInfo, FileInfo>>,
-  Holds<Matches<typeof R.FileList, { files: FileInfo[]; hasMore: boolean }>>,
+  Holds<Matches<typeof R.FileList, { files: FileInfo[]; nextCursor: string | null }>>,
   Holds<Matches<typeof R.ToolListing, ToolListing>>,
   Holds<Matches<typeof R.Account, Pick<Caller, "userId" | "name" | "roles" | "admin">>>,
   // What each route sends is what its RPC method answers.

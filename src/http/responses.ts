@@ -143,7 +143,7 @@ export const DirectCallAnswer = named(
 export const FileInfo = named("FileInfo", z.object({ path: z.string(), mimeType: z.string(), size: count, createdAt: epochMs }));
 
 /** `GET /threads/:id/files`. */
-export const FileList = named("FileList", z.object({ files: z.array(FileInfo), hasMore: z.boolean().describe("More files follow this page (past its limit or 4 MiB of JSON): ask again with ?offset= the files read so far") }));
+export const FileList = named("FileList", z.object({ files: z.array(FileInfo), nextCursor: z.string().nullable().describe("Ask again with ?cursor= this (the page's last path) for the files that follow; null on the last page") }));
 
 /** `DELETE` of a file or an account env value: whether there was one to remove. */
 export const Deleted = named("Deleted", z.object({ deleted: z.boolean() }));

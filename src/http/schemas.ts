@@ -224,8 +224,8 @@ export const MessagesQuery = z.object({
 /** Query of `GET /threads/:id/calls`: `offset` pages on past a page that `hasMore` says was cut. */
 export const CallsQuery = z.object({ status: z.enum(CALL_STATUSES).optional(), limit: pageLimit("calls"), offset: Int });
 
-/** Query of `GET /threads/:id/files`: by path, `offset` pages on past a page that `hasMore` says was cut. */
-export const FilesQuery = z.object({ limit: pageLimit("files"), offset: Int });
+/** Query of `GET /threads/:id/files`: by path, `cursor` from the previous page's `nextCursor`. */
+export const FilesQuery = z.object({ limit: pageLimit("files"), cursor: z.string().min(1, NOT_A_CURSOR).optional() });
 
 /** Query of `GET /threads`: newest first, `cursor` from the previous page's `nextCursor`. */
 export const ThreadsQuery = z.object({

@@ -106,9 +106,10 @@ class MemoryFiles implements FileTable {
   markRedactedFor(fingerprint: string): void {
     this.data().filesRedactedFor = fingerprint;
   }
-  list(limit = Number.POSITIVE_INFINITY, offset = 0): FileInfo[] {
+  list(limit = Number.POSITIVE_INFINITY, offset = 0, after?: string): FileInfo[] {
     return Object.values(this.data().files)
       .map((f) => ({ ...f.info }))
+      .filter((f) => after === undefined || f.path > after)
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
       .slice(offset, offset + limit);
   }

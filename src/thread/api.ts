@@ -108,7 +108,7 @@ export interface ThreadApi {
   /** `argsHash`, when given, must name the arguments the call holds (`approval_mismatch`), as for `approve`. */
   deny(caller: Caller, callId: string, reason?: string, idem?: IdempotencyClaim, argsHash?: string): Promise<RpcResult<CallOutcome>>;
   settle(caller: Caller, callId: string, settlement: Settlement, idem?: IdempotencyClaim): Promise<RpcResult<CallOutcome>>;
-  listFiles(caller: Caller, page?: { limit?: number; offset?: number }): Promise<RpcResult<{ files: FileInfo[]; hasMore: boolean }>>; // by path; src/secrets/served-file.ts
+  listFiles(caller: Caller, page?: { limit?: number; cursor?: string }): Promise<RpcResult<{ files: FileInfo[]; nextCursor: string | null }>>; // by path; src/secrets/served-file.ts
   getFile(caller: Caller, path: string): Promise<RpcResult<FileContent>>;
   deleteFile(caller: Caller, path: string): Promise<RpcResult<{ deleted: boolean }>>;
   /** Makes a schedule on the thread for the caller (src/schedules/); write access. */

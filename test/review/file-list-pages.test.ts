@@ -22,42 +22,44 @@ async function manyFiles(): Promise<string> {
   return id;
 }
 
-it("a thread's files list a page at a time, within 4 MiB, and paging by offset reads each file once", async () => {
+it("a thread's files list a page at a time, within 4 MiB, and paging by cursor reads each file once", async () => {
   const id = await manyFiles();
   const first = await json("GET", `/threads/${id}/files`);
   expect(first.status).toBe(200);
-  expect(first.body.hasMore).toBe(true);
+  expect(first.body.nextCursor).toBe(first.body.files.at(-1).path);
   expect(first.body.files.length).toBeLessThan(FILES);
   expect(new TextEncoder().encode(JSON.stringify(first.body.files)).byteLength).toBeLessThanOrEqual(PAGE_BYTES);
   const paths: string[] = [];
-  for (let offset = 0; ; ) {
-    const page = await json("GET", `/threads/${id}/files?limit=400&offset=${offset}`);
+  for (let cursor: string | null = null; ; ) {
+    const page: { status: number; body: any } = await json("GET", `/threads/${id}/files?limit=400${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
     expect(page.status).toBe(200);
     expect(page.body.files.length).toBeLessThanOrEqual(400);
     paths.push(...page.body.files.map((f: { path: string }) => f.path));
-    offset += page.body.files.length;
-    if (!page.body.hasMore) break;
+    cursor = page.body.nextCursor;
+    if (cursor === null) break;
   }
   expect(paths.length).toBe(FILES);
   expect(new Set(paths).size).toBe(FILES);
   expect(paths).toEqual([...paths].sort());
 });
 
-it("a page of files reads only its own rows", async () => {
+it("a page of files reads only its own rows, the first or one far on", async () => {
   const id = await manyFiles();
   expect((await json("GET", `/threads/${id}/files?limit=1`)).status).toBe(200);
-  const read = await inThread(id, (instance) => rowsReadBy(instance.ctx.storage.sql as SqlStorage, () => listedFiles(instance.store.files, instance.secrets.redactor(), { limit: 10, offset: 0 })));
-  // The page's 10 rows, the one that says more follow, and the mark of the files' redaction.
-  expect(read).toBeLessThanOrEqual(10 + 3);
+  for (const cursor of [undefined, `calls/c1400/attachments/0-${NAME}`]) {
+    const read = await inThread(id, (instance) => rowsReadBy(instance.ctx.storage.sql as SqlStorage, () => listedFiles(instance.store.files, instance.secrets.redactor(), { limit: 10, ...(cursor ? { cursor } : {}) })));
+    // The page's 10 rows, the one that says more follow, and the mark of the files' redaction.
+    expect(read, cursor).toBeLessThanOrEqual(10 + 3);
+  }
 });
 
-it("a bad limit or offset is refused with invalid_request naming it", async () => {
+it("a bad limit or cursor is refused with invalid_request naming it", async () => {
   const id = await createThread();
-  for (const [q, name] of [["limit=0", "limit"], ["limit=1001", "limit"], ["limit=x", "limit"], ["offset=-1", "offset"], ["offset=1.5", "offset"]] as const) {
+  for (const [q, name] of [["limit=0", "limit"], ["limit=1001", "limit"], ["limit=x", "limit"], ["cursor=", "cursor"], ["cursor=a&cursor=b", "cursor"]] as const) {
     const res = await json("GET", `/threads/${id}/files?${q}`);
     expect(res.status, q).toBe(400);
     expect(res.body.error.code).toBe("invalid_request");
     expect(res.body.error.details.path).toEqual([name]);
   }
-  expect((await json("GET", `/threads/${id}/files?limit=1000&offset=0`)).body).toEqual({ files: [], hasMore: false });
+  expect((await json("GET", `/threads/${id}/files?limit=1000&cursor=calls`)).body).toEqual({ files: [], nextCursor: null });
 });

@@ -11,6 +11,9 @@ import { withContent } from "../../content/file-content.js";
 /** A stored file's metadata (defined with the store port). */
 export type { FileInfo } from "../../ports/store.js";
 
+type FileRow = { path: string; mime_type: string; size: number; created_at: number };
+const infoOf = (row: FileRow): FileInfo => ({ path: row.path, mimeType: row.mime_type, size: row.size, createdAt: row.created_at });
+
 /** Chunked text files keyed by path. Binary data is kept base64-encoded. */
 export class FileStore implements FileTable {
   constructor(private readonly storage: DurableObjectStorage) {}
@@ -24,23 +27,14 @@ export class FileStore implements FileTable {
       for (let i = 0; i < chunks; i++) {
         sql.exec("INSERT INTO file_chunks (path, chunk, data) VALUES (?, ?, ?)", path, i, data.slice(i * CHUNK_CHARS, (i + 1) * CHUNK_CHARS));
       }
-      sql.exec(
-        "INSERT OR REPLACE INTO files (path, mime_type, size, chunks, created_at) VALUES (?, ?, ?, ?, ?)",
-        path,
-        mimeType,
-        size,
-        chunks,
-        now,
-      );
+      sql.exec("INSERT OR REPLACE INTO files (path, mime_type, size, chunks, created_at) VALUES (?, ?, ?, ?, ?)", path, mimeType, size, chunks, now);
     });
     return { path, mimeType, size, createdAt: now };
   }
 
   info(path: string): FileInfo | undefined {
-    const row = this.storage.sql
-      .exec<{ path: string; mime_type: string; size: number; created_at: number }>("SELECT * FROM files WHERE path = ?", path)
-      .toArray()[0];
-    return row ? { path: row.path, mimeType: row.mime_type, size: row.size, createdAt: row.created_at } : undefined;
+    const row = this.storage.sql.exec<FileRow>("SELECT * FROM files WHERE path = ?", path).toArray()[0];
+    return row && infoOf(row);
   }
 
   /** The stored text (base64 for binary files), or undefined: every file has a chunk at least, an empty one "". */
@@ -66,10 +60,10 @@ export class FileStore implements FileTable {
     this.storage.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('files_redacted_for', ?)", fingerprint);
   }
 
-  /** Files' metadata by path, at most `limit` (SQLite's -1: all) from `offset`, each read as it is taken. */
-  *list(limit = -1, offset = 0): Generator<FileInfo> {
-    const rows = this.storage.sql.exec<{ path: string; mime_type: string; size: number; created_at: number }>("SELECT path, mime_type, size, created_at FROM files ORDER BY path LIMIT ? OFFSET ?", limit, offset);
-    for (const row of rows) yield { path: row.path, mimeType: row.mime_type, size: row.size, createdAt: row.created_at };
+  /** Files' metadata by path, at most `limit` (SQLite's -1: all) from `offset`, after `after` when given, each read as it is taken. */
+  *list(limit = -1, offset = 0, after?: string): Generator<FileInfo> {
+    const [where, bind] = after === undefined ? ["", []] : ["WHERE path > ? ", [after]];
+    for (const row of this.storage.sql.exec<FileRow>(`SELECT * FROM files ${where}ORDER BY path LIMIT ? OFFSET ?`, ...bind, limit, offset)) yield infoOf(row);
   }
 
   /** Whether the thread holds any file. */
