@@ -106,12 +106,12 @@ class MemoryFiles implements FileTable {
   markRedactedFor(fingerprint: string): void {
     this.data().filesRedactedFor = fingerprint;
   }
-  list(limit = Number.POSITIVE_INFINITY, offset = 0, after?: string): FileInfo[] {
+  list(limit = Number.POSITIVE_INFINITY, after?: string): FileInfo[] {
     return Object.values(this.data().files)
       .map((f) => ({ ...f.info }))
       .filter((f) => after === undefined || f.path > after)
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
-      .slice(offset, offset + limit);
+      .slice(0, limit);
   }
   any(): boolean {
     return Object.keys(this.data().files).length > 0;

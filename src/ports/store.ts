@@ -148,8 +148,8 @@ export interface FileTable {
   redactedFor(): string | undefined;
   /** Keeps the mark of how far the files are redacted for the thread's secrets. */
   markRedactedFor(mark: string): void;
-  /** Files' metadata by path, at most `limit` (default all) from `offset` (default 0), only paths after `after` when given; read as iterated. */
-  list(limit?: number, offset?: number, after?: string): Iterable<FileInfo>;
+  /** Files' metadata by path, at most `limit` (default all), only paths after `after` when given; read as iterated. */
+  list(limit?: number, after?: string): Iterable<FileInfo>;
   /** Whether the thread holds any file (one row read, however many it holds). */
   any(): boolean;
   /** Removes a file; false when there was none. */

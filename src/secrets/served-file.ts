@@ -58,7 +58,7 @@ function restate(files: FileTable, redactor: Redactor, budget: number): void {
   let count = 0;
   for (;;) {
     // Taken whole before any is written again: a write replaces the row a lazy read would be on.
-    const batch = [...files.list(RESTATE_BATCH, 0, done)];
+    const batch = [...files.list(RESTATE_BATCH, done)];
     if (batch.length === 0) break;
     for (const info of batch) {
       if (spent >= budget || count >= RESTATE_FILES_PER_REQUEST) {
@@ -97,7 +97,7 @@ export interface FilePage {
 export function listedFiles(files: FileTable, redactor: Redactor, page: FilePage = {}, budget = RESTATE_UNITS_PER_REQUEST): { files: FileInfo[]; nextCursor: string | null } {
   const limit = pageSize("files", page.limit);
   restate(files, redactor, budget);
-  const { items, more } = pageWithin(files.list(limit + 1, 0, page.cursor), limit, (info) => info);
+  const { items, more } = pageWithin(files.list(limit + 1, page.cursor), limit, (info) => info);
   return { files: items, nextCursor: more ? items.at(-1)!.path : null };
 }
 

@@ -60,10 +60,10 @@ export class FileStore implements FileTable {
     this.storage.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('files_redacted_for', ?)", fingerprint);
   }
 
-  /** Files' metadata by path, at most `limit` (SQLite's -1: all) from `offset`, after `after` when given, each read as it is taken. */
-  *list(limit = -1, offset = 0, after?: string): Generator<FileInfo> {
+  /** Files' metadata by path, at most `limit` (SQLite's -1: all), after `after` when given, each read as it is taken. */
+  *list(limit = -1, after?: string): Generator<FileInfo> {
     const [where, bind] = after === undefined ? ["", []] : ["WHERE path > ? ", [after]];
-    for (const row of this.storage.sql.exec<FileRow>(`SELECT * FROM files ${where}ORDER BY path LIMIT ? OFFSET ?`, ...bind, limit, offset)) yield infoOf(row);
+    for (const row of this.storage.sql.exec<FileRow>(`SELECT * FROM files ${where}ORDER BY path LIMIT ?`, ...bind, limit)) yield infoOf(row);
   }
 
   /** Whether the thread holds any file. */
