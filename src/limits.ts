@@ -131,6 +131,9 @@ export function pageWithin<R, T>(rows: Iterable<R>, limit: number, make: (row: R
   return { items, more: false };
 }
 
+/** What a `cursor` that no page handed out is told (after `cursor: `). */
+export const NOT_A_CURSOR = "not a cursor from a previous page";
+
 /** A paged list's name. */
 export type PagedList = keyof typeof PAGE_SIZES;
 

@@ -118,9 +118,6 @@ export interface AccountApi {
   removeUserMcpServer(name: string): Promise<RpcResult<{ deleted: boolean }>>;
 }
 
-/** What a `cursor` that no page handed out is told (after `cursor: `). */
-export const NOT_A_CURSOR = "not a cursor from a previous page";
-
 /**
  * The `cursor` of `GET /threads` (and `GET /account/waiting`) whose page starts just after `entry`
  * in the index's order (newest first): an opaque base64 text the account reads back.

@@ -8,10 +8,10 @@
 import { DurableObject } from "cloudflare:workers";
 import { randomHex } from "../bytes.js";
 import { WeftError } from "../errors.js";
-import { checkStoredBytes, MAX_ACCOUNT_ENV_BYTES, MAX_ACCOUNT_ENV_VALUES, REMOVED_KEPT_MS, tooManySchedules } from "../limits.js";
+import { checkStoredBytes, MAX_ACCOUNT_ENV_BYTES, MAX_ACCOUNT_ENV_VALUES, NOT_A_CURSOR, REMOVED_KEPT_MS, tooManySchedules } from "../limits.js";
 import { type RpcResult, rpc } from "../rpc.js";
 import type { EnvType } from "../protocol.js";
-import { type AccountApi, type BudgetWatcher, NOT_A_CURSOR, type ThreadEntry, threadCursor } from "./api.js";
+import { type AccountApi, type BudgetWatcher, type ThreadEntry, threadCursor } from "./api.js";
 import type { ThreadPage, UserMcpServer } from "./types.js";
 import type { AccountUsage, AccountUsageQuery } from "../usage/reports.js";
 import { ACCOUNT_USAGE_SCHEMA, migrateAccountUsage, readAccountUsage, setUserBudgets, userBudgets } from "../usage/account-ledger.js";

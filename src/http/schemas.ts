@@ -4,9 +4,8 @@
  * @module
  */
 import * as z from "zod";
-import { MAX_ENV_NAME_CHARS, MAX_THREAD_ENV_VALUES, type PagedList, isPageSize, pageSizeRule } from "../limits.js";
+import { MAX_ENV_NAME_CHARS, MAX_THREAD_ENV_VALUES, NOT_A_CURSOR, type PagedList, isPageSize, pageSizeRule } from "../limits.js";
 import { CALL_STATUSES } from "../protocol.js";
-import { NOT_A_CURSOR } from "../account/api.js";
 import { turnSettingsSchema } from "../models/settings.js";
 import { messageContentSchema } from "../content/parts.js";
 

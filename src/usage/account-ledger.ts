@@ -5,7 +5,7 @@
  * @module
  */
 import { WeftError } from "../errors.js";
-import { pageSize, pageWithin } from "../limits.js";
+import { NOT_A_CURSOR, pageSize, pageWithin } from "../limits.js";
 import type { Budget } from "./budgets.js";
 import type { ModelUsageRow } from "./row.js";
 import type { AccountUsage, AccountUsageQuery, UsageGroupBy } from "./reports.js";
@@ -188,9 +188,9 @@ function isDay(value: string): boolean {
  * The user's usage over `from`..`to` (UTC days, `YYYY-MM-DD`, inclusive; default the last 30
  * days up to today): the total over every group, and a page of groups by `groupBy` (default
  * `day`) in key order, at most `limit` and 4 MiB of JSON (`PAGE_BYTES`), after `cursor`.
- * `nextCursor` (the page's last key) asks for the next page, null on the last. Only the page's
+ * `nextCursor` (the grouping and the page's last key) asks for the next page, null on the last. Only the page's
  * groups (one more, to know) leave SQLite.
- * @throws WeftError `invalid_request` naming `from`, `to`, `groupBy` or `limit` when one is malformed or
+ * @throws WeftError `invalid_request` naming `from`, `to`, `groupBy`, `limit` or `cursor` when one is malformed or
  * names a day that does not exist, and naming `from` when it is later than `to`.
  */
 export function readAccountUsage(sql: SqlStorage, query: AccountUsageQuery, now = Date.now()): AccountUsage {
@@ -206,7 +206,7 @@ export function readAccountUsage(sql: SqlStorage, query: AccountUsageQuery, now 
   const column = groupBy === "agent" ? "agent_id" : groupBy;
   const sums = sumColumns("SUM(requests)");
   const total = sql.exec<TotalsRow>(`SELECT ${sums} FROM usage_rollup WHERE day >= ? AND day <= ?`, from, to).toArray()[0];
-  const after = query.cursor === undefined ? { where: "", bind: [] } : { where: ` AND ${column} > ?`, bind: [query.cursor] };
+  const after = query.cursor === undefined ? { where: "", bind: [] } : { where: ` AND ${column} > ?`, bind: [groupAfter(query.cursor, groupBy)] };
   const groups = sql.exec<TotalsRow & { key: string }>(
     `SELECT ${column} AS key, ${sums} FROM usage_rollup WHERE day >= ? AND day <= ?${after.where} GROUP BY ${column} ORDER BY ${column} LIMIT ?`,
     from,
@@ -215,7 +215,17 @@ export function readAccountUsage(sql: SqlStorage, query: AccountUsageQuery, now 
     limit + 1,
   );
   const page = pageWithin(groups, limit, (g) => ({ key: g.key, ...totalsOf(g) }));
-  return { from, to, groupBy, total: totalsOf(total), groups: page.items, nextCursor: page.more ? page.items.at(-1)!.key : null };
+  return { from, to, groupBy, total: totalsOf(total), groups: page.items, nextCursor: page.more ? `${groupBy}:${page.items.at(-1)!.key}` : null };
+}
+
+/**
+ * The key a usage page's `cursor` (`<groupBy>:<last key>`) goes on after: a cursor is refused for
+ * another grouping, whose keys it would skip at random.
+ * @throws WeftError `invalid_request` naming `cursor` when it is not a cursor of `groupBy`.
+ */
+function groupAfter(cursor: string, groupBy: UsageGroupBy): string {
+  if (cursor.startsWith(`${groupBy}:`)) return cursor.slice(groupBy.length + 1);
+  throw new WeftError("invalid_request", `cursor: ${NOT_A_CURSOR} of groupBy=${groupBy}`, { path: ["cursor"] });
 }
 
 /** The budgets the user set on their account (none until set). */

@@ -52,6 +52,6 @@ export interface AccountUsage {
   total: UsageTotals;
   /** A page of groups in key order (at most `limit`, 1000 by default, and 4 MiB of JSON). */
   groups: Array<UsageTotals & { key: string }>;
-  /** Asks for the next page (`?cursor=`): the last group's key; null on the last page. */
+  /** Asks for the next page (`?cursor=`, with the same `groupBy`); null on the last page. */
   nextCursor: string | null;
 }
