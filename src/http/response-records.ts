@@ -7,7 +7,7 @@
  */
 import * as z from "zod";
 import { ERROR_CODES, type ErrorCode } from "../errors.js";
-import { CALL_STATUSES } from "../protocol.js";
+import { CALL_STATUSES, TURN_ERROR_CODES } from "../protocol.js";
 import { count, epochMs, named, side } from "./response-registry.js";
 import { turnSettingsSchema } from "../models/settings.js";
 import { contentPartSchema } from "../content/parts.js";
@@ -51,7 +51,7 @@ export const TurnRecord = named(
     startedAt: epochMs,
     finishedAt: epochMs.optional(),
     error: z.string().optional(),
-    errorCode: z.enum(["restart_loop", "stream_cut", "model_timeout", "unsupported_content", "invalid_output", "budget_exceeded", "agent_not_found", "invalid_config"]).optional(),
+    errorCode: z.enum(TURN_ERROR_CODES).optional(),
     modelSteps: z.array(ModelStepRecord).optional(),
     usage: TokenUsage.optional(),
     modelSettings: turnSettingsSchema.optional(),
