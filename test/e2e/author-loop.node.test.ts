@@ -13,8 +13,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT, freePort } from "../../scripts/lib/dev-server.mjs";
 import { copyProject, runBash, writeIn } from "./support.js";
 
-/** The README's word_count.ts, exactly as the README shows it. */
+/**
+ * The README's word_count.ts, exactly as the README shows it, saved under a name of the loop's own:
+ * an author who followed the README has a word_count.ts already, which an agent may name.
+ */
 const WORD_COUNT = /```ts file=agents\/tools\/word_count\.ts\n([\s\S]*?)```/.exec(readFileSync(join(REPO_ROOT, "README.md"), "utf8"))![1]!;
+
+const LOOP_TOOL = "loop_word_count";
+const LOOP_FILE = `agents/tools/${LOOP_TOOL}.ts`;
 
 const THROWER = [
   'import { defineTool } from "@standardagents/spec";',
@@ -52,9 +58,6 @@ async function post(tool: string, input: unknown): Promise<{ status: number; bod
 
 beforeAll(async () => {
   project = copyProject();
-  // The README tells authors to add word_count.ts; this loop saves it while the server runs, so
-  // the copy starts without it.
-  rmSync(join(project, "agents/tools/word_count.ts"), { force: true });
   const [port, inspector] = [await freePort(), await freePort()];
   base = `http://127.0.0.1:${port}`;
   child = spawn(
@@ -67,13 +70,15 @@ beforeAll(async () => {
   );
   child.stdout!.on("data", (d) => (output += d));
   child.stderr!.on("data", (d) => (output += d));
+  // Under the hook's own bound, so a start that never serves fails here with the server's output.
   await until("npm start serves", async () => {
+    if (output.includes("nothing written")) throw new Error(`npm start refused the project's agents/:\n${output.slice(-4000)}`);
     try {
       return (await fetch(`${base}/v1/tools`)).ok || undefined;
     } catch {
       return undefined;
     }
-  }, 300_000);
+  }, 240_000);
 }, 300_000);
 
 afterAll(() => {
@@ -116,27 +121,27 @@ describe("npm start", { timeout: 300_000 }, () => {
 
   it("serves a tool saved while it runs within a few seconds", async () => {
     const saved = Date.now();
-    writeIn(project, "agents/tools/word_count.ts", WORD_COUNT);
-    const res = await until("word_count answers", async () => {
-      const r = await post("word_count", { text: "one two three" });
+    writeIn(project, LOOP_FILE, WORD_COUNT);
+    const res = await until(`${LOOP_TOOL} answers`, async () => {
+      const r = await post(LOOP_TOOL, { text: "one two three" });
       return r.status === 200 ? r : undefined;
     });
     expect(res.body).toMatchObject({ ok: true, result: "3" });
-    console.log(`author loop: word_count answered ${((Date.now() - saved) / 1000).toFixed(1)} s after it was saved`);
+    console.log(`author loop: ${LOOP_TOOL} answered ${((Date.now() - saved) / 1000).toFixed(1)} s after it was saved`);
   });
 
   it("prints a broken save's file: rule line and keeps serving the last good version", async () => {
-    writeIn(project, "agents/tools/word_count.ts", WORD_COUNT.replace('description: "Count the words in a text."', 'description: ""'));
+    writeIn(project, LOOP_FILE, WORD_COUNT.replace('description: "Count the words in a text."', 'description: ""'));
     // Both lines, which may reach this process in separate chunks of wrangler's output.
-    const ruleLine = 'agents/tools/word_count.ts: tool "word_count": description must be a non-empty string';
+    const ruleLine = `${LOOP_FILE}: tool "${LOOP_TOOL}": description must be a non-empty string`;
     const summary = "registry: 1 problem; nothing written; still serving the last good registry";
     await until("the file: rule line and the summary", () => (output.includes(ruleLine) && output.includes(summary) ? true : undefined));
-    expect((await post("word_count", { text: "still here" })).body).toMatchObject({ ok: true, result: "2" });
+    expect((await post(LOOP_TOOL, { text: "still here" })).body).toMatchObject({ ok: true, result: "2" });
     // While one file is broken nothing else is built either; fixing it builds again.
-    // The copy's tools, word_count among them.
+    // The copy's tools, the loop's among them.
     const built = `registry: ${readdirSync(join(project, "agents/tools")).filter((f) => f.endsWith(".ts")).length} tools`;
     const builds = output.split(built).length;
-    writeIn(project, "agents/tools/word_count.ts", WORD_COUNT);
+    writeIn(project, LOOP_FILE, WORD_COUNT);
     await until("the rebuild after the fix", () => (output.split(built).length > builds ? true : undefined));
   });
 
