@@ -54,10 +54,10 @@ export interface ModelStepRecord {
  * - `invalid_config`: the deployment or the thread is configured wrong (a malformed `WEFT_BUDGETS`
  *   or `WEFT_PRICES`, a model whose binding or base URL is missing); `error` names the setting.
  */
-export const TURN_ERROR_CODES = ["restart_loop", "stream_cut", "model_timeout", "unsupported_content", "invalid_output", "budget_exceeded", "agent_not_found", "invalid_config"] as const;
-
-/** One of {@link TURN_ERROR_CODES}. */
 export type TurnErrorCode = (typeof TURN_ERROR_CODES)[number];
+
+/** Every {@link TurnErrorCode}, for schemas that check one. */
+export const TURN_ERROR_CODES = ["restart_loop", "stream_cut", "model_timeout", "unsupported_content", "invalid_output", "budget_exceeded", "agent_not_found", "invalid_config"] as const;
 
 /** Payloads of the built-in event types, keyed by `type` (snake_case, the names clients see on the wire). */
 export interface EventPayloads {
