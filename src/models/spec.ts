@@ -4,6 +4,7 @@
  * @module
  */
 import { WeftError } from "../errors.js";
+import { nearNames } from "../near-names.js";
 import { ANTHROPIC_MODEL_IDS, OPENAI_MODEL_IDS } from "./known-models.js";
 
 /**
@@ -47,24 +48,8 @@ export function parseModelSpec(spec: unknown, where: string): { provider: Provid
   const provider = name as ProviderName;
   const known: readonly string[] | null = PROVIDER_MODEL_IDS[provider];
   if (known && !known.includes(modelId)) {
-    const near = known
-      .map((id) => ({ id, d: editDistance(id, modelId) }))
-      .filter((c) => c.d <= 3)
-      .sort((a, b) => a.d - b.d)
-      .slice(0, 5)
-      .map((c) => c.id);
+    const near = nearNames(modelId, known);
     throw new WeftError("invalid_config", `${where}: unknown ${provider} model "${modelId}"${near.length ? `; did you mean ${near.join(", ")}?` : ""}`, { where });
   }
   return { provider, modelId };
-}
-
-/** Levenshtein distance, for "did you mean" suggestions. */
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = row;
-  }
-  return prev[b.length]!;
 }

@@ -8,6 +8,13 @@ import { type ModelSettings, namedToolChoice } from "../models/settings.js";
 import type { AgentDefinition } from "./agent.js";
 import type { PromptDefinition } from "./prompt.js";
 import { type McpServerDefinition, remoteReference } from "../remote/define.js";
+import { nearNames } from "../near-names.js";
+
+/** `; did you mean "a", "b"?` naming the callable names near a mistyped one, or nothing. */
+const didYouMean = (target: string, known: Iterable<string>) => {
+  const near = nearNames(target, known, 3);
+  return near.length ? `; did you mean ${near.map((n) => `"${n}"`).join(", ")}?` : "";
+};
 
 /** The definitions a registry will hold, by name. */
 export interface ReferenceInput {
@@ -56,7 +63,7 @@ export function checkReferences(input: ReferenceInput): ReferenceProblem[] {
     problems.push({
       kind,
       name,
-      message: `${kind} "${name}": ${field} lists "${target}", which is not a tool in ${input.toolsWhere}, a prompt, or an agent exposed as a tool`,
+      message: `${kind} "${name}": ${field} lists "${target}", which is not a tool in ${input.toolsWhere}, a prompt, or an agent exposed as a tool${didYouMean(target, local)}`,
     });
 
   // A tool choice names a tool its side offers (its own `tools`, or every tool when it lists none).

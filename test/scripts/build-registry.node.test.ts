@@ -118,7 +118,7 @@ describe("a broken authoring folder fails the build", () => {
     const run = await build("--agents", BASE, "--agents", `${CASES}/unknown-agent-tool`, "--out", path.join(tmp, "typo.ts"));
     expect(run.code).toBe(1);
     expect(run.stderr.trimEnd().split("\n")).toEqual([
-      `${CASES}/unknown-agent-tool/agents/typo.ts: agent "typo": tools lists "get_curent_time", which is not a tool in ${BASE}/tools/ or ${CASES}/unknown-agent-tool/tools/, a prompt, or an agent exposed as a tool`,
+      `${CASES}/unknown-agent-tool/agents/typo.ts: agent "typo": tools lists "get_curent_time", which is not a tool in ${BASE}/tools/ or ${CASES}/unknown-agent-tool/tools/, a prompt, or an agent exposed as a tool; did you mean "get_current_time"?`,
       "registry: 1 problem; nothing written",
     ]);
   });
