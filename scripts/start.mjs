@@ -22,7 +22,7 @@
  * Everything else is wrangler's output unchanged. Arguments are passed on to `wrangler dev`.
  * @module
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { lookup } from "node:dns/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -34,6 +34,12 @@ import { EXAMPLE_MCP_PORT, startExampleMcp } from "./example-mcp-server.mjs";
 import { EXAMPLE_OAUTH_MCP_PORT, startExampleOAuthMcp } from "./example-oauth-mcp-server.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const wrangler = path.join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
+
+// `npm start -- --help`: wrangler dev's options, with nothing started.
+if (process.argv.slice(2).some((a) => a === "--help" || a === "-h")) {
+  process.exit(spawnSync(process.execPath, [wrangler, "dev", "--help"], { cwd: ROOT, stdio: "inherit" }).status ?? 1);
+}
 
 // Development mode acts as an admin for every request: refused at once on an address others reach.
 const listening = loopbackArgs(process.argv.slice(2));
@@ -85,7 +91,6 @@ if (process.env.WEFT_EXAMPLE_SERVERS !== "off") {
   }
 }
 const mapper = await startStackMapper(ROOT);
-const wrangler = path.join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
 const child = spawn(process.execPath, [wrangler, "dev", "--var", "WEFT_DEV_MODE:on", "--var", `WEFT_DEV_STACK_MAPPER:${mapper.url}`, ...devOAuthArgs(ROOT, `http://localhost:${port}`), ...args], {
   cwd: ROOT,
   env,

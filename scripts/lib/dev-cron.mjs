@@ -67,7 +67,7 @@ export function fireCrons(root, output, args) {
     if (!m?.[1] || timer) return;
     const base = m[1].replace(/\/$/, "").replace("//0.0.0.0:", "//127.0.0.1:");
     const tick = () => void fetch(scheduledUrl(base, pattern)).then((r) => r.body?.cancel(), () => undefined);
-    console.log(`weft: firing the cron trigger "${pattern}" every minute, as a deployment would (wrangler dev does not), so agents/schedules/ run here too`);
+    console.log(`weft: firing the cron trigger "${pattern}" every minute, as a deployment would (so wrangler's warning that scheduled Workers are not triggered in local development does not apply here), so agents/schedules/ run here too`);
     tick();
     timer = setInterval(tick, TICK_MS);
     timer.unref();
