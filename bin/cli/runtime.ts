@@ -28,6 +28,12 @@ export function localUrl(): string {
   return process.env.WEFT_LOCAL_URL || "http://localhost:8787";
 }
 
+/** The `npm start` that serves `url`: with `-- --port` when it is not wrangler's default port. */
+export function startCommand(url: string): string {
+  const port = new URL(url).port;
+  return port && port !== "8787" ? `npm start -- --port ${port}` : "npm start";
+}
+
 /**
  * What answers at `url` when it is a weft (its root route, within 10 s): a weft in development mode
  * names itself; one that wants a token answers weft's error body. Null when nothing, or something
@@ -65,7 +71,7 @@ export async function withRuntime<T>(
       if (!options.quiet && options.ephemeral) process.stderr.write(`weft: using the running local weft at ${local}\n`);
       return fn(local, running);
     }
-    if (!options.ephemeral) throw new Error(`no weft answers at ${local}: start one with \`npm start\`, or pass --url`);
+    if (!options.ephemeral) throw new Error(`no weft answers at ${local}: start one with \`${startCommand(local)}\`, or pass --url`);
   }
   const cwd = projectDir(options.dir ?? process.cwd());
   // `config` (an eval suite's `runtime.config`) serves another wrangler.toml of the project; `vars` add `--var`s.
