@@ -26,7 +26,7 @@ import type { BuiltinEventFrame, CallRecord, CallStatus, ClientAnswer, CustomEve
 import type { ScheduleOptions } from "../schedules/define.js";
 // `.ts` specifiers: the CLI (bin/) loads these files with Node's type stripping, which does not map `.js` to `.ts`.
 import { BUILTIN_EVENT_TYPES } from "../events.ts";
-import { type ConnectionOptions, WeftClientError, request } from "./request.ts";
+import { type ConnectionOptions, WeftClientError, request, requestBytes } from "./request.ts";
 import { type SubscribeOptions, type Subscription, subscribe } from "./subscribe.ts";
 
 /**
@@ -312,6 +312,34 @@ export class WeftClient {
       yield* page.calls;
       cursor = page.nextCursor;
     }
+  }
+
+  /**
+   * `GET /threads/:id/files`: a page of the thread's files by path (results capped for the model,
+   * kept whole; tools' attachments), at most `limit` (1 to 1000, default 1000) and 4 MiB of JSON;
+   * pass `nextCursor` back as `cursor` for the next page.
+   * @throws WeftClientError `invalid_request` for a `limit` out of range, `thread_not_found`.
+   */
+  listFiles(threadId: string, options: { limit?: number; cursor?: string } = {}): Promise<Answer<"listFiles">> {
+    return request(this.#conn, "GET", this.#thread(threadId, "/files"), { query: options });
+  }
+
+  /** Every file of a thread by path, page by page (`pageSize` per request: 1 to 1000, default 1000). */
+  async *files(threadId: string, options: { pageSize?: number } = {}): AsyncGenerator<Answer<"listFiles">["files"][number]> {
+    for (let cursor: string | null | undefined; cursor !== null; ) {
+      const page = await this.listFiles(threadId, { ...(options.pageSize ? { limit: options.pageSize } : {}), ...(cursor ? { cursor } : {}) });
+      yield* page.files;
+      cursor = page.nextCursor;
+    }
+  }
+
+  /**
+   * `GET /threads/:id/files/<path>`: one file's bytes, with the content type it was stored with
+   * (`path` as `listFiles` names it).
+   * @throws WeftClientError `file_not_found` (or `thread_not_found`) for what is not there.
+   */
+  getFile(threadId: string, path: string): Promise<{ bytes: Uint8Array; contentType: string }> {
+    return requestBytes(this.#conn, this.#thread(threadId, `/files/${path.split("/").map(encodeURIComponent).join("/")}`));
   }
 
   /** `GET /threads/:id/calls/:callId`. */

@@ -64,22 +64,7 @@ export function urlOf(base: string, path: string, query: Query = {}): string {
  * @throws WeftClientError for any non-2xx status, a network failure, or a body that is not JSON.
  */
 export async function request<T>(conn: ConnectionOptions, method: string, path: string, options: { body?: unknown; query?: Query; idempotencyKey?: string } = {}): Promise<T> {
-  const headers: Record<string, string> = { accept: "application/json" };
-  // A repeat under the same key gets the first answer and acts once (the write routes that take one).
-  if (options.idempotencyKey) headers["idempotency-key"] = options.idempotencyKey;
-  if (conn.token) headers.authorization = `Bearer ${conn.token}`;
-  if (options.body !== undefined) headers["content-type"] = "application/json";
-  const doFetch = conn.fetch ?? fetch;
-  let res: Response;
-  try {
-    res = await doFetch(urlOf(conn.url, path, options.query), {
-      method,
-      headers,
-      ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
-    });
-  } catch (e) {
-    throw new WeftClientError("network_error", `${method} ${path}: ${e instanceof Error ? e.message : String(e)}`, 0);
-  }
+  const res = await send(conn, method, path, "application/json", options);
   const text = await res.text();
   let parsed: unknown;
   try {
@@ -89,6 +74,44 @@ export async function request<T>(conn: ConnectionOptions, method: string, path: 
   }
   if (!res.ok) throw errorOf(res.status, parsed, `${method} ${path}`);
   return parsed as T;
+}
+
+/**
+ * `GET path` for bytes (a thread's file): the body as sent, and its `content-type`.
+ * @throws WeftClientError for any non-2xx status (weft's error body read as `request` reads it) or a network failure.
+ */
+export async function requestBytes(conn: ConnectionOptions, path: string): Promise<{ bytes: Uint8Array; contentType: string }> {
+  const res = await send(conn, "GET", path, "*/*");
+  if (!res.ok) {
+    const text = await res.text();
+    let parsed: unknown = null;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // Not weft's error body: errorOf says the status alone.
+    }
+    throw errorOf(res.status, parsed, `GET ${path}`);
+  }
+  return { bytes: new Uint8Array(await res.arrayBuffer()), contentType: res.headers.get("content-type") ?? "application/octet-stream" };
+}
+
+/** One `fetch` with the bearer token; a failure to reach weft is `network_error`. */
+async function send(conn: ConnectionOptions, method: string, path: string, accept: string, options: { body?: unknown; query?: Query; idempotencyKey?: string } = {}): Promise<Response> {
+  const headers: Record<string, string> = { accept };
+  // A repeat under the same key gets the first answer and acts once (the write routes that take one).
+  if (options.idempotencyKey) headers["idempotency-key"] = options.idempotencyKey;
+  if (conn.token) headers.authorization = `Bearer ${conn.token}`;
+  if (options.body !== undefined) headers["content-type"] = "application/json";
+  const doFetch = conn.fetch ?? fetch;
+  try {
+    return await doFetch(urlOf(conn.url, path, options.query), {
+      method,
+      headers,
+      ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+    });
+  } catch (e) {
+    throw new WeftClientError("network_error", `${method} ${path}: ${e instanceof Error ? e.message : String(e)}`, 0);
+  }
 }
 
 /** The {@link WeftClientError} for an error answer. */
