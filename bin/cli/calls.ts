@@ -18,9 +18,9 @@ export const CLIENT_WAIT_REASON = "waiting for the client's answer (a client too
 /** One line per call: id, tool, status, and what a person can do about it. */
 export function callLine(threadId: string, c: Pick<CallRecord, "callId" | "toolName" | "status" | "input" | "parkReason">): string {
   let next = "";
-  if (c.status === "awaiting_approval") next = `  (weft approve ${threadId} ${c.callId}, or weft deny)`;
-  else if (c.status === "parked" && c.parkReason === CLIENT_WAIT_REASON) next = `  (${c.parkReason}; weft answer ${threadId} ${c.callId} --result <json>|--error <text>)`;
-  else if (c.status === "parked") next = `  (${c.parkReason ? `${clip(c.parkReason, 60)}; ` : ""}weft settle ${threadId} ${c.callId} --succeeded <result>|--failed <error>|--retry)`;
+  if (c.status === "awaiting_approval") next = `  (npx weft approve ${threadId} ${c.callId}, or npx weft deny)`;
+  else if (c.status === "parked" && c.parkReason === CLIENT_WAIT_REASON) next = `  (${c.parkReason}; npx weft answer ${threadId} ${c.callId} --result <json>|--error <text>)`;
+  else if (c.status === "parked") next = `  (${c.parkReason ? `${clip(c.parkReason, 60)}; ` : ""}npx weft settle ${threadId} ${c.callId} --succeeded <result>|--failed <error>|--retry)`;
   return `${c.callId} ${c.toolName} ${c.status}${c.input !== undefined ? ` ${clip(JSON.stringify(c.input), 60)}` : ""}${next}`;
 }
 
@@ -67,7 +67,7 @@ export function addCallCommands(weft: Command): void {
         if (opts.json) return out({ calls, problems, more }, true);
         if (calls.length === 0) say("no calls wait for you");
         for (const c of calls) say(waitingLine(c));
-        for (const id of more) note(`weft: thread ${id} has more waiting calls: weft calls ${id} --status parked (or awaiting_approval)`);
+        for (const id of more) note(`weft: thread ${id} has more waiting calls: npx weft calls ${id} --status parked (or awaiting_approval)`);
         for (const p of problems) note(`weft: thread ${p.threadId} could not be read: ${p.code}: ${p.message}`);
       }, false, cmd);
     });

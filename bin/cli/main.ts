@@ -42,9 +42,9 @@ export function program(): Command {
           if (outcome.isError) process.exitCode = 1;
           const where = outcome.sessionId ?? opts.session;
           if (!opts.json && where && outcome.status === "awaiting_approval") {
-            note(`weft: call ${outcome.callId} waits for approval: weft approve ${where} ${outcome.callId} (or weft deny)`);
+            note(`weft: call ${outcome.callId} waits for approval: npx weft approve ${where} ${outcome.callId} (or npx weft deny)`);
           } else if (!opts.json && where && outcome.status === "parked") {
-            note(`weft: call ${outcome.callId} is parked: weft calls ${where} says how to settle it`);
+            note(`weft: call ${outcome.callId} is parked: npx weft calls ${where} says how to settle it`);
           }
         },
         true,

@@ -193,11 +193,11 @@ describe("npm start", { timeout: 300_000 }, () => {
     const waiting = JSON.parse(started.stdout);
     expect(waiting).toMatchObject({ toolName: "refund_order", status: "awaiting_approval" });
     const { sessionId, callId } = waiting;
-    expect(started.stderr).toContain(`weft: call ${callId} waits for approval: weft approve ${sessionId} ${callId}`);
+    expect(started.stderr).toContain(`weft: call ${callId} waits for approval: npx weft approve ${sessionId} ${callId}`);
 
     const listed = await weft(`calls ${sessionId}`);
     expect(listed.code, listed.stderr).toBe(0);
-    expect(listed.stdout).toContain(`${callId} refund_order awaiting_approval {"orderId":"A-1001","reason":"arrived broken"}  (weft approve ${sessionId} ${callId}, or weft deny)`);
+    expect(listed.stdout).toContain(`${callId} refund_order awaiting_approval {"orderId":"A-1001","reason":"arrived broken"}  (npx weft approve ${sessionId} ${callId}, or npx weft deny)`);
 
     const approved = await weft(`approve ${sessionId} ${callId} --json`);
     expect(approved.code, approved.stderr).toBe(0);

@@ -147,7 +147,7 @@ it("weft answer: a client tool's call gets its result and the turn goes on; a se
   expect(sent.code, sent.stderr).toBe(0);
   expect(sent.stdout).toContain("pick_file parked: waiting for the client's answer (a client tool) (call pick)");
   const listed = await weftCli(["calls", id, "--url", weft.url]);
-  expect(listed.stdout).toContain(`pick pick_file parked {"prompt":"Your notes"}  (waiting for the client's answer (a client tool); weft answer ${id} pick --result <json>|--error <text>)`);
+  expect(listed.stdout).toContain(`pick pick_file parked {"prompt":"Your notes"}  (waiting for the client's answer (a client tool); npx weft answer ${id} pick --result <json>|--error <text>)`);
 
   for (const args of [[], ["--result", '{"name":"a"}', "--error", "no"], ["--result", "{oops"], ["--error", ""]]) {
     const usage = await weftCli(["answer", id, "pick", ...args, "--url", weft.url]);
