@@ -6,6 +6,7 @@
  * @module
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import { mediaTypeEssence } from "@modelcontextprotocol/sdk/shared/mediaType.js";
 import { createParser } from "eventsource-parser";
 import { WeftError } from "../errors.js";
 
@@ -115,7 +116,8 @@ export function capped(response: Response, maxBytes: number, maxMs: number, orig
   };
   // The SDK leaves a request waiting when its event stream ends without the answer (the server went
   // away): such a request fails now, not at its deadline.
-  const events = onCut !== undefined && (response.headers.get("content-type") ?? "").includes("text/event-stream") ? answerWatch() : undefined;
+  // Its media type read as the SDK reads it: a JSON answer naming text/event-stream in a parameter is JSON.
+  const events = onCut !== undefined && mediaTypeEssence(response.headers.get("content-type")) === "text/event-stream" ? answerWatch() : undefined;
   const broke = (why: string) => {
     if (events && !events.answered) onCut?.(new WeftError("mcp_unreachable", `${origin} ${why} before answering the request`, { origin }));
   };
@@ -162,7 +164,8 @@ export function capped(response: Response, maxBytes: number, maxMs: number, orig
 /**
  * Reads an event stream's bytes as they pass (eventsource-parser, the parser the MCP SDK reads them
  * with) and says once an event carried a JSON-RPC answer (a message with an `id` and a `result` or
- * `error`). What it buffers is bounded by the answer's cap, which ends the stream first.
+ * `error`) in a form the SDK passes on: a `message` (or untyped) event of one message, not a batch.
+ * What it buffers is bounded by the answer's cap, which ends the stream first.
  */
 function answerWatch(): { see(bytes: Uint8Array): void; readonly answered: boolean } {
   const decoder = new TextDecoder();
@@ -170,13 +173,14 @@ function answerWatch(): { see(bytes: Uint8Array): void; readonly answered: boole
   const isAnswer = (m: unknown) => typeof m === "object" && m !== null && "id" in m && ("result" in m || "error" in m);
   const parser = createParser({
     onEvent(event) {
+      if (event.event !== undefined && event.event !== "message") return;
       let message: unknown = null;
       try {
         message = JSON.parse(event.data);
       } catch {
         // Not JSON: no answer.
       }
-      if (Array.isArray(message) ? message.some(isAnswer) : isAnswer(message)) answered = true;
+      if (isAnswer(message)) answered = true;
     },
   });
   return {
