@@ -7,6 +7,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import type { EventFrame } from "../src/protocol.js";
 import type { ThreadApi } from "../src/thread/api.js";
+import { WeftClient } from "../src/client/index.js";
 import { API_KEYS } from "./keys.js";
 
 const BASE = "http://weft.test";
@@ -28,6 +29,11 @@ export function request(path: string, init?: RequestInit, as: TestUser | null = 
   if (as !== null && !req.headers.has("authorization")) req.headers.set("authorization", `Bearer ${API_KEYS[as]}`);
   // `exports` is typed from generated wrangler types, which this project does not generate.
   return (exports as unknown as { default: Fetcher }).default.fetch(req);
+}
+
+/** weft/client over the test worker, with `token` (default the test user's API key). */
+export function testClient(token: string = API_KEYS.tester): WeftClient {
+  return new WeftClient({ url: BASE, token, fetch: ((input: RequestInfo | URL, init?: RequestInit) => (exports as unknown as { default: Fetcher }).default.fetch(new Request(input, init))) as typeof fetch });
 }
 
 /** Sends JSON (when there is a body) and parses the JSON answer. */

@@ -6,27 +6,14 @@
  */
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { claimThread } from "../../src/account/api.js";
 import { LIMITS } from "../../src/limits.js";
 import { SCRATCH_TTL_MS } from "../../src/thread/guard.js";
 import { inThread, rawStub, request, stubOf } from "../helpers.js";
+import { freshUser } from "../usage/users.js";
 
 const LIMIT = LIMITS.threadsPerUser.default;
-
-/** A JWT for a user of its own, so its account holds only what this test puts there. */
-async function freshUser(): Promise<{ userId: string; token: string }> {
-  const userId = `limit-${crypto.randomUUID()}`;
-  const token = await new SignJWT({})
-    .setProtectedHeader({ alg: "HS256" })
-    .setIssuer("weft-tests")
-    .setAudience("weft-test")
-    .setSubject(userId)
-    .setExpirationTime(Math.floor(Date.now() / 1000) + 600)
-    .sign(new TextEncoder().encode("weft-test-jwt-secret-not-for-production"));
-  return { userId, token };
-}
 
 async function send(token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
   const res = await request(
@@ -74,7 +61,7 @@ const tablesOf = (threadId: string) => inThread(threadId, (instance) => instance
 
 describe("the per-user thread limit", () => {
   it("refuses a create, a kept scratch thread and a child thread alike at the limit; nothing is listed past it", async () => {
-    const { userId, token } = await freshUser();
+    const { userId, token } = await freshUser("limit");
     const parent = await send(token, "POST", "/threads", { agent: "delegator" });
     expect(parent.status).toBe(201);
     await fillAccount(userId, LIMIT);
@@ -116,7 +103,7 @@ describe("the per-user thread limit", () => {
   });
 
   it("counts the scratch thread an Idempotency-Key keeps for a direct call: refused at the limit, unlisted, freed by its alarm", async () => {
-    const { userId, token } = await freshUser();
+    const { userId, token } = await freshUser("limit");
     await fillAccount(userId, LIMIT);
     const note = "n".repeat(50_000);
     const call = (key: string) => send(token, "POST", "/v1/tools/record_call", { input: { note } }, { "idempotency-key": key });
@@ -169,7 +156,7 @@ describe("the per-user thread limit", () => {
   });
 
   it("counts a keyed scratch call that ends in an error, and lists one that waits for approval in the slot it holds", async () => {
-    const { userId, token } = await freshUser();
+    const { userId, token } = await freshUser("limit");
     await fillAccount(userId, LIMIT - 2);
     const keyed = (key: string, input: unknown) => send(token, "POST", "/v1/tools/dated", { input }, { "idempotency-key": key });
 
@@ -192,7 +179,7 @@ describe("the per-user thread limit", () => {
   });
 
   it("counts a scratch thread without a key that outlived its call (a restart cut it) from its first alarm, and frees it at its removal", async () => {
-    const { userId } = await freshUser();
+    const { userId } = await freshUser("limit");
     await fillAccount(userId, LIMIT - 1);
     const ns = (env as unknown as { THREAD: DurableObjectNamespace }).THREAD;
     const threadId = ns.newUniqueId().toString();
@@ -214,7 +201,7 @@ describe("the per-user thread limit", () => {
     it(`a ${how} re-create whose Worker claim came before a DELETE and whose create came after it is refused at the limit`, async () => {
       // Reviews 20a and 20b: the Worker's claim found the id listed (the deleted thread's entry) and added
       // nothing; the removal freed that slot, another create took it, and the new thread was listed past the limit.
-      const { userId, token } = await freshUser();
+      const { userId, token } = await freshUser("limit");
       const caller = { userId, name: userId, roles: [], admin: false };
       const key = crypto.randomUUID();
       const body = how === "continuationToken" ? { agent: "deletable", continuationToken: `ct:${key}` } : { agent: "deletable" };

@@ -6,33 +6,15 @@
  * and a bad limit or cursor refused naming it.
  */
 import { env } from "cloudflare:workers";
-import { SignJWT } from "jose";
 import { expect, it } from "vitest";
 import { accountOf } from "../../src/account/api.js";
 import { WAITING_PER_THREAD } from "../../src/http/waiting.js";
 import { request, stubOf } from "../helpers.js";
-
-/** A JWT for a user of its own, so their account holds only what this test makes. */
-async function freshUser(): Promise<{ userId: string; token: string }> {
-  const userId = `waiting-${crypto.randomUUID()}`;
-  const token = await new SignJWT({})
-    .setProtectedHeader({ alg: "HS256" })
-    .setIssuer("weft-tests")
-    .setAudience("weft-test")
-    .setSubject(userId)
-    .setExpirationTime(Math.floor(Date.now() / 1000) + 600)
-    .sign(new TextEncoder().encode("weft-test-jwt-secret-not-for-production"));
-  return { userId, token };
-}
-
-async function send(token: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await request(path, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }, null);
-  return { status: res.status, body: await res.json() };
-}
+import { freshUser, send } from "../usage/users.js";
 
 /** A user with three threads: one waits for approval of `pay`, one for the client's answer to `pick`, one waits for nothing. */
 async function userWithThreads() {
-  const user = await freshUser();
+  const user = await freshUser("waiting");
   const thread = async (agent: string, script?: unknown[]) => {
     const made = await send(user.token, "POST", "/threads", { agent });
     expect(made.status).toBe(201);
@@ -88,7 +70,7 @@ it("lists a user's own waiting calls, never another's (an admin's neither); page
 });
 
 it("a direct call kept in its scratch thread while it waits for approval is in the inbox", async () => {
-  const { token } = await freshUser();
+  const { token } = await freshUser("waiting");
   const direct = await send(token, "POST", "/v1/tools/needs_ok", { input: { amount: 500 } });
   expect([direct.status, direct.body.status]).toEqual([202, "awaiting_approval"]);
   const [page] = await allPages(token);
@@ -108,7 +90,7 @@ it("a deleted thread drops out, and one the index lists that is gone is named in
 });
 
 it("a thread with more waiting calls than a page shows gives its oldest and is named in more", async () => {
-  const { token } = await freshUser();
+  const { token } = await freshUser("waiting");
   const id: string = (await send(token, "POST", "/threads", { agent: "guarantees" })).body.threadId;
   const toolCalls = Array.from({ length: WAITING_PER_THREAD + 1 }, (_, i) => ({ id: `pay${String(i).padStart(3, "0")}`, name: "needs_ok", arguments: { amount: 500 + i } }));
   await send(token, "POST", `/threads/${id}/messages`, { content: "pay them all", script: [{ toolCalls }, { text: "paid" }] });
@@ -119,7 +101,7 @@ it("a thread with more waiting calls than a page shows gives its oldest and is n
 });
 
 it("a limit outside 1 to 50 or a cursor no page handed out is refused with invalid_request naming it", async () => {
-  const { token } = await freshUser();
+  const { token } = await freshUser("waiting");
   for (const [query, path] of [["limit=0", "limit"], ["limit=51", "limit"], ["limit=x", "limit"], ["cursor=nope", "cursor"], ["cursor=", "cursor"]] as const) {
     const res = await send(token, "GET", `/account/waiting?${query}`);
     expect(res.status, query).toBe(400);

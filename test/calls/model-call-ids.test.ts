@@ -10,27 +10,18 @@
  * - a lone surrogate is stored as U+FFFD: the call's id in memory no longer found its row (the turn
  *   failed, or its tool message answered an id the assistant's call did not have).
  */
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
-import { WeftClient } from "../../src/client/index.js";
 import { fakeEnv, fakeKey, scriptFake } from "../fake-provider.js";
 import { keyedCallId } from "../../src/calls/call.js";
 import { accountOf } from "../../src/account/api.js";
 import type { IdempotencyClaim } from "../../src/rpc.js";
 import { idempotencyClaim } from "../../src/http/idempotency.js";
-import { API_KEYS, callsOf, createThread, json, keyed, messagesOf, runTurn, stubOf } from "../helpers.js";
+import { callsOf, createThread, json, keyed, messagesOf, runTurn, stubOf, testClient } from "../helpers.js";
 
 /** The id a keyed direct call of the test user gets (computed here with the user's key, which no reader has). */
 const keyedId = async (claim: IdempotencyClaim, toolName: string) =>
   keyedCallId(await accountOf((env as unknown as { ACCOUNT: DurableObjectNamespace }).ACCOUNT, "tester").callIdKey(), "tester", claim, toolName, () => false);
-
-/** weft/client over the test worker, as the test user. */
-const testClient = () =>
-  new WeftClient({
-    url: "http://weft.test",
-    token: API_KEYS.tester,
-    fetch: ((input: RequestInfo | URL, init?: RequestInit) => (exports as unknown as { default: Fetcher }).default.fetch(new Request(input, init))) as typeof fetch,
-  });
 
 it("calls the model names '.' or '..' are renamed model_<id>, and weft/client decides them", async () => {
   const id = await createThread({ agent: "guarantees" });

@@ -2,17 +2,9 @@
  * weft/client reads a thread's files: `listFiles` a page by path with its cursor, `files()` every
  * page, `getFile` one file's bytes and content type (a path with characters a URL escapes too).
  */
-import { exports } from "cloudflare:workers";
 import { expect, it } from "vitest";
-import { WeftClient, WeftClientError } from "../../src/client/index.js";
-import { API_KEYS, createThread, inThread } from "../helpers.js";
-
-const client = () =>
-  new WeftClient({
-    url: "http://weft.test",
-    token: API_KEYS.tester,
-    fetch: ((input: RequestInfo | URL, init?: RequestInit) => (exports as unknown as { default: Fetcher }).default.fetch(new Request(input, init))) as typeof fetch,
-  });
+import { WeftClientError } from "../../src/client/index.js";
+import { createThread, inThread, testClient } from "../helpers.js";
 
 it("lists every file a page at a time and fetches one's bytes with its type", async () => {
   const id = await createThread();
@@ -22,7 +14,7 @@ it("lists every file a page at a time and fetches one's bytes with its type", as
     o.store.files.write(paths[1], btoa("\u0089PNG"), "image/png", 4);
     o.store.files.write(paths[2], "a long result", "text/plain", 13);
   });
-  const weft = client();
+  const weft = testClient();
   const first = await weft.listFiles(id, { limit: 2 });
   expect(first.files.map((f) => f.path)).toEqual(paths.slice(0, 2));
   expect(first.nextCursor).toBe(paths[1]);
