@@ -22,11 +22,11 @@ import type { ToolListing } from "../tools/catalog.js";
 import type { RemoteListingProblem, RemoteToolListing } from "../remote/tool-listing.js";
 import type { DefineMcpServerOptions } from "../remote/define.js";
 import type { GetMessagesOptions } from "../tools/thread-state.js";
-import type { BuiltinEventFrame, CallRecord, CallStatus, ClientAnswer, CustomEventFrame, EventFrame, Message } from "../protocol.js";
+import type { CallRecord, CallStatus, ClientAnswer, Message } from "../protocol.js";
 import type { ScheduleOptions } from "../schedules/define.js";
 // `.ts` specifiers: the CLI (bin/) loads these files with Node's type stripping, which does not map `.js` to `.ts`.
-import { BUILTIN_EVENT_TYPES } from "../events.ts";
 import { type ConnectionOptions, WeftClientError, request, requestBytes } from "./request.ts";
+import { byCursor, byOffset } from "./pages.ts";
 import { type SubscribeOptions, type Subscription, subscribe } from "./subscribe.ts";
 
 /**
@@ -87,27 +87,8 @@ export type ToolCallOutcome = Answer<"callTool"> & {
   sessionId?: string;
 };
 
-/**
- * Narrows `frame` to the built-in event `type`, with that event's `data`. An {@link EventFrame}
- * may also be a tool's own event (`state.emit`: any `type`, `data` unknown), so comparing
- * `frame.type` alone leaves `data` unknown; a tool cannot emit a built-in type, so a frame of one
- * is always weft's.
- * @example
- * if (isEvent(frame, "tool_call_approval_requested")) await weft.approve(threadId, frame.data.callId, { argsHash: frame.data.argsHash });
- */
-export function isEvent<K extends BuiltinEventFrame["type"]>(frame: EventFrame, type: K): frame is Extract<BuiltinEventFrame, { type: K }> {
-  return frame.type === type;
-}
-
-/**
- * Whether `frame` is a tool's own event (`state.emit(type, data)`), not one of weft's: its `type`
- * is none of the built-in names, which `state.emit` refuses.
- * @example
- * if (isEmitted(frame) && frame.type === "cart") renderCart(frame.data);
- */
-export function isEmitted(frame: EventFrame): frame is CustomEventFrame {
-  return !BUILTIN_EVENT_TYPES.has(frame.type);
-}
+/** Which event a frame is: a built-in one of a `type` (`isEvent`), or a tool's own (`isEmitted`). */
+export { isEmitted, isEvent } from "./frames.ts";
 
 /** How a person settles a parked call. */
 export type Settlement = { outcome: "succeeded"; result: string } | { outcome: "failed"; error: string } | { outcome: "retry" };
@@ -191,12 +172,10 @@ export class WeftClient {
   /** Every message of a thread, page by page (`pageSize` per request: 1 to 1000, default 100), oldest first. */
   async *messages(threadId: string, options: Omit<GetMessagesOptions, "offset" | "limit" | "order"> & { pageSize?: number } = {}): AsyncGenerator<Message> {
     const { pageSize = 100, ...rest } = options;
-    for (let offset = 0; ; ) {
+    yield* byOffset(async (offset) => {
       const page = await this.getMessages(threadId, { ...rest, limit: pageSize, offset });
-      yield* page.messages;
-      offset += page.messages.length;
-      if (!page.hasMore || page.messages.length === 0) return;
-    }
+      return { items: page.messages, more: page.hasMore };
+    });
   }
 
   // --- usage and budgets (src/usage/) ---
@@ -283,12 +262,10 @@ export class WeftClient {
    */
   async *calls(threadId: string, options: { status?: CallStatus; pageSize?: number } = {}): AsyncGenerator<CallRecord> {
     const { pageSize = 1000, status } = options;
-    for (let offset = 0; ; ) {
+    yield* byOffset(async (offset) => {
       const page = await this.listCalls(threadId, { ...(status ? { status } : {}), limit: pageSize, offset });
-      yield* page.calls;
-      offset += page.calls.length;
-      if (!page.hasMore || page.calls.length === 0) return;
-    }
+      return { items: page.calls, more: page.hasMore };
+    });
   }
 
   /**
@@ -307,11 +284,10 @@ export class WeftClient {
    * request: 1 to 50, default 50). Threads a page could not read are skipped: `listWaitingCalls` names them.
    */
   async *waitingCalls(options: { pageSize?: number } = {}): AsyncGenerator<WaitingCall> {
-    for (let cursor: string | null | undefined; cursor !== null; ) {
+    yield* byCursor(async (cursor) => {
       const page = await this.listWaitingCalls({ ...(options.pageSize ? { limit: options.pageSize } : {}), ...(cursor ? { cursor } : {}) });
-      yield* page.calls;
-      cursor = page.nextCursor;
-    }
+      return { items: page.calls, next: page.nextCursor };
+    });
   }
 
   /**
@@ -326,11 +302,10 @@ export class WeftClient {
 
   /** Every file of a thread by path, page by page (`pageSize` per request: 1 to 1000, default 1000). */
   async *files(threadId: string, options: { pageSize?: number } = {}): AsyncGenerator<Answer<"listFiles">["files"][number]> {
-    for (let cursor: string | null | undefined; cursor !== null; ) {
+    yield* byCursor(async (cursor) => {
       const page = await this.listFiles(threadId, { ...(options.pageSize ? { limit: options.pageSize } : {}), ...(cursor ? { cursor } : {}) });
-      yield* page.files;
-      cursor = page.nextCursor;
-    }
+      return { items: page.files, next: page.nextCursor };
+    });
   }
 
   /**
