@@ -84,16 +84,28 @@ export function guardedFetch(serverUrl: URL, maxBytes = MAX_ANSWER_BYTES, stream
     }
     // The HTTP+SSE transport's one stream carries every answer of the session: its own byte cap,
     // and no deadline of one answer (it lasts while requests are under way, each under its own).
-    return get ? capped(response, MAX_SESSION_STREAM_BYTES, Infinity, origin) : capped(response, maxBytes, maxMs - (Date.now() - sent), origin, cutHandlers.getStore());
+    return get ? capped(response, MAX_SESSION_STREAM_BYTES, Infinity, origin) : capped(response, maxBytes, maxMs - (Date.now() - sent), origin, cutHandlers.getStore(), requestIdOf(init?.body));
   };
+}
+
+/** The JSON-RPC id of the request a POST body holds; undefined for a notification (no answer is due) or anything else. */
+function requestIdOf(body: unknown): string | number | undefined {
+  if (typeof body !== "string") return undefined;
+  try {
+    const id = (JSON.parse(body) as { id?: unknown } | null)?.id;
+    return typeof id === "string" || typeof id === "number" ? id : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
  * `response` whose body errors once more than `maxBytes` have passed (a declared length is
  * checked first) or once it is still open after `maxMs`; then the server's stream is cancelled
- * and `onCut` is told why.
+ * and `onCut` is told why. With `asked` (the request's JSON-RPC id), an event stream that ends
+ * without that request's answer tells `onCut` too.
  */
-export function capped(response: Response, maxBytes: number, maxMs: number, origin: string, onCut?: (error: WeftError) => void): Response {
+export function capped(response: Response, maxBytes: number, maxMs: number, origin: string, onCut?: (error: WeftError) => void, asked?: string | number): Response {
   const tooLarge = () => new WeftError("mcp_protocol_error", `${origin} answered more than ${maxBytes} bytes (the limit of one answer)`, { origin, limit: maxBytes });
   const declared = Number(response.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > maxBytes) {
@@ -117,7 +129,7 @@ export function capped(response: Response, maxBytes: number, maxMs: number, orig
   // The SDK leaves a request waiting when its event stream ends without the answer (the server went
   // away): such a request fails now, not at its deadline.
   // Its media type read as the SDK reads it: a JSON answer naming text/event-stream in a parameter is JSON.
-  const events = onCut !== undefined && mediaTypeEssence(response.headers.get("content-type")) === "text/event-stream" ? answerWatch() : undefined;
+  const events = onCut !== undefined && asked !== undefined && mediaTypeEssence(response.headers.get("content-type")) === "text/event-stream" ? answerWatch(asked) : undefined;
   const broke = (why: string) => {
     if (events && !events.answered) onCut?.(new WeftError("mcp_unreachable", `${origin} ${why} before answering the request`, { origin }));
   };
@@ -163,14 +175,16 @@ export function capped(response: Response, maxBytes: number, maxMs: number, orig
 
 /**
  * Reads an event stream's bytes as they pass (eventsource-parser, the parser the MCP SDK reads them
- * with) and says once an event carried a JSON-RPC answer (a message with an `id` and a `result` or
- * `error`) in a form the SDK passes on: a `message` (or untyped) event of one message, not a batch.
- * What it buffers is bounded by the answer's cap, which ends the stream first.
+ * with) and says once an event carried the answer to request `asked` (a message with its `id` and a
+ * `result` or `error`) in a form the SDK passes on: a `message` (or untyped) event of one message,
+ * not a batch; an answer to another id the SDK drops. What it buffers is bounded by the answer's
+ * cap, which ends the stream first.
  */
-function answerWatch(): { see(bytes: Uint8Array): void; readonly answered: boolean } {
+function answerWatch(asked: string | number): { see(bytes: Uint8Array): void; readonly answered: boolean } {
   const decoder = new TextDecoder();
   let answered = false;
-  const isAnswer = (m: unknown) => typeof m === "object" && m !== null && "id" in m && ("result" in m || "error" in m);
+  // Ids compared as the SDK matches an answer to its request: as numbers.
+  const isAnswer = (m: unknown) => typeof m === "object" && m !== null && "id" in m && Number(m.id) === Number(asked) && ("result" in m || "error" in m);
   const parser = createParser({
     onEvent(event) {
       if (event.event !== undefined && event.event !== "message") return;

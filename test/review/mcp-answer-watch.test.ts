@@ -80,6 +80,13 @@ describe("the answer watch reads an answer as the MCP SDK does", () => {
     expect((answer as { ms: number }).ms).toBeLessThan(ANSWER_MS);
   });
 
+  it("an answer to another request's id, then the end, fails at once: the SDK drops it and would wait for its own", async () => {
+    serve((id) => new Response(`event: message\ndata: ${text(id + 1000)}\n\n`, { headers: { "content-type": "text/event-stream" } }));
+    const answer = await call();
+    expect(answer).toMatchObject({ ok: false, error: expect.stringMatching(/before answering the request/) });
+    expect((answer as { ms: number }).ms).toBeLessThan(ANSWER_MS);
+  });
+
   it("an answer as a message event is the call's answer (the watch still sees it)", async () => {
     serve((id) => new Response(`event: message\ndata: ${text(id)}\n\n`, { headers: { "content-type": "text/event-stream; charset=utf-8" } }));
     expect(await call()).toEqual({ ok: true, text: "done" });
