@@ -10,6 +10,7 @@ import { perEnv } from "../per-env.js";
 import type { WeftEnv } from "../thread/durable.js";
 import { Redactor, workerSecrets } from "../secrets/redact.js";
 import { log } from "../log.js";
+import { MISSING_TOKEN } from "./auth.js";
 
 /** The redactor of the Worker's logs: every secret of the Worker, weft's credentials included. */
 export const workerLogRedactor = perEnv((env: WeftEnv) => new Redactor(workerSecrets(env)));
@@ -63,7 +64,8 @@ export function errorAnswer(err: unknown, env: WeftEnv): ErrorAnswer {
     log("error", "weft: unhandled error", workerLogRedactor(env).value(err));
     return { status: 500, body: new WeftError("internal_error", "internal error").toBody(), headers: {} };
   }
-  const headers: Record<string, string> =
-    error.code === "unauthenticated" ? { "www-authenticate": `Bearer error="invalid_token", error_description=${JSON.stringify(error.message)}` } : {};
+  // A request with no credential is only told a token is wanted (RFC 6750 section 3.1); a refused one why.
+  const challenge = error.message === MISSING_TOKEN ? "Bearer" : `Bearer error="invalid_token", error_description=${JSON.stringify(error.message)}`;
+  const headers: Record<string, string> = error.code === "unauthenticated" ? { "www-authenticate": challenge } : {};
   return { status: error.status, body: error.toBody(), headers };
 }

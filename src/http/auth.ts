@@ -143,6 +143,9 @@ const hmacKey = perEnv(async (env: WeftEnv) => {
 /** The key set of `WEFT_JWKS`, parsed once per env; it keeps each key it imported. */
 const localJwks = perEnv((env: WeftEnv) => createLocalJWKSet(JSON.parse(String(env.WEFT_JWKS))));
 
+/** What a request that sent no credential is told; its challenge then carries no error code (RFC 6750 section 3.1). */
+export const MISSING_TOKEN = "missing bearer token (Authorization: Bearer <token>)";
+
 function unauthenticated(message: string): WeftError {
   return new WeftError("unauthenticated", message);
 }
@@ -330,7 +333,7 @@ export async function requestCaller(env: WeftEnv, req: Request, mode: AuthMode):
   } else if (mode === "none") principal = ANONYMOUS;
   else {
     const token = bearerOf(req);
-    if (!token) throw unauthenticated("missing bearer token (Authorization: Bearer <token>)");
+    if (!token) throw unauthenticated(MISSING_TOKEN);
     principal = token.split(".").length === 3 ? await verifyJwt(env, token) : await verifyApiKey(env, token);
   }
   return callerOf(env, principal);

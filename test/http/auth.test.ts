@@ -165,6 +165,9 @@ describe("API keys", () => {
   it("refuse an unknown key, a missing token, and a non-bearer scheme", async () => {
     expect((await whoAmI("test-key-nobody")).status).toBe(401);
     expect(await whoAmI(null)).toMatchObject({ status: 401, body: { error: { code: "unauthenticated" } } });
+    // No credential sent: the challenge asks for a token and names no error (RFC 6750 section 3.1).
+    expect((await whoAmI(null)).header).toBe("Bearer");
+    expect((await whoAmI("test-key-nobody")).header).toMatch(/^Bearer error="invalid_token", error_description="unknown API key"$/);
     const basic = await request("/account", { headers: { authorization: "Basic dGVzdA==" } }, null);
     expect(basic.status).toBe(401);
   });
