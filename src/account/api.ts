@@ -57,10 +57,11 @@ export interface AccountApi {
    */
   envValues(reader?: string): Promise<Record<string, { value: string; type: EnvType }>>;
   /**
-   * Secret values the account held and no longer holds (replaced or deleted; at most 32, newest
-   * first), which the owner's threads keep redacting (src/account/retired-secrets.ts).
+   * What the user's threads read of the account in one answer: {@link envValues}'s values, and the
+   * secret values it held and no longer holds (replaced or deleted; at most 32, newest first), which
+   * the threads keep redacting (src/account/retired-secrets.ts).
    */
-  retiredSecrets(): Promise<string[]>;
+  threadEnv(reader?: string): Promise<{ values: Record<string, { value: string; type: EnvType }>; retired: string[] }>;
   setEnv(name: string, value: string, type: EnvType): Promise<RpcResult<null>>;
   deleteEnv(name: string): Promise<RpcResult<{ deleted: boolean }>>;
   // --- usage and budgets (src/usage/) ---

@@ -337,8 +337,8 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
     return Object.fromEntries(rows.map((r) => [r.name, { value: r.value, type: r.type }]));
   }
 
-  async retiredSecrets(): Promise<string[]> {
-    return new RetiredSecrets(this.sql).all();
+  async threadEnv(reader?: string): Promise<{ values: Record<string, { value: string; type: EnvType }>; retired: string[] }> {
+    return { values: await this.envValues(reader), retired: new RetiredSecrets(this.sql).all() };
   }
 
   async setEnv(name: string, value: string, type: EnvType): Promise<RpcResult<null>> {

@@ -56,7 +56,7 @@ export class UserEnv implements UserEnvSource {
 
   /** The owner's secrets to redact: those the account holds, then those it replaced or deleted. */
   secrets(): Secret[] {
-    return [...secretsOf(this.entries()), ...this.retiredValues.map((value) => ({ name: "(retired)", value }))];
+    return [...secretsOf(this.entries()), ...retiredSecrets(this.retiredValues)];
   }
 
   /**
@@ -73,10 +73,9 @@ export class UserEnv implements UserEnvSource {
 
   private async reload(ns: DurableObjectNamespace, owner: string): Promise<void> {
     const asOf = this.notices;
-    const account = accountOf(ns, owner);
-    const [answer, retired] = await Promise.all([account.envValues(this.self()), account.retiredSecrets()]);
+    const { values, retired } = await accountOf(ns, owner).threadEnv(this.self());
     // Kept as plain copies: an RPC answer carries a disposer of its own, a native function each.
-    this.values = Object.fromEntries(Object.entries(answer));
+    this.values = Object.fromEntries(Object.entries(values));
     this.retiredValues = [...retired];
     this.keptOwner = owner;
     this.version++;
@@ -103,7 +102,9 @@ export class UserEnv implements UserEnvSource {
  * (its own env values and its owner's account values, retired ones too) replaced, as in every message it stores.
  */
 export async function historyRedactor(accounts: DurableObjectNamespace | undefined, userId: string | null, threadEnv: Map<string, EnvEntry>): Promise<Redactor> {
-  const account = accounts && userId ? accountOf(accounts, userId) : null;
-  const [owner, retired] = account ? await Promise.all([account.envValues(), account.retiredSecrets()]) : [{}, []];
-  return new Redactor([...secretsOf(threadEnv), ...secretsOf(Object.entries(owner)), ...retired.map((value) => ({ name: "(retired)", value }))]);
+  const owner = accounts && userId ? await accountOf(accounts, userId).threadEnv() : { values: {}, retired: [] };
+  return new Redactor([...secretsOf(threadEnv), ...secretsOf(Object.entries(owner.values)), ...retiredSecrets(owner.retired)]);
 }
+
+/** Retired account secret values as secrets to redact. */
+const retiredSecrets = (values: readonly string[]): Secret[] => values.map((value) => ({ name: "(retired)", value }));
