@@ -128,7 +128,10 @@ export const CALL_STATUSES = ["queued", "started", "awaiting_approval", "parked"
 export const FINAL_CALL_STATUSES: readonly CallStatus[] = ["succeeded", "failed", "denied", "aborted"];
 
 /** Statuses of a call that waits for a person: an approval to give, or a parked outcome to settle. */
-export const PERSON_WAIT_STATUSES: readonly CallStatus[] = ["awaiting_approval", "parked"];
+export const PERSON_WAIT_STATUSES = ["awaiting_approval", "parked"] as const satisfies readonly CallStatus[];
+
+/** A status of {@link PERSON_WAIT_STATUSES}. */
+export type PersonWaitStatus = (typeof PERSON_WAIT_STATUSES)[number];
 
 /** True for a status of a call that waits for a person ({@link PERSON_WAIT_STATUSES}). */
 export function waitsForPersonStatus(status: string): boolean {

@@ -5,6 +5,7 @@
  */
 import type { AccountEntry } from "../ports/threads.js";
 import type { McpServerDefinition } from "../remote/define.js";
+import type { PersonWaitStatus } from "../records.js";
 
 /** A page of `GET /threads`: newest first; `nextCursor` is null on the last page. */
 export interface ThreadPage {
@@ -33,7 +34,7 @@ export interface WaitingCall {
   /** The tool it calls. */
   toolName: string;
   /** `awaiting_approval`: approve or deny it; `parked`: settle it, or answer it (a client tool's call). */
-  status: "awaiting_approval" | "parked";
+  status: PersonWaitStatus;
   /** Why it is parked (a client tool's call: waiting for the client's answer); absent for an approval. */
   reason?: string;
   /** When the call was made (epoch ms): its record keeps no separate time its wait began. */

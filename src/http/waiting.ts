@@ -10,7 +10,7 @@ import { threadCursor } from "../account/api.js";
 import type { AccountEntry } from "../ports/threads.js";
 import type { WaitingCall, WaitingPage, WaitingProblem } from "../account/types.js";
 import { pageWithin } from "../limits.js";
-import { PERSON_WAIT_STATUSES, type CallRecord } from "../records.js";
+import { PERSON_WAIT_STATUSES, type CallRecord, type PersonWaitStatus } from "../records.js";
 import { type Caller, unwrap } from "../rpc.js";
 import type { WeftEnv } from "../thread/durable.js";
 import { errorAnswer } from "./answers.js";
@@ -70,7 +70,7 @@ function waitingCall(entry: AccountEntry, c: CallRecord): WaitingCall {
     agentId: entry.agentId,
     callId: c.callId,
     toolName: c.toolName,
-    status: c.status as WaitingCall["status"],
+    status: c.status as PersonWaitStatus,
     ...(c.parkReason !== undefined ? { reason: c.parkReason } : {}),
     since: c.createdAt,
   };
