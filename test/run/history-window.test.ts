@@ -111,6 +111,45 @@ describe("history windows", () => {
   }, 120_000);
 });
 
+describe("messages by depth", () => {
+  it("reads each depth's own messages, nested ones by their index and the conversation's by id; only nested messages enter an index", async () => {
+    const id = await createThread({ agent: "windowed" });
+    const found = await inThread(id, (instance) => {
+      const { store } = instance;
+      const sql = instance.ctx.storage.sql as SqlStorage;
+      store.atomically(() => {
+        for (let i = 0; i < 60; i++) store.messages.append({ role: "user", content: `m${i}`, depth: i % 3 === 0 ? 0 : (i % 3) });
+      });
+      const plan = (depth: number) => {
+        const seen: string[] = [];
+        const exec = sql.exec.bind(sql);
+        sql.exec = ((query: string, ...bindings: SqlStorageValue[]) => (seen.push(query), exec(query, ...bindings))) as typeof sql.exec;
+        let read: Message[];
+        try {
+          read = store.messages.oldestFirst(depth, 0, Number.MAX_SAFE_INTEGER, 100);
+        } finally {
+          sql.exec = exec;
+        }
+        const detail = exec(`EXPLAIN QUERY PLAN ${seen[0]}`, 0, Number.MAX_SAFE_INTEGER, 100).toArray().map((r) => String(r.detail)).join("; ");
+        return { contents: read.map((m) => m.content), detail };
+      };
+      const indexes = sql.exec<{ name: string; sql: string }>("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'messages' ORDER BY name").toArray();
+      return { d0: plan(0), d1: plan(1), d2: plan(2), indexes: indexes.map((r) => `${r.name}: ${r.sql.replace(/\s+/g, " ")}`) };
+    });
+    expect(found.d0.contents).toEqual(Array.from({ length: 20 }, (_, k) => `m${k * 3}`));
+    expect(found.d1.contents).toEqual(Array.from({ length: 20 }, (_, k) => `m${k * 3 + 1}`));
+    expect(found.d2.contents).toEqual(Array.from({ length: 20 }, (_, k) => `m${k * 3 + 2}`));
+    expect(found.d0.detail).toMatch(/USING INTEGER PRIMARY KEY/);
+    expect(found.d1.detail).toMatch(/USING (COVERING )?INDEX messages_by_depth/);
+    expect(found.d2.detail).toMatch(/USING (COVERING )?INDEX messages_by_depth/);
+    // A message of the conversation (depth 0, not silent) enters no index: each would bill as one more row written.
+    expect(found.indexes).toEqual([
+      "messages_by_depth: CREATE INDEX messages_by_depth ON messages (depth, id) WHERE depth > 0",
+      "messages_by_prompt_call: CREATE INDEX messages_by_prompt_call ON messages (prompt_call, id) WHERE prompt_call IS NOT NULL",
+    ]);
+  });
+});
+
 describe("getMessages cursors", () => {
   it("pages back with before and forward with after; every page costs the same; bad cursors are 400 with a path", async () => {
     const id = await createThread({ agent: "windowed" });

@@ -315,7 +315,8 @@ export class CallStore implements CallJournal, LedgerQueries {
 
   /** Whether any call of the turn waits for a person (approval or a parked outcome). */
   turnWaits(turnId: string): boolean {
-    return this.exec(`SELECT 1 FROM calls WHERE turn_id = ? AND status IN ${PERSON_WAIT_SQL} LIMIT 1`, turnId).toArray().length > 0;
+    // A call waits for a person only before its result: `calls_unfinished` holds the few such rows.
+    return this.exec(`SELECT 1 FROM calls WHERE turn_id = ? AND status IN ${PERSON_WAIT_SQL} AND ${UNFINISHED} LIMIT 1`, turnId).toArray().length > 0;
   }
 
   /** Calls whose journal says started but that have no result: interrupted by a restart. */

@@ -90,7 +90,7 @@ describe("a thread made before a call's order became the rowid", () => {
     await evictDurableObject(rawStub(id));
 
     expect(await callsOf(id)).toEqual(calls);
-    expect(await schemaOf(id)).toEqual({ version: MIGRATIONS.length, indexes: ["calls_by_parent", "calls_by_turn", "calls_unfinished", "sqlite_autoindex_calls_1"] });
+    expect(await schemaOf(id)).toEqual({ version: MIGRATIONS.length, indexes: ["calls_by_parent", "calls_unfinished", "sqlite_autoindex_calls_1"] });
     expect(await eventsOf(id)).toEqual(events);
 
     // The call waiting for approval is found, and runs once.

@@ -131,7 +131,7 @@ describe("the migration that makes a call's order the rowid", () => {
     // Same rows, same columns, same order; `ord` numbers them 1..n in that order. A later
     // migration's column, the effect class a call started under, is NULL on rows made before it.
     expect(found.after).toEqual(found.old.map((row, i) => ({ ...row, ord: i + 1, effect: null })));
-    expect(found.indexes).toEqual(["calls_by_parent", "calls_by_turn", "calls_unfinished", "sqlite_autoindex_calls_1"]);
+    expect(found.indexes).toEqual(["calls_by_parent", "calls_unfinished", "sqlite_autoindex_calls_1"]);
     expect(found.queued).toEqual(["queued1"]);
     expect(found.unfinished).toEqual(["started1", "new1"]);
     expect(found.waits).toBe(true);
