@@ -8,6 +8,7 @@ import { env, exports } from "cloudflare:workers";
 import type { EventFrame } from "../src/protocol.js";
 import type { ThreadApi } from "../src/thread/api.js";
 import { WeftClient } from "../src/client/index.js";
+import { type EventRow, framesOfRow } from "../src/event-rows.js";
 import { API_KEYS } from "./keys.js";
 
 const BASE = "http://weft.test";
@@ -166,6 +167,11 @@ export async function waitingForClient(extra: Record<string, unknown> = {}): Pro
 
 /** `POST /threads/:id/calls/:callId/result`: a client's answer (`{ result }` or `{ error }`) to a client tool's call. */
 export const answerClientCall = (id: string, body: unknown, callId = "pick") => json("POST", `/threads/${id}/calls/${callId}/result`, body);
+
+/** Every event a thread's `events` rows hold, oldest first, read straight from its SQLite (a packed row gives each of its events). */
+export function eventsStoredIn(sql: SqlStorage): EventFrame[] {
+  return sql.exec<EventRow & Record<string, SqlStorageValue>>("SELECT seq, type, data, at FROM events ORDER BY seq").toArray().flatMap((r) => framesOfRow(r));
+}
 
 /**
  * Rows SQLite read for every statement `fn` ran on `sql` (workerd's `rowsRead`), however each was

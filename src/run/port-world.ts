@@ -247,7 +247,7 @@ export class PortWorld implements RunWorld {
     const clean = this.redact(data);
     const text = JSON.stringify(clean ?? null) as string | undefined;
     if (text === undefined) throw new WeftError("invalid_request", `emit: event "${event}" has data with no JSON form (a function or a symbol)`);
-    // One event is one row: over the limit it would not store on Cloudflare (2 MB a row).
+    // An event never spans rows: over the limit it would not store on Cloudflare (2 MB a row).
     if (!fitsBytes(text, MAX_EVENT_BYTES)) {
       throw new WeftError("payload_too_large", `emit: event "${event}" is ${byteLength(text)} bytes, over the ${MAX_EVENT_BYTES}-byte event limit; store large data with state files or a kv value and emit a reference`, {
         limit: MAX_EVENT_BYTES,

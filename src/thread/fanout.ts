@@ -9,7 +9,7 @@
 import type { EventFrame } from "../protocol.js";
 import { SettleWindow } from "../calls/settle-window.js";
 import { packFrameRuns, type PackedFrames } from "../frame-batches.js";
-import { frameText } from "./store/events.js";
+import { frameText } from "../event-rows.js";
 import { SendBudget } from "../send-budget.js";
 
 /** The tag of a socket that takes its frames as JSON arrays (`GET /threads/:id/ws?batch=1`). */

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { fakeEnv, fakeKey, fakeRequests, scriptFake } from "../fake-provider.js";
 import { env } from "cloudflare:workers";
-import { eventsOf, inThread, json, messagesOf, runTurn } from "../helpers.js";
+import { eventsOf, eventsStoredIn, inThread, json, messagesOf, runTurn } from "../helpers.js";
 
 const EARLIER = [
   { role: "user", content: "What is the weather in Paris?" },
@@ -184,8 +184,8 @@ describe("a history and a restart during the create", () => {
       const sql = thread.ctx.storage.sql;
       return {
         messages: sql.exec("SELECT COUNT(*) AS n FROM messages").one().n,
-        announced: sql.exec("SELECT COUNT(*) AS n FROM events WHERE type = 'message_created'").one().n,
-        created: sql.exec("SELECT COUNT(*) AS n FROM events WHERE type = 'thread_created'").one().n,
+        announced: eventsStoredIn(sql).filter((e) => e.type === "message_created").length,
+        created: eventsStoredIn(sql).filter((e) => e.type === "thread_created").length,
       };
     });
     expect(seen).toEqual({ messages: EARLIER.length, announced: EARLIER.length, created: 1 });

@@ -9,7 +9,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { LIMITS } from "../../src/limits.js";
 import { createThreadState } from "../../src/run/state.js";
-import { inThread, until } from "../helpers.js";
+import { eventsStoredIn, inThread, until } from "../helpers.js";
 import { accountOfUser, freshUser, send } from "../usage/users.js";
 import { MINUTE, T0, deliverAlarm, setClock } from "./helpers.js";
 
@@ -59,7 +59,7 @@ describe("the per-user limit of schedules", () => {
     expect(fromTool).toEqual(["too_many_schedules", { limit: LIMIT, scope: "user", path: [] }]);
     expect((await schedulesIn(a)).length).toBe(1);
     expect((await schedulesIn(b)).length).toBe(1);
-    expect(await inThread(a, (i) => i.ctx.storage.sql.exec("SELECT COUNT(*) AS n FROM events WHERE type = 'schedule_created'").one().n)).toBe(1);
+    expect(await inThread(a, (i) => eventsStoredIn(i.ctx.storage.sql).filter((e) => e.type === "schedule_created").length)).toBe(1);
     expect(await counted(userId)).toBe(LIMIT);
   });
 

@@ -6,7 +6,7 @@
  */
 import { expect, it } from "vitest";
 import { fakeEnv, fakeKey, outboundContaining, scriptFake } from "../fake-provider.js";
-import { inThread, stubOf } from "../helpers.js";
+import { eventsStoredIn, inThread, stubOf } from "../helpers.js";
 import { type DecodedSpan, turnExports } from "./collector.js";
 import { freshUser, send } from "./users.js";
 import { MAX_SPAN_CALL_ID_CHARS, UNKNOWN_TOOL } from "../../src/usage/tracer.js";
@@ -51,7 +51,7 @@ it("a secret of the thread's env in a tool name or a call id is redacted in the 
   expect(real.spans.map((s) => s.name)).toEqual(["execute_tool person"]);
   expect(real.spans[0]!.attributes["gen_ai.tool.call.id"]).not.toContain(secret);
   for (const id of [madeUp.id, real.id]) {
-    const events = await inThread(id, (i) => i.ctx.storage.sql.exec("SELECT type, data FROM events").toArray() as Array<{ type: string; data: string }>);
+    const events = await inThread(id, (i) => eventsStoredIn(i.ctx.storage.sql));
     expect(events.some((e) => e.type === "tool_call_finished")).toBe(true);
     expect(JSON.stringify(events)).not.toContain(secret);
   }

@@ -11,9 +11,9 @@
  * With `BENCH_JOURNAL=1` (the `bare-journaled` target of bench/compare's journal-floor.mjs and
  * run.mjs) a tool call keeps weft's promises for a call record and its events the shortest way
  * instead: a `bench_read` stores its row (a unique call id) with its result and the call's started
- * and finished events, in two statements; a `bench_write` stores its row (also in an index of
- * unfinished calls) before the tool's work, then the result, then the two events. That is the
- * floor of a journaled call.
+ * and finished events (one row for both), in two statements; a `bench_write` stores its row (also
+ * in an index of unfinished calls) before the tool's work, then the result, then the two events.
+ * That is the floor of a journaled call.
  * @module
  */
 import type { ModelMessage } from "ai";
@@ -74,18 +74,13 @@ export class BareThread extends DurableObject<Env> {
     return this.callEvents(callId, name, input, result);
   }
 
-  /** Stores a call's started and finished events in one statement; answers the call. */
+  /** Stores a call's started and finished events in one row (keyed by the newest seq, as weft packs them); answers the call. */
   private callEvents(callId: string, name: string, input: unknown, result: string): string {
     const now = Date.now();
     const started = ++this.seq;
     const finished = ++this.seq;
-    this.ctx.storage.sql.exec(
-      "INSERT INTO events (seq, data) VALUES (?, ?), (?, ?)",
-      started,
-      frameJson(started, "tool_call_started", { callId, toolName: name, input }, now),
-      finished,
-      frameJson(finished, "tool_call_finished", { callId, toolName: name, result }, now),
-    );
+    const frames = `[${frameJson(started, "tool_call_started", { callId, toolName: name, input }, now)},${frameJson(finished, "tool_call_finished", { callId, toolName: name, result }, now)}]`;
+    this.ctx.storage.sql.exec("INSERT INTO events (seq, data) VALUES (?, ?)", finished, frames);
     return JSON.stringify({ ok: true, toolName: name, callId, isError: false, result });
   }
 

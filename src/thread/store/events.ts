@@ -1,30 +1,15 @@
 /**
  * The thread's event log: every frame gets the next `seq` (1, 2, ...) in the same synchronous
- * step that stores it, so replay from any cursor is exact: no gap, no duplicate.
+ * step that stores it, so replay from any cursor is exact: no gap, no duplicate. Events stored by
+ * one statement share a row (src/event-rows.ts).
  * @module
  */
-import { eventFrame } from "../../event-time.js";
 import type { EventFrame } from "../../protocol.js";
-
-/** Where a frame made here keeps its data's JSON text (a symbol: neither JSON nor structured clone carry it). */
-const DATA_TEXT = Symbol("dataText");
-
-/**
- * A frame's JSON text, as `JSON.stringify(frame)` gives it; for a frame this log stored, built
- * from the text it stored, so the data is serialized once for the row and every socket.
- */
-export function frameText(frame: EventFrame): string {
-  const data = (frame as EventFrame & { [DATA_TEXT]?: string })[DATA_TEXT];
-  return data === undefined ? JSON.stringify(frame) : `{"seq":${frame.seq},"type":${JSON.stringify(frame.type)},"data":${data},"at":"${frame.at}"}`;
-}
+import { type EventRow, type EventText, PACKED, framesOfRow, packedData, storedFrame } from "../../event-rows.js";
 
 /** An event kept in memory until it is stored (see `EventLog.hold`). */
-interface HeldEvent {
-  type: string;
+interface HeldEvent extends EventText {
   data: unknown;
-  /** `data`'s JSON, made when it was held. */
-  text: string;
-  at: number;
   /** Gets the frame once the event is stored (to send it). */
   stored: (frame: EventFrame) => void;
 }
@@ -37,9 +22,8 @@ const MAX_HELD = 16;
  */
 const MAX_HELD_BYTES = 256 * 1024;
 
-/** The `INSERT` of `n` event rows, made once for each `n`. */
-const inserts: string[] = [];
-const insertOf = (n: number) => (inserts[n] ??= `INSERT INTO events (seq, type, data, at) VALUES ${Array<string>(n).fill("(?, ?, ?, ?)").join(", ")}`);
+const INSERT_ONE = "INSERT INTO events (seq, type, data, at) VALUES (?, ?, ?, ?)";
+const INSERT_TWO = "INSERT INTO events (seq, type, data, at) VALUES (?, ?, ?, ?), (?, ?, ?, ?)";
 
 /** The newest seq, read once per instance (or by the wake read, `ThreadStore.wake`). */
 export const LAST_SEQ_SQL = "SELECT seq FROM events ORDER BY seq DESC LIMIT 1";
@@ -74,10 +58,10 @@ export class EventLog {
   append(type: string, data: unknown, now = Date.now(), text = JSON.stringify(data ?? null)): EventFrame {
     if (this.held.length > 0) return this.appendAfterHeld(type, data, now, text);
     const seq = this.lastSeq() + 1;
-    this.sql.exec(insertOf(1), seq, type, text, now);
+    this.sql.exec(INSERT_ONE, seq, type, text, now);
     // Only once the row is in: an append that failed takes no seq.
     this.last = seq;
-    return frameOf(seq, type, data, now, text);
+    return storedFrame(seq, type, data, now, text);
   }
 
   /**
@@ -116,7 +100,10 @@ export class EventLog {
     newest.stored(frame);
   }
 
-  /** The held events and a new one, stored in one statement with consecutive seqs. */
+  /**
+   * The held events and a new one, stored in one statement with consecutive seqs: in one row, or,
+   * when together they would pass {@link MAX_HELD_BYTES}, the held ones in one and the new one alone.
+   */
   private appendAfterHeld(type: string, data: unknown, now: number, text: string): EventFrame {
     const held = this.held;
     const heldChars = this.heldChars;
@@ -125,10 +112,10 @@ export class EventLog {
     let first: number;
     try {
       first = this.lastSeq() + 1;
-      const bindings: SqlStorageValue[] = [];
-      for (let i = 0; i < held.length; i++) bindings.push(first + i, held[i]!.type, held[i]!.text, held[i]!.at);
-      bindings.push(first + held.length, type, text, now);
-      this.sql.exec(insertOf(held.length + 1), ...bindings);
+      const seq = first + held.length;
+      if ((heldChars + text.length) * 3 <= MAX_HELD_BYTES) this.sql.exec(INSERT_ONE, seq, PACKED, packedData([...held, { type, text, at: now }]), now);
+      else if (held.length === 1) this.sql.exec(INSERT_TWO, first, held[0]!.type, held[0]!.text, held[0]!.at, seq, type, text, now);
+      else this.sql.exec(INSERT_TWO, seq - 1, PACKED, packedData(held), held.at(-1)!.at, seq, type, text, now);
     } catch (e) {
       // Nothing was stored: the held events wait for the next chance, the new one fails alone.
       this.held = held;
@@ -137,8 +124,8 @@ export class EventLog {
     }
     const seq = first + held.length;
     this.last = seq;
-    held.forEach((h, i) => h.stored(frameOf(first + i, h.type, h.data, h.at, h.text)));
-    return frameOf(seq, type, data, now, text);
+    held.forEach((h, i) => h.stored(storedFrame(first + i, h.type, h.data, h.at, h.text)));
+    return storedFrame(seq, type, data, now, text);
   }
 
   /**
@@ -150,13 +137,13 @@ export class EventLog {
     this.settle();
     const frames: EventFrame[] = [];
     let chars = 0;
-    const rows = this.sql.exec<{ seq: number; type: string; data: string; at: number }>("SELECT seq, type, data, at FROM events WHERE seq > ? ORDER BY seq LIMIT ?", since, limit);
-    for (const r of rows) {
-      frames.push(eventFrame(r.seq, r.type, JSON.parse(r.data), r.at));
+    // A row holds one event or more, each newer than `since` but the first row's first few: `limit` rows hold `limit` events at least.
+    for (const r of this.sql.exec<EventRow & Record<string, SqlStorageValue>>("SELECT seq, type, data, at FROM events WHERE seq > ? ORDER BY seq LIMIT ?", since, limit)) {
+      frames.push(...framesOfRow(r, since));
       chars += r.data.length;
-      if (chars >= maxChars) break;
+      if (chars >= maxChars || frames.length >= limit) break;
     }
-    return frames;
+    return frames.length > limit ? frames.slice(0, limit) : frames;
   }
 
   /** The newest seq, 0 when empty (a held event is stored first). */
@@ -164,10 +151,4 @@ export class EventLog {
     if (this.held.length > 0) this.settle();
     return (this.last ??= this.sql.exec<{ seq: number }>(LAST_SEQ_SQL).toArray()[0]?.seq ?? 0);
   }
-}
-
-function frameOf(seq: number, type: string, data: unknown, now: number, text: string): EventFrame {
-  const frame = eventFrame(seq, type, data, now) as EventFrame & { [DATA_TEXT]?: string };
-  frame[DATA_TEXT] = text;
-  return frame;
 }

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { EventFrame } from "../../../src/protocol.js";
-import { createThread, eventsOf, json, recordStatements } from "../../helpers.js";
+import { createThread, eventsOf, inThread, json, recordStatements } from "../../helpers.js";
 
 const utf8 = new TextEncoder();
 /** Records the events INSERTs `threadId`'s object runs, each as the UTF-8 bytes of the text it binds. */
@@ -29,6 +29,25 @@ describe("a burst of state.emit", () => {
     expect(frames.map((f) => f.seq)).toEqual(frames.map((_, i) => i + 1));
     expect(ticks(frames)).toEqual(Array.from({ length: 100 }, (_, i) => i));
     expect(frames.at(-1)!.type).toBe("tool_call_finished");
+  });
+
+  it("keeps the events one statement stores in one row, and replays exactly from every cursor, inside a row too", async () => {
+    const id = await createThread({ agent: "robustness" });
+    const before = await inThread(id, (i) => i.ctx.storage.sql.exec("SELECT COUNT(*) AS n FROM events").one().n as number);
+    const answer = await json("POST", "/v1/tools/emit_burst", { input: { count: 40, bytes: 10 }, sessionId: id });
+    expect(answer.status).toBe(200);
+    const rows = await inThread(id, (i) => i.ctx.storage.sql.exec("SELECT COUNT(*) AS n FROM events").one().n as number);
+    // 40 ticks and the call's two events, 16 to a statement: 3 rows written (one per event before).
+    expect(rows - before).toBeLessThanOrEqual(3);
+    const frames = await eventsOf(id);
+    expect(frames.map((f) => f.seq)).toEqual(frames.map((_, i) => i + 1));
+    expect(ticks(frames)).toEqual(Array.from({ length: 40 }, (_, i) => i));
+    for (let since = 0; since < frames.length; since++) expect(await eventsOf(id, since), `since ${since}`).toEqual(frames.slice(since));
+    // A page smaller than a row ends inside it (replay pages by frames and characters).
+    const page = await inThread(id, (i) => ({ frames: i.store.events.since(3, 5).map((f: EventFrame) => f.seq), chars: i.store.events.since(3, 100, 1).map((f: EventFrame) => f.seq) }));
+    expect(page.frames).toEqual([4, 5, 6, 7, 8]);
+    expect(page.chars.length).toBeGreaterThanOrEqual(1);
+    expect(page.chars).toEqual(frames.slice(3, 3 + page.chars.length).map((f) => f.seq));
   });
 
   it("binds at most about 256 KiB of held events' UTF-8 in one statement", async () => {

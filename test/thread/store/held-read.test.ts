@@ -158,7 +158,7 @@ describe("a stored frame's text for sockets", () => {
   it("is what JSON.stringify makes of the frame, built from the text the row stored", async () => {
     const id = await createThread({ agent: "robustness" });
     const out = await inThread(id, async (i) => {
-      const { frameText } = await import("../../../src/thread/store/events.js");
+      const { frameText } = await import("../../../src/event-rows.js");
       const samples: unknown[] = [null, 0, "plain", 'quote " and \\ and \u2028 and é', { nested: { list: [1, "two", null, true] } }, [], { at: new Date(0) }, undefined];
       return samples.map((data) => {
         const frame = i.store.events.append("probe.sample", data);

@@ -2,7 +2,7 @@ import { evictDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { EventFrame } from "../../../src/protocol.js";
 import { Redactor } from "../../../src/secrets/redact.js";
-import { callsOf, createThread, inThread, json, effectRuns, rawStub, request, subscribe, until } from "../../helpers.js";
+import { callsOf, createThread, inThread, json, effectRuns, rawStub, request, eventsStoredIn, subscribe, until } from "../../helpers.js";
 
 // The thread keeps some of its rows' facts in memory (the newest event seq, the newest call ord,
 // whether a call can be queued, the attempts' deadlines) instead of asking SQLite on every call.
@@ -14,7 +14,7 @@ import { callsOf, createThread, inThread, json, effectRuns, rawStub, request, su
 /** Every stored event seq and call ord, read in the thread's own SQLite. */
 function storedNumbers(id: string): Promise<{ seqs: number[]; ords: number[]; callIds: string[] }> {
   return inThread(id, (i) => ({
-    seqs: i.ctx.storage.sql.exec("SELECT seq FROM events ORDER BY seq").toArray().map((r: { seq: number }) => r.seq),
+    seqs: eventsStoredIn(i.ctx.storage.sql).map((e) => e.seq),
     ords: i.ctx.storage.sql.exec("SELECT ord FROM calls ORDER BY ord").toArray().map((r: { ord: number }) => r.ord),
     callIds: i.ctx.storage.sql.exec("SELECT call_id FROM calls ORDER BY ord").toArray().map((r: { call_id: string }) => r.call_id),
   }));
@@ -23,10 +23,7 @@ function storedNumbers(id: string): Promise<{ seqs: number[]; ords: number[]; ca
 /** Every stored event's type and call id (for call events), oldest first. */
 function storedEvents(id: string): Promise<Array<{ type: string; callId?: string }>> {
   return inThread(id, (i) =>
-    i.ctx.storage.sql
-      .exec("SELECT type, data FROM events ORDER BY seq")
-      .toArray()
-      .map((r: { type: string; data: string }) => ({ type: r.type, callId: (JSON.parse(r.data) as { callId?: string } | null)?.callId })),
+    eventsStoredIn(i.ctx.storage.sql).map((e) => ({ type: e.type, callId: (e.data as { callId?: string } | null)?.callId })),
   );
 }
 

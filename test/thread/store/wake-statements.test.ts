@@ -7,7 +7,7 @@
  */
 import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { createThread, json, rawStub } from "../../helpers.js";
+import { createThread, eventsStoredIn, json, rawStub } from "../../helpers.js";
 
 type Exec = SqlStorage["exec"];
 
@@ -70,7 +70,7 @@ describe("a thread waking", () => {
     // What it read is what the thread holds: the call and its events after the wake continue the numbering.
     const numbers = await runInDurableObject(rawStub(threadId), (_i, state) => ({
       ords: state.storage.sql.exec<{ ord: number }>("SELECT ord FROM calls ORDER BY ord").toArray().map((r) => r.ord),
-      seqs: state.storage.sql.exec<{ seq: number }>("SELECT seq FROM events ORDER BY seq").toArray().map((r) => r.seq),
+      seqs: eventsStoredIn(state.storage.sql).map((e) => e.seq),
     }));
     expect(numbers.ords).toEqual([1, 2]);
     expect(numbers.seqs).toEqual(numbers.seqs.map((_, i) => i + 1));
