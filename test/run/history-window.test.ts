@@ -112,7 +112,7 @@ describe("history windows", () => {
 });
 
 describe("messages by depth", () => {
-  it("reads each depth's own messages, nested ones by their index and the conversation's by id; only nested messages enter an index", async () => {
+  it("reads each depth's own messages by the depth index; a message enters no index by visibility", async () => {
     const id = await createThread({ agent: "windowed" });
     const found = await inThread(id, (instance) => {
       const { store } = instance;
@@ -130,7 +130,7 @@ describe("messages by depth", () => {
         } finally {
           sql.exec = exec;
         }
-        const detail = exec(`EXPLAIN QUERY PLAN ${seen[0]}`, 0, Number.MAX_SAFE_INTEGER, 100).toArray().map((r) => String(r.detail)).join("; ");
+        const detail = exec(`EXPLAIN QUERY PLAN ${seen[0]}`, depth, 0, Number.MAX_SAFE_INTEGER, 100).toArray().map((r) => String(r.detail)).join("; ");
         return { contents: read.map((m) => m.content), detail };
       };
       const indexes = sql.exec<{ name: string; sql: string }>("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'messages' ORDER BY name").toArray();
@@ -139,12 +139,13 @@ describe("messages by depth", () => {
     expect(found.d0.contents).toEqual(Array.from({ length: 20 }, (_, k) => `m${k * 3}`));
     expect(found.d1.contents).toEqual(Array.from({ length: 20 }, (_, k) => `m${k * 3 + 1}`));
     expect(found.d2.contents).toEqual(Array.from({ length: 20 }, (_, k) => `m${k * 3 + 2}`));
-    expect(found.d0.detail).toMatch(/USING INTEGER PRIMARY KEY/);
+    expect(found.d0.detail).toMatch(/USING (COVERING )?INDEX messages_by_depth/);
     expect(found.d1.detail).toMatch(/USING (COVERING )?INDEX messages_by_depth/);
     expect(found.d2.detail).toMatch(/USING (COVERING )?INDEX messages_by_depth/);
-    // A message of the conversation (depth 0, not silent) enters no index: each would bill as one more row written.
+    // One index a message of the conversation enters (each bills as one more row written): by depth, so its
+    // window never reads the nested runs between its messages; none by visibility (a page reads past silent ones).
     expect(found.indexes).toEqual([
-      "messages_by_depth: CREATE INDEX messages_by_depth ON messages (depth, id) WHERE depth > 0",
+      "messages_by_depth: CREATE INDEX messages_by_depth ON messages (depth, id)",
       "messages_by_prompt_call: CREATE INDEX messages_by_prompt_call ON messages (prompt_call, id) WHERE prompt_call IS NOT NULL",
     ]);
   });

@@ -2,8 +2,8 @@
  * The thread's messages. `getMessages` walks an index from one end (or from a `before`/`after`
  * cursor), so a page costs O(offset + limit) whatever the history's length, and totals come from
  * counters (src/run/message-counters.ts), not COUNT(*). Model requests read their window with
- * keyset queries (by id, or over `messages_by_depth` for nested messages): newest first from a
- * bound, never an OFFSET, never the whole table.
+ * keyset queries over `messages_by_depth (depth, id)`: newest first from a bound, never an
+ * OFFSET, never the whole table.
  * @module
  */
 import type { Message, MessageRole, ToolCallRequest } from "../../protocol.js";
@@ -56,13 +56,6 @@ function toMessage(row: MessageRow): Message {
   if (row.side === "a" || row.side === "b") message.side = row.side;
   return message;
 }
-
-/**
- * The WHERE term for messages at exactly `depth`, worded for the index that serves it: the
- * thread's own conversation (depth 0) by its ids, since `messages_by_depth` holds only nested
- * messages (MESSAGE_INDEXES_DDL), and a nested depth with the index's own `depth > 0`.
- */
-const atDepth = (depth: number): string => (depth === 0 ? "depth = 0" : `depth = ${Math.trunc(depth)} AND depth > 0`);
 
 /** The prompt call a nested message belongs to (`metadata.promptCall`), kept in its own indexed column; null for none. */
 export function promptCallOf(input: NewMessage): string | null {
@@ -139,11 +132,15 @@ export class MessageStore implements MessageTable {
 
   /**
    * Up to `limit` messages at exactly `depth` with `floor < id < before`, newest first: one
-   * keyset step of a history window (see {@link atDepth}).
+   * keyset step of a history window (index `messages_by_depth`: a conversation's window never reads
+   * the nested runs between its messages, however many).
    */
   newestFirst(depth: number, before: number, floor: number, limit: number): Message[] {
     return this.tail.newestFirst(depth, before, floor, limit, (below, above, count) =>
-      this.sql.exec<MessageRow>(`SELECT * FROM messages WHERE ${atDepth(depth)} AND id < ? AND id > ? ORDER BY id DESC LIMIT ?`, below, above, count).toArray().map(toMessage),
+      this.sql
+        .exec<MessageRow>("SELECT * FROM messages WHERE depth = ? AND id < ? AND id > ? ORDER BY id DESC LIMIT ?", depth, below, above, count)
+        .toArray()
+        .map(toMessage),
     );
   }
 
@@ -156,7 +153,7 @@ export class MessageStore implements MessageTable {
   /** Up to `limit` messages at exactly `depth` with `after < id < before`, oldest first (compaction reads). */
   oldestFirst(depth: number, after: number, before: number, limit: number): Message[] {
     return this.sql
-      .exec<MessageRow>(`SELECT * FROM messages WHERE ${atDepth(depth)} AND id > ? AND id < ? ORDER BY id ASC LIMIT ?`, after, before, limit)
+      .exec<MessageRow>("SELECT * FROM messages WHERE depth = ? AND id > ? AND id < ? ORDER BY id ASC LIMIT ?", depth, after, before, limit)
       .toArray()
       .map(toMessage);
   }

@@ -228,9 +228,9 @@ export const MIGRATIONS: readonly string[] = [
   INBOX_STOP_DDL, // v30: a stop asked of the turn inbox rows begin
   INBOX_STOP_DDL, // v31: again, for a database that took v30's first form (a column, 0b3ea5a)
   "ALTER TABLE calls ADD COLUMN effect TEXT;", // v32: the effect class and setting a call started under, as StartedAs stores it (NULL before), so no redeclaration makes recovery less cautious
-  // v33: a row bills once more for each index it enters, so the common rows enter fewer: only nested messages by depth
-  // (the conversation's own window reads by id), none by visibility (a page reads past the rare silent ones), no calls by turn.
-  "DROP INDEX IF EXISTS messages_by_visibility; DROP INDEX IF EXISTS messages_by_depth; CREATE INDEX messages_by_depth ON messages (depth, id) WHERE depth > 0; DROP INDEX IF EXISTS calls_by_turn;",
+  // v33: a row bills once more for each index it enters, so the common rows enter fewer: messages none by visibility
+  // (a page reads past the rare silent ones), calls none by turn (turnWaits seeks calls_unfinished).
+  "DROP INDEX IF EXISTS messages_by_visibility; DROP INDEX IF EXISTS calls_by_turn;",
 ];
 
 /**
