@@ -208,9 +208,12 @@ export class PortWorld implements RunWorld {
     return createMessages(this, execution, messages, also, stop);
   }
 
-  /** Stores and broadcasts one event through the event sink (which redacts it first). */
+  /**
+   * Stores and broadcasts one event through the event sink (which redacts it first), held for the
+   * settle window: the events of one synchronous stretch are stored by one statement, in one row.
+   */
   emit<K extends keyof EventPayloads>(type: K, data: EventPayloads[K]): void {
-    this.events.emit(type, data);
+    this.events.hold(type, data);
     this.tracer?.observe(type, data);
     if (type === "tool_call_finished") {
       const finished = data as EventPayloads["tool_call_finished"];

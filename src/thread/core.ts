@@ -88,7 +88,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     super(ctx, env);
     this.store = new ThreadStore(ctx.storage);
     this.ledger = new SqliteLedger(this.store, () => ctx.storage.sync());
-    this.fanout = new Fanout({ all: () => ctx.getWebSockets(), batched: () => ctx.getWebSockets(BATCH_TAG), expiresAt: socketExpiry, expire: closeExpired }, limitOf(env, "wsCharsPerConnection"));
+    this.fanout = new Fanout({ all: () => ctx.getWebSockets(), batched: () => ctx.getWebSockets(BATCH_TAG), expiresAt: socketExpiry, expire: closeExpired }, limitOf(env, "wsCharsPerConnection"), () => this.store.events.holding());
     this.events = new SqliteEventSink(
       this.store,
       (type, data) => this.secrets.event(type as keyof EventPayloads, data as EventPayloads[keyof EventPayloads]),

@@ -12,6 +12,9 @@ import { packFrameRuns, type PackedFrames } from "../frame-batches.js";
 import { frameText } from "../event-rows.js";
 import { SendBudget } from "../send-budget.js";
 
+/** Settle windows a burst waits at most for events the log holds (each of them is stored within one of its own). */
+const HELD_WAITS = 4;
+
 /** The tag of a socket that takes its frames as JSON arrays (`GET /threads/:id/ws?batch=1`). */
 export const BATCH_TAG = "batch";
 
@@ -45,8 +48,15 @@ export class Fanout {
 
   private readonly budget: SendBudget;
 
-  /** @param charsPerConnection what one connection is sent at most, its replay included ({@link SendBudget}) */
-  constructor(private readonly sockets: SocketLists, charsPerConnection: number) {
+  /**
+   * @param charsPerConnection what one connection is sent at most, its replay included ({@link SendBudget})
+   * @param held whether the event log holds events it will store within its own settle window: the burst waits for them
+   */
+  constructor(
+    private readonly sockets: SocketLists,
+    charsPerConnection: number,
+    private readonly held: () => boolean = () => false,
+  ) {
     this.budget = new SendBudget(charsPerConnection);
   }
 
@@ -56,8 +66,18 @@ export class Fanout {
     this.known = null;
   }
 
-  /** Sends the queue once frames stop coming for a few microtask turns, within the same JS run. */
-  private readonly window = new SettleWindow(() => this.queue.length > 0, () => this.flush());
+  /** Windows the queue waited for held events since it was last sent (at most {@link HELD_WAITS}). */
+  private waits = 0;
+
+  /**
+   * Sends the queue once frames stop coming for a few microtask turns, within the same JS run,
+   * after the events the log holds are stored (a few more windows at most: one that fails to store
+   * stays held, and must not keep the queue, or the microtask queue, waiting).
+   */
+  private readonly window = new SettleWindow(
+    () => this.queue.length > 0,
+    () => (this.held() && this.waits++ < HELD_WAITS ? this.window.open() : this.flush()),
+  );
 
   /**
    * Queues one frame; the first of a burst takes the socket list. The burst is sent once no frame
@@ -97,6 +117,7 @@ export class Fanout {
 
   /** Sends every queued frame now, to the sockets of its burst. */
   private flush(): void {
+    this.waits = 0;
     let sockets = this.targets;
     this.targets = null;
     if (this.queue.length === 0 || sockets === null) return;

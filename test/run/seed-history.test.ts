@@ -181,6 +181,8 @@ describe("a history and a restart during the create", () => {
       thread.refreshSecrets = () => Promise.reject(new Error("restart"));
       const created = await thread.create(owner, { history: EARLIER }, id);
       expect(created.ok).toBe(false);
+      // What reaches the commit at that wait: everything written before the microtask queue drains (held events too).
+      await new Promise((resolve) => setTimeout(resolve, 0));
       const sql = thread.ctx.storage.sql;
       return {
         messages: sql.exec("SELECT COUNT(*) AS n FROM messages").one().n,
