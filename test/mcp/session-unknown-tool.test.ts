@@ -1,7 +1,8 @@
 /**
- * A direct call through `POST /mcp` in a session whose agent does not offer the tool: the
- * `unknown_tool` answer names, as available, only tools an MCP direct call can reach (the
- * project's tools the agent offers), not the agent's remote MCP tools, which `tools/call` refuses.
+ * An MCP direct call (`POST /mcp`'s `tools/call`) of a tool it cannot reach: the `unknown_tool`
+ * answer names, as available, only tools a `tools/call` reaches (those `tools/list` offers; in a
+ * session, those its agent offers), not the agent's remote MCP tools, which `tools/call` refuses,
+ * nor a client tool only a model can call.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -29,5 +30,15 @@ describe("an MCP direct call of a tool its session's agent does not offer", () =
     const remote = await c.callTool({ name: "remote__lookup", arguments: { id: "1" }, _meta: { "weft/sessionId": sessionId } }).catch((e: unknown) => e);
     expect((remote as McpError).message).toMatch(/unknown tool "remote__lookup"/);
     await c.close();
+  });
+
+  it("without a session lists the tools tools/list offers, not a client tool only a model can call", async () => {
+    const c = await client();
+    const err = await c.callTool({ name: "no_such_tool", arguments: {} }).catch((e: unknown) => e);
+    await c.close();
+    const message = (err as McpError).message;
+    expect(message).toMatch(/available tools: .*sum_range/);
+    // pick_file runs in the client (executionMode "client"): tools/call answers it tool_not_callable.
+    expect(message).not.toMatch(/pick_file/);
   });
 });
