@@ -13,7 +13,7 @@ import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validatio
 import { type ErrorCode as ErrorCodeName, WeftError } from "../errors.js";
 import { waitsForPersonStatus } from "../protocol.js";
 import { SCRATCH_TTL_MS } from "../thread/guard.js";
-import type { ToolListing } from "../tools/catalog.js";
+import { type ToolListing, availableTools } from "../tools/catalog.js";
 import { formatPath } from "../tools/json-schema/compile.js";
 import { describeIssues } from "../tools/schema.js";
 import type { Effect } from "../tools/types.js";
@@ -157,6 +157,18 @@ function issuesText(issues: Parameters<typeof describeIssues>[0]): string {
     .join("; ");
 }
 
+/**
+ * A session's `unknown_tool` message naming as available only the tools of its agent a `tools/call`
+ * reaches (those `tools/list` offers): the thread lists every tool its agent offers, remote MCP
+ * tools too, which this server refuses by name before any thread is asked.
+ */
+function reachableOnly(err: WeftError, offered: readonly ToolListing[]): string {
+  const available = (err.details as { available?: unknown } | undefined)?.available;
+  if (!Array.isArray(available)) return err.message;
+  const reachable = new Set(offered.map((t) => t.name));
+  return err.message.replace(availableTools(available as string[]), availableTools((available as string[]).filter((n) => reachable.has(n))));
+}
+
 /** An MCP server over `backend` (one per request: the transport is stateless). */
 export function createMcpServer(backend: McpBackend, version: string): Server {
   const server = new Server(
@@ -165,11 +177,12 @@ export function createMcpServer(backend: McpBackend, version: string): Server {
   );
   // A client or provider tool only a model's step can call (tool_not_callable otherwise): not offered.
   // Called by name anyway, it is still found below, so the refusal says why.
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: backend.tools().filter((t) => t.executionMode === undefined).map(mcpTool) }));
+  const offered = () => backend.tools().filter((t) => t.executionMode === undefined);
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: offered().map(mcpTool) }));
   const callTool = async ({ name, arguments: input, _meta }: CallToolRequest["params"]): Promise<CallToolResult> => {
     const tool = backend.tools().find((t) => t.name === name);
     // An unknown tool is a protocol error (MCP's tools spec), not a result the model reads.
-    if (!tool) throw new RpcError(ErrorCode.InvalidParams, `unknown tool "${name}"; available tools: ${backend.tools().map((t) => t.name).join(", ")}`);
+    if (!tool) throw new RpcError(ErrorCode.InvalidParams, `unknown tool "${name}"; ${availableTools(offered().map((t) => t.name))}`);
     // A session named with the wrong type is refused: dropped, the call would run in a scratch thread instead.
     const session: { sessionId?: string; continuationToken?: string } = {};
     for (const [field, expected] of [["sessionId", "a thread id"], ["continuationToken", "<channelId>:<key>"]] as const) {
@@ -189,7 +202,7 @@ export function createMcpServer(backend: McpBackend, version: string): Server {
     } catch (err) {
       // The thread running the call failed under it (a restart): its outcome is not known here.
       if (!(err instanceof WeftError)) throw new RpcError(ErrorCode.InternalError, `the run of ${name} was cut before it answered (${err instanceof Error ? err.message : String(err)}); its outcome is not known yet`);
-      if (err.code === "unknown_tool") throw new RpcError(ErrorCode.InvalidParams, err.message);
+      if (err.code === "unknown_tool") throw new RpcError(ErrorCode.InvalidParams, reachableOnly(err, offered()));
       // The extension's "outcome not known yet": the key's first call still runs; ask again with it.
       if (err.code === "idempotency_key_in_use" && effectKey !== undefined) throw new RpcError(ErrorCode.InternalError, err.message);
       if (err.status >= 500) throw new RpcError(ErrorCode.InternalError, err.message);

@@ -44,6 +44,14 @@ export const MAX_LIST_BYTES = 2 * 1024 * 1024;
 /** Most pages of a server's tool list; a server still giving a next cursor after them fails `mcp_protocol_error`. */
 export const MAX_LIST_PAGES = 32;
 
+/**
+ * Most time the `DELETE` that ends a Streamable HTTP session at its server is given, in
+ * milliseconds (MCP's session termination: a client done with a session should send it). It goes
+ * out beside whatever comes next, which never waits for it; unanswered by then it is cut, and
+ * any answer (405: the server keeps no sessions to end) changes nothing.
+ */
+export const SESSION_END_MS = 2_000;
+
 /** What a session is opened with: its request headers, and when they are to be read again (epoch ms). */
 export interface SessionHeaders {
   headers: Record<string, string>;
@@ -190,11 +198,43 @@ export class RemoteConnection {
     return clean;
   }
 
-  /** Drops the session; the next request initializes a new one. */
+  /**
+   * Drops the session; the next request initializes a new one. A Streamable HTTP session is also
+   * ended at its server ({@link SESSION_END_MS}), with the headers it was opened with, not waited for.
+   */
   async close(): Promise<void> {
-    const client = this.client;
+    await this.drop(true);
+  }
+
+  /**
+   * Closes the connection once no request is under way (at once when none is), and each session a
+   * later request opens once it is done: for a holder that lets go of it, while a request of
+   * another may still be using it.
+   */
+  retire(): void {
+    this.retired = true;
+    if (this.inFlight === 0) void this.close();
+  }
+
+  private retired = false;
+
+  /** Drops the session; `end`: and ends it at the server (not for one the server said it forgot). */
+  private async drop(end: boolean): Promise<void> {
+    const pending = this.client;
     this.client = null;
-    await client?.then((c) => c.close()).catch(() => undefined);
+    const client = await pending?.catch(() => undefined);
+    if (!client) return;
+    // Its closing is no longer news to a connection that let go of it (see connect's onclose).
+    if (this.live === client) this.live = null;
+    const transport = client.transport;
+    if (!end || !(transport instanceof StreamableHTTPClientTransport) || transport.sessionId === undefined) return void (await client.close().catch(() => undefined));
+    // Closing the client aborts the DELETE under way: it is closed once the DELETE is answered or cut.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const cut = new Promise<void>((resolve) => (timer = setTimeout(resolve, SESSION_END_MS)));
+    void Promise.race([transport.terminateSession().catch(() => undefined), cut]).finally(() => {
+      clearTimeout(timer);
+      void client.close().catch(() => undefined);
+    });
   }
 
   /** Called when the server announces `notifications/tools/list_changed`. */
@@ -210,7 +250,7 @@ export class RemoteConnection {
     } finally {
       // The HTTP+SSE transport holds a stream open for its whole session, which would keep the
       // Durable Object from being evicted: its session lasts only while requests are under way.
-      if (--this.inFlight === 0 && this.def.transport === "sse") await this.close();
+      if (--this.inFlight === 0 && (this.def.transport === "sse" || this.retired)) await this.close();
     }
   }
 
@@ -223,7 +263,8 @@ export class RemoteConnection {
         return await failingOnCut(async (cut) => request(await this.session(), cut));
       } catch (e) {
         if (tries === 1 && e instanceof StreamableHTTPError && e.code === 404) {
-          await this.close();
+          // The server forgot the session: there is none to end.
+          await this.drop(false);
           continue;
         }
         const failure = this.failure(e);

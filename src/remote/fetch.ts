@@ -103,7 +103,8 @@ function requestIdOf(body: unknown): string | number | undefined {
  * `response` whose body errors once more than `maxBytes` have passed (a declared length is
  * checked first) or once it is still open after `maxMs`; then the server's stream is cancelled
  * and `onCut` is told why. With `asked` (the request's JSON-RPC id), an event stream that ends
- * without that request's answer tells `onCut` too.
+ * without that request's answer tells `onCut` too; one that carried the answer (within the cap) is
+ * only closed by a cut after it, so the call keeps its answer.
  */
 export function capped(response: Response, maxBytes: number, maxMs: number, origin: string, onCut?: (error: WeftError) => void, asked?: string | number): Response {
   const tooLarge = () => new WeftError("mcp_protocol_error", `${origin} answered more than ${maxBytes} bytes (the limit of one answer)`, { origin, limit: maxBytes });
@@ -118,18 +119,21 @@ export function capped(response: Response, maxBytes: number, maxMs: number, orig
   let timer: ReturnType<typeof setTimeout> | undefined;
   // Set once the body ended either way: a read still under way when a cap ended it is dropped.
   let ended = false;
-  const end = (controller: ReadableStreamDefaultController<Uint8Array>, error: WeftError) => {
-    if (ended) return;
-    ended = true;
-    clearTimeout(timer);
-    controller.error(error);
-    void reader.cancel(error).catch(() => undefined);
-    onCut?.(error);
-  };
   // The SDK leaves a request waiting when its event stream ends without the answer (the server went
   // away): such a request fails now, not at its deadline.
   // Its media type read as the SDK reads it: a JSON answer naming text/event-stream in a parameter is JSON.
   const events = onCut !== undefined && asked !== undefined && mediaTypeEssence(response.headers.get("content-type")) === "text/event-stream" ? answerWatch(asked) : undefined;
+  const end = (controller: ReadableStreamDefaultController<Uint8Array>, error: WeftError) => {
+    if (ended) return;
+    ended = true;
+    clearTimeout(timer);
+    void reader.cancel(error).catch(() => undefined);
+    // A cut after the answer fails nothing: the stream ends as if the server closed it, so the
+    // answer still on its way to the SDK (an errored stream drops what it holds) settles the call.
+    if (events?.answered) return controller.close();
+    controller.error(error);
+    onCut?.(error);
+  };
   const broke = (why: string) => {
     if (events && !events.answered) onCut?.(new WeftError("mcp_unreachable", `${origin} ${why} before answering the request`, { origin }));
   };
@@ -160,7 +164,13 @@ export function capped(response: Response, maxBytes: number, maxMs: number, orig
         return;
       }
       seen += chunk.value.byteLength;
-      if (seen > maxBytes) return end(controller, tooLarge());
+      if (seen > maxBytes) {
+        // The bytes within the cap may end with the answer: they are passed on, nothing after them.
+        const within = chunk.value.subarray(0, chunk.value.byteLength - (seen - maxBytes));
+        events?.see(within);
+        if (events?.answered) controller.enqueue(within);
+        return end(controller, tooLarge());
+      }
       events?.see(chunk.value);
       controller.enqueue(chunk.value);
     },

@@ -20,16 +20,20 @@ export const MAX_KEPT_LISTING_BYTES = 16 * 1024 * 1024;
  * Marks `key` as listed last, then drops the entries listed longest ago until `kept` holds at most
  * `maxUsers` entries and `bytesOf` of them all is at most `maxBytes`. A `value` alone over
  * `maxBytes` is not kept, and drops no other. Map order is the order of listing.
+ * @returns the values no longer kept (`value` itself when it is not kept), for their holder to let go of.
  */
-export function keepWithin<T>(kept: Map<string, T>, key: string, value: T, bytesOf: (value: T) => number, maxBytes = MAX_KEPT_LISTING_BYTES, maxUsers = KEPT_USERS): void {
+export function keepWithin<T>(kept: Map<string, T>, key: string, value: T, bytesOf: (value: T) => number, maxBytes = MAX_KEPT_LISTING_BYTES, maxUsers = KEPT_USERS): T[] {
   kept.delete(key);
-  if (bytesOf(value) > maxBytes) return;
+  if (bytesOf(value) > maxBytes) return [value];
   kept.set(key, value);
   let total = 0;
   for (const entry of kept.values()) total += bytesOf(entry);
+  const dropped: T[] = [];
   for (const [other, entry] of kept) {
-    if (total <= maxBytes && kept.size <= maxUsers) return;
+    if (total <= maxBytes && kept.size <= maxUsers) break;
     total -= bytesOf(entry);
     kept.delete(other);
+    dropped.push(entry);
   }
+  return dropped;
 }

@@ -177,6 +177,11 @@ export class RemoteServers {
     await connection?.close();
   }
 
+  /** Lets go of every server's connection: each session is closed, and ended at its server, once no request uses it. */
+  retire(): void {
+    for (const connection of this.connections.values()) connection.retire();
+  }
+
   /** The authorizer of OAuth servers. @throws WeftError `mcp_auth_required` without one. */
   private authorizer(): McpAuthorizer {
     if (!this.oauth.authorizer) throw new WeftError("mcp_auth_required", "OAuth connections need the thread's owner account (no authorizer here)");

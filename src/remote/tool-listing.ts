@@ -87,11 +87,17 @@ export async function listRemoteTools(options: RemoteListingOptions): Promise<{ 
   const shadowed = Object.keys(options.own ?? {}).filter((name) => Object.hasOwn(options.servers, name));
   const made = JSON.stringify(own);
   if (user.own?.made !== made) {
+    // The servers of definitions since changed or removed: their sessions end.
+    user.own?.servers.retire();
     user.own = Object.keys(own).length === 0 ? null : { servers: ownServersOf(options, own, user.authorizer), made };
   }
   const added = user.own ? await listed(user, user.own.servers, own) : { tools: [], problems: [] };
   // What the isolate keeps over all users is bounded in bytes as well as users (src/remote/kept-listings.ts).
-  keepWithin(kept, options.userId, user, (u) => u.servers.keptBytes() + (u.own?.servers.keptBytes() ?? 0));
+  // The sessions of a user no longer kept end (once no request of theirs uses them).
+  for (const dropped of keepWithin(kept, options.userId, user, (u) => u.servers.keptBytes() + (u.own?.servers.keptBytes() ?? 0))) {
+    dropped.servers.retire();
+    dropped.own?.servers.retire();
+  }
   const tools = [...declared.tools, ...added.tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const problems = [...declared.problems, ...added.problems, ...shadowed.map((server) => ({ server, code: "mcp_name_collision", reason: `a server you added is named "${server}", like a server in agents/mcp/; the declared one is listed` }))];
   return { tools, problems };

@@ -126,6 +126,14 @@ function compiledOnce(name: string, def: unknown): CompiledTool {
   return once(shared, def, name, () => compileTool(name, def));
 }
 
+/**
+ * The `available tools: a, b` part of an `unknown_tool` message (`(none)` for no names). A surface
+ * that reaches fewer tools than a thread offers (the MCP server) names its own with it.
+ */
+export function availableTools(names: readonly string[]): string {
+  return `available tools: ${names.join(", ") || "(none)"}`;
+}
+
 /** A set of tools offered together; compiles lazily and caches. */
 export class ToolCatalog {
   private readonly compiled = new Map<string, CompiledTool>();
@@ -164,7 +172,7 @@ export class ToolCatalog {
     if (!this.has(name)) {
       const names = this.names();
       const why = this.whyMissing(name);
-      throw new WeftError("unknown_tool", `unknown tool ${quotedValue(name)}; available tools: ${names.join(", ") || "(none)"}${why ? `; ${why}` : ""}`, {
+      throw new WeftError("unknown_tool", `unknown tool ${quotedValue(name)}; ${availableTools(names)}${why ? `; ${why}` : ""}`, {
         toolName: echoedValue(name),
         available: names,
       });

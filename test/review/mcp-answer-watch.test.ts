@@ -91,4 +91,57 @@ describe("the answer watch reads an answer as the MCP SDK does", () => {
     serve((id) => new Response(`event: message\ndata: ${text(id)}\n\n`, { headers: { "content-type": "text/event-stream; charset=utf-8" } }));
     expect(await call()).toEqual({ ok: true, text: "done" });
   });
+
+  it("an answer followed at once by bytes past the cap is the call's answer: the cut after it fails nothing", async () => {
+    // The answer's chunk goes on to the SDK, which settles the call a few steps later; the next
+    // chunk, already there, passes the cap first, and its cut failed the answered call.
+    const tail = new Uint8Array(1024 * 1024 + 1).fill(0x20);
+    serve((id) => {
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(`event: message\ndata: ${text(id)}\n\n`));
+          controller.enqueue(tail);
+          controller.close();
+        },
+      });
+      return new Response(body, { headers: { "content-type": "text/event-stream" } });
+    });
+    expect(await call()).toEqual({ ok: true, text: "done" });
+  });
+
+  it("an answer and bytes past the cap in one chunk is the call's answer when the answer itself is within the cap", async () => {
+    serve((id) => {
+      const answer = new TextEncoder().encode(`event: message\ndata: ${text(id)}\n\n`);
+      const chunk = new Uint8Array(1024 * 1024 + 1);
+      chunk.set(answer);
+      chunk.fill(0x20, answer.byteLength);
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(chunk);
+          controller.close();
+        },
+      });
+      return new Response(body, { headers: { "content-type": "text/event-stream" } });
+    });
+    expect(await call()).toEqual({ ok: true, text: "done" });
+  });
+
+  it("an answer whose event ends past the cap fails as too large: only bytes within the cap answer", async () => {
+    serve((id) => {
+      // The answer's line, and the blank line that ends its event just past the cap.
+      const answer = new TextEncoder().encode(`event: message\ndata: ${text(id)}\n`);
+      const chunk = new Uint8Array(1024 * 1024 + 2).fill(0x20);
+      chunk.set(answer);
+      chunk.set([0x0a, 0x0a], 1024 * 1024);
+      chunk[answer.byteLength] = 0x3a; // the padding is a comment line: ": ...\n"
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(chunk);
+          controller.close();
+        },
+      });
+      return new Response(body, { headers: { "content-type": "text/event-stream" } });
+    });
+    expect(await call()).toMatchObject({ ok: false, error: expect.stringMatching(/answered more than 1048576 bytes/) });
+  });
 });
