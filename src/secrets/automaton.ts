@@ -8,9 +8,9 @@
 
 /**
  * The stretches of a text covered by any of a set of strings, found in one pass over the text.
- * Made from the strings once (time and memory in their total length: a node per character at
- * most, 11 bytes each, and a table entry per branch), then asked any number of times. Strings are
- * compared by UTF-16 code unit, as `indexOf` compares them.
+ * Made from the strings once, in time and memory that grow with their total length (see
+ * {@link Automaton.bytes}), then asked any number of times. Strings are compared by UTF-16 code
+ * unit, as `indexOf` compares them.
  */
 export class Automaton {
   /** The code unit on the edge into each node. */
@@ -28,13 +28,16 @@ export class Automaton {
   private readonly mask: number;
   /** The root's children along units below 256 (0 for none): most text is there, most of the time. */
   private readonly root = new Int32Array(256);
+  /** Bytes its tables take: 11 a node (a node per unit of the strings at most), at most 40 a branch (a branch per string at most), 1 KiB more. */
+  readonly bytes: number;
 
   constructor(strings: readonly string[]) {
     // Sorted, each string shares with the trie exactly what it shares with the one before it,
     // so the trie is made without looking anything up.
     const sorted = [...strings].sort();
+    const shared = sorted.map((s, i) => (i === 0 ? 0 : sharedPrefix(s, sorted[i - 1]!)));
     let size = 1;
-    for (const s of sorted) size += s.length;
+    sorted.forEach((s, i) => (size += s.length - shared[i]!));
     const label = new Uint16Array(size);
     const kind = new Uint8Array(size);
     const longest = new Int32Array(size);
@@ -43,12 +46,9 @@ export class Automaton {
     const branches: number[] = [];
     const path = [0];
     let nodes = 1;
-    let previous = "";
-    for (const s of sorted) {
-      let shared = 0;
-      while (shared < s.length && shared < previous.length && s.charCodeAt(shared) === previous.charCodeAt(shared)) shared++;
-      let v = path[shared]!;
-      for (let d = shared; d < s.length; d++) {
+    sorted.forEach((s, i) => {
+      let v = path[shared[i]!]!;
+      for (let d = shared[i]!; d < s.length; d++) {
         const n = nodes++;
         label[n] = s.charCodeAt(d);
         parent[n] = v;
@@ -61,8 +61,7 @@ export class Automaton {
         path[d + 1] = v = n;
       }
       if (s.length > 0) longest[v] = s.length;
-      previous = s;
-    }
+    });
     // At most half full, so a miss ends soon.
     let slots = 2;
     while (slots < branches.length) slots *= 2;
@@ -79,8 +78,8 @@ export class Automaton {
       this.tableUnit[at] = label[n]!;
       this.tableTo[at] = n;
     }
-    this.label = label.slice(0, nodes);
-    this.kind = kind.slice(0, nodes);
+    this.label = label;
+    this.kind = kind;
     this.fail = new Int32Array(nodes);
     // Failure links by depth (a node's failure node is shallower): nodes counted into order by depth.
     let deepest = 0;
@@ -108,8 +107,9 @@ export class Automaton {
       this.fail[n] = f;
       if (longest[n] === 0) longest[n] = longest[f]!;
     }
-    this.longest = longest.slice(0, nodes);
+    this.longest = longest;
     for (let unit = 0; unit < 256; unit++) this.root[unit] = Math.max(0, this.next(0, unit));
+    this.bytes = [label, kind, longest, this.fail, this.tableFrom, this.tableUnit, this.tableTo, this.root].reduce((n, a) => n + a.byteLength, 0);
   }
 
   /** The child of node `v` along `unit`, or -1. */
@@ -165,6 +165,13 @@ export class Automaton {
     for (let r = 0; r < top; r++) out.push([starts[r]!, ends[r]!]);
     return out;
   }
+}
+
+/** How many code units `a` and `b` begin with alike. */
+function sharedPrefix(a: string, b: string): number {
+  let n = 0;
+  while (n < a.length && n < b.length && a.charCodeAt(n) === b.charCodeAt(n)) n++;
+  return n;
 }
 
 /** A table slot for the edge from `v` along `unit` (before the mask). */

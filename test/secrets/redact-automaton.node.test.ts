@@ -173,6 +173,15 @@ it("the hostile cases hold in one pass: self-overlapping secrets over a text tha
   expect(distinct.text("xsecret-3-valu")).toBe("xsecret-3-valu");
 });
 
+it("an automaton takes memory in the strings' total length: 11 bytes a unit, 40 a string, 1 KiB", () => {
+  const { word } = randomness(3);
+  for (const [count, length] of [[1, 1_000_000], [1000, 48], [1000, 1000], [20_000, 8]] as const) {
+    const strings = Array.from({ length: count }, () => word(length, ["a", "b", "c", "d", "é", "😀"]).slice(0, length));
+    const units = strings.reduce((n, s) => n + s.length, 0);
+    expect(new Automaton(strings).bytes).toBeLessThanOrEqual(11 * (units + 1) + 40 * count + 1024 + 2 * 10);
+  }
+});
+
 it("makes each forms array's automaton at its first search and reuses it", () => {
   let reads = 0;
   const forms = new Proxy(
