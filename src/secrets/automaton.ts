@@ -26,8 +26,17 @@ export class Automaton {
   private readonly tableUnit: Uint16Array;
   private readonly tableTo: Int32Array;
   private readonly mask: number;
+  /**
+   * The table's hash: multipliers drawn for each automaton, the slot the high bits of their sum
+   * (multiply-shift), so secrets chosen to fill one run of slots make no slower search than others.
+   */
+  private readonly hashV = randomOdd();
+  private readonly hashUnit = randomOdd();
+  private readonly shift: number;
   /** The root's children along units below 256 (0 for none): most text is there, most of the time. */
   private readonly root = new Int32Array(256);
+  /** Whether a string begins with a unit from 256 up (else text of such units passes the root unlooked-up). */
+  private readonly wide: boolean;
   /** Bytes its tables take: 11 a node (a node per unit of the strings at most), at most 40 a branch (a branch per string at most), 1 KiB more. */
   readonly bytes: number;
 
@@ -35,6 +44,7 @@ export class Automaton {
     // Sorted, each string shares with the trie exactly what it shares with the one before it,
     // so the trie is made without looking anything up.
     const sorted = [...strings].sort();
+    this.wide = sorted.some((s) => s.charCodeAt(0) >= 256);
     const shared = sorted.map((s, i) => (i === 0 ? 0 : sharedPrefix(s, sorted[i - 1]!)));
     let size = 1;
     sorted.forEach((s, i) => (size += s.length - shared[i]!));
@@ -66,13 +76,14 @@ export class Automaton {
     let slots = 2;
     while (slots < branches.length) slots *= 2;
     this.mask = slots - 1;
+    this.shift = 32 - Math.log2(slots);
     this.tableFrom = new Int32Array(slots);
     this.tableUnit = new Uint16Array(slots);
     this.tableTo = new Int32Array(slots);
     for (let b = 0; b < branches.length; b += 2) {
       const v = branches[b]!;
       const n = branches[b + 1]!;
-      let at = slotOf(v, label[n]!) & this.mask;
+      let at = this.slotOf(v, label[n]!);
       while (this.tableTo[at] !== 0) at = (at + 1) & this.mask;
       this.tableFrom[at] = v;
       this.tableUnit[at] = label[n]!;
@@ -112,12 +123,17 @@ export class Automaton {
     this.bytes = [label, kind, longest, this.fail, this.tableFrom, this.tableUnit, this.tableTo, this.root].reduce((n, a) => n + a.byteLength, 0);
   }
 
+  /** The table slot the edge from `v` along `unit` is looked for from. */
+  private slotOf(v: number, unit: number): number {
+    return (Math.imul(v, this.hashV) + Math.imul(unit, this.hashUnit)) >>> this.shift;
+  }
+
   /** The child of node `v` along `unit`, or -1. */
   private next(v: number, unit: number): number {
     const k = this.kind[v]!;
     if ((k & 1) !== 0 && this.label[v + 1] === unit) return v + 1;
     if ((k & 2) === 0) return -1;
-    for (let at = slotOf(v, unit) & this.mask; ; at = (at + 1) & this.mask) {
+    for (let at = this.slotOf(v, unit); ; at = (at + 1) & this.mask) {
       const to = this.tableTo[at]!;
       if (to === 0) return -1;
       if (this.tableFrom[at] === v && this.tableUnit[at] === unit) return to;
@@ -135,16 +151,16 @@ export class Automaton {
     const ends: number[] = [];
     let top = 0;
     let v = 0;
-    const { root, fail, longest } = this;
+    const { root, wide, fail, longest } = this;
     const n = text.length;
     for (let i = 0; i < n; i++) {
       let unit = text.charCodeAt(i);
       // Most text leads nowhere from the root: passed over without a lookup past the root's table.
-      if (v === 0) while (unit < 256 && root[unit] === 0 && ++i < n) unit = text.charCodeAt(i);
+      if (v === 0) while ((unit < 256 ? root[unit] === 0 : !wide) && ++i < n) unit = text.charCodeAt(i);
       if (i === n) break;
       for (;;) {
         if (v === 0) {
-          v = unit < 256 ? root[unit]! : Math.max(0, this.next(0, unit));
+          v = unit < 256 ? root[unit]! : wide ? Math.max(0, this.next(0, unit)) : 0;
           break;
         }
         const next = this.next(v, unit);
@@ -174,8 +190,7 @@ function sharedPrefix(a: string, b: string): number {
   return n;
 }
 
-/** A table slot for the edge from `v` along `unit` (before the mask). */
-function slotOf(v: number, unit: number): number {
-  const h = Math.imul(v, 0x9e3779b1) ^ Math.imul(unit + 1, 0x85ebca6b);
-  return h ^ (h >>> 15);
+/** An odd 32-bit multiplier drawn at random. */
+function randomOdd(): number {
+  return (Math.floor(Math.random() * 2 ** 32) | 1) >>> 0;
 }

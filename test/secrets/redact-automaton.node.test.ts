@@ -171,6 +171,11 @@ it("the hostile cases hold in one pass: self-overlapping secrets over a text tha
   const distinct = new Redactor(Array.from({ length: 20 }, (_, i) => ({ name: `D${i}`, value: `secret-${i}-value` })));
   expect(distinct.text("secret-3-valuesecret-4-value")).toBe(`${REDACTED}${REDACTED}`);
   expect(distinct.text("xsecret-3-valu")).toBe("xsecret-3-valu");
+  // Many branches off one node, past the root's table of units below 256: found through the hashed table.
+  const wide = Array.from({ length: 1000 }, (_, i) => `${String.fromCharCode(0x4e00 + i)}密钥${String.fromCharCode(0x4e00 + ((i * 7) % 1000))}值`);
+  const cjk = Array.from({ length: 3000 }, (_, i) => (i % 3 ? String.fromCharCode(0x4e00 + ((i * 31) % 1200)) : wide[(i * 13) % 1000]!)).join("");
+  expect(runsOf(cjk, wide)).toEqual(runsEach(cjk, wide));
+  expect(runsOf(cjk, wide).length).toBeGreaterThan(500);
 });
 
 it("an automaton takes memory in the strings' total length: 11 bytes a unit, 40 a string, 1 KiB", () => {
