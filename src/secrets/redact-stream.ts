@@ -21,7 +21,8 @@
  * the text, and where the next piece starts); that much any redaction shows.
  * @module
  */
-import { REDACTED, type Redactor, runsOf } from "./redact.js";
+import { REDACTED, type Redactor } from "./redact.js";
+import { runsOf } from "./runs.js";
 
 /** The least hold-back of a stream, in UTF-16 units; see the module's cut rule. */
 export const STREAM_HOLD_CHARS = 256;

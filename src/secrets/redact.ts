@@ -4,14 +4,18 @@
  *
  * No side channel (README "Secrets and redaction"): what a reader sees depends on a secret only where a
  * whole occurrence of it is in the text. The marker is one fixed string for every secret; a
- * partial match costs the same search as a miss (one `indexOf` per form) and changes nothing in
- * the output; streamed text is cut by a rule that looks at the text alone (redact-stream.ts).
+ * partial match costs the same search as a miss (the same passes over the text, runs.ts) and changes
+ * nothing in the output; streamed text is cut by a rule that looks at the text alone (redact-stream.ts).
  * Which secrets a redactor holds: a thread's, exactly those its code can read (see
  * `ThreadSecrets` in thread-secrets.ts); weft's own credentials are no thread env ({@link CREDENTIAL_VARS})
  * and are redacted from logs only (an answer that held them would be an oracle for guesses).
  * @module
  */
 import { builtin, bytesOf, primitiveOf } from "./built-ins.js";
+import { runsOf } from "./runs.js";
+
+/** Where secret text is in a text (runs.ts), searched here as redaction searches it. */
+export { runsOf } from "./runs.js";
 
 /** A secret to hide: its env name (for the configuration only: markers never show it) and its value. */
 export interface Secret {
@@ -285,69 +289,6 @@ const MAX_WALK_ITEMS = 1_000_000;
 const TOO_MANY = "[redacted: too many items to check for secrets]";
 /** What stands for an object inside itself (JSON has no form for it; `JSON.stringify` throws). */
 const CYCLE = "[redacted: a value inside itself]";
-
-/** Each form's smallest period, by the forms array it is in (a redactor's, made once with it). */
-const periodsOf = new WeakMap<readonly string[], Int32Array>();
-
-/**
- * The stretches `[start, end)` of `text` covered by an occurrence of any of `forms` (overlapping
- * occurrences too), merged where they overlap, in order. Touching stretches stay apart. Time and
- * memory grow with the text and the forms, not with how a form repeats itself: the user sets both
- * a secret ("aaaaaa") and the text, and searching again from each occurrence, or for a long form
- * that repeats a short part, compared the form's length at each character.
- */
-export function runsOf(text: string, forms: readonly string[]): Array<[number, number]> {
-  let periods = periodsOf.get(forms);
-  if (!periods) periodsOf.set(forms, (periods = Int32Array.from(forms, periodOf)));
-  const spans: Array<[number, number]> = [];
-  forms.forEach((f, i) => {
-    const p = periods[i]!;
-    if (2 * p > f.length) {
-      // Occurrences overlap by less than half the form: each is searched for, those that overlap kept as one stretch.
-      let run: [number, number] | null = null;
-      for (let at = text.indexOf(f); at !== -1; at = text.indexOf(f, at + 1)) {
-        if (run && at < run[1]) run[1] = at + f.length;
-        else spans.push((run = [at, at + f.length]));
-      }
-      return;
-    }
-    // A form that repeats its first `p` characters (u) starts with uu, which is searched for instead;
-    // from each, how far the text goes on repeating u (many at a time, then one, then part of one)
-    // says where the form occurs: there, and every `p` on while it fits.
-    const u = f.slice(0, p);
-    const us = u.repeat(Math.max(1, Math.floor(4096 / p)));
-    for (let at = text.indexOf(u + u); at !== -1; ) {
-      let end = at + 2 * p;
-      while (text.slice(end, end + us.length) === us) end += us.length;
-      while (text.slice(end, end + p) === u) end += p;
-      let part = 0;
-      while (part < p && text[end + part] === u[part]) part++;
-      if (end + part - at >= f.length) spans.push([at, at + Math.floor((end + part - at - f.length) / p) * p + f.length]);
-      // uu occurs again at a period on only inside the repeat: the next is past its last whole u but one.
-      at = text.indexOf(u + u, end - 2 * p + 1);
-    }
-  });
-  if (spans.length < 2) return spans;
-  spans.sort((a, b) => a[0] - b[0]);
-  const out: Array<[number, number]> = [spans[0]!];
-  for (const [s, e] of spans.slice(1)) {
-    const last = out[out.length - 1]!;
-    if (s < last[1]) last[1] = Math.max(last[1], e);
-    else out.push([s, e]);
-  }
-  return out;
-}
-
-/** The smallest period of `f` (its length when it has none shorter): `f` less its longest proper prefix that is also a suffix. */
-function periodOf(f: string): number {
-  const border = new Int32Array(f.length);
-  for (let i = 1, k = 0; i < f.length; i++) {
-    while (k > 0 && f[i] !== f[k]) k = border[k - 1]!;
-    if (f[i] === f[k]) k++;
-    border[i] = k;
-  }
-  return f.length - (border[f.length - 1] ?? 0);
-}
 
 function replaceRuns(text: string, runs: ReadonlyArray<[number, number]>): string {
   if (runs.length === 0) return text;

@@ -1,0 +1,112 @@
+/**
+ * Where secret text is in a text: the stretches covered by occurrences of a redactor's forms.
+ * @module
+ */
+import { Automaton } from "./automaton.js";
+
+/** Forms looked for one at a time (an `indexOf` each is faster for so few); more are looked for in one pass, by an {@link Automaton}. */
+export const FEW_FORMS = 16;
+
+/**
+ * Units of forms one automaton holds at most (about 11 bytes of memory each, so about 6 MB): past
+ * them, the longest forms are looked for one at a time. A user's secrets may take megabytes, each
+ * thread holds a redactor for them, and an isolate holds 128 MB.
+ */
+export const AUTOMATON_UNITS = 1 << 19;
+
+/** How a forms array is searched: the shortest forms by an automaton, those past its budget one at a time. */
+interface Search {
+  automaton: Automaton;
+  rest: readonly string[];
+}
+
+/** Each forms array's search (a redactor's arrays: made at its first use, kept with it). */
+const searches = new WeakMap<readonly string[], Search>();
+
+/**
+ * The stretches `[start, end)` of `text` covered by an occurrence of any of `forms` (overlapping
+ * occurrences too), merged where they overlap, in order. Touching stretches stay apart. Past
+ * {@link FEW_FORMS} forms, time grows with the text's length and not with how many forms there are
+ * (up to {@link AUTOMATON_UNITS} units of them): every line the isolate logs passes every thread's
+ * redactor, so one user's many secrets would slow every other user's lines.
+ */
+export function runsOf(text: string, forms: readonly string[]): Array<[number, number]> {
+  if (forms.length <= FEW_FORMS) return runsEach(text, forms);
+  let search = searches.get(forms);
+  if (!search) {
+    const bySize = [...forms].sort((a, b) => a.length - b.length);
+    let units = 0;
+    let taken = 0;
+    while (taken < bySize.length && units + bySize[taken]!.length <= AUTOMATON_UNITS) units += bySize[taken++]!.length;
+    searches.set(forms, (search = { automaton: new Automaton(bySize.slice(0, taken)), rest: bySize.slice(taken) }));
+  }
+  const runs = search.automaton.runs(text);
+  return search.rest.length === 0 ? runs : merged([...runs, ...runsEach(text, search.rest)]);
+}
+
+/** Each form's smallest period, by the forms array it is in (a redactor's, made once with it). */
+const periodsOf = new WeakMap<readonly string[], Int32Array>();
+
+/**
+ * {@link runsOf} one form at a time: an `indexOf` over the text for each, fastest for a few. Time and
+ * memory grow with the text and the forms, not with how a form repeats itself: the user sets both
+ * a secret ("aaaaaa") and the text, and searching again from each occurrence, or for a long form
+ * that repeats a short part, compared the form's length at each character.
+ */
+export function runsEach(text: string, forms: readonly string[]): Array<[number, number]> {
+  let periods = periodsOf.get(forms);
+  if (!periods) periodsOf.set(forms, (periods = Int32Array.from(forms, periodOf)));
+  const spans: Array<[number, number]> = [];
+  forms.forEach((f, i) => {
+    const p = periods[i]!;
+    if (2 * p > f.length) {
+      // Occurrences overlap by less than half the form: each is searched for, those that overlap kept as one stretch.
+      let run: [number, number] | null = null;
+      for (let at = text.indexOf(f); at !== -1; at = text.indexOf(f, at + 1)) {
+        if (run && at < run[1]) run[1] = at + f.length;
+        else spans.push((run = [at, at + f.length]));
+      }
+      return;
+    }
+    // A form that repeats its first `p` characters (u) starts with uu, which is searched for instead;
+    // from each, how far the text goes on repeating u (many at a time, then one, then part of one)
+    // says where the form occurs: there, and every `p` on while it fits.
+    const u = f.slice(0, p);
+    const us = u.repeat(Math.max(1, Math.floor(4096 / p)));
+    for (let at = text.indexOf(u + u); at !== -1; ) {
+      let end = at + 2 * p;
+      while (text.slice(end, end + us.length) === us) end += us.length;
+      while (text.slice(end, end + p) === u) end += p;
+      let part = 0;
+      while (part < p && text[end + part] === u[part]) part++;
+      if (end + part - at >= f.length) spans.push([at, at + Math.floor((end + part - at - f.length) / p) * p + f.length]);
+      // uu occurs again at a period on only inside the repeat: the next is past its last whole u but one.
+      at = text.indexOf(u + u, end - 2 * p + 1);
+    }
+  });
+  return merged(spans);
+}
+
+/** Stretches in order, those that overlap (not those that only touch) made one. */
+function merged(spans: Array<[number, number]>): Array<[number, number]> {
+  if (spans.length < 2) return spans;
+  spans.sort((a, b) => a[0] - b[0]);
+  const out: Array<[number, number]> = [spans[0]!];
+  for (const [s, e] of spans.slice(1)) {
+    const last = out[out.length - 1]!;
+    if (s < last[1]) last[1] = Math.max(last[1], e);
+    else out.push([s, e]);
+  }
+  return out;
+}
+
+/** The smallest period of `f` (its length when it has none shorter): `f` less its longest proper prefix that is also a suffix. */
+function periodOf(f: string): number {
+  const border = new Int32Array(f.length);
+  for (let i = 1, k = 0; i < f.length; i++) {
+    while (k > 0 && f[i] !== f[k]) k = border[k - 1]!;
+    if (f[i] === f[k]) k++;
+    border[i] = k;
+  }
+  return f.length - (border[f.length - 1] ?? 0);
+}
