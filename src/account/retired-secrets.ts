@@ -1,7 +1,7 @@
 /**
  * Secret values an account no longer holds (replaced or deleted), which the owner's threads keep
- * redacting. A call record keeps the input and result as the tool got and gave them and is
- * redacted as it leaves, so a rotated key would otherwise show again once it stopped being a secret.
+ * redacting. A call record keeps the input as the tool got it (its result is stored redacted) and
+ * is redacted as it leaves, so a rotated key would otherwise show again once it stopped being a secret.
  * @module
  */
 import { byteLength } from "../bytes.js";

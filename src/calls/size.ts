@@ -99,9 +99,13 @@ export function capResult(
   const field = result.status === "success" ? "result" : "error";
   const text = result[field];
   if (text === undefined) return { result: out };
-  // Measured and stored as a reader gets it: whether it is cut, and its size, tell nothing of a secret's length.
+  // Measured and stored as a reader gets it: whether it is cut, and its size, tell nothing of a secret's length;
+  // and a secret rotated later (a Worker secret the thread keeps no old value of) is not in the record to show.
   const seen = sink.redact ? sink.redact(text) : text;
-  if (fitsBytes(seen, capBytes)) return { result: out };
+  if (fitsBytes(seen, capBytes)) {
+    out[field] = seen;
+    return { result: out };
+  }
   const path = `calls/${encodeURIComponent(callId)}/${field}.txt`;
   const size = sink.writeFile(path, seen, "text/plain; charset=utf-8", byteLength(seen)) ?? byteLength(seen);
   const shown = truncateUtf8(seen, capBytes);

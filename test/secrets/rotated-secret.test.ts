@@ -1,7 +1,7 @@
 /**
  * Rotating a secret in the account (a new value, or the value deleted) must not show the old one
- * again: call records keep a call's input and result as the tool got and gave them, and are
- * redacted as they leave, so the old value would come back once it stopped being a secret.
+ * again: call records keep a call's input as the tool got it, and are redacted as they leave, so
+ * the old value would come back once it stopped being a secret.
  */
 import { expect, it } from "vitest";
 import { stubOf } from "../helpers.js";
