@@ -5,7 +5,7 @@
  * @module
  */
 import type { EventFrame } from "../../protocol.js";
-import { type EventRow, type EventText, PACKED, framesOfRow, packedData, storedFrame } from "../../event-rows.js";
+import { type EventRow, type EventText, PACKED, packedData, pageOfRow, storedFrame } from "../../event-rows.js";
 
 /** An event kept in memory until it is stored (see `EventLog.hold`). */
 interface HeldEvent extends EventText {
@@ -139,18 +139,7 @@ export class EventLog {
     let chars = 0;
     // A row holds one event or more, each newer than `since` but the first row's first few: `limit` rows hold `limit` events at least.
     for (const r of this.sql.exec<EventRow & Record<string, SqlStorageValue>>("SELECT seq, type, data, at FROM events WHERE seq > ? ORDER BY seq LIMIT ?", since, limit)) {
-      const row = framesOfRow(r, since);
-      if (r.type === PACKED && chars + r.data.length >= maxChars) {
-        // The row that reaches the budget: its events count one by one (serialized again, one row a page), so the page ends at the one that reaches it.
-        for (const frame of row) {
-          frames.push(frame);
-          chars += JSON.stringify(frame.data ?? null).length;
-          if (chars >= maxChars) break;
-        }
-        break;
-      }
-      frames.push(...row);
-      chars += r.data.length;
+      chars = pageOfRow(r, since, frames, chars, maxChars);
       if (chars >= maxChars || frames.length >= limit) break;
     }
     return frames.length > limit ? frames.slice(0, limit) : frames;

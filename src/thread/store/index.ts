@@ -89,11 +89,7 @@ export class ThreadStore implements ThreadTables {
     }
   }
 
-  /**
-   * Arms the watchdog for call rows left unfinished (first: a held row failing leaves none unwatched),
-   * then writes what is held. The events are written even when a held row fails: the window closes on
-   * the throw, and they would wait in memory past the commit of the rows they announce.
-   */
+  /** Arms the watchdog for call rows left unfinished (first: a held row failing leaves none unwatched), then writes what is held: the events even when a held row fails (they would wait in memory past the commit of the rows they announce). */
   settle(): void {
     try {
       this.calls.watchLeftOpen();
