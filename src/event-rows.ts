@@ -46,6 +46,26 @@ export function framesOfRow(row: EventRow, after = 0): EventFrame[] {
   return frames;
 }
 
+/**
+ * Adds to `page` the frames of `row` with `seq > after` that a page of the log takes when its frames'
+ * data hold `chars` characters already: all of them, or, when the row reaches `maxChars`, those up to
+ * the event that reaches it (counted one by one, serialized again: one row a page), so a page ends at
+ * most one frame past its budget, inside a packed row too.
+ * @returns the characters of data in the page after them (a whole row's, skipped events included)
+ */
+export function pageOfRow(row: EventRow, after: number, page: EventFrame[], chars: number, maxChars: number): number {
+  const frames = framesOfRow(row, after);
+  if (row.type !== PACKED || chars + row.data.length < maxChars) {
+    page.push(...frames);
+    return chars + row.data.length;
+  }
+  for (let i = 0; i < frames.length && chars < maxChars; i++) {
+    page.push(frames[i]!);
+    chars += JSON.stringify(frames[i]!.data ?? null).length;
+  }
+  return chars;
+}
+
 /** The frame of an event just stored, keeping its data's JSON text for {@link frameText}. */
 export function storedFrame(seq: number, type: string, data: unknown, at: number, text: string): EventFrame {
   const frame = eventFrame(seq, type, data, at) as EventFrame & { [DATA_TEXT]?: string };

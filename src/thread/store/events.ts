@@ -5,7 +5,7 @@
  * @module
  */
 import type { EventFrame } from "../../protocol.js";
-import { type EventRow, type EventText, PACKED, framesOfRow, packedData, storedFrame } from "../../event-rows.js";
+import { type EventRow, type EventText, PACKED, packedData, pageOfRow, storedFrame } from "../../event-rows.js";
 
 /** An event kept in memory until it is stored (see `EventLog.hold`). */
 interface HeldEvent extends EventText {
@@ -139,8 +139,7 @@ export class EventLog {
     let chars = 0;
     // A row holds one event or more, each newer than `since` but the first row's first few: `limit` rows hold `limit` events at least.
     for (const r of this.sql.exec<EventRow & Record<string, SqlStorageValue>>("SELECT seq, type, data, at FROM events WHERE seq > ? ORDER BY seq LIMIT ?", since, limit)) {
-      frames.push(...framesOfRow(r, since));
-      chars += r.data.length;
+      chars = pageOfRow(r, since, frames, chars, maxChars);
       if (chars >= maxChars || frames.length >= limit) break;
     }
     return frames.length > limit ? frames.slice(0, limit) : frames;

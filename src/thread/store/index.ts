@@ -89,11 +89,14 @@ export class ThreadStore implements ThreadTables {
     }
   }
 
-  /** Arms the watchdog for call rows left unfinished (first: a held row failing leaves none unwatched), then writes what is held. */
+  /** Arms the watchdog for call rows left unfinished (first: a held row failing leaves none unwatched), then writes what is held: the events even when a held row fails (they would wait in memory past the commit of the rows they announce). */
   settle(): void {
-    this.calls.watchLeftOpen();
-    this.calls.settle();
-    this.events.settle();
+    try {
+      this.calls.watchLeftOpen();
+      this.calls.settle();
+    } finally {
+      this.events.settle();
+    }
   }
 
   /** Settles what is held within the settle window (see `SettleWindow`; the held call row and events of a read). */
