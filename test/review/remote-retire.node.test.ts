@@ -24,6 +24,8 @@ let opened = 0;
 let holdList: Promise<void> | null = null;
 /** Whether tools/list answers in two pages, the cursor naming the session it was given on. */
 let paged = false;
+/** First pages asked so far. */
+let firstPages = 0;
 
 function answer(res: ServerResponse, id: unknown, body: { result?: unknown; error?: unknown }, session?: string): void {
   res.writeHead(200, { "content-type": "application/json", ...(session ? { "mcp-session-id": session } : {}) });
@@ -48,6 +50,7 @@ async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
   if (message.method === "tools/list") {
     const cursor = message.params?.cursor;
     if (cursor === undefined) {
+      firstPages++;
       if (holdList) await holdList;
       return answer(res, message.id, { result: { tools: [{ name: "one", inputSchema: { type: "object" } }], ...(paged ? { nextCursor: `page2@${session}` } : {}) } });
     }
@@ -77,8 +80,9 @@ describe("a retired remote connection", () => {
     holdList = new Promise<void>((r) => (release = r));
     try {
       const connection = new RemoteConnection("retire", defineMcpServer({ url }));
+      const asked = firstPages;
       const listing = connection.listTools();
-      await settle();
+      while (firstPages === asked) await settle(10);
       const session = `rs-${opened}`;
       connection.retire();
       release();
@@ -103,8 +107,9 @@ describe("GET /v1/tools, a user dropped from the kept lists while listing", () =
       const list = (userId: string) => listRemoteTools({ servers, taken: () => false, env, userId });
       let release!: () => void;
       holdList = new Promise<void>((r) => (release = r));
+      const asked = firstPages;
       const victim = list("victim");
-      await settle();
+      while (firstPages === asked) await settle(10);
       holdList = null;
       // Enough other users list that the victim, listed longest ago, is dropped (its servers retired).
       for (let i = 0; i < KEPT_USERS; i++) await list(`other-${i}`);
