@@ -35,3 +35,29 @@ it("a thread's log redactor is searchable without more work once the thread rebu
   // The line's own units, not the 500 000 of the secrets.
   expect(reads).toBeLessThan(10_000);
 });
+
+it("an env change that changes no secret (a var, an MCP server of the account) makes no search again", () => {
+  const rows: Array<[string, { value: string; type: EnvType }]> = Array.from({ length: 1000 }, (_, i) => [`K${i}`, { value: `secret-${i}-${"x".repeat(500)}`, type: "secret" }]);
+  const store = { env: { version: 1, all: () => rows, received: () => [] } };
+  const userEnv = { version: 1, secrets: () => [] } as unknown as UserEnv;
+  const secrets = new ThreadSecrets(store, {}, userEnv, () => ({ agent: undefined, prompts: {} }), () => true);
+  expect(secrets.redactor().plain("secret-1-")).toBe("secret-1-");
+  // A var set, and a notice of the account read again: both versions move, no secret changed.
+  rows.push(["PLAIN", { value: "not a secret at all", type: "var" }]);
+  store.env.version++;
+  (userEnv as { version: number }).version++;
+  const charCodeAt = String.prototype.charCodeAt;
+  let reads = 0;
+  String.prototype.charCodeAt = function (this: string, at: number) {
+    reads++;
+    return charCodeAt.call(this, at);
+  };
+  let out: string[];
+  try {
+    out = [secrets.redactor().plain(`a line secret-7-${"x".repeat(500)}`), secrets.last().plain(`a log line secret-8-${"x".repeat(500)}`)];
+  } finally {
+    String.prototype.charCodeAt = charCodeAt;
+  }
+  expect(out).toEqual(["a line [redacted]", "a log line [redacted]"]);
+  expect(reads).toBeLessThan(10_000);
+});
