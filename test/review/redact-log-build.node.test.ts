@@ -36,14 +36,14 @@ it("a thread's log redactor is searchable without more work once the thread rebu
   expect(reads).toBeLessThan(10_000);
 });
 
-it("an env change that changes no secret (a var, an MCP server of the account) makes no search again", () => {
+it("an env change that changes no secret (a text value, an MCP server of the account) makes no search again", () => {
   const rows: Array<[string, { value: string; type: EnvType }]> = Array.from({ length: 1000 }, (_, i) => [`K${i}`, { value: `secret-${i}-${"x".repeat(500)}`, type: "secret" }]);
   const store = { env: { version: 1, all: () => rows, received: () => [] } };
   const userEnv = { version: 1, secrets: () => [] } as unknown as UserEnv;
   const secrets = new ThreadSecrets(store, {}, userEnv, () => ({ agent: undefined, prompts: {} }), () => true);
   expect(secrets.redactor().plain("secret-1-")).toBe("secret-1-");
-  // A var set, and a notice of the account read again: both versions move, no secret changed.
-  rows.push(["PLAIN", { value: "not a secret at all", type: "var" }]);
+  // A text value set, and a notice of the account read again: both versions move, no secret changed.
+  rows.push(["PLAIN", { value: "not a secret at all", type: "text" }]);
   store.env.version++;
   (userEnv as { version: number }).version++;
   const charCodeAt = String.prototype.charCodeAt;
