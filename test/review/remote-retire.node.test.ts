@@ -10,6 +10,7 @@
 import { type IncomingMessage, type Server as HttpServer, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { WeftError } from "../../src/errors.js";
 import { RemoteConnection } from "../../src/remote/connection.js";
 import { defineMcpServer } from "../../src/remote/define.js";
 import { KEPT_USERS } from "../../src/remote/kept-listings.js";
@@ -19,6 +20,8 @@ import { listRemoteTools } from "../../src/remote/tool-listing.js";
 let http: HttpServer;
 let url: string;
 const deletes: string[] = [];
+/** The Authorization each DELETE carried, by session. */
+const deleteAuth = new Map<string, string | undefined>();
 let opened = 0;
 /** tools/list (first page) is answered when this resolves (null: at once). */
 let holdList: Promise<void> | null = null;
@@ -36,6 +39,7 @@ async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const session = req.headers["mcp-session-id"] as string | undefined;
   if (req.method === "DELETE") {
     deletes.push(session ?? "");
+    deleteAuth.set(session ?? "", req.headers.authorization);
     return void res.writeHead(200).end();
   }
   if (req.method !== "POST") return void res.writeHead(405).end();
@@ -129,4 +133,27 @@ describe("GET /v1/tools, a user dropped from the kept lists while listing", () =
       vi.useRealTimers();
     }
   }, 60_000);
+});
+
+describe("an OAuth session whose connection the user revoked", () => {
+  it("is ended when the revocation is seen, not with the revoked token at some later renewal", async () => {
+    let token: string | null = "tok-old";
+    const connection = new RemoteConnection("retire", defineMcpServer({ url, auth: { type: "oauth" } }), async () => {
+      if (token === null) throw new WeftError("mcp_auth_required", "connect again at https://weft.test/authorize");
+      return { headers: { Authorization: `Bearer ${token}` } };
+    });
+    await connection.listTools();
+    const session = `rs-${opened}`;
+    // Revoked at the account: the next request is refused before anything is sent.
+    token = null;
+    await expect(connection.listTools()).rejects.toMatchObject({ code: "mcp_auth_required" });
+    await settle(200);
+    const atRevocation = deletes.includes(session);
+    // Connected again: the old session is dropped now if it was not before.
+    token = "tok-new";
+    await connection.listTools();
+    await settle(200);
+    expect({ atRevocation, auth: deleteAuth.get(session) }).toEqual({ atRevocation: true, auth: "Bearer tok-old" });
+    await connection.close();
+  });
 });
