@@ -295,14 +295,14 @@ export class RemoteConnection {
   }
 
   /**
-   * An OAuth session's token asked for again before each request: the user's account answers the
-   * token it holds now, so a connection revoked there (its tokens deleted) is used for nothing
-   * more, even by a session opened before (the request fails `mcp_auth_required` with the URL to
-   * authorize again); a token replaced there (refreshed, authorized again) opens a new session
-   * unless other requests still use this one.
+   * An OAuth session's token asked for again before each request: the user's account answers the token it holds now, so a connection revoked there (its tokens deleted) is used for nothing more, even by a session opened before (the request fails `mcp_auth_required` with the URL to authorize again; that session is ended now, its token's last use, not at a later renewal);
+   * a token replaced there (refreshed, authorized again) opens a new session unless other requests still use this one.
    */
   private async checkToken(): Promise<void> {
-    const read = await this.readHeaders(undefined);
+    const read = await this.readHeaders(undefined).catch(async (e: unknown) => {
+      if (e instanceof WeftError && e.code === "mcp_auth_required") await this.close();
+      throw e;
+    });
     if (read.headers.Authorization === this.sentAuthorization || this.inFlight > 1) return;
     await this.close();
     this.fresh = read;
