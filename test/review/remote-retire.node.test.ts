@@ -14,7 +14,7 @@ import { WeftError } from "../../src/errors.js";
 import { RemoteConnection } from "../../src/remote/connection.js";
 import { defineMcpServer } from "../../src/remote/define.js";
 import { KEPT_USERS } from "../../src/remote/kept-listings.js";
-import { LIST_TTL_MS } from "../../src/remote/servers.js";
+import { LIST_TTL_MS, RemoteServers } from "../../src/remote/servers.js";
 import { listRemoteTools } from "../../src/remote/tool-listing.js";
 
 let http: HttpServer;
@@ -155,5 +155,17 @@ describe("an OAuth session whose connection the user revoked", () => {
     await settle(200);
     expect({ atRevocation, auth: deleteAuth.get(session) }).toEqual({ atRevocation: true, auth: "Bearer tok-old" });
     await connection.close();
+  });
+});
+
+describe("a set of servers let go of before it lists (a user dropped while the OAuth check of their listing ran)", () => {
+  it("ends the sessions its listing opens after", async () => {
+    const servers = new RemoteServers({ retire: defineMcpServer({ url }) }, () => false);
+    servers.retire();
+    await servers.refresh(["retire"]);
+    const session = `rs-${opened}`;
+    expect(servers.definitionsFor("retire").retire__one).toBeDefined();
+    await settle(300);
+    expect(deletes).toContain(session);
   });
 });
