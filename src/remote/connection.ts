@@ -136,11 +136,13 @@ export class RemoteConnection {
     const pages = this.pages(deadline, stop, late);
     // A page still under way at the deadline is dropped: its answer is capped (one answer's bytes and deadline).
     pages.catch(() => undefined);
+    this.listings++;
     try {
       return await Promise.race([pages, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(late()), ms)))]);
     } finally {
       stop.stopped = true;
       clearTimeout(timer);
+      if (--this.listings === 0 && this.retired && this.inFlight === 0) void this.close();
     }
   }
 
@@ -207,16 +209,16 @@ export class RemoteConnection {
   }
 
   /**
-   * Closes the connection once no request is under way (at once when none is), and each session a
-   * later request opens once it is done: for a holder that lets go of it, while a request of
-   * another may still be using it.
+   * Closes the connection once no request is under way (at once when none is; a listing is one over all its pages, whose cursors may hold in their session only), and each session a later request opens once it is done: for a holder that lets go of it while another's request may use it.
    */
   retire(): void {
     this.retired = true;
-    if (this.inFlight === 0) void this.close();
+    if (this.inFlight === 0 && this.listings === 0) void this.close();
   }
 
+  /** Set by {@link retire}; and the listings under way, each one request over its pages. */
   private retired = false;
+  private listings = 0;
 
   /** Drops the session; `end`: and ends it at the server (not for one the server said it forgot). */
   private async drop(end: boolean): Promise<void> {
@@ -250,7 +252,7 @@ export class RemoteConnection {
     } finally {
       // The HTTP+SSE transport holds a stream open for its whole session, which would keep the
       // Durable Object from being evicted: its session lasts only while requests are under way.
-      if (--this.inFlight === 0 && (this.def.transport === "sse" || this.retired)) await this.close();
+      if (--this.inFlight === 0 && (this.def.transport === "sse" || (this.retired && this.listings === 0))) await this.close();
     }
   }
 
@@ -293,14 +295,14 @@ export class RemoteConnection {
   }
 
   /**
-   * An OAuth session's token asked for again before each request: the user's account answers the
-   * token it holds now, so a connection revoked there (its tokens deleted) is used for nothing
-   * more, even by a session opened before (the request fails `mcp_auth_required` with the URL to
-   * authorize again); a token replaced there (refreshed, authorized again) opens a new session
-   * unless other requests still use this one.
+   * An OAuth session's token asked for again before each request: the user's account answers the token it holds now, so a connection revoked there (its tokens deleted) is used for nothing more, even by a session opened before (the request fails `mcp_auth_required` with the URL to authorize again; that session is ended now, its token's last use, not at a later renewal);
+   * a token replaced there (refreshed, authorized again) opens a new session unless other requests still use this one.
    */
   private async checkToken(): Promise<void> {
-    const read = await this.readHeaders(undefined);
+    const read = await this.readHeaders(undefined).catch(async (e: unknown) => {
+      if (e instanceof WeftError && e.code === "mcp_auth_required") await this.close();
+      throw e;
+    });
     if (read.headers.Authorization === this.sentAuthorization || this.inFlight > 1) return;
     await this.close();
     this.fresh = read;

@@ -7,6 +7,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { mediaTypeEssence } from "@modelcontextprotocol/sdk/shared/mediaType.js";
+import { JSONRPCResponseSchema } from "@modelcontextprotocol/sdk/types.js";
 import { createParser } from "eventsource-parser";
 import { WeftError } from "../errors.js";
 
@@ -193,8 +194,9 @@ export function capped(response: Response, maxBytes: number, maxMs: number, orig
 function answerWatch(asked: string | number): { see(bytes: Uint8Array): void; readonly answered: boolean } {
   const decoder = new TextDecoder();
   let answered = false;
-  // Ids compared as the SDK matches an answer to its request: as numbers.
-  const isAnswer = (m: unknown) => typeof m === "object" && m !== null && "id" in m && Number(m.id) === Number(asked) && ("result" in m || "error" in m);
+  // An answer by the SDK's own schema (it drops any other: "jsonrpc": "2.0", an id string or
+  // integer, a result object or an error), ids compared as it matches one to its request: as numbers.
+  const isAnswer = (m: unknown) => JSONRPCResponseSchema.safeParse(m).success && Number((m as { id?: unknown }).id) === Number(asked);
   const parser = createParser({
     onEvent(event) {
       if (event.event !== undefined && event.event !== "message") return;

@@ -177,10 +177,13 @@ export class RemoteServers {
     await connection?.close();
   }
 
-  /** Lets go of every server's connection: each session is closed, and ended at its server, once no request uses it. */
+  /** Lets go of every server's connection, those made later too: each session is closed, and ended at its server, once no request uses it. */
   retire(): void {
+    this.retired = true;
     for (const connection of this.connections.values()) connection.retire();
   }
+
+  private retired = false;
 
   /** The authorizer of OAuth servers. @throws WeftError `mcp_auth_required` without one. */
   private authorizer(): McpAuthorizer {
@@ -240,6 +243,7 @@ export class RemoteServers {
         if (listing) listing.at = -Infinity;
       };
       this.connections.set(server, connection);
+      if (this.retired) connection.retire();
     }
     return connection;
   }

@@ -93,10 +93,12 @@ export async function listRemoteTools(options: RemoteListingOptions): Promise<{ 
   }
   const added = user.own ? await listed(user, user.own.servers, own) : { tools: [], problems: [] };
   // What the isolate keeps over all users is bounded in bytes as well as users (src/remote/kept-listings.ts).
-  // The sessions of a user no longer kept end (once no request of theirs uses them).
-  for (const dropped of keepWithin(kept, options.userId, user, (u) => u.servers.keptBytes() + (u.own?.servers.keptBytes() ?? 0))) {
-    dropped.servers.retire();
-    dropped.own?.servers.retire();
+  // The sessions of a user no longer kept end (once no request of theirs uses them). A user dropped
+  // while this listed (its servers retired) is not kept again: another request may keep a new one.
+  const dropped = kept.get(options.userId) !== user ? [] : keepWithin(kept, options.userId, user, (u) => u.servers.keptBytes() + (u.own?.servers.keptBytes() ?? 0));
+  for (const gone of dropped) {
+    gone.servers.retire();
+    gone.own?.servers.retire();
   }
   const tools = [...declared.tools, ...added.tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const problems = [...declared.problems, ...added.problems, ...shadowed.map((server) => ({ server, code: "mcp_name_collision", reason: `a server you added is named "${server}", like a server in agents/mcp/; the declared one is listed` }))];

@@ -8,7 +8,7 @@ import type { EnvType, EventPayloads } from "../protocol.js";
 import type { EnvDefault } from "../run/prompt.js";
 import { JsonArgumentStream } from "../run/partial-json.js";
 import { type ReceivedLevel, fromDefault } from "./env.js";
-import { Redactor, type Secret, secretsOf, workerSecrets } from "./redact.js";
+import { MIN_SECRET_CHARS, Redactor, type Secret, secretsOf, workerSecrets } from "./redact.js";
 import { JsonEscapes } from "./json-escapes.js";
 import { StreamRedactor } from "./redact-stream.js";
 import type { UserEnv } from "./user-env.js";
@@ -142,7 +142,7 @@ export class ThreadSecrets {
           : secretDefault(own(level === "agent" ? defaults!.agent : defaults!.prompts[level.slice("prompt:".length)]?.env, name));
       if (value !== undefined) received.push({ name, value });
     }
-    this.cached = new Redactor([...owners, ...received]);
+    this.cached = redactorOf(this.cached, [...owners, ...received]);
     const everyDefault: Secret[] = [];
     for (const level of defaults ? [defaults.agent, ...Object.values(defaults.prompts).map((p) => p.env)] : []) {
       for (const [name, v] of Object.entries(level ?? {})) {
@@ -150,12 +150,24 @@ export class ThreadSecrets {
         if (entry.type === "secret") everyDefault.push({ name, value: entry.value });
       }
     }
-    this.cachedLogs = new Redactor([...owners, ...everyDefault, ...workerSecrets(this.workerEnv)]);
+    this.cachedLogs = redactorOf(this.cachedLogs, [...owners, ...everyDefault, ...workerSecrets(this.workerEnv)]);
+    // Its search (an automaton for many secrets, src/secrets/runs.ts) is made now, in this thread's
+    // request: made at its first use, the next line any object of the isolate logs would pay for it.
+    this.cachedLogs.plain("");
     this.keyUser = userVersion;
     this.keyOwn = ownVersion;
     this.keyReady = defaults !== null;
     return this.cached;
   }
+}
+
+/**
+ * `kept` when it holds exactly the secrets a redactor of `secrets` would (an env change of no secret:
+ * a text value, an account notice), else a new one: a redactor of many secrets makes its search anew.
+ */
+function redactorOf(kept: Redactor | null, secrets: readonly Secret[]): Redactor {
+  const values = new Set(secrets.flatMap((s) => (s.value.length >= MIN_SECRET_CHARS ? [s.value] : [])));
+  return kept && kept.secrets.length === values.size && kept.secrets.every((s) => values.has(s.value)) ? kept : new Redactor(secrets);
 }
 
 /** A definition's default when it is a secret. */

@@ -144,4 +144,35 @@ describe("the answer watch reads an answer as the MCP SDK does", () => {
     });
     expect(await call()).toMatchObject({ ok: false, error: expect.stringMatching(/answered more than 1048576 bytes/) });
   });
+
+  // review (h33d): the watch took as an answer what the SDK refuses (its JSONRPCMessageSchema: a
+  // "jsonrpc": "2.0", an id string or integer, a result object or an error of code and message).
+  const unversioned = (id: number) => JSON.stringify({ id, result: { content: [{ type: "text", text: "done" }] } });
+
+  it("an answer the SDK refuses (no jsonrpc), then bytes past the cap, fails at once as too large, not at the deadline", async () => {
+    const tail = new Uint8Array(1024 * 1024 + 1).fill(0x20);
+    serve((id) => {
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(`event: message\ndata: ${unversioned(id)}\n\n`));
+          controller.enqueue(tail);
+          controller.close();
+        },
+      });
+      return new Response(body, { headers: { "content-type": "text/event-stream" } });
+    });
+    const answer = await call();
+    expect(answer).toMatchObject({ ok: false, error: expect.stringMatching(/answered more than 1048576 bytes/) });
+    expect((answer as { ms: number }).ms).toBeLessThan(ANSWER_MS);
+  });
+
+  it("an answer the SDK refuses (an id true: Number(true) is the call's id 1; a result not an object), then the end, fails at once", async () => {
+    for (const bad of [(id: number) => JSON.stringify({ jsonrpc: "2.0", id: id === 1, result: { content: [] } }), (id: number) => JSON.stringify({ jsonrpc: "2.0", id, result: "done" })]) {
+      serve((id) => new Response(`data: ${bad(id)}\n\n`, { headers: { "content-type": "text/event-stream" } }));
+      const answer = await call();
+      expect(answer).toMatchObject({ ok: false, error: expect.stringMatching(/before answering the request/) });
+      expect((answer as { ms: number }).ms).toBeLessThan(ANSWER_MS);
+      unstubOrigin(ORIGIN);
+    }
+  });
 });
