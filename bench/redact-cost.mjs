@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `node bench/redact-cost.mjs` (Node >= 22): bundles bench/redact-cost.ts with esbuild (it imports
+ * `npm run bench:redact` (`node bench/redact-cost.mjs`, Node >= 22): bundles bench/redact-cost.ts with esbuild (it imports
  * src/secrets/'s TypeScript) into a temporary file and runs it. Prints what redacting 1 MB costs
  * as a redactor holds 1 to 1000 secrets, before and after the one-pass search; see that file.
  */
