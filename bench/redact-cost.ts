@@ -8,7 +8,7 @@
  * 10 000 lines of 100 characters. Prints CPU milliseconds (median of runs); asserts nothing.
  */
 import { Automaton } from "../src/secrets/automaton.js";
-import { REDACTED, Redactor } from "../src/secrets/redact.js";
+import { Redactor, replaceRuns } from "../src/secrets/redact.js";
 import { AUTOMATON_UNITS, FEW_FORMS, runsEach } from "../src/secrets/runs.js";
 
 const RUNS = 5;
@@ -49,15 +49,6 @@ function time(f: () => unknown): number {
   }
   return median(xs);
 }
-const replaced = (text: string, runs: ReadonlyArray<[number, number]>) => {
-  let out = "";
-  let at = 0;
-  for (const [s, e] of runs) {
-    out += text.slice(at, s) + REDACTED;
-    at = e;
-  }
-  return out + text.slice(at);
-};
 const ms = (x: number) => x.toFixed(1).padStart(9);
 
 const MB = 1024 * 1024;
@@ -73,7 +64,7 @@ for (const [count, chars] of cases) {
     // A few of the secrets themselves, so there is something to replace.
     const text = body.slice(0, MB - 200) + held.slice(0, 3).map((s) => ` ${s.value}`).join("");
     const r = new Redactor(held);
-    const before = time(() => replaced(text, runsEach(text, r.forms)));
+    const before = time(() => replaceRuns(text, runsEach(text, r.forms)));
     const made = cpuMs();
     r.plain("warm");
     const build = cpuMs() - made;
@@ -82,7 +73,7 @@ for (const [count, chars] of cases) {
     const taken = [...r.forms].sort((a, b) => a.length - b.length).filter((f) => (units += f.length) <= AUTOMATON_UNITS);
     const mb = new Automaton(taken).bytes / MB;
     const after = time(() => r.plain(text));
-    if (r.plain(text) !== replaced(text, runsEach(text, r.forms))) throw new Error("the two searches differ");
+    if (r.plain(text) !== replaceRuns(text, runsEach(text, r.forms))) throw new Error("the two searches differ");
     const automaton = r.forms.length > FEW_FORMS ? `${build.toFixed(1)}, ${mb.toFixed(1)}` : "-";
     console.log(`${String(count).padStart(7)}  ${String(chars + 8).padStart(5)}  ${name.padEnd(12)}  ${ms(before)}          ${ms(after)}       ${automaton}`);
   }

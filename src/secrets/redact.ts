@@ -290,7 +290,8 @@ const TOO_MANY = "[redacted: too many items to check for secrets]";
 /** What stands for an object inside itself (JSON has no form for it; `JSON.stringify` throws). */
 const CYCLE = "[redacted: a value inside itself]";
 
-function replaceRuns(text: string, runs: ReadonlyArray<[number, number]>): string {
+/** `text` with each stretch `[start, end)` of `runs` (in order, apart, as {@link runsOf} gives them) replaced by the marker. */
+export function replaceRuns(text: string, runs: ReadonlyArray<[number, number]>): string {
   if (runs.length === 0) return text;
   let out = "";
   let at = 0;

@@ -14,20 +14,8 @@
  */
 import { expect, it } from "vitest";
 import { Redactor, runsOf } from "../../src/secrets/redact.js";
+import { naiveRuns } from "../secrets/naive-runs.js";
 
-/** Every stretch covered by an occurrence, the slow and certain way: each position tried. */
-function naiveRuns(text: string, forms: readonly string[]): Array<[number, number]> {
-  const spans: Array<[number, number]> = [];
-  for (const f of forms) for (let at = 0; at + f.length <= text.length; at++) if (text.startsWith(f, at)) spans.push([at, at + f.length]);
-  spans.sort((a, b) => a[0] - b[0]);
-  const out: Array<[number, number]> = [];
-  for (const [s, e] of spans) {
-    const last = out.at(-1);
-    if (last && s < last[1]) last[1] = Math.max(last[1], e);
-    else out.push([s, e]);
-  }
-  return out;
-}
 
 it("a secret that overlaps itself, over a text that repeats it, costs time and memory in the text's length", () => {
   const text = "a".repeat(1_000_000);

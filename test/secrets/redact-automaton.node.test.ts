@@ -7,33 +7,12 @@
  */
 import { expect, it } from "vitest";
 import { Automaton } from "../../src/secrets/automaton.js";
-import { REDACTED, Redactor } from "../../src/secrets/redact.js";
+import { REDACTED, Redactor, replaceRuns } from "../../src/secrets/redact.js";
 import { StreamRedactor } from "../../src/secrets/redact-stream.js";
 import { AUTOMATON_UNITS, FEW_FORMS, runsEach, runsOf } from "../../src/secrets/runs.js";
+import { naiveRuns } from "./naive-runs.js";
 
-/** Every stretch covered by an occurrence, the slow and certain way: each position tried. */
-function naiveRuns(text: string, forms: readonly string[]): Array<[number, number]> {
-  const spans: Array<[number, number]> = [];
-  for (const f of forms) for (let at = 0; at + f.length <= text.length; at++) if (text.startsWith(f, at)) spans.push([at, at + f.length]);
-  spans.sort((a, b) => a[0] - b[0]);
-  const out: Array<[number, number]> = [];
-  for (const [s, e] of spans) {
-    const last = out.at(-1);
-    if (last && s < last[1]) last[1] = Math.max(last[1], e);
-    else out.push([s, e]);
-  }
-  return out;
-}
 
-function replaced(text: string, runs: ReadonlyArray<[number, number]>): string {
-  let out = "";
-  let at = 0;
-  for (const [s, e] of runs) {
-    out += text.slice(at, s) + REDACTED;
-    at = e;
-  }
-  return out + text.slice(at);
-}
 
 /** A form's bytes as `Redactor.bytes` looks for them: UTF-8, UTF-16 in both byte orders, Latin-1 where it can be. */
 function encodings(form: string): string[] {
@@ -138,14 +117,14 @@ it("a redactor holding many secrets answers what the search one form at a time g
     const pick = () => r.secrets[random(r.secrets.length)]!.value;
     const text = Array.from({ length: 1 + random(8) }, () => (random(2) ? pick() : word(random(8), letters))).join("");
     const label = JSON.stringify({ text, secrets: r.secrets.map((s) => s.value) });
-    expect(r.plain(text), label).toBe(replaced(text, runsEach(text, r.forms)));
+    expect(r.plain(text), label).toBe(replaceRuns(text, runsEach(text, r.forms)));
     const json = JSON.stringify({ text });
     const escaped = [...new Set(r.secrets.map((s) => JSON.stringify(s.value).slice(1, -1)))];
-    expect(r.json(json), label).toBe(replaced(json, runsEach(json, escaped)));
+    expect(r.json(json), label).toBe(replaceRuns(json, runsEach(json, escaped)));
     expect(r.value({ [text]: [text] }), label).toEqual({ [r.text(text)]: [r.text(text)] });
     const binary = String.fromCharCode(...new TextEncoder().encode(text));
     const bytes = [...new Set(r.forms.flatMap(encodings))];
-    expect(r.bytes(binary), label).toBe(replaced(binary, naiveRuns(binary, bytes)));
+    expect(r.bytes(binary), label).toBe(replaceRuns(binary, naiveRuns(binary, bytes)));
     // A stream cut anywhere adds up to the whole text redacted.
     const stream = new StreamRedactor(r);
     let out = "";
