@@ -160,13 +160,14 @@ function issuesText(issues: Parameters<typeof describeIssues>[0]): string {
 /**
  * A session's `unknown_tool` message naming as available only the tools of its agent a `tools/call`
  * reaches (those `tools/list` offers): the thread lists every tool its agent offers, remote MCP
- * tools too, which this server refuses by name before any thread is asked.
+ * tools too, which this server refuses by name before any thread is asked. Made here, not edited
+ * from the thread's message: a list that reads differently there (redacted) must not go out whole.
  */
-function reachableOnly(err: WeftError, offered: readonly ToolListing[]): string {
+function reachableOnly(name: string, err: WeftError, offered: readonly ToolListing[]): string {
   const available = (err.details as { available?: unknown } | undefined)?.available;
-  if (!Array.isArray(available)) return err.message;
   const reachable = new Set(offered.map((t) => t.name));
-  return err.message.replace(availableTools(available as string[]), availableTools((available as string[]).filter((n) => reachable.has(n))));
+  const names = Array.isArray(available) ? available.filter((n): n is string => typeof n === "string" && reachable.has(n)) : [];
+  return `unknown tool ${JSON.stringify(name)}; ${availableTools(names)}`;
 }
 
 /** An MCP server over `backend` (one per request: the transport is stateless). */
@@ -182,7 +183,7 @@ export function createMcpServer(backend: McpBackend, version: string): Server {
   const callTool = async ({ name, arguments: input, _meta }: CallToolRequest["params"]): Promise<CallToolResult> => {
     const tool = backend.tools().find((t) => t.name === name);
     // An unknown tool is a protocol error (MCP's tools spec), not a result the model reads.
-    if (!tool) throw new RpcError(ErrorCode.InvalidParams, `unknown tool "${name}"; ${availableTools(offered().map((t) => t.name))}`);
+    if (!tool) throw new RpcError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(name)}; ${availableTools(offered().map((t) => t.name))}`);
     // A session named with the wrong type is refused: dropped, the call would run in a scratch thread instead.
     const session: { sessionId?: string; continuationToken?: string } = {};
     for (const [field, expected] of [["sessionId", "a thread id"], ["continuationToken", "<channelId>:<key>"]] as const) {
@@ -202,7 +203,7 @@ export function createMcpServer(backend: McpBackend, version: string): Server {
     } catch (err) {
       // The thread running the call failed under it (a restart): its outcome is not known here.
       if (!(err instanceof WeftError)) throw new RpcError(ErrorCode.InternalError, `the run of ${name} was cut before it answered (${err instanceof Error ? err.message : String(err)}); its outcome is not known yet`);
-      if (err.code === "unknown_tool") throw new RpcError(ErrorCode.InvalidParams, reachableOnly(err, offered()));
+      if (err.code === "unknown_tool") throw new RpcError(ErrorCode.InvalidParams, reachableOnly(name, err, offered()));
       // The extension's "outcome not known yet": the key's first call still runs; ask again with it.
       if (err.code === "idempotency_key_in_use" && effectKey !== undefined) throw new RpcError(ErrorCode.InternalError, err.message);
       if (err.status >= 500) throw new RpcError(ErrorCode.InternalError, err.message);
