@@ -92,7 +92,8 @@ export function capResult(
       const raw = base64Bytes(a.data);
       // Sized as stored, without the secrets its bytes held: a size of the raw bytes would tell their length.
       const size = sink.writeFile(path, a.data, a.mimeType, raw) ?? raw;
-      const ref: AttachmentRef = { name: a.name, mimeType: a.mimeType, path, size };
+      // Its name is kept as the result's text is, redacted now: a Worker secret rotated later is not in the record to show.
+      const ref: AttachmentRef = { name: sink.redact ? sink.redact(a.name) : a.name, mimeType: a.mimeType, path, size };
       return ref;
     });
   }
