@@ -42,3 +42,8 @@ it("an attachment is stored without the secret's bytes and sized after, its path
   capResult({ status: "success", result: "ok", attachments: [{ name: `key ${SECRET}.txt`, mimeType: "text/plain", data: btoa(`k=${SECRET}`) }] }, "c3", 100, s);
   expect(s.files).toEqual([{ path: "calls/c3/attachments/0-key__redacted_.txt", data: btoa("k=[redacted]"), size: "k=[redacted]".length }]);
 });
+
+it("an attachment's name is recorded redacted, as the result's text is (a Worker secret rotated later is not in the record)", () => {
+  const out = capResult({ status: "success", result: "ok", attachments: [{ name: `key-${SECRET}.txt`, mimeType: "text/plain", data: btoa("hi") }] }, "c9", 100, sink());
+  expect(out.result.attachments?.[0]?.name).toBe("key-[redacted].txt");
+});
