@@ -151,9 +151,9 @@ export class ThreadSecrets {
       }
     }
     this.cachedLogs = redactorOf(this.cachedLogs, [...owners, ...everyDefault, ...workerSecrets(this.workerEnv)]);
-    // Its search (an automaton for many secrets, src/secrets/runs.ts) is made now, in this thread's
-    // request: made at its first use, the next line any object of the isolate logs would pay for it.
-    this.cachedLogs.plain("");
+    // Its searches are made now, in this thread's request: made at their first use, the next line
+    // any object of the isolate logs would pay for them.
+    this.cachedLogs.prepare();
     this.keyUser = userVersion;
     this.keyOwn = ownVersion;
     this.keyReady = defaults !== null;

@@ -55,7 +55,7 @@ export class Fanout {
   constructor(
     private readonly sockets: SocketLists,
     charsPerConnection: number,
-    private readonly held: () => boolean = () => false,
+    private readonly held: () => boolean,
   ) {
     this.budget = new SendBudget(charsPerConnection);
   }
