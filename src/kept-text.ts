@@ -1,5 +1,6 @@
 /**
- * How weft keeps text someone else wrote (a provider's or a tool's error, code's throw) in its rows and events.
+ * How weft keeps text and values someone else wrote (a provider's or a tool's error, code's throw, a
+ * refusal's details, a schedule's target) in its rows and events.
  * @module
  */
 import { byteLength } from "./bytes.js";
@@ -20,4 +21,24 @@ export function keptText(redact: (text: string) => string, text: string, maxByte
   const seen = redact(text);
   const cut = truncateUtf8(seen, maxBytes);
   return cut === seen ? seen : `${cut} [weft: cut; the error was ${byteLength(seen)} bytes]`;
+}
+
+/**
+ * The thread's value redaction (`Redactor.value`, the one events get): a copy of a value with every
+ * string (keys too) cleaned of the thread's secrets.
+ */
+export type ValueRedact = <T>(value: T) => T;
+
+/**
+ * `value` as a row keeps it for readers to get back later (a call's `errorDetails`, a schedule's
+ * target): redacted now, with the secrets the thread's redactor holds as it is stored, as a call's
+ * result text is (`capResult`). A reader's redaction knows only the secrets of its own moment: a
+ * Worker secret rotated after the row was written would read as written from a row kept as given.
+ * Each string is redacted where it stands (`Redactor.value`), never the value's JSON text as a whole
+ * (a secret's text could run across a quote and cut the JSON's structure): plain JSON data keeps its
+ * shape and its JSON stays valid; a string becomes `[redacted]` where it held a secret. Without
+ * `redact` (a world with no secrets) the value is kept as it is.
+ */
+export function keptValue<T>(redact: ValueRedact | undefined, value: T): T {
+  return redact ? redact(value) : value;
 }

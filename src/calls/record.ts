@@ -10,6 +10,7 @@ import type { CompiledTool } from "../tools/catalog.js";
 import type { CallOutcome, CallRequest } from "./call.js";
 import type { CallContext } from "./context.js";
 import type { Effect } from "../tools/types.js";
+import { keptValue } from "../kept-text.js";
 import { capResult } from "./size.js";
 
 /** Parks a call for a person to settle (or, `client`, for the client to answer: client.ts), and says so. */
@@ -87,6 +88,8 @@ export function finishCall(
   let first: boolean;
   try {
     capped = capResult(result, request.callId, host.resultCapBytes, host.files);
+    // Kept as the result's text is, redacted now: a Worker secret rotated later is not in the record to show.
+    if (extra.errorDetails) extra = { ...extra, errorDetails: keptValue(host.files.redact, extra.errorDetails) };
     first = host.journal.finish(request.callId, status, capped.result, {
       attempts,
       durationMs,

@@ -28,10 +28,11 @@ export interface FileSink {
    */
   readonly readTool?: string;
   /**
-   * What a model may see of a text: the thread's secrets replaced. The model's part is cut from it,
-   * and `read_file` pages it, so no secret is split across the cut or a page's edge.
+   * What a reader may see of a text or a value (`Redactor.value`): the thread's secrets replaced. A
+   * call record keeps its result text and `errorDetails` through it; the model's part is cut from
+   * the text, and `read_file` pages it, so no secret is split across the cut or a page's edge.
    */
-  redact?(text: string): string;
+  redact?<T>(value: T): T;
   /** Attachments one result may store (`WEFT_MAX_ATTACHMENTS_PER_CALL`); more store none. */
   readonly maxAttachments?: number;
   /** The text stored at `path` (as stored: the thread's secrets replaced), or undefined when there is none. */

@@ -62,7 +62,7 @@ function settingsOf(engine: CallWorldHost): CallSettings {
       readFile: (path) => store.files.read(path),
       maxAttachments: limitOf(workerEnv, "attachmentsPerCall"),
       ...(readFileOffered(engine.registry) ? { readTool: READ_FILE_TOOL } : {}),
-      redact: (text) => engine.redact(text),
+      redact: (value) => engine.redact(value),
     },
   };
 }

@@ -7,6 +7,7 @@
 import { byteLength, fitsBytes, fitsJsonBytes, jsonTextBytes } from "../bytes.js";
 import { WeftError } from "../errors.js";
 import { RESERVED_USER_PREFIX } from "../ids.js";
+import { type ValueRedact, keptValue } from "../kept-text.js";
 import { LIMITS, limitOf } from "../limits.js";
 import type { ScheduleSpec, ScheduleTarget } from "./spec.js";
 import { checkCron, checkZone, shortestInterval } from "./timing.js";
@@ -160,8 +161,11 @@ function nameRefused(kind: "agent" | "tool", name: string, answer: boolean | str
  *   time in the past; an unknown agent or tool; a bad policy; a jitter as long as the time between two
  *   occurrences; a cron over {@link MAX_CRON_CHARS} characters; a tool input that is not JSON.
  *   `payload_too_large` (413) with the path and `limit` for a target over `limits` ({@link ScheduleLimits}).
+ * @param keep the thread's value redaction: the target's `message` or `input` comes back as it is
+ *   stored (`keptValue`: a secret rotated later is not in the row to show, nor handed to what an
+ *   occurrence runs), and is measured so. Omitted at build: a file schedule is kept as its file wrote it.
  */
-export function checkSchedule(input: unknown, known: KnownNames, now?: number, limits: ScheduleLimits = scheduleLimitsOf()): ScheduleSpec {
+export function checkSchedule(input: unknown, known: KnownNames, now?: number, limits: ScheduleLimits = scheduleLimitsOf(), keep?: ValueRedact): ScheduleSpec {
   if (typeof input !== "object" || input === null || Array.isArray(input)) throw bad("a schedule must be an object", []);
   const o = input as Record<string, unknown>;
   for (const key of Object.keys(o)) {
@@ -169,7 +173,7 @@ export function checkSchedule(input: unknown, known: KnownNames, now?: number, l
   }
   const kinds = (["cron", "every", "at"] as const).filter((k) => o[k] !== undefined);
   if (kinds.length !== 1) throw bad("a schedule needs exactly one of cron, every and at", kinds.length > 1 ? [kinds[1]!] : ["cron"]);
-  const spec: ScheduleSpec = { target: checkTarget(o.target, known, limits), missed: "once", overlap: "skip", jitterMs: 0 };
+  const spec: ScheduleSpec = { target: checkTarget(o.target, known, limits, keep), missed: "once", overlap: "skip", jitterMs: 0 };
   if (o.timezone !== undefined) {
     if (typeof o.timezone !== "string" || !checkZone(o.timezone)) throw bad(`unknown time zone ${JSON.stringify(o.timezone)}: use an IANA name such as "Europe/Berlin"`, ["timezone"]);
     spec.timezone = o.timezone;
@@ -213,33 +217,37 @@ function tooLarge(path: string[], bytes: number, max: number, setting: string): 
   return new WeftError("payload_too_large", `${path.join(".")}: ${bytes} bytes as stored (JSON), over the ${max}-byte limit (${setting})`, { path, limit: max });
 }
 
-function checkTarget(value: unknown, known: KnownNames, limits: ScheduleLimits): ScheduleTarget {
+function checkTarget(value: unknown, known: KnownNames, limits: ScheduleLimits, keep: ValueRedact | undefined): ScheduleTarget {
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw bad("target must be { agent, message } or { tool, input }", ["target"]);
   const t = value as Record<string, unknown>;
   if (typeof t.agent === "string") {
     if (t.tool !== undefined || t.input !== undefined) throw bad("target must be { agent, message } or { tool, input }, not both", ["target"]);
     const refused = nameRefused("agent", t.agent, known.agent(t.agent));
     if (refused) throw refused;
-    if (typeof t.message !== "string" || t.message.length === 0 || t.message.length > MAX_MESSAGE_CHARS) throw bad(`target.message must be text of 1 to ${MAX_MESSAGE_CHARS} characters`, ["target", "message"]);
-    if (!fitsJsonBytes(t.message, limits.messageBytes)) throw tooLarge(["target", "message"], jsonTextBytes(t.message), limits.messageBytes, "WEFT_MAX_MESSAGE_BYTES");
-    return { agent: t.agent, message: t.message };
+    const message = typeof t.message === "string" ? keptValue(keep, t.message) : t.message;
+    if (typeof message !== "string" || message.length === 0 || message.length > MAX_MESSAGE_CHARS) throw bad(`target.message must be text of 1 to ${MAX_MESSAGE_CHARS} characters`, ["target", "message"]);
+    if (!fitsJsonBytes(message, limits.messageBytes)) throw tooLarge(["target", "message"], jsonTextBytes(message), limits.messageBytes, "WEFT_MAX_MESSAGE_BYTES");
+    return { agent: t.agent, message };
   }
   if (typeof t.tool === "string") {
     if (t.message !== undefined) throw bad("target must be { agent, message } or { tool, input }, not both", ["target"]);
     const refused = nameRefused("tool", t.tool, known.tool(t.tool));
     if (refused) throw refused;
-    if (t.input !== undefined) {
+    let input = t.input;
+    if (input !== undefined) {
       // The input is stored with the schedule (one row) and sent with each occurrence's call.
       let text: string | undefined;
       try {
-        text = JSON.stringify(t.input);
+        text = JSON.stringify(input);
+        // Redacted once it is known to be JSON, and measured as it is kept.
+        if (text !== undefined && keep) text = JSON.stringify((input = keptValue(keep, input)));
       } catch {
         text = undefined;
       }
       if (text === undefined) throw bad("target.input must be a JSON value", ["target", "input"]);
       if (!fitsBytes(text, limits.toolInputBytes)) throw tooLarge(["target", "input"], byteLength(text), limits.toolInputBytes, limits.toolInputBytes < MAX_SCHEDULE_INPUT_BYTES ? "WEFT_MAX_TOOL_INPUT_BYTES" : "a schedule's input, 64 KiB");
     }
-    return { tool: t.tool, ...(t.input === undefined ? {} : { input: t.input }) };
+    return { tool: t.tool, ...(input === undefined ? {} : { input }) };
   }
   throw bad("target must be { agent, message } or { tool, input }", ["target"]);
 }

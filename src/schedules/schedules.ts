@@ -123,7 +123,8 @@ export class ThreadSchedules {
     // Nothing could run it: every occurrence would fail.
     world.requireAgent();
     const now = scheduleClock.now();
-    const spec = checkSchedule(input, targetNames(world), now, scheduleLimitsOf(world.workerEnv));
+    // Its target is kept redacted, and checked against the tool as kept: what each occurrence's call gets.
+    const spec = checkSchedule(input, targetNames(world), now, scheduleLimitsOf(world.workerEnv), world.redact);
     if ("tool" in spec.target) checkToolInput(world, spec.target.tool, spec.target.input);
     if (nextDue(spec, now, now) === null) throw new WeftError("invalid_schedule", "the schedule has no occurrence before its until", { path: ["until"] });
     // One count change at a time: the check, the account's answer and the row belong together.

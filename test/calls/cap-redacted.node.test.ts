@@ -19,7 +19,7 @@ function sink(): FileSink & { files: Array<{ path: string; data: string; size: n
     files.push({ path, ...stored });
     return stored.size;
   };
-  return { files, writeFile, fileUrl: (p) => `/f/${p}`, redact: (t) => r.text(t) };
+  return { files, writeFile, fileUrl: (p) => `/f/${p}`, redact: (v) => r.value(v) };
 }
 
 it("a result that fits once redacted is not cut, whatever the secret's length", () => {

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { checkSchedule, checkScheduleDefinition, defineSchedule, scheduleLimitsOf } from "../../src/schedules/define.js";
+import { Redactor } from "../../src/secrets/redact.js";
 
 const known = { agent: (n: string) => n === "desk", tool: (n: string) => n === "notify" };
 const refusal = (fn: () => unknown) => {
@@ -33,5 +34,29 @@ describe("a schedule's target size", () => {
     const def = defineSchedule({ every: "1h", target: { tool: "notify", input: { t: "\u0001".repeat(200_000) } } });
     expect(() => checkScheduleDefinition("huge", def, known)).toThrow(/schedule "huge": target\.input: 1200008 bytes as stored \(JSON\), over the 65536-byte limit \(a schedule's input, 64 KiB\)/);
     expect(refusal(() => checkScheduleDefinition("fn", defineSchedule({ every: "1h", target: { tool: "notify", input: () => 1 } }), known))).toEqual(["invalid_schedule", { path: ["target", "input"] }]);
+  });
+});
+
+describe("a schedule's target as kept", () => {
+  const r = new Redactor([{ name: "KEY", value: "sk-rotating-1" }]);
+  const keep = <T>(value: T): T => r.value(value);
+
+  it("a message and an input come back redacted (a secret rotated later is not in the row), their shape kept", () => {
+    expect(checkSchedule({ every: "1h", target: { agent: "desk", message: "use sk-rotating-1 now" } }, known, undefined, undefined, keep).target).toEqual({ agent: "desk", message: "use [redacted] now" });
+    const input = { auth: { header: 'Bearer sk-rotating-1"' }, list: ["sk-rotating-1", 2] };
+    expect(checkSchedule({ every: "1h", target: { tool: "notify", input } }, known, undefined, undefined, keep).target).toEqual({ tool: "notify", input: { auth: { header: 'Bearer [redacted]"' }, list: ["[redacted]", 2] } });
+    // Given as it was written: not changed in place.
+    expect(input.list[0]).toBe("sk-rotating-1");
+  });
+
+  it("is measured as kept: a secret's marker may take more bytes than the secret", () => {
+    const limits = { messageBytes: 1000, toolInputBytes: 70 };
+    // Each 6-character secret becomes the 10 characters of the marker: 61 bytes as written, 85 as kept.
+    const short = new Redactor([{ name: "K", value: "abcdef" }]);
+    const grow = <T>(value: T): T => short.value(value);
+    const input = { t: Array(6).fill("abcdef") };
+    expect(JSON.stringify(input).length).toBe(61);
+    expect(checkSchedule({ every: "1h", target: { tool: "notify", input } }, known, undefined, limits).target).toEqual({ tool: "notify", input });
+    expect(refusal(() => checkSchedule({ every: "1h", target: { tool: "notify", input } }, known, undefined, limits, grow))).toEqual(["payload_too_large", { path: ["target", "input"], limit: 70 }]);
   });
 });
