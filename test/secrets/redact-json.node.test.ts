@@ -9,6 +9,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { REDACTED, Redactor } from "../../src/secrets/redact.js";
 import { jsonTokens } from "../../src/secrets/json-text.js";
+import { storedFile } from "../../src/secrets/served-file.js";
 import { naiveRuns } from "./naive-runs.js";
 
 const QUOTED = JSON.stringify(REDACTED);
@@ -239,5 +240,13 @@ describe("jsonTokens", () => {
       expect(jsonTokens(text) !== null, JSON.stringify(text)).toBe(parses);
     }
     expect(jsonTokens(' {"a" : [1, "b\\"", true]} ')).toEqual([2, 5, 9, 10, 12, 17, 19, 23]);
+  });
+});
+
+describe("a thread's JSON file", () => {
+  it("is stored redacted as JSON still", () => {
+    const r = new Redactor([{ name: "PIN", value: "12345678" }]);
+    const stored = storedFile({ path: "notes/pin.json", mimeType: "application/json", size: 0, createdAt: 0 }, '{"pin":12345678}', r);
+    expect(stored.data).toBe(`{"pin":${QUOTED}}`);
   });
 });
