@@ -1,7 +1,7 @@
 /**
  * Redaction inside a text that is JSON as a whole (a tool's result, an event's JSON text), which
  * keeps it JSON and keeps as written every byte no secret touched: a secret of digits may be written
- * as a number, and a reader that parses the text must still can, with its other numbers exact (a
+ * as a number, and a reader that parses the text must still be able to, its other numbers exact (a
  * parse and a new `JSON.stringify` would round integers past 2^53).
  * @module
  */
@@ -100,6 +100,26 @@ export function replaceInJson(text: string, tokens: readonly number[], runs: Rea
   }
   return out + text.slice(at);
 }
+
+/**
+ * Whether the stretch `[s, e)` of `text`, a JSON text without `\u` escapes, is sure to lie inside
+ * one string without cutting an escape, whatever comes before it (and so in any JSON inside that
+ * string): it holds no quote, holds a character that JSON writes only in strings (not a digit, a
+ * literal's letter, space, punctuation or a backslash), and has no backslash just before it nor
+ * at its end. Such a stretch is replaced in place, the text unread: what a secret in a string (the
+ * common case) costs.
+ */
+export function surelyInString(text: string, [s, e]: readonly [number, number]): boolean {
+  if (text.charCodeAt(s - 1) === BACKSLASH || text.charCodeAt(e - 1) === BACKSLASH) return false;
+  const part = text.slice(s, e);
+  return !part.includes('"') && STRING_ONLY.test(part);
+}
+
+/**
+ * A character JSON writes only in strings, and that stays one when the string is JSON decoded (not a
+ * backslash: `\n` is a line feed in JSON inside a string, outside its strings).
+ */
+const STRING_ONLY = /[^-0-9+.eEtrufalsn \t\n\r{}[\]:,\\]/;
 
 const VALUE = 0;
 const KEY = 1;

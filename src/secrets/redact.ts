@@ -12,7 +12,7 @@
  * @module
  */
 import { builtin, bytesOf, primitiveOf } from "./built-ins.js";
-import { jsonTokens, replaceInJson } from "./json-text.js";
+import { jsonTokens, replaceInJson, surelyInString } from "./json-text.js";
 import { runsOf } from "./runs.js";
 
 /** Where secret text is in a text (runs.ts), searched here as redaction searches it. */
@@ -156,6 +156,7 @@ export class Redactor {
     // are the ones JSON.stringify writes, which the escaped forms match without decoding.
     const hiding = depth <= MAX_DECODE_DEPTH && this.secrets.length > 0 && text.includes("\\") && /\\[u/]/.test(text);
     if (runs.length === 0 && !hiding) return text;
+    if (!hiding && runs.every((run) => surelyInString(text, run))) return replaceRuns(text, runs);
     let tokens = jsonTokens(text);
     if (!tokens) return replaceRuns(text, runs);
     if (depth <= MAX_DECODE_DEPTH) {

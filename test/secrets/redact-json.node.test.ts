@@ -62,6 +62,10 @@ describe("a secret in JSON inside a JSON string", () => {
     const r = new Redactor([{ name: "PIN", value: "12345678" }]);
     const out = r.text(JSON.stringify({ body: JSON.stringify({ pin: 12345678, n: 1 }), id: 12345678901234567890n.toString() }));
     expect(JSON.parse(JSON.parse(out).body)).toEqual({ pin: REDACTED, n: 1 });
+    // A secret whose escaped form looks like string text outside (`\n` and digits) is a line feed and a number inside.
+    const spaced = new Redactor([{ name: "S", value: "\n12345678" }]);
+    const inner = JSON.parse(spaced.text(JSON.stringify({ body: '{"pin":\n12345678}' }))).body;
+    expect(JSON.parse(inner)).toEqual({ pin: REDACTED });
   });
 });
 
