@@ -38,7 +38,8 @@ export const REDACTED = "[redacted]";
  * raw form and in its JSON-escaped form), overlapping occurrences count as one stretch, and each
  * stretch becomes one marker: no character of any secret is left beside a marker, and the output
  * depends on a secret only where a whole occurrence of it is in the text (a full match shows, by
- * design; a partial one never does). A text that is JSON as a whole stays JSON (see {@link text}).
+ * design; a partial one never does). A text that is JSON as a whole stays JSON (see {@link text}):
+ * there a stretch across tokens becomes a marker in each token it touches, its punctuation kept.
  */
 export class Redactor {
   readonly secrets: readonly Secret[];
