@@ -102,11 +102,12 @@ export function mcpResult(answer: McpCallAnswer, tool: ToolListing): CallToolRes
   if (answer.isError) return { isError: true, content: text(answer.error ?? answer.result ?? "error"), _meta: meta };
   const body = answer.result ?? "";
   if (objectSchema(tool.outputSchema)) {
-    // The pipeline checked the output against the schema, so it was JSON of an object; a secret of
-    // the caller's that spanned its syntax was redacted through it, and then the text is all there is.
-    // MCP asks a result of a tool with an output schema for structuredContent unless it is an error
-    // (SDK clients refuse it otherwise), so it goes as an error that says the call ran.
-    // Redacted, it may also be JSON of another shape (a secret spanning a key): checked again, as clients check it.
+    // The pipeline checked the output against the schema, so it was JSON of an object; redacted, it
+    // is JSON still (src/secrets/json-text.ts) but may be of another shape (a secret spanning a key,
+    // a number that held one become the marker's string): checked again, as clients check it, and
+    // when unfit the text is all there is. MCP asks a result of a tool with an output schema for
+    // structuredContent unless it is an error (SDK clients refuse it otherwise), so it goes as an
+    // error that says the call ran.
     const structured = jsonObject(body);
     if (!structured || (body.includes(REDACTED) && !fitsSchema(tool.outputSchema!, structured))) {
       return { isError: true, content: text(`${tool.name} ran and succeeded (call ${answer.callId}), but redacting a secret left its result unfit for the tool's output schema, so it has no structured content; its text follows.\n${body}`), _meta: { ...meta, "weft/structuredContent": "withheld: redacting a secret left the result unfit for the output schema; the text is the result" } };

@@ -12,6 +12,7 @@
  * @module
  */
 import { builtin, bytesOf, primitiveOf } from "./built-ins.js";
+import { jsonTokens, replaceInJson, surelyInString } from "./json-text.js";
 import { runsOf } from "./runs.js";
 
 /** Where secret text is in a text (runs.ts), searched here as redaction searches it. */
@@ -37,7 +38,8 @@ export const REDACTED = "[redacted]";
  * raw form and in its JSON-escaped form), overlapping occurrences count as one stretch, and each
  * stretch becomes one marker: no character of any secret is left beside a marker, and the output
  * depends on a secret only where a whole occurrence of it is in the text (a full match shows, by
- * design; a partial one never does).
+ * design; a partial one never does). A text that is JSON as a whole stays JSON (see {@link text}):
+ * there a stretch across tokens becomes a marker in each token it touches, its punctuation kept.
  */
 export class Redactor {
   readonly secrets: readonly Secret[];
@@ -73,12 +75,14 @@ export class Redactor {
   }
 
   /**
-   * The text with every stretch of secret text replaced by one marker; a text that is JSON as a
-   * whole is also redacted in its decoded strings (a reader that decodes it would otherwise see a
-   * secret written with escapes such as `\u00e9`), and re-serialized only if that found one.
+   * The text with every stretch of secret text replaced by one marker. A text that is JSON as a
+   * whole stays JSON, its other bytes as written (src/secrets/json-text.ts): a number that secret
+   * text touches becomes the marker as a string (`{"pin":"[redacted]"}`), and its strings are
+   * redacted decoded too (a reader that decodes it would otherwise see a secret written with
+   * escapes such as `\u00e9`), each string that held one written anew, the rest left as they were.
    */
   text(text: string): string {
-    return this.decoded(this.plain(text), 0);
+    return this.redacted(text, 0);
   }
 
   /** Only the stretches of secret text, without decoding: what a stream's pieces add up to. */
@@ -86,9 +90,12 @@ export class Redactor {
     return replaceRuns(text, runsOf(text, this.forms));
   }
 
-  /** Serialized JSON with every secret replaced in its JSON-escaped form. */
+  /** Serialized JSON with every secret replaced in its JSON-escaped form, kept JSON as {@link text} keeps it. */
   json(text: string): string {
-    return replaceRuns(text, runsOf(text, this.escaped));
+    const runs = runsOf(text, this.escaped);
+    if (runs.length === 0) return text;
+    const tokens = jsonTokens(text);
+    return tokens ? replaceInJson(text, tokens, runs, REDACTED) : replaceRuns(text, runs);
   }
 
   /**
@@ -137,34 +144,71 @@ export class Redactor {
    */
   value<T>(value: T): T {
     if (this.secrets.length === 0) return value;
-    return this.walk(value, 0, new Walk(true, 0)) as T;
+    return this.walk(value, 0, new Walk()) as T;
   }
 
   /**
-   * A JSON document with escapes a secret could hide behind (`\u`, `\/`: every other escape is
-   * the canonical one, which {@link plain} matches) is parsed, and its strings redacted.
+   * {@link plain}, kept JSON where the text is JSON as a whole (see {@link text}); `depth`: levels of
+   * JSON inside JSON strings above this text (decoded {@link MAX_DECODE_DEPTH} deep at most).
    */
-  private decoded(text: string, depth: number): string {
-    // One scan for the common case, a text without any backslash.
-    if (this.secrets.length === 0 || depth > 8 || !text.includes("\\") || !/\\[u/]/.test(text)) return text;
-    const first = text.trimStart()[0];
-    if (first !== "{" && first !== "[" && first !== '"') return text;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      return text;
+  private redacted(text: string, depth: number): string {
+    let runs = runsOf(text, this.forms);
+    // One scan for the common case, a text without any backslash: escapes other than `\u` and `\/`
+    // are the ones JSON.stringify writes, which the escaped forms match without decoding.
+    const hiding = depth <= MAX_DECODE_DEPTH && this.secrets.length > 0 && text.includes("\\") && /\\[u/]/.test(text);
+    if (runs.length === 0 && !hiding) return text;
+    if (!hiding && runs.every((run) => surelyInString(text, run))) return replaceRuns(text, runs);
+    let tokens = jsonTokens(text);
+    if (!tokens) return replaceRuns(text, runs);
+    if (depth <= MAX_DECODE_DEPTH) {
+      const decoded = this.decodedStrings(text, tokens, runs, depth);
+      if (decoded.text !== text) {
+        ({ text, tokens } = decoded);
+        runs = runsOf(text, this.forms);
+      }
     }
-    // Parsed JSON is plain data: copied only where a secret was found, so a clean text stays as written.
-    const clean = this.walk(parsed, 0, new Walk(false, depth + 1));
-    return clean === parsed ? text : JSON.stringify(clean);
+    return replaceInJson(text, tokens, runs, REDACTED);
+  }
+
+  /**
+   * JSON `text` with each string that `runs` touch or that holds a `\u` or `\/` decoded and redacted
+   * (JSON in it too), written anew where that changed it; every other byte as it was, and the
+   * tokens moved with the text.
+   */
+  private decodedStrings(text: string, tokens: number[], runs: ReadonlyArray<[number, number]>, depth: number): { text: string; tokens: number[] } {
+    const moved = tokens.slice();
+    let out = "";
+    let at = 0;
+    let shift = 0;
+    let r = 0;
+    let hiding = -1;
+    for (let t = 0; t < tokens.length; t += 2) {
+      const a = tokens[t]!;
+      const b = tokens[t + 1]!;
+      moved[t] = a + shift;
+      moved[t + 1] = b + shift;
+      // A number or a literal: replaced whole later, if secret text touches it.
+      if (text.charCodeAt(a) !== 0x22) continue;
+      while (r < runs.length && runs[r]![1] <= a) r++;
+      if (hiding < a) hiding = nextHiding(text, a);
+      if (!(r < runs.length && runs[r]![0] < b) && hiding >= b) continue;
+      const value = JSON.parse(text.slice(a, b)) as string;
+      const clean = this.redacted(value, depth + 1);
+      if (clean === value) continue;
+      const written = JSON.stringify(clean);
+      out += text.slice(at, a) + written;
+      at = b;
+      moved[t + 1] = a + shift + written.length;
+      shift += written.length - (b - a);
+    }
+    return at === 0 ? { text, tokens } : { text: out + text.slice(at), tokens: moved };
   }
 
   /** `key` is the value's key in its parent (as `JSON.stringify` passes it to `toJSON`). */
   private walk(value: unknown, depth: number, w: Walk, key = ""): unknown {
-    if (typeof value === "string") return this.decoded(this.plain(value), w.decodeDepth);
+    if (typeof value === "string") return this.redacted(value, 0);
     // JSON leaves a function or a symbol out, as the copy does; logs would show its properties or description.
-    if (typeof value === "function" || typeof value === "symbol") return w.copy ? undefined : value;
+    if (typeof value === "function" || typeof value === "symbol") return undefined;
     if (value === null || typeof value !== "object") return value;
     // Deeper than any value weft validates: replaced whole, unread (never passed on unread).
     if (depth > MAX_WALK_DEPTH) return TOO_DEEP;
@@ -182,15 +226,10 @@ export class Redactor {
     if (Array.isArray(value)) {
       const length = value.length;
       // A copy of a huge (or sparse) array would take its length in memory: replaced whole, unread.
-      if (w.copy && length > MAX_WALK_ITEMS) return TOO_MANY;
-      let out: unknown[] | null = w.copy ? [] : null;
-      for (let i = 0; i < length; i++) {
-        const item: unknown = value[i];
-        const v = this.walk(item, depth + 1, w, String(i));
-        if (out === null && v !== item) out = value.slice(0, i);
-        out?.push(v);
-      }
-      return out ?? value;
+      if (length > MAX_WALK_ITEMS) return TOO_MANY;
+      const out: unknown[] = [];
+      for (let i = 0; i < length; i++) out.push(this.walk(value[i], depth + 1, w, String(i)));
+      return out;
     }
     if (value instanceof Error) {
       const message = this.text(String(value.message));
@@ -214,7 +253,7 @@ export class Redactor {
     const toJSON = (value as { toJSON?: unknown }).toJSON;
     if (value instanceof Date && toJSON === Date.prototype.toJSON) {
       const time = builtin(() => Date.prototype.getTime.call(value));
-      if (time !== undefined) return w.copy ? new Date(time) : value;
+      if (time !== undefined) return new Date(time);
     }
     if (typeof toJSON === "function") return this.walk(toJSON.call(value, key) as unknown, depth + 1, w, key);
     // A Map's and a Set's contents travel by structured clone (an RPC answer) and show in logs.
@@ -223,17 +262,12 @@ export class Redactor {
     const members = value instanceof Set ? builtin(() => [...Set.prototype.values.call(value)]) : undefined;
     if (members) return new Set(members.map((v) => this.walk(v, depth + 1, w)));
     const entries = Object.entries(value);
-    let changed = w.copy;
     for (const entry of entries) {
-      const k = this.text(entry[0]);
-      const v = this.walk(entry[1], depth + 1, w, entry[0]);
-      if (k !== entry[0] || v !== entry[1]) {
-        changed = true;
-        entry[0] = k;
-        entry[1] = v;
-      }
+      const k = entry[0];
+      entry[0] = this.text(k);
+      entry[1] = this.walk(entry[1], depth + 1, w, k);
     }
-    return changed ? Object.fromEntries(entries) : value;
+    return Object.fromEntries(entries);
   }
 }
 
@@ -272,22 +306,27 @@ function encodingsOf(text: string): string[] {
 }
 
 /**
- * One walk over a value. `copy`: build every object anew from what was read (a value from code);
- * otherwise copy only what holds a secret (parsed JSON, plain data already). `seen` holds each
+ * One walk over a value, which builds every object anew from what was read. `seen` holds each
  * object walked with its redacted form, made at the first object met.
  */
 class Walk {
   seen?: Map<object, unknown>;
-  constructor(
-    readonly copy: boolean,
-    readonly decodeDepth: number,
-  ) {}
 }
+
+/** Levels of JSON inside JSON strings whose strings are decoded to look for secrets (deeper, searched as written). */
+const MAX_DECODE_DEPTH = 8;
+
+/** Where a `\u` or `\/` escape may start in `text` at `from` or after (Infinity for none). */
+function nextHiding(text: string, from: number): number {
+  HIDING.lastIndex = from;
+  return HIDING.exec(text)?.index ?? Infinity;
+}
+const HIDING = /\\[u/]/g;
 
 /**
  * Levels of nesting a value is walked through: past the 256 levels a validated value may have
- * (`MAX_VALUE_DEPTH`), and well within the stack (a string holding JSON is walked too, 8 deep at
- * most). Anything deeper is replaced by {@link TOO_DEEP}: no part of an answer passes unread.
+ * (`MAX_VALUE_DEPTH`), and well within the stack (JSON in a string is read without a walk, and
+ * decoded {@link MAX_DECODE_DEPTH} levels deep at most). Anything deeper is replaced by {@link TOO_DEEP}: no part of an answer passes unread.
  */
 const MAX_WALK_DEPTH = 300;
 /** What stands for a part of a value nested deeper than {@link MAX_WALK_DEPTH}. */

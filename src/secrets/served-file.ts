@@ -13,9 +13,9 @@ import { type FileContent, withContent } from "../content/file-content.js";
 import type { FileInfo, FileTable } from "../ports/store.js";
 import type { Redactor } from "./redact.js";
 
-/** `file` as served: base64 data redacted in its bytes, text in its bytes and its text. */
+/** `file` as served: base64 data redacted in its bytes, text in its text (first, so JSON stays JSON) and its bytes. */
 function servedFile(file: FileContent, redactor: Redactor): FileContent {
-  const data = file.encoding === "base64" ? redactor.base64(file.data) : redactor.text(redactor.bytes(file.data));
+  const data = file.encoding === "base64" ? redactor.base64(file.data) : redactor.bytes(redactor.text(file.data));
   return data === file.data ? file : { ...file, data };
 }
 

@@ -2,7 +2,8 @@
  * weft as an MCP server answers a client's malformed params as invalid params (-32602), never
  * -32603 (internal error), which its effect-key extension defines as "the outcome is not known
  * yet: ask again with the same key"; and a call that ran is answered with its result even when
- * redacting one of the caller's secrets broke the result's JSON. Review 23a found each answered
+ * redacting one of the caller's secrets left the result unfit for its output schema (it broke the
+ * result's JSON, until redaction kept JSON JSON). Review 23a found each answered
  * -32603 (the last one for a write that had run, asked again by a keyed client ten times).
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -53,23 +54,25 @@ describe("/mcp: a client's malformed params", () => {
 });
 
 describe("/mcp: a call that ran", () => {
-  it("a write with an object outputSchema whose result's JSON a redacted secret broke answers its text, not -32603", async () => {
-    // The caller's own account secret, spanning the JSON's quotes; typed_output answers {"id":"inv_1","total":12.5}.
-    expect((await json("PUT", "/account/env/PARAMS_REF", { value: '"inv_1"' }, "alice")).status).toBe(200);
+  it("a write with an object outputSchema whose result a redacted secret left unfit for it answers its text, not -32603", async () => {
+    // The caller's own account secret, spanning a key and its number; typed_output answers
+    // {"id":"inv_1","total":12.5}, redacted {"id":"inv_1","[redacted]":"[redacted]"}: JSON still
+    // (src/secrets/json-text.ts), but without the total its schema requires.
+    expect((await json("PUT", "/account/env/PARAMS_REF", { value: '"total":12.5' }, "alice")).status).toBe(200);
     const res = await rpc({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "typed_output", arguments: { broken: false }, _meta: { "weft/effectKey": "redacted-structured-1" } } }, "alice");
     expect(res.body.error).toBeUndefined();
     // Without structuredContent MCP allows only an error result; its words and its status say the call ran.
     expect(res.body.result.isError).toBe(true);
     expect(res.body.result.content[0].text).toMatch(/^typed_output ran and succeeded/);
     expect(res.body.result.content[0].text).toContain("[redacted]");
-    expect(res.body.result.content[0].text).not.toContain('"inv_1"');
+    expect(res.body.result.content[0].text).not.toContain("12.5");
     expect(res.body.result.structuredContent).toBeUndefined();
     expect(res.body.result._meta["weft/status"]).toBe("succeeded");
     expect(res.body.result._meta["weft/structuredContent"]).toMatch(/^withheld/);
   });
 
   it("the MCP SDK's client takes that answer (it refuses a success without structuredContent from a tool with an output schema)", async () => {
-    expect((await json("PUT", "/account/env/PARAMS_REF", { value: '"inv_1"' }, "alice")).status).toBe(200);
+    expect((await json("PUT", "/account/env/PARAMS_REF", { value: '"total":12.5' }, "alice")).status).toBe(200);
     const client = new Client({ name: "weft-test", version: "1.0.0" });
     const fetchAs = (url: string | URL, init?: RequestInit) => request(new URL(url).pathname, init, "alice");
     await client.connect(new StreamableHTTPClientTransport(new URL("http://weft.test/mcp"), { fetch: fetchAs }));
