@@ -9,14 +9,21 @@
 import { Automaton } from "./automaton.js";
 
 /**
- * Units (UTF-16 code units of the strings) all live automata of an isolate hold together at most:
- * 1.5 Mi, about 17 MB at 11 bytes a unit (and at most 40 bytes a string more). A set already held
+ * Units all live automata of an isolate hold together at most: 1.5 Mi, about 17 MB. An automaton
+ * takes 11 bytes a UTF-16 code unit of its strings, at most 40 a string and 1 KiB more (see
+ * `Automaton.bytes`), so it counts its strings' units, `STRING_UNITS` a string and
+ * `AUTOMATON_BASE_UNITS` (many small automata cost their tables too). A set already held
  * costs nothing more; past the budget a new automaton holds only the shortest strings that fit,
  * and the others are looked for one at a time (src/secrets/runs.ts), which finds the same stretches.
  */
 export const ISOLATE_AUTOMATON_UNITS = 3 << 19;
 
-/** One automaton and the strings it was made of (sorted), held strongly by each search that uses it. */
+/** Units a string counts for beyond its own (its share of the edge table, 40 bytes at most). */
+const STRING_UNITS = 4;
+/** Units an automaton counts for beyond its strings (its root's table, 1 KiB). */
+const AUTOMATON_BASE_UNITS = 96;
+
+/** One automaton and the strings it was made of (sorted), held strongly by each search that uses it; `units` what it counts against the budget. */
 export interface PooledAutomaton {
   readonly automaton: Automaton;
   readonly strings: readonly string[];
@@ -29,23 +36,21 @@ interface Entry {
   readonly key: string;
 }
 
-/** Every automaton made, while it may be alive; by the hash of its strings, those to share. */
-const live = new Set<Entry>();
+/** By the hash of its strings, each automaton that may still be alive, to share. */
 const byKey = new Map<string, Entry>();
+/** Units of the automata not yet collected: each gives its units back when the collector takes it. */
+let heldUnits = 0;
+const collected = new FinalizationRegistry<Entry>((entry) => {
+  heldUnits -= entry.units;
+  if (byKey.get(entry.key) === entry) byKey.delete(entry.key);
+});
 
 /**
- * Units the isolate's live automata hold (see {@link ISOLATE_AUTOMATON_UNITS}); forgets those the
- * garbage collector took (no redactor held them any more).
+ * Units the isolate's automata hold (see {@link ISOLATE_AUTOMATON_UNITS}), until the garbage
+ * collector takes one no redactor holds any more.
  */
 export function automatonUnitsHeld(): number {
-  let units = 0;
-  for (const entry of live) {
-    if (entry.ref.deref() === undefined) {
-      live.delete(entry);
-      if (byKey.get(entry.key) === entry) byKey.delete(entry.key);
-    } else units += entry.units;
-  }
-  return units;
+  return heldUnits;
 }
 
 /**
@@ -59,11 +64,11 @@ export function pooledAutomaton(bySize: readonly string[], taken: number): { poo
   let key = keyOf(strings);
   const held = heldFor(key, strings);
   if (held) return { pooled: held, taken };
-  let units = 0;
-  for (let i = 0; i < taken; i++) units += bySize[i]!.length;
-  const room = ISOLATE_AUTOMATON_UNITS - automatonUnitsHeld();
+  let units = AUTOMATON_BASE_UNITS;
+  for (let i = 0; i < taken; i++) units += bySize[i]!.length + STRING_UNITS;
+  const room = ISOLATE_AUTOMATON_UNITS - heldUnits;
   if (units > room) {
-    while (taken > 0 && units > room) units -= bySize[--taken]!.length;
+    while (taken > 0 && units > room) units -= bySize[--taken]!.length + STRING_UNITS;
     if (taken === 0) return { pooled: null, taken };
     strings = bySize.slice(0, taken).sort();
     key = keyOf(strings);
@@ -72,8 +77,9 @@ export function pooledAutomaton(bySize: readonly string[], taken: number): { poo
   }
   const pooled: PooledAutomaton = { automaton: new Automaton(strings), strings, units };
   const entry: Entry = { ref: new WeakRef(pooled), units, key };
-  live.add(entry);
-  byKey.set(entry.key, entry);
+  heldUnits += units;
+  collected.register(pooled, entry);
+  byKey.set(key, entry);
   return { pooled, taken };
 }
 
