@@ -2,21 +2,22 @@
  * Where secret text is in a text: the stretches covered by occurrences of a redactor's forms.
  * @module
  */
-import { Automaton } from "./automaton.js";
+import { type PooledAutomaton, pooledAutomaton } from "./automaton-pool.js";
 
-/** Forms looked for one at a time (an `indexOf` each is faster for so few); more are looked for in one pass, by an {@link Automaton}. */
+/** Forms looked for one at a time (an `indexOf` each is faster for so few); more are looked for in one pass, by an automaton (src/secrets/automaton.ts). */
 export const FEW_FORMS = 16;
 
 /**
  * Units of forms one automaton holds at most (about 11 bytes of memory each, so about 6 MB): past
  * them, the longest forms are looked for one at a time. A user's secrets may take megabytes, each
- * thread holds a redactor for them, and an isolate holds 128 MB.
+ * thread holds a redactor for them, and an isolate holds 128 MB: the isolate's automata together
+ * hold at most `ISOLATE_AUTOMATON_UNITS` (src/secrets/automaton-pool.ts), one per set of forms.
  */
 export const AUTOMATON_UNITS = 1 << 19;
 
-/** How a forms array is searched: the shortest forms by an automaton, those past its budget one at a time. */
+/** How a forms array is searched: the shortest forms by an automaton (none past the isolate's budget), the others one at a time. */
 interface Search {
-  automaton: Automaton;
+  pooled: PooledAutomaton | null;
   rest: readonly string[];
 }
 
@@ -27,20 +28,24 @@ const searches = new WeakMap<readonly string[], Search>();
  * The stretches `[start, end)` of `text` covered by an occurrence of any of `forms` (overlapping
  * occurrences too), merged where they overlap, in order. Touching stretches stay apart. Past
  * {@link FEW_FORMS} forms, time grows with the text's length and not with how many forms there are
- * (up to {@link AUTOMATON_UNITS} units of them): every line the isolate logs passes every thread's
- * redactor, so one user's many secrets would slow every other user's lines.
+ * (up to {@link AUTOMATON_UNITS} units of them, while the isolate's automata have room): every line
+ * the isolate logs passes every thread's redactor, so one user's many secrets would slow every other
+ * user's lines.
  */
 export function runsOf(text: string, forms: readonly string[]): Array<[number, number]> {
   if (forms.length <= FEW_FORMS) return runsEach(text, forms);
   let search = searches.get(forms);
   if (!search) {
-    const bySize = [...forms].sort((a, b) => a.length - b.length);
+    // Ties in code unit order: the same set takes the same forms, so it can share the isolate's automaton.
+    const bySize = [...forms].sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
     let units = 0;
     let taken = 0;
     while (taken < bySize.length && units + bySize[taken]!.length <= AUTOMATON_UNITS) units += bySize[taken++]!.length;
-    searches.set(forms, (search = { automaton: new Automaton(bySize.slice(0, taken)), rest: bySize.slice(taken) }));
+    const made = pooledAutomaton(bySize, taken);
+    searches.set(forms, (search = { pooled: made.pooled, rest: bySize.slice(made.taken) }));
   }
-  const runs = search.automaton.runs(text);
+  if (!search.pooled) return runsEach(text, search.rest);
+  const runs = search.pooled.automaton.runs(text);
   return search.rest.length === 0 ? runs : merged([...runs, ...runsEach(text, search.rest)]);
 }
 

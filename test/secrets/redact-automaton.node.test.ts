@@ -5,12 +5,33 @@
  * search one form at a time finds: the same stretches, overlapping occurrences merged, touching ones
  * apart, periodic forms, nested forms, surrogate pairs, JSON-escaped forms and byte forms alike.
  */
-import { expect, it } from "vitest";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { afterEach, expect, it } from "vitest";
 import { Automaton } from "../../src/secrets/automaton.js";
+import { automatonUnitsHeld } from "../../src/secrets/automaton-pool.js";
 import { REDACTED, Redactor, replaceRuns } from "../../src/secrets/redact.js";
 import { StreamRedactor } from "../../src/secrets/redact-stream.js";
 import { AUTOMATON_UNITS, FEW_FORMS, runsEach, runsOf } from "../../src/secrets/runs.js";
 import { naiveRuns } from "./naive-runs.js";
+
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
+
+/**
+ * The isolate's automata no search holds any more, collected: they count against the isolate's
+ * budget until then (src/secrets/automaton-pool.ts), and a test after one of a budget's worth would
+ * compare the search one form at a time with itself.
+ */
+async function collected(): Promise<void> {
+  // A WeakRef's target is kept until the job that made or read it ends.
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  gc();
+  // What the collector took is given back to the budget in a task of its own.
+  await new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+afterEach(collected);
 
 
 
@@ -83,7 +104,7 @@ it("finds the same stretches as the search one form at a time and as trying ever
   }
 });
 
-it("forms past the automaton's budget are looked for one at a time, the stretches merged as one search would", () => {
+it("forms past the automaton's budget are looked for one at a time, the stretches merged as one search would", async () => {
   const { random, word } = randomness(23);
   for (let round = 0; round < 6; round++) {
     const letters = ALPHABETS[round % 2]!;
@@ -100,7 +121,11 @@ it("forms past the automaton's budget are looked for one at a time, the stretche
     }).join("");
     const expected = runsEach(text, forms);
     expect(expected.length).toBeGreaterThan(0);
+    await collected();
+    const held = automatonUnitsHeld();
     expect(runsOf(text, forms)).toEqual(expected);
+    // An automaton was made of the shortest forms, up to one automaton's budget.
+    expect(automatonUnitsHeld() - held).toBeGreaterThan(AUTOMATON_UNITS / 2);
   }
 });
 

@@ -1,0 +1,109 @@
+/**
+ * The automata of an isolate (src/secrets/automaton.ts): one per set of strings, shared by every
+ * redactor that looks for that set, and all of them together bounded. Several Durable Objects
+ * (threads of many users) share an isolate and its 128 MB; one user's threads, each holding up to
+ * five automata of their secrets, would otherwise take it all and have it reset, taking other
+ * users' threads down with it.
+ * @module
+ */
+import { Automaton } from "./automaton.js";
+
+/**
+ * Units all live automata of an isolate hold together at most: 1.5 Mi, about 17 MB. An automaton
+ * takes 11 bytes a UTF-16 code unit of its strings, at most 40 a string and 1 KiB more (see
+ * `Automaton.bytes`), so it counts its strings' units, `STRING_UNITS` a string and
+ * `AUTOMATON_BASE_UNITS` (many small automata cost their tables too). A set already held
+ * costs nothing more; past the budget a new automaton holds only the shortest strings that fit,
+ * and the others are looked for one at a time (src/secrets/runs.ts), which finds the same stretches.
+ */
+export const ISOLATE_AUTOMATON_UNITS = 3 << 19;
+
+/** Units a string counts for beyond its own (its share of the edge table, 40 bytes at most). */
+const STRING_UNITS = 4;
+/** Units an automaton counts for beyond its strings (its root's table, 1 KiB). */
+const AUTOMATON_BASE_UNITS = 96;
+
+/** One automaton and the strings it was made of (sorted), held strongly by each search that uses it; `units` what it counts against the budget. */
+export interface PooledAutomaton {
+  readonly automaton: Automaton;
+  readonly strings: readonly string[];
+  readonly units: number;
+}
+
+interface Entry {
+  readonly ref: WeakRef<PooledAutomaton>;
+  readonly units: number;
+  readonly key: string;
+}
+
+/** By the hash of its strings, each automaton that may still be alive, to share. */
+const byKey = new Map<string, Entry>();
+/** Units of the automata not yet collected: each gives its units back when the collector takes it. */
+let heldUnits = 0;
+const collected = new FinalizationRegistry<Entry>((entry) => {
+  heldUnits -= entry.units;
+  if (byKey.get(entry.key) === entry) byKey.delete(entry.key);
+});
+
+/**
+ * Units the isolate's automata hold (see {@link ISOLATE_AUTOMATON_UNITS}), until the garbage
+ * collector takes one no redactor holds any more.
+ */
+export function automatonUnitsHeld(): number {
+  return heldUnits;
+}
+
+/**
+ * An automaton of the first `taken` of `bySize` (shortest first, ties in code unit order, so the
+ * same set gives the same strings whatever order it came in): the one the isolate holds for that
+ * set when there is one, else a new one of as many of them as the isolate's budget has room for.
+ * Answers how many strings it holds (0, and no automaton, when the budget is spent).
+ */
+export function pooledAutomaton(bySize: readonly string[], taken: number): { pooled: PooledAutomaton | null; taken: number } {
+  let strings = bySize.slice(0, taken).sort();
+  let key = keyOf(strings);
+  const held = heldFor(key, strings);
+  if (held) return { pooled: held, taken };
+  let units = AUTOMATON_BASE_UNITS;
+  for (let i = 0; i < taken; i++) units += bySize[i]!.length + STRING_UNITS;
+  const room = ISOLATE_AUTOMATON_UNITS - heldUnits;
+  if (units > room) {
+    while (taken > 0 && units > room) units -= bySize[--taken]!.length + STRING_UNITS;
+    if (taken === 0) return { pooled: null, taken };
+    strings = bySize.slice(0, taken).sort();
+    key = keyOf(strings);
+    const fits = heldFor(key, strings);
+    if (fits) return { pooled: fits, taken };
+  }
+  const pooled: PooledAutomaton = { automaton: new Automaton(strings), strings, units };
+  const entry: Entry = { ref: new WeakRef(pooled), units, key };
+  heldUnits += units;
+  collected.register(pooled, entry);
+  byKey.set(key, entry);
+  return { pooled, taken };
+}
+
+/** The automaton the isolate holds for exactly `strings` (sorted; `key` their {@link keyOf}), if any. */
+function heldFor(key: string, strings: readonly string[]): PooledAutomaton | undefined {
+  const held = byKey.get(key)?.ref.deref();
+  // A hash is no proof (one could be made to collide): the strings are compared.
+  return held && held.strings.length === strings.length && held.strings.every((s, i) => s === strings[i]) ? held : undefined;
+}
+
+/** A hash of sorted strings (cyrb53-style, two lanes), each string's length in it so no two lists join alike. */
+function keyOf(strings: readonly string[]): string {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  const mix = (unit: number) => {
+    h1 = Math.imul(h1 ^ unit, 2654435761);
+    h2 = Math.imul(h2 ^ unit, 1597334677);
+  };
+  for (const s of strings) {
+    mix(s.length);
+    mix(s.length >>> 16);
+    for (let i = 0; i < s.length; i++) mix(s.charCodeAt(i));
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return `${strings.length}:${(h1 >>> 0).toString(16)}:${(h2 >>> 0).toString(16)}`;
+}
