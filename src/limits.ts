@@ -49,7 +49,10 @@ export const MAX_STORED_VALUE_BYTES = 1024 * 1024;
 
 /**
  * Bytes of all of a user's account env values together: every thread that reads them takes them
- * whole in one RPC answer (32 MiB at most on Cloudflare), and a change reaches each one so.
+ * whole in one RPC answer (32 MiB at most on Cloudflare), and a change reaches each one so. Each
+ * of the user's threads redacts them: its redactors keep one copy of each secret and share their
+ * search by isolate (src/secrets/automaton-pool.ts); 1000 secrets of 8000 characters cost a
+ * redactor 0.1 MB of heap besides, and 50 to 180 ms to make (Node 22; README "Secrets and redaction").
  */
 export const MAX_ACCOUNT_ENV_BYTES = 8 * 1024 * 1024;
 

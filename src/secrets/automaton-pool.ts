@@ -1,9 +1,9 @@
 /**
  * The automata of an isolate (src/secrets/automaton.ts): one per set of strings, shared by every
  * redactor that looks for that set, and all of them together bounded. Several Durable Objects
- * (threads of many users) share an isolate and its 128 MB; one user's threads, each holding up to
- * five automata of their secrets, would otherwise take it all and have it reset, taking other
- * users' threads down with it.
+ * (threads of many users) share an isolate and its 128 MB; one user's threads, each holding two
+ * automata of their secrets (its redactor's and its log redactor's), would otherwise take it all
+ * and have it reset, taking other users' threads down with it.
  * @module
  */
 import { Automaton } from "./automaton.js";

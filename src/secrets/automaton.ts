@@ -142,9 +142,10 @@ export class Automaton {
 
   /**
    * The stretches `[start, end)` of `text` covered by an occurrence of any string, merged where
-   * occurrences overlap (not where they only touch), in order: what `runsOf` answers.
+   * occurrences overlap (not where they only touch), in order: what `runsOf` answers. No
+   * occurrence holds a position of `cuts` (ascending), if given.
    */
-  runs(text: string): Array<[number, number]> {
+  runs(text: string, cuts?: Int32Array): Array<[number, number]> {
     // Of the strings that end at a character only the longest counts: the others lie inside it.
     // Stretches end in order, so a new one merges with those on the stack it starts inside.
     const starts: number[] = [];
@@ -153,11 +154,21 @@ export class Automaton {
     let v = 0;
     const { root, wide, fail, longest } = this;
     const n = text.length;
+    let c = 0;
+    let cut = cuts?.[0] ?? Infinity;
     for (let i = 0; i < n; i++) {
       let unit = text.charCodeAt(i);
       // Most text leads nowhere from the root: passed over without a lookup past the root's table.
       if (v === 0) while ((unit < 256 ? root[unit] === 0 : !wide) && ++i < n) unit = text.charCodeAt(i);
       if (i === n) break;
+      if (i >= cut) {
+        while (cut < i) cut = cuts![++c] ?? Infinity;
+        // Nothing found goes through a cut: the search starts again after it.
+        if (cut === i) {
+          v = 0;
+          continue;
+        }
+      }
       for (;;) {
         if (v === 0) {
           v = unit < 256 ? root[unit]! : wide ? Math.max(0, this.next(0, unit)) : 0;

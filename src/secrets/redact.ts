@@ -12,6 +12,7 @@
  * @module
  */
 import { builtin, bytesOf, primitiveOf } from "./built-ins.js";
+import { byteRuns } from "./byte-runs.js";
 import { jsonTokens, replaceInJson, surelyInString } from "./json-text.js";
 import { runsOf } from "./runs.js";
 
@@ -43,35 +44,38 @@ export const REDACTED = "[redacted]";
  */
 export class Redactor {
   readonly secrets: readonly Secret[];
-  /** What {@link plain} (and a stream) looks for: each value, and its JSON-escaped form where that differs. */
+  /**
+   * What {@link plain} (and a stream, and {@link bytes} in each encoding) looks for: each value,
+   * and its JSON-escaped form where that differs (the only copy a redactor keeps of a secret).
+   */
   readonly forms: readonly string[];
-  /** What {@link json} looks for: the escaped forms only (a raw quote would cut JSON structure). */
-  private readonly escaped: readonly string[];
   /** The longest form, in UTF-16 units: streams hold back enough text to see one whole. */
   readonly longest: number;
   /** Whether some form holds whitespace: streams then never cut at whitespace. */
   readonly spaced: boolean;
-  /** What {@link bytes} looks for, made at its first use. */
-  private byteForms?: readonly string[];
   private fingerprinted?: string;
 
   constructor(secrets: Iterable<Secret>) {
     const seen = new Map<string, Secret>();
     for (const s of secrets) if (s.value.length >= MIN_SECRET_CHARS && !seen.has(s.value)) seen.set(s.value, s);
     this.secrets = [...seen.values()];
-    this.escaped = [...new Set(this.secrets.map((s) => JSON.stringify(s.value).slice(1, -1)))];
-    this.forms = [...new Set([...this.secrets.map((s) => s.value), ...this.escaped])];
+    const forms = new Set(this.secrets.map((s) => s.value));
+    for (const s of this.secrets) {
+      const escaped = JSON.stringify(s.value).slice(1, -1);
+      if (escaped !== s.value) forms.add(escaped);
+    }
+    this.forms = [...forms];
     this.longest = Math.max(0, ...this.forms.map((f) => f.length));
     this.spaced = this.forms.some((f) => /\s/.test(f));
   }
 
   /**
-   * Makes its searches for text and JSON now (with many secrets, a one-pass search takes tens of
-   * ms to make: src/secrets/runs.ts), so its maker pays for them, not whoever redacts first.
+   * Makes its search now (with many secrets, a one-pass search takes tens of ms to make:
+   * src/secrets/runs.ts), so its maker pays for it, not whoever redacts first. Text, streams and
+   * bytes all use it.
    */
   prepare(): void {
     runsOf("", this.forms);
-    runsOf("", this.escaped);
   }
 
   /**
@@ -90,14 +94,6 @@ export class Redactor {
     return replaceRuns(text, runsOf(text, this.forms));
   }
 
-  /** Serialized JSON with every secret replaced in its JSON-escaped form, kept JSON as {@link text} keeps it. */
-  json(text: string): string {
-    const runs = runsOf(text, this.escaped);
-    if (runs.length === 0) return text;
-    const tokens = jsonTokens(text);
-    return tokens ? replaceInJson(text, tokens, runs, REDACTED) : replaceRuns(text, runs);
-  }
-
   /**
    * A short hash of the secrets held (106 bits, hex), the same for the same set whatever their
    * order: what stored text was redacted for, kept beside it in the thread's own storage (it never
@@ -111,12 +107,12 @@ export class Redactor {
    * Bytes, as a binary string (one character per byte, as `atob` gives them), with every stretch of
    * a secret's bytes replaced by the marker's, in each encoding a text file may use: UTF-8, UTF-16
    * (both byte orders) and, for a secret of Latin-1 characters only, Latin-1; each of the secret's
-   * forms (raw and JSON-escaped).
+   * forms (raw and JSON-escaped). The bytes are read in each encoding rather than each form
+   * encoded (src/secrets/byte-runs.ts): its cost is {@link forms}' search's, a few times over.
    */
   bytes(binary: string): string {
     if (this.secrets.length === 0) return binary;
-    this.byteForms ??= [...new Set(this.forms.flatMap(encodingsOf))];
-    return replaceRuns(binary, runsOf(binary, this.byteForms));
+    return replaceRuns(binary, byteRuns(binary, this.forms));
   }
 
   /** Base64 data with every secret's bytes replaced (see {@link bytes}); the same string when none was found, or when it is not base64. */
@@ -286,23 +282,6 @@ function hashText(text: string): string {
     return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(16).padStart(14, "0");
   };
   return lane(1) + lane(2);
-}
-
-/** `text` as bytes (binary strings) in UTF-8, UTF-16LE, UTF-16BE and, where it can be, Latin-1. */
-function encodingsOf(text: string): string[] {
-  // Built a character at a time: a secret may be a megabyte, too many arguments for one call.
-  let utf8 = "";
-  for (const byte of new TextEncoder().encode(text)) utf8 += String.fromCharCode(byte);
-  let le = "";
-  let be = "";
-  let latin1 = true;
-  for (let i = 0; i < text.length; i++) {
-    const u = text.charCodeAt(i);
-    le += String.fromCharCode(u & 0xff, u >> 8);
-    be += String.fromCharCode(u >> 8, u & 0xff);
-    if (u > 0xff) latin1 = false;
-  }
-  return latin1 ? [utf8, le, be, text] : [utf8, le, be];
 }
 
 /**

@@ -26,14 +26,15 @@ const searches = new WeakMap<readonly string[], Search>();
 
 /**
  * The stretches `[start, end)` of `text` covered by an occurrence of any of `forms` (overlapping
- * occurrences too), merged where they overlap, in order. Touching stretches stay apart. Past
+ * occurrences too), merged where they overlap, in order. Touching stretches stay apart; an
+ * occurrence that holds a position of `cuts` (ascending) does not count. Past
  * {@link FEW_FORMS} forms, time grows with the text's length and not with how many forms there are
  * (up to {@link AUTOMATON_UNITS} units of them, while the isolate's automata have room): every line
  * the isolate logs passes every thread's redactor, so one user's many secrets would slow every other
  * user's lines.
  */
-export function runsOf(text: string, forms: readonly string[]): Array<[number, number]> {
-  if (forms.length <= FEW_FORMS) return runsEach(text, forms);
+export function runsOf(text: string, forms: readonly string[], cuts?: Int32Array): Array<[number, number]> {
+  if (forms.length <= FEW_FORMS) return runsEach(text, forms, cuts);
   let search = searches.get(forms);
   if (!search) {
     // Ties in code unit order: the same set takes the same forms, so it can share the isolate's automaton.
@@ -44,9 +45,9 @@ export function runsOf(text: string, forms: readonly string[]): Array<[number, n
     const made = pooledAutomaton(bySize, taken);
     searches.set(forms, (search = { pooled: made.pooled, rest: bySize.slice(made.taken) }));
   }
-  if (!search.pooled) return runsEach(text, search.rest);
-  const runs = search.pooled.automaton.runs(text);
-  return search.rest.length === 0 ? runs : merged([...runs, ...runsEach(text, search.rest)]);
+  if (!search.pooled) return runsEach(text, search.rest, cuts);
+  const runs = search.pooled.automaton.runs(text, cuts);
+  return search.rest.length === 0 ? runs : merged([...runs, ...runsEach(text, search.rest, cuts)]);
 }
 
 /** Each form's smallest period, by the forms array it is in (a redactor's, made once with it). */
@@ -58,16 +59,18 @@ const periodsOf = new WeakMap<readonly string[], Int32Array>();
  * a secret ("aaaaaa") and the text, and searching again from each occurrence, or for a long form
  * that repeats a short part, compared the form's length at each character.
  */
-export function runsEach(text: string, forms: readonly string[]): Array<[number, number]> {
+export function runsEach(text: string, forms: readonly string[], cuts?: Int32Array): Array<[number, number]> {
   let periods = periodsOf.get(forms);
-  if (!periods) periodsOf.set(forms, (periods = Int32Array.from(forms, periodOf)));
+  if (!periods) periodsOf.set(forms, (periods = periodsOfForms(forms)));
   const spans: Array<[number, number]> = [];
+  const cutFrom = (at: number) => (cuts ? firstCut(cuts, at) : Infinity);
   forms.forEach((f, i) => {
     const p = periods[i]!;
     if (2 * p > f.length) {
       // Occurrences overlap by less than half the form: each is searched for, those that overlap kept as one stretch.
       let run: [number, number] | null = null;
       for (let at = text.indexOf(f); at !== -1; at = text.indexOf(f, at + 1)) {
+        if (cutFrom(at) < at + f.length) continue;
         if (run && at < run[1]) run[1] = at + f.length;
         else spans.push((run = [at, at + f.length]));
       }
@@ -79,21 +82,39 @@ export function runsEach(text: string, forms: readonly string[]): Array<[number,
     const u = f.slice(0, p);
     const us = u.repeat(Math.max(1, Math.floor(4096 / p)));
     for (let at = text.indexOf(u + u); at !== -1; ) {
+      // The repeat is followed up to a cut at most: past it, occurrences begin after the cut.
+      const cut = cutFrom(at);
+      if (cut < at + 2 * p) {
+        at = text.indexOf(u + u, cut + 1);
+        continue;
+      }
       let end = at + 2 * p;
-      while (text.slice(end, end + us.length) === us) end += us.length;
-      while (text.slice(end, end + p) === u) end += p;
+      while (end + us.length <= cut && text.slice(end, end + us.length) === us) end += us.length;
+      while (end + p <= cut && text.slice(end, end + p) === u) end += p;
       let part = 0;
-      while (part < p && text[end + part] === u[part]) part++;
+      while (part < p && end + part < cut && text[end + part] === u[part]) part++;
       if (end + part - at >= f.length) spans.push([at, at + Math.floor((end + part - at - f.length) / p) * p + f.length]);
       // uu occurs again at a period on only inside the repeat: the next is past its last whole u but one.
-      at = text.indexOf(u + u, end - 2 * p + 1);
+      at = text.indexOf(u + u, end + part === cut ? cut + 1 : end - 2 * p + 1);
     }
   });
   return merged(spans);
 }
 
+/** The first of `cuts` (ascending) at `at` or after, Infinity for none. */
+function firstCut(cuts: Int32Array, at: number): number {
+  let lo = 0;
+  let hi = cuts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (cuts[mid]! < at) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < cuts.length ? cuts[lo]! : Infinity;
+}
+
 /** Stretches in order, those that overlap (not those that only touch) made one. */
-function merged(spans: Array<[number, number]>): Array<[number, number]> {
+export function merged(spans: Array<[number, number]>): Array<[number, number]> {
   if (spans.length < 2) return spans;
   spans.sort((a, b) => a[0] - b[0]);
   const out: Array<[number, number]> = [spans[0]!];
@@ -105,13 +126,24 @@ function merged(spans: Array<[number, number]>): Array<[number, number]> {
   return out;
 }
 
-/** The smallest period of `f` (its length when it has none shorter): `f` less its longest proper prefix that is also a suffix. */
-function periodOf(f: string): number {
-  const border = new Int32Array(f.length);
-  for (let i = 1, k = 0; i < f.length; i++) {
-    while (k > 0 && f[i] !== f[k]) k = border[k - 1]!;
-    if (f[i] === f[k]) k++;
-    border[i] = k;
-  }
-  return f.length - (border[f.length - 1] ?? 0);
+/**
+ * Each form's smallest period (its length when it has none shorter): the form less its longest
+ * proper prefix that is also a suffix. One table, as long as the longest form, serves them all.
+ * Only a period up to half the form is used: past it, the form's length stands for it.
+ */
+function periodsOfForms(forms: readonly string[]): Int32Array {
+  const border = new Int32Array(forms.reduce((n, f) => Math.max(n, f.length), 0));
+  return Int32Array.from(forms, (f) => {
+    // A period p up to half the form has the form's first half again at p: most forms do not.
+    const at = f.indexOf(f.slice(0, f.length - (f.length >> 1)), 1);
+    if (at === -1 || at > f.length >> 1) return f.length;
+    let k = 0;
+    for (let i = 1; i < f.length; i++) {
+      const c = f.charCodeAt(i);
+      while (k > 0 && c !== f.charCodeAt(k)) k = border[k - 1]!;
+      if (c === f.charCodeAt(k)) k++;
+      border[i] = k;
+    }
+    return f.length - (f.length > 0 ? k : 0);
+  });
 }

@@ -144,8 +144,7 @@ it("a redactor holding many secrets answers what the search one form at a time g
     const label = JSON.stringify({ text, secrets: r.secrets.map((s) => s.value) });
     expect(r.plain(text), label).toBe(replaceRuns(text, runsEach(text, r.forms)));
     const json = JSON.stringify({ text });
-    const escaped = [...new Set(r.secrets.map((s) => JSON.stringify(s.value).slice(1, -1)))];
-    expect(r.json(json), label).toBe(replaceRuns(json, runsEach(json, escaped)));
+    expect(r.plain(json), label).toBe(replaceRuns(json, runsEach(json, r.forms)));
     expect(r.value({ [text]: [text] }), label).toEqual({ [r.text(text)]: [r.text(text)] });
     const binary = String.fromCharCode(...new TextEncoder().encode(text));
     const bytes = [...new Set(r.forms.flatMap(encodings))];

@@ -34,7 +34,7 @@ describe("Redactor", () => {
 
   it("redacts JSON text, including a secret that JSON escapes", () => {
     const r = new Redactor([{ name: "Q", value: 'pa"ss\\word' }]);
-    expect(r.json(JSON.stringify({ v: 'x pa"ss\\word y' }))).toBe('{"v":"x [redacted] y"}');
+    expect(r.text(JSON.stringify({ v: 'x pa"ss\\word y' }))).toBe('{"v":"x [redacted] y"}');
   });
 
   it("redacts a JSON text's decoded strings too, whatever escapes it uses, and keeps it JSON", () => {
