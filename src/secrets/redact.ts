@@ -51,6 +51,8 @@ export class Redactor {
   readonly longest: number;
   /** Whether some form holds whitespace: streams then never cut at whitespace. */
   readonly spaced: boolean;
+  /** Escapes a secret may hide behind in a JSON string (see {@link HIDING}). */
+  private readonly hides: RegExp;
   /** What {@link bytes} looks for, made at its first use. */
   private byteForms?: readonly string[];
   private fingerprinted?: string;
@@ -63,6 +65,7 @@ export class Redactor {
     this.forms = [...new Set([...this.secrets.map((s) => s.value), ...this.escaped])];
     this.longest = Math.max(0, ...this.forms.map((f) => f.length));
     this.spaced = this.forms.some((f) => /\s/.test(f));
+    this.hides = this.escaped.some((f) => f.includes("\\")) ? HIDING_ESCAPED : HIDING;
   }
 
   /**
@@ -155,7 +158,7 @@ export class Redactor {
     let runs = runsOf(text, this.forms);
     // One scan for the common case, a text without any backslash: escapes other than `\u` and `\/`
     // are the ones JSON.stringify writes, which the escaped forms match without decoding.
-    const hiding = depth <= MAX_DECODE_DEPTH && this.secrets.length > 0 && text.includes("\\") && /\\[u/]/.test(text);
+    const hiding = depth <= MAX_DECODE_DEPTH && this.secrets.length > 0 && text.includes("\\") && hides(this.hides, text, 0) !== Infinity;
     if (runs.length === 0 && !hiding) return text;
     if (!hiding && runs.every((run) => surelyInString(text, run))) return replaceRuns(text, runs);
     let tokens = jsonTokens(text);
@@ -171,7 +174,7 @@ export class Redactor {
   }
 
   /**
-   * JSON `text` with each string that `runs` touch or that holds a `\u` or `\/` decoded and redacted
+   * JSON `text` with each string that `runs` touch or that holds an escape a secret may hide behind ({@link HIDING}) decoded and redacted
    * (JSON in it too), written anew where that changed it; every other byte as it was, and the
    * tokens moved with the text.
    */
@@ -190,7 +193,7 @@ export class Redactor {
       // A number or a literal: replaced whole later, if secret text touches it.
       if (text.charCodeAt(a) !== 0x22) continue;
       while (r < runs.length && runs[r]![1] <= a) r++;
-      if (hiding < a) hiding = nextHiding(text, a);
+      if (hiding < a) hiding = hides(this.hides, text, a);
       if (!(r < runs.length && runs[r]![0] < b) && hiding >= b) continue;
       const value = JSON.parse(text.slice(a, b)) as string;
       const clean = this.redacted(value, depth + 1);
@@ -316,12 +319,21 @@ class Walk {
 /** Levels of JSON inside JSON strings whose strings are decoded to look for secrets (deeper, searched as written). */
 const MAX_DECODE_DEPTH = 8;
 
-/** Where a `\u` or `\/` escape may start in `text` at `from` or after (Infinity for none). */
-function nextHiding(text: string, from: number): number {
-  HIDING.lastIndex = from;
-  return HIDING.exec(text)?.index ?? Infinity;
+/** Where an escape `escapes` finds ({@link HIDING}) may start in `text` at `from` or after (Infinity for none). */
+function hides(escapes: RegExp, text: string, from: number): number {
+  escapes.lastIndex = from;
+  return escapes.exec(text)?.index ?? Infinity;
 }
+/**
+ * Escapes a secret may hide behind in a JSON string: `\u` and `\/` (the escaped forms match every
+ * other escape as `JSON.stringify` writes it). With a secret that JSON escapes (a quote, a
+ * backslash, a line feed: a PEM key), `\\` too: JSON inside a string holds that secret escaped
+ * twice (`\\n`), which no form matches as written, and a reader that decodes the string once
+ * finds its escaped form.
+ */
 const HIDING = /\\[u/]/g;
+/** {@link HIDING} for a redactor holding a secret that JSON escapes. */
+const HIDING_ESCAPED = /\\[u/\\]/g;
 
 /**
  * Levels of nesting a value is walked through: past the 256 levels a validated value may have
