@@ -121,6 +121,26 @@ export function surelyInString(text: string, [s, e]: readonly [number, number]):
  */
 const STRING_ONLY = /[^-0-9+.eEtrufalsn \t\n\r{}[\]:,\\]/;
 
+/** Where an escape `escapes` finds ({@link hidingEscapes}) may start in `text` at `from` or after (Infinity for none). */
+export function hides(escapes: RegExp, text: string, from: number): number {
+  escapes.lastIndex = from;
+  return escapes.exec(text)?.index ?? Infinity;
+}
+/**
+ * Escapes a secret may hide behind in a JSON string: `\u` and `\/` (the escaped forms match every
+ * other escape as `JSON.stringify` writes it). With a secret that JSON escapes (a quote, a
+ * backslash, a line feed: a PEM key), `\\` too: JSON inside a string holds that secret escaped
+ * twice (`\\n`), which no form matches as written, and a reader that decodes the string once
+ * finds its escaped form.
+ */
+const HIDING = /\\[u/]/g;
+const HIDING_ESCAPED = /\\[u/\\]/g;
+
+/** The escapes ({@link HIDING}) to decode JSON strings at, for the JSON-escaped forms of a redactor's secrets. */
+export function hidingEscapes(escapedForms: readonly string[]): RegExp {
+  return escapedForms.some((f) => f.includes("\\")) ? HIDING_ESCAPED : HIDING;
+}
+
 const VALUE = 0;
 const KEY = 1;
 const COLON = 2;

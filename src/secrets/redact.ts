@@ -12,7 +12,7 @@
  * @module
  */
 import { builtin, bytesOf, primitiveOf } from "./built-ins.js";
-import { jsonTokens, replaceInJson, surelyInString } from "./json-text.js";
+import { hides, hidingEscapes, jsonTokens, replaceInJson, surelyInString } from "./json-text.js";
 import { runsOf } from "./runs.js";
 
 /** Where secret text is in a text (runs.ts), searched here as redaction searches it. */
@@ -51,7 +51,7 @@ export class Redactor {
   readonly longest: number;
   /** Whether some form holds whitespace: streams then never cut at whitespace. */
   readonly spaced: boolean;
-  /** Escapes a secret may hide behind in a JSON string (see {@link HIDING}). */
+  /** Escapes a secret may hide behind in a JSON string (json-text.ts). */
   private readonly hides: RegExp;
   /** What {@link bytes} looks for, made at its first use. */
   private byteForms?: readonly string[];
@@ -65,7 +65,7 @@ export class Redactor {
     this.forms = [...new Set([...this.secrets.map((s) => s.value), ...this.escaped])];
     this.longest = Math.max(0, ...this.forms.map((f) => f.length));
     this.spaced = this.forms.some((f) => /\s/.test(f));
-    this.hides = this.escaped.some((f) => f.includes("\\")) ? HIDING_ESCAPED : HIDING;
+    this.hides = hidingEscapes(this.escaped);
   }
 
   /**
@@ -174,7 +174,7 @@ export class Redactor {
   }
 
   /**
-   * JSON `text` with each string that `runs` touch or that holds an escape a secret may hide behind ({@link HIDING}) decoded and redacted
+   * JSON `text` with each string that `runs` touch or that holds an escape a secret may hide behind (`hidingEscapes`) decoded and redacted
    * (JSON in it too), written anew where that changed it; every other byte as it was, and the
    * tokens moved with the text.
    */
@@ -319,21 +319,6 @@ class Walk {
 /** Levels of JSON inside JSON strings whose strings are decoded to look for secrets (deeper, searched as written). */
 const MAX_DECODE_DEPTH = 8;
 
-/** Where an escape `escapes` finds ({@link HIDING}) may start in `text` at `from` or after (Infinity for none). */
-function hides(escapes: RegExp, text: string, from: number): number {
-  escapes.lastIndex = from;
-  return escapes.exec(text)?.index ?? Infinity;
-}
-/**
- * Escapes a secret may hide behind in a JSON string: `\u` and `\/` (the escaped forms match every
- * other escape as `JSON.stringify` writes it). With a secret that JSON escapes (a quote, a
- * backslash, a line feed: a PEM key), `\\` too: JSON inside a string holds that secret escaped
- * twice (`\\n`), which no form matches as written, and a reader that decodes the string once
- * finds its escaped form.
- */
-const HIDING = /\\[u/]/g;
-/** {@link HIDING} for a redactor holding a secret that JSON escapes. */
-const HIDING_ESCAPED = /\\[u/\\]/g;
 
 /**
  * Levels of nesting a value is walked through: past the 256 levels a validated value may have
