@@ -53,8 +53,9 @@ export class Redactor {
   readonly spaced: boolean;
   /** Escapes a secret may hide behind in a JSON string (json-text.ts). */
   private readonly hides: RegExp;
-  /** What {@link bytes} looks for, made at its first use. */
+  /** What {@link bytes} looks for, and {@link textFile} (the forms too), made at their first use. */
   private byteForms?: readonly string[];
+  private fileForms?: readonly string[];
   private fingerprinted?: string;
 
   constructor(secrets: Iterable<Secret>) {
@@ -85,7 +86,16 @@ export class Redactor {
    * escapes such as `\u00e9`), each string that held one written anew, the rest left as they were.
    */
   text(text: string): string {
-    return this.redacted(text, 0);
+    return this.redacted(text, 0, this.forms);
+  }
+
+  /**
+   * A text file's text: {@link text}, looking in the same pass for each form's bytes as {@link bytes}
+   * does, so a secret's bytes that overlap another's text are one stretch with it (a pass for each
+   * cut the occurrence the other found first, and left part of it).
+   */
+  textFile(text: string): string {
+    return this.secrets.length === 0 ? text : this.redacted(text, 0, (this.fileForms ??= [...new Set([...this.forms, ...this.encodedForms()])]));
   }
 
   /** Only the stretches of secret text, without decoding: what a stream's pieces add up to. */
@@ -118,8 +128,7 @@ export class Redactor {
    */
   bytes(binary: string): string {
     if (this.secrets.length === 0) return binary;
-    this.byteForms ??= [...new Set(this.forms.flatMap(encodingsOf))];
-    return replaceRuns(binary, runsOf(binary, this.byteForms));
+    return replaceRuns(binary, runsOf(binary, this.encodedForms()));
   }
 
   /** Base64 data with every secret's bytes replaced (see {@link bytes}); the same string when none was found, or when it is not base64. */
@@ -150,12 +159,15 @@ export class Redactor {
     return this.walk(value, 0, new Walk()) as T;
   }
 
+  private encodedForms(): readonly string[] {
+    return (this.byteForms ??= [...new Set(this.forms.flatMap(encodingsOf))]);
+  }
   /**
    * {@link plain}, kept JSON where the text is JSON as a whole (see {@link text}); `depth`: levels of
-   * JSON inside JSON strings above this text (decoded {@link MAX_DECODE_DEPTH} deep at most).
+   * JSON inside JSON strings above this text (decoded {@link MAX_DECODE_DEPTH} deep at most); `forms`: what is looked for.
    */
-  private redacted(text: string, depth: number): string {
-    let runs = runsOf(text, this.forms);
+  private redacted(text: string, depth: number, forms: readonly string[]): string {
+    let runs = runsOf(text, forms);
     // One scan for the common case, a text without any backslash: escapes other than `\u` and `\/`
     // are the ones JSON.stringify writes, which the escaped forms match without decoding.
     const hiding = depth <= MAX_DECODE_DEPTH && this.secrets.length > 0 && text.includes("\\") && hides(this.hides, text, 0) !== Infinity;
@@ -164,10 +176,10 @@ export class Redactor {
     let tokens = jsonTokens(text);
     if (!tokens) return replaceRuns(text, runs);
     if (depth <= MAX_DECODE_DEPTH) {
-      const decoded = this.decodedStrings(text, tokens, runs, depth);
+      const decoded = this.decodedStrings(text, tokens, runs, depth, forms);
       if (decoded.text !== text) {
         ({ text, tokens } = decoded);
-        runs = runsOf(text, this.forms);
+        runs = runsOf(text, forms);
       }
     }
     return replaceInJson(text, tokens, runs, REDACTED);
@@ -178,7 +190,7 @@ export class Redactor {
    * (JSON in it too), written anew where that changed it; every other byte as it was, and the
    * tokens moved with the text.
    */
-  private decodedStrings(text: string, tokens: number[], runs: ReadonlyArray<[number, number]>, depth: number): { text: string; tokens: number[] } {
+  private decodedStrings(text: string, tokens: number[], runs: ReadonlyArray<[number, number]>, depth: number, forms: readonly string[]): { text: string; tokens: number[] } {
     const moved = tokens.slice();
     let out = "";
     let at = 0;
@@ -196,7 +208,7 @@ export class Redactor {
       if (hiding < a) hiding = hides(this.hides, text, a);
       if (!(r < runs.length && runs[r]![0] < b) && hiding >= b) continue;
       const value = JSON.parse(text.slice(a, b)) as string;
-      const clean = this.redacted(value, depth + 1);
+      const clean = this.redacted(value, depth + 1, forms);
       if (clean === value) continue;
       const written = JSON.stringify(clean);
       out += text.slice(at, a) + written;
@@ -209,7 +221,7 @@ export class Redactor {
 
   /** `key` is the value's key in its parent (as `JSON.stringify` passes it to `toJSON`). */
   private walk(value: unknown, depth: number, w: Walk, key = ""): unknown {
-    if (typeof value === "string") return this.redacted(value, 0);
+    if (typeof value === "string") return this.redacted(value, 0, this.forms);
     // JSON leaves a function or a symbol out, as the copy does; logs would show its properties or description.
     if (typeof value === "function" || typeof value === "symbol") return undefined;
     if (value === null || typeof value !== "object") return value;
