@@ -64,10 +64,14 @@ export function jsonTokens(text: string): number[] | null {
  * touches becomes `marker` as a string (the whole number: digits beside the marker would tell part
  * of a secret's digits); in a string, the part of the stretch inside it becomes `marker`, widened
  * to whole escapes (`\n`, `\u0041`) so none is cut; brackets, commas, colons and spaces stay.
+ * Null when that would make it more than twice as long (and a quoted marker or two): a stretch
+ * across many small tokens (`0,0,0`) becomes a marker in each, 13 characters for every 2; the
+ * caller then replaces each stretch whole, as in any text (see {@link mostKept}).
  */
-export function replaceInJson(text: string, tokens: readonly number[], runs: ReadonlyArray<[number, number]>, marker: string): string {
+export function replaceInJson(text: string, tokens: readonly number[], runs: ReadonlyArray<[number, number]>, marker: string): string | null {
   if (runs.length === 0) return text;
   const quoted = JSON.stringify(marker);
+  const most = mostKept(text.length, quoted.length);
   let out = "";
   let at = 0;
   let t = 0;
@@ -81,6 +85,7 @@ export function replaceInJson(text: string, tokens: readonly number[], runs: Rea
         if (a >= at) {
           out += text.slice(at, a) + quoted;
           at = b;
+          if (out.length > most) return null;
         }
         continue;
       }
@@ -95,11 +100,20 @@ export function replaceInJson(text: string, tokens: readonly number[], runs: Rea
       else {
         out += text.slice(at, from) + marker;
         at = to;
+        if (out.length > most) return null;
       }
     }
   }
   return out + text.slice(at);
 }
+
+/**
+ * How long a text of `chars` may grow kept JSON, `quoted` the quoted marker's length: twice, and
+ * two markers (`[5,"abc` across two tokens of a short text). A user sets both their secrets and the
+ * texts redacted: unbounded, a 16 MB tool result of small numbers became 100 MB, past an isolate's
+ * memory (replaced as text, a stretch of 6 characters or more becomes 10).
+ */
+const mostKept = (chars: number, quoted: number) => 2 * chars + 2 * quoted;
 
 /**
  * Whether the stretch `[s, e)` of `text`, a JSON text without `\u` escapes, is sure to lie inside

@@ -39,7 +39,8 @@ export const REDACTED = "[redacted]";
  * stretch becomes one marker: no character of any secret is left beside a marker, and the output
  * depends on a secret only where a whole occurrence of it is in the text (a full match shows, by
  * design; a partial one never does). A text that is JSON as a whole stays JSON (see {@link text}):
- * there a stretch across tokens becomes a marker in each token it touches, its punctuation kept.
+ * there a stretch across tokens becomes a marker in each token it touches, its punctuation kept
+ * (unless that would make the text over twice as long: then each stretch is one marker, as in any text).
  */
 export class Redactor {
   readonly secrets: readonly Secret[];
@@ -108,7 +109,7 @@ export class Redactor {
     const runs = runsOf(text, this.escaped);
     if (runs.length === 0) return text;
     const tokens = jsonTokens(text);
-    return tokens ? replaceInJson(text, tokens, runs, REDACTED) : replaceRuns(text, runs);
+    return (tokens && replaceInJson(text, tokens, runs, REDACTED)) ?? replaceRuns(text, runs);
   }
 
   /**
@@ -182,7 +183,7 @@ export class Redactor {
         runs = runsOf(text, forms);
       }
     }
-    return replaceInJson(text, tokens, runs, REDACTED);
+    return replaceInJson(text, tokens, runs, REDACTED) ?? replaceRuns(text, runs);
   }
 
   /**

@@ -66,3 +66,21 @@ describe("a secret JSON escapes, in JSON inside a JSON string (an HTTP tool's re
     );
   });
 });
+
+describe("a secret across many small tokens (a user sets both the secret and the text)", () => {
+  it("does not make the text many times longer: each token it touched became a quoted marker, 13 characters for `0,`", () => {
+    const n = 200_000;
+    for (const [secret, text] of [
+      ["0,0,0,0", `[${"0,".repeat(n)}0]`],
+      ["1,   2", `[${"1,   2,".repeat(n)}3]`],
+      ['a","a"', `[${'"a",'.repeat(n)}"a"]`],
+    ] as const) {
+      const r = new Redactor([{ name: "S", value: secret }]);
+      const out = r.text(text);
+      // Redacted as text, a stretch of 6 characters or more becomes 10: under twice as long.
+      expect(out.length, secret).toBeLessThanOrEqual(2 * text.length + 2 * JSON.stringify(REDACTED).length);
+      expect(out.includes(secret), secret).toBe(false);
+      expect(r.value({ text }).text.length, secret).toBeLessThanOrEqual(2 * text.length + 24);
+    }
+  });
+});
