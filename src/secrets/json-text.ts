@@ -8,10 +8,11 @@
 
 /**
  * The value tokens of a JSON text, in order, as `[start, end)` pairs flat in one array: each
- * string (with its quotes), number and literal. Null when the text is not one JSON value as
- * `JSON.parse` reads it. Reads the text once, without building any value.
+ * string (with its quotes), number and literal; with `keep`, only those it keeps (see {@link touching}).
+ * Null when the text is not one JSON value as `JSON.parse` reads it. Reads the text once, without
+ * building any value.
  */
-export function jsonTokens(text: string): number[] | null {
+export function jsonTokens(text: string, keep?: (start: number, end: number) => boolean): number[] | null {
   const tokens: number[] = [];
   // Open brackets' codes; `{` + 2 is `}` and `[` + 2 is `]`.
   const open: number[] = [];
@@ -52,7 +53,7 @@ export function jsonTokens(text: string): number[] | null {
       continue;
     } else end = scalarEnd(text, at);
     if (end < 0) return null;
-    tokens.push(at, end);
+    if (!keep || keep(at, end)) tokens.push(at, end);
     want = want === KEY ? COLON : NEXT;
     at = end;
   }
@@ -134,6 +135,22 @@ export function surelyInString(text: string, [s, e]: readonly [number, number]):
  * backslash: `\n` is a line feed in JSON inside a string, outside its strings).
  */
 const STRING_ONLY = /[^-0-9+.eEtrufalsn \t\n\r{}[\]:,\\]/;
+
+/**
+ * For {@link jsonTokens} of `text`: the tokens that a stretch of `runs` (in order) touches, and the
+ * strings holding an escape `escapes` finds (none without it); asked about each token in order.
+ */
+export function touching(text: string, runs: ReadonlyArray<[number, number]>, escapes: RegExp | null): (start: number, end: number) => boolean {
+  let r = 0;
+  let hiding = -1;
+  return (a, b) => {
+    while (r < runs.length && runs[r]![1] <= a) r++;
+    if (r < runs.length && runs[r]![0] < b) return true;
+    if (!escapes || text.charCodeAt(a) !== QUOTE) return false;
+    if (hiding < a) hiding = hides(escapes, text, a);
+    return hiding < b;
+  };
+}
 
 /** Where an escape `escapes` finds ({@link hidingEscapes}) may start in `text` at `from` or after (Infinity for none). */
 export function hides(escapes: RegExp, text: string, from: number): number {

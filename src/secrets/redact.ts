@@ -12,7 +12,7 @@
  * @module
  */
 import { builtin, bytesOf, primitiveOf } from "./built-ins.js";
-import { hides, hidingEscapes, jsonTokens, replaceInJson, surelyInString } from "./json-text.js";
+import { hides, hidingEscapes, jsonTokens, replaceInJson, surelyInString, touching } from "./json-text.js";
 import { runsOf } from "./runs.js";
 
 /** Where secret text is in a text (runs.ts), searched here as redaction searches it. */
@@ -174,35 +174,32 @@ export class Redactor {
     const hiding = depth <= MAX_DECODE_DEPTH && this.secrets.length > 0 && text.includes("\\") && hides(this.hides, text, 0) !== Infinity;
     if (runs.length === 0 && !hiding) return text;
     if (!hiding && runs.every((run) => surelyInString(text, run))) return replaceRuns(text, runs);
-    let tokens = jsonTokens(text);
-    if (!tokens) return replaceRuns(text, runs);
-    if (depth <= MAX_DECODE_DEPTH) {
+    // Only the tokens these steps change are kept: one of each token took 10 bytes or more a character.
+    let tokens = jsonTokens(text, touching(text, runs, hiding ? this.hides : null));
+    if (tokens && depth <= MAX_DECODE_DEPTH) {
       const decoded = this.decodedStrings(text, tokens, runs, depth, forms);
-      if (decoded.text !== text) {
-        ({ text, tokens } = decoded);
+      if (decoded !== text) {
+        text = decoded;
         runs = runsOf(text, forms);
+        tokens = jsonTokens(text, touching(text, runs, null));
       }
     }
-    return replaceInJson(text, tokens, runs, REDACTED) ?? replaceRuns(text, runs);
+    return (tokens && replaceInJson(text, tokens, runs, REDACTED)) ?? replaceRuns(text, runs);
   }
 
   /**
    * JSON `text` with each string that `runs` touch or that holds an escape a secret may hide behind (`hidingEscapes`) decoded and redacted
-   * (JSON in it too), written anew where that changed it; every other byte as it was, and the
-   * tokens moved with the text.
+   * (JSON in it too), written anew where that changed it; every other byte as it was. `tokens`: those of
+   * `text` that runs touch or that hold such an escape, at least.
    */
-  private decodedStrings(text: string, tokens: number[], runs: ReadonlyArray<[number, number]>, depth: number, forms: readonly string[]): { text: string; tokens: number[] } {
-    const moved = tokens.slice();
+  private decodedStrings(text: string, tokens: readonly number[], runs: ReadonlyArray<[number, number]>, depth: number, forms: readonly string[]): string {
     let out = "";
     let at = 0;
-    let shift = 0;
     let r = 0;
     let hiding = -1;
     for (let t = 0; t < tokens.length; t += 2) {
       const a = tokens[t]!;
       const b = tokens[t + 1]!;
-      moved[t] = a + shift;
-      moved[t + 1] = b + shift;
       // A number or a literal: replaced whole later, if secret text touches it.
       if (text.charCodeAt(a) !== 0x22) continue;
       while (r < runs.length && runs[r]![1] <= a) r++;
@@ -211,13 +208,10 @@ export class Redactor {
       const value = JSON.parse(text.slice(a, b)) as string;
       const clean = this.redacted(value, depth + 1, forms);
       if (clean === value) continue;
-      const written = JSON.stringify(clean);
-      out += text.slice(at, a) + written;
+      out += text.slice(at, a) + JSON.stringify(clean);
       at = b;
-      moved[t + 1] = a + shift + written.length;
-      shift += written.length - (b - a);
     }
-    return at === 0 ? { text, tokens } : { text: out + text.slice(at), tokens: moved };
+    return at === 0 ? text : out + text.slice(at);
   }
 
   /** `key` is the value's key in its parent (as `JSON.stringify` passes it to `toJSON`). */
