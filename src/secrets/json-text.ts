@@ -8,7 +8,7 @@
 
 /**
  * The value tokens of a JSON text, in order, as `[start, end)` pairs flat in one array: each
- * string (with its quotes), number and literal; with `keep`, only those it keeps (see {@link touching}).
+ * string (with its quotes), number and literal; with `keep`, only those it keeps (see {@link Touched}).
  * Null when the text is not one JSON value as `JSON.parse` reads it. Reads the text once, without
  * building any value.
  */
@@ -137,18 +137,43 @@ export function surelyInString(text: string, [s, e]: readonly [number, number]):
 const STRING_ONLY = /[^-0-9+.eEtrufalsn \t\n\r{}[\]:,\\]/;
 
 /**
- * For {@link jsonTokens} of `text`: the tokens that a stretch of `runs` (in order) touches, and the
- * strings holding an escape `escapes` finds (none without it); asked about each token in order.
+ * Which tokens of `text` {@link jsonTokens} keeps ({@link Touched.keep}): those a
+ * stretch of `runs` (in order) touches, and the strings holding an escape `escapes` finds (none
+ * without it). Once so many tokens would each hold a `marker` that {@link replaceInJson} could not
+ * keep the text JSON ({@link Touched.over}: a stretch across a million small numbers, whose tokens took 10
+ * bytes or more a character), only those strings: what decoding needs.
  */
-export function touching(text: string, runs: ReadonlyArray<[number, number]>, escapes: RegExp | null): (start: number, end: number) => boolean {
-  let r = 0;
-  let hiding = -1;
-  return (a, b) => {
-    while (r < runs.length && runs[r]![1] <= a) r++;
-    if (r < runs.length && runs[r]![0] < b) return true;
-    if (!escapes || text.charCodeAt(a) !== QUOTE) return false;
-    if (hiding < a) hiding = hides(escapes, text, a);
-    return hiding < b;
+export class Touched {
+  /** Whether the tokens kept are too many for the text to stay JSON: the text is then redacted as text. */
+  over = false;
+  private r = 0;
+  private hiding = -1;
+  private marks = 0;
+  private readonly most: number;
+
+  constructor(
+    private readonly text: string,
+    private readonly runs: ReadonlyArray<[number, number]>,
+    private readonly escapes: RegExp | null,
+    marker: string,
+  ) {
+    this.most = mostKept(text.length, JSON.stringify(marker).length) / marker.length;
+  }
+
+  /** Whether {@link jsonTokens} keeps the token `[a, b)` (asked about each token in order). */
+  readonly keep = (a: number, b: number): boolean => {
+    const { text, runs } = this;
+    while (this.r < runs.length && runs[this.r]![1] <= a) this.r++;
+    const quoted = text.charCodeAt(a) === QUOTE;
+    const run = runs[this.r];
+    if (!this.over && run && run[0] < b) {
+      // A stretch in its content (not its quotes alone) puts a marker in it.
+      if (run[0] < b - (quoted ? 1 : 0) && run[1] > a + (quoted ? 1 : 0) && ++this.marks > this.most) this.over = true;
+      else return true;
+    }
+    if (!this.escapes || !quoted) return false;
+    if (this.hiding < a) this.hiding = hides(this.escapes, text, a);
+    return this.hiding < b;
   };
 }
 

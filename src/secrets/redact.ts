@@ -12,7 +12,7 @@
  * @module
  */
 import { builtin, bytesOf, primitiveOf } from "./built-ins.js";
-import { hides, hidingEscapes, jsonTokens, replaceInJson, surelyInString, touching } from "./json-text.js";
+import { Touched, hides, hidingEscapes, jsonTokens, replaceInJson, surelyInString } from "./json-text.js";
 import { runsOf } from "./runs.js";
 
 /** Where secret text is in a text (runs.ts), searched here as redaction searches it. */
@@ -175,16 +175,21 @@ export class Redactor {
     if (runs.length === 0 && !hiding) return text;
     if (!hiding && runs.every((run) => surelyInString(text, run))) return replaceRuns(text, runs);
     // Only the tokens these steps change are kept: one of each token took 10 bytes or more a character.
-    let tokens = jsonTokens(text, touching(text, runs, hiding ? this.hides : null));
-    if (tokens && depth <= MAX_DECODE_DEPTH) {
+    // Only the tokens these steps change are read into memory (every token took 10 bytes or more a
+    // character); past as many markers as the text can hold kept JSON, only the strings to decode.
+    let touched = new Touched(text, runs, hiding ? this.hides : null, REDACTED);
+    let tokens = jsonTokens(text, touched.keep);
+    if (!tokens) return replaceRuns(text, runs);
+    if (depth <= MAX_DECODE_DEPTH) {
       const decoded = this.decodedStrings(text, tokens, runs, depth, forms);
       if (decoded !== text) {
         text = decoded;
         runs = runsOf(text, forms);
-        tokens = jsonTokens(text, touching(text, runs, null));
+        touched = new Touched(text, runs, null, REDACTED);
+        tokens = jsonTokens(text, touched.keep);
       }
     }
-    return (tokens && replaceInJson(text, tokens, runs, REDACTED)) ?? replaceRuns(text, runs);
+    return (tokens && !touched.over ? replaceInJson(text, tokens, runs, REDACTED) : null) ?? replaceRuns(text, runs);
   }
 
   /**

@@ -26,4 +26,13 @@ describe("a numeric secret in a large JSON text of small numbers", () => {
     );
     expect(answer).toBe(`["[redacted]",0,0,0, ${16 * 1024 * 1024 + 16}`);
   }, 60_000);
+
+  it("and a secret across all of its small numbers too (redacted as text then)", async () => {
+    const answer = await inSmallHeap(
+      `const text = "[" + "0,".repeat(8 * 1024 * 1024) + "0]";
+       console.log(new Redactor([{ name: "S", value: "0,0,0,0" }]).text(text));`,
+      112,
+    );
+    expect(answer).toBe("[[redacted]]");
+  }, 60_000);
 });

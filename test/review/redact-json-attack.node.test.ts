@@ -83,4 +83,18 @@ describe("a secret across many small tokens (a user sets both the secret and the
       expect(r.value({ text }).text.length, secret).toBeLessThanOrEqual(2 * text.length + 24);
     }
   });
+
+  it("redacted as text then, still has its strings decoded: a secret behind `\\u` escapes beside it is gone too", () => {
+    const r = new Redactor([
+      { name: "S", value: "0,0,0,0" },
+      { name: "K", value: "secret-value" },
+      { name: "PEM", value: PEM },
+    ]);
+    const text = `[${"0,".repeat(1000)}"\\u0073ecret-value", ${JSON.stringify(JSON.stringify({ k: PEM }))}]`;
+    const out = r.text(text);
+    expect(out.length).toBeLessThanOrEqual(2 * text.length + 24);
+    expect(out).not.toContain("0,0,0,0");
+    expect(out).not.toContain("\\u0073ecret");
+    expect(out).not.toContain("BEGIN");
+  });
 });
