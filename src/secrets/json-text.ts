@@ -8,10 +8,11 @@
 
 /**
  * The value tokens of a JSON text, in order, as `[start, end)` pairs flat in one array: each
- * string (with its quotes), number and literal. Null when the text is not one JSON value as
- * `JSON.parse` reads it. Reads the text once, without building any value.
+ * string (with its quotes), number and literal; with `keep`, only those it keeps (see {@link Touched}).
+ * Null when the text is not one JSON value as `JSON.parse` reads it. Reads the text once, without
+ * building any value.
  */
-export function jsonTokens(text: string): number[] | null {
+export function jsonTokens(text: string, keep?: (start: number, end: number) => boolean): number[] | null {
   const tokens: number[] = [];
   // Open brackets' codes; `{` + 2 is `}` and `[` + 2 is `]`.
   const open: number[] = [];
@@ -52,7 +53,7 @@ export function jsonTokens(text: string): number[] | null {
       continue;
     } else end = scalarEnd(text, at);
     if (end < 0) return null;
-    tokens.push(at, end);
+    if (!keep || keep(at, end)) tokens.push(at, end);
     want = want === KEY ? COLON : NEXT;
     at = end;
   }
@@ -64,10 +65,14 @@ export function jsonTokens(text: string): number[] | null {
  * touches becomes `marker` as a string (the whole number: digits beside the marker would tell part
  * of a secret's digits); in a string, the part of the stretch inside it becomes `marker`, widened
  * to whole escapes (`\n`, `\u0041`) so none is cut; brackets, commas, colons and spaces stay.
+ * Null when that would make it more than twice as long (and a quoted marker or two): a stretch
+ * across many small tokens (`0,0,0`) becomes a marker in each, 13 characters for every 2; the
+ * caller then replaces each stretch whole, as in any text (see {@link mostKept}).
  */
-export function replaceInJson(text: string, tokens: readonly number[], runs: ReadonlyArray<[number, number]>, marker: string): string {
+export function replaceInJson(text: string, tokens: readonly number[], runs: ReadonlyArray<[number, number]>, marker: string): string | null {
   if (runs.length === 0) return text;
   const quoted = JSON.stringify(marker);
+  const most = mostKept(text.length, quoted.length);
   let out = "";
   let at = 0;
   let t = 0;
@@ -81,6 +86,7 @@ export function replaceInJson(text: string, tokens: readonly number[], runs: Rea
         if (a >= at) {
           out += text.slice(at, a) + quoted;
           at = b;
+          if (out.length > most) return null;
         }
         continue;
       }
@@ -95,11 +101,20 @@ export function replaceInJson(text: string, tokens: readonly number[], runs: Rea
       else {
         out += text.slice(at, from) + marker;
         at = to;
+        if (out.length > most) return null;
       }
     }
   }
   return out + text.slice(at);
 }
+
+/**
+ * How long a text of `chars` may grow kept JSON, `quoted` the quoted marker's length: twice, and
+ * two markers (`[5,"abc` across two tokens of a short text). A user sets both their secrets and the
+ * texts redacted: unbounded, a 16 MB tool result of small numbers became 100 MB, past an isolate's
+ * memory (replaced as text, a stretch of 6 characters or more becomes 10).
+ */
+const mostKept = (chars: number, quoted: number) => 2 * chars + 2 * quoted;
 
 /**
  * Whether the stretch `[s, e)` of `text`, a JSON text without `\u` escapes, is sure to lie inside
@@ -120,6 +135,67 @@ export function surelyInString(text: string, [s, e]: readonly [number, number]):
  * backslash: `\n` is a line feed in JSON inside a string, outside its strings).
  */
 const STRING_ONLY = /[^-0-9+.eEtrufalsn \t\n\r{}[\]:,\\]/;
+
+/**
+ * Which tokens of `text` {@link jsonTokens} keeps ({@link Touched.keep}): those a
+ * stretch of `runs` (in order) touches, and the strings holding an escape `escapes` finds (none
+ * without it). Once so many tokens would each hold a `marker` that {@link replaceInJson} could not
+ * keep the text JSON ({@link Touched.over}: a stretch across a million small numbers, whose tokens took 10
+ * bytes or more a character), only those strings: what decoding needs.
+ */
+export class Touched {
+  /** Whether the tokens kept are too many for the text to stay JSON: the text is then redacted as text. */
+  over = false;
+  private r = 0;
+  private hiding = -1;
+  private marks = 0;
+  private readonly most: number;
+
+  constructor(
+    private readonly text: string,
+    private readonly runs: ReadonlyArray<[number, number]>,
+    private readonly escapes: RegExp | null,
+    marker: string,
+  ) {
+    this.most = mostKept(text.length, JSON.stringify(marker).length) / marker.length;
+  }
+
+  /** Whether {@link jsonTokens} keeps the token `[a, b)` (asked about each token in order). */
+  readonly keep = (a: number, b: number): boolean => {
+    const { text, runs } = this;
+    while (this.r < runs.length && runs[this.r]![1] <= a) this.r++;
+    const quoted = text.charCodeAt(a) === QUOTE;
+    const run = runs[this.r];
+    if (!this.over && run && run[0] < b) {
+      // A stretch in its content (not its quotes alone) puts a marker in it.
+      if (run[0] < b - (quoted ? 1 : 0) && run[1] > a + (quoted ? 1 : 0) && ++this.marks > this.most) this.over = true;
+      else return true;
+    }
+    if (!this.escapes || !quoted) return false;
+    if (this.hiding < a) this.hiding = hides(this.escapes, text, a);
+    return this.hiding < b;
+  };
+}
+
+/** Where an escape `escapes` finds ({@link hidingEscapes}) may start in `text` at `from` or after (Infinity for none). */
+export function hides(escapes: RegExp, text: string, from: number): number {
+  escapes.lastIndex = from;
+  return escapes.exec(text)?.index ?? Infinity;
+}
+/**
+ * Escapes a secret may hide behind in a JSON string: `\u` and `\/` (the escaped forms match every
+ * other escape as `JSON.stringify` writes it). With a secret that JSON escapes (a quote, a
+ * backslash, a line feed: a PEM key), `\\` too: JSON inside a string holds that secret escaped
+ * twice (`\\n`), which no form matches as written, and a reader that decodes the string once
+ * finds its escaped form.
+ */
+const HIDING = /\\[u/]/g;
+const HIDING_ESCAPED = /\\[u/\\]/g;
+
+/** The escapes ({@link HIDING}) to decode JSON strings at, for the JSON-escaped forms of a redactor's secrets. */
+export function hidingEscapes(escapedForms: readonly string[]): RegExp {
+  return escapedForms.some((f) => f.includes("\\")) ? HIDING_ESCAPED : HIDING;
+}
 
 const VALUE = 0;
 const KEY = 1;

@@ -13,8 +13,8 @@
  */
 import { builtin, bytesOf, primitiveOf } from "./built-ins.js";
 import { byteRuns } from "./byte-runs.js";
-import { jsonTokens, replaceInJson, surelyInString } from "./json-text.js";
-import { runsOf } from "./runs.js";
+import { Touched, hides, hidingEscapes, jsonTokens, replaceInJson, surelyInString } from "./json-text.js";
+import { merged, runsOf } from "./runs.js";
 
 /** Where secret text is in a text (runs.ts), searched here as redaction searches it. */
 export { runsOf } from "./runs.js";
@@ -40,7 +40,8 @@ export const REDACTED = "[redacted]";
  * stretch becomes one marker: no character of any secret is left beside a marker, and the output
  * depends on a secret only where a whole occurrence of it is in the text (a full match shows, by
  * design; a partial one never does). A text that is JSON as a whole stays JSON (see {@link text}):
- * there a stretch across tokens becomes a marker in each token it touches, its punctuation kept.
+ * there a stretch across tokens becomes a marker in each token it touches, its punctuation kept
+ * (unless that would make the text over twice as long: then each stretch is one marker, as in any text).
  */
 export class Redactor {
   readonly secrets: readonly Secret[];
@@ -53,6 +54,8 @@ export class Redactor {
   readonly longest: number;
   /** Whether some form holds whitespace: streams then never cut at whitespace. */
   readonly spaced: boolean;
+  /** Escapes a secret may hide behind in a JSON string (json-text.ts). */
+  private readonly hides: RegExp;
   private fingerprinted?: string;
 
   constructor(secrets: Iterable<Secret>) {
@@ -67,6 +70,8 @@ export class Redactor {
     this.forms = [...forms];
     this.longest = Math.max(0, ...this.forms.map((f) => f.length));
     this.spaced = this.forms.some((f) => /\s/.test(f));
+    // An escaped form holds a backslash exactly when some form does (a raw one escapes its own).
+    this.hides = hidingEscapes(this.forms);
   }
 
   /**
@@ -86,7 +91,16 @@ export class Redactor {
    * escapes such as `\u00e9`), each string that held one written anew, the rest left as they were.
    */
   text(text: string): string {
-    return this.redacted(text, 0);
+    return this.redacted(text, 0, this.find);
+  }
+
+  /**
+   * A text file's text: {@link text}, looking in the same pass for each form's bytes as {@link bytes}
+   * does, so a secret's bytes that overlap another's text are one stretch with it (a pass for each
+   * cut the occurrence the other found first, and left part of it).
+   */
+  textFile(text: string): string {
+    return this.secrets.length === 0 ? text : this.redacted(text, 0, this.findInFile);
   }
 
   /** Only the stretches of secret text, without decoding: what a stream's pieces add up to. */
@@ -143,66 +157,69 @@ export class Redactor {
     return this.walk(value, 0, new Walk()) as T;
   }
 
+  /** The stretches of secret text in a text; in a text file's text, of secret bytes too (see {@link bytes}). */
+  private readonly find = (text: string) => runsOf(text, this.forms);
+  private readonly findInFile = (text: string) => merged([...runsOf(text, this.forms), ...byteRuns(text, this.forms)]);
+
   /**
    * {@link plain}, kept JSON where the text is JSON as a whole (see {@link text}); `depth`: levels of
-   * JSON inside JSON strings above this text (decoded {@link MAX_DECODE_DEPTH} deep at most).
+   * JSON inside JSON strings above this text (decoded {@link MAX_DECODE_DEPTH} deep at most); `find`: where secret text is.
    */
-  private redacted(text: string, depth: number): string {
-    let runs = runsOf(text, this.forms);
+  private redacted(text: string, depth: number, find: (text: string) => Array<[number, number]>): string {
+    let runs = find(text);
     // One scan for the common case, a text without any backslash: escapes other than `\u` and `\/`
     // are the ones JSON.stringify writes, which the escaped forms match without decoding.
-    const hiding = depth <= MAX_DECODE_DEPTH && this.secrets.length > 0 && text.includes("\\") && /\\[u/]/.test(text);
+    const hiding = depth <= MAX_DECODE_DEPTH && this.secrets.length > 0 && text.includes("\\") && hides(this.hides, text, 0) !== Infinity;
     if (runs.length === 0 && !hiding) return text;
     if (!hiding && runs.every((run) => surelyInString(text, run))) return replaceRuns(text, runs);
-    let tokens = jsonTokens(text);
+    // Only the tokens these steps change are kept: one of each token took 10 bytes or more a character.
+    // Only the tokens these steps change are read into memory (every token took 10 bytes or more a
+    // character); past as many markers as the text can hold kept JSON, only the strings to decode.
+    let touched = new Touched(text, runs, hiding ? this.hides : null, REDACTED);
+    let tokens = jsonTokens(text, touched.keep);
     if (!tokens) return replaceRuns(text, runs);
     if (depth <= MAX_DECODE_DEPTH) {
-      const decoded = this.decodedStrings(text, tokens, runs, depth);
-      if (decoded.text !== text) {
-        ({ text, tokens } = decoded);
-        runs = runsOf(text, this.forms);
+      const decoded = this.decodedStrings(text, tokens, runs, depth, find);
+      if (decoded !== text) {
+        text = decoded;
+        runs = find(text);
+        touched = new Touched(text, runs, null, REDACTED);
+        tokens = jsonTokens(text, touched.keep);
       }
     }
-    return replaceInJson(text, tokens, runs, REDACTED);
+    return (tokens && !touched.over ? replaceInJson(text, tokens, runs, REDACTED) : null) ?? replaceRuns(text, runs);
   }
 
   /**
-   * JSON `text` with each string that `runs` touch or that holds a `\u` or `\/` decoded and redacted
-   * (JSON in it too), written anew where that changed it; every other byte as it was, and the
-   * tokens moved with the text.
+   * JSON `text` with each string that `runs` touch or that holds an escape a secret may hide behind (`hidingEscapes`) decoded and redacted
+   * (JSON in it too), written anew where that changed it; every other byte as it was. `tokens`: those of
+   * `text` that runs touch or that hold such an escape, at least.
    */
-  private decodedStrings(text: string, tokens: number[], runs: ReadonlyArray<[number, number]>, depth: number): { text: string; tokens: number[] } {
-    const moved = tokens.slice();
+  private decodedStrings(text: string, tokens: readonly number[], runs: ReadonlyArray<[number, number]>, depth: number, find: (text: string) => Array<[number, number]>): string {
     let out = "";
     let at = 0;
-    let shift = 0;
     let r = 0;
     let hiding = -1;
     for (let t = 0; t < tokens.length; t += 2) {
       const a = tokens[t]!;
       const b = tokens[t + 1]!;
-      moved[t] = a + shift;
-      moved[t + 1] = b + shift;
       // A number or a literal: replaced whole later, if secret text touches it.
       if (text.charCodeAt(a) !== 0x22) continue;
       while (r < runs.length && runs[r]![1] <= a) r++;
-      if (hiding < a) hiding = nextHiding(text, a);
+      if (hiding < a) hiding = hides(this.hides, text, a);
       if (!(r < runs.length && runs[r]![0] < b) && hiding >= b) continue;
       const value = JSON.parse(text.slice(a, b)) as string;
-      const clean = this.redacted(value, depth + 1);
+      const clean = this.redacted(value, depth + 1, find);
       if (clean === value) continue;
-      const written = JSON.stringify(clean);
-      out += text.slice(at, a) + written;
+      out += text.slice(at, a) + JSON.stringify(clean);
       at = b;
-      moved[t + 1] = a + shift + written.length;
-      shift += written.length - (b - a);
     }
-    return at === 0 ? { text, tokens } : { text: out + text.slice(at), tokens: moved };
+    return at === 0 ? text : out + text.slice(at);
   }
 
   /** `key` is the value's key in its parent (as `JSON.stringify` passes it to `toJSON`). */
   private walk(value: unknown, depth: number, w: Walk, key = ""): unknown {
-    if (typeof value === "string") return this.redacted(value, 0);
+    if (typeof value === "string") return this.redacted(value, 0, this.find);
     // JSON leaves a function or a symbol out, as the copy does; logs would show its properties or description.
     if (typeof value === "function" || typeof value === "symbol") return undefined;
     if (value === null || typeof value !== "object") return value;
@@ -295,12 +312,6 @@ class Walk {
 /** Levels of JSON inside JSON strings whose strings are decoded to look for secrets (deeper, searched as written). */
 const MAX_DECODE_DEPTH = 8;
 
-/** Where a `\u` or `\/` escape may start in `text` at `from` or after (Infinity for none). */
-function nextHiding(text: string, from: number): number {
-  HIDING.lastIndex = from;
-  return HIDING.exec(text)?.index ?? Infinity;
-}
-const HIDING = /\\[u/]/g;
 
 /**
  * Levels of nesting a value is walked through: past the 256 levels a validated value may have

@@ -13,9 +13,9 @@ import { type FileContent, withContent } from "../content/file-content.js";
 import type { FileInfo, FileTable } from "../ports/store.js";
 import type { Redactor } from "./redact.js";
 
-/** `file` as served: base64 data redacted in its bytes, text in its text (first, so JSON stays JSON) and its bytes. */
+/** `file` as served: base64 data redacted in its bytes, text in its text and its bytes at once (so JSON stays JSON). */
 function servedFile(file: FileContent, redactor: Redactor): FileContent {
-  const data = file.encoding === "base64" ? redactor.base64(file.data) : redactor.bytes(redactor.text(file.data));
+  const data = file.encoding === "base64" ? redactor.base64(file.data) : redactor.textFile(file.data);
   return data === file.data ? file : { ...file, data };
 }
 

@@ -186,10 +186,9 @@ describe("any JSON document, redacted", () => {
         expect(() => JSON.parse(out), out).not.toThrow();
         // Brackets, commas, colons, quotes and spaces stay where a secret made only of them was: JSON needs them.
         expect(unmarked(out, r.forms.filter((f) => /[^[\]{}:,"\s]/.test(f))), out).toEqual([]);
-        // JSON inside a string is searched decoded where it holds `\u` or `\/`, and as written (so
-        // escaped twice) otherwise: a secret that JSON escapes is not looked for escaped twice.
-        const plainValues = values.filter((v) => JSON.stringify(v).slice(1, -1) === v);
-        for (const [s, depth] of decodedStrings(out)) expect(unmarked(s, depth === 0 ? values : plainValues), s).toEqual([]);
+        // A reader that decodes a string (JSON inside it too, a level at a time) finds no form of a
+        // secret in it: a secret that JSON escapes is there escaped twice, and looked for so.
+        for (const [s] of decodedStrings(out)) expect(unmarked(s, r.forms), s).toEqual([]);
         // Token for token: a number is kept as written unless secret text touched it (in the text as
         // written, or with its strings' escapes made canonical); one that changed became the marker.
         const before = tokensOf(doc);
