@@ -8,7 +8,7 @@
  */
 import type { EventFrame } from "../protocol.js";
 import { SettleWindow } from "../calls/settle-window.js";
-import { packFrameRuns, type PackedFrames } from "../frame-batches.js";
+import { packFrameRuns } from "../frame-batches.js";
 import { frameText } from "../event-rows.js";
 import { SendBudget } from "../send-budget.js";
 
@@ -128,10 +128,12 @@ export class Fanout {
     const seqs = this.seqs;
     this.queue = [];
     this.seqs = [];
-    let packed: PackedFrames | null = null;
-    for (const ws of sockets.all) {
-      if (!sockets.batched.has(ws)) this.budget.send(ws, frames, null, seqs);
-      else this.budget.send(ws, (packed ??= packFrameRuns(frames)).messages, packed.ends, seqs);
-    }
+    const plain: WebSocket[] = [];
+    const batched: WebSocket[] = [];
+    for (const ws of sockets.all) (sockets.batched.has(ws) ? batched : plain).push(ws);
+    if (plain.length > 0) this.budget.sendAll(plain, frames, null, seqs);
+    if (batched.length === 0) return;
+    const packed = packFrameRuns(frames);
+    this.budget.sendAll(batched, packed.messages, packed.ends, seqs);
   }
 }

@@ -87,3 +87,24 @@ it("a connection's replay counts against the same budget as its live frames", as
   expect(first.seqs).toEqual(Array.from({ length: after }, (_, i) => i + 1));
   expect(first.chars).toBeLessThan(BUDGET + MIB);
 }, 120_000);
+
+for (const batch of [false, true]) {
+  it(`in one burst, a connection that reaches its budget is closed while another on the thread gets every frame${batch ? " (the other batch=1)" : ""}`, async () => {
+    const id = await createThread();
+    const start: number = await inThread(id, (t) => t.events.lastSeq());
+    const early = await connect(id, start, false);
+    const mid = await emit(id, 10, 10);
+    await until(async () => early.seqs.at(-1) === mid, "the first burst on the early connection");
+    const late = await connect(id, mid, batch);
+    // One synchronous run: the early connection passes its budget partway through, the late one never.
+    const last = await emit(id, 12, 12);
+    const closed = await closeOf(early, last);
+    expect(closed.code).toBe(1013);
+    const after = Number(/after seq (\d+)/.exec(closed.reason)?.[1]);
+    expect(after).toBeGreaterThan(mid);
+    expect(after).toBeLessThan(last);
+    expect(early.seqs).toEqual(Array.from({ length: after - start }, (_, i) => start + 1 + i));
+    await until(async () => late.seqs.at(-1) === last, "the whole burst on the late connection");
+    expect(late.seqs).toEqual(Array.from({ length: last - mid }, (_, i) => mid + 1 + i));
+  }, 120_000);
+}
