@@ -13,7 +13,7 @@ import { automatonUnitsHeld } from "../../src/secrets/automaton-pool.js";
 import { REDACTED, Redactor, replaceRuns } from "../../src/secrets/redact.js";
 import { StreamRedactor } from "../../src/secrets/redact-stream.js";
 import { AUTOMATON_UNITS, FEW_FORMS, runsEach, runsOf } from "../../src/secrets/runs.js";
-import { naiveRuns } from "./naive-runs.js";
+import { encodings, naiveRuns } from "./naive-runs.js";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
@@ -35,14 +35,6 @@ afterEach(collected);
 
 
 
-/** A form's bytes as `Redactor.bytes` looks for them: UTF-8, UTF-16 in both byte orders, Latin-1 where it can be. */
-function encodings(form: string): string[] {
-  const codes = Array.from({ length: form.length }, (_, i) => form.charCodeAt(i));
-  const le = codes.map((u) => String.fromCharCode(u & 0xff, u >> 8)).join("");
-  const be = codes.map((u) => String.fromCharCode(u >> 8, u & 0xff)).join("");
-  const out = [String.fromCharCode(...new TextEncoder().encode(form)), le, be];
-  return codes.every((u) => u <= 0xff) ? [...out, form] : out;
-}
 
 function randomness(seed: number) {
   const random = (n: number) => {

@@ -14,7 +14,7 @@ import { expect, it } from "vitest";
 import { Redactor, replaceRuns } from "../../src/secrets/redact.js";
 import { automatonUnitsHeld } from "../../src/secrets/automaton-pool.js";
 import { FEW_FORMS, runsOf } from "../../src/secrets/runs.js";
-import { naiveRuns } from "./naive-runs.js";
+import { encodings, naiveRuns } from "./naive-runs.js";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
@@ -66,14 +66,6 @@ it("a redactor's search is one automaton, whether or not its secrets have a JSON
   expect(automatonUnitsHeld() - held).toBeGreaterThanOrEqual(units);
 });
 
-/** A form's bytes as `Redactor.bytes` looks for them: UTF-8, UTF-16 in both byte orders, Latin-1 where it can be. */
-function encodings(form: string): string[] {
-  const codes = Array.from({ length: form.length }, (_, i) => form.charCodeAt(i));
-  const le = codes.map((u) => String.fromCharCode(u & 0xff, u >> 8)).join("");
-  const be = codes.map((u) => String.fromCharCode(u >> 8, u & 0xff)).join("");
-  const out = [String.fromCharCode(...new TextEncoder().encode(form)), le, be];
-  return codes.every((u) => u <= 0xff) ? [...out, form] : out;
-}
 
 /**
  * `text` in UTF-8's pattern but no UTF-8, one way each: `way` 0 writes a pair's surrogates apart
@@ -135,7 +127,7 @@ it("a search with cuts finds each occurrence that holds no cut, as trying every 
     const forms = [...new Set(Array.from({ length: count }, () => (random(2) ? word(1 + random(3), letters).repeat(2 + random(4)) : word(2 + random(8), letters))))];
     const text = Array.from({ length: 1 + random(6) }, () => (random(2) ? forms[random(forms.length)]!.repeat(1 + random(4)) : word(random(12), letters))).join("");
     const cuts = Int32Array.from(new Set(Array.from({ length: random(4) }, () => random(text.length + 1)))).sort();
-    const expected = naiveRuns(text, forms).length === 0 ? [] : mergedApart(text, forms, cuts);
+    const expected = naiveRuns(text, forms).length === 0 ? [] : naiveRuns(text, forms, cuts);
     expect(runsOf(text, forms, cuts), JSON.stringify({ text, forms, cuts: [...cuts] })).toEqual(expected);
   }
   // A repeat far longer than a form, followed many units at a time, stops at a cut too.
@@ -145,16 +137,3 @@ it("a search with cuts finds each occurrence that holds no cut, as trying every 
   }
 });
 
-/** Occurrences of `forms` in `text` that hold no position of `cuts`, merged where they overlap. */
-function mergedApart(text: string, forms: readonly string[], cuts: Int32Array): Array<[number, number]> {
-  const spans: Array<[number, number]> = [];
-  for (const f of forms) for (let at = 0; at + f.length <= text.length; at++) if (text.startsWith(f, at) && !cuts.some((c) => c >= at && c < at + f.length)) spans.push([at, at + f.length]);
-  spans.sort((a, b) => a[0] - b[0]);
-  const out: Array<[number, number]> = [];
-  for (const [s, e] of spans) {
-    const last = out.at(-1);
-    if (last && s < last[1]) last[1] = Math.max(last[1], e);
-    else out.push([s, e]);
-  }
-  return out;
-}
