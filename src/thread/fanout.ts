@@ -128,12 +128,10 @@ export class Fanout {
     const seqs = this.seqs;
     this.queue = [];
     this.seqs = [];
-    const plain: WebSocket[] = [];
-    const batched: WebSocket[] = [];
-    for (const ws of sockets.all) (sockets.batched.has(ws) ? batched : plain).push(ws);
+    const plain = sockets.all.filter((ws) => !sockets.batched.has(ws));
     if (plain.length > 0) this.budget.sendAll(plain, frames, null, seqs);
-    if (batched.length === 0) return;
+    if (plain.length === sockets.all.length) return;
     const packed = packFrameRuns(frames);
-    this.budget.sendAll(batched, packed.messages, packed.ends, seqs);
+    this.budget.sendAll(sockets.all.filter((ws) => sockets.batched.has(ws)), packed.messages, packed.ends, seqs);
   }
 }
