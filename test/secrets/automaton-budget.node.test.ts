@@ -7,26 +7,15 @@
  * by identical sets and bounded together (src/secrets/automaton-pool.ts); past the budget, forms
  * are looked for one at a time, which finds the same stretches.
  */
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { expect, it } from "vitest";
 import { Redactor, replaceRuns } from "../../src/secrets/redact.js";
 import { ISOLATE_AUTOMATON_UNITS, automatonUnitsHeld } from "../../src/secrets/automaton-pool.js";
+import { collected } from "./collect.js";
 import { naiveRuns } from "./naive-runs.js";
 
-setFlagsFromString("--expose-gc");
-const gc = runInNewContext("gc") as () => void;
 
 /** Memory the isolate's typed arrays hold (an automaton's tables are typed arrays), after a full collection. */
-async function arrayBufferBytes(): Promise<number> {
-  // A WeakRef's target is kept until the job that made or read it ends.
-  await new Promise((resolve) => setTimeout(resolve, 0));
-  gc();
-  gc();
-  // What the collector took is given back to the budget in a task of its own.
-  await new Promise((resolve) => setTimeout(resolve, 0));
-  return process.memoryUsage().arrayBuffers;
-}
+const arrayBufferBytes = async (): Promise<number> => (await collected()).arrayBuffers;
 
 function words(seed: number) {
   const letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";

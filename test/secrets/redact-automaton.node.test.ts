@@ -5,33 +5,20 @@
  * search one form at a time finds: the same stretches, overlapping occurrences merged, touching ones
  * apart, periodic forms, nested forms, surrogate pairs, JSON-escaped forms and byte forms alike.
  */
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { afterEach, expect, it } from "vitest";
 import { Automaton } from "../../src/secrets/automaton.js";
 import { automatonUnitsHeld } from "../../src/secrets/automaton-pool.js";
 import { REDACTED, Redactor, replaceRuns } from "../../src/secrets/redact.js";
 import { StreamRedactor } from "../../src/secrets/redact-stream.js";
 import { AUTOMATON_UNITS, FEW_FORMS, runsEach, runsOf } from "../../src/secrets/runs.js";
+import { collected } from "./collect.js";
 import { encodings, naiveRuns } from "./naive-runs.js";
 
-setFlagsFromString("--expose-gc");
-const gc = runInNewContext("gc") as () => void;
 
-/**
- * The isolate's automata no search holds any more, collected: they count against the isolate's
- * budget until then (src/secrets/automaton-pool.ts), and a test after one of a budget's worth would
- * compare the search one form at a time with itself.
- */
-async function collected(): Promise<void> {
-  // A WeakRef's target is kept until the job that made or read it ends.
-  await new Promise((resolve) => setTimeout(resolve, 0));
-  gc();
-  // What the collector took is given back to the budget in a task of its own.
-  await new Promise((resolve) => setTimeout(resolve, 0));
-}
 
-afterEach(collected);
+// The isolate's automata no search holds any more count against its budget until collected: a test
+// after one of a budget's worth would compare the search one form at a time with itself.
+afterEach(async () => void (await collected()));
 
 
 

@@ -8,24 +8,16 @@
  * (src/secrets/byte-runs.ts), which finds the same stretches: checked here against each encoding
  * made and searched the naive way.
  */
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { expect, it } from "vitest";
 import { Redactor, replaceRuns } from "../../src/secrets/redact.js";
 import { automatonUnitsHeld } from "../../src/secrets/automaton-pool.js";
 import { FEW_FORMS, runsOf } from "../../src/secrets/runs.js";
+import { collected } from "./collect.js";
 import { encodings, naiveRuns } from "./naive-runs.js";
 
-setFlagsFromString("--expose-gc");
-const gc = runInNewContext("gc") as () => void;
 
 /** Heap in use after full collections. */
-async function heapBytes(): Promise<number> {
-  await new Promise((resolve) => setTimeout(resolve, 0));
-  gc();
-  gc();
-  return process.memoryUsage().heapUsed;
-}
+const heapBytes = async (): Promise<number> => (await collected()).heapUsed;
 
 /** `n` letters, as one flat string (no rope to flatten later). */
 function letters(n: number, seed: number): string {
