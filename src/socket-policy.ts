@@ -78,3 +78,22 @@ function closeQuietly(ws: WebSocket, code: number, reason: string): void {
     // Already closing.
   }
 }
+
+/** A thread's sockets read together for its bursts, kept until a socket is accepted or closed. */
+export interface KnownSockets {
+  all: WebSocket[];
+  /** Of `all`, those taking a message a frame; and those taking batches (`?batch=1`). */
+  plain: WebSocket[];
+  batched: WebSocket[];
+  /** The earliest token expiry among them (epoch ms), Infinity when none expires. */
+  earliest: number;
+}
+
+/**
+ * `all` split by how each socket takes its frames (`batched`: those that asked for batches), with
+ * the earliest of their tokens' expiries (`expiresAt`, epoch ms or Infinity): made once per change
+ * of a thread's sockets, not per burst.
+ */
+export function knownSockets(all: WebSocket[], batched: ReadonlySet<WebSocket>, expiresAt: (ws: WebSocket) => number): KnownSockets {
+  return { all, plain: all.filter((ws) => !batched.has(ws)), batched: all.filter((ws) => batched.has(ws)), earliest: Math.min(...all.map(expiresAt)) };
+}

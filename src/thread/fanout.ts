@@ -11,6 +11,7 @@ import { SettleWindow } from "../calls/settle-window.js";
 import { packFrameRuns } from "../frame-batches.js";
 import { frameText } from "../event-rows.js";
 import { SendBudget } from "../send-budget.js";
+import { type KnownSockets, knownSockets } from "../socket-policy.js";
 
 /** Settle windows a burst waits at most for events the log holds (each of them is stored within one of its own). */
 const HELD_WAITS = 4;
@@ -26,14 +27,6 @@ export interface SocketLists {
   expiresAt(ws: WebSocket): number;
   /** Closes a socket whose token expired. */
   expire(ws: WebSocket): void;
-}
-
-/** The socket lists read together, kept until a socket is accepted or closed. */
-interface KnownSockets {
-  all: WebSocket[];
-  batched: Set<WebSocket>;
-  /** The earliest token expiry among them (epoch ms), Infinity when none expires. */
-  earliest: number;
 }
 
 /** Queues frames and sends them to every socket once the current synchronous work is done. */
@@ -99,8 +92,7 @@ export class Fanout {
 
   /** The socket lists with their earliest token expiry (read once per change, not per burst). */
   private read(): KnownSockets {
-    const all = this.sockets.all();
-    return { all, batched: new Set(this.sockets.batched()), earliest: Math.min(...all.map((ws) => this.sockets.expiresAt(ws))) };
+    return knownSockets(this.sockets.all(), new Set(this.sockets.batched()), (ws) => this.sockets.expiresAt(ws));
   }
 
   /** Closes the sockets whose token expired by `now`; the others go on. */
@@ -110,7 +102,7 @@ export class Fanout {
       this.sockets.expire(ws);
       return false;
     });
-    const kept = { all: live, batched: new Set(live.filter((ws) => sockets.batched.has(ws))), earliest: Math.min(...live.map((ws) => this.sockets.expiresAt(ws))) };
+    const kept = knownSockets(live, new Set(sockets.batched), (ws) => this.sockets.expiresAt(ws));
     if (this.known === sockets) this.known = kept;
     return kept;
   }
@@ -128,10 +120,9 @@ export class Fanout {
     const seqs = this.seqs;
     this.queue = [];
     this.seqs = [];
-    const plain = sockets.all.filter((ws) => !sockets.batched.has(ws));
-    if (plain.length > 0) this.budget.sendAll(plain, frames, null, seqs);
-    if (plain.length === sockets.all.length) return;
+    if (sockets.plain.length > 0) this.budget.sendAll(sockets.plain, frames, null, seqs);
+    if (sockets.batched.length === 0) return;
     const packed = packFrameRuns(frames);
-    this.budget.sendAll(sockets.all.filter((ws) => sockets.batched.has(ws)), packed.messages, packed.ends, seqs);
+    this.budget.sendAll(sockets.batched, packed.messages, packed.ends, seqs);
   }
 }
