@@ -163,7 +163,8 @@ export class Redactor {
 
   /**
    * {@link plain}, kept JSON where the text is JSON as a whole (see {@link text}); `depth`: levels of
-   * JSON inside JSON strings above this text (decoded {@link MAX_DECODE_DEPTH} deep at most); `find`: where secret text is.
+   * JSON inside JSON strings above this text (decoded {@link MAX_DECODE_DEPTH} deep at most);
+   * `find`: where secret text is.
    */
   private redacted(text: string, depth: number, find: (text: string) => Array<[number, number]>): string {
     let runs = find(text);
@@ -172,7 +173,6 @@ export class Redactor {
     const hiding = depth <= MAX_DECODE_DEPTH && this.secrets.length > 0 && text.includes("\\") && hides(this.hides, text, 0) !== Infinity;
     if (runs.length === 0 && !hiding) return text;
     if (!hiding && runs.every((run) => surelyInString(text, run))) return replaceRuns(text, runs);
-    // Only the tokens these steps change are kept: one of each token took 10 bytes or more a character.
     // Only the tokens these steps change are read into memory (every token took 10 bytes or more a
     // character); past as many markers as the text can hold kept JSON, only the strings to decode.
     let touched = new Touched(text, runs, hiding ? this.hides : null, REDACTED);
@@ -191,9 +191,10 @@ export class Redactor {
   }
 
   /**
-   * JSON `text` with each string that `runs` touch or that holds an escape a secret may hide behind (`hidingEscapes`) decoded and redacted
-   * (JSON in it too), written anew where that changed it; every other byte as it was. `tokens`: those of
-   * `text` that runs touch or that hold such an escape, at least.
+   * JSON `text` with each string that `runs` touch or that holds an escape a secret may hide behind
+   * (`hidingEscapes`) decoded and redacted (JSON in it too), written anew where that changed it;
+   * every other byte as it was. `tokens`: those of `text` that runs touch or that hold such an
+   * escape, at least.
    */
   private decodedStrings(text: string, tokens: readonly number[], runs: ReadonlyArray<[number, number]>, depth: number, find: (text: string) => Array<[number, number]>): string {
     let out = "";
