@@ -60,9 +60,39 @@ export function writeRedacted(level: "log" | "info" | "warn" | "error", args: un
   }
 }
 
-/** `args` through every registered redactor (see {@link redactLogs}). */
+/** Live log redactors by their secrets' fingerprint: the one each set's pass is made with (see {@link sharedLogRedactor}). */
+const bySecrets = new Map<string, WeakRef<Redactor>>();
+const forgotten = new FinalizationRegistry<string>((fingerprint) => {
+  if (bySecrets.get(fingerprint)?.deref() === undefined) bySecrets.delete(fingerprint);
+});
+
+/**
+ * The isolate's log redactor of exactly `r`'s secrets: `r` itself, or one made before for the same
+ * secrets and still in use. One user's threads build their log redactors of the same secrets (the
+ * account env, the Worker's), and every line the isolate logs passes each registered redactor once
+ * (see {@link redactLogs}): shared, a line costs one pass per set of secrets, not one per thread, so
+ * a user's many threads do not slow every other user's lines. Call it in the thread's own request
+ * (it reads the secrets' fingerprint, and compares them where one matches).
+ */
+export function sharedLogRedactor(r: Redactor): Redactor {
+  if (r.secrets.length === 0) return r;
+  const fingerprint = r.fingerprint;
+  const held = bySecrets.get(fingerprint)?.deref();
+  if (held === r) return r;
+  // A hash is no proof (a set could be made to collide): the values are compared.
+  if (held && held.secrets.length === r.secrets.length) {
+    const values = new Set(held.secrets.map((s) => s.value));
+    if (r.secrets.every((s) => values.has(s.value))) return held;
+  }
+  bySecrets.set(fingerprint, new WeakRef(r));
+  forgotten.register(r, fingerprint);
+  return r;
+}
+
+/** `args` through every registered redactor (see {@link redactLogs}), each redactor once. */
 function redactedForLogs(args: unknown[]): unknown[] {
   let out = args;
+  const passed = new Set<Redactor>();
   for (const ref of logSources) {
     const source = ref.deref();
     if (!source) {
@@ -76,6 +106,9 @@ function redactedForLogs(args: unknown[]): unknown[] {
       // A source whose object is gone (a restart) or out of reach from this context.
       continue;
     }
+    // Threads of one set of secrets share their redactor (sharedLogRedactor): one pass does for all.
+    if (passed.has(r)) continue;
+    passed.add(r);
     out = out.map((a) => r.value(a));
   }
   return out;

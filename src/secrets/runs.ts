@@ -15,10 +15,14 @@ export const FEW_FORMS = 16;
  */
 export const AUTOMATON_UNITS = 1 << 19;
 
-/** How a forms array is searched: the shortest forms by an automaton (none past the isolate's budget), the others one at a time. */
+/**
+ * How a forms array is searched: the shortest forms by an automaton (none past the isolate's
+ * budget), the others one at a time; `all` of them so once the pool took the automaton's room back.
+ */
 interface Search {
   pooled: PooledAutomaton | null;
   rest: readonly string[];
+  all: readonly string[];
 }
 
 /** Each forms array's search (a redactor's arrays: made at its first use, kept with it). */
@@ -43,10 +47,16 @@ export function runsOf(text: string, forms: readonly string[], cuts?: Int32Array
     let taken = 0;
     while (taken < bySize.length && units + bySize[taken]!.length <= AUTOMATON_UNITS) units += bySize[taken++]!.length;
     const made = pooledAutomaton(bySize, taken);
-    searches.set(forms, (search = { pooled: made.pooled, rest: bySize.slice(made.taken) }));
+    searches.set(forms, (search = { pooled: made.pooled, rest: bySize.slice(made.taken), all: bySize }));
   }
   if (!search.pooled) return runsEach(text, search.rest, cuts);
-  const runs = search.pooled.automaton.runs(text, cuts);
+  const automaton = search.pooled.automaton;
+  if (!automaton) {
+    // Its room was taken for a smaller set (automaton-pool.ts): every form one at a time from now on.
+    searches.set(forms, { pooled: null, rest: search.all, all: search.all });
+    return runsEach(text, search.all, cuts);
+  }
+  const runs = automaton.runs(text, cuts);
   return search.rest.length === 0 ? runs : merged([...runs, ...runsEach(text, search.rest, cuts)]);
 }
 

@@ -10,6 +10,7 @@ import { JsonArgumentStream } from "../run/partial-json.js";
 import { type ReceivedLevel, fromDefault } from "./env.js";
 import { MIN_SECRET_CHARS, Redactor, type Secret, secretsOf, workerSecrets } from "./redact.js";
 import { JsonEscapes } from "./json-escapes.js";
+import { sharedLogRedactor } from "./redact-logs.js";
 import { StreamRedactor } from "./redact-stream.js";
 import type { UserEnv } from "./user-env.js";
 
@@ -150,7 +151,7 @@ export class ThreadSecrets {
         if (entry.type === "secret") everyDefault.push({ name, value: entry.value });
       }
     }
-    this.cachedLogs = redactorOf(this.cachedLogs, [...owners, ...everyDefault, ...workerSecrets(this.workerEnv)]);
+    this.cachedLogs = sharedLogRedactor(redactorOf(this.cachedLogs, [...owners, ...everyDefault, ...workerSecrets(this.workerEnv)]));
     // Its searches are made now, in this thread's request: made at their first use, the next line
     // any object of the isolate logs would pay for them.
     this.cachedLogs.prepare();
