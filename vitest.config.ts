@@ -68,6 +68,8 @@ export default defineConfig({
   // weft's own suites, over test/fixtures/; the author's tests and the smoke test of agents/ run
   // under vitest.agents.config.ts (`npm run test:agents`).
   test: {
+    // Builds test/fixtures/'s registry first, so one file run by hand needs no build step.
+    globalSetup: ["scripts/lib/build-test-registry.mjs"],
     setupFiles: ["test/setup.ts"],
     sequence: { sequencer: OwnRuntimesFirst },
     // A bound for a test that hangs, not a claim about speed: generous for a machine loaded by a
