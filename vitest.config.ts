@@ -6,6 +6,7 @@ import { hideInjectedCrashes } from "./scripts/lib/expected-noise.mjs";
 import { createFakeProvider } from "./scripts/lib/fake-provider.mjs";
 import { createFakeMcp, isFakeMcp } from "./scripts/lib/fake-mcp.mjs";
 import { createFakeOtlp, isFakeOtlp } from "./scripts/lib/fake-otlp.mjs";
+import { quietDependencySourcemaps } from "./scripts/lib/vite-logger.mjs";
 
 // Every outbound fetch of the test worker reaches a fake model provider (OpenAI Chat
 // Completions, Responses, Anthropic Messages); tests script it through POST /__fake/script.
@@ -63,11 +64,15 @@ class OwnRuntimesFirst extends BaseSequencer {
 }
 
 export default defineConfig({
+  // Without Vite's warnings about dependencies' source maps (a screenful on a first run).
+  plugins: [quietDependencySourcemaps()],
   // The Standard Agents tools API's examples import from @standardagents/spec; weft's public entry answers for it.
   resolve: { alias: { "@standardagents/spec": fileURLToPath(new URL("./src/index.ts", import.meta.url)) } },
   // weft's own suites, over test/fixtures/; the author's tests and the smoke test of agents/ run
   // under vitest.agents.config.ts (`npm run test:agents`).
   test: {
+    // Builds test/fixtures/'s registry first, so one file run by hand needs no build step.
+    globalSetup: ["scripts/lib/build-test-registry.mjs"],
     setupFiles: ["test/setup.ts"],
     sequence: { sequencer: OwnRuntimesFirst },
     // A bound for a test that hangs, not a claim about speed: generous for a machine loaded by a

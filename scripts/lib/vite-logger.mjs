@@ -1,8 +1,8 @@
 // @ts-check
 /**
- * A Vite plugin for the author's test run (`npm run test:agents`) that drops one warning:
+ * A Vite plugin for the test runs (`npm run test:agents`, weft's workerd suites) that drops one warning:
  * packages such as the MCP SDK ship source maps whose sources they leave out, and Vite warned once
- * per such file (a screenful on a first run) about something an author can neither act on nor
+ * per such file (a screenful on a first run) about something a reader can neither act on nor
  * needs. Vitest sets its own logger in a `config` hook, so this one wraps it after that.
  * @module
  */
