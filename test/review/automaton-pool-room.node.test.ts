@@ -12,17 +12,7 @@
 import { afterAll, expect, it } from "vitest";
 import { ISOLATE_AUTOMATON_UNITS, automatonUnitsHeld } from "../../src/secrets/automaton-pool.js";
 import { REDACTED, Redactor } from "../../src/secrets/redact.js";
-
-/** `n` pseudo-random lowercase letters as one flat string (a fixed seed: the same every run). */
-function letters(n: number, seed: number): string {
-  let s = seed >>> 0;
-  const units = new Uint8Array(n);
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
-    units[i] = 97 + ((s >>> 16) % 26);
-  }
-  return new TextDecoder().decode(units);
-}
+import { letters } from "../secrets/letters.js";
 
 /** The attacker's live threads' redactors (held as a live Durable Object holds them). */
 let attacker: Redactor[] = [];

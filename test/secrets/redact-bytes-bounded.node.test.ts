@@ -14,17 +14,10 @@ import { automatonUnitsHeld } from "../../src/secrets/automaton-pool.js";
 import { FEW_FORMS, runsOf } from "../../src/secrets/runs.js";
 import { collected } from "./collect.js";
 import { encodings, naiveRuns } from "./naive-runs.js";
-
+import { letters } from "./letters.js";
 
 /** Heap in use after full collections. */
 const heapBytes = async (): Promise<number> => (await collected()).heapUsed;
-
-/** `n` letters, as one flat string (no rope to flatten later). */
-function letters(n: number, seed: number): string {
-  const b = Buffer.alloc(n);
-  for (let i = 0; i < n; i++) b[i] = 97 + (seed = (seed * 1103515245 + 12345) % 2 ** 31) % 26;
-  return b.toString("latin1");
-}
 
 it("threads' redactors of the same 1.6 MB of secrets hold less than the secrets themselves, byte search made and used", async () => {
   const secrets = Array.from({ length: 200 }, (_, i) => ({ name: `S${i}`, value: letters(8000, i + 1) }));
@@ -57,7 +50,6 @@ it("a redactor's search is one automaton, whether or not its secrets have a JSON
   expect(automatonUnitsHeld() - held).toBeLessThan(units + 10 * r.forms.length + 200);
   expect(automatonUnitsHeld() - held).toBeGreaterThanOrEqual(units);
 });
-
 
 /**
  * `text` in UTF-8's pattern but no UTF-8, one way each: `way` 0 writes a pair's surrogates apart
