@@ -56,6 +56,11 @@ export class Redactor {
   readonly spaced: boolean;
   /** Escapes a secret may hide behind in a JSON string (json-text.ts). */
   private readonly hides: RegExp;
+  /**
+   * Whether some form is made only of the characters a number's JSON text has (digits, `-`, `.`,
+   * `e`, `+`): without one no number can hold secret text, and {@link value} searches none.
+   */
+  private readonly numeric: boolean;
   private fingerprinted?: string;
 
   constructor(secrets: Iterable<Secret>) {
@@ -72,6 +77,7 @@ export class Redactor {
     this.spaced = this.forms.some((f) => /\s/.test(f));
     // An escaped form holds a backslash exactly when some form does (a raw one escapes its own).
     this.hides = hidingEscapes(this.forms);
+    this.numeric = this.forms.some((f) => /^[-+.0-9e]+$/.test(f));
   }
 
   /**
@@ -143,7 +149,9 @@ export class Redactor {
   }
 
   /**
-   * A value with every string (keys too) redacted, as a copy built from what was read once: what
+   * A value with every string (keys too) redacted, and every number whose JSON text holds secret
+   * text replaced by the marker as a string, the whole number (as {@link text} does in JSON: a
+   * numeric PIN written as a number), as a copy built from what was read once: what
    * leaves is the copy, so a getter, a Proxy or a `toJSON` that answers otherwise when asked again
    * is never asked again. Plain objects, arrays, a `Map` and a `Set` are copied (a class instance
    * becomes a plain object of its own enumerable properties, as JSON and structured clone see it),
@@ -221,6 +229,12 @@ export class Redactor {
   /** `key` is the value's key in its parent (as `JSON.stringify` passes it to `toJSON`). */
   private walk(value: unknown, depth: number, w: Walk, key = ""): unknown {
     if (typeof value === "string") return this.redacted(value, 0, this.find);
+    // Searched as the text a reader sees (a finite number's JSON text is `String(n)`; NaN and
+    // Infinity hold no form). weft's own numbers pass here too (an event's durationMs, attempts and
+    // usage, a thread's lastSeq, message ids, a call's times) and are not exempt: a value does not
+    // tell weft's numbers from a tool's (a custom event's `durationMs`, an answer's call input), and
+    // one holding a secret of 6 or more number characters is rare; it then reads as the marker.
+    if (typeof value === "number" || typeof value === "bigint") return this.numeric && this.find(String(value)).length > 0 ? REDACTED : value;
     // JSON leaves a function or a symbol out, as the copy does; logs would show its properties or description.
     if (typeof value === "function" || typeof value === "symbol") return undefined;
     if (value === null || typeof value !== "object") return value;
