@@ -231,9 +231,10 @@ export class Redactor {
     if (typeof value === "string") return this.redacted(value, 0, this.find);
     // Searched as the text a reader sees (a finite number's JSON text is `String(n)`; NaN and
     // Infinity hold no form). weft's own numbers pass here too (an event's durationMs, attempts and
-    // usage, a thread's lastSeq, message ids, a call's times) and are not exempt: a value does not
-    // tell weft's numbers from a tool's (a custom event's `durationMs`, an answer's call input), and
-    // one holding a secret of 6 or more number characters is rare; it then reads as the marker.
+    // usage, a thread's lastSeq, message ids, a call's times) and are not exempt, as its own strings
+    // (ids, ISO times) never were: a value does not tell weft's numbers from a tool's (a custom
+    // event's `durationMs`, an answer's call input), and one holding a secret of 6 or more number
+    // characters is rare; it then reads as the marker.
     if (typeof value === "number" || typeof value === "bigint") return this.numeric && this.find(String(value)).length > 0 ? REDACTED : value;
     // JSON leaves a function or a symbol out, as the copy does; logs would show its properties or description.
     if (typeof value === "function" || typeof value === "symbol") return undefined;
