@@ -25,7 +25,7 @@ export function keptText(redact: (text: string) => string, text: string, maxByte
 
 /**
  * The thread's value redaction (`Redactor.value`, the one events get): a copy of a value with every
- * string (keys too) cleaned of the thread's secrets, and every number that held one made the marker.
+ * string (keys too) cleaned of the thread's secrets.
  */
 export type ValueRedact = <T>(value: T) => T;
 
@@ -36,8 +36,7 @@ export type ValueRedact = <T>(value: T) => T;
  * Worker secret rotated after the row was written would read as written from a row kept as given.
  * Each string is redacted where it stands (`Redactor.value`), never the value's JSON text as a whole
  * (a secret's text could run across a quote and cut the JSON's structure): plain JSON data keeps its
- * shape and its JSON stays valid; a string becomes `[redacted]` where it held a secret, and a number
- * whose JSON text held one becomes the string `[redacted]`. Without
+ * shape and its JSON stays valid; a string becomes `[redacted]` where it held a secret. Without
  * `redact` (a world with no secrets) the value is kept as it is.
  */
 export function keptValue<T>(redact: ValueRedact | undefined, value: T): T {

@@ -56,10 +56,7 @@ export class Redactor {
   readonly spaced: boolean;
   /** Escapes a secret may hide behind in a JSON string (json-text.ts). */
   private readonly hides: RegExp;
-  /**
-   * Whether some form is made only of the characters a number's JSON text has (digits, `-`, `.`,
-   * `e`, `+`): without one no number can hold secret text, and {@link value} searches none.
-   */
+  /** Whether a form is made only of number characters (digits, `-+.e`): else no number holds one. */
   private readonly numeric: boolean;
   private fingerprinted?: string;
 
@@ -149,9 +146,7 @@ export class Redactor {
   }
 
   /**
-   * A value with every string (keys too) redacted, and every number whose JSON text holds secret
-   * text replaced by the marker as a string, the whole number (as {@link text} does in JSON: a
-   * numeric PIN written as a number), as a copy built from what was read once: what
+   * A value with every string (keys too) redacted, as a copy built from what was read once: what
    * leaves is the copy, so a getter, a Proxy or a `toJSON` that answers otherwise when asked again
    * is never asked again. Plain objects, arrays, a `Map` and a `Set` are copied (a class instance
    * becomes a plain object of its own enumerable properties, as JSON and structured clone see it),
@@ -159,10 +154,23 @@ export class Redactor {
    * an Error becomes an Error of its redacted name, message and stack; bytes (a typed array, an
    * ArrayBuffer, a DataView) are copied from their bytes, unscanned (see {@link bytes}); a function or
    * a symbol is left out, as JSON leaves it. A value without secrets to look for comes back as it is.
+   * Numbers are left as they are (weft's own: seq cursors, times, counts); see {@link content}.
    */
   value<T>(value: T): T {
     if (this.secrets.length === 0) return value;
-    return this.walk(value, 0, new Walk()) as T;
+    return this.walk(value, 0, new Walk(false)) as T;
+  }
+
+  /**
+   * {@link value} for what tool code hands weft as data (an emitted event's data, an error's
+   * details) and for log arguments: also every number whose JSON text holds secret text becomes the
+   * marker as a string, the whole number, as {@link text} does in JSON (a numeric PIN emitted as a
+   * number). Not for weft's own answers: a cursor or a time that happened to hold a user's digits
+   * would change type under its reader.
+   */
+  content<T>(value: T): T {
+    if (this.secrets.length === 0) return value;
+    return this.walk(value, 0, new Walk(this.numeric)) as T;
   }
 
   /** The stretches of secret text in a text; in a text file's text, of secret bytes too (see {@link bytes}). */
@@ -229,13 +237,8 @@ export class Redactor {
   /** `key` is the value's key in its parent (as `JSON.stringify` passes it to `toJSON`). */
   private walk(value: unknown, depth: number, w: Walk, key = ""): unknown {
     if (typeof value === "string") return this.redacted(value, 0, this.find);
-    // Searched as the text a reader sees (a finite number's JSON text is `String(n)`; NaN and
-    // Infinity hold no form). weft's own numbers pass here too (an event's durationMs, attempts and
-    // usage, a thread's lastSeq, message ids, a call's times) and are not exempt, as its own strings
-    // (ids, ISO times) never were: a value does not tell weft's numbers from a tool's (a custom
-    // event's `durationMs`, an answer's call input), and one holding a secret of 6 or more number
-    // characters is rare; it then reads as the marker.
-    if (typeof value === "number" || typeof value === "bigint") return this.numeric && this.find(String(value)).length > 0 ? REDACTED : value;
+    // Searched as the text a reader sees (a finite number's JSON text is `String(n)`; NaN and Infinity hold no form).
+    if (typeof value === "number" || typeof value === "bigint") return w.numbers && this.find(String(value)).length > 0 ? REDACTED : value;
     // JSON leaves a function or a symbol out, as the copy does; logs would show its properties or description.
     if (typeof value === "function" || typeof value === "symbol") return undefined;
     if (value === null || typeof value !== "object") return value;
@@ -323,6 +326,8 @@ function hashText(text: string): string {
  */
 class Walk {
   seen?: Map<object, unknown>;
+  /** Whether numbers are searched too ({@link Redactor.content}, with a form made of number characters). */
+  constructor(readonly numbers: boolean) {}
 }
 
 /** Levels of JSON inside JSON strings whose strings are decoded to look for secrets (deeper, searched as written). */
