@@ -28,7 +28,7 @@ export interface FileSink {
    */
   readonly readTool?: string;
   /**
-   * What a reader may see of a text or a value (`Redactor.value`): the thread's secrets replaced. A
+   * What a reader may see of a text or a value the tool made (`Redactor.content`): the thread's secrets replaced. A
    * call record keeps its result text and `errorDetails` through it; the model's part is cut from
    * the text, and `read_file` pages it, so no secret is split across the cut or a page's edge.
    */

@@ -62,7 +62,8 @@ function settingsOf(engine: CallWorldHost): CallSettings {
       readFile: (path) => store.files.read(path),
       maxAttachments: limitOf(workerEnv, "attachmentsPerCall"),
       ...(readFileOffered(engine.registry) ? { readTool: READ_FILE_TOOL } : {}),
-      redact: (value) => engine.redact(value),
+      // What passes here is the tool's own (its result, its error's details): numbers searched too.
+      redact: (value) => engine.redactor().content(value),
     },
   };
 }

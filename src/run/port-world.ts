@@ -247,7 +247,8 @@ export class PortWorld implements RunWorld {
     if (typeof event !== "string" || !/^[a-z][a-z0-9_.:-]{0,63}$/i.test(event) || BUILTIN_EVENT_TYPES.has(event)) {
       throw new WeftError("invalid_request", `emit: "${String(event)}" is not a usable event name (built-in names are reserved)`);
     }
-    const clean = this.redact(data);
+    // The tool's own data: its numbers are searched too (a numeric secret emitted as a number).
+    const clean = this.redactor().content(data);
     const text = JSON.stringify(clean ?? null) as string | undefined;
     if (text === undefined) throw new WeftError("invalid_request", `emit: event "${event}" has data with no JSON form (a function or a symbol)`);
     // An event never spans rows: over the limit it would not store on Cloudflare (2 MB a row).

@@ -109,7 +109,7 @@ function redactedForLogs(args: unknown[]): unknown[] {
     // Threads of one set of secrets share their redactor (sharedLogRedactor): one pass does for all.
     if (passed.has(r)) continue;
     passed.add(r);
-    out = out.map((a) => r.value(a));
+    out = out.map((a) => r.content(a));
   }
   return out;
 }

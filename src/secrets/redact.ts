@@ -56,6 +56,8 @@ export class Redactor {
   readonly spaced: boolean;
   /** Escapes a secret may hide behind in a JSON string (json-text.ts). */
   private readonly hides: RegExp;
+  /** Whether a form is made only of number characters (digits, `-+.e`): else no number holds one. */
+  private readonly numeric: boolean;
   private fingerprinted?: string;
 
   constructor(secrets: Iterable<Secret>) {
@@ -72,6 +74,7 @@ export class Redactor {
     this.spaced = this.forms.some((f) => /\s/.test(f));
     // An escaped form holds a backslash exactly when some form does (a raw one escapes its own).
     this.hides = hidingEscapes(this.forms);
+    this.numeric = this.forms.some((f) => /^[-+.0-9e]+$/.test(f));
   }
 
   /**
@@ -151,10 +154,23 @@ export class Redactor {
    * an Error becomes an Error of its redacted name, message and stack; bytes (a typed array, an
    * ArrayBuffer, a DataView) are copied from their bytes, unscanned (see {@link bytes}); a function or
    * a symbol is left out, as JSON leaves it. A value without secrets to look for comes back as it is.
+   * Numbers are left as they are (weft's own: seq cursors, times, counts); see {@link content}.
    */
   value<T>(value: T): T {
     if (this.secrets.length === 0) return value;
-    return this.walk(value, 0, new Walk()) as T;
+    return this.walk(value, 0, new Walk(false)) as T;
+  }
+
+  /**
+   * {@link value} for what tool code hands weft as data (an emitted event's data, an error's
+   * details) and for log arguments: also every number whose JSON text holds secret text becomes the
+   * marker as a string, the whole number, as {@link text} does in JSON (a numeric PIN emitted as a
+   * number). Not for weft's own answers: a cursor or a time that happened to hold a user's digits
+   * would change type under its reader.
+   */
+  content<T>(value: T): T {
+    if (this.secrets.length === 0) return value;
+    return this.walk(value, 0, new Walk(this.numeric)) as T;
   }
 
   /** The stretches of secret text in a text; in a text file's text, of secret bytes too (see {@link bytes}). */
@@ -221,6 +237,8 @@ export class Redactor {
   /** `key` is the value's key in its parent (as `JSON.stringify` passes it to `toJSON`). */
   private walk(value: unknown, depth: number, w: Walk, key = ""): unknown {
     if (typeof value === "string") return this.redacted(value, 0, this.find);
+    // Searched as the text a reader sees (a finite number's JSON text is `String(n)`; NaN and Infinity hold no form).
+    if (typeof value === "number" || typeof value === "bigint") return w.numbers && this.find(String(value)).length > 0 ? REDACTED : value;
     // JSON leaves a function or a symbol out, as the copy does; logs would show its properties or description.
     if (typeof value === "function" || typeof value === "symbol") return undefined;
     if (value === null || typeof value !== "object") return value;
@@ -308,6 +326,8 @@ function hashText(text: string): string {
  */
 class Walk {
   seen?: Map<object, unknown>;
+  /** Whether numbers are searched too ({@link Redactor.content}, with a form made of number characters). */
+  constructor(readonly numbers: boolean) {}
 }
 
 /** Levels of JSON inside JSON strings whose strings are decoded to look for secrets (deeper, searched as written). */

@@ -39,18 +39,18 @@ it("a line another user's thread logs goes through the attacker's many threads' 
   }
   const seen: unknown[][] = [];
   const untap = tapLogs((_level, args) => seen.push(args));
-  const value = Redactor.prototype.value;
+  const content = Redactor.prototype.content;
   let passes = 0;
-  Redactor.prototype.value = function <T>(this: Redactor, v: T): T {
+  Redactor.prototype.content = function <T>(this: Redactor, v: T): T {
     if (this.secrets.length > 0) passes++;
-    return value.call(this, v) as T;
+    return content.call(this, v) as T;
   };
   const line = `weft: turn t1 of thread victim failed: ${letters(16 * 1024, 7)} ${accountSecrets[3]!.value}`;
   const started = performance.now();
   try {
     log("error", line);
   } finally {
-    Redactor.prototype.value = value;
+    Redactor.prototype.content = content;
     untap();
   }
   const ms = performance.now() - started;
