@@ -1,13 +1,17 @@
 /**
  * Console output of this isolate through the redactors of the threads that live in it: a tool that
- * logs a secret writes the marker instead (README "Secrets and redaction").
+ * logs a secret writes the marker instead (README "Secrets and redaction"). A line written in a
+ * thread's work (src/secrets/log-context.ts) passes that thread's log redactor alone; any other
+ * line passes every thread's.
  * @module
  */
 import type { Redactor } from "./redact.js";
+import { logOwner } from "./log-context.js";
 
 /** Something that knows a redactor without I/O (a thread's secrets); held weakly. */
 export interface RedactorSource {
-  last(): Redactor;
+  /** Its log redactor; null while it has none yet. */
+  last(): Redactor | null;
 }
 
 // Weak, so an evicted Durable Object is not kept alive by the console patch.
@@ -89,8 +93,14 @@ export function sharedLogRedactor(r: Redactor): Redactor {
   return r;
 }
 
-/** `args` through every registered redactor (see {@link redactLogs}), each redactor once. */
+/**
+ * `args` through the log redactor of the thread whose work writes them ({@link logOwner}; it holds
+ * every secret that thread's code can read: its owner's at every level, the Worker's), else, or
+ * while that thread has none yet, through every registered redactor (see {@link redactLogs}), each once.
+ */
 function redactedForLogs(args: unknown[]): unknown[] {
+  const own = ownRedactor();
+  if (own) return args.map((a) => own.value(a));
   let out = args;
   const passed = new Set<Redactor>();
   for (const ref of logSources) {
@@ -99,17 +109,29 @@ function redactedForLogs(args: unknown[]): unknown[] {
       logSources.delete(ref);
       continue;
     }
-    let r: Redactor;
+    let r: Redactor | null;
     try {
       r = source.last();
     } catch {
       // A source whose object is gone (a restart) or out of reach from this context.
       continue;
     }
+    if (!r) continue;
     // Threads of one set of secrets share their redactor (sharedLogRedactor): one pass does for all.
     if (passed.has(r)) continue;
     passed.add(r);
     out = out.map((a) => r.value(a));
   }
   return out;
+}
+
+/** The log redactor of the thread whose work runs now, if it has one. */
+function ownRedactor(): Redactor | null {
+  const owner = logOwner();
+  if (!owner) return null;
+  try {
+    return owner.last();
+  } catch {
+    return null;
+  }
 }
