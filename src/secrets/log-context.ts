@@ -7,7 +7,13 @@
  * @module
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { RedactorSource } from "./redact-logs.js";
+import type { Redactor } from "./redact.js";
+
+/** Something that knows a log redactor without I/O (a thread's secrets, src/secrets/thread-secrets.ts). */
+export interface RedactorSource {
+  /** Its log redactor; null while it has none yet. */
+  last(): Redactor | null;
+}
 
 const working = new AsyncLocalStorage<RedactorSource>();
 

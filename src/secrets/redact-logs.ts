@@ -6,13 +6,7 @@
  * @module
  */
 import type { Redactor } from "./redact.js";
-import { logOwner } from "./log-context.js";
-
-/** Something that knows a redactor without I/O (a thread's secrets); held weakly. */
-export interface RedactorSource {
-  /** Its log redactor; null while it has none yet. */
-  last(): Redactor | null;
-}
+import { type RedactorSource, logOwner } from "./log-context.js";
 
 // Weak, so an evicted Durable Object is not kept alive by the console patch.
 const logSources = new Set<WeakRef<RedactorSource>>();
@@ -31,8 +25,10 @@ export function tapLogs(listener: (level: string, args: unknown[]) => void): () 
 }
 
 /**
- * Routes `console.*` output of this isolate through every registered redactor, so a tool that logs
- * a secret writes the marker instead. Registering twice is harmless; the patch is installed once.
+ * Routes `console.*` output of this isolate through the registered redactors, so a tool that logs a
+ * secret writes the marker instead: a line written in a thread's work through that thread's alone,
+ * any other through every one (see `redactedForLogs`). Registering twice is harmless; the patch is
+ * installed once.
  */
 export function redactLogs(source: RedactorSource): void {
   logSources.add(new WeakRef(source));
@@ -73,9 +69,9 @@ const forgotten = new FinalizationRegistry<string>((fingerprint) => {
 /**
  * The isolate's log redactor of exactly `r`'s secrets: `r` itself, or one made before for the same
  * secrets and still in use. One user's threads build their log redactors of the same secrets (the
- * account env, the Worker's), and every line the isolate logs passes each registered redactor once
- * (see {@link redactLogs}): shared, a line costs one pass per set of secrets, not one per thread, so
- * a user's many threads do not slow every other user's lines. Call it in the thread's own request
+ * account env, the Worker's), and every line written outside any thread's work passes each
+ * registered redactor once (see {@link redactLogs}): shared, such a line costs one pass per set of
+ * secrets, not one per thread. Call it in the thread's own request
  * (it reads the secrets' fingerprint, and compares them where one matches).
  */
 export function sharedLogRedactor(r: Redactor): Redactor {
