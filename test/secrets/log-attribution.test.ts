@@ -57,7 +57,7 @@ async function passesOver<T>(mark: string, fn: () => Promise<T>): Promise<{ pass
   }
 }
 
-it("a thread's work is carried into the promises, timers, waitUntil work and restore it starts, in workerd", async () => {
+it("a thread's work is carried into the promises, timers, storage calls, waitUntil and blockConcurrencyWhile work it starts, in workerd", async () => {
   const id = await thread("alice", {});
   const seen = await inThread(id, (instance) => {
     const source = instance.secrets;
