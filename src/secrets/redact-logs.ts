@@ -1,14 +1,12 @@
 /**
  * Console output of this isolate through the redactors of the threads that live in it: a tool that
- * logs a secret writes the marker instead (README "Secrets and redaction").
+ * logs a secret writes the marker instead (README "Secrets and redaction"). A line written in a
+ * thread's work (src/secrets/log-context.ts) passes that thread's log redactor alone; any other
+ * line passes every thread's.
  * @module
  */
 import type { Redactor } from "./redact.js";
-
-/** Something that knows a redactor without I/O (a thread's secrets); held weakly. */
-export interface RedactorSource {
-  last(): Redactor;
-}
+import { type RedactorSource, logOwner } from "./log-context.js";
 
 // Weak, so an evicted Durable Object is not kept alive by the console patch.
 const logSources = new Set<WeakRef<RedactorSource>>();
@@ -27,8 +25,10 @@ export function tapLogs(listener: (level: string, args: unknown[]) => void): () 
 }
 
 /**
- * Routes `console.*` output of this isolate through every registered redactor, so a tool that logs
- * a secret writes the marker instead. Registering twice is harmless; the patch is installed once.
+ * Routes `console.*` output of this isolate through the registered redactors, so a tool that logs a
+ * secret writes the marker instead: a line written in a thread's work through that thread's alone,
+ * any other through every one (see `redactedForLogs`). Registering twice is harmless; the patch is
+ * installed once.
  */
 export function redactLogs(source: RedactorSource): void {
   logSources.add(new WeakRef(source));
@@ -69,9 +69,9 @@ const forgotten = new FinalizationRegistry<string>((fingerprint) => {
 /**
  * The isolate's log redactor of exactly `r`'s secrets: `r` itself, or one made before for the same
  * secrets and still in use. One user's threads build their log redactors of the same secrets (the
- * account env, the Worker's), and every line the isolate logs passes each registered redactor once
- * (see {@link redactLogs}): shared, a line costs one pass per set of secrets, not one per thread, so
- * a user's many threads do not slow every other user's lines. Call it in the thread's own request
+ * account env, the Worker's), and every line written outside any thread's work passes each
+ * registered redactor once (see {@link redactLogs}): shared, such a line costs one pass per set of
+ * secrets, not one per thread. Call it in the thread's own request
  * (it reads the secrets' fingerprint, and compares them where one matches).
  */
 export function sharedLogRedactor(r: Redactor): Redactor {
@@ -89,8 +89,14 @@ export function sharedLogRedactor(r: Redactor): Redactor {
   return r;
 }
 
-/** `args` through every registered redactor (see {@link redactLogs}), each redactor once. */
+/**
+ * `args` through the log redactor of the thread whose work writes them ({@link logOwner}; it holds
+ * every secret that thread's code can read: its owner's at every level, the Worker's), else, or
+ * while that thread has none yet, through every registered redactor (see {@link redactLogs}), each once.
+ */
 function redactedForLogs(args: unknown[]): unknown[] {
+  const own = ownRedactor();
+  if (own) return args.map((a) => own.value(a));
   let out = args;
   const passed = new Set<Redactor>();
   for (const ref of logSources) {
@@ -99,17 +105,29 @@ function redactedForLogs(args: unknown[]): unknown[] {
       logSources.delete(ref);
       continue;
     }
-    let r: Redactor;
+    let r: Redactor | null;
     try {
       r = source.last();
     } catch {
       // A source whose object is gone (a restart) or out of reach from this context.
       continue;
     }
+    if (!r) continue;
     // Threads of one set of secrets share their redactor (sharedLogRedactor): one pass does for all.
     if (passed.has(r)) continue;
     passed.add(r);
     out = out.map((a) => r.content(a));
   }
   return out;
+}
+
+/** The log redactor of the thread whose work runs now, if it has one. */
+function ownRedactor(): Redactor | null {
+  const owner = logOwner();
+  if (!owner) return null;
+  try {
+    return owner.last();
+  } catch {
+    return null;
+  }
 }

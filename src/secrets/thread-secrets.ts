@@ -24,8 +24,6 @@ export interface ThreadEnvRows {
   received(): Array<{ name: string; level: ReceivedLevel }>;
 }
 
-const NO_SECRETS = new Redactor([]);
-
 /** Env defaults a thread's definitions give: its agent's, and each prompt's by name. */
 export interface ThreadDefaults {
   agent: Readonly<Record<string, EnvDefault>> | undefined;
@@ -113,10 +111,10 @@ export class ThreadSecrets {
    * another object's request runs, where this thread's storage must not be read. The thread
    * rebuilds it whenever a level changes (see `redactor()` callers in src/thread/core.ts). Logs are not
    * shown to users, so they are cleaned of every secret of every level, received or not, and of
-   * weft's own credentials.
+   * weft's own credentials. Null before the first is built.
    */
-  last(): Redactor {
-    return this.cachedLogs ?? NO_SECRETS;
+  last(): Redactor | null {
+    return this.cachedLogs;
   }
 
   /**

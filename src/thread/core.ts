@@ -22,6 +22,7 @@ import { ThreadSecrets } from "../secrets/thread-secrets.js";
 import { UserEnv } from "../secrets/user-env.js";
 import { SCRATCH_TTL_MS, checkAccess, noSuchThread } from "./guard.js";
 import { redactLogs } from "../secrets/redact-logs.js";
+import { asThreadWork } from "../secrets/log-context.js";
 import { InFlight, deleteGraceMs } from "./removal.js";
 import { type Caller, type IdempotencyClaim, type RpcResult, rpcFailure } from "../rpc.js";
 import { TurnRunner } from "../run/turn-runner.js";
@@ -119,7 +120,8 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
       () => this.world !== null,
     );
     redactLogs(this.secrets);
-    void ctx.blockConcurrencyWhile(async () => {
+    // The restore and the turn it resumes are this thread's work, as its entries are (log-context.ts).
+    void asThreadWork(this.secrets, () => ctx.blockConcurrencyWhile(async () => {
       if (!migrateIfMade(ctx.storage)) return;
       const meta = this.store.wake(this.schedules.wakeSql(), (values) => this.schedules.knowAtWake(values));
       if (!meta) return;
@@ -134,7 +136,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
       // cut the alarm handler that was resuming it before that handler re-armed. A failure here
       // (this instance aborted again meanwhile) is left to the alarm armed above.
       if (this.runner?.goesOnByItself()) this.runner.resume().catch(() => undefined);
-    });
+    }));
   }
 
   /**

@@ -37,6 +37,7 @@ import { modelTools } from "../run/conversation.js";
 import { checkNewThread } from "../run/new-thread.js";
 import { ThreadUsageLedger } from "../usage/thread-ledger.js";
 import { type FilePage, listedFiles, servedFileAt } from "../secrets/served-file.js";
+import { attributeEntries } from "../secrets/log-context.js";
 
 /** The body of a thread create and what reading a thread answers, as the Durable Object's RPC methods take and give them. */
 export type { CreateThreadInput, ThreadInfo } from "./api.js";
@@ -46,6 +47,9 @@ export type { WeftEnv } from "./core.js";
 /** Builds the Durable Object class for a registry (the class must be a module export). */
 export function createThreadClass(registry: Registry) {
   return class Thread extends ThreadObject implements ThreadApi {
+    // Each entry runs as this thread's work: its console lines pass its log redactor alone.
+    static { attributeEntries(this.prototype, (thread) => thread.secrets); }
+
     constructor(ctx: DurableObjectState, env: WeftEnv) {
       super(ctx, env, registry);
     }

@@ -27,7 +27,7 @@ it("a thread's log redactor is searchable without more work once the thread rebu
   };
   let line: string;
   try {
-    line = secrets.last().plain(`a log line secret-7-${"x".repeat(500)}`);
+    line = secrets.last()!.plain(`a log line secret-7-${"x".repeat(500)}`);
   } finally {
     String.prototype.charCodeAt = charCodeAt;
   }
@@ -54,7 +54,7 @@ it("an env change that changes no secret (a text value, an MCP server of the acc
   };
   let out: string[];
   try {
-    out = [secrets.redactor().plain(`a line secret-7-${"x".repeat(500)}`), secrets.last().plain(`a log line secret-8-${"x".repeat(500)}`)];
+    out = [secrets.redactor().plain(`a line secret-7-${"x".repeat(500)}`), secrets.last()!.plain(`a log line secret-8-${"x".repeat(500)}`)];
   } finally {
     String.prototype.charCodeAt = charCodeAt;
   }
