@@ -96,7 +96,7 @@ export function sharedLogRedactor(r: Redactor): Redactor {
  */
 function redactedForLogs(args: unknown[]): unknown[] {
   const own = ownRedactor();
-  if (own) return args.map((a) => own.value(a));
+  if (own) return args.map((a) => own.content(a));
   let out = args;
   const passed = new Set<Redactor>();
   for (const ref of logSources) {

@@ -49,13 +49,13 @@ function liveThread(own: Secret[], account: Secret[]): ThreadSecrets {
 function logged(line: string): { out: string; passes: number; indexOfs: number; ms: number } {
   const seen: unknown[][] = [];
   const untap = tapLogs((_level, args) => seen.push(args));
-  const value = Redactor.prototype.value;
+  const content = Redactor.prototype.content;
   const indexOf = String.prototype.indexOf;
   let passes = 0;
   let indexOfs = 0;
-  Redactor.prototype.value = function <T>(this: Redactor, v: T): T {
+  Redactor.prototype.content = function <T>(this: Redactor, v: T): T {
     if (this.secrets.length > 0) passes++;
-    return value.call(this, v) as T;
+    return content.call(this, v) as T;
   };
   String.prototype.indexOf = function (this: string, ...args: [string, number?]) {
     indexOfs++;
@@ -66,7 +66,7 @@ function logged(line: string): { out: string; passes: number; indexOfs: number; 
     log("error", line);
   } finally {
     String.prototype.indexOf = indexOf;
-    Redactor.prototype.value = value;
+    Redactor.prototype.content = content;
     untap();
   }
   return { out: String(seen.at(-1)?.[0]), passes, indexOfs, ms: performance.now() - started };

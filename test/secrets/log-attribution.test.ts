@@ -43,17 +43,17 @@ async function thread(as: "alice" | "bob", body: Record<string, unknown>): Promi
  * redactor does) over a string holding `mark`: one a redactor a line went through.
  */
 async function passesOver<T>(mark: string, fn: () => Promise<T>): Promise<{ passes: number; result: T }> {
-  const value = Redactor.prototype.value;
+  const content = Redactor.prototype.content;
   let passes = 0;
-  Redactor.prototype.value = function <V>(this: Redactor, v: V): V {
+  Redactor.prototype.content = function <V>(this: Redactor, v: V): V {
     if (typeof v === "string" && v.includes(mark) && this.secrets.some((s) => s.name === "WEFT_JWT_SECRET")) passes++;
-    return value.call(this, v) as V;
+    return content.call(this, v) as V;
   };
   try {
     const result = await fn();
     return { passes, result };
   } finally {
-    Redactor.prototype.value = value;
+    Redactor.prototype.content = content;
   }
 }
 
