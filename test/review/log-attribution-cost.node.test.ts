@@ -15,17 +15,7 @@ import { redactLogs, tapLogs } from "../../src/secrets/redact-logs.js";
 import { REDACTED, Redactor, type Secret } from "../../src/secrets/redact.js";
 import { ThreadSecrets } from "../../src/secrets/thread-secrets.js";
 import type { UserEnv } from "../../src/secrets/user-env.js";
-
-/** `n` pseudo-random lowercase letters (a fixed seed: the same secrets every run), as one flat string, as storage gives it. */
-function letters(n: number, seed: number): string {
-  let s = seed >>> 0;
-  const units = new Uint8Array(n);
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
-    units[i] = 97 + ((s >>> 16) % 26);
-  }
-  return new TextDecoder().decode(units);
-}
+import { letters } from "../secrets/letters.js";
 
 const ATTACKER_THREADS = 50;
 /** Held for the file's life, as live Durable Objects hold their ThreadSecrets. */
