@@ -180,14 +180,20 @@ describe.skipIf(!found.path)("playground page", () => {
     // Another client answers first: the page's answer (plain text, sent as a string) is refused, and says so on the card.
     await ask("pick3", "Done.");
     let sent: unknown;
+    let first: number | undefined;
     await page.route(`**/threads/${id}/calls/pick3/result`, async (route) => {
       sent = route.request().postDataJSON();
-      const first = await fetch(`${weft.url}/threads/${id}/calls/pick3/result`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ error: "answered in another tab" }) });
-      expect(first.status).toBe(200);
-      await route.continue();
+      // Always let the page's request go on: a throw here left it pending, and the test waited out its poll.
+      try {
+        first = (await fetch(`${weft.url}/threads/${id}/calls/pick3/result`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ error: "answered in another tab" }) })).status;
+      } finally {
+        await route.continue();
+      }
     });
     await card("pick3").getByLabel("Result (JSON, or plain text) or error text").fill("notes.txt");
     await page.click("text=Answer pick_file");
+    // The page sent its answer (undefined: it never did), after the other client's was taken.
+    await expect.poll(() => first).toBe(200);
     await expect.poll(() => card("pick3").locator("[data-refusal]").textContent().catch(() => null)).toMatch(/^Refused: 409 call_not_waiting: /);
     expect(sent).toEqual({ result: "notes.txt" });
     await expect.poll(() => statusOf(page, "pick3")).toBe("failed");
@@ -195,6 +201,37 @@ describe.skipIf(!found.path)("playground page", () => {
     await page.screenshot({ path: `${SHOTS}/playground-client-tool-refused.png`, fullPage: true });
     // Chromium logs each refused request itself; nothing else went wrong.
     expect((page as any).errors).toEqual([413, 409].map((s) => expect.stringMatching(new RegExp(`^Failed to load resource: the server responded with a status of ${s} `))));
+    await page.close();
+  });
+
+  it("a call's button pressed as the turn's usage row comes in is still clicked: nothing above the cards moves", async () => {
+    const page = await openPage();
+    await page.selectOption("#agent", "browser");
+    await page.click("text=New thread");
+    await expect.poll(() => page.textContent("#thread-id")).toMatch(/^[0-9a-f]{64}$/);
+    const id = (await page.textContent("#thread-id"))!;
+    // The usage the page reads when the turn waits is held until the button is pressed.
+    const held: (() => Promise<void>)[] = [];
+    await page.route(`**/threads/${id}/usage`, (route) => void held.push(() => route.continue()));
+    await page.fill("#content", "pick (press)");
+    await page.fill("#script", JSON.stringify([{ toolCalls: [{ id: "press", name: "pick_file", arguments: { prompt: "Your notes" } }] }, { text: "Read it." }]));
+    await page.click("button:text-is('Send')");
+    await expect.poll(() => statusOf(page, "press")).toBe("parked");
+    await page.locator('[data-call="press"]').getByLabel("Result (JSON, or plain text) or error text").fill('{"name": "notes.txt", "bytes": 12}');
+    await expect.poll(() => held.length).toBeGreaterThan(0);
+    const rows = await page.locator("#usage tbody tr").count();
+    const button = page.locator('[data-call="press"] [data-action=answer]');
+    await button.scrollIntoViewIfNeeded();
+    const pressed = (await button.boundingBox())!;
+    await page.mouse.move(pressed.x + pressed.width / 2, pressed.y + pressed.height / 2);
+    await page.mouse.down();
+    await Promise.all(held.splice(0).map((go) => go()));
+    await expect.poll(() => page.locator("#usage tbody tr").count()).toBe(rows + 1);
+    expect(await button.boundingBox()).toEqual(pressed);
+    await page.mouse.up();
+    await expect.poll(() => statusOf(page, "press")).toBe("succeeded");
+    expect(await page.locator('[data-call="press"] pre[aria-label=result]').textContent()).toBe('result: {"name":"notes.txt","bytes":12}');
+    expect((page as any).errors).toEqual([]);
     await page.close();
   });
 

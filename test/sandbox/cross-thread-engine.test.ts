@@ -20,6 +20,9 @@ const fib = (n) => (n < 2 ? n : fib(n - 1) + fib(n - 2));
 export default async () => { spin(30); const stored = await io(); return JSON.stringify({ f: fib(20), stored }) + ":" + "ab".repeat(3); }`;
 const VICTIM_VALUE = '{"f":6765,"stored":"mine"}:ababab';
 
+/** {@link VICTIM} that says when its code begins (`held`). */
+const SAYS_BEGUN = VICTIM.replace('import { io } from "host";', 'import { held, io } from "host";').replace("export default async () => {", "export default async () => { held();");
+
 /** Longest a victim may take here (its wait for the attack included) before it counts as hung. */
 const HUNG_MS = within(20_000);
 
@@ -28,6 +31,13 @@ const signals = new Set<string>();
 
 /** Each run's outcome as its thread saw it, kept for a run whose thread's request never completes. */
 const outcomes = new Map<string, unknown>();
+
+/**
+ * What the runs did, in the order they did it (one isolate, one thread of JavaScript): `name` when
+ * its code called `held`, `name:queued` once its run was started (waiting its turn, if the engine
+ * was held), `name:finished` when its code called `finished`.
+ */
+const steps: string[] = [];
 
 /** When each run was started and when it ended, by the clock of its thread (one isolate's clock). */
 const startedAt = new Map<string, number>();
@@ -53,7 +63,15 @@ async function runIn(name: string, source: string, options: { timeoutMs?: number
     const storage = instance.ctx.storage as DurableObjectStorage;
     const imports = {
       host: {
-        held: () => void signals.add(name),
+        held: () => {
+          signals.add(name);
+          steps.push(name);
+        },
+        finished: () => void steps.push(`${name}:finished`),
+        // Returns once every run named has been started: they wait for the engine this run holds.
+        queued: async (...names: string[]) => {
+          for (const other of names) await until(`${other}:queued`);
+        },
         // The thread's own storage: written and read back during the run.
         io: async () => {
           await storage.put("cross-thread", "mine");
@@ -65,6 +83,9 @@ async function runIn(name: string, source: string, options: { timeoutMs?: number
     };
     startedAt.set(name, Date.now());
     const handle = state.runCode(source, { sandbox: "quickjs", timeoutMs: options.timeoutMs ?? 30_000, imports });
+    // runCode asks for the engine before it returns: from here the run holds it or waits its turn.
+    signals.add(`${name}:queued`);
+    steps.push(`${name}:queued`);
     // As stop.test.ts stops a run: cancelled a while after its code began (it signals its own name).
     const cancelAfterMs = options.cancelAfterMs;
     if (cancelAfterMs !== undefined) void until(name).then(() => setTimeout(() => handle.cancel(), cancelAfterMs));
@@ -129,16 +150,21 @@ export default () => { held(); const keep = []; try { for (;;) keep.push(new Arr
   }, 120_000);
 
   it("runs of two threads waiting while the attacker's nested run drops the engine under its turn both end well", async () => {
+    // The attacker goes on only once both runs wait for the engine (by order, not by time: on a
+    // loaded machine they started after its nested run had ended, and waited less than its spin).
     const attack = runIn(
       "nested",
       `${SPIN}
-import { held, nested } from "host";
-export default async () => { held(); const inner = await nested(); spin(200); return inner; }`,
+import { finished, held, nested, queued } from "host";
+export default async () => { held(); await queued("first", "second"); const inner = await nested(); spin(200); finished(); return inner; }`,
       { nested: "export default () => { let x = 0; for (;;) x++; }" },
     );
-    const victims = await Promise.all([bounded(runIn("first", VICTIM, { after: "nested" }), "first"), bounded(runIn("second", VICTIM, { after: "nested", delayMs: 20 }), "second")]);
-    for (const victim of victims) expectWell(victim, 200);
+    const victims = await Promise.all([bounded(runIn("first", SAYS_BEGUN, { after: "nested" }), "first"), bounded(runIn("second", SAYS_BEGUN, { after: "nested", delayMs: 20 }), "second")]);
+    for (const victim of victims) expectWell(victim, 0);
     expect(await bounded(attack)).toMatchObject({ status: "success", value: "timeout" });
+    // Both waited from before the nested run began until the attacker's last statement, then began.
+    const seen = steps.filter((step) => /^(nested|first|second)(:|$)/.test(step));
+    expect([seen.slice(0, 2), seen.slice(2, 4).sort(), seen[4], seen.slice(5).sort()]).toEqual([["nested:queued", "nested"], ["first:queued", "second:queued"], "nested:finished", ["first", "second"]]);
   }, 120_000);
 
   it("a run that waited for the attacker, then is cancelled as a stop cancels one, ends cancelled", async () => {
