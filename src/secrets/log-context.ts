@@ -46,7 +46,9 @@ export function attributeEntries<T extends object>(proto: T, sourceOf: (self: T)
   for (const name of new Set([...own, ...handlers])) {
     const method = (proto as Record<string, (...args: unknown[]) => unknown>)[name]!;
     const entry = function (this: T, ...args: unknown[]): unknown {
-      return asThreadWork(sourceOf(this), () => method.apply(this, args));
+      const source = sourceOf(this);
+      // A method the thread's own work calls (callToolJson calls callTool) is in its work already.
+      return working.getStore() === source ? method.apply(this, args) : working.run(source, Reflect.apply, method, this, args);
     };
     Object.defineProperty(entry, "name", { value: name });
     Object.defineProperty(proto, name, { value: entry, writable: true, configurable: true, enumerable: false });
