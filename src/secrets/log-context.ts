@@ -20,7 +20,8 @@ const working = new AsyncLocalStorage<RedactorSource>();
 /**
  * Runs `fn` as work of the thread whose log redactor `source` knows: console lines written in it,
  * and in the promises, timers and `ctx.waitUntil` work it starts, are that thread's (see
- * {@link logOwner}). The one way in; {@link attributeEntries} uses it at each entry.
+ * {@link logOwner}). For work no entry starts (the restore in the constructor); {@link attributeEntries}
+ * enters the same context at each entry.
  */
 export function asThreadWork<T>(source: RedactorSource, fn: () => T): T {
   return working.run(source, fn);
