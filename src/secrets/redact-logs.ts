@@ -80,10 +80,7 @@ export function sharedLogRedactor(r: Redactor): Redactor {
   const held = bySecrets.get(fingerprint)?.deref();
   if (held === r) return r;
   // A hash is no proof (a set could be made to collide): the values are compared.
-  if (held && held.secrets.length === r.secrets.length) {
-    const values = new Set(held.secrets.map((s) => s.value));
-    if (r.secrets.every((s) => values.has(s.value))) return held;
-  }
+  if (held?.holdsExactly(new Set(r.secrets.map((s) => s.value)))) return held;
   bySecrets.set(fingerprint, new WeakRef(r));
   forgotten.register(r, fingerprint);
   return r;

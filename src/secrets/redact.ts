@@ -111,13 +111,14 @@ export class Redactor {
     return replaceRuns(text, runsOf(text, this.forms));
   }
 
-  /**
-   * A short hash of the secrets held (106 bits, hex), the same for the same set whatever their
-   * order: what stored text was redacted for, kept beside it in the thread's own storage (it never
-   * leaves the thread).
-   */
+  /** A hash (106 bits, hex) of the secrets held, in any order: what stored text was redacted for (kept in the thread, never sent). */
   get fingerprint(): string {
     return (this.fingerprinted ??= hashText(JSON.stringify(this.secrets.map((s) => s.value).sort())));
+  }
+
+  /** Whether the secrets held are exactly `values` (held once each, as a redactor holds them). */
+  holdsExactly(values: ReadonlySet<string>): boolean {
+    return this.secrets.length === values.size && this.secrets.every((s) => values.has(s.value));
   }
 
   /**
@@ -162,11 +163,9 @@ export class Redactor {
   }
 
   /**
-   * {@link value} for what tool code hands weft as data (an emitted event's data, an error's
-   * details) and for log arguments: also every number whose JSON text holds secret text becomes the
-   * marker as a string, the whole number, as {@link text} does in JSON (a numeric PIN emitted as a
-   * number). Not for weft's own answers: a cursor or a time that happened to hold a user's digits
-   * would change type under its reader.
+   * {@link value} for what tool code hands weft (emitted data, error details) and for logs: a number
+   * whose JSON text holds secret text also becomes the marker, whole, as {@link text} does in JSON.
+   * Not for weft's own answers: a cursor or a time holding a user's digits would change type.
    */
   content<T>(value: T): T {
     if (this.secrets.length === 0) return value;
@@ -332,7 +331,6 @@ class Walk {
 
 /** Levels of JSON inside JSON strings whose strings are decoded to look for secrets (deeper, searched as written). */
 const MAX_DECODE_DEPTH = 8;
-
 
 /**
  * Levels of nesting a value is walked through: past the 256 levels a validated value may have

@@ -166,7 +166,7 @@ export class ThreadSecrets {
  */
 function redactorOf(kept: Redactor | null, secrets: readonly Secret[]): Redactor {
   const values = new Set(secrets.flatMap((s) => (s.value.length >= MIN_SECRET_CHARS ? [s.value] : [])));
-  return kept && kept.secrets.length === values.size && kept.secrets.every((s) => values.has(s.value)) ? kept : new Redactor(secrets);
+  return kept?.holdsExactly(values) ? kept : new Redactor(secrets);
 }
 
 /** A definition's default when it is a secret. */
