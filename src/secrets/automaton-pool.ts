@@ -50,8 +50,6 @@ interface Entry {
 const byKey = new Map<string, Entry>();
 /** Units of the automata not yet collected: each gives its units back when the collector takes it. */
 let heldUnits = 0;
-/** At least the units of the largest automaton held: past a set of this many, no room is there to take. */
-let largestUnits = 0;
 const collected = new FinalizationRegistry<Entry>((entry) => {
   if (!entry.returned) heldUnits -= entry.units;
   if (byKey.get(entry.key) === entry) byKey.delete(entry.key);
@@ -81,8 +79,11 @@ export function pooledAutomaton(bySize: readonly string[], taken: number): { poo
   if (held) return { pooled: held, taken };
   let units = AUTOMATON_BASE_UNITS;
   for (let i = 0; i < taken; i++) units += bySize[i]!.length + STRING_UNITS;
-  if (units > ISOLATE_AUTOMATON_UNITS - heldUnits) takeRoom(units - (ISOLATE_AUTOMATON_UNITS - heldUnits), units);
-  const room = ISOLATE_AUTOMATON_UNITS - heldUnits;
+  let room = ISOLATE_AUTOMATON_UNITS - heldUnits;
+  if (units > room) {
+    takeRoom(units - room, units);
+    room = ISOLATE_AUTOMATON_UNITS - heldUnits;
+  }
   if (units > room) {
     while (taken > 0 && units > room) units -= bySize[--taken]!.length + STRING_UNITS;
     if (taken === 0) return { pooled: null, taken };
@@ -94,7 +95,6 @@ export function pooledAutomaton(bySize: readonly string[], taken: number): { poo
   const pooled: PooledAutomaton = { automaton: new Automaton(strings), strings, units };
   const entry: Entry = { ref: new WeakRef(pooled), units, key, returned: false };
   heldUnits += units;
-  largestUnits = Math.max(largestUnits, units);
   collected.register(pooled, entry);
   byKey.set(key, entry);
   return { pooled, taken };
@@ -105,29 +105,21 @@ export function pooledAutomaton(bySize: readonly string[], taken: number): { poo
  * are free or none is left: each one's searches then look for its strings one at a time (runs.ts).
  */
 function takeRoom(need: number, than: number): void {
-  if (largestUnits <= than) return;
   const larger: Array<{ entry: Entry; pooled: PooledAutomaton }> = [];
-  let largest = 0;
   for (const entry of byKey.values()) {
     const pooled = entry.ref.deref();
-    if (!pooled || entry.returned) continue;
-    if (entry.units > than) larger.push({ entry, pooled });
-    else largest = Math.max(largest, entry.units);
+    if (pooled && entry.units > than) larger.push({ entry, pooled });
   }
   larger.sort((a, b) => b.entry.units - a.entry.units);
   let freed = 0;
   for (const { entry, pooled } of larger) {
-    if (freed >= need) {
-      largest = Math.max(largest, entry.units);
-      continue;
-    }
+    if (freed >= need) break;
     pooled.automaton = null;
     entry.returned = true;
     heldUnits -= entry.units;
     freed += entry.units;
     byKey.delete(entry.key);
   }
-  largestUnits = largest;
 }
 
 /** The automaton the isolate holds for exactly `strings` (sorted; `key` their {@link keyOf}), if any. */
