@@ -8,7 +8,9 @@
  * - `tools.mcp.test`: a good stateful server: `lookup` (readOnlyHint), `create_order` (no hints: a
  *   write; answers after `ms`), `set_flag` (idempotentHint, destructiveHint false), `reject` (answers `isError`), `slow` (answers after
  *   `ms`), `huge` (a result of `bytes` bytes). Its `/__calls` counts the calls each tool received
- *   (by `tag` argument); `POST /__forget` drops every session of the host it is sent to (as that server restarted would).
+ *   (by `tag` argument); `POST /__forget` drops every session of the host it is sent to (as that server restarted would);
+ *   `/__session?tag=<tag>` answers the session a `lookup` of that tag came in (`session`) and whether
+ *   a `DELETE` (MCP's session termination) has named it since (`ended`).
  * - `restarting.mcp.test`: the good server, restarted between a session's `initialize` and the
  *   client's `notifications/initialized`: the first session of each `tag` (the URL's query) is
  *   forgotten as its first request after `initialize` arrives, which finds none (404).
@@ -22,6 +24,8 @@
  * - `many.mcp.test`: lists 5,000 tools. `badschema.mcp.test`: a tool whose schema cannot compile,
  *   `fine`, `rpc_fail` (answers a JSON-RPC error), `verbose` (a 10,000-character description)
  *   and `bigschema` (an input schema of about 100 KB).
+ * - `lingering.mcp.test`: the good server, but a `DELETE` ending a session is answered as the URL's
+ *   query `delete` says: a status (405: it keeps no sessions to end), or `never` (no answer).
  * - `html.mcp.test`: answers HTML. `down.mcp.test`: answers 503. `hang.mcp.test`: never answers.
  * - `leaky.mcp.test`: echoes the request headers it got (its declaration sends a secret one) in
  *   a tool's description, a call's answer and a JSON-RPC error.
@@ -79,6 +83,11 @@ export function createFakeMcp() {
   /** Answers of weft.mcp.test by effect key. @type {Map<string, unknown>} */
   const weftAnswers = new Map();
 
+  /** The session each tag's `lookup` came in. @type {Map<string, string | undefined>} */
+  const sessionOfTag = new Map();
+  /** Sessions a `DELETE` named (ended by their client). @type {Set<string>} */
+  const ended = new Set();
+
   /** @param {string} tool @param {Record<string, unknown>} args */
   const count = (tool, args) => {
     const key = `${tool}:${String(args.tag ?? "")}`;
@@ -88,8 +97,9 @@ export function createFakeMcp() {
   /** @param {string} [login] who the server knows the caller as (behind OAuth: the user who authorized) */
   function goodServer(login) {
     const server = new McpServer({ name: "fake-tools", version: "1.0.0" });
-    server.registerTool("lookup", { description: "Look up a record by id", inputSchema: { id: z.string(), tag: z.string().optional() }, annotations: { readOnlyHint: true } }, async (args) => {
+    server.registerTool("lookup", { description: "Look up a record by id", inputSchema: { id: z.string(), tag: z.string().optional() }, annotations: { readOnlyHint: true } }, async (args, extra) => {
       count("lookup", args);
+      sessionOfTag.set(String(args.tag ?? ""), extra.sessionId);
       return { content: [{ type: "text", text: `record ${args.id}` }] };
     });
     server.registerTool("create_order", { description: "Create an order", inputSchema: { item: z.string(), ms: z.number().optional(), tag: z.string().optional() } }, async (args) => {
@@ -255,6 +265,7 @@ export function createFakeMcp() {
    */
   async function serve(request, make, stream = false) {
     const id = request.headers.get("mcp-session-id");
+    if (id && request.method === "DELETE") ended.add(id);
     if (id) {
       const transport = sessions.get(id);
       if (!transport) return Response.json({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }, { status: 404 });
@@ -400,6 +411,10 @@ export function createFakeMcp() {
     if (/^mixup2?(as)?\.mcp\.test$/.test(url.hostname)) return mixUp(request);
     const host = url.hostname;
     if (url.pathname === "/__calls") return Response.json(Object.fromEntries(calls));
+    if (url.pathname === "/__session") {
+      const session = sessionOfTag.get(url.searchParams.get("tag") ?? "");
+      return Response.json({ session: session ?? null, ended: session !== undefined && ended.has(session) });
+    }
     if (url.pathname === "/__forget") {
       for (const [sid, at] of hostOf) if (at === host) sessions.delete(sid) && hostOf.delete(sid);
       return new Response(null, { status: 204 });
@@ -446,6 +461,13 @@ export function createFakeMcp() {
             { name: "bigschema", description: "A 100 KB schema", inputSchema: { type: "object", properties: Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`field_${i}`, { type: "string", description: "x".repeat(40) }])) } },
           ]),
         );
+      case "lingering.mcp.test": {
+        const sid = request.headers.get("mcp-session-id");
+        if (request.method !== "DELETE" || sid === null) return serve(request, goodServer);
+        ended.add(sid);
+        const answer = url.searchParams.get("delete");
+        return answer === "never" ? new Promise(() => {}) : new Response(null, { status: Number(answer) });
+      }
       case "html.mcp.test":
         return new Response("<html><body>Sign in</body></html>", { headers: { "content-type": "text/html" } });
       case "down.mcp.test":

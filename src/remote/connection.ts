@@ -201,16 +201,15 @@ export class RemoteConnection {
   }
 
   /**
-   * Drops the session; the next request initializes a new one. A Streamable HTTP session is also
-   * ended at its server ({@link SESSION_END_MS}), with the headers it was opened with, not waited for.
+   * Drops the session; the next request initializes a new one. A Streamable HTTP session is also ended at its server
+   * ({@link SESSION_END_MS}), with the headers it was opened with: not waited for, or with `waited` until that `DELETE` is answered or cut.
    */
-  async close(): Promise<void> {
-    await this.drop(true);
+  async close(waited = false): Promise<void> {
+    const { ended } = await this.drop(true);
+    if (waited) await ended;
   }
 
-  /**
-   * Closes the connection once no request is under way (at once when none is; a listing is one over all its pages, whose cursors may hold in their session only), and each session a later request opens once it is done: for a holder that lets go of it while another's request may use it.
-   */
+  /** Closes the connection once no request is under way (at once when none is; a listing is one over all its pages, whose cursors may hold in their session only), and each session a later request opens once it is done: for a holder that lets go of it while another's request may use it. */
   retire(): void {
     this.retired = true;
     if (this.inFlight === 0 && this.listings === 0) void this.close();
@@ -220,23 +219,24 @@ export class RemoteConnection {
   private retired = false;
   private listings = 0;
 
-  /** Drops the session; `end`: and ends it at the server (not for one the server said it forgot). */
-  private async drop(end: boolean): Promise<void> {
+  /** Drops the session; `end`: and ends it at the server (not for one the server said it forgot), `ended` once the DELETE is answered or cut. */
+  private async drop(end: boolean): Promise<{ ended?: Promise<void> }> {
     const pending = this.client;
     this.client = null;
     const client = await pending?.catch(() => undefined);
-    if (!client) return;
+    if (!client) return {};
     // Its closing is no longer news to a connection that let go of it (see connect's onclose).
     if (this.live === client) this.live = null;
     const transport = client.transport;
-    if (!end || !(transport instanceof StreamableHTTPClientTransport) || transport.sessionId === undefined) return void (await client.close().catch(() => undefined));
+    if (!end || !(transport instanceof StreamableHTTPClientTransport) || transport.sessionId === undefined) return client.close().then(() => ({}), () => ({}));
     // Closing the client aborts the DELETE under way: it is closed once the DELETE is answered or cut.
     let timer: ReturnType<typeof setTimeout> | undefined;
     const cut = new Promise<void>((resolve) => (timer = setTimeout(resolve, SESSION_END_MS)));
-    void Promise.race([transport.terminateSession().catch(() => undefined), cut]).finally(() => {
+    const ended = Promise.race([transport.terminateSession().catch(() => undefined), cut]).finally(() => {
       clearTimeout(timer);
       void client.close().catch(() => undefined);
     });
+    return { ended };
   }
 
   /** Called when the server announces `notifications/tools/list_changed`. */

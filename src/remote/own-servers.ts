@@ -157,6 +157,11 @@ export class OwnServers {
     if (this.names.includes(name)) await this.servers?.reconnect(name);
   }
 
+  /** Ends the sessions of the owner's servers at their servers, for a thread being removed ({@link RemoteServers.end}). Never rejects. */
+  async end(): Promise<void> {
+    await this.servers?.end();
+  }
+
   private make(own: Record<string, McpServerDefinition>): RemoteServers {
     const { accountEnv, taken, callTimeoutMs, oauth } = this.options;
     const bearer = async (name: string) => {

@@ -11,7 +11,7 @@ import { compileOutputSchema } from "../tools/catalog.js";
 import type { AnyToolDefinition } from "../tools/types.js";
 import { markResumable } from "../calls/suspend.js";
 import { AUTHORIZATION_PARK, type McpAuthorizer } from "./authorizer.js";
-import { RemoteConnection } from "./connection.js";
+import { RemoteConnection, SESSION_END_MS } from "./connection.js";
 import type { RemoteToolInfo } from "./kept-tool.js";
 import { connectTool } from "./connect-tool.js";
 import { REFRESH_AHEAD_MS } from "./oauth.js";
@@ -184,6 +184,21 @@ export class RemoteServers {
   }
 
   private retired = false;
+
+  /**
+   * Ends every server's session now, at the server too (MCP's session termination: the `DELETE`),
+   * and lets go of every connection as {@link retire} does, for a thread being removed. Resolves
+   * once each `DELETE` is answered or cut, within {@link SESSION_END_MS} (a session still
+   * connecting is ended once connected, not waited for); never rejects, whatever a server answers.
+   * An evicted Durable Object has no such hook: its sessions end at their servers' own timeouts.
+   */
+  async end(): Promise<void> {
+    const ended = [...this.connections.values()].map((connection) => connection.close(true).catch(() => undefined));
+    this.retire();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([Promise.all(ended), new Promise((resolve) => (timer = setTimeout(resolve, SESSION_END_MS)))]);
+    clearTimeout(timer);
+  }
 
   /** The authorizer of OAuth servers. @throws WeftError `mcp_auth_required` without one. */
   private authorizer(): McpAuthorizer {

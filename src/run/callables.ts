@@ -95,6 +95,14 @@ export class Callables {
     return this.ownServers ?? undefined;
   }
 
+  /**
+   * Ends every remote MCP session the thread holds, the owner's servers' too, at their servers:
+   * for its removal (src/remote/servers.ts `end`: within `SESSION_END_MS`, never rejects).
+   */
+  async endSessions(): Promise<void> {
+    await Promise.all([this.remoteServers?.end(), this.ownServers?.end()]);
+  }
+
   /** The names every side and prompt of the thread lists. */
   private everyName(): string[] {
     return [...this.engine.sides.flatMap((s) => s.tools ?? []), ...Object.values(this.engine.registry.prompts ?? {}).flatMap((p) => p.tools ?? [])];

@@ -298,6 +298,8 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     runner?.close();
     await this.inFlight.drain(async () => runner?.settled(), this.world?.calls.deadlines, deleteGraceMs(this.env));
     if (this.world) this.world.removed = true;
+    // Its remote MCP sessions end at their servers meanwhile (a DELETE each, within SESSION_END_MS, never failing).
+    const sessionsEnded = this.world?.callables.endSessions();
     // Unlisted inside the removal (a create of this id that waits for it lists the new thread
     // after), before the rows go: a crash between the two leaves a thread that a retried delete
     // finds and ends, never an entry naming no thread, which a delete (404) could not remove. A
@@ -314,6 +316,7 @@ export abstract class ThreadObject extends DurableObject<WeftEnv> {
     this.schedules.forget();
     this.fanout.socketsChanged();
     closeAll(this.ctx, "thread deleted");
+    await sessionsEnded;
     // Gone: the account drops its late notices from now on (named by its lifetime, not before, as it could survive a crash).
     if (!unlistFailure) await (meta && this.listing.goneAccount(meta, this.userEnv.registered))?.removeThread(meta.threadId, meta.createdAt).catch(() => undefined);
     if (unlistFailure) throw unlistFailure.e;

@@ -1,7 +1,7 @@
 /**
  * weft ends a remote Streamable HTTP session it is done with: MCP's session termination, an HTTP
  * `DELETE` naming the session (`Mcp-Session-Id`). Sent beside what comes next and never waited
- * for: a server that leaves it unanswered, answers 405 (it keeps no sessions to end) or fails it
+ * for (but by a thread's removal, at most SESSION_END_MS): a server that leaves it unanswered, answers 405 (it keeps no sessions to end) or fails it
  * holds up no call. A session the server said it forgot (404) is not ended again.
  *
  * The server here is a fake of the Streamable HTTP transport that records each DELETE.
@@ -165,6 +165,33 @@ describe("a remote Streamable HTTP session weft is done with", () => {
     release();
     expect(await running).toMatchObject({ status: "success", result: "found" });
     expect(await deletesOf(session)).toHaveLength(1);
+  });
+
+  it("a set ended for its thread's removal resolves once the DELETE is answered, and a later session is ended after its request", async () => {
+    const servers = new RemoteServers({ ends: defineMcpServer({ url }) }, () => false);
+    await servers.refresh(["ends"]);
+    const session = latest();
+    await servers.end();
+    // Answered before end() resolved: nothing is left to wait for.
+    expect(await deletesOf(session, 0)).toHaveLength(1);
+    // A listing that comes after (one under way at the removal) opens a session that ends once it is done.
+    servers.forget("ends");
+    await servers.refresh(["ends"]);
+    expect(latest()).not.toBe(session);
+    expect(await deletesOf(latest())).toHaveLength(1);
+  });
+
+  it("a set ended while its server never answers the DELETE resolves at SESSION_END_MS, never failing", async () => {
+    onDelete = "never";
+    const servers = new RemoteServers({ ends: defineMcpServer({ url }) }, () => false);
+    await servers.refresh(["ends"]);
+    const session = latest();
+    const started = Date.now();
+    await servers.end();
+    const took = Date.now() - started;
+    expect(took).toBeGreaterThanOrEqual(SESSION_END_MS - 50);
+    expect(took).toBeLessThan(SESSION_END_MS + 1_000);
+    expect(await deletesOf(session, 0)).toHaveLength(1);
   });
 
   it("the lists one isolate keeps for GET /v1/tools say which users they no longer keep, whose sessions then end", () => {
