@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { forwardOutbound } from "./scripts/lib/outbound.mjs";
 import { createRecorder, testWranglerConfig } from "./scripts/lib/recorder.mjs";
 import { quietDependencySourcemaps } from "./scripts/lib/vite-logger.mjs";
 
@@ -23,7 +24,7 @@ export default defineConfig({
       miniflare: {
         // Tests reach the Worker without credentials; only they reach it, so it need not say so.
         bindings: { ...vars, WEFT_AUTH: "none", WEFT_TEST_RUNNER: "on" },
-        outboundService: (request: Request) => (new URL(request.url).host === "weft-recorder.test" ? recorder.handle(request) : fetch(request)),
+        outboundService: (request: Request) => (new URL(request.url).host === "weft-recorder.test" ? recorder.handle(request) : forwardOutbound(request)),
       },
     }),
   ],

@@ -6,11 +6,11 @@
 import { env } from "cloudflare:workers";
 import { announceAuth } from "./http/auth.js";
 import { createApp } from "./http/app.js";
+import { directCatalog } from "./http/direct-call.js";
 import { directCallLane } from "./http/direct-lane.js";
 import type { Registry } from "./run/agent.js";
 import { UserAccount } from "./account/durable.js";
 import { type WeftEnv, createThreadClass } from "./thread/durable.js";
-import { ToolCatalog } from "./tools/catalog.js";
 import { createFileSchedulesClass, syncFileSchedules } from "./schedules/deployment.js";
 
 /**
@@ -23,7 +23,7 @@ import { createFileSchedulesClass, syncFileSchedules } from "./schedules/deploym
  * export default weft.worker;
  */
 export function createWeft(registry: Registry) {
-  const catalog = new ToolCatalog(registry.tools);
+  const catalog = directCatalog(registry);
   const app = createApp(registry, catalog);
   announceAuth(env as WeftEnv | undefined);
   return {

@@ -24,6 +24,7 @@ import type { DefineMcpServerOptions } from "../remote/define.js";
 import type { GetMessagesOptions } from "../tools/thread-state.js";
 import type { CallRecord, CallStatus, ClientAnswer, Message } from "../protocol.js";
 import type { ScheduleOptions } from "../schedules/define.js";
+import type { ScheduleRun } from "../schedules/info.js";
 // `.ts` specifiers: the CLI (bin/) loads these files with Node's type stripping, which does not map `.js` to `.ts`.
 import { type ConnectionOptions, WeftClientError, request, requestBytes } from "./request.ts";
 import { byCursor, byOffset } from "./pages.ts";
@@ -367,6 +368,20 @@ export class WeftClient {
   /** `DELETE /threads/:id/schedules/:scheduleId`: cancels it; no occurrence fires after this. */
   cancelSchedule(threadId: string, scheduleId: string): Promise<Answer<"cancelSchedule">> {
     return request(this.#conn, "DELETE", this.#thread(threadId, `/schedules/${encodeURIComponent(scheduleId)}`));
+  }
+
+  /** `GET /schedules/files`: your file schedules (`agents/schedules/`; an admin's also those of `weft:schedules`), each with the thread it runs in. */
+  listFileSchedules(): Promise<{ schedules: Array<{ name: string; scheduleId: string; agentId: string; owner: string; threadId: string }> }> {
+    return request(this.#conn, "GET", "/schedules/files");
+  }
+
+  /**
+   * `POST /schedules/files/:name/run`: runs one of your file schedules now, in its thread, as its cron
+   * would (docs/schedules.md, "Running one now"); its next occurrence keeps its time.
+   * @throws WeftClientError `schedule_not_found` for a name that is not a file schedule of yours.
+   */
+  runFileSchedule(name: string): Promise<ScheduleRun & { name: string; threadId: string }> {
+    return request(this.#conn, "POST", `/schedules/files/${encodeURIComponent(name)}/run`);
   }
 
   /**

@@ -12,7 +12,7 @@ import { WeftError, echoedValue, quotedValue } from "../errors.js";
 import { perEnv } from "../per-env.js";
 import { playgroundResponse, wantsHtml } from "../playground/page.js";
 import { type Registry, agentIds } from "../run/agent.js";
-import { ToolCatalog } from "../tools/catalog.js";
+import type { ToolCatalog } from "../tools/catalog.js";
 import { accountRoutes } from "./account.js";
 import { errorAnswer } from "./answers.js";
 import { type AuthedEnv, authMode, authenticate, markedDevMode } from "./auth.js";
@@ -24,6 +24,7 @@ import { fileScheduleRoutes } from "./file-schedules.js";
 import { mcpOAuthCompletionRoutes, mcpOAuthRoutes } from "./mcp-oauth.js";
 import { mcpRoutes } from "./mcp.js";
 import { mcpServerRoutes } from "./mcp-servers.js";
+import { directCatalog } from "./direct-call.js";
 import { describe, ok, openApiDocument } from "./openapi.js";
 import * as R from "./responses.js";
 import { threadRoutes } from "./threads.js";
@@ -53,7 +54,7 @@ export function rawPath(url: string): string {
 }
 
 /** Builds the app for a registry; `catalog` (the registry's tools) may be shared with the direct-call lane. */
-export function createApp(registry: Registry, catalog = new ToolCatalog(registry.tools)): Hono<AuthedEnv> {
+export function createApp(registry: Registry, catalog = directCatalog(registry)): Hono<AuthedEnv> {
   const app = new Hono<AuthedEnv>();
 
   app.use("*", async function corsIfConfigured(c, next) {

@@ -11,7 +11,8 @@ import { type Caller, type IdempotencyClaim, type RpcResult, unwrap } from "../r
 import { outcomeWaitsForPerson, readOutcomeText } from "../run/direct.js";
 import type { DirectCallInput, DirectCallOutcome } from "../run/rpc-shapes.js";
 import type { WeftEnv } from "../thread/durable.js";
-import type { ToolCatalog } from "../tools/catalog.js";
+import type { Registry } from "../run/agent.js";
+import { ToolCatalog } from "../tools/catalog.js";
 import { answerJson } from "./answers.js";
 import { keyedThread, newThread, threadStub, tokenThread } from "./stubs.js";
 
@@ -152,4 +153,18 @@ export async function answerDirectCallJson(
   }
   const answer = await runChecked(env, caller, catalog, name, body, idem);
   return { json: answerJson(answer), status: statusOf(outcomeWaitsForPerson(answer)) };
+}
+
+/**
+ * The catalog of direct calls without a session: the registry's tools. A name of a declared MCP
+ * server's tool (`<server>__<tool>`) is not one of them (a scratch thread's agent offers no remote
+ * tool), and its `unknown_tool` says where such a tool is called: in a session of an agent offering it.
+ */
+export function directCatalog(registry: Registry): ToolCatalog {
+  const servers = registry.mcpServers ?? {};
+  return new ToolCatalog(registry.tools, (name) => {
+    const server = name.split("__")[0]!;
+    if (!name.includes("__") || !Object.hasOwn(servers, server)) return undefined;
+    return `it is a tool of the remote MCP server "${server}": call it with the sessionId of a thread whose agent offers it`;
+  });
 }

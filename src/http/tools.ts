@@ -20,7 +20,7 @@ import { jsonBody } from "./validate.js";
 /**
  * The `/v1/tools` routes over the registry's tools. `GET` also lists, under `remote`, the tools
  * the registry's MCP servers and those the caller added (`POST /mcp-servers`) offer the caller
- * (src/remote/tool-listing.ts), beside the local ones: agents offer those, but they are not called through `POST /v1/tools/:name`, and
+ * (src/remote/tool-listing.ts), beside the local ones: agents offer those, and `POST /v1/tools/:name` calls one only in a session of such an agent, and
  * `configHash` covers the local tools only.
  */
 export function toolRoutes(catalog: ToolCatalog, registry?: Registry) {

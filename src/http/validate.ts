@@ -137,7 +137,7 @@ const bodyLimitOf = perEnv((env: AuthedEnv["Bindings"]) => {
 function parse<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  const issues = describeIssues(parsed.error.issues);
+  const issues = describeIssues(parsed.error.issues, where);
   throw new WeftError("invalid_request", issues.map((i) => i.message).join("; "), { path: issues[0]!.path, issues, in: where });
 }
 

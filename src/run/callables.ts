@@ -9,7 +9,7 @@
  * @module
  */
 import { type ResolvedSide, findPrompt } from "./agent.js";
-import { ToolCatalog } from "../tools/catalog.js";
+import { ToolCatalog, type UnavailableTool } from "../tools/catalog.js";
 import type { CallExecution } from "../calls/call.js";
 import type { AnyToolDefinition } from "../tools/types.js";
 import { agentTool } from "./agent-tool.js";
@@ -217,6 +217,16 @@ export class Callables {
     const declared = this.engine.registry.mcpServers && Object.hasOwn(this.engine.registry.mcpServers, server) ? this.remote.problems() : [];
     const problems = [...declared, ...(this.own?.problems() ?? [])].filter((p) => p.server === server && (!("tool" in p) || name === `${server}__${p.tool}`));
     return problems.length > 0 ? problems.map((p) => `mcp server "${server}": ${p.code}: ${p.reason}`).join("; ") : undefined;
+  }
+
+  /**
+   * The remote servers (declared, or the owner's) that offer fewer tools than they list, as
+   * unavailable tools: `<server>` for a server that offers none, `<server>__<tool>` for one tool,
+   * with the problem as `GET /v1/tools` says it. Read after a listing (`prepare`).
+   */
+  unavailableRemote(): UnavailableTool[] {
+    const declared = this.engine.registry.mcpServers && Object.keys(this.engine.registry.mcpServers).length > 0 ? this.remote.problems() : [];
+    return [...declared, ...(this.own?.problems() ?? [])].map((p) => ({ name: "tool" in p ? `${p.server}__${p.tool}` : p.server, reason: `mcp server "${p.server}": ${p.code}: ${p.reason}` }));
   }
 
   /**

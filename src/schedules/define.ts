@@ -262,6 +262,10 @@ export function checkScheduleDefinition(name: string, def: unknown, known: Known
   if (typeof d !== "object" || d === null || d.kind !== "schedule") throw bad(`schedule "${name}": the default export must be the value returned by defineSchedule({...})`, []);
   const { owner, ...rest } = d;
   if (owner !== undefined && (typeof owner !== "string" || owner.length === 0 || owner.length > 256)) throw bad(`schedule "${name}": owner must be a user id of 1 to 256 characters`, ["owner"]);
+  // No person is a `weft:` user, and only FILE_SCHEDULE_OWNER is read by admins: any other would fire unseen and unstoppable.
+  if (typeof owner === "string" && owner.startsWith(RESERVED_USER_PREFIX) && owner !== FILE_SCHEDULE_OWNER) {
+    throw bad(`schedule "${name}": owner ${JSON.stringify(owner)} is reserved for weft (ids starting "${RESERVED_USER_PREFIX}"); name a user, or leave owner out for ${FILE_SCHEDULE_OWNER}`, ["owner"]);
+  }
   try {
     return checkSchedule(rest, known);
   } catch (e) {

@@ -31,8 +31,16 @@ export function targetNames(world: RunWorld): KnownNames {
       // No occurrence could call a tool only a model calls: each would fail tool_not_callable.
       (world.catalog.has(name) && (modelOnlyReason(name, world.catalog.definition(name)) ?? true)) ||
       (Object.hasOwn(world.registry.tools, name) &&
-        `tool ${JSON.stringify(name)} is not offered by this thread's agent (${JSON.stringify(own)}): a schedule calls its own thread's tools; make it on a thread whose agent offers ${JSON.stringify(name)}`),
+        `tool ${JSON.stringify(name)} is not offered by this thread's agent (${JSON.stringify(own)}): a schedule calls its own thread's tools; make it on a thread whose agent offers ${JSON.stringify(name)}`) ||
+      remoteReason(world, name),
   };
+}
+
+/** Why a remote MCP server's tool (`<server>__<tool>`) is no target: a schedule calls tools of agents/tools/ only. */
+function remoteReason(world: RunWorld, name: string): string | false {
+  const server = name.split("__")[0]!;
+  if (!name.includes("__") || !world.registry.mcpServers || !Object.hasOwn(world.registry.mcpServers, server)) return false;
+  return `tool ${JSON.stringify(name)} is a tool of the remote MCP server ${JSON.stringify(server)}: a schedule's tool target is one of agents/tools/; target the agent with a message that asks for it, or call it from a tool of yours`;
 }
 
 /**

@@ -60,7 +60,7 @@ export interface ThreadInfo extends ThreadMeta {
   lastTurn?: TurnRecord;
   /** What the model is offered: each usable tool's name, description, input JSON Schema, and for a tool the provider runs itself, which one. */
   tools: ModelTool[];
-  /** Tools the agent defines that cannot be offered, with why; never left out silently. */
+  /** Tools the agent defines that cannot be offered, and remote MCP servers (or their tools) that offer fewer, with why; never left out silently. */
   unavailableTools: UnavailableTool[];
   /**
    * The model each side's next turn talks to, side a first (one entry for a one-sided agent):

@@ -134,7 +134,7 @@ export function createThreadClass(registry: Registry) {
           lastSeq: this.events.lastSeq(),
           ...(lastTurn ? { lastTurn } : {}),
           tools: modelTools(world.catalog),
-          unavailableTools: unavailableTools(world.catalog),
+          unavailableTools: [...unavailableTools(world.catalog), ...first.callables.unavailableRemote()],
           ...(world.agentMissing ? { models: [], agentMissing: world.agentMissing } : { models }),
         };
       });

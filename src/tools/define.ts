@@ -69,6 +69,9 @@ export function checkToolDefinition(name: string, def: unknown): asserts def is 
   if (missing) fail(`effect ${String(d.effect)} requires ${missing}`);
   if (d.effect !== "idempotent" && d.dedupWindowMs !== undefined && typeof d.effect !== "function") fail("dedupWindowMs is only allowed with effect idempotent");
   if (d.effect !== "reconcilable" && d.reconcile !== undefined && typeof d.effect !== "function") fail("reconcile is only allowed with effect reconcilable");
+  // Called only in a dry-run thread or at approval, where a wrong type would fail each call instead of the build.
+  if (d.dryRunResult !== undefined && typeof d.dryRunResult !== "function") fail("dryRunResult must be a function of the input: dryRunResult: (input) => \"...\"");
+  if (d.needsApproval !== undefined && typeof d.needsApproval !== "boolean" && typeof d.needsApproval !== "function") fail("needsApproval must be true, false or a function (input, state) => boolean");
   if (d.executionMode !== undefined && d.executionMode !== "local" && d.executionMode !== "provider" && d.executionMode !== "client") {
     fail('executionMode must be "local", "provider" or "client"');
   }

@@ -110,14 +110,14 @@ export function compileSchema(
  * Converts Zod issues into `path: message` issues, the first `MAX_ISSUES` of them (`age: expected number, received string`). A
  * union none of whose branches matched, and with no message of its own, reports the one branch the
  * value got into (its every issue below the union's path: a list where text or a list was
- * allowed), so the path names the part.
+ * allowed), so the path names the part. An issue of the whole value is named `root`.
  */
-export function describeIssues(issues: readonly z.core.$ZodIssue[]): SchemaIssue[] {
+export function describeIssues(issues: readonly z.core.$ZodIssue[], root = "input"): SchemaIssue[] {
   // Every caller (arguments, outputs, request bodies, the MCP server's refusals) reports a bounded few.
   return boundedIssues(issues.flatMap(intoUnion)).map((issue) => {
     const path = issue.path.map((p) => (typeof p === "symbol" ? String(p) : p));
     const text = issue.message.replace(/^Invalid input: /, "");
-    return { path, message: `${formatPath(path)}: ${text}`, keyword: issue.code };
+    return { path, message: `${formatPath(path, root)}: ${text}`, keyword: issue.code };
   });
 }
 

@@ -28,6 +28,16 @@ describe("bodies that cannot cross to a Durable Object get 400, never 500", () =
     expect(await messagesOf(id)).toEqual([]);
   });
 
+  it("names the body, not a tool's input, when the whole body has the wrong type", async () => {
+    const id = await createThread();
+    for (const [path, body] of [["/threads", "[]"], [`/threads/${id}/messages`, "null"], [`/threads/${id}/schedules`, "[]"], ["/v1/tools/echo_json_schema", "7"]] as const) {
+      const res = await json("POST", path, body);
+      expect(res.status, path).toBe(400);
+      expect(res.body.error, path).toMatchObject({ code: "invalid_request", details: { path: [], in: "body" } });
+      expect(res.body.error.message, path).toMatch(/^body: expected object, received /);
+    }
+  });
+
   it("accepts a value exactly at the limit", async () => {
     const at = await json("POST", "/threads", `{"arguments":${deep(63)}}`);
     expect(at.status).toBe(201);

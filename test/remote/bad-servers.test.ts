@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { RemoteServers } from "../../src/remote/servers.js";
 import { registry } from "../generated/registry.js";
-import { callsOf, createThread, runTurn } from "../helpers.js";
+import { callsOf, createThread, json, runTurn } from "../helpers.js";
 
 /** Lists `server` from a fresh set of the test registry's servers and returns its problems. */
 async function problemsOf(server: string) {
@@ -28,6 +28,15 @@ describe("a misbehaving remote MCP server", () => {
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatchObject({ server, code });
     expect(problems[0]!.reason).toMatch(reason);
+  });
+
+  it("GET /threads/:id names each server that offers nothing in unavailableTools, with why", async () => {
+    const id = await createThread({ agent: "bad_mcp" });
+    const info = (await json("GET", `/threads/${id}`)).body;
+    const byName = Object.fromEntries((info.unavailableTools as Array<{ name: string; reason: string }>).map((u) => [u.name, u.reason]));
+    expect(byName.down).toMatch(/^mcp server "down": mcp_unreachable: .*answered HTTP 503/);
+    expect(byName.redirect).toMatch(/^mcp server "redirect": mcp_refused: /);
+    expect(info.tools.map((t: { name: string }) => t.name)).toContain("remote__lookup");
   });
 
   it("a redirect is never followed: the other host sees no request and no header", async () => {

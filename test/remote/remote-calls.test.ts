@@ -121,6 +121,13 @@ describe("a direct call of a remote MCP tool", () => {
     expect(status).toBe(200);
     expect(body).toMatchObject({ ok: true, result: "record 77" });
   });
+
+  it("without a session is refused unknown_tool, saying to call it in a thread that offers it", async () => {
+    const { status, body } = await json("POST", "/v1/tools/remote__lookup", { input: { id: "77" } });
+    expect(status).toBe(404);
+    expect(body.error).toMatchObject({ code: "unknown_tool", details: { toolName: "remote__lookup" } });
+    expect(body.error.message).toContain('it is a tool of the remote MCP server "remote": call it with the sessionId of a thread whose agent offers it');
+  });
 });
 
 describe("the older HTTP+SSE transport", () => {

@@ -1,7 +1,8 @@
 /**
  * scripts/build-registry.mjs over `schedules/`: a good schedule file lands in the registry; a bad
  * cron, an unknown zone, an unknown tool or agent, a tool input the tool's schema refuses, a tool only a
- * model can call (a client tool, a provider-executed one) each fail the build with a `file: rule` line.
+ * model can call (a client tool, a provider-executed one), an owner id reserved for weft (no one
+ * could read, run or cancel it) each fail the build with a `file: rule` line.
  */
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
@@ -28,7 +29,7 @@ describe("schedule files are checked at build", () => {
     expect(text).toContain("schedules: {\n    nightly: schedule_nightly,\n  },");
   });
 
-  it("a bad cron, an unknown zone, a bad tool input, a tool only a model can call, an unknown tool and an unknown agent: one file: rule line each, nothing written", async () => {
+  it("a bad cron, an unknown zone, a bad tool input, a tool only a model can call, an unknown tool, an unknown agent and a reserved owner: one file: rule line each, nothing written", async () => {
     const out = path.join(tmp, "bad.ts");
     const run = await build("--agents", `${CASES}/base`, "--agents", `${CASES}/schedules-bad`, "--out", out);
     expect(run.code).toBe(1);
@@ -39,9 +40,10 @@ describe("schedule files are checked at build", () => {
       `${dir}/bad_zone.ts: schedule "bad_zone": unknown time zone "Europe/Berlim": use an IANA name such as "Europe/Berlin"`,
       expect.stringMatching(new RegExp(`^${dir}/client_tool.ts: target\\.tool: tool "pick_color" is a client tool`)),
       expect.stringMatching(new RegExp(`^${dir}/provider_tool.ts: target\\.tool: tool "search_web" is executed by the provider`)),
+      `${dir}/reserved_owner.ts: schedule "reserved_owner": owner "weft:other" is reserved for weft (ids starting "weft:"); name a user, or leave owner out for weft:schedules`,
       `${dir}/unknown_agent.ts: target.agent: unknown agent "nobody" (agents: none)`,
       `${dir}/unknown_tool.ts: target.tool: unknown tool "get_curent_time" (looked in ${CASES}/base/tools/ or ${CASES}/schedules-bad/tools/)`,
-      "registry: 7 problems; nothing written",
+      "registry: 8 problems; nothing written",
     ]);
   });
 });

@@ -50,4 +50,11 @@ describe("a schedule's target", () => {
     expect(agent.body.error.message).toMatch(/agent "hooked" is not this thread's agent \("guarantees"\)/);
     expect(unknown.body.error.message).toMatch(/unknown agent "nobody_at_all"/);
   });
+
+  it("a remote MCP server's tool its agent offers: refused as a remote tool, not as unknown", async () => {
+    const id = await createThread({ agent: "remote_mcp" });
+    const res = await json("POST", `/threads/${id}/schedules`, { every: "1h", target: { tool: "remote__lookup", input: { id: "1" } } });
+    expect([res.status, res.body.error.code, res.body.error.details.path]).toEqual([400, "invalid_schedule", ["target", "tool"]]);
+    expect(res.body.error.message).toMatch(/^tool "remote__lookup" is a tool of the remote MCP server "remote": a schedule's tool target is one of agents\/tools\//);
+  });
 });

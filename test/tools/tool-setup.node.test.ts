@@ -24,4 +24,18 @@ describe("a tool definition without a body", () => {
     expect(codeOf({ kind: "tool", description: "d", execute, effect: "idempotent" })).toBe("invalid_config");
     expect(codeOf({ kind: "tool", description: "d", execute })).toBeUndefined();
   });
+
+  it("refuses a dryRunResult or needsApproval of the wrong type at the build, not at each call", () => {
+    const execute = async () => ({ status: "success" });
+    const message = (def: unknown) => {
+      try {
+        checkToolDefinition("water", def);
+      } catch (e) {
+        return e instanceof WeftError ? `${e.code}: ${e.message}` : String(e);
+      }
+    };
+    expect(message({ kind: "tool", description: "d", execute, effect: "write", dryRunResult: "Watering simulated." })).toMatch(/^invalid_config: tool "water": dryRunResult must be a function/);
+    expect(message({ kind: "tool", description: "d", execute, needsApproval: "yes" })).toMatch(/^invalid_config: tool "water": needsApproval must be true, false or a function/);
+    expect(message({ kind: "tool", description: "d", execute, effect: "write", dryRunResult: () => "ok", needsApproval: () => true })).toBeUndefined();
+  });
 });

@@ -219,14 +219,14 @@ function applyDefaults(value: unknown, schema: CfSchema | boolean, table: Record
   return added;
 }
 
-/** Renders a value path as `items[0].name`; the root is `input`. */
-export function formatPath(path: readonly PropertyKey[]): string {
+/** Renders a value path as `items[0].name`; the root is `root` (a tool's `input`, a request's `body`). */
+export function formatPath(path: readonly PropertyKey[], root = "input"): string {
   let out = "";
   for (const key of path) {
     if (typeof key === "number") out += `[${key}]`;
     else out += out === "" ? String(key) : `.${String(key)}`;
   }
-  return out === "" ? "input" : out;
+  return out === "" ? root : out;
 }
 
 /** Wrapper keywords whose failure is explained by their subschemas' own errors. */
