@@ -13,6 +13,7 @@ import type { DirectCallInput, DirectCallOutcome } from "../run/rpc-shapes.js";
 import type { WeftEnv } from "../thread/durable.js";
 import type { Registry } from "../run/agent.js";
 import { ToolCatalog } from "../tools/catalog.js";
+import { serverOfToolName } from "../remote/remote-tools.js";
 import { answerJson } from "./answers.js";
 import { keyedThread, newThread, threadStub, tokenThread } from "./stubs.js";
 
@@ -161,10 +162,8 @@ export async function answerDirectCallJson(
  * tool), and its `unknown_tool` says where such a tool is called: in a session of an agent offering it.
  */
 export function directCatalog(registry: Registry): ToolCatalog {
-  const servers = registry.mcpServers ?? {};
   return new ToolCatalog(registry.tools, (name) => {
-    const server = name.split("__")[0]!;
-    if (!name.includes("__") || !Object.hasOwn(servers, server)) return undefined;
-    return `it is a tool of the remote MCP server "${server}": call it with the sessionId of a thread whose agent offers it`;
+    const server = serverOfToolName(name, registry.mcpServers ?? {});
+    return server && `it is a tool of the remote MCP server "${server}": call it with the sessionId of a thread whose agent offers it`;
   });
 }

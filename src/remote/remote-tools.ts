@@ -40,6 +40,17 @@ export function remoteToolName(server: string, tool: string): string | null {
 }
 
 /**
+ * The server a tool name made by {@link remoteToolName} names (the part before its first `__`), or
+ * undefined for a name without one; with `servers`, only a server among them.
+ */
+export function serverOfToolName(name: string, servers?: Record<string, unknown>): string | undefined {
+  const cut = name.indexOf("__");
+  if (cut <= 0) return undefined;
+  const server = name.slice(0, cut);
+  return !servers || Object.hasOwn(servers, server) ? server : undefined;
+}
+
+/**
  * A remote tool's effect: the author's `effects` override wins; otherwise `readOnlyHint: true`
  * is read, `idempotentHint: true` beside an explicit `destructiveHint` (true or false) is
  * idempotent, anything else write. A bare `idempotentHint` is a write: MCP defaults an unsaid

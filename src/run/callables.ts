@@ -17,6 +17,7 @@ import type { RunWorld } from "./world.js";
 import { promptTool } from "./prompt-tool.js";
 import { RemoteServers } from "../remote/servers.js";
 import { OwnServers } from "../remote/own-servers.js";
+import { serverOfToolName } from "../remote/remote-tools.js";
 import { accountOf } from "../account/api.js";
 import { accountAuthorizer } from "../remote/authorizer.js";
 import { receiveEnv } from "./state.js";
@@ -211,12 +212,9 @@ export class Callables {
    * list its tools or refused that one: the server's problem as `GET /v1/tools` says it.
    */
   private whyMissing(name: string): string | undefined {
-    const cut = name.indexOf("__");
-    if (cut <= 0) return undefined;
-    const server = name.slice(0, cut);
-    const declared = this.engine.registry.mcpServers && Object.hasOwn(this.engine.registry.mcpServers, server) ? this.remote.problems() : [];
-    const problems = [...declared, ...(this.own?.problems() ?? [])].filter((p) => p.server === server && (!("tool" in p) || name === `${server}__${p.tool}`));
-    return problems.length > 0 ? problems.map((p) => `mcp server "${server}": ${p.code}: ${p.reason}`).join("; ") : undefined;
+    const server = serverOfToolName(name);
+    const problems = server ? this.remoteProblems(server).filter((p) => nameOfProblem(p) === server || nameOfProblem(p) === name) : [];
+    return problems.length > 0 ? problems.map(problemText).join("; ") : undefined;
   }
 
   /**
@@ -225,8 +223,14 @@ export class Callables {
    * with the problem as `GET /v1/tools` says it. Read after a listing (`prepare`).
    */
   unavailableRemote(): UnavailableTool[] {
-    const declared = this.engine.registry.mcpServers && Object.keys(this.engine.registry.mcpServers).length > 0 ? this.remote.problems() : [];
-    return [...declared, ...(this.own?.problems() ?? [])].map((p) => ({ name: "tool" in p ? `${p.server}__${p.tool}` : p.server, reason: `mcp server "${p.server}": ${p.code}: ${p.reason}` }));
+    return this.remoteProblems().map((p) => ({ name: nameOfProblem(p), reason: problemText(p) }));
+  }
+
+  /** The problems of the declared servers (only when `server`, if given, is one) and of the owner's. */
+  private remoteProblems(server?: string): RemoteProblem[] {
+    const servers = this.engine.registry.mcpServers ?? {};
+    const declared = server === undefined ? Object.keys(servers).length > 0 : Object.hasOwn(servers, server);
+    return [...(declared ? this.remote.problems() : []), ...(this.own?.problems() ?? [])].filter((p) => server === undefined || p.server === server);
   }
 
   /**
@@ -255,3 +259,11 @@ export class Callables {
     return out;
   }
 }
+
+type RemoteProblem = ReturnType<RemoteServers["problems"]>[number];
+
+/** What a remote problem makes unavailable: the server (`<server>`) or one of its tools (`<server>__<tool>`). */
+const nameOfProblem = (p: RemoteProblem): string => ("tool" in p ? `${p.server}__${p.tool}` : p.server);
+
+/** A remote problem as `GET /v1/tools` says it. */
+const problemText = (p: RemoteProblem): string => `mcp server "${p.server}": ${p.code}: ${p.reason}`;

@@ -7,6 +7,7 @@ import { validateInput } from "../calls/input.js";
 import { WeftError } from "../errors.js";
 import { modelOnlyReason } from "../tools/define.js";
 import { findAgent } from "../run/agent.js";
+import { serverOfToolName } from "../remote/remote-tools.js";
 import type { RunWorld } from "../run/world.js";
 import { endFile, threadIdOf, threadOf } from "./adopt.js";
 import type { KnownNames } from "./define.js";
@@ -38,8 +39,8 @@ export function targetNames(world: RunWorld): KnownNames {
 
 /** Why a remote MCP server's tool (`<server>__<tool>`) is no target: a schedule calls tools of agents/tools/ only. */
 function remoteReason(world: RunWorld, name: string): string | false {
-  const server = name.split("__")[0]!;
-  if (!name.includes("__") || !world.registry.mcpServers || !Object.hasOwn(world.registry.mcpServers, server)) return false;
+  const server = serverOfToolName(name, world.registry.mcpServers ?? {});
+  if (!server) return false;
   return `tool ${JSON.stringify(name)} is a tool of the remote MCP server ${JSON.stringify(server)}: a schedule's tool target is one of agents/tools/; target the agent with a message that asks for it, or call it from a tool of yours`;
 }
 
