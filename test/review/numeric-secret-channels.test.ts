@@ -1,7 +1,7 @@
 /**
  * Hostile review: a numeric secret a tool hands out as a number through its other outputs (an
  * injected message's metadata, a queued call's arguments, a schedule's tool input, the progress its
- * code reports) reaches no stored event, socket frame, answer or listing. Those passed
+ * code reports), or a `before_create_message` hook in the metadata it returns, reaches no stored event, socket frame, answer or listing. Those passed
  * `Redactor.value`, which leaves numbers (weft's own), where what the tool emits, returns or throws
  * passes `Redactor.content`.
  */
@@ -33,3 +33,16 @@ for (const via of ["inject", "queue", "schedule", "progress"] as const) {
     for (const [where, seen] of Object.entries(reads)) expect(JSON.stringify(seen), where).not.toContain(PIN);
   });
 }
+
+it("a numeric secret a before_create_message hook puts in a message's metadata as a number is redacted in the stored message, its event and the listing", async () => {
+  const id = await createThread({ agent: "hooked", env: { PIN } });
+  const sub = await subscribe(id, 0);
+  const posted = await json("POST", `/threads/${id}/messages`, { content: "pin-meta", script: [{ text: "ok" }] });
+  expect(posted.status, JSON.stringify(posted.body)).toBe(202);
+  await sub.until((frames) => frames.some((f) => f.type === "turn_finished"));
+  const live = sub.frames;
+  sub.close();
+  const messages = (await json("GET", `/threads/${id}/messages`)).body;
+  for (const [where, seen] of Object.entries({ posted: posted.body, live, stored: await eventsOf(id), messages })) expect(JSON.stringify(seen), where).not.toContain(PIN);
+  expect(JSON.stringify(messages)).toContain('"pin":"[redacted]"');
+});
