@@ -104,7 +104,7 @@ export class ThreadSecrets {
       for (const key of this.streams.keys()) if (key.startsWith(prefix)) this.streams.delete(key);
     }
     const field = HANDED[type];
-    if (field === undefined || !Object.hasOwn(data, field)) return r.value(data);
+    if (field === undefined || r.secrets.length === 0 || !Object.hasOwn(data, field)) return r.value(data);
     // The field in its place, cleaned as what tool code hands weft (numbers too); the rest as weft's own.
     const clean = r.value({ ...data, [field]: null }) as Record<string, unknown>;
     clean[field] = r.content((data as Record<string, unknown>)[field]);
