@@ -7,6 +7,7 @@ import { hmacSha256Hex, sha256Hex } from "../bytes.js";
 import type { WeftError } from "../errors.js";
 import type { CallRecord, CallSource, CallStatus, ToolResult } from "../protocol.js";
 import type { IdempotencyClaim } from "../rpc.js";
+import type { Redactor } from "../secrets/redact.js";
 import type { CompiledTool } from "../tools/catalog.js";
 import type { ExecutionState } from "../tools/thread-state.js";
 import type { EffectTerms, StartedAs } from "../tools/started-as.js";
@@ -140,8 +141,11 @@ export function branchIdOf(thread: { readonly threadId: string; readonly branchI
 /**
  * A stored call as the thread's API answers it (`GET /threads/:id/calls`): without `effect`, the
  * class and setting its row was started under, which recovery alone reads (see `LedgerRecord.effect`).
+ * Its `input` is what a model or tool code handed weft (a queued call's arguments), stored as given:
+ * with `redactor`, it is cleaned by `Redactor.content` (numbers too), which the answer's `value` is not.
  */
-export function publicRecord<T extends { effect?: StartedAs }>({ effect: _startedAs, ...record }: T): Omit<T, "effect"> {
+export function publicRecord<T extends { effect?: StartedAs; input?: unknown }>({ effect: _startedAs, ...record }: T, redactor?: Redactor): Omit<T, "effect"> {
+  if (redactor && record.input !== undefined) record.input = redactor.content(record.input);
   return record;
 }
 

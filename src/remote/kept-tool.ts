@@ -28,7 +28,8 @@ const MAX_KEPT_NAME_CHARS = 256;
 
 /**
  * The fields weft reads of a listed tool ({@link RemoteToolInfo}), copied (nothing else of the
- * server's answer stays referenced) and cleaned by `redactor` of what the connection sent.
+ * server's answer stays referenced) and cleaned by `redactor` of what the connection sent
+ * (`Redactor.content`: numbers too).
  */
 export function keptOf(tool: Tool, redactor: Redactor): RemoteToolInfo {
   const hints = tool.annotations;
@@ -37,7 +38,8 @@ export function keptOf(tool: Tool, redactor: Redactor): RemoteToolInfo {
     ...(typeof hints?.idempotentHint === "boolean" ? { idempotentHint: hints.idempotentHint } : {}),
     ...(typeof hints?.destructiveHint === "boolean" ? { destructiveHint: hints.destructiveHint } : {}),
   };
-  const kept: RemoteToolInfo = redactor.value({
+  // The server's own data: a header it says back as a number (a schema's default) is looked for too.
+  const kept: RemoteToolInfo = redactor.content({
     name: tool.name,
     ...(typeof tool.description === "string" ? { description: tool.description } : {}),
     inputSchema: tool.inputSchema as Record<string, unknown>,

@@ -148,12 +148,15 @@ async function runChild(engine: RunWorld, name: string, agent: AgentDefinition, 
     return refused(e);
   }
   try {
+    // Redacted by this thread's secrets, which the child's redactor does not hold: its model and
+    // readers would get them as written (a secret a tool briefs the agent with).
+    const briefed = engine.redactor().content(args);
     if (!rejoin) await peers.create(owner, childThreadId, {
       agent: name,
-      arguments: args,
+      arguments: briefed,
       dryRun: engine.meta.dryRun,
       ...(engine.meta.asOf ? { asOf: engine.meta.asOf } : {}),
-      opening: openingMessage(args),
+      opening: openingMessage(briefed),
       parent: { threadId: engine.meta.threadId, callId: context.callId },
     });
   } catch (e) {

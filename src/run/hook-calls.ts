@@ -15,6 +15,7 @@ import { checkJsonShape } from "../json-shape.js";
 import { type ContentPart, storedContent } from "../content/parts.js";
 import { byteLength, jsonTextBytes } from "../bytes.js";
 import { hookMetadata } from "./message-metadata.js";
+import type { ValueRedact } from "../kept-text.js";
 import { MAX_STEP_BYTES, limitOf } from "../limits.js";
 import type { CallExecution } from "../calls/call.js";
 import type { RunWorld } from "./world.js";
@@ -226,7 +227,7 @@ export async function createMessages(
             hook: "before_create_message",
           });
         }
-        current = placed(hook, limitOf(engine.workerEnv, "jsonDepth"), message, replaced);
+        current = placed(hook, limitOf(engine.workerEnv, "jsonDepth"), message, replaced, (value) => engine.redactor().content(value));
       }
     } catch (e) {
       if (e instanceof Error) refusedAt.set(e, i);
@@ -256,11 +257,12 @@ export function refusedMessageIndex(e: unknown): number | undefined {
  * What a `before_create_message` hook returned for `m`, where `m` sits: its call, depth, side and
  * weft's metadata keys are the runtime's, not the hook's; its text, parts and metadata as they will
  * be stored (parts checked as a posted message's, `content` their text, well-formed Unicode, and
- * with the tool calls at most {@link MAX_STEP_BYTES}: what a model step may store in one row).
+ * with the tool calls at most {@link MAX_STEP_BYTES}: what a model step may store in one row), the
+ * hook's metadata through `clean` (the thread's `Redactor.content`).
  * @throws WeftError `hook_failed` naming the hook when they cannot be stored (too large, a bad
  * part, content that is not the text of its parts, metadata with no JSON form).
  */
-function placed(hook: BoundHook<"before_create_message">, maxDepth: number, m: NewTurnMessage, replaced: NewTurnMessage): NewTurnMessage {
+function placed(hook: BoundHook<"before_create_message">, maxDepth: number, m: NewTurnMessage, replaced: NewTurnMessage, clean: ValueRedact): NewTurnMessage {
   const { content, parts, silent } = replaced;
   let checked: { parts?: ContentPart[]; metadata?: Record<string, unknown> };
   try {
@@ -274,7 +276,7 @@ function placed(hook: BoundHook<"before_create_message">, maxDepth: number, m: N
     if (used > MAX_STEP_BYTES) {
       throw new WeftError("payload_too_large", `content: ${used} bytes as stored with its parts and tool calls (JSON), over the ${MAX_STEP_BYTES}-byte limit of a message`, { path: ["content"], limit: MAX_STEP_BYTES });
     }
-    checked = { ...(stored?.parts ? { parts: stored.parts } : {}), metadata: hookMetadata(replaced.metadata, m.metadata, used, maxDepth, MAX_STEP_BYTES) };
+    checked = { ...(stored?.parts ? { parts: stored.parts } : {}), metadata: hookMetadata(replaced.metadata, m.metadata, used, maxDepth, MAX_STEP_BYTES, clean) };
   } catch (e) {
     throw new WeftError("hook_failed", `${hook.label} returned a message that cannot be stored: ${errorMessage(e)}`, { hook: "before_create_message" });
   }

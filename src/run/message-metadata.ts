@@ -7,6 +7,7 @@
 import { byteLength, jsonTextBytes } from "../bytes.js";
 import { WeftError, errorMessage } from "../errors.js";
 import { checkJsonShape } from "../json-shape.js";
+import type { ValueRedact } from "../kept-text.js";
 import { MAX_CONTENT_BYTES } from "./messages.js";
 import { PROMPT_CALL_KEY } from "./prompt.js";
 import { TURN_SETTINGS_KEY } from "./turn-settings.js";
@@ -34,11 +35,12 @@ export function checkInjectedMetadata(metadata: unknown, content: string, maxDep
  * hook's own keys (checked as {@link checkInjectedMetadata} checks them) and weft's keys as
  * `original` has them, since where a message belongs is the runtime's, not the hook's; `usedBytes`
  * are the replacement's text, parts and tool calls as stored, which with the metadata stay within
- * `maxBytes`. Undefined when neither has any.
+ * `maxBytes`; the hook's keys passed through `clean`. Undefined when neither has any.
  * @throws WeftError as {@link checkInjectedMetadata}, except for weft's keys.
  */
-export function hookMetadata(returned: unknown, original: Record<string, unknown> | undefined, usedBytes: number, maxDepth: number, maxBytes: number): Record<string, unknown> | undefined {
-  const own = returned === undefined || returned === null ? {} : storedMetadata(returned, usedBytes, maxDepth, maxBytes);
+export function hookMetadata(returned: unknown, original: Record<string, unknown> | undefined, usedBytes: number, maxDepth: number, maxBytes: number, clean: ValueRedact): Record<string, unknown> | undefined {
+  // The hook's own data: `clean` (the thread's `Redactor.content`) searches its numbers too, which the message's redaction leaves.
+  const own = returned === undefined || returned === null ? {} : clean(storedMetadata(returned, usedBytes, maxDepth, maxBytes));
   for (const key of RESERVED_METADATA_KEYS) {
     delete own[key];
     if (original && Object.hasOwn(original, key)) own[key] = original[key];

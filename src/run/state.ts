@@ -230,7 +230,8 @@ class StateFunctions {
       checkContentSize(content, ["content"]);
       checkJsonShape(content, 1, ["content"]);
       // null, like undefined, is none (a plain-JS tool may pass it).
-      const metadata = given === undefined || given === null ? undefined : checkInjectedMetadata(given, content, limitOf(host.workerEnv, "jsonDepth"));
+      // The tool's own data, as stored: its numbers are searched too (the message's `value` leaves them).
+      const metadata = given === undefined || given === null ? undefined : host.redactor().content(checkInjectedMetadata(given, content, limitOf(host.workerEnv, "jsonDepth")));
       // Inside a nested prompt run the message joins that run's conversation, at its depth.
       const depth = execution?.depth ?? 0;
       const [stored] = await host.createMessages(execution, [

@@ -124,7 +124,8 @@ export class ThreadSchedules {
     world.requireAgent();
     const now = scheduleClock.now();
     // Its target is kept redacted, and checked against the tool as kept: what each occurrence's call gets.
-    const spec = checkSchedule(input, targetNames(world), now, scheduleLimitsOf(world.workerEnv), world.redact);
+    // Tool code's (or a person's) input, so its numbers are searched too (Redactor.content).
+    const spec = checkSchedule(input, targetNames(world), now, scheduleLimitsOf(world.workerEnv), (value) => world.redactor().content(value));
     if ("tool" in spec.target) checkToolInput(world, spec.target.tool, spec.target.input);
     if (nextDue(spec, now, now) === null) throw new WeftError("invalid_schedule", "the schedule has no occurrence before its until", { path: ["until"] });
     // One count change at a time: the check, the account's answer and the row belong together.

@@ -25,6 +25,12 @@ export function tapLogs(listener: (level: string, args: unknown[]) => void): () 
 }
 
 /**
+ * The console methods that write what they are given: the five levels, and those a tool may write a
+ * secret with as well (workerd prints `console.trace` as it prints `console.log`).
+ */
+const CONSOLE_METHODS = ["log", "info", "warn", "error", "debug", "trace", "dir", "dirxml", "table", "assert", "group", "groupCollapsed", "timeLog"] as const;
+
+/**
  * Routes `console.*` output of this isolate through the registered redactors, so a tool that logs a
  * secret writes the marker instead: a line written in a thread's work through that thread's alone,
  * any other through every one (see `redactedForLogs`). Registering twice is harmless; the patch is
@@ -34,8 +40,9 @@ export function redactLogs(source: RedactorSource): void {
   logSources.add(new WeakRef(source));
   if (!consolePatched) {
     consolePatched = true;
-    for (const level of ["log", "info", "warn", "error", "debug"] as const) {
-      const original = console[level].bind(console);
+    for (const level of CONSOLE_METHODS) {
+      if (typeof console[level] !== "function") continue;
+      const original = (console[level] as (...args: unknown[]) => void).bind(console);
       console[level] = (...args: unknown[]) => {
         const out = redactedAlready ? args : redactedForLogs(args);
         for (const tap of logTaps) tap(level, out);

@@ -103,7 +103,12 @@ export class ThreadSecrets {
       const prefix = type === "model_step" ? `${d.turnId}:${d.step}:` : `${d.turnId}:`;
       for (const key of this.streams.keys()) if (key.startsWith(prefix)) this.streams.delete(key);
     }
-    return r.value(data);
+    const field = HANDED[type];
+    if (field === undefined || r.secrets.length === 0 || !Object.hasOwn(data, field)) return r.value(data);
+    // The field in its place, cleaned as what tool code hands weft (numbers too); the rest as weft's own.
+    const clean = r.value({ ...data, [field]: null }) as Record<string, unknown>;
+    clean[field] = r.content((data as Record<string, unknown>)[field]);
+    return clean as EventPayloads[K];
   }
 
   /**
@@ -159,6 +164,13 @@ export class ThreadSecrets {
     return this.cached;
   }
 }
+
+/**
+ * The field of a built-in event that holds what a model or tool code handed weft (a queued call's
+ * arguments, code's `reportProgress` data), stored as given: redacted by `Redactor.content`, its
+ * numbers searched too, where the rest of the event is weft's own (`Redactor.value`).
+ */
+const HANDED: Partial<Record<keyof EventPayloads, string>> = { tool_call_started: "input", tool_call_approval_requested: "input", tool_call_parked: "input", code_progress: "data" };
 
 /**
  * `kept` when it holds exactly the secrets a redactor of `secrets` would (an env change of no secret:

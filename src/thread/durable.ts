@@ -157,7 +157,8 @@ export function createThreadClass(registry: Registry) {
     async listCalls(caller: Caller, options: { status?: CallRecord["status"] | readonly CallRecord["status"][]; limit?: number; offset?: number; ids?: readonly string[] } = {}) {
       const limit = pageSize("calls", options.limit);
       return this.serve(caller, { access: "read" }, () => {
-        const page = options.ids ? pageWithin(this.ledger.getMany(options.ids), options.ids.length, publicRecord) : pageWithin(this.ledger.list(limit + 1, options.offset ?? 0, options.status), limit, publicRecord);
+        const shown = (call: CallRecord) => publicRecord(call, this.secrets.redactor());
+        const page = options.ids ? pageWithin(this.ledger.getMany(options.ids), options.ids.length, shown) : pageWithin(this.ledger.list(limit + 1, options.offset ?? 0, options.status), limit, shown);
         return { calls: page.items, hasMore: page.more };
       });
     }
@@ -166,7 +167,7 @@ export function createThreadClass(registry: Registry) {
       return this.serve(caller, { access: "read" }, () => {
         const call = this.ledger.get(callId);
         if (!call) throw new WeftError("call_not_found", `no call ${quotedValue(callId)} in this thread`, { callId: echoedValue(callId) });
-        return publicRecord(call);
+        return publicRecord(call, this.secrets.redactor());
       });
     }
 
