@@ -7,6 +7,8 @@ import { hmacSha256Hex, sha256Hex } from "../bytes.js";
 import type { WeftError } from "../errors.js";
 import type { CallRecord, CallSource, CallStatus, ToolResult } from "../protocol.js";
 import type { IdempotencyClaim } from "../rpc.js";
+import { pageWithin } from "../limits.js";
+import type { LedgerQueries, LedgerRecord } from "../ports/ledger.js";
 import type { Redactor } from "../secrets/redact.js";
 import type { CompiledTool } from "../tools/catalog.js";
 import type { ExecutionState } from "../tools/thread-state.js";
@@ -142,11 +144,29 @@ export function branchIdOf(thread: { readonly threadId: string; readonly branchI
  * A stored call as the thread's API answers it (`GET /threads/:id/calls`): without `effect`, the
  * class and setting its row was started under, which recovery alone reads (see `LedgerRecord.effect`).
  * Its `input` is what a model or tool code handed weft (a queued call's arguments), stored as given:
- * with `redactor`, it is cleaned by `Redactor.content` (numbers too), which the answer's `value` is not.
+ * it is cleaned by `redactor.content` (numbers too), which the answer's `value` is not.
  */
-export function publicRecord<T extends { effect?: StartedAs; input?: unknown }>({ effect: _startedAs, ...record }: T, redactor?: Redactor): Omit<T, "effect"> {
-  if (redactor && record.input !== undefined) record.input = redactor.content(record.input);
+export function publicRecord<T extends { effect?: StartedAs; input?: unknown }>({ effect: _startedAs, ...record }: T, redactor: Redactor): Omit<T, "effect"> {
+  if (record.input !== undefined) record.input = redactor.content(record.input);
   return record;
+}
+
+/** Which calls a page of `GET /threads/:id/calls` holds: `ids` (those calls in that order), or a status filter and an offset. */
+export interface CallsPageOptions {
+  status?: CallStatus | readonly CallStatus[];
+  offset?: number;
+  ids?: readonly string[];
+}
+
+/**
+ * A page of the thread's calls, each a {@link publicRecord}: with `ids`, those calls in that order
+ * (an id with no call left out, read while the page has room); else oldest first, at most `limit`
+ * from `offset`, of `status` when given.
+ */
+export function callsPage(ledger: Pick<LedgerQueries, "getMany" | "list">, options: CallsPageOptions, limit: number, redactor: Redactor): { calls: Omit<LedgerRecord, "effect">[]; hasMore: boolean } {
+  const shown = (call: LedgerRecord) => publicRecord(call, redactor);
+  const page = options.ids ? pageWithin(ledger.getMany(options.ids), options.ids.length, shown) : pageWithin(ledger.list(limit + 1, options.offset ?? 0, options.status), limit, shown);
+  return { calls: page.items, hasMore: page.more };
 }
 
 /**

@@ -12,7 +12,7 @@ import type { ModelTool } from "../models/model.js";
 import type { CallRecord, Message } from "../protocol.js";
 import type { UnavailableTool } from "../tools/catalog.js";
 import type { Settlement } from "../calls/decide.js";
-import type { CallOutcome } from "../calls/call.js";
+import type { CallOutcome, CallsPageOptions } from "../calls/call.js";
 import type { GetMessagesOptions, MessagesResult } from "../tools/thread-state.js";
 import type { Caller, IdempotencyClaim, RpcFailure, RpcResult } from "../rpc.js";
 // The store port's types, not the SQLite tables': weft/client's declarations reach this file.
@@ -102,7 +102,7 @@ export interface ThreadApi {
   usage(caller: Caller): Promise<RpcResult<ThreadUsage>>; // GET /threads/:id/usage (src/usage/thread-ledger.ts)
   getMessages(caller: Caller, options: GetMessagesOptions): Promise<RpcResult<MessagesResult>>;
   postMessage(caller: Caller, input: PostMessageInput, idem?: IdempotencyClaim): Promise<RpcResult<{ queued: boolean; message?: Message }>>;
-  listCalls(caller: Caller, options?: { status?: CallRecord["status"] | readonly CallRecord["status"][]; limit?: number; offset?: number; ids?: readonly string[] }): Promise<RpcResult<{ calls: CallRecord[]; hasMore: boolean }>>; // ids: those calls in that order (none there left out), read while the page has room
+  listCalls(caller: Caller, options?: CallsPageOptions & { limit?: number }): Promise<RpcResult<{ calls: CallRecord[]; hasMore: boolean }>>;
   getCall(caller: Caller, callId: string): Promise<RpcResult<CallRecord>>;
   approve(caller: Caller, callId: string, argsHash?: string, idem?: IdempotencyClaim): Promise<RpcResult<CallOutcome>>;
   /** `argsHash`, when given, must name the arguments the call holds (`approval_mismatch`), as for `approve`. */

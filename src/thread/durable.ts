@@ -7,8 +7,8 @@
  * @module
  */
 import { WeftError, echoedValue, quotedValue } from "../errors.js";
-import { pageSize, pageWithin } from "../limits.js";
-import type { CallRecord, Message } from "../protocol.js";
+import { pageSize } from "../limits.js";
+import type { Message } from "../protocol.js";
 import { normalizeScript } from "../models/scripted.js";
 import type { Registry } from "../run/agent.js";
 import type { GetMessagesOptions } from "../tools/thread-state.js";
@@ -25,7 +25,7 @@ import { checkStoredHistory } from "../run/seed-history.js";
 import type { PostMessageInput } from "../run/posted.js";
 import { directCall, outcomeText, outcomeWaitsForPerson } from "../run/direct.js";
 import type { DirectCallInput } from "../run/rpc-shapes.js";
-import { keyedCallId, publicRecord } from "../calls/call.js";
+import { type CallsPageOptions, callsPage, keyedCallId, publicRecord } from "../calls/call.js";
 import { SCRATCH_TTL_MS, checkAccess } from "./guard.js";
 import { cutByRemoval } from "./removal.js";
 import { accountOf, callIdKeyOf } from "../account/api.js";
@@ -154,13 +154,9 @@ export function createThreadClass(registry: Registry) {
       });
     }
 
-    async listCalls(caller: Caller, options: { status?: CallRecord["status"] | readonly CallRecord["status"][]; limit?: number; offset?: number; ids?: readonly string[] } = {}) {
+    async listCalls(caller: Caller, options: CallsPageOptions & { limit?: number } = {}) {
       const limit = pageSize("calls", options.limit);
-      return this.serve(caller, { access: "read" }, () => {
-        const shown = (call: CallRecord) => publicRecord(call, this.secrets.redactor());
-        const page = options.ids ? pageWithin(this.ledger.getMany(options.ids), options.ids.length, shown) : pageWithin(this.ledger.list(limit + 1, options.offset ?? 0, options.status), limit, shown);
-        return { calls: page.items, hasMore: page.more };
-      });
+      return this.serve(caller, { access: "read" }, () => callsPage(this.ledger, options, limit, this.secrets.redactor()));
     }
 
     async getCall(caller: Caller, callId: string) {
