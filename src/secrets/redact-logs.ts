@@ -11,7 +11,6 @@ import { type RedactorSource, logOwner } from "./log-context.js";
 // Weak, so an evicted Durable Object is not kept alive by the console patch.
 const logSources = new Set<WeakRef<RedactorSource>>();
 const logTaps = new Set<(level: string, args: unknown[]) => void>();
-let consolePatched = false;
 /** True while {@link writeRedacted} writes a line it redacted already: the patch passes it on as it is. */
 let redactedAlready = false;
 
@@ -31,25 +30,25 @@ export function tapLogs(listener: (level: string, args: unknown[]) => void): () 
 const CONSOLE_METHODS = ["log", "info", "warn", "error", "debug", "trace", "dir", "dirxml", "table", "assert", "group", "groupCollapsed", "timeLog"] as const;
 
 /**
- * Routes `console.*` output of this isolate through the registered redactors, so a tool that logs a
- * secret writes the marker instead: a line written in a thread's work through that thread's alone,
- * any other through every one (see `redactedForLogs`). Registering twice is harmless; the patch is
- * installed once.
+ * Registers a thread's log redactor with the console patch: from now on `console.*` output of this
+ * isolate passes it, a line written in that thread's work through its redactor alone, any other
+ * through every registered one (see `redactedForLogs`). Registering twice is harmless.
  */
 export function redactLogs(source: RedactorSource): void {
   logSources.add(new WeakRef(source));
-  if (!consolePatched) {
-    consolePatched = true;
-    for (const level of CONSOLE_METHODS) {
-      if (typeof console[level] !== "function") continue;
-      const original = (console[level] as (...args: unknown[]) => void).bind(console);
-      console[level] = (...args: unknown[]) => {
-        const out = redactedAlready ? args : redactedForLogs(args);
-        for (const tap of logTaps) tap(level, out);
-        original(...out);
-      };
-    }
-  }
+}
+
+// Patched when this module loads: the generated registry imports it before any agent module
+// (scripts/registry/render.mjs), so a tool or library that keeps `console.log` at import time keeps
+// the patched method. Until a source is registered there is nothing to redact: lines pass unchanged.
+for (const level of CONSOLE_METHODS) {
+  if (typeof console[level] !== "function") continue;
+  const original = (console[level] as (...args: unknown[]) => void).bind(console);
+  console[level] = (...args: unknown[]) => {
+    const out = redactedAlready ? args : redactedForLogs(args);
+    for (const tap of logTaps) tap(level, out);
+    original(...out);
+  };
 }
 
 /**

@@ -17,6 +17,10 @@ import { ThreadSecrets } from "../../src/secrets/thread-secrets.js";
 import type { UserEnv } from "../../src/secrets/user-env.js";
 import { letters } from "../secrets/letters.js";
 
+// The console is patched when src/secrets/redact-logs.ts loads: muted before the imports, so the
+// patch writes through this mute method (a spy installed after them would replace the patch).
+vi.hoisted(() => vi.spyOn(console, "error").mockImplementation(() => undefined));
+
 const ATTACKER_THREADS = 50;
 /** Held for the file's life, as live Durable Objects hold their ThreadSecrets. */
 let threads: ThreadSecrets[] = [];
@@ -63,7 +67,6 @@ function logged(line: string): { out: string; passes: number; indexOfs: number; 
 }
 
 it("a line a thread logs passes its own log redactor only, however many distinct sets another user's threads hold", () => {
-  vi.spyOn(console, "error").mockImplementation(() => undefined);
   const victimKey = { name: "VICTIM_KEY", value: `victim-${letters(32, 99)}` };
   const victim = liveThread([victimKey], []);
   const attackerKey = { name: "A0", value: letters(48, 1) };

@@ -14,7 +14,9 @@ const KEY = '{\n  "type": "service_account",\n  "private_key_id": "4f1c9e7a2b"\n
 const CRLF = "-----BEGIN KEY-----\r\nMIIEvQIBADANBgkq\r\n-----END KEY-----";
 const source = { last: () => new Redactor([{ name: "SA_KEY", value: KEY }, { name: "PEM", value: CRLF }]) };
 
-const quiet = vi.spyOn(console, "error").mockImplementation(() => {});
+// The console is patched when src/secrets/redact-logs.ts loads: muted before the imports, so the
+// patch writes through this mute method (a spy installed after them would replace the patch).
+const quiet = vi.hoisted(() => vi.spyOn(console, "error").mockImplementation(() => {}));
 afterAll(() => quiet.mockRestore());
 redactLogs(source);
 

@@ -12,15 +12,22 @@ import { ThreadSecrets } from "../../src/secrets/thread-secrets.js";
 import type { UserEnv } from "../../src/secrets/user-env.js";
 
 const SECRET = "acct-secret-4b7e19c2d8";
-const METHODS = ["trace", "dir", "table", "assert", "group", "groupCollapsed", "timeLog"] as const;
+/**
+ * What the runtime's console gets: spies installed before the imports, as the console is patched
+ * when src/secrets/redact-logs.ts loads, so the patch wraps them (spies installed after it would
+ * replace the patch).
+ */
+const { METHODS, got } = vi.hoisted(() => {
+  const METHODS = ["trace", "dir", "table", "assert", "group", "groupCollapsed", "timeLog"] as const;
+  const got: Record<string, unknown[]> = {};
+  for (const m of METHODS) vi.spyOn(console, m).mockImplementation((...args: unknown[]) => void (got[m] = args));
+  return { METHODS, got };
+});
 /** Held for the file's life, as a live Durable Object holds its ThreadSecrets. */
 const threads: ThreadSecrets[] = [];
 afterAll(() => void (threads.length = 0));
 
 it("a secret written with console.trace, dir, table, assert, group, groupCollapsed or timeLog reaches the console redacted", () => {
-  // What the runtime's console gets: these spies, wrapped by the patch when it is installed after them.
-  const got: Record<string, unknown[]> = {};
-  for (const m of METHODS) vi.spyOn(console, m).mockImplementation((...args: unknown[]) => void (got[m] = args));
   const userEnv = { version: 1, secrets: () => [{ name: "KEY", value: SECRET }] } as unknown as UserEnv;
   const t = new ThreadSecrets({ env: { version: 1, all: () => [], received: () => [] } }, {}, userEnv, () => ({ agent: undefined, prompts: {} }), () => true);
   t.redactor();

@@ -17,6 +17,10 @@ import { ThreadSecrets } from "../../src/secrets/thread-secrets.js";
 import type { UserEnv } from "../../src/secrets/user-env.js";
 import { letters } from "../secrets/letters.js";
 
+// The console is patched when src/secrets/redact-logs.ts loads: muted before the imports, so the
+// patch writes through this mute method (a spy installed after them would replace the patch).
+vi.hoisted(() => vi.spyOn(console, "error").mockImplementation(() => undefined));
+
 const THREADS = 60;
 const accountSecrets = Array.from({ length: 1000 }, (_, i) => ({ name: `K${i}`, value: letters(8000, i + 1) }));
 /** Held for the file's life, as a live Durable Object holds its ThreadSecrets. */
@@ -27,8 +31,7 @@ afterAll(() => {
 });
 
 it("a line another user's thread logs goes through the attacker's many threads' redactors of one account env once", () => {
-  // What reaches the console is read through the tap; the patch writes through this mute one.
-  vi.spyOn(console, "error").mockImplementation(() => undefined);
+  // What reaches the console is read through the tap; the patch writes through the mute method.
   const userEnv = { version: 1, secrets: () => accountSecrets } as unknown as UserEnv;
   for (let i = 0; i < THREADS; i++) {
     const store = { env: { version: 1, all: () => [], received: () => [] } };
