@@ -194,8 +194,7 @@ export class RemoteConnection {
       // The pipeline's deadline fires `signal`; the SDK's own timeout is only a backstop.
       return client.callTool(params, undefined, { signal: AbortSignal.any([signal, cut]), timeout: 24 * 3600_000 }) as Promise<CallToolResult>;
     });
-    // The server's own data: a header it says back as a number is looked for too (Redactor.content).
-    const clean = this.redactor.content(answer);
+    const clean = this.redactor.content(answer); // the server's data: a header it says back as a number is found too
     // Bytes (an image, a recording) may hold a header or token too, in any of its encodings.
     for (const part of clean.content ?? []) if (part.type === "image" || part.type === "audio") part.data = this.redactor.base64(part.data);
     return clean;
