@@ -221,7 +221,7 @@ export function useThread(options: UseThreadOptions): UseThreadResult {
     (content: MessageContent, opts: { script?: unknown[] } = {}) => act(() => client.postMessage(need(threadId), { content, ...(opts.script ? { script: opts.script } : {}) })),
     [act, client, threadId],
   );
-  const stop = useCallback(() => act(() => client.stop(need(threadId)) as Promise<{ stopped: boolean }>), [act, client, threadId]);
+  const stop = useCallback(() => act(() => client.stop(need(threadId))), [act, client, threadId]);
   const answerCall = useCallback((callId: string, answer: ClientAnswer) => act(() => client.answerCall(need(threadId), callId, answer)), [act, client, threadId]);
   const callTool = useCallback((name: string, input?: unknown) => act(() => client.callTool(name, input ?? {}, { sessionId: need(threadId) })), [act, client, threadId]);
 
