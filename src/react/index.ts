@@ -108,7 +108,7 @@ export interface UseThreadResult {
   /**
    * Posts a user message, which starts a turn (or queues behind the running one): text, or parts
    * (text, images and files, as `postMessage` takes them; a message's `content` shows its text). `script` gives
-   * the scripted model's steps for a thread without a model. Resolves with `{ queued, message }`,
+   * the scripted model's steps for a thread without a model. Resolves with `{ queued, message? }` (no `message` while it waits behind a turn),
    * or with `undefined` when the request failed: then `error` holds the {@link WeftClientError}
    * (`invalid_request`, `network_error`, ...). Never rejects.
    */
