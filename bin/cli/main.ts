@@ -164,5 +164,10 @@ export function program(): Command {
 
 /** Runs the CLI on `argv` (as `process.argv`). */
 export async function main(argv: string[]): Promise<void> {
+  // A reader that left (`weft tools | head -1`) ends the command quietly, as it ends `cat`.
+  process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code !== "EPIPE") throw e;
+    process.exit(process.exitCode ?? 0);
+  });
   await program().parseAsync(argv);
 }

@@ -206,8 +206,8 @@ export class WeftClient {
   }
   // --- end usage and budgets ---
 
-  /** `POST /threads/:id/stop`: stops the running turn. */
-  stop(threadId: string): Promise<unknown> {
+  /** `POST /threads/:id/stop`: stops the running or waiting turn; `stopped` is false when there was none. */
+  stop(threadId: string): Promise<Answer<"stop">> {
     return request(this.#conn, "POST", this.#thread(threadId, "/stop"));
   }
 

@@ -110,8 +110,16 @@ async function send(conn: ConnectionOptions, method: string, path: string, accep
       ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
     });
   } catch (e) {
-    throw new WeftClientError("network_error", `${method} ${path}: ${e instanceof Error ? e.message : String(e)}`, 0);
+    throw new WeftClientError("network_error", `${method} ${conn.url.replace(/\/+$/, "")}${path}: ${failureText(e)}`, 0);
   }
+}
+
+/** A fetch failure in words: Node's says only "fetch failed" and keeps why (`connect ECONNREFUSED ...`, or just its `code`) in `cause`. */
+function failureText(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  const cause = e.cause as { message?: unknown; code?: unknown } | undefined;
+  const why = cause && (typeof cause.message === "string" && cause.message ? cause.message : typeof cause.code === "string" ? cause.code : "");
+  return why ? `${e.message} (${why})` : e.message;
 }
 
 /** The {@link WeftClientError} for an error answer. */

@@ -19,6 +19,7 @@ import { type AuthedEnv, authMode, authenticate, markedDevMode } from "./auth.js
 import { callRoutes } from "./calls.js";
 import { chatRoutes } from "./chat.js";
 import { fileRoutes } from "./files.js";
+import { IDEMPOTENCY_HEADER } from "./idempotency.js";
 import { scheduleRoutes } from "./schedules.js";
 import { fileScheduleRoutes } from "./file-schedules.js";
 import { mcpOAuthCompletionRoutes, mcpOAuthRoutes } from "./mcp-oauth.js";
@@ -38,11 +39,14 @@ export function routeList(app: Hono<any>): string[] {
   return [...seen];
 }
 
-/** The CORS middleware for the origins in `WEFT_CORS_ORIGINS` (comma-separated); null (CORS off) when it names none. */
+/**
+ * The CORS middleware for the origins in `WEFT_CORS_ORIGINS` (comma-separated); null (CORS off)
+ * when it names none. It allows every header weft/client sends, `Idempotency-Key` included.
+ */
 export const corsOf = perEnv((env: AuthedEnv["Bindings"]): MiddlewareHandler | null => {
   const origins = String(env.WEFT_CORS_ORIGINS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
   if (origins.length === 0) return null;
-  return cors({ origin: origins, allowHeaders: ["authorization", "content-type"], allowMethods: ["GET", "POST", "PUT", "DELETE"], maxAge: 600 });
+  return cors({ origin: origins, allowHeaders: ["authorization", "content-type", IDEMPOTENCY_HEADER.toLowerCase()], allowMethods: ["GET", "POST", "PUT", "DELETE"], maxAge: 600 });
 });
 
 /** The path of a request URL as sent (still percent-encoded), without parsing the whole URL. */

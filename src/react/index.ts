@@ -108,7 +108,7 @@ export interface UseThreadResult {
   /**
    * Posts a user message, which starts a turn (or queues behind the running one): text, or parts
    * (text, images and files, as `postMessage` takes them; a message's `content` shows its text). `script` gives
-   * the scripted model's steps for a thread without a model. Resolves with `{ queued, message }`,
+   * the scripted model's steps for a thread without a model. Resolves with `{ queued, message? }` (no `message` while it waits behind a turn),
    * or with `undefined` when the request failed: then `error` holds the {@link WeftClientError}
    * (`invalid_request`, `network_error`, ...). Never rejects.
    */
@@ -221,7 +221,7 @@ export function useThread(options: UseThreadOptions): UseThreadResult {
     (content: MessageContent, opts: { script?: unknown[] } = {}) => act(() => client.postMessage(need(threadId), { content, ...(opts.script ? { script: opts.script } : {}) })),
     [act, client, threadId],
   );
-  const stop = useCallback(() => act(() => client.stop(need(threadId)) as Promise<{ stopped: boolean }>), [act, client, threadId]);
+  const stop = useCallback(() => act(() => client.stop(need(threadId))), [act, client, threadId]);
   const answerCall = useCallback((callId: string, answer: ClientAnswer) => act(() => client.answerCall(need(threadId), callId, answer)), [act, client, threadId]);
   const callTool = useCallback((name: string, input?: unknown) => act(() => client.callTool(name, input ?? {}, { sessionId: need(threadId) })), [act, client, threadId]);
 

@@ -252,4 +252,15 @@ describe("CORS", () => {
     const other = await send(vars, "http://weft.test/threads", { ...preflight, headers: { ...preflight.headers, origin: "https://evil.example" } });
     expect(other.headers.get("access-control-allow-origin")).toBeNull();
   });
+
+  it("lets a page on an allowed origin send every header weft/client sends (Idempotency-Key of answerCall)", async () => {
+    const vars = { ...bindings, WEFT_CORS_ORIGINS: "https://app.example" };
+    const asked = ["authorization", "content-type", "idempotency-key"];
+    const res = await send(vars, "http://weft.test/threads/t/calls/c/result", {
+      method: "OPTIONS",
+      headers: { origin: "https://app.example", "access-control-request-method": "POST", "access-control-request-headers": asked.join(",") },
+    });
+    const allowed = (res.headers.get("access-control-allow-headers") ?? "").toLowerCase().split(",").map((h) => h.trim());
+    for (const header of asked) expect(allowed).toContain(header);
+  });
 });
