@@ -6,7 +6,7 @@
  */
 import { byteLength, fitsBytes, fitsJsonBytes, jsonTextBytes } from "../bytes.js";
 import { WeftError } from "../errors.js";
-import { RESERVED_USER_PREFIX } from "../ids.js";
+import { RESERVED_USER_PREFIX, isReservedUserId } from "../ids.js";
 import { type ValueRedact, keptValue } from "../kept-text.js";
 import { LIMITS, limitOf } from "../limits.js";
 import type { ScheduleSpec, ScheduleTarget } from "./spec.js";
@@ -263,7 +263,7 @@ export function checkScheduleDefinition(name: string, def: unknown, known: Known
   const { owner, ...rest } = d;
   if (owner !== undefined && (typeof owner !== "string" || owner.length === 0 || owner.length > 256)) throw bad(`schedule "${name}": owner must be a user id of 1 to 256 characters`, ["owner"]);
   // No person is a `weft:` user, and only FILE_SCHEDULE_OWNER is read by admins: any other would fire unseen and unstoppable.
-  if (typeof owner === "string" && owner.startsWith(RESERVED_USER_PREFIX) && owner !== FILE_SCHEDULE_OWNER) {
+  if (typeof owner === "string" && isReservedUserId(owner) && owner !== FILE_SCHEDULE_OWNER) {
     throw bad(`schedule "${name}": owner ${JSON.stringify(owner)} is reserved for weft (ids starting "${RESERVED_USER_PREFIX}"); name a user, or leave owner out for ${FILE_SCHEDULE_OWNER}`, ["owner"]);
   }
   try {
