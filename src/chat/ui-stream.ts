@@ -8,6 +8,7 @@
 import type { UIMessageChunk } from "ai";
 import { BUILTIN_EVENT_TYPES, type CallRecord, type CallStatus, type EventFrame, type EventPayloads } from "../protocol.js";
 import { resultText } from "../calls/result.js";
+import { NOTHING_TO_PLAY } from "../models/scripted.js";
 
 /** The `approvalId` of a call waiting for approval: its call id and the hash of its arguments. */
 export function approvalIdOf(callId: string, argsHash: string): string {
@@ -164,6 +165,12 @@ export class UiChunkTranslator {
         if (d.source !== "model") this.announce(d.callId, d.toolName, undefined, out);
         else if (!this.known.has(d.callId)) break; // a call of a turn this stream did not see start
         out.push(outcomeChunk(d.callId, d.status, d.isError, d.isError ? (d.error ?? d.result ?? "error") : d.result));
+        break;
+      }
+      case "message_created": {
+        // A turn with no model and no script left ends without a reply: its notice is the stream's error, as a route that cannot reach a model would send.
+        const { message } = frame.data as Payload<"message_created">;
+        if (this.turns.size > 0 && message.role === "system" && message.content === NOTHING_TO_PLAY) out.push({ type: "error", errorText: message.content });
         break;
       }
       case "turn_waiting":

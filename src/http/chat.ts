@@ -45,6 +45,8 @@ interface Decision {
   argsHash: string;
   approved: boolean;
   reason?: string;
+  /** Where the body carried it: `approval_mismatch` names it. */
+  path: (string | number)[];
 }
 
 /** A client tool's output (`addToolResult`) read from the last step of the client's last assistant message. */
@@ -93,7 +95,7 @@ function actionOf(body: ChatBody): { content: string } | { decisions: Decision[]
       const at = ["messages", i, "parts", j, "approval", "approved"];
       throw new WeftError("invalid_request", `${at.join(".")}: expected true or false`, { path: at });
     }
-    decisions.push({ ...ids, approved: approval.approved, ...(typeof approval.reason === "string" ? { reason: approval.reason } : {}) });
+    decisions.push({ ...ids, approved: approval.approved, path, ...(typeof approval.reason === "string" ? { reason: approval.reason } : {}) });
   });
   const outputs = outputsOf(last.parts);
   // Each answer costs the thread one or two calls: a body of thousands is refused before any.
@@ -196,6 +198,9 @@ export function chatRoutes() {
           if (decided.ok && !decided.value.repeated) {
             follow = true;
             continue;
+          }
+          if (!decided.ok && decided.error.code === "approval_mismatch") {
+            throw new WeftError("approval_mismatch", `${d.path.join(".")}: ${decided.error.message}`, { ...decided.error.details, path: d.path });
           }
           if (!decided.ok && decided.error.code !== "call_not_waiting") unwrap(decided);
           // Decided already (a resent history, another tab, a repeat of this one): weft's decision

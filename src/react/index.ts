@@ -69,18 +69,18 @@ export interface ThreadCall extends ThreadCallState {
    * `undefined` when weft refused (someone decided it first, say): then `error` holds the
    * {@link WeftClientError}. It never rejects, so a click handler needs no `catch`.
    */
-  approve?(): Promise<unknown>;
+  approve?(): Promise<Awaited<ReturnType<WeftClient["approve"]>> | undefined>;
   /**
    * Present while the call waits for approval: denies it; the model gets the denial with `reason`.
    * Resolves as `approve` does (`undefined` and `error` set on a refusal).
    */
-  deny?(reason?: string): Promise<unknown>;
+  deny?(reason?: string): Promise<Awaited<ReturnType<WeftClient["deny"]>> | undefined>;
   /**
    * Present while a client tool's call waits for this client (`client: true`, status `parked`):
    * answers it with its result or an error, and the turn goes on (as the AI SDK's
    * `addToolResult`). Resolves as `approve` does (`undefined` and `error` set on a refusal).
    */
-  answer?(answer: ClientAnswer): Promise<unknown>;
+  answer?(answer: ClientAnswer): Promise<Awaited<ReturnType<WeftClient["answerCall"]>> | undefined>;
 }
 
 /** The subscription's state: whether frames can arrive now, and how far they got. */
@@ -118,7 +118,7 @@ export interface UseThreadResult {
    * only the id. Resolves with the call's outcome, or `undefined` with `error` set (`call_not_waiting`
    * once it was answered or stopped). Never rejects.
    */
-  answerCall(callId: string, answer: ClientAnswer): Promise<unknown>;
+  answerCall(callId: string, answer: ClientAnswer): Promise<Awaited<ReturnType<WeftClient["answerCall"]>> | undefined>;
   /**
    * Calls tool `name` directly in this thread (`POST /v1/tools/:name` with the thread as
    * `sessionId`), as `weft.callTool` does: the client's way to act on state its tools keep.

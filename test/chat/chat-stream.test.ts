@@ -14,6 +14,7 @@ import {
 } from "ai";
 import { describe, expect, it } from "vitest";
 import { UiChunkTranslator } from "../../src/chat/ui-stream.js";
+import { NOTHING_TO_PLAY } from "../../src/models/scripted.js";
 import { PlainState } from "./plain-state.js";
 import { callsOf, createThread, json, request } from "../helpers.js";
 
@@ -63,6 +64,19 @@ describe("POST /threads/:id/chat with the AI SDK chat client", () => {
     // The thread holds the conversation the client shows.
     const messages = (await json("GET", `/threads/${id}/messages`)).body.messages as any[];
     expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+  });
+
+  it("a turn with no model and no script shows its notice as the chat's error, and a reload shows it as the system message it is", async () => {
+    const id = await createThread();
+    const chat = new TestChat(id);
+    await chat.sendMessage({ text: "Hello?" });
+    await settled(chat);
+    expect(chat.status).toBe("error");
+    expect(chat.error?.message).toBe(NOTHING_TO_PLAY);
+    expect(shown(await reload(id))).toEqual([
+      ["user", [["text", null, "Hello?"]]],
+      ["system", [["text", null, NOTHING_TO_PLAY]]],
+    ]);
   });
 
   it("a tool's own events reach the client as data parts of their type, the last data of each kept", async () => {
@@ -175,7 +189,7 @@ describe("POST /threads/:id/chat trusts weft, not the client's history", () => {
     const tampered = { ...waiting, state: "approval-responded", input: { amount: 5 }, approval: { id: `pay:${"0".repeat(64)}`, approved: true } };
     const res = await post(id, { messages: [{ role: "assistant", parts: [tampered] }] });
     expect(res.status).toBe(409);
-    expect(((await res.json()) as any).error.code).toBe("approval_mismatch");
+    expect(((await res.json()) as any).error).toMatchObject({ code: "approval_mismatch", details: { path: ["messages", 0, "parts", 0, "approval", "id"] } });
     expect((await callsOf(id)).find((c) => c.toolName === "needs_ok")).toMatchObject({ status: "awaiting_approval" });
   });
 
