@@ -101,6 +101,6 @@ copyFileSync(path.join(ROOT, "LICENSE"), path.join(OUT, "LICENSE"));
 writeFileSync(
   path.join(OUT, "README.md"),
   "# weft (client)\n\n`weft/client` and `weft/react`, built from the weft repository by `npm run build:client`.\n" +
-    "See the repository's README, \"Using the client from another project\", and docs/client.md.\n",
+    "See the repository's docs/client.md, \"From another project\".\n",
 );
 console.log(`build:client: ${path.relative(ROOT, OUT)} (npm pack ./${path.relative(ROOT, OUT)} makes the tarball)`);

@@ -151,7 +151,7 @@ export const SETTINGS: readonly Setting[] = [
   ...Object.values(LIMITS).map((l) => ({
     name: l.env,
     default: String(l.default),
-    what: `${l.what[0]!.toUpperCase()}${l.what.slice(1)}: at most this many ${l.unit} (what happens beyond it: the README's limits table).`,
+    what: `${l.what[0]!.toUpperCase()}${l.what.slice(1)}: at most this many ${l.unit} (what happens beyond it: docs/limits.md).`,
   })),
   ...OTHER_SETTINGS,
 ];

@@ -1,6 +1,6 @@
 /**
  * The events on the wire: one discriminated union of `{ seq, type, data, at }` frames with
- * snake_case type names and typed payloads (README "Events" lists them), and the model-step records they carry.
+ * snake_case type names and typed payloads (docs/events.md lists them), and the model-step records they carry.
  * `src/protocol.ts` exports all of it too.
  * @module
  */

@@ -1,6 +1,6 @@
 /**
  * weft's request limits: one table of names, Worker vars and defaults, read by the HTTP layer and
- * the thread alike. Each is set by its var in wrangler.toml (`[vars]`); the README's table lists
+ * the thread alike. Each is set by its var in wrangler.toml (`[vars]`); docs/limits.md's table lists
  * the same rows.
  * @module
  */
@@ -52,7 +52,7 @@ export const MAX_STORED_VALUE_BYTES = 1024 * 1024;
  * whole in one RPC answer (32 MiB at most on Cloudflare), and a change reaches each one so. Each
  * of the user's threads redacts them: its redactors keep one copy of each secret and share their
  * search by isolate (src/secrets/automaton-pool.ts); 1000 secrets of 8000 characters cost a
- * redactor 0.1 MB of heap besides, and 50 to 180 ms to make (Node 22; README "Secrets and redaction").
+ * redactor 0.1 MB of heap besides, and 50 to 180 ms to make (Node 22; docs/env-and-secrets.md "Secrets and redaction").
  */
 export const MAX_ACCOUNT_ENV_BYTES = 8 * 1024 * 1024;
 

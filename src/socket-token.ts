@@ -5,7 +5,7 @@
  * `weft`, never the value that carries the token. URLs land in request logs (Logpush's
  * `ClientRequestURI`), proxies' access logs and browser tools; headers far less often (Workers Logs
  * and Tail Workers do keep request headers, and redact only those named like credentials, which
- * this one is not: README "Authentication"). The form follows Kubernetes'
+ * this one is not: docs/authentication.md). The form follows Kubernetes'
  * `base64url.bearer.authorization.k8s.io.<token>`: base64url (RFC 4648 section 5) of the token's
  * UTF-8 bytes, without padding, so any token is a valid subprotocol (an HTTP token, RFC 9110).
  * Shared by weft/client and the Worker; no server code here.

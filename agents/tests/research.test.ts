@@ -1,7 +1,7 @@
 /**
  * The background research agent: research_lead starts three detached topic_researcher runs in one
  * step, its turn ends at once, and each run's findings come back once, as a message and a
- * `run_finished` event; the lead reports when none is left running (README, "Background runs"),
+ * `run_finished` event; the lead reports when none is left running (docs/schedules.md, "Background runs"),
  * after that completion whichever way the completions were grouped into turns.
  */
 import { describe, expect, it } from "vitest";

@@ -77,6 +77,6 @@ export function loopbackArgs(args) {
   const ip = given ?? "";
   if (/^(localhost|127(?:\.\d{1,3}){3}|::1|\[::1\])$/i.test(ip)) return { args };
   return {
-    refused: `weft: npm start runs in development mode, where every request without a token acts as "dev" (an admin), so it listens on this machine only; --ip ${ip} is refused. To serve other machines, configure authentication (README "Authentication") and run wrangler dev without WEFT_DEV_MODE.`,
+    refused: `weft: npm start runs in development mode, where every request without a token acts as "dev" (an admin), so it listens on this machine only; --ip ${ip} is refused. To serve other machines, configure authentication (docs/authentication.md) and run wrangler dev without WEFT_DEV_MODE.`,
   };
 }

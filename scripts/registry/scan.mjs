@@ -7,7 +7,7 @@
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 
-/** Tool and agent names (README "Writing a tool"; same as `TOOL_NAME_PATTERN` in src/tools/define.ts). */
+/** Tool and agent names (docs/writing-a-tool.md, "The build and its rules"; same as `TOOL_NAME_PATTERN` in src/tools/define.ts). */
 export const NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 
 /** Extensions of authoring modules; anything else in tools/ or agents/ is a mistake. */

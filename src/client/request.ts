@@ -10,7 +10,7 @@ export interface ConnectionOptions {
   /** Base URL of the weft Worker, e.g. `http://localhost:8787` (a trailing slash is ignored). */
   url: string;
   /**
-   * Bearer token: a JWT or a static API key (README "Authentication"). Sent as
+   * Bearer token: a JWT or a static API key (docs/authentication.md). Sent as
    * `Authorization: Bearer <token>`, and on WebSocket upgrades (where browsers cannot set headers)
    * as the subprotocol `weft.bearer.<base64url>` beside `weft`, never in the URL. Omit it against
    * a development-mode Worker.

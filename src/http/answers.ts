@@ -18,7 +18,7 @@ export const workerLogRedactor = perEnv((env: WeftEnv) => new Redactor(workerSec
 /**
  * `value` as the JSON text of an answer (`undefined` makes an empty body, as `c.json` would).
  *
- * The Worker's answers are not redacted by the Worker (README "Secrets and redaction": nothing a user
+ * The Worker's answers are not redacted by the Worker (docs/env-and-secrets.md "Secrets and redaction": nothing a user
  * sees may depend on whether text matches a secret the user could not already read). What a
  * thread answers was cleaned by that thread, of the secrets its code received (src/secrets/thread-secrets.ts); the
  * Worker itself puts no env value in an answer. Any secret the Worker looked for here would be

@@ -78,7 +78,7 @@ export function announceAuth(vars: WeftEnv | undefined): void {
       "*** weft: DEVELOPMENT MODE: no authentication is configured. Requests to localhost without a",
       '*** token act as the development user "dev" (admin); one with a token is refused (nothing can',
       "*** verify it). Every response carries x-weft-dev-mode. A deployed weft without auth refuses",
-      '*** every request. See README "Authentication".',
+      "*** every request. See docs/authentication.md.",
       "",
     ]);
   } else if (vars.WEFT_AUTH === "none" && vars.WEFT_TEST_RUNNER !== "on") {

@@ -136,7 +136,7 @@ export function resolveModel(spec: string, env: ModelEnv, where: string): Model 
 }
 
 /**
- * A provider's key, base URL and binding. The endpoint rule (README "Secrets and redaction"): a key
+ * A provider's key, base URL and binding. The endpoint rule (docs/env-and-secrets.md "Secrets and redaction"): a key
  * from one env level is only ever sent to a base URL set at that same level. So with a base URL
  * set at some level, the key must come from that level or from none (a keyless call); with no
  * base URL anywhere the key, from whichever level, goes to the provider's own endpoint. Empty

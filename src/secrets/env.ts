@@ -97,7 +97,7 @@ async function readLevel(level: EnvLevel, sources: EnvSources, name: string): Pr
 /**
  * Resolves `name` through {@link ENV_LEVELS}; undefined when no level holds it. With
  * `nonEmpty`, a level holding "" counts as not holding the name and the next level is asked
- * (how provider keys and base URLs resolve: an empty value is no value, README "Secrets and redaction").
+ * (how provider keys and base URLs resolve: an empty value is no value, docs/env-and-secrets.md "Secrets and redaction").
  */
 export async function resolveEnv(sources: EnvSources, name: string, options: { nonEmpty?: boolean } = {}): Promise<ResolvedEnv | undefined> {
   for (const level of ENV_LEVELS) {

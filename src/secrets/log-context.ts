@@ -3,7 +3,7 @@
  * (its RPC methods, `fetch`, `alarm`, its socket handlers, its restore), and carried by
  * `AsyncLocalStorage` into the promises and timers that work starts. A line written there is the
  * thread's, redacted by its log redactor alone (src/secrets/redact-logs.ts), so another user's many
- * redactors cost it nothing (README "Secrets and redaction").
+ * redactors cost it nothing (docs/env-and-secrets.md "Secrets and redaction").
  * @module
  */
 import { AsyncLocalStorage } from "node:async_hooks";

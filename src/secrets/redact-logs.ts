@@ -1,6 +1,6 @@
 /**
  * Console output of this isolate through the redactors of the threads that live in it: a tool that
- * logs a secret writes the marker instead (README "Secrets and redaction"). A line written in a
+ * logs a secret writes the marker instead (docs/env-and-secrets.md "Secrets and redaction"). A line written in a
  * thread's work (src/secrets/log-context.ts) passes that thread's log redactor alone; any other
  * line passes every thread's.
  * @module

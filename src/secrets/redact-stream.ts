@@ -1,7 +1,7 @@
 /**
  * Redaction of text that arrives in pieces (stream deltas), without a side channel: where a
  * stream is cut into released pieces depends on the text and on constants only, never on whether
- * the text matches part of a secret (README "Secrets and redaction").
+ * the text matches part of a secret (docs/env-and-secrets.md "Secrets and redaction").
  *
  * The cut rule. Of the text streamed so far, everything up to its last whitespace character is
  * released and the trailing token (the text after it) is held back, until a later piece or the

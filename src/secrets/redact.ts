@@ -2,7 +2,7 @@
  * Redaction of secret values from everything that leaves a thread or the Worker: events, WebSocket
  * frames, stored messages (what the model sees), RPC and HTTP answers, error messages and logs.
  *
- * No side channel (README "Secrets and redaction"): what a reader sees depends on a secret only where a
+ * No side channel (docs/env-and-secrets.md "Secrets and redaction"): what a reader sees depends on a secret only where a
  * whole occurrence of it is in the text. The marker is one fixed string for every secret; a
  * partial match costs the same search as a miss (the same passes over the text, runs.ts) and changes
  * nothing in the output; streamed text is cut by a rule that looks at the text alone (redact-stream.ts).

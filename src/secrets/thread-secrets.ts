@@ -33,7 +33,7 @@ export interface ThreadDefaults {
 /**
  * The redactors of a thread, rebuilt only when a level changed or thread code received a secret.
  *
- * Which secrets a thread's output is cleaned of (README "Secrets and redaction": nothing a user sees may
+ * Which secrets a thread's output is cleaned of (docs/env-and-secrets.md "Secrets and redaction": nothing a user sees may
  * depend on whether text matches a secret the user could not already read): the secret values of
  * the thread's own env and of its owner's account (the owner set them), and a secret of any other
  * level (agent defaults, prompt defaults, the Worker's vars and secrets) only once thread code

@@ -15,7 +15,7 @@ import {
 } from "./types.js";
 import type { ThreadState } from "./thread-state.js";
 
-/** Tool names the model sees (the Standard Agents tools API's name rule; README, Writing a tool). */
+/** Tool names the model sees (the Standard Agents tools API's name rule; docs/writing-a-tool.md, "The build and its rules"). */
 export const TOOL_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 
 /**

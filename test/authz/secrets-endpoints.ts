@@ -5,7 +5,7 @@
  * another level, while the Worker level holds a canary key. Each choice runs a turn; the fake
  * provider (scripts/lib/fake-provider.mjs, the test worker's outbound service) keeps every
  * outgoing request, and any that carries a Worker canary to a host other than the Worker's own
- * endpoint is a leak (the endpoint rule of README "Secrets and redaction").
+ * endpoint is a leak (the endpoint rule of docs/env-and-secrets.md "Secrets and redaction").
  * @module
  */
 import { env } from "cloudflare:workers";

@@ -159,7 +159,7 @@ describe("a stop answered true of a turn waiting for approval, then a restart, a
 });
 
 describe("an approval landing after a stop answered true, before the stopped turn resumed", () => {
-  it("answers 409 call_not_waiting and never runs the write (README: a later approve or deny answers 409)", async () => {
+  it("answers 409 call_not_waiting and never runs the write (docs/http.md: a later approve or deny answers 409)", async () => {
     const id = await waitingForApproval();
     // The stopped resume waits on its flush (real I/O: storage sync) a little longer than usual.
     await inThread(id, (t) => {

@@ -1,7 +1,8 @@
 /**
  * The README tour can't rot: every ```bash tour block of README.md runs, in order, in one bash
  * process against a fresh `wrangler dev` of the main config (WEFT_URL points at it), and each
- * step's output is checked. The README's route and event tables are checked against the code.
+ * step's output is checked. The route table (docs/http.md) and the event table (docs/events.md) are
+ * checked against the code.
  */
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -16,6 +17,11 @@ import { EXAMPLE_TOOLS, call, range1, runBash, startWeft, type DevServer, type F
 import { ONE_TOOL_TURN_TYPES } from "../frames.js";
 
 const README = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
+/** The pages the README sends readers to for the reference: every route, every event. */
+const HTTP_DOC = readFileSync(join(REPO_ROOT, "docs/http.md"), "utf8");
+const EVENTS_DOC = readFileSync(join(REPO_ROOT, "docs/events.md"), "utf8");
+/** The README and every docs page, where error codes are cited as `<status> \`code\``. */
+const PAGES = ["README.md", ...readdirSync(join(REPO_ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
 
 /** The fenced blocks of a Markdown text whose info string is exactly `info`. */
 function fencedBlocks(markdown: string, info: string): string[] {
@@ -27,11 +33,11 @@ function fencedBlocks(markdown: string, info: string): string[] {
   return blocks;
 }
 
-/** Rows of the first Markdown table under `## <heading>`, as trimmed cells. */
+/** Rows of the first Markdown table under the heading line `heading` (`## Routes`, or a page's `# Title`), as trimmed cells. */
 function tableRows(markdown: string, heading: string): string[][] {
-  const start = markdown.indexOf(`\n## ${heading}\n`);
-  if (start < 0) throw new Error(`README has no "## ${heading}" section`);
-  const section = markdown.slice(start + 1).split(/\n## /)[0]!;
+  const start = `\n${markdown}`.indexOf(`\n${heading}\n`);
+  if (start < 0) throw new Error(`no "${heading}" section`);
+  const section = markdown.slice(start + heading.length + 1).split(/\n## /)[0]!;
   return section
     .split("\n")
     .filter((line) => line.startsWith("|"))
@@ -279,7 +285,7 @@ const CHECKS: Array<{ name: string; check: (out: string, ctx: Record<string, any
 /** The address of the weft the tour runs against (its OAuth redirect URI is under it). */
 let weftUrl = "";
 
-describe("README.md", () => {
+describe("README.md and its reference pages", () => {
   it("opens with the install-and-start and test commands", () => {
     expect(README).toMatch(/^# weft\n\n```bash\nnpm install && npm start +# [^\n]+\nnpm test +# [^\n]+\n```\n/);
     expect(README).toMatch(/\n## Guarantees\n/);
@@ -289,23 +295,26 @@ describe("README.md", () => {
     expect(fencedBlocks(README, "bash tour")).toHaveLength(CHECKS.length);
   });
 
-  it("lists exactly the routes the Worker serves", async () => {
+  it("docs/http.md lists exactly the routes the Worker serves", async () => {
     const weft = await startWeftOnce();
     const index = await call(weft.url, "GET", "/");
     const served = (index.body.routes as string[]).flatMap((route) => {
       const [methods, path] = route.split(" ") as [string, string];
       return methods.split("|").map((m) => `${m} ${path.replace(/\?.*$/, "")}`);
     });
-    const documented = tableRows(README, "HTTP surface").map(([method, path]) => `${unquote(method!)} ${unquote(path!).replace(/\?.*$/, "")}`);
+    const documented = tableRows(HTTP_DOC, "## HTTP surface").map(([method, path]) => `${unquote(method!)} ${unquote(path!).replace(/\?.*$/, "")}`);
     expect(documented.sort()).toEqual(served.sort());
   });
 
-  it("lists exactly the built-in event types, and only error codes that exist", () => {
-    const documented = tableRows(README, "Events").map(([type]) => unquote(type!));
+  it("docs/events.md lists exactly the built-in event types, and the docs cite only error codes that exist", () => {
+    const documented = tableRows(EVENTS_DOC, "# Events").map(([type]) => unquote(type!));
     expect([...documented].sort()).toEqual([...BUILTIN_EVENT_TYPES].sort());
-    const codes = [...README.matchAll(/\b(?:[1-5]\d\d) `([a-z_]+)`/g)].map((m) => m[1]!);
-    expect(codes.length).toBeGreaterThan(10);
-    for (const code of codes) expect(Object.keys(ERROR_CODES)).toContain(code);
+    for (const page of PAGES) {
+      const text = readFileSync(join(REPO_ROOT, page), "utf8");
+      const codes = [...text.matchAll(/\b(?:[1-5]\d\d) `([a-z_]+)`/g)].map((m) => m[1]!);
+      if (page === "docs/http.md") expect(codes.length).toBeGreaterThan(10);
+      for (const code of codes) expect(Object.keys(ERROR_CODES), `${page}: ${code}`).toContain(code);
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * Review (events): a frame is the same text live and replayed. Every frame on the wire is
- * `{ seq, type, data, at }` (README "Events"); a client that reconnects is served the stored frame,
+ * `{ seq, type, data, at }` (docs/events.md); a client that reconnects is served the stored frame,
  * and one that stayed connected the live one: the two must not differ. A tool's `state.emit(name)`
  * without data is stored with `data: null` and replayed so, but went out live without `data`.
  */

@@ -1,6 +1,6 @@
 /**
  * Review (secrets x provider endpoints): the Worker's string vars are secrets unless
- * `WEFT_PUBLIC_VARS` names them (README "Secrets and redaction"), and a thread's answers are cleaned
+ * `WEFT_PUBLIC_VARS` names them (docs/env-and-secrets.md "Secrets and redaction"), and a thread's answers are cleaned
  * only of the Worker secrets its code received. The deployment's `OPENAI_BASE_URL` (a gateway whose
  * path names an account, or carries a token) is a Worker secret thread code never receives; yet
  * when its endpoint answered 404, weft's own hint for `openai:` models ("speaks OpenAI's Responses

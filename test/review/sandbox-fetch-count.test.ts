@@ -1,5 +1,5 @@
 /**
- * Review (sandbox): an isolate run is started with `limits: { subRequests: 50 }` (README "Running
+ * Review (sandbox): an isolate run is started with `limits: { subRequests: 50 }` (docs/running-code.md "Running
  * code"), but with `globalOutbound: null` its `fetch` goes through the host's gateway, which the
  * runtime does not count as the isolate's subrequests: the host made every fetch the code asked
  * for, for as long as the deadline allowed, from the thread's Durable Object. QuickJS had no

@@ -1,6 +1,6 @@
 /**
  * Review (sandbox): the run's values are capped at 1 MiB encoded where they enter the host (the
- * result, README "Running code"; a fetch body), but the arguments of a call to a host import had
+ * result, docs/running-code.md "Running code"; a fetch body), but the arguments of a call to a host import had
  * no cap: the host decoded whatever text the code sent, each call another copy in the thread's
  * memory (an isolate can send tens of MiB per call, and had thousands of calls in flight).
  * Arguments of a host import must be held to the same cap.

@@ -1,10 +1,10 @@
 /**
  * Review (secrets x sandbox): a tool's result is cleaned of the thread's secrets before the model
- * or anyone else sees it (README "Secrets and redaction": stored messages, events, answers). Code
+ * or anyone else sees it (docs/env-and-secrets.md "Secrets and redaction": stored messages, events, answers). Code
  * run with `state.runCode` and `imports: { tools: [...] }` is untrusted (a model, so a user, writes
  * it), yet each imported tool answered it the result as the tool returned it, secrets and all: the
  * code could then hand the secret out in any form redaction does not look for (reversed, spaced,
- * base64), in its value, its console lines or a granted fetch. README "Running code" promises the
+ * base64), in its value, its console lines or a granted fetch. docs/running-code.md promises the
  * code cannot reach the Worker's env or secrets. What an imported tool answers the code must be
  * what a reader of the call gets: redacted.
  */

@@ -2,7 +2,7 @@
  * Review (sandbox): what a run can make the host hold or store must stay within the run's limits,
  * whatever the code does to its own side of the boundary.
  *
- * - The encoded result is capped at 1 MiB (README "Running code"); the host decodes the text the
+ * - The encoded result is capped at 1 MiB (docs/running-code.md "Running code"); the host decodes the text the
  *   sandbox sends, and code that replaces its own `JSON` chooses that text. A short text must not
  *   decode to a value far larger than the cap in the thread's memory.
  * - Console output is capped at 256 KiB; with `report: true` each line is a stored `code_log`

@@ -11,7 +11,7 @@ const BANNER = [
   "",
   "  *** weft: DEVELOPMENT MODE: no authentication is configured. Requests to localhost without a",
   '  *** token act as the development user "dev" (admin); one with a token is refused (nothing can',
-  "  *** every request. See README \"Authentication\".",
+  "  *** every request. See docs/authentication.md.",
   "  ",
   "",
 ];

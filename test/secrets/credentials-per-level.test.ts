@@ -1,5 +1,5 @@
 /**
- * Credentials (README "Secrets and redaction"): a key from one env level is only ever sent to an
+ * Credentials (docs/env-and-secrets.md "Secrets and redaction"): a key from one env level is only ever sent to an
  * endpoint set at that same level, an empty value is no value, and the provider packages never
  * read `process.env`; runCode's `fetch` sends only what the code sent. Each case runs a real turn
  * (or run) against the fake provider, which keeps every outgoing request whole, and looks for the
