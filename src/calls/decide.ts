@@ -51,7 +51,7 @@ function waitingCall(
       status: record.status,
     });
   }
-  if (!sameArgs) throw new WeftError("approval_mismatch", "argsHash does not match the arguments this call holds", { callId, argsHash: record.argsHash });
+  if (!sameArgs) throw new WeftError("approval_mismatch", "argsHash: does not match the arguments this call holds", { callId, argsHash: record.argsHash, path: ["argsHash"] });
   return { record, tool: ctx.catalog.get(record.toolName) };
 }
 

@@ -200,7 +200,7 @@ export function chatRoutes() {
             continue;
           }
           if (!decided.ok && decided.error.code === "approval_mismatch") {
-            throw new WeftError("approval_mismatch", `${d.path.join(".")}: ${decided.error.message}`, { ...decided.error.details, path: d.path });
+            throw new WeftError("approval_mismatch", `${d.path.join(".")}: names other arguments than this call holds`, { ...decided.error.details, path: d.path });
           }
           if (!decided.ok && decided.error.code !== "call_not_waiting") unwrap(decided);
           // Decided already (a resent history, another tab, a repeat of this one): weft's decision

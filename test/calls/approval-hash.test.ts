@@ -31,7 +31,7 @@ describe("argsHash of a call holding a secret", () => {
     expect((asked.data as { argsHash: string }).argsHash).toBe(shown);
 
     const wrong = await json("POST", `/threads/${id}/calls/pay/approve`, { argsHash: await plainHash(500, SECRET) });
-    expect(wrong).toMatchObject({ status: 409, body: { error: { code: "approval_mismatch" } } });
+    expect(wrong).toMatchObject({ status: 409, body: { error: { code: "approval_mismatch", details: { path: ["argsHash"] } } } });
     expect((await effectRuns(id, "pay")).runs).toBe(0);
 
     const approved = await json("POST", `/threads/${id}/calls/pay/approve`, { argsHash: shown });
