@@ -58,9 +58,10 @@ export function authConfigured(env: WeftEnv): boolean {
 /**
  * Says at start, loudly, when this Worker runs without authentication: the development-mode banner
  * (`WEFT_DEV_MODE=on`), or one line for `WEFT_AUTH = "none"`; with credentials, one line for each
- * token setting that verifies nothing ({@link settingRefusal}, a `WEFT_API_KEYS` of another shape). That line is left out under
- * `WEFT_TEST_RUNNER=on` (set by vitest.agents.config.ts), where only the test runner reaches the
- * Worker; a deployment never sets it, so one open on purpose still says so.
+ * token setting that verifies nothing ({@link settingRefusal}, a `WEFT_API_KEYS` of another
+ * shape). The `none` line is left out under `WEFT_TEST_RUNNER=on` (set by vitest.agents.config.ts),
+ * where only the test runner reaches the Worker; a deployment never sets it, so one open on purpose
+ * still says so.
  */
 export function announceAuth(vars: WeftEnv | undefined): void {
   if (!vars) return;
