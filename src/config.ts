@@ -127,7 +127,7 @@ const OTHER_SETTINGS: readonly Setting[] = [
   { name: "WEFT_JWT_AUDIENCE", default: "(unset)", what: "When set, a JWT's `aud` must include it. Required with `WEFT_JWKS_URL` or `WEFT_JWKS`." },
   { name: "WEFT_API_KEYS", default: "(unset)", what: 'JSON object mapping the SHA-256 (hex) of each API key to `{ "userId", "name"?, "roles"? }`. Set it with `wrangler secret put`.' },
   { name: "WEFT_ADMIN_ROLE", default: "admin", what: "The role that may read every thread." },
-  { name: "WEFT_CORS_ORIGINS", default: "(unset)", what: "Comma-separated origins allowed by CORS; unset, CORS is off." },
+  { name: "WEFT_CORS_ORIGINS", default: "(unset)", what: "Comma-separated origins (`scheme://host[:port]`) allowed by CORS; unset, CORS is off. `null` is never allowed (it is the origin of every sandboxed frame and file:// page, on any site): it is left out with a warning." },
   {
     name: "WEFT_MCP_HOSTS",
     default: "(unset)",

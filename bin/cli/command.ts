@@ -6,7 +6,7 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { WeftClient, WeftClientError } from "weft/client";
 import { jsonText, printable } from "./format.ts";
-import { withRuntime } from "./runtime.ts";
+import { type Runtime, withRuntime } from "./runtime.ts";
 
 export interface Common {
   url?: string;
@@ -65,17 +65,27 @@ export function refused(error: unknown, json: boolean | undefined): void {
 }
 
 /**
- * Runs `fn` with a client, turning every failure into output and an exit code. A `WEFT_TOKEN` from
- * the environment (meant for a deployed weft) is not sent to a local runtime this command started
- * in development mode, which refuses every token; an explicit `--auth` is always sent.
+ * Whether a token given (`--auth`, or `WEFT_TOKEN` from the environment) is withheld from the weft at
+ * `base`, said on stderr: one from the environment (meant for a weft the user named) is not sent to
+ * a local runtime in development mode, which refuses every token, nor to a weft only found
+ * answering at the local address, which may be any process on the machine. `--auth` always is.
+ */
+export function envTokenWithheld(auth: string | undefined, cmd: Command | undefined, runtime: Runtime, base: string): boolean {
+  if (!auth || cmd?.getOptionValueSource("auth") !== "env") return false;
+  if (runtime.devMode) process.stderr.write('weft: the local runtime is in development mode: WEFT_TOKEN is not sent (requests act as "dev")\n');
+  else if (runtime.found) process.stderr.write(`weft: WEFT_TOKEN is not sent to the weft found at ${base}: name it with --url (or WEFT_URL) to send it there, or pass --auth\n`);
+  return runtime.devMode || runtime.found;
+}
+
+/**
+ * Runs `fn` with a client, turning every failure into output and an exit code; a token is sent as
+ * {@link envTokenWithheld} says.
  */
 export async function run(opts: Common, fn: (client: WeftClient) => Promise<void>, ephemeral = false, cmd?: Command): Promise<void> {
   try {
     const where = { ...(opts.url ? { url: opts.url } : {}), ...(opts.dir ? { dir: opts.dir } : {}), ephemeral };
     await withRuntime(where, (base, runtime) => {
-      const fromEnv = cmd?.getOptionValueSource("auth") === "env";
-      const token = runtime.devMode && fromEnv ? undefined : opts.auth;
-      if (opts.auth && !token) process.stderr.write('weft: the local runtime is in development mode: WEFT_TOKEN is not sent (requests act as "dev")\n');
+      const token = envTokenWithheld(opts.auth, cmd, runtime, base) ? undefined : opts.auth;
       return fn(new WeftClient({ url: base, ...(token ? { token } : {}) }));
     });
   } catch (e) {

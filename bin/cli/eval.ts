@@ -14,8 +14,8 @@ import { casesFromThreads, resolveThreadIds } from "../../scripts/eval/from-thre
 import { countLine, diffLines, htmlReport, leftOutLines, summaryTable, underThreshold } from "../../scripts/eval/report.mjs";
 import { runSuite } from "../../scripts/eval/runner.mjs";
 import { loadSuite, SuiteError } from "../../scripts/eval/suite.mjs";
-import { note, say } from "./command.ts";
-import { localUrl, withRuntime } from "./runtime.ts";
+import { envTokenWithheld, note, say } from "./command.ts";
+import { type Runtime, withRuntime } from "./runtime.ts";
 
 interface EvalOptions {
   url?: string;
@@ -89,10 +89,9 @@ export function evalCommand(weft: Command): void {
     });
 }
 
-/** The token to send: `--auth`, else the suite's; an env `WEFT_TOKEN` is not sent to a development-mode runtime. */
-function tokenFor(opts: EvalOptions, cmd: Command, devMode: boolean, suiteToken?: string): string | null {
-  const fromEnv = cmd.getOptionValueSource("auth") === "env";
-  if (opts.auth && !(devMode && fromEnv)) return opts.auth;
+/** The token to send: `--auth`, else the suite's; an env `WEFT_TOKEN` only as {@link envTokenWithheld} allows. */
+function tokenFor(opts: EvalOptions, cmd: Command, runtime: Runtime, base: string, suiteToken?: string): string | null {
+  if (opts.auth && !envTokenWithheld(opts.auth, cmd, runtime, base)) return opts.auth;
   return suiteToken ?? null;
 }
 
@@ -102,7 +101,7 @@ async function runEval(suiteDir: string, opts: EvalOptions, cmd: Command): Promi
   if (pair && (pair.length !== 2 || !pair.every((n) => suite.candidates.some((c) => c.name === n)))) throw new SuiteError("--compare", `expected two candidate names of the suite, got ${opts.compare}`);
   const runtime = { ...(opts.url ? { url: opts.url } : {}), dir: suite.runtime.project ?? suite.dir, ...(suite.runtime.config ? { config: suite.runtime.config } : {}), vars: suite.runtime.vars };
   await withRuntime(runtime, async (base, rt) => {
-    const client = evalClient(base, tokenFor(opts, cmd, rt.devMode, suite.runtime.token));
+    const client = evalClient(base, tokenFor(opts, cmd, rt, base, suite.runtime.token));
     const runs = suite.cases.length * suite.candidates.length;
     note(`eval: ${suite.name}: ${suite.cases.length} cases x ${suite.candidates.length} candidate(s) = ${runs} runs against ${base}`);
     // Against a weft that keeps its threads (--url), each case's threads are deleted once scored.
@@ -128,8 +127,9 @@ async function runEval(suiteDir: string, opts: EvalOptions, cmd: Command): Promi
 async function exportThreads(opts: EvalOptions, cmd: Command): Promise<void> {
   if (!(opts.fromThreads ?? "").trim()) throw new SuiteError("--from-threads", "expected thread ids or latest:<n> or agent:<name>, comma-separated");
   // Stored threads live in a running weft: like the thread commands, default to the local `npm start`.
-  await withRuntime({ url: opts.url ?? localUrl() }, async (base, rt) => {
-    const client = evalClient(base, tokenFor(opts, cmd, rt.devMode));
+  // Without --url, the running local weft (a probe, so it is known as found, not named).
+  await withRuntime(opts.url ? { url: opts.url } : {}, async (base, rt) => {
+    const client = evalClient(base, tokenFor(opts, cmd, rt, base));
     const ids = await resolveThreadIds(client, opts.fromThreads ?? "");
     if (ids.length === 0) throw new Error(`--from-threads ${opts.fromThreads}: names no thread of yours`);
     const cases = await casesFromThreads(client, ids);

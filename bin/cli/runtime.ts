@@ -21,6 +21,12 @@ export function projectDir(from: string): string {
 export interface Runtime {
   /** True for a local runtime this command started that serves in development mode (it refuses every token). */
   devMode: boolean;
+  /**
+   * True for a weft only found answering at the local address ({@link localUrl}): neither named by
+   * `--url` or `WEFT_URL` nor started by this command. Any process on the machine may listen
+   * there, so a token from the environment (meant for a weft the user named) is not sent to it.
+   */
+  found: boolean;
 }
 
 /** Where the CLI looks for a running local weft when no `--url` is given: `npm start`'s address. */
@@ -46,7 +52,7 @@ export async function probeWeft(url: string): Promise<Runtime | null> {
     const res = await fetch(`${url}/`, { headers: { accept: "application/json" }, signal: AbortSignal.timeout(10_000) });
     const body = (await res.json().catch(() => null)) as { name?: unknown; error?: { code?: unknown } } | null;
     const isWeft = body?.name === "weft" || (res.status === 401 && typeof body?.error?.code === "string");
-    return isWeft ? { devMode: res.headers.has("x-weft-dev-mode") } : null;
+    return isWeft ? { devMode: res.headers.has("x-weft-dev-mode"), found: true } : null;
   } catch {
     return null;
   }
@@ -63,7 +69,7 @@ export async function withRuntime<T>(
   options: { url?: string; dir?: string; quiet?: boolean; ephemeral?: boolean; config?: string; vars?: Record<string, string> },
   fn: (url: string, runtime: Runtime) => Promise<T>,
 ): Promise<T> {
-  if (options.url) return fn(options.url, { devMode: false });
+  if (options.url) return fn(options.url, { devMode: false, found: false });
   if (!options.dir) {
     const local = localUrl();
     const running = await probeWeft(local);
@@ -86,7 +92,7 @@ export async function withRuntime<T>(
     // Development mode unless the project configures a credential (in .dev.vars): then tokens count.
     const probe = await fetch(`${server.url}/account`);
     await probe.body?.cancel();
-    return await fn(server.url, { devMode: probe.headers.has("x-weft-dev-mode") });
+    return await fn(server.url, { devMode: probe.headers.has("x-weft-dev-mode"), found: false });
   } finally {
     process.off("SIGINT", interrupted).off("SIGTERM", interrupted);
     await server.stop();

@@ -25,6 +25,7 @@ import { fileScheduleRoutes } from "./file-schedules.js";
 import { mcpOAuthCompletionRoutes, mcpOAuthRoutes } from "./mcp-oauth.js";
 import { mcpRoutes } from "./mcp.js";
 import { mcpServerRoutes } from "./mcp-servers.js";
+import { corsOrigins } from "./origins.js";
 import { directCatalog } from "./direct-call.js";
 import { describe, ok, openApiDocument } from "./openapi.js";
 import * as R from "./responses.js";
@@ -40,11 +41,11 @@ export function routeList(app: Hono<any>): string[] {
 }
 
 /**
- * The CORS middleware for the origins in `WEFT_CORS_ORIGINS` (comma-separated); null (CORS off)
+ * The CORS middleware for the origins in `WEFT_CORS_ORIGINS` ({@link corsOrigins}); null (CORS off)
  * when it names none. It allows every header weft/client sends, `Idempotency-Key` included.
  */
 export const corsOf = perEnv((env: AuthedEnv["Bindings"]): MiddlewareHandler | null => {
-  const origins = String(env.WEFT_CORS_ORIGINS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  const origins = corsOrigins(env);
   if (origins.length === 0) return null;
   return cors({ origin: origins, allowHeaders: ["authorization", "content-type", IDEMPOTENCY_HEADER.toLowerCase()], allowMethods: ["GET", "POST", "PUT", "DELETE"], maxAge: 600 });
 });

@@ -58,9 +58,10 @@ export function authConfigured(env: WeftEnv): boolean {
 /**
  * Says at start, loudly, when this Worker runs without authentication: the development-mode banner
  * (`WEFT_DEV_MODE=on`), or one line for `WEFT_AUTH = "none"`; with credentials, one line for each
- * token setting that verifies nothing ({@link settingRefusal}). That line is left out under
- * `WEFT_TEST_RUNNER=on` (set by vitest.agents.config.ts), where only the test runner reaches the
- * Worker; a deployment never sets it, so one open on purpose still says so.
+ * token setting that verifies nothing ({@link settingRefusal}, a `WEFT_API_KEYS` of another
+ * shape). The `none` line is left out under `WEFT_TEST_RUNNER=on` (set by vitest.agents.config.ts),
+ * where only the test runner reaches the Worker; a deployment never sets it, so one open on purpose
+ * still says so.
  */
 export function announceAuth(vars: WeftEnv | undefined): void {
   if (!vars) return;
@@ -70,6 +71,8 @@ export function announceAuth(vars: WeftEnv | undefined): void {
       const refusal = settingRefusal(vars, kind);
       if (refusal) log("warn", `weft: ${refusal.message}: every token it would verify is refused (500 invalid_config) until it is fixed`);
     }
+    const keys = apiKeyTable(vars);
+    if (typeof keys === "string") log("warn", `weft: WEFT_API_KEYS: ${keys}: every API key is refused (500 invalid_config) until it is fixed`);
     return;
   }
   if (vars.WEFT_DEV_MODE === "on") {
@@ -262,7 +265,7 @@ export async function hashApiKey(key: string): Promise<string> {
  */
 export async function verifyApiKey(env: WeftEnv, key: string): Promise<Principal> {
   const table = apiKeyTable(env);
-  if (!table) throw new WeftError("invalid_config", "WEFT_API_KEYS is not valid JSON");
+  if (typeof table === "string") throw new WeftError("invalid_config", `WEFT_API_KEYS: ${table}`, { path: ["WEFT_API_KEYS"] });
   const given = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)));
   let found: Principal | null = null;
   for (const { stored, who } of table) {
@@ -273,15 +276,37 @@ export async function verifyApiKey(env: WeftEnv, key: string): Promise<Principal
   return found;
 }
 
-/** `WEFT_API_KEYS` parsed once per env: each stored hash as bytes with its principal; null when it is not JSON. */
-const apiKeyTable = perEnv((env: WeftEnv): Array<{ stored: Uint8Array; who: Principal }> | null => {
+/**
+ * Why an entry of `WEFT_API_KEYS` is refused, or null: `userId` a non-empty string, `name` a string
+ * and `roles` an array of strings when given. A `roles` of one string would be searched by letters
+ * (`"sysadmin-readonly"` holds `"admin"`), and a missing `userId` would act as no one in particular.
+ */
+function entryRefusal(who: unknown): string | null {
+  const w = (typeof who === "object" && who !== null ? who : {}) as { userId?: unknown; name?: unknown; roles?: unknown };
+  if (typeof w.userId !== "string" || w.userId === "") return "userId: expected a non-empty string";
+  if (w.name !== undefined && typeof w.name !== "string") return "name: expected a string";
+  if (w.roles !== undefined && !(Array.isArray(w.roles) && w.roles.every((r) => typeof r === "string"))) return 'roles: expected an array of strings (["admin"])';
+  return null;
+}
+
+/**
+ * `WEFT_API_KEYS` parsed once per env: each stored hash as bytes with its principal; else why it
+ * is refused (not JSON, or an entry, counted from 1 and never named by its hash, of another shape).
+ */
+const apiKeyTable = perEnv((env: WeftEnv): Array<{ stored: Uint8Array; who: Principal }> | string => {
   let table: Record<string, { userId: string; name?: string; roles?: string[] }>;
   try {
     table = typeof env.WEFT_API_KEYS === "string" && env.WEFT_API_KEYS ? JSON.parse(env.WEFT_API_KEYS) : {};
   } catch {
-    return null;
+    return "not valid JSON";
   }
-  return Object.entries(table).map(([hash, who]) => ({
+  if (typeof table !== "object" || table === null || Array.isArray(table)) return 'expected a JSON object { "<sha256 hex>": { "userId", "name"?, "roles"? } }';
+  const entries = Object.entries(table);
+  for (const [i, [, who]] of entries.entries()) {
+    const refusal = entryRefusal(who);
+    if (refusal) return `entry ${i + 1}: ${refusal}`;
+  }
+  return entries.map(([hash, who]) => ({
     stored: new Uint8Array((hash.match(/[0-9a-f]{2}/gi) ?? []).map((h) => parseInt(h, 16))),
     who: { userId: who.userId, name: who.name ?? who.userId, roles: who.roles ?? [] },
   }));

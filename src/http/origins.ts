@@ -4,6 +4,8 @@
  * origin), and every route when no token is asked for (development mode, `WEFT_AUTH = "none"`).
  * @module
  */
+import { log } from "../log.js";
+import { perEnv } from "../per-env.js";
 
 /** Whether a host name is this machine (`localhost`, a `*.localhost` name, `127.x.x.x`, `[::1]`): a local `wrangler dev` answers them. */
 export function isLoopback(hostname: string): boolean {
@@ -16,6 +18,22 @@ const listOf = (value: unknown): string[] =>
     .split(",")
     .map((s) => s.trim().toLowerCase())
     .filter(Boolean);
+
+/**
+ * The origins `WEFT_CORS_ORIGINS` lists (`scheme://host[:port]`, lower-cased as browsers send
+ * them; a trailing `/` dropped): the one source for CORS and the browser checks here. An entry that
+ * names no one origin is left out, said once: `null` above all, the `Origin` of every sandboxed
+ * frame and file:// page on any site, which would let any page act as the caller where no token is asked.
+ */
+export const corsOrigins = perEnv((env: object): string[] => {
+  const origins: string[] = [];
+  for (const entry of listOf((env as { WEFT_CORS_ORIGINS?: unknown }).WEFT_CORS_ORIGINS)) {
+    const origin = URL.canParse(entry) ? new URL(entry).origin : "null";
+    if (origin !== "null" && (entry === origin || entry === `${origin}/`)) origins.push(origin);
+    else log("warn", `weft: WEFT_CORS_ORIGINS: ${JSON.stringify(entry)} is left out: ${entry === "null" ? "it is the Origin of every sandboxed frame and file:// page, on any site" : "it is not one origin (scheme://host[:port])"}`);
+  }
+  return origins;
+});
 
 /**
  * Why `/mcp` refuses a request from `url` (its Host) with `origin` (the `Origin` header, null
@@ -39,7 +57,7 @@ export function mcpRefusal(url: URL, origin: string | null, env: object): string
  */
 export function originRefusal(url: URL, origin: string | null, env: object, where = "here"): string | null {
   if (origin === null) return null;
-  if (listOf((env as { WEFT_CORS_ORIGINS?: unknown }).WEFT_CORS_ORIGINS).includes(origin.toLowerCase())) return null;
+  if (corsOrigins(env).includes(origin.toLowerCase())) return null;
   if (origin.toLowerCase() === url.origin.toLowerCase() && servedByName(url, env)) return null;
   return `Origin ${origin} is not served ${where}: list it in WEFT_CORS_ORIGINS, or its host in WEFT_MCP_HOSTS`;
 }

@@ -28,9 +28,16 @@ export function wantsHtml(accept: string | undefined): boolean {
   return /\btext\/html\b/.test(accept ?? "");
 }
 
-/** The page. */
+/** The page; no other site may frame it (its buttons approve calls), by CSP and `X-Frame-Options` for browsers before CSP 2. */
 export async function playgroundResponse(): Promise<Response> {
   return new Response(html, {
-    headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": await policy(), "x-content-type-options": "nosniff", "cache-control": "no-cache" },
+    headers: {
+      "content-type": "text/html; charset=utf-8",
+      "content-security-policy": await policy(),
+      "x-frame-options": "DENY",
+      "referrer-policy": "no-referrer",
+      "x-content-type-options": "nosniff",
+      "cache-control": "no-cache",
+    },
   });
 }

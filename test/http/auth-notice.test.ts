@@ -45,4 +45,7 @@ it("warns at start of a token setting that verifies nothing, before any request 
   // Sound settings, and API keys alone, say nothing.
   expect(warned({ WEFT_JWT_SECRET: "x".repeat(32), WEFT_JWKS_URL: "https://issuer.example/jwks.json", WEFT_JWT_AUDIENCE: "weft" })).toEqual([]);
   expect(warned({ WEFT_API_KEYS: "{}" })).toEqual([]);
+  expect(warned({ WEFT_API_KEYS: JSON.stringify({ ["ab".repeat(32)]: { userId: "eve", roles: "sysadmin-readonly" } }) })).toEqual([
+    ['weft: WEFT_API_KEYS: entry 1: roles: expected an array of strings (["admin"]): every API key is refused (500 invalid_config) until it is fixed'],
+  ]);
 });

@@ -171,6 +171,25 @@ describe("API keys", () => {
     const basic = await request("/account", { headers: { authorization: "Basic dGVzdA==" } }, null);
     expect(basic.status).toBe(401);
   });
+
+  it("take an entry only as documented: roles given as one string never make its key an admin (its letters hold 'admin'), nor does a userId that is no string act as anyone", async () => {
+    // "roles": "sysadmin-readonly" read as a list would be tested with String.includes: "admin" is in it.
+    for (const [entry, path] of [
+      [{ userId: "eve", roles: "sysadmin-readonly" }, "roles"],
+      [{ userId: "eve", roles: ["viewer", 7] }, "roles"],
+      [{ roles: [] }, "userId"],
+      [{ userId: 42 }, "userId"],
+      [{ userId: "" }, "userId"],
+      [{ userId: "eve", name: ["x"] }, "name"],
+      [null, "userId"],
+    ] as const) {
+      const vars = { ...NO_AUTH, WEFT_API_KEYS: JSON.stringify({ [await hashApiKey("k-alice")]: { userId: "alice" }, [await hashApiKey("k-eve")]: entry }) };
+      const res = await send(vars, "http://weft.test/account", { headers: { authorization: "Bearer k-eve" } });
+      const body = await res.json<any>();
+      expect([JSON.stringify(entry), res.status, body.error?.code, body.error?.details?.path]).toEqual([JSON.stringify(entry), 500, "invalid_config", ["WEFT_API_KEYS"]]);
+      expect(body.error.message).toContain(`entry 2: ${path}`);
+    }
+  });
 });
 
 describe("without any credential configured", () => {

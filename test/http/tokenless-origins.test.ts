@@ -55,6 +55,22 @@ describe("a page on another origin, with no token to ask for", () => {
   });
 });
 
+describe("an origin no list can name", () => {
+  it("`null` in WEFT_CORS_ORIGINS (as a file:// page needs) lets no sandboxed frame of any site act as the caller, nor read a CORS answer", async () => {
+    // Every sandboxed iframe (`<iframe sandbox="allow-scripts" srcdoc>` on any site) sends `Origin: null`, as file:// pages do.
+    const listed = { ...DEV, WEFT_CORS_ORIGINS: "null, https://app.example" };
+    expect(await codeOf(await send(listed, "http://localhost:8787/threads", form("null")))).toEqual([403, "origin_not_allowed"]);
+    const read = await send(listed, "http://localhost:8787/account", { headers: { origin: "null" } });
+    expect(read.status).toBe(403);
+    expect(read.headers.get("access-control-allow-origin")).toBeNull();
+    const preflight = await send({ ...bindings, WEFT_CORS_ORIGINS: "null" }, "http://weft.test/threads", { method: "OPTIONS", headers: { origin: "null", "access-control-request-method": "POST" } });
+    expect(preflight.headers.get("access-control-allow-origin")).toBeNull();
+    // The origin listed beside it still is served, as a browser writes it (lower case) whatever the list's case.
+    const app = await send({ ...DEV, WEFT_CORS_ORIGINS: "null, https://App.Example" }, "http://localhost:8787/account", { headers: { origin: "https://app.example" } });
+    expect([app.status, app.headers.get("access-control-allow-origin")]).toEqual([200, "https://app.example"]);
+  });
+});
+
 describe("what is still served", () => {
   it("weft's own page on a loopback name, a listed host or origin, and clients that send no Origin", async () => {
     const json = { "content-type": "application/json" };

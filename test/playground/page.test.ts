@@ -23,6 +23,10 @@ describe("GET / for a browser", () => {
     expect(csp).toContain(`script-src 'sha256-${hash}'`);
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("connect-src 'self'");
+    // No other site may frame it (its buttons approve calls): the CSP says so, and X-Frame-Options for browsers before CSP 2.
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(res.headers.get("x-frame-options")).toBe("DENY");
+    expect(res.headers.get("referrer-policy")).toBe("no-referrer");
   });
 
   it("keeps the JSON answer of GET / behind authentication", async () => {
