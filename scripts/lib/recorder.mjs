@@ -96,7 +96,7 @@ export function stripStream(body, secrets) {
   const forms = formsOf(secrets);
   if (forms.length === 0 || !/^data: ?\{/m.test(body)) return body;
   const lines = body.split("\n");
-  /** @type {Map<number, { head: string, value: any }>} */
+  /** @type {Map<number, { head: string, value: any, end: string }>} */
   const events = new Map();
   /** @type {Map<string, Array<{ line: number, holder: any, key: string | number }>>} */
   const places = new Map();
@@ -111,11 +111,11 @@ export function stripStream(body, secrets) {
     }
   };
   lines.forEach((text, line) => {
-    const m = /^(data: ?)(\{.*)$/.exec(text);
+    const m = /^(data: ?)(\{.*?)(\r?)$/.exec(text);
     if (!m) return;
     try {
       const value = JSON.parse(String(m[2]));
-      events.set(line, { head: String(m[1]), value });
+      events.set(line, { head: String(m[1]), value, end: String(m[3]) });
       walk(value, "", line);
     } catch {
       // Not JSON: left as it came (the raw strip still reads it).
@@ -149,7 +149,7 @@ export function stripStream(body, secrets) {
   }
   for (const line of changed) {
     const e = events.get(line);
-    if (e) lines[line] = `${e.head}${JSON.stringify(e.value)}`;
+    if (e) lines[line] = `${e.head}${JSON.stringify(e.value)}${e.end}`;
   }
   return lines.join("\n");
 }
