@@ -263,7 +263,7 @@ class StateFunctions {
     };
 
     this.env = async (name: string, options?: { from?: "deployment" }): Promise<string> => receiveEnv(host, name, execution, envFromOf(options));
-    this.envType = async (name: string): Promise<"text" | "secret"> => (await resolveThreadEnv(host, name, execution))?.type ?? "secret";
+    this.envType = async (name: string, options?: { from?: "deployment" }): Promise<"text" | "secret"> => (await resolveThreadEnv(host, name, execution, envFromOf(options)))?.type ?? "secret";
     this.setEnv = async (name: string, value: string, options?: { type?: "text" | "secret" }): Promise<void> => {
       if (typeof name !== "string" || name === "" || typeof value !== "string") {
         throw new WeftError("invalid_request", "setEnv: expected a non-empty name and a string value");
@@ -359,10 +359,10 @@ function envFromOf(options: unknown): EnvFrom | undefined {
   const from = typeof options === "object" && options !== null ? (options as { from?: unknown }).from : undefined;
   if (from === undefined) return undefined;
   if (from === "deployment") return from;
-  throw new WeftError("invalid_request", `state.env: options.from must be "deployment", got ${JSON.stringify(from)}`);
+  throw new WeftError("invalid_request", `state.env, state.envType: options.from must be "deployment", got ${JSON.stringify(from)}`);
 }
 
-/** Resolves `name` for a thread through every level (src/thread/env.ts `ENV_LEVELS`). */
-export function resolveThreadEnv(host: RunWorld, name: string, execution: CallExecution | null = null): Promise<ResolvedEnv | undefined> {
-  return resolveEnv(envSources(host, execution), name);
+/** Resolves `name` for a thread through every level (src/secrets/env.ts `ENV_LEVELS`), or with `from` only the deployment's. */
+export function resolveThreadEnv(host: RunWorld, name: string, execution: CallExecution | null = null, from?: EnvFrom): Promise<ResolvedEnv | undefined> {
+  return resolveEnv(envSources(host, execution), name, from ? { from } : {});
 }

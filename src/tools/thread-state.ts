@@ -197,8 +197,12 @@ export interface ThreadState {
    * @throws WeftError `env_not_found` when no level asked holds the name; `invalid_request` for `from` other than `"deployment"`.
    */
   env(propertyName: string, options?: { from?: "deployment" }): Promise<string>;
-  /** Whether an environment value is `text` (may be shown) or `secret` (redacted); `secret` for a name no level holds (never throws). */
-  envType(propertyName: string): Promise<"text" | "secret">;
+  /**
+   * Whether an environment value is `text` (may be shown) or `secret` (redacted); `secret` for a
+   * name no level asked holds. `from` asks the levels {@link ThreadState.env} with the same `from` asks.
+   * @throws WeftError `invalid_request` for `from` other than `"deployment"` (never for a name).
+   */
+  envType(propertyName: string, options?: { from?: "deployment" }): Promise<"text" | "secret">;
   /** Stores an environment value on the thread; a new name is `secret` unless `type` says `text`. */
   setEnv(propertyName: string, value: string, options?: { type?: "text" | "secret" }): Promise<void>;
 

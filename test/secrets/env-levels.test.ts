@@ -91,6 +91,7 @@ describe("values only the deployment sets", () => {
       return {
         anyLevel: await state.env("LEVEL_WORKER"),
         worker: await asked("LEVEL_WORKER", deployment),
+        types: [await state.envType("LEVEL_WORKER"), await state.envType("LEVEL_WORKER", deployment)],
         agent: await asked("LEVEL_AGENT", deployment),
         threadOnly: await asked("LEVEL_THREAD_ONLY", deployment),
         badFrom: await asked("LEVEL_WORKER", { from: "thread" }),
@@ -101,6 +102,7 @@ describe("values only the deployment sets", () => {
     expect(out).toEqual({
       anyLevel: "https://attacker.example",
       worker: "worker-value-of-worker",
+      types: ["text", "secret"],
       agent: "agent",
       threadOnly: expect.stringMatching(/^env_not_found: environment value "LEVEL_THREAD_ONLY" is not set by the deployment/),
       badFrom: expect.stringMatching(/^invalid_request: /),
