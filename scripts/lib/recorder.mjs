@@ -12,7 +12,8 @@
  * Recording (`WEFT_RECORD=1`): the real key and base URL come from this process's env or the
  * project's `.dev.vars` (`OPENAI_API_KEY`, `OPENAI_BASE_URL`, ...); the Worker never holds them.
  * Nothing secret is written: no header is kept, and the key and every secret value the thread
- * was given are replaced by `[secret]` in bodies. Replaying, the n-th request of a session must
+ * was given are replaced by `[secret]` in bodies (JSON-escaped too, and in a streamed answer
+ * also where the provider sent a secret in pieces over several events). Replaying, the n-th request of a session must
  * equal the n-th recorded one (after the same stripping); one that differs is answered 400 and
  * reported with the paths that differ.
  * @module
@@ -64,11 +65,93 @@ export function testWranglerConfig(root) {
 /** `AUTH_SETTINGS` of src/config.ts (test/testing/test-wrangler-config.node.test.ts keeps them equal). */
 export const AUTH_SETTINGS = ["WEFT_JWT_SECRET", "WEFT_JWKS_URL", "WEFT_JWKS", "WEFT_API_KEYS"];
 
-/** Replaces every secret (longest first) in `text`. @param {string} text @param {string[]} secrets */
+/**
+ * Each secret as it may stand in a body: as written, JSON-escaped (a `"` or `\\` in it), and escaped
+ * twice (inside JSON text a string holds, as a tool call's arguments), longest first.
+ * @param {string[]} secrets @returns {string[]}
+ */
+function formsOf(secrets) {
+  const esc = (/** @type {string} */ s) => JSON.stringify(s).slice(1, -1);
+  const forms = secrets.filter((s) => s.length >= 4).flatMap((s) => [s, esc(s), esc(esc(s))]);
+  return [...new Set(forms)].sort((a, b) => b.length - a.length);
+}
+
+/** Replaces every secret (longest first, in each of its forms) in `text`. @param {string} text @param {string[]} secrets */
 export function strip(text, secrets) {
   let out = text;
-  for (const s of [...secrets].filter((s) => s.length >= 4).sort((a, b) => b.length - a.length)) out = out.split(s).join(SECRET_MARK);
+  for (const s of formsOf(secrets)) out = out.split(s).join(SECRET_MARK);
   return out;
+}
+
+/**
+ * A streamed answer (server-sent events of JSON) with every secret it streams in pieces stripped:
+ * a provider sends a few characters a delta, so a secret the model says is in no one event whole.
+ * The strings at the same place in the events (`delta`, `choices.0.delta.content`, ...) are read
+ * as one text; a secret found there becomes {@link SECRET_MARK} in the event it starts in and is
+ * dropped from the events after it. Events it changes are written again as JSON; the rest stay
+ * as they came. A body that is not such a stream is answered as it is.
+ * @param {string} body @param {string[]} secrets @returns {string}
+ */
+export function stripStream(body, secrets) {
+  const forms = formsOf(secrets);
+  if (forms.length === 0 || !/^data: ?\{/m.test(body)) return body;
+  const lines = body.split("\n");
+  /** @type {Map<number, { head: string, value: any, end: string }>} */
+  const events = new Map();
+  /** @type {Map<string, Array<{ line: number, holder: any, key: string | number }>>} */
+  const places = new Map();
+  const walk = (/** @type {any} */ v, /** @type {string} */ path, /** @type {number} */ line) => {
+    for (const [k, item] of Object.entries(v)) {
+      const key = Array.isArray(v) ? Number(k) : k;
+      if (typeof item === "string") {
+        const at = `${path}.${k}`;
+        if (!places.has(at)) places.set(at, []);
+        places.get(at)?.push({ line, holder: v, key });
+      } else if (item !== null && typeof item === "object") walk(item, `${path}.${k}`, line);
+    }
+  };
+  lines.forEach((text, line) => {
+    const m = /^(data: ?)(\{.*?)(\r?)$/.exec(text);
+    if (!m) return;
+    try {
+      const value = JSON.parse(String(m[2]));
+      events.set(line, { head: String(m[1]), value, end: String(m[3]) });
+      walk(value, "", line);
+    } catch {
+      // Not JSON: left as it came (the raw strip still reads it).
+    }
+  });
+  /** @type {Set<number>} */
+  const changed = new Set();
+  for (const pieces of places.values()) {
+    if (pieces.length < 2) continue;
+    const whole = pieces.map((p) => String(p.holder[p.key])).join("");
+    const hidden = new Uint8Array(whole.length);
+    for (const form of forms) {
+      for (let at = whole.indexOf(form); at >= 0; at = whole.indexOf(form, at + form.length)) hidden.fill(1, at, at + form.length);
+    }
+    if (!hidden.includes(1)) continue;
+    let offset = 0;
+    for (const p of pieces) {
+      const text = String(p.holder[p.key]);
+      let out = "";
+      for (let i = 0; i < text.length; i++) {
+        const j = offset + i;
+        if (!hidden[j]) out += text[i];
+        else if (j === 0 || !hidden[j - 1]) out += SECRET_MARK;
+      }
+      offset += text.length;
+      if (out !== text) {
+        p.holder[p.key] = out;
+        changed.add(p.line);
+      }
+    }
+  }
+  for (const line of changed) {
+    const e = events.get(line);
+    if (e) lines[line] = `${e.head}${JSON.stringify(e.value)}${e.end}`;
+  }
+  return lines.join("\n");
 }
 
 /**
@@ -171,7 +254,7 @@ export function createRecorder(options) {
     headers.delete("host");
     const res = await upstreamFetch(base + path, { method: request.method, headers, ...(text === "" ? {} : { body: text }) });
     const body = await res.text();
-    s.exchanges[n] = { request: sent, response: { status: res.status, contentType: res.headers.get("content-type") ?? "", body: strip(body, s.secrets) } };
+    s.exchanges[n] = { request: sent, response: { status: res.status, contentType: res.headers.get("content-type") ?? "", body: strip(stripStream(body, s.secrets), s.secrets) } };
     mkdirSync(dirname(s.file), { recursive: true });
     writeFileSync(s.file, `${JSON.stringify({ provider: s.provider, exchanges: s.exchanges }, null, 2)}\n`);
     return new Response(body, { status: res.status, headers: { "content-type": res.headers.get("content-type") ?? "text/plain" } });

@@ -10,6 +10,7 @@ import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { createWorkersAI } from "workers-ai-provider";
 import { WeftError } from "../errors.js";
+import { USER_LEVELS } from "../secrets/env.js";
 import { fromLanguageModel } from "./ai-sdk.js";
 import type { Wire } from "./history.js";
 import type { Model } from "./model.js";
@@ -165,9 +166,6 @@ function providerSettings(provider: ProviderName, entry: ProviderEntry, env: Mod
   const payer = binding ? undefined : (key ?? base)?.level;
   return { apiKey: key?.value ?? "", baseURL: base?.value ?? entry.defaultBaseUrl ?? "", ...(binding ? { binding } : {}), userPaid: payer !== undefined && USER_LEVELS.has(payer) };
 }
-
-/** Env levels a user sets (their thread's env, their account's): a key or endpoint from there is theirs. */
-const USER_LEVELS: ReadonlySet<string> = new Set(["thread", "user"]);
 
 /** Context window by model family, in tokens; 128k when the family is not listed. */
 export function contextTokensOf(provider: string, modelId: string): number {

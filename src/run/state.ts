@@ -18,7 +18,7 @@ import type {
   MessagesResult,
   ThreadState,
 } from "../tools/thread-state.js";
-import { type EnvSources, type ResolvedEnv, resolveEnv } from "../secrets/env.js";
+import { type EnvFrom, type EnvSources, type ResolvedEnv, resolveEnv } from "../secrets/env.js";
 import { checkContentSize } from "./messages.js";
 import { checkInjectedMetadata } from "./message-metadata.js";
 import { limitOf } from "../limits.js";
@@ -262,8 +262,8 @@ class StateFunctions {
       store.kv.set(key, value);
     };
 
-    this.env = (name: string): Promise<string> => receiveEnv(host, name, execution);
-    this.envType = async (name: string): Promise<"text" | "secret"> => (await resolveThreadEnv(host, name, execution))?.type ?? "secret";
+    this.env = async (name: string, options?: { from?: "deployment" }): Promise<string> => receiveEnv(host, name, execution, envFromOf(options));
+    this.envType = async (name: string, options?: { from?: "deployment" }): Promise<"text" | "secret"> => (await resolveThreadEnv(host, name, execution, envFromOf(options)))?.type ?? "secret";
     this.setEnv = async (name: string, value: string, options?: { type?: "text" | "secret" }): Promise<void> => {
       if (typeof name !== "string" || name === "" || typeof value !== "string") {
         throw new WeftError("invalid_request", "setEnv: expected a non-empty name and a string value");
@@ -346,15 +346,23 @@ function recordReceived(host: RunWorld, sources: EnvSources, name: string, level
  * a secret is recorded as received first, so from then on the thread's redactor holds it.
  * @throws WeftError `env_not_found` when no level sets it.
  */
-export async function receiveEnv(host: RunWorld, name: string, execution: CallExecution | null = null): Promise<string> {
+export async function receiveEnv(host: RunWorld, name: string, execution: CallExecution | null = null, from?: EnvFrom): Promise<string> {
   const sources = envSources(host, execution);
-  const resolved = await resolveEnv(sources, name);
-  if (!resolved) throw new WeftError("env_not_found", `environment value "${name}" is not set for this thread`, { name });
+  const resolved = await resolveEnv(sources, name, from ? { from } : {});
+  if (!resolved) throw new WeftError("env_not_found", `environment value "${name}" is not set ${from ? "by the deployment (its agents, prompts or Worker)" : "for this thread"}`, { name });
   if (resolved.type === "secret") recordReceived(host, sources, name, resolved.level);
   return resolved.value;
 }
 
-/** Resolves `name` for a thread through every level (src/thread/env.ts `ENV_LEVELS`). */
-export function resolveThreadEnv(host: RunWorld, name: string, execution: CallExecution | null = null): Promise<ResolvedEnv | undefined> {
-  return resolveEnv(envSources(host, execution), name);
+/** `state.env`'s options, checked: tool code may pass anything. @throws WeftError `invalid_request` */
+function envFromOf(options: unknown): EnvFrom | undefined {
+  const from = typeof options === "object" && options !== null ? (options as { from?: unknown }).from : undefined;
+  if (from === undefined) return undefined;
+  if (from === "deployment") return from;
+  throw new WeftError("invalid_request", `state.env, state.envType: options.from must be "deployment", got ${JSON.stringify(from)}`);
+}
+
+/** Resolves `name` for a thread through every level (src/secrets/env.ts `ENV_LEVELS`), or with `from` only the deployment's. */
+export function resolveThreadEnv(host: RunWorld, name: string, execution: CallExecution | null = null, from?: EnvFrom): Promise<ResolvedEnv | undefined> {
+  return resolveEnv(envSources(host, execution), name, from ? { from } : {});
 }

@@ -25,6 +25,15 @@ export type EnvLevel = (typeof ENV_LEVELS)[number];
 /** Resolution order: the first level holding a name answers. */
 export const ENV_LEVELS = ["thread", "agent", "prompt", "user", "worker"] as const;
 
+/** The levels a user sets (their thread's env, their account's): a value from there is theirs, not the deployment's. */
+export const USER_LEVELS: ReadonlySet<string> = new Set<EnvLevel>(["thread", "user"]);
+
+/**
+ * Which levels a resolution asks: every level, or with `deployment` only those the deployment
+ * sets (agent and prompt defaults, the Worker), passing over {@link USER_LEVELS}.
+ */
+export type EnvFrom = "deployment";
+
 /** A resolved value with its display type and the level that answered. */
 export interface EnvEntry {
   value: string;
@@ -98,9 +107,11 @@ async function readLevel(level: EnvLevel, sources: EnvSources, name: string): Pr
  * Resolves `name` through {@link ENV_LEVELS}; undefined when no level holds it. With
  * `nonEmpty`, a level holding "" counts as not holding the name and the next level is asked
  * (how provider keys and base URLs resolve: an empty value is no value, docs/env-and-secrets.md "Secrets and redaction").
+ * With `from: "deployment"`, the thread and the user's account are not asked ({@link EnvFrom}).
  */
-export async function resolveEnv(sources: EnvSources, name: string, options: { nonEmpty?: boolean } = {}): Promise<ResolvedEnv | undefined> {
+export async function resolveEnv(sources: EnvSources, name: string, options: { nonEmpty?: boolean; from?: EnvFrom } = {}): Promise<ResolvedEnv | undefined> {
   for (const level of ENV_LEVELS) {
+    if (options.from === "deployment" && USER_LEVELS.has(level)) continue;
     const entry = await readLevel(level, sources, name);
     if (entry && !(options.nonEmpty && entry.value === "")) return { ...entry, level };
   }

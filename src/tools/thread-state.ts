@@ -188,10 +188,21 @@ export interface ThreadState {
   /** Stores a JSON value with the thread, durably. */
   setValue(key: string, value: unknown): Promise<void>;
 
-  /** Resolves an environment value: thread, agent, prompt, user account, then Worker. @throws WeftError `env_not_found` */
-  env(propertyName: string): Promise<string>;
-  /** Whether an environment value is `text` (may be shown) or `secret` (redacted); `secret` for a name no level holds (never throws). */
-  envType(propertyName: string): Promise<"text" | "secret">;
+  /**
+   * Resolves an environment value: thread, agent, prompt, user account, then Worker. With
+   * `{ from: "deployment" }` only the levels the deployment sets answer (agent and prompt defaults,
+   * the Worker): read so what says where a request carrying a deployment's credential goes (a base
+   * URL, a host), since the thread's and the account's env are the user's, who could otherwise
+   * point it, with the Worker's key, at a server of theirs.
+   * @throws WeftError `env_not_found` when no level asked holds the name; `invalid_request` for `from` other than `"deployment"`.
+   */
+  env(propertyName: string, options?: { from?: "deployment" }): Promise<string>;
+  /**
+   * Whether an environment value is `text` (may be shown) or `secret` (redacted); `secret` for a
+   * name no level asked holds. `from` asks the levels {@link ThreadState.env} with the same `from` asks.
+   * @throws WeftError `invalid_request` for `from` other than `"deployment"` (never for a name).
+   */
+  envType(propertyName: string, options?: { from?: "deployment" }): Promise<"text" | "secret">;
   /** Stores an environment value on the thread; a new name is `secret` unless `type` says `text`. */
   setEnv(propertyName: string, value: string, options?: { type?: "text" | "secret" }): Promise<void>;
 

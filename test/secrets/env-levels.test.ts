@@ -76,6 +76,43 @@ describe("env resolution", () => {
   });
 });
 
+describe("values only the deployment sets", () => {
+  // A user sets their thread's and account's env: a tool that reads where a request goes (a base
+  // URL) from there would send the Worker's key for that service to the user's own server.
+  it("{ from: \"deployment\" } skips the thread and the user account, whatever they hold", async () => {
+    const id = await createThread({ agent: "env_levels", env: { LEVEL_WORKER: { value: "https://attacker.example", type: "text" }, LEVEL_AGENT: "https://attacker.example", LEVEL_THREAD_ONLY: "mine-only" } });
+    const out = await inThread(id, async (instance: any) => {
+      const { createThreadState, envSources } = await import("../../src/run/state.js");
+      const { resolveEnv: resolve } = await import("../../src/secrets/env.js");
+      const state = createThreadState(instance.world, undefined, null);
+      const deployment = { from: "deployment" } as const;
+      const asked = (name: string, options?: unknown) => (state.env as (n: string, o?: unknown) => Promise<string>)(name, options).then((v) => v, (e: { code?: string; message?: string }) => `${e.code}: ${e.message}`);
+      const sources = { ...envSources(instance.world), user: userLevel({ LEVEL_USER: { value: "user", type: "text" }, LEVEL_PROMPT: { value: "user", type: "text" } }) };
+      return {
+        anyLevel: await state.env("LEVEL_WORKER"),
+        worker: await asked("LEVEL_WORKER", deployment),
+        types: [await state.envType("LEVEL_WORKER"), await state.envType("LEVEL_WORKER", deployment)],
+        agent: await asked("LEVEL_AGENT", deployment),
+        threadOnly: await asked("LEVEL_THREAD_ONLY", deployment),
+        badFrom: await asked("LEVEL_WORKER", { from: "thread" }),
+        user: await resolve(sources, "LEVEL_USER", deployment),
+        prompt: await resolve(sources, "LEVEL_PROMPT", deployment),
+      };
+    });
+    expect(out).toEqual({
+      anyLevel: "https://attacker.example",
+      worker: "worker-value-of-worker",
+      types: ["text", "secret"],
+      agent: "agent",
+      threadOnly: expect.stringMatching(/^env_not_found: environment value "LEVEL_THREAD_ONLY" is not set by the deployment/),
+      badFrom: expect.stringMatching(/^invalid_request: /),
+      // The account's value is passed over for the Worker's.
+      user: { value: "worker-value-of-user", type: "secret", level: "worker" },
+      prompt: { value: "prompt", type: "text", level: "prompt" },
+    });
+  });
+});
+
 describe("required variables", () => {
   it("a thread whose tools need an unset variable is refused with 400 missing_variables", async () => {
     const res = await json("POST", "/threads", { agent: "needs_key" });

@@ -118,6 +118,38 @@ describe("the recorder", () => {
     expect(JSON.parse(written).exchanges[0].request.path).toBe("/messages");
   });
 
+  it("writes no secret a provider streams back in pieces, and none JSON escapes", async () => {
+    // A real provider streams a few characters a delta: the secret is in no one event whole.
+    const quoted = 'pa"ss\\word-5e1c';
+    fake.script(KEY, [{ text: `Your token is ${SECRET} and ${quoted}.`, chunk: 3 }]);
+    const recorder = createRecorder({ root, env: { WEFT_RECORD: "1", OPENAI_API_KEY: KEY, OPENAI_BASE_URL: "http://fake.test/v1" }, fetch: upstream as typeof fetch });
+    const opened = await recorder.handle(new Request("http://weft-recorder.test/sessions", { method: "POST", body: JSON.stringify({ file: "pieces.json", provider: "openai", secrets: [SECRET, quoted] }) }));
+    const { session: id } = (await opened.json()) as { session: string };
+    const res = await send(recorder, id, { ...body("hi"), input: [{ role: "user", content: `mine: ${quoted}` }] });
+    // What the Worker gets now is the provider's answer as it came.
+    expect(await res.text()).toContain('"delta"');
+    const recording = JSON.parse(readFileSync(join(root, "pieces.json"), "utf8"));
+    const { request, response } = recording.exchanges[0];
+    expect(JSON.stringify(request.body)).not.toContain("pa\\\"ss");
+    expect(request.body.input[0].content).toBe("mine: [secret]");
+    // The text a reader puts together from the recorded deltas.
+    const deltas = response.body
+      .split("\n")
+      .filter((line: string) => line.startsWith("data: {"))
+      .map((line: string) => JSON.parse(line.slice(6)))
+      .filter((e: { type: string }) => e.type === "response.output_text.delta")
+      .map((e: { delta: string }) => e.delta)
+      .join("");
+    expect(deltas).toBe("Your token is [secret] and [secret].");
+    expect(response.body).not.toContain(SECRET);
+    expect(response.body).not.toContain("pa\\\"ss");
+    // And it replays as recorded.
+    const replay = createRecorder({ root, env: {} });
+    const again = await replay.handle(new Request("http://weft-recorder.test/sessions", { method: "POST", body: JSON.stringify({ file: "pieces.json", provider: "openai", secrets: [SECRET, quoted] }) }));
+    const replayed = await send(replay, ((await again.json()) as { session: string }).session, { ...body("hi"), input: [{ role: "user", content: `mine: ${quoted}` }] });
+    expect(replayed.status).toBe(200);
+  });
+
   it("diffs JSON by path", () => {
     expect(jsonDiff({ a: [1, 2], b: "x" }, { a: [1, 3], c: true })).toEqual(["at $.a[1]: recorded 2, sent 3", 'at $.b: recorded "x", sent (absent)', "at $.c: recorded (absent), sent true"]);
   });
