@@ -32,25 +32,25 @@ export function callRoutes() {
     return c.json(call!);
   });
 
-  app.post("/:id/calls/:callId/approve", describe("Approve a call that waits for approval; it runs once", { 200: ok("How the call stands now", R.CallOutcome), ...refused(400, 404, 409, 413, 415, 422) }), jsonBody(ApproveBody), async (c) => {
+  app.post("/:id/calls/:callId/approve", describe("Approve a call that waits for approval; it runs once", { 200: ok("How the call stands now", R.CallOutcome), ...refused(400, 404, 409, 413, 415, 422) }, { idempotencyKey: true }), jsonBody(ApproveBody), async (c) => {
     const body = c.req.valid("json");
     const idem = await idempotencyOf(c, body);
     return c.json(unwrap(await threadStub(c.env, c.req.param("id")).approve(c.var.caller, c.req.param("callId"), body.argsHash, idem)));
   });
 
-  app.post("/:id/calls/:callId/deny", describe("Deny a call that waits for approval", { 200: ok("The denied call", R.CallOutcome), ...refused(400, 404, 409, 413, 415, 422) }), jsonBody(DenyBody), async (c) => {
+  app.post("/:id/calls/:callId/deny", describe("Deny a call that waits for approval", { 200: ok("The denied call", R.CallOutcome), ...refused(400, 404, 409, 413, 415, 422) }, { idempotencyKey: true }), jsonBody(DenyBody), async (c) => {
     const body = c.req.valid("json");
     const idem = await idempotencyOf(c, body);
     return c.json(unwrap(await threadStub(c.env, c.req.param("id")).deny(c.var.caller, c.req.param("callId"), body.reason, idem)));
   });
 
-  app.post("/:id/calls/:callId/settle", describe("Settle a parked call by hand", { 200: ok("How the call stands now", R.CallOutcome), ...refused(400, 404, 409, 413, 415, 422) }), jsonBody(SettleBody), async (c) => {
+  app.post("/:id/calls/:callId/settle", describe("Settle a parked call by hand", { 200: ok("How the call stands now", R.CallOutcome), ...refused(400, 404, 409, 413, 415, 422) }, { idempotencyKey: true }), jsonBody(SettleBody), async (c) => {
     const body = c.req.valid("json");
     const idem = await idempotencyOf(c, body);
     return c.json(unwrap(await threadStub(c.env, c.req.param("id")).settle(c.var.caller, c.req.param("callId"), body, idem)));
   });
 
-  app.post("/:id/calls/:callId/result", describe("Answer a client tool's call (executionMode client) with its result or an error; its turn goes on", { 200: ok("How the call stands now", R.CallOutcome), ...refused(400, 404, 409, 413, 415, 422) }), jsonBody(AnswerBody), async (c) => {
+  app.post("/:id/calls/:callId/result", describe("Answer a client tool's call (executionMode client) with its result or an error; its turn goes on", { 200: ok("How the call stands now", R.CallOutcome), ...refused(400, 404, 409, 413, 415, 422) }, { idempotencyKey: true }), jsonBody(AnswerBody), async (c) => {
     const body = c.req.valid("json");
     const idem = await idempotencyOf(c, body);
     const answer = body.error !== undefined ? { error: body.error } : { result: body.result };

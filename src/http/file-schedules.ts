@@ -78,7 +78,7 @@ export function fileScheduleRoutes(registry: Registry) {
     describe("Run a file schedule's occurrence now in its thread, as its cron would (its owner; admins: those of weft:schedules); its next occurrence stays", {
       200: ok("What the run started", FileScheduleRun),
       ...refused(404),
-    }),
+    }, { idempotencyKey: true }),
     async (c) => {
       const name = c.req.param("name");
       const file = fileScheduleOf(registry, name);

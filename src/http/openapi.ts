@@ -9,6 +9,7 @@ import type { Hono, MiddlewareHandler } from "hono";
 import { describeRoute, generateSpecs, resolver, uniqueSymbol } from "hono-openapi";
 import * as z from "zod";
 import type { AuthedEnv } from "./auth.js";
+import { IDEMPOTENCY_HEADER } from "./idempotency.js";
 import { ErrorBody, errorBodyOf, refOf, responseComponents } from "./responses.js";
 
 /** One answer of a route: its description, and its body: a JSON schema (responses.ts) and/or other media types. */
@@ -36,19 +37,34 @@ function content(answer: Answer): Record<string, { schema: unknown }> | undefine
   return Object.keys(out).length ? out : undefined;
 }
 
+/** The optional `Idempotency-Key` header of a route that reads it (src/http/idempotency.ts checks it). */
+const IDEMPOTENCY_PARAMETER = {
+  in: "header",
+  name: IDEMPOTENCY_HEADER,
+  required: false,
+  schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7e]+$" },
+  description: "A key the client makes per request (1 to 255 visible ASCII characters, such as a UUID): a retry with the same key and request gets the first answer back and acts once; the key with another request is 422 idempotency_key_reused (docs/http.md).",
+};
+
 /**
  * Documents one route for the OpenAPI description: `summary`, and each status it answers with
  * its body ({@link ok}, {@link refused}). Any other error is the `default` answer, {@link ErrorBody}.
  * `public`: the route takes no credential (it is mounted before authentication).
+ * `idempotencyKey`: the route reads the `Idempotency-Key` header (its handler calls `idempotencyOf`).
  */
-export function describe(summary: string, answers: Record<number, Answer>, options: { public?: boolean } = {}): MiddlewareHandler<AuthedEnv> {
+export function describe(summary: string, answers: Record<number, Answer>, options: { public?: boolean; idempotencyKey?: boolean } = {}): MiddlewareHandler<AuthedEnv> {
   const responses: Record<string, unknown> = {};
   for (const [status, answer] of Object.entries({ ...answers, default: { description: "Any other error; the status comes from the code (src/errors.ts)", json: ErrorBody } })) {
     const body = content(answer);
     responses[status] = { description: answer.description, ...(body ? { content: body } : {}) };
   }
   // `public`: a route before authentication (no credential; `security: []` overrides the document's).
-  return describeRoute({ summary, responses, ...(options.public ? { security: [] } : {}) } as Parameters<typeof describeRoute>[0]);
+  return describeRoute({
+    summary,
+    responses,
+    ...(options.public ? { security: [] } : {}),
+    ...(options.idempotencyKey ? { parameters: [IDEMPOTENCY_PARAMETER] } : {}),
+  } as Parameters<typeof describeRoute>[0]);
 }
 
 /**

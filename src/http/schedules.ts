@@ -62,7 +62,7 @@ export function scheduleRoutes() {
     },
   );
 
-  app.post("/:id/schedules", describe("Make a schedule on the thread", { 201: ok("The schedule", Schedule), ...refused(400, 404, 413, 415, 422) }), jsonBody(ScheduleBody), async (c) => {
+  app.post("/:id/schedules", describe("Make a schedule on the thread", { 201: ok("The schedule", Schedule), ...refused(400, 404, 413, 415, 422) }, { idempotencyKey: true }), jsonBody(ScheduleBody), async (c) => {
     const body = c.req.valid("json");
     const idem = await idempotencyOf(c, body);
     return c.json(unwrap(await threadStub(c.env, c.req.param("id")).createSchedule(c.var.caller, body, idem)), 201);

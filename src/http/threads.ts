@@ -31,7 +31,7 @@ export function threadRoutes(registry: Registry) {
     return c.json(unwrap(await account.listThreads({ limit: pageSize("threads", q.limit), ...(q.cursor ? { cursor: q.cursor } : {}) })));
   });
 
-  app.post("/", describe("Create a thread", { 201: ok("The thread's record, with threadId", R.ThreadMeta), ...refused(400, 404, 409, 413, 415, 422) }), jsonBody(CreateThreadBody), async (c) => {
+  app.post("/", describe("Create a thread", { 201: ok("The thread's record, with threadId", R.ThreadMeta), ...refused(400, 404, 409, 413, 415, 422) }, { idempotencyKey: true }), jsonBody(CreateThreadBody), async (c) => {
     const body = c.req.valid("json");
     const { continuationToken, ...input } = body;
     const caller = c.var.caller;
@@ -70,7 +70,7 @@ export function threadRoutes(registry: Registry) {
 
   app.get("/:id/usage", describe("Read a thread's usage: tokens, cost and time per turn and model, tool calls' time and attempts", { 200: ok("The thread's usage ledger, rolled up", R.ThreadUsage), ...refused(404) }), async (c) => c.json(unwrap(await threadStub(c.env, c.req.param("id")).usage(c.var.caller))));
 
-  app.post("/:id/messages", describe("Post a message; starts a turn or queues behind one", { 202: ok("Queued behind a turn, or stored (message) with its turn started", R.PostedMessage), ...refused(400, 404, 413, 415, 422) }), jsonBody(PostMessageBody), async (c) => {
+  app.post("/:id/messages", describe("Post a message; starts a turn or queues behind one", { 202: ok("Queued behind a turn, or stored (message) with its turn started", R.PostedMessage), ...refused(400, 404, 413, 415, 422) }, { idempotencyKey: true }), jsonBody(PostMessageBody), async (c) => {
     const body = c.req.valid("json");
     if (typeof body.content === "string") checkContentSize(body.content, ["content"], limitOf(c.env, "messageBytes"), "WEFT_MAX_MESSAGE_BYTES");
     else storedContent(body.content, body.role ?? "user", limitOf(c.env, "messageBytes"), "WEFT_MAX_MESSAGE_BYTES");

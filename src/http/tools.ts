@@ -45,7 +45,7 @@ export function toolRoutes(catalog: ToolCatalog, registry?: Registry) {
     return c.json({ ...local, remote } satisfies R.Body<typeof R.ToolList>);
   });
 
-  app.post("/:name", describe("Call a tool directly, with no model turn", { 200: ok("The outcome { ok, toolName, callId, isError, result, durationMs, ... }", R.DirectCallAnswer), 202: ok("The call waits for a person (approval, or a parked outcome)", R.DirectCallAnswer), ...refused(400, 404, 409, 413, 415, 422) }), jsonBody(DirectCallBody), async (c) => {
+  app.post("/:name", describe("Call a tool directly, with no model turn", { 200: ok("The outcome { ok, toolName, callId, isError, result, durationMs, ... }", R.DirectCallAnswer), 202: ok("The call waits for a person (approval, or a parked outcome)", R.DirectCallAnswer), ...refused(400, 404, 409, 413, 415, 422) }, { idempotencyKey: true }), jsonBody(DirectCallBody), async (c) => {
     const body = c.req.valid("json");
     const { answer, status } = await answerDirectCall(c.env, c.get("caller"), catalog, c.req.param("name"), body, await idempotencyOf(c, body));
     return c.json(answer, status);

@@ -56,4 +56,29 @@ describe("GET /openapi.json", () => {
     expect(page).toEqual(expect.arrayContaining(["path id", "query limit", "query offset", "query order"]));
     expect(body.paths["/threads/{id}/files/{path}"]!.get!.parameters!.map((p) => p.name)).toEqual(["id", "path"]);
   });
+
+  it("declares the Idempotency-Key header on exactly the requests that honour it (docs/http.md's list), so a generated client can send it", async () => {
+    const { body } = await json<Document>("GET", "/openapi.json");
+    const keyed = Object.entries(body.paths).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([, op]) => op.parameters?.some((p) => p.in === "header" && p.name === "Idempotency-Key"))
+        .map(([method]) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(keyed.sort()).toEqual(
+      [
+        "POST /threads",
+        "POST /threads/{id}/messages",
+        "POST /threads/{id}/calls/{callId}/approve",
+        "POST /threads/{id}/calls/{callId}/deny",
+        "POST /threads/{id}/calls/{callId}/settle",
+        "POST /threads/{id}/calls/{callId}/result",
+        "POST /threads/{id}/schedules",
+        "POST /schedules/files/{name}/run",
+        "POST /v1/tools/{name}",
+      ].sort(),
+    );
+    const header = body.paths["/threads"]!.post!.parameters!.find((p) => p.name === "Idempotency-Key") as unknown as { required: boolean; schema: { maxLength: number } };
+    expect(header.required).toBe(false);
+    expect(header.schema.maxLength).toBe(255);
+  });
 });
