@@ -12,7 +12,7 @@ import { WeftError, echoedValue } from "../errors.js";
 import type { Registry } from "../run/agent.js";
 import { type Caller, unwrap } from "../rpc.js";
 import { FILE_SCHEDULE_OWNER } from "../schedules/define.js";
-import { syncFileSchedules } from "../schedules/deployment.js";
+import { takeUpFileSchedule } from "../schedules/deployment.js";
 import { type FileSchedule, fileScheduleOf, fileSchedulesOf } from "../schedules/files.js";
 import type { AuthedEnv } from "./auth.js";
 import { idempotencyOf } from "./idempotency.js";
@@ -86,8 +86,9 @@ export function fileScheduleRoutes(registry: Registry) {
       // The name once, in details, cut: the message would repeat a path parameter of any length.
       if (!file || !mayRun(c.var.caller, file)) throw new WeftError("schedule_not_found", "no file schedule of yours has that name (details.name; a file schedule is agents/schedules/<name>.ts)", { name: echoedValue(name), path: ["name"] });
       const idem = await idempotencyOf(c, null);
-      // Taken up first, as the next cron trigger would (a file saved a moment ago has no thread yet).
-      await syncFileSchedules(c.env, registry);
+      // Taken up first, as the next cron trigger would (a file saved a moment ago has no thread yet):
+      // this file alone, so no other owner's file that fails to be taken up holds this run.
+      await takeUpFileSchedule(c.env, file.name);
       const threadId = (c.env.THREAD as DurableObjectNamespace).idFromName(file.threadName).toString();
       const ran = unwrap(await threadStub(c.env, threadId).runSchedule(c.var.caller, file.scheduleId, idem));
       return c.json({ name, threadId, ...ran } satisfies Body<typeof FileScheduleRun>);

@@ -5,7 +5,10 @@
  * trigger, every minute in wrangler.toml) asks it to sync; a sync finds the registry as it was at
  * the last one and writes nothing, so only the first after a deploy reaches the threads. From
  * there each thread's own alarm fires its schedule, exactly once per occurrence. A sync that
- * fails in part is not recorded and arms this object's alarm to try again in a minute.
+ * fails in part is not recorded and arms this object's alarm to try again in a minute; each file
+ * taken up is recorded on its own, so the retry asks only the threads and accounts that failed.
+ * The object is shared by every owner: one owner whose file cannot be taken up (an account at its
+ * thread limit, or kept busy) must cost another owner nothing, so a run-now asks for its own file only.
  * @module
  */
 import { DurableObject } from "cloudflare:workers";
@@ -15,7 +18,7 @@ import type { Registry } from "../run/agent.js";
 import type { Caller, RpcResult } from "../rpc.js";
 import type { CreateThreadInput } from "../thread/api.js";
 import type { ScheduleInfo } from "./info.js";
-import { type FileSchedule, fileSchedulesOf, fileThreadName } from "./files.js";
+import { type FileSchedule, fileScheduleOf, fileSchedulesOf, fileThreadName } from "./files.js";
 import { fnv1a } from "./timing.js";
 import { log } from "../log.js";
 
@@ -51,6 +54,9 @@ export interface SyncReport {
 /** How long after a sync that failed in part it is tried again (ms). */
 const RETRY_MS = 60_000;
 
+/** The storage key of the version (its `scheduleId`) of file `name` last taken up in its thread. */
+const takenKey = (name: string) => `taken:${name}`;
+
 /** The caller a sync acts as on a file schedule's thread: its owner. */
 const ownerCaller = (owner: string): Caller => ({ userId: owner, name: "file schedules", roles: [], admin: false });
 
@@ -63,6 +69,22 @@ export function createFileSchedulesClass(registry: Registry) {
     sync(): Promise<SyncReport> {
       this.syncing ??= this.syncOnce().finally(() => (this.syncing = null));
       return this.syncing;
+    }
+
+    /**
+     * Makes sure the current version of file `name` is taken up, for a run of it now: one read when
+     * it was, else that file alone is taken up. Never waits for another file's owner (their account,
+     * their thread) nor for a sync under way. A failure is logged, as a sync's; the run then finds
+     * no such thread or schedule.
+     */
+    async takeUpFile(name: string): Promise<void> {
+      const file = fileScheduleOf(registry, name);
+      if (!file || (await this.ctx.storage.get<string>(takenKey(name))) === file.scheduleId) return;
+      try {
+        await this.takeUp(file);
+      } catch (e) {
+        log("error", `weft: file schedule ${name}: ${errorMessage(e)}`);
+      }
     }
 
     override async alarm(): Promise<void> {
@@ -82,11 +104,17 @@ export function createFileSchedulesClass(registry: Registry) {
           report.failed.push(`${name}: ${errorMessage(e)}`);
         }
       };
-      for (const file of files) await step(file.name, () => this.takeUp(file));
+      const taken = await this.ctx.storage.list<string>({ prefix: takenKey("") });
+      for (const file of files) {
+        if (taken.get(takenKey(file.name)) !== file.scheduleId) await step(file.name, () => this.takeUp(file));
+      }
       // Threads a removed (or moved: another owner, another agent) file ran in: their schedule ends.
       for (const old of before) {
         if (files.some((f) => f.name === old.name && f.owner === old.owner)) continue;
         await step(old.name, () => this.endIn(old));
+      }
+      for (const key of taken.keys()) {
+        if (!files.some((f) => takenKey(f.name) === key)) await this.ctx.storage.delete(key);
       }
       if (report.failed.length > 0) {
         // What was taken up stays; the whole sync runs again (every step finds its work done).
@@ -116,7 +144,9 @@ export function createFileSchedulesClass(registry: Registry) {
       }
       const created = await stub.create(caller, { agent: file.agent }, threadId);
       if (!created.ok && created.error.code !== "thread_exists") throw new Error(`${created.error.code}: ${created.error.message}`);
-      return this.adopt(stub, caller, file.name);
+      const adopted = await this.adopt(stub, caller, file.name);
+      await this.ctx.storage.put(takenKey(file.name), file.scheduleId);
+      return adopted;
     }
 
     /** Ends the file's schedule in a thread it no longer runs in. */
@@ -133,6 +163,16 @@ export function createFileSchedulesClass(registry: Registry) {
       return `${answer.value.scheduleId} ${answer.value.status}`;
     }
   };
+}
+
+/**
+ * `POST /schedules/files/:name/run`'s first step: asks the deployment's `FileSchedules` object to
+ * take up file `name` if its current version is not yet (see `takeUpFile`); nothing without a
+ * `SCHEDULES` binding.
+ */
+export async function takeUpFileSchedule(env: FileScheduleEnv, name: string): Promise<void> {
+  const ns = env.SCHEDULES;
+  if (ns) await (ns.get(ns.idFromName("deployment")) as unknown as { takeUpFile(name: string): Promise<void> }).takeUpFile(name);
 }
 
 /**

@@ -3,7 +3,7 @@
  * bytes over all users as well as in users, the users listed longest ago dropped first.
  */
 import { describe, expect, it } from "vitest";
-import { KEPT_USERS, MAX_KEPT_LISTING_BYTES, keepWithin } from "../../src/remote/kept-listings.js";
+import { KEPT_USERS, MAX_KEPT_LISTING_BYTES, MAX_OWN_KEPT_LISTING_BYTES, keepWithin } from "../../src/remote/kept-listings.js";
 
 const bytes = (n: number) => n;
 
@@ -33,7 +33,23 @@ describe("the lists one isolate keeps", () => {
     expect(kept.has(`u${KEPT_USERS + 9}`)).toBe(true);
   });
 
+  it("keeps no user whose own servers' lists pass their share, and drops no one for them: one user's lists just under the whole bound dropped every other user at each of their requests (hostile review)", () => {
+    type Lists = { declared: number; own: number };
+    const all = (l: Lists) => l.declared + l.own;
+    const own = (l: Lists) => l.own;
+    const kept = new Map<string, Lists>();
+    for (const user of ["alice", "bob", "carol"]) keepWithin(kept, user, { declared: 100_000, own: 50_000 }, all, MAX_KEPT_LISTING_BYTES, KEPT_USERS, own);
+    const hostile = { declared: 100_000, own: MAX_KEPT_LISTING_BYTES - 200_000 };
+    const dropped = keepWithin(kept, "hostile", hostile, all, MAX_KEPT_LISTING_BYTES, KEPT_USERS, own);
+    expect(dropped).toEqual([hostile]);
+    expect([...kept.keys()]).toEqual(["alice", "bob", "carol"]);
+    // Within its share a user is kept as before; the deployment's declared lists are no user's share.
+    expect(keepWithin(kept, "dave", { declared: 6_000_000, own: MAX_OWN_KEPT_LISTING_BYTES }, all, MAX_KEPT_LISTING_BYTES, KEPT_USERS, own)).toEqual([]);
+    expect(kept.has("dave")).toBe(true);
+  });
+
   it("bounds an isolate's lists to a known amount", () => {
     expect(MAX_KEPT_LISTING_BYTES).toBe(16 * 1024 * 1024);
+    expect(MAX_OWN_KEPT_LISTING_BYTES).toBe(4 * 1024 * 1024);
   });
 });
