@@ -10,8 +10,14 @@ import { directCatalog } from "./http/direct-call.js";
 import { directCallLane } from "./http/direct-lane.js";
 import type { Registry } from "./run/agent.js";
 import { UserAccount } from "./account/durable.js";
+import { accountLogOwner } from "./secrets/account-logs.js";
+import { attributeEntries } from "./secrets/log-context.js";
 import { type WeftEnv, createThreadClass } from "./thread/durable.js";
 import { createFileSchedulesClass, syncFileSchedules } from "./schedules/deployment.js";
+
+// Each entry of a user's account runs as its own work: its console lines pass its own log redactor
+// (src/secrets/account-logs.ts). Here, once: src/account/ does not reach src/secrets/.
+attributeEntries(UserAccount.prototype, accountLogOwner);
 
 /**
  * Builds weft for the tools and agents of a generated registry.

@@ -12,7 +12,7 @@ import { checkStoredBytes, MAX_ACCOUNT_ENV_BYTES, MAX_ACCOUNT_ENV_VALUES, NOT_A_
 import { type RpcResult, rpc } from "../rpc.js";
 import type { EnvType } from "../protocol.js";
 import { type AccountApi, type BudgetWatcher, type ThreadEntry, threadCursor } from "./api.js";
-import type { ThreadPage, UserMcpServer } from "./types.js";
+import type { AccountLogLevels, ThreadPage, UserMcpServer } from "./types.js";
 import type { AccountUsage, AccountUsageQuery } from "../usage/reports.js";
 import { ACCOUNT_USAGE_SCHEMA, migrateAccountUsage, readAccountUsage, setUserBudgets, userBudgets } from "../usage/account-ledger.js";
 import { type Budget, checkBudgets } from "../usage/budgets.js";
@@ -66,6 +66,22 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
   private readonly settlingBudgets = new Set<Set<string>>();
   /** The threads that keep this user's values, told of every change. */
   private readonly readers: EnvReaders;
+  /** Writes of the env values in this instance: what its log redactor was made of is current while it stands. */
+  private envWrites = 0;
+
+  /**
+   * What this account's own console lines are cleaned of besides the Worker's secrets (its log
+   * owner, src/secrets/account-logs.ts, reads it): the user's env values and retired secrets. Static:
+   * no RPC reaches it.
+   */
+  static logLevels(account: UserAccount): AccountLogLevels {
+    const sql = account.sql;
+    return {
+      workerEnv: account.env as Readonly<Record<string, unknown>>,
+      version: () => account.envWrites,
+      read: () => ({ values: sql.exec<{ name: string; value: string; type: string }>("SELECT * FROM account_env").toArray().map((r) => [r.name, r]), retired: new RetiredSecrets(sql).all() }),
+    };
+  }
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env as { THREAD?: DurableObjectNamespace });
@@ -358,6 +374,7 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
       }
       this.sql.exec("INSERT OR REPLACE INTO account_env (name, value, type) VALUES (?, ?, ?)", name, value, type);
       new RetiredSecrets(this.sql).change(before as { value: string; type: EnvType } | undefined, { value, type });
+      this.envWrites++;
       // The same value again (a retry) is no change: it tells the readers the write before left.
       if (before?.value !== value || before.type !== type) this.readers.changed();
       await this.readers.tell();
@@ -371,6 +388,7 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
       const had = before !== undefined;
       this.sql.exec("DELETE FROM account_env WHERE name = ?", name);
       new RetiredSecrets(this.sql).change(before, undefined);
+      this.envWrites++;
       if (had) this.readers.changed();
       await this.readers.tell();
       return { deleted: had };

@@ -65,3 +65,16 @@ export interface WaitingPage {
   /** Pass it back as `cursor` for the next page of threads; null on the last. */
   nextCursor: string | null;
 }
+
+/**
+ * What a user's account's own console lines are cleaned of besides the Worker's secrets: read by
+ * its log owner (src/secrets/account-logs.ts) through `UserAccount.logLevels`.
+ */
+export interface AccountLogLevels {
+  /** The Worker's env as the account has it (its secrets and weft's credentials). */
+  workerEnv: Readonly<Record<string, unknown>>;
+  /** Changes with every write of the account's env values (and so of its retired ones). */
+  version(): number;
+  /** The env rows and the retired secret values, read from the account's storage now. */
+  read(): { values: Array<[string, { value: string; type: string }]>; retired: string[] };
+}

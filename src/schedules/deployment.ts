@@ -21,6 +21,8 @@ import type { ScheduleInfo } from "./info.js";
 import { type FileSchedule, fileScheduleOf, fileSchedulesOf, fileThreadName } from "./files.js";
 import { fnv1a } from "./timing.js";
 import { log } from "../log.js";
+import { attributeEntries } from "../secrets/log-context.js";
+import { LogOwner, registryDefaults } from "../secrets/log-owners.js";
 
 /** The bindings a sync uses. */
 export interface FileScheduleEnv {
@@ -63,6 +65,11 @@ const ownerCaller = (owner: string): Caller => ({ userId: owner, name: "file sch
 /** Builds the `FileSchedules` Durable Object class for a registry (the class must be a module export). */
 export function createFileSchedulesClass(registry: Registry) {
   return class FileSchedules extends DurableObject<FileScheduleEnv> {
+    // Each entry runs as this object's work: its console lines pass its own log redactor, of what
+    // its code can read (the Worker's secrets, the registry's secret defaults). A thread's answer
+    // it logs was cleaned by that thread of every secret it holds; an account's names none.
+    static { attributeEntries(this.prototype, (schedules) => schedules.logs); }
+    private readonly logs = new LogOwner(this.env, { version: () => 0, secrets: () => registryDefaults(registry) });
     private syncing: Promise<SyncReport> | null = null;
 
     /** Takes the registry's file schedules up in their threads, once per registry (concurrent asks share one sync). */

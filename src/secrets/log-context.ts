@@ -3,7 +3,8 @@
  * (its RPC methods, `fetch`, `alarm`, its socket handlers, its restore), and carried by
  * `AsyncLocalStorage` into the promises and timers that work starts. A line written there is the
  * thread's, redacted by its log redactor alone (src/secrets/redact-logs.ts), so another user's many
- * redactors cost it nothing (docs/env-and-secrets.md "Secrets and redaction").
+ * redactors cost it nothing (docs/env-and-secrets.md "Secrets and redaction"). The UserAccount and
+ * FileSchedules objects own their lines the same way, each with its own redactor (log-owners.ts).
  * @module
  */
 import { AsyncLocalStorage } from "node:async_hooks";
@@ -36,8 +37,8 @@ export function logOwner(): RedactorSource | undefined {
 const HANDLERS = ["fetch", "alarm", "webSocketMessage", "webSocketClose", "webSocketError"];
 
 /**
- * Makes each entry of a thread's Durable Object class run as that thread's work
- * ({@link asThreadWork}): every method of `proto` itself (the RPC surface) and the runtime's
+ * Makes each entry of a Durable Object class (a thread's, the UserAccount, FileSchedules) run as
+ * that object's work ({@link asThreadWork}): every method of `proto` itself (the RPC surface) and the runtime's
  * handlers it has (`fetch`, `alarm`, `webSocketMessage`, `webSocketClose`, `webSocketError`),
  * wrapped in place once, when the class is made. `sourceOf` answers an instance's log redactor.
  */

@@ -1,8 +1,9 @@
 /**
  * Console output of this isolate through the redactors of the threads that live in it: a tool that
  * logs a secret writes the marker instead (docs/env-and-secrets.md "Secrets and redaction"). A line written in a
- * thread's work (src/secrets/log-context.ts) passes that thread's log redactor alone; any other
- * line passes every thread's.
+ * thread's work (src/secrets/log-context.ts) passes that thread's log redactor alone, one in the work
+ * of an account or the file schedules object that object's own (log-owners.ts); any other line
+ * passes every thread's.
  * @module
  */
 import type { Redactor } from "./redact.js";
@@ -93,9 +94,9 @@ export function sharedLogRedactor(r: Redactor): Redactor {
 }
 
 /**
- * `args` through the log redactor of the thread whose work writes them ({@link logOwner}; it holds
- * every secret that thread's code can read: its owner's at every level, the Worker's), else, or
- * while that thread has none yet, through every registered redactor (see {@link redactLogs}), each once.
+ * `args` through the log redactor of the object whose work writes them ({@link logOwner}; it holds
+ * every secret that object's code can read: a thread's owner's at every level, the Worker's), else,
+ * or while it has none (or making it threw), through every registered redactor (see {@link redactLogs}), each once.
  */
 function redactedForLogs(args: unknown[]): unknown[] {
   const own = ownRedactor();
@@ -124,7 +125,7 @@ function redactedForLogs(args: unknown[]): unknown[] {
   return out;
 }
 
-/** The log redactor of the thread whose work runs now, if it has one. */
+/** The log redactor of the object whose work runs now, if it has one. */
 function ownRedactor(): Redactor | null {
   const owner = logOwner();
   if (!owner) return null;

@@ -8,9 +8,9 @@ import type { EnvType, EventPayloads } from "../protocol.js";
 import type { EnvDefault } from "../run/prompt.js";
 import { JsonArgumentStream } from "../run/partial-json.js";
 import { type ReceivedLevel, fromDefault } from "./env.js";
-import { MIN_SECRET_CHARS, Redactor, type Secret, secretsOf, workerSecrets } from "./redact.js";
+import { type Redactor, type Secret, secretsOf, workerSecrets } from "./redact.js";
 import { JsonEscapes } from "./json-escapes.js";
-import { sharedLogRedactor } from "./redact-logs.js";
+import { logRedactorOf, redactorOf, secretDefaults } from "./log-owners.js";
 import { StreamRedactor } from "./redact-stream.js";
 import type { UserEnv } from "./user-env.js";
 
@@ -147,17 +147,9 @@ export class ThreadSecrets {
       if (value !== undefined) received.push({ name, value });
     }
     this.cached = redactorOf(this.cached, [...owners, ...received]);
-    const everyDefault: Secret[] = [];
-    for (const level of defaults ? [defaults.agent, ...Object.values(defaults.prompts).map((p) => p.env)] : []) {
-      for (const [name, v] of Object.entries(level ?? {})) {
-        const entry = fromDefault(v)!;
-        if (entry.type === "secret") everyDefault.push({ name, value: entry.value });
-      }
-    }
-    this.cachedLogs = sharedLogRedactor(redactorOf(this.cachedLogs, [...owners, ...everyDefault, ...workerSecrets(this.workerEnv)]));
-    // Its searches are made now, in this thread's request: made at their first use, the next line
-    // any object of the isolate logs would pay for them.
-    this.cachedLogs.prepare();
+    const everyDefault = defaults ? secretDefaults([defaults.agent, ...Object.values(defaults.prompts).map((p) => p.env)]) : [];
+    // Made now, in this thread's request, with its searches (see logRedactorOf).
+    this.cachedLogs = logRedactorOf(this.cachedLogs, [...owners, ...everyDefault], this.workerEnv);
     this.keyUser = userVersion;
     this.keyOwn = ownVersion;
     this.keyReady = defaults !== null;
@@ -171,15 +163,6 @@ export class ThreadSecrets {
  * numbers searched too, where the rest of the event is weft's own (`Redactor.value`).
  */
 const HANDED: Partial<Record<keyof EventPayloads, string>> = { tool_call_started: "input", tool_call_approval_requested: "input", tool_call_parked: "input", code_progress: "data" };
-
-/**
- * `kept` when it holds exactly the secrets a redactor of `secrets` would (an env change of no secret:
- * a text value, an account notice), else a new one: a redactor of many secrets makes its search anew.
- */
-function redactorOf(kept: Redactor | null, secrets: readonly Secret[]): Redactor {
-  const values = new Set(secrets.flatMap((s) => (s.value.length >= MIN_SECRET_CHARS ? [s.value] : [])));
-  return kept?.holdsExactly(values) ? kept : new Redactor(secrets);
-}
 
 /** A definition's default when it is a secret. */
 function secretDefault(raw: EnvDefault | undefined): string | undefined {

@@ -56,7 +56,7 @@ export class UserEnv implements UserEnvSource {
 
   /** The owner's secrets to redact: those the account holds, then those it replaced or deleted. */
   secrets(): Secret[] {
-    return [...secretsOf(this.entries()), ...retiredSecrets(this.retiredValues)];
+    return accountSecrets(this.entries(), this.retiredValues);
   }
 
   /**
@@ -103,8 +103,13 @@ export class UserEnv implements UserEnvSource {
  */
 export async function historyRedactor(accounts: DurableObjectNamespace | undefined, userId: string | null, threadEnv: Map<string, EnvEntry>): Promise<Redactor> {
   const owner = accounts && userId ? await accountOf(accounts, userId).threadEnv() : { values: {}, retired: [] };
-  return new Redactor([...secretsOf(threadEnv), ...secretsOf(Object.entries(owner.values)), ...retiredSecrets(owner.retired)]);
+  return new Redactor([...secretsOf(threadEnv), ...accountSecrets(Object.entries(owner.values), owner.retired)]);
 }
 
-/** Retired account secret values as secrets to redact. */
-const retiredSecrets = (values: readonly string[]): Secret[] => values.map((value) => ({ name: "(retired)", value }));
+/**
+ * A user's account secrets to redact, the one list of them: the `secret` values the account holds,
+ * then those it replaced or deleted and still keeps (`retired`, src/account/retired-secrets.ts).
+ */
+export function accountSecrets(values: Iterable<[string, { value: string; type: string }]>, retired: readonly string[]): Secret[] {
+  return [...secretsOf(values), ...retired.map((value) => ({ name: "(retired)", value }))];
+}
