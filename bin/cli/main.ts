@@ -42,7 +42,8 @@ export function program(): Command {
           if (outcome.isError) process.exitCode = 1;
           const where = outcome.sessionId ?? opts.session;
           if (!opts.json && where && outcome.status === "awaiting_approval") {
-            note(`weft: call ${outcome.callId} waits for approval: npx weft approve ${where} ${outcome.callId} (or npx weft deny)`);
+            const pinned = outcome.argsHash ? ` --args-hash ${outcome.argsHash}` : "";
+            note(`weft: call ${outcome.callId} waits for approval: npx weft approve ${where} ${outcome.callId}${pinned} (or npx weft deny)`);
           } else if (!opts.json && where && outcome.status === "parked") {
             note(`weft: call ${outcome.callId} is parked: npx weft calls ${where} says how to settle it`);
           }

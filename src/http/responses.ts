@@ -121,7 +121,7 @@ export const PostedMessage = named("PostedMessage", z.object({ queued: z.boolean
 /** `GET /threads/:id/calls`. */
 export const CallList = named("CallList", z.object({ calls: z.array(CallRecord), hasMore: z.boolean().describe("More calls follow this page (past 1000 calls or 4 MiB of JSON): ask again with ?offset= the calls read so far") }));
 
-/** `POST /v1/tools/:name`: the direct call's outcome; a scratch thread adds `scratchWorkspace`, and `sessionId` while its call waits. */
+/** `POST /v1/tools/:name`: the direct call's outcome (`argsHash` while it awaits approval); a scratch thread adds `scratchWorkspace`, and `sessionId` while its call waits. */
 export const DirectCallAnswer = named(
   "DirectCallAnswer",
   z.object({
@@ -134,6 +134,7 @@ export const DirectCallAnswer = named(
     durationMs: z.number(),
     attempts: count,
     status: z.string(),
+    argsHash: z.string().optional().describe("Only while awaiting_approval: the call's argsHash, as GET /threads/{id}/calls shows it; send it to .../approve to bind the approval to these arguments"),
     scratchWorkspace: z.literal(true).optional(),
     sessionId: z.string().optional(),
   }),

@@ -62,6 +62,8 @@ export interface McpCallAnswer {
   status: string;
   callId: string;
   sessionId?: string;
+  /** While `awaiting_approval`: the call's argsHash, to approve these arguments only. */
+  argsHash?: string;
 }
 
 /** What the server runs: the listing, and one direct call (throwing WeftErrors as `POST /v1/tools/:name` does). */
@@ -92,7 +94,12 @@ const text = (s: string) => [{ type: "text" as const, text: s }];
 
 /** A call's answer as a `tools/call` result; `structuredContent` when the tool has an object output schema. */
 export function mcpResult(answer: McpCallAnswer, tool: ToolListing): CallToolResult {
-  const meta = { "weft/callId": answer.callId, "weft/status": answer.status, ...(answer.sessionId ? { [SESSION_META.sessionId]: answer.sessionId } : {}) };
+  const meta = {
+    "weft/callId": answer.callId,
+    "weft/status": answer.status,
+    ...(answer.sessionId ? { [SESSION_META.sessionId]: answer.sessionId } : {}),
+    ...(answer.argsHash ? { "weft/argsHash": answer.argsHash } : {}),
+  };
   if (waitsForPersonStatus(answer.status)) {
     // Not a result yet: a person has to act in weft first; the model learns that, and where.
     const where = answer.sessionId ? ` in session ${answer.sessionId}` : "";

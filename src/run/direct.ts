@@ -65,8 +65,11 @@ export async function directCall(engine: RunWorld, runner: TurnRunner, call: Dir
     throw new WeftError(outcome.errorCode, message, outcome.errorDetails);
   }
   if (!outcome.final) {
-    // Waiting for a person is neither a success nor an error yet.
-    return { ok: false, toolName, callId, isError: false, result: null, durationMs: outcome.durationMs, attempts: outcome.attempts, status: outcome.status };
+    // Waiting for a person is neither a success nor an error yet. An approval is bound to the
+    // record's argsHash (keyed: it reveals nothing of a secret argument), which the answer names so
+    // the caller can approve exactly these arguments without reading the call first.
+    const argsHash = outcome.status === "awaiting_approval" ? engine.store.calls.get(callId)?.argsHash : undefined;
+    return { ok: false, toolName, callId, isError: false, result: null, durationMs: outcome.durationMs, attempts: outcome.attempts, status: outcome.status, ...(argsHash ? { argsHash } : {}) };
   }
   // No model reads a direct call's answer, so it carries the full text even when the record was capped.
   const full = outcome.fullResultPath ? engine.store.files.read(outcome.fullResultPath) : undefined;

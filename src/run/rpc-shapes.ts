@@ -33,6 +33,11 @@ export interface DirectCallOutcome {
   attempts: number;
   /** The call's status; `awaiting_approval` or `parked` means it waits for a person. */
   status: string;
+  /**
+   * Only while `awaiting_approval`: the call's `argsHash` (as its record and `tool_call_approval_requested`
+   * show it; keyed per thread, opaque), to pass to `POST .../approve` so the approval runs these arguments only.
+   */
+  argsHash?: string;
 }
 
 /** The model a side of a thread talks to, and what chose it. */

@@ -192,14 +192,15 @@ describe("npm start", { timeout: 300_000 }, () => {
     expect(started.stderr).toContain(`weft: using the running local weft at ${base}`);
     const waiting = JSON.parse(started.stdout);
     expect(waiting).toMatchObject({ toolName: "refund_order", status: "awaiting_approval" });
-    const { sessionId, callId } = waiting;
-    expect(started.stderr).toContain(`weft: call ${callId} waits for approval: npx weft approve ${sessionId} ${callId}`);
+    const { sessionId, callId, argsHash } = waiting;
+    expect(argsHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(started.stderr).toContain(`weft: call ${callId} waits for approval: npx weft approve ${sessionId} ${callId} --args-hash ${argsHash} (or npx weft deny)`);
 
     const listed = await weft(`calls ${sessionId}`);
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toContain(`${callId} refund_order awaiting_approval {"orderId":"A-1001","reason":"arrived broken"}  (npx weft approve ${sessionId} ${callId}, or npx weft deny)`);
 
-    const approved = await weft(`approve ${sessionId} ${callId} --json`);
+    const approved = await weft(`approve ${sessionId} ${callId} --args-hash ${argsHash} --json`);
     expect(approved.code, approved.stderr).toBe(0);
     expect(JSON.parse(approved.stdout)).toMatchObject({ callId, status: "succeeded", isError: false });
     expect(approved.stdout).toContain("Refunded order A-1001 (blue kettle).");

@@ -3,7 +3,8 @@
  * marked whether the call waits for a person), where the app gets the outcome as an object: for
  * every kind of outcome (waiting for approval, refused, a result, an error result after retries,
  * an output that fails its schema, a capped result given in full, a scratch thread kept because
- * its call waits) both give the same status, headers and body (each call's own id and duration aside).
+ * its call waits) both give the same status, headers and body, the argsHash of a call awaiting
+ * approval among its fields (each call's own id, duration and hash aside).
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -24,9 +25,15 @@ function requestOf(tool: string, body: unknown): Request {
   return new Request(`http://weft.test/v1/tools/${tool}`, { method: "POST", headers, body: text });
 }
 
-/** Status, headers and body; ids weft made (calls, a scratch thread) and durations replaced by placeholders. */
+/**
+ * Status, headers and body; ids weft made (calls, a scratch thread), durations and argsHash (keyed
+ * per thread: two scratch threads hash the same input apart) replaced by placeholders.
+ */
 async function seen(res: Response) {
-  const text = (await res.text()).replace(/tool_[a-z_]+_[0-9a-z]{21}/g, "<callId>").replace(/"sessionId":"[0-9a-f]{64}"/, '"sessionId":"<thread>"');
+  const text = (await res.text())
+    .replace(/tool_[a-z_]+_[0-9a-z]{21}/g, "<callId>")
+    .replace(/"sessionId":"[0-9a-f]{64}"/, '"sessionId":"<thread>"')
+    .replace(/"argsHash":"[0-9a-f]{64}"/, '"argsHash":"<hash>"');
   const body = JSON.parse(text, (key, value) => (key === "durationMs" ? "<ms>" : value)) as unknown;
   return { status: res.status, headers: [...res.headers].filter(([name]) => name !== "content-length"), body };
 }
@@ -48,6 +55,8 @@ describe("a session's direct call through the lane", () => {
       const viaApp = await seen(await app.fetch(requestOf(tool, body), weftEnv));
       expect(viaLane, name).toEqual(viaApp);
       expect(viaLane.status, name).toBe(status);
+      // Awaiting approval, both answers name the hash an approval is bound to; no other outcome has one.
+      expect((viaLane.body as { argsHash?: string }).argsHash, name).toBe(tool === "needs_ok" && status === 202 ? "<hash>" : undefined);
     }
   });
 });

@@ -20,6 +20,7 @@ describe("Idempotency-Key across a restart", () => {
     const writes = (await callsOf(session)).filter((c) => c.toolName === "effect_write");
     expect(writes.map((c) => c.status)).toEqual(["parked"]);
     expect(answer).toMatchObject({ status: 202, body: { callId: writes[0]!.callId, status: "parked" } });
+    expect(answer!.body).not.toHaveProperty("argsHash"); // only a call awaiting approval names one
     // A third request under the key gets the same answer.
     expect(await keyed("POST", "/v1/tools/effect_write", key, body)).toEqual(answer);
   });
