@@ -372,9 +372,10 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
       if (total > MAX_ACCOUNT_ENV_BYTES && total > rest + (before ? entryWireBytes(name, before.value) : 0)) {
         throw new WeftError("payload_too_large", `value: your account's env values would take ${total} bytes together as a thread reads them, over the ${MAX_ACCOUNT_ENV_BYTES}-byte limit; delete one first`, { path: ["value"], limit: MAX_ACCOUNT_ENV_BYTES });
       }
+      // Counted before the writes: whatever of them lands, the next log line's redactor is made anew.
+      this.envWrites++;
       this.sql.exec("INSERT OR REPLACE INTO account_env (name, value, type) VALUES (?, ?, ?)", name, value, type);
       new RetiredSecrets(this.sql).change(before as { value: string; type: EnvType } | undefined, { value, type });
-      this.envWrites++;
       // The same value again (a retry) is no change: it tells the readers the write before left.
       if (before?.value !== value || before.type !== type) this.readers.changed();
       await this.readers.tell();
@@ -386,9 +387,9 @@ export class UserAccount extends DurableObject<{ THREAD?: DurableObjectNamespace
     return rpc(async () => {
       const before = this.sql.exec<{ value: string; type: EnvType }>("SELECT value, type FROM account_env WHERE name = ?", name).toArray()[0];
       const had = before !== undefined;
+      this.envWrites++;
       this.sql.exec("DELETE FROM account_env WHERE name = ?", name);
       new RetiredSecrets(this.sql).change(before, undefined);
-      this.envWrites++;
       if (had) this.readers.changed();
       await this.readers.tell();
       return { deleted: had };
