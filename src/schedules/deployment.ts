@@ -120,11 +120,11 @@ export function createFileSchedulesClass(registry: Registry) {
         if (files.some((f) => f.name === old.name && f.owner === old.owner)) continue;
         await step(old.name, () => this.endIn(old));
       }
-      for (const key of taken.keys()) {
-        if (!files.some((f) => takenKey(f.name) === key)) await this.ctx.storage.delete(key);
-      }
+      const current = new Set(files.map((f) => takenKey(f.name)));
+      const stale = [...taken.keys()].filter((key) => !current.has(key));
+      if (stale.length > 0) await this.ctx.storage.delete(stale);
       if (report.failed.length > 0) {
-        // What was taken up stays; the whole sync runs again (every step finds its work done).
+        // What was taken up stays, recorded: the sync runs again and takes up only the rest.
         await this.ctx.storage.setAlarm(Date.now() + RETRY_MS);
         for (const line of report.failed) log("error", `weft: file schedule ${line}`);
         return report;
