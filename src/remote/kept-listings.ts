@@ -24,8 +24,6 @@ export const MAX_KEPT_LISTING_BYTES = 16 * 1024 * 1024;
  * the others. The deployment's declared servers are no user's choice and do not count.
  */
 export const MAX_OWN_KEPT_LISTING_BYTES = MAX_KEPT_LISTING_BYTES / 4;
-/** The part of any byte bound one user's own lists may take ({@link MAX_OWN_KEPT_LISTING_BYTES}'s). */
-const OWN_SHARE = MAX_KEPT_LISTING_BYTES / MAX_OWN_KEPT_LISTING_BYTES;
 
 /**
  * Marks `key` as listed last, then drops the entries listed longest ago until `kept` holds at most
@@ -36,7 +34,7 @@ const OWN_SHARE = MAX_KEPT_LISTING_BYTES / MAX_OWN_KEPT_LISTING_BYTES;
  */
 export function keepWithin<T>(kept: Map<string, T>, key: string, value: T, bytesOf: (value: T) => number, maxBytes = MAX_KEPT_LISTING_BYTES, maxUsers = KEPT_USERS, ownBytesOf: (value: T) => number = () => 0): T[] {
   kept.delete(key);
-  if (bytesOf(value) > maxBytes || ownBytesOf(value) > maxBytes / OWN_SHARE) return [value];
+  if (bytesOf(value) > maxBytes || ownBytesOf(value) > (maxBytes * MAX_OWN_KEPT_LISTING_BYTES) / MAX_KEPT_LISTING_BYTES) return [value];
   kept.set(key, value);
   let total = 0;
   for (const entry of kept.values()) total += bytesOf(entry);

@@ -95,7 +95,8 @@ export async function listRemoteTools(options: RemoteListingOptions): Promise<{ 
   // What the isolate keeps over all users is bounded in bytes as well as users (src/remote/kept-listings.ts).
   // The sessions of a user no longer kept end (once no request of theirs uses them). A user dropped
   // while this listed (its servers retired) is not kept again: another request may keep a new one.
-  const dropped = kept.get(options.userId) !== user ? [] : keepWithin(kept, options.userId, user, (u) => u.servers.keptBytes() + (u.own?.servers.keptBytes() ?? 0), undefined, undefined, (u) => u.own?.servers.keptBytes() ?? 0);
+  const ownBytes = (u: UserServers) => u.own?.servers.keptBytes() ?? 0;
+  const dropped = kept.get(options.userId) !== user ? [] : keepWithin(kept, options.userId, user, (u) => u.servers.keptBytes() + ownBytes(u), undefined, undefined, ownBytes);
   for (const gone of dropped) {
     gone.servers.retire();
     gone.own?.servers.retire();
