@@ -28,7 +28,7 @@ import { fileURLToPath } from "node:url";
 import { closeAll } from "./lib/http.mjs";
 import { newThreads, throughput, throughputCost, warm } from "./lib/measure.mjs";
 import { freePort, startAll } from "./lib/serve.mjs";
-import { targets } from "./lib/targets.mjs";
+import { sidesOf, targets } from "./lib/targets.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const args = process.argv.slice(2);
@@ -38,11 +38,7 @@ const THREADS = Number(opt("threads", "100"));
 const SECONDS = Number(opt("seconds", "8"));
 const SYSCALL_SECONDS = 3;
 const HZ = 999;
-const sides = [
-  { label: "A", name: opt("a", "bare"), root: path.resolve(opt("base", ROOT)) },
-  { label: "B", name: opt("b", "weft"), root: ROOT },
-];
-for (const side of sides) if (!targets[side.name]) throw new Error(`--${side.label.toLowerCase()}: one of ${Object.keys(targets).join(", ")}`);
+const sides = sidesOf(opt, ROOT, { a: "bare", b: "weft" });
 if (spawnSync("perf", ["--version"]).status !== 0) {
   console.error("bench:perf needs Linux perf on the PATH (Debian: apt-get install linux-perf)");
   process.exit(1);

@@ -21,7 +21,7 @@ import { fileURLToPath } from "node:url";
 import { closeAll } from "./lib/http.mjs";
 import { median, newThreads, throughputCost, warm } from "./lib/measure.mjs";
 import { freePort, startAll } from "./lib/serve.mjs";
-import { targets } from "./lib/targets.mjs";
+import { sidesOf, targets } from "./lib/targets.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const args = process.argv.slice(2);
@@ -30,11 +30,7 @@ const TOOL = opt("tool", "bench_read");
 const ROUNDS = Number(opt("rounds", "6"));
 const MS = Number(opt("seconds", "3")) * 1000;
 const THREADS = 100;
-const sides = [
-  { label: "A", name: opt("a", "weft"), root: path.resolve(opt("base", ROOT)) },
-  { label: "B", name: opt("b", "weft"), root: ROOT },
-];
-for (const side of sides) if (!targets[side.name]) throw new Error(`--${side.label.toLowerCase()}: one of ${Object.keys(targets).join(", ")}`);
+const sides = sidesOf(opt, ROOT, { a: "weft", b: "weft" });
 
 const started = [];
 try {

@@ -9,6 +9,7 @@
  * measures.
  * @module
  */
+import path from "node:path";
 import { readUIMessageStream } from "ai";
 import { BENCH_KEY, BENCH_KEY_SHA256, request } from "./http.mjs";
 import { FAKE_BASE } from "./provider.mjs";
@@ -164,3 +165,21 @@ export const targets = {
 /** bare with its tool calls keeping weft's promises for a call (targets/bare.ts, `BENCH_JOURNAL`): the floor of a journaled call (journal-floor.mjs, and the tool steps of run.mjs). */
 targets["bare-journaled"] = { ...targets.bare, spec: { ...targets.bare.spec, name: "bare-journaled", bundle: "bare", vars: { ...baseline, BENCH_JOURNAL: "1" } } };
 let turnIds = 0;
+
+/**
+ * The two sides of a side-by-side run (side-by-side.mjs, perf.mjs): A is target `--a` built from
+ * `--base DIR` (default: `root`, this tree), B is target `--b` from `root`.
+ * @param {(name: string, fallback: string) => string} opt the script's flag reader
+ * @param {string} root this checkout
+ * @param {{ a: string, b: string }} defaults the target names when `--a`/`--b` are not given
+ * @returns {Array<{ label: string, name: string, root: string }>}
+ * @throws Error naming the flag when a name is not one of {@link targets}
+ */
+export function sidesOf(opt, root, defaults) {
+  const sides = [
+    { label: "A", name: opt("a", defaults.a), root: path.resolve(opt("base", root)) },
+    { label: "B", name: opt("b", defaults.b), root },
+  ];
+  for (const side of sides) if (!targets[side.name]) throw new Error(`--${side.label.toLowerCase()}: one of ${Object.keys(targets).join(", ")}`);
+  return sides;
+}
